@@ -1,0 +1,29 @@
+/** What a `salon` subcommand module exports as default. */
+export interface Command {
+  /** One line for `salon --help`. */
+  summary: string;
+  /** Usage line, e.g. `extract FILE... [--url URL] --json`. */
+  usage: string;
+  /** Runs the command; resolves to the process exit code. */
+  run(args: string[]): Promise<number>;
+}
+
+/** Splits argv into positionals and `--flag value` / `--flag` options. */
+export function parseArgs(args: string[], booleanFlags: string[] = []): { positionals: string[]; options: Map<string, string | true> } {
+  const positionals: string[] = [];
+  const options = new Map<string, string | true>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      if (eq > 0) options.set(a.slice(2, eq), a.slice(eq + 1));
+      else if (booleanFlags.includes(a.slice(2)) || i + 1 >= args.length || args[i + 1].startsWith('--')) options.set(a.slice(2), true);
+      else options.set(a.slice(2), args[++i]);
+    } else positionals.push(a);
+  }
+  return { positionals, options };
+}

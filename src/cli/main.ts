@@ -1,0 +1,43 @@
+/** `salon <command>`: dispatches to src/cli/commands/<command>.ts. */
+import { describeSettings } from '../config.js';
+import type { Command } from './command.js';
+
+/** Every subcommand, loaded on demand so `salon extract` does not start a server. */
+const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+  serve: () => import('./commands/serve.js'),
+};
+
+async function help(): Promise<void> {
+  const lines = ['usage: salon <command> [options]', '', 'commands:'];
+  for (const [name, load] of Object.entries(COMMANDS)) {
+    const c = (await load()).default;
+    lines.push(`  ${c.usage.padEnd(44)} ${c.summary}`);
+  }
+  lines.push('', 'configuration (environment variables):');
+  for (const s of describeSettings()) lines.push(`  ${s.name.padEnd(26)} ${s.description}${s.default ? ` [${s.default}]` : ''}`);
+  console.log(lines.join('\n'));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    await help();
+    return name ? 0 : 1;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    console.error(`salon: unknown command "${name}"; see salon --help`);
+    return 2;
+  }
+  return (await load()).default.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(`salon: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  },
+);

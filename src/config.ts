@@ -1,0 +1,180 @@
+/**
+ * The one reader of the environment. Every setting Salon understands is declared in SETTINGS
+ * with its default, a parser and a one-line description; `loadConfig` turns an environment into a
+ * typed, frozen Config or throws ConfigError naming the first bad variable.
+ */
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+/** Raised when an environment variable holds a value Salon cannot use. */
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Parser<T> = (raw: string) => T;
+
+const text: Parser<string> = (raw) => raw;
+
+function integer(min: number, max: number): Parser<number> {
+  return (raw) => {
+    if (!/^-?\d+$/.test(raw.trim())) throw new Error(`expected a whole number, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new Error(`expected a number from ${min} to ${max}, got ${n}`);
+    return n;
+  };
+}
+
+const boolean: Parser<boolean> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new Error(`expected true or false, got "${raw}"`);
+};
+
+function oneOf<T extends string>(...values: T[]): Parser<T> {
+  return (raw) => {
+    const v = raw.trim().toLowerCase() as T;
+    if (!values.includes(v)) throw new Error(`expected one of ${values.join(', ')}, got "${raw}"`);
+    return v;
+  };
+}
+
+function url(...protocols: string[]): Parser<string> {
+  return (raw) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw.trim());
+    } catch {
+      throw new Error(`expected a URL, got "${raw}"`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new Error(`expected a ${protocols.join(' or ')} URL, got "${raw}"`);
+    }
+    return raw.trim().replace(/\/+$/, '');
+  };
+}
+
+const list: Parser<string[]> = (raw) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+const origins: Parser<string[]> = (raw) =>
+  list(raw).map((o) => {
+    if (o === '*') return o;
+    try {
+      return new URL(o).origin;
+    } catch {
+      throw new Error(`expected comma-separated origins like https://example.com, got "${o}"`);
+    }
+  });
+
+interface Setting<T> {
+  parse: Parser<T>;
+  default: T | (() => T) | undefined;
+  description: string;
+  secret?: boolean;
+}
+
+function setting<T>(parse: Parser<T>, def: Setting<T>['default'], description: string, secret = false): Setting<T> {
+  return { parse, default: def, description, secret };
+}
+
+/** Every environment variable Salon reads, in the order the README's table lists them. */
+export const SETTINGS = {
+  PORT: setting(integer(0, 65535), 3000, 'HTTP port (0 picks a free one)'),
+  HOST: setting(text, '127.0.0.1', 'interface to listen on'),
+  DATA_DIR: setting(text, './data', 'where the SQLite file, the vector index and the identity secret live'),
+  LOG_LEVEL: setting(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'info', 'pino log level'),
+  AI_PROVIDER: setting(oneOf('local', 'ollama', 'openai'), 'local', 'embedder and chat model: built-in offline, Ollama, or an OpenAI-compatible server'),
+  LOCAL_EMBED_DIM: setting(integer(32, 4096), 512, 'dimension of the built-in hashing embedder'),
+  OLLAMA_HOST: setting(url('http:', 'https:'), 'http://127.0.0.1:11434', 'Ollama server'),
+  OLLAMA_EMBED_MODEL: setting(text, 'nomic-embed-text', 'Ollama embedding model'),
+  OLLAMA_CHAT_MODEL: setting(text, 'llama3.2', 'Ollama chat model'),
+  OPENAI_BASE_URL: setting(url('http:', 'https:'), 'https://api.openai.com/v1', 'OpenAI-compatible API base (ending in /v1)'),
+  OPENAI_API_KEY: setting(text, undefined, 'API key for the OpenAI-compatible server (never logged)', true),
+  OPENAI_EMBED_MODEL: setting(text, 'text-embedding-3-small', 'OpenAI-compatible embedding model'),
+  OPENAI_CHAT_MODEL: setting(text, 'gpt-4o-mini', 'OpenAI-compatible chat model'),
+  AI_TIMEOUT_MS: setting(integer(100, 600_000), 60_000, 'longest wait for a model before giving up'),
+  AI_IDLE_TIMEOUT_MS: setting(integer(100, 600_000), 20_000, 'longest silence inside a streamed answer'),
+  DATABASE_URL: setting(url('postgres:', 'postgresql:'), undefined, 'PostgreSQL store for many nodes (unset: SQLite in DATA_DIR)', true),
+  REDIS_URL: setting(url('redis:', 'rediss:'), undefined, 'Redis bus and presence for many nodes (unset: in-process)', true),
+  ADMIN_TOKEN: setting(text, undefined, 'bearer token for admin routes (unset: a random one is logged at start)', true),
+  ALLOWED_ORIGINS: setting(origins, [] as string[], 'extra origins allowed to open room sockets (same origin is always allowed; * allows any)'),
+  SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),
+  HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
+  SEARCH_WORKERS: setting(integer(1, 64), () => Math.max(1, availableParallelism()), 'search worker threads'),
+  HN_API_BASE: setting(url('http:', 'https:'), 'https://hacker-news.firebaseio.com/v0', 'Hacker News API base'),
+  HN_COMMENT_LIMIT: setting(integer(0, 500), 10, 'top comments kept per HN story'),
+  HN_REQUEST_INTERVAL_MS: setting(integer(0, 60_000), 50, 'pause between HN API requests'),
+  FETCH_TIMEOUT_MS: setting(integer(100, 120_000), 12_000, 'connect, header and body timeout for fetched pages'),
+  FETCH_MAX_BYTES: setting(integer(1024, 100_000_000), 5_000_000, 'largest page the fetcher reads'),
+  FETCH_ALLOW_HOSTS: setting(list, [] as string[], 'hosts or IPs the fetcher may reach even though they are private (tests)'),
+  BODY_MAX_CHARS: setting(integer(1000, 10_000_000), 200_000, 'longest article body kept'),
+  CHUNK_SIZE: setting(integer(100, 20_000), 800, 'characters per indexed chunk'),
+  CHUNK_OVERLAP: setting(integer(0, 10_000), 160, 'characters shared by neighbouring chunks'),
+  TOPIC_SUMMARY_INTERVAL_MS: setting(integer(1000, 7 * 86_400_000), 3_600_000, 'how often topic room summaries are regenerated'),
+  THREAD_OPS: setting(oneOf('members', 'admin'), 'members', 'who may run thread slash commands in a room'),
+} as const;
+
+type Settings = typeof SETTINGS;
+type ValueOf<K extends keyof Settings> = Settings[K] extends Setting<infer T> ? T : never;
+
+/** The parsed configuration. Optional settings are undefined when unset. */
+export type Config = { readonly [K in keyof Settings]: Settings[K]['default'] extends undefined ? ValueOf<K> | undefined : ValueOf<K> };
+
+/**
+ * Parses `env` into a Config. Empty strings count as unset. Throws ConfigError naming the variable
+ * on the first value that does not parse, or when two settings contradict each other.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') {
+      out[name] = typeof s.default === 'function' ? (s.default as () => unknown)() : s.default;
+      continue;
+    }
+    try {
+      out[name] = s.parse(raw);
+    } catch (err) {
+      throw new ConfigError(name, (err as Error).message);
+    }
+  }
+  const config = out as Config;
+  if (config.CHUNK_OVERLAP >= config.CHUNK_SIZE) {
+    throw new ConfigError('CHUNK_OVERLAP', `must be smaller than CHUNK_SIZE (${config.CHUNK_SIZE})`);
+  }
+  out.DATA_DIR = resolve(config.DATA_DIR);
+  return Object.freeze(out) as Config;
+}
+
+/** Config for tests: defaults plus the given overrides, no environment read. */
+export function testConfig(overrides: Partial<Record<keyof Settings, string>> = {}): Config {
+  return loadConfig({ SEED_DEMO: 'false', LOG_LEVEL: 'silent', SEARCH_WORKERS: '1', ...overrides });
+}
+
+/** Rows for `salon --help` and the README table: name, default, description. */
+export function describeSettings(): { name: string; default: string; description: string }[] {
+  return Object.entries(SETTINGS).map(([name, s]) => {
+    const d = (s as Setting<unknown>).default;
+    const shown = typeof d === 'function' ? 'number of cores' : d === undefined ? '' : Array.isArray(d) ? d.join(',') : String(d);
+    return { name, default: shown, description: s.description };
+  });
+}
+
+/** The config with secrets masked, safe to log. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(SETTINGS) as [keyof Settings, Setting<unknown>][]) {
+    const v = config[name];
+    out[name] = s.secret && v !== undefined ? '***' : v;
+  }
+  return out;
+}

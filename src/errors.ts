@@ -1,0 +1,97 @@
+/**
+ * The one catalogue of Salon's error codes. Each entry has a stable code, an HTTP status and a
+ * message template (`%s` placeholders filled from the constructor's arguments). Call sites throw
+ * `new errors.ERR_ROOM_NOT_FOUND(id)`; the HTTP error handler and the WebSocket route turn a
+ * SalonError into `{error: {code, message}}` or an `error` frame.
+ *
+ * Every code is documented in docs/errors.md; test/errors.test.ts keeps the two in step.
+ */
+
+/** Base class of every error Salon reports to a client. */
+export class SalonError extends Error {
+  readonly code: string;
+  readonly statusCode: number;
+  constructor(code: string, statusCode: number, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SalonError';
+    this.code = code;
+    this.statusCode = statusCode;
+  }
+}
+
+/** A constructor for one catalogued error; `new` it with the template's arguments. */
+export interface SalonErrorClass {
+  new (...args: unknown[]): SalonError;
+  readonly code: string;
+  readonly statusCode: number;
+  readonly template: string;
+}
+
+function format(template: string, args: unknown[]): string {
+  let i = 0;
+  return template.replace(/%s/g, () => (i < args.length ? String(args[i++]) : ''));
+}
+
+function define(code: string, statusCode: number, template: string): SalonErrorClass {
+  const cls = class extends SalonError {
+    static readonly code = code;
+    static readonly statusCode = statusCode;
+    static readonly template = template;
+    constructor(...args: unknown[]) {
+      const last = args[args.length - 1];
+      const cause = last instanceof Error ? last : undefined;
+      super(code, statusCode, format(template, cause ? args.slice(0, -1) : args), cause ? { cause } : undefined);
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: code });
+  return cls as unknown as SalonErrorClass;
+}
+
+export const errors = {
+  // generic HTTP
+  ERR_BAD_REQUEST: define('ERR_BAD_REQUEST', 400, 'Bad request: %s'),
+  ERR_UNAUTHORIZED: define('ERR_UNAUTHORIZED', 401, 'This route needs Authorization: Bearer <ADMIN_TOKEN>'),
+  ERR_NOT_FOUND: define('ERR_NOT_FOUND', 404, 'No route %s'),
+  ERR_PAYLOAD_TOO_LARGE: define('ERR_PAYLOAD_TOO_LARGE', 413, 'Request body is too large'),
+  ERR_UNSUPPORTED_MEDIA_TYPE: define('ERR_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported content type: %s'),
+  ERR_INTERNAL: define('ERR_INTERNAL', 500, 'Internal error'),
+  ERR_NOT_READY: define('ERR_NOT_READY', 503, 'Not ready: %s'),
+
+  // content
+  ERR_CONTENT_NOT_FOUND: define('ERR_CONTENT_NOT_FOUND', 404, 'No content item %s'),
+  ERR_INVALID_CONTENT: define('ERR_INVALID_CONTENT', 400, 'Invalid content item: %s'),
+  ERR_INVALID_CURSOR: define('ERR_INVALID_CURSOR', 400, 'Invalid cursor'),
+  ERR_JOB_NOT_FOUND: define('ERR_JOB_NOT_FOUND', 404, 'No ingest job %s'),
+
+  // fetching
+  ERR_FETCH_BLOCKED_ADDRESS: define('ERR_FETCH_BLOCKED_ADDRESS', 422, 'Refusing to fetch %s: it resolves to a private or reserved address'),
+  ERR_FETCH_BAD_URL: define('ERR_FETCH_BAD_URL', 422, 'Cannot fetch %s: only http and https URLs are allowed'),
+  ERR_FETCH_TOO_LARGE: define('ERR_FETCH_TOO_LARGE', 422, 'Response from %s is larger than %s bytes'),
+  ERR_FETCH_CONTENT_TYPE: define('ERR_FETCH_CONTENT_TYPE', 422, 'Response from %s has content type %s, not HTML or XML'),
+  ERR_FETCH_TOO_MANY_REDIRECTS: define('ERR_FETCH_TOO_MANY_REDIRECTS', 422, 'Too many redirects from %s'),
+  ERR_FETCH_HTTP_STATUS: define('ERR_FETCH_HTTP_STATUS', 502, 'Fetching %s failed with HTTP %s'),
+  ERR_FETCH_FAILED: define('ERR_FETCH_FAILED', 502, 'Fetching %s failed: %s'),
+  ERR_EXTRACTION_FAILED: define('ERR_EXTRACTION_FAILED', 422, 'Could not extract an article from %s: %s'),
+  ERR_FEED_PARSE: define('ERR_FEED_PARSE', 422, 'Not a feed: %s'),
+
+  // AI
+  ERR_AI_UNAVAILABLE: define('ERR_AI_UNAVAILABLE', 503, 'AI provider unavailable: %s'),
+  ERR_AI_MODEL_MISSING: define('ERR_AI_MODEL_MISSING', 503, 'Model %s is missing: %s'),
+  ERR_AI_TIMEOUT: define('ERR_AI_TIMEOUT', 504, 'AI provider timed out after %s ms'),
+  ERR_AI_BAD_RESPONSE: define('ERR_AI_BAD_RESPONSE', 502, 'AI provider gave an unusable answer: %s'),
+  ERR_INDEX_MODEL_MISMATCH: define('ERR_INDEX_MODEL_MISMATCH', 503, 'Stored vectors were made with %s; the configured embedder is %s. Run `salon reindex`.'),
+
+  // rooms and the assistant
+  ERR_BAD_MESSAGE: define('ERR_BAD_MESSAGE', 400, 'Bad message: %s'),
+  ERR_ROOM_NOT_FOUND: define('ERR_ROOM_NOT_FOUND', 404, 'No room %s'),
+  ERR_BAD_TOKEN: define('ERR_BAD_TOKEN', 401, 'The identity token is invalid'),
+  ERR_ORIGIN_NOT_ALLOWED: define('ERR_ORIGIN_NOT_ALLOWED', 403, 'Origin %s may not open room sockets'),
+  ERR_RATE_LIMITED: define('ERR_RATE_LIMITED', 429, 'Slow down: %s'),
+  ERR_TOO_MANY_CONNECTIONS: define('ERR_TOO_MANY_CONNECTIONS', 429, 'Too many connections from this address'),
+  ERR_MESSAGE_TOO_LONG: define('ERR_MESSAGE_TOO_LONG', 400, 'Message is longer than %s characters'),
+  ERR_NOT_JOINED: define('ERR_NOT_JOINED', 400, 'Send hello before %s'),
+  ERR_ASSISTANT_BUSY: define('ERR_ASSISTANT_BUSY', 429, 'The assistant queue is full; try again shortly'),
+  ERR_ASSISTANT_FAILED: define('ERR_ASSISTANT_FAILED', 502, 'The assistant could not answer: %s'),
+} as const satisfies Record<string, SalonErrorClass>;
+
+export type ErrorCode = keyof typeof errors;

@@ -1,0 +1,98 @@
+/** The room protocol as types (DESIGN §3): one JSON object per text frame, `type` first. */
+import type { ContentKind, SourceType } from '../content/types.js';
+
+export type AuthorKind = 'user' | 'assistant' | 'system';
+
+export interface Author {
+  id: string;
+  name: string;
+  kind: AuthorKind;
+}
+
+/** A numbered source cited by an assistant answer. */
+export interface Source {
+  n: number;
+  id: string;
+  kind: ContentKind | 'comment' | 'thread';
+  title: string;
+  url: string | null;
+  sourceType: SourceType;
+  snippet: string;
+}
+
+export interface Message {
+  id: string;
+  /** Per room, monotonic, assigned by the store. */
+  seq: number;
+  roomId: string;
+  threadId: string;
+  author: Author;
+  text: string;
+  /** ISO-8601. */
+  ts: string;
+  clientId?: string;
+  replyTo?: string;
+  sources?: Source[];
+}
+
+export interface Member {
+  id: string;
+  name: string;
+}
+
+export type RoomKind = 'news' | 'post' | 'video' | 'topic';
+
+export interface RoomInfo {
+  id: string;
+  kind: RoomKind;
+  title: string;
+  url: string | null;
+  /** Title + summary, at most 2000 characters. */
+  context: string;
+}
+
+// Client → server
+
+export interface HelloFrame { type: 'hello'; name: string; token?: string; lastSeq?: number }
+export interface SayFrame { type: 'say'; text: string; clientId: string; threadId?: string }
+export interface AskFrame { type: 'ask'; text: string; clientId: string; threadId?: string; private?: boolean }
+export interface TypingFrame { type: 'typing'; active: boolean }
+export interface PingFrame { type: 'ping' }
+
+export type ClientMessage = HelloFrame | SayFrame | AskFrame | TypingFrame | PingFrame;
+
+// Server → client
+
+export interface WelcomeFrame {
+  type: 'welcome';
+  you: { id: string; name: string; token: string };
+  room: RoomInfo;
+  threadId: string;
+  history: Message[];
+  members: Member[];
+  seq: number;
+  /** An answer being written when the member joined: its text so far; the rest arrives live. */
+  pending?: { id: string; stage: AssistantStage; text: string }[];
+}
+export interface PresenceFrame { type: 'presence'; members: Member[]; joined?: Member; left?: Member }
+export interface MessageFrame { type: 'message'; message: Message }
+export interface TypingEventFrame { type: 'typing'; user: Member; active: boolean }
+export type AssistantStage = 'searching' | 'reranking' | 'writing';
+export interface AssistantProgressFrame { type: 'assistant.progress'; id: string; stage: AssistantStage }
+export interface AssistantDeltaFrame { type: 'assistant.delta'; id: string; text: string }
+export interface AssistantDoneFrame { type: 'assistant.done'; message: Message }
+export interface ErrorFrame { type: 'error'; code: string; message: string; clientId?: string }
+export interface WarningFrame { type: 'warning'; code: string; message: string }
+export interface PongFrame { type: 'pong' }
+
+export type ServerMessage =
+  | WelcomeFrame
+  | PresenceFrame
+  | MessageFrame
+  | TypingEventFrame
+  | AssistantProgressFrame
+  | AssistantDeltaFrame
+  | AssistantDoneFrame
+  | ErrorFrame
+  | WarningFrame
+  | PongFrame;

@@ -1,0 +1,19 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** preHandler for admin routes: needs `Authorization: Bearer <ADMIN_TOKEN>`. */
+export async function requireAdmin(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const header = request.headers.authorization ?? '';
+  const m = /^Bearer\s+(.+)$/i.exec(header);
+  if (!m || !sameSecret(m[1].trim(), request.server.salon.adminToken)) throw new errors.ERR_UNAUTHORIZED();
+}
+
+/** Security scheme for admin routes in the OpenAPI document. */
+export const adminSecurity = [{ adminToken: [] as string[] }];

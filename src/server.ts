@@ -1,0 +1,45 @@
+/** Process entry: load config, build the app, listen, and shut down cleanly on SIGINT/SIGTERM. */
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`salon: bad configuration: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const app = await buildApp(config);
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    timer.unref();
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  await app.listen({ port: config.PORT, host: config.HOST });
+}
+
+main().catch((err) => {
+  console.error(`salon: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

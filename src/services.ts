@@ -1,0 +1,25 @@
+/**
+ * The running parts of one Salon process, built by app.ts from the config and handed to routes
+ * through `app.salon`. Each area adds its part here as it lands.
+ */
+import type { Config } from './config.js';
+import type { ProviderHealth } from './ai/types.js';
+import type { Store } from './store/types.js';
+
+/** A named readiness check for `/readyz` and `salon doctor`. */
+export type ReadinessCheck = () => Promise<ProviderHealth>;
+
+export interface Services {
+  config: Config;
+  store: Store;
+  /** Bearer token for admin routes (ADMIN_TOKEN, or generated at start). */
+  adminToken: string;
+  /** Checks `/readyz` runs besides the store's ping. */
+  readiness: Map<string, ReadinessCheck>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    salon: Services;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * SQLite migrations, applied in order; `PRAGMA user_version` records how many have run.
+ * Never edit a released migration: add a new one.
+ */
+export const SQLITE_MIGRATIONS: string[] = [
+  `
+  CREATE TABLE items (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    url TEXT,
+    description TEXT NOT NULL,
+    body TEXT NOT NULL,
+    comments TEXT NOT NULL,
+    category TEXT,
+    published_at TEXT,
+    image TEXT,
+    author TEXT,
+    channel TEXT,
+    thumbnail TEXT,
+    site_name TEXT,
+    source TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    sort_key TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX items_sort ON items (sort_key DESC, id DESC);
+  CREATE INDEX items_kind_sort ON items (kind, sort_key DESC, id DESC);
+  CREATE INDEX items_category ON items (category);
+  CREATE INDEX items_url ON items (url);
+
+  CREATE TABLE chunks (
+    row_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    part TEXT NOT NULL,
+    comment_by TEXT,
+    text TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    source_type TEXT NOT NULL DEFAULT 'document'
+  );
+  CREATE INDEX chunks_item ON chunks (item_id, ord);
+
+  CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, content='chunks', content_rowid='row_id', tokenize='porter unicode61');
+  CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts (rowid, text) VALUES (new.row_id, new.text);
+  END;
+  CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
+  END;
+
+  CREATE TABLE embeddings (
+    model TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    dimensions INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE room_seq (
+    room_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    room_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    main INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX threads_main ON threads (room_id) WHERE main = 1;
+  CREATE INDEX threads_room ON threads (room_id, created_at);
+
+  CREATE TABLE messages (
+    room_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    thread_id TEXT NOT NULL,
+    author_id TEXT NOT NULL,
+    author_name TEXT NOT NULL,
+    author_kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    client_id TEXT,
+    reply_to TEXT,
+    sources TEXT,
+    PRIMARY KEY (room_id, seq)
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX messages_client ON messages (room_id, author_id, client_id) WHERE client_id IS NOT NULL;
+  CREATE INDEX messages_thread ON messages (thread_id, seq);
+
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    data TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
+];

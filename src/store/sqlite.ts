@@ -1,0 +1,433 @@
+/**
+ * The default Store: one SQLite file through better-sqlite3, in WAL mode. better-sqlite3 is
+ * synchronous; every query here is short and indexed, so the async wrapper costs nothing real.
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '../content/types.js';
+import { errors } from '../errors.js';
+import type { Message } from '../protocol/messages.js';
+import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
+import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
+import type { IngestJob, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
+
+const BUSY_TIMEOUT_MS = 5000;
+
+type Row = Record<string, any>;
+
+/** Options for SqliteStore. */
+export interface SqliteStoreOptions {
+  /** File path, or ':memory:'. */
+  filename: string;
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly db: Database.Database;
+
+  constructor(options: SqliteStoreOptions) {
+    if (!options.filename) throw new Error('SqliteStore: options.filename is required');
+    if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
+    this.db = new Database(options.filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    // BEGIN IMMEDIATE takes the write lock first, so two processes starting at once migrate once.
+    const run = this.db.transaction(() => {
+      const version = this.db.pragma('user_version', { simple: true }) as number;
+      for (let v = version; v < SQLITE_MIGRATIONS.length; v++) {
+        this.db.exec(SQLITE_MIGRATIONS[v]);
+        this.db.pragma(`user_version = ${v + 1}`);
+      }
+    });
+    run.immediate();
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  // content
+
+  async upsertItem(item: ContentItem): Promise<{ item: StoredItem; status: UpsertStatus }> {
+    const hash = hashItem(item);
+    const now = new Date().toISOString();
+    const tx = this.db.transaction((): UpsertStatus => {
+      const existing = this.db.prepare('SELECT hash FROM items WHERE id = ?').get(item.id) as Row | undefined;
+      if (existing?.hash === hash) return 'unchanged';
+      const row = {
+        ...itemToRow(item),
+        hash,
+        sort_key: item.publishedAt ?? now,
+        now,
+      };
+      if (existing) {
+        this.db
+          .prepare(
+            `UPDATE items SET kind=@kind, title=@title, url=@url, description=@description, body=@body, comments=@comments,
+             category=@category, published_at=@published_at, image=@image, author=@author, channel=@channel, thumbnail=@thumbnail,
+             site_name=@site_name, source=@source, hash=@hash, sort_key=@sort_key, updated_at=@now WHERE id=@id`,
+          )
+          .run(row);
+        return 'updated';
+      }
+      this.db
+        .prepare(
+          `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel,
+           thumbnail, site_name, source, hash, sort_key, created_at, updated_at)
+           VALUES (@id, @kind, @title, @url, @description, @body, @comments, @category, @published_at, @image, @author, @channel,
+           @thumbnail, @site_name, @source, @hash, @sort_key, @now, @now)`,
+        )
+        .run(row);
+      return 'created';
+    });
+    const status = tx.immediate();
+    const stored = (await this.getItem(item.id))!;
+    return { item: stored, status };
+  }
+
+  async getItem(id: string): Promise<StoredItem | null> {
+    const row = this.db.prepare('SELECT * FROM items WHERE id = ?').get(id) as Row | undefined;
+    return row ? rowToItem(row) : null;
+  }
+
+  async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.kind) {
+      where.push('kind = ?');
+      params.push(query.kind);
+    }
+    if (query.category) {
+      where.push('category = ? COLLATE NOCASE');
+      params.push(query.category);
+    }
+    if (query.cursor) {
+      const parts = decodeCursor(query.cursor);
+      if (!parts || parts.length !== 2 || typeof parts[0] !== 'string' || typeof parts[1] !== 'string') {
+        throw new errors.ERR_INVALID_CURSOR();
+      }
+      where.push('(sort_key < ? OR (sort_key = ? AND id < ?))');
+      params.push(parts[0], parts[0], parts[1]);
+    }
+    const sql = `SELECT * FROM items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort_key DESC, id DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...params, query.limit + 1) as Row[];
+    const more = rows.length > query.limit;
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(rowToItem), nextCursor: more && last ? encodeCursor([last.sort_key, last.id]) : null };
+  }
+
+  async countItems(kind?: ContentKind): Promise<number> {
+    const row = kind
+      ? (this.db.prepare('SELECT count(*) AS n FROM items WHERE kind = ?').get(kind) as Row)
+      : (this.db.prepare('SELECT count(*) AS n FROM items').get() as Row);
+    return row.n;
+  }
+
+  async listCategories(): Promise<{ category: string; count: number }[]> {
+    return this.db
+      .prepare('SELECT category, count(*) AS count FROM items WHERE category IS NOT NULL GROUP BY category ORDER BY count DESC, category')
+      .all() as { category: string; count: number }[];
+  }
+
+  // chunks
+
+  async replaceChunks(itemId: string, chunks: NewChunk[]): Promise<{ added: ChunkRow[]; removed: number[] }> {
+    const tx = this.db.transaction(() => {
+      const item = this.db.prepare('SELECT kind, category FROM items WHERE id = ?').get(itemId) as Row | undefined;
+      if (!item) throw new errors.ERR_CONTENT_NOT_FOUND(itemId);
+      const existing = this.db.prepare('SELECT row_id, ord, text_hash FROM chunks WHERE item_id = ?').all(itemId) as Row[];
+      const keep = new Map(existing.map((r) => [`${r.ord}:${r.text_hash}`, r.row_id as number]));
+      const wanted = new Set<string>();
+      const insert = this.db.prepare(
+        `INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING row_id`,
+      );
+      const addedIds: number[] = [];
+      for (const c of chunks) {
+        const textHash = sha256(c.text);
+        const key = `${c.ord}:${textHash}`;
+        wanted.add(key);
+        if (keep.has(key)) continue;
+        const r = insert.get(itemId, c.ord, c.part, c.commentBy ?? null, c.text, textHash) as Row;
+        addedIds.push(r.row_id);
+      }
+      const removed = existing.filter((r) => !wanted.has(`${r.ord}:${r.text_hash}`)).map((r) => r.row_id as number);
+      const del = this.db.prepare('DELETE FROM chunks WHERE row_id = ?');
+      for (const id of removed) del.run(id);
+      return { addedIds, removed };
+    });
+    const { addedIds, removed } = tx.immediate();
+    return { added: await this.getChunks(addedIds), removed };
+  }
+
+  async getChunks(rowIds: number[]): Promise<ChunkRow[]> {
+    if (rowIds.length === 0) return [];
+    const out: ChunkRow[] = [];
+    for (let i = 0; i < rowIds.length; i += 500) {
+      const batch = rowIds.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`${CHUNK_SELECT} WHERE c.row_id IN (${batch.map(() => '?').join(',')})`)
+        .all(...batch) as Row[];
+      out.push(...rows.map(rowToChunk));
+    }
+    const order = new Map(rowIds.map((id, i) => [id, i]));
+    return out.sort((a, b) => order.get(a.rowId)! - order.get(b.rowId)!);
+  }
+
+  async chunksOfItem(itemId: string): Promise<ChunkRow[]> {
+    return (this.db.prepare(`${CHUNK_SELECT} WHERE c.item_id = ? ORDER BY c.ord`).all(itemId) as Row[]).map(rowToChunk);
+  }
+
+  async scanChunks(afterRowId: number, limit: number): Promise<ChunkRow[]> {
+    return (this.db.prepare(`${CHUNK_SELECT} WHERE c.row_id > ? ORDER BY c.row_id LIMIT ?`).all(afterRowId, limit) as Row[]).map(rowToChunk);
+  }
+
+  async countChunks(): Promise<number> {
+    return (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as Row).n;
+  }
+
+  async searchText(query: string, limit: number, kinds?: ContentKind[]): Promise<TextHit[]> {
+    const terms = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    if (terms.length === 0) return [];
+    const match = [...new Set(terms)].map((t) => `"${t}"`).join(' OR ');
+    const kindClause = kinds?.length ? `AND i.kind IN (${kinds.map(() => '?').join(',')})` : '';
+    const rows = this.db
+      .prepare(
+        `SELECT f.rowid AS row_id, bm25(chunks_fts) AS rank FROM chunks_fts f
+         JOIN chunks c ON c.row_id = f.rowid JOIN items i ON i.id = c.item_id
+         WHERE chunks_fts MATCH ? ${kindClause} ORDER BY rank LIMIT ?`,
+      )
+      .all(match, ...(kinds ?? []), limit) as Row[];
+    // bm25() is lower-is-better and negative; flip it so higher is better.
+    return rows.map((r) => ({ rowId: r.row_id, score: -r.rank }));
+  }
+
+  // embeddings
+
+  async getEmbeddings(model: string, textHashes: string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (let i = 0; i < textHashes.length; i += 500) {
+      const batch = textHashes.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN (${batch.map(() => '?').join(',')})`)
+        .all(model, ...batch) as Row[];
+      for (const r of rows) out.set(r.text_hash, blobToVector(r.vector));
+    }
+    return out;
+  }
+
+  async putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[]): Promise<void> {
+    const insert = this.db.prepare('INSERT OR REPLACE INTO embeddings (model, text_hash, dimensions, vector) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const e of entries) insert.run(model, e.textHash, e.vector.length, Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength));
+    })();
+  }
+
+  async embeddingModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
+    return this.db
+      .prepare('SELECT model, dimensions, count(*) AS count FROM embeddings GROUP BY model, dimensions ORDER BY count DESC')
+      .all() as { model: string; dimensions: number; count: number }[];
+  }
+
+  // messages
+
+  async appendMessage(m: NewMessage): Promise<{ message: Message; duplicate: boolean }> {
+    const tx = this.db.transaction((): { message: Message; duplicate: boolean } => {
+      if (m.clientId) {
+        const dup = this.db
+          .prepare('SELECT * FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?')
+          .get(m.roomId, m.author.id, m.clientId) as Row | undefined;
+        if (dup) return { message: rowToMessage(dup), duplicate: true };
+      }
+      const { seq } = this.db
+        .prepare(
+          `INSERT INTO room_seq (room_id, seq) VALUES (?, 1)
+           ON CONFLICT (room_id) DO UPDATE SET seq = seq + 1 RETURNING seq`,
+        )
+        .get(m.roomId) as Row;
+      const message: Message = {
+        id: randomUUID(),
+        seq,
+        roomId: m.roomId,
+        threadId: m.threadId,
+        author: m.author,
+        text: m.text,
+        ts: m.ts ?? new Date().toISOString(),
+        ...(m.clientId ? { clientId: m.clientId } : {}),
+        ...(m.replyTo ? { replyTo: m.replyTo } : {}),
+        ...(m.sources ? { sources: m.sources } : {}),
+      };
+      this.db
+        .prepare(
+          `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          message.roomId, seq, message.id, message.threadId, m.author.id, m.author.name, m.author.kind, message.text, message.ts,
+          m.clientId ?? null, m.replyTo ?? null, m.sources ? JSON.stringify(m.sources) : null,
+        );
+      return { message, duplicate: false };
+    });
+    return tx.immediate();
+  }
+
+  async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {
+    return (this.db.prepare('SELECT * FROM messages WHERE room_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(roomId, afterSeq, limit) as Row[]).map(rowToMessage);
+  }
+
+  async recentMessages(roomId: string, limit: number): Promise<Message[]> {
+    const rows = this.db.prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY seq DESC LIMIT ?').all(roomId, limit) as Row[];
+    return rows.reverse().map(rowToMessage);
+  }
+
+  async lastSeq(roomId: string): Promise<number> {
+    const row = this.db.prepare('SELECT seq FROM room_seq WHERE room_id = ?').get(roomId) as Row | undefined;
+    return row?.seq ?? 0;
+  }
+
+  // threads
+
+  async ensureMainThread(roomId: string): Promise<Thread> {
+    const tx = this.db.transaction((): Row => {
+      const existing = this.db.prepare('SELECT * FROM threads WHERE room_id = ? AND main = 1').get(roomId) as Row | undefined;
+      if (existing) return existing;
+      const row = { id: `thr_${randomUUID()}`, room_id: roomId, title: 'Main', main: 1, created_at: new Date().toISOString() };
+      this.db.prepare('INSERT INTO threads (id, room_id, title, main, created_at) VALUES (@id, @room_id, @title, @main, @created_at)').run(row);
+      return row;
+    });
+    return rowToThread(tx.immediate());
+  }
+
+  async getThread(id: string): Promise<Thread | null> {
+    const row = this.db.prepare('SELECT * FROM threads WHERE id = ?').get(id) as Row | undefined;
+    return row ? rowToThread(row) : null;
+  }
+
+  async listThreads(roomId: string): Promise<Thread[]> {
+    return (this.db.prepare('SELECT * FROM threads WHERE room_id = ? ORDER BY main DESC, created_at').all(roomId) as Row[]).map(rowToThread);
+  }
+
+  // jobs
+
+  async saveJob(job: IngestJob): Promise<void> {
+    this.db.prepare('INSERT OR REPLACE INTO jobs (id, data, updated_at) VALUES (?, ?, ?)').run(job.id, JSON.stringify(job), job.updatedAt);
+  }
+
+  async getJob(id: string): Promise<IngestJob | null> {
+    const row = this.db.prepare('SELECT data FROM jobs WHERE id = ?').get(id) as Row | undefined;
+    return row ? (JSON.parse(row.data) as IngestJob) : null;
+  }
+
+  // meta
+
+  async getMeta(key: string): Promise<string | null> {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as Row | undefined;
+    return row ? row.value : null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  async claimMeta(key: string, value: string): Promise<boolean> {
+    return this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value).changes === 1;
+  }
+}
+
+const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
+
+function itemToRow(item: ContentItem): Row {
+  return {
+    id: item.id,
+    kind: item.kind,
+    title: item.title,
+    url: item.url,
+    description: item.description,
+    body: item.body,
+    comments: JSON.stringify(item.comments),
+    category: item.category,
+    published_at: item.publishedAt,
+    image: item.image,
+    author: item.author,
+    channel: item.channel,
+    thumbnail: item.thumbnail,
+    site_name: item.siteName,
+    source: item.source,
+  };
+}
+
+function rowToItem(r: Row): StoredItem {
+  return {
+    id: r.id,
+    kind: r.kind,
+    title: r.title,
+    url: r.url,
+    description: r.description,
+    body: r.body,
+    comments: JSON.parse(r.comments),
+    category: r.category,
+    publishedAt: r.published_at,
+    image: r.image,
+    author: r.author,
+    channel: r.channel,
+    thumbnail: r.thumbnail,
+    siteName: r.site_name,
+    source: r.source,
+    hash: r.hash,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function rowToChunk(r: Row): ChunkRow {
+  return {
+    rowId: r.row_id,
+    itemId: r.item_id,
+    itemKind: r.item_kind,
+    category: r.category,
+    ord: r.ord,
+    part: r.part,
+    commentBy: r.comment_by,
+    text: r.text,
+    textHash: r.text_hash,
+    sourceType: r.source_type,
+  };
+}
+
+function rowToMessage(r: Row): Message {
+  return {
+    id: r.id,
+    seq: r.seq,
+    roomId: r.room_id,
+    threadId: r.thread_id,
+    author: { id: r.author_id, name: r.author_name, kind: r.author_kind },
+    text: r.text,
+    ts: r.ts,
+    ...(r.client_id ? { clientId: r.client_id } : {}),
+    ...(r.reply_to ? { replyTo: r.reply_to } : {}),
+    ...(r.sources ? { sources: JSON.parse(r.sources) } : {}),
+  };
+}
+
+function rowToThread(r: Row): Thread {
+  return { id: r.id, roomId: r.room_id, title: r.title, main: r.main === 1, createdAt: r.created_at };
+}
+
+function blobToVector(blob: Buffer): Float32Array {
+  // Copy: the Buffer may be a view into a pooled allocation with unaligned offset.
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return new Float32Array(copy.buffer);
+}

@@ -1,0 +1,136 @@
+/**
+ * The Store seam: everything Salon persists. SQLite (better-sqlite3) is the default; a PostgreSQL
+ * implementation for many nodes runs the same contract suite (test/store/contract.ts).
+ * Every method is async so both implementations fit one interface.
+ */
+import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '../content/types.js';
+import type { Author, Message, Source } from '../protocol/messages.js';
+
+export interface ListItemsQuery {
+  kind?: ContentKind;
+  category?: string;
+  /** 1..100 */
+  limit: number;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export type UpsertStatus = 'created' | 'updated' | 'unchanged';
+
+export interface NewMessage {
+  roomId: string;
+  threadId: string;
+  author: Author;
+  text: string;
+  clientId?: string;
+  replyTo?: string;
+  sources?: Source[];
+  /** Defaults to now. */
+  ts?: string;
+}
+
+export interface Thread {
+  id: string;
+  roomId: string;
+  title: string;
+  /** The room's first thread. */
+  main: boolean;
+  createdAt: string;
+}
+
+export interface JobFailure {
+  /** What failed: a URL, feed entry or file. */
+  ref: string;
+  code: string;
+  message: string;
+}
+
+export interface IngestJob {
+  id: string;
+  /** What was asked for, e.g. `{url}` or `{feed}`. */
+  request: Record<string, unknown>;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  total: number;
+  done: number;
+  failed: number;
+  itemIds: string[];
+  failures: JobFailure[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TextHit {
+  rowId: number;
+  /** Higher is better; comparable only within one call. */
+  score: number;
+}
+
+/** Everything Salon persists. */
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Resolves when the store answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // content
+  /** Inserts or updates by id; an item whose hash is unchanged is left alone. */
+  upsertItem(item: ContentItem): Promise<{ item: StoredItem; status: UpsertStatus }>;
+  getItem(id: string): Promise<StoredItem | null>;
+  /** Newest first (publishedAt, then creation), paged by cursor. */
+  listItems(query: ListItemsQuery): Promise<Page<StoredItem>>;
+  countItems(kind?: ContentKind): Promise<number>;
+  listCategories(): Promise<{ category: string; count: number }[]>;
+
+  // chunks
+  /**
+   * Makes `chunks` the item's chunks. Chunks whose (ord, text) did not change keep their row id;
+   * the rest are removed and added. Returns what changed so the vector index can follow.
+   */
+  replaceChunks(itemId: string, chunks: NewChunk[]): Promise<{ added: ChunkRow[]; removed: number[] }>;
+  getChunks(rowIds: number[]): Promise<ChunkRow[]>;
+  chunksOfItem(itemId: string): Promise<ChunkRow[]>;
+  /** Chunks with rowId > afterRowId in rowId order, for rebuilding the index. */
+  scanChunks(afterRowId: number, limit: number): Promise<ChunkRow[]>;
+  countChunks(): Promise<number>;
+  /** Full-text search over chunk text: the fallback when embedding fails. */
+  searchText(query: string, limit: number, kinds?: ContentKind[]): Promise<TextHit[]>;
+
+  // embedding cache, keyed by (model, sha256 of text)
+  getEmbeddings(model: string, textHashes: string[]): Promise<Map<string, Float32Array>>;
+  putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[]): Promise<void>;
+  /** Models that have cached vectors, with their dimension and count. */
+  embeddingModels(): Promise<{ model: string; dimensions: number; count: number }[]>;
+
+  // messages
+  /**
+   * Persists a message with the room's next seq. A message whose (roomId, author.id, clientId)
+   * was already stored is not stored again: the original is returned with duplicate=true.
+   */
+  appendMessage(message: NewMessage): Promise<{ message: Message; duplicate: boolean }>;
+  /** Messages with seq > afterSeq, oldest first, at most `limit`. */
+  messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]>;
+  /** The last `limit` messages, oldest first. */
+  recentMessages(roomId: string, limit: number): Promise<Message[]>;
+  lastSeq(roomId: string): Promise<number>;
+
+  // threads
+  /** The room's main thread, created on first call. */
+  ensureMainThread(roomId: string): Promise<Thread>;
+  getThread(id: string): Promise<Thread | null>;
+  listThreads(roomId: string): Promise<Thread[]>;
+
+  // ingest jobs
+  saveJob(job: IngestJob): Promise<void>;
+  getJob(id: string): Promise<IngestJob | null>;
+
+  // small key/value facts (seeding marker, index model, topic summaries)
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+  /** Sets key only if it is absent. True when this call set it. */
+  claimMeta(key: string, value: string): Promise<boolean>;
+}

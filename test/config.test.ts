@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, SETTINGS, describeSettings, loadConfig, redactConfig } from '../src/config.js';
+
+describe('config', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.PORT).toBe(3000);
+    expect(c.HOST).toBe('127.0.0.1');
+    expect(c.AI_PROVIDER).toBe('local');
+    expect(c.SEED_DEMO).toBe(true);
+    expect(c.HNSW_THRESHOLD).toBe(10_000);
+    expect(c.SEARCH_WORKERS).toBeGreaterThanOrEqual(1);
+    expect(c.DATABASE_URL).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['AI_PROVIDER', 'skynet'],
+    ['SEED_DEMO', 'maybe'],
+    ['HNSW_THRESHOLD', '-1'],
+    ['SEARCH_WORKERS', '0'],
+    ['OLLAMA_HOST', 'not a url'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'http://x'],
+    ['ALLOWED_ORIGINS', 'https://ok.example, ::bad'],
+    ['LOG_LEVEL', 'loud'],
+  ])('rejects %s=%s naming the variable', (name, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe(name);
+    expect((caught as Error).message.startsWith(`${name}:`)).toBe(true);
+  });
+
+  it('rejects an overlap as large as the chunk', () => {
+    expect(() => loadConfig({ CHUNK_SIZE: '200', CHUNK_OVERLAP: '200' })).toThrow(/CHUNK_OVERLAP/);
+  });
+
+  it('parses booleans, lists and origins', () => {
+    const c = loadConfig({ SEED_DEMO: 'off', ALLOWED_ORIGINS: 'https://a.example/path, http://b.example:8080', FETCH_ALLOW_HOSTS: '127.0.0.1, localhost' });
+    expect(c.SEED_DEMO).toBe(false);
+    expect(c.ALLOWED_ORIGINS).toEqual(['https://a.example', 'http://b.example:8080']);
+    expect(c.FETCH_ALLOW_HOSTS).toEqual(['127.0.0.1', 'localhost']);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ PORT: '' }).PORT).toBe(3000);
+  });
+
+  it('never shows secrets when redacted', () => {
+    const c = loadConfig({ OPENAI_API_KEY: 'sk-secret', ADMIN_TOKEN: 'tok' });
+    const shown = JSON.stringify(redactConfig(c));
+    expect(shown).not.toContain('sk-secret');
+    expect(shown).not.toContain('"tok"');
+  });
+
+  it('describes every setting for --help and the README', () => {
+    const rows = describeSettings();
+    expect(rows.map((r) => r.name)).toEqual(Object.keys(SETTINGS));
+    for (const r of rows) expect(r.description.length).toBeGreaterThan(5);
+  });
+});

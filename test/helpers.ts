@@ -1,0 +1,36 @@
+/** Shared test helpers: temp dirs, a built app that always closes, corpus paths. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppOverrides } from '../src/app.js';
+import { testConfig, type Config } from '../src/config.js';
+
+/** Root of ../shared/corpora as seen from the repository. */
+export const CORPORA = resolve(__dirname, '../../shared/corpora');
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'salon-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Builds an app over a temp DATA_DIR. Call `close()` in afterEach/afterAll. */
+export async function testApp(
+  env: Parameters<typeof testConfig>[0] = {},
+  overrides: AppOverrides = {},
+): Promise<{ app: FastifyInstance; config: Config; close: () => Promise<void> }> {
+  const { dir, cleanup } = tempDir();
+  const config = testConfig({ DATA_DIR: dir, ADMIN_TOKEN: 'test-admin-token', ...env });
+  const app = await buildApp(config, overrides);
+  return {
+    app,
+    config,
+    close: async () => {
+      await app.close();
+      cleanup();
+    },
+  };
+}
+
+export const ADMIN = { authorization: 'Bearer test-admin-token' };

@@ -1,0 +1,240 @@
+/**
+ * The Store contract: every implementation runs this suite (SQLite now; PostgreSQL with the
+ * scale-out work). `make` returns a fresh, empty store; `cleanup` disposes of it.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ContentItem } from '../../src/content/types.js';
+import type { Store } from '../../src/store/types.js';
+
+export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
+  const kind = id.split('_')[0] as ContentItem['kind'];
+  return {
+    id,
+    kind,
+    title: `Title of ${id}`,
+    url: `https://example.com/${id}`,
+    description: `About ${id}`,
+    body: `Body of ${id}. `.repeat(20),
+    comments: [],
+    category: 'Tech',
+    publishedAt: '2026-01-01T00:00:00.000Z',
+    image: null,
+    author: 'Ada',
+    channel: null,
+    thumbnail: null,
+    siteName: 'Example',
+    source: 'api',
+    ...over,
+  };
+}
+
+const user = (id: string) => ({ id, name: id, kind: 'user' as const });
+
+export function storeContract(name: string, make: () => Promise<Store>, cleanup: (s: Store) => Promise<void>): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await make();
+    });
+    afterEach(async () => {
+      await cleanup(store);
+    });
+
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    describe('items', () => {
+      it('creates, then leaves an identical item unchanged, then updates on change', async () => {
+        const a = item('news_1');
+        expect((await store.upsertItem(a)).status).toBe('created');
+        const first = await store.getItem('news_1');
+        expect((await store.upsertItem(a)).status).toBe('unchanged');
+        const changed = await store.upsertItem({ ...a, title: 'New title' });
+        expect(changed.status).toBe('updated');
+        expect(changed.item.title).toBe('New title');
+        expect(changed.item.hash).not.toBe(first!.hash);
+        expect(changed.item.createdAt).toBe(first!.createdAt);
+        expect(await store.countItems()).toBe(1);
+      });
+
+      it('round-trips every field', async () => {
+        const a = item('video_x', {
+          comments: [{ by: 'pg', text: 'Nice & <b>', time: 1 }],
+          channel: 'Chan',
+          thumbnail: '/img/t.jpg',
+          image: '/img/i.jpg',
+          category: null,
+          publishedAt: null,
+          url: null,
+        });
+        await store.upsertItem(a);
+        const got = await store.getItem('video_x');
+        expect(got).toMatchObject(a);
+        expect(got!.hash).toMatch(/^[0-9a-f]{64}$/);
+      });
+
+      it('returns null for a missing item', async () => {
+        expect(await store.getItem('news_nope')).toBeNull();
+      });
+
+      it('pages newest first with a cursor, filtered by kind and category', async () => {
+        for (let i = 0; i < 7; i++) {
+          await store.upsertItem(item(`news_${i}`, { publishedAt: `2026-01-0${i + 1}T00:00:00.000Z`, category: i % 2 ? 'Tech' : 'Politics' }));
+        }
+        await store.upsertItem(item('post_a', { publishedAt: '2026-02-01T00:00:00.000Z' }));
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.listItems({ kind: 'news', limit: 3, cursor });
+          seen.push(...page.items.map((i) => i.id));
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+        expect(seen).toEqual(['news_6', 'news_5', 'news_4', 'news_3', 'news_2', 'news_1', 'news_0']);
+        const tech = await store.listItems({ category: 'tech', limit: 10 });
+        expect(tech.items.map((i) => i.id)).toEqual(['post_a', 'news_5', 'news_3', 'news_1']);
+        expect(await store.countItems('news')).toBe(7);
+        expect(await store.listCategories()).toEqual([
+          { category: 'Politics', count: 4 },
+          { category: 'Tech', count: 4 },
+        ]);
+      });
+
+      it('rejects a forged cursor with ERR_INVALID_CURSOR', async () => {
+        await expect(store.listItems({ limit: 5, cursor: 'garbage!' })).rejects.toMatchObject({ code: 'ERR_INVALID_CURSOR' });
+      });
+    });
+
+    describe('chunks', () => {
+      beforeEach(async () => {
+        await store.upsertItem(item('news_c', { category: 'Science' }));
+      });
+
+      it('keeps unchanged chunks, replaces changed ones and reports both', async () => {
+        const first = await store.replaceChunks('news_c', [
+          { ord: 0, part: 'title', text: 'Title' },
+          { ord: 1, part: 'body', text: 'alpha beta' },
+          { ord: 2, part: 'comment', text: 'gamma', commentBy: 'pg' },
+        ]);
+        expect(first.added).toHaveLength(3);
+        expect(first.removed).toEqual([]);
+        expect(first.added[2]).toMatchObject({ itemId: 'news_c', itemKind: 'news', category: 'Science', part: 'comment', commentBy: 'pg', sourceType: 'document' });
+        const second = await store.replaceChunks('news_c', [
+          { ord: 0, part: 'title', text: 'Title' },
+          { ord: 1, part: 'body', text: 'alpha delta' },
+        ]);
+        expect(second.added.map((c) => c.text)).toEqual(['alpha delta']);
+        expect(second.removed.sort()).toEqual([first.added[1].rowId, first.added[2].rowId].sort());
+        const now = await store.chunksOfItem('news_c');
+        expect(now.map((c) => c.text)).toEqual(['Title', 'alpha delta']);
+        expect(now[0].rowId).toBe(first.added[0].rowId);
+        expect(await store.countChunks()).toBe(2);
+      });
+
+      it('fails for an unknown item without writing anything', async () => {
+        await expect(store.replaceChunks('news_missing', [{ ord: 0, part: 'body', text: 'x' }])).rejects.toMatchObject({ code: 'ERR_CONTENT_NOT_FOUND' });
+        expect(await store.countChunks()).toBe(0);
+      });
+
+      it('gets chunks by row id in the order asked and scans in row order', async () => {
+        const { added } = await store.replaceChunks('news_c', [
+          { ord: 0, part: 'body', text: 'one' },
+          { ord: 1, part: 'body', text: 'two' },
+          { ord: 2, part: 'body', text: 'three' },
+        ]);
+        const ids = added.map((c) => c.rowId);
+        expect((await store.getChunks([ids[2], ids[0]])).map((c) => c.text)).toEqual(['three', 'one']);
+        expect((await store.scanChunks(ids[0], 10)).map((c) => c.text)).toEqual(['two', 'three']);
+      });
+
+      it('finds chunks by text, best first, optionally by kind', async () => {
+        await store.upsertItem(item('post_p'));
+        const a = await store.replaceChunks('news_c', [{ ord: 0, part: 'body', text: 'The quantum computer uses qubits and qubits again' }]);
+        const b = await store.replaceChunks('post_p', [{ ord: 0, part: 'body', text: 'A note on qubits' }]);
+        await store.replaceChunks('news_c', [
+          { ord: 0, part: 'body', text: 'The quantum computer uses qubits and qubits again' },
+          { ord: 1, part: 'body', text: 'Nothing related here' },
+        ]);
+        const hits = await store.searchText('qubits?', 10);
+        expect(hits.map((h) => h.rowId)).toEqual([a.added[0].rowId, b.added[0].rowId]);
+        const posts = await store.searchText('qubits', 10, ['post']);
+        expect(posts.map((h) => h.rowId)).toEqual([b.added[0].rowId]);
+        expect(await store.searchText('   ', 10)).toEqual([]);
+      });
+    });
+
+    describe('embedding cache', () => {
+      it('stores vectors by model and text hash', async () => {
+        const v = new Float32Array([0.5, -0.25, 1e-7]);
+        await store.putEmbeddings('m1', [{ textHash: 'h1', vector: v }]);
+        const got = await store.getEmbeddings('m1', ['h1', 'h2']);
+        expect([...got.keys()]).toEqual(['h1']);
+        expect(Array.from(got.get('h1')!)).toEqual(Array.from(v));
+        expect((await store.getEmbeddings('m2', ['h1'])).size).toBe(0);
+        expect(await store.embeddingModels()).toEqual([{ model: 'm1', dimensions: 3, count: 1 }]);
+      });
+    });
+
+    describe('messages', () => {
+      it('numbers messages per room and keeps clientIds idempotent', async () => {
+        const t = await store.ensureMainThread('news_1');
+        const a = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u1'), text: 'hi', clientId: 'c1' });
+        const b = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u2'), text: 'yo', clientId: 'c1' });
+        const other = await store.appendMessage({ roomId: 'news_2', threadId: t.id, author: user('u1'), text: 'elsewhere' });
+        const again = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u1'), text: 'hi (resent)', clientId: 'c1' });
+        expect([a.message.seq, b.message.seq, other.message.seq]).toEqual([1, 2, 1]);
+        expect(again.duplicate).toBe(true);
+        expect(again.message).toEqual(a.message);
+        expect(await store.lastSeq('news_1')).toBe(2);
+        expect(await store.lastSeq('news_none')).toBe(0);
+      });
+
+      it('replays after a seq and returns the recent tail oldest first', async () => {
+        const t = await store.ensureMainThread('r');
+        for (let i = 1; i <= 30; i++) await store.appendMessage({ roomId: 'r', threadId: t.id, author: user('u'), text: `m${i}` });
+        expect((await store.messagesAfter('r', 27, 100)).map((m) => m.text)).toEqual(['m28', 'm29', 'm30']);
+        const recent = await store.recentMessages('r', 20);
+        expect(recent).toHaveLength(20);
+        expect(recent[0].text).toBe('m11');
+        expect(recent[19].seq).toBe(30);
+      });
+
+      it('keeps sources and replyTo', async () => {
+        const t = await store.ensureMainThread('r');
+        const sources = [{ n: 1, id: 'news_1', kind: 'news' as const, title: 'T', url: null, sourceType: 'document' as const, snippet: 's' }];
+        const { message } = await store.appendMessage({ roomId: 'r', threadId: t.id, author: { id: 'ai', name: 'Salon AI', kind: 'assistant' }, text: 'answer [1]', sources, replyTo: 'x' });
+        const [got] = await store.messagesAfter('r', 0, 1);
+        expect(got).toEqual(message);
+        expect(got.sources).toEqual(sources);
+      });
+    });
+
+    describe('threads, jobs, meta', () => {
+      it('creates the main thread once', async () => {
+        const a = await store.ensureMainThread('news_1');
+        const b = await store.ensureMainThread('news_1');
+        expect(b).toEqual(a);
+        expect(a.main).toBe(true);
+        expect(await store.getThread(a.id)).toEqual(a);
+        expect(await store.listThreads('news_1')).toEqual([a]);
+      });
+
+      it('saves and reads jobs', async () => {
+        const job = { id: 'j1', request: { url: 'x' }, status: 'running' as const, total: 2, done: 1, failed: 0, itemIds: ['news_1'], failures: [], createdAt: 'a', updatedAt: 'b' };
+        await store.saveJob(job);
+        await store.saveJob({ ...job, status: 'done', done: 2 });
+        expect(await store.getJob('j1')).toMatchObject({ status: 'done', done: 2 });
+        expect(await store.getJob('nope')).toBeNull();
+      });
+
+      it('claims a meta key once', async () => {
+        expect(await store.claimMeta('seed', 'a')).toBe(true);
+        expect(await store.claimMeta('seed', 'b')).toBe(false);
+        expect(await store.getMeta('seed')).toBe('a');
+        await store.setMeta('seed', 'c');
+        expect(await store.getMeta('seed')).toBe('c');
+        expect(await store.getMeta('none')).toBeNull();
+      });
+    });
+  });
+}
