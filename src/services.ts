@@ -4,6 +4,10 @@
  */
 import type { Config } from './config.js';
 import type { ProviderHealth } from './ai/types.js';
+import type { ChatModel, Embedder } from './ai/types.js';
+import type { ChunkSink } from './content/types.js';
+import type { RoomAssistant } from './rooms/types.js';
+import type { SearchService, VectorIndex } from './search/types.js';
 import type { Store } from './store/types.js';
 
 /** A named readiness check for `/readyz` and `salon doctor`. */
@@ -16,6 +20,16 @@ export interface Services {
   adminToken: string;
   /** Checks `/readyz` runs besides the store's ping. */
   readiness: Map<string, ReadinessCheck>;
+  /** Filled by the AI area (src/ai). */
+  embedder?: Embedder;
+  chat?: ChatModel;
+  /** Filled by the search area (src/search). */
+  index?: VectorIndex;
+  search?: SearchService;
+  /** Receives chunk changes from ingestion; the search area's Indexer. */
+  indexer?: ChunkSink;
+  /** Filled by the RAG area (src/rag). */
+  assistant?: RoomAssistant;
 }
 
 declare module 'fastify' {

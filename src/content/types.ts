@@ -74,3 +74,8 @@ export interface ChunkRow extends NewChunk {
   /** sha256 of `text`, the key of the embedding cache. */
   textHash: string;
 }
+
+/** Told when an item's chunks change, so the vector index can follow (the search area's Indexer). */
+export interface ChunkSink {
+  chunksChanged(change: { added: ChunkRow[]; removed: number[] }): Promise<void>;
+}

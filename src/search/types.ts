@@ -42,3 +42,43 @@ export interface VectorIndex {
   search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]>;
   close(): Promise<void>;
 }
+
+/** A chunk found for a query. */
+export interface ChunkHit {
+  chunk: import('../content/types.js').ChunkRow;
+  score: number;
+}
+
+/** An item found for a query (chunks grouped back to items), as `GET /api/v1/search` returns. */
+export interface ItemHit {
+  id: string;
+  kind: ContentKind;
+  title: string;
+  url: string | null;
+  score: number;
+  snippet: string;
+}
+
+export interface ChunkSearchOptions {
+  k: number;
+  filter?: VectorFilter;
+  /** Drop hits under the embedder's similarity threshold (default true). */
+  useThreshold?: boolean;
+}
+
+export interface ItemSearchOptions {
+  k: number;
+  kind?: ContentKind;
+  category?: string;
+  /** ISO date: only items published at or after it. */
+  since?: string;
+}
+
+/**
+ * Query-level search: embeds the query (falling back to the store's text search when embedding
+ * fails, so search degrades rather than errors) and searches the vector index.
+ */
+export interface SearchService {
+  searchChunks(query: string, options: ChunkSearchOptions): Promise<ChunkHit[]>;
+  searchItems(query: string, options: ItemSearchOptions): Promise<ItemHit[]>;
+}
