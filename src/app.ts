@@ -6,9 +6,21 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { installAi } from './ai/install.js';
+import type { ChatModel, Embedder } from './ai/types.js';
 import type { Config } from './config.js';
+import type { IngestDeps } from './content/article.js';
+import { defaultIngestDeps } from './content/ingest-deps.js';
+import { installContent } from './content/install.js';
 import { installErrorHandlers } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
+import webRoutes from './routes/web.js';
+import { installAssistant } from './rag/install.js';
+import { installRooms } from './rooms/install.js';
+import { installSearch } from './search/install.js';
+import type { VectorIndex } from './search/types.js';
+import type { RoomOptions } from './rooms/options.js';
+import type { RoomAssistant, RoomBus } from './rooms/types.js';
 import type { Services } from './services.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
@@ -16,6 +28,22 @@ import type { Store } from './store/types.js';
 /** Implementations that replace the ones app.ts would build from config. */
 export interface AppOverrides {
   store?: Store;
+  /** A room assistant double instead of the RAG assistant. */
+  assistant?: RoomAssistant;
+  /** A RoomBus instead of the lone in-process one (multi-node tests). */
+  roomBus?: RoomBus;
+  /** Room timer and limit overrides (tests). */
+  roomOptions?: Partial<RoomOptions>;
+  /** An Embedder instead of the one AI_PROVIDER names. */
+  embedder?: Embedder;
+  /** A ChatModel instead of the one AI_PROVIDER names. */
+  chat?: ChatModel;
+  /** Fetching and extraction for ingestion instead of the SSRF-guarded fetcher (tests). */
+  ingestDeps?: IngestDeps;
+  /** A folder laid out as fixtures/demo to seed from instead of fixtures/demo. */
+  demoDir?: string;
+  /** A VectorIndex instead of the flat/HNSW index built from config. */
+  index?: VectorIndex;
 }
 
 const BODY_LIMIT_BYTES = 1_048_576;
@@ -47,6 +75,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
 
   installErrorHandlers(app);
+  // Before search, rooms and the assistant: they use services.embedder and services.chat.
+  await installAi(app, services, { embedder: overrides.embedder, chat: overrides.chat });
   await app.register(swagger, {
     openapi: {
       info: { title: 'Salon API', version: '1' },
@@ -54,7 +84,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
   await app.register(healthRoutes);
+  // The browser client and the security headers of every response.
+  await app.register(webRoutes);
+  // Vector index, indexer and search service; loads the index from the store on ready.
+  await installSearch(app, services, { index: overrides.index });
+  // Content, ingest and demo images; seeds the demo on ready. After search: it feeds services.indexer.
+  await installContent(app, services, { deps: overrides.ingestDeps ?? defaultIngestDeps(config), demoDir: overrides.demoDir });
+  await installRooms(app, services, { bus: overrides.roomBus, options: overrides.roomOptions });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // After the AI, search and rooms parts: the assistant needs services.search and services.chat.
+  await installAssistant(app, services, { assistant: overrides.assistant });
 
   return app;
 }

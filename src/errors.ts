@@ -62,6 +62,7 @@ export const errors = {
   ERR_INVALID_CONTENT: define('ERR_INVALID_CONTENT', 400, 'Invalid content item: %s'),
   ERR_INVALID_CURSOR: define('ERR_INVALID_CURSOR', 400, 'Invalid cursor'),
   ERR_JOB_NOT_FOUND: define('ERR_JOB_NOT_FOUND', 404, 'No ingest job %s'),
+  ERR_JOB_CANCELLED: define('ERR_JOB_CANCELLED', 503, 'Ingest stopped: %s'),
 
   // fetching
   ERR_FETCH_BLOCKED_ADDRESS: define('ERR_FETCH_BLOCKED_ADDRESS', 422, 'Refusing to fetch %s: it resolves to a private or reserved address'),
@@ -71,6 +72,7 @@ export const errors = {
   ERR_FETCH_TOO_MANY_REDIRECTS: define('ERR_FETCH_TOO_MANY_REDIRECTS', 422, 'Too many redirects from %s'),
   ERR_FETCH_HTTP_STATUS: define('ERR_FETCH_HTTP_STATUS', 502, 'Fetching %s failed with HTTP %s'),
   ERR_FETCH_FAILED: define('ERR_FETCH_FAILED', 502, 'Fetching %s failed: %s'),
+  ERR_FETCH_TIMEOUT: define('ERR_FETCH_TIMEOUT', 504, 'Fetching %s timed out (timeout %s ms)'),
   ERR_EXTRACTION_FAILED: define('ERR_EXTRACTION_FAILED', 422, 'Could not extract an article from %s: %s'),
   ERR_FEED_PARSE: define('ERR_FEED_PARSE', 422, 'Not a feed: %s'),
 
@@ -81,6 +83,10 @@ export const errors = {
   ERR_AI_BAD_RESPONSE: define('ERR_AI_BAD_RESPONSE', 502, 'AI provider gave an unusable answer: %s'),
   ERR_INDEX_MODEL_MISMATCH: define('ERR_INDEX_MODEL_MISMATCH', 503, 'Stored vectors were made with %s; the configured embedder is %s. Run `salon reindex`.'),
 
+  // search
+  ERR_SEARCH_BUSY: define('ERR_SEARCH_BUSY', 503, 'Search is overloaded (%s); try again shortly'),
+  ERR_INDEX_FULL: define('ERR_INDEX_FULL', 507, 'The vector index is full: %s'),
+
   // rooms and the assistant
   ERR_BAD_MESSAGE: define('ERR_BAD_MESSAGE', 400, 'Bad message: %s'),
   ERR_ROOM_NOT_FOUND: define('ERR_ROOM_NOT_FOUND', 404, 'No room %s'),
@@ -90,6 +96,7 @@ export const errors = {
   ERR_TOO_MANY_CONNECTIONS: define('ERR_TOO_MANY_CONNECTIONS', 429, 'Too many connections from this address'),
   ERR_MESSAGE_TOO_LONG: define('ERR_MESSAGE_TOO_LONG', 400, 'Message is longer than %s characters'),
   ERR_NOT_JOINED: define('ERR_NOT_JOINED', 400, 'Send hello before %s'),
+  ERR_HELLO_TIMEOUT: define('ERR_HELLO_TIMEOUT', 408, 'No hello within %s ms'),
   ERR_ASSISTANT_BUSY: define('ERR_ASSISTANT_BUSY', 429, 'The assistant queue is full; try again shortly'),
   ERR_ASSISTANT_FAILED: define('ERR_ASSISTANT_FAILED', 502, 'The assistant could not answer: %s'),
 } as const satisfies Record<string, SalonErrorClass>;

@@ -6,7 +6,10 @@ import type { Config } from './config.js';
 import type { ProviderHealth } from './ai/types.js';
 import type { ChatModel, Embedder } from './ai/types.js';
 import type { ChunkSink } from './content/types.js';
+import type { IngestService } from './content/ingest.js';
+import type { TopicSummaries } from './rag/topics.js';
 import type { RoomAssistant } from './rooms/types.js';
+import type { RoomHub } from './rooms/hub.js';
 import type { SearchService, VectorIndex } from './search/types.js';
 import type { Store } from './store/types.js';
 
@@ -28,8 +31,14 @@ export interface Services {
   search?: SearchService;
   /** Receives chunk changes from ingestion; the search area's Indexer. */
   indexer?: ChunkSink;
+  /** Ingest jobs and the item pipeline (src/content/ingest.ts); set by installContent. */
+  ingest?: IngestService;
   /** Filled by the RAG area (src/rag). */
   assistant?: RoomAssistant;
+  /** The rooms core (src/rooms): live rooms, presence, the assistant's RoomOutlet. */
+  rooms?: RoomHub;
+  /** Topic room summaries, regenerated on a timer (src/rag/topics.ts). */
+  topics?: TopicSummaries;
 }
 
 declare module 'fastify' {

@@ -5,6 +5,11 @@ import type { Command } from './command.js';
 /** Every subcommand, loaded on demand so `salon extract` does not start a server. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   serve: () => import('./commands/serve.js'),
+  doctor: () => import('./commands/doctor.js'),
+  extract: () => import('./commands/extract.js'),
+  ingest: () => import('./commands/ingest.js'),
+  search: () => import('./commands/search.js'),
+  reindex: () => import('./commands/reindex.js'),
 };
 
 async function help(): Promise<void> {

@@ -69,12 +69,20 @@ export interface WelcomeFrame {
   room: RoomInfo;
   threadId: string;
   history: Message[];
+  /** The first members in join order (at most 200); `memberCount` is the total. */
   members: Member[];
+  memberCount?: number;
   seq: number;
+  /** Set when more messages were missed than one replay carries: `history` holds the newest of them. */
+  truncated?: boolean;
   /** An answer being written when the member joined: its text so far; the rest arrives live. */
   pending?: { id: string; stage: AssistantStage; text: string }[];
 }
-export interface PresenceFrame { type: 'presence'; members: Member[]; joined?: Member; left?: Member }
+/**
+ * `members` (first 200, join order) and `count` are the room now. `joined`/`left` name the one member
+ * who came or went; they are absent when several changes were coalesced into one frame.
+ */
+export interface PresenceFrame { type: 'presence'; members: Member[]; count?: number; joined?: Member; left?: Member }
 export interface MessageFrame { type: 'message'; message: Message }
 export interface TypingEventFrame { type: 'typing'; user: Member; active: boolean }
 export type AssistantStage = 'searching' | 'reranking' | 'writing';

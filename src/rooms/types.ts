@@ -50,6 +50,8 @@ export interface AskRequest {
   text: string;
   asker: Member;
   clientId?: string;
+  /** Id of the room message that asked (absent for private asks); the answer's `replyTo`. */
+  questionId?: string;
   /** Private mode: the exchange is not kept in shared memory. */
   private?: boolean;
 }

@@ -46,7 +46,10 @@ export interface VectorIndex {
 /** A chunk found for a query. */
 export interface ChunkHit {
   chunk: import('../content/types.js').ChunkRow;
+  /** Cosine similarity; for text matches, the text score scaled so the best hit is 1. */
   score: number;
+  /** How it was found: by vector (the norm) or by text (the fallback when embedding fails). */
+  match?: 'vector' | 'text';
 }
 
 /** An item found for a query (chunks grouped back to items), as `GET /api/v1/search` returns. */

@@ -1,0 +1,40 @@
+/**
+ * `npm run eval:extraction [-- --corpus DIR] [--worst N]`: token-level F1 of extractArticle's
+ * body text against the extraction corpus's `articleBody`. Prints the N worst pages to stderr
+ * and `{pages, mean_f1, median_f1, failures}` as JSON on the last line of stdout.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from '../src/cli/command.js';
+import { extractArticle } from '../src/content/extract/index.js';
+import { loadCorpus, scoreCorpus } from './extraction-score.js';
+
+/** Finds ../shared/corpora/extraction beside the repository (this file runs from dist/bench). */
+function defaultCorpus(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return resolve(dir, '../shared/corpora/extraction');
+  }
+  return resolve('../shared/corpora/extraction');
+}
+
+function main(): void {
+  const { options } = parseArgs(process.argv.slice(2));
+  const corpus = typeof options.get('corpus') === 'string' ? (options.get('corpus') as string) : defaultCorpus();
+  const worst = Number(options.get('worst') ?? 0);
+  const pages = loadCorpus(corpus);
+  if (pages.length === 0) throw new Error(`no pages found in ${corpus}`);
+  const started = performance.now();
+  const score = scoreCorpus(pages, (html, url) => extractArticle(html, { url }).text);
+  const seconds = (performance.now() - started) / 1000;
+  const ranked = [...score.perPage].sort((a, b) => a.f1 - b.f1).slice(0, worst);
+  for (const p of ranked) {
+    const f = (x: number) => x.toFixed(3);
+    console.error(`${f(p.f1)} p=${f(p.precision)} r=${f(p.recall)} ${p.id.slice(0, 12)} ${p.url}${p.error ? ` ERROR ${p.error}` : ''}`);
+  }
+  console.error(`${pages.length} pages in ${seconds.toFixed(1)} s`);
+  const { perPage: _perPage, ...summary } = score;
+  console.log(JSON.stringify(summary));
+}
+
+main();

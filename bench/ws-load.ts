@@ -1,0 +1,144 @@
+/**
+ * bench:ws load generator (a child process driven over IPC by bench/ws.ts): opens its share of the
+ * clients from several 127.0.0.x source addresses, joins them to the bench rooms, sends `say`
+ * frames at its share of the rate, and times every receipt against the send time carried in the
+ * text. Latencies go into a 10 µs histogram so millions of receipts cost no memory.
+ */
+import { performance } from 'node:perf_hooks';
+import { RawClient } from './ws-client.js';
+
+/** Source addresses get at most this many clients each (the ephemeral port range is ~28k). */
+export const CLIENTS_PER_ADDRESS = 12_000;
+const BUCKET_MS = 0.01;
+const BUCKETS = 1_000_000;
+const SEND_TICK_MS = 2;
+const WELCOME_TIMEOUT_MS = 30_000;
+const WELCOME = Buffer.from('{"type":"welcome"');
+const MESSAGE = Buffer.from('{"type":"message"');
+const TEXT_MARK = Buffer.from('"text":"b:');
+const ERROR = Buffer.from('{"type":"error"');
+
+export type LoadCommand =
+  | { cmd: 'connect'; port: number; first: number; count: number; rooms: number; concurrency: number }
+  | { cmd: 'run'; rate: number; seconds: number }
+  | { cmd: 'progress' }
+  | { cmd: 'report' }
+  | { cmd: 'exit' };
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
+const nowMs = () => performance.timeOrigin + performance.now();
+
+const hist = new Uint32Array(BUCKETS);
+let overflow = 0;
+let delivered = 0;
+let errors = 0;
+const clients: { client: RawClient; room: number; joined: boolean }[] = [];
+
+function onText(payload: Buffer): void {
+  if (payload.subarray(0, MESSAGE.length).equals(MESSAGE)) {
+    const at = payload.indexOf(TEXT_MARK);
+    if (at < 0) return;
+    const start = at + TEXT_MARK.length;
+    const end = payload.indexOf(0x3a, start);
+    const latency = nowMs() - Number(payload.toString('latin1', start, end));
+    delivered++;
+    const bucket = Math.round(latency / BUCKET_MS);
+    if (bucket < BUCKETS) hist[Math.max(0, bucket)]++;
+    else overflow++;
+  } else if (payload.subarray(0, ERROR.length).equals(ERROR)) {
+    errors++;
+  }
+}
+
+async function connectAll(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promise<{ connected: number; failed: number; perRoom: number[] }> {
+  let next = 0;
+  let failed = 0;
+  const perRoom = new Array<number>(cmd.rooms).fill(0);
+  const one = async (index: number) => {
+    const room = index % cmd.rooms;
+    const entry = { client: null as unknown as RawClient, room, joined: false };
+    let welcomed: () => void = () => {};
+    const welcome = new Promise<void>((resolve) => (welcomed = resolve));
+    entry.client = new RawClient({
+      onText: (payload) => {
+        if (!entry.joined && payload.subarray(0, WELCOME.length).equals(WELCOME)) {
+          entry.joined = true;
+          return welcomed();
+        }
+        onText(payload);
+      },
+      onClose: () => welcomed(),
+    });
+    const address = `127.0.0.${2 + Math.floor(index / CLIENTS_PER_ADDRESS)}`;
+    await entry.client.open(cmd.port, `/ws/rooms/news_bench${room}`, address);
+    entry.client.sendText(JSON.stringify({ type: 'hello', name: `c${index}` }));
+    const timer = setTimeout(welcomed, WELCOME_TIMEOUT_MS);
+    await welcome;
+    clearTimeout(timer);
+    if (!entry.joined) {
+      entry.client.destroy();
+      throw new Error('no welcome');
+    }
+    clients.push(entry);
+    perRoom[room]++;
+  };
+  const worker = async () => {
+    while (next < cmd.count) {
+      const index = cmd.first + next++;
+      await one(index).catch(() => failed++);
+    }
+  };
+  await Promise.all(Array.from({ length: cmd.concurrency }, worker));
+  return { connected: clients.length, failed, perRoom };
+}
+
+function run(cmd: Extract<LoadCommand, { cmd: 'run' }>, rooms: number): Promise<{ sent: number; sentPerRoom: number[] }> {
+  const sentPerRoom = new Array<number>(rooms).fill(0);
+  let sent = 0;
+  let cursor = 0;
+  const start = nowMs();
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      const elapsed = nowMs() - start;
+      const target = Math.floor((cmd.rate * Math.min(elapsed, cmd.seconds * 1000)) / 1000);
+      while (sent < target && clients.length) {
+        const entry = clients[cursor++ % clients.length];
+        if (entry.client.closed) continue;
+        sent++;
+        sentPerRoom[entry.room]++;
+        entry.client.sendText(`{"type":"say","text":"b:${nowMs().toFixed(3)}:${sent}","clientId":"k${sent}"}`);
+      }
+      if (elapsed >= cmd.seconds * 1000) {
+        clearInterval(timer);
+        resolve({ sent, sentPerRoom });
+      }
+    }, SEND_TICK_MS);
+  });
+}
+
+/** Non-empty histogram buckets as [bucket, count] pairs. */
+function sparseHistogram(): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i < BUCKETS; i++) if (hist[i]) out.push([i, hist[i]]);
+  return out;
+}
+
+let rooms = 1;
+process.on('message', async (cmd: LoadCommand) => {
+  const reply = (m: object) => process.send!(m);
+  switch (cmd.cmd) {
+    case 'connect':
+      rooms = cmd.rooms;
+      return reply({ evt: 'connected', ...(await connectAll(cmd)) });
+    case 'run':
+      return reply({ evt: 'ran', ...(await run(cmd, rooms)) });
+    case 'progress':
+      return reply({ evt: 'progress', delivered });
+    case 'report':
+      return reply({ evt: 'report', delivered, overflow, errors, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000, closed: clients.filter((c) => c.client.closed).length, histogram: sparseHistogram(), bucketMs: BUCKET_MS });
+    case 'exit':
+      for (const c of clients) c.client.destroy();
+      process.exit(0);
+  }
+});
+process.send!({ evt: 'ready' });

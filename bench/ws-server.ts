@@ -1,0 +1,69 @@
+/**
+ * bench:ws server (a child process driven over IPC by bench/ws.ts): the real Salon app on
+ * 127.0.0.1 with a fresh DATA_DIR holding one item per bench room. Answers `stats` with its
+ * memory (after a full GC when run with --expose-gc), CPU time and connection count. With
+ * BENCH_PROFILE=<file>, the measured phase is CPU-profiled into that file.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+
+const rooms = Number(process.env.BENCH_ROOMS ?? '1');
+
+const config = loadConfig({
+  ...process.env,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  SEED_DEMO: 'false',
+  SEARCH_WORKERS: '1',
+});
+const app = await buildApp(config);
+for (let i = 0; i < rooms; i++) {
+  await app.salon.store.upsertItem({
+    id: `news_bench${i}`,
+    kind: 'news',
+    title: `Bench room ${i}`,
+    url: null,
+    description: 'A room for the WebSocket benchmark.',
+    body: 'Benchmark.',
+    comments: [],
+    category: 'Bench',
+    publishedAt: null,
+    image: null,
+    author: null,
+    channel: null,
+    thumbnail: null,
+    siteName: null,
+    source: 'api',
+  });
+}
+await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 });
+const { port } = app.server.address() as { port: number };
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const profileFile = process.env.BENCH_PROFILE;
+const inspector = profileFile ? new Session() : null;
+process.on('message', async (msg: { cmd: string }) => {
+  if (msg.cmd === 'profile' && inspector) {
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.start');
+  } else if (msg.cmd === 'profiled' && inspector) {
+    const { profile } = await inspector.post('Profiler.stop');
+    writeFileSync(profileFile!, JSON.stringify(profile));
+  } else if (msg.cmd === 'stats') {
+    if (gc) {
+      gc();
+      gc();
+    }
+    const mem = process.memoryUsage();
+    const cpu = process.cpuUsage();
+    process.send!({ evt: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, cpuMs: (cpu.user + cpu.system) / 1000, connections: app.salon.rooms?.connectionCount ?? 0 });
+  } else if (msg.cmd === 'exit') {
+    await app.close();
+    process.exit(0);
+  }
+});
+process.send!({ evt: 'listening', port });

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench:ws -- --clients C --rooms R --rate M --seconds S`
+ *
+ * Starts the Salon server and load generators as separate processes on loopback (pinned with
+ * taskset when present: the server to core 0, the load to the others), joins C clients to R rooms
+ * (client i in room i mod R), sends M messages per second in total for S seconds, and prints
+ * DESIGN §8's JSON as the last line: {clients, rooms, rate, seconds, connected, sent, delivered,
+ * lost, p50_ms, p99_ms, rss_mb}, plus max_ms, deliveries_per_s, server_cpu_ms and
+ * kb_per_connection (server RSS growth per connection, after a full GC).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+/** A process holds at most this many sockets (RLIMIT_NOFILE is often 20k and cannot be raised). */
+const CLIENTS_PER_LOADER = 9_000;
+const CONNECT_CONCURRENCY = 200;
+const SETTLE_MS = 2_500;
+const DRAIN_IDLE_MS = 3_000;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '200' },
+    rooms: { type: 'string', default: '2' },
+    rate: { type: 'string', default: '100' },
+    seconds: { type: 'string', default: '5' },
+  },
+});
+const opts = { clients: Number(values.clients), rooms: Number(values.rooms), rate: Number(values.rate), seconds: Number(values.seconds) };
+for (const [name, v] of Object.entries(opts)) {
+  if (!Number.isFinite(v) || v < 0 || (name !== 'rate' && v < 1)) throw new Error(`--${name}: expected a positive number, got ${String(v)}`);
+}
+
+type Msg = { evt: string } & Record<string, any>;
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const cores = availableParallelism();
+
+function start(script: string, cpus: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
+  const args = [...nodeArgs, join(here, script)];
+  const [cmd, argv] = hasTaskset && cores > 1 ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
+  return spawn(cmd, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } });
+}
+
+function next(child: ChildProcess, evt: string): Promise<Msg> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: Msg) => {
+      if (m.evt !== evt) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(m);
+    };
+    const onExit = (code: number) => reject(new Error(`child exited (${code}) while waiting for ${evt}`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+async function ask(child: ChildProcess, cmd: object, evt: string): Promise<Msg> {
+  const reply = next(child, evt);
+  child.send(cmd);
+  return reply;
+}
+
+function percentile(histogram: Map<number, number>, total: number, p: number, bucketMs: number): number {
+  const keys = [...histogram.keys()].sort((a, b) => a - b);
+  let seen = 0;
+  for (const k of keys) {
+    seen += histogram.get(k)!;
+    if (seen >= total * p) return Number((k * bucketMs).toFixed(3));
+  }
+  return NaN;
+}
+
+async function main(): Promise<void> {
+  const startLoad = loadavg()[0];
+  const dataDir = mkdtempSync(join(tmpdir(), 'salon-bench-ws-'));
+  const loadCpus = cores > 1 ? `1-${cores - 1}` : '0';
+  const server = start('ws-server.js', '0', { DATA_DIR: dataDir, BENCH_ROOMS: String(opts.rooms), ROOM_MAX_CONNECTIONS_PER_IP: '10000000' }, [
+    '--expose-gc',
+    // e.g. BENCH_SERVER_NODE_ARGS=--cpu-prof to profile the server
+    ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+  ]);
+  const loaders: ChildProcess[] = [];
+  try {
+    const { port } = await next(server, 'listening');
+    const baseline = await ask(server, { cmd: 'stats' }, 'stats');
+
+    const loaderCount = Math.ceil(opts.clients / CLIENTS_PER_LOADER);
+    for (let i = 0; i < loaderCount; i++) loaders.push(start('ws-load.js', loadCpus, {}));
+    await Promise.all(loaders.map((l) => next(l, 'ready')));
+    const share = (i: number) => Math.min(CLIENTS_PER_LOADER, opts.clients - i * CLIENTS_PER_LOADER);
+    const joined = await Promise.all(
+      loaders.map((l, i) => ask(l, { cmd: 'connect', port, first: i * CLIENTS_PER_LOADER, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected')),
+    );
+    const connected = joined.reduce((s, j) => s + j.connected, 0);
+    const members = new Array<number>(opts.rooms).fill(0);
+    for (const j of joined) j.perRoom.forEach((n: number, r: number) => (members[r] += n));
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const idle = await ask(server, { cmd: 'stats' }, 'stats');
+
+    server.send({ cmd: 'profile' });
+    const ran = await Promise.all(loaders.map((l, i) => ask(l, { cmd: 'run', rate: (opts.rate * joined[i].connected) / Math.max(1, connected), seconds: opts.seconds }, 'ran')));
+    const sent = ran.reduce((s, r) => s + r.sent, 0);
+    let expected = 0;
+    for (const r of ran) r.sentPerRoom.forEach((n: number, room: number) => (expected += n * members[room]));
+
+    let delivered = 0;
+    let lastChange = Date.now();
+    while (delivered < expected && Date.now() - lastChange < DRAIN_IDLE_MS) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = (await Promise.all(loaders.map((l) => ask(l, { cmd: 'progress' }, 'progress')))).reduce((s, p) => s + p.delivered, 0);
+      if (now !== delivered) lastChange = Date.now();
+      delivered = now;
+    }
+    server.send({ cmd: 'profiled' });
+    const after = await ask(server, { cmd: 'stats' }, 'stats');
+    const reports = await Promise.all(loaders.map((l) => ask(l, { cmd: 'report' }, 'report')));
+    const histogram = new Map<number, number>();
+    let total = 0;
+    for (const r of reports) {
+      for (const [k, n] of r.histogram as [number, number][]) histogram.set(k, (histogram.get(k) ?? 0) + n);
+      total += r.delivered - r.overflow;
+    }
+    const bucketMs = reports[0]?.bucketMs ?? 0.01;
+    let maxBucket = 0;
+    for (const k of histogram.keys()) if (k > maxBucket) maxBucket = k;
+    const result = {
+      clients: opts.clients,
+      rooms: opts.rooms,
+      rate: opts.rate,
+      seconds: opts.seconds,
+      connected,
+      sent,
+      delivered,
+      lost: Math.max(0, expected - delivered),
+      p50_ms: percentile(histogram, total, 0.5, bucketMs),
+      p99_ms: percentile(histogram, total, 0.99, bucketMs),
+      rss_mb: Number((after.rss / 1_048_576).toFixed(1)),
+      max_ms: Number((maxBucket * bucketMs).toFixed(3)),
+      deliveries_per_s: Math.round(delivered / opts.seconds),
+      server_cpu_ms: Math.round(after.cpuMs - idle.cpuMs),
+      server_us_per_delivery: delivered ? Number((((after.cpuMs - idle.cpuMs) * 1000) / delivered).toFixed(2)) : null,
+      load_cpu_ms: Math.round(reports.reduce((s, r) => s + r.cpuMs, 0)),
+      kb_per_connection: connected ? Number(((idle.rss - baseline.rss) / 1024 / connected).toFixed(2)) : null,
+      heap_kb_per_connection: connected ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / connected).toFixed(2)) : null,
+      errors: reports.reduce((s, r) => s + r.errors, 0),
+      pinned: hasTaskset && cores > 1,
+      load_avg_1m: Number(startLoad.toFixed(2)),
+    };
+    console.log(JSON.stringify(result));
+  } finally {
+    for (const l of loaders) l.kill('SIGKILL');
+    await ask(server, { cmd: 'exit' }, 'never').catch(() => {});
+    server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(`bench:ws: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,109 @@
+/**
+ * `<salon-chat-page>`: `/chat?id=<contentId>` opens an item's room; `/chat?topic=<slug>` a topic
+ * room, with tabs to switch topics in place (each topic keeps its messages while the page lives).
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, state } from 'lit/decorators.js';
+import { TOPIC_ROOM_PREFIX, topicSlug } from '../../../src/rooms/topics.js';
+import { listContent } from '../lib/api.js';
+import { RoomCountsController } from '../lib/room-counts-controller.js';
+import { baseStyles } from '../lib/styles.js';
+import './salon-room.js';
+import './salon-topic-tabs.js';
+
+/** Items scanned to learn which topics exist. */
+const TOPIC_SCAN = 100;
+/** Longest topic slug taken from an address. */
+const MAX_SLUG_CHARS = 64;
+
+interface Target {
+  roomId: string;
+  topic: string;
+}
+
+function targetFromUrl(): Target {
+  const params = new URLSearchParams(location.search);
+  const id = params.get('id');
+  if (id) return { roomId: id, topic: '' };
+  const topic = topicSlug(params.get('topic') ?? '').slice(0, MAX_SLUG_CHARS);
+  return topic ? { roomId: `${TOPIC_ROOM_PREFIX}${topic}`, topic } : { roomId: '', topic: '' };
+}
+
+@customElement('salon-chat-page')
+export class SalonChatPage extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: flex;
+        flex-direction: column;
+        height: 100%;
+        min-height: 0;
+      }
+      salon-room {
+        flex: 1;
+      }
+    `,
+  ];
+
+  @state() private target: Target = targetFromUrl();
+  @state() private topics: string[] = [];
+  private readonly counts = new RoomCountsController(this);
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    window.addEventListener('popstate', this.onPopState);
+    if (!this.target.roomId || this.target.topic) void this.loadTopics();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener('popstate', this.onPopState);
+  }
+
+  protected override render() {
+    const { roomId, topic } = this.target;
+    const topics = this.topicList(topic);
+    const showTabs = topic || !roomId;
+    return html`${showTabs
+        ? html`<salon-topic-tabs .topics=${topics} .selected=${topic} .counts=${this.counts.counts} @salon-topic-change=${this.onTopic}></salon-topic-tabs>`
+        : nothing}
+      ${roomId
+        ? html`<salon-room .roomId=${roomId}></salon-room>`
+        : html`<h1>Topics</h1>
+            <p>Pick a topic above to talk about whatever is new in it. Each topic has its own room.</p>`}`;
+  }
+
+  /** Known topics (from categories), active topic rooms, and the current one, sorted. */
+  private topicList(current: string): string[] {
+    const slugs = new Set(this.topics);
+    for (const id of this.counts.counts.keys()) if (id.startsWith(TOPIC_ROOM_PREFIX)) slugs.add(id.slice(TOPIC_ROOM_PREFIX.length));
+    if (current) slugs.add(current);
+    return [...slugs].sort();
+  }
+
+  private async loadTopics(): Promise<void> {
+    try {
+      const page = await listContent({ limit: TOPIC_SCAN });
+      this.topics = [...new Set(page.items.map((i) => (i.category ? topicSlug(i.category) : '')).filter(Boolean))];
+    } catch {
+      this.topics = [];
+    }
+  }
+
+  private onTopic = (e: CustomEvent<{ topic: string }>) => {
+    const topic = e.detail.topic;
+    history.pushState(null, '', `/chat?topic=${encodeURIComponent(topic)}`);
+    this.target = { roomId: `${TOPIC_ROOM_PREFIX}${topic}`, topic };
+  };
+
+  private onPopState = () => {
+    this.target = targetFromUrl();
+  };
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-chat-page': SalonChatPage;
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * `<salon-composer>`: writes a message. Enter sends, Shift+Enter starts a new line; the "Ask AI"
+ * switch (or starting with `@ai`) makes it a question for the assistant.
+ *
+ * @fires salon-send - {text, ask} the member sends a message.
+ * @fires salon-typing - {active} the member started or stopped typing.
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, property, query, state } from 'lit/decorators.js';
+import { baseStyles } from '../lib/styles.js';
+
+/** Show the remaining characters once fewer than this are left. */
+const COUNTER_FROM = 500;
+/** "Stopped typing" after this long without a key. */
+const TYPING_IDLE_MS = 4_000;
+
+@customElement('salon-composer')
+export class SalonComposer extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+      }
+      form {
+        display: grid;
+        grid-template-columns: 1fr auto;
+        gap: 0.5rem;
+        align-items: end;
+      }
+      textarea {
+        font: inherit;
+        width: 100%;
+        min-height: 2.75rem;
+        max-height: 10rem;
+        resize: vertical;
+        padding: 0.6rem 0.75rem;
+        border-radius: 12px;
+        border: 1px solid var(--salon-border-strong);
+        background: var(--salon-surface);
+        color: var(--salon-fg);
+      }
+      .row {
+        grid-column: 1 / -1;
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem 1rem;
+        align-items: center;
+        font-size: 0.85rem;
+      }
+      .switch {
+        display: inline-flex;
+        align-items: center;
+        gap: 0.4rem;
+        cursor: pointer;
+        font-weight: 600;
+      }
+      .switch input {
+        width: 1.1rem;
+        height: 1.1rem;
+        accent-color: var(--salon-accent);
+      }
+      .hint {
+        color: var(--salon-muted);
+      }
+      @media (max-width: 720px) {
+        .hint .keys {
+          display: none;
+        }
+      }
+      .count {
+        margin-left: auto;
+        color: var(--salon-muted);
+        font-variant-numeric: tabular-nums;
+      }
+      .count.over {
+        color: var(--salon-danger);
+        font-weight: 600;
+      }
+    `,
+  ];
+
+  /** Longest message the server accepts. */
+  @property({ type: Number }) maxLength = 4000;
+  /** Shown when messages will wait for the connection. */
+  @property({ type: Boolean }) queued = false;
+  @state() private text = '';
+  @state() private ask = false;
+  @query('textarea') private textarea!: HTMLTextAreaElement;
+  private typingTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Puts the cursor in the message box. */
+  override focus(): void {
+    this.textarea?.focus();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearTimeout(this.typingTimer);
+  }
+
+  protected override render() {
+    const left = this.maxLength - this.text.length;
+    const asking = this.ask || /^@ai\s/i.test(this.text);
+    return html`<form @submit=${this.onSubmit}>
+      <label class="visually-hidden" for="message">Message</label>
+      <textarea
+        id="message"
+        name="message"
+        rows="2"
+        placeholder=${asking ? 'Ask the AI about this item…' : 'Write a message… (@ai to ask the AI)'}
+        .value=${this.text}
+        maxlength=${this.maxLength}
+        aria-describedby="hint"
+        @input=${this.onInput}
+        @keydown=${this.onKeyDown}
+        @blur=${() => this.stopTyping()}
+      ></textarea>
+      <button class="primary" type="submit" ?disabled=${!this.text.trim() || left < 0}>${asking ? 'Ask' : 'Send'}</button>
+      <div class="row">
+        <label class="switch">
+          <input type="checkbox" role="switch" name="ask" .checked=${this.ask} @change=${this.onAskToggle} />
+          Ask AI
+        </label>
+        <span class="hint" id="hint"
+          ><span class="keys">Enter sends, Shift+Enter adds a line.</span>${this.queued
+            ? html` <strong>Offline: messages are sent once you reconnect.</strong>`
+            : nothing}</span
+        >
+        ${left < COUNTER_FROM ? html`<span class="count ${left < 0 ? 'over' : ''}" aria-live="polite">${left} characters left</span>` : nothing}
+      </div>
+    </form>`;
+  }
+
+  private onInput(e: Event): void {
+    this.text = (e.target as HTMLTextAreaElement).value;
+    if (this.text) {
+      this.emit('salon-typing', { active: true });
+      clearTimeout(this.typingTimer);
+      this.typingTimer = setTimeout(() => this.stopTyping(), TYPING_IDLE_MS);
+    } else {
+      this.stopTyping();
+    }
+  }
+
+  private onKeyDown(e: KeyboardEvent): void {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.submit();
+    }
+  }
+
+  private onAskToggle(e: Event): void {
+    this.ask = (e.target as HTMLInputElement).checked;
+  }
+
+  private onSubmit(e: Event): void {
+    e.preventDefault();
+    this.submit();
+  }
+
+  private submit(): void {
+    const text = this.text.trim();
+    if (!text || text.length > this.maxLength) return;
+    this.emit('salon-send', { text, ask: this.ask });
+    this.text = '';
+    this.textarea.value = '';
+    clearTimeout(this.typingTimer);
+    this.textarea.focus();
+  }
+
+  private stopTyping(): void {
+    clearTimeout(this.typingTimer);
+    this.emit('salon-typing', { active: false });
+  }
+
+  private emit(type: string, detail: unknown): void {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-composer': SalonComposer;
+  }
+}

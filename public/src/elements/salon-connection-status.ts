@@ -1,0 +1,118 @@
+/**
+ * `<salon-connection-status>`: says plainly what the room's connection is doing (connecting,
+ * reconnecting with a countdown, offline) and shows the latest problem the server reported.
+ * Nothing fails silently.
+ *
+ * @fires salon-reconnect - the member wants to retry now instead of waiting.
+ * @fires salon-dismiss-notice - the member closed the notice.
+ */
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { customElement, property, state } from 'lit/decorators.js';
+import type { ConnectionStatus } from '../lib/room-connection.js';
+import type { Notice } from '../lib/room-notices.js';
+import { baseStyles } from '../lib/styles.js';
+
+@customElement('salon-connection-status')
+export class SalonConnectionStatus extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+      }
+      .bar {
+        display: flex;
+        flex-wrap: wrap;
+        align-items: center;
+        gap: 0.5rem;
+        padding: 0.45rem 0.75rem;
+        border-radius: 10px;
+        font-size: 0.9rem;
+        margin-bottom: 0.5rem;
+      }
+      .info {
+        background: var(--salon-info-bg);
+        color: var(--salon-info-fg);
+      }
+      .warning {
+        background: var(--salon-warning-bg);
+        color: var(--salon-warning-fg);
+      }
+      .error {
+        background: var(--salon-danger-bg);
+        color: var(--salon-danger);
+      }
+      .bar button {
+        min-height: 1.9rem;
+        padding: 0.1rem 0.7rem;
+        font-size: 0.85rem;
+        margin-left: auto;
+      }
+    `,
+  ];
+
+  @property({ reflect: true }) status: ConnectionStatus = 'idle';
+  /** Epoch ms of the next reconnect attempt. */
+  @property({ type: Number }) retryAt: number | null = null;
+  @property({ attribute: false }) notice: Notice | null = null;
+  @state() private now = Date.now();
+  private ticker: ReturnType<typeof setInterval> | undefined;
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    clearInterval(this.ticker);
+    this.ticker = undefined;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (!changed.has('retryAt')) return;
+    clearInterval(this.ticker);
+    this.ticker = undefined;
+    this.now = Date.now();
+    if (this.retryAt) this.ticker = setInterval(() => (this.now = Date.now()), 1000);
+  }
+
+  protected override render() {
+    return html`<div role="status" aria-live="polite">${this.renderConnection()}</div>
+      <div role="alert">${this.renderNotice()}</div>`;
+  }
+
+  private renderConnection() {
+    switch (this.status) {
+      case 'connecting':
+        return html`<div class="bar info" data-state="connecting">Connecting to the room…</div>`;
+      case 'reconnecting': {
+        const seconds = this.retryAt ? Math.max(0, Math.ceil((this.retryAt - this.now) / 1000)) : 0;
+        return html`<div class="bar warning" data-state="reconnecting">
+          <span>Connection lost. ${seconds > 0 ? `Reconnecting in ${seconds} s…` : 'Reconnecting…'}</span>
+          <button type="button" @click=${() => this.emit('salon-reconnect')}>Retry now</button>
+        </div>`;
+      }
+      case 'offline':
+        return html`<div class="bar warning" data-state="offline">
+          You are offline. Messages you write are kept and sent when the connection is back.
+        </div>`;
+      default:
+        return nothing;
+    }
+  }
+
+  private renderNotice() {
+    const n = this.notice;
+    if (!n) return nothing;
+    return html`<div class="bar ${n.level}" data-notice=${n.code}>
+      <span>${n.message}</span>
+      <button type="button" @click=${() => this.emit('salon-dismiss-notice')} aria-label="Dismiss this notice">Dismiss</button>
+    </div>`;
+  }
+
+  private emit(type: string): void {
+    this.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true }));
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-connection-status': SalonConnectionStatus;
+  }
+}

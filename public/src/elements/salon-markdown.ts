@@ -1,0 +1,78 @@
+/**
+ * `<salon-markdown>`: shows a message's text through the safe markdown renderer (lib/markdown.ts).
+ * The sanitised result is inserted as DOM nodes, never as an HTML string.
+ */
+import { LitElement, css, html, type PropertyValues } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import { renderMarkdown } from '../lib/markdown.js';
+import { baseStyles } from '../lib/styles.js';
+
+@customElement('salon-markdown')
+export class SalonMarkdown extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+        overflow-wrap: anywhere;
+        line-height: 1.5;
+      }
+      p,
+      ul,
+      ol,
+      blockquote,
+      pre {
+        margin: 0 0 0.5em;
+      }
+      :last-child {
+        margin-bottom: 0;
+      }
+      ul,
+      ol {
+        padding-left: 1.4em;
+      }
+      blockquote {
+        border-left: 3px solid var(--salon-border-strong);
+        padding-left: 0.75em;
+        color: var(--salon-muted);
+      }
+      code {
+        font-family: var(--salon-mono);
+        font-size: 0.9em;
+        background: var(--salon-code-bg);
+        padding: 0.1em 0.3em;
+        border-radius: 4px;
+      }
+      pre {
+        background: var(--salon-code-bg);
+        padding: 0.6em 0.8em;
+        border-radius: 6px;
+        overflow-x: auto;
+        max-width: 100%;
+      }
+      pre code {
+        background: none;
+        padding: 0;
+      }
+    `,
+  ];
+
+  /** Markdown source. */
+  @property() text = '';
+
+  private content: DocumentFragment | null = null;
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('text')) this.content = renderMarkdown(this.text);
+  }
+
+  protected override render() {
+    return html`${this.content}`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-markdown': SalonMarkdown;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * `<salon-member-list>`: who is in the room now, with a count. The member's own entry lets them
+ * change the name others see.
+ *
+ * @fires salon-rename - {name} the member chose a new display name.
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, property, state } from 'lit/decorators.js';
+import { repeat } from 'lit/directives/repeat.js';
+import type { Member } from '../../../src/protocol/messages.js';
+import { plural } from '../lib/format.js';
+import { MAX_NAME_LENGTH } from '../lib/identity.js';
+import { baseStyles } from '../lib/styles.js';
+
+@customElement('salon-member-list')
+export class SalonMemberList extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+      }
+      h2 {
+        font-size: 0.95rem;
+        margin: 0 0 0.5rem;
+      }
+      ul {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: flex;
+        flex-direction: column;
+        gap: 0.3rem;
+      }
+      li {
+        display: flex;
+        align-items: center;
+        gap: 0.45rem;
+        min-width: 0;
+      }
+      .avatar {
+        flex: none;
+        width: 1.7rem;
+        height: 1.7rem;
+        border-radius: 50%;
+        display: grid;
+        place-items: center;
+        font-size: 0.8rem;
+        font-weight: 700;
+        background: var(--salon-accent-soft);
+        color: var(--salon-accent-strong);
+      }
+      .name {
+        overflow: hidden;
+        text-overflow: ellipsis;
+        white-space: nowrap;
+      }
+      .you {
+        font-size: 0.8rem;
+      }
+      form {
+        display: flex;
+        gap: 0.3rem;
+        flex-wrap: wrap;
+      }
+      input {
+        font: inherit;
+        min-width: 0;
+        flex: 1;
+        padding: 0.25rem 0.5rem;
+        border-radius: 8px;
+        border: 1px solid var(--salon-border-strong);
+        background: var(--salon-surface);
+        color: var(--salon-fg);
+      }
+      .link {
+        border: none;
+        background: none;
+        padding: 0;
+        min-height: 0;
+        color: var(--salon-link);
+        text-decoration: underline;
+        font-size: 0.8rem;
+      }
+      @media (max-width: 720px) {
+        :host {
+          display: flex;
+          flex-wrap: wrap;
+          align-items: center;
+          gap: 0.4rem;
+        }
+        h2 {
+          margin: 0;
+          font-size: 0.85rem;
+        }
+        .avatar {
+          width: 1.4rem;
+          height: 1.4rem;
+        }
+        ul {
+          flex-direction: row;
+          flex-wrap: nowrap;
+          overflow-x: auto;
+          min-width: 0;
+          flex: 1;
+          padding-bottom: 0.15rem;
+        }
+        li {
+          flex: none;
+        }
+        :host {
+          flex-wrap: nowrap;
+        }
+        li {
+          background: var(--salon-surface);
+          border: 1px solid var(--salon-border);
+          border-radius: 999px;
+          padding: 0.1rem 0.6rem 0.1rem 0.15rem;
+        }
+      }
+    `,
+  ];
+
+  @property({ attribute: false }) members: readonly Member[] = [];
+  /** Everyone in the room (the list may show only the first of them). */
+  @property({ type: Number }) count = 0;
+  /** The member's own id. */
+  @property() youId = '';
+  @state() private editing = false;
+
+  protected override render() {
+    const count = Math.max(this.count, this.members.length);
+    const unlisted = count - this.members.length;
+    return html`<h2 id="members-heading">Here now <span class="count" data-count=${count}>(${count})</span></h2>
+      <span class="visually-hidden" aria-live="polite">${plural(count, 'person', 'people')} in the room</span>
+      <ul aria-labelledby="members-heading">
+        ${repeat(
+          this.members,
+          (m) => m.id,
+          (m) => this.renderMember(m),
+        )}
+      </ul>
+      ${unlisted > 0 ? html`<p class="muted more">and ${plural(unlisted, 'other', 'others')}</p>` : nothing}`;
+  }
+
+  private renderMember(m: Member) {
+    const you = m.id === this.youId;
+    const initial = (m.name.trim()[0] ?? '?').toUpperCase();
+    if (you && this.editing) {
+      return html`<li data-member=${m.id}>
+        <form @submit=${this.onRename}>
+          <label class="visually-hidden" for="name">Your name</label>
+          <input id="name" name="name" .value=${m.name} maxlength=${MAX_NAME_LENGTH} required autocomplete="nickname" />
+          <button type="submit">Save</button>
+          <button type="button" @click=${() => (this.editing = false)}>Cancel</button>
+        </form>
+      </li>`;
+    }
+    return html`<li data-member=${m.id}>
+      <span class="avatar" aria-hidden="true">${initial}</span>
+      <span class="name">${m.name}</span>
+      ${you
+        ? html`<span class="you muted">(you)</span>
+            <button class="link" type="button" @click=${this.startEditing} aria-label="Change your name">change</button>`
+        : nothing}
+    </li>`;
+  }
+
+  private async startEditing(): Promise<void> {
+    this.editing = true;
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLInputElement>('#name')?.select();
+  }
+
+  private onRename(e: Event): void {
+    e.preventDefault();
+    const name = new FormData(e.target as HTMLFormElement).get('name')?.toString().trim();
+    this.editing = false;
+    if (name) this.dispatchEvent(new CustomEvent('salon-rename', { detail: { name }, bubbles: true, composed: true }));
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-member-list': SalonMemberList;
+  }
+}

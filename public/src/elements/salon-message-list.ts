@@ -1,0 +1,150 @@
+/**
+ * `<salon-message-list>`: the room's messages, oldest first, then answers still being written.
+ * A polite live region announces new messages; it keeps to the bottom while the reader is there
+ * and otherwise offers a "new messages" jump.
+ *
+ * @fires salon-retry - {clientId} (from a failed message) re-sent by the room.
+ * @fires salon-discard - {clientId} (from a failed message) dropped by the room.
+ */
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { customElement, property, query, state } from 'lit/decorators.js';
+import { repeat } from 'lit/directives/repeat.js';
+import type { LogEntry } from '../lib/message-log.js';
+import type { AnswerInProgress } from '../lib/room-controller.js';
+import { baseStyles } from '../lib/styles.js';
+import './salon-message-item.js';
+
+/** Within this many pixels of the bottom counts as "reading the latest". */
+const STICK_THRESHOLD_PX = 96;
+const ASSISTANT = { id: 'assistant', name: 'Salon AI', kind: 'assistant' as const };
+
+@customElement('salon-message-list')
+export class SalonMessageList extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+        position: relative;
+        min-height: 0;
+      }
+      .scroller {
+        height: 100%;
+        overflow-y: auto;
+        overscroll-behavior: contain;
+        padding: 0.75rem;
+        display: flex;
+        flex-direction: column;
+        gap: 0.55rem;
+      }
+      .empty {
+        margin: auto;
+        text-align: center;
+        color: var(--salon-muted);
+        padding: 2rem 1rem;
+      }
+      .jump {
+        position: absolute;
+        left: 50%;
+        bottom: 0.75rem;
+        transform: translateX(-50%);
+        box-shadow: 0 2px 8px rgb(0 0 0 / 0.15);
+      }
+    `,
+  ];
+
+  @property({ attribute: false }) entries: readonly LogEntry[] = [];
+  @property({ attribute: false }) answers: readonly AnswerInProgress[] = [];
+  /** The member's own user id, to mark their messages. */
+  @property() youId = '';
+  @state() private unseen = false;
+  @query('.scroller') private scroller!: HTMLElement;
+  private stick = true;
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    // The member's own new message always brings the view to the bottom.
+    const lastOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.at(-1)?.key;
+    const last = this.entries.at(-1);
+    if (last && last.key !== lastOld && last.state === 'sending') this.stick = true;
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (!changed.has('entries') && !changed.has('answers')) return;
+    if (this.stick) {
+      // Items render after this list does; scroll again once they have.
+      this.toBottom();
+      requestAnimationFrame(() => this.stick && this.toBottom());
+    } else if (!this.unseen) {
+      this.unseen = true;
+    }
+  }
+
+  protected override render() {
+    const empty = this.entries.length === 0 && this.answers.length === 0;
+    return html`<div
+        class="scroller"
+        role="log"
+        aria-live="polite"
+        aria-relevant="additions"
+        aria-label="Messages"
+        tabindex="0"
+        @scroll=${this.onScroll}
+      >
+        ${empty ? html`<p class="empty">No messages yet. Say hello, or ask the AI about this item.</p>` : nothing}
+        ${repeat(
+          this.entries,
+          (e) => e.key,
+          (e) => html`<salon-message-item
+            data-key=${e.key}
+            data-seq=${e.message.seq}
+            .author=${e.message.author}
+            .text=${e.message.text}
+            .ts=${e.message.ts}
+            .kind=${e.message.author.kind}
+            .state=${e.state}
+            .error=${e.error ?? ''}
+            .clientId=${e.message.clientId ?? ''}
+            .sources=${e.message.sources ?? []}
+            ?mine=${e.message.author.kind === 'user' && (e.state !== 'sent' || (!!this.youId && e.message.author.id === this.youId))}
+          ></salon-message-item>`,
+        )}
+        ${repeat(
+          this.answers,
+          (a) => `answer:${a.id}`,
+          (a) => html`<salon-message-item
+            data-answer=${a.id}
+            .author=${ASSISTANT}
+            .text=${a.text}
+            .kind=${'assistant'}
+            .state=${'streaming'}
+            .stage=${a.stage}
+          ></salon-message-item>`,
+        )}
+      </div>
+      ${this.unseen ? html`<button class="jump primary" type="button" @click=${this.jumpToLatest}>New messages ↓</button>` : nothing}`;
+  }
+
+  private toBottom(): void {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.unseen = false;
+  }
+
+  /** Follows the reader: near the bottom means "keep me on the latest". */
+  private onScroll = () => {
+    const { scrollTop, scrollHeight, clientHeight } = this.scroller;
+    this.stick = scrollHeight - scrollTop - clientHeight < STICK_THRESHOLD_PX;
+    if (this.stick) this.unseen = false;
+  };
+
+  private jumpToLatest = () => {
+    this.stick = true;
+    this.toBottom();
+    this.scroller.focus();
+  };
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-message-list': SalonMessageList;
+  }
+}

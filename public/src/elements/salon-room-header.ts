@@ -1,0 +1,89 @@
+/**
+ * `<salon-room-header>`: what the room is about — its title, the first sentence of its context
+ * and a link to the original.
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import type { RoomInfo } from '../../../src/protocol/messages.js';
+import { firstSentence, hostOf, safeHttpUrl } from '../lib/format.js';
+import { baseStyles } from '../lib/styles.js';
+
+const KIND_LABEL: Record<RoomInfo['kind'], string> = { news: 'News', post: 'Post', video: 'Video', topic: 'Topic' };
+
+@customElement('salon-room-header')
+export class SalonRoomHeader extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+      }
+      .kind {
+        font-size: 0.75rem;
+        font-weight: 700;
+        text-transform: uppercase;
+        letter-spacing: 0.06em;
+        color: var(--salon-accent-strong);
+      }
+      h1 {
+        font-size: clamp(1.15rem, 2.6vw, 1.6rem);
+        line-height: 1.25;
+        margin: 0.15rem 0 0.3rem;
+        overflow-wrap: anywhere;
+      }
+      p {
+        margin: 0 0 0.35rem;
+        color: var(--salon-muted);
+        max-width: 70ch;
+      }
+      @media (max-width: 720px) {
+        h1 {
+          font-size: 1.05rem;
+        }
+        p {
+          font-size: 0.9rem;
+          display: -webkit-box;
+          -webkit-line-clamp: 2;
+          -webkit-box-orient: vertical;
+          overflow: hidden;
+        }
+      }
+      .links {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.3rem 1rem;
+        font-size: 0.9rem;
+      }
+    `,
+  ];
+
+  @property({ attribute: false }) room: RoomInfo | null = null;
+  /** Shown as the title until the room has answered. */
+  @property() roomId = '';
+
+  protected override render() {
+    const room = this.room;
+    if (!room) {
+      return html`<h1>${this.roomId.startsWith('topic_') ? `#${this.roomId.slice(6)}` : 'Joining the discussion…'}</h1>`;
+    }
+    const original = safeHttpUrl(room.url);
+    const sentence = firstSentence(room.context, room.title);
+    return html`<div class="kind">${KIND_LABEL[room.kind] ?? room.kind}</div>
+      <h1>${room.title}</h1>
+      ${sentence ? html`<p data-context>${sentence}</p>` : nothing}
+      <div class="links">
+        ${original
+          ? html`<a href=${original} target="_blank" rel="noopener noreferrer nofollow" data-original
+              >Read the original${hostOf(original) ? ` on ${hostOf(original)}` : ''} ↗</a
+            >`
+          : nothing}
+        ${room.kind === 'video' ? html`<a href="/watch?id=${encodeURIComponent(room.id)}">Video page</a>` : nothing}
+      </div>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-room-header': SalonRoomHeader;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * `<salon-source-list>`: the numbered sources under an assistant answer, each linking to its
+ * original. Hacker News comments and earlier room discussion are labelled as such.
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import { repeat } from 'lit/directives/repeat.js';
+import type { Source } from '../../../src/protocol/messages.js';
+import { hostOf, safeHttpUrl } from '../lib/format.js';
+import { baseStyles } from '../lib/styles.js';
+
+/** Longest snippet shown under a source. */
+const SNIPPET_CHARS = 160;
+
+function label(source: Source): string {
+  if (source.kind === 'comment') return 'HN comment';
+  if (source.sourceType === 'conversation' || source.kind === 'thread') return 'earlier discussion';
+  if (source.kind === 'video') return 'video';
+  if (source.kind === 'post') return 'post';
+  return 'article';
+}
+
+/** Where a source leads: its original URL, or the item's own page here. */
+function hrefOf(source: Source): { href: string; external: boolean } | null {
+  const url = safeHttpUrl(source.url);
+  if (url) return { href: url, external: new URL(url).origin !== location.origin };
+  if (source.kind === 'video') return { href: `/watch?id=${encodeURIComponent(source.id)}`, external: false };
+  if (source.kind === 'news' || source.kind === 'post') return { href: `/chat?id=${encodeURIComponent(source.id)}`, external: false };
+  return null;
+}
+
+@customElement('salon-source-list')
+export class SalonSourceList extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+        margin-top: 0.6rem;
+        font-size: 0.9rem;
+      }
+      h3 {
+        font-size: 0.8rem;
+        text-transform: uppercase;
+        letter-spacing: 0.05em;
+        margin: 0 0 0.3rem;
+        color: var(--salon-muted);
+      }
+      ol {
+        margin: 0;
+        padding: 0;
+        list-style: none;
+        display: grid;
+        gap: 0.3rem;
+      }
+      li {
+        display: grid;
+        grid-template-columns: auto 1fr;
+        gap: 0.5rem;
+      }
+      .n {
+        font-weight: 600;
+        color: var(--salon-muted);
+        font-variant-numeric: tabular-nums;
+      }
+      .tag {
+        display: inline-block;
+        font-size: 0.75rem;
+        border: 1px solid var(--salon-border);
+        border-radius: 999px;
+        padding: 0 0.45rem;
+        margin-left: 0.3rem;
+        color: var(--salon-muted);
+        white-space: nowrap;
+      }
+      li > span {
+        min-width: 0;
+      }
+      .snippet {
+        display: block;
+        color: var(--salon-muted);
+        font-size: 0.82rem;
+        white-space: nowrap;
+        overflow: hidden;
+        text-overflow: ellipsis;
+      }
+    `,
+  ];
+
+  @property({ attribute: false }) sources: Source[] = [];
+
+  protected override render() {
+    if (!this.sources.length) return nothing;
+    return html`<h3>Sources</h3>
+      <ol>
+        ${repeat(
+          this.sources,
+          (s) => `${s.n}:${s.id}`,
+          (s) => this.renderSource(s),
+        )}
+      </ol>`;
+  }
+
+  private renderSource(source: Source) {
+    const link = hrefOf(source);
+    const title = source.title || source.id;
+    const snippet = source.snippet.length > SNIPPET_CHARS ? `${source.snippet.slice(0, SNIPPET_CHARS)}…` : source.snippet;
+    const host = link?.external ? hostOf(link.href) : '';
+    return html`<li data-source=${source.n}>
+      <span class="n">[${source.n}]</span>
+      <span>
+        ${link
+          ? html`<a
+              href=${link.href}
+              target=${link.external ? '_blank' : '_self'}
+              rel=${link.external ? 'noopener noreferrer nofollow' : nothing}
+              >${title}</a
+            >`
+          : html`<span>${title}</span>`}
+        <span class="tag">${label(source)}</span>${host ? html` <span class="muted">${host}</span>` : nothing}
+        ${snippet ? html`<span class="snippet" title=${snippet}>${snippet}</span>` : nothing}
+      </span>
+    </li>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-source-list': SalonSourceList;
+  }
+}

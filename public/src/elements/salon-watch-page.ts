@@ -1,0 +1,135 @@
+/**
+ * `<salon-watch-page>`: one video (`/watch?id=video_…`) — thumbnail linking to the original,
+ * title, channel, description — and the Discuss link with who is in its room now.
+ */
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { customElement, property, state } from 'lit/decorators.js';
+import { ApiError, getContent, type ContentSummary } from '../lib/api.js';
+import { formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
+import { RoomCountsController } from '../lib/room-counts-controller.js';
+import { baseStyles } from '../lib/styles.js';
+import './salon-discuss-link.js';
+
+@customElement('salon-watch-page')
+export class SalonWatchPage extends LitElement {
+  static override styles = [
+    baseStyles,
+    css`
+      :host {
+        display: block;
+        max-width: 60rem;
+      }
+      .player {
+        position: relative;
+        display: block;
+        aspect-ratio: 16 / 9;
+        background: #111;
+        border-radius: 14px;
+        overflow: hidden;
+        color: white;
+        text-decoration: none;
+      }
+      .player img {
+        width: 100%;
+        height: 100%;
+        object-fit: cover;
+        opacity: 0.85;
+      }
+      .player .cta {
+        position: absolute;
+        inset: 0;
+        display: grid;
+        place-items: center;
+        align-content: center;
+        gap: 0.5rem;
+        font-weight: 700;
+        text-shadow: 0 2px 10px rgb(0 0 0 / 0.7);
+      }
+      .player .icon {
+        font-size: 3rem;
+      }
+      h1 {
+        margin: 1rem 0 0.3rem;
+        font-size: clamp(1.25rem, 3vw, 1.8rem);
+      }
+      .meta {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.4rem 1rem;
+        align-items: center;
+        color: var(--salon-muted);
+        margin-bottom: 0.8rem;
+      }
+      .description p {
+        margin: 0 0 0.7rem;
+        line-height: 1.55;
+        white-space: pre-line;
+      }
+      .error {
+        color: var(--salon-danger);
+      }
+    `,
+  ];
+
+  /** The video's content id (`video_…`). */
+  @property() itemId = '';
+  @state() private item: ContentSummary | null = null;
+  @state() private error: ApiError | null = null;
+  private readonly counts = new RoomCountsController(this);
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('itemId')) void this.load();
+  }
+
+  protected override render() {
+    if (this.error) {
+      return html`<div role="alert">
+        <h1>${this.error.status === 404 ? 'No such video' : 'Could not load this video'}</h1>
+        <p class="error">${this.error.message}</p>
+        <p><a href="/videos">All videos</a></p>
+      </div>`;
+    }
+    const item = this.item;
+    if (!item) return html`<p role="status">Loading…</p>`;
+    const original = safeHttpUrl(item.url);
+    const thumb = safeHttpUrl(item.thumbnail ?? item.image);
+    return html`<article data-item=${item.id}>
+      ${original
+        ? html`<a class="player" href=${original} target="_blank" rel="noopener noreferrer nofollow">
+            ${thumb ? html`<img src=${thumb} alt="" />` : nothing}
+            <span class="cta"><span class="icon" aria-hidden="true">▶</span>Watch on ${hostOf(original) || 'the original site'} ↗</span>
+          </a>`
+        : thumb
+          ? html`<div class="player"><img src=${thumb} alt="" /></div>`
+          : nothing}
+      <h1>${item.title}</h1>
+      <div class="meta">
+        ${item.channel ? html`<span>${item.channel}</span>` : nothing}
+        ${item.publishedAt ? html`<time datetime=${item.publishedAt}>${formatDate(item.publishedAt)}</time>` : nothing}
+        <salon-discuss-link .contentId=${item.id} .itemTitle=${item.title} .count=${this.counts.countOf(item.id)}></salon-discuss-link>
+      </div>
+      <div class="description">${item.description.split(/\n{2,}/).map((p) => html`<p>${p}</p>`)}</div>
+    </article>`;
+  }
+
+  private async load(): Promise<void> {
+    this.item = null;
+    this.error = null;
+    if (!this.itemId) {
+      this.error = new ApiError('ERR_BAD_REQUEST', 'The address names no video.', 400);
+      return;
+    }
+    try {
+      this.item = await getContent(this.itemId);
+      document.title = `${this.item.title} · Salon`;
+    } catch (err) {
+      this.error = err instanceof ApiError ? err : new ApiError('ERR_NETWORK', String(err), 0);
+    }
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'salon-watch-page': SalonWatchPage;
+  }
+}

@@ -1,0 +1,79 @@
+/** Small typed wrappers around the HTTP API (DESIGN §4). Errors carry the server's code. */
+
+/** A content item as lists and pages show it. */
+export interface ContentSummary {
+  id: string;
+  kind: 'news' | 'post' | 'video';
+  title: string;
+  url: string | null;
+  description: string;
+  category: string | null;
+  publishedAt: string | null;
+  image: string | null;
+  author: string | null;
+  channel: string | null;
+  thumbnail: string | null;
+  siteName: string | null;
+  commentCount?: number;
+}
+
+export interface ContentPage {
+  items: ContentSummary[];
+  nextCursor: string | null;
+}
+
+export interface ActiveRoom {
+  id: string;
+  kind: string;
+  title: string;
+  members: number;
+}
+
+/** An HTTP API failure: the `{error: {code, message}}` body, or a network problem. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  constructor(code: string, message: string, status: number) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** GETs JSON from the API; throws ApiError with the server's code, or ERR_NETWORK. */
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { accept: 'application/json' }, signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError('ERR_NETWORK', 'The server cannot be reached. Check your connection and try again.', 0);
+  }
+  const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+  if (!res.ok) {
+    throw new ApiError(body?.error?.code ?? `HTTP_${res.status}`, body?.error?.message ?? `The server answered ${res.status}.`, res.status);
+  }
+  return body as T;
+}
+
+export interface ContentQuery {
+  kind?: string;
+  category?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export function listContent(query: ContentQuery, signal?: AbortSignal): Promise<ContentPage> {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+  return getJson<ContentPage>(`/api/v1/content?${params}`, signal);
+}
+
+export function getContent(id: string, signal?: AbortSignal): Promise<ContentSummary> {
+  return getJson<ContentSummary>(`/api/v1/content/${encodeURIComponent(id)}`, signal);
+}
+
+export async function listRooms(signal?: AbortSignal): Promise<ActiveRoom[]> {
+  return (await getJson<{ rooms: ActiveRoom[] }>('/api/v1/rooms', signal)).rooms;
+}

@@ -1,0 +1,198 @@
+/**
+ * The messages of one room as the client holds them: confirmed messages from the server (keyed by
+ * id, ordered by seq) plus the member's own messages still being sent (keyed by clientId).
+ * Every path that adds a message goes through here, so a message seen twice — an echo, a replay
+ * after reconnect, a cached copy — is shown once.
+ */
+import type { Author, Message } from '../../../src/protocol/messages.js';
+
+export type EntryState = 'sent' | 'sending' | 'failed';
+
+export interface LogEntry {
+  /** Stable render key: `c:<clientId>` for the member's own messages, `m:<id>` otherwise. */
+  key: string;
+  message: Message;
+  state: EntryState;
+  /** Why a message failed to send. */
+  error?: string;
+  /**
+   * Where a confirmed message sorts: its seq, or for a message without one (a command's reply, a
+   * private answer: seq 0) just after the newest message known when it arrived.
+   */
+  order?: number;
+}
+
+/** Most messages kept in memory per room; the oldest confirmed ones go first. */
+export const MAX_LOG_ENTRIES = 500;
+/** Most confirmed messages written to sessionStorage per room. */
+export const MAX_CACHED_ENTRIES = 200;
+
+interface Snapshot {
+  v: 1;
+  entries: LogEntry[];
+}
+
+export class MessageLog {
+  private readonly byKey = new Map<string, LogEntry>();
+  private readonly keyById = new Map<string, string>();
+  private readonly keyByClientId = new Map<string, string>();
+  private sorted: LogEntry[] | null = [];
+
+  /** All entries: confirmed by seq, then unconfirmed in the order they were written. A new array after each change. */
+  get entries(): readonly LogEntry[] {
+    this.sorted ??= [...this.byKey.values()].sort(compareEntries);
+    return this.sorted;
+  }
+
+  /** Highest confirmed seq, 0 when none. */
+  get lastSeq(): number {
+    let max = 0;
+    for (const e of this.byKey.values()) if (e.state === 'sent' && e.message.seq > max) max = e.message.seq;
+    return max;
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** Adds or updates a message from the server. Returns false when nothing changed. */
+  receive(message: Message): boolean {
+    let known = this.keyById.get(message.id) ?? (message.clientId ? this.keyByClientId.get(message.clientId) : undefined);
+    const entry = known ? this.byKey.get(known) : undefined;
+    if (entry && message.author.kind === 'system' && entry.state !== 'sent') {
+      // A slash command is answered, not stored: the reply takes the command's place.
+      this.remove(entry);
+      known = undefined;
+    } else if (entry) {
+      if (entry.state === 'sent' && entry.message.seq === message.seq && entry.message.text === message.text) return false;
+    }
+    const order = message.seq > 0 ? message.seq : this.lastSeq + 0.5;
+    if (message.seq > 0) this.dropSeqClash(message, known);
+    this.put({ key: known ?? `m:${message.id}`, message, state: 'sent', order });
+    this.trim();
+    return true;
+  }
+
+  /** Records a message the member is sending; it shows as "sending" until the server echoes it. */
+  addLocal(clientId: string, text: string, author: Author, threadId: string, roomId: string): LogEntry {
+    const message: Message = { id: '', seq: 0, roomId, threadId, author, text, ts: new Date().toISOString(), clientId };
+    const entry: LogEntry = { key: `c:${clientId}`, message, state: 'sending' };
+    this.put(entry);
+    return entry;
+  }
+
+  /** Marks an unconfirmed message as failed, with the reason shown next to it. */
+  fail(clientId: string, error: string): boolean {
+    const key = this.keyByClientId.get(clientId);
+    const entry = key ? this.byKey.get(key) : undefined;
+    if (!entry || entry.state === 'sent') return false;
+    this.put({ ...entry, state: 'failed', error });
+    return true;
+  }
+
+  /** Puts a failed message back to "sending" for a retry; returns it, or undefined. */
+  retry(clientId: string): LogEntry | undefined {
+    const key = this.keyByClientId.get(clientId);
+    const entry = key ? this.byKey.get(key) : undefined;
+    if (!entry || entry.state !== 'failed') return undefined;
+    const next: LogEntry = { key: entry.key, message: entry.message, state: 'sending' };
+    this.put(next);
+    return next;
+  }
+
+  /** Removes an unconfirmed message (the member gave up on it). */
+  discard(clientId: string): void {
+    const key = this.keyByClientId.get(clientId);
+    const entry = key ? this.byKey.get(key) : undefined;
+    if (!entry || entry.state === 'sent') return;
+    this.remove(entry);
+  }
+
+  /** Messages written but not yet confirmed, in order: what to send again after a reconnect. */
+  unsent(): LogEntry[] {
+    return this.entries.filter((e) => e.state === 'sending');
+  }
+
+  /**
+   * Makes the server's history the truth: confirmed messages the client held are replaced by
+   * `history`; the member's own unconfirmed messages stay.
+   */
+  resetTo(history: readonly Message[]): void {
+    for (const entry of [...this.byKey.values()]) if (entry.state === 'sent') this.remove(entry);
+    for (const m of history) this.receive(m);
+  }
+
+  /** A JSON-able copy for sessionStorage. */
+  snapshot(): Snapshot {
+    const confirmed = this.entries.filter((e) => e.state === 'sent').slice(-MAX_CACHED_ENTRIES);
+    return { v: 1, entries: [...confirmed, ...this.entries.filter((e) => e.state !== 'sent')] };
+  }
+
+  /** Rebuilds a log from `snapshot()` output; anything malformed gives an empty log. */
+  static restore(data: unknown): MessageLog {
+    const log = new MessageLog();
+    const snap = data as Snapshot | null;
+    if (!snap || snap.v !== 1 || !Array.isArray(snap.entries)) return log;
+    for (const e of snap.entries) {
+      if (!isEntry(e)) continue;
+      log.put({ key: e.key, message: e.message, state: e.state, error: e.error, order: e.order ?? e.message.seq });
+    }
+    return log;
+  }
+
+  private put(entry: LogEntry): void {
+    const old = this.byKey.get(entry.key);
+    if (old?.message.id) this.keyById.delete(old.message.id);
+    this.byKey.set(entry.key, entry);
+    if (entry.message.id) this.keyById.set(entry.message.id, entry.key);
+    if (entry.message.clientId) this.keyByClientId.set(entry.message.clientId, entry.key);
+    this.sorted = null;
+  }
+
+  private remove(entry: LogEntry): void {
+    this.byKey.delete(entry.key);
+    if (entry.message.id) this.keyById.delete(entry.message.id);
+    if (entry.message.clientId && this.keyByClientId.get(entry.message.clientId) === entry.key) {
+      this.keyByClientId.delete(entry.message.clientId);
+    }
+    this.sorted = null;
+  }
+
+  /** A different message already holding this seq is stale (e.g. the server's data was reset). */
+  private dropSeqClash(message: Message, keep: string | undefined): void {
+    for (const entry of this.byKey.values()) {
+      if (entry.key !== keep && entry.state === 'sent' && entry.message.seq === message.seq && entry.message.id !== message.id) {
+        this.remove(entry);
+      }
+    }
+  }
+
+  private trim(): void {
+    if (this.byKey.size <= MAX_LOG_ENTRIES) return;
+    const confirmed = this.entries.filter((e) => e.state === 'sent');
+    for (const entry of confirmed.slice(0, this.byKey.size - MAX_LOG_ENTRIES)) this.remove(entry);
+  }
+}
+
+function compareEntries(a: LogEntry, b: LogEntry): number {
+  const aSent = a.state === 'sent';
+  const bSent = b.state === 'sent';
+  if (aSent && bSent) return (a.order ?? a.message.seq) - (b.order ?? b.message.seq);
+  if (aSent !== bSent) return aSent ? -1 : 1;
+  return a.message.ts < b.message.ts ? -1 : a.message.ts > b.message.ts ? 1 : 0;
+}
+
+function isEntry(e: unknown): e is LogEntry {
+  const x = e as LogEntry;
+  return (
+    !!x &&
+    typeof x.key === 'string' &&
+    (x.state === 'sent' || x.state === 'sending' || x.state === 'failed') &&
+    !!x.message &&
+    typeof x.message.text === 'string' &&
+    typeof x.message.seq === 'number' &&
+    typeof x.message.id === 'string' &&
+    !!x.message.author &&
+    typeof x.message.author.name === 'string'
+  );
+}

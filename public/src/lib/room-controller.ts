@@ -1,0 +1,294 @@
+/**
+ * The room's live state for a lit host: a ReactiveController that owns the room's socket
+ * (RoomConnection), turns server frames into state (members, messages, answers being written,
+ * who is typing, notices) and asks the host to re-render after each change.
+ *
+ * The server's history is the truth: a fresh page replaces any cached messages with `welcome`'s
+ * history; a reconnect within the page sends `lastSeq` and merges what was missed. sessionStorage
+ * holds a copy only so an offline page still shows the conversation and the unsent messages.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { AssistantStage, Member, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
+import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
+import { RoomConnection, type ConnectionStatus } from './room-connection.js';
+import { memoryOf, saveMemory, type RoomMemory } from './room-memory.js';
+import { closeNotice, noticeFor, type Notice } from './room-notices.js';
+import { TypingList } from './typing-list.js';
+
+/** The server refuses longer messages (DESIGN: text is capped at 4,000 characters). */
+export const MAX_MESSAGE_CHARS = 4_000;
+/** Resend "typing" at most this often while the member keeps typing. */
+const TYPING_RESEND_MS = 3_000;
+const CACHE_SAVE_DELAY_MS = 250;
+const AI_PREFIX = /^(@ai|\/ask)\s/i;
+/** Notices a successful rejoin does not clear. */
+const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED']);
+
+/** An assistant answer still being written. */
+export interface AnswerInProgress {
+  id: string;
+  stage: AssistantStage;
+  text: string;
+}
+
+function socketUrl(roomId: string): string {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.host}/ws/rooms/${encodeURIComponent(roomId)}`;
+}
+
+export class RoomController implements ReactiveController {
+  roomId = '';
+  status: ConnectionStatus = 'idle';
+  /** When the next reconnect attempt happens (epoch ms), while reconnecting. */
+  retryAt: number | null = null;
+  room: RoomInfo | null = null;
+  you: Member | null = null;
+  threadId = '';
+  members: Member[] = [];
+  /** Everyone in the room; the server lists at most the first 200 in `members`. */
+  memberCount = 0;
+  answers: AnswerInProgress[] = [];
+  /** The latest problem worth showing; cleared by `dismissNotice` or a good reconnect. */
+  notice: Notice | null = null;
+  /** Set when the room cannot be joined at all (no such room). */
+  fatal: Notice | null = null;
+
+  private memory: RoomMemory | null = null;
+  private connection: RoomConnection | null = null;
+  private readonly typists = new TypingList(() => this.host.requestUpdate());
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastTypingSent = 0;
+  private typingActive = false;
+  private name = displayName();
+
+  constructor(private readonly host: ReactiveControllerHost) {
+    host.addController(this);
+  }
+
+  get messages() {
+    return this.memory?.log.entries ?? [];
+  }
+
+  /** Other members typing now. */
+  get typing(): Member[] {
+    return this.typists.members;
+  }
+
+  hostConnected(): void {
+    if (this.roomId) this.open();
+  }
+
+  hostDisconnected(): void {
+    this.close();
+  }
+
+  /** Switches to another room; the old room's messages stay in memory for when it comes back. */
+  setRoom(roomId: string): void {
+    if (roomId === this.roomId) return;
+    this.close();
+    this.roomId = roomId;
+    if (roomId) this.open();
+  }
+
+  /** Sends a chat message; `ask` makes it a question for the assistant (`@ai`). */
+  send(text: string, ask = false): boolean {
+    const body = text.trim();
+    if (!body || !this.memory) return false;
+    if (body.length > MAX_MESSAGE_CHARS) {
+      this.notice = noticeFor('ERR_MESSAGE_TOO_LONG', '');
+      this.host.requestUpdate();
+      return false;
+    }
+    const finalText = ask && !AI_PREFIX.test(body) ? `@ai ${body}` : body;
+    const clientId = newClientId();
+    const author = { id: this.you?.id ?? '', name: this.you?.name ?? this.name, kind: 'user' as const };
+    this.memory.log.addLocal(clientId, finalText, author, this.threadId, this.roomId);
+    this.setTyping(false);
+    this.transmit(clientId, finalText);
+    this.changed();
+    return true;
+  }
+
+  /** Sends a failed message again. */
+  retry(clientId: string): void {
+    const entry = this.memory?.log.retry(clientId);
+    if (!entry) return;
+    this.transmit(clientId, entry.message.text);
+    this.changed();
+  }
+
+  discard(clientId: string): void {
+    this.memory?.log.discard(clientId);
+    this.changed();
+  }
+
+  /** Tells the room whether the member is typing (throttled). */
+  setTyping(active: boolean): void {
+    const now = Date.now();
+    if (active && this.typingActive && now - this.lastTypingSent < TYPING_RESEND_MS) return;
+    if (!active && !this.typingActive) return;
+    this.typingActive = active;
+    this.lastTypingSent = now;
+    this.connection?.send({ type: 'typing', active });
+  }
+
+  /** Changes the display name; the room sees it after a quick rejoin. */
+  rename(name: string): void {
+    if (!name || name === this.name) return;
+    this.name = name;
+    if (this.roomId) {
+      this.close();
+      this.open();
+    }
+  }
+
+  reconnectNow(): void {
+    this.connection?.reconnectNow();
+  }
+
+  dismissNotice(): void {
+    this.notice = null;
+    this.host.requestUpdate();
+  }
+
+  private open(): void {
+    this.memory = memoryOf(this.roomId);
+    this.fatal = null;
+    this.notice = null;
+    this.connection = new RoomConnection(socketUrl(this.roomId), {
+      open: () => this.hello(),
+      frame: (frame) => this.onFrame(frame),
+      closed: (code) => this.onClosed(code),
+      status: (status, retryIn) => {
+        // An open socket is still "connecting" until the room's welcome arrives.
+        this.status = status === 'open' ? 'connecting' : status;
+        this.retryAt = retryIn !== undefined ? Date.now() + retryIn : null;
+        if (status !== 'open') this.typists.clear();
+        this.host.requestUpdate();
+      },
+    });
+    this.connection.start();
+    this.host.requestUpdate();
+  }
+
+  private close(): void {
+    this.setTyping(false);
+    this.connection?.stop();
+    this.connection = null;
+    this.saveNow();
+    this.members = [];
+    this.memberCount = 0;
+    this.answers = [];
+    this.room = null;
+    this.typists.clear();
+  }
+
+  private hello(): void {
+    const lastSeq = this.memory?.joined ? this.memory.log.lastSeq : undefined;
+    this.connection?.send({ type: 'hello', name: this.name, token: identityToken(), ...(lastSeq ? { lastSeq } : {}) });
+  }
+
+  private transmit(clientId: string, text: string): void {
+    if (this.status !== 'open') return;
+    this.connection?.send({ type: 'say', text, clientId, threadId: this.threadId || undefined });
+  }
+
+  private onFrame(frame: ServerMessage): void {
+    const log = this.memory!.log;
+    switch (frame.type) {
+      case 'welcome': {
+        saveIdentityToken(frame.you.token);
+        this.you = { id: frame.you.id, name: frame.you.name };
+        this.room = frame.room;
+        this.threadId = frame.threadId;
+        this.members = frame.members;
+        this.memberCount = frame.memberCount ?? frame.members.length;
+        const serverReset = frame.seq < log.lastSeq;
+        if (!this.memory!.joined || serverReset) log.resetTo(frame.history);
+        else for (const m of frame.history) log.receive(m);
+        this.memory!.joined = true;
+        this.status = 'open';
+        this.answers = (frame.pending ?? []).map((p) => ({ ...p }));
+        // Connection troubles are over; what the member should still read stays until dismissed.
+        if (!KEEP_ON_REJOIN.has(this.notice?.code ?? '')) this.notice = null;
+        if (frame.truncated) {
+          this.notice = { code: 'HISTORY_TRUNCATED', level: 'info', message: 'You missed many messages while away; only the latest are shown.' };
+        }
+        this.connection?.joined();
+        for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text);
+        break;
+      }
+      case 'presence':
+        this.members = frame.members;
+        this.memberCount = frame.count ?? frame.members.length;
+        break;
+      case 'message':
+        log.receive(frame.message);
+        this.typists.stop(frame.message.author.id);
+        if (frame.message.author.kind === 'assistant') this.answers = this.answers.filter((a) => a.id !== frame.message.clientId);
+        break;
+      case 'typing':
+        if (frame.user.id !== this.you?.id) this.typists.note(frame.user, frame.active);
+        break;
+      case 'assistant.progress':
+        this.updateAnswer(frame.id, (a) => ({ ...a, stage: frame.stage }));
+        break;
+      case 'assistant.delta':
+        this.updateAnswer(frame.id, (a) => ({ ...a, stage: 'writing', text: a.text + frame.text }));
+        break;
+      case 'assistant.done': {
+        // The stored answer has its own id; the id it streamed under comes back as its clientId.
+        const done = new Set([frame.message.id, frame.message.clientId]);
+        log.receive(frame.message);
+        this.answers = this.answers.filter((a) => !done.has(a.id));
+        break;
+      }
+      case 'error':
+        this.onError(frame.code, frame.message, frame.clientId);
+        break;
+      case 'warning':
+        this.notice = noticeFor(frame.code, frame.message, 'warning');
+        break;
+      case 'pong':
+        return;
+    }
+    this.changed();
+  }
+
+  private onError(code: string, message: string, clientId?: string): void {
+    const notice = noticeFor(code, message);
+    if (clientId) this.memory!.log.fail(clientId, notice.message);
+    // An assistant failure ends every answer still shown as in progress; none will finish.
+    if (/^ERR_(AI|ASSISTANT)_/.test(code)) this.answers = [];
+    this.notice = notice;
+  }
+
+  private onClosed(code: number): 'retry' | 'now' | 'stop' {
+    const { notice, retry } = closeNotice(code);
+    if (code === 4401) saveIdentityToken(null);
+    if (retry === 'stop') this.fatal = notice;
+    else if (notice) this.notice = notice;
+    this.members = [];
+    this.memberCount = 0;
+    this.host.requestUpdate();
+    return retry;
+  }
+
+  private updateAnswer(id: string, change: (a: AnswerInProgress) => AnswerInProgress): void {
+    const i = this.answers.findIndex((a) => a.id === id);
+    const current = i >= 0 ? this.answers[i] : { id, stage: 'searching' as AssistantStage, text: '' };
+    const next = change(current);
+    this.answers = i >= 0 ? this.answers.map((a, j) => (j === i ? next : a)) : [...this.answers, next];
+  }
+
+  private changed(): void {
+    this.host.requestUpdate();
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.saveNow(), CACHE_SAVE_DELAY_MS);
+  }
+
+  private saveNow(): void {
+    clearTimeout(this.saveTimer);
+    if (this.memory && this.roomId) saveMemory(this.roomId, this.memory);
+  }
+}

@@ -1,0 +1,45 @@
+/** Human wording for what the server and the socket report (codes: docs/errors.md, close codes: DESIGN §3). */
+import { CloseCode } from '../../../src/protocol/close-codes.js';
+
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+export interface Notice {
+  code: string;
+  message: string;
+  level: NoticeLevel;
+}
+
+const FRIENDLY: Record<string, string> = {
+  ERR_RATE_LIMITED: 'You are sending messages too fast. Wait a moment, then try again.',
+  ERR_TOO_MANY_CONNECTIONS: 'Too many connections from this address. Close some tabs and try again.',
+  ERR_MESSAGE_TOO_LONG: 'That message is too long.',
+  ERR_ROOM_NOT_FOUND: 'This room does not exist. The item may have been removed.',
+  ERR_ORIGIN_NOT_ALLOWED: 'This page is not allowed to open rooms on this server.',
+  ERR_ASSISTANT_BUSY: 'The assistant has too many questions queued. Ask again in a moment.',
+  ERR_BAD_TOKEN: 'Your saved identity was not accepted; you have joined with a new one.',
+};
+
+/** A notice for an `error` or `warning` frame: our wording when we have one, the server's otherwise. */
+export function noticeFor(code: string, serverMessage: string, level: NoticeLevel = 'error'): Notice {
+  return { code, level, message: FRIENDLY[code] ?? (serverMessage || code) };
+}
+
+/** What a close code means for the member, and whether to try again. */
+export function closeNotice(code: number): { notice: Notice | null; retry: 'retry' | 'now' | 'stop' } {
+  switch (code) {
+    case CloseCode.ROOM_NOT_FOUND:
+      return { notice: noticeFor('ERR_ROOM_NOT_FOUND', ''), retry: 'stop' };
+    case CloseCode.ORIGIN_NOT_ALLOWED:
+      return { notice: noticeFor('ERR_ORIGIN_NOT_ALLOWED', ''), retry: 'stop' };
+    case CloseCode.BAD_TOKEN:
+      return { notice: noticeFor('ERR_BAD_TOKEN', '', 'warning'), retry: 'now' };
+    case CloseCode.RATE_LIMITED:
+      return { notice: noticeFor('ERR_RATE_LIMITED', ''), retry: 'retry' };
+    case CloseCode.MESSAGE_TOO_BIG:
+      return { notice: { code: 'CLOSE_1009', level: 'error', message: 'The last message was too large for the server.' }, retry: 'retry' };
+    case CloseCode.BAD_MESSAGE:
+      return { notice: { code: 'CLOSE_4400', level: 'error', message: 'The server did not understand a message from this page. Reconnecting.' }, retry: 'retry' };
+    default:
+      return { notice: null, retry: 'retry' };
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Extractive summaries: the most central sentences of a text (TF-IDF cosine to all the others,
+ * plus closeness to an optional query), picked with a redundancy penalty and returned in their
+ * original order.
+ */
+import { contentTerms, idfTable, splitSentences } from './extractive-text.js';
+
+export const SUMMARY_MAX_CHARS = 700;
+export const SUMMARY_MAX_SENTENCES = 4;
+/** How much a sentence's similarity to what is already picked counts against it. */
+const REDUNDANCY = 0.6;
+const QUERY_WEIGHT = 1;
+/** Sentences scoring under this share of the best one are never picked (outliers, asides). */
+const MIN_SHARE = 0.25;
+
+export interface SummaryOptions {
+  query?: string;
+  maxChars?: number;
+  maxSentences?: number;
+}
+
+type Vector = Map<string, number>;
+
+function vectorOf(terms: string[], idf: (t: string) => number): Vector {
+  const v: Vector = new Map();
+  for (const t of terms) v.set(t, (v.get(t) ?? 0) + 1);
+  let norm = 0;
+  for (const [t, c] of v) {
+    const w = (1 + Math.log(c)) * idf(t);
+    v.set(t, w);
+    norm += w * w;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (const [t, w] of v) v.set(t, w / norm);
+  return v;
+}
+
+function cosine(a: Vector, b: Vector): number {
+  const [small, large] = a.size < b.size ? [a, b] : [b, a];
+  let s = 0;
+  for (const [t, w] of small) s += w * (large.get(t) ?? 0);
+  return s;
+}
+
+/** The summary sentences of `text`, in the order they appear. */
+export function centralSentences(text: string, options: SummaryOptions = {}): string[] {
+  const maxChars = options.maxChars ?? SUMMARY_MAX_CHARS;
+  const maxSentences = options.maxSentences ?? SUMMARY_MAX_SENTENCES;
+  const sentences = splitSentences(text).filter((s) => contentTerms(s.text).length > 0);
+  if (sentences.length <= 1) return sentences.map((s) => s.text);
+  const terms = sentences.map((s) => contentTerms(s.text));
+  const idf = idfTable(terms);
+  const vectors = terms.map((t) => vectorOf(t, idf));
+  const query = options.query ? vectorOf(contentTerms(options.query), idf) : null;
+  const centrality = vectors.map((v, i) => vectors.reduce((s, w, j) => (i === j ? s : s + cosine(v, w)), 0) / (vectors.length - 1));
+  const base = vectors.map((v, i) => centrality[i] + (query ? QUERY_WEIGHT * cosine(v, query) : 0));
+
+  const floor = MIN_SHARE * Math.max(...base);
+  const picked: number[] = [];
+  let chars = 0;
+  while (picked.length < maxSentences) {
+    let best = -1;
+    let bestScore = -Infinity;
+    for (let i = 0; i < sentences.length; i++) {
+      if (picked.includes(i) || base[i] < floor || chars + sentences[i].text.length > maxChars) continue;
+      const overlap = picked.reduce((m, j) => Math.max(m, cosine(vectors[i], vectors[j])), 0);
+      const score = base[i] - REDUNDANCY * overlap;
+      if (score > bestScore) {
+        best = i;
+        bestScore = score;
+      }
+    }
+    if (best < 0) break;
+    picked.push(best);
+    chars += sentences[best].text.length + 1;
+  }
+  if (!picked.length) return [sentences[0].text.slice(0, maxChars)];
+  return picked.sort((a, b) => a - b).map((i) => sentences[i].text);
+}

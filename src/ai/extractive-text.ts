@@ -1,0 +1,185 @@
+/**
+ * Small, dependency-free text tools shared by the local extractive model and the RAG pipeline:
+ * tokens, a light stemmer, stopwords, sentence splitting with offsets and IDF-weighted overlap.
+ */
+
+/** Function words that carry no topic; questions words are kept out of matching too. */
+export const STOPWORDS = new Set(
+  `a about above after again against all also am an and any are as at be because been before being below between both but by
+  can could did do does doing down during each few for from further had has have having he her here hers herself him himself his
+  how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves
+  out over own same she should so some such than that the their theirs them themselves then there these they this those through
+  to too under until up very was we were what when where which while who whom why will with would you your yours yourself
+  yourselves s t one many much name named called type kind according`.split(/\s+/),
+);
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Lower-cased word tokens (runs of letters and digits). Plain-ASCII text takes a faster path. */
+export function words(text: string): string[] {
+  const lower = text.toLowerCase();
+  return (ASCII_ONLY.test(lower) ? lower.match(ASCII_WORD) : lower.match(WORD)) ?? [];
+}
+
+/** Irregular forms and their base word (which is then stemmed like any other). */
+const IRREGULAR: Record<string, string> = Object.fromEntries(
+  `children:child men:man women:woman people:person mice:mouse feet:foot teeth:tooth geese:goose
+  sang:sing sung:sing ran:run won:win wrote:write written:write began:begin begun:begin became:become gave:give given:give
+  took:take taken:take made:make held:hold led:lead built:build bought:buy brought:bring fought:fight found:find
+  thought:think taught:teach sold:sell told:tell paid:pay spent:spend sent:send met:meet knew:know known:know
+  grew:grow grown:grow drew:draw drawn:draw chose:choose chosen:choose fell:fall fallen:fall rose:rise risen:rise
+  spoke:speak spoken:speak stood:stand struck:strike went:go gone:go saw:see seen:see did:do done:do ate:eat eaten:eat
+  died:die dying:die dies:die lay:lie lying:lie tied:tie lied:lie flew:fly flown:fly threw:throw thrown:throw
+  wore:wear worn:wear broke:break broken:break froze:freeze frozen:freeze drove:drive driven:drive rode:ride ridden:ride
+  hid:hide hidden:hide bit:bite bitten:bite shot:shoot kept:keep slept:sleep felt:feel dealt:deal meant:mean lost:lose
+  caught:catch sought:seek shook:shake shaken:shake forgot:forget forgotten:forget
+  better:good best:good worse:bad worst:bad`
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => pair.split(':') as [string, string]),
+);
+
+/** A light suffix stripper: plurals, -ing, -ed, -ly, a final -e, common irregular forms; number words become digits. */
+export function stem(word: string): string {
+  let out = stemCache.get(word);
+  if (out === undefined) {
+    out = suffixes(IRREGULAR[word] ?? word);
+    if (stemCache.size >= STEM_CACHE_SIZE) stemCache.clear();
+    stemCache.set(word, out);
+  }
+  return out;
+}
+
+/** Stems are asked for the same words over and over (every ask re-reads its sources). */
+const STEM_CACHE_SIZE = 200_000;
+const stemCache = new Map<string, string>();
+
+const NUMBER_WORDS: Record<string, string> = Object.fromEntries(
+  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'
+    .split(' ')
+    .map((w, i) => [w, String(i)]),
+);
+Object.assign(NUMBER_WORDS, { thirty: '30', forty: '40', fifty: '50', sixty: '60', seventy: '70', eighty: '80', ninety: '90', hundred: '100', thousand: '1000', first: '1st', second: '2nd', third: '3rd' });
+
+function suffixes(word: string): string {
+  if (NUMBER_WORDS[word]) return NUMBER_WORDS[word];
+  if (word.length <= 3 || /^\d/.test(word)) return word;
+  let w = word;
+  if (/ie[sd]$/.test(w)) w = w.length > 4 ? `${w.slice(0, -3)}y` : w.slice(0, -1);
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
+  else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
+}
+
+/** Stems of the words of `text` that are not stopwords. */
+export function contentTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const t = termOf(w);
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+/** A word's term: its stem, or '' for a stopword (cached with the stems). */
+function termOf(word: string): string {
+  let t = termCache.get(word);
+  if (t === undefined) {
+    t = STOPWORDS.has(word) ? '' : stem(word);
+    if (termCache.size >= STEM_CACHE_SIZE) termCache.clear();
+    termCache.set(word, t);
+  }
+  return t;
+}
+
+const termCache = new Map<string, string>();
+
+/** A sentence of a longer text with its character range. */
+export interface Sentence {
+  text: string;
+  start: number;
+  end: number;
+}
+
+const ABBREVIATIONS = new Set(
+  'mr mrs ms dr st jr sr prof gen col lt sgt rev vs etc inc ltd co corp no vol fig al e.g i.e u.s u.k jan feb mar apr jun jul aug sep sept oct nov dec approx est'.split(' '),
+);
+
+/** Whether the text before a full stop ends in an abbreviation or an initial, not a sentence. */
+function isAbbreviation(before: string): boolean {
+  const m = /([\p{L}.]+)\.$/u.exec(before);
+  if (!m) return false;
+  const token = m[1].toLowerCase();
+  if (ABBREVIATIONS.has(token)) return true;
+  return /^\p{Lu}$/u.test(m[1]) || /^(\p{L}\.)+\p{L}$/u.test(m[1]);
+}
+
+/** Splits text into sentences (and at blank lines), keeping offsets into the original text. */
+export function splitSentences(text: string): Sentence[] {
+  const out: Sentence[] = [];
+  const boundary = /([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}])|\n\s*\n/gu;
+  let start = 0;
+  for (const m of text.matchAll(boundary)) {
+    const cut = m.index + (m[1] ? m[1].length : 0);
+    if (m[1] && m[1] === '.' && isAbbreviation(text.slice(Math.max(0, cut - 12), cut))) continue;
+    push(out, text, start, cut);
+    start = m.index + m[0].length;
+  }
+  push(out, text, start, text.length);
+  return out;
+}
+
+function push(out: Sentence[], text: string, start: number, end: number): void {
+  const raw = text.slice(start, end);
+  const lead = raw.length - raw.trimStart().length;
+  const trimmed = raw.trim();
+  if (trimmed) out.push({ text: trimmed, start: start + lead, end: start + lead + trimmed.length });
+}
+
+/**
+ * Inverse document frequency over a set of term lists (BM25's form, always positive). A term found
+ * in no document counts as found in one, so words the texts lack do not outweigh those they share.
+ * With `only`, frequencies are counted for those terms alone (callers that weigh query terms).
+ */
+export function idfTable(docs: string[][], only?: Set<string>): (term: string) => number {
+  const df = new Map<string, number>();
+  for (const d of docs) {
+    for (const t of new Set(only ? d.filter((x) => only.has(x)) : d)) df.set(t, (df.get(t) ?? 0) + 1);
+  }
+  const n = docs.length;
+  return (term) => {
+    const f = Math.max(1, df.get(term) ?? 0);
+    return Math.log(1 + (n - f + 0.5) / (f + 0.5));
+  };
+}
+
+/** Sum of the IDF of the distinct query terms found in `terms`. */
+export function weightedOverlap(query: Set<string>, terms: Iterable<string>, idf: (t: string) => number): number {
+  let score = 0;
+  const seen = new Set<string>();
+  for (const t of terms) {
+    if (query.has(t) && !seen.has(t)) {
+      seen.add(t);
+      score += idf(t);
+    }
+  }
+  return score;
+}
+
+/** Cuts text to at most `max` characters at a word boundary, with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, Math.max(0, max - 1));
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

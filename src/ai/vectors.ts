@@ -1,0 +1,47 @@
+/** Checks and normalises vectors from remote embedders; dimensions of well-known models. */
+import { errors } from '../errors.js';
+
+/** Output sizes of common embedding models, so the index knows its dimension before the first call. */
+const KNOWN_DIMENSIONS: Record<string, number> = {
+  'nomic-embed-text': 768,
+  'mxbai-embed-large': 1024,
+  'all-minilm': 384,
+  'snowflake-arctic-embed': 1024,
+  'bge-m3': 1024,
+  'bge-large': 1024,
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+};
+
+/** The dimension of `model` (an Ollama tag like `nomic-embed-text:latest` works), if well known. */
+export function knownDimensions(model: string): number | undefined {
+  return KNOWN_DIMENSIONS[model.replace(/:latest$/, '')];
+}
+
+/**
+ * Float32 unit vectors from a server's answer; ERR_AI_BAD_RESPONSE when the count, the lengths or
+ * the numbers are wrong. `where` names the endpoint in the message.
+ */
+export function toUnitVectors(raw: unknown, expected: number, where: string): Float32Array[] {
+  if (!Array.isArray(raw) || raw.length !== expected) {
+    throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned ${Array.isArray(raw) ? raw.length : 'no'} vectors for ${expected} texts`);
+  }
+  const dim = Array.isArray(raw[0]) ? raw[0].length : 0;
+  return raw.map((v: unknown) => {
+    if (!Array.isArray(v) || v.length !== dim || dim === 0) throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned vectors of differing or zero length`);
+    const out = new Float32Array(dim);
+    let norm = 0;
+    for (let i = 0; i < dim; i++) {
+      const x = v[i];
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned a vector with a non-number`);
+      out[i] = x;
+      norm += x * x;
+    }
+    if (norm > 0) {
+      const inv = 1 / Math.sqrt(norm);
+      for (let i = 0; i < dim; i++) out[i] *= inv;
+    }
+    return out;
+  });
+}

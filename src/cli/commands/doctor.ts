@@ -1,0 +1,116 @@
+/**
+ * `salon doctor`: checks what Salon needs — the store, the AI provider and its models, that the
+ * index was built by the configured embedder, and the room bus — one line per check with ok or
+ * FAIL and the fix. Exit code 0 only when every check passes.
+ */
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { join } from 'node:path';
+import { indexModelHealth } from '../../ai/model-check.js';
+import { createProviders } from '../../ai/providers.js';
+import { loadConfig, type Config } from '../../config.js';
+import { SqliteStore } from '../../store/sqlite.js';
+import type { Store } from '../../store/types.js';
+import type { Command } from '../command.js';
+
+const BUS_TIMEOUT_MS = 3_000;
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+async function check(name: string, run: () => Promise<{ ok: boolean; detail: string }>): Promise<CheckResult> {
+  try {
+    return { name, ...(await run()) };
+  } catch (err) {
+    return { name, ok: false, detail: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+async function storeCheck(store: Store, where: string): Promise<{ ok: boolean; detail: string }> {
+  await store.ping();
+  const [items, chunks] = await Promise.all([store.countItems(), store.countChunks()]);
+  return { ok: true, detail: `${store.kind} at ${where}: ${items} items, ${chunks} chunks` };
+}
+
+/** Sends PING (after AUTH when the URL has credentials) and waits for +PONG. */
+export function pingRedis(url: string, timeoutMs = BUS_TIMEOUT_MS): Promise<{ ok: boolean; detail: string }> {
+  const u = new URL(url);
+  const port = Number(u.port || 6379);
+  const where = `${u.hostname}:${port}`;
+  return new Promise((resolve) => {
+    const socket: Socket = u.protocol === 'rediss:' ? tlsConnect({ host: u.hostname, port, servername: u.hostname }) : netConnect({ host: u.hostname, port });
+    let answer = '';
+    const finish = (ok: boolean, detail: string) => {
+      socket.destroy();
+      clearTimeout(timer);
+      resolve({ ok, detail });
+    };
+    const timer = setTimeout(() => finish(false, `Redis at ${where} did not answer within ${timeoutMs} ms; check REDIS_URL`), timeoutMs);
+    socket.once('error', (err) => finish(false, `cannot reach Redis at ${where} (${(err as NodeJS.ErrnoException).code ?? err.message}); start Redis or fix REDIS_URL`));
+    socket.once(u.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => {
+      const user = decodeURIComponent(u.username);
+      const pass = decodeURIComponent(u.password);
+      if (pass) socket.write(user ? `AUTH ${user} ${pass}\r\n` : `AUTH ${pass}\r\n`);
+      socket.write('PING\r\n');
+    });
+    socket.on('data', (d) => {
+      answer += d.toString('utf8');
+      if (answer.includes('+PONG')) finish(true, `Redis at ${where} answers`);
+      else if (answer.startsWith('-')) finish(false, `Redis at ${where} refused: ${answer.split('\r\n')[0].slice(1)}; check the credentials in REDIS_URL`);
+    });
+  });
+}
+
+/** Runs every check against `config`. Never throws. */
+export async function runDoctor(config: Config): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  let store: Store | undefined;
+  if (config.DATABASE_URL) {
+    results.push({ name: 'store', ok: false, detail: 'DATABASE_URL is set but this build has no PostgreSQL store; unset it to use SQLite' });
+  } else {
+    const file = join(config.DATA_DIR, 'salon.db');
+    results.push(
+      await check('store', async () => {
+        store = new SqliteStore({ filename: file });
+        return storeCheck(store, file);
+      }),
+    );
+  }
+  const providers = createProviders(config, store);
+  results.push(await check('ai', () => providers.health()));
+  results.push(
+    store
+      ? await check('index-model', () => indexModelHealth(store!, providers.embedder))
+      : { name: 'index-model', ok: false, detail: 'not checked: the store is unavailable' },
+  );
+  results.push(await check('bus', async () => (config.REDIS_URL ? pingRedis(config.REDIS_URL) : { ok: true, detail: 'in-process (one node; set REDIS_URL for many)' })));
+  await store?.close().catch(() => undefined);
+  return results;
+}
+
+/** `ok   name         detail` lines. */
+export function formatResults(results: CheckResult[]): string {
+  const width = Math.max(...results.map((r) => r.name.length));
+  return results.map((r) => `${(r.ok ? 'ok' : 'FAIL').padEnd(4)} ${r.name.padEnd(width)}  ${r.detail}`).join('\n');
+}
+
+const doctor: Command = {
+  summary: 'check the store, AI provider and models, index and bus',
+  usage: 'doctor',
+  async run() {
+    let config: Config;
+    try {
+      config = loadConfig();
+    } catch (err) {
+      console.log(`FAIL config  ${(err as Error).message}`);
+      return 1;
+    }
+    const results = await runDoctor(config);
+    console.log(formatResults(results));
+    return results.every((r) => r.ok) ? 0 : 1;
+  },
+};
+export default doctor;

@@ -1,0 +1,47 @@
+/** `salon search "query" [--k N] [--kind K] [--json]`: the items GET /api/v1/search would return. */
+import { loadConfig } from '../../config.js';
+import { CONTENT_KINDS, type ContentKind } from '../../content/types.js';
+import { DEFAULT_SEARCH_K, MAX_QUERY_CHARS, MAX_SEARCH_K } from '../../routes/search.js';
+import { openCliSearch } from '../../search/cli-stack.js';
+import type { ItemHit } from '../../search/types.js';
+import { parseArgs, type Command } from '../command.js';
+
+function usageError(message: string): number {
+  console.error(`salon search: ${message}`);
+  return 2;
+}
+
+function printHit(hit: ItemHit, n: number): void {
+  console.log(`${String(n).padStart(2)}. ${hit.score.toFixed(3)}  ${hit.id}  ${hit.title}`);
+  if (hit.url) console.log(`    ${hit.url}`);
+  if (hit.snippet) console.log(`    ${hit.snippet}`);
+}
+
+const search: Command = {
+  summary: 'search the indexed content (by meaning; by text when the embedder is down)',
+  usage: 'search "query" [--k N] [--kind K] [--json]',
+  async run(args) {
+    const { positionals, options } = parseArgs(args, ['json', 'verbose']);
+    const query = positionals.join(' ').trim();
+    if (!query) return usageError('give a query, e.g. salon search "solar power"');
+    if (query.length > MAX_QUERY_CHARS) return usageError(`the query is longer than ${MAX_QUERY_CHARS} characters`);
+    const rawK = options.get('k') ?? String(DEFAULT_SEARCH_K);
+    const k = Number(rawK);
+    if (!Number.isInteger(k) || k < 1 || k > MAX_SEARCH_K) return usageError(`--k must be a whole number from 1 to ${MAX_SEARCH_K}, got ${String(rawK)}`);
+    const kind = options.get('kind');
+    if (kind !== undefined && !CONTENT_KINDS.includes(kind as ContentKind)) return usageError(`--kind must be one of ${CONTENT_KINDS.join(', ')}`);
+
+    const opened = openCliSearch(loadConfig(), 'off', options.has('verbose'));
+    try {
+      await opened.stack.indexer.load();
+      const hits = await opened.stack.search.searchItems(query, { k, kind: kind as ContentKind | undefined });
+      if (options.has('json')) for (const h of hits) console.log(JSON.stringify(h));
+      else if (hits.length === 0) console.error('no matches');
+      else hits.forEach((h, i) => printHit(h, i + 1));
+      return 0;
+    } finally {
+      await opened.close();
+    }
+  },
+};
+export default search;

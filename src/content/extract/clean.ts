@@ -1,0 +1,118 @@
+/**
+ * Removal of what is never article text: scripts and other non-content elements, hidden nodes,
+ * and page chrome (nav, footer, aside).
+ */
+import type { CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+import { descendants, isElement, rawText, removeNodes } from './dom.js';
+import { BLOCK_TAGS } from './text.js';
+
+/** Elements whose content is never readable text. */
+const NON_CONTENT_TAGS = [
+  'script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'object', 'embed', 'video',
+  'audio', 'map', 'button', 'input', 'select', 'textarea', 'link', 'meta', 'head', 'dialog', 'math',
+];
+
+/** Page chrome around the article. */
+const CHROME_TAGS = ['nav', 'footer', 'aside'];
+const UNWANTED_TAGS = new Set([...NON_CONTENT_TAGS, ...CHROME_TAGS]);
+
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
+
+/** Whether the element is hidden by an attribute or an inline style. */
+export function isHidden(el: Element): boolean {
+  const a = el.attribs;
+  if (a.hidden !== undefined) return true;
+  if (a['aria-hidden'] === 'true') return true;
+  return a.style !== undefined && HIDDEN_STYLE.test(a.style);
+}
+
+/** Tags that close themselves or are closed implicitly, so they never deepen the tree for long. */
+const SHALLOW_TAGS = new Set([
+  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+  'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'colgroup', 'caption',
+  'rb', 'rt', 'rp', 'html', 'head', 'body', '!doctype',
+]);
+
+/**
+ * An estimate (from the tags alone, in linear time) of how deep the parsed tree would nest. The
+ * HTML parser slows quadratically with nesting, so hostile markup is refused before parsing.
+ */
+export function markupDepth(html: string): number {
+  let depth = 0;
+  let max = 0;
+  // Comments and script/style bodies are skipped: tags inside them are not elements.
+  const tags = /<!--[\s\S]*?-->|<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>|<(\/?)([a-zA-Z!][a-zA-Z0-9-]*)[^>]*?(\/?)>/gi;
+  for (const m of html.matchAll(tags)) {
+    if (!m[3]) continue;
+    const name = m[3].toLowerCase();
+    if (SHALLOW_TAGS.has(name) || m[4]) continue;
+    depth = m[2] ? Math.max(0, depth - 1) : depth + 1;
+    if (depth > max) max = depth;
+  }
+  return max;
+}
+
+/** Deeper than any real page (the corpus peaks near 50); pathological nesting is cut here. */
+export const MAX_DEPTH = 400;
+
+/**
+ * Cuts away everything nested deeper than `maxDepth`, so a hostile page of 100,000 nested divs
+ * costs linear time and no recursion can overflow the stack. Iterative on purpose.
+ */
+export function limitDepth($: CheerioAPI, maxDepth = MAX_DEPTH): void {
+  const stack: [AnyNode, number][] = [[$.root()[0], 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (!('children' in node)) continue;
+    if (depth >= maxDepth) {
+      for (const child of node.children) child.parent = null;
+      node.children = [];
+      continue;
+    }
+    for (const child of node.children) stack.push([child, depth + 1]);
+  }
+}
+
+/** Removes comments, non-content elements, hidden elements and page chrome, in one pass. */
+export function removeUnwanted($: CheerioAPI): void {
+  const doomed: AnyNode[] = [];
+  const stack: AnyNode[] = [...$.root()[0].children];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'comment' || node.type === 'directive') {
+      doomed.push(node);
+    } else if (isElement(node)) {
+      if (UNWANTED_TAGS.has(node.name) || isHidden(node)) doomed.push(node);
+      else for (const child of node.children) stack.push(child);
+    }
+  }
+  removeNodes(doomed);
+}
+
+/** Containers whose loose text (text beside block children) is wrapped into paragraphs. */
+const LOOSE_TEXT_PARENTS = new Set(['div', 'section', 'article', 'main', 'td', 'body', 'form', 'center', 'blockquote', 'font', 'span']);
+
+function isBlock(node: AnyNode): boolean {
+  return isElement(node) && BLOCK_TAGS.has(node.name);
+}
+
+/**
+ * Wraps runs of text and inline elements that sit beside block elements into `<p>`s, so
+ * `<div>text<br>more<div>..</div></div>` scores and lays out like real paragraphs.
+ */
+export function wrapLooseText($: CheerioAPI): void {
+  for (const el of descendants($.root()[0])) {
+    if (!LOOSE_TEXT_PARENTS.has(el.name) || !el.children.some(isBlock)) continue;
+    let run: AnyNode[] = [];
+    const flush = () => {
+      if (run.some((n) => rawText(n).trim() !== '')) $(run).wrapAll('<p></p>');
+      run = [];
+    };
+    for (const child of [...el.children]) {
+      if (isBlock(child)) flush();
+      else run.push(child);
+    }
+    flush();
+  }
+}

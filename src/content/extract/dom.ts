@@ -1,0 +1,79 @@
+/** Small helpers over the domhandler tree cheerio parses into. */
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+
+/** True for element nodes (including `<script>` and `<style>`, which domhandler types apart). */
+export function isElement(node: AnyNode): node is Element {
+  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+/** The element children of `el`. */
+export function childElements(el: Element): Element[] {
+  return el.children.filter(isElement);
+}
+
+/** Every element under `root` (not `root` itself), in document order. */
+export function descendants(root: ParentNode, out: Element[] = []): Element[] {
+  for (const child of root.children) {
+    if (isElement(child)) {
+      out.push(child);
+      descendants(child, out);
+    }
+  }
+  return out;
+}
+
+/** Raw text under `node`, whitespace kept. */
+export function rawText(node: AnyNode): string {
+  if (node.type === 'text') return node.data;
+  if (!('children' in node)) return '';
+  let out = '';
+  for (const child of node.children) out += rawText(child);
+  return out;
+}
+
+/** Text under `node` with runs of whitespace collapsed and the ends trimmed. */
+export function innerText(node: AnyNode): string {
+  return rawText(node).replace(/\s+/g, ' ').trim();
+}
+
+/** The class and id of an element, lower-cased and joined, for pattern tests. */
+export function classAndId(el: Element): string {
+  return `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`.toLowerCase();
+}
+
+/** Whether `ancestor` contains `node` (or is it). */
+export function contains(ancestor: AnyNode, node: AnyNode | null): boolean {
+  for (let n: AnyNode | null = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
+
+/** Detaches `node` from its parent. */
+export function removeNode(node: AnyNode): void {
+  const parent = node.parent;
+  if (!parent) return;
+  const i = parent.children.indexOf(node as never);
+  if (i >= 0) parent.children.splice(i, 1);
+  if (node.prev) node.prev.next = node.next;
+  if (node.next) node.next.prev = node.prev;
+  node.parent = node.prev = node.next = null;
+}
+
+/** Detaches many nodes at once: one pass over each affected parent instead of one per node. */
+export function removeNodes(nodes: Iterable<AnyNode>): void {
+  const byParent = new Map<ParentNode, Set<AnyNode>>();
+  for (const node of nodes) {
+    if (!node.parent) continue;
+    let set = byParent.get(node.parent);
+    if (!set) byParent.set(node.parent, (set = new Set()));
+    set.add(node);
+  }
+  for (const [parent, doomed] of byParent) {
+    const kept = parent.children.filter((c) => !doomed.has(c));
+    kept.forEach((c, i) => {
+      c.prev = kept[i - 1] ?? null;
+      c.next = kept[i + 1] ?? null;
+    });
+    for (const node of doomed) node.parent = node.prev = node.next = null;
+    parent.children = kept;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Text statistics per element (characters, characters inside links, commas, paragraphs, list
+ * items), computed once bottom-up and kept current when nodes are removed. Asking an element's
+ * text again and again is quadratic on deep or long pages; these sums are not.
+ */
+import type { AnyNode, Element } from 'domhandler';
+import { isElement, removeNode } from './dom.js';
+
+/** Sums over an element's subtree. `chars` counts text with whitespace runs collapsed. */
+export interface NodeStats {
+  chars: number;
+  linkChars: number;
+  commas: number;
+  paragraphs: number;
+  listItems: number;
+}
+
+const COMMAS = /[,，、،]/g;
+
+function textStats(data: string): NodeStats {
+  const collapsed = data.replace(/\s+/g, ' ');
+  const chars = collapsed.trim().length === 0 ? 0 : collapsed.length;
+  return { chars, linkChars: 0, commas: collapsed.match(COMMAS)?.length ?? 0, paragraphs: 0, listItems: 0 };
+}
+
+function add(into: NodeStats, s: NodeStats, sign = 1): void {
+  into.chars += sign * s.chars;
+  into.linkChars += sign * s.linkChars;
+  into.commas += sign * s.commas;
+  into.paragraphs += sign * s.paragraphs;
+  into.listItems += sign * s.listItems;
+}
+
+/** Memoised statistics over a DOM that may only change through {@link TextStats.remove}. */
+export class TextStats {
+  private readonly cache = new Map<Element, NodeStats>();
+
+  /** The element's statistics. */
+  of(el: Element): NodeStats {
+    const cached = this.cache.get(el);
+    if (cached) return cached;
+    const s: NodeStats = { chars: 0, linkChars: 0, commas: 0, paragraphs: el.name === 'p' ? 1 : 0, listItems: el.name === 'li' ? 1 : 0 };
+    for (const child of el.children) {
+      if (child.type === 'text') add(s, textStats(child.data));
+      else if (isElement(child)) add(s, this.of(child));
+    }
+    if (el.name === 'a') s.linkChars = s.chars;
+    this.cache.set(el, s);
+    return s;
+  }
+
+  /** Share of the element's text inside links (0 when it has no text). */
+  linkDensity(el: Element): number {
+    const s = this.of(el);
+    return s.chars === 0 ? 0 : Math.min(1, s.linkChars / s.chars);
+  }
+
+  /** Removes `node` from the tree and its statistics from its ancestors'. */
+  remove(node: AnyNode): void {
+    const s = isElement(node) ? this.of(node) : node.type === 'text' ? textStats(node.data) : null;
+    let delta = s;
+    for (let a = node.parent; delta && a && isElement(a); a = a.parent) {
+      // Above a link, all of the removed text was link text.
+      if (a.name === 'a') delta = { ...delta, linkChars: delta.chars };
+      const cached = this.cache.get(a);
+      if (cached) add(cached, delta, -1);
+    }
+    removeNode(node);
+  }
+}

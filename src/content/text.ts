@@ -1,0 +1,55 @@
+/** Small plain-text helpers shared by the content sources: cleaning, truncating, excerpts. */
+
+// C0 controls except tab and newline, DEL, and C1 controls. \r is handled by newline folding.
+const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Removes control characters, folds CRLF/CR to LF and replaces lone surrogates. */
+export function cleanText(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD').replace(/\r\n?/g, '\n').replace(CONTROL_CHARS, '');
+}
+
+/** One line: cleaned, every run of whitespace (newlines included) folded to one space, trimmed. */
+export function oneLine(text: string): string {
+  return cleanText(text).replace(/\s+/g, ' ').trim();
+}
+
+/** Whether index i falls between the two halves of a surrogate pair or before a combining mark. */
+function splitsCharacter(text: string, i: number): boolean {
+  if (i <= 0 || i >= text.length) return false;
+  const code = text.charCodeAt(i);
+  if (code >= 0xdc00 && code <= 0xdfff) return true;
+  return /\p{M}/u.test(text[i]);
+}
+
+/** Moves a cut index back until it does not split a character (surrogate pair or combining mark). */
+export function safeCut(text: string, i: number): number {
+  let j = Math.min(i, text.length);
+  while (j > 0 && splitsCharacter(text, j)) j--;
+  return j;
+}
+
+/**
+ * Shortens text to at most max characters, cutting at the last word break past half of max when
+ * there is one, and marking the cut with an ellipsis.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 1) return text.slice(0, safeCut(text, max));
+  const limit = safeCut(text, max - 1);
+  const space = text.lastIndexOf(' ', limit);
+  const cut = space > max / 2 ? space : limit;
+  return text.slice(0, cut).trimEnd() + '…';
+}
+
+/** The first sentences of text that fit in max characters (a word cut with an ellipsis if none fits). */
+export function excerpt(text: string, max: number): string {
+  const flat = oneLine(text);
+  if (flat.length <= max) return flat;
+  const head = flat.slice(0, max + 1);
+  const re = /[.!?…。！？]["'”’)\]]*\s/g;
+  let end = -1;
+  for (let m = re.exec(head); m; m = re.exec(head)) if (m.index + m[0].length - 1 <= max) end = m.index + m[0].length - 1;
+  if (end > max / 3) return flat.slice(0, end).trim();
+  return truncate(flat, max);
+}

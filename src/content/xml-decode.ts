@@ -1,0 +1,33 @@
+/**
+ * Bytes of an XML document (a feed) to a string: byte-order mark first, then the encoding the
+ * XML declaration names, then UTF-8 when the bytes are valid UTF-8, else Windows-1252 (the usual
+ * encoding of undeclared legacy feeds).
+ */
+
+const SNIFF_BYTES = 512;
+
+function decoderFor(label: string): TextDecoder | null {
+  try {
+    return new TextDecoder(label.trim().toLowerCase());
+  } catch {
+    return null;
+  }
+}
+
+/** Decodes an XML document's bytes; never throws. */
+export function decodeXml(bytes: Uint8Array): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder('utf-8').decode(bytes.subarray(3));
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  const head = Buffer.from(bytes.subarray(0, SNIFF_BYTES)).toString('latin1');
+  const declared = /^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/i.exec(head)?.[1];
+  const decoder = declared ? decoderFor(declared) : null;
+  if (decoder && !/^utf-?8$/i.test(declared!)) return decoder.decode(bytes);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // Declared UTF-8 but invalid: keep what decodes rather than guessing another encoding.
+    if (declared) return new TextDecoder('utf-8').decode(bytes);
+    return new TextDecoder('windows-1252').decode(bytes);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * One answer from start to finish: pipeline stages, streamed writing with batched deltas, the
+ * persisted message and the `assistant.*` frames. Failures become an `error` frame and a SalonError.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChatModel } from '../ai/types.js';
+import { SalonError, errors } from '../errors.js';
+import type { AssistantStage, Author, Message, ServerMessage } from '../protocol/messages.js';
+import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
+import type { Store } from '../store/types.js';
+import { DeltaBatcher } from './delta-batcher.js';
+import type { RagPipeline } from './pipeline.js';
+import type { RagLogger, RoomView } from './types.js';
+
+/** The assistant's author on every answer. */
+export const ASSISTANT_AUTHOR: Author = { id: 'assistant', name: 'Salon AI', kind: 'assistant' };
+
+export interface AnswerDeps {
+  store: Store;
+  chat: ChatModel;
+  pipeline: RagPipeline;
+  log: RagLogger;
+  resolveRoom(roomId: string): Promise<RoomView | null>;
+  /** Sends a frame to the room, or only to the asker for a private ask. */
+  emit(request: AskRequest, frame: ServerMessage): void;
+  deltaIntervalMs: number;
+  timeoutMs: number;
+}
+
+/** Runs one ask. `pending` is updated as the answer grows, so late joiners see the text so far. */
+export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: PendingAnswer, signal: AbortSignal): Promise<AskResult> {
+  const started = performance.now();
+  const setStage = (stage: AssistantStage) => {
+    pending.stage = stage;
+    deps.emit(request, { type: 'assistant.progress', id: pending.id, stage });
+  };
+  const batcher = new DeltaBatcher((text) => {
+    pending.text += text;
+    deps.emit(request, { type: 'assistant.delta', id: pending.id, text });
+  }, deps.deltaIntervalMs);
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', abort, { once: true });
+  const deadline = setTimeout(() => controller.abort(new errors.ERR_AI_TIMEOUT(deps.timeoutMs)), deps.timeoutMs);
+  try {
+    setStage('searching');
+    const room = await deps.resolveRoom(request.roomId);
+    if (!room) throw new errors.ERR_ROOM_NOT_FOUND(request.roomId);
+    const prepared = await deps.pipeline.prepare(room, request.text, {
+      signal: controller.signal,
+      onStage: (s) => s !== 'searching' && setStage(s),
+    });
+    setStage('writing');
+    const t = performance.now();
+    let full = '';
+    const pieces = deps.chat.stream(prepared.messages, controller.signal)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await untilAborted(pieces.next(), controller.signal, () => void pieces.return?.()?.catch(() => {}));
+      if (next.done) break;
+      full += next.value;
+      batcher.push(next.value);
+    }
+    controller.signal.throwIfAborted();
+    batcher.finish();
+    const text = full.trim();
+    if (!text) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
+    const write = { ms: Math.round(performance.now() - t), chars: text.length };
+    const message = await persist(deps, request, pending.id, text, prepared.sources);
+    deps.emit(request, { type: 'assistant.done', message });
+    return { message, sources: prepared.sources, stages: { ...prepared.stages, write, totalMs: Math.round(performance.now() - started) } };
+  } catch (err) {
+    batcher.cancel();
+    const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? controller.signal.reason ?? err : err);
+    deps.log.error({ roomId: request.roomId, answerId: pending.id, code: failure.code, err: (err as Error)?.message }, 'assistant failed');
+    deps.emit(request, { type: 'error', code: failure.code, message: failure.message, ...(request.clientId ? { clientId: request.clientId } : {}) });
+    throw failure;
+  } finally {
+    clearTimeout(deadline);
+    signal.removeEventListener('abort', abort);
+  }
+}
+
+/** Public answers are stored like any message; private ones are only sent to the asker. */
+async function persist(deps: AnswerDeps, request: AskRequest, answerId: string, text: string, sources: AskResult['sources']): Promise<Message> {
+  const replyTo = request.questionId;
+  if (request.private) {
+    return {
+      id: `private_${randomUUID()}`,
+      seq: 0,
+      roomId: request.roomId,
+      threadId: request.threadId,
+      author: ASSISTANT_AUTHOR,
+      text,
+      ts: new Date().toISOString(),
+      clientId: answerId,
+      ...(replyTo ? { replyTo } : {}),
+      sources,
+    };
+  }
+  const { message } = await deps.store.appendMessage({
+    roomId: request.roomId,
+    threadId: request.threadId,
+    author: ASSISTANT_AUTHOR,
+    text,
+    clientId: answerId,
+    replyTo,
+    sources,
+  });
+  return message;
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts (a model that ignores its signal cannot hang an answer). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    onAbort();
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      onAbort();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', abort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', abort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Catalogued errors (ERR_AI_*, ERR_ROOM_NOT_FOUND, …) pass through; anything else is ERR_ASSISTANT_FAILED. */
+export function toSalonError(err: unknown): SalonError {
+  if (err instanceof SalonError) return err;
+  return new errors.ERR_ASSISTANT_FAILED('the model stopped with an error', err instanceof Error ? err : undefined);
+}

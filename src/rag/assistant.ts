@@ -1,0 +1,164 @@
+/**
+ * The room assistant (RoomAssistant): limits and queues asks fairly, runs each through the RAG
+ * pipeline and streams the answer to the room through the RoomOutlet the rooms core attaches.
+ *
+ * Private asks: every frame goes to the asker only (sendToUser), the answer is not stored and is
+ * not listed in `pending` for others; `onAnswer` hooks see `private: true` and must not keep it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChatModel } from '../ai/types.js';
+import { errors } from '../errors.js';
+import type { ServerMessage } from '../protocol/messages.js';
+import type { AskRequest, AskResult, PendingAnswer, RoomAssistant, RoomOutlet } from '../rooms/types.js';
+import type { SearchService } from '../search/types.js';
+import type { Store } from '../store/types.js';
+import { runAnswer, toSalonError, type AnswerDeps } from './answer-run.js';
+import { DELTA_INTERVAL_MS } from './delta-batcher.js';
+import { FairQueue, type FairQueueOptions } from './fair-queue.js';
+import { RagPipeline } from './pipeline.js';
+import { WindowLimiter, type WindowLimit } from './rate-limit.js';
+import { silentLogger, type RagLogger, type RoomView } from './types.js';
+
+export const DEFAULT_USER_LIMIT: WindowLimit = { limit: 6, windowMs: 60_000 };
+export const DEFAULT_ROOM_LIMIT: WindowLimit = { limit: 20, windowMs: 60_000 };
+/** Asks that may wait for one room at once. */
+export const DEFAULT_MAX_WAITING_PER_ROOM = 4;
+export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
+
+export interface AssistantOptions {
+  store: Store;
+  search: SearchService;
+  chat: ChatModel;
+  /** The room's title and context; null for no such room. */
+  resolveRoom(roomId: string): Promise<RoomView | null>;
+  log?: RagLogger;
+  queue?: FairQueueOptions;
+  maxWaitingPerRoom?: number;
+  userLimit?: WindowLimit;
+  roomLimit?: WindowLimit;
+  /** Longest a whole answer may take (ERR_AI_TIMEOUT after). */
+  answerTimeoutMs?: number;
+  rerankTimeoutMs?: number;
+  deltaIntervalMs?: number;
+  /** Told of every finished answer (conversation memory hooks in here). */
+  onAnswer?(request: AskRequest, result: AskResult): void;
+}
+
+/** An assistant that can say in advance whether it would take an ask. */
+export interface AdmissionCheck {
+  admit(request: AskRequest): void;
+}
+
+export class SalonAssistant implements RoomAssistant, AdmissionCheck {
+  readonly pipeline: RagPipeline;
+  private outlet: RoomOutlet | null = null;
+  private readonly queue: FairQueue;
+  private readonly users: WindowLimiter;
+  private readonly rooms: WindowLimiter;
+  private readonly maxWaitingPerRoom: number;
+  private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController }>();
+  private readonly deps: AnswerDeps;
+  private readonly log: RagLogger;
+
+  constructor(private readonly options: AssistantOptions) {
+    for (const name of ['store', 'search', 'chat', 'resolveRoom'] as const) if (!options[name]) throw new TypeError(`SalonAssistant: options.${name} is required`);
+    this.log = options.log ?? silentLogger;
+    this.pipeline = new RagPipeline({ store: options.store, search: options.search, chat: options.chat, log: this.log, rerankTimeoutMs: options.rerankTimeoutMs });
+    this.queue = new FairQueue(options.queue);
+    this.users = new WindowLimiter(options.userLimit ?? DEFAULT_USER_LIMIT, 'SalonAssistant: options.userLimit');
+    this.rooms = new WindowLimiter(options.roomLimit ?? DEFAULT_ROOM_LIMIT, 'SalonAssistant: options.roomLimit');
+    this.maxWaitingPerRoom = options.maxWaitingPerRoom ?? DEFAULT_MAX_WAITING_PER_ROOM;
+    if (!Number.isInteger(this.maxWaitingPerRoom) || this.maxWaitingPerRoom < 0) throw new RangeError('SalonAssistant: options.maxWaitingPerRoom must be a whole number');
+    const timeoutMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new RangeError('SalonAssistant: options.answerTimeoutMs must be positive');
+    this.deps = {
+      store: options.store,
+      chat: options.chat,
+      pipeline: this.pipeline,
+      log: this.log,
+      resolveRoom: options.resolveRoom,
+      emit: (request, frame) => this.emit(request, frame),
+      deltaIntervalMs: options.deltaIntervalMs ?? DELTA_INTERVAL_MS,
+      timeoutMs,
+    };
+  }
+
+  attach(outlet: RoomOutlet): void {
+    this.outlet = outlet;
+  }
+
+  /**
+   * Throws what `ask` would throw for this request now (ERR_BAD_MESSAGE, ERR_RATE_LIMITED,
+   * ERR_ASSISTANT_BUSY) without queueing it, so a caller can refuse before writing anything.
+   */
+  admit(request: AskRequest): void {
+    if (!request.text.trim()) throw new errors.ERR_BAD_MESSAGE('the question is empty');
+    if (!this.users.allows(request.asker.id)) throw new errors.ERR_RATE_LIMITED('at most a few questions to the assistant per minute');
+    if (!this.rooms.allows(request.roomId)) throw new errors.ERR_RATE_LIMITED('this room asked the assistant too often; wait a minute');
+    if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
+  }
+
+  ask(request: AskRequest): { id: string; position: number; done: Promise<AskResult> } {
+    this.admit(request);
+    const text = request.text.trim();
+    const id = `ans_${randomUUID()}`;
+    const req = { ...request, text };
+    let settle!: { resolve(r: AskResult): void; reject(e: unknown): void };
+    const done = new Promise<AskResult>((resolve, reject) => (settle = { resolve, reject }));
+    // Callers may ignore `done`; a failure must not become an unhandled rejection.
+    done.catch(() => {});
+    const position = this.queue.push({
+      roomId: req.roomId,
+      run: () => this.run(id, req).then(settle.resolve, (err) => {
+        settle.reject(err);
+        throw err;
+      }),
+      cancel: (reason) => settle.reject(toSalonError(reason)),
+    });
+    this.users.record(req.asker.id);
+    this.rooms.record(req.roomId);
+    if (position > 0) {
+      this.log.info({ roomId: req.roomId, answerId: id, position }, 'ask queued');
+      this.outlet?.sendToUser(req.roomId, req.asker.id, {
+        type: 'warning',
+        code: 'ASSISTANT_QUEUED',
+        message: `The assistant is busy; your question is number ${position} in line.`,
+      });
+    }
+    return { id, position, done };
+  }
+
+  pending(roomId: string): PendingAnswer[] {
+    const out: PendingAnswer[] = [];
+    for (const a of this.answers.values()) if (a.request.roomId === roomId && !a.request.private) out.push({ ...a.pending });
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.queue.close(new errors.ERR_ASSISTANT_FAILED('the server is shutting down'));
+    for (const a of this.answers.values()) a.controller.abort(new errors.ERR_ASSISTANT_FAILED('the server is shutting down'));
+  }
+
+  private async run(id: string, request: AskRequest): Promise<AskResult> {
+    const pending: PendingAnswer = { id, stage: 'searching', text: '' };
+    const controller = new AbortController();
+    this.answers.set(id, { request, pending, controller });
+    try {
+      const result = await runAnswer(this.deps, request, pending, controller.signal);
+      try {
+        this.options.onAnswer?.(request, result);
+      } catch (err) {
+        this.log.warn({ roomId: request.roomId, err: (err as Error).message }, 'onAnswer hook failed');
+      }
+      return result;
+    } finally {
+      this.answers.delete(id);
+    }
+  }
+
+  private emit(request: AskRequest, frame: ServerMessage): void {
+    if (!this.outlet) return;
+    if (request.private) this.outlet.sendToUser(request.roomId, request.asker.id, frame);
+    else this.outlet.broadcast(request.roomId, frame);
+  }
+}

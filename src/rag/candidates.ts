@@ -1,0 +1,95 @@
+/**
+ * Stage 1, broad search: the room's title + the question, and the question alone; merged,
+ * deduplicated by chunk and by item (a commenter's words count as their own candidate), and each
+ * turned into a short snippet for the reranker.
+ */
+import { contentTerms, idfTable, weightedOverlap } from '../ai/extractive-text.js';
+import type { ChunkRow } from '../content/types.js';
+import type { SearchService } from '../search/types.js';
+import type { Store } from '../store/types.js';
+import type { ItemMetaCache } from './item-meta.js';
+import { candidateKey, mergeHits, SEARCH_K, type MergedHit } from './merge.js';
+import { makeSnippet, matchText, stripTitle, termsOf, windowOf } from './snippets.js';
+import type { Candidate, RagLogger, RoomView } from './types.js';
+
+export { SEARCH_K };
+/** Chunks each search asks for: several may belong to one item, so more than SEARCH_K. */
+export const SEARCH_CHUNKS = 30;
+/** A title chunk with less text than this besides the title shows a body chunk in its snippet instead. */
+const THIN_TITLE_CHARS = 40;
+
+export interface BroadSearchDeps {
+  search: SearchService;
+  store: Store;
+  items: ItemMetaCache;
+  log: RagLogger;
+}
+
+export interface BroadSearchResult {
+  candidates: Candidate[];
+  /** Hits each search returned, before deduplication. */
+  counts: number[];
+}
+
+/** The queries of stage 1: room title + question, then the question alone (once if they coincide). */
+export function stageOneQueries(room: RoomView, question: string): string[] {
+  const title = room.title.trim();
+  return title && title !== question.trim() ? [`${title}\n${question}`, question] : [question];
+}
+
+/** Runs both searches and returns the candidates, best first. */
+export async function broadSearch(deps: BroadSearchDeps, room: RoomView, question: string, k = SEARCH_K): Promise<BroadSearchResult> {
+  const queries = stageOneQueries(room, question);
+  // Broad on purpose: the similarity threshold would drop some answer-bearing chunks that only
+  // paraphrase the question; deciding relevance is the reranker's and the model's job.
+  const results = await Promise.all(
+    queries.map((q) => deps.search.searchChunks(q, { k: SEARCH_CHUNKS, filter: { sourceType: 'document' }, useThreshold: false })),
+  );
+  results.forEach((hits, i) => deps.log.info({ roomId: room.id, search: i + 1, hits: hits.length }, `search ${i + 1}/2 returned ${hits.length}`));
+  const merged = mergeHits(results, k);
+  const metas = await deps.items.get(merged.map((b) => b.hit.chunk.itemId));
+  const query = new Set(contentTerms(question));
+  const evidence = await Promise.all(merged.map((m) => evidenceChunk(deps.store, m, metas.get(m.hit.chunk.itemId)?.title ?? '', query)));
+  const texts = evidence.map((c, i) => matchText(stripTitle(c.text, metas.get(merged[i].hit.chunk.itemId)?.title ?? ''), query));
+  const idf = idfTable(texts.map(termsOf), query);
+  const candidates: Candidate[] = [];
+  merged.forEach(({ hit, search, score }, i) => {
+    const meta = metas.get(hit.chunk.itemId);
+    if (!meta) return;
+    const comment = hit.chunk.part === 'comment' && hit.chunk.commentBy ? hit.chunk.commentBy : null;
+    const label = comment ? `HN comment by ${comment}` : meta.title;
+    const excerpt = windowOf(texts[i], idf);
+    candidates.push({
+      key: candidateKey(hit),
+      itemId: meta.id,
+      kind: comment ? 'comment' : meta.kind,
+      chunk: evidence[i],
+      score,
+      search,
+      label,
+      itemTitle: meta.title,
+      url: meta.url,
+      excerpt,
+      snippet: makeSnippet(label, excerpt),
+    });
+  });
+  return { candidates, counts: results.map((r) => r.length) };
+}
+
+/**
+ * The chunk a candidate's snippet shows: the best non-title chunk search found; for an item found
+ * only by a title chunk with little else in it, its body chunk sharing most words with the question.
+ */
+async function evidenceChunk(store: Store, m: MergedHit, title: string, query: Set<string>): Promise<ChunkRow> {
+  const chunk = m.evidence.chunk;
+  if (chunk.part !== 'title' || stripTitle(chunk.text, title).length >= THIN_TITLE_CHARS) return chunk;
+  const body = (await store.chunksOfItem(chunk.itemId)).filter((c) => c.part === 'body');
+  if (!body.length) return chunk;
+  const terms = body.map((c) => contentTerms(c.text));
+  const idf = idfTable(terms, query);
+  let best = 0;
+  terms.forEach((t, i) => {
+    if (weightedOverlap(query, t, idf) > weightedOverlap(query, terms[best], idf)) best = i;
+  });
+  return body[best];
+}

@@ -1,0 +1,62 @@
+/**
+ * Stage 3, full context: for each selected candidate, its most relevant passage (≤ 1,000 chars).
+ * HN comments become sources of their own (`HN comment by X`), never mixed into article text.
+ */
+import type { GroundedSource } from '../ai/grounded-prompt.js';
+import { contentTerms, idfTable, weightedOverlap } from '../ai/extractive-text.js';
+import type { Comment, StoredItem } from '../content/types.js';
+import type { Source } from '../protocol/messages.js';
+import type { Store } from '../store/types.js';
+import { bestPassage, PASSAGE_CHARS } from './passage.js';
+import { stripTitle } from './snippets.js';
+import type { Candidate } from './types.js';
+
+export interface BuiltContext {
+  /** What the prompt shows, numbered from 1 in reranked order. */
+  grounded: GroundedSource[];
+  /** What the answer lists, with the same numbers. */
+  sources: Source[];
+}
+
+/** Loads the selected items and picks each one's passage. Items that vanished are skipped. */
+export async function buildContext(store: Store, selected: Candidate[], question: string, maxChars = PASSAGE_CHARS): Promise<BuiltContext> {
+  const ids = [...new Set(selected.map((c) => c.itemId))];
+  const items = new Map<string, StoredItem>();
+  for (const item of await Promise.all(ids.map((id) => store.getItem(id)))) if (item) items.set(item.id, item);
+  const grounded: GroundedSource[] = [];
+  const sources: Source[] = [];
+  for (const c of selected) {
+    const item = items.get(c.itemId);
+    if (!item) continue;
+    const content = c.kind === 'comment' ? commentPassage(item, c, question, maxChars) : documentPassage(item, c, question, maxChars);
+    if (!content) continue;
+    const n = grounded.length + 1;
+    grounded.push({ n, label: c.label, content });
+    sources.push({ n, id: c.itemId, kind: c.kind, title: c.label, url: c.url, sourceType: 'document', snippet: c.excerpt });
+  }
+  return { grounded, sources };
+}
+
+function documentPassage(item: StoredItem, c: Candidate, question: string, maxChars: number): string {
+  const text = item.body.trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
+  return bestPassage(text, question, maxChars, stripTitle(c.chunk.text, item.title));
+}
+
+/** The commenter's words: their comment that best matches the question, then their others while they fit. */
+function commentPassage(item: StoredItem, c: Candidate, question: string, maxChars: number): string {
+  const by = c.chunk.commentBy;
+  const own: Comment[] = item.comments.filter((m) => m.by === by && m.text.trim());
+  if (!own.length) return bestPassage(stripTitle(c.chunk.text, item.title), question, maxChars);
+  const query = new Set(contentTerms(question));
+  const terms = own.map((m) => contentTerms(m.text));
+  const idf = idfTable(terms, query);
+  const order = own.map((_, i) => i).sort((a, b) => weightedOverlap(query, terms[b], idf) - weightedOverlap(query, terms[a], idf) || a - b);
+  const first = bestPassage(own[order[0]].text, question, maxChars);
+  let text = first;
+  for (const i of order.slice(1)) {
+    const next = own[i].text.replace(/\s+/g, ' ').trim();
+    if (text.length + 1 + next.length > maxChars) break;
+    text += `\n${next}`;
+  }
+  return text;
+}

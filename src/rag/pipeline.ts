@@ -1,0 +1,99 @@
+/**
+ * The three-stage pipeline (DESIGN §5, issue 5) up to the prompt: broad search → rerank → full
+ * context. The assistant streams the model's answer to the prompt this returns.
+ */
+import { newNonce } from '../ai/grounded-prompt.js';
+import type { ChatMessage, ChatModel } from '../ai/types.js';
+import type { AssistantStage, Source } from '../protocol/messages.js';
+import type { SearchService } from '../search/types.js';
+import type { Store } from '../store/types.js';
+import { broadSearch } from './candidates.js';
+import { buildContext } from './context.js';
+import { ItemMetaCache } from './item-meta.js';
+import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
+import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, type RerankMethod } from './rerank.js';
+import { silentLogger, type Candidate, type RagLogger, type RoomView } from './types.js';
+
+export interface PipelineOptions {
+  store: Store;
+  search: SearchService;
+  chat: ChatModel;
+  log?: RagLogger;
+  /** Longest wait for the reranker before keeping the first five. */
+  rerankTimeoutMs?: number;
+  /** Whole-prompt budget in characters. */
+  promptMaxChars?: number;
+}
+
+/** Timings (ms) and counts of each stage, returned with the answer. */
+export interface PipelineStages {
+  search: { ms: number; hits: number[]; candidates: number };
+  rerank: { ms: number; method: RerankMethod; selected: number };
+  context: { ms: number; sources: number; roomContextChars: number; promptChars: number; promptTokens: number };
+}
+
+export interface PreparedAnswer {
+  messages: ChatMessage[];
+  sources: Source[];
+  /** Stage-1 candidates, best first (for evaluation and troubleshooting). */
+  candidates: Candidate[];
+  selected: Candidate[];
+  stages: PipelineStages;
+}
+
+export interface PrepareHooks {
+  onStage?(stage: AssistantStage): void;
+  signal?: AbortSignal;
+}
+
+/** Runs stages 1–3 for one question in one room. */
+export class RagPipeline {
+  private readonly log: RagLogger;
+  private readonly items: ItemMetaCache;
+  private readonly rerankTimeoutMs: number;
+  private readonly promptMaxChars: number;
+
+  constructor(private readonly options: PipelineOptions) {
+    for (const name of ['store', 'search', 'chat'] as const) if (!options[name]) throw new TypeError(`RagPipeline: options.${name} is required`);
+    this.rerankTimeoutMs = options.rerankTimeoutMs ?? DEFAULT_RERANK_TIMEOUT_MS;
+    this.promptMaxChars = options.promptMaxChars ?? PROMPT_MAX_CHARS;
+    if (!(this.rerankTimeoutMs > 0)) throw new RangeError('RagPipeline: options.rerankTimeoutMs must be positive');
+    if (!(this.promptMaxChars >= 2000)) throw new RangeError('RagPipeline: options.promptMaxChars must be at least 2000');
+    this.log = options.log ?? silentLogger;
+    this.items = new ItemMetaCache(options.store);
+  }
+
+  async prepare(room: RoomView, question: string, hooks: PrepareHooks = {}): Promise<PreparedAnswer> {
+    const { signal } = hooks;
+    hooks.onStage?.('searching');
+    let t = performance.now();
+    const found = await broadSearch({ search: this.options.search, store: this.options.store, items: this.items, log: this.log }, room, question);
+    const search = { ms: since(t), hits: found.counts, candidates: found.candidates.length };
+    signal?.throwIfAborted();
+
+    hooks.onStage?.('reranking');
+    t = performance.now();
+    const ranked = await rerankCandidates(this.options.chat, question, found.candidates, {
+      roomId: room.id,
+      log: this.log,
+      timeoutMs: this.rerankTimeoutMs,
+      signal,
+    });
+    const rerank = { ms: since(t), method: ranked.method, selected: ranked.selected.length };
+    signal?.throwIfAborted();
+
+    t = performance.now();
+    const built = await buildContext(this.options.store, ranked.selected, question);
+    const topic = room.context.slice(0, TOPIC_MAX_CHARS);
+    this.log.info({ roomId: room.id, roomContextChars: topic.length }, `room context ${topic.length} chars`);
+    const prompt = buildPrompt({ topic, sources: built.grounded, question }, newNonce(), this.promptMaxChars);
+    const kept = new Set(prompt.sources.map((s) => s.n));
+    const sources = built.sources.filter((s) => kept.has(s.n));
+    const context = { ms: since(t), sources: sources.length, roomContextChars: topic.length, promptChars: prompt.chars, promptTokens: prompt.tokens };
+    return { messages: prompt.messages, sources, candidates: found.candidates, selected: ranked.selected, stages: { search, rerank, context } };
+  }
+}
+
+function since(t: number): number {
+  return Math.round((performance.now() - t) * 100) / 100;
+}

@@ -1,0 +1,48 @@
+/** Sliding-window counters for the assistant's per-room and per-user ask limits. */
+
+export interface WindowLimit {
+  /** Asks allowed per window. */
+  limit: number;
+  windowMs: number;
+}
+
+/** Counts events per key over the last `windowMs`; refuses the one past `limit`. */
+const SWEEP_EVERY = 1000;
+
+export class WindowLimiter {
+  private readonly hits = new Map<string, number[]>();
+  private records = 0;
+
+  constructor(private readonly options: WindowLimit, name = 'WindowLimiter') {
+    if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`${name}: limit must be a positive integer`);
+    if (!(options.windowMs > 0)) throw new RangeError(`${name}: windowMs must be positive`);
+  }
+
+  /** Whether one more event for `key` fits now (without recording it). */
+  allows(key: string, now = Date.now()): boolean {
+    return this.recent(key, now).length < this.options.limit;
+  }
+
+  /** Records an event for `key`. */
+  record(key: string, now = Date.now()): void {
+    const list = this.recent(key, now);
+    list.push(now);
+    this.hits.set(key, list);
+    // Keys of askers who never come back would pile up: drop the expired ones now and then.
+    if (++this.records % SWEEP_EVERY === 0) for (const k of [...this.hits.keys()]) this.recent(k, now);
+  }
+
+  /** Keys with events in the window (for tests and metrics). */
+  get size(): number {
+    return this.hits.size;
+  }
+
+  private recent(key: string, now: number): number[] {
+    const list = this.hits.get(key);
+    if (!list) return [];
+    const from = now - this.options.windowMs;
+    while (list.length && list[0] <= from) list.shift();
+    if (!list.length) this.hits.delete(key);
+    return list;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Topic rooms (`topic_<slug>`, one per content category): their context is a summary of the
+ * category's recent items, made by the ChatModel, stored as JSON at `topicSummaryKey(slug)` and
+ * regenerated every TOPIC_SUMMARY_INTERVAL_MS. Missing summaries are generated at start.
+ */
+import type { ChatModel } from '../ai/types.js';
+import { clip } from '../ai/extractive-text.js';
+import { topicRoomId, topicSlug } from '../rooms/topics.js';
+import { topicSummaryKey, type TopicSummary } from '../rooms/types.js';
+import type { Store } from '../store/types.js';
+import { silentLogger, type RagLogger } from './types.js';
+
+/** Recent items a topic summary is made from. */
+export const TOPIC_ITEMS = 20;
+/** Room context is at most 2,000 chars including the category name. */
+export const TOPIC_SUMMARY_MAX_CHARS = 1800;
+const ITEM_LINE_CHARS = 300;
+/** How often categories without a summary (new ones, or content seeded after start) are looked for. */
+export const MISSING_CHECK_MS = 30_000;
+/** After a failed summary the missing-summary check waits this long (or the interval, if shorter). */
+export const FAILURE_BACKOFF_MS = 600_000;
+
+export interface TopicSummariesOptions {
+  store: Store;
+  chat: ChatModel;
+  intervalMs: number;
+  log?: RagLogger;
+  itemsPerTopic?: number;
+}
+
+export class TopicSummaries {
+  private timers: NodeJS.Timeout[] = [];
+  /** When a topic's summary last failed: the frequent missing-summary check leaves it alone for a while. */
+  private readonly failedAt = new Map<string, number>();
+  private running: Promise<unknown> = Promise.resolve();
+  private readonly log: RagLogger;
+  private readonly itemsPerTopic: number;
+
+  constructor(private readonly options: TopicSummariesOptions) {
+    if (!options.store) throw new TypeError('TopicSummaries: options.store is required');
+    if (!options.chat) throw new TypeError('TopicSummaries: options.chat is required');
+    if (!(options.intervalMs >= 1000)) throw new RangeError('TopicSummaries: options.intervalMs must be at least 1000');
+    this.itemsPerTopic = options.itemsPerTopic ?? TOPIC_ITEMS;
+    if (!Number.isInteger(this.itemsPerTopic) || this.itemsPerTopic < 1) throw new RangeError('TopicSummaries: options.itemsPerTopic must be a positive integer');
+    this.log = options.log ?? silentLogger;
+  }
+
+  /** Generates missing summaries now (in the background) and schedules regeneration. */
+  start(): void {
+    if (this.timers.length) return;
+    this.running = this.refreshAll({ onlyMissing: true });
+    const every = (ms: number, onlyMissing: boolean) => {
+      const timer = setInterval(() => {
+        this.running = this.running.then(() => this.refreshAll({ onlyMissing }));
+      }, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.options.intervalMs, false);
+    every(Math.min(MISSING_CHECK_MS, this.options.intervalMs), true);
+  }
+
+  /** Resolves when the generation under way (if any) has finished. */
+  async idle(): Promise<void> {
+    await this.running.catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    await this.idle();
+  }
+
+  /** The stored summary of a topic, or null. */
+  async get(slug: string): Promise<TopicSummary | null> {
+    const raw = await this.options.store.getMeta(topicSummaryKey(slug));
+    if (!raw) return null;
+    try {
+      return JSON.parse(raw) as TopicSummary;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Regenerates every category's summary (or only the missing ones). Failures are logged, not thrown. */
+  async refreshAll(options: { onlyMissing?: boolean } = {}): Promise<TopicSummary[]> {
+    const out: TopicSummary[] = [];
+    try {
+      for (const { category } of await this.options.store.listCategories()) {
+        const slug = topicSlug(category);
+        if (!slug) continue;
+        if (options.onlyMissing && ((await this.get(slug)) || this.recentlyFailed(slug))) continue;
+        const summary = await this.refresh(category).catch((err: Error) => {
+          this.failedAt.set(slug, Date.now());
+          this.log.warn({ roomId: topicRoomId(category), err: err.message }, 'topic summary failed');
+          return null;
+        });
+        if (summary) this.failedAt.delete(slug);
+        if (summary) out.push(summary);
+      }
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'topic summaries failed');
+    }
+    return out;
+  }
+
+  private recentlyFailed(slug: string): boolean {
+    const at = this.failedAt.get(slug);
+    return at !== undefined && Date.now() - at < Math.min(this.options.intervalMs, FAILURE_BACKOFF_MS);
+  }
+
+  /** Summarises one category's recent items and stores the result; null when it has none. */
+  async refresh(category: string): Promise<TopicSummary | null> {
+    const page = await this.options.store.listItems({ category, limit: this.itemsPerTopic });
+    if (!page.items.length) return null;
+    const lines = page.items.map((i) => clip(sentence(i.title) + (i.description.trim() ? ` ${sentence(i.description)}` : ''), ITEM_LINE_CHARS));
+    const text = await this.options.chat.summarize(lines.join('\n'), `${category} news`);
+    const summary: TopicSummary = {
+      category,
+      summary: clip(text.trim(), TOPIC_SUMMARY_MAX_CHARS),
+      itemIds: page.items.map((i) => i.id),
+      updatedAt: new Date().toISOString(),
+    };
+    await this.options.store.setMeta(topicSummaryKey(topicSlug(category)), JSON.stringify(summary));
+    this.log.info({ roomId: topicRoomId(category), items: summary.itemIds.length, chars: summary.summary.length }, 'topic summary updated');
+    return summary;
+  }
+}
+
+function sentence(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return /[.!?…]$/.test(t) ? t : `${t}.`;
+}

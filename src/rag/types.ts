@@ -1,0 +1,42 @@
+/** Shapes shared by the stages of the RAG pipeline (DESIGN §5, issue 5). */
+import type { ChunkRow, ContentKind } from '../content/types.js';
+
+/** The few logger methods the pipeline uses; pino and Fastify's logger fit. */
+export interface RagLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** A logger that drops everything, for tools and tests. */
+export const silentLogger: RagLogger = { info() {}, warn() {}, error() {} };
+
+/** What the pipeline needs to know about the room it answers in. */
+export interface RoomView {
+  id: string;
+  title: string;
+  /** Title + summary (≤ 2000 chars): the prompt's primary topic. */
+  context: string;
+}
+
+/** One stage-1 result: an item (or one commenter of an item) found through its best chunk. */
+export interface Candidate {
+  /** Deduplication key: the item id, or `itemId#comment:by` for a commenter's words. */
+  key: string;
+  itemId: string;
+  kind: ContentKind | 'comment';
+  /** The chunk the snippet shows: the best-matching one that is not just the title. */
+  chunk: ChunkRow;
+  /** Best chunk's cosine plus a little of the second's, the better of the two searches. */
+  score: number;
+  /** 1: room title + question, 2: question alone (the search that scored it best). */
+  search: 1 | 2;
+  /** Item title, or `HN comment by X`. */
+  label: string;
+  itemTitle: string;
+  url: string | null;
+  /** ~150 chars around the chunk's best-matching sentence (shown with the answer's sources). */
+  excerpt: string;
+  /** `label: excerpt`: all the reranker sees of this candidate. */
+  snippet: string;
+}

@@ -1,0 +1,116 @@
+/**
+ * What members say: plain messages (persisted with the room's next seq, then broadcast), questions
+ * for the assistant (`@ai …`, `/ask …`, `ask` frames) and other slash commands (answered to the
+ * sender alone). Idempotent by clientId: a resent message returns the original to its sender only.
+ */
+import { randomUUID } from 'node:crypto';
+import { SalonError, errors } from '../errors.js';
+import type { AskFrame, Member, Message, SayFrame } from '../protocol/messages.js';
+import type { Store } from '../store/types.js';
+import { askQuestion, parseCommand, type CommandRegistry } from './commands.js';
+import type { Room } from './room.js';
+import type { Session } from './session.js';
+import type { RoomAssistant } from './types.js';
+
+/** What Chat needs from the hub. */
+export interface ChatHost {
+  readonly store: Store;
+  readonly commands: CommandRegistry;
+  assistant(): RoomAssistant | undefined;
+  /** Delivers a newly persisted message to the room on every node. */
+  publishMessage(room: Room, message: Message): void;
+  /** Tells the room a member stopped typing. */
+  sendTyping(room: Room, member: Member, active: boolean): void;
+  warn(details: Record<string, unknown>, msg: string): void;
+}
+
+const SYSTEM_AUTHOR = Object.freeze({ id: 'system', name: 'Salon', kind: 'system' as const });
+/** How an `ask` frame's question reads in the room. */
+const ASK_MARK = '@ai ';
+
+function joined(session: Session): { room: Room; member: Member } {
+  if (!session.room || !session.member) throw new errors.ERR_NOT_JOINED('talking');
+  return { room: session.room, member: session.member };
+}
+
+export class Chat {
+  constructor(private readonly host: ChatHost) {}
+
+  async say(session: Session, frame: SayFrame): Promise<void> {
+    const question = askQuestion(frame.text);
+    if (question !== null) return this.question(session, question, frame.text, frame.clientId, frame.threadId);
+    const command = parseCommand(frame.text);
+    if (command) return this.command(session, command, frame.clientId, frame.threadId);
+    await this.post(session, frame.text, frame.clientId, frame.threadId);
+  }
+
+  async ask(session: Session, frame: AskFrame): Promise<void> {
+    const question = frame.text.trim();
+    if (!frame.private) return this.question(session, question, `${ASK_MARK}${question}`, frame.clientId, frame.threadId);
+    // A private question stays between the asker and the assistant: nothing is posted to the room.
+    const { room } = joined(session);
+    this.askAssistant(session, question, frame.clientId, await this.thread(room, frame.threadId), true);
+  }
+
+  /** Persists and broadcasts a member's message; null when the clientId was already used. */
+  private async post(session: Session, text: string, clientId: string, requestedThread?: string): Promise<Message | null> {
+    const { room, member } = joined(session);
+    const threadId = await this.thread(room, requestedThread);
+    if (room.typing.clear(member.id)) this.host.sendTyping(room, member, false);
+    return room.run(async () => {
+      const { message, duplicate } = await this.host.store.appendMessage({
+        roomId: room.id,
+        threadId,
+        author: { id: member.id, name: member.name, kind: 'user' },
+        text,
+        clientId,
+      });
+      if (duplicate) {
+        session.deliver(JSON.stringify({ type: 'message', message }));
+        return null;
+      }
+      this.host.publishMessage(room, message);
+      return message;
+    });
+  }
+
+  private async question(session: Session, question: string, text: string, clientId: string, requestedThread?: string): Promise<void> {
+    if (!question) throw new errors.ERR_BAD_MESSAGE('ask needs a question, e.g. "@ai what is this about?"');
+    const message = await this.post(session, text, clientId, requestedThread);
+    if (message) this.askAssistant(session, question, clientId, message.threadId, false, message.id);
+  }
+
+  private askAssistant(session: Session, text: string, clientId: string, threadId: string, isPrivate: boolean, questionId?: string): void {
+    const { room, member } = joined(session);
+    const assistant = this.host.assistant();
+    if (!assistant) return session.error(new errors.ERR_ASSISTANT_FAILED('no assistant is configured'), clientId);
+    try {
+      const { done } = assistant.ask({ roomId: room.id, threadId, text, asker: member, clientId, private: isPrivate, ...(questionId ? { questionId } : {}) });
+      // The assistant reports failures to the room itself; this only keeps the rejection handled.
+      done.catch(() => {});
+    } catch (err) {
+      if (!(err instanceof SalonError)) this.host.warn({ roomId: room.id, err: (err as Error)?.message }, 'assistant ask failed');
+      session.error(err instanceof SalonError ? err : new errors.ERR_ASSISTANT_FAILED('internal error'), clientId);
+    }
+  }
+
+  private async command(session: Session, command: { name: string; args: string }, clientId: string, requestedThread?: string): Promise<void> {
+    const { room, member } = joined(session);
+    const threadId = await this.thread(room, requestedThread);
+    const handler = command.name === 'help' ? undefined : this.host.commands.get(command.name);
+    const reply = handler
+      ? await handler.run({ roomId: room.id, threadId, user: member, args: command.args })
+      : this.host.commands.help(command.name === 'help' ? undefined : command.name);
+    const message: Message = { id: `sys_${randomUUID()}`, seq: 0, roomId: room.id, threadId, author: { ...SYSTEM_AUTHOR }, text: reply, ts: new Date().toISOString(), clientId };
+    session.deliver(JSON.stringify({ type: 'message', message }));
+  }
+
+  /** The thread a message goes to: the room's main thread unless another thread of this room is named. */
+  private async thread(room: Room, requested?: string): Promise<string> {
+    if (!requested || requested === room.threadId || room.knownThreads.has(requested)) return requested || room.threadId;
+    const thread = await this.host.store.getThread(requested);
+    if (!thread || thread.roomId !== room.id) throw new errors.ERR_BAD_MESSAGE(`no thread ${requested} in this room`);
+    room.knownThreads.add(requested);
+    return requested;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * What the rooms core puts on the RoomBus: a one-line JSON header naming the sending node and how
+ * to deliver, then the already-serialised frame. Receivers read the header and pass the frame on
+ * untouched, so a frame is serialised once on its first node and never again.
+ */
+
+/** How a receiving node delivers the frame. */
+export type Delivery =
+  /** to every member */
+  | 'all'
+  /** to every member, and the frame's message joins the room's history */
+  | 'history'
+  /** to every member but `except`'s connections, skipped for slow consumers */
+  | 'typing'
+  /** only to `user`'s connections */
+  | 'user';
+
+export interface Envelope {
+  node: string;
+  delivery: Delivery;
+  /** The user a `typing` frame is not echoed to, or the recipient of a `user` frame. */
+  user?: string;
+  frame: string;
+}
+
+/** Serialises an envelope for RoomBus.publish. */
+export function encodeEnvelope(e: Envelope): string {
+  const header = JSON.stringify(e.user ? { n: e.node, d: e.delivery, u: e.user } : { n: e.node, d: e.delivery });
+  return `${header}\n${e.frame}`;
+}
+
+const DELIVERIES = new Set<string>(['all', 'history', 'typing', 'user']);
+
+/** Parses a bus payload; null when it is not an envelope. */
+export function decodeEnvelope(payload: string): Envelope | null {
+  const nl = payload.indexOf('\n');
+  if (nl < 0) return null;
+  let h: { n?: unknown; d?: unknown; u?: unknown };
+  try {
+    h = JSON.parse(payload.slice(0, nl));
+  } catch {
+    return null;
+  }
+  if (typeof h.n !== 'string' || typeof h.d !== 'string' || !DELIVERIES.has(h.d)) return null;
+  return {
+    node: h.n,
+    delivery: h.d as Delivery,
+    ...(typeof h.u === 'string' ? { user: h.u } : {}),
+    frame: payload.slice(nl + 1),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Validation of client frames at the edge (STYLE 5): raw text in, a typed ClientMessage or a
+ * catalogued error out. Nothing past this file sees unchecked input.
+ */
+import { SalonError, errors } from '../errors.js';
+import type { ClientMessage } from '../protocol/messages.js';
+
+export const MAX_NAME_CHARS = 32;
+export const MAX_CLIENT_ID_CHARS = 128;
+export const MAX_TOKEN_CHARS = 256;
+export const MAX_THREAD_ID_CHARS = 128;
+
+/** Control characters, plus invisible and bidi-override characters that let one name pose as another. */
+const FORBIDDEN_IN_NAME = /[\p{Cc}\u00ad\u061c\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
+const CONTROL = /\p{Cc}/u;
+
+/** Outcome of parsing one frame; on failure `clientId` is echoed when the frame carried one. */
+export type Parsed = { ok: true; frame: ClientMessage } | { ok: false; error: SalonError; clientId?: string };
+
+type Fields = Record<string, unknown>;
+
+function bad(why: string, clientId?: string): Parsed {
+  return { ok: false, error: new errors.ERR_BAD_MESSAGE(why), ...(clientId ? { clientId } : {}) };
+}
+
+/** A display name: trimmed, 1–32 characters, nothing invisible. Null when unusable. */
+export function cleanName(raw: unknown): string | null {
+  if (typeof raw !== 'string') return null;
+  const name = raw.normalize('NFC').trim();
+  if (name.length < 1 || name.length > MAX_NAME_CHARS || FORBIDDEN_IN_NAME.test(name)) return null;
+  return name;
+}
+
+function optionalString(f: Fields, key: string, max: number): string | undefined | false {
+  const v = f[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v.length < 1 || v.length > max || CONTROL.test(v)) return false;
+  return v;
+}
+
+function parseHello(f: Fields): Parsed {
+  const name = cleanName(f.name);
+  if (name === null) return bad(`name must be 1–${MAX_NAME_CHARS} visible characters`);
+  const token = optionalString(f, 'token', MAX_TOKEN_CHARS);
+  if (token === false) return bad('token must be a string');
+  const lastSeq = f.lastSeq;
+  if (lastSeq !== undefined && lastSeq !== null && !(Number.isSafeInteger(lastSeq) && (lastSeq as number) >= 0)) {
+    return bad('lastSeq must be a whole number ≥ 0');
+  }
+  return {
+    ok: true,
+    frame: { type: 'hello', name, ...(token ? { token } : {}), ...(typeof lastSeq === 'number' ? { lastSeq } : {}) },
+  };
+}
+
+function parseText(f: Fields, type: 'say' | 'ask', maxTextChars: number): Parsed {
+  const clientId = optionalString(f, 'clientId', MAX_CLIENT_ID_CHARS);
+  if (!clientId) return bad(`clientId must be a string of 1–${MAX_CLIENT_ID_CHARS} characters`);
+  const text = f.text;
+  if (typeof text !== 'string' || text.trim() === '') return bad('text must be a non-empty string', clientId);
+  if (text.length > maxTextChars) return { ok: false, error: new errors.ERR_MESSAGE_TOO_LONG(maxTextChars), clientId };
+  const threadId = optionalString(f, 'threadId', MAX_THREAD_ID_CHARS);
+  if (threadId === false) return bad('threadId must be a string', clientId);
+  const thread = threadId ? { threadId } : {};
+  if (type === 'say') return { ok: true, frame: { type, text, clientId, ...thread } };
+  if (f.private !== undefined && typeof f.private !== 'boolean') return bad('private must be true or false', clientId);
+  return { ok: true, frame: { type, text, clientId, ...thread, ...(f.private ? { private: true } : {}) } };
+}
+
+/** Parses one text frame. Malformed JSON, unknown types and missing fields give ERR_BAD_MESSAGE. */
+export function parseClientFrame(raw: string, maxTextChars: number): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return bad('not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad('expected a JSON object');
+  const f = value as Fields;
+  switch (f.type) {
+    case 'hello':
+      return parseHello(f);
+    case 'say':
+    case 'ask':
+      return parseText(f, f.type, maxTextChars);
+    case 'typing':
+      if (typeof f.active !== 'boolean') return bad('active must be true or false');
+      return { ok: true, frame: { type: 'typing', active: f.active } };
+    case 'ping':
+      return { ok: true, frame: { type: 'ping' } };
+    default:
+      return bad(typeof f.type === 'string' ? `unknown type ${JSON.stringify(f.type.slice(0, 40))}` : 'missing type');
+  }
+}

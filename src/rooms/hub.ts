@@ -1,0 +1,311 @@
+/**
+ * The rooms core of one node: live rooms (created on first join, dropped when empty), the
+ * connections of every client, delivery on this node first and then on the RoomBus (own echoes
+ * dropped), and the RoomOutlet the assistant streams through. Knows connections only as
+ * `Connection` (STYLE 4).
+ */
+import { errors } from '../errors.js';
+import { CloseCode } from '../protocol/close-codes.js';
+import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } from '../protocol/messages.js';
+import type { Store } from '../store/types.js';
+import { Chat } from './chat.js';
+import { CommandRegistry } from './commands.js';
+import { decodeEnvelope, encodeEnvelope, type Delivery } from './envelope.js';
+import type { Identity } from './identity.js';
+import { InProcessBus } from './in-process-bus.js';
+import { roomOptions, type RoomOptions } from './options.js';
+import { loadRoom, replayHistory, welcomeFrame } from './loading.js';
+import { Room } from './room.js';
+import { Session, errorFrame, type SessionHost } from './session.js';
+import { storeResolver } from './resolver.js';
+import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
+
+/** Close code for an unexpected server failure (RFC 6455). */
+const INTERNAL_ERROR = 1011;
+
+/** Where the hub logs; a pino/Fastify logger fits. */
+export interface RoomsLogger {
+  warn(details: Record<string, unknown>, msg: string): void;
+  error(details: Record<string, unknown>, msg: string): void;
+}
+
+export interface RoomHubDeps {
+  store: Store;
+  identity: Identity;
+  /** Defaults to the store-backed resolver (content and topic rooms). */
+  resolver?: RoomResolver;
+  /** Defaults to a lone in-process bus. */
+  bus?: RoomBus;
+  /** Looked up on every ask, so the assistant may be wired after the hub is built. */
+  assistant?: () => RoomAssistant | undefined;
+  log?: RoomsLogger;
+  options?: Partial<RoomOptions>;
+}
+
+/** An active room as `GET /api/v1/rooms` lists it. */
+export interface RoomSummary {
+  id: string;
+  kind: string;
+  title: string;
+  members: number;
+}
+
+/** One room as `GET /api/v1/rooms/:id` shows it. */
+export interface RoomDetail {
+  id: string;
+  kind: string;
+  title: string;
+  url: string | null;
+  context: string;
+  members: Member[];
+  memberCount: number;
+}
+
+const silent: RoomsLogger = { warn() {}, error() {} };
+
+export class RoomHub implements SessionHost, RoomOutlet {
+  readonly options: Readonly<RoomOptions>;
+  readonly commands = new CommandRegistry();
+  readonly store: Store;
+  readonly resolve: RoomResolver;
+  readonly bus: RoomBus;
+  private readonly identity: Identity;
+  private readonly log: RoomsLogger;
+  private readonly getAssistant: () => RoomAssistant | undefined;
+  private readonly rooms = new Map<string, Room>();
+  private readonly sessions = new Set<Session>();
+  private readonly perIp = new Map<string, number>();
+  private readonly chat: Chat;
+  private closing = false;
+
+  constructor(deps: RoomHubDeps) {
+    if (!deps.store) throw new TypeError('RoomHub store: required');
+    if (!deps.identity) throw new TypeError('RoomHub identity: required');
+    this.options = roomOptions(deps.options);
+    this.store = deps.store;
+    this.identity = deps.identity;
+    this.resolve = deps.resolver ?? storeResolver(deps.store, this.options.contextChars);
+    this.bus = deps.bus ?? new InProcessBus();
+    this.log = deps.log ?? silent;
+    this.getAssistant = deps.assistant ?? (() => undefined);
+    this.chat = new Chat({
+      store: this.store,
+      commands: this.commands,
+      assistant: () => this.getAssistant(),
+      publishMessage: (room, message) => this.publishMessage(room, message),
+      sendTyping: (room, member, active) => this.sendTyping(room, member, active),
+      warn: (details, msg) => this.log.warn(details, msg),
+    });
+    this.bus.subscribe((roomId, payload) => this.fromBus(roomId, payload));
+  }
+
+  /** Open connections on this node. */
+  get connectionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Accepts a new connection for `roomId`; null when it was refused (and closed). */
+  connect(conn: Connection, meta: { roomId: string; ip: string }): Session | null {
+    if (this.closing) {
+      conn.close(CloseCode.GOING_AWAY, 'server shutting down');
+      return null;
+    }
+    const count = this.perIp.get(meta.ip) ?? 0;
+    if (count >= this.options.maxConnectionsPerIp) {
+      const err = new errors.ERR_TOO_MANY_CONNECTIONS();
+      conn.send(errorFrame(err));
+      conn.close(CloseCode.RATE_LIMITED, err.message);
+      return null;
+    }
+    this.perIp.set(meta.ip, count + 1);
+    const session = new Session(conn, meta.roomId, meta.ip, this, this.options);
+    this.sessions.add(session);
+    return session;
+  }
+
+  async join(session: Session, hello: HelloFrame): Promise<void> {
+    const who = hello.token ? { id: this.identity.verify(hello.token), token: hello.token } : this.identity.issue();
+    if (!who.id) return session.fail(new errors.ERR_BAD_TOKEN(), CloseCode.BAD_TOKEN);
+    session.userId = who.id;
+    const room = this.roomFor(session.roomId);
+    room.pendingJoins++;
+    try {
+      const state = await room.ready;
+      if (state === 'missing') return session.fail(new errors.ERR_ROOM_NOT_FOUND(session.roomId), CloseCode.ROOM_NOT_FOUND);
+      if (state === 'failed') return session.fail(new errors.ERR_INTERNAL(), INTERNAL_ERROR);
+      await room.run(async () => {
+        const replay = await replayHistory(this.store, room, hello.lastSeq, this.options.replayLimit);
+        if (session.state !== 'joining') return;
+        const { member, isNew, renamed } = room.join(session, hello.name);
+        Object.assign(session, { member, room, state: 'joined', floorSeq: room.seq });
+        session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id))));
+        if (isNew || renamed) room.presence(isNew ? { joined: member } : {}, Date.now());
+      });
+    } finally {
+      room.pendingJoins--;
+      this.dropIfEmpty(room);
+    }
+  }
+
+  say(session: Session, frame: SayFrame): Promise<void> {
+    return this.chat.say(session, frame);
+  }
+
+  ask(session: Session, frame: AskFrame): Promise<void> {
+    return this.chat.ask(session, frame);
+  }
+
+  typing(session: Session, active: boolean): void {
+    const { room, member } = session;
+    if (!room || !member || !room.typing.update(member.id, active, Date.now())) return;
+    this.sendTyping(room, member, active);
+    if (active) room.scheduleTypingExpiry();
+  }
+
+  detach(session: Session): void {
+    if (!this.sessions.delete(session)) return;
+    const count = (this.perIp.get(session.ip) ?? 1) - 1;
+    if (count > 0) this.perIp.set(session.ip, count);
+    else this.perIp.delete(session.ip);
+    const room = session.room;
+    if (!room) return;
+    session.room = null;
+    const left = room.leave(session);
+    if (left) {
+      if (room.typing.clear(left.id)) this.sendTyping(room, left, false);
+      room.presence({ left }, Date.now());
+    }
+    this.dropIfEmpty(room);
+  }
+
+  failed(session: Session, err: unknown): void {
+    this.log.error({ roomId: session.roomId, err }, 'room frame failed');
+  }
+
+  /** RoomOutlet: a frame for every member on every node; messages and answers join the history. */
+  broadcast(roomId: string, frame: ServerMessage): void {
+    const text = JSON.stringify(frame);
+    const message = frame.type === 'message' || frame.type === 'assistant.done' ? frame.message : undefined;
+    this.route(roomId, message ? 'history' : 'all', text, undefined, message);
+  }
+
+  /** RoomOutlet: a frame for one user's connections in the room, on every node. */
+  sendToUser(roomId: string, userId: string, frame: ServerMessage): void {
+    this.route(roomId, 'user', JSON.stringify(frame), userId);
+  }
+
+  /** Active rooms on this node, busiest first; only `ids` when given. */
+  listRooms(ids?: string[]): RoomSummary[] {
+    const wanted = ids ? new Set(ids) : null;
+    const out: RoomSummary[] = [];
+    for (const room of this.rooms.values()) {
+      if (!room.info || !room.members.size || (wanted && !wanted.has(room.id))) continue;
+      out.push({ id: room.id, kind: room.info.kind, title: room.info.title, members: room.members.size });
+    }
+    return out.sort((a, b) => b.members - a.members || a.id.localeCompare(b.id));
+  }
+
+  /** A room, live or not; null when there is no such room. */
+  async describe(roomId: string): Promise<RoomDetail | null> {
+    const live = this.rooms.get(roomId);
+    const info = live?.info ?? (await this.resolve(roomId));
+    if (!info) return null;
+    const members = live ? live.listedMembers() : [];
+    return { ...info, members, memberCount: live ? live.members.size : 0 };
+  }
+
+  /** Closes every connection with `code` (1001 on shutdown) and refuses new ones. */
+  async close(code: number = CloseCode.GOING_AWAY): Promise<void> {
+    this.closing = true;
+    for (const session of [...this.sessions]) session.close(code, 'server shutting down');
+    for (const room of this.rooms.values()) room.dispose();
+    this.rooms.clear();
+    await this.bus.close().catch((err: unknown) => this.log.warn({ err }, 'room bus close failed'));
+  }
+
+  /** Sends a typing frame to the room (not to the typist) on every node. */
+  sendTyping(room: Room, member: Member, active: boolean): void {
+    this.route(room.id, 'typing', JSON.stringify({ type: 'typing', user: member, active }), member.id);
+  }
+
+  private publishMessage(room: Room, message: Message): void {
+    this.route(room.id, 'history', JSON.stringify({ type: 'message', message }), undefined, message);
+  }
+
+  /** Delivers on this node, then publishes for the others; a failing bus never blocks local delivery. */
+  private route(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message): void {
+    this.deliverLocal(roomId, delivery, frame, user, message);
+    try {
+      this.bus
+        .publish(roomId, encodeEnvelope({ node: this.bus.nodeId, delivery, frame, ...(user ? { user } : {}) }))
+        .catch((err: unknown) => this.log.warn({ roomId, err }, 'room bus publish failed'));
+    } catch (err) {
+      this.log.warn({ roomId, err }, 'room bus publish failed');
+    }
+  }
+
+  private deliverLocal(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message): void {
+    const room = this.rooms.get(roomId);
+    if (!room) return;
+    if (delivery === 'typing') return room.offerAll(frame, user);
+    if (delivery === 'user') return user ? room.sendToUser(user, frame) : undefined;
+    if (delivery === 'all') return room.sendAll(frame);
+    const m = message ?? (JSON.parse(frame) as { message: Message }).message;
+    if (!(m?.seq > 0)) return room.sendAll(frame);
+    if (room.remember(m)) room.sendAll(frame, m.seq);
+  }
+
+  private fromBus(roomId: string, payload: string): void {
+    const envelope = decodeEnvelope(payload);
+    if (!envelope || envelope.node === this.bus.nodeId) return;
+    try {
+      this.deliverLocal(roomId, envelope.delivery, envelope.frame, envelope.user);
+    } catch (err) {
+      this.log.warn({ roomId, err }, 'bad room bus payload');
+    }
+  }
+
+  private pending(roomId: string): PendingAnswer[] {
+    try {
+      return this.getAssistant()?.pending(roomId) ?? [];
+    } catch (err) {
+      this.log.warn({ roomId, err }, 'assistant.pending failed');
+      return [];
+    }
+  }
+
+  private roomFor(roomId: string): Room {
+    const existing = this.rooms.get(roomId);
+    if (existing) return existing;
+    const room = new Room(roomId, this.options, (r, ids) => this.typingExpired(r, ids));
+    this.rooms.set(roomId, room);
+    room.ready = loadRoom(this.store, this.resolve, room, this.options.historySize).then(
+      (state) => state,
+      (err: unknown) => {
+        this.log.error({ roomId, err }, 'room failed to load');
+        return 'failed' as const;
+      },
+    );
+    void room.ready.then((state) => {
+      if (state !== 'ok' && this.rooms.get(roomId) === room) {
+        this.rooms.delete(roomId);
+        room.dispose();
+      }
+    });
+    return room;
+  }
+
+  private typingExpired(room: Room, userIds: string[]): void {
+    for (const id of userIds) {
+      const member = room.members.get(id)?.member;
+      if (member) this.sendTyping(room, member, false);
+    }
+  }
+
+  private dropIfEmpty(room: Room): void {
+    if (room.empty && this.rooms.get(room.id) === room) {
+      this.rooms.delete(room.id);
+      room.dispose();
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/** Builds the rooms core from the config: identity secret in DATA_DIR, in-process bus by default. */
+import type { Config } from '../config.js';
+import type { Store } from '../store/types.js';
+import { RoomHub, type RoomsLogger } from './hub.js';
+import { Identity, loadOrCreateSecret } from './identity.js';
+import { DEFAULT_SOFT_BUFFERED_BYTES, type RoomOptions } from './options.js';
+import type { RoomAssistant, RoomBus } from './types.js';
+
+export { RoomHub } from './hub.js';
+
+export interface CreateRoomsDeps {
+  store: Store;
+  log?: RoomsLogger;
+  assistant?: () => RoomAssistant | undefined;
+  bus?: RoomBus;
+  /** Overrides for tests (shorter timers, smaller limits). */
+  options?: Partial<RoomOptions>;
+}
+
+/** The room options the config sets. */
+export function roomOptionsFromConfig(config: Config): Partial<RoomOptions> {
+  return {
+    helloTimeoutMs: config.ROOM_HELLO_TIMEOUT_MS,
+    heartbeatMs: config.ROOM_HEARTBEAT_MS,
+    maxConnectionsPerIp: config.ROOM_MAX_CONNECTIONS_PER_IP,
+    hardBufferedBytes: config.ROOM_MAX_BUFFERED_BYTES,
+    softBufferedBytes: Math.min(DEFAULT_SOFT_BUFFERED_BYTES, config.ROOM_MAX_BUFFERED_BYTES),
+  };
+}
+
+/** A RoomHub for `config`. */
+export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
+  return new RoomHub({
+    store: deps.store,
+    identity: new Identity(loadOrCreateSecret(config.DATA_DIR)),
+    log: deps.log,
+    assistant: deps.assistant,
+    bus: deps.bus,
+    options: { ...roomOptionsFromConfig(config), ...deps.options },
+  });
+}

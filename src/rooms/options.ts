@@ -1,0 +1,97 @@
+/**
+ * Tunables of the rooms core. Defaults are the protocol's documented limits (docs/protocol.md);
+ * app.ts fills the operational ones from config, tests shrink timings through AppOverrides.
+ */
+
+export const DEFAULT_HELLO_TIMEOUT_MS = 10_000;
+export const DEFAULT_HEARTBEAT_MS = 30_000;
+export const DEFAULT_MAX_CONNECTIONS_PER_IP = 100;
+export const DEFAULT_HISTORY_SIZE = 20;
+/** Most missed messages one `hello {lastSeq}` replays; older ones are skipped (`welcome.truncated`). */
+export const DEFAULT_REPLAY_LIMIT = 500;
+export const DEFAULT_MAX_TEXT_CHARS = 4_000;
+export const DEFAULT_MAX_PAYLOAD_BYTES = 16 * 1024;
+export const DEFAULT_RATE_PER_SECOND = 5;
+export const DEFAULT_RATE_BURST = 10;
+/** Rejected frames within `abuseWindowMs` that close the socket with 4429. */
+export const DEFAULT_ABUSE_REJECTIONS = 20;
+export const DEFAULT_ABUSE_WINDOW_MS = 10_000;
+/** Zulip's timings: a typist is re-announced at most every 10 s and expires 15 s after the last refresh. */
+export const DEFAULT_TYPING_FORWARD_MS = 10_000;
+export const DEFAULT_TYPING_EXPIRE_MS = 15_000;
+/** Above this many queued bytes a socket no longer gets typing and presence frames. */
+export const DEFAULT_SOFT_BUFFERED_BYTES = 64 * 1024;
+/** Above this many queued bytes a socket is closed with 1013. */
+export const DEFAULT_HARD_BUFFERED_BYTES = 1024 * 1024;
+/** Joins and leaves within this window are coalesced into one presence frame. */
+export const DEFAULT_PRESENCE_WINDOW_MS = 50;
+/** Rooms larger than `largeRoomMembers` coalesce presence over this longer window. */
+export const DEFAULT_LARGE_ROOM_PRESENCE_WINDOW_MS = 1_000;
+export const DEFAULT_LARGE_ROOM_MEMBERS = 100;
+/** Longest member list in `welcome` and `presence`; `memberCount`/`count` always give the total. */
+export const DEFAULT_MAX_LISTED_MEMBERS = 200;
+export const DEFAULT_CONTEXT_CHARS = 2_000;
+/** How long shutdown waits for clients to answer the 1001 close before cutting them off. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
+
+export interface RoomOptions {
+  helloTimeoutMs: number;
+  heartbeatMs: number;
+  maxConnectionsPerIp: number;
+  historySize: number;
+  replayLimit: number;
+  maxTextChars: number;
+  maxPayloadBytes: number;
+  ratePerSecond: number;
+  rateBurst: number;
+  abuseRejections: number;
+  abuseWindowMs: number;
+  typingForwardMs: number;
+  typingExpireMs: number;
+  softBufferedBytes: number;
+  hardBufferedBytes: number;
+  presenceWindowMs: number;
+  largeRoomPresenceWindowMs: number;
+  largeRoomMembers: number;
+  maxListedMembers: number;
+  contextChars: number;
+  shutdownGraceMs: number;
+}
+
+export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
+  helloTimeoutMs: DEFAULT_HELLO_TIMEOUT_MS,
+  heartbeatMs: DEFAULT_HEARTBEAT_MS,
+  maxConnectionsPerIp: DEFAULT_MAX_CONNECTIONS_PER_IP,
+  historySize: DEFAULT_HISTORY_SIZE,
+  replayLimit: DEFAULT_REPLAY_LIMIT,
+  maxTextChars: DEFAULT_MAX_TEXT_CHARS,
+  maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
+  ratePerSecond: DEFAULT_RATE_PER_SECOND,
+  rateBurst: DEFAULT_RATE_BURST,
+  abuseRejections: DEFAULT_ABUSE_REJECTIONS,
+  abuseWindowMs: DEFAULT_ABUSE_WINDOW_MS,
+  typingForwardMs: DEFAULT_TYPING_FORWARD_MS,
+  typingExpireMs: DEFAULT_TYPING_EXPIRE_MS,
+  softBufferedBytes: DEFAULT_SOFT_BUFFERED_BYTES,
+  hardBufferedBytes: DEFAULT_HARD_BUFFERED_BYTES,
+  presenceWindowMs: DEFAULT_PRESENCE_WINDOW_MS,
+  largeRoomPresenceWindowMs: DEFAULT_LARGE_ROOM_PRESENCE_WINDOW_MS,
+  largeRoomMembers: DEFAULT_LARGE_ROOM_MEMBERS,
+  maxListedMembers: DEFAULT_MAX_LISTED_MEMBERS,
+  contextChars: DEFAULT_CONTEXT_CHARS,
+  shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
+});
+
+/** Defaults plus `overrides`; throws naming the first option that is not a positive whole number. */
+export function roomOptions(overrides: Partial<RoomOptions> = {}): Readonly<RoomOptions> {
+  const out = { ...DEFAULT_ROOM_OPTIONS, ...overrides };
+  for (const [name, value] of Object.entries(out)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new TypeError(`rooms option ${name}: expected a positive whole number, got ${String(value)}`);
+    }
+  }
+  if (out.softBufferedBytes > out.hardBufferedBytes) {
+    throw new TypeError('rooms option softBufferedBytes: must not exceed hardBufferedBytes');
+  }
+  return Object.freeze(out);
+}

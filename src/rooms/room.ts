@@ -1,0 +1,222 @@
+/**
+ * One live room on this node: its joined connections, its members (a user with several tabs is
+ * one member), the last messages for fast welcomes, typing state and coalesced presence.
+ * Broadcasts take an already-serialised frame and loop without allocating per member.
+ */
+import type { Member, Message, RoomInfo } from '../protocol/messages.js';
+import type { RoomOptions } from './options.js';
+import { TypingTracker } from './typing.js';
+
+/** A joined connection as the room sees it. */
+export interface RoomSession {
+  readonly userId: string;
+  /** Messages with seq ≤ floorSeq already reached this connection (in its welcome). */
+  floorSeq: number;
+  /** Sends a frame the member must get (messages, answers, errors). */
+  deliver(frame: string): void;
+  /** Sends an optional frame (typing, presence); skipped while the connection is backed up. */
+  offer(frame: string): void;
+}
+
+interface MemberEntry {
+  member: Member;
+  connections: number;
+  nameKey: string;
+  /** The name the user asked for, before any suffix. */
+  requested: string;
+}
+
+export type LoadState = 'ok' | 'missing' | 'failed';
+
+const nameKey = (name: string) => name.normalize('NFKC').toLowerCase();
+
+export class Room {
+  info: RoomInfo | null = null;
+  threadId = '';
+  /** Highest seq this node has seen in the room. */
+  seq = 0;
+  /** Settles once the room's info and history are loaded. */
+  ready: Promise<LoadState> = Promise.resolve('ok');
+  /** Joins under way; the room is not dropped while any are pending. */
+  pendingJoins = 0;
+  readonly sessions = new Set<RoomSession>();
+  readonly members = new Map<string, MemberEntry>();
+  readonly typing: TypingTracker;
+  /** Threads of this room other than the main one that messages were already checked against. */
+  readonly knownThreads = new Set<string>();
+  private readonly names = new Map<string, string>();
+  private history: Message[] = [];
+  private tail: Promise<unknown> = Promise.resolve();
+  private typingTimer: NodeJS.Timeout | null = null;
+  private presenceTimer: NodeJS.Timeout | null = null;
+  private presenceAt = 0;
+  private presenceChanges: { joined?: Member; left?: Member }[] = [];
+
+  constructor(
+    readonly id: string,
+    private readonly options: Readonly<RoomOptions>,
+    private readonly onTypingExpired: (room: Room, userIds: string[]) => void,
+  ) {
+    this.typing = new TypingTracker(options.typingForwardMs, options.typingExpireMs);
+  }
+
+  /** Runs `task` after every task queued before it, so appends are broadcast in seq order. */
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(task);
+    this.tail = next.catch(() => {});
+    return next;
+  }
+
+  /** Fills the loaded state, keeping messages that arrived while loading. */
+  init(info: RoomInfo, threadId: string, recent: Message[], lastSeq: number): void {
+    this.info = info;
+    this.threadId = threadId;
+    this.seq = Math.max(this.seq, lastSeq);
+    for (const m of recent) this.remember(m);
+  }
+
+  /** Adds a message to the in-memory history; false when it was already there. */
+  remember(m: Message): boolean {
+    const h = this.history;
+    let i = h.length;
+    while (i > 0 && h[i - 1].seq > m.seq) i--;
+    if (i > 0 && h[i - 1].seq === m.seq) return false;
+    if (i === 0 && h.length >= this.options.historySize) {
+      this.seq = Math.max(this.seq, m.seq);
+      return true;
+    }
+    h.splice(i, 0, m);
+    if (h.length > this.options.historySize) h.shift();
+    this.seq = Math.max(this.seq, m.seq);
+    return true;
+  }
+
+  /** The in-memory history, oldest first. */
+  recent(): Message[] {
+    return this.history.slice();
+  }
+
+  /** Oldest seq held in memory, or Infinity when none. */
+  oldestSeq(): number {
+    return this.history.length ? this.history[0].seq : Infinity;
+  }
+
+  /** Sends to every connection; a message frame (`seq` > 0) skips connections that already have it. */
+  sendAll(frame: string, seq = 0): void {
+    for (const s of this.sessions) if (seq === 0 || seq > s.floorSeq) s.deliver(frame);
+  }
+
+  /** Offers an optional frame to every connection except those of `exceptUser`. */
+  offerAll(frame: string, exceptUser?: string): void {
+    for (const s of this.sessions) if (s.userId !== exceptUser) s.offer(frame);
+  }
+
+  /** Sends to one user's connections. */
+  sendToUser(userId: string, frame: string): void {
+    for (const s of this.sessions) if (s.userId === userId) s.deliver(frame);
+  }
+
+  /**
+   * Adds a connection. The user's first connection makes them a member, under `name` or, when
+   * another member already uses it, `name (2)`, `name (3)`…. A later connection of the same user
+   * asking for another name renames the member (all their tabs): the last hello wins.
+   */
+  join(session: RoomSession, name: string): { member: Member; isNew: boolean; renamed: boolean } {
+    this.sessions.add(session);
+    const existing = this.members.get(session.userId);
+    if (existing) {
+      existing.connections++;
+      if (existing.requested === name) return { member: existing.member, isNew: false, renamed: false };
+      this.names.delete(existing.nameKey);
+      existing.requested = name;
+      existing.member.name = this.uniqueName(name);
+      existing.nameKey = nameKey(existing.member.name);
+      this.names.set(existing.nameKey, session.userId);
+      return { member: existing.member, isNew: false, renamed: true };
+    }
+    const unique = this.uniqueName(name);
+    const entry = { member: { id: session.userId, name: unique }, connections: 1, nameKey: nameKey(unique), requested: name };
+    this.members.set(session.userId, entry);
+    this.names.set(entry.nameKey, session.userId);
+    return { member: entry.member, isNew: true, renamed: false };
+  }
+
+  private uniqueName(name: string): string {
+    let unique = name;
+    for (let n = 2; this.names.has(nameKey(unique)); n++) unique = `${name} (${n})`;
+    return unique;
+  }
+
+  /** Removes a connection; returns the member when it was their last one. */
+  leave(session: RoomSession): Member | null {
+    if (!this.sessions.delete(session)) return null;
+    const entry = this.members.get(session.userId);
+    if (!entry || --entry.connections > 0) return null;
+    this.members.delete(session.userId);
+    this.names.delete(entry.nameKey);
+    return entry.member;
+  }
+
+  /** True when nobody is in the room and nobody is joining. */
+  get empty(): boolean {
+    return this.sessions.size === 0 && this.pendingJoins === 0;
+  }
+
+  /** Members for a frame: the first `maxListedMembers`, in join order. */
+  listedMembers(): Member[] {
+    const out: Member[] = [];
+    for (const e of this.members.values()) {
+      if (out.length >= this.options.maxListedMembers) break;
+      out.push(e.member);
+    }
+    return out;
+  }
+
+  /**
+   * Announces a join or leave. The first change in a quiet room goes out at once; changes within
+   * the presence window after it are coalesced into one frame at the window's end, so mass joins
+   * cost one frame per window instead of one per member.
+   */
+  presence(change: { joined?: Member; left?: Member }, now: number): void {
+    this.presenceChanges.push(change);
+    if (this.presenceTimer) return;
+    const window = this.members.size > this.options.largeRoomMembers ? this.options.largeRoomPresenceWindowMs : this.options.presenceWindowMs;
+    const wait = this.presenceAt + window - now;
+    if (wait <= 0) return this.flushPresence(now);
+    this.presenceTimer = setTimeout(() => {
+      this.presenceTimer = null;
+      this.flushPresence(Date.now());
+    }, wait);
+    this.presenceTimer.unref();
+  }
+
+  private flushPresence(now: number): void {
+    const changes = this.presenceChanges;
+    this.presenceChanges = [];
+    this.presenceAt = now;
+    if (!changes.length || !this.sessions.size) return;
+    const single = changes.length === 1 ? changes[0] : {};
+    this.offerAll(JSON.stringify({ type: 'presence', members: this.listedMembers(), count: this.members.size, ...single }));
+  }
+
+  /** Arms the typing expiry timer for the earliest typist. */
+  scheduleTypingExpiry(): void {
+    if (this.typingTimer) return;
+    const at = this.typing.nextExpiry();
+    if (at === null) return;
+    this.typingTimer = setTimeout(() => {
+      this.typingTimer = null;
+      const gone = this.typing.expire(Date.now());
+      if (gone.length) this.onTypingExpired(this, gone);
+      this.scheduleTypingExpiry();
+    }, Math.max(0, at - Date.now()));
+    this.typingTimer.unref();
+  }
+
+  /** Stops the room's timers; called when it is dropped. */
+  dispose(): void {
+    if (this.typingTimer) clearTimeout(this.typingTimer);
+    if (this.presenceTimer) clearTimeout(this.presenceTimer);
+    this.typingTimer = this.presenceTimer = null;
+  }
+}

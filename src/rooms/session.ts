@@ -1,0 +1,150 @@
+/**
+ * One client connection: the hello deadline, flood control, frame parsing and dispatch, and
+ * back-pressure. It knows its Connection only through the transport-free interface (STYLE 4).
+ */
+import { SalonError, errors } from '../errors.js';
+import { CloseCode } from '../protocol/close-codes.js';
+import type { ClientMessage, Member } from '../protocol/messages.js';
+import { FloodGuard } from './flood-guard.js';
+import { parseClientFrame } from './frames.js';
+import type { RoomOptions } from './options.js';
+import type { Room, RoomSession } from './room.js';
+import type { Connection } from './types.js';
+
+/** What a session asks of the hub once a frame is valid and admitted. */
+export interface SessionHost {
+  join(session: Session, frame: Extract<ClientMessage, { type: 'hello' }>): Promise<void>;
+  say(session: Session, frame: Extract<ClientMessage, { type: 'say' }>): Promise<void>;
+  ask(session: Session, frame: Extract<ClientMessage, { type: 'ask' }>): Promise<void>;
+  typing(session: Session, active: boolean): void;
+  /** The connection is gone (closed by either side) or must leave its room now. */
+  detach(session: Session): void;
+  /** Logs an unexpected failure of a frame handler. */
+  failed(session: Session, err: unknown): void;
+}
+
+type State = 'new' | 'joining' | 'joined' | 'closed';
+
+const PONG = JSON.stringify({ type: 'pong' });
+
+/** Serialises an `error` frame. */
+export function errorFrame(err: SalonError, clientId?: string): string {
+  return JSON.stringify({ type: 'error', code: err.code, message: err.message, ...(clientId ? { clientId } : {}) });
+}
+
+export class Session implements RoomSession {
+  state: State = 'new';
+  userId = '';
+  member: Member | null = null;
+  room: Room | null = null;
+  floorSeq = 0;
+  private helloTimer: NodeJS.Timeout | null;
+  private readonly guard: FloodGuard;
+
+  constructor(
+    readonly conn: Connection,
+    readonly roomId: string,
+    readonly ip: string,
+    private readonly host: SessionHost,
+    private readonly options: Readonly<RoomOptions>,
+  ) {
+    this.guard = new FloodGuard(options, Date.now());
+    this.helloTimer = setTimeout(() => this.fail(new errors.ERR_HELLO_TIMEOUT(options.helloTimeoutMs), CloseCode.HELLO_TIMEOUT), options.helloTimeoutMs);
+    this.helloTimer.unref();
+  }
+
+  /** Handles one text frame from the client. */
+  receive(raw: string): void {
+    if (this.state === 'closed') return;
+    const now = Date.now();
+    const parsed = parseClientFrame(raw, this.options.maxTextChars);
+    if (!parsed.ok) return this.refuse(parsed.error, parsed.clientId, this.guard.reject(now), CloseCode.BAD_MESSAGE);
+    const frame = parsed.frame;
+    const clientId = 'clientId' in frame ? frame.clientId : undefined;
+    const admission = this.guard.admit(now);
+    if (admission !== 'ok') return this.refuse(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} frames per second`), clientId, admission, CloseCode.RATE_LIMITED);
+    this.dispatch(frame, clientId);
+  }
+
+  /** Handles a binary frame, which the protocol does not use. */
+  receiveBinary(): void {
+    if (this.state === 'closed') return;
+    this.refuse(new errors.ERR_BAD_MESSAGE('binary frames are not part of the protocol'), undefined, this.guard.reject(Date.now()), CloseCode.BAD_MESSAGE);
+  }
+
+  /** The transport closed. */
+  closed(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.clearHelloTimer();
+    this.host.detach(this);
+  }
+
+  deliver(frame: string): void {
+    if (this.state === 'closed') return;
+    this.conn.send(frame);
+    if (this.conn.bufferedAmount > this.options.hardBufferedBytes) this.overflow();
+  }
+
+  offer(frame: string): void {
+    if (this.state === 'closed' || this.conn.bufferedAmount > this.options.softBufferedBytes) return;
+    this.deliver(frame);
+  }
+
+  /** Sends an `error` frame. */
+  error(err: SalonError, clientId?: string): void {
+    this.deliver(errorFrame(err, clientId));
+  }
+
+  /** Sends an `error` frame, then closes with `code`. */
+  fail(err: SalonError, code: number): void {
+    if (this.state === 'closed') return;
+    this.error(err);
+    this.close(code, err.message);
+  }
+
+  /** Closes the connection and leaves the room at once. */
+  close(code: number, reason?: string): void {
+    if (this.state === 'closed') return;
+    this.conn.close(code, reason === undefined ? undefined : reason.slice(0, 120));
+    this.closed();
+  }
+
+  /** Marks the hello as handled. */
+  clearHelloTimer(): void {
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    this.helloTimer = null;
+  }
+
+  private refuse(err: SalonError, clientId: string | undefined, admission: 'rejected' | 'abuse', abuseCode: number): void {
+    if (admission === 'abuse') return this.fail(err, abuseCode);
+    this.error(err, clientId);
+  }
+
+  private overflow(): void {
+    // A consumer this far behind would hold unbounded memory; it can reconnect with lastSeq.
+    this.close(CloseCode.TRY_AGAIN_LATER, 'too slow: the send buffer is full');
+  }
+
+  private dispatch(frame: ClientMessage, clientId: string | undefined): void {
+    if (frame.type === 'ping') return this.deliver(PONG);
+    if (frame.type === 'hello') {
+      if (this.state !== 'new') return this.error(new errors.ERR_BAD_MESSAGE('already joined'));
+      this.state = 'joining';
+      this.clearHelloTimer();
+      return this.track(this.host.join(this, frame), clientId);
+    }
+    if (this.state !== 'joined') return this.error(new errors.ERR_NOT_JOINED(frame.type), clientId);
+    if (frame.type === 'say') return this.track(this.host.say(this, frame), clientId);
+    if (frame.type === 'ask') return this.track(this.host.ask(this, frame), clientId);
+    this.host.typing(this, frame.active);
+  }
+
+  private track(work: Promise<void>, clientId: string | undefined): void {
+    work.catch((err: unknown) => {
+      if (err instanceof SalonError && err.statusCode < 500) return this.error(err, clientId);
+      this.host.failed(this, err);
+      this.error(new errors.ERR_INTERNAL(), clientId);
+    });
+  }
+}

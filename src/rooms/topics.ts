@@ -1,0 +1,21 @@
+/** Room ids: content rooms are content ids; topic rooms are `topic_<slug>` of a stored category. */
+
+export const TOPIC_ROOM_PREFIX = 'topic_';
+
+/** `Tech & Science` → `tech-science`: lowercased, runs of anything but letters and digits become `-`. */
+export function topicSlug(category: string): string {
+  return category.trim().toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+}
+
+/** `topic_tech` for the category `Tech`. */
+export function topicRoomId(category: string): string {
+  return `${TOPIC_ROOM_PREFIX}${topicSlug(category)}`;
+}
+
+/** Cuts `text` to at most `max` characters, at a word boundary when one is near, marking the cut with `…`. */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, Math.max(0, max - 1));
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

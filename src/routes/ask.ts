@@ -1,0 +1,107 @@
+/**
+ * `POST /api/v1/rooms/:id/ask` `{text, threadId?, name?}` → `{id, answer, message, sources, stages, position}`.
+ * The question is posted in the room (as `@ai …`) and the answer streamed to its members like any
+ * ask (DESIGN §4); the response carries the whole answer once it is done.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
+import type { Member } from '../protocol/messages.js';
+import type { AdmissionCheck } from '../rag/assistant.js';
+import type { RoomResolver } from '../rooms/types.js';
+import { errorBodySchema } from './error-handler.js';
+
+/** Longest question accepted over HTTP. */
+export const ASK_MAX_CHARS = 2000;
+const NAME_MAX_CHARS = 64;
+/** How a question looks in the room, as if typed there. */
+const ASK_PREFIX = '@ai ';
+
+const sourceSchema = {
+  type: 'object',
+  properties: {
+    n: { type: 'integer' },
+    id: { type: 'string' },
+    kind: { type: 'string' },
+    title: { type: 'string' },
+    url: { type: ['string', 'null'] },
+    sourceType: { type: 'string' },
+    snippet: { type: 'string' },
+  },
+} as const;
+
+const schema = {
+  summary: 'Ask the room assistant; the answer is also broadcast in the room',
+  params: {
+    type: 'object',
+    properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+    required: ['id'],
+  },
+  body: {
+    type: 'object',
+    properties: {
+      text: { type: 'string', minLength: 1, maxLength: ASK_MAX_CHARS },
+      threadId: { type: 'string', minLength: 1, maxLength: 200 },
+      name: { type: 'string', minLength: 1, maxLength: NAME_MAX_CHARS },
+    },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        answer: { type: 'string' },
+        message: { type: 'object', additionalProperties: true },
+        sources: { type: 'array', items: sourceSchema },
+        stages: { type: 'object', additionalProperties: true },
+        position: { type: 'integer', description: 'place in the assistant queue when asked (0: answered at once)' },
+      },
+    },
+    '4xx': errorBodySchema,
+    '5xx': errorBodySchema,
+  },
+} as const;
+
+/** Registers the ask route. `resolveRoom` says whether a room exists. */
+export function askRoutes(resolveRoom: RoomResolver) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.post<{ Params: { id: string }; Body: { text: string; threadId?: string; name?: string } }>(
+      '/api/v1/rooms/:id/ask',
+      { schema },
+      async (request) => {
+        const { assistant } = app.salon;
+        if (!assistant) throw new errors.ERR_NOT_READY('the assistant is not configured');
+        const roomId = request.params.id;
+        if (!(await resolveRoom(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
+        const text = request.body.text.trim();
+        if (!text) throw new errors.ERR_BAD_REQUEST('text is empty');
+        const threadId = await threadFor(app, roomId, request.body.threadId);
+        // Without a socket identity, HTTP askers are told apart (and rate limited) by address.
+        const asker = { id: `http_${createHash('sha256').update(request.ip).digest('hex').slice(0, 16)}`, name: request.body.name?.trim() || 'Guest' };
+        // Refuse over-limit asks before the question is written to the room.
+        (assistant as Partial<AdmissionCheck>).admit?.({ roomId, threadId, text, asker });
+        const questionId = await postQuestion(app, roomId, threadId, asker, text);
+        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, questionId });
+        const result = await done;
+        return { id, answer: result.message.text, message: result.message, sources: result.sources, stages: result.stages, position };
+      },
+    );
+  };
+}
+
+/** The question joins the room like a member's `@ai` message, so everyone sees what was asked. */
+async function postQuestion(app: FastifyInstance, roomId: string, threadId: string, asker: Member, text: string): Promise<string> {
+  const { message } = await app.salon.store.appendMessage({ roomId, threadId, author: { ...asker, kind: 'user' }, text: `${ASK_PREFIX}${text}` });
+  app.salon.rooms?.broadcast(roomId, { type: 'message', message });
+  return message.id;
+}
+
+async function threadFor(app: FastifyInstance, roomId: string, threadId?: string): Promise<string> {
+  const { store } = app.salon;
+  if (!threadId) return (await store.ensureMainThread(roomId)).id;
+  const thread = await store.getThread(threadId);
+  if (!thread || thread.roomId !== roomId) throw new errors.ERR_BAD_REQUEST(`threadId ${threadId} is not a thread of room ${roomId}`);
+  return thread.id;
+}

@@ -1,0 +1,111 @@
+/**
+ * `GET /api/v1/content` (a page of item summaries), `GET /api/v1/content/:id` (one full item) and
+ * `POST /api/v1/content` (admin: add or update items through the item pipeline).
+ */
+import type { FastifyInstance } from 'fastify';
+import { errors, SalonError } from '../errors.js';
+import { summarizeItem, validateItem, withDerivedId } from '../content/items.js';
+import { CONTENT_KINDS, type ContentKind } from '../content/types.js';
+import { adminSecurity, requireAdmin } from './auth.js';
+import { errorBodySchema } from './error-handler.js';
+import {
+  DEFAULT_PAGE,
+  fullItemSchema,
+  idParamsSchema,
+  itemSummarySchema,
+  listQuerySchema,
+  postContentBodySchema,
+  postContentReplySchema,
+} from './content-schemas.js';
+
+/** POST /content carries whole article bodies; more room than the app-wide default. */
+const POST_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+interface ListQuery {
+  kind?: ContentKind;
+  category?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Registers the content routes; writes go through services.ingest.pipeline. */
+export default async function contentRoutes(app: FastifyInstance): Promise<void> {
+  const { config, store } = app.salon;
+
+  app.get<{ Querystring: ListQuery }>(
+    '/api/v1/content',
+    {
+      schema: {
+        summary: 'A page of content items, newest first',
+        tags: ['content'],
+        querystring: listQuerySchema,
+        response: {
+          200: {
+            type: 'object',
+            properties: { items: { type: 'array', items: itemSummarySchema }, nextCursor: { type: ['string', 'null'] } },
+            required: ['items', 'nextCursor'],
+          },
+          400: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const { kind, category, cursor } = request.query;
+      if (kind && !CONTENT_KINDS.includes(kind)) throw new errors.ERR_BAD_REQUEST(`kind must be one of ${CONTENT_KINDS.join(', ')}`);
+      const page = await store.listItems({ kind, category, cursor, limit: request.query.limit ?? DEFAULT_PAGE });
+      return { items: page.items.map(summarizeItem), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/content/:id',
+    {
+      schema: {
+        summary: 'One content item with its body and comments',
+        tags: ['content'],
+        params: idParamsSchema,
+        response: { 200: fullItemSchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const item = await store.getItem(request.params.id);
+      if (!item) throw new errors.ERR_CONTENT_NOT_FOUND(request.params.id);
+      return item;
+    },
+  );
+
+  app.post<{ Body: Record<string, unknown> }>(
+    '/api/v1/content',
+    {
+      bodyLimit: POST_BODY_LIMIT_BYTES,
+      preHandler: requireAdmin,
+      schema: {
+        summary: 'Add or update content items (admin)',
+        description: 'One item, or {items: [...]}. Every item is checked first; if any is invalid nothing is written.',
+        tags: ['content'],
+        security: adminSecurity,
+        body: postContentBodySchema,
+        response: { 200: postContentReplySchema, 400: errorBodySchema, 401: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const inputs = Array.isArray(request.body.items) ? (request.body.items as Record<string, unknown>[]) : [request.body];
+      const items = inputs.map((input, i) => {
+        try {
+          return validateItem(withDerivedId(input, 'api'), { bodyMaxChars: config.BODY_MAX_CHARS });
+        } catch (err) {
+          if (err instanceof SalonError && inputs.length > 1) throw new errors.ERR_INVALID_CONTENT(`items[${i}]: ${err.message.replace(/^Invalid content item: /, '')}`);
+          throw err;
+        }
+      });
+      const ingest = app.salon.ingest;
+      if (!ingest) throw new errors.ERR_NOT_READY('ingestion is not configured');
+      const results = [];
+      for (const item of items) {
+        const { id, status } = await ingest.pipeline.put(item);
+        results.push({ id, status });
+      }
+      return { items: results };
+    },
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * `GET /api/v1/rooms` (active rooms on this node with member counts; `?ids=a,b` keeps only those)
+ * and `GET /api/v1/rooms/:id` (one room, live or not, with its members).
+ */
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
+import type { RoomHub } from '../rooms/hub.js';
+import { errorBodySchema } from './error-handler.js';
+
+/** Most ids one `?ids=` filter may name. */
+export const MAX_ROOM_IDS = 100;
+
+const memberSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' } },
+  required: ['id', 'name'],
+} as const;
+
+const summarySchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, kind: { type: 'string' }, title: { type: 'string' }, members: { type: 'integer' } },
+  required: ['id', 'kind', 'title', 'members'],
+} as const;
+
+const detailSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    kind: { type: 'string' },
+    title: { type: 'string' },
+    url: { type: ['string', 'null'] },
+    context: { type: 'string' },
+    members: { type: 'array', items: memberSchema },
+    memberCount: { type: 'integer' },
+  },
+  required: ['id', 'kind', 'title', 'url', 'context', 'members', 'memberCount'],
+} as const;
+
+function parseIds(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const ids = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (ids.length > MAX_ROOM_IDS) throw new errors.ERR_BAD_REQUEST(`ids names more than ${MAX_ROOM_IDS} rooms`);
+  return ids;
+}
+
+export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub: RoomHub }): Promise<void> {
+  const { hub } = opts;
+
+  app.get<{ Querystring: { ids?: string } }>(
+    '/api/v1/rooms',
+    {
+      schema: {
+        summary: 'Active rooms and how many people are in each',
+        description: 'Rooms with at least one member on this node, busiest first. `ids=a,b` keeps only those rooms; a room not listed has nobody in it.',
+        tags: ['rooms'],
+        querystring: { type: 'object', properties: { ids: { type: 'string', maxLength: 20_000 } }, additionalProperties: false },
+        response: {
+          200: { type: 'object', properties: { rooms: { type: 'array', items: summarySchema } }, required: ['rooms'] },
+          400: errorBodySchema,
+        },
+      },
+    },
+    async (request) => ({ rooms: hub.listRooms(parseIds(request.query.ids)) }),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/rooms/:id',
+    {
+      schema: {
+        summary: 'One room: what it is about and who is in it',
+        description: 'A known room nobody is in shows 0 members. Unknown rooms give ERR_ROOM_NOT_FOUND.',
+        tags: ['rooms'],
+        params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] },
+        response: { 200: detailSchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const room = await hub.describe(request.params.id);
+      if (!room) throw new errors.ERR_ROOM_NOT_FOUND(request.params.id);
+      return room;
+    },
+  );
+}

@@ -1,0 +1,69 @@
+/** `GET /api/v1/search?q=&k=&kind=&category=&since=`: items found through their chunks, best first. */
+import type { FastifyInstance } from 'fastify';
+import { CONTENT_KINDS, type ContentKind } from '../content/types.js';
+import { errors } from '../errors.js';
+import { errorBodySchema } from './error-handler.js';
+
+export const DEFAULT_SEARCH_K = 10;
+export const MAX_SEARCH_K = 50;
+export const MAX_QUERY_CHARS = 500;
+
+interface SearchQuery {
+  q: string;
+  k: number;
+  kind?: ContentKind;
+  category?: string;
+  since?: string;
+}
+
+const querySchema = {
+  type: 'object',
+  properties: {
+    q: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'what to look for' },
+    k: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_K, default: DEFAULT_SEARCH_K, description: 'how many items' },
+    kind: { type: 'string', enum: [...CONTENT_KINDS] },
+    category: { type: 'string', minLength: 1, maxLength: 200 },
+    since: { type: 'string', minLength: 4, maxLength: 40, description: 'ISO date: items published at or after it' },
+  },
+  required: ['q'],
+  additionalProperties: false,
+} as const;
+
+const hitSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    kind: { type: 'string', enum: [...CONTENT_KINDS] },
+    title: { type: 'string' },
+    url: { type: ['string', 'null'] },
+    score: { type: 'number' },
+    snippet: { type: 'string' },
+  },
+  required: ['id', 'kind', 'title', 'url', 'score', 'snippet'],
+} as const;
+
+export default async function searchRoutes(app: FastifyInstance): Promise<void> {
+  app.get<{ Querystring: SearchQuery }>(
+    '/api/v1/search',
+    {
+      schema: {
+        summary: 'Search content by meaning (by text when the embedder is unavailable)',
+        tags: ['search'],
+        querystring: querySchema,
+        response: {
+          200: { type: 'object', properties: { hits: { type: 'array', items: hitSchema } }, required: ['hits'] },
+          400: errorBodySchema,
+          503: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const { q, k, kind, category, since } = request.query;
+      if (!q.trim()) throw new errors.ERR_BAD_REQUEST('q must contain more than whitespace');
+      if (since !== undefined && Number.isNaN(Date.parse(since))) throw new errors.ERR_BAD_REQUEST(`since must be an ISO date, got "${since}"`);
+      const search = app.salon.search;
+      if (!search) throw new errors.ERR_NOT_READY('search is not available');
+      return { hits: await search.searchItems(q, { k, kind, category, since }) };
+    },
+  );
+}

@@ -1,0 +1,181 @@
+/**
+ * Keeps the vector index in step with the store's chunks (the ChunkSink ingestion calls): embeds
+ * added chunks, upserts them with their metadata, removes removed rows. At start it loads the
+ * index from the store; `reindex` re-embeds everything after a change of embedder. It records
+ * which embedder built the index (store meta `index-embedder`, read by the AI area's model check).
+ */
+import { INDEX_EMBEDDER_META_KEY, checkIndexModel } from '../ai/model-check.js';
+import type { Embedder } from '../ai/types.js';
+import type { ChunkRow, ChunkSink } from '../content/types.js';
+import type { Store } from '../store/types.js';
+import type { VectorEntry, VectorIndex, VectorMeta } from './types.js';
+
+/** Texts per embed call: large enough to amortise a remote round trip, small enough to retry cheaply. */
+export const EMBED_BATCH = 64;
+/** Chunks read from the store per page while loading. */
+const SCAN_PAGE = 512;
+/** How often chunks whose embedding failed (provider down) are tried again. */
+export const DEFAULT_RETRY_MS = 30_000;
+
+/** A chunk as the indexer takes it: conversation memory may add its scope and privilege. */
+export type IndexableChunk = ChunkRow & { scope?: string | null; privileged?: boolean };
+
+/** `mismatch`: the stored index was built by another embedder; search falls back to text until `salon reindex`. */
+export type IndexerState = 'idle' | 'loading' | 'ready' | 'mismatch';
+
+/** An index that can defer its flat ↔ HNSW switch during bulk loads and be emptied (SearchIndex). */
+export type IndexTarget = VectorIndex & { bulk?<T>(fn: () => Promise<T>): Promise<T>; reset?(): Promise<void> };
+
+export interface IndexerOptions {
+  store: Store;
+  index: IndexTarget;
+  embedder: Embedder;
+  log?: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
+  retryMs?: number;
+}
+
+/** Progress of load and reindex, e.g. a CLI ProgressBar. */
+export interface IndexProgress {
+  setTotal(total: number): void;
+  tick(ok?: boolean): void;
+}
+
+export function metaOf(chunk: IndexableChunk): VectorMeta {
+  return { kind: chunk.itemKind, sourceType: chunk.sourceType, scope: chunk.scope ?? null, privileged: chunk.privileged === true };
+}
+
+export class Indexer implements ChunkSink {
+  state: IndexerState = 'idle';
+  /** Chunks whose embedding failed, retried later. */
+  private readonly backlog = new Map<number, IndexableChunk>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private recorded = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly retryMs: number;
+
+  constructor(private readonly options: IndexerOptions) {
+    if (!options.store || !options.index || !options.embedder) throw new TypeError('Indexer: options.store, options.index and options.embedder are required');
+    this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
+  }
+
+  /** Chunks waiting for a retry of their embedding. */
+  get pending(): number {
+    return this.backlog.size;
+  }
+
+  chunksChanged(change: { added: IndexableChunk[]; removed: number[] }): Promise<void> {
+    return this.serial(async () => {
+      if (this.state === 'idle') await this.checkModel();
+      if (this.state === 'mismatch') return; // `salon reindex` picks them up
+      for (const id of change.removed) this.backlog.delete(id);
+      await this.options.index.remove(change.removed);
+      await this.embedAndUpsert(change.added);
+    });
+  }
+
+  /** Indexes every stored chunk (at start); refuses, leaving state `mismatch`, when another embedder built the index. */
+  load(progress?: IndexProgress): Promise<void> {
+    return this.serial(async () => {
+      if (!(await this.checkModel())) return;
+      this.state = 'loading';
+      await this.indexAll(progress);
+      this.state = 'ready';
+    });
+  }
+
+  /** Empties the index, re-embeds every chunk with the configured embedder and records it. */
+  reindex(progress?: IndexProgress): Promise<void> {
+    return this.serial(async () => {
+      this.state = 'loading';
+      this.backlog.clear();
+      await this.options.index.reset?.();
+      this.recorded = false;
+      await this.indexAll(progress);
+      this.state = 'ready';
+    });
+  }
+
+  /** Compares the configured embedder with the one that built the index; false (state `mismatch`) when they differ. */
+  private async checkModel(): Promise<boolean> {
+    const check = await checkIndexModel(this.options.store, this.options.embedder);
+    if (check.ok) return true;
+    this.state = 'mismatch';
+    this.options.log?.error(`${check.message} Until then search matches text only.`);
+    return false;
+  }
+
+  /** Stops retrying; waits for work in progress. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.queue.catch(() => undefined);
+  }
+
+  private async indexAll(progress?: IndexProgress): Promise<void> {
+    const { store, index } = this.options;
+    progress?.setTotal(await store.countChunks());
+    const run = async () => {
+      for (let after = 0; ; ) {
+        const rows = await store.scanChunks(after, SCAN_PAGE);
+        if (rows.length === 0) break;
+        after = rows[rows.length - 1].rowId;
+        await this.embedAndUpsert(rows, progress);
+      }
+    };
+    await (index.bulk ? index.bulk(run) : run());
+    this.options.log?.info(`vector index loaded: ${index.size} chunks${this.backlog.size ? `, ${this.backlog.size} waiting for the embedder` : ''}`);
+  }
+
+  /** Embeds in batches; a failing batch goes to the backlog instead of failing ingestion. */
+  private async embedAndUpsert(chunks: IndexableChunk[], progress?: IndexProgress): Promise<void> {
+    for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+      const batch = chunks.slice(i, i + EMBED_BATCH);
+      let vectors: Float32Array[];
+      try {
+        vectors = await this.options.embedder.embed(batch.map((c) => c.text));
+        if (vectors.length !== batch.length) throw new Error(`the embedder returned ${vectors.length} vectors for ${batch.length} texts`);
+      } catch (err) {
+        for (const c of batch) this.backlog.set(c.rowId, c);
+        batch.forEach(() => progress?.tick(false));
+        this.options.log?.warn(`embedding ${batch.length} chunks failed (${(err as Error).message}); retrying in ${this.retryMs / 1000} s`);
+        this.scheduleRetry();
+        continue;
+      }
+      const entries: VectorEntry[] = batch.map((c, j) => ({ rowId: c.rowId, vector: vectors[j], meta: metaOf(c) }));
+      await this.options.index.upsert(entries);
+      for (const c of batch) this.backlog.delete(c.rowId);
+      batch.forEach(() => progress?.tick(true));
+      await this.record(vectors[0].length);
+    }
+  }
+
+  /** Writes `index-embedder` once the index holds this embedder's vectors. */
+  private async record(dimensions: number): Promise<void> {
+    if (this.recorded) return;
+    await this.options.store.setMeta(INDEX_EMBEDDER_META_KEY, JSON.stringify({ model: this.options.embedder.model, dimensions }));
+    this.recorded = true;
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.serial(async () => {
+        if (this.state === 'mismatch' || this.backlog.size === 0) return;
+        const stillStored = new Set((await this.options.store.getChunks([...this.backlog.keys()])).map((c) => c.rowId));
+        const retry = [...this.backlog.values()].filter((c) => stillStored.has(c.rowId));
+        this.backlog.clear();
+        await this.embedAndUpsert(retry);
+      });
+    }, this.retryMs);
+    this.retryTimer.unref();
+  }
+
+  /** Runs index changes one at a time, in call order. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The VectorIndex services.index holds: a TieredIndex created once the vectors' dimension is known
+ * (a remote embedder learns it from its first answer), replaceable wholesale by `reset` for
+ * `salon reindex`. It owns the scan pool.
+ */
+import { FlatIndex } from './flat-index.js';
+import type { HnswParams } from './hnsw-protocol.js';
+import { ScanPool } from './scan-pool.js';
+import { TieredIndex, removeSavedGraph, type HnswMode, type TieredIndexOptions } from './tiered-index.js';
+import type { VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
+
+export interface SearchIndexOptions {
+  /** Embedder model; with the dimension it fingerprints a saved HNSW graph. */
+  model: string;
+  /** The dimension if known, else 0 (learnt from the first vectors). */
+  dimensions: number;
+  /** Scan worker threads (SEARCH_WORKERS). */
+  threads: number;
+  /** HNSW_THRESHOLD. */
+  threshold: number;
+  /** DATA_DIR: where the graph is saved. */
+  dir?: string;
+  hnswMode?: HnswMode;
+  hnswParams?: Partial<HnswParams>;
+  log?: TieredIndexOptions['log'];
+}
+
+export class SearchIndex implements VectorIndex {
+  /** Started with the first vectors, so an app without content starts no threads. */
+  private pool: ScanPool | null = null;
+  private tiered: TieredIndex | null = null;
+  private bulkDepth = 0;
+  /** Releases of the holds taken for the bulk in progress. */
+  private readonly releases: (() => void)[] = [];
+
+  constructor(private readonly options: SearchIndexOptions) {
+    if (!options.model) throw new TypeError('SearchIndex: options.model is required');
+    if (!Number.isInteger(options.dimensions) || options.dimensions < 0) throw new RangeError(`SearchIndex: options.dimensions must be a non-negative integer, got ${options.dimensions}`);
+    if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`SearchIndex: options.threads must be a positive integer, got ${options.threads}`);
+  }
+
+  get dimensions(): number {
+    return this.tiered?.dimensions ?? this.options.dimensions;
+  }
+
+  get size(): number {
+    return this.tiered?.size ?? 0;
+  }
+
+  /** The tiered index, once created (null before the first vector). */
+  get current(): TieredIndex | null {
+    return this.tiered;
+  }
+
+  /** `flat`, `building` or `hnsw` (see TieredIndex.mode). */
+  get mode(): TieredIndex['mode'] {
+    return this.tiered?.mode ?? 'flat';
+  }
+
+  async upsert(entries: VectorEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.ensure(entries[0].vector.length).upsert(entries);
+  }
+
+  async remove(rowIds: number[]): Promise<void> {
+    await this.tiered?.remove(rowIds);
+  }
+
+  async search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]> {
+    return this.tiered ? this.tiered.search(query, k, filter) : [];
+  }
+
+  /** Runs `fn` without switching flat ↔ HNSW midway (see TieredIndex.hold). */
+  async bulk<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.bulkDepth++ === 0 && this.tiered) this.releases.push(this.tiered.hold());
+    try {
+      return await fn();
+    } finally {
+      if (--this.bulkDepth === 0) for (const release of this.releases.splice(0)) release();
+    }
+  }
+
+  /**
+   * Drops every vector and the graph, and deletes the saved graph so the next one is built from
+   * the new vectors; the next upsert may bring another dimension.
+   */
+  async reset(): Promise<void> {
+    const old = this.tiered;
+    this.tiered = null;
+    await old?.close();
+    if (this.options.dir) await removeSavedGraph(this.options.dir);
+  }
+
+  /** Resolves when a graph build or load in progress has finished. */
+  async settled(): Promise<void> {
+    await this.tiered?.settled();
+  }
+
+  /** Saves the graph if it changed. */
+  async save(): Promise<void> {
+    await this.tiered?.save();
+  }
+
+  async close(): Promise<void> {
+    const old = this.tiered;
+    this.tiered = null;
+    await old?.close();
+    await this.pool?.close();
+    this.pool = null;
+  }
+
+  private ensure(dimensions: number): TieredIndex {
+    if (this.tiered) {
+      if (this.tiered.dimensions !== dimensions) throw new RangeError(`vectors have ${dimensions} dimensions; the index holds ${this.tiered.dimensions}`);
+      return this.tiered;
+    }
+    const tiered = new TieredIndex({
+      flat: new FlatIndex({ dimensions, pool: (this.pool ??= new ScanPool({ threads: this.options.threads })) }),
+      threshold: this.options.threshold,
+      dir: this.options.dir,
+      fingerprint: `${this.options.model}@${dimensions}`,
+      mode: this.options.hnswMode,
+      // One graph shard per search thread: the shards build side by side, one per core.
+      shards: this.options.threads,
+      params: this.options.hnswParams,
+      log: this.options.log,
+    });
+    this.tiered = tiered;
+    if (this.bulkDepth > 0) this.releases.push(tiered.hold());
+    return tiered;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Query-level search (SearchService): embeds the query and searches the vector index, or — when
+ * embedding fails, or the index was built by another embedder — matches text in the store (FTS5),
+ * so search degrades rather than errors. Item search groups chunk hits back to items.
+ */
+import type { Embedder } from '../ai/types.js';
+import { CONTENT_KINDS, type ChunkRow, type ContentKind } from '../content/types.js';
+import { errors } from '../errors.js';
+import type { Store } from '../store/types.js';
+import type { IndexerState } from './indexer.js';
+import { snippetFor } from './snippet.js';
+import type { ChunkHit, ChunkSearchOptions, ItemHit, ItemSearchOptions, SearchService, VectorFilter, VectorIndex } from './types.js';
+import { MAX_K, checkK } from './vectors.js';
+
+/** Chunks fetched per wanted item at first: items have several chunks, and filters drop some. */
+const ITEM_OVERFETCH = 5;
+/** Most chunks one item search looks at. */
+const MAX_ITEM_FETCH = 1000;
+/** At most one "embedding failed" warning this often, so an outage does not flood the log. */
+const WARN_INTERVAL_MS = 60_000;
+
+export interface SearchServiceOptions {
+  store: Store;
+  index: VectorIndex;
+  embedder: Embedder;
+  /** Its state `mismatch` means the vectors came from another embedder: text search only. */
+  indexer?: { readonly state: IndexerState };
+  log?: { warn(msg: string): void };
+}
+
+const isContentKind = (k: string): k is ContentKind => (CONTENT_KINDS as readonly string[]).includes(k);
+
+export class DefaultSearchService implements SearchService {
+  private lastWarn = 0;
+
+  constructor(private readonly options: SearchServiceOptions) {
+    if (!options.store || !options.index || !options.embedder) throw new TypeError('SearchService: options.store, options.index and options.embedder are required');
+  }
+
+  async searchChunks(query: string, options: ChunkSearchOptions): Promise<ChunkHit[]> {
+    checkK(options.k);
+    const text = query.trim();
+    if (!text) return [];
+    const vector = await this.embedQuery(text);
+    if (!vector) return this.searchText(text, options.k, options.filter);
+    const hits = await this.options.index.search(vector, options.k, options.filter);
+    const threshold = options.useThreshold === false ? -Infinity : this.options.embedder.similarityThreshold;
+    return this.withRows(
+      hits.filter((h) => h.score >= threshold),
+      'vector',
+    );
+  }
+
+  async searchItems(query: string, options: ItemSearchOptions): Promise<ItemHit[]> {
+    checkK(options.k);
+    const since = options.since === undefined ? null : Date.parse(options.since);
+    if (since !== null && Number.isNaN(since)) throw new errors.ERR_BAD_REQUEST(`since must be an ISO date, got "${options.since}"`);
+    const filter: VectorFilter = { sourceType: 'document', kinds: options.kind ? [options.kind] : undefined };
+    for (let fetch = Math.min(MAX_K, options.k * ITEM_OVERFETCH); ; fetch = Math.min(MAX_ITEM_FETCH, fetch * 4)) {
+      const hits = await this.searchChunks(query, { k: fetch, filter });
+      const items = await this.toItems(hits, query, options, since);
+      if (items.length >= options.k || hits.length < fetch || fetch >= MAX_ITEM_FETCH) return items.slice(0, options.k);
+    }
+  }
+
+  /** The query vector, or null when vectors cannot answer (so the caller searches text). */
+  private async embedQuery(text: string): Promise<Float32Array | null> {
+    const { index, embedder, indexer } = this.options;
+    if (indexer?.state === 'mismatch' || index.size === 0) return null;
+    try {
+      const [v] = await embedder.embed([text]);
+      if (!v || v.length !== index.dimensions) throw new Error(`the embedder returned a vector of ${v?.length ?? 0} dimensions; the index has ${index.dimensions}`);
+      return v;
+    } catch (err) {
+      const now = Date.now();
+      if (now - this.lastWarn >= WARN_INTERVAL_MS) {
+        this.lastWarn = now;
+        this.options.log?.warn(`embedding the query failed (${(err as Error).message}); searching by text instead`);
+      }
+      return null;
+    }
+  }
+
+  /** The store's full-text search, for document chunks (the only ones it holds without scope or privilege). */
+  private async searchText(text: string, k: number, filter: VectorFilter = {}): Promise<ChunkHit[]> {
+    if (filter.sourceType === 'conversation' || filter.scopes) return [];
+    const kinds = filter.kinds?.filter(isContentKind);
+    if (filter.kinds && kinds!.length === 0) return [];
+    const hits = await this.options.store.searchText(text, k, kinds?.length ? kinds : undefined);
+    const best = hits.reduce((m, h) => Math.max(m, h.score), 0);
+    const scaled = hits.map((h) => ({ rowId: h.rowId, score: best > 0 ? h.score / best : 0 }));
+    return (await this.withRows(scaled, 'text')).filter((h) => h.chunk.sourceType === 'document');
+  }
+
+  private async withRows(hits: { rowId: number; score: number }[], match: ChunkHit['match']): Promise<ChunkHit[]> {
+    if (hits.length === 0) return [];
+    const rows = new Map<number, ChunkRow>((await this.options.store.getChunks(hits.map((h) => h.rowId))).map((c) => [c.rowId, c]));
+    // A row removed between the index search and this read is skipped.
+    return hits.filter((h) => rows.has(h.rowId)).map((h) => ({ chunk: rows.get(h.rowId)!, score: h.score, match }));
+  }
+
+  /** Best chunk per item, then the items passing category and date, with a snippet of that chunk. */
+  private async toItems(hits: ChunkHit[], query: string, options: ItemSearchOptions, since: number | null): Promise<ItemHit[]> {
+    const best = new Map<string, ChunkHit>();
+    for (const h of hits) {
+      if (options.category !== undefined && h.chunk.category !== options.category) continue;
+      if (!best.has(h.chunk.itemId)) best.set(h.chunk.itemId, h);
+    }
+    const items = await Promise.all([...best.keys()].map((id) => this.options.store.getItem(id)));
+    const out: ItemHit[] = [];
+    [...best.values()].forEach((hit, i) => {
+      const item = items[i];
+      if (!item) return;
+      if (since !== null && !(item.publishedAt && Date.parse(item.publishedAt) >= since)) return;
+      out.push({
+        id: item.id,
+        kind: item.kind,
+        title: item.title,
+        url: item.url,
+        score: Math.round(hit.score * 10_000) / 10_000,
+        snippet: snippetFor(hit.chunk.text, query, item.title),
+      });
+    });
+    return out;
+  }
+}

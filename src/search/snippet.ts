@@ -1,0 +1,60 @@
+/** The snippet `GET /api/v1/search` shows: about 200 characters around a chunk's best-matching sentence. */
+import { contentTerms, splitSentences } from '../ai/extractive-text.js';
+
+export const SNIPPET_CHARS = 200;
+
+/** The chunk text without a leading copy of the item's title (title chunks start with it). */
+function withoutTitle(text: string, title: string): string {
+  const t = title.trim();
+  if (!t || !text.startsWith(t)) return text;
+  const rest = text.slice(t.length).replace(/^[\s:.\-–—|]+/, '');
+  return rest || text;
+}
+
+function overlap(query: Set<string>, text: string): number {
+  let n = 0;
+  for (const t of new Set(contentTerms(text))) if (query.has(t)) n++;
+  return n;
+}
+
+/** Index of the first word of `text` that is a query term, or -1. */
+function firstMatch(text: string, query: Set<string>): number {
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const [t] = contentTerms(m[0]);
+    if (t && query.has(t)) return m.index;
+  }
+  return -1;
+}
+
+/**
+ * About `size` characters of `text` around the sentence sharing the most terms with `query`
+ * (the first sentence when none does), cut at word boundaries, with `…` where text was cut.
+ */
+export function snippetFor(text: string, query: string, title = '', size = SNIPPET_CHARS): string {
+  const flat = withoutTitle(text, title).replace(/\s+/g, ' ').trim();
+  if (flat.length <= size) return flat;
+  const terms = new Set(contentTerms(query));
+  const sentences = splitSentences(flat);
+  let best = sentences[0];
+  let bestScore = 0;
+  for (const s of sentences) {
+    const score = overlap(terms, s.text);
+    if (score > bestScore) [best, bestScore] = [s, score];
+  }
+  let start = best ? best.start : 0;
+  if (best && best.text.length > size) {
+    const hit = firstMatch(best.text, terms);
+    if (hit > size / 2) start = best.start + hit - Math.floor(size / 3);
+  }
+  start = Math.max(0, Math.min(start, flat.length - size));
+  if (start > 0) {
+    const space = flat.indexOf(' ', start - 1);
+    if (space >= 0 && space - start < 20) start = space + 1;
+  }
+  let end = Math.min(flat.length, start + size);
+  if (end < flat.length) {
+    const space = flat.lastIndexOf(' ', end);
+    if (space > start + size * 0.6) end = space;
+  }
+  return `${start > 0 ? '…' : ''}${flat.slice(start, end).trim()}${end < flat.length ? '…' : ''}`;
+}

@@ -1,0 +1,302 @@
+/**
+ * The VectorIndex app.ts uses: the exact flat index always holds every vector (it is also the
+ * source for building the graph); above `threshold` vectors an HNSW graph (sharded over workers,
+ * see hnsw-shards.ts), built off the event loop from the flat rows or loaded from DATA_DIR when
+ * the saved files match, answers unselective searches. Selective filters (a room's or thread's own rows, < 10 % of the index) are answered by
+ * an exact scan of that subset: a filtered graph search collapses when most neighbours are filtered out.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FlatIndex } from './flat-index.js';
+import type { HnswFileFacts, HnswParams } from './hnsw-protocol.js';
+import { ShardedGraph } from './hnsw-shards.js';
+import type { VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
+import { checkK, checkQuery } from './vectors.js';
+
+/** Filters passing fewer than this fraction of rows are answered by an exact subset scan. */
+export const SELECTIVE_FRACTION = 0.1;
+/** The graph is dropped when the count falls below threshold × this (hysteresis against flapping). */
+export const DOWNSHIFT_FACTOR = 0.9;
+/** Vectors sent per message while building: ~1.5 MB at 768 dims, about a millisecond of main-thread copying. */
+export const BUILD_BATCH = 512;
+/** Quiet time after the last change before the graph is saved. */
+export const DEFAULT_SAVE_DELAY_MS = 30_000;
+/** Rebuild the graph once deleted elements outnumber this fraction of the live ones. */
+export const TOMBSTONE_REBUILD_FRACTION = 0.5;
+/** Candidates asked of the graph per expected survivor of a filter (the pass rate is an estimate). */
+const OVERFETCH_MARGIN = 2;
+/** Most candidates asked of the graph when a filter needs over-fetching. */
+const MAX_OVERFETCH = 2000;
+const FILE_NAME = 'vectors.hnsw';
+
+/** The saved graph's base path in `dir`; shard i is `<path>.<i>` with its sidecar `<path>.<i>.json`. */
+export const hnswFilePath = (dir: string): string => join(dir, FILE_NAME);
+
+/** Deletes the saved graph (every shard and sidecar) from `dir`. */
+export async function removeSavedGraph(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n.startsWith(`${FILE_NAME}.`)).map((n) => rm(join(dir, n), { force: true })));
+}
+
+export type HnswMode = 'auto' | 'off';
+
+export interface TieredIndexOptions {
+  flat: FlatIndex;
+  /** Vectors above which the graph is used (HNSW_THRESHOLD). */
+  threshold: number;
+  /** Where the graph is saved; unset: never saved or loaded. */
+  dir?: string;
+  /** Identifies where the vectors came from (embedder model and dimension). */
+  fingerprint: string;
+  /** `auto`: load a matching saved graph or build one when needed; `off`: exact scans only (one-shot CLI searches). */
+  mode?: HnswMode;
+  /** Graph shards, one worker each, built in parallel (default 1; the app uses SEARCH_WORKERS). */
+  shards?: number;
+  params?: Partial<HnswParams>;
+  saveDelayMs?: number;
+  log?: { info(msg: string): void; warn(msg: string): void };
+}
+
+export class TieredIndex implements VectorIndex {
+  readonly flat: FlatIndex;
+  /** Searches answered by each structure (for tests and troubleshooting). */
+  readonly searches = { flat: 0, hnsw: 0 };
+  private readonly options: TieredIndexOptions;
+  private graph: ShardedGraph | null = null;
+  /** A graph being built or loaded; mutations are forwarded to it in order. */
+  private pendingGraph: ShardedGraph | null = null;
+  private starting: Promise<void> | null = null;
+  private bulkDepth = 0;
+  private tombstones = 0;
+  private saveTimer: NodeJS.Timeout | null = null;
+  private dirty = false;
+  /** Changes were forwarded to the pending graph, so a loaded graph differs from its file. */
+  private changedWhilePending = false;
+  private closed = false;
+
+  constructor(options: TieredIndexOptions) {
+    if (!Number.isInteger(options.threshold) || options.threshold < 0) throw new RangeError(`TieredIndex: options.threshold must be a non-negative integer, got ${options.threshold}`);
+    if (!options.fingerprint) throw new TypeError('TieredIndex: options.fingerprint is required');
+    if (options.shards !== undefined && (!Number.isInteger(options.shards) || options.shards < 1)) throw new RangeError(`TieredIndex: options.shards must be a positive integer, got ${options.shards}`);
+    this.options = { mode: 'auto', saveDelayMs: DEFAULT_SAVE_DELAY_MS, shards: 1, ...options };
+    this.flat = options.flat;
+  }
+
+  get dimensions(): number {
+    return this.flat.dimensions;
+  }
+
+  get size(): number {
+    return this.flat.size;
+  }
+
+  /** Which structure answers unselective searches now. */
+  get mode(): 'flat' | 'building' | 'hnsw' {
+    return this.graph ? 'hnsw' : this.pendingGraph ? 'building' : 'flat';
+  }
+
+  /** Resolves when a graph build or load in progress has finished and the graph has applied every change sent to it. */
+  async settled(): Promise<void> {
+    while (this.starting) await this.starting;
+    await this.graph?.flush().catch(() => undefined);
+  }
+
+  /**
+   * Defers switching flat ↔ HNSW until the returned release is called, so a bulk load crossing
+   * the threshold builds (or loads) the graph once, at the end.
+   */
+  hold(): () => void {
+    this.bulkDepth++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.bulkDepth--;
+      this.checkSwitch();
+    };
+  }
+
+  async upsert(entries: VectorEntry[]): Promise<void> {
+    await this.flat.upsert(entries);
+    const target = this.graph ?? this.pendingGraph;
+    if (target) void this.forwardUpsert(target, entries.map((e) => e.rowId));
+    this.changed(target);
+  }
+
+  async remove(rowIds: number[]): Promise<void> {
+    await this.flat.remove(rowIds);
+    const target = this.graph ?? this.pendingGraph;
+    if (target) {
+      target.remove(rowIds).then(
+        (n) => (this.tombstones += n),
+        (err) => this.graphFailed(target, err),
+      );
+    }
+    this.changed(target);
+  }
+
+  async search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]> {
+    checkQuery(query, this.dimensions);
+    checkK(k);
+    const graph = this.graph;
+    if (!graph || graph.busy) return this.exact(query, k, filter);
+    const enc = this.flat.stats.encode(filter);
+    const fraction = this.flat.stats.fraction(enc);
+    if (enc.scopes || fraction < SELECTIVE_FRACTION) return this.exact(query, k, filter);
+    const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
+    const hits = (await graph.search(query, fetch)).filter((h) => this.flat.passes(h.rowId, enc));
+    // Fewer than k survivors while more rows pass: the estimate was off; the exact scan is right.
+    if (hits.length < k && hits.length < this.flat.size * fraction) return this.exact(query, k, filter);
+    this.searches.hnsw++;
+    return hits.slice(0, k);
+  }
+
+  private exact(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]> {
+    this.searches.flat++;
+    return this.flat.search(query, k, filter);
+  }
+
+  /**
+   * Saves the graph now if it changed since the last save. The worker handles messages in order,
+   * so the save follows every change already sent, and the facts describe exactly those rows.
+   */
+  async save(): Promise<void> {
+    const graph = this.graph;
+    if (!graph || !this.options.dir || !this.dirty) return;
+    this.dirty = false;
+    await graph.save(this.path(), this.facts(graph));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    // Terminating the pending graph's worker ends a build in progress (its next add rejects).
+    await this.pendingGraph?.close();
+    await this.settled().catch(() => undefined);
+    await this.save().catch((err) => this.options.log?.warn(`saving the HNSW index failed: ${(err as Error).message}`));
+    await this.graph?.close();
+    this.graph = null;
+    await this.flat.close();
+  }
+
+  private path(): string {
+    return hnswFilePath(this.options.dir!);
+  }
+
+  private facts(graph: ShardedGraph): HnswFileFacts {
+    return {
+      dimensions: this.dimensions,
+      fingerprint: this.options.fingerprint,
+      count: this.size,
+      checksum: this.flat.stats.checksum(),
+      m: graph.params.m,
+      efConstruction: graph.params.efConstruction,
+    };
+  }
+
+  private changed(target: ShardedGraph | null): void {
+    if (target && target === this.pendingGraph) this.changedWhilePending = true;
+    if (this.graph) {
+      this.dirty = true;
+      if (this.tombstones > this.flat.size * TOMBSTONE_REBUILD_FRACTION) {
+        this.options.log?.info(`rebuilding the HNSW index: ${this.tombstones} deleted elements`);
+        this.dropGraph();
+      } else this.scheduleSave();
+    }
+    this.checkSwitch();
+  }
+
+  private scheduleSave(): void {
+    if (!this.options.dir || this.closed) return;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      this.save().catch((err) => this.options.log?.warn(`saving the HNSW index failed: ${(err as Error).message}`));
+    }, this.options.saveDelayMs);
+    this.saveTimer.unref();
+  }
+
+  private checkSwitch(): void {
+    if (this.bulkDepth > 0 || this.closed || this.options.mode === 'off') return;
+    const { threshold } = this.options;
+    if (this.size > threshold && !this.graph && !this.starting) {
+      this.starting = this.startGraph().finally(() => (this.starting = null));
+    } else if (this.graph && this.size < threshold * DOWNSHIFT_FACTOR) {
+      this.options.log?.info(`vector count ${this.size} fell below the HNSW threshold; searching by exact scan`);
+      this.dropGraph();
+    }
+  }
+
+  private dropGraph(): void {
+    const graph = this.graph;
+    this.graph = null;
+    this.tombstones = 0;
+    void graph?.close();
+    this.checkSwitch();
+  }
+
+  private async forwardUpsert(target: ShardedGraph, rowIds: number[]): Promise<void> {
+    const vectors = new Float32Array(rowIds.length * this.dimensions);
+    const found = this.flat.copyVectors(rowIds, vectors);
+    await target.add(found, vectors.subarray(0, found.length * this.dimensions).slice()).catch((err) => this.graphFailed(target, err));
+  }
+
+  private graphFailed(target: ShardedGraph, err: unknown): void {
+    if (target !== this.graph && target !== this.pendingGraph) return;
+    this.options.log?.warn(`the HNSW index failed (${(err as Error).message}); searching by exact scan until it is rebuilt`);
+    if (target === this.graph) this.dropGraph();
+  }
+
+  /** Loads the saved graph when it matches the flat rows, else (mode `auto`) builds one. */
+  private async startGraph(): Promise<void> {
+    const graph = new ShardedGraph(this.dimensions, this.options.shards!, this.options.params);
+    this.pendingGraph = graph;
+    this.changedWhilePending = false;
+    try {
+      if (this.options.dir) {
+        const r = await graph.load(this.path(), this.facts(graph));
+        if (r.loaded && this.pendingGraph === graph) {
+          this.tombstones = Math.max(0, graph.elements - this.size);
+          this.options.log?.info(`loaded the HNSW index (${this.size} vectors)`);
+          return this.promote(graph, false);
+        }
+        if (this.pendingGraph !== graph) return void (await graph.close());
+        if (!r.loaded) this.options.log?.info(`building the HNSW index: ${r.reason}`);
+      }
+      await this.build(graph);
+      this.promote(graph, true);
+    } catch (err) {
+      if (!this.closed) this.options.log?.warn(`the HNSW index could not be built: ${(err as Error).message}`);
+      await this.abandon(graph);
+    }
+  }
+
+  private async build(graph: ShardedGraph): Promise<void> {
+    const started = Date.now();
+    const rowIds = this.flat.rowIds();
+    await graph.init(Math.ceil(rowIds.length * 1.25));
+    for (let i = 0; i < rowIds.length && !this.closed; i += BUILD_BATCH) {
+      const batch = rowIds.slice(i, i + BUILD_BATCH);
+      const vectors = new Float32Array(batch.length * this.dimensions);
+      const found = this.flat.copyVectors(batch, vectors);
+      await graph.add(found, vectors.subarray(0, found.length * this.dimensions).slice());
+    }
+    this.options.log?.info(`built the HNSW index of ${rowIds.length} vectors in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  private promote(graph: ShardedGraph, fresh: boolean): void {
+    if (this.closed || this.pendingGraph !== graph) return void graph.close();
+    this.pendingGraph = null;
+    this.graph = graph;
+    if (fresh || this.changedWhilePending) {
+      this.dirty = true;
+      this.scheduleSave();
+    }
+  }
+
+  private async abandon(graph: ShardedGraph): Promise<void> {
+    if (this.pendingGraph === graph) this.pendingGraph = null;
+    await graph.close();
+  }
+}

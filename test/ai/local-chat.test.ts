@@ -1,0 +1,157 @@
+/** The local extractive ChatModel: quoting with [n], admitting gaps, reranking, summaries, streaming. */
+import { describe, expect, it } from 'vitest';
+import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
+import { answerType } from '../../src/ai/extractive-answer.js';
+import { splitSentences, stem } from '../../src/ai/extractive-text.js';
+import { asksForOverview, LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import type { ChatMessage } from '../../src/ai/types.js';
+
+const SOURCES: GroundedSource[] = [
+  {
+    n: 1,
+    label: 'Super Bowl 50',
+    content:
+      'Super Bowl 50 was an American football game to determine the champion of the National Football League for the 2015 season. ' +
+      'The Denver Broncos defeated the Carolina Panthers 24–10 to earn their third Super Bowl title. ' +
+      "The game was played on February 7, 2016, at Levi's Stadium in the San Francisco Bay Area at Santa Clara, California.",
+  },
+  {
+    n: 2,
+    label: 'Nikola Tesla',
+    content: 'Nikola Tesla was an inventor. Tesla died on 7 January 1943 in New York City. His work fell into obscurity after his death.',
+  },
+];
+
+function ask(question: string, sources = SOURCES): ChatMessage[] {
+  return [
+    { role: 'system', content: 'instructions' },
+    { role: 'user', content: renderGroundedPrompt({ topic: 'Sports and science', sources, question }, newNonce()) },
+  ];
+}
+
+async function collect(stream: AsyncIterable<string>): Promise<string[]> {
+  const pieces: string[] = [];
+  for await (const p of stream) pieces.push(p);
+  return pieces;
+}
+
+describe.each([
+  ['without an embedder', undefined],
+  ['with the local embedder', new LocalEmbedder()],
+])('LocalChatModel %s', (_name, embedder) => {
+  const model = new LocalChatModel(embedder);
+
+  it('quotes the sentence that answers, with its source number', async () => {
+    const answer = (await collect(model.stream(ask('What year did Tesla die?')))).join('');
+    expect(answer).toContain('Tesla died on 7 January 1943 in New York City. [2]');
+    const where = (await collect(model.stream(ask('Where was Super Bowl 50 played?')))).join('');
+    expect(where).toContain('Santa Clara, California. [1]');
+    expect(where).not.toContain('[2]');
+  });
+
+  it('answers "what is this about?" with the central sentences of the primary topic', async () => {
+    const messages = [{ role: 'user' as const, content: renderGroundedPrompt({ topic: 'Nikola Tesla\n\nThe inventor.', sources: SOURCES, question: 'tl;dr?' }, newNonce()) }];
+    const answer = (await collect(model.stream(messages))).join('');
+    expect(answer).toMatch(/Tesla.*\[2\]$/);
+    expect(answer).not.toContain('[1]');
+    expect(asksForOverview('What is this article about?')).toBe(true);
+    expect(asksForOverview('Can you summarize it?')).toBe(true);
+    expect(asksForOverview('What did Tesla invent?')).toBe(false);
+  });
+
+  it('says plainly when the sources do not cover the question', async () => {
+    expect((await collect(model.stream(ask('What is the boiling point of mercury in kelvin?')))).join('')).toBe(NOT_COVERED);
+  });
+
+  it('refuses to answer without grounded sources', async () => {
+    expect((await collect(model.stream([{ role: 'user', content: 'hello there' }]))).join('')).toBe(NOT_GROUNDED);
+    expect((await collect(model.stream(ask('Who won?', [])))).join('')).toBe(NOT_GROUNDED);
+  });
+
+  it('streams in small pieces and stops when aborted', async () => {
+    const pieces = await collect(model.stream(ask('Who did the Broncos defeat?')));
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(30);
+    const controller = new AbortController();
+    const got: string[] = [];
+    for await (const p of model.stream(ask('Who did the Broncos defeat?'), controller.signal)) {
+      got.push(p);
+      if (got.length === 2) controller.abort();
+    }
+    expect(got).toHaveLength(2);
+  });
+
+  it('reranks the relevant snippets first and returns 3 to 5 indices', async () => {
+    const snippets = [
+      'Cooking: how to bake bread at home',
+      'Gardening: roses need sun',
+      'Nikola Tesla: Tesla died on 7 January 1943 in New York City.',
+      'Weather: rain tomorrow',
+      'Cars: electric vehicles sell well',
+      'Tesla Motors: the company builds cars',
+      'Music: a new album',
+    ];
+    const order = await model.rerank('When did Nikola Tesla die?', snippets);
+    expect(order[0]).toBe(2);
+    expect(order.length).toBeGreaterThanOrEqual(3);
+    expect(order.length).toBeLessThanOrEqual(5);
+    expect(new Set(order).size).toBe(order.length);
+    expect(await model.rerank('q', ['a', 'b'])).toHaveLength(2);
+    expect(await model.rerank('q', [])).toEqual([]);
+  });
+});
+
+describe('LocalChatModel.summarize', () => {
+  const model = new LocalChatModel();
+
+  it('picks the most central sentences, in their order, within the budget', async () => {
+    const text = [
+      'Bitcoin rose above 100,000 dollars on Monday.',
+      'A cat was seen on a roof.',
+      'Bitcoin traders cheered as the bitcoin price rose.',
+      'Ethereum and bitcoin both gained as crypto markets rallied.',
+      'The weather was mild.',
+    ].join(' ');
+    const summary = await model.summarize(text);
+    expect(summary).toContain('Bitcoin');
+    expect(summary).not.toContain('cat was seen');
+    expect(summary.length).toBeLessThanOrEqual(700);
+    const idx = ['Bitcoin rose', 'Bitcoin traders', 'Ethereum and'].map((s) => summary.indexOf(s)).filter((i) => i >= 0);
+    expect(idx).toEqual([...idx].sort((a, b) => a - b));
+  });
+
+  it('leans towards the query when given one', async () => {
+    const text = 'Apples are red. Apples grow on trees. Bananas are yellow and grow in bunches. Apples are sweet.';
+    expect(await model.summarize(text, 'bananas')).toContain('Bananas');
+  });
+});
+
+describe('extractive text tools', () => {
+  it('splits sentences without breaking at abbreviations or initials', () => {
+    const s = splitSentences('Mr. Smith met J. R. Tolkien in the U.S. on Jan. 5. They talked. "Really?" Yes!');
+    expect(s.map((x) => x.text)).toEqual(['Mr. Smith met J. R. Tolkien in the U.S. on Jan. 5.', 'They talked.', '"Really?"', 'Yes!']);
+  });
+
+  it('stems regular and irregular forms together, and number words to digits', () => {
+    expect(stem('died')).toBe(stem('die'));
+    expect(stem('sang')).toBe(stem('sing'));
+    expect(stem('studies')).toBe(stem('study'));
+    expect(stem('interceptions')).toBe(stem('interception'));
+    expect(stem('five')).toBe('5');
+  });
+
+  it('tells what a question asks for', () => {
+    expect(answerType('How many points did they score?')).toBe('number');
+    expect(answerType('When was the treaty signed?')).toBe('date');
+    expect(answerType('Who designed the bridge?')).toBe('person');
+    expect(answerType('Where is the stadium?')).toBe('place');
+    expect(answerType('Why did it fail?')).toBe('other');
+  });
+
+  it('validates its options by name', () => {
+    expect(() => new LocalChatModel(undefined, { maxSentences: 0 })).toThrow(/maxSentences/);
+    expect(() => new LocalChatModel(undefined, { minCoverage: 2 })).toThrow(/minCoverage/);
+    expect(() => new LocalChatModel(undefined, { pieceDelayMs: -1 })).toThrow(/pieceDelayMs/);
+  });
+});

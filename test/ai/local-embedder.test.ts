@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { STOPWORDS, stem, tokenize } from '../../src/ai/text-features.js';
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+describe('LocalEmbedder', () => {
+  const e = new LocalEmbedder();
+
+  it('is deterministic across instances', async () => {
+    const text = 'The Panthers defense gave up just 308 points.';
+    const [a] = await e.embed([text]);
+    const [b] = await new LocalEmbedder().embed([text]);
+    expect(Array.from(a)).toEqual(Array.from(b));
+  });
+
+  it('returns unit vectors of the configured dimension', async () => {
+    const small = new LocalEmbedder({ dimensions: 64 });
+    const vectors = await small.embed(['one text', 'Another, longer text about rivers and mountains.', '東京 タワー', 'café crème']);
+    for (const v of vectors) {
+      expect(v).toHaveLength(64);
+      expect(Math.sqrt(cosine(v, v))).toBeCloseTo(1, 5);
+    }
+    expect(e.dimensions).toBe(DEFAULT_LOCAL_DIMENSIONS);
+  });
+
+  it('gives a zero vector (not NaN) for text without content words', async () => {
+    const [v] = await e.embed(['the of and ?!']);
+    expect(v.every((x) => x === 0)).toBe(true);
+  });
+
+  it('scores related text above unrelated text, and above its threshold', async () => {
+    const [q, related, unrelated] = await e.embed([
+      'How many sacks did Kawann Short record?',
+      'Pro Bowl defensive tackle Kawann Short led the team in sacks with 11, while also forcing three fumbles.',
+      'Oxygen is a chemical element with symbol O and atomic number 8; it is a highly reactive nonmetal.',
+    ]);
+    expect(cosine(q, related)).toBeGreaterThan(e.similarityThreshold);
+    expect(cosine(q, unrelated)).toBeLessThan(e.similarityThreshold);
+    expect(cosine(q, related)).toBeGreaterThan(cosine(q, unrelated) + 0.1);
+  });
+
+  it('matches inflected forms through stems and character n-grams', async () => {
+    const [a, b, c] = await e.embed(['intercepted passes', 'interception of a pass', 'volcanic eruptions']);
+    expect(cosine(a, b)).toBeGreaterThan(cosine(a, c) + 0.2);
+  });
+
+  it('validates its options, naming the option', () => {
+    expect(() => new LocalEmbedder({ dimensions: 16 })).toThrow(/dimensions/);
+    expect(() => new LocalEmbedder({ dimensions: 100.5 })).toThrow(/dimensions/);
+    expect(() => new LocalEmbedder({ dimensions: 5000 })).toThrow(/dimensions/);
+    expect(() => new LocalEmbedder({ weights: { pairs: -1 } })).toThrow(/weights\.pairs/);
+    expect(() => new LocalEmbedder({ charGrams: [5, 3] })).toThrow(/charGrams/);
+  });
+
+  it('honours an aborted signal', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    await expect(e.embed(['x'], ac.signal)).rejects.toThrow();
+  });
+});
+
+describe('text features', () => {
+  it('tokenises Unicode, folds case and diacritics', () => {
+    expect(tokenize('Café CRÈME, naïve—Zürich 2016!')).toEqual(['cafe', 'creme', 'naive', 'zurich', '2016']);
+    expect(tokenize('Москва и 東京')).toEqual(['москва', 'и', '東京']);
+  });
+
+  it('stems inflections onto one form', () => {
+    for (const [a, b] of [
+      ['running', 'runs'],
+      ['connected', 'connection'],
+      ['studies', 'study'],
+      ['hopping', 'hop'],
+      ['elected', 'election'],
+      ['relational', 'relate'],
+    ]) {
+      expect(stem(a), `${a} vs ${b}`).toBe(stem(b));
+    }
+    expect(stem('2016')).toBe('2016');
+    expect(stem('sky')).toBe('sky');
+  });
+
+  it('treats question words as stopwords', () => {
+    for (const w of ['what', 'who', 'when', 'how', 'many', 'the']) expect(STOPWORDS.has(w)).toBe(true);
+  });
+});

@@ -1,0 +1,63 @@
+/** OpenAI-compatible specifics: the bearer key is sent, never shown; a base URL without /v1 is named. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpenAIChatModel, OpenAIEmbedder, openaiHealth } from '../../src/ai/openai.js';
+import type { FakeServer } from '../fakes/common.js';
+import { startFakeOpenAI } from '../fakes/openai-server.js';
+import { collect, rejection } from './remote-cases.js';
+
+const KEY = 'sk-live-abcdef0123456789';
+const limits = { timeoutMs: 5_000, idleTimeoutMs: 5_000 };
+
+describe('OpenAI-compatible provider', () => {
+  let fake: FakeServer;
+  afterEach(() => fake.close());
+
+  it('sends the API key as a bearer token on every call', async () => {
+    fake = await startFakeOpenAI({ apiKey: KEY });
+    const options = { baseUrl: `${fake.url}/v1`, apiKey: KEY, ...limits };
+    await new OpenAIEmbedder('text-embedding-3-small', options).embed(['a']);
+    await collect(new OpenAIChatModel('gpt-4o-mini', options).stream([{ role: 'user', content: 'hi' }]));
+    expect((await openaiHealth(options, ['gpt-4o-mini'])).ok).toBe(true);
+    expect(fake.requests).toHaveLength(3);
+    for (const r of fake.requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('never puts a rejected key in the error, even when the server echoes it', async () => {
+    fake = await startFakeOpenAI({ apiKey: 'sk-the-right-one' });
+    const options = { baseUrl: `${fake.url}/v1`, apiKey: KEY, ...limits };
+    const errors = [
+      await rejection(new OpenAIEmbedder('text-embedding-3-small', options).embed(['a'])),
+      await rejection(collect(new OpenAIChatModel('gpt-4o-mini', options).stream([{ role: 'user', content: 'hi' }]))),
+    ];
+    for (const err of errors) {
+      expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+      expect(err.message).toContain('HTTP 401');
+      expect(err.message).not.toContain(KEY);
+      expect(JSON.stringify(err)).not.toContain(KEY);
+    }
+    const h = await openaiHealth(options, ['gpt-4o-mini']);
+    expect(h.ok).toBe(false);
+    expect(h.detail).not.toContain(KEY);
+  });
+
+  it('sends no Authorization header without a key (local servers)', async () => {
+    fake = await startFakeOpenAI();
+    await new OpenAIEmbedder('text-embedding-3-small', { baseUrl: `${fake.url}/v1`, ...limits }).embed(['a']);
+    expect(fake.requests[0].headers.authorization).toBeUndefined();
+  });
+
+  it('tells a wrong base URL (no /v1) from a missing model', async () => {
+    fake = await startFakeOpenAI();
+    const err = await rejection(new OpenAIEmbedder('text-embedding-3-small', { baseUrl: fake.url, ...limits }).embed(['a']));
+    expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+    expect(err.message).toContain('answered 404');
+    expect(err.message).toContain('check the URL');
+  });
+
+  it('validates options at construction, naming the option', () => {
+    expect(() => new OpenAIEmbedder('m', { baseUrl: 'not a url', ...limits })).toThrow(/baseUrl/);
+    expect(() => new OpenAIChatModel('m', { baseUrl: 'http://x.test/v1', timeoutMs: 0, idleTimeoutMs: 1 })).toThrow(/timeoutMs/);
+    expect(() => new OpenAIEmbedder('m', { baseUrl: 'http://x.test/v1', ...limits, batchSize: 0 })).toThrow(/batchSize/);
+    expect(() => new OpenAIEmbedder('', { baseUrl: 'http://x.test/v1', ...limits })).toThrow(/model/);
+  });
+});

@@ -1,0 +1,98 @@
+/** The providers factory and its wiring into the app (/readyz, services, overrides). */
+import { afterEach, describe, expect, it } from 'vitest';
+import { CachedEmbedder } from '../../src/ai/cached-embedder.js';
+import { LocalChatModel } from '../../src/ai/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
+import { OllamaChatModel, OllamaEmbedder } from '../../src/ai/ollama.js';
+import { OpenAIChatModel, OpenAIEmbedder } from '../../src/ai/openai.js';
+import { createProviders } from '../../src/ai/providers.js';
+import { testConfig } from '../../src/config.js';
+import type { FakeServer } from '../fakes/common.js';
+import { startFakeOllama } from '../fakes/ollama-server.js';
+import { testApp } from '../helpers.js';
+import { closedPortUrl } from './remote-cases.js';
+
+describe('createProviders', () => {
+  it('builds the local pair by default, at LOCAL_EMBED_DIM', async () => {
+    const p = createProviders(testConfig({ LOCAL_EMBED_DIM: '256' }));
+    expect(p.embedder).toBeInstanceOf(LocalEmbedder);
+    expect(p.embedder.dimensions).toBe(256);
+    expect(p.chat).toBeInstanceOf(LocalChatModel);
+    expect(await p.health()).toMatchObject({ ok: true, provider: 'local' });
+  });
+
+  it('builds Ollama and OpenAI models from their settings', () => {
+    const o = createProviders(testConfig({ AI_PROVIDER: 'ollama', OLLAMA_EMBED_MODEL: 'mxbai-embed-large', OLLAMA_CHAT_MODEL: 'qwen2.5' }));
+    expect(o.embedder).toBeInstanceOf(OllamaEmbedder);
+    expect(o.embedder.model).toBe('ollama:mxbai-embed-large');
+    expect(o.embedder.dimensions).toBe(1024);
+    expect(o.chat).toBeInstanceOf(OllamaChatModel);
+    expect(o.chat.model).toBe('qwen2.5');
+    const a = createProviders(testConfig({ AI_PROVIDER: 'openai', OPENAI_CHAT_MODEL: 'local-model' }));
+    expect(a.embedder).toBeInstanceOf(OpenAIEmbedder);
+    expect(a.chat).toBeInstanceOf(OpenAIChatModel);
+  });
+
+  it('caches a remote embedder in the store, not the local one', () => {
+    const store = {} as never;
+    expect(createProviders(testConfig({ AI_PROVIDER: 'ollama' }), store).embedder).toBeInstanceOf(CachedEmbedder);
+    expect(createProviders(testConfig(), store).embedder).toBeInstanceOf(LocalEmbedder);
+  });
+});
+
+describe('AI in the app', () => {
+  let close: (() => Promise<void>) | undefined;
+  let fake: FakeServer | undefined;
+  afterEach(async () => {
+    await close?.();
+    await fake?.close();
+    close = undefined;
+    fake = undefined;
+  });
+
+  it('fills services and reports ai and index-model in /readyz', async () => {
+    const t = await testApp();
+    close = t.close;
+    expect(t.app.salon.embedder).toBeInstanceOf(LocalEmbedder);
+    expect(t.app.salon.chat).toBeInstanceOf(LocalChatModel);
+    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.json().checks.ai).toMatchObject({ ok: true });
+    expect(res.json().checks['index-model']).toMatchObject({ ok: true });
+  });
+
+  it('takes embedder and chat overrides', async () => {
+    const embedder = new LocalEmbedder({ dimensions: 64 });
+    const chat = new LocalChatModel(embedder);
+    const t = await testApp({}, { embedder, chat });
+    close = t.close;
+    expect(t.app.salon.embedder).toBe(embedder);
+    expect(t.app.salon.chat).toBe(chat);
+  });
+
+  it('is ready with Ollama reachable and its models pulled', async () => {
+    fake = await startFakeOllama();
+    const t = await testApp({ AI_PROVIDER: 'ollama', OLLAMA_HOST: fake.url });
+    close = t.close;
+    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.json().checks.ai).toMatchObject({ ok: true });
+  });
+
+  it('is not ready, with the fix in the detail, when Ollama is down', async () => {
+    const url = await closedPortUrl();
+    const t = await testApp({ AI_PROVIDER: 'ollama', OLLAMA_HOST: url });
+    close = t.close;
+    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().checks.ai.detail).toContain(`is Ollama running at ${url}? start it with \`ollama serve\``);
+  });
+
+  it('is not ready when the index was built by another embedder, and says to reindex', async () => {
+    const t = await testApp();
+    close = t.close;
+    await t.app.salon.store.setMeta(INDEX_EMBEDDER_META_KEY, JSON.stringify({ model: 'ollama:nomic-embed-text', dimensions: 768 }));
+    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().checks['index-model'].detail).toContain('salon reindex');
+  });
+});

@@ -1,0 +1,203 @@
+/** One suite, run against the Ollama and the OpenAI-compatible provider through their loopback fakes. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeVector } from '../fakes/common.js';
+import type { FakeServer } from '../fakes/common.js';
+import { REMOTE_CASES, closedPortUrl, collect, rejection } from './remote-cases.js';
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+describe.each(REMOTE_CASES)('$name provider', (c) => {
+  let fake: FakeServer | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+  const start = async (o = {}) => {
+    fake = await c.start(o);
+    return c.base(fake.url);
+  };
+
+  describe('embed', () => {
+    it('sends batches and returns unit vectors in input order', async () => {
+      const base = await start({ dimensions: 16 });
+      const texts = Array.from({ length: 150 }, (_, i) => `text number ${i}`);
+      const vectors = await c.embedder(base, { batchSize: 64 }).embed(texts);
+      const calls = fake!.requests.filter((r) => r.path === c.embedPath);
+      expect(calls.map((r) => r.body.input.length)).toEqual([64, 64, 22]);
+      expect(calls.every((r) => r.body.model === c.embedModel)).toBe(true);
+      expect(vectors).toHaveLength(150);
+      for (const i of [0, 63, 64, 149]) {
+        expect(vectors[i]).toHaveLength(16);
+        expect(cosine(vectors[i], fakeVector(texts[i], 16))).toBeCloseTo(1, 5);
+      }
+    });
+
+    it('learns its dimension from the first answer and names the model', async () => {
+      const base = await start({ dimensions: 24, models: ['custom-embed', 'custom-embed:latest'] });
+      const e = c.embedder(base, {}, 'custom-embed');
+      expect(e.dimensions).toBe(0);
+      await e.embed(['a']);
+      expect(e.dimensions).toBe(24);
+      expect(e.model).toBe(`${c.name}:custom-embed`);
+    });
+
+    it('reports a missing model with the fix', async () => {
+      const base = await start({ models: [] });
+      const err = await rejection(c.embedder(base).embed(['x']));
+      expect(err.code).toBe('ERR_AI_MODEL_MISSING');
+      expect(err.message).toContain(c.missingFix(c.embedModel));
+    });
+
+    it('reports a 500 as the provider being unavailable', async () => {
+      const base = await start({ failWith: 500 });
+      const err = await rejection(c.embedder(base).embed(['x']));
+      expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+      expect(err.message).toContain('HTTP 500');
+    });
+
+    it('reports an unreachable host with one clear message', async () => {
+      const base = c.base(await closedPortUrl());
+      const err = await rejection(c.embedder(base).embed(['x']));
+      expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+      expect(err.message).toContain(c.unreachableText(base));
+    });
+
+    it('times out a server that does not answer', async () => {
+      const base = await start({ firstByteDelayMs: 1_000 });
+      const err = await rejection(c.embedder(base, { timeoutMs: 150 }).embed(['x']));
+      expect(err.code).toBe('ERR_AI_TIMEOUT');
+      expect(err.message).toContain('150 ms');
+    });
+  });
+
+  describe('stream', () => {
+    const ask = [{ role: 'user' as const, content: 'Why is the sky blue?' }];
+
+    it('streams the reply in order, in several pieces', async () => {
+      const base = await start({ reply: 'Rayleigh scattering favours short wavelengths.', chunkChars: 5 });
+      const got = await collect(c.chat(base).stream(ask));
+      expect(got.length).toBeGreaterThan(5);
+      expect(got.join('')).toBe('Rayleigh scattering favours short wavelengths.');
+      const call = fake!.requests.find((r) => r.path === c.chatPath)!;
+      expect(call.body.model).toBe(c.chatModel);
+      expect(call.body.stream).toBe(true);
+      expect(call.body.messages).toEqual(ask);
+    });
+
+    it('ends quietly and early when the caller aborts', async () => {
+      const base = await start({ reply: 'x'.repeat(200), chunkChars: 2, chunkDelayMs: 30 });
+      const ac = new AbortController();
+      const got: string[] = [];
+      const t0 = Date.now();
+      for await (const p of c.chat(base).stream(ask, ac.signal)) {
+        got.push(p);
+        if (got.length === 3) ac.abort();
+      }
+      expect(got.length).toBeGreaterThanOrEqual(3);
+      expect(got.length).toBeLessThan(100);
+      expect(Date.now() - t0).toBeLessThan(2_000);
+    });
+
+    it('gives up after the idle timeout between pieces', async () => {
+      const base = await start({ reply: 'slow answer here', chunkChars: 4, chunkDelayMs: 1_000 });
+      const got: string[] = [];
+      const err = await rejection(
+        (async () => {
+          for await (const p of c.chat(base, { idleTimeoutMs: 150 }).stream(ask)) got.push(p);
+        })(),
+      );
+      expect(err.code).toBe('ERR_AI_TIMEOUT');
+      expect(err.message).toContain('150 ms');
+      expect(got.join('')).toBe('slow');
+    });
+
+    it('gives up after the overall timeout before the first byte', async () => {
+      const base = await start({ firstByteDelayMs: 1_000 });
+      const err = await rejection(collect(c.chat(base, { timeoutMs: 150 }).stream(ask)));
+      expect(err.code).toBe('ERR_AI_TIMEOUT');
+    });
+
+    it('reports a dropped connection after delivering what came before it', async () => {
+      const base = await start({ reply: 'abcdefghijklmnop', chunkChars: 4, dropAfterChunks: 2 });
+      const got: string[] = [];
+      const err = await rejection(
+        (async () => {
+          for await (const p of c.chat(base).stream(ask)) got.push(p);
+        })(),
+      );
+      expect(err.code).toMatch(/^ERR_AI_(BAD_RESPONSE|UNAVAILABLE)$/);
+      expect(got.join('')).toBe('abcdefgh');
+    });
+
+    it('reports a missing chat model with the fix', async () => {
+      const base = await start({ models: [c.embedModel] });
+      const err = await rejection(collect(c.chat(base).stream(ask)));
+      expect(err.code).toBe('ERR_AI_MODEL_MISSING');
+      expect(err.message).toContain(c.missingFix(c.chatModel));
+    });
+
+    it('reports an unreachable host', async () => {
+      const base = c.base(await closedPortUrl());
+      const err = await rejection(collect(c.chat(base).stream(ask)));
+      expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+      expect(err.message).toContain(c.unreachableText(base));
+    });
+  });
+
+  describe('rerank and summarize', () => {
+    const snippets = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'];
+
+    it('asks with numbered snippets and parses the numbers it gets back', async () => {
+      const base = await start({ reply: 'Snippets 2, 4 and 5' });
+      expect(await c.chat(base).rerank('which?', snippets)).toEqual([1, 3, 4]);
+      const call = fake!.requests.find((r) => r.path === c.chatPath)!;
+      const prompt = call.body.messages.map((m: { content: string }) => m.content).join('\n');
+      expect(prompt).toContain('Snippet 7: eta');
+      expect(prompt).toContain('which?');
+    });
+
+    it('falls back to the first five on garbage, a failure or a timeout', async () => {
+      const base = await start({ reply: 'I cannot decide.' });
+      const chat = c.chat(base, { timeoutMs: 150 });
+      expect(await chat.rerank('q', snippets)).toEqual([0, 1, 2, 3, 4]);
+      fake!.setBehaviour({ failWith: 500 });
+      expect(await chat.rerank('q', snippets)).toEqual([0, 1, 2, 3, 4]);
+      fake!.setBehaviour({ failWith: null, firstByteDelayMs: 1_000 });
+      expect(await chat.rerank('q', snippets)).toEqual([0, 1, 2, 3, 4]);
+    });
+
+    it('summarizes by prompt, focused on the query', async () => {
+      const base = await start({ reply: (m: unknown[]) => `Summary (${m.length} messages)` });
+      expect(await c.chat(base).summarize('Long text about ships.', 'cargo')).toBe('Summary (2 messages)');
+      const call = fake!.requests.find((r) => r.path === c.chatPath)!;
+      expect(JSON.stringify(call.body.messages)).toContain('cargo');
+      expect(JSON.stringify(call.body.messages)).toContain('Long text about ships.');
+    });
+  });
+
+  describe('health', () => {
+    it('is ok when reachable with both models', async () => {
+      const base = await start();
+      const h = await c.health(base);
+      expect(h).toMatchObject({ ok: true, provider: c.name });
+    });
+
+    it('names the missing model and its fix', async () => {
+      const base = await start({ models: [c.embedModel, `${c.embedModel}:latest`] });
+      const h = await c.health(base);
+      expect(h.ok).toBe(false);
+      expect(h.detail).toContain(c.missingFix(c.chatModel));
+    });
+
+    it('fails on an unreachable host without throwing', async () => {
+      const base = c.base(await closedPortUrl());
+      const h = await c.health(base);
+      expect(h.ok).toBe(false);
+      expect(h.detail).toContain(c.unreachableText(base));
+    });
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseRerankReply, rerankFallback, rerankPrompt } from '../../src/ai/rerank-parse.js';
+
+describe('parseRerankReply', () => {
+  const table: [string, number, number[] | null][] = [
+    ['1,3,5', 7, [0, 2, 4]],
+    ['[1, 3]', 7, [0, 2, 1]],
+    ['1 and 3', 7, [0, 2, 1]],
+    ['Snippets 2, 4 and 5', 7, [1, 3, 4]],
+    ['The most relevant are snippet 6, then snippet 2 and finally 3.', 7, [5, 1, 2]],
+    ['3, 3, 1, 1, 2', 7, [2, 0, 1]],
+    ['9, 0, 2, 12, 4, 1', 5, [1, 3, 0]],
+    ['1. Snippet 4\n2. Snippet 2\n3. Snippet 6', 7, [3, 1, 5]],
+    ['<think>maybe 1 or 7</think>4,5,6', 7, [3, 4, 5]],
+    ['7,6,5,4,3,2,1', 7, [6, 5, 4, 3, 2]],
+    ['2', 2, [1, 0]],
+    ['None of them are relevant.', 7, null],
+    ['', 7, null],
+    ['0, 99', 7, null],
+    ['relevance 0.9 for snippet 2', 7, [1, 0, 2]],
+  ];
+  it.each(table)('%j with %i snippets → %j', (reply, count, expected) => {
+    expect(parseRerankReply(reply, count)).toEqual(expected);
+  });
+});
+
+describe('rerank helpers', () => {
+  it('falls back to the first five, or fewer when there are fewer', () => {
+    expect(rerankFallback(9)).toEqual([0, 1, 2, 3, 4]);
+    expect(rerankFallback(2)).toEqual([0, 1]);
+    expect(rerankFallback(0)).toEqual([]);
+  });
+
+  it('numbers snippets from 1 and puts each on one line', () => {
+    const { user } = rerankPrompt('why?', ['a\nb', 'c']);
+    expect(user).toContain('Snippet 1: a b\nSnippet 2: c');
+    expect(user).toContain('Question: why?');
+  });
+});

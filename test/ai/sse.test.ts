@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { sseData } from '../../src/ai/sse.js';
+
+async function* bytes(parts: string[]): AsyncGenerator<Uint8Array> {
+  for (const p of parts) yield new TextEncoder().encode(p);
+}
+
+async function all(parts: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for await (const d of sseData(bytes(parts))) out.push(d);
+  return out;
+}
+
+describe('sseData', () => {
+  it('yields data payloads in order and stops at [DONE]', async () => {
+    expect(await all(['data: {"a":1}\n\ndata: {"a":2}\n\n', 'data: [DONE]\n\n', 'data: {"late":true}\n\n'])).toEqual(['{"a":1}', '{"a":2}']);
+  });
+
+  it('handles events split across chunks, CRLF, comments and multi-line data', async () => {
+    expect(await all([': keep-alive\r\n\r\nda', 'ta: {"x":', '"é"}\r\n\r\ndata: line1\ndata: line2\n\n'])).toEqual(['{"x":"é"}', 'line1\nline2']);
+  });
+
+  it('keeps a last event that was not followed by a blank line', async () => {
+    expect(await all(['data: {"end":1}'])).toEqual(['{"end":1}']);
+  });
+
+  it('decodes a multi-byte character split between chunks', async () => {
+    const enc = new TextEncoder().encode('data: ü\n\n');
+    async function* split() {
+      yield enc.slice(0, 7);
+      yield enc.slice(7);
+    }
+    const out: string[] = [];
+    for await (const d of sseData(split())) out.push(d);
+    expect(out).toEqual(['ü']);
+  });
+});

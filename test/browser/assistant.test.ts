@@ -1,0 +1,218 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { AssistantStage, Source } from '../../src/protocol/messages.js';
+import type { AskRequest, AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
+import type { Store } from '../../src/store/types.js';
+import { tempDir } from '../helpers.js';
+import { ARTIFACTS, describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, probeResults, scanDom, shadowText, startServer, type TestServer } from './harness.js';
+
+interface Person {
+  context: BrowserContext;
+  page: Page;
+}
+
+async function person(browser: Browser, name: string): Promise<Person> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+  await instrument(context);
+  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
+  return { context, page: await context.newPage() };
+}
+
+/**
+ * Records every render of a message item in the page (state, stage, text length), so a test can
+ * tell that an answer was shown while it streamed, not only once finished.
+ */
+async function recordRenders(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __renders: { state: string; stage: string; chars: number }[] };
+    w.__renders = [];
+    const cls = customElements.get('salon-message-item') as unknown as { prototype: { updated(this: unknown, c: unknown): void } };
+    const original = cls.prototype.updated;
+    cls.prototype.updated = function (this: { state: string; stage: string; text: string }, changed: unknown) {
+      w.__renders.push({ state: this.state, stage: this.stage, chars: this.text.length });
+      original.call(this, changed);
+    };
+  });
+}
+
+async function renders(page: Page): Promise<{ state: string; stage: string; chars: number }[]> {
+  return page.evaluate(() => (window as unknown as { __renders: { state: string; stage: string; chars: number }[] }).__renders);
+}
+
+async function enter(p: Person, url: string, count: number): Promise<void> {
+  await p.page.goto(url);
+  await p.page.locator(`salon-member-list .count[data-count="${count}"]`).waitFor();
+}
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.locator('salon-composer label.switch').click();
+  expect(await page.locator('salon-composer input[name=ask]').isChecked()).toBe(true);
+  const box = page.locator('salon-composer textarea');
+  await box.fill(question);
+  await box.press('Enter');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A scripted assistant: slow, known stages and pieces, and sources of every kind. */
+class ScriptedAssistant implements RoomAssistant {
+  private outlet: RoomOutlet | undefined;
+  private n = 0;
+  constructor(
+    private readonly store: () => Store,
+    private readonly sources: Source[],
+  ) {}
+  attach(outlet: RoomOutlet): void {
+    this.outlet = outlet;
+  }
+  pending() {
+    return [];
+  }
+  async close(): Promise<void> {}
+  ask(request: AskRequest): { id: string; position: number; done: Promise<AskResult> } {
+    const id = `answer_${++this.n}`;
+    const send = (frame: Parameters<RoomOutlet['broadcast']>[1]) => this.outlet!.broadcast(request.roomId, frame);
+    const done = (async () => {
+      for (const stage of ['searching', 'reranking', 'writing'] as AssistantStage[]) {
+        send({ type: 'assistant.progress', id, stage });
+        await sleep(400);
+      }
+      const pieces = ['The cell reached **168 Wh/kg** [1]. ', 'A commenter doubted the cycle count [2], ', 'as was said here earlier [3].'];
+      for (const text of pieces) {
+        send({ type: 'assistant.delta', id, text });
+        await sleep(400);
+      }
+      const { message } = await this.store().appendMessage({
+        roomId: request.roomId,
+        threadId: request.threadId,
+        author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+        text: pieces.join(''),
+        clientId: id,
+        sources: this.sources,
+      });
+      send({ type: 'assistant.done', message });
+      return { message, sources: this.sources, stages: {} };
+    })();
+    return { id, position: 0, done };
+  }
+}
+
+describeBrowser('the assistant in a room', () => {
+  let browser: Browser;
+  let cleanup: () => void;
+  const servers: TestServer[] = [];
+  const people: Person[] = [];
+
+  beforeAll(async () => {
+    await ensureClientBuilt();
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    browser = await launchBrowser();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterEach(async () => {
+    for (const p of people.splice(0)) await p.context.close();
+    for (const s of servers.splice(0)) await s.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    cleanup?.();
+  });
+
+  it('streams an @ai answer with its stage into both windows, then numbered sources linking to the originals', async () => {
+    const dir = tempDir();
+    const server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });
+    servers.push(server);
+    const page1 = (await (await fetch(`${server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
+    const story = page1.items.find((i) => /sodium-ion/i.test(i.title)) ?? page1.items[0];
+    const url = `${server.url}/chat?id=${story.id}`;
+    const ada = await person(browser, 'Ada');
+    const bob = await person(browser, 'Bob');
+    people.push(ada, bob);
+    await enter(ada, url, 1);
+    await enter(bob, url, 2);
+    await Promise.all([recordRenders(ada.page), recordRenders(bob.page)]);
+
+    await ask(ada.page, 'What energy density did the cell reach in the independent tests?');
+    for (const p of [ada.page, bob.page]) {
+      const question = p.locator('salon-message-item[kind=user]', { hasText: 'What energy density' });
+      await expect.poll(() => question.count()).toBe(1);
+      expect(await question.locator('.badge').textContent()).toBe('asked the AI');
+      const answer = p.locator('salon-message-item[kind=assistant][state=sent]');
+      await expect.poll(() => answer.count(), { timeout: 30_000 }).toBe(1);
+      const sources = answer.locator('salon-source-list li');
+      expect(await sources.count()).toBeGreaterThan(0);
+      expect(await sources.first().locator('.n').textContent()).toBe('[1]');
+      const href = await sources.first().locator('a').getAttribute('href');
+      expect(href).toMatch(/^(https:\/\/|\/)/);
+      expect((await shadowText(answer.locator('salon-markdown'))).length).toBeGreaterThan(20);
+      // Seen while it was being written, in this window too.
+      const seen = await renders(p);
+      expect(seen.some((r) => r.state === 'streaming' && r.stage !== '')).toBe(true);
+      expect(await p.locator('salon-message-item[state=streaming]').count()).toBe(0);
+    }
+    for (const p of [ada.page, bob.page]) {
+      expect(await scanDom(p)).toEqual([]);
+      expect((await probeResults(p)).violations).toEqual([]);
+    }
+  });
+
+  it('shows each stage and the growing text in place, and labels HN comments and earlier discussion', async () => {
+    const dir = tempDir();
+    let store: Store | undefined;
+    const sources: Source[] = [
+      { n: 1, id: 'news_cell', kind: 'news', title: 'Cell reaches 168 Wh/kg', url: 'https://news.example/cell', sourceType: 'document', snippet: 'The cell reached 168 Wh/kg.' },
+      { n: 2, id: 'news_cell#c1', kind: 'comment', title: 'Comment by skeptic', url: 'https://news.ycombinator.com/item?id=1', sourceType: 'document', snippet: 'I doubt 4,100 cycles.' },
+      { n: 3, id: 'thread_1', kind: 'thread', title: 'Earlier in this room', url: null, sourceType: 'conversation', snippet: 'Someone said it first.' },
+    ];
+    const server = await startServer(dir.dir, { overrides: { assistant: new ScriptedAssistant(() => store!, sources) } });
+    servers.push(server);
+    store = server.app.salon.store;
+    await store.upsertItem(item('news_cell', { title: 'Cell reaches 168 Wh/kg' }));
+    const url = `${server.url}/chat?id=news_cell`;
+    const ada = await person(browser, 'Ada');
+    const bob = await person(browser, 'Bob');
+    people.push(ada, bob);
+    await enter(ada, url, 1);
+    await enter(bob, url, 2);
+    await Promise.all([recordRenders(ada.page), recordRenders(bob.page)]);
+    await ask(ada.page, 'How dense is the cell?');
+
+    // Mid-answer, both windows show the stage and the text so far, in one busy item.
+    await Promise.all(
+      [ada.page, bob.page].map(async (p) => {
+        const streaming = p.locator('salon-message-item[state=streaming]');
+        await streaming.locator('[data-stage="writing"]').waitFor({ timeout: 5000 });
+        await expect.poll(() => shadowText(streaming.locator('salon-markdown')), { timeout: 5000 }).toContain('168 Wh/kg');
+        expect(await streaming.locator('article').getAttribute('aria-busy')).toBe('true');
+      }),
+    );
+    await bob.page.screenshot({ path: join(ARTIFACTS, 'answer-streaming.png') });
+
+    for (const p of [ada.page, bob.page]) {
+      const answer = p.locator('salon-message-item[kind=assistant][state=sent]');
+      await expect.poll(() => answer.count(), { timeout: 5000 }).toBe(1);
+      expect(await answer.locator('salon-markdown strong').textContent()).toBe('168 Wh/kg');
+      const rows = answer.locator('salon-source-list li');
+      expect(await rows.count()).toBe(3);
+      expect(await rows.nth(0).locator('a').getAttribute('href')).toBe('https://news.example/cell');
+      expect(await rows.nth(0).locator('a').getAttribute('target')).toBe('_blank');
+      expect(await rows.nth(0).locator('a').getAttribute('rel')).toBe('noopener noreferrer nofollow');
+      expect(await rows.nth(1).locator('.tag').textContent()).toBe('HN comment');
+      expect(await rows.nth(1).locator('a').getAttribute('href')).toBe('https://news.ycombinator.com/item?id=1');
+      expect(await rows.nth(2).locator('.tag').textContent()).toBe('earlier discussion');
+      expect(await p.locator('salon-message-item[state=streaming]').count()).toBe(0);
+      // Every stage was shown in turn, and the text grew while streaming.
+      const seen = (await renders(p)).filter((r) => r.state === 'streaming');
+      const stages = seen.map((r) => r.stage).filter((st, i, all) => st && st !== all[i - 1]);
+      expect(stages).toEqual(['searching', 'reranking', 'writing']);
+      const sizes = new Set(seen.filter((r) => r.chars > 0).map((r) => r.chars));
+      expect(sizes.size).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
+

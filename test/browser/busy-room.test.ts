@@ -1,0 +1,84 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import { ARTIFACTS, describeBrowser, ensureClientBuilt, instrument, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+
+async function person(browser: Browser, name: string, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  await instrument(context);
+  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
+  return { context, page: await context.newPage() };
+}
+
+async function say(page: Page, text: string): Promise<void> {
+  const box = page.locator('salon-composer textarea');
+  await box.fill(text);
+  await box.press('Enter');
+  await page.locator('salon-message-item[state=sending]').first().waitFor({ state: 'detached' });
+}
+
+describeBrowser('a busy room', () => {
+  let browser: Browser;
+  let server: TestServer;
+  let cleanup: () => void;
+
+  beforeAll(async () => {
+    await ensureClientBuilt();
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });
+    browser = await launchBrowser();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    cleanup?.();
+  });
+
+  it('is saved as a screenshot (desktop and phone) with people, markdown, an answer with sources and someone typing', async () => {
+    const list = (await (await fetch(`${server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
+    const story = list.items.find((i) => /sodium-ion/i.test(i.title)) ?? list.items[0];
+    const url = `${server.url}/chat?id=${story.id}`;
+    const desk = { width: 1280, height: 900 };
+    const people = await Promise.all(['Ada Moreno', 'Bob Lindqvist', 'Chen Wei', 'Dana Okafor'].map((n) => person(browser, n, desk)));
+    const phone = await person(browser, 'Eli (phone)', { width: 375, height: 812 });
+    try {
+      for (const [i, p] of people.entries()) {
+        await p.page.goto(url);
+        await p.page.locator(`salon-member-list .count[data-count="${i + 1}"]`).waitFor();
+      }
+      const [ada, bob, chen, dana] = people.map((p) => p.page);
+      await say(ada, 'Has anyone read the **NBTC report** itself? 168 Wh/kg at cell level sounds *very* good for sodium-ion.');
+      await say(bob, 'Pack level is 142 Wh/kg according to the article — close to LFP.');
+      await say(chen, 'The cold-weather number is the interesting bit:\n\n```\n-20 °C: 91% of room-temperature capacity\nLFP reference: ~70%\n```');
+      await say(dana, 'Source for the test centre: [NBTC](https://news.example/nbtc) `4,100 cycles @ 1C`');
+      await ada.locator('salon-composer label.switch').click();
+      await say(ada, 'What did the independent tests find about cycle life and cold weather?');
+      await ada.locator('salon-message-item[kind=assistant][state=sent]').waitFor({ timeout: 30_000 });
+      await say(bob, 'Thanks! So roughly 11 years of daily cycling before hitting 80%.');
+      await phone.page.goto(url);
+      await phone.page.locator('salon-member-list .count[data-count="5"]').waitFor();
+      await chen.locator('salon-composer textarea').pressSequentially('Worth noting');
+      await dana.locator('salon-typing-indicator span').waitFor();
+      await phone.page.locator('salon-typing-indicator span').waitFor();
+
+      const desktopShot = join(ARTIFACTS, 'busy-room.png');
+      const phoneShot = join(ARTIFACTS, 'busy-room-375.png');
+      await dana.screenshot({ path: desktopShot });
+      await phone.page.screenshot({ path: phoneShot });
+      expect(statSync(desktopShot).size).toBeGreaterThan(10_000);
+      expect(statSync(phoneShot).size).toBeGreaterThan(5_000);
+      expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      for (const p of [dana, phone.page]) {
+        expect(await scanDom(p)).toEqual([]);
+        expect((await probeResults(p)).violations).toEqual([]);
+      }
+    } finally {
+      for (const p of [...people, phone]) await p.context.close();
+    }
+  });
+});

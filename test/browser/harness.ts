@@ -1,0 +1,222 @@
+/**
+ * Browser-test harness: Debian's Chromium through playwright-core (never a downloaded browser),
+ * a Salon server on 127.0.0.1, a fresh client build when public/ changed, and in-page probes
+ * (CSP violations, script-run hooks, a DOM scan through shadow roots).
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { describe, it, vi } from 'vitest';
+import { buildApp, type AppOverrides } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import type { ContentItem } from '../../src/content/types.js';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+const ROOT = resolve(__dirname, '../..');
+export const ARTIFACTS = join(ROOT, 'test-artifacts');
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+// A real browser on a shared 2-core machine is slower than vitest's defaults assume.
+vi.setConfig({ testTimeout: 90_000, expect: { poll: { timeout: 10_000, interval: 50 } } });
+
+/** Chromium is there, or the run must fail (CI sets SALON_REQUIRE_CHROMIUM=1). */
+export const HAVE_CHROMIUM = existsSync(CHROMIUM_PATH);
+const REQUIRE_CHROMIUM = process.env.SALON_REQUIRE_CHROMIUM === '1';
+
+/**
+ * `describe` for a browser suite: skipped when Chromium is missing, unless SALON_REQUIRE_CHROMIUM=1,
+ * in which case a failing test says so.
+ */
+export function describeBrowser(name: string, body: () => void): void {
+  if (!HAVE_CHROMIUM && REQUIRE_CHROMIUM) {
+    describe(name, () => {
+      it('needs Chromium', () => {
+        throw new Error(`SALON_REQUIRE_CHROMIUM=1 but ${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
+      });
+    });
+    return;
+  }
+  describe.skipIf(!HAVE_CHROMIUM)(name, body);
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  // playwright gives every launch its own temporary user-data-dir and removes it on close.
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
+function newestMtime(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+async function withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      break;
+    } catch {
+      if (Date.now() > deadline) rmSync(dir, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Builds dist/public when it is missing or older than public/ or the build step (parallel test files wait for one build). */
+export async function ensureClientBuilt(): Promise<void> {
+  const marker = join(ROOT, 'dist/public/.built');
+  const stale = () =>
+    !existsSync(marker) ||
+    statSync(marker).mtimeMs < Math.max(newestMtime(join(ROOT, 'public')), statSync(join(ROOT, 'scripts/build-steps/30-client.mjs')).mtimeMs);
+  if (!stale()) return;
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  await withLock(join(ROOT, 'dist/.client-build.lock'), async () => {
+    if (!stale()) return;
+    const step = (await import(pathToFileURL(join(ROOT, 'scripts/build-steps/30-client.mjs')).href)) as {
+      buildClient(opts: { root: string; typecheck?: boolean }): Promise<void>;
+    };
+    await step.buildClient({ root: ROOT, typecheck: false });
+  });
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A Salon server on 127.0.0.1 (port 0 unless given) over `dataDir`. */
+export async function startServer(
+  dataDir: string,
+  options: { port?: number; env?: Parameters<typeof testConfig>[0]; overrides?: AppOverrides } = {},
+): Promise<TestServer> {
+  const config = testConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'test-admin-token', ...options.env });
+  const app = await buildApp(config, options.overrides);
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { app, port, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+/** A content item with sensible defaults, for tests that put items straight into the store. */
+export function item(id: string, fields: Partial<ContentItem> = {}): ContentItem {
+  const kind = id.split('_')[0] as ContentItem['kind'];
+  return {
+    id,
+    kind,
+    title: `Item ${id}`,
+    url: `https://example.org/${id}`,
+    description: `About ${id}. More words follow here.`,
+    body: `The body of ${id}.`,
+    comments: [],
+    category: 'Tech',
+    publishedAt: '2026-01-10T09:00:00.000Z',
+    image: null,
+    author: null,
+    channel: null,
+    thumbnail: null,
+    siteName: null,
+    source: 'api',
+    ...fields,
+  };
+}
+
+/**
+ * Installs in every page of `context`, before any page script: hooks on alert/confirm/prompt and a
+ * global flag any injected script would trip, and a record of CSP violations.
+ */
+export async function instrument(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const w = window as unknown as Record<string, unknown>;
+    w.__salonProbe = { alerts: [] as string[], violations: [] as string[] };
+    const probe = w.__salonProbe as { alerts: string[]; violations: string[] };
+    for (const name of ['alert', 'confirm', 'prompt', 'print']) {
+      w[name] = (msg?: unknown) => {
+        probe.alerts.push(`${name}:${String(msg)}`);
+      };
+    }
+    document.addEventListener('securitypolicyviolation', (e) => {
+      probe.violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
+    });
+  });
+}
+
+/** What the probes saw in `page`. */
+export async function probeResults(page: Page): Promise<{ alerts: string[]; violations: string[]; xss: unknown }> {
+  return page.evaluate(() => {
+    const w = window as unknown as Record<string, unknown>;
+    const probe = w.__salonProbe as { alerts: string[]; violations: string[] };
+    return { alerts: probe.alerts, violations: probe.violations, xss: w.__xss };
+  });
+}
+
+/**
+ * Scans the whole DOM, shadow roots included, for anything that could run script: script
+ * elements other than the app bundle, inline event handler attributes, javascript:/vbscript:/
+ * data:text URLs, embedding elements. Returns descriptions of what it found.
+ */
+export async function scanDom(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const urlAttrs = ['href', 'src', 'action', 'formaction', 'xlink:href', 'srcdoc', 'data', 'poster', 'background'];
+    // Message content lives in salon-markdown's shadow root: there not even inline styles may appear.
+    const visit = (root: Document | ShadowRoot, content = false) => {
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        const tag = el.tagName.toLowerCase();
+        if (tag === 'script' && !(el as HTMLScriptElement).src.includes('/assets/app-')) found.push(`script: ${el.outerHTML.slice(0, 120)}`);
+        if (['iframe', 'object', 'embed', 'frame', 'base'].includes(tag)) found.push(`element: ${tag}`);
+        for (const attr of Array.from(el.attributes)) {
+          const name = attr.name.toLowerCase();
+          if (name.startsWith('on')) found.push(`handler: <${tag} ${name}="${attr.value.slice(0, 60)}">`);
+          if (content && name === 'style') found.push(`style attribute in a message: <${tag}>`);
+          const value = attr.value.replace(/[\s\u0000-\u001f]+/g, '').toLowerCase();
+          if (urlAttrs.includes(name) && /^(javascript|vbscript|data:text|data:application)/.test(value)) {
+            found.push(`url: <${tag} ${name}="${attr.value.slice(0, 60)}">`);
+          }
+        }
+        if (el.shadowRoot) visit(el.shadowRoot, content || tag === 'salon-markdown');
+      }
+    };
+    visit(document);
+    return found;
+  });
+}
+
+/** The text inside an element's shadow root (Playwright's textContent reads only light DOM). */
+export async function shadowText(locator: Locator): Promise<string> {
+  return locator.evaluate((el) => el.shadowRoot?.textContent ?? el.textContent ?? '');
+}
+
+/** The texts of the messages a page shows, in order (each `<salon-message-item>`'s text). */
+export async function messageTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    const walk = (root: Document | ShadowRoot) => {
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        if (el.tagName === 'SALON-MESSAGE-ITEM') out.push((el as unknown as { text: string }).text);
+        else if (el.shadowRoot) walk(el.shadowRoot);
+      }
+    };
+    walk(document);
+    return out;
+  });
+}

@@ -1,0 +1,175 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CORPORA, tempDir } from '../helpers.js';
+import { describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+
+/** The server refuses longer messages; the composer stops there too. */
+const MAX_MESSAGE_CHARS = 4000;
+const RENDER_BUDGET_MS = 50;
+
+/** The markdown inputs of markdown-it's xss.txt: blocks between `.` lines, input then expected HTML. */
+function xssCases(): string[] {
+  const lines = readFileSync(join(CORPORA, 'markdown/markdown-it/test/fixtures/markdown-it/xss.txt'), 'utf8').split('\n');
+  const inputs: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== '.') continue;
+    const input: string[] = [];
+    for (i++; i < lines.length && lines[i] !== '.'; i++) input.push(lines[i]);
+    for (i++; i < lines.length && lines[i] !== '.'; i++);
+    inputs.push(input.join('\n'));
+  }
+  return inputs;
+}
+
+function redosCases(): { name: string; text: string }[] {
+  const dir = join(CORPORA, 'markdown/marked-redos/test/specs/redos');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => ({ name: f, text: readFileSync(join(dir, f), 'utf8') }));
+}
+
+/** Payloads that would run script (and trip the page's probes) if anything rendered them as HTML. */
+const ACTIVE_PAYLOADS = [
+  '<script>window.__xss = "script"</script>',
+  '<img src=x onerror="window.__xss = \'img\'">',
+  '<svg onload="window.__xss = \'svg\'"></svg>',
+  '<iframe src="javascript:window.__xss=\'iframe\'"></iframe>',
+  '[click](javascript:window.__xss=1)',
+  '[click](  javascript:alert(1))',
+  '[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+  '![img](x" onerror="window.__xss=1)',
+  '[t](https://ok.example "x\\" onmouseover=\\"window.__xss=1")',
+  '<a href="javascript:alert(1)">html link</a>',
+  '`<script>alert(1)</script>`',
+  '```html\n<script>alert(1)</script>\n```',
+  '<details open ontoggle="alert(1)">x</details>',
+  '<form action="javascript:alert(1)"><button>go</button></form>',
+  '[x](vbscript:msgbox(1)) [y](file:///etc/passwd) [z](//evil.example/path)',
+];
+
+function corpus(): { name: string; text: string }[] {
+  return [
+    ...xssCases().map((text, i) => ({ name: `xss.txt #${i + 1}`, text })),
+    ...redosCases(),
+    { name: "'a' + 50,000 spaces", text: `a${' '.repeat(50_000)}` },
+    { name: '50,000 nested *', text: '*'.repeat(50_000) },
+    { name: '25,000 *a', text: '*a'.repeat(25_000) },
+    { name: '50,000 [', text: '['.repeat(50_000) },
+    { name: '10,000 [a](', text: '[a]('.repeat(10_000) },
+    { name: '20,000 `', text: '`'.repeat(20_000) },
+    ...ACTIVE_PAYLOADS.map((text, i) => ({ name: `payload #${i + 1}`, text })),
+  ];
+}
+
+describeBrowser('untrusted markdown in a room', () => {
+  let browser: Browser;
+  let server: TestServer;
+  let cleanup: () => void;
+  let context: BrowserContext;
+  let page: Page;
+  const consoleLines: string[] = [];
+
+  beforeAll(async () => {
+    await ensureClientBuilt();
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    // The corpus goes in quickly; the flood guard is not what this test is about.
+    server = await startServer(dir.dir, { overrides: { roomOptions: { ratePerSecond: 1000, rateBurst: 1000 } } });
+    await server.app.salon.store.upsertItem(item('news_md', { title: 'Markdown torture test' }));
+    browser = await launchBrowser();
+    context = await browser.newContext();
+    await instrument(context);
+    page = await context.newPage();
+    page.on('console', (m) => consoleLines.push(m.text()));
+    page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
+    await page.goto(`${server.url}/chat?id=news_md`);
+    await page.locator('salon-member-list .count[data-count="1"]').waitFor();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    cleanup?.();
+  });
+
+  it('renders the allowed subset, with safe links', async () => {
+    const box = page.locator('salon-composer textarea');
+    await box.fill('**b** *i* `c`\nline two [site](https://example.org/x) [mail](mailto:a@example.org)\n\n```\nfenced <b>\n```');
+    await box.press('Enter');
+    const msg = page.locator('salon-message-item[state=sent]', { hasText: 'line two' });
+    await expect.poll(() => msg.count()).toBe(1);
+    const md = msg.locator('salon-markdown');
+    expect(await md.locator('strong').textContent()).toBe('b');
+    expect(await md.locator('em').textContent()).toBe('i');
+    expect(await md.locator('p > code').textContent()).toBe('c');
+    expect(await md.locator('pre code').textContent()).toBe('fenced <b>\n');
+    expect(await md.locator('br').count()).toBe(1);
+    const links = md.locator('a');
+    expect(await links.count()).toBe(2);
+    for (const [i, href] of ['https://example.org/x', 'mailto:a@example.org'].entries()) {
+      expect(await links.nth(i).getAttribute('href')).toBe(href);
+      expect(await links.nth(i).getAttribute('target')).toBe('_blank');
+      expect(await links.nth(i).getAttribute('rel')).toBe('noopener noreferrer nofollow');
+    }
+  });
+
+  it('sends every corpus input as a message and leaves nothing that runs', async () => {
+    const inputs = corpus();
+    const before = await page.locator('salon-message-item[state=sent]').count();
+    const box = page.locator('salon-composer textarea');
+    let sent = 0;
+    for (const { text } of inputs) {
+      const body = text.slice(0, MAX_MESSAGE_CHARS);
+      if (!body.trim()) continue;
+      await box.fill(body);
+      await box.press('Enter');
+      sent++;
+      await expect.poll(() => page.locator('salon-message-item[state=sent]').count(), { timeout: 5000 }).toBe(before + sent);
+    }
+    expect(sent).toBeGreaterThan(30);
+    expect(await page.locator('salon-message-item[state=failed]').count()).toBe(0);
+    // The payloads are there as text, not as markup.
+    expect(await page.locator('salon-message-item', { hasText: 'window.__xss = "script"' }).count()).toBe(1);
+
+    expect(await scanDom(page)).toEqual([]);
+    const probe = await probeResults(page);
+    expect(probe.xss).toBeUndefined();
+    expect(probe.alerts).toEqual([]);
+    expect(probe.violations).toEqual([]);
+    expect(consoleLines.filter((l) => /xss|pageerror/i.test(l))).toEqual([]);
+  });
+
+  it(`renders each full-length input inert and within ${RENDER_BUDGET_MS} ms`, async () => {
+    const inputs = corpus();
+    const timings = await page.evaluate(async (cases) => {
+      const out: { name: string; ms: number }[] = [];
+      for (const { name, text } of cases) {
+        let best = Infinity;
+        // Best of three: a shared CPU can stall one run; a slow renderer is slow every time.
+        for (let run = 0; run < 3; run++) {
+          const el = document.createElement('salon-markdown') as HTMLElement & { text: string; updateComplete: Promise<boolean> };
+          el.dataset.probe = 'render';
+          document.body.append(el);
+          const t0 = performance.now();
+          el.text = text;
+          await el.updateComplete;
+          best = Math.min(best, performance.now() - t0);
+          if (run < 2) el.remove();
+        }
+        out.push({ name, ms: best });
+      }
+      return out;
+    }, inputs);
+    const slow = timings.filter((t) => t.ms > RENDER_BUDGET_MS);
+    expect(slow, JSON.stringify(timings.map((t) => `${t.name}: ${t.ms.toFixed(1)} ms`))).toEqual([]);
+    expect(await page.locator('salon-markdown[data-probe=render]').count()).toBe(inputs.length);
+    expect(await scanDom(page)).toEqual([]);
+    const probe = await probeResults(page);
+    expect(probe.xss).toBeUndefined();
+    expect(probe.alerts).toEqual([]);
+    expect(probe.violations).toEqual([]);
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/protocol/messages.js';
+import { Backoff } from '../../public/src/lib/backoff.js';
+import { MAX_LOG_ENTRIES, MessageLog } from '../../public/src/lib/message-log.js';
+
+const ADA = { id: 'u_ada', name: 'Ada', kind: 'user' as const };
+const BOB = { id: 'u_bob', name: 'Bob', kind: 'user' as const };
+
+function msg(seq: number, fields: Partial<Message> = {}): Message {
+  return { id: `m${seq}`, seq, roomId: 'news_1', threadId: 't1', author: BOB, text: `message ${seq}`, ts: new Date(1_700_000_000_000 + seq * 1000).toISOString(), ...fields };
+}
+
+const texts = (log: MessageLog) => log.entries.map((e) => e.message.text);
+
+describe('MessageLog', () => {
+  it('orders by seq and shows a message seen twice once', () => {
+    const log = new MessageLog();
+    expect(log.receive(msg(2))).toBe(true);
+    expect(log.receive(msg(1))).toBe(true);
+    expect(log.receive(msg(2))).toBe(false);
+    expect(texts(log)).toEqual(['message 1', 'message 2']);
+    expect(log.lastSeq).toBe(2);
+  });
+
+  it("replaces the member's sending copy with the server's echo (same clientId), keeping its key", () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    const local = log.addLocal('c-1', 'hi', ADA, 't1', 'news_1');
+    expect(log.entries.at(-1)).toMatchObject({ state: 'sending', key: 'c:c-1' });
+    log.receive(msg(5, { author: ADA, text: 'hi', clientId: 'c-1' }));
+    expect(log.size).toBe(2);
+    expect(log.entries.at(-1)).toMatchObject({ key: local.key, state: 'sent' });
+    expect(log.entries.at(-1)!.message.seq).toBe(5);
+    expect(log.unsent()).toEqual([]);
+  });
+
+  it('keeps unconfirmed messages after the confirmed ones and lists them for resending', () => {
+    const log = new MessageLog();
+    log.addLocal('c-a', 'first', ADA, 't1', 'news_1');
+    log.receive(msg(3));
+    log.addLocal('c-b', 'second', ADA, 't1', 'news_1');
+    expect(texts(log)).toEqual(['message 3', 'first', 'second']);
+    expect(log.unsent().map((e) => e.message.clientId)).toEqual(['c-a', 'c-b']);
+  });
+
+  it('marks a refused message failed, retries it, and discards it on request', () => {
+    const log = new MessageLog();
+    log.addLocal('c-1', 'too fast', ADA, 't1', 'news_1');
+    expect(log.fail('c-1', 'slow down')).toBe(true);
+    expect(log.entries[0]).toMatchObject({ state: 'failed', error: 'slow down' });
+    expect(log.unsent()).toEqual([]);
+    expect(log.retry('c-1')?.state).toBe('sending');
+    log.fail('c-1', 'again');
+    log.discard('c-1');
+    expect(log.size).toBe(0);
+  });
+
+  it('does not fail a message the server already confirmed', () => {
+    const log = new MessageLog();
+    log.addLocal('c-1', 'q', ADA, 't1', 'news_1');
+    log.receive(msg(1, { author: ADA, text: 'q', clientId: 'c-1' }));
+    expect(log.fail('c-1', 'assistant failed')).toBe(false);
+    expect(log.entries[0].state).toBe('sent');
+  });
+
+  it('makes the server history the truth on reset, keeping unsent messages', () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.receive(msg(2, { text: 'stale copy' }));
+    log.addLocal('c-1', 'pending', ADA, 't1', 'news_1');
+    log.resetTo([msg(2), msg(3)]);
+    expect(texts(log)).toEqual(['message 2', 'message 3', 'pending']);
+  });
+
+  it('drops a cached message whose seq the server now gives to another message (a reset store)', () => {
+    const log = new MessageLog();
+    log.receive(msg(1, { id: 'old-1', text: 'old' }));
+    log.receive(msg(1, { id: 'new-1', text: 'new' }));
+    expect(texts(log)).toEqual(['new']);
+  });
+
+  it('puts a slash command reply (seq 0) in place of the command, after what was there', () => {
+    const log = new MessageLog();
+    log.receive(msg(4));
+    log.addLocal('c-cmd', '/threads', ADA, 't1', 'news_1');
+    const reply = msg(0, { id: 'sys_1', author: { id: 'system', name: 'Salon', kind: 'system' }, text: 'threads: main', clientId: 'c-cmd' });
+    log.receive(reply);
+    log.receive(msg(5));
+    expect(texts(log)).toEqual(['message 4', 'threads: main', 'message 5']);
+    expect(log.unsent()).toEqual([]);
+    log.receive(msg(0, { id: 'sys_2', author: reply.author, text: 'second reply', clientId: 'c-2' }));
+    expect(texts(log)).toEqual(['message 4', 'threads: main', 'message 5', 'second reply']);
+  });
+
+  it('survives a sessionStorage round trip and ignores malformed snapshots', () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.addLocal('c-1', 'offline note', ADA, 't1', 'news_1');
+    const copy = MessageLog.restore(JSON.parse(JSON.stringify(log.snapshot())));
+    expect(texts(copy)).toEqual(['message 1', 'offline note']);
+    expect(copy.unsent()).toHaveLength(1);
+    copy.receive(msg(2, { author: ADA, text: 'offline note', clientId: 'c-1' }));
+    expect(copy.size).toBe(2);
+    for (const junk of [null, 42, { v: 2 }, { v: 1, entries: [{ key: 1 }, null, { key: 'x', state: 'sent', message: { text: 1 } }] }]) {
+      expect(MessageLog.restore(junk).size).toBe(0);
+    }
+  });
+
+  it(`keeps at most ${MAX_LOG_ENTRIES} messages, dropping the oldest`, () => {
+    const log = new MessageLog();
+    for (let seq = 1; seq <= MAX_LOG_ENTRIES + 10; seq++) log.receive(msg(seq));
+    expect(log.size).toBe(MAX_LOG_ENTRIES);
+    expect(log.entries[0].message.seq).toBe(11);
+  });
+});
+
+describe('Backoff', () => {
+  it('grows exponentially within [ceiling/2, ceiling], caps, and resets', () => {
+    const low = new Backoff({ baseMs: 100, capMs: 1000, random: () => 0 });
+    expect([1, 2, 3, 4, 5, 6].map(() => low.next())).toEqual([50, 100, 200, 400, 500, 500]);
+    const high = new Backoff({ baseMs: 100, capMs: 1000, random: () => 0.999999 });
+    expect([1, 2, 3, 4, 5].map(() => high.next())).toEqual([100, 200, 400, 800, 1000]);
+    high.reset();
+    expect(high.attempts).toBe(0);
+    expect(high.next()).toBe(100);
+  });
+
+  it('jitters: two clients do not retry in lockstep', () => {
+    const a = new Backoff({ random: () => 0.1 });
+    const b = new Backoff({ random: () => 0.9 });
+    expect(a.next()).not.toBe(b.next());
+  });
+
+  it('rejects nonsense options by name', () => {
+    expect(() => new Backoff({ baseMs: 0 })).toThrow(/baseMs/);
+    expect(() => new Backoff({ baseMs: 100, capMs: 10 })).toThrow(/capMs/);
+  });
+});

@@ -1,0 +1,178 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import { ARTIFACTS, describeBrowser, ensureClientBuilt, instrument, launchBrowser, messageTexts, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+
+interface Summary {
+  id: string;
+  title: string;
+  category: string | null;
+}
+
+describeBrowser('content pages and their Discuss links', () => {
+  let browser: Browser;
+  let server: TestServer;
+  let cleanup: () => void;
+  let context: BrowserContext;
+  let page: Page;
+
+  async function firstOf(kind: string): Promise<Summary> {
+    const res = await fetch(`${server.url}/api/v1/content?kind=${kind}&limit=1`);
+    const [first] = ((await res.json()) as { items: Summary[] }).items;
+    expect(first, `a seeded ${kind} item`).toBeDefined();
+    return first;
+  }
+
+  /** Follows the Discuss link of item `id` and checks the room is that item's. */
+  async function discuss(id: string, title: string): Promise<void> {
+    await page.locator(`salon-discuss-link a[href="/chat?id=${id}"]`).first().click();
+    await page.waitForURL(`${server.url}/chat?id=${id}`);
+    await expect.poll(() => page.locator('salon-room-header h1').textContent()).toBe(title);
+    await expect.poll(() => page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
+  }
+
+  beforeAll(async () => {
+    await ensureClientBuilt();
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await instrument(context);
+    page = await context.newPage();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    cleanup?.();
+  });
+
+  it('lists news as cards with picture, category, date and description, filters by category, and counts people in rooms', async () => {
+    const news = await firstOf('news');
+    // Someone is already in the first story's room: its Discuss link says so.
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    try {
+      await otherPage.goto(`${server.url}/chat?id=${news.id}`);
+      await otherPage.locator('salon-member-list .count[data-count="1"]').waitFor();
+
+      await page.goto(`${server.url}/`);
+      const cards = page.locator('salon-content-card');
+      await expect.poll(() => cards.count()).toBeGreaterThan(3);
+      const first = cards.first();
+      expect(await first.locator('img').getAttribute('src')).toMatch(/\/demo\/img\//);
+      expect(await first.locator('.category').textContent()).toBeTruthy();
+      expect(await first.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-/);
+      expect((await first.locator('p').textContent())!.length).toBeGreaterThan(20);
+      expect(await page.locator('salon-discuss-link a').count()).toBe(await cards.count());
+      const link = page.locator(`salon-discuss-link a[href="/chat?id=${news.id}"]`);
+      await expect.poll(() => link.getAttribute('data-count')).toBe('1');
+      expect(await link.getAttribute('aria-label')).toContain('1 person here now');
+      // Every picture loaded (same origin, allowed by the CSP).
+      const broken = await page.evaluate(() => {
+        const imgs: HTMLImageElement[] = [];
+        const walk = (root: Document | ShadowRoot) => {
+          for (const el of Array.from(root.querySelectorAll('*'))) {
+            if (el instanceof HTMLImageElement) imgs.push(el);
+            if (el.shadowRoot) walk(el.shadowRoot);
+          }
+        };
+        walk(document);
+        return imgs.filter((i) => i.complete && i.naturalWidth === 0).map((i) => i.src);
+      });
+      expect(broken).toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, 'news.png') });
+
+      const category = news.category!;
+      await page.locator(`salon-category-filter button[data-category="${category}"]`).click();
+      await page.waitForURL(/category=/);
+      await expect.poll(async () => new Set(await page.locator('salon-content-card .category').allTextContents())).toEqual(new Set([category]));
+      expect(await page.locator(`salon-category-filter button[data-category="${category}"]`).getAttribute('aria-pressed')).toBe('true');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('leads from a news card into that story’s room', async () => {
+    const news = await firstOf('news');
+    await page.goto(`${server.url}/`);
+    await discuss(news.id, news.title);
+  });
+
+  it('leads from a post into that post’s room', async () => {
+    const post = await firstOf('post');
+    await page.goto(`${server.url}/posts`);
+    await expect.poll(() => page.locator('salon-content-card').count()).toBeGreaterThan(0);
+    await discuss(post.id, post.title);
+  });
+
+  it('shows videos with thumbnails, a watch page, and leads from both into the video’s room', async () => {
+    const video = await firstOf('video');
+    await page.goto(`${server.url}/videos`);
+    const card = page.locator('salon-content-card', { has: page.locator(`[data-item="${video.id}"]`) });
+    await expect.poll(() => card.locator('img').getAttribute('src')).toMatch(/\/demo\/img\//);
+    expect(await card.locator('salon-discuss-link a').getAttribute('href')).toBe(`/chat?id=${video.id}`);
+    await page.screenshot({ path: join(ARTIFACTS, 'videos.png') });
+
+    await card.locator('h2 a').click();
+    await page.waitForURL(`${server.url}/watch?id=${video.id}`);
+    await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe(video.title);
+    expect(await page.locator('salon-watch-page .meta').textContent()).toBeTruthy();
+    expect(await page.locator('salon-watch-page a.player').getAttribute('href')).toMatch(/^https:\/\/video\.example\//);
+    expect(await page.locator('salon-watch-page a.player').getAttribute('rel')).toContain('noopener');
+    expect((await page.locator('salon-watch-page .description').textContent())!.length).toBeGreaterThan(20);
+    await page.screenshot({ path: join(ARTIFACTS, 'watch.png') });
+    await discuss(video.id, video.title);
+
+    expect(await scanDom(page)).toEqual([]);
+    const probe = await probeResults(page);
+    expect(probe.violations).toEqual([]);
+  });
+
+  it('switches topic rooms in place, each keeping its own messages', async () => {
+    const messages = (p: Page) => messageTexts(p);
+    const enterTopic = async (slug: string, title: string) => {
+      await page.locator(`salon-topic-tabs a[data-topic="${slug}"]`).click();
+      await page.waitForURL(`${server.url}/chat?topic=${slug}`);
+      await expect.poll(() => page.locator('salon-room-header h1').textContent()).toBe(title);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor();
+    };
+    const say = async (text: string) => {
+      await page.locator('salon-composer textarea').fill(text);
+      await page.locator('salon-composer textarea').press('Enter');
+      await page.locator('salon-message-item[state=sent]', { hasText: text }).waitFor();
+    };
+
+    await page.goto(`${server.url}/`);
+    await page.locator('salon-app nav a', { hasText: 'Topics' }).click();
+    await page.waitForURL(`${server.url}/chat`);
+    await expect.poll(() => page.locator('salon-topic-tabs a').count()).toBeGreaterThan(2);
+    await page.evaluate(() => ((window as unknown as { __samePage: boolean }).__samePage = true));
+
+    await enterTopic('tech', 'Topic: Tech');
+    await say('tech hello');
+    await enterTopic('science', 'Topic: Science');
+    expect((await messages(page)).join('\n')).not.toContain('tech hello');
+    await say('science hello');
+    await enterTopic('tech', 'Topic: Tech');
+    await expect.poll(async () => (await messages(page)).filter((t) => t.includes('tech hello')).length).toBe(1);
+    expect((await messages(page)).join('\n')).not.toContain('science hello');
+    expect(await page.locator('salon-topic-tabs a[data-topic="tech"]').getAttribute('aria-current')).toBe('page');
+
+    await page.goBack();
+    await page.waitForURL(`${server.url}/chat?topic=science`);
+    await expect.poll(async () => (await messages(page)).filter((t) => t.includes('science hello')).length).toBe(1);
+    // All of it happened in one page: no reloads.
+    expect(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage)).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, 'topic.png') });
+  });
+
+  it('explains an unknown video instead of showing nothing', async () => {
+    await page.goto(`${server.url}/watch?id=video_nope`);
+    await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe('No such video');
+  });
+});

@@ -1,0 +1,160 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import { describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, messageTexts, startServer, type TestServer } from './harness.js';
+
+interface Person {
+  context: BrowserContext;
+  page: Page;
+  /** Every `hello` this page sent. */
+  hellos: Record<string, unknown>[];
+}
+
+async function person(browser: Browser, name: string): Promise<Person> {
+  const context = await browser.newContext();
+  await instrument(context);
+  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
+  const page = await context.newPage();
+  const hellos: Record<string, unknown>[] = [];
+  page.on('websocket', (ws) =>
+    ws.on('framesent', (f) => {
+      const frame = JSON.parse(String(f.payload)) as Record<string, unknown>;
+      if (frame.type === 'hello') hellos.push(frame);
+    }),
+  );
+  return { context, page, hellos };
+}
+
+async function say(page: Page, text: string): Promise<void> {
+  const box = page.locator('salon-composer textarea');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+describeBrowser('reconnecting after the server restarts', () => {
+  let browser: Browser;
+  let cleanup: () => void;
+  let dataDir: string;
+  let server: TestServer | undefined;
+
+  beforeAll(async () => {
+    await ensureClientBuilt();
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    dataDir = dir.dir;
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    cleanup?.();
+  });
+
+  it('loses nothing and duplicates nothing, and sends what was written while the server was down', async () => {
+    server = await startServer(dataDir);
+    const port = server.port;
+    await server.app.salon.store.upsertItem(item('news_rc', { title: 'Restart drill' }));
+    const url = `${server.url}/chat?id=news_rc`;
+    const ada = await person(browser, 'Ada');
+    const bob = await person(browser, 'Bob');
+    try {
+      await ada.page.goto(url);
+      await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await bob.page.goto(url);
+      await bob.page.locator('salon-member-list .count[data-count="2"]').waitFor();
+
+      const before = ['one from Ada', 'two from Bob', 'three from Ada'];
+      await say(ada.page, before[0]);
+      await expect.poll(() => messageTexts(bob.page)).toEqual(before.slice(0, 1));
+      await say(bob.page, before[1]);
+      await expect.poll(() => messageTexts(ada.page)).toEqual(before.slice(0, 2));
+      await say(ada.page, before[2]);
+      for (const p of [ada.page, bob.page]) await expect.poll(() => messageTexts(p)).toEqual(before);
+      expect(ada.hellos).toHaveLength(1);
+      expect(ada.hellos[0].lastSeq).toBeUndefined();
+
+      await server.close();
+      server = undefined;
+      for (const p of [ada.page, bob.page]) {
+        await p.locator('salon-connection-status [data-state=reconnecting]').waitFor({ timeout: 10_000 });
+      }
+      // Written while the server is away: kept, shown as sending, sent on reconnect.
+      await say(ada.page, 'four, written offline');
+      await ada.page.locator('salon-message-item[state=sending]').waitFor();
+      expect(await ada.page.locator('salon-composer .hint').textContent()).toContain('sent once you reconnect');
+
+      server = await startServer(dataDir, { port });
+      const after = [...before, 'four, written offline'];
+      for (const p of [ada.page, bob.page]) {
+        await expect.poll(() => messageTexts(p), { timeout: 20_000 }).toEqual(after);
+        await p.locator('salon-member-list .count[data-count="2"]').waitFor({ timeout: 10_000 });
+        expect(await p.locator('salon-connection-status [data-state]').count()).toBe(0);
+      }
+      expect(await ada.page.locator('salon-message-item[state=sending]').count()).toBe(0);
+      // The rejoin asked only for what was missed.
+      const rejoin = ada.hellos.at(-1)!;
+      expect(rejoin.lastSeq).toBeGreaterThanOrEqual(3);
+      // Same person after the restart: the saved token, and her messages are still hers.
+      expect(rejoin.token).toBe(await ada.page.evaluate(() => localStorage.getItem('salon.token')));
+      expect(await ada.page.locator('salon-message-item[mine]').count()).toBe(3);
+
+      await say(bob.page, 'five, after the restart');
+      for (const p of [ada.page, bob.page]) await expect.poll(() => messageTexts(p)).toEqual([...after, 'five, after the restart']);
+      const stored = await server.app.salon.store.recentMessages('news_rc', 50);
+      expect(stored.map((m) => m.text)).toEqual([...after, 'five, after the restart']);
+
+      // A reload takes the server's history as the truth and still shows everything once.
+      await bob.page.reload();
+      await expect.poll(() => messageTexts(bob.page)).toEqual([...after, 'five, after the restart']);
+    } finally {
+      await ada.context.close();
+      await bob.context.close();
+    }
+  });
+
+  it('shows the sessionStorage copy while the room cannot be reached, then the server history as the truth', async () => {
+    server ??= await startServer(dataDir);
+    await server.app.salon.store.upsertItem(item('news_off', { title: 'Offline drill' }));
+    const url = `${server.url}/chat?id=news_off`;
+    const ada = await person(browser, 'Ada');
+    const bob = await person(browser, 'Bob');
+    let blocked = false;
+    await ada.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+      if (blocked) ws.close();
+      else ws.connectToServer();
+    });
+    try {
+      await ada.page.goto(url);
+      await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await say(ada.page, 'cached one');
+      await say(ada.page, 'cached two');
+      await expect.poll(() => messageTexts(ada.page)).toEqual(['cached one', 'cached two']);
+      await expect.poll(() => ada.page.evaluate(() => sessionStorage.getItem('salon.room.news_off') ?? '')).toContain('cached two');
+      // A copy the server never had: the server's history must win over it.
+      await ada.page.evaluate(() => {
+        const snap = JSON.parse(sessionStorage.getItem('salon.room.news_off')!);
+        const ghost = { ...snap.entries[0], key: 'm:ghost', order: 2.5 };
+        ghost.message = { ...ghost.message, id: 'ghost', seq: 2.5, text: 'ghost from the cache' };
+        snap.entries.push(ghost);
+        sessionStorage.setItem('salon.room.news_off', JSON.stringify(snap));
+      });
+
+      blocked = true;
+      await ada.page.reload();
+      await ada.page.locator('salon-connection-status [data-state=reconnecting]').waitFor({ timeout: 10_000 });
+      expect(await messageTexts(ada.page)).toEqual(['cached one', 'cached two', 'ghost from the cache']);
+
+      await bob.page.goto(url);
+      await bob.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await say(bob.page, 'while you were away');
+      blocked = false;
+      await ada.page.locator('salon-connection-status').getByRole('button', { name: 'Retry now' }).click();
+      await expect.poll(() => messageTexts(ada.page), { timeout: 10_000 }).toEqual(['cached one', 'cached two', 'while you were away']);
+      await ada.page.locator('salon-member-list .count[data-count="2"]').waitFor();
+    } finally {
+      await ada.context.close();
+      await bob.context.close();
+    }
+  });
+});

@@ -1,0 +1,230 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import {
+  ARTIFACTS,
+  describeBrowser,
+  ensureClientBuilt,
+  instrument,
+  item,
+  launchBrowser,
+  probeResults,
+  scanDom,
+  startServer,
+  type TestServer,
+} from './harness.js';
+
+/** A person in their own browser context (own localStorage, so their own identity). */
+async function person(browser: Browser, name: string, viewport = { width: 1200, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  await instrument(context);
+  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
+  const page = await context.newPage();
+  return { context, page };
+}
+
+async function say(page: Page, text: string): Promise<void> {
+  const box = page.locator('salon-composer textarea');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+describeBrowser('a room in two browsers', () => {
+  let browser: Browser;
+  let server: TestServer;
+  let cleanup: () => void;
+
+  beforeAll(async () => {
+    await ensureClientBuilt();
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    server = await startServer(dir.dir);
+    await server.app.salon.store.upsertItem(
+      item('news_r1', {
+        title: 'Harbour bridge reopens after repairs',
+        description: 'The bridge carries traffic again after eight months. Engineers replaced two cables.',
+        url: 'https://news.example/bridge',
+      }),
+    );
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    cleanup?.();
+  });
+
+  it('shows each person the other, their messages and typing; a leave updates the member list', async () => {
+    const ada = await person(browser, 'Ada');
+    const bob = await person(browser, 'Bob');
+    try {
+      await ada.page.goto(`${server.url}/chat?id=news_r1`);
+      await expect.poll(() => ada.page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
+      await expect.poll(() => ada.page.locator('salon-room-header h1').textContent()).toBe('Harbour bridge reopens after repairs');
+      expect(await ada.page.locator('salon-room-header [data-context]').textContent()).toBe('The bridge carries traffic again after eight months.');
+      expect(await ada.page.locator('salon-room-header a[data-original]').getAttribute('href')).toBe('https://news.example/bridge');
+
+      await bob.page.goto(`${server.url}/chat?id=news_r1`);
+      for (const p of [ada.page, bob.page]) {
+        await expect.poll(() => p.locator('salon-member-list .count').getAttribute('data-count')).toBe('2');
+        await expect.poll(() => p.locator('salon-member-list li .name').allTextContents()).toEqual(expect.arrayContaining(['Ada', 'Bob']));
+      }
+
+      await say(ada.page, 'Hello **Bob**, did you see the *cables*?');
+      const atBob = bob.page.locator('salon-message-item', { hasText: 'did you see the' });
+      await expect.poll(() => atBob.count()).toBe(1);
+      expect(await atBob.locator('salon-markdown strong').textContent()).toBe('Bob');
+      expect(await atBob.locator('salon-markdown em').textContent()).toBe('cables');
+      expect(await atBob.locator('.author').textContent()).toContain('Ada');
+
+      await bob.page.locator('salon-composer textarea').pressSequentially('Yes, I');
+      await expect.poll(() => ada.page.locator('salon-typing-indicator span').textContent()).toContain('Bob is typing');
+      await bob.page.locator('salon-composer textarea').press('Enter');
+      await expect.poll(() => ada.page.locator('salon-message-item', { hasText: 'Yes, I' }).count()).toBe(1);
+      await expect.poll(() => ada.page.locator('salon-typing-indicator span').count()).toBe(0);
+      // Each sees their own message once (the echo replaced the "sending" copy) and marked as theirs.
+      await expect.poll(() => ada.page.locator('salon-message-item[mine]').count()).toBe(1);
+      expect(await ada.page.locator('salon-message-item').count()).toBe(2);
+      expect(await bob.page.locator('salon-message-item').count()).toBe(2);
+
+      await bob.context.close();
+      await expect.poll(() => ada.page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
+      expect(await ada.page.locator('salon-member-list li .name').allTextContents()).toEqual(['Ada']);
+
+      const probe = await probeResults(ada.page);
+      expect(probe.violations).toEqual([]);
+      expect(probe.alerts).toEqual([]);
+      expect(await scanDom(ada.page)).toEqual([]);
+    } finally {
+      await ada.context.close();
+      await bob.context.close().catch(() => {});
+    }
+  });
+
+  it('keeps the same identity across reloads through the saved token', async () => {
+    const cy = await person(browser, 'Cy');
+    try {
+      await cy.page.goto(`${server.url}/chat?id=news_r1`);
+      await say(cy.page, 'first visit');
+      await expect.poll(() => cy.page.locator('salon-message-item[mine]').count()).toBe(1);
+      const token = await cy.page.evaluate(() => localStorage.getItem('salon.token'));
+      expect(token).toMatch(/^v1\./);
+      await cy.page.reload();
+      await expect.poll(() => cy.page.locator('salon-message-item', { hasText: 'first visit' }).count()).toBe(1);
+      // Still recognised as the author after the reload: the server knows the same user id.
+      await expect.poll(() => cy.page.locator('salon-message-item[mine]', { hasText: 'first visit' }).count()).toBe(1);
+      expect(await cy.page.evaluate(() => localStorage.getItem('salon.token'))).toBe(token);
+    } finally {
+      await cy.context.close();
+    }
+  });
+
+  it('works from the keyboard, with labelled controls and a polite live region', async () => {
+    const fay = await person(browser, 'Fay');
+    try {
+      await fay.page.goto(`${server.url}/chat?id=news_r1`);
+      await fay.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      const log = fay.page.getByRole('log', { name: 'Messages' });
+      expect(await log.getAttribute('aria-live')).toBe('polite');
+      expect(await fay.page.getByRole('switch', { name: 'Ask AI' }).count()).toBe(1);
+      expect(await fay.page.getByRole('navigation', { name: 'Sections' }).count()).toBe(1);
+      expect(await fay.page.getByRole('complementary', { name: 'People in this room' }).count()).toBe(1);
+
+      const focused = () =>
+        fay.page.evaluate(() => {
+          let el: Element | null = document.activeElement;
+          while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+          return el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.textContent?.trim() ? `:${el.textContent.trim().slice(0, 20)}` : ''}` : '';
+        });
+      await fay.page.keyboard.press('Tab');
+      expect(await focused()).toBe('a:Skip to content');
+      const order: string[] = [];
+      for (let i = 0; i < 25 && !order.includes('textarea#message'); i++) {
+        await fay.page.keyboard.press('Tab');
+        order.push(await focused());
+      }
+      // Navigation, then the room (original link, own name, messages), then the message box.
+      expect(order.indexOf('a:News')).toBeLessThan(order.indexOf('textarea#message'));
+      expect(order.findIndex((f) => f.startsWith('div'))).toBeLessThan(order.indexOf('textarea#message'));
+      expect(order).toContain('textarea#message');
+      await fay.page.keyboard.type('typed with the keyboard');
+      await fay.page.keyboard.press('Enter');
+      await expect.poll(() => fay.page.locator('salon-message-item[state=sent]', { hasText: 'typed with the keyboard' }).count()).toBe(1);
+      expect(await focused()).toBe('textarea#message');
+      // The (now disabled) Send button is skipped; next comes the Ask AI switch.
+      await fay.page.keyboard.press('Tab');
+      expect(await focused()).toMatch(/^input/);
+      await fay.page.keyboard.press('Space');
+      expect(await fay.page.getByRole('switch', { name: 'Ask AI' }).isChecked()).toBe(true);
+    } finally {
+      await fay.context.close();
+    }
+  });
+
+  it('shows a rate-limit refusal on the message and lets the member retry it', async () => {
+    const gus = await person(browser, 'Gus');
+    try {
+      await gus.page.goto(`${server.url}/chat?id=news_r1`);
+      await gus.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      // Faster than anyone types: 16 sends in one go, past the server's burst allowance.
+      await gus.page.evaluate(() => {
+        const find = (root: Document | ShadowRoot): Element | null => {
+          for (const el of Array.from(root.querySelectorAll('*'))) {
+            if (el.tagName === 'SALON-COMPOSER') return el;
+            const inner = el.shadowRoot && find(el.shadowRoot);
+            if (inner) return inner;
+          }
+          return null;
+        };
+        const composer = find(document)!;
+        for (let i = 1; i <= 16; i++) {
+          composer.dispatchEvent(new CustomEvent('salon-send', { detail: { text: `burst ${i}`, ask: false }, bubbles: true, composed: true }));
+        }
+      });
+      const failed = gus.page.locator('salon-message-item[state=failed]');
+      await expect.poll(() => failed.count()).toBeGreaterThan(0);
+      expect(await failed.first().locator('.failed').textContent()).toContain('too fast');
+      expect(await gus.page.locator('salon-connection-status [data-notice=ERR_RATE_LIMITED]').count()).toBe(1);
+      const sentBefore = await gus.page.locator('salon-message-item[state=sent]').count();
+      await new Promise((r) => setTimeout(r, 1500));
+      await failed.first().getByRole('button', { name: 'Retry' }).click();
+      await expect.poll(() => gus.page.locator('salon-message-item[state=sent]').count()).toBe(sentBefore + 1);
+      await gus.page.locator('salon-connection-status').getByRole('button', { name: 'Dismiss this notice' }).click();
+      expect(await gus.page.locator('salon-connection-status [data-notice]').count()).toBe(0);
+    } finally {
+      await gus.context.close();
+    }
+  });
+
+  it('says plainly when a room does not exist', async () => {
+    const dee = await person(browser, 'Dee');
+    try {
+      await dee.page.goto(`${server.url}/chat?id=news_missing`);
+      const fatal = dee.page.locator('salon-room [data-fatal]');
+      await expect.poll(() => fatal.getAttribute('data-fatal')).toBe('ERR_ROOM_NOT_FOUND');
+      expect(await fatal.textContent()).toContain('does not exist');
+      expect(await dee.page.locator('salon-composer').count()).toBe(0);
+    } finally {
+      await dee.context.close();
+    }
+  });
+
+  it('is readable at phone width (375 px): nothing overflows sideways', async () => {
+    const eve = await person(browser, 'Eve', { width: 375, height: 740 });
+    try {
+      await eve.page.goto(`${server.url}/chat?id=news_r1`);
+      await expect.poll(() => eve.page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
+      await say(eve.page, 'A long line without breaks: https://example.org/a/very/long/path/that/should/wrap/inside/the/bubble/and/not/push/the/page/wider');
+      await expect.poll(() => eve.page.locator('salon-message-item[mine]').count()).toBeGreaterThan(0);
+      const width = await eve.page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(375);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await eve.page.screenshot({ path: join(ARTIFACTS, 'room-375.png') });
+    } finally {
+      await eve.context.close();
+    }
+  });
+});

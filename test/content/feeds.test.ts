@@ -1,0 +1,169 @@
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { newsItemFromEntry, videoItemFromEntry } from '../../src/content/feed-items.js';
+import { FeedPool } from '../../src/content/feed-pool.js';
+import { parseFeed } from '../../src/content/feeds.js';
+import { idForUrl } from '../../src/content/ids.js';
+import { validateItem } from '../../src/content/items.js';
+import { SalonError } from '../../src/errors.js';
+import { CORPORA } from '../helpers.js';
+
+const FEEDS = join(CORPORA, 'feeds/rss-parser/test');
+
+/**
+ * rss-parser decoded the two Latin-1 feeds as UTF-8, so its expected strings hold U+FFFD where
+ * the real character was. Salon decodes them properly; a U+FFFD in the expectation matches any
+ * one character that is not ASCII.
+ */
+function matcher(expected: string): RegExp {
+  const parts = expected.split('\uFFFD').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('[^\\x00-\\x7F]')}$`, 'u');
+}
+
+describe('parseFeed over every rss-parser input', () => {
+  const inputs = readdirSync(join(FEEDS, 'input')).sort();
+  it('finds the corpus', () => expect(inputs.length).toBeGreaterThanOrEqual(30));
+
+  for (const file of inputs) {
+    it(file, () => {
+      const bytes = readFileSync(join(FEEDS, 'input', file));
+      const outFile = join(FEEDS, 'output', `${basename(file, extname(file))}.json`);
+      if (!existsSync(outFile)) {
+        // No expected parse: either a feed rss-parser was not asked about, or the non-feed.
+        let feed;
+        try {
+          feed = parseFeed(bytes, file);
+        } catch (err) {
+          expect(err).toBeInstanceOf(SalonError);
+          expect((err as SalonError).code).toBe('ERR_FEED_PARSE');
+          expect((err as SalonError).message).toContain(file);
+          return;
+        }
+        expect(feed.entries.length).toBeGreaterThan(0);
+        for (const e of feed.entries) expect(e.title.trim() || e.link).toBeTruthy();
+        return;
+      }
+      const expected = JSON.parse(readFileSync(outFile, 'utf8')).feed.items as { title?: string; link?: string }[];
+      const feed = parseFeed(bytes, file);
+      expect(feed.entries.length).toBe(expected.length);
+      feed.entries.forEach((entry, i) => {
+        expect(entry.title.trim(), `title of item ${i}`).toMatch(matcher((expected[i].title ?? '').trim()));
+        expect((entry.link ?? '').trim(), `link of item ${i}`).toMatch(matcher((expected[i].link ?? '').trim()));
+      });
+    });
+  }
+});
+
+describe('parseFeed details', () => {
+  const read = (name: string) => readFileSync(join(FEEDS, 'input', name));
+
+  it('decodes a Latin-1 feed by its XML declaration, and an undeclared one by detection', () => {
+    expect(parseFeed(read('encoding.rss')).entries[0].title).toBe('Mãe de utente é a nova presidente da Raríssimas');
+    expect(parseFeed(read('uolNoticias.rss')).entries[0].title).toContain('simulações de 2º turno');
+  });
+
+  it('tells RSS 2.0, RDF and Atom apart', () => {
+    expect(parseFeed(read('heraldsun.rss')).format).toBe('rss');
+    expect(parseFeed(read('rss-1.rss')).format).toBe('rdf');
+    expect(parseFeed(read('heise.atom')).format).toBe('atom');
+    expect(parseFeed(read('heise.atom')).youtube).toBe(false);
+  });
+
+  it('reads YouTube channel feeds as videos with description, thumbnail and channel', () => {
+    const feed = parseFeed(read('atom-customfields.atom'));
+    expect(feed.youtube).toBe(true);
+    const v = feed.entries[0].video!;
+    expect(v.videoId).toBe('lR-w1h5ONOY');
+    expect(v.thumbnail).toBe('https://i1.ytimg.com/vi/lR-w1h5ONOY/hqdefault.jpg');
+    expect(v.channel).toBe('L2inc');
+    expect(v.description).toMatch(/^Scott's Book "The Four"/);
+    expect(feed.entries[0].published).toBe('2017-09-14T18:03:34.000Z');
+  });
+
+  it('keeps dates, authors and HTML content of RSS items', () => {
+    const e = parseFeed(read('instant-article.rss')).entries[0];
+    expect(e).toMatchObject({ published: '2016-05-04T06:53:45.000Z', author: 'tobi', contentHtml: '<b>Lorem</b> ipsum', summaryHtml: 'Lorem ipsum' });
+  });
+
+  it('refuses non-feeds and empty documents with ERR_FEED_PARSE', () => {
+    expect(() => parseFeed('<html><body>hi</body></html>', 'page.html')).toThrow(/page\.html has a <html> root element/);
+    expect(() => parseFeed('', 'empty')).toThrow(expect.objectContaining({ code: 'ERR_FEED_PARSE' }));
+    expect(() => parseFeed('just text', 'text')).toThrow(expect.objectContaining({ code: 'ERR_FEED_PARSE' }));
+  });
+
+  it('keeps going through a batch when one feed is bad', () => {
+    const results = readdirSync(join(FEEDS, 'input')).map((f) => {
+      try {
+        return parseFeed(readFileSync(join(FEEDS, 'input', f)), f).entries.length;
+      } catch (err) {
+        return (err as SalonError).code;
+      }
+    });
+    expect(results.filter((r) => r === 'ERR_FEED_PARSE')).toHaveLength(1);
+    expect(results.filter((r) => typeof r === 'number' && r > 0).length).toBe(results.length - 1);
+  });
+});
+
+describe('feed entries to items', () => {
+  const read = (name: string) => readFileSync(join(FEEDS, 'input', name));
+  const opts = { bodyMaxChars: 200_000 };
+
+  it('makes valid news items with the feed content as body when no article was fetched', () => {
+    const feed = parseFeed(read('guardian.rss'));
+    const items = feed.entries.map((e) => validateItem(newsItemFromEntry(e, feed, null, 'https://www.theguardian.com/feed'), opts));
+    expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+    for (const item of items) {
+      expect(item.id).toMatch(/^news_u[0-9a-f]{16}$/);
+      expect(item.source).toBe('feed');
+      expect(item.body).not.toMatch(/<[a-z]/i);
+    }
+    expect(items[0].id).toBe(idForUrl('news', feed.entries[0].link!));
+  });
+
+  it('resolves relative links against the feed URL', () => {
+    const feed = parseFeed(read('gulp-atom.atom'));
+    const item = validateItem(newsItemFromEntry(feed.entries[0], feed, null, 'https://github.com/gulpjs/gulp/releases.atom'), opts);
+    expect(item.url).toBe('https://github.com/gulpjs/gulp/releases/tag/v3.9.0');
+  });
+
+  it('prefers the fetched article for the body', () => {
+    const feed = parseFeed(read('heraldsun.rss'));
+    const item = validateItem(newsItemFromEntry(feed.entries[0], feed, { text: 'The full article.', siteName: 'Herald' }, undefined), opts);
+    expect(item).toMatchObject({ body: 'The full article.', siteName: 'Herald' });
+  });
+
+  it('refuses an entry without a link with ERR_INVALID_CONTENT', () => {
+    const feed = parseFeed(read('missing-fields.atom'));
+    expect(() => newsItemFromEntry(feed.entries[0], feed, null)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONTENT' }));
+  });
+
+  it('makes YouTube entries video items', () => {
+    const feed = parseFeed(read('atom-customfields.atom'));
+    const items = feed.entries.map((e) => validateItem(videoItemFromEntry(e, feed), opts));
+    expect(items).toHaveLength(15);
+    expect(items[0]).toMatchObject({
+      id: 'video_lR-w1h5ONOY', kind: 'video', title: 'Buy Now, Bitches*', url: 'https://www.youtube.com/watch?v=lR-w1h5ONOY',
+      channel: 'L2inc', thumbnail: 'https://i1.ytimg.com/vi/lR-w1h5ONOY/hqdefault.jpg', siteName: 'YouTube',
+    });
+    expect(items[0].body.length).toBeGreaterThan(items[0].description.length);
+  });
+});
+
+describe('FeedPool', () => {
+  it('parses large feeds on a worker with the same result as in-process (needs the build)', async () => {
+    const pool = new FeedPool({ minWorkerBytes: 0 });
+    try {
+      expect(pool.usesWorker).toBe(true);
+      const bytes = readFileSync(join(FEEDS, 'input', 'giantbomb-podcast.rss'));
+      const viaWorker = await pool.parse(bytes, 'giantbomb');
+      expect(viaWorker.entries).toHaveLength(730);
+      expect(viaWorker).toEqual(parseFeed(bytes, 'giantbomb'));
+      await expect(pool.parse(readFileSync(join(FEEDS, 'input', 'unrecognized.rss')), 'unrecognized.rss')).rejects.toSatisfy(
+        (e: unknown) => e instanceof SalonError && e.code === 'ERR_FEED_PARSE' && e.message.includes('unrecognized.rss'),
+      );
+    } finally {
+      await pool.close();
+    }
+  });
+});

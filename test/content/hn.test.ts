@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HnClient, storyToItem, toComment } from '../../src/content/hn.js';
+import { htmlToText } from '../../src/content/html-text.js';
+import { validateItem } from '../../src/content/items.js';
+import { SalonError } from '../../src/errors.js';
+import { loopbackDeps } from '../fixtures-servers/deps.js';
+import { startHnServer, type HnServer } from '../fixtures-servers/hn-server.js';
+import { CORPORA } from '../helpers.js';
+
+const examples = JSON.parse(readFileSync(join(CORPORA, 'hn/hackernews-api/readme-examples.derived.json'), 'utf8')) as Record<string, any>[];
+const byId = (id: number) => examples.find((e) => e.id === id)!;
+
+// A story whose first-level kids mix every kind of item the API can answer with.
+const MIXED_STORY = {
+  by: 'tester', id: 7000, kids: [8004, 9999, 0, 8001, 424242, 8952, 8002], time: 1700000000,
+  title: 'Mixed kids', type: 'story', url: 'https://example.com/mixed',
+};
+
+describe('HnClient against the recorded HN API', () => {
+  let hn: HnServer;
+  beforeAll(async () => {
+    hn = await startHnServer({ 7000: MIXED_STORY });
+  });
+  afterAll(async () => hn.close());
+  afterEach(() => {
+    hn.requests.length = 0;
+  });
+
+  const client = (commentLimit = 10, intervalMs = 0) => new HnClient({ base: hn.base, fetchJson: loopbackDeps().fetchJson, commentLimit, intervalMs });
+
+  it('fetches a story and its first-level comments in kids order (8000-8005 tree)', async () => {
+    const { story, comments } = await client().story(8000);
+    expect(story.title).toBe('Deterministic comment-tree fixture root');
+    expect(comments).toEqual([
+      { by: 'alice', text: 'First top-level reply', time: 1700000001 },
+      { by: 'bob', text: 'Second top-level reply', time: 1700000002 },
+    ]);
+    // only first-level kids were asked for
+    expect(hn.requests.map((r) => r.path)).toEqual(['/v0/item/8000.json', '/v0/item/8001.json', '/v0/item/8002.json']);
+  });
+
+  it('skips deleted, dead, null and missing comments', async () => {
+    const { comments } = await client().story(7000);
+    expect(comments.map((c) => c.by)).toEqual(['alice', 'nickb', 'bob']);
+    const nickb = comments[1].text;
+    expect(nickb).toContain('drop the "Throw away your USB drive" tag line');
+    expect(nickb.split('\n\n').length).toBe(3);
+  });
+
+  it('stops at the comment limit', async () => {
+    const { comments } = await client(2).story(7000);
+    expect(comments.map((c) => c.by)).toEqual(['alice', 'nickb']);
+    expect(hn.requests.map((r) => r.path)).not.toContain('/v0/item/8002.json');
+  });
+
+  it('paces requests at least intervalMs apart', async () => {
+    const started: number[] = [];
+    const fetchJson = loopbackDeps().fetchJson;
+    const paced = new HnClient({ base: hn.base, commentLimit: 10, intervalMs: 40, fetchJson: (url) => (started.push(performance.now()), fetchJson(url)) });
+    await paced.story(8000);
+    expect(started.length).toBe(3);
+    // timers may fire a millisecond early
+    for (let i = 1; i < started.length; i++) expect(started[i] - started[i - 1]).toBeGreaterThanOrEqual(38);
+  });
+
+  it('reads the top story ids', async () => {
+    expect(await client().topStoryIds(3)).toEqual([8000, 1, 126809]);
+  });
+
+  it('refuses comments, null and dead items as stories with typed errors', async () => {
+    await expect(client().story(8952)).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT' });
+    await expect(client().story(0)).rejects.toMatchObject({ code: 'ERR_CONTENT_NOT_FOUND' });
+    await expect(client().story(9999)).rejects.toMatchObject({ code: 'ERR_CONTENT_NOT_FOUND' });
+    await expect(client().story(123456789)).rejects.toBeInstanceOf(SalonError);
+  });
+
+  it('validates its options by name', () => {
+    expect(() => new HnClient({ base: 'ftp://x', fetchJson: async () => null, commentLimit: 1, intervalMs: 0 })).toThrow(/base/);
+    expect(() => new HnClient({ base: hn.base, fetchJson: async () => null, commentLimit: -1, intervalMs: 0 })).toThrow(/commentLimit/);
+    expect(() => new HnClient({ base: hn.base, fetchJson: async () => null, commentLimit: 1, intervalMs: -5 })).toThrow(/intervalMs/);
+  });
+});
+
+describe('HN comment HTML to text', () => {
+  it('turns <p> into paragraphs and decodes entities', () => {
+    const norvig = toComment(byId(2921983))!;
+    expect(norvig.text).toBe("Aw shucks, guys ... you make me blush with your compliments.\n\nTell you what, Ill make a deal: I'll keep writing if you keep reading. K?");
+    expect(htmlToText('It&#x27;s 3 &gt; 2 &amp; &quot;quoted&quot; &#x2F; done')).toBe('It\'s 3 > 2 & "quoted" / done');
+  });
+
+  it('keeps <pre><code> blocks verbatim and <i> as text', () => {
+    const job = htmlToText(byId(192327).text, { links: 'text+href' });
+    expect(job).toContain('\n\nResponsibilities\n\n');
+    expect(job).toContain('    * Contribute to product design and implementation discussions\n    * Implement projects');
+    expect(htmlToText(byId(121003).text)).toMatch(/^or HN: the Next Iteration\n\nI get the impression/);
+  });
+
+  it('writes links as their target when HN shortened the text, else text (href)', () => {
+    const html = 'See <a href="https://example.com/a/very/long/path/to/page" rel="nofollow">https://example.com/a/very/long/pa...</a> and <a href="https://x.test/">this site</a>.';
+    expect(htmlToText(html, { links: 'text+href' })).toBe('See https://example.com/a/very/long/path/to/page and this site (https://x.test/).');
+    expect(htmlToText(html)).toBe('See https://example.com/a/very/long/pa... and this site.');
+  });
+});
+
+describe('storyToItem', () => {
+  const opts = { bodyMaxChars: 200_000 };
+
+  it('makes an Ask HN story (text, no url) a news item with the text as body', () => {
+    const item = validateItem(storyToItem(byId(121003), [], null), opts);
+    expect(item).toMatchObject({
+      id: 'news_hn121003', kind: 'news', title: 'Ask HN: The Arc Effect', url: 'https://news.ycombinator.com/item?id=121003',
+      category: 'Tech', author: 'tel', siteName: 'Hacker News', source: 'hn', publishedAt: new Date(1203647620_000).toISOString(),
+    });
+    expect(item.body).toMatch(/^or HN: the Next Iteration\n\nI get the impression/);
+    expect(item.description.length).toBeLessThanOrEqual(300);
+  });
+
+  it('uses the linked article for body, byline and site when there is one', () => {
+    const story = byId(8863);
+    const comments = [{ by: 'nickb', text: 'hi', time: 1 }];
+    const item = validateItem(
+      storyToItem(story, comments, { title: 'Dropbox', text: 'Article body.', excerpt: 'Short.', byline: 'Drew', siteName: 'Dropbox', url: 'https://www.getdropbox.com/x' }),
+      opts,
+    );
+    expect(item).toMatchObject({ id: 'news_hn8863', title: story.title, body: 'Article body.', description: 'Short.', author: 'Drew', siteName: 'Dropbox', comments });
+    // without the article: the story's own title, no body, the link's host as site
+    const bare = validateItem(storyToItem(story, comments, null), opts);
+    expect(bare).toMatchObject({ url: 'http://www.getdropbox.com/u/2/screencast.html', body: '', siteName: 'getdropbox.com', author: 'dhouston' });
+  });
+});

@@ -1,0 +1,88 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { validateItem } from '../../src/content/items.js';
+import { markdownFiles, markdownToText, postFromMarkdown, readPostFile } from '../../src/content/posts.js';
+import { CORPORA, tempDir } from '../helpers.js';
+
+const opts = { bodyMaxChars: 200_000 };
+
+const POST = `---
+id: slow-web
+title: "The case for a slower web"
+author: Ada Example
+category: Culture
+publishedAt: 2025-03-04T09:30:00Z
+description: Why pages that load less can say more.
+image: /demo/img/p01.svg
+---
+# The case for a slower web
+
+Pages used to be *small*. Then they were **not**; see [the archive](https://example.com/archive).
+
+- first point
+- second point
+
+\`\`\`
+const x = 1;
+  indented();
+\`\`\`
+
+> A quoted line &amp; an entity.
+`;
+
+describe('postFromMarkdown', () => {
+  it('reads the front matter and turns the markdown into plain paragraphs', () => {
+    const item = validateItem(postFromMarkdown(POST, 'ignored-name.md'), opts);
+    expect(item).toMatchObject({
+      id: 'post_slow-web', kind: 'post', title: 'The case for a slower web', author: 'Ada Example', category: 'Culture',
+      publishedAt: '2025-03-04T09:30:00.000Z', description: 'Why pages that load less can say more.', image: '/demo/img/p01.svg', source: 'markdown',
+    });
+    expect(item.body).toBe(
+      'Pages used to be small. Then they were not; see the archive.\n\nfirst point\nsecond point\n\nconst x = 1;\n  indented();\n\nA quoted line & an entity.',
+    );
+  });
+
+  it('falls back to the file name for the id, the first heading for the title, the body for the description', () => {
+    const item = validateItem(postFromMarkdown('# Hello World\n\nSome text here. More text.', 'My First Post!.md'), opts);
+    expect(item).toMatchObject({ id: 'post_My-First-Post', title: 'Hello World', description: 'Some text here. More text.', body: 'Some text here. More text.' });
+  });
+
+  it('accepts date: as publishedAt and unquoted YAML dates', () => {
+    const item = validateItem(postFromMarkdown('---\ntitle: T\ndate: 2024-01-02\n---\nBody.', 'a.md'), opts);
+    expect(item.publishedAt).toBe('2024-01-02T00:00:00.000Z');
+  });
+
+  it('fails clearly on bad front matter', () => {
+    expect(() => postFromMarkdown('---\ntitle: [unclosed\n---\nx', 'bad.md')).toThrow(/bad\.md: front matter is not valid YAML/);
+    expect(() => postFromMarkdown('---\n- a\n- b\n---\nx', 'list.md')).toThrow(/list\.md: front matter must be a mapping/);
+    expect(() => postFromMarkdown('---\nid: "not valid!"\ntitle: x\n---\n', 'x.md')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONTENT' }));
+    expect(() => validateItem(postFromMarkdown('no title anywhere', 'x.md'), opts)).toThrow(/title/);
+  });
+
+  it('renders adversarial markdown quickly', () => {
+    const dir = join(CORPORA, 'markdown/marked-redos/test/specs/redos');
+    const inputs = readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => readFileSync(join(dir, f), 'utf8'));
+    inputs.push('a' + ' '.repeat(50_000) + 'b', '*'.repeat(50_000), '['.repeat(50_000));
+    for (const md of inputs) expect(typeof markdownToText(md)).toBe('string');
+    // A catastrophic backtracker takes minutes on these; the test's own timeout is the guard.
+  }, 10_000);
+});
+
+describe('posts folder', () => {
+  const { dir, cleanup } = tempDir();
+  afterAll(cleanup);
+
+  it('reads every markdown file, reporting a bad one without losing the others', async () => {
+    writeFileSync(join(dir, 'b.md'), POST);
+    writeFileSync(join(dir, 'a.markdown'), '---\ntitle: A\n---\nText of a.');
+    writeFileSync(join(dir, 'c.md'), '---\ntitle: [oops\n---\n');
+    writeFileSync(join(dir, 'notes.txt'), 'not a post');
+    const files = await markdownFiles(dir);
+    expect(files.map((f) => f.slice(dir.length + 1))).toEqual(['a.markdown', 'b.md', 'c.md']);
+    const entries = await Promise.all(files.map((f) => readPostFile(f)));
+    expect(entries.map((e) => ('error' in e ? e.error.code : (e.item as { id: string }).id))).toEqual(['post_a', 'post_slow-web', 'ERR_INVALID_CONTENT']);
+    const missing = await readPostFile(join(dir, 'nope.md'));
+    expect('error' in missing && missing.error.message).toMatch(/cannot be read/);
+  });
+});

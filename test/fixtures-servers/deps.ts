@@ -1,0 +1,34 @@
+/**
+ * IngestDeps for tests: a fetcher that only reaches 127.0.0.1 (anything else fails like a blocked
+ * address) and the real article extractor.
+ */
+import type { IngestDeps } from '../../src/content/article.js';
+import { extractArticle } from '../../src/content/extract/index.js';
+import { errors } from '../../src/errors.js';
+
+async function get(url: string): Promise<Response> {
+  if (new URL(url).hostname !== '127.0.0.1') throw new errors.ERR_FETCH_BLOCKED_ADDRESS(url);
+  let res: Response;
+  try {
+    res = await fetch(url, { redirect: 'follow' });
+  } catch (err) {
+    throw new errors.ERR_FETCH_FAILED(url, (err as Error).message);
+  }
+  if (!res.ok) throw new errors.ERR_FETCH_HTTP_STATUS(url, res.status);
+  return res;
+}
+
+export function loopbackDeps(): IngestDeps {
+  return {
+    async fetchPage(url) {
+      const res = await get(url);
+      return { requestedUrl: url, url: res.url, status: res.status, contentType: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+    },
+    async fetchJson(url) {
+      return (await get(url)).json();
+    },
+    async extract(page, maxChars) {
+      return extractArticle(page.body, { url: page.url, maxChars });
+    },
+  };
+}

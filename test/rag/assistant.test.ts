@@ -1,0 +1,211 @@
+/** The room assistant with doubles: streaming frames, late joiners, queueing, limits, failures, private asks. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { SalonError } from '../../src/errors.js';
+import { SalonAssistant, type AssistantOptions } from '../../src/rag/assistant.js';
+import type { AskRequest } from '../../src/rooms/types.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { tempDir } from '../helpers.js';
+import { item } from '../store/contract.js';
+import { MemorySearch, RecordingOutlet, ScriptedChat } from './fakes.js';
+
+let store: SqliteStore;
+let cleanup: () => void;
+let outlet: RecordingOutlet;
+const assistants: SalonAssistant[] = [];
+
+beforeEach(async () => {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  store = new SqliteStore({ filename: `${t.dir}/salon.db` });
+  outlet = new RecordingOutlet();
+  for (const [id, title, body] of [
+    ['news_1', 'Rust 2.0 released', 'The Rust team shipped a new edition with faster compile times. The release came on a Tuesday.'],
+    ['news_2', 'Volcano erupts in Iceland', 'Lava reached the town of Grindavik. Flights were cancelled for two days.'],
+  ]) {
+    await store.upsertItem(item(id, { title, body, description: '' }));
+    await store.replaceChunks(id, [{ ord: 0, part: 'body', text: body }]);
+  }
+});
+
+afterEach(async () => {
+  for (const a of assistants.splice(0)) await a.close();
+  await store.close();
+  cleanup();
+});
+
+function make(chat: ScriptedChat, over: Partial<AssistantOptions> = {}): SalonAssistant {
+  const a = new SalonAssistant({
+    store,
+    search: new MemorySearch(store, new LocalEmbedder()),
+    chat,
+    resolveRoom: async (id) => (id.startsWith('news_') || id.startsWith('topic_') ? { id, title: `Room ${id}`, context: `Context of ${id}` } : null),
+    deltaIntervalMs: 30,
+    ...over,
+  });
+  a.attach(outlet);
+  assistants.push(a);
+  return a;
+}
+
+async function threadOf(roomId: string): Promise<string> {
+  return (await store.ensureMainThread(roomId)).id;
+}
+
+async function request(over: Partial<AskRequest> = {}): Promise<AskRequest> {
+  const roomId = over.roomId ?? 'news_1';
+  return { roomId, threadId: await threadOf(roomId), text: 'What did the Rust team ship?', asker: { id: 'u1', name: 'Ada' }, clientId: 'c1', ...over };
+}
+
+describe('answering in a room', () => {
+  it('streams progress, batched deltas and a persisted answer with numbered sources to the room', async () => {
+    const pieces = Array.from({ length: 30 }, (_, i) => `w${i} `);
+    const a = make(new ScriptedChat({ pieces, pieceDelayMs: 3 }));
+    const { id, position, done } = a.ask(await request({ questionId: 'm_question' }));
+    expect(position).toBe(0);
+    const result = await done;
+
+    const frames = outlet.frames.filter((f) => f.roomId === 'news_1');
+    expect(frames.every((f) => f.to === undefined)).toBe(true);
+    const stages = outlet.ofType('assistant.progress').map((f) => f.stage);
+    expect(stages).toEqual(['searching', 'reranking', 'writing']);
+    expect(outlet.ofType('assistant.progress').every((f) => f.id === id)).toBe(true);
+    const deltas = outlet.ofType('assistant.delta');
+    expect(deltas.map((d) => d.text).join('')).toBe(pieces.join(''));
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.length).toBeLessThan(pieces.length / 2);
+
+    const [doneFrame] = outlet.ofType('assistant.done');
+    expect(frames[frames.length - 1].frame.type).toBe('assistant.done');
+    expect(doneFrame.message).toEqual(result.message);
+    expect(result.message).toMatchObject({ author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' }, text: pieces.join('').trim(), replyTo: 'm_question', clientId: id });
+    expect(result.sources.length).toBeGreaterThan(0);
+    expect(result.sources.map((s) => s.n)).toEqual(result.sources.map((_, i) => i + 1));
+    expect(result.sources[0]).toMatchObject({ id: 'news_1', kind: 'news', title: 'Rust 2.0 released', sourceType: 'document' });
+    expect(result.sources[0].snippet).toContain('Rust team shipped');
+    expect(result.stages).toMatchObject({ search: { candidates: 2 }, rerank: { method: 'skipped', selected: 2 } });
+
+    const stored = await store.recentMessages('news_1', 5);
+    expect(stored.at(-1)).toEqual(result.message);
+    expect(a.pending('news_1')).toEqual([]);
+  });
+
+  it('shows an answer in progress to members who join mid-answer, as text already sent', async () => {
+    const a = make(new ScriptedChat({ pieces: ['one ', 'two ', 'three ', 'four ', 'five '], pieceDelayMs: 25 }));
+    const { id, done } = a.ask(await request());
+    await until(() => outlet.ofType('assistant.delta').length >= 1);
+    const [pending] = a.pending('news_1');
+    expect(pending).toMatchObject({ id, stage: 'writing' });
+    expect(pending.text).toBe(outlet.ofType('assistant.delta').map((d) => d.text).join(''));
+    expect(a.pending('news_2')).toEqual([]);
+    await done;
+    const after = outlet.ofType('assistant.delta').map((d) => d.text).join('');
+    expect(after.startsWith(pending.text)).toBe(true);
+    expect(after).toBe('one two three four five ');
+  });
+
+  it('sends a private answer to the asker only and does not store it', async () => {
+    const a = make(new ScriptedChat({ pieces: ['secret ', 'answer'], pieceDelayMs: 5 }));
+    const req = await request({ private: true });
+    const { done } = a.ask(req);
+    expect(a.pending('news_1')).toEqual([]);
+    const result = await done;
+    expect(outlet.frames.length).toBeGreaterThan(3);
+    expect(outlet.frames.every((f) => f.to === 'u1')).toBe(true);
+    expect(result.message.seq).toBe(0);
+    expect(await store.recentMessages('news_1', 5)).toEqual([]);
+  });
+});
+
+describe('fairness', () => {
+  it('answers one question at a time per room and tells the waiting asker its place', async () => {
+    const chat = new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 });
+    const a = make(chat);
+    const first = a.ask(await request());
+    const second = a.ask(await request({ asker: { id: 'u2', name: 'Bob' }, clientId: 'c2' }));
+    const other = a.ask(await request({ roomId: 'news_2', asker: { id: 'u3', name: 'Cy' } }));
+    expect([first.position, second.position, other.position]).toEqual([0, 1, 0]);
+    const queued = outlet.frames.find((f) => f.frame.type === 'warning');
+    expect(queued).toMatchObject({ roomId: 'news_1', to: 'u2', frame: { code: 'ASSISTANT_QUEUED' } });
+    const order: string[] = [];
+    await Promise.all([first.done.then(() => order.push('first')), second.done.then(() => order.push('second')), other.done.then(() => order.push('other'))]);
+    expect(order.indexOf('first')).toBeLessThan(order.indexOf('second'));
+    const room1Frames = outlet.frames.filter((f) => f.roomId === 'news_1' && f.frame.type.startsWith('assistant.'));
+    const firstDone = room1Frames.findIndex((f) => f.frame.type === 'assistant.done');
+    const secondStart = room1Frames.findIndex((f) => f.frame.type === 'assistant.progress' && f.frame.id === second.id);
+    expect(secondStart).toBeGreaterThan(firstDone);
+  });
+
+  it('refuses asks past the global queue and per-room waiting limits with ERR_ASSISTANT_BUSY', async () => {
+    const a = make(new ScriptedChat({ pieces: ['slow'], pieceDelayMs: 200 }), { queue: { concurrency: 1, maxWaiting: 2 }, maxWaitingPerRoom: 5 });
+    const asks = [];
+    for (let i = 0; i < 3; i++) asks.push(a.ask(await request({ roomId: `news_${i + 1}`, asker: { id: `u${i}`, name: 'x' } })));
+    expect(asks.map((x) => x.position)).toEqual([0, 1, 2]);
+    const busy = await request({ roomId: 'topic_tech', asker: { id: 'u9', name: 'x' } });
+    expect(() => a.ask(busy)).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    expect(() => a.admit(busy)).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    await a.close();
+    await expect(asks[2].done).rejects.toBeInstanceOf(SalonError);
+
+    const b = make(new ScriptedChat({ pieces: ['slow'], pieceDelayMs: 100 }), { maxWaitingPerRoom: 1 });
+    b.ask(await request({ asker: { id: 'a', name: 'a' } }));
+    b.ask(await request({ asker: { id: 'b', name: 'b' } }));
+    expect(() => b.ask(({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'c', name: 'c' } }))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+  });
+
+  it('limits asks per user and per room with ERR_RATE_LIMITED', async () => {
+    const a = make(new ScriptedChat({ pieces: ['ok'] }), { userLimit: { limit: 2, windowMs: 60_000 }, roomLimit: { limit: 3, windowMs: 60_000 }, maxWaitingPerRoom: 10 });
+    const dones = [];
+    dones.push(a.ask(await request()).done, a.ask(await request()).done);
+    expect(() => a.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'u1', name: 'Ada' } })).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    dones.push(a.ask(await request({ asker: { id: 'u2', name: 'Bob' } })).done);
+    expect(() => a.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'u3', name: 'Cy' } })).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    expect(a.ask(await request({ roomId: 'news_2', asker: { id: 'u3', name: 'Cy' } })).position).toBe(0);
+    await Promise.all(dones);
+  });
+});
+
+describe('failures', () => {
+  it('gives the room an error when the model fails, and answers the next ask', async () => {
+    const chat = new ScriptedChat({ pieces: ['half ', 'an ', 'answer'], failAfter: 2 });
+    const a = make(chat);
+    const failed = a.ask(await request());
+    await expect(failed.done).rejects.toMatchObject({ code: 'ERR_ASSISTANT_FAILED' });
+    const [error] = outlet.ofType('error');
+    expect(error).toMatchObject({ code: 'ERR_ASSISTANT_FAILED', clientId: 'c1' });
+    expect(error.message).not.toContain('exploded');
+    expect(a.pending('news_1')).toEqual([]);
+    expect(await store.recentMessages('news_1', 5)).toEqual([]);
+
+    chat.options = { pieces: ['fine ', 'now'] };
+    const next = await a.ask(await request({ clientId: 'c2' })).done;
+    expect(next.message.text).toBe('fine now');
+  });
+
+  it('passes catalogued AI errors through and times out a hung model', async () => {
+    // The scripted model ignores its abort signal while it waits: the answer must not wait with it.
+    const a = make(new ScriptedChat({ pieces: ['never'], pieceDelayMs: 20_000 }), { answerTimeoutMs: 100 });
+    const hang = new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting'));
+    await expect(Promise.race([a.ask(await request()).done, hang])).rejects.toMatchObject({ code: 'ERR_AI_TIMEOUT' });
+    expect(outlet.ofType('error')[0]).toMatchObject({ code: 'ERR_AI_TIMEOUT' });
+  });
+
+  it('reports an unknown room as ERR_ROOM_NOT_FOUND', async () => {
+    const a = make(new ScriptedChat());
+    await expect(a.ask({ roomId: 'nowhere', threadId: 't', text: 'q', asker: { id: 'u', name: 'u' } }).done).rejects.toMatchObject({ code: 'ERR_ROOM_NOT_FOUND' });
+  });
+
+  it('validates its options by name', () => {
+    expect(() => make(new ScriptedChat(), { answerTimeoutMs: 0 })).toThrow(/answerTimeoutMs/);
+    expect(() => make(new ScriptedChat(), { userLimit: { limit: 0, windowMs: 1 } })).toThrow(/userLimit/);
+    expect(() => make(new ScriptedChat(), { queue: { concurrency: 0 } })).toThrow(/concurrency/);
+  });
+});
+
+async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}

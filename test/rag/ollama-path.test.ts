@@ -1,0 +1,94 @@
+/**
+ * The whole ask through the ollama provider against the loopback fake Ollama server: rerank by
+ * prompt, the grounded prompt with nonce-fenced sources, a streamed answer, a failing model and
+ * recovery.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseGroundedPrompt } from '../../src/ai/grounded-prompt.js';
+import { item } from '../store/contract.js';
+import { testApp } from '../helpers.js';
+import { joined } from '../rooms/helpers.js';
+import { startFakeOllama, type FakeServer } from '../fakes/ollama-server.js';
+
+type Turn = { role: string; content: string };
+
+let ollama: FakeServer;
+let close: (() => Promise<void>) | undefined;
+
+beforeEach(async () => {
+  ollama = await startFakeOllama({
+    chunkChars: 3,
+    reply: (messages: Turn[]) => {
+      const system = messages.find((m) => m.role === 'system')?.content ?? '';
+      if (/rank text snippets/i.test(system)) return 'The most relevant are [7, 2] and 4.';
+      const prompt = parseGroundedPrompt(messages.find((m) => m.role === 'user')?.content ?? '');
+      return prompt ? `Answer about "${prompt.question}" from ${prompt.sources.length} sources [1].` : 'not grounded';
+    },
+  });
+});
+
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+  await ollama.close();
+});
+
+async function ollamaApp() {
+  const t = await testApp({ AI_PROVIDER: 'ollama', OLLAMA_HOST: ollama.url, AI_TIMEOUT_MS: '5000' } as never, { roomOptions: { shutdownGraceMs: 100 } });
+  close = t.close;
+  await t.app.ready();
+  for (let i = 1; i <= 8; i++) {
+    await t.app.salon.ingest!.pipeline.put(item(`news_${i}`, { title: `Story number ${i}`, body: `Story ${i} is about topic ${i}. It has a second sentence.` }));
+  }
+  return t.app;
+}
+
+describe('the ollama path', () => {
+  it('reranks by prompt, sends the grounded prompt and streams the model answer to the room', async () => {
+    const app = await ollamaApp();
+    const { client } = await joined(app, 'Ada', 'news_1');
+    client.send({ type: 'say', text: '@ai What is story one about?', clientId: 'q1' });
+    const done = await client.next('assistant.done', () => true, 10_000);
+    expect(done.message.text).toMatch(/^Answer about "What is story one about\?" from \d sources \[1\]\.$/);
+    expect(client.all('assistant.delta').length).toBeGreaterThan(0);
+
+    const chats = ollama.requests.filter((r) => r.path === '/api/chat').map((r) => r.body as { messages: Turn[] });
+    const rerank = chats.find((c) => /rank text snippets/i.test(c.messages[0].content));
+    expect(rerank).toBeDefined();
+    const answer = chats.find((c) => parseGroundedPrompt(c.messages.at(-1)!.content))!;
+    const [system, user] = answer.messages;
+    const nonce = /<data-([0-9a-f]+)>/.exec(user.content)![1];
+    expect(system.content).toContain(`<data-${nonce}>`);
+    const grounded = parseGroundedPrompt(user.content)!;
+    expect(grounded.question).toBe('What is story one about?');
+    // The model named 7, 2 and 4 (1-based) of the candidates: those, in that order, are the sources.
+    expect(grounded.sources).toHaveLength(3);
+    expect(done.message.sources.map((s: { n: number }) => s.n)).toEqual([1, 2, 3]);
+  });
+
+  it('gives the room an AI error when the model fails, and the next ask works', async () => {
+    const app = await ollamaApp();
+    const { client } = await joined(app, 'Ada', 'news_1');
+    ollama.setBehaviour({ failWith: 500 });
+    client.send({ type: 'say', text: '@ai What is story two about?', clientId: 'q1' });
+    const error = await client.next('error', () => true, 10_000);
+    expect(error.code).toMatch(/^ERR_AI_|^ERR_ASSISTANT_FAILED$/);
+    expect(error.clientId).toBe('q1');
+
+    ollama.setBehaviour({ failWith: null });
+    client.send({ type: 'say', text: '@ai What is story three about?', clientId: 'q2' });
+    const done = await client.next('assistant.done', () => true, 10_000);
+    expect(done.message.text).toContain('story three');
+  });
+
+  it('reports a stream dropped mid-answer as an error and stores no partial answer', async () => {
+    const app = await ollamaApp();
+    const { client } = await joined(app, 'Ada', 'news_1');
+    ollama.setBehaviour({ dropAfterChunks: 3 });
+    client.send({ type: 'say', text: '@ai Tell me about story four', clientId: 'q1' });
+    const error = await client.next('error', () => true, 10_000);
+    expect(error.code).toMatch(/^ERR_AI_|^ERR_ASSISTANT_FAILED$/);
+    const stored = await app.salon.store.recentMessages('news_1', 5);
+    expect(stored.filter((m) => m.author.kind === 'assistant')).toEqual([]);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * The assistant inside a real app (local providers, real search and rooms): answers streamed to
+ * every member over injectWS, a late joiner mid-answer, the HTTP ask route.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { NOT_COVERED } from '../../src/ai/local-chat.js';
+import type { AppOverrides } from '../../src/app.js';
+import { item } from '../store/contract.js';
+import { ADMIN, testApp } from '../helpers.js';
+import { joined } from '../rooms/helpers.js';
+import { ScriptedChat } from './fakes.js';
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+async function appWithContent(env: Record<string, string> = {}, overrides: AppOverrides = {}) {
+  const t = await testApp(env as never, { ...overrides, roomOptions: { shutdownGraceMs: 100 } });
+  close = t.close;
+  await t.app.ready();
+  const pipeline = t.app.salon.ingest!.pipeline;
+  await pipeline.put(
+    item('news_1', {
+      title: 'Rust 2.0 released',
+      description: 'The Rust team shipped a new edition.',
+      body: 'The Rust team shipped Rust 2.0 on Tuesday. The new edition makes compile times twice as fast. The borrow checker got smarter error messages.',
+      comments: [{ by: 'pg', text: 'Compile times were the main complaint for years.', time: 1 }],
+    }),
+  );
+  await pipeline.put(item('news_2', { title: 'Volcano erupts in Iceland', description: '', body: 'Lava reached the town of Grindavik. Flights were cancelled for two days.' }));
+  return t.app;
+}
+
+describe('answers in a live room', () => {
+  it('streams the answer to every member and stores it with its sources', async () => {
+    const app = await appWithContent();
+    const { client: ada } = await joined(app, 'Ada', 'news_1');
+    const { client: bob } = await joined(app, 'Bob', 'news_1');
+    ada.send({ type: 'say', text: '@ai How much faster are compile times?', clientId: 'q1' });
+    for (const c of [ada, bob]) {
+      const question = await c.next('message', (f) => f.message.clientId === 'q1');
+      const stages: string[] = [];
+      for (let i = 0; i < 3; i++) stages.push((await c.next('assistant.progress')).stage);
+      expect(stages).toEqual(['searching', 'reranking', 'writing']);
+      const done = await c.next('assistant.done', () => true, 10_000);
+      const text = c.all('assistant.delta').map((d) => d.text).join('');
+      expect(done.message.text).toBe(text.trim());
+      expect(done.message.text).toContain('twice as fast');
+      expect(done.message.text).toMatch(/\[\d\]/);
+      expect(done.message.replyTo).toBe(question.message.id);
+      expect(done.message.author).toEqual({ id: 'assistant', name: 'Salon AI', kind: 'assistant' });
+      const cited = Number(/\[(\d)\]/.exec(done.message.text)![1]);
+      expect(done.message.sources.find((s: { n: number }) => s.n === cited)).toMatchObject({ id: 'news_1', title: 'Rust 2.0 released', url: 'https://example.com/news_1' });
+    }
+    const stored = await app.salon.store.recentMessages('news_1', 5);
+    expect(stored.map((m) => m.author.kind)).toEqual(['user', 'assistant']);
+    expect(stored[1].sources?.length).toBeGreaterThan(0);
+  });
+
+  it('gives a member who joins mid-answer the text so far, then the rest live', async () => {
+    const pieces = Array.from({ length: 12 }, (_, i) => `part${i} `);
+    const app = await appWithContent({}, { chat: new ScriptedChat({ pieces, pieceDelayMs: 40 }) });
+    const { client: ada } = await joined(app, 'Ada', 'news_1');
+    ada.send({ type: 'ask', text: 'What happened?', clientId: 'q1' });
+    await ada.next('assistant.delta', () => true, 5000);
+    await ada.next('assistant.delta', () => true, 5000);
+    const { client: late, welcome } = await joined(app, 'Late', 'news_1');
+    expect(welcome.pending).toHaveLength(1);
+    const [pending] = welcome.pending;
+    expect(pending.stage).toBe('writing');
+    expect(pending.text.length).toBeGreaterThan(0);
+    const done = await late.next('assistant.done', () => true, 10_000);
+    const rest = late.all('assistant.delta').map((d) => d.text).join('');
+    expect(pending.text + rest).toBe(pieces.join(''));
+    expect(done.message.text).toBe(pieces.join('').trim());
+  });
+});
+
+describe('private asks in a live room', () => {
+  it('answers the asker alone and keeps the answer out of the room history', async () => {
+    const app = await appWithContent();
+    const { client: ada } = await joined(app, 'Ada', 'news_1');
+    const { client: bob } = await joined(app, 'Bob', 'news_1');
+    ada.send({ type: 'ask', text: 'How much faster are compile times?', clientId: 'p1', private: true });
+    const done = await ada.next('assistant.done', () => true, 10_000);
+    expect(done.message.text).toContain('twice as fast');
+    bob.send({ type: 'ping' });
+    await bob.next('pong');
+    expect(bob.frames.filter((f) => f.type.startsWith('assistant.') || f.type === 'message')).toEqual([]);
+    expect(await app.salon.store.recentMessages('news_1', 5)).toEqual([]);
+  });
+});
+
+describe('POST /api/v1/rooms/:id/ask', () => {
+  it('answers over HTTP and broadcasts the question and the answer in the room', async () => {
+    const app = await appWithContent();
+    const { client } = await joined(app, 'Watcher', 'news_2');
+    const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_2/ask', payload: { text: 'Which town did the lava reach?', name: 'Curl' } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.answer).toContain('Grindavik');
+    expect(body.sources[0]).toMatchObject({ n: 1, id: 'news_2', kind: 'news', sourceType: 'document' });
+    expect(body.stages).toMatchObject({ search: { candidates: expect.any(Number) }, rerank: { selected: expect.any(Number) } });
+    expect(body.position).toBe(0);
+    const question = await client.next('message');
+    expect(question.message).toMatchObject({ text: '@ai Which town did the lava reach?', author: { name: 'Curl', kind: 'user' } });
+    const done = await client.next('assistant.done');
+    expect(done.message).toMatchObject({ text: body.answer, replyTo: question.message.id });
+  });
+
+  it('says plainly when the indexed content does not cover the question', async () => {
+    const app = await appWithContent();
+    const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload: { text: 'What is the capital of Mongolia?' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().answer).toBe(NOT_COVERED);
+  });
+
+  it('answers unknown rooms with ERR_ROOM_NOT_FOUND and bad bodies with ERR_BAD_REQUEST, writing nothing', async () => {
+    const app = await appWithContent();
+    const missing = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_404/ask', payload: { text: 'hi' } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.code).toBe('ERR_ROOM_NOT_FOUND');
+    for (const payload of [{}, { text: '' }, { text: 'x'.repeat(2001) }, { text: 'ok', extra: 1 }, { text: 'ok', threadId: 'thread_of_another_room' }]) {
+      const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload, headers: ADMIN });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().error.code).toBe('ERR_BAD_REQUEST');
+    }
+    expect(await app.salon.store.recentMessages('news_1', 5)).toEqual([]);
+  });
+
+  it('answers in a topic room from the category summary context', async () => {
+    const app = await appWithContent();
+    await app.salon.topics!.refreshAll();
+    const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/topic_tech/ask', payload: { text: 'Where did the lava flow?' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().answer).toContain('Grindavik');
+  });
+});

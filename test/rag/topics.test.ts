@@ -1,0 +1,84 @@
+/** Topic room summaries: generated per category through the ChatModel, stored, refreshed, read by the resolver. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalChatModel } from '../../src/ai/local-chat.js';
+import { TopicSummaries } from '../../src/rag/topics.js';
+import { storeResolver } from '../../src/rooms/resolver.js';
+import { topicSummaryKey, type TopicSummary } from '../../src/rooms/types.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { tempDir } from '../helpers.js';
+import { item } from '../store/contract.js';
+import { ScriptedChat } from './fakes.js';
+
+let store: SqliteStore;
+let cleanup: () => void;
+
+beforeEach(async () => {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  store = new SqliteStore({ filename: `${t.dir}/salon.db` });
+  await store.upsertItem(item('news_1', { category: 'Crypto', title: 'Bitcoin passes 100,000 dollars', description: 'Bitcoin hit a record as crypto markets rallied.' }));
+  await store.upsertItem(item('news_2', { category: 'Crypto', title: 'Ethereum upgrade ships', description: 'The upgrade lowers fees for crypto users.' }));
+  await store.upsertItem(item('news_3', { category: 'World News', title: 'Elections in Spain', description: 'Voters went to the polls.' }));
+});
+
+afterEach(async () => {
+  await store.close();
+  cleanup();
+});
+
+async function stored(slug: string): Promise<TopicSummary | null> {
+  const raw = await store.getMeta(topicSummaryKey(slug));
+  return raw ? (JSON.parse(raw) as TopicSummary) : null;
+}
+
+describe('topic summaries', () => {
+  it('summarises each category from its recent titles and descriptions and stores JSON', async () => {
+    const chat = new ScriptedChat({ summarize: async (text) => `SUMMARY(${text.split('\n').length})` });
+    const topics = new TopicSummaries({ store, chat, intervalMs: 60_000 });
+    const out = await topics.refreshAll();
+    expect(out.map((s) => s.category).sort()).toEqual(['Crypto', 'World News']);
+    expect(chat.summarized.find((t) => t.includes('Bitcoin passes 100,000 dollars. Bitcoin hit a record'))).toBeDefined();
+    const crypto = await stored('crypto');
+    expect(crypto).toMatchObject({ category: 'Crypto', summary: 'SUMMARY(2)' });
+    expect(crypto!.itemIds.sort()).toEqual(['news_1', 'news_2']);
+    expect(Number.isNaN(Date.parse(crypto!.updatedAt))).toBe(false);
+    expect(await stored('world-news')).toMatchObject({ category: 'World News' });
+  });
+
+  it('generates only missing summaries at start, regenerates on its timer, and stops on close', async () => {
+    await store.setMeta(topicSummaryKey('crypto'), JSON.stringify({ category: 'Crypto', summary: 'kept', itemIds: [], updatedAt: '2020-01-01T00:00:00.000Z' }));
+    const chat = new ScriptedChat({ summarize: async () => `fresh ${chat.summarized.length}` });
+    const topics = new TopicSummaries({ store, chat, intervalMs: 1000 });
+    topics.start();
+    await topics.idle();
+    expect((await stored('crypto'))!.summary).toBe('kept');
+    expect((await stored('world-news'))!.summary).toBe('fresh 1');
+    await new Promise((r) => setTimeout(r, 1200));
+    await topics.idle();
+    expect((await stored('crypto'))!.summary).not.toBe('kept');
+    await topics.close();
+    const calls = chat.summarized.length;
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(chat.summarized.length).toBe(calls);
+  });
+
+  it('keeps going when the model fails for one topic', async () => {
+    const chat = new ScriptedChat({ summarize: async (text) => (text.includes('Bitcoin') ? Promise.reject(new Error('down')) : 'ok') });
+    const out = await new TopicSummaries({ store, chat, intervalMs: 60_000 }).refreshAll();
+    expect(out.map((s) => s.category)).toEqual(['World News']);
+    expect(await stored('crypto')).toBeNull();
+  });
+
+  it('becomes the topic room context with the local model', async () => {
+    await new TopicSummaries({ store, chat: new LocalChatModel(), intervalMs: 60_000 }).refreshAll();
+    const room = await storeResolver(store)('topic_crypto');
+    expect(room).toMatchObject({ id: 'topic_crypto', kind: 'topic' });
+    expect(room!.context).toMatch(/Bitcoin|Ethereum/);
+    expect(room!.context.length).toBeLessThanOrEqual(2000);
+  });
+
+  it('validates its options by name', () => {
+    expect(() => new TopicSummaries({ store, chat: new ScriptedChat(), intervalMs: 10 })).toThrow(/intervalMs/);
+    expect(() => new TopicSummaries({ store, chat: new ScriptedChat(), intervalMs: 1000, itemsPerTopic: 0 })).toThrow(/itemsPerTopic/);
+  });
+});

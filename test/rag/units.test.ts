@@ -1,0 +1,78 @@
+/** Small parts of the assistant: the sliding-window limiter, the fair queue and the delta batcher. */
+import { describe, expect, it } from 'vitest';
+import { DeltaBatcher } from '../../src/rag/delta-batcher.js';
+import { FairQueue } from '../../src/rag/fair-queue.js';
+import { WindowLimiter } from '../../src/rag/rate-limit.js';
+
+describe('WindowLimiter', () => {
+  it('refuses past the limit within the window and forgets old events', () => {
+    const l = new WindowLimiter({ limit: 2, windowMs: 1000 });
+    l.record('a', 0);
+    l.record('a', 100);
+    expect(l.allows('a', 500)).toBe(false);
+    expect(l.allows('b', 500)).toBe(true);
+    expect(l.allows('a', 1001)).toBe(true);
+  });
+
+  it('sweeps the keys of askers who never came back', () => {
+    const l = new WindowLimiter({ limit: 5, windowMs: 10 });
+    for (let i = 0; i < 999; i++) l.record(`user${i}`, 0);
+    expect(l.size).toBe(999);
+    l.record('late', 1000);
+    expect(l.size).toBe(1);
+  });
+});
+
+describe('FairQueue', () => {
+  function job(roomId: string, log: string[], gate: Promise<void>) {
+    return { roomId, run: async () => { log.push(`start ${roomId}`); await gate; log.push(`end ${roomId}`); }, cancel: () => log.push(`cancel ${roomId}`) };
+  }
+
+  it('runs one job per room at a time and keeps global FIFO order across rooms', async () => {
+    const log: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const q = new FairQueue({ concurrency: 2, maxWaiting: 10 });
+    expect(q.push(job('r1', log, gate))).toBe(0);
+    expect(q.push(job('r1', log, gate))).toBe(1);
+    expect(q.push(job('r2', log, gate))).toBe(0);
+    expect(q.push(job('r3', log, gate))).toBe(2);
+    expect(q.waitingIn('r1')).toBe(1);
+    open();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(log.filter((l) => l.startsWith('start'))).toEqual(['start r1', 'start r2', 'start r1', 'start r3']);
+  });
+
+  it('is bounded and cancels what waits when closed', () => {
+    const log: string[] = [];
+    const never = new Promise<void>(() => {});
+    const q = new FairQueue({ concurrency: 1, maxWaiting: 1 });
+    q.push(job('r1', log, never));
+    q.push(job('r2', log, never));
+    expect(q.accepts('r3')).toBe(false);
+    expect(() => q.push(job('r3', log, never))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    q.close(new Error('bye'));
+    expect(log).toContain('cancel r2');
+    expect(() => q.push(job('r4', log, never))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+  });
+});
+
+describe('DeltaBatcher', () => {
+  it('coalesces pieces pushed within the interval and flushes the rest on finish', async () => {
+    const sent: string[] = [];
+    const b = new DeltaBatcher((t) => sent.push(t), 30);
+    b.push('a');
+    b.push('b');
+    expect(sent).toEqual([]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(sent).toEqual(['ab']);
+    b.push('c');
+    b.finish();
+    expect(sent).toEqual(['ab', 'c']);
+    expect(b.sent).toBe('abc');
+    b.push('d');
+    b.cancel();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(sent).toEqual(['ab', 'c']);
+  });
+});

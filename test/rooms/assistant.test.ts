@@ -1,0 +1,173 @@
+/** The assistant hook: asks reach a RoomAssistant, answers come back through the RoomOutlet. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../../src/errors.js';
+import type { AskRequest, AskResult, PendingAnswer, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
+import { ROOM, joined, roomsApp } from './helpers.js';
+
+/** Records asks; answers when the test says so, through the attached outlet. */
+class FakeAssistant implements RoomAssistant {
+  asks: AskRequest[] = [];
+  outlet: RoomOutlet | null = null;
+  pendingAnswers: PendingAnswer[] = [];
+  refuse: Error | null = null;
+
+  ask(request: AskRequest) {
+    if (this.refuse) throw this.refuse;
+    this.asks.push(request);
+    return { id: `ans_${this.asks.length}`, position: 0, done: new Promise<AskResult>(() => {}) };
+  }
+  pending(): PendingAnswer[] {
+    return this.pendingAnswers;
+  }
+  attach(outlet: RoomOutlet): void {
+    this.outlet = outlet;
+  }
+  async close(): Promise<void> {}
+}
+
+describe('room assistant hook', () => {
+  let app: FastifyInstance;
+  let close: () => Promise<void>;
+  let fake: FakeAssistant;
+  beforeEach(async () => {
+    fake = new FakeAssistant();
+    ({ app, close } = await roomsApp({}, { assistant: fake }));
+  });
+  afterEach(async () => close());
+
+  it('is attached to the rooms outlet when the app is ready', () => {
+    expect(fake.outlet).toBe(app.salon.rooms);
+  });
+
+  it('posts "@ai …" and "/ask …" as messages, then asks with the question alone', async () => {
+    const a = await joined(app, 'Ana');
+    const b = await joined(app, 'Ben');
+    a.client.send({ type: 'say', text: '@ai what changed in Rust?', clientId: 'q1' });
+    const posted = (await b.client.next('message')).message;
+    expect(posted.text).toBe('@ai what changed in Rust?');
+    a.client.send({ type: 'say', text: '/ask and why?', clientId: 'q2' });
+    const second = (await b.client.next('message')).message;
+    expect(fake.asks).toEqual([
+      { roomId: ROOM, threadId: a.welcome.threadId, text: 'what changed in Rust?', asker: { id: a.welcome.you.id, name: 'Ana' }, clientId: 'q1', private: false, questionId: posted.id },
+      { roomId: ROOM, threadId: a.welcome.threadId, text: 'and why?', asker: { id: a.welcome.you.id, name: 'Ana' }, clientId: 'q2', private: false, questionId: second.id },
+    ]);
+  });
+
+  it('posts an ask frame for everyone, but keeps a private ask out of the room', async () => {
+    const a = await joined(app, 'Ana');
+    const b = await joined(app, 'Ben');
+    a.client.send({ type: 'ask', text: 'secret?', clientId: 'p1', private: true });
+    a.client.send({ type: 'ask', text: 'public?', clientId: 'p2' });
+    expect((await b.client.next('message')).message.text).toBe('@ai public?');
+    expect(fake.asks.map((r) => [r.text, r.private])).toEqual([
+      ['secret?', true],
+      ['public?', false],
+    ]);
+    expect(fake.asks[0].questionId).toBeUndefined();
+    expect(b.client.all('message')).toHaveLength(1);
+  });
+
+  it('does not ask again for a resent clientId', async () => {
+    const a = await joined(app, 'Ana');
+    a.client.send({ type: 'say', text: '@ai once', clientId: 'same' });
+    const first = (await a.client.next('message')).message;
+    a.client.send({ type: 'say', text: '@ai once', clientId: 'same' });
+    expect((await a.client.next('message')).message).toEqual(first);
+    expect(fake.asks).toHaveLength(1);
+  });
+
+  it('refuses an empty question without posting it', async () => {
+    const a = await joined(app, 'Ana');
+    a.client.send({ type: 'say', text: '@ai   ', clientId: 'e' });
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_BAD_MESSAGE', clientId: 'e' });
+    expect(fake.asks).toEqual([]);
+    expect(await app.salon.store.lastSeq(ROOM)).toBe(0);
+  });
+
+  it('sends a refused ask back to the asker alone, with its code and clientId', async () => {
+    const a = await joined(app, 'Ana');
+    const b = await joined(app, 'Ben');
+    fake.refuse = new errors.ERR_ASSISTANT_BUSY();
+    a.client.send({ type: 'say', text: '@ai busy?', clientId: 'r1' });
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_ASSISTANT_BUSY', clientId: 'r1' });
+    fake.refuse = new errors.ERR_RATE_LIMITED('one question at a time');
+    a.client.send({ type: 'ask', text: 'again?', clientId: 'r2' });
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_RATE_LIMITED', clientId: 'r2' });
+    fake.refuse = new Error('kaboom');
+    a.client.send({ type: 'ask', text: 'third?', clientId: 'r3' });
+    const failed = await a.client.next('error');
+    expect(failed).toMatchObject({ code: 'ERR_ASSISTANT_FAILED', clientId: 'r3' });
+    expect(failed.message).not.toContain('kaboom');
+    await b.client.next('message', (f) => f.message.clientId === 'r3');
+    expect(b.client.all('error')).toEqual([]);
+  });
+
+  it('streams answers through the outlet; a done answer joins the history of later joiners', async () => {
+    const a = await joined(app, 'Ana');
+    const b = await joined(app, 'Ben');
+    const outlet = fake.outlet!;
+    outlet.broadcast(ROOM, { type: 'assistant.progress', id: 'x', stage: 'searching' });
+    outlet.broadcast(ROOM, { type: 'assistant.delta', id: 'x', text: 'Rust ' });
+    const { message } = await app.salon.store.appendMessage({ roomId: ROOM, threadId: a.welcome.threadId, author: { id: 'assistant', name: 'Assistant', kind: 'assistant' }, text: 'Rust 2.0 [1]', sources: [] });
+    outlet.broadcast(ROOM, { type: 'assistant.done', message });
+    for (const c of [a.client, b.client]) {
+      expect((await c.next('assistant.progress')).stage).toBe('searching');
+      expect((await c.next('assistant.delta')).text).toBe('Rust ');
+      expect((await c.next('assistant.done')).message).toEqual(message);
+    }
+    const late = await joined(app, 'Cy');
+    expect(late.welcome.history).toEqual([message]);
+    expect(late.welcome.seq).toBe(message.seq);
+
+    outlet.sendToUser(ROOM, a.welcome.you.id, { type: 'error', code: 'ERR_ASSISTANT_FAILED', message: 'only for Ana' });
+    expect((await a.client.next('error')).message).toBe('only for Ana');
+    b.client.send({ type: 'ping' });
+    await b.client.next('pong');
+    expect(b.client.all('error')).toEqual([]);
+  });
+
+  it('puts answers being written into the welcome', async () => {
+    fake.pendingAnswers = [{ id: 'ans_9', stage: 'writing', text: 'So far' }];
+    expect((await joined(app, 'Ana')).welcome.pending).toEqual(fake.pendingAnswers);
+  });
+
+  it('answers ERR_ASSISTANT_FAILED when no assistant is configured', async () => {
+    app.salon.assistant = undefined;
+    const a = await joined(app, 'Ana');
+    a.client.send({ type: 'say', text: '@ai anyone?', clientId: 'n' });
+    await a.client.next('message');
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_ASSISTANT_FAILED', clientId: 'n' });
+  });
+});
+
+describe('slash commands', () => {
+  it('answers other commands to the sender alone with a system message that is not stored', async () => {
+    const { app, close } = await roomsApp();
+    try {
+      const a = await joined(app, 'Ana');
+      const b = await joined(app, 'Ben');
+      a.client.send({ type: 'say', text: '/threads', clientId: 's1' });
+      const reply = (await a.client.next('message')).message;
+      expect(reply).toMatchObject({ seq: 0, roomId: ROOM, clientId: 's1', author: { kind: 'system' } });
+      expect(reply.text).toContain('Unknown command /threads');
+      expect(reply.text).toContain('/ask <question>');
+      a.client.send({ type: 'say', text: '/help', clientId: 's2' });
+      expect((await a.client.next('message')).message.text).toMatch(/^Available commands/);
+
+      app.salon.rooms!.commands.register({ name: 'echo', usage: '/echo <text>', summary: 'repeat', run: async (ctx) => `${ctx.user.name}: ${ctx.args}` });
+      a.client.send({ type: 'say', text: '/echo  hi there ', clientId: 's3' });
+      expect((await a.client.next('message')).message.text).toBe('Ana: hi there');
+      app.salon.rooms!.commands.register({ name: 'fail', usage: '/fail', summary: 'fails', run: async () => { throw new errors.ERR_BAD_MESSAGE('nope'); } });
+      a.client.send({ type: 'say', text: '/fail', clientId: 's4' });
+      expect(await a.client.next('error')).toMatchObject({ code: 'ERR_BAD_MESSAGE', clientId: 's4' });
+
+      a.client.send({ type: 'say', text: '/r/programming is fun', clientId: 's5' });
+      expect((await b.client.next('message')).message.text).toBe('/r/programming is fun');
+      expect(b.client.all('message')).toHaveLength(1);
+      expect(await app.salon.store.lastSeq(ROOM)).toBe(1);
+    } finally {
+      await close();
+    }
+  });
+});

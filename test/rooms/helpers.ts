@@ -1,0 +1,135 @@
+/** Room test helpers: an app with a few stored items, and a client that collects frames. */
+import type { FastifyInstance } from 'fastify';
+import WebSocket from 'ws';
+import type { AppOverrides } from '../../src/app.js';
+import type { ServerMessage } from '../../src/protocol/messages.js';
+import { testApp } from '../helpers.js';
+import { item } from '../store/contract.js';
+
+export { item };
+
+export const ROOM = 'news_1';
+export const OTHER_ROOM = 'post_2';
+
+/**
+ * A ready app whose store holds news_1 (Tech), post_2 (Science) and video_3 (Tech). Shutdown waits
+ * only briefly for sockets: injectWS sockets never report their close to the server.
+ */
+export async function roomsApp(env: Record<string, string> = {}, overrides: AppOverrides = {}) {
+  const t = await testApp(env as never, { ...overrides, roomOptions: { shutdownGraceMs: 100, ...overrides.roomOptions } });
+  const { store } = t.app.salon;
+  await store.upsertItem(item('news_1', { title: 'Rust 2.0 released', description: 'The Rust team shipped a new edition.' }));
+  await store.upsertItem(item('post_2', { category: 'Science', title: 'Why the sky is blue' }));
+  await store.upsertItem(item('video_3', { title: 'Compilers in 10 minutes' }));
+  await t.app.ready();
+  return t;
+}
+
+type Frame = ServerMessage & Record<string, any>;
+
+/** A room client that keeps every frame it got and lets tests wait for the next matching one. */
+export class Client {
+  readonly frames: Frame[] = [];
+  private cursor = 0;
+  private waiters: (() => void)[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      this.frames.push(JSON.parse(String(data)));
+      this.wake();
+    });
+    this.closed = new Promise((resolve) => {
+      ws.on('close', (code, reason) => {
+        resolve({ code, reason: String(reason) });
+        this.wake();
+      });
+    });
+  }
+
+  send(frame: Record<string, unknown> | string): void {
+    this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /** The next frame (after those already taken) of `type` matching `where`; earlier non-matching frames are skipped. */
+  async next(type: string, where: (f: Frame) => boolean = () => true, timeoutMs = 3000): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      while (this.cursor < this.frames.length) {
+        const f = this.frames[this.cursor++];
+        if (f.type === type && where(f)) return f;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no ${type} frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.type))}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Frames of `type` received so far. */
+  all(type: string): Frame[] {
+    return this.frames.filter((f) => f.type === type);
+  }
+
+  /** Joins with `hello` and returns the welcome. */
+  async hello(name: string, extra: Record<string, unknown> = {}): Promise<Frame> {
+    this.send({ type: 'hello', name, ...extra });
+    return this.next('welcome');
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+}
+
+/** Opens a room socket through app.injectWS (no port). */
+export async function inject(app: FastifyInstance, roomId = ROOM, headers: Record<string, string> = {}): Promise<Client> {
+  let client: Client | undefined;
+  await app.injectWS(`/ws/rooms/${roomId}`, { headers }, { onInit: (ws) => (client = new Client(ws)) });
+  return client!;
+}
+
+/** Joins a room through injectWS and returns the client and its welcome. */
+export async function joined(app: FastifyInstance, name: string, roomId = ROOM, extra: Record<string, unknown> = {}) {
+  const client = await inject(app, roomId);
+  const welcome = await client.hello(name, extra);
+  return { client, welcome };
+}
+
+/** Listens on 127.0.0.1 port 0; returns the room socket URL of `roomId`. */
+export async function listen(app: FastifyInstance): Promise<(roomId?: string) => string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return (roomId = ROOM) => `ws://127.0.0.1:${port}/ws/rooms/${roomId}`;
+}
+
+/** Opens a real socket to a listening app. */
+export async function connect(url: string, options: WebSocket.ClientOptions = {}): Promise<Client> {
+  const ws = new WebSocket(url, options);
+  const client = new Client(ws);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return client;
+}
+
+/** Waits until `check` is true, polling. */
+export async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

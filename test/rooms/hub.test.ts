@@ -1,0 +1,136 @@
+/** The rooms core with fake connections: no sockets, exact control over back-pressure. */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CloseCode } from '../../src/protocol/close-codes.js';
+import { RoomHub } from '../../src/rooms/hub.js';
+import { Identity } from '../../src/rooms/identity.js';
+import type { RoomOptions } from '../../src/rooms/options.js';
+import type { Session } from '../../src/rooms/session.js';
+import type { Connection } from '../../src/rooms/types.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { tempDir } from '../helpers.js';
+import { until } from './helpers.js';
+
+class FakeConnection implements Connection {
+  readonly sent: string[] = [];
+  bufferedAmount = 0;
+  closedWith: number | null = null;
+  constructor(readonly id: string) {}
+  send(frame: string): void {
+    this.sent.push(frame);
+  }
+  close(code: number): void {
+    this.closedWith = code;
+  }
+  frames(type: string): Record<string, any>[] {
+    return this.sent.map((s) => JSON.parse(s)).filter((f) => f.type === type);
+  }
+}
+
+describe('RoomHub with fake connections', () => {
+  let store: SqliteStore;
+  let cleanup: () => void;
+  let hub: RoomHub;
+  let n = 0;
+
+  const makeHub = (options: Partial<RoomOptions> = {}) => {
+    void hub?.close();
+    hub = new RoomHub({
+      store,
+      identity: new Identity(Buffer.alloc(32, 7)),
+      resolver: async (id) => (id === 'news_1' ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
+      options: { maxConnectionsPerIp: 100_000, ...options },
+    });
+  };
+
+  beforeEach(() => {
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    store = new SqliteStore({ filename: `${dir.dir}/salon.db` });
+    makeHub();
+  });
+  afterEach(async () => {
+    await hub.close();
+    await store.close();
+    cleanup();
+  });
+
+  async function member(name: string): Promise<{ conn: FakeConnection; session: Session }> {
+    const conn = new FakeConnection(`c${++n}`);
+    const session = hub.connect(conn, { roomId: 'news_1', ip: `10.0.0.${n % 250}` })!;
+    session.receive(JSON.stringify({ type: 'hello', name }));
+    await until(() => conn.frames('welcome').length === 1);
+    return { conn, session };
+  }
+
+  it('serialises a broadcast once, however many members', async () => {
+    const count = async (members: number) => {
+      const conns = [];
+      for (let i = 0; i < members; i++) conns.push(await member(`m${i}`));
+      await new Promise((r) => setTimeout(r, 80));
+      const spy = vi.spyOn(JSON, 'stringify');
+      conns[0].session.receive(JSON.stringify({ type: 'say', text: 'hi', clientId: `k${members}` }));
+      await until(() => conns.every((c) => c.conn.frames('message').length === 1));
+      const calls = spy.mock.calls.length;
+      spy.mockRestore();
+      for (const c of conns) c.session.closed();
+      return calls;
+    };
+    const few = await count(2);
+    const many = await count(40);
+    expect(many).toBe(few);
+  });
+
+  it('skips typing and presence for a backed-up connection but still sends it messages', async () => {
+    makeHub({ softBufferedBytes: 1000, hardBufferedBytes: 100_000 });
+    const a = await member('Ana');
+    const b = await member('Ben');
+    a.conn.bufferedAmount = 5000;
+    const before = a.conn.sent.length;
+    b.session.receive(JSON.stringify({ type: 'typing', active: true }));
+    await member('Cy');
+    await new Promise((r) => setTimeout(r, 120));
+    expect(a.conn.sent.length).toBe(before);
+    b.session.receive(JSON.stringify({ type: 'say', text: 'important', clientId: 'm' }));
+    await until(() => a.conn.frames('message').length === 1);
+    expect(a.conn.closedWith).toBeNull();
+  });
+
+  it('closes a connection past the hard cap with 1013 and drops it from the room', async () => {
+    makeHub({ softBufferedBytes: 1000, hardBufferedBytes: 10_000 });
+    const a = await member('Ana');
+    const b = await member('Ben');
+    a.conn.bufferedAmount = 20_000;
+    b.session.receive(JSON.stringify({ type: 'say', text: 'flood', clientId: 'f' }));
+    await until(() => a.conn.closedWith !== null);
+    expect(a.conn.closedWith).toBe(CloseCode.TRY_AGAIN_LATER);
+    // Ben's join and Ana's drop fall in one presence window: one frame without joined/left.
+    await until(() => b.conn.frames('presence').some((f) => f.count === 1 && f.members[0].name === 'Ben'));
+    expect(hub.connectionCount).toBe(1);
+    b.session.receive(JSON.stringify({ type: 'say', text: 'again', clientId: 'g' }));
+    await until(() => b.conn.frames('message').length === 2);
+    expect(a.conn.frames('message')).toHaveLength(1);
+  });
+
+  it('coalesces presence in large rooms and caps the member list', async () => {
+    makeHub({ largeRoomMembers: 10, maxListedMembers: 5, presenceWindowMs: 1, largeRoomPresenceWindowMs: 300 });
+    const first = await member('m0');
+    for (let i = 1; i < 60; i++) await member(`m${i}`);
+    await new Promise((r) => setTimeout(r, 400));
+    const frames = first.conn.frames('presence');
+    expect(frames.length).toBeLessThan(30);
+    const last = frames[frames.length - 1];
+    expect(last.count).toBe(60);
+    expect(last.members).toHaveLength(5);
+    const late = await member('late');
+    const welcome = late.conn.frames('welcome')[0];
+    expect(welcome.members).toHaveLength(5);
+    expect(welcome.memberCount).toBe(61);
+  });
+
+  it('keeps memory bounded: a dropped room holds no members or sessions', async () => {
+    const a = await member('Ana');
+    a.session.closed();
+    expect(hub.listRooms()).toEqual([]);
+    expect(hub.connectionCount).toBe(0);
+  });
+});

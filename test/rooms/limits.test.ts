@@ -1,0 +1,169 @@
+/** Every limit gives its code while the other members carry on; origins, heartbeat and shutdown. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { CloseCode } from '../../src/protocol/close-codes.js';
+import { ROOM, connect, inject, joined, listen, roomsApp, until } from './helpers.js';
+
+type Started = Awaited<ReturnType<typeof roomsApp>>;
+let running: Started[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((r) => r.close()));
+  running = [];
+});
+
+async function start(...args: Parameters<typeof roomsApp>): Promise<Started & { url: (roomId?: string) => string }> {
+  const started = await roomsApp(...args);
+  running.push(started);
+  return { ...started, url: await listen(started.app) };
+}
+
+async function member(url: string, name: string) {
+  const client = await connect(url);
+  const welcome = await client.hello(name);
+  return { client, welcome };
+}
+
+describe('room limits', () => {
+  it('rate-limits a flooding connection, then closes it with 4429; others are unaffected', async () => {
+    const { url } = await start();
+    const flood = await member(url(), 'Flood');
+    const calm = await member(url(), 'Calm');
+    for (let i = 0; i < 40; i++) flood.client.send({ type: 'say', text: `f${i}`, clientId: `f${i}` });
+    expect((await flood.client.closed).code).toBe(CloseCode.RATE_LIMITED);
+    const limited = flood.client.all('error').filter((e) => e.code === 'ERR_RATE_LIMITED');
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0].clientId).toMatch(/^f\d+$/);
+    calm.client.send({ type: 'say', text: 'still fine', clientId: 'c1' });
+    await calm.client.next('message', (f) => f.message.text === 'still fine');
+    const floodMessages = calm.client.all('message').filter((f) => f.message.author.name === 'Flood');
+    // The burst is 10 frames and hello took one.
+    expect(floodMessages.length).toBeGreaterThanOrEqual(9);
+    expect(floodMessages.length).toBeLessThan(15);
+  });
+
+  it('closes a connection that keeps sending bad frames with 4400', async () => {
+    const { url } = await start();
+    const c = await connect(url());
+    for (let i = 0; i < 25; i++) c.send('nope');
+    expect((await c.closed).code).toBe(CloseCode.BAD_MESSAGE);
+    expect(c.all('error').every((e) => e.code === 'ERR_BAD_MESSAGE')).toBe(true);
+  });
+
+  it('closes with 1009 on a frame over 16 KiB; others are unaffected', async () => {
+    const { url } = await start();
+    const big = await member(url(), 'Big');
+    const other = await member(url(), 'Other');
+    big.client.send({ type: 'say', text: 'x'.repeat(17_000), clientId: 'big' });
+    expect((await big.client.closed).code).toBe(CloseCode.MESSAGE_TOO_BIG);
+    other.client.send({ type: 'say', text: 'fine', clientId: 'o' });
+    await other.client.next('message', (f) => f.message.text === 'fine');
+  });
+
+  it('caps connections per address with ERR_TOO_MANY_CONNECTIONS and frees the slot on close', async () => {
+    const { url, app } = await start({ ROOM_MAX_CONNECTIONS_PER_IP: '2' });
+    const a = await connect(url());
+    await connect(url());
+    const third = await connect(url());
+    expect((await third.next('error')).code).toBe('ERR_TOO_MANY_CONNECTIONS');
+    expect((await third.closed).code).toBe(CloseCode.RATE_LIMITED);
+    a.close();
+    await until(() => app.salon.rooms!.connectionCount === 1);
+    const again = await connect(url());
+    expect((await again.hello('Ana')).you.name).toBe('Ana');
+  });
+
+  it('closes with 4408 when no hello comes in time', async () => {
+    const { app } = await start({ ROOM_HELLO_TIMEOUT_MS: '150' });
+    const c = await inject(app);
+    expect((await c.next('error')).code).toBe('ERR_HELLO_TIMEOUT');
+    expect((await c.closed).code).toBe(CloseCode.HELLO_TIMEOUT);
+    const ok = await inject(app);
+    await ok.hello('Ana');
+    await new Promise((r) => setTimeout(r, 250));
+    ok.send({ type: 'ping' });
+    await ok.next('pong');
+  });
+
+  it('drops a consumer that stops reading and closes it with 1013; the others get every message', async () => {
+    const { url } = await start({}, { roomOptions: { softBufferedBytes: 16 * 1024, hardBufferedBytes: 256 * 1024, rateBurst: 100_000, ratePerSecond: 100_000 } });
+    const slow = await member(url(), 'Slow');
+    const fast = await member(url(), 'Fast');
+    const talker = await member(url(), 'Talker');
+    // Stop reading: the kernel buffers fill (tens of MB on loopback), then the server's send queue grows.
+    const socket = (slow.client.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause();
+    const text = 'z€'.repeat(2000);
+    let sent = 0;
+    const dropped = () => fast.client.all('presence').some((f) => f.left?.id === slow.welcome.you.id);
+    while (!dropped() && sent < 20_000) {
+      for (let i = 0; i < 50; i++) talker.client.send({ type: 'say', text, clientId: `t${sent++}` });
+      await fast.client.next('message', (f) => f.message.clientId === `t${sent - 1}`, 10_000);
+      socket.pause();
+    }
+    expect(dropped()).toBe(true);
+    socket.resume();
+    expect((await slow.client.closed).code).toBe(CloseCode.TRY_AGAIN_LATER);
+    expect(slow.client.all('message').length).toBeLessThan(sent);
+    expect(fast.client.all('message')).toHaveLength(sent);
+    fast.client.send({ type: 'say', text: 'after', clientId: 'after' });
+    await talker.client.next('message', (f) => f.message.clientId === 'after');
+  }, 60_000);
+});
+
+describe('origins', () => {
+  const hello = async (c: Awaited<ReturnType<typeof inject>>) => {
+    c.send({ type: 'hello', name: 'Ana' });
+    return c.next('welcome', undefined, 1000).then(() => 'welcome', async () => (await c.closed).code);
+  };
+
+  it('allows same-origin, listed origins and clients without Origin; refuses others with 4403', async () => {
+    const { app } = await start({ ALLOWED_ORIGINS: 'https://friend.example' });
+    expect(await hello(await inject(app, ROOM, { origin: 'http://salon.test:3000', host: 'salon.test:3000' }))).toBe('welcome');
+    expect(await hello(await inject(app, ROOM, { origin: 'https://friend.example', host: 'salon.test' }))).toBe('welcome');
+    expect(await hello(await inject(app, ROOM, {}))).toBe('welcome');
+    for (const origin of ['https://evil.example', 'null', 'https://friend.example:444', 'http://salon.test.evil:3000']) {
+      const c = await inject(app, ROOM, { origin, host: 'salon.test:3000' });
+      expect((await c.next('error')).code).toBe('ERR_ORIGIN_NOT_ALLOWED');
+      expect((await c.closed).code).toBe(CloseCode.ORIGIN_NOT_ALLOWED);
+    }
+  });
+
+  it('allows any origin with ALLOWED_ORIGINS=*', async () => {
+    const { app } = await start({ ALLOWED_ORIGINS: '*' });
+    expect(await hello(await inject(app, ROOM, { origin: 'https://anyone.example', host: 'salon.test' }))).toBe('welcome');
+  });
+
+  it('refuses a browser on another origin over a real socket, observably', async () => {
+    const { url } = await start();
+    const c = await connect(url(), { origin: 'https://evil.example' });
+    expect((await c.closed).code).toBe(CloseCode.ORIGIN_NOT_ALLOWED);
+  });
+});
+
+describe('heartbeat and shutdown', () => {
+  it('terminates sockets that do not answer pings, and keeps those that do', async () => {
+    const { url, app } = await start({ ROOM_HEARTBEAT_MS: '100' });
+    const deaf = await connect(url(), { autoPong: false });
+    await deaf.hello('Deaf');
+    const alive = await connect(url());
+    await alive.hello('Alive');
+    expect((await deaf.closed).code).toBe(1006);
+    await new Promise((r) => setTimeout(r, 300));
+    alive.send({ type: 'say', text: 'here', clientId: 'h' });
+    await alive.next('message');
+    expect(app.salon.rooms!.connectionCount).toBe(1);
+  });
+
+  it('closes every socket with 1001 when the app closes', async () => {
+    const started = await roomsApp();
+    const url = await listen(started.app);
+    const a = await member(url(), 'Ana');
+    const before = await connect(url());
+    const injected = await joined(started.app, 'Inj');
+    const t = Date.now();
+    await started.close();
+    expect((await a.client.closed).code).toBe(CloseCode.GOING_AWAY);
+    expect((await before.closed).code).toBe(CloseCode.GOING_AWAY);
+    expect((await injected.client.closed).code).toBe(CloseCode.GOING_AWAY);
+    expect(Date.now() - t).toBeLessThan(5000);
+  });
+});

@@ -1,0 +1,72 @@
+/** Two nodes sharing a store and an in-process bus network: rooms span nodes. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
+import { tempDir } from '../helpers.js';
+import { ROOM, item, joined } from './helpers.js';
+
+describe('rooms across two nodes', () => {
+  let nodes: FastifyInstance[];
+  let store: Store;
+  let cleanup: () => void;
+  beforeEach(async () => {
+    const dir = tempDir();
+    cleanup = dir.cleanup;
+    store = new SqliteStore({ filename: `${dir.dir}/salon.db` });
+    await store.upsertItem(item(ROOM));
+    // Both nodes share the store; each closing app must not close it under the other.
+    const shared = new Proxy(store, { get: (t, p) => (p === 'close' ? async () => {} : Reflect.get(t, p)) });
+    const network = new InProcessBusNetwork();
+    const config = testConfig({ DATA_DIR: dir.dir, ADMIN_TOKEN: 't' });
+    nodes = [];
+    for (let i = 0; i < 2; i++) {
+      const app = await buildApp(config, { store: shared, roomBus: network.node(`node-${i}`), roomOptions: { shutdownGraceMs: 50 } });
+      await app.ready();
+      nodes.push(app);
+    }
+  });
+  afterEach(async () => {
+    await Promise.all(nodes.map((n) => n.close()));
+    await store.close();
+    cleanup();
+  });
+
+  it('delivers messages, typing and answers to members on the other node exactly once', async () => {
+    const a = await joined(nodes[0], 'Ana');
+    const b = await joined(nodes[1], 'Ben', ROOM, {});
+    a.client.send({ type: 'say', text: 'across', clientId: 'x1' });
+    const atB = await b.client.next('message');
+    expect(atB.message).toMatchObject({ seq: 1, text: 'across', author: { name: 'Ana' } });
+    b.client.send({ type: 'say', text: 'back', clientId: 'y1' });
+    expect((await a.client.next('message', (f) => f.message.text === 'back')).message.seq).toBe(2);
+    await b.client.next('message', (f) => f.message.text === 'back');
+
+    a.client.send({ type: 'typing', active: true });
+    expect((await b.client.next('typing')).user.name).toBe('Ana');
+
+    nodes[0].salon.rooms!.broadcast(ROOM, { type: 'assistant.delta', id: 'z', text: 'hi' });
+    nodes[0].salon.rooms!.sendToUser(ROOM, b.welcome.you.id, { type: 'warning', code: 'W', message: 'for Ben' });
+    expect((await b.client.next('assistant.delta')).text).toBe('hi');
+    expect((await b.client.next('warning')).message).toBe('for Ben');
+
+    await new Promise((r) => setTimeout(r, 50));
+    expect(a.client.all('message').map((f) => f.message.seq)).toEqual([1, 2]);
+    expect(b.client.all('message').map((f) => f.message.seq)).toEqual([1, 2]);
+    expect(a.client.all('typing')).toEqual([]);
+    expect(a.client.all('assistant.delta')).toHaveLength(1);
+    expect(a.client.all('warning')).toEqual([]);
+
+    const c = await joined(nodes[1], 'Cy');
+    expect(c.welcome.history.map((m: { seq: number }) => m.seq)).toEqual([1, 2]);
+  });
+
+  it('accepts a token issued by the other node (shared DATA_DIR secret)', async () => {
+    const a = await joined(nodes[0], 'Ana');
+    const again = await joined(nodes[1], 'Ana', ROOM, { token: a.welcome.you.token });
+    expect(again.welcome.you.id).toBe(a.welcome.you.id);
+  });
+});

@@ -1,0 +1,154 @@
+/** The small pieces of the rooms core, without sockets. */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { askQuestion, parseCommand } from '../../src/rooms/commands.js';
+import { decodeEnvelope, encodeEnvelope } from '../../src/rooms/envelope.js';
+import { FloodGuard } from '../../src/rooms/flood-guard.js';
+import { cleanName, parseClientFrame } from '../../src/rooms/frames.js';
+import { IDENTITY_SECRET_FILE, Identity, loadOrCreateSecret } from '../../src/rooms/identity.js';
+import { roomOptions } from '../../src/rooms/options.js';
+import { topicSlug } from '../../src/rooms/topics.js';
+import { TypingTracker } from '../../src/rooms/typing.js';
+import { originAllowed } from '../../src/routes/rooms-ws.js';
+import { tempDir } from '../helpers.js';
+
+describe('FloodGuard', () => {
+  const limits = { ratePerSecond: 5, rateBurst: 10, abuseRejections: 20, abuseWindowMs: 10_000 };
+
+  it('admits a burst, then refills at the rate', () => {
+    const g = new FloodGuard(limits, 0);
+    for (let i = 0; i < 10; i++) expect(g.admit(0)).toBe('ok');
+    expect(g.admit(0)).toBe('rejected');
+    expect(g.admit(199)).toBe('rejected');
+    expect(g.admit(200)).toBe('ok');
+    expect(g.admit(10_000)).toBe('ok');
+  });
+
+  it('calls 20 rejections within the window abuse, but not 20 spread out', () => {
+    const spread = new FloodGuard(limits, 0);
+    for (let i = 0; i < 40; i++) expect(spread.reject(i * 600)).toBe('rejected');
+    const burst = new FloodGuard(limits, 0);
+    for (let i = 0; i < 19; i++) expect(burst.reject(i)).toBe('rejected');
+    expect(burst.reject(20)).toBe('abuse');
+  });
+});
+
+describe('TypingTracker', () => {
+  it('forwards a start, throttles refreshes, forwards a stop once, and expires', () => {
+    const t = new TypingTracker(10_000, 15_000);
+    expect(t.update('u', true, 0)).toBe(true);
+    expect(t.update('u', true, 3_000)).toBe(false);
+    expect(t.update('u', true, 10_000)).toBe(true);
+    expect(t.update('u', false, 11_000)).toBe(true);
+    expect(t.update('u', false, 11_001)).toBe(false);
+    t.update('v', true, 20_000);
+    t.update('w', true, 25_000);
+    expect(t.nextExpiry()).toBe(35_000);
+    expect(t.expire(34_999)).toEqual([]);
+    expect(t.expire(35_000)).toEqual(['v']);
+    expect(t.clear('w')).toBe(true);
+    expect(t.nextExpiry()).toBeNull();
+  });
+});
+
+describe('client frames', () => {
+  it('accepts the protocol’s frames and drops unknown fields', () => {
+    expect(parseClientFrame('{"type":"hello","name":" Ana ","lastSeq":3,"x":1}', 4000)).toEqual({ ok: true, frame: { type: 'hello', name: 'Ana', lastSeq: 3 } });
+    expect(parseClientFrame('{"type":"ask","text":"q","clientId":"c","private":true,"threadId":"t"}', 4000)).toEqual({ ok: true, frame: { type: 'ask', text: 'q', clientId: 'c', threadId: 't', private: true } });
+    expect(parseClientFrame('{"type":"typing","active":false}', 4000)).toEqual({ ok: true, frame: { type: 'typing', active: false } });
+  });
+
+  it.each([
+    ['{"type":"hello","name":"A","lastSeq":-1}'],
+    ['{"type":"hello","name":"A","lastSeq":1.5}'],
+    ['{"type":"hello","name":"A","token":5}'],
+    ['{"type":"say","text":"x","clientId":""}'],
+    [`{"type":"say","text":"x","clientId":"${'c'.repeat(129)}"}`],
+    ['{"type":"ask","text":"x","clientId":"c","private":"yes"}'],
+    ['{"type":"typing","active":"yes"}'],
+    ['{"type":"SAY","text":"x","clientId":"c"}'],
+    ['null'],
+  ])('refuses %s with ERR_BAD_MESSAGE', (raw) => {
+    const r = parseClientFrame(raw, 4000);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.code).toBe('ERR_BAD_MESSAGE');
+  });
+
+  it('measures the text limit on the text and keeps the clientId', () => {
+    const r = parseClientFrame(JSON.stringify({ type: 'say', text: 'é'.repeat(11), clientId: 'c' }), 10);
+    expect(r).toMatchObject({ ok: false, clientId: 'c', error: { code: 'ERR_MESSAGE_TOO_LONG' } });
+  });
+
+  it('cleans names', () => {
+    expect(cleanName('  Zoë  ')).toBe('Zoë');
+    expect(cleanName('👩‍💻 dev')).toBe('👩‍💻 dev');
+    for (const bad of ['', ' ', 'a\nb', 'a\u200bb', '\u202eevil', 'x'.repeat(33), null]) expect(cleanName(bad)).toBeNull();
+  });
+});
+
+describe('Identity', () => {
+  it('keeps one secret in DATA_DIR with mode 0600 and verifies only its own tokens', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const a = new Identity(loadOrCreateSecret(join(dir, 'data')));
+      expect(statSync(join(dir, 'data', IDENTITY_SECRET_FILE)).mode & 0o777).toBe(0o600);
+      const b = new Identity(loadOrCreateSecret(join(dir, 'data')));
+      const { id, token } = a.issue();
+      expect(b.verify(token)).toBe(id);
+      const other = new Identity(loadOrCreateSecret(join(dir, 'elsewhere')));
+      expect(other.verify(token)).toBeNull();
+      expect(a.verify(token.replace(id, other.issue().id))).toBeNull();
+      expect(a.issue().id).not.toBe(id);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('bus envelopes', () => {
+  it('round-trip and refuse foreign payloads', () => {
+    const frame = JSON.stringify({ type: 'message', message: { text: 'line\nbreak' } });
+    const e = { node: 'n1', delivery: 'typing' as const, user: 'u_1', frame };
+    expect(decodeEnvelope(encodeEnvelope(e))).toEqual(e);
+    for (const bad of ['', 'no newline', '{bad json}\nx', '{"n":"a","d":"everyone"}\nx']) expect(decodeEnvelope(bad)).toBeNull();
+  });
+});
+
+describe('commands and asks', () => {
+  it('recognises @ai and /ask questions and slash commands', () => {
+    expect(askQuestion('@ai  what?')).toBe('what?');
+    expect(askQuestion('/ask why')).toBe('why');
+    expect(askQuestion('/ASK')).toBe('');
+    expect(askQuestion('@aid me')).toBeNull();
+    expect(askQuestion('hello @ai')).toBeNull();
+    expect(parseCommand('/thread new  My title ')).toEqual({ name: 'thread', args: 'new  My title' });
+    expect(parseCommand('/r/programming')).toBeNull();
+    expect(parseCommand('not /a command')).toBeNull();
+  });
+});
+
+describe('origins', () => {
+  it('allows absent, same-host, listed and wildcard origins only', () => {
+    expect(originAllowed(undefined, 'h', [])).toBe(true);
+    expect(originAllowed('https://h:8443', 'h:8443', [])).toBe(true);
+    expect(originAllowed('https://H.example', 'h.example', [])).toBe(true);
+    expect(originAllowed('https://a.example', 'h', ['https://a.example'])).toBe(true);
+    expect(originAllowed('https://b.example', 'h', ['*'])).toBe(true);
+    expect(originAllowed('https://b.example', 'h', ['https://a.example'])).toBe(false);
+    expect(originAllowed('null', 'h', [])).toBe(false);
+    expect(originAllowed('https://h:8443', 'h', [])).toBe(false);
+  });
+});
+
+describe('room options and topic slugs', () => {
+  it('names a bad option', () => {
+    expect(() => roomOptions({ rateBurst: 0 })).toThrow(/rateBurst/);
+    expect(() => roomOptions({ softBufferedBytes: 10, hardBufferedBytes: 5 })).toThrow(/softBufferedBytes/);
+  });
+
+  it('slugs categories', () => {
+    expect(topicSlug(' Tech & Science ')).toBe('tech-science');
+    expect(topicSlug('Économie')).toBe('économie');
+  });
+});

@@ -1,0 +1,206 @@
+// The flat index (worker pool + WASM kernel) against exact brute force. Needs the build (workers run from dist/).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FlatIndex } from '../../src/search/flat-index.js';
+import { ScanPool } from '../../src/search/scan-pool.js';
+import { TopK } from '../../src/search/top-k.js';
+import type { VectorEntry, VectorFilter } from '../../src/search/types.js';
+import { clustered, entries, exact, near } from './helpers.js';
+
+const DIM = 48;
+
+function expectSameHits(got: { rowId: number; score: number }[], want: { rowId: number; score: number }[]): void {
+  expect(got.map((h) => h.rowId)).toEqual(want.map((h) => h.rowId));
+  got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 4));
+}
+
+describe('TopK', () => {
+  it('keeps the k best, best first, ties broken by the smaller id', () => {
+    const top = new TopK(3);
+    [
+      [5, 0.1],
+      [9, 0.9],
+      [2, 0.5],
+      [7, 0.5],
+      [1, 0.5],
+      [3, 0.05],
+    ].forEach(([id, s]) => top.push(id, s));
+    const { ids, scores } = top.sorted();
+    expect(Array.from(ids)).toEqual([9, 1, 2]);
+    expect(Array.from(scores)).toEqual([expect.closeTo(0.9), 0.5, 0.5]);
+  });
+
+  it('rejects a bad k by name', () => {
+    expect(() => new TopK(0)).toThrow(/k must be a positive integer/);
+  });
+});
+
+describe('FlatIndex', () => {
+  let pool: ScanPool;
+  let index: FlatIndex;
+  let rows: VectorEntry[];
+
+  beforeAll(async () => {
+    pool = new ScanPool({ threads: 2 });
+    // A tiny initial capacity and task size: the load grows the memory several times and searches split.
+    index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8, minRowsPerTask: 100 });
+    rows = entries(clustered(1500, DIM, 12, 1));
+    for (let i = 0; i < rows.length; i += 400) await index.upsert(rows.slice(i, i + 400));
+  });
+
+  afterAll(async () => {
+    await index.close();
+    await pool.close();
+  });
+
+  it('finds exactly what brute force finds, with cosine scores', async () => {
+    expect(index.size).toBe(1500);
+    for (let q = 0; q < 10; q++) {
+      const query = near(rows[q * 97].vector, q);
+      expectSameHits(await index.search(query, 10, { includePrivileged: true }), exact(rows, query, 10, { includePrivileged: true }));
+    }
+  });
+
+  const filters: [string, VectorFilter][] = [
+    ['no filter (privileged rows excluded by default)', {}],
+    ['kinds', { kinds: ['news', 'video'] }],
+    ['source type', { sourceType: 'conversation', includePrivileged: true }],
+    ['scopes (a subset scan)', { scopes: ['room_2', 'room_4'] }],
+    ['scopes with privileged rows', { scopes: ['room_2'], includePrivileged: true }],
+    ['kind and source together', { kinds: ['post'], sourceType: 'document' }],
+  ];
+  for (const [name, filter] of filters) {
+    it(`applies the filter: ${name}`, async () => {
+      const query = near(rows[11].vector, 5);
+      const got = await index.search(query, 15, filter);
+      const want = exact(rows, query, 15, filter);
+      expect(want.length).toBe(15);
+      expectSameHits(got, want);
+    });
+  }
+
+  it('returns nothing for an unknown scope', async () => {
+    expect(await index.search(rows[0].vector, 5, { scopes: ['no-such-room'] })).toEqual([]);
+  });
+
+  it('gives the same answers with one worker and with three', async () => {
+    const one = new ScanPool({ threads: 1 });
+    const three = new ScanPool({ threads: 3 });
+    const a = new FlatIndex({ dimensions: DIM, pool: one, minRowsPerTask: 50 });
+    const b = new FlatIndex({ dimensions: DIM, pool: three, minRowsPerTask: 50 });
+    try {
+      await a.upsert(rows);
+      await b.upsert(rows);
+      for (let q = 0; q < 5; q++) {
+        const query = near(rows[q * 301].vector, 40 + q);
+        const [ra, rb] = await Promise.all([a.search(query, 20, { includePrivileged: true }), b.search(query, 20, { includePrivileged: true })]);
+        expect(rb.map((h) => h.rowId)).toEqual(ra.map((h) => h.rowId));
+      }
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await Promise.all([one.close(), three.close()]);
+    }
+  });
+
+  it('answers many concurrent searches correctly', async () => {
+    const queries = Array.from({ length: 24 }, (_, i) => near(rows[i * 50].vector, 100 + i));
+    const results = await Promise.all(queries.map((q) => index.search(q, 5)));
+    results.forEach((r, i) => expectSameHits(r, exact(rows, queries[i], 5)));
+  });
+});
+
+describe('FlatIndex changes', () => {
+  let pool: ScanPool;
+  beforeAll(() => {
+    pool = new ScanPool({ threads: 2 });
+  });
+  afterAll(async () => pool.close());
+
+  it('removes rows (moving the last row into the hole) and keeps answering exactly', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 64 });
+    let rows = entries(clustered(600, DIM, 6, 2));
+    await index.upsert(rows);
+    const gone = new Set(rows.filter((_, i) => i % 3 === 0 || i > 560).map((r) => r.rowId));
+    await index.remove([...gone, 999_999]);
+    rows = rows.filter((r) => !gone.has(r.rowId));
+    expect(index.size).toBe(rows.length);
+    for (const id of [...gone].slice(0, 5)) expect(index.has(id)).toBe(false);
+    for (let q = 0; q < 5; q++) {
+      const query = near(rows[q * 40].vector, q);
+      expectSameHits(await index.search(query, 10, { includePrivileged: true }), exact(rows, query, 10, { includePrivileged: true }));
+    }
+    // Scope bookkeeping follows removals and moves.
+    expectSameHits(await index.search(rows[3].vector, 8, { scopes: ['room_3'] }), exact(rows, rows[3].vector, 8, { scopes: ['room_3'] }));
+    await index.close();
+  });
+
+  it('never mixes up rows when searches race with removals that move rows', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 64 });
+    const rows = entries(clustered(1200, DIM, 6, 5));
+    const byId = new Map(rows.map((r) => [r.rowId, r.vector]));
+    await index.upsert(rows);
+    const query = near(rows[0].vector, 77);
+    const searches: Promise<{ rowId: number; score: number }[]>[] = [];
+    const removals: Promise<void>[] = [];
+    for (let round = 0; round < 20; round++) {
+      searches.push(index.search(query, 10, { includePrivileged: true }));
+      removals.push(index.remove(rows.slice(round * 30, round * 30 + 30).map((r) => r.rowId)));
+    }
+    await Promise.all(removals);
+    const results = await Promise.all(searches);
+    results.forEach((hits, round) => {
+      // The first search ran before any removal; the removals (writers go first) then ran
+      // before the searches queued behind them. Each saw one whole state, never a half-moved one.
+      const left = round === 0 ? rows : rows.slice(600);
+      expectSameHits(hits, exact(left, query, 10, { includePrivileged: true }));
+      for (const h of hits) expect(byId.has(h.rowId)).toBe(true);
+    });
+    expect(index.size).toBe(600);
+    await index.close();
+  });
+
+  it('replaces a row on upsert of the same row id, vector and meta', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool });
+    const rows = entries(clustered(200, DIM, 4, 3));
+    await index.upsert(rows);
+    const target = rows[150].vector;
+    const replaced: VectorEntry = { rowId: rows[0].rowId, vector: target, meta: { kind: 'video', sourceType: 'document', scope: null, privileged: false } };
+    await index.upsert([replaced]);
+    expect(index.size).toBe(200);
+    const hits = await index.search(target, 2, { kinds: ['video'] });
+    expect(hits.map((h) => h.rowId)).toContain(rows[0].rowId);
+    // The old meta no longer matches: row 1 was news before.
+    const oldKind = await index.search(rows[0].vector, 200, { kinds: [rows[0].meta.kind] });
+    expect(oldKind.map((h) => h.rowId)).not.toContain(rows[0].rowId);
+    await index.close();
+  });
+
+  it('rejects bad input before writing anything', async () => {
+    const index = new FlatIndex({ dimensions: 4, pool });
+    const good = { rowId: 1, vector: new Float32Array([1, 0, 0, 0]), meta: { kind: 'news' as const, sourceType: 'document' as const, scope: null, privileged: false } };
+    await expect(index.upsert([good, { ...good, rowId: 2, vector: new Float32Array(3) }])).rejects.toThrow(/3 dimensions; the index has 4/);
+    await expect(index.upsert([{ ...good, vector: new Float32Array([NaN, 0, 0, 0]) }])).rejects.toThrow(/non-finite/);
+    await expect(index.upsert([{ ...good, rowId: -1 }])).rejects.toThrow(/rowId/);
+    expect(index.size).toBe(0);
+    await expect(index.search(new Float32Array(4), 0)).rejects.toThrow(/k must be/);
+    expect(() => new FlatIndex({ dimensions: 0, pool })).toThrow(/options.dimensions/);
+    await index.close();
+  });
+
+  it('refuses scans beyond the queue bound with ERR_SEARCH_BUSY, and recovers', async () => {
+    const small = new ScanPool({ threads: 1, queuePerThread: 1 });
+    const index = new FlatIndex({ dimensions: DIM, pool: small });
+    try {
+      await index.upsert(entries(clustered(3000, DIM, 4, 4)));
+      const q = new Float32Array(DIM).fill(1);
+      const results = await Promise.allSettled(Array.from({ length: 12 }, () => index.search(q, 3)));
+      const busy = results.filter((r) => r.status === 'rejected');
+      expect(busy.length).toBeGreaterThan(0);
+      for (const r of busy) expect((r as PromiseRejectedResult).reason.code).toBe('ERR_SEARCH_BUSY');
+      expect(results.some((r) => r.status === 'fulfilled')).toBe(true);
+      expect(await index.search(q, 3)).toHaveLength(3);
+    } finally {
+      await index.close();
+      await small.close();
+    }
+  });
+});

@@ -1,0 +1,231 @@
+// HNSW (hnswlib in its worker) and the tiered index: recall against brute force, deletes, the
+// threshold switch, persistence and rebuilds. Needs the build (workers run from dist/).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FlatIndex } from '../../src/search/flat-index.js';
+import { HnswIndex } from '../../src/search/hnsw-index.js';
+import { ScanPool } from '../../src/search/scan-pool.js';
+import { shardFile } from '../../src/search/hnsw-shards.js';
+import { TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
+import type { VectorEntry } from '../../src/search/types.js';
+import { tempDir } from '../helpers.js';
+import { clustered, entries, exact, near, recall } from './helpers.js';
+
+const DIM = 32;
+
+describe('HnswIndex', () => {
+  let graph: HnswIndex;
+  let rows: VectorEntry[];
+
+  beforeAll(async () => {
+    rows = entries(clustered(2000, DIM, 20, 11));
+    // Starts small on purpose: adding grows it with resizeIndex.
+    graph = new HnswIndex(DIM);
+    await graph.init(100);
+    const packed = new Float32Array(rows.length * DIM);
+    rows.forEach((r, i) => packed.set(r.vector, i * DIM));
+    await graph.add(rows.map((r) => r.rowId), packed);
+  });
+  afterAll(async () => graph.close());
+
+  it('finds the exact top 10 for most queries (recall@10 ≥ 0.95)', async () => {
+    let total = 0;
+    const queries = 40;
+    for (let q = 0; q < queries; q++) {
+      const query = near(rows[(q * 47) % rows.length].vector, q);
+      const got = await graph.search(query, 10);
+      total += recall(got, exact(rows, query, 10, { includePrivileged: true }));
+      for (const h of got) expect(h.score).toBeLessThanOrEqual(1);
+    }
+    expect(total / queries).toBeGreaterThanOrEqual(0.95);
+    expect(graph.elements).toBe(2000);
+  });
+
+  it('drops deleted rows from results (markDelete)', async () => {
+    const query = rows[5].vector;
+    const before = await graph.search(query, 5);
+    expect(before[0].rowId).toBe(rows[5].rowId);
+    expect(await graph.remove([rows[5].rowId, 123_456])).toBe(1);
+    const after = await graph.search(query, 5);
+    expect(after.map((h) => h.rowId)).not.toContain(rows[5].rowId);
+    // Adding the label again brings it back.
+    await graph.add([rows[5].rowId], rows[5].vector.slice());
+    expect((await graph.search(query, 1))[0].rowId).toBe(rows[5].rowId);
+  });
+
+  it('validates its parameters by name', () => {
+    expect(() => new HnswIndex(DIM, { m: 0 })).toThrow(/params.m/);
+  });
+});
+
+describe('TieredIndex', () => {
+  let pool: ScanPool;
+  const open: TieredIndex[] = [];
+  const cleanups: (() => void)[] = [];
+  const logs: string[] = [];
+  const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(`WARN ${m}`) };
+
+  // Two graph shards (two workers), as the app runs with two search threads.
+  function tiered(threshold: number, dir?: string, fingerprint = 'model@32', shards = 2): TieredIndex {
+    const t = new TieredIndex({ flat: new FlatIndex({ dimensions: DIM, pool }), threshold, dir, fingerprint, log, saveDelayMs: 60_000, shards });
+    open.push(t);
+    return t;
+  }
+  function dir(): string {
+    const d = tempDir('salon-hnsw-');
+    cleanups.push(d.cleanup);
+    return d.dir;
+  }
+
+  beforeAll(() => {
+    pool = new ScanPool({ threads: 2 });
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((t) => t.close()));
+    logs.length = 0;
+  });
+  afterAll(async () => {
+    await pool.close();
+    cleanups.forEach((c) => c());
+  });
+
+  it('switches to HNSW when the count passes the threshold and back when it falls', async () => {
+    const rows = entries(clustered(400, DIM, 8, 21));
+    const index = tiered(300);
+    await index.upsert(rows.slice(0, 300));
+    expect(index.mode).toBe('flat');
+    await index.upsert(rows.slice(300));
+    expect(index.mode).toBe('building');
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    const query = near(rows[7].vector, 1);
+    const got = await index.search(query, 10);
+    expect(index.searches.hnsw).toBe(1);
+    expect(recall(got, exact(rows, query, 10))).toBeGreaterThanOrEqual(0.9);
+    // Below threshold × 0.9 (= 270) the graph is dropped.
+    await index.remove(rows.slice(0, 140).map((r) => r.rowId));
+    expect(index.mode).toBe('flat');
+    const rest = rows.slice(140);
+    const exactAgain = await index.search(query, 10);
+    expect(exactAgain.map((h) => h.rowId)).toEqual(exact(rest, query, 10).map((h) => h.rowId));
+  });
+
+  it('keeps following upserts and deletes once on HNSW, and filters by meta', async () => {
+    const rows = entries(clustered(600, DIM, 10, 22));
+    const index = tiered(100);
+    await index.upsert(rows.slice(0, 500));
+    await index.settled();
+    await index.upsert(rows.slice(500));
+    await index.remove([rows[42].rowId]);
+    const live = rows.filter((r) => r.rowId !== rows[42].rowId);
+    // Until the worker has applied the changes, searches use the exact scan; then the graph.
+    await index.settled();
+    const query = near(rows[42].vector, 3);
+    const got = await index.search(query, 10, { kinds: ['news', 'post', 'thread'] });
+    expect(index.searches.hnsw).toBe(1);
+    expect(got.map((h) => h.rowId)).not.toContain(rows[42].rowId);
+    expect(recall(got, exact(live, query, 10, { kinds: ['news', 'post', 'thread'] }))).toBeGreaterThanOrEqual(0.9);
+    const late = near(rows[550].vector, 4);
+    const lateHits = await index.search(late, 3);
+    expect(lateHits[0].rowId).toBe(rows[550].rowId);
+    expect(index.searches.hnsw).toBe(2);
+  });
+
+  it('answers a selective filter (one room, < 10 %) by an exact scan of its rows', async () => {
+    const rows = entries(clustered(800, DIM, 10, 23));
+    const index = tiered(100);
+    await index.upsert(rows);
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    const before = { ...index.searches };
+    const query = near(rows[3].vector, 9);
+    const filter = { scopes: ['room_3'], includePrivileged: true };
+    const got = await index.search(query, 10, filter);
+    expect(index.searches.flat).toBe(before.flat + 1);
+    expect(index.searches.hnsw).toBe(before.hnsw);
+    expect(got.map((h) => h.rowId)).toEqual(exact(rows, query, 10, filter).map((h) => h.rowId));
+  });
+
+  it('saves the graph atomically and loads it at the next start instead of rebuilding', async () => {
+    const d = dir();
+    const rows = entries(clustered(500, DIM, 10, 24));
+    const first = tiered(100, d);
+    await first.upsert(rows);
+    await first.settled();
+    await first.close();
+    expect(readdirSync(d).sort()).toEqual(['vectors.hnsw.0', 'vectors.hnsw.0.json', 'vectors.hnsw.1', 'vectors.hnsw.1.json']);
+    const sidecar = JSON.parse(readFileSync(`${shardFile(hnswFilePath(d), 1)}.json`, 'utf8'));
+    expect(sidecar).toMatchObject({ version: 1, count: 500, dimensions: DIM, fingerprint: 'model@32', shard: 1, shards: 2 });
+
+    logs.length = 0;
+    const second = tiered(100, d);
+    const release = second.hold();
+    await second.upsert(rows);
+    release();
+    await second.settled();
+    expect(second.mode).toBe('hnsw');
+    expect(logs.some((l) => l.startsWith('loaded the HNSW index'))).toBe(true);
+    expect(logs.some((l) => l.startsWith('built'))).toBe(false);
+    const query = near(rows[9].vector, 2);
+    expect(recall(await second.search(query, 10), exact(rows, query, 10))).toBeGreaterThanOrEqual(0.9);
+  });
+
+  async function restartWith(d: string, rows: VectorEntry[], fingerprint?: string, shards?: number): Promise<TieredIndex> {
+    logs.length = 0;
+    const index = tiered(100, d, fingerprint, shards);
+    const release = index.hold();
+    await index.upsert(rows);
+    release();
+    await index.settled();
+    return index;
+  }
+
+  async function savedGraph(rows: VectorEntry[]): Promise<string> {
+    const d = dir();
+    const index = tiered(100, d);
+    await index.upsert(rows);
+    await index.settled();
+    await index.close();
+    return d;
+  }
+
+  it('rebuilds from the rows when a saved file is corrupt', async () => {
+    const rows = entries(clustered(400, DIM, 10, 25));
+    const d = await savedGraph(rows);
+    const file = shardFile(hnswFilePath(d), 1);
+    const bytes = readFileSync(file);
+    for (let i = 200; i < bytes.length; i += 997) bytes[i] ^= 0xff;
+    writeFileSync(file, bytes);
+    const index = await restartWith(d, rows);
+    expect(logs.some((l) => /checksum mismatch/.test(l))).toBe(true);
+    expect(logs.some((l) => l.startsWith('built the HNSW index of 400'))).toBe(true);
+    expect(index.mode).toBe('hnsw');
+    const query = near(rows[1].vector, 7);
+    expect(recall(await index.search(query, 10), exact(rows, query, 10))).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('rebuilds when a file is truncated or unreadable, or holds other rows, another model or another sharding', async () => {
+    const rows = entries(clustered(300, DIM, 10, 26));
+    const file = (d: string) => shardFile(hnswFilePath(d), 0);
+    // Each case starts from a fresh save: a restart that rebuilds saves its own graph on close.
+    const cases: [string, (d: string) => void, VectorEntry[], string | undefined, number | undefined, RegExp][] = [
+      ['other rows', () => undefined, rows.slice(0, 290), undefined, undefined, /differs in count, checksum/],
+      ['another model', () => undefined, rows, 'other-model@32', undefined, /differs in fingerprint$/],
+      ['another sharding', () => undefined, rows, undefined, 1, /differs in shards$/],
+      ['a truncated file', (d) => writeFileSync(file(d), readFileSync(file(d)).subarray(0, 1000)), rows, undefined, undefined, /checksum mismatch/],
+      ['an unreadable sidecar', (d) => writeFileSync(`${file(d)}.json`, '{"version":1,'), rows, undefined, undefined, /no readable sidecar/],
+    ];
+    for (const [name, damage, restartRows, fingerprint, shards, reason] of cases) {
+      const d = await savedGraph(rows);
+      damage(d);
+      const index = await restartWith(d, restartRows, fingerprint, shards);
+      expect(logs.find((l) => l.startsWith('building the HNSW index')), name).toMatch(reason);
+      expect(index.mode, name).toBe('hnsw');
+      await index.close();
+    }
+  });
+
+  it('validates options by name', () => {
+    expect(() => new TieredIndex({ flat: new FlatIndex({ dimensions: DIM, pool }), threshold: -1, fingerprint: 'x' })).toThrow(/options.threshold/);
+  });
+});

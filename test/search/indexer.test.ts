@@ -1,0 +1,97 @@
+// The Indexer (ChunkSink) over a real SQLite store and the built-in embedder. Needs the build.
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import type { Embedder } from '../../src/ai/types.js';
+import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
+import { Indexer } from '../../src/search/indexer.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { FlakyEmbedder, itemOf, paragraphs, putItem } from './corpus.js';
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+function setup(embedder: Embedder = new LocalEmbedder({ dimensions: 256 }), store = new SqliteStore({ filename: ':memory:' })) {
+  const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 1, threshold: 10_000 });
+  const indexer = new Indexer({ store, index, embedder, retryMs: 50 });
+  open.push(store, index, indexer);
+  return { store, index, indexer, embedder };
+}
+
+describe('Indexer', () => {
+  it('embeds added chunks, removes removed ones, and records the embedder', async () => {
+    const { store, index, indexer, embedder } = setup();
+    const [a, b] = paragraphs(2);
+    await indexer.chunksChanged(await putItem(store, itemOf(a)));
+    await indexer.chunksChanged(await putItem(store, itemOf(b)));
+    expect(index.size).toBe(await store.countChunks());
+    expect(JSON.parse((await store.getMeta(INDEX_EMBEDDER_META_KEY))!)).toEqual({ model: embedder.model, dimensions: 256 });
+
+    // New text for item a: its old chunks leave the index, the new ones arrive.
+    const before = await store.chunksOfItem(`news_${a.id}`);
+    const change = await putItem(store, { ...itemOf(a), body: 'A completely different body about sailing boats and wind.' });
+    await indexer.chunksChanged(change);
+    expect(change.removed.length).toBeGreaterThan(0);
+    expect(index.size).toBe(await store.countChunks());
+    const [vector] = await embedder.embed(['sailing boats and wind']);
+    const hits = await index.search(vector, 1);
+    expect(before.map((c) => c.rowId)).not.toContain(hits[0].rowId);
+    expect((await store.getChunks([hits[0].rowId]))[0].itemId).toBe(`news_${a.id}`);
+  });
+
+  it('loads every stored chunk at start', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    for (const p of paragraphs(30)) await putItem(store, itemOf(p)); // stored while no indexer ran
+    const { index, indexer } = setup(undefined, store);
+    await indexer.load();
+    expect(indexer.state).toBe('ready');
+    expect(index.size).toBe(await store.countChunks());
+    expect(index.size).toBeGreaterThanOrEqual(60);
+  });
+
+  it('refuses to mix vectors of another embedder: state mismatch, nothing indexed', async () => {
+    const { store, index, indexer } = setup();
+    await store.setMeta(INDEX_EMBEDDER_META_KEY, JSON.stringify({ model: 'nomic-embed-text', dimensions: 768 }));
+    await putItem(store, itemOf(paragraphs(1)[0]));
+    await indexer.load();
+    expect(indexer.state).toBe('mismatch');
+    expect(index.size).toBe(0);
+    await indexer.chunksChanged(await putItem(store, itemOf(paragraphs(2)[1])));
+    expect(index.size).toBe(0);
+    expect(JSON.parse((await store.getMeta(INDEX_EMBEDDER_META_KEY))!).model).toBe('nomic-embed-text');
+  });
+
+  it('keeps ingestion going when the embedder is down and indexes the chunks once it is back', async () => {
+    const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
+    const { store, index, indexer } = setup(flaky);
+    flaky.down = true;
+    await expect(indexer.chunksChanged(await putItem(store, itemOf(paragraphs(1)[0])))).resolves.toBeUndefined();
+    expect(index.size).toBe(0);
+    expect(indexer.pending).toBe(await store.countChunks());
+    flaky.down = false;
+    await expect.poll(() => indexer.pending, { timeout: 5000 }).toBe(0);
+    expect(index.size).toBe(await store.countChunks());
+  });
+
+  it('reindexes with a new embedder: new dimension, every chunk re-embedded, record updated', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const first = setup(new LocalEmbedder({ dimensions: 64 }), store);
+    for (const p of paragraphs(5)) await first.indexer.chunksChanged(await putItem(store, itemOf(p)));
+    await first.indexer.close();
+
+    const wider = new LocalEmbedder({ dimensions: 96 });
+    const index = new SearchIndex({ model: wider.model, dimensions: 96, threads: 1, threshold: 10_000 });
+    const indexer = new Indexer({ store, index, embedder: wider });
+    open.push(index, indexer);
+    const ticks: boolean[] = [];
+    let total = 0;
+    await indexer.reindex({ setTotal: (t) => (total = t), tick: (ok = true) => ticks.push(ok) });
+    expect(total).toBe(await store.countChunks());
+    expect(ticks.filter(Boolean)).toHaveLength(total);
+    expect(index.dimensions).toBe(96);
+    expect(index.size).toBe(total);
+    expect(JSON.parse((await store.getMeta(INDEX_EMBEDDER_META_KEY))!)).toEqual({ model: wider.model, dimensions: 96 });
+  });
+});

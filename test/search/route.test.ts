@@ -1,0 +1,84 @@
+// GET /api/v1/search through the whole app: content posted through the pipeline, found by the index.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import type { ContentItem } from '../../src/content/types.js';
+import { ADMIN, testApp } from '../helpers.js';
+import { FlakyEmbedder, itemOf, paragraphs } from './corpus.js';
+
+const input = (item: ContentItem) => {
+  const { source: _source, ...rest } = item;
+  return rest;
+};
+
+describe('GET /api/v1/search', () => {
+  const embedder = new FlakyEmbedder(new LocalEmbedder({ dimensions: 256 }));
+  const corpus = paragraphs(24);
+  let t: Awaited<ReturnType<typeof testApp>>;
+
+  beforeAll(async () => {
+    t = await testApp({}, { embedder });
+    const items = corpus.map((p, i) => input(itemOf(p, i % 2 ? 'post' : 'news')));
+    const r = await t.app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items } });
+    expect(r.statusCode).toBe(200);
+  });
+  afterAll(async () => t.close());
+
+  const get = (qs: string) => t.app.inject({ method: 'GET', url: `/api/v1/search?${qs}` });
+
+  it('returns the matching items with id, kind, title, url, score and snippet', async () => {
+    const p = corpus[6];
+    const r = await get(`q=${encodeURIComponent(p.questions[0])}&k=3`);
+    expect(r.statusCode).toBe(200);
+    const { hits } = r.json();
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.length).toBeLessThanOrEqual(3);
+    expect(hits.map((h: { id: string }) => h.id)).toContain(`news_${p.id}`);
+    expect(hits[0]).toEqual({ id: expect.any(String), kind: expect.stringMatching(/^(news|post)$/), title: expect.any(String), url: expect.stringMatching(/^https:/), score: expect.any(Number), snippet: expect.any(String) });
+  });
+
+  it('defaults k to 10 and filters by kind', async () => {
+    const all = (await get('q=Panthers%20Broncos%20Super%20Bowl%20game')).json().hits;
+    expect(all.length).toBeGreaterThan(3);
+    expect(all.length).toBeLessThanOrEqual(10);
+    const posts = (await get(`q=${encodeURIComponent(corpus[1].questions[0])}&kind=post`)).json().hits;
+    expect(posts.length).toBeGreaterThan(0);
+    expect(posts.every((h: { kind: string }) => h.kind === 'post')).toBe(true);
+  });
+
+  const bad: [string, string][] = [
+    ['no q', 'k=3'],
+    ['an empty q', 'q='],
+    ['a blank q', 'q=%20%20'],
+    ['a q over 500 characters', `q=${'a'.repeat(501)}`],
+    ['k = 0', 'q=x&k=0'],
+    ['k = 51', 'q=x&k=51'],
+    ['a k that is not a number', 'q=x&k=ten'],
+    ['an unknown kind', 'q=x&kind=podcast'],
+    ['a since that is not a date', 'q=x&since=yesterday-ish'],
+    ['an unknown parameter', 'q=x&sort=new'],
+  ];
+  for (const [name, qs] of bad) {
+    it(`answers 400 ERR_BAD_REQUEST for ${name}`, async () => {
+      const r = await get(qs);
+      expect(r.statusCode).toBe(400);
+      expect(r.json().error.code).toBe('ERR_BAD_REQUEST');
+    });
+  }
+
+  it('still answers, by text, while the embedder is down', async () => {
+    embedder.down = true;
+    try {
+      const p = corpus[3];
+      const r = await get(`q=${encodeURIComponent(p.questions[0])}&k=5`);
+      expect(r.statusCode).toBe(200);
+      expect(r.json().hits.map((h: { id: string }) => h.id)).toContain(`post_${p.id}`);
+    } finally {
+      embedder.down = false;
+    }
+  });
+
+  it('reports the index in /readyz', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(r.json().checks.search).toEqual({ ok: true, detail: expect.stringMatching(/^\d+ vectors, flat/) });
+  });
+});
