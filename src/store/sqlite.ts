@@ -14,6 +14,8 @@ import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import type { IngestJob, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
+/** Prepared statements kept; IN-lists of varying length make new SQL, so the cache is bounded. */
+const STATEMENT_CACHE_SIZE = 256;
 
 type Row = Record<string, any>;
 
@@ -38,6 +40,19 @@ export class SqliteStore implements Store {
     this.migrate();
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement for `text`, reused across calls: preparing costs as much as a small query. */
+  private sql(text: string): Database.Statement {
+    let stmt = this.statements.get(text);
+    if (!stmt) {
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
+      stmt = this.db.prepare(text);
+      this.statements.set(text, stmt);
+    }
+    return stmt;
+  }
+
   private migrate(): void {
     // BEGIN IMMEDIATE takes the write lock first, so two processes starting at once migrate once.
     const run = this.db.transaction(() => {
@@ -51,7 +66,7 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.sql('SELECT 1').get();
   }
 
   async close(): Promise<void> {
@@ -64,7 +79,7 @@ export class SqliteStore implements Store {
     const hash = hashItem(item);
     const now = new Date().toISOString();
     const tx = this.db.transaction((): UpsertStatus => {
-      const existing = this.db.prepare('SELECT hash FROM items WHERE id = ?').get(item.id) as Row | undefined;
+      const existing = this.sql('SELECT hash FROM items WHERE id = ?').get(item.id) as Row | undefined;
       if (existing?.hash === hash) return 'unchanged';
       const row = {
         ...itemToRow(item),
@@ -73,8 +88,7 @@ export class SqliteStore implements Store {
         now,
       };
       if (existing) {
-        this.db
-          .prepare(
+        this.sql(
             `UPDATE items SET kind=@kind, title=@title, url=@url, description=@description, body=@body, comments=@comments,
              category=@category, published_at=@published_at, image=@image, author=@author, channel=@channel, thumbnail=@thumbnail,
              site_name=@site_name, source=@source, hash=@hash, sort_key=@sort_key, updated_at=@now WHERE id=@id`,
@@ -82,8 +96,7 @@ export class SqliteStore implements Store {
           .run(row);
         return 'updated';
       }
-      this.db
-        .prepare(
+      this.sql(
           `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel,
            thumbnail, site_name, source, hash, sort_key, created_at, updated_at)
            VALUES (@id, @kind, @title, @url, @description, @body, @comments, @category, @published_at, @image, @author, @channel,
@@ -98,7 +111,7 @@ export class SqliteStore implements Store {
   }
 
   async getItem(id: string): Promise<StoredItem | null> {
-    const row = this.db.prepare('SELECT * FROM items WHERE id = ?').get(id) as Row | undefined;
+    const row = this.sql('SELECT * FROM items WHERE id = ?').get(id) as Row | undefined;
     return row ? rowToItem(row) : null;
   }
 
@@ -122,7 +135,7 @@ export class SqliteStore implements Store {
       params.push(parts[0], parts[0], parts[1]);
     }
     const sql = `SELECT * FROM items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort_key DESC, id DESC LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...params, query.limit + 1) as Row[];
+    const rows = this.sql(sql).all(...params, query.limit + 1) as Row[];
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -131,14 +144,13 @@ export class SqliteStore implements Store {
 
   async countItems(kind?: ContentKind): Promise<number> {
     const row = kind
-      ? (this.db.prepare('SELECT count(*) AS n FROM items WHERE kind = ?').get(kind) as Row)
-      : (this.db.prepare('SELECT count(*) AS n FROM items').get() as Row);
+      ? (this.sql('SELECT count(*) AS n FROM items WHERE kind = ?').get(kind) as Row)
+      : (this.sql('SELECT count(*) AS n FROM items').get() as Row);
     return row.n;
   }
 
   async listCategories(): Promise<{ category: string; count: number }[]> {
-    return this.db
-      .prepare('SELECT category, count(*) AS count FROM items WHERE category IS NOT NULL GROUP BY category ORDER BY count DESC, category')
+    return this.sql('SELECT category, count(*) AS count FROM items WHERE category IS NOT NULL GROUP BY category ORDER BY count DESC, category')
       .all() as { category: string; count: number }[];
   }
 
@@ -146,12 +158,12 @@ export class SqliteStore implements Store {
 
   async replaceChunks(itemId: string, chunks: NewChunk[]): Promise<{ added: ChunkRow[]; removed: number[] }> {
     const tx = this.db.transaction(() => {
-      const item = this.db.prepare('SELECT kind, category FROM items WHERE id = ?').get(itemId) as Row | undefined;
+      const item = this.sql('SELECT kind, category FROM items WHERE id = ?').get(itemId) as Row | undefined;
       if (!item) throw new errors.ERR_CONTENT_NOT_FOUND(itemId);
-      const existing = this.db.prepare('SELECT row_id, ord, text_hash FROM chunks WHERE item_id = ?').all(itemId) as Row[];
+      const existing = this.sql('SELECT row_id, ord, text_hash FROM chunks WHERE item_id = ?').all(itemId) as Row[];
       const keep = new Map(existing.map((r) => [`${r.ord}:${r.text_hash}`, r.row_id as number]));
       const wanted = new Set<string>();
-      const insert = this.db.prepare(
+      const insert = this.sql(
         `INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING row_id`,
       );
       const addedIds: number[] = [];
@@ -164,7 +176,7 @@ export class SqliteStore implements Store {
         addedIds.push(r.row_id);
       }
       const removed = existing.filter((r) => !wanted.has(`${r.ord}:${r.text_hash}`)).map((r) => r.row_id as number);
-      const del = this.db.prepare('DELETE FROM chunks WHERE row_id = ?');
+      const del = this.sql('DELETE FROM chunks WHERE row_id = ?');
       for (const id of removed) del.run(id);
       return { addedIds, removed };
     });
@@ -177,8 +189,7 @@ export class SqliteStore implements Store {
     const out: ChunkRow[] = [];
     for (let i = 0; i < rowIds.length; i += 500) {
       const batch = rowIds.slice(i, i + 500);
-      const rows = this.db
-        .prepare(`${CHUNK_SELECT} WHERE c.row_id IN (${batch.map(() => '?').join(',')})`)
+      const rows = this.sql(`${CHUNK_SELECT} WHERE c.row_id IN (${batch.map(() => '?').join(',')})`)
         .all(...batch) as Row[];
       out.push(...rows.map(rowToChunk));
     }
@@ -187,15 +198,15 @@ export class SqliteStore implements Store {
   }
 
   async chunksOfItem(itemId: string): Promise<ChunkRow[]> {
-    return (this.db.prepare(`${CHUNK_SELECT} WHERE c.item_id = ? ORDER BY c.ord`).all(itemId) as Row[]).map(rowToChunk);
+    return (this.sql(`${CHUNK_SELECT} WHERE c.item_id = ? ORDER BY c.ord`).all(itemId) as Row[]).map(rowToChunk);
   }
 
   async scanChunks(afterRowId: number, limit: number): Promise<ChunkRow[]> {
-    return (this.db.prepare(`${CHUNK_SELECT} WHERE c.row_id > ? ORDER BY c.row_id LIMIT ?`).all(afterRowId, limit) as Row[]).map(rowToChunk);
+    return (this.sql(`${CHUNK_SELECT} WHERE c.row_id > ? ORDER BY c.row_id LIMIT ?`).all(afterRowId, limit) as Row[]).map(rowToChunk);
   }
 
   async countChunks(): Promise<number> {
-    return (this.db.prepare('SELECT count(*) AS n FROM chunks').get() as Row).n;
+    return (this.sql('SELECT count(*) AS n FROM chunks').get() as Row).n;
   }
 
   async searchText(query: string, limit: number, kinds?: ContentKind[]): Promise<TextHit[]> {
@@ -203,8 +214,7 @@ export class SqliteStore implements Store {
     if (terms.length === 0) return [];
     const match = [...new Set(terms)].map((t) => `"${t}"`).join(' OR ');
     const kindClause = kinds?.length ? `AND i.kind IN (${kinds.map(() => '?').join(',')})` : '';
-    const rows = this.db
-      .prepare(
+    const rows = this.sql(
         `SELECT f.rowid AS row_id, bm25(chunks_fts) AS rank FROM chunks_fts f
          JOIN chunks c ON c.row_id = f.rowid JOIN items i ON i.id = c.item_id
          WHERE chunks_fts MATCH ? ${kindClause} ORDER BY rank LIMIT ?`,
@@ -220,8 +230,7 @@ export class SqliteStore implements Store {
     const out = new Map<string, Float32Array>();
     for (let i = 0; i < textHashes.length; i += 500) {
       const batch = textHashes.slice(i, i + 500);
-      const rows = this.db
-        .prepare(`SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN (${batch.map(() => '?').join(',')})`)
+      const rows = this.sql(`SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN (${batch.map(() => '?').join(',')})`)
         .all(model, ...batch) as Row[];
       for (const r of rows) out.set(r.text_hash, blobToVector(r.vector));
     }
@@ -229,71 +238,71 @@ export class SqliteStore implements Store {
   }
 
   async putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[]): Promise<void> {
-    const insert = this.db.prepare('INSERT OR REPLACE INTO embeddings (model, text_hash, dimensions, vector) VALUES (?, ?, ?, ?)');
+    const insert = this.sql('INSERT OR REPLACE INTO embeddings (model, text_hash, dimensions, vector) VALUES (?, ?, ?, ?)');
     this.db.transaction(() => {
       for (const e of entries) insert.run(model, e.textHash, e.vector.length, Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength));
     })();
   }
 
   async embeddingModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
-    return this.db
-      .prepare('SELECT model, dimensions, count(*) AS count FROM embeddings GROUP BY model, dimensions ORDER BY count DESC')
+    return this.sql('SELECT model, dimensions, count(*) AS count FROM embeddings GROUP BY model, dimensions ORDER BY count DESC')
       .all() as { model: string; dimensions: number; count: number }[];
   }
 
   // messages
 
   async appendMessage(m: NewMessage): Promise<{ message: Message; duplicate: boolean }> {
-    const tx = this.db.transaction((): { message: Message; duplicate: boolean } => {
-      if (m.clientId) {
-        const dup = this.db
-          .prepare('SELECT * FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?')
-          .get(m.roomId, m.author.id, m.clientId) as Row | undefined;
-        if (dup) return { message: rowToMessage(dup), duplicate: true };
-      }
-      const { seq } = this.db
-        .prepare(
-          `INSERT INTO room_seq (room_id, seq) VALUES (?, 1)
-           ON CONFLICT (room_id) DO UPDATE SET seq = seq + 1 RETURNING seq`,
-        )
-        .get(m.roomId) as Row;
-      const message: Message = {
-        id: randomUUID(),
-        seq,
-        roomId: m.roomId,
-        threadId: m.threadId,
-        author: m.author,
-        text: m.text,
-        ts: m.ts ?? new Date().toISOString(),
-        ...(m.clientId ? { clientId: m.clientId } : {}),
-        ...(m.replyTo ? { replyTo: m.replyTo } : {}),
-        ...(m.sources ? { sources: m.sources } : {}),
-      };
-      this.db
-        .prepare(
-          `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          message.roomId, seq, message.id, message.threadId, m.author.id, m.author.name, m.author.kind, message.text, message.ts,
-          m.clientId ?? null, m.replyTo ?? null, m.sources ? JSON.stringify(m.sources) : null,
-        );
-      return { message, duplicate: false };
-    });
-    return tx.immediate();
+    // Built once: wrapping a new function per call costs as much as the insert on the chat hot path.
+    this.appendTx ??= this.db.transaction((msg: NewMessage) => this.appendInTransaction(msg));
+    return this.appendTx.immediate(m);
+  }
+
+  private appendTx?: Database.Transaction<(m: NewMessage) => { message: Message; duplicate: boolean }>;
+
+  private appendInTransaction(m: NewMessage): { message: Message; duplicate: boolean } {
+    if (m.clientId) {
+      const dup = this.sql('SELECT * FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?').get(m.roomId, m.author.id, m.clientId) as
+        | Row
+        | undefined;
+      if (dup) return { message: rowToMessage(dup), duplicate: true };
+    }
+    const { seq } = this.sql(
+      `INSERT INTO room_seq (room_id, seq) VALUES (?, 1)
+       ON CONFLICT (room_id) DO UPDATE SET seq = seq + 1 RETURNING seq`,
+    ).get(m.roomId) as Row;
+    const message: Message = {
+      id: randomUUID(),
+      seq,
+      roomId: m.roomId,
+      threadId: m.threadId,
+      author: m.author,
+      text: m.text,
+      ts: m.ts ?? new Date().toISOString(),
+      ...(m.clientId ? { clientId: m.clientId } : {}),
+      ...(m.replyTo ? { replyTo: m.replyTo } : {}),
+      ...(m.sources ? { sources: m.sources } : {}),
+    };
+    this.sql(
+      `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      message.roomId, seq, message.id, message.threadId, m.author.id, m.author.name, m.author.kind, message.text, message.ts,
+      m.clientId ?? null, m.replyTo ?? null, m.sources ? JSON.stringify(m.sources) : null,
+    );
+    return { message, duplicate: false };
   }
 
   async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {
-    return (this.db.prepare('SELECT * FROM messages WHERE room_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(roomId, afterSeq, limit) as Row[]).map(rowToMessage);
+    return (this.sql('SELECT * FROM messages WHERE room_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(roomId, afterSeq, limit) as Row[]).map(rowToMessage);
   }
 
   async recentMessages(roomId: string, limit: number): Promise<Message[]> {
-    const rows = this.db.prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY seq DESC LIMIT ?').all(roomId, limit) as Row[];
+    const rows = this.sql('SELECT * FROM messages WHERE room_id = ? ORDER BY seq DESC LIMIT ?').all(roomId, limit) as Row[];
     return rows.reverse().map(rowToMessage);
   }
 
   async lastSeq(roomId: string): Promise<number> {
-    const row = this.db.prepare('SELECT seq FROM room_seq WHERE room_id = ?').get(roomId) as Row | undefined;
+    const row = this.sql('SELECT seq FROM room_seq WHERE room_id = ?').get(roomId) as Row | undefined;
     return row?.seq ?? 0;
   }
 
@@ -301,48 +310,48 @@ export class SqliteStore implements Store {
 
   async ensureMainThread(roomId: string): Promise<Thread> {
     const tx = this.db.transaction((): Row => {
-      const existing = this.db.prepare('SELECT * FROM threads WHERE room_id = ? AND main = 1').get(roomId) as Row | undefined;
+      const existing = this.sql('SELECT * FROM threads WHERE room_id = ? AND main = 1').get(roomId) as Row | undefined;
       if (existing) return existing;
       const row = { id: `thr_${randomUUID()}`, room_id: roomId, title: 'Main', main: 1, created_at: new Date().toISOString() };
-      this.db.prepare('INSERT INTO threads (id, room_id, title, main, created_at) VALUES (@id, @room_id, @title, @main, @created_at)').run(row);
+      this.sql('INSERT INTO threads (id, room_id, title, main, created_at) VALUES (@id, @room_id, @title, @main, @created_at)').run(row);
       return row;
     });
     return rowToThread(tx.immediate());
   }
 
   async getThread(id: string): Promise<Thread | null> {
-    const row = this.db.prepare('SELECT * FROM threads WHERE id = ?').get(id) as Row | undefined;
+    const row = this.sql('SELECT * FROM threads WHERE id = ?').get(id) as Row | undefined;
     return row ? rowToThread(row) : null;
   }
 
   async listThreads(roomId: string): Promise<Thread[]> {
-    return (this.db.prepare('SELECT * FROM threads WHERE room_id = ? ORDER BY main DESC, created_at').all(roomId) as Row[]).map(rowToThread);
+    return (this.sql('SELECT * FROM threads WHERE room_id = ? ORDER BY main DESC, created_at').all(roomId) as Row[]).map(rowToThread);
   }
 
   // jobs
 
   async saveJob(job: IngestJob): Promise<void> {
-    this.db.prepare('INSERT OR REPLACE INTO jobs (id, data, updated_at) VALUES (?, ?, ?)').run(job.id, JSON.stringify(job), job.updatedAt);
+    this.sql('INSERT OR REPLACE INTO jobs (id, data, updated_at) VALUES (?, ?, ?)').run(job.id, JSON.stringify(job), job.updatedAt);
   }
 
   async getJob(id: string): Promise<IngestJob | null> {
-    const row = this.db.prepare('SELECT data FROM jobs WHERE id = ?').get(id) as Row | undefined;
+    const row = this.sql('SELECT data FROM jobs WHERE id = ?').get(id) as Row | undefined;
     return row ? (JSON.parse(row.data) as IngestJob) : null;
   }
 
   // meta
 
   async getMeta(key: string): Promise<string | null> {
-    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as Row | undefined;
+    const row = this.sql('SELECT value FROM meta WHERE key = ?').get(key) as Row | undefined;
     return row ? row.value : null;
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   async claimMeta(key: string, value: string): Promise<boolean> {
-    return this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value).changes === 1;
+    return this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value).changes === 1;
   }
 }
 
