@@ -5,8 +5,11 @@
  * taskset when present: the server to core 0, the load to the others), joins C clients to R rooms
  * (client i in room i mod R), sends M messages per second in total for S seconds, and prints
  * DESIGN §8's JSON as the last line: {clients, rooms, rate, seconds, connected, sent, delivered,
- * lost, p50_ms, p99_ms, rss_mb}, plus max_ms, deliveries_per_s, server_cpu_ms and
- * kb_per_connection (server RSS growth per connection, after a full GC).
+ * lost, p50_ms, p99_ms, rss_mb}, plus max_ms (the slowest receipt), deliveries_per_s,
+ * server_cpu_ms and server_us_per_delivery (server CPU during the measured phase), load_cpu_ms,
+ * kb_per_connection (server RSS growth per joined idle connection, after a full GC),
+ * heap_kb_per_connection, failed_connections, errors, pinned and load_avg_1m (the machine's load
+ * when the run began: on a shared machine, latency follows it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -139,13 +142,14 @@ async function main(): Promise<void> {
       lost: Math.max(0, expected - delivered),
       p50_ms: percentile(histogram, total, 0.5, bucketMs),
       p99_ms: percentile(histogram, total, 0.99, bucketMs),
-      rss_mb: Number((after.rss / 1_048_576).toFixed(1)),
+      rss_mb: after.rss === null ? null : Number((after.rss / 1_048_576).toFixed(1)),
       max_ms: Number((maxBucket * bucketMs).toFixed(3)),
       deliveries_per_s: Math.round(delivered / opts.seconds),
       server_cpu_ms: Math.round(after.cpuMs - idle.cpuMs),
       server_us_per_delivery: delivered ? Number((((after.cpuMs - idle.cpuMs) * 1000) / delivered).toFixed(2)) : null,
       load_cpu_ms: Math.round(reports.reduce((s, r) => s + r.cpuMs, 0)),
-      kb_per_connection: connected ? Number(((idle.rss - baseline.rss) / 1024 / connected).toFixed(2)) : null,
+      kb_per_connection: connected && idle.rss !== null ? Number(((idle.rss - baseline.rss) / 1024 / connected).toFixed(2)) : null,
+      failed_connections: opts.clients - connected,
       heap_kb_per_connection: connected ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / connected).toFixed(2)) : null,
       errors: reports.reduce((s, r) => s + r.errors, 0),
       pinned: hasTaskset && cores > 1,

@@ -80,7 +80,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** A paced client for the HN Firebase API. */
 export class HnClient {
-  private nextSlot = 0;
+  /** Serialises request starts so concurrent callers are paced too. */
+  private gate: Promise<void> = Promise.resolve();
+  private lastStart = -Infinity;
 
   constructor(private readonly options: HnClientOptions) {
     if (!/^https?:\/\//.test(options.base ?? '')) throw new TypeError(`HnClient: options.base must be an http(s) URL, got ${options.base}`);
@@ -94,10 +96,15 @@ export class HnClient {
   }
 
   private async get(path: string, signal?: AbortSignal): Promise<unknown> {
-    const now = Date.now();
-    const wait = this.nextSlot - now;
-    this.nextSlot = Math.max(now, this.nextSlot) + this.options.intervalMs;
-    if (wait > 0) await sleep(wait, signal);
+    // Pace from the actual start of the previous request, not its planned slot: a late timer
+    // under load must not squeeze the next gap below intervalMs.
+    const turn = this.gate.then(async () => {
+      const wait = this.lastStart + this.options.intervalMs - performance.now();
+      if (wait > 0) await sleep(wait, signal);
+      this.lastStart = performance.now();
+    });
+    this.gate = turn.catch(() => undefined);
+    await turn;
     return this.options.fetchJson(`${this.options.base.replace(/\/+$/, '')}/${path}`, signal);
   }
 

@@ -69,7 +69,7 @@ export interface WelcomeFrame {
   room: RoomInfo;
   threadId: string;
   history: Message[];
-  /** The first members in join order (at most 200); `memberCount` is the total. */
+  /** The first members in join order (at most 100); `memberCount` is the total. */
   members: Member[];
   memberCount?: number;
   seq: number;
@@ -79,7 +79,7 @@ export interface WelcomeFrame {
   pending?: { id: string; stage: AssistantStage; text: string }[];
 }
 /**
- * `members` (first 200, join order) and `count` are the room now. `joined`/`left` name the one member
+ * `members` (first 100, join order) and `count` are the room now. `joined`/`left` name the one member
  * who came or went; they are absent when several changes were coalesced into one frame.
  */
 export interface PresenceFrame { type: 'presence'; members: Member[]; count?: number; joined?: Member; left?: Member }

@@ -20,9 +20,6 @@ import { Session, errorFrame, type SessionHost } from './session.js';
 import { storeResolver } from './resolver.js';
 import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
 
-/** Close code for an unexpected server failure (RFC 6455). */
-const INTERNAL_ERROR = 1011;
-
 /** Where the hub logs; a pino/Fastify logger fits. */
 export interface RoomsLogger {
   warn(details: Record<string, unknown>, msg: string): void;
@@ -132,7 +129,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     try {
       const state = await room.ready;
       if (state === 'missing') return session.fail(new errors.ERR_ROOM_NOT_FOUND(session.roomId), CloseCode.ROOM_NOT_FOUND);
-      if (state === 'failed') return session.fail(new errors.ERR_INTERNAL(), INTERNAL_ERROR);
+      if (state === 'failed') return session.fail(new errors.ERR_INTERNAL(), CloseCode.INTERNAL_ERROR);
       await room.run(async () => {
         const replay = await replayHistory(this.store, room, hello.lastSeq, this.options.replayLimit);
         if (session.state !== 'joining') return;
@@ -141,6 +138,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
         session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id))));
         if (isNew || renamed) room.presence(isNew ? { joined: member } : {}, Date.now());
       });
+    } catch (err) {
+      this.log.error({ roomId: session.roomId, err }, 'join failed');
+      session.fail(new errors.ERR_INTERNAL(), CloseCode.INTERNAL_ERROR);
     } finally {
       room.pendingJoins--;
       this.dropIfEmpty(room);

@@ -29,7 +29,7 @@ export const DEFAULT_PRESENCE_WINDOW_MS = 50;
 export const DEFAULT_LARGE_ROOM_PRESENCE_WINDOW_MS = 1_000;
 export const DEFAULT_LARGE_ROOM_MEMBERS = 100;
 /** Longest member list in `welcome` and `presence`; `memberCount`/`count` always give the total. */
-export const DEFAULT_MAX_LISTED_MEMBERS = 200;
+export const DEFAULT_MAX_LISTED_MEMBERS = 100;
 export const DEFAULT_CONTEXT_CHARS = 2_000;
 /** How long shutdown waits for clients to answer the 1001 close before cutting them off. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;

@@ -9,12 +9,13 @@ import type { VectorHit } from './types.js';
 import { builtWorkerFile } from './worker-path.js';
 
 /**
- * Chosen with bench:search at 100,000 × 768 on 2 cores (see the README): M=16 (32 links per node
- * at layer 0) is hnswlib's usual balance of recall and memory; efConstruction=64 halves the build
- * of efConstruction=128 (92 s → 44 s with two shards) for a recall@10 loss of about 0.01;
- * efSearch=64 keeps recall@10 above 0.95 with margin (0.957 at 48), and search time grows with it.
+ * Chosen with bench:search at 100,000 × 768 (clustered data, two shards, 2 shared cores):
+ * M=16 (32 links per node at layer 0) is hnswlib's usual balance of recall and memory.
+ * efConstruction=96: at 64 recall@10 stopped at 0.957 however large efSearch was; 96 lifts it to
+ * 0.99 at efSearch 48 and still builds in ~41 s (128 took ~90 s on a busier machine). efSearch=40 gives recall@10
+ * 0.979 (24: 0.958, 32: 0.969, 48: 0.99); search time grows with it.
  */
-export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 64, efSearch: 64, seed: 100 };
+export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 96, efSearch: 40, seed: 100 };
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; mutation: boolean };
 

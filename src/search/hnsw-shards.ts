@@ -26,6 +26,12 @@ export class ShardedGraph {
     return this.shards[0].params;
   }
 
+  /** Changes the search list size of every shard (recall against speed). */
+  setEfSearch(ef: number): void {
+    if (!Number.isInteger(ef) || ef < 1) throw new RangeError(`efSearch must be a positive integer, got ${ef}`);
+    for (const s of this.shards) s.params.efSearch = ef;
+  }
+
   get busy(): boolean {
     return this.shards.some((s) => s.busy);
   }

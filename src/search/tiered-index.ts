@@ -95,6 +95,11 @@ export class TieredIndex implements VectorIndex {
     return this.graph ? 'hnsw' : this.pendingGraph ? 'building' : 'flat';
   }
 
+  /** Changes the graph's search list size (efSearch) from now on; a no-op without a graph. */
+  setEfSearch(ef: number): void {
+    this.graph?.setEfSearch(ef);
+  }
+
   /** Resolves when a graph build or load in progress has finished and the graph has applied every change sent to it. */
   async settled(): Promise<void> {
     while (this.starting) await this.starting;

@@ -127,6 +127,26 @@ describe('RoomHub with fake connections', () => {
     expect(welcome.memberCount).toBe(61);
   });
 
+  it('closes with 1011 when a room cannot be loaded, and loads it again on the next join', async () => {
+    let broken = true;
+    await hub.close();
+    hub = new RoomHub({
+      store,
+      identity: new Identity(Buffer.alloc(32, 7)),
+      resolver: async (id) => {
+        if (broken) throw new Error('store down');
+        return { id, kind: 'news', title: 'T', url: null, context: 'T' };
+      },
+    });
+    const conn = new FakeConnection('x');
+    hub.connect(conn, { roomId: 'news_1', ip: 'a' })!.receive(JSON.stringify({ type: 'hello', name: 'Ana' }));
+    await until(() => conn.closedWith !== null);
+    expect(conn.closedWith).toBe(CloseCode.INTERNAL_ERROR);
+    expect(conn.frames('error')[0].code).toBe('ERR_INTERNAL');
+    broken = false;
+    expect((await member('Ben')).conn.frames('welcome')).toHaveLength(1);
+  });
+
   it('keeps memory bounded: a dropped room holds no members or sessions', async () => {
     const a = await member('Ana');
     a.session.closed();
