@@ -96,12 +96,12 @@ async function main(): Promise<void> {
 
     // Time the search service (vector search, store reads) on its own for the breakdown on stderr.
     const search = app.salon.search!;
-    const searchChunks = search.searchChunks.bind(search);
-    search.searchChunks = async (q, o) => {
+    const searchChunksMany = search.searchChunksMany.bind(search);
+    search.searchChunksMany = async (q, o) => {
       const t = performance.now();
       const before = clock.ms;
       try {
-        return await searchChunks(q, o);
+        return await searchChunksMany(q, o);
       } finally {
         clock.embedInSearch += clock.ms - before;
         clock.searchFrom = Math.min(clock.searchFrom, t);

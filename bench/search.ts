@@ -20,23 +20,13 @@ import { DEFAULT_HNSW_PARAMS } from '../src/search/hnsw-index.js';
 import { ScanPool } from '../src/search/scan-pool.js';
 import { TieredIndex } from '../src/search/tiered-index.js';
 import type { VectorHit } from '../src/search/types.js';
+import { prng as rng } from './synthetic-text.js';
 
 const META = { kind: 'news', sourceType: 'document', scope: null, privileged: false } as const;
 const WARMUP = 20;
 const LOAD_BATCH = 2000;
 /** Sampling interval of the event-loop delay histogram. */
 const DELAY_RESOLUTION_MS = 5;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussianSource(seed: number): () => number {
   const rand = rng(seed);

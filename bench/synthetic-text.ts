@@ -10,8 +10,8 @@ const TOPICS = 60;
 const TOPIC_WORDS = 80;
 const CATEGORIES = ['Tech', 'Science', 'Politics', 'Business', 'Crypto'];
 
-/** A small seeded PRNG (mulberry32). */
-function prng(seed: number): () => number {
+/** A small seeded PRNG (mulberry32), for reproducible synthetic data. */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -2,10 +2,13 @@
  * bench:ws load generator (a child process driven over IPC by bench/ws.ts): opens its share of the
  * clients from several 127.0.0.x source addresses, joins them to the bench rooms, sends `say`
  * frames at its share of the rate, and times every receipt against the send time carried in the
- * text. Latencies go into a 10 µs histogram so millions of receipts cost no memory.
+ * text. Latencies go into a 10 µs histogram so millions of receipts cost no memory. A receipt is
+ * read in place from the shared read buffer: byte compares and a hand-rolled number parse, no
+ * JSON.parse, no string or Buffer per frame, so the generator's own queueing stays out of the figures.
  */
 import { performance } from 'node:perf_hooks';
 import { RawClient } from './ws-client.js';
+import { PhaseMeter } from './ws-proc.js';
 
 /** Source addresses get at most this many clients each (the ephemeral port range is ~28k). */
 export const CLIENTS_PER_ADDRESS = 12_000;
@@ -17,6 +20,8 @@ const WELCOME = Buffer.from('{"type":"welcome"');
 const MESSAGE = Buffer.from('{"type":"message"');
 const TEXT_MARK = Buffer.from('"text":"b:');
 const ERROR = Buffer.from('{"type":"error"');
+const DOT = 0x2e;
+const ZERO = 0x30;
 
 export type LoadCommand =
   | { cmd: 'connect'; port: number; first: number; count: number; rooms: number; concurrency: number }
@@ -33,19 +38,40 @@ let overflow = 0;
 let delivered = 0;
 let errors = 0;
 const clients: { client: RawClient; room: number; joined: boolean }[] = [];
+const meter = new PhaseMeter();
 
-function onText(payload: Buffer): void {
-  if (payload.subarray(0, MESSAGE.length).equals(MESSAGE)) {
-    const at = payload.indexOf(TEXT_MARK);
-    if (at < 0) return;
-    const start = at + TEXT_MARK.length;
-    const end = payload.indexOf(0x3a, start);
-    const latency = nowMs() - Number(payload.toString('latin1', start, end));
+/** True when `buf[start..]` begins with `prefix`. */
+function startsWith(buf: Buffer, start: number, end: number, prefix: Buffer): boolean {
+  if (end - start < prefix.length) return false;
+  for (let i = prefix.length - 1; i >= 0; i--) if (buf[start + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** The decimal number (digits with one optional point) at `buf[at..]`, up to the first other byte. */
+function numberAt(buf: Buffer, at: number, end: number): number {
+  let value = 0;
+  let scale = 0;
+  for (; at < end; at++) {
+    const c = buf[at];
+    if (c === DOT && scale === 0) scale = 1;
+    else if (c >= ZERO && c <= ZERO + 9) {
+      value = value * 10 + (c - ZERO);
+      if (scale) scale *= 10;
+    } else break;
+  }
+  return scale ? value / scale : value;
+}
+
+function onText(buf: Buffer, start: number, end: number): void {
+  if (startsWith(buf, start, end, MESSAGE)) {
+    const at = buf.indexOf(TEXT_MARK, start);
+    if (at < 0 || at >= end) return;
+    const latency = nowMs() - numberAt(buf, at + TEXT_MARK.length, end);
     delivered++;
     const bucket = Math.round(latency / BUCKET_MS);
     if (bucket < BUCKETS) hist[Math.max(0, bucket)]++;
     else overflow++;
-  } else if (payload.subarray(0, ERROR.length).equals(ERROR)) {
+  } else if (startsWith(buf, start, end, ERROR)) {
     errors++;
   }
 }
@@ -60,12 +86,12 @@ async function connectAll(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promis
     let welcomed: () => void = () => {};
     const welcome = new Promise<void>((resolve) => (welcomed = resolve));
     entry.client = new RawClient({
-      onText: (payload) => {
-        if (!entry.joined && payload.subarray(0, WELCOME.length).equals(WELCOME)) {
+      onText: (buf, start, end) => {
+        if (!entry.joined && startsWith(buf, start, end, WELCOME)) {
           entry.joined = true;
           return welcomed();
         }
-        onText(payload);
+        onText(buf, start, end);
       },
       onClose: () => welcomed(),
     });
@@ -131,14 +157,17 @@ process.on('message', async (cmd: LoadCommand) => {
       rooms = cmd.rooms;
       return reply({ evt: 'connected', ...(await connectAll(cmd)) });
     case 'run':
+      meter.start();
       return reply({ evt: 'ran', ...(await run(cmd, rooms)) });
     case 'progress':
       return reply({ evt: 'progress', delivered });
     case 'report':
-      return reply({ evt: 'report', delivered, overflow, errors, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000, closed: clients.filter((c) => c.client.closed).length, histogram: sparseHistogram(), bucketMs: BUCKET_MS });
+      return reply({ evt: 'report', delivered, overflow, errors, ...meter.read(), closed: clients.filter((c) => c.client.closed).length, histogram: sparseHistogram(), bucketMs: BUCKET_MS });
     case 'exit':
       for (const c of clients) c.client.destroy();
       process.exit(0);
   }
 });
+// Spawned in its own session (for its own scheduler group), so it must not outlive the bench.
+process.on('disconnect', () => process.exit(0));
 process.send!({ evt: 'ready' });

@@ -6,8 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { PhaseMeter } from './ws-proc.js';
 
 const rooms = Number(process.env.BENCH_ROOMS ?? '1');
 
@@ -39,14 +41,39 @@ for (let i = 0; i < rooms; i++) {
     source: 'api',
   });
 }
+// Times every store append (the synchronous SQLite write on the chat path, WAL checkpoints included).
+const store = app.salon.store;
+const append = store.appendMessage.bind(store);
+let appends: number[] = [];
+store.appendMessage = async (m) => {
+  const t0 = performance.now();
+  try {
+    return await append(m);
+  } finally {
+    appends.push(performance.now() - t0);
+  }
+};
+const appendStats = () => {
+  const sorted = appends.slice().sort((a, b) => a - b);
+  const at = (p: number) => (sorted.length ? Number(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(3)) : null);
+  return { appends: sorted.length, appendP50Ms: at(0.5), appendP99Ms: at(0.99), appendMaxMs: at(1), appendTotalMs: Number(sorted.reduce((a, b) => a + b, 0).toFixed(1)), appendsOver5Ms: sorted.filter((t) => t > 5).length };
+};
 await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 });
 const { port } = app.server.address() as { port: number };
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const profileFile = process.env.BENCH_PROFILE;
 const inspector = profileFile ? new Session() : null;
+const meter = new PhaseMeter();
+// Spawned in its own session (for its own scheduler group), so it must not outlive the bench.
+process.on('disconnect', () => process.exit(0));
 process.on('message', async (msg: { cmd: string }) => {
-  if (msg.cmd === 'profile' && inspector) {
+  if (msg.cmd === 'meter') {
+    meter.start();
+    appends = [];
+  } else if (msg.cmd === 'metered') {
+    process.send!({ evt: 'metered', ...meter.read(), ...appendStats() });
+  } else if (msg.cmd === 'profile' && inspector) {
     inspector.connect();
     await inspector.post('Profiler.enable');
     await inspector.post('Profiler.start');

@@ -10,6 +10,14 @@
  * kb_per_connection (server RSS growth per joined idle connection, after a full GC),
  * heap_kb_per_connection, failed_connections, errors, pinned and load_avg_1m (the machine's load
  * when the run began: on a shared machine, latency follows it).
+ *
+ * Where latency comes from: server_/load_runqueue_wait_ms (time the process was runnable but
+ * waiting for its core, i.e. taken by other processes) and server_/load_loop_delay_p50/p99_ms
+ * (event-loop delay: work queued behind work) over the measured phase. Each child runs in its
+ * own session, so Linux's autogroup scheduling gives it the share of a core any other session
+ * gets rather than splitting one share between the bench's processes (`--group shared` to
+ * compare). `--loaders N` spreads the clients over N load-generator processes. store_append_* time
+ * the server's store writes (the synchronous SQLite append each message waits for).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,8 +39,14 @@ const { values } = parseArgs({
     rooms: { type: 'string', default: '2' },
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '5' },
+    loaders: { type: 'string', default: '0' },
+    group: { type: 'string', default: 'own' },
   },
 });
+if (values.group !== 'own' && values.group !== 'shared') throw new Error(`--group: expected own or shared, got ${values.group}`);
+const ownGroups = values.group === 'own';
+const loaderOption = Number(values.loaders);
+if (!Number.isInteger(loaderOption) || loaderOption < 0) throw new Error(`--loaders: expected a whole number ≥ 0 (0: one per ${9_000} clients), got ${values.loaders}`);
 const opts = { clients: Number(values.clients), rooms: Number(values.rooms), rate: Number(values.rate), seconds: Number(values.seconds) };
 for (const [name, v] of Object.entries(opts)) {
   if (!Number.isFinite(v) || v < 0 || (name !== 'rate' && v < 1)) throw new Error(`--${name}: expected a positive number, got ${String(v)}`);
@@ -45,7 +59,7 @@ const cores = availableParallelism();
 function start(script: string, cpus: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
   const args = [...nodeArgs, join(here, script)];
   const [cmd, argv] = hasTaskset && cores > 1 ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
-  return spawn(cmd, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } });
+  return spawn(cmd, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env }, detached: ownGroups });
 }
 
 function next(child: ChildProcess, evt: string): Promise<Msg> {
@@ -78,6 +92,8 @@ function percentile(histogram: Map<number, number>, total: number, p: number, bu
   return NaN;
 }
 
+const round2 = (v: number | null) => (v === null ? null : Number(v.toFixed(2)));
+
 async function main(): Promise<void> {
   const startLoad = loadavg()[0];
   const dataDir = mkdtempSync(join(tmpdir(), 'salon-bench-ws-'));
@@ -92,12 +108,13 @@ async function main(): Promise<void> {
     const { port } = await next(server, 'listening');
     const baseline = await ask(server, { cmd: 'stats' }, 'stats');
 
-    const loaderCount = Math.ceil(opts.clients / CLIENTS_PER_LOADER);
+    const loaderCount = Math.max(loaderOption, Math.ceil(opts.clients / CLIENTS_PER_LOADER));
+    const perLoader = Math.ceil(opts.clients / loaderCount);
     for (let i = 0; i < loaderCount; i++) loaders.push(start('ws-load.js', loadCpus, {}));
     await Promise.all(loaders.map((l) => next(l, 'ready')));
-    const share = (i: number) => Math.min(CLIENTS_PER_LOADER, opts.clients - i * CLIENTS_PER_LOADER);
+    const share = (i: number) => Math.max(0, Math.min(perLoader, opts.clients - i * perLoader));
     const joined = await Promise.all(
-      loaders.map((l, i) => ask(l, { cmd: 'connect', port, first: i * CLIENTS_PER_LOADER, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected')),
+      loaders.map((l, i) => ask(l, { cmd: 'connect', port, first: i * perLoader, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected')),
     );
     const connected = joined.reduce((s, j) => s + j.connected, 0);
     const members = new Array<number>(opts.rooms).fill(0);
@@ -106,6 +123,7 @@ async function main(): Promise<void> {
     const idle = await ask(server, { cmd: 'stats' }, 'stats');
 
     server.send({ cmd: 'profile' });
+    server.send({ cmd: 'meter' });
     const ran = await Promise.all(loaders.map((l, i) => ask(l, { cmd: 'run', rate: (opts.rate * joined[i].connected) / Math.max(1, connected), seconds: opts.seconds }, 'ran')));
     const sent = ran.reduce((s, r) => s + r.sent, 0);
     let expected = 0;
@@ -120,6 +138,7 @@ async function main(): Promise<void> {
       delivered = now;
     }
     server.send({ cmd: 'profiled' });
+    const phase = await ask(server, { cmd: 'metered' }, 'metered');
     const after = await ask(server, { cmd: 'stats' }, 'stats');
     const reports = await Promise.all(loaders.map((l) => ask(l, { cmd: 'report' }, 'report')));
     const histogram = new Map<number, number>();
@@ -145,14 +164,26 @@ async function main(): Promise<void> {
       rss_mb: after.rss === null ? null : Number((after.rss / 1_048_576).toFixed(1)),
       max_ms: Number((maxBucket * bucketMs).toFixed(3)),
       deliveries_per_s: Math.round(delivered / opts.seconds),
-      server_cpu_ms: Math.round(after.cpuMs - idle.cpuMs),
-      server_us_per_delivery: delivered ? Number((((after.cpuMs - idle.cpuMs) * 1000) / delivered).toFixed(2)) : null,
+      server_cpu_ms: Math.round(phase.cpuMs),
+      server_sys_ms: Math.round(phase.sysMs),
+      server_us_per_delivery: delivered ? Number(((phase.cpuMs * 1000) / delivered).toFixed(2)) : null,
       load_cpu_ms: Math.round(reports.reduce((s, r) => s + r.cpuMs, 0)),
+      loaders: loaders.length,
+      server_runqueue_wait_ms: phase.runqueueWaitMs === null ? null : Math.round(phase.runqueueWaitMs),
+      load_runqueue_wait_ms: reports.some((r) => r.runqueueWaitMs === null) ? null : Math.round(reports.reduce((s, r) => s + r.runqueueWaitMs, 0)),
+      server_loop_delay_p50_ms: round2(phase.loopDelayP50Ms),
+      server_loop_delay_p99_ms: round2(phase.loopDelayP99Ms),
+      load_loop_delay_p99_ms: round2(Math.max(...reports.map((r) => r.loopDelayP99Ms ?? 0))),
+      store_append_p50_ms: phase.appendP50Ms,
+      store_append_p99_ms: phase.appendP99Ms,
+      store_append_max_ms: phase.appendMaxMs,
+      store_appends_over_5ms: phase.appendsOver5Ms,
       kb_per_connection: connected && idle.rss !== null ? Number(((idle.rss - baseline.rss) / 1024 / connected).toFixed(2)) : null,
       failed_connections: opts.clients - connected,
       heap_kb_per_connection: connected ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / connected).toFixed(2)) : null,
       errors: reports.reduce((s, r) => s + r.errors, 0),
       pinned: hasTaskset && cores > 1,
+      own_groups: ownGroups,
       load_avg_1m: Number(startLoad.toFixed(2)),
     };
     console.log(JSON.stringify(result));

@@ -64,6 +64,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   });
 
+  if (config.REDIS_URL && !overrides.roomBus) {
+    // Silently running single-node when the operator asked for many nodes would split rooms.
+    throw new Error('REDIS_URL: the Redis room bus is not part of this build yet; unset REDIS_URL to run one node');
+  }
   const store = overrides.store ?? createStore(config);
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   if (!config.ADMIN_TOKEN) app.log.warn(`ADMIN_TOKEN is unset; admin routes accept this generated token: ${adminToken}`);

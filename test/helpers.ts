@@ -22,7 +22,13 @@ export async function testApp(
 ): Promise<{ app: FastifyInstance; config: Config; close: () => Promise<void> }> {
   const { dir, cleanup } = tempDir();
   const config = testConfig({ DATA_DIR: dir, ADMIN_TOKEN: 'test-admin-token', ...env });
-  const app = await buildApp(config, overrides);
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(config, overrides);
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
   return {
     app,
     config,

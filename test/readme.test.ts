@@ -1,15 +1,66 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../src/config.js';
+import { testApp } from './helpers.js';
+
+const ROOT = join(__dirname, '..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** The command names of the COMMANDS table in src/cli/main.ts. */
+function cliCommands(): string[] {
+  const names = [...read('src/cli/main.ts').matchAll(/^\s+(\w+): \(\) => import\('\.\/commands\//gm)].map((m) => m[1]);
+  expect(names.length).toBeGreaterThan(0);
+  return names;
+}
 
 describe('README', () => {
-  const readme = readFileSync(join(__dirname, '../README.md'), 'utf8');
+  const readme = read('README.md');
   it('lists every configuration variable', () => {
     for (const name of Object.keys(SETTINGS)) expect(readme, name).toContain(`| \`${name}\` |`);
   });
   it('states the two commands', () => {
     expect(readme).toContain('npm install && npm start');
     expect(readme).toContain('npm test');
+  });
+  it('has a CLI table row for every command', () => {
+    for (const name of cliCommands()) expect(readme, name).toMatch(new RegExp(`^\\| \`${name}[ \`]`, 'm'));
+  });
+  it('explains every bench and eval script', () => {
+    const scripts = Object.keys(JSON.parse(read('package.json')).scripts as Record<string, string>).filter((s) => /^(bench|eval):/.test(s));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const s of scripts) expect(readme, s).toContain(`npm run ${s}`);
+  });
+  it('links the API, protocol, client and error docs, and they exist', () => {
+    for (const doc of ['docs/api.md', 'docs/protocol.md', 'docs/client.md', 'docs/errors.md']) {
+      expect(readme, doc).toContain(`](${doc})`);
+      expect(existsSync(join(ROOT, doc)), doc).toBe(true);
+    }
+  });
+});
+
+describe('docs/api.md', () => {
+  it('lists every route of the OpenAPI document with its method', async () => {
+    const { app, close } = await testApp();
+    try {
+      const doc = (await app.inject('/api/v1/openapi.json')).json() as { paths: Record<string, Record<string, unknown>> };
+      const api = read('docs/api.md');
+      const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
+      expect(routes.length).toBeGreaterThan(5);
+      for (const route of routes) expect(api, route).toContain(`\`${route}\``);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('salon --help', () => {
+  it('lists every command (needs a build: npm test builds first)', () => {
+    const bin = join(ROOT, 'bin/salon.js');
+    const r = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+    expect(r.status, r.stderr).toBe(0);
+    for (const name of cliCommands()) expect(r.stdout, name).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+    for (const name of Object.keys(SETTINGS)) expect(r.stdout, name).toContain(name);
   });
 });

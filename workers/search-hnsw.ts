@@ -3,12 +3,10 @@
  * one is stateful, so it is a plain worker thread answering messages in order (src/search/hnsw-index.ts
  * is its only client): building, searching and saving all happen here, off the event loop.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
-import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest, HnswSidecar } from '../src/search/hnsw-protocol.js';
+import { checkGraphFile, saveGraphFile } from '../src/search/hnsw-files.js';
+import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/hnsw-protocol.js';
 
 type Index = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
@@ -31,43 +29,14 @@ function need(): Index {
   return index;
 }
 
-const sidecarPath = (path: string) => `${path}.json`;
-
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-/** Writes `data` to `path` through a temp file and a rename, so readers never see half a file. */
-async function writeAtomic(path: string, data: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, data);
-  await rename(tmp, path);
-}
-
 function ensureCapacity(idx: Index, extra: number): void {
   const needed = idx.getCurrentCount() + extra;
   if (needed > idx.getMaxElements()) idx.resizeIndex(Math.max(needed, Math.ceil(idx.getMaxElements() * 2)));
 }
 
-const FACT_KEYS: (keyof HnswFileFacts)[] = ['dimensions', 'fingerprint', 'count', 'checksum', 'm', 'efConstruction', 'shard', 'shards'];
-
 async function load(path: string, expect: HnswFileFacts, efSearch: number): Promise<HnswReplies['load']> {
-  let sidecar: HnswSidecar;
-  try {
-    sidecar = JSON.parse(await readFile(sidecarPath(path), 'utf8')) as HnswSidecar;
-  } catch {
-    return { loaded: false, reason: 'no readable sidecar file' };
-  }
-  const differs = FACT_KEYS.filter((k) => sidecar[k] !== expect[k]);
-  if (sidecar.version !== 1 || differs.length) return { loaded: false, reason: `saved index differs in ${differs.join(', ') || 'version'}` };
-  try {
-    await stat(path);
-  } catch {
-    return { loaded: false, reason: 'index file missing' };
-  }
-  if ((await sha256File(path)) !== sidecar.sha256) return { loaded: false, reason: 'index file checksum mismatch (corrupt or partial)' };
+  const check = await checkGraphFile(path, expect);
+  if (!check.ok) return { loaded: false, reason: check.reason };
   const idx = new hnswlib.HierarchicalNSW('cosine', expect.dimensions);
   try {
     await idx.readIndex(path);
@@ -118,27 +87,22 @@ async function handle(req: HnswRequest): Promise<unknown> {
     case 'search': {
       const idx = need();
       const k = Math.min(req.k, idx.getCurrentCount());
-      if (k === 0) return { labels: new Int32Array(0), distances: new Float32Array(0) };
-      idx.setEf(Math.max(req.ef, k));
-      const r = idx.searchKnn(asArray(req.query), k);
-      return { labels: Int32Array.from(r.neighbors), distances: Float32Array.from(r.distances) } satisfies HnswReplies['search'];
+      if (k > 0) idx.setEf(Math.max(req.ef, k));
+      return req.queries.map((query) => {
+        if (k === 0) return { labels: new Int32Array(0), distances: new Float32Array(0) };
+        const r = idx.searchKnn(asArray(query), k);
+        return { labels: Int32Array.from(r.neighbors), distances: Float32Array.from(r.distances) };
+      }) satisfies HnswReplies['search'];
     }
     case 'save': {
       const idx = need();
-      const tmp = `${req.path}.${process.pid}.tmp`;
-      try {
-        await idx.writeIndex(tmp);
-        const sha256 = await sha256File(tmp);
-        await rename(tmp, req.path);
-        const sidecar: HnswSidecar = { version: 1, ...req.facts, sha256, savedAt: new Date().toISOString() };
-        await writeAtomic(sidecarPath(req.path), JSON.stringify(sidecar));
-        return { bytes: (await stat(req.path)).size } satisfies HnswReplies['save'];
-      } finally {
-        await rm(tmp, { force: true });
-      }
+      return { bytes: await saveGraphFile(req.path, req.facts, (tmp) => idx.writeIndex(tmp)) } satisfies HnswReplies['save'];
     }
     case 'load':
       return load(req.path, req.expect, req.efSearch);
+    case 'export':
+      await need().writeIndex(req.path);
+      return null;
     case 'flush':
       return null;
   }

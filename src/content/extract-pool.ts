@@ -1,7 +1,7 @@
 /**
- * The one owner of the extraction worker pool (STYLE 9): a small piscina pool running
- * dist/workers/extract.js, so parsing a large page never blocks the event loop. Workers always
- * run compiled code; build first (`node scripts/build.mjs`).
+ * The extraction worker pool (STYLE 9): a small piscina pool running dist/workers/extract.js, so
+ * parsing a large page never blocks the event loop. Its owner (the app's IngestDeps) closes it
+ * with the app. Workers always run compiled code; build first (`node scripts/build.mjs`).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -72,19 +72,4 @@ export class ExtractPool {
   async close(): Promise<void> {
     await this.pool.destroy();
   }
-}
-
-let shared: ExtractPool | null = null;
-
-/** Extracts the article of `html` on the shared extraction pool (created on first use). */
-export function extractInWorker(html: string | Buffer, options: ExtractOptions = {}, signal?: AbortSignal): Promise<ExtractedArticle> {
-  shared ??= new ExtractPool();
-  return shared.extract(html, options, signal);
-}
-
-/** Closes the shared pool, if it was started (call on shutdown). */
-export async function closeExtractPool(): Promise<void> {
-  const pool = shared;
-  shared = null;
-  await pool?.close();
 }

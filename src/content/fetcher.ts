@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Config } from '../config.js';
 import { SalonError, errors } from '../errors.js';
+import type { FetchedPage } from './article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
 import { decodeDocument } from './extract/decode.js';
 import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
@@ -47,15 +48,7 @@ export interface FetcherOptions {
   userAgent?: string;
 }
 
-/** A fetched document. */
-export interface FetchedPage {
-  requestedUrl: string;
-  /** The final URL, after redirects. */
-  url: string;
-  status: number;
-  contentType: string;
-  body: Buffer;
-}
+export type { FetchedPage };
 
 /** Fetches pages and JSON with the guards above. */
 export interface Fetcher {

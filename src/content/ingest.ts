@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { errors } from '../errors.js';
-import type { IngestJob, Store } from '../store/types.js';
+import type { IngestJob, JobRunner, Store } from '../store/types.js';
 import type { IngestDeps } from './article.js';
 import { HN_DEFAULT_TOP_LIMIT, HnClient } from './hn.js';
 import { normalizeUrl } from './ids.js';
-import { JobTracker } from './ingest-job.js';
+import { JobTracker, toFailure } from './ingest-job.js';
 import { ingestFeedUrl, ingestFiles, ingestHn, ingestUrl, type IngestContext } from './ingest-sources.js';
 import type { ItemPipeline } from './pipeline.js';
 
@@ -93,9 +93,21 @@ export class IngestService {
     this.hn = new HnClient({ ...options.hn, fetchJson: (url, signal) => options.deps.fetchJson(url, signal) });
   }
 
-  private newJob(request: IngestRequest): IngestJob {
+  private newJob(request: IngestRequest, runner: JobRunner): IngestJob {
     const now = new Date().toISOString();
-    return { id: `job_${randomUUID()}`, request: { ...request }, status: 'queued', total: 0, done: 0, failed: 0, itemIds: [], failures: [], createdAt: now, updatedAt: now };
+    return { id: `job_${randomUUID()}`, runner, request: { ...request }, status: 'queued', total: 0, done: 0, failed: 0, itemIds: [], failures: [], createdAt: now, updatedAt: now };
+  }
+
+  /**
+   * Marks the background jobs an earlier server process left queued or running as failed
+   * (ERR_JOB_CANCELLED): nothing will ever finish them. Call once at start, before `submit`.
+   * Jobs of a `salon ingest` still running beside the server are left alone.
+   */
+  async failInterruptedJobs(): Promise<string[]> {
+    const failure = toFailure('restart', new errors.ERR_JOB_CANCELLED('the server stopped before the job finished'));
+    const ids = await this.options.store.failUnfinishedJobs('server', failure, new Date().toISOString());
+    if (ids.length) this.options.log?.warn({ jobIds: ids }, `marked ${ids.length} interrupted ingest job(s) as failed`);
+    return ids;
   }
 
   /** The item pipeline every job writes through (also used by POST /content and seeding). */
@@ -111,7 +123,7 @@ export class IngestService {
     if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
     const request = validateIngestRequest(raw);
     if ('file' in request) throw new errors.ERR_BAD_REQUEST('file ingestion is only available from the CLI');
-    const job = this.newJob(request);
+    const job = this.newJob(request, 'server');
     await this.options.store.saveJob(job);
     const controller = new AbortController();
     const done = this.whenSlotFree(controller.signal)
@@ -125,7 +137,7 @@ export class IngestService {
   /** Runs a request in the foreground (the CLI); `onProgress` sees every change. */
   async run(raw: unknown, onProgress?: (job: IngestJob) => void, signal = new AbortController().signal): Promise<IngestJob> {
     const request = validateIngestRequest(raw);
-    const job = this.newJob(request);
+    const job = this.newJob(request, 'cli');
     await this.options.store.saveJob(job);
     return this.execute(job, request, signal, onProgress);
   }

@@ -41,6 +41,8 @@ export async function installContent(app: FastifyInstance, services: Services, o
     log: app.log,
   });
   services.ingest = ingest;
+  // Before any route can submit a job: every queued or running server job is an orphan now.
+  await ingest.failInterruptedJobs();
   // preClose runs before any onClose hook, so running jobs stop while the store is still open.
   app.addHook('preClose', async () => ingest.close());
 

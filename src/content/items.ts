@@ -4,9 +4,11 @@
  * fails with ERR_INVALID_CONTENT naming it. Also the summary shape the list API returns.
  */
 import { errors } from '../errors.js';
-import { CONTENT_KINDS, type Comment, type ContentItem, type ContentKind, type StoredItem, kindOfId } from './types.js';
+import { CONTENT_KINDS, type Comment, type ContentItem, type ContentKind, type ItemSummary, type StoredItem, kindOfId } from './types.js';
 import { idForUrl, qualifyId, slugify } from './ids.js';
 import { cleanText, excerpt, oneLine, truncate } from './text.js';
+
+export type { ItemSummary };
 
 /** Caps on field lengths (characters) and counts. The body cap comes from BODY_MAX_CHARS. */
 export const ITEM_LIMITS = {
@@ -49,13 +51,19 @@ function name(v: unknown, field: string, max: number): string | null {
   return t || null;
 }
 
+/**
+ * A site-relative path: one leading slash, then no whitespace or backslash. Browsers read `//host`
+ * and `/\host` as links to another site, so neither counts as a path.
+ */
+const SITE_PATH = /^\/(?![/\\])[^\s\\]*$/;
+
 /** An absolute http(s) URL, or a site-relative path such as `/demo/img/n01.svg`. */
 function link(v: unknown, field: string): string | null {
   const s = optionalString(v, field);
   if (s === null || s.trim() === '') return null;
   const t = s.trim();
   if (t.length > ITEM_LIMITS.url) fail(field, `is longer than ${ITEM_LIMITS.url} characters`);
-  if (/^\/(?!\/)[^\s]*$/.test(t)) return t;
+  if (SITE_PATH.test(t)) return t;
   let u: URL;
   try {
     u = new URL(t);
@@ -154,23 +162,6 @@ export function validateItem(input: unknown, options: ValidateOptions): ContentI
     const who = typeof f.id === 'string' ? `${truncate(f.id, 80)}: ` : '';
     throw new errors.ERR_INVALID_CONTENT(`${who}${err.message}`);
   }
-}
-
-/** What the list API shows of an item: everything but the body and the comments. */
-export interface ItemSummary {
-  id: string;
-  kind: ContentKind;
-  title: string;
-  url: string | null;
-  description: string;
-  category: string | null;
-  publishedAt: string | null;
-  image: string | null;
-  author: string | null;
-  channel: string | null;
-  thumbnail: string | null;
-  siteName: string | null;
-  commentCount: number;
 }
 
 /** The summary of a stored item for `GET /api/v1/content`. */

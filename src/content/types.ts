@@ -43,6 +43,11 @@ export interface StoredItem extends ContentItem {
   updatedAt: string;
 }
 
+/** What the list API shows of an item (`GET /api/v1/content`): everything but the body, the comments and the source. */
+export type ItemSummary = Omit<ContentItem, 'body' | 'comments' | 'source'> & {
+  commentCount: number;
+};
+
 /** The kind a content id names, or null if it is not a content id. */
 export function kindOfId(id: string): ContentKind | null {
   const m = /^(news|post|video)_(.+)$/.exec(id);

@@ -42,9 +42,7 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
   const queries = stageOneQueries(room, question);
   // Broad on purpose: the similarity threshold would drop some answer-bearing chunks that only
   // paraphrase the question; deciding relevance is the reranker's and the model's job.
-  const results = await Promise.all(
-    queries.map((q) => deps.search.searchChunks(q, { k: SEARCH_CHUNKS, filter: { sourceType: 'document' }, useThreshold: false })),
-  );
+  const results = await deps.search.searchChunksMany(queries, { k: SEARCH_CHUNKS, filter: { sourceType: 'document' }, useThreshold: false });
   results.forEach((hits, i) => deps.log.info({ roomId: room.id, search: i + 1, hits: hits.length }, `search ${i + 1}/2 returned ${hits.length}`));
   const merged = mergeHits(results, k);
   const metas = await deps.items.get(merged.map((b) => b.hit.chunk.itemId));

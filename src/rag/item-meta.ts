@@ -1,13 +1,7 @@
-/** A small cache of item titles and urls, so building 20 snippets does not load 20 full bodies each ask. */
-import type { ContentKind } from '../content/types.js';
-import type { Store } from '../store/types.js';
+/** A small cache of item titles and urls, so building 20 snippets reads no bodies and, mostly, no rows. */
+import type { ItemHead, Store } from '../store/types.js';
 
-export interface ItemMeta {
-  id: string;
-  kind: ContentKind;
-  title: string;
-  url: string | null;
-}
+export type ItemMeta = ItemHead;
 
 const DEFAULT_CAPACITY = 2000;
 const DEFAULT_TTL_MS = 300_000;
@@ -36,12 +30,9 @@ export class ItemMetaCache {
         out.set(id, e.meta);
       } else missing.push(id);
     }
-    const loaded = await Promise.all(missing.map((id) => this.store.getItem(id)));
-    for (const item of loaded) {
-      if (!item) continue;
-      const meta: ItemMeta = { id: item.id, kind: item.kind, title: item.title, url: item.url };
-      out.set(item.id, meta);
-      this.entries.set(item.id, { meta, at: now });
+    for (const meta of missing.length ? await this.store.getItemHeads(missing) : []) {
+      out.set(meta.id, meta);
+      this.entries.set(meta.id, { meta, at: now });
     }
     while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
     return out;

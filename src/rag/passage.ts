@@ -3,7 +3,8 @@
  * not its first 1,000 chars. Windows of whole sentences are scored by the IDF-weighted question
  * terms they cover; ties go to the window best centred on the strongest sentence.
  */
-import { clip, contentTerms, idfTable, splitSentences } from '../ai/extractive-text.js';
+import { clip, contentTerms, idfTable } from '../ai/extractive-text.js';
+import { analyse, queryTermsOf } from './analysed-text.js';
 
 export const PASSAGE_CHARS = 1000;
 /** Weight of the per-sentence scores beside the window's distinct coverage. */
@@ -14,12 +15,12 @@ const DENSITY_WEIGHT = 0.25;
  * matched) locates the passage when the question shares no words with the text.
  */
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const analysed = analyse(text);
+  const { flat, sentences } = analysed;
   if (flat.length <= max) return flat;
   const query = new Set(contentTerms(question));
-  const sentences = splitSentences(flat);
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
-  const matched = sentences.map((s) => [...new Set(contentTerms(s.text).filter((t) => query.has(t)))]);
+  const matched = queryTermsOf(analysed, query);
   const idf = idfTable(matched);
   const scores = matched.map((m) => m.reduce((sum, t) => sum + idf(t), 0));
   const top = scores.reduce((b, s, i) => (s > scores[b] ? i : b), 0);

@@ -1,15 +1,12 @@
 /** Stage-1 snippets: the title plus about 150 characters around the chunk's best-matching sentence. */
-import { contentTerms, splitSentences, type Sentence } from '../ai/extractive-text.js';
+import type { Sentence } from '../ai/extractive-text.js';
+import { cutAround, stripTitle } from '../search/snippet.js';
+import { analyse, queryTermsOf } from './analysed-text.js';
 
 /** Characters of chunk text a snippet keeps besides the title. */
 export const SNIPPET_CHARS = 150;
 
-/** The chunk text without the title the chunker may have put in front of it. */
-export function stripTitle(text: string, title: string): string {
-  const t = title.trim();
-  if (t && text.startsWith(t)) return text.slice(t.length).replace(/^[\s:.\-–—|]+/, '');
-  return text;
-}
+export { stripTitle };
 
 /** A text cut into sentences, each with the distinct query terms it holds: tokenised once, used twice. */
 export interface MatchedText {
@@ -21,10 +18,8 @@ export interface MatchedText {
 
 /** Splits `text` (whitespace squashed) into sentences and finds the query terms of each. */
 export function matchText(text: string, query: Set<string>): MatchedText {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const sentences = splitSentences(flat);
-  const matches = sentences.map((s) => [...new Set(contentTerms(s.text).filter((t) => query.has(t)))]);
-  return { flat, sentences, matches };
+  const a = analyse(text);
+  return { flat: a.flat, sentences: a.sentences, matches: queryTermsOf(a, query) };
 }
 
 /** The query terms anywhere in a matched text. */
@@ -45,37 +40,12 @@ export function windowOf(m: MatchedText, idf: (t: string) => number, size = SNIP
       bestScore = score;
     }
   });
-  const anchor = sentences[best];
-  let start = anchor.start;
-  // A long sentence whose match lies past the window: start a little before the first matching word.
-  if (anchor.text.length > size && matches[best].length) {
-    const hit = firstMatch(anchor.text, new Set(matches[best]));
-    if (hit > size / 2) start = anchor.start + hit - Math.floor(size / 3);
-  }
-  start = Math.max(0, Math.min(start, flat.length - size));
-  if (start > 0) {
-    const space = flat.indexOf(' ', start - 1);
-    if (space >= 0 && space - start < 20) start = space + 1;
-  }
-  let end = Math.min(flat.length, start + size);
-  if (end < flat.length) {
-    const space = flat.lastIndexOf(' ', end);
-    if (space > start + size * 0.6) end = space;
-  }
-  return `${start > 0 ? '…' : ''}${flat.slice(start, end).trim()}${end < flat.length ? '…' : ''}`;
+  return cutAround(flat, sentences[best], new Set(matches[best]), size);
 }
 
 /** windowOf for a text not matched yet. */
 export function windowAround(text: string, query: Set<string>, idf: (t: string) => number, size = SNIPPET_CHARS): string {
   return windowOf(matchText(text, query), idf, size);
-}
-
-function firstMatch(sentence: string, terms: Set<string>): number {
-  for (const m of sentence.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const [t] = contentTerms(m[0]);
-    if (t && terms.has(t)) return m.index;
-  }
-  return 0;
 }
 
 /** `Label: …text…`: what the reranker sees of one candidate. */

@@ -8,7 +8,11 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** preHandler for admin routes: needs `Authorization: Bearer <ADMIN_TOKEN>`. */
+/**
+ * onRequest hook for admin routes: needs `Authorization: Bearer <ADMIN_TOKEN>`. It runs before the
+ * body is read and validated, so an unauthenticated caller learns nothing about the schema and
+ * cannot make the server parse a large body.
+ */
 export async function requireAdmin(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   const header = request.headers.authorization ?? '';
   const m = /^Bearer\s+(.+)$/i.exec(header);

@@ -4,6 +4,10 @@ import { ITEM_LIMITS } from '../content/items.js';
 import { MAX_INGEST_LIMIT } from '../content/ingest.js';
 
 const nullableString = { type: ['string', 'null'] } as const;
+const string = { type: 'string' } as const;
+const integer = { type: 'integer' } as const;
+/** When a stored record was made and last changed (ISO-8601). */
+const timestamps = { createdAt: string, updatedAt: string } as const;
 
 /** Longest list page. */
 export const MAX_PAGE = 100;
@@ -13,16 +17,12 @@ export const MAX_POST_ITEMS = 100;
 
 export const commentSchema = {
   type: 'object',
-  properties: { by: { type: 'string' }, text: { type: 'string' }, time: { type: 'integer' } },
+  properties: { by: string, text: string, time: integer },
   required: ['by', 'text', 'time'],
 } as const;
 
-const summaryProperties = {
-  id: { type: 'string' },
-  kind: { type: 'string', enum: [...CONTENT_KINDS] },
-  title: { type: 'string' },
-  url: nullableString,
-  description: { type: 'string' },
+/** The item fields that may be null, the same in answers and in POST /content. */
+const optionalProperties = {
   category: nullableString,
   publishedAt: nullableString,
   image: nullableString,
@@ -32,9 +32,18 @@ const summaryProperties = {
   siteName: nullableString,
 } as const;
 
+const summaryProperties = {
+  id: string,
+  kind: { type: 'string', enum: [...CONTENT_KINDS] },
+  title: string,
+  url: nullableString,
+  description: string,
+  ...optionalProperties,
+} as const;
+
 export const itemSummarySchema = {
   type: 'object',
-  properties: { ...summaryProperties, commentCount: { type: 'integer' } },
+  properties: { ...summaryProperties, commentCount: integer },
   required: ['id', 'kind', 'title', 'url', 'description', 'commentCount'],
 } as const;
 
@@ -42,11 +51,10 @@ export const fullItemSchema = {
   type: 'object',
   properties: {
     ...summaryProperties,
-    body: { type: 'string' },
+    body: string,
     comments: { type: 'array', items: commentSchema },
-    source: { type: 'string' },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
+    source: string,
+    ...timestamps,
   },
   required: ['id', 'kind', 'title', 'url', 'description', 'body', 'comments'],
 } as const;
@@ -79,13 +87,7 @@ export const itemInputSchema = {
     description: nullableString,
     body: nullableString,
     comments: { type: 'array', maxItems: ITEM_LIMITS.comments, items: commentSchema },
-    category: nullableString,
-    publishedAt: nullableString,
-    image: nullableString,
-    author: nullableString,
-    channel: nullableString,
-    thumbnail: nullableString,
-    siteName: nullableString,
+    ...optionalProperties,
   },
   required: ['kind', 'title'],
   additionalProperties: false,
@@ -110,7 +112,7 @@ export const postContentReplySchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { id: { type: 'string' }, status: { type: 'string', enum: ['created', 'updated', 'unchanged'] } },
+        properties: { id: string, status: { type: 'string', enum: ['created', 'updated', 'unchanged'] } },
         required: ['id', 'status'],
       },
     },
@@ -137,23 +139,23 @@ export const ingestBodySchema = {
 export const jobSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
+    id: string,
+    runner: { type: 'string', enum: ['server', 'cli'] },
     request: { type: 'object', additionalProperties: true },
     status: { type: 'string', enum: ['queued', 'running', 'done', 'failed'] },
-    total: { type: 'integer' },
-    done: { type: 'integer' },
-    failed: { type: 'integer' },
-    itemIds: { type: 'array', items: { type: 'string' } },
+    total: integer,
+    done: integer,
+    failed: integer,
+    itemIds: { type: 'array', items: string },
     failures: {
       type: 'array',
       items: {
         type: 'object',
-        properties: { ref: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+        properties: { ref: string, code: string, message: string },
         required: ['ref', 'code', 'message'],
       },
     },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
+    ...timestamps,
   },
   required: ['id', 'status', 'total', 'done', 'failed', 'itemIds', 'failures'],
 } as const;

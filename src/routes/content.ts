@@ -78,7 +78,7 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
     '/api/v1/content',
     {
       bodyLimit: POST_BODY_LIMIT_BYTES,
-      preHandler: requireAdmin,
+      onRequest: requireAdmin,
       schema: {
         summary: 'Add or update content items (admin)',
         description: 'One item, or {items: [...]}. Every item is checked first; if any is invalid nothing is written.',

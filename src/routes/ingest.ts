@@ -16,7 +16,7 @@ export default async function ingestRoutes(app: FastifyInstance): Promise<void> 
   app.post(
     '/api/v1/ingest',
     {
-      preHandler: requireAdmin,
+      onRequest: requireAdmin,
       schema: {
         summary: 'Start an ingest job (admin)',
         description:

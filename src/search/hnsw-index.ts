@@ -17,6 +17,15 @@ import { builtWorkerFile } from './worker-path.js';
  */
 export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 96, efSearch: 40, seed: 100 };
 
+/** The defaults completed with `params`, each checked by name. */
+export function hnswParams(params: Partial<HnswParams>, owner: string): HnswParams {
+  const all = { ...DEFAULT_HNSW_PARAMS, ...params };
+  for (const [k, v] of Object.entries(all)) {
+    if (!Number.isInteger(v) || v < (k === 'seed' ? 0 : 1)) throw new RangeError(`${owner}: params.${k} must be a positive integer, got ${v}`);
+  }
+  return all;
+}
+
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; mutation: boolean };
 
 export class HnswIndex {
@@ -32,10 +41,7 @@ export class HnswIndex {
 
   constructor(dimensions: number, params: Partial<HnswParams> = {}) {
     if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`HnswIndex: dimensions must be a positive integer, got ${dimensions}`);
-    this.params = { ...DEFAULT_HNSW_PARAMS, ...params };
-    for (const [k, v] of Object.entries(this.params)) {
-      if (!Number.isInteger(v) || v < (k === 'seed' ? 0 : 1)) throw new RangeError(`HnswIndex: params.${k} must be a positive integer, got ${v}`);
-    }
+    this.params = hnswParams(params, 'HnswIndex');
     this.dimensions = dimensions;
     this.worker = new Worker(builtWorkerFile('search-hnsw.js'), { name: 'salon-hnsw' });
     this.worker.on('message', (msg: HnswResponse) => this.settle(msg));
@@ -67,9 +73,14 @@ export class HnswIndex {
 
   /** Approximate k nearest rows; score = cosine similarity. */
   async search(query: Float32Array, k: number, ef = this.params.efSearch): Promise<VectorHit[]> {
-    const r = await this.call({ op: 'search', query, k, ef });
+    return (await this.searchMany([query], k, ef))[0];
+  }
+
+  /** search for several queries in one round trip to the worker. */
+  async searchMany(queries: Float32Array[], k: number, ef = this.params.efSearch): Promise<VectorHit[][]> {
+    const replies = await this.call({ op: 'search', queries, k, ef });
     // hnswlib's cosine distance is 1 − cos; float rounding can push an identical vector past 1.
-    return Array.from(r.labels, (rowId, i) => ({ rowId, score: Math.min(1, 1 - r.distances[i]) }));
+    return replies.map((r) => Array.from(r.labels, (rowId, i) => ({ rowId, score: Math.min(1, 1 - r.distances[i]) })));
   }
 
   /** Saves atomically to `path` with a sidecar describing what it holds. */
@@ -82,6 +93,11 @@ export class HnswIndex {
     const r = await this.call({ op: 'load', path, expect, efSearch: this.params.efSearch });
     if (r.loaded) this.elements = r.count;
     return r;
+  }
+
+  /** Writes the graph, with every change sent so far, to `path` for LocalGraph.read. */
+  async export(path: string): Promise<void> {
+    await this.call({ op: 'export', path });
   }
 
   /** Resolves once every change sent so far has been applied. */

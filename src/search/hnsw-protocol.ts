@@ -34,9 +34,12 @@ export type HnswRequest =
   | { op: 'init'; dimensions: number; capacity: number; params: HnswParams }
   | { op: 'add'; labels: Int32Array; vectors: Float32Array }
   | { op: 'remove'; labels: number[] }
-  | { op: 'search'; query: Float32Array; k: number; ef: number }
+  /** Several queries in one message: one round trip for all. */
+  | { op: 'search'; queries: Float32Array[]; k: number; ef: number }
   | { op: 'save'; path: string; facts: HnswFileFacts }
   | { op: 'load'; path: string; expect: HnswFileFacts; efSearch: number }
+  /** Writes the graph as it is to `path` (no sidecar): how a finished graph moves to the main thread. */
+  | { op: 'export'; path: string }
   | { op: 'flush' };
 
 export interface HnswReplies {
@@ -44,12 +47,14 @@ export interface HnswReplies {
   add: { count: number; capacity: number };
   /** How many labels were live and are now marked deleted. */
   remove: { deleted: number };
-  search: { labels: Int32Array; distances: Float32Array };
+  /** Per query, best first. */
+  search: { labels: Int32Array; distances: Float32Array }[];
   save: { bytes: number };
   /** Loaded, or the reason the file was not usable (the caller rebuilds). */
   load: { loaded: true; count: number } | { loaded: false; reason: string };
   /** Answered once every earlier message has been handled. */
   flush: null;
+  export: null;
 }
 
 export type HnswMessage = HnswRequest & { id: number };

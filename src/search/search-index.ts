@@ -70,6 +70,10 @@ export class SearchIndex implements VectorIndex {
     return this.tiered ? this.tiered.search(query, k, filter) : [];
   }
 
+  async searchMany(queries: Float32Array[], k: number, filter?: VectorFilter): Promise<VectorHit[][]> {
+    return this.tiered ? this.tiered.searchMany(queries, k, filter) : queries.map(() => []);
+  }
+
   /** Runs `fn` without switching flat ↔ HNSW midway (see TieredIndex.hold). */
   async bulk<T>(fn: () => Promise<T>): Promise<T> {
     if (this.bulkDepth++ === 0 && this.tiered) this.releases.push(this.tiered.hold());

@@ -38,17 +38,23 @@ export class DefaultSearchService implements SearchService {
   }
 
   async searchChunks(query: string, options: ChunkSearchOptions): Promise<ChunkHit[]> {
+    return (await this.searchChunksMany([query], options))[0];
+  }
+
+  async searchChunksMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkHit[][]> {
     checkK(options.k);
-    const text = query.trim();
-    if (!text) return [];
-    const vector = await this.embedQuery(text);
-    if (!vector) return this.searchText(text, options.k, options.filter);
-    const hits = await this.options.index.search(vector, options.k, options.filter);
+    const texts = queries.map((q) => q.trim());
+    const wanted = texts.filter(Boolean);
+    const vectors = wanted.length ? await this.embedQueries(wanted) : null;
+    if (!vectors) return Promise.all(texts.map((t) => (t ? this.searchText(t, options.k, options.filter) : [])));
+    const { index } = this.options;
     const threshold = options.useThreshold === false ? -Infinity : this.options.embedder.similarityThreshold;
-    return this.withRows(
-      hits.filter((h) => h.score >= threshold),
-      'vector',
-    );
+    const searched = await (index.searchMany ? index.searchMany(vectors, options.k, options.filter) : Promise.all(vectors.map((v) => index.search(v, options.k, options.filter))));
+    let next = 0;
+    const found = texts.map((t) => (t ? searched[next++].filter((h) => h.score >= threshold) : []));
+    // One store read for every query's rows.
+    const rows = await this.rowsOf(found.flat().map((h) => h.rowId));
+    return found.map((hits) => this.withRows(hits, rows, 'vector'));
   }
 
   async searchItems(query: string, options: ItemSearchOptions): Promise<ItemHit[]> {
@@ -63,14 +69,17 @@ export class DefaultSearchService implements SearchService {
     }
   }
 
-  /** The query vector, or null when vectors cannot answer (so the caller searches text). */
-  private async embedQuery(text: string): Promise<Float32Array | null> {
+  /** The query vectors (one embedder call), or null when vectors cannot answer (so the caller searches text). */
+  private async embedQueries(texts: string[]): Promise<Float32Array[] | null> {
     const { index, embedder, indexer } = this.options;
     if (indexer?.state === 'mismatch' || index.size === 0) return null;
     try {
-      const [v] = await embedder.embed([text]);
-      if (!v || v.length !== index.dimensions) throw new Error(`the embedder returned a vector of ${v?.length ?? 0} dimensions; the index has ${index.dimensions}`);
-      return v;
+      const vectors = await embedder.embed(texts);
+      if (vectors.length !== texts.length) throw new Error(`the embedder returned ${vectors.length} vectors for ${texts.length} texts`);
+      for (const v of vectors) {
+        if (!v || v.length !== index.dimensions) throw new Error(`the embedder returned a vector of ${v?.length ?? 0} dimensions; the index has ${index.dimensions}`);
+      }
+      return vectors;
     } catch (err) {
       const now = Date.now();
       if (now - this.lastWarn >= WARN_INTERVAL_MS) {
@@ -89,12 +98,16 @@ export class DefaultSearchService implements SearchService {
     const hits = await this.options.store.searchText(text, k, kinds?.length ? kinds : undefined);
     const best = hits.reduce((m, h) => Math.max(m, h.score), 0);
     const scaled = hits.map((h) => ({ rowId: h.rowId, score: best > 0 ? h.score / best : 0 }));
-    return (await this.withRows(scaled, 'text')).filter((h) => h.chunk.sourceType === 'document');
+    const rows = await this.rowsOf(scaled.map((h) => h.rowId));
+    return this.withRows(scaled, rows, 'text').filter((h) => h.chunk.sourceType === 'document');
   }
 
-  private async withRows(hits: { rowId: number; score: number }[], match: ChunkHit['match']): Promise<ChunkHit[]> {
-    if (hits.length === 0) return [];
-    const rows = new Map<number, ChunkRow>((await this.options.store.getChunks(hits.map((h) => h.rowId))).map((c) => [c.rowId, c]));
+  private async rowsOf(rowIds: number[]): Promise<Map<number, ChunkRow>> {
+    if (rowIds.length === 0) return new Map();
+    return new Map((await this.options.store.getChunks([...new Set(rowIds)])).map((c) => [c.rowId, c]));
+  }
+
+  private withRows(hits: { rowId: number; score: number }[], rows: Map<number, ChunkRow>, match: ChunkHit['match']): ChunkHit[] {
     // A row removed between the index search and this read is skipped.
     return hits.filter((h) => rows.has(h.rowId)).map((h) => ({ chunk: rows.get(h.rowId)!, score: h.score, match }));
   }

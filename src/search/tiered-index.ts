@@ -1,8 +1,8 @@
 /**
  * The VectorIndex app.ts uses: the exact flat index always holds every vector (it is also the
- * source for building the graph); above `threshold` vectors an HNSW graph (sharded over workers,
- * see hnsw-shards.ts), built off the event loop from the flat rows or loaded from DATA_DIR when
- * the saved files match, answers unselective searches. Selective filters (a room's or thread's own rows, < 10 % of the index) are answered by
+ * source for building the graph); above `threshold` vectors an HNSW graph (sharded, see
+ * hnsw-shards.ts), built off the event loop in workers from the flat rows or loaded from DATA_DIR
+ * when the saved files match, then searched on the main thread, answers unselective searches. Selective filters (a room's or thread's own rows, < 10 % of the index) are answered by
  * an exact scan of that subset: a filtered graph search collapses when most neighbours are filtered out.
  */
 import { readdir, rm } from 'node:fs/promises';
@@ -95,6 +95,11 @@ export class TieredIndex implements VectorIndex {
     return this.graph ? 'hnsw' : this.pendingGraph ? 'building' : 'flat';
   }
 
+  /** Whether the graph in use is searched on the main thread (after its build or load), not in workers. */
+  get graphOnMainThread(): boolean {
+    return this.graph?.onMainThread ?? false;
+  }
+
   /** Changes the graph's search list size (efSearch) from now on; a no-op without a graph. */
   setEfSearch(ef: number): void {
     this.graph?.setEfSearch(ef);
@@ -141,19 +146,30 @@ export class TieredIndex implements VectorIndex {
   }
 
   async search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]> {
-    checkQuery(query, this.dimensions);
+    return (await this.searchMany([query], k, filter))[0];
+  }
+
+  /** search for several queries at once (one message per graph worker for all of them). */
+  async searchMany(queries: Float32Array[], k: number, filter?: VectorFilter): Promise<VectorHit[][]> {
+    for (const q of queries) checkQuery(q, this.dimensions);
     checkK(k);
     const graph = this.graph;
-    if (!graph || graph.busy) return this.exact(query, k, filter);
+    const exactAll = () => Promise.all(queries.map((q) => this.exact(q, k, filter)));
+    if (!graph || graph.busy) return exactAll();
     const enc = this.flat.stats.encode(filter);
     const fraction = this.flat.stats.fraction(enc);
-    if (enc.scopes || fraction < SELECTIVE_FRACTION) return this.exact(query, k, filter);
+    if (enc.scopes || fraction < SELECTIVE_FRACTION) return exactAll();
     const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
-    const hits = (await graph.search(query, fetch)).filter((h) => this.flat.passes(h.rowId, enc));
-    // Fewer than k survivors while more rows pass: the estimate was off; the exact scan is right.
-    if (hits.length < k && hits.length < this.flat.size * fraction) return this.exact(query, k, filter);
-    this.searches.hnsw++;
-    return hits.slice(0, k);
+    const found = await graph.searchMany(queries, fetch);
+    return Promise.all(
+      found.map((all, i) => {
+        const hits = all.filter((h) => this.flat.passes(h.rowId, enc));
+        // Fewer than k survivors while more rows pass: the estimate was off; the exact scan is right.
+        if (hits.length < k && hits.length < this.flat.size * fraction) return this.exact(queries[i], k, filter);
+        this.searches.hnsw++;
+        return hits.slice(0, k);
+      }),
+    );
   }
 
   private exact(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]> {
@@ -270,6 +286,7 @@ export class TieredIndex implements VectorIndex {
         if (!r.loaded) this.options.log?.info(`building the HNSW index: ${r.reason}`);
       }
       await this.build(graph);
+      await graph.moveToMainThread().catch((err) => this.options.log?.warn(`the HNSW index stays in its workers: ${(err as Error).message}`));
       this.promote(graph, true);
     } catch (err) {
       if (!this.closed) this.options.log?.warn(`the HNSW index could not be built: ${(err as Error).message}`);

@@ -40,6 +40,8 @@ export interface VectorIndex {
   remove(rowIds: number[]): Promise<void>;
   /** The k best rows passing `filter`, best first. */
   search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]>;
+  /** search for several queries at once, where the index can do better than one call each. */
+  searchMany?(queries: Float32Array[], k: number, filter?: VectorFilter): Promise<VectorHit[][]>;
   close(): Promise<void>;
 }
 
@@ -83,5 +85,7 @@ export interface ItemSearchOptions {
  */
 export interface SearchService {
   searchChunks(query: string, options: ChunkSearchOptions): Promise<ChunkHit[]>;
+  /** searchChunks for several queries at once: one embedder call and one store read for all (results in query order). */
+  searchChunksMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkHit[][]>;
   searchItems(query: string, options: ItemSearchOptions): Promise<ItemHit[]>;
 }

@@ -11,7 +11,7 @@ import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
-import type { IngestJob, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
+import type { IngestJob, ItemHead, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 /** Prepared statements kept; IN-lists of varying length make new SQL, so the cache is bounded. */
@@ -113,6 +113,16 @@ export class SqliteStore implements Store {
   async getItem(id: string): Promise<StoredItem | null> {
     const row = this.sql('SELECT * FROM items WHERE id = ?').get(id) as Row | undefined;
     return row ? rowToItem(row) : null;
+  }
+
+  async getItemHeads(ids: string[]): Promise<ItemHead[]> {
+    const out: ItemHead[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const batch = ids.slice(i, i + 500);
+      out.push(...(this.sql(`SELECT id, kind, title, url FROM items WHERE id IN (${batch.map(() => '?').join(',')})`).all(...batch) as ItemHead[]));
+    }
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return out.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   }
 
   async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {
@@ -337,6 +347,24 @@ export class SqliteStore implements Store {
   async getJob(id: string): Promise<IngestJob | null> {
     const row = this.sql('SELECT data FROM jobs WHERE id = ?').get(id) as Row | undefined;
     return row ? (JSON.parse(row.data) as IngestJob) : null;
+  }
+
+  async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]> {
+    const mark = this.db.transaction(() => {
+      const rows = this.sql(
+        `SELECT data FROM jobs WHERE json_extract(data, '$.status') IN ('queued', 'running')
+           AND coalesce(json_extract(data, '$.runner'), 'server') = ?`,
+      ).all(runner) as Row[];
+      const ids: string[] = [];
+      for (const row of rows) {
+        const job = JSON.parse(row.data) as IngestJob;
+        const failed: IngestJob = { ...job, status: 'failed', failures: [...job.failures, failure], updatedAt: now };
+        this.sql('UPDATE jobs SET data = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(failed), now, job.id);
+        ids.push(job.id);
+      }
+      return ids;
+    });
+    return mark.immediate();
   }
 
   // meta

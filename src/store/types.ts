@@ -20,6 +20,9 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** What snippets and source lists need of an item, without its body and comments. */
+export type ItemHead = Pick<StoredItem, 'id' | 'kind' | 'title' | 'url'>;
+
 export type UpsertStatus = 'created' | 'updated' | 'unchanged';
 
 export interface NewMessage {
@@ -50,8 +53,13 @@ export interface JobFailure {
   message: string;
 }
 
+/** Who runs a job: a server in the background (`POST /api/v1/ingest`) or `salon ingest` in the foreground. */
+export type JobRunner = 'server' | 'cli';
+
 export interface IngestJob {
   id: string;
+  /** Who runs it; records saved before this field existed count as `server`. */
+  runner?: JobRunner;
   /** What was asked for, e.g. `{url}` or `{feed}`. */
   request: Record<string, unknown>;
   status: 'queued' | 'running' | 'done' | 'failed';
@@ -81,6 +89,8 @@ export interface Store {
   /** Inserts or updates by id; an item whose hash is unchanged is left alone. */
   upsertItem(item: ContentItem): Promise<{ item: StoredItem; status: UpsertStatus }>;
   getItem(id: string): Promise<StoredItem | null>;
+  /** The heads (id, kind, title, url) of the given items in one read, in the order asked; unknown ids are left out. */
+  getItemHeads(ids: string[]): Promise<ItemHead[]>;
   /** Newest first (publishedAt, then creation), paged by cursor. */
   listItems(query: ListItemsQuery): Promise<Page<StoredItem>>;
   countItems(kind?: ContentKind): Promise<number>;
@@ -127,6 +137,12 @@ export interface Store {
   // ingest jobs
   saveJob(job: IngestJob): Promise<void>;
   getJob(id: string): Promise<IngestJob | null>;
+  /**
+   * Marks every `queued` or `running` job of `runner` as `failed`, appending `failure` and setting
+   * updatedAt to `now`. A starting server calls it for `server` jobs: the process that ran them is
+   * gone. Returns the ids it marked.
+   */
+  failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]>;
 
   // small key/value facts (seeding marker, index model, topic summaries)
   getMeta(key: string): Promise<string | null>;

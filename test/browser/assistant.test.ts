@@ -1,24 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { AssistantStage, Source } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import type { Store } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
-import { ARTIFACTS, describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, probeResults, scanDom, shadowText, startServer, type TestServer } from './harness.js';
+import { ARTIFACTS, describeBrowser, ensureClientBuilt, item, launchBrowser, openAs, probeResults, say, scanDom, shadowText, startServer, type Person, type TestServer } from './harness.js';
 
-interface Person {
-  context: BrowserContext;
-  page: Page;
-}
-
-async function person(browser: Browser, name: string): Promise<Person> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
-  await instrument(context);
-  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
-  return { context, page: await context.newPage() };
-}
+const person = (browser: Browser, name: string): Promise<Person> => openAs(browser, name, { width: 1200, height: 860 });
 
 /**
  * Records every render of a message item in the page (state, stage, text length), so a test can
@@ -49,9 +39,7 @@ async function enter(p: Person, url: string, count: number): Promise<void> {
 async function ask(page: Page, question: string): Promise<void> {
   await page.locator('salon-composer label.switch').click();
   expect(await page.locator('salon-composer input[name=ask]').isChecked()).toBe(true);
-  const box = page.locator('salon-composer textarea');
-  await box.fill(question);
-  await box.press('Enter');
+  await say(page, question);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -123,6 +111,17 @@ describeBrowser('the assistant in a room', () => {
     cleanup?.();
   });
 
+  /** Ada, then Bob, in the room at `url`, each window recording how its messages render. */
+  async function adaAndBob(url: string): Promise<[Person, Person]> {
+    const ada = await person(browser, 'Ada');
+    const bob = await person(browser, 'Bob');
+    people.push(ada, bob);
+    await enter(ada, url, 1);
+    await enter(bob, url, 2);
+    await Promise.all([recordRenders(ada.page), recordRenders(bob.page)]);
+    return [ada, bob];
+  }
+
   it('streams an @ai answer with its stage into both windows, then numbered sources linking to the originals', async () => {
     const dir = tempDir();
     const server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });
@@ -130,12 +129,7 @@ describeBrowser('the assistant in a room', () => {
     const page1 = (await (await fetch(`${server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
     const story = page1.items.find((i) => /sodium-ion/i.test(i.title)) ?? page1.items[0];
     const url = `${server.url}/chat?id=${story.id}`;
-    const ada = await person(browser, 'Ada');
-    const bob = await person(browser, 'Bob');
-    people.push(ada, bob);
-    await enter(ada, url, 1);
-    await enter(bob, url, 2);
-    await Promise.all([recordRenders(ada.page), recordRenders(bob.page)]);
+    const [ada, bob] = await adaAndBob(url);
 
     await ask(ada.page, 'What energy density did the cell reach in the independent tests?');
     for (const p of [ada.page, bob.page]) {
@@ -174,12 +168,7 @@ describeBrowser('the assistant in a room', () => {
     store = server.app.salon.store;
     await store.upsertItem(item('news_cell', { title: 'Cell reaches 168 Wh/kg' }));
     const url = `${server.url}/chat?id=news_cell`;
-    const ada = await person(browser, 'Ada');
-    const bob = await person(browser, 'Bob');
-    people.push(ada, bob);
-    await enter(ada, url, 1);
-    await enter(bob, url, 2);
-    await Promise.all([recordRenders(ada.page), recordRenders(bob.page)]);
+    const [ada, bob] = await adaAndBob(url);
     await ask(ada.page, 'How dense is the cell?');
 
     // Mid-answer, both windows show the stage and the text so far, in one busy item.

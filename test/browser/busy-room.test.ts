@@ -1,21 +1,13 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { ARTIFACTS, describeBrowser, ensureClientBuilt, instrument, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+import { ARTIFACTS, describeBrowser, ensureClientBuilt, launchBrowser, openAs, probeResults, say, scanDom, startServer, type TestServer } from './harness.js';
 
-async function person(browser: Browser, name: string, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
-  await instrument(context);
-  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
-  return { context, page: await context.newPage() };
-}
-
-async function say(page: Page, text: string): Promise<void> {
-  const box = page.locator('salon-composer textarea');
-  await box.fill(text);
-  await box.press('Enter');
+/** Sends a message and waits until the server has confirmed it. */
+async function sayConfirmed(page: Page, text: string): Promise<void> {
+  await say(page, text);
   await page.locator('salon-message-item[state=sending]').first().waitFor({ state: 'detached' });
 }
 
@@ -44,22 +36,22 @@ describeBrowser('a busy room', () => {
     const story = list.items.find((i) => /sodium-ion/i.test(i.title)) ?? list.items[0];
     const url = `${server.url}/chat?id=${story.id}`;
     const desk = { width: 1280, height: 900 };
-    const people = await Promise.all(['Ada Moreno', 'Bob Lindqvist', 'Chen Wei', 'Dana Okafor'].map((n) => person(browser, n, desk)));
-    const phone = await person(browser, 'Eli (phone)', { width: 375, height: 812 });
+    const people = await Promise.all(['Ada Moreno', 'Bob Lindqvist', 'Chen Wei', 'Dana Okafor'].map((n) => openAs(browser, n, desk)));
+    const phone = await openAs(browser, 'Eli (phone)', { width: 375, height: 812 });
     try {
       for (const [i, p] of people.entries()) {
         await p.page.goto(url);
         await p.page.locator(`salon-member-list .count[data-count="${i + 1}"]`).waitFor();
       }
       const [ada, bob, chen, dana] = people.map((p) => p.page);
-      await say(ada, 'Has anyone read the **NBTC report** itself? 168 Wh/kg at cell level sounds *very* good for sodium-ion.');
-      await say(bob, 'Pack level is 142 Wh/kg according to the article — close to LFP.');
-      await say(chen, 'The cold-weather number is the interesting bit:\n\n```\n-20 °C: 91% of room-temperature capacity\nLFP reference: ~70%\n```');
-      await say(dana, 'Source for the test centre: [NBTC](https://news.example/nbtc) `4,100 cycles @ 1C`');
+      await sayConfirmed(ada, 'Has anyone read the **NBTC report** itself? 168 Wh/kg at cell level sounds *very* good for sodium-ion.');
+      await sayConfirmed(bob, 'Pack level is 142 Wh/kg according to the article — close to LFP.');
+      await sayConfirmed(chen, 'The cold-weather number is the interesting bit:\n\n```\n-20 °C: 91% of room-temperature capacity\nLFP reference: ~70%\n```');
+      await sayConfirmed(dana, 'Source for the test centre: [NBTC](https://news.example/nbtc) `4,100 cycles @ 1C`');
       await ada.locator('salon-composer label.switch').click();
-      await say(ada, 'What did the independent tests find about cycle life and cold weather?');
+      await sayConfirmed(ada, 'What did the independent tests find about cycle life and cold weather?');
       await ada.locator('salon-message-item[kind=assistant][state=sent]').waitFor({ timeout: 30_000 });
-      await say(bob, 'Thanks! So roughly 11 years of daily cycling before hitting 80%.');
+      await sayConfirmed(bob, 'Thanks! So roughly 11 years of daily cycling before hitting 80%.');
       await phone.page.goto(url);
       await phone.page.locator('salon-member-list .count[data-count="5"]').waitFor();
       await chen.locator('salon-composer textarea').pressSequentially('Worth noting');

@@ -140,6 +140,27 @@ export function item(id: string, fields: Partial<ContentItem> = {}): ContentItem
   };
 }
 
+/** A person in a browser: their own context (own localStorage, so their own identity) with probes installed. */
+export interface Person {
+  context: BrowserContext;
+  page: Page;
+}
+
+/** Opens a person's window, named `name` in rooms; the viewport is Playwright's default unless given. */
+export async function openAs(browser: Browser, name: string, viewport?: { width: number; height: number }): Promise<Person> {
+  const context = await browser.newContext(viewport ? { viewport } : {});
+  await instrument(context);
+  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
+  return { context, page: await context.newPage() };
+}
+
+/** Types `text` into the room's composer and sends it with Enter. */
+export async function say(page: Page, text: string): Promise<void> {
+  const box = page.locator('salon-composer textarea');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
 /**
  * Installs in every page of `context`, before any page script: hooks on alert/confirm/prompt and a
  * global flag any injected script would trip, and a record of CSP violations.

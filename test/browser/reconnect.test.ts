@@ -1,20 +1,15 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, messageTexts, startServer, type TestServer } from './harness.js';
+import { describeBrowser, ensureClientBuilt, item, launchBrowser, messageTexts, openAs, say, startServer, type Person as BasePerson, type TestServer } from './harness.js';
 
-interface Person {
-  context: BrowserContext;
-  page: Page;
-  /** Every `hello` this page sent. */
+/** A person whose page records every `hello` it sends. */
+interface Person extends BasePerson {
   hellos: Record<string, unknown>[];
 }
 
 async function person(browser: Browser, name: string): Promise<Person> {
-  const context = await browser.newContext();
-  await instrument(context);
-  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
-  const page = await context.newPage();
+  const { context, page } = await openAs(browser, name);
   const hellos: Record<string, unknown>[] = [];
   page.on('websocket', (ws) =>
     ws.on('framesent', (f) => {
@@ -23,12 +18,6 @@ async function person(browser: Browser, name: string): Promise<Person> {
     }),
   );
   return { context, page, hellos };
-}
-
-async function say(page: Page, text: string): Promise<void> {
-  const box = page.locator('salon-composer textarea');
-  await box.fill(text);
-  await box.press('Enter');
 }
 
 describeBrowser('reconnecting after the server restarts', () => {

@@ -1,35 +1,24 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
 import {
   ARTIFACTS,
   describeBrowser,
   ensureClientBuilt,
-  instrument,
   item,
   launchBrowser,
+  openAs,
   probeResults,
+  say,
   scanDom,
   startServer,
   type TestServer,
 } from './harness.js';
 
-/** A person in their own browser context (own localStorage, so their own identity). */
-async function person(browser: Browser, name: string, viewport = { width: 1200, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
-  await instrument(context);
-  await context.addInitScript((n) => localStorage.setItem('salon.name', n), name);
-  const page = await context.newPage();
-  return { context, page };
-}
-
-async function say(page: Page, text: string): Promise<void> {
-  const box = page.locator('salon-composer textarea');
-  await box.fill(text);
-  await box.press('Enter');
-}
+const DESKTOP = { width: 1200, height: 800 };
+const person = (browser: Browser, name: string, viewport = DESKTOP) => openAs(browser, name, viewport);
 
 describeBrowser('a room in two browsers', () => {
   let browser: Browser;

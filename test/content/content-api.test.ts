@@ -47,6 +47,20 @@ describe('content and ingest API', () => {
     expect(res.json().error.code).toBe('ERR_UNAUTHORIZED');
   });
 
+  it('checks the admin token before the body: no schema errors for strangers, wrong tokens refused', async () => {
+    const cases = [
+      { method: 'POST' as const, url: '/api/v1/content', payload: { nonsense: true } },
+      { method: 'POST' as const, url: '/api/v1/ingest', payload: { file: '/etc/passwd' } },
+    ];
+    for (const c of cases) {
+      for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: ADMIN.authorization.replace('Bearer ', 'Basic ') }]) {
+        const res = await app.inject({ ...c, headers });
+        expect(res.statusCode, `${c.url} ${JSON.stringify(headers)}`).toBe(401);
+        expect(res.json().error.code).toBe('ERR_UNAUTHORIZED');
+      }
+    }
+  });
+
   it('adds items one at a time or in a batch, reporting created/updated/unchanged', async () => {
     const one = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: post(1) });
     expect(one.statusCode).toBe(200);

@@ -1,7 +1,7 @@
 /** The extraction worker pool runs compiled workers: build first (`node scripts/build.mjs`). */
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExtractPool, closeExtractPool, extractInWorker, extractWorkerPath } from '../../src/content/extract-pool.js';
+import { ExtractPool, extractWorkerPath } from '../../src/content/extract-pool.js';
 import { extractArticle } from '../../src/content/extract/index.js';
 import { SalonError } from '../../src/errors.js';
 
@@ -9,8 +9,10 @@ const PROSE = Array.from({ length: 4 }, (_, i) => `<p>Paragraph ${i}: the counci
 const HTML = `<html><head><meta property="og:title" content="Harbour plan"></head><body><article>${PROSE}</article></body></html>`;
 
 describe('extraction worker pool', () => {
+  const pool = new ExtractPool();
+  const extractInWorker = pool.extract.bind(pool);
   afterAll(async () => {
-    await closeExtractPool();
+    await pool.close();
   });
 
   it('finds the compiled worker under dist/workers', () => {
@@ -45,12 +47,12 @@ describe('extraction worker pool', () => {
   });
 
   it('runs several pages concurrently on a two-thread pool and closes', async () => {
-    const pool = new ExtractPool({ maxThreads: 2, idleTimeoutMs: 1000 });
+    const two = new ExtractPool({ maxThreads: 2, idleTimeoutMs: 1000 });
     try {
-      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.extract(HTML.replace('Harbour plan', `Plan ${i}`))));
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => two.extract(HTML.replace('Harbour plan', `Plan ${i}`))));
       expect(results.map((r) => r.title)).toEqual(['Plan 0', 'Plan 1', 'Plan 2', 'Plan 3', 'Plan 4', 'Plan 5']);
     } finally {
-      await pool.close();
+      await two.close();
     }
   });
 });

@@ -41,6 +41,10 @@ export class MemorySearch implements SearchService {
       .slice(0, options.k);
   }
 
+  async searchChunksMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkHit[][]> {
+    return Promise.all(queries.map((q) => this.searchChunks(q, options)));
+  }
+
   async searchItems(): Promise<ItemHit[]> {
     return [];
   }
@@ -53,6 +57,9 @@ export class FixedSearch implements SearchService {
   async searchChunks(query: string, options: ChunkSearchOptions): Promise<ChunkHit[]> {
     this.calls.push(query);
     return this.hits(query).slice(0, options.k);
+  }
+  async searchChunksMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkHit[][]> {
+    return Promise.all(queries.map((q) => this.searchChunks(q, options)));
   }
   async searchItems(): Promise<ItemHit[]> {
     return [];

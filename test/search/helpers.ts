@@ -1,17 +1,9 @@
 /** Shared material for the search tests: seeded clustered vectors and an exact oracle. */
+import { prng as rng } from '../../bench/synthetic-text.js';
 import type { VectorEntry, VectorFilter, VectorHit, VectorMeta } from '../../src/search/types.js';
 
-/** A small seeded PRNG (mulberry32), so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG of the synthetic benchmarks, so failures reproduce. */
+export { rng };
 
 export function gaussian(rand: () => number): number {
   let u = 0;

@@ -98,6 +98,8 @@ describe('TieredIndex', () => {
     expect(index.mode).toBe('building');
     await index.settled();
     expect(index.mode).toBe('hnsw');
+    // Built in the workers, then moved to the main thread for searching.
+    expect(index.graphOnMainThread).toBe(true);
     const query = near(rows[7].vector, 1);
     const got = await index.search(query, 10);
     expect(index.searches.hnsw).toBe(1);

@@ -101,6 +101,18 @@ describe('DefaultSearchService', () => {
     }
   });
 
+  it('searches several queries with one embedder call, each answered as searchChunks would', async () => {
+    const qs = [corpus[3].questions[0], '  ', corpus[9].questions[0]];
+    const calls = embedder.calls;
+    const many = await search.searchChunksMany(qs, { k: 4, useThreshold: false });
+    expect(embedder.calls).toBe(calls + 1);
+    expect(many).toHaveLength(3);
+    expect(many[1]).toEqual([]);
+    expect(many[0]).toEqual(await search.searchChunks(qs[0], { k: 4, useThreshold: false }));
+    expect(many[2]).toEqual(await search.searchChunks(qs[2], { k: 4, useThreshold: false }));
+    expect(many[0][0].chunk.itemId).not.toBe(many[2][0].chunk.itemId);
+  });
+
   it('treats an empty query as no hits and a bad k as a programming error', async () => {
     expect(await search.searchChunks('   ', { k: 3 })).toEqual([]);
     await expect(search.searchChunks('x', { k: 0 })).rejects.toThrow(/k must be/);

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/content/types.js';
-import type { Store } from '../../src/store/types.js';
+import type { IngestJob, JobRunner, Store } from '../../src/store/types.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
   const kind = id.split('_')[0] as ContentItem['kind'];
@@ -76,6 +76,16 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('returns null for a missing item', async () => {
         expect(await store.getItem('news_nope')).toBeNull();
+      });
+
+      it('reads item heads in one call, in the order asked, leaving out unknown ids', async () => {
+        await store.upsertItem(item('news_h1', { title: 'One', url: 'https://example.com/1' }));
+        await store.upsertItem(item('news_h2', { title: 'Two', url: null }));
+        expect(await store.getItemHeads(['news_h2', 'news_nope', 'news_h1'])).toEqual([
+          { id: 'news_h2', kind: 'news', title: 'Two', url: null },
+          { id: 'news_h1', kind: 'news', title: 'One', url: 'https://example.com/1' },
+        ]);
+        expect(await store.getItemHeads([])).toEqual([]);
       });
 
       it('pages newest first with a cursor, filtered by kind and category', async () => {
@@ -225,6 +235,23 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         await store.saveJob({ ...job, status: 'done', done: 2 });
         expect(await store.getJob('j1')).toMatchObject({ status: 'done', done: 2 });
         expect(await store.getJob('nope')).toBeNull();
+      });
+
+      it('fails the unfinished jobs of one runner, leaving finished jobs and the other runner alone', async () => {
+        const job = (id: string, status: IngestJob['status'], runner?: JobRunner): IngestJob => ({
+          id, request: { url: id }, status, total: 3, done: 1, failed: 0, itemIds: ['news_1'], failures: [], createdAt: 'a', updatedAt: 'b', ...(runner ? { runner } : {}),
+        });
+        const jobs = [job('running', 'running', 'server'), job('queued', 'queued', 'server'), job('legacy', 'running'), job('done', 'done', 'server'), job('failed', 'failed', 'server'), job('cli', 'running', 'cli')];
+        for (const j of jobs) await store.saveJob(j);
+        const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'Ingest stopped: the server stopped' };
+        const marked = await store.failUnfinishedJobs('server', failure, '2030-01-01T00:00:00.000Z');
+        expect(marked.sort()).toEqual(['legacy', 'queued', 'running']);
+        for (const id of marked) {
+          expect(await store.getJob(id)).toMatchObject({ status: 'failed', done: 1, itemIds: ['news_1'], failures: [failure], updatedAt: '2030-01-01T00:00:00.000Z' });
+        }
+        for (const j of jobs.filter((x) => !marked.includes(x.id))) expect(await store.getJob(j.id)).toEqual(j);
+        expect(await store.failUnfinishedJobs('server', failure, '2030-01-02T00:00:00.000Z')).toEqual([]);
+        expect(await store.failUnfinishedJobs('cli', failure, '2030-01-02T00:00:00.000Z')).toEqual(['cli']);
       });
 
       it('claims a meta key once', async () => {

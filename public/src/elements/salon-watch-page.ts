@@ -4,7 +4,7 @@
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { ApiError, getContent, type ContentSummary } from '../lib/api.js';
+import { ApiError, getContent, type ContentDetail } from '../lib/api.js';
 import { formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
 import { baseStyles } from '../lib/styles.js';
@@ -73,7 +73,7 @@ export class SalonWatchPage extends LitElement {
 
   /** The video's content id (`video_…`). */
   @property() itemId = '';
-  @state() private item: ContentSummary | null = null;
+  @state() private item: ContentDetail | null = null;
   @state() private error: ApiError | null = null;
   private readonly counts = new RoomCountsController(this);
 

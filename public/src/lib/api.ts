@@ -1,21 +1,10 @@
 /** Small typed wrappers around the HTTP API (DESIGN §4). Errors carry the server's code. */
+import type { ItemSummary, StoredItem } from '../../../src/content/types.js';
 
-/** A content item as lists and pages show it. */
-export interface ContentSummary {
-  id: string;
-  kind: 'news' | 'post' | 'video';
-  title: string;
-  url: string | null;
-  description: string;
-  category: string | null;
-  publishedAt: string | null;
-  image: string | null;
-  author: string | null;
-  channel: string | null;
-  thumbnail: string | null;
-  siteName: string | null;
-  commentCount?: number;
-}
+/** A content item as lists show it (the server's own type; a type-only import, so no server code is bundled). */
+export type ContentSummary = ItemSummary;
+/** One content item as `GET /api/v1/content/:id` returns it. */
+export type ContentDetail = Omit<StoredItem, 'hash'>;
 
 export interface ContentPage {
   items: ContentSummary[];
@@ -70,8 +59,8 @@ export function listContent(query: ContentQuery, signal?: AbortSignal): Promise<
   return getJson<ContentPage>(`/api/v1/content?${params}`, signal);
 }
 
-export function getContent(id: string, signal?: AbortSignal): Promise<ContentSummary> {
-  return getJson<ContentSummary>(`/api/v1/content/${encodeURIComponent(id)}`, signal);
+export function getContent(id: string, signal?: AbortSignal): Promise<ContentDetail> {
+  return getJson<ContentDetail>(`/api/v1/content/${encodeURIComponent(id)}`, signal);
 }
 
 export async function listRooms(signal?: AbortSignal): Promise<ActiveRoom[]> {

@@ -1,0 +1,67 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { IngestJob } from '../../src/store/types.js';
+import type { IngestDeps } from '../../src/content/article.js';
+import { tempDir } from '../helpers.js';
+
+function job(id: string, status: IngestJob['status'], runner: IngestJob['runner']): IngestJob {
+  const at = '2024-05-01T10:00:00.000Z';
+  return { id, runner, request: { url: `https://example.com/${id}` }, status, total: 4, done: 2, failed: 0, itemIds: ['news_a', 'news_b'], failures: [], createdAt: at, updatedAt: at };
+}
+
+describe('closing the app', () => {
+  it('closes the fetcher and worker pools behind ingestion', async () => {
+    const { dir, cleanup } = tempDir();
+    let closed = 0;
+    const deps: IngestDeps = {
+      fetchPage: async () => { throw new Error('not used'); },
+      fetchJson: async () => { throw new Error('not used'); },
+      extract: async () => { throw new Error('not used'); },
+      close: async () => { closed++; },
+    };
+    try {
+      const app = await buildApp(testConfig({ DATA_DIR: dir }), { ingestDeps: deps });
+      await app.ready();
+      expect(closed).toBe(0);
+      await app.close();
+      expect(closed).toBe(1);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('ingest jobs after a crash', () => {
+  it('a starting server marks the jobs an earlier server left queued or running as failed', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      // What a crashed server process leaves behind in its DATA_DIR.
+      const before = new SqliteStore({ filename: join(dir, 'salon.db') });
+      const jobs = [job('job_running', 'running', 'server'), job('job_queued', 'queued', 'server'), job('job_done', 'done', 'server'), job('job_cli', 'running', 'cli')];
+      for (const j of jobs) await before.saveJob(j);
+      await before.close();
+
+      const app = await buildApp(testConfig({ DATA_DIR: dir }));
+      try {
+        for (const id of ['job_running', 'job_queued']) {
+          const res = await app.inject(`/api/v1/ingest/${id}`);
+          expect(res.statusCode).toBe(200);
+          const got = res.json();
+          expect(got).toMatchObject({ id, status: 'failed', done: 2, itemIds: ['news_a', 'news_b'] });
+          expect(got.failures).toEqual([{ ref: 'restart', code: 'ERR_JOB_CANCELLED', message: expect.stringContaining('stopped before the job finished') }]);
+          expect(Date.parse(got.updatedAt)).toBeGreaterThan(Date.parse(jobs[0].updatedAt));
+        }
+        expect((await app.inject('/api/v1/ingest/job_done')).json()).toMatchObject({ status: 'done', failures: [] });
+        // A `salon ingest` may still be running beside the server: its job is not touched.
+        expect((await app.inject('/api/v1/ingest/job_cli')).json()).toMatchObject({ status: 'running', runner: 'cli' });
+      } finally {
+        await app.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeItem, validateItem } from '../../src/content/items.js';
+
+const opts = { bodyMaxChars: 10_000 };
+const base = { id: 'post_links', title: 'Links', body: 'Body.', source: 'api' };
+
+describe('validateItem links', () => {
+  it('keeps http(s) URLs and site paths', () => {
+    const item = validateItem({ ...base, url: 'https://example.com/a?b=1', image: '/demo/img/p1.svg', thumbnail: 'http://example.com/t.jpg' }, opts);
+    expect(item).toMatchObject({ url: 'https://example.com/a?b=1', image: '/demo/img/p1.svg', thumbnail: 'http://example.com/t.jpg' });
+  });
+
+  it('refuses other schemes and paths a browser reads as another host', () => {
+    for (const url of ['javascript:alert(1)', 'data:text/html,hi', '//evil.example/x', '/\\evil.example/x', '/a\\b', 'ftp://example.com/x', 'not a url']) {
+      for (const field of ['url', 'image', 'thumbnail']) {
+        expect(() => validateItem({ ...base, [field]: url }, opts), `${field}=${url}`).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONTENT', message: expect.stringContaining(field) }));
+      }
+    }
+  });
+
+  it('summaries carry every field but the body, comments and source', () => {
+    const item = validateItem({ ...base, comments: [{ by: 'a', text: 'hi', time: 1 }] }, opts);
+    const summary = summarizeItem(item);
+    expect(summary.commentCount).toBe(1);
+    expect(Object.keys(summary).sort()).toEqual(Object.keys(item).filter((k) => !['body', 'comments', 'source'].includes(k)).concat('commentCount').sort());
+  });
+});

@@ -1,0 +1,80 @@
+// LocalGraph: the main thread's copy of a graph built in the HNSW worker (handed over by file).
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HnswIndex } from '../../src/search/hnsw-index.js';
+import { LocalGraph } from '../../src/search/local-graph.js';
+import type { VectorEntry } from '../../src/search/types.js';
+import { tempDir } from '../helpers.js';
+import { clustered, entries, exact, near, recall } from './helpers.js';
+
+const DIM = 32;
+
+function packed(rows: VectorEntry[]): Float32Array {
+  const out = new Float32Array(rows.length * DIM);
+  rows.forEach((r, i) => out.set(r.vector, i * DIM));
+  return out;
+}
+
+describe('LocalGraph', () => {
+  const tmp = tempDir('salon-local-graph-');
+  let rows: VectorEntry[];
+  let graph: LocalGraph;
+
+  beforeAll(async () => {
+    rows = entries(clustered(1200, DIM, 12, 31));
+    const worker = new HnswIndex(DIM);
+    try {
+      await worker.init(100);
+      await worker.add(
+        rows.slice(0, 1000).map((r) => r.rowId),
+        packed(rows.slice(0, 1000)),
+      );
+      await worker.export(join(tmp.dir, 'g'));
+    } finally {
+      await worker.close();
+    }
+    graph = await LocalGraph.read(join(tmp.dir, 'g'), DIM, 40);
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('searches the exported graph with the recall of the worker', () => {
+    expect(graph.elements).toBe(1000);
+    let total = 0;
+    for (let q = 0; q < 30; q++) {
+      const query = near(rows[(q * 31) % 1000].vector, q);
+      total += recall(graph.search(query, 10), exact(rows.slice(0, 1000), query, 10, { includePrivileged: true }));
+    }
+    expect(total / 30).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('applies a large batch in slices (busy until done), growing the graph, then finds the new rows', async () => {
+    const added = rows.slice(1000);
+    const done = graph.add(
+      added.map((r) => r.rowId),
+      packed(added),
+    );
+    expect(graph.busy).toBe(true);
+    await done;
+    expect(graph.busy).toBe(false);
+    expect(graph.elements).toBe(1200);
+    expect(graph.search(added[17].vector, 1)[0].rowId).toBe(added[17].rowId);
+  });
+
+  it('applies a small change at once, and keeps changes in order behind a write', async () => {
+    const target = rows[5];
+    const write = graph.write(join(tmp.dir, 'again'));
+    const removed = graph.remove([target.rowId, 999_999]);
+    expect(graph.busy).toBe(true);
+    await write;
+    expect(await removed).toBe(1);
+    expect(graph.search(target.vector, 5).map((h) => h.rowId)).not.toContain(target.rowId);
+    // The file holds the graph as it was before the delete.
+    const copy = await LocalGraph.read(join(tmp.dir, 'again'), DIM, 40);
+    expect(copy.search(target.vector, 1)[0].rowId).toBe(target.rowId);
+    // Nothing queued: the add is applied before the call returns.
+    const readd = graph.add([target.rowId], target.vector.slice());
+    expect(graph.search(target.vector, 1)[0].rowId).toBe(target.rowId);
+    await readd;
+    expect(graph.busy).toBe(false);
+  });
+});
