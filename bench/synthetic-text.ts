@@ -2,7 +2,7 @@
  * Deterministic synthetic articles for benchmarks: pseudo-words drawn from a Zipf distribution,
  * each article leaning on its topic's own vocabulary so search has something to find.
  */
-import type { ContentItem } from '../src/content/types.js';
+import { blankItem, type ContentItem } from '../src/content/types.js';
 
 const SYLLABLES = 'ka lo mi ne ru sa ti vo ze ba de fi gu ha jo ku la me no pe ri so tu va wi xo yu zo an el in or un'.split(' ');
 const VOCABULARY = 6000;
@@ -55,23 +55,14 @@ export function syntheticItems(n: number): ContentItem[] {
   return Array.from({ length: n }, (_, i) => {
     const topic = Math.floor(rand() * TOPICS);
     const body = Array.from({ length: 8 + Math.floor(rand() * 12) }, () => sentence(rand, topic)).join(' ');
-    return {
-      id: `news_b${i}`,
-      kind: 'news',
+    return blankItem(`news_b${i}`, {
       title: sentence(rand, topic).slice(0, 80).replace(/\.$/, ''),
       url: `https://example.com/b/${i}`,
       description: sentence(rand, topic),
       body,
-      comments: [],
       category: CATEGORIES[topic % CATEGORIES.length],
       publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
-      image: null,
-      author: null,
-      channel: null,
-      thumbnail: null,
-      siteName: null,
-      source: 'api',
-    };
+    });
   });
 }
 

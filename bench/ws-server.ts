@@ -9,6 +9,7 @@ import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { blankItem } from '../src/content/types.js';
 import { PhaseMeter } from './ws-proc.js';
 
 const rooms = Number(process.env.BENCH_ROOMS ?? '1');
@@ -23,23 +24,9 @@ const config = loadConfig({
 });
 const app = await buildApp(config);
 for (let i = 0; i < rooms; i++) {
-  await app.salon.store.upsertItem({
-    id: `news_bench${i}`,
-    kind: 'news',
-    title: `Bench room ${i}`,
-    url: null,
-    description: 'A room for the WebSocket benchmark.',
-    body: 'Benchmark.',
-    comments: [],
-    category: 'Bench',
-    publishedAt: null,
-    image: null,
-    author: null,
-    channel: null,
-    thumbnail: null,
-    siteName: null,
-    source: 'api',
-  });
+  await app.salon.store.upsertItem(
+    blankItem(`news_bench${i}`, { title: `Bench room ${i}`, description: 'A room for the WebSocket benchmark.', body: 'Benchmark.', category: 'Bench' }),
+  );
 }
 // Times every store append (the synchronous SQLite write on the chat path, WAL checkpoints included).
 const store = app.salon.store;

@@ -84,3 +84,30 @@ export interface ChunkRow extends NewChunk {
 export interface ChunkSink {
   chunksChanged(change: { added: ChunkRow[]; removed: number[] }): Promise<void>;
 }
+
+/**
+ * A ContentItem whose optional fields are empty, completed by `fields`; its kind comes from the
+ * id's prefix. For importers, evaluations, benchmarks and tests that build items by hand.
+ */
+export function blankItem(id: string, fields: Partial<ContentItem> = {}): ContentItem {
+  const kind = kindOfId(id);
+  if (!kind) throw new TypeError(`blankItem: "${id}" is not a content id`);
+  return {
+    id,
+    kind,
+    title: id,
+    url: null,
+    description: '',
+    body: '',
+    comments: [],
+    category: null,
+    publishedAt: null,
+    image: null,
+    author: null,
+    channel: null,
+    thumbnail: null,
+    siteName: null,
+    source: 'api',
+    ...fields,
+  };
+}

@@ -11,7 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { describe, it, vi } from 'vitest';
 import { buildApp, type AppOverrides } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import type { ContentItem } from '../../src/content/types.js';
+import { blankItem, type ContentItem } from '../../src/content/types.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
@@ -119,25 +119,15 @@ export async function startServer(
 
 /** A content item with sensible defaults, for tests that put items straight into the store. */
 export function item(id: string, fields: Partial<ContentItem> = {}): ContentItem {
-  const kind = id.split('_')[0] as ContentItem['kind'];
-  return {
-    id,
-    kind,
+  return blankItem(id, {
     title: `Item ${id}`,
     url: `https://example.org/${id}`,
     description: `About ${id}. More words follow here.`,
     body: `The body of ${id}.`,
-    comments: [],
     category: 'Tech',
     publishedAt: '2026-01-10T09:00:00.000Z',
-    image: null,
-    author: null,
-    channel: null,
-    thumbnail: null,
-    siteName: null,
-    source: 'api',
     ...fields,
-  };
+  });
 }
 
 /** A person in a browser: their own context (own localStorage, so their own identity) with probes installed. */

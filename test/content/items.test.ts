@@ -25,3 +25,14 @@ describe('validateItem links', () => {
     expect(Object.keys(summary).sort()).toEqual(Object.keys(item).filter((k) => !['body', 'comments', 'source'].includes(k)).concat('commentCount').sort());
   });
 });
+
+describe('blankItem', () => {
+  it('takes its kind from the id and empties the optional fields', async () => {
+    const { blankItem } = await import('../../src/content/types.js');
+    expect(blankItem('video_abc', { title: 'T' })).toEqual({
+      id: 'video_abc', kind: 'video', title: 'T', url: null, description: '', body: '', comments: [], category: null,
+      publishedAt: null, image: null, author: null, channel: null, thumbnail: null, siteName: null, source: 'api',
+    });
+    expect(() => blankItem('room_1')).toThrow(/not a content id/);
+  });
+});

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../../src/ai/types.js';
 import { chunkItem } from '../../src/content/chunker.js';
-import type { ChunkRow, ContentItem, ContentKind } from '../../src/content/types.js';
+import { blankItem, type ChunkRow, type ContentItem, type ContentKind } from '../../src/content/types.js';
 import type { Store } from '../../src/store/types.js';
 import { CORPORA } from '../helpers.js';
 
@@ -32,23 +32,13 @@ export function paragraphs(n: number): Paragraph[] {
 
 /** A content item around a paragraph; its title is the paragraph's first words. */
 export function itemOf(p: Paragraph, kind: ContentKind = 'news', publishedAt = '2024-01-01T00:00:00.000Z'): ContentItem {
-  return {
-    id: `${kind}_${p.id}`,
-    kind,
+  return blankItem(`${kind}_${p.id}`, {
     title: p.context.split(/\s+/).slice(0, 8).join(' '),
     url: `https://example.test/${p.id}`,
-    description: '',
     body: p.context,
-    comments: [],
     category: p.topic,
     publishedAt,
-    image: null,
-    author: null,
-    channel: null,
-    thumbnail: null,
-    siteName: null,
-    source: 'api',
-  };
+  });
 }
 
 /** Stores an item and chunks it as the pipeline does; returns the change the sink would get. */

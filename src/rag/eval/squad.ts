@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { ChatModel } from '../../ai/types.js';
-import type { ContentItem } from '../../content/types.js';
+import { blankItem, type ContentItem } from '../../content/types.js';
 import type { RagPipeline } from '../pipeline.js';
 import type { RoomView } from '../types.js';
 
@@ -38,23 +38,7 @@ export async function loadSquad(file: string, limit = Infinity): Promise<SquadSe
   parsed.data.forEach((article, a) => {
     article.paragraphs.forEach((p, i) => {
       const id = `post_sq${a}_${i}`;
-      items.push({
-        id,
-        kind: 'post',
-        title: article.title.replace(/_/g, ' '),
-        url: null,
-        description: '',
-        body: p.context,
-        comments: [],
-        category: EVAL_CATEGORY,
-        publishedAt: null,
-        image: null,
-        author: null,
-        channel: null,
-        thumbnail: null,
-        siteName: null,
-        source: 'api',
-      });
+      items.push(blankItem(id, { title: article.title.replace(/_/g, ' '), body: p.context, category: EVAL_CATEGORY }));
       for (const q of p.qas) {
         if (questions.length < limit) questions.push({ id: q.id, question: q.question, answers: q.answers.map((x) => x.text), itemId: id });
       }
