@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOverrides } from '../src/app.js';
 import { testConfig, type Config } from '../src/config.js';
+import { SqliteStore } from '../src/store/sqlite.js';
 
 /** Root of ../shared/corpora as seen from the repository. */
 export const CORPORA = resolve(__dirname, '../../shared/corpora');
@@ -13,6 +14,20 @@ export const CORPORA = resolve(__dirname, '../../shared/corpora');
 export function tempDir(prefix = 'salon-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A SQLite store in a fresh temporary directory; `close()` closes it and removes the directory. */
+export function tempStore(): { store: SqliteStore; dir: string; close: () => Promise<void> } {
+  const { dir, cleanup } = tempDir();
+  const store = new SqliteStore({ filename: join(dir, 'salon.db') });
+  return {
+    store,
+    dir,
+    close: async () => {
+      await store.close();
+      cleanup();
+    },
+  };
 }
 
 /** Builds an app over a temp DATA_DIR. Call `close()` in afterEach/afterAll. */

@@ -4,20 +4,20 @@ import { LocalEmbedder } from '../../src/ai/local-embedder.js';
 import { SalonError } from '../../src/errors.js';
 import { SalonAssistant, type AssistantOptions } from '../../src/rag/assistant.js';
 import type { AskRequest } from '../../src/rooms/types.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helpers.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
+import { tempStore } from '../helpers.js';
 import { item } from '../store/contract.js';
 import { MemorySearch, RecordingOutlet, ScriptedChat } from './fakes.js';
 
 let store: SqliteStore;
-let cleanup: () => void;
+let closeStore: () => Promise<void>;
 let outlet: RecordingOutlet;
 const assistants: SalonAssistant[] = [];
 
 beforeEach(async () => {
-  const t = tempDir();
-  cleanup = t.cleanup;
-  store = new SqliteStore({ filename: `${t.dir}/salon.db` });
+  const temp = tempStore();
+  store = temp.store;
+  closeStore = temp.close;
   outlet = new RecordingOutlet();
   for (const [id, title, body] of [
     ['news_1', 'Rust 2.0 released', 'The Rust team shipped a new edition with faster compile times. The release came on a Tuesday.'],
@@ -30,8 +30,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const a of assistants.splice(0)) await a.close();
-  await store.close();
-  cleanup();
+  await closeStore();
 });
 
 function make(chat: ScriptedChat, over: Partial<AssistantOptions> = {}): SalonAssistant {

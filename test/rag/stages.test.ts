@@ -11,9 +11,9 @@ import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from '../../src/rag/pr
 import { rerankCandidates, sanitizeSelection } from '../../src/rag/rerank.js';
 import { windowAround } from '../../src/rag/snippets.js';
 import type { Candidate, RagLogger } from '../../src/rag/types.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
 import { item } from '../store/contract.js';
-import { tempDir } from '../helpers.js';
+import { tempStore } from '../helpers.js';
 import { FixedSearch, ScriptedChat } from './fakes.js';
 
 function chunk(rowId: number, itemId: string, text: string, part: ChunkRow['part'] = 'body', commentBy: string | null = null): ChunkRow {
@@ -81,17 +81,16 @@ describe('stage 1: merging and deduplication', () => {
 
 describe('stage 1 against a store', () => {
   let store: SqliteStore;
-  let cleanup: () => void;
+  let closeStore: () => Promise<void>;
   beforeEach(async () => {
-    const t = tempDir();
-    cleanup = t.cleanup;
-    store = new SqliteStore({ filename: `${t.dir}/salon.db` });
+    const temp = tempStore();
+    store = temp.store;
+    closeStore = temp.close;
     await store.upsertItem(item('news_a', { title: 'Volcano erupts', description: '' }));
     await store.upsertItem(item('news_b', { title: 'Rust 2.0 released', description: 'The Rust team shipped a new edition.' }));
   });
   afterEach(async () => {
-    await store.close();
-    cleanup();
+    await closeStore();
   });
 
   it('logs both searches with the room id and builds a snippet around the matching sentence', async () => {
@@ -206,8 +205,7 @@ describe('stage 3: passage choice', () => {
   });
 
   it('makes HN comments sources of their own, labelled by commenter', async () => {
-    const t = tempDir();
-    const store = new SqliteStore({ filename: `${t.dir}/salon.db` });
+    const { store, close } = tempStore();
     try {
       await store.upsertItem(
         item('news_h', {
@@ -237,8 +235,7 @@ describe('stage 3: passage choice', () => {
         [2, 'comment', 'HN comment by pg'],
       ]);
     } finally {
-      await store.close();
-      t.cleanup();
+      await close();
     }
   });
 });

@@ -4,26 +4,25 @@ import { LocalChatModel } from '../../src/ai/local-chat.js';
 import { TopicSummaries } from '../../src/rag/topics.js';
 import { storeResolver } from '../../src/rooms/resolver.js';
 import { topicSummaryKey, type TopicSummary } from '../../src/rooms/types.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helpers.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
+import { tempStore } from '../helpers.js';
 import { item } from '../store/contract.js';
 import { ScriptedChat } from './fakes.js';
 
 let store: SqliteStore;
-let cleanup: () => void;
+let closeStore: () => Promise<void>;
 
 beforeEach(async () => {
-  const t = tempDir();
-  cleanup = t.cleanup;
-  store = new SqliteStore({ filename: `${t.dir}/salon.db` });
+  const temp = tempStore();
+  store = temp.store;
+  closeStore = temp.close;
   await store.upsertItem(item('news_1', { category: 'Crypto', title: 'Bitcoin passes 100,000 dollars', description: 'Bitcoin hit a record as crypto markets rallied.' }));
   await store.upsertItem(item('news_2', { category: 'Crypto', title: 'Ethereum upgrade ships', description: 'The upgrade lowers fees for crypto users.' }));
   await store.upsertItem(item('news_3', { category: 'World News', title: 'Elections in Spain', description: 'Voters went to the polls.' }));
 });
 
 afterEach(async () => {
-  await store.close();
-  cleanup();
+  await closeStore();
 });
 
 async function stored(slug: string): Promise<TopicSummary | null> {

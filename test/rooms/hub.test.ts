@@ -6,8 +6,8 @@ import { Identity } from '../../src/rooms/identity.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Session } from '../../src/rooms/session.js';
 import type { Connection } from '../../src/rooms/types.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helpers.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
+import { tempStore } from '../helpers.js';
 import { until } from './helpers.js';
 
 class FakeConnection implements Connection {
@@ -28,7 +28,7 @@ class FakeConnection implements Connection {
 
 describe('RoomHub with fake connections', () => {
   let store: SqliteStore;
-  let cleanup: () => void;
+  let closeStore: () => Promise<void>;
   let hub: RoomHub;
   let n = 0;
 
@@ -43,15 +43,14 @@ describe('RoomHub with fake connections', () => {
   };
 
   beforeEach(() => {
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    store = new SqliteStore({ filename: `${dir.dir}/salon.db` });
+    const temp = tempStore();
+    store = temp.store;
+    closeStore = temp.close;
     makeHub();
   });
   afterEach(async () => {
     await hub.close();
-    await store.close();
-    cleanup();
+    await closeStore();
   });
 
   async function member(name: string): Promise<{ conn: FakeConnection; session: Session }> {

@@ -4,24 +4,23 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
-import { tempDir } from '../helpers.js';
+import { tempStore } from '../helpers.js';
 import { ROOM, item, joined } from './helpers.js';
 
 describe('rooms across two nodes', () => {
   let nodes: FastifyInstance[];
   let store: Store;
-  let cleanup: () => void;
+  let closeStore: () => Promise<void>;
   beforeEach(async () => {
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    store = new SqliteStore({ filename: `${dir.dir}/salon.db` });
+    const temp = tempStore();
+    store = temp.store;
+    closeStore = temp.close;
     await store.upsertItem(item(ROOM));
     // Both nodes share the store; each closing app must not close it under the other.
     const shared = new Proxy(store, { get: (t, p) => (p === 'close' ? async () => {} : Reflect.get(t, p)) });
     const network = new InProcessBusNetwork();
-    const config = testConfig({ DATA_DIR: dir.dir, ADMIN_TOKEN: 't' });
+    const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 't' });
     nodes = [];
     for (let i = 0; i < 2; i++) {
       const app = await buildApp(config, { store: shared, roomBus: network.node(`node-${i}`), roomOptions: { shutdownGraceMs: 50 } });
@@ -31,8 +30,7 @@ describe('rooms across two nodes', () => {
   });
   afterEach(async () => {
     await Promise.all(nodes.map((n) => n.close()));
-    await store.close();
-    cleanup();
+    await closeStore();
   });
 
   it('delivers messages, typing and answers to members on the other node exactly once', async () => {

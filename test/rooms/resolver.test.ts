@@ -2,23 +2,22 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeResolver } from '../../src/rooms/resolver.js';
 import { topicSummaryKey } from '../../src/rooms/types.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helpers.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
+import { tempStore } from '../helpers.js';
 import { item } from '../store/contract.js';
 
 describe('storeResolver', () => {
   let store: SqliteStore;
-  let cleanup: () => void;
+  let closeStore: () => Promise<void>;
   beforeEach(async () => {
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    store = new SqliteStore({ filename: `${dir.dir}/salon.db` });
+    const temp = tempStore();
+    store = temp.store;
+    closeStore = temp.close;
     await store.upsertItem(item('news_1', { title: 'First', category: 'Tech & Science', description: '', publishedAt: '2026-01-02T00:00:00.000Z' }));
     await store.upsertItem(item('video_2', { title: 'Second', category: 'Tech & Science' }));
   });
   afterEach(async () => {
-    await store.close();
-    cleanup();
+    await closeStore();
   });
 
   it('describes a content room from the item, falling back to the body', async () => {
