@@ -4,7 +4,7 @@
  *
  *   npm run bench:search -- --n N --dim D [--queries Q] [--threads T] [--clusters C]
  *                           [--latent L] [--oracle Q] [--m M] [--ef-construction E] [--ef-search E]
- *                           [--shards S] [--ef-sweep 16,32,64] [--no-hnsw]
+ *                           [--shards S] [--build-threads T] [--ef-sweep 16,32,64] [--no-hnsw]
  *
  * Data: a Gaussian mixture of C clusters whose covariance is low-rank (an L-dimensional latent
  * space per cluster) plus isotropic noise — real embeddings concentrate near a low-dimensional
@@ -147,8 +147,9 @@ async function main(): Promise<void> {
   const clusters = num('clusters', 100);
   const latent = num('latent', 32);
   const oracleCount = Math.min(qCount, num('oracle', 100));
-  // As the app does: one graph shard per search thread.
-  const shards = num('shards', threads);
+  // As the app does: one graph, built on every search thread.
+  const shards = num('shards', 1);
+  const buildThreads = num('build-threads', threads);
   const params = { m: num('m', DEFAULT_HNSW_PARAMS.m), efConstruction: num('ef-construction', DEFAULT_HNSW_PARAMS.efConstruction), efSearch: num('ef-search', DEFAULT_HNSW_PARAMS.efSearch) };
 
   const t0 = performance.now();
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
 
   let hnswOut: Record<string, unknown> | null = null;
   if (!options.has('no-hnsw')) {
-    const tiered = new TieredIndex({ flat, threshold: 0, fingerprint: `bench@${dim}`, params, shards, log: { info: (m) => console.error(m), warn: (m) => console.error(m) } });
+    const tiered = new TieredIndex({ flat, threshold: 0, fingerprint: `bench@${dim}`, params, shards, buildThreads, log: { info: (m) => console.error(m), warn: (m) => console.error(m) } });
     const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
     delay.enable();
     const elu = performance.eventLoopUtilization();
@@ -210,6 +211,7 @@ async function main(): Promise<void> {
       ef_construction: params.efConstruction,
       ef_search: params.efSearch,
       shards,
+      build_threads: buildThreads,
       ...(sweep.length ? { ef_sweep: sweep } : {}),
     };
     await tiered.close();

@@ -1,107 +1,79 @@
 /**
- * The worker that owns the HNSW graph (hnswlib-node, cosine space). Unlike the scan workers this
- * one is stateful, so it is a plain worker thread answering messages in order (src/search/hnsw-index.ts
- * is its only client): building, searching and saving all happen here, off the event loop.
+ * The worker that owns an HNSW graph while it is built (salon-hnsw, hnswlib's cosine space). Unlike
+ * the scan workers this one is stateful, so it is a plain worker thread answering messages in order
+ * (src/search/hnsw-index.ts is its only client): building, searching and saving all happen here,
+ * off the event loop. A batch of adds runs on `threads` native threads at once.
  */
 import { parentPort } from 'node:worker_threads';
-import hnswlib from 'hnswlib-node';
+import { Graph } from 'salon-hnsw';
 import { checkGraphFile, saveGraphFile } from '../src/search/hnsw-files.js';
 import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/hnsw-protocol.js';
 
-type Index = InstanceType<typeof hnswlib.HierarchicalNSW>;
+let index: Graph | null = null;
+let efSearch = 10;
+/** Native threads per batch of adds (the graph's build parallelism). */
+let threads = 1;
 
-let index: Index | null = null;
-let dimensions = 0;
-/**
- * hnswlib-node takes plain arrays. Copying into one reused array costs ~2 µs per 768-d vector
- * where Array.from costs ~30 µs (hnswlib copies the values before returning, so reuse is safe).
- */
-let scratch: number[] = [];
-
-function asArray(v: Float32Array): number[] {
-  if (scratch.length !== v.length) scratch = new Array<number>(v.length).fill(0);
-  for (let i = 0; i < v.length; i++) scratch[i] = v[i];
-  return scratch;
-}
-
-function need(): Index {
+function need(): Graph {
   if (!index) throw new Error('the HNSW index is not initialised');
   return index;
 }
 
-function ensureCapacity(idx: Index, extra: number): void {
-  const needed = idx.getCurrentCount() + extra;
-  if (needed > idx.getMaxElements()) idx.resizeIndex(Math.max(needed, Math.ceil(idx.getMaxElements() * 2)));
-}
-
-async function load(path: string, expect: HnswFileFacts, efSearch: number): Promise<HnswReplies['load']> {
+async function load(path: string, expect: HnswFileFacts): Promise<HnswReplies['load']> {
   const check = await checkGraphFile(path, expect);
   if (!check.ok) return { loaded: false, reason: check.reason };
-  const idx = new hnswlib.HierarchicalNSW('cosine', expect.dimensions);
+  let idx: Graph;
   try {
-    await idx.readIndex(path);
+    idx = await Graph.read(path, expect.dimensions);
   } catch (err) {
     return { loaded: false, reason: `hnswlib could not read it: ${(err as Error).message}` };
   }
   idx.setEf(efSearch);
   index = idx;
-  dimensions = expect.dimensions;
-  return { loaded: true, count: idx.getCurrentCount() };
+  return { loaded: true, count: idx.count };
 }
 
 async function handle(req: HnswRequest): Promise<unknown> {
   switch (req.op) {
     case 'init': {
-      const idx = new hnswlib.HierarchicalNSW('cosine', req.dimensions);
-      idx.initIndex({ maxElements: Math.max(1, req.capacity), m: req.params.m, efConstruction: req.params.efConstruction, randomSeed: req.params.seed });
-      idx.setEf(req.params.efSearch);
-      index = idx;
-      dimensions = req.dimensions;
+      index = new Graph(req.dimensions, Math.max(1, req.capacity), req.params.m, req.params.efConstruction, req.params.seed);
+      threads = req.threads;
       return null;
     }
     // Changes sent while a load is pending and then fails find no index: the rebuild that follows
     // starts from the current rows, so they are rightly dropped.
     case 'add': {
       if (!index) return { count: 0, capacity: 0 } satisfies HnswReplies['add'];
-      const idx = index;
-      ensureCapacity(idx, req.labels.length);
-      for (let i = 0; i < req.labels.length; i++) {
-        idx.addPoint(asArray(req.vectors.subarray(i * dimensions, (i + 1) * dimensions)), req.labels[i]);
-      }
-      return { count: idx.getCurrentCount(), capacity: idx.getMaxElements() } satisfies HnswReplies['add'];
+      index.addPoints(req.vectors, req.labels, threads);
+      return { count: index.count, capacity: index.capacity } satisfies HnswReplies['add'];
     }
     case 'remove': {
       if (!index) return { deleted: 0 } satisfies HnswReplies['remove'];
       const idx = index;
       let deleted = 0;
-      for (const label of req.labels) {
-        try {
-          idx.markDelete(label);
-          deleted++;
-        } catch {
-          // Not in the graph (never added, or already deleted): nothing to do.
-        }
-      }
+      for (const label of req.labels) if (idx.markDelete(label)) deleted++;
       return { deleted } satisfies HnswReplies['remove'];
     }
     case 'search': {
       const idx = need();
-      const k = Math.min(req.k, idx.getCurrentCount());
-      if (k > 0) idx.setEf(Math.max(req.ef, k));
+      const k = Math.min(req.k, idx.count);
+      idx.setEf(Math.max(req.ef, k, 1));
       return req.queries.map((query) => {
-        if (k === 0) return { labels: new Int32Array(0), distances: new Float32Array(0) };
-        const r = idx.searchKnn(asArray(query), k);
-        return { labels: Int32Array.from(r.neighbors), distances: Float32Array.from(r.distances) };
+        const labels = new Uint32Array(k);
+        const distances = new Float32Array(k);
+        const found = k === 0 ? 0 : idx.search(query, k, labels, distances);
+        return { labels: new Int32Array(labels.buffer, 0, found), distances: distances.subarray(0, found) };
       }) satisfies HnswReplies['search'];
     }
     case 'save': {
       const idx = need();
-      return { bytes: await saveGraphFile(req.path, req.facts, (tmp) => idx.writeIndex(tmp)) } satisfies HnswReplies['save'];
+      return { bytes: await saveGraphFile(req.path, req.facts, (tmp) => idx.write(tmp)) } satisfies HnswReplies['save'];
     }
     case 'load':
-      return load(req.path, req.expect, req.efSearch);
+      efSearch = req.efSearch;
+      return load(req.path, req.expect);
     case 'export':
-      await need().writeIndex(req.path);
+      await need().write(req.path);
       return null;
     case 'flush':
       return null;

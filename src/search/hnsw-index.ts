@@ -9,13 +9,13 @@ import type { VectorHit } from './types.js';
 import { builtWorkerFile } from './worker-path.js';
 
 /**
- * Chosen with bench:search at 100,000 × 768 (clustered data, two shards, 2 shared cores):
- * M=16 (32 links per node at layer 0) is hnswlib's usual balance of recall and memory.
- * efConstruction=96: at 64 recall@10 stopped at 0.957 however large efSearch was; 96 lifts it to
- * 0.99 at efSearch 48 and still builds in ~41 s (128 took ~90 s on a busier machine). efSearch=40 gives recall@10
- * 0.979 (24: 0.958, 32: 0.969, 48: 0.99); search time grows with it.
+ * Chosen with bench:search at 100,000 × 768 (clustered data, one graph built on 2 threads, AVX2
+ * distances, 2 cores shared with other work): M=16 (32 links per node at layer 0) is hnswlib's usual
+ * balance of recall and memory (M=24 gained recall but searched ~40 % slower). efConstruction=128
+ * builds in ~27 s quiet (96: ~20 s, 200: ~40 s) and lifts recall@10 at efSearch 48 from ~0.96 to
+ * ~0.97 (200: 0.99–1.0); efSearch=48 costs ~0.3 ms a search (32: recall 0.93; 64: 0.98, +0.05 ms).
  */
-export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 96, efSearch: 40, seed: 100 };
+export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 128, efSearch: 48, seed: 100 };
 
 /** The defaults completed with `params`, each checked by name. */
 export function hnswParams(params: Partial<HnswParams>, owner: string): HnswParams {
@@ -31,6 +31,8 @@ type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; muta
 export class HnswIndex {
   readonly dimensions: number;
   readonly params: HnswParams;
+  /** Native threads the worker builds with. */
+  readonly buildThreads: number;
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -39,9 +41,11 @@ export class HnswIndex {
   /** Elements in the graph, deleted ones included (hnswlib never frees them). */
   elements = 0;
 
-  constructor(dimensions: number, params: Partial<HnswParams> = {}) {
+  constructor(dimensions: number, params: Partial<HnswParams> = {}, buildThreads = 1) {
     if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`HnswIndex: dimensions must be a positive integer, got ${dimensions}`);
+    if (!Number.isInteger(buildThreads) || buildThreads < 1) throw new RangeError(`HnswIndex: buildThreads must be a positive integer, got ${buildThreads}`);
     this.params = hnswParams(params, 'HnswIndex');
+    this.buildThreads = buildThreads;
     this.dimensions = dimensions;
     this.worker = new Worker(builtWorkerFile('search-hnsw.js'), { name: 'salon-hnsw' });
     this.worker.on('message', (msg: HnswResponse) => this.settle(msg));
@@ -56,7 +60,7 @@ export class HnswIndex {
 
   /** Creates an empty graph with room for `capacity` elements (it grows with resizeIndex). */
   init(capacity: number): Promise<null> {
-    return this.call({ op: 'init', dimensions: this.dimensions, capacity, params: this.params });
+    return this.call({ op: 'init', dimensions: this.dimensions, capacity, params: this.params, threads: this.buildThreads });
   }
 
   /** Adds or replaces vectors (packed `ids.length × dimensions`). */

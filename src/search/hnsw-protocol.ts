@@ -31,7 +31,8 @@ export interface HnswSidecar extends HnswFileFacts {
 }
 
 export type HnswRequest =
-  | { op: 'init'; dimensions: number; capacity: number; params: HnswParams }
+  /** `threads`: native threads each batch of adds runs on. */
+  | { op: 'init'; dimensions: number; capacity: number; params: HnswParams; threads: number }
   | { op: 'add'; labels: Int32Array; vectors: Float32Array }
   | { op: 'remove'; labels: number[] }
   /** Several queries in one message: one round trip for all. */

@@ -6,19 +6,18 @@
  * Later changes are incremental and small; large batches are applied in slices between which the
  * event loop runs.
  */
-import hnswlib from 'hnswlib-node';
+import { Graph } from 'salon-hnsw';
 import type { VectorHit } from './types.js';
-
-type Native = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
 /** Vectors added per slice before the event loop gets a turn (one add is ~0.3–1 ms on a large graph). */
 const ADD_SLICE = 8;
 
 export class LocalGraph {
-  private readonly index: Native;
+  private readonly index: Graph;
   private readonly dimensions: number;
-  /** Reused plain array: hnswlib-node takes number[] and copies the values before returning. */
-  private scratch: number[];
+  /** Reused result buffers (grown for larger k): the binding writes hits into them. */
+  private labels = new Uint32Array(16);
+  private distances = new Float32Array(16);
   /** Mutations and saves, strictly in order (a save must not read while a vector is being linked). */
   private tail: Promise<unknown> = Promise.resolve();
   /** Operations queued or running, and how many of them are changes. */
@@ -26,19 +25,16 @@ export class LocalGraph {
   private queued = 0;
   private ef: number;
 
-  private constructor(index: Native, dimensions: number, ef: number) {
+  private constructor(index: Graph, dimensions: number, ef: number) {
     this.index = index;
     this.dimensions = dimensions;
-    this.scratch = new Array<number>(dimensions).fill(0);
     this.ef = ef;
     index.setEf(ef);
   }
 
   /** Reads a graph file written by hnswlib (off the event loop). */
   static async read(path: string, dimensions: number, efSearch: number): Promise<LocalGraph> {
-    const index = new hnswlib.HierarchicalNSW('cosine', dimensions);
-    await index.readIndex(path);
-    return new LocalGraph(index, dimensions, efSearch);
+    return new LocalGraph(await Graph.read(path, dimensions), dimensions, efSearch);
   }
 
   /** True while changes wait to be applied: searches would miss them. */
@@ -48,7 +44,7 @@ export class LocalGraph {
 
   /** Elements in the graph, deleted ones included. */
   get elements(): number {
-    return this.index.getCurrentCount();
+    return this.index.count;
   }
 
   setEfSearch(ef: number): void {
@@ -56,23 +52,30 @@ export class LocalGraph {
   }
 
   search(query: Float32Array, k: number): VectorHit[] {
-    const n = Math.min(k, this.index.getCurrentCount());
+    const n = Math.min(k, this.index.count);
     if (n === 0) return [];
+    if (this.labels.length < n) {
+      this.labels = new Uint32Array(n);
+      this.distances = new Float32Array(n);
+    }
     this.index.setEf(Math.max(this.ef, n));
-    const r = this.index.searchKnn(this.asArray(query), n);
-    // hnswlib's cosine distance is 1 − cos; float rounding can push an identical vector past 1.
-    return r.neighbors.map((rowId, i) => ({ rowId, score: Math.min(1, 1 - r.distances[i]) }));
+    const found = this.index.search(query, n, this.labels, this.distances);
+    const hits: VectorHit[] = new Array(found);
+    // The cosine distance is 1 − cos; float rounding can push an identical vector past 1.
+    for (let i = 0; i < found; i++) hits[i] = { rowId: this.labels[i], score: Math.min(1, 1 - this.distances[i]) };
+    return hits;
   }
 
   /** Adds or replaces vectors (packed `ids.length × dimensions`); applied at once when nothing is queued. */
   add(ids: number[], vectors: Float32Array): Promise<void> {
     return this.enqueue(async () => {
       const d = this.dimensions;
-      this.reserve(ids.length);
-      for (let i = 0; i < ids.length; i++) {
-        if (i > 0 && i % ADD_SLICE === 0) await new Promise((r) => setImmediate(r));
-        // replaceDeleted is off: a label added again simply overwrites its element (hnswlib updates it).
-        this.index.addPoint(this.asArray(vectors.subarray(i * d, (i + 1) * d)), ids[i]);
+      const labels = Uint32Array.from(ids);
+      for (let i = 0; i < ids.length; i += ADD_SLICE) {
+        if (i > 0) await new Promise((r) => setImmediate(r));
+        const end = Math.min(ids.length, i + ADD_SLICE);
+        // A label added again simply overwrites its element (hnswlib updates it in place).
+        this.index.addPoints(vectors.subarray(i * d, end * d), labels.subarray(i, end), 1);
       }
     });
   }
@@ -81,14 +84,8 @@ export class LocalGraph {
   remove(ids: number[]): Promise<number> {
     return this.enqueue(async () => {
       let deleted = 0;
-      for (const id of ids) {
-        try {
-          this.index.markDelete(id);
-          deleted++;
-        } catch {
-          // Not in the graph (never added, or already deleted): nothing to do.
-        }
-      }
+      // false: not in the graph (never added, or already deleted).
+      for (const id of ids) if (this.index.markDelete(id)) deleted++;
       return deleted;
     });
   }
@@ -96,7 +93,7 @@ export class LocalGraph {
   /** Writes the graph to `path` (on the thread pool; changes wait until it is written). */
   write(path: string): Promise<void> {
     return this.enqueue(async () => {
-      await this.index.writeIndex(path);
+      await this.index.write(path);
     }, false);
   }
 
@@ -116,17 +113,5 @@ export class LocalGraph {
     });
     this.tail = settled.catch(() => undefined);
     return settled;
-  }
-
-  private reserve(extra: number): void {
-    const needed = this.index.getCurrentCount() + extra;
-    const max = this.index.getMaxElements();
-    if (needed > max) this.index.resizeIndex(Math.max(needed, Math.ceil(max * 1.5)));
-  }
-
-  private asArray(v: Float32Array): number[] {
-    const s = this.scratch;
-    for (let i = 0; i < v.length; i++) s[i] = v[i];
-    return s;
   }
 }

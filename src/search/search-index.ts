@@ -124,8 +124,9 @@ export class SearchIndex implements VectorIndex {
       dir: this.options.dir,
       fingerprint: `${this.options.model}@${dimensions}`,
       mode: this.options.hnswMode,
-      // One graph shard per search thread: the shards build side by side, one per core.
-      shards: this.options.threads,
+      // One graph, built on every search thread at once: a search then asks one graph, not several.
+      shards: 1,
+      buildThreads: this.options.threads,
       params: this.options.hnswParams,
       log: this.options.log,
     });

@@ -50,8 +50,10 @@ export interface TieredIndexOptions {
   fingerprint: string;
   /** `auto`: load a matching saved graph or build one when needed; `off`: exact scans only (one-shot CLI searches). */
   mode?: HnswMode;
-  /** Graph shards, one worker each, built in parallel (default 1; the app uses SEARCH_WORKERS). */
+  /** Graph shards, one worker each (default 1: one graph is searched fastest). */
   shards?: number;
+  /** Native threads each shard is built with (default 1; the app uses SEARCH_WORKERS). */
+  buildThreads?: number;
   params?: Partial<HnswParams>;
   saveDelayMs?: number;
   log?: { info(msg: string): void; warn(msg: string): void };
@@ -271,7 +273,7 @@ export class TieredIndex implements VectorIndex {
 
   /** Loads the saved graph when it matches the flat rows, else (mode `auto`) builds one. */
   private async startGraph(): Promise<void> {
-    const graph = new ShardedGraph(this.dimensions, this.options.shards!, this.options.params);
+    const graph = new ShardedGraph(this.dimensions, this.options.shards!, this.options.params, this.options.buildThreads ?? 1);
     this.pendingGraph = graph;
     this.changedWhilePending = false;
     try {

@@ -1,0 +1,26 @@
+/**
+ * One hnswlib graph over L2-normalised float32 vectors (inputs are normalised again on the way in),
+ * cosine distance (1 − cos). Labels are unsigned 32-bit integers. Files are hnswlib's own format.
+ */
+export declare class Graph {
+  /** An empty graph with room for `capacity` elements (it grows when adds need more). */
+  constructor(dimensions: number, capacity: number, m: number, efConstruction: number, seed: number);
+  /** Reads a graph file on the libuv thread pool. */
+  static read(path: string, dimensions: number): Promise<Graph>;
+  readonly dimensions: number;
+  /** Elements in the graph, deleted ones included. */
+  readonly count: number;
+  readonly capacity: number;
+  /** Adds or replaces rows (`labels.length × dimensions` packed) on `threads` threads; blocks until done. */
+  addPoints(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number): void;
+  /** Writes up to `k` hits into the out arrays, nearest first, and returns how many. */
+  search(query: Float32Array, k: number, labels: Uint32Array, distances: Float32Array): number;
+  /** True if the label was in the graph (and is now deleted). */
+  markDelete(label: number): boolean;
+  resize(capacity: number): void;
+  /** The search list size (recall against speed). */
+  setEf(ef: number): void;
+  /** Writes the graph on the thread pool; changes are refused until it is done, searches go on. */
+  write(path: string): Promise<void>;
+  writeSync(path: string): void;
+}

@@ -1,0 +1,5 @@
+'use strict';
+// The compiled binding (node-gyp builds it at `npm install`). Exported by name so that ESM code
+// can `import { Graph } from 'salon-hnsw'`.
+const binding = require('./build/Release/salon_hnsw.node');
+exports.Graph = binding.Graph;

@@ -1,0 +1,415 @@
+// Salon's binding of hnswlib (the headers hnswlib-node ships), for cosine similarity over
+// L2-normalised float32 vectors. It exists for two things hnswlib-node 3 cannot do:
+//  - take a Float32Array as it is: hnswlib-node reads a query element by element from a JS array
+//    (~0.06 ms per 768-d query, ~0.15 ms at 2048), more than the graph search itself;
+//  - build one graph on several threads: hnswlib's addPoint is thread-safe, but hnswlib-node calls
+//    it from the JS thread only, so one 100K x 768 graph took ~107 s on one core.
+// Files are hnswlib's own format (the same as hnswlib-node's writeIndex/readIndex).
+#include <napi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hnswlib/hnswlib.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SALON_X86 1
+#endif
+
+namespace {
+
+using Index = hnswlib::HierarchicalNSW<float>;
+
+#ifdef SALON_X86
+// 1 - dot(a, b) with AVX2 and FMA, chosen at run time: hnswlib-node's build enables only SSE
+// (hnswlib picks AVX at compile time), and most distance time goes into this loop.
+__attribute__((target("avx2,fma"))) float InnerDistanceAvx2(const void* a, const void* b, const void* qty) {
+  const float* x = static_cast<const float*>(a);
+  const float* y = static_cast<const float*>(b);
+  const size_t n = *static_cast<const size_t*>(qty);
+  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), s0);
+    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), s1);
+    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16), s2);
+    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), s0);
+  const __m256 sum8 = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+  __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(sum8), _mm256_extractf128_ps(sum8, 1));
+  sum4 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
+  sum4 = _mm_add_ss(sum4, _mm_shuffle_ps(sum4, sum4, 1));
+  float dot = _mm_cvtss_f32(sum4);
+  for (; i < n; i++) dot += x[i] * y[i];
+  return 1.0f - dot;
+}
+#endif
+
+// hnswlib's inner-product space with the fastest distance function this CPU runs.
+class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit UnitCosineSpace(size_t dim) : fallback_(dim), dim_(dim) {
+    distance_ = fallback_.get_dist_func();
+#ifdef SALON_X86
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) distance_ = InnerDistanceAvx2;
+#endif
+  }
+  size_t get_data_size() override { return dim_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  hnswlib::InnerProductSpace fallback_;
+  size_t dim_;
+  hnswlib::DISTFUNC<float> distance_;
+};
+
+void Normalize(const float* in, float* out, size_t dim) {
+  double sum = 0;
+  for (size_t i = 0; i < dim; i++) sum += static_cast<double>(in[i]) * in[i];
+  const float scale = sum > 0 ? static_cast<float>(1.0 / std::sqrt(sum)) : 1.0f;
+  for (size_t i = 0; i < dim; i++) out[i] = in[i] * scale;
+}
+
+// Runs fn(row) for rows [0, n) on `threads` threads; the first exception stops the others and is rethrown.
+template <typename Fn>
+void ParallelFor(size_t n, size_t threads, Fn fn) {
+  if (threads <= 1 || n < 2) {
+    for (size_t row = 0; row < n; row++) fn(row);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure = nullptr;
+  std::mutex failure_lock;
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; t++) {
+    pool.emplace_back([&] {
+      while (true) {
+        const size_t row = next.fetch_add(1);
+        if (row >= n) break;
+        try {
+          fn(row);
+        } catch (...) {
+          std::lock_guard<std::mutex> guard(failure_lock);
+          if (!failure) failure = std::current_exception();
+          next = n;
+          break;
+        }
+      }
+    });
+  }
+  for (auto& thread : pool) thread.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+class Graph : public Napi::ObjectWrap<Graph> {
+ public:
+  static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function fn = DefineClass(env, "Graph",
+                                    {
+                                        InstanceMethod("addPoints", &Graph::AddPoints),
+                                        InstanceMethod("search", &Graph::Search),
+                                        InstanceMethod("markDelete", &Graph::MarkDelete),
+                                        InstanceMethod("resize", &Graph::Resize),
+                                        InstanceMethod("setEf", &Graph::SetEf),
+                                        InstanceMethod("write", &Graph::Write),
+                                        InstanceMethod("writeSync", &Graph::WriteSync),
+                                        InstanceAccessor("count", &Graph::Count, nullptr),
+                                        InstanceAccessor("capacity", &Graph::Capacity, nullptr),
+                                        InstanceAccessor("dimensions", &Graph::Dimensions, nullptr),
+                                        StaticMethod("read", &Graph::Read),
+                                    });
+    // Per environment (the main thread and each worker thread load the addon separately).
+    env.SetInstanceData<Napi::FunctionReference>(new Napi::FunctionReference(Napi::Persistent(fn)));
+    exports.Set("Graph", fn);
+    return exports;
+  }
+
+  // new Graph(dimensions, capacity, m, efConstruction, seed), or new Graph(dimensions, null) for read().
+  explicit Graph(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Graph>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 1 || !info[0].IsNumber() || info[0].As<Napi::Number>().Int64Value() < 1) {
+      Napi::TypeError::New(env, "Graph: dimensions must be a positive integer").ThrowAsJavaScriptException();
+      return;
+    }
+    dim_ = info[0].As<Napi::Number>().Uint32Value();
+    space_ = std::make_unique<UnitCosineSpace>(dim_);
+    if (info.Length() >= 2 && info[1].IsNull()) return;
+    for (int i = 1; i <= 4; i++) {
+      if (!info[i].IsNumber() || info[i].As<Napi::Number>().Int64Value() < (i == 4 ? 0 : 1)) {
+        Napi::TypeError::New(env, "Graph: capacity, m, efConstruction and seed must be integers").ThrowAsJavaScriptException();
+        return;
+      }
+    }
+    try {
+      index_ = std::make_unique<Index>(space_.get(), info[1].As<Napi::Number>().Uint32Value(), info[2].As<Napi::Number>().Uint32Value(),
+                                       info[3].As<Napi::Number>().Uint32Value(), info[4].As<Napi::Number>().Uint32Value());
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+    }
+  }
+
+  size_t dim_ = 0;
+  std::unique_ptr<UnitCosineSpace> space_;
+  std::unique_ptr<Index> index_;
+  // Set while write() runs on the thread pool: changes then would race the writer.
+  std::atomic<int> writers_{0};
+
+ private:
+  bool Ready(Napi::Env env, bool mutating) {
+    if (!index_) {
+      Napi::Error::New(env, "Graph: not initialised").ThrowAsJavaScriptException();
+      return false;
+    }
+    if (mutating && writers_.load() > 0) {
+      Napi::Error::New(env, "Graph: cannot change the graph while it is being written").ThrowAsJavaScriptException();
+      return false;
+    }
+    return true;
+  }
+
+  bool Vector(Napi::Env env, const Napi::Value& value, size_t rows_multiple, Napi::Float32Array* out) {
+    if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+      Napi::TypeError::New(env, "Graph: vectors must be a Float32Array").ThrowAsJavaScriptException();
+      return false;
+    }
+    *out = value.As<Napi::Float32Array>();
+    if (out->ElementLength() % dim_ != 0 || (rows_multiple == 1 && out->ElementLength() != dim_)) {
+      Napi::RangeError::New(env, "Graph: vector length must be a multiple of " + std::to_string(dim_)).ThrowAsJavaScriptException();
+      return false;
+    }
+    return true;
+  }
+
+  // addPoints(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n), threads): adds or
+  // replaces each row under its label. Grows the graph first when it is too small.
+  Napi::Value AddPoints(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Ready(env, true)) return env.Undefined();
+    Napi::Float32Array vectors;
+    if (!Vector(env, info[0], 0, &vectors)) return env.Undefined();
+    if (!info[1].IsTypedArray() || (info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array &&
+                                    info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)) {
+      Napi::TypeError::New(env, "Graph: labels must be an Int32Array or Uint32Array").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    Napi::TypedArray labels = info[1].As<Napi::TypedArray>();
+    const size_t n = vectors.ElementLength() / dim_;
+    if (labels.ElementLength() != n) {
+      Napi::RangeError::New(env, "Graph: one label per vector").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    const uint32_t* label_data = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(labels.ArrayBuffer().Data()) + labels.ByteOffset());
+    const size_t threads = info[2].IsNumber() ? std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()) : 1;
+    const float* data = vectors.Data();
+    try {
+      const size_t needed = index_->getCurrentElementCount() + n;
+      if (needed > index_->max_elements_) index_->resizeIndex(std::max(needed, index_->max_elements_ + index_->max_elements_ / 2));
+      Index* index = index_.get();
+      const size_t dim = dim_;
+      // The first point is added alone: hnswlib needs an entry point before concurrent inserts help.
+      auto add = [&](size_t row) {
+        std::vector<float> unit(dim);
+        Normalize(data + row * dim, unit.data(), dim);
+        index->addPoint(unit.data(), label_data[row]);
+      };
+      size_t start = 0;
+      if (index->getCurrentElementCount() == 0 && n > 0) add(start++);
+      ParallelFor(n - start, threads, [&](size_t row) { add(start + row); });
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+    }
+    return env.Undefined();
+  }
+
+  // search(query: Float32Array (dim), k, labels: Uint32Array, distances: Float32Array): number of
+  // hits written, nearest first; distance = 1 - cosine.
+  Napi::Value Search(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Ready(env, false)) return env.Undefined();
+    Napi::Float32Array query;
+    if (!Vector(env, info[0], 1, &query)) return env.Undefined();
+    if (!info[1].IsNumber() || !info[2].IsTypedArray() || !info[3].IsTypedArray() ||
+        info[2].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
+        info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+      Napi::TypeError::New(env, "Graph: search(query, k, Uint32Array, Float32Array)").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    Napi::Uint32Array out_labels = info[2].As<Napi::Uint32Array>();
+    Napi::Float32Array out_distances = info[3].As<Napi::Float32Array>();
+    const size_t k = std::min<size_t>({static_cast<size_t>(std::max<int64_t>(0, info[1].As<Napi::Number>().Int64Value())),
+                                       out_labels.ElementLength(), out_distances.ElementLength()});
+    if (k == 0 || index_->getCurrentElementCount() == 0) return Napi::Number::New(env, 0);
+    std::vector<float> unit(dim_);
+    Normalize(query.Data(), unit.data(), dim_);
+    try {
+      auto found = index_->searchKnn(unit.data(), k);
+      const size_t hits = found.size();
+      for (size_t i = hits; i-- > 0;) {
+        out_labels[i] = static_cast<uint32_t>(found.top().second);
+        out_distances[i] = found.top().first;
+        found.pop();
+      }
+      return Napi::Number::New(env, static_cast<double>(hits));
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+  }
+
+  // markDelete(label): true if the label was in the graph and is now deleted.
+  Napi::Value MarkDelete(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Ready(env, true)) return env.Undefined();
+    try {
+      index_->markDelete(info[0].As<Napi::Number>().Uint32Value());
+      return Napi::Boolean::New(env, true);
+    } catch (const std::exception&) {
+      return Napi::Boolean::New(env, false);  // not in the graph, or deleted already
+    }
+  }
+
+  Napi::Value Resize(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Ready(env, true)) return env.Undefined();
+    try {
+      index_->resizeIndex(info[0].As<Napi::Number>().Uint32Value());
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+    }
+    return env.Undefined();
+  }
+
+  Napi::Value SetEf(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Ready(env, false)) return env.Undefined();
+    index_->setEf(std::max<int64_t>(1, info[0].As<Napi::Number>().Int64Value()));
+    return env.Undefined();
+  }
+
+  Napi::Value Count(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), index_ ? static_cast<double>(index_->getCurrentElementCount()) : 0);
+  }
+  Napi::Value Capacity(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), index_ ? static_cast<double>(index_->max_elements_) : 0);
+  }
+  Napi::Value Dimensions(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(dim_)); }
+
+  Napi::Value WriteSync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Ready(env, true)) return env.Undefined();
+    try {
+      index_->saveIndex(info[0].As<Napi::String>().Utf8Value());
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+    }
+    return env.Undefined();
+  }
+
+  // write(path): Promise<void>, written on the libuv thread pool. Searches may go on meanwhile
+  // (both only read); changes are refused until it is done.
+  Napi::Value Write(const Napi::CallbackInfo& info);
+  // Graph.read(path, dimensions): Promise<Graph>, read on the libuv thread pool.
+  static Napi::Value Read(const Napi::CallbackInfo& info);
+};
+
+class WriteWorker : public Napi::AsyncWorker {
+ public:
+  WriteWorker(Napi::Env env, Graph* graph, Napi::Object holder, std::string path)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), graph_(graph), path_(std::move(path)) {
+    holder_ = Napi::Persistent(holder);  // keeps the graph alive while it is written
+  }
+  Napi::Promise Promise() { return deferred_.Promise(); }
+  void Execute() override {
+    try {
+      graph_->index_->saveIndex(path_);
+    } catch (const std::exception& e) {
+      SetError(std::string("hnswlib: ") + e.what());
+    }
+  }
+  void OnOK() override {
+    graph_->writers_--;
+    deferred_.Resolve(Env().Undefined());
+  }
+  void OnError(const Napi::Error& e) override {
+    graph_->writers_--;
+    deferred_.Reject(e.Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Graph* graph_;
+  Napi::ObjectReference holder_;
+  std::string path_;
+};
+
+Napi::Value Graph::Write(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!Ready(env, true)) return env.Undefined();
+  if (!info[0].IsString()) {
+    Napi::TypeError::New(env, "Graph: write(path)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  writers_++;
+  auto* worker = new WriteWorker(env, this, info.This().As<Napi::Object>(), info[0].As<Napi::String>().Utf8Value());
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+class ReadWorker : public Napi::AsyncWorker {
+ public:
+  ReadWorker(Napi::Env env, Napi::Object holder, Graph* graph, std::string path)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), graph_(graph), path_(std::move(path)) {
+    holder_ = Napi::Persistent(holder);
+  }
+  Napi::Promise Promise() { return deferred_.Promise(); }
+  void Execute() override {
+    try {
+      index_ = std::make_unique<Index>(graph_->space_.get(), path_, false, 0, false);
+    } catch (const std::exception& e) {
+      SetError(std::string("hnswlib: ") + e.what());
+    }
+  }
+  void OnOK() override {
+    graph_->index_ = std::move(index_);
+    deferred_.Resolve(holder_.Value());
+  }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference holder_;
+  Graph* graph_;
+  std::string path_;
+  std::unique_ptr<Index> index_;
+};
+
+Napi::Value Graph::Read(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsNumber()) {
+    Napi::TypeError::New(env, "Graph.read(path, dimensions)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Object holder = env.GetInstanceData<Napi::FunctionReference>()->New({info[1], env.Null()});
+  if (env.IsExceptionPending()) return env.Undefined();
+  Graph* graph = Graph::Unwrap(holder);
+  auto* worker = new ReadWorker(env, holder, graph, info[0].As<Napi::String>().Utf8Value());
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Object InitAll(Napi::Env env, Napi::Object exports) { return Graph::Init(env, exports); }
+
+}  // namespace
+
+NODE_API_MODULE(salon_hnsw, InitAll)

@@ -1,0 +1,131 @@
+// salon-hnsw, the project's hnswlib binding: typed arrays in and out, a multi-threaded build,
+// and files in hnswlib's own format (readable by hnswlib-node, and the other way round).
+import { join } from 'node:path';
+import hnswlib from 'hnswlib-node';
+import { Graph } from 'salon-hnsw';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import { clustered, entries, exact, near, recall } from './helpers.js';
+
+const DIM = 48;
+const rows = entries(clustered(3000, DIM, 20, 77));
+
+function packed(from: number, to: number): { vectors: Float32Array; labels: Uint32Array } {
+  const vectors = new Float32Array((to - from) * DIM);
+  const labels = new Uint32Array(to - from);
+  for (let i = from; i < to; i++) {
+    vectors.set(rows[i].vector, (i - from) * DIM);
+    labels[i - from] = rows[i].rowId;
+  }
+  return { vectors, labels };
+}
+
+function search(graph: Graph, query: Float32Array, k: number): { rowId: number; score: number }[] {
+  const labels = new Uint32Array(k);
+  const distances = new Float32Array(k);
+  const n = graph.search(query, k, labels, distances);
+  return Array.from({ length: n }, (_, i) => ({ rowId: labels[i], score: 1 - distances[i] }));
+}
+
+function meanRecall(graph: Graph, upTo = rows.length): number {
+  let total = 0;
+  for (let q = 0; q < 40; q++) {
+    const query = near(rows[(q * 71) % upTo].vector, q);
+    total += recall(search(graph, query, 10), exact(rows.slice(0, upTo), query, 10, { includePrivileged: true }));
+  }
+  return total / 40;
+}
+
+describe('salon-hnsw Graph', () => {
+  it('builds on several threads with the recall of a one-thread build, growing past its capacity', () => {
+    const one = new Graph(DIM, 100, 16, 96, 100);
+    const two = new Graph(DIM, 100, 16, 96, 100);
+    const { vectors, labels } = packed(0, rows.length);
+    one.addPoints(vectors, labels, 1);
+    two.addPoints(vectors, labels, 4);
+    expect(one.count).toBe(rows.length);
+    expect(two.count).toBe(rows.length);
+    expect(two.capacity).toBeGreaterThanOrEqual(rows.length);
+    two.setEf(40);
+    one.setEf(40);
+    expect(meanRecall(two)).toBeGreaterThanOrEqual(0.95);
+    expect(Math.abs(meanRecall(two) - meanRecall(one))).toBeLessThan(0.05);
+  });
+
+  it('scores by cosine whatever the vectors’ length, nearest first, and writes no more than k hits', () => {
+    const g = new Graph(DIM, 10, 8, 50, 1);
+    const { vectors, labels } = packed(0, 200);
+    for (let i = 0; i < vectors.length; i++) vectors[i] *= 7; // not unit length: normalised inside
+    g.addPoints(vectors, labels);
+    const hits = search(g, rows[5].vector, 5);
+    expect(hits).toHaveLength(5);
+    expect(hits[0].rowId).toBe(rows[5].rowId);
+    expect(hits[0].score).toBeCloseTo(1, 5);
+    for (let i = 1; i < hits.length; i++) expect(hits[i].score).toBeLessThanOrEqual(hits[i - 1].score);
+    const few = new Uint32Array(3);
+    expect(g.search(rows[5].vector, 10, few, new Float32Array(10))).toBe(3);
+  });
+
+  it('deletes by label, reports unknown labels, and replaces a label added again', () => {
+    const g = new Graph(DIM, 10, 8, 50, 1);
+    const { vectors, labels } = packed(0, 100);
+    g.addPoints(vectors, labels);
+    expect(g.markDelete(rows[3].rowId)).toBe(true);
+    expect(g.markDelete(rows[3].rowId)).toBe(false);
+    expect(g.markDelete(999_999)).toBe(false);
+    expect(search(g, rows[3].vector, 10).map((h) => h.rowId)).not.toContain(rows[3].rowId);
+    // Row 4's label now carries row 50's vector.
+    g.addPoints(rows[50].vector.slice(), Uint32Array.of(rows[4].rowId));
+    expect(g.count).toBe(100);
+    const best = search(g, rows[50].vector, 2).map((h) => h.rowId);
+    expect(best).toEqual(expect.arrayContaining([rows[4].rowId, rows[50].rowId]));
+  });
+
+  it('refuses bad arguments with a clear error and stays usable', () => {
+    const g = new Graph(DIM, 10, 8, 50, 1);
+    expect(() => g.addPoints(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);
+    expect(() => g.addPoints(new Float32Array(DIM), Uint32Array.of(1, 2))).toThrow(/one label per vector/);
+    expect(() => g.addPoints([1, 2] as unknown as Float32Array, Uint32Array.of(1))).toThrow(/Float32Array/);
+    expect(() => g.search(new Float32Array(DIM - 1), 1, new Uint32Array(1), new Float32Array(1))).toThrow(/48/);
+    expect(() => new Graph(0, 10, 8, 50, 1)).toThrow(/dimensions/);
+    expect(g.count).toBe(0);
+    expect(g.search(new Float32Array(DIM), 5, new Uint32Array(5), new Float32Array(5))).toBe(0);
+    g.addPoints(rows[0].vector.slice(), Uint32Array.of(7));
+    expect(search(g, rows[0].vector, 1)[0].rowId).toBe(7);
+  });
+
+  it('writes and reads hnswlib files that hnswlib-node reads and writes too, off the event loop', async () => {
+    const tmp = tempDir('salon-native-graph-');
+    try {
+      const g = new Graph(DIM, 10, 16, 96, 3);
+      const { vectors, labels } = packed(0, 1000);
+      g.addPoints(vectors, labels, 2);
+      g.setEf(40);
+      const before = meanRecall(g, 1000);
+      const writing = g.write(join(tmp.dir, 'ours'));
+      expect(() => g.addPoints(rows[1000].vector.slice(), Uint32Array.of(rows[1000].rowId))).toThrow(/being written/);
+      expect(search(g, rows[9].vector, 1)[0].rowId).toBe(rows[9].rowId); // searches go on meanwhile
+      await writing;
+
+      const read = await Graph.read(join(tmp.dir, 'ours'), DIM);
+      read.setEf(40);
+      expect(read.count).toBe(1000);
+      expect(meanRecall(read, 1000)).toBeCloseTo(before, 5);
+
+      const theirs = new hnswlib.HierarchicalNSW('cosine', DIM);
+      await theirs.readIndex(join(tmp.dir, 'ours'));
+      theirs.setEf(40);
+      const q = near(rows[12].vector, 1);
+      const r = theirs.searchKnn(Array.from(q), 5);
+      expect(r.neighbors).toEqual(search(read, q, 5).map((h) => h.rowId));
+
+      theirs.markDelete(rows[12].rowId);
+      await theirs.writeIndex(join(tmp.dir, 'theirs'));
+      const back = await Graph.read(join(tmp.dir, 'theirs'), DIM);
+      expect(back.markDelete(rows[12].rowId)).toBe(false); // the deletion came through
+      await expect(Graph.read(join(tmp.dir, 'missing'), DIM)).rejects.toThrow(/hnswlib/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
