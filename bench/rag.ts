@@ -1,12 +1,33 @@
 /**
  * Whole asks through the assistant with the local providers (DESIGN §8): N synthetic items are
  * ingested through the item pipeline of a real app, then questions are asked one after another in
- * item rooms. Prints `{items, p50_ms, p95_ms, p99_ms, overhead_p95_ms}`, where overhead is each
- * ask's time minus the time spent inside embedder and chat model calls.
+ * item rooms. Prints `{items, p50_ms, p95_ms, p99_ms, overhead_p95_ms, …, stages, stages_cpu}`,
+ * where overhead is each ask's time minus the time spent inside embedder and chat model calls
+ * (embed, rerank, stream; a model call inside another counts once). Everything else is overhead:
+ * admission, queueing, store reads, snippets, passages, the prompt, delta batching, frames and
+ * storing the answer.
  *
- *   npm run bench:rag -- --items N [--asks A]
+ * `stages` splits each ask's overhead at the moments the search service, the reranker and the
+ * stream are called and return (p50/p95 in ms, model time taken out):
+ * - `before_search`: admission, queue, resolving the room, the first progress frame;
+ * - `search_service`: the search service call without its query embedding (the search area's);
+ * - `candidates`: merging and deduplication, item heads, evidence chunks, snippets;
+ * - `rerank`: around the model call (timeout and abort wiring);
+ * - `context`: sanitising the selection, item reads, passage choice, the prompt;
+ * - `write`: streaming around the model (delta batches and frames);
+ * - `done`: storing the answer and its `assistant.done` frame.
+ * `stages_cpu` and `overhead_besides_search_cpu_*` are the same in process CPU time: other
+ * processes' load moves their p50 less than wall time's, but they count every thread of the
+ * process (the garbage collector's helpers too), so their p95 is no better a figure.
+ *
+ *   npm run bench:rag -- --items N [--asks A] [--cpu-prof FILE] [--data-dir DIR]
+ *
+ * `--cpu-prof FILE` writes a V8 CPU profile of the asks alone (not the ingest) to FILE.
+ * `--data-dir DIR` keeps the data in DIR and, when DIR already holds N items, skips the ingest
+ * (for repeated runs while working on the pipeline; report figures from fresh runs).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalChatModel } from '../src/ai/local-chat.js';
@@ -16,21 +37,65 @@ import { buildApp } from '../src/app.js';
 import { parseArgs } from '../src/cli/command.js';
 import { loadConfig } from '../src/config.js';
 import type { ContentItem } from '../src/content/types.js';
+import type { SearchService } from '../src/search/types.js';
 import { syntheticItems, questionAbout } from './synthetic-text.js';
 
 const DEFAULT_ITEMS = 10_000;
 const DEFAULT_ASKS = 200;
 const WARMUP_ASKS = 20;
 
-/** Time spent inside model calls, summed; and the span of each ask's search-service calls. */
-const clock = { ms: 0, searchFrom: Infinity, searchTo: 0, embedInSearch: 0 };
+/** A point in time on two clocks: wall (performance.now) and this process's CPU time, both in ms. */
+interface Mark {
+  wall: number;
+  cpu: number;
+}
 
-async function timed<T>(fn: () => Promise<T>): Promise<T> {
-  const t = performance.now();
+function mark(): Mark {
+  const u = process.cpuUsage();
+  return { wall: performance.now(), cpu: (u.user + u.system) / 1000 };
+}
+
+const ZERO: Mark = { wall: 0, cpu: 0 };
+const minus = (a: Mark, b: Mark): Mark => ({ wall: a.wall - b.wall, cpu: a.cpu - b.cpu });
+const plus = (a: Mark, b: Mark): Mark => ({ wall: a.wall + b.wall, cpu: a.cpu + b.cpu });
+
+/**
+ * What one ask's hooks saw: time inside model calls (a model call made inside another, as the local
+ * chat model embeds during rerank and stream, counts once, in the outer call), and the moments the
+ * search service, the reranker and the stream started and ended.
+ */
+interface AskClock {
+  model: Mark;
+  /** Model time inside the search service call (the query embedding). */
+  searchModel: Mark;
+  streamModel: Mark;
+  searchFrom?: Mark;
+  searchTo?: Mark;
+  rerankFrom?: Mark;
+  rerankTo?: Mark;
+  streamFrom?: Mark;
+  streamTo?: Mark;
+}
+
+let clock: AskClock = { model: ZERO, searchModel: ZERO, streamModel: ZERO };
+/**
+ * Model calls under way. Asks run one at a time and nothing else calls the models meanwhile, so a
+ * call made while another is under way is inside it. (AsyncLocalStorage would tell for sure, but
+ * on Node 20 it turns on promise hooks, which slow every promise of the app being measured.)
+ */
+let modelDepth = 0;
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; took: Mark }> {
+  if (modelDepth > 0) return { value: await fn(), took: ZERO };
+  modelDepth++;
+  const from = mark();
   try {
-    return await fn();
+    const value = await fn();
+    const took = minus(mark(), from);
+    clock.model = plus(clock.model, took);
+    return { value, took };
   } finally {
-    clock.ms += performance.now() - t;
+    modelDepth--;
   }
 }
 
@@ -39,23 +104,74 @@ function timedEmbedder(inner: Embedder): Embedder {
     model: inner.model,
     dimensions: inner.dimensions,
     similarityThreshold: inner.similarityThreshold,
-    embed: (texts, signal) => timed(() => inner.embed(texts, signal)),
+    embed: async (texts, signal) => (await timed(() => inner.embed(texts, signal))).value,
   };
 }
 
 function timedChat(inner: ChatModel): ChatModel {
   return {
     model: inner.model,
-    rerank: (q, s, signal) => timed(() => inner.rerank(q, s, signal)),
-    summarize: (t, q, signal) => timed(() => inner.summarize(t, q, signal)),
-    async *stream(messages: ChatMessage[], signal?: AbortSignal) {
-      const it = inner.stream(messages, signal)[Symbol.asyncIterator]();
-      for (;;) {
-        const r = await timed(() => it.next());
-        if (r.done) return;
-        yield r.value;
+    async rerank(q, s, signal) {
+      clock.rerankFrom = mark();
+      try {
+        return (await timed(() => inner.rerank(q, s, signal))).value;
+      } finally {
+        clock.rerankTo = mark();
       }
     },
+    summarize: async (t, q, signal) => (await timed(() => inner.summarize(t, q, signal))).value,
+    async *stream(messages: ChatMessage[], signal?: AbortSignal) {
+      clock.streamFrom ??= mark();
+      const it = inner.stream(messages, signal)[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          const { value: r, took } = await timed(() => it.next());
+          clock.streamModel = plus(clock.streamModel, took);
+          if (r.done) return;
+          yield r.value;
+        }
+      } finally {
+        clock.streamTo = mark();
+      }
+    },
+  };
+}
+
+/** Times the search service call (its embedding counts as model time). */
+function timeSearch(search: SearchService): void {
+  const inner = search.searchChunksMany.bind(search);
+  search.searchChunksMany = async (queries, options) => {
+    const before = clock.model;
+    clock.searchFrom = mark();
+    try {
+      return await inner(queries, options);
+    } finally {
+      clock.searchTo = mark();
+      clock.searchModel = minus(clock.model, before);
+    }
+  };
+}
+
+/**
+ * One ask's overhead split at the hooks' moments (each part minus the model time inside it):
+ * before the search, the search service, from search to rerank, from rerank to the stream, the
+ * stream, and from its end to the finished answer.
+ */
+function segments(c: AskClock, from: Mark, to: Mark): Record<string, Mark> | null {
+  const { searchFrom, searchTo, streamFrom, streamTo } = c;
+  if (!searchFrom || !searchTo || !streamFrom || !streamTo) return null;
+  // With five candidates or fewer there is no rerank call; its part is then empty.
+  const rerankFrom = c.rerankFrom ?? searchTo;
+  const rerankTo = c.rerankTo ?? searchTo;
+  const rerankModel = minus(minus(c.model, c.searchModel), c.streamModel);
+  return {
+    before_search: minus(searchFrom, from),
+    search_service: minus(minus(searchTo, searchFrom), c.searchModel),
+    candidates: minus(rerankFrom, searchTo),
+    rerank: minus(minus(rerankTo, rerankFrom), rerankModel),
+    context: minus(streamFrom, rerankTo),
+    write: minus(minus(streamTo, streamFrom), c.streamModel),
+    done: minus(to, streamTo),
   };
 }
 
@@ -65,13 +181,23 @@ function percentile(sorted: number[], p: number): number {
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
+/** p50 and p95 of a list (sorted in place). */
+function spread(values: number[]): { p50_ms: number; p95_ms: number } {
+  values.sort((a, b) => a - b);
+  return { p50_ms: round(percentile(values, 50)), p95_ms: round(percentile(values, 95)) };
+}
+
 async function main(): Promise<void> {
   const { options } = parseArgs(process.argv.slice(2));
   const n = Number(options.get('items') ?? DEFAULT_ITEMS);
   const asks = Number(options.get('asks') ?? DEFAULT_ASKS);
+  const profile = options.get('cpu-prof');
   if (!Number.isInteger(n) || n < 1) throw new Error('--items must be a positive integer');
   if (!Number.isInteger(asks) || asks < 1) throw new Error('--asks must be a positive integer');
-  const dir = mkdtempSync(join(tmpdir(), 'salon-bench-rag-'));
+  if (profile !== undefined && typeof profile !== 'string') throw new Error('--cpu-prof needs a file name');
+  const keep = options.get('data-dir');
+  if (keep !== undefined && typeof keep !== 'string') throw new Error('--data-dir needs a directory');
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'salon-bench-rag-'));
   const raw = new LocalEmbedder();
   const app = await buildApp(loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent' }), {
     embedder: timedEmbedder(raw),
@@ -87,67 +213,79 @@ async function main(): Promise<void> {
     const putAll = async (list: ContentItem[]) => {
       for (const item of list) await ingest.pipeline.put(item);
     };
-    // The first item creates the index; as one bulk load the rest build the HNSW graph once, at the end.
-    await putAll(items.slice(0, 1));
-    await (index?.bulk ? index.bulk(() => putAll(items.slice(1))) : putAll(items.slice(1)));
+    const have = await store.countItems();
+    if (have !== n && have !== 0) throw new Error(`${dir} holds ${have} items, not ${n}`);
+    if (have === 0) {
+      // The first item creates the index; as one bulk load the rest build the HNSW graph once, at the end.
+      await putAll(items.slice(0, 1));
+      await (index?.bulk ? index.bulk(() => putAll(items.slice(1))) : putAll(items.slice(1)));
+    }
     // Measure the steady state: an HNSW graph being built in the background is not it.
     await index?.settled?.();
-    console.error(`ingested ${n} items in ${((performance.now() - t0) / 1000).toFixed(1)} s (index settled)`);
+    console.error(`${have ? 'reused' : 'ingested'} ${n} items in ${((performance.now() - t0) / 1000).toFixed(1)} s (index settled)`);
 
-    // Time the search service (vector search, store reads) on its own for the breakdown on stderr.
-    const search = app.salon.search!;
-    const searchChunksMany = search.searchChunksMany.bind(search);
-    search.searchChunksMany = async (q, o) => {
-      const t = performance.now();
-      const before = clock.ms;
-      try {
-        return await searchChunksMany(q, o);
-      } finally {
-        clock.embedInSearch += clock.ms - before;
-        clock.searchFrom = Math.min(clock.searchFrom, t);
-        clock.searchTo = Math.max(clock.searchTo, performance.now());
-      }
-    };
-    const searchSpans: number[] = [];
-    const rest: number[] = [];
+    timeSearch(app.salon.search!);
     const totals: number[] = [];
-    const overheads: number[] = [];
-    const stageMs: Record<string, number[]> = {};
+    const overheads: Record<'wall' | 'cpu', number[]> = { wall: [], cpu: [] };
+    const besidesSearch: Record<'wall' | 'cpu', number[]> = { wall: [], cpu: [] };
+    const stages: Record<'wall' | 'cpu', Record<string, number[]>> = { wall: {}, cpu: {} };
+    let session: Session | undefined;
     for (let i = 0; i < WARMUP_ASKS + asks; i++) {
+      if (i === WARMUP_ASKS && profile) {
+        session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 100 });
+        await session.post('Profiler.start');
+      }
       const item = items[(i * 7919) % items.length];
       const threadId = (await store.ensureMainThread(item.id)).id;
-      Object.assign(clock, { ms: 0, searchFrom: Infinity, searchTo: 0, embedInSearch: 0 });
-      const t = performance.now();
+      clock = { model: ZERO, searchModel: ZERO, streamModel: ZERO };
+      const from = mark();
       const { done } = assistant.ask({ roomId: item.id, threadId, text: questionAbout(item, i), asker: { id: `bench_${i}`, name: 'Bench' } });
-      const { stages } = await done;
-      const total = performance.now() - t;
+      await done;
+      const to = mark();
       if (i < WARMUP_ASKS) continue;
-      for (const [name, s] of Object.entries(stages)) if (s && typeof s === 'object' && 'ms' in s) (stageMs[name] ??= []).push((s as { ms: number }).ms);
-      totals.push(total);
-      searchSpans.push(clock.searchTo - clock.searchFrom - clock.embedInSearch);
-      rest.push(total - clock.ms - searchSpans[searchSpans.length - 1]);
-      overheads.push(total - clock.ms);
+      const parts = segments(clock, from, to);
+      if (!parts) throw new Error('an ask made no search or no stream call');
+      const overhead = minus(minus(to, from), clock.model);
+      totals.push(to.wall - from.wall);
+      for (const k of ['wall', 'cpu'] as const) {
+        overheads[k].push(overhead[k]);
+        besidesSearch[k].push(overhead[k] - parts.search_service[k]);
+        for (const [name, m] of Object.entries(parts)) (stages[k][name] ??= []).push(m[k]);
+      }
     }
-    const medians = Object.entries(stageMs).map(([name, v]) => `${name} ${round(percentile(v.sort((a, b) => a - b), 50))}`);
-    console.error(`stage medians (ms): ${medians.join(', ')}`);
-    searchSpans.sort((a, b) => a - b);
-    rest.sort((a, b) => a - b);
-    console.error(`search service without embedding (ms): p50 ${round(percentile(searchSpans, 50))}, p95 ${round(percentile(searchSpans, 95))}`);
-    console.error(`overhead besides the search service (ms): p50 ${round(percentile(rest, 50))}, p95 ${round(percentile(rest, 95))}`);
+    if (session) {
+      const { profile: cpu } = await session.post('Profiler.stop');
+      writeFileSync(profile as string, JSON.stringify(cpu));
+      session.disconnect();
+      console.error(`CPU profile of the asks written to ${profile}`);
+    }
     totals.sort((a, b) => a - b);
-    overheads.sort((a, b) => a - b);
+    const overhead = spread(overheads.wall);
+    const besides = spread(besidesSearch.wall);
+    const cpu = spread(besidesSearch.cpu);
+    const byStage = (k: 'wall' | 'cpu') => Object.fromEntries(Object.entries(stages[k]).map(([name, v]) => [name, spread(v)]));
     console.log(
       JSON.stringify({
         items: n,
         p50_ms: round(percentile(totals, 50)),
         p95_ms: round(percentile(totals, 95)),
         p99_ms: round(percentile(totals, 99)),
-        overhead_p95_ms: round(percentile(overheads, 95)),
+        overhead_p95_ms: overhead.p95_ms,
+        overhead_p50_ms: overhead.p50_ms,
+        overhead_besides_search_p50_ms: besides.p50_ms,
+        overhead_besides_search_p95_ms: besides.p95_ms,
+        overhead_besides_search_cpu_p50_ms: cpu.p50_ms,
+        overhead_besides_search_cpu_p95_ms: cpu.p95_ms,
+        stages: byStage('wall'),
+        stages_cpu: byStage('cpu'),
       }),
     );
   } finally {
     await app.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -9,7 +9,7 @@ import type { AssistantStage, Author, Message, ServerMessage } from '../protocol
 import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
 import { DeltaBatcher } from './delta-batcher.js';
-import type { RagPipeline } from './pipeline.js';
+import { since, type RagPipeline } from './pipeline.js';
 import type { RagLogger, RoomView } from './types.js';
 
 /** The assistant's author on every answer. */
@@ -44,30 +44,39 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
   const deadline = setTimeout(() => controller.abort(new errors.ERR_AI_TIMEOUT(deps.timeoutMs)), deps.timeoutMs);
   try {
     setStage('searching');
+    let t = performance.now();
     const room = await deps.resolveRoom(request.roomId);
+    const roomMs = since(t);
     if (!room) throw new errors.ERR_ROOM_NOT_FOUND(request.roomId);
     const prepared = await deps.pipeline.prepare(room, request.text, {
       signal: controller.signal,
       onStage: (s) => s !== 'searching' && setStage(s),
     });
     setStage('writing');
-    const t = performance.now();
+    t = performance.now();
     let full = '';
     const pieces = deps.chat.stream(prepared.messages, controller.signal)[Symbol.asyncIterator]();
-    for (;;) {
-      const next = await untilAborted(pieces.next(), controller.signal, () => void pieces.return?.()?.catch(() => {}));
-      if (next.done) break;
-      full += next.value;
-      batcher.push(next.value);
+    const stop = whenAborted(controller.signal, () => void pieces.return?.()?.catch(() => {}));
+    try {
+      for (;;) {
+        const next = await Promise.race([pieces.next(), stop.promise]);
+        if (next.done) break;
+        full += next.value;
+        batcher.push(next.value);
+      }
+    } finally {
+      stop.dispose();
     }
     controller.signal.throwIfAborted();
     batcher.finish();
     const text = full.trim();
     if (!text) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
-    const write = { ms: Math.round(performance.now() - t), chars: text.length };
+    const write = { ms: since(t), chars: text.length };
+    t = performance.now();
     const message = await persist(deps, request, pending.id, text, prepared.sources);
     deps.emit(request, { type: 'assistant.done', message });
-    return { message, sources: prepared.sources, stages: { ...prepared.stages, write, totalMs: Math.round(performance.now() - started) } };
+    const done = { ms: since(t) };
+    return { message, sources: prepared.sources, stages: { room: { ms: roomMs }, ...prepared.stages, write, done, totalMs: since(started) } };
   } catch (err) {
     batcher.cancel();
     const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? controller.signal.reason ?? err : err);
@@ -109,30 +118,23 @@ async function persist(deps: AnswerDeps, request: AskRequest, answerId: string, 
   return message;
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as it aborts (a model that ignores its signal cannot hang an answer). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    onAbort();
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
+/**
+ * A promise that rejects with the signal's reason when it aborts, after calling `onAbort` (a model
+ * that ignores its signal cannot hang an answer). Raced against every piece of the stream: one
+ * listener for the whole answer instead of one per piece.
+ */
+function whenAborted(signal: AbortSignal, onAbort: () => void): { promise: Promise<never>; dispose(): void } {
+  let abort!: () => void;
+  const promise = new Promise<never>((_, reject) => {
+    abort = () => {
       onAbort();
       reject(signal.reason);
     };
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', abort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', abort);
-        reject(e);
-      },
-    );
   });
+  promise.catch(() => {});
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return { promise, dispose: () => signal.removeEventListener('abort', abort) };
 }
 
 /** Catalogued errors (ERR_AI_*, ERR_ROOM_NOT_FOUND, …) pass through; anything else is ERR_ASSISTANT_FAILED. */

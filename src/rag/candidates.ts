@@ -3,13 +3,13 @@
  * deduplicated by chunk and by item (a commenter's words count as their own candidate), and each
  * turned into a short snippet for the reranker.
  */
-import { contentTerms, idfTable, weightedOverlap } from '../ai/extractive-text.js';
+import { contentTerms, idfTable } from '../ai/extractive-text.js';
 import type { ChunkRow } from '../content/types.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import type { ItemMetaCache } from './item-meta.js';
 import { candidateKey, mergeHits, SEARCH_K, type MergedHit } from './merge.js';
-import { makeSnippet, matchText, stripTitle, termsOf, windowOf } from './snippets.js';
+import { makeSnippet, matchText, stripTitle, termsOf, windowOf, type MatchedText } from './snippets.js';
 import type { Candidate, RagLogger, RoomView } from './types.js';
 
 export { SEARCH_K };
@@ -29,6 +29,8 @@ export interface BroadSearchResult {
   candidates: Candidate[];
   /** Hits each search returned, before deduplication. */
   counts: number[];
+  /** Time spent in the search service call (embedding and vector search), ms. */
+  serviceMs: number;
 }
 
 /** The queries of stage 1: room title + question, then the question alone (once if they coincide). */
@@ -42,13 +44,21 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
   const queries = stageOneQueries(room, question);
   // Broad on purpose: the similarity threshold would drop some answer-bearing chunks that only
   // paraphrase the question; deciding relevance is the reranker's and the model's job.
+  const t = performance.now();
   const results = await deps.search.searchChunksMany(queries, { k: SEARCH_CHUNKS, filter: { sourceType: 'document' }, useThreshold: false });
+  const serviceMs = performance.now() - t;
   results.forEach((hits, i) => deps.log.info({ roomId: room.id, search: i + 1, hits: hits.length }, `search ${i + 1}/2 returned ${hits.length}`));
   const merged = mergeHits(results, k);
-  const metas = await deps.items.get(merged.map((b) => b.hit.chunk.itemId));
+  const metas = await deps.items.get(merged.flatMap((m) => [m.hit.chunk, m.evidence.chunk]));
   const query = new Set(contentTerms(question));
-  const evidence = await Promise.all(merged.map((m) => evidenceChunk(deps.store, m, metas.get(m.hit.chunk.itemId)?.title ?? '', query)));
-  const texts = evidence.map((c, i) => matchText(stripTitle(c.text, metas.get(merged[i].hit.chunk.itemId)?.title ?? ''), query));
+  const texts: MatchedText[] = [];
+  const evidence: ChunkRow[] = [];
+  for (const m of merged) {
+    const title = metas.get(m.hit.chunk.itemId)?.title ?? '';
+    const chunk = await evidenceChunk(deps.store, m, title, query);
+    evidence.push(chunk);
+    texts.push(matchText(stripTitle(chunk.text, title), query));
+  }
   const idf = idfTable(texts.map(termsOf), query);
   const candidates: Candidate[] = [];
   merged.forEach(({ hit, search, score }, i) => {
@@ -71,7 +81,7 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
       snippet: makeSnippet(label, excerpt),
     });
   });
-  return { candidates, counts: results.map((r) => r.length) };
+  return { candidates, counts: results.map((r) => r.length), serviceMs };
 }
 
 /**
@@ -83,11 +93,11 @@ async function evidenceChunk(store: Store, m: MergedHit, title: string, query: S
   if (chunk.part !== 'title' || stripTitle(chunk.text, title).length >= THIN_TITLE_CHARS) return chunk;
   const body = (await store.chunksOfItem(chunk.itemId)).filter((c) => c.part === 'body');
   if (!body.length) return chunk;
-  const terms = body.map((c) => contentTerms(c.text));
-  const idf = idfTable(terms, query);
+  // The question's terms in each body chunk; the chunk whose distinct ones weigh most wins.
+  const found = body.map((c) => termsOf(matchText(c.text, query)));
+  const idf = idfTable(found);
+  const weight = (terms: string[]) => terms.reduce((sum, t) => sum + idf(t), 0);
   let best = 0;
-  terms.forEach((t, i) => {
-    if (weightedOverlap(query, t, idf) > weightedOverlap(query, terms[best], idf)) best = i;
-  });
+  for (let i = 1; i < found.length; i++) if (weight(found[i]) > weight(found[best])) best = i;
   return body[best];
 }

@@ -4,7 +4,7 @@
  * terms they cover; ties go to the window best centred on the strongest sentence.
  */
 import { clip, contentTerms, idfTable } from '../ai/extractive-text.js';
-import { analyse, queryTermsOf } from './analysed-text.js';
+import { analyse, queryTermsOf, squash } from './analysed-text.js';
 
 export const PASSAGE_CHARS = 1000;
 /** Weight of the per-sentence scores beside the window's distinct coverage. */
@@ -15,6 +15,7 @@ const DENSITY_WEIGHT = 0.25;
  * matched) locates the passage when the question shares no words with the text.
  */
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
+  if (text.length <= max) return squash(text);
   const analysed = analyse(text);
   const { flat, sentences } = analysed;
   if (flat.length <= max) return flat;
@@ -62,7 +63,7 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
 }
 
 function fromHint(flat: string, max: number, hint?: string): string {
-  const probe = hint?.replace(/\s+/g, ' ').trim().slice(0, 60);
+  const probe = hint === undefined ? '' : squash(hint).slice(0, 60);
   const at = probe ? flat.indexOf(probe) : -1;
   return clip(flat.slice(Math.max(0, at)), max);
 }

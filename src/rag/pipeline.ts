@@ -27,7 +27,8 @@ export interface PipelineOptions {
 
 /** Timings (ms) and counts of each stage, returned with the answer. */
 export interface PipelineStages {
-  search: { ms: number; hits: number[]; candidates: number };
+  /** `serviceMs`: the search service call (embedding included); the rest of `ms` builds the candidates. */
+  search: { ms: number; serviceMs: number; hits: number[]; candidates: number };
   rerank: { ms: number; method: RerankMethod; selected: number };
   context: { ms: number; sources: number; roomContextChars: number; promptChars: number; promptTokens: number };
 }
@@ -68,7 +69,7 @@ export class RagPipeline {
     hooks.onStage?.('searching');
     let t = performance.now();
     const found = await broadSearch({ search: this.options.search, store: this.options.store, items: this.items, log: this.log }, room, question);
-    const search = { ms: since(t), hits: found.counts, candidates: found.candidates.length };
+    const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: found.candidates.length };
     signal?.throwIfAborted();
 
     hooks.onStage?.('reranking');
@@ -94,6 +95,11 @@ export class RagPipeline {
   }
 }
 
-function since(t: number): number {
-  return Math.round((performance.now() - t) * 100) / 100;
+/** Milliseconds since `t`, to 0.01 ms. */
+export function since(t: number): number {
+  return round(performance.now() - t);
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
 }

@@ -1,13 +1,43 @@
 /** What the pipeline needs of a room (title and ≤ 2,000-char context), read through a RoomResolver. */
 import type { RoomResolver } from '../rooms/types.js';
+import { TOPIC_ROOM_PREFIX } from '../rooms/topics.js';
 import type { RoomView } from './types.js';
 
 export const ROOM_CONTEXT_MAX_CHARS = 2000;
+/**
+ * How long a topic room's view is reused. Resolving one counts the store's categories (half a
+ * millisecond at 10,000 items, on every ask); its context only changes when the hourly summary
+ * is regenerated, so a new summary reaches the prompt within this time.
+ */
+export const TOPIC_VIEW_TTL_MS = 30_000;
 
-/** Adapts a RoomResolver (the rooms core's, src/rooms/resolver.ts) to what the pipeline reads. */
-export function roomViews(resolve: RoomResolver): (roomId: string) => Promise<RoomView | null> {
-  return async (roomId) => {
+export interface RoomViewOptions {
+  topicTtlMs?: number;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+/**
+ * Adapts a RoomResolver (the rooms core's, src/rooms/resolver.ts) to what the pipeline reads.
+ * Content rooms are resolved on every ask (one row read, so a re-ingested item's new title shows at
+ * once); topic rooms are reused for `topicTtlMs`.
+ */
+export function roomViews(resolve: RoomResolver, options: RoomViewOptions = {}): (roomId: string) => Promise<RoomView | null> {
+  const ttlMs = options.topicTtlMs ?? TOPIC_VIEW_TTL_MS;
+  const now = options.now ?? Date.now;
+  const topics = new Map<string, { view: RoomView | null; at: number }>();
+  const view = async (roomId: string): Promise<RoomView | null> => {
     const info = await resolve(roomId);
     return info ? { id: info.id, title: info.title, context: info.context.slice(0, ROOM_CONTEXT_MAX_CHARS) } : null;
+  };
+  return async (roomId) => {
+    if (!roomId.startsWith(TOPIC_ROOM_PREFIX)) return view(roomId);
+    const hit = topics.get(roomId);
+    if (hit && now() - hit.at < ttlMs) return hit.view;
+    const fresh = await view(roomId);
+    // Only a few topics exist, but room ids come from askers: unknown ones are not kept.
+    if (fresh) topics.set(roomId, { view: fresh, at: now() });
+    else topics.delete(roomId);
+    return fresh;
   };
 }

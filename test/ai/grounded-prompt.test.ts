@@ -28,6 +28,10 @@ describe('grounded prompt', () => {
 
   it('uses a new nonce each time and rejects other text', () => {
     expect(newNonce()).not.toBe(newNonce());
+    // More than one pool of random bytes' worth: every nonce is 16 hex digits and none repeats.
+    const many = Array.from({ length: 300 }, () => newNonce());
+    expect(many.every((n) => /^[0-9a-f]{16}$/.test(n))).toBe(true);
+    expect(new Set(many).size).toBe(300);
     expect(fence('a', 'ab')).toBe('<data-ab>\na\n</data-ab>');
     expect(parseGroundedPrompt('just a question')).toBeNull();
   });
