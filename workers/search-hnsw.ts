@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { Graph } from 'salon-hnsw';
 import { checkGraphFile, saveGraphFile } from '../src/search/hnsw-files.js';
+import { GRAPH_ENCODING } from '../src/search/hnsw-index.js';
 import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/hnsw-protocol.js';
 
 let index: Graph | null = null;
@@ -24,7 +25,7 @@ async function load(path: string, expect: HnswFileFacts): Promise<HnswReplies['l
   if (!check.ok) return { loaded: false, reason: check.reason };
   let idx: Graph;
   try {
-    idx = await Graph.read(path, expect.dimensions);
+    idx = await Graph.read(path, expect.dimensions, GRAPH_ENCODING);
   } catch (err) {
     return { loaded: false, reason: `hnswlib could not read it: ${(err as Error).message}` };
   }
@@ -36,7 +37,7 @@ async function load(path: string, expect: HnswFileFacts): Promise<HnswReplies['l
 async function handle(req: HnswRequest): Promise<unknown> {
   switch (req.op) {
     case 'init': {
-      index = new Graph(req.dimensions, Math.max(1, req.capacity), req.params.m, req.params.efConstruction, req.params.seed);
+      index = new Graph(req.dimensions, Math.max(1, req.capacity), req.params.m, req.params.efConstruction, req.params.seed, GRAPH_ENCODING);
       threads = req.threads;
       return null;
     }

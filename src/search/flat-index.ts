@@ -28,7 +28,7 @@ import { RwLock } from './rw-lock.js';
 import type { ScanPool } from './scan-pool.js';
 import { TopK } from './top-k.js';
 import type { VectorEntry, VectorFilter, VectorHit, VectorIndex, VectorMeta } from './types.js';
-import { checkEntries, checkK, checkQuery, normalizeInto } from './vectors.js';
+import { checkEntries, checkK, checkQuery, normalized, normalizeInto } from './vectors.js';
 
 export const DEFAULT_INITIAL_CAPACITY = 1024;
 /** Below this many rows per thread, splitting a scan costs more in messages than it saves. */
@@ -174,6 +174,25 @@ export class FlatIndex implements VectorIndex {
     if (slot === undefined) return false;
     const m = this.metaWord(slot);
     return makePass(filter)(this.i32[m + META_FLAGS], this.i32[m + META_SCOPE]);
+  }
+
+  /**
+   * Exact cosine similarity of `query` with each of `hits`' rows, best first; rows no longer in the
+   * index are dropped. For approximate hits (the graph stores vectors in half precision).
+   */
+  rescore(query: Float32Array, hits: VectorHit[]): VectorHit[] {
+    const q = normalized(query);
+    const d = this.dimensions;
+    const out: VectorHit[] = [];
+    for (const h of hits) {
+      const slot = this.rowToSlot.get(h.rowId);
+      if (slot === undefined) continue;
+      const base = rowOffset(this.layout, slot) >> 2;
+      let dot = 0;
+      for (let i = 0; i < d; i++) dot += q[i] * this.f32[base + i];
+      out.push({ rowId: h.rowId, score: Math.min(1, dot) });
+    }
+    return out.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
   }
 
   /** Row ids in slot order (a snapshot). */

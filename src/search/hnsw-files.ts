@@ -11,7 +11,7 @@ import type { HnswFileFacts, HnswSidecar } from './hnsw-protocol.js';
 
 export const sidecarPath = (path: string): string => `${path}.json`;
 
-const FACT_KEYS: (keyof HnswFileFacts)[] = ['dimensions', 'fingerprint', 'count', 'checksum', 'm', 'efConstruction', 'shard', 'shards'];
+const FACT_KEYS: (keyof HnswFileFacts)[] = ['dimensions', 'fingerprint', 'count', 'checksum', 'm', 'efConstruction', 'encoding', 'shard', 'shards'];
 
 /** Hashes a file in a short-lived worker: a graph file is hundreds of MB, too much hashing for the event loop. */
 const HASH_WORKER = `

@@ -18,6 +18,8 @@ export interface HnswFileFacts {
   checksum: string;
   m: number;
   efConstruction: number;
+  /** How the graph stores vectors (GRAPH_ENCODING in hnsw-index.ts). */
+  encoding?: string;
   /** This file's shard and the number of shards (see hnsw-shards.ts). */
   shard?: number;
   shards?: number;

@@ -7,6 +7,7 @@
  * event loop runs.
  */
 import { Graph } from 'salon-hnsw';
+import { GRAPH_ENCODING } from './hnsw-index.js';
 import type { VectorHit } from './types.js';
 
 /** Vectors added per slice before the event loop gets a turn (one add is ~0.3–1 ms on a large graph). */
@@ -34,7 +35,7 @@ export class LocalGraph {
 
   /** Reads a graph file written by hnswlib (off the event loop). */
   static async read(path: string, dimensions: number, efSearch: number): Promise<LocalGraph> {
-    return new LocalGraph(await Graph.read(path, dimensions), dimensions, efSearch);
+    return new LocalGraph(await Graph.read(path, dimensions, GRAPH_ENCODING), dimensions, efSearch);
   }
 
   /** True while changes wait to be applied: searches would miss them. */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FlatIndex } from './flat-index.js';
 import type { HnswFileFacts, HnswParams } from './hnsw-protocol.js';
 import { ShardedGraph } from './hnsw-shards.js';
+import { GRAPH_ENCODING } from './hnsw-index.js';
 import type { VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { checkK, checkQuery } from './vectors.js';
 
@@ -165,7 +166,10 @@ export class TieredIndex implements VectorIndex {
     const found = await graph.searchMany(queries, fetch);
     return Promise.all(
       found.map((all, i) => {
-        const hits = all.filter((h) => this.flat.passes(h.rowId, enc));
+        const hits = this.flat.rescore(
+          queries[i],
+          all.filter((h) => this.flat.passes(h.rowId, enc)),
+        );
         // Fewer than k survivors while more rows pass: the estimate was off; the exact scan is right.
         if (hits.length < k && hits.length < this.flat.size * fraction) return this.exact(queries[i], k, filter);
         this.searches.hnsw++;
@@ -215,6 +219,7 @@ export class TieredIndex implements VectorIndex {
       checksum: this.flat.stats.checksum(),
       m: graph.params.m,
       efConstruction: graph.params.efConstruction,
+      encoding: GRAPH_ENCODING,
     };
   }
 

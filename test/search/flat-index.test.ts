@@ -78,6 +78,15 @@ describe('FlatIndex', () => {
     });
   }
 
+  it('rescores approximate hits exactly, best first, dropping rows it does not hold', () => {
+    const query = near(rows[42].vector, 3);
+    const truth = exact(rows, query, 5, { includePrivileged: true });
+    const rough = [...truth].reverse().map((h) => ({ rowId: h.rowId, score: 0.5 }));
+    const rescored = index.rescore(query, [...rough, { rowId: 999_999, score: 0.9 }]);
+    expect(rescored.map((h) => h.rowId)).toEqual(truth.map((h) => h.rowId));
+    rescored.forEach((h, i) => expect(h.score).toBeCloseTo(truth[i].score, 5));
+  });
+
   it('returns nothing for an unknown scope', async () => {
     expect(await index.search(rows[0].vector, 5, { scopes: ['no-such-room'] })).toEqual([]);
   });

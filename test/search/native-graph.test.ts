@@ -1,5 +1,6 @@
 // salon-hnsw, the project's hnswlib binding: typed arrays in and out, a multi-threaded build,
-// and files in hnswlib's own format (readable by hnswlib-node, and the other way round).
+// half-precision storage, and files in hnswlib's own format (f32 graphs are readable by
+// hnswlib-node, and the other way round).
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { Graph } from 'salon-hnsw';
@@ -60,7 +61,7 @@ describe('salon-hnsw Graph', () => {
     const hits = search(g, rows[5].vector, 5);
     expect(hits).toHaveLength(5);
     expect(hits[0].rowId).toBe(rows[5].rowId);
-    expect(hits[0].score).toBeCloseTo(1, 5);
+    expect(hits[0].score).toBeCloseTo(1, 2); // half precision: about 1e-3
     for (let i = 1; i < hits.length; i++) expect(hits[i].score).toBeLessThanOrEqual(hits[i - 1].score);
     const few = new Uint32Array(3);
     expect(g.search(rows[5].vector, 10, few, new Float32Array(10))).toBe(3);
@@ -81,6 +82,25 @@ describe('salon-hnsw Graph', () => {
     expect(best).toEqual(expect.arrayContaining([rows[4].rowId, rows[50].rowId]));
   });
 
+  it('stores half floats by default, with the recall of float32 and scores within 2e-3 of exact', () => {
+    const half = new Graph(DIM, 100, 16, 96, 5);
+    const full = new Graph(DIM, 100, 16, 96, 5, 'f32');
+    expect(half.encoding).toBe('f16');
+    expect(full.encoding).toBe('f32');
+    const { vectors, labels } = packed(0, rows.length);
+    half.addPoints(vectors, labels, 2);
+    full.addPoints(vectors, labels, 2);
+    half.setEf(40);
+    full.setEf(40);
+    expect(Math.abs(meanRecall(half) - meanRecall(full))).toBeLessThan(0.03);
+    for (let q = 0; q < 20; q++) {
+      const query = near(rows[q * 37].vector, q);
+      const exactHits = exact(rows, query, 10, { includePrivileged: true });
+      const byRow = new Map(exactHits.map((h) => [h.rowId, h.score]));
+      for (const h of search(half, query, 10)) if (byRow.has(h.rowId)) expect(Math.abs(h.score - byRow.get(h.rowId)!)).toBeLessThan(2e-3);
+    }
+  });
+
   it('refuses bad arguments with a clear error and stays usable', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     expect(() => g.addPoints(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);
@@ -88,16 +108,17 @@ describe('salon-hnsw Graph', () => {
     expect(() => g.addPoints([1, 2] as unknown as Float32Array, Uint32Array.of(1))).toThrow(/Float32Array/);
     expect(() => g.search(new Float32Array(DIM - 1), 1, new Uint32Array(1), new Float32Array(1))).toThrow(/48/);
     expect(() => new Graph(0, 10, 8, 50, 1)).toThrow(/dimensions/);
+    expect(() => new Graph(DIM, 10, 8, 50, 1, 'f8' as 'f16')).toThrow(/encoding/);
     expect(g.count).toBe(0);
     expect(g.search(new Float32Array(DIM), 5, new Uint32Array(5), new Float32Array(5))).toBe(0);
     g.addPoints(rows[0].vector.slice(), Uint32Array.of(7));
     expect(search(g, rows[0].vector, 1)[0].rowId).toBe(7);
   });
 
-  it('writes and reads hnswlib files that hnswlib-node reads and writes too, off the event loop', async () => {
+  it('writes and reads float32 graphs as hnswlib files that hnswlib-node reads and writes too, off the event loop', async () => {
     const tmp = tempDir('salon-native-graph-');
     try {
-      const g = new Graph(DIM, 10, 16, 96, 3);
+      const g = new Graph(DIM, 10, 16, 96, 3, 'f32');
       const { vectors, labels } = packed(0, 1000);
       g.addPoints(vectors, labels, 2);
       g.setEf(40);
@@ -107,7 +128,7 @@ describe('salon-hnsw Graph', () => {
       expect(search(g, rows[9].vector, 1)[0].rowId).toBe(rows[9].rowId); // searches go on meanwhile
       await writing;
 
-      const read = await Graph.read(join(tmp.dir, 'ours'), DIM);
+      const read = await Graph.read(join(tmp.dir, 'ours'), DIM, 'f32');
       read.setEf(40);
       expect(read.count).toBe(1000);
       expect(meanRecall(read, 1000)).toBeCloseTo(before, 5);
@@ -121,9 +142,27 @@ describe('salon-hnsw Graph', () => {
 
       theirs.markDelete(rows[12].rowId);
       await theirs.writeIndex(join(tmp.dir, 'theirs'));
-      const back = await Graph.read(join(tmp.dir, 'theirs'), DIM);
+      const back = await Graph.read(join(tmp.dir, 'theirs'), DIM, 'f32');
       expect(back.markDelete(rows[12].rowId)).toBe(false); // the deletion came through
       await expect(Graph.read(join(tmp.dir, 'missing'), DIM)).rejects.toThrow(/hnswlib/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('writes and reads half-precision graphs with the same answers', async () => {
+    const tmp = tempDir('salon-native-graph-');
+    try {
+      const g = new Graph(DIM, 10, 16, 96, 3);
+      const { vectors, labels } = packed(0, 1000);
+      g.addPoints(vectors, labels, 2);
+      await g.write(join(tmp.dir, 'half'));
+      const read = await Graph.read(join(tmp.dir, 'half'), DIM);
+      expect(read.encoding).toBe('f16');
+      for (let q = 0; q < 10; q++) {
+        const query = near(rows[q * 97].vector, q);
+        expect(search(read, query, 5)).toEqual(search(g, query, 5));
+      }
     } finally {
       tmp.cleanup();
     }
