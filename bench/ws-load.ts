@@ -19,13 +19,17 @@ const WELCOME_TIMEOUT_MS = 30_000;
 const WELCOME = Buffer.from('{"type":"welcome"');
 const MESSAGE = Buffer.from('{"type":"message"');
 const TEXT_MARK = Buffer.from('"text":"b:');
+const WARMUP_MARK = Buffer.from('"text":"w:');
 const ERROR = Buffer.from('{"type":"error"');
 const DOT = 0x2e;
 const ZERO = 0x30;
 
 export type LoadCommand =
   | { cmd: 'connect'; port: number; first: number; count: number; rooms: number; concurrency: number }
-  | { cmd: 'run'; rate: number; seconds: number }
+  /** `phase` (0 ≤ phase < 1): where in its send period this generator starts, so generators take turns. */
+  | { cmd: 'run'; rate: number; seconds: number; phase: number }
+  /** One unmeasured message to each of `rooms`, so the measured ones find code compiled and caches warm. */
+  | { cmd: 'warmup'; rooms: number[] }
   | { cmd: 'progress' }
   | { cmd: 'report' }
   | { cmd: 'exit' };
@@ -36,6 +40,8 @@ const nowMs = () => performance.timeOrigin + performance.now();
 const hist = new Uint32Array(BUCKETS);
 let overflow = 0;
 let delivered = 0;
+let warmed = 0;
+const slowestBySend = new Map<number, number>();
 let errors = 0;
 const clients: { client: RawClient; room: number; joined: boolean }[] = [];
 const meter = new PhaseMeter();
@@ -65,9 +71,17 @@ function numberAt(buf: Buffer, at: number, end: number): number {
 function onText(buf: Buffer, start: number, end: number): void {
   if (startsWith(buf, start, end, MESSAGE)) {
     const at = buf.indexOf(TEXT_MARK, start);
-    if (at < 0 || at >= end) return;
-    const latency = nowMs() - numberAt(buf, at + TEXT_MARK.length, end);
+    if (at < 0 || at >= end) {
+      const w = buf.indexOf(WARMUP_MARK, start);
+      if (w >= 0 && w < end) warmed++;
+      return;
+    }
+    const sentAt = numberAt(buf, at + TEXT_MARK.length, end);
+    const latency = nowMs() - sentAt;
     delivered++;
+    // The send time names the message: its slowest receipt here is when this generator's members all had it.
+    const slowest = slowestBySend.get(sentAt);
+    if (slowest === undefined || latency > slowest) slowestBySend.set(sentAt, latency);
     const bucket = Math.round(latency / BUCKET_MS);
     if (bucket < BUCKETS) hist[Math.max(0, bucket)]++;
     else overflow++;
@@ -126,7 +140,7 @@ function run(cmd: Extract<LoadCommand, { cmd: 'run' }>, rooms: number): Promise<
   return new Promise((resolve) => {
     const timer = setInterval(() => {
       const elapsed = nowMs() - start;
-      const target = Math.floor((cmd.rate * Math.min(elapsed, cmd.seconds * 1000)) / 1000);
+      const target = Math.floor((cmd.rate * Math.min(elapsed, cmd.seconds * 1000)) / 1000 + cmd.phase);
       while (sent < target && clients.length) {
         const entry = clients[cursor++ % clients.length];
         if (entry.client.closed) continue;
@@ -159,10 +173,13 @@ process.on('message', async (cmd: LoadCommand) => {
     case 'run':
       meter.start();
       return reply({ evt: 'ran', ...(await run(cmd, rooms)) });
+    case 'warmup':
+      for (const room of cmd.rooms) clients.find((c) => c.room === room && !c.client.closed)?.client.sendText(`{"type":"say","text":"w:${room}","clientId":"w${room}"}`);
+      return reply({ evt: 'warming' });
     case 'progress':
-      return reply({ evt: 'progress', delivered });
+      return reply({ evt: 'progress', delivered, warmed });
     case 'report':
-      return reply({ evt: 'report', delivered, overflow, errors, ...meter.read(), closed: clients.filter((c) => c.client.closed).length, histogram: sparseHistogram(), bucketMs: BUCKET_MS });
+      return reply({ evt: 'report', delivered, overflow, errors, ...meter.read(), closed: clients.filter((c) => c.client.closed).length, histogram: sparseHistogram(), bucketMs: BUCKET_MS, slowest: [...slowestBySend] });
     case 'exit':
       for (const c of clients) c.client.destroy();
       process.exit(0);

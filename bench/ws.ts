@@ -3,9 +3,12 @@
  *
  * Starts the Salon server and load generators as separate processes on loopback (pinned with
  * taskset when present: the server to core 0, the load to the others), joins C clients to R rooms
- * (client i in room i mod R), sends M messages per second in total for S seconds, and prints
+ * (client i in room i mod R), posts one unmeasured warm-up message per room (`--warmup 0` to
+ * skip), then sends M messages per second in total for S seconds (the load generators take turns,
+ * so they never post at the same instant), and prints
  * DESIGN §8's JSON as the last line: {clients, rooms, rate, seconds, connected, sent, delivered,
- * lost, p50_ms, p99_ms, rss_mb}, plus max_ms (the slowest receipt), deliveries_per_s,
+ * lost, p50_ms, p99_ms, rss_mb}, plus max_ms (the slowest receipt), all_members_p50/max_ms (per
+ * message, when its last member had it: median and worst over the messages), deliveries_per_s,
  * server_cpu_ms and server_us_per_delivery (server CPU during the measured phase), load_cpu_ms,
  * kb_per_connection (server RSS growth per joined idle connection, after a full GC),
  * heap_kb_per_connection, failed_connections, errors, pinned and load_avg_1m (the machine's load
@@ -17,7 +20,9 @@
  * own session, so Linux's autogroup scheduling gives it the share of a core any other session
  * gets rather than splitting one share between the bench's processes (`--group shared` to
  * compare). `--loaders N` spreads the clients over N load-generator processes. store_append_* time
- * the server's store writes (the synchronous SQLite append each message waits for).
+ * the server's store writes (the synchronous SQLite append each message waits for);
+ * server_fanout_* the server's side of each message, from its append to the end of the event-loop
+ * turn that wrote its frames to every member's socket (what is left of the latency is the clients').
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +36,7 @@ const CLIENTS_PER_LOADER = 9_000;
 const CONNECT_CONCURRENCY = 200;
 const SETTLE_MS = 2_500;
 const DRAIN_IDLE_MS = 3_000;
+const WARMUP_TIMEOUT_MS = 30_000;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -41,14 +47,17 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     loaders: { type: 'string', default: '0' },
     group: { type: 'string', default: 'own' },
+    warmup: { type: 'string', default: '1' },
   },
 });
 if (values.group !== 'own' && values.group !== 'shared') throw new Error(`--group: expected own or shared, got ${values.group}`);
 const ownGroups = values.group === 'own';
 const loaderOption = Number(values.loaders);
 if (!Number.isInteger(loaderOption) || loaderOption < 0) throw new Error(`--loaders: expected a whole number ≥ 0 (0: one per ${9_000} clients), got ${values.loaders}`);
-const opts = { clients: Number(values.clients), rooms: Number(values.rooms), rate: Number(values.rate), seconds: Number(values.seconds) };
+if (values.warmup !== '0' && values.warmup !== '1') throw new Error(`--warmup: expected 0 or 1, got ${values.warmup}`);
+const opts = { clients: Number(values.clients), rooms: Number(values.rooms), rate: Number(values.rate), seconds: Number(values.seconds), warmup: values.warmup === '1' };
 for (const [name, v] of Object.entries(opts)) {
+  if (typeof v === 'boolean') continue;
   if (!Number.isFinite(v) || v < 0 || (name !== 'rate' && v < 1)) throw new Error(`--${name}: expected a positive number, got ${String(v)}`);
 }
 
@@ -94,6 +103,23 @@ function percentile(histogram: Map<number, number>, total: number, p: number, bu
 
 const round2 = (v: number | null) => (v === null ? null : Number(v.toFixed(2)));
 
+/**
+ * Posts one unmeasured message in every room and waits until every member has it: the first
+ * broadcast runs through V8's interpreter, which would make a run of a few messages measure it.
+ */
+async function warmUp(loaders: ChildProcess[], perRoom: number[][], members: number[]): Promise<void> {
+  const owner = members.map((_, room) => perRoom.findIndex((rooms) => rooms[room] > 0));
+  await Promise.all(loaders.map((l, i) => ask(l, { cmd: 'warmup', rooms: owner.flatMap((o, room) => (o === i ? [room] : [])) }, 'warming')));
+  const expected = members.reduce((s, n, room) => s + (owner[room] >= 0 ? n : 0), 0);
+  const deadline = Date.now() + WARMUP_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const warmed = (await Promise.all(loaders.map((l) => ask(l, { cmd: 'progress' }, 'progress')))).reduce((s, p) => s + p.warmed, 0);
+    if (warmed >= expected) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`warm-up: not every member got its room's warm-up message within ${WARMUP_TIMEOUT_MS} ms`);
+}
+
 async function main(): Promise<void> {
   const startLoad = loadavg()[0];
   const dataDir = mkdtempSync(join(tmpdir(), 'salon-bench-ws-'));
@@ -121,10 +147,15 @@ async function main(): Promise<void> {
     for (const j of joined) j.perRoom.forEach((n: number, r: number) => (members[r] += n));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const idle = await ask(server, { cmd: 'stats' }, 'stats');
+    if (opts.warmup) await warmUp(loaders, joined.map((j) => j.perRoom), members);
 
     server.send({ cmd: 'profile' });
     server.send({ cmd: 'meter' });
-    const ran = await Promise.all(loaders.map((l, i) => ask(l, { cmd: 'run', rate: (opts.rate * joined[i].connected) / Math.max(1, connected), seconds: opts.seconds }, 'ran')));
+    // Staggered: N generators sending in step would post N messages at once (two simultaneous
+    // broadcasts to a 10,000-member room are not one message delivered).
+    const ran = await Promise.all(
+      loaders.map((l, i) => ask(l, { cmd: 'run', rate: (opts.rate * joined[i].connected) / Math.max(1, connected), seconds: opts.seconds, phase: i / loaders.length }, 'ran')),
+    );
     const sent = ran.reduce((s, r) => s + r.sent, 0);
     let expected = 0;
     for (const r of ran) r.sentPerRoom.forEach((n: number, room: number) => (expected += n * members[room]));
@@ -148,6 +179,11 @@ async function main(): Promise<void> {
       total += r.delivered - r.overflow;
     }
     const bucketMs = reports[0]?.bucketMs ?? 0.01;
+    // Per message: when its last member had it (the slowest receipt over every generator).
+    const lastReceipt = new Map<number, number>();
+    for (const r of reports) for (const [sentAt, ms] of r.slowest as [number, number][]) lastReceipt.set(sentAt, Math.max(ms, lastReceipt.get(sentAt) ?? 0));
+    const full = [...lastReceipt.values()].sort((a, b) => a - b);
+    const fullAt = (p: number) => (full.length ? Number(full[Math.min(full.length - 1, Math.floor(full.length * p))].toFixed(2)) : null);
     let maxBucket = 0;
     for (const k of histogram.keys()) if (k > maxBucket) maxBucket = k;
     const result = {
@@ -163,6 +199,8 @@ async function main(): Promise<void> {
       p99_ms: percentile(histogram, total, 0.99, bucketMs),
       rss_mb: after.rss === null ? null : Number((after.rss / 1_048_576).toFixed(1)),
       max_ms: Number((maxBucket * bucketMs).toFixed(3)),
+      all_members_p50_ms: fullAt(0.5),
+      all_members_max_ms: fullAt(1),
       deliveries_per_s: Math.round(delivered / opts.seconds),
       server_cpu_ms: Math.round(phase.cpuMs),
       server_sys_ms: Math.round(phase.sysMs),
@@ -178,6 +216,9 @@ async function main(): Promise<void> {
       store_append_p99_ms: phase.appendP99Ms,
       store_append_max_ms: phase.appendMaxMs,
       store_appends_over_5ms: phase.appendsOver5Ms,
+      server_fanout_p50_ms: phase.fanoutP50Ms,
+      server_fanout_p99_ms: phase.fanoutP99Ms,
+      server_fanout_max_ms: phase.fanoutMaxMs,
       kb_per_connection: connected && idle.rss !== null ? Number(((idle.rss - baseline.rss) / 1024 / connected).toFixed(2)) : null,
       failed_connections: opts.clients - connected,
       heap_kb_per_connection: connected ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / connected).toFixed(2)) : null,

@@ -52,7 +52,8 @@ function createStore(config: Config): Store {
   if (config.DATABASE_URL) {
     throw new Error('DATABASE_URL: the PostgreSQL store is not part of this build yet; unset DATABASE_URL to use SQLite');
   }
-  return new SqliteStore({ filename: join(config.DATA_DIR, 'salon.db') });
+  // Room messages commit on the event loop: keep WAL checkpoints (fsyncs) off it.
+  return new SqliteStore({ filename: join(config.DATA_DIR, 'salon.db'), backgroundCheckpoints: true });
 }
 
 /** Builds the app; call `listen()` to serve or `inject()` to test, and always `close()`. */

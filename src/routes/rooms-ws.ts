@@ -1,6 +1,6 @@
 /**
- * `GET /ws/rooms/:roomId`: the only code that touches `ws` (STYLE 4). Checks the Origin before the
- * upgrade, adapts each socket to a `Connection` for the rooms core, pings every `heartbeatMs` and
+ * `GET /ws/rooms/:roomId`: with rooms-ws-connection.ts, the only code that touches `ws` (STYLE 4).
+ * Checks the Origin before the upgrade, adapts each socket to a `Connection` for the rooms core, pings every `heartbeatMs` and
  * terminates sockets that did not answer the previous ping, and closes every socket with 1001 when
  * the app closes.
  *
@@ -16,10 +16,9 @@ import { errors } from '../errors.js';
 import { CloseCode } from '../protocol/close-codes.js';
 import type { RoomHub } from '../rooms/hub.js';
 import { errorFrame } from '../rooms/session.js';
-import type { Connection } from '../rooms/types.js';
+import { WsConnection } from './rooms-ws-connection.js';
 
 const SHUTDOWN_POLL_MS = 10;
-const OPEN = 1;
 
 export interface RoomsWebsocketOptions {
   /** ALLOWED_ORIGINS: origins besides the page's own; `*` allows any. */
@@ -40,115 +39,6 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   }
   if (host && url.host === host.toLowerCase()) return true;
   return allowed.includes(url.origin);
-}
-
-/**
- * Frames a text message as the server sends it (unmasked, FIN, opcode 1). Server frames are the
- * same bytes for every recipient, so a broadcast frames its text once: `wire` keeps the last text
- * it framed, and a broadcast hands the same string to every member in a row.
- */
-function frameText(text: string): Buffer {
-  const length = Buffer.byteLength(text);
-  const head = length < 126 ? 2 : length < 65_536 ? 4 : 10;
-  const out = Buffer.allocUnsafe(head + length);
-  out[0] = 0x81;
-  if (head === 2) out[1] = length;
-  else if (head === 4) {
-    out[1] = 126;
-    out.writeUInt16BE(length, 2);
-  } else {
-    out[1] = 127;
-    out.writeBigUInt64BE(BigInt(length), 2);
-  }
-  out.write(text, head, 'utf8');
-  return out;
-}
-
-let lastText = '';
-let lastWire = frameText('');
-function wire(text: string): Buffer {
-  if (text !== lastText) {
-    lastWire = frameText(text);
-    lastText = text;
-  }
-  return lastWire;
-}
-
-/** Connections holding frames from this turn of the event loop; flushed once I/O callbacks ran. */
-const queued: WsConnection[] = [];
-let flushScheduled = false;
-function flushQueued(): void {
-  flushScheduled = false;
-  for (const conn of queued.splice(0)) {
-    try {
-      conn.flush();
-    } catch {
-      // A socket destroyed mid-turn has nothing left to flush; the others must still be flushed.
-    }
-  }
-}
-
-/**
- * A `ws` socket as the rooms core sees it. Frames are written straight to the TCP socket, which
- * `ws` allows here because per-message deflate is off (its sender never queues). The frames a
- * client gets in one turn of the event loop are held and leave in one write at the end of the
- * turn: under load, several messages share a syscall, which is what a delivery costs most. (Held
- * buffers rather than cork/uncork: corking a socket added ~1 µs to each write.)
- * Back-pressure is judged on what was queued before this turn: what the turn adds is not a backlog.
- */
-class WsConnection implements Connection {
-  alive = true;
-  /** This turn's frames: none, one, or several. */
-  private held: Buffer | Buffer[] | null = null;
-  private heldBytes = 0;
-  private readonly tcp: Socket | null;
-
-  constructor(
-    readonly id: string,
-    readonly socket: WebSocket,
-  ) {
-    const tcp = (socket as unknown as { _socket?: Socket })._socket;
-    this.tcp = tcp && typeof tcp.write === 'function' ? tcp : null;
-  }
-
-  send(frame: string): void {
-    if (this.socket.readyState !== OPEN) return;
-    if (!this.tcp) return this.socket.send(frame);
-    const buf = wire(frame);
-    const held = this.held;
-    if (held === null) {
-      this.held = buf;
-      queued.push(this);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(flushQueued);
-      }
-    } else if (Array.isArray(held)) held.push(buf);
-    else this.held = [held, buf];
-    this.heldBytes += buf.length;
-  }
-
-  /** Writes this turn's frames in one write. */
-  flush(): void {
-    const held = this.held;
-    if (held === null) return;
-    const bytes = this.heldBytes;
-    this.held = null;
-    this.heldBytes = 0;
-    if (this.socket.readyState !== OPEN || !this.tcp || this.tcp.destroyed) return;
-    this.tcp.write(Array.isArray(held) ? Buffer.concat(held, bytes) : held);
-  }
-
-  close(code: number, reason?: string): void {
-    // Frames sent before the close (an error explaining it) must reach the client before it.
-    this.flush();
-    if (this.socket.readyState <= OPEN) this.socket.close(code, reason);
-  }
-
-  get bufferedAmount(): number {
-    // What `ws` would report (its sender queues nothing without deflate), minus a getter per frame.
-    return this.tcp ? this.tcp.writableLength : this.socket.bufferedAmount;
-  }
 }
 
 /** Detaches the HTTP response Node assigned to the upgraded TCP socket. */

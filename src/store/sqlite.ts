@@ -10,10 +10,16 @@ import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '.
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
+import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import type { IngestJob, ItemHead, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
+/**
+ * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
+ * over the file; with the default cache most of them are read() calls into the OS cache.
+ */
+const PAGE_CACHE_KIB = 64 * 1024;
 /** Prepared statements kept; IN-lists of varying length make new SQL, so the cache is bounded. */
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -23,13 +29,20 @@ type Row = Record<string, any>;
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
   filename: string;
+  /**
+   * Checkpoint the WAL from a worker thread instead of inside commits (the server sets this: chat
+   * messages commit on the event loop). Files only.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly db: Database.Database;
 
-  constructor(options: SqliteStoreOptions) {
+  private checkpointer: SqliteCheckpointer | null = null;
+
+  constructor(private readonly options: SqliteStoreOptions) {
     if (!options.filename) throw new Error('SqliteStore: options.filename is required');
     if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
     this.db = new Database(options.filename);
@@ -37,7 +50,9 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma('foreign_keys = ON');
+    this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     this.migrate();
+    if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -70,7 +85,21 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    const checkpointer = this.checkpointer;
+    this.checkpointer = null;
+    await checkpointer?.stop();
     if (this.db.open) this.db.close();
+  }
+
+  /** While the worker runs, the writer's own auto-checkpoint is only a safety net (sqlite-checkpointer.ts). */
+  private startCheckpointer(): void {
+    this.checkpointer = new SqliteCheckpointer({
+      filename: this.options.filename,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      onRunning: (running) => {
+        if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${running ? SAFETY_NET_PAGES : SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
+      },
+    });
   }
 
   // content

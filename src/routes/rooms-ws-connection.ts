@@ -1,0 +1,231 @@
+/**
+ * A `ws` socket as the rooms core sees it (a `Connection`), built for broadcasts: a room's frame
+ * is framed once for every member, the frames a client gets in one turn of the event loop leave in
+ * one write at the end of the turn, and that write goes straight to the TCP handle when nothing is
+ * queued on the socket. What a delivery costs is mostly the kernel's loopback write (~4.5 µs from
+ * C on the project VM); Node's stream machinery adds ~1.5 µs to each write on top, which a
+ * 10,000-member room pays 10,000 times (docs/benchmarks.md).
+ */
+import type { Socket } from 'node:net';
+import type { WebSocket } from 'ws';
+import type { Connection } from '../rooms/types.js';
+
+const OPEN = 1;
+
+/**
+ * Frames a text message as the server sends it (unmasked, FIN, opcode 1). Server frames are the
+ * same bytes for every recipient, so a broadcast frames its text once: `wire` keeps the last text
+ * it framed, and a broadcast hands the same string to every member in a row.
+ */
+export function frameText(text: string): Buffer {
+  const length = Buffer.byteLength(text);
+  const head = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const out = Buffer.allocUnsafe(head + length);
+  out[0] = 0x81;
+  if (head === 2) out[1] = length;
+  else if (head === 4) {
+    out[1] = 126;
+    out.writeUInt16BE(length, 2);
+  } else {
+    out[1] = 127;
+    out.writeBigUInt64BE(BigInt(length), 2);
+  }
+  out.write(text, head, 'utf8');
+  return out;
+}
+
+let lastText = '';
+let lastWire = frameText('');
+function wire(text: string): Buffer {
+  if (text !== lastText) {
+    lastWire = frameText(text);
+    lastText = text;
+  }
+  return lastWire;
+}
+
+/** What Node's TCP handle offers for writing (internal, so everything is checked before use). */
+interface TcpHandle {
+  writeBuffer(req: WriteRequest, data: Buffer): number;
+  readonly writeQueueSize: number;
+}
+interface WriteRequest {
+  handle: TcpHandle;
+  oncomplete: (status: number) => void;
+  async: boolean;
+  bytes: number;
+  buffer: Buffer | null;
+}
+interface StreamWrapBinding {
+  WriteWrap: new () => WriteRequest;
+  streamBaseState?: Int32Array;
+  kLastWriteWasAsync?: number;
+}
+
+/** Node's write request class, or null where it is not reachable (then every write takes `socket.write`). */
+function loadStreamWrap(): StreamWrapBinding | null {
+  try {
+    const binding = (process as unknown as { binding(name: string): Partial<StreamWrapBinding> }).binding('stream_wrap');
+    return typeof binding?.WriteWrap === 'function' ? (binding as StreamWrapBinding) : null;
+  } catch {
+    return null;
+  }
+}
+const streamWrap = loadStreamWrap();
+let directWrites = streamWrap !== null;
+
+/** Turns direct handle writes off (or back on where available); every write then goes through `socket.write`. For tests and troubleshooting. */
+export function setDirectWrites(enabled: boolean): void {
+  directWrites = enabled && streamWrap !== null;
+}
+
+function ignoreCompletion(): void {}
+
+/** A write request no write holds; allocating one per write showed up in profiles of large rooms. */
+let spareRequest: WriteRequest | null = null;
+function newRequest(): WriteRequest {
+  const req = new streamWrap!.WriteWrap();
+  req.oncomplete = ignoreCompletion;
+  req.async = false;
+  req.bytes = 0;
+  req.buffer = null;
+  return req;
+}
+
+/** True when the handle took the whole write at once; false when libuv queued part of it. */
+function wroteAtOnce(handle: TcpHandle): boolean {
+  const state = streamWrap!.streamBaseState;
+  const key = streamWrap!.kLastWriteWasAsync;
+  if (state && typeof key === 'number') return state[key] === 0;
+  return handle.writeQueueSize === 0;
+}
+
+/** Connections holding frames from this turn of the event loop; flushed once I/O callbacks ran. */
+let queued: WsConnection[] = [];
+let flushScheduled = false;
+function flushQueued(): void {
+  flushScheduled = false;
+  const batch = queued;
+  queued = [];
+  for (let i = 0; i < batch.length; i++) {
+    try {
+      batch[i].flush();
+    } catch {
+      // A socket destroyed mid-turn has nothing left to flush; the others must still be flushed.
+    }
+  }
+}
+
+/**
+ * The frames a client gets in one turn leave in one write at the end of the turn: under load,
+ * several messages share a syscall. (Held buffers rather than cork/uncork: corking added ~1 µs to
+ * each write.) Back-pressure is judged on what was queued before this turn: what the turn adds is
+ * not a backlog.
+ *
+ * A write goes straight to the TCP handle unless earlier frames are still queued; then it takes
+ * the socket's own path (queued behind them, in order) until that has drained. The hot path thus
+ * reads nothing of the socket's stream state: with thousands of members, every object a delivery
+ * touches is a cache miss.
+ */
+export class WsConnection implements Connection {
+  alive = true;
+  /** This turn's frames: none, one, or several. */
+  private held: Buffer | Buffer[] | null = null;
+  private heldBytes = 0;
+  /** Bytes of direct writes the kernel has not taken yet (libuv holds them). */
+  private directPending = 0;
+  /** Frames went through `socket.write` and may still be queued in the stream. */
+  private viaStream = false;
+  private readonly tcp: Socket | null;
+
+  constructor(
+    readonly id: string,
+    readonly socket: WebSocket,
+  ) {
+    const tcp = (socket as unknown as { _socket?: Socket })._socket;
+    this.tcp = tcp && typeof tcp.write === 'function' ? tcp : null;
+  }
+
+  send(frame: string): void {
+    if (!this.tcp) {
+      if (this.socket.readyState === OPEN) this.socket.send(frame);
+      return;
+    }
+    // Frames for a socket that closed meanwhile are dropped at the flush.
+    const buf = wire(frame);
+    const held = this.held;
+    if (held === null) {
+      this.held = buf;
+      queued.push(this);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushQueued);
+      }
+    } else if (Array.isArray(held)) held.push(buf);
+    else this.held = [held, buf];
+    this.heldBytes += buf.length;
+  }
+
+  /** Writes this turn's frames in one write. */
+  flush(): void {
+    const held = this.held;
+    if (held === null) return;
+    const bytes = this.heldBytes;
+    this.held = null;
+    this.heldBytes = 0;
+    const tcp = this.tcp;
+    if (!tcp || this.socket.readyState !== OPEN) return;
+    const data = Array.isArray(held) ? Buffer.concat(held, bytes) : held;
+    if (this.viaStream && tcp.writableLength === 0) this.viaStream = false;
+    // A destroyed socket has no handle.
+    const handle = directWrites && this.directPending === 0 && !this.viaStream ? (tcp as unknown as { _handle?: TcpHandle | null })._handle : null;
+    if (handle) return this.writeDirect(tcp, handle, data);
+    if (tcp.destroyed) return;
+    this.viaStream = true;
+    tcp.write(data);
+  }
+
+  /**
+   * Hands `data` to the TCP handle itself. Only called when none of our frames are queued, so
+   * order is kept: libuv queues later writes of either kind behind this one. (A ping `ws` wrote
+   * may still wait in the stream; a frame may pass it, as control frames may come between frames.)
+   */
+  private writeDirect(tcp: Socket, handle: TcpHandle, data: Buffer): void {
+    const req = spareRequest ?? newRequest();
+    spareRequest = null;
+    req.handle = handle;
+    const err = handle.writeBuffer(req, data);
+    if (err !== 0) {
+      // What the socket's own write does on a failed write (EPIPE, ECONNRESET …): the socket goes.
+      // The request may have been given to libuv before it failed, so it is not reused.
+      tcp.destroy();
+      return;
+    }
+    if (wroteAtOnce(handle)) {
+      // Node keeps no reference to a request the kernel took at once: the next write reuses it.
+      spareRequest = req;
+      return;
+    }
+    const pending = handle.writeQueueSize;
+    this.directPending += pending;
+    req.async = true;
+    req.buffer = data;
+    req.oncomplete = (status: number) => {
+      this.directPending -= pending;
+      if (status < 0) tcp.destroy();
+    };
+  }
+
+  close(code: number, reason?: string): void {
+    // Frames sent before the close (an error explaining it) must reach the client before it.
+    this.flush();
+    if (this.socket.readyState <= OPEN) this.socket.close(code, reason);
+  }
+
+  get bufferedAmount(): number {
+    // What `ws` would report (its sender queues nothing without deflate; its own control frames
+    // are left out), plus direct writes libuv still holds.
+    if (!this.tcp) return this.socket.bufferedAmount;
+    return this.viaStream ? this.tcp.writableLength + this.directPending : this.directPending;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside the commit that
+ * crosses 1000 WAL pages: it copies pages into the database and fsyncs twice, stalling the
+ * committing thread 5–60 ms on a busy disk (measured on the project VM, docs/benchmarks.md). Chat
+ * messages commit on the event loop, so such a stall delays every room. Here a worker thread with
+ * its own connection checkpoints instead (PASSIVE: it never blocks the writer), and the writer's
+ * own automatic checkpoint is raised to a safety net that only fires if the worker falls far
+ * behind. Should the worker fail, the writer goes back to SQLite's default.
+ *
+ * Why it waits for a long WAL: once a checkpoint has copied every frame, the next commit starts
+ * the WAL over, and that commit fsyncs the new WAL header, on the writer's thread (SQLite does this
+ * so a reordered write after the restart cannot corrupt the database). Checkpointing every second
+ * put that fsync (0.2–50 ms here) in front of nearly every message of a quiet room. So the worker
+ * reads the WAL's length from the wal-index header in `-shm` (format: sqlite.org/walformat.html)
+ * and checkpoints only past `walFrames` frames: the writer pays one small fsync per `walFrames`
+ * pages instead of a checkpoint per 1000. A PASSIVE checkpoint copies the frames that existed when
+ * it began, and the WAL only starts over after one that left nothing behind, so each round
+ * checkpoints again while frames keep arriving, up to `catchUpTries` times. Where the header cannot
+ * be read, the worker checkpoints every `intervalMs` instead.
+ */
+import { createRequire } from 'node:module';
+import { endianness } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+/** How often the worker reads the WAL's length. */
+export const DEFAULT_POLL_MS = 200;
+/** WAL frames (pages) past which the worker checkpoints: 32 MiB at 4 KiB pages. */
+export const DEFAULT_WAL_FRAMES = 8_192;
+/** Without a readable wal-index header: how often the worker checkpoints. */
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 5_000;
+/** Checkpoints per round while new frames keep arriving. */
+export const DEFAULT_CATCH_UP_TRIES = 6;
+/** WAL pages at which the writer checkpoints itself while the worker runs (SQLite's default is 1000). */
+export const SAFETY_NET_PAGES = 4 * DEFAULT_WAL_FRAMES;
+/** SQLite's default `wal_autocheckpoint`, restored when the worker stops or fails. */
+export const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
+const STOP_TIMEOUT_MS = 2_000;
+
+// CommonJS: eval workers cannot import. The driver's path comes from the main thread, so the
+// worker loads the same better-sqlite3 wherever the process was started.
+const WORKER_SOURCE = `
+const fs = require('node:fs');
+const os = require('node:os');
+const { parentPort, workerData } = require('node:worker_threads');
+// On Linux a priority set with pid 0 applies to the calling thread alone (elsewhere, to the whole
+// process): copying pages may wait, the event loop sharing a core with it should not.
+if (process.platform === 'linux') {
+  try {
+    os.setPriority(19);
+  } catch {}
+}
+const Database = require(workerData.driver);
+const db = new Database(workerData.filename, { fileMustExist: true });
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+db.pragma('synchronous = NORMAL');
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+
+// The wal-index header: two copies of 48 bytes (equal unless a commit is writing them), in the
+// machine's byte order; iVersion at 0 is 3007000, isInit at 12, mxFrame (frames in the WAL) at 16.
+const header = Buffer.alloc(96);
+const u32 = workerData.littleEndian ? (o) => header.readUInt32LE(o) : (o) => header.readUInt32BE(o);
+let shm = null;
+/** Frames in the WAL; -1 while a commit is writing the header; null when it cannot be read. */
+function walFrames() {
+  try {
+    if (shm === null) shm = fs.openSync(workerData.filename + '-shm', 'r');
+    if (fs.readSync(shm, header, 0, 96, 0) < 96) return null;
+  } catch {
+    return null;
+  }
+  if (u32(0) !== 3007000 || header[12] !== 1) return null;
+  return header.compare(header, 0, 48, 48, 96) === 0 ? u32(16) : -1;
+}
+
+let lastLog = -1;
+function catchUp() {
+  for (let i = 0; i < workerData.catchUpTries; i++) {
+    const r = checkpoint.get();
+    if (r.log === lastLog) break;
+    lastLog = r.log;
+    parentPort.postMessage({ type: 'checkpointed', log: r.log, checkpointed: r.checkpointed });
+  }
+}
+let sinceCheckpoint = 0;
+function poll() {
+  sinceCheckpoint += workerData.pollMs;
+  const frames = walFrames();
+  if (frames === null ? sinceCheckpoint >= workerData.intervalMs : frames >= workerData.walFrames) {
+    sinceCheckpoint = 0;
+    catchUp();
+  }
+}
+function stop() {
+  clearInterval(timer);
+  if (shm !== null) fs.closeSync(shm);
+  db.close();
+  parentPort.close();
+}
+const timer = setInterval(() => {
+  try {
+    poll();
+  } catch (err) {
+    parentPort.postMessage({ type: 'failed', message: String((err && err.message) || err) });
+    stop();
+  }
+}, workerData.pollMs);
+parentPort.on('message', (m) => {
+  if (m === 'stop') stop();
+});
+parentPort.postMessage({ type: 'ready' });
+`;
+
+export interface CheckpointerOptions {
+  /** The database file (not ':memory:'). */
+  filename: string;
+  busyTimeoutMs: number;
+  pollMs?: number;
+  walFrames?: number;
+  intervalMs?: number;
+  catchUpTries?: number;
+  /** Called once the worker runs (raise the writer's auto-checkpoint) and once it is gone (restore it). */
+  onRunning(running: boolean): void;
+  /** Told about every checkpoint the worker made (tests, troubleshooting). */
+  onCheckpoint?(frames: { log: number; checkpointed: number }): void;
+}
+
+/** A worker thread checkpointing one SQLite file until `stop()`. Never keeps the process alive. */
+export class SqliteCheckpointer {
+  private readonly worker: Worker;
+  private running = false;
+  private readonly exited: Promise<void>;
+
+  constructor(private readonly options: CheckpointerOptions) {
+    if (!options.filename || options.filename === ':memory:') throw new TypeError('SqliteCheckpointer filename: expected a database file');
+    const tunables = {
+      pollMs: options.pollMs ?? DEFAULT_POLL_MS,
+      walFrames: options.walFrames ?? DEFAULT_WAL_FRAMES,
+      intervalMs: options.intervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
+      catchUpTries: options.catchUpTries ?? DEFAULT_CATCH_UP_TRIES,
+    };
+    for (const [name, value] of Object.entries(tunables)) {
+      if (!(Number.isSafeInteger(value) && value > 0)) throw new TypeError(`SqliteCheckpointer ${name}: expected a positive whole number, got ${String(value)}`);
+    }
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      name: 'salon-sqlite-checkpoint',
+      workerData: { driver, filename: options.filename, busyTimeoutMs: options.busyTimeoutMs, littleEndian: endianness() === 'LE', ...tunables },
+    });
+    this.worker.unref();
+    this.worker.on('message', (m: { type: string; log?: number; checkpointed?: number }) => {
+      if (m.type === 'ready') this.setRunning(true);
+      else if (m.type === 'checkpointed') options.onCheckpoint?.({ log: m.log!, checkpointed: m.checkpointed! });
+      else if (m.type === 'failed') this.setRunning(false);
+    });
+    // A failed worker only costs the latency it saved: the writer checkpoints itself again.
+    this.worker.on('error', () => this.setRunning(false));
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    void this.exited.then(() => this.setRunning(false));
+  }
+
+  /** Stops the worker and waits for its connection to close. */
+  async stop(): Promise<void> {
+    this.worker.postMessage('stop');
+    const timer = setTimeout(() => void this.worker.terminate(), STOP_TIMEOUT_MS);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private setRunning(running: boolean): void {
+    if (this.running === running) return;
+    this.running = running;
+    this.options.onRunning(running);
+  }
+}

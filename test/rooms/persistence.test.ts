@@ -1,0 +1,162 @@
+/**
+ * Room messages are persisted with their seq before anyone sees them: a restarted server replays
+ * every broadcast message, a failing write costs the sender an error and nothing else, and WAL
+ * checkpoints run off the event loop (src/store/sqlite-checkpointer.ts).
+ */
+import { openSync, readSync, closeSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from '../../src/store/sqlite-checkpointer.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { NewMessage } from '../../src/store/types.js';
+import { tempDir } from '../helpers.js';
+import { ROOM, connect, item, joined, listen, roomsApp, until } from './helpers.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** An app over `dir` (kept across restarts) holding the room's item. */
+async function appOn(dir: string) {
+  const app = await buildApp(testConfig({ DATA_DIR: dir, ADMIN_TOKEN: 'test-admin-token' }), { roomOptions: { rateBurst: 100, shutdownGraceMs: 100 } });
+  await app.salon.store.upsertItem(item(ROOM));
+  await app.ready();
+  return app;
+}
+
+/** Frames in the WAL, read from the wal-index header in `-shm` as the checkpointer reads it. */
+function walFrames(dbFile: string): number {
+  const fd = openSync(`${dbFile}-shm`, 'r');
+  try {
+    const header = Buffer.alloc(48);
+    readSync(fd, header, 0, 48, 0);
+    return endianness() === 'LE' ? header.readUInt32LE(16) : header.readUInt32BE(16);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const newMessage = (i: number): NewMessage => ({ roomId: ROOM, threadId: 'thr_1', author: { id: `u${i % 3}`, name: `U${i % 3}`, kind: 'user' }, text: `m${i}`, clientId: `c${i}` });
+
+describe('room message persistence', () => {
+  it('replays every broadcast message, in seq order, after a restart', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const first = await appOn(dir);
+    const url = await listen(first);
+    const ana = await connect(url());
+    await ana.hello('Ana');
+    const ben = await connect(url());
+    await ben.hello('Ben');
+    for (let i = 1; i <= 30; i++) (i % 2 ? ana : ben).send({ type: 'say', text: `m${i}`, clientId: `c${i}` });
+    await ana.next('message', (f) => f.message.seq === 30);
+    await ben.next('message', (f) => f.message.seq === 30);
+    const live = ana.all('message').map((f) => f.message);
+    expect(live.map((m) => m.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(ben.all('message').map((f) => f.message)).toEqual(live);
+    await first.close();
+
+    const second = await appOn(dir);
+    cleanups.push(() => second.close());
+    const back = await joined(second, 'Ana', ROOM, { lastSeq: 0 });
+    expect(back.welcome.history).toEqual(live);
+    expect(back.welcome.seq).toBe(30);
+    const missed = await joined(second, 'Ben', ROOM, { lastSeq: 25 });
+    expect(missed.welcome.history).toEqual(live.slice(25));
+    back.client.send({ type: 'say', text: 'after the restart', clientId: 'after' });
+    expect((await back.client.next('message')).message.seq).toBe(31);
+  });
+
+  it('answers a failing write with ERR_INTERNAL and the clientId; the connection and the seq carry on', async () => {
+    const { app, close } = await roomsApp();
+    cleanups.push(close);
+    const a = await joined(app, 'Ana');
+    const b = await joined(app, 'Ben');
+    const store = app.salon.store;
+    const append = store.appendMessage.bind(store);
+    let failures = 1;
+    store.appendMessage = async (m) => {
+      if (failures-- > 0) throw new Error('disk I/O error');
+      return append(m);
+    };
+    a.client.send({ type: 'say', text: 'lost?', clientId: 'c1' });
+    const error = await a.client.next('error');
+    expect(error).toMatchObject({ code: 'ERR_INTERNAL', clientId: 'c1' });
+    a.client.send({ type: 'say', text: 'again', clientId: 'c1' });
+    const atB = await b.client.next('message');
+    expect(atB.message).toMatchObject({ seq: 1, text: 'again', clientId: 'c1' });
+    expect(b.client.all('message')).toHaveLength(1);
+    expect((await a.client.next('message')).message).toEqual(atB.message);
+    expect(await store.messagesAfter(ROOM, 0, 10)).toEqual([atB.message]);
+  });
+});
+
+describe('background WAL checkpoints', () => {
+  it('checkpoints in a worker and lets the WAL start over, keeping every message and its seq', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const file = join(dir, 'salon.db');
+    const store = new SqliteStore({ filename: file });
+    cleanups.push(() => store.close());
+    const checkpoints: { log: number; checkpointed: number }[] = [];
+    const running: boolean[] = [];
+    const checkpointer = new SqliteCheckpointer({ filename: file, busyTimeoutMs: 5000, pollMs: 5, walFrames: 40, onRunning: (r) => running.push(r), onCheckpoint: (c) => checkpoints.push(c) });
+    cleanups.push(() => checkpointer.stop());
+    await until(() => running.length > 0);
+    // Append until a commit finds the WAL started over: fewer frames than before it. That needs
+    // the worker to have copied every frame, with nothing written meanwhile.
+    let longest = 0;
+    let restarts = 0;
+    let n = 0;
+    while (restarts < 2 && n < 3000) {
+      const before = walFrames(file);
+      const { message } = await store.appendMessage(newMessage(++n));
+      expect(message.seq).toBe(n);
+      const after = walFrames(file);
+      longest = Math.max(longest, after);
+      if (after < before) restarts++;
+      await new Promise((r) => setTimeout(r, n % 10 ? 0 : 5));
+    }
+    expect(restarts).toBe(2);
+    expect(longest).toBeGreaterThanOrEqual(40);
+    expect(longest).toBeLessThan(400);
+    expect(checkpoints.some((c) => c.log >= 40 && c.checkpointed === c.log)).toBe(true);
+    const stored = await store.messagesAfter(ROOM, 0, 5000);
+    expect(stored.map((m) => m.text)).toEqual(Array.from({ length: n }, (_, i) => `m${i + 1}`));
+    expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    await checkpointer.stop();
+    expect(running).toEqual([true, false]);
+  });
+
+  it('makes the store’s own auto-checkpoint a safety net while the worker runs, and survives a reopen', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const file = join(dir, 'salon.db');
+    const store = new SqliteStore({ filename: file, backgroundCheckpoints: true });
+    await until(() => store.db.pragma('wal_autocheckpoint', { simple: true }) === SAFETY_NET_PAGES);
+    for (let i = 1; i <= 20; i++) await store.appendMessage(newMessage(i));
+    await store.close();
+    const again = new SqliteStore({ filename: file });
+    cleanups.push(() => again.close());
+    expect(again.db.pragma('wal_autocheckpoint', { simple: true })).toBe(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES);
+    expect((await again.messagesAfter(ROOM, 0, 50)).map((m) => m.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const memory = new SqliteStore({ filename: ':memory:', backgroundCheckpoints: true });
+    cleanups.push(() => memory.close());
+    expect(memory.db.pragma('wal_autocheckpoint', { simple: true })).toBe(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES);
+  });
+
+  it('reports a worker that cannot open the database as not running, and names bad options', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const running: boolean[] = [];
+    const missing = new SqliteCheckpointer({ filename: join(dir, 'missing.db'), busyTimeoutMs: 10, onRunning: (r) => running.push(r) });
+    await missing.stop();
+    expect(running).toEqual([]);
+    expect(() => new SqliteCheckpointer({ filename: ':memory:', busyTimeoutMs: 10, onRunning() {} })).toThrow(/filename/);
+    expect(() => new SqliteCheckpointer({ filename: join(dir, 'x.db'), busyTimeoutMs: 10, walFrames: 0, onRunning() {} })).toThrow(/walFrames/);
+  });
+});
