@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WsConnection, setDirectWrites } from '../../src/routes/rooms-ws-connection.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
 import type { Session } from '../../src/rooms/session.js';
-import { connect, listen, roomsApp, until } from './helpers.js';
+import { connect, listen, member, roomsApp, until } from './helpers.js';
 
 type Started = Awaited<ReturnType<typeof roomsApp>>;
 let running: Started[] = [];
@@ -21,12 +21,6 @@ async function start() {
   const started = await roomsApp({}, { roomOptions: { rateBurst: 100_000, ratePerSecond: 100_000, hardBufferedBytes: 256 * 1024 * 1024 } });
   running.push(started);
   return { ...started, url: await listen(started.app) };
-}
-
-async function member(url: string, name: string) {
-  const client = await connect(url);
-  const welcome = await client.hello(name);
-  return { client, welcome };
 }
 
 /** What the server has queued for `userId` and not yet handed to the kernel. */

@@ -126,6 +126,13 @@ export async function connect(url: string, options: WebSocket.ClientOptions = {}
 }
 
 /** Waits until `check` is true, polling. */
+/** Connects to `url` and says hello as `name`: the client and its welcome. */
+export async function member(url: string, name: string) {
+  const client = await connect(url);
+  const welcome = await client.hello(name);
+  return { client, welcome };
+}
+
 export async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {

@@ -1,7 +1,7 @@
 /** Every limit gives its code while the other members carry on; origins, heartbeat and shutdown. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { CloseCode } from '../../src/protocol/close-codes.js';
-import { ROOM, connect, inject, joined, listen, roomsApp, until } from './helpers.js';
+import { ROOM, connect, inject, joined, listen, member, roomsApp, until } from './helpers.js';
 
 type Started = Awaited<ReturnType<typeof roomsApp>>;
 let running: Started[] = [];
@@ -14,12 +14,6 @@ async function start(...args: Parameters<typeof roomsApp>): Promise<Started & { 
   const started = await roomsApp(...args);
   running.push(started);
   return { ...started, url: await listen(started.app) };
-}
-
-async function member(url: string, name: string) {
-  const client = await connect(url);
-  const welcome = await client.hello(name);
-  return { client, welcome };
 }
 
 describe('room limits', () => {
