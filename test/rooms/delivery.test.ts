@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WsConnection, setDirectWrites } from '../../src/routes/rooms-ws-connection.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
 import type { Session } from '../../src/rooms/session.js';
-import { connect, listen, member, roomsApp, until } from './helpers.js';
+import { listen, member, roomsApp, until } from './helpers.js';
 
 type Started = Awaited<ReturnType<typeof roomsApp>>;
 let running: Started[] = [];
