@@ -101,6 +101,23 @@ describe('salon-hnsw Graph', () => {
     }
   });
 
+  it('scores exactly enough at a dimension that is not a multiple of the SIMD width (the tail loops)', () => {
+    const dim = 37;
+    const vectors = clustered(60, dim, 4, 9);
+    for (const encoding of ['f16', 'f32'] as const) {
+      const g = new Graph(dim, 60, 8, 100, 2, encoding);
+      const packedRows = new Float32Array(60 * dim);
+      vectors.forEach((v, i) => packedRows.set(v, i * dim));
+      g.addPoints(packedRows, Uint32Array.from({ length: 60 }, (_, i) => i + 1));
+      g.setEf(100); // a 60-node graph searched with ef 100 is exhaustive
+      const query = near(vectors[7], 1);
+      const truth = exact(entries(vectors), query, 5, { includePrivileged: true });
+      const hits = search(g, query, 5);
+      expect(hits.map((h) => h.rowId)).toEqual(truth.map((h) => h.rowId));
+      hits.forEach((h, i) => expect(Math.abs(h.score - truth[i].score)).toBeLessThan(encoding === 'f16' ? 2e-3 : 1e-5));
+    }
+  });
+
   it('refuses bad arguments with a clear error and stays usable', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     expect(() => g.addPoints(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);
