@@ -1,6 +1,6 @@
 /**
  * The item pipeline: the one way an item enters Salon, used by every source and by demo seeding.
- * validate → store.upsertItem → when created or updated: chunk → store.replaceChunks →
+ * validate every item → chunk → store.putItems (one transaction for the batch) →
  * sink.chunksChanged (the vector index follows).
  */
 import type { Store, UpsertStatus } from '../store/types.js';
@@ -32,6 +32,11 @@ export interface PutResult {
 export interface ItemPipeline {
   /** Puts one item; throws ERR_INVALID_CONTENT (nothing written) when it is not valid. */
   put(input: unknown): Promise<PutResult>;
+  /**
+   * Puts several items at once: all are validated first and written in one transaction, so an
+   * invalid item or a store failure writes none of them.
+   */
+  putMany(inputs: unknown[]): Promise<PutResult[]>;
 }
 
 /** Builds the pipeline, checking its options. */
@@ -43,18 +48,20 @@ export function createItemPipeline(options: ItemPipelineOptions): ItemPipeline {
   validateChunkOptions(options.chunk);
   const { store, chunk } = options;
 
+  const putMany = async (inputs: unknown[]): Promise<PutResult[]> => {
+    const items = inputs.map((input) => validateItem(input, { bodyMaxChars: options.bodyMaxChars }));
+    const results = await store.putItems(items.map((item) => ({ item, chunks: chunkItem(item, chunk) })));
+    const added = results.flatMap((r) => r.added);
+    const removed = results.flatMap((r) => r.removed);
+    const sink = options.sink?.();
+    if (sink && (added.length || removed.length)) await sink.chunksChanged({ added, removed });
+    return results.map((r) => ({ id: r.id, status: r.status, chunks: { added: r.added.length, removed: r.removed.length } }));
+  };
+
   return {
     async put(input) {
-      const item = validateItem(input, { bodyMaxChars: options.bodyMaxChars });
-      const { status } = await store.upsertItem(item);
-      // An unchanged item still gets chunks if an earlier run stopped between upsert and chunking.
-      if (status === 'unchanged' && (await store.chunksOfItem(item.id)).length > 0) {
-        return { id: item.id, status, chunks: { added: 0, removed: 0 } };
-      }
-      const change = await store.replaceChunks(item.id, chunkItem(item, chunk));
-      const sink = options.sink?.();
-      if (sink && (change.added.length || change.removed.length)) await sink.chunksChanged(change);
-      return { id: item.id, status, chunks: { added: change.added.length, removed: change.removed.length } };
+      return (await putMany([input]))[0];
     },
+    putMany,
   };
 }

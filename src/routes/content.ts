@@ -81,7 +81,7 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
       onRequest: requireAdmin,
       schema: {
         summary: 'Add or update content items (admin)',
-        description: 'One item, or {items: [...]}. Every item is checked first; if any is invalid nothing is written.',
+        description: 'One item, or {items: [...]}. Every item is checked first and all are written in one transaction: if any is invalid, or the store fails, nothing is written.',
         tags: ['content'],
         security: adminSecurity,
         body: postContentBodySchema,
@@ -100,12 +100,9 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
       });
       const ingest = app.salon.ingest;
       if (!ingest) throw new errors.ERR_NOT_READY('ingestion is not configured');
-      const results = [];
-      for (const item of items) {
-        const { id, status } = await ingest.pipeline.put(item);
-        results.push({ id, status });
-      }
-      return { items: results };
+      // One transaction for the whole request: a store failure writes none of the items.
+      const results = await ingest.pipeline.putMany(items);
+      return { items: results.map(({ id, status }) => ({ id, status })) };
     },
   );
 }

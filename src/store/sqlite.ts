@@ -12,7 +12,7 @@ import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
-import type { IngestJob, ItemHead, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
+import type { IngestJob, ItemHead, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 /**
@@ -105,38 +105,59 @@ export class SqliteStore implements Store {
   // content
 
   async upsertItem(item: ContentItem): Promise<{ item: StoredItem; status: UpsertStatus }> {
-    const hash = hashItem(item);
-    const now = new Date().toISOString();
-    const tx = this.db.transaction((): UpsertStatus => {
-      const existing = this.sql('SELECT hash FROM items WHERE id = ?').get(item.id) as Row | undefined;
-      if (existing?.hash === hash) return 'unchanged';
-      const row = {
-        ...itemToRow(item),
-        hash,
-        sort_key: item.publishedAt ?? now,
-        now,
-      };
-      if (existing) {
-        this.sql(
-            `UPDATE items SET kind=@kind, title=@title, url=@url, description=@description, body=@body, comments=@comments,
-             category=@category, published_at=@published_at, image=@image, author=@author, channel=@channel, thumbnail=@thumbnail,
-             site_name=@site_name, source=@source, hash=@hash, sort_key=@sort_key, updated_at=@now WHERE id=@id`,
-          )
-          .run(row);
-        return 'updated';
-      }
-      this.sql(
-          `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel,
-           thumbnail, site_name, source, hash, sort_key, created_at, updated_at)
-           VALUES (@id, @kind, @title, @url, @description, @body, @comments, @category, @published_at, @image, @author, @channel,
-           @thumbnail, @site_name, @source, @hash, @sort_key, @now, @now)`,
-        )
-        .run(row);
-      return 'created';
-    });
-    const status = tx.immediate();
+    const status = this.db.transaction(() => this.upsertItemNow(item)).immediate();
     const stored = (await this.getItem(item.id))!;
     return { item: stored, status };
+  }
+
+  async putItems(entries: { item: ContentItem; chunks: NewChunk[] }[]): Promise<PutItemResult[]> {
+    const changes = this.db
+      .transaction(() =>
+        entries.map(({ item, chunks }) => {
+          const status = this.upsertItemNow(item);
+          // An unchanged item still gets chunks if an earlier run stopped between upsert and chunking.
+          const hasChunks = status === 'unchanged' && this.sql('SELECT 1 FROM chunks WHERE item_id = ? LIMIT 1').get(item.id) !== undefined;
+          return { id: item.id, status, ...(hasChunks ? { addedIds: [], removed: [] } : this.replaceChunksNow(item.id, chunks)) };
+        }),
+      )
+      .immediate();
+    // An item given twice can remove rows the call itself added: those appear in neither list
+    // (getChunks no longer finds them).
+    const addedHere = new Set(changes.flatMap((c) => c.addedIds));
+    return Promise.all(
+      changes.map(async (c) => ({ id: c.id, status: c.status, added: await this.getChunks(c.addedIds), removed: c.removed.filter((id) => !addedHere.has(id)) })),
+    );
+  }
+
+  /** Inserts or updates one item; call inside a transaction. */
+  private upsertItemNow(item: ContentItem): UpsertStatus {
+    const hash = hashItem(item);
+    const now = new Date().toISOString();
+    const existing = this.sql('SELECT hash FROM items WHERE id = ?').get(item.id) as Row | undefined;
+    if (existing?.hash === hash) return 'unchanged';
+    const row = {
+      ...itemToRow(item),
+      hash,
+      sort_key: item.publishedAt ?? now,
+      now,
+    };
+    if (existing) {
+      this.sql(
+          `UPDATE items SET kind=@kind, title=@title, url=@url, description=@description, body=@body, comments=@comments,
+           category=@category, published_at=@published_at, image=@image, author=@author, channel=@channel, thumbnail=@thumbnail,
+           site_name=@site_name, source=@source, hash=@hash, sort_key=@sort_key, updated_at=@now WHERE id=@id`,
+        )
+        .run(row);
+      return 'updated';
+    }
+    this.sql(
+        `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel,
+         thumbnail, site_name, source, hash, sort_key, created_at, updated_at)
+         VALUES (@id, @kind, @title, @url, @description, @body, @comments, @category, @published_at, @image, @author, @channel,
+         @thumbnail, @site_name, @source, @hash, @sort_key, @now, @now)`,
+      )
+      .run(row);
+    return 'created';
   }
 
   async getItem(id: string): Promise<StoredItem | null> {
@@ -196,31 +217,33 @@ export class SqliteStore implements Store {
   // chunks
 
   async replaceChunks(itemId: string, chunks: NewChunk[]): Promise<{ added: ChunkRow[]; removed: number[] }> {
-    const tx = this.db.transaction(() => {
-      const item = this.sql('SELECT kind, category FROM items WHERE id = ?').get(itemId) as Row | undefined;
-      if (!item) throw new errors.ERR_CONTENT_NOT_FOUND(itemId);
-      const existing = this.sql('SELECT row_id, ord, text_hash FROM chunks WHERE item_id = ?').all(itemId) as Row[];
-      const keep = new Map(existing.map((r) => [`${r.ord}:${r.text_hash}`, r.row_id as number]));
-      const wanted = new Set<string>();
-      const insert = this.sql(
-        `INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING row_id`,
-      );
-      const addedIds: number[] = [];
-      for (const c of chunks) {
-        const textHash = sha256(c.text);
-        const key = `${c.ord}:${textHash}`;
-        wanted.add(key);
-        if (keep.has(key)) continue;
-        const r = insert.get(itemId, c.ord, c.part, c.commentBy ?? null, c.text, textHash) as Row;
-        addedIds.push(r.row_id);
-      }
-      const removed = existing.filter((r) => !wanted.has(`${r.ord}:${r.text_hash}`)).map((r) => r.row_id as number);
-      const del = this.sql('DELETE FROM chunks WHERE row_id = ?');
-      for (const id of removed) del.run(id);
-      return { addedIds, removed };
-    });
-    const { addedIds, removed } = tx.immediate();
+    const { addedIds, removed } = this.db.transaction(() => this.replaceChunksNow(itemId, chunks)).immediate();
     return { added: await this.getChunks(addedIds), removed };
+  }
+
+  /** Makes `chunks` the item's chunks; call inside a transaction. */
+  private replaceChunksNow(itemId: string, chunks: NewChunk[]): { addedIds: number[]; removed: number[] } {
+    const item = this.sql('SELECT kind, category FROM items WHERE id = ?').get(itemId) as Row | undefined;
+    if (!item) throw new errors.ERR_CONTENT_NOT_FOUND(itemId);
+    const existing = this.sql('SELECT row_id, ord, text_hash FROM chunks WHERE item_id = ?').all(itemId) as Row[];
+    const keep = new Map(existing.map((r) => [`${r.ord}:${r.text_hash}`, r.row_id as number]));
+    const wanted = new Set<string>();
+    const insert = this.sql(
+      `INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING row_id`,
+    );
+    const addedIds: number[] = [];
+    for (const c of chunks) {
+      const textHash = sha256(c.text);
+      const key = `${c.ord}:${textHash}`;
+      wanted.add(key);
+      if (keep.has(key)) continue;
+      const r = insert.get(itemId, c.ord, c.part, c.commentBy ?? null, c.text, textHash) as Row;
+      addedIds.push(r.row_id);
+    }
+    const removed = existing.filter((r) => !wanted.has(`${r.ord}:${r.text_hash}`)).map((r) => r.row_id as number);
+    const del = this.sql('DELETE FROM chunks WHERE row_id = ?');
+    for (const id of removed) del.run(id);
+    return { addedIds, removed };
   }
 
   async getChunks(rowIds: number[]): Promise<ChunkRow[]> {

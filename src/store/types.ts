@@ -72,6 +72,15 @@ export interface IngestJob {
   updatedAt: string;
 }
 
+/** What `putItems` did to one item. */
+export interface PutItemResult {
+  id: string;
+  status: UpsertStatus;
+  /** Chunks added and the row ids removed (both empty when the item and its chunks were unchanged). */
+  added: ChunkRow[];
+  removed: number[];
+}
+
 export interface TextHit {
   rowId: number;
   /** Higher is better; comparable only within one call. */
@@ -88,6 +97,12 @@ export interface Store {
   // content
   /** Inserts or updates by id; an item whose hash is unchanged is left alone. */
   upsertItem(item: ContentItem): Promise<{ item: StoredItem; status: UpsertStatus }>;
+  /**
+   * Upserts several items and makes `chunks` each one's chunks (as replaceChunks), all in one
+   * transaction: either every item is written or, on any failure, none is. An unchanged item that
+   * has chunks keeps them. A row added and removed within the same call appears in neither list.
+   */
+  putItems(entries: { item: ContentItem; chunks: NewChunk[] }[]): Promise<PutItemResult[]>;
   getItem(id: string): Promise<StoredItem | null>;
   /** The heads (id, kind, title, url) of the given items in one read, in the order asked; unknown ids are left out. */
   getItemHeads(ids: string[]): Promise<ItemHead[]>;

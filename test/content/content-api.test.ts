@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { idForUrl } from '../../src/content/ids.js';
 import { startHnServer, type HnServer } from '../fixtures-servers/hn-server.js';
 import { articlePage, startFixtureServer, type FixtureServer } from '../fixtures-servers/http.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
 import { ADMIN, tempDir, testApp } from '../helpers.js';
 
 const PARAS = [
@@ -174,5 +175,21 @@ describe('content and ingest API', () => {
     for (const path of ['/demo/img/notes.txt', '/demo/img/.hidden.svg', '/demo/img/../secret.svg', '/demo/img/%2e%2e/secret.svg', '/demo/img/missing.svg']) {
       expect((await app.inject(path)).statusCode, path).toBeGreaterThanOrEqual(400);
     }
+  });
+
+  it('writes nothing of a batch when the store fails part way, and stays up', async () => {
+    const db = (app.salon.store as SqliteStore).db;
+    db.exec(`CREATE TRIGGER boom BEFORE INSERT ON items WHEN NEW.id = 'post_boom' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
+    try {
+      const res = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items: [post(95), post(96), { ...post(97), id: 'boom' }] } });
+      expect(res.statusCode).toBe(500);
+      expect(res.json().error.code).toBe('ERR_INTERNAL');
+      for (const id of ['post_p95', 'post_p96']) expect((await app.inject(`/api/v1/content/${id}`)).statusCode).toBe(404);
+    } finally {
+      db.exec('DROP TRIGGER boom');
+    }
+    const again = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items: [post(95)] } });
+    expect(again.json()).toEqual({ items: [{ id: 'post_p95', status: 'created' }] });
+    expect((await app.inject('/api/v1/content/post_p95')).statusCode).toBe(200);
   });
 });

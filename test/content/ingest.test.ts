@@ -263,6 +263,22 @@ describe('item pipeline', () => {
     expect(stored.title).toBe('abc');
     await store.close();
   });
+
+  it('puts a batch in one go: one sink call, and rows an item given twice removed are never indexed', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const changes: { added: ChunkRow[]; removed: number[] }[] = [];
+    const pipeline = createItemPipeline({ store, bodyMaxChars: 1000, chunk: { size: 100, overlap: 20 }, sink: () => ({ async chunksChanged(c) { changes.push(c); } }) });
+    const base = { id: 'post_a', kind: 'post', title: 'T', body: 'One. '.repeat(10), source: 'api' };
+    const results = await pipeline.putMany([base, { ...base, id: 'post_b' }, { ...base, body: 'Two. '.repeat(10) }]);
+    expect(results.map((r) => r.status)).toEqual(['created', 'created', 'updated']);
+    expect(changes).toHaveLength(1);
+    const live = new Set([...(await store.chunksOfItem('post_a')), ...(await store.chunksOfItem('post_b'))].map((c) => c.rowId));
+    expect(changes[0].added.map((c) => c.rowId).sort()).toEqual([...live].sort());
+    expect(changes[0].removed).toEqual([]);
+    await expect(pipeline.putMany([{ ...base, id: 'post_c' }, { ...base, title: '' }])).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT' });
+    expect(await store.getItem('post_c')).toBeNull();
+    await store.close();
+  });
 });
 
 describe('salon ingest (CLI)', () => {

@@ -115,6 +115,42 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
     });
 
+    describe('putItems', () => {
+      const chunks = (text: string) => [{ ord: 0, part: 'body' as const, text }];
+
+      it('writes items and their chunks, reporting each status and chunk change', async () => {
+        const first = await store.putItems([
+          { item: item('news_p1'), chunks: chunks('one') },
+          { item: item('news_p2'), chunks: chunks('two') },
+        ]);
+        expect(first.map((r) => [r.id, r.status, r.added.length, r.removed.length])).toEqual([
+          ['news_p1', 'created', 1, 0],
+          ['news_p2', 'created', 1, 0],
+        ]);
+        expect(first[0].added[0]).toMatchObject({ itemId: 'news_p1', text: 'one' });
+        const again = await store.putItems([
+          { item: item('news_p1'), chunks: chunks('one') },
+          { item: item('news_p2', { title: 'Changed' }), chunks: chunks('two, changed') },
+        ]);
+        expect(again[0]).toMatchObject({ status: 'unchanged', added: [], removed: [] });
+        expect(again[1]).toMatchObject({ status: 'updated', removed: [first[1].added[0].rowId] });
+        expect((await store.chunksOfItem('news_p2')).map((c) => c.text)).toEqual(['two, changed']);
+      });
+
+      it('writes none of the items when one of them fails', async () => {
+        await expect(
+          store.putItems([
+            { item: item('news_q1'), chunks: chunks('fine') },
+            // NOT NULL text: the store refuses the second item's chunk.
+            { item: item('news_q2'), chunks: [{ ord: 0, part: 'body', text: null as unknown as string }] },
+          ]),
+        ).rejects.toThrow();
+        expect(await store.getItem('news_q1')).toBeNull();
+        expect(await store.getItem('news_q2')).toBeNull();
+        expect(await store.countChunks()).toBe(0);
+      });
+    });
+
     describe('chunks', () => {
       beforeEach(async () => {
         await store.upsertItem(item('news_c', { category: 'Science' }));
