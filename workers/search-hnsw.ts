@@ -11,7 +11,6 @@ import { GRAPH_ENCODING } from '../src/search/hnsw-index.js';
 import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/hnsw-protocol.js';
 
 let index: Graph | null = null;
-let efSearch = 10;
 /** Native threads per batch of adds (the graph's build parallelism). */
 let threads = 1;
 
@@ -20,7 +19,7 @@ function need(): Graph {
   return index;
 }
 
-async function load(path: string, expect: HnswFileFacts): Promise<HnswReplies['load']> {
+async function load(path: string, expect: HnswFileFacts, efSearch: number): Promise<HnswReplies['load']> {
   const check = await checkGraphFile(path, expect);
   if (!check.ok) return { loaded: false, reason: check.reason };
   let idx: Graph;
@@ -71,8 +70,7 @@ async function handle(req: HnswRequest): Promise<unknown> {
       return { bytes: await saveGraphFile(req.path, req.facts, (tmp) => idx.write(tmp)) } satisfies HnswReplies['save'];
     }
     case 'load':
-      efSearch = req.efSearch;
-      return load(req.path, req.expect);
+      return load(req.path, req.expect, req.efSearch);
     case 'export':
       await need().write(req.path);
       return null;

@@ -116,8 +116,8 @@ export class SqliteStore implements Store {
         entries.map(({ item, chunks }) => {
           const status = this.upsertItemNow(item);
           // An unchanged item still gets chunks if an earlier run stopped between upsert and chunking.
-          const hasChunks = status === 'unchanged' && this.sql('SELECT 1 FROM chunks WHERE item_id = ? LIMIT 1').get(item.id) !== undefined;
-          return { id: item.id, status, ...(hasChunks ? { addedIds: [], removed: [] } : this.replaceChunksNow(item.id, chunks)) };
+          const keepChunks = status === 'unchanged' && this.sql('SELECT 1 FROM chunks WHERE item_id = ? LIMIT 1').get(item.id) !== undefined;
+          return { id: item.id, status, ...(keepChunks ? { addedIds: [], removed: [] } : this.replaceChunksNow(item.id, chunks)) };
         }),
       )
       .immediate();

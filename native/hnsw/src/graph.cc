@@ -37,6 +37,15 @@ void Normalize(const float* in, float* out, size_t dim) {
 }
 
 #ifdef SALON_X86
+// The sum of every lane of four 8-lane accumulators.
+__attribute__((target("avx2"))) inline float SumLanes(__m256 s0, __m256 s1, __m256 s2, __m256 s3) {
+  const __m256 sum8 = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+  __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(sum8), _mm256_extractf128_ps(sum8, 1));
+  sum4 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
+  sum4 = _mm_add_ss(sum4, _mm_shuffle_ps(sum4, sum4, 1));
+  return _mm_cvtss_f32(sum4);
+}
+
 // 1 - dot(a, b) with AVX2 and FMA, chosen at run time: hnswlib-node's build enables only SSE
 // (hnswlib picks AVX at compile time), and most distance time goes into this loop.
 __attribute__((target("avx2,fma"))) float InnerDistanceAvx2(const void* a, const void* b, const void* qty) {
@@ -52,11 +61,7 @@ __attribute__((target("avx2,fma"))) float InnerDistanceAvx2(const void* a, const
     s3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24), s3);
   }
   for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), s0);
-  const __m256 sum8 = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
-  __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(sum8), _mm256_extractf128_ps(sum8, 1));
-  sum4 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
-  sum4 = _mm_add_ss(sum4, _mm_shuffle_ps(sum4, sum4, 1));
-  float dot = _mm_cvtss_f32(sum4);
+  float dot = SumLanes(s0, s1, s2, s3);
   for (; i < n; i++) dot += x[i] * y[i];
   return 1.0f - dot;
 }
@@ -140,11 +145,7 @@ __attribute__((target("avx2,fma,f16c"))) float HalfDistanceAvx2(const void* a, c
     s3 = _mm256_fmadd_ps(LoadHalves(x + i + 24), LoadHalves(y + i + 24), s3);
   }
   for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(LoadHalves(x + i), LoadHalves(y + i), s0);
-  const __m256 sum8 = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
-  __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(sum8), _mm256_extractf128_ps(sum8, 1));
-  sum4 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
-  sum4 = _mm_add_ss(sum4, _mm_shuffle_ps(sum4, sum4, 1));
-  float dot = _mm_cvtss_f32(sum4);
+  float dot = SumLanes(s0, s1, s2, s3);
   for (; i < n; i++) dot += HalfToFloat(x[i]) * HalfToFloat(y[i]);
   return 1.0f - dot;
 }
