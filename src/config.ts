@@ -113,7 +113,7 @@ export const SETTINGS = {
   ROOM_MAX_BUFFERED_BYTES: setting(integer(65_536, 1_073_741_824), 1_048_576, 'unsent bytes a room socket may queue before it is closed with 1013'),
   SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),
   HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
-  SEARCH_WORKERS: setting(integer(1, 64), () => Math.max(1, availableParallelism()), 'search worker threads'),
+  SEARCH_WORKERS: setting(integer(1, 64), () => Math.max(1, availableParallelism()), 'search worker threads (flat scans), and the threads an HNSW graph is built on'),
   HN_API_BASE: setting(url('http:', 'https:'), 'https://hacker-news.firebaseio.com/v0', 'Hacker News API base'),
   HN_COMMENT_LIMIT: setting(integer(0, 500), 10, 'top comments kept per HN story'),
   HN_REQUEST_INTERVAL_MS: setting(integer(0, 60_000), 50, 'pause between HN API requests'),
