@@ -1,13 +1,14 @@
 /**
  * How the graph stores vectors: `f16` (half precision, the default) halves the memory a search
- * reads, at a cost to distances of about 1e-3; `f32` stores them as given.
+ * reads, at a cost to distances of about 1e-3; `i8` (a scale and one signed byte per element)
+ * quarters it, at about 1e-2; `f32` stores them as given.
  */
-export type GraphEncoding = 'f16' | 'f32';
+export type GraphEncoding = 'f16' | 'f32' | 'i8';
 
 /**
  * One hnswlib graph over float32 vectors (normalised on the way in), cosine distance (1 − cos).
  * Labels are unsigned 32-bit integers. Files are hnswlib's own format; an `f32` graph's files are
- * the same as hnswlib-node's `cosine` space, an `f16` graph's elements hold half floats.
+ * the same as hnswlib-node's `cosine` space, an `f16` graph's elements hold half floats, an `i8` graph's a float scale and then bytes.
  */
 export declare class Graph {
   /** An empty graph with room for `capacity` elements (it grows when adds need more). */

@@ -164,11 +164,12 @@ export class TieredIndex implements VectorIndex {
     if (enc.scopes || fraction < SELECTIVE_FRACTION) return exactAll();
     const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
     const found = await graph.searchMany(queries, fetch);
+    const passes = this.flat.passing(enc);
     return Promise.all(
       found.map((all, i) => {
         const hits = this.flat.rescore(
           queries[i],
-          all.filter((h) => this.flat.passes(h.rowId, enc)),
+          all.filter((h) => passes(h.rowId)),
         );
         // Fewer than k survivors while more rows pass: the estimate was off; the exact scan is right.
         if (hits.length < k && hits.length < this.flat.size * fraction) return this.exact(queries[i], k, filter);

@@ -87,6 +87,15 @@ describe('FlatIndex', () => {
     rescored.forEach((h, i) => expect(h.score).toBeCloseTo(truth[i].score, 5));
   });
 
+  it('rescores a mostly-zero query (hashed features) exactly as a dense one', () => {
+    const sparse = new Float32Array(DIM);
+    for (let i = 0; i < DIM; i += 7) sparse[i] = rows[17].vector[i] + 0.01 * (i % 3);
+    const truth = exact(rows, sparse, 8, { includePrivileged: true });
+    const rescored = index.rescore(sparse, truth.map((h) => ({ rowId: h.rowId, score: 0 })));
+    expect(rescored.map((h) => h.rowId)).toEqual(truth.map((h) => h.rowId));
+    rescored.forEach((h, i) => expect(h.score).toBeCloseTo(truth[i].score, 5));
+  });
+
   it('returns nothing for an unknown scope', async () => {
     expect(await index.search(rows[0].vector, 5, { scopes: ['no-such-room'] })).toEqual([]);
   });

@@ -101,10 +101,28 @@ describe('salon-hnsw Graph', () => {
     }
   });
 
+  it('stores eight-bit elements on request, with the recall of float32 and scores within 1.5e-2 of exact', () => {
+    const bytes = new Graph(DIM, 100, 16, 96, 5, 'i8');
+    const full = new Graph(DIM, 100, 16, 96, 5, 'f32');
+    expect(bytes.encoding).toBe('i8');
+    const { vectors, labels } = packed(0, rows.length);
+    bytes.addPoints(vectors, labels, 2);
+    full.addPoints(vectors, labels, 2);
+    bytes.setEf(40);
+    full.setEf(40);
+    expect(Math.abs(meanRecall(bytes) - meanRecall(full))).toBeLessThan(0.03);
+    for (let q = 0; q < 20; q++) {
+      const query = near(rows[q * 37].vector, q);
+      const byRow = new Map(exact(rows, query, 10, { includePrivileged: true }).map((h) => [h.rowId, h.score]));
+      for (const h of search(bytes, query, 10)) if (byRow.has(h.rowId)) expect(Math.abs(h.score - byRow.get(h.rowId)!)).toBeLessThan(1.5e-2);
+    }
+  });
+
   it('scores exactly enough at a dimension that is not a multiple of the SIMD width (the tail loops)', () => {
-    const dim = 37;
+    const dim = 101; // 64 + 32 + 5: every loop of the eight-bit distance runs
     const vectors = clustered(60, dim, 4, 9);
-    for (const encoding of ['f16', 'f32'] as const) {
+    const tolerance = { f32: 1e-5, f16: 2e-3, i8: 1.5e-2 };
+    for (const encoding of ['f16', 'f32', 'i8'] as const) {
       const g = new Graph(dim, 60, 8, 100, 2, encoding);
       const packedRows = new Float32Array(60 * dim);
       vectors.forEach((v, i) => packedRows.set(v, i * dim));
@@ -113,8 +131,9 @@ describe('salon-hnsw Graph', () => {
       const query = near(vectors[7], 1);
       const truth = exact(entries(vectors), query, 5, { includePrivileged: true });
       const hits = search(g, query, 5);
-      expect(hits.map((h) => h.rowId)).toEqual(truth.map((h) => h.rowId));
-      hits.forEach((h, i) => expect(Math.abs(h.score - truth[i].score)).toBeLessThan(encoding === 'f16' ? 2e-3 : 1e-5));
+      if (encoding !== 'i8') expect(hits.map((h) => h.rowId)).toEqual(truth.map((h) => h.rowId));
+      const byRow = new Map(truth.map((h) => [h.rowId, h.score]));
+      hits.forEach((h, i) => expect(Math.abs(h.score - (byRow.get(h.rowId) ?? truth[i].score))).toBeLessThan(tolerance[encoding]));
     }
   });
 
@@ -167,21 +186,23 @@ describe('salon-hnsw Graph', () => {
     }
   });
 
-  it('writes and reads half-precision graphs with the same answers', async () => {
-    const tmp = tempDir('salon-native-graph-');
-    try {
-      const g = new Graph(DIM, 10, 16, 96, 3);
-      const { vectors, labels } = packed(0, 1000);
-      g.addPoints(vectors, labels, 2);
-      await g.write(join(tmp.dir, 'half'));
-      const read = await Graph.read(join(tmp.dir, 'half'), DIM);
-      expect(read.encoding).toBe('f16');
-      for (let q = 0; q < 10; q++) {
-        const query = near(rows[q * 97].vector, q);
-        expect(search(read, query, 5)).toEqual(search(g, query, 5));
+  for (const encoding of ['f16', 'i8'] as const) {
+    it(`writes and reads ${encoding} graphs with the same answers`, async () => {
+      const tmp = tempDir('salon-native-graph-');
+      try {
+        const g = new Graph(DIM, 10, 16, 96, 3, encoding);
+        const { vectors, labels } = packed(0, 1000);
+        g.addPoints(vectors, labels, 2);
+        await g.write(join(tmp.dir, encoding));
+        const read = await Graph.read(join(tmp.dir, encoding), DIM, encoding);
+        expect(read.encoding).toBe(encoding);
+        for (let q = 0; q < 10; q++) {
+          const query = near(rows[q * 97].vector, q);
+          expect(search(read, query, 5)).toEqual(search(g, query, 5));
+        }
+      } finally {
+        tmp.cleanup();
       }
-    } finally {
-      tmp.cleanup();
-    }
-  });
+    });
+  }
 });

@@ -159,6 +159,73 @@ __attribute__((target("avx2,f16c"))) void EncodeHalvesF16c(const float* in, uint
 }
 #endif
 
+// Eight-bit elements: a unit vector as a float scale followed by `dim` signed bytes in -127..127,
+// element = byte * scale. A quarter of float32's bytes: a search reads half of what half floats take.
+constexpr size_t kInt8ScaleBytes = sizeof(float);
+
+float Int8Scale(const void* v) {
+  float scale;
+  std::memcpy(&scale, v, sizeof(float));
+  return scale;
+}
+
+float Int8Distance(const void* a, const void* b, const void* qty) {
+  const int8_t* x = static_cast<const int8_t*>(a) + kInt8ScaleBytes;
+  const int8_t* y = static_cast<const int8_t*>(b) + kInt8ScaleBytes;
+  const size_t n = *static_cast<const size_t*>(qty);
+  int64_t dot = 0;
+  for (size_t i = 0; i < n; i++) dot += static_cast<int32_t>(x[i]) * y[i];
+  return 1.0f - static_cast<float>(dot) * Int8Scale(a) * Int8Scale(b);
+}
+
+#ifdef SALON_X86
+// Signed bytes times signed bytes with maddubs (unsigned x signed): |x| times y with x's sign moved
+// onto y. Bytes stay within -127..127, so a pair sum (at most 2 * 127 * 127) never saturates int16.
+__attribute__((target("avx2"))) inline __m256i DotBytes(__m256i x, __m256i y) {
+  const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(x), _mm256_sign_epi8(y, x));
+  return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+}
+
+__attribute__((target("avx2"))) float Int8DistanceAvx2(const void* a, const void* b, const void* qty) {
+  const int8_t* x = static_cast<const int8_t*>(a) + kInt8ScaleBytes;
+  const int8_t* y = static_cast<const int8_t*>(b) + kInt8ScaleBytes;
+  const size_t n = *static_cast<const size_t*>(qty);
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    s0 = _mm256_add_epi32(s0, DotBytes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)),
+                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + i))));
+    s1 = _mm256_add_epi32(s1, DotBytes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 32)),
+                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + i + 32))));
+  }
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_add_epi32(s0, DotBytes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)),
+                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + i))));
+  }
+  const __m256i sum8 = _mm256_add_epi32(s0, s1);
+  __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(sum8), _mm256_extracti128_si256(sum8, 1));
+  sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, _MM_SHUFFLE(1, 0, 3, 2)));
+  sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, _MM_SHUFFLE(2, 3, 0, 1)));
+  int64_t dot = _mm_cvtsi128_si32(sum4);
+  for (; i < n; i++) dot += static_cast<int32_t>(x[i]) * y[i];
+  return 1.0f - static_cast<float>(dot) * Int8Scale(a) * Int8Scale(b);
+}
+#endif
+
+// Writes `unit` as a scale and signed bytes: the largest magnitude maps to 127.
+void EncodeInt8(const float* unit, uint8_t* out, size_t n) {
+  float largest = 0;
+  for (size_t i = 0; i < n; i++) largest = std::max(largest, std::fabs(unit[i]));
+  const float scale = largest > 0 ? largest / 127.0f : 1.0f;
+  std::memcpy(out, &scale, sizeof(float));
+  int8_t* bytes = reinterpret_cast<int8_t*>(out + kInt8ScaleBytes);
+  const float inverse = 1.0f / scale;
+  for (size_t i = 0; i < n; i++) {
+    const float q = std::nearbyint(unit[i] * inverse);
+    bytes[i] = static_cast<int8_t>(std::max(-127.0f, std::min(127.0f, q)));
+  }
+}
+
 bool HasAvx2Fma() {
 #ifdef SALON_X86
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -175,10 +242,18 @@ bool HasF16c() {
 #endif
 }
 
-// How vectors are stored in the graph. Half precision halves the bytes a search reads (graph search
-// is bound by memory traffic: at 2048 dimensions it measured ~2x faster) at a cost to scores of
-// about 1e-3; the caller can rescore exactly.
-enum class Encoding { F32, F16 };
+// How vectors are stored in the graph. Graph search is bound by memory traffic (at 2048 dimensions
+// half floats measured ~2x faster than float32), so fewer bytes per element search faster: half
+// precision costs scores about 1e-3, eight bits about 1e-2; the caller rescores exactly.
+enum class Encoding { F32, F16, I8 };
+
+const char* NameOf(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::F16: return "f16";
+    case Encoding::I8: return "i8";
+    default: return "f32";
+  }
+}
 
 // hnswlib's inner-product space over unit vectors stored as `encoding`, with the fastest distance
 // function this CPU runs.
@@ -190,6 +265,11 @@ class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
 #ifdef SALON_X86
       if (HasF16c()) distance_ = HalfDistanceAvx2;
 #endif
+    } else if (encoding == Encoding::I8) {
+      distance_ = Int8Distance;
+#ifdef SALON_X86
+      if (HasAvx2Fma()) distance_ = Int8DistanceAvx2;
+#endif
     } else {
       distance_ = fallback_.get_dist_func();
 #ifdef SALON_X86
@@ -197,7 +277,13 @@ class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
 #endif
     }
   }
-  size_t get_data_size() override { return dim_ * (encoding_ == Encoding::F16 ? sizeof(uint16_t) : sizeof(float)); }
+  size_t get_data_size() override {
+    switch (encoding_) {
+      case Encoding::F16: return dim_ * sizeof(uint16_t);
+      case Encoding::I8: return kInt8ScaleBytes + dim_;
+      default: return dim_ * sizeof(float);
+    }
+  }
   hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
   void* get_dist_func_param() override { return &dim_; }
   Encoding encoding() const { return encoding_; }
@@ -210,6 +296,10 @@ class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
       out.resize(dim_ * sizeof(float));
       std::memcpy(out.data(), unit.data(), dim_ * sizeof(float));
       return;
+    }
+    if (encoding_ == Encoding::I8) {
+      out.resize(kInt8ScaleBytes + dim_);
+      return EncodeInt8(unit.data(), out.data(), dim_);
     }
     out.resize(dim_ * sizeof(uint16_t));
     uint16_t* halves = reinterpret_cast<uint16_t*>(out.data());
@@ -226,7 +316,7 @@ class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
   hnswlib::DISTFUNC<float> distance_;
 };
 
-// "f32" or "f16" (the default) from an optional JS argument; false when it is something else.
+// "f32", "f16" (the default) or "i8" from an optional JS argument; false when it is something else.
 bool ParseEncoding(const Napi::Value& value, Encoding* out) {
   if (value.IsUndefined()) {
     *out = Encoding::F16;
@@ -236,6 +326,7 @@ bool ParseEncoding(const Napi::Value& value, Encoding* out) {
   const std::string name = value.As<Napi::String>().Utf8Value();
   if (name == "f16") *out = Encoding::F16;
   else if (name == "f32") *out = Encoding::F32;
+  else if (name == "i8") *out = Encoding::I8;
   else return false;
   return true;
 }
@@ -306,7 +397,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     const bool forRead = info.Length() >= 2 && info[1].IsNull();
     Encoding encoding;
     if (!ParseEncoding(info[forRead ? 2 : 5], &encoding)) {
-      Napi::TypeError::New(env, "Graph: encoding must be \"f16\" or \"f32\"").ThrowAsJavaScriptException();
+      Napi::TypeError::New(env, "Graph: encoding must be \"f16\", \"f32\" or \"i8\"").ThrowAsJavaScriptException();
       return;
     }
     space_ = std::make_unique<UnitCosineSpace>(dim_, encoding);
@@ -475,7 +566,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
   }
   Napi::Value Dimensions(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(dim_)); }
   Napi::Value EncodingName(const Napi::CallbackInfo& info) {
-    return Napi::String::New(info.Env(), space_->encoding() == Encoding::F16 ? "f16" : "f32");
+    return Napi::String::New(info.Env(), NameOf(space_->encoding()));
   }
 
   Napi::Value WriteSync(const Napi::CallbackInfo& info) {
