@@ -10,8 +10,10 @@
  * `stages` splits each ask's overhead at the moments the search service, the reranker and the
  * stream are called and return (p50/p95 in ms, model time taken out):
  * - `before_search`: admission, queue, resolving the room, the first progress frame;
- * - `search_service`: the search service call without its query embedding (the search area's);
- * - `candidates`: merging and deduplication, item heads, evidence chunks, snippets;
+ * - `search_service`: the search service call without its query embedding (the search area's:
+ *   the vector search, whose hits come back as references, rows unread);
+ * - `candidates`: merging and deduplication, reading the kept candidates' rows, item heads,
+ *   evidence chunks, snippets;
  * - `rerank`: around the model call (timeout and abort wiring);
  * - `context`: sanitising the selection, item reads, passage choice, the prompt;
  * - `write`: streaming around the model (delta batches and frames);
@@ -146,8 +148,8 @@ function timedChat(inner: ChatModel): ChatModel {
 
 /** Times the search service call (its embedding counts as model time). */
 function timeSearch(search: SearchService): void {
-  const inner = search.searchChunksMany.bind(search);
-  search.searchChunksMany = async (queries, options) => {
+  const inner = search.searchChunkRefsMany.bind(search);
+  search.searchChunkRefsMany = async (queries, options) => {
     const before = clock.model;
     clock.searchFrom = mark();
     try {

@@ -8,7 +8,7 @@ import type { ChunkRow } from '../content/types.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import type { ItemMetaCache } from './item-meta.js';
-import { candidateKey, mergeHits, SEARCH_K, type MergedHit } from './merge.js';
+import { mergeHits, SEARCH_K } from './merge.js';
 import { makeSnippet, matchText, stripTitle, termsOf, windowOf, type MatchedText } from './snippets.js';
 import type { Candidate, RagLogger, RoomView } from './types.js';
 
@@ -45,30 +45,36 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
   // Broad on purpose: the similarity threshold would drop some answer-bearing chunks that only
   // paraphrase the question; deciding relevance is the reranker's and the model's job.
   const t = performance.now();
-  const results = await deps.search.searchChunksMany(queries, { k: SEARCH_CHUNKS, filter: { sourceType: 'document' }, useThreshold: false });
+  const results = await deps.search.searchChunkRefsMany(queries, { k: SEARCH_CHUNKS, filter: { sourceType: 'document' }, useThreshold: false });
   const serviceMs = performance.now() - t;
   results.forEach((hits, i) => deps.log.info({ roomId: room.id, search: i + 1, hits: hits.length }, `search ${i + 1}/2 returned ${hits.length}`));
-  const merged = mergeHits(results, k);
-  const metas = await deps.items.get(merged.flatMap((m) => [m.hit.chunk, m.evidence.chunk]));
+  // Grouping needs only references; rows are read for the candidates kept (about a third of the hits).
+  const grouped = mergeHits(results, k);
+  const rows = new Map((await deps.store.getChunks([...new Set(grouped.flatMap((m) => [m.hit.rowId, m.evidence.rowId]))])).map((c) => [c.rowId, c]));
+  // A row removed since the search drops its candidate.
+  const merged = grouped.filter((m) => rows.has(m.hit.rowId) && rows.has(m.evidence.rowId));
+  const metas = await deps.items.get(merged.flatMap((m) => [rows.get(m.hit.rowId)!, rows.get(m.evidence.rowId)!]));
   const query = new Set(contentTerms(question));
   const texts: MatchedText[] = [];
   const evidence: ChunkRow[] = [];
   for (const m of merged) {
-    const title = metas.get(m.hit.chunk.itemId)?.title ?? '';
-    const chunk = await evidenceChunk(deps.store, m, title, query);
+    const hitRow = rows.get(m.hit.rowId)!;
+    const title = metas.get(hitRow.itemId)?.title ?? '';
+    const chunk = await evidenceChunk(deps.store, rows.get(m.evidence.rowId)!, title, query);
     evidence.push(chunk);
     texts.push(matchText(stripTitle(chunk.text, title), query));
   }
   const idf = idfTable(texts.map(termsOf), query);
   const candidates: Candidate[] = [];
   merged.forEach(({ hit, search, score }, i) => {
-    const meta = metas.get(hit.chunk.itemId);
+    const hitRow = rows.get(hit.rowId)!;
+    const meta = metas.get(hitRow.itemId);
     if (!meta) return;
-    const comment = hit.chunk.part === 'comment' && hit.chunk.commentBy ? hit.chunk.commentBy : null;
+    const comment = hitRow.part === 'comment' && hitRow.commentBy ? hitRow.commentBy : null;
     const label = comment ? `HN comment by ${comment}` : meta.title;
     const excerpt = windowOf(texts[i], idf);
     candidates.push({
-      key: candidateKey(hit),
+      key: hit.group,
       itemId: meta.id,
       kind: comment ? 'comment' : meta.kind,
       chunk: evidence[i],
@@ -88,8 +94,7 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
  * The chunk a candidate's snippet shows: the best non-title chunk search found; for an item found
  * only by a title chunk with little else in it, its body chunk sharing most words with the question.
  */
-async function evidenceChunk(store: Store, m: MergedHit, title: string, query: Set<string>): Promise<ChunkRow> {
-  const chunk = m.evidence.chunk;
+async function evidenceChunk(store: Store, chunk: ChunkRow, title: string, query: Set<string>): Promise<ChunkRow> {
   if (chunk.part !== 'title' || stripTitle(chunk.text, title).length >= THIN_TITLE_CHARS) return chunk;
   const body = (await store.chunksOfItem(chunk.itemId)).filter((c) => c.part === 'body');
   if (!body.length) return chunk;

@@ -1,25 +1,20 @@
 /**
- * Merging stage 1's two searches: chunks are grouped into candidates (an item, or one commenter of
- * an item), each search keeps its best `k` candidates, and the two lists are merged by key.
+ * Merging stage 1's two searches: chunk references are grouped into candidates (an item, or one
+ * commenter of an item: chunkGroup), each search keeps its best `k` candidates, and the two lists
+ * are merged by group. Only references are needed, so rows are read for the survivors alone.
  */
-import type { ChunkHit } from '../search/types.js';
+import type { ChunkRef } from '../search/types.js';
 
 /** Candidates each of the two searches contributes. */
 export const SEARCH_K = 10;
-
-/** Dedupe key: the item for documents; item + commenter for HN comments. */
-export function candidateKey(hit: ChunkHit): string {
-  const c = hit.chunk;
-  return c.part === 'comment' && c.commentBy ? `${c.itemId}#comment:${c.commentBy}` : c.itemId;
-}
 
 /** Weight of a candidate's second-best chunk in its score: breaks ties between items sharing a best chunk (a common title). */
 export const SECOND_CHUNK_WEIGHT = 0.25;
 
 /** A merged candidate: its best chunk, the chunk to show (the best that is not the title), its score. */
 export interface MergedHit {
-  hit: ChunkHit;
-  evidence: ChunkHit;
+  hit: ChunkRef;
+  evidence: ChunkRef;
   search: 1 | 2;
   score: number;
 }
@@ -29,10 +24,10 @@ interface Grouped extends MergedHit {
 }
 
 /** One search's hits grouped by candidate key: score = best chunk + a little of the second; the best `k`. */
-function groupSearch(hits: ChunkHit[], search: 1 | 2, k: number): Grouped[] {
-  const byKey = new Map<string, { best: ChunkHit; second: number; evidence: ChunkHit; order: number }>();
+function groupSearch(hits: ChunkRef[], search: 1 | 2, k: number): Grouped[] {
+  const byKey = new Map<string, { best: ChunkRef; second: number; evidence: ChunkRef; order: number }>();
   hits.forEach((hit, order) => {
-    const key = candidateKey(hit);
+    const key = hit.group;
     const g = byKey.get(key);
     if (!g) {
       byKey.set(key, { best: hit, second: 0, evidence: hit, order });
@@ -42,7 +37,7 @@ function groupSearch(hits: ChunkHit[], search: 1 | 2, k: number): Grouped[] {
       g.second = g.best.score;
       g.best = hit;
     } else g.second = Math.max(g.second, hit.score);
-    if (g.evidence.chunk.part === 'title' && hit.chunk.part !== 'title') g.evidence = hit;
+    if (g.evidence.title && !hit.title) g.evidence = hit;
   });
   return [...byKey.values()]
     .map((g) => ({ hit: g.best, evidence: g.evidence, search, score: g.best.score + SECOND_CHUNK_WEIGHT * g.second, order: g.order }))
@@ -55,17 +50,17 @@ function groupSearch(hits: ChunkHit[], search: 1 | 2, k: number): Grouped[] {
  * found by both searches counts once per candidate), then the candidates of both searches are
  * merged by key keeping the better score, best first; ties keep search order.
  */
-export function mergeHits(results: ChunkHit[][], k = SEARCH_K): MergedHit[] {
+export function mergeHits(results: ChunkRef[][], k = SEARCH_K): MergedHit[] {
   const merged = new Map<string, Grouped>();
   results.forEach((hits, s) => {
     for (const g of groupSearch(hits, (s + 1) as 1 | 2, k)) {
-      const key = candidateKey(g.hit);
+      const key = g.hit.group;
       const prev = merged.get(key);
       const order = s * 1000 + g.order;
       if (!prev || g.score > prev.score) {
-        const evidence = prev && g.evidence.chunk.part === 'title' && prev.evidence.chunk.part !== 'title' ? prev.evidence : g.evidence;
+        const evidence = prev && g.evidence.title && !prev.evidence.title ? prev.evidence : g.evidence;
         merged.set(key, { ...g, evidence, order: prev ? Math.min(prev.order, order) : order });
-      } else if (prev.evidence.chunk.part === 'title' && g.evidence.chunk.part !== 'title') prev.evidence = g.evidence;
+      } else if (prev.evidence.title && !g.evidence.title) prev.evidence = g.evidence;
     }
   });
   return [...merged.values()].sort((a, b) => b.score - a.score || a.order - b.order).map(({ hit, evidence, search, score }) => ({ hit, evidence, search, score }));

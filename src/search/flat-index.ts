@@ -6,29 +6,36 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors } from '../errors.js';
+import { instantiateKernel, type Kernel } from './kernel.js';
 import {
+  BLOCK_ROWS,
   MAX_PAGES,
   META_FLAGS,
+  META_GROUP,
   META_ROW_ID,
   META_SCOPE,
   WASM_PAGE_BYTES,
+  flagTitle,
   makeLayout,
   makePass,
   packFlags,
+  indicesOffset,
   pagesForRows,
   queryOffset,
   rowOffset,
   rowsInPages,
+  scoresOffset,
   unpackFlags,
   type EncodedFilter,
   type Layout,
 } from './layout.js';
+import { Interner } from './interner.js';
 import { MetaStats } from './meta-stats.js';
 import { RwLock } from './rw-lock.js';
 import type { ScanPool } from './scan-pool.js';
 import { TopK } from './top-k.js';
-import type { VectorEntry, VectorFilter, VectorHit, VectorIndex, VectorMeta } from './types.js';
-import { checkEntries, checkK, checkQuery, normalized, normalizeInto } from './vectors.js';
+import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex, VectorMeta } from './types.js';
+import { checkEntries, checkK, checkQuery, normalizeInto } from './vectors.js';
 
 export const DEFAULT_INITIAL_CAPACITY = 1024;
 /** Below this many rows per thread, splitting a scan costs more in messages than it saves. */
@@ -48,6 +55,7 @@ export class FlatIndex implements VectorIndex {
   readonly dimensions: number;
   readonly layout: Layout;
   readonly stats = new MetaStats();
+  private readonly groups = new Interner();
   private readonly pool: ScanPool;
   private readonly memory: WebAssembly.Memory;
   private readonly storeId = randomUUID();
@@ -55,6 +63,10 @@ export class FlatIndex implements VectorIndex {
   private readonly lock = new RwLock();
   private readonly rowToSlot = new Map<number, number>();
   private readonly freeSlots: number[];
+  /** The scratch slot of rescore, on the main thread only (no scan ever takes it). */
+  private readonly rescoreSlot: number;
+  /** The SIMD kernel instantiated on the main thread, for rescore. */
+  private kernel?: Kernel;
   private capacity: number;
   private f32!: Float32Array;
   private i32!: Int32Array;
@@ -71,8 +83,9 @@ export class FlatIndex implements VectorIndex {
     this.dimensions = dimensions;
     this.pool = pool;
     const slots = Math.min(MAX_SLOTS, pool.maxQueue + pool.threads);
-    this.layout = makeLayout(dimensions, pool.threads, slots);
+    this.layout = makeLayout(dimensions, pool.threads, slots + 1);
     this.freeSlots = Array.from({ length: slots }, (_, i) => slots - 1 - i);
+    this.rescoreSlot = slots;
     const pages = pagesForRows(this.layout, initial);
     if (pages > MAX_PAGES) throw new RangeError(`FlatIndex: options.initialCapacity ${initial} does not fit in 4 GiB at dimension ${dimensions}`);
     this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
@@ -181,22 +194,41 @@ export class FlatIndex implements VectorIndex {
 
   /**
    * Exact cosine similarity of `query` with each of `hits`' rows, best first; rows no longer in the
-   * index are dropped. For approximate hits (the graph stores vectors in half precision).
+   * index are dropped. For approximate hits (the graph stores vectors in eight bits). Scored on the
+   * main thread with the SIMD kernel, which reads each row in one sweep (~3× a scalar loop here).
    */
   rescore(query: Float32Array, hits: VectorHit[]): VectorHit[] {
-    const q = normalized(query);
-    // Hashed-feature queries (the local embedder's) are mostly zeros: visiting only the nonzero
-    // elements reads a tenth of each row. Dense queries take the plain loop.
-    const nonzero = nonzeroIndices(q);
+    checkQuery(query, this.dimensions);
+    const kernel = (this.kernel ??= instantiateKernel(this.memory));
+    const { layout } = this;
+    const q = queryOffset(layout, this.rescoreSlot);
+    normalizeInto(query, this.f32, q >> 2);
+    this.f32.fill(0, (q >> 2) + this.dimensions, (q >> 2) + layout.padded);
+    const indices = indicesOffset(layout, this.rescoreSlot, 0);
+    const scores = scoresOffset(layout, this.rescoreSlot, 0);
     const out: VectorHit[] = [];
-    for (const h of hits) {
-      const slot = this.rowToSlot.get(h.rowId);
-      if (slot === undefined) continue;
-      const base = rowOffset(this.layout, slot) >> 2;
-      const dot = nonzero ? sparseDot(q, nonzero, this.f32, base) : denseDot(q, this.f32, base);
-      out.push({ rowId: h.rowId, score: Math.min(1, dot) });
+    for (let from = 0; from < hits.length; from += BLOCK_ROWS) {
+      const block: number[] = [];
+      for (const h of hits.slice(from, from + BLOCK_ROWS)) {
+        const row = this.rowToSlot.get(h.rowId);
+        if (row === undefined) continue;
+        this.i32[(indices >> 2) + block.length] = row;
+        block.push(h.rowId);
+      }
+      kernel.gather(q, layout.rowsBase, indices, block.length, layout.stride, layout.d16, scores);
+      block.forEach((rowId, i) => out.push({ rowId, score: Math.min(1, this.f32[(scores >> 2) + i]) }));
     }
     return out.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
+  }
+
+  /** The heads of rows (their group and title flag), undefined for rows not held. */
+  heads(rowIds: number[]): (RowHead | undefined)[] {
+    return rowIds.map((rowId) => {
+      const slot = this.rowToSlot.get(rowId);
+      if (slot === undefined) return undefined;
+      const m = this.metaWord(slot);
+      return { group: this.groups.valueOf(this.i32[m + META_GROUP]), title: flagTitle(this.i32[m + META_FLAGS]) };
+    });
   }
 
   /** Row ids in slot order (a snapshot). */
@@ -241,14 +273,17 @@ export class FlatIndex implements VectorIndex {
     this.i32[m + META_FLAGS] = packFlags(e.meta);
     this.i32[m + META_SCOPE] = scopeId;
     this.i32[m + META_ROW_ID] = e.rowId;
+    this.i32[m + META_GROUP] = this.groups.acquire(e.meta.group);
     this.stats.add(e.rowId, e.meta, scopeId);
   }
 
-  /** Takes the row in `slot` out of the statistics. */
+  /** Takes the row in `slot` out of the statistics and releases its group. */
   private forget(slot: number): void {
     const m = this.metaWord(slot);
     const meta: VectorMeta = { ...unpackFlags(this.i32[m + META_FLAGS]), scope: null };
     this.stats.delete(this.i32[m + META_ROW_ID], meta, this.i32[m + META_SCOPE]);
+    this.groups.release(this.i32[m + META_GROUP]);
+    this.i32[m + META_GROUP] = -1;
   }
 
   private ensureCapacity(rows: number): void {
@@ -267,29 +302,4 @@ export class FlatIndex implements VectorIndex {
     this.f32 = new Float32Array(buffer);
     this.i32 = new Int32Array(buffer);
   }
-}
-
-/** Positions of `q`'s nonzero elements, or null when more than half are nonzero (a dense loop is then faster). */
-function nonzeroIndices(q: Float32Array): Int32Array | null {
-  let count = 0;
-  for (let i = 0; i < q.length; i++) if (q[i] !== 0) count++;
-  if (count * 2 > q.length) return null;
-  const out = new Int32Array(count);
-  for (let i = 0, j = 0; i < q.length; i++) if (q[i] !== 0) out[j++] = i;
-  return out;
-}
-
-function sparseDot(q: Float32Array, nonzero: Int32Array, rows: Float32Array, base: number): number {
-  let dot = 0;
-  for (let j = 0; j < nonzero.length; j++) {
-    const i = nonzero[j];
-    dot += q[i] * rows[base + i];
-  }
-  return dot;
-}
-
-function denseDot(q: Float32Array, rows: Float32Array, base: number): number {
-  let dot = 0;
-  for (let i = 0; i < q.length; i++) dot += q[i] * rows[base + i];
-  return dot;
 }

@@ -8,6 +8,7 @@ import { INDEX_EMBEDDER_META_KEY, checkIndexModel } from '../ai/model-check.js';
 import type { Embedder } from '../ai/types.js';
 import type { ChunkRow, ChunkSink } from '../content/types.js';
 import type { Store } from '../store/types.js';
+import { chunkGroup } from './chunk-refs.js';
 import type { VectorEntry, VectorIndex, VectorMeta } from './types.js';
 
 /** Texts per embed call: large enough to amortise a remote round trip, small enough to retry cheaply. */
@@ -41,7 +42,14 @@ export interface IndexProgress {
 }
 
 export function metaOf(chunk: IndexableChunk): VectorMeta {
-  return { kind: chunk.itemKind, sourceType: chunk.sourceType, scope: chunk.scope ?? null, privileged: chunk.privileged === true };
+  return {
+    kind: chunk.itemKind,
+    sourceType: chunk.sourceType,
+    scope: chunk.scope ?? null,
+    privileged: chunk.privileged === true,
+    group: chunkGroup(chunk),
+    title: chunk.part === 'title',
+  };
 }
 
 export class Indexer implements ChunkSink {

@@ -24,28 +24,32 @@ const ALIGN = 64;
 export const META_FLAGS = 0;
 export const META_SCOPE = 1;
 export const META_ROW_ID = 2;
+/** The row's interned group (VectorMeta.group), −1 for none. */
+export const META_GROUP = 3;
 
 export const KIND_CODES: Record<VectorMeta['kind'], number> = { news: 0, post: 1, video: 2, thread: 3 };
 export const SOURCE_CODES: Record<SourceType, number> = { document: 0, conversation: 1 };
 const KIND_MASK = 0xf;
 const SOURCE_SHIFT = 4;
 const PRIVILEGED_BIT = 1 << 8;
+const TITLE_BIT = 1 << 9;
 
 export function packFlags(meta: VectorMeta): number {
-  return KIND_CODES[meta.kind] | (SOURCE_CODES[meta.sourceType] << SOURCE_SHIFT) | (meta.privileged ? PRIVILEGED_BIT : 0);
+  return KIND_CODES[meta.kind] | (SOURCE_CODES[meta.sourceType] << SOURCE_SHIFT) | (meta.privileged ? PRIVILEGED_BIT : 0) | (meta.title ? TITLE_BIT : 0);
 }
 
 const KIND_NAMES = Object.keys(KIND_CODES) as VectorMeta['kind'][];
 const SOURCE_NAMES = Object.keys(SOURCE_CODES) as SourceType[];
 
-/** The meta (without scope) packed in `flags`. */
-export function unpackFlags(flags: number): Omit<VectorMeta, 'scope'> {
-  return { kind: KIND_NAMES[flags & KIND_MASK], sourceType: SOURCE_NAMES[flagSource(flags)], privileged: flagPrivileged(flags) };
+/** The meta (without scope and group) packed in `flags`. */
+export function unpackFlags(flags: number): Omit<VectorMeta, 'scope' | 'group'> {
+  return { kind: KIND_NAMES[flags & KIND_MASK], sourceType: SOURCE_NAMES[flagSource(flags)], privileged: flagPrivileged(flags), title: flagTitle(flags) };
 }
 
 export const flagKind = (flags: number): number => flags & KIND_MASK;
 export const flagSource = (flags: number): number => (flags >> SOURCE_SHIFT) & 0x3;
 export const flagPrivileged = (flags: number): boolean => (flags & PRIVILEGED_BIT) !== 0;
+export const flagTitle = (flags: number): boolean => (flags & TITLE_BIT) !== 0;
 
 /** Sizes derived from the dimension and the number of tasks one search may split into. */
 export interface Layout {

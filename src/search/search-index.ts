@@ -7,7 +7,7 @@ import { FlatIndex } from './flat-index.js';
 import type { HnswParams } from './hnsw-protocol.js';
 import { ScanPool } from './scan-pool.js';
 import { TieredIndex, removeSavedGraph, type HnswMode, type TieredIndexOptions } from './tiered-index.js';
-import type { VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
+import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 
 export interface SearchIndexOptions {
   /** Embedder model; with the dimension it fingerprints a saved HNSW graph. */
@@ -72,6 +72,10 @@ export class SearchIndex implements VectorIndex {
 
   async searchMany(queries: Float32Array[], k: number, filter?: VectorFilter): Promise<VectorHit[][]> {
     return this.tiered ? this.tiered.searchMany(queries, k, filter) : queries.map(() => []);
+  }
+
+  heads(rowIds: number[]): (RowHead | undefined)[] {
+    return this.tiered ? this.tiered.heads(rowIds) : rowIds.map(() => undefined);
   }
 
   /** Runs `fn` without switching flat ↔ HNSW midway (see TieredIndex.hold). */

@@ -9,7 +9,8 @@ import { errors } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { IndexerState } from './indexer.js';
 import { snippetFor } from './snippet.js';
-import type { ChunkHit, ChunkSearchOptions, ItemHit, ItemSearchOptions, SearchService, VectorFilter, VectorIndex } from './types.js';
+import { refOf } from './chunk-refs.js';
+import type { ChunkHit, ChunkRef, ChunkSearchOptions, ItemHit, ItemSearchOptions, SearchService, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { MAX_K, checkK } from './vectors.js';
 
 /** Chunks fetched per wanted item at first: items have several chunks, and filters drop some. */
@@ -42,19 +43,42 @@ export class DefaultSearchService implements SearchService {
   }
 
   async searchChunksMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkHit[][]> {
+    const found = await this.searchVectors(queries, options);
+    if (found.text) return found.text;
+    // One store read for every query's rows.
+    const rows = await this.rowsOf(found.hits.flat().map((h) => h.rowId));
+    return found.hits.map((hits) => this.withRows(hits, rows, 'vector'));
+  }
+
+  async searchChunkRefsMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkRef[][]> {
+    const { index } = this.options;
+    if (!index.heads) return (await this.searchChunksMany(queries, options)).map((hits) => hits.map(refOf));
+    const found = await this.searchVectors(queries, options);
+    if (found.text) return found.text.map((hits) => hits.map(refOf));
+    return found.hits.map((hits) => {
+      const heads = index.heads!(hits.map((h) => h.rowId));
+      const refs: ChunkRef[] = [];
+      // A row removed since the search, or indexed without a group, is skipped.
+      hits.forEach((h, i) => {
+        const head = heads[i];
+        if (head?.group) refs.push({ rowId: h.rowId, score: h.score, group: head.group, title: head.title, match: 'vector' });
+      });
+      return refs;
+    });
+  }
+
+  /** The vector hits of each query (above the threshold unless told otherwise), or the text search's hits when vectors cannot answer. */
+  private async searchVectors(queries: string[], options: ChunkSearchOptions): Promise<{ hits: VectorHit[][]; text?: ChunkHit[][] }> {
     checkK(options.k);
     const texts = queries.map((q) => q.trim());
     const wanted = texts.filter(Boolean);
     const vectors = wanted.length ? await this.embedQueries(wanted) : null;
-    if (!vectors) return Promise.all(texts.map((t) => (t ? this.searchText(t, options.k, options.filter) : [])));
+    if (!vectors) return { hits: [], text: await Promise.all(texts.map((t) => (t ? this.searchText(t, options.k, options.filter) : []))) };
     const { index } = this.options;
     const threshold = options.useThreshold === false ? -Infinity : this.options.embedder.similarityThreshold;
     const searched = await (index.searchMany ? index.searchMany(vectors, options.k, options.filter) : Promise.all(vectors.map((v) => index.search(v, options.k, options.filter))));
     let next = 0;
-    const found = texts.map((t) => (t ? searched[next++].filter((h) => h.score >= threshold) : []));
-    // One store read for every query's rows.
-    const rows = await this.rowsOf(found.flat().map((h) => h.rowId));
-    return found.map((hits) => this.withRows(hits, rows, 'vector'));
+    return { hits: texts.map((t) => (t ? searched[next++].filter((h) => h.score >= threshold) : [])) };
   }
 
   async searchItems(query: string, options: ItemSearchOptions): Promise<ItemHit[]> {

@@ -11,7 +11,7 @@ import type { FlatIndex } from './flat-index.js';
 import type { HnswFileFacts, HnswParams } from './hnsw-protocol.js';
 import { ShardedGraph } from './hnsw-shards.js';
 import { GRAPH_ENCODING } from './hnsw-index.js';
-import type { VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
+import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { checkK, checkQuery } from './vectors.js';
 
 /** Filters passing fewer than this fraction of rows are answered by an exact subset scan. */
@@ -177,6 +177,10 @@ export class TieredIndex implements VectorIndex {
         return hits.slice(0, k);
       }),
     );
+  }
+
+  heads(rowIds: number[]): (RowHead | undefined)[] {
+    return this.flat.heads(rowIds);
   }
 
   private exact(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]> {

@@ -8,6 +8,16 @@ export interface VectorMeta {
   /** Room or thread the row belongs to (conversation memory); null for documents. */
   scope: string | null;
   privileged: boolean;
+  /** The chunk's group (chunkGroup: its item, or one commenter's words on it), so hits can be grouped before any row is read. */
+  group?: string | null;
+  /** Whether the chunk is its item's title. */
+  title?: boolean;
+}
+
+/** What the index remembers of a row for grouping hits: its group and whether it is a title chunk. */
+export interface RowHead {
+  group: string | null;
+  title: boolean;
 }
 
 export interface VectorFilter {
@@ -42,6 +52,8 @@ export interface VectorIndex {
   search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]>;
   /** search for several queries at once, where the index can do better than one call each. */
   searchMany?(queries: Float32Array[], k: number, filter?: VectorFilter): Promise<VectorHit[][]>;
+  /** The heads of rows, from memory (undefined for a row not in the index). */
+  heads?(rowIds: number[]): (RowHead | undefined)[];
   close(): Promise<void>;
 }
 
@@ -52,6 +64,19 @@ export interface ChunkHit {
   score: number;
   /** How it was found: by vector (the norm) or by text (the fallback when embedding fails). */
   match?: 'vector' | 'text';
+}
+
+/**
+ * A chunk hit before its row is read: enough to group hits by item (or commenter) and to tell
+ * title chunks apart, so a caller keeping a few of them reads only those rows (Store.getChunks).
+ */
+export interface ChunkRef {
+  rowId: number;
+  score: number;
+  /** chunkGroup of the chunk. */
+  group: string;
+  title: boolean;
+  match?: ChunkHit['match'];
 }
 
 /** An item found for a query (chunks grouped back to items), as `GET /api/v1/search` returns. */
@@ -87,5 +112,7 @@ export interface SearchService {
   searchChunks(query: string, options: ChunkSearchOptions): Promise<ChunkHit[]>;
   /** searchChunks for several queries at once: one embedder call and one store read for all (results in query order). */
   searchChunksMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkHit[][]>;
+  /** searchChunksMany without reading rows where the index remembers each row's group (ChunkRef). */
+  searchChunkRefsMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkRef[][]>;
   searchItems(query: string, options: ItemSearchOptions): Promise<ItemHit[]>;
 }

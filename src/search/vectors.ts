@@ -42,9 +42,3 @@ export function normalizeInto(v: Float32Array, out: Float32Array, offset: number
   for (let i = 0; i < v.length; i++) out[offset + i] = v[i] * scale;
 }
 
-/** A normalised copy of `v`. */
-export function normalized(v: Float32Array): Float32Array {
-  const out = new Float32Array(v.length);
-  normalizeInto(v, out, 0);
-  return out;
-}

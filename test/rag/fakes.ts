@@ -5,7 +5,8 @@
 import type { ChatMessage, ChatModel, Embedder } from '../../src/ai/types.js';
 import type { ServerMessage } from '../../src/protocol/messages.js';
 import type { RoomOutlet } from '../../src/rooms/types.js';
-import type { ChunkHit, ChunkSearchOptions, ItemHit, SearchService } from '../../src/search/types.js';
+import { refOf } from '../../src/search/chunk-refs.js';
+import type { ChunkHit, ChunkRef, ChunkSearchOptions, ItemHit, SearchService } from '../../src/search/types.js';
 import type { Store } from '../../src/store/types.js';
 
 function dot(a: Float32Array, b: Float32Array): number {
@@ -45,6 +46,10 @@ export class MemorySearch implements SearchService {
     return Promise.all(queries.map((q) => this.searchChunks(q, options)));
   }
 
+  async searchChunkRefsMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkRef[][]> {
+    return (await this.searchChunksMany(queries, options)).map((hits) => hits.map(refOf));
+  }
+
   async searchItems(): Promise<ItemHit[]> {
     return [];
   }
@@ -60,6 +65,10 @@ export class FixedSearch implements SearchService {
   }
   async searchChunksMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkHit[][]> {
     return Promise.all(queries.map((q) => this.searchChunks(q, options)));
+  }
+
+  async searchChunkRefsMany(queries: string[], options: ChunkSearchOptions): Promise<ChunkRef[][]> {
+    return (await this.searchChunksMany(queries, options)).map((hits) => hits.map(refOf));
   }
   async searchItems(): Promise<ItemHit[]> {
     return [];

@@ -5,7 +5,9 @@ import type { ChunkRow } from '../../src/content/types.js';
 import { broadSearch, stageOneQueries } from '../../src/rag/candidates.js';
 import { buildContext } from '../../src/rag/context.js';
 import { ItemMetaCache } from '../../src/rag/item-meta.js';
-import { mergeHits } from '../../src/rag/merge.js';
+import { mergeHits as mergeRefs } from '../../src/rag/merge.js';
+import { refOf } from '../../src/search/chunk-refs.js';
+import type { ChunkHit } from '../../src/search/types.js';
 import { bestPassage } from '../../src/rag/passage.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from '../../src/rag/prompt.js';
 import { rerankCandidates, sanitizeSelection } from '../../src/rag/rerank.js';
@@ -18,6 +20,12 @@ import { FixedSearch, ScriptedChat } from './fakes.js';
 
 function chunk(rowId: number, itemId: string, text: string, part: ChunkRow['part'] = 'body', commentBy: string | null = null): ChunkRow {
   return { rowId, itemId, itemKind: 'news', category: 'Tech', sourceType: 'document', textHash: String(rowId), ord: rowId, part, text, commentBy };
+}
+
+/** mergeHits over hits whose rows are at hand, with each merged reference's row looked up again. */
+function mergeHits(results: ChunkHit[][], k?: number) {
+  const rows = new Map(results.flat().map((h) => [h.chunk.rowId, h.chunk]));
+  return mergeRefs(results.map((hits) => hits.map(refOf)), k).map((m) => ({ ...m, hit: { ...m.hit, chunk: rows.get(m.hit.rowId)! }, evidence: { ...m.evidence, chunk: rows.get(m.evidence.rowId)! } }));
 }
 
 function recordingLog(): RagLogger & { lines: { obj: Record<string, unknown>; msg: string }[] } {

@@ -96,6 +96,27 @@ describe('FlatIndex', () => {
     rescored.forEach((h, i) => expect(h.score).toBeCloseTo(truth[i].score, 5));
   });
 
+  it('remembers the group and title flag of each row through replacements and removals', async () => {
+    const heads = new FlatIndex({ dimensions: DIM, pool });
+    const vectors = clustered(6, DIM, 2, 3);
+    const meta = (i: number, group: string | null, title = false) => ({ ...entries(vectors)[i].meta, group, title });
+    await heads.upsert(vectors.map((vector, i) => ({ rowId: 10 + i, vector, meta: meta(i, `news_${i % 3}`, i === 0) })));
+    expect(heads.heads([10, 11, 13, 99])).toEqual([{ group: 'news_0', title: true }, { group: 'news_1', title: false }, { group: 'news_0', title: false }, undefined]);
+    await heads.upsert([{ rowId: 11, vector: vectors[1], meta: meta(1, 'news_1#comment:pg') }]);
+    // Removing row 10 moves the last row (15) into its place.
+    await heads.remove([10, 12]);
+    expect(heads.heads([10, 11, 13, 14, 15])).toEqual([
+      undefined,
+      { group: 'news_1#comment:pg', title: false },
+      { group: 'news_0', title: false },
+      { group: 'news_1', title: false },
+      { group: 'news_2', title: false },
+    ]);
+    await heads.upsert([{ rowId: 20, vector: vectors[0], meta: meta(0, null) }]);
+    expect(heads.heads([20])).toEqual([{ group: null, title: false }]);
+    await heads.close();
+  });
+
   it('returns nothing for an unknown scope', async () => {
     expect(await index.search(rows[0].vector, 5, { scopes: ['no-such-room'] })).toEqual([]);
   });

@@ -4,9 +4,21 @@ import { LocalEmbedder } from '../../src/ai/local-embedder.js';
 import { Indexer } from '../../src/search/indexer.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { DefaultSearchService } from '../../src/search/search-service.js';
+import { refOf } from '../../src/search/chunk-refs.js';
 import { snippetFor } from '../../src/search/snippet.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { FlakyEmbedder, itemOf, paragraphs, putItem, type Paragraph } from './corpus.js';
+
+/** Counts calls of `obj[name]` from now on; the returned function reads the count. */
+function countCalls<T extends object>(obj: T, name: keyof T & string): () => number {
+  const original = (obj[name] as (...args: unknown[]) => unknown).bind(obj);
+  let calls = 0;
+  (obj as Record<string, unknown>)[name] = (...args: unknown[]) => {
+    calls++;
+    return original(...args);
+  };
+  return () => calls;
+}
 
 describe('DefaultSearchService', () => {
   const store = new SqliteStore({ filename: ':memory:' });
@@ -111,6 +123,26 @@ describe('DefaultSearchService', () => {
     expect(many[0]).toEqual(await search.searchChunks(qs[0], { k: 4, useThreshold: false }));
     expect(many[2]).toEqual(await search.searchChunks(qs[2], { k: 4, useThreshold: false }));
     expect(many[0][0].chunk.itemId).not.toBe(many[2][0].chunk.itemId);
+  });
+
+  it('finds chunk references without reading rows, each naming the group and title flag of its row', async () => {
+    const qs = [`${itemOf(corpus[5]).title}\n${corpus[5].questions[0]}`, corpus[5].questions[0]];
+    const full = await search.searchChunksMany(qs, { k: 8, useThreshold: false });
+    const reads = countCalls(store, 'getChunks');
+    const refs = await search.searchChunkRefsMany(qs, { k: 8, useThreshold: false });
+    expect(reads()).toBe(0);
+    expect(refs).toEqual(full.map((hits) => hits.map(refOf)));
+    expect(refs[0].some((r) => r.title)).toBe(true);
+    expect(refs[0].every((r) => r.group.startsWith('news_') || r.group.startsWith('post_'))).toBe(true);
+
+    embedder.down = true;
+    try {
+      const byText = await search.searchChunkRefsMany(qs, { k: 8 });
+      expect(byText).toEqual((await search.searchChunksMany(qs, { k: 8 })).map((hits) => hits.map(refOf)));
+      expect(byText[1].every((r) => r.match === 'text')).toBe(true);
+    } finally {
+      embedder.down = false;
+    }
   });
 
   it('treats an empty query as no hits and a bad k as a programming error', async () => {
