@@ -102,4 +102,30 @@ export const SQLITE_MIGRATIONS: string[] = [
     value TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 2: messages move to a rowid table. A WITHOUT ROWID table keeps whole rows in b-tree cells of
+  // at most ~1 KB; an assistant answer with its sources (~2 KB) spilled to overflow pages, and
+  // appending one took ~3x as long (0.22 against 0.07 ms); chat-sized messages cost the same.
+  `
+  CREATE TABLE messages_rowid (
+    room_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    thread_id TEXT NOT NULL,
+    author_id TEXT NOT NULL,
+    author_name TEXT NOT NULL,
+    author_kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    client_id TEXT,
+    reply_to TEXT,
+    sources TEXT,
+    PRIMARY KEY (room_id, seq)
+  );
+  INSERT INTO messages_rowid (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
+    SELECT room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources FROM messages;
+  DROP TABLE messages;
+  ALTER TABLE messages_rowid RENAME TO messages;
+  CREATE UNIQUE INDEX messages_client ON messages (room_id, author_id, client_id) WHERE client_id IS NOT NULL;
+  CREATE INDEX messages_thread ON messages (thread_id, seq);
+  `,
 ];
