@@ -91,8 +91,8 @@ export function contentTerms(text: string): string[] {
   return out;
 }
 
-/** A word's term: its stem, or '' for a stopword (cached with the stems). */
-function termOf(word: string): string {
+/** A lower-cased word's term: its stem, or '' for a stopword (cached with the stems). */
+export function termOf(word: string): string {
   let t = termCache.get(word);
   if (t === undefined) {
     t = STOPWORDS.has(word) ? '' : stem(word);
@@ -103,6 +103,37 @@ function termOf(word: string): string {
 }
 
 const termCache = new Map<string, string>();
+
+/**
+ * Where the words whose term is `term` are, so a text can be searched for a term without
+ * tokenising it: every such word starts with `prefix` or is one of `whole` (irregular forms and
+ * number words). The stemmer only strips suffixes, except that -ies/-ied become -y, so a term is
+ * a prefix of its words once a final y is dropped. Candidates still need termOf to confirm.
+ */
+export function termSpellings(term: string): { prefix: string; whole: readonly string[] } {
+  return { prefix: spellingPrefix(term), whole: spelledApart().get(term) ?? [] };
+}
+
+function spellingPrefix(term: string): string {
+  return term.length > 1 && term.endsWith('y') ? term.slice(0, -1) : term;
+}
+
+let apart: Map<string, string[]> | undefined;
+
+/** Irregular forms and number words by their term, where the term is not a prefix of them. */
+function spelledApart(): Map<string, string[]> {
+  if (!apart) {
+    apart = new Map();
+    for (const word of [...Object.keys(IRREGULAR), ...Object.keys(NUMBER_WORDS)]) {
+      const term = termOf(word);
+      if (!term || word.startsWith(spellingPrefix(term))) continue;
+      const forms = apart.get(term) ?? [];
+      if (!forms.includes(word)) forms.push(word);
+      apart.set(term, forms);
+    }
+  }
+  return apart;
+}
 
 /** A sentence of a longer text with its character range. */
 export interface Sentence {

@@ -9,7 +9,8 @@ import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import type { ItemMetaCache } from './item-meta.js';
 import { mergeHits, SEARCH_K } from './merge.js';
-import { makeSnippet, matchText, stripTitle, termsOf, windowOf, type MatchedText } from './snippets.js';
+import { matchQuery, type MatchedText } from './query-match.js';
+import { makeSnippet, stripTitle, termsOf, windowOf } from './snippets.js';
 import type { Candidate, RagLogger, RoomView } from './types.js';
 
 export { SEARCH_K };
@@ -62,7 +63,7 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
     const title = metas.get(hitRow.itemId)?.title ?? '';
     const chunk = await evidenceChunk(deps.store, rows.get(m.evidence.rowId)!, title, query);
     evidence.push(chunk);
-    texts.push(matchText(stripTitle(chunk.text, title), query));
+    texts.push(matchQuery(stripTitle(chunk.text, title), query));
   }
   const idf = idfTable(texts.map(termsOf), query);
   const candidates: Candidate[] = [];
@@ -99,7 +100,7 @@ async function evidenceChunk(store: Store, chunk: ChunkRow, title: string, query
   const body = (await store.chunksOfItem(chunk.itemId)).filter((c) => c.part === 'body');
   if (!body.length) return chunk;
   // The question's terms in each body chunk; the chunk whose distinct ones weigh most wins.
-  const found = body.map((c) => termsOf(matchText(c.text, query)));
+  const found = body.map((c) => termsOf(matchQuery(c.text, query)));
   const idf = idfTable(found);
   const weight = (terms: string[]) => terms.reduce((sum, t) => sum + idf(t), 0);
   let best = 0;

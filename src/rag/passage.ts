@@ -4,7 +4,7 @@
  * terms they cover; ties go to the window best centred on the strongest sentence.
  */
 import { clip, contentTerms, idfTable } from '../ai/extractive-text.js';
-import { analyse, queryTermsOf, squash } from './analysed-text.js';
+import { matchQuery, squash } from './query-match.js';
 
 export const PASSAGE_CHARS = 1000;
 /** Weight of the per-sentence scores beside the window's distinct coverage. */
@@ -16,12 +16,9 @@ const DENSITY_WEIGHT = 0.25;
  */
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
   if (text.length <= max) return squash(text);
-  const analysed = analyse(text);
-  const { flat, sentences } = analysed;
-  if (flat.length <= max) return flat;
-  const query = new Set(contentTerms(question));
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
-  const matched = queryTermsOf(analysed, query);
+  const { flat, sentences, matches: matched } = matchQuery(text, new Set(contentTerms(question)));
+  if (flat.length <= max) return flat;
   const idf = idfTable(matched);
   const scores = matched.map((m) => m.reduce((sum, t) => sum + idf(t), 0));
   const top = scores.reduce((b, s, i) => (s > scores[b] ? i : b), 0);

@@ -1,26 +1,11 @@
 /** Stage-1 snippets: the title plus about 150 characters around the chunk's best-matching sentence. */
-import type { Sentence } from '../ai/extractive-text.js';
 import { cutAround, stripTitle } from '../search/snippet.js';
-import { analyse, queryTermsOf } from './analysed-text.js';
+import { matchQuery, type MatchedText } from './query-match.js';
 
 /** Characters of chunk text a snippet keeps besides the title. */
 export const SNIPPET_CHARS = 150;
 
-export { stripTitle };
-
-/** A text cut into sentences, each with the distinct query terms it holds: tokenised once, used twice. */
-export interface MatchedText {
-  flat: string;
-  sentences: Sentence[];
-  /** Per sentence, the distinct query terms in it. */
-  matches: string[][];
-}
-
-/** Splits `text` (whitespace squashed) into sentences and finds the query terms of each. */
-export function matchText(text: string, query: Set<string>): MatchedText {
-  const a = analyse(text);
-  return { flat: a.flat, sentences: a.sentences, matches: queryTermsOf(a, query) };
-}
+export { stripTitle, type MatchedText };
 
 /** The query terms anywhere in a matched text. */
 export function termsOf(m: MatchedText): string[] {
@@ -45,7 +30,7 @@ export function windowOf(m: MatchedText, idf: (t: string) => number, size = SNIP
 
 /** windowOf for a text not matched yet. */
 export function windowAround(text: string, query: Set<string>, idf: (t: string) => number, size = SNIPPET_CHARS): string {
-  return windowOf(matchText(text, query), idf, size);
+  return windowOf(matchQuery(text, query), idf, size);
 }
 
 /** `Label: …text…`: what the reranker sees of one candidate. */

@@ -13,8 +13,9 @@ import { builtWorkerFile } from './worker-path.js';
  * Chosen with bench:search at 100,000 × 768 (clustered data, one graph built on 2 threads, AVX2
  * distances, 2 cores shared with other work): M=16 (32 links per node at layer 0) is hnswlib's usual
  * balance of recall and memory (M=24 gained recall but searched ~40 % slower). efConstruction=128
- * builds in ~27 s quiet (96: ~20 s, 200: ~40 s) and lifts recall@10 at efSearch 48 from ~0.96 to
- * ~0.97 (200: 0.99–1.0); efSearch=48 costs ~0.3 ms a search (32: recall 0.93; 64: 0.98, +0.05 ms).
+ * built in ~27 s quiet with half-precision vectors (96: ~20 s, 200: ~40 s; eight-bit vectors take
+ * ~60 % of that) and lifts recall@10 at efSearch 48 from ~0.96 to ~0.97 (200: 0.99–1.0);
+ * efSearch=48 costs ~0.3 ms a search (32: recall 0.93; 64: 0.98, +0.05 ms).
  */
 /**
  * Vectors are stored as eight-bit integers with a scale per vector: a graph search is bound by the

@@ -1,9 +1,8 @@
-/** The pipeline's caches (item heads, analysed text) never serve an item's old title or text after it is re-ingested. */
+/** The pipeline's caches (item heads) never serve an item's old title or text after it is re-ingested. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local-embedder.js';
 import { createItemPipeline, type ItemPipeline } from '../../src/content/pipeline.js';
 import type { ChunkRow } from '../../src/content/types.js';
-import { clearAnalysedTexts } from '../../src/rag/analysed-text.js';
 import { ItemMetaCache } from '../../src/rag/item-meta.js';
 import { RagPipeline } from '../../src/rag/pipeline.js';
 import { roomViews } from '../../src/rag/room-context.js';
@@ -83,15 +82,14 @@ describe('ItemMetaCache', () => {
 describe('the pipeline after a re-ingest', () => {
   const filler = (n: number, topic: string) => Array.from({ length: n }, (_, i) => `Sentence ${i} says little about ${topic}.`).join(' ');
 
-  it('quotes the new text, not a cached analysis of the old one', async () => {
-    clearAnalysedTexts();
+  it('quotes the new text after a re-ingest, not the old one', async () => {
     const before = `${filler(30, 'harbours')} The lighthouse keeper was named Tomas Berg. ${filler(30, 'harbours')}`;
     const after = `${filler(30, 'harbours')} The lighthouse keeper was named Ingrid Sol. ${filler(30, 'harbours')}`;
     await items.put(item('news_l', { title: 'The lighthouse', description: '', body: before }));
     const pipeline = new RagPipeline({ store, search: new MemorySearch(store, new LocalEmbedder()), chat: new ScriptedChat() });
     const room = { id: 'news_l', title: 'The lighthouse', context: 'The lighthouse' };
     const question = 'What was the name of the lighthouse keeper?';
-    // Asked three times, so both the snippets' chunks and the body are in the analysis cache.
+    // Asked three times, so the item's head is cached.
     for (let i = 0; i < 3; i++) {
       const p = await pipeline.prepare(room, question);
       expect(p.messages[1].content).toContain('Tomas Berg');

@@ -82,41 +82,26 @@ describe('salon-hnsw Graph', () => {
     expect(best).toEqual(expect.arrayContaining([rows[4].rowId, rows[50].rowId]));
   });
 
-  it('stores half floats by default, with the recall of float32 and scores within 2e-3 of exact', () => {
-    const half = new Graph(DIM, 100, 16, 96, 5);
-    const full = new Graph(DIM, 100, 16, 96, 5, 'f32');
-    expect(half.encoding).toBe('f16');
-    expect(full.encoding).toBe('f32');
-    const { vectors, labels } = packed(0, rows.length);
-    half.addPoints(vectors, labels, 2);
-    full.addPoints(vectors, labels, 2);
-    half.setEf(40);
-    full.setEf(40);
-    expect(Math.abs(meanRecall(half) - meanRecall(full))).toBeLessThan(0.03);
-    for (let q = 0; q < 20; q++) {
-      const query = near(rows[q * 37].vector, q);
-      const exactHits = exact(rows, query, 10, { includePrivileged: true });
-      const byRow = new Map(exactHits.map((h) => [h.rowId, h.score]));
-      for (const h of search(half, query, 10)) if (byRow.has(h.rowId)) expect(Math.abs(h.score - byRow.get(h.rowId)!)).toBeLessThan(2e-3);
-    }
-  });
-
-  it('stores eight-bit elements on request, with the recall of float32 and scores within 1.5e-2 of exact', () => {
-    const bytes = new Graph(DIM, 100, 16, 96, 5, 'i8');
-    const full = new Graph(DIM, 100, 16, 96, 5, 'f32');
-    expect(bytes.encoding).toBe('i8');
-    const { vectors, labels } = packed(0, rows.length);
-    bytes.addPoints(vectors, labels, 2);
-    full.addPoints(vectors, labels, 2);
-    bytes.setEf(40);
-    full.setEf(40);
-    expect(Math.abs(meanRecall(bytes) - meanRecall(full))).toBeLessThan(0.03);
-    for (let q = 0; q < 20; q++) {
-      const query = near(rows[q * 37].vector, q);
-      const byRow = new Map(exact(rows, query, 10, { includePrivileged: true }).map((h) => [h.rowId, h.score]));
-      for (const h of search(bytes, query, 10)) if (byRow.has(h.rowId)) expect(Math.abs(h.score - byRow.get(h.rowId)!)).toBeLessThan(1.5e-2);
-    }
-  });
+  // Half floats are the binding's default; eight bits are asked for.
+  for (const [encoding, tolerance, given] of [['f16', 2e-3, undefined], ['i8', 1.5e-2, 'i8']] as const) {
+    it(`stores ${encoding} elements with the recall of float32 and scores within ${tolerance} of exact`, () => {
+      const compact = new Graph(DIM, 100, 16, 96, 5, given);
+      const full = new Graph(DIM, 100, 16, 96, 5, 'f32');
+      expect(compact.encoding).toBe(encoding);
+      expect(full.encoding).toBe('f32');
+      const { vectors, labels } = packed(0, rows.length);
+      compact.addPoints(vectors, labels, 2);
+      full.addPoints(vectors, labels, 2);
+      compact.setEf(40);
+      full.setEf(40);
+      expect(Math.abs(meanRecall(compact) - meanRecall(full))).toBeLessThan(0.03);
+      for (let q = 0; q < 20; q++) {
+        const query = near(rows[q * 37].vector, q);
+        const byRow = new Map(exact(rows, query, 10, { includePrivileged: true }).map((h) => [h.rowId, h.score]));
+        for (const h of search(compact, query, 10)) if (byRow.has(h.rowId)) expect(Math.abs(h.score - byRow.get(h.rowId)!)).toBeLessThan(tolerance);
+      }
+    });
+  }
 
   it('scores exactly enough at a dimension that is not a multiple of the SIMD width (the tail loops)', () => {
     const dim = 101; // 64 + 32 + 5: every loop of the eight-bit distance runs

@@ -1,0 +1,103 @@
+// Which question terms each sentence holds: the string-search path must equal tokenising every word.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { contentTerms, splitSentences, termOf, termSpellings, words } from '../../src/ai/extractive-text.js';
+import { matchQuery, squash } from '../../src/rag/query-match.js';
+import { CORPORA } from '../helpers.js';
+
+/** What matchQuery must equal: every sentence tokenised, its distinct terms kept if the query has them. */
+function reference(text: string, query: Set<string>) {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const sentences = splitSentences(flat);
+  return { flat, sentences, matches: sentences.map((s) => [...new Set(contentTerms(s.text))].filter((t) => query.has(t))) };
+}
+
+const xquad = JSON.parse(readFileSync(join(CORPORA, 'qa/xquad-en.dev.json'), 'utf8')) as {
+  data: { paragraphs: { context: string; qas: { question: string }[] }[] }[];
+};
+const paragraphs = xquad.data.flatMap((a) => a.paragraphs);
+
+describe('termSpellings', () => {
+  it('names a prefix or a whole spelling of every word of the corpus, by its term', () => {
+    const vocabulary = new Set(paragraphs.flatMap((p) => words(`${p.context} ${p.qas.map((q) => q.question).join(' ')}`)));
+    // The stemmer's special cases too: irregular forms, number words, -ies/-ied, doubled consonants.
+    for (const w of 'ran ran children feet better best two twenty first second studies supplies replied tied dies ties running stopped happily makes made'.split(' ')) vocabulary.add(w);
+    expect(vocabulary.size).toBeGreaterThan(4000);
+    for (const word of vocabulary) {
+      const term = termOf(word);
+      if (!term) continue;
+      const { prefix, whole } = termSpellings(term);
+      if (!word.startsWith(prefix) && !whole.includes(word)) throw new Error(`"${word}" (term "${term}") starts with neither "${prefix}" nor is one of ${JSON.stringify(whole)}`);
+    }
+  });
+
+  it('lists irregular forms and number words under their term', () => {
+    expect(termSpellings('run').whole).toContain('ran');
+    expect(termSpellings('foot').whole).toContain('feet');
+    expect(termSpellings('good').whole).toEqual(expect.arrayContaining(['better', 'best']));
+    expect(termSpellings('child').whole).toEqual([]); // "children" starts with "child"
+    expect(termSpellings('2').whole).toContain('two');
+    expect(termSpellings('study').prefix).toBe('stud');
+  });
+});
+
+describe('matchQuery', () => {
+  it('finds the question terms of each sentence, in order of first appearance', () => {
+    const text = 'The treaty was signed in Paris.   Delegates from  forty nations attended the signing. Rain fell all day.';
+    const m = matchQuery(text, new Set(['paris', 'treaty', 'rain', 'sign']));
+    expect(m.flat).toBe(text.replace(/\s+/g, ' '));
+    expect(m.sentences.map((s) => m.flat.slice(s.start, s.end))).toEqual(m.sentences.map((s) => s.text));
+    expect(m.matches).toEqual([['treaty', 'sign', 'paris'], ['sign'], ['rain']]);
+  });
+
+  it('equals tokenising every sentence on real passages and their questions, ASCII or not', () => {
+    expect(paragraphs.length).toBeGreaterThan(100);
+    expect(paragraphs.some((p) => /[^\x00-\x7f]/.test(p.context))).toBe(true);
+    let matched = 0;
+    for (const p of paragraphs) {
+      for (const q of p.qas) {
+        const query = new Set(contentTerms(q.question));
+        const got = matchQuery(p.context, query);
+        expect(got).toEqual(reference(p.context, query));
+        matched += got.matches.flat().length;
+      }
+      // Every term of the passage at once: the widest query.
+      const all = new Set(contentTerms(p.context));
+      expect(matchQuery(p.context, all)).toEqual(reference(p.context, all));
+    }
+    expect(matched).toBeGreaterThan(1000);
+  });
+
+  it('equals the reference on awkward text: whitespace of every kind, stopwords, digits, stems inside other words', () => {
+    const cases = [
+      '',
+      ' ',
+      'a',
+      '  Leading and trailing.  ',
+      'Tabs\tand\nnew\r\nlines.\n\nA new paragraph! Really? Yes.',
+      'Non\u00a0breaking\u2003spaces and\u200bzero width.',
+      'The of and to in is was.',
+      'Dr. Smith met Mr. J. R. R. Tolkien in the U.S. in 1937. He paid $3.50 for 2 books.',
+      'Ünïcode wörds héré. “Quoted” sentences follow. Mixed ASCII after.',
+      'running runs ran runner RUNNING Running rerun run-off outrun',
+      'x'.repeat(300),
+      'Numbers one two three and first second third. Twenty-two twentieth.',
+      'Studies studied study studying student. Supplies supply supplier.',
+      'Children child childish. Feet foot footnote. Better best good goods.',
+    ];
+    const query = new Set(['run', 'x', '2', '3', '1st', 'study', 'supp', 'supply', 'child', 'foot', 'good', 'paragraph', 'space', 'smith', '1937', 'tolkien', 'word', 'ascii']);
+    for (const c of cases) expect(matchQuery(c, query)).toEqual(reference(c, query));
+  });
+
+  it('gives every sentence an empty list for an empty query', () => {
+    expect(matchQuery('One sentence. Another one.', new Set()).matches).toEqual([[], []]);
+  });
+
+  it('squashes only when there is something to squash, and returns the same text otherwise', () => {
+    const clean = 'Nothing to squash here.';
+    expect(squash(clean)).toBe(clean);
+    expect(squash(' a  b\tc\n')).toBe('a b c');
+    expect(squash('a\u00a0b')).toBe('a b');
+  });
+});
