@@ -21,8 +21,7 @@ export interface BuiltContext {
 /** Loads the selected items and picks each one's passage. Items that vanished are skipped. */
 export async function buildContext(store: Store, selected: Candidate[], question: string, maxChars = PASSAGE_CHARS): Promise<BuiltContext> {
   const ids = [...new Set(selected.map((c) => c.itemId))];
-  const items = new Map<string, StoredItem>();
-  for (const item of await Promise.all(ids.map((id) => store.getItem(id)))) if (item) items.set(item.id, item);
+  const items = new Map<string, StoredItem>((await store.getItems(ids)).map((item) => [item.id, item]));
   const grounded: GroundedSource[] = [];
   const sources: Source[] = [];
   for (const c of selected) {

@@ -165,14 +165,23 @@ export class SqliteStore implements Store {
     return row ? rowToItem(row) : null;
   }
 
+  async getItems(ids: string[]): Promise<StoredItem[]> {
+    return this.selectIn('SELECT * FROM items WHERE id', ids, (r) => r.id as string).map(rowToItem);
+  }
+
   async getItemHeads(ids: string[]): Promise<ItemHead[]> {
-    const out: ItemHead[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      const batch = ids.slice(i, i + 500);
-      out.push(...(this.sql(`SELECT id, kind, title, url FROM items WHERE id IN (${batch.map(() => '?').join(',')})`).all(...batch) as ItemHead[]));
+    return this.selectIn('SELECT id, kind, title, url FROM items WHERE id', ids, (r) => r.id as string) as ItemHead[];
+  }
+
+  /** `${select} IN (…ids)` in batches (SQLite caps parameters), rows in the order of `ids`; unknown ids are left out. */
+  private selectIn<K extends string | number>(select: string, ids: K[], keyOf: (row: Row) => K): Row[] {
+    const out: Row[] = [];
+    for (let i = 0; i < ids.length; i += IN_BATCH) {
+      const batch = ids.slice(i, i + IN_BATCH);
+      out.push(...(this.sql(`${select} IN (${batch.map(() => '?').join(',')})`).all(...batch) as Row[]));
     }
     const order = new Map(ids.map((id, i) => [id, i]));
-    return out.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    return out.sort((a, b) => order.get(keyOf(a))! - order.get(keyOf(b))!);
   }
 
   async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {
@@ -247,16 +256,7 @@ export class SqliteStore implements Store {
   }
 
   async getChunks(rowIds: number[]): Promise<ChunkRow[]> {
-    if (rowIds.length === 0) return [];
-    const out: ChunkRow[] = [];
-    for (let i = 0; i < rowIds.length; i += 500) {
-      const batch = rowIds.slice(i, i + 500);
-      const rows = this.sql(`${CHUNK_SELECT} WHERE c.row_id IN (${batch.map(() => '?').join(',')})`)
-        .all(...batch) as Row[];
-      out.push(...rows.map(rowToChunk));
-    }
-    const order = new Map(rowIds.map((id, i) => [id, i]));
-    return out.sort((a, b) => order.get(a.rowId)! - order.get(b.rowId)!);
+    return this.selectIn(`${CHUNK_SELECT} WHERE c.row_id`, rowIds, (r) => r.row_id as number).map(rowToChunk);
   }
 
   async chunksOfItem(itemId: string): Promise<ChunkRow[]> {
@@ -435,6 +435,8 @@ export class SqliteStore implements Store {
   }
 }
 
+/** Ids per IN list (SQLite allows 32,766 parameters; smaller lists keep fewer statements cached). */
+const IN_BATCH = 500;
 const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
 
 function itemToRow(item: ContentItem): Row {

@@ -104,6 +104,8 @@ export interface Store {
    */
   putItems(entries: { item: ContentItem; chunks: NewChunk[] }[]): Promise<PutItemResult[]>;
   getItem(id: string): Promise<StoredItem | null>;
+  /** Several items in one read, in the order asked; unknown ids are left out. */
+  getItems(ids: string[]): Promise<StoredItem[]>;
   /** The heads (id, kind, title, url) of the given items in one read, in the order asked; unknown ids are left out. */
   getItemHeads(ids: string[]): Promise<ItemHead[]>;
   /** Newest first (publishedAt, then creation), paged by cursor. */

@@ -88,6 +88,16 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getItemHeads([])).toEqual([]);
       });
 
+      it('reads several whole items at once, in the order asked, leaving out unknown ids', async () => {
+        await store.upsertItem(item('news_w1', { title: 'One', body: 'First body.' }));
+        await store.upsertItem(item('post_w2', { title: 'Two', comments: [{ by: 'pg', text: 'A comment.', time: 2 }] }));
+        const got = await store.getItems(['post_w2', 'news_nope', 'news_w1']);
+        expect(got.map((i) => i.id)).toEqual(['post_w2', 'news_w1']);
+        expect(got[0]).toEqual(await store.getItem('post_w2'));
+        expect(got[1].body).toBe('First body.');
+        expect(await store.getItems([])).toEqual([]);
+      });
+
       it('pages newest first with a cursor, filtered by kind and category', async () => {
         for (let i = 0; i < 7; i++) {
           await store.upsertItem(item(`news_${i}`, { publishedAt: `2026-01-0${i + 1}T00:00:00.000Z`, category: i % 2 ? 'Tech' : 'Politics' }));
