@@ -12,21 +12,22 @@ import { builtWorkerFile } from './worker-path.js';
 /**
  * Chosen with bench:search at 100,000 × 768 (clustered data, one graph built on 2 threads, AVX2
  * distances, 2 cores shared with other work): M=16 (32 links per node at layer 0) is hnswlib's usual
- * balance of recall and memory (M=24 gained recall but searched ~40 % slower). efConstruction=128
- * built in ~27 s quiet with half-precision vectors (96: ~20 s, 200: ~40 s; eight-bit vectors take
- * ~60 % of that) and lifts recall@10 at efSearch 48 from ~0.96 to ~0.97 (200: 0.99–1.0);
- * efSearch=48 costs ~0.3 ms a search (32: recall 0.93; 64: 0.98, +0.05 ms).
+ * balance of recall and memory (M=24 gained recall but searched ~40 % slower). A graph built on
+ * several threads differs from build to build, and at efConstruction 128 its recall@10 at
+ * efSearch 48 ranged 0.93–0.98 over six builds (half-precision and eight-bit alike); at 200 it was
+ * 0.98–1.0 over three, for a build of 20–24 s instead of ~15 s (eight-bit vectors). Searching is
+ * unchanged: efSearch=48 costs ~0.25 ms (64: +0.05 ms).
  */
+export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 200, efSearch: 48, seed: 100 };
+
 /**
  * Vectors are stored as eight-bit integers with a scale per vector: a graph search is bound by the
  * memory it reads (~2 KB a visited node at 768 dimensions in float32). Measured with bench:search at
- * 100,000 × 768 against half precision: p50 0.25 against 0.36 ms, build 16 against 29 s, recall@10
- * 0.98 against 0.96; at 28,600 × 2048 (bench:rag's chunks) 0.24 against 0.34 ms, the same recall.
- * Hits are rescored exactly from the flat index's float32 rows.
+ * 100,000 × 768 against half precision: p50 0.25 against 0.36 ms, build 15–17 against 22–29 s, the
+ * same recall; at 28,600 × 2048 (bench:rag's chunks) 0.24 against 0.34 ms. Hits are rescored
+ * exactly from the flat index's float32 rows.
  */
 export const GRAPH_ENCODING: GraphEncoding = 'i8';
-
-export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 128, efSearch: 48, seed: 100 };
 
 /** The defaults completed with `params`, each checked by name. */
 export function hnswParams(params: Partial<HnswParams>, owner: string): HnswParams {
