@@ -15,8 +15,8 @@ import { builtWorkerFile } from './worker-path.js';
  * balance of recall and memory (M=24 gained recall but searched ~40 % slower). A graph built on
  * several threads differs from build to build, and at efConstruction 128 its recall@10 at
  * efSearch 48 ranged 0.93–0.98 over six builds (half-precision and eight-bit alike); at 200 it was
- * 0.98–1.0 over three, for a build of 20–24 s instead of ~15 s (eight-bit vectors). Searching is
- * unchanged: efSearch=48 costs ~0.25 ms (64: +0.05 ms).
+ * 0.97–0.99 over three, for a build of 19–25 s instead of ~15 s (eight-bit vectors). Searching is
+ * unchanged: efSearch=48 costs ~0.23 ms (64: +0.05 ms).
  */
 export const DEFAULT_HNSW_PARAMS: HnswParams = { m: 16, efConstruction: 200, efSearch: 48, seed: 100 };
 

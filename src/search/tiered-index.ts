@@ -28,11 +28,6 @@ export const TOMBSTONE_REBUILD_FRACTION = 0.5;
 const OVERFETCH_MARGIN = 2;
 /** Most candidates asked of the graph when a filter needs over-fetching. */
 const MAX_OVERFETCH = 2000;
-/**
- * The graph ranks by eight-bit distances, so its k-th best is not always the exact k-th: up to
- * this many times k of the candidates its search list holds anyway (efSearch) are rescored.
- */
-const RESCORE_OVERSAMPLE = 2;
 const FILE_NAME = 'vectors.hnsw';
 
 /** The saved graph's base path in `dir`; shard i is `<path>.<i>` with its sidecar `<path>.<i>.json`. */
@@ -167,8 +162,7 @@ export class TieredIndex implements VectorIndex {
     const enc = this.flat.stats.encode(filter);
     const fraction = this.flat.stats.fraction(enc);
     if (enc.scopes || fraction < SELECTIVE_FRACTION) return exactAll();
-    const fetch =
-      fraction >= 1 ? Math.max(k, Math.min(k * RESCORE_OVERSAMPLE, graph.params.efSearch)) : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
+    const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
     const found = await graph.searchMany(queries, fetch);
     const passes = this.flat.passing(enc);
     return Promise.all(
