@@ -12,8 +12,8 @@
  * - `before_search`: admission, queue, resolving the room, the first progress frame;
  * - `search_service`: the search service call without its query embedding (the search area's:
  *   the vector search, whose hits come back as references, rows unread);
- * - `candidates`: merging and deduplication, reading the kept candidates' rows, item heads,
- *   evidence chunks, snippets;
+ * - `candidates`: merging and deduplication, reading the kept candidates' rows (with their
+ *   items' titles), evidence chunks, snippets;
  * - `rerank`: around the model call (timeout and abort wiring);
  * - `context`: sanitising the selection, item reads, passage choice, the prompt;
  * - `write`: streaming around the model (delta batches and frames);

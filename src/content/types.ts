@@ -69,11 +69,13 @@ export interface NewChunk {
   commentBy?: string | null;
 }
 
-/** A stored chunk. `rowId` is the integer label used by the vector index. */
+/** A stored chunk with its item's head (read together). `rowId` is the integer label used by the vector index. */
 export interface ChunkRow extends NewChunk {
   rowId: number;
   itemId: string;
   itemKind: ContentKind;
+  itemTitle: string;
+  itemUrl: string | null;
   category: string | null;
   sourceType: SourceType;
   /** sha256 of `text`, the key of the embedding cache. */

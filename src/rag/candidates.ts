@@ -7,7 +7,6 @@ import { contentTerms, idfTable } from '../ai/extractive-text.js';
 import type { ChunkRow } from '../content/types.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
-import type { ItemMetaCache } from './item-meta.js';
 import { mergeHits, SEARCH_K } from './merge.js';
 import { matchQuery, type MatchedText } from './query-match.js';
 import { makeSnippet, stripTitle, termsOf, windowOf } from './snippets.js';
@@ -22,7 +21,6 @@ const THIN_TITLE_CHARS = 40;
 export interface BroadSearchDeps {
   search: SearchService;
   store: Store;
-  items: ItemMetaCache;
   log: RagLogger;
 }
 
@@ -54,13 +52,11 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
   const rows = new Map((await deps.store.getChunks([...new Set(grouped.flatMap((m) => [m.hit.rowId, m.evidence.rowId]))])).map((c) => [c.rowId, c]));
   // A row removed since the search drops its candidate.
   const merged = grouped.filter((m) => rows.has(m.hit.rowId) && rows.has(m.evidence.rowId));
-  const metas = await deps.items.get(merged.flatMap((m) => [rows.get(m.hit.rowId)!, rows.get(m.evidence.rowId)!]));
   const query = new Set(contentTerms(question));
   const texts: MatchedText[] = [];
   const evidence: ChunkRow[] = [];
   for (const m of merged) {
-    const hitRow = rows.get(m.hit.rowId)!;
-    const title = metas.get(hitRow.itemId)?.title ?? '';
+    const title = rows.get(m.hit.rowId)!.itemTitle;
     const chunk = await evidenceChunk(deps.store, rows.get(m.evidence.rowId)!, title, query);
     evidence.push(chunk);
     texts.push(matchQuery(stripTitle(chunk.text, title), query));
@@ -69,21 +65,19 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
   const candidates: Candidate[] = [];
   merged.forEach(({ hit, search, score }, i) => {
     const hitRow = rows.get(hit.rowId)!;
-    const meta = metas.get(hitRow.itemId);
-    if (!meta) return;
     const comment = hitRow.part === 'comment' && hitRow.commentBy ? hitRow.commentBy : null;
-    const label = comment ? `HN comment by ${comment}` : meta.title;
+    const label = comment ? `HN comment by ${comment}` : hitRow.itemTitle;
     const excerpt = windowOf(texts[i], idf);
     candidates.push({
       key: hit.group,
-      itemId: meta.id,
-      kind: comment ? 'comment' : meta.kind,
+      itemId: hitRow.itemId,
+      kind: comment ? 'comment' : hitRow.itemKind,
       chunk: evidence[i],
       score,
       search,
       label,
-      itemTitle: meta.title,
-      url: meta.url,
+      itemTitle: hitRow.itemTitle,
+      url: hitRow.itemUrl,
       excerpt,
       snippet: makeSnippet(label, excerpt),
     });

@@ -9,7 +9,6 @@ import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { broadSearch } from './candidates.js';
 import { buildContext } from './context.js';
-import { ItemMetaCache } from './item-meta.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, type RerankMethod } from './rerank.js';
 import { silentLogger, type Candidate, type RagLogger, type RoomView } from './types.js';
@@ -50,7 +49,6 @@ export interface PrepareHooks {
 /** Runs stages 1–3 for one question in one room. */
 export class RagPipeline {
   private readonly log: RagLogger;
-  private readonly items: ItemMetaCache;
   private readonly rerankTimeoutMs: number;
   private readonly promptMaxChars: number;
 
@@ -61,14 +59,13 @@ export class RagPipeline {
     if (!(this.rerankTimeoutMs > 0)) throw new RangeError('RagPipeline: options.rerankTimeoutMs must be positive');
     if (!(this.promptMaxChars >= 2000)) throw new RangeError('RagPipeline: options.promptMaxChars must be at least 2000');
     this.log = options.log ?? silentLogger;
-    this.items = new ItemMetaCache(options.store);
   }
 
   async prepare(room: RoomView, question: string, hooks: PrepareHooks = {}): Promise<PreparedAnswer> {
     const { signal } = hooks;
     hooks.onStage?.('searching');
     let t = performance.now();
-    const found = await broadSearch({ search: this.options.search, store: this.options.store, items: this.items, log: this.log }, room, question);
+    const found = await broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, question);
     const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: found.candidates.length };
     signal?.throwIfAborted();
 

@@ -12,7 +12,7 @@ import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
-import type { IngestJob, ItemHead, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
+import type { IngestJob, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 /**
@@ -167,10 +167,6 @@ export class SqliteStore implements Store {
 
   async getItems(ids: string[]): Promise<StoredItem[]> {
     return this.selectIn('SELECT * FROM items WHERE id', ids, (r) => r.id as string).map(rowToItem);
-  }
-
-  async getItemHeads(ids: string[]): Promise<ItemHead[]> {
-    return this.selectIn('SELECT id, kind, title, url FROM items WHERE id', ids, (r) => r.id as string) as ItemHead[];
   }
 
   /** `${select} IN (…ids)` in batches (SQLite caps parameters), rows in the order of `ids`; unknown ids are left out. */
@@ -437,7 +433,7 @@ export class SqliteStore implements Store {
 
 /** Ids per IN list (SQLite allows 32,766 parameters; smaller lists keep fewer statements cached). */
 const IN_BATCH = 500;
-const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
+const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
 
 function itemToRow(item: ContentItem): Row {
   return {
@@ -487,6 +483,8 @@ function rowToChunk(r: Row): ChunkRow {
     rowId: r.row_id,
     itemId: r.item_id,
     itemKind: r.item_kind,
+    itemTitle: r.item_title,
+    itemUrl: r.item_url,
     category: r.category,
     ord: r.ord,
     part: r.part,

@@ -20,9 +20,6 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** What snippets and source lists need of an item, without its body and comments. */
-export type ItemHead = Pick<StoredItem, 'id' | 'kind' | 'title' | 'url'>;
-
 export type UpsertStatus = 'created' | 'updated' | 'unchanged';
 
 export interface NewMessage {
@@ -106,8 +103,6 @@ export interface Store {
   getItem(id: string): Promise<StoredItem | null>;
   /** Several items in one read, in the order asked; unknown ids are left out. */
   getItems(ids: string[]): Promise<StoredItem[]>;
-  /** The heads (id, kind, title, url) of the given items in one read, in the order asked; unknown ids are left out. */
-  getItemHeads(ids: string[]): Promise<ItemHead[]>;
   /** Newest first (publishedAt, then creation), paged by cursor. */
   listItems(query: ListItemsQuery): Promise<Page<StoredItem>>;
   countItems(kind?: ContentKind): Promise<number>;

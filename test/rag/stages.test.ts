@@ -4,7 +4,6 @@ import { parseGroundedPrompt } from '../../src/ai/grounded-prompt.js';
 import type { ChunkRow } from '../../src/content/types.js';
 import { broadSearch, stageOneQueries } from '../../src/rag/candidates.js';
 import { buildContext } from '../../src/rag/context.js';
-import { ItemMetaCache } from '../../src/rag/item-meta.js';
 import { mergeHits as mergeRefs } from '../../src/rag/merge.js';
 import { refOf } from '../../src/search/chunk-refs.js';
 import type { ChunkHit } from '../../src/search/types.js';
@@ -19,7 +18,7 @@ import { tempStore } from '../helpers.js';
 import { FixedSearch, ScriptedChat } from './fakes.js';
 
 function chunk(rowId: number, itemId: string, text: string, part: ChunkRow['part'] = 'body', commentBy: string | null = null): ChunkRow {
-  return { rowId, itemId, itemKind: 'news', category: 'Tech', sourceType: 'document', textHash: String(rowId), ord: rowId, part, text, commentBy };
+  return { rowId, itemId, itemKind: 'news', itemTitle: itemId, itemUrl: null, category: 'Tech', sourceType: 'document', textHash: String(rowId), ord: rowId, part, text, commentBy };
 }
 
 /** mergeHits over hits whose rows are at hand, with each merged reference's row looked up again. */
@@ -110,7 +109,7 @@ describe('stage 1 against a store', () => {
       { chunk: title, score: 0.4 },
     ]);
     const log = recordingLog();
-    const out = await broadSearch({ search, store, items: new ItemMetaCache(store), log }, { id: 'news_a', title: 'Volcano erupts', context: '' }, 'Which village did the lava reach?');
+    const out = await broadSearch({ search, store, log }, { id: 'news_a', title: 'Volcano erupts', context: '' }, 'Which village did the lava reach?');
     expect(search.calls).toEqual(['Volcano erupts\nWhich village did the lava reach?', 'Which village did the lava reach?']);
     expect(log.lines.map((l) => l.msg)).toEqual(['search 1/2 returned 2', 'search 2/2 returned 2']);
     expect(log.lines.every((l) => l.obj.roomId === 'news_a')).toBe(true);
@@ -128,7 +127,7 @@ describe('stage 1 against a store', () => {
       { ord: 2, part: 'body', text: 'The ash cloud closed the airport for two days.' },
     ]);
     const search = new FixedSearch(() => [{ chunk: added[0], score: 0.6 }]);
-    const out = await broadSearch({ search, store, items: new ItemMetaCache(store), log: recordingLog() }, { id: 'r', title: '', context: '' }, 'Why was the airport closed?');
+    const out = await broadSearch({ search, store, log: recordingLog() }, { id: 'r', title: '', context: '' }, 'Why was the airport closed?');
     expect(out.candidates[0].excerpt).toContain('ash cloud closed the airport');
   });
 });

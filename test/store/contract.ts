@@ -78,15 +78,6 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getItem('news_nope')).toBeNull();
       });
 
-      it('reads item heads in one call, in the order asked, leaving out unknown ids', async () => {
-        await store.upsertItem(item('news_h1', { title: 'One', url: 'https://example.com/1' }));
-        await store.upsertItem(item('news_h2', { title: 'Two', url: null }));
-        expect(await store.getItemHeads(['news_h2', 'news_nope', 'news_h1'])).toEqual([
-          { id: 'news_h2', kind: 'news', title: 'Two', url: null },
-          { id: 'news_h1', kind: 'news', title: 'One', url: 'https://example.com/1' },
-        ]);
-        expect(await store.getItemHeads([])).toEqual([]);
-      });
 
       it('reads several whole items at once, in the order asked, leaving out unknown ids', async () => {
         await store.upsertItem(item('news_w1', { title: 'One', body: 'First body.' }));
@@ -185,6 +176,14 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(now.map((c) => c.text)).toEqual(['Title', 'alpha delta']);
         expect(now[0].rowId).toBe(first.added[0].rowId);
         expect(await store.countChunks()).toBe(2);
+      });
+
+      it("gives each chunk row its item's kind, title, url and category, as the item has them now", async () => {
+        const [row] = (await store.replaceChunks('news_c', [{ ord: 0, part: 'body', text: 'alpha' }])).added;
+        const stored = (await store.getItem('news_c'))!;
+        expect(row).toMatchObject({ itemKind: 'news', itemTitle: stored.title, itemUrl: stored.url, category: stored.category });
+        await store.upsertItem({ ...stored, title: 'Renamed', url: 'https://example.com/renamed', category: 'Tech' });
+        expect((await store.getChunks([row.rowId]))[0]).toMatchObject({ itemTitle: 'Renamed', itemUrl: 'https://example.com/renamed', category: 'Tech', text: 'alpha' });
       });
 
       it('fails for an unknown item without writing anything', async () => {
