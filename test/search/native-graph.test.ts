@@ -122,6 +122,35 @@ describe('salon-hnsw Graph', () => {
     }
   });
 
+  it('gives the same answers with the portable distance code (no AVX2, as on ARM) as with the SIMD code', () => {
+    const dim = 101;
+    const vectors = clustered(60, dim, 4, 11);
+    const packedRows = new Float32Array(60 * dim);
+    vectors.forEach((v, i) => packedRows.set(v, i * dim));
+    const labels = Uint32Array.from({ length: 60 }, (_, i) => i + 1);
+    for (const encoding of ['f16', 'f32', 'i8'] as const) {
+      process.env.SALON_HNSW_SCALAR = '1';
+      let portable: Graph;
+      try {
+        portable = new Graph(dim, 60, 8, 100, 2, encoding);
+      } finally {
+        delete process.env.SALON_HNSW_SCALAR;
+      }
+      const simd = new Graph(dim, 60, 8, 100, 2, encoding);
+      for (const g of [portable, simd]) {
+        g.addPoints(packedRows, labels, 1);
+        g.setEf(100); // exhaustive on 60 nodes
+      }
+      for (let q = 0; q < 5; q++) {
+        const query = near(vectors[q * 11], q);
+        const a = search(portable, query, 8);
+        const b = search(simd, query, 8);
+        expect(a.map((h) => h.rowId)).toEqual(b.map((h) => h.rowId));
+        a.forEach((h, i) => expect(Math.abs(h.score - b[i].score)).toBeLessThan(1e-5));
+      }
+    }
+  });
+
   it('refuses bad arguments with a clear error and stays usable', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     expect(() => g.addPoints(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -226,9 +227,13 @@ void EncodeInt8(const float* unit, uint8_t* out, size_t n) {
   }
 }
 
+// SALON_HNSW_SCALAR (any value) makes graphs created from then on use the portable code, as on
+// CPUs without AVX2 (ARM laptops): it lets tests cover those paths on this machine.
+bool ScalarForced() { return std::getenv("SALON_HNSW_SCALAR") != nullptr; }
+
 bool HasAvx2Fma() {
 #ifdef SALON_X86
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return !ScalarForced() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
   return false;
 #endif
@@ -259,11 +264,11 @@ const char* NameOf(Encoding encoding) {
 // function this CPU runs.
 class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
  public:
-  UnitCosineSpace(size_t dim, Encoding encoding) : fallback_(dim), dim_(dim), encoding_(encoding) {
+  UnitCosineSpace(size_t dim, Encoding encoding) : fallback_(dim), dim_(dim), encoding_(encoding), f16c_(HasF16c()) {
     if (encoding == Encoding::F16) {
       distance_ = HalfDistance;
 #ifdef SALON_X86
-      if (HasF16c()) distance_ = HalfDistanceAvx2;
+      if (f16c_) distance_ = HalfDistanceAvx2;
 #endif
     } else if (encoding == Encoding::I8) {
       distance_ = Int8Distance;
@@ -304,7 +309,7 @@ class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
     out.resize(dim_ * sizeof(uint16_t));
     uint16_t* halves = reinterpret_cast<uint16_t*>(out.data());
 #ifdef SALON_X86
-    if (HasF16c()) return EncodeHalvesF16c(unit.data(), halves, dim_);
+    if (f16c_) return EncodeHalvesF16c(unit.data(), halves, dim_);
 #endif
     for (size_t i = 0; i < dim_; i++) halves[i] = FloatToHalf(unit[i]);
   }
@@ -313,6 +318,8 @@ class UnitCosineSpace : public hnswlib::SpaceInterface<float> {
   hnswlib::InnerProductSpace fallback_;
   size_t dim_;
   Encoding encoding_;
+  // Whether F16C converts halves (read once: encoding and distance must agree for a graph's life).
+  bool f16c_;
   hnswlib::DISTFUNC<float> distance_;
 };
 
