@@ -6,6 +6,7 @@
  * parseGroundedPrompt.
  */
 import { randomFillSync } from 'node:crypto';
+import { squash } from './extractive-text.js';
 
 export interface GroundedSource {
   n: number;
@@ -41,14 +42,10 @@ export function fence(text: string, nonce: string): string {
   return `<data-${nonce}>\n${safe}\n</data-${nonce}>`;
 }
 
-function oneLine(text: string): string {
-  return /[^\S ]| {2}|^ | $/.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
-}
-
 /** Renders the user message. Labels are squashed to one line and fenced too. */
 export function renderGroundedPrompt(prompt: GroundedPrompt, nonce: string): string {
   const parts = ['[PRIMARY TOPIC]', fence(prompt.topic, nonce), ''];
-  for (const s of prompt.sources) parts.push(`[Source ${s.n}] ${oneLine(s.label).replace(/[<>]/g, '')}:`, fence(s.content, nonce), '');
+  for (const s of prompt.sources) parts.push(`[Source ${s.n}] ${squash(s.label).replace(/[<>]/g, '')}:`, fence(s.content, nonce), '');
   parts.push('[QUESTION]', fence(prompt.question, nonce));
   return parts.join('\n');
 }

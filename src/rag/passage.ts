@@ -3,8 +3,8 @@
  * not its first 1,000 chars. Windows of whole sentences are scored by the IDF-weighted question
  * terms they cover; ties go to the window best centred on the strongest sentence.
  */
-import { clip, contentTerms, idfTable } from '../ai/extractive-text.js';
-import { matchQuery, squash } from './query-match.js';
+import { clip, contentTerms, idfTable, squash } from '../ai/extractive-text.js';
+import { matchQuery } from './query-match.js';
 
 export const PASSAGE_CHARS = 1000;
 /** Weight of the per-sentence scores beside the window's distinct coverage. */

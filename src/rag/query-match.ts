@@ -9,7 +9,7 @@
  * (termSpellings), and each word found is confirmed by termOf, so the result is exactly that of
  * contentTerms on every sentence (test/rag/query-match.test.ts checks it on real passages).
  */
-import { contentTerms, splitSentences, termOf, termSpellings, type Sentence } from '../ai/extractive-text.js';
+import { contentTerms, splitSentences, squash, termOf, termSpellings, type Sentence } from '../ai/extractive-text.js';
 
 /** A text cut into sentences, each with the distinct query terms it holds. */
 export interface MatchedText {
@@ -29,13 +29,6 @@ export function matchQuery(text: string, query: ReadonlySet<string>): MatchedTex
   return { flat, sentences, matches };
 }
 
-/** Whitespace runs squashed to one space and the ends trimmed; most stored text needs neither, and the check is cheaper than the replace. */
-export function squash(text: string): string {
-  return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
-}
-
-/** Whitespace other than single spaces between non-spaces. */
-const NEEDS_SQUASH = /[^\S ]| {2}|^ | $/;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /** The distinct query terms among `terms`, in order. */

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentTerms, splitSentences, termOf, termSpellings, words } from '../../src/ai/extractive-text.js';
-import { matchQuery, squash } from '../../src/rag/query-match.js';
+import { contentTerms, splitSentences, squash, termOf, termSpellings, words } from '../../src/ai/extractive-text.js';
+import { matchQuery } from '../../src/rag/query-match.js';
 import { CORPORA } from '../helpers.js';
 
 /** What matchQuery must equal: every sentence tokenised, its distinct terms kept if the query has them. */
