@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
     app.close().then(
-      () => process.exit(0),
+      () => process.exit(process.exitCode ?? 0),
       (err) => {
         app.log.error({ err }, 'error during shutdown');
         process.exit(1);
@@ -36,6 +36,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // The last resort: every socket and route handler is guarded, so reaching these is a bug. The
+  // process state is unknown after it, so the server closes cleanly (sockets get 1001) and exits
+  // non-zero for the supervisor to restart it, rather than carrying on half-broken.
+  const fatal = (kind: string) => (err: unknown) => {
+    app.log.fatal({ err }, `${kind}; shutting down`);
+    process.exitCode = 1;
+    shutdown(kind);
+  };
+  process.on('uncaughtException', fatal('uncaughtException'));
+  process.on('unhandledRejection', fatal('unhandledRejection'));
   await app.listen({ port: config.PORT, host: config.HOST });
 }
 

@@ -13,3 +13,24 @@ export const CloseCode = {
 } as const;
 
 export type CloseCodeValue = (typeof CloseCode)[keyof typeof CloseCode];
+
+/**
+ * The reason sent with each close code. Reasons are fixed ASCII, never built from client text:
+ * RFC 6455 bounds a close reason to 123 bytes and `ws` throws on a longer one, so a reason that
+ * echoed input could be made to throw (the detail goes in the `error` frame sent before the close).
+ */
+export const CLOSE_REASONS: Readonly<Record<CloseCodeValue, string>> = {
+  [CloseCode.GOING_AWAY]: 'server going away',
+  [CloseCode.MESSAGE_TOO_BIG]: 'frame too large',
+  [CloseCode.INTERNAL_ERROR]: 'internal error',
+  [CloseCode.TRY_AGAIN_LATER]: 'too slow: send buffer full',
+  [CloseCode.BAD_MESSAGE]: 'bad message',
+  [CloseCode.BAD_TOKEN]: 'bad token',
+  [CloseCode.ORIGIN_NOT_ALLOWED]: 'origin not allowed',
+  [CloseCode.ROOM_NOT_FOUND]: 'no such room',
+  [CloseCode.HELLO_TIMEOUT]: 'no hello in time',
+  [CloseCode.RATE_LIMITED]: 'rate limited',
+};
+
+/** The most bytes a close reason may take (RFC 6455 §5.5: a 125-byte control payload less the code). */
+export const MAX_CLOSE_REASON_BYTES = 123;

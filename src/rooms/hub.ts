@@ -5,7 +5,7 @@
  * `Connection` (STYLE 4).
  */
 import { errors } from '../errors.js';
-import { CloseCode } from '../protocol/close-codes.js';
+import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { Chat } from './chat.js';
@@ -104,14 +104,14 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /** Accepts a new connection for `roomId`; null when it was refused (and closed). */
   connect(conn: Connection, meta: { roomId: string; ip: string }): Session | null {
     if (this.closing) {
-      conn.close(CloseCode.GOING_AWAY, 'server shutting down');
+      conn.close(CloseCode.GOING_AWAY);
       return null;
     }
     const count = this.perIp.get(meta.ip) ?? 0;
     if (count >= this.options.maxConnectionsPerIp) {
       const err = new errors.ERR_TOO_MANY_CONNECTIONS();
       conn.send(errorFrame(err));
-      conn.close(CloseCode.RATE_LIMITED, err.message);
+      conn.close(CloseCode.RATE_LIMITED);
       return null;
     }
     this.perIp.set(meta.ip, count + 1);
@@ -215,9 +215,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   /** Closes every connection with `code` (1001 on shutdown) and refuses new ones. */
-  async close(code: number = CloseCode.GOING_AWAY): Promise<void> {
+  async close(code: CloseCodeValue = CloseCode.GOING_AWAY): Promise<void> {
     this.closing = true;
-    for (const session of [...this.sessions]) session.close(code, 'server shutting down');
+    for (const session of [...this.sessions]) session.close(code);
     for (const room of this.rooms.values()) room.dispose();
     this.rooms.clear();
     await this.bus.close().catch((err: unknown) => this.log.warn({ err }, 'room bus close failed'));

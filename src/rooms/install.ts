@@ -29,7 +29,12 @@ export async function installRooms(app: FastifyInstance, services: Services, opt
     options: options.options,
   });
   services.rooms = rooms;
-  const ws = roomsWebsocket(rooms, { allowedOrigins: services.config.ALLOWED_ORIGINS, heartbeatMs: rooms.options.heartbeatMs, shutdownGraceMs: rooms.options.shutdownGraceMs });
+  const ws = roomsWebsocket(rooms, {
+    allowedOrigins: services.config.ALLOWED_ORIGINS,
+    heartbeatMs: rooms.options.heartbeatMs,
+    shutdownGraceMs: rooms.options.shutdownGraceMs,
+    log: app.log,
+  });
   await app.register(websocket, ws.pluginOptions);
   await app.register(ws.routes);
   await app.register(roomsHttpRoutes, { hub: rooms });

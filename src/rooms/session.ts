@@ -3,7 +3,7 @@
  * back-pressure. It knows its Connection only through the transport-free interface (STYLE 4).
  */
 import { SalonError, errors } from '../errors.js';
-import { CloseCode } from '../protocol/close-codes.js';
+import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { ClientMessage, Member } from '../protocol/messages.js';
 import { FloodGuard } from './flood-guard.js';
 import { parseClientFrame } from './frames.js';
@@ -97,16 +97,16 @@ export class Session implements RoomSession {
   }
 
   /** Sends an `error` frame, then closes with `code`. */
-  fail(err: SalonError, code: number): void {
+  fail(err: SalonError, code: CloseCodeValue): void {
     if (this.state === 'closed') return;
     this.error(err);
-    this.close(code, err.message);
+    this.close(code);
   }
 
   /** Closes the connection and leaves the room at once. */
-  close(code: number, reason?: string): void {
+  close(code: CloseCodeValue): void {
     if (this.state === 'closed') return;
-    this.conn.close(code, reason === undefined ? undefined : reason.slice(0, 120));
+    this.conn.close(code);
     this.closed();
   }
 
@@ -116,14 +116,14 @@ export class Session implements RoomSession {
     this.helloTimer = null;
   }
 
-  private refuse(err: SalonError, clientId: string | undefined, admission: 'rejected' | 'abuse', abuseCode: number): void {
+  private refuse(err: SalonError, clientId: string | undefined, admission: 'rejected' | 'abuse', abuseCode: CloseCodeValue): void {
     if (admission === 'abuse') return this.fail(err, abuseCode);
     this.error(err, clientId);
   }
 
   private overflow(): void {
     // A consumer this far behind would hold unbounded memory; it can reconnect with lastSeq.
-    this.close(CloseCode.TRY_AGAIN_LATER, 'too slow: the send buffer is full');
+    this.close(CloseCode.TRY_AGAIN_LATER);
   }
 
   private dispatch(frame: ClientMessage, clientId: string | undefined): void {

@@ -1,4 +1,5 @@
 /** Seams of the rooms core (DESIGN §3, STYLE 3–4). Only routes/ touches `ws`. */
+import type { CloseCodeValue } from '../protocol/close-codes.js';
 import type { AssistantStage, Member, Message, RoomInfo, ServerMessage, Source } from '../protocol/messages.js';
 
 /** One client's socket as the room core sees it. */
@@ -6,7 +7,8 @@ export interface Connection {
   readonly id: string;
   /** Sends an already-serialised frame. */
   send(frame: string): void;
-  close(code: number, reason?: string): void;
+  /** Closes with `code` and its fixed reason (CLOSE_REASONS); never throws. */
+  close(code: CloseCodeValue): void;
   /** Bytes queued but not yet written; used to skip optional frames for slow consumers. */
   readonly bufferedAmount: number;
 }

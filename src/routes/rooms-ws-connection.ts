@@ -8,6 +8,7 @@
  */
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
+import { CLOSE_REASONS, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { Connection } from '../rooms/types.js';
 
 const OPEN = 1;
@@ -216,10 +217,15 @@ export class WsConnection implements Connection {
     };
   }
 
-  close(code: number, reason?: string): void {
-    // Frames sent before the close (an error explaining it) must reach the client before it.
-    this.flush();
-    if (this.socket.readyState <= OPEN) this.socket.close(code, reason);
+  close(code: CloseCodeValue): void {
+    try {
+      // Frames sent before the close (an error explaining it) must reach the client before it.
+      this.flush();
+      if (this.socket.readyState <= OPEN) this.socket.close(code, CLOSE_REASONS[code] ?? '');
+    } catch {
+      // A socket that cannot even close cleanly is cut off; closing must never throw into a caller.
+      this.socket.terminate();
+    }
   }
 
   get bufferedAmount(): number {

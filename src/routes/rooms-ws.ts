@@ -15,7 +15,7 @@ import type { RawData, WebSocket } from 'ws';
 import { errors } from '../errors.js';
 import { CloseCode } from '../protocol/close-codes.js';
 import type { RoomHub } from '../rooms/hub.js';
-import { errorFrame } from '../rooms/session.js';
+import { errorFrame, type Session } from '../rooms/session.js';
 import { WsConnection } from './rooms-ws-connection.js';
 
 const SHUTDOWN_POLL_MS = 10;
@@ -26,6 +26,8 @@ export interface RoomsWebsocketOptions {
   heartbeatMs: number;
   /** How long shutdown waits for clients to answer the 1001 close before cutting them off. */
   shutdownGraceMs: number;
+  /** Where a handler's unexpected failure is logged (the connection is closed with 1011). */
+  log: { error(details: Record<string, unknown>, msg: string): void };
 }
 
 /** True when a socket opened with this Origin and Host may join rooms. */
@@ -77,10 +79,30 @@ export function roomsWebsocket(
   async function shutdown(): Promise<void> {
     clearInterval(heartbeat);
     await hub.close(CloseCode.GOING_AWAY);
-    for (const conn of sockets) conn.close(CloseCode.GOING_AWAY, 'server shutting down');
+    for (const conn of sockets) conn.close(CloseCode.GOING_AWAY);
     const deadline = Date.now() + options.shutdownGraceMs;
     while (sockets.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, SHUTDOWN_POLL_MS));
     for (const conn of sockets) conn.socket.terminate();
+  }
+
+  /**
+   * Runs a socket event handler so that its failure closes this connection (1011) and is logged.
+   * An exception would otherwise escape into `ws`'s event emitter and end the process, and with
+   * it every room on the node.
+   */
+  function guard(conn: WsConnection, session: Session): (handler: () => void) => void {
+    return (handler) => {
+      try {
+        handler();
+      } catch (err) {
+        options.log.error({ err, conn: conn.id }, 'room socket handler failed; closing the connection');
+        try {
+          session.close(CloseCode.INTERNAL_ERROR);
+        } catch {
+          conn.socket.terminate();
+        }
+      }
+    };
   }
 
   function accept(socket: WebSocket, request: FastifyRequest<{ Params: { roomId: string } }>): void {
@@ -93,21 +115,21 @@ export function roomsWebsocket(
     if (refused.has(request)) {
       const err = new errors.ERR_ORIGIN_NOT_ALLOWED(request.headers.origin);
       conn.send(errorFrame(err));
-      return conn.close(CloseCode.ORIGIN_NOT_ALLOWED, err.message.slice(0, 120));
+      return conn.close(CloseCode.ORIGIN_NOT_ALLOWED);
     }
     const session = hub.connect(conn, { roomId: request.params.roomId, ip: request.ip ?? 'unknown' });
     if (!session) return;
     sockets.add(conn);
+    const guarded = guard(conn, session);
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      if (isBinary) session.receiveBinary();
-      else session.receive(data.toString());
+      guarded(() => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
     });
     socket.on('pong', () => {
       conn.alive = true;
     });
     socket.on('close', () => {
       sockets.delete(conn);
-      session.closed();
+      guarded(() => session.closed());
     });
   }
 

@@ -1,0 +1,56 @@
+/** Regression tests for inputs that once ended the process: no client frame may close more than its own connection. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CLOSE_REASONS, CloseCode, MAX_CLOSE_REASON_BYTES } from '../../src/protocol/close-codes.js';
+import { Session } from '../../src/rooms/session.js';
+import { connect, listen, member, roomsApp } from './helpers.js';
+
+type Started = Awaited<ReturnType<typeof roomsApp>>;
+let running: Started[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(running.map((r) => r.close()));
+  running = [];
+});
+
+async function start(): Promise<Started & { url: (roomId?: string) => string }> {
+  const started = await roomsApp();
+  running.push(started);
+  return { ...started, url: await listen(started.app) };
+}
+
+describe('hostile room clients', () => {
+  it('every close reason fits the 123 bytes a close frame allows', () => {
+    for (const reason of Object.values(CLOSE_REASONS)) expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(MAX_CLOSE_REASON_BYTES);
+  });
+
+  it('survives unknown types of multi-byte characters (the close reason once echoed them and ws threw)', async () => {
+    const { url } = await start();
+    const bystander = await member(url(), 'Bystander');
+    const attacker = await connect(url());
+    for (let i = 0; i < 20; i++) attacker.send(JSON.stringify({ type: '€'.repeat(40) }));
+    const closed = await attacker.closed;
+    expect(closed.code).toBe(CloseCode.BAD_MESSAGE);
+    expect(closed.reason).toBe(CLOSE_REASONS[CloseCode.BAD_MESSAGE]);
+    expect(attacker.all('error').every((e) => e.code === 'ERR_BAD_MESSAGE')).toBe(true);
+    bystander.client.send({ type: 'say', text: 'still here', clientId: 'b1' });
+    await bystander.client.next('message', (f) => f.message.text === 'still here');
+    // The node still accepts newcomers.
+    await member(url(), 'Newcomer');
+  });
+
+  it('closes only the failing connection with 1011 when a frame handler throws', async () => {
+    const { url } = await start();
+    const bystander = await member(url(), 'Bystander');
+    const victim = await member(url(), 'Victim');
+    const original = Session.prototype.receive;
+    vi.spyOn(Session.prototype, 'receive').mockImplementation(function (this: Session, raw: string) {
+      if (raw.includes('boom')) throw new Error('handler bug');
+      return original.call(this, raw);
+    });
+    victim.client.send({ type: 'say', text: 'boom', clientId: 'v1' });
+    const closed = await victim.client.closed;
+    expect(closed.code).toBe(CloseCode.INTERNAL_ERROR);
+    bystander.client.send({ type: 'say', text: 'unaffected', clientId: 'b1' });
+    await bystander.client.next('message', (f) => f.message.text === 'unaffected');
+  });
+});
