@@ -5,7 +5,7 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import roomsHttpRoutes from '../routes/rooms-http.js';
-import { roomsWebsocket } from '../routes/rooms-ws.js';
+import { endRefusedUpgrades, roomsWebsocket } from '../routes/rooms-ws.js';
 import type { Services } from '../services.js';
 import { createRooms } from './index.js';
 import type { RoomOptions } from './options.js';
@@ -37,6 +37,7 @@ export async function installRooms(app: FastifyInstance, services: Services, opt
   });
   await app.register(websocket, ws.pluginOptions);
   await app.register(ws.routes);
+  endRefusedUpgrades(app.server);
   await app.register(roomsHttpRoutes, { hub: rooms });
   app.addHook('onReady', async () => services.assistant?.attach(rooms));
   app.addHook('onClose', async () => ws.stop());

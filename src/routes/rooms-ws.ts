@@ -7,7 +7,7 @@
  * A refused Origin still completes the upgrade and is then closed with 4403: a browser cannot read
  * the status of a refused upgrade (it only sees 1006), but it can read a close code.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebsocketPluginOptions } from '@fastify/websocket';
@@ -52,6 +52,22 @@ function releaseUpgradeResponse(request: FastifyRequest): void {
 
 function ignoreSocketError(): void {
   // `ws` closes the socket itself after a protocol error (1009 for an oversized frame, 1002 …).
+}
+
+/**
+ * Ends the socket of an upgrade request that was answered with an HTTP error instead of an upgrade.
+ * Fastify writes some answers (400 for a malformed URL, 414 for a path parameter over the router's
+ * limit) straight to the response, past the hooks that would end an upgrade's socket: the socket
+ * stayed half-open, and a closing server waited for it until its shutdown deadline. Call after
+ * @fastify/websocket is registered, so this listener runs after the one that routes the request.
+ */
+export function endRefusedUpgrades(server: Server): void {
+  server.on('upgrade', (_request: IncomingMessage, socket: Socket & { _httpMessage?: ServerResponse | null }) => {
+    const response = socket._httpMessage;
+    if (!response) return;
+    if (response.writableFinished) socket.destroy();
+    else response.once('finish', () => socket.destroy());
+  });
 }
 
 /** The @fastify/websocket plugin options and the route plugin for room sockets. */

@@ -99,12 +99,21 @@ function expectsNoAnswer(frame: FuzzFrame): boolean {
   return parsed.ok && parsed.frame.type === 'typing';
 }
 
+/** A valid private ask is answered to the asker alone, by the assistant's own frames. */
+function isPrivateAsk(frame: FuzzFrame): boolean {
+  if (frame.kind !== 'text') return false;
+  const parsed = parseClientFrame(frame.data, MAX_TEXT_CHARS);
+  return parsed.ok && parsed.frame.type === 'ask' && parsed.frame.private === true;
+}
+
 export interface FuzzFigures {
   frames: number;
   answered: number;
   unanswered: number;
   connections: number;
   closeCodes: Record<string, number>;
+  /** The first few unanswered frames, to replay. */
+  unansweredSamples: string[];
 }
 
 /**
@@ -114,7 +123,7 @@ export interface FuzzFigures {
  */
 export async function fuzzFrames(roomUrl: () => string, options: { total: number; parallel: number; seed: number }): Promise<FuzzFigures> {
   const fuzzer = new FrameFuzzer(options.seed);
-  const figures: FuzzFigures = { frames: 0, answered: 0, unanswered: 0, connections: 0, closeCodes: {} };
+  const figures: FuzzFigures = { frames: 0, answered: 0, unanswered: 0, connections: 0, closeCodes: {}, unansweredSamples: [] };
   let lane = 0;
   const worker = async () => {
     while (figures.frames < options.total) {
@@ -129,10 +138,12 @@ export async function fuzzFrames(roomUrl: () => string, options: { total: number
         figures.frames++;
         if (expectsNoAnswer(frame)) continue;
         const clientId = clientIdOf(frame);
-        const answers = (f: Frame) => ANSWERS.has(f.type) || (clientId !== undefined && f.type === 'message' && f.message?.clientId === clientId);
+        const privateAsk = isPrivateAsk(frame);
+        const answers = (f: Frame) =>
+          ANSWERS.has(f.type) || (clientId !== undefined && f.type === 'message' && f.message?.clientId === clientId) || (privateAsk && f.type.startsWith('assistant.'));
         const answer = await client.waitFor(from, answers, ANSWER_TIMEOUT_MS);
-        if (answer === null) figures.unanswered++;
-        else figures.answered++;
+        if (answer !== null) figures.answered++;
+        else if (++figures.unanswered <= 5) figures.unansweredSamples.push(String(frame.data).slice(0, 300));
       }
       await client.waitFor(client.frames.length, () => false, client.open ? 0 : 1_000);
       const code = String(client.closeCode ?? 'open');

@@ -90,7 +90,10 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
   const stop = async (graceMs = 10_000) => {
     if (!exit) {
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const timer = setTimeout(() => {
+        if (process.env.FAULTS_DEBUG) process.stderr.write(`server did not stop in ${graceMs} ms; last logs:\n${logs.slice(-15).join('\n')}\n`);
+        child.kill('SIGKILL');
+      }, graceMs);
       await exitedPromise;
       clearTimeout(timer);
     }

@@ -1,4 +1,5 @@
 /** Regression tests for inputs that once ended the process: no client frame may close more than its own connection. */
+import { connect as tcpConnect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CLOSE_REASONS, CloseCode, MAX_CLOSE_REASON_BYTES } from '../../src/protocol/close-codes.js';
 import { Session } from '../../src/rooms/session.js';
@@ -52,5 +53,24 @@ describe('hostile room clients', () => {
     expect(closed.code).toBe(CloseCode.INTERNAL_ERROR);
     bystander.client.send({ type: 'say', text: 'unaffected', clientId: 'b1' });
     await bystander.client.next('message', (f) => f.message.text === 'unaffected');
+  });
+
+  it('ends the socket of an upgrade refused with an HTTP error (it stayed half-open and held shutdown)', async () => {
+    const { url } = await start();
+    const port = Number(new URL(url()).port);
+    for (const path of ['/ws/rooms/%E2%82%AC%00%FF', `/ws/rooms/${'a'.repeat(8_000)}`]) {
+      const answer = await new Promise<{ status: string; endedByServer: boolean }>((resolve) => {
+        const socket = tcpConnect(port, '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+        // The client never ends its side: only the server can close this socket.
+        socket.on('close', () => resolve({ status: received.split('\r\n')[0], endedByServer: true }));
+        socket.write(
+          [`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', '', ''].join('\r\n'),
+        );
+      });
+      expect(answer.status).toMatch(/^HTTP\/1\.1 4\d\d /);
+      expect(answer.endedByServer).toBe(true);
+    }
   });
 });
