@@ -1,8 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { corporaExclusions } from './test/corpora-gate.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Tests that read the shared corpora are left out, with a message, where they are absent.
+    exclude: [...configDefaults.exclude, ...corporaExclusions(import.meta.dirname)],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

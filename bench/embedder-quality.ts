@@ -7,16 +7,15 @@
  *   node dist/bench/embedder-quality.js [--dataset FILE] [--dim D] [--weights words=1,pairs=0.5,chars=0.6] [--half 0|1]
  *
  * `--half` keeps every other article (0: even, 1: odd) so a change can be checked on data it was
- * not chosen on. Prints one JSON object on its last line (DESIGN §8).
+ * not chosen on. Prints one JSON object on its last line (README, Benchmarks).
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseArgs } from '../src/cli/command.js';
-import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder, type FeatureWeights } from '../src/ai/local-embedder.js';
+import { readSetting } from '../src/config.js';
+import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder, type FeatureWeights } from '../src/ai/local/local-embedder.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const DEFAULT_DATASET = join(ROOT, '../shared/corpora/qa/xquad-en.dev.json');
+const DEFAULT_DATASET = join(resolve(readSetting('SALON_CORPORA')), 'qa/xquad-en.dev.json');
 const THROUGHPUT_TEXTS = 1000;
 const THROUGHPUT_CHARS = 800;
 

@@ -3,19 +3,15 @@
  * body text against the extraction corpus's `articleBody`. Prints the N worst pages to stderr
  * and `{pages, mean_f1, median_f1, failures}` as JSON on the last line of stdout.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseArgs } from '../src/cli/command.js';
+import { readSetting } from '../src/config.js';
 import { extractArticle } from '../src/content/extract/index.js';
 import { loadCorpus, scoreCorpus } from './extraction-score.js';
 
-/** Finds ../shared/corpora/extraction beside the repository (this file runs from dist/bench). */
+/** The extraction corpus inside SALON_CORPORA. */
 function defaultCorpus(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return resolve(dir, '../shared/corpora/extraction');
-  }
-  return resolve('../shared/corpora/extraction');
+  return join(resolve(readSetting('SALON_CORPORA')), 'extraction');
 }
 
 function main(): void {

@@ -1,5 +1,5 @@
 /**
- * Retrieval and answer quality of the whole pipeline on a SQuAD-format file (DESIGN §8):
+ * Retrieval and answer quality of the whole pipeline on a SQuAD-format file (README, Benchmarks):
  * every passage is ingested as an item into a temporary DATA_DIR through the item pipeline (store,
  * chunker, indexer) of a real app with the local providers, every question is asked in the
  * items' topic room through the three stages and the local model, and
@@ -14,10 +14,10 @@ import { buildApp } from '../src/app.js';
 import { parseArgs } from '../src/cli/command.js';
 import { loadConfig } from '../src/config.js';
 import { SalonAssistant } from '../src/rag/assistant.js';
-import { EVAL_CATEGORY, evaluate, loadSquad, type QuestionOutcome } from '../src/rag/eval/squad.js';
+import { EVAL_CATEGORY, evaluate, loadSquad, type QuestionOutcome } from './squad.js';
 import { roomViews } from '../src/rag/room-context.js';
 import { storeResolver } from '../src/rooms/resolver.js';
-import { topicRoomId } from '../src/rooms/topics.js';
+import { topicRoomId } from '../src/protocol/room-ids.js';
 
 async function main(): Promise<number> {
   const { options } = parseArgs(process.argv.slice(2));
@@ -46,7 +46,9 @@ async function main(): Promise<number> {
     });
     const missesFile = options.get('misses');
     if (typeof missesFile === 'string') writeFileSync(missesFile, JSON.stringify(misses, null, 1));
-    console.error(`${set.items.length} passages ingested in ${ingestS.toFixed(1)} s; ${set.questions.length} questions in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    console.error(
+      `${set.items.length} passages ingested in ${ingestS.toFixed(1)} s; ${set.questions.length} questions in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+    );
     console.log(JSON.stringify(result));
     return 0;
   } finally {

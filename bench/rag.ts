@@ -1,5 +1,5 @@
 /**
- * Whole asks through the assistant with the local providers (DESIGN §8): N synthetic items are
+ * Whole asks through the assistant with the local providers (README, Benchmarks): N synthetic items are
  * ingested through the item pipeline of a real app, then questions are asked one after another in
  * item rooms. Prints `{items, p50_ms, p95_ms, p99_ms, overhead_p95_ms, …, stages}` (and `stages_cpu` with `--cpu`),
  * where overhead is each ask's time minus the time spent inside embedder and chat model calls
@@ -32,8 +32,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalChatModel } from '../src/ai/local-chat.js';
-import { LocalEmbedder } from '../src/ai/local-embedder.js';
+import { LocalChatModel } from '../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
 import type { ChatMessage, ChatModel, Embedder } from '../src/ai/types.js';
 import { buildApp } from '../src/app.js';
 import { parseArgs } from '../src/cli/command.js';

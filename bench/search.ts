@@ -1,10 +1,10 @@
 /**
- * Vector search benchmark (DESIGN §8): the flat index (worker pool + WASM SIMD kernel) and the
+ * Vector search benchmark (README, Benchmarks): the flat index (worker pool + WASM SIMD kernel) and the
  * HNSW graph (built by the tiered index in its worker), on clustered synthetic vectors.
  *
  *   npm run bench:search -- --n N --dim D [--queries Q] [--threads T] [--clusters C]
  *                           [--latent L] [--oracle Q] [--m M] [--ef-construction E] [--ef-search E]
- *                           [--shards S] [--build-threads T] [--ef-sweep 16,32,64] [--no-hnsw]
+ *                           [--build-threads T] [--ef-sweep 16,32,64] [--no-hnsw]
  *
  * Data: a Gaussian mixture of C clusters whose covariance is low-rank (an L-dimensional latent
  * space per cluster) plus isotropic noise — real embeddings concentrate near a low-dimensional
@@ -15,12 +15,13 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from '../src/cli/command.js';
-import { FlatIndex } from '../src/search/flat-index.js';
-import { DEFAULT_HNSW_PARAMS } from '../src/search/hnsw-index.js';
-import { ScanPool } from '../src/search/scan-pool.js';
+import { FlatIndex } from '../src/search/flat/flat-index.js';
+import { DEFAULT_HNSW_PARAMS } from '../src/search/graph/hnsw-worker-client.js';
+import { ScanPool } from '../src/search/flat/scan-pool.js';
 import { TieredIndex } from '../src/search/tiered-index.js';
 import type { VectorHit } from '../src/search/types.js';
 import { prng as rng } from './synthetic-text.js';
+import { stderrLogger } from '../src/logger.js';
 
 const META = { kind: 'news', sourceType: 'document', scope: null, privileged: false } as const;
 const WARMUP = 20;
@@ -115,7 +116,10 @@ function bruteForce(data: Float32Array, n: number, dim: number, q: Float32Array,
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
-async function timeSearches(search: (q: Float32Array) => Promise<VectorHit[]>, qs: Float32Array[]): Promise<{ p50: number; p99: number; results: VectorHit[][] }> {
+async function timeSearches(
+  search: (q: Float32Array) => Promise<VectorHit[]>,
+  qs: Float32Array[],
+): Promise<{ p50: number; p99: number; results: VectorHit[][] }> {
   for (const q of qs.slice(0, WARMUP)) await search(q);
   const times: number[] = [];
   const results: VectorHit[][] = [];
@@ -148,9 +152,12 @@ async function main(): Promise<void> {
   const latent = num('latent', 32);
   const oracleCount = Math.min(qCount, num('oracle', 100));
   // As the app does: one graph, built on every search thread.
-  const shards = num('shards', 1);
   const buildThreads = num('build-threads', threads);
-  const params = { m: num('m', DEFAULT_HNSW_PARAMS.m), efConstruction: num('ef-construction', DEFAULT_HNSW_PARAMS.efConstruction), efSearch: num('ef-search', DEFAULT_HNSW_PARAMS.efSearch) };
+  const params = {
+    m: num('m', DEFAULT_HNSW_PARAMS.m),
+    efConstruction: num('ef-construction', DEFAULT_HNSW_PARAMS.efConstruction),
+    efSearch: num('ef-search', DEFAULT_HNSW_PARAMS.efSearch),
+  };
 
   const t0 = performance.now();
   const data = generate({ n, dim, clusters, latent, seed: 42 });
@@ -162,7 +169,11 @@ async function main(): Promise<void> {
   const pool = new ScanPool({ threads });
   const flat = new FlatIndex({ dimensions: dim, pool, initialCapacity: n });
   for (let i = 0; i < n; i += LOAD_BATCH) {
-    const batch = Array.from({ length: Math.min(LOAD_BATCH, n - i) }, (_, j) => ({ rowId: i + j + 1, vector: data.subarray((i + j) * dim, (i + j + 1) * dim), meta: META }));
+    const batch = Array.from({ length: Math.min(LOAD_BATCH, n - i) }, (_, j) => ({
+      rowId: i + j + 1,
+      vector: data.subarray((i + j) * dim, (i + j + 1) * dim),
+      meta: META,
+    }));
     await flat.upsert(batch);
   }
   const flatRun = await timeSearches((q) => flat.search(q, 10), qs);
@@ -177,7 +188,14 @@ async function main(): Promise<void> {
 
   let hnswOut: Record<string, unknown> | null = null;
   if (!options.has('no-hnsw')) {
-    const tiered = new TieredIndex({ flat, threshold: 0, fingerprint: `bench@${dim}`, params, shards, buildThreads, log: { info: (m) => console.error(m), warn: (m) => console.error(m) } });
+    const tiered = new TieredIndex({
+      flat,
+      threshold: 0,
+      fingerprint: `bench@${dim}`,
+      params,
+      buildThreads,
+      log: stderrLogger(true),
+    });
     const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
     delay.enable();
     const elu = performance.eventLoopUtilization();
@@ -189,7 +207,10 @@ async function main(): Promise<void> {
     delay.disable();
     if (tiered.mode !== 'hnsw') throw new Error('the HNSW graph was not built');
     const sweep: Record<string, number>[] = [];
-    for (const ef of String(options.get('ef-sweep') ?? '').split(',').filter(Boolean).map(Number)) {
+    for (const ef of String(options.get('ef-sweep') ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map(Number)) {
       tiered.setEfSearch(ef);
       const r = await timeSearches((q) => tiered.search(q, 10), qs);
       sweep.push({ ef_search: ef, p50_ms: round(r.p50), p99_ms: round(r.p99), recall_at_10: round(recallAt10(r.results, truth), 4) });
@@ -210,7 +231,6 @@ async function main(): Promise<void> {
       m: params.m,
       ef_construction: params.efConstruction,
       ef_search: params.efSearch,
-      shards,
       build_threads: buildThreads,
       ...(sweep.length ? { ef_sweep: sweep } : {}),
     };

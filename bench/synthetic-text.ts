@@ -71,5 +71,8 @@ export function questionAbout(item: ContentItem, i: number): string {
   const sentences = item.body.split(/(?<=\.)\s+/);
   const s = sentences[i % sentences.length].replace(/\.$/, '').split(' ');
   const start = i % Math.max(1, s.length - 6);
-  return `What about ${s.slice(start, start + 6).join(' ').toLowerCase()}?`;
+  return `What about ${s
+    .slice(start, start + 6)
+    .join(' ')
+    .toLowerCase()}?`;
 }

@@ -78,7 +78,9 @@ export class RawClient {
       socket.once('close', () => fail(new Error('closed before the upgrade')));
       socket.once('connect', () => {
         const key = randomBytes(16).toString('base64');
-        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+        socket.write(
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        );
       });
     });
   }

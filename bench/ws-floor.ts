@@ -161,11 +161,26 @@ async function main(): Promise<void> {
     const share = Math.ceil(sockets / readerCount);
     for (let i = 0; i < readerCount; i++) {
       const count = Math.min(share, sockets - i * share);
-      readers.push(start(cores > 1 ? `1-${cores - 1}` : '0', ['--role', 'reader', '--port', String(port), '--first', String(i * share), '--count', String(count), '--spin', values.spin!]));
+      readers.push(
+        start(cores > 1 ? `1-${cores - 1}` : '0', [
+          '--role',
+          'reader',
+          '--port',
+          String(port),
+          '--first',
+          String(i * share),
+          '--count',
+          String(count),
+          '--spin',
+          values.spin!,
+        ]),
+      );
     }
     await Promise.all(readers.map((r) => next(r, 'connected')));
     while ((await (w.send({ cmd: 'count' }), next(w, 'count'))).sockets < sockets) await new Promise((r) => setTimeout(r, 50));
-    const results = new Map<Mode, { loop: number[]; usPerWrite: number[]; delivered: number[] }>(MODES.map((m) => [m, { loop: [], usPerWrite: [], delivered: [] }]));
+    const results = new Map<Mode, { loop: number[]; usPerWrite: number[]; delivered: number[] }>(
+      MODES.map((m) => [m, { loop: [], usPerWrite: [], delivered: [] }]),
+    );
     for (let round = 0; round < rounds; round++) {
       for (const mode of MODES) {
         await new Promise((r) => setTimeout(r, PAUSE_MS));
@@ -180,7 +195,13 @@ async function main(): Promise<void> {
       }
     }
     const out: Record<string, unknown> = { sockets, rounds, readers: readerCount, pinned };
-    for (const [mode, r] of results) out[mode] = { loop_ms_p50: median(r.loop), cpu_us_per_write_p50: median(r.usPerWrite), delivered_ms_p50: median(r.delivered), delivered_ms_max: Number(Math.max(...r.delivered).toFixed(2)) };
+    for (const [mode, r] of results)
+      out[mode] = {
+        loop_ms_p50: median(r.loop),
+        cpu_us_per_write_p50: median(r.usPerWrite),
+        delivered_ms_p50: median(r.delivered),
+        delivered_ms_max: Number(Math.max(...r.delivered).toFixed(2)),
+      };
     console.log(JSON.stringify(out));
   } finally {
     for (const r of readers) r.kill('SIGKILL');

@@ -174,12 +174,23 @@ process.on('message', async (cmd: LoadCommand) => {
       meter.start();
       return reply({ evt: 'ran', ...(await run(cmd, rooms)) });
     case 'warmup':
-      for (const room of cmd.rooms) clients.find((c) => c.room === room && !c.client.closed)?.client.sendText(`{"type":"say","text":"w:${room}","clientId":"w${room}"}`);
+      for (const room of cmd.rooms)
+        clients.find((c) => c.room === room && !c.client.closed)?.client.sendText(`{"type":"say","text":"w:${room}","clientId":"w${room}"}`);
       return reply({ evt: 'warming' });
     case 'progress':
       return reply({ evt: 'progress', delivered, warmed });
     case 'report':
-      return reply({ evt: 'report', delivered, overflow, errors, ...meter.read(), closed: clients.filter((c) => c.client.closed).length, histogram: sparseHistogram(), bucketMs: BUCKET_MS, slowest: [...slowestBySend] });
+      return reply({
+        evt: 'report',
+        delivered,
+        overflow,
+        errors,
+        ...meter.read(),
+        closed: clients.filter((c) => c.client.closed).length,
+        histogram: sparseHistogram(),
+        bucketMs: BUCKET_MS,
+        slowest: [...slowestBySend],
+      });
     case 'exit':
       for (const c of clients) c.client.destroy();
       process.exit(0);

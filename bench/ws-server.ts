@@ -99,7 +99,14 @@ process.on('message', async (msg: { cmd: string }) => {
       // Reading RSS opens /proc/self/stat, which fails once every file descriptor is in use.
       mem = { rss: null, heapUsed: NaN, external: NaN };
     }
-    process.send!({ evt: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, cpuMs: (cpu.user + cpu.system) / 1000, connections: app.salon.rooms?.connectionCount ?? 0 });
+    process.send!({
+      evt: 'stats',
+      rss: mem.rss,
+      heapUsed: mem.heapUsed,
+      external: mem.external,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      connections: app.salon.rooms?.connectionCount ?? 0,
+    });
   } else if (msg.cmd === 'exit') {
     await app.close();
     process.exit(0);

@@ -6,7 +6,7 @@
  * (client i in room i mod R), posts one unmeasured warm-up message per room (`--warmup 0` to
  * skip), then sends M messages per second in total for S seconds (the load generators take turns,
  * so they never post at the same instant), and prints
- * DESIGN §8's JSON as the last line: {clients, rooms, rate, seconds, connected, sent, delivered,
+ * the JSON the README's Benchmarks section describes, as the last line: {clients, rooms, rate, seconds, connected, sent, delivered,
  * lost, p50_ms, p99_ms, rss_mb}, plus max_ms (the slowest receipt), all_members_p50/max_ms (per
  * message, when its last member had it: median and worst over the messages), deliveries_per_s,
  * server_cpu_ms and server_us_per_delivery (server CPU during the measured phase), load_cpu_ms,
@@ -23,6 +23,8 @@
  * the server's store writes (the synchronous SQLite append each message waits for);
  * server_fanout_* the server's side of each message, from its append to the end of the event-loop
  * turn that wrote its frames to every member's socket (what is left of the latency is the clients').
+ * `--synchronous full` runs the server with SQLITE_SYNCHRONOUS=full (every acknowledged message
+ * fsynced) to measure what durability against power loss costs; `synchronous` says which ran.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -48,14 +50,23 @@ const { values } = parseArgs({
     loaders: { type: 'string', default: '0' },
     group: { type: 'string', default: 'own' },
     warmup: { type: 'string', default: '1' },
+    synchronous: { type: 'string', default: 'normal' },
   },
 });
+if (values.synchronous !== 'normal' && values.synchronous !== 'full') throw new Error(`--synchronous: expected normal or full, got ${values.synchronous}`);
 if (values.group !== 'own' && values.group !== 'shared') throw new Error(`--group: expected own or shared, got ${values.group}`);
 const ownGroups = values.group === 'own';
 const loaderOption = Number(values.loaders);
-if (!Number.isInteger(loaderOption) || loaderOption < 0) throw new Error(`--loaders: expected a whole number ≥ 0 (0: one per ${9_000} clients), got ${values.loaders}`);
+if (!Number.isInteger(loaderOption) || loaderOption < 0)
+  throw new Error(`--loaders: expected a whole number ≥ 0 (0: one per ${9_000} clients), got ${values.loaders}`);
 if (values.warmup !== '0' && values.warmup !== '1') throw new Error(`--warmup: expected 0 or 1, got ${values.warmup}`);
-const opts = { clients: Number(values.clients), rooms: Number(values.rooms), rate: Number(values.rate), seconds: Number(values.seconds), warmup: values.warmup === '1' };
+const opts = {
+  clients: Number(values.clients),
+  rooms: Number(values.rooms),
+  rate: Number(values.rate),
+  seconds: Number(values.seconds),
+  warmup: values.warmup === '1',
+};
 for (const [name, v] of Object.entries(opts)) {
   if (typeof v === 'boolean') continue;
   if (!Number.isFinite(v) || v < 0 || (name !== 'rate' && v < 1)) throw new Error(`--${name}: expected a positive number, got ${String(v)}`);
@@ -124,7 +135,15 @@ async function main(): Promise<void> {
   const startLoad = loadavg()[0];
   const dataDir = mkdtempSync(join(tmpdir(), 'salon-bench-ws-'));
   const loadCpus = cores > 1 ? `1-${cores - 1}` : '0';
-  const server = start('ws-server.js', '0', { DATA_DIR: dataDir, BENCH_ROOMS: String(opts.rooms), ROOM_MAX_CONNECTIONS_PER_IP: '10000000' }, [
+  // Every load client comes from 127.0.0.1: the per-address limits would stop the benchmark itself.
+  const unlimited = {
+    ROOM_MAX_CONNECTIONS_PER_IP: '10000000',
+    ROOM_MAX_CONNECTIONS: '10000000',
+    ROOM_ADDRESS_FRAMES_PER_SECOND: '1000000',
+    ROOM_NEW_IDENTITIES_PER_MINUTE: '1000000',
+    ROOM_MESSAGES_PER_SECOND: '1000000',
+  };
+  const server = start('ws-server.js', '0', { DATA_DIR: dataDir, BENCH_ROOMS: String(opts.rooms), SQLITE_SYNCHRONOUS: values.synchronous!, ...unlimited }, [
     '--expose-gc',
     // e.g. BENCH_SERVER_NODE_ARGS=--cpu-prof to profile the server
     ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
@@ -140,21 +159,30 @@ async function main(): Promise<void> {
     await Promise.all(loaders.map((l) => next(l, 'ready')));
     const share = (i: number) => Math.max(0, Math.min(perLoader, opts.clients - i * perLoader));
     const joined = await Promise.all(
-      loaders.map((l, i) => ask(l, { cmd: 'connect', port, first: i * perLoader, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected')),
+      loaders.map((l, i) =>
+        ask(l, { cmd: 'connect', port, first: i * perLoader, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected'),
+      ),
     );
     const connected = joined.reduce((s, j) => s + j.connected, 0);
     const members = new Array<number>(opts.rooms).fill(0);
     for (const j of joined) j.perRoom.forEach((n: number, r: number) => (members[r] += n));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const idle = await ask(server, { cmd: 'stats' }, 'stats');
-    if (opts.warmup) await warmUp(loaders, joined.map((j) => j.perRoom), members);
+    if (opts.warmup)
+      await warmUp(
+        loaders,
+        joined.map((j) => j.perRoom),
+        members,
+      );
 
     server.send({ cmd: 'profile' });
     server.send({ cmd: 'meter' });
     // Staggered: N generators sending in step would post N messages at once (two simultaneous
     // broadcasts to a 10,000-member room are not one message delivered).
     const ran = await Promise.all(
-      loaders.map((l, i) => ask(l, { cmd: 'run', rate: (opts.rate * joined[i].connected) / Math.max(1, connected), seconds: opts.seconds, phase: i / loaders.length }, 'ran')),
+      loaders.map((l, i) =>
+        ask(l, { cmd: 'run', rate: (opts.rate * joined[i].connected) / Math.max(1, connected), seconds: opts.seconds, phase: i / loaders.length }, 'ran'),
+      ),
     );
     const sent = ran.reduce((s, r) => s + r.sent, 0);
     let expected = 0;
@@ -221,10 +249,13 @@ async function main(): Promise<void> {
       server_fanout_max_ms: phase.fanoutMaxMs,
       kb_per_connection: connected && idle.rss !== null ? Number(((idle.rss - baseline.rss) / 1024 / connected).toFixed(2)) : null,
       failed_connections: opts.clients - connected,
-      heap_kb_per_connection: connected ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / connected).toFixed(2)) : null,
+      heap_kb_per_connection: connected
+        ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / connected).toFixed(2))
+        : null,
       errors: reports.reduce((s, r) => s + r.errors, 0),
       pinned: hasTaskset && cores > 1,
       own_groups: ownGroups,
+      synchronous: values.synchronous,
       load_avg_1m: Number(startLoad.toFixed(2)),
     };
     console.log(JSON.stringify(result));

@@ -16,7 +16,9 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 const stepsDir = join(root, 'scripts/build-steps');
 mkdirSync(stepsDir, { recursive: true });
-for (const file of readdirSync(stepsDir).filter((f) => f.endsWith('.mjs')).sort()) {
+for (const file of readdirSync(stepsDir)
+  .filter((f) => f.endsWith('.mjs'))
+  .sort()) {
   const step = await import(pathToFileURL(join(stepsDir, file)).href);
   await step.run({ root, watch });
 }

@@ -20,7 +20,10 @@ function newestMtime(dir) {
 }
 
 const builtAt = existsSync(marker) ? statSync(marker).mtimeMs : 0;
-const sourcesAt = Math.max(...['src', 'workers', 'bench', 'public', 'scripts'].map((d) => newestMtime(join(root, d))), statSync(join(root, 'package.json')).mtimeMs);
+const sourcesAt = Math.max(
+  ...['src', 'workers', 'bench', 'public', 'scripts'].map((d) => newestMtime(join(root, d))),
+  statSync(join(root, 'package.json')).mtimeMs,
+);
 if (sourcesAt > builtAt) {
   const r = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) process.exit(r.status ?? 1);

@@ -1,59 +1,33 @@
 /**
- * Builds a Salon Fastify app from a Config. The only place that picks implementations for the
- * seams (Store, RoomBus, Embedder, ChatModel, VectorIndex); tests pass doubles in `overrides`.
+ * Builds a Salon Fastify app from a Config: the services (src/services.ts, whose seams come from
+ * src/parts.ts), then the plugins that serve them, each declaring what it needs. Tests pass doubles
+ * in `overrides`.
  */
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { installAi } from './ai/install.js';
-import type { ChatModel, Embedder } from './ai/types.js';
-import type { Config } from './config.js';
-import type { IngestDeps } from './content/article.js';
-import { defaultIngestDeps } from './content/ingest-deps.js';
-import { installContent } from './content/install.js';
+import type { Config, TrustProxy } from './config.js';
+import aiPlugin from './plugins/ai.js';
+import assistantPlugin from './plugins/assistant.js';
+import contentPlugin from './plugins/content.js';
+import roomsPlugin from './plugins/rooms.js';
+import searchPlugin from './plugins/search.js';
 import { installErrorHandlers } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
+import apiRateLimit from './routes/rate-limit.js';
 import webRoutes from './routes/web.js';
-import { installAssistant } from './rag/install.js';
-import { installRooms } from './rooms/install.js';
-import { installSearch } from './search/install.js';
-import type { VectorIndex } from './search/types.js';
-import type { RoomOptions } from './rooms/options.js';
-import type { RoomAssistant, RoomBus } from './rooms/types.js';
-import type { Services } from './services.js';
-import { SqliteStore } from './store/sqlite.js';
-import type { Store } from './store/types.js';
+import { createServices, type ServiceOverrides } from './services.js';
 
-/** Implementations that replace the ones app.ts would build from config. */
-export interface AppOverrides {
-  store?: Store;
-  /** A room assistant double instead of the RAG assistant. */
-  assistant?: RoomAssistant;
-  /** A RoomBus instead of the lone in-process one (multi-node tests). */
-  roomBus?: RoomBus;
-  /** Room timer and limit overrides (tests). */
-  roomOptions?: Partial<RoomOptions>;
-  /** An Embedder instead of the one AI_PROVIDER names. */
-  embedder?: Embedder;
-  /** A ChatModel instead of the one AI_PROVIDER names. */
-  chat?: ChatModel;
-  /** Fetching and extraction for ingestion instead of the SSRF-guarded fetcher (tests). */
-  ingestDeps?: IngestDeps;
+/** Implementations that replace the ones the config would choose, and test-only settings. */
+export interface AppOverrides extends ServiceOverrides {
   /** A folder laid out as fixtures/demo to seed from instead of fixtures/demo. */
   demoDir?: string;
-  /** A VectorIndex instead of the flat/HNSW index built from config. */
-  index?: VectorIndex;
 }
 
 const BODY_LIMIT_BYTES = 1_048_576;
 
-function createStore(config: Config): Store {
-  if (config.DATABASE_URL) {
-    throw new Error('DATABASE_URL: the PostgreSQL store is not part of this build yet; unset DATABASE_URL to use SQLite');
-  }
-  // Room messages commit on the event loop: keep WAL checkpoints (fsyncs) off it.
-  return new SqliteStore({ filename: join(config.DATA_DIR, 'salon.db'), backgroundCheckpoints: true });
+/** TRUST_PROXY as Fastify takes it: a hop count becomes "trust the first n hops". */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
 /** Builds the app; call `listen()` to serve or `inject()` to test, and always `close()`. */
@@ -61,27 +35,22 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: false,
+    // Limits count the client's address: behind a proxy, only the proxies named here may tell it.
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
+    // A client that trickles its request (slowloris) is cut off; idle keep-alives outlive a proxy's.
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   });
 
-  if (config.REDIS_URL && !overrides.roomBus) {
-    // Silently running single-node when the operator asked for many nodes would split rooms.
-    throw new Error('REDIS_URL: the Redis room bus is not part of this build yet; unset REDIS_URL to run one node');
-  }
-  const store = overrides.store ?? createStore(config);
-  const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
-  if (!config.ADMIN_TOKEN) app.log.warn(`ADMIN_TOKEN is unset; admin routes accept this generated token: ${adminToken}`);
-
-  const services: Services = { config, store, adminToken, readiness: new Map() };
+  const services = createServices(config, app.log, overrides);
   app.decorate('salon', services);
   app.addHook('onClose', async () => {
-    await store.close();
+    await services.store.close();
   });
 
   installErrorHandlers(app);
-  // Before search, rooms and the assistant: they use services.embedder and services.chat.
-  await installAi(app, services, { embedder: overrides.embedder, chat: overrides.chat });
+  await app.register(apiRateLimit, { perMinute: config.API_RATE_LIMIT_PER_MINUTE });
   await app.register(swagger, {
     openapi: {
       info: { title: 'Salon API', version: '1' },
@@ -91,14 +60,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(healthRoutes);
   // The browser client and the security headers of every response.
   await app.register(webRoutes);
-  // Vector index, indexer and search service; loads the index from the store on ready.
-  await installSearch(app, services, { index: overrides.index });
-  // Content, ingest and demo images; seeds the demo on ready. After search: it feeds services.indexer.
-  await installContent(app, services, { deps: overrides.ingestDeps ?? defaultIngestDeps(config), demoDir: overrides.demoDir });
-  await installRooms(app, services, { bus: overrides.roomBus, options: overrides.roomOptions });
+  await app.register(aiPlugin);
+  await app.register(searchPlugin);
+  await app.register(contentPlugin, { demoDir: overrides.demoDir });
+  await app.register(roomsPlugin);
+  await app.register(assistantPlugin);
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  // After the AI, search and rooms parts: the assistant needs services.search and services.chat.
-  await installAssistant(app, services, { assistant: overrides.assistant });
-
   return app;
 }

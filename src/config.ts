@@ -59,6 +59,21 @@ function url(...protocols: string[]): Parser<string> {
   };
 }
 
+/** Fastify's `trustProxy`: false, true (any proxy), a hop count, or the proxies' addresses/CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+const trustProxy: Parser<TrustProxy> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  if (['true', 'yes', 'on'].includes(v)) return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const proxies = list(raw);
+  for (const p of proxies) {
+    if (!/^[0-9a-f:.]+(\/\d{1,3})?$/i.test(p)) throw new Error(`expected true, a hop count, or comma-separated proxy addresses/CIDRs, got "${p}"`);
+  }
+  return proxies;
+};
+
 const list: Parser<string[]> = (raw) =>
   raw
     .split(',')
@@ -102,18 +117,70 @@ export const SETTINGS = {
   OPENAI_EMBED_MODEL: setting(text, 'text-embedding-3-small', 'OpenAI-compatible embedding model'),
   OPENAI_CHAT_MODEL: setting(text, 'gpt-4o-mini', 'OpenAI-compatible chat model'),
   AI_TIMEOUT_MS: setting(integer(100, 600_000), 60_000, 'longest wait for a model before giving up'),
+  AI_MAX_ANSWER_TOKENS: setting(integer(16, 100_000), 1024, 'most tokens a remote model may write in one reply (Ollama num_predict, OpenAI max_tokens)'),
+  ASK_LIMIT_USER: setting(integer(1, 100_000), 6, 'questions to the assistant a minute per member'),
+  ASK_LIMIT_ROOM: setting(integer(1, 100_000), 20, 'questions to the assistant a minute per room'),
+  ASK_LIMIT_IP: setting(
+    integer(1, 100_000),
+    12,
+    "questions to the assistant a minute per client address (IPv6: per /64); twice a member's, for people sharing one address",
+  ),
+  EMBED_CACHE_MAX_ENTRIES: setting(
+    integer(0, 100_000_000),
+    50_000,
+    'document vectors a remote embedder keeps in the store (questions are never kept); the oldest go first',
+  ),
   AI_IDLE_TIMEOUT_MS: setting(integer(100, 600_000), 20_000, 'longest silence inside a streamed answer'),
-  DATABASE_URL: setting(url('postgres:', 'postgresql:'), undefined, 'PostgreSQL store for many nodes; not in this build yet, so setting it stops start-up (unset: SQLite in DATA_DIR)', true),
-  REDIS_URL: setting(url('redis:', 'rediss:'), undefined, 'Redis bus for many nodes; not in this build yet, so setting it stops start-up (unset: in-process bus)', true),
+  DATABASE_URL: setting(
+    url('postgres:', 'postgresql:'),
+    undefined,
+    'PostgreSQL store for many nodes; not in this build yet, so setting it stops start-up (unset: SQLite in DATA_DIR)',
+    true,
+  ),
+  SQLITE_SYNCHRONOUS: setting(
+    oneOf('normal', 'full'),
+    'normal',
+    'when a message is on disk before it is acknowledged: normal survives a crash of the process, full also a power loss (slower)',
+  ),
+  REDIS_URL: setting(
+    url('redis:', 'rediss:'),
+    undefined,
+    'Redis bus for many nodes; not in this build yet, so setting it stops start-up (unset: in-process bus)',
+    true,
+  ),
   ADMIN_TOKEN: setting(text, undefined, 'bearer token for admin routes (unset: a random one is logged at start)', true),
   ALLOWED_ORIGINS: setting(origins, [] as string[], 'extra origins allowed to open room sockets (same origin is always allowed; * allows any)'),
   ROOM_HELLO_TIMEOUT_MS: setting(integer(100, 600_000), 10_000, 'how long a room socket may stay open without sending hello (then 4408)'),
   ROOM_HEARTBEAT_MS: setting(integer(100, 600_000), 30_000, 'ping interval of room sockets; a socket that misses a pong is dropped'),
-  ROOM_MAX_CONNECTIONS_PER_IP: setting(integer(1, 10_000_000), 100, 'open room sockets allowed per client address'),
+  ROOM_MAX_CONNECTIONS_PER_IP: setting(integer(1, 10_000_000), 100, 'open room sockets allowed per client address (IPv6: per /64)'),
+  ROOM_MAX_CONNECTIONS: setting(integer(1, 10_000_000), 20_000, 'open room sockets allowed on this node; past it new sockets close with 1013'),
+  ROOM_ADDRESS_FRAMES_PER_SECOND: setting(
+    integer(1, 1_000_000),
+    20,
+    'frames a second one client address may send over all its room sockets (bursts of twice that)',
+  ),
+  ROOM_NEW_IDENTITIES_PER_MINUTE: setting(integer(1, 1_000_000), 30, 'new member identities (hello without a token) one client address may take a minute'),
+  ROOM_MESSAGES_PER_SECOND: setting(integer(1, 1_000_000), 30, 'messages a second one room accepts from all its members together (bursts of twice that)'),
+  API_RATE_LIMIT_PER_MINUTE: setting(
+    integer(1, 10_000_000),
+    300,
+    'requests a minute one client address may make to each ask, search, ingest and content route',
+  ),
+  TRUST_PROXY: setting(
+    trustProxy,
+    false as TrustProxy,
+    "trust X-Forwarded-For from: false (no proxy), true (any), a hop count, or the proxies' addresses/CIDRs",
+  ),
+  HTTP_REQUEST_TIMEOUT_MS: setting(integer(1000, 600_000), 30_000, 'longest a client may take to send a whole HTTP request'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting(integer(1000, 600_000), 65_000, "how long an idle HTTP keep-alive connection stays open (longer than a proxy's own)"),
   ROOM_MAX_BUFFERED_BYTES: setting(integer(65_536, 1_073_741_824), 1_048_576, 'unsent bytes a room socket may queue before it is closed with 1013'),
   SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),
   HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
-  SEARCH_WORKERS: setting(integer(1, 64), () => Math.max(1, availableParallelism()), 'search worker threads (flat scans), and the threads an HNSW graph is built on'),
+  SEARCH_WORKERS: setting(
+    integer(1, 64),
+    () => Math.max(1, availableParallelism()),
+    'search worker threads (flat scans), and the threads an HNSW graph is built on',
+  ),
   HN_API_BASE: setting(url('http:', 'https:'), 'https://hacker-news.firebaseio.com/v0', 'Hacker News API base'),
   HN_COMMENT_LIMIT: setting(integer(0, 500), 10, 'top comments kept per HN story'),
   HN_REQUEST_INTERVAL_MS: setting(integer(0, 60_000), 50, 'pause between HN API requests'),
@@ -121,10 +188,21 @@ export const SETTINGS = {
   FETCH_MAX_BYTES: setting(integer(1024, 100_000_000), 5_000_000, 'largest page the fetcher reads'),
   FETCH_ALLOW_HOSTS: setting(list, [] as string[], 'hosts or IPs the fetcher may reach even though they are private (tests)'),
   BODY_MAX_CHARS: setting(integer(1000, 10_000_000), 200_000, 'longest article body kept'),
+  EXTRACT_TASK_TIMEOUT_MS: setting(
+    integer(100, 600_000),
+    20_000,
+    'longest one page extraction or feed parse may run in its worker before the worker is replaced',
+  ),
+  INGEST_JOB_BUDGET_MS: setting(
+    integer(1000, 86_400_000),
+    900_000,
+    'total time an ingest job may run before it stops as failed, keeping the items it finished',
+  ),
   CHUNK_SIZE: setting(integer(100, 20_000), 800, 'characters per indexed chunk'),
   CHUNK_OVERLAP: setting(integer(0, 10_000), 160, 'characters shared by neighbouring chunks'),
   TOPIC_SUMMARY_INTERVAL_MS: setting(integer(1000, 7 * 86_400_000), 3_600_000, 'how often topic room summaries are regenerated'),
   THREAD_OPS: setting(oneOf('members', 'admin'), 'members', 'who may run thread slash commands in a room'),
+  SALON_CORPORA: setting(text, '../shared/corpora', 'the shared corpora that tests, benchmarks and evaluations read in place (not used by the server)'),
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -139,24 +217,31 @@ export type Config = { readonly [K in keyof Settings]: Settings[K]['default'] ex
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const out: Record<string, unknown> = {};
-  for (const [name, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') {
-      out[name] = typeof s.default === 'function' ? (s.default as () => unknown)() : s.default;
-      continue;
-    }
-    try {
-      out[name] = s.parse(raw);
-    } catch (err) {
-      throw new ConfigError(name, (err as Error).message);
-    }
-  }
+  for (const name of Object.keys(SETTINGS) as (keyof Settings)[]) out[name] = readSetting(name, env);
   const config = out as Config;
   if (config.CHUNK_OVERLAP >= config.CHUNK_SIZE) {
     throw new ConfigError('CHUNK_OVERLAP', `must be smaller than CHUNK_SIZE (${config.CHUNK_SIZE})`);
   }
   out.DATA_DIR = resolve(config.DATA_DIR);
+  out.SALON_CORPORA = resolve(config.SALON_CORPORA);
   return Object.freeze(out) as Config;
+}
+
+/**
+ * One setting from `env`: its parsed value, or its default when unset or empty. For tools that need
+ * a single setting without the whole server's config (tests, benchmarks). Throws ConfigError.
+ */
+export function readSetting<K extends keyof Settings>(name: K, env: NodeJS.ProcessEnv = process.env): Config[K] {
+  const s = SETTINGS[name] as Setting<unknown>;
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') {
+    return (typeof s.default === 'function' ? (s.default as () => unknown)() : s.default) as Config[K];
+  }
+  try {
+    return s.parse(raw) as Config[K];
+  } catch (err) {
+    throw new ConfigError(name, (err as Error).message);
+  }
 }
 
 /** Config for tests: defaults plus the given overrides, no environment read. */

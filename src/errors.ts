@@ -63,6 +63,7 @@ export const errors = {
   ERR_INVALID_CURSOR: define('ERR_INVALID_CURSOR', 400, 'Invalid cursor'),
   ERR_JOB_NOT_FOUND: define('ERR_JOB_NOT_FOUND', 404, 'No ingest job %s'),
   ERR_JOB_CANCELLED: define('ERR_JOB_CANCELLED', 503, 'Ingest stopped: %s'),
+  ERR_JOB_BUDGET: define('ERR_JOB_BUDGET', 504, 'The ingest job ran past its budget of %s ms (INGEST_JOB_BUDGET_MS)'),
 
   // fetching
   ERR_FETCH_BLOCKED_ADDRESS: define('ERR_FETCH_BLOCKED_ADDRESS', 422, 'Refusing to fetch %s: it resolves to a private or reserved address'),
@@ -75,6 +76,7 @@ export const errors = {
   ERR_FETCH_TIMEOUT: define('ERR_FETCH_TIMEOUT', 504, 'Fetching %s timed out (timeout %s ms)'),
   ERR_EXTRACTION_FAILED: define('ERR_EXTRACTION_FAILED', 422, 'Could not extract an article from %s: %s'),
   ERR_FEED_PARSE: define('ERR_FEED_PARSE', 422, 'Not a feed: %s'),
+  ERR_PROCESSING_TIMEOUT: define('ERR_PROCESSING_TIMEOUT', 422, 'Processing %s took longer than %s ms; the worker was restarted'),
 
   // AI
   ERR_AI_UNAVAILABLE: define('ERR_AI_UNAVAILABLE', 503, 'AI provider unavailable: %s'),
@@ -89,11 +91,13 @@ export const errors = {
 
   // rooms and the assistant
   ERR_BAD_MESSAGE: define('ERR_BAD_MESSAGE', 400, 'Bad message: %s'),
+  ERR_NAME_RESERVED: define('ERR_NAME_RESERVED', 400, 'The name %s is reserved; choose another'),
   ERR_ROOM_NOT_FOUND: define('ERR_ROOM_NOT_FOUND', 404, 'No room %s'),
   ERR_BAD_TOKEN: define('ERR_BAD_TOKEN', 401, 'The identity token is invalid'),
   ERR_ORIGIN_NOT_ALLOWED: define('ERR_ORIGIN_NOT_ALLOWED', 403, 'Origin %s may not open room sockets'),
   ERR_RATE_LIMITED: define('ERR_RATE_LIMITED', 429, 'Slow down: %s'),
   ERR_TOO_MANY_CONNECTIONS: define('ERR_TOO_MANY_CONNECTIONS', 429, 'Too many connections from this address'),
+  ERR_SERVER_FULL: define('ERR_SERVER_FULL', 503, 'The server holds as many room connections as it can; try again shortly'),
   ERR_MESSAGE_TOO_LONG: define('ERR_MESSAGE_TOO_LONG', 400, 'Message is longer than %s characters'),
   ERR_NOT_JOINED: define('ERR_NOT_JOINED', 400, 'Send hello before %s'),
   ERR_HELLO_TIMEOUT: define('ERR_HELLO_TIMEOUT', 408, 'No hello within %s ms'),

@@ -1,15 +1,25 @@
 /**
- * The running parts of one Salon process, built by app.ts from the config and handed to routes
- * through `app.salon`. Each area adds its part here as it lands.
+ * The running parts of one Salon process, built together from the config by `createServices` and
+ * handed to plugins and routes through `app.salon`. Every part is present once the app exists:
+ * routes never check whether something was configured. The order of construction is the order of
+ * dependence, written out below; seam implementations come from src/parts.ts.
  */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from './logger.js';
+import type { ChatModel, Embedder, ProviderHealth } from './ai/types.js';
 import type { Config } from './config.js';
-import type { ProviderHealth } from './ai/types.js';
-import type { ChatModel, Embedder } from './ai/types.js';
-import type { ChunkSink } from './content/types.js';
-import type { IngestService } from './content/ingest.js';
-import type { TopicSummaries } from './rag/topics.js';
-import type { RoomAssistant } from './rooms/types.js';
-import type { RoomHub } from './rooms/hub.js';
+import type { IngestDeps } from './content/sources/article.js';
+import { IngestService } from './content/ingest/ingest.js';
+import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
+import { createItemPipeline } from './content/ingest/pipeline.js';
+import { createAi, createRoomBus, createVectorIndex, openStore } from './parts.js';
+import { SalonAssistant } from './rag/assistant.js';
+import { roomViews } from './rag/room-context.js';
+import { TopicSummaries } from './rag/topics.js';
+import { createRooms, type RoomHub } from './rooms/index.js';
+import type { RoomOptions } from './rooms/options.js';
+import type { RoomAssistant, RoomBus } from './rooms/types.js';
+import { createSearchStack, type SearchStack } from './search/search-stack.js';
 import type { SearchService, VectorIndex } from './search/types.js';
 import type { Store } from './store/types.js';
 
@@ -23,22 +33,117 @@ export interface Services {
   adminToken: string;
   /** Checks `/readyz` runs besides the store's ping. */
   readiness: Map<string, ReadinessCheck>;
-  /** Filled by the AI area (src/ai). */
-  embedder?: Embedder;
-  chat?: ChatModel;
-  /** Filled by the search area (src/search). */
-  index?: VectorIndex;
-  search?: SearchService;
-  /** Receives chunk changes from ingestion; the search area's Indexer. */
-  indexer?: ChunkSink;
-  /** Ingest jobs and the item pipeline (src/content/ingest.ts); set by installContent. */
-  ingest?: IngestService;
-  /** Filled by the RAG area (src/rag). */
-  assistant?: RoomAssistant;
+  embedder: Embedder;
+  chat: ChatModel;
+  /** Reachability of the AI provider and its models. */
+  aiHealth(): Promise<ProviderHealth>;
+  index: VectorIndex;
+  /** The index, the Indexer (the ChunkSink ingestion feeds) and the search service. */
+  searchStack: SearchStack;
+  search: SearchService;
+  /** Ingest jobs and the item pipeline (src/content/ingest/ingest.ts). */
+  ingest: IngestService;
   /** The rooms core (src/rooms): live rooms, presence, the assistant's RoomOutlet. */
-  rooms?: RoomHub;
+  rooms: RoomHub;
+  assistant: RoomAssistant;
   /** Topic room summaries, regenerated on a timer (src/rag/topics.ts). */
-  topics?: TopicSummaries;
+  topics: TopicSummaries;
+}
+
+/** Implementations that replace the ones the config would choose (tests). */
+export interface ServiceOverrides {
+  store?: Store;
+  /** A room assistant double instead of the RAG assistant. */
+  assistant?: RoomAssistant;
+  /** A RoomBus instead of the one REDIS_URL chooses (multi-node tests). */
+  roomBus?: RoomBus;
+  /** Room timer and limit overrides (tests). */
+  roomOptions?: Partial<RoomOptions>;
+  /** An Embedder instead of the one AI_PROVIDER names. */
+  embedder?: Embedder;
+  /** A ChatModel instead of the one AI_PROVIDER names. */
+  chat?: ChatModel;
+  /** Fetching and extraction for ingestion instead of the SSRF-guarded fetcher (tests). */
+  ingestDeps?: IngestDeps;
+  /** A VectorIndex instead of the flat/HNSW index built from config. */
+  index?: VectorIndex;
+}
+
+/** Builds every part of a process from `config`; nothing is started yet (plugins do that). */
+export function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Services {
+  const store = overrides.store ?? openStore(config, { backgroundCheckpoints: true });
+  const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
+  if (!config.ADMIN_TOKEN) log.warn({}, `ADMIN_TOKEN is unset; admin routes accept this generated token: ${adminToken}`);
+
+  const ai = createAi(config, store, {
+    embedder: overrides.embedder,
+    chat: overrides.chat,
+    onCacheError: (err) => log.warn({ err }, 'embedding cache unavailable; embedding without it'),
+  });
+  const searchStack = createSearchStack({
+    store,
+    embedder: ai.embedder,
+    index: overrides.index ?? createVectorIndex(config, ai.embedder, { log }),
+    log,
+  });
+
+  const pipeline = createItemPipeline({
+    store,
+    bodyMaxChars: config.BODY_MAX_CHARS,
+    chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP },
+    sink: () => searchStack.indexer,
+  });
+  const ingest = new IngestService({
+    store,
+    pipeline,
+    deps: overrides.ingestDeps ?? defaultIngestDeps(config),
+    hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
+    bodyMaxChars: config.BODY_MAX_CHARS,
+    jobBudgetMs: config.INGEST_JOB_BUDGET_MS,
+    log,
+  });
+
+  // The hub and the assistant know each other: the hub asks through it, it answers through the hub.
+  let assistant: RoomAssistant | undefined;
+  const rooms = createRooms(config, {
+    store,
+    log,
+    assistant: () => assistant,
+    bus: overrides.roomBus ?? createRoomBus(config),
+    options: overrides.roomOptions,
+  });
+  assistant =
+    overrides.assistant ??
+    new SalonAssistant({
+      store,
+      search: searchStack.search,
+      chat: ai.chat,
+      resolveRoom: roomViews(rooms.resolve),
+      log,
+      answerTimeoutMs: config.AI_TIMEOUT_MS,
+      rerankTimeoutMs: Math.min(config.AI_TIMEOUT_MS, 15_000),
+      userLimit: { limit: config.ASK_LIMIT_USER, windowMs: 60_000 },
+      roomLimit: { limit: config.ASK_LIMIT_ROOM, windowMs: 60_000 },
+      addressLimit: { limit: config.ASK_LIMIT_IP, windowMs: 60_000 },
+    });
+  const topics = new TopicSummaries({ store, chat: ai.chat, intervalMs: config.TOPIC_SUMMARY_INTERVAL_MS, log });
+
+  return {
+    config,
+    store,
+    adminToken,
+    readiness: new Map(),
+    embedder: ai.embedder,
+    chat: ai.chat,
+    aiHealth: () => ai.health(),
+    index: searchStack.index,
+    searchStack,
+    search: searchStack.search,
+    ingest,
+    rooms,
+    assistant,
+    topics,
+  };
 }
 
 declare module 'fastify' {

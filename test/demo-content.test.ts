@@ -270,7 +270,10 @@ describe('demo collection', () => {
       expect(svg, `${file} is out of date: run node fixtures/demo/make-images.mjs`).toContain(`<title id="t">${escapeXml(item.title)}</title>`);
     }
     const onDisk = readdirSync(IMG_DIR).filter((f) => f.endsWith('.svg'));
-    expect(onDisk.filter((f) => !referenced.has(f)), 'images no item refers to').toEqual([]);
+    expect(
+      onDisk.filter((f) => !referenced.has(f)),
+      'images no item refers to',
+    ).toEqual([]);
   });
 });
 

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOverrides } from '../src/app.js';
-import { testConfig, type Config } from '../src/config.js';
+import { readSetting, testConfig, type Config } from '../src/config.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 
-/** Root of ../shared/corpora as seen from the repository. */
-export const CORPORA = resolve(__dirname, '../../shared/corpora');
+/** The shared corpora (SALON_CORPORA, default ../shared/corpora), read in place. */
+export const CORPORA = resolve(readSetting('SALON_CORPORA'));
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'salon-test-'): { dir: string; cleanup: () => void } {

@@ -1,10 +1,10 @@
 /**
- * Article extraction worker (run by the pool in src/content/extract-pool.ts). Task export
+ * Article extraction worker (run by the pool in src/content/extract/extract-pool.ts). Task export
  * `extract`: parses one page off the main thread. Errors come back as data, because a thrown
  * SalonError loses its class and code on the way out of a worker.
  */
 import { extractArticle, type ExtractedArticle } from '../src/content/extract/index.js';
-import { SalonError } from '../src/errors.js';
+import { toWorkerError, type WorkerError } from '../src/worker-errors.js';
 
 /** One page to extract: its HTML (text, or bytes whose charset is sniffed) and options. */
 export interface ExtractTask {
@@ -14,9 +14,7 @@ export interface ExtractTask {
 }
 
 /** The article, or the error code and message extraction failed with. */
-export type ExtractResult =
-  | { ok: true; article: ExtractedArticle }
-  | { ok: false; error: { name: string; message: string; code?: string; statusCode?: number } };
+export type ExtractResult = { ok: true; article: ExtractedArticle } | { ok: false; error: WorkerError };
 
 /** Extracts the article of `task.html`. */
 export function extract(task: ExtractTask): ExtractResult {
@@ -24,8 +22,6 @@ export function extract(task: ExtractTask): ExtractResult {
   try {
     return { ok: true, article: extractArticle(html, { url: task.url, maxChars: task.maxChars }) };
   } catch (err) {
-    const e = err as Error;
-    const salon = err instanceof SalonError ? { code: err.code, statusCode: err.statusCode } : {};
-    return { ok: false, error: { name: e.name, message: e.message, ...salon } };
+    return { ok: false, error: toWorkerError(err) };
   }
 }

@@ -1,10 +1,12 @@
 /**
- * Feed parsing worker (run by src/content/feed-pool.ts). Task export `parse`: parses one feed
- * document off the main thread; a large podcast feed takes hundreds of milliseconds of cheerio.
- * Errors come back as data, because a thrown SalonError loses its class on the way out.
+ * Feed parsing worker (run by src/content/sources/feed-pool.ts). Task export `parse`: parses one feed
+ * document and turns its entries into plain text, off the main thread (a large podcast feed takes
+ * hundreds of milliseconds of cheerio; a hostile one, whatever its time limit allows). Errors come
+ * back as data, because a thrown SalonError loses its class on the way out.
  */
-import { parseFeed, type ParsedFeed } from '../src/content/feeds.js';
-import { SalonError } from '../src/errors.js';
+import { toPlainFeed } from '../src/content/sources/feed-items.js';
+import { parseFeed, type ParsedFeed } from '../src/content/sources/feeds.js';
+import { toWorkerError, type WorkerError } from '../src/worker-errors.js';
 
 /** One feed document: its bytes (decoded by declaration or detection) and a name for errors. */
 export interface FeedTask {
@@ -12,14 +14,13 @@ export interface FeedTask {
   ref: string;
 }
 
-export type FeedResult = { ok: true; feed: ParsedFeed } | { ok: false; error: { message: string; code?: string; statusCode?: number } };
+export type FeedResult = { ok: true; feed: ParsedFeed } | { ok: false; error: WorkerError };
 
-/** Parses `task.bytes` as a feed. */
+/** Parses `task.bytes` as a feed, with plain-text entries. */
 export function parse(task: FeedTask): FeedResult {
   try {
-    return { ok: true, feed: parseFeed(task.bytes, task.ref) };
+    return { ok: true, feed: toPlainFeed(parseFeed(task.bytes, task.ref)) };
   } catch (err) {
-    const salon = err instanceof SalonError ? { code: err.code, statusCode: err.statusCode } : {};
-    return { ok: false, error: { message: (err as Error).message, ...salon } };
+    return { ok: false, error: toWorkerError(err) };
   }
 }

@@ -1,14 +1,14 @@
 /**
  * The worker that owns an HNSW graph while it is built (salon-hnsw, hnswlib's cosine space). Unlike
  * the scan workers this one is stateful, so it is a plain worker thread answering messages in order
- * (src/search/hnsw-index.ts is its only client): building, searching and saving all happen here,
+ * (src/search/hnsw-worker-client.ts is its only client): building, searching and saving all happen here,
  * off the event loop. A batch of adds runs on `threads` native threads at once.
  */
 import { parentPort } from 'node:worker_threads';
 import { Graph } from 'salon-hnsw';
-import { checkGraphFile, saveGraphFile } from '../src/search/hnsw-files.js';
-import { GRAPH_ENCODING } from '../src/search/hnsw-index.js';
-import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/hnsw-protocol.js';
+import { checkGraphFile, saveGraphFile } from '../src/search/graph/hnsw-files.js';
+import { GRAPH_ENCODING } from '../src/search/graph/hnsw-worker-client.js';
+import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/graph/hnsw-protocol.js';
 
 let index: Graph | null = null;
 /** Native threads per batch of adds (the graph's build parallelism). */

@@ -3,7 +3,7 @@
  * Task export `scan`: scores a range (or a list) of rows of the shared memory against the query
  * with the WASM SIMD kernel, block by block, and returns its own top k passing the filter.
  */
-import { instantiateKernel, type Kernel } from '../src/search/kernel.js';
+import { instantiateKernel, type Kernel } from '../src/search/flat/kernel.js';
 import {
   BLOCK_ROWS,
   META_FLAGS,
@@ -16,8 +16,8 @@ import {
   scoresOffset,
   type ScanResult,
   type ScanTask,
-} from '../src/search/layout.js';
-import { TopK } from '../src/search/top-k.js';
+} from '../src/search/flat/layout.js';
+import { TopK } from '../src/search/flat/top-k.js';
 
 /** Kernels instantiated per index memory; a few, so a replaced index's memory can be freed. */
 const MAX_CACHED_KERNELS = 4;

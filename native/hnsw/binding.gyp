@@ -5,7 +5,7 @@
       "sources": ["src/graph.cc"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
-        "<!(node -p \"require('path').join(require('path').dirname(require.resolve('hnswlib-node')), '..', 'src')\")"
+        "vendor"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],

@@ -13,7 +13,11 @@ export async function run({ root }) {
   mkdirSync(outDir, { recursive: true });
   const sources = SOURCE_DIRS.map((d) => join(root, d))
     .filter((d) => existsSync(d))
-    .flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.wat')).map((f) => join(d, f)));
+    .flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith('.wat'))
+        .map((f) => join(d, f)),
+    );
   let wabt;
   for (const src of sources) {
     const out = join(outDir, basename(src, '.wat') + '.wasm');

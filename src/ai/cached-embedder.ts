@@ -1,11 +1,17 @@
 /**
- * An Embedder that remembers: vectors are kept in the store keyed by (model and dimension,
- * sha256 of the text), so restarts and re-ingests do not embed the same text again. Texts
- * repeated within one call are embedded once. A failing cache never fails an embed.
+ * An Embedder that remembers document vectors: they are kept in the store keyed by (model and
+ * dimension, sha256 of the text), so restarts and re-ingests do not embed the same text again.
+ * Questions and searches (purpose `query`, the default) pass straight through and are never kept:
+ * a question can be private, and a store of them would say what people asked. The cache is
+ * bounded (`maxEntries`, oldest dropped first). Texts repeated within one call are embedded once.
+ * A failing cache never fails an embed.
  */
 import { sha256 } from '../store/hashing.js';
 import type { Store } from '../store/types.js';
-import type { Embedder } from './types.js';
+import type { EmbedPurpose, Embedder } from './types.js';
+
+/** EMBED_CACHE_MAX_ENTRIES's default: ~150 MB of 768-dimension vectors. */
+export const DEFAULT_EMBED_CACHE_MAX_ENTRIES = 50_000;
 
 /** The store key of an embedder's vectors: its model name and dimension. */
 export function embeddingCacheKey(embedder: Pick<Embedder, 'model' | 'dimensions'>): string {
@@ -15,6 +21,8 @@ export function embeddingCacheKey(embedder: Pick<Embedder, 'model' | 'dimensions
 export interface CachedEmbedderOptions {
   /** Told when the cache could not be read or written (the embed still succeeds). */
   onCacheError?: (err: unknown) => void;
+  /** Most vectors kept; default DEFAULT_EMBED_CACHE_MAX_ENTRIES. */
+  maxEntries?: number;
 }
 
 /** Wraps `inner` with the store's embedding cache. */
@@ -37,7 +45,8 @@ export class CachedEmbedder implements Embedder {
     return this.inner.similarityThreshold;
   }
 
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async embed(texts: string[], signal?: AbortSignal, purpose: EmbedPurpose = 'query'): Promise<Float32Array[]> {
+    if (purpose !== 'document') return this.inner.embed(texts, signal, purpose);
     const hashes = texts.map((t) => sha256(t));
     const unique = new Map<string, string>();
     hashes.forEach((h, i) => unique.set(h, texts[i]));
@@ -47,11 +56,13 @@ export class CachedEmbedder implements Embedder {
       const vectors = await this.inner.embed(
         missing.map(([, t]) => t),
         signal,
+        purpose,
       );
       const entries = missing.map(([textHash], i) => ({ textHash, vector: vectors[i] }));
       for (const e of entries) found.set(e.textHash, e.vector);
       // The key is taken after the call: a remote embedder learns its dimension from the first answer.
-      await this.store.putEmbeddings(embeddingCacheKey(this.inner), entries).catch((err) => this.options.onCacheError?.(err));
+      const maxEntries = this.options.maxEntries ?? DEFAULT_EMBED_CACHE_MAX_ENTRIES;
+      await this.store.putEmbeddings(embeddingCacheKey(this.inner), entries, maxEntries).catch((err) => this.options.onCacheError?.(err));
     }
     const handedOut = new Set<string>();
     return hashes.map((h) => {

@@ -6,7 +6,7 @@
  * parseGroundedPrompt.
  */
 import { randomFillSync } from 'node:crypto';
-import { squash } from './extractive-text.js';
+import { squash } from './local/extractive-text.js';
 
 export interface GroundedSource {
   n: number;
@@ -42,10 +42,13 @@ export function fence(text: string, nonce: string): string {
   return `<data-${nonce}>\n${safe}\n</data-${nonce}>`;
 }
 
-/** Renders the user message. Labels are squashed to one line and fenced too. */
+/**
+ * Renders the user message. A source's label (a page title, a commenter's name: fetched text too)
+ * is squashed to one line and fenced on its own, then its content.
+ */
 export function renderGroundedPrompt(prompt: GroundedPrompt, nonce: string): string {
   const parts = ['[PRIMARY TOPIC]', fence(prompt.topic, nonce), ''];
-  for (const s of prompt.sources) parts.push(`[Source ${s.n}] ${squash(s.label).replace(/[<>]/g, '')}:`, fence(s.content, nonce), '');
+  for (const s of prompt.sources) parts.push(`[Source ${s.n}]`, fence(squash(s.label), nonce), fence(s.content, nonce), '');
   parts.push('[QUESTION]', fence(prompt.question, nonce));
   return parts.join('\n');
 }
@@ -60,7 +63,8 @@ export function parseGroundedPrompt(text: string): GroundedPrompt | null {
   const question = block('\\[QUESTION\\]').exec(text)?.[1];
   if (topic === undefined || question === undefined) return null;
   const sources: GroundedSource[] = [];
-  for (const s of text.matchAll(block('\\[Source (\\d+)\\] ([^\\n]*):'))) {
+  const source = new RegExp(`\\[Source (\\d+)\\]\\n<data-${nonce}>\\n([^\\n]*)\\n</data-${nonce}>\\n<data-${nonce}>\\n([\\s\\S]*?)\\n</data-${nonce}>`, 'g');
+  for (const s of text.matchAll(source)) {
     sources.push({ n: Number(s[1]), label: s[2], content: s[3] });
   }
   return { topic, sources, question };

@@ -1,15 +1,12 @@
 /**
- * Picks the Embedder and ChatModel from AI_PROVIDER (DESIGN §5): `local` (built in, offline),
- * `ollama` or `openai`. Remote embedders are wrapped in the store's embedding cache; the local
- * one is cheaper to recompute than to look up.
+ * The Embedder and ChatModel of each provider, built from the config: `local` (built in, offline),
+ * `ollama` or `openai`. Which one runs is decided in src/parts.ts (`createAi`).
  */
 import type { Config } from '../config.js';
-import type { Store } from '../store/types.js';
-import { CachedEmbedder } from './cached-embedder.js';
-import { LocalChatModel } from './local-chat.js';
-import { LocalEmbedder } from './local-embedder.js';
-import { OllamaChatModel, OllamaEmbedder, ollamaHealth } from './ollama.js';
-import { OpenAIChatModel, OpenAIEmbedder, openaiHealth, type OpenAIOptions } from './openai.js';
+import { LocalChatModel } from './local/local-chat.js';
+import { LocalEmbedder } from './local/local-embedder.js';
+import { OllamaChatModel, OllamaEmbedder, ollamaHealth } from './remote/ollama.js';
+import { OpenAIChatModel, OpenAIEmbedder, openaiHealth, type OpenAIOptions } from './remote/openai.js';
 import type { ChatModel, Embedder, ProviderHealth } from './types.js';
 
 export interface Providers {
@@ -26,7 +23,8 @@ export interface ProviderOverrides {
   onCacheError?: (err: unknown) => void;
 }
 
-function local(config: Config, overrides: ProviderOverrides): Providers {
+/** The built-in offline models. */
+export function localProviders(config: Config, overrides: ProviderOverrides = {}): Providers {
   const embedder = overrides.embedder ?? new LocalEmbedder({ dimensions: config.LOCAL_EMBED_DIM });
   return {
     embedder,
@@ -35,8 +33,14 @@ function local(config: Config, overrides: ProviderOverrides): Providers {
   };
 }
 
-function ollama(config: Config, overrides: ProviderOverrides): Providers {
-  const options = { host: config.OLLAMA_HOST, timeoutMs: config.AI_TIMEOUT_MS, idleTimeoutMs: config.AI_IDLE_TIMEOUT_MS };
+/** Ollama at OLLAMA_HOST. */
+export function ollamaProviders(config: Config, overrides: ProviderOverrides = {}): Providers {
+  const options = {
+    host: config.OLLAMA_HOST,
+    timeoutMs: config.AI_TIMEOUT_MS,
+    idleTimeoutMs: config.AI_IDLE_TIMEOUT_MS,
+    maxAnswerTokens: config.AI_MAX_ANSWER_TOKENS,
+  };
   return {
     embedder: overrides.embedder ?? new OllamaEmbedder(config.OLLAMA_EMBED_MODEL, options),
     chat: overrides.chat ?? new OllamaChatModel(config.OLLAMA_CHAT_MODEL, options),
@@ -44,28 +48,18 @@ function ollama(config: Config, overrides: ProviderOverrides): Providers {
   };
 }
 
-function openai(config: Config, overrides: ProviderOverrides): Providers {
+/** An OpenAI-compatible server at OPENAI_BASE_URL. */
+export function openaiProviders(config: Config, overrides: ProviderOverrides = {}): Providers {
   const options: OpenAIOptions = {
     baseUrl: config.OPENAI_BASE_URL,
     apiKey: config.OPENAI_API_KEY,
     timeoutMs: config.AI_TIMEOUT_MS,
     idleTimeoutMs: config.AI_IDLE_TIMEOUT_MS,
+    maxAnswerTokens: config.AI_MAX_ANSWER_TOKENS,
   };
   return {
     embedder: overrides.embedder ?? new OpenAIEmbedder(config.OPENAI_EMBED_MODEL, options),
     chat: overrides.chat ?? new OpenAIChatModel(config.OPENAI_CHAT_MODEL, options),
     health: () => openaiHealth(options, [config.OPENAI_EMBED_MODEL, config.OPENAI_CHAT_MODEL]),
   };
-}
-
-/**
- * The providers AI_PROVIDER names. With a store, a remote embedder's vectors are cached in it.
- * `overrides` replace either model (tests); health still reports the configured provider.
- */
-export function createProviders(config: Config, store?: Store, overrides: ProviderOverrides = {}): Providers {
-  const chosen = config.AI_PROVIDER === 'ollama' ? ollama(config, overrides) : config.AI_PROVIDER === 'openai' ? openai(config, overrides) : local(config, overrides);
-  if (store && config.AI_PROVIDER !== 'local' && !overrides.embedder) {
-    chosen.embedder = new CachedEmbedder(chosen.embedder, store, { onCacheError: overrides.onCacheError });
-  }
-  return chosen;
 }

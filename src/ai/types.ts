@@ -1,4 +1,4 @@
-/** The two AI seams (DESIGN §5). app.ts picks an implementation from AI_PROVIDER. */
+/** The two AI seams. src/parts.ts picks an implementation from AI_PROVIDER. */
 
 /** Turns texts into vectors. Vectors are L2-normalised so a dot product is the cosine. */
 export interface Embedder {
@@ -7,8 +7,15 @@ export interface Embedder {
   readonly dimensions: number;
   /** Scores below this are treated as unrelated (0.3 suits nomic-embed-text). */
   readonly similarityThreshold: number;
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * Vectors for `texts`. `purpose` says what they are: `document` for indexed content (which may be
+   * cached), `query` (the default) for questions and searches, which are never kept.
+   */
+  embed(texts: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]>;
 }
+
+/** What texts are embedded for. */
+export type EmbedPurpose = 'document' | 'query';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

@@ -1,6 +1,6 @@
 /**
  * Progress for long CLI work: a redrawn bar on a terminal, one summary line otherwise
- * (DESIGN §9), always on stderr so stdout stays machine-readable.
+ * (README, CLI), always on stderr so stdout stays machine-readable.
  */
 const BAR_WIDTH = 28;
 const REDRAW_INTERVAL_MS = 100;
@@ -46,6 +46,8 @@ export class ProgressBar {
     const n = this.done + this.failed;
     const frac = this.total > 0 ? Math.min(1, n / this.total) : 0;
     const filled = Math.round(frac * BAR_WIDTH);
-    this.stream.write(`\r\x1b[2K${this.label} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${n}/${this.total}${this.failed ? ` (${this.failed} failed)` : ''}`);
+    this.stream.write(
+      `\r\x1b[2K${this.label} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${n}/${this.total}${this.failed ? ` (${this.failed} failed)` : ''}`,
+    );
   }
 }

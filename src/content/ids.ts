@@ -1,5 +1,5 @@
 /**
- * Stable content ids (DESIGN §1): `news_<id>`, `post_<id>`, `video_<id>`. The same source always
+ * Stable content ids (docs/architecture.md): `news_<id>`, `post_<id>`, `video_<id>`. The same source always
  * maps to the same id, so re-ingesting updates the stored item instead of adding a second one.
  *
  * - URL-ingested articles: `news_u<first 16 hex of sha256(normalized requested URL)>`. The requested

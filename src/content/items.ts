@@ -84,7 +84,10 @@ function date(v: unknown, field: string): string | null {
 
 function body(v: unknown, max: number): string {
   const s = optionalString(v, 'body') ?? '';
-  const cleaned = cleanText(s).replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  const cleaned = cleanText(s)
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   return truncate(cleaned, max);
 }
 
@@ -99,7 +102,12 @@ function comments(v: unknown): Comment[] {
     const author = name(by, `${at}.by`, ITEM_LIMITS.name);
     if (!author) fail(`${at}.by`, 'must be a non-empty string');
     if (typeof text !== 'string') fail(`${at}.text`, 'must be a string');
-    const t = truncate(cleanText(text).replace(/\n{3,}/g, '\n\n').trim(), ITEM_LIMITS.commentText);
+    const t = truncate(
+      cleanText(text)
+        .replace(/\n{3,}/g, '\n\n')
+        .trim(),
+      ITEM_LIMITS.commentText,
+    );
     if (!t) fail(`${at}.text`, 'is empty');
     if (typeof time !== 'number' || !Number.isInteger(time) || time < 0) fail(`${at}.time`, 'must be Unix seconds (a whole number ≥ 0)');
     return { by: author, text: t, time };

@@ -1,5 +1,8 @@
 /** Small plain-text helpers shared by the content sources: cleaning, truncating, excerpts. */
 
+/** Characters of an item's description (an excerpt of its summary or body). */
+export const DESCRIPTION_CHARS = 300;
+
 // C0 controls except tab and newline, DEL, and C1 controls. \r is handled by newline folding.
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -1,52 +1,12 @@
-/** Shapes of the content that rooms are about (DESIGN §1). */
+/** Shapes of the content that rooms are about, and the server's helpers around them. */
+import type { ContentItem, ContentKind } from '../protocol/content.js';
+import { CONTENT_KINDS } from '../protocol/content.js';
 
-export const CONTENT_KINDS = ['news', 'post', 'video'] as const;
-export type ContentKind = (typeof CONTENT_KINDS)[number];
+export { CONTENT_KINDS };
+export type { Comment, ContentItem, ContentKind, ItemSummary, StoredItem } from '../protocol/content.js';
 
 /** Pattern of the part of a content id after its kind prefix. */
 export const CONTENT_ID_SUFFIX = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** A Hacker News comment kept with the story it belongs to. */
-export interface Comment {
-  by: string;
-  text: string;
-  /** Unix seconds, as the HN API gives it. */
-  time: number;
-}
-
-/** One article, post or video. `id` is `<kind>_<suffix>`. */
-export interface ContentItem {
-  id: string;
-  kind: ContentKind;
-  title: string;
-  url: string | null;
-  description: string;
-  body: string;
-  comments: Comment[];
-  category: string | null;
-  /** ISO-8601. */
-  publishedAt: string | null;
-  image: string | null;
-  author: string | null;
-  channel: string | null;
-  thumbnail: string | null;
-  siteName: string | null;
-  /** Where it came from: `demo`, `url`, `feed`, `hn`, `video-json`, `markdown`, `api`. */
-  source: string;
-}
-
-/** A stored item: the item plus what the store adds. */
-export interface StoredItem extends ContentItem {
-  /** sha256 of the item's meaningful fields; re-ingesting identical content changes nothing. */
-  hash: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** What the list API shows of an item (`GET /api/v1/content`): everything but the body, the comments and the source. */
-export type ItemSummary = Omit<ContentItem, 'body' | 'comments' | 'source'> & {
-  commentCount: number;
-};
 
 /** The kind a content id names, or null if it is not a content id. */
 export function kindOfId(id: string): ContentKind | null {

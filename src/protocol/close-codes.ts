@@ -1,4 +1,4 @@
-/** WebSocket close codes (DESIGN §3). */
+/** WebSocket close codes (docs/protocol.md). */
 export const CloseCode = {
   GOING_AWAY: 1001,
   MESSAGE_TOO_BIG: 1009,

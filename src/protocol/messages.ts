@@ -1,4 +1,4 @@
-/** The room protocol as types (DESIGN §3): one JSON object per text frame, `type` first. */
+/** The room protocol as types (docs/protocol.md): one JSON object per text frame, `type` first. */
 import type { ContentKind, SourceType } from '../content/types.js';
 
 export type AuthorKind = 'user' | 'assistant' | 'system';
@@ -53,11 +53,32 @@ export interface RoomInfo {
 
 // Client → server
 
-export interface HelloFrame { type: 'hello'; name: string; token?: string; lastSeq?: number }
-export interface SayFrame { type: 'say'; text: string; clientId: string; threadId?: string }
-export interface AskFrame { type: 'ask'; text: string; clientId: string; threadId?: string; private?: boolean }
-export interface TypingFrame { type: 'typing'; active: boolean }
-export interface PingFrame { type: 'ping' }
+export interface HelloFrame {
+  type: 'hello';
+  name: string;
+  token?: string;
+  lastSeq?: number;
+}
+export interface SayFrame {
+  type: 'say';
+  text: string;
+  clientId: string;
+  threadId?: string;
+}
+export interface AskFrame {
+  type: 'ask';
+  text: string;
+  clientId: string;
+  threadId?: string;
+  private?: boolean;
+}
+export interface TypingFrame {
+  type: 'typing';
+  active: boolean;
+}
+export interface PingFrame {
+  type: 'ping';
+}
 
 export type ClientMessage = HelloFrame | SayFrame | AskFrame | TypingFrame | PingFrame;
 
@@ -82,16 +103,51 @@ export interface WelcomeFrame {
  * `members` (first 100, join order) and `count` are the room now. `joined`/`left` name the one member
  * who came or went; they are absent when several changes were coalesced into one frame.
  */
-export interface PresenceFrame { type: 'presence'; members: Member[]; count?: number; joined?: Member; left?: Member }
-export interface MessageFrame { type: 'message'; message: Message }
-export interface TypingEventFrame { type: 'typing'; user: Member; active: boolean }
+export interface PresenceFrame {
+  type: 'presence';
+  members: Member[];
+  count?: number;
+  joined?: Member;
+  left?: Member;
+}
+export interface MessageFrame {
+  type: 'message';
+  message: Message;
+}
+export interface TypingEventFrame {
+  type: 'typing';
+  user: Member;
+  active: boolean;
+}
 export type AssistantStage = 'searching' | 'reranking' | 'writing';
-export interface AssistantProgressFrame { type: 'assistant.progress'; id: string; stage: AssistantStage }
-export interface AssistantDeltaFrame { type: 'assistant.delta'; id: string; text: string }
-export interface AssistantDoneFrame { type: 'assistant.done'; message: Message }
-export interface ErrorFrame { type: 'error'; code: string; message: string; clientId?: string }
-export interface WarningFrame { type: 'warning'; code: string; message: string }
-export interface PongFrame { type: 'pong' }
+export interface AssistantProgressFrame {
+  type: 'assistant.progress';
+  id: string;
+  stage: AssistantStage;
+}
+export interface AssistantDeltaFrame {
+  type: 'assistant.delta';
+  id: string;
+  text: string;
+}
+export interface AssistantDoneFrame {
+  type: 'assistant.done';
+  message: Message;
+}
+export interface ErrorFrame {
+  type: 'error';
+  code: string;
+  message: string;
+  clientId?: string;
+}
+export interface WarningFrame {
+  type: 'warning';
+  code: string;
+  message: string;
+}
+export interface PongFrame {
+  type: 'pong';
+}
 
 export type ServerMessage =
   | WelcomeFrame

@@ -10,7 +10,8 @@ import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
 import { DeltaBatcher } from './delta-batcher.js';
 import { since, type RagPipeline } from './pipeline.js';
-import type { RagLogger, RoomView } from './types.js';
+import type { RoomView } from './types.js';
+import type { Logger } from '../logger.js';
 
 /** The assistant's author on every answer. */
 export const ASSISTANT_AUTHOR: Author = { id: 'assistant', name: 'Salon AI', kind: 'assistant' };
@@ -19,7 +20,7 @@ export interface AnswerDeps {
   store: Store;
   chat: ChatModel;
   pipeline: RagPipeline;
-  log: RagLogger;
+  log: Logger;
   resolveRoom(roomId: string): Promise<RoomView | null>;
   /** Sends a frame to the room, or only to the asker for a private ask. */
   emit(request: AskRequest, frame: ServerMessage): void;
@@ -79,7 +80,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     return { message, sources: prepared.sources, stages: { room: { ms: roomMs }, ...prepared.stages, write, done, totalMs: since(started) } };
   } catch (err) {
     batcher.cancel();
-    const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? controller.signal.reason ?? err : err);
+    const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? (controller.signal.reason ?? err) : err);
     deps.log.error({ roomId: request.roomId, answerId: pending.id, code: failure.code, err: (err as Error)?.message }, 'assistant failed');
     deps.emit(request, { type: 'error', code: failure.code, message: failure.message, ...(request.clientId ? { clientId: request.clientId } : {}) });
     throw failure;

@@ -17,10 +17,14 @@ import { DELTA_INTERVAL_MS } from './delta-batcher.js';
 import { FairQueue, type FairQueueOptions } from './fair-queue.js';
 import { RagPipeline } from './pipeline.js';
 import { WindowLimiter, type WindowLimit } from './rate-limit.js';
-import { silentLogger, type RagLogger, type RoomView } from './types.js';
+import { type RoomView } from './types.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { required, wholeNumber, positiveNumber } from '../options.js';
 
 export const DEFAULT_USER_LIMIT: WindowLimit = { limit: 6, windowMs: 60_000 };
 export const DEFAULT_ROOM_LIMIT: WindowLimit = { limit: 20, windowMs: 60_000 };
+/** Twice a member's: people sharing one address (a household, an office) are not locked out by one of them. */
+export const DEFAULT_ADDRESS_LIMIT: WindowLimit = { limit: 12, windowMs: 60_000 };
 /** Asks that may wait for one room at once. */
 export const DEFAULT_MAX_WAITING_PER_ROOM = 4;
 export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
@@ -31,11 +35,13 @@ export interface AssistantOptions {
   chat: ChatModel;
   /** The room's title and context; null for no such room. */
   resolveRoom(roomId: string): Promise<RoomView | null>;
-  log?: RagLogger;
+  log?: Logger;
   queue?: FairQueueOptions;
   maxWaitingPerRoom?: number;
   userLimit?: WindowLimit;
   roomLimit?: WindowLimit;
+  /** Per client address, across every identity it uses (ASK_LIMIT_IP). */
+  addressLimit?: WindowLimit;
   /** Longest a whole answer may take (ERR_AI_TIMEOUT after). */
   answerTimeoutMs?: number;
   rerankTimeoutMs?: number;
@@ -55,22 +61,30 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
   private readonly queue: FairQueue;
   private readonly users: WindowLimiter;
   private readonly rooms: WindowLimiter;
+  private readonly addresses: WindowLimiter;
   private readonly maxWaitingPerRoom: number;
-  private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController }>();
+  private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
   private readonly deps: AnswerDeps;
-  private readonly log: RagLogger;
+  private readonly log: Logger;
 
   constructor(private readonly options: AssistantOptions) {
-    for (const name of ['store', 'search', 'chat', 'resolveRoom'] as const) if (!options[name]) throw new TypeError(`SalonAssistant: options.${name} is required`);
+    for (const name of ['store', 'search', 'chat', 'resolveRoom'] as const) required('SalonAssistant', name, options[name]);
     this.log = options.log ?? silentLogger;
-    this.pipeline = new RagPipeline({ store: options.store, search: options.search, chat: options.chat, log: this.log, rerankTimeoutMs: options.rerankTimeoutMs });
+    this.pipeline = new RagPipeline({
+      store: options.store,
+      search: options.search,
+      chat: options.chat,
+      log: this.log,
+      rerankTimeoutMs: options.rerankTimeoutMs,
+    });
     this.queue = new FairQueue(options.queue);
     this.users = new WindowLimiter(options.userLimit ?? DEFAULT_USER_LIMIT, 'SalonAssistant: options.userLimit');
     this.rooms = new WindowLimiter(options.roomLimit ?? DEFAULT_ROOM_LIMIT, 'SalonAssistant: options.roomLimit');
+    this.addresses = new WindowLimiter(options.addressLimit ?? DEFAULT_ADDRESS_LIMIT, 'SalonAssistant: options.addressLimit');
     this.maxWaitingPerRoom = options.maxWaitingPerRoom ?? DEFAULT_MAX_WAITING_PER_ROOM;
-    if (!Number.isInteger(this.maxWaitingPerRoom) || this.maxWaitingPerRoom < 0) throw new RangeError('SalonAssistant: options.maxWaitingPerRoom must be a whole number');
+    wholeNumber('SalonAssistant', 'maxWaitingPerRoom', this.maxWaitingPerRoom, 0);
     const timeoutMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
-    if (!(timeoutMs > 0)) throw new RangeError('SalonAssistant: options.answerTimeoutMs must be positive');
+    positiveNumber('SalonAssistant', 'answerTimeoutMs', timeoutMs);
     this.deps = {
       store: options.store,
       chat: options.chat,
@@ -95,6 +109,8 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
     if (!request.text.trim()) throw new errors.ERR_BAD_MESSAGE('the question is empty');
     if (!this.users.allows(request.asker.id)) throw new errors.ERR_RATE_LIMITED('at most a few questions to the assistant per minute');
     if (!this.rooms.allows(request.roomId)) throw new errors.ERR_RATE_LIMITED('this room asked the assistant too often; wait a minute');
+    if (request.address && !this.addresses.allows(request.address))
+      throw new errors.ERR_RATE_LIMITED('too many questions to the assistant from this address; wait a minute');
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
   }
 
@@ -109,14 +125,16 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
     done.catch(() => {});
     const position = this.queue.push({
       roomId: req.roomId,
-      run: () => this.run(id, req).then(settle.resolve, (err) => {
-        settle.reject(err);
-        throw err;
-      }),
+      run: () =>
+        this.run(id, req).then(settle.resolve, (err) => {
+          settle.reject(err);
+          throw err;
+        }),
       cancel: (reason) => settle.reject(toSalonError(reason)),
     });
     this.users.record(req.asker.id);
     this.rooms.record(req.roomId);
+    if (req.address) this.addresses.record(req.address);
     if (position > 0) {
       this.log.info({ roomId: req.roomId, answerId: id, position }, 'ask queued');
       this.outlet?.sendToUser(req.roomId, req.asker.id, {
@@ -134,17 +152,24 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
     return out;
   }
 
+  /**
+   * Refuses new asks, cancels waiting ones and aborts those being answered; resolves once every
+   * aborted answer has told its room it failed, so a shutdown can close the sockets after that.
+   */
   async close(): Promise<void> {
     this.queue.close(new errors.ERR_ASSISTANT_FAILED('the server is shutting down'));
-    for (const a of this.answers.values()) a.controller.abort(new errors.ERR_ASSISTANT_FAILED('the server is shutting down'));
+    const running = [...this.answers.values()];
+    for (const a of running) a.controller.abort(new errors.ERR_ASSISTANT_FAILED('the server is shutting down'));
+    await Promise.allSettled(running.map((a) => a.settled));
   }
 
   private async run(id: string, request: AskRequest): Promise<AskResult> {
     const pending: PendingAnswer = { id, stage: 'searching', text: '' };
     const controller = new AbortController();
-    this.answers.set(id, { request, pending, controller });
+    const answer = runAnswer(this.deps, request, pending, controller.signal);
+    this.answers.set(id, { request, pending, controller, settled: answer.catch(() => {}) });
     try {
-      const result = await runAnswer(this.deps, request, pending, controller.signal);
+      const result = await answer;
       try {
         this.options.onAnswer?.(request, result);
       } catch (err) {

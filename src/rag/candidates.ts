@@ -3,14 +3,15 @@
  * deduplicated by chunk and by item (a commenter's words count as their own candidate), and each
  * turned into a short snippet for the reranker.
  */
-import { contentTerms, idfTable } from '../ai/extractive-text.js';
+import { contentTerms, idfTable } from '../ai/local/extractive-text.js';
 import type { ChunkRow } from '../content/types.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { mergeHits, SEARCH_K } from './merge.js';
 import { matchQuery, type MatchedText } from './query-match.js';
 import { makeSnippet, stripTitle, termsOf, windowOf } from './snippets.js';
-import type { Candidate, RagLogger, RoomView } from './types.js';
+import type { Candidate, RoomView } from './types.js';
+import type { Logger } from '../logger.js';
 
 export { SEARCH_K };
 /** Chunks each search asks for: several may belong to one item, so more than SEARCH_K. */
@@ -21,7 +22,7 @@ const THIN_TITLE_CHARS = 40;
 export interface BroadSearchDeps {
   search: SearchService;
   store: Store;
-  log: RagLogger;
+  log: Logger;
 }
 
 export interface BroadSearchResult {

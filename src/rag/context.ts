@@ -3,7 +3,7 @@
  * HN comments become sources of their own (`HN comment by X`), never mixed into article text.
  */
 import type { GroundedSource } from '../ai/grounded-prompt.js';
-import { contentTerms, idfTable, weightedOverlap } from '../ai/extractive-text.js';
+import { contentTerms, idfTable, weightedOverlap } from '../ai/local/extractive-text.js';
 import type { Comment, StoredItem } from '../content/types.js';
 import type { Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';

@@ -1,4 +1,5 @@
 /** Coalesces a model's small pieces into `assistant.delta` frames sent every ~40 ms. */
+import { numberWithin } from '../options.js';
 
 export const DELTA_INTERVAL_MS = 40;
 
@@ -12,7 +13,7 @@ export class DeltaBatcher {
     private readonly flush: (text: string) => void,
     private readonly intervalMs = DELTA_INTERVAL_MS,
   ) {
-    if (!(intervalMs >= 0)) throw new RangeError('DeltaBatcher: intervalMs must be a non-negative number');
+    numberWithin('DeltaBatcher', 'intervalMs', intervalMs, 0);
   }
 
   push(piece: string): void {

@@ -1,9 +1,12 @@
 /**
  * The assistant's queue: one answer at a time per room, at most `concurrency` answers at once
  * overall, and a bounded global FIFO of waiting asks (the backpressure that keeps a busy server
- * from promising answers it cannot give).
+ * from promising answers it cannot give). Each room gets a fair share of the waiting places: with
+ * n rooms waiting, none may hold more than maxWaiting / (n + 1) of them, so there is always room
+ * in line for a room that has not asked yet, however busy the others are.
  */
 import { errors } from '../errors.js';
+import { wholeNumber } from '../options.js';
 
 export const DEFAULT_CONCURRENCY = 2;
 export const DEFAULT_MAX_WAITING = 32;
@@ -32,8 +35,8 @@ export class FairQueue {
   constructor(options: FairQueueOptions = {}) {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.maxWaiting = options.maxWaiting ?? DEFAULT_MAX_WAITING;
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError('FairQueue: options.concurrency must be a positive integer');
-    if (!Number.isInteger(this.maxWaiting) || this.maxWaiting < 0) throw new RangeError('FairQueue: options.maxWaiting must be a whole number');
+    wholeNumber('FairQueue', 'concurrency', this.concurrency, 1);
+    wholeNumber('FairQueue', 'maxWaiting', this.maxWaiting, 0);
   }
 
   /** Jobs waiting for this room (not counting one running). */
@@ -43,7 +46,15 @@ export class FairQueue {
 
   /** Whether `push` would take a job for this room now. */
   accepts(roomId: string): boolean {
-    return !this.closed && (this.canStart(roomId) || this.waiting.length < this.maxWaiting);
+    return !this.closed && (this.canStart(roomId) || this.hasPlaceFor(roomId));
+  }
+
+  /** Waiting places one room may hold now: its fair share of the line. */
+  shareOf(roomId: string): number {
+    const rooms = new Set(this.waiting.map((j) => j.roomId));
+    rooms.delete(roomId);
+    // The +1 keeps a share free for a room that is not in line yet.
+    return Math.max(1, Math.floor(this.maxWaiting / (rooms.size + 2)));
   }
 
   get size(): number {
@@ -60,7 +71,7 @@ export class FairQueue {
       this.start(job);
       return 0;
     }
-    if (this.waiting.length >= this.maxWaiting) throw new errors.ERR_ASSISTANT_BUSY();
+    if (!this.hasPlaceFor(job.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
     this.waiting.push(job);
     return this.waiting.length;
   }
@@ -69,6 +80,10 @@ export class FairQueue {
   close(reason: Error): void {
     this.closed = true;
     for (const job of this.waiting.splice(0)) job.cancel(reason);
+  }
+
+  private hasPlaceFor(roomId: string): boolean {
+    return this.waiting.length < this.maxWaiting && this.waitingIn(roomId) < this.shareOf(roomId);
   }
 
   private canStart(roomId: string): boolean {
@@ -90,7 +105,7 @@ export class FairQueue {
 
   private pump(): void {
     if (this.closed) return;
-    for (let i = 0; i < this.waiting.length && this.running < this.concurrency; ) {
+    for (let i = 0; i < this.waiting.length && this.running < this.concurrency;) {
       const job = this.waiting[i];
       if (this.busyRooms.has(job.roomId)) {
         i++;

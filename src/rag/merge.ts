@@ -63,5 +63,7 @@ export function mergeHits(results: ChunkRef[][], k = SEARCH_K): MergedHit[] {
       } else if (prev.evidence.title && !g.evidence.title) prev.evidence = g.evidence;
     }
   });
-  return [...merged.values()].sort((a, b) => b.score - a.score || a.order - b.order).map(({ hit, evidence, search, score }) => ({ hit, evidence, search, score }));
+  return [...merged.values()]
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .map(({ hit, evidence, search, score }) => ({ hit, evidence, search, score }));
 }

@@ -3,8 +3,9 @@
  * not its first 1,000 chars. Windows of whole sentences are scored by the IDF-weighted question
  * terms they cover; ties go to the window best centred on the strongest sentence.
  */
-import { clip, contentTerms, idfTable, squash } from '../ai/extractive-text.js';
+import { contentTerms, idfTable, squash } from '../ai/local/extractive-text.js';
 import { matchQuery } from './query-match.js';
+import { clip } from '../text.js';
 
 export const PASSAGE_CHARS = 1000;
 /** Weight of the per-sentence scores beside the window's distinct coverage. */

@@ -1,5 +1,5 @@
 /**
- * The three-stage pipeline (DESIGN §5, issue 5) up to the prompt: broad search → rerank → full
+ * The three-stage pipeline (docs/architecture.md) up to the prompt: broad search → rerank → full
  * context. The assistant streams the model's answer to the prompt this returns.
  */
 import { newNonce } from '../ai/grounded-prompt.js';
@@ -11,13 +11,15 @@ import { broadSearch } from './candidates.js';
 import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, type RerankMethod } from './rerank.js';
-import { silentLogger, type Candidate, type RagLogger, type RoomView } from './types.js';
+import { type Candidate, type RoomView } from './types.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { required, positiveNumber, numberWithin } from '../options.js';
 
 export interface PipelineOptions {
   store: Store;
   search: SearchService;
   chat: ChatModel;
-  log?: RagLogger;
+  log?: Logger;
   /** Longest wait for the reranker before keeping the first five. */
   rerankTimeoutMs?: number;
   /** Whole-prompt budget in characters. */
@@ -48,16 +50,16 @@ export interface PrepareHooks {
 
 /** Runs stages 1–3 for one question in one room. */
 export class RagPipeline {
-  private readonly log: RagLogger;
+  private readonly log: Logger;
   private readonly rerankTimeoutMs: number;
   private readonly promptMaxChars: number;
 
   constructor(private readonly options: PipelineOptions) {
-    for (const name of ['store', 'search', 'chat'] as const) if (!options[name]) throw new TypeError(`RagPipeline: options.${name} is required`);
+    for (const name of ['store', 'search', 'chat'] as const) required('RagPipeline', name, options[name]);
     this.rerankTimeoutMs = options.rerankTimeoutMs ?? DEFAULT_RERANK_TIMEOUT_MS;
     this.promptMaxChars = options.promptMaxChars ?? PROMPT_MAX_CHARS;
-    if (!(this.rerankTimeoutMs > 0)) throw new RangeError('RagPipeline: options.rerankTimeoutMs must be positive');
-    if (!(this.promptMaxChars >= 2000)) throw new RangeError('RagPipeline: options.promptMaxChars must be at least 2000');
+    positiveNumber('RagPipeline', 'rerankTimeoutMs', this.rerankTimeoutMs);
+    numberWithin('RagPipeline', 'promptMaxChars', this.promptMaxChars, 2000);
     this.log = options.log ?? silentLogger;
   }
 

@@ -1,4 +1,5 @@
 /** Sliding-window counters for the assistant's per-room and per-user ask limits. */
+import { positiveNumber, wholeNumber } from '../options.js';
 
 export interface WindowLimit {
   /** Asks allowed per window. */
@@ -13,9 +14,12 @@ export class WindowLimiter {
   private readonly hits = new Map<string, number[]>();
   private records = 0;
 
-  constructor(private readonly options: WindowLimit, name = 'WindowLimiter') {
-    if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`${name}: limit must be a positive integer`);
-    if (!(options.windowMs > 0)) throw new RangeError(`${name}: windowMs must be positive`);
+  constructor(
+    private readonly options: WindowLimit,
+    name = 'WindowLimiter',
+  ) {
+    wholeNumber(name, 'limit', options.limit, 1);
+    positiveNumber(name, 'windowMs', options.windowMs);
   }
 
   /** Whether one more event for `key` fits now (without recording it). */

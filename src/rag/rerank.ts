@@ -5,7 +5,8 @@
  */
 import { RERANK_MAX, RERANK_MIN } from '../ai/rerank-parse.js';
 import type { ChatModel } from '../ai/types.js';
-import type { Candidate, RagLogger } from './types.js';
+import type { Candidate } from './types.js';
+import type { Logger } from '../logger.js';
 
 export { RERANK_MAX, RERANK_MIN };
 export const DEFAULT_RERANK_TIMEOUT_MS = 15_000;
@@ -14,7 +15,7 @@ export type RerankMethod = 'skipped' | 'model' | 'fallback';
 
 export interface RerankOptions {
   roomId: string;
-  log: RagLogger;
+  log: Logger;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -64,7 +65,14 @@ async function askModel(chat: ChatModel, question: string, candidates: Candidate
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
   try {
-    const result = await Promise.race([chat.rerank(question, candidates.map((c) => c.snippet), controller.signal), timeout]);
+    const result = await Promise.race([
+      chat.rerank(
+        question,
+        candidates.map((c) => c.snippet),
+        controller.signal,
+      ),
+      timeout,
+    ]);
     if (result === 'timeout') {
       controller.abort(new Error('rerank timed out'));
       options.log.warn({ roomId: options.roomId, timeoutMs }, 'rerank timed out; keeping the first five');

@@ -1,6 +1,6 @@
 /** What the pipeline needs of a room (title and ≤ 2,000-char context), read through a RoomResolver. */
 import type { RoomResolver } from '../rooms/types.js';
-import { TOPIC_ROOM_PREFIX } from '../rooms/topics.js';
+import { TOPIC_ROOM_PREFIX } from '../protocol/room-ids.js';
 import type { RoomView } from './types.js';
 
 export const ROOM_CONTEXT_MAX_CHARS = 2000;

@@ -4,11 +4,14 @@
  * regenerated every TOPIC_SUMMARY_INTERVAL_MS. Missing summaries are generated at start.
  */
 import type { ChatModel } from '../ai/types.js';
-import { clip } from '../ai/extractive-text.js';
-import { topicRoomId, topicSlug } from '../rooms/topics.js';
+
+import { topicRoomId, topicSlug } from '../protocol/room-ids.js';
 import { topicSummaryKey, type TopicSummary } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
-import { silentLogger, type RagLogger } from './types.js';
+
+import { clip } from '../text.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { required, wholeNumber, numberWithin } from '../options.js';
 
 /** Recent items a topic summary is made from. */
 export const TOPIC_ITEMS = 20;
@@ -24,7 +27,7 @@ export interface TopicSummariesOptions {
   store: Store;
   chat: ChatModel;
   intervalMs: number;
-  log?: RagLogger;
+  log?: Logger;
   itemsPerTopic?: number;
 }
 
@@ -33,15 +36,15 @@ export class TopicSummaries {
   /** When a topic's summary last failed: the frequent missing-summary check leaves it alone for a while. */
   private readonly failedAt = new Map<string, number>();
   private running: Promise<unknown> = Promise.resolve();
-  private readonly log: RagLogger;
+  private readonly log: Logger;
   private readonly itemsPerTopic: number;
 
   constructor(private readonly options: TopicSummariesOptions) {
-    if (!options.store) throw new TypeError('TopicSummaries: options.store is required');
-    if (!options.chat) throw new TypeError('TopicSummaries: options.chat is required');
-    if (!(options.intervalMs >= 1000)) throw new RangeError('TopicSummaries: options.intervalMs must be at least 1000');
+    required('TopicSummaries', 'store', options.store);
+    required('TopicSummaries', 'chat', options.chat);
+    numberWithin('TopicSummaries', 'intervalMs', options.intervalMs, 1000);
     this.itemsPerTopic = options.itemsPerTopic ?? TOPIC_ITEMS;
-    if (!Number.isInteger(this.itemsPerTopic) || this.itemsPerTopic < 1) throw new RangeError('TopicSummaries: options.itemsPerTopic must be a positive integer');
+    wholeNumber('TopicSummaries', 'itemsPerTopic', this.itemsPerTopic, 1);
     this.log = options.log ?? silentLogger;
   }
 

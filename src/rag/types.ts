@@ -1,15 +1,5 @@
-/** Shapes shared by the stages of the RAG pipeline (DESIGN §5, issue 5). */
+/** Shapes shared by the stages of the RAG pipeline (docs/architecture.md). */
 import type { ChunkRow, ContentKind } from '../content/types.js';
-
-/** The few logger methods the pipeline uses; pino and Fastify's logger fit. */
-export interface RagLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-/** A logger that drops everything, for tools and tests. */
-export const silentLogger: RagLogger = { info() {}, warn() {}, error() {} };
 
 /** What the pipeline needs to know about the room it answers in. */
 export interface RoomView {

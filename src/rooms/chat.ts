@@ -85,7 +85,16 @@ export class Chat {
     const assistant = this.host.assistant();
     if (!assistant) return session.error(new errors.ERR_ASSISTANT_FAILED('no assistant is configured'), clientId);
     try {
-      const { done } = assistant.ask({ roomId: room.id, threadId, text, asker: member, clientId, private: isPrivate, ...(questionId ? { questionId } : {}) });
+      const { done } = assistant.ask({
+        roomId: room.id,
+        threadId,
+        text,
+        asker: member,
+        address: session.address,
+        clientId,
+        private: isPrivate,
+        ...(questionId ? { questionId } : {}),
+      });
       // The assistant reports failures to the room itself; this only keeps the rejection handled.
       done.catch(() => {});
     } catch (err) {
@@ -101,7 +110,16 @@ export class Chat {
     const reply = handler
       ? await handler.run({ roomId: room.id, threadId, user: member, args: command.args })
       : this.host.commands.help(command.name === 'help' ? undefined : command.name);
-    const message: Message = { id: `sys_${randomUUID()}`, seq: 0, roomId: room.id, threadId, author: { ...SYSTEM_AUTHOR }, text: reply, ts: new Date().toISOString(), clientId };
+    const message: Message = {
+      id: `sys_${randomUUID()}`,
+      seq: 0,
+      roomId: room.id,
+      threadId,
+      author: { ...SYSTEM_AUTHOR },
+      text: reply,
+      ts: new Date().toISOString(),
+      clientId,
+    };
     session.deliver(JSON.stringify({ type: 'message', message }));
   }
 

@@ -1,5 +1,5 @@
 /**
- * Slash commands typed in `say` (DESIGN §3.1). `/ask` and `@ai` are handled by the hub; other
+ * Slash commands typed in `say` (docs/protocol.md). `/ask` and `@ai` are handled by the hub; other
  * commands are registered here by the areas that own them (threads, memory) and answer the sender
  * alone with a `system` message. Until a command is registered, the sender gets the list of what is.
  */

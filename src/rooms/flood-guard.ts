@@ -3,6 +3,7 @@
  * at once); rejected frames are counted, and too many rejections in one window mean abuse.
  * Four numbers per connection, no timers.
  */
+import { TokenBucket } from './token-bucket.js';
 
 export interface FloodLimits {
   ratePerSecond: number;
@@ -14,8 +15,7 @@ export interface FloodLimits {
 export type Admission = 'ok' | 'rejected' | 'abuse';
 
 export class FloodGuard {
-  private tokens: number;
-  private refilledAt: number;
+  private readonly bucket: TokenBucket;
   private rejections = 0;
   private windowStart = 0;
 
@@ -23,20 +23,12 @@ export class FloodGuard {
     private readonly limits: FloodLimits,
     now: number,
   ) {
-    this.tokens = limits.rateBurst;
-    this.refilledAt = now;
+    this.bucket = new TokenBucket(limits.ratePerSecond, limits.rateBurst, now);
   }
 
   /** Takes one token for a frame arriving at `now` (ms). */
   admit(now: number): Admission {
-    const { ratePerSecond, rateBurst } = this.limits;
-    this.tokens = Math.min(rateBurst, this.tokens + ((now - this.refilledAt) * ratePerSecond) / 1000);
-    this.refilledAt = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 'ok';
-    }
-    return this.reject(now);
+    return this.bucket.take(now) ? 'ok' : this.reject(now);
   }
 
   /** Counts a rejection; 'abuse' once the window holds `abuseRejections` of them. */

@@ -1,17 +1,15 @@
 /**
- * Validation of client frames at the edge (STYLE 5): raw text in, a typed ClientMessage or a
+ * Validation of client frames at the edge (docs/architecture.md): raw text in, a typed ClientMessage or a
  * catalogued error out. Nothing past this file sees unchecked input.
  */
 import { SalonError, errors } from '../errors.js';
 import type { ClientMessage } from '../protocol/messages.js';
+import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 
-export const MAX_NAME_CHARS = 32;
 export const MAX_CLIENT_ID_CHARS = 128;
 export const MAX_TOKEN_CHARS = 256;
 export const MAX_THREAD_ID_CHARS = 128;
 
-/** Control characters, plus invisible and bidi-override characters that let one name pose as another. */
-const FORBIDDEN_IN_NAME = /[\p{Cc}\u00ad\u061c\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
 const CONTROL = /\p{Cc}/u;
 
 /** Outcome of parsing one frame; on failure `clientId` is echoed when the frame carried one. */
@@ -21,14 +19,6 @@ type Fields = Record<string, unknown>;
 
 function bad(why: string, clientId?: string): Parsed {
   return { ok: false, error: new errors.ERR_BAD_MESSAGE(why), ...(clientId ? { clientId } : {}) };
-}
-
-/** A display name: trimmed, 1–32 characters, nothing invisible. Null when unusable. */
-export function cleanName(raw: unknown): string | null {
-  if (typeof raw !== 'string') return null;
-  const name = raw.normalize('NFC').trim();
-  if (name.length < 1 || name.length > MAX_NAME_CHARS || FORBIDDEN_IN_NAME.test(name)) return null;
-  return name;
 }
 
 function optionalString(f: Fields, key: string, max: number): string | undefined | false {
@@ -41,6 +31,7 @@ function optionalString(f: Fields, key: string, max: number): string | undefined
 function parseHello(f: Fields): Parsed {
   const name = cleanName(f.name);
   if (name === null) return bad(`name must be 1–${MAX_NAME_CHARS} visible characters`);
+  if (isReservedName(name)) return { ok: false, error: new errors.ERR_NAME_RESERVED(name) };
   const token = optionalString(f, 'token', MAX_TOKEN_CHARS);
   if (token === false) return bad('token must be a string');
   const lastSeq = f.lastSeq;

@@ -2,7 +2,7 @@
  * The rooms core of one node: live rooms (created on first join, dropped when empty), the
  * connections of every client, delivery on this node first and then on the RoomBus (own echoes
  * dropped), and the RoomOutlet the assistant streams through. Knows connections only as
- * `Connection` (STYLE 4).
+ * `Connection` (docs/architecture.md).
  */
 import { errors } from '../errors.js';
 import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
@@ -12,30 +12,27 @@ import { Chat } from './chat.js';
 import { CommandRegistry } from './commands.js';
 import { decodeEnvelope, encodeEnvelope, type Delivery } from './envelope.js';
 import type { Identity } from './identity.js';
-import { InProcessBus } from './in-process-bus.js';
+import { AddressLimits } from './address-limits.js';
+import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
 import { loadRoom, replayHistory, welcomeFrame } from './loading.js';
 import { Room } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { storeResolver } from './resolver.js';
 import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
-
-/** Where the hub logs; a pino/Fastify logger fits. */
-export interface RoomsLogger {
-  warn(details: Record<string, unknown>, msg: string): void;
-  error(details: Record<string, unknown>, msg: string): void;
-}
+import { silentLogger, type Logger } from '../logger.js';
+import { required } from '../options.js';
 
 export interface RoomHubDeps {
   store: Store;
   identity: Identity;
   /** Defaults to the store-backed resolver (content and topic rooms). */
   resolver?: RoomResolver;
-  /** Defaults to a lone in-process bus. */
-  bus?: RoomBus;
+  /** How rooms reach the other nodes (src/parts.ts chooses it). */
+  bus: RoomBus;
   /** Looked up on every ask, so the assistant may be wired after the hub is built. */
   assistant?: () => RoomAssistant | undefined;
-  log?: RoomsLogger;
+  log?: Logger;
   options?: Partial<RoomOptions>;
 }
 
@@ -58,32 +55,36 @@ export interface RoomDetail {
   memberCount: number;
 }
 
-const silent: RoomsLogger = { warn() {}, error() {} };
-
 export class RoomHub implements SessionHost, RoomOutlet {
   readonly options: Readonly<RoomOptions>;
   readonly commands = new CommandRegistry();
   readonly store: Store;
   readonly resolve: RoomResolver;
   readonly bus: RoomBus;
-  private readonly identity: Identity;
-  private readonly log: RoomsLogger;
+  /** Issues and checks member ids (also the ids of HTTP askers). */
+  readonly identity: Identity;
+  private readonly log: Logger;
   private readonly getAssistant: () => RoomAssistant | undefined;
   private readonly rooms = new Map<string, Room>();
   private readonly sessions = new Set<Session>();
-  private readonly perIp = new Map<string, number>();
+  private readonly addresses: AddressLimits;
   private readonly chat: Chat;
   private closing = false;
 
   constructor(deps: RoomHubDeps) {
-    if (!deps.store) throw new TypeError('RoomHub store: required');
-    if (!deps.identity) throw new TypeError('RoomHub identity: required');
+    required('RoomHub', 'store', deps.store);
+    required('RoomHub', 'identity', deps.identity);
     this.options = roomOptions(deps.options);
     this.store = deps.store;
     this.identity = deps.identity;
+    this.addresses = new AddressLimits({
+      maxConnectionsPerAddress: this.options.maxConnectionsPerIp,
+      framesPerSecondPerAddress: this.options.framesPerSecondPerAddress,
+      newIdentitiesPerMinute: this.options.newIdentitiesPerMinute,
+    });
     this.resolve = deps.resolver ?? storeResolver(deps.store, this.options.contextChars);
-    this.bus = deps.bus ?? new InProcessBus();
-    this.log = deps.log ?? silent;
+    this.bus = required('RoomHub', 'bus', deps.bus);
+    this.log = deps.log ?? silentLogger;
     this.getAssistant = deps.assistant ?? (() => undefined);
     this.chat = new Chat({
       store: this.store,
@@ -101,26 +102,43 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return this.sessions.size;
   }
 
-  /** Accepts a new connection for `roomId`; null when it was refused (and closed). */
+  /**
+   * Accepts a new connection for `roomId` from the client address `ip`; null when it was refused
+   * (and closed): 1013 past the node's socket cap, 4429 past the address's.
+   */
   connect(conn: Connection, meta: { roomId: string; ip: string }): Session | null {
     if (this.closing) {
       conn.close(CloseCode.GOING_AWAY);
       return null;
     }
-    const count = this.perIp.get(meta.ip) ?? 0;
-    if (count >= this.options.maxConnectionsPerIp) {
-      const err = new errors.ERR_TOO_MANY_CONNECTIONS();
-      conn.send(errorFrame(err));
+    if (this.sessions.size >= this.options.maxConnections) {
+      conn.send(errorFrame(new errors.ERR_SERVER_FULL()));
+      conn.close(CloseCode.TRY_AGAIN_LATER);
+      return null;
+    }
+    const address = addressKey(meta.ip);
+    if (!this.addresses.open(address, Date.now())) {
+      conn.send(errorFrame(new errors.ERR_TOO_MANY_CONNECTIONS()));
       conn.close(CloseCode.RATE_LIMITED);
       return null;
     }
-    this.perIp.set(meta.ip, count + 1);
-    const session = new Session(conn, meta.roomId, meta.ip, this, this.options);
+    const session = new Session(conn, meta.roomId, address, this, this.options);
     this.sessions.add(session);
     return session;
   }
 
+  /** Takes a frame from the budget its address shares with all of the address's sockets. */
+  admitFrame(session: Session, now: number): boolean {
+    return this.addresses.frame(session.address, now);
+  }
+
   async join(session: Session, hello: HelloFrame): Promise<void> {
+    if (!hello.token && !this.addresses.newIdentity(session.address, Date.now())) {
+      return session.fail(
+        new errors.ERR_RATE_LIMITED(`at most ${this.options.newIdentitiesPerMinute} new identities a minute from one address`),
+        CloseCode.RATE_LIMITED,
+      );
+    }
     const who = hello.token ? { id: this.identity.verify(hello.token), token: hello.token } : this.identity.issue();
     if (!who.id) return session.fail(new errors.ERR_BAD_TOKEN(), CloseCode.BAD_TOKEN);
     session.userId = who.id;
@@ -131,7 +149,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       if (state === 'missing') return session.fail(new errors.ERR_ROOM_NOT_FOUND(session.roomId), CloseCode.ROOM_NOT_FOUND);
       if (state === 'failed') return session.fail(new errors.ERR_INTERNAL(), CloseCode.INTERNAL_ERROR);
       await room.run(async () => {
-        const replay = await replayHistory(this.store, room, hello.lastSeq, this.options.replayLimit);
+        const replay = await replayHistory(this.store, room, hello.lastSeq, this.options.replayLimit, this.options.replayMaxBytes);
         if (session.state !== 'joining') return;
         const { member, isNew, renamed } = room.join(session, hello.name);
         Object.assign(session, { member, room, state: 'joined', floorSeq: room.seq });
@@ -148,6 +166,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   say(session: Session, frame: SayFrame): Promise<void> {
+    if (session.room && !session.room.admitMessage(Date.now())) {
+      return Promise.reject(new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`));
+    }
     return this.chat.say(session, frame);
   }
 
@@ -164,9 +185,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   detach(session: Session): void {
     if (!this.sessions.delete(session)) return;
-    const count = (this.perIp.get(session.ip) ?? 1) - 1;
-    if (count > 0) this.perIp.set(session.ip, count);
-    else this.perIp.delete(session.ip);
+    this.addresses.close(session.address, Date.now());
     const room = session.room;
     if (!room) return;
     session.room = null;
@@ -217,6 +236,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /** Closes every connection with `code` (1001 on shutdown) and refuses new ones. */
   async close(code: CloseCodeValue = CloseCode.GOING_AWAY): Promise<void> {
     this.closing = true;
+    // Answers being written end first, so their members hear why before their sockets close.
+    await this.getAssistant()
+      ?.close()
+      .catch((err: unknown) => this.log.warn({ err }, 'closing the assistant failed'));
     for (const session of [...this.sessions]) session.close(code);
     for (const room of this.rooms.values()) room.dispose();
     this.rooms.clear();

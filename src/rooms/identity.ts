@@ -52,6 +52,15 @@ export class Identity {
     return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
   }
 
+  /**
+   * A stable member id for a client known only by its address (the HTTP ask): an HMAC under the
+   * server secret, so the id cannot be turned back into the address by hashing guesses, as a plain
+   * hash of an IPv4 address can in seconds.
+   */
+  addressId(address: string): string {
+    return `http_${createHmac('sha256', this.#secret).update(`salon-address:${address}`).digest('base64url').slice(0, 22)}`;
+  }
+
   #sign(id: string): string {
     return createHmac('sha256', this.#secret).update(`salon-user:${id}`).digest('base64url');
   }

@@ -1,7 +1,7 @@
 /**
  * The default RoomBus: nodes in one process share a network object. A payload reaches every other
  * node of the network, asynchronously and in publish order (Redis would also echo it to the
- * publisher; the rooms core drops its own echoes by node id either way, STYLE 3). A lone node (the
+ * publisher; the rooms core drops its own echoes by node id either way, docs/architecture.md). A lone node (the
  * default) has nobody to tell, so single-process deployments pay nothing per publish.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,18 +1,19 @@
-/** Builds the rooms core from the config: identity secret in DATA_DIR, in-process bus by default. */
+/** Builds the rooms core from the config: identity secret in DATA_DIR, the bus src/parts.ts chose. */
 import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';
-import { RoomHub, type RoomsLogger } from './hub.js';
+import { RoomHub } from './hub.js';
 import { Identity, loadOrCreateSecret } from './identity.js';
 import { DEFAULT_SOFT_BUFFERED_BYTES, type RoomOptions } from './options.js';
 import type { RoomAssistant, RoomBus } from './types.js';
+import type { Logger } from '../logger.js';
 
 export { RoomHub } from './hub.js';
 
 export interface CreateRoomsDeps {
   store: Store;
-  log?: RoomsLogger;
+  log?: Logger;
   assistant?: () => RoomAssistant | undefined;
-  bus?: RoomBus;
+  bus: RoomBus;
   /** Overrides for tests (shorter timers, smaller limits). */
   options?: Partial<RoomOptions>;
 }
@@ -23,6 +24,10 @@ export function roomOptionsFromConfig(config: Config): Partial<RoomOptions> {
     helloTimeoutMs: config.ROOM_HELLO_TIMEOUT_MS,
     heartbeatMs: config.ROOM_HEARTBEAT_MS,
     maxConnectionsPerIp: config.ROOM_MAX_CONNECTIONS_PER_IP,
+    maxConnections: config.ROOM_MAX_CONNECTIONS,
+    framesPerSecondPerAddress: config.ROOM_ADDRESS_FRAMES_PER_SECOND,
+    newIdentitiesPerMinute: config.ROOM_NEW_IDENTITIES_PER_MINUTE,
+    roomMessagesPerSecond: config.ROOM_MESSAGES_PER_SECOND,
     hardBufferedBytes: config.ROOM_MAX_BUFFERED_BYTES,
     softBufferedBytes: Math.min(DEFAULT_SOFT_BUFFERED_BYTES, config.ROOM_MAX_BUFFERED_BYTES),
   };

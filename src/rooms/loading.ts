@@ -8,11 +8,7 @@ import type { PendingAnswer, RoomResolver } from './types.js';
 export async function loadRoom(store: Store, resolve: RoomResolver, room: Room, historySize: number): Promise<LoadState> {
   const info = await resolve(room.id);
   if (!info) return 'missing';
-  const [thread, recent, lastSeq] = await Promise.all([
-    store.ensureMainThread(room.id),
-    store.recentMessages(room.id, historySize),
-    store.lastSeq(room.id),
-  ]);
+  const [thread, recent, lastSeq] = await Promise.all([store.ensureMainThread(room.id), store.recentMessages(room.id, historySize), store.lastSeq(room.id)]);
   room.init(info, thread.id, recent, lastSeq);
   return 'ok';
 }
@@ -29,9 +25,24 @@ function mergeBySeq(a: Message[], b: Message[]): Message[] {
  * The history a welcome carries. Without `lastSeq`: the recent messages. With it: exactly the
  * messages after `lastSeq`, from memory when it reaches back far enough, else from the store; more
  * than `limit` missed messages give the newest `limit` and `truncated`. A `lastSeq` ahead of the
- * room (a store that was reset) gets the recent messages, as a fresh join does.
+ * room (a store that was reset) gets the recent messages, as a fresh join does. Either way the
+ * history is cut, oldest first, to `maxBytes` of JSON (then `truncated` too): a welcome must fit
+ * the socket's send limit, or the client would be dropped and reconnect forever. What was cut can
+ * be paged with `GET /api/v1/rooms/:id/messages?before=`.
  */
-export async function replayHistory(store: Store, room: Room, lastSeq: number | undefined, limit: number): Promise<{ history: Message[]; truncated: boolean }> {
+export async function replayHistory(
+  store: Store,
+  room: Room,
+  lastSeq: number | undefined,
+  limit: number,
+  maxBytes = Infinity,
+): Promise<{ history: Message[]; truncated: boolean }> {
+  const replay = await missedMessages(store, room, lastSeq, limit);
+  const history = newestWithin(replay.history, maxBytes);
+  return { history, truncated: replay.truncated || history.length < replay.history.length };
+}
+
+async function missedMessages(store: Store, room: Room, lastSeq: number | undefined, limit: number): Promise<{ history: Message[]; truncated: boolean }> {
   const memory = room.recent();
   if (lastSeq === undefined || lastSeq > room.seq) return { history: memory, truncated: false };
   if (lastSeq >= room.oldestSeq() - 1 || lastSeq === room.seq) {
@@ -43,8 +54,26 @@ export async function replayHistory(store: Store, room: Room, lastSeq: number | 
   return missed > limit ? { history: merged.slice(-limit), truncated: true } : { history: merged, truncated: false };
 }
 
+/** The newest messages (oldest first) whose JSON together stays within `maxBytes`. */
+function newestWithin(messages: Message[], maxBytes: number): Message[] {
+  let bytes = 0;
+  let from = messages.length;
+  while (from > 0) {
+    bytes += Buffer.byteLength(JSON.stringify(messages[from - 1])) + 1;
+    if (bytes > maxBytes) break;
+    from--;
+  }
+  return from === 0 ? messages : messages.slice(from);
+}
+
 /** The `welcome` frame for a member who just joined `room`. */
-export function welcomeFrame(room: Room, member: Member, token: string, replay: { history: Message[]; truncated: boolean }, pending: PendingAnswer[]): WelcomeFrame {
+export function welcomeFrame(
+  room: Room,
+  member: Member,
+  token: string,
+  replay: { history: Message[]; truncated: boolean },
+  pending: PendingAnswer[],
+): WelcomeFrame {
   return {
     type: 'welcome',
     you: { id: member.id, name: member.name, token },

@@ -2,13 +2,27 @@
  * Tunables of the rooms core. Defaults are the protocol's documented limits (docs/protocol.md);
  * app.ts fills the operational ones from config, tests shrink timings through AppOverrides.
  */
+import { wholeNumber } from '../options.js';
 
 export const DEFAULT_HELLO_TIMEOUT_MS = 10_000;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
 export const DEFAULT_MAX_CONNECTIONS_PER_IP = 100;
+/** Room sockets one node holds at most; past it new ones are closed with 1013. */
+export const DEFAULT_MAX_CONNECTIONS = 20_000;
+/** Frames a second one address may send over all its sockets: a few tabs of a busy member. */
+export const DEFAULT_ADDRESS_FRAMES_PER_SECOND = 20;
+/** Identities one address may take a minute (a hello without a token issues one). */
+export const DEFAULT_NEW_IDENTITIES_PER_MINUTE = 30;
+/** Messages a second one room accepts from all its members together (bursts of twice that). */
+export const DEFAULT_ROOM_MESSAGES_PER_SECOND = 30;
 export const DEFAULT_HISTORY_SIZE = 20;
 /** Most missed messages one `hello {lastSeq}` replays; older ones are skipped (`welcome.truncated`). */
 export const DEFAULT_REPLAY_LIMIT = 500;
+/**
+ * Most bytes of history one welcome carries: a quarter of the socket's send limit (1 MiB by
+ * default), so the welcome and the frames that follow it never trip the limit and close the socket.
+ */
+export const DEFAULT_REPLAY_MAX_BYTES = 256 * 1024;
 export const DEFAULT_MAX_TEXT_CHARS = 4_000;
 export const DEFAULT_MAX_PAYLOAD_BYTES = 16 * 1024;
 export const DEFAULT_RATE_PER_SECOND = 5;
@@ -38,8 +52,13 @@ export interface RoomOptions {
   helloTimeoutMs: number;
   heartbeatMs: number;
   maxConnectionsPerIp: number;
+  maxConnections: number;
+  framesPerSecondPerAddress: number;
+  newIdentitiesPerMinute: number;
+  roomMessagesPerSecond: number;
   historySize: number;
   replayLimit: number;
+  replayMaxBytes: number;
   maxTextChars: number;
   maxPayloadBytes: number;
   ratePerSecond: number;
@@ -62,8 +81,13 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
   helloTimeoutMs: DEFAULT_HELLO_TIMEOUT_MS,
   heartbeatMs: DEFAULT_HEARTBEAT_MS,
   maxConnectionsPerIp: DEFAULT_MAX_CONNECTIONS_PER_IP,
+  maxConnections: DEFAULT_MAX_CONNECTIONS,
+  framesPerSecondPerAddress: DEFAULT_ADDRESS_FRAMES_PER_SECOND,
+  newIdentitiesPerMinute: DEFAULT_NEW_IDENTITIES_PER_MINUTE,
+  roomMessagesPerSecond: DEFAULT_ROOM_MESSAGES_PER_SECOND,
   historySize: DEFAULT_HISTORY_SIZE,
   replayLimit: DEFAULT_REPLAY_LIMIT,
+  replayMaxBytes: DEFAULT_REPLAY_MAX_BYTES,
   maxTextChars: DEFAULT_MAX_TEXT_CHARS,
   maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES,
   ratePerSecond: DEFAULT_RATE_PER_SECOND,
@@ -86,12 +110,12 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
 export function roomOptions(overrides: Partial<RoomOptions> = {}): Readonly<RoomOptions> {
   const out = { ...DEFAULT_ROOM_OPTIONS, ...overrides };
   for (const [name, value] of Object.entries(out)) {
-    if (!Number.isSafeInteger(value) || value <= 0) {
-      throw new TypeError(`rooms option ${name}: expected a positive whole number, got ${String(value)}`);
-    }
+    wholeNumber('rooms', name, value, 1);
   }
   if (out.softBufferedBytes > out.hardBufferedBytes) {
-    throw new TypeError('rooms option softBufferedBytes: must not exceed hardBufferedBytes');
+    throw new RangeError('rooms: options.softBufferedBytes must not exceed options.hardBufferedBytes');
   }
+  // A welcome must leave room under the send limit for the frames that follow it.
+  out.replayMaxBytes = Math.min(out.replayMaxBytes, Math.floor(out.hardBufferedBytes / 4));
   return Object.freeze(out);
 }

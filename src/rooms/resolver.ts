@@ -8,7 +8,8 @@ import { kindOfId } from '../content/types.js';
 import type { RoomInfo } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { DEFAULT_CONTEXT_CHARS } from './options.js';
-import { TOPIC_ROOM_PREFIX, clipText, topicSlug } from './topics.js';
+import { TOPIC_ROOM_PREFIX, topicSlug } from '../protocol/room-ids.js';
+import { clip } from '../text.js';
 import { topicSummaryKey, type RoomResolver, type TopicSummary } from './types.js';
 
 /** Items whose titles make a topic's context before its summary exists. */
@@ -29,7 +30,7 @@ async function contentRoom(store: Store, roomId: string, contextChars: number): 
   const item = await store.getItem(roomId);
   if (!item) return null;
   const about = item.description.trim() || item.body.trim();
-  const context = clipText([item.title, about].filter(Boolean).join('\n\n'), contextChars);
+  const context = clip([item.title, about].filter(Boolean).join('\n\n'), contextChars);
   return { id: item.id, kind: item.kind, title: item.title, url: item.url, context };
 }
 
@@ -54,6 +55,6 @@ async function topicRoom(store: Store, slug: string, contextChars: number): Prom
     const { items } = await store.listItems({ category, limit: TOPIC_FALLBACK_ITEMS });
     about = items.length ? `Recent in ${category}: ${items.map((i) => i.title).join('; ')}` : '';
   }
-  const context = clipText([title, about].filter(Boolean).join('\n\n'), contextChars);
+  const context = clip([title, about].filter(Boolean).join('\n\n'), contextChars);
   return { id: `${TOPIC_ROOM_PREFIX}${slug}`, kind: 'topic', title, url: null, context };
 }

@@ -3,6 +3,7 @@
  * one member), the last messages for fast welcomes, typing state and coalesced presence.
  * Broadcasts take an already-serialised frame and loop without allocating per member.
  */
+import { TokenBucket } from './token-bucket.js';
 import type { Member, Message, RoomInfo } from '../protocol/messages.js';
 import type { RoomOptions } from './options.js';
 import { TypingTracker } from './typing.js';
@@ -51,6 +52,8 @@ export class Room {
   private presenceTimer: NodeJS.Timeout | null = null;
   private presenceAt = 0;
   private presenceChanges: { joined?: Member; left?: Member }[] = [];
+  /** The room's own message rate, shared by all its members (one room cannot flood the node). */
+  private readonly messages: TokenBucket;
 
   constructor(
     readonly id: string,
@@ -58,6 +61,12 @@ export class Room {
     private readonly onTypingExpired: (room: Room, userIds: string[]) => void,
   ) {
     this.typing = new TypingTracker(options.typingForwardMs, options.typingExpireMs);
+    this.messages = new TokenBucket(options.roomMessagesPerSecond, options.roomMessagesPerSecond * 2, Date.now());
+  }
+
+  /** Takes one message from the room's rate; false when the room is at its limit. */
+  admitMessage(now: number): boolean {
+    return this.messages.take(now);
   }
 
   /** Runs `task` after every task queued before it, so appends are broadcast in seq order. */
@@ -204,12 +213,15 @@ export class Room {
     if (this.typingTimer) return;
     const at = this.typing.nextExpiry();
     if (at === null) return;
-    this.typingTimer = setTimeout(() => {
-      this.typingTimer = null;
-      const gone = this.typing.expire(Date.now());
-      if (gone.length) this.onTypingExpired(this, gone);
-      this.scheduleTypingExpiry();
-    }, Math.max(0, at - Date.now()));
+    this.typingTimer = setTimeout(
+      () => {
+        this.typingTimer = null;
+        const gone = this.typing.expire(Date.now());
+        if (gone.length) this.onTypingExpired(this, gone);
+        this.scheduleTypingExpiry();
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.typingTimer.unref();
   }
 

@@ -1,6 +1,6 @@
 /**
  * One client connection: the hello deadline, flood control, frame parsing and dispatch, and
- * back-pressure. It knows its Connection only through the transport-free interface (STYLE 4).
+ * back-pressure. It knows its Connection only through the transport-free interface (docs/architecture.md).
  */
 import { SalonError, errors } from '../errors.js';
 import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
@@ -17,6 +17,8 @@ export interface SessionHost {
   say(session: Session, frame: Extract<ClientMessage, { type: 'say' }>): Promise<void>;
   ask(session: Session, frame: Extract<ClientMessage, { type: 'ask' }>): Promise<void>;
   typing(session: Session, active: boolean): void;
+  /** Takes a frame from the budget the session's address shares with its other sockets. */
+  admitFrame(session: Session, now: number): boolean;
   /** The connection is gone (closed by either side) or must leave its room now. */
   detach(session: Session): void;
   /** Logs an unexpected failure of a frame handler. */
@@ -44,7 +46,8 @@ export class Session implements RoomSession {
   constructor(
     readonly conn: Connection,
     readonly roomId: string,
-    readonly ip: string,
+    /** The client's address key (src/rooms/address.ts): what per-address limits count. */
+    readonly address: string,
     private readonly host: SessionHost,
     private readonly options: Readonly<RoomOptions>,
   ) {
@@ -62,7 +65,12 @@ export class Session implements RoomSession {
     const frame = parsed.frame;
     const clientId = 'clientId' in frame ? frame.clientId : undefined;
     const admission = this.guard.admit(now);
-    if (admission !== 'ok') return this.refuse(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} frames per second`), clientId, admission, CloseCode.RATE_LIMITED);
+    if (admission !== 'ok')
+      return this.refuse(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} frames per second`), clientId, admission, CloseCode.RATE_LIMITED);
+    if (!this.host.admitFrame(this, now)) {
+      const err = new errors.ERR_RATE_LIMITED(`at most ${this.options.framesPerSecondPerAddress} frames per second from one address`);
+      return this.refuse(err, clientId, this.guard.reject(now), CloseCode.RATE_LIMITED);
+    }
     this.dispatch(frame, clientId);
   }
 

@@ -1,4 +1,4 @@
-/** Seams of the rooms core (DESIGN §3, STYLE 3–4). Only routes/ touches `ws`. */
+/** Seams of the rooms core (docs/protocol.md, docs/architecture.md). Only routes/ touches `ws`. */
 import type { CloseCodeValue } from '../protocol/close-codes.js';
 import type { AssistantStage, Member, Message, RoomInfo, ServerMessage, Source } from '../protocol/messages.js';
 
@@ -15,7 +15,7 @@ export interface Connection {
 
 /**
  * Carries room traffic between nodes. In-process by default; Redis for many nodes.
- * Deliver locally first, then publish; each node ignores its own echoes (STYLE 3).
+ * Deliver locally first, then publish; each node ignores its own echoes (docs/architecture.md).
  */
 export interface RoomBus {
   readonly nodeId: string;
@@ -51,6 +51,8 @@ export interface AskRequest {
   threadId: string;
   text: string;
   asker: Member;
+  /** The asker's client address key (src/rooms/address.ts), for the per-address ask limit. */
+  address?: string;
   clientId?: string;
   /** Id of the room message that asked (absent for private asks); the answer's `replyTo`. */
   questionId?: string;

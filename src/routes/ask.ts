@@ -1,19 +1,20 @@
 /**
  * `POST /api/v1/rooms/:id/ask` `{text, threadId?, name?}` → `{id, answer, message, sources, stages, position}`.
  * The question is posted in the room (as `@ai …`) and the answer streamed to its members like any
- * ask (DESIGN §4); the response carries the whole answer once it is done.
+ * ask (docs/api.md); the response carries the whole answer once it is done.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import type { Member } from '../protocol/messages.js';
+import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 import type { AdmissionCheck } from '../rag/assistant.js';
+import { addressKey } from '../rooms/address.js';
 import type { RoomResolver } from '../rooms/types.js';
 import { errorBodySchema } from './error-handler.js';
+import { API_RATE_LIMIT } from './rate-limit.js';
 
 /** Longest question accepted over HTTP. */
 export const ASK_MAX_CHARS = 2000;
-const NAME_MAX_CHARS = 64;
 /** How a question looks in the room, as if typed there. */
 const ASK_PREFIX = '@ai ';
 
@@ -42,7 +43,7 @@ const schema = {
     properties: {
       text: { type: 'string', minLength: 1, maxLength: ASK_MAX_CHARS },
       threadId: { type: 'string', minLength: 1, maxLength: 200 },
-      name: { type: 'string', minLength: 1, maxLength: NAME_MAX_CHARS },
+      name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS },
     },
     required: ['text'],
     additionalProperties: false,
@@ -69,21 +70,21 @@ export function askRoutes(resolveRoom: RoomResolver) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.post<{ Params: { id: string }; Body: { text: string; threadId?: string; name?: string } }>(
       '/api/v1/rooms/:id/ask',
-      { schema },
+      { schema, config: { rateLimit: API_RATE_LIMIT } },
       async (request) => {
-        const { assistant } = app.salon;
-        if (!assistant) throw new errors.ERR_NOT_READY('the assistant is not configured');
+        const { assistant, rooms } = app.salon;
         const roomId = request.params.id;
         if (!(await resolveRoom(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
         const text = request.body.text.trim();
         if (!text) throw new errors.ERR_BAD_REQUEST('text is empty');
         const threadId = await threadFor(app, roomId, request.body.threadId);
         // Without a socket identity, HTTP askers are told apart (and rate limited) by address.
-        const asker = { id: `http_${createHash('sha256').update(request.ip).digest('hex').slice(0, 16)}`, name: request.body.name?.trim() || 'Guest' };
+        const address = addressKey(request.ip);
+        const asker = { id: rooms.identity.addressId(address), name: askerName(request.body.name) };
         // Refuse over-limit asks before the question is written to the room.
-        (assistant as Partial<AdmissionCheck>).admit?.({ roomId, threadId, text, asker });
+        (assistant as Partial<AdmissionCheck>).admit?.({ roomId, threadId, text, asker, address });
         const questionId = await postQuestion(app, roomId, threadId, asker, text);
-        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, questionId });
+        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, address, questionId });
         const result = await done;
         return { id, answer: result.message.text, message: result.message, sources: result.sources, stages: result.stages, position };
       },
@@ -91,10 +92,19 @@ export function askRoutes(resolveRoom: RoomResolver) {
   };
 }
 
+/** The asker's display name, cleaned like a socket's; `Guest` when none is given. */
+function askerName(raw: string | undefined): string {
+  if (raw === undefined) return 'Guest';
+  const name = cleanName(raw);
+  if (name === null) throw new errors.ERR_BAD_REQUEST(`name must be 1–${MAX_NAME_CHARS} visible characters`);
+  if (isReservedName(name)) throw new errors.ERR_NAME_RESERVED(name);
+  return name;
+}
+
 /** The question joins the room like a member's `@ai` message, so everyone sees what was asked. */
 async function postQuestion(app: FastifyInstance, roomId: string, threadId: string, asker: Member, text: string): Promise<string> {
   const { message } = await app.salon.store.appendMessage({ roomId, threadId, author: { ...asker, kind: 'user' }, text: `${ASK_PREFIX}${text}` });
-  app.salon.rooms?.broadcast(roomId, { type: 'message', message });
+  app.salon.rooms.broadcast(roomId, { type: 'message', message });
   return message.id;
 }
 

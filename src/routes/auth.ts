@@ -14,9 +14,14 @@ function sameSecret(a: string, b: string): boolean {
  * cannot make the server parse a large body.
  */
 export async function requireAdmin(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  if (!isAdmin(request)) throw new errors.ERR_UNAUTHORIZED();
+}
+
+/** Whether the request carries `Authorization: Bearer <ADMIN_TOKEN>` (for routes that show admins more). */
+export function isAdmin(request: FastifyRequest): boolean {
   const header = request.headers.authorization ?? '';
   const m = /^Bearer\s+(.+)$/i.exec(header);
-  if (!m || !sameSecret(m[1].trim(), request.server.salon.adminToken)) throw new errors.ERR_UNAUTHORIZED();
+  return m !== null && sameSecret(m[1].trim(), request.server.salon.adminToken);
 }
 
 /** Security scheme for admin routes in the OpenAPI document. */

@@ -1,7 +1,7 @@
 /** JSON schemas of the content and ingest routes (validation and the OpenAPI document). */
 import { CONTENT_KINDS } from '../content/types.js';
 import { ITEM_LIMITS } from '../content/items.js';
-import { MAX_INGEST_LIMIT } from '../content/ingest.js';
+import { MAX_INGEST_LIMIT } from '../content/ingest/ingest.js';
 
 const nullableString = { type: ['string', 'null'] } as const;
 const string = { type: 'string' } as const;
@@ -132,7 +132,12 @@ export const ingestBodySchema = {
     oneSource('url', urlSchema),
     oneSource('feed', urlSchema),
     oneSource('youtubeFeed', urlSchema),
-    oneSource('hn', { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['top'] }] }),
+    oneSource('hn', {
+      anyOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', enum: ['top'] },
+      ],
+    }),
   ],
 } as const;
 
@@ -142,7 +147,7 @@ export const jobSchema = {
     id: string,
     runner: { type: 'string', enum: ['server', 'cli'] },
     request: { type: 'object', additionalProperties: true },
-    status: { type: 'string', enum: ['queued', 'running', 'done', 'failed'] },
+    status: { type: 'string', enum: ['queued', 'running', 'done', 'failed', 'cancelled'] },
     total: integer,
     done: integer,
     failed: integer,

@@ -8,6 +8,7 @@ import { summarizeItem, validateItem, withDerivedId } from '../content/items.js'
 import { CONTENT_KINDS, type ContentKind } from '../content/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
+import { API_RATE_LIMIT } from './rate-limit.js';
 import {
   DEFAULT_PAGE,
   fullItemSchema,
@@ -35,6 +36,7 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
   app.get<{ Querystring: ListQuery }>(
     '/api/v1/content',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'A page of content items, newest first',
         tags: ['content'],
@@ -60,6 +62,7 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
   app.get<{ Params: { id: string } }>(
     '/api/v1/content/:id',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'One content item with its body and comments',
         tags: ['content'],
@@ -77,11 +80,13 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
   app.post<{ Body: Record<string, unknown> }>(
     '/api/v1/content',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       bodyLimit: POST_BODY_LIMIT_BYTES,
       onRequest: requireAdmin,
       schema: {
         summary: 'Add or update content items (admin)',
-        description: 'One item, or {items: [...]}. Every item is checked first and all are written in one transaction: if any is invalid, or the store fails, nothing is written.',
+        description:
+          'One item, or {items: [...]}. Every item is checked first and all are written in one transaction: if any is invalid, or the store fails, nothing is written.',
         tags: ['content'],
         security: adminSecurity,
         body: postContentBodySchema,
@@ -94,12 +99,12 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
         try {
           return validateItem(withDerivedId(input, 'api'), { bodyMaxChars: config.BODY_MAX_CHARS });
         } catch (err) {
-          if (err instanceof SalonError && inputs.length > 1) throw new errors.ERR_INVALID_CONTENT(`items[${i}]: ${err.message.replace(/^Invalid content item: /, '')}`);
+          if (err instanceof SalonError && inputs.length > 1)
+            throw new errors.ERR_INVALID_CONTENT(`items[${i}]: ${err.message.replace(/^Invalid content item: /, '')}`);
           throw err;
         }
       });
-      const ingest = app.salon.ingest;
-      if (!ingest) throw new errors.ERR_NOT_READY('ingestion is not configured');
+      const { ingest } = app.salon;
       // One transaction for the whole request: a store failure writes none of the items.
       const results = await ingest.pipeline.putMany(items);
       return { items: results.map(({ id, status }) => ({ id, status })) };

@@ -1,10 +1,15 @@
-/** `/healthz` (the process is up) and `/readyz` (the store and every registered check answer). */
+/**
+ * `/healthz` (the process is up) and `/readyz` (the store and every registered check answer).
+ * Anyone may ask whether the server is ready and which check fails; what each check found (hosts,
+ * models, error messages) is for the admin token only.
+ */
 import type { FastifyInstance } from 'fastify';
+import { isAdmin } from './auth.js';
 
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const checks: Record<string, { ok: boolean; detail: string }> = {};
     try {
       await app.salon.store.ping();
@@ -24,6 +29,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
     );
     const ok = Object.values(checks).every((c) => c.ok);
     reply.status(ok ? 200 : 503);
-    return { ok, checks };
+    if (isAdmin(request)) return { ok, checks };
+    return { ok, checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { ok: c.ok }])) };
   });
 }

@@ -1,21 +1,19 @@
-/** `POST /api/v1/ingest` (admin: start a job) and `GET /api/v1/ingest/:jobId` (its progress). */
+/**
+ * `POST /api/v1/ingest` (admin: start a job), `GET /api/v1/ingest/:jobId` (its progress) and
+ * `DELETE /api/v1/ingest/:jobId` (admin: cancel it).
+ */
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../errors.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { ingestBodySchema, jobParamsSchema, jobSchema } from './content-schemas.js';
 import { errorBodySchema } from './error-handler.js';
+import { API_RATE_LIMIT } from './rate-limit.js';
 
 /** Registers the ingest routes over services.ingest. */
 export default async function ingestRoutes(app: FastifyInstance): Promise<void> {
-  function service() {
-    const ingest = app.salon.ingest;
-    if (!ingest) throw new errors.ERR_NOT_READY('ingestion is not configured');
-    return ingest;
-  }
-
   app.post(
     '/api/v1/ingest',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       onRequest: requireAdmin,
       schema: {
         summary: 'Start an ingest job (admin)',
@@ -33,7 +31,7 @@ export default async function ingestRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (request, reply) => {
-      const job = await service().submit(request.body);
+      const job = await app.salon.ingest.submit(request.body);
       reply.status(202);
       return { jobId: job.id };
     },
@@ -50,6 +48,25 @@ export default async function ingestRoutes(app: FastifyInstance): Promise<void> 
         response: { 200: jobSchema, 404: errorBodySchema },
       },
     },
-    async (request) => service().getJob(request.params.jobId),
+    async (request) => app.salon.ingest.getJob(request.params.jobId),
+  );
+
+  app.delete<{ Params: { jobId: string } }>(
+    '/api/v1/ingest/:jobId',
+    {
+      config: { rateLimit: API_RATE_LIMIT },
+      onRequest: requireAdmin,
+      schema: {
+        summary: 'Cancel an ingest job (admin)',
+        description:
+          'A queued or running job stops at its next step and ends `cancelled`, keeping the items it finished (each item is written whole or not at all). ' +
+          'Answers with the job as it ended; a job that already ended is returned unchanged.',
+        tags: ['ingest'],
+        security: adminSecurity,
+        params: jobParamsSchema,
+        response: { 200: jobSchema, 401: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => app.salon.ingest.cancel(request.params.jobId),
   );
 }

@@ -1,14 +1,19 @@
 /**
- * `GET /api/v1/rooms` (active rooms on this node with member counts; `?ids=a,b` keeps only those)
- * and `GET /api/v1/rooms/:id` (one room, live or not, with its members).
+ * `GET /api/v1/rooms` (active rooms on this node with member counts; `?ids=a,b` keeps only those),
+ * `GET /api/v1/rooms/:id` (one room, live or not, with its members) and
+ * `GET /api/v1/rooms/:id/messages?before=&limit=` (older history, a page at a time).
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import type { RoomHub } from '../rooms/hub.js';
 import { errorBodySchema } from './error-handler.js';
+import { API_RATE_LIMIT } from './rate-limit.js';
 
 /** Most ids one `?ids=` filter may name. */
 export const MAX_ROOM_IDS = 100;
+/** Messages per history page: by default, and at most. */
+export const DEFAULT_HISTORY_PAGE = 50;
+export const MAX_HISTORY_PAGE = 100;
 
 const memberSchema = {
   type: 'object',
@@ -38,7 +43,10 @@ const detailSchema = {
 
 function parseIds(raw: string | undefined): string[] | undefined {
   if (raw === undefined) return undefined;
-  const ids = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const ids = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (ids.length > MAX_ROOM_IDS) throw new errors.ERR_BAD_REQUEST(`ids names more than ${MAX_ROOM_IDS} rooms`);
   return ids;
 }
@@ -78,6 +86,47 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
       const room = await hub.describe(request.params.id);
       if (!room) throw new errors.ERR_ROOM_NOT_FOUND(request.params.id);
       return room;
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { before?: number; limit?: number } }>(
+    '/api/v1/rooms/:id/messages',
+    {
+      config: { rateLimit: API_RATE_LIMIT },
+      schema: {
+        summary: 'Older messages of a room, newest page first',
+        description:
+          'The `limit` messages just before seq `before` (default: the newest), oldest first, and whether older ones remain. ' +
+          'A client pages back by passing the smallest seq it holds as the next `before`. Private exchanges are not part of the history.',
+        tags: ['rooms'],
+        params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] },
+        querystring: {
+          type: 'object',
+          properties: {
+            before: { type: 'integer', minimum: 1 },
+            limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE },
+          },
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { messages: { type: 'array', items: { type: 'object', additionalProperties: true } }, hasMore: { type: 'boolean' } },
+            required: ['messages', 'hasMore'],
+          },
+          400: errorBodySchema,
+          404: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const roomId = request.params.id;
+      if (!(await hub.resolve(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
+      const limit = request.query.limit ?? DEFAULT_HISTORY_PAGE;
+      const before = request.query.before ?? Number.MAX_SAFE_INTEGER;
+      // One more than asked says whether older messages remain.
+      const page = await hub.store.messagesBefore(roomId, before, limit + 1);
+      return { messages: page.slice(-limit), hasMore: page.length > limit };
     },
   );
 }

@@ -2,14 +2,14 @@
  * A `ws` socket as the rooms core sees it (a `Connection`), built for broadcasts: a room's frame
  * is framed once for every member, the frames a client gets in one turn of the event loop leave in
  * one write at the end of the turn, and that write goes straight to the TCP handle when nothing is
- * queued on the socket. What a delivery costs is mostly the kernel's loopback write (~4.5 µs from
- * C on the project VM); Node's stream machinery adds ~1.5 µs to each write on top, which a
- * 10,000-member room pays 10,000 times (docs/benchmarks.md).
+ * queued on the socket (rooms-ws-transport.ts: the one place that reaches into Node's internals,
+ * and its start-up self-test).
  */
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { CLOSE_REASONS, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { Connection } from '../rooms/types.js';
+import { handleOf, rawSocketOf, writeToHandle, type TcpHandle } from './rooms-ws-transport.js';
 
 const OPEN = 1;
 
@@ -43,62 +43,6 @@ function wire(text: string): Buffer {
     lastText = text;
   }
   return lastWire;
-}
-
-/** What Node's TCP handle offers for writing (internal, so everything is checked before use). */
-interface TcpHandle {
-  writeBuffer(req: WriteRequest, data: Buffer): number;
-  readonly writeQueueSize: number;
-}
-interface WriteRequest {
-  handle: TcpHandle;
-  oncomplete: (status: number) => void;
-  async: boolean;
-  bytes: number;
-  buffer: Buffer | null;
-}
-interface StreamWrapBinding {
-  WriteWrap: new () => WriteRequest;
-  streamBaseState?: Int32Array;
-  kLastWriteWasAsync?: number;
-}
-
-/** Node's write request class, or null where it is not reachable (then every write takes `socket.write`). */
-function loadStreamWrap(): StreamWrapBinding | null {
-  try {
-    const binding = (process as unknown as { binding(name: string): Partial<StreamWrapBinding> }).binding('stream_wrap');
-    return typeof binding?.WriteWrap === 'function' ? (binding as StreamWrapBinding) : null;
-  } catch {
-    return null;
-  }
-}
-const streamWrap = loadStreamWrap();
-let directWrites = streamWrap !== null;
-
-/** Turns direct handle writes off (or back on where available); every write then goes through `socket.write`. For tests and troubleshooting. */
-export function setDirectWrites(enabled: boolean): void {
-  directWrites = enabled && streamWrap !== null;
-}
-
-function ignoreCompletion(): void {}
-
-/** A write request no write holds; allocating one per write showed up in profiles of large rooms. */
-let spareRequest: WriteRequest | null = null;
-function newRequest(): WriteRequest {
-  const req = new streamWrap!.WriteWrap();
-  req.oncomplete = ignoreCompletion;
-  req.async = false;
-  req.bytes = 0;
-  req.buffer = null;
-  return req;
-}
-
-/** True when the handle took the whole write at once; false when libuv queued part of it. */
-function wroteAtOnce(handle: TcpHandle): boolean {
-  const state = streamWrap!.streamBaseState;
-  const key = streamWrap!.kLastWriteWasAsync;
-  if (state && typeof key === 'number') return state[key] === 0;
-  return handle.writeQueueSize === 0;
 }
 
 /** Connections holding frames from this turn of the event loop; flushed once I/O callbacks ran. */
@@ -143,8 +87,7 @@ export class WsConnection implements Connection {
     readonly id: string,
     readonly socket: WebSocket,
   ) {
-    const tcp = (socket as unknown as { _socket?: Socket })._socket;
-    this.tcp = tcp && typeof tcp.write === 'function' ? tcp : null;
+    this.tcp = rawSocketOf(socket);
   }
 
   send(frame: string): void {
@@ -179,43 +122,22 @@ export class WsConnection implements Connection {
     const data = Array.isArray(held) ? Buffer.concat(held, bytes) : held;
     if (this.viaStream && tcp.writableLength === 0) this.viaStream = false;
     // A destroyed socket has no handle.
-    const handle = directWrites && this.directPending === 0 && !this.viaStream ? (tcp as unknown as { _handle?: TcpHandle | null })._handle : null;
+    const handle = this.directPending === 0 && !this.viaStream ? handleOf(tcp) : null;
     if (handle) return this.writeDirect(tcp, handle, data);
     if (tcp.destroyed) return;
     this.viaStream = true;
     tcp.write(data);
   }
 
-  /**
-   * Hands `data` to the TCP handle itself. Only called when none of our frames are queued, so
-   * order is kept: libuv queues later writes of either kind behind this one. (A ping `ws` wrote
-   * may still wait in the stream; a frame may pass it, as control frames may come between frames.)
-   */
   private writeDirect(tcp: Socket, handle: TcpHandle, data: Buffer): void {
-    const req = spareRequest ?? newRequest();
-    spareRequest = null;
-    req.handle = handle;
-    const err = handle.writeBuffer(req, data);
-    if (err !== 0) {
-      // What the socket's own write does on a failed write (EPIPE, ECONNRESET …): the socket goes.
-      // The request may have been given to libuv before it failed, so it is not reused.
-      tcp.destroy();
-      return;
-    }
-    if (wroteAtOnce(handle)) {
-      // Node keeps no reference to a request the kernel took at once: the next write reuses it.
-      spareRequest = req;
-      return;
-    }
-    const pending = handle.writeQueueSize;
-    this.directPending += pending;
-    req.async = true;
-    req.buffer = data;
-    req.oncomplete = (status: number) => {
-      this.directPending -= pending;
-      if (status < 0) tcp.destroy();
-    };
+    this.directPending += writeToHandle(tcp, handle, data, this.onDirectSent);
   }
+
+  /** One callback per connection, not one per write: a broadcast flushes thousands of these. */
+  private readonly onDirectSent = (bytes: number, status: number): void => {
+    this.directPending -= bytes;
+    if (status < 0) this.tcp?.destroy();
+  };
 
   close(code: CloseCodeValue): void {
     try {

@@ -1,5 +1,5 @@
 /**
- * `GET /ws/rooms/:roomId`: with rooms-ws-connection.ts, the only code that touches `ws` (STYLE 4).
+ * `GET /ws/rooms/:roomId`: with rooms-ws-connection.ts, the only code that touches `ws` (docs/architecture.md).
  * Checks the Origin before the upgrade, adapts each socket to a `Connection` for the rooms core, pings every `heartbeatMs` and
  * terminates sockets that did not answer the previous ping, and closes every socket with 1001 when
  * the app closes.

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { CONTENT_KINDS, type ContentKind } from '../content/types.js';
 import { errors } from '../errors.js';
 import { errorBodySchema } from './error-handler.js';
+import { API_RATE_LIMIT } from './rate-limit.js';
 
 export const DEFAULT_SEARCH_K = 10;
 export const MAX_SEARCH_K = 50;
@@ -46,6 +47,7 @@ export default async function searchRoutes(app: FastifyInstance): Promise<void> 
   app.get<{ Querystring: SearchQuery }>(
     '/api/v1/search',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'Search content by meaning (by text when the embedder is unavailable)',
         tags: ['search'],
@@ -61,9 +63,7 @@ export default async function searchRoutes(app: FastifyInstance): Promise<void> 
       const { q, k, kind, category, since } = request.query;
       if (!q.trim()) throw new errors.ERR_BAD_REQUEST('q must contain more than whitespace');
       if (since !== undefined && Number.isNaN(Date.parse(since))) throw new errors.ERR_BAD_REQUEST(`since must be an ISO date, got "${since}"`);
-      const search = app.salon.search;
-      if (!search) throw new errors.ERR_NOT_READY('search is not available');
-      return { hits: await search.searchItems(q, { k, kind, category, since }) };
+      return { hits: await app.salon.search.searchItems(q, { k, kind, category, since }) };
     },
   );
 }

@@ -9,5 +9,11 @@ export function chunkGroup(c: Pick<ChunkRow, 'itemId' | 'part' | 'commentBy'>): 
 
 /** The reference of a hit whose row is at hand. */
 export function refOf(hit: ChunkHit): ChunkRef {
-  return { rowId: hit.chunk.rowId, score: hit.score, group: chunkGroup(hit.chunk), title: hit.chunk.part === 'title', ...(hit.match ? { match: hit.match } : {}) };
+  return {
+    rowId: hit.chunk.rowId,
+    score: hit.score,
+    group: chunkGroup(hit.chunk),
+    title: hit.chunk.part === 'title',
+    ...(hit.match ? { match: hit.match } : {}),
+  };
 }

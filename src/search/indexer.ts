@@ -10,6 +10,8 @@ import type { ChunkRow, ChunkSink } from '../content/types.js';
 import type { Store } from '../store/types.js';
 import { chunkGroup } from './chunk-refs.js';
 import type { VectorEntry, VectorIndex, VectorMeta } from './types.js';
+import type { Logger } from '../logger.js';
+import { required } from '../options.js';
 
 /** Texts per embed call: large enough to amortise a remote round trip, small enough to retry cheaply. */
 export const EMBED_BATCH = 64;
@@ -31,7 +33,7 @@ export interface IndexerOptions {
   store: Store;
   index: IndexTarget;
   embedder: Embedder;
-  log?: { info(msg: string): void; warn(msg: string): void; error(msg: string): void };
+  log?: Logger;
   retryMs?: number;
 }
 
@@ -63,7 +65,7 @@ export class Indexer implements ChunkSink {
   private readonly retryMs: number;
 
   constructor(private readonly options: IndexerOptions) {
-    if (!options.store || !options.index || !options.embedder) throw new TypeError('Indexer: options.store, options.index and options.embedder are required');
+    for (const name of ['store', 'index', 'embedder'] as const) required('Indexer', name, options[name]);
     this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
   }
 
@@ -109,7 +111,7 @@ export class Indexer implements ChunkSink {
     const check = await checkIndexModel(this.options.store, this.options.embedder);
     if (check.ok) return true;
     this.state = 'mismatch';
-    this.options.log?.error(`${check.message} Until then search matches text only.`);
+    this.options.log?.error({ code: 'ERR_INDEX_MODEL_MISMATCH' }, `${check.message} Until then search matches text only.`);
     return false;
   }
 
@@ -124,7 +126,7 @@ export class Indexer implements ChunkSink {
     const { store, index } = this.options;
     progress?.setTotal(await store.countChunks());
     const run = async () => {
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const rows = await store.scanChunks(after, SCAN_PAGE);
         if (rows.length === 0) break;
         after = rows[rows.length - 1].rowId;
@@ -132,7 +134,10 @@ export class Indexer implements ChunkSink {
       }
     };
     await (index.bulk ? index.bulk(run) : run());
-    this.options.log?.info(`vector index loaded: ${index.size} chunks${this.backlog.size ? `, ${this.backlog.size} waiting for the embedder` : ''}`);
+    this.options.log?.info(
+      { vectors: index.size, waiting: this.backlog.size },
+      `vector index loaded: ${index.size} chunks${this.backlog.size ? `, ${this.backlog.size} waiting for the embedder` : ''}`,
+    );
   }
 
   /** Embeds in batches; a failing batch goes to the backlog instead of failing ingestion. */
@@ -141,12 +146,16 @@ export class Indexer implements ChunkSink {
       const batch = chunks.slice(i, i + EMBED_BATCH);
       let vectors: Float32Array[];
       try {
-        vectors = await this.options.embedder.embed(batch.map((c) => c.text));
+        vectors = await this.options.embedder.embed(
+          batch.map((c) => c.text),
+          undefined,
+          'document',
+        );
         if (vectors.length !== batch.length) throw new Error(`the embedder returned ${vectors.length} vectors for ${batch.length} texts`);
       } catch (err) {
         for (const c of batch) this.backlog.set(c.rowId, c);
         batch.forEach(() => progress?.tick(false));
-        this.options.log?.warn(`embedding ${batch.length} chunks failed (${(err as Error).message}); retrying in ${this.retryMs / 1000} s`);
+        this.options.log?.warn({ err, chunks: batch.length }, `embedding ${batch.length} chunks failed; retrying in ${this.retryMs / 1000} s`);
         this.scheduleRetry();
         continue;
       }
@@ -155,6 +164,9 @@ export class Indexer implements ChunkSink {
       for (const c of batch) this.backlog.delete(c.rowId);
       batch.forEach(() => progress?.tick(true));
       await this.record(vectors[0].length);
+      // A batch is CPU work on the event loop with the built-in embedder: let sockets and other
+      // requests through between batches of a large item.
+      if (i + EMBED_BATCH < chunks.length) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

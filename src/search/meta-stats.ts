@@ -3,7 +3,7 @@
  * estimate how selective a filter is), the rows of each scope (to scan only those), and an
  * order-independent checksum of the row ids (to tell whether a saved HNSW file matches).
  */
-import { KIND_CODES, SOURCE_CODES, type EncodedFilter } from './layout.js';
+import { KIND_CODES, SOURCE_CODES, type EncodedFilter } from './flat/layout.js';
 import type { VectorFilter, VectorMeta } from './types.js';
 
 const NO_SCOPE = -1;
@@ -92,9 +92,7 @@ export class MetaStats {
   encode(filter: VectorFilter = {}): EncodedFilter {
     let kindMask = 0;
     for (const k of filter.kinds ?? []) kindMask |= 1 << KIND_CODES[k];
-    const scopes = filter.scopes
-      ? filter.scopes.map((s) => this.scopeIds.get(s)).filter((id): id is number => id !== undefined)
-      : null;
+    const scopes = filter.scopes ? filter.scopes.map((s) => this.scopeIds.get(s)).filter((id): id is number => id !== undefined) : null;
     return {
       kindMask,
       source: filter.sourceType ? SOURCE_CODES[filter.sourceType] : -1,

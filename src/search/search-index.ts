@@ -3,11 +3,12 @@
  * (a remote embedder learns it from its first answer), replaceable wholesale by `reset` for
  * `salon reindex`. It owns the scan pool.
  */
-import { FlatIndex } from './flat-index.js';
-import type { HnswParams } from './hnsw-protocol.js';
-import { ScanPool } from './scan-pool.js';
+import { FlatIndex } from './flat/flat-index.js';
+import type { HnswParams } from './graph/hnsw-protocol.js';
+import { ScanPool } from './flat/scan-pool.js';
 import { TieredIndex, removeSavedGraph, type HnswMode, type TieredIndexOptions } from './tiered-index.js';
 import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
+import { required, wholeNumber } from '../options.js';
 
 export interface SearchIndexOptions {
   /** Embedder model; with the dimension it fingerprints a saved HNSW graph. */
@@ -34,9 +35,9 @@ export class SearchIndex implements VectorIndex {
   private readonly releases: (() => void)[] = [];
 
   constructor(private readonly options: SearchIndexOptions) {
-    if (!options.model) throw new TypeError('SearchIndex: options.model is required');
-    if (!Number.isInteger(options.dimensions) || options.dimensions < 0) throw new RangeError(`SearchIndex: options.dimensions must be a non-negative integer, got ${options.dimensions}`);
-    if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`SearchIndex: options.threads must be a positive integer, got ${options.threads}`);
+    required('SearchIndex', 'model', options.model);
+    wholeNumber('SearchIndex', 'dimensions', options.dimensions, 0);
+    wholeNumber('SearchIndex', 'threads', options.threads, 1);
   }
 
   get dimensions(): number {
@@ -129,7 +130,6 @@ export class SearchIndex implements VectorIndex {
       fingerprint: `${this.options.model}@${dimensions}`,
       mode: this.options.hnswMode,
       // One graph, built on every search thread at once: a search then asks one graph, not several.
-      shards: 1,
       buildThreads: this.options.threads,
       params: this.options.hnswParams,
       log: this.options.log,

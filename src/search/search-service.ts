@@ -12,6 +12,8 @@ import { snippetFor } from './snippet.js';
 import { refOf } from './chunk-refs.js';
 import type { ChunkHit, ChunkRef, ChunkSearchOptions, ItemHit, ItemSearchOptions, SearchService, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { MAX_K, checkK } from './vectors.js';
+import type { Logger } from '../logger.js';
+import { required } from '../options.js';
 
 /** Chunks fetched per wanted item at first: items have several chunks, and filters drop some. */
 const ITEM_OVERFETCH = 5;
@@ -26,7 +28,7 @@ export interface SearchServiceOptions {
   embedder: Embedder;
   /** Its state `mismatch` means the vectors came from another embedder: text search only. */
   indexer?: { readonly state: IndexerState };
-  log?: { warn(msg: string): void };
+  log?: Logger;
 }
 
 const isContentKind = (k: string): k is ContentKind => (CONTENT_KINDS as readonly string[]).includes(k);
@@ -35,7 +37,7 @@ export class DefaultSearchService implements SearchService {
   private lastWarn = 0;
 
   constructor(private readonly options: SearchServiceOptions) {
-    if (!options.store || !options.index || !options.embedder) throw new TypeError('SearchService: options.store, options.index and options.embedder are required');
+    for (const name of ['store', 'index', 'embedder'] as const) required('SearchService', name, options[name]);
   }
 
   async searchChunks(query: string, options: ChunkSearchOptions): Promise<ChunkHit[]> {
@@ -76,7 +78,9 @@ export class DefaultSearchService implements SearchService {
     if (!vectors) return { hits: [], text: await Promise.all(texts.map((t) => (t ? this.searchText(t, options.k, options.filter) : []))) };
     const { index } = this.options;
     const threshold = options.useThreshold === false ? -Infinity : this.options.embedder.similarityThreshold;
-    const searched = await (index.searchMany ? index.searchMany(vectors, options.k, options.filter) : Promise.all(vectors.map((v) => index.search(v, options.k, options.filter))));
+    const searched = await (index.searchMany
+      ? index.searchMany(vectors, options.k, options.filter)
+      : Promise.all(vectors.map((v) => index.search(v, options.k, options.filter))));
     let next = 0;
     return { hits: texts.map((t) => (t ? searched[next++].filter((h) => h.score >= threshold) : [])) };
   }
@@ -101,14 +105,15 @@ export class DefaultSearchService implements SearchService {
       const vectors = await embedder.embed(texts);
       if (vectors.length !== texts.length) throw new Error(`the embedder returned ${vectors.length} vectors for ${texts.length} texts`);
       for (const v of vectors) {
-        if (!v || v.length !== index.dimensions) throw new Error(`the embedder returned a vector of ${v?.length ?? 0} dimensions; the index has ${index.dimensions}`);
+        if (!v || v.length !== index.dimensions)
+          throw new Error(`the embedder returned a vector of ${v?.length ?? 0} dimensions; the index has ${index.dimensions}`);
       }
       return vectors;
     } catch (err) {
       const now = Date.now();
       if (now - this.lastWarn >= WARN_INTERVAL_MS) {
         this.lastWarn = now;
-        this.options.log?.warn(`embedding the query failed (${(err as Error).message}); searching by text instead`);
+        this.options.log?.warn({ err }, `embedding the query failed (${(err as Error).message}); searching by text instead`);
       }
       return null;
     }

@@ -1,5 +1,5 @@
 /** The snippet `GET /api/v1/search` shows: about 200 characters around a chunk's best-matching sentence. */
-import { contentTerms, splitSentences, type Sentence } from '../ai/extractive-text.js';
+import { contentTerms, splitSentences, type Sentence } from '../ai/local/extractive-text.js';
 
 export const SNIPPET_CHARS = 200;
 

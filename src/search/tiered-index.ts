@@ -1,18 +1,19 @@
 /**
  * The VectorIndex app.ts uses: the exact flat index always holds every vector (it is also the
- * source for building the graph); above `threshold` vectors an HNSW graph (sharded, see
- * hnsw-shards.ts), built off the event loop in workers from the flat rows or loaded from DATA_DIR
+ * source for building the graph); above `threshold` vectors an HNSW graph (graph/hnsw-graph.ts), built off the event loop in workers from the flat rows or loaded from DATA_DIR
  * when the saved files match, then searched on the main thread, answers unselective searches. Selective filters (a room's or thread's own rows, < 10 % of the index) are answered by
  * an exact scan of that subset: a filtered graph search collapses when most neighbours are filtered out.
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FlatIndex } from './flat-index.js';
-import type { HnswFileFacts, HnswParams } from './hnsw-protocol.js';
-import { ShardedGraph } from './hnsw-shards.js';
-import { GRAPH_ENCODING } from './hnsw-index.js';
+import type { FlatIndex } from './flat/flat-index.js';
+import type { HnswFileFacts, HnswParams } from './graph/hnsw-protocol.js';
+import { HnswGraph } from './graph/hnsw-graph.js';
+import { GRAPH_ENCODING } from './graph/hnsw-worker-client.js';
 import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { checkK, checkQuery } from './vectors.js';
+import type { Logger } from '../logger.js';
+import { required, wholeNumber } from '../options.js';
 
 /** Filters passing fewer than this fraction of rows are answered by an exact subset scan. */
 export const SELECTIVE_FRACTION = 0.1;
@@ -30,13 +31,13 @@ const OVERFETCH_MARGIN = 2;
 const MAX_OVERFETCH = 2000;
 const FILE_NAME = 'vectors.hnsw';
 
-/** The saved graph's base path in `dir`; shard i is `<path>.<i>` with its sidecar `<path>.<i>.json`. */
+/** The saved graph's path in `dir`; its sidecar is `<path>.json`. */
 export const hnswFilePath = (dir: string): string => join(dir, FILE_NAME);
 
-/** Deletes the saved graph (every shard and sidecar) from `dir`. */
+/** Deletes the saved graph and its sidecar (and any graph an older version saved in shards) from `dir`. */
 export async function removeSavedGraph(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.filter((n) => n.startsWith(`${FILE_NAME}.`)).map((n) => rm(join(dir, n), { force: true })));
+  await Promise.all(names.filter((n) => n === FILE_NAME || n.startsWith(`${FILE_NAME}.`)).map((n) => rm(join(dir, n), { force: true })));
 }
 
 export type HnswMode = 'auto' | 'off';
@@ -51,13 +52,11 @@ export interface TieredIndexOptions {
   fingerprint: string;
   /** `auto`: load a matching saved graph or build one when needed; `off`: exact scans only (one-shot CLI searches). */
   mode?: HnswMode;
-  /** Graph shards, one worker each (default 1: one graph is searched fastest). */
-  shards?: number;
-  /** Native threads each shard is built with (default 1; the app uses SEARCH_WORKERS). */
+  /** Native threads the graph is built with (default 1; the app uses SEARCH_WORKERS). */
   buildThreads?: number;
   params?: Partial<HnswParams>;
   saveDelayMs?: number;
-  log?: { info(msg: string): void; warn(msg: string): void };
+  log?: Logger;
 }
 
 export class TieredIndex implements VectorIndex {
@@ -65,9 +64,9 @@ export class TieredIndex implements VectorIndex {
   /** Searches answered by each structure (for tests and troubleshooting). */
   readonly searches = { flat: 0, hnsw: 0 };
   private readonly options: TieredIndexOptions;
-  private graph: ShardedGraph | null = null;
+  private graph: HnswGraph | null = null;
   /** A graph being built or loaded; mutations are forwarded to it in order. */
-  private pendingGraph: ShardedGraph | null = null;
+  private pendingGraph: HnswGraph | null = null;
   private starting: Promise<void> | null = null;
   private bulkDepth = 0;
   private tombstones = 0;
@@ -78,10 +77,9 @@ export class TieredIndex implements VectorIndex {
   private closed = false;
 
   constructor(options: TieredIndexOptions) {
-    if (!Number.isInteger(options.threshold) || options.threshold < 0) throw new RangeError(`TieredIndex: options.threshold must be a non-negative integer, got ${options.threshold}`);
-    if (!options.fingerprint) throw new TypeError('TieredIndex: options.fingerprint is required');
-    if (options.shards !== undefined && (!Number.isInteger(options.shards) || options.shards < 1)) throw new RangeError(`TieredIndex: options.shards must be a positive integer, got ${options.shards}`);
-    this.options = { mode: 'auto', saveDelayMs: DEFAULT_SAVE_DELAY_MS, shards: 1, ...options };
+    wholeNumber('TieredIndex', 'threshold', options.threshold, 0);
+    required('TieredIndex', 'fingerprint', options.fingerprint);
+    this.options = { mode: 'auto', saveDelayMs: DEFAULT_SAVE_DELAY_MS, ...options };
     this.flat = options.flat;
   }
 
@@ -132,7 +130,11 @@ export class TieredIndex implements VectorIndex {
   async upsert(entries: VectorEntry[]): Promise<void> {
     await this.flat.upsert(entries);
     const target = this.graph ?? this.pendingGraph;
-    if (target) void this.forwardUpsert(target, entries.map((e) => e.rowId));
+    if (target)
+      void this.forwardUpsert(
+        target,
+        entries.map((e) => e.rowId),
+      );
     this.changed(target);
   }
 
@@ -206,7 +208,7 @@ export class TieredIndex implements VectorIndex {
     // Terminating the pending graph's worker ends a build in progress (its next add rejects).
     await this.pendingGraph?.close();
     await this.settled().catch(() => undefined);
-    await this.save().catch((err) => this.options.log?.warn(`saving the HNSW index failed: ${(err as Error).message}`));
+    await this.save().catch((err) => this.options.log?.warn({ err }, 'saving the HNSW index failed'));
     await this.graph?.close();
     this.graph = null;
     await this.flat.close();
@@ -216,7 +218,7 @@ export class TieredIndex implements VectorIndex {
     return hnswFilePath(this.options.dir!);
   }
 
-  private facts(graph: ShardedGraph): HnswFileFacts {
+  private facts(graph: HnswGraph): HnswFileFacts {
     return {
       dimensions: this.dimensions,
       fingerprint: this.options.fingerprint,
@@ -228,12 +230,12 @@ export class TieredIndex implements VectorIndex {
     };
   }
 
-  private changed(target: ShardedGraph | null): void {
+  private changed(target: HnswGraph | null): void {
     if (target && target === this.pendingGraph) this.changedWhilePending = true;
     if (this.graph) {
       this.dirty = true;
       if (this.tombstones > this.flat.size * TOMBSTONE_REBUILD_FRACTION) {
-        this.options.log?.info(`rebuilding the HNSW index: ${this.tombstones} deleted elements`);
+        this.options.log?.info({ deleted: this.tombstones }, `rebuilding the HNSW index: ${this.tombstones} deleted elements`);
         this.dropGraph();
       } else this.scheduleSave();
     }
@@ -245,7 +247,7 @@ export class TieredIndex implements VectorIndex {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => {
       this.saveTimer = null;
-      this.save().catch((err) => this.options.log?.warn(`saving the HNSW index failed: ${(err as Error).message}`));
+      this.save().catch((err) => this.options.log?.warn({ err }, 'saving the HNSW index failed'));
     }, this.options.saveDelayMs);
     this.saveTimer.unref();
   }
@@ -256,7 +258,7 @@ export class TieredIndex implements VectorIndex {
     if (this.size > threshold && !this.graph && !this.starting) {
       this.starting = this.startGraph().finally(() => (this.starting = null));
     } else if (this.graph && this.size < threshold * DOWNSHIFT_FACTOR) {
-      this.options.log?.info(`vector count ${this.size} fell below the HNSW threshold; searching by exact scan`);
+      this.options.log?.info({ vectors: this.size }, `vector count ${this.size} fell below the HNSW threshold; searching by exact scan`);
       this.dropGraph();
     }
   }
@@ -269,21 +271,21 @@ export class TieredIndex implements VectorIndex {
     this.checkSwitch();
   }
 
-  private async forwardUpsert(target: ShardedGraph, rowIds: number[]): Promise<void> {
+  private async forwardUpsert(target: HnswGraph, rowIds: number[]): Promise<void> {
     const vectors = new Float32Array(rowIds.length * this.dimensions);
     const found = this.flat.copyVectors(rowIds, vectors);
     await target.add(found, vectors.subarray(0, found.length * this.dimensions).slice()).catch((err) => this.graphFailed(target, err));
   }
 
-  private graphFailed(target: ShardedGraph, err: unknown): void {
+  private graphFailed(target: HnswGraph, err: unknown): void {
     if (target !== this.graph && target !== this.pendingGraph) return;
-    this.options.log?.warn(`the HNSW index failed (${(err as Error).message}); searching by exact scan until it is rebuilt`);
+    this.options.log?.warn({ err }, 'the HNSW index failed; searching by exact scan until it is rebuilt');
     if (target === this.graph) this.dropGraph();
   }
 
   /** Loads the saved graph when it matches the flat rows, else (mode `auto`) builds one. */
   private async startGraph(): Promise<void> {
-    const graph = new ShardedGraph(this.dimensions, this.options.shards!, this.options.params, this.options.buildThreads ?? 1);
+    const graph = new HnswGraph(this.dimensions, this.options.params, this.options.buildThreads ?? 1);
     this.pendingGraph = graph;
     this.changedWhilePending = false;
     try {
@@ -291,22 +293,22 @@ export class TieredIndex implements VectorIndex {
         const r = await graph.load(this.path(), this.facts(graph));
         if (r.loaded && this.pendingGraph === graph) {
           this.tombstones = Math.max(0, graph.elements - this.size);
-          this.options.log?.info(`loaded the HNSW index (${this.size} vectors)`);
+          this.options.log?.info({ vectors: this.size }, `loaded the HNSW index (${this.size} vectors)`);
           return this.promote(graph, false);
         }
         if (this.pendingGraph !== graph) return void (await graph.close());
-        if (!r.loaded) this.options.log?.info(`building the HNSW index: ${r.reason}`);
+        if (!r.loaded) this.options.log?.info({ reason: r.reason }, `building the HNSW index: ${r.reason}`);
       }
       await this.build(graph);
-      await graph.moveToMainThread().catch((err) => this.options.log?.warn(`the HNSW index stays in its workers: ${(err as Error).message}`));
+      await graph.moveToMainThread().catch((err) => this.options.log?.warn({ err }, 'the HNSW index stays in its worker'));
       this.promote(graph, true);
     } catch (err) {
-      if (!this.closed) this.options.log?.warn(`the HNSW index could not be built: ${(err as Error).message}`);
+      if (!this.closed) this.options.log?.warn({ err }, 'the HNSW index could not be built');
       await this.abandon(graph);
     }
   }
 
-  private async build(graph: ShardedGraph): Promise<void> {
+  private async build(graph: HnswGraph): Promise<void> {
     const started = Date.now();
     const rowIds = this.flat.rowIds();
     await graph.init(Math.ceil(rowIds.length * 1.25));
@@ -316,10 +318,13 @@ export class TieredIndex implements VectorIndex {
       const found = this.flat.copyVectors(batch, vectors);
       await graph.add(found, vectors.subarray(0, found.length * this.dimensions).slice());
     }
-    this.options.log?.info(`built the HNSW index of ${rowIds.length} vectors in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    this.options.log?.info(
+      { vectors: rowIds.length, ms: Date.now() - started },
+      `built the HNSW index of ${rowIds.length} vectors in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   }
 
-  private promote(graph: ShardedGraph, fresh: boolean): void {
+  private promote(graph: HnswGraph, fresh: boolean): void {
     if (this.closed || this.pendingGraph !== graph) return void graph.close();
     this.pendingGraph = null;
     this.graph = graph;
@@ -329,7 +334,7 @@ export class TieredIndex implements VectorIndex {
     }
   }
 
-  private async abandon(graph: ShardedGraph): Promise<void> {
+  private async abandon(graph: HnswGraph): Promise<void> {
     if (this.pendingGraph === graph) this.pendingGraph = null;
     await graph.close();
   }

@@ -1,4 +1,4 @@
-/** The vector index seam (DESIGN §2, search/). */
+/** The vector index seam (docs/search.md). */
 import type { ContentKind, SourceType } from '../content/types.js';
 
 /** Per-row metadata kept in memory so filters need no store round trip. */

@@ -17,7 +17,8 @@ function checkVector(v: Float32Array, dimensions: number, what: string): void {
 /** Throws on the first bad entry, before anything is written. */
 export function checkEntries(entries: VectorEntry[], dimensions: number): void {
   for (const e of entries) {
-    if (!Number.isInteger(e.rowId) || e.rowId < 0 || e.rowId > MAX_ROW_ID) throw new RangeError(`rowId must be an integer from 0 to ${MAX_ROW_ID}, got ${e.rowId}`);
+    if (!Number.isInteger(e.rowId) || e.rowId < 0 || e.rowId > MAX_ROW_ID)
+      throw new RangeError(`rowId must be an integer from 0 to ${MAX_ROW_ID}, got ${e.rowId}`);
     checkVector(e.vector, dimensions, `vector of row ${e.rowId}`);
     const m = e.meta;
     if (!m || !KINDS.has(m.kind) || !SOURCES.has(m.sourceType) || typeof m.privileged !== 'boolean' || (m.scope !== null && typeof m.scope !== 'string')) {
@@ -41,4 +42,3 @@ export function normalizeInto(v: Float32Array, out: Float32Array, offset: number
   const scale = sq > 0 ? 1 / Math.sqrt(sq) : 0;
   for (let i = 0; i < v.length; i++) out[offset + i] = v[i] * scale;
 }
-

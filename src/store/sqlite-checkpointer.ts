@@ -21,6 +21,7 @@
 import { createRequire } from 'node:module';
 import { endianness } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { wholeNumber } from '../options.js';
 
 /** How often the worker reads the WAL's length. */
 export const DEFAULT_POLL_MS = 200;
@@ -138,9 +139,7 @@ export class SqliteCheckpointer {
       intervalMs: options.intervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
       catchUpTries: options.catchUpTries ?? DEFAULT_CATCH_UP_TRIES,
     };
-    for (const [name, value] of Object.entries(tunables)) {
-      if (!(Number.isSafeInteger(value) && value > 0)) throw new TypeError(`SqliteCheckpointer ${name}: expected a positive whole number, got ${String(value)}`);
-    }
+    for (const [name, value] of Object.entries(tunables)) wholeNumber('SqliteCheckpointer', name, value, 1);
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,

@@ -128,4 +128,12 @@ export const SQLITE_MIGRATIONS: string[] = [
   CREATE UNIQUE INDEX messages_client ON messages (room_id, author_id, client_id) WHERE client_id IS NOT NULL;
   CREATE INDEX messages_thread ON messages (thread_id, seq);
   `,
+  // 3: the embedding cache holds document vectors only, oldest dropped first. Until now it also
+  // held the vectors of questions (private asks among them), so what it held is dropped: a miss
+  // only costs one more embedding of a document.
+  `
+  DELETE FROM embeddings;
+  ALTER TABLE embeddings ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX embeddings_age ON embeddings (stored_at);
+  `,
 ];

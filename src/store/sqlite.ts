@@ -34,6 +34,12 @@ export interface SqliteStoreOptions {
    * messages commit on the event loop). Files only.
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * When a commit reaches the disk (SQLITE_SYNCHRONOUS). `normal` (default, with WAL): a commit
+   * survives the process being killed; a power loss may lose the last commits, never corrupt the
+   * file. `full`: every commit is fsynced before it is acknowledged, so it survives a power loss.
+   */
+  synchronous?: 'normal' | 'full';
 }
 
 export class SqliteStore implements Store {
@@ -47,7 +53,7 @@ export class SqliteStore implements Store {
     if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
@@ -125,7 +131,12 @@ export class SqliteStore implements Store {
     // (getChunks no longer finds them).
     const addedHere = new Set(changes.flatMap((c) => c.addedIds));
     return Promise.all(
-      changes.map(async (c) => ({ id: c.id, status: c.status, added: await this.getChunks(c.addedIds), removed: c.removed.filter((id) => !addedHere.has(id)) })),
+      changes.map(async (c) => ({
+        id: c.id,
+        status: c.status,
+        added: await this.getChunks(c.addedIds),
+        removed: c.removed.filter((id) => !addedHere.has(id)),
+      })),
     );
   }
 
@@ -143,20 +154,18 @@ export class SqliteStore implements Store {
     };
     if (existing) {
       this.sql(
-          `UPDATE items SET kind=@kind, title=@title, url=@url, description=@description, body=@body, comments=@comments,
+        `UPDATE items SET kind=@kind, title=@title, url=@url, description=@description, body=@body, comments=@comments,
            category=@category, published_at=@published_at, image=@image, author=@author, channel=@channel, thumbnail=@thumbnail,
            site_name=@site_name, source=@source, hash=@hash, sort_key=@sort_key, updated_at=@now WHERE id=@id`,
-        )
-        .run(row);
+      ).run(row);
       return 'updated';
     }
     this.sql(
-        `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel,
+      `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel,
          thumbnail, site_name, source, hash, sort_key, created_at, updated_at)
          VALUES (@id, @kind, @title, @url, @description, @body, @comments, @category, @published_at, @image, @author, @channel,
          @thumbnail, @site_name, @source, @hash, @sort_key, @now, @now)`,
-      )
-      .run(row);
+    ).run(row);
     return 'created';
   }
 
@@ -215,8 +224,10 @@ export class SqliteStore implements Store {
   }
 
   async listCategories(): Promise<{ category: string; count: number }[]> {
-    return this.sql('SELECT category, count(*) AS count FROM items WHERE category IS NOT NULL GROUP BY category ORDER BY count DESC, category')
-      .all() as { category: string; count: number }[];
+    return this.sql('SELECT category, count(*) AS count FROM items WHERE category IS NOT NULL GROUP BY category ORDER BY count DESC, category').all() as {
+      category: string;
+      count: number;
+    }[];
   }
 
   // chunks
@@ -233,9 +244,7 @@ export class SqliteStore implements Store {
     const existing = this.sql('SELECT row_id, ord, text_hash FROM chunks WHERE item_id = ?').all(itemId) as Row[];
     const keep = new Map(existing.map((r) => [`${r.ord}:${r.text_hash}`, r.row_id as number]));
     const wanted = new Set<string>();
-    const insert = this.sql(
-      `INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING row_id`,
-    );
+    const insert = this.sql(`INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING row_id`);
     const addedIds: number[] = [];
     for (const c of chunks) {
       const textHash = sha256(c.text);
@@ -273,11 +282,10 @@ export class SqliteStore implements Store {
     const match = [...new Set(terms)].map((t) => `"${t}"`).join(' OR ');
     const kindClause = kinds?.length ? `AND i.kind IN (${kinds.map(() => '?').join(',')})` : '';
     const rows = this.sql(
-        `SELECT f.rowid AS row_id, bm25(chunks_fts) AS rank FROM chunks_fts f
+      `SELECT f.rowid AS row_id, bm25(chunks_fts) AS rank FROM chunks_fts f
          JOIN chunks c ON c.row_id = f.rowid JOIN items i ON i.id = c.item_id
          WHERE chunks_fts MATCH ? ${kindClause} ORDER BY rank LIMIT ?`,
-      )
-      .all(match, ...(kinds ?? []), limit) as Row[];
+    ).all(match, ...(kinds ?? []), limit) as Row[];
     // bm25() is lower-is-better and negative; flip it so higher is better.
     return rows.map((r) => ({ rowId: r.row_id, score: -r.rank }));
   }
@@ -288,23 +296,34 @@ export class SqliteStore implements Store {
     const out = new Map<string, Float32Array>();
     for (let i = 0; i < textHashes.length; i += 500) {
       const batch = textHashes.slice(i, i + 500);
-      const rows = this.sql(`SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN (${batch.map(() => '?').join(',')})`)
-        .all(model, ...batch) as Row[];
+      const rows = this.sql(`SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN (${batch.map(() => '?').join(',')})`).all(
+        model,
+        ...batch,
+      ) as Row[];
       for (const r of rows) out.set(r.text_hash, blobToVector(r.vector));
     }
     return out;
   }
 
-  async putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[]): Promise<void> {
-    const insert = this.sql('INSERT OR REPLACE INTO embeddings (model, text_hash, dimensions, vector) VALUES (?, ?, ?, ?)');
+  async putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[], maxEntries?: number): Promise<void> {
+    const insert = this.sql('INSERT OR REPLACE INTO embeddings (model, text_hash, dimensions, vector, stored_at) VALUES (?, ?, ?, ?, ?)');
+    const now = Date.now();
     this.db.transaction(() => {
-      for (const e of entries) insert.run(model, e.textHash, e.vector.length, Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength));
+      for (const e of entries) insert.run(model, e.textHash, e.vector.length, Buffer.from(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength), now);
+      if (maxEntries === undefined) return;
+      const { n } = this.sql('SELECT count(*) AS n FROM embeddings').get() as { n: number };
+      if (n > maxEntries) {
+        this.sql('DELETE FROM embeddings WHERE (model, text_hash) IN (SELECT model, text_hash FROM embeddings ORDER BY stored_at LIMIT ?)').run(n - maxEntries);
+      }
     })();
   }
 
   async embeddingModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
-    return this.sql('SELECT model, dimensions, count(*) AS count FROM embeddings GROUP BY model, dimensions ORDER BY count DESC')
-      .all() as { model: string; dimensions: number; count: number }[];
+    return this.sql('SELECT model, dimensions, count(*) AS count FROM embeddings GROUP BY model, dimensions ORDER BY count DESC').all() as {
+      model: string;
+      dimensions: number;
+      count: number;
+    }[];
   }
 
   // messages
@@ -320,8 +339,7 @@ export class SqliteStore implements Store {
   private appendInTransaction(m: NewMessage): { message: Message; duplicate: boolean } {
     if (m.clientId) {
       const dup = this.sql('SELECT * FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?').get(m.roomId, m.author.id, m.clientId) as
-        | Row
-        | undefined;
+        Row | undefined;
       if (dup) return { message: rowToMessage(dup), duplicate: true };
     }
     const { seq } = this.sql(
@@ -344,8 +362,18 @@ export class SqliteStore implements Store {
       `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      message.roomId, seq, message.id, message.threadId, m.author.id, m.author.name, m.author.kind, message.text, message.ts,
-      m.clientId ?? null, m.replyTo ?? null, m.sources ? JSON.stringify(m.sources) : null,
+      message.roomId,
+      seq,
+      message.id,
+      message.threadId,
+      m.author.id,
+      m.author.name,
+      m.author.kind,
+      message.text,
+      message.ts,
+      m.clientId ?? null,
+      m.replyTo ?? null,
+      m.sources ? JSON.stringify(m.sources) : null,
     );
     return { message, duplicate: false };
   }
@@ -356,6 +384,11 @@ export class SqliteStore implements Store {
 
   async recentMessages(roomId: string, limit: number): Promise<Message[]> {
     const rows = this.sql('SELECT * FROM messages WHERE room_id = ? ORDER BY seq DESC LIMIT ?').all(roomId, limit) as Row[];
+    return rows.reverse().map(rowToMessage);
+  }
+
+  async messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]> {
+    const rows = this.sql('SELECT * FROM messages WHERE room_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(roomId, beforeSeq, limit) as Row[];
     return rows.reverse().map(rowToMessage);
   }
 

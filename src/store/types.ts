@@ -59,7 +59,7 @@ export interface IngestJob {
   runner?: JobRunner;
   /** What was asked for, e.g. `{url}` or `{feed}`. */
   request: Record<string, unknown>;
-  status: 'queued' | 'running' | 'done' | 'failed';
+  status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
   total: number;
   done: number;
   failed: number;
@@ -122,9 +122,10 @@ export interface Store {
   /** Full-text search over chunk text: the fallback when embedding fails. */
   searchText(query: string, limit: number, kinds?: ContentKind[]): Promise<TextHit[]>;
 
-  // embedding cache, keyed by (model, sha256 of text)
+  // embedding cache of document vectors, keyed by (model, sha256 of text)
   getEmbeddings(model: string, textHashes: string[]): Promise<Map<string, Float32Array>>;
-  putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[]): Promise<void>;
+  /** Stores vectors; with `maxEntries`, the oldest entries beyond it (all models) are dropped. */
+  putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[], maxEntries?: number): Promise<void>;
   /** Models that have cached vectors, with their dimension and count. */
   embeddingModels(): Promise<{ model: string; dimensions: number; count: number }[]>;
 
@@ -138,6 +139,8 @@ export interface Store {
   messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]>;
   /** The last `limit` messages, oldest first. */
   recentMessages(roomId: string, limit: number): Promise<Message[]>;
+  /** The last `limit` messages with seq < beforeSeq, oldest first (paging back through history). */
+  messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]>;
   lastSeq(roomId: string): Promise<number>;
 
   // threads

@@ -1,10 +1,10 @@
 /** The local extractive ChatModel: quoting with [n], admitting gaps, reranking, summaries, streaming. */
 import { describe, expect, it } from 'vitest';
 import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
-import { answerType } from '../../src/ai/extractive-answer.js';
-import { splitSentences, stem } from '../../src/ai/extractive-text.js';
-import { asksForOverview, LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local-chat.js';
-import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { answerType } from '../../src/ai/local/extractive-answer.js';
+import { splitSentences, stem } from '../../src/ai/local/extractive-text.js';
+import { asksForOverview, LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 
 const SOURCES: GroundedSource[] = [
@@ -51,7 +51,9 @@ describe.each([
   });
 
   it('answers "what is this about?" with the central sentences of the primary topic', async () => {
-    const messages = [{ role: 'user' as const, content: renderGroundedPrompt({ topic: 'Nikola Tesla\n\nThe inventor.', sources: SOURCES, question: 'tl;dr?' }, newNonce()) }];
+    const messages = [
+      { role: 'user' as const, content: renderGroundedPrompt({ topic: 'Nikola Tesla\n\nThe inventor.', sources: SOURCES, question: 'tl;dr?' }, newNonce()) },
+    ];
     const answer = (await collect(model.stream(messages))).join('');
     expect(answer).toMatch(/Tesla.*\[2\]$/);
     expect(answer).not.toContain('[1]');

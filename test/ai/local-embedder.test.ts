@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder } from '../../src/ai/local-embedder.js';
-import { STOPWORDS, stem, tokenize } from '../../src/ai/text-features.js';
+import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { STOPWORDS, stem } from '../../src/ai/local/extractive-text.js';
+import { tokenize } from '../../src/ai/local/text-features.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let s = 0;

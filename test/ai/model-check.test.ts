@@ -28,7 +28,10 @@ describe('checkIndexModel', () => {
   });
 
   it('reports the same model at another dimension', async () => {
-    const r = await checkIndexModel(metaStore(JSON.stringify({ model: 'salon-local-hash-v1', dimensions: 512 })), { model: 'salon-local-hash-v1', dimensions: 1024 });
+    const r = await checkIndexModel(metaStore(JSON.stringify({ model: 'salon-local-hash-v1', dimensions: 512 })), {
+      model: 'salon-local-hash-v1',
+      dimensions: 1024,
+    });
     expect(r.ok).toBe(false);
     expect(r.message).toContain('512');
   });

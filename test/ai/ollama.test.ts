@@ -1,6 +1,6 @@
 /** Ollama specifics: tag matching, a host that is not Ollama, option validation. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasOllamaModel, OllamaChatModel, OllamaEmbedder, ollamaHealth } from '../../src/ai/ollama.js';
+import { hasOllamaModel, OllamaChatModel, OllamaEmbedder, ollamaHealth } from '../../src/ai/remote/ollama.js';
 import type { FakeServer } from '../fakes/common.js';
 import { startFakeOllama } from '../fakes/ollama-server.js';
 import { rejection } from './remote-cases.js';

@@ -1,6 +1,6 @@
 /** OpenAI-compatible specifics: the bearer key is sent, never shown; a base URL without /v1 is named. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAIChatModel, OpenAIEmbedder, openaiHealth } from '../../src/ai/openai.js';
+import { OpenAIChatModel, OpenAIEmbedder, openaiHealth } from '../../src/ai/remote/openai.js';
 import type { FakeServer } from '../fakes/common.js';
 import { startFakeOpenAI } from '../fakes/openai-server.js';
 import { collect, rejection } from './remote-cases.js';

@@ -1,21 +1,21 @@
 /** The providers factory and its wiring into the app (/readyz, services, overrides). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { CachedEmbedder } from '../../src/ai/cached-embedder.js';
-import { LocalChatModel } from '../../src/ai/local-chat.js';
-import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
-import { OllamaChatModel, OllamaEmbedder } from '../../src/ai/ollama.js';
-import { OpenAIChatModel, OpenAIEmbedder } from '../../src/ai/openai.js';
-import { createProviders } from '../../src/ai/providers.js';
+import { OllamaChatModel, OllamaEmbedder } from '../../src/ai/remote/ollama.js';
+import { OpenAIChatModel, OpenAIEmbedder } from '../../src/ai/remote/openai.js';
+import { createAi } from '../../src/parts.js';
 import { testConfig } from '../../src/config.js';
 import type { FakeServer } from '../fakes/common.js';
 import { startFakeOllama } from '../fakes/ollama-server.js';
-import { testApp } from '../helpers.js';
+import { ADMIN, testApp } from '../helpers.js';
 import { closedPortUrl } from './remote-cases.js';
 
-describe('createProviders', () => {
+describe('createAi', () => {
   it('builds the local pair by default, at LOCAL_EMBED_DIM', async () => {
-    const p = createProviders(testConfig({ LOCAL_EMBED_DIM: '256' }));
+    const p = createAi(testConfig({ LOCAL_EMBED_DIM: '256' }));
     expect(p.embedder).toBeInstanceOf(LocalEmbedder);
     expect(p.embedder.dimensions).toBe(256);
     expect(p.chat).toBeInstanceOf(LocalChatModel);
@@ -23,21 +23,21 @@ describe('createProviders', () => {
   });
 
   it('builds Ollama and OpenAI models from their settings', () => {
-    const o = createProviders(testConfig({ AI_PROVIDER: 'ollama', OLLAMA_EMBED_MODEL: 'mxbai-embed-large', OLLAMA_CHAT_MODEL: 'qwen2.5' }));
+    const o = createAi(testConfig({ AI_PROVIDER: 'ollama', OLLAMA_EMBED_MODEL: 'mxbai-embed-large', OLLAMA_CHAT_MODEL: 'qwen2.5' }));
     expect(o.embedder).toBeInstanceOf(OllamaEmbedder);
     expect(o.embedder.model).toBe('ollama:mxbai-embed-large');
     expect(o.embedder.dimensions).toBe(1024);
     expect(o.chat).toBeInstanceOf(OllamaChatModel);
     expect(o.chat.model).toBe('qwen2.5');
-    const a = createProviders(testConfig({ AI_PROVIDER: 'openai', OPENAI_CHAT_MODEL: 'local-model' }));
+    const a = createAi(testConfig({ AI_PROVIDER: 'openai', OPENAI_CHAT_MODEL: 'local-model' }));
     expect(a.embedder).toBeInstanceOf(OpenAIEmbedder);
     expect(a.chat).toBeInstanceOf(OpenAIChatModel);
   });
 
   it('caches a remote embedder in the store, not the local one', () => {
     const store = {} as never;
-    expect(createProviders(testConfig({ AI_PROVIDER: 'ollama' }), store).embedder).toBeInstanceOf(CachedEmbedder);
-    expect(createProviders(testConfig(), store).embedder).toBeInstanceOf(LocalEmbedder);
+    expect(createAi(testConfig({ AI_PROVIDER: 'ollama' }), store).embedder).toBeInstanceOf(CachedEmbedder);
+    expect(createAi(testConfig(), store).embedder).toBeInstanceOf(LocalEmbedder);
   });
 });
 
@@ -56,7 +56,7 @@ describe('AI in the app', () => {
     close = t.close;
     expect(t.app.salon.embedder).toBeInstanceOf(LocalEmbedder);
     expect(t.app.salon.chat).toBeInstanceOf(LocalChatModel);
-    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    const res = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
     expect(res.json().checks.ai).toMatchObject({ ok: true });
     expect(res.json().checks['index-model']).toMatchObject({ ok: true });
   });
@@ -74,7 +74,7 @@ describe('AI in the app', () => {
     fake = await startFakeOllama();
     const t = await testApp({ AI_PROVIDER: 'ollama', OLLAMA_HOST: fake.url });
     close = t.close;
-    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    const res = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
     expect(res.json().checks.ai).toMatchObject({ ok: true });
   });
 
@@ -82,16 +82,21 @@ describe('AI in the app', () => {
     const url = await closedPortUrl();
     const t = await testApp({ AI_PROVIDER: 'ollama', OLLAMA_HOST: url });
     close = t.close;
-    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    const res = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
     expect(res.statusCode).toBe(503);
     expect(res.json().checks.ai.detail).toContain(`is Ollama running at ${url}? start it with \`ollama serve\``);
+    // Without the admin token: which check fails, not the host it failed to reach.
+    const stranger = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(stranger.statusCode).toBe(503);
+    expect(stranger.json()).toEqual({ ok: false, checks: expect.objectContaining({ ai: { ok: false } }) });
+    expect(stranger.body).not.toContain(url);
   });
 
   it('is not ready when the index was built by another embedder, and says to reindex', async () => {
     const t = await testApp();
     close = t.close;
     await t.app.salon.store.setMeta(INDEX_EMBEDDER_META_KEY, JSON.stringify({ model: 'ollama:nomic-embed-text', dimensions: 768 }));
-    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    const res = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
     expect(res.statusCode).toBe(503);
     expect(res.json().checks['index-model'].detail).toContain('salon reindex');
   });

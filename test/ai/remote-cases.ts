@@ -1,7 +1,7 @@
 /** The two remote providers, described so one suite (remote-providers.test.ts) runs against both fakes. */
 import { createServer } from 'node:net';
-import { OllamaChatModel, OllamaEmbedder, ollamaHealth } from '../../src/ai/ollama.js';
-import { OpenAIChatModel, OpenAIEmbedder, openaiHealth } from '../../src/ai/openai.js';
+import { OllamaChatModel, OllamaEmbedder, ollamaHealth } from '../../src/ai/remote/ollama.js';
+import { OpenAIChatModel, OpenAIEmbedder, openaiHealth } from '../../src/ai/remote/openai.js';
 import type { ChatModel, Embedder, ProviderHealth } from '../../src/ai/types.js';
 import type { FakeBehaviour, FakeServer } from '../fakes/common.js';
 import { startFakeOllama } from '../fakes/ollama-server.js';
@@ -11,6 +11,7 @@ export interface Limits {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   batchSize?: number;
+  maxAnswerTokens?: number;
 }
 
 export interface RemoteCase {
@@ -19,6 +20,8 @@ export interface RemoteCase {
   chatModel: string;
   embedPath: string;
   chatPath: string;
+  /** Where a request body says how long a reply may be. */
+  replyLimitOf(body: Record<string, any>): unknown;
   start(options?: Partial<FakeBehaviour>): Promise<FakeServer>;
   /** The provider's base URL for a fake (or any) server URL. */
   base(url: string): string;
@@ -40,6 +43,7 @@ export const REMOTE_CASES: RemoteCase[] = [
     chatModel: 'llama3.2',
     embedPath: '/api/embed',
     chatPath: '/api/chat',
+    replyLimitOf: (body) => body.options?.num_predict,
     start: (o) => startFakeOllama(o),
     base: (url) => url,
     embedder: (base, l, m = 'nomic-embed-text') => new OllamaEmbedder(m, { host: base, ...DEFAULT_LIMITS, ...l }),
@@ -54,6 +58,7 @@ export const REMOTE_CASES: RemoteCase[] = [
     chatModel: 'gpt-4o-mini',
     embedPath: '/v1/embeddings',
     chatPath: '/v1/chat/completions',
+    replyLimitOf: (body) => body.max_tokens,
     start: (o) => startFakeOpenAI(o),
     base: (url) => `${url}/v1`,
     embedder: (base, l, m = 'text-embedding-3-small') => new OpenAIEmbedder(m, { baseUrl: base, apiKey: 'sk-test-key-123456', ...DEFAULT_LIMITS, ...l }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sseData } from '../../src/ai/sse.js';
+import { sseData } from '../../src/ai/remote/sse.js';
 
 async function* bytes(parts: string[]): AsyncGenerator<Uint8Array> {
   for (const p of parts) yield new TextEncoder().encode(p);

@@ -6,7 +6,21 @@ import type { AssistantStage, Source } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import type { Store } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
-import { ARTIFACTS, describeBrowser, ensureClientBuilt, item, launchBrowser, openAs, probeResults, say, scanDom, shadowText, startServer, type Person, type TestServer } from './harness.js';
+import {
+  ARTIFACTS,
+  describeBrowser,
+  ensureClientBuilt,
+  item,
+  launchBrowser,
+  openAs,
+  probeResults,
+  say,
+  scanDom,
+  shadowText,
+  startServer,
+  type Person,
+  type TestServer,
+} from './harness.js';
 
 const person = (browser: Browser, name: string): Promise<Person> => openAs(browser, name, { width: 1200, height: 860 });
 
@@ -48,6 +62,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 class ScriptedAssistant implements RoomAssistant {
   private outlet: RoomOutlet | undefined;
   private n = 0;
+  /** Lets the answer go on past its first piece: the test looks at it mid-answer first, however slow the machine. */
+  release!: () => void;
+  private readonly released = new Promise<void>((resolve) => (this.release = resolve));
   constructor(
     private readonly store: () => Store,
     private readonly sources: Source[],
@@ -68,8 +85,9 @@ class ScriptedAssistant implements RoomAssistant {
         await sleep(400);
       }
       const pieces = ['The cell reached **168 Wh/kg** [1]. ', 'A commenter doubted the cycle count [2], ', 'as was said here earlier [3].'];
-      for (const text of pieces) {
+      for (const [i, text] of pieces.entries()) {
         send({ type: 'assistant.delta', id, text });
+        if (i === 0) await this.released;
         await sleep(400);
       }
       const { message } = await this.store().appendMessage({
@@ -159,11 +177,28 @@ describeBrowser('the assistant in a room', () => {
     const dir = tempDir();
     let store: Store | undefined;
     const sources: Source[] = [
-      { n: 1, id: 'news_cell', kind: 'news', title: 'Cell reaches 168 Wh/kg', url: 'https://news.example/cell', sourceType: 'document', snippet: 'The cell reached 168 Wh/kg.' },
-      { n: 2, id: 'news_cell#c1', kind: 'comment', title: 'Comment by skeptic', url: 'https://news.ycombinator.com/item?id=1', sourceType: 'document', snippet: 'I doubt 4,100 cycles.' },
+      {
+        n: 1,
+        id: 'news_cell',
+        kind: 'news',
+        title: 'Cell reaches 168 Wh/kg',
+        url: 'https://news.example/cell',
+        sourceType: 'document',
+        snippet: 'The cell reached 168 Wh/kg.',
+      },
+      {
+        n: 2,
+        id: 'news_cell#c1',
+        kind: 'comment',
+        title: 'Comment by skeptic',
+        url: 'https://news.ycombinator.com/item?id=1',
+        sourceType: 'document',
+        snippet: 'I doubt 4,100 cycles.',
+      },
       { n: 3, id: 'thread_1', kind: 'thread', title: 'Earlier in this room', url: null, sourceType: 'conversation', snippet: 'Someone said it first.' },
     ];
-    const server = await startServer(dir.dir, { overrides: { assistant: new ScriptedAssistant(() => store!, sources) } });
+    const assistant = new ScriptedAssistant(() => store!, sources);
+    const server = await startServer(dir.dir, { overrides: { assistant } });
     servers.push(server);
     store = server.app.salon.store;
     await store.upsertItem(item('news_cell', { title: 'Cell reaches 168 Wh/kg' }));
@@ -181,6 +216,7 @@ describeBrowser('the assistant in a room', () => {
       }),
     );
     await bob.page.screenshot({ path: join(ARTIFACTS, 'answer-streaming.png') });
+    assistant.release();
 
     for (const p of [ada.page, bob.page]) {
       const answer = p.locator('salon-message-item[kind=assistant][state=sent]');
@@ -204,4 +240,3 @@ describeBrowser('the assistant in a room', () => {
     }
   });
 });
-

@@ -77,7 +77,9 @@ describeBrowser('untrusted markdown in a room', () => {
     const dir = tempDir();
     cleanup = dir.cleanup;
     // The corpus goes in quickly; the flood guard is not what this test is about.
-    server = await startServer(dir.dir, { overrides: { roomOptions: { ratePerSecond: 1000, rateBurst: 1000 } } });
+    server = await startServer(dir.dir, {
+      overrides: { roomOptions: { ratePerSecond: 1000, framesPerSecondPerAddress: 1000, roomMessagesPerSecond: 1000, rateBurst: 1000 } },
+    });
     await server.app.salon.store.upsertItem(item('news_md', { title: 'Markdown torture test' }));
     browser = await launchBrowser();
     context = await browser.newContext();

@@ -7,12 +7,31 @@ const ADA = { id: 'u_ada', name: 'Ada', kind: 'user' as const };
 const BOB = { id: 'u_bob', name: 'Bob', kind: 'user' as const };
 
 function msg(seq: number, fields: Partial<Message> = {}): Message {
-  return { id: `m${seq}`, seq, roomId: 'news_1', threadId: 't1', author: BOB, text: `message ${seq}`, ts: new Date(1_700_000_000_000 + seq * 1000).toISOString(), ...fields };
+  return {
+    id: `m${seq}`,
+    seq,
+    roomId: 'news_1',
+    threadId: 't1',
+    author: BOB,
+    text: `message ${seq}`,
+    ts: new Date(1_700_000_000_000 + seq * 1000).toISOString(),
+    ...fields,
+  };
 }
 
 const texts = (log: MessageLog) => log.entries.map((e) => e.message.text);
 
 describe('MessageLog', () => {
+  it('takes pages of older messages past its usual size, and says where paging continues', () => {
+    const log = new MessageLog();
+    for (let seq = 1001; seq <= 1000 + MAX_LOG_ENTRIES; seq++) log.receive(msg(seq));
+    expect(log.oldestSeq).toBe(1001);
+    expect(log.receiveOlder([msg(999), msg(1000), msg(1001)])).toBe(true);
+    expect(log.size).toBe(MAX_LOG_ENTRIES + 2);
+    expect(log.oldestSeq).toBe(999);
+    expect(texts(log).slice(0, 3)).toEqual(['message 999', 'message 1000', 'message 1001']);
+  });
+
   it('orders by seq and shows a message seen twice once', () => {
     const log = new MessageLog();
     expect(log.receive(msg(2))).toBe(true);

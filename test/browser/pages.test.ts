@@ -3,7 +3,18 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { ARTIFACTS, describeBrowser, ensureClientBuilt, instrument, launchBrowser, messageTexts, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+import {
+  ARTIFACTS,
+  describeBrowser,
+  ensureClientBuilt,
+  instrument,
+  launchBrowser,
+  messageTexts,
+  probeResults,
+  scanDom,
+  startServer,
+  type TestServer,
+} from './harness.js';
 
 interface Summary {
   id: string;

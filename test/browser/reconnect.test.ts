@@ -1,7 +1,18 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { describeBrowser, ensureClientBuilt, item, launchBrowser, messageTexts, openAs, say, startServer, type Person as BasePerson, type TestServer } from './harness.js';
+import {
+  describeBrowser,
+  ensureClientBuilt,
+  item,
+  launchBrowser,
+  messageTexts,
+  openAs,
+  say,
+  startServer,
+  type Person as BasePerson,
+  type TestServer,
+} from './harness.js';
 
 /** A person whose page records every `hello` it sends. */
 interface Person extends BasePerson {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkItem, windows } from '../../src/content/chunker.js';
+import { chunkItem, windows } from '../../src/content/ingest/chunker.js';
 
 const OPTS = { size: 200, overlap: 40 };
 
@@ -113,7 +113,12 @@ describe('windows', () => {
 describe('chunkItem', () => {
   it('makes a title chunk, then body windows, then comment chunks, numbered from 0', () => {
     const chunks = chunkItem(
-      item(sentences(20), { comments: [{ by: 'alice', text: 'Nice work.', time: 1 }, { by: 'bob', text: sentences(8), time: 2 }] }),
+      item(sentences(20), {
+        comments: [
+          { by: 'alice', text: 'Nice work.', time: 1 },
+          { by: 'bob', text: sentences(8), time: 2 },
+        ],
+      }),
       OPTS,
     );
     expect(chunks.map((c) => c.ord)).toEqual(chunks.map((_, i) => i));

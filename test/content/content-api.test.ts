@@ -14,7 +14,15 @@ const PARAS = [
 ];
 
 function post(i: number, extra: Record<string, unknown> = {}) {
-  return { id: `p${i}`, kind: 'post', title: `Post ${i}`, body: `Body of post ${i}. It has words.`, category: i % 2 ? 'Odd' : 'Even', publishedAt: new Date(Date.UTC(2024, 0, i + 1)).toISOString(), ...extra };
+  return {
+    id: `p${i}`,
+    kind: 'post',
+    title: `Post ${i}`,
+    body: `Body of post ${i}. It has words.`,
+    category: i % 2 ? 'Odd' : 'Even',
+    publishedAt: new Date(Date.UTC(2024, 0, i + 1)).toISOString(),
+    ...extra,
+  };
 }
 
 describe('content and ingest API', () => {
@@ -67,7 +75,9 @@ describe('content and ingest API', () => {
     expect(one.statusCode).toBe(200);
     expect(one.json()).toEqual({ items: [{ id: 'post_p1', status: 'created' }] });
     const batch = await app.inject({
-      method: 'POST', url: '/api/v1/content', headers: ADMIN,
+      method: 'POST',
+      url: '/api/v1/content',
+      headers: ADMIN,
       payload: { items: [post(1), post(1, { title: 'Post 1 retitled' }), ...Array.from({ length: 24 }, (_, i) => post(i + 2))] },
     });
     expect(batch.statusCode).toBe(200);
@@ -78,7 +88,9 @@ describe('content and ingest API', () => {
 
   it('writes nothing when any item of a batch is invalid', async () => {
     const res = await app.inject({
-      method: 'POST', url: '/api/v1/content', headers: ADMIN,
+      method: 'POST',
+      url: '/api/v1/content',
+      headers: ADMIN,
       payload: { items: [post(90), post(91, { publishedAt: 'not a date' })] },
     });
     expect(res.statusCode).toBe(400);
@@ -96,8 +108,19 @@ describe('content and ingest API', () => {
     const page1 = first.json();
     expect(page1.items).toHaveLength(20);
     expect(page1.items[0]).toEqual({
-      id: 'post_p25', kind: 'post', title: 'Post 25', url: null, description: 'Body of post 25. It has words.', category: 'Odd',
-      publishedAt: '2024-01-26T00:00:00.000Z', image: null, author: null, channel: null, thumbnail: null, siteName: null, commentCount: 0,
+      id: 'post_p25',
+      kind: 'post',
+      title: 'Post 25',
+      url: null,
+      description: 'Body of post 25. It has words.',
+      category: 'Odd',
+      publishedAt: '2024-01-26T00:00:00.000Z',
+      image: null,
+      author: null,
+      channel: null,
+      thumbnail: null,
+      siteName: null,
+      commentCount: 0,
     });
     expect(page1.items[0]).not.toHaveProperty('body');
     const page2 = (await app.inject(`/api/v1/content?cursor=${page1.nextCursor}`)).json();
@@ -149,7 +172,14 @@ describe('content and ingest API', () => {
   });
 
   it('refuses malformed ingest requests and unknown jobs', async () => {
-    for (const payload of [{}, { url: `${web.origin}/a`, feed: `${web.origin}/b` }, { file: '/etc/passwd' }, { url: 'file:///etc/passwd' }, { hn: 'best' }, { feed: `${web.origin}/x`, limit: 9999 }]) {
+    for (const payload of [
+      {},
+      { url: `${web.origin}/a`, feed: `${web.origin}/b` },
+      { file: '/etc/passwd' },
+      { url: 'file:///etc/passwd' },
+      { hn: 'best' },
+      { feed: `${web.origin}/x`, limit: 9999 },
+    ]) {
       const r = await app.inject({ method: 'POST', url: '/api/v1/ingest', headers: ADMIN, payload });
       expect(r.statusCode, JSON.stringify(payload)).toBe(400);
     }
@@ -181,7 +211,12 @@ describe('content and ingest API', () => {
     const db = (app.salon.store as SqliteStore).db;
     db.exec(`CREATE TRIGGER boom BEFORE INSERT ON items WHEN NEW.id = 'post_boom' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
     try {
-      const res = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items: [post(95), post(96), { ...post(97), id: 'boom' }] } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/content',
+        headers: ADMIN,
+        payload: { items: [post(95), post(96), { ...post(97), id: 'boom' }] },
+      });
       expect(res.statusCode).toBe(500);
       expect(res.json().error.code).toBe('ERR_INTERNAL');
       for (const id of ['post_p95', 'post_p96']) expect((await app.inject(`/api/v1/content/${id}`)).statusCode).toBe(404);

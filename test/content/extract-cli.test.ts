@@ -13,7 +13,15 @@ const CTPOST = join(HTML_DIR, '05844573ca7e1fba714d715bb11ca08c26e25328999c74a1c
 
 function salon(...args: string[]) {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin/salon.js'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
-  return { code: r.status, lines: r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>), stderr: r.stderr };
+  return {
+    code: r.status,
+    lines: r.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>),
+    stderr: r.stderr,
+  };
 }
 
 describe('salon extract', () => {

@@ -27,7 +27,10 @@ describe('extraction corpus', () => {
     expect(pages.length).toBe(181);
     const score = scoreCorpus(pages, (html, url) => extractArticle(html, { url }).text);
     const worst = [...score.perPage].sort((a, b) => a.f1 - b.f1).slice(0, 5);
-    console.log(`extraction corpus: mean F1 ${score.mean_f1}, median ${score.median_f1}, failures ${score.failures}; worst`, worst.map((p) => `${p.f1.toFixed(2)} ${p.url}`));
+    console.log(
+      `extraction corpus: mean F1 ${score.mean_f1}, median ${score.median_f1}, failures ${score.failures}; worst`,
+      worst.map((p) => `${p.f1.toFixed(2)} ${p.url}`),
+    );
     expect(score.failures).toBe(0);
     expect(score.mean_f1).toBeGreaterThanOrEqual(MEAN_F1_FLOOR);
     expect(score.median_f1).toBeGreaterThanOrEqual(MEDIAN_F1_FLOOR);

@@ -1,11 +1,15 @@
 /** The extraction worker pool runs compiled workers: build first (`node scripts/build.mjs`). */
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExtractPool, extractWorkerPath } from '../../src/content/extract-pool.js';
+import { ExtractPool } from '../../src/content/extract/extract-pool.js';
+import { builtWorkerFile } from '../../src/worker-files.js';
 import { extractArticle } from '../../src/content/extract/index.js';
 import { SalonError } from '../../src/errors.js';
 
-const PROSE = Array.from({ length: 4 }, (_, i) => `<p>Paragraph ${i}: the council met again on the harbour plan, and the debate went on, with many views heard.</p>`).join('');
+const PROSE = Array.from(
+  { length: 4 },
+  (_, i) => `<p>Paragraph ${i}: the council met again on the harbour plan, and the debate went on, with many views heard.</p>`,
+).join('');
 const HTML = `<html><head><meta property="og:title" content="Harbour plan"></head><body><article>${PROSE}</article></body></html>`;
 
 describe('extraction worker pool', () => {
@@ -16,8 +20,9 @@ describe('extraction worker pool', () => {
   });
 
   it('finds the compiled worker under dist/workers', () => {
-    expect(extractWorkerPath()).toMatch(/dist[\\/]workers[\\/]extract\.js$/);
-    expect(existsSync(extractWorkerPath())).toBe(true);
+    expect(builtWorkerFile('extract.js')).toMatch(/dist[\\/]workers[\\/]extract\.js$/);
+    expect(existsSync(builtWorkerFile('extract.js'))).toBe(true);
+    expect(() => builtWorkerFile('missing.js')).toThrow(/build/);
   });
 
   it('extracts in a worker exactly what the main thread would', async () => {

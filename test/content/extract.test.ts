@@ -32,7 +32,8 @@ describe('extractArticle: where the body comes from', () => {
   });
 
   it('uses <article> before .entry-content', () => {
-    const html = page(`<div class="entry-content">${paragraphs(['Entry content that is a teaser of another story, shown beside the article with enough words to matter.'.repeat(3)])}</div>
+    const html =
+      page(`<div class="entry-content">${paragraphs(['Entry content that is a teaser of another story, shown beside the article with enough words to matter.'.repeat(3)])}</div>
       <article>${paragraphs(PROSE)}</article>`);
     expect(extractArticle(html).text).toBe(PROSE.join('\n\n'));
   });
@@ -75,7 +76,9 @@ describe('extractArticle: where the body comes from', () => {
   });
 
   it('wraps loose text beside blocks into paragraphs', () => {
-    const html = page(`<div class="col"><p class="title">Headline</p><small>05/10/2018</small><br>${PROSE[0]} ${PROSE[1]}<br><br>${PROSE[2]}<div class="row"><a href="/share">Facebook</a></div></div>`);
+    const html = page(
+      `<div class="col"><p class="title">Headline</p><small>05/10/2018</small><br>${PROSE[0]} ${PROSE[1]}<br><br>${PROSE[2]}<div class="row"><a href="/share">Facebook</a></div></div>`,
+    );
     const { text } = extractArticle(html);
     expect(text).toContain(PROSE[1]);
     expect(text).toContain(PROSE[2]);
@@ -101,7 +104,9 @@ describe('extractArticle: cleaning', () => {
   });
 
   it('keeps inline time elements inside sentences', () => {
-    const html = page(`<article><time datetime="2020-01-01">Jan 1</time>${paragraphs(PROSE)}<p>The vote is on <time datetime="2020-06-01">June 1</time>, the council said.</p></article>`);
+    const html = page(
+      `<article><time datetime="2020-01-01">Jan 1</time>${paragraphs(PROSE)}<p>The vote is on <time datetime="2020-06-01">June 1</time>, the council said.</p></article>`,
+    );
     const { text } = extractArticle(html);
     expect(text).toContain('The vote is on June 1, the council said.');
     expect(text.startsWith('Jan 1')).toBe(false);
@@ -138,7 +143,9 @@ describe('extractArticle: text layout', () => {
   it('throws ERR_EXTRACTION_FAILED when there is no usable body', () => {
     expect(errorCode(() => extractArticle(''))).toBe('ERR_EXTRACTION_FAILED');
     expect(errorCode(() => extractArticle(page('<nav><a href="/">Home</a></nav><p>Hi.</p>')))).toBe('ERR_EXTRACTION_FAILED');
-    expect(errorCode(() => extractArticle(page('<script>only a script, nothing else at all, not a single word of prose here.</script>')))).toBe('ERR_EXTRACTION_FAILED');
+    expect(errorCode(() => extractArticle(page('<script>only a script, nothing else at all, not a single word of prose here.</script>')))).toBe(
+      'ERR_EXTRACTION_FAILED',
+    );
   });
 
   it('refuses pathologically deep markup quickly with ERR_EXTRACTION_FAILED', () => {
@@ -190,7 +197,9 @@ describe('extractArticle: metadata', () => {
   });
 
   it('cleans the site name off <title>', () => {
-    expect(extractArticle(page(`<article>${paragraphs(PROSE)}</article>`, '<title>Storm closes the harbour - Daily Tide</title>')).title).toBe('Storm closes the harbour');
+    expect(extractArticle(page(`<article>${paragraphs(PROSE)}</article>`, '<title>Storm closes the harbour - Daily Tide</title>')).title).toBe(
+      'Storm closes the harbour',
+    );
     expect(cleanTitle('Storm closes the harbour | Daily Tide')).toBe('Storm closes the harbour');
     expect(cleanTitle('Daily Tide: Storm closes the harbour', 'Daily Tide')).toBe('Storm closes the harbour');
     expect(cleanTitle('Storm closes the harbour — The Daily Tide', 'The Daily Tide')).toBe('Storm closes the harbour');
@@ -206,7 +215,9 @@ describe('extractArticle: metadata', () => {
   });
 
   it('survives malformed JSON-LD', () => {
-    const a = extractArticle(page(`<article>${paragraphs(PROSE)}</article>`, '<script type="application/ld+json">{"@type": "NewsArticle", </script><title>Only title</title>'));
+    const a = extractArticle(
+      page(`<article>${paragraphs(PROSE)}</article>`, '<script type="application/ld+json">{"@type": "NewsArticle", </script><title>Only title</title>'),
+    );
     expect(a.title).toBe('Only title');
     expect(a.byline).toBeNull();
   });
@@ -215,7 +226,9 @@ describe('extractArticle: metadata', () => {
 describe('extractArticle: charsets from bytes', () => {
   const latin = (s: string) => Buffer.from(s, 'latin1');
   it('decodes a windows-1252 page named by <meta charset>', () => {
-    const bytes = latin(`<html><head><meta charset="windows-1252"></head><body><article><p>\x93Caf\xe9s\x94 charge \x805 for cr\xe8me br\xfbl\xe9e \x96 a price, says the owner, that is fair.</p><p>${PROSE[0]}</p></article></body></html>`);
+    const bytes = latin(
+      `<html><head><meta charset="windows-1252"></head><body><article><p>\x93Caf\xe9s\x94 charge \x805 for cr\xe8me br\xfbl\xe9e \x96 a price, says the owner, that is fair.</p><p>${PROSE[0]}</p></article></body></html>`,
+    );
     expect(extractArticle(bytes).text).toContain('“Cafés” charge €5 for crème brûlée – a price');
   });
   it('decodes UTF-8 with a BOM and without any declaration', () => {

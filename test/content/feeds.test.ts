@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newsItemFromEntry, videoItemFromEntry } from '../../src/content/feed-items.js';
-import { FeedPool } from '../../src/content/feed-pool.js';
-import { parseFeed } from '../../src/content/feeds.js';
+import { newsItemFromEntry, toPlainFeed, videoItemFromEntry } from '../../src/content/sources/feed-items.js';
+import { FeedPool } from '../../src/content/sources/feed-pool.js';
+import { parseFeed } from '../../src/content/sources/feeds.js';
 import { idForUrl } from '../../src/content/ids.js';
 import { validateItem } from '../../src/content/items.js';
 import { SalonError } from '../../src/errors.js';
@@ -143,27 +143,45 @@ describe('feed entries to items', () => {
     const items = feed.entries.map((e) => validateItem(videoItemFromEntry(e, feed), opts));
     expect(items).toHaveLength(15);
     expect(items[0]).toMatchObject({
-      id: 'video_lR-w1h5ONOY', kind: 'video', title: 'Buy Now, Bitches*', url: 'https://www.youtube.com/watch?v=lR-w1h5ONOY',
-      channel: 'L2inc', thumbnail: 'https://i1.ytimg.com/vi/lR-w1h5ONOY/hqdefault.jpg', siteName: 'YouTube',
+      id: 'video_lR-w1h5ONOY',
+      kind: 'video',
+      title: 'Buy Now, Bitches*',
+      url: 'https://www.youtube.com/watch?v=lR-w1h5ONOY',
+      channel: 'L2inc',
+      thumbnail: 'https://i1.ytimg.com/vi/lR-w1h5ONOY/hqdefault.jpg',
+      siteName: 'YouTube',
     });
     expect(items[0].body.length).toBeGreaterThan(items[0].description.length);
   });
 });
 
 describe('FeedPool', () => {
-  it('parses large feeds on a worker with the same result as in-process (needs the build)', async () => {
-    const pool = new FeedPool({ minWorkerBytes: 0 });
+  it('parses every feed on a worker into the plain-text entries the main thread would make (needs the build)', async () => {
+    const pool = new FeedPool();
     try {
-      expect(pool.usesWorker).toBe(true);
-      const bytes = readFileSync(join(FEEDS, 'input', 'giantbomb-podcast.rss'));
-      const viaWorker = await pool.parse(bytes, 'giantbomb');
-      expect(viaWorker.entries).toHaveLength(730);
-      expect(viaWorker).toEqual(parseFeed(bytes, 'giantbomb'));
+      for (const file of ['giantbomb-podcast.rss', 'heise.atom']) {
+        const bytes = readFileSync(join(FEEDS, 'input', file));
+        const viaWorker = await pool.parse(bytes, file);
+        expect(viaWorker.plainText).toBe(true);
+        expect(viaWorker).toEqual(toPlainFeed(parseFeed(bytes, file)));
+      }
       await expect(pool.parse(readFileSync(join(FEEDS, 'input', 'unrecognized.rss')), 'unrecognized.rss')).rejects.toSatisfy(
         (e: unknown) => e instanceof SalonError && e.code === 'ERR_FEED_PARSE' && e.message.includes('unrecognized.rss'),
       );
     } finally {
       await pool.close();
     }
+  });
+
+  it('makes the same items from a worker-parsed feed as from a raw one', () => {
+    const feed = parseFeed(readFileSync(join(FEEDS, 'input', 'heraldsun.rss')), 'heraldsun');
+    const plain = toPlainFeed(feed);
+    feed.entries.forEach((entry, i) => {
+      expect(newsItemFromEntry(plain.entries[i], plain, null)).toEqual(newsItemFromEntry(entry, feed, null));
+    });
+  });
+
+  it('refuses to start without the built worker', () => {
+    expect(() => new FeedPool({ filename: '/nonexistent/feed.js' })).toThrow(/build/);
   });
 });

@@ -42,7 +42,15 @@ const routes: Record<string, Handler> = {
   '/latin1': (_req, res) =>
     send(res, 200, 'text/html; charset=windows-1252', Buffer.from('<html><body><p>Caf\xe9 cr\xe8me br\xfbl\xe9e \x80 5</p></body></html>', 'latin1')),
   '/latin1-meta': (_req, res) =>
-    send(res, 200, 'text/html', Buffer.from(`<html><head><meta charset="iso-8859-1"></head><body>${'<p>Die Stra\xdfe ist lang, und na\xefve Leute gehen dort jeden Tag spazieren.</p>'.repeat(3)}</body></html>`, 'latin1')),
+    send(
+      res,
+      200,
+      'text/html',
+      Buffer.from(
+        `<html><head><meta charset="iso-8859-1"></head><body>${'<p>Die Stra\xdfe ist lang, und na\xefve Leute gehen dort jeden Tag spazieren.</p>'.repeat(3)}</body></html>`,
+        'latin1',
+      ),
+    ),
   '/flaky': (req, res, server) => {
     if ((server.hits.get(req.url!) ?? 0) === 1) return send(res, 429, 'text/plain', 'slow down', { 'retry-after': '0' });
     send(res, 200, 'text/html', HTML);

@@ -4,8 +4,8 @@ import { MockAgent, request as undiciRequest, Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { extractArticle } from '../../src/content/extract/index.js';
-import { createFetcher, decodeHtml, fetcherFromConfig, retryAfterMs, type Fetcher, type FetcherOptions } from '../../src/content/fetcher.js';
-import { BlockedAddressError, guardedConnector } from '../../src/content/guarded-connector.js';
+import { createFetcher, decodeHtml, fetcherFromConfig, retryAfterMs, type Fetcher, type FetcherOptions } from '../../src/content/fetch/fetcher.js';
+import { BlockedAddressError, guardedConnector } from '../../src/content/fetch/guarded-connector.js';
 import { SalonError } from '../../src/errors.js';
 import { HTML, startFixtureServer, type FixtureServer } from './fetch-fixture-server.js';
 

@@ -1,21 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HnClient, storyToItem, toComment } from '../../src/content/hn.js';
-import { htmlToText } from '../../src/content/html-text.js';
+import { HnClient, storyToItem, toComment, type HnItem } from '../../src/content/sources/hn.js';
+import { htmlToText } from '../../src/content/extract/html-text.js';
 import { validateItem } from '../../src/content/items.js';
 import { SalonError } from '../../src/errors.js';
 import { loopbackDeps } from '../fixtures-servers/deps.js';
 import { startHnServer, type HnServer } from '../fixtures-servers/hn-server.js';
 import { CORPORA } from '../helpers.js';
 
-const examples = JSON.parse(readFileSync(join(CORPORA, 'hn/hackernews-api/readme-examples.derived.json'), 'utf8')) as Record<string, any>[];
-const byId = (id: number) => examples.find((e) => e.id === id)!;
+let examples: Record<string, any>[] | undefined;
+/** A recorded HN API answer, read from the corpora on first use (never at import). */
+const byId = (id: number) => {
+  examples ??= JSON.parse(readFileSync(join(CORPORA, 'hn/hackernews-api/readme-examples.derived.json'), 'utf8')) as Record<string, any>[];
+  return examples.find((e) => e.id === id)! as HnItem;
+};
 
 // A story whose first-level kids mix every kind of item the API can answer with.
 const MIXED_STORY = {
-  by: 'tester', id: 7000, kids: [8004, 9999, 0, 8001, 424242, 8952, 8002], time: 1700000000,
-  title: 'Mixed kids', type: 'story', url: 'https://example.com/mixed',
+  by: 'tester',
+  id: 7000,
+  kids: [8004, 9999, 0, 8001, 424242, 8952, 8002],
+  time: 1700000000,
+  title: 'Mixed kids',
+  type: 'story',
+  url: 'https://example.com/mixed',
 };
 
 describe('HnClient against the recorded HN API', () => {
@@ -86,19 +95,22 @@ describe('HnClient against the recorded HN API', () => {
 describe('HN comment HTML to text', () => {
   it('turns <p> into paragraphs and decodes entities', () => {
     const norvig = toComment(byId(2921983))!;
-    expect(norvig.text).toBe("Aw shucks, guys ... you make me blush with your compliments.\n\nTell you what, Ill make a deal: I'll keep writing if you keep reading. K?");
+    expect(norvig.text).toBe(
+      "Aw shucks, guys ... you make me blush with your compliments.\n\nTell you what, Ill make a deal: I'll keep writing if you keep reading. K?",
+    );
     expect(htmlToText('It&#x27;s 3 &gt; 2 &amp; &quot;quoted&quot; &#x2F; done')).toBe('It\'s 3 > 2 & "quoted" / done');
   });
 
   it('keeps <pre><code> blocks verbatim and <i> as text', () => {
-    const job = htmlToText(byId(192327).text, { links: 'text+href' });
+    const job = htmlToText(byId(192327).text!, { links: 'text+href' });
     expect(job).toContain('\n\nResponsibilities\n\n');
     expect(job).toContain('    * Contribute to product design and implementation discussions\n    * Implement projects');
-    expect(htmlToText(byId(121003).text)).toMatch(/^or HN: the Next Iteration\n\nI get the impression/);
+    expect(htmlToText(byId(121003).text!)).toMatch(/^or HN: the Next Iteration\n\nI get the impression/);
   });
 
   it('writes links as their target when HN shortened the text, else text (href)', () => {
-    const html = 'See <a href="https://example.com/a/very/long/path/to/page" rel="nofollow">https://example.com/a/very/long/pa...</a> and <a href="https://x.test/">this site</a>.';
+    const html =
+      'See <a href="https://example.com/a/very/long/path/to/page" rel="nofollow">https://example.com/a/very/long/pa...</a> and <a href="https://x.test/">this site</a>.';
     expect(htmlToText(html, { links: 'text+href' })).toBe('See https://example.com/a/very/long/path/to/page and this site (https://x.test/).');
     expect(htmlToText(html)).toBe('See https://example.com/a/very/long/pa... and this site.');
   });
@@ -110,8 +122,15 @@ describe('storyToItem', () => {
   it('makes an Ask HN story (text, no url) a news item with the text as body', () => {
     const item = validateItem(storyToItem(byId(121003), [], null), opts);
     expect(item).toMatchObject({
-      id: 'news_hn121003', kind: 'news', title: 'Ask HN: The Arc Effect', url: 'https://news.ycombinator.com/item?id=121003',
-      category: 'Tech', author: 'tel', siteName: 'Hacker News', source: 'hn', publishedAt: new Date(1203647620_000).toISOString(),
+      id: 'news_hn121003',
+      kind: 'news',
+      title: 'Ask HN: The Arc Effect',
+      url: 'https://news.ycombinator.com/item?id=121003',
+      category: 'Tech',
+      author: 'tel',
+      siteName: 'Hacker News',
+      source: 'hn',
+      publishedAt: new Date(1203647620_000).toISOString(),
     });
     expect(item.body).toMatch(/^or HN: the Next Iteration\n\nI get the impression/);
     expect(item.description.length).toBeLessThanOrEqual(300);
@@ -121,10 +140,25 @@ describe('storyToItem', () => {
     const story = byId(8863);
     const comments = [{ by: 'nickb', text: 'hi', time: 1 }];
     const item = validateItem(
-      storyToItem(story, comments, { title: 'Dropbox', text: 'Article body.', excerpt: 'Short.', byline: 'Drew', siteName: 'Dropbox', url: 'https://www.getdropbox.com/x' }),
+      storyToItem(story, comments, {
+        title: 'Dropbox',
+        text: 'Article body.',
+        excerpt: 'Short.',
+        byline: 'Drew',
+        siteName: 'Dropbox',
+        url: 'https://www.getdropbox.com/x',
+      }),
       opts,
     );
-    expect(item).toMatchObject({ id: 'news_hn8863', title: story.title, body: 'Article body.', description: 'Short.', author: 'Drew', siteName: 'Dropbox', comments });
+    expect(item).toMatchObject({
+      id: 'news_hn8863',
+      title: story.title,
+      body: 'Article body.',
+      description: 'Short.',
+      author: 'Drew',
+      siteName: 'Dropbox',
+      comments,
+    });
     // without the article: the story's own title, no body, the link's host as site
     const bare = validateItem(storyToItem(story, comments, null), opts);
     expect(bare).toMatchObject({ url: 'http://www.getdropbox.com/u/2/screencast.html', body: '', siteName: 'getdropbox.com', author: 'dhouston' });

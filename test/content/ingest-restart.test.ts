@@ -4,12 +4,24 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { IngestJob } from '../../src/store/types.js';
-import type { IngestDeps } from '../../src/content/article.js';
+import type { IngestDeps } from '../../src/content/sources/article.js';
 import { tempDir } from '../helpers.js';
 
 function job(id: string, status: IngestJob['status'], runner: IngestJob['runner']): IngestJob {
   const at = '2024-05-01T10:00:00.000Z';
-  return { id, runner, request: { url: `https://example.com/${id}` }, status, total: 4, done: 2, failed: 0, itemIds: ['news_a', 'news_b'], failures: [], createdAt: at, updatedAt: at };
+  return {
+    id,
+    runner,
+    request: { url: `https://example.com/${id}` },
+    status,
+    total: 4,
+    done: 2,
+    failed: 0,
+    itemIds: ['news_a', 'news_b'],
+    failures: [],
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 describe('closing the app', () => {
@@ -17,10 +29,18 @@ describe('closing the app', () => {
     const { dir, cleanup } = tempDir();
     let closed = 0;
     const deps: IngestDeps = {
-      fetchPage: async () => { throw new Error('not used'); },
-      fetchJson: async () => { throw new Error('not used'); },
-      extract: async () => { throw new Error('not used'); },
-      close: async () => { closed++; },
+      fetchPage: async () => {
+        throw new Error('not used');
+      },
+      fetchJson: async () => {
+        throw new Error('not used');
+      },
+      extract: async () => {
+        throw new Error('not used');
+      },
+      close: async () => {
+        closed++;
+      },
     };
     try {
       const app = await buildApp(testConfig({ DATA_DIR: dir }), { ingestDeps: deps });
@@ -40,7 +60,12 @@ describe('ingest jobs after a crash', () => {
     try {
       // What a crashed server process leaves behind in its DATA_DIR.
       const before = new SqliteStore({ filename: join(dir, 'salon.db') });
-      const jobs = [job('job_running', 'running', 'server'), job('job_queued', 'queued', 'server'), job('job_done', 'done', 'server'), job('job_cli', 'running', 'cli')];
+      const jobs = [
+        job('job_running', 'running', 'server'),
+        job('job_queued', 'queued', 'server'),
+        job('job_done', 'done', 'server'),
+        job('job_cli', 'running', 'cli'),
+      ];
       for (const j of jobs) await before.saveJob(j);
       await before.close();
 

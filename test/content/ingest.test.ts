@@ -2,11 +2,11 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingestCommand } from '../../src/cli/commands/ingest.js';
-import type { IngestDeps } from '../../src/content/article.js';
+import type { IngestDeps } from '../../src/content/sources/article.js';
 import { testConfig } from '../../src/config.js';
 import { idForUrl } from '../../src/content/ids.js';
-import { IngestService, validateIngestRequest } from '../../src/content/ingest.js';
-import { createItemPipeline } from '../../src/content/pipeline.js';
+import { IngestService, validateIngestRequest } from '../../src/content/ingest/ingest.js';
+import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import type { ChunkRow } from '../../src/content/types.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { loopbackDeps } from '../fixtures-servers/deps.js';
@@ -70,7 +70,12 @@ describe('IngestService', () => {
 
   beforeEach(() => {
     store = new SqliteStore({ filename: ':memory:' });
-    sink = { calls: [], async chunksChanged(change) { this.calls.push(change); } };
+    sink = {
+      calls: [],
+      async chunksChanged(change) {
+        this.calls.push(change);
+      },
+    };
     service = build();
   });
   afterEach(async () => {
@@ -206,7 +211,10 @@ describe('IngestService', () => {
       mkdirSync(join(dir, 'posts'));
       writeFileSync(join(dir, 'posts', 'one.md'), '---\ntitle: One\n---\nFirst post body.');
       writeFileSync(join(dir, 'posts', 'two.md'), '---\ntitle: Two\nauthor: B\n---\nSecond post body.');
-      writeFileSync(join(dir, 'videos.json'), JSON.stringify([{ id: 'v1', title: 'Video one', description: 'About things.', url: 'https://youtu.be/abcdEFGH123' }]));
+      writeFileSync(
+        join(dir, 'videos.json'),
+        JSON.stringify([{ id: 'v1', title: 'Video one', description: 'About things.', url: 'https://youtu.be/abcdEFGH123' }]),
+      );
       const job = await service.run({ file: [join(dir, 'posts'), join(dir, 'videos.json'), join(FEEDS, 'heraldsun.rss'), join(dir, 'missing.md')] });
       expect(job).toMatchObject({ status: 'done', total: 6, done: 5, failed: 1 });
       expect(job.itemIds.slice(0, 3)).toEqual(['post_one', 'post_two', 'video_v1']);
@@ -227,7 +235,16 @@ describe('validateIngestRequest', () => {
   });
 
   it('refuses everything else with ERR_BAD_REQUEST or ERR_FETCH_BAD_URL', () => {
-    for (const bad of [{}, { url: 'https://a.test', feed: 'https://b.test' }, { hn: 0 }, { hn: 'best' }, { url: 'https://a.test', limit: 0 }, { feed: 42 }, null, []]) {
+    for (const bad of [
+      {},
+      { url: 'https://a.test', feed: 'https://b.test' },
+      { hn: 0 },
+      { hn: 'best' },
+      { url: 'https://a.test', limit: 0 },
+      { feed: 42 },
+      null,
+      [],
+    ]) {
       expect(() => validateIngestRequest(bad), JSON.stringify(bad)).toThrow(expect.objectContaining({ code: 'ERR_BAD_REQUEST' }));
     }
     expect(() => validateIngestRequest({ url: 'file:///etc/passwd' })).toThrow(expect.objectContaining({ code: 'ERR_FETCH_BAD_URL' }));
@@ -239,14 +256,22 @@ describe('item pipeline', () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const calls: { added: number; removed: number }[] = [];
     const pipeline = createItemPipeline({
-      store, bodyMaxChars: 1000, chunk: { size: 100, overlap: 20 },
-      sink: () => ({ async chunksChanged(c) { calls.push({ added: c.added.length, removed: c.removed.length }); } }),
+      store,
+      bodyMaxChars: 1000,
+      chunk: { size: 100, overlap: 20 },
+      sink: () => ({
+        async chunksChanged(c) {
+          calls.push({ added: c.added.length, removed: c.removed.length });
+        },
+      }),
     });
     const base = { id: 'post_a', kind: 'post', title: 'T', body: 'One. '.repeat(60), source: 'api' };
     await expect(pipeline.put({ ...base, title: '' })).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT', message: expect.stringContaining('title') });
-    await expect(pipeline.put({ ...base, id: 'video_a' , kind: 'post' })).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT' });
+    await expect(pipeline.put({ ...base, id: 'video_a', kind: 'post' })).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT' });
     await expect(pipeline.put({ ...base, url: 'ftp://x' })).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT' });
-    await expect(pipeline.put({ ...base, comments: [{ by: 'x', text: 'y', time: -1 }] })).rejects.toMatchObject({ message: expect.stringContaining('comments[0].time') });
+    await expect(pipeline.put({ ...base, comments: [{ by: 'x', text: 'y', time: -1 }] })).rejects.toMatchObject({
+      message: expect.stringContaining('comments[0].time'),
+    });
     expect(await store.countItems()).toBe(0);
 
     expect((await pipeline.put(base)).status).toBe('created');
@@ -267,7 +292,16 @@ describe('item pipeline', () => {
   it('puts a batch in one go: one sink call, and rows an item given twice removed are never indexed', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const changes: { added: ChunkRow[]; removed: number[] }[] = [];
-    const pipeline = createItemPipeline({ store, bodyMaxChars: 1000, chunk: { size: 100, overlap: 20 }, sink: () => ({ async chunksChanged(c) { changes.push(c); } }) });
+    const pipeline = createItemPipeline({
+      store,
+      bodyMaxChars: 1000,
+      chunk: { size: 100, overlap: 20 },
+      sink: () => ({
+        async chunksChanged(c) {
+          changes.push(c);
+        },
+      }),
+    });
     const base = { id: 'post_a', kind: 'post', title: 'T', body: 'One. '.repeat(10), source: 'api' };
     const results = await pipeline.putMany([base, { ...base, id: 'post_b' }, { ...base, body: 'Two. '.repeat(10) }]);
     expect(results.map((r) => r.status)).toEqual(['created', 'created', 'updated']);
@@ -275,7 +309,12 @@ describe('item pipeline', () => {
     const live = new Set([...(await store.chunksOfItem('post_a')), ...(await store.chunksOfItem('post_b'))].map((c) => c.rowId));
     expect(changes[0].added.map((c) => c.rowId).sort()).toEqual([...live].sort());
     expect(changes[0].removed).toEqual([]);
-    await expect(pipeline.putMany([{ ...base, id: 'post_c' }, { ...base, title: '' }])).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT' });
+    await expect(
+      pipeline.putMany([
+        { ...base, id: 'post_c' },
+        { ...base, title: '' },
+      ]),
+    ).rejects.toMatchObject({ code: 'ERR_INVALID_CONTENT' });
     expect(await store.getItem('post_c')).toBeNull();
     await store.close();
   });
@@ -284,10 +323,9 @@ describe('item pipeline', () => {
 describe('salon ingest (CLI)', () => {
   function capture(): NodeJS.WriteStream & { text: () => string } {
     const chunks: string[] = [];
-    return Object.assign(
-      { isTTY: false, write: (s: string) => (chunks.push(s), true) },
-      { text: () => chunks.join('') },
-    ) as unknown as NodeJS.WriteStream & { text: () => string };
+    return Object.assign({ isTTY: false, write: (s: string) => (chunks.push(s), true) }, { text: () => chunks.join('') }) as unknown as NodeJS.WriteStream & {
+      text: () => string;
+    };
   }
 
   it('ingests files into DATA_DIR, prints ids and a summary line, exit 0', async () => {
@@ -330,7 +368,12 @@ describe('salon ingest (CLI)', () => {
     const { dir, cleanup } = tempDir();
     try {
       const out = capture();
-      const code = await ingestCommand(['--hn', '121003'], testConfig({ DATA_DIR: dir, HN_API_BASE: hn.base, FETCH_ALLOW_HOSTS: '127.0.0.1', HN_REQUEST_INTERVAL_MS: '0' }), out, capture());
+      const code = await ingestCommand(
+        ['--hn', '121003'],
+        testConfig({ DATA_DIR: dir, HN_API_BASE: hn.base, FETCH_ALLOW_HOSTS: '127.0.0.1', HN_REQUEST_INTERVAL_MS: '0' }),
+        out,
+        capture(),
+      );
       expect(code).toBe(0);
       expect(out.text()).toBe('news_hn121003\n');
     } finally {

@@ -13,7 +13,9 @@ describe('validateItem links', () => {
   it('refuses other schemes and paths a browser reads as another host', () => {
     for (const url of ['javascript:alert(1)', 'data:text/html,hi', '//evil.example/x', '/\\evil.example/x', '/a\\b', 'ftp://example.com/x', 'not a url']) {
       for (const field of ['url', 'image', 'thumbnail']) {
-        expect(() => validateItem({ ...base, [field]: url }, opts), `${field}=${url}`).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONTENT', message: expect.stringContaining(field) }));
+        expect(() => validateItem({ ...base, [field]: url }, opts), `${field}=${url}`).toThrow(
+          expect.objectContaining({ code: 'ERR_INVALID_CONTENT', message: expect.stringContaining(field) }),
+        );
       }
     }
   });
@@ -22,7 +24,12 @@ describe('validateItem links', () => {
     const item = validateItem({ ...base, comments: [{ by: 'a', text: 'hi', time: 1 }] }, opts);
     const summary = summarizeItem(item);
     expect(summary.commentCount).toBe(1);
-    expect(Object.keys(summary).sort()).toEqual(Object.keys(item).filter((k) => !['body', 'comments', 'source'].includes(k)).concat('commentCount').sort());
+    expect(Object.keys(summary).sort()).toEqual(
+      Object.keys(item)
+        .filter((k) => !['body', 'comments', 'source'].includes(k))
+        .concat('commentCount')
+        .sort(),
+    );
   });
 });
 
@@ -30,8 +37,21 @@ describe('blankItem', () => {
   it('takes its kind from the id and empties the optional fields', async () => {
     const { blankItem } = await import('../../src/content/types.js');
     expect(blankItem('video_abc', { title: 'T' })).toEqual({
-      id: 'video_abc', kind: 'video', title: 'T', url: null, description: '', body: '', comments: [], category: null,
-      publishedAt: null, image: null, author: null, channel: null, thumbnail: null, siteName: null, source: 'api',
+      id: 'video_abc',
+      kind: 'video',
+      title: 'T',
+      url: null,
+      description: '',
+      body: '',
+      comments: [],
+      category: null,
+      publishedAt: null,
+      image: null,
+      author: null,
+      channel: null,
+      thumbnail: null,
+      siteName: null,
+      source: 'api',
     });
     expect(() => blankItem('room_1')).toThrow(/not a content id/);
   });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateItem } from '../../src/content/items.js';
-import { markdownFiles, markdownToText, postFromMarkdown, readPostFile } from '../../src/content/posts.js';
+import { markdownFiles, markdownToText, postFromMarkdown, readPostFile } from '../../src/content/sources/posts.js';
 import { CORPORA, tempDir } from '../helpers.js';
 
 const opts = { bodyMaxChars: 200_000 };
@@ -35,8 +35,15 @@ describe('postFromMarkdown', () => {
   it('reads the front matter and turns the markdown into plain paragraphs', () => {
     const item = validateItem(postFromMarkdown(POST, 'ignored-name.md'), opts);
     expect(item).toMatchObject({
-      id: 'post_slow-web', kind: 'post', title: 'The case for a slower web', author: 'Ada Example', category: 'Culture',
-      publishedAt: '2025-03-04T09:30:00.000Z', description: 'Why pages that load less can say more.', image: '/demo/img/p01.svg', source: 'markdown',
+      id: 'post_slow-web',
+      kind: 'post',
+      title: 'The case for a slower web',
+      author: 'Ada Example',
+      category: 'Culture',
+      publishedAt: '2025-03-04T09:30:00.000Z',
+      description: 'Why pages that load less can say more.',
+      image: '/demo/img/p01.svg',
+      source: 'markdown',
     });
     expect(item.body).toBe(
       'Pages used to be small. Then they were not; see the archive.\n\nfirst point\nsecond point\n\nconst x = 1;\n  indented();\n\nA quoted line & an entity.',
@@ -45,7 +52,12 @@ describe('postFromMarkdown', () => {
 
   it('falls back to the file name for the id, the first heading for the title, the body for the description', () => {
     const item = validateItem(postFromMarkdown('# Hello World\n\nSome text here. More text.', 'My First Post!.md'), opts);
-    expect(item).toMatchObject({ id: 'post_My-First-Post', title: 'Hello World', description: 'Some text here. More text.', body: 'Some text here. More text.' });
+    expect(item).toMatchObject({
+      id: 'post_My-First-Post',
+      title: 'Hello World',
+      description: 'Some text here. More text.',
+      body: 'Some text here. More text.',
+    });
   });
 
   it('accepts date: as publishedAt and unquoted YAML dates', () => {
@@ -62,7 +74,9 @@ describe('postFromMarkdown', () => {
 
   it('renders adversarial markdown quickly', () => {
     const dir = join(CORPORA, 'markdown/marked-redos/test/specs/redos');
-    const inputs = readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => readFileSync(join(dir, f), 'utf8'));
+    const inputs = readdirSync(dir)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => readFileSync(join(dir, f), 'utf8'));
     inputs.push('a' + ' '.repeat(50_000) + 'b', '*'.repeat(50_000), '['.repeat(50_000));
     for (const md of inputs) expect(typeof markdownToText(md)).toBe('string');
     // A catastrophic backtracker takes minutes on these; the test's own timeout is the guard.

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createItemPipeline } from '../../src/content/pipeline.js';
-import { DEMO_SEED_KEY, defaultDemoDir, demoEntries, putDemoEntries, seedDemo } from '../../src/content/seed.js';
+import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { DEMO_SEED_KEY, defaultDemoDir, demoEntries, putDemoEntries, seedDemo } from '../../src/content/ingest/seed.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { tempDir, testApp } from '../helpers.js';
 
@@ -14,8 +14,17 @@ function writeDemo(dir: string): void {
     join(dir, 'news.json'),
     JSON.stringify([
       {
-        id: 'n1', title: 'Tram line opens', url: 'https://news.example/tram', description: 'The new tram line opened.', body: 'First paragraph.\n\nSecond paragraph.',
-        comments: [{ by: 'rider', text: 'Finally!', time: 1700000000 }], category: 'City', publishedAt: '2025-01-02T08:00:00Z', image: '/demo/img/n1.svg', author: 'A. Writer', siteName: 'Example News',
+        id: 'n1',
+        title: 'Tram line opens',
+        url: 'https://news.example/tram',
+        description: 'The new tram line opened.',
+        body: 'First paragraph.\n\nSecond paragraph.',
+        comments: [{ by: 'rider', text: 'Finally!', time: 1700000000 }],
+        category: 'City',
+        publishedAt: '2025-01-02T08:00:00Z',
+        image: '/demo/img/n1.svg',
+        author: 'A. Writer',
+        siteName: 'Example News',
       },
       { id: 'n2', title: 'Second story', body: 'Text.', category: 'City', publishedAt: '2025-01-03T08:00:00Z' },
       { id: 'bad id!', title: 'Broken' },
@@ -24,10 +33,22 @@ function writeDemo(dir: string): void {
   writeFileSync(
     join(dir, 'videos.json'),
     JSON.stringify([
-      { id: 'v1', title: 'How trams work', description: 'A short explainer.', url: 'https://www.youtube.com/watch?v=abcdEFGH123', channel: 'Rail Talk', publishedAt: '2025-01-04T08:00:00Z', thumbnail: '/demo/img/v1.svg', category: 'Science' },
+      {
+        id: 'v1',
+        title: 'How trams work',
+        description: 'A short explainer.',
+        url: 'https://www.youtube.com/watch?v=abcdEFGH123',
+        channel: 'Rail Talk',
+        publishedAt: '2025-01-04T08:00:00Z',
+        thumbnail: '/demo/img/v1.svg',
+        category: 'Science',
+      },
     ]),
   );
-  writeFileSync(join(dir, 'posts', 'p1.md'), '---\nid: p1\ntitle: Riding the tram\nauthor: Sam\ncategory: City\npublishedAt: 2025-01-05\n---\nIt was **quiet**.\n\nAnd fast.');
+  writeFileSync(
+    join(dir, 'posts', 'p1.md'),
+    '---\nid: p1\ntitle: Riding the tram\nauthor: Sam\ncategory: City\npublishedAt: 2025-01-05\n---\nIt was **quiet**.\n\nAnd fast.',
+  );
   writeFileSync(join(dir, 'posts', 'p2.md'), '---\ntitle: [broken\n---\n');
 }
 
@@ -60,7 +81,11 @@ describe('seedDemo', () => {
     const r = await seedDemo({ store, pipeline: pipelineFor(store), dir: demo });
     expect(r).toMatchObject({ seeded: true, created: 4, updated: 0, unchanged: 0 });
     expect(r.failures.map((f) => f.code)).toEqual(['ERR_INVALID_CONTENT', 'ERR_INVALID_CONTENT']);
-    expect(await store.getItem('news_n1')).toMatchObject({ source: 'demo', comments: [{ by: 'rider', text: 'Finally!', time: 1700000000 }], image: '/demo/img/n1.svg' });
+    expect(await store.getItem('news_n1')).toMatchObject({
+      source: 'demo',
+      comments: [{ by: 'rider', text: 'Finally!', time: 1700000000 }],
+      image: '/demo/img/n1.svg',
+    });
     expect(await store.getItem('video_v1')).toMatchObject({ source: 'demo', channel: 'Rail Talk', siteName: 'YouTube' });
     expect(await store.getItem('post_p1')).toMatchObject({ source: 'demo', body: 'It was quiet.\n\nAnd fast.', author: 'Sam' });
     expect((await store.chunksOfItem('news_n1')).map((c) => c.part)).toEqual(['title', 'body', 'comment']);
@@ -78,7 +103,10 @@ describe('seedDemo', () => {
   it('lets only one of two seeders on the same SQLite file seed, without duplicates', async () => {
     const a = open();
     const b = open();
-    const results = await Promise.all([seedDemo({ store: a, pipeline: pipelineFor(a), dir: demo }), seedDemo({ store: b, pipeline: pipelineFor(b), dir: demo })]);
+    const results = await Promise.all([
+      seedDemo({ store: a, pipeline: pipelineFor(a), dir: demo }),
+      seedDemo({ store: b, pipeline: pipelineFor(b), dir: demo }),
+    ]);
     expect(results.filter((r) => r.seeded)).toHaveLength(1);
     expect(await a.countItems()).toBe(4);
     expect(await b.countChunks()).toBe(await a.countChunks());

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateItem } from '../../src/content/items.js';
-import { videoEntriesFromJson, youtubeIdFromUrl } from '../../src/content/videos.js';
+import { videoEntriesFromJson, youtubeIdFromUrl } from '../../src/content/sources/videos.js';
 import { CORPORA } from '../helpers.js';
 
 const API = join(CORPORA, 'video/python-youtube/testdata/apidata/videos');
@@ -35,7 +35,13 @@ describe('YouTube Data API videos answers', () => {
   });
 
   it('reads every list answer in the corpus, and single youtube#video resources', () => {
-    for (const f of ['videos_info_multi.json', 'videos_chart_paged_1.json', 'videos_chart_paged_2.json', 'videos_myrating_paged_1.json', 'videos_myrating_paged_2.json']) {
+    for (const f of [
+      'videos_info_multi.json',
+      'videos_chart_paged_1.json',
+      'videos_chart_paged_2.json',
+      'videos_myrating_paged_1.json',
+      'videos_myrating_paged_2.json',
+    ]) {
       const doc = read(f);
       const got = items(doc);
       expect(got.map((i) => i.title)).toEqual(doc.items.map((x: any) => x.snippet.title.trim().replace(/\s+/g, ' ')));
@@ -52,8 +58,13 @@ describe('YouTube Data API videos answers', () => {
 
 describe("Salon's video JSON", () => {
   const video = {
-    title: 'A talk', description: 'First sentence. Second sentence.', url: 'https://youtu.be/abcdEFGH123',
-    channel: 'Chan', publishedAt: '2024-05-01T10:00:00Z', thumbnail: '/demo/img/v1.svg', category: 'Tech',
+    title: 'A talk',
+    description: 'First sentence. Second sentence.',
+    url: 'https://youtu.be/abcdEFGH123',
+    channel: 'Chan',
+    publishedAt: '2024-05-01T10:00:00Z',
+    thumbnail: '/demo/img/v1.svg',
+    category: 'Tech',
   };
 
   it('takes one object, an array or {items}, deriving ids from YouTube URLs', () => {

@@ -60,7 +60,13 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   return startFake(initial, async (req, res, b) => {
     if (apiKey !== undefined && req.headers.authorization !== `Bearer ${apiKey}`) {
       const given = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
-      return apiError(res, 401, `Incorrect API key provided: ${given}. You can find your API key at https://example.test/keys.`, 'invalid_request_error', 'invalid_api_key');
+      return apiError(
+        res,
+        401,
+        `Incorrect API key provided: ${given}. You can find your API key at https://example.test/keys.`,
+        'invalid_request_error',
+        'invalid_api_key',
+      );
     }
     const body = (req.body ?? {}) as Record<string, any>;
     switch (`${req.method} ${req.path}`) {

@@ -55,7 +55,7 @@ export class RawClient {
   /** Waits until a frame after index `from` matches, or the socket closes; false on timeout. */
   async waitFor(from: number, match: (f: Frame) => boolean, timeoutMs: number): Promise<Frame | 'closed' | null> {
     const deadline = Date.now() + timeoutMs;
-    for (let i = from; ; ) {
+    for (let i = from; ;) {
       for (; i < this.frames.length; i++) if (match(this.frames[i])) return this.frames[i];
       if (this.closeCode !== null) return 'closed';
       const left = deadline - Date.now();
@@ -140,7 +140,9 @@ export async function fuzzFrames(roomUrl: () => string, options: { total: number
         const clientId = clientIdOf(frame);
         const privateAsk = isPrivateAsk(frame);
         const answers = (f: Frame) =>
-          ANSWERS.has(f.type) || (clientId !== undefined && f.type === 'message' && f.message?.clientId === clientId) || (privateAsk && f.type.startsWith('assistant.'));
+          ANSWERS.has(f.type) ||
+          (clientId !== undefined && f.type === 'message' && f.message?.clientId === clientId) ||
+          (privateAsk && f.type.startsWith('assistant.'));
         const answer = await client.waitFor(from, answers, ANSWER_TIMEOUT_MS);
         if (answer !== null) figures.answered++;
         else if (++figures.unanswered <= 5) figures.unansweredSamples.push(String(frame.data).slice(0, 300));
@@ -193,7 +195,11 @@ export function upgradeRequest(path: string, extraHeaders: string[] = []): Buffe
 }
 
 /** A member who says one message every `everyMs` and times each until its own echo. */
-export async function quietMember(url: string, name: string, localAddress?: string): Promise<{ client: RawClient; chat: (count: number, everyMs: number) => Promise<{ latencies: number[]; lost: number }> }> {
+export async function quietMember(
+  url: string,
+  name: string,
+  localAddress?: string,
+): Promise<{ client: RawClient; chat: (count: number, everyMs: number) => Promise<{ latencies: number[]; lost: number }> }> {
   const client = await RawClient.open(url, localAddress);
   client.send({ type: 'hello', name });
   const welcome = await client.waitFor(0, (f) => f.type === 'welcome', 10_000);

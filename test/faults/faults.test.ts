@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloseCode } from '../../src/protocol/close-codes.js';
 import { RawClient, fuzzFrames, quietMember, rawUpgrade, upgradeRequest } from './clients.js';
+import { startHostileSite } from '../fixtures-servers/hostile-pages.js';
 import { FaultsReport } from './report.js';
-import { quantile, startServer, type ServerProcess } from './server-process.js';
+import { FAULTS_ADMIN_TOKEN, pollHealth, quantile, startServer, type ServerProcess } from './server-process.js';
 
 const SCALE = Math.max(1, Number(process.env.FAULTS_SCALE ?? 1));
 const FUZZ_FRAMES = 10_000 * SCALE;
@@ -22,7 +23,9 @@ let server: ServerProcess;
 let rooms: string[];
 
 beforeAll(async () => {
-  server = await startServer();
+  // Hostile pages come from a loopback site, which the fetcher refuses unless allowed.
+  // The HTTP API's per-address budget is not under test here: every request comes from 127.0.0.1.
+  server = await startServer({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1', INGEST_JOB_BUDGET_MS: '120000', API_RATE_LIMIT_PER_MINUTE: '1000000' } });
   const page = (await (await fetch(`${server.base}/api/v1/content?limit=3`)).json()) as { items: { id: string }[] };
   rooms = page.items.map((i) => i.id);
   expect(rooms.length).toBe(3);
@@ -71,7 +74,15 @@ describe('faults', () => {
       ['query string of 100 KB', upgradeRequest(`/ws/rooms/${rooms[0]}?${'q=x&'.repeat(25_000)}`)],
       ['Origin with bytes 0x80–0xff', upgradeRequest(`/ws/rooms/${rooms[0]}`, [`Origin: http://\x80\xfe\xff.example`])],
       ['Origin not a URL', upgradeRequest(`/ws/rooms/${rooms[0]}`, ['Origin: ::::'])],
-      ['no Sec-WebSocket-Key', Buffer.from(upgradeRequest(`/ws/rooms/${rooms[0]}`).toString('latin1').replace(/Sec-WebSocket-Key:[^\r]*\r\n/, ''), 'latin1')],
+      [
+        'no Sec-WebSocket-Key',
+        Buffer.from(
+          upgradeRequest(`/ws/rooms/${rooms[0]}`)
+            .toString('latin1')
+            .replace(/Sec-WebSocket-Key:[^\r]*\r\n/, ''),
+          'latin1',
+        ),
+      ],
       ['version 99', Buffer.from(upgradeRequest(`/ws/rooms/${rooms[0]}`).toString('latin1').replace('Version: 13', 'Version: 99'), 'latin1')],
       ['header of 64 KB', upgradeRequest(`/ws/rooms/${rooms[0]}`, [`X-Big: ${'b'.repeat(65_536)}`])],
       ['garbage request line', Buffer.from('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n', 'latin1')],
@@ -106,7 +117,11 @@ describe('faults', () => {
     sameRoom.client.close();
     otherRoom.client.close();
 
-    const p99 = (runs: { latencies: number[] }[]) => quantile(runs.flatMap((r) => r.latencies), 0.99).toFixed(1);
+    const p99 = (runs: { latencies: number[] }[]) =>
+      quantile(
+        runs.flatMap((r) => r.latencies),
+        0.99,
+      ).toFixed(1);
     report.add('flood', 'flood frames sent / accepted / sockets closed 4429', `${flooded.sent} / ${flooded.accepted} / ${flooded.closed4429}`);
     report.add('flood', 'quiet member p99 ms, unloaded → flooded (same room)', `${p99([unloaded[0]])} → ${p99([loaded[0]])}`);
     report.add('flood', 'quiet member p99 ms, unloaded → flooded (other room)', `${p99([unloaded[1]])} → ${p99([loaded[1]])}`);
@@ -153,6 +168,47 @@ describe('faults', () => {
     expect(talked.every((lost) => lost === 0)).toBe(true);
     await assertAlive();
   }, 120_000);
+
+  it('ingests hostile pages and feeds to an end while /healthz keeps answering', async () => {
+    const site = await startHostileSite();
+    const admin = { authorization: `Bearer ${FAULTS_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const health = pollHealth(server.base);
+    const started = Date.now();
+    const jobs = await Promise.all(
+      site.pages.map(async ({ path, what }) => {
+        const body = JSON.stringify(path.endsWith('-feed') ? { feed: `${site.origin}${path}` } : { url: `${site.origin}${path}` });
+        const res = await fetch(`${server.base}/api/v1/ingest`, { method: 'POST', headers: admin, body });
+        expect(res.status, what).toBe(202);
+        return { what, jobId: ((await res.json()) as { jobId: string }).jobId };
+      }),
+    );
+    const ended = await Promise.all(
+      jobs.map(async ({ what, jobId }) => {
+        for (;;) {
+          const res = await fetch(`${server.base}/api/v1/ingest/${jobId}`);
+          expect(res.status, what).toBe(200);
+          const job = (await res.json()) as { status: string; done: number; failures: { code: string }[]; updatedAt: string; createdAt: string };
+          if (!['queued', 'running'].includes(job.status)) return { what, job };
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }),
+    );
+    const delays = await health.stop();
+    await site.close();
+    for (const { what, job } of ended) {
+      const seconds = ((Date.parse(job.updatedAt) - Date.parse(job.createdAt)) / 1000).toFixed(1);
+      const codes = [...new Set(job.failures.map((f) => f.code))].join(', ');
+      report.add('hostile pages', what, `${job.status}${codes ? ` (${codes})` : ''}, ${job.done} item(s), ${seconds} s`);
+      expect(['done', 'failed'], what).toContain(job.status);
+    }
+    report.add(
+      'hostile pages',
+      `/healthz while ${jobs.length} jobs ran: probes / p50 / p99 / max ms`,
+      `${delays.length} / ${quantile(delays, 0.5).toFixed(1)} / ${quantile(delays, 0.99).toFixed(1)} / ${Math.max(...delays).toFixed(1)}`,
+    );
+    report.add('hostile pages', 'all jobs ended after s', ((Date.now() - started) / 1000).toFixed(1));
+    await assertAlive();
+  }, 240_000);
 
   it('shuts down cleanly on SIGTERM after all of it', async () => {
     const exit = await server.stop();

@@ -8,7 +8,13 @@ export class FaultsReport {
 
   /** Prints the table as markdown, ready for a session note. */
   print(): void {
-    const lines = ['', '| faults | what | figure |', '| --- | --- | --- |', ...this.rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`), ''];
+    const lines = [
+      '',
+      '| faults | what | figure |',
+      '| --- | --- | --- |',
+      ...this.rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`),
+      '',
+    ];
     process.stdout.write(lines.join('\n') + '\n');
   }
 }

@@ -2,7 +2,7 @@
  * IngestDeps for tests: a fetcher that only reaches 127.0.0.1 (anything else fails like a blocked
  * address) and the real article extractor.
  */
-import type { IngestDeps } from '../../src/content/article.js';
+import type { IngestDeps } from '../../src/content/sources/article.js';
 import { extractArticle } from '../../src/content/extract/index.js';
 import { errors } from '../../src/errors.js';
 
@@ -22,7 +22,13 @@ export function loopbackDeps(): IngestDeps {
   return {
     async fetchPage(url) {
       const res = await get(url);
-      return { requestedUrl: url, url: res.url, status: res.status, contentType: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+      return {
+        requestedUrl: url,
+        url: res.url,
+        status: res.status,
+        contentType: res.headers.get('content-type') ?? '',
+        body: Buffer.from(await res.arrayBuffer()),
+      };
     },
     async fetchJson(url) {
       return (await get(url)).json();

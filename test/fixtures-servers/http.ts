@@ -27,7 +27,13 @@ export async function startFixtureServer(routes: Record<string, Route> = {}, fal
     const path = (req.url ?? '/').split('?')[0];
     requests.push({ path, at: Date.now() });
     const route = map.get(path);
-    const answer = route ? (typeof route === 'function' ? await route(req) : route) : fallback ? await fallback(path) : { status: 404, type: 'text/plain', body: 'not found' };
+    const answer = route
+      ? typeof route === 'function'
+        ? await route(req)
+        : route
+      : fallback
+        ? await fallback(path)
+        : { status: 404, type: 'text/plain', body: 'not found' };
     res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8' });
     res.end(answer.body);
   });

@@ -1,6 +1,6 @@
 /** The room assistant with doubles: streaming frames, late joiners, queueing, limits, failures, private asks. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { SalonError } from '../../src/errors.js';
 import { SalonAssistant, type AssistantOptions } from '../../src/rag/assistant.js';
 import type { AskRequest } from '../../src/rooms/types.js';
@@ -77,7 +77,12 @@ describe('answering in a room', () => {
     const [doneFrame] = outlet.ofType('assistant.done');
     expect(frames[frames.length - 1].frame.type).toBe('assistant.done');
     expect(doneFrame.message).toEqual(result.message);
-    expect(result.message).toMatchObject({ author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' }, text: pieces.join('').trim(), replyTo: 'm_question', clientId: id });
+    expect(result.message).toMatchObject({
+      author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+      text: pieces.join('').trim(),
+      replyTo: 'm_question',
+      clientId: id,
+    });
     expect(result.sources.length).toBeGreaterThan(0);
     expect(result.sources.map((s) => s.n)).toEqual(result.sources.map((_, i) => i + 1));
     expect(result.sources[0]).toMatchObject({ id: 'news_1', kind: 'news', title: 'Rust 2.0 released', sourceType: 'document' });
@@ -95,10 +100,18 @@ describe('answering in a room', () => {
     await until(() => outlet.ofType('assistant.delta').length >= 1);
     const [pending] = a.pending('news_1');
     expect(pending).toMatchObject({ id, stage: 'writing' });
-    expect(pending.text).toBe(outlet.ofType('assistant.delta').map((d) => d.text).join(''));
+    expect(pending.text).toBe(
+      outlet
+        .ofType('assistant.delta')
+        .map((d) => d.text)
+        .join(''),
+    );
     expect(a.pending('news_2')).toEqual([]);
     await done;
-    const after = outlet.ofType('assistant.delta').map((d) => d.text).join('');
+    const after = outlet
+      .ofType('assistant.delta')
+      .map((d) => d.text)
+      .join('');
     expect(after.startsWith(pending.text)).toBe(true);
     expect(after).toBe('one two three four five ');
   });
@@ -149,17 +162,39 @@ describe('fairness', () => {
     const b = make(new ScriptedChat({ pieces: ['slow'], pieceDelayMs: 100 }), { maxWaitingPerRoom: 1 });
     b.ask(await request({ asker: { id: 'a', name: 'a' } }));
     b.ask(await request({ asker: { id: 'b', name: 'b' } }));
-    expect(() => b.ask(({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'c', name: 'c' } }))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    expect(() => b.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'c', name: 'c' } })).toThrow(
+      expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }),
+    );
   });
 
   it('limits asks per user and per room with ERR_RATE_LIMITED', async () => {
-    const a = make(new ScriptedChat({ pieces: ['ok'] }), { userLimit: { limit: 2, windowMs: 60_000 }, roomLimit: { limit: 3, windowMs: 60_000 }, maxWaitingPerRoom: 10 });
+    const a = make(new ScriptedChat({ pieces: ['ok'] }), {
+      userLimit: { limit: 2, windowMs: 60_000 },
+      roomLimit: { limit: 3, windowMs: 60_000 },
+      maxWaitingPerRoom: 10,
+    });
     const dones = [];
     dones.push(a.ask(await request()).done, a.ask(await request()).done);
-    expect(() => a.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'u1', name: 'Ada' } })).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    expect(() => a.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'u1', name: 'Ada' } })).toThrow(
+      expect.objectContaining({ code: 'ERR_RATE_LIMITED' }),
+    );
     dones.push(a.ask(await request({ asker: { id: 'u2', name: 'Bob' } })).done);
-    expect(() => a.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'u3', name: 'Cy' } })).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    expect(() => a.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'u3', name: 'Cy' } })).toThrow(
+      expect.objectContaining({ code: 'ERR_RATE_LIMITED' }),
+    );
     expect(a.ask(await request({ roomId: 'news_2', asker: { id: 'u3', name: 'Cy' } })).position).toBe(0);
+    await Promise.all(dones);
+  });
+
+  it('limits asks per client address across the identities it uses', async () => {
+    const a = make(new ScriptedChat({ pieces: ['ok'] }), { addressLimit: { limit: 2, windowMs: 60_000 }, maxWaitingPerRoom: 10 });
+    const dones = [
+      a.ask(await request({ asker: { id: 'x1', name: 'X' }, address: '203.0.113.9' })).done,
+      a.ask(await request({ roomId: 'news_2', asker: { id: 'x2', name: 'Y' }, address: '203.0.113.9' })).done,
+    ];
+    const third = await request({ asker: { id: 'x3', name: 'Z' }, address: '203.0.113.9' });
+    expect(() => a.ask(third)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('address') }));
+    dones.push(a.ask(await request({ asker: { id: 'x3', name: 'Z' }, address: '203.0.113.10' })).done);
     await Promise.all(dones);
   });
 });
@@ -191,7 +226,9 @@ describe('failures', () => {
 
   it('reports an unknown room as ERR_ROOM_NOT_FOUND', async () => {
     const a = make(new ScriptedChat());
-    await expect(a.ask({ roomId: 'nowhere', threadId: 't', text: 'q', asker: { id: 'u', name: 'u' } }).done).rejects.toMatchObject({ code: 'ERR_ROOM_NOT_FOUND' });
+    await expect(a.ask({ roomId: 'nowhere', threadId: 't', text: 'q', asker: { id: 'u', name: 'u' } }).done).rejects.toMatchObject({
+      code: 'ERR_ROOM_NOT_FOUND',
+    });
   });
 
   it('validates its options by name', () => {

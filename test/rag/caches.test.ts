@@ -1,7 +1,7 @@
 /** The pipeline never serves an item's old text after it is re-ingested, and topic rooms' context is reused only briefly. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/ai/local-embedder.js';
-import { createItemPipeline, type ItemPipeline } from '../../src/content/pipeline.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { createItemPipeline, type ItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { RagPipeline } from '../../src/rag/pipeline.js';
 import { roomViews } from '../../src/rag/room-context.js';
 import type { RoomInfo } from '../../src/protocol/messages.js';

@@ -38,7 +38,9 @@ async function ollamaApp() {
   close = t.close;
   await t.app.ready();
   for (let i = 1; i <= 8; i++) {
-    await t.app.salon.ingest!.pipeline.put(item(`news_${i}`, { title: `Story number ${i}`, body: `Story ${i} is about topic ${i}. It has a second sentence.` }));
+    await t.app.salon.ingest!.pipeline.put(
+      item(`news_${i}`, { title: `Story number ${i}`, body: `Story ${i} is about topic ${i}. It has a second sentence.` }),
+    );
   }
   return t.app;
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentTerms, splitSentences, squash, termOf, termSpellings, words } from '../../src/ai/extractive-text.js';
+import { contentTerms, splitSentences, squash, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
 import { matchQuery } from '../../src/rag/query-match.js';
 import { CORPORA } from '../helpers.js';
 
@@ -13,22 +13,31 @@ function reference(text: string, query: Set<string>) {
   return { flat, sentences, matches: sentences.map((s) => [...new Set(contentTerms(s.text))].filter((t) => query.has(t))) };
 }
 
-const xquad = JSON.parse(readFileSync(join(CORPORA, 'qa/xquad-en.dev.json'), 'utf8')) as {
-  data: { paragraphs: { context: string; qas: { question: string }[] }[] }[];
-};
-const paragraphs = xquad.data.flatMap((a) => a.paragraphs);
+type XquadParagraph = { context: string; qas: { question: string }[] };
+let cached: XquadParagraph[] | undefined;
+/** XQuAD's paragraphs, read from the corpora on first use (never at import). */
+function corpusParagraphs(): XquadParagraph[] {
+  cached ??= (JSON.parse(readFileSync(join(CORPORA, 'qa/xquad-en.dev.json'), 'utf8')) as { data: { paragraphs: XquadParagraph[] }[] }).data.flatMap(
+    (a) => a.paragraphs,
+  );
+  return cached;
+}
 
 describe('termSpellings', () => {
   it('names a prefix or a whole spelling of every word of the corpus, by its term', () => {
-    const vocabulary = new Set(paragraphs.flatMap((p) => words(`${p.context} ${p.qas.map((q) => q.question).join(' ')}`)));
+    const vocabulary = new Set(corpusParagraphs().flatMap((p) => words(`${p.context} ${p.qas.map((q) => q.question).join(' ')}`)));
     // The stemmer's special cases too: irregular forms, number words, -ies/-ied, doubled consonants.
-    for (const w of 'ran ran children feet better best two twenty first second studies supplies replied tied dies ties running stopped happily makes made'.split(' ')) vocabulary.add(w);
+    for (const w of 'ran ran children feet better best two twenty first second studies supplies replied tied dies ties running stopped happily makes made'.split(
+      ' ',
+    ))
+      vocabulary.add(w);
     expect(vocabulary.size).toBeGreaterThan(4000);
     for (const word of vocabulary) {
       const term = termOf(word);
       if (!term) continue;
       const { prefix, whole } = termSpellings(term);
-      if (!word.startsWith(prefix) && !whole.includes(word)) throw new Error(`"${word}" (term "${term}") starts with neither "${prefix}" nor is one of ${JSON.stringify(whole)}`);
+      if (!word.startsWith(prefix) && !whole.includes(word))
+        throw new Error(`"${word}" (term "${term}") starts with neither "${prefix}" nor is one of ${JSON.stringify(whole)}`);
     }
   });
 
@@ -52,10 +61,10 @@ describe('matchQuery', () => {
   });
 
   it('equals tokenising every sentence on real passages and their questions, ASCII or not', () => {
-    expect(paragraphs.length).toBeGreaterThan(100);
-    expect(paragraphs.some((p) => /[^\x00-\x7f]/.test(p.context))).toBe(true);
+    expect(corpusParagraphs().length).toBeGreaterThan(100);
+    expect(corpusParagraphs().some((p) => /[^\x00-\x7f]/.test(p.context))).toBe(true);
     let matched = 0;
-    for (const p of paragraphs) {
+    for (const p of corpusParagraphs()) {
       for (const q of p.qas) {
         const query = new Set(contentTerms(q.question));
         const got = matchQuery(p.context, query);
@@ -86,7 +95,26 @@ describe('matchQuery', () => {
       'Studies studied study studying student. Supplies supply supplier.',
       'Children child childish. Feet foot footnote. Better best good goods.',
     ];
-    const query = new Set(['run', 'x', '2', '3', '1st', 'study', 'supp', 'supply', 'child', 'foot', 'good', 'paragraph', 'space', 'smith', '1937', 'tolkien', 'word', 'ascii']);
+    const query = new Set([
+      'run',
+      'x',
+      '2',
+      '3',
+      '1st',
+      'study',
+      'supp',
+      'supply',
+      'child',
+      'foot',
+      'good',
+      'paragraph',
+      'space',
+      'smith',
+      '1937',
+      'tolkien',
+      'word',
+      'ascii',
+    ]);
     for (const c of cases) expect(matchQuery(c, query)).toEqual(reference(c, query));
   });
 

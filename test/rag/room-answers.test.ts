@@ -2,8 +2,9 @@
  * The assistant inside a real app (local providers, real search and rooms): answers streamed to
  * every member over injectWS, a late joiner mid-answer, the HTTP ask route.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NOT_COVERED } from '../../src/ai/local-chat.js';
+import { NOT_COVERED } from '../../src/ai/local/local-chat.js';
 import type { AppOverrides } from '../../src/app.js';
 import { item } from '../store/contract.js';
 import { ADMIN, testApp } from '../helpers.js';
@@ -29,7 +30,9 @@ async function appWithContent(env: Record<string, string> = {}, overrides: AppOv
       comments: [{ by: 'pg', text: 'Compile times were the main complaint for years.', time: 1 }],
     }),
   );
-  await pipeline.put(item('news_2', { title: 'Volcano erupts in Iceland', description: '', body: 'Lava reached the town of Grindavik. Flights were cancelled for two days.' }));
+  await pipeline.put(
+    item('news_2', { title: 'Volcano erupts in Iceland', description: '', body: 'Lava reached the town of Grindavik. Flights were cancelled for two days.' }),
+  );
   return t.app;
 }
 
@@ -45,14 +48,21 @@ describe('answers in a live room', () => {
       for (let i = 0; i < 3; i++) stages.push((await c.next('assistant.progress')).stage);
       expect(stages).toEqual(['searching', 'reranking', 'writing']);
       const done = await c.next('assistant.done', () => true, 10_000);
-      const text = c.all('assistant.delta').map((d) => d.text).join('');
+      const text = c
+        .all('assistant.delta')
+        .map((d) => d.text)
+        .join('');
       expect(done.message.text).toBe(text.trim());
       expect(done.message.text).toContain('twice as fast');
       expect(done.message.text).toMatch(/\[\d\]/);
       expect(done.message.replyTo).toBe(question.message.id);
       expect(done.message.author).toEqual({ id: 'assistant', name: 'Salon AI', kind: 'assistant' });
       const cited = Number(/\[(\d)\]/.exec(done.message.text)![1]);
-      expect(done.message.sources.find((s: { n: number }) => s.n === cited)).toMatchObject({ id: 'news_1', title: 'Rust 2.0 released', url: 'https://example.com/news_1' });
+      expect(done.message.sources.find((s: { n: number }) => s.n === cited)).toMatchObject({
+        id: 'news_1',
+        title: 'Rust 2.0 released',
+        url: 'https://example.com/news_1',
+      });
     }
     const stored = await app.salon.store.recentMessages('news_1', 5);
     expect(stored.map((m) => m.author.kind)).toEqual(['user', 'assistant']);
@@ -72,7 +82,10 @@ describe('answers in a live room', () => {
     expect(pending.stage).toBe('writing');
     expect(pending.text.length).toBeGreaterThan(0);
     const done = await late.next('assistant.done', () => true, 10_000);
-    const rest = late.all('assistant.delta').map((d) => d.text).join('');
+    const rest = late
+      .all('assistant.delta')
+      .map((d) => d.text)
+      .join('');
     expect(pending.text + rest).toBe(pieces.join(''));
     expect(done.message.text).toBe(pieces.join('').trim());
   });
@@ -128,6 +141,32 @@ describe('POST /api/v1/rooms/:id/ask', () => {
       expect(res.json().error.code).toBe('ERR_BAD_REQUEST');
     }
     expect(await app.salon.store.recentMessages('news_1', 5)).toEqual([]);
+  });
+
+  it('names an HTTP asker by a keyed hash of its address, never a plain hash, and cleans the name like a socket name', async () => {
+    const app = await appWithContent();
+    const ask = (payload: Record<string, unknown>, remoteAddress = '203.0.113.7') =>
+      app.inject({ method: 'POST', url: '/api/v1/rooms/news_2/ask', payload, remoteAddress });
+    expect((await ask({ text: 'Which town did the lava reach?', name: '  Curl  ' })).statusCode).toBe(200);
+    expect((await ask({ text: 'And the flights?' }, '2001:db8:1:2:aaaa::1')).statusCode).toBe(200);
+    expect((await ask({ text: 'Anything else?' }, '2001:db8:1:2:bbbb::2')).statusCode).toBe(200);
+    const askers = (await app.salon.store.recentMessages('news_2', 10)).filter((m) => m.author.kind === 'user').map((m) => m.author);
+    expect(askers[0].name).toBe('Curl');
+    expect(askers[0].id).toBe(app.salon.rooms!.identity.addressId('203.0.113.7'));
+    expect(askers[0].id).not.toContain(createHash('sha256').update('203.0.113.7').digest('hex').slice(0, 16));
+    // One IPv6 subscriber's /64 is one asker, whichever address of it they use.
+    expect(askers[1].id).toBe(askers[2].id);
+    expect(askers[1].id).not.toBe(askers[0].id);
+    for (const name of ['Salon AI', 'ＡＩ', 'a s s i s t a n t', 'ѕystem', 'S.Y.S.T.E.M']) {
+      const res = await ask({ text: 'hi', name });
+      expect(res.statusCode, name).toBe(400);
+      expect(res.json().error.code, name).toBe('ERR_NAME_RESERVED');
+    }
+    for (const name of ['x'.repeat(33), 'a\u202eb', ' ']) {
+      const res = await ask({ text: 'hi', name });
+      expect(res.statusCode, name).toBe(400);
+      expect(res.json().error.code, name).toBe('ERR_BAD_REQUEST');
+    }
   });
 
   it('answers in a topic room from the category summary context', async () => {

@@ -11,26 +11,43 @@ import { bestPassage } from '../../src/rag/passage.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from '../../src/rag/prompt.js';
 import { rerankCandidates, sanitizeSelection } from '../../src/rag/rerank.js';
 import { windowAround } from '../../src/rag/snippets.js';
-import type { Candidate, RagLogger } from '../../src/rag/types.js';
+import type { Candidate } from '../../src/rag/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { item } from '../store/contract.js';
 import { tempStore } from '../helpers.js';
 import { FixedSearch, ScriptedChat } from './fakes.js';
+import type { Logger } from '../../src/logger.js';
 
 function chunk(rowId: number, itemId: string, text: string, part: ChunkRow['part'] = 'body', commentBy: string | null = null): ChunkRow {
-  return { rowId, itemId, itemKind: 'news', itemTitle: itemId, itemUrl: null, category: 'Tech', sourceType: 'document', textHash: String(rowId), ord: rowId, part, text, commentBy };
+  return {
+    rowId,
+    itemId,
+    itemKind: 'news',
+    itemTitle: itemId,
+    itemUrl: null,
+    category: 'Tech',
+    sourceType: 'document',
+    textHash: String(rowId),
+    ord: rowId,
+    part,
+    text,
+    commentBy,
+  };
 }
 
 /** mergeHits over hits whose rows are at hand, with each merged reference's row looked up again. */
 function mergeHits(results: ChunkHit[][], k?: number) {
   const rows = new Map(results.flat().map((h) => [h.chunk.rowId, h.chunk]));
-  return mergeRefs(results.map((hits) => hits.map(refOf)), k).map((m) => ({ ...m, hit: { ...m.hit, chunk: rows.get(m.hit.rowId)! }, evidence: { ...m.evidence, chunk: rows.get(m.evidence.rowId)! } }));
+  return mergeRefs(
+    results.map((hits) => hits.map(refOf)),
+    k,
+  ).map((m) => ({ ...m, hit: { ...m.hit, chunk: rows.get(m.hit.rowId)! }, evidence: { ...m.evidence, chunk: rows.get(m.evidence.rowId)! } }));
 }
 
-function recordingLog(): RagLogger & { lines: { obj: Record<string, unknown>; msg: string }[] } {
+function recordingLog(): Logger & { lines: { obj: Record<string, unknown>; msg: string }[] } {
   const lines: { obj: Record<string, unknown>; msg: string }[] = [];
   const add = (obj: object, msg: string) => lines.push({ obj: obj as Record<string, unknown>, msg });
-  return { lines, info: add, warn: add, error: add };
+  return { lines, debug: add, info: add, warn: add, error: add };
 }
 
 describe('stage 1: merging and deduplication', () => {
@@ -224,12 +241,26 @@ describe('stage 3: passage choice', () => {
           ],
         }),
       );
-      const base = { itemId: 'news_h', score: 1, search: 1 as const, itemTitle: 'Show HN: a database', url: 'https://example.com/h', excerpt: 'x', snippet: 'x' };
+      const base = {
+        itemId: 'news_h',
+        score: 1,
+        search: 1 as const,
+        itemTitle: 'Show HN: a database',
+        url: 'https://example.com/h',
+        excerpt: 'x',
+        snippet: 'x',
+      };
       const ctx = await buildContext(
         store,
         [
           { ...base, key: 'news_h', kind: 'news', chunk: chunk(1, 'news_h', 'The database stores rows in columns.'), label: 'Show HN: a database' },
-          { ...base, key: 'news_h#comment:pg', kind: 'comment', chunk: chunk(2, 'news_h', 'Columns make scans fast.', 'comment', 'pg'), label: 'HN comment by pg' },
+          {
+            ...base,
+            key: 'news_h#comment:pg',
+            kind: 'comment',
+            chunk: chunk(2, 'news_h', 'Columns make scans fast.', 'comment', 'pg'),
+            label: 'HN comment by pg',
+          },
         ],
         'Why are scans fast?',
       );
@@ -248,7 +279,8 @@ describe('stage 3: passage choice', () => {
 });
 
 describe('prompt assembly', () => {
-  const sources = (n: number, size: number) => Array.from({ length: n }, (_, i) => ({ n: i + 1, label: `Source title ${i + 1}`, content: `${'word '.repeat(size / 5)}`.trim() }));
+  const sources = (n: number, size: number) =>
+    Array.from({ length: n }, (_, i) => ({ n: i + 1, label: `Source title ${i + 1}`, content: `${'word '.repeat(size / 5)}`.trim() }));
 
   it('fences untrusted text with the nonce and says so in the instructions', () => {
     const nonce = 'abcdef0123456789';

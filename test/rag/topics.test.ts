@@ -1,6 +1,6 @@
 /** Topic room summaries: generated per category through the ChatModel, stored, refreshed, read by the resolver. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalChatModel } from '../../src/ai/local-chat.js';
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { TopicSummaries } from '../../src/rag/topics.js';
 import { storeResolver } from '../../src/rooms/resolver.js';
 import { topicSummaryKey, type TopicSummary } from '../../src/rooms/types.js';
@@ -16,7 +16,9 @@ beforeEach(async () => {
   const temp = tempStore();
   store = temp.store;
   closeStore = temp.close;
-  await store.upsertItem(item('news_1', { category: 'Crypto', title: 'Bitcoin passes 100,000 dollars', description: 'Bitcoin hit a record as crypto markets rallied.' }));
+  await store.upsertItem(
+    item('news_1', { category: 'Crypto', title: 'Bitcoin passes 100,000 dollars', description: 'Bitcoin hit a record as crypto markets rallied.' }),
+  );
   await store.upsertItem(item('news_2', { category: 'Crypto', title: 'Ethereum upgrade ships', description: 'The upgrade lowers fees for crypto users.' }));
   await store.upsertItem(item('news_3', { category: 'World News', title: 'Elections in Spain', description: 'Voters went to the polls.' }));
 });

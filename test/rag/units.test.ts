@@ -25,7 +25,15 @@ describe('WindowLimiter', () => {
 
 describe('FairQueue', () => {
   function job(roomId: string, log: string[], gate: Promise<void>) {
-    return { roomId, run: async () => { log.push(`start ${roomId}`); await gate; log.push(`end ${roomId}`); }, cancel: () => log.push(`cancel ${roomId}`) };
+    return {
+      roomId,
+      run: async () => {
+        log.push(`start ${roomId}`);
+        await gate;
+        log.push(`end ${roomId}`);
+      },
+      cancel: () => log.push(`cancel ${roomId}`),
+    };
   }
 
   it('runs one job per room at a time and keeps global FIFO order across rooms', async () => {
@@ -54,6 +62,27 @@ describe('FairQueue', () => {
     q.close(new Error('bye'));
     expect(log).toContain('cancel r2');
     expect(() => q.push(job('r4', log, never))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+  });
+
+  it('keeps a fair share of the line for rooms that have not asked yet, however one room floods', () => {
+    const log: string[] = [];
+    const never = new Promise<void>(() => {});
+    const q = new FairQueue({ concurrency: 1, maxWaiting: 6 });
+    q.push(job('busy', log, never));
+    let taken = 0;
+    for (let i = 0; i < 20; i++) {
+      if (!q.accepts('flood')) break;
+      q.push(job('flood', log, never));
+      taken++;
+    }
+    // Alone in line, the flooding room gets half of it: the other half stays free.
+    expect(taken).toBe(3);
+    expect(() => q.push(job('flood', log, never))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    for (const room of ['quiet1', 'quiet2', 'quiet3']) {
+      expect(q.accepts(room), room).toBe(true);
+      q.push(job(room, log, never));
+    }
+    expect(q.size).toBe(6);
   });
 });
 

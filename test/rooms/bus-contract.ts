@@ -1,5 +1,5 @@
 /**
- * The RoomBus contract (STYLE 7): every implementation (in-process now, Redis with the scale-out
+ * The RoomBus contract (docs/architecture.md): every implementation (in-process now, Redis with the scale-out
  * work) runs this suite, with three nodes at once. A node may or may not hear its own publishes;
  * the rooms core drops its own echoes by node id either way.
  */

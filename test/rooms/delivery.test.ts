@@ -1,10 +1,12 @@
 /**
- * How frames leave the server (src/routes/rooms-ws-connection.ts), over real sockets: straight to
- * the TCP handle while nothing is queued, through the socket's stream while a reader lags, in order
- * either way; a socket that goes away costs the room nothing.
+ * How frames leave the server (src/routes/rooms-ws-connection.ts and rooms-ws-transport.ts), over
+ * real sockets: straight to the TCP handle while nothing is queued, through the socket's stream
+ * while a reader lags, or through ws's own send when direct writes are off; in order every way; a
+ * socket that goes away costs the room nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WsConnection, setDirectWrites } from '../../src/routes/rooms-ws-connection.js';
+import { WsConnection } from '../../src/routes/rooms-ws-connection.js';
+import { setTransportMode, type TransportMode } from '../../src/routes/rooms-ws-transport.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
 import type { Session } from '../../src/rooms/session.js';
 import { listen, member, roomsApp, until } from './helpers.js';
@@ -12,13 +14,24 @@ import { listen, member, roomsApp, until } from './helpers.js';
 type Started = Awaited<ReturnType<typeof roomsApp>>;
 let running: Started[] = [];
 afterEach(async () => {
-  setDirectWrites(true);
+  setTransportMode('direct');
   await Promise.all(running.map((r) => r.close()));
   running = [];
 });
 
 async function start() {
-  const started = await roomsApp({}, { roomOptions: { rateBurst: 100_000, ratePerSecond: 100_000, hardBufferedBytes: 256 * 1024 * 1024 } });
+  const started = await roomsApp(
+    {},
+    {
+      roomOptions: {
+        rateBurst: 100_000,
+        ratePerSecond: 100_000,
+        framesPerSecondPerAddress: 100_000,
+        roomMessagesPerSecond: 100_000,
+        hardBufferedBytes: 256 * 1024 * 1024,
+      },
+    },
+  );
   running.push(started);
   return { ...started, url: await listen(started.app) };
 }
@@ -31,12 +44,13 @@ function queuedFor(hub: RoomHub, userId: string): number {
   return bytes;
 }
 
-describe.each([
-  ['direct handle writes', true],
-  ['socket writes only', false],
-])('room delivery with %s', (_name, direct) => {
+describe.each<[string, TransportMode]>([
+  ['direct handle writes', 'direct'],
+  ['socket writes only', 'stream'],
+  ["ws's own send", 'ws'],
+])('room delivery with %s', (_name, mode) => {
   it('gives a reader that falls behind every message once, in seq order, once it reads again', async () => {
-    setDirectWrites(direct);
+    setTransportMode(mode);
     const { app, url } = await start();
     const slow = await member(url(), 'Slow');
     const talker = await member(url(), 'Talker');

@@ -66,7 +66,16 @@ describe('hostile room clients', () => {
         // The client never ends its side: only the server can close this socket.
         socket.on('close', () => resolve({ status: received.split('\r\n')[0], endedByServer: true }));
         socket.write(
-          [`GET ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', '', ''].join('\r\n'),
+          [
+            `GET ${path} HTTP/1.1`,
+            'Host: 127.0.0.1',
+            'Connection: Upgrade',
+            'Upgrade: websocket',
+            'Sec-WebSocket-Version: 13',
+            'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+            '',
+            '',
+          ].join('\r\n'),
         );
       });
       expect(answer.status).toMatch(/^HTTP\/1\.1 4\d\d /);

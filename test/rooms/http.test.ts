@@ -33,7 +33,15 @@ describe('rooms HTTP API', () => {
   it('describes a room with its members, a known empty room with none, and refuses unknown ones', async () => {
     const empty = await app.inject(`/api/v1/rooms/${OTHER_ROOM}`);
     expect(empty.statusCode).toBe(200);
-    expect(empty.json()).toEqual({ id: OTHER_ROOM, kind: 'post', title: 'Why the sky is blue', url: 'https://example.com/post_2', context: 'Why the sky is blue\n\nAbout post_2', members: [], memberCount: 0 });
+    expect(empty.json()).toEqual({
+      id: OTHER_ROOM,
+      kind: 'post',
+      title: 'Why the sky is blue',
+      url: 'https://example.com/post_2',
+      context: 'Why the sky is blue\n\nAbout post_2',
+      members: [],
+      memberCount: 0,
+    });
 
     const { welcome } = await joined(app, 'Ana', ROOM);
     const live = (await app.inject(`/api/v1/rooms/${ROOM}`)).json();

@@ -141,7 +141,17 @@ describe('room protocol', () => {
 
   it('answers bad frames with ERR_BAD_MESSAGE and stays open', async () => {
     const { client } = await joined(app, 'Ana');
-    const bad = ['{not json', '[]', '"hi"', JSON.stringify({ type: 'shout' }), JSON.stringify({ text: 'x' }), JSON.stringify({ type: 'say', text: 'no id' }), JSON.stringify({ type: 'say', clientId: 'c1' }), JSON.stringify({ type: 'say', clientId: 'c2', text: '   ' }), JSON.stringify({ type: 'typing' })];
+    const bad = [
+      '{not json',
+      '[]',
+      '"hi"',
+      JSON.stringify({ type: 'shout' }),
+      JSON.stringify({ text: 'x' }),
+      JSON.stringify({ type: 'say', text: 'no id' }),
+      JSON.stringify({ type: 'say', clientId: 'c1' }),
+      JSON.stringify({ type: 'say', clientId: 'c2', text: '   ' }),
+      JSON.stringify({ type: 'typing' }),
+    ];
     for (const frame of bad) {
       client.send(frame);
       expect((await client.next('error')).code, frame).toBe('ERR_BAD_MESSAGE');

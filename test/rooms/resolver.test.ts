@@ -35,7 +35,10 @@ describe('storeResolver', () => {
       url: null,
       context: 'Topic: Tech & Science\n\nRecent in Tech & Science: First; Second',
     });
-    await store.setMeta(topicSummaryKey('tech-science'), JSON.stringify({ category: 'Tech & Science', summary: 'Things happened.', itemIds: [], updatedAt: '' }));
+    await store.setMeta(
+      topicSummaryKey('tech-science'),
+      JSON.stringify({ category: 'Tech & Science', summary: 'Things happened.', itemIds: [], updatedAt: '' }),
+    );
     expect((await resolve('topic_tech-science'))!.context).toBe('Topic: Tech & Science\n\nThings happened.');
     await store.setMeta(topicSummaryKey('tech-science'), 'not json');
     expect((await resolve('topic_tech-science'))!.context).toContain('Recent in Tech & Science');
@@ -43,6 +46,7 @@ describe('storeResolver', () => {
 
   it('knows nothing else', async () => {
     const resolve = storeResolver(store);
-    for (const id of ['news_2', 'topic_', 'topic_Tech-Science', 'topic_tech', 'room_1', '', `news_${'x'.repeat(300)}`]) expect(await resolve(id), id).toBeNull();
+    for (const id of ['news_2', 'topic_', 'topic_Tech-Science', 'topic_tech', 'room_1', '', `news_${'x'.repeat(300)}`])
+      expect(await resolve(id), id).toBeNull();
   });
 });

@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { askQuestion, parseCommand } from '../../src/rooms/commands.js';
 import { decodeEnvelope, encodeEnvelope } from '../../src/rooms/envelope.js';
 import { FloodGuard } from '../../src/rooms/flood-guard.js';
-import { cleanName, parseClientFrame } from '../../src/rooms/frames.js';
+import { parseClientFrame } from '../../src/rooms/frames.js';
+import { cleanName } from '../../src/protocol/names.js';
 import { IDENTITY_SECRET_FILE, Identity, loadOrCreateSecret } from '../../src/rooms/identity.js';
 import { roomOptions } from '../../src/rooms/options.js';
-import { topicSlug } from '../../src/rooms/topics.js';
+import { topicSlug } from '../../src/protocol/room-ids.js';
 import { TypingTracker } from '../../src/rooms/typing.js';
 import { originAllowed } from '../../src/routes/rooms-ws.js';
 import { tempDir } from '../helpers.js';
@@ -54,8 +55,14 @@ describe('TypingTracker', () => {
 
 describe('client frames', () => {
   it('accepts the protocol’s frames and drops unknown fields', () => {
-    expect(parseClientFrame('{"type":"hello","name":" Ana ","lastSeq":3,"x":1}', 4000)).toEqual({ ok: true, frame: { type: 'hello', name: 'Ana', lastSeq: 3 } });
-    expect(parseClientFrame('{"type":"ask","text":"q","clientId":"c","private":true,"threadId":"t"}', 4000)).toEqual({ ok: true, frame: { type: 'ask', text: 'q', clientId: 'c', threadId: 't', private: true } });
+    expect(parseClientFrame('{"type":"hello","name":" Ana ","lastSeq":3,"x":1}', 4000)).toEqual({
+      ok: true,
+      frame: { type: 'hello', name: 'Ana', lastSeq: 3 },
+    });
+    expect(parseClientFrame('{"type":"ask","text":"q","clientId":"c","private":true,"threadId":"t"}', 4000)).toEqual({
+      ok: true,
+      frame: { type: 'ask', text: 'q', clientId: 'c', threadId: 't', private: true },
+    });
     expect(parseClientFrame('{"type":"typing","active":false}', 4000)).toEqual({ ok: true, frame: { type: 'typing', active: false } });
   });
 

@@ -12,7 +12,10 @@ const BIN = join(__dirname, '../../bin/salon.js');
 
 function salon(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -51,7 +54,10 @@ describe('salon search / salon reindex', () => {
 
     const json = await salon(['search', p.questions[0], '--k', '2', '--json'], env);
     expect(json.code).toBe(0);
-    const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(2);
     expect(Object.keys(lines[0]).sort()).toEqual(['id', 'kind', 'score', 'snippet', 'title', 'url']);

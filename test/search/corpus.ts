@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../../src/ai/types.js';
-import { chunkItem } from '../../src/content/chunker.js';
+import { chunkItem } from '../../src/content/ingest/chunker.js';
 import { blankItem, type ChunkRow, type ContentItem, type ContentKind } from '../../src/content/types.js';
 import type { Store } from '../../src/store/types.js';
 import { CORPORA } from '../helpers.js';

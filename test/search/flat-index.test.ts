@@ -1,8 +1,8 @@
 // The flat index (worker pool + WASM kernel) against exact brute force. Needs the build (workers run from dist/).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FlatIndex } from '../../src/search/flat-index.js';
-import { ScanPool } from '../../src/search/scan-pool.js';
-import { TopK } from '../../src/search/top-k.js';
+import { FlatIndex } from '../../src/search/flat/flat-index.js';
+import { ScanPool } from '../../src/search/flat/scan-pool.js';
+import { TopK } from '../../src/search/flat/top-k.js';
 import type { VectorEntry, VectorFilter } from '../../src/search/types.js';
 import { clustered, entries, exact, near } from './helpers.js';
 
@@ -30,7 +30,7 @@ describe('TopK', () => {
   });
 
   it('rejects a bad k by name', () => {
-    expect(() => new TopK(0)).toThrow(/k must be a positive integer/);
+    expect(() => new TopK(0)).toThrow(/TopK: options.k must be a whole number ≥ 1/);
   });
 });
 
@@ -91,7 +91,10 @@ describe('FlatIndex', () => {
     const sparse = new Float32Array(DIM);
     for (let i = 0; i < DIM; i += 7) sparse[i] = rows[17].vector[i] + 0.01 * (i % 3);
     const truth = exact(rows, sparse, 8, { includePrivileged: true });
-    const rescored = index.rescore(sparse, truth.map((h) => ({ rowId: h.rowId, score: 0 })));
+    const rescored = index.rescore(
+      sparse,
+      truth.map((h) => ({ rowId: h.rowId, score: 0 })),
+    );
     expect(rescored.map((h) => h.rowId)).toEqual(truth.map((h) => h.rowId));
     rescored.forEach((h, i) => expect(h.score).toBeCloseTo(truth[i].score, 5));
   });
@@ -101,7 +104,12 @@ describe('FlatIndex', () => {
     const vectors = clustered(6, DIM, 2, 3);
     const meta = (i: number, group: string | null, title = false) => ({ ...entries(vectors)[i].meta, group, title });
     await heads.upsert(vectors.map((vector, i) => ({ rowId: 10 + i, vector, meta: meta(i, `news_${i % 3}`, i === 0) })));
-    expect(heads.heads([10, 11, 13, 99])).toEqual([{ group: 'news_0', title: true }, { group: 'news_1', title: false }, { group: 'news_0', title: false }, undefined]);
+    expect(heads.heads([10, 11, 13, 99])).toEqual([
+      { group: 'news_0', title: true },
+      { group: 'news_1', title: false },
+      { group: 'news_0', title: false },
+      undefined,
+    ]);
     await heads.upsert([{ rowId: 11, vector: vectors[1], meta: meta(1, 'news_1#comment:pg') }]);
     // Removing row 10 moves the last row (15) into its place.
     await heads.remove([10, 12]);
@@ -215,7 +223,11 @@ describe('FlatIndex changes', () => {
 
   it('rejects bad input before writing anything', async () => {
     const index = new FlatIndex({ dimensions: 4, pool });
-    const good = { rowId: 1, vector: new Float32Array([1, 0, 0, 0]), meta: { kind: 'news' as const, sourceType: 'document' as const, scope: null, privileged: false } };
+    const good = {
+      rowId: 1,
+      vector: new Float32Array([1, 0, 0, 0]),
+      meta: { kind: 'news' as const, sourceType: 'document' as const, scope: null, privileged: false },
+    };
     await expect(index.upsert([good, { ...good, rowId: 2, vector: new Float32Array(3) }])).rejects.toThrow(/3 dimensions; the index has 4/);
     await expect(index.upsert([{ ...good, vector: new Float32Array([NaN, 0, 0, 0]) }])).rejects.toThrow(/non-finite/);
     await expect(index.upsert([{ ...good, rowId: -1 }])).rejects.toThrow(/rowId/);

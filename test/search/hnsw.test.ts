@@ -1,11 +1,10 @@
 // HNSW (hnswlib in its worker) and the tiered index: recall against brute force, deletes, the
 // threshold switch, persistence and rebuilds. Needs the build (workers run from dist/).
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FlatIndex } from '../../src/search/flat-index.js';
-import { HnswIndex } from '../../src/search/hnsw-index.js';
-import { ScanPool } from '../../src/search/scan-pool.js';
-import { shardFile } from '../../src/search/hnsw-shards.js';
+import { FlatIndex } from '../../src/search/flat/flat-index.js';
+import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
+import { ScanPool } from '../../src/search/flat/scan-pool.js';
 import { TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
 import type { VectorEntry } from '../../src/search/types.js';
 import { tempDir } from '../helpers.js';
@@ -13,18 +12,21 @@ import { clustered, entries, exact, near, recall } from './helpers.js';
 
 const DIM = 32;
 
-describe('HnswIndex', () => {
-  let graph: HnswIndex;
+describe('HnswWorkerClient', () => {
+  let graph: HnswWorkerClient;
   let rows: VectorEntry[];
 
   beforeAll(async () => {
     rows = entries(clustered(2000, DIM, 20, 11));
     // Starts small on purpose: adding grows it with resizeIndex.
-    graph = new HnswIndex(DIM);
+    graph = new HnswWorkerClient(DIM);
     await graph.init(100);
     const packed = new Float32Array(rows.length * DIM);
     rows.forEach((r, i) => packed.set(r.vector, i * DIM));
-    await graph.add(rows.map((r) => r.rowId), packed);
+    await graph.add(
+      rows.map((r) => r.rowId),
+      packed,
+    );
   });
   afterAll(async () => graph.close());
 
@@ -54,7 +56,7 @@ describe('HnswIndex', () => {
   });
 
   it('validates its parameters by name', () => {
-    expect(() => new HnswIndex(DIM, { m: 0 })).toThrow(/params.m/);
+    expect(() => new HnswWorkerClient(DIM, { m: 0 })).toThrow(/params.m/);
   });
 });
 
@@ -63,11 +65,16 @@ describe('TieredIndex', () => {
   const open: TieredIndex[] = [];
   const cleanups: (() => void)[] = [];
   const logs: string[] = [];
-  const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(`WARN ${m}`) };
+  const log = {
+    debug() {},
+    info: (_d: object, m: string) => logs.push(m),
+    warn: (_d: object, m: string) => logs.push(`WARN ${m}`),
+    error: (_d: object, m: string) => logs.push(`ERROR ${m}`),
+  };
 
-  // Two graph shards (two workers), as the app runs with two search threads.
-  function tiered(threshold: number, dir?: string, fingerprint = 'model@32', shards = 2): TieredIndex {
-    const t = new TieredIndex({ flat: new FlatIndex({ dimensions: DIM, pool }), threshold, dir, fingerprint, log, saveDelayMs: 60_000, shards });
+  // One graph built on two native threads, as the app runs with two search threads.
+  function tiered(threshold: number, dir?: string, fingerprint = 'model@32'): TieredIndex {
+    const t = new TieredIndex({ flat: new FlatIndex({ dimensions: DIM, pool }), threshold, dir, fingerprint, log, saveDelayMs: 60_000, buildThreads: 2 });
     open.push(t);
     return t;
   }
@@ -155,9 +162,10 @@ describe('TieredIndex', () => {
     await first.upsert(rows);
     await first.settled();
     await first.close();
-    expect(readdirSync(d).sort()).toEqual(['vectors.hnsw.0', 'vectors.hnsw.0.json', 'vectors.hnsw.1', 'vectors.hnsw.1.json']);
-    const sidecar = JSON.parse(readFileSync(`${shardFile(hnswFilePath(d), 1)}.json`, 'utf8'));
-    expect(sidecar).toMatchObject({ version: 1, count: 500, dimensions: DIM, fingerprint: 'model@32', shard: 1, shards: 2 });
+    expect(readdirSync(d).sort()).toEqual(['vectors.hnsw', 'vectors.hnsw.json']);
+    const sidecar = JSON.parse(readFileSync(`${hnswFilePath(d)}.json`, 'utf8'));
+    expect(sidecar).toMatchObject({ version: 1, count: 500, dimensions: DIM, fingerprint: 'model@32' });
+    expect(sidecar).not.toHaveProperty('shards');
 
     logs.length = 0;
     const second = tiered(100, d);
@@ -172,9 +180,9 @@ describe('TieredIndex', () => {
     expect(recall(await second.search(query, 10), exact(rows, query, 10))).toBeGreaterThanOrEqual(0.9);
   });
 
-  async function restartWith(d: string, rows: VectorEntry[], fingerprint?: string, shards?: number): Promise<TieredIndex> {
+  async function restartWith(d: string, rows: VectorEntry[], fingerprint?: string): Promise<TieredIndex> {
     logs.length = 0;
-    const index = tiered(100, d, fingerprint, shards);
+    const index = tiered(100, d, fingerprint);
     const release = index.hold();
     await index.upsert(rows);
     release();
@@ -194,7 +202,7 @@ describe('TieredIndex', () => {
   it('rebuilds from the rows when a saved file is corrupt', async () => {
     const rows = entries(clustered(400, DIM, 10, 25));
     const d = await savedGraph(rows);
-    const file = shardFile(hnswFilePath(d), 1);
+    const file = hnswFilePath(d);
     const bytes = readFileSync(file);
     for (let i = 200; i < bytes.length; i += 997) bytes[i] ^= 0xff;
     writeFileSync(file, bytes);
@@ -206,22 +214,30 @@ describe('TieredIndex', () => {
     expect(recall(await index.search(query, 10), exact(rows, query, 10))).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('rebuilds when a file is truncated or unreadable, or holds other rows, another model or another sharding', async () => {
+  it('rebuilds when a file is truncated or unreadable, holds other rows or another model, or was saved in shards', async () => {
     const rows = entries(clustered(300, DIM, 10, 26));
-    const file = (d: string) => shardFile(hnswFilePath(d), 0);
+    const file = (d: string) => hnswFilePath(d);
+    // An older version saved its graph in shards, `<file>.0` with `<file>.0.json`.
+    const asShard = (d: string) => {
+      renameSync(file(d), `${file(d)}.0`);
+      renameSync(`${file(d)}.json`, `${file(d)}.0.json`);
+    };
     // Each case starts from a fresh save: a restart that rebuilds saves its own graph on close.
-    const cases: [string, (d: string) => void, VectorEntry[], string | undefined, number | undefined, RegExp][] = [
-      ['other rows', () => undefined, rows.slice(0, 290), undefined, undefined, /differs in count, checksum/],
-      ['another model', () => undefined, rows, 'other-model@32', undefined, /differs in fingerprint$/],
-      ['another sharding', () => undefined, rows, undefined, 1, /differs in shards$/],
-      ['a truncated file', (d) => writeFileSync(file(d), readFileSync(file(d)).subarray(0, 1000)), rows, undefined, undefined, /checksum mismatch/],
-      ['an unreadable sidecar', (d) => writeFileSync(`${file(d)}.json`, '{"version":1,'), rows, undefined, undefined, /no readable sidecar/],
+    const cases: [string, (d: string) => void, VectorEntry[], string | undefined, RegExp][] = [
+      ['other rows', () => undefined, rows.slice(0, 290), undefined, /differs in count, checksum/],
+      ['another model', () => undefined, rows, 'other-model@32', /differs in fingerprint$/],
+      ['a graph saved in shards', asShard, rows, undefined, /no readable sidecar/],
+      ['a truncated file', (d) => writeFileSync(file(d), readFileSync(file(d)).subarray(0, 1000)), rows, undefined, /checksum mismatch/],
+      ['an unreadable sidecar', (d) => writeFileSync(`${file(d)}.json`, '{"version":1,'), rows, undefined, /no readable sidecar/],
     ];
-    for (const [name, damage, restartRows, fingerprint, shards, reason] of cases) {
+    for (const [name, damage, restartRows, fingerprint, reason] of cases) {
       const d = await savedGraph(rows);
       damage(d);
-      const index = await restartWith(d, restartRows, fingerprint, shards);
-      expect(logs.find((l) => l.startsWith('building the HNSW index')), name).toMatch(reason);
+      const index = await restartWith(d, restartRows, fingerprint);
+      expect(
+        logs.find((l) => l.startsWith('building the HNSW index')),
+        name,
+      ).toMatch(reason);
       expect(index.mode, name).toBe('hnsw');
       await index.close();
     }

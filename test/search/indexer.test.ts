@@ -1,6 +1,6 @@
 // The Indexer (ChunkSink) over a real SQLite store and the built-in embedder. Needs the build.
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { Embedder } from '../../src/ai/types.js';
 import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
 import { Indexer } from '../../src/search/indexer.js';

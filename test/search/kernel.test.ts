@@ -1,7 +1,7 @@
 // The WebAssembly SIMD kernel against the scalar oracle. Needs the build (dist/workers/search-kernel.wasm).
 import { describe, expect, it } from 'vitest';
-import { dotScalar, instantiateKernel } from '../../src/search/kernel.js';
-import { BLOCK_ROWS, makeLayout, pagesForRows, queryOffset, rowOffset, scoresOffset, indicesOffset } from '../../src/search/layout.js';
+import { dotScalar, instantiateKernel } from '../../src/search/flat/kernel.js';
+import { BLOCK_ROWS, makeLayout, pagesForRows, queryOffset, rowOffset, scoresOffset, indicesOffset } from '../../src/search/flat/layout.js';
 import { gaussian, rng } from './helpers.js';
 
 function setup(dim: number, rows: number, seed: number) {

@@ -1,8 +1,8 @@
 // LocalGraph: the main thread's copy of a graph built in the HNSW worker (handed over by file).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HnswIndex } from '../../src/search/hnsw-index.js';
-import { LocalGraph } from '../../src/search/local-graph.js';
+import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
+import { LocalGraph } from '../../src/search/graph/local-graph.js';
 import type { VectorEntry } from '../../src/search/types.js';
 import { tempDir } from '../helpers.js';
 import { clustered, entries, exact, near, recall } from './helpers.js';
@@ -22,7 +22,7 @@ describe('LocalGraph', () => {
 
   beforeAll(async () => {
     rows = entries(clustered(1200, DIM, 12, 31));
-    const worker = new HnswIndex(DIM);
+    const worker = new HnswWorkerClient(DIM);
     try {
       await worker.init(100);
       await worker.add(

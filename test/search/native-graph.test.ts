@@ -83,7 +83,10 @@ describe('salon-hnsw Graph', () => {
   });
 
   // Half floats are the binding's default; eight bits are asked for.
-  for (const [encoding, tolerance, given] of [['f16', 2e-3, undefined], ['i8', 1.5e-2, 'i8']] as const) {
+  for (const [encoding, tolerance, given] of [
+    ['f16', 2e-3, undefined],
+    ['i8', 1.5e-2, 'i8'],
+  ] as const) {
     it(`stores ${encoding} elements with the recall of float32 and scores within ${tolerance} of exact`, () => {
       const compact = new Graph(DIM, 100, 16, 96, 5, given);
       const full = new Graph(DIM, 100, 16, 96, 5, 'f32');
@@ -111,7 +114,10 @@ describe('salon-hnsw Graph', () => {
       const g = new Graph(dim, 60, 8, 100, 2, encoding);
       const packedRows = new Float32Array(60 * dim);
       vectors.forEach((v, i) => packedRows.set(v, i * dim));
-      g.addPoints(packedRows, Uint32Array.from({ length: 60 }, (_, i) => i + 1));
+      g.addPoints(
+        packedRows,
+        Uint32Array.from({ length: 60 }, (_, i) => i + 1),
+      );
       g.setEf(100); // a 60-node graph searched with ef 100 is exhaustive
       const query = near(vectors[7], 1);
       const truth = exact(entries(vectors), query, 5, { includePrivileged: true });

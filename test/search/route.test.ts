@@ -1,6 +1,6 @@
 // GET /api/v1/search through the whole app: content posted through the pipeline, found by the index.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ContentItem } from '../../src/content/types.js';
 import { ADMIN, testApp } from '../helpers.js';
 import { FlakyEmbedder, itemOf, paragraphs } from './corpus.js';
@@ -33,7 +33,14 @@ describe('GET /api/v1/search', () => {
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.length).toBeLessThanOrEqual(3);
     expect(hits.map((h: { id: string }) => h.id)).toContain(`news_${p.id}`);
-    expect(hits[0]).toEqual({ id: expect.any(String), kind: expect.stringMatching(/^(news|post)$/), title: expect.any(String), url: expect.stringMatching(/^https:/), score: expect.any(Number), snippet: expect.any(String) });
+    expect(hits[0]).toEqual({
+      id: expect.any(String),
+      kind: expect.stringMatching(/^(news|post)$/),
+      title: expect.any(String),
+      url: expect.stringMatching(/^https:/),
+      score: expect.any(Number),
+      snippet: expect.any(String),
+    });
   });
 
   it('defaults k to 10 and filters by kind', async () => {
@@ -78,7 +85,7 @@ describe('GET /api/v1/search', () => {
   });
 
   it('reports the index in /readyz', async () => {
-    const r = await t.app.inject({ method: 'GET', url: '/readyz' });
+    const r = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
     expect(r.json().checks.search).toEqual({ ok: true, detail: expect.stringMatching(/^\d+ vectors, flat/) });
   });
 });

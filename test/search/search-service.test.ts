@@ -1,6 +1,6 @@
 // SearchService over a real store, index and the built-in embedder; the text fallback with a failing embedder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/ai/local-embedder.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { Indexer } from '../../src/search/indexer.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { DefaultSearchService } from '../../src/search/search-service.js';
@@ -8,6 +8,7 @@ import { refOf } from '../../src/search/chunk-refs.js';
 import { snippetFor } from '../../src/search/snippet.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { FlakyEmbedder, itemOf, paragraphs, putItem, type Paragraph } from './corpus.js';
+import { silentLogger } from '../../src/logger.js';
 
 /** Counts calls of `obj[name]` from now on; the returned function reads the count. */
 function countCalls<T extends object>(obj: T, name: keyof T & string): () => number {
@@ -26,7 +27,7 @@ describe('DefaultSearchService', () => {
   const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 2, threshold: 10_000 });
   const indexer = new Indexer({ store, index, embedder });
   const warnings: string[] = [];
-  const search = new DefaultSearchService({ store, index, embedder, indexer, log: { warn: (m) => warnings.push(m) } });
+  const search = new DefaultSearchService({ store, index, embedder, indexer, log: { ...silentLogger, warn: (_d, m) => warnings.push(m) } });
   let corpus: Paragraph[];
 
   beforeAll(async () => {

@@ -78,7 +78,6 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getItem('news_nope')).toBeNull();
       });
 
-
       it('reads several whole items at once, in the order asked, leaving out unknown ids', async () => {
         await store.upsertItem(item('news_w1', { title: 'One', body: 'First body.' }));
         await store.upsertItem(item('post_w2', { title: 'Two', comments: [{ by: 'pg', text: 'A comment.', time: 2 }] }));
@@ -165,7 +164,14 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         ]);
         expect(first.added).toHaveLength(3);
         expect(first.removed).toEqual([]);
-        expect(first.added[2]).toMatchObject({ itemId: 'news_c', itemKind: 'news', category: 'Science', part: 'comment', commentBy: 'pg', sourceType: 'document' });
+        expect(first.added[2]).toMatchObject({
+          itemId: 'news_c',
+          itemKind: 'news',
+          category: 'Science',
+          part: 'comment',
+          commentBy: 'pg',
+          sourceType: 'document',
+        });
         const second = await store.replaceChunks('news_c', [
           { ord: 0, part: 'title', text: 'Title' },
           { ord: 1, part: 'body', text: 'alpha delta' },
@@ -183,7 +189,12 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         const stored = (await store.getItem('news_c'))!;
         expect(row).toMatchObject({ itemKind: 'news', itemTitle: stored.title, itemUrl: stored.url, category: stored.category });
         await store.upsertItem({ ...stored, title: 'Renamed', url: 'https://example.com/renamed', category: 'Tech' });
-        expect((await store.getChunks([row.rowId]))[0]).toMatchObject({ itemTitle: 'Renamed', itemUrl: 'https://example.com/renamed', category: 'Tech', text: 'alpha' });
+        expect((await store.getChunks([row.rowId]))[0]).toMatchObject({
+          itemTitle: 'Renamed',
+          itemUrl: 'https://example.com/renamed',
+          category: 'Tech',
+          text: 'alpha',
+        });
       });
 
       it('fails for an unknown item without writing anything', async () => {
@@ -252,12 +263,22 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(recent).toHaveLength(20);
         expect(recent[0].text).toBe('m11');
         expect(recent[19].seq).toBe(30);
+        expect((await store.messagesBefore('r', 11, 3)).map((m) => m.text)).toEqual(['m8', 'm9', 'm10']);
+        expect((await store.messagesBefore('r', 3, 100)).map((m) => m.seq)).toEqual([1, 2]);
+        expect(await store.messagesBefore('r', 1, 100)).toEqual([]);
       });
 
       it('keeps sources and replyTo', async () => {
         const t = await store.ensureMainThread('r');
         const sources = [{ n: 1, id: 'news_1', kind: 'news' as const, title: 'T', url: null, sourceType: 'document' as const, snippet: 's' }];
-        const { message } = await store.appendMessage({ roomId: 'r', threadId: t.id, author: { id: 'ai', name: 'Salon AI', kind: 'assistant' }, text: 'answer [1]', sources, replyTo: 'x' });
+        const { message } = await store.appendMessage({
+          roomId: 'r',
+          threadId: t.id,
+          author: { id: 'ai', name: 'Salon AI', kind: 'assistant' },
+          text: 'answer [1]',
+          sources,
+          replyTo: 'x',
+        });
         const [got] = await store.messagesAfter('r', 0, 1);
         expect(got).toEqual(message);
         expect(got.sources).toEqual(sources);
@@ -275,7 +296,18 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
 
       it('saves and reads jobs', async () => {
-        const job = { id: 'j1', request: { url: 'x' }, status: 'running' as const, total: 2, done: 1, failed: 0, itemIds: ['news_1'], failures: [], createdAt: 'a', updatedAt: 'b' };
+        const job = {
+          id: 'j1',
+          request: { url: 'x' },
+          status: 'running' as const,
+          total: 2,
+          done: 1,
+          failed: 0,
+          itemIds: ['news_1'],
+          failures: [],
+          createdAt: 'a',
+          updatedAt: 'b',
+        };
         await store.saveJob(job);
         await store.saveJob({ ...job, status: 'done', done: 2 });
         expect(await store.getJob('j1')).toMatchObject({ status: 'done', done: 2 });
@@ -284,15 +316,38 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('fails the unfinished jobs of one runner, leaving finished jobs and the other runner alone', async () => {
         const job = (id: string, status: IngestJob['status'], runner?: JobRunner): IngestJob => ({
-          id, request: { url: id }, status, total: 3, done: 1, failed: 0, itemIds: ['news_1'], failures: [], createdAt: 'a', updatedAt: 'b', ...(runner ? { runner } : {}),
+          id,
+          request: { url: id },
+          status,
+          total: 3,
+          done: 1,
+          failed: 0,
+          itemIds: ['news_1'],
+          failures: [],
+          createdAt: 'a',
+          updatedAt: 'b',
+          ...(runner ? { runner } : {}),
         });
-        const jobs = [job('running', 'running', 'server'), job('queued', 'queued', 'server'), job('legacy', 'running'), job('done', 'done', 'server'), job('failed', 'failed', 'server'), job('cli', 'running', 'cli')];
+        const jobs = [
+          job('running', 'running', 'server'),
+          job('queued', 'queued', 'server'),
+          job('legacy', 'running'),
+          job('done', 'done', 'server'),
+          job('failed', 'failed', 'server'),
+          job('cli', 'running', 'cli'),
+        ];
         for (const j of jobs) await store.saveJob(j);
         const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'Ingest stopped: the server stopped' };
         const marked = await store.failUnfinishedJobs('server', failure, '2030-01-01T00:00:00.000Z');
         expect(marked.sort()).toEqual(['legacy', 'queued', 'running']);
         for (const id of marked) {
-          expect(await store.getJob(id)).toMatchObject({ status: 'failed', done: 1, itemIds: ['news_1'], failures: [failure], updatedAt: '2030-01-01T00:00:00.000Z' });
+          expect(await store.getJob(id)).toMatchObject({
+            status: 'failed',
+            done: 1,
+            itemIds: ['news_1'],
+            failures: [failure],
+            updatedAt: '2030-01-01T00:00:00.000Z',
+          });
         }
         for (const j of jobs.filter((x) => !marked.includes(x.id))) expect(await store.getJob(j.id)).toEqual(j);
         expect(await store.failUnfinishedJobs('server', failure, '2030-01-02T00:00:00.000Z')).toEqual([]);

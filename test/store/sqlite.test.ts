@@ -40,13 +40,30 @@ describe('SqliteStore on disk', () => {
       old.pragma('foreign_keys = ON');
       old.exec(SQLITE_MIGRATIONS[0]);
       old.pragma('user_version = 1');
-      old.prepare(
-        `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
+      old
+        .prepare(
+          `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
          VALUES ('news_1', ?, ?, 'thr_1', 'u1', 'Ann', 'user', ?, '2026-11-01T00:00:00.000Z', ?, NULL, ?)`,
-      ).run(1, 'msg_a', 'first', 'c1', null);
-      old.prepare('INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)').run(
-        'news_1', 2, 'msg_b', 'thr_1', 'assistant', 'Assistant', 'assistant', 'an answer', '2026-11-01T00:00:01.000Z', 'ans_1', 'msg_a', JSON.stringify([{ n: 1, title: 'T' }]),
-      );
+        )
+        .run(1, 'msg_a', 'first', 'c1', null);
+      old
+        .prepare(
+          'INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)',
+        )
+        .run(
+          'news_1',
+          2,
+          'msg_b',
+          'thr_1',
+          'assistant',
+          'Assistant',
+          'assistant',
+          'an answer',
+          '2026-11-01T00:00:01.000Z',
+          'ans_1',
+          'msg_a',
+          JSON.stringify([{ n: 1, title: 'T' }]),
+        );
       old.exec(`INSERT INTO room_seq (room_id, seq) VALUES ('news_1', 2)`);
       old.close();
 
@@ -63,9 +80,18 @@ describe('SqliteStore on disk', () => {
           [2, 'msg_b', 'an answer', 'ans_1', 'msg_a'],
         ]);
         expect(kept[1].sources).toEqual([{ n: 1, title: 'T' }]);
-        const { message, duplicate } = await store.appendMessage({ roomId: 'news_1', threadId: 'thr_1', author: { id: 'u1', name: 'Ann', kind: 'user' }, text: 'third', clientId: 'c3' });
+        const { message, duplicate } = await store.appendMessage({
+          roomId: 'news_1',
+          threadId: 'thr_1',
+          author: { id: 'u1', name: 'Ann', kind: 'user' },
+          text: 'third',
+          clientId: 'c3',
+        });
         expect([message.seq, duplicate]).toEqual([3, false]);
-        expect((await store.appendMessage({ roomId: 'news_1', threadId: 'thr_1', author: { id: 'u1', name: 'Ann', kind: 'user' }, text: 'first', clientId: 'c1' })).duplicate).toBe(true);
+        expect(
+          (await store.appendMessage({ roomId: 'news_1', threadId: 'thr_1', author: { id: 'u1', name: 'Ann', kind: 'user' }, text: 'first', clientId: 'c1' }))
+            .duplicate,
+        ).toBe(true);
       } finally {
         await store.close();
       }

@@ -1,4 +1,4 @@
-// Salon's binding of hnswlib (the headers hnswlib-node ships), for cosine similarity over
+// Salon's binding of hnswlib (0.8.0, vendored in ../vendor), for cosine similarity over
 // L2-normalised float32 vectors. It exists for two things hnswlib-node 3 cannot do:
 //  - take a Float32Array as it is: hnswlib-node reads a query element by element from a JS array
 //    (~0.06 ms per 768-d query, ~0.15 ms at 2048), more than the graph search itself;

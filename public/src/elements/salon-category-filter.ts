@@ -38,9 +38,10 @@ export class SalonCategoryFilter extends LitElement {
       ${repeat(
         ['', ...this.categories],
         (c) => c,
-        (c) => html`<button type="button" data-category=${c} aria-pressed=${c === this.selected ? 'true' : 'false'} @click=${() => this.pick(c)}>
-          ${c || 'All'}
-        </button>`,
+        (c) =>
+          html`<button type="button" data-category=${c} aria-pressed=${c === this.selected ? 'true' : 'false'} @click=${() => this.pick(c)}>
+            ${c || 'All'}
+          </button>`,
       )}
     </div>`;
   }

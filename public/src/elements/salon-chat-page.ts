@@ -4,7 +4,7 @@
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import { TOPIC_ROOM_PREFIX, topicSlug } from '../../../src/rooms/topics.js';
+import { TOPIC_ROOM_PREFIX, topicSlug } from '../../../src/protocol/room-ids.js';
 import { listContent } from '../lib/api.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
 import { baseStyles } from '../lib/styles.js';
@@ -65,13 +65,17 @@ export class SalonChatPage extends LitElement {
     const { roomId, topic } = this.target;
     const topics = this.topicList(topic);
     const showTabs = topic || !roomId;
-    return html`${showTabs
+    return html`${
+      showTabs
         ? html`<salon-topic-tabs .topics=${topics} .selected=${topic} .counts=${this.counts.counts} @salon-topic-change=${this.onTopic}></salon-topic-tabs>`
-        : nothing}
-      ${roomId
+        : nothing
+    }
+    ${
+      roomId
         ? html`<salon-room .roomId=${roomId}></salon-room>`
         : html`<h1>Topics</h1>
-            <p>Pick a topic above to talk about whatever is new in it. Each topic has its own room.</p>`}`;
+            <p>Pick a topic above to talk about whatever is new in it. Each topic has its own room.</p>`
+    }`;
   }
 
   /** Known topics (from categories), active topic rooms, and the current one, sorted. */

@@ -123,9 +123,9 @@ export class SalonComposer extends LitElement {
           Ask AI
         </label>
         <span class="hint" id="hint"
-          ><span class="keys">Enter sends, Shift+Enter adds a line.</span>${this.queued
-            ? html` <strong>Offline: messages are sent once you reconnect.</strong>`
-            : nothing}</span
+          ><span class="keys">Enter sends, Shift+Enter adds a line.</span>${
+            this.queued ? html` <strong>Offline: messages are sent once you reconnect.</strong>` : nothing
+          }</span
         >
         ${left < COUNTER_FROM ? html`<span class="count ${left < 0 ? 'over' : ''}" aria-live="polite">${left} characters left</span>` : nothing}
       </div>

@@ -89,9 +89,7 @@ export class SalonConnectionStatus extends LitElement {
         </div>`;
       }
       case 'offline':
-        return html`<div class="bar warning" data-state="offline">
-          You are offline. Messages you write are kept and sent when the connection is back.
-        </div>`;
+        return html`<div class="bar warning" data-state="offline">You are offline. Messages you write are kept and sent when the connection is back.</div>`;
       default:
         return nothing;
     }

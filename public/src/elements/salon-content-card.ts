@@ -127,12 +127,14 @@ export class SalonContentCard extends LitElement {
     const target = link.external ? '_blank' : nothing;
     const rel = link.external ? 'noopener noreferrer' : nothing;
     return html`<article data-item=${item.id}>
-      ${src
-        ? html`<a class="media" href=${link.href} target=${target} rel=${rel} tabindex="-1" aria-hidden="true">
-            <img src=${src} alt="" loading="lazy" @error=${() => (this.imageFailed = true)} />
-            ${item.kind === 'video' ? html`<span class="play">▶</span>` : nothing}
-          </a>`
-        : nothing}
+      ${
+        src
+          ? html`<a class="media" href=${link.href} target=${target} rel=${rel} tabindex="-1" aria-hidden="true">
+              <img src=${src} alt="" loading="lazy" @error=${() => (this.imageFailed = true)} />
+              ${item.kind === 'video' ? html`<span class="play">▶</span>` : nothing}
+            </a>`
+          : nothing
+      }
       <div class="body">
         <div class="meta">
           ${item.category ? html`<span class="category">${item.category}</span>` : nothing}

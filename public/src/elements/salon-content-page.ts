@@ -83,9 +83,15 @@ export class SalonContentPage extends LitElement {
     return html`<header>
         <h1>${heading.title}${this.category ? html` <span class="muted">· ${this.category}</span>` : nothing}</h1>
         <p>${heading.blurb}</p>
-        ${this.categories.length > 1
-          ? html`<salon-category-filter .categories=${this.categories} .selected=${this.category} @salon-category-change=${this.onCategory}></salon-category-filter>`
-          : nothing}
+        ${
+          this.categories.length > 1
+            ? html`<salon-category-filter
+                .categories=${this.categories}
+                .selected=${this.category}
+                @salon-category-change=${this.onCategory}
+              ></salon-category-filter>`
+            : nothing
+        }
       </header>
       ${this.error ? html`<p class="state error" role="alert">Could not load the list: ${this.error.message} <button type="button" @click=${() => this.load(false)}>Try again</button></p>` : nothing}
       <div class="grid" aria-busy=${this.loading ? 'true' : 'false'}>

@@ -58,10 +58,7 @@ export class SalonDiscussLink extends LitElement {
     const people = n === undefined ? '' : n === 0 ? 'nobody here yet' : n === 1 ? '1 person here now' : `${n} people here now`;
     const label = `Discuss${this.itemTitle ? ` “${this.itemTitle}”` : ''}${people ? ` — ${people}` : ''}`;
     return html`<a href="/chat?id=${encodeURIComponent(this.contentId)}" aria-label=${label} data-count=${n ?? ''}>
-      Discuss
-      ${n === undefined
-        ? nothing
-        : html`<span class="count">${n > 0 ? html`<span class="live" aria-hidden="true"></span>` : nothing}${n} here</span>`}
+      Discuss ${n === undefined ? nothing : html`<span class="count">${n > 0 ? html`<span class="live" aria-hidden="true"></span>` : nothing}${n} here</span>`}
     </a>`;
   }
 }

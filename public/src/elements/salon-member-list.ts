@@ -9,7 +9,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { Member } from '../../../src/protocol/messages.js';
 import { plural } from '../lib/format.js';
-import { MAX_NAME_LENGTH } from '../lib/identity.js';
+import { MAX_NAME_CHARS } from '../../../src/protocol/names.js';
 import { baseStyles } from '../lib/styles.js';
 
 @customElement('salon-member-list')
@@ -150,7 +150,7 @@ export class SalonMemberList extends LitElement {
       return html`<li data-member=${m.id}>
         <form @submit=${this.onRename}>
           <label class="visually-hidden" for="name">Your name</label>
-          <input id="name" name="name" .value=${m.name} maxlength=${MAX_NAME_LENGTH} required autocomplete="nickname" />
+          <input id="name" name="name" .value=${m.name} maxlength=${MAX_NAME_CHARS} required autocomplete="nickname" />
           <button type="submit">Save</button>
           <button type="button" @click=${() => (this.editing = false)}>Cancel</button>
         </form>
@@ -159,10 +159,12 @@ export class SalonMemberList extends LitElement {
     return html`<li data-member=${m.id}>
       <span class="avatar" aria-hidden="true">${initial}</span>
       <span class="name">${m.name}</span>
-      ${you
-        ? html`<span class="you muted">(you)</span>
-            <button class="link" type="button" @click=${this.startEditing} aria-label="Change your name">change</button>`
-        : nothing}
+      ${
+        you
+          ? html`<span class="you muted">(you)</span>
+              <button class="link" type="button" @click=${this.startEditing} aria-label="Change your name">change</button>`
+          : nothing
+      }
     </li>`;
   }
 

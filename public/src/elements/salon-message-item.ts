@@ -141,9 +141,11 @@ export class SalonMessageItem extends LitElement {
         ${asked ? html`<span class="badge">asked the AI</span>` : nothing}
         ${this.ts && this.state !== 'streaming' ? html`<time datetime=${this.ts}>${formatTime(this.ts)}</time>` : nothing}
       </header>
-      ${this.state === 'streaming' && this.stage
-        ? html`<div class="stage" data-stage=${this.stage}><span class="dot" aria-hidden="true"></span>${STAGE_LABEL[this.stage]}</div>`
-        : nothing}
+      ${
+        this.state === 'streaming' && this.stage
+          ? html`<div class="stage" data-stage=${this.stage}><span class="dot" aria-hidden="true"></span>${STAGE_LABEL[this.stage]}</div>`
+          : nothing
+      }
       ${body ? html`<salon-markdown .text=${body}></salon-markdown>` : nothing}
       ${this.sources.length ? html`<salon-source-list .sources=${this.sources}></salon-source-list>` : nothing} ${this.renderStatus()}
     </article>`;

@@ -3,6 +3,10 @@
  * A polite live region announces new messages; it keeps to the bottom while the reader is there
  * and otherwise offers a "new messages" jump.
  *
+ * Above the oldest message, a "Load earlier messages" button pages back through the room's
+ * history; the reader's place stays put while older messages appear above it.
+ *
+ * @fires salon-load-older - the reader asked for the page before the oldest message shown.
  * @fires salon-retry - {clientId} (from a failed message) re-sent by the room.
  * @fires salon-discard - {clientId} (from a failed message) dropped by the room.
  */
@@ -43,6 +47,9 @@ export class SalonMessageList extends LitElement {
         color: var(--salon-muted);
         padding: 2rem 1rem;
       }
+      .older {
+        align-self: center;
+      }
       .jump {
         position: absolute;
         left: 50%;
@@ -57,11 +64,21 @@ export class SalonMessageList extends LitElement {
   @property({ attribute: false }) answers: readonly AnswerInProgress[] = [];
   /** The member's own user id, to mark their messages. */
   @property() youId = '';
+  /** Older messages can be loaded. */
+  @property({ type: Boolean }) hasOlder = false;
+  /** A page of older messages is on its way. */
+  @property({ type: Boolean }) loadingOlder = false;
   @state() private unseen = false;
   @query('.scroller') private scroller!: HTMLElement;
   private stick = true;
+  /** Distance from the bottom to keep while older messages are added above the reader. */
+  private keepFromBottom: number | null = null;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    const firstOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.[0]?.key;
+    if (firstOld && this.entries[0]?.key !== firstOld && this.scroller && !this.stick) {
+      this.keepFromBottom = this.scroller.scrollHeight - this.scroller.scrollTop;
+    }
     // The member's own new message always brings the view to the bottom.
     const lastOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.at(-1)?.key;
     const last = this.entries.at(-1);
@@ -70,6 +87,14 @@ export class SalonMessageList extends LitElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     if (!changed.has('entries') && !changed.has('answers')) return;
+    if (this.keepFromBottom !== null) {
+      // Older messages came in above: the reader stays on what they were reading.
+      const keep = this.keepFromBottom;
+      this.keepFromBottom = null;
+      this.scroller.scrollTop = this.scroller.scrollHeight - keep;
+      requestAnimationFrame(() => (this.scroller.scrollTop = this.scroller.scrollHeight - keep));
+      return;
+    }
     if (this.stick) {
       // Items render after this list does; scroll again once they have.
       this.toBottom();
@@ -81,44 +106,45 @@ export class SalonMessageList extends LitElement {
 
   protected override render() {
     const empty = this.entries.length === 0 && this.answers.length === 0;
-    return html`<div
-        class="scroller"
-        role="log"
-        aria-live="polite"
-        aria-relevant="additions"
-        aria-label="Messages"
-        tabindex="0"
-        @scroll=${this.onScroll}
-      >
+    return html`<div class="scroller" role="log" aria-live="polite" aria-relevant="additions" aria-label="Messages" tabindex="0" @scroll=${this.onScroll}>
+        ${
+          this.hasOlder
+            ? html`<button class="older" type="button" ?disabled=${this.loadingOlder} @click=${this.loadOlder}>
+                ${this.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
+              </button>`
+            : nothing
+        }
         ${empty ? html`<p class="empty">No messages yet. Say hello, or ask the AI about this item.</p>` : nothing}
         ${repeat(
           this.entries,
           (e) => e.key,
-          (e) => html`<salon-message-item
-            data-key=${e.key}
-            data-seq=${e.message.seq}
-            .author=${e.message.author}
-            .text=${e.message.text}
-            .ts=${e.message.ts}
-            .kind=${e.message.author.kind}
-            .state=${e.state}
-            .error=${e.error ?? ''}
-            .clientId=${e.message.clientId ?? ''}
-            .sources=${e.message.sources ?? []}
-            ?mine=${e.message.author.kind === 'user' && (e.state !== 'sent' || (!!this.youId && e.message.author.id === this.youId))}
-          ></salon-message-item>`,
+          (e) =>
+            html`<salon-message-item
+              data-key=${e.key}
+              data-seq=${e.message.seq}
+              .author=${e.message.author}
+              .text=${e.message.text}
+              .ts=${e.message.ts}
+              .kind=${e.message.author.kind}
+              .state=${e.state}
+              .error=${e.error ?? ''}
+              .clientId=${e.message.clientId ?? ''}
+              .sources=${e.message.sources ?? []}
+              ?mine=${e.message.author.kind === 'user' && (e.state !== 'sent' || (!!this.youId && e.message.author.id === this.youId))}
+            ></salon-message-item>`,
         )}
         ${repeat(
           this.answers,
           (a) => `answer:${a.id}`,
-          (a) => html`<salon-message-item
-            data-answer=${a.id}
-            .author=${ASSISTANT}
-            .text=${a.text}
-            .kind=${'assistant'}
-            .state=${'streaming'}
-            .stage=${a.stage}
-          ></salon-message-item>`,
+          (a) =>
+            html`<salon-message-item
+              data-answer=${a.id}
+              .author=${ASSISTANT}
+              .text=${a.text}
+              .kind=${'assistant'}
+              .state=${'streaming'}
+              .stage=${a.stage}
+            ></salon-message-item>`,
         )}
       </div>
       ${this.unseen ? html`<button class="jump primary" type="button" @click=${this.jumpToLatest}>New messages ↓</button>` : nothing}`;
@@ -134,6 +160,11 @@ export class SalonMessageList extends LitElement {
     const { scrollTop, scrollHeight, clientHeight } = this.scroller;
     this.stick = scrollHeight - scrollTop - clientHeight < STICK_THRESHOLD_PX;
     if (this.stick) this.unseen = false;
+  };
+
+  private loadOlder = () => {
+    this.stick = false;
+    this.dispatchEvent(new CustomEvent('salon-load-older', { bubbles: true, composed: true }));
   };
 
   private jumpToLatest = () => {

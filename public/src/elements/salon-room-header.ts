@@ -72,11 +72,13 @@ export class SalonRoomHeader extends LitElement {
       <h1>${room.title}</h1>
       ${sentence ? html`<p data-context>${sentence}</p>` : nothing}
       <div class="links">
-        ${original
-          ? html`<a href=${original} target="_blank" rel="noopener noreferrer nofollow" data-original
-              >Read the original${hostOf(original) ? ` on ${hostOf(original)}` : ''} ↗</a
-            >`
-          : nothing}
+        ${
+          original
+            ? html`<a href=${original} target="_blank" rel="noopener noreferrer nofollow" data-original
+                >Read the original${hostOf(original) ? ` on ${hostOf(original)}` : ''} ↗</a
+              >`
+            : nothing
+        }
         ${room.kind === 'video' ? html`<a href="/watch?id=${encodeURIComponent(room.id)}">Video page</a>` : nothing}
       </div>`;
   }

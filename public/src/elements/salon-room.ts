@@ -125,6 +125,9 @@ export class SalonRoom extends LitElement {
             .entries=${c.messages}
             .answers=${c.answers}
             .youId=${c.you?.id ?? ''}
+            .hasOlder=${c.hasOlder}
+            .loadingOlder=${c.loadingOlder}
+            @salon-load-older=${() => void c.loadOlder()}
             @salon-retry=${(e: CustomEvent<{ clientId: string }>) => c.retry(e.detail.clientId)}
             @salon-discard=${(e: CustomEvent<{ clientId: string }>) => c.discard(e.detail.clientId)}
           ></salon-message-list>

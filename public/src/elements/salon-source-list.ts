@@ -109,14 +109,13 @@ export class SalonSourceList extends LitElement {
     return html`<li data-source=${source.n}>
       <span class="n">[${source.n}]</span>
       <span>
-        ${link
-          ? html`<a
-              href=${link.href}
-              target=${link.external ? '_blank' : '_self'}
-              rel=${link.external ? 'noopener noreferrer nofollow' : nothing}
-              >${title}</a
-            >`
-          : html`<span>${title}</span>`}
+        ${
+          link
+            ? html`<a href=${link.href} target=${link.external ? '_blank' : '_self'} rel=${link.external ? 'noopener noreferrer nofollow' : nothing}
+                >${title}</a
+              >`
+            : html`<span>${title}</span>`
+        }
         <span class="tag">${label(source)}</span>${host ? html` <span class="muted">${host}</span>` : nothing}
         ${snippet ? html`<span class="snippet" title=${snippet}>${snippet}</span>` : nothing}
       </span>

@@ -94,14 +94,16 @@ export class SalonWatchPage extends LitElement {
     const original = safeHttpUrl(item.url);
     const thumb = safeHttpUrl(item.thumbnail ?? item.image);
     return html`<article data-item=${item.id}>
-      ${original
-        ? html`<a class="player" href=${original} target="_blank" rel="noopener noreferrer nofollow">
-            ${thumb ? html`<img src=${thumb} alt="" />` : nothing}
-            <span class="cta"><span class="icon" aria-hidden="true">▶</span>Watch on ${hostOf(original) || 'the original site'} ↗</span>
-          </a>`
-        : thumb
-          ? html`<div class="player"><img src=${thumb} alt="" /></div>`
-          : nothing}
+      ${
+        original
+          ? html`<a class="player" href=${original} target="_blank" rel="noopener noreferrer nofollow">
+              ${thumb ? html`<img src=${thumb} alt="" />` : nothing}
+              <span class="cta"><span class="icon" aria-hidden="true">▶</span>Watch on ${hostOf(original) || 'the original site'} ↗</span>
+            </a>`
+          : thumb
+            ? html`<div class="player"><img src=${thumb} alt="" /></div>`
+            : nothing
+      }
       <h1>${item.title}</h1>
       <div class="meta">
         ${item.channel ? html`<span>${item.channel}</span>` : nothing}

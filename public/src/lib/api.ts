@@ -1,5 +1,5 @@
-/** Small typed wrappers around the HTTP API (DESIGN §4). Errors carry the server's code. */
-import type { ItemSummary, StoredItem } from '../../../src/content/types.js';
+/** Small typed wrappers around the HTTP API (docs/api.md). Errors carry the server's code. */
+import type { ItemSummary, StoredItem } from '../../../src/protocol/content.js';
 
 /** A content item as lists show it (the server's own type; a type-only import, so no server code is bundled). */
 export type ContentSummary = ItemSummary;

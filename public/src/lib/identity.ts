@@ -5,8 +5,7 @@
 
 const NAME_KEY = 'salon.name';
 const TOKEN_KEY = 'salon.token';
-/** Longest display name the client sends. */
-export const MAX_NAME_LENGTH = 40;
+import { MAX_NAME_CHARS } from '../../../src/protocol/names.js';
 
 function read(key: string): string | null {
   try {
@@ -28,14 +27,14 @@ function write(key: string, value: string | null): void {
 /** The saved display name, or a new guest name (saved for next time). */
 export function displayName(): string {
   const saved = read(NAME_KEY)?.trim();
-  if (saved) return saved.slice(0, MAX_NAME_LENGTH);
+  if (saved) return saved.slice(0, MAX_NAME_CHARS);
   const name = `Guest ${Math.floor(1000 + Math.random() * 9000)}`;
   write(NAME_KEY, name);
   return name;
 }
 
 export function saveDisplayName(name: string): string {
-  const clean = name.replace(/\s+/g, ' ').trim().slice(0, MAX_NAME_LENGTH);
+  const clean = name.replace(/\s+/g, ' ').trim().slice(0, MAX_NAME_CHARS);
   if (clean) write(NAME_KEY, clean);
   return clean || displayName();
 }

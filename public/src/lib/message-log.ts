@@ -24,6 +24,8 @@ export interface LogEntry {
 
 /** Most messages kept in memory per room; the oldest confirmed ones go first. */
 export const MAX_LOG_ENTRIES = 500;
+/** Most messages the member may gather by paging back ("Load earlier messages"). */
+export const MAX_SCROLLBACK_ENTRIES = 2_000;
 /** Most confirmed messages written to sessionStorage per room. */
 export const MAX_CACHED_ENTRIES = 200;
 
@@ -42,6 +44,27 @@ export class MessageLog {
   get entries(): readonly LogEntry[] {
     this.sorted ??= [...this.byKey.values()].sort(compareEntries);
     return this.sorted;
+  }
+
+  /** Lowest confirmed seq, 0 when none: where paging back continues from. */
+  get oldestSeq(): number {
+    let min = 0;
+    for (const e of this.byKey.values()) if (e.state === 'sent' && e.message.seq > 0 && (min === 0 || e.message.seq < min)) min = e.message.seq;
+    return min;
+  }
+
+  /**
+   * Adds a page of older messages the member asked for. They are kept even past MAX_LOG_ENTRIES
+   * (trimming would drop exactly them), up to MAX_SCROLLBACK_ENTRIES. Returns false when the log
+   * is that full and took nothing.
+   */
+  receiveOlder(messages: readonly Message[]): boolean {
+    if (this.byKey.size >= MAX_SCROLLBACK_ENTRIES) return false;
+    for (const message of messages) {
+      if (this.keyById.has(message.id) || message.seq <= 0) continue;
+      this.put({ key: `m:${message.id}`, message, state: 'sent', order: message.seq });
+    }
+    return true;
   }
 
   /** Highest confirmed seq, 0 when none. */

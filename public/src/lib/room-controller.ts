@@ -8,7 +8,8 @@
  * holds a copy only so an offline page still shows the conversation and the unsent messages.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { AssistantStage, Member, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
+import type { AssistantStage, Member, Message, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
+import { getJson, type ApiError } from './api.js';
 import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { memoryOf, saveMemory, type RoomMemory } from './room-memory.js';
@@ -20,6 +21,8 @@ export const MAX_MESSAGE_CHARS = 4_000;
 /** Resend "typing" at most this often while the member keeps typing. */
 const TYPING_RESEND_MS = 3_000;
 const CACHE_SAVE_DELAY_MS = 250;
+/** Messages fetched per "Load earlier messages". */
+const OLDER_PAGE = 50;
 const AI_PREFIX = /^(@ai|\/ask)\s/i;
 /** Notices a successful rejoin does not clear. */
 const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED']);
@@ -52,6 +55,10 @@ export class RoomController implements ReactiveController {
   notice: Notice | null = null;
   /** Set when the room cannot be joined at all (no such room). */
   fatal: Notice | null = null;
+  /** Older messages exist on the server than the oldest one held. */
+  hasOlder = false;
+  /** A page of older messages is being fetched. */
+  loadingOlder = false;
 
   private memory: RoomMemory | null = null;
   private connection: RoomConnection | null = null;
@@ -107,6 +114,28 @@ export class RoomController implements ReactiveController {
     this.transmit(clientId, finalText);
     this.changed();
     return true;
+  }
+
+  /** Fetches the page of messages before the oldest one held (GET /api/v1/rooms/:id/messages). */
+  async loadOlder(): Promise<void> {
+    const log = this.memory?.log;
+    if (!log || this.loadingOlder || !this.hasOlder) return;
+    const roomId = this.roomId;
+    this.loadingOlder = true;
+    this.host.requestUpdate();
+    try {
+      const page = await getJson<{ messages: Message[]; hasMore: boolean }>(
+        `/api/v1/rooms/${encodeURIComponent(roomId)}/messages?before=${log.oldestSeq}&limit=${OLDER_PAGE}`,
+      );
+      if (roomId !== this.roomId) return;
+      const took = log.receiveOlder(page.messages);
+      this.hasOlder = took && page.hasMore && page.messages.length > 0;
+    } catch (err) {
+      this.notice = noticeFor((err as ApiError).code ?? 'ERR_NETWORK', (err as Error).message);
+    } finally {
+      this.loadingOlder = false;
+      this.changed();
+    }
   }
 
   /** Sends a failed message again. */
@@ -206,13 +235,19 @@ export class RoomController implements ReactiveController {
         const serverReset = frame.seq < log.lastSeq;
         if (!this.memory!.joined || serverReset) log.resetTo(frame.history);
         else for (const m of frame.history) log.receive(m);
+        // Seqs start at 1 in every room: anything above means older history to page back to.
+        this.hasOlder = log.oldestSeq > 1;
         this.memory!.joined = true;
         this.status = 'open';
         this.answers = (frame.pending ?? []).map((p) => ({ ...p }));
         // Connection troubles are over; what the member should still read stays until dismissed.
         if (!KEEP_ON_REJOIN.has(this.notice?.code ?? '')) this.notice = null;
         if (frame.truncated) {
-          this.notice = { code: 'HISTORY_TRUNCATED', level: 'info', message: 'You missed many messages while away; only the latest are shown.' };
+          this.notice = {
+            code: 'HISTORY_TRUNCATED',
+            level: 'info',
+            message: 'You missed many messages while away; only the latest are shown. Load earlier messages to read back.',
+          };
         }
         this.connection?.joined();
         for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text);

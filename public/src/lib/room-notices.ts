@@ -1,4 +1,4 @@
-/** Human wording for what the server and the socket report (codes: docs/errors.md, close codes: DESIGN §3). */
+/** Human wording for what the server and the socket report (codes: docs/errors.md, close codes: docs/protocol.md). */
 import { CloseCode } from '../../../src/protocol/close-codes.js';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
@@ -17,6 +17,7 @@ const FRIENDLY: Record<string, string> = {
   ERR_ORIGIN_NOT_ALLOWED: 'This page is not allowed to open rooms on this server.',
   ERR_ASSISTANT_BUSY: 'The assistant has too many questions queued. Ask again in a moment.',
   ERR_BAD_TOKEN: 'Your saved identity was not accepted; you have joined with a new one.',
+  ERR_NAME_RESERVED: 'That name is kept for the assistant and the people running this server. Choose another name.',
 };
 
 /** A notice for an `error` or `warning` frame: our wording when we have one, the server's otherwise. */
@@ -38,7 +39,10 @@ export function closeNotice(code: number): { notice: Notice | null; retry: 'retr
     case CloseCode.MESSAGE_TOO_BIG:
       return { notice: { code: 'CLOSE_1009', level: 'error', message: 'The last message was too large for the server.' }, retry: 'retry' };
     case CloseCode.BAD_MESSAGE:
-      return { notice: { code: 'CLOSE_4400', level: 'error', message: 'The server did not understand a message from this page. Reconnecting.' }, retry: 'retry' };
+      return {
+        notice: { code: 'CLOSE_4400', level: 'error', message: 'The server did not understand a message from this page. Reconnecting.' },
+        retry: 'retry',
+      };
     default:
       return { notice: null, retry: 'retry' };
   }

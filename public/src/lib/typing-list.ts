@@ -45,9 +45,12 @@ export class TypingList {
     clearTimeout(this.timer);
     if (this.until.size === 0) return;
     const next = Math.min(...[...this.until.values()].map((t) => t.until)) - now;
-    this.timer = setTimeout(() => {
-      this.refresh();
-      this.expired();
-    }, Math.max(MIN_PRUNE_DELAY_MS, next));
+    this.timer = setTimeout(
+      () => {
+        this.refresh();
+        this.expired();
+      },
+      Math.max(MIN_PRUNE_DELAY_MS, next),
+    );
   }
 }

@@ -7,9 +7,8 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { indexModelHealth } from '../../ai/model-check.js';
-import { createProviders } from '../../ai/providers.js';
 import { loadConfig, type Config } from '../../config.js';
-import { SqliteStore } from '../../store/sqlite.js';
+import { createAi, openStore } from '../../parts.js';
 import type { Store } from '../../store/types.js';
 import type { Command } from '../command.js';
 
@@ -49,7 +48,9 @@ export function pingRedis(url: string, timeoutMs = BUS_TIMEOUT_MS): Promise<{ ok
       resolve({ ok, detail });
     };
     const timer = setTimeout(() => finish(false, `Redis at ${where} did not answer within ${timeoutMs} ms; check REDIS_URL`), timeoutMs);
-    socket.once('error', (err) => finish(false, `cannot reach Redis at ${where} (${(err as NodeJS.ErrnoException).code ?? err.message}); start Redis or fix REDIS_URL`));
+    socket.once('error', (err) =>
+      finish(false, `cannot reach Redis at ${where} (${(err as NodeJS.ErrnoException).code ?? err.message}); start Redis or fix REDIS_URL`),
+    );
     socket.once(u.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => {
       const user = decodeURIComponent(u.username);
       const pass = decodeURIComponent(u.password);
@@ -68,25 +69,22 @@ export function pingRedis(url: string, timeoutMs = BUS_TIMEOUT_MS): Promise<{ ok
 export async function runDoctor(config: Config): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   let store: Store | undefined;
-  if (config.DATABASE_URL) {
-    results.push({ name: 'store', ok: false, detail: 'DATABASE_URL is set but this build has no PostgreSQL store; unset it to use SQLite' });
-  } else {
-    const file = join(config.DATA_DIR, 'salon.db');
-    results.push(
-      await check('store', async () => {
-        store = new SqliteStore({ filename: file });
-        return storeCheck(store, file);
-      }),
-    );
-  }
-  const providers = createProviders(config, store);
+  results.push(
+    await check('store', async () => {
+      store = openStore(config);
+      return storeCheck(store, config.DATABASE_URL ? 'DATABASE_URL' : join(config.DATA_DIR, 'salon.db'));
+    }),
+  );
+  const providers = createAi(config, store);
   results.push(await check('ai', () => providers.health()));
   results.push(
     store
       ? await check('index-model', () => indexModelHealth(store!, providers.embedder))
       : { name: 'index-model', ok: false, detail: 'not checked: the store is unavailable' },
   );
-  results.push(await check('bus', async () => (config.REDIS_URL ? pingRedis(config.REDIS_URL) : { ok: true, detail: 'in-process (one node; set REDIS_URL for many)' })));
+  results.push(
+    await check('bus', async () => (config.REDIS_URL ? pingRedis(config.REDIS_URL) : { ok: true, detail: 'in-process (one node; set REDIS_URL for many)' })),
+  );
   await store?.close().catch(() => undefined);
   return results;
 }

@@ -6,13 +6,12 @@
  *
  * A running server's vector index picks up CLI-ingested chunks when it next rebuilds from the store.
  */
-import { join } from 'node:path';
 import { loadConfig, type Config } from '../../config.js';
-import { defaultIngestDeps } from '../../content/ingest-deps.js';
-import { IngestService, type IngestRequest } from '../../content/ingest.js';
-import { createItemPipeline } from '../../content/pipeline.js';
+import { defaultIngestDeps } from '../../content/ingest/ingest-deps.js';
+import { IngestService, type IngestRequest } from '../../content/ingest/ingest.js';
+import { createItemPipeline } from '../../content/ingest/pipeline.js';
 import { SalonError, errors } from '../../errors.js';
-import { SqliteStore } from '../../store/sqlite.js';
+import { openStore } from '../../parts.js';
 import type { IngestJob } from '../../store/types.js';
 import { parseArgs, type Command } from '../command.js';
 import { ProgressBar } from '../progress.js';
@@ -58,11 +57,6 @@ function requestFrom(args: string[]): IngestRequest {
   }
 }
 
-function openStore(config: Config): SqliteStore {
-  if (config.DATABASE_URL) throw new Error('DATABASE_URL: the PostgreSQL store is not part of this build yet; unset DATABASE_URL to use SQLite');
-  return new SqliteStore({ filename: join(config.DATA_DIR, 'salon.db') });
-}
-
 /** Follows a job's counters with a progress bar. */
 function tracker(bar: ProgressBar): (job: IngestJob) => void {
   let shown = { total: 0, done: 0, failed: 0 };
@@ -75,7 +69,12 @@ function tracker(bar: ProgressBar): (job: IngestJob) => void {
 }
 
 /** The command with its config and streams passed in (tests); `run` reads the environment. */
-export async function ingestCommand(args: string[], config: Config, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Promise<number> {
+export async function ingestCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WriteStream = process.stderr,
+): Promise<number> {
   let request: IngestRequest;
   try {
     request = requestFrom(args);

@@ -21,7 +21,8 @@ const AUTHOR_MARKUP = (el: Element) => el.attribs.rel === 'author' || /\bauthor\
 /** A figure keeps its content (a table, a quote) when that holds this much text besides the caption. */
 const FIGURE_TEXT_CHARS = 200;
 /** Whole-block labels of ads and promos. */
-const LABEL = /^(?:advertisements?|advertising|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?|continue reading(?: below)?(?: the main story)?|scroll to continue(?: with content)?|related(?: articles| stories| content)?|read more|share this(?: article| story)?)$/i;
+const LABEL =
+  /^(?:advertisements?|advertising|ad|sponsored(?: content)?|(?:story|article) continues below(?: advertisement)?|continue reading(?: below)?(?: the main story)?|scroll to continue(?: with content)?|related(?: articles| stories| content)?|read more|share this(?: article| story)?)$/i;
 /** Class/id fragments of blocks that are never body text. */
 const JUNK =
   /byline|caption|credit|gallery|slideshow|carousel|share|sharing|social|related|newsletter|promo|subscri|paywall|advert|sponsor|breadcrumb|toolbar|author-?(?:bio|box|info|card)|timestamp|print-header|read-?more|more-?stories|recommend|signup|sign-up|comment|disclaimer|copyright|byl\b|dateline-?(?:time|stamp)/;

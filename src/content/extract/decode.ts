@@ -55,8 +55,7 @@ function isValidUtf8(bytes: Uint8Array): boolean {
 
 /** The encoding to decode `bytes` with, given the transport's Content-Type if known. */
 export function sniffEncoding(bytes: Uint8Array, contentType?: string | null): string {
-  const declared =
-    bomEncoding(bytes) ?? normaliseEncoding(charsetOfContentType(contentType)) ?? normaliseEncoding(prescanEncoding(bytes));
+  const declared = bomEncoding(bytes) ?? normaliseEncoding(charsetOfContentType(contentType)) ?? normaliseEncoding(prescanEncoding(bytes));
   // A page that declares UTF-16 in ASCII-compatible markup cannot really be UTF-16 (HTML spec).
   if (declared && !(declared.startsWith('utf-16') && !bomEncoding(bytes))) return declared;
   return isValidUtf8(bytes) ? 'utf-8' : FALLBACK_ENCODING;
@@ -64,8 +63,8 @@ export function sniffEncoding(bytes: Uint8Array, contentType?: string | null): s
 
 /** What windows-1252 puts at 0x80-0x9F (where ISO-8859-1 has C1 controls); 0 marks unassigned bytes. */
 const CP1252_HIGH = [
-  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
-  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0, 0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022,
+  0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
 
 /**

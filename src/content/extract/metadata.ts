@@ -6,6 +6,7 @@
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { innerText } from './dom.js';
+import { FIELD_CAPS, capField } from '../limits.js';
 import { readJsonLd } from './jsonld.js';
 
 /** Metadata of one page; `title` may be empty when the page names itself nowhere. */
@@ -25,9 +26,16 @@ const TITLE_SEPARATOR = /\s+[|\-–—·•:/»]{1,2}\s+/;
 const SEPARATOR_CHARS = '[|\\-–—·•:/»]{1,2}';
 const BYLINE_SELECTORS = ['[rel="author"]', '[itemprop~="author"] [itemprop="name"]', '[itemprop~="author"]', '.byline', '.author', '.article-author'];
 const TIME_META = [
-  'property=article:published_time', 'itemprop=datePublished', 'name=pubdate',
-  'name=publishdate', 'name=publish-date', 'name=date', 'name=dc.date',
-  'name=DC.date.issued', 'name=sailthru.date', 'name=parsely-pub-date',
+  'property=article:published_time',
+  'itemprop=datePublished',
+  'name=pubdate',
+  'name=publishdate',
+  'name=publish-date',
+  'name=date',
+  'name=dc.date',
+  'name=DC.date.issued',
+  'name=sailthru.date',
+  'name=parsely-pub-date',
   'property=og:published_time',
 ];
 const MAX_BYLINE_CHARS = 120;
@@ -88,12 +96,10 @@ const squash = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
  * segment (`Title | Site`) when what remains is a real title.
  */
 export function cleanTitle(title: string, siteName?: string | null): string {
-  const t = title.trim();
+  const t = capField(title, FIELD_CAPS.title).trim();
   if (siteName) {
     const site = siteName.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const stripped = t
-      .replace(new RegExp(`^${site}\\s*${SEPARATOR_CHARS}\\s*`, 'iu'), '')
-      .replace(new RegExp(`\\s*${SEPARATOR_CHARS}\\s*${site}$`, 'iu'), '');
+    const stripped = t.replace(new RegExp(`^${site}\\s*${SEPARATOR_CHARS}\\s*`, 'iu'), '').replace(new RegExp(`\\s*${SEPARATOR_CHARS}\\s*${site}$`, 'iu'), '');
     if (stripped && stripped !== t) return stripped;
   }
   const parts = t.split(TITLE_SEPARATOR);
@@ -118,7 +124,9 @@ function rejoin(title: string, kept: string[]): string {
 }
 
 function cleanByline(raw: string | undefined): string | undefined {
-  const s = clean(raw)?.replace(/^by\s+/i, '').trim();
+  const s = clean(raw)
+    ?.replace(/^by\s+/i, '')
+    .trim();
   if (!s || s.length > MAX_BYLINE_CHARS || /^https?:\/\//.test(s)) return undefined;
   return s;
 }
@@ -138,8 +146,7 @@ function byline($: CheerioAPI, tags: MetaTags, jsonLdAuthors: string[]): string 
 }
 
 function lang($: CheerioAPI, tags: MetaTags): string | null {
-  const raw =
-    $('html').attr('lang') ?? meta(tags, 'http-equiv=content-language', 'name=language', 'property=og:locale');
+  const raw = $('html').attr('lang') ?? meta(tags, 'http-equiv=content-language', 'name=language', 'property=og:locale');
   const v = raw?.trim().replace(/_/g, '-');
   return v && /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(v) ? v : null;
 }
@@ -165,8 +172,7 @@ export function readMetadata($: CheerioAPI, url?: string): ArticleMetadata {
     (h1.length ? clean(innerText(h1[0])) : undefined) ??
     clean($('title').first().text()) ??
     '';
-  const published =
-    isoDate(meta(tags, ...TIME_META)) ?? isoDate(ld.datePublished) ?? isoDate($('time[datetime]').first().attr('datetime'));
+  const published = isoDate(meta(tags, ...TIME_META)) ?? isoDate(ld.datePublished) ?? isoDate($('time[datetime]').first().attr('datetime'));
   return {
     title: cleanTitle(rawTitle, siteName),
     byline: byline($, tags, ld.authors),

@@ -9,10 +9,12 @@ import { childElements, classAndId, contains, descendants, innerText, isElement 
 import type { TextStats } from './stats.js';
 import { BLOCK_TAGS } from './text.js';
 
-const UNLIKELY = /-ad-|ai2html|banner|breadcrumb|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|popup|yom-remote|newsletter|subscribe|recirc|most-?popular|trending|cookie/;
+const UNLIKELY =
+  /-ad-|ai2html|banner|breadcrumb|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|popup|yom-remote|newsletter|subscribe|recirc|most-?popular|trending|cookie/;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|shadow|story|post/;
 const POSITIVE = /article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story/;
-const NEGATIVE = /-ad-|(?:^|\s)hidden(?:\s|$)|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget|newsletter|recirc|taboola/;
+const NEGATIVE =
+  /-ad-|(?:^|\s)hidden(?:\s|$)|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget|newsletter|recirc|taboola/;
 
 const MIN_PARAGRAPH_CHARS = 25;
 const ANCESTOR_LEVELS = 5;
@@ -77,7 +79,8 @@ function hasDirectText(el: Element): boolean {
 /** Elements that read as paragraphs: `<p>`, `<pre>`, and divs holding text without blocks. */
 function paragraphs(root: ParentNode): Element[] {
   return descendants(root).filter(
-    (el) => el.name === 'p' || el.name === 'pre' || ((el.name === 'div' || el.name === 'section' || el.name === 'td') && (!hasBlockChild(el) || hasDirectText(el))),
+    (el) =>
+      el.name === 'p' || el.name === 'pre' || ((el.name === 'div' || el.name === 'section' || el.name === 'td') && (!hasBlockChild(el) || hasDirectText(el))),
   );
 }
 
@@ -165,12 +168,16 @@ export function bestContent(root: ParentNode, stats: TextStats): Element[] | nul
   const chosen = [top];
   if (parent && isElement(parent)) {
     const topClass = top.attribs.class ?? '';
-    chosen.splice(0, 1, ...childElements(parent).filter((sib) => {
-      if (sib === top) return true;
-      const bonus = topClass && sib.attribs.class === topClass ? topScore * 0.2 : 0;
-      const s = scores.get(sib);
-      return (s !== undefined && s + bonus >= threshold) || isProse(sib, stats);
-    }));
+    chosen.splice(
+      0,
+      1,
+      ...childElements(parent).filter((sib) => {
+        if (sib === top) return true;
+        const bonus = topClass && sib.attribs.class === topClass ? topScore * 0.2 : 0;
+        const s = scores.get(sib);
+        return (s !== undefined && s + bonus >= threshold) || isProse(sib, stats);
+      }),
+    );
   }
   const peers = samePeers(top, chosen, scores, threshold);
   return peers.length ? documentOrder([...chosen, ...peers], root) : chosen;

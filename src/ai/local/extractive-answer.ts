@@ -1,0 +1,180 @@
+/**
+ * Answer-sentence selection for the local extractive model: which sentences of the numbered
+ * sources answer the question. Scores combine IDF-weighted question-term coverage (IDF over the
+ * given sources' sentences), matched word pairs, proximity of the matches, an answer-type cue
+ * (numbers for "how many", dates for "when", names for "who", places for "where") and the
+ * source's rank.
+ */
+import { contentTerms, idfTable, splitSentences, stem, words, STOPWORDS } from './extractive-text.js';
+import type { GroundedSource } from '../grounded-prompt.js';
+
+export type AnswerType = 'number' | 'date' | 'person' | 'place' | 'other';
+
+/** A scored sentence of one source. */
+export interface ScoredSentence {
+  n: number;
+  /** Position of the sentence in its source. */
+  index: number;
+  text: string;
+  score: number;
+  /** Share of the question's IDF weight this sentence covers, 0..1. */
+  coverage: number;
+}
+
+/** Tuning weights; defaults chosen on SQuAD-style questions. */
+export interface AnswerWeights {
+  pair: number;
+  proximity: number;
+  cue: number;
+  rank: number;
+  /** Pull of the neighbouring sentences' coverage (answers often sit next to the matching words). */
+  neighbour: number;
+  /** Weight of the question–sentence embedding cosine, when cosines are given. */
+  semantic: number;
+  /**
+   * How much a question term found in the source's label (its title) counts when ranking that
+   * source's sentences: such words say which document, not which sentence, answers.
+   */
+  label: number;
+}
+
+export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = { pair: 0.15, proximity: 0.05, cue: 0.2, rank: 0.06, neighbour: 0.25, semantic: 1, label: 0.5 };
+
+const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
+/** A preposition of place followed by a capitalised name. */
+const PLACE_CUE = /\b(in|at|near|from|to|across|outside|inside)\s+(the\s+)?\p{Lu}/u;
+const NUMBER_WORDS =
+  'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion|dozen|half';
+
+/** What kind of thing the question asks for. */
+export function answerType(question: string): AnswerType {
+  const q = question.toLowerCase();
+  if (/\bhow (many|much|long|far|old|large|big|tall|high|often)\b|\bwhat (percentage|percent|number|amount|size|proportion)\b/.test(q)) return 'number';
+  if (/\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q)) return 'date';
+  if (/\bwho\b|\bwhom\b|\bwhose\b|\b(which|what) (person|man|woman|people|scientist|author|leader|president|king|queen|company|organization|group)\b/.test(q))
+    return 'person';
+  if (/\bwhere\b|\b(which|what) (city|country|state|place|region|location|continent|river|island|area)\b/.test(q)) return 'place';
+  return 'other';
+}
+
+/** Whether `sentence` holds something of the asked type that the question does not already name. */
+export function hasCue(type: AnswerType, sentence: string, questionWords: Set<string>): boolean {
+  switch (type) {
+    case 'number':
+      return new RegExp(`\\d|\\b(${NUMBER_WORDS})\\b`, 'i').test(stripKnown(sentence, questionWords));
+    case 'date':
+      return new RegExp(`\\b(1\\d{3}|20\\d{2}|\\d{1,2}(st|nd|rd|th))\\b|\\b(${MONTHS})\\b|\\bcentury\\b|\\b\\d{2,4}s\\b`, 'i').test(
+        stripKnown(sentence, questionWords),
+      );
+    case 'person':
+      return newNames(sentence, questionWords).length > 0;
+    case 'place':
+      return PLACE_CUE.test(stripKnown(sentence, questionWords));
+    default:
+      return false;
+  }
+}
+
+function stripKnown(sentence: string, questionWords: Set<string>): string {
+  return sentence.replace(/[\p{L}\p{N}]+/gu, (w) => (questionWords.has(w.toLowerCase()) ? ' ' : w));
+}
+
+/** Capitalised words past the sentence's first word that the question does not contain. */
+function newNames(sentence: string, questionWords: Set<string>): string[] {
+  const out: string[] = [];
+  let first = true;
+  for (const m of sentence.matchAll(/[\p{L}][\p{L}'’-]*/gu)) {
+    const w = m[0];
+    if (!first && /^\p{Lu}/u.test(w) && !questionWords.has(w.toLowerCase()) && !STOPWORDS.has(w.toLowerCase())) out.push(w);
+    first = false;
+  }
+  return out;
+}
+
+/** The sentences of each source, in order: what scoreSentences scores. */
+export function sourceSentences(sources: GroundedSource[]): string[] {
+  return sources.flatMap((src) => splitSentences(src.content).map((s) => s.text));
+}
+
+/**
+ * Scores every sentence of every source for `question`, best first. `cosines` (question vs
+ * sentence embeddings, keyed by sentence text) adds a meaning-level signal when given.
+ */
+export function scoreSentences(
+  sources: GroundedSource[],
+  question: string,
+  weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
+  cosines?: Map<string, number>,
+): ScoredSentence[] {
+  const all = sources.flatMap((src, rank) => {
+    const label = new Set(contentTerms(src.label));
+    return splitSentences(src.content).map((s, index) => ({ n: src.n, rank, index, text: s.text, terms: contentTerms(s.text), label }));
+  });
+  if (!all.length) return [];
+  const qTerms = [...new Set(contentTerms(question))];
+  const idf = idfTable(
+    all.map((s) => s.terms),
+    new Set(qTerms),
+  );
+  const total = qTerms.reduce((sum, t) => sum + idf(t), 0) || 1;
+  const qPairs = pairs(contentTerms(question));
+  const qWords = new Set(words(question));
+  const type = answerType(question);
+  const qSet = new Set(qTerms);
+
+  const coverage: number[] = [];
+  const ranking: number[] = [];
+  for (const s of all) {
+    let got = 0;
+    let ranked = 0;
+    for (const t of new Set(s.terms)) {
+      if (!qSet.has(t)) continue;
+      got += idf(t);
+      ranked += idf(t) * (s.label.has(t) ? weights.label : 1);
+    }
+    coverage.push(got / total);
+    ranking.push(ranked / total);
+  }
+  const scored = all.map((s, i) => {
+    const sPairs = pairs(s.terms);
+    let pairHits = 0;
+    for (const p of qPairs) if (sPairs.has(p)) pairHits++;
+    const pairScore = qPairs.size ? pairHits / qPairs.size : 0;
+    const prev = i > 0 && all[i - 1].n === s.n ? ranking[i - 1] : 0;
+    const next = i + 1 < all.length && all[i + 1].n === s.n ? ranking[i + 1] : 0;
+    const score =
+      ranking[i] +
+      weights.pair * pairScore +
+      weights.proximity * proximity(s.terms, qSet) +
+      (hasCue(type, s.text, qWords) ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
+      weights.neighbour * Math.max(prev, next) +
+      weights.semantic * (cosines?.get(s.text) ?? 0) -
+      weights.rank * s.rank;
+    return { n: s.n, index: s.index, text: s.text, score, coverage: coverage[i] };
+  });
+  return scored.sort((a, b) => b.score - a.score);
+}
+
+function pairs(terms: string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 1; i < terms.length; i++) out.add(`${terms[i - 1]} ${terms[i]}`);
+  return out;
+}
+
+/** 1 when the matched question terms sit together, falling towards 0 as they spread out. */
+function proximity(terms: string[], query: Set<string>): number {
+  const at: number[] = [];
+  terms.forEach((t, i) => query.has(t) && at.push(i));
+  if (at.length < 2) return 0;
+  const span = at[at.length - 1] - at[0] + 1;
+  return at.length / span;
+}
+
+/** The question's terms, stemmed (for callers that test their own text). */
+export function questionTerms(question: string): Set<string> {
+  return new Set(
+    words(question)
+      .filter((w) => !STOPWORDS.has(w))
+      .map(stem),
+  );
+}

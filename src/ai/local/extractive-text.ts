@@ -1,0 +1,282 @@
+/**
+ * Small, dependency-free text tools shared by the local extractive model and the RAG pipeline:
+ * tokens, a light stemmer, stopwords, sentence splitting with offsets and IDF-weighted overlap.
+ */
+
+/** Function words that carry no topic; questions words are kept out of matching too. */
+export const STOPWORDS = new Set(
+  `a about above after again against all also am an and any are as at be because been before being below between both but by
+  can could did do does doing down during each few for from further had has have having he her here hers herself him himself his
+  how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves
+  out over own same she should so some such than that the their theirs them themselves then there these they this those through
+  to too under until up very was we were what when where which while who whom why will with would you your yours yourself
+  yourselves s t one many much name named called type kind according`.split(/\s+/),
+);
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Lower-cased word tokens (runs of letters and digits). Plain-ASCII text takes a faster path. */
+export function words(text: string): string[] {
+  const lower = text.toLowerCase();
+  return (ASCII_ONLY.test(lower) ? lower.match(ASCII_WORD) : lower.match(WORD)) ?? [];
+}
+
+/** Irregular forms and their base word (which is then stemmed like any other). */
+const IRREGULAR: Record<string, string> = Object.fromEntries(
+  `children:child men:man women:woman people:person mice:mouse feet:foot teeth:tooth geese:goose
+  sang:sing sung:sing ran:run won:win wrote:write written:write began:begin begun:begin became:become gave:give given:give
+  took:take taken:take made:make held:hold led:lead built:build bought:buy brought:bring fought:fight found:find
+  thought:think taught:teach sold:sell told:tell paid:pay spent:spend sent:send met:meet knew:know known:know
+  grew:grow grown:grow drew:draw drawn:draw chose:choose chosen:choose fell:fall fallen:fall rose:rise risen:rise
+  spoke:speak spoken:speak stood:stand struck:strike went:go gone:go saw:see seen:see did:do done:do ate:eat eaten:eat
+  died:die dying:die dies:die lay:lie lying:lie tied:tie lied:lie flew:fly flown:fly threw:throw thrown:throw
+  wore:wear worn:wear broke:break broken:break froze:freeze frozen:freeze drove:drive driven:drive rode:ride ridden:ride
+  hid:hide hidden:hide bit:bite bitten:bite shot:shoot kept:keep slept:sleep felt:feel dealt:deal meant:mean lost:lose
+  caught:catch sought:seek shook:shake shaken:shake forgot:forget forgotten:forget
+  better:good best:good worse:bad worst:bad`
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => pair.split(':') as [string, string]),
+);
+
+/**
+ * The one stemmer (the local embedder, the extractive model and the RAG stages all use it): plurals,
+ * -ing, -ed, -ly, a final -e and derivational endings stripped, irregular forms mapped, number
+ * words made digits.
+ */
+export function stem(word: string): string {
+  let out = stemCache.get(word);
+  if (out === undefined) {
+    out = suffixes(IRREGULAR[word] ?? word);
+    if (stemCache.size >= STEM_CACHE_SIZE) stemCache.clear();
+    stemCache.set(word, out);
+  }
+  return out;
+}
+
+/** Stems are asked for the same words over and over (every ask re-reads its sources). */
+const STEM_CACHE_SIZE = 200_000;
+const stemCache = new Map<string, string>();
+
+const NUMBER_WORDS: Record<string, string> = Object.fromEntries(
+  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'
+    .split(' ')
+    .map((w, i) => [w, String(i)]),
+);
+Object.assign(NUMBER_WORDS, {
+  thirty: '30',
+  forty: '40',
+  fifty: '50',
+  sixty: '60',
+  seventy: '70',
+  eighty: '80',
+  ninety: '90',
+  hundred: '100',
+  thousand: '1000',
+  first: '1st',
+  second: '2nd',
+  third: '3rd',
+});
+
+function suffixes(word: string): string {
+  if (NUMBER_WORDS[word]) return NUMBER_WORDS[word];
+  if (word.length <= 3 || /^\d/.test(word)) return word;
+  let w = word;
+  if (/ie[sd]$/.test(w)) w = w.length > 4 ? `${w.slice(0, -3)}y` : w.slice(0, -1);
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
+  else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  return derivation(w);
+}
+
+/**
+ * Derivational endings, longest first. They are only ever stripped, never rewritten, so a term
+ * stays a prefix of every word it stands for (termSpellings relies on that): `organization` and
+ * `organize` both become `organiz`, `connection` and `connected` `connect`.
+ */
+const DERIVATIONS = [
+  'ization',
+  'ational',
+  'fulness',
+  'ousness',
+  'iveness',
+  'ation',
+  'ition',
+  'ement',
+  'ment',
+  'ness',
+  'ance',
+  'ence',
+  'able',
+  'ible',
+  'ator',
+  'ful',
+  'ism',
+  'ist',
+  'ity',
+  'ive',
+  'ize',
+  'ise',
+  'ous',
+  'ion',
+  'al',
+];
+const MIN_DERIVED_STEM = 5;
+
+function derivation(word: string): string {
+  let w = word;
+  // Twice at most: `relational` → `relation` → `relat`, the stem of `relate`.
+  for (let pass = 0; pass < 2; pass++) {
+    const suffix = DERIVATIONS.find((x) => w.endsWith(x) && w.length - x.length >= MIN_DERIVED_STEM);
+    if (!suffix) break;
+    w = w.slice(0, -suffix.length);
+  }
+  return w;
+}
+
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
+}
+
+/** Stems of the words of `text` that are not stopwords. */
+export function contentTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const t = termOf(w);
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+/** A lower-cased word's term: its stem, or '' for a stopword (cached with the stems). */
+export function termOf(word: string): string {
+  let t = termCache.get(word);
+  if (t === undefined) {
+    t = STOPWORDS.has(word) ? '' : stem(word);
+    if (termCache.size >= STEM_CACHE_SIZE) termCache.clear();
+    termCache.set(word, t);
+  }
+  return t;
+}
+
+const termCache = new Map<string, string>();
+
+/**
+ * Where the words whose term is `term` are, so a text can be searched for a term without
+ * tokenising it: every such word starts with `prefix` or is one of `whole` (irregular forms and
+ * number words). The stemmer only strips suffixes, except that -ies/-ied become -y, so a term is
+ * a prefix of its words once a final y is dropped. Candidates still need termOf to confirm.
+ */
+export function termSpellings(term: string): { prefix: string; whole: readonly string[] } {
+  return { prefix: spellingPrefix(term), whole: spelledApart().get(term) ?? [] };
+}
+
+function spellingPrefix(term: string): string {
+  return term.length > 1 && term.endsWith('y') ? term.slice(0, -1) : term;
+}
+
+let apart: Map<string, string[]> | undefined;
+
+/** Irregular forms and number words by their term, where the term is not a prefix of them. */
+function spelledApart(): Map<string, string[]> {
+  if (!apart) {
+    apart = new Map();
+    for (const word of [...Object.keys(IRREGULAR), ...Object.keys(NUMBER_WORDS)]) {
+      const term = termOf(word);
+      if (!term || word.startsWith(spellingPrefix(term))) continue;
+      const forms = apart.get(term) ?? [];
+      if (!forms.includes(word)) forms.push(word);
+      apart.set(term, forms);
+    }
+  }
+  return apart;
+}
+
+/** Whitespace runs squashed to one space and the ends trimmed; most stored text needs neither, and the check is cheaper than the replace. */
+export function squash(text: string): string {
+  return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
+}
+
+/** Whitespace other than single spaces between non-spaces. */
+const NEEDS_SQUASH = /[^\S ]| {2}|^ | $/;
+
+/** A sentence of a longer text with its character range. */
+export interface Sentence {
+  text: string;
+  start: number;
+  end: number;
+}
+
+const ABBREVIATIONS = new Set(
+  'mr mrs ms dr st jr sr prof gen col lt sgt rev vs etc inc ltd co corp no vol fig al e.g i.e u.s u.k jan feb mar apr jun jul aug sep sept oct nov dec approx est'.split(
+    ' ',
+  ),
+);
+
+/** Whether the text before a full stop ends in an abbreviation or an initial, not a sentence. */
+function isAbbreviation(before: string): boolean {
+  const m = /([\p{L}.]+)\.$/u.exec(before);
+  if (!m) return false;
+  const token = m[1].toLowerCase();
+  if (ABBREVIATIONS.has(token)) return true;
+  return /^\p{Lu}$/u.test(m[1]) || /^(\p{L}\.)+\p{L}$/u.test(m[1]);
+}
+
+/** Splits text into sentences (and at blank lines), keeping offsets into the original text. */
+export function splitSentences(text: string): Sentence[] {
+  const out: Sentence[] = [];
+  // The lookbehind starts a match only at the first mark of a run: without it a long run of dots
+  // that no capital follows is rescanned from every dot (quadratic on hostile text).
+  const boundary = /(?<![.!?])([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}])|\n\s*\n/gu;
+  let start = 0;
+  for (const m of text.matchAll(boundary)) {
+    const cut = m.index + (m[1] ? m[1].length : 0);
+    if (m[1] && m[1] === '.' && isAbbreviation(text.slice(Math.max(0, cut - 12), cut))) continue;
+    push(out, text, start, cut);
+    start = m.index + m[0].length;
+  }
+  push(out, text, start, text.length);
+  return out;
+}
+
+function push(out: Sentence[], text: string, start: number, end: number): void {
+  const raw = text.slice(start, end);
+  const lead = raw.length - raw.trimStart().length;
+  const trimmed = raw.trim();
+  if (trimmed) out.push({ text: trimmed, start: start + lead, end: start + lead + trimmed.length });
+}
+
+/**
+ * Inverse document frequency over a set of term lists (BM25's form, always positive). A term found
+ * in no document counts as found in one, so words the texts lack do not outweigh those they share.
+ * With `only`, frequencies are counted for those terms alone (callers that weigh query terms).
+ */
+export function idfTable(docs: string[][], only?: Set<string>): (term: string) => number {
+  const df = new Map<string, number>();
+  for (const d of docs) {
+    for (const t of new Set(only ? d.filter((x) => only.has(x)) : d)) df.set(t, (df.get(t) ?? 0) + 1);
+  }
+  const n = docs.length;
+  return (term) => {
+    const f = Math.max(1, df.get(term) ?? 0);
+    return Math.log(1 + (n - f + 0.5) / (f + 0.5));
+  };
+}
+
+/** Sum of the IDF of the distinct query terms found in `terms`. */
+export function weightedOverlap(query: Set<string>, terms: Iterable<string>, idf: (t: string) => number): number {
+  let score = 0;
+  const seen = new Set<string>();
+  for (const t of terms) {
+    if (query.has(t) && !seen.has(t)) {
+      seen.add(t);
+      score += idf(t);
+    }
+  }
+  return score;
+}

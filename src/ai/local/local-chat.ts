@@ -1,0 +1,200 @@
+/**
+ * The built-in extractive ChatModel (docs/architecture.md): offline and deterministic. It reranks snippets
+ * lexically and, given an Embedder, by embedding; answers by quoting the sentences of the grounded
+ * prompt's sources that best answer the question, with `[n]` markers, and says so plainly when they
+ * do not; summarises by picking the most central sentences. Answers stream word by word.
+ */
+import { parseGroundedPrompt, type GroundedPrompt } from '../grounded-prompt.js';
+import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
+import { centralSentences } from './extractive-summary.js';
+import { contentTerms, idfTable, stem } from './extractive-text.js';
+import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
+import type { ChatMessage, ChatModel, Embedder } from '../types.js';
+import { numberWithin, wholeNumber } from '../../options.js';
+
+export const LOCAL_CHAT_MODEL = 'salon-local-extractive-v1';
+/**
+ * When the best sentence's relevance is under this, the sources do not answer the question.
+ * Relevance is the share of the question's IDF weight the sentence covers plus, with an embedder,
+ * twice its embedding cosine. Chosen on SQuAD questions asked against an index that lacks half
+ * the articles: about 1% of answerable questions refused, about 70% of unanswerable ones.
+ */
+export const DEFAULT_MIN_RELEVANCE = 0.6;
+/** The same without an embedder: coverage alone. */
+export const DEFAULT_MIN_COVERAGE = 0.2;
+const COSINE_WEIGHT = 2;
+const OVERVIEW_SENTENCES = 3;
+/** A further sentence is quoted when it scores at least this share of the best one. */
+const FOLLOW_RATIO = 0.5;
+const DEFAULT_MAX_SENTENCES = 2;
+/** Weight of the embedding cosine beside lexical coverage in rerank. */
+const RERANK_EMBED_WEIGHT = 0.8;
+/** A slight preference for what search ranked first, to break near-ties. */
+const RERANK_ORDER_WEIGHT = 0.01;
+
+export const NOT_COVERED = 'The sources I found do not answer this question.';
+export const NOT_GROUNDED = 'I can only answer questions from the sources of this room, and none were given.';
+
+export interface LocalChatOptions {
+  /** Pause between streamed pieces; 0 yields to the event loop only. */
+  pieceDelayMs?: number;
+  /** Most sentences quoted in an answer. */
+  maxSentences?: number;
+  /** Relevance under which the sources count as not answering (with an embedder). */
+  minRelevance?: number;
+  /** Coverage under which the sources count as not answering (without an embedder). */
+  minCoverage?: number;
+  weights?: Partial<AnswerWeights>;
+}
+
+export class LocalChatModel implements ChatModel {
+  readonly model = LOCAL_CHAT_MODEL;
+  private readonly pieceDelayMs: number;
+  private readonly maxSentences: number;
+  private readonly minCoverage: number;
+  private readonly minRelevance: number;
+  private readonly weights: AnswerWeights;
+
+  constructor(
+    private readonly embedder?: Embedder,
+    options: LocalChatOptions = {},
+  ) {
+    this.pieceDelayMs = options.pieceDelayMs ?? 0;
+    this.maxSentences = options.maxSentences ?? DEFAULT_MAX_SENTENCES;
+    this.minCoverage = options.minCoverage ?? DEFAULT_MIN_COVERAGE;
+    this.minRelevance = options.minRelevance ?? DEFAULT_MIN_RELEVANCE;
+    this.weights = { ...DEFAULT_ANSWER_WEIGHTS, ...options.weights };
+    numberWithin('LocalChatModel', 'pieceDelayMs', this.pieceDelayMs, 0);
+    wholeNumber('LocalChatModel', 'maxSentences', this.maxSentences, 1);
+    numberWithin('LocalChatModel', 'minCoverage', this.minCoverage, 0, 1);
+    numberWithin('LocalChatModel', 'minRelevance', this.minRelevance, 0);
+  }
+
+  async rerank(query: string, snippets: string[], signal?: AbortSignal): Promise<number[]> {
+    if (!snippets.length) return [];
+    const q = [...new Set(contentTerms(query))];
+    const terms = snippets.map((s) => contentTerms(s));
+    const idf = idfTable(terms, new Set(q));
+    const total = q.reduce((s, t) => s + idf(t), 0) || 1;
+    const lexical = terms.map((ts) => {
+      const have = new Set(ts);
+      return q.reduce((s, t) => s + (have.has(t) ? idf(t) : 0), 0) / total;
+    });
+    const cosines = await this.cosines(query, snippets, signal);
+    const scores = snippets.map((_, i) => lexical[i] + RERANK_EMBED_WEIGHT * (cosines?.[i] ?? 0) - RERANK_ORDER_WEIGHT * i);
+    const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    return order.slice(0, Math.max(Math.min(RERANK_MIN, snippets.length), Math.min(RERANK_MAX, snippets.length)));
+  }
+
+  async summarize(text: string, query?: string): Promise<string> {
+    return centralSentences(text, { query }).join(' ');
+  }
+
+  async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+    const answer = await this.answer(messages, signal);
+    for (const piece of answer.match(/\S+\s*/g) ?? []) {
+      if (signal?.aborted) return;
+      await pause(this.pieceDelayMs);
+      if (signal?.aborted) return;
+      yield piece;
+    }
+  }
+
+  /** The whole answer to a conversation whose last user message is a grounded prompt. */
+  async answer(messages: ChatMessage[], signal?: AbortSignal): Promise<string> {
+    const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const prompt = parseGroundedPrompt(user);
+    if (!prompt || !prompt.sources.length) return NOT_GROUNDED;
+    if (asksForOverview(prompt.question)) return overview(prompt);
+    return this.quote(prompt, signal);
+  }
+
+  private async quote(prompt: GroundedPrompt, signal?: AbortSignal): Promise<string> {
+    const sim = await this.similarities(prompt, signal);
+    const ranked = scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking);
+    const top = ranked[0];
+    if (!top) return NOT_COVERED;
+    const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
+    if (!relevant) return NOT_COVERED;
+    const chosen = [top];
+    for (const s of ranked.slice(1)) {
+      if (chosen.length >= this.maxSentences || s.score < FOLLOW_RATIO * top.score) break;
+      if (!chosen.some((c) => c.text === s.text)) chosen.push(s);
+    }
+    return chosen.map((s) => `${s.text} [${s.n}]`).join(' ');
+  }
+
+  /**
+   * Embedding cosines of each sentence with the question (`question`, for the relevance test) and
+   * with the question minus its source's title words (`ranking`): the title says which document,
+   * the rest of the question which sentence. Null without an embedder or when embedding fails.
+   */
+  private async similarities(prompt: GroundedPrompt, signal?: AbortSignal): Promise<{ question: Map<string, number>; ranking: Map<string, number> } | null> {
+    if (!this.embedder) return null;
+    const groups = prompt.sources.map((src) => ({ query: withoutTitleWords(prompt.question, src.label), sentences: sourceSentences([src]) }));
+    const texts = [...new Set([prompt.question, ...groups.flatMap((g) => [g.query, ...g.sentences])])];
+    let vectors: Float32Array[];
+    try {
+      vectors = await this.embedder.embed(texts, signal);
+    } catch {
+      return null;
+    }
+    const vec = new Map(texts.map((t, i) => [t, vectors[i]]));
+    const q = vec.get(prompt.question)!;
+    const question = new Map<string, number>();
+    const ranking = new Map<string, number>();
+    for (const g of groups) {
+      const gq = vec.get(g.query)!;
+      for (const s of g.sentences) {
+        question.set(s, dot(q, vec.get(s)!));
+        ranking.set(s, dot(gq, vec.get(s)!));
+      }
+    }
+    return { question, ranking };
+  }
+
+  private async cosines(query: string, snippets: string[], signal?: AbortSignal): Promise<number[] | null> {
+    if (!this.embedder) return null;
+    try {
+      const [q, ...vs] = await this.embedder.embed([query, ...snippets], signal);
+      return vs.map((v) => dot(q, v));
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** "What is this about?", "tl;dr", "summarize": questions about the room's topic as a whole. */
+const OVERVIEW =
+  /\b(summar(y|i[sz]e)|tl;?\s?dr|overview|gist|main (point|idea)s?|key (point|takeaway)s?)\b|\bwhat('s| is| are)? (it|(this|that|the)( (article|post|video|story|thread|room|topic|piece|page))?) (all )?about\b/i;
+
+/** Whether the question asks for an overview rather than a fact. */
+export function asksForOverview(question: string): boolean {
+  return OVERVIEW.test(question);
+}
+
+/** The central sentences of the source that is the primary topic (by title words shared), cited. */
+function overview(prompt: GroundedPrompt): string {
+  const topic = new Set(contentTerms(prompt.topic));
+  const shared = (label: string) => contentTerms(label).filter((t) => topic.has(t)).length;
+  const main = prompt.sources.reduce((best, s) => (shared(s.label) > shared(best.label) ? s : best), prompt.sources[0]);
+  const sentences = centralSentences(main.content, { maxSentences: OVERVIEW_SENTENCES });
+  return sentences.length ? `${sentences.join(' ')} [${main.n}]` : NOT_COVERED;
+}
+
+/** The question without the words of `title` (the question itself when nothing would be left). */
+function withoutTitleWords(question: string, title: string): string {
+  const drop = new Set(contentTerms(title));
+  const kept = (question.match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !drop.has(stem(w.toLowerCase())));
+  return contentTerms(kept.join(' ')).length ? kept.join(' ') : question;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
+}

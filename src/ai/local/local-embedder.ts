@@ -1,0 +1,219 @@
+/**
+ * The built-in embedder (docs/architecture.md): deterministic feature hashing, offline and instant.
+ *
+ * Three feature groups are counted per text: stemmed content words, pairs of neighbouring
+ * content words, and character n-grams inside words (which catch spelling variants and
+ * morphology the stemmer misses). Counts get sublinear weights (1 + ln tf); each group is
+ * L2-normalised on its own and scaled by its weight, so long texts do not let one group drown
+ * the others; the features are hashed with a sign bit into one vector, which is L2-normalised.
+ */
+import { tokenize } from './text-features.js';
+import { STOPWORDS, stem } from './extractive-text.js';
+import type { Embedder } from '../types.js';
+import { numberWithin, wholeNumber } from '../../options.js';
+
+/** Default dimension, also LOCAL_EMBED_DIM's default. */
+export const DEFAULT_LOCAL_DIMENSIONS = 2048;
+export const MIN_LOCAL_DIMENSIONS = 32;
+export const MAX_LOCAL_DIMENSIONS = 4096;
+/** Bump when features change, so stored vectors are recognised as stale (`salon reindex`). */
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v1';
+/**
+ * Cosine under which two texts count as unrelated. Measured on the XQuAD passages at 2048
+ * dimensions: a question and its own passage score 0.33 at the median (under 1 % fall below
+ * 0.12); a question and a passage of another article score 0.04 at the median (3 % reach 0.12).
+ */
+export const LOCAL_SIMILARITY_THRESHOLD = 0.12;
+
+/** Relative weight of each feature group in the final vector. */
+export interface FeatureWeights {
+  words: number;
+  pairs: number;
+  chars: number;
+}
+
+export const DEFAULT_FEATURE_WEIGHTS: Readonly<FeatureWeights> = { words: 1, pairs: 0.3, chars: 1.3 };
+const CHAR_NGRAM_MIN = 3;
+const CHAR_NGRAM_MAX = 4;
+
+/** Texts embedded between two yields to the event loop (about 10 ms of work). */
+const YIELD_EVERY = 64;
+/** Distinct tokens whose features are remembered; the memo is dropped when it fills. */
+const TOKEN_CACHE_MAX = 100_000;
+
+const SEED_WORD = 0x9e3779b1;
+const SEED_PAIR = 0x85ebca6b;
+const SEED_CHAR = 0xc2b2ae35;
+
+interface TokenFeatures {
+  /** Hash of the stemmed word. */
+  word: number;
+  /** Hashes of the character n-grams of the word with boundary marks. */
+  grams: Uint32Array;
+}
+
+export interface LocalEmbedderOptions {
+  /** Vector length, 32..4096 (LOCAL_EMBED_DIM). */
+  dimensions?: number;
+  /** Group weights; the defaults were chosen on a QA retrieval set (bench/embedder-quality). */
+  weights?: Partial<FeatureWeights>;
+  /** Smallest and largest character n-gram, within 1..8. */
+  charGrams?: [number, number];
+}
+
+/** FNV-1a over a string's UTF-16 code units, then a murmur finaliser for the low bits. */
+function hashString(s: string, seed: number, from = 0, to = s.length): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = from; i < to; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return finalise(h);
+}
+
+function finalise(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * A multiset of feature hashes: pushed into a reusable typed array, then sorted so equal hashes
+ * sit together and each run length is a term frequency (cheaper than a Map per text).
+ */
+class HashBag {
+  private items = new Uint32Array(1024);
+  private length = 0;
+
+  push(h: number): void {
+    if (this.length === this.items.length) {
+      const bigger = new Uint32Array(this.items.length * 2);
+      bigger.set(this.items);
+      this.items = bigger;
+    }
+    this.items[this.length++] = h;
+  }
+
+  /** Adds the bag's sublinear (1 + ln tf), unit-normalised counts times `weight` into `out`, then empties it. */
+  drainInto(out: Float32Array, weight: number): void {
+    const n = this.length;
+    this.length = 0;
+    if (n === 0 || weight === 0) return;
+    const sorted = this.items.subarray(0, n).sort();
+    let norm = 0;
+    for (let i = 0; i < n;) {
+      let j = i + 1;
+      while (j < n && sorted[j] === sorted[i]) j++;
+      const w = 1 + Math.log(j - i);
+      norm += w * w;
+      i = j;
+    }
+    const scale = weight / Math.sqrt(norm);
+    const dim = out.length;
+    for (let i = 0; i < n;) {
+      const h = sorted[i];
+      let j = i + 1;
+      while (j < n && sorted[j] === h) j++;
+      // The top bit picks the sign, so collisions cancel out on average instead of piling up.
+      const sign = h & 0x80000000 ? -1 : 1;
+      out[(h & 0x7fffffff) % dim] += sign * scale * (1 + Math.log(j - i));
+      i = j;
+    }
+  }
+}
+
+function l2normalise(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i] * v[i];
+  if (norm === 0) return v;
+  const inv = 1 / Math.sqrt(norm);
+  for (let i = 0; i < v.length; i++) v[i] *= inv;
+  return v;
+}
+
+/** Deterministic feature-hashing embedder. Same text, same vector, on every machine. */
+export class LocalEmbedder implements Embedder {
+  readonly model = LOCAL_EMBEDDER_MODEL;
+  readonly dimensions: number;
+  readonly similarityThreshold = LOCAL_SIMILARITY_THRESHOLD;
+  private readonly weights: FeatureWeights;
+  private readonly gramMin: number;
+  private readonly gramMax: number;
+  private readonly cache = new Map<string, TokenFeatures | null>();
+  /** Scratch space reused by every (synchronous) embedOne. */
+  private readonly words = new HashBag();
+  private readonly pairs = new HashBag();
+  private readonly chars = new HashBag();
+
+  constructor(options: LocalEmbedderOptions = {}) {
+    const dimensions = options.dimensions ?? DEFAULT_LOCAL_DIMENSIONS;
+    wholeNumber('LocalEmbedder', 'dimensions', dimensions, MIN_LOCAL_DIMENSIONS, MAX_LOCAL_DIMENSIONS);
+    const weights = { ...DEFAULT_FEATURE_WEIGHTS, ...options.weights };
+    for (const [name, w] of Object.entries(weights)) {
+      numberWithin('LocalEmbedder', `weights.${name}`, w, 0);
+    }
+    const [gmin, gmax] = options.charGrams ?? [CHAR_NGRAM_MIN, CHAR_NGRAM_MAX];
+    if (!Number.isInteger(gmin) || !Number.isInteger(gmax) || gmin < 1 || gmax > 8 || gmin > gmax) {
+      throw new RangeError(`charGrams: expected [min, max] with 1 ≤ min ≤ max ≤ 8, got [${gmin}, ${gmax}]`);
+    }
+    this.dimensions = dimensions;
+    this.weights = weights;
+    this.gramMin = gmin;
+    this.gramMax = gmax;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      // Yield now and then so a large batch does not stall the rooms sharing the event loop.
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
+      signal?.throwIfAborted();
+      out.push(this.embedOne(texts[i]));
+    }
+    signal?.throwIfAborted();
+    return out;
+  }
+
+  /** The vector of one text, synchronously. */
+  embedOne(text: string): Float32Array {
+    const { words, pairs, chars } = this;
+    let previous = -1;
+    for (const token of tokenize(text)) {
+      const f = this.features(token);
+      if (!f) {
+        previous = -1;
+        continue;
+      }
+      words.push(f.word);
+      if (previous >= 0) pairs.push(finalise((Math.imul(previous, 31) + f.word) ^ SEED_PAIR));
+      previous = f.word;
+      for (let i = 0; i < f.grams.length; i++) chars.push(f.grams[i]);
+    }
+    const out = new Float32Array(this.dimensions);
+    words.drainInto(out, this.weights.words);
+    pairs.drainInto(out, this.weights.pairs);
+    chars.drainInto(out, this.weights.chars);
+    return l2normalise(out);
+  }
+
+  /** The hashed features of one token (null for a stopword), memoised: vocabularies are small. */
+  private features(token: string): TokenFeatures | null {
+    const cached = this.cache.get(token);
+    if (cached !== undefined) return cached;
+    let f: TokenFeatures | null = null;
+    if (!STOPWORDS.has(token) && (token.length > 1 || /\d/.test(token))) {
+      const padded = `<${token}>`;
+      const grams: number[] = [];
+      for (let n = this.gramMin; n <= this.gramMax; n++) {
+        for (let i = 0; i + n <= padded.length; i++) grams.push(hashString(padded, SEED_CHAR + n, i, i + n));
+      }
+      f = { word: hashString(stem(token), SEED_WORD), grams: Uint32Array.from(grams) };
+    }
+    if (this.cache.size >= TOKEN_CACHE_MAX) this.cache.clear();
+    this.cache.set(token, f);
+    return f;
+  }
+}

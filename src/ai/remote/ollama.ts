@@ -1,0 +1,187 @@
+/**
+ * Ollama through the `ollama` npm client (docs/architecture.md): `nomic-embed-text` embeddings in batches,
+ * a streamed, abortable chat model with idle and overall timeouts, rerank and summarise by
+ * prompt, and a health check (`/api/version`, `/api/tags`) for /readyz and `salon doctor`.
+ */
+import { Ollama, type Message } from 'ollama';
+import { errors } from '../../errors.js';
+import { modelMissing, type ProviderDescription } from './errors-map.js';
+import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
+import { knownDimensions, toUnitVectors } from '../vectors.js';
+import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
+import { required, wholeNumber } from '../../options.js';
+
+/** Texts per `/api/embed` request. */
+export const OLLAMA_EMBED_BATCH = 64;
+/** Cosine threshold for nomic-embed-text (docs/architecture.md). */
+export const OLLAMA_SIMILARITY_THRESHOLD = 0.3;
+/** Health checks answer quickly or count as failed. */
+export const HEALTH_TIMEOUT_MS = 5_000;
+
+export interface OllamaOptions extends RemoteLimits {
+  /** OLLAMA_HOST, e.g. http://127.0.0.1:11434. */
+  host: string;
+  /** Texts per request (default OLLAMA_EMBED_BATCH). */
+  batchSize?: number;
+}
+
+function describe(host: string): ProviderDescription {
+  return {
+    name: 'Ollama',
+    url: host,
+    startHint: 'start it with `ollama serve` (or set OLLAMA_HOST)',
+    missingModelHint: (model) => `run \`ollama pull ${model}\``,
+  };
+}
+
+function checkOptions(options: OllamaOptions): void {
+  try {
+    new URL(options.host);
+  } catch {
+    throw new TypeError(`host: expected an http(s) URL, got "${options.host}"`);
+  }
+  checkLimits(options);
+  wholeNumber('Ollama', 'batchSize', options.batchSize ?? OLLAMA_EMBED_BATCH, 1);
+}
+
+/**
+ * A client whose every request also carries `signal` (the client only aborts streams itself).
+ * Error answers that are not JSON are turned into Ollama's `{error}` shape, because the client
+ * console.logs its way through plain-text errors.
+ */
+function client(host: string, signal: AbortSignal): Ollama {
+  return new Ollama({
+    host,
+    fetch: async (input, init) => {
+      const res = await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+      if (res.ok || res.headers.get('content-type')?.includes('application/json')) return res;
+      const text = await res.text().catch(() => '');
+      return new Response(JSON.stringify({ error: text.trim() || res.statusText || `HTTP ${res.status}` }), {
+        status: res.status,
+        headers: { 'content-type': 'application/json' },
+      });
+    },
+  });
+}
+
+/** `nomic-embed-text` embeddings through Ollama's `/api/embed`. */
+export class OllamaEmbedder implements Embedder {
+  readonly model: string;
+  readonly similarityThreshold = OLLAMA_SIMILARITY_THRESHOLD;
+  private learned: number | undefined;
+  private readonly provider: ProviderDescription;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly modelName: string,
+    private readonly options: OllamaOptions,
+  ) {
+    required('model', 'name', modelName);
+    checkOptions(options);
+    this.model = `ollama:${modelName}`;
+    this.provider = describe(options.host);
+    this.batchSize = options.batchSize ?? OLLAMA_EMBED_BATCH;
+  }
+
+  /** Known from the model's name, then from the first answer; 0 while unknown. */
+  get dimensions(): number {
+    return this.learned ?? knownDimensions(this.modelName) ?? 0;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += this.batchSize) {
+      const input = texts.slice(i, i + this.batchSize);
+      const res = await guardCall(
+        (s) => client(this.options.host, s).embed({ model: this.modelName, input }),
+        this.options,
+        this.provider,
+        this.modelName,
+        signal,
+      );
+      const vectors = toUnitVectors(res.embeddings, input.length, 'Ollama /api/embed');
+      this.learned = vectors[0]?.length ?? this.learned;
+      out.push(...vectors);
+    }
+    return out;
+  }
+}
+
+function toOllamaMessages(messages: ChatMessage[]): Message[] {
+  return messages.map((m) => ({ role: m.role, content: m.content }));
+}
+
+/** A chat model served by Ollama (`llama3.2` by default). */
+export class OllamaChatModel extends RemoteChatModel {
+  readonly model: string;
+  private readonly provider: ProviderDescription;
+
+  constructor(
+    private readonly modelName: string,
+    private readonly options: OllamaOptions,
+  ) {
+    super();
+    required('model', 'name', modelName);
+    checkOptions(options);
+    this.model = modelName;
+    this.provider = describe(options.host);
+  }
+
+  /** Ollama's cap on a reply's length (`num_predict`), when AI_MAX_ANSWER_TOKENS sets one. */
+  private replyOptions(): { options?: { num_predict: number } } {
+    const max = this.options.maxAnswerTokens;
+    return max ? { options: { num_predict: max } } : {};
+  }
+
+  stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+    const { host } = this.options;
+    const model = this.modelName;
+    const reply = this.replyOptions();
+    return guardStream(
+      async function* (s) {
+        const parts = await client(host, s).chat({ model, messages: toOllamaMessages(messages), stream: true, ...reply });
+        for await (const part of parts) yield part.message?.content ?? '';
+      },
+      this.options,
+      this.provider,
+      model,
+      signal,
+    );
+  }
+
+  protected async complete(messages: ChatMessage[], signal?: AbortSignal): Promise<string> {
+    const res = await guardCall(
+      (s) => client(this.options.host, s).chat({ model: this.modelName, messages: toOllamaMessages(messages), stream: false, ...this.replyOptions() }),
+      this.options,
+      this.provider,
+      this.modelName,
+      signal,
+    );
+    if (typeof res.message?.content !== 'string') throw new errors.ERR_AI_BAD_RESPONSE('Ollama /api/chat gave no message');
+    return res.message.content;
+  }
+}
+
+/** True when Ollama's tag list holds `model` (`llama3.2` matches `llama3.2:latest`). */
+export function hasOllamaModel(names: string[], model: string): boolean {
+  const wanted = model.includes(':') ? model : `${model}:latest`;
+  return names.some((n) => n === model || n === wanted);
+}
+
+/** Reachable (`/api/version`) and both models pulled (`/api/tags`)? Never throws. */
+export async function ollamaHealth(host: string, models: string[]): Promise<ProviderHealth> {
+  const provider = describe(host);
+  const limits = { timeoutMs: HEALTH_TIMEOUT_MS, idleTimeoutMs: HEALTH_TIMEOUT_MS };
+  try {
+    const { version } = await guardCall((s) => client(host, s).version(), limits, provider, 'version');
+    const tags = await guardCall((s) => client(host, s).list(), limits, provider, 'tags');
+    const names = tags.models.map((m) => m.name);
+    const missing = models.filter((m) => !hasOllamaModel(names, m));
+    if (missing.length > 0) {
+      return { ok: false, provider: 'ollama', detail: missing.map((m) => modelMissing(provider, m).message).join('; ') };
+    }
+    return { ok: true, provider: 'ollama', detail: `Ollama ${version} at ${host}; models ${models.join(', ')} present` };
+  } catch (err) {
+    return { ok: false, provider: 'ollama', detail: (err as Error).message };
+  }
+}

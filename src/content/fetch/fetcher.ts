@@ -1,0 +1,206 @@
+/**
+ * The SSRF-guarded HTTP fetcher (undici). Every socket goes through the guarded connector, so
+ * private and reserved addresses are refused at connect time, whatever redirects or DNS say.
+ * Redirects are followed by hand (each hop re-validated), bodies are capped while streaming,
+ * 429/5xx answers are retried with backoff, and only HTML/XML (pages) or JSON are accepted.
+ */
+import type { LookupFunction } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Config } from '../../config.js';
+import { SalonError, errors } from '../../errors.js';
+import type { FetchedPage } from '../sources/article.js';
+import { isBlockedAddress, isIpLiteral } from './address-guard.js';
+import { decodeDocument } from '../extract/decode.js';
+import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
+import { BlockedAddressError, guardedConnector, hostPolicy } from './guarded-connector.js';
+import { wholeNumber } from '../../options.js';
+
+export const DEFAULT_MAX_REDIRECTS = 5;
+export const DEFAULT_RETRIES = 2;
+export const DEFAULT_RETRY_DELAY_MS = 500;
+export const DEFAULT_USER_AGENT = 'Salon/0.1 (article fetcher)';
+/** Longest Retry-After the fetcher waits for; a longer one ends the retries. */
+const MAX_RETRY_AFTER_MS = 10_000;
+/** One attempt may take this many timeouts in all (connect + headers + a slowly dripping body). */
+const ATTEMPT_DEADLINE_FACTOR = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,application/rss+xml;q=0.9,application/atom+xml;q=0.9,*/*;q=0.1';
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Options of {@link createFetcher}. */
+export interface FetcherOptions {
+  /** Connect, headers and body timeout, in milliseconds. */
+  timeoutMs: number;
+  /** Largest body read (after decompression), in bytes. */
+  maxBytes: number;
+  /** Host names or IPs that may be reached even though they are private (tests, local services). */
+  allowHosts: string[];
+  /** Redirects followed at most; default 5. */
+  maxRedirects?: number;
+  /** Retries after a 429 or 5xx answer; default 2. */
+  retries?: number;
+  /** First backoff delay (doubled per retry) when no Retry-After is given; default 500 ms. */
+  retryDelayMs?: number;
+  /** Dispatcher to send requests through (tests pass a MockAgent); default a guarded undici Agent. */
+  dispatcher?: Dispatcher;
+  /** Name resolution behind the guard; default `dns.lookup` (tests stub it). */
+  lookup?: LookupFunction;
+  userAgent?: string;
+}
+
+export type { FetchedPage };
+
+/** Fetches pages and JSON with the guards above. */
+export interface Fetcher {
+  /** HTML or XML only (text/html, application/xhtml+xml, application/xml, text/xml, application/rss+xml, application/atom+xml, ...). */
+  fetchPage(url: string, signal?: AbortSignal): Promise<FetchedPage>;
+  /** application/json (HN API). Same guards. */
+  fetchJson<T = unknown>(url: string, signal?: AbortSignal): Promise<T>;
+  /** Closes the fetcher's own connection pool (a dispatcher passed in is left to its owner). */
+  close(): Promise<void>;
+}
+
+function validate(options: FetcherOptions) {
+  if (!Array.isArray(options.allowHosts) || options.allowHosts.some((h) => typeof h !== 'string')) {
+    throw new TypeError('allowHosts must be an array of host names or IPs');
+  }
+  return {
+    timeoutMs: wholeNumber('Fetcher', 'timeoutMs', options.timeoutMs, 1),
+    maxBytes: wholeNumber('Fetcher', 'maxBytes', options.maxBytes, 1),
+    maxRedirects: wholeNumber('Fetcher', 'maxRedirects', options.maxRedirects ?? DEFAULT_MAX_REDIRECTS, 0),
+    retries: wholeNumber('Fetcher', 'retries', options.retries ?? DEFAULT_RETRIES, 0),
+    retryDelayMs: wholeNumber('Fetcher', 'retryDelayMs', options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, 0),
+  };
+}
+
+/** Milliseconds a Retry-After header asks for, or null when absent or unreadable. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\s*\d+\s*$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Creates a fetcher. Options are validated here; a bad one throws a TypeError naming it. */
+export function createFetcher(options: FetcherOptions): Fetcher {
+  const o = validate(options);
+  const policy = hostPolicy(options.allowHosts);
+  const own = options.dispatcher
+    ? null
+    : new Agent({
+        connect: guardedConnector({ allowHosts: options.allowHosts, timeoutMs: o.timeoutMs, lookup: options.lookup }),
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+      });
+  const dispatcher: Dispatcher = options.dispatcher ?? own!;
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+
+  /** Parses and checks one hop's URL: http(s) only, literal IPs guarded before any connection. */
+  function checkUrl(raw: string, requested: string): URL {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new errors.ERR_FETCH_BAD_URL(raw);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new errors.ERR_FETCH_BAD_URL(raw);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIpLiteral(host) && !policy.allowedName(host) && isBlockedAddress(host)) throw new errors.ERR_FETCH_BLOCKED_ADDRESS(requested);
+    return url;
+  }
+
+  function mapError(err: unknown, requested: string, signal?: AbortSignal): unknown {
+    if (err instanceof SalonError) return err;
+    if (signal?.aborted) return signal.reason;
+    const e = err as { code?: string; name?: string; message?: string; cause?: unknown };
+    if (err instanceof BlockedAddressError || e.cause instanceof BlockedAddressError) return new errors.ERR_FETCH_BLOCKED_ADDRESS(requested);
+    if (UNDICI_TIMEOUTS.has(e.code ?? '') || e.name === 'TimeoutError') return new errors.ERR_FETCH_TIMEOUT(requested, o.timeoutMs);
+    return new errors.ERR_FETCH_FAILED(requested, e.message ?? String(err), err instanceof Error ? err : undefined);
+  }
+
+  async function send(url: URL, accept: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const deadline = AbortSignal.timeout(o.timeoutMs * ATTEMPT_DEADLINE_FACTOR);
+    return request(url, {
+      dispatcher,
+      method: 'GET',
+      headers: { 'user-agent': userAgent, accept, 'accept-encoding': 'gzip, deflate, br' },
+      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+    });
+  }
+
+  /** Sends one hop, retrying 429/5xx answers; returns the first answer that is not retried. */
+  async function sendWithRetries(url: URL, accept: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await send(url, accept, signal);
+      const retriable = res.statusCode === 429 || res.statusCode >= 500;
+      if (!retriable || attempt >= o.retries) return res;
+      const asked = retryAfterMs(res.headers['retry-after']);
+      if (asked !== null && asked > MAX_RETRY_AFTER_MS) return res;
+      await res.body.dump();
+      const backoff = o.retryDelayMs * 2 ** attempt * (1 + Math.random() * 0.2);
+      await sleep(asked ?? backoff, undefined, { signal });
+    }
+  }
+
+  async function fetchChecked(requested: string, accept: string, acceptable: (type: string) => boolean, signal?: AbortSignal): Promise<FetchedPage> {
+    let url = checkUrl(requested, requested);
+    try {
+      for (let hop = 0; ; hop++) {
+        const res = await sendWithRetries(url, accept, signal);
+        const location = header(res.headers, 'location');
+        if (REDIRECT_STATUSES.has(res.statusCode) && location) {
+          await res.body.dump();
+          if (hop >= o.maxRedirects) throw new errors.ERR_FETCH_TOO_MANY_REDIRECTS(requested);
+          url = checkUrl(new URL(location, url).href, requested);
+          continue;
+        }
+        if (res.statusCode < 200 || res.statusCode > 299) {
+          await res.body.dump();
+          throw new errors.ERR_FETCH_HTTP_STATUS(requested, res.statusCode);
+        }
+        const contentType = header(res.headers, 'content-type') ?? '';
+        if (!acceptable(mediaType(contentType))) {
+          discard(res);
+          throw new errors.ERR_FETCH_CONTENT_TYPE(requested, contentType || '(none)');
+        }
+        const raw = await readCapped(res, o.maxBytes, requested);
+        const body = decompress(raw, header(res.headers, 'content-encoding'), o.maxBytes, requested);
+        return { requestedUrl: requested, url: url.href, status: res.statusCode, contentType, body };
+      }
+    } catch (err) {
+      throw mapError(err, requested, signal);
+    }
+  }
+
+  return {
+    fetchPage: (url, signal) => fetchChecked(url, PAGE_ACCEPT, isPageType, signal),
+    async fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+      const page = await fetchChecked(url, 'application/json', isJsonType, signal);
+      try {
+        return JSON.parse(page.body.toString('utf8')) as T;
+      } catch (err) {
+        throw new errors.ERR_FETCH_FAILED(url, 'the answer is not valid JSON', err as Error);
+      }
+    },
+    async close() {
+      await own?.close();
+    },
+  };
+}
+
+/** A fetcher configured by FETCH_TIMEOUT_MS, FETCH_MAX_BYTES and FETCH_ALLOW_HOSTS. */
+export function fetcherFromConfig(config: Config): Fetcher {
+  return createFetcher({ timeoutMs: config.FETCH_TIMEOUT_MS, maxBytes: config.FETCH_MAX_BYTES, allowHosts: [...config.FETCH_ALLOW_HOSTS] });
+}
+
+/** The page's text, decoded by BOM, Content-Type charset, `<meta charset>`, else UTF-8/windows-1252. */
+export function decodeHtml(page: Pick<FetchedPage, 'body' | 'contentType'>): string {
+  return decodeDocument(page.body, page.contentType);
+}

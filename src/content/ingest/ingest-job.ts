@@ -1,0 +1,82 @@
+/**
+ * Progress of one ingest job: counts, item ids and failures, saved to the store as they change
+ * (at most every SAVE_INTERVAL_MS, and always at the end) and reported to a listener.
+ */
+import type { Logger } from '../../logger.js';
+import { SalonError, errors } from '../../errors.js';
+import type { IngestJob, JobFailure, Store } from '../../store/types.js';
+
+const SAVE_INTERVAL_MS = 250;
+/** A job keeps at most this many failures and item ids, so a huge feed cannot bloat its record. */
+export const JOB_LIST_CAP = 1000;
+
+/** A failure as a job records it: catalogued errors keep their code; anything else is internal. */
+export function toFailure(ref: string, err: unknown): JobFailure {
+  if (err instanceof SalonError) return { ref, code: err.code, message: err.message };
+  const internal = new errors.ERR_INTERNAL();
+  return { ref, code: internal.code, message: internal.message };
+}
+
+/** Keeps one job's record current while its work runs. */
+export class JobTracker {
+  private lastSave = 0;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly job: IngestJob,
+    private readonly store: Store,
+    private readonly log?: Logger,
+    private readonly onChange?: (job: IngestJob) => void,
+  ) {}
+
+  /** Announces more work (totals grow as feeds and folders are read). */
+  addTotal(n: number): void {
+    this.job.total += n;
+    this.changed();
+  }
+
+  /** One item stored. */
+  itemDone(id: string): void {
+    this.job.done++;
+    if (this.job.itemIds.length < JOB_LIST_CAP && !this.job.itemIds.includes(id)) this.job.itemIds.push(id);
+    this.changed();
+  }
+
+  /** One item that could not be stored. */
+  itemFailed(ref: string, err: unknown): void {
+    this.job.failed++;
+    this.note(ref, err);
+  }
+
+  /** A problem that did not stop an item (e.g. its article could not be fetched, so the feed text was kept). */
+  note(ref: string, err: unknown): void {
+    if (!(err instanceof SalonError)) this.log?.error({ err, ref }, 'ingest step failed');
+    if (this.job.failures.length < JOB_LIST_CAP) this.job.failures.push(toFailure(ref, err));
+    this.changed();
+  }
+
+  setStatus(status: IngestJob['status']): void {
+    this.job.status = status;
+    this.changed(true);
+  }
+
+  /** Resolves when every save so far has been written. */
+  async flush(): Promise<void> {
+    this.save();
+    await this.saving;
+  }
+
+  private changed(force = false): void {
+    this.job.updatedAt = new Date().toISOString();
+    this.onChange?.(this.job);
+    if (force || Date.now() - this.lastSave >= SAVE_INTERVAL_MS) this.save();
+  }
+
+  private save(): void {
+    this.lastSave = Date.now();
+    const snapshot: IngestJob = structuredClone(this.job);
+    this.saving = this.saving
+      .then(() => this.store.saveJob(snapshot))
+      .catch((err) => this.log?.error({ err, jobId: this.job.id }, 'saving an ingest job failed'));
+  }
+}

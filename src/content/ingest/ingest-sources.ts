@@ -1,0 +1,175 @@
+/**
+ * The work of an ingest job, per kind of request: a URL (an article, or a feed if that is what
+ * the URL serves), a feed, a YouTube channel feed, Hacker News stories, local files. Every item
+ * goes through the item pipeline; a failing item is recorded and the rest go on.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { SalonError, errors } from '../../errors.js';
+import { articleOfPage, fetchArticle, newsItemFromArticle, type ArticleFields, type IngestDeps } from '../sources/article.js';
+import { entryRef, entryUrl, newsItemFromEntry, videoItemFromEntry } from '../sources/feed-items.js';
+import { looksLikeFeed, parseFeed, type ParsedFeed } from '../sources/feeds.js';
+import { storyToItem, type HnClient } from '../sources/hn.js';
+import type { JobTracker } from './ingest-job.js';
+import type { ItemPipeline } from './pipeline.js';
+import { MARKDOWN_EXTENSIONS, markdownFiles, readPostFile } from '../sources/posts.js';
+import { videoEntriesFromJson } from '../sources/videos.js';
+
+/** Everything a job's work needs. */
+export interface IngestContext {
+  deps: IngestDeps;
+  pipeline: ItemPipeline;
+  hn: HnClient;
+  tracker: JobTracker;
+  signal: AbortSignal;
+  /** BODY_MAX_CHARS, passed to extraction. */
+  bodyMaxChars: number;
+}
+
+const FEED_EXTENSIONS = ['.xml', '.rss', '.atom', '.rdf'];
+const FEED_HEAD_CHARS = 1024;
+
+function checkAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof SalonError ? signal.reason : new errors.ERR_JOB_CANCELLED('the job was cancelled');
+}
+
+/** Parses a feed through the deps (a worker for large ones) or in-process. */
+function readFeed(ctx: IngestContext, bytes: Buffer, ref: string): Promise<ParsedFeed> {
+  return ctx.deps.parseFeed ? ctx.deps.parseFeed(bytes, ref, ctx.signal) : Promise.resolve().then(() => parseFeed(bytes, ref));
+}
+
+/** Makes and puts one item; a failure is recorded against `ref` and does not throw. */
+async function putOne(ctx: IngestContext, ref: string, make: () => Promise<unknown> | unknown): Promise<void> {
+  checkAborted(ctx.signal);
+  try {
+    const { id } = await ctx.pipeline.put(await make());
+    ctx.tracker.itemDone(id);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.tracker.itemFailed(ref, err);
+  }
+  // Long jobs give the event loop a turn between items.
+  await yieldToLoop();
+}
+
+/** The linked article of a feed entry or story, or null (with a note) when it cannot be had. */
+async function tryArticle(ctx: IngestContext, url: string): Promise<ArticleFields | null> {
+  try {
+    return await fetchArticle(ctx.deps, url, ctx.bodyMaxChars, ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.tracker.note(url, err);
+    return null;
+  }
+}
+
+/** Puts the entries of a parsed feed (at most `limit`). */
+export async function ingestFeedDocument(ctx: IngestContext, feed: ParsedFeed, feedUrl: string | undefined, limit: number): Promise<void> {
+  const entries = feed.entries.slice(0, limit);
+  ctx.tracker.addTotal(entries.length);
+  for (const entry of entries) {
+    const ref = entryRef(entry, feedUrl);
+    if (entry.video) {
+      await putOne(ctx, ref, () => videoItemFromEntry(entry, feed));
+      continue;
+    }
+    await putOne(ctx, ref, async () => {
+      const url = entryUrl(entry, feedUrl);
+      const article = url ? await tryArticle(ctx, url) : null;
+      return newsItemFromEntry(entry, feed, article, feedUrl);
+    });
+  }
+}
+
+async function fetchFeed(ctx: IngestContext, url: string): Promise<{ feed: ParsedFeed; url: string }> {
+  const page = await ctx.deps.fetchPage(url, ctx.signal);
+  return { feed: await readFeed(ctx, page.body, url), url: page.url };
+}
+
+/** A feed URL; with `youtubeOnly`, a feed that is not a YouTube channel feed is refused. */
+export async function ingestFeedUrl(ctx: IngestContext, url: string, limit: number, youtubeOnly = false): Promise<void> {
+  const { feed, url: finalUrl } = await fetchFeed(ctx, url);
+  if (youtubeOnly && !feed.youtube) throw new errors.ERR_FEED_PARSE(`${url} is a feed but not a YouTube channel feed (no yt:videoId entries)`);
+  await ingestFeedDocument(ctx, feed, finalUrl, limit);
+}
+
+/** A page URL: its article, or the entries of the feed it turns out to be. */
+export async function ingestUrl(ctx: IngestContext, url: string, limit: number): Promise<void> {
+  const page = await ctx.deps.fetchPage(url, ctx.signal);
+  const head = page.body.subarray(0, FEED_HEAD_CHARS).toString('latin1');
+  if (looksLikeFeed(page.contentType, head)) {
+    await ingestFeedDocument(ctx, await readFeed(ctx, page.body, url), page.url, limit);
+    return;
+  }
+  ctx.tracker.addTotal(1);
+  await putOne(ctx, url, async () => newsItemFromArticle(url, await articleOfPage(ctx.deps, page, ctx.bodyMaxChars, ctx.signal)));
+}
+
+async function ingestStory(ctx: IngestContext, id: number): Promise<void> {
+  await putOne(ctx, `hn:${id}`, async () => {
+    const { story, comments } = await ctx.hn.story(id, ctx.signal);
+    const article = story.url && /^https?:\/\//i.test(story.url) ? await tryArticle(ctx, story.url) : null;
+    return storyToItem(story, comments, article);
+  });
+}
+
+/** One Hacker News story, or the first `limit` top stories. */
+export async function ingestHn(ctx: IngestContext, hn: number | 'top', limit: number): Promise<void> {
+  const ids = hn === 'top' ? await ctx.hn.topStoryIds(limit, ctx.signal) : [hn];
+  ctx.tracker.addTotal(ids.length);
+  for (const id of ids) await ingestStory(ctx, id);
+}
+
+async function ingestMarkdown(ctx: IngestContext, paths: string[]): Promise<void> {
+  ctx.tracker.addTotal(paths.length);
+  for (const path of paths) {
+    const entry = await readPostFile(path);
+    await putOne(ctx, path, () => {
+      if ('error' in entry) throw entry.error;
+      return entry.item;
+    });
+  }
+}
+
+async function ingestVideoJson(ctx: IngestContext, path: string): Promise<void> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    throw new errors.ERR_INVALID_CONTENT(`${path} is not readable JSON (${(err as Error).message})`);
+  }
+  const entries = videoEntriesFromJson(doc);
+  ctx.tracker.addTotal(entries.length);
+  for (const e of entries) {
+    await putOne(ctx, `${path} ${e.ref}`, () => {
+      if ('error' in e) throw e.error;
+      return e.item;
+    });
+  }
+}
+
+async function ingestFile(ctx: IngestContext, path: string, limit: number): Promise<void> {
+  const info = await stat(path).catch(() => null);
+  if (!info) throw new errors.ERR_INVALID_CONTENT(`${path} does not exist`);
+  const ext = extname(path).toLowerCase();
+  if (info.isDirectory()) return ingestMarkdown(ctx, await markdownFiles(path));
+  if (MARKDOWN_EXTENSIONS.includes(ext)) return ingestMarkdown(ctx, [path]);
+  if (ext === '.json') return ingestVideoJson(ctx, path);
+  if (FEED_EXTENSIONS.includes(ext)) return ingestFeedDocument(ctx, await readFeed(ctx, await readFile(path), path), undefined, limit);
+  throw new errors.ERR_INVALID_CONTENT(`${path}: expected a folder of posts, a .md post, a .json video file or a .xml/.rss/.atom feed`);
+}
+
+/** Local files and folders; a file that cannot be read at all is one failure and the rest go on. */
+export async function ingestFiles(ctx: IngestContext, paths: string[], limit: number): Promise<void> {
+  for (const path of paths) {
+    checkAborted(ctx.signal);
+    try {
+      await ingestFile(ctx, path, limit);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      ctx.tracker.addTotal(1);
+      ctx.tracker.itemFailed(path, err);
+    }
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * Ingest jobs: a request (`{url}` | `{feed}` | `{youtubeFeed}` | `{hn}` | `{file}`) becomes an
+ * IngestJob saved in the store; `submit` runs it in the background (at most `maxRunning` at once,
+ * the rest queued) and `run` in the foreground for the CLI. Progress and per-item failures are
+ * saved as the job goes; one failing item never stops the others.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../logger.js';
+import { errors } from '../../errors.js';
+import type { IngestJob, JobRunner, Store } from '../../store/types.js';
+import type { IngestDeps } from '../sources/article.js';
+import { HN_DEFAULT_TOP_LIMIT, HnClient } from '../sources/hn.js';
+import { normalizeUrl } from '../ids.js';
+import { JobTracker, toFailure } from './ingest-job.js';
+import { ingestFeedUrl, ingestFiles, ingestHn, ingestUrl, type IngestContext } from './ingest-sources.js';
+import type { ItemPipeline } from './pipeline.js';
+import { required, wholeNumber } from '../../options.js';
+
+/** What to ingest: exactly one source, with an optional cap on the number of items. */
+export type IngestRequest =
+  | { url: string; limit?: number }
+  | { feed: string; limit?: number }
+  | { youtubeFeed: string; limit?: number }
+  | { hn: number | 'top'; limit?: number }
+  | { file: string[]; limit?: number };
+
+export const INGEST_SOURCES = ['url', 'feed', 'youtubeFeed', 'hn', 'file'] as const;
+/** Items taken from one feed when the request sets no limit. */
+export const DEFAULT_FEED_LIMIT = 50;
+export const MAX_INGEST_LIMIT = 500;
+const DEFAULT_MAX_RUNNING = 2;
+/** INGEST_JOB_BUDGET_MS's default: an HN top-stories job fetches dozens of pages and comments. */
+export const DEFAULT_JOB_BUDGET_MS = 900_000;
+
+export interface IngestServiceOptions {
+  store: Store;
+  pipeline: ItemPipeline;
+  deps: IngestDeps;
+  hn: { base: string; commentLimit: number; intervalMs: number };
+  /** BODY_MAX_CHARS. */
+  bodyMaxChars: number;
+  log?: Logger;
+  /** Background jobs running at once; default 2. */
+  maxRunning?: number;
+  /** Total time one job may run (INGEST_JOB_BUDGET_MS); past it the job stops as failed. */
+  jobBudgetMs?: number;
+}
+
+function badRequest(problem: string): never {
+  throw new errors.ERR_BAD_REQUEST(problem);
+}
+
+/**
+ * Checks a request from the API or the CLI: exactly one source, http(s) URLs, an HN id or "top",
+ * a limit from 1 to MAX_INGEST_LIMIT. Throws ERR_BAD_REQUEST naming the problem.
+ */
+export function validateIngestRequest(raw: unknown): IngestRequest {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) badRequest('expected an object');
+  const r = raw as Record<string, unknown>;
+  const given = INGEST_SOURCES.filter((k) => r[k] !== undefined);
+  if (given.length !== 1) badRequest('give exactly one of url, feed, youtubeFeed, hn');
+  const limit = r.limit;
+  if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_INGEST_LIMIT)) {
+    badRequest(`limit must be a whole number from 1 to ${MAX_INGEST_LIMIT}`);
+  }
+  const withLimit = limit === undefined ? {} : { limit: limit as number };
+  const key = given[0];
+  if (key === 'hn') {
+    const hn = typeof r.hn === 'string' && /^\d+$/.test(r.hn) ? Number(r.hn) : r.hn;
+    if (hn !== 'top' && (!Number.isInteger(hn) || (hn as number) < 1)) badRequest('hn must be a story id or "top"');
+    return { hn: hn as number | 'top', ...withLimit };
+  }
+  if (key === 'file') {
+    const files = typeof r.file === 'string' ? [r.file] : r.file;
+    if (!Array.isArray(files) || files.length === 0 || !files.every((f) => typeof f === 'string' && f)) badRequest('file must name files');
+    return { file: files as string[], ...withLimit };
+  }
+  const url = r[key];
+  if (typeof url !== 'string') badRequest(`${key} must be a URL`);
+  normalizeUrl(url);
+  return { [key]: url.trim(), ...withLimit } as IngestRequest;
+}
+
+/** Runs ingest jobs through the item pipeline; one per app (services.ingest) or per CLI run. */
+export class IngestService {
+  private readonly hn: HnClient;
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  /** Jobs an admin cancelled: they end `cancelled`, not `failed`. */
+  private readonly cancelled = new Set<string>();
+  private readonly jobBudgetMs: number;
+  private readonly queue: (() => void)[] = [];
+  private active = 0;
+  private closed = false;
+
+  constructor(private readonly options: IngestServiceOptions) {
+    required('IngestService', 'store', options.store);
+    required('IngestService', 'pipeline', options.pipeline);
+    required('IngestService', 'deps', options.deps);
+    const maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
+    wholeNumber('IngestService', 'maxRunning', maxRunning, 1);
+    this.jobBudgetMs = options.jobBudgetMs ?? DEFAULT_JOB_BUDGET_MS;
+    wholeNumber('IngestService', 'jobBudgetMs', this.jobBudgetMs, 1);
+    this.hn = new HnClient({ ...options.hn, fetchJson: (url, signal) => options.deps.fetchJson(url, signal) });
+  }
+
+  private newJob(request: IngestRequest, runner: JobRunner): IngestJob {
+    const now = new Date().toISOString();
+    return {
+      id: `job_${randomUUID()}`,
+      runner,
+      request: { ...request },
+      status: 'queued',
+      total: 0,
+      done: 0,
+      failed: 0,
+      itemIds: [],
+      failures: [],
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /**
+   * Marks the background jobs an earlier server process left queued or running as failed
+   * (ERR_JOB_CANCELLED): nothing will ever finish them. Call once at start, before `submit`.
+   * Jobs of a `salon ingest` still running beside the server are left alone.
+   */
+  async failInterruptedJobs(): Promise<string[]> {
+    const failure = toFailure('restart', new errors.ERR_JOB_CANCELLED('the server stopped before the job finished'));
+    const ids = await this.options.store.failUnfinishedJobs('server', failure, new Date().toISOString());
+    if (ids.length) this.options.log?.warn({ jobIds: ids }, `marked ${ids.length} interrupted ingest job(s) as failed`);
+    return ids;
+  }
+
+  /** The item pipeline every job writes through (also used by POST /content and seeding). */
+  get pipeline(): ItemPipeline {
+    return this.options.pipeline;
+  }
+
+  /**
+   * Saves a queued job and starts it in the background; resolves with the queued job. Local
+   * files are refused here (the HTTP API must not read the server's disk); `run` takes them.
+   */
+  async submit(raw: unknown): Promise<IngestJob> {
+    if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
+    const request = validateIngestRequest(raw);
+    if ('file' in request) throw new errors.ERR_BAD_REQUEST('file ingestion is only available from the CLI');
+    const job = this.newJob(request, 'server');
+    await this.options.store.saveJob(job);
+    const controller = new AbortController();
+    const done = this.whenSlotFree(controller.signal)
+      .then(() => this.execute(job, request, controller.signal).finally(() => this.releaseSlot()))
+      .catch((err) => this.options.log?.error({ err, jobId: job.id }, 'ingest job crashed'))
+      .finally(() => this.running.delete(job.id));
+    this.running.set(job.id, { controller, done });
+    return structuredClone(job);
+  }
+
+  /** Runs a request in the foreground (the CLI); `onProgress` sees every change. */
+  async run(raw: unknown, onProgress?: (job: IngestJob) => void, signal = new AbortController().signal): Promise<IngestJob> {
+    const request = validateIngestRequest(raw);
+    const job = this.newJob(request, 'cli');
+    await this.options.store.saveJob(job);
+    return this.execute(job, request, signal, onProgress);
+  }
+
+  /** The job with this id; ERR_JOB_NOT_FOUND when there is none. */
+  async getJob(id: string): Promise<IngestJob> {
+    const job = await this.options.store.getJob(id);
+    if (!job) throw new errors.ERR_JOB_NOT_FOUND(id);
+    return job;
+  }
+
+  /**
+   * Cancels a queued or running background job: it stops at its next step, keeps the items it
+   * finished (each item is written whole or not at all) and ends `cancelled`. A job that already
+   * ended, or a CLI job (another process runs it), is returned as it is. ERR_JOB_NOT_FOUND when
+   * there is no such job.
+   */
+  async cancel(id: string): Promise<IngestJob> {
+    const job = await this.getJob(id);
+    const running = this.running.get(id);
+    if (!running) return job;
+    this.cancelled.add(id);
+    running.controller.abort(new errors.ERR_JOB_CANCELLED('cancelled by an admin'));
+    await running.done;
+    this.cancelled.delete(id);
+    return this.getJob(id);
+  }
+
+  /** Resolves when no background job is running or queued. */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Stops background jobs (they end as failed with ERR_JOB_CANCELLED) and waits for them. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const r of this.running.values()) r.controller.abort(new errors.ERR_JOB_CANCELLED('the server is shutting down'));
+    await this.idle();
+    await this.options.deps.close?.();
+  }
+
+  private async whenSlotFree(signal: AbortSignal): Promise<void> {
+    if (this.active >= (this.options.maxRunning ?? DEFAULT_MAX_RUNNING)) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          const i = this.queue.indexOf(wake);
+          if (i >= 0) this.queue.splice(i, 1);
+          resolve();
+        };
+        this.queue.push(wake);
+        signal.addEventListener('abort', wake, { once: true });
+      });
+    }
+    this.active++;
+  }
+
+  private releaseSlot(): void {
+    this.active--;
+    this.queue.shift()?.();
+  }
+
+  private async execute(job: IngestJob, request: IngestRequest, signal: AbortSignal, onProgress?: (job: IngestJob) => void): Promise<IngestJob> {
+    const tracker = new JobTracker(job, this.options.store, this.options.log, onProgress);
+    // The budget runs from the job's start, not from when it was queued.
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(new errors.ERR_JOB_BUDGET(this.jobBudgetMs)), this.jobBudgetMs);
+    const jobSignal = AbortSignal.any([signal, budget.signal]);
+    const ctx: IngestContext = {
+      deps: this.options.deps,
+      pipeline: this.options.pipeline,
+      hn: this.hn,
+      tracker,
+      signal: jobSignal,
+      bodyMaxChars: this.options.bodyMaxChars,
+    };
+    try {
+      if (jobSignal.aborted) throw jobSignal.reason;
+      tracker.setStatus('running');
+      await this.work(ctx, request);
+      if (jobSignal.aborted) throw jobSignal.reason;
+      tracker.setStatus(job.failed > 0 && job.done === 0 ? 'failed' : 'done');
+    } catch (err) {
+      tracker.note(describeRequest(request), jobSignal.aborted ? jobSignal.reason : err);
+      tracker.setStatus(this.cancelled.has(job.id) ? 'cancelled' : 'failed');
+    } finally {
+      clearTimeout(timer);
+      await tracker.flush();
+    }
+    return structuredClone(job);
+  }
+
+  private work(ctx: IngestContext, request: IngestRequest): Promise<void> {
+    if ('url' in request) return ingestUrl(ctx, request.url, request.limit ?? DEFAULT_FEED_LIMIT);
+    if ('feed' in request) return ingestFeedUrl(ctx, request.feed, request.limit ?? DEFAULT_FEED_LIMIT);
+    if ('youtubeFeed' in request) return ingestFeedUrl(ctx, request.youtubeFeed, request.limit ?? DEFAULT_FEED_LIMIT, true);
+    if ('hn' in request) return ingestHn(ctx, request.hn, request.limit ?? HN_DEFAULT_TOP_LIMIT);
+    return ingestFiles(ctx, request.file, request.limit ?? MAX_INGEST_LIMIT);
+  }
+}
+
+/** The request's source as a job failure's `ref`. */
+export function describeRequest(request: IngestRequest): string {
+  if ('url' in request) return request.url;
+  if ('feed' in request) return request.feed;
+  if ('youtubeFeed' in request) return request.youtubeFeed;
+  if ('hn' in request) return `hn:${request.hn}`;
+  return request.file.join(', ');
+}

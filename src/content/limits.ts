@@ -1,0 +1,32 @@
+/**
+ * Caps on untrusted fields, applied before any processing: what a page or feed sends beyond them
+ * is dropped first, so no later step (HTML to text, entity decoding, titles) ever sees more.
+ * Generous for real content (the extraction corpus's longest title is ~300 characters), small
+ * enough that a hostile field costs milliseconds.
+ */
+import { safeCut } from './text.js';
+
+/** Longest raw value kept of each field, in characters. */
+export const FIELD_CAPS = {
+  /** A title from a page or a feed entry. */
+  title: 2_000,
+  /** A feed entry's description or summary (usually HTML). */
+  summary: 65_536,
+  /** A feed entry's full content (HTML); the body is cut to BODY_MAX_CHARS afterwards. */
+  content: 2_000_000,
+  /** An author or channel name. */
+  author: 500,
+  /** One category. */
+  category: 200,
+  /** Categories kept per entry. */
+  categories: 20,
+  /** A Hacker News comment or story text (HTML). */
+  comment: 65_536,
+  /** A markdown post's source. */
+  post: 1_000_000,
+} as const;
+
+/** `text` cut to at most `max` characters (never inside a surrogate pair). */
+export function capField(text: string, max: number): string {
+  return text.length > max ? text.slice(0, safeCut(text, max)) : text;
+}

@@ -1,0 +1,88 @@
+/**
+ * The seams ingestion uses to reach the web (H1's fetcher and extractor, or test doubles), and
+ * the news item made from one fetched article.
+ */
+import { errors } from '../../errors.js';
+import type { ParsedFeed } from './feeds.js';
+import { idForUrl } from '../ids.js';
+import { DESCRIPTION_CHARS, excerpt } from '../text.js';
+import { hostOf } from '../../text.js';
+
+/** A fetched page, as the fetcher returns it. */
+export interface FetchedPage {
+  requestedUrl: string;
+  /** Where the page was finally fetched from, after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/** What extraction yields for a page (the fields Salon uses). */
+export interface ArticleFields {
+  title?: string | null;
+  text?: string | null;
+  excerpt?: string | null;
+  byline?: string | null;
+  siteName?: string | null;
+  image?: string | null;
+  publishedTime?: string | null;
+  /** Set by Salon to the page's final URL. */
+  url?: string | null;
+}
+
+/** The network and parsing capabilities ingestion needs; app.ts and the CLI pass the real ones. */
+export interface IngestDeps {
+  /** Fetches an HTML or XML page (SSRF-guarded, size-capped). */
+  fetchPage(url: string, signal?: AbortSignal): Promise<FetchedPage>;
+  /** Fetches and parses a JSON document (the HN API). */
+  fetchJson(url: string, signal?: AbortSignal): Promise<unknown>;
+  /** Extracts the article of a fetched page (decoding it by its charset), preferably off the main thread. */
+  extract(page: FetchedPage, maxChars: number, signal?: AbortSignal): Promise<ArticleFields>;
+  /** Parses a feed document, off the main thread when large; default: parseFeed in-process. */
+  parseFeed?(bytes: Buffer, ref: string, signal?: AbortSignal): Promise<ParsedFeed>;
+  /** Releases connection pools and workers; called when ingestion shuts down. */
+  close?(): Promise<void>;
+}
+
+/** Fetches and extracts the article at `url`; throws the fetch or extraction error. */
+export async function fetchArticle(deps: IngestDeps, url: string, maxChars: number, signal?: AbortSignal): Promise<ArticleFields> {
+  const page = await deps.fetchPage(url, signal);
+  return articleOfPage(deps, page, maxChars, signal);
+}
+
+/** Extracts the article of an already fetched page. */
+export async function articleOfPage(deps: IngestDeps, page: FetchedPage, maxChars: number, signal?: AbortSignal): Promise<ArticleFields> {
+  const article = await deps.extract(page, maxChars, signal);
+  if (!article.text?.trim()) throw new errors.ERR_EXTRACTION_FAILED(page.url, 'no article text');
+  return { ...article, url: page.url };
+}
+
+function httpOrNull(url: string | null | undefined): string | null {
+  return url && /^https?:\/\/\S+$/i.test(url) ? url : null;
+}
+
+/**
+ * The news item (unvalidated) for an article fetched from `requestedUrl`; its id comes from the
+ * requested URL, so ingesting the same URL again updates it.
+ */
+export function newsItemFromArticle(requestedUrl: string, article: ArticleFields): Record<string, unknown> {
+  const url = article.url || requestedUrl;
+  const body = article.text?.trim() ?? '';
+  const published = article.publishedTime && !Number.isNaN(Date.parse(article.publishedTime)) ? article.publishedTime : null;
+  return {
+    id: idForUrl('news', requestedUrl),
+    kind: 'news',
+    title: article.title?.trim() || url,
+    url,
+    description: excerpt(article.excerpt?.trim() || body, DESCRIPTION_CHARS),
+    body,
+    comments: [],
+    category: null,
+    publishedAt: published,
+    image: httpOrNull(article.image),
+    author: article.byline?.trim() || null,
+    siteName: article.siteName?.trim() || hostOf(url),
+    source: 'url',
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * RSS 2.0, RSS 1.0 (RDF), Atom and YouTube channel feeds, parsed with cheerio's XML mode.
+ * `parseFeed` keeps titles and links as the feed has them (after entity decoding); the item
+ * builders in feed-items.ts turn entries into news or video items.
+ */
+import { load } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+import { errors } from '../../errors.js';
+import { textContent as textOf } from '../extract/html-text.js';
+import { FIELD_CAPS, capField } from '../limits.js';
+import { decodeXml } from './xml-decode.js';
+
+/** Links, guids and ids: longer than any real URL (browsers stop near 2 MB; servers near 8 KB). */
+const LINK_CAP = 8_192;
+const DATE_CAP = 100;
+
+export type FeedFormat = 'rss' | 'rdf' | 'atom';
+
+/** A YouTube channel feed entry's video fields (`yt:videoId`, `media:group`). */
+export interface FeedVideo {
+  videoId: string;
+  description: string;
+  thumbnail: string | null;
+  channel: string | null;
+}
+
+/** One item or entry of a feed. */
+export interface FeedEntry {
+  /** The title as the feed gives it ('' when absent). */
+  title: string;
+  /** The item's link (RSS `<link>`, Atom alternate `href`), or null. */
+  link: string | null;
+  guid: string | null;
+  /** RSS `description` / Atom `summary`, usually HTML. */
+  summaryHtml: string;
+  /** RSS `content:encoded` / Atom `content`, usually HTML. */
+  contentHtml: string;
+  /** ISO-8601, or null when absent or unparseable. */
+  published: string | null;
+  author: string | null;
+  image: string | null;
+  categories: string[];
+  video: FeedVideo | null;
+}
+
+export interface ParsedFeed {
+  format: FeedFormat;
+  /** True for YouTube channel feeds: every entry with a `yt:videoId` has `video` set. */
+  youtube: boolean;
+  title: string;
+  link: string | null;
+  entries: FeedEntry[];
+  /** Set by toPlainFeed: the title, author, category and `…Html` fields already hold plain text. */
+  plainText?: boolean;
+}
+
+function elements(node: AnyNode | undefined): Element[] {
+  if (!node || !('children' in node)) return [];
+  return (node.children as AnyNode[]).filter((c): c is Element => c.type === 'tag');
+}
+
+function lname(el: Element): string {
+  return el.name.toLowerCase();
+}
+
+function child(el: Element, name: string): Element | undefined {
+  return elements(el).find((c) => lname(c) === name);
+}
+
+/** The text of the first named child that has some, cut to `max` characters before it is trimmed. */
+function childText(el: Element, max: number, ...names: string[]): string {
+  for (const name of names) {
+    const c = child(el, name);
+    if (c) {
+      const t = capField(textOf(c), max).trim();
+      if (t) return t;
+    }
+  }
+  return '';
+}
+
+function attr(el: Element | undefined, name: string): string | null {
+  const v = el?.attribs?.[name]?.trim();
+  return v ? v : null;
+}
+
+function isoDate(raw: string): string | null {
+  if (!raw) return null;
+  const ms = Date.parse(raw);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+function imageOf(el: Element): string | null {
+  for (const c of elements(el)) {
+    const n = lname(c);
+    if (n === 'media:thumbnail') return attr(c, 'url');
+    if (n === 'media:content' && (attr(c, 'medium') === 'image' || /^image\//.test(attr(c, 'type') ?? ''))) return attr(c, 'url');
+    if (n === 'enclosure' && /^image\//.test(attr(c, 'type') ?? '')) return attr(c, 'url');
+    if (n === 'itunes:image') return attr(c, 'href');
+  }
+  const group = child(el, 'media:group');
+  return group ? imageOf(group) : null;
+}
+
+function categoriesOf(el: Element): string[] {
+  return elements(el)
+    .filter((c) => lname(c) === 'category')
+    .slice(0, FIELD_CAPS.categories)
+    .map((c) => capField(attr(c, 'term') ?? textOf(c), FIELD_CAPS.category).trim())
+    .filter(Boolean);
+}
+
+function rssEntry(item: Element): FeedEntry {
+  return {
+    title: childText(item, FIELD_CAPS.title, 'title'),
+    link: childText(item, LINK_CAP, 'link') || null,
+    guid: childText(item, LINK_CAP, 'guid') || null,
+    summaryHtml: childText(item, FIELD_CAPS.summary, 'description'),
+    contentHtml: childText(item, FIELD_CAPS.content, 'content:encoded'),
+    published: isoDate(childText(item, DATE_CAP, 'pubdate', 'dc:date')),
+    author: childText(item, FIELD_CAPS.author, 'dc:creator', 'author', 'itunes:author') || null,
+    image: imageOf(item),
+    categories: categoriesOf(item),
+    video: null,
+  };
+}
+
+/** Atom link: the first `rel="alternate"` (or rel-less) link, else the first link. */
+function atomLink(el: Element): string | null {
+  const links = elements(el).filter((c) => lname(c) === 'link');
+  const alternate = links.find((l) => (attr(l, 'rel') ?? 'alternate') === 'alternate');
+  return attr(alternate ?? links[0], 'href');
+}
+
+function youtubeVideo(entry: Element, feedTitle: string): FeedVideo | null {
+  const videoId = childText(entry, LINK_CAP, 'yt:videoid');
+  if (!videoId) return null;
+  const group = child(entry, 'media:group');
+  const author = child(entry, 'author');
+  return {
+    videoId,
+    description: group ? childText(group, FIELD_CAPS.summary, 'media:description') : '',
+    thumbnail: group ? attr(child(group, 'media:thumbnail'), 'url') : null,
+    channel: (author && childText(author, FIELD_CAPS.author, 'name')) || feedTitle || null,
+  };
+}
+
+function atomEntry(entry: Element, feedTitle: string): FeedEntry {
+  const author = child(entry, 'author');
+  return {
+    title: childText(entry, FIELD_CAPS.title, 'title'),
+    link: atomLink(entry),
+    guid: childText(entry, LINK_CAP, 'id') || null,
+    summaryHtml: childText(entry, FIELD_CAPS.summary, 'summary'),
+    contentHtml: childText(entry, FIELD_CAPS.content, 'content'),
+    published: isoDate(childText(entry, DATE_CAP, 'published', 'updated')),
+    author: (author && childText(author, FIELD_CAPS.author, 'name')) || null,
+    image: imageOf(entry),
+    categories: categoriesOf(entry),
+    video: youtubeVideo(entry, feedTitle),
+  };
+}
+
+/**
+ * Parses a feed document (bytes are decoded by their declared or detected encoding).
+ * Throws ERR_FEED_PARSE naming `ref` when the document is not an RSS, RDF or Atom feed.
+ */
+export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedFeed {
+  const xml = typeof input === 'string' ? input : decodeXml(input);
+  const $ = load(xml, { xml: true });
+  const root = elements($.root()[0] as unknown as AnyNode)[0];
+  if (!root) throw new errors.ERR_FEED_PARSE(`${ref} holds no XML elements`);
+  const rootName = lname(root);
+  if (rootName === 'rss') {
+    const channel = child(root, 'channel') ?? root;
+    const entries = elements(channel)
+      .filter((c) => lname(c) === 'item')
+      .map(rssEntry);
+    return { format: 'rss', youtube: false, title: childText(channel, FIELD_CAPS.title, 'title'), link: childText(channel, LINK_CAP, 'link') || null, entries };
+  }
+  if (rootName === 'rdf:rdf' || rootName === 'rdf') {
+    const channel = child(root, 'channel');
+    const items = elements(root).filter((c) => lname(c) === 'item');
+    return {
+      format: 'rdf',
+      youtube: false,
+      title: channel ? childText(channel, FIELD_CAPS.title, 'title') : '',
+      link: (channel && childText(channel, LINK_CAP, 'link')) || null,
+      entries: items.map(rssEntry),
+    };
+  }
+  if (rootName === 'feed') {
+    const title = childText(root, FIELD_CAPS.title, 'title');
+    const entries = elements(root)
+      .filter((c) => lname(c) === 'entry')
+      .map((e) => atomEntry(e, title));
+    const youtube = entries.length > 0 ? entries.some((e) => e.video) : Boolean(attr(root, 'xmlns:yt'));
+    return { format: 'atom', youtube, title, link: atomLink(root), entries };
+  }
+  throw new errors.ERR_FEED_PARSE(`${ref} has a <${root.name}> root element, not <rss>, <rdf:RDF> or <feed>`);
+}
+
+/** Whether a fetched document looks like a feed (checked before trying to extract an article). */
+export function looksLikeFeed(contentType: string, head: string): boolean {
+  if (/(rss|atom|rdf)\+xml/i.test(contentType)) return true;
+  return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(rss|feed|rdf:RDF)[\s>]/i.test(head);
+}

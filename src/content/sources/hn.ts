@@ -1,0 +1,174 @@
+/**
+ * Hacker News through its Firebase API (`${base}/item/${id}.json`, `${base}/topstories.json`):
+ * a story with its first-level comments in `kids` order, skipping deleted, dead and null items,
+ * requests paced `intervalMs` apart. Comment HTML becomes plain text.
+ */
+import { errors } from '../../errors.js';
+import type { ArticleFields } from './article.js';
+import { htmlToText } from '../extract/html-text.js';
+import { FIELD_CAPS, capField } from '../limits.js';
+import { hnItemId } from '../ids.js';
+import type { Comment } from '../types.js';
+import { excerpt } from '../text.js';
+import { hostOf } from '../../text.js';
+import { numberWithin, required, wholeNumber } from '../../options.js';
+
+/** Fetches and parses a JSON document (H1's fetcher `fetchJson`, or a test double). */
+export type JsonFetcher = (url: string, signal?: AbortSignal) => Promise<unknown>;
+
+/** The fields of an HN API item Salon uses. */
+export interface HnItem {
+  id: number;
+  type?: string;
+  by?: string;
+  time?: number;
+  text?: string;
+  title?: string;
+  url?: string;
+  kids?: number[];
+  deleted?: boolean;
+  dead?: boolean;
+}
+
+export interface HnClientOptions {
+  /** HN_API_BASE, without a trailing slash. */
+  base: string;
+  fetchJson: JsonFetcher;
+  /** HN_COMMENT_LIMIT: first-level comments kept per story. */
+  commentLimit: number;
+  /** HN_REQUEST_INTERVAL_MS: pause between request starts. */
+  intervalMs: number;
+}
+
+export const HN_DEFAULT_TOP_LIMIT = 10;
+export const HN_MAX_TOP_LIMIT = 500;
+/** Extra kids looked at beyond the limit, to make up for deleted and dead ones. */
+const EXTRA_KIDS = 20;
+const HN_DISCUSSION = 'https://news.ycombinator.com/item?id=';
+const STORY_TYPES = new Set(['story', 'job', 'poll']);
+const DESCRIPTION_CHARS = 300;
+
+function asItem(raw: unknown): HnItem | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.id !== 'number') return null;
+  return {
+    id: r.id,
+    type: typeof r.type === 'string' ? r.type : undefined,
+    by: typeof r.by === 'string' ? r.by : undefined,
+    time: typeof r.time === 'number' ? r.time : undefined,
+    text: typeof r.text === 'string' ? r.text : undefined,
+    title: typeof r.title === 'string' ? r.title : undefined,
+    url: typeof r.url === 'string' ? r.url : undefined,
+    kids: Array.isArray(r.kids) ? r.kids.filter((k): k is number => Number.isInteger(k)) : undefined,
+    deleted: r.deleted === true,
+    dead: r.dead === true,
+  };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A paced client for the HN Firebase API. */
+export class HnClient {
+  /** Serialises request starts so concurrent callers are paced too. */
+  private gate: Promise<void> = Promise.resolve();
+  private lastStart = -Infinity;
+
+  constructor(private readonly options: HnClientOptions) {
+    if (!/^https?:\/\//.test(options.base ?? '')) throw new TypeError(`HnClient: options.base must be an http(s) URL, got ${options.base}`);
+    required('HnClient', 'fetchJson', options.fetchJson);
+    wholeNumber('HnClient', 'commentLimit', options.commentLimit, 0);
+    numberWithin('HnClient', 'intervalMs', options.intervalMs, 0);
+  }
+
+  private async get(path: string, signal?: AbortSignal): Promise<unknown> {
+    // Pace from the actual start of the previous request, not its planned slot: a late timer
+    // under load must not squeeze the next gap below intervalMs.
+    const turn = this.gate.then(async () => {
+      const wait = this.lastStart + this.options.intervalMs - performance.now();
+      if (wait > 0) await sleep(wait, signal);
+      this.lastStart = performance.now();
+    });
+    this.gate = turn.catch(() => undefined);
+    await turn;
+    return this.options.fetchJson(`${this.options.base.replace(/\/+$/, '')}/${path}`, signal);
+  }
+
+  /** One item, or null when the API has none (or it is not an item). */
+  async item(id: number, signal?: AbortSignal): Promise<HnItem | null> {
+    return asItem(await this.get(`item/${id}.json`, signal));
+  }
+
+  /** The ids of the first `limit` top stories. */
+  async topStoryIds(limit: number, signal?: AbortSignal): Promise<number[]> {
+    const raw = await this.get('topstories.json', signal);
+    if (!Array.isArray(raw)) throw new errors.ERR_FETCH_FAILED(`${this.options.base}/topstories.json`, 'expected a JSON array of ids');
+    return raw.filter((id): id is number => Number.isInteger(id) && id > 0).slice(0, limit);
+  }
+
+  /** A story and its first `commentLimit` live first-level comments as plain text. */
+  async story(id: number, signal?: AbortSignal): Promise<{ story: HnItem; comments: Comment[] }> {
+    const story = await this.item(id, signal);
+    if (!story || story.deleted || story.dead) throw new errors.ERR_CONTENT_NOT_FOUND(`hn:${id} (no live Hacker News item with that id)`);
+    if (!STORY_TYPES.has(story.type ?? '')) throw new errors.ERR_INVALID_CONTENT(`Hacker News item ${id} is a ${story.type ?? 'thing'}, not a story`);
+    const comments: Comment[] = [];
+    const limit = this.options.commentLimit;
+    for (const kid of (story.kids ?? []).slice(0, limit + EXTRA_KIDS)) {
+      if (comments.length >= limit) break;
+      const c = await this.item(kid, signal);
+      const comment = c && toComment(c);
+      if (comment) comments.push(comment);
+    }
+    return { story, comments };
+  }
+}
+
+/** A live comment as stored, or null for deleted, dead, empty or author-less ones. */
+export function toComment(item: HnItem): Comment | null {
+  if (item.deleted || item.dead || item.type !== 'comment' || !item.by || !item.text) return null;
+  const text = htmlToText(capField(item.text, FIELD_CAPS.comment), { links: 'text+href' });
+  if (!text) return null;
+  return { by: item.by, text, time: item.time ?? 0 };
+}
+
+export const HN_DEFAULT_CATEGORY = 'Tech';
+
+/** The news item (unvalidated pipeline input) for a story, with its linked article when one was extracted. */
+export function storyToItem(story: HnItem, comments: Comment[], article: ArticleFields | null): Record<string, unknown> {
+  const ownText = story.text ? htmlToText(capField(story.text, FIELD_CAPS.comment), { links: 'text+href' }) : '';
+  const body = article?.text?.trim() || ownText;
+  const image = article?.image && isHttp(article.image) ? article.image : null;
+  const link = story.url && isHttp(story.url) ? story.url : null;
+  return {
+    id: hnItemId(story.id),
+    kind: 'news',
+    title: story.title || article?.title || `Hacker News item ${story.id}`,
+    url: article?.url || link || `${HN_DISCUSSION}${story.id}`,
+    description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
+    body,
+    comments,
+    category: HN_DEFAULT_CATEGORY,
+    publishedAt: story.time ? new Date(story.time * 1000).toISOString() : null,
+    image,
+    author: article?.byline || story.by || null,
+    siteName: article?.siteName || (link ? hostOf(link) : 'Hacker News'),
+    source: 'hn',
+  };
+}
+
+function isHttp(url: string): boolean {
+  return /^https?:\/\/[^\s]+$/i.test(url);
+}

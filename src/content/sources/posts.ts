@@ -1,0 +1,107 @@
+/**
+ * Posts from markdown files with a YAML front matter block (`---` … `---`): title, author,
+ * category, publishedAt (or date), description, image, url, id. The stored body is the markdown
+ * rendered to plain text with paragraphs kept, which is what gets indexed.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import MarkdownIt from 'markdown-it';
+import { parse as parseYaml } from 'yaml';
+import { SalonError, errors } from '../../errors.js';
+import { htmlToText } from '../extract/html-text.js';
+import { FIELD_CAPS, capField } from '../limits.js';
+import { qualifyId, slugify } from '../ids.js';
+import { DESCRIPTION_CHARS, excerpt } from '../text.js';
+
+export const MARKDOWN_EXTENSIONS = ['.md', '.markdown'];
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+const EMPTY_FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+
+const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false });
+
+/** Markdown to plain text: blocks become paragraphs, list items lines, code stays verbatim. */
+export function markdownToText(source: string): string {
+  return htmlToText(markdown.render(capField(source, FIELD_CAPS.post)));
+}
+
+/** Splits a document into its front matter (parsed) and the markdown after it. */
+export function splitFrontMatter(text: string, ref: string): { data: Record<string, unknown>; content: string } {
+  const empty = EMPTY_FRONT_MATTER.exec(text);
+  if (empty) return { data: {}, content: text.slice(empty[0].length) };
+  const m = FRONT_MATTER.exec(text);
+  if (!m) return { data: {}, content: text.replace(/^\uFEFF/, '') };
+  let data: unknown;
+  try {
+    data = parseYaml(m[1], { schema: 'core', maxAliasCount: 20 });
+  } catch (err) {
+    throw new errors.ERR_INVALID_CONTENT(`${ref}: front matter is not valid YAML (${(err as Error).message.split('\n')[0]})`);
+  }
+  if (data === null || data === undefined) data = {};
+  if (typeof data !== 'object' || Array.isArray(data)) throw new errors.ERR_INVALID_CONTENT(`${ref}: front matter must be a mapping of fields`);
+  return { data: data as Record<string, unknown>, content: text.slice(m[0].length) };
+}
+
+function scalar(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return v;
+}
+
+function firstHeading(content: string): string | undefined {
+  return /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(content)?.[1];
+}
+
+/**
+ * The post item (unvalidated; the pipeline validates) for a markdown document. `fileName`
+ * supplies the id when the front matter has none.
+ */
+export function postFromMarkdown(text: string, fileName: string, source = 'markdown'): Record<string, unknown> {
+  const { data, content } = splitFrontMatter(text, fileName);
+  const fm = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, scalar(v)]));
+  const rawId = typeof fm.id === 'string' && fm.id.trim() ? fm.id.trim() : slugify(basename(fileName, extname(fileName)));
+  if (!rawId) throw new errors.ERR_INVALID_CONTENT(`${fileName}: no id in the front matter and no usable file name`);
+  const id = qualifyId('post', rawId);
+  const heading = firstHeading(content);
+  const title = fm.title ?? heading;
+  // A leading heading that repeats the title is not part of the body.
+  const body = markdownToText(heading && heading === title ? content.replace(/^\s*#{1,6}[ \t]+.*\n?/, '') : content);
+  return {
+    id,
+    kind: 'post',
+    title: title ?? '',
+    url: fm.url ?? null,
+    description: typeof fm.description === 'string' && fm.description.trim() ? fm.description : excerpt(body, DESCRIPTION_CHARS),
+    body,
+    comments: [],
+    category: fm.category ?? null,
+    publishedAt: fm.publishedAt ?? fm.date ?? null,
+    image: fm.image ?? null,
+    author: fm.author ?? null,
+    channel: null,
+    thumbnail: null,
+    siteName: fm.siteName ?? null,
+    source,
+  };
+}
+
+/** One file of a folder of posts: the item, or why it cannot be one. */
+export type PostEntry = { ref: string; item: Record<string, unknown> } | { ref: string; error: SalonError };
+
+/** Reads and converts one markdown file. */
+export async function readPostFile(path: string, source = 'markdown'): Promise<PostEntry> {
+  try {
+    return { ref: path, item: postFromMarkdown(await readFile(path, 'utf8'), basename(path), source) };
+  } catch (err) {
+    if (err instanceof SalonError) return { ref: path, error: err };
+    return { ref: path, error: new errors.ERR_INVALID_CONTENT(`${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`) };
+  }
+}
+
+/** The markdown files of a folder (not recursive), sorted by name. */
+export async function markdownFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir);
+  return names
+    .filter((n) => MARKDOWN_EXTENSIONS.includes(extname(n).toLowerCase()) && !n.startsWith('.'))
+    .sort()
+    .map((n) => join(dir, n));
+}

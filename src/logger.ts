@@ -1,0 +1,28 @@
+/**
+ * The one logger type every part takes: pino's call shape, structured details first, then the
+ * message. Fastify's `app.log` is one; CLI tools pass `stderrLogger`, tests a recording double.
+ */
+
+export interface Logger {
+  debug(details: object, msg: string): void;
+  info(details: object, msg: string): void;
+  warn(details: object, msg: string): void;
+  error(details: object, msg: string): void;
+}
+
+/** A logger that drops everything, for tools and tests. */
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Lines on stderr for command-line tools (stdout stays data): warnings and errors always, the rest when `verbose`. */
+export function stderrLogger(verbose = false): Logger {
+  const line = (prefix: string, details: object, msg: string) => {
+    const err = (details as { err?: unknown }).err;
+    console.error(`${prefix}${msg}${err instanceof Error ? `: ${err.message}` : ''}`);
+  };
+  return {
+    debug: (d, m) => verbose && line('', d, m),
+    info: (d, m) => verbose && line('', d, m),
+    warn: (d, m) => line('warning: ', d, m),
+    error: (d, m) => line('', d, m),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The one place that picks an implementation for every seam from the config: the Store, the
+ * RoomBus, the Embedder and ChatModel, the VectorIndex. The server (app.ts), the CLI commands and
+ * the benchmarks all get their parts here, so a second store or bus is added in this file alone,
+ * and nothing else decides what DATABASE_URL, REDIS_URL or AI_PROVIDER mean.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CachedEmbedder } from './ai/cached-embedder.js';
+import { localProviders, ollamaProviders, openaiProviders, type ProviderOverrides, type Providers } from './ai/providers.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { InProcessBus } from './rooms/in-process-bus.js';
+import type { RoomBus } from './rooms/types.js';
+import { SearchIndex } from './search/search-index.js';
+import type { HnswMode } from './search/tiered-index.js';
+import { SqliteStore } from './store/sqlite.js';
+import type { Store } from './store/types.js';
+
+export interface StoreOptions {
+  /** Refuse to create a new store (CLI commands that read one). */
+  mustExist?: boolean;
+  /** Checkpoint the WAL off the event loop (the server: chat commits run on it). */
+  backgroundCheckpoints?: boolean;
+}
+
+/** The Store DATABASE_URL names; without it, SQLite in DATA_DIR. Throws a message naming the fix. */
+export function openStore(config: Config, options: StoreOptions = {}): Store {
+  if (config.DATABASE_URL) {
+    throw new Error('DATABASE_URL: the PostgreSQL store is not part of this build yet; unset DATABASE_URL to use SQLite');
+  }
+  const filename = join(config.DATA_DIR, 'salon.db');
+  if (options.mustExist && !existsSync(filename)) {
+    throw new Error(`no Salon data in ${config.DATA_DIR} (DATA_DIR); start the server or ingest content first`);
+  }
+  return new SqliteStore({ filename, backgroundCheckpoints: options.backgroundCheckpoints, synchronous: config.SQLITE_SYNCHRONOUS });
+}
+
+/** The RoomBus REDIS_URL names; without it, the lone in-process bus of a single node. */
+export function createRoomBus(config: Config): RoomBus {
+  if (config.REDIS_URL) {
+    // Silently running single-node when the operator asked for many nodes would split rooms.
+    throw new Error('REDIS_URL: the Redis room bus is not part of this build yet; unset REDIS_URL to run one node');
+  }
+  return new InProcessBus();
+}
+
+/**
+ * The Embedder and ChatModel AI_PROVIDER names: `local` (built in, offline), `ollama` or `openai`.
+ * With a store, a remote embedder's document vectors are cached in it (the local one is cheaper to
+ * recompute than to look up). `overrides` replace either model (tests); health still reports the
+ * configured provider.
+ */
+export function createAi(config: Config, store?: Store, overrides: ProviderOverrides = {}): Providers {
+  const chosen =
+    config.AI_PROVIDER === 'ollama'
+      ? ollamaProviders(config, overrides)
+      : config.AI_PROVIDER === 'openai'
+        ? openaiProviders(config, overrides)
+        : localProviders(config, overrides);
+  if (store && config.AI_PROVIDER !== 'local' && !overrides.embedder) {
+    chosen.embedder = new CachedEmbedder(chosen.embedder, store, { onCacheError: overrides.onCacheError, maxEntries: config.EMBED_CACHE_MAX_ENTRIES });
+  }
+  return chosen;
+}
+
+export interface VectorIndexOptions {
+  /** `auto` (server, reindex) or `off` (one-shot CLI searches: an exact scan beats loading a graph). */
+  hnswMode?: HnswMode;
+  log?: Logger;
+}
+
+/** The VectorIndex: an exact scan on the worker pool, with an HNSW graph above HNSW_THRESHOLD. */
+export function createVectorIndex(config: Config, embedder: { model: string; dimensions: number }, options: VectorIndexOptions = {}): SearchIndex {
+  return new SearchIndex({
+    model: embedder.model,
+    dimensions: embedder.dimensions,
+    threads: config.SEARCH_WORKERS,
+    threshold: config.HNSW_THRESHOLD,
+    dir: config.DATA_DIR,
+    hnswMode: options.hnswMode,
+    log: options.log,
+  });
+}

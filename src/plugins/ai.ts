@@ -1,0 +1,22 @@
+/**
+ * The AI plugin: `/readyz` checks for the provider (`ai`: reachable, models present) and for the
+ * index (`index-model`: the stored vectors were made by this embedder), and a start-up line when
+ * the index needs `salon reindex`.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { checkIndexModel, indexModelHealth } from '../ai/model-check.js';
+
+async function aiPlugin(app: FastifyInstance): Promise<void> {
+  const { store, embedder, readiness } = app.salon;
+  readiness.set('ai', () => app.salon.aiHealth());
+  readiness.set('index-model', () => indexModelHealth(store, embedder));
+  try {
+    const check = await checkIndexModel(store, embedder);
+    if (!check.ok) app.log.error({ code: 'ERR_INDEX_MODEL_MISMATCH' }, check.message);
+  } catch (err) {
+    app.log.warn({ err }, 'could not compare the index with the embedder');
+  }
+}
+
+export default fp(aiPlugin, { name: 'salon-ai' });

@@ -1,0 +1,44 @@
+/**
+ * The content plugin: the content, ingest and demo-image routes, jobs an earlier process left
+ * unfinished marked failed, ingest jobs stopped before the store closes, and the demo seeded when
+ * SEED_DEMO is on (in an onReady hook, so `listen()`, `ready()` and the first `inject()` wait for it).
+ */
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { defaultDemoDir, seedDemo } from '../content/ingest/seed.js';
+import contentRoutes from '../routes/content.js';
+import demoAssets from '../routes/demo-assets.js';
+import ingestRoutes from '../routes/ingest.js';
+
+export interface ContentPluginOptions {
+  /** A folder laid out as fixtures/demo to seed from; default fixtures/demo. */
+  demoDir?: string;
+}
+
+async function contentPlugin(app: FastifyInstance, options: ContentPluginOptions): Promise<void> {
+  const { config, store, ingest } = app.salon;
+  // Before any route can submit a job: every queued or running server job is an orphan now.
+  await ingest.failInterruptedJobs();
+  // preClose runs before any onClose hook, so running jobs stop while the store is still open.
+  app.addHook('preClose', async () => ingest.close());
+
+  const demoDir = options.demoDir ?? defaultDemoDir();
+  await app.register(contentRoutes);
+  await app.register(ingestRoutes);
+  await app.register(demoAssets, { dir: join(demoDir, 'img') });
+  if (!config.SEED_DEMO) return;
+  app.addHook('onReady', async () => {
+    try {
+      const r = await seedDemo({ store, pipeline: ingest.pipeline, dir: demoDir, log: app.log });
+      if (r.seeded)
+        app.log.info({ created: r.created, updated: r.updated, unchanged: r.unchanged, failed: r.failures.length }, `demo content seeded (${r.reason})`);
+      else app.log.debug(`demo content not seeded: ${r.reason}`);
+    } catch (err) {
+      app.log.error({ err }, 'seeding the demo content failed; the server runs without it');
+    }
+  });
+}
+
+// After search: the index must be loaded before seeded chunks reach it.
+export default fp(contentPlugin, { name: 'salon-content', dependencies: ['salon-search'] });

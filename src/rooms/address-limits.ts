@@ -1,0 +1,81 @@
+/**
+ * Limits per client address, across all of its sockets: how many sockets it holds, how many frames
+ * a second all of them together may send, and how many new identities it may take a minute (a
+ * flood from one address cannot hide behind fresh sockets or fresh names). Addresses are keys from
+ * `addressKey` (IPv6 by /64). An address with no socket and nothing left to remember is forgotten,
+ * so the table never outgrows the clients actually present.
+ */
+import { TokenBucket } from './token-bucket.js';
+
+export interface AddressLimitOptions {
+  /** Sockets one address may hold open at once. */
+  maxConnectionsPerAddress: number;
+  /** Frames a second one address may send over all of its sockets (bursts of twice that). */
+  framesPerSecondPerAddress: number;
+  /** Identities (hello without a token) one address may take a minute. */
+  newIdentitiesPerMinute: number;
+}
+
+interface AddressState {
+  sockets: number;
+  frames: TokenBucket;
+  identities: TokenBucket;
+}
+
+/** How often forgotten addresses are swept out of the table. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+export class AddressLimits {
+  private readonly addresses = new Map<string, AddressState>();
+  private sweptAt = 0;
+
+  constructor(private readonly options: AddressLimitOptions) {}
+
+  /** Counts a new socket of `address`; false (nothing counted) when it already holds the maximum. */
+  open(address: string, now: number): boolean {
+    const state = this.state(address, now);
+    if (state.sockets >= this.options.maxConnectionsPerAddress) return false;
+    state.sockets++;
+    return true;
+  }
+
+  /** A socket of `address` closed. */
+  close(address: string, now: number): void {
+    const state = this.addresses.get(address);
+    if (state) state.sockets = Math.max(0, state.sockets - 1);
+    if (now - this.sweptAt >= SWEEP_INTERVAL_MS) this.sweep(now);
+  }
+
+  /** Takes one frame from the address's shared budget; false when it is spent. */
+  frame(address: string, now: number): boolean {
+    return this.state(address, now).frames.take(now);
+  }
+
+  /** Takes one new identity from the address's budget; false when it is spent. */
+  newIdentity(address: string, now: number): boolean {
+    return this.state(address, now).identities.take(now);
+  }
+
+  /** Addresses remembered now (tests, metrics). */
+  get size(): number {
+    return this.addresses.size;
+  }
+
+  private state(address: string, now: number): AddressState {
+    let state = this.addresses.get(address);
+    if (!state) {
+      const { framesPerSecondPerAddress: fps, newIdentitiesPerMinute: ipm } = this.options;
+      state = { sockets: 0, frames: new TokenBucket(fps, fps * 2, now), identities: new TokenBucket(ipm / 60, ipm, now) };
+      this.addresses.set(address, state);
+    }
+    return state;
+  }
+
+  /** Forgets addresses without sockets whose budgets have refilled: they hold nothing to remember. */
+  private sweep(now: number): void {
+    this.sweptAt = now;
+    for (const [address, s] of this.addresses) {
+      if (s.sockets === 0 && s.frames.full(now) && s.identities.full(now)) this.addresses.delete(address);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Client addresses as limits count them. One IPv6 subscriber usually holds a whole /64 and can
+ * pick any address in it, so IPv6 addresses are grouped by their /64; an IPv4 address arriving
+ * IPv4-mapped (`::ffff:1.2.3.4`, as a dual-stack socket reports it) is that IPv4 address.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+
+/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail becomes two groups). */
+function ipv6Groups(ip: string): number[] | null {
+  let text = ip;
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4[1].split('.').map(Number);
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const part = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
+  const head = part(halves[0]);
+  const tail = halves.length === 2 ? part(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return null;
+  const groups = [...head, ...Array<number>(missing).fill(0), ...tail];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+/** The key of a client address: `1.2.3.4`, or `2001:db8:1:2::/64`; anything unparseable as given. */
+export function addressKey(ip: string): string {
+  const address = ip.split('%')[0];
+  if (isIPv4(address)) return address;
+  if (!isIPv6(address)) return ip;
+  const g = ipv6Groups(address);
+  if (!g) return ip;
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+    return [g[6] >> 8, g[6] & 0xff, g[7] >> 8, g[7] & 0xff].join('.');
+  }
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(':')}::/64`;
+}

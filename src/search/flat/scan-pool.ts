@@ -1,0 +1,78 @@
+/**
+ * The one owner of the scan worker pool (docs/architecture.md): a piscina pool running workers/search-scan.js.
+ * Every flat-index scan goes through `ScanPool.scan`; a full queue becomes ERR_SEARCH_BUSY.
+ */
+import { Piscina } from 'piscina';
+import { errors } from '../../errors.js';
+import type { ScanResult, ScanTask } from './layout.js';
+import { builtWorkerFile } from '../../worker-files.js';
+import { wholeNumber } from '../../options.js';
+
+/** Queued tasks allowed per thread before scans are refused (backpressure, not unbounded latency). */
+export const DEFAULT_QUEUE_PER_THREAD = 32;
+/**
+ * Threads above `minThreads` exit after this much idleness. By default minThreads equals the
+ * thread count: a cold worker needs tens of milliseconds to start and compile the kernel, longer
+ * than a whole 100K-row scan, so idle workers are kept (they sleep in Atomics.wait and cost no CPU).
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+export interface ScanPoolOptions {
+  /** Worker threads (SEARCH_WORKERS); one search splits into at most this many tasks. */
+  threads: number;
+  /** Threads kept alive when idle (default: all of them). */
+  minThreads?: number;
+  idleTimeoutMs?: number;
+  /** Queued tasks per thread before ERR_SEARCH_BUSY. */
+  queuePerThread?: number;
+}
+
+export class ScanPool {
+  readonly threads: number;
+  /** Tasks that may wait in the queue; also bounds concurrent searches (see FlatIndex slots). */
+  readonly maxQueue: number;
+  private readonly pool: Piscina;
+  private closed = false;
+
+  constructor(options: ScanPoolOptions) {
+    this.threads = wholeNumber('ScanPool', 'threads', options.threads, 1);
+    const minThreads = wholeNumber('ScanPool', 'minThreads', options.minThreads ?? this.threads, 0);
+    if (minThreads > this.threads) throw new RangeError(`ScanPool: options.minThreads (${minThreads}) exceeds options.threads (${this.threads})`);
+    const idleTimeout = wholeNumber('ScanPool', 'idleTimeoutMs', options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, 0);
+    this.maxQueue = this.threads * wholeNumber('ScanPool', 'queuePerThread', options.queuePerThread ?? DEFAULT_QUEUE_PER_THREAD, 1);
+    this.pool = new Piscina({
+      filename: builtWorkerFile('search-scan.js'),
+      name: 'scan',
+      minThreads,
+      maxThreads: this.threads,
+      idleTimeout,
+      maxQueue: this.maxQueue,
+      // Scans are CPU-bound: two on one thread would only interleave.
+      concurrentTasksPerWorker: 1,
+    });
+  }
+
+  /** Runs one scan task; rejects with ERR_SEARCH_BUSY when the queue is full. */
+  async scan(task: ScanTask): Promise<ScanResult> {
+    if (this.closed) throw new errors.ERR_NOT_READY('the search pool is closed');
+    try {
+      return (await this.pool.run(task)) as ScanResult;
+    } catch (err) {
+      if (err instanceof Error && /queue is at limit|all Workers are busy/i.test(err.message)) {
+        throw new errors.ERR_SEARCH_BUSY(`${this.pool.queueSize} scans queued`, err);
+      }
+      throw err;
+    }
+  }
+
+  /** Tasks waiting for a thread. */
+  get queueSize(): number {
+    return this.pool.queueSize;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.destroy();
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * One HNSW graph shard owned by the main thread. A search on it costs a fraction of a millisecond,
+ * less than the two thread hops of asking a worker (which, on a loaded machine, waits for a core
+ * as well). Building stays in the worker (hnsw-worker-client.ts); the finished graph is handed over
+ * through a file that hnswlib reads on the libuv thread pool, so the event loop never builds.
+ * Later changes are incremental and small; large batches are applied in slices between which the
+ * event loop runs.
+ */
+import { Graph } from 'salon-hnsw';
+import { GRAPH_ENCODING } from './hnsw-worker-client.js';
+import type { VectorHit } from '../types.js';
+
+/** Vectors added per slice before the event loop gets a turn (one add is ~0.3–1 ms on a large graph). */
+const ADD_SLICE = 8;
+
+export class LocalGraph {
+  private readonly index: Graph;
+  private readonly dimensions: number;
+  /** Reused result buffers (grown for larger k): the binding writes hits into them. */
+  private labels = new Uint32Array(16);
+  private distances = new Float32Array(16);
+  /** Mutations and saves, strictly in order (a save must not read while a vector is being linked). */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Operations queued or running, and how many of them are changes. */
+  private pending = 0;
+  private queued = 0;
+  private ef: number;
+
+  private constructor(index: Graph, dimensions: number, ef: number) {
+    this.index = index;
+    this.dimensions = dimensions;
+    this.ef = ef;
+    index.setEf(ef);
+  }
+
+  /** Reads a graph file written by hnswlib (off the event loop). */
+  static async read(path: string, dimensions: number, efSearch: number): Promise<LocalGraph> {
+    return new LocalGraph(await Graph.read(path, dimensions, GRAPH_ENCODING), dimensions, efSearch);
+  }
+
+  /** True while changes wait to be applied: searches would miss them. */
+  get busy(): boolean {
+    return this.queued > 0;
+  }
+
+  /** Elements in the graph, deleted ones included. */
+  get elements(): number {
+    return this.index.count;
+  }
+
+  setEfSearch(ef: number): void {
+    this.ef = ef;
+  }
+
+  search(query: Float32Array, k: number): VectorHit[] {
+    const n = Math.min(k, this.index.count);
+    if (n === 0) return [];
+    if (this.labels.length < n) {
+      this.labels = new Uint32Array(n);
+      this.distances = new Float32Array(n);
+    }
+    this.index.setEf(Math.max(this.ef, n));
+    const found = this.index.search(query, n, this.labels, this.distances);
+    const hits: VectorHit[] = new Array(found);
+    // The cosine distance is 1 − cos; float rounding can push an identical vector past 1.
+    for (let i = 0; i < found; i++) hits[i] = { rowId: this.labels[i], score: Math.min(1, 1 - this.distances[i]) };
+    return hits;
+  }
+
+  /** Adds or replaces vectors (packed `ids.length × dimensions`); applied at once when nothing is queued. */
+  add(ids: number[], vectors: Float32Array): Promise<void> {
+    return this.enqueue(async () => {
+      const d = this.dimensions;
+      const labels = Uint32Array.from(ids);
+      for (let i = 0; i < ids.length; i += ADD_SLICE) {
+        if (i > 0) await new Promise((r) => setImmediate(r));
+        const end = Math.min(ids.length, i + ADD_SLICE);
+        // A label added again simply overwrites its element (hnswlib updates it in place).
+        this.index.addPoints(vectors.subarray(i * d, end * d), labels.subarray(i, end), 1);
+      }
+    });
+  }
+
+  /** Marks rows deleted; resolves to how many were in the graph. */
+  remove(ids: number[]): Promise<number> {
+    return this.enqueue(async () => {
+      let deleted = 0;
+      // false: not in the graph (never added, or already deleted).
+      for (const id of ids) if (this.index.markDelete(id)) deleted++;
+      return deleted;
+    });
+  }
+
+  /** Writes the graph to `path` (on the thread pool; changes wait until it is written). */
+  write(path: string): Promise<void> {
+    return this.enqueue(async () => {
+      await this.index.write(path);
+    }, false);
+  }
+
+  /** Resolves once every queued change is applied. */
+  async flush(): Promise<void> {
+    await this.enqueue(async () => undefined, false);
+  }
+
+  private enqueue<T>(fn: () => Promise<T>, mutation = true): Promise<T> {
+    // When nothing is queued the work starts synchronously (an async function runs to its first await).
+    const run = this.pending === 0 ? fn() : this.tail.then(fn);
+    this.pending++;
+    if (mutation) this.queued++;
+    const settled = run.finally(() => {
+      this.pending--;
+      if (mutation) this.queued--;
+    });
+    this.tail = settled.catch(() => undefined);
+    return settled;
+  }
+}

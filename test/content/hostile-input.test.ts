@@ -1,0 +1,116 @@
+/**
+ * Linear work on untrusted text (issue: hostile pages froze every room). Each input below is the
+ * shape that made a regex or a recursion blow up; a quadratic scan of it takes minutes and a
+ * recursive walk overflows the stack, so finishing with the right answer within the test's
+ * timeout is the check. No figure here depends on the machine's speed.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ExtractPool } from '../../src/content/extract/extract-pool.js';
+import { markupDepth } from '../../src/content/extract/clean.js';
+import { cleanTitle } from '../../src/content/extract/metadata.js';
+import { toPlainFeed } from '../../src/content/sources/feed-items.js';
+import { parseFeed } from '../../src/content/sources/feeds.js';
+import { htmlToText, looksLikeHtml } from '../../src/content/extract/html-text.js';
+import { FIELD_CAPS } from '../../src/content/limits.js';
+import { splitSentences } from '../../src/ai/local/extractive-text.js';
+import { withoutReasoning } from '../../src/ai/reasoning.js';
+import { SalonError } from '../../src/errors.js';
+
+const TWO_MB = 2 * 1024 * 1024;
+
+describe('hostile markup costs linear time', () => {
+  it('tells markup from text without rescanning unclosed tags', () => {
+    expect(looksLikeHtml('<a '.repeat(300_000))).toBe(false);
+    expect(looksLikeHtml('&lt;a '.repeat(300_000))).toBe(true);
+    expect(looksLikeHtml(`${'<a '.repeat(300_000)}>`)).toBe(true);
+    expect(looksLikeHtml('&'.repeat(500_000) + 'amp')).toBe(false);
+    expect(looksLikeHtml('plain words, 3 < 4 and 5 > 2')).toBe(false);
+    expect(looksLikeHtml('caf&eacute;')).toBe(true);
+  });
+
+  it('estimates nesting of open comments, unclosed tags and scripts in one pass', () => {
+    expect(markupDepth('<!--'.repeat(TWO_MB / 4))).toBe(0);
+    expect(markupDepth('<a '.repeat(300_000))).toBe(0);
+    expect(markupDepth(`<div>${'<script>'.repeat(200_000)}`)).toBe(1);
+    expect(markupDepth('<div>'.repeat(60_000))).toBe(60_000);
+    expect(markupDepth('<div><!-- <div><div> --><p>x</p><script>"<div>"</script><br/></div>')).toBe(1);
+  });
+
+  it('turns deeply nested fragments into text without recursion', () => {
+    const nested = `${'<b>'.repeat(60_000)}deep${'</b>'.repeat(60_000)}`;
+    expect(htmlToText(nested)).toBe('deep');
+    const nestedLinks = `${'<span><a href="https://x.example/">'.repeat(20_000)}link`;
+    expect(htmlToText(nestedLinks, { links: 'text+href' })).toContain('link');
+  });
+
+  it('trims long runs of spaces in preformatted text without rescanning them', () => {
+    const text = htmlToText(`<pre>a${' '.repeat(300_000)}b${' '.repeat(300_000)}\nc</pre>`);
+    expect(text).toBe(`a${' '.repeat(300_000)}b\nc`);
+  });
+
+  it('cuts a hostile title before it is cleaned', () => {
+    const title = cleanTitle(`${' '.repeat(500_000)}x`, 'Site');
+    expect(title.length).toBeLessThanOrEqual(FIELD_CAPS.title);
+  });
+
+  it('splits sentences of a long run of punctuation without rescanning it', () => {
+    const dots = `Start${'.'.repeat(300_000)} end`;
+    expect(splitSentences(dots).map((s) => s.text)).toEqual([dots]);
+    expect(splitSentences('One... Two! Three').map((s) => s.text)).toEqual(['One...', 'Two!', 'Three']);
+  });
+
+  it('drops reasoning blocks in one pass, leaving unclosed ones alone', () => {
+    const unclosed = '<think>'.repeat(200_000);
+    expect(withoutReasoning(unclosed)).toBe(unclosed);
+    expect(withoutReasoning('<THINK>a</think>1,3<think>b</think>5', ' ')).toBe(' 1,3 5');
+  });
+
+  it('caps every feed field before turning it into text', () => {
+    const entities = '&amp;lt;'.repeat(500_000 / 9);
+    const xml = `<?xml version="1.0"?><rss><channel><title>T</title><item><title>${'&amp;'.repeat(200_000)}</title><link>https://x.example/a</link><description>${entities}</description>${'<category>c</category>'.repeat(500)}</item></channel></rss>`;
+    const parsed = parseFeed(xml, 'hostile');
+    const [entry] = parsed.entries;
+    expect(entry.title.length).toBeLessThanOrEqual(FIELD_CAPS.title);
+    expect(entry.summaryHtml.length).toBeLessThanOrEqual(FIELD_CAPS.summary);
+    expect(entry.categories).toHaveLength(FIELD_CAPS.categories);
+    const plain = toPlainFeed(parsed);
+    expect(plain.plainText).toBe(true);
+    expect(plain.entries[0].summaryHtml.startsWith('<<<<')).toBe(true);
+    expect(toPlainFeed(plain)).toBe(plain);
+  });
+
+  it('parses a feed nested 60,000 elements deep', () => {
+    const xml = `<rss><channel><item><title>t</title><link>https://x.example/</link><description>${'<x>'.repeat(60_000)}deep${'</x>'.repeat(60_000)}</description></item></channel></rss>`;
+    expect(parseFeed(xml, 'deep').entries[0].summaryHtml).toBe('deep');
+  });
+});
+
+describe('worker time limits', () => {
+  it('fails a stuck extraction with ERR_PROCESSING_TIMEOUT and replaces its worker', async () => {
+    const pool = new ExtractPool({ filename: fileURLToPath(new URL('./fixtures/stuck-worker.mjs', import.meta.url)), maxThreads: 1, taskTimeoutMs: 300 });
+    try {
+      const err = await pool.extract('spin', { url: 'https://hostile.example/' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SalonError);
+      expect((err as SalonError).code).toBe('ERR_PROCESSING_TIMEOUT');
+      expect((err as SalonError).message).toContain('https://hostile.example/');
+      // One thread: had the stuck worker stayed, this page would wait behind it forever.
+      expect((await pool.extract('fine')).title).toBe('fine');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('rethrows the caller’s own abort reason, not a timeout', async () => {
+    const pool = new ExtractPool({ filename: fileURLToPath(new URL('./fixtures/stuck-worker.mjs', import.meta.url)), maxThreads: 1, taskTimeoutMs: 60_000 });
+    try {
+      const controller = new AbortController();
+      const pending = pool.extract('spin', {}, controller.signal).catch((e: unknown) => e);
+      controller.abort(new Error('job cancelled'));
+      expect(((await pending) as Error).message).toBe('job cancelled');
+      expect((await pool.extract('after')).title).toBe('after');
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * The HTTP API behind the open internet: per-address request limits on the routes that cost work
+ * (@fastify/rate-limit), the client address taken from X-Forwarded-For only when TRUST_PROXY names
+ * the proxy, and request timeouts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { testApp } from './helpers.js';
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+async function app(env: Record<string, string>) {
+  const t = await testApp(env as never);
+  close = t.close;
+  return t.app;
+}
+
+describe('API rate limits', () => {
+  it('answers 429 ERR_RATE_LIMITED with Retry-After past the per-address budget of a route, on API routes only', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '3' });
+    const get = (url: string, remoteAddress = '198.51.100.1') => a.inject({ method: 'GET', url, remoteAddress });
+    for (let i = 0; i < 3; i++) expect((await get('/api/v1/content')).statusCode).toBe(200);
+    const limited = await get('/api/v1/content');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error.code).toBe('ERR_RATE_LIMITED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // The budget is per route and per address (an IPv6 /64 is one address).
+    expect((await get('/api/v1/search?q=rust')).statusCode).toBe(200);
+    expect((await get('/api/v1/content', '198.51.100.2')).statusCode).toBe(200);
+    for (let i = 0; i < 3; i++) await get('/api/v1/content', '2001:db8:5:6::1');
+    expect((await get('/api/v1/content', '2001:db8:5:6:ffff::9')).statusCode).toBe(429);
+    // Health checks and pages are not API work.
+    expect((await get('/healthz')).statusCode).toBe(200);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('ignores X-Forwarded-For unless the proxy is trusted', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '1' });
+    const viaProxy = (forwarded: string) =>
+      a.inject({ method: 'GET', url: '/api/v1/content', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': forwarded } });
+    expect((await viaProxy('203.0.113.1')).statusCode).toBe(200);
+    // Without TRUST_PROXY a forged header changes nothing: the proxy's own address is limited.
+    expect((await viaProxy('203.0.113.2')).statusCode).toBe(429);
+  });
+
+  it('takes the client address from X-Forwarded-For when the proxy is trusted', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '1', TRUST_PROXY: '10.0.0.1' });
+    const viaProxy = (forwarded: string) =>
+      a.inject({ method: 'GET', url: '/api/v1/content', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': forwarded } });
+    expect((await viaProxy('203.0.113.1')).statusCode).toBe(200);
+    expect((await viaProxy('203.0.113.2')).statusCode).toBe(200);
+    expect((await viaProxy('203.0.113.1')).statusCode).toBe(429);
+  });
+
+  it('accepts false, true, a hop count or proxy addresses, and names the variable otherwise', () => {
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16, ::1' }).TRUST_PROXY).toEqual(['10.0.0.1', '192.168.0.0/16', '::1']);
+    expect(() => loadConfig({ TRUST_PROXY: 'my proxy' })).toThrow(/TRUST_PROXY/);
+  });
+});
+
+describe('HTTP timeouts', () => {
+  it('cuts off clients that trickle a request and bounds idle keep-alives', async () => {
+    const a = await app({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '7000' });
+    expect(a.server.requestTimeout).toBe(5000);
+    expect(a.server.keepAliveTimeout).toBe(7000);
+  });
+});

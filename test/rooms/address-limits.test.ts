@@ -1,0 +1,130 @@
+/**
+ * Floods are limited where they come from: per client address across all of its sockets (sockets,
+ * frames a second, new identities a minute), per room, and per node. Real sockets from several
+ * loopback addresses (all of 127/8 is loopback on Linux), so the server sees distinct clients.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { CloseCode } from '../../src/protocol/close-codes.js';
+import { AddressLimits } from '../../src/rooms/address-limits.js';
+import { connect, listen, member, roomsApp } from './helpers.js';
+
+type Started = Awaited<ReturnType<typeof roomsApp>>;
+const running: Started[] = [];
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.close();
+});
+
+async function start(env: Record<string, string> = {}) {
+  const started = await roomsApp(env, { roomOptions: { ratePerSecond: 1000, rateBurst: 1000 } });
+  running.push(started);
+  return { ...started, url: await listen(started.app) };
+}
+
+const from = (address: string) => ({ localAddress: address });
+
+describe('AddressLimits', () => {
+  const limits = () => new AddressLimits({ maxConnectionsPerAddress: 2, framesPerSecondPerAddress: 5, newIdentitiesPerMinute: 3 });
+
+  it('caps sockets per address and frees a place when one closes', () => {
+    const l = limits();
+    expect([l.open('a', 0), l.open('a', 0), l.open('a', 0)]).toEqual([true, true, false]);
+    expect(l.open('b', 0)).toBe(true);
+    l.close('a', 0);
+    expect(l.open('a', 0)).toBe(true);
+  });
+
+  it('shares one frame budget among all sockets of an address, refilling with time', () => {
+    const l = limits();
+    const taken = Array.from({ length: 12 }, () => l.frame('a', 1_000)).filter(Boolean).length;
+    expect(taken).toBe(10); // a burst of twice the rate
+    expect(l.frame('b', 1_000)).toBe(true);
+    expect(l.frame('a', 1_200)).toBe(true); // 0.2 s at 5/s is one more frame
+    expect(l.frame('a', 1_200)).toBe(false);
+  });
+
+  it('allows a few new identities a minute per address', () => {
+    const l = limits();
+    expect([1, 2, 3, 4].map(() => l.newIdentity('a', 0))).toEqual([true, true, true, false]);
+    expect(l.newIdentity('a', 20_000)).toBe(true);
+  });
+
+  it('forgets addresses that hold no socket and owe nothing', () => {
+    const l = limits();
+    l.open('a', 0);
+    l.frame('b', 0);
+    l.close('a', 0);
+    expect(l.size).toBe(2);
+    l.close('a', 120_000);
+    expect(l.size).toBe(0);
+  });
+});
+
+describe('per-address limits on room sockets', () => {
+  it('answers a flood from many sockets of one address with ERR_RATE_LIMITED, then 4429; a member elsewhere keeps chatting', async () => {
+    const { url } = await start({ ROOM_ADDRESS_FRAMES_PER_SECOND: '5' });
+    const quiet = await connect(url(), from('127.0.0.2'));
+    await quiet.hello('Quiet');
+    const flooders = await Promise.all(Array.from({ length: 4 }, () => connect(url(), from('127.0.0.3'))));
+    await Promise.all(flooders.map((f, i) => f.hello(`Flood${i}`)));
+    // 4 sockets, each far under its own per-socket rate, together far over the address's.
+    for (let round = 0; round < 30; round++) for (const [i, f] of flooders.entries()) f.send({ type: 'say', text: `x${round}`, clientId: `f${i}-${round}` });
+    const refused = await flooders[0].next('error', (e) => e.code === 'ERR_RATE_LIMITED');
+    expect(refused.message).toContain('from one address');
+    const codes = await Promise.all(flooders.map(async (f) => (await f.closed).code));
+    expect(codes.some((c) => c === CloseCode.RATE_LIMITED)).toBe(true);
+    quiet.send({ type: 'say', text: 'still here', clientId: 'q1' });
+    const mine = await quiet.next('message', (m) => m.message.clientId === 'q1');
+    expect(mine.message.text).toBe('still here');
+  });
+
+  it('caps sockets per address across rooms, and other addresses are unaffected', async () => {
+    const { url } = await start({ ROOM_MAX_CONNECTIONS_PER_IP: '2' });
+    await connect(url(), from('127.0.0.4'));
+    await connect(url('post_2'), from('127.0.0.4'));
+    const third = await connect(url(), from('127.0.0.4'));
+    expect((await third.next('error')).code).toBe('ERR_TOO_MANY_CONNECTIONS');
+    expect((await third.closed).code).toBe(CloseCode.RATE_LIMITED);
+    const elsewhere = await member(url(), 'Elsewhere');
+    expect(elsewhere.welcome.you.name).toBe('Elsewhere');
+  });
+
+  it('limits new identities per address; a returning member with a token still joins', async () => {
+    const { url } = await start({ ROOM_NEW_IDENTITIES_PER_MINUTE: '2' });
+    const first = await connect(url(), from('127.0.0.5'));
+    const welcome = await first.hello('One');
+    await (await connect(url(), from('127.0.0.5'))).hello('Two');
+    const third = await connect(url(), from('127.0.0.5'));
+    third.send({ type: 'hello', name: 'Three' });
+    expect((await third.next('error')).code).toBe('ERR_RATE_LIMITED');
+    expect((await third.closed).code).toBe(CloseCode.RATE_LIMITED);
+    const back = await connect(url(), from('127.0.0.5'));
+    expect((await back.hello('One', { token: welcome.you.token })).you.id).toBe(welcome.you.id);
+  });
+
+  it('closes sockets past the node’s cap with ERR_SERVER_FULL and 1013', async () => {
+    const { url } = await start({ ROOM_MAX_CONNECTIONS: '2' });
+    await connect(url(), from('127.0.0.6'));
+    await connect(url(), from('127.0.0.7'));
+    const over = await connect(url(), from('127.0.0.8'));
+    expect((await over.next('error')).code).toBe('ERR_SERVER_FULL');
+    expect((await over.closed).code).toBe(CloseCode.TRY_AGAIN_LATER);
+  });
+
+  it('limits one room’s message rate, whoever sends', async () => {
+    const { url } = await start({ ROOM_MESSAGES_PER_SECOND: '2' });
+    const a = await connect(url(), from('127.0.0.9'));
+    await a.hello('A');
+    const b = await connect(url(), from('127.0.0.10'));
+    await b.hello('B');
+    for (let i = 0; i < 4; i++) a.send({ type: 'say', text: `a${i}`, clientId: `a${i}` });
+    b.send({ type: 'say', text: 'b0', clientId: 'b0' });
+    const refused = await b.next('error', (e) => e.clientId === 'b0');
+    expect(refused.code).toBe('ERR_RATE_LIMITED');
+    expect(refused.message).toContain('this room');
+    // Another room is not affected by this one's rate.
+    const c = await connect(url('post_2'), from('127.0.0.9'));
+    await c.hello('A');
+    c.send({ type: 'say', text: 'elsewhere', clientId: 'c0' });
+    expect((await c.next('message', (m) => m.message.clientId === 'c0')).message.text).toBe('elsewhere');
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The wiring: src/parts.ts alone picks the seams, src/services.ts builds every part before any
+ * plugin runs, and the plugins declare what they need, so a wrong order fails loudly.
+ */
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
+import { testConfig } from '../src/config.js';
+import { createAi, createRoomBus, openStore } from '../src/parts.js';
+import assistantPlugin from '../src/plugins/assistant.js';
+import contentPlugin from '../src/plugins/content.js';
+import { InProcessBus } from '../src/rooms/in-process-bus.js';
+import { tempDir, testApp } from './helpers.js';
+
+describe('parts', () => {
+  it('opens SQLite in DATA_DIR, and refuses to invent a store a command only reads', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      expect(() => openStore(testConfig({ DATA_DIR: dir }), { mustExist: true })).toThrow(/no Salon data in .*DATA_DIR/);
+      const store = openStore(testConfig({ DATA_DIR: dir }));
+      expect(store.kind).toBe('sqlite');
+      await store.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('chooses the in-process bus and the local models by default, and names the variable it cannot honour', () => {
+    expect(createRoomBus(testConfig())).toBeInstanceOf(InProcessBus);
+    expect(createAi(testConfig({ LOCAL_EMBED_DIM: '64' })).embedder).toBeInstanceOf(LocalEmbedder);
+    expect(() => openStore(testConfig({ DATABASE_URL: 'postgres://127.0.0.1/test' }))).toThrow(/^DATABASE_URL:/);
+    expect(() => createRoomBus(testConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toThrow(/^REDIS_URL:/);
+  });
+});
+
+describe('plugins', () => {
+  it('refuse to register before the plugins they need', async () => {
+    for (const plugin of [assistantPlugin, contentPlugin]) {
+      const app = Fastify({ logger: false });
+      await expect(app.register(plugin).ready()).rejects.toThrow(/dependency/);
+      await app.close();
+    }
+  });
+
+  it('serve an app whose every part is present before it is ready', async () => {
+    const t = await testApp();
+    try {
+      for (const part of ['store', 'embedder', 'chat', 'index', 'search', 'searchStack', 'ingest', 'rooms', 'assistant', 'topics'] as const) {
+        expect(t.app.salon[part], part).toBeTruthy();
+      }
+      expect([...t.app.salon.readiness.keys()].sort()).toEqual(['ai', 'index-model', 'search']);
+    } finally {
+      await t.close();
+    }
+  });
+});
