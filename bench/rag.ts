@@ -113,6 +113,7 @@ function timedEmbedder(inner: Embedder): Embedder {
     model: inner.model,
     dimensions: inner.dimensions,
     similarityThreshold: inner.similarityThreshold,
+    relevanceThreshold: inner.relevanceThreshold,
     embed: async (texts, signal) => (await timed(() => inner.embed(texts, signal))).value,
   };
 }

@@ -120,6 +120,11 @@ export const SETTINGS = {
   AI_MAX_ANSWER_TOKENS: setting(integer(16, 100_000), 1024, 'most tokens a remote model may write in one reply (Ollama num_predict, OpenAI max_tokens)'),
   ASK_LIMIT_USER: setting(integer(1, 100_000), 6, 'questions to the assistant a minute per member'),
   ASK_LIMIT_ROOM: setting(integer(1, 100_000), 20, 'questions to the assistant a minute per room'),
+  PROMPT_TOKEN_BUDGET: setting(
+    integer(2_000, 1_000_000),
+    3_000,
+    'tokens (counted as 4 characters) an answer prompt may hold; past it the oldest past conversation goes first, then the lowest-ranked documents, then the oldest recent chat lines (the question is never cut)',
+  ),
   ASK_LIMIT_IP: setting(
     integer(1, 100_000),
     12,

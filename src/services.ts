@@ -14,6 +14,7 @@ import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
 import { createAi, createRoomBus, createVectorIndex, openStore } from './parts.js';
 import { SalonAssistant } from './rag/assistant.js';
+import { CHARS_PER_TOKEN } from './rag/prompt.js';
 import { roomViews } from './rag/room-context.js';
 import { TopicSummaries } from './rag/topics.js';
 import { createRooms, type RoomHub } from './rooms/index.js';
@@ -122,6 +123,8 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
       log,
       answerTimeoutMs: config.AI_TIMEOUT_MS,
       rerankTimeoutMs: Math.min(config.AI_TIMEOUT_MS, 15_000),
+      promptMaxChars: config.PROMPT_TOKEN_BUDGET * CHARS_PER_TOKEN,
+      relevanceThreshold: ai.embedder.relevanceThreshold,
       userLimit: { limit: config.ASK_LIMIT_USER, windowMs: 60_000 },
       roomLimit: { limit: config.ASK_LIMIT_ROOM, windowMs: 60_000 },
       addressLimit: { limit: config.ASK_LIMIT_IP, windowMs: 60_000 },

@@ -12,6 +12,14 @@ export function clip(text: string, max: number): string {
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** Whitespace runs squashed to one space and the ends trimmed; most stored text needs neither, and the check is cheaper than the replace. */
+export function squash(text: string): string {
+  return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
+}
+
+/** Whitespace other than single spaces between non-spaces. */
+const NEEDS_SQUASH = /[^\S ]| {2}|^ | $/;
+
 /** The host a URL names without a leading `www.` (`news.example.com`), or null when it is not a URL. */
 export function hostOf(url: string): string | null {
   try {

@@ -45,6 +45,10 @@ export class CachedEmbedder implements Embedder {
     return this.inner.similarityThreshold;
   }
 
+  get relevanceThreshold(): number {
+    return this.inner.relevanceThreshold;
+  }
+
   async embed(texts: string[], signal?: AbortSignal, purpose: EmbedPurpose = 'query'): Promise<Float32Array[]> {
     if (purpose !== 'document') return this.inner.embed(texts, signal, purpose);
     const hashes = texts.map((t) => sha256(t));

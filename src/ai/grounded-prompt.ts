@@ -6,20 +6,36 @@
  * parseGroundedPrompt.
  */
 import { randomFillSync } from 'node:crypto';
-import { squash } from './local/extractive-text.js';
+import { squash } from '../text.js';
+
+/** Where a source comes from: the indexed content, the thread's memory, or its recent chat. */
+export type SourceSection = 'document' | 'memory' | 'recent';
 
 export interface GroundedSource {
   n: number;
-  /** `Title of the article` or `HN comment by pg`. */
+  /** `Title of the article`, `HN comment by pg` or `From this discussion — Alice, Bob, 24 Nov 2026`. */
   label: string;
   content: string;
+  /** Absent means `document`. */
+  section?: SourceSection;
 }
 
 export interface GroundedPrompt {
   topic: string;
+  /** Numbered in prompt order; rendered by section (documents, past conversation, recent chat). */
   sources: GroundedSource[];
   question: string;
 }
+
+/** The user message's section headers, in the order they appear. */
+export const SECTION_HEADERS = {
+  document: '[RETRIEVED DOCUMENT CONTEXT]',
+  memory: '[RELEVANT PAST CONVERSATION]',
+  recent: '[RECENT CHAT HISTORY]',
+  query: '[USER QUERY]',
+} as const;
+const TOPIC_HEADER = '[PRIMARY TOPIC]';
+const SECTION_ORDER: SourceSection[] = ['document', 'memory', 'recent'];
 
 const NONCE_BYTES = 8;
 /** Random bytes drawn 64 nonces at a time: one call into the CSPRNG per 64 requests instead of one each. */
@@ -43,29 +59,74 @@ export function fence(text: string, nonce: string): string {
 }
 
 /**
- * Renders the user message. A source's label (a page title, a commenter's name: fetched text too)
- * is squashed to one line and fenced on its own, then its content.
+ * Renders the user message: the primary topic and the document sources, then the past conversation
+ * and the recent chat (each header only when it has sources), then the query. A source's label
+ * (a page title, a commenter's or member's name: untrusted too) is squashed to one line and
+ * fenced on its own, then its content.
  */
 export function renderGroundedPrompt(prompt: GroundedPrompt, nonce: string): string {
-  const parts = ['[PRIMARY TOPIC]', fence(prompt.topic, nonce), ''];
-  for (const s of prompt.sources) parts.push(`[Source ${s.n}]`, fence(squash(s.label), nonce), fence(s.content, nonce), '');
-  parts.push('[QUESTION]', fence(prompt.question, nonce));
+  const parts = [SECTION_HEADERS.document, TOPIC_HEADER, fence(prompt.topic, nonce), ''];
+  for (const section of SECTION_ORDER) {
+    const sources = prompt.sources.filter((s) => (s.section ?? 'document') === section);
+    if (section !== 'document' && sources.length) parts.push(SECTION_HEADERS[section]);
+    for (const s of sources) parts.push(`[Source ${s.n}]`, fence(squash(s.label), nonce), fence(s.content, nonce), '');
+  }
+  parts.push(SECTION_HEADERS.query, fence(prompt.question, nonce));
   return parts.join('\n');
 }
 
-/** Parses a message made by renderGroundedPrompt; null when `text` is not one. */
+/**
+ * Parses a message made by renderGroundedPrompt; null when `text` is not one. One forward pass:
+ * a block ends at the first closing tag with the nonce, which fenced text cannot contain.
+ */
 export function parseGroundedPrompt(text: string): GroundedPrompt | null {
-  const m = /^\[PRIMARY TOPIC\]\n<data-([0-9a-f]+)>\n/.exec(text);
-  if (!m) return null;
-  const nonce = m[1];
-  const block = (label: string) => new RegExp(`${label}\\n<data-${nonce}>\\n([\\s\\S]*?)\\n</data-${nonce}>`, 'g');
-  const topic = block('\\[PRIMARY TOPIC\\]').exec(text)?.[1];
-  const question = block('\\[QUESTION\\]').exec(text)?.[1];
-  if (topic === undefined || question === undefined) return null;
+  const head = `${SECTION_HEADERS.document}\n${TOPIC_HEADER}\n<data-`;
+  if (!text.startsWith(head)) return null;
+  const nonceEnd = text.indexOf('>\n', head.length);
+  const nonce = text.slice(head.length, nonceEnd);
+  if (!/^[0-9a-f]+$/.test(nonce)) return null;
+  const open = `<data-${nonce}>\n`;
+  const close = `\n</data-${nonce}>`;
+  let at = head.length - '<data-'.length;
+  /** The fenced block at `at` (after optional newlines); null when there is none. */
+  const block = (): string | null => {
+    while (text[at] === '\n') at++;
+    if (!text.startsWith(open, at)) return null;
+    const end = text.indexOf(close, at + open.length);
+    if (end < 0) return null;
+    const content = text.slice(at + open.length, end);
+    at = end + close.length;
+    return content;
+  };
+  const topic = block();
+  if (topic === null) return null;
   const sources: GroundedSource[] = [];
-  const source = new RegExp(`\\[Source (\\d+)\\]\\n<data-${nonce}>\\n([^\\n]*)\\n</data-${nonce}>\\n<data-${nonce}>\\n([\\s\\S]*?)\\n</data-${nonce}>`, 'g');
-  for (const s of text.matchAll(source)) {
-    sources.push({ n: Number(s[1]), label: s[2], content: s[3] });
+  let section: SourceSection = 'document';
+  const headers = new Map<string, SourceSection | 'query'>([
+    [SECTION_HEADERS.memory, 'memory'],
+    [SECTION_HEADERS.recent, 'recent'],
+    [SECTION_HEADERS.query, 'query'],
+  ]);
+  for (;;) {
+    while (text[at] === '\n') at++;
+    const lineEnd = text.indexOf('\n', at);
+    if (lineEnd < 0) return null;
+    const line = text.slice(at, lineEnd);
+    at = lineEnd + 1;
+    const next = headers.get(line);
+    if (next === 'query') {
+      const question = block();
+      return question === null ? null : { topic, sources, question };
+    }
+    if (next) {
+      section = next;
+      continue;
+    }
+    const m = /^\[Source (\d+)\]$/.exec(line);
+    if (!m) return null;
+    const label = block();
+    const content = label === null ? null : block();
+    if (label === null || content === null) return null;
+    sources.push({ n: Number(m[1]), label, content, ...(section === 'document' ? {} : { section }) });
   }
-  return { topic, sources, question };
 }

@@ -8,6 +8,12 @@ export interface Embedder {
   /** Scores below this are treated as unrelated (0.3 suits nomic-embed-text). */
   readonly similarityThreshold: number;
   /**
+   * A question whose best match in the index scores below this is not covered by it: the
+   * assistant says so instead of answering (unless the discussion covers it). At least
+   * similarityThreshold; tuned per embedder with `npm run eval:retrieval`.
+   */
+  readonly relevanceThreshold: number;
+  /**
    * Vectors for `texts`. `purpose` says what they are: `document` for indexed content (which may be
    * cached), `query` (the default) for questions and searches, which are never kept.
    */

@@ -18,6 +18,13 @@ export interface Source {
   url: string | null;
   sourceType: SourceType;
   snippet: string;
+  /** Conversation sources: the messages the source is made of, oldest first. */
+  messageIds?: string[];
+  /** Conversation sources: who spoke in them, in order of first appearance. */
+  authors?: string[];
+  /** Conversation sources: the first and last message's time (ISO-8601). */
+  from?: string;
+  to?: string;
 }
 
 export interface Message {
@@ -133,6 +140,8 @@ export interface AssistantDeltaFrame {
 export interface AssistantDoneFrame {
   type: 'assistant.done';
   message: Message;
+  /** Set when no source was relevant enough: the answer says so and cites nothing. */
+  abstained?: true;
 }
 export interface ErrorFrame {
   type: 'error';

@@ -13,6 +13,9 @@ import { since, type RagPipeline } from './pipeline.js';
 import type { RoomView } from './types.js';
 import type { Logger } from '../logger.js';
 
+/** What an answer says when nothing it found is relevant enough (no model is called). */
+export const ABSTAIN_TEXT = 'I could not find this in the sources of this room or in the discussion, so I cannot answer it.';
+
 /** The assistant's author on every answer. */
 export const ASSISTANT_AUTHOR: Author = { id: 'assistant', name: 'Salon AI', kind: 'assistant' };
 
@@ -49,14 +52,16 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     const room = await deps.resolveRoom(request.roomId);
     const roomMs = since(t);
     if (!room) throw new errors.ERR_ROOM_NOT_FOUND(request.roomId);
-    const prepared = await deps.pipeline.prepare(room, request.text, {
-      signal: controller.signal,
-      onStage: (s) => s !== 'searching' && setStage(s),
-    });
+    const prepared = await deps.pipeline.prepare(
+      room,
+      request.text,
+      { signal: controller.signal, onStage: (s) => s !== 'searching' && setStage(s) },
+      { id: request.threadId, beforeSeq: request.questionSeq },
+    );
     setStage('writing');
     t = performance.now();
     let full = '';
-    const pieces = deps.chat.stream(prepared.messages, controller.signal)[Symbol.asyncIterator]();
+    const pieces = (prepared.abstained ? abstention() : deps.chat.stream(prepared.messages, controller.signal))[Symbol.asyncIterator]();
     const stop = whenAborted(controller.signal, () => void pieces.return?.()?.catch(() => {}));
     try {
       for (;;) {
@@ -74,10 +79,11 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     if (!text) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
     const write = { ms: since(t), chars: text.length };
     t = performance.now();
-    const message = await persist(deps, request, pending.id, text, prepared.sources);
-    deps.emit(request, { type: 'assistant.done', message });
+    const message = await persist(deps, request, pending.id, text, prepared.abstained ? undefined : prepared.sources);
+    deps.emit(request, { type: 'assistant.done', message, ...(prepared.abstained ? { abstained: true as const } : {}) });
     const done = { ms: since(t) };
-    return { message, sources: prepared.sources, stages: { room: { ms: roomMs }, ...prepared.stages, write, done, totalMs: since(started) } };
+    const stages = { room: { ms: roomMs }, ...prepared.stages, write, done, totalMs: since(started) };
+    return { message, sources: prepared.sources, abstained: prepared.abstained, stages };
   } catch (err) {
     batcher.cancel();
     const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? (controller.signal.reason ?? err) : err);
@@ -90,8 +96,13 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
   }
 }
 
+/** The abstention streamed like any answer, so clients need no second path. */
+async function* abstention(): AsyncIterable<string> {
+  yield ABSTAIN_TEXT;
+}
+
 /** Public answers are stored like any message; private ones are only sent to the asker. */
-async function persist(deps: AnswerDeps, request: AskRequest, answerId: string, text: string, sources: AskResult['sources']): Promise<Message> {
+async function persist(deps: AnswerDeps, request: AskRequest, answerId: string, text: string, sources: AskResult['sources'] | undefined): Promise<Message> {
   const replyTo = request.questionId;
   if (request.private) {
     return {
@@ -104,7 +115,7 @@ async function persist(deps: AnswerDeps, request: AskRequest, answerId: string, 
       ts: new Date().toISOString(),
       clientId: answerId,
       ...(replyTo ? { replyTo } : {}),
-      sources,
+      ...(sources ? { sources } : {}),
     };
   }
   const { message } = await deps.store.appendMessage({

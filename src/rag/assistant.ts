@@ -45,6 +45,10 @@ export interface AssistantOptions {
   /** Longest a whole answer may take (ERR_AI_TIMEOUT after). */
   answerTimeoutMs?: number;
   rerankTimeoutMs?: number;
+  /** Whole-prompt budget in characters (PipelineOptions.promptMaxChars). */
+  promptMaxChars?: number;
+  /** Cosine under which indexed content does not cover a question: the embedder's relevanceThreshold (PipelineOptions.relevanceThreshold). */
+  relevanceThreshold?: number;
   deltaIntervalMs?: number;
   /** Told of every finished answer (conversation memory hooks in here). */
   onAnswer?(request: AskRequest, result: AskResult): void;
@@ -76,6 +80,8 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
       chat: options.chat,
       log: this.log,
       rerankTimeoutMs: options.rerankTimeoutMs,
+      promptMaxChars: options.promptMaxChars,
+      relevanceThreshold: options.relevanceThreshold,
     });
     this.queue = new FairQueue(options.queue);
     this.users = new WindowLimiter(options.userLimit ?? DEFAULT_USER_LIMIT, 'SalonAssistant: options.userLimit');

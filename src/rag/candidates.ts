@@ -31,6 +31,11 @@ export interface BroadSearchResult {
   counts: number[];
   /** Time spent in the search service call (embedding and vector search), ms. */
   serviceMs: number;
+  /**
+   * The best score of the search for the question alone: how relevant the indexed content is to
+   * the question itself (the room-title search always finds the room's own item).
+   */
+  questionBest: number;
 }
 
 /** The queries of stage 1: room title + question, then the question alone (once if they coincide). */
@@ -83,7 +88,8 @@ export async function broadSearch(deps: BroadSearchDeps, room: RoomView, questio
       snippet: makeSnippet(label, excerpt),
     });
   });
-  return { candidates, counts: results.map((r) => r.length), serviceMs };
+  const questionBest = results[results.length - 1].reduce((best, hit) => Math.max(best, hit.score), -Infinity);
+  return { candidates, counts: results.map((r) => r.length), serviceMs, questionBest };
 }
 
 /**

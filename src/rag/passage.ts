@@ -3,7 +3,8 @@
  * not its first 1,000 chars. Windows of whole sentences are scored by the IDF-weighted question
  * terms they cover; ties go to the window best centred on the strongest sentence.
  */
-import { contentTerms, idfTable, squash } from '../ai/local/extractive-text.js';
+import { contentTerms, idfTable } from '../ai/local/extractive-text.js';
+import { squash } from '../text.js';
 import { matchQuery } from './query-match.js';
 import { clip } from '../text.js';
 

@@ -1,6 +1,8 @@
 /**
  * The three-stage pipeline (docs/architecture.md) up to the prompt: broad search → rerank → full
- * context. The assistant streams the model's answer to the prompt this returns.
+ * context, beside the thread's recent chat. Before any model call it decides whether anything it
+ * found is relevant enough; when nothing is, the answer abstains. The assistant streams the
+ * model's answer to the prompt this returns.
  */
 import { newNonce } from '../ai/grounded-prompt.js';
 import type { ChatMessage, ChatModel } from '../ai/types.js';
@@ -11,6 +13,8 @@ import { broadSearch } from './candidates.js';
 import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, type RerankMethod } from './rerank.js';
+import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
+import { aboutTheRoom, chatAnswers } from '../ai/questions.js';
 import { type Candidate, type RoomView } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required, positiveNumber, numberWithin } from '../options.js';
@@ -22,19 +26,34 @@ export interface PipelineOptions {
   log?: Logger;
   /** Longest wait for the reranker before keeping the first five. */
   rerankTimeoutMs?: number;
-  /** Whole-prompt budget in characters. */
+  /** Whole-prompt budget in characters (PROMPT_TOKEN_BUDGET × 4). */
   promptMaxChars?: number;
+  /**
+   * Cosine under which indexed content does not cover a question: the embedder's
+   * relevanceThreshold. With nothing above it and no recent chat that answers, the ask abstains.
+   * Omitted: never abstain for lack of documents.
+   */
+  relevanceThreshold?: number;
+}
+
+/** The thread an ask belongs to, and the seq of the question's own message (the recent chat ends before it). */
+export interface ThreadView {
+  id: string;
+  beforeSeq?: number;
 }
 
 /** Timings (ms) and counts of each stage, returned with the answer. */
 export interface PipelineStages {
   /** `serviceMs`: the search service call (embedding included); the rest of `ms` builds the candidates. */
-  search: { ms: number; serviceMs: number; hits: number[]; candidates: number };
+  /** `best`: the question-alone search's best score, which decides relevance (abstention). */
+  search: { ms: number; serviceMs: number; hits: number[]; candidates: number; best: number };
   rerank: { ms: number; method: RerankMethod; selected: number };
-  context: { ms: number; sources: number; roomContextChars: number; promptChars: number; promptTokens: number };
+  context: { ms: number; sources: number; roomContextChars: number; recentMessages: number; promptChars: number; promptTokens: number };
 }
 
 export interface PreparedAnswer {
+  /** True when no source was relevant enough: `messages` is empty and the answer says so without a model call. */
+  abstained: boolean;
   messages: ChatMessage[];
   sources: Source[];
   /** Stage-1 candidates, best first (for evaluation and troubleshooting). */
@@ -63,22 +82,38 @@ export class RagPipeline {
     this.log = options.log ?? silentLogger;
   }
 
-  async prepare(room: RoomView, question: string, hooks: PrepareHooks = {}): Promise<PreparedAnswer> {
+  async prepare(room: RoomView, question: string, hooks: PrepareHooks = {}, thread?: ThreadView): Promise<PreparedAnswer> {
     const { signal } = hooks;
     hooks.onStage?.('searching');
     let t = performance.now();
-    const found = await broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, question);
-    const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: found.candidates.length };
+    const [found, chat] = await Promise.all([
+      broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, question),
+      thread ? recentChat(this.options.store, thread.id, thread.beforeSeq) : null,
+    ]);
+    const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
+    const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: found.candidates.length, best };
     signal?.throwIfAborted();
+
+    const threshold = this.options.relevanceThreshold ?? -Infinity;
+    const documentsRelevant = found.candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question));
+    const chatRelevant = chat !== null && chatAnswers(question, chat.lines);
+    if (!documentsRelevant && !chatRelevant) {
+      this.log.info({ roomId: room.id, best: round(found.questionBest), threshold }, 'nothing relevant enough: abstaining');
+      const none = { ms: 0, method: 'skipped' as RerankMethod, selected: 0 };
+      const context = { ms: 0, sources: 0, roomContextChars: 0, recentMessages: 0, promptChars: 0, promptTokens: 0 };
+      return { abstained: true, messages: [], sources: [], candidates: found.candidates, selected: [], stages: { search, rerank: none, context } };
+    }
 
     hooks.onStage?.('reranking');
     t = performance.now();
-    const ranked = await rerankCandidates(this.options.chat, question, found.candidates, {
-      roomId: room.id,
-      log: this.log,
-      timeoutMs: this.rerankTimeoutMs,
-      signal,
-    });
+    const ranked = documentsRelevant
+      ? await rerankCandidates(this.options.chat, question, found.candidates, {
+          roomId: room.id,
+          log: this.log,
+          timeoutMs: this.rerankTimeoutMs,
+          signal,
+        })
+      : { method: 'skipped' as RerankMethod, selected: [] };
     const rerank = { ms: since(t), method: ranked.method, selected: ranked.selected.length };
     signal?.throwIfAborted();
 
@@ -86,12 +121,50 @@ export class RagPipeline {
     const built = await buildContext(this.options.store, ranked.selected, question);
     const topic = room.context.slice(0, TOPIC_MAX_CHARS);
     this.log.info({ roomId: room.id, roomContextChars: topic.length }, `room context ${topic.length} chars`);
-    const prompt = buildPrompt({ topic, sources: built.grounded, question }, newNonce(), this.promptMaxChars);
-    const kept = new Set(prompt.sources.map((s) => s.n));
-    const sources = built.sources.filter((s) => kept.has(s.n));
-    const context = { ms: since(t), sources: sources.length, roomContextChars: topic.length, promptChars: prompt.chars, promptTokens: prompt.tokens };
-    return { messages: prompt.messages, sources, candidates: found.candidates, selected: ranked.selected, stages: { search, rerank, context } };
+    const grounded = [...built.grounded];
+    const listed = [...built.sources];
+    if (chat) {
+      const n = grounded.length + 1;
+      grounded.push({ n, label: chat.source.title, content: chat.lines.join('\n'), section: 'recent' });
+      listed.push({ n, ...chat.source });
+    }
+    const prompt = buildPrompt({ topic, sources: grounded, question }, newNonce(), this.promptMaxChars);
+    const sources = keptSources(
+      listed,
+      prompt.sources.map((s) => s.n),
+      chat,
+      prompt.recentLinesDropped,
+    );
+    const recentMessages = chat ? chat.messages.length - prompt.recentLinesDropped : 0;
+    const context = {
+      ms: since(t),
+      sources: sources.length,
+      roomContextChars: topic.length,
+      recentMessages,
+      promptChars: prompt.chars,
+      promptTokens: prompt.tokens,
+    };
+    return {
+      abstained: false,
+      messages: prompt.messages,
+      sources,
+      candidates: found.candidates,
+      selected: ranked.selected,
+      stages: { search, rerank, context },
+    };
   }
+}
+
+/** The listed sources the prompt kept; a recent chat that lost its oldest lines lists only the messages left. */
+function keptSources(listed: Source[], kept: number[], chat: ChatWindow | null, recentLinesDropped: number): Source[] {
+  const keep = new Set(kept);
+  return listed
+    .filter((s) => keep.has(s.n))
+    .map((s) => {
+      if (!chat || s.sourceType !== 'conversation' || s.id !== chat.source.id || !recentLinesDropped) return s;
+      const messages = chat.messages.slice(recentLinesDropped);
+      return { ...conversationSource(chat.source.id, messages, s.snippet), n: s.n };
+    });
 }
 
 /** Milliseconds since `t`, to 0.01 ms. */

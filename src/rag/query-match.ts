@@ -9,7 +9,8 @@
  * (termSpellings), and each word found is confirmed by termOf, so the result is exactly that of
  * contentTerms on every sentence (test/rag/query-match.test.ts checks it on real passages).
  */
-import { contentTerms, splitSentences, squash, termOf, termSpellings, type Sentence } from '../ai/local/extractive-text.js';
+import { contentTerms, splitSentences, termOf, termSpellings, type Sentence } from '../ai/local/extractive-text.js';
+import { squash } from '../text.js';
 
 /** A text cut into sentences, each with the distinct query terms it holds. */
 export interface MatchedText {

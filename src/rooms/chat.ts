@@ -77,10 +77,10 @@ export class Chat {
   private async question(session: Session, question: string, text: string, clientId: string, requestedThread?: string): Promise<void> {
     if (!question) throw new errors.ERR_BAD_MESSAGE('ask needs a question, e.g. "@ai what is this about?"');
     const message = await this.post(session, text, clientId, requestedThread);
-    if (message) this.askAssistant(session, question, clientId, message.threadId, false, message.id);
+    if (message) this.askAssistant(session, question, clientId, message.threadId, false, message);
   }
 
-  private askAssistant(session: Session, text: string, clientId: string, threadId: string, isPrivate: boolean, questionId?: string): void {
+  private askAssistant(session: Session, text: string, clientId: string, threadId: string, isPrivate: boolean, question?: Message): void {
     const { room, member } = joined(session);
     const assistant = this.host.assistant();
     if (!assistant) return session.error(new errors.ERR_ASSISTANT_FAILED('no assistant is configured'), clientId);
@@ -93,7 +93,7 @@ export class Chat {
         address: session.address,
         clientId,
         private: isPrivate,
-        ...(questionId ? { questionId } : {}),
+        ...(question ? { questionId: question.id, questionSeq: question.seq } : {}),
       });
       // The assistant reports failures to the room itself; this only keeps the rejection handled.
       done.catch(() => {});

@@ -56,6 +56,8 @@ export interface AskRequest {
   clientId?: string;
   /** Id of the room message that asked (absent for private asks); the answer's `replyTo`. */
   questionId?: string;
+  /** Seq of that message: the recent chat the assistant reads ends just before it. */
+  questionSeq?: number;
   /** Private mode: the exchange is not kept in shared memory. */
   private?: boolean;
 }
@@ -63,6 +65,8 @@ export interface AskRequest {
 export interface AskResult {
   message: Message;
   sources: Source[];
+  /** No source was relevant enough; the answer says so and cites nothing. */
+  abstained: boolean;
   /** Stage timings and counts for the HTTP answer and troubleshooting. */
   stages: Record<string, unknown>;
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
-import type { Member } from '../protocol/messages.js';
+import type { Member, Message } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 import type { AdmissionCheck } from '../rag/assistant.js';
 import { addressKey } from '../rooms/address.js';
@@ -28,6 +28,10 @@ const sourceSchema = {
     url: { type: ['string', 'null'] },
     sourceType: { type: 'string' },
     snippet: { type: 'string' },
+    messageIds: { type: 'array', items: { type: 'string' }, description: 'conversation sources: the messages cited, oldest first' },
+    authors: { type: 'array', items: { type: 'string' }, description: 'conversation sources: who spoke' },
+    from: { type: 'string', description: 'conversation sources: time of the first message' },
+    to: { type: 'string', description: 'conversation sources: time of the last message' },
   },
 } as const;
 
@@ -56,6 +60,7 @@ const schema = {
         answer: { type: 'string' },
         message: { type: 'object', additionalProperties: true },
         sources: { type: 'array', items: sourceSchema },
+        abstained: { type: 'boolean', description: 'true when no source was relevant enough: the answer says so and cites nothing' },
         stages: { type: 'object', additionalProperties: true },
         position: { type: 'integer', description: 'place in the assistant queue when asked (0: answered at once)' },
       },
@@ -83,10 +88,18 @@ export function askRoutes(resolveRoom: RoomResolver) {
         const asker = { id: rooms.identity.addressId(address), name: askerName(request.body.name) };
         // Refuse over-limit asks before the question is written to the room.
         (assistant as Partial<AdmissionCheck>).admit?.({ roomId, threadId, text, asker, address });
-        const questionId = await postQuestion(app, roomId, threadId, asker, text);
-        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, address, questionId });
+        const question = await postQuestion(app, roomId, threadId, asker, text);
+        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, address, questionId: question.id, questionSeq: question.seq });
         const result = await done;
-        return { id, answer: result.message.text, message: result.message, sources: result.sources, stages: result.stages, position };
+        return {
+          id,
+          answer: result.message.text,
+          message: result.message,
+          sources: result.sources,
+          ...(result.abstained ? { abstained: true } : {}),
+          stages: result.stages,
+          position,
+        };
       },
     );
   };
@@ -102,10 +115,10 @@ function askerName(raw: string | undefined): string {
 }
 
 /** The question joins the room like a member's `@ai` message, so everyone sees what was asked. */
-async function postQuestion(app: FastifyInstance, roomId: string, threadId: string, asker: Member, text: string): Promise<string> {
+async function postQuestion(app: FastifyInstance, roomId: string, threadId: string, asker: Member, text: string): Promise<Message> {
   const { message } = await app.salon.store.appendMessage({ roomId, threadId, author: { ...asker, kind: 'user' }, text: `${ASK_PREFIX}${text}` });
   app.salon.rooms.broadcast(roomId, { type: 'message', message });
-  return message.id;
+  return message;
 }
 
 async function threadFor(app: FastifyInstance, roomId: string, threadId?: string): Promise<string> {

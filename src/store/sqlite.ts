@@ -392,6 +392,11 @@ export class SqliteStore implements Store {
     return rows.reverse().map(rowToMessage);
   }
 
+  async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
+    const rows = this.sql('SELECT * FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(threadId, beforeSeq, limit) as Row[];
+    return rows.reverse().map(rowToMessage);
+  }
+
   async lastSeq(roomId: string): Promise<number> {
     const row = this.sql('SELECT seq FROM room_seq WHERE room_id = ?').get(roomId) as Row | undefined;
     return row?.seq ?? 0;

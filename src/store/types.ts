@@ -142,6 +142,11 @@ export interface Store {
   /** The last `limit` messages with seq < beforeSeq, oldest first (paging back through history). */
   messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]>;
   lastSeq(roomId: string): Promise<number>;
+  /**
+   * The last `limit` messages of a thread with seq < beforeSeq (all of them when beforeSeq is
+   * omitted), oldest first: what the assistant reads as the recent chat.
+   */
+  threadMessages(threadId: string, limit: number, beforeSeq?: number): Promise<Message[]>;
 
   // threads
   /** The room's main thread, created on first call. */

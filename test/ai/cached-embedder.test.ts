@@ -11,6 +11,7 @@ class CountingEmbedder implements Embedder {
   calls: string[][] = [];
   readonly model = 'counting';
   readonly similarityThreshold = 0.1;
+  readonly relevanceThreshold = 0.1;
   private readonly local = new LocalEmbedder({ dimensions: 64 });
   constructor(public dimensions = 64) {}
   async embed(texts: string[]): Promise<Float32Array[]> {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
 import { answerType } from '../../src/ai/local/extractive-answer.js';
 import { splitSentences, stem } from '../../src/ai/local/extractive-text.js';
-import { asksForOverview, LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
+import { LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
+import { asksForOverview } from '../../src/ai/questions.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 

@@ -99,7 +99,7 @@ class ScriptedAssistant implements RoomAssistant {
         sources: this.sources,
       });
       send({ type: 'assistant.done', message });
-      return { message, sources: this.sources, stages: {} };
+      return { message, sources: this.sources, abstained: false, stages: {} };
     })();
     return { id, position: 0, done };
   }
@@ -229,7 +229,7 @@ describeBrowser('the assistant in a room', () => {
       expect(await rows.nth(0).locator('a').getAttribute('rel')).toBe('noopener noreferrer nofollow');
       expect(await rows.nth(1).locator('.tag').textContent()).toBe('HN comment');
       expect(await rows.nth(1).locator('a').getAttribute('href')).toBe('https://news.ycombinator.com/item?id=1');
-      expect(await rows.nth(2).locator('.tag').textContent()).toBe('earlier discussion');
+      expect(await rows.nth(2).locator('.tag').textContent()).toBe('this discussion');
       expect(await p.locator('salon-message-item[state=streaming]').count()).toBe(0);
       // Every stage was shown in turn, and the text grew while streaming.
       const seen = (await renders(p)).filter((r) => r.state === 'streaming');
@@ -238,5 +238,52 @@ describeBrowser('the assistant in a room', () => {
       const sizes = new Set(seen.filter((r) => r.chars > 0).map((r) => r.chars));
       expect(sizes.size).toBeGreaterThanOrEqual(2);
     }
+  });
+
+  it('shows the messages a discussion source cites, loading older history until they appear', async () => {
+    const dir = tempDir();
+    const sources: Source[] = [];
+    let store: Store | undefined;
+    const assistant = new ScriptedAssistant(() => store!, sources);
+    assistant.release();
+    const server = await startServer(dir.dir, { overrides: { assistant } });
+    servers.push(server);
+    store = server.app.salon.store;
+    await store.upsertItem(item('news_cell', { title: 'Cell reaches 168 Wh/kg' }));
+    const thread = await store.ensureMainThread('news_cell');
+    const cy = { id: 'u_cy', name: 'Cy', kind: 'user' as const };
+    const { message: first } = await store.appendMessage({
+      roomId: 'news_cell',
+      threadId: thread.id,
+      author: cy,
+      text: 'My cousin Bob lost 4000 dollars on it',
+    });
+    // More than a welcome replays, so the cited message starts out of view.
+    for (let i = 0; i < 45; i++) await store.appendMessage({ roomId: 'news_cell', threadId: thread.id, author: cy, text: `later message ${i}` });
+    sources.push({
+      n: 1,
+      id: thread.id,
+      kind: 'thread',
+      title: 'From this discussion — Cy, 24 Nov 2026',
+      url: null,
+      sourceType: 'conversation',
+      snippet: 'My cousin Bob lost 4000 dollars on it',
+      messageIds: [first.id],
+      authors: ['Cy'],
+      from: first.ts,
+      to: first.ts,
+    });
+    const [ada, bob] = await adaAndBob(`${server.url}/chat?id=news_cell`);
+    await ask(ada.page, 'How much did Bob lose?');
+    const answer = bob.page.locator('salon-message-item[kind=assistant][state=sent]');
+    await expect.poll(() => answer.count(), { timeout: 10_000 }).toBe(1);
+    const row = answer.locator('salon-source-list li');
+    expect(await row.locator('.tag').textContent()).toBe('this discussion');
+    const cited = bob.page.locator(`salon-message-item[data-id="${first.id}"]`);
+    expect(await cited.count()).toBe(0);
+    await row.locator('button.show').click();
+    await cited.and(bob.page.locator('[highlight]')).waitFor({ timeout: 10_000 });
+    expect(await cited.isVisible()).toBe(true);
+    expect(await ada.page.locator(`salon-message-item[data-id="${first.id}"]`).count()).toBe(0);
   });
 });

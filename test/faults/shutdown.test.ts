@@ -35,7 +35,8 @@ describe('shutdown', () => {
     for (const c of [asker, other]) expect(await c.waitFor(0, (f) => f.type === 'welcome', 10_000)).toMatchObject({ type: 'welcome' });
     asker.send({ type: 'say', text: 'kept across the restart', clientId: 'kept' });
     expect(await asker.waitFor(0, (f) => f.type === 'message' && f.message?.clientId === 'kept', 10_000)).toBeTruthy();
-    asker.send({ type: 'say', text: '@ai When does the pier work start?', clientId: 'q' });
+    // An overview question: the fake embedder's vectors are random, so a specific one would be abstained on at once.
+    asker.send({ type: 'say', text: '@ai What is this post about?', clientId: 'q' });
     expect(await asker.waitFor(0, (f) => f.type === 'assistant.delta', 30_000)).toMatchObject({ type: 'assistant.delta' });
 
     const exit = await server.stop(30_000);

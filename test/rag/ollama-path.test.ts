@@ -87,7 +87,7 @@ describe('the ollama path', () => {
     const app = await ollamaApp();
     const { client } = await joined(app, 'Ada', 'news_1');
     ollama.setBehaviour({ dropAfterChunks: 3 });
-    client.send({ type: 'say', text: '@ai Tell me about story four', clientId: 'q1' });
+    client.send({ type: 'say', text: '@ai What is story four about?', clientId: 'q1' });
     const error = await client.next('error', () => true, 10_000);
     expect(error.code).toMatch(/^ERR_AI_|^ERR_ASSISTANT_FAILED$/);
     const stored = await app.salon.store.recentMessages('news_1', 5);

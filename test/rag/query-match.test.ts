@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentTerms, splitSentences, squash, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
+import { contentTerms, splitSentences, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
+import { squash } from '../../src/text.js';
 import { matchQuery } from '../../src/rag/query-match.js';
 import { CORPORA } from '../helpers.js';
 

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NOT_COVERED } from '../../src/ai/local/local-chat.js';
+import { ABSTAIN_TEXT } from '../../src/rag/answer-run.js';
 import type { AppOverrides } from '../../src/app.js';
 import { item } from '../store/contract.js';
 import { ADMIN, testApp } from '../helpers.js';
@@ -123,11 +123,14 @@ describe('POST /api/v1/rooms/:id/ask', () => {
     expect(done.message).toMatchObject({ text: body.answer, replyTo: question.message.id });
   });
 
-  it('says plainly when the indexed content does not cover the question', async () => {
+  it('says plainly when neither the indexed content nor the discussion covers the question, citing nothing', async () => {
     const app = await appWithContent();
     const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload: { text: 'What is the capital of Mongolia?' } });
     expect(res.statusCode).toBe(200);
-    expect(res.json().answer).toBe(NOT_COVERED);
+    expect(res.json()).toMatchObject({ answer: ABSTAIN_TEXT, abstained: true, sources: [] });
+    const [, answer] = await app.salon.store.recentMessages('news_1', 2);
+    expect(answer).toMatchObject({ text: ABSTAIN_TEXT, author: { kind: 'assistant' } });
+    expect(answer.sources).toBeUndefined();
   });
 
   it('answers unknown rooms with ERR_ROOM_NOT_FOUND and bad bodies with ERR_BAD_REQUEST, writing nothing', async () => {
@@ -175,5 +178,58 @@ describe('POST /api/v1/rooms/:id/ask', () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/topic_tech/ask', payload: { text: 'Where did the lava flow?' } });
     expect(res.statusCode).toBe(200);
     expect(res.json().answer).toContain('Grindavik');
+  });
+});
+
+describe('the discussion in the answer', () => {
+  /** Ann and Cy chat in the Rust room, then ask; returns the answer's done frame. */
+  async function chatThenAsk(questions: string[]) {
+    const app = await appWithContent();
+    const { client: ann } = await joined(app, 'Ann', 'news_1');
+    const { client: cy } = await joined(app, 'Cy', 'news_1');
+    ann.send({ type: 'say', text: 'My cousin Bob lost 4000 dollars on Meridian last week', clientId: 'c1' });
+    const bob = (await cy.next('message', (f) => f.message.clientId === 'c1')).message;
+    cy.send({ type: 'say', text: 'That is rough, he should have sold when the peg wobbled', clientId: 'c2' });
+    await ann.next('message', (f) => f.message.clientId === 'c2');
+    const done: { message: { text: string; sources?: Record<string, unknown>[] }; abstained?: boolean }[] = [];
+    for (const [i, q] of questions.entries()) {
+      ann.send({ type: 'say', text: `@ai ${q}`, clientId: `q${i}` });
+      // One answer at a time: each question's answer comes before the next is asked.
+      done.push((await ann.next('assistant.done', () => true, 10_000)) as (typeof done)[number]);
+    }
+    return { app, bob, done };
+  }
+
+  it('answers a question about what someone said from the recent chat, citing the messages', async () => {
+    const { bob, done } = await chatThenAsk(['how much money did Bob lose?']);
+    const [answer] = done;
+    expect(answer.abstained).toBeUndefined();
+    expect(answer.message.text).toContain('4000 dollars');
+    const cited = Number(/\[(\d)\]/.exec(answer.message.text)![1]);
+    const source = answer.message.sources!.find((s) => s.n === cited)!;
+    expect(source).toMatchObject({ sourceType: 'conversation', kind: 'thread', authors: ['Ann', 'Cy'] });
+    expect(source.title).toMatch(/^From this discussion — Ann, Cy, \d{1,2} \w{3} \d{4}$/);
+    expect(source.messageIds).toContain(bob.id);
+  });
+
+  it('summarises what was discussed from the chat, and abstains on what nobody covered', async () => {
+    const { app, done } = await chatThenAsk(['can you summarise what we discussed so far?', 'what is the capital of France?']);
+    const [summary, france] = done;
+    expect(summary.abstained).toBeUndefined();
+    expect(summary.message.text).toContain('4000 dollars');
+    expect(summary.message.text).toContain('peg wobbled');
+    expect(summary.message.sources!.some((s) => s.sourceType === 'conversation')).toBe(true);
+    expect(france.abstained).toBe(true);
+    expect(france.message.text).toBe(ABSTAIN_TEXT);
+    expect(france.message.sources).toBeUndefined();
+    // The abstention is stored like any answer, so the room's history shows it.
+    const stored = await app.salon.store.recentMessages('news_1', 1);
+    expect(stored[0].text).toBe(ABSTAIN_TEXT);
+  });
+
+  it('still answers from the room’s item when the chat is silent on it', async () => {
+    const { done } = await chatThenAsk(['How much faster are compile times?']);
+    expect(done[0].message.text).toContain('twice as fast');
+    expect(done[0].message.sources!.some((s) => s.id === 'news_1' && s.sourceType === 'document')).toBe(true);
   });
 });

@@ -58,6 +58,7 @@ describe('room assistant hook', () => {
         clientId: 'q1',
         private: false,
         questionId: posted.id,
+        questionSeq: posted.seq,
       },
       {
         roomId: ROOM,
@@ -68,6 +69,7 @@ describe('room assistant hook', () => {
         clientId: 'q2',
         private: false,
         questionId: second.id,
+        questionSeq: second.seq,
       },
     ]);
   });

@@ -61,6 +61,10 @@ export class FlakyEmbedder implements Embedder {
   get similarityThreshold(): number {
     return this.inner.similarityThreshold;
   }
+
+  get relevanceThreshold(): number {
+    return this.inner.relevanceThreshold;
+  }
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     this.calls++;
     if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:11434');

@@ -268,6 +268,19 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.messagesBefore('r', 1, 100)).toEqual([]);
       });
 
+      it('reads a thread’s latest messages, before a seq when asked, without other threads’ or rooms’', async () => {
+        const main = await store.ensureMainThread('r');
+        const other = await store.ensureMainThread('r2');
+        for (let i = 1; i <= 6; i++) {
+          await store.appendMessage({ roomId: 'r', threadId: main.id, author: user('u'), text: `m${i}` });
+          await store.appendMessage({ roomId: 'r2', threadId: other.id, author: user('u'), text: `o${i}` });
+        }
+        expect((await store.threadMessages(main.id, 3)).map((m) => m.text)).toEqual(['m4', 'm5', 'm6']);
+        expect((await store.threadMessages(main.id, 2, 3)).map((m) => m.text)).toEqual(['m1', 'm2']);
+        expect((await store.threadMessages(other.id, 100)).map((m) => m.text)).toEqual(['o1', 'o2', 'o3', 'o4', 'o5', 'o6']);
+        expect(await store.threadMessages('thr_unknown', 10)).toEqual([]);
+      });
+
       it('keeps sources and replyTo', async () => {
         const t = await store.ensureMainThread('r');
         const sources = [{ n: 1, id: 'news_1', kind: 'news' as const, title: 'T', url: null, sourceType: 'document' as const, snippet: 's' }];

@@ -6,6 +6,10 @@
  * Above the oldest message, a "Load earlier messages" button pages back through the room's
  * history; the reader's place stays put while older messages appear above it.
  *
+ * An answer's discussion source (`salon-show-messages` from its source list) scrolls to the first
+ * message it cites and marks the cited ones for a moment; when they are older than what is shown,
+ * earlier pages are loaded until they appear (or there are none left).
+ *
  * @fires salon-load-older - the reader asked for the page before the oldest message shown.
  * @fires salon-retry - {clientId} (from a failed message) re-sent by the room.
  * @fires salon-discard - {clientId} (from a failed message) dropped by the room.
@@ -18,6 +22,10 @@ import type { AnswerInProgress } from '../lib/room-controller.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-message-item.js';
 
+/** How long cited messages stay marked after a source is followed. */
+const HIGHLIGHT_MS = 2_500;
+/** Pages of history loaded at most while looking for a cited message. */
+const SEEK_MAX_PAGES = 10;
 /** Within this many pixels of the bottom counts as "reading the latest". */
 const STICK_THRESHOLD_PX = 96;
 const ASSISTANT = { id: 'assistant', name: 'Salon AI', kind: 'assistant' as const };
@@ -50,6 +58,11 @@ export class SalonMessageList extends LitElement {
       .older {
         align-self: center;
       }
+      salon-message-item[highlight] {
+        outline: 2px solid var(--salon-accent, #2563eb);
+        outline-offset: 2px;
+        border-radius: 0.5rem;
+      }
       .jump {
         position: absolute;
         left: 50%;
@@ -73,6 +86,50 @@ export class SalonMessageList extends LitElement {
   private stick = true;
   /** Distance from the bottom to keep while older messages are added above the reader. */
   private keepFromBottom: number | null = null;
+  /** Messages a followed source cites that are not shown yet, and the pages still allowed to find them. */
+  private seeking: { ids: string[]; pagesLeft: number } | null = null;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.addEventListener('salon-show-messages', this.onShowMessages as EventListener);
+  }
+
+  override disconnectedCallback(): void {
+    this.removeEventListener('salon-show-messages', this.onShowMessages as EventListener);
+    super.disconnectedCallback();
+  }
+
+  private onShowMessages = (event: CustomEvent<{ messageIds: string[] }>) => {
+    const ids = event.detail?.messageIds ?? [];
+    if (!ids.length) return;
+    event.stopPropagation();
+    this.seeking = { ids, pagesLeft: SEEK_MAX_PAGES };
+    this.seek();
+  };
+
+  /** Shows the sought messages when they are loaded; otherwise asks for the page before the oldest. */
+  private seek(): void {
+    const sought = this.seeking;
+    if (!sought) return;
+    const items = sought.ids
+      .map((id) => this.renderRoot.querySelector<HTMLElement>(`salon-message-item[data-id="${CSS.escape(id)}"]`))
+      .filter((e) => e !== null);
+    if (items.length) {
+      this.seeking = null;
+      this.stick = false;
+      items[0].scrollIntoView({ block: 'center' });
+      for (const item of items) item.setAttribute('highlight', '');
+      setTimeout(() => items.forEach((item) => item.removeAttribute('highlight')), HIGHLIGHT_MS);
+      return;
+    }
+    if (!this.hasOlder || sought.pagesLeft <= 0) {
+      this.seeking = null;
+      return;
+    }
+    if (this.loadingOlder) return;
+    sought.pagesLeft--;
+    this.loadOlder();
+  }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     const firstOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.[0]?.key;
@@ -86,6 +143,7 @@ export class SalonMessageList extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
+    if (this.seeking && (changed.has('entries') || changed.has('loadingOlder'))) queueMicrotask(() => this.seek());
     if (!changed.has('entries') && !changed.has('answers')) return;
     if (this.keepFromBottom !== null) {
       // Older messages came in above: the reader stays on what they were reading.
@@ -121,6 +179,7 @@ export class SalonMessageList extends LitElement {
           (e) =>
             html`<salon-message-item
               data-key=${e.key}
+              data-id=${e.message.id}
               data-seq=${e.message.seq}
               .author=${e.message.author}
               .text=${e.message.text}

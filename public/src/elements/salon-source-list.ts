@@ -1,6 +1,8 @@
 /**
  * `<salon-source-list>`: the numbered sources under an assistant answer, each linking to its
- * original. Hacker News comments and earlier room discussion are labelled as such.
+ * original. Hacker News comments and the room's own discussion are labelled as such; a discussion
+ * source is a button that asks the message list to show the messages it cites
+ * (`salon-show-messages`, detail `{messageIds}`).
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
@@ -14,7 +16,7 @@ const SNIPPET_CHARS = 160;
 
 function label(source: Source): string {
   if (source.kind === 'comment') return 'HN comment';
-  if (source.sourceType === 'conversation' || source.kind === 'thread') return 'earlier discussion';
+  if (source.sourceType === 'conversation' || source.kind === 'thread') return 'this discussion';
   if (source.kind === 'video') return 'video';
   if (source.kind === 'post') return 'post';
   return 'article';
@@ -76,6 +78,16 @@ export class SalonSourceList extends LitElement {
       li > span {
         min-width: 0;
       }
+      button.show {
+        font: inherit;
+        color: var(--salon-link, inherit);
+        background: none;
+        border: 0;
+        padding: 0;
+        text-align: left;
+        text-decoration: underline;
+        cursor: pointer;
+      }
       .snippet {
         display: block;
         color: var(--salon-muted);
@@ -106,20 +118,27 @@ export class SalonSourceList extends LitElement {
     const title = source.title || source.id;
     const snippet = source.snippet.length > SNIPPET_CHARS ? `${source.snippet.slice(0, SNIPPET_CHARS)}…` : source.snippet;
     const host = link?.external ? hostOf(link.href) : '';
+    const cited = source.messageIds ?? [];
     return html`<li data-source=${source.n}>
       <span class="n">[${source.n}]</span>
       <span>
         ${
-          link
-            ? html`<a href=${link.href} target=${link.external ? '_blank' : '_self'} rel=${link.external ? 'noopener noreferrer nofollow' : nothing}
-                >${title}</a
-              >`
-            : html`<span>${title}</span>`
+          cited.length
+            ? html`<button class="show" type="button" title="Show these messages" @click=${() => this.show(cited)}>${title}</button>`
+            : link
+              ? html`<a href=${link.href} target=${link.external ? '_blank' : '_self'} rel=${link.external ? 'noopener noreferrer nofollow' : nothing}
+                  >${title}</a
+                >`
+              : html`<span>${title}</span>`
         }
         <span class="tag">${label(source)}</span>${host ? html` <span class="muted">${host}</span>` : nothing}
         ${snippet ? html`<span class="snippet" title=${snippet}>${snippet}</span>` : nothing}
       </span>
     </li>`;
+  }
+
+  private show(messageIds: string[]): void {
+    this.dispatchEvent(new CustomEvent('salon-show-messages', { detail: { messageIds }, bubbles: true, composed: true }));
   }
 }
 

@@ -197,14 +197,6 @@ function spelledApart(): Map<string, string[]> {
   return apart;
 }
 
-/** Whitespace runs squashed to one space and the ends trimmed; most stored text needs neither, and the check is cheaper than the replace. */
-export function squash(text: string): string {
-  return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
-}
-
-/** Whitespace other than single spaces between non-spaces. */
-const NEEDS_SQUASH = /[^\S ]| {2}|^ | $/;
-
 /** A sentence of a longer text with its character range. */
 export interface Sentence {
   text: string;

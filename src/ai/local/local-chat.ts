@@ -7,6 +7,7 @@
 import { parseGroundedPrompt, type GroundedPrompt } from '../grounded-prompt.js';
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
+import { asksAboutDiscussion, asksForOverview } from '../questions.js';
 import { contentTerms, idfTable, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -105,7 +106,11 @@ export class LocalChatModel implements ChatModel {
     const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const prompt = parseGroundedPrompt(user);
     if (!prompt || !prompt.sources.length) return NOT_GROUNDED;
-    if (asksForOverview(prompt.question)) return overview(prompt);
+    const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
+    const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
+    const overviewAsked = asksForOverview(prompt.question);
+    if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
+    if (overviewAsked && documents.length) return overview({ ...prompt, sources: documents });
     return this.quote(prompt, signal);
   }
 
@@ -164,15 +169,6 @@ export class LocalChatModel implements ChatModel {
   }
 }
 
-/** "What is this about?", "tl;dr", "summarize": questions about the room's topic as a whole. */
-const OVERVIEW =
-  /\b(summar(y|i[sz]e)|tl;?\s?dr|overview|gist|main (point|idea)s?|key (point|takeaway)s?)\b|\bwhat('s| is| are)? (it|(this|that|the)( (article|post|video|story|thread|room|topic|piece|page))?) (all )?about\b/i;
-
-/** Whether the question asks for an overview rather than a fact. */
-export function asksForOverview(question: string): boolean {
-  return OVERVIEW.test(question);
-}
-
 /** The central sentences of the source that is the primary topic (by title words shared), cited. */
 function overview(prompt: GroundedPrompt): string {
   const topic = new Set(contentTerms(prompt.topic));
@@ -180,6 +176,39 @@ function overview(prompt: GroundedPrompt): string {
   const main = prompt.sources.reduce((best, s) => (shared(s.label) > shared(best.label) ? s : best), prompt.sources[0]);
   const sentences = centralSentences(main.content, { maxSentences: OVERVIEW_SENTENCES });
   return sentences.length ? `${sentences.join(' ')} [${main.n}]` : NOT_COVERED;
+}
+
+/** `Alice (24 Nov 2026, 19:20): text` → `Alice: text`. */
+const CHAT_LINE_STAMP = / \(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\): /;
+
+/** Lines of discussion an overview quotes, at most. */
+const DISCUSSION_OVERVIEW_LINES = 4;
+
+/**
+ * What was said: every line when there are few, else the lines sharing most words with the
+ * others (the discussion's thread), in their order, each with its speaker and its source cited.
+ */
+function discussionOverview(sources: GroundedPrompt['sources']): string {
+  const lines = sources.flatMap((s) => s.content.split('\n').map((line) => ({ n: s.n, line: line.replace(CHAT_LINE_STAMP, ': ').trim() })));
+  const said = lines.filter((l) => contentTerms(l.line).length > 1);
+  if (!said.length) return NOT_COVERED;
+  const terms = said.map((l) => new Set(contentTerms(l.line)));
+  const centrality = terms.map((a, i) =>
+    terms.reduce((sum, b, j) => (i === j ? sum : sum + [...a].filter((t) => b.has(t)).length / Math.sqrt(a.size * b.size)), 0),
+  );
+  const keep = new Set(
+    said
+      .map((_, i) => i)
+      .sort((a, b) => centrality[b] - centrality[a] || a - b)
+      .slice(0, DISCUSSION_OVERVIEW_LINES),
+  );
+  const picked = said.filter((_, i) => keep.has(i));
+  return `So far in this discussion: ${picked.map((l) => `${withStop(l.line)} [${l.n}]`).join(' ')}`;
+}
+
+/** The line with a full stop when it ends without one, so quoted lines read as sentences. */
+function withStop(line: string): string {
+  return /[.!?…]$/.test(line) ? line : `${line}.`;
 }
 
 /** The question without the words of `title` (the question itself when nothing would be left). */

@@ -68,6 +68,8 @@ function client(host: string, signal: AbortSignal): Ollama {
 export class OllamaEmbedder implements Embedder {
   readonly model: string;
   readonly similarityThreshold = OLLAMA_SIMILARITY_THRESHOLD;
+  /** The seed's rule for nomic-embed-text: nothing at 0.3 or above, no answer. */
+  readonly relevanceThreshold = OLLAMA_SIMILARITY_THRESHOLD;
   private learned: number | undefined;
   private readonly provider: ProviderDescription;
   private readonly batchSize: number;

@@ -104,6 +104,7 @@ class OpenAIClient {
 export class OpenAIEmbedder implements Embedder {
   readonly model: string;
   readonly similarityThreshold = OPENAI_SIMILARITY_THRESHOLD;
+  readonly relevanceThreshold = OPENAI_SIMILARITY_THRESHOLD;
   private learned: number | undefined;
   private readonly client: OpenAIClient;
 

@@ -1,0 +1,100 @@
+/**
+ * The thread's recent chat as the prompt sees it: the latest messages before the question, one line
+ * each with the speaker's name and time, newest kept first within a character budget, as one
+ * conversation source ("From this discussion — Alice, Bob, 24 Nov 2026") that answers can cite.
+ */
+import type { Message, Source } from '../protocol/messages.js';
+import type { Store } from '../store/types.js';
+import { clip, squash } from '../text.js';
+
+/** Messages read for the recent chat, at most. */
+export const RECENT_CHAT_MESSAGES = 12;
+/** Characters of recent chat in the prompt, at most. */
+export const RECENT_CHAT_MAX_CHARS = 2_000;
+/** One message's text in the recent chat, at most. */
+const LINE_TEXT_MAX_CHARS = 400;
+const SNIPPET_CHARS = 150;
+
+/** A window of messages rendered for the prompt, with the source that cites it. */
+export interface ChatWindow {
+  /** One line per message, oldest first. */
+  lines: string[];
+  messages: Message[];
+  /** `n` is given when the prompt numbers its sources. */
+  source: Omit<Source, 'n'>;
+}
+
+export interface RecentChatOptions {
+  maxMessages?: number;
+  maxChars?: number;
+}
+
+/**
+ * The latest messages of `threadId` before seq `beforeSeq` (the question's own message and
+ * anything after it are left out), as a ChatWindow; null when the thread has none yet.
+ */
+export async function recentChat(store: Store, threadId: string, beforeSeq: number | undefined, options: RecentChatOptions = {}): Promise<ChatWindow | null> {
+  const maxMessages = options.maxMessages ?? RECENT_CHAT_MESSAGES;
+  const maxChars = options.maxChars ?? RECENT_CHAT_MAX_CHARS;
+  const messages = (await store.threadMessages(threadId, maxMessages, beforeSeq)).filter((m) => m.author.kind !== 'system' && m.text.trim());
+  // Newest first until the budget is spent: the latest turns matter most to a follow-up.
+  const kept: Message[] = [];
+  const lines: string[] = [];
+  let chars = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const line = chatLine(messages[i]);
+    if (chars + line.length + 1 > maxChars && kept.length) break;
+    kept.unshift(messages[i]);
+    lines.unshift(clip(line, maxChars));
+    chars += line.length + 1;
+  }
+  return kept.length ? { lines, messages: kept, source: conversationSource(threadId, kept, lines[lines.length - 1]) } : null;
+}
+
+/** `Alice (24 Nov 2026, 19:20): the text`, on one line; an old answer's `[n]` markers are dropped (its numbers are not this prompt's). */
+export function chatLine(m: Message): string {
+  const text = m.author.kind === 'assistant' ? m.text.replace(/\s*\[\d{1,2}\]/g, '') : m.text;
+  return `${squash(m.author.name)} (${formatDay(m.ts)}, ${formatTime(m.ts)}): ${clip(squash(text), LINE_TEXT_MAX_CHARS)}`;
+}
+
+/** The source a window of messages is cited as. */
+export function conversationSource(threadId: string, messages: Message[], snippet: string): Omit<Source, 'n'> {
+  const authors = [...new Set(messages.map((m) => squash(m.author.name)))];
+  const from = messages[0].ts;
+  const to = messages[messages.length - 1].ts;
+  return {
+    id: threadId,
+    kind: 'thread',
+    title: conversationLabel(authors, from, to),
+    url: null,
+    sourceType: 'conversation',
+    snippet: clip(snippet, SNIPPET_CHARS),
+    messageIds: messages.map((m) => m.id),
+    authors,
+    from,
+    to,
+  };
+}
+
+/** `From this discussion — Alice, Bob, 24 Nov 2026` (two days when the window spans more than one). */
+export function conversationLabel(authors: string[], from: string, to: string): string {
+  const first = formatDay(from);
+  const last = formatDay(to);
+  const names = authors.length > 4 ? `${authors.slice(0, 4).join(', ')} and others` : authors.join(', ');
+  return `From this discussion — ${names}, ${first === last ? first : `${first} – ${last}`}`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `24 Nov 2026` in UTC (the same on every node, whatever its time zone). */
+export function formatDay(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return 'unknown date';
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+function formatTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '--:--';
+  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+}

@@ -1,0 +1,172 @@
+/**
+ * The recent chat the assistant reads (rag/recent-chat.ts), the sectioned prompt and its budget
+ * (rag/prompt.ts), and which questions the chat can answer (ai/questions.ts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
+import { asksAboutDiscussion, chatAnswers } from '../../src/ai/questions.js';
+import { buildPrompt, systemInstructions } from '../../src/rag/prompt.js';
+import { chatLine, conversationLabel, recentChat } from '../../src/rag/recent-chat.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+
+const stores: SqliteStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+});
+
+async function threadWith(lines: [name: string, text: string, kind?: 'user' | 'assistant' | 'system'][]) {
+  const store = new SqliteStore({ filename: ':memory:' });
+  stores.push(store);
+  const thread = await store.ensureMainThread('news_1');
+  const seqs: number[] = [];
+  for (const [i, [name, text, kind]] of lines.entries()) {
+    const ts = new Date(Date.UTC(2026, 10, 24, 19, i)).toISOString();
+    const { message } = await store.appendMessage({ roomId: 'news_1', threadId: thread.id, author: { id: `u_${name}`, name, kind: kind ?? 'user' }, text, ts });
+    seqs.push(message.seq);
+  }
+  return { store, thread, seqs };
+}
+
+describe('recent chat', () => {
+  it('lists the thread’s messages before the question with names and times, as one conversation source', async () => {
+    const { store, thread, seqs } = await threadWith([
+      ['Ann', 'My cousin Bob lost 4000 dollars on Meridian last week'],
+      ['Cy', 'Ouch, that is a lot'],
+      ['Salon AI', 'Meridian lost its peg on Monday [1].', 'assistant'],
+      ['Ann', '@ai how much money did Bob lose?'],
+      ['Cy', 'said after the question'],
+    ]);
+    const chat = (await recentChat(store, thread.id, seqs[3]))!;
+    expect(chat.lines).toEqual([
+      'Ann (24 Nov 2026, 19:00): My cousin Bob lost 4000 dollars on Meridian last week',
+      'Cy (24 Nov 2026, 19:01): Ouch, that is a lot',
+      // An old answer's citation numbers are not this prompt's: dropped.
+      'Salon AI (24 Nov 2026, 19:02): Meridian lost its peg on Monday.',
+    ]);
+    expect(chat.source).toMatchObject({
+      id: thread.id,
+      kind: 'thread',
+      sourceType: 'conversation',
+      title: 'From this discussion — Ann, Cy, Salon AI, 24 Nov 2026',
+      authors: ['Ann', 'Cy', 'Salon AI'],
+      from: '2026-11-24T19:00:00.000Z',
+      to: '2026-11-24T19:02:00.000Z',
+    });
+    expect(chat.source.messageIds).toEqual(chat.messages.map((m) => m.id));
+  });
+
+  it('keeps the newest messages within its character budget, and skips system notices', async () => {
+    const { store, thread } = await threadWith([
+      ['Ann', 'first '.repeat(30)],
+      ['Bob', 'second '.repeat(30)],
+      ['Notice', 'Ann joined', 'system'],
+      ['Cy', 'third '.repeat(30)],
+    ]);
+    const chat = (await recentChat(store, thread.id, undefined, { maxChars: 450 }))!;
+    expect(chat.messages.map((m) => m.author.name)).toEqual(['Bob', 'Cy']);
+    expect(chat.lines.join('\n').length).toBeLessThanOrEqual(450);
+    expect(await recentChat(store, 'thr_none', undefined)).toBeNull();
+  });
+
+  it('labels a window that spans days with both, and many speakers shortly', () => {
+    expect(conversationLabel(['A', 'B'], '2026-11-20T10:00:00Z', '2026-11-24T10:00:00Z')).toBe('From this discussion — A, B, 20 Nov 2026 – 24 Nov 2026');
+    expect(conversationLabel(['A', 'B', 'C', 'D', 'E'], '2026-11-24T10:00:00Z', '2026-11-24T11:00:00Z')).toBe(
+      'From this discussion — A, B, C, D and others, 24 Nov 2026',
+    );
+  });
+
+  it('puts a message on one line, whatever its whitespace', () => {
+    const line = chatLine({
+      id: 'm',
+      seq: 1,
+      roomId: 'r',
+      threadId: 't',
+      author: { id: 'u', name: 'Ann', kind: 'user' },
+      text: 'one\n\ntwo\tthree',
+      ts: '2026-11-24T09:05:00Z',
+    });
+    expect(line).toBe('Ann (24 Nov 2026, 09:05): one two three');
+  });
+});
+
+describe('questions the chat answers', () => {
+  const lines = ['Ann (24 Nov 2026, 19:00): My cousin Bob lost 4000 dollars on Meridian last week'];
+
+  it('knows questions about the discussion itself', () => {
+    for (const q of ['can you summarise what we discussed so far?', 'who said the peg would hold?', 'What did Ann say?', 'what was the conversation about'])
+      expect(asksAboutDiscussion(q), q).toBe(true);
+    for (const q of ['How much did the company raise?', 'What is the capital of France?']) expect(asksAboutDiscussion(q), q).toBe(false);
+  });
+
+  it('counts a line that names what the question names, or holds most of its terms', () => {
+    expect(chatAnswers('how much money did Bob lose?', lines)).toBe(true);
+    expect(chatAnswers('how many dollars were lost on Meridian last week?', lines)).toBe(true);
+    expect(chatAnswers('what is the capital of France?', lines)).toBe(false);
+    expect(chatAnswers('what did we discuss?', [])).toBe(false);
+  });
+});
+
+describe('the sectioned prompt and its budget', () => {
+  const doc = (n: number, size: number): GroundedSource => ({ n, label: `Document ${n}`, content: `doc${n} `.repeat(size / 5).trim() });
+  const memory = (n: number, size: number): GroundedSource => ({
+    n,
+    label: `From this discussion — old ${n}`,
+    content: `mem${n} `.repeat(size / 5).trim(),
+    section: 'memory',
+  });
+  const recent = (n: number, lines: number): GroundedSource => ({
+    n,
+    label: 'From this discussion — Ann, 24 Nov 2026',
+    content: Array.from({ length: lines }, (_, i) => `Ann (24 Nov 2026, 19:0${i}): line${i} ${'x'.repeat(200)}`).join('\n'),
+    section: 'recent',
+  });
+  const nonce = '0123456789abcdef';
+
+  it('renders the sections in order inside the fences, and parses them back', () => {
+    const sources = [doc(1, 100), memory(2, 100), recent(3, 2)];
+    const built = buildPrompt({ topic: 'Meridian', sources, question: 'how much did Bob lose?' }, nonce, 100_000);
+    const user = built.messages[1].content;
+    const order = [
+      '[RETRIEVED DOCUMENT CONTEXT]',
+      '[PRIMARY TOPIC]',
+      '[Source 1]',
+      '[RELEVANT PAST CONVERSATION]',
+      '[Source 2]',
+      '[RECENT CHAT HISTORY]',
+      '[Source 3]',
+      '[USER QUERY]',
+    ];
+    const at = order.map((h) => user.indexOf(h));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(parseGroundedPrompt(user)).toEqual({ topic: 'Meridian', sources, question: 'how much did Bob lose?' });
+    expect(built.messages[0].content.startsWith('[INSTRUCTION]')).toBe(true);
+    expect(systemInstructions(nonce)).toMatch(/RECENT CHAT HISTORY/);
+  });
+
+  it('gives up the oldest past conversation first, then the lowest-ranked documents, then the oldest chat lines; never the question', () => {
+    const question = `what happened? ${'q'.repeat(3000)}`;
+    const sources = [doc(1, 1500), doc(2, 1500), memory(3, 1500), memory(4, 1500), recent(5, 4)];
+    const size = (max: number) => buildPrompt({ topic: 'T', sources, question }, nonce, max);
+    const full = size(100_000);
+    expect(full.sources.map((s) => s.n)).toEqual([1, 2, 3, 4, 5]);
+    const kept = (max: number) => size(max).sources.map((s) => s.n);
+    expect(kept(full.chars - 100)).toEqual([1, 2, 4, 5]);
+    expect(kept(full.chars - 1700)).toEqual([1, 2, 5]);
+    // Then the last document is shortened, then dropped.
+    const shortened = size(full.chars - 3400);
+    expect(shortened.sources.map((s) => s.n)).toEqual([1, 2, 5]);
+    expect(shortened.sources[1].content.length).toBeLessThan(1500);
+    expect(kept(full.chars - 4800)).toEqual([1, 5]);
+    expect(kept(full.chars - 6400)).toEqual([5]);
+    const tight = size(full.chars - 6800);
+    expect(tight.sources.map((s) => s.n)).toEqual([5]);
+    expect(tight.recentLinesDropped).toBeGreaterThan(0);
+    expect(tight.sources[0].content.split('\n')[0]).toContain(`line${tight.recentLinesDropped}`);
+    for (const max of [full.chars - 100, full.chars - 6800, 1000]) {
+      const built = size(max);
+      expect(parseGroundedPrompt(built.messages[1].content)!.question).toBe(question);
+      if (max > 1000) expect(built.chars).toBeLessThanOrEqual(max);
+    }
+  });
+});
