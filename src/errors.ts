@@ -93,6 +93,8 @@ export const errors = {
   ERR_BAD_MESSAGE: define('ERR_BAD_MESSAGE', 400, 'Bad message: %s'),
   ERR_NAME_RESERVED: define('ERR_NAME_RESERVED', 400, 'The name %s is reserved; choose another'),
   ERR_ROOM_NOT_FOUND: define('ERR_ROOM_NOT_FOUND', 404, 'No room %s'),
+  ERR_THREAD_NOT_FOUND: define('ERR_THREAD_NOT_FOUND', 404, 'No thread %s'),
+  ERR_FORBIDDEN: define('ERR_FORBIDDEN', 403, 'Not allowed: %s'),
   ERR_BAD_TOKEN: define('ERR_BAD_TOKEN', 401, 'The identity token is invalid'),
   ERR_ORIGIN_NOT_ALLOWED: define('ERR_ORIGIN_NOT_ALLOWED', 403, 'Origin %s may not open room sockets'),
   ERR_RATE_LIMITED: define('ERR_RATE_LIMITED', 429, 'Slow down: %s'),

@@ -1,6 +1,6 @@
 /**
  * The one place that picks an implementation for every seam from the config: the Store, the
- * RoomBus, the Embedder and ChatModel, the VectorIndex. The server (app.ts), the CLI commands and
+ * RoomBus, the Embedder and ChatModel, the VectorIndex and the memory's vector index. The server (app.ts), the CLI commands and
  * the benchmarks all get their parts here, so a second store or bus is added in this file alone,
  * and nothing else decides what DATABASE_URL, REDIS_URL or AI_PROVIDER mean.
  */
@@ -79,6 +79,22 @@ export function createVectorIndex(config: Config, embedder: { model: string; dim
     threshold: config.HNSW_THRESHOLD,
     dir: config.DATA_DIR,
     hnswMode: options.hnswMode,
+    log: options.log,
+  });
+}
+
+/**
+ * The vector index of conversation memory: exact scans only (a search covers one thread's chunks,
+ * which the index lists by scope, so a graph would not help), on one scan thread, never saved
+ * (rebuilt from the store at every start, so it always matches the embedder).
+ */
+export function createMemoryIndex(config: Config, embedder: { model: string; dimensions: number }, options: { log?: Logger } = {}): SearchIndex {
+  return new SearchIndex({
+    model: embedder.model,
+    dimensions: embedder.dimensions,
+    threads: 1,
+    threshold: config.HNSW_THRESHOLD,
+    hnswMode: 'off',
     log: options.log,
   });
 }

@@ -12,7 +12,9 @@ import type { IngestDeps } from './content/sources/article.js';
 import { IngestService } from './content/ingest/ingest.js';
 import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
-import { createAi, createRoomBus, createVectorIndex, openStore } from './parts.js';
+import { createAi, createMemoryIndex, createRoomBus, createVectorIndex, openStore } from './parts.js';
+import { memoryCommand } from './memory/commands.js';
+import { MemoryService } from './memory/memory-service.js';
 import { SalonAssistant } from './rag/assistant.js';
 import { CHARS_PER_TOKEN } from './rag/prompt.js';
 import { roomViews } from './rag/room-context.js';
@@ -49,6 +51,10 @@ export interface Services {
   assistant: RoomAssistant;
   /** Topic room summaries, regenerated on a timer (src/rag/topics.ts). */
   topics: TopicSummaries;
+  /** Conversation memory of every thread (src/memory): fed by the rooms and the assistant, searched by the assistant. */
+  memory: MemoryService;
+  /** The memory's own vector index (src/parts.ts). */
+  memoryIndex: VectorIndex;
 }
 
 /** Implementations that replace the ones the config would choose (tests). */
@@ -104,15 +110,27 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
   });
 
+  const memoryIndex = createMemoryIndex(config, ai.embedder, { log });
+  const memory = new MemoryService({
+    store,
+    embedder: ai.embedder,
+    index: memoryIndex,
+    log,
+    maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
+    retentionDays: config.MEMORY_RETENTION_DAYS,
+  });
+
   // The hub and the assistant know each other: the hub asks through it, it answers through the hub.
   let assistant: RoomAssistant | undefined;
   const rooms = createRooms(config, {
     store,
     log,
     assistant: () => assistant,
+    onMessage: (message) => memory.onMessage(message),
     bus: overrides.roomBus ?? createRoomBus(config),
     options: overrides.roomOptions,
   });
+  rooms.commands.register(memoryCommand(store, memory, config.THREAD_OPS));
   assistant =
     overrides.assistant ??
     new SalonAssistant({
@@ -125,6 +143,8 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
       rerankTimeoutMs: Math.min(config.AI_TIMEOUT_MS, 15_000),
       promptMaxChars: config.PROMPT_TOKEN_BUDGET * CHARS_PER_TOKEN,
       relevanceThreshold: ai.embedder.relevanceThreshold,
+      memory,
+      onAnswer: (request, result) => memory.onAnswer(request, result),
       userLimit: { limit: config.ASK_LIMIT_USER, windowMs: 60_000 },
       roomLimit: { limit: config.ASK_LIMIT_ROOM, windowMs: 60_000 },
       addressLimit: { limit: config.ASK_LIMIT_IP, windowMs: 60_000 },
@@ -146,6 +166,8 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     rooms,
     assistant,
     topics,
+    memory,
+    memoryIndex,
   };
 }
 

@@ -1,18 +1,31 @@
 /**
- * The assistant plugin: `POST /api/v1/rooms/:id/ask`, topic summaries regenerated on their timer,
- * and the assistant closed with the app (the rooms close it first when they shut down, so members
+ * The assistant plugin: `POST /api/v1/rooms/:id/ask`, the thread routes, topic summaries
+ * regenerated on their timer, conversation memory rebuilt at start, and the assistant closed with the app (the rooms close it first when they shut down, so members
  * hear why an answer ends before their sockets close).
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { askRoutes } from '../routes/ask.js';
+import threadRoutes from '../routes/threads.js';
 
 async function assistantPlugin(app: FastifyInstance): Promise<void> {
-  const { topics, assistant, rooms } = app.salon;
+  const { topics, assistant, rooms, memory, memoryIndex } = app.salon;
+  let loading: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => topics.start());
+  // Memory is rebuilt in the background: until it is, answers find none of it.
+  app.addHook('onReady', async () => {
+    loading = memory.load().catch((err: unknown) => app.log.error({ err: (err as Error)?.message }, 'conversation memory not loaded'));
+  });
   app.addHook('onClose', async () => topics.close());
-  app.addHook('onClose', async () => assistant.close());
+  app.addHook('onClose', async () => {
+    // Answers end first (their exchanges join the memory queue), then the memory stores what it holds.
+    await assistant.close();
+    await loading;
+    await memory.close();
+    await memoryIndex.close();
+  });
   await app.register(askRoutes(rooms.resolve));
+  await app.register(threadRoutes);
 }
 
 export default fp(assistantPlugin, { name: 'salon-assistant', dependencies: ['salon-rooms', 'salon-search'] });

@@ -56,7 +56,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
       room,
       request.text,
       { signal: controller.signal, onStage: (s) => s !== 'searching' && setStage(s) },
-      { id: request.threadId, beforeSeq: request.questionSeq },
+      { id: request.threadId, beforeSeq: request.questionSeq, asker: { userId: request.asker.id, private: request.private === true } },
     );
     setStage('writing');
     t = performance.now();

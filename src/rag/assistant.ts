@@ -3,7 +3,8 @@
  * pipeline and streams the answer to the room through the RoomOutlet the rooms core attaches.
  *
  * Private asks: every frame goes to the asker only (sendToUser), the answer is not stored and is
- * not listed in `pending` for others; `onAnswer` hooks see `private: true` and must not keep it.
+ * not listed in `pending` for others; `onAnswer` hooks see `private: true` and may keep the exchange
+ * only where its asker alone can reach it (conversation memory keeps it as a privileged chunk).
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../ai/types.js';
@@ -18,6 +19,7 @@ import { FairQueue, type FairQueueOptions } from './fair-queue.js';
 import { RagPipeline } from './pipeline.js';
 import { WindowLimiter, type WindowLimit } from './rate-limit.js';
 import { type RoomView } from './types.js';
+import type { MemorySearch } from '../memory/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required, wholeNumber, positiveNumber } from '../options.js';
 
@@ -45,6 +47,8 @@ export interface AssistantOptions {
   /** Longest a whole answer may take (ERR_AI_TIMEOUT after). */
   answerTimeoutMs?: number;
   rerankTimeoutMs?: number;
+  /** The threads' conversation memory (PipelineOptions.memory). */
+  memory?: MemorySearch;
   /** Whole-prompt budget in characters (PipelineOptions.promptMaxChars). */
   promptMaxChars?: number;
   /** Cosine under which indexed content does not cover a question: the embedder's relevanceThreshold (PipelineOptions.relevanceThreshold). */
@@ -81,6 +85,7 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
       log: this.log,
       rerankTimeoutMs: options.rerankTimeoutMs,
       promptMaxChars: options.promptMaxChars,
+      memory: options.memory,
       relevanceThreshold: options.relevanceThreshold,
     });
     this.queue = new FairQueue(options.queue);

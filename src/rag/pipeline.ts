@@ -14,7 +14,9 @@ import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
-import { aboutTheRoom, chatAnswers } from '../ai/questions.js';
+import { aboutTheRoom, asksAboutDiscussion, chatAnswers } from '../ai/questions.js';
+import type { MemorySearch } from '../memory/types.js';
+import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required, positiveNumber, numberWithin } from '../options.js';
@@ -28,6 +30,8 @@ export interface PipelineOptions {
   rerankTimeoutMs?: number;
   /** Whole-prompt budget in characters (PROMPT_TOKEN_BUDGET × 4). */
   promptMaxChars?: number;
+  /** The thread's conversation memory, searched beside the documents. */
+  memory?: MemorySearch;
   /**
    * Cosine under which indexed content does not cover a question: the embedder's
    * relevanceThreshold. With nothing above it and no recent chat that answers, the ask abstains.
@@ -40,6 +44,8 @@ export interface PipelineOptions {
 export interface ThreadView {
   id: string;
   beforeSeq?: number;
+  /** Who asks: decides which memory they may see (none without it). */
+  asker?: { userId: string; private: boolean };
 }
 
 /** Timings (ms) and counts of each stage, returned with the answer. */
@@ -48,7 +54,17 @@ export interface PipelineStages {
   /** `best`: the question-alone search's best score, which decides relevance (abstention). */
   search: { ms: number; serviceMs: number; hits: number[]; candidates: number; best: number };
   rerank: { ms: number; method: RerankMethod; selected: number };
-  context: { ms: number; sources: number; roomContextChars: number; recentMessages: number; promptChars: number; promptTokens: number };
+  /** `memoryHits`: what the memory search returned; `pastSources`: how many of them the prompt kept. */
+  context: {
+    ms: number;
+    sources: number;
+    roomContextChars: number;
+    recentMessages: number;
+    memoryHits: number;
+    pastSources: number;
+    promptChars: number;
+    promptTokens: number;
+  };
 }
 
 export interface PreparedAnswer {
@@ -86,9 +102,12 @@ export class RagPipeline {
     const { signal } = hooks;
     hooks.onStage?.('searching');
     let t = performance.now();
-    const [found, chat] = await Promise.all([
+    const memory = this.options.memory;
+    const asker = thread?.asker;
+    const [found, chat, remembered] = await Promise.all([
       broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, question),
       thread ? recentChat(this.options.store, thread.id, thread.beforeSeq) : null,
+      memory && thread && asker ? memory.search(question, { threadId: thread.id, userId: asker.userId, private: asker.private }, PAST_CHUNKS * 2, signal) : [],
     ]);
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
     const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: found.candidates.length, best };
@@ -97,10 +116,21 @@ export class RagPipeline {
     const threshold = this.options.relevanceThreshold ?? -Infinity;
     const documentsRelevant = found.candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question));
     const chatRelevant = chat !== null && chatAnswers(question, chat.lines);
-    if (!documentsRelevant && !chatRelevant) {
+    const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
+    const past = choosePast(question, remembered, recentIds, threshold, asksAboutDiscussion(question));
+    if (!documentsRelevant && !chatRelevant && !past.length) {
       this.log.info({ roomId: room.id, best: round(found.questionBest), threshold }, 'nothing relevant enough: abstaining');
       const none = { ms: 0, method: 'skipped' as RerankMethod, selected: 0 };
-      const context = { ms: 0, sources: 0, roomContextChars: 0, recentMessages: 0, promptChars: 0, promptTokens: 0 };
+      const context = {
+        ms: 0,
+        sources: 0,
+        roomContextChars: 0,
+        recentMessages: 0,
+        memoryHits: remembered.length,
+        pastSources: 0,
+        promptChars: 0,
+        promptTokens: 0,
+      };
       return { abstained: true, messages: [], sources: [], candidates: found.candidates, selected: [], stages: { search, rerank: none, context } };
     }
 
@@ -121,8 +151,9 @@ export class RagPipeline {
     const built = await buildContext(this.options.store, ranked.selected, question);
     const topic = room.context.slice(0, TOPIC_MAX_CHARS);
     this.log.info({ roomId: room.id, roomContextChars: topic.length }, `room context ${topic.length} chars`);
-    const grounded = [...built.grounded];
-    const listed = [...built.sources];
+    const recalled = await pastSources(this.options.chat, question, past, built.grounded.length + 1, signal);
+    const grounded = [...built.grounded, ...recalled.grounded];
+    const listed = [...built.sources, ...recalled.sources];
     if (chat) {
       const n = grounded.length + 1;
       grounded.push({ n, label: chat.source.title, content: chat.lines.join('\n'), section: 'recent' });
@@ -141,6 +172,8 @@ export class RagPipeline {
       sources: sources.length,
       roomContextChars: topic.length,
       recentMessages,
+      memoryHits: remembered.length,
+      pastSources: prompt.sources.filter((s) => s.section === 'memory').length,
       promptChars: prompt.chars,
       promptTokens: prompt.tokens,
     };

@@ -32,6 +32,8 @@ export interface RoomHubDeps {
   bus: RoomBus;
   /** Looked up on every ask, so the assistant may be wired after the hub is built. */
   assistant?: () => RoomAssistant | undefined;
+  /** Told of every member message posted on this node, after it was stored (conversation memory hooks in here). */
+  onMessage?: (message: Message) => void;
   log?: Logger;
   options?: Partial<RoomOptions>;
 }
@@ -65,6 +67,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   readonly identity: Identity;
   private readonly log: Logger;
   private readonly getAssistant: () => RoomAssistant | undefined;
+  private readonly onMessage?: (message: Message) => void;
   private readonly rooms = new Map<string, Room>();
   private readonly sessions = new Set<Session>();
   private readonly addresses: AddressLimits;
@@ -86,6 +89,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.bus = required('RoomHub', 'bus', deps.bus);
     this.log = deps.log ?? silentLogger;
     this.getAssistant = deps.assistant ?? (() => undefined);
+    this.onMessage = deps.onMessage;
     this.chat = new Chat({
       store: this.store,
       commands: this.commands,
@@ -95,6 +99,17 @@ export class RoomHub implements SessionHost, RoomOutlet {
       warn: (details, msg) => this.log.warn(details, msg),
     });
     this.bus.subscribe((roomId, payload) => this.fromBus(roomId, payload));
+  }
+
+  /**
+   * A thread was deleted (its messages are gone from the store): a live room on this node forgets
+   * its messages, and a deleted main thread is replaced by a new one for what is said next.
+   */
+  async threadDeleted(roomId: string, threadId: string): Promise<void> {
+    const room = this.rooms.get(roomId);
+    if (!room) return;
+    room.forgetThread(threadId);
+    if (room.threadId === threadId) room.threadId = (await this.store.ensureMainThread(roomId)).id;
   }
 
   /** Open connections on this node. */
@@ -253,6 +268,12 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   private publishMessage(room: Room, message: Message): void {
     this.route(room.id, 'history', JSON.stringify({ type: 'message', message }), undefined, message);
+    try {
+      this.onMessage?.(message);
+    } catch (err) {
+      // A listener's failure is its own; the message is stored and delivered already.
+      this.log.warn({ roomId: room.id, err: (err as Error)?.message }, 'message listener failed');
+    }
   }
 
   /** Delivers on this node, then publishes for the others; a failing bus never blocks local delivery. */

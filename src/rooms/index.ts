@@ -6,6 +6,7 @@ import { Identity, loadOrCreateSecret } from './identity.js';
 import { DEFAULT_SOFT_BUFFERED_BYTES, type RoomOptions } from './options.js';
 import type { RoomAssistant, RoomBus } from './types.js';
 import type { Logger } from '../logger.js';
+import type { Message } from '../protocol/messages.js';
 
 export { RoomHub } from './hub.js';
 
@@ -13,6 +14,8 @@ export interface CreateRoomsDeps {
   store: Store;
   log?: Logger;
   assistant?: () => RoomAssistant | undefined;
+  /** RoomHubDeps.onMessage. */
+  onMessage?: (message: Message) => void;
   bus: RoomBus;
   /** Overrides for tests (shorter timers, smaller limits). */
   options?: Partial<RoomOptions>;
@@ -40,6 +43,7 @@ export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
     identity: new Identity(loadOrCreateSecret(config.DATA_DIR)),
     log: deps.log,
     assistant: deps.assistant,
+    onMessage: deps.onMessage,
     bus: deps.bus,
     options: { ...roomOptionsFromConfig(config), ...deps.options },
   });

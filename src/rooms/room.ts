@@ -100,6 +100,12 @@ export class Room {
     return true;
   }
 
+  /** Drops a deleted thread's messages from the in-memory history. */
+  forgetThread(threadId: string): void {
+    this.history = this.history.filter((m) => m.threadId !== threadId);
+    this.knownThreads.delete(threadId);
+  }
+
   /** The in-memory history, oldest first. */
   recent(): Message[] {
     return this.history.slice();

@@ -136,4 +136,28 @@ export const SQLITE_MIGRATIONS: string[] = [
   ALTER TABLE embeddings ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX embeddings_age ON embeddings (stored_at);
   `,
+  // 4: conversation memory (src/memory/) and each thread's memory switch.
+  `
+  CREATE TABLE memory_chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread_id TEXT NOT NULL,
+    room_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    message_ids TEXT NOT NULL,
+    authors TEXT NOT NULL,
+    first_ts TEXT NOT NULL,
+    last_ts TEXT NOT NULL,
+    privileged INTEGER NOT NULL DEFAULT 0,
+    owner TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX memory_thread_age ON memory_chunks (thread_id, updated_at);
+  CREATE INDEX memory_age ON memory_chunks (updated_at);
+  -- One row per line of a chunk, rowid = chunk id × 16 + line (MEMORY_LINES_PER_CHUNK), so a chunk's
+  -- lines are found and deleted by rowid range.
+  CREATE VIRTUAL TABLE memory_lines USING fts5 (text, scope UNINDEXED, tokenize = 'porter unicode61');
+  ALTER TABLE threads ADD COLUMN memory_enabled INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

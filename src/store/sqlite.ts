@@ -12,9 +12,13 @@ import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
+import { scopeOf } from '../memory/scopes.js';
+import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { IngestJob, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
+/** Line slots of a memory chunk in memory_lines (rowid = chunk id × this + line). */
+const MEMORY_LINES_PER_CHUNK = 16;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
  * over the file; with the default cache most of them are read() calls into the OS cache.
@@ -424,6 +428,124 @@ export class SqliteStore implements Store {
     return (this.sql('SELECT * FROM threads WHERE room_id = ? ORDER BY main DESC, created_at').all(roomId) as Row[]).map(rowToThread);
   }
 
+  async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
+    return this.sql('UPDATE threads SET memory_enabled = ? WHERE id = ?').run(enabled ? 1 : 0, threadId).changes > 0;
+  }
+
+  async countThreadMessages(threadId: string): Promise<number> {
+    return (this.sql('SELECT count(*) AS n FROM messages WHERE thread_id = ?').get(threadId) as Row).n;
+  }
+
+  async deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null> {
+    const tx = this.db.transaction(() => {
+      if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return null;
+      const memoryIds = (this.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
+      this.deleteMemoryLines(memoryIds);
+      this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
+      const messages = this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId).changes;
+      this.sql('DELETE FROM threads WHERE id = ?').run(threadId);
+      return { messages, memoryIds };
+    });
+    return tx.immediate();
+  }
+
+  // conversation memory
+
+  async addMemoryChunk(c: NewMemoryChunk, now: string): Promise<MemoryChunk> {
+    this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string) => this.addMemoryInTransaction(chunk, at));
+    return this.addMemoryTx.immediate(c, now);
+  }
+
+  private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string) => MemoryChunk>;
+
+  private addMemoryInTransaction(c: NewMemoryChunk, now: string): MemoryChunk {
+    const { id } = this.sql(
+      `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    ).get(
+      c.threadId,
+      c.roomId,
+      c.kind,
+      c.text,
+      JSON.stringify(c.messageIds),
+      JSON.stringify(c.authors),
+      c.firstTs,
+      c.lastTs,
+      c.privileged ? 1 : 0,
+      c.owner,
+      now,
+      now,
+    ) as Row;
+    const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
+    const scope = scopeOf(c);
+    const lines = c.text.split('\n');
+    // Lines past the last slot stay searchable, joined into it.
+    const slots = [...lines.slice(0, MEMORY_LINES_PER_CHUNK - 1), lines.slice(MEMORY_LINES_PER_CHUNK - 1).join(' ')];
+    slots.forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
+    return { ...c, id, createdAt: now, updatedAt: now };
+  }
+
+  async touchMemoryChunk(id: number, now: string): Promise<boolean> {
+    return this.sql('UPDATE memory_chunks SET updated_at = ? WHERE id = ?').run(now, id).changes > 0;
+  }
+
+  async getMemoryChunks(ids: number[]): Promise<MemoryChunk[]> {
+    if (!ids.length) return [];
+    const rows = new Map((this.sql(`SELECT * FROM memory_chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[]).map((r) => [r.id, r]));
+    return ids.flatMap((id) => (rows.has(id) ? [rowToMemoryChunk(rows.get(id)!)] : []));
+  }
+
+  async scanMemoryChunks(afterId: number, limit: number): Promise<MemoryChunk[]> {
+    return (this.sql('SELECT * FROM memory_chunks WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(rowToMemoryChunk);
+  }
+
+  async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
+    const terms = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    if (!terms.length || !scopes.length) return [];
+    const match = [...new Set(terms)].map((t) => `"${t}"`).join(' OR ');
+    // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
+    // may match, so more lines than chunks are read.
+    const rows = this.sql(
+      `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines
+       WHERE memory_lines MATCH ? AND scope IN (${scopes.map(() => '?').join(',')}) ORDER BY rank LIMIT ?`,
+    ).all(match, ...scopes, limit * 4) as Row[];
+    const best = new Map<number, { chunkId: number; line: string; score: number }>();
+    for (const r of rows) {
+      const chunkId = Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK);
+      // bm25() is lower-is-better and negative; flip it so higher is better.
+      if (!best.has(chunkId)) best.set(chunkId, { chunkId, line: r.text, score: -r.rank });
+    }
+    return [...best.values()].slice(0, limit);
+  }
+
+  async countMemoryChunks(threadId: string): Promise<number> {
+    return (this.sql('SELECT count(*) AS n FROM memory_chunks WHERE thread_id = ?').get(threadId) as Row).n;
+  }
+
+  async pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
+    const tx = this.db.transaction(() => {
+      const ids = (this.sql('SELECT id FROM memory_chunks WHERE updated_at < ? ORDER BY updated_at, id').all(olderThan) as Row[]).map((r) => r.id as number);
+      if (threadId !== null) {
+        const over = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT -1 OFFSET ?').all(
+          threadId,
+          olderThan,
+          maxPerThread,
+        ) as Row[];
+        ids.push(...over.map((r) => r.id as number).reverse());
+      }
+      const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
+      for (const id of ids) remove.run(id);
+      this.deleteMemoryLines(ids);
+      return ids;
+    });
+    return tx.immediate();
+  }
+
+  private deleteMemoryLines(chunkIds: number[]): void {
+    const remove = this.sql('DELETE FROM memory_lines WHERE rowid BETWEEN ? AND ?');
+    for (const id of chunkIds) remove.run(id * MEMORY_LINES_PER_CHUNK, id * MEMORY_LINES_PER_CHUNK + MEMORY_LINES_PER_CHUNK - 1);
+  }
+
   // jobs
 
   async saveJob(job: IngestJob): Promise<void> {
@@ -549,7 +671,25 @@ function rowToMessage(r: Row): Message {
 }
 
 function rowToThread(r: Row): Thread {
-  return { id: r.id, roomId: r.room_id, title: r.title, main: r.main === 1, createdAt: r.created_at };
+  return { id: r.id, roomId: r.room_id, title: r.title, main: r.main === 1, createdAt: r.created_at, memoryEnabled: r.memory_enabled !== 0 };
+}
+
+function rowToMemoryChunk(r: Row): MemoryChunk {
+  return {
+    id: r.id,
+    threadId: r.thread_id,
+    roomId: r.room_id,
+    kind: r.kind,
+    text: r.text,
+    messageIds: JSON.parse(r.message_ids),
+    authors: JSON.parse(r.authors),
+    firstTs: r.first_ts,
+    lastTs: r.last_ts,
+    privileged: r.privileged === 1,
+    owner: r.owner,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }
 
 function blobToVector(blob: Buffer): Float32Array {

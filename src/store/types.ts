@@ -4,6 +4,7 @@
  * Every method is async so both implementations fit one interface.
  */
 import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '../content/types.js';
+import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Author, Message, Source } from '../protocol/messages.js';
 
 export interface ListItemsQuery {
@@ -41,6 +42,8 @@ export interface Thread {
   /** The room's first thread. */
   main: boolean;
   createdAt: string;
+  /** Whether the assistant searches and cites the thread's memory (`enable_chat_history_rag`). */
+  memoryEnabled: boolean;
 }
 
 export interface JobFailure {
@@ -153,6 +156,36 @@ export interface Store {
   ensureMainThread(roomId: string): Promise<Thread>;
   getThread(id: string): Promise<Thread | null>;
   listThreads(roomId: string): Promise<Thread[]>;
+  /** Switches the thread's memory on or off; false when there is no such thread. */
+  setThreadMemory(threadId: string, enabled: boolean): Promise<boolean>;
+  countThreadMessages(threadId: string): Promise<number>;
+  /**
+   * Deletes a thread with its messages and memory in one transaction; null when there is no such
+   * thread. Returns the memory chunk ids removed (for the vector index) and the messages count.
+   */
+  deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null>;
+
+  // conversation memory (src/memory/)
+  /** Stores a memory chunk; `now` is its createdAt and updatedAt. */
+  addMemoryChunk(chunk: NewMemoryChunk, now: string): Promise<MemoryChunk>;
+  /** Marks a chunk as seen again at `now` (a repeat of it came in); false when it is gone. */
+  touchMemoryChunk(id: number, now: string): Promise<boolean>;
+  /** Several chunks in one read, in the order asked; unknown ids are left out. */
+  getMemoryChunks(ids: number[]): Promise<MemoryChunk[]>;
+  /** Chunks with id > afterId in id order, for rebuilding the memory index. */
+  scanMemoryChunks(afterId: number, limit: number): Promise<MemoryChunk[]>;
+  countMemoryChunks(threadId: string): Promise<number>;
+  /**
+   * Full-text search over the lines of the memory chunks in `scopes` (src/memory/scopes.ts): the
+   * best-matching line of each chunk, best first (higher scores are better; comparable within
+   * one call).
+   */
+  searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]>;
+  /**
+   * Retention: removes the thread's chunks beyond its newest `maxPerThread`, and every chunk (of
+   * any thread) last updated before `olderThan`, oldest first. Returns the ids removed.
+   */
+  pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]>;
 
   // ingest jobs
   saveJob(job: IngestJob): Promise<void>;

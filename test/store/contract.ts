@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/content/types.js';
+import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { IngestJob, JobRunner, Store } from '../../src/store/types.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
@@ -295,6 +296,67 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         const [got] = await store.messagesAfter('r', 0, 1);
         expect(got).toEqual(message);
         expect(got.sources).toEqual(sources);
+      });
+    });
+
+    describe('conversation memory', () => {
+      const chunk = (threadId: string, text: string, over: Partial<NewMemoryChunk> = {}): NewMemoryChunk => ({
+        threadId,
+        roomId: 'news_1',
+        kind: 'window',
+        text,
+        messageIds: ['m1', 'm2'],
+        authors: ['Ann', 'Cy'],
+        firstTs: '2026-11-24T10:00:00.000Z',
+        lastTs: '2026-11-24T10:05:00.000Z',
+        privileged: false,
+        owner: null,
+        ...over,
+      });
+      const at = (day: number) => new Date(Date.UTC(2026, 10, day)).toISOString();
+
+      it('stores chunks and reads them back by id, in the order asked, and by scan', async () => {
+        const a = await store.addMemoryChunk(chunk('t1', 'first'), at(1));
+        const b = await store.addMemoryChunk(chunk('t1', 'secret', { kind: 'exchange', privileged: true, owner: 'u_ann', messageIds: [] }), at(2));
+        expect(a).toMatchObject({ text: 'first', createdAt: at(1), updatedAt: at(1), privileged: false, owner: null });
+        expect(await store.getMemoryChunks([b.id, 999, a.id])).toEqual([b, a]);
+        expect(await store.scanMemoryChunks(a.id, 10)).toEqual([b]);
+        expect(await store.countMemoryChunks('t1')).toBe(2);
+        expect(await store.touchMemoryChunk(a.id, at(3))).toBe(true);
+        expect((await store.getMemoryChunks([a.id]))[0].updatedAt).toBe(at(3));
+        expect(await store.touchMemoryChunk(999, at(3))).toBe(false);
+      });
+
+      it('keeps the newest chunks per thread and drops expired ones everywhere, oldest first', async () => {
+        const ids: number[] = [];
+        for (let day = 1; day <= 5; day++) ids.push((await store.addMemoryChunk(chunk('t1', `day ${day}`), at(day))).id);
+        const other = await store.addMemoryChunk(chunk('t2', 'old elsewhere'), at(1));
+        const fresh = await store.addMemoryChunk(chunk('t2', 'new elsewhere'), at(9));
+        // Refreshed: day 1 is now the newest of t1.
+        await store.touchMemoryChunk(ids[0], at(8));
+        expect(await store.pruneMemory('t1', 3, at(2))).toEqual([other.id, ids[1], ids[2]]);
+        expect((await store.scanMemoryChunks(0, 100)).map((c) => c.id)).toEqual([ids[0], ids[3], ids[4], fresh.id]);
+        expect(await store.pruneMemory(null, 1, at(2))).toEqual([]);
+      });
+
+      it('switches a thread’s memory and deletes a thread with its messages and memory only', async () => {
+        const t = await store.ensureMainThread('news_1');
+        const keep = await store.ensureMainThread('news_2');
+        expect(t.memoryEnabled).toBe(true);
+        expect(await store.setThreadMemory(t.id, false)).toBe(true);
+        expect((await store.getThread(t.id))!.memoryEnabled).toBe(false);
+        expect(await store.setThreadMemory('thr_none', false)).toBe(false);
+        for (const thread of [t, keep]) await store.appendMessage({ roomId: thread.roomId, threadId: thread.id, author: user('u'), text: 'hello' });
+        await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'again' });
+        const gone = await store.addMemoryChunk(chunk(t.id, 'remembered'), at(1));
+        const kept = await store.addMemoryChunk(chunk(keep.id, 'kept'), at(1));
+        expect(await store.countThreadMessages(t.id)).toBe(2);
+        expect(await store.deleteThread(t.id)).toEqual({ messages: 2, memoryIds: [gone.id] });
+        expect(await store.getThread(t.id)).toBeNull();
+        expect(await store.countThreadMessages(t.id)).toBe(0);
+        expect(await store.getMemoryChunks([gone.id, kept.id])).toEqual([kept]);
+        expect(await store.countThreadMessages(keep.id)).toBe(1);
+        expect(await store.deleteThread(t.id)).toBeNull();
       });
     });
 

@@ -106,12 +106,14 @@ export function scoreSentences(
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   cosines?: Map<string, number>,
 ): ScoredSentence[] {
-  const all = sources.flatMap((src, rank) => {
-    const label = new Set(contentTerms(src.label));
-    return splitSentences(src.content).map((s, index) => ({ n: src.n, rank, index, text: s.text, terms: contentTerms(s.text), label }));
-  });
-  if (!all.length) return [];
   const qTerms = [...new Set(contentTerms(question))];
+  const all = sources
+    .flatMap((src, rank) => {
+      const label = new Set(contentTerms(src.label));
+      return splitSentences(src.content).map((s, index) => ({ n: src.n, rank, index, text: s.text, terms: contentTerms(s.text), label }));
+    })
+    .filter((s) => !repeatsQuestion(s.text, s.terms, qTerms));
+  if (!all.length) return [];
   const idf = idfTable(
     all.map((s) => s.terms),
     new Set(qTerms),
@@ -153,6 +155,20 @@ export function scoreSentences(
     return { n: s.n, index: s.index, text: s.text, score, coverage: coverage[i] };
   });
   return scored.sort((a, b) => b.score - a.score);
+}
+
+/** Content terms a question sentence must add to the asked question to be more than the same question again. */
+const NEW_TERMS_MIN = 3;
+
+/**
+ * Whether a sentence is the question asked again (someone's earlier ask in the chat, a FAQ line):
+ * a question that adds fewer than NEW_TERMS_MIN terms to it. It holds no answer, yet it matches
+ * the question better than any answer does.
+ */
+function repeatsQuestion(text: string, terms: string[], question: string[]): boolean {
+  if (!/\?\s*(\(\d+\))?\s*$/.test(text)) return false;
+  const asked = new Set(question);
+  return new Set(terms.filter((t) => !asked.has(t))).size < NEW_TERMS_MIN;
 }
 
 function pairs(terms: string[]): Set<string> {

@@ -126,7 +126,8 @@ export class LocalChatModel implements ChatModel {
       if (chosen.length >= this.maxSentences || s.score < FOLLOW_RATIO * top.score) break;
       if (!chosen.some((c) => c.text === s.text)) chosen.push(s);
     }
-    return chosen.map((s) => `${s.text} [${s.n}]`).join(' ');
+    // A quoted chat line keeps its speaker, not its time stamp (`Ann: …`); a remembered exchange's line loses its `Q:`/`A:`.
+    return chosen.map((s) => `${s.text.replace(CHAT_LINE_STAMP, ': ').replace(EXCHANGE_MARK, '')} [${s.n}]`).join(' ');
   }
 
   /**
@@ -180,6 +181,8 @@ function overview(prompt: GroundedPrompt): string {
 
 /** `Alice (24 Nov 2026, 19:20): text` → `Alice: text`. */
 const CHAT_LINE_STAMP = / \(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\): /;
+/** The `Q: ` or `A: ` a remembered exchange's lines start with. */
+const EXCHANGE_MARK = /^[QA]: /;
 
 /** Lines of discussion an overview quotes, at most. */
 const DISCUSSION_OVERVIEW_LINES = 4;

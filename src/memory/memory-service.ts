@@ -1,0 +1,270 @@
+/**
+ * Conversation memory (docs/architecture.md): after each answer the exchange, and after each
+ * window of people's messages the window, become memory chunks of their thread, embedded into a
+ * vector index of their own and searched beside the documents. All of it happens in the
+ * background, in order, so an answer never waits for memory.
+ *
+ * Privacy is a matter of scopes inside the index: a public chunk's scope is its thread, a private
+ * exchange's is its thread and owner together, so a search only ever scans the scopes the asker
+ * may see (a filter before ranking, never a cut after it).
+ */
+import type { Embedder } from '../ai/types.js';
+import type { Message } from '../protocol/messages.js';
+import type { AskRequest, AskResult } from '../rooms/types.js';
+import type { VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
+import type { Store } from '../store/types.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { wholeNumber } from '../options.js';
+import { MessageWindows, type WindowOptions } from './windows.js';
+import { scopeOf, scopesFor } from './scopes.js';
+import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
+
+export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
+export const DEFAULT_RETENTION_DAYS = 90;
+/** A new chunk this close to an existing one of its scope (cosine), with the same words, refreshes it instead. */
+export const DUPLICATE_COSINE = 0.97;
+const DAY_MS = 86_400_000;
+/** Weight of a chunk's best line's text match beside its cosine when ranking memory hits. */
+export const LINE_WEIGHT = 0.3;
+/** Chunks read per page while rebuilding the index. */
+const LOAD_PAGE = 256;
+
+export interface MemoryOptions {
+  store: Store;
+  embedder: Embedder;
+  /** The memory's own vector index (src/parts.ts). */
+  index: VectorIndex;
+  log?: Logger;
+  /** MEMORY_MAX_CHUNKS_PER_THREAD. */
+  maxChunksPerThread?: number;
+  /** MEMORY_RETENTION_DAYS. */
+  retentionDays?: number;
+  windows?: Omit<WindowOptions, 'onWindow'>;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+/** A thread's memory as `GET /api/v1/threads/:id` shows it. */
+export interface MemoryStats {
+  chunks: number;
+  /** Messages in open windows plus chunks waiting to be stored. */
+  pending: number;
+}
+
+function metaOf(chunk: NewMemoryChunk): VectorMeta {
+  return { kind: 'thread', sourceType: 'conversation', scope: scopeOf(chunk), privileged: chunk.privileged, group: null };
+}
+
+/** What the asker may see in the vector index (scopesFor). */
+export function filterFor(asker: MemoryAsker): VectorFilter {
+  return { scopes: scopesFor(asker), includePrivileged: asker.private };
+}
+
+/** `Q: … A: …` of an answer, without its citation markers (their numbers belonged to that prompt). */
+export function exchangeText(question: string, answer: string): string {
+  return `Q: ${question.trim()}\nA: ${answer.replace(/\s*\[\d{1,2}\]/g, '').trim()}`;
+}
+
+export class MemoryService implements MemorySearch {
+  private readonly windows: MessageWindows;
+  private readonly log: Logger;
+  private readonly maxChunksPerThread: number;
+  private readonly retentionMs: number;
+  private readonly now: () => number;
+  /** The background queue: chunks are stored one after another. */
+  private tail: Promise<void> = Promise.resolve();
+  private readonly queued = new Map<string, number>();
+  private closed = false;
+
+  constructor(private readonly options: MemoryOptions) {
+    this.log = options.log ?? silentLogger;
+    this.maxChunksPerThread = options.maxChunksPerThread ?? DEFAULT_MAX_CHUNKS_PER_THREAD;
+    wholeNumber('MemoryService', 'maxChunksPerThread', this.maxChunksPerThread, 1);
+    const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    wholeNumber('MemoryService', 'retentionDays', days, 1);
+    this.retentionMs = days * DAY_MS;
+    this.now = options.now ?? Date.now;
+    this.windows = new MessageWindows({ ...options.windows, onWindow: (chunk) => this.enqueue(chunk) });
+  }
+
+  /** A member's message, stored already: it joins its thread's open window. */
+  onMessage(message: Message): void {
+    if (this.closed || message.author.kind !== 'user' || !message.text.trim()) return;
+    this.windows.add(message);
+  }
+
+  /** A finished answer: its exchange is remembered (a private one only for its asker). */
+  onAnswer(request: AskRequest, result: AskResult): void {
+    if (this.closed || result.abstained) return;
+    const asked = new Date(this.now()).toISOString();
+    this.enqueue({
+      threadId: request.threadId,
+      roomId: request.roomId,
+      kind: 'exchange',
+      text: exchangeText(request.text, result.message.text),
+      messageIds: request.private ? [] : [request.questionId, result.message.id].filter((id): id is string => typeof id === 'string'),
+      authors: [request.asker.name, result.message.author.name],
+      firstTs: asked,
+      lastTs: result.message.ts,
+      privileged: request.private === true,
+      owner: request.private ? request.asker.id : null,
+    });
+  }
+
+  /**
+   * Two searches of the asker's scopes: chunk vectors (a whole window's meaning) and the words of
+   * single lines (a fact said once inside a long window, which averaging into the window's vector
+   * dilutes). A chunk ranks by its cosine plus LINE_WEIGHT × its best line's text score (scaled so
+   * the best line scores 1).
+   */
+  async search(question: string, asker: MemoryAsker, k: number, signal?: AbortSignal): Promise<MemoryHit[]> {
+    const { store, index, embedder } = this.options;
+    const thread = await store.getThread(asker.threadId);
+    if (!thread?.memoryEnabled) return [];
+    const [vectorHits, lineHits] = await Promise.all([
+      index.size ? embedder.embed([question], signal, 'query').then(([v]) => index.search(v, k, filterFor(asker))) : [],
+      store.searchMemoryLines(question, scopesFor(asker), k),
+    ]);
+    const found = new Map<number, { score: number; lexical: number; line?: string }>();
+    for (const h of vectorHits) found.set(h.rowId, { score: h.score, lexical: 0 });
+    const top = lineHits[0]?.score || 1;
+    for (const h of lineHits) {
+      const entry = found.get(h.chunkId) ?? { score: 0, lexical: 0 };
+      found.set(h.chunkId, { ...entry, lexical: h.score / top, line: h.line });
+    }
+    const ranked = [...found.entries()].sort(([, a], [, b]) => b.score + LINE_WEIGHT * b.lexical - (a.score + LINE_WEIGHT * a.lexical)).slice(0, k);
+    const chunks = new Map((await store.getMemoryChunks(ranked.map(([id]) => id))).map((c) => [c.id, c]));
+    return ranked.flatMap(([id, f]) => (chunks.has(id) ? [{ chunk: chunks.get(id)!, score: f.score, ...(f.line ? { line: f.line } : {}) }] : []));
+  }
+
+  async stats(threadId: string): Promise<MemoryStats> {
+    return { chunks: await this.options.store.countMemoryChunks(threadId), pending: this.windows.waiting(threadId) + (this.queued.get(threadId) ?? 0) };
+  }
+
+  /** Closes open windows now (all threads without an argument), e.g. after an import. */
+  flush(threadId?: string): void {
+    this.windows.close(threadId);
+  }
+
+  /** Resolves once every chunk queued so far is stored and indexed. */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.tail) {
+      seen = this.tail;
+      await seen;
+    }
+  }
+
+  /** Rebuilds the index from the store (at start, and after `salon reindex` changes the embedder). */
+  async load(): Promise<number> {
+    let after = 0;
+    let loaded = 0;
+    for (;;) {
+      const page = await this.options.store.scanMemoryChunks(after, LOAD_PAGE);
+      if (!page.length) break;
+      after = page[page.length - 1].id;
+      loaded += await this.indexChunks(page);
+    }
+    await this.prune(null);
+    return loaded;
+  }
+
+  /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
+  async forgetThread(threadId: string, memoryIds: number[]): Promise<void> {
+    this.windows.discard(threadId);
+    await this.options.index.remove(memoryIds);
+  }
+
+  /** Stores what is open and queued, then stops taking more. */
+  async close(): Promise<void> {
+    this.windows.close();
+    this.closed = true;
+    await this.idle();
+  }
+
+  private enqueue(chunk: NewMemoryChunk): void {
+    this.queued.set(chunk.threadId, (this.queued.get(chunk.threadId) ?? 0) + 1);
+    this.tail = this.tail
+      .then(() => this.remember(chunk))
+      .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
+      .finally(() => {
+        const left = (this.queued.get(chunk.threadId) ?? 1) - 1;
+        if (left > 0) this.queued.set(chunk.threadId, left);
+        else this.queued.delete(chunk.threadId);
+      });
+  }
+
+  private async remember(chunk: NewMemoryChunk): Promise<void> {
+    const store = this.options.store;
+    if (!(await store.getThread(chunk.threadId))) return;
+    const now = new Date(this.now()).toISOString();
+    let vector: Float32Array | undefined;
+    try {
+      [vector] = await this.embed([chunk]);
+    } catch (err) {
+      // Kept all the same: the next start's load embeds it again.
+      this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not embedded; it is indexed at the next start');
+    }
+    if (vector) {
+      const repeat = await this.repeatOf(chunk, vector);
+      if (repeat && (await store.touchMemoryChunk(repeat.id, now))) return;
+    }
+    const stored = await store.addMemoryChunk(chunk, now);
+    if (vector) await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
+    await this.prune(chunk.threadId);
+  }
+
+  /** An existing chunk of the same scope that `chunk` repeats: a near-identical vector and the same words. */
+  private async repeatOf(chunk: NewMemoryChunk, vector: Float32Array): Promise<MemoryChunk | null> {
+    const [best] = await this.options.index.search(vector, 1, { scopes: [scopeOf(chunk)], includePrivileged: chunk.privileged });
+    if (!best || best.score < DUPLICATE_COSINE) return null;
+    const [existing] = await this.options.store.getMemoryChunks([best.rowId]);
+    return existing && sameWords(existing.text, chunk.text) ? existing : null;
+  }
+
+  private async prune(threadId: string | null): Promise<void> {
+    const olderThan = new Date(this.now() - this.retentionMs).toISOString();
+    const removed = await this.options.store.pruneMemory(threadId, this.maxChunksPerThread, olderThan);
+    if (removed.length) await this.options.index.remove(removed);
+  }
+
+  private async indexChunks(chunks: MemoryChunk[]): Promise<number> {
+    const vectors = await this.embed(chunks);
+    await this.options.index.upsert(chunks.map((c, i) => ({ rowId: c.id, vector: vectors[i], meta: metaOf(c) })));
+    return chunks.length;
+  }
+
+  /**
+   * Public chunks are embedded as documents (a remote embedder may cache their vectors); private
+   * exchanges as queries, which are never kept.
+   */
+  private async embed(chunks: NewMemoryChunk[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = new Array(chunks.length);
+    for (const privileged of [false, true]) {
+      const at = chunks.flatMap((c, i) => (c.privileged === privileged ? [i] : []));
+      if (!at.length) continue;
+      const vectors = await this.options.embedder.embed(
+        at.map((i) => chunks[i].text),
+        undefined,
+        privileged ? 'query' : 'document',
+      );
+      at.forEach((i, j) => (out[i] = vectors[j]));
+    }
+    return out;
+  }
+}
+
+/** A window line's `(24 Nov 2026, 19:20)`: the same words said at another time are still a repeat. */
+const LINE_STAMP = /\(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\)/g;
+
+/** The same words in the same order, whatever the spacing, case, punctuation and line times. */
+function sameWords(a: string, b: string): boolean {
+  const words = (s: string) =>
+    (
+      s
+        .replace(LINE_STAMP, ' ')
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]+/gu) ?? []
+    ).join(' ');
+  return words(a) === words(b);
+}

@@ -1,0 +1,104 @@
+/**
+ * People's messages grouped into windows for memory: consecutive messages of one thread, closed
+ * after `maxMessages` messages, `maxChars` characters of lines, or a quiet spell with no message.
+ * Each closed window becomes one memory chunk: one `Name (date, time): text` line per message.
+ */
+import type { Message } from '../protocol/messages.js';
+import { chatLine } from '../rag/recent-chat.js';
+import type { NewMemoryChunk } from './types.js';
+
+export const WINDOW_MAX_MESSAGES = 12;
+export const WINDOW_MAX_CHARS = 1_500;
+/** A thread quiet for this long closes its open window. */
+export const WINDOW_QUIET_MS = 10 * 60_000;
+
+export interface WindowOptions {
+  maxMessages?: number;
+  maxChars?: number;
+  quietMs?: number;
+  /** Receives every closed window. */
+  onWindow(chunk: NewMemoryChunk): void;
+}
+
+interface OpenWindow {
+  messages: Message[];
+  lines: string[];
+  chars: number;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+export class MessageWindows {
+  private readonly open = new Map<string, OpenWindow>();
+  private readonly maxMessages: number;
+  private readonly maxChars: number;
+  private readonly quietMs: number;
+
+  constructor(private readonly options: WindowOptions) {
+    this.maxMessages = options.maxMessages ?? WINDOW_MAX_MESSAGES;
+    this.maxChars = options.maxChars ?? WINDOW_MAX_CHARS;
+    this.quietMs = options.quietMs ?? WINDOW_QUIET_MS;
+  }
+
+  /** Messages waiting in open windows, per thread (all threads without an argument). */
+  waiting(threadId?: string): number {
+    if (threadId !== undefined) return this.open.get(threadId)?.messages.length ?? 0;
+    let n = 0;
+    for (const w of this.open.values()) n += w.messages.length;
+    return n;
+  }
+
+  /** Adds a message to its thread's window, closing the window when it is full. */
+  add(message: Message): void {
+    const line = chatLine(message);
+    let w = this.open.get(message.threadId);
+    // A message that would overflow a window that has something in it starts the next one.
+    if (w && w.messages.length && w.chars + line.length + 1 > this.maxChars) {
+      this.close(message.threadId);
+      w = undefined;
+    }
+    if (!w) {
+      w = { messages: [], lines: [], chars: 0, timer: null };
+      this.open.set(message.threadId, w);
+    }
+    w.messages.push(message);
+    w.lines.push(line);
+    w.chars += line.length + 1;
+    if (w.messages.length >= this.maxMessages || w.chars >= this.maxChars) return this.close(message.threadId);
+    if (w.timer) clearTimeout(w.timer);
+    w.timer = setTimeout(() => this.close(message.threadId), this.quietMs);
+    w.timer.unref?.();
+  }
+
+  /** Closes the thread's open window now (all threads without an argument). */
+  close(threadId?: string): void {
+    if (threadId === undefined) {
+      for (const id of [...this.open.keys()]) this.close(id);
+      return;
+    }
+    const w = this.open.get(threadId);
+    if (!w) return;
+    this.open.delete(threadId);
+    if (w.timer) clearTimeout(w.timer);
+    if (!w.messages.length) return;
+    const first = w.messages[0];
+    this.options.onWindow({
+      threadId,
+      roomId: first.roomId,
+      kind: 'window',
+      text: w.lines.join('\n'),
+      messageIds: w.messages.map((m) => m.id),
+      authors: [...new Set(w.messages.map((m) => m.author.name))],
+      firstTs: first.ts,
+      lastTs: w.messages[w.messages.length - 1].ts,
+      privileged: false,
+      owner: null,
+    });
+  }
+
+  /** Drops a thread's open window without keeping it (the thread was deleted). */
+  discard(threadId: string): void {
+    const w = this.open.get(threadId);
+    if (w?.timer) clearTimeout(w.timer);
+    this.open.delete(threadId);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Threads over HTTP: `GET /api/v1/rooms/:id/threads`, `GET /api/v1/threads/:id` (with its message
+ * count, memory and switch), `GET /api/v1/threads/:id/messages?before=&limit=`, and for the admin
+ * `PUT /api/v1/threads/:id/config {"enable_chat_history_rag": bool}` and `DELETE
+ * /api/v1/threads/:id` (the thread, its messages and its memory).
+ */
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
+import type { Thread } from '../store/types.js';
+import { adminSecurity, requireAdmin } from './auth.js';
+import { errorBodySchema } from './error-handler.js';
+import { API_RATE_LIMIT } from './rate-limit.js';
+import { DEFAULT_HISTORY_PAGE, MAX_HISTORY_PAGE } from './rooms-http.js';
+
+const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] } as const;
+
+const threadSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    roomId: { type: 'string' },
+    title: { type: 'string' },
+    main: { type: 'boolean' },
+    createdAt: { type: 'string' },
+    config: { type: 'object', properties: { enable_chat_history_rag: { type: 'boolean' } }, required: ['enable_chat_history_rag'] },
+  },
+  required: ['id', 'roomId', 'title', 'main', 'createdAt', 'config'],
+} as const;
+
+const detailSchema = {
+  type: 'object',
+  properties: {
+    thread: threadSchema,
+    messages: { type: 'integer', description: 'messages in the thread' },
+    memory: {
+      type: 'object',
+      properties: {
+        chunks: { type: 'integer', description: 'remembered passages (exchanges and windows of messages)' },
+        pending: { type: 'integer', description: 'messages and passages not yet stored' },
+      },
+      required: ['chunks', 'pending'],
+    },
+  },
+  required: ['thread', 'messages', 'memory'],
+} as const;
+
+/** A thread as the API shows it. */
+function view(t: Thread) {
+  return { id: t.id, roomId: t.roomId, title: t.title, main: t.main, createdAt: t.createdAt, config: { enable_chat_history_rag: t.memoryEnabled } };
+}
+
+export default async function threadRoutes(app: FastifyInstance): Promise<void> {
+  const { store, memory, rooms } = app.salon;
+
+  const thread = async (id: string): Promise<Thread> => {
+    const found = await store.getThread(id);
+    if (!found) throw new errors.ERR_THREAD_NOT_FOUND(id);
+    return found;
+  };
+  const detail = async (t: Thread) => ({ thread: view(t), messages: await store.countThreadMessages(t.id), memory: await memory.stats(t.id) });
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/rooms/:id/threads',
+    {
+      config: { rateLimit: API_RATE_LIMIT },
+      schema: {
+        summary: 'The threads of a room, main first',
+        tags: ['threads'],
+        params: idParams,
+        response: { 200: { type: 'object', properties: { threads: { type: 'array', items: threadSchema } }, required: ['threads'] }, 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      if (!(await rooms.resolve(request.params.id))) throw new errors.ERR_ROOM_NOT_FOUND(request.params.id);
+      return { threads: (await store.listThreads(request.params.id)).map(view) };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/threads/:id',
+    {
+      config: { rateLimit: API_RATE_LIMIT },
+      schema: {
+        summary: 'One thread: its memory switch, message count and memory',
+        tags: ['threads'],
+        params: idParams,
+        response: { 200: detailSchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => detail(await thread(request.params.id)),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { before?: number; limit?: number } }>(
+    '/api/v1/threads/:id/messages',
+    {
+      config: { rateLimit: API_RATE_LIMIT },
+      schema: {
+        summary: 'Messages of a thread, a page at a time',
+        description: 'The `limit` messages of the thread just before seq `before` (default: the newest), oldest first, and whether older ones remain.',
+        tags: ['threads'],
+        params: idParams,
+        querystring: {
+          type: 'object',
+          properties: {
+            before: { type: 'integer', minimum: 1 },
+            limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE },
+          },
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { messages: { type: 'array', items: { type: 'object', additionalProperties: true } }, hasMore: { type: 'boolean' } },
+            required: ['messages', 'hasMore'],
+          },
+          400: errorBodySchema,
+          404: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const t = await thread(request.params.id);
+      const limit = request.query.limit ?? DEFAULT_HISTORY_PAGE;
+      const page = await store.threadMessages(t.id, limit + 1, request.query.before);
+      return { messages: page.slice(-limit), hasMore: page.length > limit };
+    },
+  );
+
+  app.put<{ Params: { id: string }; Body: { enable_chat_history_rag: boolean } }>(
+    '/api/v1/threads/:id/config',
+    {
+      onRequest: requireAdmin,
+      schema: {
+        summary: 'Switch a thread’s memory on or off (admin)',
+        description:
+          'Off: the assistant neither searches nor cites what the thread discussed before; the recent chat still counts. Members switch it with `/memory on|off` when THREAD_OPS=members.',
+        tags: ['threads'],
+        security: adminSecurity,
+        params: idParams,
+        body: {
+          type: 'object',
+          properties: { enable_chat_history_rag: { type: 'boolean' } },
+          required: ['enable_chat_history_rag'],
+          additionalProperties: false,
+        },
+        response: { 200: detailSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema },
+      },
+    },
+    async (request) => {
+      const t = await thread(request.params.id);
+      await store.setThreadMemory(t.id, request.body.enable_chat_history_rag);
+      return detail({ ...t, memoryEnabled: request.body.enable_chat_history_rag });
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/threads/:id',
+    {
+      onRequest: requireAdmin,
+      schema: {
+        summary: 'Delete a thread with its messages and memory (admin)',
+        tags: ['threads'],
+        security: adminSecurity,
+        params: idParams,
+        response: {
+          200: {
+            type: 'object',
+            properties: { deleted: { type: 'string' }, messages: { type: 'integer' }, memoryChunks: { type: 'integer' } },
+            required: ['deleted', 'messages', 'memoryChunks'],
+          },
+          401: errorBodySchema,
+          404: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const t = await thread(request.params.id);
+      const removed = await store.deleteThread(t.id);
+      if (!removed) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
+      await memory.forgetThread(t.id, removed.memoryIds);
+      await rooms.threadDeleted(t.roomId, t.id);
+      return { deleted: t.id, messages: removed.messages, memoryChunks: removed.memoryIds.length };
+    },
+  );
+}

@@ -1,0 +1,192 @@
+/**
+ * Conversation memory (src/memory/memory-service.ts) over a real store, the local embedder and a
+ * real memory index: what is remembered, who may find it, repeats, retention, the switch, restarts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { exchangeText, MemoryService, type MemoryOptions } from '../../src/memory/memory-service.js';
+import type { Message } from '../../src/protocol/messages.js';
+import type { AskRequest, AskResult } from '../../src/rooms/types.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const embedder = new LocalEmbedder();
+
+function memoryIndex(): SearchIndex {
+  const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 1, threshold: 1_000_000, hnswMode: 'off' });
+  cleanups.push(() => index.close());
+  return index;
+}
+
+async function setup(options: Partial<MemoryOptions> = {}, store = new SqliteStore({ filename: ':memory:' })) {
+  const index = memoryIndex();
+  const memory = new MemoryService({ store, embedder, index, ...options });
+  cleanups.push(async () => {
+    await memory.close();
+  });
+  const thread = await store.ensureMainThread('news_1');
+  const other = await store.ensureMainThread('news_2');
+  return { store, memory, index, thread, other };
+}
+
+let n = 0;
+async function say(store: SqliteStore, threadId: string, roomId: string, name: string, text: string): Promise<Message> {
+  return (
+    await store.appendMessage({
+      roomId,
+      threadId,
+      author: { id: `u_${name}`, name, kind: 'user' },
+      text,
+      ts: new Date(Date.UTC(2026, 10, 24, 9, n++)).toISOString(),
+    })
+  ).message;
+}
+
+function answered(threadId: string, asker: string, question: string, answer: string, isPrivate = false): [AskRequest, AskResult] {
+  const message: Message = {
+    id: `a${n++}`,
+    seq: isPrivate ? 0 : n,
+    roomId: 'news_1',
+    threadId,
+    author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+    text: answer,
+    ts: new Date(Date.UTC(2026, 10, 24, 12, n)).toISOString(),
+  };
+  return [
+    { roomId: 'news_1', threadId, text: question, asker: { id: `u_${asker}`, name: asker }, private: isPrivate, ...(isPrivate ? {} : { questionId: `q${n}` }) },
+    { message, sources: [], abstained: false, stages: {} },
+  ];
+}
+
+const publicAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: false });
+const privateAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: true });
+
+describe('conversation memory', () => {
+  it('remembers a window of people’s messages and finds it for its own thread only', async () => {
+    const { store, memory, thread, other } = await setup({ windows: { maxMessages: 3 } });
+    const said = [
+      await say(store, thread.id, 'news_1', 'Ann', 'My cousin Bob lost 4000 dollars on Meridian last week'),
+      await say(store, thread.id, 'news_1', 'Cy', 'That stablecoin lost its peg twice'),
+      await say(store, thread.id, 'news_1', 'Ann', 'He says he will never buy crypto again'),
+    ];
+    for (const m of said) memory.onMessage(m);
+    expect((await memory.stats(thread.id)).pending).toBe(1);
+    await memory.idle();
+    expect(await memory.stats(thread.id)).toEqual({ chunks: 1, pending: 0 });
+    const [hit] = await memory.search('how much money did Bob lose on Meridian?', publicAsk(thread.id, 'Cy'), 3);
+    expect(hit.chunk).toMatchObject({ kind: 'window', messageIds: said.map((m) => m.id), authors: ['Ann', 'Cy'], privileged: false });
+    expect(hit.chunk.text).toContain('Bob lost 4000 dollars');
+    expect(await memory.search('how much money did Bob lose on Meridian?', publicAsk(other.id, 'Cy'), 3)).toEqual([]);
+  });
+
+  it('remembers answers as Q/A exchanges, not abstentions, and not the assistant’s own messages as chat', async () => {
+    const { memory, thread } = await setup();
+    const [request, result] = answered(thread.id, 'Ann', 'When was the pier approved?', 'The council approved the pier in March [1].');
+    memory.onAnswer(request, result);
+    const [skipped, abstention] = answered(thread.id, 'Ann', 'What is the capital of France?', 'I could not find this.');
+    memory.onAnswer(skipped, { ...abstention, abstained: true });
+    memory.onMessage(result.message);
+    memory.flush();
+    await memory.idle();
+    const hits = await memory.search('when was the pier approved', publicAsk(thread.id, 'Cy'), 5);
+    expect(hits).toHaveLength(1);
+    expect(hits[0].chunk).toMatchObject({
+      kind: 'exchange',
+      text: 'Q: When was the pier approved?\nA: The council approved the pier in March.',
+      messageIds: [request.questionId, result.message.id],
+      authors: ['Ann', 'Salon AI'],
+    });
+    expect(exchangeText(' q ', 'a [1] [12]')).toBe('Q: q\nA: a');
+  });
+
+  it('keeps a private exchange for its asker’s private asks alone', async () => {
+    const { memory, thread } = await setup();
+    memory.onAnswer(...answered(thread.id, 'Ann', 'What is my locker code?', 'Your locker code is 4417.', true));
+    await memory.idle();
+    const q = 'what is the locker code';
+    const [own] = await memory.search(q, privateAsk(thread.id, 'Ann'), 5);
+    expect(own.chunk).toMatchObject({ privileged: true, owner: 'u_Ann', messageIds: [] });
+    expect(await memory.search(q, publicAsk(thread.id, 'Ann'), 5)).toEqual([]);
+    expect(await memory.search(q, privateAsk(thread.id, 'Cy'), 5)).toEqual([]);
+    expect(await memory.search(q, publicAsk(thread.id, 'Cy'), 5)).toEqual([]);
+  });
+
+  it('refreshes a chunk that repeats one of its scope instead of adding a copy', async () => {
+    let now = Date.UTC(2026, 10, 24, 12);
+    const { store, memory, thread } = await setup({ now: () => now });
+    memory.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'In March [1].'));
+    await memory.idle();
+    now += 60_000;
+    memory.onAnswer(...answered(thread.id, 'Cy', 'when was the pier approved', 'In March [2]!'));
+    memory.onAnswer(...answered(thread.id, 'Cy', 'When was the pier approved?', 'In April, after a second vote.'));
+    // The same words privately: another scope, so a chunk of its own.
+    memory.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'In March [1].', true));
+    await memory.idle();
+    const chunks = await store.scanMemoryChunks(0, 10);
+    expect(chunks.map((c) => [c.text.split('\n')[1], c.privileged])).toEqual([
+      ['A: In March.', false],
+      ['A: In April, after a second vote.', false],
+      ['A: In March.', true],
+    ]);
+    expect(chunks[0].updatedAt).toBe(new Date(now).toISOString());
+    expect(chunks[0].createdAt).not.toBe(chunks[0].updatedAt);
+  });
+
+  it('keeps at most the newest chunks of a thread and forgets what expired, in the store and the index', async () => {
+    let now = Date.UTC(2026, 10, 1);
+    const { store, memory, index, thread } = await setup({ maxChunksPerThread: 3, retentionDays: 30, now: () => now });
+    const facts = ['The pier costs 2 million', 'The ferry runs hourly', 'The museum opens in May', 'The bridge closes at night'];
+    for (const fact of facts) {
+      memory.onAnswer(...answered(thread.id, 'Ann', `Tell me about ${fact.split(' ')[1]}`, fact));
+      now += 86_400_000;
+    }
+    await memory.idle();
+    expect((await store.scanMemoryChunks(0, 10)).map((c) => c.text.split('\n')[1])).toEqual(facts.slice(1).map((f) => `A: ${f}`));
+    expect(index.size).toBe(3);
+    const search = async (q: string) => (await memory.search(q, publicAsk(thread.id, 'Ann'), 5)).map((h) => h.chunk.text);
+    expect((await search('how much does the pier cost')).some((t) => t.includes('pier'))).toBe(false);
+    now += 40 * 86_400_000;
+    memory.onAnswer(...answered(thread.id, 'Ann', 'What about the harbour?', 'The harbour is dredged yearly.'));
+    await memory.idle();
+    expect((await store.scanMemoryChunks(0, 10)).map((c) => c.text.split('\n')[1])).toEqual(['A: The harbour is dredged yearly.']);
+    expect(index.size).toBe(1);
+    expect(await search('when does the museum open')).toEqual(['Q: What about the harbour?\nA: The harbour is dredged yearly.']);
+  });
+
+  it('finds nothing while the thread’s memory is off, and everything again after a restart', async () => {
+    const { store, memory, thread } = await setup();
+    memory.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'In March.'));
+    await memory.idle();
+    await store.setThreadMemory(thread.id, false);
+    expect(await memory.search('when was the pier approved', publicAsk(thread.id, 'Ann'), 5)).toEqual([]);
+    await store.setThreadMemory(thread.id, true);
+    const restarted = new MemoryService({ store, embedder, index: memoryIndex() });
+    cleanups.push(() => restarted.close());
+    // Before the vectors are loaded, the stored lines still match the question's words.
+    const [byWords] = await restarted.search('when was the pier approved', publicAsk(thread.id, 'Ann'), 5);
+    expect(byWords).toMatchObject({ score: 0, line: 'Q: When was the pier approved?' });
+    expect(await restarted.load()).toBe(1);
+    const [hit] = await restarted.search('when was the pier approved', publicAsk(thread.id, 'Ann'), 5);
+    expect(hit.chunk.text).toContain('In March');
+    expect(hit.score).toBeGreaterThan(0.3);
+  });
+
+  it('forgets a deleted thread: its stored chunks, its vectors and its open window', async () => {
+    const { store, memory, index, thread } = await setup();
+    memory.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'In March.'));
+    await memory.idle();
+    memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', 'an open window'));
+    const deleted = (await store.deleteThread(thread.id))!;
+    await memory.forgetThread(thread.id, deleted.memoryIds);
+    memory.flush();
+    await memory.idle();
+    expect(await store.scanMemoryChunks(0, 10)).toEqual([]);
+    expect(index.size).toBe(0);
+    expect(await memory.stats(thread.id)).toEqual({ chunks: 0, pending: 0 });
+  });
+});

@@ -1,0 +1,77 @@
+/** People's messages grouped into memory windows (src/memory/windows.ts). */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../src/protocol/messages.js';
+import { MessageWindows } from '../../src/memory/windows.js';
+import type { NewMemoryChunk } from '../../src/memory/types.js';
+
+let seq = 0;
+function message(threadId: string, name: string, text: string): Message {
+  seq++;
+  return {
+    id: `m${seq}`,
+    seq,
+    roomId: 'news_1',
+    threadId,
+    author: { id: `u_${name}`, name, kind: 'user' },
+    text,
+    ts: new Date(Date.UTC(2026, 10, 24, 10, seq)).toISOString(),
+  };
+}
+
+describe('memory windows', () => {
+  let closed: NewMemoryChunk[];
+  let windows: MessageWindows;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    closed = [];
+    windows = new MessageWindows({ maxMessages: 12, maxChars: 1_500, quietMs: 60_000, onWindow: (c) => closed.push(c) });
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('closes a window after twelve messages, with each speaker and the times of its first and last message', () => {
+    const sent = Array.from({ length: 13 }, (_, i) => message('t1', i % 2 ? 'Cy' : 'Ann', `message number ${i}`));
+    for (const m of sent) windows.add(m);
+    expect(closed).toHaveLength(1);
+    expect(closed[0]).toMatchObject({
+      threadId: 't1',
+      roomId: 'news_1',
+      kind: 'window',
+      messageIds: sent.slice(0, 12).map((m) => m.id),
+      authors: ['Ann', 'Cy'],
+      firstTs: sent[0].ts,
+      lastTs: sent[11].ts,
+      privileged: false,
+      owner: null,
+    });
+    expect(closed[0].text.split('\n')).toHaveLength(12);
+    expect(closed[0].text.split('\n')[0]).toMatch(/^Ann \(24 Nov 2026, 10:\d\d\): message number 0$/);
+    expect(windows.waiting('t1')).toBe(1);
+  });
+
+  it('closes a window before 1,500 characters, and after a quiet spell', () => {
+    for (let i = 0; i < 5; i++) windows.add(message('t1', 'Ann', 'x'.repeat(400)));
+    expect(closed.map((c) => c.messageIds.length)).toEqual([3]);
+    expect(closed[0].text.length).toBeLessThanOrEqual(1_500);
+    expect(windows.waiting('t1')).toBe(2);
+    vi.advanceTimersByTime(59_000);
+    windows.add(message('t1', 'Ann', 'still talking'));
+    vi.advanceTimersByTime(59_000);
+    expect(closed).toHaveLength(1);
+    vi.advanceTimersByTime(2_000);
+    expect(closed.map((c) => c.messageIds.length)).toEqual([3, 3]);
+    expect(windows.waiting()).toBe(0);
+  });
+
+  it('keeps threads apart, closes on demand, and discards a deleted thread’s window', () => {
+    windows.add(message('t1', 'Ann', 'in one'));
+    windows.add(message('t2', 'Cy', 'in two'));
+    windows.add(message('t3', 'Bo', 'in three'));
+    windows.close('t2');
+    expect(closed.map((c) => c.threadId)).toEqual(['t2']);
+    windows.discard('t3');
+    windows.close();
+    expect(closed.map((c) => c.threadId)).toEqual(['t2', 't1']);
+    vi.advanceTimersByTime(120_000);
+    expect(closed).toHaveLength(2);
+  });
+});

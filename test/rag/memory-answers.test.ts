@@ -1,0 +1,213 @@
+/**
+ * Conversation memory end to end (issue 13's "done means"): a real app with the local providers,
+ * asks over HTTP and sockets. A fact stated early is recalled and labelled thirty exchanges later,
+ * far outside the recent chat, also after a restart; people's own chat is recalled; the switch,
+ * other rooms and private asks keep what they must out.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { Source } from '../../src/protocol/messages.js';
+import { item } from '../store/contract.js';
+import { ADMIN, tempDir, testApp } from '../helpers.js';
+import { joined } from '../rooms/helpers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+const LIMITS = { ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000', API_RATE_LIMIT_PER_MINUTE: '10000' };
+
+async function start(dataDir: string, seed: boolean): Promise<FastifyInstance> {
+  const t = await testApp({ ...LIMITS, DATA_DIR: dataDir } as never, { roomOptions: { shutdownGraceMs: 100 } });
+  closers.push(t.close);
+  await t.app.ready();
+  if (seed) {
+    const pipeline = t.app.salon.ingest.pipeline;
+    await pipeline.put(
+      item('news_1', {
+        title: 'Rust 2.0 released',
+        description: 'The Rust team shipped a new edition.',
+        body: 'The Rust team shipped Rust 2.0 on Tuesday. The new edition makes compile times twice as fast. The borrow checker got smarter error messages. Async closures are stable.',
+      }),
+    );
+    await pipeline.put(
+      item('news_2', { title: 'Volcano erupts in Iceland', description: '', body: 'Lava reached the town of Grindavik. Flights were cancelled for two days.' }),
+    );
+  }
+  return t.app;
+}
+
+interface Answer {
+  answer: string;
+  sources: Source[];
+  abstained?: boolean;
+}
+
+async function ask(app: FastifyInstance, text: string, roomId = 'news_1'): Promise<Answer> {
+  const res = await app.inject({ method: 'POST', url: `/api/v1/rooms/${roomId}/ask`, payload: { text, name: 'Ann' } });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as Answer;
+}
+
+const FILLER = [
+  'How much faster are compile times?',
+  'What did the borrow checker get?',
+  'When was Rust 2.0 shipped?',
+  'Are async closures stable now?',
+  'Who shipped the new edition?',
+];
+
+describe('the assistant remembers', () => {
+  it('recalls a fact from exchange 3 at exchange 30 with its label, after a restart too, and only where it may', async () => {
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    let app = await start(dir, true);
+    await ask(app, FILLER[0]);
+    await ask(app, FILLER[1]);
+    const stated = await ask(app, 'Our launch party for Rust is at the Blue Harbor pub on Friday; is Rust 2.0 out by then?');
+    expect(stated.abstained).toBeUndefined();
+    for (let i = 4; i < 30; i++) await ask(app, `${FILLER[i % FILLER.length]} (${i})`);
+    await app.salon.memory.idle();
+    const thread = await app.salon.store.ensureMainThread('news_1');
+    // The recent chat holds a dozen messages: the party is far behind it.
+    const recent = await app.salon.store.threadMessages(thread.id, 12);
+    expect(recent.some((m) => m.text.includes('Blue Harbor'))).toBe(false);
+
+    const recall = async (target: FastifyInstance) => {
+      const got = await ask(target, 'Where is our launch party?');
+      expect(got.answer).toContain('Blue Harbor');
+      const cited = Number(/\[(\d+)\]/.exec(got.answer)![1]);
+      const source = got.sources.find((s) => s.n === cited)!;
+      expect(source).toMatchObject({ sourceType: 'conversation', kind: 'thread', id: thread.id, authors: ['Ann', 'Salon AI'] });
+      expect(source.title).toMatch(/^From this discussion — Ann, Salon AI, \d{1,2} \w{3} \d{4}$/);
+      expect(source.messageIds).toHaveLength(2);
+      return got;
+    };
+    await recall(app);
+    // Asked again after a restart, beyond the recent chat again (the recall above joined it).
+    for (let i = 0; i < 8; i++) await ask(app, `${FILLER[i % FILLER.length]} (again ${i})`);
+    await app.close();
+    app = await start(dir, false);
+    await app.salon.memory.load();
+    await recall(app);
+    for (let i = 0; i < 8; i++) await ask(app, `${FILLER[i % FILLER.length]} (once more ${i})`);
+
+    // Another room never sees it.
+    const elsewhere = await ask(app, 'Where is our launch party?', 'news_2');
+    expect(elsewhere.answer).not.toContain('Blue Harbor');
+    expect(elsewhere.sources.every((s) => s.sourceType === 'document')).toBe(true);
+
+    // Switched off, memory is neither searched nor cited.
+    const off = await app.inject({ method: 'PUT', url: `/api/v1/threads/${thread.id}/config`, headers: ADMIN, payload: { enable_chat_history_rag: false } });
+    expect(off.statusCode).toBe(200);
+    expect(off.json()).toMatchObject({ thread: { id: thread.id, config: { enable_chat_history_rag: false } }, memory: { chunks: expect.any(Number) } });
+    const forgotten = await ask(app, 'Where is our launch party?');
+    expect(forgotten.answer).not.toContain('Blue Harbor');
+    expect(forgotten.sources.some((s) => s.sourceType === 'conversation' && s.messageIds?.length === 2 && s.authors?.includes('Salon AI'))).toBe(false);
+  });
+
+  it('recalls what people said to each other, long after it left the recent chat', async () => {
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    const app = await start(dir, true);
+    const { client: ann } = await joined(app, 'Ann', 'news_1');
+    const { client: cy } = await joined(app, 'Cy', 'news_1');
+    const lines: [typeof ann, string][] = [
+      [ann, 'My cousin Bob lost 4000 dollars on Meridian last week'],
+      [cy, 'Ouch. Was that the stablecoin that lost its peg?'],
+      [ann, 'Yes, he says he will never touch crypto again'],
+    ];
+    for (let i = 0; i < 14; i++) lines.push([i % 2 ? ann : cy, `Back to Rust: I like the new edition, point ${i}`]);
+    for (const [i, [who, text]] of lines.entries()) {
+      who.send({ type: 'say', text, clientId: `c${i}` });
+      await who.next('message', (f) => f.message.clientId === `c${i}`);
+    }
+    app.salon.memory.flush();
+    await app.salon.memory.idle();
+    const got = await ask(app, 'How much money did Bob lose on Meridian?');
+    expect(got.answer).toContain('4000 dollars');
+    const source = got.sources.find((s) => s.sourceType === 'conversation' && s.messageIds!.length > 2)!;
+    expect(source.authors).toEqual(['Ann', 'Cy']);
+    const thread = await app.salon.store.ensureMainThread('news_1');
+    const first = (await app.salon.store.threadMessages(thread.id, 1, 2))[0];
+    expect(source.messageIds![0]).toBe(first.id);
+    await app.salon.memory.idle();
+    const detail = await app.inject({ method: 'GET', url: `/api/v1/threads/${thread.id}` });
+    expect(detail.json()).toMatchObject({ messages: expect.any(Number), memory: { pending: 0 }, thread: { config: { enable_chat_history_rag: true } } });
+    expect(detail.json().memory.chunks).toBeGreaterThanOrEqual(2);
+  });
+
+  it('keeps a private fact for its asker’s private asks alone', async () => {
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    const app = await start(dir, true);
+    const { client: ann } = await joined(app, 'Ann', 'news_1');
+    const { client: cy } = await joined(app, 'Cy', 'news_1');
+    const privately = async (client: typeof ann, text: string, clientId: string) => {
+      client.send({ type: 'ask', text, clientId, private: true });
+      return (await client.next('assistant.done', () => true, 10_000)).message as { text: string; sources?: Source[] };
+    };
+    await privately(ann, 'My locker code is 4417; does Rust 2.0 make compile times faster?', 'p1');
+    await app.salon.memory.idle();
+    const mine = await privately(ann, 'What is my locker code?', 'p2');
+    expect(mine.text).toContain('4417');
+    const theirs = await privately(cy, 'What is the locker code?', 'p3');
+    expect(theirs.text).not.toContain('4417');
+    const shared = await ask(app, 'What is the locker code?');
+    expect(shared.answer).not.toContain('4417');
+    expect(JSON.stringify(shared.sources)).not.toContain('4417');
+  });
+
+  it('deletes a thread with its messages and memory, for the admin only', async () => {
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    const app = await start(dir, true);
+    await ask(app, 'Our launch party is at the Blue Harbor pub; is Rust 2.0 out?');
+    await app.salon.memory.idle();
+    const thread = await app.salon.store.ensureMainThread('news_1');
+    expect((await app.inject({ method: 'DELETE', url: `/api/v1/threads/${thread.id}` })).statusCode).toBe(401);
+    const res = await app.inject({ method: 'DELETE', url: `/api/v1/threads/${thread.id}`, headers: ADMIN });
+    expect(res.json()).toEqual({ deleted: thread.id, messages: 2, memoryChunks: 1 });
+    expect((await app.inject({ method: 'GET', url: `/api/v1/threads/${thread.id}` })).json().error.code).toBe('ERR_THREAD_NOT_FOUND');
+    expect(app.salon.memoryIndex.size).toBe(0);
+    const again = await ask(app, 'Where is our launch party?');
+    expect(again.answer).not.toContain('Blue Harbor');
+  });
+});
+
+describe('/memory in a room', () => {
+  it('tells whether memory is on and lets members switch it, unless THREAD_OPS=admin', async () => {
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    const app = await start(dir, true);
+    const { client, welcome } = await joined(app, 'Ann', 'news_1');
+    const reply = async (text: string, clientId: string) => {
+      client.send({ type: 'say', text, clientId });
+      return client.next('message', (f) => f.message.clientId === clientId && f.message.author.kind === 'system');
+    };
+    expect((await reply('/memory', 'm1')).message.text).toMatch(/^Memory is on in this thread: 0 remembered passages/);
+    expect((await reply('/memory off', 'm2')).message.text).toMatch(/^Memory is off/);
+    expect((await app.salon.store.getThread(welcome.threadId))!.memoryEnabled).toBe(false);
+    expect((await reply('/memory on', 'm3')).message.text).toMatch(/^Memory is on/);
+    expect((await app.salon.store.getThread(welcome.threadId))!.memoryEnabled).toBe(true);
+    client.send({ type: 'say', text: '/memory maybe', clientId: 'm4' });
+    expect((await client.next('error', (f) => f.clientId === 'm4')).code).toBe('ERR_BAD_MESSAGE');
+
+    const admin = await testApp({ THREAD_OPS: 'admin', DATA_DIR: tempDirFor(closers) } as never, { roomOptions: { shutdownGraceMs: 100 } });
+    closers.push(admin.close);
+    await admin.app.ready();
+    await admin.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released' }));
+    const { client: other, welcome: there } = await joined(admin.app, 'Cy', 'news_1');
+    other.send({ type: 'say', text: '/memory off', clientId: 'x1' });
+    expect((await other.next('error', (f) => f.clientId === 'x1')).code).toBe('ERR_FORBIDDEN');
+    expect((await admin.app.salon.store.getThread(there.threadId))!.memoryEnabled).toBe(true);
+  });
+});
+
+/** A temporary DATA_DIR removed when the test ends. */
+function tempDirFor(list: (() => Promise<void> | void)[]): string {
+  const { dir, cleanup } = tempDir();
+  list.push(cleanup);
+  return dir;
+}
