@@ -286,4 +286,35 @@ describeBrowser('the assistant in a room', () => {
     expect(await cited.isVisible()).toBe(true);
     expect(await ada.page.locator(`salon-message-item[data-id="${first.id}"]`).count()).toBe(0);
   });
+
+  it('asks privately: only the asker sees the question and the answer, and the room keeps neither', async () => {
+    const dir = tempDir();
+    const server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });
+    servers.push(server);
+    const page1 = (await (await fetch(`${server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
+    const story = page1.items.find((i) => /sodium-ion/i.test(i.title)) ?? page1.items[0];
+    const [ada, bob] = await adaAndBob(`${server.url}/chat?id=${story.id}`);
+
+    await ada.page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
+    const onlyMe = ada.page.locator('salon-composer input[name=private]');
+    await ada.page.locator('salon-composer label.switch', { hasText: 'Only me' }).click();
+    expect(await onlyMe.isChecked()).toBe(true);
+    await say(ada.page, 'What energy density did the cell reach in the independent tests?');
+
+    const question = ada.page.locator('salon-message-item[kind=user][only-you]', { hasText: 'What energy density' });
+    await expect.poll(() => question.count()).toBe(1);
+    expect(await question.locator('.badge').textContent()).toBe('asked the AI privately');
+    const answer = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+    await expect.poll(() => answer.count(), { timeout: 30_000 }).toBe(1);
+    expect(await answer.locator('.badge.private').textContent()).toBe('only you see this');
+    expect((await shadowText(answer.locator('salon-markdown'))).length).toBeGreaterThan(20);
+
+    // Bob's own message makes the round trip: anything the room was sent before it has arrived.
+    await say(bob.page, 'anyone here?');
+    await expect.poll(() => bob.page.locator('salon-message-item[state=sent]', { hasText: 'anyone here?' }).count()).toBe(1);
+    expect(await bob.page.locator('salon-message-item', { hasText: 'What energy density' }).count()).toBe(0);
+    expect(await bob.page.locator('salon-message-item[kind=assistant]').count()).toBe(0);
+    const history = (await (await fetch(`${server.url}/api/v1/rooms/${story.id}/messages`)).json()) as { messages: { text: string }[] };
+    expect(history.messages.map((m) => m.text)).toEqual(['anyone here?']);
+  });
 });

@@ -22,6 +22,22 @@ function msg(seq: number, fields: Partial<Message> = {}): Message {
 const texts = (log: MessageLog) => log.entries.map((e) => e.message.text);
 
 describe('MessageLog', () => {
+  it('counts a private question as sent once handed over, places it after what is known, and keeps it across a restore', () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.addLocal('p1', 'what is my code?', ADA, 't1', 'news_1', true);
+    log.addLocal('c1', 'a public hello', ADA, 't1', 'news_1');
+    expect(log.unsent().map((e) => e.message.clientId)).toEqual(['p1', 'c1']);
+    log.sentPrivately('p1');
+    log.sentPrivately('c1');
+    expect(log.unsent().map((e) => e.message.clientId)).toEqual(['c1']);
+    log.receive(msg(2));
+    expect(texts(log)).toEqual(['message 1', 'what is my code?', 'message 2', 'a public hello']);
+    const restored = MessageLog.restore(JSON.parse(JSON.stringify(log.snapshot())));
+    expect(restored.entries.find((e) => e.message.clientId === 'p1')).toMatchObject({ private: true, state: 'sent' });
+    expect(restored.entries.find((e) => e.message.clientId === 'c1')?.private).toBeUndefined();
+  });
+
   it('takes pages of older messages past its usual size, and says where paging continues', () => {
     const log = new MessageLog();
     for (let seq = 1001; seq <= 1000 + MAX_LOG_ENTRIES; seq++) log.receive(msg(seq));

@@ -1,8 +1,9 @@
 /**
  * `<salon-composer>`: writes a message. Enter sends, Shift+Enter starts a new line; the "Ask AI"
- * switch (or starting with `@ai`) makes it a question for the assistant.
+ * switch (or starting with `@ai`) makes it a question for the assistant, and "Only me" a private
+ * one: not posted, answered to this member alone, remembered only for their own private questions.
  *
- * @fires salon-send - {text, ask} the member sends a message.
+ * @fires salon-send - {text, ask, private} the member sends a message.
  * @fires salon-typing - {active} the member started or stopped typing.
  */
 import { LitElement, css, html, nothing } from 'lit';
@@ -86,6 +87,7 @@ export class SalonComposer extends LitElement {
   @property({ type: Boolean }) queued = false;
   @state() private text = '';
   @state() private ask = false;
+  @state() private onlyMe = false;
   @query('textarea') private textarea!: HTMLTextAreaElement;
   private typingTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -122,6 +124,14 @@ export class SalonComposer extends LitElement {
           <input type="checkbox" role="switch" name="ask" .checked=${this.ask} @change=${this.onAskToggle} />
           Ask AI
         </label>
+        ${
+          asking
+            ? html`<label class="switch" title="Not posted in the room: only you see the question and the answer">
+                <input type="checkbox" role="switch" name="private" .checked=${this.onlyMe} @change=${this.onPrivateToggle} />
+                Only me
+              </label>`
+            : nothing
+        }
         <span class="hint" id="hint"
           ><span class="keys">Enter sends, Shift+Enter adds a line.</span>${
             this.queued ? html` <strong>Offline: messages are sent once you reconnect.</strong>` : nothing
@@ -154,6 +164,10 @@ export class SalonComposer extends LitElement {
     this.ask = (e.target as HTMLInputElement).checked;
   }
 
+  private onPrivateToggle(e: Event): void {
+    this.onlyMe = (e.target as HTMLInputElement).checked;
+  }
+
   private onSubmit(e: Event): void {
     e.preventDefault();
     this.submit();
@@ -162,7 +176,8 @@ export class SalonComposer extends LitElement {
   private submit(): void {
     const text = this.text.trim();
     if (!text || text.length > this.maxLength) return;
-    this.emit('salon-send', { text, ask: this.ask });
+    const asking = this.ask || /^@ai\s/i.test(text);
+    this.emit('salon-send', { text, ask: this.ask, private: asking && this.onlyMe });
     this.text = '';
     this.textarea.value = '';
     clearTimeout(this.typingTimer);

@@ -130,15 +130,18 @@ export class SalonMessageItem extends LitElement {
   @property() stage: AssistantStage | '' = '';
   /** The member's own message. */
   @property({ type: Boolean, reflect: true }) mine = false;
+  /** A private question or its answer: only this member sees it. */
+  @property({ type: Boolean, reflect: true, attribute: 'only-you' }) onlyYou = false;
 
   protected override render() {
-    const asked = this.kind === 'user' && ASK_PREFIX.test(this.text);
+    const asked = this.kind === 'user' && (ASK_PREFIX.test(this.text) || this.onlyYou);
     const body = asked ? this.text.replace(ASK_PREFIX, '') : this.text;
     return html`<article aria-busy=${this.state === 'streaming' ? 'true' : 'false'}>
       <header>
         <span class="author">${this.author.name}${this.mine ? html`<span class="visually-hidden"> (you)</span>` : nothing}</span>
         ${this.kind === 'assistant' ? html`<span class="badge">AI assistant</span>` : nothing}
-        ${asked ? html`<span class="badge">asked the AI</span>` : nothing}
+        ${asked ? html`<span class="badge">${this.onlyYou ? 'asked the AI privately' : 'asked the AI'}</span>` : nothing}
+        ${this.onlyYou && this.kind === 'assistant' ? html`<span class="badge private">only you see this</span>` : nothing}
         ${this.ts && this.state !== 'streaming' ? html`<time datetime=${this.ts}>${formatTime(this.ts)}</time>` : nothing}
       </header>
       ${

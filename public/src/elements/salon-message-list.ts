@@ -189,6 +189,7 @@ export class SalonMessageList extends LitElement {
               .error=${e.error ?? ''}
               .clientId=${e.message.clientId ?? ''}
               .sources=${e.message.sources ?? []}
+              ?only-you=${!!e.private || e.message.id.startsWith('private_')}
               ?mine=${e.message.author.kind === 'user' && (e.state !== 'sent' || (!!this.youId && e.message.author.id === this.youId))}
             ></salon-message-item>`,
         )}

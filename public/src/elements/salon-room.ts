@@ -136,7 +136,7 @@ export class SalonRoom extends LitElement {
             <salon-composer
               .maxLength=${MAX_MESSAGE_CHARS}
               .queued=${queued}
-              @salon-send=${(e: CustomEvent<{ text: string; ask: boolean }>) => c.send(e.detail.text, e.detail.ask)}
+              @salon-send=${(e: CustomEvent<{ text: string; ask: boolean; private: boolean }>) => c.send(e.detail.text, e.detail.ask, e.detail.private)}
               @salon-typing=${(e: CustomEvent<{ active: boolean }>) => c.setTyping(e.detail.active)}
             ></salon-composer>
           </div>

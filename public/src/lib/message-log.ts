@@ -20,6 +20,8 @@ export interface LogEntry {
    * private answer: seq 0) just after the newest message known when it arrived.
    */
   order?: number;
+  /** A private question (an `ask` frame with `private: true`): never posted, so never echoed. */
+  private?: boolean;
 }
 
 /** Most messages kept in memory per room; the oldest confirmed ones go first. */
@@ -97,11 +99,19 @@ export class MessageLog {
   }
 
   /** Records a message the member is sending; it shows as "sending" until the server echoes it. */
-  addLocal(clientId: string, text: string, author: Author, threadId: string, roomId: string): LogEntry {
+  addLocal(clientId: string, text: string, author: Author, threadId: string, roomId: string, isPrivate = false): LogEntry {
     const message: Message = { id: '', seq: 0, roomId, threadId, author, text, ts: new Date().toISOString(), clientId };
-    const entry: LogEntry = { key: `c:${clientId}`, message, state: 'sending' };
+    const entry: LogEntry = { key: `c:${clientId}`, message, state: 'sending', ...(isPrivate ? { private: true } : {}) };
     this.put(entry);
     return entry;
+  }
+
+  /** A private question went out: the server echoes none, so it counts as sent once handed to an open socket. */
+  sentPrivately(clientId: string): void {
+    const key = this.keyByClientId.get(clientId);
+    const entry = key ? this.byKey.get(key) : undefined;
+    if (!entry?.private || entry.state === 'sent') return;
+    this.put({ ...entry, state: 'sent', order: this.lastSeq + 0.5 });
   }
 
   /** Marks an unconfirmed message as failed, with the reason shown next to it. */
@@ -118,7 +128,7 @@ export class MessageLog {
     const key = this.keyByClientId.get(clientId);
     const entry = key ? this.byKey.get(key) : undefined;
     if (!entry || entry.state !== 'failed') return undefined;
-    const next: LogEntry = { key: entry.key, message: entry.message, state: 'sending' };
+    const next: LogEntry = { key: entry.key, message: entry.message, state: 'sending', ...(entry.private ? { private: true } : {}) };
     this.put(next);
     return next;
   }
@@ -158,7 +168,14 @@ export class MessageLog {
     if (!snap || snap.v !== 1 || !Array.isArray(snap.entries)) return log;
     for (const e of snap.entries) {
       if (!isEntry(e)) continue;
-      log.put({ key: e.key, message: e.message, state: e.state, error: e.error, order: e.order ?? e.message.seq });
+      log.put({
+        key: e.key,
+        message: e.message,
+        state: e.state,
+        error: e.error,
+        order: e.order ?? e.message.seq,
+        ...(e.private === true ? { private: true } : {}),
+      });
     }
     return log;
   }

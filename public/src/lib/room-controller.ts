@@ -98,7 +98,11 @@ export class RoomController implements ReactiveController {
   }
 
   /** Sends a chat message; `ask` makes it a question for the assistant (`@ai`). */
-  send(text: string, ask = false): boolean {
+  /**
+   * Sends a message; with `ask`, a question for the assistant. A private question (`isPrivate`)
+   * is not posted to the room: it is an `ask` frame whose answer only this member receives.
+   */
+  send(text: string, ask = false, isPrivate = false): boolean {
     const body = text.trim();
     if (!body || !this.memory) return false;
     if (body.length > MAX_MESSAGE_CHARS) {
@@ -106,12 +110,13 @@ export class RoomController implements ReactiveController {
       this.host.requestUpdate();
       return false;
     }
-    const finalText = ask && !AI_PREFIX.test(body) ? `@ai ${body}` : body;
+    const privately = isPrivate && (ask || AI_PREFIX.test(body));
+    const finalText = privately ? body.replace(AI_PREFIX, '') : ask && !AI_PREFIX.test(body) ? `@ai ${body}` : body;
     const clientId = newClientId();
     const author = { id: this.you?.id ?? '', name: this.you?.name ?? this.name, kind: 'user' as const };
-    this.memory.log.addLocal(clientId, finalText, author, this.threadId, this.roomId);
+    this.memory.log.addLocal(clientId, finalText, author, this.threadId, this.roomId, privately);
     this.setTyping(false);
-    this.transmit(clientId, finalText);
+    this.transmit(clientId, finalText, privately);
     this.changed();
     return true;
   }
@@ -142,7 +147,7 @@ export class RoomController implements ReactiveController {
   retry(clientId: string): void {
     const entry = this.memory?.log.retry(clientId);
     if (!entry) return;
-    this.transmit(clientId, entry.message.text);
+    this.transmit(clientId, entry.message.text, entry.private);
     this.changed();
   }
 
@@ -217,9 +222,15 @@ export class RoomController implements ReactiveController {
     this.connection?.send({ type: 'hello', name: this.name, token: identityToken(), ...(lastSeq ? { lastSeq } : {}) });
   }
 
-  private transmit(clientId: string, text: string): void {
+  private transmit(clientId: string, text: string, isPrivate = false): void {
     if (this.status !== 'open') return;
-    this.connection?.send({ type: 'say', text, clientId, threadId: this.threadId || undefined });
+    const threadId = this.threadId || undefined;
+    if (!isPrivate) {
+      this.connection?.send({ type: 'say', text, clientId, threadId });
+      return;
+    }
+    this.connection?.send({ type: 'ask', text, clientId, threadId, private: true });
+    this.memory?.log.sentPrivately(clientId);
   }
 
   private onFrame(frame: ServerMessage): void {
@@ -250,7 +261,7 @@ export class RoomController implements ReactiveController {
           };
         }
         this.connection?.joined();
-        for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text);
+        for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text, entry.private);
         break;
       }
       case 'presence':
