@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   ingest: () => import('./commands/ingest.js'),
   search: () => import('./commands/search.js'),
   reindex: () => import('./commands/reindex.js'),
+  import: () => import('./commands/import.js'),
 };
 
 async function help(): Promise<void> {

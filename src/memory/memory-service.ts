@@ -40,6 +40,8 @@ export interface MemoryOptions {
   /** MEMORY_RETENTION_DAYS. */
   retentionDays?: number;
   windows?: Omit<WindowOptions, 'onWindow'>;
+  /** Told of each chunk once it is stored (or refreshed a repeat), e.g. a CLI progress bar. */
+  onStored?: (chunk: NewMemoryChunk) => void;
   /** The clock, for tests. */
   now?: () => number;
 }
@@ -186,6 +188,7 @@ export class MemoryService implements MemorySearch {
     this.queued.set(chunk.threadId, (this.queued.get(chunk.threadId) ?? 0) + 1);
     this.tail = this.tail
       .then(() => this.remember(chunk))
+      .then(() => this.options.onStored?.(chunk))
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
       .finally(() => {
         const left = (this.queued.get(chunk.threadId) ?? 1) - 1;

@@ -51,8 +51,11 @@ export class MessageWindows {
   add(message: Message): void {
     const line = chatLine(message);
     let w = this.open.get(message.threadId);
-    // A message that would overflow a window that has something in it starts the next one.
-    if (w && w.messages.length && w.chars + line.length + 1 > this.maxChars) {
+    // A message that would overflow a window, or that comes after a quiet spell (by the messages'
+    // own times: an imported history has its days between sessions), starts the next one.
+    const last = w?.messages[w.messages.length - 1];
+    const quiet = last !== undefined && Date.parse(message.ts) - Date.parse(last.ts) > this.quietMs;
+    if (w && w.messages.length && (quiet || w.chars + line.length + 1 > this.maxChars)) {
       this.close(message.threadId);
       w = undefined;
     }

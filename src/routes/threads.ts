@@ -1,8 +1,9 @@
 /**
  * Threads over HTTP: `GET /api/v1/rooms/:id/threads`, `GET /api/v1/threads/:id` (with its message
  * count, memory and switch), `GET /api/v1/threads/:id/messages?before=&limit=`, and for the admin
- * `PUT /api/v1/threads/:id/config {"enable_chat_history_rag": bool}` and `DELETE
- * /api/v1/threads/:id` (the thread, its messages and its memory).
+ * `PUT /api/v1/threads/:id/config {"enable_chat_history_rag": bool}`, `DELETE
+ * /api/v1/threads/:id` (the thread, its messages and its memory) and `POST
+ * /api/v1/rooms/:id/import` (an exported discussion brought into a thread).
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
@@ -11,6 +12,10 @@ import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 import { DEFAULT_HISTORY_PAGE, MAX_HISTORY_PAGE } from './rooms-http.js';
+import { checkImport, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
+
+/** An import of IMPORT_MAX_MESSAGES messages at the rooms' longest text, with room for JSON. */
+const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 
 const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] } as const;
 
@@ -180,6 +185,51 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       await memory.forgetThread(t.id, removed.memoryIds);
       await rooms.threadDeleted(t.roomId, t.id);
       return { deleted: t.id, messages: removed.messages, memoryChunks: removed.memoryIds.length };
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { threadId?: string; messages: unknown[] } }>(
+    '/api/v1/rooms/:id/import',
+    {
+      onRequest: requireAdmin,
+      bodyLimit: IMPORT_BODY_LIMIT,
+      schema: {
+        summary: 'Bring a discussion into a room (admin)',
+        description:
+          `Up to ${IMPORT_MAX_MESSAGES} messages \`{author: {name}, text, ts}\` are checked together and stored in one transaction in time order, ` +
+          "all or none, in the thread given (default: the main thread); the thread's memory indexes them in the background.",
+        tags: ['threads'],
+        security: adminSecurity,
+        params: idParams,
+        body: {
+          type: 'object',
+          properties: {
+            threadId: { type: 'string', minLength: 1, maxLength: 200 },
+            messages: { type: 'array', minItems: 1, maxItems: IMPORT_MAX_MESSAGES },
+          },
+          required: ['messages'],
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { threadId: { type: 'string' }, messageIds: { type: 'array', items: { type: 'string' } } },
+            required: ['threadId', 'messageIds'],
+          },
+          400: errorBodySchema,
+          401: errorBodySchema,
+          404: errorBodySchema,
+          413: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const roomId = request.params.id;
+      if (!(await rooms.resolve(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
+      const messages = checkImport(request.body.messages, rooms.options.maxTextChars);
+      const target = request.body.threadId ? await thread(request.body.threadId) : await store.ensureMainThread(roomId);
+      if (target.roomId !== roomId) throw new errors.ERR_BAD_REQUEST(`threadId ${target.id} is not a thread of room ${roomId}`);
+      return importMessages(store, memory, roomId, target.id, messages);
     },
   );
 }

@@ -340,6 +340,11 @@ export class SqliteStore implements Store {
 
   private appendTx?: Database.Transaction<(m: NewMessage) => { message: Message; duplicate: boolean }>;
 
+  async appendMessages(messages: NewMessage[]): Promise<Message[]> {
+    const tx = this.db.transaction((all: NewMessage[]) => all.map((m) => this.appendInTransaction(m).message));
+    return tx.immediate(messages);
+  }
+
   private appendInTransaction(m: NewMessage): { message: Message; duplicate: boolean } {
     if (m.clientId) {
       const dup = this.sql('SELECT * FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?').get(m.roomId, m.author.id, m.clientId) as

@@ -75,3 +75,17 @@ describe('memory windows', () => {
     expect(closed).toHaveLength(2);
   });
 });
+
+describe('memory windows over an imported history', () => {
+  it('closes a window where the messages’ own times show a quiet spell', () => {
+    const closed: NewMemoryChunk[] = [];
+    const windows = new MessageWindows({ quietMs: 60_000, onWindow: (c) => closed.push(c) });
+    const at = (minutes: number, text: string): Message => ({ ...message('t9', 'Ann', text), ts: new Date(Date.UTC(2023, 4, 8, 13, minutes)).toISOString() });
+    for (const m of [at(0, 'one'), at(0, 'two'), at(5, 'next session'), at(5, 'still it')]) windows.add(m);
+    windows.close();
+    expect(closed.map((c) => c.text.split('\n').map((l) => l.replace(/^.*\): /, '')))).toEqual([
+      ['one', 'two'],
+      ['next session', 'still it'],
+    ]);
+  });
+});

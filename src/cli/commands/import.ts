@@ -1,0 +1,80 @@
+/**
+ * `salon import FILE --room ID [--thread THREAD]`: brings an exported discussion into a room of
+ * the store in DATA_DIR (not through a running server), like `POST /api/v1/rooms/:id/import`:
+ * FILE holds `[{author: {name}, text, ts}, …]` or `{messages: […]}`. Every message is checked
+ * before anything is written; then they are stored in one transaction and the thread's memory is
+ * built, with a progress bar on stderr. Prints `{threadId, messageIds}` to stdout.
+ *
+ * A running server's memory picks up the imported chunks when it next starts.
+ */
+import { readFile } from 'node:fs/promises';
+import { loadConfig } from '../../config.js';
+import { SalonError, errors } from '../../errors.js';
+import { checkImport, importMessages } from '../../memory/import.js';
+import { MemoryService } from '../../memory/memory-service.js';
+import { createAi, createMemoryIndex, openStore } from '../../parts.js';
+import { storeResolver } from '../../rooms/resolver.js';
+import { DEFAULT_MAX_TEXT_CHARS } from '../../rooms/options.js';
+import { parseArgs, type Command } from '../command.js';
+import { ProgressBar } from '../progress.js';
+
+const USAGE = 'import FILE --room ID [--thread THREAD]';
+const EXIT_USAGE = 2;
+
+const importCommand: Command = {
+  summary: 'bring an exported discussion ([{author: {name}, text, ts}]) into a room and build its memory',
+  usage: USAGE,
+  async run(args) {
+    const { positionals, options } = parseArgs(args);
+    const room = options.get('room');
+    const threadOption = options.get('thread');
+    const unknown = [...options.keys()].filter((k) => k !== 'room' && k !== 'thread');
+    if (positionals.length !== 1 || typeof room !== 'string' || unknown.length || (threadOption !== undefined && typeof threadOption !== 'string')) {
+      console.error(`usage: salon ${USAGE}`);
+      return EXIT_USAGE;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await readFile(positionals[0], 'utf8'));
+    } catch (err) {
+      console.error(`salon import: cannot read ${positionals[0]}: ${(err as Error).message}`);
+      return 1;
+    }
+    const config = loadConfig();
+    const store = openStore(config, { mustExist: true });
+    const ai = createAi(config, store);
+    const index = createMemoryIndex(config, ai.embedder);
+    let bar: ProgressBar | null = null;
+    const memory = new MemoryService({
+      store,
+      embedder: ai.embedder,
+      index,
+      maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
+      retentionDays: config.MEMORY_RETENTION_DAYS,
+      onStored: (chunk) => chunk.messageIds.forEach(() => bar?.tick()),
+    });
+    try {
+      const messages = checkImport(Array.isArray(raw) ? raw : (raw as { messages?: unknown })?.messages, DEFAULT_MAX_TEXT_CHARS);
+      if (!(await storeResolver(store)(room))) throw new errors.ERR_ROOM_NOT_FOUND(room);
+      const thread = typeof threadOption === 'string' ? await store.getThread(threadOption) : await store.ensureMainThread(room);
+      if (!thread || thread.roomId !== room) throw new errors.ERR_THREAD_NOT_FOUND(`${String(threadOption)} in room ${room}`);
+      bar = new ProgressBar('import', messages.length);
+      // The memory is rebuilt from the store first, so repeats of what it holds are recognised.
+      await memory.load();
+      const result = await importMessages(store, memory, room, thread.id, messages);
+      await memory.idle();
+      bar.finish(`(${await store.countMemoryChunks(thread.id)} memory chunks in the thread)`);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    } catch (err) {
+      if (!(err instanceof SalonError)) throw err;
+      console.error(`salon import: ${err.code}: ${err.message}`);
+      return 1;
+    } finally {
+      await memory.close();
+      await index.close();
+      await store.close();
+    }
+  },
+};
+export default importCommand;

@@ -1,0 +1,141 @@
+/**
+ * Bringing a discussion in: `POST /api/v1/rooms/:id/import` (checked together, all or nothing, time
+ * order, memory built from it) and `salon import` as a process over a DATA_DIR (needs the build).
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { IMPORT_MAX_MESSAGES } from '../../src/memory/import.js';
+import { item } from '../store/contract.js';
+import { ADMIN, tempDir, testApp } from '../helpers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function app(): Promise<FastifyInstance> {
+  const t = await testApp({ ASK_LIMIT_USER: '100' } as never, { roomOptions: { shutdownGraceMs: 100 } });
+  closers.push(t.close);
+  await t.app.ready();
+  await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+  await t.app.salon.ingest.pipeline.put(item('news_2', { title: 'Volcano erupts', body: 'Lava reached the town.' }));
+  return t.app;
+}
+
+const day = (d: number, minute = 0) => new Date(Date.UTC(2023, 4, d, 13, minute)).toISOString();
+const conversation = [
+  { author: { name: 'Caroline' }, text: 'I went to the LGBTQ support group yesterday and it was powerful.', ts: day(8, 0) },
+  { author: { name: 'Melanie' }, text: 'That sounds great! I painted a lake sunrise last year.', ts: day(8, 1) },
+  // Given out of order: stored by time.
+  { author: { name: 'Caroline' }, text: 'I am researching adoption agencies now.', ts: day(25, 0) },
+  { author: { name: 'Melanie' }, text: 'I ran a charity race for mental health on Saturday.', ts: day(20, 0) },
+];
+
+const post = (target: FastifyInstance, roomId: string, payload: unknown, headers: Record<string, string> = ADMIN) =>
+  target.inject({ method: 'POST', url: `/api/v1/rooms/${roomId}/import`, headers, payload: payload as Record<string, unknown> });
+
+describe('POST /api/v1/rooms/:id/import', () => {
+  it('stores the messages in time order, returns their ids in the order given, and builds the thread’s memory', async () => {
+    const a = await app();
+    const res = await post(a, 'news_1', { messages: conversation });
+    expect(res.statusCode, res.body).toBe(200);
+    const { threadId, messageIds } = res.json() as { threadId: string; messageIds: string[] };
+    expect(threadId).toBe((await a.salon.store.ensureMainThread('news_1')).id);
+    const stored = await a.salon.store.threadMessages(threadId, 10);
+    expect(stored.map((m) => m.text)).toEqual([conversation[0], conversation[1], conversation[3], conversation[2]].map((m) => m.text));
+    expect(stored.map((m) => m.ts)).toEqual([day(8, 0), day(8, 1), day(20, 0), day(25, 0)]);
+    expect(messageIds).toEqual([stored[0].id, stored[1].id, stored[3].id, stored[2].id]);
+    expect(stored[0].author).toMatchObject({ name: 'Caroline', kind: 'user' });
+    expect(stored[0].author.id).toBe(stored[3].author.id);
+    await a.salon.memory.idle();
+    // Days apart are quiet spells: three windows (8 May, 20 May, 25 May).
+    expect((await a.salon.memory.stats(threadId)).chunks).toBe(3);
+    const answer = await a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload: { text: 'When did Caroline go to the LGBTQ support group?' } });
+    const sources = answer.json().sources as { sourceType: string; messageIds?: string[] }[];
+    expect(sources.some((s) => s.sourceType === 'conversation' && s.messageIds?.includes(messageIds[0]))).toBe(true);
+  });
+
+  it('writes nothing when any message is bad, and refuses strangers, unknown rooms, other rooms’ threads and too many messages', async () => {
+    const a = await app();
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    const bad: [unknown, RegExp][] = [
+      [[...conversation, { author: { name: 'Ann' }, text: '', ts: day(9) }], /messages\[4\]: text/],
+      [[...conversation, { author: { name: 'Ann' }, text: 'hi', ts: 'yesterday' }], /messages\[4\]: ts/],
+      [[{ author: { name: '  ' }, text: 'hi', ts: day(9) }], /messages\[0\]: author.name/],
+      [[{ author: { name: 'Salon AI' }, text: 'I am the assistant', ts: day(9) }], /reserved/],
+      [[{ author: { name: 'Ann' }, text: 'x'.repeat(4001), ts: day(9) }], /longer than 4000/],
+      [[null], /messages\[0\]/],
+    ];
+    for (const [messages, why] of bad) {
+      const res = await post(a, 'news_1', { messages });
+      expect(res.statusCode, JSON.stringify(messages).slice(0, 80)).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'ERR_BAD_REQUEST', message: expect.stringMatching(why) });
+    }
+    const many = Array.from({ length: IMPORT_MAX_MESSAGES + 1 }, (_, i) => ({ author: { name: 'Ann' }, text: `m${i}`, ts: day(9) }));
+    expect((await post(a, 'news_1', { messages: many })).json().error.code).toBe('ERR_BAD_REQUEST');
+    expect((await post(a, 'news_1', { messages: conversation }, {})).statusCode).toBe(401);
+    expect((await post(a, 'news_404', { messages: conversation })).json().error.code).toBe('ERR_ROOM_NOT_FOUND');
+    expect((await post(a, 'news_2', { threadId: thread.id, messages: conversation })).json().error.code).toBe('ERR_BAD_REQUEST');
+    expect((await post(a, 'news_1', { threadId: 'thr_none', messages: conversation })).json().error.code).toBe('ERR_THREAD_NOT_FOUND');
+    expect(await a.salon.store.countThreadMessages(thread.id)).toBe(0);
+    expect(await a.salon.store.lastSeq('news_1')).toBe(0);
+  });
+});
+
+describe('salon import', () => {
+  it('imports a file into a room of DATA_DIR, prints the ids and builds the memory; refuses a bad file whole', async () => {
+    const { dir, cleanup } = tempDir('salon-cli-import-');
+    closers.push(cleanup);
+    const env = { DATA_DIR: dir, LOCAL_EMBED_DIM: '256', SEARCH_WORKERS: '1' };
+    const seeded = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }));
+    await seeded.ready();
+    await seeded.salon.store.upsertItem(item('news_1', { title: 'Rust 2.0 released' }));
+    await seeded.close();
+
+    const file = join(dir, 'chat.json');
+    writeFileSync(file, JSON.stringify({ messages: conversation }));
+    const ok = await salon(['import', file, '--room', 'news_1'], env);
+    expect(ok.code, ok.stderr).toBe(0);
+    const result = JSON.parse(ok.stdout) as { threadId: string; messageIds: string[] };
+    expect(result.messageIds).toHaveLength(4);
+    expect(ok.stderr).toMatch(/import: 4 done, 0 failed of 4/);
+    expect(ok.stderr).toMatch(/3 memory chunks in the thread/);
+
+    writeFileSync(file, JSON.stringify([...conversation, { author: { name: 'Ann' }, text: 'bad time', ts: 'soon' }]));
+    const refused = await salon(['import', file, '--room', 'news_1'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/ERR_BAD_REQUEST: .*messages\[4\]: ts/);
+    expect((await salon(['import', file], env)).code).toBe(2);
+
+    const again = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }));
+    try {
+      await again.ready();
+      expect(await again.salon.store.countThreadMessages(result.threadId)).toBe(4);
+      expect(await again.salon.store.countMemoryChunks(result.threadId)).toBe(3);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+const BIN = join(__dirname, '../../bin/salon.js');
+
+function salon(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
