@@ -1,4 +1,5 @@
 /** Shared test helpers: temp dirs, a built app that always closes, corpus paths. */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,3 +56,21 @@ export async function testApp(
 }
 
 export const ADMIN = { authorization: 'Bearer test-admin-token' };
+
+const SALON_BIN = join(__dirname, '../bin/salon.js');
+
+/** Runs the built `salon` CLI (bin/salon.js runs dist/: needs the build) with `env` added; resolves with its exit code and output. */
+export function salon(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SALON_BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}

@@ -8,6 +8,7 @@
  * exchange's is its thread and owner together, so a search only ever scans the scopes the asker
  * may see (a filter before ranking, never a cut after it).
  */
+import { STOPWORDS, words } from '../ai/local/extractive-text.js';
 import type { Embedder } from '../ai/types.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
@@ -125,7 +126,7 @@ export class MemoryService implements MemorySearch {
     if (!thread?.memoryEnabled) return [];
     const [vectorHits, lineHits] = await Promise.all([
       index.size ? embedder.embed([question], signal, 'query').then(([v]) => index.search(v, k, filterFor(asker))) : [],
-      store.searchMemoryLines(question, scopesFor(asker), k),
+      store.searchMemoryLines(lineQuery(question), scopesFor(asker), k),
     ]);
     const found = new Map<number, { score: number; lexical: number; line?: string }>();
     for (const h of vectorHits) found.set(h.rowId, { score: h.score, lexical: 0 });
@@ -255,6 +256,15 @@ export class MemoryService implements MemorySearch {
     }
     return out;
   }
+}
+
+/**
+ * The words of a question worth matching against lines: without stopwords ("what", "did", "the"
+ * match every line and only blur the ranking); the question itself when nothing else is left.
+ */
+export function lineQuery(question: string): string {
+  const kept = words(question).filter((w) => !STOPWORDS.has(w));
+  return kept.length ? kept.join(' ') : question;
 }
 
 /** A window line's `(24 Nov 2026, 19:20)`: the same words said at another time are still a repeat. */

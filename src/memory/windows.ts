@@ -7,7 +7,7 @@ import type { Message } from '../protocol/messages.js';
 import { chatLine } from '../rag/recent-chat.js';
 import type { NewMemoryChunk } from './types.js';
 
-export const WINDOW_MAX_MESSAGES = 12;
+export const WINDOW_MAX_MESSAGES = 8;
 export const WINDOW_MAX_CHARS = 1_500;
 /** A thread quiet for this long closes its open window. */
 export const WINDOW_QUIET_MS = 10 * 60_000;

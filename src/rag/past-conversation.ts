@@ -2,8 +2,8 @@
  * The prompt's RELEVANT PAST CONVERSATION: which memory hits of the thread an answer uses, and how
  * they are shown and cited. Hits already inside the recent chat add nothing and are dropped; the
  * rest must be relevant enough (unless the question is about the discussion itself), at most
- * PAST_CHUNKS of them and PAST_MESSAGES_MAX messages in all; long ones are summarised against the
- * question. In the prompt they read oldest first, like the conversation they come from.
+ * PAST_CHUNKS of them and PAST_MESSAGES_MAX messages in all (the recent chat's included); long ones
+ * are summarised against the question. In the prompt they read oldest first, like the conversation they come from.
  */
 import type { GroundedSource } from '../ai/grounded-prompt.js';
 import type { ChatModel } from '../ai/types.js';
@@ -14,8 +14,8 @@ import { chatAnswers } from '../ai/questions.js';
 import { conversationLabel } from './recent-chat.js';
 
 /** Memory chunks in one answer, at most. */
-export const PAST_CHUNKS = 5;
-/** Messages cited by one answer's memory sources, at most. */
+export const PAST_CHUNKS = 8;
+/** Messages cited by one answer's conversation sources (past conversation and recent chat together), at most. */
 export const PAST_MESSAGES_MAX = 60;
 /** A chunk longer than this is summarised against the question before it enters the prompt. */
 export const PAST_SUMMARY_CHARS = 900;
@@ -35,7 +35,8 @@ export interface PastChoice {
  */
 export function choosePast(question: string, hits: MemoryHit[], recentIds: ReadonlySet<string>, threshold: number, anyScore: boolean): MemoryHit[] {
   const chosen: MemoryHit[] = [];
-  let messages = 0;
+  // The recent chat's messages count against the same budget.
+  let messages = recentIds.size;
   for (const hit of hits) {
     if (chosen.length >= PAST_CHUNKS) break;
     if (!anyScore && hit.score < threshold && !(hit.line && chatAnswers(question, [hit.line]))) continue;

@@ -15,6 +15,23 @@ export const MAX_ROOM_IDS = 100;
 export const DEFAULT_HISTORY_PAGE = 50;
 export const MAX_HISTORY_PAGE = 100;
 
+/** `?before=<seq>&limit=`: a page of history (rooms and threads alike). */
+export const historyQuerySchema = {
+  type: 'object',
+  properties: {
+    before: { type: 'integer', minimum: 1 },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE },
+  },
+  additionalProperties: false,
+} as const;
+
+/** A page of history: messages oldest first, and whether older ones remain. */
+export const historyPageSchema = {
+  type: 'object',
+  properties: { messages: { type: 'array', items: { type: 'object', additionalProperties: true } }, hasMore: { type: 'boolean' } },
+  required: ['messages', 'hasMore'],
+} as const;
+
 const memberSchema = {
   type: 'object',
   properties: { id: { type: 'string' }, name: { type: 'string' } },
@@ -100,23 +117,8 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
           'A client pages back by passing the smallest seq it holds as the next `before`. Private exchanges are not part of the history.',
         tags: ['rooms'],
         params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] },
-        querystring: {
-          type: 'object',
-          properties: {
-            before: { type: 'integer', minimum: 1 },
-            limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE },
-          },
-          additionalProperties: false,
-        },
-        response: {
-          200: {
-            type: 'object',
-            properties: { messages: { type: 'array', items: { type: 'object', additionalProperties: true } }, hasMore: { type: 'boolean' } },
-            required: ['messages', 'hasMore'],
-          },
-          400: errorBodySchema,
-          404: errorBodySchema,
-        },
+        querystring: historyQuerySchema,
+        response: { 200: historyPageSchema, 400: errorBodySchema, 404: errorBodySchema },
       },
     },
     async (request) => {

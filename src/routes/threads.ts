@@ -11,7 +11,7 @@ import type { Thread } from '../store/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
-import { DEFAULT_HISTORY_PAGE, MAX_HISTORY_PAGE } from './rooms-http.js';
+import { DEFAULT_HISTORY_PAGE, historyPageSchema, historyQuerySchema } from './rooms-http.js';
 import { checkImport, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
 
 /** An import of IMPORT_MAX_MESSAGES messages at the rooms' longest text, with room for JSON. */
@@ -104,23 +104,8 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
         description: 'The `limit` messages of the thread just before seq `before` (default: the newest), oldest first, and whether older ones remain.',
         tags: ['threads'],
         params: idParams,
-        querystring: {
-          type: 'object',
-          properties: {
-            before: { type: 'integer', minimum: 1 },
-            limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE },
-          },
-          additionalProperties: false,
-        },
-        response: {
-          200: {
-            type: 'object',
-            properties: { messages: { type: 'array', items: { type: 'object', additionalProperties: true } }, hasMore: { type: 'boolean' } },
-            required: ['messages', 'hasMore'],
-          },
-          400: errorBodySchema,
-          404: errorBodySchema,
-        },
+        querystring: historyQuerySchema,
+        response: { 200: historyPageSchema, 400: errorBodySchema, 404: errorBodySchema },
       },
     },
     async (request) => {

@@ -17,6 +17,8 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { IngestJob, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
+/** How much each further matching line of a chunk adds to its best line's score (a fact told over several lines). */
+const SECOND_LINE_WEIGHT = 0.25;
 /** Line slots of a memory chunk in memory_lines (rowid = chunk id × this + line). */
 const MEMORY_LINES_PER_CHUNK = 16;
 /**
@@ -518,9 +520,11 @@ export class SqliteStore implements Store {
     for (const r of rows) {
       const chunkId = Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK);
       // bm25() is lower-is-better and negative; flip it so higher is better.
-      if (!best.has(chunkId)) best.set(chunkId, { chunkId, line: r.text, score: -r.rank });
+      const found = best.get(chunkId);
+      if (!found) best.set(chunkId, { chunkId, line: r.text, score: -r.rank });
+      else found.score += SECOND_LINE_WEIGHT * -r.rank;
     }
-    return [...best.values()].slice(0, limit);
+    return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
   }
 
   async countMemoryChunks(threadId: string): Promise<number> {

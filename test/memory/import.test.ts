@@ -2,7 +2,6 @@
  * Bringing a discussion in: `POST /api/v1/rooms/:id/import` (checked together, all or nothing, time
  * order, memory built from it) and `salon import` as a process over a DATA_DIR (needs the build).
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { IMPORT_MAX_MESSAGES } from '../../src/memory/import.js';
 import { item } from '../store/contract.js';
-import { ADMIN, tempDir, testApp } from '../helpers.js';
+import { ADMIN, salon, tempDir, testApp } from '../helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -122,20 +121,3 @@ describe('salon import', () => {
     }
   });
 });
-
-const BIN = join(__dirname, '../../bin/salon.js');
-
-function salon(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
+import { prng } from '../../bench/synthetic-text.js';
 import { item } from '../store/contract.js';
 import { testApp } from '../helpers.js';
 import { joined } from '../rooms/helpers.js';
@@ -19,18 +20,6 @@ class RecordingChat extends LocalChatModel {
     this.prompts.push(messages.map((m) => m.content).join('\n'));
     yield* super.stream(messages, signal);
   }
-}
-
-/** mulberry32: a small seeded generator. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 let close: (() => Promise<void>) | undefined;
@@ -55,7 +44,7 @@ describe('private asks', () => {
       );
       const names = ['Ann', 'Bo', 'Cy'];
       const members = await Promise.all(names.map((name) => joined(app, name, 'news_1')));
-      const next = random(seed);
+      const next = prng(seed);
       /** Secrets told privately, by member. */
       const secrets = new Map<string, string[]>(names.map((n) => [n, []]));
       for (let i = 0; i < 24; i++) {

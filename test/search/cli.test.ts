@@ -1,29 +1,10 @@
 // `salon search` and `salon reindex` as processes over a DATA_DIR the app filled. Needs the build (bin/salon.js runs dist/).
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import type { ContentItem } from '../../src/content/types.js';
-import { ADMIN, tempDir } from '../helpers.js';
+import { ADMIN, salon, tempDir } from '../helpers.js';
 import { itemOf, paragraphs } from './corpus.js';
-
-const BIN = join(__dirname, '../../bin/salon.js');
-
-function salon(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 describe('salon search / salon reindex', () => {
   const { dir, cleanup } = tempDir('salon-cli-search-');

@@ -1,0 +1,183 @@
+/**
+ * Conversation memory on LoCoMo-format data (README, Benchmarks):
+ *
+ *   npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE]
+ *
+ * Each conversation is imported into the main thread of a room of its own through the import path
+ * (each session's date as the time of its first message, a minute between turns; a shared photo
+ * as its caption), memory indexing is waited for, then every question of categories 1–4 (the
+ * answerable ones) is asked through the whole pipeline with the local providers, as a member
+ * would after the conversation. Prints
+ * `{conversations, questions, evidence_recall, evidence_recall_all, by_category, answer_contains,
+ * past_messages_per_answer_max, index_ms_per_message, ask_p95_ms}`: evidence_recall is the share of
+ * questions with at least one evidence turn among the conversation sources' messageIds
+ * (`_all`: all of them). `--misses FILE` writes the questions whose evidence was not cited, with
+ * the evidence turns and the answer.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.js';
+import { parseArgs } from '../src/cli/command.js';
+import { loadConfig } from '../src/config.js';
+import { blankItem } from '../src/content/types.js';
+import { checkImport, importMessages } from '../src/memory/import.js';
+import { SalonAssistant } from '../src/rag/assistant.js';
+import { roomViews } from '../src/rag/room-context.js';
+import { answerOf } from './squad.js';
+
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: { question: string; answer?: unknown; evidence: string[]; category: number }[];
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** `1:56 pm on 8 May, 2023` as epoch ms (UTC). */
+export function sessionTime(text: string): number {
+  const m = /^(\d{1,2}):(\d{2})\s*(am|pm) on (\d{1,2}) (\w+),? (\d{4})$/i.exec(text.trim());
+  if (!m) throw new Error(`unreadable session date "${text}"`);
+  const month = MONTHS.indexOf(m[5].toLowerCase());
+  if (month < 0) throw new Error(`unreadable month in "${text}"`);
+  const hour = (Number(m[1]) % 12) + (m[3].toLowerCase() === 'pm' ? 12 : 0);
+  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
+}
+
+/** The conversation's turns in order, each with its time and its LoCoMo id. */
+function turnsOf(sample: Sample): { diaId: string; name: string; text: string; ts: string }[] {
+  const sessions = Object.keys(sample.conversation)
+    .map((k) => /^session_(\d+)$/.exec(k))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+  return sessions.flatMap((n) => {
+    const start = sessionTime(String(sample.conversation[`session_${n}_date_time`]));
+    return (sample.conversation[`session_${n}`] as Turn[]).map((t, i) => ({
+      diaId: t.dia_id,
+      name: t.speaker,
+      text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text,
+      ts: new Date(start + i * 60_000).toISOString(),
+    }));
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+async function main(): Promise<number> {
+  const { options } = parseArgs(process.argv.slice(2));
+  const dataset = options.get('dataset');
+  if (typeof dataset !== 'string') {
+    console.error('usage: npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE]');
+    return 2;
+  }
+  const limit = options.has('limit') ? Number(options.get('limit')) : Infinity;
+  const samples = JSON.parse(readFileSync(dataset, 'utf8')) as Sample[];
+  if (!Array.isArray(samples)) throw new Error(`${dataset}: expected an array of LoCoMo samples`);
+  const dir = mkdtempSync(join(tmpdir(), 'salon-eval-memory-'));
+  const app = await buildApp(loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent', SEARCH_WORKERS: '1' }));
+  const stats = { questions: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
+  const byCategory = new Map<number, { questions: number; any: number; contains: number }>();
+  const askMs: number[] = [];
+  const misses: { category: number; question: string; evidence: string[]; answer: string }[] = [];
+  try {
+    await app.ready();
+    const { assistant, chat, store, memory, ingest } = app.salon;
+    if (!(assistant instanceof SalonAssistant)) throw new Error('the app has no RAG assistant');
+    const views = roomViews(app.salon.rooms.resolve);
+    for (const sample of samples) {
+      const roomId = `post_${sample.sample_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const { speaker_a: a, speaker_b: b } = sample.conversation;
+      await ingest.pipeline.put(blankItem(roomId, { title: `${a} and ${b}`, body: `A conversation between ${a} and ${b}.`, category: 'Conversations' }));
+      const turns = turnsOf(sample);
+      const t0 = performance.now();
+      const thread = await store.ensureMainThread(roomId);
+      const imported = await importMessages(
+        store,
+        memory,
+        roomId,
+        thread.id,
+        checkImport(
+          turns.map((t) => ({ author: { name: t.name }, text: t.text, ts: t.ts })),
+          100_000,
+        ),
+      );
+      await memory.idle();
+      stats.indexMs += performance.now() - t0;
+      stats.messages += turns.length;
+      const diaOf = new Map(imported.messageIds.map((id, i) => [id, turns[i].diaId]));
+      const room = (await views(roomId))!;
+      for (const qa of sample.qa.filter((q) => q.category >= 1 && q.category <= 4)) {
+        if (stats.questions >= limit) break;
+        const t = performance.now();
+        const prepared = await assistant.pipeline.prepare(room, qa.question, {}, { id: thread.id, asker: { userId: 'u_eval', private: false } });
+        const answer = await answerOf(chat, prepared);
+        askMs.push(performance.now() - t);
+        const cited = new Set(prepared.sources.filter((s) => s.sourceType === 'conversation').flatMap((s) => (s.messageIds ?? []).map((id) => diaOf.get(id))));
+        stats.pastMax = Math.max(stats.pastMax, cited.size);
+        const any = qa.evidence.some((e) => cited.has(e));
+        const all = qa.evidence.length > 0 && qa.evidence.every((e) => cited.has(e));
+        const contains = answer.toLowerCase().includes(
+          String(qa.answer ?? '')
+            .toLowerCase()
+            .trim(),
+        );
+        if (!any)
+          misses.push({ category: qa.category, question: qa.question, evidence: qa.evidence.map((e) => turns.find((t) => t.diaId === e)?.text ?? e), answer });
+        stats.questions++;
+        if (any) stats.any++;
+        if (all) stats.all++;
+        if (contains) stats.contains++;
+        const c = byCategory.get(qa.category) ?? { questions: 0, any: 0, contains: 0 };
+        c.questions++;
+        if (any) c.any++;
+        if (contains) c.contains++;
+        byCategory.set(qa.category, c);
+      }
+    }
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const missesFile = options.get('misses');
+  if (typeof missesFile === 'string') writeFileSync(missesFile, JSON.stringify(misses, null, 1));
+  const n = stats.questions || 1;
+  console.log(
+    JSON.stringify({
+      conversations: samples.length,
+      questions: stats.questions,
+      evidence_recall: round(stats.any / n),
+      evidence_recall_all: round(stats.all / n),
+      by_category: Object.fromEntries(
+        [...byCategory.entries()]
+          .sort(([x], [y]) => x - y)
+          .map(([k, c]) => [k, { questions: c.questions, evidence_recall: round(c.any / c.questions), answer_contains: round(c.contains / c.questions) }]),
+      ),
+      answer_contains: round(stats.contains / n),
+      past_messages_per_answer_max: stats.pastMax,
+      index_ms_per_message: round(stats.indexMs / (stats.messages || 1)),
+      ask_p95_ms: round(percentile(askMs, 95)),
+    }),
+  );
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
