@@ -22,7 +22,12 @@
  * processes' load moves their p50 less than wall time's, but they count every thread of the
  * process (the garbage collector's helpers too), so their p95 is no better a figure.
  *
- *   npm run bench:rag -- --items N [--asks A] [--cpu] [--cpu-prof FILE] [--data-dir DIR]
+ *   npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE] [--data-dir DIR]
+ *
+ * `--memory M` asks every question in one room whose thread remembers M chunks (windows of
+ * people's messages, imported as 8×M messages before the asks); compare `--memory 0` and
+ * `--memory 10000`. `--chat-rate R` has people post R messages a second in that thread while the
+ * asks run, so its memory is being indexed meanwhile. Both print as `memory_chunks`, `chat_rate`.
  *
  * `--cpu-prof FILE` writes a V8 CPU profile of the asks alone (not the ingest) to FILE.
  * `--data-dir DIR` keeps the data in DIR and, when DIR already holds N items, skips the ingest
@@ -41,6 +46,10 @@ import { loadConfig } from '../src/config.js';
 import type { ContentItem } from '../src/content/types.js';
 import type { SearchService } from '../src/search/types.js';
 import { syntheticItems, questionAbout } from './synthetic-text.js';
+import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
+import type { MemoryService } from '../src/memory/memory-service.js';
+import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
+import type { Store } from '../src/store/types.js';
 
 const DEFAULT_ITEMS = 10_000;
 const DEFAULT_ASKS = 200;
@@ -197,6 +206,53 @@ function spread(values: number[]): { p50_ms: number; p95_ms: number } {
   return { p50_ms: round(percentile(values, 50)), p95_ms: round(percentile(values, 95)) };
 }
 
+/** Fills the main thread of `roomId` with about `chunks` memory windows, through the import path (5,000 messages a call). */
+async function rememberWindows(store: Store, memory: MemoryService, roomId: string, chunks: number): Promise<void> {
+  const thread = await store.ensureMainThread(roomId);
+  const start = Date.UTC(2026, 0, 1);
+  const total = chunks * WINDOW_MAX_MESSAGES;
+  for (let from = 0; from < total; from += IMPORT_MAX_MESSAGES) {
+    const batch = Array.from({ length: Math.min(IMPORT_MAX_MESSAGES, total - from) }, (_, j) => {
+      const n = from + j;
+      return { author: { name: n % 2 ? 'Ann' : 'Cy' }, text: chatterText(n), ts: new Date(start + n * 1_000).toISOString() };
+    });
+    await importMessages(store, memory, roomId, thread.id, batch);
+    await memory.idle();
+  }
+}
+
+/** Something a person might say, different every time. */
+function chatterText(n: number): string {
+  const topics = ['the battery test', 'the new edition', 'the council vote', 'the harbour pier', 'the price', 'the launch'];
+  return `message ${n}: I think ${topics[n % topics.length]} matters because of point ${(n * 7) % 101} and ${(n * 13) % 97}`;
+}
+
+/** People posting `rate` messages a second in the room's main thread, each fed to memory as live chat is. */
+function startChatter(store: Store, memory: MemoryService, roomId: string, rate: number): { stop(): Promise<void> } {
+  let n = 0;
+  let pending: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    pending = pending.then(async () => {
+      const thread = await store.ensureMainThread(roomId);
+      for (let j = 0; j < Math.max(1, Math.round(rate / 10)); j++) {
+        const { message } = await store.appendMessage({
+          roomId,
+          threadId: thread.id,
+          author: { id: `u_chat${n % 5}`, name: `Person ${n % 5}`, kind: 'user' },
+          text: chatterText(n++),
+        });
+        memory.onMessage(message);
+      }
+    });
+  }, 100);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pending;
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const { options } = parseArgs(process.argv.slice(2));
   const n = Number(options.get('items') ?? DEFAULT_ITEMS);
@@ -206,14 +262,29 @@ async function main(): Promise<void> {
   if (!Number.isInteger(n) || n < 1) throw new Error('--items must be a positive integer');
   if (!Number.isInteger(asks) || asks < 1) throw new Error('--asks must be a positive integer');
   if (profile !== undefined && typeof profile !== 'string') throw new Error('--cpu-prof needs a file name');
+  const memoryOption = options.get('memory');
+  const chatRate = Number(options.get('chat-rate') ?? 0);
+  const memoryChunks = memoryOption === undefined ? null : Number(memoryOption);
+  if (memoryChunks !== null && (!Number.isInteger(memoryChunks) || memoryChunks < 0)) throw new Error('--memory must be a whole number');
+  if (!Number.isFinite(chatRate) || chatRate < 0) throw new Error('--chat-rate must be a number ≥ 0');
   const keep = options.get('data-dir');
   if (keep !== undefined && typeof keep !== 'string') throw new Error('--data-dir needs a directory');
   const dir = keep ?? mkdtempSync(join(tmpdir(), 'salon-bench-rag-'));
   const raw = new LocalEmbedder();
-  const app = await buildApp(loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent' }), {
-    embedder: timedEmbedder(raw),
-    chat: timedChat(new LocalChatModel(raw)),
-  });
+  const app = await buildApp(
+    loadConfig({
+      DATA_DIR: dir,
+      AI_PROVIDER: 'local',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'silent',
+      ASK_LIMIT_ROOM: '100000',
+      MEMORY_MAX_CHUNKS_PER_THREAD: '1000000',
+    }),
+    {
+      embedder: timedEmbedder(raw),
+      chat: timedChat(new LocalChatModel(raw)),
+    },
+  );
   try {
     await app.ready();
     const { ingest, assistant, store } = app.salon;
@@ -235,6 +306,17 @@ async function main(): Promise<void> {
     await index?.settled?.();
     console.error(`${have ? 'reused' : 'ingested'} ${n} items in ${((performance.now() - t0) / 1000).toFixed(1)} s (index settled)`);
 
+    // With --memory or --chat-rate, every ask goes to one room: the thread that remembers.
+    const oneRoom = memoryChunks !== null || chatRate > 0 ? items[0] : null;
+    if (oneRoom && memoryChunks) {
+      const t1 = performance.now();
+      await rememberWindows(app.salon.store, app.salon.memory, oneRoom.id, memoryChunks);
+      console.error(
+        `${await store.countMemoryChunks((await store.ensureMainThread(oneRoom.id)).id)} memory chunks in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+      );
+    }
+    const chatter = oneRoom && chatRate > 0 ? startChatter(app.salon.store, app.salon.memory, oneRoom.id, chatRate) : null;
+
     timeSearch(app.salon.search!);
     const totals: number[] = [];
     const overheads: Record<'wall' | 'cpu', number[]> = { wall: [], cpu: [] };
@@ -249,7 +331,7 @@ async function main(): Promise<void> {
         await session.post('Profiler.setSamplingInterval', { interval: 100 });
         await session.post('Profiler.start');
       }
-      const item = items[(i * 7919) % items.length];
+      const item = oneRoom ?? items[(i * 7919) % items.length];
       const threadId = (await store.ensureMainThread(item.id)).id;
       clock = { model: ZERO, searchModel: ZERO, streamModel: ZERO };
       const from = mark();
@@ -267,6 +349,7 @@ async function main(): Promise<void> {
         for (const [name, m] of Object.entries(parts)) (stages[k][name] ??= []).push(m[k]);
       }
     }
+    await chatter?.stop();
     if (session) {
       const { profile: cpu } = await session.post('Profiler.stop');
       writeFileSync(profile as string, JSON.stringify(cpu));
@@ -288,6 +371,7 @@ async function main(): Promise<void> {
         overhead_p50_ms: overhead.p50_ms,
         overhead_besides_search_p50_ms: besides.p50_ms,
         overhead_besides_search_p95_ms: besides.p95_ms,
+        ...(oneRoom && { memory_chunks: memoryChunks ?? 0, chat_rate: chatRate }),
         stages: byStage('wall'),
         ...(readCpu && {
           overhead_besides_search_cpu_p50_ms: cpu.p50_ms,

@@ -85,14 +85,14 @@ export function createVectorIndex(config: Config, embedder: { model: string; dim
 
 /**
  * The vector index of conversation memory: exact scans only (a search covers one thread's chunks,
- * which the index lists by scope, so a graph would not help), on one scan thread, never saved
- * (rebuilt from the store at every start, so it always matches the embedder).
+ * which the index lists by scope, so a graph would not help), on SEARCH_WORKERS scan threads of its
+ * own, never saved (rebuilt from the store at every start, so it always matches the embedder).
  */
 export function createMemoryIndex(config: Config, embedder: { model: string; dimensions: number }, options: { log?: Logger } = {}): SearchIndex {
   return new SearchIndex({
     model: embedder.model,
     dimensions: embedder.dimensions,
-    threads: 1,
+    threads: config.SEARCH_WORKERS,
     threshold: config.HNSW_THRESHOLD,
     hnswMode: 'off',
     log: options.log,

@@ -218,12 +218,17 @@ export class MemoryService implements MemorySearch {
     await this.prune(chunk.threadId);
   }
 
-  /** An existing chunk of the same scope that `chunk` repeats: a near-identical vector and the same words. */
+  /**
+   * An existing chunk of the same scope that `chunk` repeats: the same words (one indexed lookup,
+   * so a thread of any size costs the same) and a near-identical vector.
+   */
   private async repeatOf(chunk: NewMemoryChunk, vector: Float32Array): Promise<MemoryChunk | null> {
-    const [best] = await this.options.index.search(vector, 1, { scopes: [scopeOf(chunk)], includePrivileged: chunk.privileged });
-    if (!best || best.score < DUPLICATE_COSINE) return null;
-    const [existing] = await this.options.store.getMemoryChunks([best.rowId]);
-    return existing && sameWords(existing.text, chunk.text) ? existing : null;
+    const existing = await this.options.store.findMemoryRepeat(chunk);
+    if (!existing) return null;
+    const [theirs] = await this.embed([existing]);
+    let cosine = 0;
+    for (let i = 0; i < vector.length; i++) cosine += vector[i] * theirs[i];
+    return cosine >= DUPLICATE_COSINE ? existing : null;
   }
 
   private async prune(threadId: string | null): Promise<void> {
@@ -265,19 +270,4 @@ export class MemoryService implements MemorySearch {
 export function lineQuery(question: string): string {
   const kept = words(question).filter((w) => !STOPWORDS.has(w));
   return kept.length ? kept.join(' ') : question;
-}
-
-/** A window line's `(24 Nov 2026, 19:20)`: the same words said at another time are still a repeat. */
-const LINE_STAMP = /\(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\)/g;
-
-/** The same words in the same order, whatever the spacing, case, punctuation and line times. */
-function sameWords(a: string, b: string): boolean {
-  const words = (s: string) =>
-    (
-      s
-        .replace(LINE_STAMP, ' ')
-        .toLowerCase()
-        .match(/[\p{L}\p{N}]+/gu) ?? []
-    ).join(' ');
-  return words(a) === words(b);
 }

@@ -150,10 +150,12 @@ export const SQLITE_MIGRATIONS: string[] = [
     last_ts TEXT NOT NULL,
     privileged INTEGER NOT NULL DEFAULT 0,
     owner TEXT,
+    words_key TEXT NOT NULL,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
   );
   CREATE INDEX memory_thread_age ON memory_chunks (thread_id, updated_at);
+  CREATE INDEX memory_words ON memory_chunks (words_key);
   CREATE INDEX memory_age ON memory_chunks (updated_at);
   -- One row per line of a chunk, rowid = chunk id × 16 + line (MEMORY_LINES_PER_CHUNK), so a chunk's
   -- lines are found and deleted by rowid range.

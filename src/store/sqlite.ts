@@ -12,6 +12,7 @@ import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
+import { wordsKey } from '../memory/repeats.js';
 import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { IngestJob, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
@@ -467,8 +468,8 @@ export class SqliteStore implements Store {
 
   private addMemoryInTransaction(c: NewMemoryChunk, now: string): MemoryChunk {
     const { id } = this.sql(
-      `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     ).get(
       c.threadId,
       c.roomId,
@@ -480,6 +481,7 @@ export class SqliteStore implements Store {
       c.lastTs,
       c.privileged ? 1 : 0,
       c.owner,
+      wordsKey(c.text),
       now,
       now,
     ) as Row;
@@ -490,6 +492,13 @@ export class SqliteStore implements Store {
     const slots = [...lines.slice(0, MEMORY_LINES_PER_CHUNK - 1), lines.slice(MEMORY_LINES_PER_CHUNK - 1).join(' ')];
     slots.forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
     return { ...c, id, createdAt: now, updatedAt: now };
+  }
+
+  async findMemoryRepeat(c: NewMemoryChunk): Promise<MemoryChunk | null> {
+    const row = this.sql(
+      "SELECT * FROM memory_chunks WHERE words_key = ? AND thread_id = ? AND privileged = ? AND coalesce(owner, '') = ? ORDER BY id LIMIT 1",
+    ).get(wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.privileged ? (c.owner ?? '') : '') as Row | undefined;
+    return row ? rowToMemoryChunk(row) : null;
   }
 
   async touchMemoryChunk(id: number, now: string): Promise<boolean> {

@@ -170,6 +170,8 @@ export interface Store {
   // conversation memory (src/memory/)
   /** Stores a memory chunk; `now` is its createdAt and updatedAt. */
   addMemoryChunk(chunk: NewMemoryChunk, now: string): Promise<MemoryChunk>;
+  /** The chunk of the same thread and scope (privilege and owner) whose words are `chunk`'s (src/memory/repeats.ts), if any. */
+  findMemoryRepeat(chunk: NewMemoryChunk): Promise<MemoryChunk | null>;
   /** Marks a chunk as seen again at `now` (a repeat of it came in); false when it is gone. */
   touchMemoryChunk(id: number, now: string): Promise<boolean>;
   /** Several chunks in one read, in the order asked; unknown ids are left out. */

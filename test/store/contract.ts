@@ -327,6 +327,19 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.touchMemoryChunk(999, at(3))).toBe(false);
       });
 
+      it('finds the chunk a new one repeats: same words, times aside, in the same thread and scope only', async () => {
+        const said = chunk('t1', 'Ann (24 Nov 2026, 10:00): The pier opens in May!\nCy (24 Nov 2026, 10:01): Great.');
+        const stored = await store.addMemoryChunk(said, at(1));
+        const again = chunk('t1', 'ann (25 Nov 2026, 11:30): the pier opens in may\nCy (25 Nov 2026, 11:31): great');
+        expect(await store.findMemoryRepeat(again)).toEqual(stored);
+        expect(await store.findMemoryRepeat({ ...again, text: 'Ann (25 Nov 2026, 11:30): the pier opens in June' })).toBeNull();
+        expect(await store.findMemoryRepeat({ ...again, threadId: 't2' })).toBeNull();
+        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toBeNull();
+        const secret = await store.addMemoryChunk({ ...again, privileged: true, owner: 'u_ann' }, at(2));
+        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toEqual(secret);
+        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_cy' })).toBeNull();
+      });
+
       it('keeps the newest chunks per thread and drops expired ones everywhere, oldest first', async () => {
         const ids: number[] = [];
         for (let day = 1; day <= 5; day++) ids.push((await store.addMemoryChunk(chunk('t1', `day ${day}`), at(day))).id);
