@@ -18,6 +18,8 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { IngestJob, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
+/** Lines a query term may match before the line search leaves it out (rareTerms). */
+const COMMON_TERM_LINES = 2_000;
 /** How much each further matching line of a chunk adds to its best line's score (a fact told over several lines). */
 const SECOND_LINE_WEIGHT = 0.25;
 /** Line slots of a memory chunk in memory_lines (rowid = chunk id × this + line). */
@@ -516,9 +518,11 @@ export class SqliteStore implements Store {
   }
 
   async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
-    const terms = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
     if (!terms.length || !scopes.length) return [];
-    const match = [...new Set(terms)].map((t) => `"${t}"`).join(' OR ');
+    const rare = this.rareTerms(terms);
+    if (!rare.length) return [];
+    const match = rare.map((t) => `"${t}"`).join(' OR ');
     // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
     // may match, so more lines than chunks are read.
     const rows = this.sql(
@@ -534,6 +538,16 @@ export class SqliteStore implements Store {
       else found.score += SECOND_LINE_WEIGHT * -r.rank;
     }
     return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /**
+   * The terms worth a line search: FTS5 scores every line a term matches before it can sort, so a
+   * term on more than COMMON_TERM_LINES lines (counted no further than that) would cost more than
+   * it tells apart; the vector search covers such questions.
+   */
+  private rareTerms(terms: string[]): string[] {
+    const count = this.sql(`SELECT count(*) AS n FROM (SELECT 1 FROM memory_lines WHERE memory_lines MATCH ? LIMIT ${COMMON_TERM_LINES + 1})`);
+    return terms.filter((t) => ((count.get(`"${t}"`) as Row).n as number) <= COMMON_TERM_LINES);
   }
 
   async countMemoryChunks(threadId: string): Promise<number> {
