@@ -1,6 +1,7 @@
 /**
- * `GET /api/v1/content` (a page of item summaries), `GET /api/v1/content/:id` (one full item) and
- * `POST /api/v1/content` (admin: add or update items through the item pipeline).
+ * `GET /api/v1/content` (a page of item summaries), `GET /api/v1/content/:id` (one full item),
+ * `DELETE /api/v1/content/:id` (admin: the item with its chunks) and `POST /api/v1/content` (admin:
+ * add or update items through the item pipeline).
  */
 import type { FastifyInstance } from 'fastify';
 import { errors, SalonError } from '../errors.js';
@@ -74,6 +75,31 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
       const item = await store.getItem(request.params.id);
       if (!item) throw new errors.ERR_CONTENT_NOT_FOUND(request.params.id);
       return item;
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/content/:id',
+    {
+      onRequest: requireAdmin,
+      schema: {
+        summary: 'Delete a content item with its chunks (admin)',
+        description: 'The item and its indexed chunks go in one transaction, and leave the vector index; its room keeps its discussion.',
+        tags: ['content'],
+        security: adminSecurity,
+        params: idParamsSchema,
+        response: {
+          200: { type: 'object', properties: { deleted: { type: 'string' }, chunks: { type: 'integer' } }, required: ['deleted', 'chunks'] },
+          401: errorBodySchema,
+          404: errorBodySchema,
+        },
+      },
+    },
+    async (request) => {
+      const removed = await store.deleteItem(request.params.id);
+      if (!removed) throw new errors.ERR_CONTENT_NOT_FOUND(request.params.id);
+      await app.salon.searchStack.indexer.chunksChanged({ added: [], removed });
+      return { deleted: request.params.id, chunks: removed.length };
     },
   );
 

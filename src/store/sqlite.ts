@@ -183,6 +183,17 @@ export class SqliteStore implements Store {
     return row ? rowToItem(row) : null;
   }
 
+  async deleteItem(id: string): Promise<number[] | null> {
+    const tx = this.db.transaction((itemId: string) => {
+      if (!this.sql('SELECT 1 FROM items WHERE id = ?').get(itemId)) return null;
+      const rows = (this.sql('SELECT row_id FROM chunks WHERE item_id = ? ORDER BY row_id').all(itemId) as Row[]).map((r) => r.row_id as number);
+      // Chunks (and their text index rows) go with the item: ON DELETE CASCADE and the chunks_ad trigger.
+      this.sql('DELETE FROM items WHERE id = ?').run(itemId);
+      return rows;
+    });
+    return tx.immediate(id);
+  }
+
   async getItems(ids: string[]): Promise<StoredItem[]> {
     return this.selectIn('SELECT * FROM items WHERE id', ids, (r) => r.id as string).map(rowToItem);
   }

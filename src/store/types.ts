@@ -104,6 +104,8 @@ export interface Store {
    */
   putItems(entries: { item: ContentItem; chunks: NewChunk[] }[]): Promise<PutItemResult[]>;
   getItem(id: string): Promise<StoredItem | null>;
+  /** Deletes an item with its chunks in one transaction; returns the chunks' row ids (for the vector index), or null when there is no such item. */
+  deleteItem(id: string): Promise<number[] | null>;
   /** Several items in one read, in the order asked; unknown ids are left out. */
   getItems(ids: string[]): Promise<StoredItem[]>;
   /** Newest first (publishedAt, then creation), paged by cursor. */

@@ -152,6 +152,22 @@ describe('content and ingest API', () => {
     expect(missing.json().error.code).toBe('ERR_CONTENT_NOT_FOUND');
   });
 
+  it('deletes an item with its chunks for the admin: search no longer finds it', async () => {
+    const body = { kind: 'post', id: 'zebra', title: 'Zebra crossings repainted', body: 'The council repainted every zebra crossing in the harbour district.' };
+    expect((await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: body })).statusCode).toBe(200);
+    const hits = async () => ((await app.inject('/api/v1/search?q=zebra%20crossing%20harbour')).json().hits as { id: string }[]).map((h) => h.id);
+    expect(await hits()).toContain('post_zebra');
+    const before = app.salon.index.size;
+    expect((await app.inject({ method: 'DELETE', url: '/api/v1/content/post_zebra' })).statusCode).toBe(401);
+    const res = await app.inject({ method: 'DELETE', url: '/api/v1/content/post_zebra', headers: ADMIN });
+    expect(res.json()).toMatchObject({ deleted: 'post_zebra', chunks: expect.any(Number) });
+    expect(res.json().chunks).toBeGreaterThan(0);
+    expect(app.salon.index.size).toBe(before - res.json().chunks);
+    expect(await hits()).not.toContain('post_zebra');
+    expect((await app.inject('/api/v1/content/post_zebra')).statusCode).toBe(404);
+    expect((await app.inject({ method: 'DELETE', url: '/api/v1/content/post_zebra', headers: ADMIN })).json().error.code).toBe('ERR_CONTENT_NOT_FOUND');
+  });
+
   it('runs an ingest job through the real fetcher and reports it', async () => {
     expect((await app.inject({ method: 'POST', url: '/api/v1/ingest', payload: { url: `${web.origin}/library` } })).statusCode).toBe(401);
     const res = await app.inject({ method: 'POST', url: '/api/v1/ingest', headers: ADMIN, payload: { url: `${web.origin}/library` } });

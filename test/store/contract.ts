@@ -116,6 +116,28 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
     });
 
+    describe('deleting items', () => {
+      it('deletes an item with its chunks, returning their row ids, and leaves the others', async () => {
+        await store.putItems([
+          {
+            item: item('news_1'),
+            chunks: [
+              { ord: 0, part: 'title', text: 'one title' },
+              { ord: 1, part: 'body', text: 'one body' },
+            ],
+          },
+          { item: item('news_2'), chunks: [{ ord: 0, part: 'title', text: 'two title' }] },
+        ]);
+        const rows = (await store.chunksOfItem('news_1')).map((c) => c.rowId);
+        expect(await store.deleteItem('news_1')).toEqual(rows);
+        expect(await store.getItem('news_1')).toBeNull();
+        expect(await store.getChunks(rows)).toEqual([]);
+        expect(await store.searchText('one', 10)).toEqual([]);
+        expect((await store.chunksOfItem('news_2')).length).toBe(1);
+        expect(await store.deleteItem('news_1')).toBeNull();
+      });
+    });
+
     describe('putItems', () => {
       const chunks = (text: string) => [{ ord: 0, part: 'body' as const, text }];
 
