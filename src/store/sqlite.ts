@@ -519,9 +519,7 @@ export class SqliteStore implements Store {
   }
 
   async getMemoryChunks(ids: number[]): Promise<MemoryChunk[]> {
-    if (!ids.length) return [];
-    const rows = new Map((this.sql(`SELECT * FROM memory_chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[]).map((r) => [r.id, r]));
-    return ids.flatMap((id) => (rows.has(id) ? [rowToMemoryChunk(rows.get(id)!)] : []));
+    return this.selectIn('SELECT * FROM memory_chunks WHERE id', ids, (r) => r.id as number).map(rowToMemoryChunk);
   }
 
   async scanMemoryChunks(afterId: number, limit: number): Promise<MemoryChunk[]> {
