@@ -1,6 +1,6 @@
 /**
  * Small text helpers every part uses, in one place: cutting text to a length for display or a
- * prompt, and naming the site a URL is on. (Content cleaning lives in content/text.ts, word
+ * prompt, naming the site a URL is on, and how chat lines date their messages. (Content cleaning lives in content/text.ts, word
  * features in ai/local/.)
  */
 
@@ -27,4 +27,28 @@ export function hostOf(url: string): string | null {
   } catch {
     return null;
   }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `24 Nov 2026` in UTC (the same on every node, whatever its time zone). */
+export function formatDay(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return 'unknown date';
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/** `24 Nov 2026, 19:20` in UTC: how a chat line dates its message (`Ann (24 Nov 2026, 19:20): …`). */
+export function chatStamp(iso: string): string {
+  const d = new Date(iso);
+  const time = Number.isNaN(d.getTime()) ? '--:--' : `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  return `${formatDay(iso)}, ${time}`;
+}
+
+/** A chatStamp in its parentheses, as chat lines and the memory chunks made of them carry it. */
+export const CHAT_STAMP = /\(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\)/;
+
+/** The text without its `[n]` citation markers: an old answer's numbers belong to another prompt. */
+export function withoutCitations(text: string): string {
+  return text.replace(/\s*\[\d{1,2}\]/g, '');
 }

@@ -15,6 +15,7 @@ import type { AskRequest, AskResult } from '../rooms/types.js';
 import type { VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { withoutCitations } from '../text.js';
 import { wholeNumber } from '../options.js';
 import { MessageWindows, type WindowOptions } from './windows.js';
 import { scopeOf, scopesFor } from './scopes.js';
@@ -65,7 +66,7 @@ export function filterFor(asker: MemoryAsker): VectorFilter {
 
 /** `Q: … A: …` of an answer, without its citation markers (their numbers belonged to that prompt). */
 export function exchangeText(question: string, answer: string): string {
-  return `Q: ${question.trim()}\nA: ${answer.replace(/\s*\[\d{1,2}\]/g, '').trim()}`;
+  return `Q: ${question.trim()}\nA: ${withoutCitations(answer).trim()}`;
 }
 
 export class MemoryService implements MemorySearch {

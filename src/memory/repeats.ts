@@ -5,9 +5,9 @@
  * before any vector is compared.
  */
 import { createHash } from 'node:crypto';
+import { CHAT_STAMP } from '../text.js';
 
-/** A window line's `(24 Nov 2026, 19:20)`. */
-const LINE_STAMP = /\(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\)/g;
+const LINE_STAMP = new RegExp(CHAT_STAMP.source, 'g');
 
 /** The chunk text's words key (sha-256 of its normalised words, 22 base64url characters). */
 export function wordsKey(text: string): string {

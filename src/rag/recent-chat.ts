@@ -5,7 +5,7 @@
  */
 import type { Message, Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
-import { clip, squash } from '../text.js';
+import { chatStamp, clip, formatDay, squash, withoutCitations } from '../text.js';
 
 /** Messages read for the recent chat, at most. */
 export const RECENT_CHAT_MESSAGES = 12;
@@ -53,8 +53,8 @@ export async function recentChat(store: Store, threadId: string, beforeSeq: numb
 
 /** `Alice (24 Nov 2026, 19:20): the text`, on one line; an old answer's `[n]` markers are dropped (its numbers are not this prompt's). */
 export function chatLine(m: Message): string {
-  const text = m.author.kind === 'assistant' ? m.text.replace(/\s*\[\d{1,2}\]/g, '') : m.text;
-  return `${squash(m.author.name)} (${formatDay(m.ts)}, ${formatTime(m.ts)}): ${clip(squash(text), LINE_TEXT_MAX_CHARS)}`;
+  const text = m.author.kind === 'assistant' ? withoutCitations(m.text) : m.text;
+  return `${squash(m.author.name)} (${chatStamp(m.ts)}): ${clip(squash(text), LINE_TEXT_MAX_CHARS)}`;
 }
 
 /** The source a window of messages is cited as. */
@@ -82,19 +82,4 @@ export function conversationLabel(authors: string[], from: string, to: string): 
   const last = formatDay(to);
   const names = authors.length > 4 ? `${authors.slice(0, 4).join(', ')} and others` : authors.join(', ');
   return `From this discussion — ${names}, ${first === last ? first : `${first} – ${last}`}`;
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `24 Nov 2026` in UTC (the same on every node, whatever its time zone). */
-export function formatDay(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return 'unknown date';
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
-}
-
-function formatTime(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '--:--';
-  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
 }

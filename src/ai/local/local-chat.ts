@@ -11,6 +11,7 @@ import { asksAboutDiscussion, asksForOverview } from '../questions.js';
 import { contentTerms, idfTable, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
+import { CHAT_STAMP } from '../../text.js';
 import { numberWithin, wholeNumber } from '../../options.js';
 
 export const LOCAL_CHAT_MODEL = 'salon-local-extractive-v1';
@@ -180,7 +181,7 @@ function overview(prompt: GroundedPrompt): string {
 }
 
 /** `Alice (24 Nov 2026, 19:20): text` → `Alice: text`. */
-const CHAT_LINE_STAMP = / \(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\): /;
+const CHAT_LINE_STAMP = new RegExp(` ${CHAT_STAMP.source}: `);
 /** The `Q: ` or `A: ` a remembered exchange's lines start with. */
 const EXCHANGE_MARK = /^[QA]: /;
 
