@@ -14,16 +14,12 @@
  * (`_all`: all of them). `--misses FILE` writes the questions whose evidence was not cited, with
  * the evidence turns and the answer.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp } from '../src/app.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from '../src/cli/command.js';
-import { loadConfig } from '../src/config.js';
 import { blankItem } from '../src/content/types.js';
 import { checkImport, importMessages } from '../src/memory/import.js';
-import { SalonAssistant } from '../src/rag/assistant.js';
 import { roomViews } from '../src/rag/room-context.js';
+import { percentile, withLocalApp } from './local-app.js';
 import { answerOf } from './squad.js';
 
 interface Turn {
@@ -68,12 +64,6 @@ function turnsOf(sample: Sample): { diaId: string; name: string; text: string; t
   });
 }
 
-function percentile(values: number[], p: number): number {
-  if (!values.length) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 async function main(): Promise<number> {
@@ -86,16 +76,12 @@ async function main(): Promise<number> {
   const limit = options.has('limit') ? Number(options.get('limit')) : Infinity;
   const samples = JSON.parse(readFileSync(dataset, 'utf8')) as Sample[];
   if (!Array.isArray(samples)) throw new Error(`${dataset}: expected an array of LoCoMo samples`);
-  const dir = mkdtempSync(join(tmpdir(), 'salon-eval-memory-'));
-  const app = await buildApp(loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent', SEARCH_WORKERS: '1' }));
   const stats = { questions: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
   const byCategory = new Map<number, { questions: number; any: number; contains: number }>();
   const askMs: number[] = [];
   const misses: { category: number; question: string; evidence: string[]; answer: string }[] = [];
-  try {
-    await app.ready();
-    const { assistant, chat, store, memory, ingest } = app.salon;
-    if (!(assistant instanceof SalonAssistant)) throw new Error('the app has no RAG assistant');
+  await withLocalApp(async (app, assistant, chat) => {
+    const { store, memory, ingest } = app.salon;
     const views = roomViews(app.salon.rooms.resolve);
     for (const sample of samples) {
       const roomId = `post_${sample.sample_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
@@ -147,10 +133,7 @@ async function main(): Promise<number> {
         byCategory.set(qa.category, c);
       }
     }
-  } finally {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
   const missesFile = options.get('misses');
   if (typeof missesFile === 'string') writeFileSync(missesFile, JSON.stringify(misses, null, 1));
   const n = stats.questions || 1;
@@ -168,7 +151,12 @@ async function main(): Promise<number> {
       answer_contains: round(stats.contains / n),
       past_messages_per_answer_max: stats.pastMax,
       index_ms_per_message: round(stats.indexMs / (stats.messages || 1)),
-      ask_p95_ms: round(percentile(askMs, 95)),
+      ask_p95_ms: round(
+        percentile(
+          askMs.sort((a, b) => a - b),
+          95,
+        ),
+      ),
     }),
   );
   return 0;

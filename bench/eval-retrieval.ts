@@ -10,13 +10,10 @@
  *
  *   npm run eval:retrieval -- --dataset FILE [--limit N] [--misses FILE]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp } from '../src/app.js';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from '../src/cli/command.js';
-import { loadConfig } from '../src/config.js';
-import { SalonAssistant } from '../src/rag/assistant.js';
+import type { SalonAssistant } from '../src/rag/assistant.js';
+import { withLocalApp } from './local-app.js';
 import type { FastifyInstance } from 'fastify';
 import type { ChatModel } from '../src/ai/types.js';
 import type { ContentItem } from '../src/content/types.js';
@@ -24,20 +21,12 @@ import { abstentionSplit, EVAL_CATEGORY, evaluate, evaluateAbstention, loadSquad
 import { roomViews } from '../src/rag/room-context.js';
 import { topicRoomId } from '../src/protocol/room-ids.js';
 
-/** A real app with the local providers over a temporary DATA_DIR holding `items`, for `use`. */
-async function withApp<T>(items: ContentItem[], use: (app: FastifyInstance, assistant: SalonAssistant, chat: ChatModel) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'salon-eval-'));
-  const app = await buildApp(loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent', SEARCH_WORKERS: '1' }));
-  try {
-    await app.ready();
-    const { ingest, assistant, chat } = app.salon;
-    if (!(assistant instanceof SalonAssistant)) throw new Error('the app has no RAG assistant');
-    for (const item of items) await ingest.pipeline.put(item);
-    return await use(app, assistant, chat);
-  } finally {
-    await app.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** A local app (withLocalApp) holding `items`, for `use`. */
+function withApp<T>(items: ContentItem[], use: (app: FastifyInstance, assistant: SalonAssistant, chat: ChatModel) => Promise<T>): Promise<T> {
+  return withLocalApp(async (app, assistant, chat) => {
+    for (const item of items) await app.salon.ingest.pipeline.put(item);
+    return use(app, assistant, chat);
+  });
 }
 
 async function main(): Promise<number> {

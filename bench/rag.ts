@@ -46,6 +46,7 @@ import { loadConfig } from '../src/config.js';
 import type { ContentItem } from '../src/content/types.js';
 import type { SearchService } from '../src/search/types.js';
 import { syntheticItems, questionAbout } from './synthetic-text.js';
+import { percentile } from './local-app.js';
 import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
 import type { MemoryService } from '../src/memory/memory-service.js';
 import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
@@ -192,10 +193,6 @@ function segments(c: AskClock, from: Mark, to: Mark): Record<string, Mark> | nul
     write: minus(minus(streamTo, streamFrom), c.streamModel),
     done: minus(to, streamTo),
   };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;

@@ -1,0 +1,30 @@
+/** The app evaluations run against: a real app with the local providers over a temporary DATA_DIR. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { ChatModel } from '../src/ai/types.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { SalonAssistant } from '../src/rag/assistant.js';
+
+/** Runs `use` with a ready app (one search thread, no demo), then closes it and removes its data. */
+export async function withLocalApp<T>(use: (app: FastifyInstance, assistant: SalonAssistant, chat: ChatModel) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'salon-eval-'));
+  const app = await buildApp(loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent', SEARCH_WORKERS: '1' }));
+  try {
+    await app.ready();
+    const { assistant, chat } = app.salon;
+    if (!(assistant instanceof SalonAssistant)) throw new Error('the app has no RAG assistant');
+    return await use(app, assistant, chat);
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The p-th percentile of ascending `sorted` values (0 for none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
