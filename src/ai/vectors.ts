@@ -1,4 +1,4 @@
-/** Checks and normalises vectors from remote embedders; dimensions of well-known models. */
+/** Checks and normalises vectors from remote embedders; dimensions of well-known models; their cosine. */
 import { errors } from '../errors.js';
 
 /** Output sizes of common embedding models, so the index knows its dimension before the first call. */
@@ -44,4 +44,11 @@ export function toUnitVectors(raw: unknown, expected: number, where: string): Fl
     }
     return out;
   });
+}
+
+/** The cosine of two unit vectors (an Embedder's output): their dot product. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
 }

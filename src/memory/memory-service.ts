@@ -10,6 +10,7 @@
  */
 import { STOPWORDS, words } from '../ai/local/extractive-text.js';
 import type { Embedder } from '../ai/types.js';
+import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
 import type { VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
@@ -227,9 +228,7 @@ export class MemoryService implements MemorySearch {
     const existing = await this.options.store.findMemoryRepeat(chunk);
     if (!existing) return null;
     const [theirs] = await this.embed([existing]);
-    let cosine = 0;
-    for (let i = 0; i < vector.length; i++) cosine += vector[i] * theirs[i];
-    return cosine >= DUPLICATE_COSINE ? existing : null;
+    return cosine(vector, theirs) >= DUPLICATE_COSINE ? existing : null;
   }
 
   private async prune(threadId: string | null): Promise<void> {

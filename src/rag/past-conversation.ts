@@ -21,11 +21,6 @@ export const PAST_MESSAGES_MAX = 60;
 export const PAST_SUMMARY_CHARS = 900;
 const SNIPPET_CHARS = 150;
 
-export interface PastChoice {
-  /** The hits used, best first. */
-  hits: MemoryHit[];
-}
-
 /**
  * The hits an answer uses, in the order found (best first). A hit is relevant when its cosine
  * reaches `threshold` or its best line answers the question the way a chat line would

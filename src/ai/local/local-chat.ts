@@ -11,6 +11,7 @@ import { asksAboutDiscussion, asksForOverview } from '../questions.js';
 import { contentTerms, idfTable, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
+import { cosine } from '../vectors.js';
 import { CHAT_STAMP } from '../../text.js';
 import { numberWithin, wholeNumber } from '../../options.js';
 
@@ -153,8 +154,8 @@ export class LocalChatModel implements ChatModel {
     for (const g of groups) {
       const gq = vec.get(g.query)!;
       for (const s of g.sentences) {
-        question.set(s, dot(q, vec.get(s)!));
-        ranking.set(s, dot(gq, vec.get(s)!));
+        question.set(s, cosine(q, vec.get(s)!));
+        ranking.set(s, cosine(gq, vec.get(s)!));
       }
     }
     return { question, ranking };
@@ -164,7 +165,7 @@ export class LocalChatModel implements ChatModel {
     if (!this.embedder) return null;
     try {
       const [q, ...vs] = await this.embedder.embed([query, ...snippets], signal);
-      return vs.map((v) => dot(q, v));
+      return vs.map((v) => cosine(q, v));
     } catch {
       return null;
     }
@@ -220,12 +221,6 @@ function withoutTitleWords(question: string, title: string): string {
   const drop = new Set(contentTerms(title));
   const kept = (question.match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !drop.has(stem(w.toLowerCase())));
   return contentTerms(kept.join(' ')).length ? kept.join(' ') : question;
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
 }
 
 function pause(ms: number): Promise<void> {
