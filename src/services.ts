@@ -15,6 +15,9 @@ import { createItemPipeline } from './content/ingest/pipeline.js';
 import { createAi, createMemoryIndex, createRoomBus, createVectorIndex, openStore } from './parts.js';
 import { memoryCommand } from './memory/commands.js';
 import { MemoryService } from './memory/memory-service.js';
+import { ThreadBridges } from './memory/threads/bridges.js';
+import { threadCommands } from './memory/threads/thread-commands.js';
+import { ThreadService } from './memory/threads/thread-service.js';
 import { SalonAssistant } from './rag/assistant.js';
 import { CHARS_PER_TOKEN } from './rag/prompt.js';
 import { roomViews } from './rag/room-context.js';
@@ -55,6 +58,8 @@ export interface Services {
   memory: MemoryService;
   /** The memory's own vector index (src/parts.ts). */
   memoryIndex: VectorIndex;
+  /** Thread operations: start, merge, split, unlock, compact, fuse (src/memory/threads). */
+  threads: ThreadService;
 }
 
 /** Implementations that replace the ones the config would choose (tests). */
@@ -131,6 +136,12 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     options: overrides.roomOptions,
   });
   rooms.commands.register(memoryCommand(store, memory, config.THREAD_OPS));
+  const bridges = new ThreadBridges(store, memory, { log });
+  memory.onIndexed((chunk, vector) => {
+    if (!chunk.privileged) bridges.chunkAdded(chunk.threadId, chunk.roomId, vector);
+  });
+  const threads = new ThreadService({ store, memory, chat: ai.chat, bridges, outlet: rooms, log });
+  for (const command of threadCommands(threads, config.THREAD_OPS)) rooms.commands.register(command);
   assistant =
     overrides.assistant ??
     new SalonAssistant({
@@ -168,6 +179,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     topics,
     memory,
     memoryIndex,
+    threads,
   };
 }
 

@@ -14,7 +14,7 @@ import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
 import type { VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
-import type { Store } from '../store/types.js';
+import type { Store, StoredMemoryChunk } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { withoutCitations } from '../text.js';
 import { wholeNumber } from '../options.js';
@@ -80,6 +80,7 @@ export class MemoryService implements MemorySearch {
   private tail: Promise<void> = Promise.resolve();
   private readonly queued = new Map<string, number>();
   private closed = false;
+  private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
 
   constructor(private readonly options: MemoryOptions) {
     this.log = options.log ?? silentLogger;
@@ -160,7 +161,11 @@ export class MemoryService implements MemorySearch {
     }
   }
 
-  /** Rebuilds the index from the store (at start, and after `salon reindex` changes the embedder). */
+  /**
+   * Rebuilds the index from the store (at start, and after `salon reindex` changes the embedder):
+   * stored vectors of the current embedder are used as they are; other chunks are embedded again
+   * and their new vectors kept.
+   */
   async load(): Promise<number> {
     let after = 0;
     let loaded = 0;
@@ -172,6 +177,46 @@ export class MemoryService implements MemorySearch {
     }
     await this.prune(null);
     return loaded;
+  }
+
+  /** Tells `listen` of every new chunk indexed from now on (thread bridges follow their centroids this way). */
+  onIndexed(listen: (chunk: MemoryChunk, vector: Float32Array) => void): void {
+    this.indexListeners.push(listen);
+  }
+
+  /** What stored vectors must have been made by to be used as they are. */
+  get vectorModel(): string {
+    return `${this.options.embedder.model}@${this.options.embedder.dimensions}`;
+  }
+
+  /** The vectors of `chunks`: stored ones of the current embedder, the others embedded now (and stored). */
+  async vectorsOf(chunks: StoredMemoryChunk[]): Promise<Float32Array[]> {
+    const model = this.vectorModel;
+    const stale = chunks.filter((c) => !c.vector || c.vectorModel !== model);
+    const fresh = stale.length ? await this.embed(stale) : [];
+    const made = new Map(stale.map((c, i) => [c.id, fresh[i]]));
+    for (const [id, vector] of made) await this.options.store.setMemoryVector(id, vector, model);
+    return chunks.map((c) => made.get(c.id) ?? c.vector!);
+  }
+
+  /** (Re)indexes stored chunks by id: after a thread operation moved or added them. */
+  async reindex(ids: number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += LOAD_PAGE) await this.indexChunks(await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE)));
+  }
+
+  /** Drops chunks from the index (the store deleted them). */
+  async forget(ids: number[]): Promise<void> {
+    if (ids.length) await this.options.index.remove(ids);
+  }
+
+  /**
+   * Remembers `messages` (one thread's, oldest first) as windows of their own, apart from the
+   * thread's live window: a thread operation rebuilding a thread's memory from its messages.
+   */
+  rememberMessages(messages: Message[]): void {
+    const windows = new MessageWindows({ ...this.options.windows, onWindow: (chunk) => this.enqueue(chunk) });
+    for (const m of messages) if (m.author.kind === 'user' && m.text.trim()) windows.add(m);
+    windows.close();
   }
 
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
@@ -215,8 +260,11 @@ export class MemoryService implements MemorySearch {
       const repeat = await this.repeatOf(chunk, vector);
       if (repeat && (await store.touchMemoryChunk(repeat.id, now))) return;
     }
-    const stored = await store.addMemoryChunk(chunk, now);
-    if (vector) await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
+    const stored = await store.addMemoryChunk(chunk, now, vector && { vector, model: this.vectorModel });
+    if (vector) {
+      await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
+      for (const listen of this.indexListeners) listen(stored, vector);
+    }
     await this.prune(chunk.threadId);
   }
 
@@ -227,7 +275,7 @@ export class MemoryService implements MemorySearch {
   private async repeatOf(chunk: NewMemoryChunk, vector: Float32Array): Promise<MemoryChunk | null> {
     const existing = await this.options.store.findMemoryRepeat(chunk);
     if (!existing) return null;
-    const [theirs] = await this.embed([existing]);
+    const [theirs] = await this.vectorsOf([existing]);
     return cosine(vector, theirs) >= DUPLICATE_COSINE ? existing : null;
   }
 
@@ -237,8 +285,8 @@ export class MemoryService implements MemorySearch {
     if (removed.length) await this.options.index.remove(removed);
   }
 
-  private async indexChunks(chunks: MemoryChunk[]): Promise<number> {
-    const vectors = await this.embed(chunks);
+  private async indexChunks(chunks: StoredMemoryChunk[]): Promise<number> {
+    const vectors = await this.vectorsOf(chunks);
     await this.options.index.upsert(chunks.map((c, i) => ({ rowId: c.id, vector: vectors[i], meta: metaOf(c) })));
     return chunks.length;
   }

@@ -24,6 +24,18 @@ export interface NewMemoryChunk {
   privileged: boolean;
   /** The asker who owns a privileged chunk; null otherwise. */
   owner: string | null;
+  /**
+   * In a fused thread's memory: `fused` (two near-identical chunks of the sources made one) or
+   * `kept` (a chunk of the second source with no counterpart); absent elsewhere.
+   */
+  fusion?: 'fused' | 'kept';
+  /** Where a fused thread's chunk came from: the source chunks and their threads. */
+  lineage?: MemoryLineage;
+}
+
+export interface MemoryLineage {
+  chunkIds: number[];
+  threadIds: string[];
 }
 
 export interface MemoryChunk extends NewMemoryChunk {

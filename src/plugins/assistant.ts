@@ -6,10 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { askRoutes } from '../routes/ask.js';
+import threadOpRoutes from '../routes/thread-ops.js';
 import threadRoutes from '../routes/threads.js';
 
 async function assistantPlugin(app: FastifyInstance): Promise<void> {
-  const { topics, assistant, rooms, memory, memoryIndex } = app.salon;
+  const { topics, assistant, rooms, memory, memoryIndex, threads } = app.salon;
   let loading: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => topics.start());
   // Memory is rebuilt in the background: until it is, answers find none of it.
@@ -22,10 +23,12 @@ async function assistantPlugin(app: FastifyInstance): Promise<void> {
     await assistant.close();
     await loading;
     await memory.close();
+    threads.bridges.close();
     await memoryIndex.close();
   });
   await app.register(askRoutes(rooms.resolve));
   await app.register(threadRoutes);
+  await app.register(threadOpRoutes);
 }
 
 export default fp(assistantPlugin, { name: 'salon-assistant', dependencies: ['salon-rooms', 'salon-search'] });

@@ -112,6 +112,13 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (room.threadId === threadId) room.threadId = (await this.store.ensureMainThread(roomId)).id;
   }
 
+  /** Messages moved between threads of a room (a merge or split): a live room's history follows. */
+  messagesMoved(roomId: string, moves: { ids: string[]; threadId: string }[]): void {
+    const room = this.rooms.get(roomId);
+    if (!room) return;
+    for (const { ids, threadId } of moves) room.moveMessages(new Set(ids), threadId);
+  }
+
   /** Open connections on this node. */
   get connectionCount(): number {
     return this.sessions.size;

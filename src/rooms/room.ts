@@ -100,6 +100,12 @@ export class Room {
     return true;
   }
 
+  /** Messages of the in-memory history moved to another thread (a merge or split). */
+  moveMessages(ids: ReadonlySet<string>, threadId: string): void {
+    this.history = this.history.map((m) => (ids.has(m.id) ? { ...m, threadId } : m));
+    this.knownThreads.add(threadId);
+  }
+
   /** Drops a deleted thread's messages from the in-memory history. */
   forgetThread(threadId: string): void {
     this.history = this.history.filter((m) => m.threadId !== threadId);

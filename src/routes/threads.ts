@@ -7,62 +7,24 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
-import type { Thread } from '../store/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 import { DEFAULT_HISTORY_PAGE, historyPageSchema, historyQuerySchema } from './rooms-http.js';
 import { checkImport, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
+import { detailSchema, idParams, threadSchema, threadView } from './thread-schemas.js';
 
 /** An import of IMPORT_MAX_MESSAGES messages at the rooms' longest text, with room for JSON. */
 const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 
-const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] } as const;
-
-const threadSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    roomId: { type: 'string' },
-    title: { type: 'string' },
-    main: { type: 'boolean' },
-    createdAt: { type: 'string' },
-    config: { type: 'object', properties: { enable_chat_history_rag: { type: 'boolean' } }, required: ['enable_chat_history_rag'] },
-  },
-  required: ['id', 'roomId', 'title', 'main', 'createdAt', 'config'],
-} as const;
-
-const detailSchema = {
-  type: 'object',
-  properties: {
-    thread: threadSchema,
-    messages: { type: 'integer', description: 'messages in the thread' },
-    memory: {
-      type: 'object',
-      properties: {
-        chunks: { type: 'integer', description: 'remembered passages (exchanges and windows of messages)' },
-        pending: { type: 'integer', description: 'messages and passages not yet stored' },
-      },
-      required: ['chunks', 'pending'],
-    },
-  },
-  required: ['thread', 'messages', 'memory'],
-} as const;
-
-/** A thread as the API shows it. */
-function view(t: Thread) {
-  return { id: t.id, roomId: t.roomId, title: t.title, main: t.main, createdAt: t.createdAt, config: { enable_chat_history_rag: t.memoryEnabled } };
-}
-
 export default async function threadRoutes(app: FastifyInstance): Promise<void> {
-  const { store, memory, rooms } = app.salon;
+  const { store, memory, rooms, threads } = app.salon;
 
-  const thread = async (id: string): Promise<Thread> => {
-    const found = await store.getThread(id);
-    if (!found) throw new errors.ERR_THREAD_NOT_FOUND(id);
-    return found;
+  const thread = (id: string) => threads.get(id);
+  const detail = async (id: string) => {
+    const d = await threads.detail(id);
+    return { ...d, thread: threadView(d.thread) };
   };
-  const detail = async (t: Thread) => ({ thread: view(t), messages: await store.countThreadMessages(t.id), memory: await memory.stats(t.id) });
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/rooms/:id/threads',
@@ -70,6 +32,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'The threads of a room, main first',
+        description: 'Every thread of the room, archived ones included (`status`), main first and then by age.',
         tags: ['threads'],
         params: idParams,
         response: { 200: { type: 'object', properties: { threads: { type: 'array', items: threadSchema } }, required: ['threads'] }, 404: errorBodySchema },
@@ -77,7 +40,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request) => {
       if (!(await rooms.resolve(request.params.id))) throw new errors.ERR_ROOM_NOT_FOUND(request.params.id);
-      return { threads: (await store.listThreads(request.params.id)).map(view) };
+      return { threads: (await threads.list(request.params.id)).map(threadView) };
     },
   );
 
@@ -86,13 +49,13 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     {
       config: { rateLimit: API_RATE_LIMIT },
       schema: {
-        summary: 'One thread: its memory switch, message count and memory',
+        summary: 'One thread: its fields, message count, memory, bridges, merge suggestions and history',
         tags: ['threads'],
         params: idParams,
         response: { 200: detailSchema, 404: errorBodySchema },
       },
     },
-    async (request) => detail(await thread(request.params.id)),
+    async (request) => detail(request.params.id),
   );
 
   app.get<{ Params: { id: string }; Querystring: { before?: number; limit?: number } }>(
@@ -139,7 +102,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     async (request) => {
       const t = await thread(request.params.id);
       await store.setThreadMemory(t.id, request.body.enable_chat_history_rag);
-      return detail({ ...t, memoryEnabled: request.body.enable_chat_history_rag });
+      return detail(t.id);
     },
   );
 

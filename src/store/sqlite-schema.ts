@@ -162,4 +162,40 @@ export const SQLITE_MIGRATIONS: string[] = [
   CREATE VIRTUAL TABLE memory_lines USING fts5 (text, scope UNINDEXED, tokenize = 'porter unicode61');
   ALTER TABLE threads ADD COLUMN memory_enabled INTEGER NOT NULL DEFAULT 1;
   `,
+  // 5: threads that start, merge, split and fuse (src/memory/threads/), their bridges and history;
+  // memory chunks keep their vector (a fused chunk's vector is not the embedding of its text) and
+  // their lineage.
+  `
+  ALTER TABLE threads ADD COLUMN status TEXT NOT NULL DEFAULT 'active';
+  ALTER TABLE threads ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE threads ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+  ALTER TABLE threads ADD COLUMN weight REAL NOT NULL DEFAULT 1;
+  ALTER TABLE threads ADD COLUMN parent_id TEXT;
+  ALTER TABLE threads ADD COLUMN origin TEXT NOT NULL DEFAULT 'original';
+  ALTER TABLE threads ADD COLUMN split_locked_until TEXT;
+  ALTER TABLE threads ADD COLUMN merged_into TEXT;
+  ALTER TABLE threads ADD COLUMN is_merged INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE threads ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX threads_parent ON threads (parent_id);
+  CREATE TABLE thread_bridges (
+    thread_id TEXT NOT NULL,
+    other_id TEXT NOT NULL,
+    weight REAL NOT NULL,
+    PRIMARY KEY (thread_id, other_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX thread_bridges_other ON thread_bridges (other_id);
+  CREATE TABLE thread_history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    details TEXT NOT NULL
+  );
+  CREATE INDEX thread_history_thread ON thread_history (thread_id, id);
+  ALTER TABLE memory_chunks ADD COLUMN vector BLOB;
+  ALTER TABLE memory_chunks ADD COLUMN vector_model TEXT;
+  ALTER TABLE memory_chunks ADD COLUMN fusion TEXT;
+  ALTER TABLE memory_chunks ADD COLUMN lineage TEXT;
+  `,
 ];

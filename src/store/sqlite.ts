@@ -15,7 +15,26 @@ import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
 import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
-import type { IngestJob, PutItemResult, JobFailure, JobRunner, ListItemsQuery, NewMessage, Page, Store, TextHit, Thread, UpsertStatus } from './types.js';
+import { SqliteThreadTables } from './sqlite-threads.js';
+import type {
+  IngestJob,
+  PutItemResult,
+  JobFailure,
+  JobRunner,
+  ListItemsQuery,
+  NewMessage,
+  NewThread,
+  Page,
+  Store,
+  StoredMemoryChunk,
+  TextHit,
+  Thread,
+  ThreadBridge,
+  ThreadChange,
+  ThreadChangeResult,
+  ThreadEvent,
+  UpsertStatus,
+} from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 /** Lines a query term may match before the line search leaves it out (rareTerms). */
@@ -71,6 +90,14 @@ export class SqliteStore implements Store {
   }
 
   private readonly statements = new Map<string, Database.Statement>();
+
+  private readonly threads = new SqliteThreadTables({
+    sql: (text) => this.sql(text),
+    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m).id,
+    deleteMemory: (ids) => this.deleteMemoryRows(ids),
+    moveMemory: (ids, threadId, roomId) => this.moveMemory(ids, threadId, roomId),
+    appendMessage: (m) => this.appendInTransaction(m).message,
+  });
 
   /** A prepared statement for `text`, reused across calls: preparing costs as much as a small query. */
   private sql(text: string): Database.Statement {
@@ -430,23 +457,51 @@ export class SqliteStore implements Store {
   // threads
 
   async ensureMainThread(roomId: string): Promise<Thread> {
-    const tx = this.db.transaction((): Row => {
-      const existing = this.sql('SELECT * FROM threads WHERE room_id = ? AND main = 1').get(roomId) as Row | undefined;
-      if (existing) return existing;
-      const row = { id: `thr_${randomUUID()}`, room_id: roomId, title: 'Main', main: 1, created_at: new Date().toISOString() };
-      this.sql('INSERT INTO threads (id, room_id, title, main, created_at) VALUES (@id, @room_id, @title, @main, @created_at)').run(row);
-      return row;
+    const tx = this.db.transaction((): string => {
+      const existing = this.sql('SELECT id FROM threads WHERE room_id = ? AND main = 1').get(roomId) as Row | undefined;
+      if (existing) return existing.id;
+      const id = `thr_${randomUUID()}`;
+      this.threads.insert({ id, roomId, title: 'Main', main: true }, new Date().toISOString());
+      return id;
     });
-    return rowToThread(tx.immediate());
+    return this.threads.get(tx.immediate())!;
   }
 
   async getThread(id: string): Promise<Thread | null> {
-    const row = this.sql('SELECT * FROM threads WHERE id = ?').get(id) as Row | undefined;
-    return row ? rowToThread(row) : null;
+    return this.threads.get(id);
   }
 
   async listThreads(roomId: string): Promise<Thread[]> {
-    return (this.sql('SELECT * FROM threads WHERE room_id = ? ORDER BY main DESC, created_at').all(roomId) as Row[]).map(rowToThread);
+    return this.threads.list(roomId);
+  }
+
+  async createThread(thread: NewThread, actor: string): Promise<Thread> {
+    const tx = this.db.transaction(() => {
+      const at = new Date().toISOString();
+      this.threads.insert(thread, at);
+      this.threads.record({ threadId: thread.id, actor, action: 'created', details: { title: thread.title } }, at);
+    });
+    tx.immediate();
+    return this.threads.get(thread.id)!;
+  }
+
+  async applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult> {
+    this.threadChangeTx ??= this.db.transaction((c: ThreadChange) => this.threads.apply(c));
+    return this.threadChangeTx.immediate(change);
+  }
+
+  private threadChangeTx?: Database.Transaction<(c: ThreadChange) => ThreadChangeResult>;
+
+  async threadMessagesAfter(threadId: string, afterSeq: number, limit: number): Promise<Message[]> {
+    return (this.sql('SELECT * FROM messages WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(threadId, afterSeq, limit) as Row[]).map(rowToMessage);
+  }
+
+  async threadBridges(threadId: string): Promise<ThreadBridge[]> {
+    return this.threads.bridges(threadId);
+  }
+
+  async threadHistory(threadId: string, limit: number): Promise<ThreadEvent[]> {
+    return this.threads.history(threadId, limit);
   }
 
   async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
@@ -464,6 +519,9 @@ export class SqliteStore implements Store {
       this.deleteMemoryLines(memoryIds);
       this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
       const messages = this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId).changes;
+      this.sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(threadId, threadId);
+      this.sql('DELETE FROM thread_history WHERE thread_id = ?').run(threadId);
+      this.sql('UPDATE threads SET parent_id = NULL WHERE parent_id = ?').run(threadId);
       this.sql('DELETE FROM threads WHERE id = ?').run(threadId);
       return { messages, memoryIds };
     });
@@ -472,17 +530,20 @@ export class SqliteStore implements Store {
 
   // conversation memory
 
-  async addMemoryChunk(c: NewMemoryChunk, now: string): Promise<MemoryChunk> {
-    this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string) => this.addMemoryInTransaction(chunk, at));
-    return this.addMemoryTx.immediate(c, now);
+  async addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
+    this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string, v?: { vector: Float32Array; model: string }) =>
+      this.addMemoryInTransaction(chunk, at, v),
+    );
+    return this.addMemoryTx.immediate(c, now, vector);
   }
 
-  private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string) => MemoryChunk>;
+  private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
-  private addMemoryInTransaction(c: NewMemoryChunk, now: string): MemoryChunk {
+  private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
     const { id } = this.sql(
-      `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at,
+         vector, vector_model, fusion, lineage)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     ).get(
       c.threadId,
       c.roomId,
@@ -497,6 +558,10 @@ export class SqliteStore implements Store {
       wordsKey(c.text),
       now,
       now,
+      vector ? vectorToBlob(vector.vector) : null,
+      vector?.model ?? null,
+      c.fusion ?? null,
+      c.lineage ? JSON.stringify(c.lineage) : null,
     ) as Row;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
@@ -507,23 +572,56 @@ export class SqliteStore implements Store {
     return { ...c, id, createdAt: now, updatedAt: now };
   }
 
-  async findMemoryRepeat(c: NewMemoryChunk): Promise<MemoryChunk | null> {
+  async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
+    this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ? WHERE id = ?').run(vectorToBlob(vector), model, id);
+  }
+
+  async scanThreadMemory(threadId: string, afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
+    return (this.sql('SELECT * FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').all(threadId, afterId, limit) as Row[]).map(
+      rowToStoredMemoryChunk,
+    );
+  }
+
+  async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
+    const rows = this.sql('SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = ? AND fusion IS NOT NULL GROUP BY fusion').all(threadId) as Row[];
+    const of = (kind: string) => (rows.find((r) => r.fusion === kind)?.n as number) ?? 0;
+    return { fused: of('fused'), kept: of('kept') };
+  }
+
+  private moveMemory(ids: number[], threadId: string, roomId: string): void {
+    const move = this.sql('UPDATE memory_chunks SET thread_id = ?, room_id = ? WHERE id = ? RETURNING privileged, owner');
+    const rescope = this.sql('UPDATE memory_lines SET scope = ? WHERE rowid BETWEEN ? AND ?');
+    for (const id of ids) {
+      const row = move.get(threadId, roomId, id) as Row | undefined;
+      if (!row) throw new errors.ERR_BAD_THREAD_OP(`memory chunk ${id} is gone`);
+      const scope = scopeOf({ threadId, privileged: row.privileged === 1, owner: row.owner });
+      rescope.run(scope, id * MEMORY_LINES_PER_CHUNK, id * MEMORY_LINES_PER_CHUNK + MEMORY_LINES_PER_CHUNK - 1);
+    }
+  }
+
+  private deleteMemoryRows(ids: number[]): void {
+    const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
+    for (const id of ids) remove.run(id);
+    this.deleteMemoryLines(ids);
+  }
+
+  async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
     const row = this.sql(
       "SELECT * FROM memory_chunks WHERE words_key = ? AND thread_id = ? AND privileged = ? AND coalesce(owner, '') = ? ORDER BY id LIMIT 1",
     ).get(wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.privileged ? (c.owner ?? '') : '') as Row | undefined;
-    return row ? rowToMemoryChunk(row) : null;
+    return row ? rowToStoredMemoryChunk(row) : null;
   }
 
   async touchMemoryChunk(id: number, now: string): Promise<boolean> {
     return this.sql('UPDATE memory_chunks SET updated_at = ? WHERE id = ?').run(now, id).changes > 0;
   }
 
-  async getMemoryChunks(ids: number[]): Promise<MemoryChunk[]> {
-    return this.selectIn('SELECT * FROM memory_chunks WHERE id', ids, (r) => r.id as number).map(rowToMemoryChunk);
+  async getMemoryChunks(ids: number[]): Promise<StoredMemoryChunk[]> {
+    return this.selectIn('SELECT * FROM memory_chunks WHERE id', ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
   }
 
-  async scanMemoryChunks(afterId: number, limit: number): Promise<MemoryChunk[]> {
-    return (this.sql('SELECT * FROM memory_chunks WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(rowToMemoryChunk);
+  async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
+    return (this.sql('SELECT * FROM memory_chunks WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
   }
 
   async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
@@ -574,9 +672,7 @@ export class SqliteStore implements Store {
         ) as Row[];
         ids.push(...over.map((r) => r.id as number).reverse());
       }
-      const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
-      for (const id of ids) remove.run(id);
-      this.deleteMemoryLines(ids);
+      this.deleteMemoryRows(ids);
       return ids;
     });
     return tx.immediate();
@@ -711,10 +807,6 @@ function rowToMessage(r: Row): Message {
   };
 }
 
-function rowToThread(r: Row): Thread {
-  return { id: r.id, roomId: r.room_id, title: r.title, main: r.main === 1, createdAt: r.created_at, memoryEnabled: r.memory_enabled !== 0 };
-}
-
 function rowToMemoryChunk(r: Row): MemoryChunk {
   return {
     id: r.id,
@@ -730,7 +822,17 @@ function rowToMemoryChunk(r: Row): MemoryChunk {
     owner: r.owner,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    ...(r.fusion ? { fusion: r.fusion } : {}),
+    ...(r.lineage ? { lineage: JSON.parse(r.lineage) } : {}),
   };
+}
+
+function rowToStoredMemoryChunk(r: Row): StoredMemoryChunk {
+  return { ...rowToMemoryChunk(r), vector: r.vector ? blobToVector(r.vector) : null, vectorModel: r.vector_model ?? null };
+}
+
+function vectorToBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
 function blobToVector(blob: Buffer): Float32Array {

@@ -35,6 +35,12 @@ export interface NewMessage {
   ts?: string;
 }
 
+export type ThreadStatus = 'active' | 'archived';
+/** How a thread came to be: started, split off a parent, the survivor of a merge, or a fusion of two. */
+export type ThreadOrigin = 'original' | 'split' | 'merged' | 'fused';
+/** What releases a split lock: compacting the thread, or only an explicit unlock. */
+export type SplitLock = 'compaction' | 'agent_release' | 'force';
+
 export interface Thread {
   id: string;
   roomId: string;
@@ -44,6 +50,85 @@ export interface Thread {
   createdAt: string;
   /** Whether the assistant searches and cites the thread's memory (`enable_chat_history_rag`). */
   memoryEnabled: boolean;
+  status: ThreadStatus;
+  /** Topics, and marks such as `merged_into:<id>`. */
+  tags: string[];
+  summary: string;
+  weight: number;
+  parentId: string | null;
+  childIds: string[];
+  origin: ThreadOrigin;
+  /** Set while the thread is split-locked (merges refuse it); null when it is not. */
+  splitLockedUntil: SplitLock | null;
+  mergedInto: string | null;
+  /** A fusion of two threads' memories (it holds no copied messages). */
+  isMerged: boolean;
+  /** Bumped by every thread operation, so one that read an older state fails instead of overwriting. */
+  version: number;
+}
+
+/** A thread's own fields a thread operation may set (childIds follow from parentId). */
+export type ThreadFields = Omit<Thread, 'id' | 'roomId' | 'createdAt' | 'childIds' | 'version'>;
+
+/** A new thread as a thread operation creates it. */
+export interface NewThread extends Partial<ThreadFields> {
+  id: string;
+  roomId: string;
+  title: string;
+}
+
+/** A weighted link between two threads on the same subject (stored both ways). */
+export interface ThreadBridge {
+  threadId: string;
+  otherId: string;
+  weight: number;
+}
+
+/** One recorded thread operation. */
+export interface ThreadEvent {
+  threadId: string;
+  at: string;
+  /** Who did it: a user id, `admin`, or `system`. */
+  actor: string;
+  action: 'created' | 'merge' | 'merged_into' | 'split' | 'split_off' | 'fuse' | 'unlock' | 'compact' | 'bridges';
+  details: Record<string, unknown>;
+}
+
+/** A memory chunk with its stored vector (null until it is embedded; a chunk of another embedder is re-embedded). */
+export interface StoredMemoryChunk extends MemoryChunk {
+  vector: Float32Array | null;
+  vectorModel: string | null;
+}
+
+/**
+ * Everything one thread operation changes, applied in one transaction: all of it, or on any error
+ * (a thread changed since it was read, a message that moved meanwhile) none.
+ */
+export interface ThreadChange {
+  at: string;
+  /** Threads whose version must still be the one read. */
+  expect: { id: string; version: number }[];
+  createThreads?: NewThread[];
+  updateThreads?: ({ id: string } & Partial<ThreadFields>)[];
+  /** Messages moving to another thread of the same room. */
+  moveMessages?: { ids: string[]; threadId: string }[];
+  /** Memory chunks moving to another thread, keeping their vectors. */
+  moveMemory?: { ids: number[]; threadId: string; roomId: string }[];
+  deleteMemory?: number[];
+  /** New memory chunks with their vectors (fusion). */
+  addMemory?: { chunk: NewMemoryChunk; vector: Float32Array; model: string }[];
+  /** Bridges replaced: every bridge of these threads is dropped first, then `set` is written (both ways). */
+  dropBridgesOf?: string[];
+  setBridges?: ThreadBridge[];
+  history?: Omit<ThreadEvent, 'at'>[];
+  /** Messages appended (after every other change), e.g. a fused thread's introduction. */
+  appendMessages?: NewMessage[];
+}
+
+/** What a thread change did that the caller must tell the vector index and the rooms. */
+export interface ThreadChangeResult {
+  addedMemoryIds: number[];
+  appended: Message[];
 }
 
 export interface JobFailure {
@@ -168,18 +253,33 @@ export interface Store {
    * thread. Returns the memory chunk ids removed (for the vector index) and the messages count.
    */
   deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null>;
+  /** Starts a thread in a room (`/thread new`). */
+  createThread(thread: NewThread, actor: string): Promise<Thread>;
+  /** Applies a thread operation in one transaction (ERR_THREAD_CHANGED when an expected version moved). */
+  applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult>;
+  /** A thread's messages in seq order after `afterSeq`, at most `limit` (for splitting and rebuilding memory). */
+  threadMessagesAfter(threadId: string, afterSeq: number, limit: number): Promise<Message[]>;
+  threadBridges(threadId: string): Promise<ThreadBridge[]>;
+  /** The thread's recorded operations, oldest first. */
+  threadHistory(threadId: string, limit: number): Promise<ThreadEvent[]>;
+  /** The thread's memory chunks with id > afterId in id order, with their vectors. */
+  scanThreadMemory(threadId: string, afterId: number, limit: number): Promise<StoredMemoryChunk[]>;
+  /** Counts of a thread's fused and kept (fusion) chunks. */
+  countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }>;
 
   // conversation memory (src/memory/)
-  /** Stores a memory chunk; `now` is its createdAt and updatedAt. */
-  addMemoryChunk(chunk: NewMemoryChunk, now: string): Promise<MemoryChunk>;
+  /** Stores a memory chunk (with its vector, when it has one); `now` is its createdAt and updatedAt. */
+  addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
+  /** Keeps a chunk's vector (one embedded after it was stored, or again by another embedder). */
+  setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void>;
   /** The chunk of the same thread and scope (privilege and owner) whose words are `chunk`'s (src/memory/repeats.ts), if any. */
-  findMemoryRepeat(chunk: NewMemoryChunk): Promise<MemoryChunk | null>;
+  findMemoryRepeat(chunk: NewMemoryChunk): Promise<StoredMemoryChunk | null>;
   /** Marks a chunk as seen again at `now` (a repeat of it came in); false when it is gone. */
   touchMemoryChunk(id: number, now: string): Promise<boolean>;
-  /** Several chunks in one read, in the order asked; unknown ids are left out. */
-  getMemoryChunks(ids: number[]): Promise<MemoryChunk[]>;
-  /** Chunks with id > afterId in id order, for rebuilding the memory index. */
-  scanMemoryChunks(afterId: number, limit: number): Promise<MemoryChunk[]>;
+  /** Several chunks (with their vectors) in one read, in the order asked; unknown ids are left out. */
+  getMemoryChunks(ids: number[]): Promise<StoredMemoryChunk[]>;
+  /** Chunks with id > afterId in id order, with their vectors, for rebuilding the memory index. */
+  scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]>;
   countMemoryChunks(threadId: string): Promise<number>;
   /**
    * Full-text search over the lines of the memory chunks in `scopes` (src/memory/scopes.ts): the

@@ -165,11 +165,12 @@ describe('slash commands', () => {
     try {
       const a = await joined(app, 'Ana');
       const b = await joined(app, 'Ben');
-      a.client.send({ type: 'say', text: '/threads', clientId: 's1' });
+      a.client.send({ type: 'say', text: '/nosuch', clientId: 's1' });
       const reply = (await a.client.next('message')).message;
       expect(reply).toMatchObject({ seq: 0, roomId: ROOM, clientId: 's1', author: { kind: 'system' } });
-      expect(reply.text).toContain('Unknown command /threads');
+      expect(reply.text).toContain('Unknown command /nosuch');
       expect(reply.text).toContain('/ask <question>');
+      expect(reply.text).toContain('/thread new <title>');
       a.client.send({ type: 'say', text: '/help', clientId: 's2' });
       expect((await a.client.next('message')).message.text).toMatch(/^Available commands/);
 

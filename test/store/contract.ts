@@ -336,29 +336,42 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         ...over,
       });
       const at = (day: number) => new Date(Date.UTC(2026, 10, day)).toISOString();
+      /** A chunk as the store reads it back when it was stored without a vector. */
+      const unembedded = <C extends object>(c: C) => ({ ...c, vector: null, vectorModel: null });
 
       it('stores chunks and reads them back by id, in the order asked, and by scan', async () => {
         const a = await store.addMemoryChunk(chunk('t1', 'first'), at(1));
         const b = await store.addMemoryChunk(chunk('t1', 'secret', { kind: 'exchange', privileged: true, owner: 'u_ann', messageIds: [] }), at(2));
         expect(a).toMatchObject({ text: 'first', createdAt: at(1), updatedAt: at(1), privileged: false, owner: null });
-        expect(await store.getMemoryChunks([b.id, 999, a.id])).toEqual([b, a]);
-        expect(await store.scanMemoryChunks(a.id, 10)).toEqual([b]);
+        expect(await store.getMemoryChunks([b.id, 999, a.id])).toEqual([b, a].map(unembedded));
+        expect(await store.scanMemoryChunks(a.id, 10)).toEqual([unembedded(b)]);
         expect(await store.countMemoryChunks('t1')).toBe(2);
         expect(await store.touchMemoryChunk(a.id, at(3))).toBe(true);
         expect((await store.getMemoryChunks([a.id]))[0].updatedAt).toBe(at(3));
         expect(await store.touchMemoryChunk(999, at(3))).toBe(false);
       });
 
+      it('keeps a chunk’s vector and the model that made it', async () => {
+        const v = Float32Array.from([0.6, 0.8, 0]);
+        const a = await store.addMemoryChunk(chunk('t1', 'with a vector'), at(1), { vector: v, model: 'm@3' });
+        const [read] = await store.getMemoryChunks([a.id]);
+        expect(read.vectorModel).toBe('m@3');
+        expect([...read.vector!]).toEqual([...v]);
+        const b = await store.addMemoryChunk(chunk('t1', 'without'), at(1));
+        await store.setMemoryVector(b.id, Float32Array.from([1, 0, 0]), 'n@3');
+        expect((await store.scanThreadMemory('t1', a.id, 10)).map((c) => [c.id, c.vectorModel, [...c.vector!]])).toEqual([[b.id, 'n@3', [1, 0, 0]]]);
+      });
+
       it('finds the chunk a new one repeats: same words, times aside, in the same thread and scope only', async () => {
         const said = chunk('t1', 'Ann (24 Nov 2026, 10:00): The pier opens in May!\nCy (24 Nov 2026, 10:01): Great.');
         const stored = await store.addMemoryChunk(said, at(1));
         const again = chunk('t1', 'ann (25 Nov 2026, 11:30): the pier opens in may\nCy (25 Nov 2026, 11:31): great');
-        expect(await store.findMemoryRepeat(again)).toEqual(stored);
+        expect(await store.findMemoryRepeat(again)).toEqual(unembedded(stored));
         expect(await store.findMemoryRepeat({ ...again, text: 'Ann (25 Nov 2026, 11:30): the pier opens in June' })).toBeNull();
         expect(await store.findMemoryRepeat({ ...again, threadId: 't2' })).toBeNull();
         expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toBeNull();
         const secret = await store.addMemoryChunk({ ...again, privileged: true, owner: 'u_ann' }, at(2));
-        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toEqual(secret);
+        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toEqual(unembedded(secret));
         expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_cy' })).toBeNull();
       });
 
@@ -389,7 +402,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.deleteThread(t.id)).toEqual({ messages: 2, memoryIds: [gone.id] });
         expect(await store.getThread(t.id)).toBeNull();
         expect(await store.countThreadMessages(t.id)).toBe(0);
-        expect(await store.getMemoryChunks([gone.id, kept.id])).toEqual([kept]);
+        expect(await store.getMemoryChunks([gone.id, kept.id])).toEqual([unembedded(kept)]);
         expect(await store.countThreadMessages(keep.id)).toBe(1);
         expect(await store.deleteThread(t.id)).toBeNull();
       });

@@ -33,6 +33,11 @@ export class LocalGraph {
     index.setEf(ef);
   }
 
+  /** An empty graph built here, a few vectors at a time (a scratch index, e.g. fusion's working set). */
+  static empty(dimensions: number, params: { m: number; efConstruction: number; efSearch: number; seed: number }): LocalGraph {
+    return new LocalGraph(new Graph(dimensions, 1024, params.m, params.efConstruction, params.seed, GRAPH_ENCODING), dimensions, params.efSearch);
+  }
+
   /** Reads a graph file written by hnswlib (off the event loop). */
   static async read(path: string, dimensions: number, efSearch: number): Promise<LocalGraph> {
     return new LocalGraph(await Graph.read(path, dimensions, GRAPH_ENCODING), dimensions, efSearch);

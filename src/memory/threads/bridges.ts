@@ -1,0 +1,148 @@
+/**
+ * Bridges between threads (docs/architecture.md, "Threads"): each thread's centroid is the mean of
+ * its public memory vectors; two active threads of a room whose centroids are close are bridged,
+ * weighted by that cosine. Bridges are refreshed a little after a thread's memory changes (a
+ * debounce per room), and strong ones become merge suggestions. Nothing ever merges by itself.
+ */
+import { cosine } from '../../ai/vectors.js';
+import type { Logger } from '../../logger.js';
+import { silentLogger } from '../../logger.js';
+import type { Store, Thread, ThreadBridge } from '../../store/types.js';
+import type { MemoryService } from '../memory-service.js';
+
+/** Centroid cosine from which two threads are bridged. */
+export const BRIDGE_MIN = 0.5;
+/** Bridge weight from which a pair of threads is suggested for a merge. */
+export const SUGGEST_MIN = 0.75;
+/** Quiet time after a memory change before a room's bridges are recomputed. */
+export const BRIDGE_REFRESH_MS = 10_000;
+/** Chunks read per page while a centroid is computed. */
+const PAGE = 512;
+
+/** A suggested merge: two threads whose discussions overlap (survivor: the heavier, or older). */
+export interface MergeSuggestion {
+  survivorId: string;
+  absorbedId: string;
+  weight: number;
+}
+
+export class ThreadBridges {
+  /** Running sums of each thread's public memory vectors (dropped when a thread operation changes its memory). */
+  private readonly sums = new Map<string, { sum: Float64Array; n: number }>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly log: Logger;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly memory: MemoryService,
+    options: { log?: Logger; refreshMs?: number } = {},
+  ) {
+    this.log = options.log ?? silentLogger;
+    this.refreshMs = options.refreshMs ?? BRIDGE_REFRESH_MS;
+  }
+
+  private readonly refreshMs: number;
+
+  /** A new public chunk of `threadId` was stored with `vector`: its centroid moves, its room's bridges are refreshed soon. */
+  chunkAdded(threadId: string, roomId: string, vector: Float32Array): void {
+    const s = this.sums.get(threadId);
+    if (s) {
+      for (let i = 0; i < vector.length; i++) s.sum[i] += vector[i];
+      s.n++;
+    }
+    this.schedule(roomId);
+  }
+
+  /** A thread operation changed these threads' memory: their centroids are recomputed from the store. */
+  invalidate(threadIds: string[]): void {
+    for (const id of threadIds) this.sums.delete(id);
+  }
+
+  /** The mean of the thread's public memory vectors (L2-normalised), or null when it remembers nothing. */
+  async centroid(threadId: string): Promise<Float32Array | null> {
+    let s = this.sums.get(threadId);
+    if (!s) {
+      s = { sum: new Float64Array(0), n: 0 };
+      for (let after = 0; ;) {
+        const page = await this.store.scanThreadMemory(threadId, after, PAGE);
+        if (!page.length) break;
+        after = page[page.length - 1].id;
+        const pub = page.filter((c) => !c.privileged);
+        const vectors = await this.memory.vectorsOf(pub);
+        for (const v of vectors) {
+          if (s.sum.length !== v.length) s.sum = new Float64Array(v.length);
+          for (let i = 0; i < v.length; i++) s.sum[i] += v[i];
+          s.n++;
+        }
+      }
+      this.sums.set(threadId, s);
+    }
+    if (!s.n) return null;
+    const out = new Float32Array(s.sum.length);
+    let norm = 0;
+    for (let i = 0; i < out.length; i++) norm += s.sum[i] * s.sum[i];
+    norm = Math.sqrt(norm) || 1;
+    for (let i = 0; i < out.length; i++) out[i] = s.sum[i] / norm;
+    return out;
+  }
+
+  /**
+   * Recomputes the bridges among the room's active threads now: a bridge for every pair whose
+   * centroids reach BRIDGE_MIN, and always one between a split thread and its parent.
+   */
+  async refresh(roomId: string): Promise<ThreadBridge[]> {
+    const threads = (await this.store.listThreads(roomId)).filter((t) => t.status === 'active');
+    const centroids = new Map<string, Float32Array | null>();
+    for (const t of threads) centroids.set(t.id, await this.centroid(t.id));
+    const bridges: ThreadBridge[] = [];
+    for (let i = 0; i < threads.length; i++) {
+      for (let j = i + 1; j < threads.length; j++) {
+        const [a, b] = [threads[i], threads[j]];
+        const ca = centroids.get(a.id);
+        const cb = centroids.get(b.id);
+        const related = a.parentId === b.id || b.parentId === a.id;
+        const weight = ca && cb && ca.length === cb.length ? round(cosine(ca, cb)) : 0;
+        if (weight >= BRIDGE_MIN || related) bridges.push({ threadId: a.id, otherId: b.id, weight });
+      }
+    }
+    await this.store.applyThreadChange({ at: new Date().toISOString(), expect: [], dropBridgesOf: threads.map((t) => t.id), setBridges: bridges });
+    return bridges;
+  }
+
+  /** Strong bridges of the thread to active threads, neither split-locked: what the room is told it could merge. */
+  async suggestions(thread: Thread): Promise<MergeSuggestion[]> {
+    if (thread.status !== 'active' || thread.splitLockedUntil) return [];
+    const out: MergeSuggestion[] = [];
+    for (const b of await this.store.threadBridges(thread.id)) {
+      if (b.weight < SUGGEST_MIN) continue;
+      const other = await this.store.getThread(b.otherId);
+      if (!other || other.status !== 'active' || other.splitLockedUntil) continue;
+      const thisSurvives =
+        thread.main || (!other.main && (thread.weight > other.weight || (thread.weight === other.weight && thread.createdAt <= other.createdAt)));
+      out.push(
+        thisSurvives ? { survivorId: thread.id, absorbedId: other.id, weight: b.weight } : { survivorId: other.id, absorbedId: thread.id, weight: b.weight },
+      );
+    }
+    return out;
+  }
+
+  /** Stops pending refreshes. */
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private schedule(roomId: string): void {
+    if (this.closed || this.timers.has(roomId)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(roomId);
+      this.refresh(roomId).catch((err: unknown) => this.log.warn({ roomId, err: (err as Error)?.message }, 'refreshing thread bridges failed'));
+    }, this.refreshMs);
+    timer.unref?.();
+    this.timers.set(roomId, timer);
+  }
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

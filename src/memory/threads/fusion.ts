@@ -1,0 +1,226 @@
+/**
+ * Vector fusion of two threads' memories (docs/architecture.md, "Threads"): a hybrid of union and
+ * fusion. The working set starts as A's chunks in a scratch HNSW graph; each chunk w of B asks the
+ * graph for its nearest chunk of A not fused yet. When their cosine reaches the threshold **and**
+ * their words say the same thing (same-meaning.ts, or the caller's gate), the two become one chunk:
+ * vector normalize(nn + w), content `[A]: …\n[B]: …`, lineage of both. Otherwise w is kept as it
+ * is. Each chunk of A fuses at most once, so the result has between max(|A|, |B|) and |A| + |B|
+ * chunks, and a thread fused with a copy of itself keeps its size.
+ *
+ * Compaction (consolidate) runs the same loop over one thread's chunks, oldest first, each
+ * compared with the ones kept before it.
+ */
+import { cosine } from '../../ai/vectors.js';
+import { LocalGraph } from '../../search/graph/local-graph.js';
+import type { StoredMemoryChunk } from '../../store/types.js';
+import type { NewMemoryChunk } from '../types.js';
+import { saySameThing } from './same-meaning.js';
+
+/** Cosine from which two chunks are candidates for fusion (the fusion plan's default). */
+export const DEFAULT_FUSION_THRESHOLD = 0.82;
+/** Nearest chunks asked of the graph per chunk: the first of them in the same scope is the candidate. */
+const CANDIDATES = 4;
+/**
+ * The scratch graph trades build time for recall it does not need: each candidate is rescored
+ * exactly, and a missed neighbour only means a chunk kept rather than fused.
+ */
+const GRAPH_PARAMS = { m: 12, efConstruction: 64, efSearch: 32, seed: 7 };
+
+/** A chunk with its vector. */
+export interface VectorChunk {
+  chunk: StoredMemoryChunk;
+  vector: Float32Array;
+}
+
+/** A chunk of the result, not stored yet. */
+export interface PlannedChunk {
+  chunk: NewMemoryChunk;
+  vector: Float32Array;
+}
+
+export interface FusionResult {
+  chunks: PlannedChunk[];
+  /** Pairs made one. */
+  fused: number;
+  /** Chunks of B kept as they were. */
+  kept: number;
+}
+
+/** Decides whether two close chunks say the same thing (the second gate). */
+export type SameMeaningGate = (a: string, b: string) => boolean | Promise<boolean>;
+
+export interface FusionOptions {
+  /** The thread the result belongs to. */
+  target: { threadId: string; roomId: string };
+  threshold?: number;
+  gate?: SameMeaningGate;
+}
+
+/** Fuses B's chunks into A's; see the module comment. Yields to the event loop as it goes. */
+export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: FusionOptions): Promise<FusionResult> {
+  const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
+  const gate = options.gate ?? saySameThing;
+  const { target } = options;
+  const out: PlannedChunk[] = a.map(({ chunk, vector }) => ({ chunk: copyOf(chunk, target), vector }));
+  const working = new WorkingSet(dimensionsOf(a, b));
+  await working.add(a.map((c, i) => ({ label: i, vector: c.vector })));
+  let fused = 0;
+  let kept = 0;
+  for (const w of b) {
+    const audience = audienceOf(w.chunk);
+    const nn = working.nearest(w.vector, (label) => audienceOf(a[label].chunk) === audience);
+    if (nn !== null && cosine(a[nn].vector, w.vector) >= threshold && (await gate(a[nn].chunk.text, w.chunk.text))) {
+      out[nn] = fusedPair(a[nn], w, target, ['A', 'B']);
+      await working.remove(nn);
+      fused++;
+    } else {
+      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector });
+      kept++;
+    }
+  }
+  working.close();
+  return { chunks: out, fused, kept };
+}
+
+export interface Consolidation {
+  /** Chunks replaced: each group of near-duplicates becomes its first chunk's replacement. */
+  replaced: { ids: number[]; into: PlannedChunk }[];
+  /** Pairs made one. */
+  fused: number;
+}
+
+/**
+ * Near-duplicates inside one thread's memory (compaction): each chunk, oldest first, is compared
+ * with the nearest chunk kept before it; a pair that passes both gates is made one.
+ */
+export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOptions, 'target'>): Promise<Consolidation> {
+  const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
+  const gate = options.gate ?? saySameThing;
+  const working = new WorkingSet(dimensionsOf(chunks, []));
+  /** Group of each kept chunk's index: the ids merged into it and its current form. */
+  const groups = new Map<number, { ids: number[]; current: VectorChunk }>();
+  let fused = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i];
+    const audience = audienceOf(c.chunk);
+    const nn = working.nearest(c.vector, (label) => audienceOf(chunks[label].chunk) === audience);
+    const group = nn === null ? undefined : groups.get(nn);
+    if (group && cosine(group.current.vector, c.vector) >= threshold && (await gate(group.current.chunk.text, c.chunk.text))) {
+      const target = { threadId: c.chunk.threadId, roomId: c.chunk.roomId };
+      const joined = fusedPair(group.current, c, target, null);
+      group.ids.push(c.chunk.id);
+      group.current = { chunk: { ...group.current.chunk, ...joined.chunk }, vector: joined.vector };
+      fused++;
+      continue;
+    }
+    groups.set(i, { ids: [c.chunk.id], current: c });
+    await working.add([{ label: i, vector: c.vector }]);
+  }
+  working.close();
+  const replaced = [...groups.values()]
+    .filter((g) => g.ids.length > 1)
+    .map((g) => ({ ids: g.ids, into: { chunk: stripStored(g.current.chunk), vector: g.current.vector } }));
+  return { replaced, fused };
+}
+
+/** A scratch HNSW graph over labelled vectors, for nearest-neighbour lookups while a plan is built. */
+class WorkingSet {
+  private graph: LocalGraph | null = null;
+
+  constructor(private readonly dimensions: number) {}
+
+  async add(items: { label: number; vector: Float32Array }[]): Promise<void> {
+    if (!items.length || !this.dimensions) return;
+    this.graph ??= LocalGraph.empty(this.dimensions, GRAPH_PARAMS);
+    const packed = new Float32Array(items.length * this.dimensions);
+    items.forEach((it, i) => packed.set(it.vector, i * this.dimensions));
+    await this.graph.add(
+      items.map((it) => it.label),
+      packed,
+    );
+  }
+
+  async remove(label: number): Promise<void> {
+    await this.graph?.remove([label]);
+  }
+
+  /** The nearest label passing `accept`, or null. */
+  nearest(vector: Float32Array, accept: (label: number) => boolean): number | null {
+    for (const hit of this.graph?.search(vector, CANDIDATES) ?? []) if (accept(hit.rowId)) return hit.rowId;
+    return null;
+  }
+
+  close(): void {
+    this.graph = null;
+  }
+}
+
+/** Who may read a chunk: everyone, or one owner's private asks. Only chunks of one audience are made one. */
+function audienceOf(c: NewMemoryChunk): string {
+  return c.privileged ? `private:${c.owner ?? ''}` : 'public';
+}
+
+function dimensionsOf(a: VectorChunk[], b: VectorChunk[]): number {
+  return a[0]?.vector.length ?? b[0]?.vector.length ?? 0;
+}
+
+/** A chunk as a new chunk of `target`, tracing back to where it came from. */
+function copyOf(c: StoredMemoryChunk | NewMemoryChunk, target: { threadId: string; roomId: string }): NewMemoryChunk {
+  const lineage = c.lineage ?? ('id' in c ? { chunkIds: [c.id], threadIds: [c.threadId] } : undefined);
+  return { ...stripStored(c), threadId: target.threadId, roomId: target.roomId, ...(lineage ? { lineage } : {}) };
+}
+
+/** Two chunks made one: vector normalize(x + y), both texts (marked `[A]`/`[B]` when `marks` are given), both lineages. */
+function fusedPair(x: VectorChunk, y: VectorChunk, target: { threadId: string; roomId: string }, marks: [string, string] | null): PlannedChunk {
+  const vector = new Float32Array(x.vector.length);
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) {
+    vector[i] = x.vector[i] + y.vector[i];
+    norm += vector[i] * vector[i];
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  const lineageOf = (c: StoredMemoryChunk) => c.lineage ?? { chunkIds: [c.id], threadIds: [c.threadId] };
+  const lx = lineageOf(x.chunk);
+  const ly = lineageOf(y.chunk);
+  const text = marks ? `[${marks[0]}]: ${x.chunk.text}\n[${marks[1]}]: ${y.chunk.text}` : longer(x.chunk.text, y.chunk.text);
+  return {
+    chunk: {
+      ...stripStored(x.chunk),
+      threadId: target.threadId,
+      roomId: target.roomId,
+      text,
+      messageIds: [...new Set([...x.chunk.messageIds, ...y.chunk.messageIds])],
+      authors: [...new Set([...x.chunk.authors, ...y.chunk.authors])],
+      firstTs: x.chunk.firstTs < y.chunk.firstTs ? x.chunk.firstTs : y.chunk.firstTs,
+      lastTs: x.chunk.lastTs > y.chunk.lastTs ? x.chunk.lastTs : y.chunk.lastTs,
+      fusion: 'fused',
+      lineage: { chunkIds: [...new Set([...lx.chunkIds, ...ly.chunkIds])], threadIds: [...new Set([...lx.threadIds, ...ly.threadIds])] },
+    },
+    vector,
+  };
+}
+
+/** Of two tellings of one thing, the fuller. */
+function longer(a: string, b: string): string {
+  return b.length > a.length ? b : a;
+}
+
+/** The fields of a new chunk (without the stored row's id, times and vector). */
+function stripStored(c: StoredMemoryChunk | NewMemoryChunk): NewMemoryChunk {
+  const { threadId, roomId, kind, text, messageIds, authors, firstTs, lastTs, privileged, owner, fusion, lineage } = c;
+  return {
+    threadId,
+    roomId,
+    kind,
+    text,
+    messageIds,
+    authors,
+    firstTs,
+    lastTs,
+    privileged,
+    owner,
+    ...(fusion ? { fusion } : {}),
+    ...(lineage ? { lineage } : {}),
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * Thread slash commands (docs/protocol.md §3.1): `/threads`, `/thread new <title>`, `/merge`,
+ * `/split` (list, then confirm), `/unlock` and `/fuse`. They act on threads of the sender's room
+ * only and answer the sender alone. THREAD_OPS=admin leaves every change to the admin's HTTP API
+ * (listing stays open). Message ids may be shortened to a prefix the thread's messages share with
+ * no other (the listing shows 8 characters).
+ */
+import { errors } from '../../errors.js';
+import type { SlashCommand } from '../../rooms/commands.js';
+import type { SplitLock, Thread } from '../../store/types.js';
+import { SPLIT_LOCKS, type SplitListing, type ThreadService } from './thread-service.js';
+
+/** Characters of a message id the split listing shows (and the shortest prefix accepted). */
+export const SHORT_ID_CHARS = 8;
+/** Messages `/split <id>` lists in the room at most (the HTTP listing has them all). */
+const LISTED = 60;
+
+/** One line per thread: id, title, badges, message count. */
+export async function describeThreads(threads: ThreadService, roomId: string): Promise<string> {
+  const list = await threads.list(roomId);
+  const lines = await Promise.all(
+    list.map(async (t) => {
+      const { messages, memory } = await threads.detail(t.id);
+      return `${t.id} · ${t.title} · ${badges(t).join(', ')} · ${messages} messages, ${memory.chunks} remembered`;
+    }),
+  );
+  return ['Threads of this room:', ...lines].join('\n');
+}
+
+function badges(t: Thread): string[] {
+  return [
+    t.main ? 'main' : null,
+    t.status,
+    t.isMerged ? 'fused' : null,
+    t.splitLockedUntil ? `locked (${t.splitLockedUntil})` : null,
+    t.parentId ? `split from ${t.parentId}` : null,
+    t.mergedInto ? `merged into ${t.mergedInto}` : null,
+  ].filter((b): b is string => b !== null);
+}
+
+export function threadCommands(threads: ThreadService, threadOps: 'members' | 'admin'): SlashCommand[] {
+  const mayChange = () => {
+    if (threadOps !== 'members') throw new errors.ERR_FORBIDDEN('thread changes are the admin’s here (THREAD_OPS=admin)');
+  };
+  /** A thread of the sender's room. */
+  const inRoom = async (roomId: string, id: string | undefined): Promise<Thread> => {
+    if (!id) throw new errors.ERR_BAD_MESSAGE('name the thread by its id (see /threads)');
+    const t = await threads.get(id);
+    if (t.roomId !== roomId) throw new errors.ERR_THREAD_NOT_FOUND(id);
+    return t;
+  };
+  const actorOf = (user: { id: string }) => user.id;
+  return [
+    {
+      name: 'threads',
+      usage: '/threads',
+      summary: 'the threads of this room',
+      run: ({ roomId }) => describeThreads(threads, roomId),
+    },
+    {
+      name: 'thread',
+      usage: '/thread new <title>',
+      summary: 'start a new thread in this room',
+      async run({ roomId, args, user }) {
+        const m = /^new\s+([\s\S]+)$/i.exec(args);
+        if (!m) throw new errors.ERR_BAD_MESSAGE('use /thread new <title>');
+        mayChange();
+        const t = await threads.create(roomId, m[1], actorOf(user));
+        return `Started thread “${t.title}” (${t.id}).`;
+      },
+    },
+    {
+      name: 'merge',
+      usage: '/merge <survivorId> <absorbedId>',
+      summary: 'the first thread absorbs the second (which is archived)',
+      async run({ roomId, args, user }) {
+        const [survivor, absorbed] = args.split(/\s+/);
+        mayChange();
+        await inRoom(roomId, survivor);
+        await inRoom(roomId, absorbed);
+        const t = await threads.merge(survivor, absorbed, actorOf(user));
+        return `Merged ${absorbed} into “${t.title}” (${t.id}).`;
+      },
+    },
+    {
+      name: 'fuse',
+      usage: '/fuse <threadA> <threadB> [threshold]',
+      summary: 'a new thread whose memory fuses both threads’ memories (no messages copied)',
+      async run({ roomId, args, user }) {
+        const [a, b, threshold] = args.split(/\s+/);
+        mayChange();
+        await inRoom(roomId, a);
+        await inRoom(roomId, b);
+        const value = threshold === undefined ? undefined : Number(threshold);
+        const r = await threads.fuse([a, b], actorOf(user), value);
+        return `Fused into “${r.thread.title}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` Smart fusion failed (${r.fallback}); the memories were joined as they are.` : ''}`;
+      },
+    },
+    {
+      name: 'split',
+      usage: '/split <threadId> [confirm titles=A,B msgs_0=m1,m2 msgs_1=m3 lock=compaction]',
+      summary: 'list a thread’s messages, then split some of them off into new threads',
+      async run({ roomId, args, user }) {
+        const [id, word, ...rest] = args.split(/\s+/);
+        const thread = await inRoom(roomId, id);
+        const { messages } = await threads.splitListing(thread.id);
+        if (!word) return listing(thread, messages);
+        if (word.toLowerCase() !== 'confirm') throw new errors.ERR_BAD_MESSAGE('use /split <threadId>, then /split <threadId> confirm titles=… msgs_0=… …');
+        mayChange();
+        const { parts, lock } = parseSplit(rest, messages);
+        const r = await threads.split(thread.id, parts, lock, actorOf(user));
+        return [`Split “${r.parent.title}” (${r.parent.id}):`, ...r.threads.map((t) => `${t.id} · ${t.title} · locked (${t.splitLockedUntil})`)].join('\n');
+      },
+    },
+    {
+      name: 'unlock',
+      usage: '/unlock <threadId>',
+      summary: 'release a split thread’s lock',
+      async run({ roomId, args, user }) {
+        mayChange();
+        const t = await inRoom(roomId, args.split(/\s+/)[0]);
+        await threads.unlock(t.id, actorOf(user));
+        return `Unlocked “${t.title}” (${t.id}).`;
+      },
+    },
+  ];
+}
+
+function listing(thread: Thread, messages: SplitListing[]): string {
+  const shown = messages.slice(-LISTED);
+  return [
+    `Messages of “${thread.title}” (${messages.length}${messages.length > shown.length ? `, the last ${shown.length} shown` : ''}):`,
+    ...shown.map((m) => `${m.id.slice(0, SHORT_ID_CHARS)} · ${m.author}: ${m.text}`),
+    `Then: /split ${thread.id} confirm titles=First,Second msgs_0=<ids> msgs_1=<ids> lock=${SPLIT_LOCKS.join('|')}`,
+  ].join('\n');
+}
+
+/** The parts and lock of `/split <id> confirm titles=A,B msgs_0=… msgs_1=… lock=…`. */
+export function parseSplit(words: string[], messages: SplitListing[]): { parts: { title: string; messageIds: string[] }[]; lock: SplitLock } {
+  const fields = new Map<string, string>();
+  for (const w of words) {
+    const m = /^([a-z_0-9]+)=(.*)$/i.exec(w);
+    if (!m) throw new errors.ERR_BAD_MESSAGE(`expected key=value, got "${w.slice(0, 40)}"`);
+    fields.set(m[1].toLowerCase(), m[2]);
+  }
+  const titles = (fields.get('titles') ?? '').split(',').map((t) => t.replace(/_/g, ' ').trim());
+  if (!titles[0]) throw new errors.ERR_BAD_MESSAGE('titles=A,B is missing');
+  const lock = (fields.get('lock') ?? 'compaction') as SplitLock;
+  const resolve = (short: string): string => {
+    if (short.length < SHORT_ID_CHARS && !messages.some((m) => m.id === short)) throw new errors.ERR_BAD_MESSAGE(`message id ${short} is too short`);
+    const found = messages.filter((m) => m.id.startsWith(short));
+    if (found.length !== 1) throw new errors.ERR_BAD_MESSAGE(found.length ? `message id ${short} is ambiguous` : `no message ${short} in this thread`);
+    return found[0].id;
+  };
+  const parts = titles.map((title, i) => ({
+    title,
+    messageIds: (fields.get(`msgs_${i}`) ?? '').split(',').filter(Boolean).map(resolve),
+  }));
+  return { parts, lock };
+}

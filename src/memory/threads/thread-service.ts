@@ -1,0 +1,509 @@
+/**
+ * Thread operations (docs/architecture.md, "Threads"): start, merge, split, unlock, compact and
+ * fuse. Each reads what it needs, checks it, and writes everything it changes as one ThreadChange
+ * (one store transaction that also checks nobody changed the threads meanwhile); on any error
+ * nothing is changed and the caller gets a catalogue code. Only after the commit are the vector
+ * index, the rooms and the thread summaries told, in the background where they can be.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChatModel } from '../../ai/types.js';
+import { errors } from '../../errors.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import type { Message, ServerMessage } from '../../protocol/messages.js';
+import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
+import { clip } from '../../text.js';
+import type { MemoryService, MemoryStats } from '../memory-service.js';
+import type { NewMemoryChunk } from '../types.js';
+import { ThreadBridges, type MergeSuggestion } from './bridges.js';
+import { consolidate, DEFAULT_FUSION_THRESHOLD, fuseMemories, type FusionResult, type PlannedChunk, type SameMeaningGate, type VectorChunk } from './fusion.js';
+
+/** Added to the heavier weight of two merged threads. */
+export const MERGE_WEIGHT_BONUS = 0.1;
+/** A split thread's weight, as a share of its parent's. */
+export const SPLIT_WEIGHT_SHARE = 0.8;
+/** Messages a split lists and takes at most. */
+export const SPLIT_MAX_MESSAGES = 5_000;
+/** Characters of each message the split listing shows. */
+const SPLIT_TEXT_CHARS = 200;
+/** Parts one split may create. */
+export const SPLIT_MAX_PARTS = 20;
+/** Exchanges compaction leaves as they are (the newest); older long ones are summarised. */
+export const COMPACT_KEEP_EXCHANGES = 20;
+/** An exchange longer than this is summarised by compaction (once it is old). */
+export const COMPACT_SUMMARY_CHARS = 900;
+export const TITLE_MAX_CHARS = 120;
+export const SPLIT_LOCKS: readonly SplitLock[] = ['compaction', 'agent_release', 'force'];
+const PAGE = 1_000;
+/** History entries a thread's detail shows. */
+const HISTORY_SHOWN = 50;
+
+/** Who asked for an operation: a member's id, or `admin` (the HTTP API and the CLI). */
+export type Actor = string;
+
+/** What a room needs to hear about thread operations. */
+export interface ThreadOutlet {
+  broadcast(roomId: string, frame: ServerMessage): void;
+  /** Messages moved between threads of a live room (its cached history follows). */
+  messagesMoved(roomId: string, moves: { ids: string[]; threadId: string }[]): void;
+}
+
+export interface ThreadServiceOptions {
+  store: Store;
+  memory: MemoryService;
+  chat: ChatModel;
+  bridges: ThreadBridges;
+  outlet?: ThreadOutlet;
+  log?: Logger;
+  /** The second fusion gate (default: same-meaning.ts). */
+  gate?: SameMeaningGate;
+}
+
+export interface ThreadDetail {
+  thread: Thread;
+  messages: number;
+  memory: MemoryStats & { fused: number; kept: number };
+  bridges: ThreadBridge[];
+  suggestions: MergeSuggestion[];
+  history: ThreadEvent[];
+}
+
+/** A message as step 1 of a split lists it. */
+export interface SplitListing {
+  id: string;
+  role: 'user' | 'assistant' | 'system';
+  author: string;
+  text: string;
+  ts: string;
+}
+
+export interface SplitPart {
+  title: string;
+  messageIds: string[];
+}
+
+export interface FuseOutcome {
+  thread: Thread;
+  fused: number;
+  kept: number;
+  /** Set when smart fusion failed and the memories were simply joined. */
+  fallback?: string;
+}
+
+export class ThreadService {
+  private readonly log: Logger;
+
+  constructor(private readonly options: ThreadServiceOptions) {
+    this.log = options.log ?? silentLogger;
+  }
+
+  get bridges(): ThreadBridges {
+    return this.options.bridges;
+  }
+
+  async get(id: string): Promise<Thread> {
+    const thread = await this.options.store.getThread(id);
+    if (!thread) throw new errors.ERR_THREAD_NOT_FOUND(id);
+    return thread;
+  }
+
+  /** The room's threads: main first, then by age (archived ones included, marked by status). */
+  async list(roomId: string): Promise<Thread[]> {
+    await this.options.store.ensureMainThread(roomId);
+    return this.options.store.listThreads(roomId);
+  }
+
+  async detail(id: string): Promise<ThreadDetail> {
+    const { store, memory } = this.options;
+    const thread = await this.get(id);
+    const [messages, stats, fusion, bridges, suggestions, history] = await Promise.all([
+      store.countThreadMessages(id),
+      memory.stats(id),
+      store.countFusedMemory(id),
+      store.threadBridges(id),
+      this.bridges.suggestions(thread),
+      store.threadHistory(id, HISTORY_SHOWN),
+    ]);
+    return { thread, messages, memory: { ...stats, ...fusion }, bridges, suggestions, history };
+  }
+
+  /** `/thread new <title>`: a new active thread in the room. */
+  async create(roomId: string, title: string, actor: Actor): Promise<Thread> {
+    await this.options.store.ensureMainThread(roomId);
+    return this.options.store.createThread({ id: newThreadId(), roomId, title: checkTitle(title) }, actor);
+  }
+
+  /**
+   * The survivor absorbs the other thread: its messages (in time order, by seq), its memory and
+   * centroid, its topics and bridges. The absorbed thread is archived and tagged, never deleted.
+   */
+  async merge(survivorId: string, absorbedId: string, actor: Actor): Promise<Thread> {
+    const { store } = this.options;
+    if (survivorId === absorbedId) throw new errors.ERR_BAD_THREAD_OP('a thread cannot absorb itself');
+    const [a, b] = [await this.get(survivorId), await this.get(absorbedId)];
+    if (a.roomId !== b.roomId) throw new errors.ERR_BAD_THREAD_OP('threads of different rooms cannot merge; fuse them instead');
+    for (const t of [a, b]) {
+      if (t.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(t.id, t.mergedInto ? `merged into ${t.mergedInto}` : t.status);
+      if (t.splitLockedUntil) throw new errors.ERR_THREAD_LOCKED(t.id, t.splitLockedUntil);
+    }
+    if (b.main) throw new errors.ERR_BAD_THREAD_OP('the main thread can only survive a merge');
+    const messageIds = (await this.allMessages(b.id)).map((m) => m.id);
+    const memoryIds = (await this.allMemory(b.id)).map((c) => c.id);
+    const bridgesOfB = (await store.threadBridges(b.id)).filter((x) => x.otherId !== a.id);
+    const bridgesOfA = new Map((await store.threadBridges(a.id)).filter((x) => x.otherId !== b.id).map((x) => [x.otherId, x.weight]));
+    for (const x of bridgesOfB) bridgesOfA.set(x.otherId, Math.max(bridgesOfA.get(x.otherId) ?? 0, x.weight));
+    const change: ThreadChange = {
+      at: new Date().toISOString(),
+      expect: [a, b].map(({ id, version }) => ({ id, version })),
+      updateThreads: [
+        {
+          id: a.id,
+          tags: union(
+            a.tags,
+            b.tags.filter((t) => !isMark(t)),
+          ),
+          weight: round(Math.max(a.weight, b.weight) + MERGE_WEIGHT_BONUS),
+          origin: 'merged',
+        },
+        { id: b.id, status: 'archived', mergedInto: a.id, tags: union(b.tags, [`merged_into:${a.id}`]) },
+      ],
+      moveMessages: [{ ids: messageIds, threadId: a.id }],
+      moveMemory: [{ ids: memoryIds, threadId: a.id, roomId: a.roomId }],
+      dropBridgesOf: [a.id, b.id],
+      setBridges: [...bridgesOfA].map(([otherId, weight]) => ({ threadId: a.id, otherId, weight })),
+      history: [
+        { threadId: a.id, actor, action: 'merge', details: { absorbedId: b.id, messages: messageIds.length, memoryChunks: memoryIds.length } },
+        { threadId: b.id, actor, action: 'merged_into', details: { survivorId: a.id } },
+      ],
+    };
+    await store.applyThreadChange(change);
+    this.log.info({ survivorId: a.id, absorbedId: b.id, messages: messageIds.length, memoryChunks: memoryIds.length }, 'threads merged');
+    await this.options.memory.reindex(memoryIds);
+    this.bridges.invalidate([a.id, b.id]);
+    this.options.outlet?.messagesMoved(a.roomId, [{ ids: messageIds, threadId: a.id }]);
+    this.resummarise(a.id);
+    return this.get(a.id);
+  }
+
+  /** Step 1 of a split: the thread's messages with ids, roles and a short text. */
+  async splitListing(id: string): Promise<{ thread: Thread; messages: SplitListing[] }> {
+    const thread = await this.get(id);
+    const messages = (await this.allMessages(id)).map((m) => ({
+      id: m.id,
+      role: m.author.kind,
+      author: m.author.name,
+      text: clip(m.text.replace(/\s+/g, ' ').trim(), SPLIT_TEXT_CHARS),
+      ts: m.ts,
+    }));
+    return { thread, messages };
+  }
+
+  /**
+   * Step 2: each part becomes a child thread (origin split, locked with `lock`, 0.8 × the parent's
+   * weight) with its messages; the parent keeps the rest. Memory chunks wholly inside one part move
+   * with it; chunks that straddled parts are rebuilt from their messages where those now are.
+   */
+  async split(id: string, parts: SplitPart[], lock: SplitLock = 'compaction', actor: Actor): Promise<{ parent: Thread; threads: Thread[] }> {
+    const { store, memory } = this.options;
+    const parent = await this.get(id);
+    if (parent.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(parent.id, parent.status);
+    if (!SPLIT_LOCKS.includes(lock)) throw new errors.ERR_BAD_THREAD_OP(`lock must be one of ${SPLIT_LOCKS.join(', ')}`);
+    if (!Array.isArray(parts) || !parts.length) throw new errors.ERR_BAD_THREAD_OP('a split needs at least one part');
+    if (parts.length > SPLIT_MAX_PARTS) throw new errors.ERR_BAD_THREAD_OP(`a split makes at most ${SPLIT_MAX_PARTS} parts`);
+    const messages = await this.allMessages(id);
+    const known = new Map(messages.map((m) => [m.id, m]));
+    const partOf = new Map<string, number>();
+    parts.forEach((p, i) => {
+      checkTitle(p.title, `parts[${i}].title`);
+      if (!p.messageIds?.length) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}] is empty`);
+      for (const m of p.messageIds) {
+        if (!known.has(m)) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}]: message ${m} is not in thread ${id}`);
+        if (partOf.has(m)) throw new errors.ERR_BAD_THREAD_OP(`message ${m} is in parts[${partOf.get(m)}] and parts[${i}]`);
+        partOf.set(m, i);
+      }
+    });
+    const children: NewThread[] = parts.map((p) => ({
+      id: newThreadId(),
+      roomId: parent.roomId,
+      title: p.title.trim(),
+      origin: 'split',
+      parentId: parent.id,
+      splitLockedUntil: lock,
+      weight: round(parent.weight * SPLIT_WEIGHT_SHARE),
+      tags: parent.tags.filter((t) => !isMark(t)),
+      memoryEnabled: parent.memoryEnabled,
+    }));
+    // Memory: a chunk wholly inside one part moves with it; one that straddles is rebuilt.
+    const moves = children.map((c) => ({ ids: [] as number[], threadId: c.id, roomId: c.roomId }));
+    const rebuilt: number[] = [];
+    for (const chunk of await this.allMemory(id)) {
+      const where = new Set(chunk.messageIds.map((m) => partOf.get(m) ?? -1));
+      if (!chunk.messageIds.length || (where.size === 1 && where.has(-1))) continue;
+      if (where.size === 1) moves[[...where][0]].ids.push(chunk.id);
+      else rebuilt.push(chunk.id);
+    }
+    const straddled = new Set(rebuilt.length ? (await store.getMemoryChunks(rebuilt)).flatMap((c) => c.messageIds) : []);
+    const at = new Date().toISOString();
+    await store.applyThreadChange({
+      at,
+      expect: [{ id: parent.id, version: parent.version }],
+      createThreads: children,
+      updateThreads: [{ id: parent.id }],
+      moveMessages: children.map((c, i) => ({ ids: parts[i].messageIds, threadId: c.id })),
+      moveMemory: moves.filter((m) => m.ids.length),
+      deleteMemory: rebuilt,
+      setBridges: children.map((c) => ({ threadId: parent.id, otherId: c.id, weight: SPLIT_WEIGHT_SHARE })),
+      history: [
+        {
+          threadId: parent.id,
+          actor,
+          action: 'split',
+          details: { lock, parts: children.map((c, i) => ({ threadId: c.id, title: c.title, messages: parts[i].messageIds.length })) },
+        },
+        ...children.map((c, i) => ({
+          threadId: c.id,
+          actor,
+          action: 'split_off' as const,
+          details: { parentId: parent.id, lock, messages: parts[i].messageIds.length },
+        })),
+      ],
+    });
+    this.log.info({ threadId: parent.id, parts: children.length, lock }, 'thread split');
+    await memory.forget(rebuilt);
+    await memory.reindex(moves.flatMap((m) => m.ids));
+    // Rebuild what straddled: each message's window now forms where the message is.
+    const byThread = new Map<string, Message[]>();
+    for (const m of messages) {
+      if (!straddled.has(m.id)) continue;
+      const to = partOf.has(m.id) ? children[partOf.get(m.id)!].id : parent.id;
+      byThread.set(to, [...(byThread.get(to) ?? []), { ...m, threadId: to }]);
+    }
+    for (const list of byThread.values()) memory.rememberMessages(list);
+    this.bridges.invalidate([parent.id, ...children.map((c) => c.id)]);
+    this.options.outlet?.messagesMoved(
+      parent.roomId,
+      children.map((c, i) => ({ ids: parts[i].messageIds, threadId: c.id })),
+    );
+    return { parent: await this.get(parent.id), threads: await Promise.all(children.map((c) => this.get(c.id))) };
+  }
+
+  /** Clears a split lock, whatever its mode (the only way to release agent_release and force). */
+  async unlock(id: string, actor: Actor): Promise<Thread> {
+    const thread = await this.get(id);
+    if (!thread.splitLockedUntil) throw new errors.ERR_BAD_THREAD_OP(`thread ${id} is not locked`);
+    await this.options.store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [{ id, version: thread.version }],
+      updateThreads: [{ id, splitLockedUntil: null }],
+      history: [{ threadId: id, actor, action: 'unlock', details: { released: thread.splitLockedUntil } }],
+    });
+    return this.get(id);
+  }
+
+  /**
+   * Consolidates the thread's memory: near-duplicates are made one (both gates of fusion), old
+   * long exchanges are summarised, and a `compaction` split lock is released.
+   */
+  async compact(
+    id: string,
+    actor: Actor,
+    threshold = DEFAULT_FUSION_THRESHOLD,
+  ): Promise<{ thread: Thread; fused: number; summarised: number; released: boolean }> {
+    const { store, memory, chat } = this.options;
+    const thread = await this.get(id);
+    checkThreshold(threshold);
+    const chunks = await this.withVectors(await this.allMemory(id));
+    const { replaced, fused } = await consolidate(chunks, { threshold, gate: this.options.gate });
+    const gone = new Set(replaced.flatMap((r) => r.ids));
+    const exchanges = chunks.filter((c) => c.chunk.kind === 'exchange' && !gone.has(c.chunk.id));
+    const old = exchanges.slice(0, Math.max(0, exchanges.length - COMPACT_KEEP_EXCHANGES)).filter((c) => c.chunk.text.length > COMPACT_SUMMARY_CHARS);
+    const summaries: { id: number; into: PlannedChunk }[] = [];
+    for (const c of old) {
+      const summary = (await chat.summarize(c.chunk.text, 'What was asked, and what was the answer?')).trim();
+      if (!summary || summary.length >= c.chunk.text.length) continue;
+      const [vector] = await memory.vectorsOf([{ ...c.chunk, text: summary, vector: null, vectorModel: null }]).catch(() => [c.vector]);
+      summaries.push({ id: c.chunk.id, into: { chunk: { ...newChunkOf(c.chunk), text: summary }, vector } });
+    }
+    const released = thread.splitLockedUntil === 'compaction';
+    const result = await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [{ id, version: thread.version }],
+      updateThreads: [{ id, ...(released ? { splitLockedUntil: null } : {}) }],
+      deleteMemory: [...gone, ...summaries.map((s) => s.id)],
+      addMemory: [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)].map((p) => ({ ...p, model: memory.vectorModel })),
+      history: [{ threadId: id, actor, action: 'compact', details: { fused, summarised: summaries.length, released, chunksBefore: chunks.length } }],
+    });
+    await memory.forget([...gone, ...summaries.map((s) => s.id)]);
+    await memory.reindex(result.addedMemoryIds);
+    this.bridges.invalidate([id]);
+    this.log.info({ threadId: id, fused, summarised: summaries.length, released }, 'thread compacted');
+    return { thread: await this.get(id), fused, summarised: summaries.length, released };
+  }
+
+  /**
+   * A new thread whose memory is the fusion of two threads' memories (fusion.ts), with no copied
+   * messages: one assistant message introduces it. When smart fusion fails, the memories are
+   * joined as they are, and the room is warned.
+   */
+  async fuse(sourceIds: string[], actor: Actor, threshold = DEFAULT_FUSION_THRESHOLD): Promise<FuseOutcome> {
+    const { store, memory } = this.options;
+    if (!Array.isArray(sourceIds) || sourceIds.length !== 2) throw new errors.ERR_BAD_THREAD_OP('fusion takes exactly two threads');
+    if (sourceIds[0] === sourceIds[1]) throw new errors.ERR_BAD_THREAD_OP('a thread cannot be fused with itself');
+    checkThreshold(threshold);
+    const [a, b] = [await this.get(sourceIds[0]), await this.get(sourceIds[1])];
+    for (const t of [a, b]) if (t.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(t.id, t.mergedInto ? `merged into ${t.mergedInto}` : t.status);
+    const id = newThreadId();
+    const target = { threadId: id, roomId: a.roomId };
+    const [ca, cb] = [await this.withVectors(await this.allMemory(a.id)), await this.withVectors(await this.allMemory(b.id))];
+    let result: FusionResult;
+    let fallback: string | undefined;
+    try {
+      result = await fuseMemories(ca, cb, { target, threshold, gate: this.options.gate });
+    } catch (err) {
+      fallback = (err as Error)?.message ?? String(err);
+      this.log.warn({ sourceIds, err: fallback }, `Smart fusion failed — fell back to simple union merge. Reason: ${fallback}`);
+      result = unionOf(ca, cb, target);
+    }
+    this.log.info({ threadId: id, sourceIds, fused: result.fused, kept: result.kept }, `Fused ${result.fused} pairs, kept ${result.kept} unique`);
+    const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
+    const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
+    const details = { sourceIds, fused: result.fused, kept: result.kept, chunks: result.chunks.length, threshold, ...(fallback ? { fallback } : {}) };
+    const { addedMemoryIds, appended } = await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
+      createThreads: [{ id, roomId: a.roomId, title, origin: 'fused', isMerged: true, tags: topics, weight: Math.max(a.weight, b.weight) }],
+      updateThreads: [{ id: a.id }, { id: b.id }],
+      addMemory: result.chunks.map((p) => ({ ...p, model: memory.vectorModel })),
+      setBridges: [a, b].map((t) => ({ threadId: id, otherId: t.id, weight: 1 })),
+      history: [
+        { threadId: id, actor, action: 'fuse', details },
+        { threadId: a.id, actor, action: 'fuse', details: { ...details, fusedInto: id } },
+        { threadId: b.id, actor, action: 'fuse', details: { ...details, fusedInto: id } },
+      ],
+      appendMessages: [
+        {
+          roomId: a.roomId,
+          threadId: id,
+          author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+          text: introText(a, b, topics, result),
+        },
+      ],
+    });
+    await memory.reindex(addedMemoryIds);
+    for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
+    if (fallback) {
+      const warning: ServerMessage = {
+        type: 'warning',
+        code: 'FUSION_FALLBACK',
+        message: `Smart fusion failed — fell back to simple union merge. Reason: ${fallback}`,
+      };
+      for (const roomId of new Set([a.roomId, b.roomId])) this.options.outlet?.broadcast(roomId, warning);
+    }
+    return { thread: await this.get(id), fused: result.fused, kept: result.kept, ...(fallback ? { fallback } : {}) };
+  }
+
+  /** Every message of the thread, oldest first (at most SPLIT_MAX_MESSAGES). */
+  private async allMessages(threadId: string): Promise<Message[]> {
+    const out: Message[] = [];
+    for (let after = 0; out.length < SPLIT_MAX_MESSAGES;) {
+      const page = await this.options.store.threadMessagesAfter(threadId, after, Math.min(PAGE, SPLIT_MAX_MESSAGES - out.length));
+      if (!page.length) break;
+      out.push(...page);
+      after = page[page.length - 1].seq;
+    }
+    return out;
+  }
+
+  private async allMemory(threadId: string): Promise<StoredMemoryChunk[]> {
+    const out: StoredMemoryChunk[] = [];
+    for (let after = 0; ;) {
+      const page = await this.options.store.scanThreadMemory(threadId, after, PAGE);
+      if (!page.length) break;
+      out.push(...page);
+      after = page[page.length - 1].id;
+    }
+    return out;
+  }
+
+  private async withVectors(chunks: StoredMemoryChunk[]): Promise<VectorChunk[]> {
+    const vectors = await this.options.memory.vectorsOf(chunks);
+    return chunks.map((chunk, i) => ({ chunk, vector: vectors[i] }));
+  }
+
+  /** Regenerates the thread's summary from its latest messages, in the background. */
+  private resummarise(id: string): void {
+    void (async () => {
+      const recent = await this.options.store.threadMessages(id, 60);
+      if (!recent.length) return;
+      const text = recent.map((m) => `${m.author.name}: ${m.text}`).join('\n');
+      const summary = clip((await this.options.chat.summarize(text, 'What is this discussion about?')).trim(), 1000);
+      await this.options.store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, summary }] });
+    })().catch((err: unknown) => this.log.warn({ threadId: id, err: (err as Error)?.message }, 'thread summary not regenerated'));
+  }
+}
+
+/** Both memories side by side, nothing fused: the fallback when fusion fails. */
+function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string; roomId: string }): FusionResult {
+  const copy = (c: VectorChunk, kept: boolean): PlannedChunk => ({
+    chunk: {
+      ...newChunkOf(c.chunk),
+      ...target,
+      lineage: c.chunk.lineage ?? { chunkIds: [c.chunk.id], threadIds: [c.chunk.threadId] },
+      ...(kept ? { fusion: 'kept' as const } : {}),
+    },
+    vector: c.vector,
+  });
+  return { chunks: [...a.map((c) => copy(c, false)), ...b.map((c) => copy(c, true))], fused: 0, kept: b.length };
+}
+
+function newChunkOf(c: StoredMemoryChunk): NewMemoryChunk {
+  const { threadId, roomId, kind, text, messageIds, authors, firstTs, lastTs, privileged, owner, fusion, lineage } = c;
+  return {
+    threadId,
+    roomId,
+    kind,
+    text,
+    messageIds,
+    authors,
+    firstTs,
+    lastTs,
+    privileged,
+    owner,
+    ...(fusion ? { fusion } : {}),
+    ...(lineage ? { lineage } : {}),
+  };
+}
+
+/** The fused thread's first message: where it comes from and what it covers. */
+function introText(a: Thread, b: Thread, topics: string[], r: FusionResult): string {
+  const covered = topics.length ? ` Topics covered: ${topics.slice(0, 12).join(', ')}.` : '';
+  return (
+    `This thread fuses the discussions "${a.title}" and "${b.title}". It holds no copied messages: ` +
+    `its memory joins both (${r.fused} passages said in both were made one, ${r.kept} kept from the second), ` +
+    `so questions here are answered from what was said in either.${covered}`
+  );
+}
+
+function newThreadId(): string {
+  return `thr_${randomUUID()}`;
+}
+
+function checkTitle(title: unknown, field = 'title'): string {
+  if (typeof title !== 'string' || !title.trim()) throw new errors.ERR_BAD_THREAD_OP(`${field} is empty`);
+  if (title.trim().length > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
+  return title.trim();
+}
+
+function checkThreshold(threshold: number): void {
+  if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) throw new errors.ERR_BAD_THREAD_OP('threshold must be a number in (0, 1]');
+}
+
+/** Tags the operations set (`merged_into:…`), as opposed to topics. */
+function isMark(tag: string): boolean {
+  return tag.startsWith('merged_into:');
+}
+
+function union(a: string[], b: string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

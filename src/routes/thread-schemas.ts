@@ -1,0 +1,115 @@
+/** JSON schemas of threads as the API shows them (docs/api.md), shared by the thread routes. */
+import type { Thread } from '../store/types.js';
+
+export const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] } as const;
+
+export const threadSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    roomId: { type: 'string' },
+    title: { type: 'string' },
+    main: { type: 'boolean' },
+    createdAt: { type: 'string' },
+    status: { type: 'string', enum: ['active', 'archived'] },
+    tags: { type: 'array', items: { type: 'string' } },
+    summary: { type: 'string' },
+    weight: { type: 'number' },
+    parentId: { type: ['string', 'null'] },
+    childIds: { type: 'array', items: { type: 'string' } },
+    origin: { type: 'string', enum: ['original', 'split', 'merged', 'fused'] },
+    splitLocked: { type: 'boolean' },
+    splitLockedUntil: { type: ['string', 'null'], enum: ['compaction', 'agent_release', 'force', null] },
+    mergedInto: { type: ['string', 'null'] },
+    isMerged: { type: 'boolean' },
+    config: { type: 'object', properties: { enable_chat_history_rag: { type: 'boolean' } }, required: ['enable_chat_history_rag'] },
+  },
+  required: [
+    'id',
+    'roomId',
+    'title',
+    'main',
+    'createdAt',
+    'status',
+    'tags',
+    'summary',
+    'weight',
+    'parentId',
+    'childIds',
+    'origin',
+    'splitLocked',
+    'splitLockedUntil',
+    'mergedInto',
+    'isMerged',
+    'config',
+  ],
+} as const;
+
+const bridgeSchema = {
+  type: 'object',
+  properties: { threadId: { type: 'string' }, otherId: { type: 'string' }, weight: { type: 'number' } },
+  required: ['threadId', 'otherId', 'weight'],
+} as const;
+
+const suggestionSchema = {
+  type: 'object',
+  properties: { survivorId: { type: 'string' }, absorbedId: { type: 'string' }, weight: { type: 'number' } },
+  required: ['survivorId', 'absorbedId', 'weight'],
+} as const;
+
+const eventSchema = {
+  type: 'object',
+  properties: {
+    threadId: { type: 'string' },
+    at: { type: 'string' },
+    actor: { type: 'string' },
+    action: { type: 'string' },
+    details: { type: 'object', additionalProperties: true },
+  },
+  required: ['threadId', 'at', 'actor', 'action', 'details'],
+} as const;
+
+export const detailSchema = {
+  type: 'object',
+  properties: {
+    thread: threadSchema,
+    messages: { type: 'integer', description: 'messages in the thread' },
+    memory: {
+      type: 'object',
+      properties: {
+        chunks: { type: 'integer', description: 'remembered passages (exchanges and windows of messages)' },
+        pending: { type: 'integer', description: 'messages and passages not yet stored' },
+        fused: { type: 'integer', description: 'passages of a fused thread made of one passage of each source' },
+        kept: { type: 'integer', description: 'passages of a fused thread kept from its second source as they were' },
+      },
+      required: ['chunks', 'pending', 'fused', 'kept'],
+    },
+    bridges: { type: 'array', items: bridgeSchema, description: 'threads on the same subject, by centroid similarity' },
+    suggestions: { type: 'array', items: suggestionSchema, description: 'merges worth considering (never done by themselves)' },
+    history: { type: 'array', items: eventSchema, description: 'the thread operations recorded, oldest first' },
+  },
+  required: ['thread', 'messages', 'memory', 'bridges', 'suggestions', 'history'],
+} as const;
+
+/** A thread as the API shows it (DESIGN §4). */
+export function threadView(t: Thread) {
+  return {
+    id: t.id,
+    roomId: t.roomId,
+    title: t.title,
+    main: t.main,
+    createdAt: t.createdAt,
+    status: t.status,
+    tags: t.tags,
+    summary: t.summary,
+    weight: t.weight,
+    parentId: t.parentId,
+    childIds: t.childIds,
+    origin: t.origin,
+    splitLocked: t.splitLockedUntil !== null,
+    splitLockedUntil: t.splitLockedUntil,
+    mergedInto: t.mergedInto,
+    isMerged: t.isMerged,
+    config: { enable_chat_history_rag: t.memoryEnabled },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The thread tables of the SQLite store: threads with their lineage and locks, bridges between
+ * threads, the history of thread operations, and the one transaction a thread operation is
+ * (ThreadChange). SqliteStore owns the connection and calls in here inside its transactions.
+ */
+import type Database from 'better-sqlite3';
+import { errors } from '../errors.js';
+import type { Message } from '../protocol/messages.js';
+import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent, ThreadFields } from './types.js';
+
+type Row = Record<string, any>;
+
+/** What the thread tables need of the store: its statement cache and its memory-chunk writes. */
+export interface ThreadTablesHost {
+  sql(text: string): Database.Statement;
+  /** Inserts a memory chunk with its lines and vector; returns its id. */
+  insertMemory(change: NonNullable<ThreadChange['addMemory']>[number], at: string): number;
+  deleteMemory(ids: number[]): void;
+  /** Moves chunks to another thread (their lines' scope follows). */
+  moveMemory(ids: number[], threadId: string, roomId: string): void;
+  appendMessage(message: NewMessage): Message;
+}
+
+/** Column of each settable thread field, and how its value is written. */
+const COLUMNS: { [K in keyof ThreadFields]: [column: string, write: (v: ThreadFields[K]) => unknown] } = {
+  title: ['title', (v) => v],
+  main: ['main', (v) => (v ? 1 : 0)],
+  memoryEnabled: ['memory_enabled', (v) => (v ? 1 : 0)],
+  status: ['status', (v) => v],
+  tags: ['tags', (v) => JSON.stringify(v)],
+  summary: ['summary', (v) => v],
+  weight: ['weight', (v) => v],
+  parentId: ['parent_id', (v) => v],
+  origin: ['origin', (v) => v],
+  splitLockedUntil: ['split_locked_until', (v) => v],
+  mergedInto: ['merged_into', (v) => v],
+  isMerged: ['is_merged', (v) => (v ? 1 : 0)],
+};
+
+export function rowToThread(r: Row, childIds: string[]): Thread {
+  return {
+    id: r.id,
+    roomId: r.room_id,
+    title: r.title,
+    main: r.main === 1,
+    createdAt: r.created_at,
+    memoryEnabled: r.memory_enabled !== 0,
+    status: r.status,
+    tags: JSON.parse(r.tags),
+    summary: r.summary,
+    weight: r.weight,
+    parentId: r.parent_id ?? null,
+    childIds,
+    origin: r.origin,
+    splitLockedUntil: r.split_locked_until ?? null,
+    mergedInto: r.merged_into ?? null,
+    isMerged: r.is_merged === 1,
+    version: r.version,
+  };
+}
+
+export class SqliteThreadTables {
+  constructor(private readonly host: ThreadTablesHost) {}
+
+  get(id: string): Thread | null {
+    const row = this.host.sql('SELECT * FROM threads WHERE id = ?').get(id) as Row | undefined;
+    return row ? rowToThread(row, this.childIds(id)) : null;
+  }
+
+  list(roomId: string): Thread[] {
+    const rows = this.host.sql('SELECT * FROM threads WHERE room_id = ? ORDER BY main DESC, created_at, id').all(roomId) as Row[];
+    const children = new Map<string, string[]>();
+    for (const r of rows) if (r.parent_id) children.set(r.parent_id, [...(children.get(r.parent_id) ?? []), r.id]);
+    return rows.map((r) => rowToThread(r, children.get(r.id) ?? []));
+  }
+
+  insert(t: NewThread, at: string): void {
+    const fields = Object.entries(t).filter(([k]) => k in COLUMNS) as [keyof ThreadFields, unknown][];
+    const columns = ['id', 'room_id', 'created_at', ...fields.map(([k]) => COLUMNS[k][0])];
+    const values = [t.id, t.roomId, at, ...fields.map(([k, v]) => (COLUMNS[k][1] as (x: unknown) => unknown)(v))];
+    this.host.sql(`INSERT INTO threads (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...values);
+  }
+
+  bridges(threadId: string): ThreadBridge[] {
+    return (this.host.sql('SELECT * FROM thread_bridges WHERE thread_id = ? ORDER BY weight DESC, other_id').all(threadId) as Row[]).map((r) => ({
+      threadId: r.thread_id,
+      otherId: r.other_id,
+      weight: r.weight,
+    }));
+  }
+
+  history(threadId: string, limit: number): ThreadEvent[] {
+    const rows = this.host.sql('SELECT * FROM thread_history WHERE thread_id = ? ORDER BY id DESC LIMIT ?').all(threadId, limit) as Row[];
+    return rows.reverse().map((r) => ({ threadId: r.thread_id, at: r.at, actor: r.actor, action: r.action, details: JSON.parse(r.details) }));
+  }
+
+  record(event: Omit<ThreadEvent, 'at'>, at: string): void {
+    this.host
+      .sql('INSERT INTO thread_history (thread_id, at, actor, action, details) VALUES (?, ?, ?, ?, ?)')
+      .run(event.threadId, at, event.actor, event.action, JSON.stringify(event.details));
+  }
+
+  /** Applies `change`; call inside a transaction. */
+  apply(change: ThreadChange): ThreadChangeResult {
+    const { sql } = this.host;
+    for (const { id, version } of change.expect) {
+      const row = sql('SELECT version FROM threads WHERE id = ?').get(id) as Row | undefined;
+      if (!row) throw new errors.ERR_THREAD_NOT_FOUND(id);
+      if (row.version !== version) throw new errors.ERR_THREAD_CHANGED(id);
+    }
+    for (const t of change.createThreads ?? []) this.insert(t, change.at);
+    for (const u of change.updateThreads ?? []) {
+      const fields = Object.entries(u).filter(([k]) => k in COLUMNS) as [keyof ThreadFields, unknown][];
+      const sets = [...fields.map(([k]) => `${COLUMNS[k][0]} = ?`), 'version = version + 1'];
+      const values = fields.map(([k, v]) => (COLUMNS[k][1] as (x: unknown) => unknown)(v));
+      if (!sql(`UPDATE threads SET ${sets.join(', ')} WHERE id = ?`).run(...values, u.id).changes) throw new errors.ERR_THREAD_NOT_FOUND(u.id);
+    }
+    for (const { ids, threadId } of change.moveMessages ?? []) {
+      const move = sql('UPDATE messages SET thread_id = ? WHERE id = ?');
+      for (const id of ids) if (!move.run(threadId, id).changes) throw new errors.ERR_BAD_THREAD_OP(`message ${id} is gone`);
+    }
+    for (const { ids, threadId, roomId } of change.moveMemory ?? []) this.host.moveMemory(ids, threadId, roomId);
+    if (change.deleteMemory?.length) this.host.deleteMemory(change.deleteMemory);
+    const added = (change.addMemory ?? []).map((m) => this.host.insertMemory(m, change.at));
+    for (const id of change.dropBridgesOf ?? []) sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(id, id);
+    const bridge = sql('INSERT OR REPLACE INTO thread_bridges (thread_id, other_id, weight) VALUES (?, ?, ?)');
+    for (const b of change.setBridges ?? []) {
+      if (b.threadId === b.otherId) continue;
+      bridge.run(b.threadId, b.otherId, b.weight);
+      bridge.run(b.otherId, b.threadId, b.weight);
+    }
+    for (const e of change.history ?? []) this.record(e, change.at);
+    const appended = (change.appendMessages ?? []).map((m) => this.host.appendMessage(m));
+    return { addedMemoryIds: added, appended };
+  }
+
+  private childIds(id: string): string[] {
+    return (this.host.sql('SELECT id FROM threads WHERE parent_id = ? ORDER BY created_at, id').all(id) as Row[]).map((r) => r.id as string);
+  }
+}

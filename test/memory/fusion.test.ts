@@ -1,0 +1,241 @@
+/**
+ * Fusion (issue 14): the second gate, the plan's sizes and lineage at several thresholds, and a
+ * fused thread end to end — no copied messages, one introduction, questions about either source
+ * answered from it and traced back to the original messages, the union fallback with its warning.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { saySameThing } from '../../src/memory/threads/same-meaning.js';
+import { fuseMemories, consolidate, type VectorChunk } from '../../src/memory/threads/fusion.js';
+import { ThreadService } from '../../src/memory/threads/thread-service.js';
+import type { StoredMemoryChunk } from '../../src/store/types.js';
+import type { Source } from '../../src/protocol/messages.js';
+import { ADMIN } from '../helpers.js';
+import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+describe('the second gate: same words, same meaning', () => {
+  it('refuses a negation the other side lacks, and a changed number', () => {
+    expect(saySameThing('I love the new Prius', 'I no longer love the new Prius')).toBe(false);
+    expect(saySameThing('The Prius is not reliable', 'The Prius is reliable')).toBe(false);
+    expect(saySameThing("I don't like the new Prius", 'I like the new Prius')).toBe(false);
+    expect(saySameThing('Tickets cost 120 euros', 'Tickets cost 150 euros')).toBe(false);
+    expect(saySameThing('Tickets cost 1,200 euros', 'Tickets cost 1200 euros')).toBe(true);
+  });
+
+  it('accepts two tellings of one thing, chat stamps and fusion marks aside', () => {
+    expect(saySameThing('Ann (1 Nov 2026, 10:00): The pier opens in May', 'Ann (3 Nov 2026, 18:45): the pier opens in May!')).toBe(true);
+    expect(saySameThing('[A]: I love the new Prius', 'I really love the new Prius')).toBe(true);
+    expect(saySameThing('The pier opens in May', 'Basil keeps pests off tomatoes')).toBe(false);
+  });
+});
+
+/** A stored-looking chunk with a unit vector along `axes` (weights), for plans without a store. */
+function chunk(id: number, threadId: string, text: string, axes: Record<number, number>, over: Partial<StoredMemoryChunk> = {}): VectorChunk {
+  const vector = new Float32Array(16);
+  for (const [i, w] of Object.entries(axes)) vector[Number(i)] = w;
+  const norm = Math.hypot(...vector);
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  return {
+    chunk: {
+      id,
+      threadId,
+      roomId: 'news_1',
+      kind: 'window',
+      text,
+      messageIds: [`m${id}`],
+      authors: ['Ann'],
+      firstTs: '2026-11-01T10:00:00.000Z',
+      lastTs: '2026-11-01T10:00:00.000Z',
+      privileged: false,
+      owner: null,
+      createdAt: '2026-11-01T10:00:00.000Z',
+      updatedAt: '2026-11-01T10:00:00.000Z',
+      vector,
+      vectorModel: 'test@16',
+      ...over,
+    },
+    vector,
+  };
+}
+
+const target = { threadId: 'thr_f', roomId: 'news_1' };
+
+describe('the fusion plan', () => {
+  const a = [
+    chunk(1, 'A', 'The night train to Vienna leaves at 22:10', { 0: 1 }),
+    chunk(2, 'A', 'Sleeper cabins cost 120 euros', { 1: 1 }),
+    chunk(3, 'A', 'The dining car serves goulash', { 2: 1 }),
+  ];
+  const b = [
+    chunk(11, 'B', 'the night train to Vienna leaves at 22:10', { 0: 1, 5: 0.2 }),
+    chunk(12, 'B', 'Sleeper cabins cost 150 euros', { 1: 1, 6: 0.1 }),
+    chunk(13, 'B', 'Tomatoes need six hours of sun', { 3: 1 }),
+    chunk(14, 'B', 'Basil keeps pests away', { 4: 1 }),
+  ];
+
+  it('fuses what both say, keeps the rest, and lands between max(|A|, |B|) and |A| + |B| at every threshold', async () => {
+    const r = await fuseMemories(a, b, { target });
+    expect([r.fused, r.kept, r.chunks.length]).toEqual([1, 3, 6]);
+    const fused = r.chunks.find((c) => c.chunk.fusion === 'fused')!;
+    expect(fused.chunk.text).toBe('[A]: The night train to Vienna leaves at 22:10\n[B]: the night train to Vienna leaves at 22:10');
+    expect(fused.chunk.lineage).toEqual({ chunkIds: [1, 11], threadIds: ['A', 'B'] });
+    expect(fused.chunk.messageIds).toEqual(['m1', 'm11']);
+    expect(fused.chunk.threadId).toBe('thr_f');
+    expect(Math.hypot(...fused.vector)).toBeCloseTo(1, 5);
+    // The 120/150 pair is close by cosine but the numbers differ: kept apart.
+    expect(r.chunks.filter((c) => c.chunk.text.includes('Sleeper'))).toHaveLength(2);
+    for (const threshold of [0.05, 0.5, 0.82, 0.99, 1]) {
+      const { chunks, fused: f, kept } = await fuseMemories(a, b, { target, threshold });
+      expect(chunks.length).toBeGreaterThanOrEqual(Math.max(a.length, b.length));
+      expect(chunks.length).toBeLessThanOrEqual(a.length + b.length);
+      expect(f + kept).toBe(b.length);
+    }
+  });
+
+  it('never fuses a contradiction, however close the vectors', async () => {
+    const x = [chunk(1, 'A', 'I love the new Prius', { 0: 1 })];
+    const y = [chunk(2, 'B', 'I no longer love the new Prius', { 0: 1 })];
+    const r = await fuseMemories(x, y, { target, threshold: 0.5 });
+    expect([r.fused, r.kept]).toEqual([0, 1]);
+  });
+
+  it('fuses a memory with its own copy into its own size, and never a private chunk with a public one', async () => {
+    const copy = a.map((c, i) => chunk(100 + i, 'B', c.chunk.text, { [i]: 1 }));
+    expect((await fuseMemories(a, copy, { target })).chunks).toHaveLength(a.length);
+    const secret = [chunk(50, 'B', a[0].chunk.text, { 0: 1 }, { privileged: true, owner: 'u_ann', messageIds: [] })];
+    const r = await fuseMemories(a, secret, { target });
+    expect([r.fused, r.kept]).toEqual([0, 1]);
+    expect(r.chunks.at(-1)!.chunk).toMatchObject({ privileged: true, owner: 'u_ann', fusion: 'kept' });
+  });
+
+  it('each chunk of A takes in at most one chunk of B', async () => {
+    const twice = [chunk(21, 'B', a[0].chunk.text, { 0: 1 }), chunk(22, 'B', a[0].chunk.text, { 0: 1, 9: 0.01 })];
+    const r = await fuseMemories(a, twice, { target });
+    expect([r.fused, r.kept, r.chunks.length]).toEqual([1, 1, 4]);
+  });
+
+  it('compaction makes near-duplicates of one thread one, oldest first', async () => {
+    const thread = [
+      chunk(1, 'A', 'The pier opens in May', { 0: 1 }),
+      chunk(2, 'A', 'Basil keeps pests away', { 1: 1 }),
+      chunk(3, 'A', 'the pier opens in May!', { 0: 1, 2: 0.1 }),
+    ];
+    const r = await consolidate(thread, {});
+    expect(r.fused).toBe(1);
+    expect(r.replaced).toHaveLength(1);
+    expect(r.replaced[0].ids).toEqual([1, 3]);
+    expect(r.replaced[0].into.chunk.messageIds).toEqual(['m1', 'm3']);
+  });
+});
+
+type Json = Record<string, any>;
+
+async function app(): Promise<FastifyInstance> {
+  const t = await roomsApp({ API_RATE_LIMIT_PER_MINUTE: '100000', ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000' });
+  closers.push(t.close);
+  return t.app;
+}
+
+async function call(a: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: unknown, expected = 200): Promise<Json> {
+  const res = await a.inject({ method, url, headers: ADMIN, ...(payload === undefined ? {} : { payload: payload as Json }) });
+  expect(res.statusCode, res.body).toBe(expected);
+  return res.json();
+}
+
+async function threadWith(a: FastifyInstance, roomId: string, title: string, lines: [string, string][]): Promise<{ id: string; messageIds: string[] }> {
+  const { thread } = await call(a, 'POST', `/api/v1/rooms/${roomId}/threads`, { title });
+  const start = Date.UTC(2026, 10, 1, 10);
+  const messages = lines.map(([name, text], i) => ({ author: { name }, text, ts: new Date(start + i * 60_000).toISOString() }));
+  const { messageIds } = await call(a, 'POST', `/api/v1/rooms/${roomId}/import`, { threadId: thread.id, messages });
+  await a.salon.memory.idle();
+  return { id: thread.id, messageIds };
+}
+
+const TRAINS: [string, string][] = [
+  ['Ann', 'The night train to Vienna leaves at 22:10 from platform 4.'],
+  ['Cy', 'Sleeper cabins cost 120 euros for two people.'],
+  ['Ann', 'The dining car serves goulash until midnight.'],
+];
+const GARDEN: [string, string][] = [
+  ['Bo', 'Tomatoes need six hours of sun a day.'],
+  ['Di', 'Water them at the roots, never on the leaves.'],
+  ['Bo', 'Basil planted next to tomatoes keeps the pests away.'],
+];
+
+describe('a fused thread', () => {
+  it('copies no messages, introduces itself, remembers both sources and traces answers back to them', async () => {
+    const a = await app();
+    const trains = await threadWith(a, ROOM, 'Night trains', TRAINS);
+    const garden = await threadWith(a, OTHER_ROOM, 'Tomato garden', GARDEN);
+    const r = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [trains.id, garden.id] });
+    expect(r.thread).toMatchObject({ roomId: ROOM, origin: 'fused', isMerged: true, title: 'Night trains + Tomato garden' });
+    expect(r.fallback).toBeUndefined();
+    const detail = await call(a, 'GET', `/api/v1/threads/${r.thread.id}`);
+    expect(detail.messages).toBe(1);
+    const { messages } = await call(a, 'GET', `/api/v1/threads/${r.thread.id}/messages`);
+    expect(messages[0].author.kind).toBe('assistant');
+    expect(messages[0].text).toContain('Night trains');
+    expect(messages[0].text).toContain('Tomato garden');
+    expect(detail.memory.chunks).toBe(r.fused + r.kept + (await a.salon.store.countMemoryChunks(trains.id)) - r.fused);
+    expect(detail.memory.kept).toBe(r.kept);
+    expect(detail.history).toMatchObject([{ action: 'fuse', details: { sourceIds: [trains.id, garden.id] } }]);
+    expect((await call(a, 'GET', `/api/v1/threads/${trains.id}`)).history.at(-1)).toMatchObject({ action: 'fuse', details: { fusedInto: r.thread.id } });
+    // The sources are untouched.
+    expect((await call(a, 'GET', `/api/v1/threads/${garden.id}`)).messages).toBe(3);
+
+    const ask = async (text: string) => {
+      const res = await a.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/ask`, payload: { text, threadId: r.thread.id, name: 'Eve' } });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json() as { answer: string; sources: Source[] };
+      return { ...body, cited: body.sources.filter((s) => s.sourceType === 'conversation').flatMap((s) => s.messageIds ?? []) };
+    };
+    const train = await ask('When does the night train to Vienna leave?');
+    expect(train.answer).toContain('22:10');
+    expect(train.cited).toEqual(expect.arrayContaining([trains.messageIds[0]]));
+    const tomato = await ask('How many hours of sun do tomatoes need?');
+    expect(tomato.answer).toMatch(/six hours/);
+    expect(tomato.cited).toEqual(expect.arrayContaining([garden.messageIds[0]]));
+  });
+
+  it('falls back to a plain union when smart fusion fails, logs why and warns the room', async () => {
+    const a = await app();
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', TRAINS);
+    const { client: ann } = await joined(a, 'Ann');
+    const logged: string[] = [];
+    const { store, memory, chat, rooms } = a.salon;
+    const failing = new ThreadService({
+      store,
+      memory,
+      chat,
+      bridges: a.salon.threads.bridges,
+      outlet: rooms,
+      gate: () => {
+        throw new Error('gate offline');
+      },
+      log: { debug() {}, info() {}, error() {}, warn: (_d: unknown, m?: string) => void logged.push(String(m)), child: () => ({}) as never } as never,
+    });
+    const r = await failing.fuse([x.id, y.id], 'admin');
+    expect(r).toMatchObject({ fused: 0, kept: await store.countMemoryChunks(y.id), fallback: 'gate offline' });
+    expect(await store.countMemoryChunks(r.thread.id)).toBe((await store.countMemoryChunks(x.id)) + (await store.countMemoryChunks(y.id)));
+    expect(logged).toContain('Smart fusion failed — fell back to simple union merge. Reason: gate offline');
+    const warning = await ann.next('warning');
+    expect(warning).toMatchObject({ code: 'FUSION_FALLBACK' });
+    expect(warning.message).toContain('gate offline');
+    expect((await store.threadHistory(r.thread.id, 5))[0].details).toMatchObject({ fallback: 'gate offline' });
+  });
+
+  it('refuses one source, the same thread twice and an unknown thread', async () => {
+    const a = await app();
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [x.id] }, 400)).error.code).toBe('ERR_BAD_REQUEST');
+    expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [x.id, x.id] }, 400)).error.code).toBe('ERR_BAD_THREAD_OP');
+    expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [x.id, 'thr_none'] }, 404)).error.code).toBe('ERR_THREAD_NOT_FOUND');
+    expect((await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads`)).threads).toHaveLength(2);
+  });
+});

@@ -1,0 +1,240 @@
+/**
+ * Thread operations through the HTTP API (issue 14): start, merge, split in two steps, unlock,
+ * compaction and fusion, each one transaction with a catalogue code on refusal, and every one
+ * recorded in the thread's history.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { ADMIN } from '../helpers.js';
+import { roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function app(): Promise<FastifyInstance> {
+  const t = await roomsApp({ API_RATE_LIMIT_PER_MINUTE: '100000', ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000' });
+  closers.push(t.close);
+  return t.app;
+}
+
+type Json = Record<string, any>;
+
+async function call(a: FastifyInstance, method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, expected = 200): Promise<Json> {
+  const res = await a.inject({ method, url, headers: ADMIN, ...(payload === undefined ? {} : { payload: payload as Json }) });
+  expect(res.statusCode, res.body).toBe(expected);
+  return res.json();
+}
+
+/** A new thread of `roomId` holding `lines` (author: text), one minute apart from `start`. */
+async function threadWith(
+  a: FastifyInstance,
+  roomId: string,
+  title: string,
+  lines: [string, string][],
+  start = Date.UTC(2026, 10, 1, 10),
+): Promise<{ id: string; messageIds: string[] }> {
+  const { thread } = await call(a, 'POST', `/api/v1/rooms/${roomId}/threads`, { title });
+  const messages = lines.map(([name, text], i) => ({ author: { name }, text, ts: new Date(start + i * 60_000).toISOString() }));
+  const { messageIds } = await call(a, 'POST', `/api/v1/rooms/${roomId}/import`, { threadId: thread.id, messages });
+  await a.salon.memory.idle();
+  return { id: thread.id, messageIds };
+}
+
+const TRAINS: [string, string][] = [
+  ['Ann', 'The night train to Vienna leaves at 22:10 from platform 4.'],
+  ['Cy', 'Sleeper cabins cost 120 euros for two people.'],
+  ['Ann', 'The dining car serves goulash until midnight.'],
+];
+const GARDEN: [string, string][] = [
+  ['Bo', 'Tomatoes need six hours of sun a day.'],
+  ['Di', 'Water them at the roots, never on the leaves.'],
+  ['Bo', 'Basil planted next to tomatoes keeps the pests away.'],
+];
+
+describe('starting and listing threads', () => {
+  it('starts a thread beside the main one and lists both with the full thread shape', async () => {
+    const a = await app();
+    const { thread } = await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: 'Night trains' });
+    expect(thread).toMatchObject({
+      roomId: ROOM,
+      title: 'Night trains',
+      status: 'active',
+      origin: 'original',
+      splitLocked: false,
+      isMerged: false,
+      weight: 1,
+      childIds: [],
+    });
+    const { threads } = await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads`);
+    expect(threads.map((t: Json) => [t.title, t.main])).toEqual([
+      ['Main', true],
+      ['Night trains', false],
+    ]);
+    const detail = await call(a, 'GET', `/api/v1/threads/${thread.id}`);
+    expect(detail.history.map((e: Json) => e.action)).toEqual(['created']);
+    expect(detail.memory).toEqual({ chunks: 0, pending: 0, fused: 0, kept: 0 });
+    await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: '' }, 400);
+    await call(a, 'POST', `/api/v1/rooms/nope_1/threads`, { title: 'x' }, 404);
+    expect((await a.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/threads`, payload: { title: 'x' } })).statusCode).toBe(401);
+  });
+});
+
+describe('merge', () => {
+  it('moves the absorbed thread’s messages and memory into the survivor, archives and tags it, and records both sides', async () => {
+    const a = await app();
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN, Date.UTC(2026, 10, 1, 11));
+    const { store } = a.salon;
+    // Live talk alternating between the two threads.
+    const live: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const threadId = i % 2 ? garden.id : trains.id;
+      const { message } = await store.appendMessage({ roomId: ROOM, threadId, author: { id: 'u_ann', name: 'Ann', kind: 'user' }, text: `live ${i}` });
+      live.push(message.id);
+    }
+    await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      updateThreads: [
+        { id: trains.id, tags: ['travel'], weight: 1.5 },
+        { id: garden.id, tags: ['plants'] },
+      ],
+    });
+    const gardenChunks = (await store.scanThreadMemory(garden.id, 0, 100)).map((c) => c.id);
+    expect(gardenChunks.length).toBeGreaterThan(0);
+
+    const { thread } = await call(a, 'POST', '/api/v1/threads/merge', { survivorId: trains.id, absorbedId: garden.id });
+    expect(thread).toMatchObject({ id: trains.id, origin: 'merged', weight: 1.6, status: 'active' });
+    expect(thread.tags).toEqual(['travel', 'plants']);
+    // Both threads' messages, in time order.
+    const { messages } = await call(a, 'GET', `/api/v1/threads/${trains.id}/messages?limit=100`);
+    expect(messages.map((m: Json) => m.id)).toEqual([...trains.messageIds, ...garden.messageIds, ...live]);
+    expect(messages.map((m: Json) => m.ts)).toEqual([...messages.map((m: Json) => m.ts)].sort());
+    // Memory came along and is searched in the survivor.
+    expect((await store.scanThreadMemory(trains.id, 0, 100)).map((c) => c.id)).toEqual(expect.arrayContaining(gardenChunks));
+    const hits = await a.salon.memory.search('tomatoes sun hours', { threadId: trains.id, userId: 'u', private: false }, 4);
+    expect(hits[0].chunk.text).toContain('Tomatoes');
+    expect(await a.salon.memory.search('tomatoes sun hours', { threadId: garden.id, userId: 'u', private: false }, 4)).toEqual([]);
+
+    const absorbed = await call(a, 'GET', `/api/v1/threads/${garden.id}`);
+    expect(absorbed.thread).toMatchObject({ status: 'archived', mergedInto: trains.id });
+    expect(absorbed.thread.tags).toEqual(['plants', `merged_into:${trains.id}`]);
+    expect(absorbed.messages).toBe(0);
+    expect(absorbed.history.map((e: Json) => e.action)).toEqual(['created', 'merged_into']);
+    const survivor = await call(a, 'GET', `/api/v1/threads/${trains.id}`);
+    expect(survivor.history.at(-1)).toMatchObject({ actor: 'admin', action: 'merge', details: { absorbedId: garden.id, messages: 5 } });
+  });
+
+  it('rewires bridges: the absorbed thread’s move to the survivor, and theirs disappears', async () => {
+    const a = await app();
+    const [x, y, z] = [await threadWith(a, ROOM, 'X', TRAINS), await threadWith(a, ROOM, 'Y', GARDEN), await threadWith(a, ROOM, 'Z', GARDEN)];
+    await a.salon.store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      setBridges: [
+        { threadId: x.id, otherId: y.id, weight: 0.9 },
+        { threadId: y.id, otherId: z.id, weight: 0.7 },
+      ],
+    });
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: x.id, absorbedId: y.id });
+    expect((await call(a, 'GET', `/api/v1/threads/${x.id}`)).bridges).toEqual([{ threadId: x.id, otherId: z.id, weight: 0.7 }]);
+    expect((await call(a, 'GET', `/api/v1/threads/${z.id}`)).bridges).toEqual([{ threadId: z.id, otherId: x.id, weight: 0.7 }]);
+    expect((await call(a, 'GET', `/api/v1/threads/${y.id}`)).bridges).toEqual([]);
+  });
+
+  it('refuses locked, archived, main-absorbing, cross-room and self merges, changing nothing', async () => {
+    const a = await app();
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    const other = await threadWith(a, OTHER_ROOM, 'Elsewhere', GARDEN);
+    const main = await a.salon.store.ensureMainThread(ROOM);
+    const merge = (survivorId: string, absorbedId: string, status: number) => call(a, 'POST', '/api/v1/threads/merge', { survivorId, absorbedId }, status);
+    expect((await merge(x.id, x.id, 400)).error.code).toBe('ERR_BAD_THREAD_OP');
+    expect((await merge(x.id, main.id, 400)).error.code).toBe('ERR_BAD_THREAD_OP');
+    expect((await merge(x.id, other.id, 400)).error.message).toContain('fuse');
+    expect((await merge(x.id, 'thr_nope', 404)).error.code).toBe('ERR_THREAD_NOT_FOUND');
+    const { threads } = await call(a, 'POST', `/api/v1/threads/${y.id}/split`, { parts: [{ title: 'Part', messageIds: [y.messageIds[0]] }], lock: 'force' });
+    const locked = threads[0].id;
+    expect((await merge(x.id, locked, 409)).error.code).toBe('ERR_THREAD_LOCKED');
+    expect((await merge(locked, x.id, 409)).error.code).toBe('ERR_THREAD_LOCKED');
+    await merge(main.id, y.id, 200);
+    expect((await merge(x.id, y.id, 409)).error.code).toBe('ERR_THREAD_ARCHIVED');
+    expect((await call(a, 'GET', `/api/v1/threads/${x.id}`)).messages).toBe(3);
+  });
+});
+
+describe('split', () => {
+  it('lists messages (step 1), then makes locked children with their messages and rebuilt memory (step 2)', async () => {
+    const a = await app();
+    const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);
+    const listing = await call(a, 'GET', `/api/v1/threads/${t.id}/split`);
+    expect(listing.messages.map((m: Json) => [m.id, m.role, m.author])).toEqual(t.messageIds.map((id, i) => [id, 'user', [...TRAINS, ...GARDEN][i][0]]));
+    expect(listing.messages[0].text).toBe(TRAINS[0][1]);
+
+    const r = await call(a, 'POST', `/api/v1/threads/${t.id}/split`, { parts: [{ title: 'Garden', messageIds: t.messageIds.slice(3) }] });
+    const [child] = r.threads;
+    expect(child).toMatchObject({ title: 'Garden', origin: 'split', parentId: t.id, splitLocked: true, splitLockedUntil: 'compaction', weight: 0.8 });
+    expect(r.parent.childIds).toEqual([child.id]);
+    const parentMessages = (await call(a, 'GET', `/api/v1/threads/${t.id}/messages`)).messages.map((m: Json) => m.id);
+    const childMessages = (await call(a, 'GET', `/api/v1/threads/${child.id}/messages`)).messages.map((m: Json) => m.id);
+    expect(parentMessages).toEqual(t.messageIds.slice(0, 3));
+    expect(childMessages).toEqual(t.messageIds.slice(3));
+    await a.salon.memory.idle();
+    // The window that straddled both parts is rebuilt on each side.
+    const childMemory = await a.salon.store.scanThreadMemory(child.id, 0, 100);
+    const parentMemory = await a.salon.store.scanThreadMemory(t.id, 0, 100);
+    expect(childMemory.flatMap((c) => c.messageIds).sort()).toEqual(t.messageIds.slice(3).sort());
+    expect(parentMemory.flatMap((c) => c.messageIds).sort()).toEqual(t.messageIds.slice(0, 3).sort());
+    const found = await a.salon.memory.search('basil pests', { threadId: child.id, userId: 'u', private: false }, 2);
+    expect(found[0].chunk.text).toContain('Basil');
+    expect((await call(a, 'GET', `/api/v1/threads/${t.id}`)).bridges).toEqual([{ threadId: t.id, otherId: child.id, weight: 0.8 }]);
+    expect((await call(a, 'GET', `/api/v1/threads/${t.id}`)).history.at(-1)).toMatchObject({ action: 'split', details: { lock: 'compaction' } });
+    expect((await call(a, 'GET', `/api/v1/threads/${child.id}`)).history).toMatchObject([{ action: 'split_off', details: { parentId: t.id } }]);
+  });
+
+  it('refuses unknown ids, a message in two parts and empty parts, changing nothing', async () => {
+    const a = await app();
+    const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);
+    const split = (body: unknown) => call(a, 'POST', `/api/v1/threads/${t.id}/split`, body, 400);
+    expect((await split({ parts: [{ title: 'A', messageIds: ['m_nope'] }] })).error.message).toContain('m_nope');
+    expect(
+      (
+        await split({
+          parts: [
+            { title: 'A', messageIds: [t.messageIds[0]] },
+            { title: 'B', messageIds: [t.messageIds[0]] },
+          ],
+        })
+      ).error.message,
+    ).toContain('parts[0] and parts[1]');
+    expect((await split({ parts: [{ title: 'A', messageIds: [] }] })).error.code).toBe('ERR_BAD_REQUEST');
+    expect((await split({ parts: [{ title: 'A', messageIds: [t.messageIds[0]] }], lock: 'forever' })).error.code).toBe('ERR_BAD_REQUEST');
+    expect((await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads`)).threads).toHaveLength(2);
+    expect((await call(a, 'GET', `/api/v1/threads/${t.id}`)).messages).toBe(6);
+  });
+
+  it('unlock releases any lock; compaction releases only its own', async () => {
+    const a = await app();
+    const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);
+    const { threads } = await call(a, 'POST', `/api/v1/threads/${t.id}/split`, {
+      parts: [
+        { title: 'A', messageIds: [t.messageIds[0]] },
+        { title: 'B', messageIds: [t.messageIds[1]] },
+      ],
+      lock: 'agent_release',
+    });
+    const [first, second] = threads;
+    expect((await call(a, 'POST', `/api/v1/threads/${first.id}/compact`, {})).released).toBe(false);
+    expect((await call(a, 'GET', `/api/v1/threads/${first.id}`)).thread.splitLockedUntil).toBe('agent_release');
+    expect((await call(a, 'POST', `/api/v1/threads/${first.id}/unlock`)).thread.splitLocked).toBe(false);
+    expect((await call(a, 'POST', `/api/v1/threads/${first.id}/unlock`, undefined, 400)).error.code).toBe('ERR_BAD_THREAD_OP');
+    expect((await call(a, 'GET', `/api/v1/threads/${first.id}`)).history.map((e: Json) => e.action)).toEqual(['split_off', 'compact', 'unlock']);
+
+    const { threads: again } = await call(a, 'POST', `/api/v1/threads/${t.id}/split`, { parts: [{ title: 'C', messageIds: [t.messageIds[2]] }] });
+    const compacted = await call(a, 'POST', `/api/v1/threads/${again[0].id}/compact`);
+    expect(compacted).toMatchObject({ released: true, thread: { splitLocked: false } });
+    expect(second.splitLockedUntil).toBe('agent_release');
+  });
+});
