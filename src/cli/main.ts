@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   search: () => import('./commands/search.js'),
   reindex: () => import('./commands/reindex.js'),
   import: () => import('./commands/import.js'),
+  threads: () => import('./commands/threads.js'),
 };
 
 async function help(): Promise<void> {

@@ -113,7 +113,8 @@ export class MemoryService implements MemorySearch {
       firstTs: asked,
       lastTs: result.message.ts,
       privileged: request.private === true,
-      owner: request.private ? request.asker.id : null,
+      // Kept for a public exchange too: in a privileged thread it becomes the asker's alone (remember).
+      owner: request.asker.id,
     });
   }
 
@@ -245,9 +246,11 @@ export class MemoryService implements MemorySearch {
       });
   }
 
-  private async remember(chunk: NewMemoryChunk): Promise<void> {
+  private async remember(given: NewMemoryChunk): Promise<void> {
     const store = this.options.store;
-    if (!(await store.getThread(chunk.threadId))) return;
+    const thread = await store.getThread(given.threadId);
+    if (!thread) return;
+    const chunk = thread.privileged && given.kind === 'exchange' && given.owner ? { ...given, privileged: true } : given;
     const now = new Date(this.now()).toISOString();
     let vector: Float32Array | undefined;
     try {

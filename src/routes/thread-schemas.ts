@@ -22,7 +22,11 @@ export const threadSchema = {
     splitLockedUntil: { type: ['string', 'null'], enum: ['compaction', 'agent_release', 'force', null] },
     mergedInto: { type: ['string', 'null'] },
     isMerged: { type: 'boolean' },
-    config: { type: 'object', properties: { enable_chat_history_rag: { type: 'boolean' } }, required: ['enable_chat_history_rag'] },
+    config: {
+      type: 'object',
+      properties: { enable_chat_history_rag: { type: 'boolean' }, privileged: { type: 'boolean' } },
+      required: ['enable_chat_history_rag', 'privileged'],
+    },
   },
   required: [
     'id',
@@ -110,6 +114,6 @@ export function threadView(t: Thread) {
     splitLockedUntil: t.splitLockedUntil,
     mergedInto: t.mergedInto,
     isMerged: t.isMerged,
-    config: { enable_chat_history_rag: t.memoryEnabled },
+    config: { enable_chat_history_rag: t.memoryEnabled, privileged: t.privileged },
   };
 }

@@ -79,21 +79,23 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     },
   );
 
-  app.put<{ Params: { id: string }; Body: { enable_chat_history_rag: boolean } }>(
+  app.put<{ Params: { id: string }; Body: { enable_chat_history_rag?: boolean; privileged?: boolean } }>(
     '/api/v1/threads/:id/config',
     {
       onRequest: requireAdmin,
       schema: {
-        summary: 'Switch a thread’s memory on or off (admin)',
+        summary: 'Switch a thread’s memory on or off, or make it privileged (admin)',
         description:
-          'Off: the assistant neither searches nor cites what the thread discussed before; the recent chat still counts. Members switch it with `/memory on|off` when THREAD_OPS=members.',
+          '`enable_chat_history_rag` off: the assistant neither searches nor cites what the thread discussed before; the recent chat still counts. ' +
+          'Members switch it with `/memory on|off` when THREAD_OPS=members. `privileged` on: from now on each exchange with the assistant is ' +
+          'remembered for its asker alone (searched only by their private asks), as a private ask’s is.',
         tags: ['threads'],
         security: adminSecurity,
         params: idParams,
         body: {
           type: 'object',
-          properties: { enable_chat_history_rag: { type: 'boolean' } },
-          required: ['enable_chat_history_rag'],
+          properties: { enable_chat_history_rag: { type: 'boolean' }, privileged: { type: 'boolean' } },
+          minProperties: 1,
           additionalProperties: false,
         },
         response: { 200: detailSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema },
@@ -101,7 +103,12 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request) => {
       const t = await thread(request.params.id);
-      await store.setThreadMemory(t.id, request.body.enable_chat_history_rag);
+      const { enable_chat_history_rag: memoryEnabled, privileged } = request.body;
+      await store.applyThreadChange({
+        at: new Date().toISOString(),
+        expect: [],
+        updateThreads: [{ id: t.id, ...(memoryEnabled === undefined ? {} : { memoryEnabled }), ...(privileged === undefined ? {} : { privileged }) }],
+      });
       return detail(t.id);
     },
   );

@@ -198,4 +198,8 @@ export const SQLITE_MIGRATIONS: string[] = [
   ALTER TABLE memory_chunks ADD COLUMN fusion TEXT;
   ALTER TABLE memory_chunks ADD COLUMN lineage TEXT;
   `,
+  // 6: a thread whose exchanges with the assistant are remembered for their askers alone.
+  `
+  ALTER TABLE threads ADD COLUMN privileged INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

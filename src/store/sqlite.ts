@@ -607,8 +607,9 @@ export class SqliteStore implements Store {
 
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
     const row = this.sql(
-      "SELECT * FROM memory_chunks WHERE words_key = ? AND thread_id = ? AND privileged = ? AND coalesce(owner, '') = ? ORDER BY id LIMIT 1",
-    ).get(wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.privileged ? (c.owner ?? '') : '') as Row | undefined;
+      // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
+      "SELECT * FROM memory_chunks WHERE words_key = ? AND thread_id = ? AND privileged = ? AND (privileged = 0 OR coalesce(owner, '') = ?) ORDER BY id LIMIT 1",
+    ).get(wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? '') as Row | undefined;
     return row ? rowToStoredMemoryChunk(row) : null;
   }
 

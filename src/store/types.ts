@@ -50,6 +50,8 @@ export interface Thread {
   createdAt: string;
   /** Whether the assistant searches and cites the thread's memory (`enable_chat_history_rag`). */
   memoryEnabled: boolean;
+  /** Exchanges with the assistant are remembered for their askers alone, as private asks' are (`privileged`). */
+  privileged: boolean;
   status: ThreadStatus;
   /** Topics, and marks such as `merged_into:<id>`. */
   tags: string[];

@@ -238,3 +238,28 @@ describe('split', () => {
     expect(second.splitLockedUntil).toBe('agent_release');
   });
 });
+
+describe('thread config', () => {
+  it('a privileged thread remembers each exchange for its asker alone; the switch and the flag are in the thread', async () => {
+    const a = await app();
+    const t = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const set = await call(a, 'PUT', `/api/v1/threads/${t.id}/config`, { privileged: true });
+    expect(set.thread.config).toEqual({ enable_chat_history_rag: true, privileged: true });
+    await call(a, 'PUT', `/api/v1/threads/${t.id}/config`, {}, 400);
+    const asked = await a.inject({
+      method: 'POST',
+      url: `/api/v1/rooms/${ROOM}/ask`,
+      payload: { text: 'When does the night train to Vienna leave?', threadId: t.id, name: 'Ann' },
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    await a.salon.memory.idle();
+    const exchanges = (await a.salon.store.scanThreadMemory(t.id, 0, 100)).filter((c) => c.kind === 'exchange');
+    expect(exchanges).toHaveLength(1);
+    const owner = exchanges[0].owner!;
+    expect(exchanges[0].privileged).toBe(true);
+    const search = (userId: string, isPrivate: boolean) => a.salon.memory.search('night train Vienna', { threadId: t.id, userId, private: isPrivate }, 8);
+    expect((await search(owner, false)).some((h) => h.chunk.kind === 'exchange')).toBe(false);
+    expect((await search('u_other', true)).some((h) => h.chunk.kind === 'exchange')).toBe(false);
+    expect((await search(owner, true)).some((h) => h.chunk.kind === 'exchange')).toBe(true);
+  });
+});

@@ -418,6 +418,77 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.listThreads('news_1')).toEqual([a]);
       });
 
+      it('applies a thread change whole: threads, moves, memory, bridges, history and appended messages', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side', tags: ['a'] }, 'u_ann');
+        expect(side).toMatchObject({ status: 'active', origin: 'original', weight: 1, tags: ['a'], splitLockedUntil: null, privileged: false, version: 0 });
+        const m = await store.appendMessage({ roomId: 'news_1', threadId: side.id, author: user('u'), text: 'moving' });
+        const chunk = await store.addMemoryChunk(
+          {
+            threadId: side.id,
+            roomId: 'news_1',
+            kind: 'window',
+            text: 'U (1 Nov 2026, 10:00): moving',
+            messageIds: [m.message.id],
+            authors: ['U'],
+            firstTs: m.message.ts,
+            lastTs: m.message.ts,
+            privileged: false,
+            owner: null,
+          },
+          '2026-11-01T10:00:00.000Z',
+        );
+        const result = await store.applyThreadChange({
+          at: '2026-11-02T10:00:00.000Z',
+          expect: [
+            { id: main.id, version: main.version },
+            { id: side.id, version: side.version },
+          ],
+          createThreads: [{ id: 'thr_child', roomId: 'news_1', title: 'Child', parentId: main.id, origin: 'split', splitLockedUntil: 'force', weight: 0.8 }],
+          updateThreads: [{ id: side.id, status: 'archived', mergedInto: main.id }],
+          moveMessages: [{ ids: [m.message.id], threadId: main.id }],
+          moveMemory: [{ ids: [chunk.id], threadId: main.id, roomId: 'news_1' }],
+          setBridges: [{ threadId: main.id, otherId: 'thr_child', weight: 0.8 }],
+          history: [{ threadId: main.id, actor: 'admin', action: 'merge', details: { n: 1 } }],
+          appendMessages: [{ roomId: 'news_1', threadId: 'thr_child', author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' }, text: 'intro' }],
+        });
+        expect(result.appended.map((x) => [x.threadId, x.text])).toEqual([['thr_child', 'intro']]);
+        expect(await store.getThread(side.id)).toMatchObject({ status: 'archived', mergedInto: main.id, version: 1 });
+        expect((await store.getThread(main.id))!.childIds).toEqual(['thr_child']);
+        expect(await store.getThread('thr_child')).toMatchObject({ parentId: main.id, splitLockedUntil: 'force', weight: 0.8 });
+        expect((await store.threadMessages(main.id, 10)).map((x) => x.id)).toEqual([m.message.id]);
+        expect((await store.scanThreadMemory(main.id, 0, 10)).map((c) => c.id)).toEqual([chunk.id]);
+        expect(await store.searchMemoryLines('moving', [main.id], 5)).toHaveLength(1);
+        expect(await store.searchMemoryLines('moving', [side.id], 5)).toHaveLength(0);
+        expect(await store.threadBridges('thr_child')).toEqual([{ threadId: 'thr_child', otherId: main.id, weight: 0.8 }]);
+        expect(await store.threadHistory(main.id, 10)).toEqual([
+          { threadId: main.id, at: '2026-11-02T10:00:00.000Z', actor: 'admin', action: 'merge', details: { n: 1 } },
+        ]);
+        expect((await store.threadHistory(side.id, 10)).map((e) => e.action)).toEqual(['created']);
+        expect((await store.threadMessagesAfter('thr_child', 0, 10)).map((x) => x.text)).toEqual(['intro']);
+      });
+
+      it('changes nothing when an expected version moved or any part fails', async () => {
+        const t = await store.createThread({ id: 'thr_t', roomId: 'news_1', title: 'T' }, 'admin');
+        const m = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'stay' });
+        await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [], updateThreads: [{ id: t.id, title: 'T2' }] });
+        await expect(
+          store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [{ id: t.id, version: 0 }], updateThreads: [{ id: t.id, title: 'stale' }] }),
+        ).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+        await expect(
+          store.applyThreadChange({
+            at: '2026-11-02T10:00:00.000Z',
+            expect: [],
+            createThreads: [{ id: 'thr_new', roomId: 'news_1', title: 'New' }],
+            moveMessages: [{ ids: [m.message.id, 'm_gone'], threadId: 'thr_new' }],
+          }),
+        ).rejects.toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+        expect(await store.getThread('thr_new')).toBeNull();
+        expect((await store.threadMessages(t.id, 10)).map((x) => x.id)).toEqual([m.message.id]);
+        expect(await store.getThread(t.id)).toMatchObject({ title: 'T2', version: 1 });
+        await expect(store.applyThreadChange({ at: '', expect: [{ id: 'thr_none', version: 0 }] })).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+      });
+
       it('saves and reads jobs', async () => {
         const job = {
           id: 'j1',

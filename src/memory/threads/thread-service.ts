@@ -231,6 +231,7 @@ export class ThreadService {
       weight: round(parent.weight * SPLIT_WEIGHT_SHARE),
       tags: parent.tags.filter((t) => !isMark(t)),
       memoryEnabled: parent.memoryEnabled,
+      privileged: parent.privileged,
     }));
     // Memory: a chunk wholly inside one part moves with it; one that straddles is rebuilt.
     const moves = children.map((c) => ({ ids: [] as number[], threadId: c.id, roomId: c.roomId }));

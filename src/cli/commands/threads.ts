@@ -1,0 +1,168 @@
+/**
+ * `salon threads list|show|merge|split|unlock|fuse|compact|history`: thread operations on the
+ * store in DATA_DIR (not through a running server), the same ThreadService the HTTP API and the
+ * slash commands use, as the actor `admin`. Results print as JSON on stdout (`list` and `history`
+ * print lines unless `--json`); a refused operation exits 1 with its catalogue code and changes
+ * nothing. A running server's memory index picks the changes up when it next starts.
+ */
+import { readFile } from 'node:fs/promises';
+import { loadConfig } from '../../config.js';
+import { SalonError, errors } from '../../errors.js';
+import { MemoryService } from '../../memory/memory-service.js';
+import { ThreadBridges } from '../../memory/threads/bridges.js';
+import { SPLIT_LOCKS, ThreadService, type SplitPart } from '../../memory/threads/thread-service.js';
+import { createAi, createMemoryIndex, openStore } from '../../parts.js';
+import type { SplitLock, Thread } from '../../store/types.js';
+import { parseArgs, type Command } from '../command.js';
+
+const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
+const EXIT_USAGE = 2;
+const ACTOR = 'admin';
+const HISTORY_MAX = 1_000;
+
+const HELP = [
+  'usage:',
+  '  salon threads list --room ROOM [--json]',
+  '  salon threads show THREAD',
+  '  salon threads merge SURVIVOR ABSORBED',
+  '  salon threads split THREAD                      (lists its messages)',
+  `  salon threads split THREAD --parts JSON|@FILE [--lock ${SPLIT_LOCKS.join('|')}]`,
+  '      JSON: [{"title": "…", "messageIds": ["…"]}, …]',
+  '  salon threads unlock THREAD',
+  '  salon threads fuse THREAD_A THREAD_B [--threshold 0.82]',
+  '  salon threads compact THREAD [--threshold 0.82]',
+  '  salon threads history THREAD [--json]',
+].join('\n');
+
+/** One line per thread for `list`. */
+function line(t: Thread, messages: number): string {
+  const badges = [
+    t.main && 'main',
+    t.status,
+    t.isMerged && 'fused',
+    t.splitLockedUntil && `locked:${t.splitLockedUntil}`,
+    t.mergedInto && `merged_into:${t.mergedInto}`,
+  ].filter(Boolean);
+  return `${t.id}  ${t.title}  [${badges.join(', ')}]  ${messages} messages`;
+}
+
+function threshold(value: string | true | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value === true || !Number.isFinite(n)) throw new errors.ERR_BAD_THREAD_OP('--threshold needs a number in (0, 1]');
+  return n;
+}
+
+async function partsOf(value: string | true | undefined): Promise<SplitPart[]> {
+  if (typeof value !== 'string') throw new errors.ERR_BAD_THREAD_OP('--parts needs JSON or @FILE');
+  const text = value.startsWith('@') ? await readFile(value.slice(1), 'utf8') : value;
+  try {
+    return JSON.parse(text) as SplitPart[];
+  } catch (err) {
+    throw new errors.ERR_BAD_THREAD_OP(`--parts is not JSON: ${(err as Error).message}`);
+  }
+}
+
+const threadsCommand: Command = {
+  summary: 'list, show, merge, split, unlock, fuse and compact threads; their history',
+  usage: USAGE,
+  async run(args) {
+    const { positionals, options } = parseArgs(args, ['json']);
+    const [verb, ...ids] = positionals;
+    const json = options.get('json') === true;
+    const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+    const config = loadConfig();
+    const store = openStore(config, { mustExist: true });
+    const ai = createAi(config, store);
+    const index = createMemoryIndex(config, ai.embedder);
+    const memory = new MemoryService({
+      store,
+      embedder: ai.embedder,
+      index,
+      maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
+      retentionDays: config.MEMORY_RETENTION_DAYS,
+    });
+    const bridges = new ThreadBridges(store, memory);
+    const threads = new ThreadService({ store, memory, chat: ai.chat, bridges });
+    const need = (n: number) => {
+      if (ids.length !== n) throw new UsageError();
+      return ids;
+    };
+    try {
+      switch (verb) {
+        case 'list': {
+          const room = options.get('room');
+          if (typeof room !== 'string') throw new UsageError();
+          const list = await threads.list(room);
+          const counts = await Promise.all(list.map((t) => store.countThreadMessages(t.id)));
+          if (json) out(list.map((t, i) => ({ ...t, messages: counts[i] })));
+          else for (const [i, t] of list.entries()) console.log(line(t, counts[i]));
+          return 0;
+        }
+        case 'show':
+          out(await threads.detail(need(1)[0]));
+          return 0;
+        case 'history': {
+          const [id] = need(1);
+          await threads.get(id);
+          const events = await store.threadHistory(id, HISTORY_MAX);
+          if (json) out(events);
+          else for (const e of events) console.log(`${e.at}  ${e.actor}  ${e.action}  ${JSON.stringify(e.details)}`);
+          return 0;
+        }
+        case 'split': {
+          const [id] = need(1);
+          if (!options.has('parts')) {
+            out(await threads.splitListing(id));
+            return 0;
+          }
+          const lock = (options.get('lock') ?? 'compaction') as SplitLock;
+          await memory.load();
+          out(await threads.split(id, await partsOf(options.get('parts')), lock, ACTOR));
+          break;
+        }
+        case 'merge': {
+          const [survivor, absorbed] = need(2);
+          await memory.load();
+          out({ thread: await threads.merge(survivor, absorbed, ACTOR) });
+          break;
+        }
+        case 'unlock':
+          out({ thread: await threads.unlock(need(1)[0], ACTOR) });
+          return 0;
+        case 'fuse': {
+          const [a, b] = need(2);
+          await memory.load();
+          out(await threads.fuse([a, b], ACTOR, threshold(options.get('threshold'))));
+          break;
+        }
+        case 'compact':
+          await memory.load();
+          out(await threads.compact(need(1)[0], ACTOR, threshold(options.get('threshold'))));
+          break;
+        default:
+          throw new UsageError();
+      }
+      // Chunks rebuilt from messages (a split) are stored before the command ends.
+      await memory.idle();
+      return 0;
+    } catch (err) {
+      if (err instanceof UsageError) {
+        console.error(HELP);
+        return EXIT_USAGE;
+      }
+      if (!(err instanceof SalonError)) throw err;
+      console.error(`salon threads: ${err.code}: ${err.message}`);
+      return 1;
+    } finally {
+      bridges.close();
+      await memory.close();
+      await index.close();
+      await store.close();
+    }
+  },
+};
+
+class UsageError extends Error {}
+
+export default threadsCommand;

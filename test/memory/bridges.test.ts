@@ -1,0 +1,95 @@
+/**
+ * Bridges between threads (issue 14): centroids of the threads' memory vectors, bridges between
+ * threads on the same subject kept current as memory grows, suggestions from strong bridges that
+ * never merge anything and never name a locked thread.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { ThreadBridges, BRIDGE_MIN, SUGGEST_MIN } from '../../src/memory/threads/bridges.js';
+import { roomsApp, ROOM } from '../rooms/helpers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function app(): Promise<FastifyInstance> {
+  const t = await roomsApp();
+  closers.push(t.close);
+  return t.app;
+}
+
+const TRAIN_TALK = [
+  'The night train to Vienna leaves at 22:10 from platform 4.',
+  'Sleeper cabins on the night train cost 120 euros.',
+  'The night train dining car serves goulash until midnight.',
+];
+const GARDEN_TALK = ['Tomatoes need six hours of sun a day.', 'Water the tomatoes at the roots.', 'Basil next to tomatoes keeps pests away.'];
+
+async function threadSaying(a: FastifyInstance, title: string, lines: string[]): Promise<string> {
+  const t = await a.salon.threads.create(ROOM, title, 'admin');
+  const author = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+  // Fixed times: the memory windows embed their dates.
+  const stored = await a.salon.store.appendMessages(
+    lines.map((text, i) => ({ roomId: ROOM, threadId: t.id, author, text, ts: new Date(Date.UTC(2026, 10, 2, 10, i)).toISOString() })),
+  );
+  for (const m of stored) a.salon.memory.onMessage(m);
+  a.salon.memory.flush(t.id);
+  await a.salon.memory.idle();
+  return t.id;
+}
+
+describe('thread bridges', () => {
+  it('bridges threads on the same subject, not others, and suggests the strong ones unless locked', async () => {
+    const a = await app();
+    const trains = await threadSaying(a, 'Trains', TRAIN_TALK);
+    const moreTrains = await threadSaying(a, 'More trains', [...TRAIN_TALK].reverse());
+    const garden = await threadSaying(a, 'Garden', GARDEN_TALK);
+    const bridges = new ThreadBridges(a.salon.store, a.salon.memory);
+    closers.push(() => bridges.close());
+    const made = await bridges.refresh(ROOM);
+    expect(made, JSON.stringify(made)).toHaveLength(1);
+    expect(made[0]).toMatchObject({ threadId: trains, otherId: moreTrains });
+    expect(made[0].weight).toBeGreaterThanOrEqual(SUGGEST_MIN);
+    expect(await a.salon.store.threadBridges(garden)).toEqual([]);
+    expect((await a.salon.store.threadBridges(moreTrains))[0]).toMatchObject({ otherId: trains });
+
+    const thread = (await a.salon.store.getThread(moreTrains))!;
+    expect(await bridges.suggestions(thread)).toEqual([{ survivorId: trains, absorbedId: moreTrains, weight: made[0].weight }]);
+    // A suggestion is only a suggestion: both threads are still there, active.
+    expect((await a.salon.store.getThread(moreTrains))!.status).toBe('active');
+    await a.salon.store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: trains, splitLockedUntil: 'force' }] });
+    expect(await bridges.suggestions(thread)).toEqual([]);
+    expect(await bridges.suggestions((await a.salon.store.getThread(trains))!)).toEqual([]);
+    expect(BRIDGE_MIN).toBeLessThan(SUGGEST_MIN);
+  });
+
+  it('refreshes a room’s bridges a while after its memory changes', async () => {
+    const a = await app();
+    const trains = await threadSaying(a, 'Trains', TRAIN_TALK);
+    const other = await threadSaying(a, 'Other', GARDEN_TALK);
+    const bridges = new ThreadBridges(a.salon.store, a.salon.memory, { refreshMs: 5_000 });
+    closers.push(() => bridges.close());
+    a.salon.memory.onIndexed((chunk, vector) => bridges.chunkAdded(chunk.threadId, chunk.roomId, vector));
+    expect(await bridges.centroid(other)).not.toBeNull();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // The other thread now talks trains too: its centroid moves towards the first.
+    const author = { id: 'u_bo', name: 'Bo', kind: 'user' as const };
+    const stored = await a.salon.store.appendMessages(
+      [...TRAIN_TALK, ...TRAIN_TALK].map((text, i) => ({
+        roomId: ROOM,
+        threadId: other,
+        author,
+        text,
+        ts: new Date(Date.UTC(2026, 10, 2, 11, i)).toISOString(),
+      })),
+    );
+    for (const m of stored) a.salon.memory.onMessage(m);
+    a.salon.memory.flush(other);
+    await a.salon.memory.idle();
+    expect(await a.salon.store.threadBridges(trains)).toEqual([]);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await vi.waitFor(async () => expect(await a.salon.store.threadBridges(trains)).toHaveLength(1));
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * Thread operations from a room (issue 14): the slash commands answer the sender alone, act on
+ * this room's threads only, refuse with catalogue codes, and leave changes to the admin when
+ * THREAD_OPS=admin. The same operations from the command line: `salon threads …`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { ADMIN, salon, tempDir } from '../helpers.js';
+import { joined, roomsApp, ROOM, OTHER_ROOM, item, until } from '../rooms/helpers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function app(env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const t = await roomsApp({ API_RATE_LIMIT_PER_MINUTE: '100000', ...env }, { roomOptions: { ratePerSecond: 1000, rateBurst: 1000 } });
+  closers.push(t.close);
+  return t.app;
+}
+
+/** A room member who types commands and reads the replies meant for them. */
+async function member(a: FastifyInstance, name: string, roomId = ROOM) {
+  const { client } = await joined(a, name, roomId);
+  let n = 0;
+  /** The first frame `match` accepts, once it has come. */
+  const frame = async (match: (f: Record<string, any>) => boolean) => {
+    await until(() => client.frames.some(match));
+    return client.frames.find(match)!;
+  };
+  return {
+    client,
+    /** The system reply to `text`, or the error frame it got. */
+    async command(text: string): Promise<{ text?: string; code?: string; message?: string }> {
+      const clientId = `c${++n}`;
+      client.send({ type: 'say', text, clientId });
+      const f = await frame((x) => (x.type === 'message' && x.message.clientId === clientId) || (x.type === 'error' && x.clientId === clientId));
+      return f.type === 'error' ? { code: f.code, message: f.message } : { text: f.message.text };
+    },
+    async say(text: string, threadId?: string): Promise<string> {
+      const clientId = `s${++n}`;
+      client.send({ type: 'say', text, clientId, ...(threadId ? { threadId } : {}) });
+      return (await frame((x) => x.type === 'message' && x.message.clientId === clientId && x.message.seq > 0)).message.id;
+    },
+  };
+}
+
+const threadIdIn = (text: string) => /\((thr_[0-9a-f-]+)\)/.exec(text)![1];
+
+describe('thread slash commands', () => {
+  it('start, list, split with short ids, refuse a locked merge, unlock, merge and fuse, all answered to the sender alone', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const bob = await member(a, 'Bob');
+    const started = await ann.command('/thread new Night trains');
+    expect(started.text).toMatch(/^Started thread “Night trains” \(thr_/);
+    const trains = threadIdIn(started.text!);
+    const ids = [
+      await ann.say('The night train leaves at 22:10', trains),
+      await ann.say('Cabins cost 120 euros', trains),
+      await bob.say('Goulash until midnight', trains),
+    ];
+
+    const list = await ann.command('/threads');
+    expect(list.text).toContain(`${trains} · Night trains · active · 3 messages`);
+    expect(list.text).toMatch(/thr_[0-9a-f-]+ · Main · main, active/);
+
+    const listing = await ann.command(`/split ${trains}`);
+    expect(listing.text).toContain(`${ids[2].slice(0, 8)} · Bob: Goulash until midnight`);
+    const split = await ann.command(`/split ${trains} confirm titles=Food_talk msgs_0=${ids[2].slice(0, 8)} lock=agent_release`);
+    expect(split.text).toContain('Food talk · locked (agent_release)');
+    const food = /(thr_[0-9a-f-]+) · Food talk/.exec(split.text!)![1];
+    expect(await a.salon.store.countThreadMessages(food)).toBe(1);
+
+    expect(await ann.command(`/merge ${trains} ${food}`)).toMatchObject({ code: 'ERR_THREAD_LOCKED' });
+    expect((await ann.command(`/unlock ${food}`)).text).toContain('Unlocked “Food talk”');
+    expect((await ann.command(`/merge ${trains} ${food}`)).text).toContain(`Merged ${food} into “Night trains”`);
+    expect(await a.salon.store.countThreadMessages(trains)).toBe(3);
+
+    const other = threadIdIn((await ann.command('/thread new Gardening')).text!);
+    await ann.say('Tomatoes need six hours of sun', other);
+    await a.salon.memory.idle();
+    const fused = await ann.command(`/fuse ${trains} ${other}`);
+    expect(fused.text).toMatch(/^Fused into “Night trains \+ Gardening” \(thr_[0-9a-f-]+\): \d+ pairs made one, \d+ kept\./);
+    // Bob saw none of the replies, only the messages said in the room.
+    expect(bob.client.frames.filter((f) => f.type === 'message' && f.message.author.kind === 'system')).toEqual([]);
+  });
+
+  it('refuses bad arguments, threads of other rooms, and changes when THREAD_OPS=admin', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    expect(await ann.command('/thread')).toMatchObject({ code: 'ERR_BAD_MESSAGE' });
+    expect(await ann.command('/merge')).toMatchObject({ code: 'ERR_BAD_MESSAGE' });
+    expect(await ann.command('/split thr_nope')).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+    const res = await a.inject({ method: 'POST', url: `/api/v1/rooms/${OTHER_ROOM}/threads`, headers: ADMIN, payload: { title: 'Elsewhere' } });
+    const elsewhere = res.json().thread.id as string;
+    const mine = threadIdIn((await ann.command('/thread new Mine')).text!);
+    expect(await ann.command(`/merge ${mine} ${elsewhere}`)).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+    expect(await ann.command(`/unlock ${mine}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+    const id = await ann.say('hello', mine);
+    expect(await ann.command(`/split ${mine} confirm titles=A msgs_0=${id.slice(0, 4)}`)).toMatchObject({ code: 'ERR_BAD_MESSAGE' });
+    expect(await ann.command(`/split ${mine} confirm titles=A,B msgs_0=${id} msgs_1=${id}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+
+    const locked = await app({ THREAD_OPS: 'admin' });
+    const cy = await member(locked, 'Cy');
+    expect(await cy.command('/thread new Nope')).toMatchObject({ code: 'ERR_FORBIDDEN' });
+    expect((await cy.command('/threads')).text).toContain('Threads of this room:');
+  });
+});
+
+describe('salon threads', () => {
+  it('lists, shows, splits, refuses, unlocks, merges, fuses, compacts and tells the history, on the store in DATA_DIR', async () => {
+    const { dir, cleanup } = tempDir('salon-cli-threads-');
+    closers.push(cleanup);
+    const env = { DATA_DIR: dir, LOCAL_EMBED_DIM: '256', SEARCH_WORKERS: '1' };
+    const seeded = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }));
+    await seeded.ready();
+    const { store } = seeded.salon;
+    await store.upsertItem(item(ROOM, { title: 'Rust 2.0 released' }));
+    const t = await seeded.salon.threads.create(ROOM, 'Trains', 'admin');
+    const u = await seeded.salon.threads.create(ROOM, 'Garden', 'admin');
+    const author = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+    const said = await store.appendMessages(
+      ['The night train leaves at 22:10', 'Cabins cost 120 euros'].map((text) => ({ roomId: ROOM, threadId: t.id, author, text })),
+    );
+    await store.appendMessage({ roomId: ROOM, threadId: u.id, author, text: 'Tomatoes need six hours of sun' });
+    await seeded.close();
+
+    const run = async (args: string[], code = 0) => {
+      const r = await salon(['threads', ...args], env);
+      expect(r.code, r.stderr).toBe(code);
+      return r;
+    };
+    expect((await run(['list', '--room', ROOM])).stdout).toContain(`${t.id}  Trains  [active]  2 messages`);
+    expect(JSON.parse((await run(['show', t.id])).stdout)).toMatchObject({ thread: { id: t.id, title: 'Trains' }, messages: 2 });
+    expect(JSON.parse((await run(['split', t.id])).stdout).messages.map((m: { id: string }) => m.id)).toEqual(said.map((m) => m.id));
+    const partsFile = join(dir, 'parts.json');
+    writeFileSync(partsFile, JSON.stringify([{ title: 'Prices', messageIds: [said[1].id] }]));
+    const split = JSON.parse((await run(['split', t.id, '--parts', `@${partsFile}`, '--lock', 'force'])).stdout);
+    const child = split.threads[0].id as string;
+    expect(split.threads[0]).toMatchObject({ parentId: t.id, splitLockedUntil: 'force' });
+    expect((await run(['merge', t.id, child], 1)).stderr).toContain('ERR_THREAD_LOCKED');
+    expect((await run(['split', t.id, '--parts', '[{"title": "X", "messageIds": ["m_nope"]}]'], 1)).stderr).toContain('ERR_BAD_THREAD_OP');
+    await run(['unlock', child]);
+    expect(JSON.parse((await run(['merge', t.id, child])).stdout).thread.id).toBe(t.id);
+    const fused = JSON.parse((await run(['fuse', t.id, u.id, '--threshold', '0.9'])).stdout);
+    expect(fused.thread).toMatchObject({ isMerged: true, origin: 'fused' });
+    expect(JSON.parse((await run(['compact', t.id])).stdout)).toMatchObject({ released: false });
+    const history = (await run(['history', t.id])).stdout;
+    expect(
+      history
+        .trim()
+        .split('\n')
+        .map((l) => l.split('  ')[2]),
+    ).toEqual(['created', 'split', 'merge', 'fuse', 'compact']);
+    expect((await run(['merge', t.id], 2)).stderr).toContain('salon threads merge SURVIVOR ABSORBED');
+  });
+});
