@@ -33,6 +33,9 @@ function joined(session: Session): { room: Room; member: Member } {
   return { room: session.room, member: session.member };
 }
 
+/** Merges followed from an archived thread to the one that took its messages, at most. */
+const MAX_MERGE_HOPS = 8;
+
 export class Chat {
   constructor(private readonly host: ChatHost) {}
 
@@ -123,12 +126,16 @@ export class Chat {
     session.deliver(JSON.stringify({ type: 'message', message }));
   }
 
-  /** The thread a message goes to: the room's main thread unless another thread of this room is named. */
+  /**
+   * The thread a message goes to: the room's main thread unless another thread of this room is
+   * named; a thread merged into another sends its messages on to the survivor.
+   */
   private async thread(room: Room, requested?: string): Promise<string> {
     if (!requested || requested === room.threadId || room.knownThreads.has(requested)) return requested || room.threadId;
-    const thread = await this.host.store.getThread(requested);
-    if (!thread || thread.roomId !== room.id) throw new errors.ERR_BAD_MESSAGE(`no thread ${requested} in this room`);
-    room.knownThreads.add(requested);
-    return requested;
+    let thread = await this.host.store.getThread(requested);
+    for (let hops = 0; thread?.mergedInto && hops < MAX_MERGE_HOPS; hops++) thread = await this.host.store.getThread(thread.mergedInto);
+    if (!thread || thread.roomId !== room.id || thread.status !== 'active') throw new errors.ERR_BAD_MESSAGE(`no thread ${requested} in this room`);
+    room.knownThreads.add(thread.id);
+    return thread.id;
   }
 }

@@ -119,6 +119,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
     for (const { ids, threadId } of moves) room.moveMessages(new Set(ids), threadId);
   }
 
+  /** A thread was merged into another: a live room's history follows. */
+  threadMerged(roomId: string, absorbedId: string, survivorId: string): void {
+    this.rooms.get(roomId)?.mergeThread(absorbedId, survivorId);
+  }
+
   /** Open connections on this node. */
   get connectionCount(): number {
     return this.sessions.size;

@@ -106,6 +106,12 @@ export class Room {
     this.knownThreads.add(threadId);
   }
 
+  /** Every message of the in-memory history in `absorbedId` now belongs to `survivorId`. */
+  mergeThread(absorbedId: string, survivorId: string): void {
+    this.history = this.history.map((m) => (m.threadId === absorbedId ? { ...m, threadId: survivorId } : m));
+    this.knownThreads.delete(absorbedId);
+  }
+
   /** Drops a deleted thread's messages from the in-memory history. */
   forgetThread(threadId: string): void {
     this.history = this.history.filter((m) => m.threadId !== threadId);

@@ -121,6 +121,8 @@ export class SqliteThreadTables {
       const move = sql('UPDATE messages SET thread_id = ? WHERE id = ?');
       for (const id of ids) if (!move.run(threadId, id).changes) throw new errors.ERR_BAD_THREAD_OP(`message ${id} is gone`);
     }
+    for (const { fromThreadId, threadId } of change.moveThreadMessages ?? [])
+      sql('UPDATE messages SET thread_id = ? WHERE thread_id = ?').run(threadId, fromThreadId);
     for (const { ids, threadId, roomId } of change.moveMemory ?? []) this.host.moveMemory(ids, threadId, roomId);
     if (change.deleteMemory?.length) this.host.deleteMemory(change.deleteMemory);
     const added = (change.addMemory ?? []).map((m) => this.host.insertMemory(m, change.at));

@@ -114,6 +114,8 @@ export interface ThreadChange {
   updateThreads?: ({ id: string } & Partial<ThreadFields>)[];
   /** Messages moving to another thread of the same room. */
   moveMessages?: { ids: string[]; threadId: string }[];
+  /** Every message of a thread moving to another thread of the same room (a merge). */
+  moveThreadMessages?: { fromThreadId: string; threadId: string }[];
   /** Memory chunks moving to another thread, keeping their vectors. */
   moveMemory?: { ids: number[]; threadId: string; roomId: string }[];
   deleteMemory?: number[];

@@ -80,6 +80,9 @@ describe('thread slash commands', () => {
     expect((await ann.command(`/unlock ${food}`)).text).toContain('Unlocked “Food talk”');
     expect((await ann.command(`/merge ${trains} ${food}`)).text).toContain(`Merged ${food} into “Night trains”`);
     expect(await a.salon.store.countThreadMessages(trains)).toBe(3);
+    // A client still on the absorbed thread talks on in the survivor.
+    await ann.say('Still here', food);
+    expect(await a.salon.store.countThreadMessages(trains)).toBe(4);
 
     const other = threadIdIn((await ann.command('/thread new Gardening')).text!);
     await ann.say('Tomatoes need six hours of sun', other);

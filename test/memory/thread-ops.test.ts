@@ -3,7 +3,7 @@
  * compaction and fusion, each one transaction with a catalogue code on refusal, and every one
  * recorded in the thread's history.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ADMIN } from '../helpers.js';
 import { roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
@@ -123,6 +123,8 @@ describe('merge', () => {
     expect(absorbed.thread.tags).toEqual(['plants', `merged_into:${trains.id}`]);
     expect(absorbed.messages).toBe(0);
     expect(absorbed.history.map((e: Json) => e.action)).toEqual(['created', 'merged_into']);
+    // The survivor's summary is regenerated from its messages, in the background.
+    await vi.waitFor(async () => expect((await store.getThread(trains.id))!.summary).toMatch(/\w/));
     const survivor = await call(a, 'GET', `/api/v1/threads/${trains.id}`);
     expect(survivor.history.at(-1)).toMatchObject({ actor: 'admin', action: 'merge', details: { absorbedId: garden.id, messages: 5 } });
   });

@@ -45,6 +45,8 @@ export interface ThreadOutlet {
   broadcast(roomId: string, frame: ServerMessage): void;
   /** Messages moved between threads of a live room (its cached history follows). */
   messagesMoved(roomId: string, moves: { ids: string[]; threadId: string }[]): void;
+  /** Every message of `absorbedId` now belongs to `survivorId`. */
+  threadMerged(roomId: string, absorbedId: string, survivorId: string): void;
 }
 
 export interface ThreadServiceOptions {
@@ -146,7 +148,7 @@ export class ThreadService {
       if (t.splitLockedUntil) throw new errors.ERR_THREAD_LOCKED(t.id, t.splitLockedUntil);
     }
     if (b.main) throw new errors.ERR_BAD_THREAD_OP('the main thread can only survive a merge');
-    const messageIds = (await this.allMessages(b.id)).map((m) => m.id);
+    const messages = await store.countThreadMessages(b.id);
     const memoryIds = (await this.allMemory(b.id)).map((c) => c.id);
     const bridgesOfB = (await store.threadBridges(b.id)).filter((x) => x.otherId !== a.id);
     const bridgesOfA = new Map((await store.threadBridges(a.id)).filter((x) => x.otherId !== b.id).map((x) => [x.otherId, x.weight]));
@@ -166,20 +168,20 @@ export class ThreadService {
         },
         { id: b.id, status: 'archived', mergedInto: a.id, tags: union(b.tags, [`merged_into:${a.id}`]) },
       ],
-      moveMessages: [{ ids: messageIds, threadId: a.id }],
+      moveThreadMessages: [{ fromThreadId: b.id, threadId: a.id }],
       moveMemory: [{ ids: memoryIds, threadId: a.id, roomId: a.roomId }],
       dropBridgesOf: [a.id, b.id],
       setBridges: [...bridgesOfA].map(([otherId, weight]) => ({ threadId: a.id, otherId, weight })),
       history: [
-        { threadId: a.id, actor, action: 'merge', details: { absorbedId: b.id, messages: messageIds.length, memoryChunks: memoryIds.length } },
+        { threadId: a.id, actor, action: 'merge', details: { absorbedId: b.id, messages, memoryChunks: memoryIds.length } },
         { threadId: b.id, actor, action: 'merged_into', details: { survivorId: a.id } },
       ],
     };
     await store.applyThreadChange(change);
-    this.log.info({ survivorId: a.id, absorbedId: b.id, messages: messageIds.length, memoryChunks: memoryIds.length }, 'threads merged');
+    this.log.info({ survivorId: a.id, absorbedId: b.id, messages, memoryChunks: memoryIds.length }, 'threads merged');
     await this.options.memory.reindex(memoryIds);
     this.bridges.invalidate([a.id, b.id]);
-    this.options.outlet?.messagesMoved(a.roomId, [{ ids: messageIds, threadId: a.id }]);
+    this.options.outlet?.threadMerged(a.roomId, b.id, a.id);
     this.resummarise(a.id);
     return this.get(a.id);
   }
