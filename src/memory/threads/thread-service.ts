@@ -21,7 +21,7 @@ import { consolidate, DEFAULT_FUSION_THRESHOLD, fuseMemories, type FusionResult,
 export const MERGE_WEIGHT_BONUS = 0.1;
 /** A split thread's weight, as a share of its parent's. */
 export const SPLIT_WEIGHT_SHARE = 0.8;
-/** Messages a split lists and takes at most. */
+/** Messages a split lists and takes from at most (the newest). */
 export const SPLIT_MAX_MESSAGES = 5_000;
 /** Characters of each message the split listing shows. */
 const SPLIT_TEXT_CHARS = 200;
@@ -33,6 +33,7 @@ export const COMPACT_KEEP_EXCHANGES = 20;
 export const COMPACT_SUMMARY_CHARS = 900;
 export const TITLE_MAX_CHARS = 120;
 export const SPLIT_LOCKS: readonly SplitLock[] = ['compaction', 'agent_release', 'force'];
+/** Memory chunks read per page. */
 const PAGE = 1_000;
 /** History entries a thread's detail shows. */
 const HISTORY_SHOWN = 50;
@@ -404,16 +405,9 @@ export class ThreadService {
     return { thread: await this.get(id), fused: result.fused, kept: result.kept, ...(fallback ? { fallback } : {}) };
   }
 
-  /** Every message of the thread, oldest first (at most SPLIT_MAX_MESSAGES). */
+  /** The thread's newest SPLIT_MAX_MESSAGES messages, oldest first: what a split lists and takes from. */
   private async allMessages(threadId: string): Promise<Message[]> {
-    const out: Message[] = [];
-    for (let after = 0; out.length < SPLIT_MAX_MESSAGES;) {
-      const page = await this.options.store.threadMessagesAfter(threadId, after, Math.min(PAGE, SPLIT_MAX_MESSAGES - out.length));
-      if (!page.length) break;
-      out.push(...page);
-      after = page[page.length - 1].seq;
-    }
-    return out;
+    return this.options.store.threadMessages(threadId, SPLIT_MAX_MESSAGES);
   }
 
   private async allMemory(threadId: string): Promise<StoredMemoryChunk[]> {
