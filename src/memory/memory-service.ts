@@ -200,6 +200,11 @@ export class MemoryService implements MemorySearch {
     return chunks.map((c) => made.get(c.id) ?? c.vector!);
   }
 
+  /** Vectors for chunks not stored yet (nothing is kept): e.g. compaction's summaries. */
+  vectorsForNew(chunks: NewMemoryChunk[]): Promise<Float32Array[]> {
+    return this.embed(chunks);
+  }
+
   /** (Re)indexes stored chunks by id: after a thread operation moved or added them. */
   async reindex(ids: number[]): Promise<void> {
     for (let i = 0; i < ids.length; i += LOAD_PAGE) await this.indexChunks(await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE)));

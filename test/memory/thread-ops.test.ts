@@ -265,3 +265,49 @@ describe('thread config', () => {
     expect((await search(owner, true)).some((h) => h.chunk.kind === 'exchange')).toBe(true);
   });
 });
+
+describe('compaction', () => {
+  it('makes near-duplicate passages one and summarises old long exchanges, keeping the newest as they are', async () => {
+    const a = await app();
+    const t = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const { store, memory, threads } = a.salon;
+    const cities =
+      'Vienna Munich Zurich Prague Krakow Budapest Zagreb Ljubljana Venice Milan Turin Lyon Paris Brussels Amsterdam Hamburg Berlin Warsaw Vilnius Riga Tallinn Oslo'.split(
+        ' ',
+      );
+    const sights = 'castle river bridge market museum cathedral harbour tower garden square'.split(' ');
+    // Long exchanges about different cities: alike in form, different in what they say.
+    const long = (i: number) =>
+      `Q: What can I see from the night train to ${cities[i]}?\nA: ${sights
+        .map((s) => `The ${cities[i]} ${s} is lovely at dawn, seen from the ${cities[i]} line.`)
+        .join(' ')
+        .repeat(2)}`;
+    const chunk = (text: string, day: number) => ({
+      threadId: t.id,
+      roomId: ROOM,
+      kind: 'exchange' as const,
+      text,
+      messageIds: [],
+      authors: ['Ann', 'Salon AI'],
+      firstTs: new Date(Date.UTC(2026, 10, day)).toISOString(),
+      lastTs: new Date(Date.UTC(2026, 10, day)).toISOString(),
+      privileged: false,
+      owner: null,
+    });
+    for (let i = 0; i < 22; i++) await store.addMemoryChunk(chunk(long(i), 1 + (i % 20)), new Date().toISOString());
+    await store.addMemoryChunk(chunk('Q: When does the train leave?\nA: At 22:10 from platform 4.', 21), new Date().toISOString());
+    await store.addMemoryChunk(chunk('Q: when does the train leave\nA: At 22:10, from platform 4!', 22), new Date().toISOString());
+    await memory.load();
+    const before = await store.countMemoryChunks(t.id);
+    const r = await threads.compact(t.id, 'admin');
+    expect(r).toMatchObject({ fused: 1, summarised: 2, released: false });
+    const after = await store.scanThreadMemory(t.id, 0, 100);
+    expect(after).toHaveLength(before - 1);
+    const exchanges = after.filter((c) => c.kind === 'exchange');
+    expect(exchanges.filter((c) => c.text.length < 900 && c.text.includes('lovely'))).toHaveLength(2);
+    expect(exchanges.filter((c) => c.text.includes('22:10'))).toHaveLength(1);
+    const found = await memory.search('when does the train leave platform', { threadId: t.id, userId: 'u', private: false }, 3);
+    expect(found[0].chunk.text).toContain('22:10');
+    expect((await store.threadHistory(t.id, 5)).at(-1)).toMatchObject({ action: 'compact', details: { fused: 1, summarised: 2 } });
+  });
+});

@@ -324,8 +324,9 @@ export class ThreadService {
     for (const c of old) {
       const summary = (await chat.summarize(c.chunk.text, 'What was asked, and what was the answer?')).trim();
       if (!summary || summary.length >= c.chunk.text.length) continue;
-      const [vector] = await memory.vectorsOf([{ ...c.chunk, text: summary, vector: null, vectorModel: null }]).catch(() => [c.vector]);
-      summaries.push({ id: c.chunk.id, into: { chunk: { ...newChunkOf(c.chunk), text: summary }, vector } });
+      const chunk = { ...newChunkOf(c.chunk), text: summary };
+      const [vector] = await memory.vectorsForNew([chunk]).catch(() => [c.vector]);
+      summaries.push({ id: c.chunk.id, into: { chunk, vector } });
     }
     const released = thread.splitLockedUntil === 'compaction';
     const result = await store.applyThreadChange({
