@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
-import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS, type SplitPart } from '../memory/threads/thread-service.js';
+import type { SplitPart } from '../memory/threads/thread-service.js';
+import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../protocol/threads.js';
 import type { SplitLock } from '../store/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';

@@ -1,4 +1,5 @@
 /** JSON schemas of threads as the API shows them (docs/api.md), shared by the thread routes. */
+import type { ThreadView } from '../protocol/threads.js';
 import type { Thread } from '../store/types.js';
 
 export const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] } as const;
@@ -96,7 +97,7 @@ export const detailSchema = {
 } as const;
 
 /** A thread as the API shows it (DESIGN §4). */
-export function threadView(t: Thread) {
+export function threadView(t: Thread): ThreadView {
   return {
     id: t.id,
     roomId: t.roomId,

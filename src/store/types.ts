@@ -38,8 +38,8 @@ export interface NewMessage {
 export type ThreadStatus = 'active' | 'archived';
 /** How a thread came to be: started, split off a parent, the survivor of a merge, or a fusion of two. */
 export type ThreadOrigin = 'original' | 'split' | 'merged' | 'fused';
-/** What releases a split lock: compacting the thread, or only an explicit unlock. */
-export type SplitLock = 'compaction' | 'agent_release' | 'force';
+export type { SplitLock } from '../protocol/threads.js';
+import type { SplitLock } from '../protocol/threads.js';
 
 export interface Thread {
   id: string;

@@ -47,6 +47,9 @@ export class SalonMessageItem extends LitElement {
         border-style: dashed;
         font-size: 0.9rem;
       }
+      :host([intro]) article {
+        border-width: 2px;
+      }
       :host([mine]) article {
         background: var(--salon-mine-bg);
         border-color: var(--salon-mine-border);
@@ -132,6 +135,8 @@ export class SalonMessageItem extends LitElement {
   @property({ type: Boolean, reflect: true }) mine = false;
   /** A private question or its answer: only this member sees it. */
   @property({ type: Boolean, reflect: true, attribute: 'only-you' }) onlyYou = false;
+  /** The introduction of a fused thread (its first message). */
+  @property({ type: Boolean, reflect: true }) intro = false;
 
   protected override render() {
     const asked = this.kind === 'user' && (ASK_PREFIX.test(this.text) || this.onlyYou);
@@ -140,6 +145,7 @@ export class SalonMessageItem extends LitElement {
       <header>
         <span class="author">${this.author.name}${this.mine ? html`<span class="visually-hidden"> (you)</span>` : nothing}</span>
         ${this.kind === 'assistant' ? html`<span class="badge">AI assistant</span>` : nothing}
+        ${this.intro ? html`<span class="badge" data-intro>introduces this fused thread</span>` : nothing}
         ${asked ? html`<span class="badge">${this.onlyYou ? 'asked the AI privately' : 'asked the AI'}</span>` : nothing}
         ${this.onlyYou && this.kind === 'assistant' ? html`<span class="badge private">only you see this</span>` : nothing}
         ${this.ts && this.state !== 'streaming' ? html`<time datetime=${this.ts}>${formatTime(this.ts)}</time>` : nothing}

@@ -6,6 +6,9 @@
  * Above the oldest message, a "Load earlier messages" button pages back through the room's
  * history; the reader's place stays put while older messages appear above it.
  *
+ * The list shows one thread at a time (`view`); each thread keeps its own place, so switching
+ * threads and back returns the reader to where they were.
+ *
  * An answer's discussion source (`salon-show-messages` from its source list) scrolls to the first
  * message it cites and marks the cited ones for a moment; when they are older than what is shown,
  * earlier pages are loaded until they appear (or there are none left).
@@ -81,6 +84,10 @@ export class SalonMessageList extends LitElement {
   @property({ type: Boolean }) hasOlder = false;
   /** A page of older messages is on its way. */
   @property({ type: Boolean }) loadingOlder = false;
+  /** The thread shown: each keeps its own scroll position. */
+  @property() view = '';
+  /** A fused thread's introduction, marked as such. */
+  @property() introId = '';
   @state() private unseen = false;
   @query('.scroller') private scroller!: HTMLElement;
   private stick = true;
@@ -88,6 +95,10 @@ export class SalonMessageList extends LitElement {
   private keepFromBottom: number | null = null;
   /** Messages a followed source cites that are not shown yet, and the pages still allowed to find them. */
   private seeking: { ids: string[]; pagesLeft: number } | null = null;
+  /** Where the reader was in each thread shown before. */
+  private readonly places = new Map<string, { top: number; stick: boolean }>();
+  /** The place to go back to once the newly shown thread has rendered. */
+  private restore: { top: number; stick: boolean } | null = null;
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -132,6 +143,14 @@ export class SalonMessageList extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('view') && this.scroller) {
+      this.places.set(changed.get('view') ?? '', { top: this.scroller.scrollTop, stick: this.stick });
+      this.restore = this.places.get(this.view) ?? { top: 0, stick: true };
+      this.keepFromBottom = null;
+      this.seeking = null;
+      this.unseen = false;
+      return;
+    }
     const firstOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.[0]?.key;
     if (firstOld && this.entries[0]?.key !== firstOld && this.scroller && !this.stick) {
       this.keepFromBottom = this.scroller.scrollHeight - this.scroller.scrollTop;
@@ -144,6 +163,16 @@ export class SalonMessageList extends LitElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     if (this.seeking && (changed.has('entries') || changed.has('loadingOlder'))) queueMicrotask(() => this.seek());
+    if (this.restore) {
+      const place = this.restore;
+      this.restore = null;
+      this.stick = place.stick;
+      // Items render after this list does; set the place again once they have.
+      const apply = () => (place.stick ? this.toBottom() : (this.scroller.scrollTop = place.top));
+      apply();
+      requestAnimationFrame(apply);
+      return;
+    }
     if (!changed.has('entries') && !changed.has('answers')) return;
     if (this.keepFromBottom !== null) {
       // Older messages came in above: the reader stays on what they were reading.
@@ -190,6 +219,7 @@ export class SalonMessageList extends LitElement {
               .clientId=${e.message.clientId ?? ''}
               .sources=${e.message.sources ?? []}
               ?only-you=${!!e.private || e.message.id.startsWith('private_')}
+              ?intro=${!!this.introId && e.message.id === this.introId}
               ?mine=${e.message.author.kind === 'user' && (e.state !== 'sent' || (!!this.youId && e.message.author.id === this.youId))}
             ></salon-message-item>`,
         )}

@@ -1,19 +1,31 @@
 /**
- * `<salon-room>`: a live room — header, who is here, the messages, who is typing, the composer.
- * The socket and the room's state live in a RoomController; this element only lays them out and
- * hands the children's events to it.
+ * `<salon-room>`: a live room — header, its threads and who is here, the open thread's messages,
+ * who is typing, the composer — and the split dialog. The socket and the room's state live in a
+ * RoomController; this element only lays them out and hands the children's events to it.
  */
-import { LitElement, css, html, type PropertyValues } from 'lit';
-import { customElement, property } from 'lit/decorators.js';
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { customElement, property, state } from 'lit/decorators.js';
+import type { CommandReply } from '../lib/command-replies.js';
 import { saveDisplayName } from '../lib/identity.js';
 import { MAX_MESSAGE_CHARS, RoomController } from '../lib/room-controller.js';
 import { baseStyles } from '../lib/styles.js';
+import type { SplitLock, SplitPart } from '../lib/threads-api.js';
 import './salon-composer.js';
 import './salon-connection-status.js';
 import './salon-member-list.js';
 import './salon-message-list.js';
 import './salon-room-header.js';
+import './salon-split-dialog.js';
+import './salon-thread-header.js';
+import './salon-thread-list.js';
 import './salon-typing-indicator.js';
+
+/** A thread command the room is waiting on, and its last answer. */
+interface CommandState {
+  pending: boolean;
+  reply: CommandReply | null;
+}
+const IDLE: CommandState = { pending: false, reply: null };
 
 @customElement('salon-room')
 export class SalonRoom extends LitElement {
@@ -38,11 +50,14 @@ export class SalonRoom extends LitElement {
       .head {
         grid-area: head;
       }
-      .members {
+      .side {
         grid-area: members;
         border-left: 1px solid var(--salon-border);
         padding-left: 1rem;
         overflow-y: auto;
+        display: flex;
+        flex-direction: column;
+        gap: 1.25rem;
       }
       .chat {
         grid-area: chat;
@@ -72,10 +87,12 @@ export class SalonRoom extends LitElement {
           grid-template-areas: 'head' 'members' 'chat';
           gap: 0.5rem;
         }
-        .members {
+        .side {
           border-left: none;
           padding-left: 0;
           overflow: visible;
+          min-width: 0;
+          gap: 0.5rem;
         }
         .bottom {
           padding: 0.4rem 0.5rem 0.5rem;
@@ -88,6 +105,9 @@ export class SalonRoom extends LitElement {
   @property() roomId = '';
 
   private readonly controller = new RoomController(this);
+  @state() private newThread: CommandState = IDLE;
+  @state() private merging: CommandState = IDLE;
+  @state() private splitting: CommandState & { threadId: string } = { ...IDLE, threadId: '' };
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('roomId')) this.controller.setRoom(this.roomId);
@@ -108,6 +128,8 @@ export class SalonRoom extends LitElement {
       </div>`;
     }
     const queued = c.status === 'offline' || c.status === 'reconnecting';
+    const { threads } = c.nav;
+    const open = threads.byId(c.threadId) ?? null;
     return html`<salon-connection-status
         .status=${c.status}
         .retryAt=${c.retryAt}
@@ -117,17 +139,46 @@ export class SalonRoom extends LitElement {
       ></salon-connection-status>
       <div class="layout">
         <div class="head"><salon-room-header .room=${c.room} .roomId=${this.roomId}></salon-room-header></div>
-        <aside class="members" aria-label="People in this room">
-          <salon-member-list .members=${c.members} .count=${c.memberCount} .youId=${c.you?.id ?? ''} @salon-rename=${this.onRename}></salon-member-list>
-        </aside>
+        <div class="side">
+          <aside class="threads" aria-label="Threads">
+            <salon-thread-list
+              .threads=${threads.list}
+              .counts=${threads.counts}
+              .current=${c.threadId}
+              .pending=${this.newThread.pending}
+              .status=${this.newThread.reply}
+              @salon-select-thread=${this.onSelectThread}
+              @salon-new-thread=${this.onNewThread}
+            ></salon-thread-list>
+          </aside>
+          <aside class="members" aria-label="People in this room">
+            <salon-member-list .members=${c.members} .count=${c.memberCount} .youId=${c.you?.id ?? ''} @salon-rename=${this.onRename}></salon-member-list>
+          </aside>
+        </div>
         <section class="chat" aria-label="Discussion">
+          ${
+            open
+              ? html`<salon-thread-header
+                  .thread=${open}
+                  .threads=${threads.list}
+                  .count=${threads.counts[open.id]}
+                  .suggestions=${threads.suggestions[open.id] ?? []}
+                  .pending=${this.merging.pending}
+                  .status=${this.merging.reply}
+                  @salon-open-split=${this.onOpenSplit}
+                  @salon-merge=${this.onMerge}
+                ></salon-thread-header>`
+              : nothing
+          }
           <salon-message-list
             .entries=${c.messages}
             .answers=${c.answers}
             .youId=${c.you?.id ?? ''}
-            .hasOlder=${c.hasOlder}
-            .loadingOlder=${c.loadingOlder}
-            @salon-load-older=${() => void c.loadOlder()}
+            .view=${c.threadId}
+            .introId=${open?.isMerged ? (c.messages.find((e) => e.message.author.kind === 'assistant')?.message.id ?? '') : ''}
+            .hasOlder=${c.nav.hasOlder}
+            .loadingOlder=${c.nav.loadingOlder}
+            @salon-load-older=${() => void c.nav.loadOlder()}
             @salon-retry=${(e: CustomEvent<{ clientId: string }>) => c.retry(e.detail.clientId)}
             @salon-discard=${(e: CustomEvent<{ clientId: string }>) => c.discard(e.detail.clientId)}
           ></salon-message-list>
@@ -141,8 +192,43 @@ export class SalonRoom extends LitElement {
             ></salon-composer>
           </div>
         </section>
-      </div>`;
+      </div>
+      <salon-split-dialog
+        .threadId=${this.splitting.threadId}
+        .threadTitle=${threads.byId(this.splitting.threadId)?.title ?? ''}
+        .open=${!!this.splitting.threadId}
+        .pending=${this.splitting.pending}
+        .result=${this.splitting.reply}
+        @salon-split=${this.onSplit}
+        @salon-close-split=${() => (this.splitting = { ...IDLE, threadId: '' })}
+      ></salon-split-dialog>`;
   }
+
+  private onSelectThread = (e: CustomEvent<{ threadId: string }>) => {
+    this.merging = IDLE;
+    this.controller.nav.select(e.detail.threadId);
+  };
+
+  private onNewThread = async (e: CustomEvent<{ title: string }>) => {
+    this.newThread = { pending: true, reply: null };
+    this.newThread = { pending: false, reply: await this.controller.nav.createThread(e.detail.title) };
+  };
+
+  private onMerge = async (e: CustomEvent<{ survivorId: string; absorbedId: string }>) => {
+    this.merging = { pending: true, reply: null };
+    this.merging = { pending: false, reply: await this.controller.nav.merge(e.detail.survivorId, e.detail.absorbedId) };
+  };
+
+  private onOpenSplit = (e: CustomEvent<{ threadId: string }>) => {
+    this.splitting = { ...IDLE, threadId: e.detail.threadId };
+  };
+
+  private onSplit = async (e: CustomEvent<{ threadId: string; parts: SplitPart[]; lock: SplitLock }>) => {
+    const { threadId, parts, lock } = e.detail;
+    this.splitting = { threadId, pending: true, reply: null };
+    const reply = await this.controller.nav.split(threadId, parts, lock);
+    if (this.splitting.threadId === threadId) this.splitting = { threadId, pending: false, reply };
+  };
 
   private onRename = (e: CustomEvent<{ name: string }>) => {
     this.controller.rename(saveDisplayName(e.detail.name));

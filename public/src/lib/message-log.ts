@@ -89,13 +89,35 @@ export class MessageLog {
       this.remove(entry);
       known = undefined;
     } else if (entry) {
-      if (entry.state === 'sent' && entry.message.seq === message.seq && entry.message.text === message.text) return false;
+      const same = entry.message.seq === message.seq && entry.message.text === message.text && entry.message.threadId === message.threadId;
+      if (entry.state === 'sent' && same) return false;
     }
     const order = message.seq > 0 ? message.seq : this.lastSeq + 0.5;
     if (message.seq > 0) this.dropSeqClash(message, known);
     this.put({ key: known ?? `m:${message.id}`, message, state: 'sent', order });
     this.trim();
     return true;
+  }
+
+  /** A confirmed message with this id is held. */
+  has(id: string): boolean {
+    return this.keyById.has(id);
+  }
+
+  /**
+   * Files held messages under another thread (a split or merge moved them on the server).
+   * Returns true when one of them changed.
+   */
+  moveToThread(ids: Iterable<string>, threadId: string): boolean {
+    let moved = false;
+    for (const id of ids) {
+      const key = this.keyById.get(id);
+      const entry = key ? this.byKey.get(key) : undefined;
+      if (!entry || entry.message.threadId === threadId) continue;
+      this.put({ ...entry, message: { ...entry.message, threadId } });
+      moved = true;
+    }
+    return moved;
   }
 
   /** Records a message the member is sending; it shows as "sending" until the server echoes it. */

@@ -8,12 +8,13 @@
  * holds a copy only so an offline page still shows the conversation and the unsent messages.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { AssistantStage, Member, Message, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
-import { getJson, type ApiError } from './api.js';
+import type { AssistantStage, Member, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
 import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
+import { CommandReplies, type CommandReply } from './command-replies.js';
 import { memoryOf, saveMemory, type RoomMemory } from './room-memory.js';
 import { closeNotice, noticeFor, type Notice } from './room-notices.js';
+import { ThreadNavigator } from './thread-navigator.js';
 import { TypingList } from './typing-list.js';
 
 /** The server refuses longer messages (DESIGN: text is capped at 4,000 characters). */
@@ -21,11 +22,9 @@ export const MAX_MESSAGE_CHARS = 4_000;
 /** Resend "typing" at most this often while the member keeps typing. */
 const TYPING_RESEND_MS = 3_000;
 const CACHE_SAVE_DELAY_MS = 250;
-/** Messages fetched per "Load earlier messages". */
-const OLDER_PAGE = 50;
 const AI_PREFIX = /^(@ai|\/ask)\s/i;
 /** Notices a successful rejoin does not clear. */
-const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED']);
+const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
 
 /** An assistant answer still being written. */
 export interface AnswerInProgress {
@@ -46,7 +45,6 @@ export class RoomController implements ReactiveController {
   retryAt: number | null = null;
   room: RoomInfo | null = null;
   you: Member | null = null;
-  threadId = '';
   members: Member[] = [];
   /** Everyone in the room; the server lists at most the first 200 in `members`. */
   memberCount = 0;
@@ -55,10 +53,15 @@ export class RoomController implements ReactiveController {
   notice: Notice | null = null;
   /** Set when the room cannot be joined at all (no such room). */
   fatal: Notice | null = null;
-  /** Older messages exist on the server than the oldest one held. */
-  hasOlder = false;
-  /** A page of older messages is being fetched. */
-  loadingOlder = false;
+  /** The open thread, its messages and the room's thread list. */
+  readonly nav = new ThreadNavigator({
+    command: (text, threadId) => this.command(text, threadId),
+    changed: () => this.changed(),
+    failed: (code, message) => {
+      this.notice = noticeFor(code, message);
+      this.host.requestUpdate();
+    },
+  });
 
   private memory: RoomMemory | null = null;
   private connection: RoomConnection | null = null;
@@ -67,13 +70,20 @@ export class RoomController implements ReactiveController {
   private lastTypingSent = 0;
   private typingActive = false;
   private name = displayName();
+  private readonly commands = new CommandReplies();
 
   constructor(private readonly host: ReactiveControllerHost) {
     host.addController(this);
   }
 
+  /** The open thread's messages. */
   get messages() {
-    return this.memory?.log.entries ?? [];
+    return this.nav.messages;
+  }
+
+  /** The thread messages are shown from and sent to; '' before the room's first welcome. */
+  get threadId(): string {
+    return this.nav.threadId;
   }
 
   /** Other members typing now. */
@@ -82,10 +92,12 @@ export class RoomController implements ReactiveController {
   }
 
   hostConnected(): void {
+    document.addEventListener('visibilitychange', this.onVisible);
     if (this.roomId) this.open();
   }
 
   hostDisconnected(): void {
+    document.removeEventListener('visibilitychange', this.onVisible);
     this.close();
   }
 
@@ -97,7 +109,6 @@ export class RoomController implements ReactiveController {
     if (roomId) this.open();
   }
 
-  /** Sends a chat message; `ask` makes it a question for the assistant (`@ai`). */
   /**
    * Sends a message; with `ask`, a question for the assistant. A private question (`isPrivate`)
    * is not posted to the room: it is an `ask` frame whose answer only this member receives.
@@ -116,38 +127,16 @@ export class RoomController implements ReactiveController {
     const author = { id: this.you?.id ?? '', name: this.you?.name ?? this.name, kind: 'user' as const };
     this.memory.log.addLocal(clientId, finalText, author, this.threadId, this.roomId, privately);
     this.setTyping(false);
-    this.transmit(clientId, finalText, privately);
+    this.transmit(clientId, finalText, privately, this.threadId);
     this.changed();
     return true;
-  }
-
-  /** Fetches the page of messages before the oldest one held (GET /api/v1/rooms/:id/messages). */
-  async loadOlder(): Promise<void> {
-    const log = this.memory?.log;
-    if (!log || this.loadingOlder || !this.hasOlder) return;
-    const roomId = this.roomId;
-    this.loadingOlder = true;
-    this.host.requestUpdate();
-    try {
-      const page = await getJson<{ messages: Message[]; hasMore: boolean }>(
-        `/api/v1/rooms/${encodeURIComponent(roomId)}/messages?before=${log.oldestSeq}&limit=${OLDER_PAGE}`,
-      );
-      if (roomId !== this.roomId) return;
-      const took = log.receiveOlder(page.messages);
-      this.hasOlder = took && page.hasMore && page.messages.length > 0;
-    } catch (err) {
-      this.notice = noticeFor((err as ApiError).code ?? 'ERR_NETWORK', (err as Error).message);
-    } finally {
-      this.loadingOlder = false;
-      this.changed();
-    }
   }
 
   /** Sends a failed message again. */
   retry(clientId: string): void {
     const entry = this.memory?.log.retry(clientId);
     if (!entry) return;
-    this.transmit(clientId, entry.message.text, entry.private);
+    this.transmit(clientId, entry.message.text, !!entry.private, entry.message.threadId);
     this.changed();
   }
 
@@ -185,8 +174,24 @@ export class RoomController implements ReactiveController {
     this.host.requestUpdate();
   }
 
+  /** Sends a slash command whose answer goes back to the caller instead of into the conversation. */
+  private command(text: string, threadId: string): Promise<CommandReply> {
+    if (this.status !== 'open') {
+      return Promise.resolve({ ok: false, code: 'ERR_NOT_JOINED', message: 'Not connected to the room. Try again once it is back.' });
+    }
+    const clientId = newClientId();
+    const reply = this.commands.expect(clientId);
+    this.connection?.send({ type: 'say', text, clientId, threadId: threadId || undefined });
+    return reply;
+  }
+
+  private onVisible = () => {
+    if (document.visibilityState === 'visible' && this.nav.threads.loaded) void this.nav.refresh();
+  };
+
   private open(): void {
     this.memory = memoryOf(this.roomId);
+    this.nav.attach(this.roomId, this.memory, () => this.host.requestUpdate());
     this.fatal = null;
     this.notice = null;
     this.connection = new RoomConnection(socketUrl(this.roomId), {
@@ -206,6 +211,8 @@ export class RoomController implements ReactiveController {
   }
 
   private close(): void {
+    this.commands.abandonAll('The connection to the room closed before the answer came.');
+    this.nav.attach(this.roomId, null, () => {});
     this.setTyping(false);
     this.connection?.stop();
     this.connection = null;
@@ -222,9 +229,9 @@ export class RoomController implements ReactiveController {
     this.connection?.send({ type: 'hello', name: this.name, token: identityToken(), ...(lastSeq ? { lastSeq } : {}) });
   }
 
-  private transmit(clientId: string, text: string, isPrivate = false): void {
+  private transmit(clientId: string, text: string, isPrivate: boolean, thread: string): void {
     if (this.status !== 'open') return;
-    const threadId = this.threadId || undefined;
+    const threadId = thread || undefined;
     if (!isPrivate) {
       this.connection?.send({ type: 'say', text, clientId, threadId });
       return;
@@ -240,15 +247,21 @@ export class RoomController implements ReactiveController {
         saveIdentityToken(frame.you.token);
         this.you = { id: frame.you.id, name: frame.you.name };
         this.room = frame.room;
-        this.threadId = frame.threadId;
         this.members = frame.members;
         this.memberCount = frame.memberCount ?? frame.members.length;
+        const memory = this.memory!;
         const serverReset = frame.seq < log.lastSeq;
-        if (!this.memory!.joined || serverReset) log.resetTo(frame.history);
-        else for (const m of frame.history) log.receive(m);
-        // Seqs start at 1 in every room: anything above means older history to page back to.
-        this.hasOlder = log.oldestSeq > 1;
-        this.memory!.joined = true;
+        if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId) {
+          log.resetTo(frame.history);
+          // Seqs start at 1 in every room: a floor above 1 means older history to page back to.
+          memory.windowFloor = frame.history.length ? Math.min(...frame.history.map((m) => m.seq)) : frame.seq + 1;
+          memory.noneBelow.clear();
+          memory.paged.clear();
+        } else {
+          for (const m of frame.history) log.receive(m);
+        }
+        memory.mainThreadId = frame.threadId;
+        memory.joined = true;
         this.status = 'open';
         this.answers = (frame.pending ?? []).map((p) => ({ ...p }));
         // Connection troubles are over; what the member should still read stays until dismissed.
@@ -261,18 +274,26 @@ export class RoomController implements ReactiveController {
           };
         }
         this.connection?.joined();
-        for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text, entry.private);
+        for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text, !!entry.private, entry.message.threadId);
+        void this.nav.refresh();
+        this.nav.fill();
         break;
       }
       case 'presence':
         this.members = frame.members;
         this.memberCount = frame.count ?? frame.members.length;
         break;
-      case 'message':
-        log.receive(frame.message);
-        this.typists.stop(frame.message.author.id);
-        if (frame.message.author.kind === 'assistant') this.answers = this.answers.filter((a) => a.id !== frame.message.clientId);
+      case 'message': {
+        const m = frame.message;
+        if (this.commands.message(m)) return;
+        this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.has(m.id));
+        log.receive(m);
+        this.typists.stop(m.author.id);
+        if (m.author.kind === 'assistant') this.answers = this.answers.filter((a) => a.id !== m.clientId);
+        // A command typed in the composer may have changed the threads.
+        if (m.author.kind === 'system') void this.nav.refresh();
         break;
+      }
       case 'typing':
         if (frame.user.id !== this.you?.id) this.typists.note(frame.user, frame.active);
         break;
@@ -285,15 +306,19 @@ export class RoomController implements ReactiveController {
       case 'assistant.done': {
         // The stored answer has its own id; the id it streamed under comes back as its clientId.
         const done = new Set([frame.message.id, frame.message.clientId]);
+        this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.has(frame.message.id));
         log.receive(frame.message);
         this.answers = this.answers.filter((a) => !done.has(a.id));
         break;
       }
       case 'error':
+        if (this.commands.error(frame.code, frame.message, frame.clientId)) return;
         this.onError(frame.code, frame.message, frame.clientId);
         break;
       case 'warning':
         this.notice = noticeFor(frame.code, frame.message, 'warning');
+        // A fusion's warning: the fused thread is new.
+        void this.nav.refresh();
         break;
       case 'pong':
         return;
@@ -312,6 +337,7 @@ export class RoomController implements ReactiveController {
   private onClosed(code: number): 'retry' | 'now' | 'stop' {
     const { notice, retry } = closeNotice(code);
     if (code === 4401) saveIdentityToken(null);
+    this.commands.abandonAll('The connection to the room closed before the answer came.');
     if (retry === 'stop') this.fatal = notice;
     else if (notice) this.notice = notice;
     this.members = [];

@@ -1,7 +1,8 @@
 /**
- * What the page remembers of each room it has shown: the messages (MessageLog) and whether the
- * room has welcomed this page yet. Kept per room id while the page lives, so switching topics and
- * back keeps each topic's conversation; copied to sessionStorage only as an offline fallback.
+ * What the page remembers of each room it has shown: the messages (MessageLog), whether the room
+ * has welcomed this page yet, and which thread is open. Kept per room id while the page lives, so
+ * switching topics and back keeps each topic's conversation; copied to sessionStorage only as an
+ * offline fallback.
  */
 import { MessageLog } from './message-log.js';
 
@@ -9,6 +10,19 @@ export interface RoomMemory {
   log: MessageLog;
   /** True once this page has had a `welcome` for the room: later joins ask only for what was missed. */
   joined: boolean;
+  /** The room's main thread (from `welcome`), '' until known. */
+  mainThreadId: string;
+  /** The thread the member has open, '' for the main thread. */
+  threadId: string;
+  /**
+   * The lowest seq from which the log holds every message of every thread (the welcome's
+   * history); 0 until a welcome. Below it, each thread is paged back on its own.
+   */
+  windowFloor: number;
+  /** Per thread: no messages of it exist below this seq other than those held (its history was paged to the start). */
+  noneBelow: Map<string, number>;
+  /** Threads of which at least one page was fetched. */
+  paged: Set<string>;
 }
 
 const memories = new Map<string, RoomMemory>();
@@ -16,6 +30,13 @@ const memories = new Map<string, RoomMemory>();
 function cacheKey(roomId: string): string {
   return `salon.room.${roomId}`;
 }
+
+interface Cached {
+  mainThreadId?: unknown;
+  threadId?: unknown;
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
 /** The room's memory, restored from sessionStorage the first time this page asks. */
 export function memoryOf(roomId: string): RoomMemory {
@@ -27,16 +48,26 @@ export function memoryOf(roomId: string): RoomMemory {
     } catch {
       cached = null;
     }
-    memory = { log: MessageLog.restore(cached), joined: false };
+    const threads = (cached ?? {}) as Cached;
+    memory = {
+      log: MessageLog.restore(cached),
+      joined: false,
+      mainThreadId: text(threads.mainThreadId),
+      threadId: text(threads.threadId),
+      windowFloor: 0,
+      noneBelow: new Map(),
+      paged: new Set(),
+    };
     memories.set(roomId, memory);
   }
   return memory;
 }
 
-/** Copies the room's messages to sessionStorage. */
+/** Copies the room's messages and open thread to sessionStorage. */
 export function saveMemory(roomId: string, memory: RoomMemory): void {
   try {
-    sessionStorage.setItem(cacheKey(roomId), JSON.stringify(memory.log.snapshot()));
+    const copy = { ...memory.log.snapshot(), mainThreadId: memory.mainThreadId, threadId: memory.threadId };
+    sessionStorage.setItem(cacheKey(roomId), JSON.stringify(copy));
   } catch {
     // Storage full or disabled: the copy is only a convenience.
   }

@@ -65,3 +65,32 @@ export const baseStyles = css`
     color: var(--salon-muted);
   }
 `;
+
+/** Thread badges (main, fused, locked, archived, merged), shared by the thread list and the thread header. */
+export const badgeStyles = css`
+  .badge {
+    display: inline-block;
+    font-size: 0.72rem;
+    line-height: 1.4;
+    border-radius: 999px;
+    padding: 0.05rem 0.5rem;
+    background: var(--salon-accent-soft);
+    color: var(--salon-accent-strong);
+    white-space: nowrap;
+  }
+  .badge[data-badge='fused'] {
+    background: var(--salon-assistant-bg);
+    color: var(--salon-fg);
+    border: 1px solid var(--salon-assistant-border);
+  }
+  .badge[data-badge='locked'] {
+    background: var(--salon-warning-bg);
+    color: var(--salon-warning-fg);
+  }
+  .badge[data-badge='archived'],
+  .badge[data-badge='merged'] {
+    background: transparent;
+    color: var(--salon-muted);
+    border: 1px solid var(--salon-border-strong);
+  }
+`;

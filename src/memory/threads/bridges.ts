@@ -23,12 +23,9 @@ export const BRIDGE_REFRESH_MS = 10_000;
 /** Chunks read per page while a centroid is computed. */
 const PAGE = 512;
 
-/** A suggested merge: two threads whose discussions overlap (survivor: the heavier, or older). */
-export interface MergeSuggestion {
-  survivorId: string;
-  absorbedId: string;
-  weight: number;
-}
+/** A suggested merge (survivor: the main thread, else the heavier, else the older). */
+export type { MergeSuggestion } from '../../protocol/threads.js';
+import type { MergeSuggestion } from '../../protocol/threads.js';
 
 export class ThreadBridges {
   /** Running sums of each thread's public memory vectors (dropped when a thread operation changes its memory). */

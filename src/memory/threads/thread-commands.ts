@@ -8,7 +8,8 @@
 import { errors } from '../../errors.js';
 import type { SlashCommand } from '../../rooms/commands.js';
 import type { SplitLock, Thread } from '../../store/types.js';
-import { SPLIT_LOCKS, type SplitListing, type ThreadService } from './thread-service.js';
+import { SPLIT_LOCKS } from '../../protocol/threads.js';
+import type { SplitListing, ThreadService } from './thread-service.js';
 
 /** Characters of a message id the split listing shows (and the shortest prefix accepted). */
 export const SHORT_ID_CHARS = 8;

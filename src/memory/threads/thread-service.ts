@@ -11,6 +11,7 @@ import { errors } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
+import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip } from '../../text.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import type { NewMemoryChunk } from '../types.js';
@@ -25,14 +26,10 @@ export const SPLIT_WEIGHT_SHARE = 0.8;
 export const SPLIT_MAX_MESSAGES = 5_000;
 /** Characters of each message the split listing shows. */
 const SPLIT_TEXT_CHARS = 200;
-/** Parts one split may create. */
-export const SPLIT_MAX_PARTS = 20;
 /** Exchanges compaction leaves as they are (the newest); older long ones are summarised. */
 export const COMPACT_KEEP_EXCHANGES = 20;
 /** An exchange longer than this is summarised by compaction (once it is old). */
 export const COMPACT_SUMMARY_CHARS = 900;
-export const TITLE_MAX_CHARS = 120;
-export const SPLIT_LOCKS: readonly SplitLock[] = ['compaction', 'agent_release', 'force'];
 /** Memory chunks read per page. */
 const PAGE = 1_000;
 /** History entries a thread's detail shows. */

@@ -1,0 +1,134 @@
+/**
+ * What the page knows of a room's threads: the list (`GET /api/v1/rooms/:id/threads`), each
+ * thread's message count and merge suggestions (`GET /api/v1/threads/:id`, fetched once per thread
+ * and again only when the thread changed), kept per room while the page lives.
+ *
+ * Counts then follow the room's live messages. The list is fetched again on events: a thread
+ * command's reply, a message in a thread the page does not know, a warning, a switch of thread.
+ * A refresh reports which threads may now hold messages the page filed under another thread
+ * (new threads split off, survivors of a merge), so the room can file them again.
+ */
+import { listThreads, threadDetail, type MergeSuggestion, type ThreadView } from './threads-api.js';
+
+/** Thread details fetched at once at most. */
+const DETAIL_CONCURRENCY = 4;
+
+/** What a refresh found. */
+export interface ThreadsChange {
+  /** Threads whose messages may have come from other threads (split children, merge survivors). */
+  regrouped: string[];
+}
+
+/** The fields whose change means the thread's messages or count may have changed. */
+function shapeOf(t: ThreadView): string {
+  return JSON.stringify([t.status, t.childIds, t.mergedInto, t.splitLockedUntil, t.weight, t.title]);
+}
+
+export class RoomThreads {
+  list: ThreadView[] = [];
+  /** The list has been fetched at least once. */
+  loaded = false;
+  /** Called after every change, so the page re-renders. */
+  onChange: () => void = () => {};
+  /** Messages per thread id, as far as known (a new object after each change). */
+  counts: Readonly<Record<string, number>> = {};
+  /** Merge suggestions per thread id (a new object after each change). */
+  suggestions: Readonly<Record<string, readonly MergeSuggestion[]>> = {};
+  private readonly shapes = new Map<string, string>();
+  private running: Promise<ThreadsChange> | null = null;
+  private queued: Promise<ThreadsChange> | null = null;
+
+  constructor(readonly roomId: string) {}
+
+  byId(id: string): ThreadView | undefined {
+    return this.list.find((t) => t.id === id);
+  }
+
+  /** A live message arrived: count it, or fetch the list when its thread is new to the page. */
+  noteMessage(threadId: string, isNew: boolean): void {
+    if (!threadId) return;
+    if (!this.byId(threadId)) {
+      if (this.loaded) void this.refresh().catch(() => {});
+      return;
+    }
+    const n = this.counts[threadId];
+    if (isNew && n !== undefined) {
+      this.counts = { ...this.counts, [threadId]: n + 1 };
+      this.onChange();
+    }
+  }
+
+  /**
+   * Fetches the list again (calls made while one runs share a second run after it) and the
+   * details of threads that are new or changed, plus `current`'s for its suggestions.
+   */
+  refresh(current = ''): Promise<ThreadsChange> {
+    if (this.queued) return this.queued;
+    if (this.running) {
+      this.queued = this.running
+        .catch(() => undefined)
+        .then(() => {
+          this.queued = null;
+          return this.refresh(current);
+        });
+      return this.queued;
+    }
+    this.running = this.fetch(current).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Fetches one thread's count and suggestions. */
+  async refreshDetail(id: string): Promise<void> {
+    const d = await threadDetail(id);
+    this.counts = { ...this.counts, [id]: d.messages };
+    this.suggestions = { ...this.suggestions, [id]: d.suggestions };
+    this.onChange();
+  }
+
+  private async fetch(current: string): Promise<ThreadsChange> {
+    const list = await listThreads(this.roomId);
+    const hadList = this.loaded;
+    const known = new Set(this.list.map((t) => t.id));
+    const changed = list.filter((t) => this.shapes.get(t.id) !== shapeOf(t) || !(t.id in this.counts)).map((t) => t.id);
+    const regrouped = new Set<string>();
+    for (const t of list) {
+      if (!hadList) break;
+      if (!known.has(t.id)) regrouped.add(t.id);
+      const before = this.byId(t.id);
+      if (t.mergedInto && before && before.mergedInto !== t.mergedInto) regrouped.add(t.mergedInto);
+    }
+    this.list = list;
+    this.loaded = true;
+    for (const t of list) this.shapes.set(t.id, shapeOf(t));
+    this.onChange();
+    const details = new Set(changed);
+    if (current && this.byId(current)) details.add(current);
+    await this.detailsOf([...details]);
+    return { regrouped: [...regrouped] };
+  }
+
+  private async detailsOf(ids: string[]): Promise<void> {
+    const queue = [...ids];
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        // One missing detail leaves that count blank; the next refresh tries again.
+        await this.refreshDetail(id).catch(() => this.shapes.delete(id));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DETAIL_CONCURRENCY, queue.length) }, worker));
+  }
+}
+
+const rooms = new Map<string, RoomThreads>();
+
+/** The room's threads as this page holds them (one per room id while the page lives). */
+export function threadsOf(roomId: string): RoomThreads {
+  let threads = rooms.get(roomId);
+  if (!threads) {
+    threads = new RoomThreads(roomId);
+    rooms.set(roomId, threads);
+  }
+  return threads;
+}

@@ -1,0 +1,153 @@
+/**
+ * Which thread of the room the member has open, and what goes with it: the open thread's
+ * messages and older pages, the thread list kept current (RoomThreads), and the thread commands
+ * the page sends for the member (new thread, merge, split), each answered to the control that
+ * asked. RoomController owns the socket and hands this class the room's memory and a way to send
+ * a command.
+ */
+import type { CommandReply } from './command-replies.js';
+import type { RoomMemory } from './room-memory.js';
+import { threadsOf, type RoomThreads } from './room-threads.js';
+import { entriesOf, hasOlder, loadOlderPage, openThread, regroup, wantsFirstPage } from './thread-paging.js';
+import { mergeCommand, newThreadCommand, splitCommand, type SplitLock, type SplitPart } from './threads-api.js';
+
+/** What the navigator needs from the room's controller. */
+export interface NavigatorHost {
+  /** Sends a slash command in the open thread and resolves with its answer. */
+  command(text: string, threadId: string): Promise<CommandReply>;
+  /** The room's state changed: re-render and save. */
+  changed(): void;
+  /** A page of history could not be fetched. */
+  failed(code: string, message: string): void;
+}
+
+export class ThreadNavigator {
+  /** The room's threads: list, counts, suggestions. */
+  threads: RoomThreads = threadsOf('');
+  /** A page of older messages is being fetched. */
+  loadingOlder = false;
+  private memory: RoomMemory | null = null;
+
+  constructor(private readonly host: NavigatorHost) {}
+
+  /** The thread the member has open (shown, and written to); '' before the room's first welcome. */
+  get threadId(): string {
+    return this.memory ? openThread(this.memory) : '';
+  }
+
+  get mainThreadId(): string {
+    return this.memory?.mainThreadId ?? '';
+  }
+
+  /** The open thread's messages. */
+  get messages() {
+    return this.memory ? entriesOf(this.memory, this.threadId) : [];
+  }
+
+  /** The open thread has older messages on the server than the oldest one held. */
+  get hasOlder(): boolean {
+    return this.memory ? hasOlder(this.memory, this.threadId) : false;
+  }
+
+  /** Follows the room the controller opened (null when it closed one). */
+  attach(roomId: string, memory: RoomMemory | null, onChange: () => void): void {
+    this.threads.onChange = () => {};
+    this.memory = memory;
+    this.threads = threadsOf(roomId);
+    if (memory) this.threads.onChange = onChange;
+  }
+
+  /** Opens another thread of the room: its messages show, and what is written goes to it. */
+  select(threadId: string): void {
+    const memory = this.memory;
+    if (!memory || threadId === this.threadId) return;
+    memory.threadId = threadId === memory.mainThreadId ? '' : threadId;
+    this.host.changed();
+    void this.refresh();
+    this.fill();
+  }
+
+  /** Fetches the open thread's page of messages before the oldest one held. */
+  async loadOlder(): Promise<void> {
+    const memory = this.memory;
+    if (!memory || this.loadingOlder || !this.hasOlder) return;
+    const threadId = this.threadId;
+    this.loadingOlder = true;
+    this.host.changed();
+    let loaded = false;
+    try {
+      await loadOlderPage(memory, threadId);
+      loaded = true;
+    } catch (err) {
+      this.host.failed((err as { code?: string }).code ?? 'ERR_NETWORK', (err as Error).message);
+    } finally {
+      this.loadingOlder = false;
+      this.host.changed();
+    }
+    // The member opened another thread meanwhile: it may need its first page too.
+    if (loaded && threadId !== this.threadId) this.fill();
+  }
+
+  /**
+   * Fetches the thread list again; files messages a split or merge moved under their new thread,
+   * and goes back to the main thread when the open one is gone.
+   */
+  async refresh(): Promise<void> {
+    const memory = this.memory;
+    const threads = this.threads;
+    if (!memory || !threads.roomId) return;
+    try {
+      const { regrouped } = await threads.refresh(this.threadId);
+      const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
+      if (memory !== this.memory) return;
+      if (memory.threadId && !threads.byId(memory.threadId)) memory.threadId = '';
+      if (moved.some(Boolean)) this.host.changed();
+      this.fill();
+    } catch {
+      // The list stays as it was; the next event fetches it again.
+    }
+  }
+
+  /** The open thread gets a page at once when it shows nothing yet or was never paged (see wantsFirstPage). */
+  fill(): void {
+    if (this.memory && this.threadId && wantsFirstPage(this.memory, this.threadId)) void this.loadOlder();
+  }
+
+  /** `/thread new <title>`; once the new thread is listed, it is opened. */
+  async createThread(title: string): Promise<CommandReply> {
+    const before = new Set(this.threads.list.map((t) => t.id));
+    const reply = await this.run(newThreadCommand(title));
+    if (reply.ok) {
+      const wanted = title.replace(/\s+/g, ' ').trim();
+      const fresh = this.threads.list.filter((t) => !before.has(t.id));
+      const created = fresh.find((t) => t.title === wanted) ?? fresh.find((t) => t.origin === 'original');
+      if (created) this.select(created.id);
+    }
+    return reply;
+  }
+
+  /** `/merge <survivor> <absorbed>`; the survivor is opened when the absorbed thread was. */
+  async merge(survivorId: string, absorbedId: string): Promise<CommandReply> {
+    const reply = await this.run(mergeCommand(survivorId, absorbedId));
+    if (reply.ok && this.threadId === absorbedId) this.select(survivorId);
+    return reply;
+  }
+
+  /** `/split <threadId> confirm …`: the parts become new split-locked threads. */
+  async split(threadId: string, parts: readonly SplitPart[], lock: SplitLock): Promise<CommandReply> {
+    let text: string;
+    try {
+      text = splitCommand(threadId, parts, lock);
+    } catch (err) {
+      return { ok: false, code: 'ERR_BAD_MESSAGE', message: (err as Error).message };
+    }
+    return this.run(text);
+  }
+
+  /** Sends a command; once it is answered, the thread list is fetched again. */
+  private async run(text: string): Promise<CommandReply> {
+    const reply = await this.host.command(text, this.threadId);
+    if (reply.ok) await this.refresh();
+    return reply;
+  }
+}
