@@ -89,8 +89,17 @@ describe('thread slash commands', () => {
     await a.salon.memory.idle();
     const fused = await ann.command(`/fuse ${trains} ${other}`);
     expect(fused.text).toMatch(/^Fused into “Night trains \+ Gardening” \(thr_[0-9a-f-]+\): \d+ pairs made one, \d+ kept\./);
-    // Bob saw none of the replies, only the messages said in the room.
-    expect(bob.client.frames.filter((f) => f.type === 'message' && f.message.author.kind === 'system')).toEqual([]);
+    // Bob saw none of the replies; everyone hears what changed, without it being stored.
+    const notices = bob.client.frames.filter((f) => f.type === 'message' && f.message.author.kind === 'system');
+    expect(notices.filter((f) => f.message.clientId)).toEqual([]);
+    expect(notices.map((f) => f.message.text)).toEqual([
+      'A new thread started: “Night trains”.',
+      '“Night trains” was split: “Food talk” is a thread of its own now.',
+      '“Food talk” is no longer split-locked.',
+      '“Food talk” was merged into “Night trains”.',
+      'A new thread started: “Gardening”.',
+    ]);
+    expect(notices.every((f) => f.message.seq === 0)).toBe(true);
   });
 
   it('refuses bad arguments, threads of other rooms, and changes when THREAD_OPS=admin', async () => {

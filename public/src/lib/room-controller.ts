@@ -286,6 +286,11 @@ export class RoomController implements ReactiveController {
       case 'message': {
         const m = frame.message;
         if (this.commands.message(m)) return;
+        // A thread operation someone ran (not stored, no clientId): the list and the moved messages follow.
+        if (m.author.kind === 'system' && m.seq === 0 && !m.clientId) {
+          void this.nav.refresh();
+          break;
+        }
         this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.has(m.id));
         log.receive(m);
         this.typists.stop(m.author.id);

@@ -129,7 +129,9 @@ export class ThreadService {
   /** `/thread new <title>`: a new active thread in the room. */
   async create(roomId: string, title: string, actor: Actor): Promise<Thread> {
     await this.options.store.ensureMainThread(roomId);
-    return this.options.store.createThread({ id: newThreadId(), roomId, title: checkTitle(title) }, actor);
+    const thread = await this.options.store.createThread({ id: newThreadId(), roomId, title: checkTitle(title) }, actor);
+    this.announce(thread, `A new thread started: “${thread.title}”.`);
+    return thread;
   }
 
   /**
@@ -180,6 +182,7 @@ export class ThreadService {
     await this.options.memory.reindex(memoryIds);
     this.bridges.invalidate([a.id, b.id]);
     this.options.outlet?.threadMerged(a.roomId, b.id, a.id);
+    this.announce(a, `“${b.title}” was merged into “${a.title}”.`);
     this.resummarise(a.id);
     return this.get(a.id);
   }
@@ -284,6 +287,10 @@ export class ThreadService {
       parent.roomId,
       children.map((c, i) => ({ ids: parts[i].messageIds, threadId: c.id })),
     );
+    this.announce(
+      parent,
+      `“${parent.title}” was split: ${children.map((c) => `“${c.title}”`).join(', ')} ${children.length > 1 ? 'are threads' : 'is a thread'} of ${children.length > 1 ? 'their' : 'its'} own now.`,
+    );
     return { parent: await this.get(parent.id), threads: await Promise.all(children.map((c) => this.get(c.id))) };
   }
 
@@ -297,6 +304,7 @@ export class ThreadService {
       updateThreads: [{ id, splitLockedUntil: null }],
       history: [{ threadId: id, actor, action: 'unlock', details: { released: thread.splitLockedUntil } }],
     });
+    this.announce(thread, `“${thread.title}” is no longer split-locked.`);
     return this.get(id);
   }
 
@@ -401,6 +409,23 @@ export class ThreadService {
       for (const roomId of new Set([a.roomId, b.roomId])) this.options.outlet?.broadcast(roomId, warning);
     }
     return { thread: await this.get(id), fused: result.fused, kept: result.kept, ...(fallback ? { fallback } : {}) };
+  }
+
+  /**
+   * Tells everyone in the thread's room what changed, as a system message that is not stored
+   * (their browsers refresh the thread list on it).
+   */
+  private announce(thread: Thread, text: string): void {
+    const message: Message = {
+      id: `sys_${randomUUID()}`,
+      seq: 0,
+      roomId: thread.roomId,
+      threadId: thread.id,
+      author: { id: 'system', name: 'Salon', kind: 'system' },
+      text,
+      ts: new Date().toISOString(),
+    };
+    this.options.outlet?.broadcast(thread.roomId, { type: 'message', message });
   }
 
   /** The thread's newest SPLIT_MAX_MESSAGES messages, oldest first: what a split lists and takes from. */
