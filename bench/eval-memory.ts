@@ -21,48 +21,7 @@ import { checkImport, importMessages } from '../src/memory/import.js';
 import { roomViews } from '../src/rag/room-context.js';
 import { percentile, withLocalApp } from './local-app.js';
 import { answerOf } from './squad.js';
-
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-interface Sample {
-  sample_id: string;
-  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
-  qa: { question: string; answer?: unknown; evidence: string[]; category: number }[];
-}
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/** `1:56 pm on 8 May, 2023` as epoch ms (UTC). */
-export function sessionTime(text: string): number {
-  const m = /^(\d{1,2}):(\d{2})\s*(am|pm) on (\d{1,2}) (\w+),? (\d{4})$/i.exec(text.trim());
-  if (!m) throw new Error(`unreadable session date "${text}"`);
-  const month = MONTHS.indexOf(m[5].toLowerCase());
-  if (month < 0) throw new Error(`unreadable month in "${text}"`);
-  const hour = (Number(m[1]) % 12) + (m[3].toLowerCase() === 'pm' ? 12 : 0);
-  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
-}
-
-/** The conversation's turns in order, each with its time and its LoCoMo id. */
-function turnsOf(sample: Sample): { diaId: string; name: string; text: string; ts: string }[] {
-  const sessions = Object.keys(sample.conversation)
-    .map((k) => /^session_(\d+)$/.exec(k))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
-  return sessions.flatMap((n) => {
-    const start = sessionTime(String(sample.conversation[`session_${n}_date_time`]));
-    return (sample.conversation[`session_${n}`] as Turn[]).map((t, i) => ({
-      diaId: t.dia_id,
-      name: t.speaker,
-      text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text,
-      ts: new Date(start + i * 60_000).toISOString(),
-    }));
-  });
-}
+import { answerable, readSamples, turnsOf } from './locomo.js';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -74,8 +33,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const limit = options.has('limit') ? Number(options.get('limit')) : Infinity;
-  const samples = JSON.parse(readFileSync(dataset, 'utf8')) as Sample[];
-  if (!Array.isArray(samples)) throw new Error(`${dataset}: expected an array of LoCoMo samples`);
+  const samples = readSamples(dataset);
   const stats = { questions: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
   const byCategory = new Map<number, { questions: number; any: number; contains: number }>();
   const askMs: number[] = [];
@@ -105,7 +63,7 @@ async function main(): Promise<number> {
       stats.messages += turns.length;
       const diaOf = new Map(imported.messageIds.map((id, i) => [id, turns[i].diaId]));
       const room = (await views(roomId))!;
-      for (const qa of sample.qa.filter((q) => q.category >= 1 && q.category <= 4)) {
+      for (const qa of answerable(sample)) {
         if (stats.questions >= limit) break;
         const t = performance.now();
         const prepared = await assistant.pipeline.prepare(room, qa.question, {}, { id: thread.id, asker: { userId: 'u_eval', private: false } });

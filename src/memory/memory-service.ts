@@ -205,6 +205,20 @@ export class MemoryService implements MemorySearch {
     return this.embed(chunks);
   }
 
+  /** Most chunks a thread keeps (MEMORY_MAX_CHUNKS_PER_THREAD). */
+  get chunkCap(): number {
+    return this.maxChunksPerThread;
+  }
+
+  /** Indexes chunks a thread operation just stored (`ids` in the order of `chunks`), with the vectors it already holds. */
+  async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array }[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
+      await this.options.index.upsert(
+        ids.slice(i, i + LOAD_PAGE).map((rowId, j) => ({ rowId, vector: chunks[i + j].vector, meta: metaOf(chunks[i + j].chunk) })),
+      );
+    }
+  }
+
   /** (Re)indexes stored chunks by id: after a thread operation moved or added them. */
   async reindex(ids: number[]): Promise<void> {
     for (let i = 0; i < ids.length; i += LOAD_PAGE) await this.indexChunks(await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE)));

@@ -119,8 +119,8 @@ export interface ThreadChange {
   /** Memory chunks moving to another thread, keeping their vectors. */
   moveMemory?: { ids: number[]; threadId: string; roomId: string }[];
   deleteMemory?: number[];
-  /** New memory chunks with their vectors (fusion). */
-  addMemory?: { chunk: NewMemoryChunk; vector: Float32Array; model: string }[];
+  /** New memory chunks with their vectors (fusion), and when they were last seen (default: `at`), which retention orders by. */
+  addMemory?: { chunk: NewMemoryChunk; vector: Float32Array; model: string; updatedAt?: string }[];
   /** Bridges replaced: every bridge of these threads is dropped first, then `set` is written (both ways). */
   dropBridgesOf?: string[];
   setBridges?: ThreadBridge[];

@@ -230,6 +230,41 @@ describe('a fused thread', () => {
     expect((await store.threadHistory(r.thread.id, 5))[0].details).toMatchObject({ fallback: 'gate offline' });
   });
 
+  it('keeps a fused memory within MEMORY_MAX_CHUNKS_PER_THREAD, leaving out the least recently seen', async () => {
+    const t = await roomsApp({ MEMORY_MAX_CHUNKS_PER_THREAD: '3' });
+    closers.push(t.close);
+    const a = t.app;
+    const { store, memory, threads } = a.salon;
+    const x = await threads.create(ROOM, 'X', 'admin');
+    const y = await threads.create(ROOM, 'Y', 'admin');
+    const facts = ['The pier opens in May', 'The ferry runs hourly', 'The museum closes on Mondays', 'Tomatoes need sun', 'Basil keeps pests away'];
+    for (const [i, fact] of facts.entries()) {
+      const day = new Date(Date.UTC(2026, 10, 1 + i)).toISOString();
+      const threadId = i < 3 ? x.id : y.id;
+      await store.addMemoryChunk(
+        {
+          threadId,
+          roomId: ROOM,
+          kind: 'window',
+          text: `Ann (1 Nov 2026, 10:00): ${fact}`,
+          messageIds: [],
+          authors: ['Ann'],
+          firstTs: day,
+          lastTs: day,
+          privileged: false,
+          owner: null,
+        },
+        day,
+      );
+    }
+    await memory.load();
+    const r = await threads.fuse([x.id, y.id], 'admin');
+    const kept = await store.scanThreadMemory(r.thread.id, 0, 10);
+    expect(kept.map((c) => c.text.slice(25))).toEqual(['The museum closes on Mondays', 'Tomatoes need sun', 'Basil keeps pests away']);
+    expect(kept.map((c) => c.updatedAt)).toEqual([3, 4, 5].map((d) => new Date(Date.UTC(2026, 10, d)).toISOString()));
+    expect((await store.threadHistory(r.thread.id, 5))[0].details).toMatchObject({ chunks: 3, dropped: 2 });
+  });
+
   it('refuses one source, the same thread twice and an unknown thread', async () => {
     const a = await app();
     const x = await threadWith(a, ROOM, 'X', TRAINS);

@@ -36,7 +36,13 @@ export interface VectorChunk {
 export interface PlannedChunk {
   chunk: NewMemoryChunk;
   vector: Float32Array;
+  /** When its sources were last seen (the later of two): retention keeps the most recently seen. */
+  updatedAt?: string;
 }
+
+/** Chunks of B looked up between two turns of the event loop. */
+const YIELD_EVERY = 256;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface FusionResult {
   chunks: PlannedChunk[];
@@ -61,20 +67,21 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
   const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
   const gate = options.gate ?? saySameThing;
   const { target } = options;
-  const out: PlannedChunk[] = a.map(({ chunk, vector }) => ({ chunk: copyOf(chunk, target), vector }));
+  const out: PlannedChunk[] = a.map(({ chunk, vector }) => ({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt }));
   const working = new WorkingSet(dimensionsOf(a, b));
   await working.add(a.map((c, i) => ({ label: i, vector: c.vector })));
   let fused = 0;
   let kept = 0;
-  for (const w of b) {
+  for (const [i, w] of b.entries()) {
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
     const audience = audienceOf(w.chunk);
     const nn = working.nearest(w.vector, (label) => audienceOf(a[label].chunk) === audience);
     if (nn !== null && cosine(a[nn].vector, w.vector) >= threshold && (await gate(a[nn].chunk.text, w.chunk.text))) {
-      out[nn] = fusedPair(a[nn], w, target, ['A', 'B']);
+      out[nn] = { ...fusedPair(a[nn], w, target, ['A', 'B']), updatedAt: later(a[nn].chunk.updatedAt, w.chunk.updatedAt) };
       await working.remove(nn);
       fused++;
     } else {
-      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector });
+      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector, updatedAt: w.chunk.updatedAt });
       kept++;
     }
   }
@@ -101,6 +108,7 @@ export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOpt
   const groups = new Map<number, { ids: number[]; current: VectorChunk }>();
   let fused = 0;
   for (let i = 0; i < chunks.length; i++) {
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
     const c = chunks[i];
     const audience = audienceOf(c.chunk);
     const nn = working.nearest(c.vector, (label) => audienceOf(chunks[label].chunk) === audience);
@@ -109,7 +117,10 @@ export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOpt
       const target = { threadId: c.chunk.threadId, roomId: c.chunk.roomId };
       const joined = fusedPair(group.current, c, target, null);
       group.ids.push(c.chunk.id);
-      group.current = { chunk: { ...group.current.chunk, ...joined.chunk }, vector: joined.vector };
+      group.current = {
+        chunk: { ...group.current.chunk, ...joined.chunk, updatedAt: later(group.current.chunk.updatedAt, c.chunk.updatedAt) },
+        vector: joined.vector,
+      };
       fused++;
       continue;
     }
@@ -119,7 +130,7 @@ export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOpt
   working.close();
   const replaced = [...groups.values()]
     .filter((g) => g.ids.length > 1)
-    .map((g) => ({ ids: g.ids, into: { chunk: stripStored(g.current.chunk), vector: g.current.vector } }));
+    .map((g) => ({ ids: g.ids, into: { chunk: stripStored(g.current.chunk), vector: g.current.vector, updatedAt: g.current.chunk.updatedAt } }));
   return { replaced, fused };
 }
 
@@ -199,6 +210,11 @@ function fusedPair(x: VectorChunk, y: VectorChunk, target: { threadId: string; r
     },
     vector,
   };
+}
+
+/** The later of two ISO times. */
+function later(a: string, b: string): string {
+  return a > b ? a : b;
 }
 
 /** Of two tellings of one thing, the fuller. */

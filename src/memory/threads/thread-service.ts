@@ -343,7 +343,7 @@ export class ThreadService {
       history: [{ threadId: id, actor, action: 'compact', details: { fused, summarised: summaries.length, released, chunksBefore: chunks.length } }],
     });
     await memory.forget([...gone, ...summaries.map((s) => s.id)]);
-    await memory.reindex(result.addedMemoryIds);
+    await memory.indexStored(result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)]);
     this.bridges.invalidate([id]);
     this.log.info({ threadId: id, fused, summarised: summaries.length, released }, 'thread compacted');
     return { thread: await this.get(id), fused, summarised: summaries.length, released };
@@ -374,9 +374,17 @@ export class ThreadService {
       result = unionOf(ca, cb, target);
     }
     this.log.info({ threadId: id, sourceIds, fused: result.fused, kept: result.kept }, `Fused ${result.fused} pairs, kept ${result.kept} unique`);
+    // Past the memory cap the least recently seen go, as retention would drop them (but at once, in this change).
+    const cap = memory.chunkCap;
+    const dropped = Math.max(0, result.chunks.length - cap);
+    if (dropped) {
+      const newest = [...result.chunks.keys()].sort((x, y) => (result.chunks[y].updatedAt ?? '').localeCompare(result.chunks[x].updatedAt ?? '')).slice(0, cap);
+      result = { ...result, chunks: newest.sort((x, y) => x - y).map((i) => result.chunks[i]) };
+      this.log.info({ threadId: id, dropped, cap }, `fused memory over MEMORY_MAX_CHUNKS_PER_THREAD: the ${dropped} least recently seen passages left out`);
+    }
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
     const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
-    const details = { sourceIds, fused: result.fused, kept: result.kept, chunks: result.chunks.length, threshold, ...(fallback ? { fallback } : {}) };
+    const details = { sourceIds, fused: result.fused, kept: result.kept, chunks: result.chunks.length, dropped, threshold, ...(fallback ? { fallback } : {}) };
     const { addedMemoryIds, appended } = await store.applyThreadChange({
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
@@ -398,7 +406,7 @@ export class ThreadService {
         },
       ],
     });
-    await memory.reindex(addedMemoryIds);
+    await memory.indexStored(addedMemoryIds, result.chunks);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
     if (fallback) {
       const warning: ServerMessage = {

@@ -1,0 +1,261 @@
+/**
+ * Fusing two large threads (issue 14, "Measured"; README, Benchmarks):
+ *
+ *   npm run bench:fusion -- [--chunks N] [--dup-share S] [--runs R] [--threshold T] [--cpu-prof FILE]
+ *
+ * Two threads, in two rooms, each remember N memory chunks (default 10,000): synthetic people's
+ * messages imported through the import path, 8 to a window, as bench:rag's `--memory` fills a
+ * thread. A share S of B's windows (default 0.3) are near-duplicates of A's: the same messages at
+ * the same times, one of the eight reworded; the rest of B is chatter of its own. Then
+ * ThreadService.fuse([A, B]) runs R times (default 3; the fused threads of earlier runs stay) and
+ * its phases are timed from outside, by wrapping the store, memory and scratch-graph methods it
+ * calls (src/ is not changed):
+ * - `read_ms`: from the call to the sources' chunks and vectors in hand (`read_rows_ms`: the store's
+ *   pages of rows, vectors decoded with them);
+ * - `plan_ms`: fuseMemories, from the vectors to the store call (`plan_graph_add_ms`: A's chunks
+ *   into the scratch HNSW graph; `plan_graph_search_ms`, `plan_graph_remove_ms`: B's lookups and
+ *   the fused chunks taken out; `plan_other_ms`: the rest: cosines, the word gate, fused pairs);
+ * - `store_ms`: the one transaction writing the fused thread and its chunks;
+ * - `index_ms`: the new chunks into the memory's vector index (with the vectors the plan holds);
+ * - `other_ms`: what is left (thread reads, the intro's broadcast);
+ * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
+ *   that long).
+ * Prints `{chunks_a, chunks_b, dup_share, fused, ms, kept, chunks_fused, fuse_ms, …}` (`ms` =
+ * `fuse_ms`, as DESIGN §8 names it); fuse_ms and the phases are medians over the runs,
+ * `fuse_ms_runs` lists every run.
+ * `--cpu-prof FILE` writes a V8 CPU profile of the last run's fusion to FILE.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { parseArgs } from '../src/cli/command.js';
+import { loadConfig } from '../src/config.js';
+import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
+import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
+import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
+import { LocalGraph } from '../src/search/graph/local-graph.js';
+import { percentile } from './local-app.js';
+
+const DEFAULT_CHUNKS = 10_000;
+const DEFAULT_DUP_SHARE = 0.3;
+const DEFAULT_RUNS = 3;
+const SETTLE_MS = 3_000;
+const START = Date.UTC(2026, 0, 1);
+
+const TOPICS_A = ['the battery test', 'the new edition', 'the council vote', 'the harbour pier', 'the price', 'the launch'];
+const TOPICS_B = ['the ferry timetable', 'the library hours', 'the cycling lane', 'the school canteen', 'the river festival', 'the museum roof'];
+
+/** Message `n` of thread A (and of B's near-duplicate windows). */
+function textA(n: number): string {
+  return `message ${n}: I think ${TOPICS_A[n % TOPICS_A.length]} matters because of point ${(n * 7) % 101} and ${(n * 13) % 97}`;
+}
+
+/** Message `n` of B's own windows: other words, other numbers. */
+function textB(n: number): string {
+  return `note ${n + 500_000}: we wondered whether ${TOPICS_B[n % TOPICS_B.length]} could change after item ${(n * 11) % 89} or ${(n * 17) % 83}`;
+}
+
+/** Whether B's window `w` repeats A's: a share `dupShare` of windows, spread evenly. */
+function isDuplicate(w: number, dupShare: number): boolean {
+  return Math.floor((w + 1) * dupShare) > Math.floor(w * dupShare);
+}
+
+/** B's message `n`: in a near-duplicate window A's message, the window's first one reworded. */
+function messageOfB(n: number, dupShare: number): string {
+  const w = Math.floor(n / WINDOW_MAX_MESSAGES);
+  if (!isDuplicate(w, dupShare)) return textB(n);
+  return n % WINDOW_MAX_MESSAGES === 0 ? textA(n).replace('I think', 'I really believe') : textA(n);
+}
+
+/** Fills the main thread of `roomId` with `chunks` windows of `text(n)`, through the import path. */
+async function rememberWindows(app: FastifyInstance, roomId: string, chunks: number, text: (n: number) => string): Promise<string> {
+  const { store, memory } = app.salon;
+  const thread = await store.ensureMainThread(roomId);
+  const total = chunks * WINDOW_MAX_MESSAGES;
+  for (let from = 0; from < total; from += IMPORT_MAX_MESSAGES) {
+    const batch = Array.from({ length: Math.min(IMPORT_MAX_MESSAGES, total - from) }, (_, j) => {
+      const n = from + j;
+      return { author: { name: n % 2 ? 'Ann' : 'Cy' }, text: text(n), ts: new Date(START + n * 1_000).toISOString() };
+    });
+    await importMessages(store, memory, roomId, thread.id, batch);
+    await memory.idle();
+  }
+  return thread.id;
+}
+
+type Phases = Record<string, number>;
+
+/** Calls of wrapped methods while `on` is set: when each began and ended, by key. */
+interface Meter {
+  on: boolean;
+  calls: Record<string, { from: number; to: number }[]>;
+}
+
+/** Wraps `target[name]` (async or not) so that its calls are recorded in `m` under `key`. */
+function meter<T extends object>(target: T, name: keyof T & string, m: Meter, key: string = name): void {
+  const inner = target[name] as unknown as (...args: unknown[]) => unknown;
+  const add = (from: number) => (m.calls[key] ??= []).push({ from, to: performance.now() });
+  (target as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
+    if (!m.on) return inner.apply(this, args);
+    const from = performance.now();
+    const out = inner.apply(this, args);
+    if (out instanceof Promise) return out.finally(() => add(from));
+    add(from);
+    return out;
+  };
+}
+
+/** Instruments the store, memory and scratch graph as the module comment says. */
+function instrument(app: FastifyInstance): Meter {
+  const m: Meter = { on: false, calls: {} };
+  const { store, memory, memoryIndex } = app.salon;
+  meter(store, 'scanThreadMemory', m);
+  meter(store, 'applyThreadChange', m);
+  meter(memory, 'vectorsOf', m);
+  meter(memory, 'indexStored', m);
+  meter(memoryIndex, 'upsert', m);
+  meter(LocalGraph.prototype, 'add', m, 'graphAdd');
+  meter(LocalGraph.prototype, 'search', m, 'graphSearch');
+  meter(LocalGraph.prototype, 'remove', m, 'graphRemove');
+  return m;
+}
+
+/** One fusion, timed by phase. The fused threads of earlier runs stay. */
+async function fuseOnce(
+  app: FastifyInstance,
+  m: Meter,
+  a: string,
+  b: string,
+  threshold: number,
+  profile?: string,
+): Promise<{ phases: Phases; fused: number; kept: number; chunks: number }> {
+  m.calls = {};
+  const session = profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  m.on = true;
+  const t0 = performance.now();
+  const outcome = await app.salon.threads.fuse([a, b], 'admin', threshold);
+  const t1 = performance.now();
+  m.on = false;
+  // The loop's sampling timer reports a stall when it next fires: let it fire once more.
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  loop.disable();
+  if (session) {
+    const { profile: cpu } = await session.post('Profiler.stop');
+    writeFileSync(profile!, JSON.stringify(cpu));
+    session.disconnect();
+    console.error(`CPU profile of the fusion written to ${profile}`);
+  }
+  if (outcome.fallback) throw new Error(`fusion fell back to a union: ${outcome.fallback}`);
+  const calls = (k: string) => m.calls[k] ?? [];
+  const ms = (k: string) => calls(k).reduce((sum, c) => sum + c.to - c.from, 0);
+  // The plan runs from the sources' vectors in hand (the second vectorsOf) to the store transaction.
+  const planFrom = calls('vectorsOf')[1].to;
+  const planTo = calls('applyThreadChange')[0].from;
+  const plan = planTo - planFrom;
+  const phases: Phases = {
+    fuse_ms: t1 - t0,
+    read_ms: planFrom - t0,
+    read_rows_ms: ms('scanThreadMemory'),
+    plan_ms: plan,
+    plan_graph_add_ms: ms('graphAdd'),
+    plan_graph_search_ms: ms('graphSearch'),
+    plan_graph_remove_ms: ms('graphRemove'),
+    plan_other_ms: plan - ms('graphAdd') - ms('graphSearch') - ms('graphRemove'),
+    store_ms: ms('applyThreadChange'),
+    index_ms: ms('indexStored'),
+    other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - ms('indexStored'),
+    loop_delay_max_ms: loop.max / 1e6,
+  };
+  console.error(JSON.stringify(Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v)]))));
+  const chunks = await app.salon.store.countMemoryChunks(outcome.thread.id);
+  return { phases, fused: outcome.fused, kept: outcome.kept, chunks };
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
+
+function median(values: number[]): number {
+  return percentile(
+    [...values].sort((x, y) => x - y),
+    50,
+  );
+}
+
+function options(): { chunks: number; dupShare: number; runs: number; threshold: number; profile?: string } {
+  const { options: o } = parseArgs(process.argv.slice(2));
+  const chunks = Number(o.get('chunks') ?? DEFAULT_CHUNKS);
+  const dupShare = Number(o.get('dup-share') ?? DEFAULT_DUP_SHARE);
+  const runs = Number(o.get('runs') ?? DEFAULT_RUNS);
+  const threshold = Number(o.get('threshold') ?? DEFAULT_FUSION_THRESHOLD);
+  const profile = o.get('cpu-prof');
+  if (!Number.isInteger(chunks) || chunks < 1) throw new Error('--chunks must be a positive integer');
+  if (!(dupShare >= 0 && dupShare <= 1)) throw new Error('--dup-share must be a number in [0, 1]');
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
+  if (!(threshold > 0 && threshold <= 1)) throw new Error('--threshold must be a number in (0, 1]');
+  if (profile !== undefined && typeof profile !== 'string') throw new Error('--cpu-prof needs a file name');
+  return { chunks, dupShare, runs, threshold, profile };
+}
+
+async function main(): Promise<void> {
+  const { chunks, dupShare, runs, threshold, profile } = options();
+  const dir = mkdtempSync(join(tmpdir(), 'salon-bench-fusion-'));
+  const app = await buildApp(
+    loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent', MEMORY_MAX_CHUNKS_PER_THREAD: String(chunks * 4) }),
+  );
+  try {
+    await app.ready();
+    const { store } = app.salon;
+    const t0 = performance.now();
+    const a = await rememberWindows(app, 'bench_fusion_a', chunks, textA);
+    const b = await rememberWindows(app, 'bench_fusion_b', chunks, (n) => messageOfB(n, dupShare));
+    const [sizeA, sizeB] = [await store.countMemoryChunks(a), await store.countMemoryChunks(b)];
+    console.error(`${sizeA} + ${sizeB} memory chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // The import scheduled a refresh of each room's bridges (10 s later); it would read both threads during a fusion.
+    app.salon.threads.bridges.close();
+    const m = instrument(app);
+    const results: Awaited<ReturnType<typeof fuseOnce>>[] = [];
+    for (let i = 0; i < runs; i++) {
+      // A pause between runs lets the store's background WAL checkpoint of the previous run finish.
+      if (i) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      results.push(await fuseOnce(app, m, a, b, threshold, i === runs - 1 ? profile : undefined));
+    }
+    const last = results[results.length - 1];
+    const phases = Object.fromEntries(Object.keys(last.phases).map((k) => [k, round(median(results.map((r) => r.phases[k])))]));
+    console.log(
+      JSON.stringify({
+        chunks_a: sizeA,
+        chunks_b: sizeB,
+        dup_share: dupShare,
+        threshold,
+        fused: last.fused,
+        ms: phases.fuse_ms,
+        kept: last.kept,
+        chunks_fused: last.chunks,
+        runs,
+        ...phases,
+        fuse_ms_runs: results.map((r) => round(r.phases.fuse_ms)),
+      }),
+    );
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,74 @@
+/** LoCoMo-format conversations as the memory evaluations (eval:memory, eval:fusion) read them. */
+import { readFileSync } from 'node:fs';
+
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+
+export interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: { question: string; answer?: unknown; evidence: string[]; category: number }[];
+}
+
+/** One turn of a conversation, ready to import: its LoCoMo id, its session (1-based), speaker, text and time. */
+export interface LocomoTurn {
+  diaId: string;
+  session: number;
+  name: string;
+  text: string;
+  ts: string;
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** `1:56 pm on 8 May, 2023` as epoch ms (UTC). */
+export function sessionTime(text: string): number {
+  const m = /^(\d{1,2}):(\d{2})\s*(am|pm) on (\d{1,2}) (\w+),? (\d{4})$/i.exec(text.trim());
+  if (!m) throw new Error(`unreadable session date "${text}"`);
+  const month = MONTHS.indexOf(m[5].toLowerCase());
+  if (month < 0) throw new Error(`unreadable month in "${text}"`);
+  const hour = (Number(m[1]) % 12) + (m[3].toLowerCase() === 'pm' ? 12 : 0);
+  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
+}
+
+/** The samples of a LoCoMo JSON file. */
+export function readSamples(file: string): Sample[] {
+  const samples = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
+  if (!Array.isArray(samples)) throw new Error(`${file}: expected an array of LoCoMo samples`);
+  return samples;
+}
+
+/** The numbers of the conversation's sessions, in order. */
+export function sessionsOf(sample: Sample): number[] {
+  return Object.keys(sample.conversation)
+    .map((k) => /^session_(\d+)$/.exec(k))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+/**
+ * The conversation's turns in order: each session's date is the time of its first turn, a minute
+ * between turns; a shared photo is told by its caption.
+ */
+export function turnsOf(sample: Sample): LocomoTurn[] {
+  return sessionsOf(sample).flatMap((n) => {
+    const start = sessionTime(String(sample.conversation[`session_${n}_date_time`]));
+    return (sample.conversation[`session_${n}`] as Turn[]).map((t, i) => ({
+      diaId: t.dia_id,
+      session: n,
+      name: t.speaker,
+      text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text,
+      ts: new Date(start + i * 60_000).toISOString(),
+    }));
+  });
+}
+
+/** The questions an evaluation asks: categories 1–4 (category 5 is unanswerable by design). */
+export function answerable(sample: Sample): Sample['qa'] {
+  return sample.qa.filter((q) => q.category >= 1 && q.category <= 4);
+}
