@@ -130,7 +130,7 @@ export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOpt
   working.close();
   const replaced = [...groups.values()]
     .filter((g) => g.ids.length > 1)
-    .map((g) => ({ ids: g.ids, into: { chunk: stripStored(g.current.chunk), vector: g.current.vector, updatedAt: g.current.chunk.updatedAt } }));
+    .map((g) => ({ ids: g.ids, into: { chunk: newChunkOf(g.current.chunk), vector: g.current.vector, updatedAt: g.current.chunk.updatedAt } }));
   return { replaced, fused };
 }
 
@@ -178,7 +178,7 @@ function dimensionsOf(a: VectorChunk[], b: VectorChunk[]): number {
 /** A chunk as a new chunk of `target`, tracing back to where it came from. */
 function copyOf(c: StoredMemoryChunk | NewMemoryChunk, target: { threadId: string; roomId: string }): NewMemoryChunk {
   const lineage = c.lineage ?? ('id' in c ? { chunkIds: [c.id], threadIds: [c.threadId] } : undefined);
-  return { ...stripStored(c), threadId: target.threadId, roomId: target.roomId, ...(lineage ? { lineage } : {}) };
+  return { ...newChunkOf(c), threadId: target.threadId, roomId: target.roomId, ...(lineage ? { lineage } : {}) };
 }
 
 /** Two chunks made one: vector normalize(x + y), both texts (marked `[A]`/`[B]` when `marks` are given), both lineages. */
@@ -197,7 +197,7 @@ function fusedPair(x: VectorChunk, y: VectorChunk, target: { threadId: string; r
   const text = marks ? `[${marks[0]}]: ${x.chunk.text}\n[${marks[1]}]: ${y.chunk.text}` : longer(x.chunk.text, y.chunk.text);
   return {
     chunk: {
-      ...stripStored(x.chunk),
+      ...newChunkOf(x.chunk),
       threadId: target.threadId,
       roomId: target.roomId,
       text,
@@ -223,7 +223,7 @@ function longer(a: string, b: string): string {
 }
 
 /** The fields of a new chunk (without the stored row's id, times and vector). */
-function stripStored(c: StoredMemoryChunk | NewMemoryChunk): NewMemoryChunk {
+export function newChunkOf(c: StoredMemoryChunk | NewMemoryChunk): NewMemoryChunk {
   const { threadId, roomId, kind, text, messageIds, authors, firstTs, lastTs, privileged, owner, fusion, lineage } = c;
   return {
     threadId,

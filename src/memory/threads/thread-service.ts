@@ -16,7 +16,16 @@ import { clip } from '../../text.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import type { NewMemoryChunk } from '../types.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
-import { consolidate, DEFAULT_FUSION_THRESHOLD, fuseMemories, type FusionResult, type PlannedChunk, type SameMeaningGate, type VectorChunk } from './fusion.js';
+import {
+  consolidate,
+  DEFAULT_FUSION_THRESHOLD,
+  fuseMemories,
+  newChunkOf,
+  type FusionResult,
+  type PlannedChunk,
+  type SameMeaningGate,
+  type VectorChunk,
+} from './fusion.js';
 
 /** Added to the heavier weight of two merged threads. */
 export const MERGE_WEIGHT_BONUS = 0.1;
@@ -481,24 +490,6 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
     vector: c.vector,
   });
   return { chunks: [...a.map((c) => copy(c, false)), ...b.map((c) => copy(c, true))], fused: 0, kept: b.length };
-}
-
-function newChunkOf(c: StoredMemoryChunk): NewMemoryChunk {
-  const { threadId, roomId, kind, text, messageIds, authors, firstTs, lastTs, privileged, owner, fusion, lineage } = c;
-  return {
-    threadId,
-    roomId,
-    kind,
-    text,
-    messageIds,
-    authors,
-    firstTs,
-    lastTs,
-    privileged,
-    owner,
-    ...(fusion ? { fusion } : {}),
-    ...(lineage ? { lineage } : {}),
-  };
 }
 
 /** The fused thread's first message: where it comes from and what it covers. */
