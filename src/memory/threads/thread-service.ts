@@ -14,7 +14,6 @@ import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBrid
 import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip } from '../../text.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
-import type { NewMemoryChunk } from '../types.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import {
   consolidate,
