@@ -14,6 +14,10 @@ import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
 import { createAi, createMemoryIndex, createRoomBus, createVectorIndex, openStore } from './parts.js';
 import { memoryCommand } from './memory/commands.js';
+import { meteredBus } from './metrics/metered-bus.js';
+import { meteredStore } from './metrics/metered-store.js';
+import { SalonMetrics } from './metrics/metrics.js';
+import { framesSent } from './routes/rooms-ws-connection.js';
 import { MemoryService } from './memory/memory-service.js';
 import { ThreadBridges } from './memory/threads/bridges.js';
 import { threadCommands } from './memory/threads/thread-commands.js';
@@ -60,6 +64,8 @@ export interface Services {
   memoryIndex: VectorIndex;
   /** Thread operations: start, merge, split, unlock, compact, fuse (src/memory/threads). */
   threads: ThreadService;
+  /** This node's Prometheus metrics (`GET /metrics`). */
+  metrics: SalonMetrics;
 }
 
 /** Implementations that replace the ones the config would choose (tests). */
@@ -83,7 +89,16 @@ export interface ServiceOverrides {
 
 /** Builds every part of a process from `config`; nothing is started yet (plugins do that). */
 export function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Services {
-  const store = overrides.store ?? openStore(config, { backgroundCheckpoints: true });
+  // Levels are read when Prometheus scrapes, from the parts built below.
+  const metrics = new SalonMetrics({
+    connections: () => rooms.connectionCount,
+    rooms: () => rooms.listRooms().length,
+    queueDepth: () => (assistant instanceof SalonAssistant ? assistant.queueDepth : 0),
+    indexSize: () => ({ documents: searchStack.index.size, memory: memoryIndex.size }),
+    ingestRunning: () => ingest.activeJobs,
+    deliveries: () => framesSent.total,
+  });
+  const store = meteredStore(overrides.store ?? openStore(config, { backgroundCheckpoints: true }), metrics);
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   if (!config.ADMIN_TOKEN) log.warn({}, `ADMIN_TOKEN is unset; admin routes accept this generated token: ${adminToken}`);
 
@@ -112,6 +127,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
     bodyMaxChars: config.BODY_MAX_CHARS,
     jobBudgetMs: config.INGEST_JOB_BUDGET_MS,
+    onJobEnded: (status) => metrics.ingestJobEnded(status),
     log,
   });
 
@@ -132,7 +148,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
-    bus: overrides.roomBus ?? createRoomBus(config),
+    bus: meteredBus(overrides.roomBus ?? createRoomBus(config), metrics),
     options: overrides.roomOptions,
   });
   rooms.commands.register(memoryCommand(store, memory, config.THREAD_OPS));
@@ -156,6 +172,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
       relevanceThreshold: ai.embedder.relevanceThreshold,
       memory,
       onAnswer: (request, result) => memory.onAnswer(request, result),
+      onOutcome: (outcome, result) => metrics.askEnded(outcome, result?.stages),
       userLimit: { limit: config.ASK_LIMIT_USER, windowMs: 60_000 },
       roomLimit: { limit: config.ASK_LIMIT_ROOM, windowMs: 60_000 },
       addressLimit: { limit: config.ASK_LIMIT_IP, windowMs: 60_000 },
@@ -180,6 +197,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     memory,
     memoryIndex,
     threads,
+    metrics,
   };
 }
 

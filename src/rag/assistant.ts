@@ -56,6 +56,8 @@ export interface AssistantOptions {
   deltaIntervalMs?: number;
   /** Told of every finished answer (conversation memory hooks in here). */
   onAnswer?(request: AskRequest, result: AskResult): void;
+  /** Told how every ask ended, refusals included (the metrics hook in here). */
+  onOutcome?(outcome: 'answered' | 'abstained' | 'failed' | 'refused', result?: AskResult): void;
 }
 
 /** An assistant that can say in advance whether it would take an ask. */
@@ -117,6 +119,15 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
    * ERR_ASSISTANT_BUSY) without queueing it, so a caller can refuse before writing anything.
    */
   admit(request: AskRequest): void {
+    try {
+      this.check(request);
+    } catch (err) {
+      this.options.onOutcome?.('refused');
+      throw err;
+    }
+  }
+
+  private check(request: AskRequest): void {
     if (!request.text.trim()) throw new errors.ERR_BAD_MESSAGE('the question is empty');
     if (!this.users.allows(request.asker.id)) throw new errors.ERR_RATE_LIMITED('at most a few questions to the assistant per minute');
     if (!this.rooms.allows(request.roomId)) throw new errors.ERR_RATE_LIMITED('this room asked the assistant too often; wait a minute');
@@ -137,10 +148,17 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
     const position = this.queue.push({
       roomId: req.roomId,
       run: () =>
-        this.run(id, req).then(settle.resolve, (err) => {
-          settle.reject(err);
-          throw err;
-        }),
+        this.run(id, req).then(
+          (result) => {
+            this.options.onOutcome?.(result.abstained ? 'abstained' : 'answered', result);
+            settle.resolve(result);
+          },
+          (err) => {
+            this.options.onOutcome?.('failed');
+            settle.reject(err);
+            throw err;
+          },
+        ),
       cancel: (reason) => settle.reject(toSalonError(reason)),
     });
     this.users.record(req.asker.id);
@@ -155,6 +173,11 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
       });
     }
     return { id, position, done };
+  }
+
+  /** Asks waiting for their turn. */
+  get queueDepth(): number {
+    return this.queue.size;
   }
 
   pending(roomId: string): PendingAnswer[] {

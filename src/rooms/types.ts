@@ -16,13 +16,63 @@ export interface Connection {
 /**
  * Carries room traffic between nodes. In-process by default; Redis for many nodes.
  * Deliver locally first, then publish; each node ignores its own echoes (docs/architecture.md).
+ * A node hears a room only between `join` and `leave`; the hub calls them on the room's first
+ * local member and after its last.
  */
 export interface RoomBus {
   readonly nodeId: string;
+  /** Sends to the nodes that joined the room. Rejects only once the bus is closed; while it is cut off it drops. */
   publish(roomId: string, payload: string): Promise<void>;
   /** Registers the handler for traffic published by other nodes. */
   subscribe(handler: (roomId: string, payload: string) => void): void;
+  /**
+   * Starts hearing `roomId`. Resolves once what others publish from then on will arrive, or at once
+   * while the bus is cut off (the room is heard again after the reconnection).
+   */
+  join(roomId: string): Promise<void>;
+  /** Stops hearing `roomId`. */
+  leave(roomId: string): void;
+  /** Who is in which room, on every node of the bus. */
+  readonly presence: RoomPresence;
+  /**
+   * Registers a handler called each time the bus is back after being cut off: traffic of that
+   * time was lost, and the node's presence has been written again.
+   */
+  onReconnect(handler: () => void): void;
+  /** Whether the bus reaches the other nodes (`/readyz`). */
+  health(): Promise<{ ok: boolean; provider: string; detail: string }>;
   close(): Promise<void>;
+}
+
+/** One member of one node in a room's shared presence. */
+export interface PresenceEntry {
+  /** The node the member is connected to. */
+  node: string;
+  id: string;
+  name: string;
+  /** When the member joined on that node (ms since the epoch): the list's order. */
+  since: number;
+}
+
+/**
+ * The members of every room on every node. A node writes only its own members; entries of a
+ * node that stops (cleanly or not) disappear: at once on `close`, within `expiresMs` when it dies.
+ */
+export interface RoomPresence {
+  /**
+   * How long a dead node's entries stay listed; 0 when they never outlive their node (in-process).
+   * Nodes recheck their rooms this often, to notice members whose node died.
+   */
+  readonly expiresMs: number;
+  /**
+   * Records (or renames) this node's member. The write is sent before this returns, so a bus
+   * publish made after it reaches the other nodes after the change.
+   */
+  set(roomId: string, member: { id: string; name: string }, since: number): Promise<void>;
+  /** Removes this node's member (their last connection here left). Same ordering as `set`. */
+  remove(roomId: string, userId: string): Promise<void>;
+  /** The live entries of every node, this one's included, oldest first. */
+  list(roomId: string): Promise<PresenceEntry[]>;
 }
 
 /** Resolves a room id to what `welcome` shows; null when there is no such room. */

@@ -1,13 +1,19 @@
 /**
- * `/healthz` (the process is up) and `/readyz` (the store and every registered check answer).
- * Anyone may ask whether the server is ready and which check fails; what each check found (hosts,
- * models, error messages) is for the admin token only.
+ * `/healthz` (the process is up), `/readyz` (the store and every registered check answer) and
+ * `/metrics` (this node's Prometheus metrics, src/metrics/). Anyone may ask whether the server is
+ * ready and which check fails; what each check found (hosts, models, error messages) is for the
+ * admin token only. Metrics hold counts and timings, nothing private.
  */
 import type { FastifyInstance } from 'fastify';
 import { isAdmin } from './auth.js';
 
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const { contentType, body } = await app.salon.metrics.scrape();
+    return reply.type(contentType).send(body);
+  });
 
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const checks: Record<string, { ok: boolean; detail: string }> = {};

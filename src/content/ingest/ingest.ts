@@ -42,6 +42,8 @@ export interface IngestServiceOptions {
   log?: Logger;
   /** Background jobs running at once; default 2. */
   maxRunning?: number;
+  /** Told of every job's final status (the metrics hook in here). */
+  onJobEnded?(status: string): void;
   /** Total time one job may run (INGEST_JOB_BUDGET_MS); past it the job stops as failed. */
   jobBudgetMs?: number;
 }
@@ -188,6 +190,11 @@ export class IngestService {
     return this.getJob(id);
   }
 
+  /** Background jobs running or queued now. */
+  get activeJobs(): number {
+    return this.running.size;
+  }
+
   /** Resolves when no background job is running or queued. */
   async idle(): Promise<void> {
     while (this.running.size) await Promise.all([...this.running.values()].map((r) => r.done));
@@ -247,6 +254,7 @@ export class IngestService {
     } finally {
       clearTimeout(timer);
       await tracker.flush();
+      this.options.onJobEnded?.(job.status);
     }
     return structuredClone(job);
   }

@@ -1,0 +1,179 @@
+/**
+ * The node's Prometheus metrics (`GET /metrics`, docs/operations.md): one registry per app, every
+ * series prefixed `salon_`. Parts of the app report through the typed methods here, so none of them
+ * depends on prom-client; levels that already exist somewhere (open sockets, queue depth, index
+ * sizes) are read when Prometheus scrapes, not copied on every change.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** How an ask ended. */
+export type AskOutcome = 'answered' | 'abstained' | 'failed' | 'refused';
+
+/** Latency buckets in seconds, from a fast store read to a slow model answer. */
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * Process metrics (CPU, memory, event-loop lag, GC), collected once per process however many apps
+ * it runs (tests build hundreds): prom-client's collectors install observers that would pile up.
+ */
+let processRegistry: Registry | null = null;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: 'salon_' });
+  }
+  return processRegistry;
+}
+
+/** Levels read at scrape time. */
+export interface MetricSources {
+  connections(): number;
+  /** Rooms with a member on this node. */
+  rooms(): number;
+  /** Asks waiting for the assistant. */
+  queueDepth(): number;
+  /** Vectors in the documents' and the memory's indexes. */
+  indexSize(): { documents: number; memory: number };
+  /** Ingest jobs running in the background. */
+  ingestRunning(): number;
+  /** Frames written to room sockets since the process started (a running total). */
+  deliveries(): number;
+}
+
+export class SalonMetrics {
+  readonly registry = new Registry();
+  private readonly messages: Counter;
+  private readonly deliveries: Counter;
+  private readonly deliveryLag: Histogram;
+  private readonly asks: Counter<'outcome'>;
+  private readonly askStage: Histogram<'stage'>;
+  private readonly busMessages: Counter<'direction'>;
+  private readonly busBytes: Counter<'direction'>;
+  private readonly busLag: Histogram;
+  private readonly ingestJobs: Counter<'status'>;
+  private readonly storeLatency: Histogram<'operation'>;
+  private readonly storeErrors: Counter<'operation'>;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    this.messages = new Counter({ name: 'salon_messages_total', help: 'Messages stored by this node (people, the assistant, imports)', registers });
+    let counted = 0;
+    this.deliveries = new Counter({
+      name: 'salon_deliveries_total',
+      help: 'Frames written to room sockets on this node',
+      registers,
+      collect() {
+        const total = sources.deliveries();
+        if (total > counted) this.inc(total - counted);
+        counted = total;
+      },
+    });
+    this.deliveryLag = new Histogram({
+      name: 'salon_delivery_lag_seconds',
+      help: 'Time from a message being stored to its delivery on this node',
+      buckets: SECONDS,
+      registers,
+    });
+    this.asks = new Counter({ name: 'salon_asks_total', help: 'Questions to the assistant by how they ended', labelNames: ['outcome'], registers });
+    this.askStage = new Histogram({
+      name: 'salon_ask_stage_seconds',
+      help: 'Time of each stage of an answer (room, search, rerank, context, write, done, total)',
+      labelNames: ['stage'],
+      buckets: SECONDS,
+      registers,
+    });
+    this.busMessages = new Counter({
+      name: 'salon_bus_messages_total',
+      help: 'Room bus messages published and received',
+      labelNames: ['direction'],
+      registers,
+    });
+    this.busBytes = new Counter({ name: 'salon_bus_bytes_total', help: 'Room bus payload bytes published and received', labelNames: ['direction'], registers });
+    this.busLag = new Histogram({
+      name: 'salon_bus_lag_seconds',
+      help: 'Time from a publish on another node to its receipt here',
+      buckets: SECONDS,
+      registers,
+    });
+    this.ingestJobs = new Counter({ name: 'salon_ingest_jobs_total', help: 'Ingest jobs by how they ended', labelNames: ['status'], registers });
+    this.storeLatency = new Histogram({
+      name: 'salon_store_seconds',
+      help: 'Time of each store operation',
+      labelNames: ['operation'],
+      buckets: SECONDS,
+      registers,
+    });
+    this.storeErrors = new Counter({ name: 'salon_store_errors_total', help: 'Store operations that failed', labelNames: ['operation'], registers });
+    const level = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    level('salon_connections', 'Open room sockets on this node', sources.connections);
+    level('salon_rooms', 'Rooms with a member on this node', sources.rooms);
+    level('salon_assistant_queue_depth', 'Asks waiting for the assistant', sources.queueDepth);
+    level('salon_ingest_jobs_running', 'Ingest jobs running in the background', sources.ingestRunning);
+    new Gauge({
+      name: 'salon_index_vectors',
+      help: 'Vectors in the vector indexes',
+      labelNames: ['index'],
+      registers,
+      collect() {
+        const { documents, memory } = sources.indexSize();
+        this.set({ index: 'documents' }, documents);
+        this.set({ index: 'memory' }, memory);
+      },
+    });
+  }
+
+  messagesStored(count: number): void {
+    if (count > 0) this.messages.inc(count);
+  }
+
+  /** A message stored at `storedAt` reached this node's members. */
+  delivered(storedAt: string): void {
+    const lag = (Date.now() - Date.parse(storedAt)) / 1000;
+    if (lag >= 0 && Number.isFinite(lag)) this.deliveryLag.observe(lag);
+  }
+
+  /** An ask ended; `stages` as the answer reports them (`{search: {ms}, …, totalMs}`). */
+  askEnded(outcome: AskOutcome, stages?: Record<string, unknown>): void {
+    this.asks.inc({ outcome });
+    if (!stages) return;
+    for (const [stage, value] of Object.entries(stages)) {
+      const ms = stage === 'totalMs' ? value : (value as { ms?: unknown } | null)?.ms;
+      if (typeof ms === 'number' && ms >= 0) this.askStage.observe({ stage: stage === 'totalMs' ? 'total' : stage }, ms / 1000);
+    }
+  }
+
+  busPublished(bytes: number): void {
+    this.busMessages.inc({ direction: 'publish' });
+    this.busBytes.inc({ direction: 'publish' }, bytes);
+  }
+
+  /** A bus message arrived; `sentAt` (epoch ms) when the envelope tells it. */
+  busReceived(bytes: number, sentAt?: number): void {
+    this.busMessages.inc({ direction: 'receive' });
+    this.busBytes.inc({ direction: 'receive' }, bytes);
+    if (sentAt !== undefined) this.busLag.observe(Math.max(0, Date.now() - sentAt) / 1000);
+  }
+
+  ingestJobEnded(status: string): void {
+    this.ingestJobs.inc({ status });
+  }
+
+  storeOperation(operation: string, seconds: number, failed: boolean): void {
+    this.storeLatency.observe({ operation }, seconds);
+    if (failed) this.storeErrors.inc({ operation });
+  }
+
+  /** The exposition text (this app's series and the process's) and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    const both = Registry.merge([processMetrics(), this.registry]);
+    return { contentType: this.registry.contentType, body: await both.metrics() };
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Row shapes both stores share: SQLite and PostgreSQL keep the same columns (flags as 0/1 integers,
+ * JSON as text, vectors as float32 bytes), so one set of mappers turns rows into Salon's types.
+ */
+import type { ChunkRow, ContentItem, StoredItem } from '../content/types.js';
+import type { MemoryChunk } from '../memory/types.js';
+import type { Message } from '../protocol/messages.js';
+import type { StoredMemoryChunk } from './types.js';
+
+export type Row = Record<string, any>;
+
+export function itemToRow(item: ContentItem): Row {
+  return {
+    id: item.id,
+    kind: item.kind,
+    title: item.title,
+    url: item.url,
+    description: item.description,
+    body: item.body,
+    comments: JSON.stringify(item.comments),
+    category: item.category,
+    published_at: item.publishedAt,
+    image: item.image,
+    author: item.author,
+    channel: item.channel,
+    thumbnail: item.thumbnail,
+    site_name: item.siteName,
+    source: item.source,
+  };
+}
+
+export function rowToItem(r: Row): StoredItem {
+  return {
+    id: r.id,
+    kind: r.kind,
+    title: r.title,
+    url: r.url,
+    description: r.description,
+    body: r.body,
+    comments: JSON.parse(r.comments),
+    category: r.category,
+    publishedAt: r.published_at,
+    image: r.image,
+    author: r.author,
+    channel: r.channel,
+    thumbnail: r.thumbnail,
+    siteName: r.site_name,
+    source: r.source,
+    hash: r.hash,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function rowToChunk(r: Row): ChunkRow {
+  return {
+    rowId: r.row_id,
+    itemId: r.item_id,
+    itemKind: r.item_kind,
+    itemTitle: r.item_title,
+    itemUrl: r.item_url,
+    category: r.category,
+    ord: r.ord,
+    part: r.part,
+    commentBy: r.comment_by,
+    text: r.text,
+    textHash: r.text_hash,
+    sourceType: r.source_type,
+  };
+}
+
+export function rowToMessage(r: Row): Message {
+  return {
+    id: r.id,
+    seq: r.seq,
+    roomId: r.room_id,
+    threadId: r.thread_id,
+    author: { id: r.author_id, name: r.author_name, kind: r.author_kind },
+    text: r.text,
+    ts: r.ts,
+    ...(r.client_id ? { clientId: r.client_id } : {}),
+    ...(r.reply_to ? { replyTo: r.reply_to } : {}),
+    ...(r.sources ? { sources: JSON.parse(r.sources) } : {}),
+  };
+}
+
+export function rowToMemoryChunk(r: Row): MemoryChunk {
+  return {
+    id: r.id,
+    threadId: r.thread_id,
+    roomId: r.room_id,
+    kind: r.kind,
+    text: r.text,
+    messageIds: JSON.parse(r.message_ids),
+    authors: JSON.parse(r.authors),
+    firstTs: r.first_ts,
+    lastTs: r.last_ts,
+    privileged: r.privileged === 1,
+    owner: r.owner,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...(r.fusion ? { fusion: r.fusion } : {}),
+    ...(r.lineage ? { lineage: JSON.parse(r.lineage) } : {}),
+  };
+}
+
+export function rowToStoredMemoryChunk(r: Row): StoredMemoryChunk {
+  return { ...rowToMemoryChunk(r), vector: r.vector ? blobToVector(r.vector) : null, vectorModel: r.vector_model ?? null };
+}
+
+export function vectorToBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+export function blobToVector(blob: Buffer): Float32Array {
+  // Copy: the Buffer may be a view into a pooled allocation with unaligned offset.
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return new Float32Array(copy.buffer);
+}

@@ -1,0 +1,71 @@
+/**
+ * `GET /metrics` (issue 15): Prometheus text with the node's connections, rooms, messages and
+ * deliveries, asks by outcome and their stages, the assistant's queue, index sizes, ingest jobs,
+ * bus traffic and store latency, every series prefixed `salon_`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN } from './helpers.js';
+import { joined, roomsApp, ROOM } from './rooms/helpers.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+/** The value of the first sample of `series` (with its labels as written), or undefined. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics', () => {
+  it('counts what the node does, in Prometheus text, every series prefixed salon_', async () => {
+    const t = await roomsApp({ ASK_LIMIT_USER: '1' });
+    closers.push(t.close);
+    const { app } = t;
+    const scrape = async () => {
+      const res = await app.inject({ method: 'GET', url: '/metrics' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+      return res.body;
+    };
+    const before = await scrape();
+    expect(sample(before, 'salon_connections')).toBe(0);
+    expect(sample(before, 'salon_messages_total')).toBe(0);
+
+    const ann = await joined(app, 'Ann');
+    const bob = await joined(app, 'Bob');
+    ann.client.send({ type: 'say', text: 'hello all', clientId: 'c1' });
+    await bob.client.next('message');
+    const asked = await app.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/ask`, payload: { text: 'What did the Rust team ship?', name: 'Cy' } });
+    expect(asked.statusCode).toBe(200);
+    const refused = await app.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/ask`, payload: { text: 'And when?', name: 'Cy' } });
+    expect(refused.statusCode).toBe(429);
+    const job = await app.inject({ method: 'POST', url: '/api/v1/ingest', headers: ADMIN, payload: { url: 'http://127.0.0.1:1/nothing' } });
+    expect(job.statusCode).toBe(202);
+    await app.salon.ingest.idle();
+
+    const after = await scrape();
+    expect(sample(after, 'salon_connections')).toBe(2);
+    expect(sample(after, 'salon_rooms')).toBe(1);
+    // Ann's message and the question, stored; the answer too.
+    expect(sample(after, 'salon_messages_total')).toBeGreaterThanOrEqual(2);
+    expect(sample(after, 'salon_deliveries_total')).toBeGreaterThan(sample(before, 'salon_deliveries_total') ?? 0);
+    // The room's item was never indexed: the assistant says so (abstains).
+    expect(sample(after, 'salon_asks_total{outcome="abstained"}')).toBe(1);
+    expect(sample(after, 'salon_asks_total{outcome="refused"}')).toBe(1);
+    expect(sample(after, 'salon_ask_stage_seconds_count{stage="search"}')).toBe(1);
+    expect(sample(after, 'salon_ask_stage_seconds_count{stage="total"}')).toBe(1);
+    expect(sample(after, 'salon_assistant_queue_depth')).toBe(0);
+    expect(sample(after, 'salon_index_vectors{index="documents"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(after, 'salon_ingest_jobs_total{status="failed"}')).toBe(1);
+    expect(sample(after, 'salon_store_seconds_count{operation="appendMessage"}')).toBeGreaterThanOrEqual(2);
+    expect(sample(after, 'salon_bus_messages_total{direction="publish"}')).toBeGreaterThan(0);
+    expect(after).toMatch(/^salon_process_cpu_user_seconds_total /m);
+    const names = after
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.split(/[{ ]/)[0]);
+    expect(names.every((n) => n.startsWith('salon_'))).toBe(true);
+  });
+});
