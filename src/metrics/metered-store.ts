@@ -11,12 +11,13 @@ export function meteredStore(store: Store, metrics: SalonMetrics): Store {
     if (operation === 'appendMessage' && !(result as { duplicate: boolean }).duplicate) metrics.messagesStored(1);
     else if (operation === 'appendMessages') metrics.messagesStored((result as unknown[]).length);
   };
-  const wrapped = new Map<PropertyKey, unknown>();
+  // By function, not by name: a method replaced on the store (tests do) gets its own wrapper.
+  const wrapped = new WeakMap<object, unknown>();
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver);
       if (typeof value !== 'function' || key === 'constructor' || typeof key !== 'string') return value;
-      let fn = wrapped.get(key);
+      let fn = wrapped.get(value);
       if (!fn) {
         fn = function (this: unknown, ...args: unknown[]) {
           const started = performance.now();
@@ -43,7 +44,7 @@ export function meteredStore(store: Store, metrics: SalonMetrics): Store {
           done(false);
           return out;
         };
-        wrapped.set(key, fn);
+        wrapped.set(value, fn);
       }
       return fn;
     },
