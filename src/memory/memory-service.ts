@@ -124,12 +124,14 @@ export class MemoryService implements MemorySearch {
    * dilutes). A chunk ranks by its cosine plus LINE_WEIGHT × its best line's text score (scaled so
    * the best line scores 1).
    */
-  async search(question: string, asker: MemoryAsker, k: number, signal?: AbortSignal): Promise<MemoryHit[]> {
+  async search(question: string, asker: MemoryAsker, k: number, signal?: AbortSignal, questionVector?: Promise<Float32Array | null>): Promise<MemoryHit[]> {
     const { store, index, embedder } = this.options;
     const thread = await store.getThread(asker.threadId);
     if (!thread?.memoryEnabled) return [];
+    // The pipeline's document search embeds the same question: its vector is used when it has one.
+    const vectorOf = async () => (await questionVector) ?? (await embedder.embed([question], signal, 'query'))[0];
     const [vectorHits, lineHits] = await Promise.all([
-      index.size ? embedder.embed([question], signal, 'query').then(([v]) => index.search(v, k, filterFor(asker))) : [],
+      index.size ? vectorOf().then((v) => index.search(v, k, filterFor(asker))) : [],
       store.searchMemoryLines(lineQuery(question), scopesFor(asker), k),
     ]);
     const found = new Map<number, { score: number; lexical: number; line?: string }>();

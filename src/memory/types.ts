@@ -71,5 +71,5 @@ export interface MemorySearch {
    * of their best line), best first; none when the thread's memory is switched off. Privileged chunks of other askers, and of anyone for a
    * public ask, never take part (filtered inside the search, not after it).
    */
-  search(question: string, asker: MemoryAsker, k: number, signal?: AbortSignal): Promise<MemoryHit[]>;
+  search(question: string, asker: MemoryAsker, k: number, signal?: AbortSignal, questionVector?: Promise<Float32Array | null>): Promise<MemoryHit[]>;
 }

@@ -44,13 +44,34 @@ export function stageOneQueries(room: RoomView, question: string): string[] {
   return title && title !== question.trim() ? [`${title}\n${question}`, question] : [question];
 }
 
-/** Runs both searches and returns the candidates, best first. */
-export async function broadSearch(deps: BroadSearchDeps, room: RoomView, question: string, k = SEARCH_K): Promise<BroadSearchResult> {
+/**
+ * Runs both searches and returns the candidates, best first. `onQuestionVector` is told the
+ * question's own vector as soon as it is made (null when embedding failed), for the memory search.
+ */
+export async function broadSearch(
+  deps: BroadSearchDeps,
+  room: RoomView,
+  question: string,
+  k = SEARCH_K,
+  onQuestionVector?: (vector: Float32Array | null) => void,
+): Promise<BroadSearchResult> {
   const queries = stageOneQueries(room, question);
   // Broad on purpose: the similarity threshold would drop some answer-bearing chunks that only
   // paraphrase the question; deciding relevance is the reranker's and the model's job.
   const t = performance.now();
-  const results = await deps.search.searchChunkRefsMany(queries, { k: SEARCH_CHUNKS, filter: { sourceType: 'document' }, useThreshold: false });
+  let told = false;
+  const tell = (vector: Float32Array | null) => {
+    if (!told) onQuestionVector?.(vector);
+    told = true;
+  };
+  const results = await deps.search
+    .searchChunkRefsMany(queries, {
+      k: SEARCH_CHUNKS,
+      filter: { sourceType: 'document' },
+      useThreshold: false,
+      onVectors: (vectors) => tell(vectors?.[queries.length - 1] ?? null),
+    })
+    .finally(() => tell(null));
   const serviceMs = performance.now() - t;
   results.forEach((hits, i) => deps.log.info({ roomId: room.id, search: i + 1, hits: hits.length }, `search ${i + 1}/2 returned ${hits.length}`));
   // Grouping needs only references; rows are read for the candidates kept (about a third of the hits).

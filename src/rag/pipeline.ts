@@ -104,10 +104,16 @@ export class RagPipeline {
     let t = performance.now();
     const memory = this.options.memory;
     const asker = thread?.asker;
+    let questionVector!: (vector: Float32Array | null) => void;
+    const vector = new Promise<Float32Array | null>((resolve) => (questionVector = resolve));
     const [found, chat, remembered] = await Promise.all([
-      broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, question),
+      broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, question, undefined, questionVector).finally(() =>
+        questionVector(null),
+      ),
       thread ? recentChat(this.options.store, thread.id, thread.beforeSeq) : null,
-      memory && thread && asker ? memory.search(question, { threadId: thread.id, userId: asker.userId, private: asker.private }, PAST_CHUNKS * 2, signal) : [],
+      memory && thread && asker
+        ? memory.search(question, { threadId: thread.id, userId: asker.userId, private: asker.private }, PAST_CHUNKS * 2, signal, vector)
+        : [],
     ]);
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
     const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: found.candidates.length, best };

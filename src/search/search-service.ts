@@ -75,6 +75,10 @@ export class DefaultSearchService implements SearchService {
     const texts = queries.map((q) => q.trim());
     const wanted = texts.filter(Boolean);
     const vectors = wanted.length ? await this.embedQueries(wanted) : null;
+    if (options.onVectors) {
+      let i = 0;
+      options.onVectors(vectors ? texts.map((t) => (t ? vectors[i++] : null)) : null);
+    }
     if (!vectors) return { hits: [], text: await Promise.all(texts.map((t) => (t ? this.searchText(t, options.k, options.filter) : []))) };
     const { index } = this.options;
     const threshold = options.useThreshold === false ? -Infinity : this.options.embedder.similarityThreshold;

@@ -94,6 +94,11 @@ export interface ChunkSearchOptions {
   filter?: VectorFilter;
   /** Drop hits under the embedder's similarity threshold (default true). */
   useThreshold?: boolean;
+  /**
+   * Told the queries' vectors (in query order; null for a blank query) as soon as they are made,
+   * before the index is searched, or null when embedding failed: so a caller can reuse them.
+   */
+  onVectors?(vectors: (Float32Array | null)[] | null): void;
 }
 
 export interface ItemSearchOptions {

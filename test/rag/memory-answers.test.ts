@@ -211,3 +211,31 @@ function tempDirFor(list: (() => Promise<void> | void)[]): string {
   list.push(cleanup);
   return dir;
 }
+
+describe('one embedding of the question per ask', () => {
+  it('the memory search reuses the vector the document search made', async () => {
+    const { LocalEmbedder } = await import('../../src/ai/local/local-embedder.js');
+    const inner = new LocalEmbedder();
+    const queries: string[][] = [];
+    const embedder = Object.assign(Object.create(inner) as typeof inner, {
+      embed: (texts: string[], signal?: AbortSignal, purpose?: 'document' | 'query') => {
+        if (purpose !== 'document') queries.push(texts);
+        return inner.embed(texts, signal, purpose);
+      },
+    });
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    const t = await testApp({ ...LIMITS, DATA_DIR: dir } as never, { embedder, roomOptions: { shutdownGraceMs: 100 } });
+    closers.push(t.close);
+    await t.app.ready();
+    await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+    await ask(t.app, 'When was Rust 2.0 shipped?');
+    await t.app.salon.memory.idle();
+    queries.length = 0;
+    await ask(t.app, 'Who shipped Rust 2.0?');
+    // The document search embeds [title + question, question]; the memory search embeds nothing of its own.
+    expect(queries.filter((texts) => texts[1] === 'Who shipped Rust 2.0?')).toHaveLength(1);
+    expect(queries.filter((texts) => texts.length === 1 && texts[0] === 'Who shipped Rust 2.0?')).toEqual([]);
+    expect((await t.app.salon.memory.stats((await t.app.salon.store.ensureMainThread('news_1')).id)).chunks).toBeGreaterThan(0);
+  });
+});
