@@ -74,6 +74,15 @@ const trustProxy: Parser<TrustProxy> = (raw) => {
   return proxies;
 };
 
+/** A secret of at least `minChars` characters; errors never echo it. */
+function secretText(minChars: number): Parser<string> {
+  return (raw) => {
+    const v = raw.trim();
+    if (v.length < minChars) throw new Error(`expected at least ${minChars} characters (openssl rand -hex 32 makes one), got ${v.length}`);
+    return v;
+  };
+}
+
 const list: Parser<string[]> = (raw) =>
   raw
     .split(',')
@@ -141,9 +150,10 @@ export const SETTINGS = {
   DATABASE_URL: setting(
     url('postgres:', 'postgresql:'),
     undefined,
-    'PostgreSQL store for many nodes; not in this build yet, so setting it stops start-up (unset: SQLite in DATA_DIR)',
+    'PostgreSQL store shared by many nodes (a search_path in the URL, ?options=-c%20search_path%3Dsalon, picks the schema; unset: SQLite in DATA_DIR)',
     true,
   ),
+  DATABASE_POOL_SIZE: setting(integer(1, 1000), 10, 'connections each node keeps to PostgreSQL (DATABASE_URL)'),
   SQLITE_SYNCHRONOUS: setting(
     oneOf('normal', 'full'),
     'normal',
@@ -152,7 +162,18 @@ export const SETTINGS = {
   REDIS_URL: setting(
     url('redis:', 'rediss:'),
     undefined,
-    'Redis bus for many nodes; not in this build yet, so setting it stops start-up (unset: in-process bus)',
+    'Redis shared by many nodes: room traffic, typing and presence across nodes; needs IDENTITY_SECRET (unset: one node, in-process bus)',
+    true,
+  ),
+  REDIS_KEY_PREFIX: setting(
+    text,
+    'salon:',
+    'prefix of every Redis key and channel Salon uses: deployments sharing one Redis keep apart by it (pub/sub ignores the database number)',
+  ),
+  IDENTITY_SECRET: setting(
+    secretText(32),
+    undefined,
+    'signs member identities (at least 32 characters: openssl rand -hex 32); every node must have the same one, so REDIS_URL requires it (unset: generated once in DATA_DIR)',
     true,
   ),
   ADMIN_TOKEN: setting(text, undefined, 'bearer token for admin routes (unset: a random one is logged at start)', true),
@@ -228,6 +249,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = out as Config;
   if (config.CHUNK_OVERLAP >= config.CHUNK_SIZE) {
     throw new ConfigError('CHUNK_OVERLAP', `must be smaller than CHUNK_SIZE (${config.CHUNK_SIZE})`);
+  }
+  if (config.REDIS_URL && !config.IDENTITY_SECRET) {
+    // A secret per node would make every reconnection to another node fail with 4401.
+    throw new ConfigError('IDENTITY_SECRET', 'required when REDIS_URL is set: every node must sign member identities with the same secret');
   }
   out.DATA_DIR = resolve(config.DATA_DIR);
   out.SALON_CORPORA = resolve(config.SALON_CORPORA);

@@ -11,9 +11,11 @@ import { localProviders, ollamaProviders, openaiProviders, type ProviderOverride
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { InProcessBus } from './rooms/in-process-bus.js';
+import { RedisRoomBus } from './rooms/redis-bus.js';
 import type { RoomBus } from './rooms/types.js';
 import { SearchIndex } from './search/search-index.js';
 import type { HnswMode } from './search/tiered-index.js';
+import { PostgresStore } from './store/postgres.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
 
@@ -24,10 +26,15 @@ export interface StoreOptions {
   backgroundCheckpoints?: boolean;
 }
 
-/** The Store DATABASE_URL names; without it, SQLite in DATA_DIR. Throws a message naming the fix. */
+/**
+ * The Store DATABASE_URL names (PostgreSQL, shared by many nodes); without it, SQLite in DATA_DIR.
+ * Throws a message naming the fix. PostgreSQL connects and migrates in the background: a URL it
+ * cannot open fails the store's first call (at start-up, the index load) with a message naming
+ * DATABASE_URL.
+ */
 export function openStore(config: Config, options: StoreOptions = {}): Store {
   if (config.DATABASE_URL) {
-    throw new Error('DATABASE_URL: the PostgreSQL store is not part of this build yet; unset DATABASE_URL to use SQLite');
+    return new PostgresStore({ connectionString: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, mustExist: options.mustExist });
   }
   const filename = join(config.DATA_DIR, 'salon.db');
   if (options.mustExist && !existsSync(filename)) {
@@ -36,12 +43,13 @@ export function openStore(config: Config, options: StoreOptions = {}): Store {
   return new SqliteStore({ filename, backgroundCheckpoints: options.backgroundCheckpoints, synchronous: config.SQLITE_SYNCHRONOUS });
 }
 
-/** The RoomBus REDIS_URL names; without it, the lone in-process bus of a single node. */
-export function createRoomBus(config: Config): RoomBus {
-  if (config.REDIS_URL) {
-    // Silently running single-node when the operator asked for many nodes would split rooms.
-    throw new Error('REDIS_URL: the Redis room bus is not part of this build yet; unset REDIS_URL to run one node');
-  }
+/**
+ * The RoomBus REDIS_URL names (Redis pub/sub and presence, shared by many nodes); without it, the
+ * lone in-process bus of a single node. The Redis bus connects in the background and reports in
+ * `/readyz` until it is connected.
+ */
+export function createRoomBus(config: Config, options: { log?: Logger } = {}): RoomBus {
+  if (config.REDIS_URL) return new RedisRoomBus({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, log: options.log });
   return new InProcessBus();
 }
 

@@ -148,7 +148,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
-    bus: meteredBus(overrides.roomBus ?? createRoomBus(config), metrics),
+    bus: meteredBus(overrides.roomBus ?? createRoomBus(config, { log }), metrics),
     options: overrides.roomOptions,
   });
   rooms.commands.register(memoryCommand(store, memory, config.THREAD_OPS));
@@ -183,7 +183,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     config,
     store,
     adminToken,
-    readiness: new Map(),
+    readiness: new Map<string, ReadinessCheck>([['bus', () => rooms.bus.health()]]),
     embedder: ai.embedder,
     chat: ai.chat,
     aiHealth: () => ai.health(),

@@ -32,12 +32,3 @@ describe('app skeleton', () => {
     expect(res.json().openapi).toMatch(/^3\./);
   });
 });
-
-describe('settings this build cannot honour', () => {
-  it.each([
-    ['DATABASE_URL', 'postgres://127.0.0.1/test'],
-    ['REDIS_URL', 'redis://127.0.0.1:6379'],
-  ])('refuses to start with %s, naming it', async (name, value) => {
-    await expect(testApp({ [name]: value })).rejects.toThrow(new RegExp(`^${name}:`));
-  });
-});

@@ -37,6 +37,21 @@ describe('config', () => {
     expect((caught as Error).message.startsWith(`${name}:`)).toBe(true);
   });
 
+  it('requires a shared IDENTITY_SECRET of 32 characters or more with REDIS_URL, and never echoes it', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(/^IDENTITY_SECRET: required when REDIS_URL is set/);
+    let caught: unknown;
+    try {
+      loadConfig({ IDENTITY_SECRET: 'short-secret-value' });
+    } catch (err) {
+      caught = err;
+    }
+    expect((caught as ConfigError).variable).toBe('IDENTITY_SECRET');
+    expect((caught as Error).message).not.toContain('short-secret-value');
+    const c = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', IDENTITY_SECRET: 'x'.repeat(32) });
+    expect(c.REDIS_KEY_PREFIX).toBe('salon:');
+    expect(JSON.stringify(redactConfig(c))).not.toContain('x'.repeat(32));
+  });
+
   it('rejects an overlap as large as the chunk', () => {
     expect(() => loadConfig({ CHUNK_SIZE: '200', CHUNK_OVERLAP: '200' })).toThrow(/CHUNK_OVERLAP/);
   });

@@ -10,6 +10,7 @@ import { createAi, createRoomBus, openStore } from '../src/parts.js';
 import assistantPlugin from '../src/plugins/assistant.js';
 import contentPlugin from '../src/plugins/content.js';
 import { InProcessBus } from '../src/rooms/in-process-bus.js';
+import { RedisRoomBus } from '../src/rooms/redis-bus.js';
 import { tempDir, testApp } from './helpers.js';
 
 describe('parts', () => {
@@ -25,11 +26,26 @@ describe('parts', () => {
     }
   });
 
-  it('chooses the in-process bus and the local models by default, and names the variable it cannot honour', () => {
+  it('opens PostgreSQL for DATABASE_URL, whose failure to connect names the variable', async () => {
+    const store = openStore(testConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' }));
+    expect(store.kind).toBe('postgres');
+    await expect(store.ping()).rejects.toThrow(/^DATABASE_URL:/);
+    await store.close();
+  });
+
+  it('chooses the in-process bus and the local models by default', () => {
     expect(createRoomBus(testConfig())).toBeInstanceOf(InProcessBus);
     expect(createAi(testConfig({ LOCAL_EMBED_DIM: '64' })).embedder).toBeInstanceOf(LocalEmbedder);
-    expect(() => openStore(testConfig({ DATABASE_URL: 'postgres://127.0.0.1/test' }))).toThrow(/^DATABASE_URL:/);
-    expect(() => createRoomBus(testConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }))).toThrow(/^REDIS_URL:/);
+  });
+
+  it('chooses the Redis bus for REDIS_URL, which reports where it cannot reach', async () => {
+    const bus = createRoomBus(testConfig({ REDIS_URL: 'redis://127.0.0.1:1', IDENTITY_SECRET: 'x'.repeat(32) }));
+    try {
+      expect(bus).toBeInstanceOf(RedisRoomBus);
+      expect(await bus.health()).toMatchObject({ ok: false, provider: 'redis', detail: expect.stringContaining('127.0.0.1:1') });
+    } finally {
+      await bus.close();
+    }
   });
 });
 
@@ -48,7 +64,7 @@ describe('plugins', () => {
       for (const part of ['store', 'embedder', 'chat', 'index', 'search', 'searchStack', 'ingest', 'rooms', 'assistant', 'topics'] as const) {
         expect(t.app.salon[part], part).toBeTruthy();
       }
-      expect([...t.app.salon.readiness.keys()].sort()).toEqual(['ai', 'index-model', 'search']);
+      expect([...t.app.salon.readiness.keys()].sort()).toEqual(['ai', 'bus', 'index-model', 'search']);
     } finally {
       await t.close();
     }

@@ -13,7 +13,11 @@ export type Delivery =
   /** to every member but `except`'s connections, skipped for slow consumers */
   | 'typing'
   /** only to `user`'s connections */
-  | 'user';
+  | 'user'
+  /** nothing to deliver: the room's presence changed on the sender, read it again */
+  | 'presence'
+  /** the sender is back after being cut off: read presence again, and messages after `{from}` from the store */
+  | 'sync';
 
 export interface Envelope {
   node: string;
@@ -29,7 +33,7 @@ export function encodeEnvelope(e: Envelope): string {
   return `${header}\n${e.frame}`;
 }
 
-const DELIVERIES = new Set<string>(['all', 'history', 'typing', 'user']);
+const DELIVERIES = new Set<string>(['all', 'history', 'typing', 'user', 'presence', 'sync']);
 
 /** Parses a bus payload; null when it is not an envelope. */
 export function decodeEnvelope(payload: string): Envelope | null {

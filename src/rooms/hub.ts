@@ -1,8 +1,8 @@
 /**
  * The rooms core of one node: live rooms (created on first join, dropped when empty), the
  * connections of every client, delivery on this node first and then on the RoomBus (own echoes
- * dropped), and the RoomOutlet the assistant streams through. Knows connections only as
- * `Connection` (docs/architecture.md).
+ * dropped), presence across nodes (node-sync.ts), and the RoomOutlet the assistant streams
+ * through. Knows connections only as `Connection` (docs/architecture.md).
  */
 import { errors } from '../errors.js';
 import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
@@ -16,7 +16,8 @@ import { AddressLimits } from './address-limits.js';
 import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
 import { loadRoom, replayHistory, welcomeFrame } from './loading.js';
-import { Room } from './room.js';
+import { NodeSync } from './node-sync.js';
+import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { storeResolver } from './resolver.js';
 import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
@@ -72,6 +73,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly sessions = new Set<Session>();
   private readonly addresses: AddressLimits;
   private readonly chat: Chat;
+  private readonly sync: NodeSync;
   private closing = false;
 
   constructor(deps: RoomHubDeps) {
@@ -97,6 +99,15 @@ export class RoomHub implements SessionHost, RoomOutlet {
       publishMessage: (room, message) => this.publishMessage(room, message),
       sendTyping: (room, member, active) => this.sendTyping(room, member, active),
       warn: (details, msg) => this.log.warn(details, msg),
+    });
+    this.sync = new NodeSync({
+      bus: this.bus,
+      store: this.store,
+      room: (id) => this.rooms.get(id),
+      rooms: () => this.rooms.values(),
+      deliver: (room, m) => this.deliverLocal(room.id, 'history', JSON.stringify({ type: 'message', message: m }), undefined, m),
+      pageSize: this.options.replayLimit,
+      log: this.log,
     });
     this.bus.subscribe((roomId, payload) => this.fromBus(roomId, payload));
   }
@@ -178,10 +189,13 @@ export class RoomHub implements SessionHost, RoomOutlet {
       await room.run(async () => {
         const replay = await replayHistory(this.store, room, hello.lastSeq, this.options.replayLimit, this.options.replayMaxBytes);
         if (session.state !== 'joining') return;
-        const { member, isNew, renamed } = room.join(session, hello.name);
+        const { member, isNew, renamed, since } = room.join(session, hello.name);
         Object.assign(session, { member, room, state: 'joined', floorSeq: room.seq });
         session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id))));
-        if (isNew || renamed) room.presence(isNew ? { joined: member } : {}, Date.now());
+        if (!isNew && !renamed) return;
+        this.sync.memberSet(room, member, since);
+        // A user already listed through another node is not announced again.
+        if (renamed || !room.members.elsewhere(member.id)) room.presence(isNew ? { joined: member } : {}, Date.now());
       });
     } catch (err) {
       this.log.error({ roomId: session.roomId, err }, 'join failed');
@@ -219,7 +233,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const left = room.leave(session);
     if (left) {
       if (room.typing.clear(left.id)) this.sendTyping(room, left, false);
-      room.presence({ left }, Date.now());
+      this.sync.memberGone(room, left);
+      if (!room.members.elsewhere(left.id)) room.presence({ left }, Date.now());
     }
     this.dropIfEmpty(room);
   }
@@ -246,7 +261,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const out: RoomSummary[] = [];
     for (const room of this.rooms.values()) {
       if (!room.info || !room.members.size || (wanted && !wanted.has(room.id))) continue;
-      out.push({ id: room.id, kind: room.info.kind, title: room.info.title, members: room.members.size });
+      out.push({ id: room.id, kind: room.info.kind, title: room.info.title, members: room.memberCount });
     }
     return out.sort((a, b) => b.members - a.members || a.id.localeCompare(b.id));
   }
@@ -256,8 +271,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const live = this.rooms.get(roomId);
     const info = live?.info ?? (await this.resolve(roomId));
     if (!info) return null;
-    const members = live ? live.listedMembers() : [];
-    return { ...info, members, memberCount: live ? live.members.size : 0 };
+    if (live) return { ...info, members: live.listedMembers(), memberCount: live.memberCount };
+    const { members, count } = await this.sync.members(roomId, this.options.maxListedMembers);
+    return { ...info, members, memberCount: count };
   }
 
   /** Closes every connection with `code` (1001 on shutdown) and refuses new ones. */
@@ -270,6 +286,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     for (const session of [...this.sessions]) session.close(code);
     for (const room of this.rooms.values()) room.dispose();
     this.rooms.clear();
+    this.sync.close();
     await this.bus.close().catch((err: unknown) => this.log.warn({ err }, 'room bus close failed'));
   }
 
@@ -314,6 +331,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private fromBus(roomId: string, payload: string): void {
     const envelope = decodeEnvelope(payload);
     if (!envelope || envelope.node === this.bus.nodeId) return;
+    if (envelope.delivery === 'presence' || envelope.delivery === 'sync') return this.sync.heard(roomId, envelope);
     try {
       this.deliverLocal(roomId, envelope.delivery, envelope.frame, envelope.user);
     } catch (err) {
@@ -335,20 +353,22 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (existing) return existing;
     const room = new Room(roomId, this.options, (r, ids) => this.typingExpired(r, ids));
     this.rooms.set(roomId, room);
-    room.ready = loadRoom(this.store, this.resolve, room, this.options.historySize).then(
-      (state) => state,
-      (err: unknown) => {
-        this.log.error({ roomId, err }, 'room failed to load');
-        return 'failed' as const;
-      },
-    );
+    room.ready = this.openRoom(room).catch((err: unknown) => {
+      this.log.error({ roomId, err }, 'room failed to load');
+      return 'failed' as const;
+    });
     void room.ready.then((state) => {
-      if (state !== 'ok' && this.rooms.get(roomId) === room) {
-        this.rooms.delete(roomId);
-        room.dispose();
-      }
+      if (state !== 'ok') this.drop(room);
     });
     return room;
+  }
+
+  /** Hears the room on the bus, then loads it and learns who is in it on other nodes. */
+  private async openRoom(room: Room): Promise<LoadState> {
+    await this.sync.open(room.id);
+    const state = await loadRoom(this.store, this.resolve, room, this.options.historySize);
+    if (state === 'ok') await this.sync.opened(room);
+    return state;
   }
 
   private typingExpired(room: Room, userIds: string[]): void {
@@ -359,9 +379,13 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   private dropIfEmpty(room: Room): void {
-    if (room.empty && this.rooms.get(room.id) === room) {
-      this.rooms.delete(room.id);
-      room.dispose();
-    }
+    if (room.empty) this.drop(room);
+  }
+
+  private drop(room: Room): void {
+    if (this.rooms.get(room.id) !== room) return;
+    this.rooms.delete(room.id);
+    room.dispose();
+    if (!this.closing) this.sync.closed(room.id);
   }
 }

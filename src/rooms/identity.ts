@@ -1,7 +1,8 @@
 /**
  * Room identities: a user id plus an HMAC-SHA256 signature of it, so a reconnecting user keeps the
- * same id and nobody can claim an id they were not given. The secret is generated once and kept in
- * DATA_DIR with mode 0600; every node of a deployment must share the file to share identities.
+ * same id and nobody can claim an id they were not given. The secret is IDENTITY_SECRET when set
+ * (required with many nodes: every node must accept every other's tokens), else generated once
+ * and kept in DATA_DIR with mode 0600.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -81,7 +81,7 @@ export function welcomeFrame(
     threadId: room.threadId,
     history: replay.history,
     members: room.listedMembers(),
-    memberCount: room.members.size,
+    memberCount: room.memberCount,
     seq: room.seq,
     ...(pending.length ? { pending } : {}),
     ...(replay.truncated ? { truncated: true } : {}),

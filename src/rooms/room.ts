@@ -1,11 +1,14 @@
 /**
- * One live room on this node: its joined connections, its members (a user with several tabs is
- * one member), the last messages for fast welcomes, typing state and coalesced presence.
+ * One live room on this node: its joined connections, its members (room-members.ts: this node's
+ * and, with many nodes, the others'), the last messages for fast welcomes, typing state and
+ * coalesced presence.
  * Broadcasts take an already-serialised frame and loop without allocating per member.
  */
 import { TokenBucket } from './token-bucket.js';
 import type { Member, Message, RoomInfo } from '../protocol/messages.js';
 import type { RoomOptions } from './options.js';
+import { RoomMembers, type PresenceChange } from './room-members.js';
+import { SeqWindow } from './seq-window.js';
 import { TypingTracker } from './typing.js';
 
 /** A joined connection as the room sees it. */
@@ -19,17 +22,7 @@ export interface RoomSession {
   offer(frame: string): void;
 }
 
-interface MemberEntry {
-  member: Member;
-  connections: number;
-  nameKey: string;
-  /** The name the user asked for, before any suffix. */
-  requested: string;
-}
-
 export type LoadState = 'ok' | 'missing' | 'failed';
-
-const nameKey = (name: string) => name.normalize('NFKC').toLowerCase();
 
 export class Room {
   info: RoomInfo | null = null;
@@ -41,17 +34,18 @@ export class Room {
   /** Joins under way; the room is not dropped while any are pending. */
   pendingJoins = 0;
   readonly sessions = new Set<RoomSession>();
-  readonly members = new Map<string, MemberEntry>();
+  readonly members = new RoomMembers();
   readonly typing: TypingTracker;
   /** Threads of this room other than the main one that messages were already checked against. */
   readonly knownThreads = new Set<string>();
-  private readonly names = new Map<string, string>();
   private history: Message[] = [];
+  /** Seqs already delivered, so a message arriving twice (bus and resync) goes out once. */
+  private readonly delivered = new SeqWindow();
   private tail: Promise<unknown> = Promise.resolve();
   private typingTimer: NodeJS.Timeout | null = null;
   private presenceTimer: NodeJS.Timeout | null = null;
   private presenceAt = 0;
-  private presenceChanges: { joined?: Member; left?: Member }[] = [];
+  private presenceChanges: PresenceChange[] = [];
   /** The room's own message rate, shared by all its members (one room cannot flood the node). */
   private readonly messages: TokenBucket;
 
@@ -84,8 +78,10 @@ export class Room {
     for (const m of recent) this.remember(m);
   }
 
-  /** Adds a message to the in-memory history; false when it was already there. */
+  /** Adds a message to the in-memory history; false when it was already there or already delivered. */
   remember(m: Message): boolean {
+    if (this.delivered.has(m.seq)) return false;
+    this.delivered.add(m.seq);
     const h = this.history;
     let i = h.length;
     while (i > 0 && h[i - 1].seq > m.seq) i--;
@@ -143,45 +139,16 @@ export class Room {
     for (const s of this.sessions) if (s.userId === userId) s.deliver(frame);
   }
 
-  /**
-   * Adds a connection. The user's first connection makes them a member, under `name` or, when
-   * another member already uses it, `name (2)`, `name (3)`…. A later connection of the same user
-   * asking for another name renames the member (all their tabs): the last hello wins.
-   */
-  join(session: RoomSession, name: string): { member: Member; isNew: boolean; renamed: boolean } {
+  /** Adds a connection (RoomMembers.join: the first makes the user a member, a new name renames). */
+  join(session: RoomSession, name: string): { member: Member; isNew: boolean; renamed: boolean; since: number } {
     this.sessions.add(session);
-    const existing = this.members.get(session.userId);
-    if (existing) {
-      existing.connections++;
-      if (existing.requested === name) return { member: existing.member, isNew: false, renamed: false };
-      this.names.delete(existing.nameKey);
-      existing.requested = name;
-      existing.member.name = this.uniqueName(name);
-      existing.nameKey = nameKey(existing.member.name);
-      this.names.set(existing.nameKey, session.userId);
-      return { member: existing.member, isNew: false, renamed: true };
-    }
-    const unique = this.uniqueName(name);
-    const entry = { member: { id: session.userId, name: unique }, connections: 1, nameKey: nameKey(unique), requested: name };
-    this.members.set(session.userId, entry);
-    this.names.set(entry.nameKey, session.userId);
-    return { member: entry.member, isNew: true, renamed: false };
+    return this.members.join(session.userId, name, Date.now());
   }
 
-  private uniqueName(name: string): string {
-    let unique = name;
-    for (let n = 2; this.names.has(nameKey(unique)); n++) unique = `${name} (${n})`;
-    return unique;
-  }
-
-  /** Removes a connection; returns the member when it was their last one. */
+  /** Removes a connection; returns the member when it was their last one on this node. */
   leave(session: RoomSession): Member | null {
     if (!this.sessions.delete(session)) return null;
-    const entry = this.members.get(session.userId);
-    if (!entry || --entry.connections > 0) return null;
-    this.members.delete(session.userId);
-    this.names.delete(entry.nameKey);
-    return entry.member;
+    return this.members.leave(session.userId);
   }
 
   /** True when nobody is in the room and nobody is joining. */
@@ -189,14 +156,14 @@ export class Room {
     return this.sessions.size === 0 && this.pendingJoins === 0;
   }
 
-  /** Members for a frame: the first `maxListedMembers`, in join order. */
+  /** Members for a frame: the first `maxListedMembers` of every node, in join order. */
   listedMembers(): Member[] {
-    const out: Member[] = [];
-    for (const e of this.members.values()) {
-      if (out.length >= this.options.maxListedMembers) break;
-      out.push(e.member);
-    }
-    return out;
+    return this.members.listed(this.options.maxListedMembers);
+  }
+
+  /** Members on every node. */
+  get memberCount(): number {
+    return this.members.count;
   }
 
   /**
@@ -204,10 +171,10 @@ export class Room {
    * the presence window after it are coalesced into one frame at the window's end, so mass joins
    * cost one frame per window instead of one per member.
    */
-  presence(change: { joined?: Member; left?: Member }, now: number): void {
+  presence(change: PresenceChange, now: number): void {
     this.presenceChanges.push(change);
     if (this.presenceTimer) return;
-    const window = this.members.size > this.options.largeRoomMembers ? this.options.largeRoomPresenceWindowMs : this.options.presenceWindowMs;
+    const window = this.members.count > this.options.largeRoomMembers ? this.options.largeRoomPresenceWindowMs : this.options.presenceWindowMs;
     const wait = this.presenceAt + window - now;
     if (wait <= 0) return this.flushPresence(now);
     this.presenceTimer = setTimeout(() => {
@@ -223,7 +190,7 @@ export class Room {
     this.presenceAt = now;
     if (!changes.length || !this.sessions.size) return;
     const single = changes.length === 1 ? changes[0] : {};
-    this.offerAll(JSON.stringify({ type: 'presence', members: this.listedMembers(), count: this.members.size, ...single }));
+    this.offerAll(JSON.stringify({ type: 'presence', members: this.listedMembers(), count: this.members.count, ...single }));
   }
 
   /** Arms the typing expiry timer for the earliest typist. */

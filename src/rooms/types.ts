@@ -21,7 +21,7 @@ export interface Connection {
  */
 export interface RoomBus {
   readonly nodeId: string;
-  /** Sends to the nodes that joined the room. Rejects only once the bus is closed; while it is cut off it drops. */
+  /** Sends to the nodes that joined the room; dropped while the bus is cut off. Rejects once the bus is closed, or when a send fails. */
   publish(roomId: string, payload: string): Promise<void>;
   /** Registers the handler for traffic published by other nodes. */
   subscribe(handler: (roomId: string, payload: string) => void): void;
@@ -35,10 +35,10 @@ export interface RoomBus {
   /** Who is in which room, on every node of the bus. */
   readonly presence: RoomPresence;
   /**
-   * Registers a handler called each time the bus is back after being cut off: traffic of that
-   * time was lost, and the node's presence has been written again.
+   * Registers a handler told when the bus is cut off from the other nodes (`false`) and when it is
+   * back (`true`: rooms heard again, this node's presence written again). Traffic in between was lost.
    */
-  onReconnect(handler: () => void): void;
+  onConnectionChange(handler: (connected: boolean) => void): void;
   /** Whether the bus reaches the other nodes (`/readyz`). */
   health(): Promise<{ ok: boolean; provider: string; detail: string }>;
   close(): Promise<void>;
@@ -56,14 +56,14 @@ export interface PresenceEntry {
 
 /**
  * The members of every room on every node. A node writes only its own members; entries of a
- * node that stops (cleanly or not) disappear: at once on `close`, within `expiresMs` when it dies.
+ * node that stops disappear: at once when it closes, within seconds when it dies.
  */
 export interface RoomPresence {
   /**
-   * How long a dead node's entries stay listed; 0 when they never outlive their node (in-process).
-   * Nodes recheck their rooms this often, to notice members whose node died.
+   * How often a node should list its rooms again to notice members whose node died (their entries
+   * expire); 0 when entries never outlive their node (in-process).
    */
-  readonly expiresMs: number;
+  readonly recheckMs: number;
   /**
    * Records (or renames) this node's member. The write is sent before this returns, so a bus
    * publish made after it reaches the other nodes after the change.
@@ -73,6 +73,8 @@ export interface RoomPresence {
   remove(roomId: string, userId: string): Promise<void>;
   /** The live entries of every node, this one's included, oldest first. */
   list(roomId: string): Promise<PresenceEntry[]>;
+  /** Of `roomIds`, those holding entries that expired since their node stopped: list them again. */
+  stale(roomIds: string[]): Promise<string[]>;
 }
 
 /** Resolves a room id to what `welcome` shows; null when there is no such room. */

@@ -6,9 +6,9 @@
 import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
-import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent, ThreadFields } from './types.js';
-
-type Row = Record<string, any>;
+import type { Row } from './rows.js';
+import { newThreadRow, rowToThread, threadColumns } from './thread-rows.js';
+import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 /** What the thread tables need of the store: its statement cache and its memory-chunk writes. */
 export interface ThreadTablesHost {
@@ -19,46 +19,6 @@ export interface ThreadTablesHost {
   /** Moves chunks to another thread (their lines' scope follows). */
   moveMemory(ids: number[], threadId: string, roomId: string): void;
   appendMessage(message: NewMessage): Message;
-}
-
-/** Column of each settable thread field, and how its value is written. */
-const COLUMNS: { [K in keyof ThreadFields]: [column: string, write: (v: ThreadFields[K]) => unknown] } = {
-  title: ['title', (v) => v],
-  main: ['main', (v) => (v ? 1 : 0)],
-  memoryEnabled: ['memory_enabled', (v) => (v ? 1 : 0)],
-  privileged: ['privileged', (v) => (v ? 1 : 0)],
-  status: ['status', (v) => v],
-  tags: ['tags', (v) => JSON.stringify(v)],
-  summary: ['summary', (v) => v],
-  weight: ['weight', (v) => v],
-  parentId: ['parent_id', (v) => v],
-  origin: ['origin', (v) => v],
-  splitLockedUntil: ['split_locked_until', (v) => v],
-  mergedInto: ['merged_into', (v) => v],
-  isMerged: ['is_merged', (v) => (v ? 1 : 0)],
-};
-
-export function rowToThread(r: Row, childIds: string[]): Thread {
-  return {
-    id: r.id,
-    roomId: r.room_id,
-    title: r.title,
-    main: r.main === 1,
-    createdAt: r.created_at,
-    memoryEnabled: r.memory_enabled !== 0,
-    privileged: r.privileged === 1,
-    status: r.status,
-    tags: JSON.parse(r.tags),
-    summary: r.summary,
-    weight: r.weight,
-    parentId: r.parent_id ?? null,
-    childIds,
-    origin: r.origin,
-    splitLockedUntil: r.split_locked_until ?? null,
-    mergedInto: r.merged_into ?? null,
-    isMerged: r.is_merged === 1,
-    version: r.version,
-  };
 }
 
 export class SqliteThreadTables {
@@ -77,9 +37,7 @@ export class SqliteThreadTables {
   }
 
   insert(t: NewThread, at: string): void {
-    const fields = Object.entries(t).filter(([k]) => k in COLUMNS) as [keyof ThreadFields, unknown][];
-    const columns = ['id', 'room_id', 'created_at', ...fields.map(([k]) => COLUMNS[k][0])];
-    const values = [t.id, t.roomId, at, ...fields.map(([k, v]) => (COLUMNS[k][1] as (x: unknown) => unknown)(v))];
+    const { columns, values } = newThreadRow(t, at);
     this.host.sql(`INSERT INTO threads (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...values);
   }
 
@@ -112,9 +70,8 @@ export class SqliteThreadTables {
     }
     for (const t of change.createThreads ?? []) this.insert(t, change.at);
     for (const u of change.updateThreads ?? []) {
-      const fields = Object.entries(u).filter(([k]) => k in COLUMNS) as [keyof ThreadFields, unknown][];
-      const sets = [...fields.map(([k]) => `${COLUMNS[k][0]} = ?`), 'version = version + 1'];
-      const values = fields.map(([k, v]) => (COLUMNS[k][1] as (x: unknown) => unknown)(v));
+      const { columns, values } = threadColumns(u);
+      const sets = [...columns.map((c) => `${c} = ?`), 'version = version + 1'];
       if (!sql(`UPDATE threads SET ${sets.join(', ')} WHERE id = ?`).run(...values, u.id).changes) throw new errors.ERR_THREAD_NOT_FOUND(u.id);
     }
     for (const { ids, threadId } of change.moveMessages ?? []) {

@@ -16,6 +16,8 @@ import { wordsKey } from '../memory/repeats.js';
 import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
+import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
+import { type Row, blobToVector, itemToRow, rowToChunk, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
 import type {
   IngestJob,
   PutItemResult,
@@ -37,12 +39,6 @@ import type {
 } from './types.js';
 
 const BUSY_TIMEOUT_MS = 5000;
-/** Lines a query term may match before the line search leaves it out (rareTerms). */
-const COMMON_TERM_LINES = 2_000;
-/** How much each further matching line of a chunk adds to its best line's score (a fact told over several lines). */
-const SECOND_LINE_WEIGHT = 0.25;
-/** Line slots of a memory chunk in memory_lines (rowid = chunk id × this + line). */
-const MEMORY_LINES_PER_CHUNK = 16;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
  * over the file; with the default cache most of them are read() calls into the OS cache.
@@ -50,8 +46,6 @@ const MEMORY_LINES_PER_CHUNK = 16;
 const PAGE_CACHE_KIB = 64 * 1024;
 /** Prepared statements kept; IN-lists of varying length make new SQL, so the cache is bounded. */
 const STATEMENT_CACHE_SIZE = 256;
-
-type Row = Record<string, any>;
 
 /** Options for SqliteStore. */
 export interface SqliteStoreOptions {
@@ -565,10 +559,7 @@ export class SqliteStore implements Store {
     ) as Row;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
-    const lines = c.text.split('\n');
-    // Lines past the last slot stay searchable, joined into it.
-    const slots = [...lines.slice(0, MEMORY_LINES_PER_CHUNK - 1), lines.slice(MEMORY_LINES_PER_CHUNK - 1).join(' ')];
-    slots.forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
+    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
     return { ...c, id, createdAt: now, updatedAt };
   }
 
@@ -626,7 +617,7 @@ export class SqliteStore implements Store {
   }
 
   async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
-    const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+    const terms = queryTerms(query);
     if (!terms.length || !scopes.length) return [];
     const rare = this.rareTerms(terms);
     if (!rare.length) return [];
@@ -637,15 +628,9 @@ export class SqliteStore implements Store {
       `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines
        WHERE memory_lines MATCH ? AND scope IN (${scopes.map(() => '?').join(',')}) ORDER BY rank LIMIT ?`,
     ).all(match, ...scopes, limit * 4) as Row[];
-    const best = new Map<number, { chunkId: number; line: string; score: number }>();
-    for (const r of rows) {
-      const chunkId = Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK);
-      // bm25() is lower-is-better and negative; flip it so higher is better.
-      const found = best.get(chunkId);
-      if (!found) best.set(chunkId, { chunkId, line: r.text, score: -r.rank });
-      else found.score += SECOND_LINE_WEIGHT * -r.rank;
-    }
-    return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+    // bm25() is lower-is-better and negative; flip it so higher is better.
+    const lines = rows.map((r) => ({ chunkId: Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK), line: r.text as string, score: -r.rank }));
+    return bestLinePerChunk(lines, limit);
   }
 
   /**

@@ -220,7 +220,7 @@ describe('one embedding of the question per ask', () => {
     const embedder = Object.assign(Object.create(inner) as typeof inner, {
       embed: (texts: string[], signal?: AbortSignal, purpose?: 'document' | 'query') => {
         if (purpose !== 'document') queries.push(texts);
-        return inner.embed(texts, signal, purpose);
+        return inner.embed(texts, signal);
       },
     });
     const { dir, cleanup } = tempDir();

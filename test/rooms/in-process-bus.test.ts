@@ -1,8 +1,8 @@
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
 import type { RoomBus } from '../../src/rooms/types.js';
-import { busContract } from './bus-contract.js';
+import { busContract, presenceContract, type BusNetwork } from './bus-contract.js';
 
-busContract('in-process', () => {
+function inProcess(): BusNetwork {
   const network = new InProcessBusNetwork();
   const made: RoomBus[] = [];
   return {
@@ -15,4 +15,7 @@ busContract('in-process', () => {
       await Promise.all(made.map((b) => b.close()));
     },
   };
-});
+}
+
+busContract('in-process', inProcess);
+presenceContract('in-process', inProcess);

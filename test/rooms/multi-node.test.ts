@@ -62,6 +62,33 @@ describe('rooms across two nodes', () => {
     expect(c.welcome.history.map((m: { seq: number }) => m.seq)).toEqual([1, 2]);
   });
 
+  it('shows one member list across the nodes, and drops the members of a node that closes', async () => {
+    const a = await joined(nodes[0], 'Ana');
+    const b = await joined(nodes[1], 'Ben');
+    expect(b.welcome.members.map((m: { name: string }) => m.name)).toEqual(['Ana', 'Ben']);
+    const both = await a.client.next('presence', (f) => f.count === 2);
+    expect(both).toMatchObject({ members: [{ name: 'Ana' }, { name: 'Ben' }], joined: { name: 'Ben' } });
+    expect((await nodes[0].inject(`/api/v1/rooms/${ROOM}`)).json()).toMatchObject({ memberCount: 2 });
+
+    await nodes.pop()!.close();
+    const left = await a.client.next('presence', (f) => f.count === 1);
+    expect(left).toMatchObject({ members: [{ name: 'Ana' }], left: { name: 'Ben' } });
+  });
+
+  it('counts a user connected to two nodes once, and keeps them while one node still has them', async () => {
+    const a = await joined(nodes[0], 'Ana');
+    const b = await joined(nodes[1], 'Ben');
+    await a.client.next('presence', (f) => f.count === 2);
+    const tab = await joined(nodes[0], 'Ben', ROOM, { token: b.welcome.you.token });
+    expect(tab.welcome).toMatchObject({ memberCount: 2, members: [{ name: 'Ana' }, { name: 'Ben' }] });
+
+    const seen = a.client.all('presence').length;
+    await nodes.pop()!.close();
+    a.client.send({ type: 'say', text: 'still two?', clientId: 'q' });
+    await tab.client.next('message');
+    expect(a.client.all('presence').slice(seen)).toEqual([]);
+  });
+
   it('accepts a token issued by the other node (shared DATA_DIR secret)', async () => {
     const a = await joined(nodes[0], 'Ana');
     const again = await joined(nodes[1], 'Ana', ROOM, { token: a.welcome.you.token });

@@ -1,0 +1,209 @@
+/**
+ * Keeps one node's rooms in step with the other nodes of the bus. Presence: every local join and
+ * leave is written to the bus's shared presence and announced with a `presence` envelope, on
+ * which the other nodes read the room's members again; rooms are rechecked every
+ * `presence.recheckMs` for members whose node died. Resync: when the bus was cut off, each room
+ * remembers its seq at the cut; once the bus is back the node delivers what it missed from the
+ * store and sends a `sync` envelope so the others fetch what it could not publish meanwhile.
+ */
+import type { Logger } from '../logger.js';
+import type { Message, Member } from '../protocol/messages.js';
+import type { Store } from '../store/types.js';
+import { encodeEnvelope, type Envelope } from './envelope.js';
+import type { Room } from './room.js';
+import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
+import type { RoomBus } from './types.js';
+
+/** Seqs before the cut a resync reads again: messages in flight while the cut went unnoticed. */
+const RESYNC_SLACK = 100;
+
+export interface NodeSyncDeps {
+  bus: RoomBus;
+  store: Store;
+  /** The live room `roomId` of this node. */
+  room(roomId: string): Room | undefined;
+  /** Every live room of this node. */
+  rooms(): Iterable<Room>;
+  /** Delivers a stored message to this node's members of the room, once. */
+  deliver(room: Room, message: Message): void;
+  /** Messages per store read when resyncing. */
+  pageSize: number;
+  log: Logger;
+}
+
+export class NodeSync {
+  private connected = true;
+  /** room.seq when the bus was cut off, for rooms open then or opened since. */
+  private readonly marks = new Map<string, number>();
+  private readonly refreshing = new Map<Room, Promise<void>>();
+  private readonly again = new Set<Room>();
+  private readonly pokes = new Set<string>();
+  private readonly timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: NodeSyncDeps) {
+    deps.bus.onConnectionChange((connected) => (connected ? this.reconnected() : this.cutOff()));
+    const every = deps.bus.presence.recheckMs;
+    if (every > 0) {
+      this.timer = setInterval(() => void this.recheck(), every);
+      this.timer.unref();
+    }
+  }
+
+  /** Hears the room before its history is read, so nothing said in between is missed. */
+  open(roomId: string): Promise<void> {
+    return this.deps.bus.join(roomId);
+  }
+
+  /** The room loaded: learn who is in it on other nodes. */
+  async opened(room: Room): Promise<void> {
+    if (!this.connected) this.marks.set(room.id, room.seq);
+    await this.refresh(room);
+  }
+
+  /** The room was dropped on this node. */
+  closed(roomId: string): void {
+    this.marks.delete(roomId);
+    this.deps.bus.leave(roomId);
+  }
+
+  /** A member of this node joined the room or took another name. */
+  memberSet(room: Room, member: Member, since: number): void {
+    this.deps.bus.presence.set(room.id, member, since).catch((err: unknown) => this.deps.log.debug({ roomId: room.id, err }, 'presence write failed'));
+    this.poke(room.id);
+  }
+
+  /** A member's last connection on this node left the room. */
+  memberGone(room: Room, member: Member): void {
+    this.deps.bus.presence.remove(room.id, member.id).catch((err: unknown) => this.deps.log.debug({ roomId: room.id, err }, 'presence write failed'));
+    this.poke(room.id);
+  }
+
+  /** A `presence` or `sync` envelope from another node. */
+  heard(roomId: string, envelope: Envelope): void {
+    const room = this.deps.room(roomId);
+    if (!room?.info) return;
+    void this.refresh(room);
+    if (envelope.delivery !== 'sync') return;
+    let from: unknown;
+    try {
+      from = (JSON.parse(envelope.frame) as { from?: unknown }).from;
+    } catch {
+      return;
+    }
+    if (typeof from === 'number' && Number.isSafeInteger(from)) void this.catchUp(room, from);
+  }
+
+  /** Members of a room this node has no live copy of, from the shared presence. */
+  async members(roomId: string, max: number): Promise<{ members: Member[]; count: number }> {
+    const seen = new Map<string, Member>();
+    try {
+      for (const e of await this.deps.bus.presence.list(roomId)) if (!seen.has(e.id)) seen.set(e.id, { id: e.id, name: e.name });
+    } catch (err) {
+      this.deps.log.debug({ roomId, err }, 'presence read failed');
+    }
+    return { members: [...seen.values()].slice(0, max), count: seen.size };
+  }
+
+  /** Stops rechecking and sends the announcements still pending (the leaves of a closing node). */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    for (const roomId of [...this.pokes]) this.flushPoke(roomId);
+  }
+
+  /** Tells the other nodes, once per room per turn of the event loop, that the room's presence changed. */
+  private poke(roomId: string): void {
+    if (this.pokes.has(roomId)) return;
+    this.pokes.add(roomId);
+    // The presence write was sent before this runs, so the others read the change.
+    queueMicrotask(() => this.flushPoke(roomId));
+  }
+
+  private flushPoke(roomId: string): void {
+    if (this.pokes.delete(roomId)) this.publish(roomId, 'presence', '');
+  }
+
+  private publish(roomId: string, delivery: 'presence' | 'sync', frame: string): void {
+    const { bus, log } = this.deps;
+    bus.publish(roomId, encodeEnvelope({ node: bus.nodeId, delivery, frame })).catch((err: unknown) => log.warn({ roomId, err }, 'room bus publish failed'));
+  }
+
+  /** Reads the room's members on other nodes again; announces the changes to its members here. */
+  private refresh(room: Room): Promise<void> {
+    const running = this.refreshing.get(room);
+    if (running) {
+      this.again.add(room);
+      return running;
+    }
+    const run = this.refreshLoop(room).finally(() => this.refreshing.delete(room));
+    this.refreshing.set(room, run);
+    return run;
+  }
+
+  private async refreshLoop(room: Room): Promise<void> {
+    const { bus, log } = this.deps;
+    do {
+      this.again.delete(room);
+      let entries;
+      try {
+        entries = await bus.presence.list(room.id);
+      } catch (err) {
+        // Cut off: the room keeps the members it knew until the bus is back.
+        log.debug({ roomId: room.id, err }, 'presence read failed');
+        return;
+      }
+      if (this.deps.room(room.id) !== room) return;
+      const changes = room.members.setRemote(entries.filter((e) => e.node !== bus.nodeId));
+      if (room.sessions.size) for (const change of changes) room.presence(change, Date.now());
+    } while (this.again.has(room));
+  }
+
+  /** Looks for members whose node died (their entries expired). */
+  private async recheck(): Promise<void> {
+    if (!this.connected) return;
+    const ids = [...this.deps.rooms()].filter((r) => r.info).map((r) => r.id);
+    try {
+      for (const id of await this.deps.bus.presence.stale(ids)) {
+        const room = this.deps.room(id);
+        if (room) void this.refresh(room);
+      }
+    } catch (err) {
+      this.deps.log.debug({ err }, 'presence recheck failed');
+    }
+  }
+
+  private cutOff(): void {
+    this.connected = false;
+    for (const room of this.deps.rooms()) if (room.info && !this.marks.has(room.id)) this.marks.set(room.id, room.seq);
+  }
+
+  private reconnected(): void {
+    this.connected = true;
+    for (const room of this.deps.rooms()) {
+      if (!room.info) continue;
+      const from = Math.max(0, (this.marks.get(room.id) ?? room.seq) - RESYNC_SLACK);
+      this.marks.delete(room.id);
+      void this.refresh(room);
+      void this.catchUp(room, from);
+      this.publish(room.id, 'sync', JSON.stringify({ from }));
+    }
+  }
+
+  /** Delivers the room's stored messages after `from` that this node's members did not get. */
+  private async catchUp(room: Room, from: number): Promise<void> {
+    const { store, pageSize, log } = this.deps;
+    try {
+      await room.run(async () => {
+        let after = Math.max(from, room.seq - DEFAULT_SEQ_WINDOW);
+        for (;;) {
+          const page = await store.messagesAfter(room.id, after, pageSize);
+          if (this.deps.room(room.id) !== room) return;
+          for (const m of page) this.deps.deliver(room, m);
+          if (page.length < pageSize) return;
+          after = page[page.length - 1].seq;
+        }
+      });
+    } catch (err) {
+      log.warn({ roomId: room.id, err }, 'resync from the store failed');
+    }
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The two Redis connections of one node's room bus: `cmd` for commands and publishes, `sub` for
+ * subscriptions (a subscribed connection takes no other commands). The link is up when both are;
+ * ioredis reconnects each with the backoff below, and the link tells its owner once per outage
+ * that it went down and once that it is back. It also keeps Redis's clock, so that presence
+ * expiry scores written by different nodes compare on one clock, whatever the nodes' own clocks say.
+ */
+import { Redis } from 'ioredis';
+import { silentLogger, type Logger } from '../logger.js';
+import { positiveNumber, required } from '../options.js';
+
+export const DEFAULT_RETRY_MIN_MS = 100;
+export const DEFAULT_RETRY_MAX_MS = 5_000;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
+
+export interface RedisLinkOptions {
+  /** `redis://` or `rediss://` URL (REDIS_URL). */
+  url: string;
+  /** First wait before reconnecting; doubles per failed attempt up to `retryMaxMs`. */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  /** A command without an answer this long fails, and a connection whose ping times out is replaced. */
+  commandTimeoutMs?: number;
+  /** Names the connections in `CLIENT LIST`. */
+  name?: string;
+  log?: Logger;
+}
+
+export class RedisLink {
+  readonly cmd: Redis;
+  readonly sub: Redis;
+  /** host:port, for messages (never the credentials). */
+  readonly where: string;
+  private readonly log: Logger;
+  private readonly listeners: ((up: boolean) => void)[] = [];
+  private waiters: (() => void)[] = [];
+  private up = false;
+  private closed = false;
+  private lastError = '';
+  private downSince = Date.now();
+  private clockOffset = 0;
+
+  constructor(options: RedisLinkOptions) {
+    const url = new URL(required('RedisLink', 'url', options.url));
+    this.where = `${url.hostname}:${url.port || 6379}`;
+    this.log = options.log ?? silentLogger;
+    const min = positiveNumber('RedisLink', 'retryMinMs', options.retryMinMs ?? DEFAULT_RETRY_MIN_MS);
+    const max = positiveNumber('RedisLink', 'retryMaxMs', options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS);
+    const timeout = positiveNumber('RedisLink', 'commandTimeoutMs', options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+    this.cmd = new Redis(options.url, {
+      connectionName: options.name,
+      commandTimeout: timeout,
+      connectTimeout: timeout,
+      // Traffic of a cut-off node is dropped, not queued: it would arrive late and out of order,
+      // and what matters (messages, presence) is resynced from the store and rewritten on return.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResubscribe: false,
+      retryStrategy: (times) => Math.min(min * 2 ** Math.min(times - 1, 20), max) + Math.floor(Math.random() * min),
+    });
+    this.sub = this.cmd.duplicate();
+    for (const client of [this.cmd, this.sub]) {
+      client.on('ready', () => this.changed());
+      client.on('close', () => this.changed());
+      client.on('error', (err: Error) => {
+        this.lastError = err.message;
+      });
+    }
+  }
+
+  /** Both connections are ready. */
+  get isUp(): boolean {
+    return this.up;
+  }
+
+  /** Why the link is down, for `/readyz`; null when it is up. */
+  problem(): string | null {
+    if (this.closed) return 'closed';
+    if (this.up) return null;
+    const why = this.lastError ? ` (${this.lastError})` : '';
+    return `Redis at ${this.where} unreachable since ${new Date(this.downSince).toISOString()}${why}; this node serves its own members and keeps reconnecting`;
+  }
+
+  /** Called with `false` when the link goes down and `true` when it is back (both connections ready). */
+  onChange(listener: (up: boolean) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Resolves when the link is up (at once when it is). */
+  whenUp(): Promise<void> {
+    if (this.up) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Now on Redis's clock (ms), as of the last `syncClock`. */
+  now(): number {
+    return Date.now() + this.clockOffset;
+  }
+
+  /** Reads Redis's clock (TIME), halving the round trip. */
+  async syncClock(): Promise<void> {
+    const before = Date.now();
+    const [seconds, micros] = (await this.cmd.time()).map(Number);
+    const after = Date.now();
+    this.clockOffset = seconds * 1000 + Math.floor(micros / 1000) - Math.round((before + after) / 2);
+  }
+
+  /**
+   * Pings both connections; one that does not answer in time is dropped and reconnected (a
+   * half-open TCP connection would otherwise look alive until the kernel gives up on it).
+   */
+  async probe(): Promise<void> {
+    await Promise.all(
+      [this.cmd, this.sub].map(async (client) => {
+        if (client.status !== 'ready') return;
+        try {
+          await client.ping();
+        } catch (err) {
+          this.lastError = (err as Error).message;
+          client.disconnect(true);
+        }
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      [this.cmd, this.sub].map(async (client) => {
+        if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+        else client.disconnect();
+      }),
+    );
+  }
+
+  private changed(): void {
+    const up = !this.closed && this.cmd.status === 'ready' && this.sub.status === 'ready';
+    if (up === this.up) return;
+    this.up = up;
+    if (up) {
+      this.lastError = '';
+      this.log.info({ redis: this.where }, 'room bus connected to Redis');
+    } else {
+      this.downSince = Date.now();
+      if (!this.closed)
+        this.log.warn({ redis: this.where, err: this.lastError || undefined }, 'room bus lost Redis; serving local members only until it is back');
+    }
+    for (const listener of this.listeners.slice()) {
+      try {
+        listener(up);
+      } catch (err) {
+        this.log.error({ err }, 'room bus link listener failed');
+      }
+    }
+    if (up) for (const resolve of this.waiters.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * RoomPresence in Redis: one sorted set per room, `<prefix>presence:<roomId>`, whose members are
+ * this node's and every other node's entries (`[node, id, name, since]` as JSON) scored by when
+ * they expire on Redis's clock. Each node rewrites its own entries every heartbeat with a new
+ * expiry, so the entries of a node that dies stop being listed within `ttlMs`; entries expired
+ * for another `ttlMs` are deleted by whichever node next writes the room (nodes notice the
+ * expiry in between), and a room nobody writes any more expires as a key.
+ */
+import type { RedisLink } from './redis-link.js';
+import type { PresenceEntry, RoomPresence } from './types.js';
+
+/** Members per ZADD when a heartbeat rewrites a large room. */
+const ZADD_BATCH = 500;
+
+/** What RedisPresence shares with its bus: the connections, the node id, the key prefix and the timings. */
+export interface RedisPresenceOptions {
+  link: RedisLink;
+  nodeId: string;
+  prefix: string;
+  heartbeatMs: number;
+  ttlMs: number;
+}
+
+function parseEntry(raw: string): PresenceEntry | null {
+  try {
+    const [node, id, name, since] = JSON.parse(raw) as unknown[];
+    if (typeof node !== 'string' || typeof id !== 'string' || typeof name !== 'string' || typeof since !== 'number') return null;
+    return { node, id, name, since };
+  } catch {
+    return null;
+  }
+}
+
+export class RedisPresence implements RoomPresence {
+  readonly recheckMs: number;
+  private readonly link: RedisLink;
+  private readonly node: string;
+  private readonly prefix: string;
+  private readonly ttlMs: number;
+  /** This node's entries as written: roomId → userId → encoded entry. The source of every rewrite. */
+  private readonly own = new Map<string, Map<string, string>>();
+
+  constructor(options: RedisPresenceOptions) {
+    this.link = options.link;
+    this.node = options.nodeId;
+    this.prefix = options.prefix;
+    this.recheckMs = options.heartbeatMs;
+    this.ttlMs = options.ttlMs;
+  }
+
+  async set(roomId: string, member: { id: string; name: string }, since: number): Promise<void> {
+    let room = this.own.get(roomId);
+    if (!room) this.own.set(roomId, (room = new Map()));
+    const entry = JSON.stringify([this.node, member.id, member.name, since]);
+    const old = room.get(member.id);
+    room.set(member.id, entry);
+    if (!this.link.isUp) return;
+    const key = this.key(roomId);
+    const tx = this.link.cmd.multi();
+    if (old && old !== entry) tx.zrem(key, old);
+    await tx
+      .zadd(key, this.link.now() + this.ttlMs, entry)
+      .pexpire(key, this.ttlMs * 2)
+      .exec();
+  }
+
+  async remove(roomId: string, userId: string): Promise<void> {
+    const room = this.own.get(roomId);
+    const old = room?.get(userId);
+    if (!room || !old) return;
+    room.delete(userId);
+    if (!room.size) this.own.delete(roomId);
+    if (this.link.isUp) await this.link.cmd.zrem(this.key(roomId), old);
+  }
+
+  async list(roomId: string): Promise<PresenceEntry[]> {
+    this.ensureUp();
+    const raw = await this.link.cmd.zrangebyscore(this.key(roomId), this.link.now(), '+inf');
+    const entries: PresenceEntry[] = [];
+    for (const r of raw) {
+      const e = parseEntry(r);
+      if (e) entries.push(e);
+    }
+    return entries.sort((a, b) => a.since - b.since);
+  }
+
+  /** Of `roomIds`, those holding entries that expired (their node stopped writing them). */
+  async stale(roomIds: string[]): Promise<string[]> {
+    if (!roomIds.length) return [];
+    this.ensureUp();
+    const pipe = this.link.cmd.pipeline();
+    const now = this.link.now();
+    for (const id of roomIds) pipe.zcount(this.key(id), '-inf', `(${now}`);
+    const counts = (await pipe.exec()) ?? [];
+    return roomIds.filter((_, i) => Number(counts[i]?.[1] ?? 0) > 0);
+  }
+
+  /** Rewrites every entry of this node with a fresh expiry, and deletes long-expired ones. */
+  async heartbeat(): Promise<void> {
+    if (!this.link.isUp) return;
+    await this.link.syncClock();
+    if (!this.own.size) return;
+    const now = this.link.now();
+    const pipe = this.link.cmd.pipeline();
+    for (const [roomId, room] of this.own) {
+      const key = this.key(roomId);
+      const entries = [...room.values()];
+      for (let i = 0; i < entries.length; i += ZADD_BATCH) {
+        pipe.zadd(key, ...entries.slice(i, i + ZADD_BATCH).flatMap((e) => [now + this.ttlMs, e]));
+      }
+      pipe.zremrangebyscore(key, '-inf', `(${now - this.ttlMs}`);
+      pipe.pexpire(key, this.ttlMs * 2);
+    }
+    await pipe.exec();
+  }
+
+  /** Deletes this node's entries (a clean close); the node writes nothing after this. */
+  async clear(): Promise<void> {
+    const rooms = [...this.own];
+    this.own.clear();
+    if (!rooms.length || !this.link.isUp) return;
+    const pipe = this.link.cmd.pipeline();
+    for (const [roomId, room] of rooms) pipe.zrem(this.key(roomId), ...room.values());
+    await pipe.exec();
+  }
+
+  private key(roomId: string): string {
+    return `${this.prefix}presence:${roomId}`;
+  }
+
+  private ensureUp(): void {
+    if (!this.link.isUp) throw new Error(`Redis at ${this.link.where} is unreachable`);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Which of a room's recent seqs this node already delivered: one bit per seq over the last `size`
+ * seqs, in a ring. A seq older than the window counts as delivered, so a late copy of an old
+ * message (a resync from the store after the bus was cut off) is never sent twice.
+ */
+export const DEFAULT_SEQ_WINDOW = 4096;
+
+export class SeqWindow {
+  private readonly bits: Uint32Array;
+  /** Highest seq added. */
+  private top = 0;
+
+  constructor(readonly size = DEFAULT_SEQ_WINDOW) {
+    if (!Number.isInteger(size) || size < 32 || size % 32) throw new RangeError('SeqWindow: size must be a positive multiple of 32');
+    this.bits = new Uint32Array(size / 32);
+  }
+
+  has(seq: number): boolean {
+    if (seq > this.top) return false;
+    if (seq <= this.top - this.size) return true;
+    const i = seq % this.size;
+    return (this.bits[i >>> 5] & (1 << (i & 31))) !== 0;
+  }
+
+  add(seq: number): void {
+    if (seq <= this.top - this.size) return;
+    if (seq > this.top) {
+      if (seq - this.top >= this.size) this.bits.fill(0);
+      else for (let s = this.top + 1; s < seq; s++) this.clear(s);
+      this.top = seq;
+    }
+    const i = seq % this.size;
+    this.bits[i >>> 5] |= 1 << (i & 31);
+  }
+
+  private clear(seq: number): void {
+    const i = seq % this.size;
+    this.bits[i >>> 5] &= ~(1 << (i & 31));
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The line search of conversation memory, as both stores do it: each chunk's lines are indexed for
+ * full-text search under the chunk's scope; a query keeps only its rarer terms, and a chunk scores
+ * by its best line plus a little for each further matching line.
+ */
+
+/** Lines a query term may match before the line search leaves it out (the vector search covers such questions). */
+export const COMMON_TERM_LINES = 2_000;
+/** How much each further matching line of a chunk adds to its best line's score (a fact told over several lines). */
+export const SECOND_LINE_WEIGHT = 0.25;
+/** Lines of a chunk indexed on their own; lines past the last slot are joined into it. */
+export const MEMORY_LINES_PER_CHUNK = 16;
+
+/** A memory line search hit: the best line of a chunk and its score (higher is better). */
+export interface LineHit {
+  chunkId: number;
+  line: string;
+  score: number;
+}
+
+/** The distinct lower-case words and numbers of a query. */
+export function queryTerms(query: string): string[] {
+  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+}
+
+/** A chunk's text cut into its line slots (some may be blank: callers skip those, keeping the slot numbers). */
+export function lineSlots(text: string): string[] {
+  const lines = text.split('\n');
+  // Lines past the last slot stay searchable, joined into it.
+  return [...lines.slice(0, MEMORY_LINES_PER_CHUNK - 1), lines.slice(MEMORY_LINES_PER_CHUNK - 1).join(' ')];
+}
+
+/**
+ * Matching lines, best first, folded into one hit per chunk: the chunk's first line in that order
+ * is its best, each further one adds SECOND_LINE_WEIGHT of its score. Best first, at most `limit`.
+ */
+export function bestLinePerChunk(lines: LineHit[], limit: number): LineHit[] {
+  const best = new Map<number, LineHit>();
+  for (const l of lines) {
+    const found = best.get(l.chunkId);
+    if (!found) best.set(l.chunkId, { ...l });
+    else found.score += SECOND_LINE_WEIGHT * l.score;
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+}

@@ -1,0 +1,178 @@
+/**
+ * The connection side of the PostgreSQL store: one `pg.Pool`, migrations applied once under an
+ * advisory lock, and transactions (BEGIN … COMMIT on one pooled client, retried when PostgreSQL
+ * aborts one to break a deadlock). The pool opens in the background; every query waits for it, so
+ * a store can be handed out synchronously and a bad DATABASE_URL fails the first use, naming it.
+ */
+import pg from 'pg';
+import { required, wholeNumber } from '../options.js';
+import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
+import type { Row } from './rows.js';
+
+/** Connections per store. */
+export const DEFAULT_POOL_SIZE = 10;
+/** How long opening a connection may take before the query fails. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Attempts of a transaction PostgreSQL aborted as a deadlock or serialization victim. */
+const TX_ATTEMPTS = 3;
+/** SQLSTATEs of a transaction that may simply be run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const OID_INT8 = 20;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** What runs a query: the pool, or one client inside a transaction. */
+export interface Sql {
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>;
+}
+
+/** Options for PgDatabase. */
+export interface PgDatabaseOptions {
+  /** postgres:// URL (DATABASE_URL). */
+  connectionString: string;
+  /**
+   * Schema that holds Salon's tables, created if missing (tests give each run its own). Without
+   * it, the connection's search_path decides (a URL may set it: `?options=-c%20search_path%3Dsalon`).
+   */
+  schema?: string;
+  /** Connections in the pool (DATABASE_POOL_SIZE). */
+  poolSize?: number;
+  /** Refuse a database Salon has never migrated (CLI commands that only read one). */
+  mustExist?: boolean;
+}
+
+// bigint columns (row ids, seqs, counts) as numbers: every one stays far below 2^53.
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === OID_INT8 && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export class PgDatabase {
+  private readonly pool: pg.Pool;
+  /** Settles once the schema is migrated; rejects with a message naming DATABASE_URL. */
+  readonly ready: Promise<void>;
+  private closed = false;
+
+  constructor(private readonly options: PgDatabaseOptions) {
+    required('PgDatabase', 'connectionString', options.connectionString);
+    if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+      throw new TypeError(`PgDatabase: options.schema must be a lower-case identifier, got "${options.schema}"`);
+    }
+    const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+    wholeNumber('PgDatabase', 'poolSize', poolSize, 1);
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: poolSize,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      application_name: 'salon',
+      types,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    });
+    // A pooled connection that dies while idle (a restart of PostgreSQL) is dropped by the pool and
+    // replaced on the next query; without a listener its error would end the process.
+    this.pool.on('error', () => undefined);
+    this.ready = this.open();
+    // Whoever queries sees the failure; nobody querying must not make it an unhandled rejection.
+    this.ready.catch(() => undefined);
+  }
+
+  async query(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>> {
+    await this.ready;
+    return this.pool.query(text, storable(values));
+  }
+
+  /**
+   * Runs `fn` in one transaction on one client: COMMIT when it resolves, ROLLBACK when it throws.
+   * A deadlock or serialization failure runs it again (fn must only talk to the database).
+   */
+  async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    await this.ready;
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: (text, values) => client.query(text, storable(values)) });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
+        if (attempt < TX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.ready.catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async open(): Promise<void> {
+    try {
+      const client = await this.pool.connect();
+      try {
+        await migrate(client, this.options);
+      } finally {
+        client.release();
+      }
+    } catch (err) {
+      throw new Error(`DATABASE_URL: cannot open the PostgreSQL store at ${describeUrl(this.options.connectionString)}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+}
+
+/**
+ * Applies the migrations not yet recorded, in one transaction under an advisory lock of the
+ * schema: several nodes starting together queue on the lock, and each later one finds the work
+ * done. PostgreSQL's DDL is transactional, so a failed migration leaves nothing half-made.
+ */
+async function migrate(client: pg.PoolClient, options: PgDatabaseOptions): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    const { rows } = await client.query('SELECT coalesce($1::text, current_schema()) AS schema', [options.schema ?? null]);
+    const schema = rows[0].schema as string | null;
+    if (!schema) throw new Error('no schema to create tables in: set search_path (options=-c search_path=…) to an existing schema');
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('salon-migrate'), hashtext($1))", [schema]);
+    const exists = await client.query("SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'salon_migrations'", [schema]);
+    if (!exists.rowCount && options.mustExist) throw new Error(`no Salon data in schema "${schema}"; start the server or ingest content first`);
+    if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    await client.query('CREATE TABLE IF NOT EXISTS salon_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = await client.query('SELECT coalesce(max(version), 0) AS version FROM salon_migrations');
+    for (let v = done.rows[0].version as number; v < POSTGRES_MIGRATIONS.length; v++) {
+      await client.query(POSTGRES_MIGRATIONS[v]);
+      await client.query('INSERT INTO salon_migrations (version) VALUES ($1)', [v + 1]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Query values as PostgreSQL can keep them: text cannot hold NUL, which SQLite stores, so a NUL in
+ * a string (a chat message may have one) is kept as U+FFFD.
+ */
+function storable(values: unknown[] | undefined): unknown[] | undefined {
+  return values?.map((v) => (typeof v === 'string' ? withoutNul(v) : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? withoutNul(x) : x)) : v));
+}
+
+function withoutNul(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+}
+
+/** host:port/database of a URL, without its credentials, for messages. */
+export function describeUrl(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    return `${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+  } catch {
+    return 'an unreadable URL';
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Memory chunk writes of the PostgreSQL store, inside the caller's transaction: a chunk with its
+ * lines (postgres-text.ts) and its vector, deleted or moved with them.
+ */
+import { errors } from '../errors.js';
+import { wordsKey } from '../memory/repeats.js';
+import { scopeOf } from '../memory/scopes.js';
+import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
+import type { Sql } from './postgres-db.js';
+import { insertLines, rescopeLines } from './postgres-text.js';
+import { vectorToBlob } from './rows.js';
+
+/** Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was last seen. */
+export async function insertMemory(
+  sql: Sql,
+  c: NewMemoryChunk,
+  now: string,
+  vector?: { vector: Float32Array; model: string },
+  updatedAt = now,
+): Promise<MemoryChunk> {
+  const { rows } = await sql.query(
+    `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at,
+       vector, vector_model, fusion, lineage)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`,
+    [
+      c.threadId,
+      c.roomId,
+      c.kind,
+      c.text,
+      JSON.stringify(c.messageIds),
+      JSON.stringify(c.authors),
+      c.firstTs,
+      c.lastTs,
+      c.privileged ? 1 : 0,
+      c.owner,
+      wordsKey(c.text),
+      now,
+      updatedAt,
+      vector ? vectorToBlob(vector.vector) : null,
+      vector?.model ?? null,
+      c.fusion ?? null,
+      c.lineage ? JSON.stringify(c.lineage) : null,
+    ],
+  );
+  const id = rows[0].id as number;
+  await insertLines(sql, id, c.text, scopeOf(c));
+  return { ...c, id, createdAt: now, updatedAt };
+}
+
+/** Deletes chunks; their lines go with them (foreign key). */
+export async function deleteMemory(sql: Sql, ids: number[]): Promise<void> {
+  if (ids.length) await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[])', [ids]);
+}
+
+/** Moves chunks to another thread, their lines to its scope; ERR_BAD_THREAD_OP when one is gone. */
+export async function moveMemory(sql: Sql, ids: number[], threadId: string, roomId: string): Promise<void> {
+  for (const id of ids) {
+    const { rows } = await sql.query('UPDATE memory_chunks SET thread_id = $1, room_id = $2 WHERE id = $3 RETURNING privileged, owner', [threadId, roomId, id]);
+    if (!rows.length) throw new errors.ERR_BAD_THREAD_OP(`memory chunk ${id} is gone`);
+    await rescopeLines(sql, id, scopeOf({ threadId, privileged: rows[0].privileged === 1, owner: rows[0].owner }));
+  }
+}
+
+/** Store.pruneMemory; call inside a transaction. */
+export async function pruneIn(sql: Sql, threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
+  const expired = await sql.query('SELECT id FROM memory_chunks WHERE updated_at < $1 ORDER BY updated_at, id FOR UPDATE', [olderThan]);
+  const ids = expired.rows.map((r) => r.id as number);
+  if (threadId !== null) {
+    const over = await sql.query(
+      'SELECT id FROM memory_chunks WHERE thread_id = $1 AND updated_at >= $2 ORDER BY updated_at DESC, id DESC OFFSET $3 FOR UPDATE',
+      [threadId, olderThan, maxPerThread],
+    );
+    ids.push(...over.rows.map((r) => r.id as number).reverse());
+  }
+  await deleteMemory(sql, ids);
+  return ids;
+}

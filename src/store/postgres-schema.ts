@@ -1,0 +1,174 @@
+/**
+ * PostgreSQL migrations, applied in order; `salon_migrations` records each one (src/store/postgres-db.ts).
+ * Never edit a released migration: add a new one.
+ *
+ * The tables are SQLite's (src/store/sqlite-schema.ts) with these differences: flags stay 0/1
+ * smallints and JSON stays text so both stores share their row mappers (rows.ts); text that is
+ * sorted or compared by range is `COLLATE "C"`, the byte order SQLite uses, whatever the
+ * database's locale; full-text search is a generated `tsvector` (english) with a GIN index instead
+ * of FTS5 tables; memory lines are keyed by (chunk_id, line), go with their chunk by foreign key, and
+ * keep their scope as bytes (a private scope holds a NUL, which text cannot).
+ */
+export const POSTGRES_MIGRATIONS: string[] = [
+  `
+  CREATE TABLE items (
+    id text COLLATE "C" PRIMARY KEY,
+    kind text NOT NULL,
+    title text NOT NULL,
+    url text,
+    description text NOT NULL,
+    body text NOT NULL,
+    comments text NOT NULL,
+    category text COLLATE "C",
+    published_at text,
+    image text,
+    author text,
+    channel text,
+    thumbnail text,
+    site_name text,
+    source text NOT NULL,
+    hash text NOT NULL,
+    sort_key text COLLATE "C" NOT NULL,
+    created_at text NOT NULL,
+    updated_at text NOT NULL
+  );
+  CREATE INDEX items_sort ON items (sort_key DESC, id DESC);
+  CREATE INDEX items_kind_sort ON items (kind, sort_key DESC, id DESC);
+  CREATE INDEX items_category ON items (lower(category));
+  CREATE INDEX items_url ON items (url);
+
+  CREATE TABLE chunks (
+    row_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    item_id text COLLATE "C" NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+    ord integer NOT NULL,
+    part text NOT NULL,
+    comment_by text,
+    text text NOT NULL,
+    text_hash text NOT NULL,
+    source_type text NOT NULL DEFAULT 'document',
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED
+  );
+  CREATE INDEX chunks_item ON chunks (item_id, ord);
+  CREATE INDEX chunks_tsv ON chunks USING gin (tsv);
+
+  CREATE TABLE embeddings (
+    model text NOT NULL,
+    text_hash text NOT NULL,
+    dimensions integer NOT NULL,
+    vector bytea NOT NULL,
+    stored_at bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (model, text_hash)
+  );
+  CREATE INDEX embeddings_age ON embeddings (stored_at);
+
+  CREATE TABLE room_seq (
+    room_id text PRIMARY KEY,
+    seq bigint NOT NULL
+  );
+
+  CREATE TABLE threads (
+    id text COLLATE "C" PRIMARY KEY,
+    room_id text NOT NULL,
+    title text NOT NULL,
+    main smallint NOT NULL DEFAULT 0,
+    created_at text COLLATE "C" NOT NULL,
+    memory_enabled smallint NOT NULL DEFAULT 1,
+    privileged smallint NOT NULL DEFAULT 0,
+    status text NOT NULL DEFAULT 'active',
+    tags text NOT NULL DEFAULT '[]',
+    summary text NOT NULL DEFAULT '',
+    weight double precision NOT NULL DEFAULT 1,
+    parent_id text,
+    origin text NOT NULL DEFAULT 'original',
+    split_locked_until text,
+    merged_into text,
+    is_merged smallint NOT NULL DEFAULT 0,
+    version integer NOT NULL DEFAULT 0
+  );
+  CREATE UNIQUE INDEX threads_main ON threads (room_id) WHERE main = 1;
+  CREATE INDEX threads_room ON threads (room_id, created_at);
+  CREATE INDEX threads_parent ON threads (parent_id);
+
+  CREATE TABLE thread_bridges (
+    thread_id text NOT NULL,
+    other_id text COLLATE "C" NOT NULL,
+    weight double precision NOT NULL,
+    PRIMARY KEY (thread_id, other_id)
+  );
+  CREATE INDEX thread_bridges_other ON thread_bridges (other_id);
+
+  CREATE TABLE thread_history (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    thread_id text NOT NULL,
+    at text NOT NULL,
+    actor text NOT NULL,
+    action text NOT NULL,
+    details text NOT NULL
+  );
+  CREATE INDEX thread_history_thread ON thread_history (thread_id, id);
+
+  CREATE TABLE messages (
+    room_id text NOT NULL,
+    seq bigint NOT NULL,
+    id text NOT NULL UNIQUE,
+    thread_id text NOT NULL,
+    author_id text NOT NULL,
+    author_name text NOT NULL,
+    author_kind text NOT NULL,
+    text text NOT NULL,
+    ts text NOT NULL,
+    client_id text,
+    reply_to text,
+    sources text,
+    PRIMARY KEY (room_id, seq)
+  );
+  CREATE UNIQUE INDEX messages_client ON messages (room_id, author_id, client_id) WHERE client_id IS NOT NULL;
+  CREATE INDEX messages_thread ON messages (thread_id, seq);
+
+  CREATE TABLE memory_chunks (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    thread_id text NOT NULL,
+    room_id text NOT NULL,
+    kind text NOT NULL,
+    text text NOT NULL,
+    message_ids text NOT NULL,
+    authors text NOT NULL,
+    first_ts text NOT NULL,
+    last_ts text NOT NULL,
+    privileged smallint NOT NULL DEFAULT 0,
+    owner text,
+    words_key text NOT NULL,
+    created_at text NOT NULL,
+    updated_at text COLLATE "C" NOT NULL,
+    vector bytea,
+    vector_model text,
+    fusion text,
+    lineage text
+  );
+  CREATE INDEX memory_thread_age ON memory_chunks (thread_id, updated_at);
+  CREATE INDEX memory_words ON memory_chunks (words_key);
+  CREATE INDEX memory_age ON memory_chunks (updated_at);
+
+  CREATE TABLE memory_lines (
+    chunk_id bigint NOT NULL REFERENCES memory_chunks (id) ON DELETE CASCADE,
+    line smallint NOT NULL,
+    text text NOT NULL,
+    scope bytea NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED,
+    PRIMARY KEY (chunk_id, line)
+  );
+  CREATE INDEX memory_lines_tsv ON memory_lines USING gin (tsv);
+  CREATE INDEX memory_lines_scope ON memory_lines (scope);
+
+  CREATE TABLE jobs (
+    id text PRIMARY KEY,
+    data text NOT NULL,
+    updated_at text NOT NULL
+  );
+
+  CREATE TABLE meta (
+    key text PRIMARY KEY,
+    value text NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,125 @@
+/**
+ * The thread tables of the PostgreSQL store and the one transaction a thread operation is
+ * (ThreadChange), as sqlite-threads.ts does them. SQLite runs one writer at a time; here two nodes
+ * may apply changes at once, so the expected versions are read `FOR UPDATE`: a second operation
+ * on the same thread waits for the first to commit, then finds the version moved.
+ */
+import { errors } from '../errors.js';
+import type { Sql } from './postgres-db.js';
+import { appendIn } from './postgres-messages.js';
+import { deleteMemory, insertMemory, moveMemory } from './postgres-memory.js';
+import type { Row } from './rows.js';
+import { newThreadRow, rowToThread, threadColumns } from './thread-rows.js';
+import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
+
+export async function getThread(sql: Sql, id: string): Promise<Thread | null> {
+  const { rows } = await sql.query('SELECT * FROM threads WHERE id = $1', [id]);
+  if (!rows.length) return null;
+  const children = await sql.query('SELECT id FROM threads WHERE parent_id = $1 ORDER BY created_at, id', [id]);
+  return rowToThread(
+    rows[0],
+    children.rows.map((r) => r.id as string),
+  );
+}
+
+export async function listThreads(sql: Sql, roomId: string): Promise<Thread[]> {
+  const { rows } = await sql.query('SELECT * FROM threads WHERE room_id = $1 ORDER BY main DESC, created_at, id', [roomId]);
+  const children = new Map<string, string[]>();
+  for (const r of rows) if (r.parent_id) children.set(r.parent_id, [...(children.get(r.parent_id) ?? []), r.id]);
+  return rows.map((r) => rowToThread(r, children.get(r.id) ?? []));
+}
+
+export async function insertThread(sql: Sql, t: NewThread, at: string): Promise<void> {
+  const { columns, values } = newThreadRow(t, at);
+  await sql.query(`INSERT INTO threads (${columns.join(', ')}) VALUES (${placeholders(values.length)})`, values);
+}
+
+/** The room's main thread, created if it has none (two nodes at once create one). */
+export async function ensureMainThreadIn(sql: Sql, roomId: string, newId: string): Promise<Thread> {
+  const { columns, values } = newThreadRow({ id: newId, roomId, title: 'Main', main: true }, new Date().toISOString());
+  await sql.query(
+    `INSERT INTO threads (${columns.join(', ')}) VALUES (${placeholders(values.length)}) ON CONFLICT (room_id) WHERE main = 1 DO NOTHING`,
+    values,
+  );
+  const { rows } = await sql.query('SELECT id FROM threads WHERE room_id = $1 AND main = 1', [roomId]);
+  return (await getThread(sql, rows[0].id))!;
+}
+
+export async function threadBridges(sql: Sql, threadId: string): Promise<ThreadBridge[]> {
+  const { rows } = await sql.query('SELECT * FROM thread_bridges WHERE thread_id = $1 ORDER BY weight DESC, other_id', [threadId]);
+  return rows.map((r) => ({ threadId: r.thread_id, otherId: r.other_id, weight: r.weight }));
+}
+
+export async function threadHistory(sql: Sql, threadId: string, limit: number): Promise<ThreadEvent[]> {
+  const { rows } = await sql.query('SELECT * FROM thread_history WHERE thread_id = $1 ORDER BY id DESC LIMIT $2', [threadId, limit]);
+  return rows.reverse().map((r: Row) => ({ threadId: r.thread_id, at: r.at, actor: r.actor, action: r.action, details: JSON.parse(r.details) }));
+}
+
+export async function recordEvent(sql: Sql, event: Omit<ThreadEvent, 'at'>, at: string): Promise<void> {
+  await sql.query('INSERT INTO thread_history (thread_id, at, actor, action, details) VALUES ($1, $2, $3, $4, $5)', [
+    event.threadId,
+    at,
+    event.actor,
+    event.action,
+    JSON.stringify(event.details),
+  ]);
+}
+
+/** Applies `change`; call inside a transaction. */
+export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<ThreadChangeResult> {
+  // Locked in one order, so two operations on the same threads queue instead of deadlocking.
+  const versions = new Map<string, number>();
+  if (change.expect.length) {
+    const ids = change.expect.map((e) => e.id);
+    const locked = await sql.query('SELECT id, version FROM threads WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+    for (const r of locked.rows) versions.set(r.id, r.version);
+  }
+  for (const { id, version } of change.expect) {
+    if (!versions.has(id)) throw new errors.ERR_THREAD_NOT_FOUND(id);
+    if (versions.get(id) !== version) throw new errors.ERR_THREAD_CHANGED(id);
+  }
+  for (const t of change.createThreads ?? []) await insertThread(sql, t, change.at);
+  for (const u of change.updateThreads ?? []) {
+    const { columns, values } = threadColumns(u);
+    const sets = [...columns.map((c, i) => `${c} = $${i + 2}`), 'version = version + 1'];
+    const { rowCount } = await sql.query(`UPDATE threads SET ${sets.join(', ')} WHERE id = $1`, [u.id, ...values]);
+    if (!rowCount) throw new errors.ERR_THREAD_NOT_FOUND(u.id);
+  }
+  for (const { ids, threadId } of change.moveMessages ?? []) await moveMessages(sql, ids, threadId);
+  for (const { fromThreadId, threadId } of change.moveThreadMessages ?? []) {
+    await sql.query('UPDATE messages SET thread_id = $1 WHERE thread_id = $2', [threadId, fromThreadId]);
+  }
+  for (const { ids, threadId, roomId } of change.moveMemory ?? []) await moveMemory(sql, ids, threadId, roomId);
+  await deleteMemory(sql, change.deleteMemory ?? []);
+  const added: number[] = [];
+  for (const m of change.addMemory ?? []) added.push((await insertMemory(sql, m.chunk, change.at, m, m.updatedAt)).id);
+  for (const id of change.dropBridgesOf ?? []) await sql.query('DELETE FROM thread_bridges WHERE thread_id = $1 OR other_id = $1', [id]);
+  for (const b of change.setBridges ?? []) {
+    if (b.threadId === b.otherId) continue;
+    await setBridge(sql, b.threadId, b.otherId, b.weight);
+    await setBridge(sql, b.otherId, b.threadId, b.weight);
+  }
+  for (const e of change.history ?? []) await recordEvent(sql, e, change.at);
+  const appended = [];
+  for (const m of change.appendMessages ?? []) appended.push((await appendIn(sql, m)).message);
+  return { addedMemoryIds: added, appended };
+}
+
+/** Moves messages by id; ERR_BAD_THREAD_OP naming the first one that is gone. */
+async function moveMessages(sql: Sql, ids: string[], threadId: string): Promise<void> {
+  const { rows } = await sql.query('UPDATE messages SET thread_id = $1 WHERE id = ANY($2::text[]) RETURNING id', [threadId, ids]);
+  const moved = new Set(rows.map((r) => r.id as string));
+  const gone = ids.find((id) => !moved.has(id));
+  if (gone !== undefined) throw new errors.ERR_BAD_THREAD_OP(`message ${gone} is gone`);
+}
+
+async function setBridge(sql: Sql, threadId: string, otherId: string, weight: number): Promise<void> {
+  await sql.query(
+    'INSERT INTO thread_bridges (thread_id, other_id, weight) VALUES ($1, $2, $3) ON CONFLICT (thread_id, other_id) DO UPDATE SET weight = excluded.weight',
+    [threadId, otherId, weight],
+  );
+}
+
+function placeholders(n: number): string {
+  return Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
+}

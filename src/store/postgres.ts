@@ -1,0 +1,379 @@
+/**
+ * The Store for many nodes: PostgreSQL through `pg`, shared by every node (DATABASE_URL). It keeps
+ * SQLite's tables and behaviour (the same contract suite runs against both); what differs is
+ * concurrency. SQLite has one writer at a time; here every multi-row change is one transaction
+ * (postgres-db.ts) and rows that several nodes may change at once are locked or upserted: the
+ * room's seq row (postgres-messages.ts), an item before its chunks (postgres-content.ts), the
+ * threads a thread operation read (postgres-threads.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '../content/types.js';
+import { wordsKey } from '../memory/repeats.js';
+import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
+import type { Message } from '../protocol/messages.js';
+import { CHUNK_SELECT, hasChunks, listItemsIn, lockItem, replaceChunksIn, upsertItemIn } from './postgres-content.js';
+import * as embeddings from './postgres-embeddings.js';
+import * as jobs from './postgres-jobs.js';
+import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
+import { insertMemory, pruneIn } from './postgres-memory.js';
+import { appendIn } from './postgres-messages.js';
+import { searchChunkText, searchLines } from './postgres-text.js';
+import * as threads from './postgres-threads.js';
+import { type Row, rowToChunk, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
+import type {
+  IngestJob,
+  JobFailure,
+  JobRunner,
+  ListItemsQuery,
+  NewMessage,
+  NewThread,
+  Page,
+  PutItemResult,
+  Store,
+  StoredMemoryChunk,
+  TextHit,
+  Thread,
+  ThreadBridge,
+  ThreadChange,
+  ThreadChangeResult,
+  ThreadEvent,
+  UpsertStatus,
+} from './types.js';
+
+/** Options for PostgresStore: the connection, and the schema for a store of its own (tests). */
+export type PostgresStoreOptions = PgDatabaseOptions;
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  private readonly db: PgDatabase;
+
+  /** Connects and migrates in the background; every method waits for it (see `open` to wait now). */
+  constructor(options: PostgresStoreOptions) {
+    this.db = new PgDatabase(options);
+  }
+
+  /** A store that is connected and migrated, or the reason it cannot be (naming DATABASE_URL). */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(options);
+    try {
+      await store.db.ready;
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query('SELECT 1');
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  // content
+
+  async upsertItem(item: ContentItem): Promise<{ item: StoredItem; status: UpsertStatus }> {
+    const status = await this.db.tx((sql) => upsertItemIn(sql, item));
+    return { item: (await this.getItem(item.id))!, status };
+  }
+
+  async putItems(entries: { item: ContentItem; chunks: NewChunk[] }[]): Promise<PutItemResult[]> {
+    const changes = await this.db.tx(async (sql) => {
+      const out = [];
+      for (const { item, chunks } of entries) {
+        const status = await upsertItemIn(sql, item);
+        // An unchanged item still gets chunks if an earlier run stopped between upsert and chunking.
+        const keepChunks = status === 'unchanged' && (await lockItem(sql, item.id)) && (await hasChunks(sql, item.id));
+        out.push({ id: item.id, status, ...(keepChunks ? { addedIds: [], removed: [] } : await replaceChunksIn(sql, item.id, chunks)) });
+      }
+      return out;
+    });
+    // An item given twice can remove rows the call itself added: those appear in neither list.
+    const addedHere = new Set(changes.flatMap((c) => c.addedIds));
+    return Promise.all(
+      changes.map(async (c) => ({
+        id: c.id,
+        status: c.status,
+        added: await this.getChunks(c.addedIds),
+        removed: c.removed.filter((id) => !addedHere.has(id)),
+      })),
+    );
+  }
+
+  async getItem(id: string): Promise<StoredItem | null> {
+    const { rows } = await this.db.query('SELECT * FROM items WHERE id = $1', [id]);
+    return rows.length ? rowToItem(rows[0]) : null;
+  }
+
+  async deleteItem(id: string): Promise<number[] | null> {
+    return this.db.tx(async (sql) => {
+      if (!(await lockItem(sql, id))) return null;
+      const { rows } = await sql.query('SELECT row_id FROM chunks WHERE item_id = $1 ORDER BY row_id', [id]);
+      // Chunks go with the item: ON DELETE CASCADE.
+      await sql.query('DELETE FROM items WHERE id = $1', [id]);
+      return rows.map((r) => r.row_id as number);
+    });
+  }
+
+  async getItems(ids: string[]): Promise<StoredItem[]> {
+    if (!ids.length) return [];
+    const { rows } = await this.db.query('SELECT * FROM items WHERE id = ANY($1::text[])', [ids]);
+    return inOrder(ids, rows, (r) => r.id).map(rowToItem);
+  }
+
+  async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {
+    return listItemsIn(this.db, query);
+  }
+
+  async countItems(kind?: ContentKind): Promise<number> {
+    const { rows } = kind
+      ? await this.db.query('SELECT count(*) AS n FROM items WHERE kind = $1', [kind])
+      : await this.db.query('SELECT count(*) AS n FROM items');
+    return rows[0].n;
+  }
+
+  async listCategories(): Promise<{ category: string; count: number }[]> {
+    const { rows } = await this.db.query(
+      'SELECT category, count(*) AS count FROM items WHERE category IS NOT NULL GROUP BY category ORDER BY count DESC, category',
+    );
+    return rows.map((r) => ({ category: r.category, count: r.count }));
+  }
+
+  // chunks
+
+  async replaceChunks(itemId: string, chunks: NewChunk[]): Promise<{ added: ChunkRow[]; removed: number[] }> {
+    const { addedIds, removed } = await this.db.tx((sql) => replaceChunksIn(sql, itemId, chunks));
+    return { added: await this.getChunks(addedIds), removed };
+  }
+
+  async getChunks(rowIds: number[]): Promise<ChunkRow[]> {
+    if (!rowIds.length) return [];
+    const { rows } = await this.db.query(`${CHUNK_SELECT} WHERE c.row_id = ANY($1::bigint[])`, [rowIds]);
+    return inOrder(rowIds, rows, (r) => r.row_id).map(rowToChunk);
+  }
+
+  async chunksOfItem(itemId: string): Promise<ChunkRow[]> {
+    return (await this.db.query(`${CHUNK_SELECT} WHERE c.item_id = $1 ORDER BY c.ord, c.row_id`, [itemId])).rows.map(rowToChunk);
+  }
+
+  async scanChunks(afterRowId: number, limit: number): Promise<ChunkRow[]> {
+    return (await this.db.query(`${CHUNK_SELECT} WHERE c.row_id > $1 ORDER BY c.row_id LIMIT $2`, [afterRowId, limit])).rows.map(rowToChunk);
+  }
+
+  async countChunks(): Promise<number> {
+    return (await this.db.query('SELECT count(*) AS n FROM chunks')).rows[0].n;
+  }
+
+  async searchText(query: string, limit: number, kinds?: ContentKind[]): Promise<TextHit[]> {
+    return searchChunkText(this.db, query, limit, kinds);
+  }
+
+  // embeddings
+
+  getEmbeddings(model: string, textHashes: string[]): Promise<Map<string, Float32Array>> {
+    return embeddings.get(this.db, model, textHashes);
+  }
+
+  putEmbeddings(model: string, entries: { textHash: string; vector: Float32Array }[], maxEntries?: number): Promise<void> {
+    return this.db.tx((sql) => embeddings.put(sql, model, entries, maxEntries));
+  }
+
+  embeddingModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
+    return embeddings.models(this.db);
+  }
+
+  // messages
+
+  appendMessage(m: NewMessage): Promise<{ message: Message; duplicate: boolean }> {
+    return this.db.tx((sql) => appendIn(sql, m));
+  }
+
+  appendMessages(messages: NewMessage[]): Promise<Message[]> {
+    return this.db.tx(async (sql) => {
+      const out: Message[] = [];
+      for (const m of messages) out.push((await appendIn(sql, m)).message);
+      return out;
+    });
+  }
+
+  async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {
+    return this.messages('SELECT * FROM messages WHERE room_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [roomId, afterSeq, limit]);
+  }
+
+  async recentMessages(roomId: string, limit: number): Promise<Message[]> {
+    return (await this.messages('SELECT * FROM messages WHERE room_id = $1 ORDER BY seq DESC LIMIT $2', [roomId, limit])).reverse();
+  }
+
+  async messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]> {
+    return (await this.messages('SELECT * FROM messages WHERE room_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [roomId, beforeSeq, limit])).reverse();
+  }
+
+  async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
+    return (await this.messages('SELECT * FROM messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [threadId, beforeSeq, limit])).reverse();
+  }
+
+  async lastSeq(roomId: string): Promise<number> {
+    const { rows } = await this.db.query('SELECT seq FROM room_seq WHERE room_id = $1', [roomId]);
+    return rows[0]?.seq ?? 0;
+  }
+
+  async threadMessagesAfter(threadId: string, afterSeq: number, limit: number): Promise<Message[]> {
+    return this.messages('SELECT * FROM messages WHERE thread_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [threadId, afterSeq, limit]);
+  }
+
+  private async messages(text: string, values: unknown[]): Promise<Message[]> {
+    return (await this.db.query(text, values)).rows.map(rowToMessage);
+  }
+
+  // threads
+
+  async ensureMainThread(roomId: string): Promise<Thread> {
+    return threads.ensureMainThreadIn(this.db, roomId, `thr_${randomUUID()}`);
+  }
+
+  async getThread(id: string): Promise<Thread | null> {
+    return threads.getThread(this.db, id);
+  }
+
+  async listThreads(roomId: string): Promise<Thread[]> {
+    return threads.listThreads(this.db, roomId);
+  }
+
+  async createThread(thread: NewThread, actor: string): Promise<Thread> {
+    return this.db.tx(async (sql) => {
+      const at = new Date().toISOString();
+      await threads.insertThread(sql, thread, at);
+      await threads.recordEvent(sql, { threadId: thread.id, actor, action: 'created', details: { title: thread.title } }, at);
+      return (await threads.getThread(sql, thread.id))!;
+    });
+  }
+
+  applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult> {
+    return this.db.tx((sql) => threads.applyChangeIn(sql, change));
+  }
+
+  async threadBridges(threadId: string): Promise<ThreadBridge[]> {
+    return threads.threadBridges(this.db, threadId);
+  }
+
+  async threadHistory(threadId: string, limit: number): Promise<ThreadEvent[]> {
+    return threads.threadHistory(this.db, threadId, limit);
+  }
+
+  async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
+    return Boolean((await this.db.query('UPDATE threads SET memory_enabled = $1 WHERE id = $2', [enabled ? 1 : 0, threadId])).rowCount);
+  }
+
+  async countThreadMessages(threadId: string): Promise<number> {
+    return (await this.db.query('SELECT count(*) AS n FROM messages WHERE thread_id = $1', [threadId])).rows[0].n;
+  }
+
+  async deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null> {
+    return this.db.tx(async (sql) => {
+      if (!(await sql.query('SELECT 1 FROM threads WHERE id = $1 FOR UPDATE', [threadId])).rowCount) return null;
+      // Lines go with their chunks (foreign key).
+      const memory = await sql.query('DELETE FROM memory_chunks WHERE thread_id = $1 RETURNING id', [threadId]);
+      const messages = await sql.query('DELETE FROM messages WHERE thread_id = $1', [threadId]);
+      await sql.query('DELETE FROM thread_bridges WHERE thread_id = $1 OR other_id = $1', [threadId]);
+      await sql.query('DELETE FROM thread_history WHERE thread_id = $1', [threadId]);
+      await sql.query('UPDATE threads SET parent_id = NULL WHERE parent_id = $1', [threadId]);
+      await sql.query('DELETE FROM threads WHERE id = $1', [threadId]);
+      return { messages: messages.rowCount ?? 0, memoryIds: memory.rows.map((r) => r.id as number).sort((a, b) => a - b) };
+    });
+  }
+
+  // conversation memory
+
+  addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
+    return this.db.tx((sql) => insertMemory(sql, c, now, vector));
+  }
+
+  async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
+    await this.db.query('UPDATE memory_chunks SET vector = $1, vector_model = $2 WHERE id = $3', [vectorToBlob(vector), model, id]);
+  }
+
+  async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
+    const { rows } = await this.db.query(
+      // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
+      "SELECT * FROM memory_chunks WHERE words_key = $1 AND thread_id = $2 AND privileged = $3 AND (privileged = 0 OR coalesce(owner, '') = $4) ORDER BY id LIMIT 1",
+      [wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? ''],
+    );
+    return rows.length ? rowToStoredMemoryChunk(rows[0]) : null;
+  }
+
+  async touchMemoryChunk(id: number, now: string): Promise<boolean> {
+    return Boolean((await this.db.query('UPDATE memory_chunks SET updated_at = $1 WHERE id = $2', [now, id])).rowCount);
+  }
+
+  async getMemoryChunks(ids: number[]): Promise<StoredMemoryChunk[]> {
+    if (!ids.length) return [];
+    const { rows } = await this.db.query('SELECT * FROM memory_chunks WHERE id = ANY($1::bigint[])', [ids]);
+    return inOrder(ids, rows, (r) => r.id).map(rowToStoredMemoryChunk);
+  }
+
+  async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
+    return (await this.db.query('SELECT * FROM memory_chunks WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).rows.map(rowToStoredMemoryChunk);
+  }
+
+  async scanThreadMemory(threadId: string, afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
+    const { rows } = await this.db.query('SELECT * FROM memory_chunks WHERE thread_id = $1 AND id > $2 ORDER BY id LIMIT $3', [threadId, afterId, limit]);
+    return rows.map(rowToStoredMemoryChunk);
+  }
+
+  async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
+    const { rows } = await this.db.query('SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = $1 AND fusion IS NOT NULL GROUP BY fusion', [
+      threadId,
+    ]);
+    const of = (kind: string) => (rows.find((r) => r.fusion === kind)?.n as number) ?? 0;
+    return { fused: of('fused'), kept: of('kept') };
+  }
+
+  async countMemoryChunks(threadId: string): Promise<number> {
+    return (await this.db.query('SELECT count(*) AS n FROM memory_chunks WHERE thread_id = $1', [threadId])).rows[0].n;
+  }
+
+  async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
+    return searchLines(this.db, query, scopes, limit);
+  }
+
+  pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
+    return this.db.tx((sql) => pruneIn(sql, threadId, maxPerThread, olderThan));
+  }
+
+  // jobs
+
+  async saveJob(job: IngestJob): Promise<void> {
+    await jobs.save(this.db, job);
+  }
+
+  getJob(id: string): Promise<IngestJob | null> {
+    return jobs.get(this.db, id);
+  }
+
+  failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]> {
+    return this.db.tx((sql) => jobs.failUnfinished(sql, runner, failure, now));
+  }
+
+  // meta
+
+  async getMeta(key: string): Promise<string | null> {
+    const { rows } = await this.db.query('SELECT value FROM meta WHERE key = $1', [key]);
+    return rows.length ? rows[0].value : null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async claimMeta(key: string, value: string): Promise<boolean> {
+    return (await this.db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value])).rowCount === 1;
+  }
+}
+
+/** `rows` (one per id found) in the order of `ids`, as SQLite's `IN` lists return them. */
+function inOrder<K>(ids: K[], rows: Row[], keyOf: (row: Row) => K): Row[] {
+  const order = new Map(ids.map((id, i) => [id, i]));
+  return rows.sort((a, b) => order.get(keyOf(a))! - order.get(keyOf(b))!);
+}

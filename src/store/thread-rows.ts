@@ -1,0 +1,61 @@
+/**
+ * The threads table as both stores keep it: which column holds each settable field, how a value is
+ * written, and how a row reads back as a Thread.
+ */
+import type { NewThread, Thread, ThreadFields } from './types.js';
+import type { Row } from './rows.js';
+
+/** Column of each settable thread field, and how its value is written. */
+const COLUMNS: { [K in keyof ThreadFields]: [column: string, write: (v: ThreadFields[K]) => unknown] } = {
+  title: ['title', (v) => v],
+  main: ['main', (v) => (v ? 1 : 0)],
+  memoryEnabled: ['memory_enabled', (v) => (v ? 1 : 0)],
+  privileged: ['privileged', (v) => (v ? 1 : 0)],
+  status: ['status', (v) => v],
+  tags: ['tags', (v) => JSON.stringify(v)],
+  summary: ['summary', (v) => v],
+  weight: ['weight', (v) => v],
+  parentId: ['parent_id', (v) => v],
+  origin: ['origin', (v) => v],
+  splitLockedUntil: ['split_locked_until', (v) => v],
+  mergedInto: ['merged_into', (v) => v],
+  isMerged: ['is_merged', (v) => (v ? 1 : 0)],
+};
+
+/** The columns and values of the thread fields `fields` sets (other keys are ignored). */
+export function threadColumns(fields: Partial<ThreadFields> & object): { columns: string[]; values: unknown[] } {
+  const set = Object.entries(fields).filter(([k]) => k in COLUMNS) as [keyof ThreadFields, unknown][];
+  return {
+    columns: set.map(([k]) => COLUMNS[k][0]),
+    values: set.map(([k, v]) => (COLUMNS[k][1] as (x: unknown) => unknown)(v)),
+  };
+}
+
+/** The columns and values of a new thread's row, created at `at`. */
+export function newThreadRow(t: NewThread, at: string): { columns: string[]; values: unknown[] } {
+  const { columns, values } = threadColumns(t);
+  return { columns: ['id', 'room_id', 'created_at', ...columns], values: [t.id, t.roomId, at, ...values] };
+}
+
+export function rowToThread(r: Row, childIds: string[]): Thread {
+  return {
+    id: r.id,
+    roomId: r.room_id,
+    title: r.title,
+    main: r.main === 1,
+    createdAt: r.created_at,
+    memoryEnabled: r.memory_enabled !== 0,
+    privileged: r.privileged === 1,
+    status: r.status,
+    tags: JSON.parse(r.tags),
+    summary: r.summary,
+    weight: r.weight,
+    parentId: r.parent_id ?? null,
+    childIds,
+    origin: r.origin,
+    splitLockedUntil: r.split_locked_until ?? null,
+    mergedInto: r.merged_into ?? null,
+    isMerged: r.is_merged === 1,
+    version: r.version,
+  };
+}

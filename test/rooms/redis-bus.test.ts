@@ -1,0 +1,87 @@
+/**
+ * The RoomBus and RoomPresence contracts against a real Redis (three nodes on one prefix), then
+ * what only Redis does: a node that dies without closing, and Redis going away and coming back
+ * (through a loopback proxy the test cuts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RedisRoomBus } from '../../src/rooms/redis-bus.js';
+import { describeRedis, redisNetwork, REDIS_URL } from '../redis/gate.js';
+import { tcpProxy, type TcpProxy } from '../redis/tcp-proxy.js';
+import { busContract, presenceContract, type BusNetwork } from './bus-contract.js';
+import { until } from './helpers.js';
+
+const redis = (): BusNetwork => redisNetwork();
+
+/** Reads until `ok` holds for what was read (or fails after `timeoutMs`). */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describeRedis('Redis room bus', () => {
+  busContract('redis', redis);
+  presenceContract('redis', redis);
+
+  describe('failures', () => {
+    let network: ReturnType<typeof redisNetwork>;
+    let proxy: TcpProxy;
+    afterEach(async () => {
+      await proxy?.close();
+      await network?.cleanup();
+    });
+
+    async function twoNodes(): Promise<{ a: RedisRoomBus; b: RedisRoomBus }> {
+      network = redisNetwork();
+      proxy = await tcpProxy(REDIS_URL);
+      return { a: await network.bus(), b: await network.bus({ url: proxy.url }) };
+    }
+
+    it('lets the members of a node that dies expire, and says which rooms to read again', async () => {
+      const { a, b } = await twoNodes();
+      await a.presence.set('news_1', { id: 'u1', name: 'Ana' }, 1);
+      await b.presence.set('news_1', { id: 'u2', name: 'Ben' }, 2);
+      expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u1', 'u2']);
+      await proxy.cut();
+      const stale = await eventually(
+        () => a.presence.stale(['news_1', 'post_2']),
+        (rooms) => rooms.length > 0,
+      );
+      expect(stale).toEqual(['news_1']);
+      expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u1']);
+    });
+
+    it('drops publishes while cut off, reports it, and comes back hearing its rooms with its presence rewritten', async () => {
+      const { a, b } = await twoNodes();
+      const changes: boolean[] = [];
+      b.onConnectionChange((connected) => changes.push(connected));
+      const got: string[] = [];
+      b.subscribe((_room, payload) => got.push(payload));
+      await b.join('news_1');
+      await b.presence.set('news_1', { id: 'u2', name: 'Ben' }, 2);
+
+      await proxy.cut();
+      await until(() => changes.includes(false));
+      expect((await b.health()).ok).toBe(false);
+      expect((await b.health()).detail).toMatch(/unreachable.*reconnecting/);
+      await expect(b.publish('news_1', 'lost')).resolves.toBeUndefined();
+      await expect(b.presence.list('news_1')).rejects.toThrow(/unreachable/);
+      await b.join('post_2');
+      await b.presence.set('post_2', { id: 'u2', name: 'Ben' }, 3);
+      await a.publish('news_1', 'missed');
+
+      await proxy.restore();
+      await until(() => changes.at(-1) === true, 5_000);
+      expect((await b.health()).ok).toBe(true);
+      expect((await a.presence.list('post_2')).map((e) => e.id)).toEqual(['u2']);
+      await a.publish('news_1', 'heard');
+      await a.publish('post_2', 'heard too');
+      await until(() => got.length === 2);
+      expect(got).toEqual(['heard', 'heard too']);
+    });
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * Three app nodes in one process on one Redis (their own key prefix) and one shared store: rooms,
+ * presence and typing span the nodes; a node that dies takes its members with it; Redis going
+ * away for one node (a loopback proxy the test cuts) leaves its members served locally, shows in
+ * its /readyz, and everything missed is delivered once it is back.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import type { Store } from '../../src/store/types.js';
+import { tempStore } from '../helpers.js';
+import { describeRedis, redisNetwork, REDIS_URL } from '../redis/gate.js';
+import { tcpProxy, type TcpProxy } from '../redis/tcp-proxy.js';
+import { ROOM, item, joined, listen, member, until } from './helpers.js';
+
+const ADMIN = { authorization: 'Bearer t' };
+type Joined = Awaited<ReturnType<typeof joined>>;
+const names = (frame: { members: { name: string }[] }) => frame.members.map((m) => m.name);
+
+describeRedis('rooms across three nodes on one Redis', () => {
+  let nodes: FastifyInstance[];
+  let closeStore: () => Promise<void>;
+  let network: ReturnType<typeof redisNetwork>;
+  let proxy: TcpProxy;
+
+  beforeEach(async () => {
+    const temp = tempStore();
+    const store: Store = temp.store;
+    closeStore = temp.close;
+    await store.upsertItem(item(ROOM));
+    // The nodes share the store; each closing app must not close it under the others.
+    const shared = new Proxy(store, { get: (t, p) => (p === 'close' ? async () => {} : Reflect.get(t, p)) });
+    network = redisNetwork();
+    proxy = await tcpProxy(REDIS_URL);
+    const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 't', IDENTITY_SECRET: 'one secret for every node of this test' });
+    nodes = [];
+    for (let i = 0; i < 3; i++) {
+      // The third node reaches Redis through the proxy, so a test can cut it off alone.
+      const bus = await network.bus({ nodeId: `node-${i}`, ...(i === 2 ? { url: proxy.url } : {}) });
+      const app = await buildApp(config, { store: shared, roomBus: bus, roomOptions: { shutdownGraceMs: 50 } });
+      await app.ready();
+      nodes.push(app);
+    }
+  });
+  afterEach(async () => {
+    await Promise.all(nodes.map((n) => n.close()));
+    await proxy.close();
+    await network.cleanup();
+    await closeStore();
+  });
+
+  /** Waits until `who` got a presence frame listing exactly `expected`. */
+  const sees = (who: Joined, expected: string[]) => who.client.next('presence', (f) => names(f as never).join() === expected.join(), 5_000);
+
+  it('lets users on different nodes chat, see one presence list and see each other type', async () => {
+    const ana = await joined(nodes[0], 'Ana');
+    const ben = await joined(nodes[1], 'Ben');
+    const cy = await joined(nodes[2], 'Cy');
+    expect(names(ben.welcome as never)).toEqual(['Ana', 'Ben']);
+    expect(names(cy.welcome as never)).toEqual(['Ana', 'Ben', 'Cy']);
+    expect(cy.welcome.memberCount).toBe(3);
+    await sees(ana, ['Ana', 'Ben', 'Cy']);
+    await sees(ben, ['Ana', 'Ben', 'Cy']);
+    for (const node of nodes) {
+      expect((await node.inject(`/api/v1/rooms/${ROOM}`)).json()).toMatchObject({
+        memberCount: 3,
+        members: [{ name: 'Ana' }, { name: 'Ben' }, { name: 'Cy' }],
+      });
+    }
+
+    ana.client.send({ type: 'say', text: 'hello from node 0', clientId: 'a1' });
+    for (const who of [ben, cy]) expect((await who.client.next('message')).message).toMatchObject({ seq: 1, text: 'hello from node 0' });
+    cy.client.send({ type: 'say', text: 'and from node 2', clientId: 'c1' });
+    for (const who of [ana, ben]) expect((await who.client.next('message', (f) => f.message.seq === 2)).message.text).toBe('and from node 2');
+
+    ben.client.send({ type: 'typing', active: true });
+    for (const who of [ana, cy]) expect(await who.client.next('typing')).toMatchObject({ user: { name: 'Ben' }, active: true });
+
+    // A second Ana on another node gets a suffix there too; Ana's own token works on every node,
+    // and Ana connected to two nodes is one member.
+    const other = await joined(nodes[2], 'ana');
+    expect(other.welcome.you.name).toBe('ana (2)');
+    await sees(ben, ['Ana', 'Ben', 'Cy', 'ana (2)']);
+    const again = await joined(nodes[1], 'Ana', ROOM, { token: ana.welcome.you.token });
+    expect(again.welcome.you.id).toBe(ana.welcome.you.id);
+    expect(names(again.welcome as never)).toEqual(['Ana', 'Ben', 'Cy', 'ana (2)']);
+    expect(again.welcome.memberCount).toBe(4);
+
+    await new Promise((r) => setTimeout(r, 100));
+    for (const who of [ana, ben, cy]) expect(who.client.all('message').map((f) => f.message.seq)).toEqual([1, 2]);
+    expect(ben.client.all('typing')).toEqual([]);
+    expect(cy.client.all('presence').filter((f) => f.joined?.id === ana.welcome.you.id)).toEqual([]);
+    expect(cy.client.all('presence').every((f) => f.count <= 4)).toBe(true);
+  });
+
+  it('hears a room’s channel on a node only while the room has members there', async () => {
+    const redis = new Redis(REDIS_URL);
+    const subscribers = async () => ((await redis.pubsub('NUMSUB', `${network.prefix}room:${ROOM}`)) as [string, number])[1];
+    try {
+      const url = await listen(nodes[1]);
+      expect(await subscribers()).toBe(0);
+      const ben = await member(url(), 'Ben');
+      await joined(nodes[0], 'Ana');
+      expect(await subscribers()).toBe(2);
+      ben.client.close();
+      await until(() => nodes[1].salon.rooms.listRooms().length === 0);
+      const deadline = Date.now() + 3_000;
+      while ((await subscribers()) !== 1) {
+        if (Date.now() > deadline) throw new Error('node 1 still subscribed after its last member left');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('takes the members of a node that dies off every list within seconds', async () => {
+    const ana = await joined(nodes[0], 'Ana');
+    await joined(nodes[2], 'Cy');
+    await sees(ana, ['Ana', 'Cy']);
+    // The node stops reaching Redis without closing anything: its heartbeats stop, as in a crash.
+    await proxy.cut();
+    const gone = await sees(ana, ['Ana']);
+    expect(gone.left).toMatchObject({ name: 'Cy' });
+    expect(gone.count).toBe(1);
+    expect((await nodes[1].inject(`/api/v1/rooms/${ROOM}`)).json()).toMatchObject({ memberCount: 1, members: [{ name: 'Ana' }] });
+  });
+
+  it('serves a cut-off node’s members locally, reports it in /readyz and resyncs when Redis is back', async () => {
+    const ana = await joined(nodes[0], 'Ana');
+    const cy = await joined(nodes[2], 'Cy');
+    const dan = await joined(nodes[2], 'Dan');
+    await sees(ana, ['Ana', 'Cy', 'Dan']);
+
+    await proxy.cut();
+    await sees(ana, ['Ana']);
+    const ready = await nodes[2].inject({ url: '/readyz', headers: ADMIN });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json().checks.bus).toMatchObject({ ok: false, detail: expect.stringContaining('Redis at 127.0.0.1') });
+    expect((await nodes[0].inject('/readyz')).statusCode).toBe(200);
+
+    cy.client.send({ type: 'say', text: 'said while cut off', clientId: 'c1' });
+    expect((await dan.client.next('message')).message).toMatchObject({ seq: 1, text: 'said while cut off' });
+    ana.client.send({ type: 'say', text: 'said on the other side', clientId: 'a1' });
+    await ana.client.next('message', (f) => f.message.seq === 2);
+
+    await proxy.restore();
+    for (const who of [cy, dan]) expect((await who.client.next('message', (f) => f.message.seq === 2, 5_000)).message.text).toBe('said on the other side');
+    expect((await ana.client.next('message', (f) => f.message.seq === 1, 5_000)).message.text).toBe('said while cut off');
+    await sees(ana, ['Ana', 'Cy', 'Dan']);
+    expect((await nodes[2].inject('/readyz')).statusCode).toBe(200);
+
+    await new Promise((r) => setTimeout(r, 200));
+    for (const who of [ana, cy, dan])
+      expect(
+        who.client
+          .all('message')
+          .map((f) => f.message.seq)
+          .sort(),
+      ).toEqual([1, 2]);
+  });
+});

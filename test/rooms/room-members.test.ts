@@ -1,0 +1,55 @@
+/** Members across nodes (RoomMembers) and the seqs a room already delivered (SeqWindow). */
+import { describe, expect, it } from 'vitest';
+import { RoomMembers } from '../../src/rooms/room-members.js';
+import { SeqWindow } from '../../src/rooms/seq-window.js';
+
+const entry = (id: string, name: string, since: number, node = 'other') => ({ node, id, name, since });
+
+describe('RoomMembers', () => {
+  it('lists this node’s and other nodes’ members once each, in join order', () => {
+    const m = new RoomMembers();
+    m.join('u1', 'Ana', 10);
+    expect(m.setRemote([entry('u0', 'Zoe', 5), entry('u1', 'Ana', 10), entry('u2', 'Ben', 20)])).toEqual([
+      { joined: { id: 'u0', name: 'Zoe' } },
+      { joined: { id: 'u2', name: 'Ben' } },
+    ]);
+    expect(m.listed(10).map((x) => x.name)).toEqual(['Zoe', 'Ana', 'Ben']);
+    expect(m.listed(2).map((x) => x.name)).toEqual(['Zoe', 'Ana']);
+    expect([m.size, m.count]).toEqual([1, 3]);
+  });
+
+  it('reports leaves and renames on other nodes, but not for a member still connected here', () => {
+    const m = new RoomMembers();
+    m.join('u1', 'Ana', 10);
+    m.setRemote([entry('u1', 'Ana', 10), entry('u2', 'Ben', 20)]);
+    expect(m.setRemote([entry('u2', 'Benny', 20)])).toEqual([{}]);
+    expect(m.elsewhere('u1')).toBe(false);
+    expect(m.setRemote([])).toEqual([{ left: { id: 'u2', name: 'Benny' } }]);
+    expect(m.count).toBe(1);
+  });
+
+  it('keeps names unique across nodes, except for the same user', () => {
+    const m = new RoomMembers();
+    m.setRemote([entry('u1', 'Ana', 10)]);
+    expect(m.join('u2', 'ana', 20).member.name).toBe('ana (2)');
+    const same = m.join('u1', 'Ana', 30);
+    expect(same).toMatchObject({ member: { name: 'Ana' }, isNew: true, since: 10 });
+    expect(m.count).toBe(2);
+    expect(m.leave('u1')).toEqual({ id: 'u1', name: 'Ana' });
+    expect(m.elsewhere('u1')).toBe(true);
+  });
+});
+
+describe('SeqWindow', () => {
+  it('remembers the seqs of its window and counts older ones as delivered', () => {
+    const w = new SeqWindow(64);
+    for (const s of [1, 2, 5]) w.add(s);
+    expect([1, 2, 3, 4, 5, 6].map((s) => w.has(s))).toEqual([true, true, false, false, true, false]);
+    w.add(100);
+    expect([36, 37, 99, 100, 101].map((s) => w.has(s))).toEqual([true, false, false, true, false]);
+    w.add(40);
+    expect(w.has(40)).toBe(true);
+    w.add(1000);
+    expect([100, 999, 1000].map((s) => w.has(s))).toEqual([true, false, true]);
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * The PostgreSQL store against a real PostgreSQL: the Store contract, each store in a schema of
+ * its own; then what only a shared store must get right with several nodes on one schema:
+ * migrations once, demo seeding once, gapless seqs, thread operations that cannot both land.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { testConfig } from '../../src/config.js';
+import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { defaultDemoDir, demoEntries, putDemoEntries, seedDemo } from '../../src/content/ingest/seed.js';
+import { privateScope } from '../../src/memory/scopes.js';
+import { openStore } from '../../src/parts.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import type { Store } from '../../src/store/types.js';
+import { testApp } from '../helpers.js';
+import { storeContract } from './contract.js';
+import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, freshSchema, schemaName } from './postgres-harness.js';
+
+const schemas = new WeakMap<Store, string>();
+
+describePostgres('PostgreSQL store', () => {
+  storeContract(
+    'postgres',
+    async () => {
+      const schema = schemaName();
+      const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+      schemas.set(store, schema);
+      return store;
+    },
+    async (store) => {
+      await store.close();
+      await dropSchema(schemas.get(store)!);
+    },
+  );
+
+  describe('several nodes on one schema', () => {
+    let schema: string;
+    const opened: Store[] = [];
+    const open = async () => {
+      const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema, poolSize: 4 });
+      opened.push(store);
+      return store;
+    };
+
+    afterEach(async () => {
+      for (const s of opened.splice(0)) await s.close();
+      if (schema) await dropSchema(schema);
+    });
+
+    it('migrates a fresh schema once when several stores open it at the same time', async () => {
+      schema = schemaName();
+      const stores = await Promise.all([open(), open(), open()]);
+      const { rows } = await adminQuery(`SELECT version FROM ${schema}.salon_migrations ORDER BY version`);
+      expect(rows.map((r) => r.version)).toEqual(POSTGRES_MIGRATIONS.map((_, i) => i + 1));
+      await stores[0].upsertItem({ ...demoItem('news_a') });
+      expect(await stores[2].getItem('news_a')).not.toBeNull();
+      // Reopening finds the work done and keeps the data.
+      const again = await open();
+      expect(await again.countItems()).toBe(1);
+    });
+
+    it('lets only one of two nodes seed the demo, creating each item once', async () => {
+      schema = schemaName();
+      const [a, b] = await Promise.all([open(), open()]);
+      const results = await Promise.all([a, b].map((store) => seedDemo({ store, pipeline: pipelineFor(store), dir: defaultDemoDir() })));
+      expect(results.filter((r) => r.seeded)).toHaveLength(1);
+      const entries = (await demoEntries(defaultDemoDir())).filter((e) => !('error' in e));
+      expect(await b.countItems()).toBe(entries.length);
+      await expectOneSetOfChunks(a);
+    });
+
+    it('creates each item once even when two nodes write the same items at once', async () => {
+      schema = schemaName();
+      const [a, b] = await Promise.all([open(), open()]);
+      const [ea, eb] = await Promise.all([demoEntries(defaultDemoDir()), demoEntries(defaultDemoDir())]);
+      const [ra, rb] = await Promise.all([putDemoEntries(pipelineFor(a), ea), putDemoEntries(pipelineFor(b), eb)]);
+      expect(ra.failures).toEqual(rb.failures);
+      const n = ea.filter((e) => !('error' in e)).length;
+      expect(ra.created + rb.created).toBe(n);
+      expect(ra.created + ra.updated + ra.unchanged).toBe(n);
+      expect(await a.countItems()).toBe(n);
+      await expectOneSetOfChunks(b);
+    });
+
+    it('numbers a room’s messages without gaps or repeats when nodes append at once, resends included', async () => {
+      schema = schemaName();
+      const [a, b] = await Promise.all([open(), open()]);
+      const thread = await a.ensureMainThread('news_1');
+      expect(await b.ensureMainThread('news_1')).toEqual(thread);
+      const say = (store: Store, i: number, clientId?: string) =>
+        store.appendMessage({ roomId: 'news_1', threadId: thread.id, author: { id: 'u1', name: 'Ann', kind: 'user' }, text: `m${i}`, clientId });
+      const results = await Promise.all([
+        ...Array.from({ length: 30 }, (_, i) => say(i % 2 ? a : b, i)),
+        ...Array.from({ length: 6 }, (_, i) => say(i % 2 ? a : b, 100 + i, 'resent')),
+      ]);
+      expect(results.filter((r) => r.duplicate)).toHaveLength(5);
+      expect(new Set(results.filter((r) => r.duplicate).map((r) => r.message.id)).size).toBe(1);
+      const seqs = (await a.messagesAfter('news_1', 0, 100)).map((m) => m.seq);
+      expect(seqs).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+      expect(await b.lastSeq('news_1')).toBe(31);
+    });
+
+    it('lets only one of two thread operations that read the same version land', async () => {
+      schema = schemaName();
+      const [a, b] = await Promise.all([open(), open()]);
+      const t = await a.createThread({ id: 'thr_t', roomId: 'news_1', title: 'T' }, 'admin');
+      const change = (title: string) => ({ at: '2026-11-02T10:00:00.000Z', expect: [{ id: t.id, version: t.version }], updateThreads: [{ id: t.id, title }] });
+      const outcomes = await Promise.allSettled([a.applyThreadChange(change('from a')), b.applyThreadChange(change('from b'))]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'ERR_THREAD_CHANGED' } });
+      expect(await b.getThread(t.id)).toMatchObject({ version: 1 });
+    });
+  });
+
+  describe('text PostgreSQL cannot hold as it is', () => {
+    let store: PostgresStore;
+    let schema: string;
+    afterEach(async () => {
+      await store.close();
+      await dropSchema(schema);
+    });
+
+    it('keeps a message with a NUL and searches private memory, whose scope holds one', async () => {
+      schema = schemaName();
+      store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+      const t = await store.ensureMainThread('news_1');
+      const { message } = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: { id: 'u', name: 'U', kind: 'user' }, text: 'a\u0000b' });
+      expect((await store.messagesAfter('news_1', 0, 1))[0]).toMatchObject({ id: message.id, text: 'a\uFFFDb' });
+      const secret = await store.addMemoryChunk(
+        {
+          threadId: t.id,
+          roomId: 'news_1',
+          kind: 'exchange',
+          text: 'Q: where is the key?\nA: under the blue flowerpot',
+          messageIds: [],
+          authors: ['Ann', 'Salon AI'],
+          firstTs: '2026-11-01T10:00:00.000Z',
+          lastTs: '2026-11-01T10:00:01.000Z',
+          privileged: true,
+          owner: 'u_ann',
+        },
+        '2026-11-01T10:00:01.000Z',
+      );
+      expect(await store.searchMemoryLines('flowerpot', [t.id], 5)).toEqual([]);
+      expect(await store.searchMemoryLines('flowerpot', [t.id, privateScope(t.id, 'u_ann')], 5)).toMatchObject([
+        { chunkId: secret.id, line: 'A: under the blue flowerpot' },
+      ]);
+    });
+
+    it('ranks a line by its rarer words, as bm25 does', async () => {
+      schema = schemaName();
+      store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+      const chunk = (text: string) => ({
+        threadId: 't1',
+        roomId: 'news_1',
+        kind: 'window' as const,
+        text,
+        messageIds: [],
+        authors: ['Bob'],
+        firstTs: '2026-11-01T10:00:00.000Z',
+        lastTs: '2026-11-01T10:00:00.000Z',
+        privileged: false,
+        owner: null,
+      });
+      for (let i = 0; i < 8; i++) await store.addMemoryChunk(chunk(`Bob said hello to Ann number ${i}`), '2026-11-01T10:00:00.000Z');
+      const casino = await store.addMemoryChunk(chunk('Ann won at the casino'), '2026-11-01T10:00:00.000Z');
+      const bob = await store.addMemoryChunk(chunk('Bob waved'), '2026-11-01T10:00:00.000Z');
+      const hits = await store.searchMemoryLines('Did Bob go to the casino?', ['t1'], 3);
+      expect(hits[0].chunkId).toBe(casino.id);
+      expect(hits.map((h) => h.chunkId)).toContain(bob.id);
+    });
+  });
+
+  describe('chosen by DATABASE_URL', () => {
+    it('opens the PostgreSQL store the URL names, its search_path included', async () => {
+      const { url, schema, drop } = await freshSchema();
+      try {
+        const store = openStore(testConfig({ DATABASE_URL: url }));
+        expect(store.kind).toBe('postgres');
+        await store.upsertItem(demoItem('news_url'));
+        await store.close();
+        expect((await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.items`)).rows[0].n).toBe(1);
+      } finally {
+        await drop();
+      }
+    });
+
+    it('names DATABASE_URL when PostgreSQL cannot be reached, and a command that reads a store refuses an empty one', async () => {
+      const down = openStore(testConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' }));
+      await expect(down.ping()).rejects.toThrow(/^DATABASE_URL: cannot open the PostgreSQL store at 127\.0\.0\.1:1\/test/);
+      await down.close();
+      const { url, drop } = await freshSchema();
+      try {
+        const empty = openStore(testConfig({ DATABASE_URL: url }), { mustExist: true });
+        await expect(empty.ping()).rejects.toThrow(/^DATABASE_URL: .*no Salon data/);
+        await empty.close();
+      } finally {
+        await drop();
+      }
+    });
+
+    it('serves the app from PostgreSQL: demo seeded, content listed, a ready store', async () => {
+      const { url, drop } = await freshSchema();
+      const { app, close } = await testApp({ DATABASE_URL: url, SEED_DEMO: 'true' });
+      try {
+        const ready = await app.inject({ url: '/readyz', headers: { authorization: 'Bearer test-admin-token' } });
+        expect(ready.json().checks.store).toEqual({ ok: true, detail: 'postgres' });
+        const list = (await app.inject('/api/v1/content?limit=100')).json();
+        expect(list.items.length).toBeGreaterThanOrEqual(40);
+        const hits = (await app.inject(`/api/v1/search?q=${encodeURIComponent(list.items[0].title)}`)).json();
+        expect(hits.hits.map((h: { id: string }) => h.id)).toContain(list.items[0].id);
+      } finally {
+        await close();
+        await drop();
+      }
+    });
+
+    it('stops an app from starting when DATABASE_URL names no reachable PostgreSQL', async () => {
+      const start = async () => {
+        const { app, close } = await testApp({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' });
+        try {
+          await app.ready();
+        } finally {
+          await close();
+        }
+      };
+      await expect(start()).rejects.toThrow(/^DATABASE_URL: cannot open the PostgreSQL store/);
+    });
+  });
+});
+
+function demoItem(id: string) {
+  return {
+    id,
+    kind: 'news' as const,
+    title: `Title of ${id}`,
+    url: null,
+    description: '',
+    body: 'Body.',
+    comments: [],
+    category: null,
+    publishedAt: null,
+    image: null,
+    author: null,
+    channel: null,
+    thumbnail: null,
+    siteName: null,
+    source: 'api',
+  };
+}
+
+function pipelineFor(store: Store) {
+  return createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 800, overlap: 160 } });
+}
+
+/** Every item has one chunk per position: no two writers' chunks side by side. */
+async function expectOneSetOfChunks(store: Store): Promise<void> {
+  const chunks = await store.scanChunks(0, 100_000);
+  expect(chunks.length).toBeGreaterThan(0);
+  expect(new Set(chunks.map((c) => `${c.itemId}:${c.ord}`)).size).toBe(chunks.length);
+}
