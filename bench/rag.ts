@@ -24,6 +24,8 @@
  *
  *   npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE] [--data-dir DIR]
  *
+ * With DATABASE_URL set in the environment, the app runs on that PostgreSQL store instead of SQLite
+ * (a fresh schema: `?options=-c%20search_path%3D<schema>`), and prints `store`.
  * `--memory M` asks every question in one room whose thread remembers M chunks (windows of
  * people's messages, imported as 8×M messages before the asks); compare `--memory 0` and
  * `--memory 10000`. `--chat-rate R` has people post R messages a second in that thread while the
@@ -276,6 +278,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'silent',
       ASK_LIMIT_ROOM: '100000',
       MEMORY_MAX_CHUNKS_PER_THREAD: '1000000',
+      // The PostgreSQL store when DATABASE_URL names one (issue 15 measures both).
+      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     }),
     {
       embedder: timedEmbedder(raw),
@@ -368,6 +372,7 @@ async function main(): Promise<void> {
         overhead_p50_ms: overhead.p50_ms,
         overhead_besides_search_p50_ms: besides.p50_ms,
         overhead_besides_search_p95_ms: besides.p95_ms,
+        store: app.salon.store.kind,
         ...(oneRoom && { memory_chunks: memoryChunks ?? 0, chat_rate: chatRate }),
         stages: byStage('wall'),
         ...(readCpu && {
