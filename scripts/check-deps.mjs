@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DOMAIN_FOLDERS = ['ai', 'content', 'rag', 'rooms', 'search', 'store', 'protocol'];
+const DOMAIN_FOLDERS = ['ai', 'content', 'rag', 'rooms', 'search', 'store', 'sync', 'protocol'];
 
 /** Every .ts file under `dir`, relative to the root. */
 function tsFiles(dir) {

@@ -1,6 +1,6 @@
 /**
  * The one place that picks an implementation for every seam from the config: the Store, the
- * RoomBus, the Embedder and ChatModel, the VectorIndex and the memory's vector index. The server (app.ts), the CLI commands and
+ * RoomBus and the index ChangeFeed beside it, the Embedder and ChatModel, the VectorIndex and the memory's vector index. The server (app.ts), the CLI commands and
  * the benchmarks all get their parts here, so a second store or bus is added in this file alone,
  * and nothing else decides what DATABASE_URL, REDIS_URL or AI_PROVIDER mean.
  */
@@ -18,6 +18,8 @@ import type { HnswMode } from './search/tiered-index.js';
 import { PostgresStore } from './store/postgres.js';
 import { SqliteStore } from './store/sqlite.js';
 import type { Store } from './store/types.js';
+import { LONE_NODE_FEED, type ChangeFeed } from './sync/change-feed.js';
+import { RedisChangeFeed } from './sync/redis-change-feed.js';
 
 export interface StoreOptions {
   /** Refuse to create a new store (CLI commands that read one). */
@@ -51,6 +53,15 @@ export function openStore(config: Config, options: StoreOptions = {}): Store {
 export function createRoomBus(config: Config, options: { log?: Logger } = {}): RoomBus {
   if (config.REDIS_URL) return new RedisRoomBus({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, log: options.log });
   return new InProcessBus();
+}
+
+/**
+ * The feed of index change notices (src/sync): on a Redis bus, a channel of its own on the bus's
+ * connections; a lone node's otherwise.
+ */
+export function createChangeFeed(bus: RoomBus, options: { log?: Logger } = {}): ChangeFeed {
+  if (bus instanceof RedisRoomBus) return new RedisChangeFeed({ link: bus.link, prefix: bus.prefix, log: options.log });
+  return LONE_NODE_FEED;
 }
 
 /**

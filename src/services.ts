@@ -12,7 +12,7 @@ import type { IngestDeps } from './content/sources/article.js';
 import { IngestService } from './content/ingest/ingest.js';
 import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
-import { createAi, createMemoryIndex, createRoomBus, createVectorIndex, openStore } from './parts.js';
+import { createAi, createChangeFeed, createMemoryIndex, createRoomBus, createVectorIndex, openStore } from './parts.js';
 import { memoryCommand } from './memory/commands.js';
 import { meteredBus } from './metrics/metered-bus.js';
 import { meteredStore } from './metrics/metered-store.js';
@@ -32,6 +32,7 @@ import type { RoomAssistant, RoomBus } from './rooms/types.js';
 import { createSearchStack, type SearchStack } from './search/search-stack.js';
 import type { SearchService, VectorIndex } from './search/types.js';
 import type { Store } from './store/types.js';
+import { IndexSync } from './sync/index-sync.js';
 
 /** A named readiness check for `/readyz` and `salon doctor`. */
 export type ReadinessCheck = () => Promise<ProviderHealth>;
@@ -66,6 +67,8 @@ export interface Services {
   threads: ThreadService;
   /** This node's Prometheus metrics (`GET /metrics`). */
   metrics: SalonMetrics;
+  /** Keeps both vector indexes in step with what other nodes commit (src/sync); idle on a lone node. */
+  indexSync: IndexSync;
 }
 
 /** Implementations that replace the ones the config would choose (tests). */
@@ -112,6 +115,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     embedder: ai.embedder,
     index: overrides.index ?? createVectorIndex(config, ai.embedder, { log }),
     log,
+    onChanged: (rowIds) => void indexSync.record('documents', rowIds),
   });
 
   const pipeline = createItemPipeline({
@@ -139,6 +143,15 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
     maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
     retentionDays: config.MEMORY_RETENTION_DAYS,
+    onChanged: (ids) => void indexSync.record('memory', ids),
+  });
+  const bus = overrides.roomBus ?? createRoomBus(config, { log });
+  const indexSync = new IndexSync({
+    store,
+    feed: createChangeFeed(bus, { log }),
+    nodeId: bus.nodeId,
+    targets: { documents: searchStack.indexer, memory },
+    log,
   });
 
   // The hub and the assistant know each other: the hub asks through it, it answers through the hub.
@@ -148,7 +161,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
-    bus: meteredBus(overrides.roomBus ?? createRoomBus(config, { log }), metrics),
+    bus: meteredBus(bus, metrics),
     options: overrides.roomOptions,
   });
   rooms.commands.register(memoryCommand(store, memory, config.THREAD_OPS));
@@ -198,6 +211,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     memoryIndex,
     threads,
     metrics,
+    indexSync,
   };
 }
 

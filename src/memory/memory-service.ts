@@ -47,6 +47,8 @@ export interface MemoryOptions {
   onStored?: (chunk: NewMemoryChunk) => void;
   /** The clock, for tests. */
   now?: () => number;
+  /** Told the ids of chunks this node stored, moved or removed (src/sync tells the other nodes), not of changes followed from them. */
+  onChanged?: (ids: number[]) => void;
 }
 
 /** A thread's memory as `GET /api/v1/threads/:id` shows it. */
@@ -219,16 +221,30 @@ export class MemoryService implements MemorySearch {
         ids.slice(i, i + LOAD_PAGE).map((rowId, j) => ({ rowId, vector: chunks[i + j].vector, meta: metaOf(chunks[i + j].chunk) })),
       );
     }
+    this.changed(ids);
   }
 
   /** (Re)indexes stored chunks by id: after a thread operation moved or added them. */
   async reindex(ids: number[]): Promise<void> {
     for (let i = 0; i < ids.length; i += LOAD_PAGE) await this.indexChunks(await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE)));
+    this.changed(ids);
   }
 
   /** Drops chunks from the index (the store deleted them). */
   async forget(ids: number[]): Promise<void> {
     if (ids.length) await this.options.index.remove(ids);
+    this.changed(ids);
+  }
+
+  /** Follows another node's change (src/sync): indexes the chunks `ids` that are stored, drops the others. */
+  async applyStored(ids: number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
+      const page = ids.slice(i, i + LOAD_PAGE);
+      const chunks = await this.options.store.getMemoryChunks(page);
+      const found = new Set(chunks.map((c) => c.id));
+      if (chunks.length) await this.indexChunks(chunks);
+      await this.options.index.remove(page.filter((id) => !found.has(id)));
+    }
   }
 
   /**
@@ -245,6 +261,7 @@ export class MemoryService implements MemorySearch {
   async forgetThread(threadId: string, memoryIds: number[]): Promise<void> {
     this.windows.discard(threadId);
     await this.options.index.remove(memoryIds);
+    this.changed(memoryIds);
   }
 
   /** Stores what is open and queued, then stops taking more. */
@@ -289,6 +306,7 @@ export class MemoryService implements MemorySearch {
       await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
       for (const listen of this.indexListeners) listen(stored, vector);
     }
+    this.changed([stored.id]);
     await this.prune(chunk.threadId);
   }
 
@@ -307,6 +325,11 @@ export class MemoryService implements MemorySearch {
     const olderThan = new Date(this.now() - this.retentionMs).toISOString();
     const removed = await this.options.store.pruneMemory(threadId, this.maxChunksPerThread, olderThan);
     if (removed.length) await this.options.index.remove(removed);
+    this.changed(removed);
+  }
+
+  private changed(ids: number[]): void {
+    if (ids.length) this.options.onChanged?.(ids);
   }
 
   private async indexChunks(chunks: StoredMemoryChunk[]): Promise<number> {

@@ -10,15 +10,20 @@ import threadOpRoutes from '../routes/thread-ops.js';
 import threadRoutes from '../routes/threads.js';
 
 async function assistantPlugin(app: FastifyInstance): Promise<void> {
-  const { topics, assistant, rooms, memory, memoryIndex, threads } = app.salon;
+  const { topics, assistant, rooms, memory, memoryIndex, threads, indexSync } = app.salon;
   let loading: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => topics.start());
   // Memory is rebuilt in the background: until it is, answers find none of it.
   app.addHook('onReady', async () => {
-    loading = memory.load().catch((err: unknown) => app.log.error({ err: (err as Error)?.message }, 'conversation memory not loaded'));
+    loading = memory
+      .load()
+      .catch((err: unknown) => app.log.error({ err: (err as Error)?.message }, 'conversation memory not loaded'))
+      // Both indexes are loaded (search's before the app was ready): follow other nodes from here.
+      .then(() => indexSync.start());
   });
   app.addHook('onClose', async () => topics.close());
   app.addHook('onClose', async () => {
+    await indexSync.close();
     // Answers end first (their exchanges join the memory queue), then the memory stores what it holds.
     await assistant.close();
     await loading;

@@ -12,7 +12,11 @@ async function searchPlugin(app: FastifyInstance): Promise<void> {
   app.salon.readiness.set('search', async () => ({ ok: true, provider: 'search', detail: stack.describe() }));
   await app.register(searchRoutes);
   // onReady hooks run in the order plugins registered: the index loads before content seeds it.
-  app.addHook('onReady', async () => stack.indexer.load());
+  // Where the change log stands is read first: what other nodes commit during the load follows it.
+  app.addHook('onReady', async () => {
+    await app.salon.indexSync.begin();
+    await stack.indexer.load();
+  });
   app.addHook('onClose', async () => stack.close());
 }
 

@@ -35,7 +35,10 @@ type Handler = (roomId: string, payload: string) => void;
 export class RedisRoomBus implements RoomBus {
   readonly nodeId: string;
   readonly presence: RedisPresence;
-  private readonly link: RedisLink;
+  /** The bus's two connections, which the index change feed shares (src/sync/redis-change-feed.ts). */
+  readonly link: RedisLink;
+  /** REDIS_KEY_PREFIX. */
+  readonly prefix: string;
   private readonly channelPrefix: string;
   private readonly log: Logger;
   private readonly handlers: Handler[] = [];
@@ -53,7 +56,7 @@ export class RedisRoomBus implements RoomBus {
   constructor(options: RedisRoomBusOptions) {
     this.nodeId = options.nodeId ?? randomUUID();
     required('RedisRoomBus', 'nodeId', this.nodeId);
-    const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
+    const prefix = (this.prefix = options.prefix ?? DEFAULT_REDIS_PREFIX);
     const heartbeatMs = positiveNumber('RedisRoomBus', 'heartbeatMs', options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     const ttlMs = positiveNumber('RedisRoomBus', 'presenceTtlMs', options.presenceTtlMs ?? DEFAULT_PRESENCE_TTL_MS);
     if (ttlMs < 2 * heartbeatMs) throw new RangeError('RedisRoomBus: options.presenceTtlMs must be at least twice options.heartbeatMs');

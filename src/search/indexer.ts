@@ -35,6 +35,8 @@ export interface IndexerOptions {
   embedder: Embedder;
   log?: Logger;
   retryMs?: number;
+  /** Told the row ids of each change this node made (src/sync tells the other nodes), not of changes followed from them. */
+  onChanged?: (rowIds: number[]) => void;
 }
 
 /** Progress of load and reindex, e.g. a CLI ProgressBar. */
@@ -74,13 +76,17 @@ export class Indexer implements ChunkSink {
     return this.backlog.size;
   }
 
-  chunksChanged(change: { added: IndexableChunk[]; removed: number[] }): Promise<void> {
+  async chunksChanged(change: { added: IndexableChunk[]; removed: number[] }): Promise<void> {
+    await this.serial(() => this.follow(change));
+    this.options.onChanged?.([...change.added.map((c) => c.rowId), ...change.removed]);
+  }
+
+  /** Follows another node's change (src/sync): indexes the rows `rowIds` that are stored, drops the others. */
+  applyStored(rowIds: number[]): Promise<void> {
     return this.serial(async () => {
-      if (this.state === 'idle') await this.checkModel();
-      if (this.state === 'mismatch') return; // `salon reindex` picks them up
-      for (const id of change.removed) this.backlog.delete(id);
-      await this.options.index.remove(change.removed);
-      await this.embedAndUpsert(change.added);
+      const added = await this.options.store.getChunks(rowIds);
+      const found = new Set(added.map((c) => c.rowId));
+      await this.follow({ added, removed: rowIds.filter((id) => !found.has(id)) });
     });
   }
 
@@ -104,6 +110,14 @@ export class Indexer implements ChunkSink {
       await this.indexAll(progress);
       this.state = 'ready';
     });
+  }
+
+  private async follow(change: { added: IndexableChunk[]; removed: number[] }): Promise<void> {
+    if (this.state === 'idle') await this.checkModel();
+    if (this.state === 'mismatch') return; // `salon reindex` picks them up
+    for (const id of change.removed) this.backlog.delete(id);
+    await this.options.index.remove(change.removed);
+    await this.embedAndUpsert(change.added);
   }
 
   /** Compares the configured embedder with the one that built the index; false (state `mismatch`) when they differ. */

@@ -15,6 +15,8 @@ export interface SearchStackOptions {
   embedder: Embedder;
   index: IndexTarget;
   log?: Logger;
+  /** Told the row ids of each change this node made to the index (src/sync). */
+  onChanged?: (rowIds: number[]) => void;
 }
 
 export interface SearchStack {
@@ -27,8 +29,8 @@ export interface SearchStack {
 }
 
 export function createSearchStack(options: SearchStackOptions): SearchStack {
-  const { store, embedder, index, log } = options;
-  const indexer = new Indexer({ store, index, embedder, log });
+  const { store, embedder, index, log, onChanged } = options;
+  const indexer = new Indexer({ store, index, embedder, log, onChanged });
   const search = new DefaultSearchService({ store, index, embedder, indexer, log });
   return {
     index,

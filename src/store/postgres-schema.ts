@@ -171,4 +171,12 @@ export const POSTGRES_MIGRATIONS: string[] = [
     value text NOT NULL
   );
   `,
+  // 2: the vector indexes' change log (src/sync).
+  `
+  CREATE TABLE index_changes (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    target text NOT NULL,
+    ids text NOT NULL
+  );
+  `,
 ];

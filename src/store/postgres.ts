@@ -19,8 +19,10 @@ import { insertMemory, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as threads from './postgres-threads.js';
-import { type Row, rowToChunk, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
+import { type Row, rowToChunk, rowToIndexChange, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
 import type {
+  ChangeTarget,
+  IndexChange,
   IngestJob,
   JobFailure,
   JobRunner,
@@ -354,6 +356,23 @@ export class PostgresStore implements Store {
 
   failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]> {
     return this.db.tx((sql) => jobs.failUnfinished(sql, runner, failure, now));
+  }
+
+  // change log
+
+  async logIndexChange(target: ChangeTarget, ids: number[]): Promise<number> {
+    const { rows } = await this.db.query('INSERT INTO index_changes (target, ids) VALUES ($1, $2) RETURNING seq', [target, JSON.stringify(ids)]);
+    return rows[0].seq as number;
+  }
+
+  async indexChangesAfter(afterSeq: number, limit: number): Promise<IndexChange[]> {
+    const { rows } = await this.db.query('SELECT * FROM index_changes WHERE seq > $1 ORDER BY seq LIMIT $2', [afterSeq, limit]);
+    return rows.map(rowToIndexChange);
+  }
+
+  async lastIndexChange(): Promise<number> {
+    const { rows } = await this.db.query('SELECT coalesce(max(seq), 0) AS seq FROM index_changes');
+    return Number(rows[0].seq);
   }
 
   // meta

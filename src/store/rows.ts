@@ -5,7 +5,7 @@
 import type { ChunkRow, ContentItem, StoredItem } from '../content/types.js';
 import type { MemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
-import type { StoredMemoryChunk } from './types.js';
+import type { IndexChange, StoredMemoryChunk } from './types.js';
 
 export type Row = Record<string, any>;
 
@@ -117,4 +117,8 @@ export function blobToVector(blob: Buffer): Float32Array {
   const copy = new Uint8Array(blob.byteLength);
   copy.set(blob);
   return new Float32Array(copy.buffer);
+}
+
+export function rowToIndexChange(row: Row): IndexChange {
+  return { seq: Number(row.seq), target: row.target, ids: JSON.parse(row.ids) };
 }

@@ -202,4 +202,12 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   ALTER TABLE threads ADD COLUMN privileged INTEGER NOT NULL DEFAULT 0;
   `,
+  // 7: the vector indexes' change log (src/sync), for nodes sharing one store.
+  `
+  CREATE TABLE index_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    target TEXT NOT NULL,
+    ids TEXT NOT NULL
+  );
+  `,
 ];

@@ -17,8 +17,10 @@ import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
-import { type Row, blobToVector, itemToRow, rowToChunk, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
+import { type Row, blobToVector, itemToRow, rowToChunk, rowToIndexChange, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
 import type {
+  ChangeTarget,
+  IndexChange,
   IngestJob,
   PutItemResult,
   JobFailure,
@@ -700,6 +702,20 @@ export class SqliteStore implements Store {
       return ids;
     });
     return mark.immediate();
+  }
+
+  // change log
+
+  async logIndexChange(target: ChangeTarget, ids: number[]): Promise<number> {
+    return Number(this.sql('INSERT INTO index_changes (target, ids) VALUES (?, ?)').run(target, JSON.stringify(ids)).lastInsertRowid);
+  }
+
+  async indexChangesAfter(afterSeq: number, limit: number): Promise<IndexChange[]> {
+    return (this.sql('SELECT * FROM index_changes WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Row[]).map(rowToIndexChange);
+  }
+
+  async lastIndexChange(): Promise<number> {
+    return (this.sql('SELECT coalesce(max(seq), 0) AS seq FROM index_changes').get() as Row).seq;
   }
 
   // meta

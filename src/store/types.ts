@@ -170,6 +170,18 @@ export interface PutItemResult {
   removed: number[];
 }
 
+/** Which vector index a logged change concerns: document chunks (row ids) or memory chunks (ids). */
+export type ChangeTarget = 'documents' | 'memory';
+
+/** One entry of the vector indexes' change log, which nodes catch up from (src/sync). */
+export interface IndexChange {
+  /** Increasing in the order entries were logged (with gaps; commits may land slightly out of order). */
+  seq: number;
+  target: ChangeTarget;
+  /** Rows added, changed or removed: a reader looks them up to know which. */
+  ids: number[];
+}
+
 export interface TextHit {
   rowId: number;
   /** Higher is better; comparable only within one call. */
@@ -296,6 +308,14 @@ export interface Store {
    * any thread) last updated before `olderThan`, oldest first. Returns the ids removed.
    */
   pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]>;
+
+  // the change log of the vector indexes (src/sync): what a node that missed notices catches up from
+  /** Logs that `target`'s rows `ids` changed, after the change committed; returns the entry's seq. */
+  logIndexChange(target: ChangeTarget, ids: number[]): Promise<number>;
+  /** Entries with seq > afterSeq, oldest first, at most `limit`. */
+  indexChangesAfter(afterSeq: number, limit: number): Promise<IndexChange[]>;
+  /** The newest entry's seq; 0 when the log is empty. */
+  lastIndexChange(): Promise<number>;
 
   // ingest jobs
   saveJob(job: IngestJob): Promise<void>;

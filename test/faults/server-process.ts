@@ -64,7 +64,12 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
     });
   });
   const port = await new Promise<number>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not listen within ${START_TIMEOUT_MS} ms:\n${logs.join('\n')}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      // Nothing would stop a server that never said where it listens.
+      child.kill('SIGKILL');
+      temp?.cleanup();
+      fail(new Error(`server did not listen within ${START_TIMEOUT_MS} ms:\n${logs.join('\n')}`));
+    }, START_TIMEOUT_MS);
     let pending = '';
     const onData = (chunk: Buffer) => {
       pending += chunk.toString();

@@ -408,6 +408,23 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
     });
 
+    describe('change log of the vector indexes', () => {
+      it('logs changes in increasing seqs and reads them back after a seq', async () => {
+        expect(await store.lastIndexChange()).toBe(0);
+        expect(await store.indexChangesAfter(0, 10)).toEqual([]);
+        const a = await store.logIndexChange('documents', [3, 1, 2]);
+        const b = await store.logIndexChange('memory', [7]);
+        expect(b).toBeGreaterThan(a);
+        expect(await store.lastIndexChange()).toBe(b);
+        expect(await store.indexChangesAfter(0, 10)).toEqual([
+          { seq: a, target: 'documents', ids: [3, 1, 2] },
+          { seq: b, target: 'memory', ids: [7] },
+        ]);
+        expect(await store.indexChangesAfter(a, 10)).toEqual([{ seq: b, target: 'memory', ids: [7] }]);
+        expect(await store.indexChangesAfter(0, 1)).toHaveLength(1);
+      });
+    });
+
     describe('threads, jobs, meta', () => {
       it('creates the main thread once', async () => {
         const a = await store.ensureMainThread('news_1');

@@ -1,0 +1,72 @@
+/**
+ * The ChangeFeed of many nodes: one Redis channel (`<prefix>index`) on the room bus's own
+ * connections, so the feed is up exactly when the bus is. Like the bus it drops what is published
+ * while Redis is away; each time the channel is heard again it says so, and the nodes catch up
+ * from the store's change log (index-sync.ts).
+ */
+import { silentLogger, type Logger } from '../logger.js';
+import { required } from '../options.js';
+import type { RedisLink } from '../rooms/redis-link.js';
+import type { ChangeFeed } from './change-feed.js';
+
+export interface RedisChangeFeedOptions {
+  /** The room bus's connections (RedisRoomBus.link). */
+  link: RedisLink;
+  /** REDIS_KEY_PREFIX. */
+  prefix: string;
+  log?: Logger;
+}
+
+export class RedisChangeFeed implements ChangeFeed {
+  readonly shared = true;
+  private readonly link: RedisLink;
+  private readonly channel: string;
+  private readonly log: Logger;
+  private readonly handlers: ((notice: string) => void)[] = [];
+  private readonly changeHandlers: ((connected: boolean) => void)[] = [];
+
+  constructor(options: RedisChangeFeedOptions) {
+    this.link = required('RedisChangeFeed', 'link', options.link);
+    this.channel = `${required('RedisChangeFeed', 'prefix', options.prefix)}index`;
+    this.log = options.log ?? silentLogger;
+    this.link.sub.on('message', (channel: string, notice: string) => {
+      if (channel === this.channel) for (const handler of this.handlers) handler(notice);
+    });
+    this.link.onChange((up) => (up ? void this.listen() : this.announce(false)));
+    if (this.link.isUp) void this.listen();
+  }
+
+  async publish(notice: string): Promise<void> {
+    if (this.link.isUp) await this.link.cmd.publish(this.channel, notice);
+  }
+
+  subscribe(handler: (notice: string) => void): void {
+    this.handlers.push(handler);
+  }
+
+  onConnectionChange(handler: (connected: boolean) => void): void {
+    this.changeHandlers.push(handler);
+  }
+
+  /** Subscribes (the link's connections do not resubscribe by themselves), then says the feed is heard. */
+  private async listen(): Promise<void> {
+    try {
+      await this.link.sub.subscribe(this.channel);
+    } catch (err) {
+      // The link is going down again; its return calls this once more.
+      this.log.debug({ err }, 'index change feed not subscribed');
+      return;
+    }
+    this.announce(true);
+  }
+
+  private announce(connected: boolean): void {
+    for (const handler of this.changeHandlers) {
+      try {
+        handler(connected);
+      } catch (err) {
+        this.log.error({ err }, 'index change feed handler failed');
+      }
+    }
+  }
+}
