@@ -161,6 +161,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
+    onDelivered: (message) => metrics.delivered(message.ts),
     bus: meteredBus(bus, metrics),
     options: overrides.roomOptions,
   });

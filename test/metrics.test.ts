@@ -51,6 +51,7 @@ describe('GET /metrics', () => {
     // Ann's message and the question, stored; the answer too.
     expect(sample(after, 'salon_messages_total')).toBeGreaterThanOrEqual(2);
     expect(sample(after, 'salon_deliveries_total')).toBeGreaterThan(sample(before, 'salon_deliveries_total') ?? 0);
+    expect(sample(after, 'salon_delivery_lag_seconds_count')).toBeGreaterThanOrEqual(1);
     // The room's item was never indexed: the assistant says so (abstains).
     expect(sample(after, 'salon_asks_total{outcome="abstained"}')).toBe(1);
     expect(sample(after, 'salon_asks_total{outcome="refused"}')).toBe(1);

@@ -35,6 +35,8 @@ export interface RoomHubDeps {
   assistant?: () => RoomAssistant | undefined;
   /** Told of every member message posted on this node, after it was stored (conversation memory hooks in here). */
   onMessage?: (message: Message) => void;
+  /** Told of every stored message this node delivered to its members, once per room (delivery lag is measured here). */
+  onDelivered?: (message: Message) => void;
   log?: Logger;
   options?: Partial<RoomOptions>;
 }
@@ -69,6 +71,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly log: Logger;
   private readonly getAssistant: () => RoomAssistant | undefined;
   private readonly onMessage?: (message: Message) => void;
+  private readonly onDelivered?: (message: Message) => void;
   private readonly rooms = new Map<string, Room>();
   private readonly sessions = new Set<Session>();
   private readonly addresses: AddressLimits;
@@ -92,6 +95,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.log = deps.log ?? silentLogger;
     this.getAssistant = deps.assistant ?? (() => undefined);
     this.onMessage = deps.onMessage;
+    this.onDelivered = deps.onDelivered;
     this.chat = new Chat({
       store: this.store,
       commands: this.commands,
@@ -325,7 +329,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (delivery === 'all') return room.sendAll(frame);
     const m = message ?? (JSON.parse(frame) as { message: Message }).message;
     if (!(m?.seq > 0)) return room.sendAll(frame);
-    if (room.remember(m)) room.sendAll(frame, m.seq);
+    if (room.remember(m)) {
+      room.sendAll(frame, m.seq);
+      this.onDelivered?.(m);
+    }
   }
 
   private fromBus(roomId: string, payload: string): void {

@@ -16,6 +16,8 @@ export interface CreateRoomsDeps {
   assistant?: () => RoomAssistant | undefined;
   /** RoomHubDeps.onMessage. */
   onMessage?: (message: Message) => void;
+  /** RoomHubDeps.onDelivered. */
+  onDelivered?: (message: Message) => void;
   bus: RoomBus;
   /** Overrides for tests (shorter timers, smaller limits). */
   options?: Partial<RoomOptions>;
@@ -44,6 +46,7 @@ export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
     log: deps.log,
     assistant: deps.assistant,
     onMessage: deps.onMessage,
+    onDelivered: deps.onDelivered,
     bus: deps.bus,
     options: { ...roomOptionsFromConfig(config), ...deps.options },
   });
