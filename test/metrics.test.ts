@@ -4,6 +4,7 @@
  * bus traffic and store latency, every series prefixed `salon_`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RoomBus } from '../src/rooms/types.js';
 import { ADMIN } from './helpers.js';
 import { joined, roomsApp, ROOM } from './rooms/helpers.js';
 
@@ -68,5 +69,46 @@ describe('GET /metrics', () => {
       .filter((l) => l && !l.startsWith('#'))
       .map((l) => l.split(/[{ ]/)[0]);
     expect(names.every((n) => n.startsWith('salon_'))).toBe(true);
+  });
+});
+
+describe('the metered bus', () => {
+  it('counts what it publishes and receives, and the lag the envelope’s send time tells', async () => {
+    const { SalonMetrics } = await import('../src/metrics/metrics.js');
+    const { meteredBus } = await import('../src/metrics/metered-bus.js');
+    const { encodeEnvelope, sentAtOf } = await import('../src/rooms/envelope.js');
+    const zero = () => 0;
+    const metrics = new SalonMetrics({
+      connections: zero,
+      rooms: zero,
+      queueDepth: zero,
+      indexSize: () => ({ documents: 0, memory: 0 }),
+      ingestRunning: zero,
+      deliveries: zero,
+    });
+    let deliver: (roomId: string, payload: string) => void = () => {};
+    const published: string[] = [];
+    const inner = {
+      nodeId: 'n1',
+      publish: async (_roomId: string, payload: string) => void published.push(payload),
+      subscribe: (handler: (roomId: string, payload: string) => void) => void (deliver = handler),
+      close: async () => {},
+    };
+    const bus = meteredBus(inner as unknown as RoomBus, metrics);
+    const heard: string[] = [];
+    bus.subscribe((_roomId, payload) => heard.push(payload));
+    const payload = encodeEnvelope({ node: 'n2', delivery: 'all', frame: '{"type":"pong"}' });
+    expect(sentAtOf(payload)).toBeGreaterThan(0);
+    expect(sentAtOf('{"n":"x","d":"all"}\n{}')).toBeUndefined();
+    await bus.publish('news_1', payload);
+    deliver('news_1', payload);
+    expect(published).toEqual([payload]);
+    expect(heard).toEqual([payload]);
+    expect(bus.nodeId).toBe('n1');
+    const text = (await metrics.scrape()).body;
+    expect(sample(text, 'salon_bus_messages_total{direction="publish"}')).toBe(1);
+    expect(sample(text, 'salon_bus_messages_total{direction="receive"}')).toBe(1);
+    expect(sample(text, 'salon_bus_bytes_total{direction="receive"}')).toBe(Buffer.byteLength(payload));
+    expect(sample(text, 'salon_bus_lag_seconds_count')).toBe(1);
   });
 });

@@ -27,10 +27,17 @@ export interface Envelope {
   frame: string;
 }
 
-/** Serialises an envelope for RoomBus.publish. */
+/** Serialises an envelope for RoomBus.publish, with the time it was sent (`t`, epoch ms: the bus-lag metric reads it). */
 export function encodeEnvelope(e: Envelope): string {
-  const header = JSON.stringify(e.user ? { n: e.node, d: e.delivery, u: e.user } : { n: e.node, d: e.delivery });
+  const header = JSON.stringify(e.user ? { n: e.node, d: e.delivery, u: e.user, t: Date.now() } : { n: e.node, d: e.delivery, t: Date.now() });
   return `${header}\n${e.frame}`;
+}
+
+/** When an envelope was sent (epoch ms, by the sender's clock), read from its header alone; undefined when it does not say. */
+export function sentAtOf(payload: string): number | undefined {
+  const nl = payload.indexOf('\n');
+  const m = nl > 0 ? /"t":(\d+)/.exec(payload.slice(0, nl)) : null;
+  return m ? Number(m[1]) : undefined;
 }
 
 const DELIVERIES = new Set<string>(['all', 'history', 'typing', 'user', 'presence', 'sync']);
