@@ -25,7 +25,8 @@ const DOT = 0x2e;
 const ZERO = 0x30;
 
 export type LoadCommand =
-  | { cmd: 'connect'; port: number; first: number; count: number; rooms: number; concurrency: number }
+  /** One port per node; the members of a room alternate between them (client i: ports[⌊i / rooms⌋ mod n]). */
+  | { cmd: 'connect'; ports: number[]; first: number; count: number; rooms: number; concurrency: number }
   /** `phase` (0 ≤ phase < 1): where in its send period this generator starts, so generators take turns. */
   | { cmd: 'run'; rate: number; seconds: number; phase: number }
   /** One unmeasured message to each of `rooms`, so the measured ones find code compiled and caches warm. */
@@ -110,7 +111,7 @@ async function connectAll(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promis
       onClose: () => welcomed(),
     });
     const address = `127.0.0.${2 + Math.floor(index / CLIENTS_PER_ADDRESS)}`;
-    await entry.client.open(cmd.port, `/ws/rooms/news_bench${room}`, address);
+    await entry.client.open(cmd.ports[Math.floor(index / cmd.rooms) % cmd.ports.length], `/ws/rooms/news_bench${room}`, address);
     entry.client.sendText(JSON.stringify({ type: 'hello', name: `c${index}` }));
     const timer = setTimeout(welcomed, WELCOME_TIMEOUT_MS);
     await welcome;

@@ -27,7 +27,9 @@
  * fsynced) to measure what durability against power loss costs; `synchronous` says which ran.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import pg from 'pg';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,8 +53,14 @@ const { values } = parseArgs({
     group: { type: 'string', default: 'own' },
     warmup: { type: 'string', default: '1' },
     synchronous: { type: 'string', default: 'normal' },
+    nodes: { type: 'string', default: '1' },
+    shared: { type: 'boolean', default: false },
   },
 });
+const nodeCount = Number(values.nodes);
+if (!Number.isInteger(nodeCount) || nodeCount < 1) throw new Error(`--nodes: expected a whole number ≥ 1, got ${values.nodes}`);
+/** Several nodes share PostgreSQL and Redis; `--shared` runs one node on them too (to compare like with like). */
+const sharedEngines = nodeCount > 1 || values.shared === true;
 if (values.synchronous !== 'normal' && values.synchronous !== 'full') throw new Error(`--synchronous: expected normal or full, got ${values.synchronous}`);
 if (values.group !== 'own' && values.group !== 'shared') throw new Error(`--group: expected own or shared, got ${values.group}`);
 const ownGroups = values.group === 'own';
@@ -102,6 +110,33 @@ async function ask(child: ChildProcess, cmd: object, evt: string): Promise<Msg> 
   return reply;
 }
 
+/**
+ * A fresh PostgreSQL schema and Redis key prefix for the nodes to share (the local servers, or
+ * BENCH_DATABASE_URL / BENCH_REDIS_URL), dropped afterwards.
+ */
+async function sharedEnginesEnv(): Promise<{ env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+  const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `salon_bench_ws_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  return {
+    env: {
+      DATABASE_URL: `${base}${base.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}`,
+      REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: `${schema}:`,
+      IDENTITY_SECRET: randomBytes(32).toString('hex'),
+    },
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
 function percentile(histogram: Map<number, number>, total: number, p: number, bucketMs: number): number {
   const keys = [...histogram.keys()].sort((a, b) => a - b);
   let seen = 0;
@@ -143,14 +178,34 @@ async function main(): Promise<void> {
     ROOM_NEW_IDENTITIES_PER_MINUTE: '1000000',
     ROOM_MESSAGES_PER_SECOND: '1000000',
   };
-  const server = start('ws-server.js', '0', { DATA_DIR: dataDir, BENCH_ROOMS: String(opts.rooms), SQLITE_SYNCHRONOUS: values.synchronous!, ...unlimited }, [
-    '--expose-gc',
-    // e.g. BENCH_SERVER_NODE_ARGS=--cpu-prof to profile the server
-    ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-  ]);
+  const engines = sharedEngines ? await sharedEnginesEnv() : null;
+  const startNode = (i: number) => {
+    mkdirSync(join(dataDir, `node${i}`), { recursive: true });
+    return start(
+      'ws-server.js',
+      '0',
+      {
+        DATA_DIR: join(dataDir, `node${i}`),
+        BENCH_ROOMS: String(opts.rooms),
+        SQLITE_SYNCHRONOUS: values.synchronous!,
+        ...unlimited,
+        ...(engines?.env ?? {}),
+      },
+      [
+        '--expose-gc',
+        // e.g. BENCH_SERVER_NODE_ARGS=--cpu-prof to profile the server
+        ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      ],
+    );
+  };
+  const server = startNode(0);
+  const others: ChildProcess[] = [];
   const loaders: ChildProcess[] = [];
   try {
     const { port } = await next(server, 'listening');
+    // Further nodes start once the first has migrated the shared schema and seeded the rooms.
+    for (let i = 1; i < nodeCount; i++) others.push(startNode(i));
+    const ports = [port, ...(await Promise.all(others.map(async (o) => (await next(o, 'listening')).port as number)))];
     const baseline = await ask(server, { cmd: 'stats' }, 'stats');
 
     const loaderCount = Math.max(loaderOption, Math.ceil(opts.clients / CLIENTS_PER_LOADER));
@@ -160,7 +215,7 @@ async function main(): Promise<void> {
     const share = (i: number) => Math.max(0, Math.min(perLoader, opts.clients - i * perLoader));
     const joined = await Promise.all(
       loaders.map((l, i) =>
-        ask(l, { cmd: 'connect', port, first: i * perLoader, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected'),
+        ask(l, { cmd: 'connect', ports, first: i * perLoader, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected'),
       ),
     );
     const connected = joined.reduce((s, j) => s + j.connected, 0);
@@ -176,7 +231,7 @@ async function main(): Promise<void> {
       );
 
     server.send({ cmd: 'profile' });
-    server.send({ cmd: 'meter' });
+    for (const node of [server, ...others]) node.send({ cmd: 'meter' });
     // Staggered: N generators sending in step would post N messages at once (two simultaneous
     // broadcasts to a 10,000-member room are not one message delivered).
     const ran = await Promise.all(
@@ -198,6 +253,7 @@ async function main(): Promise<void> {
     }
     server.send({ cmd: 'profiled' });
     const phase = await ask(server, { cmd: 'metered' }, 'metered');
+    const otherPhases = await Promise.all(others.map((o) => ask(o, { cmd: 'metered' }, 'metered')));
     const after = await ask(server, { cmd: 'stats' }, 'stats');
     const reports = await Promise.all(loaders.map((l) => ask(l, { cmd: 'report' }, 'report')));
     const histogram = new Map<number, number>();
@@ -219,6 +275,8 @@ async function main(): Promise<void> {
       rooms: opts.rooms,
       rate: opts.rate,
       seconds: opts.seconds,
+      nodes: nodeCount,
+      engines: sharedEngines ? 'postgres+redis' : 'sqlite+in-process',
       connected,
       sent,
       delivered,
@@ -231,6 +289,7 @@ async function main(): Promise<void> {
       all_members_max_ms: fullAt(1),
       deliveries_per_s: Math.round(delivered / opts.seconds),
       server_cpu_ms: Math.round(phase.cpuMs),
+      ...(others.length && { all_nodes_cpu_ms: Math.round(phase.cpuMs + otherPhases.reduce((s, p) => s + p.cpuMs, 0)) }),
       server_sys_ms: Math.round(phase.sysMs),
       server_us_per_delivery: delivered ? Number(((phase.cpuMs * 1000) / delivered).toFixed(2)) : null,
       load_cpu_ms: Math.round(reports.reduce((s, r) => s + r.cpuMs, 0)),
@@ -261,8 +320,11 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result));
   } finally {
     for (const l of loaders) l.kill('SIGKILL');
-    await ask(server, { cmd: 'exit' }, 'never').catch(() => {});
-    server.kill('SIGKILL');
+    for (const node of [server, ...others]) {
+      await ask(node, { cmd: 'exit' }, 'never').catch(() => {});
+      node.kill('SIGKILL');
+    }
+    await engines?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
