@@ -10,8 +10,8 @@
  * lost, p50_ms, p99_ms, rss_mb}, plus max_ms (the slowest receipt), all_members_p50/max_ms (per
  * message, when its last member had it: median and worst over the messages), deliveries_per_s,
  * server_cpu_ms and server_us_per_delivery (server CPU during the measured phase), load_cpu_ms,
- * kb_per_connection (server RSS growth per joined idle connection, after a full GC),
- * heap_kb_per_connection, failed_connections, errors, pinned and load_avg_1m (the machine's load
+ * kb_per_connection (server RSS growth per joined idle connection, after a full GC; of the first
+ * node, and of each in `per_node` with `--nodes`), heap_kb_per_connection, failed_connections, errors, pinned and load_avg_1m (the machine's load
  * when the run began: on a shared machine, latency follows it).
  *
  * Where latency comes from: server_/load_runqueue_wait_ms (time the process was runnable but
@@ -206,7 +206,8 @@ async function main(): Promise<void> {
     // Further nodes start once the first has migrated the shared schema and seeded the rooms.
     for (let i = 1; i < nodeCount; i++) others.push(startNode(i));
     const ports = [port, ...(await Promise.all(others.map(async (o) => (await next(o, 'listening')).port as number)))];
-    const baseline = await ask(server, { cmd: 'stats' }, 'stats');
+    const baselines = await Promise.all([server, ...others].map((n) => ask(n, { cmd: 'stats' }, 'stats')));
+    const baseline = baselines[0];
 
     const loaderCount = Math.max(loaderOption, Math.ceil(opts.clients / CLIENTS_PER_LOADER));
     const perLoader = Math.ceil(opts.clients / loaderCount);
@@ -222,7 +223,15 @@ async function main(): Promise<void> {
     const members = new Array<number>(opts.rooms).fill(0);
     for (const j of joined) j.perRoom.forEach((n: number, r: number) => (members[r] += n));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    const idle = await ask(server, { cmd: 'stats' }, 'stats');
+    const idles = await Promise.all([server, ...others].map((n) => ask(n, { cmd: 'stats' }, 'stats')));
+    const idle = idles[0];
+    /** Each node's idle connections and RSS growth per connection (after a full GC). */
+    const perNode = idles.map((s, i) => ({
+      connections: s.connections as number,
+      rss_mb: s.rss === null ? null : Number((s.rss / 1_048_576).toFixed(1)),
+      kb_per_connection:
+        s.connections && s.rss !== null && baselines[i].rss !== null ? Number(((s.rss - baselines[i].rss) / 1024 / s.connections).toFixed(2)) : null,
+    }));
     if (opts.warmup)
       await warmUp(
         loaders,
@@ -306,10 +315,11 @@ async function main(): Promise<void> {
       server_fanout_p50_ms: phase.fanoutP50Ms,
       server_fanout_p99_ms: phase.fanoutP99Ms,
       server_fanout_max_ms: phase.fanoutMaxMs,
-      kb_per_connection: connected && idle.rss !== null ? Number(((idle.rss - baseline.rss) / 1024 / connected).toFixed(2)) : null,
+      kb_per_connection: perNode[0].kb_per_connection,
+      ...(others.length && { per_node: perNode }),
       failed_connections: opts.clients - connected,
-      heap_kb_per_connection: connected
-        ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / connected).toFixed(2))
+      heap_kb_per_connection: idle.connections
+        ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / idle.connections).toFixed(2))
         : null,
       errors: reports.reduce((s, r) => s + r.errors, 0),
       pinned: hasTaskset && cores > 1,
