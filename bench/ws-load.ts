@@ -91,13 +91,18 @@ function onText(buf: Buffer, start: number, end: number): void {
   }
 }
 
-async function connectAll(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promise<{ connected: number; failed: number; perRoom: number[] }> {
+async function connectAll(
+  cmd: Extract<LoadCommand, { cmd: 'connect' }>,
+): Promise<{ connected: number; failed: number; perRoom: number[]; failures: Record<string, number> }> {
+  /** Why clients did not join: `close <code>`, `no welcome` (timed out) or the connect error. */
+  const failures: Record<string, number> = {};
   let next = 0;
   let failed = 0;
   const perRoom = new Array<number>(cmd.rooms).fill(0);
   const one = async (index: number) => {
     const room = index % cmd.rooms;
     const entry = { client: null as unknown as RawClient, room, joined: false };
+    let closedWith: number | null = null;
     let welcomed: () => void = () => {};
     const welcome = new Promise<void>((resolve) => (welcomed = resolve));
     entry.client = new RawClient({
@@ -108,7 +113,10 @@ async function connectAll(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promis
         }
         onText(buf, start, end);
       },
-      onClose: () => welcomed(),
+      onClose: (code) => {
+        if (!entry.joined) closedWith = code;
+        welcomed();
+      },
     });
     const address = `127.0.0.${2 + Math.floor(index / CLIENTS_PER_ADDRESS)}`;
     await entry.client.open(cmd.ports[Math.floor(index / cmd.rooms) % cmd.ports.length], `/ws/rooms/news_bench${room}`, address);
@@ -118,7 +126,7 @@ async function connectAll(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promis
     clearTimeout(timer);
     if (!entry.joined) {
       entry.client.destroy();
-      throw new Error('no welcome');
+      throw new Error(closedWith === null ? 'no welcome' : `close ${closedWith}`);
     }
     clients.push(entry);
     perRoom[room]++;
@@ -126,11 +134,15 @@ async function connectAll(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promis
   const worker = async () => {
     while (next < cmd.count) {
       const index = cmd.first + next++;
-      await one(index).catch(() => failed++);
+      await one(index).catch((err: unknown) => {
+        failed++;
+        const why = (err as Error)?.message ?? String(err);
+        failures[why] = (failures[why] ?? 0) + 1;
+      });
     }
   };
   await Promise.all(Array.from({ length: cmd.concurrency }, worker));
-  return { connected: clients.length, failed, perRoom };
+  return { connected: clients.length, failed, perRoom, failures };
 }
 
 function run(cmd: Extract<LoadCommand, { cmd: 'run' }>, rooms: number): Promise<{ sent: number; sentPerRoom: number[] }> {

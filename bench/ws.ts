@@ -37,6 +37,7 @@ import { parseArgs } from 'node:util';
 
 /** A process holds at most this many sockets (RLIMIT_NOFILE is often 20k and cannot be raised). */
 const CLIENTS_PER_LOADER = 9_000;
+/** Connections being opened at once over all load generators (more only queues upgrades the servers answer late). */
 const CONNECT_CONCURRENCY = 200;
 const SETTLE_MS = 2_500;
 const DRAIN_IDLE_MS = 3_000;
@@ -137,6 +138,12 @@ async function sharedEnginesEnv(): Promise<{ env: NodeJS.ProcessEnv; drop(): Pro
   };
 }
 
+function mergeCounts(all: Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const counts of all) for (const [k, n] of Object.entries(counts)) out[k] = (out[k] ?? 0) + n;
+  return out;
+}
+
 function percentile(histogram: Map<number, number>, total: number, p: number, bucketMs: number): number {
   const keys = [...histogram.keys()].sort((a, b) => a - b);
   let seen = 0;
@@ -216,7 +223,11 @@ async function main(): Promise<void> {
     const share = (i: number) => Math.max(0, Math.min(perLoader, opts.clients - i * perLoader));
     const joined = await Promise.all(
       loaders.map((l, i) =>
-        ask(l, { cmd: 'connect', ports, first: i * perLoader, count: share(i), rooms: opts.rooms, concurrency: CONNECT_CONCURRENCY }, 'connected'),
+        ask(
+          l,
+          { cmd: 'connect', ports, first: i * perLoader, count: share(i), rooms: opts.rooms, concurrency: Math.ceil(CONNECT_CONCURRENCY / loaderCount) },
+          'connected',
+        ),
       ),
     );
     const connected = joined.reduce((s, j) => s + j.connected, 0);
@@ -318,6 +329,7 @@ async function main(): Promise<void> {
       kb_per_connection: perNode[0].kb_per_connection,
       ...(others.length && { per_node: perNode }),
       failed_connections: opts.clients - connected,
+      ...(connected < opts.clients && { failure_reasons: mergeCounts(joined.map((j) => j.failures ?? {})) }),
       heap_kb_per_connection: idle.connections
         ? Number(((idle.heapUsed + idle.external - baseline.heapUsed - baseline.external) / 1024 / idle.connections).toFixed(2))
         : null,
