@@ -89,6 +89,11 @@ export class PgDatabase {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
       let broken: Error | undefined;
+      // The pool listens for errors only on idle clients: a connection lost while this one is
+      // checked out between two queries would otherwise be an unhandled 'error' event (the end of
+      // the process). Kept, it makes the client be released as broken.
+      const onError = (err: Error) => (broken = err);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: (text, values) => client.query(text, storable(values)) });
@@ -99,6 +104,7 @@ export class PgDatabase {
         if (attempt < TX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue;
         throw err;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     }
@@ -114,10 +120,14 @@ export class PgDatabase {
   private async open(): Promise<void> {
     try {
       const client = await this.pool.connect();
+      let broken: Error | undefined;
+      const onError = (err: Error) => (broken = err);
+      client.on('error', onError);
       try {
         await migrate(client, this.options);
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     } catch (err) {
       throw new Error(`DATABASE_URL: cannot open the PostgreSQL store at ${describeUrl(this.options.connectionString)}: ${(err as Error).message}`, {
