@@ -78,6 +78,8 @@ export interface ServiceOverrides {
   assistant?: RoomAssistant;
   /** A RoomBus instead of the one REDIS_URL chooses (multi-node tests). */
   roomBus?: RoomBus;
+  /** How often a node reads the store's change log whatever it heard (IndexSync.resyncMs; tests). */
+  indexResyncMs?: number;
   /** Room timer and limit overrides (tests). */
   roomOptions?: Partial<RoomOptions>;
   /** An Embedder instead of the one AI_PROVIDER names. */
@@ -151,6 +153,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     feed: createChangeFeed(bus, { log }),
     nodeId: bus.nodeId,
     targets: { documents: searchStack.indexer, memory },
+    resyncMs: overrides.indexResyncMs,
     log,
   });
 

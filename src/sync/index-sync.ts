@@ -65,6 +65,11 @@ export class IndexSync {
     if (this.options.feed.shared) this.newest = await this.options.store.lastIndexChange();
   }
 
+  /** Whether the node follows the feed (its indexes are loaded and `start` has run). */
+  get following(): boolean {
+    return this.started;
+  }
+
   /** The indexes are loaded: applies what was logged since `begin`, then follows the feed. */
   start(): void {
     if (!this.options.feed.shared || this.closed || this.started) return;
