@@ -10,8 +10,8 @@ import { fuseMemories, consolidate, type VectorChunk } from '../../src/memory/th
 import { ThreadService } from '../../src/memory/threads/thread-service.js';
 import type { StoredMemoryChunk } from '../../src/store/types.js';
 import type { Source } from '../../src/protocol/messages.js';
-import { ADMIN } from '../helpers.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
+import { call, GARDEN, threadsApp, threadWith, TRAINS } from './thread-helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -133,43 +133,9 @@ describe('the fusion plan', () => {
   });
 });
 
-type Json = Record<string, any>;
-
-async function app(): Promise<FastifyInstance> {
-  const t = await roomsApp({ API_RATE_LIMIT_PER_MINUTE: '100000', ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000' });
-  closers.push(t.close);
-  return t.app;
-}
-
-async function call(a: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: unknown, expected = 200): Promise<Json> {
-  const res = await a.inject({ method, url, headers: ADMIN, ...(payload === undefined ? {} : { payload: payload as Json }) });
-  expect(res.statusCode, res.body).toBe(expected);
-  return res.json();
-}
-
-async function threadWith(a: FastifyInstance, roomId: string, title: string, lines: [string, string][]): Promise<{ id: string; messageIds: string[] }> {
-  const { thread } = await call(a, 'POST', `/api/v1/rooms/${roomId}/threads`, { title });
-  const start = Date.UTC(2026, 10, 1, 10);
-  const messages = lines.map(([name, text], i) => ({ author: { name }, text, ts: new Date(start + i * 60_000).toISOString() }));
-  const { messageIds } = await call(a, 'POST', `/api/v1/rooms/${roomId}/import`, { threadId: thread.id, messages });
-  await a.salon.memory.idle();
-  return { id: thread.id, messageIds };
-}
-
-const TRAINS: [string, string][] = [
-  ['Ann', 'The night train to Vienna leaves at 22:10 from platform 4.'],
-  ['Cy', 'Sleeper cabins cost 120 euros for two people.'],
-  ['Ann', 'The dining car serves goulash until midnight.'],
-];
-const GARDEN: [string, string][] = [
-  ['Bo', 'Tomatoes need six hours of sun a day.'],
-  ['Di', 'Water them at the roots, never on the leaves.'],
-  ['Bo', 'Basil planted next to tomatoes keeps the pests away.'],
-];
-
 describe('a fused thread', () => {
   it('copies no messages, introduces itself, remembers both sources and traces answers back to them', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const trains = await threadWith(a, ROOM, 'Night trains', TRAINS);
     const garden = await threadWith(a, OTHER_ROOM, 'Tomato garden', GARDEN);
     const r = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [trains.id, garden.id] });
@@ -203,7 +169,7 @@ describe('a fused thread', () => {
   });
 
   it('falls back to a plain union when smart fusion fails, logs why and warns the room', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const x = await threadWith(a, ROOM, 'X', TRAINS);
     const y = await threadWith(a, ROOM, 'Y', TRAINS);
     const { client: ann } = await joined(a, 'Ann');
@@ -266,7 +232,7 @@ describe('a fused thread', () => {
   });
 
   it('refuses one source, the same thread twice and an unknown thread', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const x = await threadWith(a, ROOM, 'X', TRAINS);
     expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [x.id] }, 400)).error.code).toBe('ERR_BAD_REQUEST');
     expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [x.id, x.id] }, 400)).error.code).toBe('ERR_BAD_THREAD_OP');

@@ -4,58 +4,17 @@
  * recorded in the thread's history.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { ADMIN } from '../helpers.js';
-import { roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
+import { ROOM, OTHER_ROOM } from '../rooms/helpers.js';
+import { call, GARDEN, threadsApp, threadWith, TRAINS, type Json } from './thread-helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-async function app(): Promise<FastifyInstance> {
-  const t = await roomsApp({ API_RATE_LIMIT_PER_MINUTE: '100000', ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000' });
-  closers.push(t.close);
-  return t.app;
-}
-
-type Json = Record<string, any>;
-
-async function call(a: FastifyInstance, method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, expected = 200): Promise<Json> {
-  const res = await a.inject({ method, url, headers: ADMIN, ...(payload === undefined ? {} : { payload: payload as Json }) });
-  expect(res.statusCode, res.body).toBe(expected);
-  return res.json();
-}
-
-/** A new thread of `roomId` holding `lines` (author: text), one minute apart from `start`. */
-async function threadWith(
-  a: FastifyInstance,
-  roomId: string,
-  title: string,
-  lines: [string, string][],
-  start = Date.UTC(2026, 10, 1, 10),
-): Promise<{ id: string; messageIds: string[] }> {
-  const { thread } = await call(a, 'POST', `/api/v1/rooms/${roomId}/threads`, { title });
-  const messages = lines.map(([name, text], i) => ({ author: { name }, text, ts: new Date(start + i * 60_000).toISOString() }));
-  const { messageIds } = await call(a, 'POST', `/api/v1/rooms/${roomId}/import`, { threadId: thread.id, messages });
-  await a.salon.memory.idle();
-  return { id: thread.id, messageIds };
-}
-
-const TRAINS: [string, string][] = [
-  ['Ann', 'The night train to Vienna leaves at 22:10 from platform 4.'],
-  ['Cy', 'Sleeper cabins cost 120 euros for two people.'],
-  ['Ann', 'The dining car serves goulash until midnight.'],
-];
-const GARDEN: [string, string][] = [
-  ['Bo', 'Tomatoes need six hours of sun a day.'],
-  ['Di', 'Water them at the roots, never on the leaves.'],
-  ['Bo', 'Basil planted next to tomatoes keeps the pests away.'],
-];
-
 describe('starting and listing threads', () => {
   it('starts a thread beside the main one and lists both with the full thread shape', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const { thread } = await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: 'Night trains' });
     expect(thread).toMatchObject({
       roomId: ROOM,
@@ -83,7 +42,7 @@ describe('starting and listing threads', () => {
 
 describe('merge', () => {
   it('moves the absorbed thread’s messages and memory into the survivor, archives and tags it, and records both sides', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
     const garden = await threadWith(a, ROOM, 'Garden', GARDEN, Date.UTC(2026, 10, 1, 11));
     const { store } = a.salon;
@@ -130,7 +89,7 @@ describe('merge', () => {
   });
 
   it('rewires bridges: the absorbed thread’s move to the survivor, and theirs disappears', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const [x, y, z] = [await threadWith(a, ROOM, 'X', TRAINS), await threadWith(a, ROOM, 'Y', GARDEN), await threadWith(a, ROOM, 'Z', GARDEN)];
     await a.salon.store.applyThreadChange({
       at: new Date().toISOString(),
@@ -147,7 +106,7 @@ describe('merge', () => {
   });
 
   it('refuses locked, archived, main-absorbing, cross-room and self merges, changing nothing', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const x = await threadWith(a, ROOM, 'X', TRAINS);
     const y = await threadWith(a, ROOM, 'Y', GARDEN);
     const other = await threadWith(a, OTHER_ROOM, 'Elsewhere', GARDEN);
@@ -169,7 +128,7 @@ describe('merge', () => {
 
 describe('split', () => {
   it('lists messages (step 1), then makes locked children with their messages and rebuilt memory (step 2)', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);
     const listing = await call(a, 'GET', `/api/v1/threads/${t.id}/split`);
     expect(listing.messages.map((m: Json) => [m.id, m.role, m.author])).toEqual(t.messageIds.map((id, i) => [id, 'user', [...TRAINS, ...GARDEN][i][0]]));
@@ -197,7 +156,7 @@ describe('split', () => {
   });
 
   it('refuses unknown ids, a message in two parts and empty parts, changing nothing', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);
     const split = (body: unknown) => call(a, 'POST', `/api/v1/threads/${t.id}/split`, body, 400);
     expect((await split({ parts: [{ title: 'A', messageIds: ['m_nope'] }] })).error.message).toContain('m_nope');
@@ -218,7 +177,7 @@ describe('split', () => {
   });
 
   it('unlock releases any lock; compaction releases only its own', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);
     const { threads } = await call(a, 'POST', `/api/v1/threads/${t.id}/split`, {
       parts: [
@@ -243,7 +202,7 @@ describe('split', () => {
 
 describe('thread config', () => {
   it('a privileged thread remembers each exchange for its asker alone; the switch and the flag are in the thread', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const t = await threadWith(a, ROOM, 'Trains', TRAINS);
     const set = await call(a, 'PUT', `/api/v1/threads/${t.id}/config`, { privileged: true });
     expect(set.thread.config).toEqual({ enable_chat_history_rag: true, privileged: true });
@@ -268,7 +227,7 @@ describe('thread config', () => {
 
 describe('compaction', () => {
   it('makes near-duplicate passages one and summarises old long exchanges, keeping the newest as they are', async () => {
-    const a = await app();
+    const a = await threadsApp(closers);
     const t = await threadWith(a, ROOM, 'Trains', TRAINS);
     const { store, memory, threads } = a.salon;
     const cities =
