@@ -7,6 +7,9 @@
 import pg from 'pg';
 import { required, wholeNumber } from '../options.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
+
+/** `$1, $2, …, $n`: the parameters of an n-column row. */
+export const placeholders = (n: number): string => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
 import type { Row } from './rows.js';
 
 /** Connections per store. */

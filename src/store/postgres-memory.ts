@@ -6,9 +6,9 @@ import { errors } from '../errors.js';
 import { wordsKey } from '../memory/repeats.js';
 import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
-import type { Sql } from './postgres-db.js';
+import { placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
-import { vectorToBlob } from './rows.js';
+import { MEMORY_CHUNK_COLUMNS, memoryChunkValues } from './rows.js';
 
 /** Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was last seen. */
 export async function insertMemory(
@@ -18,30 +18,8 @@ export async function insertMemory(
   vector?: { vector: Float32Array; model: string },
   updatedAt = now,
 ): Promise<MemoryChunk> {
-  const { rows } = await sql.query(
-    `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at,
-       vector, vector_model, fusion, lineage)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`,
-    [
-      c.threadId,
-      c.roomId,
-      c.kind,
-      c.text,
-      JSON.stringify(c.messageIds),
-      JSON.stringify(c.authors),
-      c.firstTs,
-      c.lastTs,
-      c.privileged ? 1 : 0,
-      c.owner,
-      wordsKey(c.text),
-      now,
-      updatedAt,
-      vector ? vectorToBlob(vector.vector) : null,
-      vector?.model ?? null,
-      c.fusion ?? null,
-      c.lineage ? JSON.stringify(c.lineage) : null,
-    ],
-  );
+  const values = memoryChunkValues(c, now, updatedAt, vector);
+  const { rows } = await sql.query(`INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}) VALUES (${placeholders(values.length)}) RETURNING id`, values);
   const id = rows[0].id as number;
   await insertLines(sql, id, c.text, scopeOf(c));
   return { ...c, id, createdAt: now, updatedAt };

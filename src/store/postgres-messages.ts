@@ -3,10 +3,9 @@
  * `room_seq` row, which row-locks it until the transaction ends: appends to one room queue there
  * from every node, so seqs are gapless and the duplicate check after it sees every earlier append.
  */
-import { randomUUID } from 'node:crypto';
 import type { Message } from '../protocol/messages.js';
-import type { Sql } from './postgres-db.js';
-import { rowToMessage } from './rows.js';
+import { placeholders, type Sql } from './postgres-db.js';
+import { MESSAGE_COLUMNS, messageValues, newMessage, rowToMessage } from './rows.js';
 import type { NewMessage } from './types.js';
 
 /**
@@ -19,36 +18,12 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
     [m.roomId],
   );
   const seq = rows[0].seq as number;
-  const message: Message = {
-    id: randomUUID(),
-    seq,
-    roomId: m.roomId,
-    threadId: m.threadId,
-    author: m.author,
-    text: m.text,
-    ts: m.ts ?? new Date().toISOString(),
-    ...(m.clientId ? { clientId: m.clientId } : {}),
-    ...(m.replyTo ? { replyTo: m.replyTo } : {}),
-    ...(m.sources ? { sources: m.sources } : {}),
-  };
+  const message = newMessage(m, seq);
+  const values = messageValues(message);
   const inserted = await sql.query(
-    `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(values.length)})
      ON CONFLICT (room_id, author_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
-    [
-      message.roomId,
-      seq,
-      message.id,
-      message.threadId,
-      m.author.id,
-      m.author.name,
-      m.author.kind,
-      message.text,
-      message.ts,
-      m.clientId ?? null,
-      m.replyTo ?? null,
-      m.sources ? JSON.stringify(m.sources) : null,
-    ],
+    values,
   );
   if (inserted.rowCount) return { message, duplicate: false };
   // A resent message. The room's row is still locked by this transaction, so nothing took a seq since.

@@ -2,12 +2,76 @@
  * Row shapes both stores share: SQLite and PostgreSQL keep the same columns (flags as 0/1 integers,
  * JSON as text, vectors as float32 bytes), so one set of mappers turns rows into Salon's types.
  */
+import { randomUUID } from 'node:crypto';
 import type { ChunkRow, ContentItem, StoredItem } from '../content/types.js';
-import type { MemoryChunk } from '../memory/types.js';
+import { wordsKey } from '../memory/repeats.js';
+import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
-import type { IndexChange, StoredMemoryChunk } from './types.js';
+import type { IndexChange, NewMessage, StoredMemoryChunk } from './types.js';
 
 export type Row = Record<string, any>;
+
+/** A message as an append stores it, with its new id and its room's next seq. */
+export function newMessage(m: NewMessage, seq: number): Message {
+  return {
+    id: randomUUID(),
+    seq,
+    roomId: m.roomId,
+    threadId: m.threadId,
+    author: m.author,
+    text: m.text,
+    ts: m.ts ?? new Date().toISOString(),
+    ...(m.clientId ? { clientId: m.clientId } : {}),
+    ...(m.replyTo ? { replyTo: m.replyTo } : {}),
+    ...(m.sources ? { sources: m.sources } : {}),
+  };
+}
+
+/** The columns of a messages row, in the order messageValues gives them. */
+export const MESSAGE_COLUMNS = 'room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources';
+
+export function messageValues(message: Message): unknown[] {
+  return [
+    message.roomId,
+    message.seq,
+    message.id,
+    message.threadId,
+    message.author.id,
+    message.author.name,
+    message.author.kind,
+    message.text,
+    message.ts,
+    message.clientId ?? null,
+    message.replyTo ?? null,
+    message.sources ? JSON.stringify(message.sources) : null,
+  ];
+}
+
+/** The columns of a memory_chunks row, in the order memoryChunkValues gives them. */
+export const MEMORY_CHUNK_COLUMNS =
+  'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, vector, vector_model, fusion, lineage';
+
+export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): unknown[] {
+  return [
+    c.threadId,
+    c.roomId,
+    c.kind,
+    c.text,
+    JSON.stringify(c.messageIds),
+    JSON.stringify(c.authors),
+    c.firstTs,
+    c.lastTs,
+    c.privileged ? 1 : 0,
+    c.owner,
+    wordsKey(c.text),
+    now,
+    updatedAt,
+    vector ? vectorToBlob(vector.vector) : null,
+    vector?.model ?? null,
+    c.fusion ?? null,
+    c.lineage ? JSON.stringify(c.lineage) : null,
+  ];
+}
 
 export function itemToRow(item: ContentItem): Row {
   return {

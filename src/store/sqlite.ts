@@ -17,7 +17,22 @@ import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
-import { type Row, blobToVector, itemToRow, rowToChunk, rowToIndexChange, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
+import {
+  type Row,
+  MEMORY_CHUNK_COLUMNS,
+  MESSAGE_COLUMNS,
+  blobToVector,
+  itemToRow,
+  memoryChunkValues,
+  messageValues,
+  newMessage,
+  rowToChunk,
+  rowToIndexChange,
+  rowToItem,
+  rowToMessage,
+  rowToStoredMemoryChunk,
+  vectorToBlob,
+} from './rows.js';
 import type {
   ChangeTarget,
   IndexChange,
@@ -40,6 +55,14 @@ import type {
   UpsertStatus,
 } from './types.js';
 
+/** `?, ?, …` for each of `columns` (comma-separated). */
+const marks = (columns: string) =>
+  columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
+const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
+const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}) RETURNING id`;
 const BUSY_TIMEOUT_MS = 5000;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
@@ -394,35 +417,8 @@ export class SqliteStore implements Store {
       `INSERT INTO room_seq (room_id, seq) VALUES (?, 1)
        ON CONFLICT (room_id) DO UPDATE SET seq = seq + 1 RETURNING seq`,
     ).get(m.roomId) as Row;
-    const message: Message = {
-      id: randomUUID(),
-      seq,
-      roomId: m.roomId,
-      threadId: m.threadId,
-      author: m.author,
-      text: m.text,
-      ts: m.ts ?? new Date().toISOString(),
-      ...(m.clientId ? { clientId: m.clientId } : {}),
-      ...(m.replyTo ? { replyTo: m.replyTo } : {}),
-      ...(m.sources ? { sources: m.sources } : {}),
-    };
-    this.sql(
-      `INSERT INTO messages (room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      message.roomId,
-      seq,
-      message.id,
-      message.threadId,
-      m.author.id,
-      m.author.name,
-      m.author.kind,
-      message.text,
-      message.ts,
-      m.clientId ?? null,
-      m.replyTo ?? null,
-      m.sources ? JSON.stringify(m.sources) : null,
-    );
+    const message = newMessage(m, seq);
+    this.sql(INSERT_MESSAGE).run(...messageValues(message));
     return { message, duplicate: false };
   }
 
@@ -536,29 +532,7 @@ export class SqliteStore implements Store {
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
   private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }, updatedAt = now): MemoryChunk {
-    const { id } = this.sql(
-      `INSERT INTO memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at,
-         vector, vector_model, fusion, lineage)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    ).get(
-      c.threadId,
-      c.roomId,
-      c.kind,
-      c.text,
-      JSON.stringify(c.messageIds),
-      JSON.stringify(c.authors),
-      c.firstTs,
-      c.lastTs,
-      c.privileged ? 1 : 0,
-      c.owner,
-      wordsKey(c.text),
-      now,
-      updatedAt,
-      vector ? vectorToBlob(vector.vector) : null,
-      vector?.model ?? null,
-      c.fusion ?? null,
-      c.lineage ? JSON.stringify(c.lineage) : null,
-    ) as Row;
+    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector)) as Row;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
