@@ -5,12 +5,20 @@
  *   npm run bench:search -- --n N --dim D [--queries Q] [--threads T] [--clusters C]
  *                           [--latent L] [--oracle Q] [--m M] [--ef-construction E] [--ef-search E]
  *                           [--build-threads T] [--ef-sweep 16,32,64] [--no-hnsw]
+ *                           [--kernel auto|native|wasm] [--compare-wasm]
  *
  * Data: a Gaussian mixture of C clusters whose covariance is low-rank (an L-dimensional latent
  * space per cluster) plus isotropic noise — real embeddings concentrate near a low-dimensional
  * manifold, which isotropic noise in 768 dimensions does not (`--latent 0` gives that harder case).
  * Queries are data points plus noise. Recall@10 is measured against exact brute force in plain
  * JS doubles. Event-loop delay is sampled while the graph builds. The last line is the JSON.
+ *
+ * The flat scan is measured against its floor in the same run: before each timed search, the same
+ * query goes through salon-hnsw's `scanFloor`, a plain AVX2/FMA loop over the index's own rows on
+ * `--threads` native threads (no pool, no filter, no top k), so `flat.floor_p50_ms` and
+ * `flat.ratio_to_floor` (flat p50 / floor p50) come from the same minutes of this machine.
+ * `--compare-wasm` also times the WebAssembly kernel on a second index, searches alternating with
+ * the native ones (`flat_wasm`).
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -18,6 +26,7 @@ import { parseArgs } from '../src/cli/command.js';
 import { FlatIndex } from '../src/search/flat/flat-index.js';
 import { DEFAULT_HNSW_PARAMS } from '../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../src/search/flat/scan-pool.js';
+import type { ScanKernelChoice } from '../src/search/flat/native-kernel.js';
 import { TieredIndex } from '../src/search/tiered-index.js';
 import type { VectorHit } from '../src/search/types.js';
 import { prng as rng } from './synthetic-text.js';
@@ -116,6 +125,47 @@ function bruteForce(data: Float32Array, n: number, dim: number, q: Float32Array,
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
+/** Flat searches with the floor (and the WebAssembly kernel) timed alternately, query by query. */
+async function timeFlat(
+  flat: FlatIndex,
+  qs: Float32Array[],
+  threads: number,
+  wasm: FlatIndex | null,
+): Promise<{ flat: number[]; floor: number[]; wasm: number[]; results: VectorHit[][]; best: number }> {
+  for (const q of qs.slice(0, WARMUP)) {
+    await flat.search(q, 10);
+    if (wasm) await wasm.search(q, 10);
+    flat.floorScan(q, threads);
+  }
+  const out = { flat: [] as number[], floor: [] as number[], wasm: [] as number[], results: [] as VectorHit[][], best: 0 };
+  for (const q of qs) {
+    const floor = flat.floorScan(q, threads);
+    out.floor.push(floor.ms);
+    out.best += floor.best;
+    let t = performance.now();
+    out.results.push(await flat.search(q, 10));
+    out.flat.push(performance.now() - t);
+    if (wasm) {
+      t = performance.now();
+      await wasm.search(q, 10);
+      out.wasm.push(performance.now() - t);
+    }
+  }
+  for (const list of [out.flat, out.floor, out.wasm]) list.sort((a, b) => a - b);
+  return out;
+}
+
+async function loadFlat(flat: FlatIndex, data: Float32Array, n: number, dim: number): Promise<void> {
+  for (let i = 0; i < n; i += LOAD_BATCH) {
+    const batch = Array.from({ length: Math.min(LOAD_BATCH, n - i) }, (_, j) => ({
+      rowId: i + j + 1,
+      vector: data.subarray((i + j) * dim, (i + j + 1) * dim),
+      meta: META,
+    }));
+    await flat.upsert(batch);
+  }
+}
+
 async function timeSearches(
   search: (q: Float32Array) => Promise<VectorHit[]>,
   qs: Float32Array[],
@@ -142,7 +192,7 @@ function recallAt10(results: VectorHit[][], truth: number[][]): number {
 }
 
 async function main(): Promise<void> {
-  const { options } = parseArgs(process.argv.slice(2), ['no-hnsw']);
+  const { options } = parseArgs(process.argv.slice(2), ['no-hnsw', 'compare-wasm']);
   const num = (name: string, def: number) => (options.has(name) ? Number(options.get(name)) : def);
   const n = num('n', 10_000);
   const dim = num('dim', 768);
@@ -166,24 +216,39 @@ async function main(): Promise<void> {
   const truth = qs.slice(0, oracleCount).map((q) => bruteForce(data, n, dim, q, 10));
   console.error(`oracle for ${oracleCount} queries done`);
 
-  const pool = new ScanPool({ threads });
+  const kernel = String(options.get('kernel') ?? 'auto') as ScanKernelChoice;
+  const pool = new ScanPool({ threads, kernel });
   const flat = new FlatIndex({ dimensions: dim, pool, initialCapacity: n });
-  for (let i = 0; i < n; i += LOAD_BATCH) {
-    const batch = Array.from({ length: Math.min(LOAD_BATCH, n - i) }, (_, j) => ({
-      rowId: i + j + 1,
-      vector: data.subarray((i + j) * dim, (i + j + 1) * dim),
-      meta: META,
-    }));
-    await flat.upsert(batch);
-  }
-  const flatRun = await timeSearches((q) => flat.search(q, 10), qs);
+  await loadFlat(flat, data, n, dim);
+  const wasmPool = options.has('compare-wasm') ? new ScanPool({ threads, kernel: 'wasm' }) : null;
+  const wasmFlat = wasmPool ? new FlatIndex({ dimensions: dim, pool: wasmPool, initialCapacity: n }) : null;
+  if (wasmFlat) await loadFlat(wasmFlat, data, n, dim);
+  const flatRun = await timeFlat(flat, qs, threads, wasmFlat);
+  const gbPerS = (ms: number) => round((n * dim * 4) / (ms / 1000) / 1e9, 2);
+  const flatP50 = pct(flatRun.flat, 50);
+  const floorP50 = pct(flatRun.floor, 50);
   const flatOut = {
-    p50_ms: round(flatRun.p50),
-    p99_ms: round(flatRun.p99),
-    gb_per_s: round((n * dim * 4) / (flatRun.p50 / 1000) / 1e9, 2),
+    p50_ms: round(flatP50),
+    p99_ms: round(pct(flatRun.flat, 99)),
+    gb_per_s: gbPerS(flatP50),
     recall_at_10: round(recallAt10(flatRun.results, truth), 4),
     threads,
+    kernel: pool.kernel,
+    floor_p50_ms: round(floorP50),
+    floor_p99_ms: round(pct(flatRun.floor, 99)),
+    floor_gb_per_s: gbPerS(floorP50),
+    ratio_to_floor: round(flatP50 / floorP50, 2),
   };
+  const wasmOut = wasmFlat
+    ? {
+        p50_ms: round(pct(flatRun.wasm, 50)),
+        p99_ms: round(pct(flatRun.wasm, 99)),
+        gb_per_s: gbPerS(pct(flatRun.wasm, 50)),
+        ratio_to_floor: round(pct(flatRun.wasm, 50) / floorP50, 2),
+      }
+    : null;
+  await wasmFlat?.close();
+  await wasmPool?.close();
   console.error(`flat: ${JSON.stringify(flatOut)}`);
 
   let hnswOut: Record<string, unknown> | null = null;
@@ -244,6 +309,7 @@ async function main(): Promise<void> {
       n,
       dim,
       flat: flatOut,
+      ...(wasmOut ? { flat_wasm: wasmOut } : {}),
       hnsw: hnswOut,
       data: { clusters, latent, queries: qCount, oracle_queries: oracleCount },
       machine: { cores: availableParallelism(), mem_gb: Math.round(totalmem() / 2 ** 30) },

@@ -209,6 +209,11 @@ export const SETTINGS = {
     () => Math.max(1, availableParallelism()),
     'search worker threads (flat scans), and the threads an HNSW graph is built on',
   ),
+  SEARCH_KERNEL: setting(
+    oneOf('auto', 'native', 'wasm'),
+    'auto' as 'auto' | 'native' | 'wasm',
+    'exact-scan kernel: native (AVX2, salon-hnsw), wasm (128-bit WebAssembly SIMD), or auto (native where the CPU has AVX2 and FMA)',
+  ),
   HN_API_BASE: setting(url('http:', 'https:'), 'https://hacker-news.firebaseio.com/v0', 'Hacker News API base'),
   HN_COMMENT_LIMIT: setting(integer(0, 500), 10, 'top comments kept per HN story'),
   HN_REQUEST_INTERVAL_MS: setting(integer(0, 60_000), 50, 'pause between HN API requests'),

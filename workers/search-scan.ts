@@ -1,7 +1,8 @@
 /**
  * Scan worker of the flat vector index (run by the pool in src/search/scan-pool.ts).
  * Task export `scan`: scores a range (or a list) of rows of the shared memory against the query
- * with the WASM SIMD kernel, block by block, and returns its own top k passing the filter.
+ * and returns its own top k passing the filter: in one call to the native kernel
+ * (src/search/flat/native-kernel.ts), or block by block with the WASM SIMD kernel.
  */
 import { instantiateKernel, type Kernel } from '../src/search/flat/kernel.js';
 import {
@@ -18,6 +19,7 @@ import {
   type ScanTask,
 } from '../src/search/flat/layout.js';
 import { TopK } from '../src/search/flat/top-k.js';
+import { filterSpec, layoutSpec, scanTopNative } from '../src/search/flat/native-kernel.js';
 
 /** Kernels instantiated per index memory; a few, so a replaced index's memory can be freed. */
 const MAX_CACHED_KERNELS = 4;
@@ -37,6 +39,18 @@ function kernelFor(task: ScanTask): Kernel {
 
 /** Scores rows and keeps this task's top k. */
 export function scan(task: ScanTask): ScanResult {
+  return task.kernel === 'native' ? scanNative(task) : scanWasm(task);
+}
+
+function scanNative(task: ScanTask): ScanResult {
+  const { layout: l, slot } = task;
+  // The buffer getter returns a view of the current (possibly grown) length.
+  const memory = new Int32Array(task.memory.buffer as unknown as SharedArrayBuffer);
+  const range = task.rows ? { rows: task.rows } : { start: task.start, end: task.end };
+  return scanTopNative(memory, { ...layoutSpec(l, queryOffset(l, slot)), k: task.k, ...filterSpec(task.filter), ...range });
+}
+
+function scanWasm(task: ScanTask): ScanResult {
   const kernel = kernelFor(task);
   const { layout: l, slot } = task;
   // The buffer getter returns a view of the current (possibly grown) length.

@@ -33,3 +33,50 @@ export declare class Graph {
   write(path: string): Promise<void>;
   writeSync(path: string): void;
 }
+
+/** Where the flat index's rows are in its shared memory (src/search/flat/layout.ts); byte offsets. */
+export interface ScanLayout {
+  /** Byte offset of the query (padded to d16 × 16 floats, zeros after the dimensions). */
+  q: number;
+  /** Byte offset of row 0. */
+  rowsBase: number;
+  /** Bytes per row: the padded vector, then four int32 of metadata (flags, scope, row id, group). */
+  stride: number;
+  /** Padded floats per vector / 16. */
+  d16: number;
+}
+
+/** What one scan call scores and keeps. */
+export interface ScanSpec extends ScanLayout {
+  k: number;
+  /** Bit i set: kind code i passes; 0: any kind. */
+  kindMask: number;
+  /** Source code, or −1 for any. */
+  source: number;
+  includePrivileged: boolean;
+  /** Interned scope ids that pass; null: any scope. */
+  scopes: Int32Array | null;
+  /** Rows [start, end) … */
+  start?: number;
+  end?: number;
+  /** … or only these row slots. */
+  rows?: Int32Array;
+}
+
+/**
+ * Scores the rows against the query, keeps the top k of those passing the filter, and writes
+ * their row ids (from the rows' metadata) and scores into the out arrays, best first (ties: the
+ * smaller id). Returns how many were written. `memory` is any typed array over the index's whole
+ * shared memory; offsets are checked against its length. `portable` forces the portable loop.
+ */
+export declare function scanTop(memory: ArrayBufferView, spec: ScanSpec, outIds: Int32Array, outScores: Float32Array, portable?: boolean): number;
+
+/**
+ * The benchmark floor (bench:search): a plain AVX2/FMA loop, one row at a time, no filter and no
+ * top k, over rows [0, n) on `threads` native threads. Returns its own wall time (thread start
+ * included) and the best score.
+ */
+export declare function scanFloor(memory: ArrayBufferView, spec: ScanLayout & { n: number }, threads: number): { ms: number; best: number };
+
+/** The loop scanTop runs on this CPU: 'avx2' (AVX2 + FMA) or 'portable'. */
+export declare const scanKernel: 'avx2' | 'portable';

@@ -3,3 +3,6 @@
 // can `import { Graph } from 'salon-hnsw'`.
 const binding = require('./build/Release/salon_hnsw.node');
 exports.Graph = binding.Graph;
+exports.scanTop = binding.scanTop;
+exports.scanFloor = binding.scanFloor;
+exports.scanKernel = binding.scanKernel;

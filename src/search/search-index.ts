@@ -7,6 +7,7 @@ import { FlatIndex } from './flat/flat-index.js';
 import type { HnswParams } from './graph/hnsw-protocol.js';
 import { ScanPool } from './flat/scan-pool.js';
 import { TieredIndex, removeSavedGraph, type HnswMode, type TieredIndexOptions } from './tiered-index.js';
+import type { ScanKernelChoice } from './flat/native-kernel.js';
 import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { required, wholeNumber } from '../options.js';
 
@@ -17,6 +18,8 @@ export interface SearchIndexOptions {
   dimensions: number;
   /** Scan worker threads (SEARCH_WORKERS). */
   threads: number;
+  /** The exact scan's kernel (SEARCH_KERNEL; default auto). */
+  kernel?: ScanKernelChoice;
   /** HNSW_THRESHOLD. */
   threshold: number;
   /** DATA_DIR: where the graph is saved. */
@@ -124,7 +127,7 @@ export class SearchIndex implements VectorIndex {
       return this.tiered;
     }
     const tiered = new TieredIndex({
-      flat: new FlatIndex({ dimensions, pool: (this.pool ??= new ScanPool({ threads: this.options.threads })) }),
+      flat: new FlatIndex({ dimensions, pool: (this.pool ??= new ScanPool({ threads: this.options.threads, kernel: this.options.kernel })) }),
       threshold: this.options.threshold,
       dir: this.options.dir,
       fingerprint: `${this.options.model}@${dimensions}`,

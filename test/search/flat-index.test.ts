@@ -1,4 +1,4 @@
-// The flat index (worker pool + WASM kernel) against exact brute force. Needs the build (workers run from dist/).
+// The flat index (worker pool + native or WASM kernel) against exact brute force. Needs the build (workers run from dist/).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlatIndex } from '../../src/search/flat/flat-index.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
@@ -34,13 +34,14 @@ describe('TopK', () => {
   });
 });
 
-describe('FlatIndex', () => {
+describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => {
   let pool: ScanPool;
   let index: FlatIndex;
   let rows: VectorEntry[];
 
   beforeAll(async () => {
-    pool = new ScanPool({ threads: 2 });
+    pool = new ScanPool({ threads: 2, kernel });
+    expect(pool.kernel).toBe(kernel);
     // A tiny initial capacity and task size: the load grows the memory several times and searches split.
     index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8, minRowsPerTask: 100 });
     rows = entries(clustered(1500, DIM, 12, 1));
@@ -130,8 +131,8 @@ describe('FlatIndex', () => {
   });
 
   it('gives the same answers with one worker and with three', async () => {
-    const one = new ScanPool({ threads: 1 });
-    const three = new ScanPool({ threads: 3 });
+    const one = new ScanPool({ threads: 1, kernel });
+    const three = new ScanPool({ threads: 3, kernel });
     const a = new FlatIndex({ dimensions: DIM, pool: one, minRowsPerTask: 50 });
     const b = new FlatIndex({ dimensions: DIM, pool: three, minRowsPerTask: 50 });
     try {

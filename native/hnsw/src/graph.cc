@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hnswlib/hnswlib.h"
+#include "scan.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -681,7 +682,7 @@ Napi::Value Graph::Read(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-Napi::Object InitAll(Napi::Env env, Napi::Object exports) { return Graph::Init(env, exports); }
+Napi::Object InitAll(Napi::Env env, Napi::Object exports) { return salon::InitScan(env, Graph::Init(env, exports)); }
 
 }  // namespace
 

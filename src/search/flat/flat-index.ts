@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import { instantiateKernel, type Kernel } from './kernel.js';
+import { layoutSpec, nativeScan, scanTopNative } from './native-kernel.js';
 import {
   BLOCK_ROWS,
   MAX_PAGES,
@@ -43,6 +44,8 @@ export const DEFAULT_INITIAL_CAPACITY = 1024;
 export const DEFAULT_MIN_ROWS_PER_TASK = 2048;
 /** Scratch slots (concurrent searches) at most; beyond, searches get ERR_SEARCH_BUSY. */
 const MAX_SLOTS = 256;
+/** The native kernel's filter fields that let every row pass. */
+const ANY_ROW = { kindMask: 0, source: -1, includePrivileged: true, scopes: null } as const;
 
 export interface FlatIndexOptions {
   dimensions: number;
@@ -171,7 +174,17 @@ export class FlatIndex implements VectorIndex {
         const start = Math.floor((total * t) / tasks);
         const end = Math.floor((total * (t + 1)) / tasks);
         const range = rows ? { start: 0, end: 0, rows: rows.subarray(start, end) } : { start, end };
-        return this.pool.scan({ storeId: this.storeId, memory: this.memory, layout: this.layout, slot, task: t, k, filter, ...range });
+        return this.pool.scan({
+          storeId: this.storeId,
+          kernel: this.pool.kernel,
+          memory: this.memory,
+          layout: this.layout,
+          slot,
+          task: t,
+          k,
+          filter,
+          ...range,
+        });
       });
       const merged = new TopK(k);
       for (const r of await Promise.all(parts)) for (let i = 0; i < r.rowIds.length; i++) merged.push(r.rowIds[i], r.scores[i]);
@@ -196,16 +209,17 @@ export class FlatIndex implements VectorIndex {
   /**
    * Exact cosine similarity of `query` with each of `hits`' rows, best first; rows no longer in the
    * index are dropped. For approximate hits (the graph stores vectors in eight bits). Scored on the
-   * main thread with the SIMD kernel, which reads each row in one sweep (about twice as fast as a
-   * scalar loop inside an ask here).
+   * main thread with the pool's kernel, which reads each row in one sweep (the WebAssembly one is
+   * about twice as fast as a scalar loop inside an ask here).
    */
   rescore(query: Float32Array, hits: VectorHit[]): VectorHit[] {
     checkQuery(query, this.dimensions);
-    const kernel = (this.kernel ??= instantiateKernel(this.memory));
     const { layout } = this;
     const q = queryOffset(layout, this.rescoreSlot);
     normalizeInto(query, this.f32, q >> 2);
     this.f32.fill(0, (q >> 2) + this.dimensions, (q >> 2) + layout.padded);
+    if (this.pool.kernel === 'native') return this.rescoreNative(q, hits);
+    const kernel = (this.kernel ??= instantiateKernel(this.memory));
     const indices = indicesOffset(layout, this.rescoreSlot, 0);
     const scores = scoresOffset(layout, this.rescoreSlot, 0);
     const out: VectorHit[] = [];
@@ -221,6 +235,33 @@ export class FlatIndex implements VectorIndex {
       block.forEach((rowId, i) => out.push({ rowId, score: Math.min(1, this.f32[(scores >> 2) + i]) }));
     }
     return out.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
+  }
+
+  /**
+   * The benchmark floor over this index's rows (bench:search): salon-hnsw's plain AVX2 loop on
+   * `threads` native threads, no pool, filter or top k. Not a search path.
+   */
+  floorScan(query: Float32Array, threads: number): { ms: number; best: number } {
+    checkQuery(query, this.dimensions);
+    const binding = nativeScan();
+    if (!binding) throw new Error('the native binding (salon-hnsw) is not built');
+    const q = queryOffset(this.layout, this.rescoreSlot);
+    normalizeInto(query, this.f32, q >> 2);
+    this.f32.fill(0, (q >> 2) + this.dimensions, (q >> 2) + this.layout.padded);
+    return binding.scanFloor(this.i32, { ...layoutSpec(this.layout, q), n: this.count }, threads);
+  }
+
+  /** rescore through the native kernel: every listed row, unfiltered, as one top-k of them all. */
+  private rescoreNative(q: number, hits: VectorHit[]): VectorHit[] {
+    const slots: number[] = [];
+    for (const h of hits) {
+      const slot = this.rowToSlot.get(h.rowId);
+      if (slot !== undefined) slots.push(slot);
+    }
+    if (slots.length === 0) return [];
+    const rows = Int32Array.from(new Set(slots));
+    const { rowIds, scores } = scanTopNative(this.i32, { ...layoutSpec(this.layout, q), k: rows.length, ...ANY_ROW, rows });
+    return Array.from(rowIds, (rowId, i) => ({ rowId, score: Math.min(1, scores[i]) }));
   }
 
   /** The heads of rows (their group and title flag), undefined for rows not held. */

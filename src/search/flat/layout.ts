@@ -115,6 +115,8 @@ export interface EncodedFilter {
 export interface ScanTask {
   /** Identifies the index, so a worker instantiates the kernel once per memory. */
   storeId: string;
+  /** The kernel that scores (the pool's, see native-kernel.ts). */
+  kernel: 'native' | 'wasm';
   memory: WebAssembly.Memory;
   layout: Layout;
   slot: number;

@@ -7,6 +7,7 @@ import { errors } from '../../errors.js';
 import type { ScanResult, ScanTask } from './layout.js';
 import { builtWorkerFile } from '../../worker-files.js';
 import { wholeNumber } from '../../options.js';
+import { resolveKernel, type ScanKernelChoice } from './native-kernel.js';
 
 /** Queued tasks allowed per thread before scans are refused (backpressure, not unbounded latency). */
 export const DEFAULT_QUEUE_PER_THREAD = 32;
@@ -25,12 +26,16 @@ export interface ScanPoolOptions {
   idleTimeoutMs?: number;
   /** Queued tasks per thread before ERR_SEARCH_BUSY. */
   queuePerThread?: number;
+  /** The scoring kernel (SEARCH_KERNEL); `auto` (default): native where the CPU has AVX2 and FMA. */
+  kernel?: ScanKernelChoice;
 }
 
 export class ScanPool {
   readonly threads: number;
   /** Tasks that may wait in the queue; also bounds concurrent searches (see FlatIndex slots). */
   readonly maxQueue: number;
+  /** The kernel every scan of this pool runs. */
+  readonly kernel: 'native' | 'wasm';
   private readonly pool: Piscina;
   private closed = false;
 
@@ -39,6 +44,7 @@ export class ScanPool {
     const minThreads = wholeNumber('ScanPool', 'minThreads', options.minThreads ?? this.threads, 0);
     if (minThreads > this.threads) throw new RangeError(`ScanPool: options.minThreads (${minThreads}) exceeds options.threads (${this.threads})`);
     const idleTimeout = wholeNumber('ScanPool', 'idleTimeoutMs', options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, 0);
+    this.kernel = resolveKernel(options.kernel ?? 'auto');
     this.maxQueue = this.threads * wholeNumber('ScanPool', 'queuePerThread', options.queuePerThread ?? DEFAULT_QUEUE_PER_THREAD, 1);
     this.pool = new Piscina({
       filename: builtWorkerFile('search-scan.js'),
