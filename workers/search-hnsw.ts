@@ -4,11 +4,23 @@
  * (src/search/hnsw-worker-client.ts is its only client): building, searching and saving all happen here,
  * off the event loop. A batch of adds runs on `threads` native threads at once.
  */
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { Graph } from 'salon-hnsw';
 import { checkGraphFile, saveGraphFile } from '../src/search/graph/hnsw-files.js';
 import { GRAPH_ENCODING } from '../src/search/graph/hnsw-worker-client.js';
 import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/graph/hnsw-protocol.js';
+
+// Lowest CPU priority for this thread and the native threads a build starts from it (Linux applies
+// a priority set with pid 0 to the calling thread alone, and new threads inherit it): a build keeps
+// every core busy for seconds, and the event loop must win each core back the moment it wakes.
+if (process.platform === 'linux') {
+  try {
+    setPriority(19);
+  } catch {
+    // Not permitted here: the build runs at normal priority.
+  }
+}
 
 let index: Graph | null = null;
 /** Native threads per batch of adds (the graph's build parallelism). */

@@ -313,7 +313,7 @@ export class TieredIndex implements VectorIndex {
     const rowIds = this.flat.rowIds();
     await graph.init(Math.ceil(rowIds.length * 1.25));
     for (let i = 0; i < rowIds.length && !this.closed; i += BUILD_BATCH) {
-      const batch = rowIds.slice(i, i + BUILD_BATCH);
+      const batch = rowIds.subarray(i, i + BUILD_BATCH);
       const vectors = new Float32Array(batch.length * this.dimensions);
       const found = this.flat.copyVectors(batch, vectors);
       await graph.add(found, vectors.subarray(0, found.length * this.dimensions).slice());

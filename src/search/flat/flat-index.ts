@@ -274,15 +274,19 @@ export class FlatIndex implements VectorIndex {
     });
   }
 
-  /** Row ids in slot order (a snapshot). */
-  rowIds(): number[] {
-    return Array.from({ length: this.count }, (_, s) => this.i32[this.metaWord(s) + META_ROW_ID]);
+  /** Row ids in slot order (a snapshot; a plain loop: 100K rows through Array.from held the event loop ~6 ms). */
+  rowIds(): Int32Array {
+    const out = new Int32Array(this.count);
+    const words = this.layout.stride >> 2;
+    for (let s = 0, m = this.metaWord(0) + META_ROW_ID; s < out.length; s++, m += words) out[s] = this.i32[m];
+    return out;
   }
 
   /** Copies the (normalised) vectors of `rowIds` that still exist into `out`, packed; returns those ids. */
-  copyVectors(rowIds: number[], out: Float32Array): number[] {
+  copyVectors(rowIds: ArrayLike<number>, out: Float32Array): number[] {
     const found: number[] = [];
-    for (const rowId of rowIds) {
+    for (let i = 0; i < rowIds.length; i++) {
+      const rowId = rowIds[i];
       const slot = this.rowToSlot.get(rowId);
       if (slot === undefined) continue;
       const from = rowOffset(this.layout, slot) >> 2;
