@@ -312,6 +312,8 @@ async function main(): Promise<void> {
     if (oneRoom && memoryChunks) {
       const t1 = performance.now();
       await rememberWindows(app.salon.store, app.salon.memory, oneRoom.id, memoryChunks);
+      // As for documents: the memory's graph (above MEMORY_HNSW_THRESHOLD) built, not being built.
+      await (app.salon.memoryIndex as { settled?: () => Promise<void> }).settled?.();
       console.error(
         `${await store.countMemoryChunks((await store.ensureMainThread(oneRoom.id)).id)} memory chunks in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
       );

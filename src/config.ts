@@ -209,6 +209,11 @@ export const SETTINGS = {
     () => Math.max(1, availableParallelism()),
     'search worker threads (flat scans), and the threads an HNSW graph is built on',
   ),
+  MEMORY_HNSW_THRESHOLD: setting(
+    integer(0, 100_000_000),
+    5_000,
+    'conversation-memory chunks above which a thread holding many of them is searched through an HNSW graph (built in the background, never saved)',
+  ),
   SEARCH_KERNEL: setting(
     oneOf('auto', 'native', 'wasm'),
     'auto' as 'auto' | 'native' | 'wasm',

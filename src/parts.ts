@@ -104,18 +104,20 @@ export function createVectorIndex(config: Config, embedder: { model: string; dim
 }
 
 /**
- * The vector index of conversation memory: exact scans only (a search covers one thread's chunks,
- * which the index lists by scope, so a graph would not help), on SEARCH_WORKERS scan threads of its
- * own, never saved (rebuilt from the store at every start, so it always matches the embedder).
+ * The vector index of conversation memory, on SEARCH_WORKERS scan threads of its own. A search
+ * covers one thread's chunks, which the index lists by scope: a thread of few chunks is scanned
+ * exactly; above MEMORY_HNSW_THRESHOLD chunks in all, a thread holding many of them (one long
+ * discussion) is searched through an HNSW graph, as documents are (TieredIndex). Neither is saved:
+ * both are rebuilt from the store at every start, so they always match the embedder.
  */
-export function createMemoryIndex(config: Config, embedder: { model: string; dimensions: number }, options: { log?: Logger } = {}): SearchIndex {
+export function createMemoryIndex(config: Config, embedder: { model: string; dimensions: number }, options: VectorIndexOptions = {}): SearchIndex {
   return new SearchIndex({
     model: embedder.model,
     dimensions: embedder.dimensions,
     threads: config.SEARCH_WORKERS,
     kernel: config.SEARCH_KERNEL,
-    threshold: config.HNSW_THRESHOLD,
-    hnswMode: 'off',
+    threshold: config.MEMORY_HNSW_THRESHOLD,
+    hnswMode: options.hnswMode,
     log: options.log,
   });
 }

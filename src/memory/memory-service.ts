@@ -144,7 +144,7 @@ export class MemoryService implements MemorySearch {
       found.set(h.chunkId, { ...entry, lexical: h.score / top, line: h.line });
     }
     const ranked = [...found.entries()].sort(([, a], [, b]) => b.score + LINE_WEIGHT * b.lexical - (a.score + LINE_WEIGHT * a.lexical)).slice(0, k);
-    const chunks = new Map((await store.getMemoryChunks(ranked.map(([id]) => id))).map((c) => [c.id, c]));
+    const chunks = new Map((await store.getMemoryChunkTexts(ranked.map(([id]) => id))).map((c) => [c.id, c]));
     return ranked.flatMap(([id, f]) => (chunks.has(id) ? [{ chunk: chunks.get(id)!, score: f.score, ...(f.line ? { line: f.line } : {}) }] : []));
   }
 

@@ -17,6 +17,12 @@ import { required, wholeNumber } from '../options.js';
 
 /** Filters passing fewer than this fraction of rows are answered by an exact subset scan. */
 export const SELECTIVE_FRACTION = 0.1;
+/**
+ * A scope filter passing at most this many rows is answered by an exact scan of them (the flat
+ * index lists a scope's rows) however large a share they are: at 2048 dimensions the native kernel
+ * reads that many listed rows in about a millisecond on two threads, and the answer is exact.
+ */
+export const EXACT_SCAN_ROWS = 2048;
 /** The graph is dropped when the count falls below threshold × this (hysteresis against flapping). */
 export const DOWNSHIFT_FACTOR = 0.9;
 /** Vectors sent per message while building: ~1.5 MB at 768 dims, about a millisecond of main-thread copying. */
@@ -163,7 +169,9 @@ export class TieredIndex implements VectorIndex {
     if (!graph || graph.busy) return exactAll();
     const enc = this.flat.stats.encode(filter);
     const fraction = this.flat.stats.fraction(enc);
-    if (enc.scopes || fraction < SELECTIVE_FRACTION) return exactAll();
+    // A scope (a room's or a thread's rows) is searched in the graph too when it holds most of the
+    // index: conversation memory is often one long thread.
+    if (fraction < SELECTIVE_FRACTION || (enc.scopes && fraction * this.flat.size <= EXACT_SCAN_ROWS)) return exactAll();
     const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
     const found = await graph.searchMany(queries, fetch);
     const passes = this.flat.passing(enc);

@@ -19,7 +19,17 @@ import { insertMemory, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as threads from './postgres-threads.js';
-import { type Row, rowToChunk, rowToIndexChange, rowToItem, rowToMessage, rowToStoredMemoryChunk, vectorToBlob } from './rows.js';
+import {
+  MEMORY_CHUNK_TEXT_COLUMNS,
+  type Row,
+  rowToChunk,
+  rowToIndexChange,
+  rowToItem,
+  rowToMemoryChunk,
+  rowToMessage,
+  rowToStoredMemoryChunk,
+  vectorToBlob,
+} from './rows.js';
 import type {
   ChangeTarget,
   IndexChange,
@@ -313,6 +323,12 @@ export class PostgresStore implements Store {
     if (!ids.length) return [];
     const { rows } = await this.db.query('SELECT * FROM memory_chunks WHERE id = ANY($1::bigint[])', [ids]);
     return inOrder(ids, rows, (r) => r.id).map(rowToStoredMemoryChunk);
+  }
+
+  async getMemoryChunkTexts(ids: number[]): Promise<MemoryChunk[]> {
+    if (!ids.length) return [];
+    const { rows } = await this.db.query(`SELECT id, ${MEMORY_CHUNK_TEXT_COLUMNS} FROM memory_chunks WHERE id = ANY($1::bigint[])`, [ids]);
+    return inOrder(ids, rows, (r) => r.id).map(rowToMemoryChunk);
   }
 
   async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {

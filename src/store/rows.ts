@@ -50,6 +50,9 @@ export function messageValues(message: Message): unknown[] {
 /** The columns of a memory_chunks row, in the order memoryChunkValues gives them. */
 export const MEMORY_CHUNK_COLUMNS =
   'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, vector, vector_model, fusion, lineage';
+/** The columns a MemoryChunk is read from (all but the vector and its model), id aside. */
+export const MEMORY_CHUNK_TEXT_COLUMNS =
+  'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, fusion, lineage';
 
 export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): unknown[] {
   return [

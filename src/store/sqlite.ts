@@ -20,6 +20,7 @@ import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots,
 import {
   type Row,
   MEMORY_CHUNK_COLUMNS,
+  MEMORY_CHUNK_TEXT_COLUMNS,
   MESSAGE_COLUMNS,
   blobToVector,
   itemToRow,
@@ -29,6 +30,7 @@ import {
   rowToChunk,
   rowToIndexChange,
   rowToItem,
+  rowToMemoryChunk,
   rowToMessage,
   rowToStoredMemoryChunk,
   vectorToBlob,
@@ -586,6 +588,10 @@ export class SqliteStore implements Store {
 
   async getMemoryChunks(ids: number[]): Promise<StoredMemoryChunk[]> {
     return this.selectIn('SELECT * FROM memory_chunks WHERE id', ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
+  }
+
+  async getMemoryChunkTexts(ids: number[]): Promise<MemoryChunk[]> {
+    return this.selectIn(`SELECT id, ${MEMORY_CHUNK_TEXT_COLUMNS} FROM memory_chunks WHERE id`, ids, (r) => r.id as number).map(rowToMemoryChunk);
   }
 
   async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {

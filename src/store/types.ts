@@ -294,6 +294,8 @@ export interface Store {
   touchMemoryChunk(id: number, now: string): Promise<boolean>;
   /** Several chunks (with their vectors) in one read, in the order asked; unknown ids are left out. */
   getMemoryChunks(ids: number[]): Promise<StoredMemoryChunk[]>;
+  /** The same without their vectors (8 KB each at 2048 dimensions), for what cites them: an ask's memory search. */
+  getMemoryChunkTexts(ids: number[]): Promise<MemoryChunk[]>;
   /** Chunks with id > afterId in id order, with their vectors, for rebuilding the memory index. */
   scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]>;
   countMemoryChunks(threadId: string): Promise<number>;

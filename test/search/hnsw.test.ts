@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FlatIndex } from '../../src/search/flat/flat-index.js';
 import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
-import { TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
+import { EXACT_SCAN_ROWS, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
 import type { VectorEntry } from '../../src/search/types.js';
 import { tempDir } from '../helpers.js';
 import { clustered, entries, exact, near, recall } from './helpers.js';
@@ -153,6 +153,31 @@ describe('TieredIndex', () => {
     expect(index.searches.flat).toBe(before.flat + 1);
     expect(index.searches.hnsw).toBe(before.hnsw);
     expect(got.map((h) => h.rowId)).toEqual(exact(rows, query, 10, filter).map((h) => h.rowId));
+  });
+
+  it('searches the graph for a scope of many rows (one long thread), the exact rows for a scope of few however large its share', async () => {
+    // The short thread holds about 30 % of the rows, above SELECTIVE_FRACTION, but fewer than EXACT_SCAN_ROWS.
+    const longRows = EXACT_SCAN_ROWS + 200;
+    const rows = entries(clustered(longRows + 1000, DIM, 10, 25)).map((r, i) => ({
+      ...r,
+      meta: { ...r.meta, scope: i < longRows ? 'thread_long' : 'thread_short', privileged: false },
+    }));
+    const index = tiered(100);
+    await index.upsert(rows);
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    const long = { scopes: ['thread_long'] };
+    const before = { ...index.searches };
+    const query = near(rows[7].vector, 11);
+    const got = await index.search(query, 10, long);
+    expect(index.searches.hnsw).toBe(before.hnsw + 1);
+    expect(got.every((h) => h.rowId < rows[longRows].rowId)).toBe(true);
+    expect(recall(got, exact(rows, query, 10, long))).toBeGreaterThanOrEqual(0.9);
+    const short = { scopes: ['thread_short'] };
+    const shortQuery = near(rows[longRows + 500].vector, 12);
+    const shortHits = await index.search(shortQuery, 10, short);
+    expect(index.searches.flat).toBe(before.flat + 1);
+    expect(shortHits.map((h) => h.rowId)).toEqual(exact(rows, shortQuery, 10, short).map((h) => h.rowId));
   });
 
   it('saves the graph atomically and loads it at the next start instead of rebuilding', async () => {

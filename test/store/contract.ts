@@ -357,6 +357,11 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         const [read] = await store.getMemoryChunks([a.id]);
         expect(read.vectorModel).toBe('m@3');
         expect([...read.vector!]).toEqual([...v]);
+        // What an ask cites: the same chunk without its vector.
+        const [text] = await store.getMemoryChunkTexts([a.id, 999]);
+        expect(text).toEqual(a);
+        expect(text).not.toHaveProperty('vector');
+        expect(await store.getMemoryChunkTexts([])).toEqual([]);
         const b = await store.addMemoryChunk(chunk('t1', 'without'), at(1));
         await store.setMemoryVector(b.id, Float32Array.from([1, 0, 0]), 'n@3');
         expect((await store.scanThreadMemory('t1', a.id, 10)).map((c) => [c.id, c.vectorModel, [...c.vector!]])).toEqual([[b.id, 'n@3', [1, 0, 0]]]);

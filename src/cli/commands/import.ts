@@ -43,7 +43,7 @@ const importCommand: Command = {
     const config = loadConfig();
     const store = openStore(config, { mustExist: true });
     const ai = createAi(config, store);
-    const index = createMemoryIndex(config, ai.embedder);
+    const index = createMemoryIndex(config, ai.embedder, { hnswMode: 'off' });
     let bar: ProgressBar | null = null;
     const memory = new MemoryService({
       store,

@@ -75,7 +75,7 @@ const threadsCommand: Command = {
     const config = loadConfig();
     const store = openStore(config, { mustExist: true });
     const ai = createAi(config, store);
-    const index = createMemoryIndex(config, ai.embedder);
+    const index = createMemoryIndex(config, ai.embedder, { hnswMode: 'off' });
     const memory = new MemoryService({
       store,
       embedder: ai.embedder,
