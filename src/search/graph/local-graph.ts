@@ -10,8 +10,11 @@ import { Graph } from 'salon-hnsw';
 import { GRAPH_ENCODING } from './hnsw-worker-client.js';
 import type { VectorHit } from '../types.js';
 
-/** Vectors added per slice before the event loop gets a turn (one add is ~0.3–1 ms on a large graph). */
-const ADD_SLICE = 8;
+/**
+ * The event loop gets a turn once adds have run this long: one add is ~0.3–1 ms on a large graph
+ * (more at 2048 dimensions), so a fixed count of adds per slice could hold the loop for many ms.
+ */
+const ADD_SLICE_MS = 2;
 
 export class LocalGraph {
   private readonly index: Graph;
@@ -77,11 +80,14 @@ export class LocalGraph {
     return this.enqueue(async () => {
       const d = this.dimensions;
       const labels = Uint32Array.from(ids);
-      for (let i = 0; i < ids.length; i += ADD_SLICE) {
-        if (i > 0) await new Promise((r) => setImmediate(r));
-        const end = Math.min(ids.length, i + ADD_SLICE);
+      let sliceStart = performance.now();
+      for (let i = 0; i < ids.length; i++) {
+        if (performance.now() - sliceStart >= ADD_SLICE_MS) {
+          await new Promise((r) => setImmediate(r));
+          sliceStart = performance.now();
+        }
         // A label added again simply overwrites its element (hnswlib updates it in place).
-        this.index.addPoints(vectors.subarray(i * d, end * d), labels.subarray(i, end), 1);
+        this.index.addPoints(vectors.subarray(i * d, (i + 1) * d), labels.subarray(i, i + 1), 1);
       }
     });
   }
