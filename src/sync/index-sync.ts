@@ -4,7 +4,9 @@
  * change log and sends the entry on the ChangeFeed; the others look the ids up in the store and
  * index what is there, dropping what is not, so applying an entry twice or out of order does no
  * harm. Entries a node did not hear (Redis away, the node starting) it reads from the log: after
- * the feed comes back, after a notice that skipped seqs, and every `resyncMs`.
+ * the feed comes back, after a notice that skipped seqs, and every `resyncMs`. A lone node logs and
+ * sends nothing but reads the log too: commands run beside it (`salon ingest`, `import`, `threads`)
+ * log what they change there (OfflineChanges).
  */
 import { silentLogger, type Logger } from '../logger.js';
 import { positiveNumber, required } from '../options.js';
@@ -62,7 +64,7 @@ export class IndexSync {
 
   /** Notes where the log stands. Call before the indexes load from the store: what is logged later is applied after. */
   async begin(): Promise<void> {
-    if (this.options.feed.shared) this.newest = await this.options.store.lastIndexChange();
+    this.newest = await this.options.store.lastIndexChange();
   }
 
   /** Whether the node follows the feed (its indexes are loaded and `start` has run). */
@@ -72,7 +74,7 @@ export class IndexSync {
 
   /** The indexes are loaded: applies what was logged since `begin`, then follows the feed. */
   start(): void {
-    if (!this.options.feed.shared || this.closed || this.started) return;
+    if (this.closed || this.started) return;
     this.started = true;
     this.catchUp();
     this.timer = setInterval(() => this.catchUp(), this.resyncMs);

@@ -7,6 +7,7 @@
  *
  * A running server's memory picks up the imported chunks when it next starts.
  */
+import { OfflineChanges } from '../../sync/offline-changes.js';
 import { readFile } from 'node:fs/promises';
 import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
@@ -44,6 +45,8 @@ const importCommand: Command = {
     const store = openStore(config, { mustExist: true });
     const ai = createAi(config, store);
     const index = createMemoryIndex(config, ai.embedder, { hnswMode: 'off' });
+    // Servers sharing the store follow the memory this command changes through the change log.
+    const changes = new OfflineChanges(store);
     let bar: ProgressBar | null = null;
     const memory = new MemoryService({
       store,
@@ -51,6 +54,7 @@ const importCommand: Command = {
       index,
       maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
       retentionDays: config.MEMORY_RETENTION_DAYS,
+      onChanged: (ids) => changes.record('memory', ids),
       onStored: (chunk) => chunk.messageIds.forEach(() => bar?.tick()),
     });
     try {
@@ -73,6 +77,7 @@ const importCommand: Command = {
     } finally {
       await memory.close();
       await index.close();
+      await changes.flush();
       await store.close();
     }
   },

@@ -6,6 +6,7 @@
  *
  * A running server's vector index picks up CLI-ingested chunks when it next rebuilds from the store.
  */
+import { OfflineChanges } from '../../sync/offline-changes.js';
 import { loadConfig, type Config } from '../../config.js';
 import { defaultIngestDeps } from '../../content/ingest/ingest-deps.js';
 import { IngestService, type IngestRequest } from '../../content/ingest/ingest.js';
@@ -84,9 +85,16 @@ export async function ingestCommand(
     return EXIT_USAGE;
   }
   const store = openStore(config);
+  // Servers sharing the store index the new chunks when they read the change log.
+  const changes = new OfflineChanges(store);
   const service = new IngestService({
     store,
-    pipeline: createItemPipeline({ store, bodyMaxChars: config.BODY_MAX_CHARS, chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP } }),
+    pipeline: createItemPipeline({
+      store,
+      bodyMaxChars: config.BODY_MAX_CHARS,
+      chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP },
+      sink: () => changes.chunkSink,
+    }),
     deps: defaultIngestDeps(config),
     hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
     bodyMaxChars: config.BODY_MAX_CHARS,
@@ -109,6 +117,7 @@ export async function ingestCommand(
   } finally {
     process.off('SIGINT', interrupt);
     await service.close();
+    await changes.flush();
     await store.close();
   }
 }

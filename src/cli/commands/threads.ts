@@ -5,6 +5,7 @@
  * print lines unless `--json`); a refused operation exits 1 with its catalogue code and changes
  * nothing. A running server's memory index picks the changes up when it next starts.
  */
+import { OfflineChanges } from '../../sync/offline-changes.js';
 import { readFile } from 'node:fs/promises';
 import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
@@ -76,12 +77,15 @@ const threadsCommand: Command = {
     const store = openStore(config, { mustExist: true });
     const ai = createAi(config, store);
     const index = createMemoryIndex(config, ai.embedder, { hnswMode: 'off' });
+    // Servers sharing the store follow the memory this command changes through the change log.
+    const changes = new OfflineChanges(store);
     const memory = new MemoryService({
       store,
       embedder: ai.embedder,
       index,
       maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
       retentionDays: config.MEMORY_RETENTION_DAYS,
+      onChanged: (ids) => changes.record('memory', ids),
     });
     const bridges = new ThreadBridges(store, memory);
     const threads = new ThreadService({ store, memory, chat: ai.chat, bridges });
@@ -159,6 +163,7 @@ const threadsCommand: Command = {
       bridges.close();
       await memory.close();
       await index.close();
+      await changes.flush();
       await store.close();
     }
   },
