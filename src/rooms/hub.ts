@@ -24,6 +24,9 @@ import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, Roo
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
 
+/** Rooms GET /api/v1/rooms lists at most (the busiest). */
+export const MAX_LISTED_ROOMS = 500;
+
 export interface RoomHubDeps {
   store: Store;
   identity: Identity;
@@ -268,6 +271,25 @@ export class RoomHub implements SessionHost, RoomOutlet {
       out.push({ id: room.id, kind: room.info.kind, title: room.info.title, members: room.memberCount });
     }
     return out.sort((a, b) => b.members - a.members || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Active rooms on every node, busiest first; only `ids` when given. Rooms live here count as
+   * this node sees them; the others come from the shared presence (at most MAX_LISTED_ROOMS).
+   */
+  async listActiveRooms(ids?: string[]): Promise<RoomSummary[]> {
+    const local = this.listRooms(ids);
+    const known = new Set(local.map((r) => r.id));
+    const wanted = ids ? new Set(ids) : null;
+    const remote = (await this.sync.activeRooms(MAX_LISTED_ROOMS)).filter((r) => !known.has(r.roomId) && (!wanted || wanted.has(r.roomId)));
+    const described = await Promise.all(
+      remote.map(async (r): Promise<RoomSummary[]> => {
+        const info = await this.resolve(r.roomId).catch(() => null);
+        return info ? [{ id: r.roomId, kind: info.kind, title: info.title, members: r.count }] : [];
+      }),
+    );
+    const all = [...local, ...described.flat()];
+    return all.sort((a, b) => b.members - a.members || a.id.localeCompare(b.id)).slice(0, MAX_LISTED_ROOMS);
   }
 
   /** A room, live or not; null when there is no such room. */

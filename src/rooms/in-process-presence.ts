@@ -30,6 +30,11 @@ export class InProcessPresence implements RoomPresence {
     return room ? [...room.values()].map((e) => ({ ...e })).sort((a, b) => a.since - b.since) : [];
   }
 
+  async activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
+    const out = [...this.table].map(([roomId, room]) => ({ roomId, count: new Set([...room.values()].map((e) => e.id)).size }));
+    return out.sort((a, b) => b.count - a.count || a.roomId.localeCompare(b.roomId)).slice(0, max);
+  }
+
   /** Entries here never expire: a node that stops removes its own. */
   async stale(): Promise<string[]> {
     return [];

@@ -104,6 +104,16 @@ export class NodeSync {
     return { members: [...seen.values()].slice(0, max), count: seen.size };
   }
 
+  /** Rooms with members on any node (at most `max`, busiest first); [] when the shared presence cannot be read. */
+  async activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
+    try {
+      return await this.deps.bus.presence.activeRooms(max);
+    } catch (err) {
+      this.deps.log.debug({ err }, 'presence read failed');
+      return [];
+    }
+  }
+
   /** Stops rechecking and sends the announcements still pending (the leaves of a closing node). */
   close(): void {
     if (this.timer) clearInterval(this.timer);

@@ -4,7 +4,9 @@
  * they expire on Redis's clock. Each node rewrites its own entries every heartbeat with a new
  * expiry, so the entries of a node that dies stop being listed within `ttlMs`; entries expired
  * for another `ttlMs` are deleted by whichever node next writes the room (nodes notice the
- * expiry in between), and a room nobody writes any more expires as a key.
+ * expiry in between), and a room nobody writes any more expires as a key. `<prefix>presence-rooms`
+ * lists the rooms with entries, each scored by when its newest entry expires, so any node can list
+ * every active room without scanning keys.
  */
 import type { RedisLink } from './redis-link.js';
 import type { PresenceEntry, RoomPresence } from './types.js';
@@ -58,9 +60,11 @@ export class RedisPresence implements RoomPresence {
     const key = this.key(roomId);
     const tx = this.link.cmd.multi();
     if (old && old !== entry) tx.zrem(key, old);
+    const expires = this.link.now() + this.ttlMs;
     await tx
-      .zadd(key, this.link.now() + this.ttlMs, entry)
+      .zadd(key, expires, entry)
       .pexpire(key, this.ttlMs * 2)
+      .zadd(this.roomsKey, 'GT', expires, roomId)
       .exec();
   }
 
@@ -95,6 +99,26 @@ export class RedisPresence implements RoomPresence {
     return roomIds.filter((_, i) => Number(counts[i]?.[1] ?? 0) > 0);
   }
 
+  async activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
+    this.ensureUp();
+    const now = this.link.now();
+    const ids = await this.link.cmd.zrangebyscore(this.roomsKey, now, '+inf');
+    if (!ids.length) return [];
+    const pipe = this.link.cmd.pipeline();
+    for (const id of ids) pipe.zrangebyscore(this.key(id), now, '+inf');
+    const replies = (await pipe.exec()) ?? [];
+    const out: { roomId: string; count: number }[] = [];
+    ids.forEach((roomId, i) => {
+      const users = new Set<string>();
+      for (const raw of (replies[i]?.[1] as string[] | undefined) ?? []) {
+        const e = parseEntry(raw);
+        if (e) users.add(e.id);
+      }
+      if (users.size) out.push({ roomId, count: users.size });
+    });
+    return out.sort((a, b) => b.count - a.count || a.roomId.localeCompare(b.roomId)).slice(0, max);
+  }
+
   /** Rewrites every entry of this node with a fresh expiry, and deletes long-expired ones. */
   async heartbeat(): Promise<void> {
     if (!this.link.isUp) return;
@@ -111,6 +135,8 @@ export class RedisPresence implements RoomPresence {
       pipe.zremrangebyscore(key, '-inf', `(${now - this.ttlMs}`);
       pipe.pexpire(key, this.ttlMs * 2);
     }
+    pipe.zadd(this.roomsKey, 'GT', ...[...this.own.keys()].flatMap((roomId) => [now + this.ttlMs, roomId]));
+    pipe.zremrangebyscore(this.roomsKey, '-inf', `(${now - this.ttlMs}`);
     await pipe.exec();
   }
 
@@ -122,6 +148,10 @@ export class RedisPresence implements RoomPresence {
     const pipe = this.link.cmd.pipeline();
     for (const [roomId, room] of rooms) pipe.zrem(this.key(roomId), ...room.values());
     await pipe.exec();
+  }
+
+  private get roomsKey(): string {
+    return `${this.prefix}presence-rooms`;
   }
 
   private key(roomId: string): string {

@@ -75,6 +75,11 @@ export interface RoomPresence {
   list(roomId: string): Promise<PresenceEntry[]>;
   /** Of `roomIds`, those holding entries that expired since their node stopped: list them again. */
   stale(roomIds: string[]): Promise<string[]>;
+  /**
+   * Rooms with live entries on any node and how many distinct members each has, at most `max`
+   * rooms (the busiest when there are more).
+   */
+  activeRooms(max: number): Promise<{ roomId: string; count: number }[]>;
 }
 
 /** Resolves a room id to what `welcome` shows; null when there is no such room. */

@@ -76,7 +76,8 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
     {
       schema: {
         summary: 'Active rooms and how many people are in each',
-        description: 'Rooms with at least one member on this node, busiest first. `ids=a,b` keeps only those rooms; a room not listed has nobody in it.',
+        description:
+          'Rooms with at least one member on any node, busiest first (at most 500). `ids=a,b` keeps only those rooms; a room not listed has nobody in it.',
         tags: ['rooms'],
         querystring: { type: 'object', properties: { ids: { type: 'string', maxLength: 20_000 } }, additionalProperties: false },
         response: {
@@ -85,7 +86,7 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
         },
       },
     },
-    async (request) => ({ rooms: hub.listRooms(parseIds(request.query.ids)) }),
+    async (request) => ({ rooms: await hub.listActiveRooms(parseIds(request.query.ids)) }),
   );
 
   app.get<{ Params: { id: string } }>(

@@ -95,6 +95,27 @@ describeRedis('rooms across three nodes on one Redis', () => {
     expect(cy.client.all('presence').every((f) => f.count <= 4)).toBe(true);
   });
 
+  it('lists a room with members on another node in GET /api/v1/rooms of every node, and drops it when they leave', async () => {
+    const rooms = async (node: FastifyInstance, query = '') => (await node.inject(`/api/v1/rooms${query}`)).json().rooms as { id: string; members: number }[];
+    for (const node of nodes) expect(await rooms(node)).toEqual([]);
+    const ana = await joined(nodes[0], 'Ana');
+    // Ben over a real socket, so closing it is a real leave.
+    const ben = await member((await listen(nodes[0]))(), 'Ben');
+    for (const node of nodes) expect(await rooms(node)).toEqual([expect.objectContaining({ id: ROOM, members: 2 })]);
+    expect(await rooms(nodes[2], `?ids=${ROOM}`)).toHaveLength(1);
+    expect(await rooms(nodes[2], '?ids=news_other')).toEqual([]);
+    // Ana on a second node is still one member.
+    await joined(nodes[1], 'Ana', ROOM, { token: ana.welcome.you.token });
+    expect(await rooms(nodes[2])).toEqual([expect.objectContaining({ id: ROOM, members: 2 })]);
+    ben.client.close();
+    await until(() => nodes[0].salon.rooms.listRooms()[0]?.members === 1);
+    const deadline = Date.now() + 3_000;
+    while ((await rooms(nodes[2]))[0]?.members !== 1) {
+      if (Date.now() > deadline) throw new Error('node 2 still lists Ben');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+
   it('hears a room’s channel on a node only while the room has members there', async () => {
     const redis = new Redis(REDIS_URL);
     const subscribers = async () => ((await redis.pubsub('NUMSUB', `${network.prefix}room:${ROOM}`)) as [string, number])[1];
