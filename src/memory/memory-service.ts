@@ -178,7 +178,7 @@ export class MemoryService implements MemorySearch {
       const page = await this.options.store.scanMemoryChunks(after, LOAD_PAGE);
       if (!page.length) break;
       after = page[page.length - 1].id;
-      loaded += await this.indexChunks(page);
+      loaded += (await this.indexChunks(page)).length;
     }
     await this.prune(null);
     return loaded;
@@ -242,7 +242,16 @@ export class MemoryService implements MemorySearch {
       const page = ids.slice(i, i + LOAD_PAGE);
       const chunks = await this.options.store.getMemoryChunks(page);
       const found = new Set(chunks.map((c) => c.id));
-      if (chunks.length) await this.indexChunks(chunks);
+      // Chunks new to this node's index are new memory to whoever listens (thread bridges), as
+      // when this node stores one itself; chunks it held already only moved or changed.
+      // (An index that cannot tell which rows it holds announces none.)
+      const held = this.options.index.heads?.(chunks.map((c) => c.id));
+      if (chunks.length) {
+        const vectors = await this.indexChunks(chunks);
+        chunks.forEach((c, j) => {
+          if (held && held[j] === undefined) for (const listen of this.indexListeners) listen(c, vectors[j]);
+        });
+      }
       await this.options.index.remove(page.filter((id) => !found.has(id)));
     }
   }
@@ -332,10 +341,11 @@ export class MemoryService implements MemorySearch {
     if (ids.length) this.options.onChanged?.(ids);
   }
 
-  private async indexChunks(chunks: StoredMemoryChunk[]): Promise<number> {
+  /** Indexes `chunks`; returns their vectors, in order. */
+  private async indexChunks(chunks: StoredMemoryChunk[]): Promise<Float32Array[]> {
     const vectors = await this.vectorsOf(chunks);
     await this.options.index.upsert(chunks.map((c, i) => ({ rowId: c.id, vector: vectors[i], meta: metaOf(c) })));
-    return chunks.length;
+    return vectors;
   }
 
   /**

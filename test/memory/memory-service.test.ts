@@ -176,6 +176,26 @@ describe('conversation memory', () => {
     expect(hit.score).toBeGreaterThan(0.3);
   });
 
+  it('tells its listeners of chunks another node stored, once, when the change reaches it', async () => {
+    const { store, memory, thread } = await setup();
+    // Another node (a second service on the same store) remembers an exchange.
+    const other = new MemoryService({ store, embedder, index: memoryIndex() });
+    cleanups.push(() => other.close());
+    const stored: number[] = [];
+    other.onIndexed((chunk) => stored.push(chunk.id));
+    other.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'In March.'));
+    await other.idle();
+    expect(stored).toHaveLength(1);
+
+    const heard: { id: number; dims: number }[] = [];
+    memory.onIndexed((chunk, vector) => heard.push({ id: chunk.id, dims: vector.length }));
+    await memory.applyStored(stored);
+    expect(heard).toEqual([{ id: stored[0], dims: embedder.dimensions }]);
+    // Applying the same change again (a catch-up rereads the log) announces nothing new.
+    await memory.applyStored(stored);
+    expect(heard).toHaveLength(1);
+  });
+
   it('forgets a deleted thread: its stored chunks, its vectors and its open window', async () => {
     const { store, memory, index, thread } = await setup();
     memory.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'In March.'));
