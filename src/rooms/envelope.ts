@@ -17,7 +17,9 @@ export type Delivery =
   /** nothing to deliver: the room's presence changed on the sender, read it again */
   | 'presence'
   /** the sender is back after being cut off: read presence again, and messages after `{from}` from the store */
-  | 'sync';
+  | 'sync'
+  /** nothing to deliver: a thread merged, split or deleted; the frame is a ThreadMove for the room's cached history */
+  | 'threads';
 
 export interface Envelope {
   node: string;
@@ -40,7 +42,31 @@ export function sentAtOf(payload: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-const DELIVERIES = new Set<string>(['all', 'history', 'typing', 'user', 'presence', 'sync']);
+const DELIVERIES = new Set<string>(['all', 'history', 'typing', 'user', 'presence', 'sync', 'threads']);
+
+/** What a `threads` envelope carries: the moves of a split, the thread a merge absorbed, or a deleted thread. */
+export type ThreadMove = { moves: { ids: string[]; threadId: string }[] } | { merged: { absorbedId: string; survivorId: string } } | { deleted: string };
+
+/** A `threads` frame read back; null when it is not one. */
+export function parseThreadMove(frame: string): ThreadMove | null {
+  let v: { moves?: unknown; merged?: unknown; deleted?: unknown } | null;
+  try {
+    v = JSON.parse(frame);
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null) return null;
+  if (Array.isArray(v.moves)) {
+    const moves = v.moves.filter(
+      (m): m is { ids: string[]; threadId: string } =>
+        typeof m?.threadId === 'string' && Array.isArray(m.ids) && m.ids.every((id: unknown) => typeof id === 'string'),
+    );
+    return moves.length === v.moves.length ? { moves } : null;
+  }
+  if (typeof v.deleted === 'string') return { deleted: v.deleted };
+  const m = v.merged as { absorbedId?: unknown; survivorId?: unknown } | undefined;
+  return typeof m?.absorbedId === 'string' && typeof m.survivorId === 'string' ? { merged: { absorbedId: m.absorbedId, survivorId: m.survivorId } } : null;
+}
 
 /** Parses a bus payload; null when it is not an envelope. */
 export function decodeEnvelope(payload: string): Envelope | null {

@@ -10,7 +10,7 @@ import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } f
 import type { Store } from '../store/types.js';
 import { Chat } from './chat.js';
 import { CommandRegistry } from './commands.js';
-import { decodeEnvelope, encodeEnvelope, type Delivery } from './envelope.js';
+import { decodeEnvelope, encodeEnvelope, parseThreadMove, type Delivery, type ThreadMove } from './envelope.js';
 import type { Identity } from './identity.js';
 import { AddressLimits } from './address-limits.js';
 import { addressKey } from './address.js';
@@ -124,6 +124,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
    * its messages, and a deleted main thread is replaced by a new one for what is said next.
    */
   async threadDeleted(roomId: string, threadId: string): Promise<void> {
+    this.route(roomId, 'threads', JSON.stringify({ deleted: threadId }));
+    await this.forgetThread(roomId, threadId);
+  }
+
+  private async forgetThread(roomId: string, threadId: string): Promise<void> {
     const room = this.rooms.get(roomId);
     if (!room) return;
     room.forgetThread(threadId);
@@ -132,14 +137,24 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   /** Messages moved between threads of a room (a merge or split): a live room's history follows. */
   messagesMoved(roomId: string, moves: { ids: string[]; threadId: string }[]): void {
-    const room = this.rooms.get(roomId);
-    if (!room) return;
-    for (const { ids, threadId } of moves) room.moveMessages(new Set(ids), threadId);
+    this.applyThreadMove(roomId, { moves });
+    this.route(roomId, 'threads', JSON.stringify({ moves }));
   }
 
-  /** A thread was merged into another: a live room's history follows. */
+  /** A thread was merged into another: a live room's history follows, on every node. */
   threadMerged(roomId: string, absorbedId: string, survivorId: string): void {
-    this.rooms.get(roomId)?.mergeThread(absorbedId, survivorId);
+    this.applyThreadMove(roomId, { merged: { absorbedId, survivorId } });
+    this.route(roomId, 'threads', JSON.stringify({ merged: { absorbedId, survivorId } }));
+  }
+
+  /** A live room's cached history follows messages moved between its threads (or a thread deleted). */
+  private applyThreadMove(roomId: string, move: ThreadMove): void {
+    const room = this.rooms.get(roomId);
+    if (!room) return;
+    if ('deleted' in move) {
+      this.forgetThread(roomId, move.deleted).catch((err: unknown) => this.log.warn({ roomId, err }, 'a deleted thread could not be replaced'));
+    } else if ('merged' in move) room.mergeThread(move.merged.absorbedId, move.merged.survivorId);
+    else for (const { ids, threadId } of move.moves) room.moveMessages(new Set(ids), threadId);
   }
 
   /** Open connections on this node. */
@@ -345,7 +360,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   private deliverLocal(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message): void {
     const room = this.rooms.get(roomId);
-    if (!room) return;
+    if (!room || delivery === 'threads') return;
     if (delivery === 'typing') return room.offerAll(frame, user);
     if (delivery === 'user') return user ? room.sendToUser(user, frame) : undefined;
     if (delivery === 'all') return room.sendAll(frame);
@@ -361,6 +376,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const envelope = decodeEnvelope(payload);
     if (!envelope || envelope.node === this.bus.nodeId) return;
     if (envelope.delivery === 'presence' || envelope.delivery === 'sync') return this.sync.heard(roomId, envelope);
+    if (envelope.delivery === 'threads') {
+      const move = parseThreadMove(envelope.frame);
+      return move ? this.applyThreadMove(roomId, move) : this.log.warn({ roomId }, 'bad thread move on the room bus');
+    }
     try {
       this.deliverLocal(roomId, envelope.delivery, envelope.frame, envelope.user);
     } catch (err) {

@@ -116,6 +116,25 @@ describeRedis('rooms across three nodes on one Redis', () => {
     }
   });
 
+  it('keeps every node’s room in step with a merge made on one node: messages sent to the absorbed thread go on to the survivor', async () => {
+    const ana = await joined(nodes[0], 'Ana');
+    const ben = await joined(nodes[1], 'Ben');
+    const main = ana.welcome.threadId;
+    const side = await nodes[0].salon.threads.create(ROOM, 'Side', 'admin');
+    ben.client.send({ type: 'say', text: 'on the side', clientId: 'b1', threadId: side.id });
+    expect((await ana.client.next('message', (f) => f.message.text === 'on the side')).message.threadId).toBe(side.id);
+
+    await nodes[0].salon.threads.merge(main, side.id, 'admin');
+    // The announcement follows the thread move on the room's channel: node 1 has applied it.
+    await ben.client.next('message', (f) => f.message.author.kind === 'system' && f.message.text.includes('was merged'));
+    ben.client.send({ type: 'say', text: 'still on the side?', clientId: 'b2', threadId: side.id });
+    expect((await ana.client.next('message', (f) => f.message.text === 'still on the side?')).message.threadId).toBe(main);
+    // A newcomer on node 1 sees the earlier message in the survivor.
+    const cy = await joined(nodes[1], 'Cy');
+    const earlier = (cy.welcome.history as { text: string; threadId: string }[]).find((m) => m.text === 'on the side');
+    expect(earlier?.threadId).toBe(main);
+  });
+
   it('hears a room’s channel on a node only while the room has members there', async () => {
     const redis = new Redis(REDIS_URL);
     const subscribers = async () => ((await redis.pubsub('NUMSUB', `${network.prefix}room:${ROOM}`)) as [string, number])[1];

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { askQuestion, parseCommand } from '../../src/rooms/commands.js';
-import { decodeEnvelope, encodeEnvelope } from '../../src/rooms/envelope.js';
+import { decodeEnvelope, encodeEnvelope, parseThreadMove } from '../../src/rooms/envelope.js';
 import { FloodGuard } from '../../src/rooms/flood-guard.js';
 import { parseClientFrame } from '../../src/rooms/frames.js';
 import { cleanName } from '../../src/protocol/names.js';
@@ -119,6 +119,24 @@ describe('bus envelopes', () => {
     const e = { node: 'n1', delivery: 'typing' as const, user: 'u_1', frame };
     expect(decodeEnvelope(encodeEnvelope(e))).toEqual(e);
     for (const bad of ['', 'no newline', '{bad json}\nx', '{"n":"a","d":"everyone"}\nx']) expect(decodeEnvelope(bad)).toBeNull();
+  });
+
+  it('carry thread moves, merges and deletions, and refuse malformed ones', () => {
+    for (const move of [{ moves: [{ ids: ['m1', 'm2'], threadId: 't2' }] }, { merged: { absorbedId: 't2', survivorId: 't1' } }, { deleted: 't3' }]) {
+      expect(parseThreadMove(JSON.stringify(move))).toEqual(move);
+    }
+    for (const bad of [
+      '',
+      'nope',
+      '{}',
+      '{"moves":[{"ids":[1],"threadId":"t"}]}',
+      '{"moves":[{"ids":["a"]}]}',
+      '{"merged":{"absorbedId":"a"}}',
+      '{"deleted":5}',
+      'null',
+    ]) {
+      expect(parseThreadMove(bad), bad).toBeNull();
+    }
   });
 });
 
