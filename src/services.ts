@@ -131,6 +131,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     pipeline,
     deps: overrides.ingestDeps ?? defaultIngestDeps(config),
     hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
+    reddit: { base: config.REDDIT_API_BASE, commentLimit: config.REDDIT_COMMENT_LIMIT, intervalMs: config.REDDIT_REQUEST_INTERVAL_MS },
     bodyMaxChars: config.BODY_MAX_CHARS,
     jobBudgetMs: config.INGEST_JOB_BUDGET_MS,
     onJobEnded: (status) => metrics.ingestJobEnded(status),

@@ -89,6 +89,7 @@ export async function ingestCommand(
     pipeline: createItemPipeline({ store, bodyMaxChars: config.BODY_MAX_CHARS, chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP } }),
     deps: defaultIngestDeps(config),
     hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
+    reddit: { base: config.REDDIT_API_BASE, commentLimit: config.REDDIT_COMMENT_LIMIT, intervalMs: config.REDDIT_REQUEST_INTERVAL_MS },
     bodyMaxChars: config.BODY_MAX_CHARS,
   });
   const controller = new AbortController();

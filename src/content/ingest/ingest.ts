@@ -9,7 +9,9 @@ import type { Logger } from '../../logger.js';
 import { errors } from '../../errors.js';
 import type { IngestJob, JobRunner, Store } from '../../store/types.js';
 import type { IngestDeps } from '../sources/article.js';
-import { HN_DEFAULT_TOP_LIMIT, HnClient } from '../sources/hn.js';
+import type { CommentSource } from '../sources/comment-source.js';
+import { HN_DEFAULT_TOP_LIMIT, HnClient, HnComments } from '../sources/hn.js';
+import { RedditComments } from '../sources/reddit.js';
 import { normalizeUrl } from '../ids.js';
 import { JobTracker, toFailure } from './ingest-job.js';
 import { ingestFeedUrl, ingestFiles, ingestHn, ingestUrl, type IngestContext } from './ingest-sources.js';
@@ -31,12 +33,15 @@ export const MAX_INGEST_LIMIT = 500;
 const DEFAULT_MAX_RUNNING = 2;
 /** INGEST_JOB_BUDGET_MS's default: an HN top-stories job fetches dozens of pages and comments. */
 export const DEFAULT_JOB_BUDGET_MS = 900_000;
+const DEFAULT_REDDIT = { base: 'https://www.reddit.com', commentLimit: 10, intervalMs: 1000 };
 
 export interface IngestServiceOptions {
   store: Store;
   pipeline: ItemPipeline;
   deps: IngestDeps;
   hn: { base: string; commentLimit: number; intervalMs: number };
+  /** Reddit threads (REDDIT_API_BASE, REDDIT_COMMENT_LIMIT, REDDIT_REQUEST_INTERVAL_MS); default: www.reddit.com, 10 comments, 1 s apart. */
+  reddit?: { base: string; commentLimit: number; intervalMs: number };
   /** BODY_MAX_CHARS. */
   bodyMaxChars: number;
   log?: Logger;
@@ -86,6 +91,8 @@ export function validateIngestRequest(raw: unknown): IngestRequest {
 /** Runs ingest jobs through the item pipeline; one per app (services.ingest) or per CLI run. */
 export class IngestService {
   private readonly hn: HnClient;
+  /** The sites whose thread URLs are read through their API: HN first, then Reddit. */
+  readonly commentSources: readonly CommentSource[];
   private readonly running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
   /** Jobs an admin cancelled: they end `cancelled`, not `failed`. */
   private readonly cancelled = new Set<string>();
@@ -102,7 +109,14 @@ export class IngestService {
     wholeNumber('IngestService', 'maxRunning', maxRunning, 1);
     this.jobBudgetMs = options.jobBudgetMs ?? DEFAULT_JOB_BUDGET_MS;
     wholeNumber('IngestService', 'jobBudgetMs', this.jobBudgetMs, 1);
-    this.hn = new HnClient({ ...options.hn, fetchJson: (url, signal) => options.deps.fetchJson(url, signal) });
+    const fetchJson = (url: string, signal?: AbortSignal) => options.deps.fetchJson(url, signal);
+    this.hn = new HnClient({ ...options.hn, fetchJson });
+    this.commentSources = [new HnComments(this.hn), new RedditComments({ ...(options.reddit ?? DEFAULT_REDDIT), fetchJson })];
+  }
+
+  /** The paced HN API client every job shares (HN_REQUEST_INTERVAL_MS holds across jobs). */
+  get hnClient(): HnClient {
+    return this.hn;
   }
 
   private newJob(request: IngestRequest, runner: JobRunner): IngestJob {
@@ -238,9 +252,11 @@ export class IngestService {
       deps: this.options.deps,
       pipeline: this.options.pipeline,
       hn: this.hn,
+      comments: this.commentSources,
       tracker,
       signal: jobSignal,
       bodyMaxChars: this.options.bodyMaxChars,
+      log: this.options.log,
     };
     try {
       if (jobSignal.aborted) throw jobSignal.reason;
