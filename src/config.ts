@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { parseSourceLines, type SourceSpec } from './content/refresh/source-spec.js';
 
 /** Raised when an environment variable holds a value Salon cannot use. */
 export class ConfigError extends Error {
@@ -234,6 +235,12 @@ export const SETTINGS = {
     20_000,
     'longest one page extraction or feed parse may run in its worker before the worker is replaced',
   ),
+  SOURCES: setting(
+    (raw): SourceSpec[] => parseSourceLines(raw, 'SOURCES'),
+    [] as SourceSpec[],
+    'sources polled in the background besides those added over the API and DATA_DIR/sources: "kind target [everyMinutes]" entries separated by ;, e.g. "feed https://example.com/rss 30; hn top 15"',
+  ),
+  SOURCE_POLLING: setting(boolean, true, 'poll due sources in the background on this node (with many nodes each source is polled by one node at a time)'),
   INGEST_JOB_BUDGET_MS: setting(
     integer(1000, 86_400_000),
     900_000,

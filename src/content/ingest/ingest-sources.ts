@@ -41,7 +41,7 @@ function checkAborted(signal: AbortSignal): void {
 }
 
 /** Parses a feed through the deps (a worker for large ones) or in-process. */
-function readFeed(ctx: IngestContext, bytes: Buffer, ref: string): Promise<ParsedFeed> {
+export function readFeed(ctx: IngestContext, bytes: Buffer, ref: string): Promise<ParsedFeed> {
   return ctx.deps.parseFeed ? ctx.deps.parseFeed(bytes, ref, ctx.signal) : Promise.resolve().then(() => parseFeed(bytes, ref));
 }
 
@@ -113,7 +113,7 @@ export async function ingestFeedDocument(ctx: IngestContext, feed: ParsedFeed, f
   for (const entry of entries) await ingestFeedEntry(ctx, entry, feed, feedUrl);
 }
 
-export async function fetchFeed(ctx: IngestContext, url: string): Promise<{ feed: ParsedFeed; url: string }> {
+async function fetchFeed(ctx: IngestContext, url: string): Promise<{ feed: ParsedFeed; url: string }> {
   const page = await ctx.deps.fetchPage(url, ctx.signal);
   return { feed: await readFeed(ctx, page.body, url), url: page.url };
 }

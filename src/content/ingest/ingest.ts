@@ -88,6 +88,24 @@ export function validateIngestRequest(raw: unknown): IngestRequest {
   return { [key]: url.trim(), ...withLimit } as IngestRequest;
 }
 
+/** A fresh, unguessable ingest job id. */
+export function newJobId(): string {
+  return `job_${randomUUID()}`;
+}
+
+/** Work run as an ingest job (see IngestService.submitTask). */
+export interface IngestTask {
+  /** What the job record shows as its request, e.g. `{source: id}`. */
+  request: Record<string, unknown>;
+  /** How a failure of the whole job is named in its failures. */
+  ref: string;
+  /** The job's id, when the caller needs it before the job exists (a source's lease names it). */
+  jobId?: string;
+  work(ctx: IngestContext): Promise<void>;
+  /** Called once the job ended, however it ended (also when it was cancelled before it started). */
+  onEnd?(job: IngestJob): Promise<void> | void;
+}
+
 /** Runs ingest jobs through the item pipeline; one per app (services.ingest) or per CLI run. */
 export class IngestService {
   private readonly hn: HnClient;
@@ -119,10 +137,10 @@ export class IngestService {
     return this.hn;
   }
 
-  private newJob(request: IngestRequest, runner: JobRunner): IngestJob {
+  private newJob(request: Record<string, unknown>, runner: JobRunner, id = newJobId()): IngestJob {
     const now = new Date().toISOString();
     return {
-      id: `job_${randomUUID()}`,
+      id,
       runner,
       request: { ...request },
       status: 'queued',
@@ -161,11 +179,21 @@ export class IngestService {
     if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
     const request = validateIngestRequest(raw);
     if ('file' in request) throw new errors.ERR_BAD_REQUEST('file ingestion is only available from the CLI');
-    const job = this.newJob(request, 'server');
+    return this.submitTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) });
+  }
+
+  /**
+   * Saves a queued job for `task` and starts it in the background, like `submit` (the same slots,
+   * budget, cancellation and records); resolves with the queued job. Other parts' own work runs
+   * through it: a source's poll (src/content/refresh) is an ingest job like any other.
+   */
+  async submitTask(task: IngestTask): Promise<IngestJob> {
+    if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
+    const job = this.newJob(task.request, 'server', task.jobId);
     await this.options.store.saveJob(job);
     const controller = new AbortController();
     const done = this.whenSlotFree(controller.signal)
-      .then(() => this.execute(job, request, controller.signal).finally(() => this.releaseSlot()))
+      .then(() => this.execute(job, task, controller.signal).finally(() => this.releaseSlot()))
       .catch((err) => this.options.log?.error({ err, jobId: job.id }, 'ingest job crashed'))
       .finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });
@@ -175,9 +203,14 @@ export class IngestService {
   /** Runs a request in the foreground (the CLI); `onProgress` sees every change. */
   async run(raw: unknown, onProgress?: (job: IngestJob) => void, signal = new AbortController().signal): Promise<IngestJob> {
     const request = validateIngestRequest(raw);
-    const job = this.newJob(request, 'cli');
+    return this.runTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) }, onProgress, signal);
+  }
+
+  /** Runs a task in the foreground (the CLI), as `run` does a request. */
+  async runTask(task: IngestTask, onProgress?: (job: IngestJob) => void, signal = new AbortController().signal): Promise<IngestJob> {
+    const job = this.newJob(task.request, 'cli', task.jobId);
     await this.options.store.saveJob(job);
-    return this.execute(job, request, signal, onProgress);
+    return this.execute(job, task, signal, onProgress);
   }
 
   /** The job with this id; ERR_JOB_NOT_FOUND when there is none. */
@@ -242,7 +275,7 @@ export class IngestService {
     this.queue.shift()?.();
   }
 
-  private async execute(job: IngestJob, request: IngestRequest, signal: AbortSignal, onProgress?: (job: IngestJob) => void): Promise<IngestJob> {
+  private async execute(job: IngestJob, task: IngestTask, signal: AbortSignal, onProgress?: (job: IngestJob) => void): Promise<IngestJob> {
     const tracker = new JobTracker(job, this.options.store, this.options.log, onProgress);
     // The budget runs from the job's start, not from when it was queued.
     const budget = new AbortController();
@@ -261,16 +294,17 @@ export class IngestService {
     try {
       if (jobSignal.aborted) throw jobSignal.reason;
       tracker.setStatus('running');
-      await this.work(ctx, request);
+      await task.work(ctx);
       if (jobSignal.aborted) throw jobSignal.reason;
       tracker.setStatus(job.failed > 0 && job.done === 0 ? 'failed' : 'done');
     } catch (err) {
-      tracker.note(describeRequest(request), jobSignal.aborted ? jobSignal.reason : err);
+      tracker.note(task.ref, jobSignal.aborted ? jobSignal.reason : err);
       tracker.setStatus(this.cancelled.has(job.id) ? 'cancelled' : 'failed');
     } finally {
       clearTimeout(timer);
       await tracker.flush();
       this.options.onJobEnded?.(job.status);
+      await task.onEnd?.(structuredClone(job));
     }
     return structuredClone(job);
   }

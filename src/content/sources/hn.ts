@@ -6,10 +6,12 @@
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
 import { Pacer } from './pacer.js';
-import { httpUrl, type CommentSource, type Discussion } from './comment-source.js';
+import type { CommentSource, Discussion } from './comment-source.js';
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
-import { hnItemId } from '../ids.js';
+import { hnItemId, hnStoryIdOf } from '../ids.js';
+
+export { hnStoryIdOf };
 import type { Comment } from '../types.js';
 import { excerpt } from '../text.js';
 import { hostOf } from '../../text.js';
@@ -158,14 +160,6 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
 
 function isHttp(url: string): boolean {
   return /^https?:\/\/[^\s]+$/i.test(url);
-}
-
-/** The story id of a `news.ycombinator.com/item?id=N` URL, or null. */
-export function hnStoryIdOf(url: string): number | null {
-  const u = httpUrl(url);
-  if (!u || !/^(www\.)?news\.ycombinator\.com$/i.test(u.hostname) || u.pathname !== '/item') return null;
-  const id = u.searchParams.get('id');
-  return id && /^\d{1,15}$/.test(id) && Number(id) > 0 ? Number(id) : null;
 }
 
 /** Hacker News as a CommentSource: an `item?id=N` URL is story N, read through the paced client. */
