@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { parseSourceLines, type SourceSpec } from './content/refresh/source-spec.js';
 
 /** Raised when an environment variable holds a value Salon cannot use. */
 export class ConfigError extends Error {
@@ -222,6 +223,9 @@ export const SETTINGS = {
   HN_API_BASE: setting(url('http:', 'https:'), 'https://hacker-news.firebaseio.com/v0', 'Hacker News API base'),
   HN_COMMENT_LIMIT: setting(integer(0, 500), 10, 'top comments kept per HN story'),
   HN_REQUEST_INTERVAL_MS: setting(integer(0, 60_000), 50, 'pause between HN API requests'),
+  REDDIT_API_BASE: setting(url('http:', 'https:'), 'https://www.reddit.com', "where Reddit threads' JSON is read (<base>/comments/<id>.json)"),
+  REDDIT_COMMENT_LIMIT: setting(integer(0, 500), 10, 'top comments kept per Reddit thread'),
+  REDDIT_REQUEST_INTERVAL_MS: setting(integer(0, 60_000), 1000, 'pause between Reddit requests'),
   FETCH_TIMEOUT_MS: setting(integer(100, 120_000), 12_000, 'connect, header and body timeout for fetched pages'),
   FETCH_MAX_BYTES: setting(integer(1024, 100_000_000), 5_000_000, 'largest page the fetcher reads'),
   FETCH_ALLOW_HOSTS: setting(list, [] as string[], 'hosts or IPs the fetcher may reach even though they are private (tests)'),
@@ -231,6 +235,12 @@ export const SETTINGS = {
     20_000,
     'longest one page extraction or feed parse may run in its worker before the worker is replaced',
   ),
+  SOURCES: setting(
+    (raw): SourceSpec[] => parseSourceLines(raw, 'SOURCES'),
+    [] as SourceSpec[],
+    'sources polled in the background besides those added over the API and DATA_DIR/sources: "kind target [everyMinutes]" entries separated by ;, e.g. "feed https://example.com/rss 30; hn top 15"',
+  ),
+  SOURCE_POLLING: setting(boolean, true, 'poll due sources in the background on this node (with many nodes each source is polled by one node at a time)'),
   INGEST_JOB_BUDGET_MS: setting(
     integer(1000, 86_400_000),
     900_000,

@@ -63,6 +63,9 @@ export const errors = {
   ERR_INVALID_CURSOR: define('ERR_INVALID_CURSOR', 400, 'Invalid cursor'),
   ERR_JOB_NOT_FOUND: define('ERR_JOB_NOT_FOUND', 404, 'No ingest job %s'),
   ERR_JOB_CANCELLED: define('ERR_JOB_CANCELLED', 503, 'Ingest stopped: %s'),
+  ERR_SOURCE_NOT_FOUND: define('ERR_SOURCE_NOT_FOUND', 404, 'No source %s'),
+  ERR_SOURCE_EXISTS: define('ERR_SOURCE_EXISTS', 409, 'Source %s already exists'),
+  ERR_SOURCE_FIXED: define('ERR_SOURCE_FIXED', 409, 'Source %s comes from the configuration (SOURCES or DATA_DIR/sources); change it there'),
   ERR_JOB_BUDGET: define('ERR_JOB_BUDGET', 504, 'The ingest job ran past its budget of %s ms (INGEST_JOB_BUDGET_MS)'),
 
   // fetching

@@ -12,6 +12,7 @@ import type { IngestDeps } from './content/sources/article.js';
 import { IngestService } from './content/ingest/ingest.js';
 import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
+import { SourceService } from './content/refresh/source-service.js';
 import { createAi, createChangeFeed, createMemoryIndex, createRoomBus, createVectorIndex, openStore } from './parts.js';
 import { memoryCommand } from './memory/commands.js';
 import { meteredBus } from './metrics/metered-bus.js';
@@ -54,6 +55,8 @@ export interface Services {
   search: SearchService;
   /** Ingest jobs and the item pipeline (src/content/ingest/ingest.ts). */
   ingest: IngestService;
+  /** Sources that refresh, polled in the background (src/content/refresh). */
+  sources: SourceService;
   /** The rooms core (src/rooms): live rooms, presence, the assistant's RoomOutlet. */
   rooms: RoomHub;
   assistant: RoomAssistant;
@@ -131,6 +134,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     pipeline,
     deps: overrides.ingestDeps ?? defaultIngestDeps(config),
     hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
+    reddit: { base: config.REDDIT_API_BASE, commentLimit: config.REDDIT_COMMENT_LIMIT, intervalMs: config.REDDIT_REQUEST_INTERVAL_MS },
     bodyMaxChars: config.BODY_MAX_CHARS,
     jobBudgetMs: config.INGEST_JOB_BUDGET_MS,
     onJobEnded: (status) => metrics.ingestJobEnded(status),
@@ -148,6 +152,8 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     onChanged: (ids) => void indexSync.record('memory', ids),
   });
   const bus = overrides.roomBus ?? createRoomBus(config, { log });
+  // A poll's lease outlasts the longest poll (an ingest job's budget), so it never expires under a running poll.
+  const sources = new SourceService({ store, ingest, owner: bus.nodeId, log, leaseMs: config.INGEST_JOB_BUDGET_MS + 60_000 });
   const indexSync = new IndexSync({
     store,
     feed: createChangeFeed(bus, { log }),
@@ -208,6 +214,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     searchStack,
     search: searchStack.search,
     ingest,
+    sources,
     rooms,
     assistant,
     topics,

@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   reindex: () => import('./commands/reindex.js'),
   import: () => import('./commands/import.js'),
   threads: () => import('./commands/threads.js'),
+  sources: () => import('./commands/sources.js'),
 };
 
 async function help(): Promise<void> {

@@ -49,6 +49,19 @@ export function hnItemId(hnId: number): string {
   return `news_hn${hnId}`;
 }
 
+/** The story id of a `news.ycombinator.com/item?id=N` URL, or null (never fetches). */
+export function hnStoryIdOf(url: string): number | null {
+  let u: URL;
+  try {
+    u = new URL(url.trim());
+  } catch {
+    return null;
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !/^(www\.)?news\.ycombinator\.com$/i.test(u.hostname) || u.pathname !== '/item') return null;
+  const id = u.searchParams.get('id');
+  return id && /^\d{1,15}$/.test(id) && Number(id) > 0 ? Number(id) : null;
+}
+
 /** Turns any string into an id suffix: letters, digits, `-` and `_`, at most 128 characters; '' if nothing is left. */
 export function slugify(text: string): string {
   return text

@@ -10,6 +10,8 @@ import { defaultDemoDir, seedDemo } from '../content/ingest/seed.js';
 import contentRoutes from '../routes/content.js';
 import demoAssets from '../routes/demo-assets.js';
 import ingestRoutes from '../routes/ingest.js';
+import sourceRoutes from '../routes/sources.js';
+import { fixedSources } from '../content/refresh/fixed-sources.js';
 
 export interface ContentPluginOptions {
   /** A folder laid out as fixtures/demo to seed from; default fixtures/demo. */
@@ -17,15 +19,23 @@ export interface ContentPluginOptions {
 }
 
 async function contentPlugin(app: FastifyInstance, options: ContentPluginOptions): Promise<void> {
-  const { config, store, ingest } = app.salon;
+  const { config, store, ingest, sources } = app.salon;
   // Before any route can submit a job: every queued or running server job is an orphan now.
   await ingest.failInterruptedJobs();
-  // preClose runs before any onClose hook, so running jobs stop while the store is still open.
-  app.addHook('preClose', async () => ingest.close());
+  // A bad DATA_DIR/sources line stops start-up, naming the file and the entry.
+  await sources.syncFixed(await fixedSources(config));
+  // preClose runs before any onClose hook, so running jobs stop while the store is still open;
+  // polling stops first, so no poll starts meanwhile.
+  app.addHook('preClose', async () => {
+    await sources.stop();
+    await ingest.close();
+  });
+  if (config.SOURCE_POLLING) app.addHook('onReady', async () => sources.start());
 
   const demoDir = options.demoDir ?? defaultDemoDir();
   await app.register(contentRoutes);
   await app.register(ingestRoutes);
+  await app.register(sourceRoutes);
   await app.register(demoAssets, { dir: join(demoDir, 'img') });
   if (!config.SEED_DEMO) return;
   app.addHook('onReady', async () => {

@@ -73,7 +73,8 @@ export async function broadSearch(
     })
     .finally(() => tell(null));
   const serviceMs = performance.now() - t;
-  results.forEach((hits, i) => deps.log.info({ roomId: room.id, search: i + 1, hits: hits.length }, `search ${i + 1}/2 returned ${hits.length}`));
+  // The seed's troubleshooting lines, word for word ("Search 1/2 returned N results"), at debug.
+  results.forEach((hits, i) => deps.log.debug({ roomId: room.id, search: i + 1, hits: hits.length }, `Search ${i + 1}/2 returned ${hits.length} results`));
   // Grouping needs only references; rows are read for the candidates kept (about a third of the hits).
   const grouped = mergeHits(results, k);
   const rows = new Map((await deps.store.getChunks([...new Set(grouped.flatMap((m) => [m.hit.rowId, m.evidence.rowId]))])).map((c) => [c.rowId, c]));

@@ -156,7 +156,7 @@ export class RagPipeline {
     t = performance.now();
     const built = await buildContext(this.options.store, ranked.selected, question);
     const topic = room.context.slice(0, TOPIC_MAX_CHARS);
-    this.log.info({ roomId: room.id, roomContextChars: topic.length }, `room context ${topic.length} chars`);
+    this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);
     const recalled = await pastSources(this.options.chat, question, past, built.grounded.length + 1, signal);
     const grounded = [...built.grounded, ...recalled.grounded];
     const listed = [...built.sources, ...recalled.sources];

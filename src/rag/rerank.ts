@@ -51,7 +51,7 @@ export async function rerankCandidates(
     order = picked.length ? picked : order.slice(0, RERANK_MAX);
   }
   const selected = order.map((i) => candidates[i]);
-  options.log.info({ roomId: options.roomId, selected: selected.length, method }, `selected ${selected.length} documents after reranking`);
+  options.log.debug({ roomId: options.roomId, selected: selected.length, method }, `Selected ${selected.length} documents after reranking`);
   return { selected, method };
 }
 

@@ -179,4 +179,30 @@ export const POSTGRES_MIGRATIONS: string[] = [
     ids text NOT NULL
   );
   `,
+  // 3: sources that refresh (src/content/refresh), their poll lease and the entries stored from them.
+  `
+  CREATE TABLE sources (
+    id text PRIMARY KEY,
+    kind text NOT NULL,
+    url text,
+    list text,
+    max_entries integer NOT NULL,
+    every_minutes integer NOT NULL,
+    origin text NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    next_due_at text COLLATE "C" NOT NULL,
+    state text NOT NULL,
+    lease_owner text,
+    lease_until text COLLATE "C",
+    lease_job text
+  );
+  CREATE TABLE source_entries (
+    source_id text NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+    key text NOT NULL,
+    hash text NOT NULL,
+    item_id text NOT NULL,
+    updated_at text NOT NULL,
+    PRIMARY KEY (source_id, key)
+  );
+  `,
 ];

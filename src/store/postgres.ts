@@ -18,6 +18,7 @@ import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
 import { insertMemory, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
+import * as sources from './postgres-sources.js';
 import * as threads from './postgres-threads.js';
 import {
   MEMORY_CHUNK_TEXT_COLUMNS,
@@ -38,9 +39,12 @@ import type {
   JobRunner,
   ListItemsQuery,
   NewMessage,
+  NewSource,
   NewThread,
   Page,
   PutItemResult,
+  SourcePollState,
+  SourceRecord,
   Store,
   StoredMemoryChunk,
   TextHit,
@@ -389,6 +393,44 @@ export class PostgresStore implements Store {
   async lastIndexChange(): Promise<number> {
     const { rows } = await this.db.query('SELECT coalesce(max(seq), 0) AS seq FROM index_changes');
     return Number(rows[0].seq);
+  }
+
+  // sources
+
+  async addSource(source: NewSource): Promise<SourceRecord> {
+    return sources.addSource(this.db, source);
+  }
+
+  async getSource(id: string): Promise<SourceRecord | null> {
+    return sources.getSource(this.db, id);
+  }
+
+  async listSources(): Promise<SourceRecord[]> {
+    return sources.listSources(this.db);
+  }
+
+  async updateSource(id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): Promise<SourceRecord | null> {
+    return sources.updateSource(this.db, id, patch);
+  }
+
+  async deleteSource(id: string): Promise<boolean> {
+    return sources.deleteSource(this.db, id);
+  }
+
+  async leaseSource(id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean> {
+    return sources.leaseSource(this.db, id, owner, jobId, now, until);
+  }
+
+  async endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
+    return sources.endSourcePoll(this.db, id, owner, state, nextDueAt);
+  }
+
+  async sourceEntryHashes(sourceId: string, keys: string[]): Promise<Map<string, string>> {
+    return sources.sourceEntryHashes(this.db, sourceId, keys);
+  }
+
+  async putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void> {
+    await sources.putSourceEntry(this.db, sourceId, key, hash, itemId, now);
   }
 
   // meta

@@ -7,7 +7,7 @@ import type { ChunkRow, ContentItem, StoredItem } from '../content/types.js';
 import { wordsKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
-import type { IndexChange, NewMessage, StoredMemoryChunk } from './types.js';
+import type { IndexChange, NewMessage, NewSource, SourcePollState, SourceRecord, StoredMemoryChunk } from './types.js';
 
 export type Row = Record<string, any>;
 
@@ -189,3 +189,37 @@ export function blobToVector(blob: Buffer): Float32Array {
 export function rowToIndexChange(row: Row): IndexChange {
   return { seq: Number(row.seq), target: row.target, ids: JSON.parse(row.ids) };
 }
+
+/** A source's poll state before its first poll. */
+export const FRESH_SOURCE_STATE: SourcePollState = { etag: null, lastModified: null, lastPolledAt: null, lastError: null, failures: 0 };
+
+/** The values of a new source's row, in SOURCE_COLUMNS order. */
+export const SOURCE_COLUMNS = 'id, kind, url, list, max_entries, every_minutes, origin, created_at, next_due_at, state';
+export function sourceValues(s: NewSource): unknown[] {
+  return [s.id, s.kind, s.url, s.list, s.limit, s.everyMinutes, s.origin, s.createdAt, s.nextDueAt, JSON.stringify(FRESH_SOURCE_STATE)];
+}
+
+/** A source row (with `item_count`, counted from its entries) as a SourceRecord. */
+export function rowToSource(row: Row): SourceRecord {
+  const state = JSON.parse(row.state) as SourcePollState;
+  return {
+    id: row.id,
+    kind: row.kind,
+    url: row.url ?? null,
+    list: row.list ?? null,
+    limit: Number(row.max_entries),
+    everyMinutes: Number(row.every_minutes),
+    origin: row.origin,
+    createdAt: row.created_at,
+    nextDueAt: row.next_due_at,
+    ...FRESH_SOURCE_STATE,
+    ...state,
+    itemCount: Number(row.item_count ?? 0),
+    leaseOwner: row.lease_owner ?? null,
+    leaseUntil: row.lease_until ?? null,
+    leaseJob: row.lease_job ?? null,
+  };
+}
+
+/** The SELECT every source read uses: the row and how many entries it stored. */
+export const SOURCE_SELECT = 'SELECT s.*, (SELECT count(*) FROM source_entries e WHERE e.source_id = s.id) AS item_count FROM sources s';

@@ -210,4 +210,30 @@ export const SQLITE_MIGRATIONS: string[] = [
     ids TEXT NOT NULL
   );
   `,
+  // 8: sources that refresh (src/content/refresh), their poll lease and the entries stored from them.
+  `
+  CREATE TABLE sources (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    url TEXT,
+    list TEXT,
+    max_entries INTEGER NOT NULL,
+    every_minutes INTEGER NOT NULL,
+    origin TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    next_due_at TEXT NOT NULL,
+    state TEXT NOT NULL,
+    lease_owner TEXT,
+    lease_until TEXT,
+    lease_job TEXT
+  );
+  CREATE TABLE source_entries (
+    source_id TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (source_id, key)
+  ) WITHOUT ROWID;
+  `,
 ];

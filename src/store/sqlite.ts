@@ -15,6 +15,7 @@ import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
 import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
+import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
 import {
@@ -44,8 +45,11 @@ import type {
   JobRunner,
   ListItemsQuery,
   NewMessage,
+  NewSource,
   NewThread,
   Page,
+  SourcePollState,
+  SourceRecord,
   Store,
   StoredMemoryChunk,
   TextHit,
@@ -696,6 +700,44 @@ export class SqliteStore implements Store {
 
   async lastIndexChange(): Promise<number> {
     return (this.sql('SELECT coalesce(max(seq), 0) AS seq FROM index_changes').get() as Row).seq;
+  }
+
+  // sources
+
+  async addSource(source: NewSource): Promise<SourceRecord> {
+    return sources.addSource((t) => this.sql(t), source);
+  }
+
+  async getSource(id: string): Promise<SourceRecord | null> {
+    return sources.getSource((t) => this.sql(t), id);
+  }
+
+  async listSources(): Promise<SourceRecord[]> {
+    return sources.listSources((t) => this.sql(t));
+  }
+
+  async updateSource(id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): Promise<SourceRecord | null> {
+    return sources.updateSource((t) => this.sql(t), id, patch);
+  }
+
+  async deleteSource(id: string): Promise<boolean> {
+    return sources.deleteSource((t) => this.sql(t), id);
+  }
+
+  async leaseSource(id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean> {
+    return sources.leaseSource((t) => this.sql(t), id, owner, jobId, now, until);
+  }
+
+  async endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
+    return sources.endSourcePoll((t) => this.sql(t), id, owner, state, nextDueAt);
+  }
+
+  async sourceEntryHashes(sourceId: string, keys: string[]): Promise<Map<string, string>> {
+    return sources.sourceEntryHashes((t) => this.sql(t), sourceId, keys);
+  }
+
+  async putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void> {
+    sources.putSourceEntry((t) => this.sql(t), sourceId, key, hash, itemId, now);
   }
 
   // meta

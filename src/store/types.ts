@@ -161,6 +161,50 @@ export interface IngestJob {
   updatedAt: string;
 }
 
+/** What a refreshing source polls: a feed, a YouTube channel feed, or Hacker News (a list or one story). */
+export type SourceKind = 'feed' | 'youtube' | 'hn';
+/** The Hacker News story lists a source may poll. */
+export type SourceList = 'top' | 'best' | 'new';
+
+/** A source as it is created (src/content/refresh/source-spec.ts validates and names it). */
+export interface NewSource {
+  /** `src_` + a hash of kind and target: the same source always gets the same id. */
+  id: string;
+  kind: SourceKind;
+  /** The feed's URL, or an HN story's `item?id=N` URL; null for an HN list. */
+  url: string | null;
+  list: SourceList | null;
+  /** Entries (or stories) read per poll. */
+  limit: number;
+  everyMinutes: number;
+  /** `api` (POST /api/v1/sources, `salon sources add`) or `config` (SOURCES, DATA_DIR/sources). */
+  origin: 'api' | 'config';
+  createdAt: string;
+  /** When it is first polled. */
+  nextDueAt: string;
+}
+
+/** What the last poll left: conditional-request validators, its time and error, the failures in a row. */
+export interface SourcePollState {
+  etag: string | null;
+  lastModified: string | null;
+  lastPolledAt: string | null;
+  lastError: { code: string; message: string } | null;
+  /** Failed polls in a row (the backoff grows with it); 0 after a success. */
+  failures: number;
+}
+
+/** A stored source with its poll state and lease. */
+export interface SourceRecord extends NewSource, SourcePollState {
+  /** Entries stored from it (one per guid, url or story). */
+  itemCount: number;
+  /** Who polls it now (a node id) and until when the lease holds, or null. */
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+  /** The ingest job of the poll running under the lease. */
+  leaseJob: string | null;
+}
+
 /** What `putItems` did to one item. */
 export interface PutItemResult {
   id: string;
@@ -328,6 +372,29 @@ export interface Store {
    * gone. Returns the ids it marked.
    */
   failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]>;
+
+  // sources that refresh (src/content/refresh)
+  /** Adds a source; ERR_SOURCE_EXISTS when its id is taken. */
+  addSource(source: NewSource): Promise<SourceRecord>;
+  getSource(id: string): Promise<SourceRecord | null>;
+  /** Every source, oldest first. */
+  listSources(): Promise<SourceRecord[]>;
+  /** Changes how often a source is polled and when next; null when there is no such source. */
+  updateSource(id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): Promise<SourceRecord | null>;
+  /** Deletes a source with its entries (the items stay); false when there is none. */
+  deleteSource(id: string): Promise<boolean>;
+  /**
+   * Takes the poll lease of a source for `owner` until `until`, recording `jobId`, when nobody
+   * holds it (no lease, or one that expired before `now`): one conditional update, so of several
+   * nodes asking at once exactly one gets it. True when this call took it.
+   */
+  leaseSource(id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean>;
+  /** Records a poll's outcome and releases the lease, if `owner` still holds it; false otherwise. */
+  endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean>;
+  /** The stored hashes of a source's entries by key (guid, url or `hn:<id>`), for the keys asked. */
+  sourceEntryHashes(sourceId: string, keys: string[]): Promise<Map<string, string>>;
+  /** Records an entry as stored (new, or changed to `hash`) under `itemId`. */
+  putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void>;
 
   // small key/value facts (seeding marker, index model, topic summaries)
   getMeta(key: string): Promise<string | null>;

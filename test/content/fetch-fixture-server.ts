@@ -55,6 +55,16 @@ const routes: Record<string, Handler> = {
     if ((server.hits.get(req.url!) ?? 0) === 1) return send(res, 429, 'text/plain', 'slow down', { 'retry-after': '0' });
     send(res, 200, 'text/html', HTML);
   },
+  '/etag-feed': (req, res) => {
+    if (req.headers['if-none-match'] === '"v1"' || req.headers['if-modified-since'] === 'Tue, 02 Jan 2024 10:00:00 GMT') {
+      res.writeHead(304, { etag: '"v1"' });
+      return res.end();
+    }
+    send(res, 200, 'application/rss+xml', '<rss version="2.0"><channel><title>t</title></channel></rss>', {
+      etag: '"v1"',
+      'last-modified': 'Tue, 02 Jan 2024 10:00:00 GMT',
+    });
+  },
   '/always-500': (_req, res) => send(res, 500, 'text/plain', 'boom'),
   '/retry-later': (_req, res) => send(res, 503, 'text/plain', 'later', { 'retry-after': '3600' }),
   '/missing': (_req, res) => send(res, 404, 'text/html', 'not here'),

@@ -72,6 +72,18 @@ describe('fetcher: pages and JSON', () => {
     expect(await codeOf(fetcher().fetchJson(`${base()}/bad-json`))).toBe('ERR_FETCH_FAILED');
   });
 
+  it('makes conditional requests: a page answered 304 has no body and keeps its validators', async () => {
+    const first = await fetcher().fetchPage(`${base()}/etag-feed`);
+    expect(first).toMatchObject({ status: 200, etag: '"v1"', lastModified: 'Tue, 02 Jan 2024 10:00:00 GMT' });
+    const again = await fetcher().fetchPage(`${base()}/etag-feed`, undefined, { etag: first.etag });
+    expect(again).toMatchObject({ status: 304, etag: '"v1"' });
+    expect(again.body.length).toBe(0);
+    const byDate = await fetcher().fetchPage(`${base()}/etag-feed`, undefined, { lastModified: first.lastModified });
+    expect(byDate.status).toBe(304);
+    // without validators a 304 is not expected, and other 3xx/4xx answers still fail
+    expect(await codeOf(fetcher().fetchPage(`${base()}/missing`, undefined, { etag: '"v1"' }))).toBe('ERR_FETCH_HTTP_STATUS');
+  });
+
   it('refuses other content types', async () => {
     expect(await codeOf(fetcher().fetchPage(`${base()}/image`))).toBe('ERR_FETCH_CONTENT_TYPE');
     expect(await codeOf(fetcher().fetchPage(`${base()}/no-type`))).toBe('ERR_FETCH_CONTENT_TYPE');

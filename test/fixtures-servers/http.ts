@@ -6,6 +6,8 @@ export interface Answer {
   status?: number;
   type?: string;
   body: string | Buffer;
+  /** More response headers (ETag, Last-Modified, …). */
+  headers?: Record<string, string>;
 }
 
 export type Route = Answer | ((req: IncomingMessage) => Answer | Promise<Answer>);
@@ -34,7 +36,7 @@ export async function startFixtureServer(routes: Record<string, Route> = {}, fal
       : fallback
         ? await fallback(path)
         : { status: 404, type: 'text/plain', body: 'not found' };
-    res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8' });
+    res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', ...answer.headers });
     res.end(answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -128,7 +128,7 @@ describe('stage 1 against a store', () => {
     const log = recordingLog();
     const out = await broadSearch({ search, store, log }, { id: 'news_a', title: 'Volcano erupts', context: '' }, 'Which village did the lava reach?');
     expect(search.calls).toEqual(['Volcano erupts\nWhich village did the lava reach?', 'Which village did the lava reach?']);
-    expect(log.lines.map((l) => l.msg)).toEqual(['search 1/2 returned 2', 'search 2/2 returned 2']);
+    expect(log.lines.map((l) => l.msg)).toEqual(['Search 1/2 returned 2 results', 'Search 2/2 returned 2 results']);
     expect(log.lines.every((l) => l.obj.roomId === 'news_a')).toBe(true);
     const [first] = out.candidates;
     expect(first.itemId).toBe('news_b');
@@ -188,7 +188,7 @@ describe('stage 2: rerank', () => {
     const out = await rerankCandidates(chat, 'q', cands(4), { roomId: 'news_1', log });
     expect(chat.reranked).toHaveLength(0);
     expect(out).toMatchObject({ method: 'skipped' });
-    expect(log.lines).toEqual([{ obj: expect.objectContaining({ roomId: 'news_1', selected: 4 }), msg: 'selected 4 documents after reranking' }]);
+    expect(log.lines).toEqual([{ obj: expect.objectContaining({ roomId: 'news_1', selected: 4 }), msg: 'Selected 4 documents after reranking' }]);
   });
 
   it('sends only the snippets and follows the model order', async () => {

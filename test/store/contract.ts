@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/content/types.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { IngestJob, JobRunner, Store } from '../../src/store/types.js';
+import { sourcesContract } from './sources-contract.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
   const kind = id.split('_')[0] as ContentItem['kind'];
@@ -429,6 +430,8 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.indexChangesAfter(0, 1)).toHaveLength(1);
       });
     });
+
+    describe('sources', () => sourcesContract(() => store));
 
     describe('threads, jobs, meta', () => {
       it('creates the main thread once', async () => {

@@ -97,6 +97,7 @@ export async function ingestCommand(
     }),
     deps: defaultIngestDeps(config),
     hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
+    reddit: { base: config.REDDIT_API_BASE, commentLimit: config.REDDIT_COMMENT_LIMIT, intervalMs: config.REDDIT_REQUEST_INTERVAL_MS },
     bodyMaxChars: config.BODY_MAX_CHARS,
   });
   const controller = new AbortController();

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Config } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
-import type { FetchedPage } from '../sources/article.js';
+import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
 import { decodeDocument } from '../extract/decode.js';
 import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
@@ -53,8 +53,11 @@ export type { FetchedPage };
 
 /** Fetches pages and JSON with the guards above. */
 export interface Fetcher {
-  /** HTML or XML only (text/html, application/xhtml+xml, application/xml, text/xml, application/rss+xml, application/atom+xml, ...). */
-  fetchPage(url: string, signal?: AbortSignal): Promise<FetchedPage>;
+  /**
+   * HTML or XML only (text/html, application/xhtml+xml, application/xml, text/xml, application/rss+xml, application/atom+xml, ...).
+   * With `validators`, a conditional request: a 304 answer resolves with status 304 and an empty body.
+   */
+  fetchPage(url: string, signal?: AbortSignal, validators?: Validators): Promise<FetchedPage>;
   /** application/json (HN API). Same guards. */
   fetchJson<T = unknown>(url: string, signal?: AbortSignal): Promise<T>;
   /** Closes the fetcher's own connection pool (a dispatcher passed in is left to its owner). */
@@ -125,20 +128,23 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     return new errors.ERR_FETCH_FAILED(requested, e.message ?? String(err), err instanceof Error ? err : undefined);
   }
 
-  async function send(url: URL, accept: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+  async function send(url: URL, accept: string, signal?: AbortSignal, validators?: Validators): Promise<Dispatcher.ResponseData> {
     const deadline = AbortSignal.timeout(o.timeoutMs * ATTEMPT_DEADLINE_FACTOR);
+    const conditional: Record<string, string> = {};
+    if (validators?.etag) conditional['if-none-match'] = validators.etag;
+    if (validators?.lastModified) conditional['if-modified-since'] = validators.lastModified;
     return request(url, {
       dispatcher,
       method: 'GET',
-      headers: { 'user-agent': userAgent, accept, 'accept-encoding': 'gzip, deflate, br' },
+      headers: { 'user-agent': userAgent, accept, 'accept-encoding': 'gzip, deflate, br', ...conditional },
       signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     });
   }
 
   /** Sends one hop, retrying 429/5xx answers; returns the first answer that is not retried. */
-  async function sendWithRetries(url: URL, accept: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+  async function sendWithRetries(url: URL, accept: string, signal?: AbortSignal, validators?: Validators): Promise<Dispatcher.ResponseData> {
     for (let attempt = 0; ; attempt++) {
-      const res = await send(url, accept, signal);
+      const res = await send(url, accept, signal, validators);
       const retriable = res.statusCode === 429 || res.statusCode >= 500;
       if (!retriable || attempt >= o.retries) return res;
       const asked = retryAfterMs(res.headers['retry-after']);
@@ -149,17 +155,38 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     }
   }
 
-  async function fetchChecked(requested: string, accept: string, acceptable: (type: string) => boolean, signal?: AbortSignal): Promise<FetchedPage> {
+  async function fetchChecked(
+    requested: string,
+    accept: string,
+    acceptable: (type: string) => boolean,
+    signal?: AbortSignal,
+    validators?: Validators,
+  ): Promise<FetchedPage> {
     let url = checkUrl(requested, requested);
     try {
       for (let hop = 0; ; hop++) {
-        const res = await sendWithRetries(url, accept, signal);
+        const res = await sendWithRetries(url, accept, signal, validators);
         const location = header(res.headers, 'location');
         if (REDIRECT_STATUSES.has(res.statusCode) && location) {
           await res.body.dump();
           if (hop >= o.maxRedirects) throw new errors.ERR_FETCH_TOO_MANY_REDIRECTS(requested);
           url = checkUrl(new URL(location, url).href, requested);
           continue;
+        }
+        const etag = header(res.headers, 'etag') ?? null;
+        const lastModified = header(res.headers, 'last-modified') ?? null;
+        if (res.statusCode === 304 && validators) {
+          await res.body.dump();
+          const contentType = header(res.headers, 'content-type') ?? '';
+          return {
+            requestedUrl: requested,
+            url: url.href,
+            status: 304,
+            contentType,
+            body: Buffer.alloc(0),
+            etag: etag ?? validators.etag,
+            lastModified: lastModified ?? validators.lastModified,
+          };
         }
         if (res.statusCode < 200 || res.statusCode > 299) {
           await res.body.dump();
@@ -172,7 +199,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         }
         const raw = await readCapped(res, o.maxBytes, requested);
         const body = decompress(raw, header(res.headers, 'content-encoding'), o.maxBytes, requested);
-        return { requestedUrl: requested, url: url.href, status: res.statusCode, contentType, body };
+        return { requestedUrl: requested, url: url.href, status: res.statusCode, contentType, body, etag, lastModified };
       }
     } catch (err) {
       throw mapError(err, requested, signal);
@@ -180,7 +207,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   }
 
   return {
-    fetchPage: (url, signal) => fetchChecked(url, PAGE_ACCEPT, isPageType, signal),
+    fetchPage: (url, signal, validators) => fetchChecked(url, PAGE_ACCEPT, isPageType, signal, validators),
     async fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
       const page = await fetchChecked(url, 'application/json', isJsonType, signal);
       try {

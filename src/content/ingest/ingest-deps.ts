@@ -18,7 +18,7 @@ export function defaultIngestDeps(config: Config): IngestDeps {
   // The extraction pool checks for its worker at once, and starts threads only on first use.
   const pages = new ExtractPool({ taskTimeoutMs });
   return {
-    fetchPage: (url, signal) => fetcher.fetchPage(url, signal),
+    fetchPage: (url, signal, validators) => fetcher.fetchPage(url, signal, validators),
     fetchJson: (url, signal) => fetcher.fetchJson(url, signal),
     extract: (page, maxChars, signal) => pages.extract(decodeHtml(page), { url: page.url, maxChars }, signal),
     parseFeed: (bytes, ref, signal) => feeds.parse(bytes, ref, signal),

@@ -8,9 +8,11 @@ import { extname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { SalonError, errors } from '../../errors.js';
 import { articleOfPage, fetchArticle, newsItemFromArticle, type ArticleFields, type IngestDeps } from '../sources/article.js';
+import { findThread, type CommentSource } from '../sources/comment-source.js';
 import { entryRef, entryUrl, newsItemFromEntry, videoItemFromEntry } from '../sources/feed-items.js';
-import { looksLikeFeed, parseFeed, type ParsedFeed } from '../sources/feeds.js';
-import { storyToItem, type HnClient } from '../sources/hn.js';
+import { looksLikeFeed, parseFeed, type FeedEntry, type ParsedFeed } from '../sources/feeds.js';
+import { HnComments, type HnClient } from '../sources/hn.js';
+import type { Logger } from '../../logger.js';
 import type { JobTracker } from './ingest-job.js';
 import type { ItemPipeline } from './pipeline.js';
 import { MARKDOWN_EXTENSIONS, markdownFiles, readPostFile } from '../sources/posts.js';
@@ -21,10 +23,14 @@ export interface IngestContext {
   deps: IngestDeps;
   pipeline: ItemPipeline;
   hn: HnClient;
+  /** Sites whose thread URLs are read through their API, with their comments (HN, Reddit). */
+  comments: readonly CommentSource[];
   tracker: JobTracker;
   signal: AbortSignal;
   /** BODY_MAX_CHARS, passed to extraction. */
   bodyMaxChars: number;
+  /** Where `Indexing article: …` and `Fetched comments for …` go. */
+  log?: Logger;
 }
 
 const FEED_EXTENSIONS = ['.xml', '.rss', '.atom', '.rdf'];
@@ -35,15 +41,23 @@ function checkAborted(signal: AbortSignal): void {
 }
 
 /** Parses a feed through the deps (a worker for large ones) or in-process. */
-function readFeed(ctx: IngestContext, bytes: Buffer, ref: string): Promise<ParsedFeed> {
+export function readFeed(ctx: IngestContext, bytes: Buffer, ref: string): Promise<ParsedFeed> {
   return ctx.deps.parseFeed ? ctx.deps.parseFeed(bytes, ref, ctx.signal) : Promise.resolve().then(() => parseFeed(bytes, ref));
 }
 
-/** Makes and puts one item; a failure is recorded against `ref` and does not throw. */
-async function putOne(ctx: IngestContext, ref: string, make: () => Promise<unknown> | unknown): Promise<void> {
+/**
+ * Makes and puts one item; a failure is recorded against `ref` and does not throw. Resolves with
+ * the stored item's id, or null when it failed.
+ */
+async function putOne(ctx: IngestContext, ref: string, make: () => Promise<unknown> | unknown): Promise<string | null> {
   checkAborted(ctx.signal);
+  let id: string | null = null;
   try {
-    const { id } = await ctx.pipeline.put(await make());
+    const input = await make();
+    const put = await ctx.pipeline.put(input);
+    id = put.id;
+    const title = (input as { title?: unknown }).title;
+    if (put.status !== 'unchanged') ctx.log?.info({ id, status: put.status, chunks: put.chunks }, `Indexing article: ${String(title)}`);
     ctx.tracker.itemDone(id);
   } catch (err) {
     if (ctx.signal.aborted) throw err;
@@ -51,6 +65,17 @@ async function putOne(ctx: IngestContext, ref: string, make: () => Promise<unkno
   }
   // Long jobs give the event loop a turn between items.
   await yieldToLoop();
+  return id;
+}
+
+/** One discussion thread (HN story, Reddit thread): its linked article as the body, its top comments attached. */
+export function ingestDiscussion(ctx: IngestContext, source: CommentSource, thread: string, ref: string): Promise<string | null> {
+  return putOne(ctx, ref, async () => {
+    const discussion = await source.discussion(thread, ctx.signal);
+    ctx.log?.info({ source: source.name, thread, comments: discussion.commentCount }, `Fetched comments for ${discussion.label}`);
+    const article = discussion.link ? await tryArticle(ctx, discussion.link) : null;
+    return discussion.toItem(article);
+  });
 }
 
 /** The linked article of a feed entry or story, or null (with a note) when it cannot be had. */
@@ -64,22 +89,28 @@ async function tryArticle(ctx: IngestContext, url: string): Promise<ArticleField
   }
 }
 
+/**
+ * Puts one feed entry: a video, a discussion thread (its link, or its `<comments>` link, names an
+ * HN story or a Reddit thread), else a news item with its linked article. Resolves with the item id,
+ * or null when it failed (recorded in the job).
+ */
+export function ingestFeedEntry(ctx: IngestContext, entry: FeedEntry, feed: ParsedFeed, feedUrl: string | undefined): Promise<string | null> {
+  const ref = entryRef(entry, feedUrl);
+  if (entry.video) return putOne(ctx, ref, () => videoItemFromEntry(entry, feed));
+  const url = entryUrl(entry, feedUrl);
+  const found = findThread(ctx.comments, url) ?? findThread(ctx.comments, entry.comments);
+  if (found) return ingestDiscussion(ctx, found.source, found.thread, ref);
+  return putOne(ctx, ref, async () => {
+    const article = url ? await tryArticle(ctx, url) : null;
+    return newsItemFromEntry(entry, feed, article, feedUrl);
+  });
+}
+
 /** Puts the entries of a parsed feed (at most `limit`). */
 export async function ingestFeedDocument(ctx: IngestContext, feed: ParsedFeed, feedUrl: string | undefined, limit: number): Promise<void> {
   const entries = feed.entries.slice(0, limit);
   ctx.tracker.addTotal(entries.length);
-  for (const entry of entries) {
-    const ref = entryRef(entry, feedUrl);
-    if (entry.video) {
-      await putOne(ctx, ref, () => videoItemFromEntry(entry, feed));
-      continue;
-    }
-    await putOne(ctx, ref, async () => {
-      const url = entryUrl(entry, feedUrl);
-      const article = url ? await tryArticle(ctx, url) : null;
-      return newsItemFromEntry(entry, feed, article, feedUrl);
-    });
-  }
+  for (const entry of entries) await ingestFeedEntry(ctx, entry, feed, feedUrl);
 }
 
 async function fetchFeed(ctx: IngestContext, url: string): Promise<{ feed: ParsedFeed; url: string }> {
@@ -94,8 +125,14 @@ export async function ingestFeedUrl(ctx: IngestContext, url: string, limit: numb
   await ingestFeedDocument(ctx, feed, finalUrl, limit);
 }
 
-/** A page URL: its article, or the entries of the feed it turns out to be. */
+/** A page URL: a discussion thread (HN, Reddit) through its API, else its article, or the entries of the feed it turns out to be. */
 export async function ingestUrl(ctx: IngestContext, url: string, limit: number): Promise<void> {
+  const found = findThread(ctx.comments, url);
+  if (found) {
+    ctx.tracker.addTotal(1);
+    await ingestDiscussion(ctx, found.source, found.thread, url);
+    return;
+  }
   const page = await ctx.deps.fetchPage(url, ctx.signal);
   const head = page.body.subarray(0, FEED_HEAD_CHARS).toString('latin1');
   if (looksLikeFeed(page.contentType, head)) {
@@ -106,12 +143,9 @@ export async function ingestUrl(ctx: IngestContext, url: string, limit: number):
   await putOne(ctx, url, async () => newsItemFromArticle(url, await articleOfPage(ctx.deps, page, ctx.bodyMaxChars, ctx.signal)));
 }
 
-async function ingestStory(ctx: IngestContext, id: number): Promise<void> {
-  await putOne(ctx, `hn:${id}`, async () => {
-    const { story, comments } = await ctx.hn.story(id, ctx.signal);
-    const article = story.url && /^https?:\/\//i.test(story.url) ? await tryArticle(ctx, story.url) : null;
-    return storyToItem(story, comments, article);
-  });
+/** One Hacker News story with its linked article and comments; resolves with its item id, or null when it failed. */
+export function ingestStory(ctx: IngestContext, id: number): Promise<string | null> {
+  return ingestDiscussion(ctx, new HnComments(ctx.hn), String(id), `hn:${id}`);
 }
 
 /** One Hacker News story, or the first `limit` top stories. */

@@ -9,7 +9,9 @@ import type { Logger } from '../../logger.js';
 import { errors } from '../../errors.js';
 import type { IngestJob, JobRunner, Store } from '../../store/types.js';
 import type { IngestDeps } from '../sources/article.js';
-import { HN_DEFAULT_TOP_LIMIT, HnClient } from '../sources/hn.js';
+import type { CommentSource } from '../sources/comment-source.js';
+import { HN_DEFAULT_TOP_LIMIT, HnClient, HnComments } from '../sources/hn.js';
+import { RedditComments } from '../sources/reddit.js';
 import { normalizeUrl } from '../ids.js';
 import { JobTracker, toFailure } from './ingest-job.js';
 import { ingestFeedUrl, ingestFiles, ingestHn, ingestUrl, type IngestContext } from './ingest-sources.js';
@@ -31,12 +33,15 @@ export const MAX_INGEST_LIMIT = 500;
 const DEFAULT_MAX_RUNNING = 2;
 /** INGEST_JOB_BUDGET_MS's default: an HN top-stories job fetches dozens of pages and comments. */
 export const DEFAULT_JOB_BUDGET_MS = 900_000;
+const DEFAULT_REDDIT = { base: 'https://www.reddit.com', commentLimit: 10, intervalMs: 1000 };
 
 export interface IngestServiceOptions {
   store: Store;
   pipeline: ItemPipeline;
   deps: IngestDeps;
   hn: { base: string; commentLimit: number; intervalMs: number };
+  /** Reddit threads (REDDIT_API_BASE, REDDIT_COMMENT_LIMIT, REDDIT_REQUEST_INTERVAL_MS); default: www.reddit.com, 10 comments, 1 s apart. */
+  reddit?: { base: string; commentLimit: number; intervalMs: number };
   /** BODY_MAX_CHARS. */
   bodyMaxChars: number;
   log?: Logger;
@@ -83,9 +88,29 @@ export function validateIngestRequest(raw: unknown): IngestRequest {
   return { [key]: url.trim(), ...withLimit } as IngestRequest;
 }
 
+/** A fresh, unguessable ingest job id. */
+export function newJobId(): string {
+  return `job_${randomUUID()}`;
+}
+
+/** Work run as an ingest job (see IngestService.submitTask). */
+export interface IngestTask {
+  /** What the job record shows as its request, e.g. `{source: id}`. */
+  request: Record<string, unknown>;
+  /** How a failure of the whole job is named in its failures. */
+  ref: string;
+  /** The job's id, when the caller needs it before the job exists (a source's lease names it). */
+  jobId?: string;
+  work(ctx: IngestContext): Promise<void>;
+  /** Called once the job ended, however it ended (also when it was cancelled before it started). */
+  onEnd?(job: IngestJob): Promise<void> | void;
+}
+
 /** Runs ingest jobs through the item pipeline; one per app (services.ingest) or per CLI run. */
 export class IngestService {
   private readonly hn: HnClient;
+  /** The sites whose thread URLs are read through their API: HN first, then Reddit. */
+  readonly commentSources: readonly CommentSource[];
   private readonly running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
   /** Jobs an admin cancelled: they end `cancelled`, not `failed`. */
   private readonly cancelled = new Set<string>();
@@ -102,13 +127,20 @@ export class IngestService {
     wholeNumber('IngestService', 'maxRunning', maxRunning, 1);
     this.jobBudgetMs = options.jobBudgetMs ?? DEFAULT_JOB_BUDGET_MS;
     wholeNumber('IngestService', 'jobBudgetMs', this.jobBudgetMs, 1);
-    this.hn = new HnClient({ ...options.hn, fetchJson: (url, signal) => options.deps.fetchJson(url, signal) });
+    const fetchJson = (url: string, signal?: AbortSignal) => options.deps.fetchJson(url, signal);
+    this.hn = new HnClient({ ...options.hn, fetchJson });
+    this.commentSources = [new HnComments(this.hn), new RedditComments({ ...(options.reddit ?? DEFAULT_REDDIT), fetchJson })];
   }
 
-  private newJob(request: IngestRequest, runner: JobRunner): IngestJob {
+  /** The paced HN API client every job shares (HN_REQUEST_INTERVAL_MS holds across jobs). */
+  get hnClient(): HnClient {
+    return this.hn;
+  }
+
+  private newJob(request: Record<string, unknown>, runner: JobRunner, id = newJobId()): IngestJob {
     const now = new Date().toISOString();
     return {
-      id: `job_${randomUUID()}`,
+      id,
       runner,
       request: { ...request },
       status: 'queued',
@@ -147,11 +179,21 @@ export class IngestService {
     if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
     const request = validateIngestRequest(raw);
     if ('file' in request) throw new errors.ERR_BAD_REQUEST('file ingestion is only available from the CLI');
-    const job = this.newJob(request, 'server');
+    return this.submitTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) });
+  }
+
+  /**
+   * Saves a queued job for `task` and starts it in the background, like `submit` (the same slots,
+   * budget, cancellation and records); resolves with the queued job. Other parts' own work runs
+   * through it: a source's poll (src/content/refresh) is an ingest job like any other.
+   */
+  async submitTask(task: IngestTask): Promise<IngestJob> {
+    if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
+    const job = this.newJob(task.request, 'server', task.jobId);
     await this.options.store.saveJob(job);
     const controller = new AbortController();
     const done = this.whenSlotFree(controller.signal)
-      .then(() => this.execute(job, request, controller.signal).finally(() => this.releaseSlot()))
+      .then(() => this.execute(job, task, controller.signal).finally(() => this.releaseSlot()))
       .catch((err) => this.options.log?.error({ err, jobId: job.id }, 'ingest job crashed'))
       .finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });
@@ -161,9 +203,14 @@ export class IngestService {
   /** Runs a request in the foreground (the CLI); `onProgress` sees every change. */
   async run(raw: unknown, onProgress?: (job: IngestJob) => void, signal = new AbortController().signal): Promise<IngestJob> {
     const request = validateIngestRequest(raw);
-    const job = this.newJob(request, 'cli');
+    return this.runTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) }, onProgress, signal);
+  }
+
+  /** Runs a task in the foreground (the CLI), as `run` does a request. */
+  async runTask(task: IngestTask, onProgress?: (job: IngestJob) => void, signal = new AbortController().signal): Promise<IngestJob> {
+    const job = this.newJob(task.request, 'cli', task.jobId);
     await this.options.store.saveJob(job);
-    return this.execute(job, request, signal, onProgress);
+    return this.execute(job, task, signal, onProgress);
   }
 
   /** The job with this id; ERR_JOB_NOT_FOUND when there is none. */
@@ -228,7 +275,7 @@ export class IngestService {
     this.queue.shift()?.();
   }
 
-  private async execute(job: IngestJob, request: IngestRequest, signal: AbortSignal, onProgress?: (job: IngestJob) => void): Promise<IngestJob> {
+  private async execute(job: IngestJob, task: IngestTask, signal: AbortSignal, onProgress?: (job: IngestJob) => void): Promise<IngestJob> {
     const tracker = new JobTracker(job, this.options.store, this.options.log, onProgress);
     // The budget runs from the job's start, not from when it was queued.
     const budget = new AbortController();
@@ -238,23 +285,26 @@ export class IngestService {
       deps: this.options.deps,
       pipeline: this.options.pipeline,
       hn: this.hn,
+      comments: this.commentSources,
       tracker,
       signal: jobSignal,
       bodyMaxChars: this.options.bodyMaxChars,
+      log: this.options.log,
     };
     try {
       if (jobSignal.aborted) throw jobSignal.reason;
       tracker.setStatus('running');
-      await this.work(ctx, request);
+      await task.work(ctx);
       if (jobSignal.aborted) throw jobSignal.reason;
       tracker.setStatus(job.failed > 0 && job.done === 0 ? 'failed' : 'done');
     } catch (err) {
-      tracker.note(describeRequest(request), jobSignal.aborted ? jobSignal.reason : err);
+      tracker.note(task.ref, jobSignal.aborted ? jobSignal.reason : err);
       tracker.setStatus(this.cancelled.has(job.id) ? 'cancelled' : 'failed');
     } finally {
       clearTimeout(timer);
       await tracker.flush();
       this.options.onJobEnded?.(job.status);
+      await task.onEnd?.(structuredClone(job));
     }
     return structuredClone(job);
   }

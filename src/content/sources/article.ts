@@ -15,7 +15,17 @@ export interface FetchedPage {
   url: string;
   status: number;
   contentType: string;
+  /** Empty when `status` is 304 (the validators given still hold). */
   body: Buffer;
+  /** The answer's ETag and Last-Modified, for the next conditional request (feed sources). */
+  etag?: string | null;
+  lastModified?: string | null;
+}
+
+/** Validators of a page fetched before: a conditional request answered 304 costs no body and no parse. */
+export interface Validators {
+  etag?: string | null;
+  lastModified?: string | null;
 }
 
 /** What extraction yields for a page (the fields Salon uses). */
@@ -33,8 +43,12 @@ export interface ArticleFields {
 
 /** The network and parsing capabilities ingestion needs; app.ts and the CLI pass the real ones. */
 export interface IngestDeps {
-  /** Fetches an HTML or XML page (SSRF-guarded, size-capped). */
-  fetchPage(url: string, signal?: AbortSignal): Promise<FetchedPage>;
+  /**
+   * Fetches an HTML or XML page (SSRF-guarded, size-capped). With `validators` the request is
+   * conditional (If-None-Match, If-Modified-Since) and a 304 answer resolves with status 304 and
+   * an empty body.
+   */
+  fetchPage(url: string, signal?: AbortSignal, validators?: Validators): Promise<FetchedPage>;
   /** Fetches and parses a JSON document (the HN API). */
   fetchJson(url: string, signal?: AbortSignal): Promise<unknown>;
   /** Extracts the article of a fetched page (decoding it by its charset), preferably off the main thread. */

@@ -31,6 +31,8 @@ export interface FeedEntry {
   /** The item's link (RSS `<link>`, Atom alternate `href`), or null. */
   link: string | null;
   guid: string | null;
+  /** Where the entry is discussed: RSS `<comments>` (HN's and hnrss's feeds point it at the HN thread), or null. */
+  comments: string | null;
   /** RSS `description` / Atom `summary`, usually HTML. */
   summaryHtml: string;
   /** RSS `content:encoded` / Atom `content`, usually HTML. */
@@ -115,6 +117,7 @@ function rssEntry(item: Element): FeedEntry {
     title: childText(item, FIELD_CAPS.title, 'title'),
     link: childText(item, LINK_CAP, 'link') || null,
     guid: childText(item, LINK_CAP, 'guid') || null,
+    comments: childText(item, LINK_CAP, 'comments') || null,
     summaryHtml: childText(item, FIELD_CAPS.summary, 'description'),
     contentHtml: childText(item, FIELD_CAPS.content, 'content:encoded'),
     published: isoDate(childText(item, DATE_CAP, 'pubdate', 'dc:date')),
@@ -130,6 +133,12 @@ function atomLink(el: Element): string | null {
   const links = elements(el).filter((c) => lname(c) === 'link');
   const alternate = links.find((l) => (attr(l, 'rel') ?? 'alternate') === 'alternate');
   return attr(alternate ?? links[0], 'href');
+}
+
+/** An Atom entry's `rel="replies"` link (RFC 4685), where it is discussed. */
+function atomReplies(el: Element): string | null {
+  const replies = elements(el).find((c) => lname(c) === 'link' && attr(c, 'rel') === 'replies');
+  return attr(replies, 'href');
 }
 
 function youtubeVideo(entry: Element, feedTitle: string): FeedVideo | null {
@@ -151,6 +160,7 @@ function atomEntry(entry: Element, feedTitle: string): FeedEntry {
     title: childText(entry, FIELD_CAPS.title, 'title'),
     link: atomLink(entry),
     guid: childText(entry, LINK_CAP, 'id') || null,
+    comments: atomReplies(entry),
     summaryHtml: childText(entry, FIELD_CAPS.summary, 'summary'),
     contentHtml: childText(entry, FIELD_CAPS.content, 'content'),
     published: isoDate(childText(entry, DATE_CAP, 'published', 'updated')),

@@ -5,9 +5,13 @@
  */
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
+import { Pacer } from './pacer.js';
+import type { CommentSource, Discussion } from './comment-source.js';
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
-import { hnItemId } from '../ids.js';
+import { hnItemId, hnStoryIdOf } from '../ids.js';
+
+export { hnStoryIdOf };
 import type { Comment } from '../types.js';
 import { excerpt } from '../text.js';
 import { hostOf } from '../../text.js';
@@ -40,6 +44,10 @@ export interface HnClientOptions {
   intervalMs: number;
 }
 
+/** The story lists of the API: `topstories`, `beststories`, `newstories`. */
+export const HN_LISTS = ['top', 'best', 'new'] as const;
+export type HnList = (typeof HN_LISTS)[number];
+
 export const HN_DEFAULT_TOP_LIMIT = 10;
 export const HN_MAX_TOP_LIMIT = 500;
 /** Extra kids looked at beyond the limit, to make up for deleted and dead ones. */
@@ -66,44 +74,20 @@ function asItem(raw: unknown): HnItem | null {
   };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** A paced client for the HN Firebase API. */
 export class HnClient {
-  /** Serialises request starts so concurrent callers are paced too. */
-  private gate: Promise<void> = Promise.resolve();
-  private lastStart = -Infinity;
+  private readonly pacer: Pacer;
 
   constructor(private readonly options: HnClientOptions) {
     if (!/^https?:\/\//.test(options.base ?? '')) throw new TypeError(`HnClient: options.base must be an http(s) URL, got ${options.base}`);
     required('HnClient', 'fetchJson', options.fetchJson);
     wholeNumber('HnClient', 'commentLimit', options.commentLimit, 0);
     numberWithin('HnClient', 'intervalMs', options.intervalMs, 0);
+    this.pacer = new Pacer(options.intervalMs);
   }
 
   private async get(path: string, signal?: AbortSignal): Promise<unknown> {
-    // Pace from the actual start of the previous request, not its planned slot: a late timer
-    // under load must not squeeze the next gap below intervalMs.
-    const turn = this.gate.then(async () => {
-      const wait = this.lastStart + this.options.intervalMs - performance.now();
-      if (wait > 0) await sleep(wait, signal);
-      this.lastStart = performance.now();
-    });
-    this.gate = turn.catch(() => undefined);
-    await turn;
+    await this.pacer.turn(signal);
     return this.options.fetchJson(`${this.options.base.replace(/\/+$/, '')}/${path}`, signal);
   }
 
@@ -113,9 +97,14 @@ export class HnClient {
   }
 
   /** The ids of the first `limit` top stories. */
-  async topStoryIds(limit: number, signal?: AbortSignal): Promise<number[]> {
-    const raw = await this.get('topstories.json', signal);
-    if (!Array.isArray(raw)) throw new errors.ERR_FETCH_FAILED(`${this.options.base}/topstories.json`, 'expected a JSON array of ids');
+  topStoryIds(limit: number, signal?: AbortSignal): Promise<number[]> {
+    return this.storyIds('top', limit, signal);
+  }
+
+  /** The ids of the first `limit` stories of a list (top, best or new). */
+  async storyIds(list: HnList, limit: number, signal?: AbortSignal): Promise<number[]> {
+    const raw = await this.get(`${list}stories.json`, signal);
+    if (!Array.isArray(raw)) throw new errors.ERR_FETCH_FAILED(`${this.options.base}/${list}stories.json`, 'expected a JSON array of ids');
     return raw.filter((id): id is number => Number.isInteger(id) && id > 0).slice(0, limit);
   }
 
@@ -171,4 +160,27 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
 
 function isHttp(url: string): boolean {
   return /^https?:\/\/[^\s]+$/i.test(url);
+}
+
+/** Hacker News as a CommentSource: an `item?id=N` URL is story N, read through the paced client. */
+export class HnComments implements CommentSource {
+  readonly name = 'hn';
+
+  constructor(private readonly client: HnClient) {}
+
+  threadOf(url: string): string | null {
+    const id = hnStoryIdOf(url);
+    return id === null ? null : String(id);
+  }
+
+  async discussion(thread: string, signal?: AbortSignal): Promise<Discussion> {
+    const id = Number(thread);
+    const { story, comments } = await this.client.story(id, signal);
+    return {
+      label: `HN story ${id}`,
+      link: story.url && isHttp(story.url) ? story.url : null,
+      commentCount: comments.length,
+      toItem: (article) => storyToItem(story, comments, article),
+    };
+  }
 }

@@ -1,0 +1,124 @@
+/**
+ * `salon sources list|add|remove|refresh`: the sources that refresh, on the store in DATA_DIR (not
+ * through a running server). `list` prints one line per source (`--json`: one object per line);
+ * `add` takes `kind target [--every MINUTES] [--limit N]` like a line of DATA_DIR/sources;
+ * `refresh ID` polls it now in the foreground under the same lease a server takes (so it never
+ * runs beside a server's poll of it), with a summary line. Exit 0 only on success.
+ */
+import { randomUUID } from 'node:crypto';
+import { loadConfig, type Config } from '../../config.js';
+import { defaultIngestDeps } from '../../content/ingest/ingest-deps.js';
+import { IngestService } from '../../content/ingest/ingest.js';
+import { createItemPipeline } from '../../content/ingest/pipeline.js';
+import { fixedSources } from '../../content/refresh/fixed-sources.js';
+import { SourceService, type SourceView } from '../../content/refresh/source-service.js';
+import { SalonError } from '../../errors.js';
+import { openStore } from '../../parts.js';
+import { parseArgs, type Command } from '../command.js';
+
+const USAGE = 'sources list|add|remove|refresh …';
+const EXIT_USAGE = 2;
+const HELP = [
+  'usage:',
+  '  salon sources list [--json]',
+  '  salon sources add feed|youtube URL [--every MINUTES] [--limit N]',
+  '  salon sources add hn top|best|new|STORY_URL [--every MINUTES] [--limit N]',
+  '  salon sources remove ID',
+  '  salon sources refresh ID',
+].join('\n');
+
+class UsageError extends Error {}
+
+function line(s: SourceView): string {
+  const state = s.lastError ? `FAILING ×${s.failures} ${s.lastError.code}` : s.lastPolledAt ? 'ok' : 'new';
+  const target = s.url ?? `${s.list} stories`;
+  return `${s.id}  ${s.kind.padEnd(7)} ${target}  every ${s.everyMinutes} min  ${s.itemCount} items  ${state}  next ${s.nextDueAt}${s.origin === 'config' ? '  (config)' : ''}`;
+}
+
+function number(options: Map<string, string | true>, name: string): number | undefined {
+  const v = options.get(name);
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(v);
+}
+
+/** The command with its config and streams passed in (tests); `run` reads the environment. */
+export async function sourcesCommand(
+  args: string[],
+  config: Config,
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
+  const [action, ...rest] = args;
+  const { positionals, options } = parseArgs(rest, ['json']);
+  if (!['list', 'add', 'remove', 'refresh'].includes(action ?? '')) {
+    err.write(`${HELP}\n`);
+    return EXIT_USAGE;
+  }
+  const store = openStore(config);
+  const ingest = new IngestService({
+    store,
+    pipeline: createItemPipeline({ store, bodyMaxChars: config.BODY_MAX_CHARS, chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP } }),
+    deps: defaultIngestDeps(config),
+    hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
+    reddit: { base: config.REDDIT_API_BASE, commentLimit: config.REDDIT_COMMENT_LIMIT, intervalMs: config.REDDIT_REQUEST_INTERVAL_MS },
+    bodyMaxChars: config.BODY_MAX_CHARS,
+    jobBudgetMs: config.INGEST_JOB_BUDGET_MS,
+  });
+  const sources = new SourceService({ store, ingest, owner: `cli-${process.pid}-${randomUUID().slice(0, 8)}`, leaseMs: config.INGEST_JOB_BUDGET_MS + 60_000 });
+  try {
+    await sources.syncFixed(await fixedSources(config));
+    switch (action) {
+      case 'list': {
+        for (const s of await sources.list()) out.write(`${options.has('json') ? JSON.stringify(s) : line(s)}\n`);
+        return 0;
+      }
+      case 'add': {
+        if (positionals.length !== 2) throw new UsageError('add takes a kind and a target');
+        const [kind, target] = positionals;
+        const isList = kind === 'hn' && !/^https?:/i.test(target);
+        const s = await sources.add({
+          kind,
+          ...(isList ? { list: target } : { url: target }),
+          everyMinutes: number(options, 'every'),
+          limit: number(options, 'limit'),
+        });
+        out.write(`${line(s)}\n`);
+        return 0;
+      }
+      case 'remove': {
+        if (positionals.length !== 1) throw new UsageError('remove takes a source id');
+        await sources.remove(positionals[0]);
+        out.write(`removed ${positionals[0]}\n`);
+        return 0;
+      }
+      default: {
+        if (positionals.length !== 1) throw new UsageError('refresh takes a source id');
+        const { job, source } = await sources.refreshHere(positionals[0]);
+        err.write(
+          `${source.id}: ${job.status}, ${job.done} stored, ${job.failed} failed${source.lastError ? ` (${source.lastError.code} ${source.lastError.message})` : ''}\n`,
+        );
+        for (const id of job.itemIds) out.write(`${id}\n`);
+        return job.status === 'done' && !source.lastError ? 0 : 1;
+      }
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err.write(`salon sources: ${e.message}\n${HELP}\n`);
+      return EXIT_USAGE;
+    }
+    if (!(e instanceof SalonError)) throw e;
+    err.write(`salon sources: ${e.code} ${e.message}\n`);
+    return 1;
+  } finally {
+    await ingest.close();
+    await store.close();
+  }
+}
+
+const sourcesCmd: Command = {
+  summary: 'list, add, remove or poll now the sources that refresh (in DATA_DIR)',
+  usage: USAGE,
+  run: (args) => sourcesCommand(args, loadConfig()),
+};
+export default sourcesCmd;

@@ -1,0 +1,291 @@
+/**
+ * Sources that refresh: feeds, YouTube channel feeds and Hacker News lists or stories, polled in
+ * the background every `everyMinutes` (±10 % jitter, so sources added together drift apart), each
+ * poll an ingest job (src/content/refresh/poll.ts). A failing source backs off (its interval
+ * doubled per failure in a row, at most a day) and reports its error. At most one poll of a source
+ * runs at a time, on one node: a poll starts only after taking the source's lease in the store (a
+ * conditional update), and ends by releasing it; a node that dies leaves a lease that expires.
+ */
+import type { Logger } from '../../logger.js';
+import { errors, SalonError } from '../../errors.js';
+import { required, wholeNumber } from '../../options.js';
+import type { IngestJob, SourcePollState, SourceRecord, Store } from '../../store/types.js';
+import { newJobId, type IngestService } from '../ingest/ingest.js';
+import { pollSource, type PollOutcome } from './poll.js';
+import { sourceIdOf, validateSourceSpec, type SourceSpec } from './source-spec.js';
+
+/** How often due sources are looked for. */
+export const DEFAULT_TICK_MS = 30_000;
+/** Longest a failing source waits before it is tried again. */
+export const MAX_BACKOFF_MS = 86_400_000;
+/** How far a poll's next time is moved at random either way, as a fraction of the interval. */
+export const JITTER = 0.1;
+const MINUTE_MS = 60_000;
+
+export interface SourceServiceOptions {
+  store: Store;
+  ingest: IngestService;
+  /** Who holds the lease while this process polls (the node id). */
+  owner: string;
+  log?: Logger;
+  /** How long a lease holds: a poll's longest run (INGEST_JOB_BUDGET_MS) plus a margin. */
+  leaseMs: number;
+  tickMs?: number;
+  /** The clock (tests pass their own); default Date.now. */
+  now?: () => number;
+  /** A number in [0, 1) for the jitter; default Math.random. */
+  random?: () => number;
+}
+
+/** A source as the API shows it. */
+export interface SourceView extends Omit<SourceRecord, 'leaseOwner' | 'leaseUntil' | 'leaseJob' | 'etag' | 'lastModified'> {
+  /** The ingest job of the poll running now, or null. */
+  polling: string | null;
+}
+
+/** The API's view of a stored source (validators and lease internals left out). */
+export function viewOf(s: SourceRecord, nowMs: number): SourceView {
+  const { leaseOwner: _o, leaseUntil, leaseJob, etag: _e, lastModified: _l, ...rest } = s;
+  const held = leaseUntil !== null && Date.parse(leaseUntil) >= nowMs;
+  return { ...rest, polling: held ? leaseJob : null };
+}
+
+/** Adds, lists, changes, removes and polls sources (see the module comment). */
+export class SourceService {
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly tickMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: SourceServiceOptions) {
+    required('SourceService', 'store', options.store);
+    required('SourceService', 'ingest', options.ingest);
+    required('SourceService', 'owner', options.owner);
+    wholeNumber('SourceService', 'leaseMs', options.leaseMs, 1);
+    this.tickMs = wholeNumber('SourceService', 'tickMs', options.tickMs ?? DEFAULT_TICK_MS, 1);
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+  }
+
+  private iso(ms = this.now()): string {
+    return new Date(ms).toISOString();
+  }
+
+  /** Adds a source from the API or the CLI; it is first polled at once. ERR_BAD_REQUEST, ERR_SOURCE_EXISTS. */
+  async add(raw: unknown, origin: 'api' | 'config' = 'api'): Promise<SourceView> {
+    const spec = validateSourceSpec(raw);
+    const created = await this.options.store.addSource({ id: sourceIdOf(spec), ...spec, origin, createdAt: this.iso(), nextDueAt: this.iso() });
+    this.options.log?.info({ sourceId: created.id, kind: created.kind, url: created.url, list: created.list }, 'source added');
+    return viewOf(created, this.now());
+  }
+
+  async list(): Promise<SourceView[]> {
+    const now = this.now();
+    return (await this.options.store.listSources()).map((s) => viewOf(s, now));
+  }
+
+  async get(id: string): Promise<SourceView> {
+    return viewOf(await this.record(id), this.now());
+  }
+
+  private async record(id: string): Promise<SourceRecord> {
+    const s = await this.options.store.getSource(id);
+    if (!s) throw new errors.ERR_SOURCE_NOT_FOUND(id);
+    return s;
+  }
+
+  /** Changes a source's interval (its next poll moves to last poll + the new interval) or limit. */
+  async update(id: string, patch: { everyMinutes?: number; limit?: number }): Promise<SourceView> {
+    const s = await this.record(id);
+    if (s.origin === 'config') throw new errors.ERR_SOURCE_FIXED(id);
+    const spec = validateSourceSpec({
+      kind: s.kind,
+      url: s.url ?? undefined,
+      list: s.list ?? undefined,
+      limit: patch.limit ?? s.limit,
+      everyMinutes: patch.everyMinutes ?? s.everyMinutes,
+    });
+    const base = s.lastPolledAt ? Date.parse(s.lastPolledAt) : this.now();
+    const nextDueAt = patch.everyMinutes !== undefined && s.failures === 0 ? this.iso(base + spec.everyMinutes * MINUTE_MS) : undefined;
+    const updated = await this.options.store.updateSource(id, { everyMinutes: spec.everyMinutes, limit: spec.limit, nextDueAt });
+    if (!updated) throw new errors.ERR_SOURCE_NOT_FOUND(id);
+    return viewOf(updated, this.now());
+  }
+
+  /** Removes a source and what it remembers of its entries; the items stay. */
+  async remove(id: string): Promise<void> {
+    const s = await this.record(id);
+    if (s.origin === 'config') throw new errors.ERR_SOURCE_FIXED(id);
+    await this.options.store.deleteSource(id);
+  }
+
+  /**
+   * Makes the configured sources (SOURCES and DATA_DIR/sources) the `config` ones in the store:
+   * new ones added, changed intervals taken, dropped ones removed. Sources added over the API stay.
+   */
+  async syncFixed(specs: SourceSpec[]): Promise<void> {
+    const wanted = new Map(specs.map((s) => [sourceIdOf(s), s]));
+    const stored = await this.options.store.listSources();
+    for (const s of stored) {
+      if (s.origin !== 'config') continue;
+      const spec = wanted.get(s.id);
+      if (!spec) await this.options.store.deleteSource(s.id);
+      else if (spec.everyMinutes !== s.everyMinutes || spec.limit !== s.limit) await this.options.store.updateSource(s.id, spec);
+    }
+    const known = new Set(stored.map((s) => s.id));
+    for (const [id, spec] of wanted) {
+      if (known.has(id)) continue;
+      try {
+        await this.options.store.addSource({ id, ...spec, origin: 'config', createdAt: this.iso(), nextDueAt: this.iso() });
+      } catch (err) {
+        // Another node starting with the same configuration added it first.
+        if (!(err instanceof SalonError && err.code === 'ERR_SOURCE_EXISTS')) throw err;
+      }
+    }
+  }
+
+  /**
+   * Polls a source now, whenever it is due: resolves with the poll's job id. A poll of it already
+   * running (here or on another node) is not doubled: its job id is returned.
+   */
+  async refresh(id: string): Promise<{ jobId: string }> {
+    const s = await this.record(id);
+    const jobId = await this.startPoll(s);
+    if (jobId) return { jobId };
+    const running = await this.record(id);
+    if (running.leaseJob) return { jobId: running.leaseJob };
+    throw new errors.ERR_NOT_READY(`source ${id} is being polled; try again shortly`);
+  }
+
+  /** Polls a source in the foreground (`salon sources refresh`), under the same lease. */
+  async refreshHere(id: string, onProgress?: (job: IngestJob) => void): Promise<{ job: IngestJob; source: SourceView }> {
+    const s = await this.record(id);
+    const jobId = newJobId();
+    if (!(await this.lease(s, jobId)))
+      throw new errors.ERR_NOT_READY(`source ${id} is being polled by ${s.leaseOwner ?? 'another process'}; try again shortly`);
+    const job = await this.options.ingest.runTask(this.pollTask(s, jobId), onProgress);
+    return { job, source: await this.get(id) };
+  }
+
+  /** Starts the background polling: a look for due sources every tickMs (the first one soon, at a random point). */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.schedule(this.random() * Math.min(this.tickMs, 5_000));
+  }
+
+  private schedule(delay: number): void {
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick()
+        .then(() => undefined)
+        .catch((err) => this.options.log?.error({ err }, 'looking for due sources failed'))
+        .finally(() => {
+          this.ticking = null;
+          if (!this.stopped) this.schedule(this.tickMs * (1 - JITTER + 2 * JITTER * this.random()));
+        });
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Stops the background polling (polls already running are ingest jobs: IngestService.close stops them). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.ticking;
+  }
+
+  /** Starts a poll of every due source whose lease is free; resolves with the jobs started. */
+  async tick(): Promise<string[]> {
+    const now = this.now();
+    const started: string[] = [];
+    for (const s of await this.options.store.listSources()) {
+      if (this.stopped) break;
+      if (Date.parse(s.nextDueAt) > now) continue;
+      if (s.leaseUntil && Date.parse(s.leaseUntil) >= now) continue;
+      const jobId = await this.startPoll(s);
+      if (jobId) started.push(jobId);
+    }
+    return started;
+  }
+
+  private lease(s: SourceRecord, jobId: string): Promise<boolean> {
+    const now = this.now();
+    return this.options.store.leaseSource(s.id, this.options.owner, jobId, this.iso(now), this.iso(now + this.options.leaseMs));
+  }
+
+  /** Takes the lease and submits the poll's job; null when another poll holds the source. */
+  private async startPoll(s: SourceRecord): Promise<string | null> {
+    const jobId = newJobId();
+    if (!(await this.lease(s, jobId))) return null;
+    try {
+      await this.options.ingest.submitTask(this.pollTask(s, jobId));
+    } catch (err) {
+      await this.options.store.endSourcePoll(s.id, this.options.owner, pollState(s), s.nextDueAt);
+      throw err;
+    }
+    return jobId;
+  }
+
+  private pollTask(s: SourceRecord, jobId: string) {
+    let outcome: PollOutcome | null = null;
+    let failure: unknown = null;
+    return {
+      jobId,
+      request: { source: s.id },
+      ref: s.url ?? `hn:${s.list}`,
+      work: async (ctx: Parameters<typeof pollSource>[0]) => {
+        try {
+          outcome = await pollSource(ctx, this.options.store, s, () => this.iso());
+        } catch (err) {
+          failure = err;
+          throw err;
+        }
+      },
+      onEnd: (job: IngestJob) => this.endPoll(s, job, outcome, failure),
+    };
+  }
+
+  /** Records a poll's outcome and next time, and releases the lease. */
+  private async endPoll(s: SourceRecord, job: IngestJob, outcome: PollOutcome | null, failure: unknown): Promise<void> {
+    const now = this.now();
+    const every = s.everyMinutes * MINUTE_MS;
+    const jitter = 1 - JITTER + 2 * JITTER * this.random();
+    let state: SourcePollState;
+    let nextDue: string;
+    if (outcome) {
+      state = { etag: outcome.etag, lastModified: outcome.lastModified, lastPolledAt: this.iso(now), lastError: null, failures: 0 };
+      nextDue = this.iso(now + every * jitter);
+      this.options.log?.info(
+        { sourceId: s.id, jobId: job.id, ...outcome },
+        outcome.notModified ? 'source not modified' : `source polled: ${outcome.added} new, ${outcome.changed} changed`,
+      );
+    } else if (failure instanceof SalonError && failure.code === 'ERR_JOB_CANCELLED') {
+      // Shut down or cancelled: not the source's fault; it stays due as it was.
+      state = pollState(s);
+      nextDue = s.nextDueAt;
+    } else {
+      const err = failure ?? job.failures.at(-1) ?? new errors.ERR_INTERNAL();
+      const lastError =
+        err instanceof SalonError
+          ? { code: err.code, message: err.message }
+          : 'code' in (err as object)
+            ? (err as { code: string; message: string })
+            : { code: 'ERR_INTERNAL', message: 'Internal error' };
+      const failures = s.failures + 1;
+      state = { ...pollState(s), lastPolledAt: this.iso(now), lastError: { code: lastError.code, message: lastError.message }, failures };
+      nextDue = this.iso(now + Math.min(every * 2 ** failures, MAX_BACKOFF_MS) * jitter);
+      this.options.log?.warn({ sourceId: s.id, jobId: job.id, failures, code: lastError.code }, `source poll failed; next try ${nextDue}`);
+    }
+    const released = await this.options.store.endSourcePoll(s.id, this.options.owner, state, nextDue).catch((err) => {
+      this.options.log?.error({ err, sourceId: s.id }, 'recording a source poll failed; its lease will expire');
+      return true;
+    });
+    if (!released) this.options.log?.warn({ sourceId: s.id }, 'a source poll outlived its lease; its outcome was not recorded');
+  }
+}
+
+function pollState(s: SourceRecord): SourcePollState {
+  return { etag: s.etag, lastModified: s.lastModified, lastPolledAt: s.lastPolledAt, lastError: s.lastError, failures: s.failures };
+}

@@ -1,0 +1,53 @@
+/**
+ * The CommentSource seam: a site whose discussion threads Salon reads through an API rather than
+ * by scraping pages. A URL that names one of its threads (an HN `item?id=N`, a Reddit
+ * `/comments/<id>/…`), whether given to ingest, found in a feed or polled as a source, becomes one
+ * item: the post's linked article as the body (the post's own text when it links nowhere) and its
+ * top comments attached. Hacker News (hn.ts) and Reddit (reddit.ts) implement it.
+ */
+import type { ArticleFields } from './article.js';
+
+/** A thread's post and top comments, ready to become an item once its linked article is fetched. */
+export interface Discussion {
+  /** How logs and job failures name the thread, e.g. `HN story 8863`, `Reddit thread abc12`. */
+  label: string;
+  /** The page the post links to (fetched and extracted as the body), or null for a text post. */
+  link: string | null;
+  /** Comments attached (at most the source's limit). */
+  commentCount: number;
+  /** The news item (unvalidated pipeline input) with the linked article, when it was extracted. */
+  toItem(article: ArticleFields | null): Record<string, unknown>;
+}
+
+/** A site whose threads are read through its API (see the module comment). */
+export interface CommentSource {
+  /** `hn`, `reddit`: the item's `source`. */
+  readonly name: string;
+  /** The thread a URL names on this site, or null when it names none. Never fetches. */
+  threadOf(url: string): string | null;
+  /**
+   * The thread's post and its top comments, requests paced as the source requires. Throws a typed
+   * error (ERR_CONTENT_NOT_FOUND for a missing or dead thread, ERR_FETCH_* when the API fails).
+   */
+  discussion(thread: string, signal?: AbortSignal): Promise<Discussion>;
+}
+
+/** The first source that knows `url` as one of its threads, with the thread's key. */
+export function findThread(sources: readonly CommentSource[], url: string | null | undefined): { source: CommentSource; thread: string } | null {
+  if (!url) return null;
+  for (const source of sources) {
+    const thread = source.threadOf(url);
+    if (thread !== null) return { source, thread };
+  }
+  return null;
+}
+
+/** The URL parsed, or null when it is not an absolute http(s) URL. */
+export function httpUrl(raw: string): URL | null {
+  try {
+    const u = new URL(raw.trim());
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Reddit threads as a CommentSource: a `reddit.com/r/<sub>/comments/<id>/…` (or `redd.it/<id>`)
+ * URL is read from `${base}/comments/<id>.json` (the thread's JSON: a listing with the post, then
+ * one with its comments, best first). First-level comments only, deleted, removed and stickied
+ * ones skipped, at most `commentLimit`, requests paced `intervalMs` apart.
+ */
+import { errors } from '../../errors.js';
+import { hostOf } from '../../text.js';
+import { numberWithin, required, wholeNumber } from '../../options.js';
+import type { ArticleFields } from './article.js';
+import { httpUrl, type CommentSource, type Discussion } from './comment-source.js';
+import type { JsonFetcher } from './hn.js';
+import { FIELD_CAPS, capField } from '../limits.js';
+import { excerpt } from '../text.js';
+import type { Comment } from '../types.js';
+import { Pacer } from './pacer.js';
+
+export interface RedditOptions {
+  /** REDDIT_API_BASE, e.g. https://www.reddit.com (a loopback fake in tests). */
+  base: string;
+  fetchJson: JsonFetcher;
+  /** REDDIT_COMMENT_LIMIT: first-level comments kept per thread. */
+  commentLimit: number;
+  /** Pause between request starts (shared with nothing else: Reddit counts per client). */
+  intervalMs: number;
+}
+
+const THREAD_ID = /^[a-z0-9]{1,16}$/i;
+const REDDIT_HOST = /^((www|old|new|np)\.)?reddit\.com$/i;
+const DESCRIPTION_CHARS = 300;
+const GONE = new Set(['[deleted]', '[removed]']);
+
+type Json = Record<string, unknown>;
+
+const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The `data.children[].{kind, data}` of a listing. */
+function children(listing: unknown): { kind: string; data: Json }[] {
+  const list = obj(obj(listing)?.data)?.children;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((c) => {
+    const o = obj(c);
+    const data = obj(o?.data);
+    return o && data && typeof o.kind === 'string' ? [{ kind: o.kind, data }] : [];
+  });
+}
+
+/** The thread id of a Reddit thread URL, or null. */
+export function redditThreadOf(url: string): string | null {
+  const u = httpUrl(url);
+  if (!u) return null;
+  if (/^redd\.it$/i.test(u.hostname)) {
+    const id = u.pathname.slice(1);
+    return THREAD_ID.test(id) ? id.toLowerCase() : null;
+  }
+  if (!REDDIT_HOST.test(u.hostname)) return null;
+  const m = /^\/(?:r\/[^/]+\/)?comments\/([^/]+)/i.exec(u.pathname);
+  return m && THREAD_ID.test(m[1]) ? m[1].toLowerCase() : null;
+}
+
+/** A live first-level comment, or null. */
+function toComment(data: Json): Comment | null {
+  const by = str(data.author);
+  const body = str(data.body);
+  if (!by || !body || GONE.has(by) || GONE.has(body.trim()) || data.stickied === true) return null;
+  const text = capField(body, FIELD_CAPS.comment).trim();
+  return text ? { by, text, time: typeof data.created_utc === 'number' ? Math.floor(data.created_utc) : 0 } : null;
+}
+
+/** Reddit through its thread JSON (see the module comment). */
+export class RedditComments implements CommentSource {
+  readonly name = 'reddit';
+  private readonly pacer: Pacer;
+
+  constructor(private readonly options: RedditOptions) {
+    if (!/^https?:\/\//.test(options.base ?? '')) throw new TypeError(`RedditComments: options.base must be an http(s) URL, got ${options.base}`);
+    required('RedditComments', 'fetchJson', options.fetchJson);
+    wholeNumber('RedditComments', 'commentLimit', options.commentLimit, 0);
+    numberWithin('RedditComments', 'intervalMs', options.intervalMs, 0);
+    this.pacer = new Pacer(options.intervalMs);
+  }
+
+  threadOf(url: string): string | null {
+    return redditThreadOf(url);
+  }
+
+  async discussion(thread: string, signal?: AbortSignal): Promise<Discussion> {
+    if (!THREAD_ID.test(thread)) throw new errors.ERR_BAD_REQUEST(`not a Reddit thread id: ${thread}`);
+    const url = `${this.options.base.replace(/\/+$/, '')}/comments/${thread}.json?raw_json=1&depth=1&sort=top`;
+    await this.pacer.turn(signal);
+    const raw = await this.options.fetchJson(url, signal);
+    const [postListing, commentListing] = Array.isArray(raw) ? raw : [];
+    const post = children(postListing).find((c) => c.kind === 't3')?.data;
+    if (!post || str(post.id)?.toLowerCase() !== thread.toLowerCase())
+      throw new errors.ERR_CONTENT_NOT_FOUND(`reddit:${thread} (no Reddit thread with that id)`);
+    const comments: Comment[] = [];
+    for (const c of children(commentListing)) {
+      if (comments.length >= this.options.commentLimit) break;
+      const comment = c.kind === 't1' ? toComment(c.data) : null;
+      if (comment) comments.push(comment);
+    }
+    const permalink = `https://www.reddit.com${str(post.permalink) ?? `/comments/${thread}/`}`;
+    const linked = str(post.url);
+    const link = post.is_self !== true && linked && httpUrl(linked) && redditThreadOf(linked) === null ? linked : null;
+    return {
+      label: `Reddit thread ${thread}`,
+      link,
+      commentCount: comments.length,
+      toItem: (article) => threadToItem(thread, post, permalink, link, comments, article),
+    };
+  }
+}
+
+function threadToItem(
+  thread: string,
+  post: Json,
+  permalink: string,
+  link: string | null,
+  comments: Comment[],
+  article: ArticleFields | null,
+): Record<string, unknown> {
+  const own = capField(str(post.selftext) ?? '', FIELD_CAPS.content).trim();
+  const body = article?.text?.trim() || own;
+  const created = typeof post.created_utc === 'number' ? new Date(post.created_utc * 1000).toISOString() : null;
+  return {
+    id: `news_reddit${thread.toLowerCase()}`,
+    kind: 'news',
+    title: capField(str(post.title) ?? '', FIELD_CAPS.title).trim() || article?.title || `Reddit thread ${thread}`,
+    url: article?.url || link || permalink,
+    description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
+    body,
+    comments,
+    category: null,
+    publishedAt: created,
+    image: null,
+    author: article?.byline || str(post.author) || null,
+    siteName: article?.siteName || (link ? hostOf(link) : 'Reddit'),
+    source: 'reddit',
+  };
+}

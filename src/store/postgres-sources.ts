@@ -1,0 +1,63 @@
+/** Sources that refresh in the PostgreSQL store: their rows, poll leases and stored entries. */
+import { errors } from '../errors.js';
+import { placeholders, type Sql } from './postgres-db.js';
+import { SOURCE_COLUMNS, SOURCE_SELECT, rowToSource, sourceValues } from './rows.js';
+import type { NewSource, SourcePollState, SourceRecord } from './types.js';
+
+export async function addSource(sql: Sql, source: NewSource): Promise<SourceRecord> {
+  const values = sourceValues(source);
+  const added = await sql.query(`INSERT INTO sources (${SOURCE_COLUMNS}) VALUES (${placeholders(values.length)}) ON CONFLICT (id) DO NOTHING`, values);
+  if (added.rowCount === 0) throw new errors.ERR_SOURCE_EXISTS(source.id);
+  return (await getSource(sql, source.id))!;
+}
+
+export async function getSource(sql: Sql, id: string): Promise<SourceRecord | null> {
+  const { rows } = await sql.query(`${SOURCE_SELECT} WHERE s.id = $1`, [id]);
+  return rows.length ? rowToSource(rows[0]) : null;
+}
+
+export async function listSources(sql: Sql): Promise<SourceRecord[]> {
+  return (await sql.query(`${SOURCE_SELECT} ORDER BY s.created_at, s.id`)).rows.map(rowToSource);
+}
+
+export async function updateSource(sql: Sql, id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): Promise<SourceRecord | null> {
+  await sql.query(
+    'UPDATE sources SET every_minutes = coalesce($1, every_minutes), next_due_at = coalesce($2, next_due_at), max_entries = coalesce($3, max_entries) WHERE id = $4',
+    [patch.everyMinutes ?? null, patch.nextDueAt ?? null, patch.limit ?? null, id],
+  );
+  return getSource(sql, id);
+}
+
+export async function deleteSource(sql: Sql, id: string): Promise<boolean> {
+  return (await sql.query('DELETE FROM sources WHERE id = $1', [id])).rowCount === 1;
+}
+
+/** One conditional UPDATE: PostgreSQL re-checks the WHERE on the row it locked, so of racing nodes one wins. */
+export async function leaseSource(sql: Sql, id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean> {
+  const taken = await sql.query(
+    'UPDATE sources SET lease_owner = $1, lease_until = $2, lease_job = $3 WHERE id = $4 AND (lease_until IS NULL OR lease_until < $5)',
+    [owner, until, jobId, id, now],
+  );
+  return taken.rowCount === 1;
+}
+
+export async function endSourcePoll(sql: Sql, id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
+  const done = await sql.query(
+    'UPDATE sources SET state = $1, next_due_at = $2, lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE id = $3 AND lease_owner = $4',
+    [JSON.stringify(state), nextDueAt, id, owner],
+  );
+  return done.rowCount === 1;
+}
+
+export async function sourceEntryHashes(sql: Sql, sourceId: string, keys: string[]): Promise<Map<string, string>> {
+  const { rows } = await sql.query('SELECT key, hash FROM source_entries WHERE source_id = $1 AND key = ANY($2::text[])', [sourceId, keys]);
+  return new Map(rows.map((r) => [r.key as string, r.hash as string]));
+}
+
+export async function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void> {
+  await sql.query(
+    `INSERT INTO source_entries (source_id, key, hash, item_id, updated_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (source_id, key) DO UPDATE SET hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
+    [sourceId, key, hash, itemId, now],
+  );
+}

@@ -1,0 +1,54 @@
+/** `salon sources list|add|remove|refresh` on DATA_DIR, through the real fetcher against a loopback feed (needs the build). */
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourcesCommand } from '../../src/cli/commands/sources.js';
+import { testConfig } from '../../src/config.js';
+import { articlePage, startFixtureServer, type FixtureServer } from '../fixtures-servers/http.js';
+import { tempDir } from '../helpers.js';
+
+async function run(args: string[], config: ReturnType<typeof testConfig>): Promise<{ code: number; out: string; err: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const chunks = { out: '', err: '' };
+  out.on('data', (d) => (chunks.out += d));
+  err.on('data', (d) => (chunks.err += d));
+  const code = await sourcesCommand(args, config, out, err);
+  return { code, ...chunks };
+}
+
+describe('salon sources', () => {
+  let web: FixtureServer;
+  let dir: ReturnType<typeof tempDir>;
+  beforeAll(async () => {
+    web = await startFixtureServer({ '/a/one': { body: articlePage('Story one', ['The harbour council voted to rebuild the old pier with timber.']) } });
+    web.routes.set('/feed.xml', {
+      type: 'application/rss+xml',
+      body: `<?xml version="1.0"?><rss version="2.0"><channel><title>F</title><item><title>Story one</title><link>${web.origin}/a/one</link></item></channel></rss>`,
+    });
+    dir = tempDir();
+  });
+  afterAll(async () => {
+    await web.close();
+    dir.cleanup();
+  });
+
+  it('adds, lists, refreshes and removes a source; bad usage exits 2, a refused change 1', async () => {
+    const config = testConfig({ DATA_DIR: dir.dir, FETCH_ALLOW_HOSTS: '127.0.0.1' });
+    const added = await run(['add', 'feed', `${web.origin}/feed.xml`, '--every', '15'], config);
+    expect(added.code).toBe(0);
+    const id = added.out.split(/\s+/)[0];
+    expect(id).toMatch(/^src_[0-9a-f]{16}$/);
+    expect((await run(['add', 'feed', `${web.origin}/feed.xml`], config)).err).toContain('ERR_SOURCE_EXISTS');
+    const refreshed = await run(['refresh', id], config);
+    expect(refreshed).toMatchObject({ code: 0 });
+    expect(refreshed.out.trim().split('\n')).toHaveLength(1);
+    expect(refreshed.err).toContain('done, 1 stored');
+    const listed = await run(['list', '--json'], config);
+    expect(JSON.parse(listed.out)).toMatchObject({ id, itemCount: 1, everyMinutes: 15, lastError: null });
+    expect((await run(['remove', id], config)).code).toBe(0);
+    expect((await run(['list'], config)).out).toBe('');
+    expect((await run(['remove', id], config)).code).toBe(1);
+    expect((await run(['frobnicate'], config)).code).toBe(2);
+    expect((await run(['add', 'feed'], config)).code).toBe(2);
+  });
+});

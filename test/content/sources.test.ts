@@ -1,0 +1,242 @@
+/**
+ * Sources that refresh, against loopback sites and an injected clock: a feed that gains an entry
+ * gives exactly one new item; an unchanged feed answered 304 costs no parse; a failing source
+ * backs off and reports its error; HN stories (one by URL, a list, an HN entry in a feed) arrive
+ * with article body and comments; of two nodes on one store, one polls a due source.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { IngestService } from '../../src/content/ingest/ingest.js';
+import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { SourceService } from '../../src/content/refresh/source-service.js';
+import { parseSourceLines, sourceIdOf } from '../../src/content/refresh/source-spec.js';
+import type { IngestDeps } from '../../src/content/sources/article.js';
+import { parseFeed } from '../../src/content/sources/feeds.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { loopbackDeps } from '../fixtures-servers/deps.js';
+import { startHnServer, type HnServer } from '../fixtures-servers/hn-server.js';
+import { articlePage, startFixtureServer, type Answer, type FixtureServer } from '../fixtures-servers/http.js';
+
+const PARAS = ['The harbour council voted on Tuesday to rebuild the old pier with timber from local forests.', 'Engineers said it would last sixty years.'];
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+const MIN = 60_000;
+
+/** An RSS feed of the given entries (each linking to `/a/<slug>` on the site), served with an ETag. */
+function rss(origin: string, slugs: string[], extra = ''): string {
+  const items = slugs.map(
+    (s) => `<item><title>Story ${s}</title><link>${origin}/a/${s}</link><guid>${origin}/a/${s}</guid><description>About ${s}.</description></item>`,
+  );
+  return `<?xml version="1.0"?><rss version="2.0"><channel><title>Fixture Feed</title><link>${origin}/</link>${items.join('')}${extra}</channel></rss>`;
+}
+
+describe('sources that refresh', () => {
+  let web: FixtureServer;
+  let hn: HnServer;
+  let store: SqliteStore;
+  let ingest: IngestService;
+  let sources: SourceService;
+  let clock: number;
+  let parses: number;
+  /** What /feed.xml serves now; its ETag is a hash of the body. */
+  let feedBody: string;
+  let feedStatus: number;
+
+  const articlePaths = () => web.requests.map((r) => r.path).filter((p) => p.startsWith('/a/'));
+
+  beforeAll(async () => {
+    web = await startFixtureServer({}, (path) => {
+      if (path.startsWith('/a/')) return { body: articlePage(`Story ${path.slice(3)}`, PARAS) };
+      return { status: 404, body: 'not found' };
+    });
+    web.routes.set('/feed.xml', (req: IncomingMessage): Answer => {
+      if (feedStatus !== 200) return { status: feedStatus, type: 'text/plain', body: 'down' };
+      const etag = `"${createHash('sha256').update(feedBody).digest('hex').slice(0, 16)}"`;
+      if (req.headers['if-none-match'] === etag) return { status: 304, type: 'application/rss+xml', body: '', headers: { etag } };
+      return { type: 'application/rss+xml', body: feedBody, headers: { etag } };
+    });
+    web.routes.set('/story', { body: articlePage('A linked story', PARAS) });
+    hn = await startHnServer(
+      { 7001: { by: 'poster', id: 7001, kids: [8001, 8004, 8002], time: 1700000000, title: 'Linked story', type: 'story', url: `${web.origin}/story` } },
+      [7001, 8000],
+    );
+  });
+  afterAll(async () => {
+    await Promise.all([web.close(), hn.close()]);
+  });
+
+  function service(owner: string, store: SqliteStore, ingest: IngestService): SourceService {
+    return new SourceService({ store, ingest, owner, leaseMs: 15 * MIN, now: () => clock, random: () => 0.5 });
+  }
+
+  beforeEach(() => {
+    clock = T0;
+    parses = 0;
+    feedStatus = 200;
+    feedBody = rss(web.origin, ['one', 'two']);
+    web.requests.length = 0;
+    store = new SqliteStore({ filename: ':memory:' });
+    const base = loopbackDeps();
+    const deps: IngestDeps = { ...base, parseFeed: async (bytes, ref) => (parses++, parseFeed(bytes, ref)) };
+    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
+    ingest = new IngestService({ store, pipeline, deps, hn: { base: hn.base, commentLimit: 10, intervalMs: 0 }, bodyMaxChars: 200_000 });
+    sources = service('node-a', store, ingest);
+  });
+  afterEach(async () => {
+    await sources.stop();
+    await ingest.close();
+    await store.close();
+  });
+
+  async function pollDue(s = sources): Promise<string[]> {
+    const jobs = await s.tick();
+    await ingest.idle();
+    return jobs;
+  }
+
+  it('stores a feed that gains an entry between two polls as exactly one new item, fetching only its article', async () => {
+    const added = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+    expect(added).toMatchObject({ id: sourceIdOf({ kind: 'feed', url: `${web.origin}/feed.xml`, list: null }), itemCount: 0, lastPolledAt: null });
+    expect(await pollDue()).toHaveLength(1);
+    expect(await store.countItems()).toBe(2);
+    expect(articlePaths().sort()).toEqual(['/a/one', '/a/two']);
+    // not due yet: nothing happens
+    clock += 10 * MIN;
+    expect(await pollDue()).toEqual([]);
+    feedBody = rss(web.origin, ['three', 'one', 'two']);
+    clock += 21 * MIN;
+    web.requests.length = 0;
+    const [jobId] = await pollDue();
+    expect(await ingest.getJob(jobId)).toMatchObject({ status: 'done', total: 1, done: 1, request: { source: added.id } });
+    expect(await store.countItems()).toBe(3);
+    expect(articlePaths()).toEqual(['/a/three']);
+    const after = await sources.get(added.id);
+    expect(after).toMatchObject({ itemCount: 3, lastError: null, failures: 0, lastPolledAt: new Date(clock).toISOString(), polling: null });
+    // the next poll is everyMinutes later (the fixed random puts the jitter at its middle)
+    expect(after.nextDueAt).toBe(new Date(clock + 30 * MIN).toISOString());
+  });
+
+  it('asks conditionally: an unchanged feed answered 304 costs no parse and no article fetch; a changed entry is stored again', async () => {
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 5 });
+    await pollDue();
+    expect(parses).toBe(1);
+    web.requests.length = 0;
+    clock += 6 * MIN;
+    const [jobId] = await pollDue();
+    expect(parses).toBe(1);
+    expect(web.requests.map((r) => r.path)).toEqual(['/feed.xml']);
+    expect(await ingest.getJob(jobId)).toMatchObject({ status: 'done', total: 0 });
+    expect(await sources.get(id)).toMatchObject({ lastError: null, lastPolledAt: new Date(clock).toISOString() });
+    // an entry whose text changed is stored again, the others are not fetched
+    feedBody = rss(web.origin, ['one', 'two']).replace('About two.', 'About two, updated.');
+    clock += 6 * MIN;
+    web.requests.length = 0;
+    await pollDue();
+    expect(parses).toBe(2);
+    expect(articlePaths()).toEqual(['/a/two']);
+    expect((await sources.get(id)).itemCount).toBe(2);
+  });
+
+  it('backs off a failing source, reports its error, and recovers', async () => {
+    feedStatus = 503;
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 10 });
+    const [jobId] = await pollDue();
+    expect((await ingest.getJob(jobId)).status).toBe('failed');
+    let s = await sources.get(id);
+    expect(s).toMatchObject({ failures: 1, lastError: { code: 'ERR_FETCH_HTTP_STATUS' }, lastPolledAt: new Date(clock).toISOString() });
+    expect(s.lastError!.message).toContain('503');
+    expect(s.nextDueAt).toBe(new Date(clock + 20 * MIN).toISOString());
+    clock += 20 * MIN;
+    await pollDue();
+    s = await sources.get(id);
+    expect(s).toMatchObject({ failures: 2, nextDueAt: new Date(clock + 40 * MIN).toISOString() });
+    // before the backoff is over nothing is tried, even though everyMinutes has passed
+    clock += 15 * MIN;
+    expect(await pollDue()).toEqual([]);
+    feedStatus = 200;
+    clock += 25 * MIN;
+    await pollDue();
+    s = await sources.get(id);
+    expect(s).toMatchObject({ failures: 0, lastError: null, itemCount: 2, nextDueAt: new Date(clock + 10 * MIN).toISOString() });
+  });
+
+  it('polls HN: one story by URL, a list, and an HN entry in a feed, each with article body and comments', async () => {
+    const story = await sources.add({ kind: 'hn', url: 'https://news.ycombinator.com/item?id=7001', everyMinutes: 15 });
+    expect(story.limit).toBe(1);
+    await pollDue();
+    const item = (await store.getItem('news_hn7001'))!;
+    expect(item.body).toContain('sixty years');
+    expect(item.comments.map((c) => c.by)).toEqual(['alice', 'bob']);
+    expect((await sources.get(story.id)).itemCount).toBe(1);
+    // unchanged story: not ingested again
+    clock += 16 * MIN;
+    const [again] = await pollDue();
+    expect(await ingest.getJob(again)).toMatchObject({ status: 'done', total: 0 });
+
+    const top = await sources.add({ kind: 'hn', list: 'top', limit: 2 });
+    clock += 1;
+    await pollDue();
+    expect((await sources.get(top.id)).itemCount).toBe(2);
+    expect(await store.getItem('news_hn8000')).not.toBeNull();
+
+    feedBody = rss(
+      web.origin,
+      [],
+      `<item><title>Linked story</title><link>${web.origin}/story</link><comments>https://news.ycombinator.com/item?id=7001</comments></item>`,
+    );
+    const feed = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml` });
+    clock += 1;
+    await pollDue();
+    expect(await sources.get(feed.id)).toMatchObject({ itemCount: 1, lastError: null });
+    expect((await store.getItem('news_hn7001'))!.comments).toHaveLength(2);
+  });
+
+  it('lets one of two nodes poll a due source, and a refresh during a poll returns the running job', async () => {
+    const other = service('node-b', store, ingest);
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml` });
+    const [a, b] = await Promise.all([sources.tick(), other.tick()]);
+    expect([...a, ...b]).toHaveLength(1);
+    const running = [...a, ...b][0];
+    expect(await sources.refresh(id)).toEqual({ jobId: running });
+    expect((await sources.get(id)).polling).toBe(running);
+    await ingest.idle();
+    expect((await sources.get(id)).polling).toBeNull();
+    // a refresh polls at once whether or not it is due
+    const { jobId } = await other.refresh(id);
+    expect(jobId).not.toBe(running);
+    await ingest.idle();
+    expect((await ingest.getJob(jobId)).status).toBe('done');
+    await other.stop();
+  });
+
+  it('checks sources with typed errors and keeps configured ones in step with the configuration', async () => {
+    await expect(sources.add({ kind: 'feed' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
+    await expect(sources.add({ kind: 'hn', list: 'top', url: 'https://news.ycombinator.com/item?id=1' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
+    await expect(sources.add({ kind: 'hn', url: 'https://example.com/item?id=1' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
+    await expect(sources.add({ kind: 'feed', url: 'ftp://x/feed' })).rejects.toMatchObject({ code: 'ERR_FETCH_BAD_URL' });
+    await expect(sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 0 })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
+    await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml` });
+    await expect(sources.add({ kind: 'feed', url: `${web.origin}/feed.xml#x` })).rejects.toMatchObject({ code: 'ERR_SOURCE_EXISTS' });
+    await expect(sources.get('src_nope')).rejects.toMatchObject({ code: 'ERR_SOURCE_NOT_FOUND' });
+
+    clock += 1;
+    const fixed = parseSourceLines(`# news\nfeed ${web.origin}/other.xml 20\nhn best`, 'DATA_DIR/sources');
+    await sources.syncFixed(fixed);
+    await service('node-b', store, ingest).syncFixed(fixed);
+    let list = await sources.list();
+    expect(list.map((s) => [s.origin, s.kind, s.list ?? s.url, s.everyMinutes])).toEqual([
+      ['api', 'feed', `${web.origin}/feed.xml`, 60],
+      ['config', 'feed', `${web.origin}/other.xml`, 20],
+      ['config', 'hn', 'best', 60],
+    ]);
+    await expect(sources.remove(list[1].id)).rejects.toMatchObject({ code: 'ERR_SOURCE_FIXED' });
+    await sources.syncFixed(parseSourceLines('hn best 5', 'SOURCES'));
+    list = await sources.list();
+    expect(list.map((s) => [s.origin, s.everyMinutes])).toEqual([
+      ['api', 60],
+      ['config', 5],
+    ]);
+    expect(() => parseSourceLines('feed', 'SOURCES')).toThrow(/SOURCES entry 1/);
+    expect(() => parseSourceLines('rss https://x.test/feed', 'SOURCES')).toThrow(/kind must be one of/);
+  });
+});

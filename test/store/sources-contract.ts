@@ -1,0 +1,86 @@
+/** The Store contract's part for sources that refresh: rows, poll leases, stored entries. */
+import { expect, it } from 'vitest';
+import type { NewSource, Store } from '../../src/store/types.js';
+
+export function source(id: string, over: Partial<NewSource> = {}): NewSource {
+  return {
+    id,
+    kind: 'feed',
+    url: `https://example.com/${id}.xml`,
+    list: null,
+    limit: 50,
+    everyMinutes: 30,
+    origin: 'api',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    nextDueAt: '2026-01-01T00:00:00.000Z',
+    ...over,
+  };
+}
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const T1 = '2026-01-01T00:05:00.000Z';
+const T2 = '2026-01-01T00:20:00.000Z';
+
+/** Runs inside storeContract's describe; `store()` is the fresh store of the current test. */
+export function sourcesContract(store: () => Store): void {
+  it('adds, reads, lists, updates and deletes sources; a taken id is ERR_SOURCE_EXISTS', async () => {
+    const a = await store().addSource(source('src_a'));
+    expect(a).toMatchObject({
+      id: 'src_a',
+      kind: 'feed',
+      limit: 50,
+      everyMinutes: 30,
+      itemCount: 0,
+      lastPolledAt: null,
+      lastError: null,
+      failures: 0,
+      leaseOwner: null,
+    });
+    await store().addSource(source('src_b', { kind: 'hn', url: null, list: 'best', createdAt: T1, origin: 'config' }));
+    await expect(store().addSource(source('src_a'))).rejects.toMatchObject({ code: 'ERR_SOURCE_EXISTS' });
+    expect((await store().listSources()).map((s) => [s.id, s.list, s.origin])).toEqual([
+      ['src_a', null, 'api'],
+      ['src_b', 'best', 'config'],
+    ]);
+    expect(await store().updateSource('src_a', { everyMinutes: 5, nextDueAt: T2 })).toMatchObject({ everyMinutes: 5, nextDueAt: T2, limit: 50 });
+    expect(await store().updateSource('src_nope', { everyMinutes: 5 })).toBeNull();
+    expect(await store().deleteSource('src_a')).toBe(true);
+    expect(await store().deleteSource('src_a')).toBe(false);
+    expect(await store().getSource('src_a')).toBeNull();
+  });
+
+  it('leases a source to one owner at a time until the lease expires or the poll ends', async () => {
+    await store().addSource(source('src_l'));
+    const [a, b] = await Promise.all([store().leaseSource('src_l', 'node-a', 'job_1', T0, T2), store().leaseSource('src_l', 'node-b', 'job_2', T0, T2)]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    const holder = a ? 'node-a' : 'node-b';
+    expect(await store().getSource('src_l')).toMatchObject({ leaseOwner: holder, leaseUntil: T2, leaseJob: a ? 'job_1' : 'job_2' });
+    // held: nobody else, not even the holder, takes it before it expires
+    expect(await store().leaseSource('src_l', 'node-c', 'job_3', T1, T2)).toBe(false);
+    // another owner cannot end it
+    const state = { etag: '"e"', lastModified: null, lastPolledAt: T1, lastError: null, failures: 0 };
+    expect(await store().endSourcePoll('src_l', 'node-c', state, T2)).toBe(false);
+    expect(await store().endSourcePoll('src_l', holder, state, T2)).toBe(true);
+    expect(await store().getSource('src_l')).toMatchObject({ leaseOwner: null, leaseJob: null, etag: '"e"', lastPolledAt: T1, nextDueAt: T2 });
+    // an expired lease is taken over
+    expect(await store().leaseSource('src_l', 'node-a', 'job_4', T0, T1)).toBe(true);
+    expect(await store().leaseSource('src_l', 'node-b', 'job_5', T2, '2026-01-01T01:00:00.000Z')).toBe(true);
+    expect((await store().getSource('src_l'))?.leaseOwner).toBe('node-b');
+  });
+
+  it('keeps one entry per key with its latest hash, counts them as the source item count, and drops them with the source', async () => {
+    await store().addSource(source('src_e'));
+    await store().putSourceEntry('src_e', 'guid-1', 'h1', 'news_1', T0);
+    await store().putSourceEntry('src_e', 'guid-2', 'h2', 'news_2', T0);
+    await store().putSourceEntry('src_e', 'guid-1', 'h1b', 'news_1', T1);
+    const hashes = await store().sourceEntryHashes('src_e', ['guid-1', 'guid-2', 'guid-3']);
+    expect([...hashes].sort()).toEqual([
+      ['guid-1', 'h1b'],
+      ['guid-2', 'h2'],
+    ]);
+    expect((await store().getSource('src_e'))?.itemCount).toBe(2);
+    await store().deleteSource('src_e');
+    await store().addSource(source('src_e'));
+    expect((await store().sourceEntryHashes('src_e', ['guid-1'])).size).toBe(0);
+  });
+}
