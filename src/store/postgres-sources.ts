@@ -17,7 +17,7 @@ export async function getSource(sql: Sql, id: string): Promise<SourceRecord | nu
 }
 
 export async function listSources(sql: Sql): Promise<SourceRecord[]> {
-  return (await sql.query(`${SOURCE_SELECT} ORDER BY s.created_at, s.id`)).rows.map(rowToSource);
+  return (await sql.query(`${SOURCE_SELECT} ORDER BY s.created_at, s.kind, coalesce(s.url, s.list), s.id`)).rows.map(rowToSource);
 }
 
 export async function updateSource(sql: Sql, id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): Promise<SourceRecord | null> {

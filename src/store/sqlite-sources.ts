@@ -23,7 +23,7 @@ export function getSource(sql: Sql, id: string): SourceRecord | null {
 }
 
 export function listSources(sql: Sql): SourceRecord[] {
-  return (sql(`${SOURCE_SELECT} ORDER BY s.created_at, s.id`).all() as Row[]).map(rowToSource);
+  return (sql(`${SOURCE_SELECT} ORDER BY s.created_at, s.kind, coalesce(s.url, s.list), s.id`).all() as Row[]).map(rowToSource);
 }
 
 export function updateSource(sql: Sql, id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): SourceRecord | null {
