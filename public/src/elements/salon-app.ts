@@ -1,12 +1,13 @@
 /**
  * `<salon-app>`: the page frame — skip link, site navigation — and the page for the current
- * address: `/` news, `/posts`, `/videos`, `/watch?id=…`, `/chat?id=…|topic=…`.
+ * address: `/` news, `/posts`, `/post?id=…`, `/videos`, `/watch?id=…`, `/chat?id=…|topic=…`.
  */
 import { LitElement, css, html } from 'lit';
 import { customElement } from 'lit/decorators.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-chat-page.js';
 import './salon-content-page.js';
+import './salon-post-page.js';
 import './salon-watch-page.js';
 
 interface NavItem {
@@ -18,12 +19,12 @@ interface NavItem {
 
 const NAV: NavItem[] = [
   { href: '/', label: 'News', paths: ['/'] },
-  { href: '/posts', label: 'Posts', paths: ['/posts'] },
+  { href: '/posts', label: 'Posts', paths: ['/posts', '/post'] },
   { href: '/videos', label: 'Videos', paths: ['/videos', '/watch'] },
   { href: '/chat', label: 'Topics', paths: ['/chat?topic'] },
 ];
 
-const TITLES: Record<string, string> = { '/': 'News', '/posts': 'Posts', '/videos': 'Videos', '/watch': 'Video', '/chat': 'Discussion' };
+const TITLES: Record<string, string> = { '/': 'News', '/posts': 'Posts', '/post': 'Post', '/videos': 'Videos', '/watch': 'Video', '/chat': 'Discussion' };
 
 @customElement('salon-app')
 export class SalonApp extends LitElement {
@@ -168,6 +169,8 @@ export class SalonApp extends LitElement {
         return html`<salon-content-page kind="news" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
       case '/posts':
         return html`<salon-content-page kind="post" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
+      case '/post':
+        return html`<salon-post-page .itemId=${this.params.get('id') ?? ''}></salon-post-page>`;
       case '/videos':
         return html`<salon-content-page kind="video" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
       case '/watch':

@@ -80,6 +80,7 @@ export class SalonRoomHeader extends LitElement {
             : nothing
         }
         ${room.kind === 'video' ? html`<a href="/watch?id=${encodeURIComponent(room.id)}">Video page</a>` : nothing}
+        ${room.kind === 'post' ? html`<a href="/post?id=${encodeURIComponent(room.id)}" data-post-page>Read the post</a>` : nothing}
       </div>`;
   }
 }
