@@ -1,5 +1,5 @@
 /**
- * `<salon-app>`: the page frame — skip link, site navigation — and the page for the current
+ * `<salon-app>`: the page frame — skip link, site navigation, the search box — and the page for the current
  * address: `/` news, `/posts`, `/post?id=…`, `/videos`, `/watch?id=…`, `/chat?id=…|topic=…`.
  */
 import { LitElement, css, html } from 'lit';
@@ -8,6 +8,7 @@ import { baseStyles } from '../lib/styles.js';
 import './salon-chat-page.js';
 import './salon-content-page.js';
 import './salon-post-page.js';
+import './salon-search.js';
 import './salon-watch-page.js';
 
 interface NavItem {
@@ -156,6 +157,7 @@ export class SalonApp extends LitElement {
               ${NAV.map((item) => html`<li><a href=${item.href} aria-current=${this.isCurrent(item) ? 'page' : 'false'}>${item.label}</a></li>`)}
             </ul>
           </nav>
+          <salon-search></salon-search>
         </div>
       </header>
       <main id="main" class=${chat ? 'chat' : ''} tabindex="-1">
