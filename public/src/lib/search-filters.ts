@@ -1,4 +1,5 @@
 /** The search box's filters and where a hit leads: pure helpers, no DOM. */
+import { itemPagePath } from '../../../src/protocol/content.js';
 import type { SearchHit, SearchQuery } from './api.js';
 
 /** The date filter's choices: how far back, in days (0: any time). */
@@ -39,10 +40,7 @@ export function searchQuery(q: string, filters: SearchFilters, k: number, now = 
 
 /** A hit's page in Salon: a post's page, a video's watch page, a story's room. */
 export function hitHref(hit: Pick<SearchHit, 'id' | 'kind'>): string {
-  const id = encodeURIComponent(hit.id);
-  if (hit.kind === 'post') return `/post?id=${id}`;
-  if (hit.kind === 'video') return `/watch?id=${id}`;
-  return `/chat?id=${id}`;
+  return itemPagePath(hit);
 }
 
 /** `values` and `more` together, without blanks or repeats, sorted. */
