@@ -5,18 +5,13 @@
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
+import { itemPagePath } from '../../../src/protocol/content.js';
 import { ApiError, getContent, type ContentDetail } from '../lib/api.js';
 import { formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-discuss-link.js';
 import './salon-markdown.js';
-
-/** Where an item of another kind is shown. */
-const PAGE_OF: Record<string, (id: string) => string> = {
-  video: (id) => `/watch?id=${encodeURIComponent(id)}`,
-  news: (id) => `/chat?id=${encodeURIComponent(id)}`,
-};
 
 @customElement('salon-post-page')
 export class SalonPostPage extends LitElement {
@@ -94,9 +89,11 @@ export class SalonPostPage extends LitElement {
   }
 
   protected override render() {
-    if (this.error) return this.renderError(this.error);
+    if (this.error)
+      return this.renderProblem(this.error.status === 404 || this.error.status === 400 ? 'No such post' : 'Could not load this post', this.error.message);
     const item = this.item;
     if (!item) return html`<p role="status">Loading…</p>`;
+    if (item.kind !== 'post') return this.renderProblem('Not a post', `“${item.title}” is not a post.`, itemPagePath(item));
     const original = safeHttpUrl(item.url);
     const picture = this.imageFailed ? null : safeHttpUrl(item.image);
     const discuss = html`<salon-discuss-link .contentId=${item.id} .itemTitle=${item.title} .count=${this.counts.countOf(item.id)}></salon-discuss-link>`;
@@ -118,12 +115,11 @@ export class SalonPostPage extends LitElement {
     </article>`;
   }
 
-  private renderError(error: ApiError) {
-    const elsewhere = error.code === 'ERR_NOT_A_POST' && this.item ? PAGE_OF[this.item.kind]?.(this.item.id) : undefined;
-    const heading = error.status === 404 || error.status === 400 ? 'No such post' : error.code === 'ERR_NOT_A_POST' ? 'Not a post' : 'Could not load this post';
+  /** An address that shows no post: why, and where to go (the item's own page when it is another kind). */
+  private renderProblem(heading: string, message: string, elsewhere?: string) {
     return html`<div role="alert">
       <h1>${heading}</h1>
-      <p class="error">${error.message}</p>
+      <p class="error">${message}</p>
       <p>${elsewhere ? html`<a href=${elsewhere}>Open it</a> · ` : nothing}<a href="/posts">All posts</a></p>
     </div>`;
   }
@@ -137,13 +133,8 @@ export class SalonPostPage extends LitElement {
       return;
     }
     try {
-      const item = await getContent(this.itemId);
-      this.item = item;
-      if (item.kind !== 'post') {
-        this.error = new ApiError('ERR_NOT_A_POST', `“${item.title}” is not a post.`, 0);
-        return;
-      }
-      document.title = `${item.title} · Salon`;
+      this.item = await getContent(this.itemId);
+      if (this.item.kind === 'post') document.title = `${this.item.title} · Salon`;
     } catch (err) {
       this.error = err instanceof ApiError ? err : new ApiError('ERR_NETWORK', String(err), 0);
     }
