@@ -47,3 +47,11 @@ export interface StoredItem extends ContentItem {
 export type ItemSummary = Omit<ContentItem, 'body' | 'comments' | 'source'> & {
   commentCount: number;
 };
+
+/** An item's page in the browser client: a post's page, a video's watch page, a story's room. */
+export function itemPagePath(item: { id: string; kind: ContentKind }): string {
+  const id = encodeURIComponent(item.id);
+  if (item.kind === 'post') return `/post?id=${id}`;
+  if (item.kind === 'video') return `/watch?id=${id}`;
+  return `/chat?id=${id}`;
+}

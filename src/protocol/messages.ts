@@ -49,6 +49,19 @@ export interface Member {
 
 export type RoomKind = 'news' | 'post' | 'video' | 'topic';
 
+/** One recent item in a topic room's digest: a line about it and where it is. */
+export interface DigestEntry {
+  id: string;
+  kind: ContentKind;
+  title: string;
+  /** One sentence about the item (its description's first, cut to a line). */
+  line: string;
+  /** The original, or null. */
+  url: string | null;
+  /** ISO-8601, or null. */
+  publishedAt: string | null;
+}
+
 export interface RoomInfo {
   id: string;
   kind: RoomKind;
@@ -56,6 +69,8 @@ export interface RoomInfo {
   url: string | null;
   /** Title + summary, at most 2000 characters. */
   context: string;
+  /** Topic rooms: the category's recent items, newest first, as the context's digest lists them (absent until the first digest). */
+  digest?: DigestEntry[];
 }
 
 // Client → server

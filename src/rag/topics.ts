@@ -1,7 +1,9 @@
 /**
- * Topic rooms (`topic_<slug>`, one per content category): their context is a summary of the
- * category's recent items, made by the ChatModel, stored as JSON at `topicSummaryKey(slug)` and
- * regenerated every TOPIC_SUMMARY_INTERVAL_MS. Missing summaries are generated at start.
+ * Topic rooms (`topic_<slug>`, one per content category): their context is a digest of the
+ * category's recent items — a line and a link for each, newest first (src/rag/topic-digest.ts) —
+ * under a lead the ChatModel writes when it says more than the lines do. Stored as JSON at
+ * `topicSummaryKey(slug)` and regenerated every TOPIC_SUMMARY_INTERVAL_MS; missing summaries are
+ * generated at start. A model that fails costs the lead only: the digest is stored without it.
  */
 import type { ChatModel } from '../ai/types.js';
 
@@ -10,10 +12,11 @@ import { topicSummaryKey, type TopicSummary } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
 
 import { clip } from '../text.js';
+import { digestEntry, digestText, leadFrom } from './topic-digest.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required, wholeNumber, numberWithin } from '../options.js';
 
-/** Recent items a topic summary is made from. */
+/** Recent items a topic summary is made from (the lead reads them all; the digest lists the newest that fit). */
 export const TOPIC_ITEMS = 20;
 /** Room context is at most 2,000 chars including the category name. */
 export const TOPIC_SUMMARY_MAX_CHARS = 1800;
@@ -111,21 +114,37 @@ export class TopicSummaries {
     return at !== undefined && Date.now() - at < Math.min(this.options.intervalMs, FAILURE_BACKOFF_MS);
   }
 
-  /** Summarises one category's recent items and stores the result; null when it has none. */
+  /** Makes one category's digest (and lead) from its recent items and stores it; null when it has none. */
   async refresh(category: string): Promise<TopicSummary | null> {
     const page = await this.options.store.listItems({ category, limit: this.itemsPerTopic });
     if (!page.items.length) return null;
-    const lines = page.items.map((i) => clip(sentence(i.title) + (i.description.trim() ? ` ${sentence(i.description)}` : ''), ITEM_LINE_CHARS));
-    const text = await this.options.chat.summarize(lines.join('\n'), `${category} news`);
+    const entries = page.items.map(digestEntry);
+    const lead = await this.lead(category, page.items);
+    const { text, listed } = digestText(category, entries, lead, TOPIC_SUMMARY_MAX_CHARS);
     const summary: TopicSummary = {
       category,
-      summary: clip(text.trim(), TOPIC_SUMMARY_MAX_CHARS),
-      itemIds: page.items.map((i) => i.id),
+      summary: text,
+      itemIds: listed.map((e) => e.id),
+      digest: listed,
       updatedAt: new Date().toISOString(),
     };
     await this.options.store.setMeta(topicSummaryKey(topicSlug(category)), JSON.stringify(summary));
-    this.log.info({ roomId: topicRoomId(category), items: summary.itemIds.length, chars: summary.summary.length }, 'topic summary updated');
+    this.log.info(
+      { roomId: topicRoomId(category), items: summary.itemIds.length, lead: lead.length > 0, chars: summary.summary.length },
+      'topic summary updated',
+    );
     return summary;
+  }
+
+  /** The model's overview of the items, or '' when it fails or only repeats their lines. */
+  private async lead(category: string, items: { title: string; description: string }[]): Promise<string> {
+    const input = items.map((i) => clip(sentence(i.title) + (i.description.trim() ? ` ${sentence(i.description)}` : ''), ITEM_LINE_CHARS)).join('\n');
+    try {
+      return leadFrom(await this.options.chat.summarize(input, `${category} news`), input);
+    } catch (err) {
+      this.log.warn({ roomId: topicRoomId(category), err: (err as Error).message }, 'topic summary lead failed; storing the digest without it');
+      return '';
+    }
   }
 }
 

@@ -1,11 +1,12 @@
 /**
  * The store-backed RoomResolver: content rooms are stored items (`news_…`, `post_…`, `video_…`),
  * topic rooms are `topic_<slug>` of a category the store knows. The context is the title plus the
- * item's description (or the start of its body), or the topic's generated summary (or, until one
- * exists, the titles of the category's recent items), at most `contextChars` characters.
+ * item's description (or the start of its body), or the topic's generated summary — a digest of
+ * the category's recent items, also returned as `digest` entries — (or, until one exists, the
+ * titles of the category's recent items), at most `contextChars` characters.
  */
 import { kindOfId } from '../content/types.js';
-import type { RoomInfo } from '../protocol/messages.js';
+import type { DigestEntry, RoomInfo } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { DEFAULT_CONTEXT_CHARS } from './options.js';
 import { TOPIC_ROOM_PREFIX, topicSlug } from '../protocol/room-ids.js';
@@ -34,14 +35,17 @@ async function contentRoom(store: Store, roomId: string, contextChars: number): 
   return { id: item.id, kind: item.kind, title: item.title, url: item.url, context };
 }
 
-async function topicSummary(store: Store, slug: string): Promise<string> {
+async function topicSummary(store: Store, slug: string): Promise<{ summary: string; digest?: DigestEntry[] }> {
   const raw = await store.getMeta(topicSummaryKey(slug));
-  if (!raw) return '';
+  if (!raw) return { summary: '' };
   try {
     const parsed = JSON.parse(raw) as TopicSummary;
-    return typeof parsed.summary === 'string' ? parsed.summary.trim() : '';
+    return {
+      summary: typeof parsed.summary === 'string' ? parsed.summary.trim() : '',
+      digest: Array.isArray(parsed.digest) ? parsed.digest : undefined,
+    };
   } catch {
-    return '';
+    return { summary: '' };
   }
 }
 
@@ -50,11 +54,14 @@ async function topicRoom(store: Store, slug: string, contextChars: number): Prom
   const category = (await store.listCategories()).find((c) => topicSlug(c.category) === slug)?.category;
   if (!category) return null;
   const title = `Topic: ${category}`;
-  let about = await topicSummary(store, slug);
+  const stored = await topicSummary(store, slug);
+  let about = stored.summary;
   if (!about) {
     const { items } = await store.listItems({ category, limit: TOPIC_FALLBACK_ITEMS });
     about = items.length ? `Recent in ${category}: ${items.map((i) => i.title).join('; ')}` : '';
   }
   const context = clip([title, about].filter(Boolean).join('\n\n'), contextChars);
-  return { id: `${TOPIC_ROOM_PREFIX}${slug}`, kind: 'topic', title, url: null, context };
+  const room: RoomInfo = { id: `${TOPIC_ROOM_PREFIX}${slug}`, kind: 'topic', title, url: null, context };
+  if (stored.summary && stored.digest) room.digest = stored.digest;
+  return room;
 }

@@ -1,6 +1,6 @@
 /** Seams of the rooms core (docs/protocol.md, docs/architecture.md). Only routes/ touches `ws`. */
 import type { CloseCodeValue } from '../protocol/close-codes.js';
-import type { AssistantStage, Member, Message, RoomInfo, ServerMessage, Source } from '../protocol/messages.js';
+import type { AssistantStage, DigestEntry, Member, Message, RoomInfo, ServerMessage, Source } from '../protocol/messages.js';
 
 /** One client's socket as the room core sees it. */
 export interface Connection {
@@ -88,11 +88,15 @@ export type RoomResolver = (roomId: string) => Promise<RoomInfo | null>;
 /** Meta key under which a topic room's generated summary is stored (JSON TopicSummary). */
 export const topicSummaryKey = (slug: string) => `topic-summary:${slug}`;
 
+/** A topic room's stored summary (src/rag/topics.ts). */
 export interface TopicSummary {
   category: string;
+  /** The room's context after its title: the model's lead (if any), then a line and a link per recent item. */
   summary: string;
   itemIds: string[];
   updatedAt: string;
+  /** The items the summary lists, one entry each (summaries stored before digests have none). */
+  digest?: DigestEntry[];
 }
 
 /** What the rooms core lets the assistant do in a room. */

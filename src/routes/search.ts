@@ -1,7 +1,8 @@
-/** `GET /api/v1/search?q=&k=&kind=&category=&since=`: items found through their chunks, best first. */
+/** `GET /api/v1/search?q=&k=&kind=&category=&since=&source=`: items found through their chunks, best first. */
 import type { FastifyInstance } from 'fastify';
 import { CONTENT_KINDS, type ContentKind } from '../content/types.js';
 import { errors } from '../errors.js';
+import { MAX_SITE_CHARS, SITE_PATTERN } from '../protocol/search.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 
@@ -15,6 +16,7 @@ interface SearchQuery {
   kind?: ContentKind;
   category?: string;
   since?: string;
+  source?: string;
 }
 
 const querySchema = {
@@ -25,6 +27,13 @@ const querySchema = {
     kind: { type: 'string', enum: [...CONTENT_KINDS] },
     category: { type: 'string', minLength: 1, maxLength: 200 },
     since: { type: 'string', minLength: 4, maxLength: 40, description: 'ISO date: items published at or after it' },
+    source: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_SITE_CHARS,
+      pattern: SITE_PATTERN,
+      description: 'a site (host name, e.g. example.com): items whose url is on it or on one of its subdomains; www. is ignored',
+    },
   },
   required: ['q'],
   additionalProperties: false,
@@ -39,8 +48,11 @@ const hitSchema = {
     url: { type: ['string', 'null'] },
     score: { type: 'number' },
     snippet: { type: 'string' },
+    publishedAt: { type: ['string', 'null'], description: 'ISO-8601' },
+    category: { type: ['string', 'null'] },
+    site: { type: ['string', 'null'], description: 'the host of url without www. (what source= filters by)' },
   },
-  required: ['id', 'kind', 'title', 'url', 'score', 'snippet'],
+  required: ['id', 'kind', 'title', 'url', 'score', 'snippet', 'publishedAt', 'category', 'site'],
 } as const;
 
 export default async function searchRoutes(app: FastifyInstance): Promise<void> {
@@ -60,10 +72,10 @@ export default async function searchRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (request) => {
-      const { q, k, kind, category, since } = request.query;
+      const { q, k, kind, category, since, source } = request.query;
       if (!q.trim()) throw new errors.ERR_BAD_REQUEST('q must contain more than whitespace');
       if (since !== undefined && Number.isNaN(Date.parse(since))) throw new errors.ERR_BAD_REQUEST(`since must be an ISO date, got "${since}"`);
-      return { hits: await app.salon.search.searchItems(q, { k, kind, category, since }) };
+      return { hits: await app.salon.search.searchItems(q, { k, kind, category, since, source }) };
     },
   );
 }

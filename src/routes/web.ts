@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { errors } from '../errors.js';
 
 /** Addresses that show a page of the client. */
-export const PAGE_ROUTES = ['/', '/posts', '/videos', '/watch', '/chat'] as const;
+export const PAGE_ROUTES = ['/', '/posts', '/post', '/videos', '/watch', '/chat'] as const;
 /** Hashed bundle files never change; everything else is revalidated. */
 const HASHED_ASSET = /-[A-Z0-9]{8}\.(js|css)(\.map)?$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';

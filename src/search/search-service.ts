@@ -8,6 +8,7 @@ import { CONTENT_KINDS, type ChunkRow, type ContentKind } from '../content/types
 import { errors } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { IndexerState } from './indexer.js';
+import { normalizeSite, onSite, siteOf } from '../protocol/search.js';
 import { snippetFor } from './snippet.js';
 import { refOf } from './chunk-refs.js';
 import type { ChunkHit, ChunkRef, ChunkSearchOptions, ItemHit, ItemSearchOptions, SearchService, VectorFilter, VectorHit, VectorIndex } from './types.js';
@@ -93,10 +94,12 @@ export class DefaultSearchService implements SearchService {
     checkK(options.k);
     const since = options.since === undefined ? null : Date.parse(options.since);
     if (since !== null && Number.isNaN(since)) throw new errors.ERR_BAD_REQUEST(`since must be an ISO date, got "${options.since}"`);
+    const site = options.source === undefined ? null : normalizeSite(options.source);
+    if (options.source !== undefined && site === null) throw new errors.ERR_BAD_REQUEST(`source must be a site's host name, got "${options.source}"`);
     const filter: VectorFilter = { sourceType: 'document', kinds: options.kind ? [options.kind] : undefined };
     for (let fetch = Math.min(MAX_K, options.k * ITEM_OVERFETCH); ; fetch = Math.min(MAX_ITEM_FETCH, fetch * 4)) {
       const hits = await this.searchChunks(query, { k: fetch, filter });
-      const items = await this.toItems(hits, query, options, since);
+      const items = await this.toItems(hits, query, options, { since, site });
       if (items.length >= options.k || hits.length < fetch || fetch >= MAX_ITEM_FETCH) return items.slice(0, options.k);
     }
   }
@@ -145,8 +148,9 @@ export class DefaultSearchService implements SearchService {
     return hits.filter((h) => rows.has(h.rowId)).map((h) => ({ chunk: rows.get(h.rowId)!, score: h.score, match }));
   }
 
-  /** Best chunk per item, then the items passing category and date, with a snippet of that chunk. */
-  private async toItems(hits: ChunkHit[], query: string, options: ItemSearchOptions, since: number | null): Promise<ItemHit[]> {
+  /** Best chunk per item, then the items passing category, date and site, with a snippet of that chunk. */
+  private async toItems(hits: ChunkHit[], query: string, options: ItemSearchOptions, only: { since: number | null; site: string | null }): Promise<ItemHit[]> {
+    const { since, site } = only;
     const best = new Map<string, ChunkHit>();
     for (const h of hits) {
       if (options.category !== undefined && h.chunk.category !== options.category) continue;
@@ -158,6 +162,8 @@ export class DefaultSearchService implements SearchService {
       const item = items[i];
       if (!item) return;
       if (since !== null && !(item.publishedAt && Date.parse(item.publishedAt) >= since)) return;
+      const itemSite = siteOf(item.url);
+      if (site !== null && !onSite(itemSite, site)) return;
       out.push({
         id: item.id,
         kind: item.kind,
@@ -165,6 +171,9 @@ export class DefaultSearchService implements SearchService {
         url: item.url,
         score: Math.round(hit.score * 10_000) / 10_000,
         snippet: snippetFor(hit.chunk.text, query, item.title),
+        publishedAt: item.publishedAt,
+        category: item.category,
+        site: itemSite,
       });
     });
     return out;

@@ -1,5 +1,6 @@
 /** The vector index seam (docs/search.md). */
 import type { ContentKind, SourceType } from '../content/types.js';
+import type { SearchHit } from '../protocol/search.js';
 
 /** Per-row metadata kept in memory so filters need no store round trip. */
 export interface VectorMeta {
@@ -80,14 +81,7 @@ export interface ChunkRef {
 }
 
 /** An item found for a query (chunks grouped back to items), as `GET /api/v1/search` returns. */
-export interface ItemHit {
-  id: string;
-  kind: ContentKind;
-  title: string;
-  url: string | null;
-  score: number;
-  snippet: string;
-}
+export type ItemHit = SearchHit;
 
 export interface ChunkSearchOptions {
   k: number;
@@ -107,6 +101,8 @@ export interface ItemSearchOptions {
   category?: string;
   /** ISO date: only items published at or after it. */
   since?: string;
+  /** A site (host name): only items whose url is on it or on one of its subdomains (src/protocol/search.ts). */
+  source?: string;
 }
 
 /**

@@ -1,68 +1,12 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CORPORA, tempDir } from '../helpers.js';
+import { tempDir } from '../helpers.js';
+import { corpus } from './markdown-corpus.js';
 import { describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
 
 /** The server refuses longer messages; the composer stops there too. */
 const MAX_MESSAGE_CHARS = 4000;
 const RENDER_BUDGET_MS = 50;
-
-/** The markdown inputs of markdown-it's xss.txt: blocks between `.` lines, input then expected HTML. */
-function xssCases(): string[] {
-  const lines = readFileSync(join(CORPORA, 'markdown/markdown-it/test/fixtures/markdown-it/xss.txt'), 'utf8').split('\n');
-  const inputs: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i] !== '.') continue;
-    const input: string[] = [];
-    for (i++; i < lines.length && lines[i] !== '.'; i++) input.push(lines[i]);
-    for (i++; i < lines.length && lines[i] !== '.'; i++);
-    inputs.push(input.join('\n'));
-  }
-  return inputs;
-}
-
-function redosCases(): { name: string; text: string }[] {
-  const dir = join(CORPORA, 'markdown/marked-redos/test/specs/redos');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => ({ name: f, text: readFileSync(join(dir, f), 'utf8') }));
-}
-
-/** Payloads that would run script (and trip the page's probes) if anything rendered them as HTML. */
-const ACTIVE_PAYLOADS = [
-  '<script>window.__xss = "script"</script>',
-  '<img src=x onerror="window.__xss = \'img\'">',
-  '<svg onload="window.__xss = \'svg\'"></svg>',
-  '<iframe src="javascript:window.__xss=\'iframe\'"></iframe>',
-  '[click](javascript:window.__xss=1)',
-  '[click](  javascript:alert(1))',
-  '[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
-  '![img](x" onerror="window.__xss=1)',
-  '[t](https://ok.example "x\\" onmouseover=\\"window.__xss=1")',
-  '<a href="javascript:alert(1)">html link</a>',
-  '`<script>alert(1)</script>`',
-  '```html\n<script>alert(1)</script>\n```',
-  '<details open ontoggle="alert(1)">x</details>',
-  '<form action="javascript:alert(1)"><button>go</button></form>',
-  '[x](vbscript:msgbox(1)) [y](file:///etc/passwd) [z](//evil.example/path)',
-];
-
-function corpus(): { name: string; text: string }[] {
-  return [
-    ...xssCases().map((text, i) => ({ name: `xss.txt #${i + 1}`, text })),
-    ...redosCases(),
-    { name: "'a' + 50,000 spaces", text: `a${' '.repeat(50_000)}` },
-    { name: '50,000 nested *', text: '*'.repeat(50_000) },
-    { name: '25,000 *a', text: '*a'.repeat(25_000) },
-    { name: '50,000 [', text: '['.repeat(50_000) },
-    { name: '10,000 [a](', text: '[a]('.repeat(10_000) },
-    { name: '20,000 `', text: '`'.repeat(20_000) },
-    ...ACTIVE_PAYLOADS.map((text, i) => ({ name: `payload #${i + 1}`, text })),
-  ];
-}
 
 describeBrowser('untrusted markdown in a room', () => {
   let browser: Browser;

@@ -182,6 +182,25 @@ describeBrowser('content pages and their Discuss links', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'topic.png') });
   });
 
+  it('shows a topic room’s digest: each recent item with its date, line and links', async () => {
+    await server.app.salon.topics.refreshAll();
+    await page.goto(`${server.url}/chat?topic=tech`);
+    const digest = page.locator('salon-room-header details[data-digest]');
+    await digest.locator('summary').click();
+    const entries = digest.locator('li');
+    await expect.poll(() => entries.count()).toBeGreaterThan(2);
+    const tech = ((await (await fetch(`${server.url}/api/v1/content?category=Tech&limit=50`)).json()) as { items: { id: string }[] }).items.map((i) => i.id);
+    for (const entry of await entries.all()) {
+      const id = await entry.getAttribute('data-item');
+      expect(tech).toContain(id);
+      expect(await entry.locator('a').first().getAttribute('href')).toMatch(new RegExp(`^/(post|watch|chat)\\?id=${id}$`));
+      expect((await entry.locator('.line').textContent())!.length).toBeGreaterThan(10);
+      expect(await entry.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-/);
+    }
+    expect(await digest.locator('a.original').first().getAttribute('rel')).toBe('noopener noreferrer nofollow');
+    await page.screenshot({ path: join(ARTIFACTS, 'topic-digest.png') });
+  });
+
   it('explains an unknown video instead of showing nothing', async () => {
     await page.goto(`${server.url}/watch?id=video_nope`);
     await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe('No such video');

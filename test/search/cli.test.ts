@@ -41,11 +41,21 @@ describe('salon search / salon reindex', () => {
       .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(2);
-    expect(Object.keys(lines[0]).sort()).toEqual(['id', 'kind', 'score', 'snippet', 'title', 'url']);
+    expect(Object.keys(lines[0]).sort()).toEqual(['category', 'id', 'kind', 'publishedAt', 'score', 'site', 'snippet', 'title', 'url']);
+  });
+
+  it('keeps the hits on one site with --source', async () => {
+    const q = corpus[2].questions[0];
+    const on = await salon(['search', q, '--source', 'example.test', '--json'], env);
+    expect(on.code).toBe(0);
+    expect(on.stdout).toContain(`news_${corpus[2].id}`);
+    const off = await salon(['search', q, '--source', 'elsewhere.test', '--json'], env);
+    expect(off.code).toBe(0);
+    expect(off.stdout.trim()).toBe('');
   });
 
   it('exits 2 with a message on bad arguments', async () => {
-    for (const args of [['search'], ['search', 'x', '--k', '0'], ['search', 'x', '--kind', 'podcast']]) {
+    for (const args of [['search'], ['search', 'x', '--k', '0'], ['search', 'x', '--kind', 'podcast'], ['search', 'x', '--source', 'https://a.example/']]) {
       const r = await salon(args, env);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^salon search: /);

@@ -25,7 +25,7 @@ describe('GET /api/v1/search', () => {
 
   const get = (qs: string) => t.app.inject({ method: 'GET', url: `/api/v1/search?${qs}` });
 
-  it('returns the matching items with id, kind, title, url, score and snippet', async () => {
+  it('returns the matching items with id, kind, title, url, score, snippet, date, category and site', async () => {
     const p = corpus[6];
     const r = await get(`q=${encodeURIComponent(p.questions[0])}&k=3`);
     expect(r.statusCode).toBe(200);
@@ -40,6 +40,53 @@ describe('GET /api/v1/search', () => {
       url: expect.stringMatching(/^https:/),
       score: expect.any(Number),
       snippet: expect.any(String),
+      publishedAt: expect.any(String),
+      category: expect.any(String),
+      site: 'example.test',
+    });
+  });
+
+  describe('source=', () => {
+    const phrase = 'quokka lantern festival on the marram dunes';
+    const sites: [string, string][] = [
+      ['news_site_a', 'https://www.Alpha.example/quokka'],
+      ['news_site_b', 'https://news.alpha.example/lantern'],
+      ['post_site_c', 'https://beta.example/alpha.example/dunes'],
+      ['post_site_d', 'https://notalpha.example/marram'],
+    ];
+    beforeAll(async () => {
+      const items = sites.map(([id, url], i) => ({
+        ...input(
+          itemOf(
+            { id: id.replace(/^(news|post)_/, ''), topic: 'Dunes', context: `${phrase}, report ${i}.`, questions: [] },
+            id.startsWith('post') ? 'post' : 'news',
+          ),
+        ),
+        url,
+      }));
+      const r = await t.app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items } });
+      expect(r.statusCode).toBe(200);
+    });
+    const ids = async (qs: string) => {
+      const r = await get(`q=${encodeURIComponent(phrase)}&k=20&${qs}`);
+      expect(r.statusCode).toBe(200);
+      return (r.json().hits as { id: string; site: string }[]).map((h) => `${h.id}@${h.site}`).sort();
+    };
+
+    it('keeps the items on that site and its subdomains, www. and case aside', async () => {
+      const onAlpha = ['news_site_a@alpha.example', 'news_site_b@news.alpha.example'];
+      expect(await ids('source=alpha.example')).toEqual(onAlpha);
+      expect(await ids('source=WWW.Alpha.Example')).toEqual(onAlpha);
+      expect(await ids('source=alpha.example.')).toEqual(onAlpha);
+      expect(await ids('source=news.alpha.example')).toEqual(['news_site_b@news.alpha.example']);
+      // A path naming the site is not the site; a host ending in the same letters is another site.
+      expect(await ids('source=beta.example')).toEqual(['post_site_c@beta.example']);
+      expect(await ids('source=nowhere.example')).toEqual([]);
+    });
+
+    it('combines with kind', async () => {
+      expect(await ids('source=alpha.example&kind=post')).toEqual([]);
+      expect(await ids('source=notalpha.example&kind=post')).toEqual(['post_site_d@notalpha.example']);
     });
   });
 
@@ -63,6 +110,11 @@ describe('GET /api/v1/search', () => {
     ['an unknown kind', 'q=x&kind=podcast'],
     ['a since that is not a date', 'q=x&since=yesterday-ish'],
     ['an unknown parameter', 'q=x&sort=new'],
+    ['an empty source', 'q=x&source='],
+    ['a source that is a URL', `q=x&source=${encodeURIComponent('https://example.com/')}`],
+    ['a source with a space', 'q=x&source=exa%20mple.com'],
+    ['a source with a port', 'q=x&source=example.com:8080'],
+    ['a source over 253 characters', `q=x&source=${'a.'.repeat(127)}com`],
   ];
   for (const [name, qs] of bad) {
     it(`answers 400 ERR_BAD_REQUEST for ${name}`, async () => {

@@ -63,7 +63,7 @@ describe('DefaultSearchService', () => {
     const hits = await search.searchItems(p.questions[0], { k: 3 });
     expect(hits.length).toBeGreaterThan(0);
     for (const h of hits) {
-      expect(Object.keys(h).sort()).toEqual(['id', 'kind', 'score', 'snippet', 'title', 'url']);
+      expect(Object.keys(h).sort()).toEqual(['category', 'id', 'kind', 'publishedAt', 'score', 'site', 'snippet', 'title', 'url']);
       expect(h.snippet.length).toBeLessThanOrEqual(202);
       expect(h.snippet.length).toBeGreaterThan(20);
     }
@@ -86,6 +86,10 @@ describe('DefaultSearchService', () => {
     const recentIds = new Set(corpus.slice(30).map((p) => p.id));
     expect(recent.every((h) => recentIds.has(h.id.replace(/^(news|post)_/, '')))).toBe(true);
     await expect(search.searchItems(q, { k: 3, since: 'last tuesday' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
+
+    expect((await search.searchItems(q, { k: 10, source: 'example.test' })).length).toBeGreaterThan(0);
+    expect(await search.searchItems(q, { k: 10, source: 'other.test' })).toEqual([]);
+    await expect(search.searchItems(q, { k: 3, source: 'https://example.test/' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
   });
 
   it('drops hits under the embedder threshold unless asked not to', async () => {

@@ -1,12 +1,14 @@
 /**
- * `<salon-app>`: the page frame — skip link, site navigation — and the page for the current
- * address: `/` news, `/posts`, `/videos`, `/watch?id=…`, `/chat?id=…|topic=…`.
+ * `<salon-app>`: the page frame — skip link, site navigation, the search box — and the page for the current
+ * address: `/` news, `/posts`, `/post?id=…`, `/videos`, `/watch?id=…`, `/chat?id=…|topic=…`.
  */
 import { LitElement, css, html } from 'lit';
 import { customElement } from 'lit/decorators.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-chat-page.js';
 import './salon-content-page.js';
+import './salon-post-page.js';
+import './salon-search.js';
 import './salon-watch-page.js';
 
 interface NavItem {
@@ -18,12 +20,12 @@ interface NavItem {
 
 const NAV: NavItem[] = [
   { href: '/', label: 'News', paths: ['/'] },
-  { href: '/posts', label: 'Posts', paths: ['/posts'] },
+  { href: '/posts', label: 'Posts', paths: ['/posts', '/post'] },
   { href: '/videos', label: 'Videos', paths: ['/videos', '/watch'] },
   { href: '/chat', label: 'Topics', paths: ['/chat?topic'] },
 ];
 
-const TITLES: Record<string, string> = { '/': 'News', '/posts': 'Posts', '/videos': 'Videos', '/watch': 'Video', '/chat': 'Discussion' };
+const TITLES: Record<string, string> = { '/': 'News', '/posts': 'Posts', '/post': 'Post', '/videos': 'Videos', '/watch': 'Video', '/chat': 'Discussion' };
 
 @customElement('salon-app')
 export class SalonApp extends LitElement {
@@ -155,6 +157,7 @@ export class SalonApp extends LitElement {
               ${NAV.map((item) => html`<li><a href=${item.href} aria-current=${this.isCurrent(item) ? 'page' : 'false'}>${item.label}</a></li>`)}
             </ul>
           </nav>
+          <salon-search></salon-search>
         </div>
       </header>
       <main id="main" class=${chat ? 'chat' : ''} tabindex="-1">
@@ -168,6 +171,8 @@ export class SalonApp extends LitElement {
         return html`<salon-content-page kind="news" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
       case '/posts':
         return html`<salon-content-page kind="post" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
+      case '/post':
+        return html`<salon-post-page .itemId=${this.params.get('id') ?? ''}></salon-post-page>`;
       case '/videos':
         return html`<salon-content-page kind="video" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
       case '/watch':

@@ -1,6 +1,7 @@
 /**
  * `<salon-content-card>`: one article, post or video in a list — picture, category, date, title,
- * description — with its Discuss link. Videos show their thumbnail and lead to their watch page.
+ * description — with its Discuss link. Videos show their thumbnail and lead to their watch page,
+ * posts to their post page.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
@@ -12,9 +13,10 @@ import './salon-discuss-link.js';
 /** Longest description shown on a card. */
 const DESCRIPTION_CHARS = 220;
 
-/** Where a card's title leads: the watch page for videos, the original for the rest, else the room. */
-export function itemHref(item: ContentSummary): { href: string; external: boolean } {
+/** Where a card's title leads: the watch page for videos, the post page for posts, the original for news, else the room. */
+export function itemHref(item: Pick<ContentSummary, 'id' | 'kind' | 'url'>): { href: string; external: boolean } {
   if (item.kind === 'video') return { href: `/watch?id=${encodeURIComponent(item.id)}`, external: false };
+  if (item.kind === 'post') return { href: `/post?id=${encodeURIComponent(item.id)}`, external: false };
   const url = safeHttpUrl(item.url);
   if (url) return { href: url, external: true };
   return { href: `/chat?id=${encodeURIComponent(item.id)}`, external: false };

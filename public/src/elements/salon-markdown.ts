@@ -1,10 +1,11 @@
 /**
- * `<salon-markdown>`: shows a message's text through the safe markdown renderer (lib/markdown.ts).
- * The sanitised result is inserted as DOM nodes, never as an HTML string.
+ * `<salon-markdown>`: shows a message's text — or, with `document`, a post's body — through the
+ * safe markdown renderer (lib/markdown.ts). The sanitised result is inserted as DOM nodes, never
+ * as an HTML string.
  */
 import { LitElement, css, html, type PropertyValues } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import { renderMarkdown } from '../lib/markdown.js';
+import { renderDocument, renderMarkdown } from '../lib/markdown.js';
 import { baseStyles } from '../lib/styles.js';
 
 @customElement('salon-markdown')
@@ -54,16 +55,34 @@ export class SalonMarkdown extends LitElement {
         background: none;
         padding: 0;
       }
+      h2,
+      h3,
+      h4,
+      h5,
+      h6 {
+        line-height: 1.25;
+        margin: 1.2em 0 0.4em;
+      }
+      hr {
+        border: none;
+        border-top: 1px solid var(--salon-border);
+        margin: 1em 0;
+      }
+      :host([document]) p {
+        margin-bottom: 0.9em;
+      }
     `,
   ];
 
   /** Markdown source. */
   @property() text = '';
+  /** A document (a post's body): headings and rules too, and any length, rendered in bounded segments. */
+  @property({ type: Boolean, reflect: true }) document = false;
 
   private content: DocumentFragment | null = null;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('text')) this.content = renderMarkdown(this.text);
+    if (changed.has('text') || changed.has('document')) this.content = this.document ? renderDocument(this.text) : renderMarkdown(this.text);
   }
 
   protected override render() {

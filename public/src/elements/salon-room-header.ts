@@ -1,11 +1,13 @@
 /**
  * `<salon-room-header>`: what the room is about — its title, the first sentence of its context
- * and a link to the original.
+ * and a link to the original; for a topic room, its digest: the category's recent items, each
+ * with its line, a link to its page in Salon and one to the original.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import type { RoomInfo } from '../../../src/protocol/messages.js';
-import { firstSentence, hostOf, safeHttpUrl } from '../lib/format.js';
+import { itemPagePath } from '../../../src/protocol/content.js';
+import type { DigestEntry, RoomInfo } from '../../../src/protocol/messages.js';
+import { firstSentence, formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
 import { baseStyles } from '../lib/styles.js';
 
 const KIND_LABEL: Record<RoomInfo['kind'], string> = { news: 'News', post: 'Post', video: 'Video', topic: 'Topic' };
@@ -48,6 +50,34 @@ export class SalonRoomHeader extends LitElement {
           overflow: hidden;
         }
       }
+      details {
+        margin: 0 0 0.4rem;
+        max-width: 70ch;
+      }
+      summary {
+        cursor: pointer;
+        color: var(--salon-link);
+        font-size: 0.92rem;
+      }
+      .digest {
+        margin: 0.4rem 0 0;
+        padding-left: 1.2rem;
+        max-height: 40vh;
+        overflow-y: auto;
+        font-size: 0.9rem;
+      }
+      .digest li {
+        margin-bottom: 0.4rem;
+      }
+      .digest .line {
+        color: var(--salon-muted);
+      }
+      .digest time,
+      .digest .original {
+        font-size: 0.8rem;
+        color: var(--salon-muted);
+        margin-left: 0.4rem;
+      }
       .links {
         display: flex;
         flex-wrap: wrap;
@@ -67,10 +97,11 @@ export class SalonRoomHeader extends LitElement {
       return html`<h1>${this.roomId.startsWith('topic_') ? `#${this.roomId.slice(6)}` : 'Joining the discussion…'}</h1>`;
     }
     const original = safeHttpUrl(room.url);
-    const sentence = firstSentence(room.context, room.title);
+    const digest = room.kind === 'topic' && Array.isArray(room.digest) && room.digest.length ? room.digest : null;
+    const sentence = digest ? leadOf(room.context, room.title) : firstSentence(room.context, room.title);
     return html`<div class="kind">${KIND_LABEL[room.kind] ?? room.kind}</div>
       <h1>${room.title}</h1>
-      ${sentence ? html`<p data-context>${sentence}</p>` : nothing}
+      ${sentence ? html`<p data-context>${sentence}</p>` : nothing} ${digest ? this.renderDigest(digest) : nothing}
       <div class="links">
         ${
           original
@@ -80,8 +111,33 @@ export class SalonRoomHeader extends LitElement {
             : nothing
         }
         ${room.kind === 'video' ? html`<a href="/watch?id=${encodeURIComponent(room.id)}">Video page</a>` : nothing}
+        ${room.kind === 'post' ? html`<a href="/post?id=${encodeURIComponent(room.id)}" data-post-page>Read the post</a>` : nothing}
       </div>`;
   }
+
+  private renderDigest(digest: DigestEntry[]) {
+    return html`<details data-digest>
+      <summary>Recent in this topic (${digest.length})</summary>
+      <ol class="digest">
+        ${digest.map((entry) => {
+          const original = safeHttpUrl(entry.url);
+          return html`<li data-item=${entry.id}>
+            <a href=${itemPagePath(entry)}>${entry.title}</a>
+            ${entry.publishedAt ? html`<time datetime=${entry.publishedAt}>${formatDate(entry.publishedAt)}</time>` : nothing}
+            ${original ? html`<a class="original" href=${original} target="_blank" rel="noopener noreferrer nofollow">${hostOf(original) || 'original'} ↗</a>` : nothing}
+            ${entry.line ? html`<div class="line">${entry.line}</div>` : nothing}
+          </li>`;
+        })}
+      </ol>
+    </details>`;
+  }
+}
+
+/** A topic context's lead: what comes between its title and its digest (`Recent in …`), squashed. */
+function leadOf(context: string, title: string): string {
+  const body = context.startsWith(title) ? context.slice(title.length) : context;
+  const at = body.indexOf('Recent in ');
+  return (at >= 0 ? body.slice(0, at) : '').replace(/\s+/g, ' ').trim();
 }
 
 declare global {

@@ -1,5 +1,6 @@
 /** Small typed wrappers around the HTTP API (docs/api.md). Errors carry the server's code. */
 import type { ItemSummary, StoredItem } from '../../../src/protocol/content.js';
+import type { SearchHit as ProtocolSearchHit } from '../../../src/protocol/search.js';
 
 /** A content item as lists show it (the server's own type; a type-only import, so no server code is bundled). */
 export type ContentSummary = ItemSummary;
@@ -65,4 +66,25 @@ export function getContent(id: string, signal?: AbortSignal): Promise<ContentDet
 
 export async function listRooms(signal?: AbortSignal): Promise<ActiveRoom[]> {
   return (await getJson<{ rooms: ActiveRoom[] }>('/api/v1/rooms', signal)).rooms;
+}
+
+/** One hit of `GET /api/v1/search` (the server's own type). */
+export type SearchHit = ProtocolSearchHit;
+
+/** What the search box asks: the words and its filters ('' or undefined for none). */
+export interface SearchQuery {
+  q: string;
+  k?: number;
+  kind?: string;
+  category?: string;
+  /** ISO date: published at or after. */
+  since?: string;
+  /** A site's host name. */
+  source?: string;
+}
+
+export async function searchContent(query: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]> {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+  return (await getJson<{ hits: SearchHit[] }>(`/api/v1/search?${params}`, signal)).hits;
 }

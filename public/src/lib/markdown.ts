@@ -1,6 +1,7 @@
 /**
- * The one renderer for chat messages and assistant answers: a small, safe markdown subset
- * (bold, italic, inline and fenced code, lists, quotes, http/https/mailto links, line breaks).
+ * The one renderer for chat messages, assistant answers and post bodies: a small, safe markdown
+ * subset (bold, italic, inline and fenced code, lists, quotes, http/https/mailto links, line
+ * breaks; documents also headings and rules).
  *
  * Three layers keep it inert: markdown-it runs with raw HTML off and a link allow-list; its
  * output goes through DOMPurify with an explicit tag and attribute allow-list; the result is a
@@ -24,12 +25,18 @@ export const MAX_TOKENS = 1_500;
 export const MAX_MARKUP_CHARS = 400;
 /** Longest text shown at all; beyond it a message is cut with an ellipsis. */
 export const MAX_SHOWN_CHARS = 20_000;
+/** Longest document (a post's body) shown; the server keeps bodies to BODY_MAX_CHARS (200,000) anyway. */
+export const MAX_DOCUMENT_CHARS = 200_000;
+/** A document is rendered in segments of about this many characters, cut at blank lines outside code fences. */
+const SEGMENT_TARGET_CHARS = 3_000;
 /** Deepest nesting of lists and quotes markdown-it will build. */
 const MAX_NESTING = 20;
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 const LINK_REL = 'noopener noreferrer nofollow';
 const ALLOWED_TAGS = ['p', 'br', 'strong', 'em', 'code', 'pre', 'a', 'ul', 'ol', 'li', 'blockquote'];
 const ALLOWED_ATTR = ['href', 'target', 'rel', 'start'];
+/** A document's headings start at h2 (the page's title is its h1). */
+const DOCUMENT_TAGS = [...ALLOWED_TAGS, 'h2', 'h3', 'h4', 'h5', 'h6', 'hr'];
 
 /** True when `href` is an absolute http, https or mailto URL. */
 export function isSafeHref(href: string): boolean {
@@ -40,9 +47,19 @@ export function isSafeHref(href: string): boolean {
   }
 }
 
-function createParser(): MarkdownIt {
+/** Which markdown: a chat message's, or a document's (a post body), which adds headings and rules. */
+type Profile = 'message' | 'document';
+
+function createParser(profile: Profile): MarkdownIt {
   const md = markdownIt('zero', { html: false, linkify: false, typographer: false, breaks: true, maxNesting: MAX_NESTING });
   md.enable(['emphasis', 'backticks', 'fence', 'link', 'newline', 'escape', 'entity', 'list', 'blockquote']);
+  if (profile === 'document') {
+    md.enable(['heading', 'lheading', 'hr']);
+    // The page's title is its h1: a `#` heading becomes h2 like `##`, the rest keep their level.
+    const shift = (tag: string) => (tag === 'h1' ? 'h2' : tag);
+    md.renderer.rules.heading_open = (tokens, idx) => `<${shift(tokens[idx].tag)}>`;
+    md.renderer.rules.heading_close = (tokens, idx) => `</${shift(tokens[idx].tag)}>\n`;
+  }
   md.validateLink = isSafeHref;
   const renderToken = md.renderer.renderToken.bind(md.renderer);
   md.renderer.rules.link_open = (tokens, idx, options) => {
@@ -68,7 +85,7 @@ function createPurifier(): ReturnType<typeof DOMPurify> {
   return purifier;
 }
 
-let parser: MarkdownIt | undefined;
+const parsers: Partial<Record<Profile, MarkdownIt>> = {};
 let purifier: ReturnType<typeof DOMPurify> | undefined;
 
 /** Plain text as paragraphs with line breaks, every character escaped. */
@@ -95,8 +112,8 @@ function markupChars(text: string): number {
   return n;
 }
 
-function toHtml(text: string): string {
-  const md = (parser ??= createParser());
+function toHtml(text: string, profile: Profile = 'message'): string {
+  const md = (parsers[profile] ??= createParser(profile));
   const shown = text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}…` : text;
   const end = markdownEnd(shown);
   const head = shown.slice(0, end);
@@ -109,6 +126,67 @@ function toHtml(text: string): string {
 }
 
 const SANITIZE = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false, ALLOW_ARIA_ATTR: false };
+const SANITIZE_DOCUMENT = { ...SANITIZE, ALLOWED_TAGS: DOCUMENT_TAGS };
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const MAX_LINE_CHARS = MAX_MARKDOWN_CHARS / 2;
+const LINE_PIECES = new RegExp(`[^]{1,${MAX_LINE_CHARS}}`, 'g');
+
+/**
+ * A document cut into segments a message's bounds can take: each about SEGMENT_TARGET_CHARS,
+ * ending at a blank line outside a code fence, never longer than MAX_MARKDOWN_CHARS (a longer
+ * paragraph or line is cut there). Each segment is then parsed on its own with the message
+ * guards, so a long post costs what its segments cost and one hostile paragraph only turns
+ * itself into plain text.
+ */
+export function documentSegments(text: string): string[] {
+  const segments: string[] = [];
+  let current: string[] = [];
+  let size = 0;
+  let fence: string | null = null;
+  const close = () => {
+    // A code block cut in two stays a code block on both sides.
+    if (fence !== null) current.push(fence);
+    if (current.length) segments.push(current.join('\n'));
+    current = fence !== null ? [fence] : [];
+    size = fence !== null ? fence.length + 1 : 0;
+  };
+  // A line longer than half a segment (no real line is) is taken in pieces.
+  const lines = text.split('\n').flatMap((line) => (line.length > MAX_LINE_CHARS ? (line.match(LINE_PIECES) ?? []) : [line]));
+  for (const line of lines) {
+    if (size + line.length + 1 > MAX_MARKDOWN_CHARS) close();
+    const mark = FENCE.exec(line)?.[1];
+    if (mark && (fence === null || (mark[0] === fence[0] && mark.length >= fence.length))) fence = fence === null ? mark : null;
+    if (!line.trim() && fence === null && size >= SEGMENT_TARGET_CHARS) {
+      close();
+      continue;
+    }
+    current.push(line);
+    size += line.length + 1;
+  }
+  fence = null;
+  close();
+  return segments;
+}
+
+function documentHtml(text: string): string {
+  const shown = text.length > MAX_DOCUMENT_CHARS ? `${text.slice(0, MAX_DOCUMENT_CHARS)}…` : text;
+  return documentSegments(shown.replace(/\r\n?/g, '\n'))
+    .map((segment) => toHtml(segment, 'document'))
+    .join('\n');
+}
+
+/** A document (a post's body) → an inert DocumentFragment: headings from h2, the message subset otherwise. */
+export function renderDocument(text: string): DocumentFragment {
+  purifier ??= createPurifier();
+  return purifier.sanitize(documentHtml(text), { ...SANITIZE_DOCUMENT, RETURN_DOM_FRAGMENT: true });
+}
+
+/** renderDocument as a sanitised HTML string (for inspection). */
+export function renderDocumentToString(text: string): string {
+  purifier ??= createPurifier();
+  return purifier.sanitize(documentHtml(text), SANITIZE_DOCUMENT);
+}
 
 /** Markdown → sanitised HTML string (for inspection; the page inserts `renderMarkdown`'s nodes). */
 export function renderMarkdownToString(text: string): string {

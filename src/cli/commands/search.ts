@@ -1,6 +1,7 @@
-/** `salon search "query" [--k N] [--kind K] [--json]`: the items GET /api/v1/search would return. */
+/** `salon search "query" [--k N] [--kind K] [--source SITE] [--json]`: the items GET /api/v1/search would return. */
 import { loadConfig } from '../../config.js';
 import { CONTENT_KINDS, type ContentKind } from '../../content/types.js';
+import { normalizeSite } from '../../protocol/search.js';
 import { DEFAULT_SEARCH_K, MAX_QUERY_CHARS, MAX_SEARCH_K } from '../../routes/search.js';
 import { openCliSearch } from '../../search/cli-stack.js';
 import type { ItemHit } from '../../search/types.js';
@@ -19,7 +20,7 @@ function printHit(hit: ItemHit, n: number): void {
 
 const search: Command = {
   summary: 'search the indexed content (by meaning; by text when the embedder is down)',
-  usage: 'search "query" [--k N] [--kind K] [--json]',
+  usage: 'search "query" [--k N] [--kind K] [--source SITE] [--json]',
   async run(args) {
     const { positionals, options } = parseArgs(args, ['json', 'verbose']);
     const query = positionals.join(' ').trim();
@@ -30,11 +31,14 @@ const search: Command = {
     if (!Number.isInteger(k) || k < 1 || k > MAX_SEARCH_K) return usageError(`--k must be a whole number from 1 to ${MAX_SEARCH_K}, got ${String(rawK)}`);
     const kind = options.get('kind');
     if (kind !== undefined && !CONTENT_KINDS.includes(kind as ContentKind)) return usageError(`--kind must be one of ${CONTENT_KINDS.join(', ')}`);
+    const source = options.get('source');
+    if (source !== undefined && (typeof source !== 'string' || normalizeSite(source) === null))
+      return usageError(`--source must be a site's host name (example.com), got ${String(source)}`);
 
     const opened = openCliSearch(loadConfig(), 'off', options.has('verbose'));
     try {
       await opened.stack.indexer.load();
-      const hits = await opened.stack.search.searchItems(query, { k, kind: kind as ContentKind | undefined });
+      const hits = await opened.stack.search.searchItems(query, { k, kind: kind as ContentKind | undefined, source });
       if (options.has('json')) for (const h of hits) console.log(JSON.stringify(h));
       else if (hits.length === 0) console.error('no matches');
       else hits.forEach((h, i) => printHit(h, i + 1));
