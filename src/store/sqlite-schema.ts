@@ -210,4 +210,24 @@ export const SQLITE_MIGRATIONS: string[] = [
     ids TEXT NOT NULL
   );
   `,
+  // 8: a memory chunk that copies another's vector (a fused thread's unchanged chunks) refers to the
+  // row holding it (vector_of) instead of storing 8 KB again. Deleting a row that others refer to
+  // hands its vector to the lowest of them first, so a reference never dangles and never chains.
+  // memory_staging lists the threads whose memory is being written in slices before the change
+  // that creates them commits (sqlite-staging.ts): their rows are invisible to every reader.
+  `
+  ALTER TABLE memory_chunks ADD COLUMN vector_of INTEGER;
+  CREATE INDEX memory_vector_of ON memory_chunks (vector_of, id) WHERE vector_of IS NOT NULL;
+  CREATE TRIGGER memory_vector_heir BEFORE DELETE ON memory_chunks
+  WHEN OLD.vector_of IS NULL AND EXISTS (SELECT 1 FROM memory_chunks WHERE vector_of = OLD.id)
+  BEGIN
+    UPDATE memory_chunks SET vector_of = (SELECT min(id) FROM memory_chunks WHERE vector_of = OLD.id)
+      WHERE vector_of = OLD.id AND id > (SELECT min(id) FROM memory_chunks WHERE vector_of = OLD.id);
+    UPDATE memory_chunks SET vector = OLD.vector, vector_model = OLD.vector_model, vector_of = NULL WHERE vector_of = OLD.id;
+  END;
+  CREATE TABLE memory_staging (
+    thread_id TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -16,6 +16,7 @@ import { wordsKey } from '../memory/repeats.js';
 import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
+import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, stageable, type StagingHost } from './sqlite-staging.js';
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
 import {
   type Row,
@@ -62,7 +63,20 @@ const marks = (columns: string) =>
     .map(() => '?')
     .join(', ');
 const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
-const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}) RETURNING id`;
+const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, vector_of) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}, ?) RETURNING id`;
+/**
+ * Memory chunks as StoredMemoryChunk reads them: a chunk that refers to another's vector
+ * (vector_of, migration 8) reads that row's vector and model as its own.
+ */
+const MEMORY_SELECT = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
+  c.owner, c.created_at, c.updated_at, c.fusion, c.lineage, coalesce(c.vector, o.vector) AS vector,
+  CASE WHEN c.vector_of IS NULL THEN c.vector_model ELSE o.vector_model END AS vector_model
+  FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.vector_of`;
+/** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
+const MEMORY_SELECT_BARE = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
+  c.owner, c.created_at, c.updated_at, c.fusion, c.lineage FROM memory_chunks c`;
+/** Rows of threads whose memory is still being written (sqlite-staging.ts) are left out of whole-table reads. */
+const NOT_STAGED = 'thread_id NOT IN (SELECT thread_id FROM memory_staging)';
 const BUSY_TIMEOUT_MS = 5000;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
@@ -105,6 +119,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     this.migrate();
+    cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString());
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
   }
 
@@ -112,7 +127,7 @@ export class SqliteStore implements Store {
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
-    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt).id,
+    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.vectorOf).id,
     deleteMemory: (ids) => this.deleteMemoryRows(ids),
     moveMemory: (ids, threadId, roomId) => this.moveMemory(ids, threadId, roomId),
     appendMessage: (m) => this.appendInTransaction(m).message,
@@ -477,9 +492,22 @@ export class SqliteStore implements Store {
     return this.threads.get(thread.id)!;
   }
 
+  /** One transaction; a large memory for a thread the change creates is written in slices first (sqlite-staging.ts). */
   async applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult> {
+    const staged = stageable(change);
+    if (staged.length >= STAGE_MIN_CHUNKS) return applyStaged(this.staging, change, staged);
     this.threadChangeTx ??= this.db.transaction((c: ThreadChange) => this.threads.apply(c));
     return this.threadChangeTx.immediate(change);
+  }
+
+  private get staging(): StagingHost {
+    return {
+      db: this.db,
+      sql: (text) => this.sql(text),
+      insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.vectorOf).id,
+      deleteMemory: (ids) => this.deleteMemoryRows(ids),
+      apply: (c) => this.threads.apply(c),
+    };
   }
 
   private threadChangeTx?: Database.Transaction<(c: ThreadChange) => ThreadChangeResult>;
@@ -531,22 +559,38 @@ export class SqliteStore implements Store {
 
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
-  private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }, updatedAt = now): MemoryChunk {
-    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector)) as Row;
+  private addMemoryInTransaction(
+    c: NewMemoryChunk,
+    now: string,
+    vector?: { vector: Float32Array; model: string },
+    updatedAt = now,
+    vectorOf?: number,
+  ): MemoryChunk {
+    const owner = vector && vectorOf !== undefined ? this.vectorHolder(vectorOf) : null;
+    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, owner === null ? vector : undefined), owner) as Row;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
     return { ...c, id, createdAt: now, updatedAt };
   }
 
-  async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
-    this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ? WHERE id = ?').run(vectorToBlob(vector), model, id);
+  /**
+   * The row that holds chunk `id`'s vector (itself, or the row it refers to), or null when the chunk
+   * is gone: its copy then stores the vector itself. Reading vector_of past the vector costs nothing
+   * when it is NULL (SQLite takes that from the record header).
+   */
+  private vectorHolder(id: number): number | null {
+    const row = this.sql('SELECT vector_of FROM memory_chunks WHERE id = ?').get(id) as Row | undefined;
+    return row ? ((row.vector_of as number | null) ?? id) : null;
   }
 
-  async scanThreadMemory(threadId: string, afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
-    return (this.sql('SELECT * FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').all(threadId, afterId, limit) as Row[]).map(
-      rowToStoredMemoryChunk,
-    );
+  async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
+    this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ?, vector_of = NULL WHERE id = ?').run(vectorToBlob(vector), model, id);
+  }
+
+  async scanThreadMemory(threadId: string, afterId: number, limit: number, vectors = true): Promise<StoredMemoryChunk[]> {
+    const select = vectors ? MEMORY_SELECT : MEMORY_SELECT_BARE;
+    return (this.sql(`${select} WHERE c.thread_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`).all(threadId, afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
   }
 
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
@@ -575,7 +619,7 @@ export class SqliteStore implements Store {
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
     const row = this.sql(
       // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
-      "SELECT * FROM memory_chunks WHERE words_key = ? AND thread_id = ? AND privileged = ? AND (privileged = 0 OR coalesce(owner, '') = ?) ORDER BY id LIMIT 1",
+      `${MEMORY_SELECT} WHERE c.words_key = ? AND c.thread_id = ? AND c.privileged = ? AND (c.privileged = 0 OR coalesce(c.owner, '') = ?) ORDER BY c.id LIMIT 1`,
     ).get(wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? '') as Row | undefined;
     return row ? rowToStoredMemoryChunk(row) : null;
   }
@@ -585,11 +629,11 @@ export class SqliteStore implements Store {
   }
 
   async getMemoryChunks(ids: number[]): Promise<StoredMemoryChunk[]> {
-    return this.selectIn('SELECT * FROM memory_chunks WHERE id', ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
+    return this.selectIn(`${MEMORY_SELECT} WHERE c.id`, ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
   }
 
   async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
-    return (this.sql('SELECT * FROM memory_chunks WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
+    return (this.sql(`${MEMORY_SELECT} WHERE c.id > ? AND c.${NOT_STAGED} ORDER BY c.id LIMIT ?`).all(afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
   }
 
   async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
@@ -625,7 +669,9 @@ export class SqliteStore implements Store {
 
   async pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
     const tx = this.db.transaction(() => {
-      const ids = (this.sql('SELECT id FROM memory_chunks WHERE updated_at < ? ORDER BY updated_at, id').all(olderThan) as Row[]).map((r) => r.id as number);
+      const ids = (this.sql(`SELECT id FROM memory_chunks WHERE updated_at < ? AND ${NOT_STAGED} ORDER BY updated_at, id`).all(olderThan) as Row[]).map(
+        (r) => r.id as number,
+      );
       if (threadId !== null) {
         const over = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT -1 OFFSET ?').all(
           threadId,
