@@ -11,11 +11,12 @@
  * its phases are timed from outside, by wrapping the store, memory and scratch-graph methods it
  * calls (src/ is not changed):
  * - `read_ms`: from the call to the sources' chunks and vectors in hand (`read_rows_ms`: the store's
- *   pages of rows, vectors decoded with them);
+ *   pages of rows, read without their vectors, which come from the memory index);
  * - `plan_ms`: fuseMemories, from the vectors to the store call (`plan_graph_add_ms`: A's chunks
  *   into the scratch HNSW graph; `plan_graph_search_ms`, `plan_graph_remove_ms`: B's lookups and
  *   the fused chunks taken out; `plan_other_ms`: the rest: cosines, the word gate, fused pairs);
- * - `store_ms`: the one transaction writing the fused thread and its chunks;
+ * - `store_ms`: the store's change: the fused thread's chunks written in slices (sqlite-staging.ts),
+ *   then the one transaction that creates the thread;
  * - `index_ms`: the new chunks into the memory's vector index (with the vectors the plan holds);
  * - `other_ms`: what is left (thread reads, the intro's broadcast);
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
@@ -115,7 +116,7 @@ function instrument(app: FastifyInstance): Meter {
   const { store, memory, memoryIndex } = app.salon;
   meter(store, 'scanThreadMemory', m);
   meter(store, 'applyThreadChange', m);
-  meter(memory, 'vectorsOf', m);
+  meter(memory, 'indexedVectorsOf', m);
   meter(memory, 'indexStored', m);
   meter(memoryIndex, 'upsert', m);
   meter(LocalGraph.prototype, 'add', m, 'graphAdd');
@@ -159,8 +160,8 @@ async function fuseOnce(
   if (outcome.fallback) throw new Error(`fusion fell back to a union: ${outcome.fallback}`);
   const calls = (k: string) => m.calls[k] ?? [];
   const ms = (k: string) => calls(k).reduce((sum, c) => sum + c.to - c.from, 0);
-  // The plan runs from the sources' vectors in hand (the second vectorsOf) to the store transaction.
-  const planFrom = calls('vectorsOf')[1].to;
+  // The plan runs from the sources' vectors in hand (the second indexedVectorsOf) to the store's change.
+  const planFrom = calls('indexedVectorsOf')[1].to;
   const planTo = calls('applyThreadChange')[0].from;
   const plan = planTo - planFrom;
   const phases: Phases = {

@@ -204,6 +204,39 @@ export class MemoryService implements MemorySearch {
     return chunks.map((c) => made.get(c.id) ?? c.vector!);
   }
 
+  /**
+   * The vectors of chunks read without them (Store.scanThreadMemory with `vectors` false): copied
+   * from the memory index, which holds every stored chunk's vector of the current embedder
+   * (normalised, as they are stored), without reading 8 KB a chunk from the store; the chunks it
+   * does not hold (not indexed yet) are read from the store as vectorsOf does.
+   */
+  async indexedVectorsOf(chunks: MemoryChunk[]): Promise<Float32Array[]> {
+    const { index, store } = this.options;
+    const out = new Array<Float32Array | undefined>(chunks.length);
+    const d = index.dimensions;
+    if (index.copyVectors && d > 0 && d === this.options.embedder.dimensions && chunks.length) {
+      const packed = new Float32Array(chunks.length * d);
+      const found = index.copyVectors(
+        chunks.map((c) => c.id),
+        packed,
+      );
+      const slot = new Map(found.map((id, j) => [id, j]));
+      chunks.forEach((c, i) => {
+        const j = slot.get(c.id);
+        if (j !== undefined) out[i] = packed.subarray(j * d, (j + 1) * d);
+      });
+    }
+    const missing = chunks.flatMap((c, i) => (out[i] ? [] : [i]));
+    for (let from = 0; from < missing.length; from += LOAD_PAGE) {
+      const page = missing.slice(from, from + LOAD_PAGE);
+      const stored = new Map((await store.getMemoryChunks(page.map((i) => chunks[i].id))).map((c) => [c.id, c]));
+      // A chunk deleted meanwhile is embedded from its text.
+      const read = page.map((i) => stored.get(chunks[i].id) ?? { ...chunks[i], vector: null, vectorModel: null });
+      (await this.vectorsOf(read)).forEach((v, j) => (out[page[j]] = v));
+    }
+    return out as Float32Array[];
+  }
+
   /** Vectors for chunks not stored yet (nothing is kept): e.g. compaction's summaries. */
   vectorsForNew(chunks: NewMemoryChunk[]): Promise<Float32Array[]> {
     return this.embed(chunks);

@@ -452,7 +452,8 @@ export class ThreadService {
   private async allMemory(threadId: string): Promise<StoredMemoryChunk[]> {
     const out: StoredMemoryChunk[] = [];
     for (let after = 0; ;) {
-      const page = await this.options.store.scanThreadMemory(threadId, after, PAGE);
+      // Without vectors: withVectors takes them from the memory index.
+      const page = await this.options.store.scanThreadMemory(threadId, after, PAGE, false);
       if (!page.length) break;
       out.push(...page);
       after = page[page.length - 1].id;
@@ -461,7 +462,7 @@ export class ThreadService {
   }
 
   private async withVectors(chunks: StoredMemoryChunk[]): Promise<VectorChunk[]> {
-    const vectors = await this.options.memory.vectorsOf(chunks);
+    const vectors = await this.options.memory.indexedVectorsOf(chunks);
     return chunks.map((chunk, i) => ({ chunk, vector: vectors[i] }));
   }
 
@@ -487,6 +488,7 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
       ...(kept ? { fusion: 'kept' as const } : {}),
     },
     vector: c.vector,
+    vectorOf: c.chunk.id,
   });
   return { chunks: [...a.map((c) => copy(c, false)), ...b.map((c) => copy(c, true))], fused: 0, kept: b.length };
 }
