@@ -31,6 +31,8 @@ const DAY_MS = 86_400_000;
 export const LINE_WEIGHT = 0.3;
 /** Chunks read per page while rebuilding the index. */
 const LOAD_PAGE = 256;
+/** Vectors copied from the index between two event-loop turns (8 MB at 2,048 dimensions). */
+const COPY_PAGE = 1024;
 
 export interface MemoryOptions {
   store: Store;
@@ -131,9 +133,9 @@ export class MemoryService implements MemorySearch {
     const thread = await store.getThread(asker.threadId);
     if (!thread?.memoryEnabled) return [];
     // The pipeline's document search embeds the same question: its vector is used when it has one.
-    const vectorOf = async () => (await questionVector) ?? (await embedder.embed([question], signal, 'query'))[0];
+    const copyOf = async () => (await questionVector) ?? (await embedder.embed([question], signal, 'query'))[0];
     const [vectorHits, lineHits] = await Promise.all([
-      index.size ? vectorOf().then((v) => index.search(v, k, filterFor(asker))) : [],
+      index.size ? copyOf().then((v) => index.search(v, k, filterFor(asker))) : [],
       store.searchMemoryLines(lineQuery(question), scopesFor(asker), k),
     ]);
     const found = new Map<number, { score: number; lexical: number; line?: string }>();
@@ -214,17 +216,25 @@ export class MemoryService implements MemorySearch {
     const { index, store } = this.options;
     const out = new Array<Float32Array | undefined>(chunks.length);
     const d = index.dimensions;
-    if (index.copyVectors && d > 0 && d === this.options.embedder.dimensions && chunks.length) {
-      const packed = new Float32Array(chunks.length * d);
-      const found = index.copyVectors(
-        chunks.map((c) => c.id),
-        packed,
-      );
-      const slot = new Map(found.map((id, j) => [id, j]));
-      chunks.forEach((c, i) => {
-        const j = slot.get(c.id);
-        if (j !== undefined) out[i] = packed.subarray(j * d, (j + 1) * d);
-      });
+    if (index.copyVectors && d > 0 && d === this.options.embedder.dimensions) {
+      // A page at a time, with event-loop turns between: 10,000 vectors are 80 MB to copy.
+      for (let from = 0; from < chunks.length; from += COPY_PAGE) {
+        if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+        const page = chunks.slice(from, from + COPY_PAGE);
+        const packed = new Float32Array(page.length * d);
+        const slot = new Map(
+          index
+            .copyVectors(
+              page.map((c) => c.id),
+              packed,
+            )
+            .map((id, j) => [id, j]),
+        );
+        page.forEach((c, i) => {
+          const j = slot.get(c.id);
+          if (j !== undefined) out[from + i] = packed.subarray(j * d, (j + 1) * d);
+        });
+      }
     }
     const missing = chunks.flatMap((c, i) => (out[i] ? [] : [i]));
     for (let from = 0; from < missing.length; from += LOAD_PAGE) {

@@ -63,15 +63,17 @@ const marks = (columns: string) =>
     .map(() => '?')
     .join(', ');
 const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
-const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, vector_of) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}, ?) RETURNING id`;
+const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, copy_of) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}, ?) RETURNING id`;
 /**
- * Memory chunks as StoredMemoryChunk reads them: a chunk that refers to another's vector
- * (vector_of, migration 8) reads that row's vector and model as its own.
+ * Memory chunks as StoredMemoryChunk reads them: a copy (copy_of, migration 8) reads the vector
+ * and model of the row it copies, unless it was given one of its own since.
  */
 const MEMORY_SELECT = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
   c.owner, c.created_at, c.updated_at, c.fusion, c.lineage, coalesce(c.vector, o.vector) AS vector,
-  CASE WHEN c.vector_of IS NULL THEN c.vector_model ELSE o.vector_model END AS vector_model
-  FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.vector_of`;
+  CASE WHEN c.vector IS NOT NULL THEN c.vector_model ELSE o.vector_model END AS vector_model
+  FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
+/** The memory-chunk scope scopeOf computes (src/memory/scopes.ts), in SQL, of the chunk `c`. */
+const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
 /** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
 const MEMORY_SELECT_BARE = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
   c.owner, c.created_at, c.updated_at, c.fusion, c.lineage FROM memory_chunks c`;
@@ -127,7 +129,7 @@ export class SqliteStore implements Store {
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
-    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.vectorOf).id,
+    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.copyOf).id,
     deleteMemory: (ids) => this.deleteMemoryRows(ids),
     moveMemory: (ids, threadId, roomId) => this.moveMemory(ids, threadId, roomId),
     appendMessage: (m) => this.appendInTransaction(m).message,
@@ -504,7 +506,7 @@ export class SqliteStore implements Store {
     return {
       db: this.db,
       sql: (text) => this.sql(text),
-      insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.vectorOf).id,
+      insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.copyOf).id,
       deleteMemory: (ids) => this.deleteMemoryRows(ids),
       apply: (c) => this.threads.apply(c),
     };
@@ -536,8 +538,9 @@ export class SqliteStore implements Store {
     const tx = this.db.transaction(() => {
       if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return null;
       const memoryIds = (this.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
-      this.deleteMemoryLines(memoryIds);
+      // Rows first: a row that others copy hands its lines to one of them as it goes (migration 8).
       this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
+      this.deleteMemoryLines(memoryIds);
       const messages = this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId).changes;
       this.sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(threadId, threadId);
       this.sql('DELETE FROM thread_history WHERE thread_id = ?').run(threadId);
@@ -564,10 +567,12 @@ export class SqliteStore implements Store {
     now: string,
     vector?: { vector: Float32Array; model: string },
     updatedAt = now,
-    vectorOf?: number,
+    copyOf?: number,
   ): MemoryChunk {
-    const owner = vector && vectorOf !== undefined ? this.vectorHolder(vectorOf) : null;
-    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, owner === null ? vector : undefined), owner) as Row;
+    const original = vector && copyOf !== undefined ? this.originalOf(copyOf, c.text) : null;
+    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, original === null ? vector : undefined), original) as Row;
+    // A copy's lines are its original's (searchMemoryLines finds them for it).
+    if (original !== null) return { ...c, id, createdAt: now, updatedAt };
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
@@ -575,17 +580,19 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The row that holds chunk `id`'s vector (itself, or the row it refers to), or null when the chunk
-   * is gone: its copy then stores the vector itself. Reading vector_of past the vector costs nothing
-   * when it is NULL (SQLite takes that from the record header).
+   * The original a copy of chunk `id` refers to (the chunk itself, or the one it copies: references
+   * never chain), or null when the chunk is gone or says something else: the copy then stores its
+   * vector and lines itself. Reading copy_of past the vector costs nothing when it is NULL (SQLite
+   * takes that from the record header).
    */
-  private vectorHolder(id: number): number | null {
-    const row = this.sql('SELECT vector_of FROM memory_chunks WHERE id = ?').get(id) as Row | undefined;
-    return row ? ((row.vector_of as number | null) ?? id) : null;
+  private originalOf(id: number, text: string): number | null {
+    const row = this.sql('SELECT copy_of FROM memory_chunks WHERE id = ? AND text = ?').get(id, text) as Row | undefined;
+    return row ? ((row.copy_of as number | null) ?? id) : null;
   }
 
+  /** A copy given a vector keeps it as its own (and still shares its original's lines). */
   async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
-    this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ?, vector_of = NULL WHERE id = ?').run(vectorToBlob(vector), model, id);
+    this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ? WHERE id = ?').run(vectorToBlob(vector), model, id);
   }
 
   async scanThreadMemory(threadId: string, afterId: number, limit: number, vectors = true): Promise<StoredMemoryChunk[]> {
@@ -644,12 +651,19 @@ export class SqliteStore implements Store {
     const match = rare.map((t) => `"${t}"`).join(' OR ');
     // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
     // may match, so more lines than chunks are read.
+    // The lines of the chunks in `scopes`, and the lines of originals whose copies are in them
+    // (a copy has none of its own, migration 8): one full-text match serves both.
+    const marks = scopes.map(() => '?').join(',');
     const rows = this.sql(
-      `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines
-       WHERE memory_lines MATCH ? AND scope IN (${scopes.map(() => '?').join(',')}) ORDER BY rank LIMIT ?`,
-    ).all(match, ...scopes, limit * 4) as Row[];
+      `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ?)
+       SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
+       UNION ALL
+       SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.copy_of = h.rowid / ${MEMORY_LINES_PER_CHUNK}
+         WHERE ${CHUNK_SCOPE} IN (${marks})
+       ORDER BY rank LIMIT ?`,
+    ).all(match, ...scopes, ...scopes, limit * 4) as Row[];
     // bm25() is lower-is-better and negative; flip it so higher is better.
-    const lines = rows.map((r) => ({ chunkId: Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK), line: r.text as string, score: -r.rank }));
+    const lines = rows.map((r) => ({ chunkId: r.chunk_id as number, line: r.text as string, score: -r.rank }));
     return bestLinePerChunk(lines, limit);
   }
 

@@ -121,7 +121,7 @@ export interface ThreadChange {
   deleteMemory?: number[];
   /**
    * New memory chunks with their vectors (fusion), and when they were last seen (default: `at`),
-   * which retention orders by. `vectorOf` names a stored chunk whose stored vector `vector` is (a
+   * which retention orders by. `copyOf` names a stored chunk whose stored vector `vector` is (a
    * copy): a store may refer to that row's vector instead of writing it again.
    */
   addMemory?: NewMemoryEntry[];
@@ -139,7 +139,7 @@ export interface NewMemoryEntry {
   vector: Float32Array;
   model: string;
   updatedAt?: string;
-  vectorOf?: number;
+  copyOf?: number;
 }
 
 /** What a thread change did that the caller must tell the vector index and the rooms. */

@@ -7,7 +7,7 @@
  * normalize(nn + w), content `[A]: …\n[B]: …`, lineage of both. Otherwise w is kept as it is.
  * Each chunk of A fuses at most once, so the result has between max(|A|, |B|) and |A| + |B|
  * chunks, and a thread fused with a copy of itself keeps its size. A chunk taken over unchanged
- * names the stored chunk whose vector it copies (`vectorOf`), so the store need not write it again.
+ * names the stored chunk whose vector it copies (`copyOf`), so the store need not write it again.
  *
  * Compaction (consolidate) runs the same loop over one thread's chunks, oldest first, each
  * compared with the ones kept before it.
@@ -44,7 +44,7 @@ export interface PlannedChunk {
   /** When its sources were last seen (the later of two): retention keeps the most recently seen. */
   updatedAt?: string;
   /** The stored chunk this one copies unchanged (its stored vector is `vector`): the store may refer to that row's vector. */
-  vectorOf?: number;
+  copyOf?: number;
 }
 
 /** Chunks of B looked up between two turns of the event loop. */
@@ -74,7 +74,7 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
   const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
   const gate = options.gate ?? saySameThing;
   const { target } = options;
-  const out: PlannedChunk[] = a.map(({ chunk, vector }) => ({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt, vectorOf: chunk.id }));
+  const out: PlannedChunk[] = a.map(({ chunk, vector }) => ({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt, copyOf: chunk.id }));
   const neighbours = await Neighbours.of(a.map((c, i) => ({ label: i, vector: c.vector, audience: audienceOf(c.chunk) })));
   const taken = new Uint8Array(a.length);
   let fused = 0;
@@ -87,7 +87,7 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
       taken[nn] = 1;
       fused++;
     } else {
-      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector, updatedAt: w.chunk.updatedAt, vectorOf: w.chunk.id });
+      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector, updatedAt: w.chunk.updatedAt, copyOf: w.chunk.id });
       kept++;
     }
   }

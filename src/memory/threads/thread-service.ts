@@ -488,7 +488,7 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
       ...(kept ? { fusion: 'kept' as const } : {}),
     },
     vector: c.vector,
-    vectorOf: c.chunk.id,
+    copyOf: c.chunk.id,
   });
   return { chunks: [...a.map((c) => copy(c, false)), ...b.map((c) => copy(c, true))], fused: 0, kept: b.length };
 }
