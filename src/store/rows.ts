@@ -51,7 +51,14 @@ export function messageValues(message: Message): unknown[] {
 export const MEMORY_CHUNK_COLUMNS =
   'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, vector, vector_model, fusion, lineage';
 
-export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): unknown[] {
+/** `key` is the chunk's wordsKey, when the caller knows it already (a copy's is its original's). */
+export function memoryChunkValues(
+  c: NewMemoryChunk,
+  now: string,
+  updatedAt: string,
+  vector?: { vector: Float32Array; model: string },
+  key = wordsKey(c.text),
+): unknown[] {
   return [
     c.threadId,
     c.roomId,
@@ -63,7 +70,7 @@ export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: str
     c.lastTs,
     c.privileged ? 1 : 0,
     c.owner,
-    wordsKey(c.text),
+    key,
     now,
     updatedAt,
     vector ? vectorToBlob(vector.vector) : null,

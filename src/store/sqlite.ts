@@ -570,9 +570,12 @@ export class SqliteStore implements Store {
     copyOf?: number,
   ): MemoryChunk {
     const original = vector && copyOf !== undefined ? this.originalOf(copyOf, c.text) : null;
-    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, original === null ? vector : undefined), original) as Row;
-    // A copy's lines are its original's (searchMemoryLines finds them for it).
-    if (original !== null) return { ...c, id, createdAt: now, updatedAt };
+    if (original) {
+      // A copy stores neither vector nor lines: its original's serve (searchMemoryLines finds them for it).
+      const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, undefined, original.wordsKey), original.id) as Row;
+      return { ...c, id, createdAt: now, updatedAt };
+    }
+    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector), null) as Row;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
@@ -581,13 +584,13 @@ export class SqliteStore implements Store {
 
   /**
    * The original a copy of chunk `id` refers to (the chunk itself, or the one it copies: references
-   * never chain), or null when the chunk is gone or says something else: the copy then stores its
-   * vector and lines itself. Reading copy_of past the vector costs nothing when it is NULL (SQLite
+   * never chain) with its words key, or null when the chunk is gone or says something else: the
+   * copy then stores its vector and lines itself. Reading copy_of past the vector costs nothing when it is NULL (SQLite
    * takes that from the record header).
    */
-  private originalOf(id: number, text: string): number | null {
-    const row = this.sql('SELECT copy_of FROM memory_chunks WHERE id = ? AND text = ?').get(id, text) as Row | undefined;
-    return row ? ((row.copy_of as number | null) ?? id) : null;
+  private originalOf(id: number, text: string): { id: number; wordsKey: string } | null {
+    const row = this.sql('SELECT copy_of, words_key FROM memory_chunks WHERE id = ? AND text = ?').get(id, text) as Row | undefined;
+    return row ? { id: (row.copy_of as number | null) ?? id, wordsKey: row.words_key } : null;
   }
 
   /** A copy given a vector keeps it as its own (and still shares its original's lines). */

@@ -15,6 +15,7 @@
 import { cosine } from '../../ai/vectors.js';
 import { LocalGraph } from '../../search/graph/local-graph.js';
 import { Neighbours } from './neighbours.js';
+import { Turns } from './turns.js';
 import type { StoredMemoryChunk } from '../../store/types.js';
 import type { NewMemoryChunk } from '../types.js';
 import { saySameThing } from './same-meaning.js';
@@ -47,10 +48,6 @@ export interface PlannedChunk {
   copyOf?: number;
 }
 
-/** Chunks of B looked up between two turns of the event loop. */
-const YIELD_EVERY = 256;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 export interface FusionResult {
   chunks: PlannedChunk[];
   /** Pairs made one. */
@@ -74,13 +71,18 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
   const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
   const gate = options.gate ?? saySameThing;
   const { target } = options;
-  const out: PlannedChunk[] = a.map(({ chunk, vector }) => ({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt, copyOf: chunk.id }));
+  const turns = new Turns();
+  const out: PlannedChunk[] = [];
+  for (const { chunk, vector } of a) {
+    if (turns.due()) await turns.next();
+    out.push({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt, copyOf: chunk.id });
+  }
   const neighbours = await Neighbours.of(a.map((c, i) => ({ label: i, vector: c.vector, audience: audienceOf(c.chunk) })));
   const taken = new Uint8Array(a.length);
   let fused = 0;
   let kept = 0;
-  for (const [i, w] of b.entries()) {
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
+  for (const w of b) {
+    if (turns.due()) await turns.next();
     const nn = nearestFree(neighbours, a, w, taken);
     if (nn !== null && cosine(a[nn].vector, w.vector) >= threshold && (await gate(a[nn].chunk.text, w.chunk.text))) {
       out[nn] = { ...fusedPair(a[nn], w, target, ['A', 'B']), updatedAt: later(a[nn].chunk.updatedAt, w.chunk.updatedAt) };
@@ -133,8 +135,9 @@ export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOpt
   /** Group of each kept chunk's index: the ids merged into it and its current form. */
   const groups = new Map<number, { ids: number[]; current: VectorChunk }>();
   let fused = 0;
+  const turns = new Turns();
   for (let i = 0; i < chunks.length; i++) {
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
+    if (turns.due()) await turns.next();
     const c = chunks[i];
     const audience = audienceOf(c.chunk);
     const nn = working.nearest(c.vector, (label) => audienceOf(chunks[label].chunk) === audience);

@@ -9,6 +9,7 @@
  * of fused), never a wrong one. Vectors of SKETCH_DIMS dimensions or fewer are used as they are.
  */
 import { LocalGraph } from '../../search/graph/local-graph.js';
+import { Turns } from './turns.js';
 
 /** Dimensions of the sketch the graphs are built over. */
 export const SKETCH_DIMS = 256;
@@ -19,10 +20,6 @@ export const SKETCH_DIMS = 256;
 const GRAPH_PARAMS = { m: 12, efConstruction: 64, efSearch: 32, seed: 7 };
 /** Seed of the sketch's buckets and signs (fixed: a plan is reproducible). */
 const SKETCH_SEED = 0x5a1;
-/** Vectors sketched (or looked up) between two turns of the event loop. */
-const YIELD_EVERY = 256;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A labelled vector: the label is the caller's (an index into A). */
 export interface Labelled {
@@ -49,11 +46,12 @@ export class Neighbours {
       if (group) group.push(it);
       else groups.set(it.audience, [it]);
     }
+    const turns = new Turns();
     for (const [audience, group] of groups) {
       const d = n.sketch ? SKETCH_DIMS : dimensions;
       const packed = new Float32Array(group.length * d);
       for (let i = 0; i < group.length; i++) {
-        if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
+        if (turns.due()) await turns.next();
         n.project(group[i].vector, packed.subarray(i * d, (i + 1) * d));
       }
       const graph = LocalGraph.empty(d, GRAPH_PARAMS);
