@@ -247,6 +247,24 @@ export class MemoryService implements MemorySearch {
     return out as Float32Array[];
   }
 
+  /**
+   * Exact cosines of `query` with the indexed chunks `ids`, scored by the flat index's kernel (the
+   * one every memory search scans with); undefined for a chunk the index does not hold.
+   */
+  cosines(query: Float32Array, ids: number[]): (number | undefined)[] {
+    const { index } = this.options;
+    if (!index.rescore || index.dimensions !== query.length || !ids.length) return ids.map(() => undefined);
+    const scores = new Map(
+      index
+        .rescore(
+          query,
+          ids.map((rowId) => ({ rowId, score: 0 })),
+        )
+        .map((h) => [h.rowId, h.score]),
+    );
+    return ids.map((id) => scores.get(id));
+  }
+
   /** Vectors for chunks not stored yet (nothing is kept): e.g. compaction's summaries. */
   vectorsForNew(chunks: NewMemoryChunk[]): Promise<Float32Array[]> {
     return this.embed(chunks);

@@ -79,6 +79,10 @@ export class SearchIndex implements VectorIndex {
     return this.tiered ? this.tiered.heads(rowIds) : rowIds.map(() => undefined);
   }
 
+  rescore(query: Float32Array, hits: VectorHit[]): VectorHit[] {
+    return this.tiered ? this.tiered.flat.rescore(query, hits) : [];
+  }
+
   copyVectors(rowIds: number[], out: Float32Array): number[] {
     return this.tiered ? this.tiered.flat.copyVectors(rowIds, out) : [];
   }

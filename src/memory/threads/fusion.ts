@@ -59,11 +59,16 @@ export interface FusionResult {
 /** Decides whether two close chunks say the same thing (the second gate). */
 export type SameMeaningGate = (a: string, b: string) => boolean | Promise<boolean>;
 
+/** Exact cosines of a query with stored chunks by id (undefined for a chunk it cannot score), e.g. MemoryService.cosines. */
+export type Cosines = (query: Float32Array, ids: number[]) => (number | undefined)[];
+
 export interface FusionOptions {
   /** The thread the result belongs to. */
   target: { threadId: string; roomId: string };
   threshold?: number;
   gate?: SameMeaningGate;
+  /** Scores a chunk of B's candidates (default: a cosine loop over the vectors given). */
+  cosines?: Cosines;
 }
 
 /** Fuses B's chunks into A's; see the module comment. Yields to the event loop as it goes. */
@@ -83,7 +88,7 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
   let kept = 0;
   for (const w of b) {
     if (turns.due()) await turns.next();
-    const nn = nearestFree(neighbours, a, w, taken);
+    const nn = nearestFree(neighbours, a, w, taken, options.cosines);
     if (nn !== null && cosine(a[nn].vector, w.vector) >= threshold && (await gate(a[nn].chunk.text, w.chunk.text))) {
       out[nn] = { ...fusedPair(a[nn], w, target, ['A', 'B']), updatedAt: later(a[nn].chunk.updatedAt, w.chunk.updatedAt) };
       taken[nn] = 1;
@@ -101,18 +106,22 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
  * The chunk of A nearest to `w` (exact cosine) among the sketch graph's candidates of its audience
  * that are not fused yet; when every candidate is, more are asked for. Null when none is left.
  */
-function nearestFree(neighbours: Neighbours, a: VectorChunk[], w: VectorChunk, taken: Uint8Array): number | null {
+function nearestFree(neighbours: Neighbours, a: VectorChunk[], w: VectorChunk, taken: Uint8Array, cosines?: Cosines): number | null {
   const audience = audienceOf(w.chunk);
   const size = neighbours.size(audience);
   const query = neighbours.query(w.vector);
   for (let k = FUSION_CANDIDATES; ; k *= 4) {
+    const free = neighbours.nearest(query, audience, k).filter((label) => !taken[label]);
+    const scores = cosines?.(
+      w.vector,
+      free.map((label) => a[label].chunk.id),
+    );
     let best: number | null = null;
     let bestScore = -Infinity;
-    for (const label of neighbours.nearest(query, audience, k)) {
-      if (taken[label]) continue;
-      const score = cosine(a[label].vector, w.vector);
+    free.forEach((label, i) => {
+      const score = scores?.[i] ?? cosine(a[label].vector, w.vector);
       if (score > bestScore) [best, bestScore] = [label, score];
-    }
+    });
     if (best !== null || k >= size) return best;
   }
 }
