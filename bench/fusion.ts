@@ -20,7 +20,9 @@
  * - `index_ms`: the new chunks into the memory's vector index (with the vectors the plan holds);
  * - `other_ms`: what is left (thread reads, the intro's broadcast);
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
- *   that long).
+ *   that long);
+ * - `cpu_ms`: the process's CPU time (user + system, all its threads) during the fusion: other work
+ *   sharing the cores stretches `fuse_ms` but hardly this.
  * Prints `{chunks_a, chunks_b, dup_share, fused, ms, kept, chunks_fused, fuse_ms, …}` (`ms` =
  * `fuse_ms`, as DESIGN §8 names it); fuse_ms and the phases are medians over the runs,
  * `fuse_ms_runs` lists every run.
@@ -144,9 +146,11 @@ async function fuseOnce(
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   m.on = true;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const outcome = await app.salon.threads.fuse([a, b], 'admin', threshold);
   const t1 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
   m.on = false;
   // The loop's sampling timer reports a stall when it next fires: let it fire once more.
   await new Promise((resolve) => setTimeout(resolve, 30));
@@ -177,6 +181,7 @@ async function fuseOnce(
     index_ms: ms('indexStored'),
     other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - ms('indexStored'),
     loop_delay_max_ms: loop.max / 1e6,
+    cpu_ms: (cpu.user + cpu.system) / 1000,
   };
   console.error(JSON.stringify(Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v)]))));
   const chunks = await app.salon.store.countMemoryChunks(outcome.thread.id);
