@@ -220,6 +220,7 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   ALTER TABLE memory_chunks ADD COLUMN copy_of INTEGER;
   CREATE INDEX memory_copy_of ON memory_chunks (copy_of, id) WHERE copy_of IS NOT NULL;
+  CREATE INDEX memory_copies ON memory_chunks (thread_id) WHERE copy_of IS NOT NULL;
   CREATE TRIGGER memory_copy_heir BEFORE DELETE ON memory_chunks
   WHEN OLD.copy_of IS NULL AND EXISTS (SELECT 1 FROM memory_chunks WHERE copy_of = OLD.id)
   BEGIN

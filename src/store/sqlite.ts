@@ -13,11 +13,11 @@ import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
-import { scopeOf } from '../memory/scopes.js';
+import { scopeOf, threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, stageable, type StagingHost } from './sqlite-staging.js';
-import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
+import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms, type LineHit } from './memory-lines.js';
 import {
   type Row,
   MEMORY_CHUNK_COLUMNS,
@@ -654,9 +654,15 @@ export class SqliteStore implements Store {
     const match = rare.map((t) => `"${t}"`).join(' OR ');
     // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
     // may match, so more lines than chunks are read.
+    const marks = scopes.map(() => '?').join(',');
+    if (!this.holdsCopies(scopes)) {
+      const rows = this.sql(
+        `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
+      ).all(match, ...scopes, limit * 4) as Row[];
+      return bestLinePerChunk(lineHits(rows, 'rowid'), limit);
+    }
     // The lines of the chunks in `scopes`, and the lines of originals whose copies are in them
     // (a copy has none of its own, migration 8): one full-text match serves both.
-    const marks = scopes.map(() => '?').join(',');
     const rows = this.sql(
       `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ?)
        SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
@@ -665,9 +671,14 @@ export class SqliteStore implements Store {
          WHERE ${CHUNK_SCOPE} IN (${marks})
        ORDER BY rank LIMIT ?`,
     ).all(match, ...scopes, ...scopes, limit * 4) as Row[];
-    // bm25() is lower-is-better and negative; flip it so higher is better.
-    const lines = rows.map((r) => ({ chunkId: r.chunk_id as number, line: r.text as string, score: -r.rank }));
-    return bestLinePerChunk(lines, limit);
+    return bestLinePerChunk(lineHits(rows, 'chunk_id'), limit);
+  }
+
+  /** Whether the threads of `scopes` hold copies (a fused thread's memory): one probe of a partial index. */
+  private holdsCopies(scopes: string[]): boolean {
+    const threads = [...new Set(scopes.map(threadOfScope))];
+    const probe = `SELECT 1 FROM memory_chunks WHERE copy_of IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}) LIMIT 1`;
+    return this.sql(probe).get(...threads) !== undefined;
   }
 
   /**
@@ -774,3 +785,13 @@ export class SqliteStore implements Store {
 /** Ids per IN list (SQLite allows 32,766 parameters; smaller lists keep fewer statements cached). */
 const IN_BATCH = 500;
 const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
+
+/** Line rows as LineHits: the chunk is `rowid` / 16 for a chunk's own lines, or the copy's id (`chunk_id`). */
+function lineHits(rows: Row[], chunk: 'rowid' | 'chunk_id'): LineHit[] {
+  // bm25() is lower-is-better and negative; flip it so higher is better.
+  return rows.map((r) => ({
+    chunkId: chunk === 'rowid' ? Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK) : (r.chunk_id as number),
+    line: r.text as string,
+    score: -r.rank,
+  }));
+}
