@@ -21,7 +21,7 @@ export interface SummaryOptions {
 
 type Vector = Map<string, number>;
 
-function copyOf(terms: string[], idf: (t: string) => number): Vector {
+function vectorOf(terms: string[], idf: (t: string) => number): Vector {
   const v: Vector = new Map();
   for (const t of terms) v.set(t, (v.get(t) ?? 0) + 1);
   let norm = 0;
@@ -50,8 +50,8 @@ export function centralSentences(text: string, options: SummaryOptions = {}): st
   if (sentences.length <= 1) return sentences.map((s) => s.text);
   const terms = sentences.map((s) => contentTerms(s.text));
   const idf = idfTable(terms);
-  const vectors = terms.map((t) => copyOf(t, idf));
-  const query = options.query ? copyOf(contentTerms(options.query), idf) : null;
+  const vectors = terms.map((t) => vectorOf(t, idf));
+  const query = options.query ? vectorOf(contentTerms(options.query), idf) : null;
   const centrality = vectors.map((v, i) => vectors.reduce((s, w, j) => (i === j ? s : s + cosine(v, w)), 0) / (vectors.length - 1));
   const base = vectors.map((v, i) => centrality[i] + (query ? QUERY_WEIGHT * cosine(v, query) : 0));
 
