@@ -11,15 +11,18 @@
  * its phases are timed from outside, by wrapping the store, memory and scratch-graph methods it
  * calls (src/ is not changed):
  * - `read_ms`: from the call to the sources' chunks and vectors in hand (`read_rows_ms`: the store's
- *   pages of rows, vectors decoded with them);
+ *   pages of rows, read without their vectors, which come from the memory index);
  * - `plan_ms`: fuseMemories, from the vectors to the store call (`plan_graph_add_ms`: A's chunks
  *   into the scratch HNSW graph; `plan_graph_search_ms`, `plan_graph_remove_ms`: B's lookups and
  *   the fused chunks taken out; `plan_other_ms`: the rest: cosines, the word gate, fused pairs);
- * - `store_ms`: the one transaction writing the fused thread and its chunks;
+ * - `store_ms`: the store's change: the fused thread's chunks written in slices (sqlite-staging.ts),
+ *   then the one transaction that creates the thread;
  * - `index_ms`: the new chunks into the memory's vector index (with the vectors the plan holds);
  * - `other_ms`: what is left (thread reads, the intro's broadcast);
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
- *   that long).
+ *   that long);
+ * - `cpu_ms`: the process's CPU time (user + system, all its threads) during the fusion: other work
+ *   sharing the cores stretches `fuse_ms` but hardly this.
  * Prints `{chunks_a, chunks_b, dup_share, fused, ms, kept, chunks_fused, fuse_ms, …}` (`ms` =
  * `fuse_ms`, as DESIGN §8 names it); fuse_ms and the phases are medians over the runs,
  * `fuse_ms_runs` lists every run.
@@ -115,7 +118,7 @@ function instrument(app: FastifyInstance): Meter {
   const { store, memory, memoryIndex } = app.salon;
   meter(store, 'scanThreadMemory', m);
   meter(store, 'applyThreadChange', m);
-  meter(memory, 'vectorsOf', m);
+  meter(memory, 'indexedVectorsOf', m);
   meter(memory, 'indexStored', m);
   meter(memoryIndex, 'upsert', m);
   meter(LocalGraph.prototype, 'add', m, 'graphAdd');
@@ -143,9 +146,11 @@ async function fuseOnce(
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   m.on = true;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const outcome = await app.salon.threads.fuse([a, b], 'admin', threshold);
   const t1 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
   m.on = false;
   // The loop's sampling timer reports a stall when it next fires: let it fire once more.
   await new Promise((resolve) => setTimeout(resolve, 30));
@@ -159,8 +164,8 @@ async function fuseOnce(
   if (outcome.fallback) throw new Error(`fusion fell back to a union: ${outcome.fallback}`);
   const calls = (k: string) => m.calls[k] ?? [];
   const ms = (k: string) => calls(k).reduce((sum, c) => sum + c.to - c.from, 0);
-  // The plan runs from the sources' vectors in hand (the second vectorsOf) to the store transaction.
-  const planFrom = calls('vectorsOf')[1].to;
+  // The plan runs from the sources' vectors in hand (the second indexedVectorsOf) to the store's change.
+  const planFrom = calls('indexedVectorsOf')[1].to;
   const planTo = calls('applyThreadChange')[0].from;
   const plan = planTo - planFrom;
   const phases: Phases = {
@@ -176,6 +181,7 @@ async function fuseOnce(
     index_ms: ms('indexStored'),
     other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - ms('indexStored'),
     loop_delay_max_ms: loop.max / 1e6,
+    cpu_ms: (cpu.user + cpu.system) / 1000,
   };
   console.error(JSON.stringify(Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v)]))));
   const chunks = await app.salon.store.countMemoryChunks(outcome.thread.id);

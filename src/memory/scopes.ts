@@ -10,6 +10,12 @@ export function privateScope(threadId: string, owner: string): string {
   return `${threadId}\u0000${owner}`;
 }
 
+/** The thread a scope belongs to. */
+export function threadOfScope(scope: string): string {
+  const end = scope.indexOf('\u0000');
+  return end < 0 ? scope : scope.slice(0, end);
+}
+
 /** The scope a chunk is stored and indexed under. */
 export function scopeOf(chunk: Pick<NewMemoryChunk, 'threadId' | 'privileged' | 'owner'>): string {
   return chunk.privileged && chunk.owner ? privateScope(chunk.threadId, chunk.owner) : chunk.threadId;

@@ -82,6 +82,14 @@ export class SearchIndex implements VectorIndex {
     return this.tiered ? this.tiered.heads(rowIds) : rowIds.map(() => undefined);
   }
 
+  rescore(query: Float32Array, hits: VectorHit[]): VectorHit[] {
+    return this.tiered ? this.tiered.flat.rescore(query, hits) : [];
+  }
+
+  copyVectors(rowIds: number[], out: Float32Array): number[] {
+    return this.tiered ? this.tiered.flat.copyVectors(rowIds, out) : [];
+  }
+
   /** Runs `fn` without switching flat ↔ HNSW midway (see TieredIndex.hold). */
   async bulk<T>(fn: () => Promise<T>): Promise<T> {
     if (this.bulkDepth++ === 0 && this.tiered) this.releases.push(this.tiered.hold());

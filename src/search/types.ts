@@ -55,6 +55,10 @@ export interface VectorIndex {
   searchMany?(queries: Float32Array[], k: number, filter?: VectorFilter): Promise<VectorHit[][]>;
   /** The heads of rows, from memory (undefined for a row not in the index). */
   heads?(rowIds: number[]): (RowHead | undefined)[];
+  /** Exact cosines of `query` with the rows of `hits` it holds (the others are dropped), best first. */
+  rescore?(query: Float32Array, hits: VectorHit[]): VectorHit[];
+  /** Copies the (normalised) vectors of the rows of `rowIds` it holds into `out`, packed in that order; returns their ids. */
+  copyVectors?(rowIds: number[], out: Float32Array): number[];
   close(): Promise<void>;
 }
 

@@ -56,6 +56,10 @@ import type {
   UpsertStatus,
 } from './types.js';
 
+/** A memory chunk's columns but its vector (Store.scanThreadMemory without vectors). */
+const MEMORY_COLUMNS_BARE =
+  'id, thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, created_at, updated_at, fusion, lineage';
+
 /** Options for PostgresStore: the connection, and the schema for a store of its own (tests). */
 export type PostgresStoreOptions = PgDatabaseOptions;
 
@@ -339,8 +343,13 @@ export class PostgresStore implements Store {
     return (await this.db.query('SELECT * FROM memory_chunks WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).rows.map(rowToStoredMemoryChunk);
   }
 
-  async scanThreadMemory(threadId: string, afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
-    const { rows } = await this.db.query('SELECT * FROM memory_chunks WHERE thread_id = $1 AND id > $2 ORDER BY id LIMIT $3', [threadId, afterId, limit]);
+  async scanThreadMemory(threadId: string, afterId: number, limit: number, vectors = true): Promise<StoredMemoryChunk[]> {
+    const columns = vectors ? '*' : MEMORY_COLUMNS_BARE;
+    const { rows } = await this.db.query(`SELECT ${columns} FROM memory_chunks WHERE thread_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [
+      threadId,
+      afterId,
+      limit,
+    ]);
     return rows.map(rowToStoredMemoryChunk);
   }
 

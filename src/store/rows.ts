@@ -54,7 +54,14 @@ export const MEMORY_CHUNK_COLUMNS =
 export const MEMORY_CHUNK_TEXT_COLUMNS =
   'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, fusion, lineage';
 
-export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): unknown[] {
+/** `key` is the chunk's wordsKey, when the caller knows it already (a copy's is its original's). */
+export function memoryChunkValues(
+  c: NewMemoryChunk,
+  now: string,
+  updatedAt: string,
+  vector?: { vector: Float32Array; model: string },
+  key = wordsKey(c.text),
+): unknown[] {
   return [
     c.threadId,
     c.roomId,
@@ -66,7 +73,7 @@ export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: str
     c.lastTs,
     c.privileged ? 1 : 0,
     c.owner,
-    wordsKey(c.text),
+    key,
     now,
     updatedAt,
     vector ? vectorToBlob(vector.vector) : null,

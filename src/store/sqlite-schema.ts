@@ -236,4 +236,37 @@ export const SQLITE_MIGRATIONS: string[] = [
     PRIMARY KEY (source_id, key)
   ) WITHOUT ROWID;
   `,
+  // 9: a memory chunk that copies another unchanged (a fused thread's unchanged chunks: same text,
+  // same vector) refers to that row (copy_of) instead of storing its 8 KB vector and its lines
+  // again; line searches find its original's lines for it (SqliteStore.searchMemoryLines). Deleting
+  // a row that others copy first makes the lowest of them the original, with the vector and lines
+  // (the lines under its own scope), so a reference never dangles and never chains.
+  // memory_staging lists the threads whose memory is being written in slices before the change
+  // that creates them commits (sqlite-staging.ts): their rows are invisible to every reader.
+  `
+  ALTER TABLE memory_chunks ADD COLUMN copy_of INTEGER;
+  CREATE INDEX memory_copy_of ON memory_chunks (copy_of, id) WHERE copy_of IS NOT NULL;
+  CREATE INDEX memory_copies ON memory_chunks (thread_id) WHERE copy_of IS NOT NULL;
+  CREATE TRIGGER memory_copy_heir BEFORE DELETE ON memory_chunks
+  WHEN OLD.copy_of IS NULL AND EXISTS (SELECT 1 FROM memory_chunks WHERE copy_of = OLD.id)
+  BEGIN
+    -- The line slots one by one (16 = MEMORY_LINES_PER_CHUNK): FTS5 answers a rowid range by scanning everything.
+    INSERT INTO memory_lines (rowid, text, scope)
+      SELECT h.id * 16 + (l.rowid - OLD.id * 16), l.text,
+        CASE WHEN h.privileged = 1 AND coalesce(h.owner, '') <> '' THEN h.thread_id || char(0) || h.owner ELSE h.thread_id END
+      FROM memory_chunks h, memory_lines l
+      WHERE h.id = (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)
+        AND l.rowid IN (OLD.id * 16 + 0, OLD.id * 16 + 1, OLD.id * 16 + 2, OLD.id * 16 + 3, OLD.id * 16 + 4, OLD.id * 16 + 5, OLD.id * 16 + 6, OLD.id * 16 + 7,
+          OLD.id * 16 + 8, OLD.id * 16 + 9, OLD.id * 16 + 10, OLD.id * 16 + 11, OLD.id * 16 + 12, OLD.id * 16 + 13, OLD.id * 16 + 14, OLD.id * 16 + 15);
+    UPDATE memory_chunks SET copy_of = (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)
+      WHERE copy_of = OLD.id AND id > (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id);
+    UPDATE memory_chunks SET vector = coalesce(vector, OLD.vector),
+      vector_model = CASE WHEN vector IS NULL THEN OLD.vector_model ELSE vector_model END, copy_of = NULL
+      WHERE copy_of = OLD.id;
+  END;
+  CREATE TABLE memory_staging (
+    thread_id TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -13,11 +13,12 @@ import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
-import { scopeOf } from '../memory/scopes.js';
+import { scopeOf, threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
-import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
+import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, stageable, type StagingHost } from './sqlite-staging.js';
+import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms, type LineHit } from './memory-lines.js';
 import {
   type Row,
   MEMORY_CHUNK_COLUMNS,
@@ -68,7 +69,22 @@ const marks = (columns: string) =>
     .map(() => '?')
     .join(', ');
 const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
-const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}) RETURNING id`;
+const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, copy_of) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}, ?) RETURNING id`;
+/**
+ * Memory chunks as StoredMemoryChunk reads them: a copy (copy_of, migration 9) reads the vector
+ * and model of the row it copies, unless it was given one of its own since.
+ */
+const MEMORY_SELECT = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
+  c.owner, c.created_at, c.updated_at, c.fusion, c.lineage, coalesce(c.vector, o.vector) AS vector,
+  CASE WHEN c.vector IS NOT NULL THEN c.vector_model ELSE o.vector_model END AS vector_model
+  FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
+/** The memory-chunk scope scopeOf computes (src/memory/scopes.ts), in SQL, of the chunk `c`. */
+const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
+/** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
+const MEMORY_SELECT_BARE = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
+  c.owner, c.created_at, c.updated_at, c.fusion, c.lineage FROM memory_chunks c`;
+/** Rows of threads whose memory is still being written (sqlite-staging.ts) are left out of whole-table reads. */
+const NOT_STAGED = 'thread_id NOT IN (SELECT thread_id FROM memory_staging)';
 const BUSY_TIMEOUT_MS = 5000;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
@@ -111,6 +127,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     this.migrate();
+    cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString());
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
   }
 
@@ -118,7 +135,7 @@ export class SqliteStore implements Store {
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
-    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt).id,
+    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.copyOf).id,
     deleteMemory: (ids) => this.deleteMemoryRows(ids),
     moveMemory: (ids, threadId, roomId) => this.moveMemory(ids, threadId, roomId),
     appendMessage: (m) => this.appendInTransaction(m).message,
@@ -483,9 +500,22 @@ export class SqliteStore implements Store {
     return this.threads.get(thread.id)!;
   }
 
+  /** One transaction; a large memory for a thread the change creates is written in slices first (sqlite-staging.ts). */
   async applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult> {
+    const staged = stageable(change);
+    if (staged.length >= STAGE_MIN_CHUNKS) return applyStaged(this.staging, change, staged);
     this.threadChangeTx ??= this.db.transaction((c: ThreadChange) => this.threads.apply(c));
     return this.threadChangeTx.immediate(change);
+  }
+
+  private get staging(): StagingHost {
+    return {
+      db: this.db,
+      sql: (text) => this.sql(text),
+      insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.copyOf).id,
+      deleteMemory: (ids) => this.deleteMemoryRows(ids),
+      apply: (c) => this.threads.apply(c),
+    };
   }
 
   private threadChangeTx?: Database.Transaction<(c: ThreadChange) => ThreadChangeResult>;
@@ -514,8 +544,9 @@ export class SqliteStore implements Store {
     const tx = this.db.transaction(() => {
       if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return null;
       const memoryIds = (this.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
-      this.deleteMemoryLines(memoryIds);
+      // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
       this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
+      this.deleteMemoryLines(memoryIds);
       const messages = this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId).changes;
       this.sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(threadId, threadId);
       this.sql('DELETE FROM thread_history WHERE thread_id = ?').run(threadId);
@@ -537,22 +568,45 @@ export class SqliteStore implements Store {
 
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
-  private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }, updatedAt = now): MemoryChunk {
-    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector)) as Row;
+  private addMemoryInTransaction(
+    c: NewMemoryChunk,
+    now: string,
+    vector?: { vector: Float32Array; model: string },
+    updatedAt = now,
+    copyOf?: number,
+  ): MemoryChunk {
+    const original = vector && copyOf !== undefined ? this.originalOf(copyOf, c.text) : null;
+    if (original) {
+      // A copy stores neither vector nor lines: its original's serve (searchMemoryLines finds them for it).
+      const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, undefined, original.wordsKey), original.id) as Row;
+      return { ...c, id, createdAt: now, updatedAt };
+    }
+    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector), null) as Row;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
     return { ...c, id, createdAt: now, updatedAt };
   }
 
+  /**
+   * The original a copy of chunk `id` refers to (the chunk itself, or the one it copies: references
+   * never chain) with its words key, or null when the chunk is gone or says something else: the
+   * copy then stores its vector and lines itself. Reading copy_of past the vector costs nothing when it is NULL (SQLite
+   * takes that from the record header).
+   */
+  private originalOf(id: number, text: string): { id: number; wordsKey: string } | null {
+    const row = this.sql('SELECT copy_of, words_key FROM memory_chunks WHERE id = ? AND text = ?').get(id, text) as Row | undefined;
+    return row ? { id: (row.copy_of as number | null) ?? id, wordsKey: row.words_key } : null;
+  }
+
+  /** A copy given a vector keeps it as its own (and still shares its original's lines). */
   async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
     this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ? WHERE id = ?').run(vectorToBlob(vector), model, id);
   }
 
-  async scanThreadMemory(threadId: string, afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
-    return (this.sql('SELECT * FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').all(threadId, afterId, limit) as Row[]).map(
-      rowToStoredMemoryChunk,
-    );
+  async scanThreadMemory(threadId: string, afterId: number, limit: number, vectors = true): Promise<StoredMemoryChunk[]> {
+    const select = vectors ? MEMORY_SELECT : MEMORY_SELECT_BARE;
+    return (this.sql(`${select} WHERE c.thread_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`).all(threadId, afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
   }
 
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
@@ -581,7 +635,7 @@ export class SqliteStore implements Store {
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
     const row = this.sql(
       // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
-      "SELECT * FROM memory_chunks WHERE words_key = ? AND thread_id = ? AND privileged = ? AND (privileged = 0 OR coalesce(owner, '') = ?) ORDER BY id LIMIT 1",
+      `${MEMORY_SELECT} WHERE c.words_key = ? AND c.thread_id = ? AND c.privileged = ? AND (c.privileged = 0 OR coalesce(c.owner, '') = ?) ORDER BY c.id LIMIT 1`,
     ).get(wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? '') as Row | undefined;
     return row ? rowToStoredMemoryChunk(row) : null;
   }
@@ -591,7 +645,7 @@ export class SqliteStore implements Store {
   }
 
   async getMemoryChunks(ids: number[]): Promise<StoredMemoryChunk[]> {
-    return this.selectIn('SELECT * FROM memory_chunks WHERE id', ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
+    return this.selectIn(`${MEMORY_SELECT} WHERE c.id`, ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
   }
 
   async getMemoryChunkTexts(ids: number[]): Promise<MemoryChunk[]> {
@@ -599,7 +653,7 @@ export class SqliteStore implements Store {
   }
 
   async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {
-    return (this.sql('SELECT * FROM memory_chunks WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
+    return (this.sql(`${MEMORY_SELECT} WHERE c.id > ? AND c.${NOT_STAGED} ORDER BY c.id LIMIT ?`).all(afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
   }
 
   async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
@@ -610,13 +664,31 @@ export class SqliteStore implements Store {
     const match = rare.map((t) => `"${t}"`).join(' OR ');
     // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
     // may match, so more lines than chunks are read.
+    const marks = scopes.map(() => '?').join(',');
+    if (!this.holdsCopies(scopes)) {
+      const rows = this.sql(
+        `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
+      ).all(match, ...scopes, limit * 4) as Row[];
+      return bestLinePerChunk(lineHits(rows, 'rowid'), limit);
+    }
+    // The lines of the chunks in `scopes`, and the lines of originals whose copies are in them
+    // (a copy has none of its own, migration 9): one full-text match serves both.
     const rows = this.sql(
-      `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines
-       WHERE memory_lines MATCH ? AND scope IN (${scopes.map(() => '?').join(',')}) ORDER BY rank LIMIT ?`,
-    ).all(match, ...scopes, limit * 4) as Row[];
-    // bm25() is lower-is-better and negative; flip it so higher is better.
-    const lines = rows.map((r) => ({ chunkId: Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK), line: r.text as string, score: -r.rank }));
-    return bestLinePerChunk(lines, limit);
+      `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ?)
+       SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
+       UNION ALL
+       SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.copy_of = h.rowid / ${MEMORY_LINES_PER_CHUNK}
+         WHERE ${CHUNK_SCOPE} IN (${marks})
+       ORDER BY rank LIMIT ?`,
+    ).all(match, ...scopes, ...scopes, limit * 4) as Row[];
+    return bestLinePerChunk(lineHits(rows, 'chunk_id'), limit);
+  }
+
+  /** Whether the threads of `scopes` hold copies (a fused thread's memory): one probe of a partial index. */
+  private holdsCopies(scopes: string[]): boolean {
+    const threads = [...new Set(scopes.map(threadOfScope))];
+    const probe = `SELECT 1 FROM memory_chunks WHERE copy_of IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}) LIMIT 1`;
+    return this.sql(probe).get(...threads) !== undefined;
   }
 
   /**
@@ -635,7 +707,9 @@ export class SqliteStore implements Store {
 
   async pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
     const tx = this.db.transaction(() => {
-      const ids = (this.sql('SELECT id FROM memory_chunks WHERE updated_at < ? ORDER BY updated_at, id').all(olderThan) as Row[]).map((r) => r.id as number);
+      const ids = (this.sql(`SELECT id FROM memory_chunks WHERE updated_at < ? AND ${NOT_STAGED} ORDER BY updated_at, id`).all(olderThan) as Row[]).map(
+        (r) => r.id as number,
+      );
       if (threadId !== null) {
         const over = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT -1 OFFSET ?').all(
           threadId,
@@ -759,3 +833,13 @@ export class SqliteStore implements Store {
 /** Ids per IN list (SQLite allows 32,766 parameters; smaller lists keep fewer statements cached). */
 const IN_BATCH = 500;
 const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
+
+/** Line rows as LineHits: the chunk is `rowid` / 16 for a chunk's own lines, or the copy's id (`chunk_id`). */
+function lineHits(rows: Row[], chunk: 'rowid' | 'chunk_id'): LineHit[] {
+  // bm25() is lower-is-better and negative; flip it so higher is better.
+  return rows.map((r) => ({
+    chunkId: chunk === 'rowid' ? Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK) : (r.chunk_id as number),
+    line: r.text as string,
+    score: -r.rank,
+  }));
+}

@@ -119,14 +119,27 @@ export interface ThreadChange {
   /** Memory chunks moving to another thread, keeping their vectors. */
   moveMemory?: { ids: number[]; threadId: string; roomId: string }[];
   deleteMemory?: number[];
-  /** New memory chunks with their vectors (fusion), and when they were last seen (default: `at`), which retention orders by. */
-  addMemory?: { chunk: NewMemoryChunk; vector: Float32Array; model: string; updatedAt?: string }[];
+  /**
+   * New memory chunks with their vectors (fusion), and when they were last seen (default: `at`),
+   * which retention orders by. `copyOf` names a stored chunk whose stored vector `vector` is (a
+   * copy): a store may refer to that row's vector instead of writing it again.
+   */
+  addMemory?: NewMemoryEntry[];
   /** Bridges replaced: every bridge of these threads is dropped first, then `set` is written (both ways). */
   dropBridgesOf?: string[];
   setBridges?: ThreadBridge[];
   history?: Omit<ThreadEvent, 'at'>[];
   /** Messages appended (after every other change), e.g. a fused thread's introduction. */
   appendMessages?: NewMessage[];
+}
+
+/** A memory chunk a thread change adds; see ThreadChange.addMemory. */
+export interface NewMemoryEntry {
+  chunk: NewMemoryChunk;
+  vector: Float32Array;
+  model: string;
+  updatedAt?: string;
+  copyOf?: number;
 }
 
 /** What a thread change did that the caller must tell the vector index and the rooms. */
@@ -322,8 +335,11 @@ export interface Store {
   threadBridges(threadId: string): Promise<ThreadBridge[]>;
   /** The thread's recorded operations, oldest first. */
   threadHistory(threadId: string, limit: number): Promise<ThreadEvent[]>;
-  /** The thread's memory chunks with id > afterId in id order, with their vectors. */
-  scanThreadMemory(threadId: string, afterId: number, limit: number): Promise<StoredMemoryChunk[]>;
+  /**
+   * The thread's memory chunks with id > afterId in id order, with their vectors; without them
+   * (vector and vectorModel null) when `vectors` is false, which reads a fraction of the bytes.
+   */
+  scanThreadMemory(threadId: string, afterId: number, limit: number, vectors?: boolean): Promise<StoredMemoryChunk[]>;
   /** Counts of a thread's fused and kept (fusion) chunks. */
   countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }>;
 

@@ -368,6 +368,63 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.scanThreadMemory('t1', a.id, 10)).map((c) => [c.id, c.vectorModel, [...c.vector!]])).toEqual([[b.id, 'n@3', [1, 0, 0]]]);
       });
 
+      it('reads a copied chunk’s vector from the chunk it copies, and keeps it when that chunk is deleted', async () => {
+        const v = Float32Array.from([0.6, 0.8, 0]);
+        const source = await store.addMemoryChunk(chunk('t1', 'said once'), at(1), { vector: v, model: 'm@3' });
+        const copy = { chunk: chunk('t_copy', 'said once'), vector: v, model: 'm@3', copyOf: source.id };
+        const { addedMemoryIds } = await store.applyThreadChange({
+          at: at(2),
+          expect: [],
+          createThreads: [{ id: 't_copy', roomId: 'news_1', title: 'Copies' }],
+          // Two copies of it, a copy of a copy, and a copy of a chunk that is gone (which then stores its vector).
+          addMemory: [copy, copy, { ...copy, copyOf: 999_999 }],
+        });
+        const second = await store.applyThreadChange({
+          at: at(3),
+          expect: [],
+          createThreads: [{ id: 't_copy2', roomId: 'news_1', title: 'Copies of copies' }],
+          addMemory: [{ ...copy, chunk: chunk('t_copy2', 'said once'), copyOf: addedMemoryIds[0] }],
+        });
+        const ids = [...addedMemoryIds, ...second.addedMemoryIds];
+        const read = async () => (await store.getMemoryChunks(ids)).map((c) => [c.id, c.vectorModel, [...c.vector!].map((x) => Math.round(x * 10) / 10)]);
+        const expected = ids.map((id) => [id, 'm@3', [0.6, 0.8, 0]]);
+        expect(await read()).toEqual(expected);
+        expect((await store.scanThreadMemory('t_copy', 0, 10)).map((c) => c.vectorModel)).toEqual(['m@3', 'm@3', 'm@3']);
+        expect((await store.scanThreadMemory('t_copy', 0, 10, false)).map((c) => [c.text, c.vector, c.vectorModel])).toEqual(
+          ids.slice(0, 3).map(() => ['said once', null, null]),
+        );
+        const found = async (scopes: string[]) => (await store.searchMemoryLines('said', scopes, 10)).map((h) => [h.chunkId, h.line]).sort();
+        expect(await found(['t_copy'])).toEqual(addedMemoryIds.map((id) => [id, 'said once']).sort());
+        expect(await found(['t_copy2'])).toEqual([[second.addedMemoryIds[0], 'said once']]);
+        // A private copy is found in its owner's scope only.
+        const secret = await store.applyThreadChange({
+          at: at(2),
+          expect: [],
+          addMemory: [{ ...copy, chunk: chunk('t_copy', 'said once', { kind: 'exchange', privileged: true, owner: 'u_ann' }) }],
+        });
+        expect(await found(['t_copy'])).toHaveLength(3);
+        expect(await found(['t_copy\u0000u_cy'])).toEqual([]);
+        expect(await found(['t_copy\u0000u_ann'])).toEqual([[secret.addedMemoryIds[0], 'said once']]);
+        // The source goes (retention), then the first copy: every other copy keeps the vector and the lines.
+        expect(await store.pruneMemory(null, 100, at(2))).toEqual([source.id]);
+        expect(await read()).toEqual(expected);
+        expect(await found(['t_copy', 't_copy2'])).toEqual(ids.map((id) => [id, 'said once']).sort());
+        expect(await found(['t1'])).toEqual([]);
+        await store.applyThreadChange({ at: at(4), expect: [], deleteMemory: [addedMemoryIds[0]] });
+        expect(await read()).toEqual(expected.slice(1));
+        expect(await found(['t_copy', 't_copy2'])).toEqual(
+          ids
+            .slice(1)
+            .map((id) => [id, 'said once'])
+            .sort(),
+        );
+        expect(await found(['t_copy\u0000u_ann'])).toEqual([[secret.addedMemoryIds[0], 'said once']]);
+        await store.setMemoryVector(addedMemoryIds[1], Float32Array.from([0, 0, 1]), 'n@3');
+        expect((await store.getMemoryChunks([addedMemoryIds[1]]))[0]).toMatchObject({ vectorModel: 'n@3', vector: Float32Array.from([0, 0, 1]) });
+        // (Copies that share its row in SQLite follow it: they have its text, so their embedding is the same.)
+        expect((await read())[1]).toEqual(expected[2]);
+      });
+
       it('finds the chunk a new one repeats: same words, times aside, in the same thread and scope only', async () => {
         const said = chunk('t1', 'Ann (24 Nov 2026, 10:00): The pier opens in May!\nCy (24 Nov 2026, 10:01): Great.');
         const stored = await store.addMemoryChunk(said, at(1));

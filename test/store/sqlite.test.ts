@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { STAGE_MIN_CHUNKS, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
+import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
 import { item, storeContract } from './contract.js';
 
@@ -102,5 +104,92 @@ describe('SqliteStore on disk', () => {
 
   it('requires a filename', () => {
     expect(() => new SqliteStore({ filename: '' })).toThrow(/filename/);
+  });
+});
+
+describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-staging.ts)', () => {
+  const entry = (threadId: string, n: number): NewMemoryEntry => ({
+    chunk: {
+      threadId,
+      roomId: 'news_1',
+      kind: 'window',
+      text: `Ann (1 Nov 2026, 10:00): staged line ${n}`,
+      messageIds: [`m${n}`],
+      authors: ['Ann'],
+      firstTs: '2026-11-01T10:00:00.000Z',
+      // Old enough for retention: staged rows must still survive it.
+      lastTs: '2026-11-01T10:00:00.000Z',
+      privileged: false,
+      owner: null,
+    },
+    vector: Float32Array.from([1, 0, 0]),
+    model: 'm@3',
+    updatedAt: '2020-01-01T00:00:00.000Z',
+  });
+  const fusion = (source: { id: string; version: number }, threadId: string): ThreadChange => ({
+    at: '2026-11-02T10:00:00.000Z',
+    expect: [{ id: source.id, version: source.version }],
+    createThreads: [{ id: threadId, roomId: 'news_1', title: 'Fused', origin: 'fused' }],
+    updateThreads: [{ id: source.id }],
+    addMemory: Array.from({ length: STAGE_MIN_CHUNKS + STAGE_SLICE }, (_, n) => entry(threadId, n)),
+  });
+  const rows = (store: SqliteStore, sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+
+  it('applies the change whole, and no reader sees the staged rows before it commits', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const applying = store.applyThreadChange(fusion(source, 'thr_fused'));
+    // The first slices are written; the thread is not there yet.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_fused'")).toBeGreaterThan(0);
+    expect(await store.getThread('thr_fused')).toBeNull();
+    expect(await store.scanMemoryChunks(0, 10_000)).toEqual([]);
+    expect(await store.pruneMemory(null, 1, '2026-01-01T00:00:00.000Z')).toEqual([]);
+    const { addedMemoryIds } = await applying;
+    expect(addedMemoryIds).toHaveLength(STAGE_MIN_CHUNKS + STAGE_SLICE);
+    expect(await store.getThread('thr_fused')).toMatchObject({ origin: 'fused' });
+    expect(await store.countMemoryChunks('thr_fused')).toBe(addedMemoryIds.length);
+    expect((await store.scanThreadMemory('thr_fused', 0, 3)).map((c) => c.id)).toEqual(addedMemoryIds.slice(0, 3));
+    expect(await store.searchMemoryLines('staged', ['thr_fused'], 5)).toHaveLength(5);
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+    await store.close();
+  });
+
+  it('writes nothing when a racing operation changed a source meanwhile: ERR_THREAD_CHANGED', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const applying = store.applyThreadChange(fusion(source, 'thr_lost'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [source], updateThreads: [{ id: source.id, title: 'Renamed' }] });
+    await expect(applying).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+    expect(await store.getThread('thr_lost')).toBeNull();
+    expect(rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_lost'")).toBe(0);
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_lines')).toBe(0);
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+    expect(await store.getThread(source.id)).toMatchObject({ title: 'Renamed', version: 1 });
+    // An operation that has already lost stages nothing.
+    await expect(store.applyThreadChange(fusion(source, 'thr_late'))).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_chunks')).toBe(0);
+    await store.close();
+  });
+
+  it('deletes, when it opens, what a process that died while staging left', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'salon.db');
+      const a = new SqliteStore({ filename: file });
+      await a.addMemoryChunk({ ...entry('thr_kept', 1).chunk }, '2026-11-01T10:00:00.000Z');
+      await a.addMemoryChunk({ ...entry('thr_dead', 2).chunk }, '2026-11-01T10:00:00.000Z');
+      a.db.prepare("INSERT INTO memory_staging (thread_id, started_at) VALUES ('thr_dead', '2020-01-01T00:00:00.000Z')").run();
+      await a.close();
+      const b = new SqliteStore({ filename: file });
+      expect((await b.scanMemoryChunks(0, 10)).map((c) => c.threadId)).toEqual(['thr_kept']);
+      expect(rows(b, 'SELECT count(*) AS n FROM memory_chunks')).toBe(1);
+      expect(rows(b, 'SELECT count(*) AS n FROM memory_lines')).toBe(1);
+      expect(rows(b, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+      await b.close();
+    } finally {
+      cleanup();
+    }
   });
 });

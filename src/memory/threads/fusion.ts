@@ -1,25 +1,31 @@
 /**
  * Vector fusion of two threads' memories (docs/architecture.md, "Threads"): a hybrid of union and
- * fusion. The working set starts as A's chunks in a scratch HNSW graph; each chunk w of B asks the
- * graph for its nearest chunk of A not fused yet. When their cosine reaches the threshold **and**
- * their words say the same thing (same-meaning.ts, or the caller's gate), the two become one chunk:
- * vector normalize(nn + w), content `[A]: …\n[B]: …`, lineage of both. Otherwise w is kept as it
- * is. Each chunk of A fuses at most once, so the result has between max(|A|, |B|) and |A| + |B|
- * chunks, and a thread fused with a copy of itself keeps its size.
+ * fusion. The working set starts as A's chunks; each chunk w of B takes its nearest chunk of A of
+ * the same audience not fused yet (candidates from scratch graphs over sketches of A's vectors,
+ * neighbours.ts, scored exactly). When their cosine reaches the threshold **and** their words say
+ * the same thing (same-meaning.ts, or the caller's gate), the two become one chunk: vector
+ * normalize(nn + w), content `[A]: …\n[B]: …`, lineage of both. Otherwise w is kept as it is.
+ * Each chunk of A fuses at most once, so the result has between max(|A|, |B|) and |A| + |B|
+ * chunks, and a thread fused with a copy of itself keeps its size. A chunk taken over unchanged
+ * names the stored chunk whose vector it copies (`copyOf`), so the store need not write it again.
  *
  * Compaction (consolidate) runs the same loop over one thread's chunks, oldest first, each
  * compared with the ones kept before it.
  */
 import { cosine } from '../../ai/vectors.js';
 import { LocalGraph } from '../../search/graph/local-graph.js';
+import { Neighbours } from './neighbours.js';
+import { Turns } from './turns.js';
 import type { StoredMemoryChunk } from '../../store/types.js';
 import type { NewMemoryChunk } from '../types.js';
 import { saySameThing } from './same-meaning.js';
 
 /** Cosine from which two chunks are candidates for fusion (the fusion plan's default). */
 export const DEFAULT_FUSION_THRESHOLD = 0.82;
-/** Nearest chunks asked of the graph per chunk: the first of them in the same scope is the candidate. */
+/** Nearest chunks asked of the graph per chunk (compaction: the first of them in the same scope is the candidate). */
 const CANDIDATES = 4;
+/** Candidates per chunk of B from the sketch graphs, each scored exactly; more are asked when all of them are fused already. */
+const FUSION_CANDIDATES = 8;
 /**
  * The scratch graph trades build time for recall it does not need: each candidate is rescored
  * exactly, and a missed neighbour only means a chunk kept rather than fused.
@@ -38,11 +44,9 @@ export interface PlannedChunk {
   vector: Float32Array;
   /** When its sources were last seen (the later of two): retention keeps the most recently seen. */
   updatedAt?: string;
+  /** The stored chunk this one copies unchanged (its stored vector is `vector`): the store may refer to that row's vector. */
+  copyOf?: number;
 }
-
-/** Chunks of B looked up between two turns of the event loop. */
-const YIELD_EVERY = 256;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface FusionResult {
   chunks: PlannedChunk[];
@@ -55,11 +59,16 @@ export interface FusionResult {
 /** Decides whether two close chunks say the same thing (the second gate). */
 export type SameMeaningGate = (a: string, b: string) => boolean | Promise<boolean>;
 
+/** Exact cosines of a query with stored chunks by id (undefined for a chunk it cannot score), e.g. MemoryService.cosines. */
+export type Cosines = (query: Float32Array, ids: number[]) => (number | undefined)[];
+
 export interface FusionOptions {
   /** The thread the result belongs to. */
   target: { threadId: string; roomId: string };
   threshold?: number;
   gate?: SameMeaningGate;
+  /** Scores a chunk of B's candidates (default: a cosine loop over the vectors given). */
+  cosines?: Cosines;
 }
 
 /** Fuses B's chunks into A's; see the module comment. Yields to the event loop as it goes. */
@@ -67,26 +76,54 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
   const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
   const gate = options.gate ?? saySameThing;
   const { target } = options;
-  const out: PlannedChunk[] = a.map(({ chunk, vector }) => ({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt }));
-  const working = new WorkingSet(dimensionsOf(a, b));
-  await working.add(a.map((c, i) => ({ label: i, vector: c.vector })));
+  const turns = new Turns();
+  const out: PlannedChunk[] = [];
+  for (const { chunk, vector } of a) {
+    if (turns.due()) await turns.next();
+    out.push({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt, copyOf: chunk.id });
+  }
+  const neighbours = await Neighbours.of(a.map((c, i) => ({ label: i, vector: c.vector, audience: audienceOf(c.chunk) })));
+  const taken = new Uint8Array(a.length);
   let fused = 0;
   let kept = 0;
-  for (const [i, w] of b.entries()) {
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
-    const audience = audienceOf(w.chunk);
-    const nn = working.nearest(w.vector, (label) => audienceOf(a[label].chunk) === audience);
+  for (const w of b) {
+    if (turns.due()) await turns.next();
+    const nn = nearestFree(neighbours, a, w, taken, options.cosines);
     if (nn !== null && cosine(a[nn].vector, w.vector) >= threshold && (await gate(a[nn].chunk.text, w.chunk.text))) {
       out[nn] = { ...fusedPair(a[nn], w, target, ['A', 'B']), updatedAt: later(a[nn].chunk.updatedAt, w.chunk.updatedAt) };
-      await working.remove(nn);
+      taken[nn] = 1;
       fused++;
     } else {
-      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector, updatedAt: w.chunk.updatedAt });
+      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector, updatedAt: w.chunk.updatedAt, copyOf: w.chunk.id });
       kept++;
     }
   }
-  working.close();
+  neighbours.close();
   return { chunks: out, fused, kept };
+}
+
+/**
+ * The chunk of A nearest to `w` (exact cosine) among the sketch graph's candidates of its audience
+ * that are not fused yet; when every candidate is, more are asked for. Null when none is left.
+ */
+function nearestFree(neighbours: Neighbours, a: VectorChunk[], w: VectorChunk, taken: Uint8Array, cosines?: Cosines): number | null {
+  const audience = audienceOf(w.chunk);
+  const size = neighbours.size(audience);
+  const query = neighbours.query(w.vector);
+  for (let k = FUSION_CANDIDATES; ; k *= 4) {
+    const free = neighbours.nearest(query, audience, k).filter((label) => !taken[label]);
+    const scores = cosines?.(
+      w.vector,
+      free.map((label) => a[label].chunk.id),
+    );
+    let best: number | null = null;
+    let bestScore = -Infinity;
+    free.forEach((label, i) => {
+      const score = scores?.[i] ?? cosine(a[label].vector, w.vector);
+      if (score > bestScore) [best, bestScore] = [label, score];
+    });
+    if (best !== null || k >= size) return best;
+  }
 }
 
 export interface Consolidation {
@@ -107,8 +144,9 @@ export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOpt
   /** Group of each kept chunk's index: the ids merged into it and its current form. */
   const groups = new Map<number, { ids: number[]; current: VectorChunk }>();
   let fused = 0;
+  const turns = new Turns();
   for (let i = 0; i < chunks.length; i++) {
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
+    if (turns.due()) await turns.next();
     const c = chunks[i];
     const audience = audienceOf(c.chunk);
     const nn = working.nearest(c.vector, (label) => audienceOf(chunks[label].chunk) === audience);

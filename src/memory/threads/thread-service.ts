@@ -15,6 +15,7 @@ import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/th
 import { clip } from '../../text.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
+import { Turns } from './turns.js';
 import {
   consolidate,
   DEFAULT_FUSION_THRESHOLD,
@@ -38,8 +39,8 @@ const SPLIT_TEXT_CHARS = 200;
 export const COMPACT_KEEP_EXCHANGES = 20;
 /** An exchange longer than this is summarised by compaction (once it is old). */
 export const COMPACT_SUMMARY_CHARS = 900;
-/** Memory chunks read per page. */
-const PAGE = 1_000;
+/** Memory chunks read per page (without vectors: ~10 ms a page). */
+const PAGE = 250;
 /** History entries a thread's detail shows. */
 const HISTORY_SHOWN = 50;
 
@@ -375,7 +376,7 @@ export class ThreadService {
     let result: FusionResult;
     let fallback: string | undefined;
     try {
-      result = await fuseMemories(ca, cb, { target, threshold, gate: this.options.gate });
+      result = await fuseMemories(ca, cb, { target, threshold, gate: this.options.gate, cosines: (q, ids) => memory.cosines(q, ids) });
     } catch (err) {
       fallback = (err as Error)?.message ?? String(err);
       this.log.warn({ sourceIds, err: fallback }, `Smart fusion failed — fell back to simple union merge. Reason: ${fallback}`);
@@ -451,8 +452,12 @@ export class ThreadService {
 
   private async allMemory(threadId: string): Promise<StoredMemoryChunk[]> {
     const out: StoredMemoryChunk[] = [];
+    // A synchronous store resolves every page at once: without turns the whole read would hold the loop.
+    const turns = new Turns();
     for (let after = 0; ;) {
-      const page = await this.options.store.scanThreadMemory(threadId, after, PAGE);
+      if (turns.due()) await turns.next();
+      // Without vectors: withVectors takes them from the memory index.
+      const page = await this.options.store.scanThreadMemory(threadId, after, PAGE, false);
       if (!page.length) break;
       out.push(...page);
       after = page[page.length - 1].id;
@@ -461,7 +466,7 @@ export class ThreadService {
   }
 
   private async withVectors(chunks: StoredMemoryChunk[]): Promise<VectorChunk[]> {
-    const vectors = await this.options.memory.vectorsOf(chunks);
+    const vectors = await this.options.memory.indexedVectorsOf(chunks);
     return chunks.map((chunk, i) => ({ chunk, vector: vectors[i] }));
   }
 
@@ -487,6 +492,7 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
       ...(kept ? { fusion: 'kept' as const } : {}),
     },
     vector: c.vector,
+    copyOf: c.chunk.id,
   });
   return { chunks: [...a.map((c) => copy(c, false)), ...b.map((c) => copy(c, true))], fused: 0, kept: b.length };
 }

@@ -1,0 +1,125 @@
+/**
+ * Nearest-neighbour candidates for fusion (fusion.ts): for each chunk of B, the chunks of A of the
+ * same audience that are nearest to it. A scratch HNSW graph per audience is built over a short
+ * sketch of A's vectors, not the vectors themselves: each input dimension is added, with a random
+ * sign, into one of SKETCH_DIMS buckets (a count sketch, which keeps inner products in expectation).
+ * At 2,048 dimensions that makes every distance the graph computes eight times cheaper, building and
+ * searching alike; the sketch only proposes candidates, and each candidate is scored exactly on the
+ * full vectors by the caller, so a sketch error can only cost a missed pair (a chunk kept instead
+ * of fused), never a wrong one. Vectors of SKETCH_DIMS dimensions or fewer are used as they are.
+ */
+import { LocalGraph } from '../../search/graph/local-graph.js';
+import { Turns } from './turns.js';
+
+/** Dimensions of the sketch the graphs are built over. */
+export const SKETCH_DIMS = 256;
+/**
+ * The scratch graphs trade build time for recall they do not need: candidates are rescored exactly,
+ * and a missed neighbour only means a chunk kept rather than fused.
+ */
+const GRAPH_PARAMS = { m: 12, efConstruction: 64, efSearch: 32, seed: 7 };
+/** Seed of the sketch's buckets and signs (fixed: a plan is reproducible). */
+const SKETCH_SEED = 0x5a1;
+
+/** A labelled vector: the label is the caller's (an index into A). */
+export interface Labelled {
+  label: number;
+  vector: Float32Array;
+}
+
+/** Per-audience scratch graphs over sketches of A's vectors. */
+export class Neighbours {
+  private readonly graphs = new Map<string, { graph: LocalGraph; size: number }>();
+  private readonly sketch: Sketch | null;
+
+  private constructor(dimensions: number) {
+    this.sketch = dimensions > SKETCH_DIMS ? new Sketch(dimensions) : null;
+  }
+
+  /** Graphs over `items`, one per audience, built between event-loop turns. */
+  static async of(items: (Labelled & { audience: string })[]): Promise<Neighbours> {
+    const dimensions = items[0]?.vector.length ?? 0;
+    const n = new Neighbours(dimensions);
+    const groups = new Map<string, Labelled[]>();
+    for (const it of items) {
+      const group = groups.get(it.audience);
+      if (group) group.push(it);
+      else groups.set(it.audience, [it]);
+    }
+    const turns = new Turns();
+    for (const [audience, group] of groups) {
+      const d = n.sketch ? SKETCH_DIMS : dimensions;
+      const packed = new Float32Array(group.length * d);
+      for (let i = 0; i < group.length; i++) {
+        if (turns.due()) await turns.next();
+        n.project(group[i].vector, packed.subarray(i * d, (i + 1) * d));
+      }
+      const graph = LocalGraph.empty(d, GRAPH_PARAMS);
+      await graph.add(
+        group.map((g) => g.label),
+        packed,
+      );
+      n.graphs.set(audience, { graph, size: group.length });
+    }
+    return n;
+  }
+
+  /** The sketch of `vector` (the vector itself when it is short already). */
+  query(vector: Float32Array): Float32Array {
+    if (!this.sketch) return vector;
+    const out = new Float32Array(SKETCH_DIMS);
+    this.sketch.into(vector, out);
+    return out;
+  }
+
+  /** Up to `k` labels of `audience`, nearest to the sketched `query` first. */
+  nearest(query: Float32Array, audience: string, k: number): number[] {
+    const g = this.graphs.get(audience);
+    if (!g) return [];
+    return g.graph.search(query, Math.min(k, g.size)).map((h) => h.rowId);
+  }
+
+  /** How many labels `audience` has. */
+  size(audience: string): number {
+    return this.graphs.get(audience)?.size ?? 0;
+  }
+
+  close(): void {
+    this.graphs.clear();
+  }
+
+  private project(vector: Float32Array, out: Float32Array): void {
+    if (this.sketch) this.sketch.into(vector, out);
+    else out.set(vector);
+  }
+}
+
+/** A signed count sketch from `dimensions` to SKETCH_DIMS. */
+class Sketch {
+  private readonly bucket: Uint16Array;
+  private readonly sign: Float32Array;
+
+  constructor(dimensions: number) {
+    this.bucket = new Uint16Array(dimensions);
+    this.sign = new Float32Array(dimensions);
+    let state = SKETCH_SEED;
+    const random = () => {
+      // mulberry32
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return (t ^ (t >>> 14)) >>> 0;
+    };
+    for (let i = 0; i < dimensions; i++) {
+      const r = random();
+      this.bucket[i] = r % SKETCH_DIMS;
+      this.sign[i] = r & 0x80000000 ? -1 : 1;
+    }
+  }
+
+  into(vector: Float32Array, out: Float32Array): void {
+    out.fill(0);
+    const { bucket, sign } = this;
+    for (let i = 0; i < vector.length; i++) out[bucket[i]] += sign[i] * vector[i];
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * A thread change that creates a thread with a large memory (a fusion: ~17,000 chunks and 160,000
+ * lines) would hold the event loop for seconds in one transaction: better-sqlite3 is synchronous,
+ * and so is every room's next message. Instead the new thread's chunks are written first, a slice
+ * per transaction with an event-loop turn between slices, under the thread's id, which is listed
+ * in `memory_staging` meanwhile (migration 9). Nobody reads them: the thread has no row yet, so no
+ * thread read, ask or line search names it, and the whole-table readers (the index load,
+ * retention) leave staged threads out. The change itself then commits in one short transaction
+ * that checks the versions read, creates the thread (which is what makes its memory visible) and
+ * drops the staging entry: readers see all of it or nothing, and a racing operation still gets
+ * ERR_THREAD_CHANGED. On any failure the staged rows are deleted again; a process that died
+ * meanwhile leaves an entry that the store deletes, with its rows, when it next opens.
+ */
+import type Database from 'better-sqlite3';
+import { errors } from '../errors.js';
+import type { Row } from './rows.js';
+import type { NewMemoryEntry, ThreadChange, ThreadChangeResult } from './types.js';
+
+/** Below this many chunks for new threads, the change is simply one transaction. */
+export const STAGE_MIN_CHUNKS = 512;
+/** Chunks written per transaction (~10–20 ms with their lines). */
+export const STAGE_SLICE = 256;
+/** A staging entry this old belongs to a process that died: the store deletes it at open. */
+export const STALE_STAGING_MS = 3_600_000;
+
+/** What staging needs of the SQLite store. */
+export interface StagingHost {
+  db: Database.Database;
+  sql(text: string): Database.Statement;
+  /** Inserts a chunk with its lines (inside a transaction); returns its id. */
+  insertMemory(entry: NewMemoryEntry, at: string): number;
+  /** Deletes chunks with their lines (inside a transaction). */
+  deleteMemory(ids: number[]): void;
+  /** Applies a change (inside a transaction). */
+  apply(change: ThreadChange): ThreadChangeResult;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The positions in `change.addMemory` of chunks for threads the change creates (what may be staged). */
+export function stageable(change: ThreadChange): number[] {
+  const created = new Set((change.createThreads ?? []).map((t) => t.id));
+  return (change.addMemory ?? []).flatMap((m, i) => (created.has(m.chunk.threadId) ? [i] : []));
+}
+
+/** Applies `change`, writing the chunks at `staged` (positions in addMemory) in slices first; see the module comment. */
+export async function applyStaged(host: StagingHost, change: ThreadChange, staged: number[]): Promise<ThreadChangeResult> {
+  const entries = change.addMemory ?? [];
+  const perThread = new Map<string, number>();
+  for (const i of staged) perThread.set(entries[i].chunk.threadId, (perThread.get(entries[i].chunk.threadId) ?? 0) + 1);
+  host.db
+    .transaction(() => {
+      // Checked now as well as at the end: an operation that has already lost writes nothing.
+      checkVersions(host, change.expect);
+      for (const id of perThread.keys()) {
+        if (host.sql('SELECT 1 FROM threads WHERE id = ?').get(id)) throw new errors.ERR_BAD_THREAD_OP(`thread ${id} exists already`);
+        host.sql('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run(id, new Date().toISOString());
+      }
+    })
+    .immediate();
+  const ids: number[] = [];
+  try {
+    const write = host.db.transaction((slice: number[]) => slice.map((i) => host.insertMemory(entries[i], change.at)));
+    for (let from = 0; from < staged.length; from += STAGE_SLICE) {
+      ids.push(...write.immediate(staged.slice(from, from + STAGE_SLICE)));
+      await nextTurn();
+    }
+    return host.db
+      .transaction(() => {
+        for (const [threadId, n] of perThread) {
+          const { count } = host.sql('SELECT count(*) AS count FROM memory_chunks WHERE thread_id = ?').get(threadId) as Row;
+          if (count !== n) throw new errors.ERR_THREAD_CHANGED(threadId);
+          host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(threadId);
+        }
+        const inStaged = new Set(staged);
+        const result = host.apply({ ...change, addMemory: entries.filter((_, i) => !inStaged.has(i)) });
+        return { ...result, addedMemoryIds: mergeIds(entries.length, staged, ids, result.addedMemoryIds) };
+      })
+      .immediate();
+  } catch (err) {
+    await unstage(host, [...perThread.keys()], ids);
+    throw err;
+  }
+}
+
+/** Deletes staged rows (in slices) and their staging entries. */
+async function unstage(host: StagingHost, threadIds: string[], ids: number[]): Promise<void> {
+  const drop = host.db.transaction((slice: number[]) => host.deleteMemory(slice));
+  for (let from = 0; from < ids.length; from += STAGE_SLICE) {
+    drop.immediate(ids.slice(from, from + STAGE_SLICE));
+    await nextTurn();
+  }
+  host.db.transaction(() => {
+    for (const id of threadIds) host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(id);
+  })();
+}
+
+/** Deletes what a process that died while staging left (entries started before `before`). Synchronous: the store is opening. */
+export function cleanStaleStaging(host: StagingHost, before: string): void {
+  const stale = (host.sql('SELECT thread_id FROM memory_staging WHERE started_at < ?').all(before) as Row[]).map((r) => r.thread_id as string);
+  for (const threadId of stale) {
+    host.db.transaction(() => {
+      // A thread that exists committed (its entry is dropped in the same transaction, so this is only a safeguard).
+      if (!host.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) {
+        const ids = (host.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
+        host.deleteMemory(ids);
+      }
+      host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(threadId);
+    })();
+  }
+}
+
+function checkVersions(host: StagingHost, expect: ThreadChange['expect']): void {
+  for (const { id, version } of expect) {
+    const row = host.sql('SELECT version FROM threads WHERE id = ?').get(id) as Row | undefined;
+    if (!row) throw new errors.ERR_THREAD_NOT_FOUND(id);
+    if (row.version !== version) throw new errors.ERR_THREAD_CHANGED(id);
+  }
+}
+
+/** The ids of all `total` added chunks in addMemory order: the staged ones (at `staged`) and the rest. */
+function mergeIds(total: number, staged: number[], stagedIds: number[], restIds: number[]): number[] {
+  const out = new Array<number>(total);
+  staged.forEach((i, j) => (out[i] = stagedIds[j]));
+  let k = 0;
+  for (let i = 0; i < total; i++) if (out[i] === undefined) out[i] = restIds[k++];
+  return out;
+}
