@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FlatIndex } from '../../src/search/flat/flat-index.js';
 import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
-import { EXACT_SCAN_ROWS, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
+import { EXACT_SCAN_ROWS, MAIN_THREAD_ADD_LIMIT, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
 import type { VectorEntry } from '../../src/search/types.js';
 import { tempDir } from '../helpers.js';
 import { clustered, entries, exact, near, recall } from './helpers.js';
@@ -138,6 +138,27 @@ describe('TieredIndex', () => {
     const lateHits = await index.search(late, 3);
     expect(lateHits[0].rowId).toBe(rows[550].rowId);
     expect(index.searches.hnsw).toBe(2);
+  });
+
+  it('rebuilds the graph in its worker when one batch would add too many rows on the main thread', async () => {
+    const rows = entries(clustered(400 + MAIN_THREAD_ADD_LIMIT + 1, DIM, 10, 26));
+    const index = tiered(100);
+    await index.upsert(rows.slice(0, 400));
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    expect(index.graphOnMainThread).toBe(true);
+    logs.length = 0;
+    await index.upsert(rows.slice(400));
+    // The graph is dropped at once (exact scans find the new rows meanwhile), and built again.
+    expect(index.mode).not.toBe('hnsw');
+    const late = near(rows[400 + MAIN_THREAD_ADD_LIMIT].vector, 5);
+    expect((await index.search(late, 1))[0].rowId).toBe(rows[400 + MAIN_THREAD_ADD_LIMIT].rowId);
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    expect(logs.join('\n')).toMatch(/rebuilding the HNSW index in its worker: 1001 vectors added at once/);
+    const before = index.searches.hnsw;
+    expect((await index.search(late, 1))[0].rowId).toBe(rows[400 + MAIN_THREAD_ADD_LIMIT].rowId);
+    expect(index.searches.hnsw).toBe(before + 1);
   });
 
   it('answers a selective filter (one room, < 10 %) by an exact scan of its rows', async () => {
