@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { quantile, serveBenchCommands } from './ws-proc.js';
+import { PhaseTrace, quantile, serveBenchCommands } from './ws-proc.js';
 
 const PROFILE_INTERVAL_US = 100;
 const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -27,6 +27,7 @@ const rooms = new Map<string, BareRoom>();
 let connections = 0;
 /** Per message: from its receipt to the end of the event-loop turn after the one that wrote it (as ws-server.ts times Salon's). */
 let fanouts: number[] = [];
+const trace = new PhaseTrace();
 
 function roomOf(id: string): BareRoom {
   let room = rooms.get(id);
@@ -49,7 +50,13 @@ function broadcast(roomId: string, room: BareRoom, userId: string, name: string,
   };
   const frame = Buffer.from(JSON.stringify({ type: 'message', message }));
   for (const member of room.members) member.send(frame, { binary: false });
-  setImmediate(() => setImmediate(() => fanouts.push(performance.now() - t0)));
+  setImmediate(() =>
+    setImmediate(() => {
+      const fanout = performance.now() - t0;
+      fanouts.push(fanout);
+      trace.add('m', trace.at(t0), fanout);
+    }),
+  );
 }
 
 const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, backlog: 4096, perMessageDeflate: false, clientTracking: false, maxPayload: MAX_PAYLOAD_BYTES });
@@ -93,8 +100,12 @@ serveBenchCommands(
     connections: () => connections,
     resetPhase: () => {
       fanouts = [];
+      trace.start();
     },
-    phaseStats: () => ({ fanoutP50Ms: quantile(fanouts, 0.5), fanoutP99Ms: quantile(fanouts, 0.99), fanoutMaxMs: quantile(fanouts, 1) }),
+    phaseStats: () => {
+      trace.write();
+      return { fanoutP50Ms: quantile(fanouts, 0.5), fanoutP99Ms: quantile(fanouts, 0.99), fanoutMaxMs: quantile(fanouts, 1) };
+    },
     close: async () => {
       // Connections are left to the driver, which kills this process next.
       wss.close();

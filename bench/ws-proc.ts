@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 
 /** Event-loop delay sampling interval: 1 ms timers cost the server ~2 % of its core. */
 const LOOP_RESOLUTION_MS = 2;
@@ -128,4 +128,42 @@ export function serveBenchCommands(server: BenchServer, profileIntervalUs: numbe
 export function quantile(values: number[], p: number): number | null {
   const sorted = values.slice().sort((a, b) => a - b);
   return sorted.length ? Number(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(3)) : null;
+}
+
+/**
+ * With BENCH_TRACE=<file>, a server's measured phase as a timeline (ms since the phase began):
+ * every message (`m`: when its server work began, how long to its frames written, and for Salon
+ * its store append), every GC pause (`gc`) and, for Salon, every other store call (`s`). Written
+ * when the phase is read, for finding what the slowest messages ran into.
+ */
+export class PhaseTrace {
+  readonly enabled = Boolean(process.env.BENCH_TRACE);
+  private t0 = performance.now();
+  private events: unknown[][] = [];
+  private readonly gc = this.enabled
+    ? new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) this.events.push(['gc', this.at(e.startTime), e.duration, (e as { detail?: { kind?: number } }).detail?.kind ?? 0]);
+      })
+    : null;
+
+  start(): void {
+    this.t0 = performance.now();
+    this.events = [];
+    this.gc?.observe({ entryTypes: ['gc'] });
+  }
+
+  /** ms since the phase began, of a performance.now() reading. */
+  at(t: number): number {
+    return Number((t - this.t0).toFixed(3));
+  }
+
+  add(...event: unknown[]): void {
+    if (this.enabled) this.events.push(event);
+  }
+
+  write(): void {
+    if (!this.enabled) return;
+    this.gc?.disconnect();
+    writeFileSync(process.env.BENCH_TRACE!, this.events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  }
 }

@@ -2,13 +2,14 @@
  * bench:ws server (a child process driven over IPC by bench/ws.ts): the real Salon app on
  * 127.0.0.1 with a fresh DATA_DIR holding one item per bench room. Answers `stats` with its
  * memory (after a full GC when run with --expose-gc), CPU time and connection count. With
- * BENCH_PROFILE=<file>, the measured phase is CPU-profiled into that file.
+ * BENCH_PROFILE=<file>, the measured phase is CPU-profiled into that file; with BENCH_TRACE=<file>,
+ * traced (ws-proc.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { blankItem } from '../src/content/types.js';
-import { quantile, serveBenchCommands } from './ws-proc.js';
+import { PhaseTrace, quantile, serveBenchCommands } from './ws-proc.js';
 
 const rooms = Number(process.env.BENCH_ROOMS ?? '1');
 /** Profiler sampling interval: the default 1 ms sees little of a 10 µs delivery. */
@@ -36,15 +37,37 @@ const store = app.salon.store;
 const append = store.appendMessage.bind(store);
 let appends: number[] = [];
 let fanouts: number[] = [];
+const trace = new PhaseTrace();
 store.appendMessage = async (m) => {
   const t0 = performance.now();
   try {
     return await append(m);
   } finally {
-    appends.push(performance.now() - t0);
-    setImmediate(() => setImmediate(() => fanouts.push(performance.now() - t0)));
+    const appended = performance.now() - t0;
+    appends.push(appended);
+    setImmediate(() =>
+      setImmediate(() => {
+        const fanout = performance.now() - t0;
+        fanouts.push(fanout);
+        trace.add('m', trace.at(t0), fanout, appended);
+      }),
+    );
   }
 };
+if (trace.enabled) {
+  // Every other store call, timed (synchronous SQLite work on the event loop).
+  for (const key of ['addMemoryChunk', 'getThread', 'setMemoryVector', 'countMemoryChunks'] as const) {
+    const fn = (store[key] as (...a: unknown[]) => Promise<unknown>).bind(store);
+    (store as unknown as Record<string, unknown>)[key] = async (...args: unknown[]) => {
+      const t0 = performance.now();
+      try {
+        return await fn(...args);
+      } finally {
+        trace.add('s', trace.at(t0), performance.now() - t0, key);
+      }
+    };
+  }
+}
 const appendStats = () => ({
   appends: appends.length,
   appendP50Ms: quantile(appends, 0.5),
@@ -65,8 +88,12 @@ serveBenchCommands(
     resetPhase: () => {
       appends = [];
       fanouts = [];
+      trace.start();
     },
-    phaseStats: appendStats,
+    phaseStats: () => {
+      trace.write();
+      return appendStats();
+    },
     close: () => app.close(),
   },
   PROFILE_INTERVAL_US,
