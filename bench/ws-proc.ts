@@ -67,6 +67,8 @@ export class PhaseMeter {
   }
 }
 
+const ALLOC_SAMPLING_BYTES = 4096;
+
 /** What a bench:ws server process (Salon's or the bare peer) tells the driver besides CPU and memory. */
 export interface BenchServer {
   /** Open room connections. */
@@ -81,12 +83,17 @@ export interface BenchServer {
 /**
  * Answers bench:ws's IPC commands (`stats`, `meter`/`metered`, `profile`/`profiled`, `exit`) for a
  * server process. `stats` reads memory after a full GC when run with --expose-gc; with
- * BENCH_PROFILE=<file> the measured phase is CPU-profiled into that file every `intervalUs`.
+ * BENCH_PROFILE=<file> the measured phase is CPU-profiled into that file every `intervalUs`; with
+ * BENCH_ALLOC_PROFILE=<file>, its allocations are sampled every 4 KiB into that file (a
+ * .heapprofile for Chrome's DevTools), garbage included (what makes young-generation GCs come
+ * often) or, with BENCH_ALLOC_SURVIVORS=1, only what outlived a young-generation GC (what makes
+ * each of them long).
  */
 export function serveBenchCommands(server: BenchServer, profileIntervalUs: number): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   const profileFile = process.env.BENCH_PROFILE;
-  const inspector = profileFile ? new Session() : null;
+  const allocFile = process.env.BENCH_ALLOC_PROFILE;
+  const inspector = profileFile || allocFile ? new Session() : null;
   const meter = new PhaseMeter();
   // Spawned in its own session (for its own scheduler group), so it must not outlive the bench.
   process.on('disconnect', () => process.exit(0));
@@ -98,12 +105,22 @@ export function serveBenchCommands(server: BenchServer, profileIntervalUs: numbe
       process.send!({ evt: 'metered', ...meter.read(), ...server.phaseStats() });
     } else if (msg.cmd === 'profile' && inspector) {
       inspector.connect();
-      await inspector.post('Profiler.enable');
-      await inspector.post('Profiler.setSamplingInterval', { interval: profileIntervalUs });
-      await inspector.post('Profiler.start');
+      if (allocFile) {
+        await inspector.post('HeapProfiler.enable');
+        await inspector.post('HeapProfiler.startSampling', {
+          samplingInterval: ALLOC_SAMPLING_BYTES,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOC_SURVIVORS !== '1',
+        });
+      }
+      if (profileFile) {
+        await inspector.post('Profiler.enable');
+        await inspector.post('Profiler.setSamplingInterval', { interval: profileIntervalUs });
+        await inspector.post('Profiler.start');
+      }
     } else if (msg.cmd === 'profiled' && inspector) {
-      const { profile } = await inspector.post('Profiler.stop');
-      writeFileSync(profileFile!, JSON.stringify(profile));
+      if (profileFile) writeFileSync(profileFile, JSON.stringify((await inspector.post('Profiler.stop')).profile));
+      if (allocFile) writeFileSync(allocFile, JSON.stringify((await inspector.post('HeapProfiler.stopSampling')).profile));
     } else if (msg.cmd === 'stats') {
       if (gc) {
         gc();
