@@ -28,9 +28,10 @@
  *
  * `--server bare` runs the same load against a bare `ws` server that only rebroadcasts
  * (ws-bare-server.ts; the output adds `server: "bare"`). `--compare bare --runs N` runs N pairs,
- * Salon and bare alternating which goes first, each once the machine is quiet (cores ≥ 90 % idle
- * for 2 s, or after 60 s: `idle_before`), prints each run's JSON on stderr and, last, one line
- * with every pair's figures, its p50/p99 ratios (Salon over bare) and their medians.
+ * Salon and bare alternating which goes first (`--first bare` to start with bare), each once the
+ * machine is quiet (cores ≥ 90 % idle for 2 s, or after 60 s: `idle_before`), prints each run's
+ * JSON on stderr and, last, one line with every pair's figures, its p50/p99 ratios (Salon over
+ * bare) and their medians.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -69,11 +70,13 @@ const { values } = parseArgs({
     server: { type: 'string', default: 'salon' },
     compare: { type: 'string' },
     runs: { type: 'string', default: '5' },
+    first: { type: 'string', default: 'salon' },
   },
 });
 type ServerKind = 'salon' | 'bare';
 const isServerKind = (v: unknown): v is ServerKind => v === 'salon' || v === 'bare';
 if (!isServerKind(values.server)) throw new Error(`--server: expected salon or bare, got ${values.server}`);
+if (!isServerKind(values.first)) throw new Error(`--first: expected salon or bare, got ${values.first}`);
 if (values.compare !== undefined && values.compare !== 'bare') throw new Error(`--compare: expected bare, got ${values.compare}`);
 const compareRuns = Number(values.runs);
 if (!Number.isInteger(compareRuns) || compareRuns < 1) throw new Error(`--runs: expected a whole number ≥ 1, got ${values.runs}`);
@@ -433,7 +436,7 @@ async function compare(runs: number): Promise<void> {
   const p50Ratios: number[] = [];
   let lost = 0;
   for (let i = 0; i < runs; i++) {
-    const order: ServerKind[] = i % 2 === 0 ? ['salon', 'bare'] : ['bare', 'salon'];
+    const order: ServerKind[] = (i % 2 === 0) === (values.first === 'salon') ? ['salon', 'bare'] : ['bare', 'salon'];
     const got = {} as Record<ServerKind, Record<string, unknown>>;
     for (const kind of order) {
       const idle = await waitForQuiet();
