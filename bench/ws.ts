@@ -29,9 +29,9 @@
  * `--server bare` runs the same load against a bare `ws` server that only rebroadcasts
  * (ws-bare-server.ts; the output adds `server: "bare"`). `--compare bare --runs N` runs N pairs,
  * Salon and bare alternating which goes first (`--first bare` to start with bare), each once the
- * machine is quiet (cores ≥ 90 % idle for 2 s, or after 60 s: `idle_before`), prints each run's
- * JSON on stderr and, last, one line with every pair's figures, its p50/p99 ratios (Salon over
- * bare) and their medians.
+ * machine is quiet (cores ≥ 90 % idle for 2 s, or after `--quiet-wait` s, 60 by default:
+ * `idle_before`), prints each run's JSON on stderr and, last, one line with every pair's figures,
+ * its p50/p99 ratios (Salon over bare) and their medians.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -49,10 +49,9 @@ const CONNECT_CONCURRENCY = 200;
 const SETTLE_MS = 2_500;
 const DRAIN_IDLE_MS = 3_000;
 const WARMUP_TIMEOUT_MS = 30_000;
-/** `--compare`: a run starts once the cores were this idle over one window, or after QUIET_WAIT_MS. */
+/** `--compare`: a run starts once the cores were this idle over one window, or after `--quiet-wait` seconds. */
 const QUIET_IDLE = 0.9;
 const QUIET_WINDOW_MS = 2_000;
-const QUIET_WAIT_MS = 60_000;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -71,11 +70,14 @@ const { values } = parseArgs({
     compare: { type: 'string' },
     runs: { type: 'string', default: '5' },
     first: { type: 'string', default: 'salon' },
+    'quiet-wait': { type: 'string', default: '60' },
   },
 });
 type ServerKind = 'salon' | 'bare';
 const isServerKind = (v: unknown): v is ServerKind => v === 'salon' || v === 'bare';
 if (!isServerKind(values.server)) throw new Error(`--server: expected salon or bare, got ${values.server}`);
+const quietWaitMs = Number(values['quiet-wait']) * 1000;
+if (!(quietWaitMs >= 0)) throw new Error(`--quiet-wait: expected seconds ≥ 0, got ${values['quiet-wait']}`);
 if (!isServerKind(values.first)) throw new Error(`--first: expected salon or bare, got ${values.first}`);
 if (values.compare !== undefined && values.compare !== 'bare') throw new Error(`--compare: expected bare, got ${values.compare}`);
 const compareRuns = Number(values.runs);
@@ -394,10 +396,10 @@ async function idleShare(ms: number): Promise<number | null> {
 
 /**
  * Waits until the machine's cores were at least QUIET_IDLE idle for a whole QUIET_WINDOW_MS (other
- * sessions share it), for at most QUIET_WAIT_MS; returns the last window's idle share.
+ * sessions share it), for at most `--quiet-wait` seconds; returns the last window's idle share.
  */
 async function waitForQuiet(): Promise<number | null> {
-  const deadline = Date.now() + QUIET_WAIT_MS;
+  const deadline = Date.now() + quietWaitMs;
   let idle = await idleShare(QUIET_WINDOW_MS);
   while (idle !== null && idle < QUIET_IDLE && Date.now() < deadline) idle = await idleShare(QUIET_WINDOW_MS);
   return idle === null ? null : Number(idle.toFixed(2));
