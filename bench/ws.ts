@@ -25,10 +25,17 @@
  * turn that wrote its frames to every member's socket (what is left of the latency is the clients').
  * `--synchronous full` runs the server with SQLITE_SYNCHRONOUS=full (every acknowledged message
  * fsynced) to measure what durability against power loss costs; `synchronous` says which ran.
+ *
+ * `--server bare` runs the same load against a bare `ws` server that only rebroadcasts
+ * (ws-bare-server.ts; the output adds `server: "bare"`). `--compare bare --runs N` runs N pairs,
+ * Salon and bare alternating which goes first (`--first bare` to start with bare), each once the
+ * machine is quiet (cores ≥ 90 % idle for 2 s, or after `--quiet-wait` s, 60 by default:
+ * `idle_before`), prints each run's JSON on stderr and, last, one line with every pair's figures,
+ * its p50/p99 ratios (Salon over bare) and their medians.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import pg from 'pg';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,6 +49,9 @@ const CONNECT_CONCURRENCY = 200;
 const SETTLE_MS = 2_500;
 const DRAIN_IDLE_MS = 3_000;
 const WARMUP_TIMEOUT_MS = 30_000;
+/** `--compare`: a run starts once the cores were this idle over one window, or after `--quiet-wait` seconds. */
+const QUIET_IDLE = 0.9;
+const QUIET_WINDOW_MS = 2_000;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -56,12 +66,27 @@ const { values } = parseArgs({
     synchronous: { type: 'string', default: 'normal' },
     nodes: { type: 'string', default: '1' },
     shared: { type: 'boolean', default: false },
+    server: { type: 'string', default: 'salon' },
+    compare: { type: 'string' },
+    runs: { type: 'string', default: '5' },
+    first: { type: 'string', default: 'salon' },
+    'quiet-wait': { type: 'string', default: '60' },
   },
 });
+type ServerKind = 'salon' | 'bare';
+const isServerKind = (v: unknown): v is ServerKind => v === 'salon' || v === 'bare';
+if (!isServerKind(values.server)) throw new Error(`--server: expected salon or bare, got ${values.server}`);
+const quietWaitMs = Number(values['quiet-wait']) * 1000;
+if (!(quietWaitMs >= 0)) throw new Error(`--quiet-wait: expected seconds ≥ 0, got ${values['quiet-wait']}`);
+if (!isServerKind(values.first)) throw new Error(`--first: expected salon or bare, got ${values.first}`);
+if (values.compare !== undefined && values.compare !== 'bare') throw new Error(`--compare: expected bare, got ${values.compare}`);
+const compareRuns = Number(values.runs);
+if (!Number.isInteger(compareRuns) || compareRuns < 1) throw new Error(`--runs: expected a whole number ≥ 1, got ${values.runs}`);
 const nodeCount = Number(values.nodes);
 if (!Number.isInteger(nodeCount) || nodeCount < 1) throw new Error(`--nodes: expected a whole number ≥ 1, got ${values.nodes}`);
 /** Several nodes share PostgreSQL and Redis; `--shared` runs one node on them too (to compare like with like). */
 const sharedEngines = nodeCount > 1 || values.shared === true;
+if (sharedEngines && (values.server === 'bare' || values.compare)) throw new Error('--server bare and --compare: one node on its own engines only');
 if (values.synchronous !== 'normal' && values.synchronous !== 'full') throw new Error(`--synchronous: expected normal or full, got ${values.synchronous}`);
 if (values.group !== 'own' && values.group !== 'shared') throw new Error(`--group: expected own or shared, got ${values.group}`);
 const ownGroups = values.group === 'own';
@@ -173,7 +198,8 @@ async function warmUp(loaders: ChildProcess[], perRoom: number[][], members: num
   throw new Error(`warm-up: not every member got its room's warm-up message within ${WARMUP_TIMEOUT_MS} ms`);
 }
 
-async function main(): Promise<void> {
+/** One run against `kind`'s server: the JSON object bench:ws prints. */
+async function runOnce(kind: ServerKind): Promise<Record<string, unknown>> {
   const startLoad = loadavg()[0];
   const dataDir = mkdtempSync(join(tmpdir(), 'salon-bench-ws-'));
   const loadCpus = cores > 1 ? `1-${cores - 1}` : '0';
@@ -189,7 +215,7 @@ async function main(): Promise<void> {
   const startNode = (i: number) => {
     mkdirSync(join(dataDir, `node${i}`), { recursive: true });
     return start(
-      'ws-server.js',
+      kind === 'bare' ? 'ws-bare-server.js' : 'ws-server.js',
       '0',
       {
         DATA_DIR: join(dataDir, `node${i}`),
@@ -290,13 +316,14 @@ async function main(): Promise<void> {
     const fullAt = (p: number) => (full.length ? Number(full[Math.min(full.length - 1, Math.floor(full.length * p))].toFixed(2)) : null);
     let maxBucket = 0;
     for (const k of histogram.keys()) if (k > maxBucket) maxBucket = k;
-    const result = {
+    return {
+      ...(kind === 'bare' && { server: kind }),
       clients: opts.clients,
       rooms: opts.rooms,
       rate: opts.rate,
       seconds: opts.seconds,
       nodes: nodeCount,
-      engines: sharedEngines ? 'postgres+redis' : 'sqlite+in-process',
+      engines: kind === 'bare' ? 'none' : sharedEngines ? 'postgres+redis' : 'sqlite+in-process',
       connected,
       sent,
       delivered,
@@ -311,6 +338,7 @@ async function main(): Promise<void> {
       server_cpu_ms: Math.round(phase.cpuMs),
       ...(others.length && { all_nodes_cpu_ms: Math.round(phase.cpuMs + otherPhases.reduce((s, p) => s + p.cpuMs, 0)) }),
       server_sys_ms: Math.round(phase.sysMs),
+      server_minor_faults: phase.minorFaults,
       server_us_per_delivery: delivered ? Number(((phase.cpuMs * 1000) / delivered).toFixed(2)) : null,
       load_cpu_ms: Math.round(reports.reduce((s, r) => s + r.cpuMs, 0)),
       loaders: loaders.length,
@@ -339,7 +367,6 @@ async function main(): Promise<void> {
       synchronous: values.synchronous,
       load_avg_1m: Number(startLoad.toFixed(2)),
     };
-    console.log(JSON.stringify(result));
   } finally {
     for (const l of loaders) l.kill('SIGKILL');
     for (const node of [server, ...others]) {
@@ -349,6 +376,102 @@ async function main(): Promise<void> {
     await engines?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Whole-machine CPU idle share over `ms` (/proc/stat); null where it cannot be read. */
+async function idleShare(ms: number): Promise<number | null> {
+  const read = () => {
+    try {
+      const f = readFileSync('/proc/stat', 'latin1').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
+    } catch {
+      return null;
+    }
+  };
+  const a = read();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = read();
+  return a && b && b.total > a.total ? (b.idle - a.idle) / (b.total - a.total) : null;
+}
+
+/**
+ * Waits until the machine's cores were at least QUIET_IDLE idle for a whole QUIET_WINDOW_MS (other
+ * sessions share it), for at most `--quiet-wait` seconds; returns the last window's idle share.
+ */
+async function waitForQuiet(): Promise<number | null> {
+  const deadline = Date.now() + quietWaitMs;
+  let idle = await idleShare(QUIET_WINDOW_MS);
+  while (idle !== null && idle < QUIET_IDLE && Date.now() < deadline) idle = await idleShare(QUIET_WINDOW_MS);
+  return idle === null ? null : Number(idle.toFixed(2));
+}
+
+/** What `--compare` lists of each run, side by side. */
+const COMPARED = [
+  'p50_ms',
+  'p99_ms',
+  'max_ms',
+  'lost',
+  'errors',
+  'server_cpu_ms',
+  'server_us_per_delivery',
+  'server_runqueue_wait_ms',
+  'server_minor_faults',
+  'server_fanout_p50_ms',
+  'server_fanout_p99_ms',
+  'load_runqueue_wait_ms',
+  'load_avg_1m',
+] as const;
+
+const median = (values: number[]) => {
+  const s = values.slice().sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * `--compare bare --runs N`: N pairs of runs, Salon and the bare `ws` peer, alternating which goes
+ * first (salon-bare, bare-salon, …), each run started once the machine is quiet. Every run's full
+ * JSON goes to stderr as it ends; the last line on stdout has the pairs and their ratios.
+ */
+async function compare(runs: number): Promise<void> {
+  const pairs: Record<string, unknown>[] = [];
+  const p99Ratios: number[] = [];
+  const p50Ratios: number[] = [];
+  let lost = 0;
+  for (let i = 0; i < runs; i++) {
+    const order: ServerKind[] = (i % 2 === 0) === (values.first === 'salon') ? ['salon', 'bare'] : ['bare', 'salon'];
+    const got = {} as Record<ServerKind, Record<string, unknown>>;
+    for (const kind of order) {
+      const idle = await waitForQuiet();
+      const result = await runOnce(kind);
+      console.error(JSON.stringify({ run: i + 1, server: kind, idle_before: idle, ...result }));
+      got[kind] = { idle_before: idle, ...Object.fromEntries(COMPARED.map((k) => [k, result[k]])) };
+      lost += Number(result.lost) + (Number(result.failed_connections) || 0);
+    }
+    const ratio = (k: string) => Number((Number(got.salon[k]) / Number(got.bare[k])).toFixed(2));
+    p99Ratios.push(ratio('p99_ms'));
+    p50Ratios.push(ratio('p50_ms'));
+    pairs.push({ run: i + 1, first: order[0], salon: got.salon, bare: got.bare, p50_ratio: ratio('p50_ms'), p99_ratio: ratio('p99_ms') });
+  }
+  console.log(
+    JSON.stringify({
+      clients: opts.clients,
+      rooms: opts.rooms,
+      rate: opts.rate,
+      seconds: opts.seconds,
+      compare: 'bare',
+      runs,
+      p99_ratio_median: median(p99Ratios),
+      p99_ratio_max: Math.max(...p99Ratios),
+      p50_ratio_median: median(p50Ratios),
+      lost,
+      pairs,
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  if (values.compare) return compare(compareRuns);
+  console.log(JSON.stringify(await runOnce(values.server as ServerKind)));
 }
 
 main().catch((err) => {

@@ -34,6 +34,9 @@ const LOAD_PAGE = 256;
 /** Vectors copied from the index between two event-loop turns (8 MB at 2,048 dimensions). */
 const COPY_PAGE = 1024;
 
+/** Resolves in the event loop's next check phase, after the I/O and immediates already due. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export interface MemoryOptions {
   store: Store;
   embedder: Embedder;
@@ -341,9 +344,16 @@ export class MemoryService implements MemorySearch {
     await this.idle();
   }
 
+  /**
+   * Queues a chunk to be stored. Each starts in a turn of the event loop of its own: the window
+   * closes inside the broadcast of its last message, whose frames leave at the end of that turn
+   * (src/routes/rooms-ws-connection.ts), and embedding and storing a chunk before then would delay
+   * them; one chunk per turn also lets the messages read meanwhile go out between chunks.
+   */
   private enqueue(chunk: NewMemoryChunk): void {
     this.queued.set(chunk.threadId, (this.queued.get(chunk.threadId) ?? 0) + 1);
     this.tail = this.tail
+      .then(nextTurn)
       .then(() => this.remember(chunk))
       .then(() => this.options.onStored?.(chunk))
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))

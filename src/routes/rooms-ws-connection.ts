@@ -45,16 +45,29 @@ function wire(text: string): Buffer {
   return lastWire;
 }
 
-/** Connections holding frames from this turn of the event loop; flushed once I/O callbacks ran. */
-let queued: WsConnection[] = [];
+/**
+ * Connections holding frames from this turn of the event loop, `queuedCount` of them; flushed once
+ * I/O callbacks ran. Two arrays take turns and keep their length: a new array per turn grew to the
+ * room's size push by push, a few KB of garbage per broadcast to 100 members (the largest
+ * allocation of a chat message, docs/benchmarks.md).
+ */
+let queued: (WsConnection | null)[] = [];
+let queuedCount = 0;
+let spare: (WsConnection | null)[] = [];
 let flushScheduled = false;
 function flushQueued(): void {
   flushScheduled = false;
   const batch = queued;
-  queued = [];
-  for (let i = 0; i < batch.length; i++) {
+  const count = queuedCount;
+  // Frames sent while flushing (a close announced to the room) go to the other array, for the next turn.
+  queued = spare;
+  queuedCount = 0;
+  spare = batch;
+  for (let i = 0; i < count; i++) {
+    const conn = batch[i]!;
+    batch[i] = null;
     try {
-      batch[i].flush();
+      conn.flush();
     } catch {
       // A socket destroyed mid-turn has nothing left to flush; the others must still be flushed.
     }
@@ -104,7 +117,7 @@ export class WsConnection implements Connection {
     const held = this.held;
     if (held === null) {
       this.held = buf;
-      queued.push(this);
+      queued[queuedCount++] = this;
       if (!flushScheduled) {
         flushScheduled = true;
         setImmediate(flushQueued);
