@@ -163,7 +163,17 @@ async function fuseOnce(
   }
   if (outcome.fallback) throw new Error(`fusion fell back to a union: ${outcome.fallback}`);
   const calls = (k: string) => m.calls[k] ?? [];
-  const ms = (k: string) => calls(k).reduce((sum, c) => sum + c.to - c.from, 0);
+  // The wall time covered by a method's calls: a graph's adds queue behind each other (each call's
+  // promise settles after the earlier ones), so summing their durations would count it many times.
+  const ms = (k: string) => {
+    let covered = 0;
+    let until = -Infinity;
+    for (const c of [...calls(k)].sort((a, b) => a.from - b.from)) {
+      covered += Math.max(0, c.to - Math.max(c.from, until));
+      until = Math.max(until, c.to);
+    }
+    return covered;
+  };
   // The plan runs from the sources' vectors in hand (the second indexedVectorsOf) to the store's change.
   const planFrom = calls('indexedVectorsOf')[1].to;
   const planTo = calls('applyThreadChange')[0].from;

@@ -30,7 +30,7 @@ export type LoadCommand =
   /** `phase` (0 ≤ phase < 1): where in its send period this generator starts, so generators take turns. */
   | { cmd: 'run'; rate: number; seconds: number; phase: number }
   /** One unmeasured message to each of `rooms`, so the measured ones find code compiled and caches warm. */
-  | { cmd: 'warmup'; rooms: number[] }
+  | { cmd: 'warmup'; rooms: number[]; count: number }
   | { cmd: 'progress' }
   | { cmd: 'report' }
   | { cmd: 'exit' };
@@ -187,8 +187,10 @@ process.on('message', async (cmd: LoadCommand) => {
       meter.start();
       return reply({ evt: 'ran', ...(await run(cmd, rooms)) });
     case 'warmup':
-      for (const room of cmd.rooms)
-        clients.find((c) => c.room === room && !c.client.closed)?.client.sendText(`{"type":"say","text":"w:${room}","clientId":"w${room}"}`);
+      for (const room of cmd.rooms) {
+        const sender = clients.find((c) => c.room === room && !c.client.closed)?.client;
+        for (let i = 0; i < cmd.count; i++) sender?.sendText(`{"type":"say","text":"w:${room}:${i}","clientId":"w${room}.${i}"}`);
+      }
       return reply({ evt: 'warming' });
     case 'progress':
       return reply({ evt: 'progress', delivered, warmed });

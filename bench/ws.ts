@@ -3,7 +3,7 @@
  *
  * Starts the Salon server and load generators as separate processes on loopback (pinned with
  * taskset when present: the server to core 0, the load to the others), joins C clients to R rooms
- * (client i in room i mod R), posts one unmeasured warm-up message per room (`--warmup 0` to
+ * (client i in room i mod R), posts one unmeasured warm-up message per room (`--warmup N` for N, 0 to
  * skip), then sends M messages per second in total for S seconds (the load generators take turns,
  * so they never post at the same instant), and prints
  * the JSON the README's Benchmarks section describes, as the last line: {clients, rooms, rate, seconds, connected, sent, delivered,
@@ -62,6 +62,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     loaders: { type: 'string', default: '0' },
     group: { type: 'string', default: 'own' },
+    // One message per room warms the broadcast path; 8 (WINDOW_MAX_MESSAGES) also closes one memory
+    // window per room, so the first windows' code, cold in V8, does not run inside the measured phase.
     warmup: { type: 'string', default: '1' },
     synchronous: { type: 'string', default: 'normal' },
     nodes: { type: 'string', default: '1' },
@@ -93,17 +95,19 @@ const ownGroups = values.group === 'own';
 const loaderOption = Number(values.loaders);
 if (!Number.isInteger(loaderOption) || loaderOption < 0)
   throw new Error(`--loaders: expected a whole number ≥ 0 (0: one per ${9_000} clients), got ${values.loaders}`);
-if (values.warmup !== '0' && values.warmup !== '1') throw new Error(`--warmup: expected 0 or 1, got ${values.warmup}`);
+if (!/^\d+$/.test(values.warmup) || Number(values.warmup) > 50)
+  throw new Error(`--warmup: expected a whole number of messages per room, 0–50, got ${values.warmup}`);
 const opts = {
   clients: Number(values.clients),
   rooms: Number(values.rooms),
   rate: Number(values.rate),
   seconds: Number(values.seconds),
-  warmup: values.warmup === '1',
+  warmup: Number(values.warmup),
 };
 for (const [name, v] of Object.entries(opts)) {
   if (typeof v === 'boolean') continue;
-  if (!Number.isFinite(v) || v < 0 || (name !== 'rate' && v < 1)) throw new Error(`--${name}: expected a positive number, got ${String(v)}`);
+  if (!Number.isFinite(v) || v < 0 || (name !== 'rate' && name !== 'warmup' && v < 1))
+    throw new Error(`--${name}: expected a positive number, got ${String(v)}`);
 }
 
 type Msg = { evt: string } & Record<string, any>;
@@ -182,13 +186,14 @@ function percentile(histogram: Map<number, number>, total: number, p: number, bu
 const round2 = (v: number | null) => (v === null ? null : Number(v.toFixed(2)));
 
 /**
- * Posts one unmeasured message in every room and waits until every member has it: the first
- * broadcast runs through V8's interpreter, which would make a run of a few messages measure it.
+ * Posts `count` unmeasured messages in every room and waits until every member has them: the
+ * first broadcast runs through V8's interpreter, and the first memory windows closing run cold code,
+ * which would make a run of a few seconds measure them.
  */
-async function warmUp(loaders: ChildProcess[], perRoom: number[][], members: number[]): Promise<void> {
+async function warmUp(loaders: ChildProcess[], perRoom: number[][], members: number[], count: number): Promise<void> {
   const owner = members.map((_, room) => perRoom.findIndex((rooms) => rooms[room] > 0));
-  await Promise.all(loaders.map((l, i) => ask(l, { cmd: 'warmup', rooms: owner.flatMap((o, room) => (o === i ? [room] : [])) }, 'warming')));
-  const expected = members.reduce((s, n, room) => s + (owner[room] >= 0 ? n : 0), 0);
+  await Promise.all(loaders.map((l, i) => ask(l, { cmd: 'warmup', rooms: owner.flatMap((o, room) => (o === i ? [room] : [])), count }, 'warming')));
+  const expected = count * members.reduce((s, n, room) => s + (owner[room] >= 0 ? n : 0), 0);
   const deadline = Date.now() + WARMUP_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const warmed = (await Promise.all(loaders.map((l) => ask(l, { cmd: 'progress' }, 'progress')))).reduce((s, p) => s + p.warmed, 0);
@@ -274,6 +279,7 @@ async function runOnce(kind: ServerKind): Promise<Record<string, unknown>> {
         loaders,
         joined.map((j) => j.perRoom),
         members,
+        opts.warmup,
       );
 
     server.send({ cmd: 'profile' });

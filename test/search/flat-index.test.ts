@@ -43,7 +43,8 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
     pool = new ScanPool({ threads: 2, kernel });
     expect(pool.kernel).toBe(kernel);
     // A tiny initial capacity and task size: the load grows the memory several times and searches split.
-    index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8, minRowsPerTask: 100 });
+    // No scan on the calling thread: these tests are about the pool (one below compares the two).
+    index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8, minRowsPerTask: 100, inlineScanFloats: 0 });
     rows = entries(clustered(1500, DIM, 12, 1));
     for (let i = 0; i < rows.length; i += 400) await index.upsert(rows.slice(i, i + 400));
   });
@@ -133,8 +134,8 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
   it('gives the same answers with one worker and with three', async () => {
     const one = new ScanPool({ threads: 1, kernel });
     const three = new ScanPool({ threads: 3, kernel });
-    const a = new FlatIndex({ dimensions: DIM, pool: one, minRowsPerTask: 50 });
-    const b = new FlatIndex({ dimensions: DIM, pool: three, minRowsPerTask: 50 });
+    const a = new FlatIndex({ dimensions: DIM, pool: one, minRowsPerTask: 50, inlineScanFloats: 0 });
+    const b = new FlatIndex({ dimensions: DIM, pool: three, minRowsPerTask: 50, inlineScanFloats: 0 });
     try {
       await a.upsert(rows);
       await b.upsert(rows);
@@ -146,6 +147,19 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
     } finally {
       await Promise.all([a.close(), b.close()]);
       await Promise.all([one.close(), three.close()]);
+    }
+  });
+
+  it('answers small scans on the calling thread exactly as the pool does (native kernel)', async () => {
+    const inline = new FlatIndex({ dimensions: DIM, pool, inlineScanFloats: 1_000_000 });
+    try {
+      await inline.upsert(rows);
+      for (const filter of [{ includePrivileged: true }, {}, { scopes: ['room_2'] }, { kinds: ['post' as const] }]) {
+        const query = near(rows[77].vector, 61);
+        expectSameHits(await inline.search(query, 12, filter), await index.search(query, 12, filter));
+      }
+    } finally {
+      await inline.close();
     }
   });
 
@@ -182,7 +196,7 @@ describe('FlatIndex changes', () => {
   });
 
   it('never mixes up rows when searches race with removals that move rows', async () => {
-    const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 64 });
+    const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 64, inlineScanFloats: 0 });
     const rows = entries(clustered(1200, DIM, 6, 5));
     const byId = new Map(rows.map((r) => [r.rowId, r.vector]));
     await index.upsert(rows);
@@ -240,7 +254,7 @@ describe('FlatIndex changes', () => {
 
   it('refuses scans beyond the queue bound with ERR_SEARCH_BUSY, and recovers', async () => {
     const small = new ScanPool({ threads: 1, queuePerThread: 1 });
-    const index = new FlatIndex({ dimensions: DIM, pool: small });
+    const index = new FlatIndex({ dimensions: DIM, pool: small, inlineScanFloats: 0 });
     try {
       await index.upsert(entries(clustered(3000, DIM, 4, 4)));
       const q = new Float32Array(DIM).fill(1);
