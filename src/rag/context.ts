@@ -2,6 +2,7 @@
  * Stage 3, full context: for each selected candidate, its most relevant passage (≤ 1,000 chars).
  * HN comments become sources of their own (`HN comment by X`), never mixed into article text.
  */
+import { readableBody } from '../content/sources/posts.js';
 import type { GroundedSource } from '../ai/grounded-prompt.js';
 import { contentTerms, idfTable, weightedOverlap } from '../ai/local/extractive-text.js';
 import type { Comment, StoredItem } from '../content/types.js';
@@ -37,7 +38,7 @@ export async function buildContext(store: Store, selected: Candidate[], question
 }
 
 function documentPassage(item: StoredItem, c: Candidate, question: string, maxChars: number): string {
-  const text = item.body.trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
+  const text = readableBody(item, `${item.id}@${item.updatedAt}`).trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
   return bestPassage(text, question, maxChars, stripTitle(c.chunk.text, item.title));
 }
 

@@ -2,6 +2,7 @@
  * A topic room's digest: a line and a link for each of its category's recent items, under a lead
  * the model may write. Pure functions; src/rag/topics.ts stores what they make.
  */
+import { readableBody } from '../content/sources/posts.js';
 import { itemPagePath, type StoredItem } from '../protocol/content.js';
 import type { DigestEntry } from '../protocol/messages.js';
 import { clip, formatDay, squash } from '../text.js';
@@ -37,9 +38,13 @@ export function sentences(text: string, minChars = MIN_SENTENCE_CHARS): string[]
 }
 
 /** One line about an item: the first sentence of its description (or body) that is not its title. */
-export function itemLine(item: Pick<StoredItem, 'title' | 'description' | 'body'>): string {
+export function itemLine(item: Pick<StoredItem, 'title' | 'description' | 'body'> & { kind?: StoredItem['kind'] }): string {
   const title = squash(item.title).toLowerCase();
-  const from = (item.description.trim() ? item.description : item.body).slice(0, LOOK_CHARS);
+  // A post's body is markdown: its text, from a bounded head of it.
+  const from = (item.description.trim() ? item.description : readableBody({ kind: item.kind ?? '', body: item.body.slice(0, 4 * LOOK_CHARS) })).slice(
+    0,
+    LOOK_CHARS,
+  );
   const first = sentences(from).find((s) => !title.includes(s.toLowerCase().replace(/[.!?…]+$/, '')));
   return first ? clip(first, DIGEST_LINE_CHARS) : '';
 }

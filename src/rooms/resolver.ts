@@ -5,6 +5,7 @@
  * the category's recent items, also returned as `digest` entries — (or, until one exists, the
  * titles of the category's recent items), at most `contextChars` characters.
  */
+import { readableBody } from '../content/sources/posts.js';
 import { kindOfId } from '../content/types.js';
 import type { DigestEntry, RoomInfo } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
@@ -30,7 +31,7 @@ export function storeResolver(store: Store, contextChars = DEFAULT_CONTEXT_CHARS
 async function contentRoom(store: Store, roomId: string, contextChars: number): Promise<RoomInfo | null> {
   const item = await store.getItem(roomId);
   if (!item) return null;
-  const about = item.description.trim() || item.body.trim();
+  const about = item.description.trim() || readableBody(item, `${item.id}@${item.updatedAt}`).trim();
   const context = clip([item.title, about].filter(Boolean).join('\n\n'), contextChars);
   return { id: item.id, kind: item.kind, title: item.title, url: item.url, context };
 }

@@ -1,4 +1,6 @@
 // The page of a post (/post?id=…) in Chromium: what it shows, where it leads, and that nothing in a hostile post runs.
+import { validateItem } from '../../src/content/items.js';
+import { postFromMarkdown } from '../../src/content/sources/posts.js';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
@@ -64,6 +66,12 @@ describeBrowser('the page of a post', () => {
       }),
     );
     await store.upsertItem(item('video_v', { title: 'A video' }));
+    // A post read from a markdown file, as `salon ingest --file` and the demo seed read them.
+    await store.upsertItem(
+      validateItem(postFromMarkdown('---\ntitle: From a file\n---\n# From a file\n\n## Part one\n\nSome *emphasis* here.\n', 'file.md'), {
+        bodyMaxChars: 200_000,
+      }),
+    );
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await instrument(context);
@@ -111,6 +119,14 @@ describeBrowser('the page of a post', () => {
     const original = post.locator('a[data-original]');
     expect(await original.getAttribute('href')).toBe('https://blog.example.org/good');
     expect(await original.textContent()).toContain('blog.example.org');
+  });
+
+  it('renders a post read from a markdown file as markdown: its sections and emphasis', async () => {
+    await page.goto(`${server.url}/post?id=post_file`);
+    const md = page.locator('salon-post-page salon-markdown');
+    await expect.poll(() => md.locator('h2').textContent()).toBe('Part one');
+    expect(await md.locator('em').textContent()).toBe('emphasis');
+    expect(await shownText(md)).not.toContain('##');
   });
 
   it('shows who is in the post’s room, and its Discuss link leads there and back', async () => {

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateItem } from '../../src/content/items.js';
-import { markdownFiles, markdownToText, postFromMarkdown, readPostFile } from '../../src/content/sources/posts.js';
+import { chunkItem } from '../../src/content/ingest/chunker.js';
+import { markdownFiles, markdownToText, postFromMarkdown, readPostFile, readableBody } from '../../src/content/sources/posts.js';
 import { CORPORA, tempDir } from '../helpers.js';
 
 const opts = { bodyMaxChars: 200_000 };
@@ -32,7 +33,7 @@ const x = 1;
 `;
 
 describe('postFromMarkdown', () => {
-  it('reads the front matter and turns the markdown into plain paragraphs', () => {
+  it('reads the front matter and keeps the markdown as the body; its text is what is indexed', () => {
     const item = validateItem(postFromMarkdown(POST, 'ignored-name.md'), opts);
     expect(item).toMatchObject({
       id: 'post_slow-web',
@@ -45,9 +46,17 @@ describe('postFromMarkdown', () => {
       image: '/demo/img/p01.svg',
       source: 'markdown',
     });
-    expect(item.body).toBe(
-      'Pages used to be small. Then they were not; see the archive.\n\nfirst point\nsecond point\n\nconst x = 1;\n  indented();\n\nA quoted line & an entity.',
-    );
+    // The leading heading repeats the title, so it is not part of the body.
+    expect(item.body.startsWith('Pages used to be *small*. Then they were **not**; see [the archive](https://example.com/archive).')).toBe(true);
+    expect(item.body).toContain('- first point');
+    const text =
+      'Pages used to be small. Then they were not; see the archive.\n\nfirst point\nsecond point\n\nconst x = 1;\n  indented();\n\nA quoted line & an entity.';
+    expect(readableBody(item)).toBe(text);
+    // The chunks hold the text, not the markup.
+    const body = chunkItem(item, { size: 1000, overlap: 100 }).filter((c) => c.part === 'body');
+    expect(body.map((c) => c.text).join('\n')).toBe(text);
+    // Other kinds' bodies are text already.
+    expect(readableBody({ kind: 'news', body: '**as is**' })).toBe('**as is**');
   });
 
   it('falls back to the file name for the id, the first heading for the title, the body for the description', () => {
@@ -57,6 +66,11 @@ describe('postFromMarkdown', () => {
       title: 'Hello World',
       description: 'Some text here. More text.',
       body: 'Some text here. More text.',
+    });
+    // Without a description, the description is the start of the body's text, not its markup.
+    expect(validateItem(postFromMarkdown('# T\n\nSome **bold** words.', 'b.md'), opts)).toMatchObject({
+      description: 'Some bold words.',
+      body: 'Some **bold** words.',
     });
   });
 

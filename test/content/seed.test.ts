@@ -87,7 +87,11 @@ describe('seedDemo', () => {
       image: '/demo/img/n1.svg',
     });
     expect(await store.getItem('video_v1')).toMatchObject({ source: 'demo', channel: 'Rail Talk', siteName: 'YouTube' });
-    expect(await store.getItem('post_p1')).toMatchObject({ source: 'demo', body: 'It was quiet.\n\nAnd fast.', author: 'Sam' });
+    // A post keeps its markdown; its chunks hold the text.
+    expect(await store.getItem('post_p1')).toMatchObject({ source: 'demo', body: 'It was **quiet**.\n\nAnd fast.', author: 'Sam' });
+    const postBody = (await store.chunksOfItem('post_p1')).filter((c) => c.part === 'body').map((c) => c.text);
+    expect(postBody.join('\n')).toContain('It was quiet.');
+    expect(postBody.join('\n')).not.toContain('**');
     expect((await store.chunksOfItem('news_n1')).map((c) => c.part)).toEqual(['title', 'body', 'comment']);
     expect(JSON.parse((await store.getMeta(DEMO_SEED_KEY))!).state).toBe('done');
   });

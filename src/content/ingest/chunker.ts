@@ -13,6 +13,7 @@
  * Chunk text is the source text only; the title is not repeated in body or comment chunks,
  * because every chunk row names its item and results are grouped back to items (docs/architecture.md).
  */
+import { readableBody } from '../sources/posts.js';
 import type { Comment, ContentItem, NewChunk } from '../types.js';
 import { safeCut } from '../text.js';
 import { wholeNumber } from '../../options.js';
@@ -114,14 +115,18 @@ function commentChunks(comments: Comment[], options: ChunkOptions): { text: stri
 }
 
 /** The chunks of an item, numbered from 0: title, body windows, then comments. */
-export function chunkItem(item: Pick<ContentItem, 'title' | 'description' | 'body' | 'comments'>, options: ChunkOptions): NewChunk[] {
+export function chunkItem(
+  item: Pick<ContentItem, 'title' | 'description' | 'body' | 'comments'> & { kind?: ContentItem['kind'] },
+  options: ChunkOptions,
+): NewChunk[] {
   validateChunkOptions(options);
   const chunks: NewChunk[] = [];
   const head = [item.title.trim(), item.description.trim()].filter(Boolean).join('\n\n');
   const headWindows = windows(head, { size: options.size, overlap: 0 });
   if (headWindows.length) chunks.push({ ord: 0, part: 'title', text: headWindows[0] });
   const descriptionCut = headWindows.length > 1;
-  const bodyText = item.body.trim() ? item.body : descriptionCut ? item.description : '';
+  // A post's markdown is indexed as its text.
+  const bodyText = item.body.trim() ? readableBody({ kind: item.kind ?? '', body: item.body }) : descriptionCut ? item.description : '';
   for (const text of windows(bodyText, options)) chunks.push({ ord: chunks.length, part: 'body', text });
   for (const c of commentChunks(item.comments, options)) chunks.push({ ord: chunks.length, part: 'comment', text: c.text, commentBy: c.by });
   return chunks;

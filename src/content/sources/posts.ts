@@ -1,7 +1,8 @@
 /**
  * Posts from markdown files with a YAML front matter block (`---` … `---`): title, author,
- * category, publishedAt (or date), description, image, url, id. The stored body is the markdown
- * rendered to plain text with paragraphs kept, which is what gets indexed.
+ * category, publishedAt (or date), description, image, url, id. A post's body is stored as the
+ * markdown it was written in (the post page renders it, sanitised, as it does a post sent through
+ * the API); what is indexed, cited and shown as context is its text (`readableBody`).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
@@ -22,6 +23,26 @@ const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false
 /** Markdown to plain text: blocks become paragraphs, list items lines, code stays verbatim. */
 export function markdownToText(source: string): string {
   return htmlToText(markdown.render(capField(source, FIELD_CAPS.post)));
+}
+
+/** Bodies converted lately, by item and version: an ask cites the same few posts again and again. */
+const READABLE_CACHE_SIZE = 64;
+const readable = new Map<string, string>();
+
+/**
+ * The text of an item's body: a post's body is markdown, rendered here to plain paragraphs; other
+ * kinds' bodies are text already. `key` (an id and version) caches the conversion.
+ */
+export function readableBody(item: { kind: string; body: string }, key?: string): string {
+  if (item.kind !== 'post' || !item.body.trim()) return item.body;
+  const cached = key === undefined ? undefined : readable.get(key);
+  if (cached !== undefined) return cached;
+  const text = markdownToText(item.body);
+  if (key !== undefined) {
+    if (readable.size >= READABLE_CACHE_SIZE) readable.delete(readable.keys().next().value as string);
+    readable.set(key, text);
+  }
+  return text;
 }
 
 /** Splits a document into its front matter (parsed) and the markdown after it. */
@@ -64,13 +85,13 @@ export function postFromMarkdown(text: string, fileName: string, source = 'markd
   const heading = firstHeading(content);
   const title = fm.title ?? heading;
   // A leading heading that repeats the title is not part of the body.
-  const body = markdownToText(heading && heading === title ? content.replace(/^\s*#{1,6}[ \t]+.*\n?/, '') : content);
+  const body = capField(heading && heading === title ? content.replace(/^\s*#{1,6}[ \t]+.*\n?/, '') : content, FIELD_CAPS.post).trim();
   return {
     id,
     kind: 'post',
     title: title ?? '',
     url: fm.url ?? null,
-    description: typeof fm.description === 'string' && fm.description.trim() ? fm.description : excerpt(body, DESCRIPTION_CHARS),
+    description: typeof fm.description === 'string' && fm.description.trim() ? fm.description : excerpt(markdownToText(body), DESCRIPTION_CHARS),
     body,
     comments: [],
     category: fm.category ?? null,
