@@ -38,7 +38,7 @@ export async function buildContext(store: Store, selected: Candidate[], question
 }
 
 function documentPassage(item: StoredItem, c: Candidate, question: string, maxChars: number): string {
-  const text = readableBody(item, `${item.id}@${item.updatedAt}`).trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
+  const text = readableBody(item).trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
   return bestPassage(text, question, maxChars, stripTitle(c.chunk.text, item.title));
 }
 

@@ -31,7 +31,7 @@ export function storeResolver(store: Store, contextChars = DEFAULT_CONTEXT_CHARS
 async function contentRoom(store: Store, roomId: string, contextChars: number): Promise<RoomInfo | null> {
   const item = await store.getItem(roomId);
   if (!item) return null;
-  const about = item.description.trim() || readableBody(item, `${item.id}@${item.updatedAt}`).trim();
+  const about = item.description.trim() || readableBody(item).trim();
   const context = clip([item.title, about].filter(Boolean).join('\n\n'), contextChars);
   return { id: item.id, kind: item.kind, title: item.title, url: item.url, context };
 }

@@ -120,7 +120,7 @@ export class SalonContentPage extends LitElement {
       this.nextCursor = page.nextCursor;
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
-      this.error = err instanceof ApiError ? err : new ApiError('ERR_NETWORK', String(err), 0);
+      this.error = ApiError.from(err);
     }
     this.loading = false;
   }

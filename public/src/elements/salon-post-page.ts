@@ -136,7 +136,7 @@ export class SalonPostPage extends LitElement {
       this.item = await getContent(this.itemId);
       if (this.item.kind === 'post') document.title = `${this.item.title} · Salon`;
     } catch (err) {
-      this.error = err instanceof ApiError ? err : new ApiError('ERR_NETWORK', String(err), 0);
+      this.error = ApiError.from(err);
     }
   }
 }

@@ -345,7 +345,7 @@ export class SalonSearch extends LitElement {
       );
     } catch (err) {
       if ((err as Error).name === 'AbortError') return;
-      this.error = err instanceof ApiError ? err : new ApiError('ERR_NETWORK', String(err), 0);
+      this.error = ApiError.from(err);
       this.hits = [];
       this.active = -1;
     }

@@ -125,7 +125,7 @@ export class SalonWatchPage extends LitElement {
       this.item = await getContent(this.itemId);
       document.title = `${this.item.title} · Salon`;
     } catch (err) {
-      this.error = err instanceof ApiError ? err : new ApiError('ERR_NETWORK', String(err), 0);
+      this.error = ApiError.from(err);
     }
   }
 }

@@ -29,6 +29,11 @@ export class ApiError extends Error {
     this.code = code;
     this.status = status;
   }
+
+  /** `err` as an ApiError: itself, or ERR_NETWORK carrying its text (a failure before any answer). */
+  static from(err: unknown): ApiError {
+    return err instanceof ApiError ? err : new ApiError('ERR_NETWORK', String(err), 0);
+  }
 }
 
 /** GETs JSON from the API; throws ApiError with the server's code, or ERR_NETWORK. */

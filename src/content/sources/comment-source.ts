@@ -5,7 +5,32 @@
  * item: the post's linked article as the body (the post's own text when it links nowhere) and its
  * top comments attached. Hacker News (hn.ts) and Reddit (reddit.ts) implement it.
  */
+import { numberWithin, required, wholeNumber } from '../../options.js';
 import type { ArticleFields } from './article.js';
+import { Pacer } from './pacer.js';
+
+/** Fetches and parses a JSON document (the fetcher's `fetchJson`, or a test double). */
+export type JsonFetcher = (url: string, signal?: AbortSignal) => Promise<unknown>;
+
+/** What a client of a discussion site's API is configured with. */
+export interface CommentApiOptions {
+  /** The API's base URL, without a trailing slash (a loopback fake in tests). */
+  base: string;
+  fetchJson: JsonFetcher;
+  /** First-level comments kept per thread. */
+  commentLimit: number;
+  /** Pause between request starts. */
+  intervalMs: number;
+}
+
+/** Checks `options` by name for `owner` and returns the pacer its requests take turns on. */
+export function pacedApi(owner: string, options: CommentApiOptions): Pacer {
+  if (!/^https?:\/\//.test(options.base ?? '')) throw new TypeError(`${owner}: options.base must be an http(s) URL, got ${options.base}`);
+  required(owner, 'fetchJson', options.fetchJson);
+  wholeNumber(owner, 'commentLimit', options.commentLimit, 0);
+  numberWithin(owner, 'intervalMs', options.intervalMs, 0);
+  return new Pacer(options.intervalMs);
+}
 
 /** A thread's post and top comments, ready to become an item once its linked article is fetched. */
 export interface Discussion {

@@ -5,8 +5,8 @@
  */
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
-import { Pacer } from './pacer.js';
-import type { CommentSource, Discussion } from './comment-source.js';
+import type { Pacer } from './pacer.js';
+import { pacedApi, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { hnItemId, hnStoryIdOf } from '../ids.js';
@@ -15,10 +15,6 @@ export { hnStoryIdOf };
 import type { Comment } from '../types.js';
 import { excerpt } from '../text.js';
 import { hostOf } from '../../text.js';
-import { numberWithin, required, wholeNumber } from '../../options.js';
-
-/** Fetches and parses a JSON document (H1's fetcher `fetchJson`, or a test double). */
-export type JsonFetcher = (url: string, signal?: AbortSignal) => Promise<unknown>;
 
 /** The fields of an HN API item Salon uses. */
 export interface HnItem {
@@ -34,15 +30,8 @@ export interface HnItem {
   dead?: boolean;
 }
 
-export interface HnClientOptions {
-  /** HN_API_BASE, without a trailing slash. */
-  base: string;
-  fetchJson: JsonFetcher;
-  /** HN_COMMENT_LIMIT: first-level comments kept per story. */
-  commentLimit: number;
-  /** HN_REQUEST_INTERVAL_MS: pause between request starts. */
-  intervalMs: number;
-}
+/** HN_API_BASE, HN_COMMENT_LIMIT (first-level comments kept per story), HN_REQUEST_INTERVAL_MS. */
+export type HnClientOptions = CommentApiOptions;
 
 /** The story lists of the API: `topstories`, `beststories`, `newstories`. */
 export const HN_LISTS = ['top', 'best', 'new'] as const;
@@ -79,11 +68,7 @@ export class HnClient {
   private readonly pacer: Pacer;
 
   constructor(private readonly options: HnClientOptions) {
-    if (!/^https?:\/\//.test(options.base ?? '')) throw new TypeError(`HnClient: options.base must be an http(s) URL, got ${options.base}`);
-    required('HnClient', 'fetchJson', options.fetchJson);
-    wholeNumber('HnClient', 'commentLimit', options.commentLimit, 0);
-    numberWithin('HnClient', 'intervalMs', options.intervalMs, 0);
-    this.pacer = new Pacer(options.intervalMs);
+    this.pacer = pacedApi('HnClient', options);
   }
 
   private async get(path: string, signal?: AbortSignal): Promise<unknown> {

@@ -31,10 +31,11 @@ const readable = new Map<string, string>();
 
 /**
  * The text of an item's body: a post's body is markdown, rendered here to plain paragraphs; other
- * kinds' bodies are text already. `key` (an id and version) caches the conversion.
+ * kinds' bodies are text already. A stored item (with its id and updatedAt) has its text cached.
  */
-export function readableBody(item: { kind: string; body: string }, key?: string): string {
+export function readableBody(item: { kind: string; body: string; id?: string; updatedAt?: string }): string {
   if (item.kind !== 'post' || !item.body.trim()) return item.body;
+  const key = item.id !== undefined && item.updatedAt !== undefined ? `${item.id}@${item.updatedAt}` : undefined;
   const cached = key === undefined ? undefined : readable.get(key);
   if (cached !== undefined) return cached;
   const text = markdownToText(item.body);

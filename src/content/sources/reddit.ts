@@ -6,24 +6,18 @@
  */
 import { errors } from '../../errors.js';
 import { hostOf } from '../../text.js';
-import { numberWithin, required, wholeNumber } from '../../options.js';
 import type { ArticleFields } from './article.js';
-import { httpUrl, type CommentSource, type Discussion } from './comment-source.js';
-import type { JsonFetcher } from './hn.js';
+import { httpUrl, pacedApi, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { excerpt } from '../text.js';
 import type { Comment } from '../types.js';
-import { Pacer } from './pacer.js';
+import type { Pacer } from './pacer.js';
 
-export interface RedditOptions {
-  /** REDDIT_API_BASE, e.g. https://www.reddit.com (a loopback fake in tests). */
-  base: string;
-  fetchJson: JsonFetcher;
-  /** REDDIT_COMMENT_LIMIT: first-level comments kept per thread. */
-  commentLimit: number;
-  /** Pause between request starts (shared with nothing else: Reddit counts per client). */
-  intervalMs: number;
-}
+/**
+ * REDDIT_API_BASE (e.g. https://www.reddit.com), REDDIT_COMMENT_LIMIT, REDDIT_REQUEST_INTERVAL_MS
+ * (a pacer of its own, shared with nothing else: Reddit counts per client).
+ */
+export type RedditOptions = CommentApiOptions;
 
 const THREAD_ID = /^[a-z0-9]{1,16}$/i;
 const REDDIT_HOST = /^((www|old|new|np)\.)?reddit\.com$/i;
@@ -74,11 +68,7 @@ export class RedditComments implements CommentSource {
   private readonly pacer: Pacer;
 
   constructor(private readonly options: RedditOptions) {
-    if (!/^https?:\/\//.test(options.base ?? '')) throw new TypeError(`RedditComments: options.base must be an http(s) URL, got ${options.base}`);
-    required('RedditComments', 'fetchJson', options.fetchJson);
-    wholeNumber('RedditComments', 'commentLimit', options.commentLimit, 0);
-    numberWithin('RedditComments', 'intervalMs', options.intervalMs, 0);
-    this.pacer = new Pacer(options.intervalMs);
+    this.pacer = pacedApi('RedditComments', options);
   }
 
   threadOf(url: string): string | null {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
 import { instantiateKernel, type Kernel } from './kernel.js';
-import { filterSpec, layoutSpec, nativeScan, scanTopNative } from './native-kernel.js';
+import { filterSpec, layoutSpec, requireNativeScan, scanTopNative } from './native-kernel.js';
 import {
   BLOCK_ROWS,
   MAX_PAGES,
@@ -178,12 +178,11 @@ export class FlatIndex implements VectorIndex {
     const slot = this.freeSlots.pop();
     if (slot === undefined) throw new errors.ERR_SEARCH_BUSY(`${this.layout.slots} searches in flight`);
     try {
-      const q = queryOffset(this.layout, slot) >> 2;
-      normalizeInto(query, this.f32, q);
-      this.f32.fill(0, q + this.dimensions, q + this.layout.padded);
+      const q = queryOffset(this.layout, slot);
+      this.writeVector(query, q);
       if (this.pool.kernel === 'native' && total * this.layout.padded <= this.inlineScanFloats) {
         const range = rows ? { rows } : { start: 0, end: total };
-        const { rowIds, scores } = scanTopNative(this.i32, { ...layoutSpec(this.layout, q << 2), k, ...filterSpec(filter), ...range });
+        const { rowIds, scores } = scanTopNative(this.i32, { ...layoutSpec(this.layout, q), k, ...filterSpec(filter), ...range });
         return Array.from(rowIds, (rowId, i) => ({ rowId, score: scores[i] }));
       }
       const tasks = Math.max(1, Math.min(this.pool.threads, Math.floor(total / this.minRowsPerTask)));
@@ -233,8 +232,7 @@ export class FlatIndex implements VectorIndex {
     checkQuery(query, this.dimensions);
     const { layout } = this;
     const q = queryOffset(layout, this.rescoreSlot);
-    normalizeInto(query, this.f32, q >> 2);
-    this.f32.fill(0, (q >> 2) + this.dimensions, (q >> 2) + layout.padded);
+    this.writeVector(query, q);
     if (this.pool.kernel === 'native') return this.rescoreNative(q, hits);
     const kernel = (this.kernel ??= instantiateKernel(this.memory));
     const indices = indicesOffset(layout, this.rescoreSlot, 0);
@@ -260,11 +258,9 @@ export class FlatIndex implements VectorIndex {
    */
   floorScan(query: Float32Array, threads: number): { ms: number; best: number } {
     checkQuery(query, this.dimensions);
-    const binding = nativeScan();
-    if (!binding) throw new Error('the native binding (salon-hnsw) is not built');
+    const binding = requireNativeScan();
     const q = queryOffset(this.layout, this.rescoreSlot);
-    normalizeInto(query, this.f32, q >> 2);
-    this.f32.fill(0, (q >> 2) + this.dimensions, (q >> 2) + this.layout.padded);
+    this.writeVector(query, q);
     return binding.scanFloor(this.i32, { ...layoutSpec(this.layout, q), n: this.count }, threads);
   }
 
@@ -328,10 +324,17 @@ export class FlatIndex implements VectorIndex {
     return (rowOffset(this.layout, slot) >> 2) + this.layout.padded;
   }
 
-  private writeRow(slot: number, e: VectorEntry): void {
-    const base = rowOffset(this.layout, slot) >> 2;
-    normalizeInto(e.vector, this.f32, base);
+  /** Writes `vector` normalised at byte offset `at`, zeros up to the padded length (the kernels read whole steps). */
+  private writeVector(vector: Float32Array, at: number): void {
+    const base = at >> 2;
+    normalizeInto(vector, this.f32, base);
     this.f32.fill(0, base + this.dimensions, base + this.layout.padded);
+  }
+
+  private writeRow(slot: number, e: VectorEntry): void {
+    const at = rowOffset(this.layout, slot);
+    this.writeVector(e.vector, at);
+    const base = at >> 2;
     const scopeId = this.stats.internScope(e.meta.scope);
     const m = base + this.layout.padded;
     this.i32[m + META_FLAGS] = packFlags(e.meta);

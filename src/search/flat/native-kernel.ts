@@ -32,6 +32,13 @@ export function nativeScan(): NativeScan | null {
   return loaded;
 }
 
+/** The binding, for callers that cannot scan without it. */
+export function requireNativeScan(): NativeScan {
+  const binding = nativeScan();
+  if (!binding) throw new Error('the native scan kernel (salon-hnsw) is not built: run npm install');
+  return binding;
+}
+
 /** The kernel a pool created with `choice` runs; `native` without a binding is an error. */
 export function resolveKernel(choice: ScanKernelChoice): 'native' | 'wasm' {
   const binding = nativeScan();
@@ -55,8 +62,7 @@ export function filterSpec(f: EncodedFilter): Pick<ScanSpec, 'kindMask' | 'sourc
 
 /** One native scan: the top k of `spec`'s rows in `memory`, best first. */
 export function scanTopNative(memory: Int32Array, spec: ScanSpec): ScanResult {
-  const binding = nativeScan();
-  if (!binding) throw new Error('the native scan kernel (salon-hnsw) is not built');
+  const binding = requireNativeScan();
   const rowIds = new Int32Array(spec.k);
   const scores = new Float32Array(spec.k);
   const n = binding.scanTop(memory, spec, rowIds, scores);
