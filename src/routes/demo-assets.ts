@@ -4,7 +4,7 @@
  * so opening one directly cannot run code on this origin.
  */
 import { existsSync } from 'node:fs';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 
 export const DEMO_IMG_PREFIX = '/demo/img/';
@@ -33,9 +33,9 @@ export default async function demoAssets(app: FastifyInstance, options: DemoAsse
     dotfiles: 'deny',
     maxAge: CACHE_SECONDS * 1000,
     allowedPath: (pathName: string) => SAFE_FILE.test(pathName),
-    setHeaders: (reply: FastifyReply) => {
-      reply.header('content-security-policy', IMAGE_CSP);
-      reply.header('x-content-type-options', 'nosniff');
+    setHeaders: (response) => {
+      response.setHeader('content-security-policy', IMAGE_CSP);
+      response.setHeader('x-content-type-options', 'nosniff');
     },
   });
 }

@@ -68,8 +68,8 @@ async function pages(app: FastifyInstance, publicDir: string): Promise<void> {
     decorateReply: false,
     index: false,
     cacheControl: false,
-    setHeaders(reply, path) {
-      reply.header('cache-control', HASHED_ASSET.test(path) ? IMMUTABLE : 'no-cache');
+    setHeaders(response, path) {
+      response.setHeader('cache-control', HASHED_ASSET.test(path) ? IMMUTABLE : 'no-cache');
     },
   });
   for (const url of PAGE_ROUTES) {
