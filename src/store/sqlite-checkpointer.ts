@@ -12,8 +12,9 @@
  * so a reordered write after the restart cannot corrupt the database). Checkpointing every second
  * put that fsync (0.2–50 ms here) in front of nearly every message of a quiet room. So the worker
  * reads the WAL's length from the wal-index header in `-shm` (format: sqlite.org/walformat.html)
- * and checkpoints only past `walFrames` frames: the writer pays one small fsync per `walFrames`
- * pages instead of a checkpoint per 1000. A PASSIVE checkpoint copies the frames that existed when
+ * and checkpoints only past `walFrames` frames: one WAL restart per `walFrames` pages instead of a
+ * checkpoint per 1000 (and with synchronous normal the writer skips the header's fsync altogether
+ * while this worker runs: sqlite-writer-sync.ts). A PASSIVE checkpoint copies the frames that existed when
  * it began, and the WAL only starts over after one that left nothing behind, so each round
  * checkpoints again while frames keep arriving, up to `catchUpTries` times. Where the header cannot
  * be read, the worker checkpoints every `intervalMs` instead.
@@ -22,6 +23,7 @@ import { createRequire } from 'node:module';
 import { endianness } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { wholeNumber } from '../options.js';
+import { WAL_INDEX_HEADER_BYTES, walFramesOf } from './wal-index.js';
 
 /** How often the worker reads the WAL's length. */
 export const DEFAULT_POLL_MS = 200;
@@ -56,21 +58,18 @@ db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('synchronous = NORMAL');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
-// The wal-index header: two copies of 48 bytes (equal unless a commit is writing them), in the
-// machine's byte order; iVersion at 0 is 3007000, isInit at 12, mxFrame (frames in the WAL) at 16.
-const header = Buffer.alloc(96);
-const u32 = workerData.littleEndian ? (o) => header.readUInt32LE(o) : (o) => header.readUInt32BE(o);
+const walFramesOf = ${walFramesOf.toString()};
+const header = Buffer.alloc(${WAL_INDEX_HEADER_BYTES});
 let shm = null;
 /** Frames in the WAL; -1 while a commit is writing the header; null when it cannot be read. */
 function walFrames() {
   try {
     if (shm === null) shm = fs.openSync(workerData.filename + '-shm', 'r');
-    if (fs.readSync(shm, header, 0, 96, 0) < 96) return null;
+    if (fs.readSync(shm, header, 0, header.length, 0) < header.length) return null;
   } catch {
     return null;
   }
-  if (u32(0) !== 3007000 || header[12] !== 1) return null;
-  return header.compare(header, 0, 48, 48, 96) === 0 ? u32(16) : -1;
+  return walFramesOf(header, workerData.littleEndian);
 }
 
 let lastLog = -1;

@@ -10,7 +10,8 @@ import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '.
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
-import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { WriterSync, type WriterSettings } from './sqlite-writer-sync.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
 import { scopeOf, threadOfScope } from '../memory/scopes.js';
@@ -116,6 +117,7 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
 
   private checkpointer: SqliteCheckpointer | null = null;
+  private writerSync: WriterSync | null = null;
 
   constructor(private readonly options: SqliteStoreOptions) {
     if (!options.filename) throw new Error('SqliteStore: options.filename is required');
@@ -172,18 +174,28 @@ export class SqliteStore implements Store {
     const checkpointer = this.checkpointer;
     this.checkpointer = null;
     await checkpointer?.stop();
+    // Synced again before the close's own checkpoint.
+    this.writerSync?.close();
     if (this.db.open) this.db.close();
   }
 
-  /** While the worker runs, the writer's own auto-checkpoint is only a safety net (sqlite-checkpointer.ts). */
+  /**
+   * While the worker runs, the writer neither checkpoints nor (with synchronous normal) syncs the
+   * WAL header: sqlite-writer-sync.ts.
+   */
   private startCheckpointer(): void {
+    const writerSync = new WriterSync(this.db, { filename: this.options.filename, synchronous: this.options.synchronous ?? 'normal' });
+    this.writerSync = writerSync;
     this.checkpointer = new SqliteCheckpointer({
       filename: this.options.filename,
       busyTimeoutMs: BUSY_TIMEOUT_MS,
-      onRunning: (running) => {
-        if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${running ? SAFETY_NET_PAGES : SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
-      },
+      onRunning: (running) => writerSync.setWorkerRunning(running),
     });
+  }
+
+  /** The writer's sync and checkpoint settings while the checkpoint worker runs; null without one. */
+  get writerSettings(): WriterSettings | null {
+    return this.writerSync?.current ?? null;
   }
 
   // content

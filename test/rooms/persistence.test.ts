@@ -11,6 +11,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from '../../src/store/sqlite-checkpointer.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { WriterSync, writerSettings } from '../../src/store/sqlite-writer-sync.js';
 import type { NewMessage } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
 import { ROOM, connect, item, joined, listen, roomsApp, until } from './helpers.js';
@@ -116,12 +117,16 @@ describe('background WAL checkpoints', () => {
     cleanups.push(() => store.close());
     const checkpoints: { log: number; checkpointed: number }[] = [];
     const running: boolean[] = [];
+    const writer = new WriterSync(store.db, { filename: file, synchronous: 'normal' });
     const checkpointer = new SqliteCheckpointer({
       filename: file,
       busyTimeoutMs: 5000,
       pollMs: 5,
       walFrames: 40,
-      onRunning: (r) => running.push(r),
+      onRunning: (r) => {
+        running.push(r);
+        writer.setWorkerRunning(r);
+      },
       onCheckpoint: (c) => checkpoints.push(c),
     });
     cleanups.push(() => checkpointer.stop());
@@ -140,6 +145,9 @@ describe('background WAL checkpoints', () => {
         return frames >= 40 && backfilled === frames;
       }, 30_000);
       const before = walFrames(file);
+      // The restarting commit runs unsynced: the worker's next checkpoint syncs the new header.
+      expect(writer.current).toEqual({ synchronous: 'OFF', autocheckpoint: 0 });
+      expect(store.db.pragma('synchronous', { simple: true })).toBe(0);
       const { message } = await store.appendMessage(newMessage(++n));
       expect(message.seq).toBe(n);
       expect(walFrames(file)).toBeLessThan(before);
@@ -150,23 +158,78 @@ describe('background WAL checkpoints', () => {
     expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
     await checkpointer.stop();
     expect(running).toEqual([true, false]);
+    expect(writer.current).toEqual({ synchronous: 'NORMAL', autocheckpoint: SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES });
+    writer.close();
+    await store.close();
+    const again = new SqliteStore({ filename: file });
+    cleanups.push(() => again.close());
+    expect((await again.messagesAfter(ROOM, 0, 5000)).map((m) => m.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
   });
 
-  it('makes the store’s own auto-checkpoint a safety net while the worker runs, and survives a reopen', async () => {
+  it('leaves checkpoints and the WAL header’s fsync to the worker while it runs, and survives a reopen', async () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const file = join(dir, 'salon.db');
     const store = new SqliteStore({ filename: file, backgroundCheckpoints: true });
-    await until(() => store.db.pragma('wal_autocheckpoint', { simple: true }) === SAFETY_NET_PAGES);
+    await until(() => store.writerSettings?.synchronous === 'OFF');
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(0);
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     for (let i = 1; i <= 20; i++) await store.appendMessage(newMessage(i));
     await store.close();
     const again = new SqliteStore({ filename: file });
     cleanups.push(() => again.close());
+    expect(again.db.pragma('synchronous', { simple: true })).toBe(1);
     expect(again.db.pragma('wal_autocheckpoint', { simple: true })).toBe(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES);
     expect((await again.messagesAfter(ROOM, 0, 50)).map((m) => m.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     const memory = new SqliteStore({ filename: ':memory:', backgroundCheckpoints: true });
     cleanups.push(() => memory.close());
+    expect(memory.writerSettings).toBeNull();
     expect(memory.db.pragma('wal_autocheckpoint', { simple: true })).toBe(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES);
+  });
+
+  it('keeps every commit fsynced with synchronous full, the writer’s checkpoint only a safety net', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const store = new SqliteStore({ filename: join(dir, 'salon.db'), backgroundCheckpoints: true, synchronous: 'full' });
+    cleanups.push(() => store.close());
+    await until(() => store.writerSettings?.autocheckpoint === SAFETY_NET_PAGES);
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
+  });
+
+  it('syncs and checkpoints on the writer again while the worker is behind, and not once it caught up', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const file = join(dir, 'salon.db');
+    const store = new SqliteStore({ filename: file });
+    cleanups.push(() => store.close());
+    // A worker that never checkpoints: only the WAL's length decides (the migrations wrote some).
+    const behindFrames = walFrames(file) + 40;
+    const writer = new WriterSync(store.db, { filename: file, synchronous: 'normal', behindFrames, guardMs: 5 });
+    cleanups.push(() => writer.close());
+    writer.setWorkerRunning(true);
+    expect(writer.current).toEqual({ synchronous: 'OFF', autocheckpoint: 0 });
+    let n = 0;
+    while (walFrames(file) < behindFrames) await store.appendMessage(newMessage(++n));
+    await until(() => writer.current.synchronous === 'NORMAL');
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(SAFETY_NET_PAGES);
+    // The worker catches up: everything copied, the WAL starts over at the next commit.
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    await store.appendMessage(newMessage(++n));
+    await until(() => writer.current.synchronous === 'OFF');
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    writer.setWorkerRunning(false);
+    expect(writer.current).toEqual({ synchronous: 'NORMAL', autocheckpoint: SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES });
+  });
+
+  it('chooses the writer’s settings from the worker’s state and the WAL’s length', () => {
+    const behind = 100;
+    expect(writerSettings('normal', false, 5, behind)).toEqual({ synchronous: 'NORMAL', autocheckpoint: SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES });
+    expect(writerSettings('full', false, 5, behind)).toEqual({ synchronous: 'FULL', autocheckpoint: SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES });
+    expect(writerSettings('normal', true, 99, behind)).toEqual({ synchronous: 'OFF', autocheckpoint: 0 });
+    expect(writerSettings('normal', true, 100, behind)).toEqual({ synchronous: 'NORMAL', autocheckpoint: SAFETY_NET_PAGES });
+    expect(writerSettings('normal', true, null, behind)).toEqual({ synchronous: 'NORMAL', autocheckpoint: SAFETY_NET_PAGES });
+    expect(writerSettings('full', true, 5, behind)).toEqual({ synchronous: 'FULL', autocheckpoint: SAFETY_NET_PAGES });
   });
 
   it('reports a worker that cannot open the database as not running, and names bad options', async () => {
