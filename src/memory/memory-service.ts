@@ -34,6 +34,9 @@ const LOAD_PAGE = 256;
 /** Vectors copied from the index between two event-loop turns (8 MB at 2,048 dimensions). */
 const COPY_PAGE = 1024;
 
+/** How often expired chunks are looked for while chunks are being stored (and at every load). */
+export const RETENTION_SWEEP_MS = 60_000;
+
 /** Resolves in the event loop's next check phase, after the I/O and immediates already due. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -88,6 +91,13 @@ export class MemoryService implements MemorySearch {
   private readonly queued = new Map<string, number>();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
+  /**
+   * Chunks each thread can still take before it may pass its cap (cap − its count when last
+   * counted): a thread is counted and pruned when this runs out, not after every chunk (the cap
+   * query reads the thread's newest `cap` rows). Forgotten whenever memory changes another way.
+   */
+  private readonly headroom = new Map<string, number>();
+  private nextRetentionSweep = -Infinity;
 
   constructor(private readonly options: MemoryOptions) {
     this.log = options.log ?? silentLogger;
@@ -280,6 +290,7 @@ export class MemoryService implements MemorySearch {
 
   /** Indexes chunks a thread operation just stored (`ids` in the order of `chunks`), with the vectors it already holds. */
   async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array }[]): Promise<void> {
+    this.recount();
     for (let i = 0; i < ids.length; i += LOAD_PAGE) {
       await this.options.index.upsert(
         ids.slice(i, i + LOAD_PAGE).map((rowId, j) => ({ rowId, vector: chunks[i + j].vector, meta: metaOf(chunks[i + j].chunk) })),
@@ -290,6 +301,7 @@ export class MemoryService implements MemorySearch {
 
   /** (Re)indexes stored chunks by id: after a thread operation moved or added them. */
   async reindex(ids: number[]): Promise<void> {
+    this.recount();
     for (let i = 0; i < ids.length; i += LOAD_PAGE) await this.indexChunks(await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE)));
     this.changed(ids);
   }
@@ -302,6 +314,7 @@ export class MemoryService implements MemorySearch {
 
   /** Follows another node's change (src/sync): indexes the chunks `ids` that are stored, drops the others. */
   async applyStored(ids: number[]): Promise<void> {
+    this.recount();
     for (let i = 0; i < ids.length; i += LOAD_PAGE) {
       const page = ids.slice(i, i + LOAD_PAGE);
       const chunks = await this.options.store.getMemoryChunks(page);
@@ -332,6 +345,7 @@ export class MemoryService implements MemorySearch {
 
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
   async forgetThread(threadId: string, memoryIds: number[]): Promise<void> {
+    this.recount();
     this.windows.discard(threadId);
     await this.options.index.remove(memoryIds);
     this.changed(memoryIds);
@@ -387,7 +401,17 @@ export class MemoryService implements MemorySearch {
       for (const listen of this.indexListeners) listen(stored, vector);
     }
     this.changed([stored.id]);
-    await this.prune(chunk.threadId);
+    await this.pruneAfterAdding(chunk.threadId);
+  }
+
+  /** Keeps the thread within its cap and, once a RETENTION_SWEEP_MS, forgets what expired. */
+  private async pruneAfterAdding(threadId: string): Promise<void> {
+    const left = (this.headroom.get(threadId) ?? 0) - 1;
+    const full = !this.headroom.has(threadId) || left < 0;
+    if (!full) this.headroom.set(threadId, left);
+    if (!full && this.now() < this.nextRetentionSweep) return;
+    await this.prune(full ? threadId : null);
+    if (full) this.headroom.set(threadId, this.maxChunksPerThread - (await this.options.store.countMemoryChunks(threadId)));
   }
 
   /**
@@ -402,6 +426,7 @@ export class MemoryService implements MemorySearch {
   }
 
   private async prune(threadId: string | null): Promise<void> {
+    this.nextRetentionSweep = this.now() + RETENTION_SWEEP_MS;
     const olderThan = new Date(this.now() - this.retentionMs).toISOString();
     const removed = await this.options.store.pruneMemory(threadId, this.maxChunksPerThread, olderThan);
     if (removed.length) await this.options.index.remove(removed);
@@ -410,6 +435,11 @@ export class MemoryService implements MemorySearch {
 
   private changed(ids: number[]): void {
     if (ids.length) this.options.onChanged?.(ids);
+  }
+
+  /** Memory changed other than by a stored chunk (a thread operation, another node): count again. */
+  private recount(): void {
+    this.headroom.clear();
   }
 
   /** Indexes `chunks`; returns their vectors, in order. */

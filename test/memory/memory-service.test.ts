@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import { exchangeText, MemoryService, type MemoryOptions } from '../../src/memory/memory-service.js';
+import { exchangeText, MemoryService, RETENTION_SWEEP_MS, type MemoryOptions } from '../../src/memory/memory-service.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
@@ -156,6 +156,40 @@ describe('conversation memory', () => {
     expect((await store.scanMemoryChunks(0, 10)).map((c) => c.text.split('\n')[1])).toEqual(['A: The harbour is dredged yearly.']);
     expect(index.size).toBe(1);
     expect(await search('when does the museum open')).toEqual(['Q: What about the harbour?\nA: The harbour is dredged yearly.']);
+  });
+
+  it('holds a thread to its cap after every chunk while counting it only when its headroom runs out', async () => {
+    let now = Date.UTC(2026, 10, 1);
+    const store = new SqliteStore({ filename: ':memory:' });
+    const calls = { prune: 0, count: 0 };
+    const prune = store.pruneMemory.bind(store);
+    const count = store.countMemoryChunks.bind(store);
+    store.pruneMemory = (...args) => (calls.prune++, prune(...args));
+    store.countMemoryChunks = (...args) => (calls.count++, count(...args));
+    const { memory, index, thread, other } = await setup({ maxChunksPerThread: 4, now: () => now }, store);
+    for (let i = 1; i <= 12; i++) {
+      memory.onAnswer(...answered(thread.id, 'Ann', `What is fact number ${i}?`, `Fact ${i} is about topic ${i * 7}.`));
+      await memory.idle();
+      expect(await store.countMemoryChunks(thread.id), `after ${i}`).toBe(Math.min(i, 4));
+      now += 1_000;
+    }
+    calls.count = 0;
+    expect((await store.scanMemoryChunks(0, 20)).map((c) => c.text.split('\n')[1])).toEqual(
+      [9, 10, 11, 12].map((i) => `A: Fact ${i} is about topic ${i * 7}.`),
+    );
+    expect(index.size).toBe(4);
+    // A thread far from its cap is counted and pruned at its first chunk, not after each one.
+    calls.prune = 0;
+    for (let i = 1; i <= 3; i++) {
+      memory.onAnswer(...answered(other.id, 'Bo', `Where is place ${i}?`, `Place ${i} is at corner ${i * 3}.`));
+      await memory.idle();
+    }
+    expect(calls).toEqual({ prune: 1, count: 1 });
+    // A minute on, the next chunk also looks for expired ones.
+    now += RETENTION_SWEEP_MS;
+    memory.onAnswer(...answered(other.id, 'Bo', 'Where is place 4?', 'Place 4 is at corner 12.'));
+    await memory.idle();
+    expect(calls.prune).toBe(2);
   });
 
   it('finds nothing while the thread’s memory is off, and everything again after a restart', async () => {
