@@ -205,4 +205,9 @@ export const POSTGRES_MIGRATIONS: string[] = [
     PRIMARY KEY (source_id, key)
   );
   `,
+  // 4: when each change-log entry was logged, so old entries can be pruned (src/sync/index-sync.ts).
+  `
+  ALTER TABLE index_changes ADD COLUMN logged_at timestamptz NOT NULL DEFAULT now();
+  CREATE INDEX index_changes_logged_at ON index_changes (logged_at);
+  `,
 ];

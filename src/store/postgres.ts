@@ -404,6 +404,12 @@ export class PostgresStore implements Store {
     return Number(rows[0].seq);
   }
 
+  async pruneIndexChanges(keepMs: number): Promise<number> {
+    // The database's clock on both sides: nodes' clocks may differ from it and from each other.
+    const { rowCount } = await this.db.query("DELETE FROM index_changes WHERE logged_at < now() - $1 * interval '1 millisecond'", [keepMs]);
+    return rowCount ?? 0;
+  }
+
   // sources
 
   async addSource(source: NewSource): Promise<SourceRecord> {

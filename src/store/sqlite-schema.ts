@@ -269,4 +269,10 @@ export const SQLITE_MIGRATIONS: string[] = [
     started_at TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 10: when each change-log entry was logged (ms since the epoch), so old entries can be pruned
+  // (src/sync/index-sync.ts); entries logged before this have none and go at the first prune.
+  `
+  ALTER TABLE index_changes ADD COLUMN logged_at INTEGER;
+  CREATE INDEX index_changes_logged_at ON index_changes (logged_at);
+  `,
 ];

@@ -777,7 +777,11 @@ export class SqliteStore implements Store {
   // change log
 
   async logIndexChange(target: ChangeTarget, ids: number[]): Promise<number> {
-    return Number(this.sql('INSERT INTO index_changes (target, ids) VALUES (?, ?)').run(target, JSON.stringify(ids)).lastInsertRowid);
+    return Number(this.sql('INSERT INTO index_changes (target, ids, logged_at) VALUES (?, ?, ?)').run(target, JSON.stringify(ids), Date.now()).lastInsertRowid);
+  }
+
+  async pruneIndexChanges(keepMs: number): Promise<number> {
+    return this.sql('DELETE FROM index_changes WHERE logged_at IS NULL OR logged_at < ?').run(Date.now() - keepMs).changes;
   }
 
   async indexChangesAfter(afterSeq: number, limit: number): Promise<IndexChange[]> {

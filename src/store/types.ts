@@ -378,6 +378,11 @@ export interface Store {
   indexChangesAfter(afterSeq: number, limit: number): Promise<IndexChange[]>;
   /** The newest entry's seq; 0 when the log is empty. */
   lastIndexChange(): Promise<number>;
+  /**
+   * Deletes the entries logged more than `keepMs` ago (by the store's clock); returns how many.
+   * Nodes read the log within seconds; a node that could not read it for longer restarts.
+   */
+  pruneIndexChanges(keepMs: number): Promise<number>;
 
   // ingest jobs
   saveJob(job: IngestJob): Promise<void>;

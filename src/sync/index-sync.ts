@@ -20,6 +20,10 @@ export const DEFAULT_RESYNC_MS = 30_000;
  */
 const REREAD = 100;
 const LOG_PAGE = 500;
+/** How long entries stay in the log: far longer than any running node takes to read them. */
+export const DEFAULT_LOG_RETENTION_MS = 24 * 3_600_000;
+/** How often a node deletes entries older than the retention (every node does; deleting is idempotent). */
+export const DEFAULT_PRUNE_EVERY_MS = 10 * 60_000;
 
 /** One index as the sync changes it. */
 export interface ChangeApplier {
@@ -35,6 +39,11 @@ export interface IndexSyncOptions {
   targets: Record<ChangeTarget, ChangeApplier>;
   log?: Logger;
   resyncMs?: number;
+  /** Entries older than this are deleted from the log. */
+  retentionMs?: number;
+  pruneEveryMs?: number;
+  /** The clock, for tests. */
+  now?: () => number;
 }
 
 interface Notice extends IndexChange {
@@ -44,6 +53,8 @@ interface Notice extends IndexChange {
 export class IndexSync {
   private readonly log: Logger;
   private readonly resyncMs: number;
+  private readonly retentionMs: number;
+  private readonly now: () => number;
   /** The newest seq applied (or read at `begin`). */
   private newest = 0;
   /** Seqs applied within REREAD of `newest`. */
@@ -53,11 +64,17 @@ export class IndexSync {
   private catchUpQueued = false;
   private queue: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
+  /** When the log was last read through (catch-up), to tell a node that fell behind the retention. */
+  private lastReadAt: number | null = null;
 
   constructor(private readonly options: IndexSyncOptions) {
     for (const name of ['store', 'feed', 'nodeId', 'targets'] as const) required('IndexSync', name, options[name]);
     this.resyncMs = positiveNumber('IndexSync', 'resyncMs', options.resyncMs ?? DEFAULT_RESYNC_MS);
     this.log = options.log ?? silentLogger;
+    this.retentionMs = positiveNumber('IndexSync', 'retentionMs', options.retentionMs ?? DEFAULT_LOG_RETENTION_MS);
+    positiveNumber('IndexSync', 'pruneEveryMs', options.pruneEveryMs ?? DEFAULT_PRUNE_EVERY_MS);
+    this.now = options.now ?? Date.now;
     options.feed.subscribe((notice) => this.heard(notice));
     options.feed.onConnectionChange((connected) => connected && this.catchUp());
   }
@@ -79,6 +96,18 @@ export class IndexSync {
     this.catchUp();
     this.timer = setInterval(() => this.catchUp(), this.resyncMs);
     this.timer.unref();
+    this.pruneTimer = setInterval(() => void this.prune(), this.options.pruneEveryMs ?? DEFAULT_PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
+  }
+
+  /** Deletes the log's entries older than the retention; never rejects. */
+  async prune(): Promise<void> {
+    try {
+      const removed = await this.options.store.pruneIndexChanges(this.retentionMs);
+      if (removed) this.log.debug({ removed }, 'old index changes pruned from the log');
+    } catch (err) {
+      this.log.warn({ err }, 'index change log not pruned; trying again later');
+    }
   }
 
   /**
@@ -101,6 +130,7 @@ export class IndexSync {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.queue;
   }
 
@@ -119,12 +149,21 @@ export class IndexSync {
     this.catchUpQueued = true;
     void this.serial(async () => {
       this.catchUpQueued = false;
+      const startedAt = this.now();
       for (let after = Math.max(0, this.newest - REREAD); !this.closed;) {
         const page = await this.options.store.indexChangesAfter(after, LOG_PAGE);
         for (const change of page) if (!this.applied.has(change.seq)) await this.apply(change);
         if (page.length < LOG_PAGE) break;
         after = page[page.length - 1].seq;
       }
+      // Entries this node never read may have been pruned meanwhile: only a restart (which rebuilds
+      // the indexes from the store) is sure to hold everything again.
+      if (this.lastReadAt !== null && startedAt - this.lastReadAt > this.retentionMs)
+        this.log.error(
+          { unreadMs: startedAt - this.lastReadAt },
+          'this node could not read the index change log for longer than it is kept; restart it to rebuild its indexes from the store',
+        );
+      this.lastReadAt = startedAt;
     });
   }
 

@@ -486,6 +486,18 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.indexChangesAfter(a, 10)).toEqual([{ seq: b, target: 'memory', ids: [7] }]);
         expect(await store.indexChangesAfter(0, 1)).toHaveLength(1);
       });
+
+      it('prunes entries logged longer ago than it is told to keep them', async () => {
+        const a = await store.logIndexChange('documents', [1]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const b = await store.logIndexChange('memory', [2]);
+        expect(await store.pruneIndexChanges(60_000)).toBe(0);
+        // Older than 10 ms: the first entry only (the store's clock decides, which for PostgreSQL is the server's).
+        expect(await store.pruneIndexChanges(10)).toBe(1);
+        expect((await store.indexChangesAfter(0, 10)).map((c) => c.seq)).toEqual([b]);
+        expect(await store.lastIndexChange()).toBe(b);
+        expect(b).toBeGreaterThan(a);
+      });
     });
 
     describe('sources', () => sourcesContract(() => store));

@@ -2,9 +2,10 @@
  * IndexSync with a fake feed and a real (SQLite) change log: what other nodes log is applied once,
  * its own echoes never; a notice that skips seqs, and the feed coming back, make it read the log.
  */
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { ChangeFeed } from '../../src/sync/change-feed.js';
 import { IndexSync } from '../../src/sync/index-sync.js';
+import { silentLogger } from '../../src/logger.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
 import { until } from '../rooms/helpers.js';
@@ -87,4 +88,38 @@ it('reads the log when a notice skips seqs and when the feed is back', async () 
   feed.connected();
   await until(() => applied.length === 3);
   expect(applied[2]).toEqual({ target: 'memory', ids: [7] });
+});
+
+it('prunes the log on its timer and says when the node could not read the log for longer than it is kept', async () => {
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+  try {
+    const errors: string[] = [];
+    const log = { ...silentLogger, error: (_: object, message: string) => void errors.push(message) };
+    const pruned: number[] = [];
+    const pruning = Object.assign(Object.create(store) as SqliteStore, {
+      pruneIndexChanges: async (keepMs: number) => (pruned.push(keepMs), 0),
+    });
+    const own = new IndexSync({
+      store: pruning,
+      feed,
+      nodeId: 'me',
+      targets: { documents: { applyStored: async () => {} }, memory: { applyStored: async () => {} } },
+      log,
+      retentionMs: 5_000,
+      pruneEveryMs: 1_000,
+      resyncMs: 60_000,
+    });
+    await own.begin();
+    own.start();
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(pruned).toEqual([5_000, 5_000, 5_000]);
+    expect(errors).toEqual([]);
+    // The next catch-up (the resync) comes after more than the retention: entries may be gone.
+    await vi.advanceTimersByTimeAsync(60_000);
+    await until(() => errors.length > 0);
+    expect(errors[0]).toMatch(/restart it/);
+    await own.close();
+  } finally {
+    vi.useRealTimers();
+  }
 });
