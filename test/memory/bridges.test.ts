@@ -65,6 +65,28 @@ describe('thread bridges', () => {
     expect(BRIDGE_MIN).toBeLessThan(SUGGEST_MIN);
   });
 
+  it('computes and writes nothing for a room with one active thread, but drops a bridge it still has', async () => {
+    const a = await app();
+    const trains = await threadSaying(a, 'Trains', TRAIN_TALK);
+    const moreTrains = await threadSaying(a, 'More trains', TRAIN_TALK);
+    const store = a.salon.store;
+    const bridges = new ThreadBridges(store, a.salon.memory);
+    closers.push(() => bridges.close());
+    // Every other thread of the room archived: the trains thread is left alone, with its bridge.
+    const others = (await store.listThreads(ROOM)).filter((t) => t.id !== trains && t.id !== moreTrains);
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: others.map((t) => ({ id: t.id, status: 'archived' as const })) });
+    expect(await bridges.refresh(ROOM)).toHaveLength(1);
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: moreTrains, status: 'archived' }] });
+    const writes = vi.spyOn(store, 'applyThreadChange');
+    const centroid = vi.spyOn(bridges, 'centroid');
+    expect(await bridges.refresh(ROOM)).toEqual([]);
+    expect(await store.threadBridges(trains)).toEqual([]);
+    expect(writes).toHaveBeenCalledTimes(1);
+    expect(await bridges.refresh(ROOM)).toEqual([]);
+    expect(writes).toHaveBeenCalledTimes(1);
+    expect(centroid).not.toHaveBeenCalled();
+  });
+
   it('refreshes a room’s bridges a while after its memory changes', async () => {
     const a = await app();
     const trains = await threadSaying(a, 'Trains', TRAIN_TALK);

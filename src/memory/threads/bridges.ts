@@ -94,6 +94,14 @@ export class ThreadBridges {
    */
   async refresh(roomId: string): Promise<ThreadBridge[]> {
     const threads = (await this.store.listThreads(roomId)).filter((t) => t.status === 'active');
+    // A room with one active thread (most rooms) has no pair to bridge: nothing to compute, and
+    // nothing to write unless a bridge of that thread is left from before.
+    if (threads.length < 2) {
+      const stale = threads.length ? await this.store.threadBridges(threads[0].id) : [];
+      if (stale.length)
+        await this.store.applyThreadChange({ at: new Date().toISOString(), expect: [], dropBridgesOf: threads.map((t) => t.id), setBridges: [] });
+      return [];
+    }
     const centroids = new Map<string, Float32Array | null>();
     for (const t of threads) centroids.set(t.id, await this.centroid(t.id));
     const bridges: ThreadBridge[] = [];
