@@ -18,6 +18,8 @@ export interface Embedder {
    * cached), `query` (the default) for questions and searches, which are never kept.
    */
   embed(texts: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]>;
+  /** Readies an in-process embedder's code before the first real text (the server calls it once it is ready). */
+  warmUp?(): Promise<void>;
 }
 
 /** What texts are embedded for. */

@@ -11,6 +11,10 @@ async function aiPlugin(app: FastifyInstance): Promise<void> {
   const { store, embedder, readiness } = app.salon;
   readiness.set('ai', () => app.salon.aiHealth());
   readiness.set('index-model', () => indexModelHealth(store, embedder));
+  // In the background: only an in-process embedder has something to warm.
+  app.addHook('onReady', async () => {
+    void embedder.warmUp?.().catch((err: unknown) => app.log.warn({ err }, 'embedder warm-up failed'));
+  });
   try {
     const check = await checkIndexModel(store, embedder);
     if (!check.ok) app.log.error({ code: 'ERR_INDEX_MODEL_MISMATCH' }, check.message);

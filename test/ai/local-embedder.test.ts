@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
 import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { STOPWORDS, stem } from '../../src/ai/local/extractive-text.js';
 import { tokenize } from '../../src/ai/local/text-features.js';
@@ -17,6 +19,23 @@ describe('LocalEmbedder', () => {
     const [a] = await e.embed([text]);
     const [b] = await new LocalEmbedder().embed([text]);
     expect(Array.from(a)).toEqual(Array.from(b));
+  });
+
+  it('warms up without changing any vector, and the server warms its embedder once ready', async () => {
+    const warmed = new LocalEmbedder();
+    await warmed.warmUp();
+    const texts = ['Ann (24 Nov 2026, 09:14): The council approved the new pier.', 'The Panthers defense gave up just 308 points.'];
+    expect((await warmed.embed(texts)).map((v) => Array.from(v))).toEqual((await new LocalEmbedder().embed(texts)).map((v) => Array.from(v)));
+    const embedder = new LocalEmbedder({ dimensions: 64 });
+    const warmUp = vi.spyOn(embedder, 'warmUp');
+    const app = await buildApp(testConfig(), { embedder });
+    try {
+      expect(warmUp).not.toHaveBeenCalled();
+      await app.ready();
+      expect(warmUp).toHaveBeenCalledTimes(1);
+    } finally {
+      await app.close();
+    }
   });
 
   it('returns unit vectors of the configured dimension', async () => {
