@@ -129,7 +129,7 @@ export class MemoryService implements MemorySearch {
    * Two searches of the asker's scopes: chunk vectors (a whole window's meaning) and the words of
    * single lines (a fact said once inside a long window, which averaging into the window's vector
    * dilutes). A chunk ranks by its cosine plus LINE_WEIGHT × its best line's text score (scaled so
-   * the best line scores 1).
+   * the best line scores 1); a chunk only the line search found is scored exactly for its cosine.
    */
   async search(question: string, asker: MemoryAsker, k: number, signal?: AbortSignal, questionVector?: Promise<Float32Array | null>): Promise<MemoryHit[]> {
     const { store, index, embedder } = this.options;
@@ -137,8 +137,9 @@ export class MemoryService implements MemorySearch {
     if (!thread?.memoryEnabled) return [];
     // The pipeline's document search embeds the same question: its vector is used when it has one.
     const copyOf = async () => (await questionVector) ?? (await embedder.embed([question], signal, 'query'))[0];
+    const vector = index.size ? copyOf() : null;
     const [vectorHits, lineHits] = await Promise.all([
-      index.size ? copyOf().then((v) => index.search(v, k, filterFor(asker))) : [],
+      vector ? vector.then((v) => index.search(v, k, filterFor(asker))) : [],
       store.searchMemoryLines(lineQuery(question), scopesFor(asker), k),
     ]);
     const found = new Map<number, { score: number; lexical: number; line?: string }>();
@@ -147,6 +148,14 @@ export class MemoryService implements MemorySearch {
     for (const h of lineHits) {
       const entry = found.get(h.chunkId) ?? { score: 0, lexical: 0 };
       found.set(h.chunkId, { ...entry, lexical: h.score / top, line: h.line });
+    }
+    // A chunk found by its words alone ranks by its own cosine too, not by 0: the vector search's
+    // top k leaves out most chunks whose one line says the fact.
+    const scanned = new Set(vectorHits.map((h) => h.rowId));
+    const unscored = lineHits.filter((h) => !scanned.has(h.chunkId)).map((h) => h.chunkId);
+    if (vector && unscored.length) {
+      const cosines = this.cosines(await vector, unscored);
+      unscored.forEach((id, i) => (found.get(id)!.score = cosines[i] ?? 0));
     }
     const ranked = [...found.entries()].sort(([, a], [, b]) => b.score + LINE_WEIGHT * b.lexical - (a.score + LINE_WEIGHT * a.lexical)).slice(0, k);
     const chunks = new Map((await store.getMemoryChunkTexts(ranked.map(([id]) => id))).map((c) => [c.id, c]));

@@ -84,6 +84,25 @@ describe('conversation memory', () => {
     expect(await memory.search('how much money did Bob lose on Meridian?', publicAsk(other.id, 'Cy'), 3)).toEqual([]);
   });
 
+  it('ranks a chunk its words found, beyond the vector search’s top k, by its own cosine too', async () => {
+    const { store, memory, index, thread } = await setup({ windows: { maxMessages: 1 } });
+    const chatter = ['We should plan the pottery evening', 'The pottery class moved to Friday', 'Bring your pottery tools on Friday'];
+    for (const text of chatter) memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', text));
+    const fact = await say(store, thread.id, 'news_1', 'Cy', 'Oscar, my guinea pig, eats parsley at the pottery class');
+    memory.onMessage(fact);
+    await memory.idle();
+    const [chunk] = (await store.scanThreadMemory(thread.id, 0, 10, false)).filter((c) => c.messageIds.includes(fact.id));
+    // As if a long thread had pushed it past the vector search's k: only its words find it.
+    const search = index.search.bind(index);
+    index.search = async (...args) => (await search(...args)).filter((h) => h.rowId !== chunk.id);
+    const question = 'Which guinea pig eats parsley?';
+    const [hit] = await memory.search(question, publicAsk(thread.id, 'Ann'), 2);
+    const [vector] = await embedder.embed([question]);
+    expect(hit.chunk.id).toBe(chunk.id);
+    expect(hit.score).toBeGreaterThan(0);
+    expect(hit.score).toBeCloseTo(memory.cosines(vector, [chunk.id])[0]!, 5);
+  });
+
   it('remembers answers as Q/A exchanges, not abstentions, and not the assistant’s own messages as chat', async () => {
     const { memory, thread } = await setup();
     const [request, result] = answered(thread.id, 'Ann', 'When was the pier approved?', 'The council approved the pier in March [1].');
