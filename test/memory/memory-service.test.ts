@@ -103,6 +103,27 @@ describe('conversation memory', () => {
     expect(hit.score).toBeCloseTo(memory.cosines(vector, [chunk.id])[0]!, 5);
   });
 
+  it('favours what was said within the time a question names', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 1 } });
+    const at = async (month: number, text: string) =>
+      (
+        await store.appendMessage({
+          roomId: 'news_1',
+          threadId: thread.id,
+          author: { id: 'u_Ann', name: 'Ann', kind: 'user' },
+          text,
+          ts: new Date(Date.UTC(2023, month, 10, 9)).toISOString(),
+        })
+      ).message;
+    const may = await at(4, 'We went camping by the lake with the kids');
+    const june = await at(5, 'We went camping by the lake with the kids again');
+    for (const m of [may, june]) memory.onMessage(m);
+    await memory.idle();
+    const first = async (question: string) => (await memory.search(question, publicAsk(thread.id, 'Cy'), 2))[0].chunk.messageIds;
+    expect(await first('When did Ann go camping by the lake with the kids?')).toEqual([may.id]);
+    expect(await first('When did Ann go camping by the lake with the kids in June?')).toEqual([june.id]);
+  });
+
   it('remembers answers as Q/A exchanges, not abstentions, and not the assistant’s own messages as chat', async () => {
     const { memory, thread } = await setup();
     const [request, result] = answered(thread.id, 'Ann', 'When was the pier approved?', 'The council approved the pier in March [1].');
