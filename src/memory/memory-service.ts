@@ -20,6 +20,7 @@ import { withoutCitations } from '../text.js';
 import { wholeNumber } from '../options.js';
 import { MessageWindows, type WindowOptions } from './windows.js';
 import { scopeOf, scopesFor } from './scopes.js';
+import { namedPeriods, saidWithin } from './named-dates.js';
 import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
 
 export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
@@ -29,6 +30,8 @@ export const DUPLICATE_COSINE = 0.97;
 const DAY_MS = 86_400_000;
 /** Weight of a chunk's best line's text match beside its cosine when ranking memory hits. */
 export const LINE_WEIGHT = 0.3;
+/** What a chunk said within the time the question names (named-dates.ts) adds to its rank, a third of a best line's. */
+export const DATE_WEIGHT = 0.1;
 /** Chunks read per page while rebuilding the index. */
 const LOAD_PAGE = 256;
 /** Vectors copied from the index between two event-loop turns (8 MB at 2,048 dimensions). */
@@ -139,7 +142,8 @@ export class MemoryService implements MemorySearch {
    * Two searches of the asker's scopes: chunk vectors (a whole window's meaning) and the words of
    * single lines (a fact said once inside a long window, which averaging into the window's vector
    * dilutes). A chunk ranks by its cosine plus LINE_WEIGHT × its best line's text score (scaled so
-   * the best line scores 1).
+   * the best line scores 1), plus DATE_WEIGHT when it was said within a time the question names; a
+   * chunk only the line search found is scored exactly for its cosine.
    */
   async search(question: string, asker: MemoryAsker, k: number, signal?: AbortSignal, questionVector?: Promise<Float32Array | null>): Promise<MemoryHit[]> {
     const { store, index, embedder } = this.options;
@@ -147,8 +151,9 @@ export class MemoryService implements MemorySearch {
     if (!thread?.memoryEnabled) return [];
     // The pipeline's document search embeds the same question: its vector is used when it has one.
     const copyOf = async () => (await questionVector) ?? (await embedder.embed([question], signal, 'query'))[0];
+    const vector = index.size ? copyOf() : null;
     const [vectorHits, lineHits] = await Promise.all([
-      index.size ? copyOf().then((v) => index.search(v, k, filterFor(asker))) : [],
+      vector ? vector.then((v) => index.search(v, k, filterFor(asker))) : [],
       store.searchMemoryLines(lineQuery(question), scopesFor(asker), k),
     ]);
     const found = new Map<number, { score: number; lexical: number; line?: string }>();
@@ -158,8 +163,22 @@ export class MemoryService implements MemorySearch {
       const entry = found.get(h.chunkId) ?? { score: 0, lexical: 0 };
       found.set(h.chunkId, { ...entry, lexical: h.score / top, line: h.line });
     }
-    const ranked = [...found.entries()].sort(([, a], [, b]) => b.score + LINE_WEIGHT * b.lexical - (a.score + LINE_WEIGHT * a.lexical)).slice(0, k);
-    const chunks = new Map((await store.getMemoryChunkTexts(ranked.map(([id]) => id))).map((c) => [c.id, c]));
+    // A chunk found by its words alone ranks by its own cosine too, not by 0: the vector search's
+    // top k leaves out most chunks whose one line says the fact.
+    const scanned = new Set(vectorHits.map((h) => h.rowId));
+    const unscored = lineHits.filter((h) => !scanned.has(h.chunkId)).map((h) => h.chunkId);
+    if (vector && unscored.length) {
+      const cosines = this.cosines(await vector, unscored);
+      unscored.forEach((id, i) => (found.get(id)!.score = cosines[i] ?? 0));
+    }
+    // A question naming a time ("camping in June") favours what was said then: all candidates are
+    // read to know when (only then; otherwise just the chunks returned).
+    const periods = namedPeriods(question);
+    const read = periods.length ? await store.getMemoryChunkTexts([...found.keys()]) : [];
+    const dated = new Set(read.filter((c) => saidWithin(periods, c.firstTs, c.lastTs)).map((c) => c.id));
+    const rank = (id: number, f: { score: number; lexical: number }) => f.score + LINE_WEIGHT * f.lexical + (dated.has(id) ? DATE_WEIGHT : 0);
+    const ranked = [...found.entries()].sort(([x, a], [y, b]) => rank(y, b) - rank(x, a)).slice(0, k);
+    const chunks = new Map((periods.length ? read : await store.getMemoryChunkTexts(ranked.map(([id]) => id))).map((c) => [c.id, c]));
     return ranked.flatMap(([id, f]) => (chunks.has(id) ? [{ chunk: chunks.get(id)!, score: f.score, ...(f.line ? { line: f.line } : {}) }] : []));
   }
 

@@ -11,7 +11,10 @@ export interface NewMemoryChunk {
   threadId: string;
   roomId: string;
   kind: MemoryChunkKind;
-  /** What is embedded and shown: `Q: … A: …`, or one `Name (date, time): text` line per message. */
+  /**
+   * What is embedded and shown: `Q: … A: …`, or one `Name (date, time): text` line per message (a
+   * window's first line may be the line said just before it, as its context: src/memory/windows.ts).
+   */
   text: string;
   /** The messages it was made of, oldest first (empty for a private exchange, which is never stored as messages). */
   messageIds: string[];

@@ -1,7 +1,12 @@
 /**
  * People's messages grouped into windows for memory: consecutive messages of one thread, closed
  * after `maxMessages` messages, `maxChars` characters of lines, or a quiet spell with no message.
- * Each closed window becomes one memory chunk: one `Name (date, time): text` line per message.
+ * Each closed window becomes one memory chunk: one `Name (date, time): text` line per message,
+ * after the line just before the window (said without a quiet spell between) as its context: a
+ * window often goes on with what that line said ("How was it?" answered in the next window), and
+ * that line is read and searched with it but not cited by it (its message belongs to the window
+ * before). A full window whose last message asks something leaves that question to the next
+ * window, with its answer.
  */
 import type { Message } from '../protocol/messages.js';
 import { chatLine } from '../rag/recent-chat.js';
@@ -23,12 +28,16 @@ export interface WindowOptions {
 interface OpenWindow {
   messages: Message[];
   lines: string[];
+  /** The line before the window's first message, when it came without a quiet spell between. */
+  context?: string;
   chars: number;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
 export class MessageWindows {
   private readonly open = new Map<string, OpenWindow>();
+  /** Each thread's last line of its last closed window, and that message's time. */
+  private readonly previous = new Map<string, { line: string; ts: number }>();
   private readonly maxMessages: number;
   private readonly maxChars: number;
   private readonly quietMs: number;
@@ -55,21 +64,52 @@ export class MessageWindows {
     // own times: an imported history has its days between sessions), starts the next one.
     const last = w?.messages[w.messages.length - 1];
     const quiet = last !== undefined && Date.parse(message.ts) - Date.parse(last.ts) > this.quietMs;
-    if (w && w.messages.length && (quiet || w.chars + line.length + 1 > this.maxChars)) {
+    if (w && w.messages.length && quiet) {
       this.close(message.threadId);
       w = undefined;
+    } else if (w && w.messages.length && w.chars + line.length + 1 > this.maxChars) {
+      w = this.closeFull(message.threadId, w);
     }
     if (!w) {
-      w = { messages: [], lines: [], chars: 0, timer: null };
+      const before = this.previous.get(message.threadId);
+      const context = before && Date.parse(message.ts) - before.ts <= this.quietMs ? before.line : undefined;
+      w = { messages: [], lines: [], chars: 0, timer: null, context };
       this.open.set(message.threadId, w);
     }
     w.messages.push(message);
     w.lines.push(line);
     w.chars += line.length + 1;
-    if (w.messages.length >= this.maxMessages || w.chars >= this.maxChars) return this.close(message.threadId);
+    if (w.chars >= this.maxChars) return this.close(message.threadId);
+    if (w.messages.length >= this.maxMessages) {
+      this.closeFull(message.threadId, w);
+      w = this.open.get(message.threadId);
+      if (!w) return;
+    }
     if (w.timer) clearTimeout(w.timer);
     w.timer = setTimeout(() => this.close(message.threadId), this.quietMs);
     w.timer.unref?.();
+  }
+
+  /**
+   * Closes a full window. A last message that asks something is carried into the next window
+   * instead: its answer comes next, and a question cut from its answer leaves the window that
+   * matches the question without the fact and the one with the fact without its words. Returns
+   * the next window when one was opened with the question.
+   */
+  private closeFull(threadId: string, w: OpenWindow): OpenWindow | undefined {
+    const last = w.messages.length > 1 ? w.messages[w.messages.length - 1] : undefined;
+    if (!last || !asks(last.text)) {
+      this.close(threadId);
+      return undefined;
+    }
+    const line = w.lines[w.lines.length - 1];
+    w.messages.pop();
+    w.lines.pop();
+    w.chars -= line.length + 1;
+    this.close(threadId);
+    const next: OpenWindow = { messages: [last], lines: [line], chars: line.length + 1, timer: null, context: w.lines[w.lines.length - 1] };
+    this.open.set(threadId, next);
+    return next;
   }
 
   /** Closes the thread's open window now (all threads without an argument). */
@@ -84,11 +124,13 @@ export class MessageWindows {
     if (w.timer) clearTimeout(w.timer);
     if (!w.messages.length) return;
     const first = w.messages[0];
+    const end = w.messages[w.messages.length - 1];
+    this.previous.set(threadId, { line: w.lines[w.lines.length - 1], ts: Date.parse(end.ts) });
     this.options.onWindow({
       threadId,
       roomId: first.roomId,
       kind: 'window',
-      text: w.lines.join('\n'),
+      text: (w.context ? [w.context, ...w.lines] : w.lines).join('\n'),
       messageIds: w.messages.map((m) => m.id),
       authors: [...new Set(w.messages.map((m) => m.author.name))],
       firstTs: first.ts,
@@ -103,5 +145,11 @@ export class MessageWindows {
     const w = this.open.get(threadId);
     if (w?.timer) clearTimeout(w.timer);
     this.open.delete(threadId);
+    this.previous.delete(threadId);
   }
+}
+
+/** Whether a message ends by asking something (its last sentence is a question). */
+export function asks(text: string): boolean {
+  return /\?[\s"')\]]*$/.test(text.trim());
 }

@@ -84,6 +84,46 @@ describe('conversation memory', () => {
     expect(await memory.search('how much money did Bob lose on Meridian?', publicAsk(other.id, 'Cy'), 3)).toEqual([]);
   });
 
+  it('ranks a chunk its words found, beyond the vector search’s top k, by its own cosine too', async () => {
+    const { store, memory, index, thread } = await setup({ windows: { maxMessages: 1 } });
+    const chatter = ['We should plan the pottery evening', 'The pottery class moved to Friday', 'Bring your pottery tools on Friday'];
+    for (const text of chatter) memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', text));
+    const fact = await say(store, thread.id, 'news_1', 'Cy', 'Oscar, my guinea pig, eats parsley at the pottery class');
+    memory.onMessage(fact);
+    await memory.idle();
+    const [chunk] = (await store.scanThreadMemory(thread.id, 0, 10, false)).filter((c) => c.messageIds.includes(fact.id));
+    // As if a long thread had pushed it past the vector search's k: only its words find it.
+    const search = index.search.bind(index);
+    index.search = async (...args) => (await search(...args)).filter((h) => h.rowId !== chunk.id);
+    const question = 'Which guinea pig eats parsley?';
+    const [hit] = await memory.search(question, publicAsk(thread.id, 'Ann'), 2);
+    const [vector] = await embedder.embed([question]);
+    expect(hit.chunk.id).toBe(chunk.id);
+    expect(hit.score).toBeGreaterThan(0);
+    expect(hit.score).toBeCloseTo(memory.cosines(vector, [chunk.id])[0]!, 5);
+  });
+
+  it('favours what was said within the time a question names', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 1 } });
+    const at = async (month: number, text: string) =>
+      (
+        await store.appendMessage({
+          roomId: 'news_1',
+          threadId: thread.id,
+          author: { id: 'u_Ann', name: 'Ann', kind: 'user' },
+          text,
+          ts: new Date(Date.UTC(2023, month, 10, 9)).toISOString(),
+        })
+      ).message;
+    const may = await at(4, 'We went camping by the lake with the kids');
+    const june = await at(5, 'We went camping by the lake with the kids again');
+    for (const m of [may, june]) memory.onMessage(m);
+    await memory.idle();
+    const first = async (question: string) => (await memory.search(question, publicAsk(thread.id, 'Cy'), 2))[0].chunk.messageIds;
+    expect(await first('When did Ann go camping by the lake with the kids?')).toEqual([may.id]);
+    expect(await first('When did Ann go camping by the lake with the kids in June?')).toEqual([june.id]);
+  });
+
   it('remembers answers as Q/A exchanges, not abstentions, and not the assistant’s own messages as chat', async () => {
     const { memory, thread } = await setup();
     const [request, result] = answered(thread.id, 'Ann', 'When was the pier approved?', 'The council approved the pier in March [1].');

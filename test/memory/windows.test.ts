@@ -62,6 +62,36 @@ describe('memory windows', () => {
     expect(windows.waiting()).toBe(0);
   });
 
+  it('leaves a full window’s closing question to the next window, with its answer', () => {
+    const sent = Array.from({ length: 11 }, (_, i) => message('t1', i % 2 ? 'Cy' : 'Ann', `message number ${i}`));
+    const asked = message('t1', 'Cy', 'Did you make that bowl yourself? ');
+    const answer = message('t1', 'Ann', 'Yes, in my pottery class.');
+    for (const m of [...sent, asked, answer]) windows.add(m);
+    expect(closed.map((c) => c.messageIds)).toEqual([sent.map((m) => m.id)]);
+    expect(windows.waiting('t1')).toBe(2);
+    windows.close();
+    expect(closed[1].messageIds).toEqual([asked.id, answer.id]);
+    // A window of one question is not left empty: it closes with it.
+    const one = new MessageWindows({ maxMessages: 1, onWindow: (c) => closed.push(c) });
+    one.add(message('t2', 'Ann', 'Anyone here?'));
+    expect(closed[2].messageIds).toHaveLength(1);
+  });
+
+  it('starts a window with the line said just before it, read but not cited; none after a quiet spell', () => {
+    const sent = Array.from({ length: 14 }, (_, i) => message('t1', i % 2 ? 'Cy' : 'Ann', `message number ${i}`));
+    for (const m of sent) windows.add(m);
+    windows.close();
+    expect(closed.map((c) => c.messageIds)).toEqual([sent.slice(0, 12).map((m) => m.id), sent.slice(12).map((m) => m.id)]);
+    expect(closed[0].text.split('\n')).toHaveLength(12);
+    expect(closed[1].text.split('\n').map((l) => l.replace(/^.*\): /, ''))).toEqual(['message number 11', 'message number 12', 'message number 13']);
+    expect(closed[1].authors).toEqual(['Ann', 'Cy']);
+    vi.advanceTimersByTime(120_000);
+    const later = { ...message('t1', 'Ann', 'back again'), ts: new Date(Date.UTC(2026, 10, 24, 12, 0)).toISOString() };
+    windows.add(later);
+    windows.close();
+    expect(closed[2].text).toMatch(/^Ann \([^)]*\): back again$/);
+  });
+
   it('keeps threads apart, closes on demand, and discards a deleted thread’s window', () => {
     windows.add(message('t1', 'Ann', 'in one'));
     windows.add(message('t2', 'Cy', 'in two'));
