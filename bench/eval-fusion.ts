@@ -126,7 +126,8 @@ async function evaluate(app: FastifyInstance, assistant: SalonAssistant, sample:
     diaOf,
   );
 
-  const questions = answerable(sample);
+  // Only questions that list evidence: this evaluation measures where evidence is found.
+  const questions = answerable(sample).filter((qa) => qa.evidence.length > 0);
   const home = questions.map((qa) => {
     const inA = qa.evidence.filter((e) => firstHalf.has(sessionOf.get(e) ?? -1)).length;
     const inB = qa.evidence.filter((e) => sessionOf.has(e) && !firstHalf.has(sessionOf.get(e)!)).length;

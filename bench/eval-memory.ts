@@ -11,7 +11,8 @@
  * `{conversations, questions, evidence_recall, evidence_recall_all, by_category, answer_contains,
  * past_messages_per_answer_max, index_ms_per_message, ask_p95_ms}`: evidence_recall is the share of
  * questions with at least one evidence turn among the conversation sources' messageIds
- * (`_all`: all of them). `--misses FILE` writes the questions whose evidence was not cited, with
+ * (`_all`: all of them), over the questions that list evidence (`questions_with_evidence`; the
+ * others count for answer_contains only). `--misses FILE` writes the questions whose evidence was not cited, with
  * the evidence turns and the answer.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -34,8 +35,8 @@ async function main(): Promise<number> {
   }
   const limit = options.has('limit') ? Number(options.get('limit')) : Infinity;
   const samples = readSamples(dataset);
-  const stats = { questions: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
-  const byCategory = new Map<number, { questions: number; any: number; contains: number }>();
+  const stats = { questions: 0, withEvidence: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
+  const byCategory = new Map<number, { questions: number; withEvidence: number; any: number; contains: number }>();
   const askMs: number[] = [];
   const misses: { category: number; question: string; evidence: string[]; answer: string }[] = [];
   await withLocalApp(async (app, assistant, chat) => {
@@ -71,6 +72,7 @@ async function main(): Promise<number> {
         askMs.push(performance.now() - t);
         const cited = new Set(prepared.sources.filter((s) => s.sourceType === 'conversation').flatMap((s) => (s.messageIds ?? []).map((id) => diaOf.get(id))));
         stats.pastMax = Math.max(stats.pastMax, cited.size);
+        const measured = qa.evidence.length > 0;
         const any = qa.evidence.some((e) => cited.has(e));
         const all = qa.evidence.length > 0 && qa.evidence.every((e) => cited.has(e));
         const contains = answer.toLowerCase().includes(
@@ -78,14 +80,16 @@ async function main(): Promise<number> {
             .toLowerCase()
             .trim(),
         );
-        if (!any)
+        if (measured && !any)
           misses.push({ category: qa.category, question: qa.question, evidence: qa.evidence.map((e) => turns.find((t) => t.diaId === e)?.text ?? e), answer });
         stats.questions++;
+        if (measured) stats.withEvidence++;
         if (any) stats.any++;
         if (all) stats.all++;
         if (contains) stats.contains++;
-        const c = byCategory.get(qa.category) ?? { questions: 0, any: 0, contains: 0 };
+        const c = byCategory.get(qa.category) ?? { questions: 0, withEvidence: 0, any: 0, contains: 0 };
         c.questions++;
+        if (measured) c.withEvidence++;
         if (any) c.any++;
         if (contains) c.contains++;
         byCategory.set(qa.category, c);
@@ -95,16 +99,21 @@ async function main(): Promise<number> {
   const missesFile = options.get('misses');
   if (typeof missesFile === 'string') writeFileSync(missesFile, JSON.stringify(misses, null, 1));
   const n = stats.questions || 1;
+  const measured = stats.withEvidence || 1;
   console.log(
     JSON.stringify({
       conversations: samples.length,
       questions: stats.questions,
-      evidence_recall: round(stats.any / n),
-      evidence_recall_all: round(stats.all / n),
+      questions_with_evidence: stats.withEvidence,
+      evidence_recall: round(stats.any / measured),
+      evidence_recall_all: round(stats.all / measured),
       by_category: Object.fromEntries(
         [...byCategory.entries()]
           .sort(([x], [y]) => x - y)
-          .map(([k, c]) => [k, { questions: c.questions, evidence_recall: round(c.any / c.questions), answer_contains: round(c.contains / c.questions) }]),
+          .map(([k, c]) => [
+            k,
+            { questions: c.questions, evidence_recall: round(c.any / (c.withEvidence || 1)), answer_contains: round(c.contains / c.questions) },
+          ]),
       ),
       answer_contains: round(stats.contains / n),
       past_messages_per_answer_max: stats.pastMax,

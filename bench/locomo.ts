@@ -68,7 +68,16 @@ export function turnsOf(sample: Sample): LocomoTurn[] {
   });
 }
 
-/** The questions an evaluation asks: categories 1–4 (category 5 is unanswerable by design). */
+/** A turn id as LoCoMo writes them: `D<session>:<turn>`. */
+const DIA_ID = /^D\d+:\d+$/;
+
+/**
+ * The questions an evaluation asks: categories 1–4 (category 5 is unanswerable by design), with
+ * their evidence as a list of turn ids: the dataset sometimes lists two in one string
+ * (`"D8:6; D9:17"`), and a few questions list none (they count for answers, not for evidence).
+ */
 export function answerable(sample: Sample): Sample['qa'] {
-  return sample.qa.filter((q) => q.category >= 1 && q.category <= 4);
+  return sample.qa
+    .filter((q) => q.category >= 1 && q.category <= 4)
+    .map((q) => ({ ...q, evidence: (q.evidence ?? []).flatMap((e) => String(e).split(/[\s;,]+/)).filter((e) => DIA_ID.test(e)) }));
 }

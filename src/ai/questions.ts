@@ -57,6 +57,12 @@ export function chatAnswers(question: string, lines: string[]): boolean {
   });
 }
 
+/** Distinct content terms of the question that `line` holds too. */
+export function sharedTerms(question: string, line: string): number {
+  const have = new Set(contentTerms(line));
+  return new Set(contentTerms(question).filter((t) => have.has(t))).size;
+}
+
 /** Capitalised words after the first: the names a question mentions. */
 function namesIn(question: string): string[] {
   return (question.match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).slice(1).filter((w) => /^\p{Lu}/u.test(w));

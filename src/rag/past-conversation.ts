@@ -10,7 +10,7 @@ import type { ChatModel } from '../ai/types.js';
 import type { MemoryHit } from '../memory/types.js';
 import type { Source } from '../protocol/messages.js';
 import { clip } from '../text.js';
-import { chatAnswers } from '../ai/questions.js';
+import { chatAnswers, sharedTerms } from '../ai/questions.js';
 import { conversationLabel } from './recent-chat.js';
 
 /** Memory chunks in one answer, at most. */
@@ -20,11 +20,18 @@ export const PAST_MESSAGES_MAX = 60;
 /** A chunk longer than this is summarised against the question before it enters the prompt. */
 export const PAST_SUMMARY_CHARS = 900;
 const SNIPPET_CHARS = 150;
+/**
+ * Content terms a hit's matched line must share with the question to count as relevant below the
+ * cosine threshold: two words in one line ("the upcoming grand opening" / "tomorrow's grand
+ * opening") are specific where one is not, even when a long question has more.
+ */
+export const SHARED_TERMS_MIN = 2;
 
 /**
  * The hits an answer uses, in the order found (best first). A hit is relevant when its cosine
  * reaches `threshold` or its best line answers the question the way a chat line would
- * (chatAnswers: it names what the question names, or holds half its terms). `recentIds`: messages
+ * (chatAnswers: it names what the question names, or holds half its terms) or shares
+ * SHARED_TERMS_MIN of its content terms. `recentIds`: messages
  * the recent chat shows already; `anyScore`: keep hits that are neither (the question is about
  * the discussion itself).
  */
@@ -34,7 +41,8 @@ export function choosePast(question: string, hits: MemoryHit[], recentIds: Reado
   let messages = recentIds.size;
   for (const hit of hits) {
     if (chosen.length >= PAST_CHUNKS) break;
-    if (!anyScore && hit.score < threshold && !(hit.line && chatAnswers(question, [hit.line]))) continue;
+    if (!anyScore && hit.score < threshold && !(hit.line && (chatAnswers(question, [hit.line]) || sharedTerms(question, hit.line) >= SHARED_TERMS_MIN)))
+      continue;
     const ids = hit.chunk.messageIds;
     if (ids.length && ids.every((id) => recentIds.has(id))) continue;
     if (messages + ids.length > PAST_MESSAGES_MAX) continue;
