@@ -13,7 +13,7 @@ import type { Embedder } from '../ai/types.js';
 import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
-import type { VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
+import type { CopyEntry, VectorEntry, VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
 import type { Store, StoredMemoryChunk } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { withoutCitations } from '../text.js';
@@ -278,13 +278,26 @@ export class MemoryService implements MemorySearch {
     return this.maxChunksPerThread;
   }
 
-  /** Indexes chunks a thread operation just stored (`ids` in the order of `chunks`), with the vectors it already holds. */
-  async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array }[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
-      await this.options.index.upsert(
-        ids.slice(i, i + LOAD_PAGE).map((rowId, j) => ({ rowId, vector: chunks[i + j].vector, meta: metaOf(chunks[i + j].chunk) })),
-      );
+  /**
+   * Indexes chunks a thread operation just stored (`ids` in the order of `chunks`), with the vectors
+   * it already holds; a chunk that copies a stored one (`copyOf`) takes that row's vector inside the
+   * index. Each kind goes in as one batch, so the index decides how a large one reaches its graph
+   * (TieredIndex rebuilds it in its worker instead of adding thousands of rows on the event loop).
+   */
+  async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array; copyOf?: number }[]): Promise<void> {
+    const { index } = this.options;
+    const entries: VectorEntry[] = [];
+    const copies: CopyEntry[] = [];
+    ids.forEach((rowId, i) => {
+      const { chunk, vector, copyOf } = chunks[i];
+      if (copyOf !== undefined && index.copyRows) copies.push({ rowId, from: copyOf, meta: metaOf(chunk) });
+      else entries.push({ rowId, vector, meta: metaOf(chunk) });
+    });
+    if (copies.length) {
+      const position = new Map(ids.map((id, i) => [id, i]));
+      for (const e of await index.copyRows!(copies)) entries.push({ rowId: e.rowId, vector: chunks[position.get(e.rowId)!].vector, meta: e.meta });
     }
+    await index.upsert(entries);
     this.changed(ids);
   }
 

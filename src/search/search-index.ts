@@ -8,7 +8,7 @@ import type { HnswParams } from './graph/hnsw-protocol.js';
 import { ScanPool } from './flat/scan-pool.js';
 import { TieredIndex, removeSavedGraph, type HnswMode, type TieredIndexOptions } from './tiered-index.js';
 import type { ScanKernelChoice } from './flat/native-kernel.js';
-import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
+import type { CopyEntry, RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { required, wholeNumber } from '../options.js';
 
 export interface SearchIndexOptions {
@@ -64,6 +64,10 @@ export class SearchIndex implements VectorIndex {
   async upsert(entries: VectorEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.ensure(entries[0].vector.length).upsert(entries);
+  }
+
+  async copyRows(entries: CopyEntry[]): Promise<CopyEntry[]> {
+    return this.tiered ? this.tiered.copyRows(entries) : entries;
   }
 
   async remove(rowIds: number[]): Promise<void> {

@@ -42,6 +42,13 @@ export interface VectorEntry {
   meta: VectorMeta;
 }
 
+/** A row that takes the vector of a row the index holds already (`from`), with metadata of its own. */
+export interface CopyEntry {
+  rowId: number;
+  from: number;
+  meta: VectorMeta;
+}
+
 /** Nearest-neighbour search over chunk vectors, labelled by integer row ids. */
 export interface VectorIndex {
   readonly dimensions: number;
@@ -59,6 +66,11 @@ export interface VectorIndex {
   rescore?(query: Float32Array, hits: VectorHit[]): VectorHit[];
   /** Copies the (normalised) vectors of the rows of `rowIds` it holds into `out`, packed in that order; returns their ids. */
   copyVectors?(rowIds: number[], out: Float32Array): number[];
+  /**
+   * Adds or replaces rows whose vector is that of a row held already (no vector crosses the API);
+   * resolves to the entries whose `from` it does not hold, which the caller upserts with a vector.
+   */
+  copyRows?(entries: CopyEntry[]): Promise<CopyEntry[]>;
   close(): Promise<void>;
 }
 

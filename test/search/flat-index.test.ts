@@ -195,6 +195,26 @@ describe('FlatIndex changes', () => {
     await index.close();
   });
 
+  it('copies rows it holds under new ids with their own metadata, and reports the copies it cannot make', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8 });
+    const rows = entries(clustered(50, DIM, 4, 8));
+    await index.upsert(rows);
+    const meta = { kind: 'thread' as const, sourceType: 'conversation' as const, scope: 'thr_copy', privileged: false };
+    // 40 copies (the memory grows), one of a row it does not hold, and one replacing an earlier copy.
+    const copies = rows.slice(0, 40).map((r, i) => ({ rowId: 1000 + i, from: r.rowId, meta }));
+    const missing = await index.copyRows([...copies, { rowId: 2000, from: 999_999, meta }, { rowId: 1000, from: rows[45].rowId, meta }]);
+    expect(missing).toEqual([{ rowId: 2000, from: 999_999, meta }]);
+    expect(index.size).toBe(90);
+    const out = new Float32Array(2 * DIM);
+    expect(index.copyVectors([1001, rows[1].rowId], out)).toEqual([1001, rows[1].rowId]);
+    expect([...out.subarray(0, DIM)]).toEqual([...out.subarray(DIM)]);
+    // Found under their own scope only, with the source's vector.
+    const copied = [...rows.slice(1, 40).map((r, i) => ({ ...r, rowId: 1001 + i, meta })), { ...rows[45], rowId: 1000, meta }];
+    expectSameHits(await index.search(rows[45].vector, 5, { scopes: ['thr_copy'] }), exact(copied, rows[45].vector, 5, { scopes: ['thr_copy'] }));
+    expect((await index.search(rows[3].vector, 1, { scopes: ['thr_copy'] }))[0].rowId).toBe(1003);
+    await index.close();
+  });
+
   it('never mixes up rows when searches race with removals that move rows', async () => {
     const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 64, inlineScanFloats: 0 });
     const rows = entries(clustered(1200, DIM, 6, 5));

@@ -35,7 +35,7 @@ import { MetaStats } from '../meta-stats.js';
 import { RwLock } from './rw-lock.js';
 import type { ScanPool } from './scan-pool.js';
 import { TopK } from './top-k.js';
-import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex, VectorMeta } from '../types.js';
+import type { CopyEntry, RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex, VectorMeta } from '../types.js';
 import { checkEntries, checkK, checkQuery, normalizeInto } from '../vectors.js';
 import { required, wholeNumber } from '../../options.js';
 
@@ -138,6 +138,40 @@ export class FlatIndex implements VectorIndex {
         }
         this.writeRow(slot, e);
       }
+    });
+  }
+
+  /**
+   * Rows taking the vector of rows held already: the stored row (normalised and padded) is copied
+   * word for word, with no vector passed in or normalised again. Resolves to the entries whose
+   * `from` is not held.
+   */
+  async copyRows(entries: CopyEntry[]): Promise<CopyEntry[]> {
+    if (entries.length === 0) return [];
+    return this.lock.write(() => {
+      const fresh = new Set(entries.filter((e) => !this.rowToSlot.has(e.rowId)).map((e) => e.rowId)).size;
+      this.ensureCapacity(this.count + fresh);
+      const missing: CopyEntry[] = [];
+      for (const e of entries) {
+        const from = this.rowToSlot.get(e.from);
+        if (from === undefined) {
+          missing.push(e);
+          continue;
+        }
+        let slot = this.rowToSlot.get(e.rowId);
+        if (slot === undefined) {
+          slot = this.count++;
+          this.rowToSlot.set(e.rowId, slot);
+        } else {
+          this.forget(slot);
+        }
+        if (slot !== from) {
+          const source = rowOffset(this.layout, from) >> 2;
+          this.f32.copyWithin(rowOffset(this.layout, slot) >> 2, source, source + this.layout.padded);
+        }
+        this.writeMeta(slot, e.rowId, e.meta);
+      }
+      return missing;
     });
   }
 
@@ -332,16 +366,18 @@ export class FlatIndex implements VectorIndex {
   }
 
   private writeRow(slot: number, e: VectorEntry): void {
-    const at = rowOffset(this.layout, slot);
-    this.writeVector(e.vector, at);
-    const base = at >> 2;
-    const scopeId = this.stats.internScope(e.meta.scope);
-    const m = base + this.layout.padded;
-    this.i32[m + META_FLAGS] = packFlags(e.meta);
+    this.writeVector(e.vector, rowOffset(this.layout, slot));
+    this.writeMeta(slot, e.rowId, e.meta);
+  }
+
+  private writeMeta(slot: number, rowId: number, meta: VectorMeta): void {
+    const scopeId = this.stats.internScope(meta.scope);
+    const m = this.metaWord(slot);
+    this.i32[m + META_FLAGS] = packFlags(meta);
     this.i32[m + META_SCOPE] = scopeId;
-    this.i32[m + META_ROW_ID] = e.rowId;
-    this.i32[m + META_GROUP] = this.groups.acquire(e.meta.group);
-    this.stats.add(e.rowId, e.meta, scopeId);
+    this.i32[m + META_ROW_ID] = rowId;
+    this.i32[m + META_GROUP] = this.groups.acquire(meta.group);
+    this.stats.add(rowId, meta, scopeId);
   }
 
   /** Takes the row in `slot` out of the statistics and releases its group. */
