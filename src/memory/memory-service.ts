@@ -252,19 +252,16 @@ export class MemoryService implements MemorySearch {
 
   /**
    * Exact cosines of `query` with the indexed chunks `ids`, scored by the flat index's kernel (the
-   * one every memory search scans with); undefined for a chunk the index does not hold.
+   * one every memory search scans with); undefined for a chunk the index does not hold. When the
+   * query is the vector of an indexed chunk, `queryId` names it: the index then reads it where it
+   * is stored instead of taking, checking and normalising it again.
    */
-  cosines(query: Float32Array, ids: number[]): (number | undefined)[] {
+  cosines(query: Float32Array, ids: number[], queryId?: number): (number | undefined)[] {
     const { index } = this.options;
     if (!index.rescore || index.dimensions !== query.length || !ids.length) return ids.map(() => undefined);
-    const scores = new Map(
-      index
-        .rescore(
-          query,
-          ids.map((rowId) => ({ rowId, score: 0 })),
-        )
-        .map((h) => [h.rowId, h.score]),
-    );
+    const hits = ids.map((rowId) => ({ rowId, score: 0 }));
+    const scored = (queryId !== undefined ? index.rescoreByRow?.(queryId, hits) : null) ?? index.rescore(query, hits);
+    const scores = new Map(scored.map((h) => [h.rowId, h.score]));
     return ids.map((id) => scores.get(id));
   }
 

@@ -90,6 +90,10 @@ export class SearchIndex implements VectorIndex {
     return this.tiered ? this.tiered.flat.rescore(query, hits) : [];
   }
 
+  rescoreByRow(rowId: number, hits: VectorHit[]): VectorHit[] | null {
+    return this.tiered ? this.tiered.flat.rescoreByRow(rowId, hits) : null;
+  }
+
   copyVectors(rowIds: number[], out: Float32Array): number[] {
     return this.tiered ? this.tiered.flat.copyVectors(rowIds, out) : [];
   }

@@ -64,6 +64,8 @@ export interface VectorIndex {
   heads?(rowIds: number[]): (RowHead | undefined)[];
   /** Exact cosines of `query` with the rows of `hits` it holds (the others are dropped), best first. */
   rescore?(query: Float32Array, hits: VectorHit[]): VectorHit[];
+  /** rescore with the vector of the row `rowId` as the query; null when that row is not held. */
+  rescoreByRow?(rowId: number, hits: VectorHit[]): VectorHit[] | null;
   /** Copies the (normalised) vectors of the rows of `rowIds` it holds into `out`, packed in that order; returns their ids. */
   copyVectors?(rowIds: number[], out: Float32Array): number[];
   /**

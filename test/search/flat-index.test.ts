@@ -89,6 +89,15 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
     rescored.forEach((h, i) => expect(h.score).toBeCloseTo(truth[i].score, 5));
   });
 
+  it('rescores with a row it holds as the query as with that row’s vector, and says when it does not hold the row', () => {
+    const hits = rows.slice(100, 140).map((r) => ({ rowId: r.rowId, score: 0 }));
+    const byRow = index.rescoreByRow(rows[7].rowId, hits)!;
+    const byVector = index.rescore(rows[7].vector, hits);
+    expect(byRow.map((h) => h.rowId)).toEqual(byVector.map((h) => h.rowId));
+    byRow.forEach((h, i) => expect(h.score).toBeCloseTo(byVector[i].score, 6));
+    expect(index.rescoreByRow(999_999, hits)).toBeNull();
+  });
+
   it('rescores a mostly-zero query (hashed features) exactly as a dense one', () => {
     const sparse = new Float32Array(DIM);
     for (let i = 0; i < DIM; i += 7) sparse[i] = rows[17].vector[i] + 0.01 * (i % 3);

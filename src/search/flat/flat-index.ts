@@ -264,9 +264,28 @@ export class FlatIndex implements VectorIndex {
    */
   rescore(query: Float32Array, hits: VectorHit[]): VectorHit[] {
     checkQuery(query, this.dimensions);
-    const { layout } = this;
-    const q = queryOffset(layout, this.rescoreSlot);
+    const q = queryOffset(this.layout, this.rescoreSlot);
     this.writeVector(query, q);
+    return this.rescoreAt(q, hits);
+  }
+
+  /**
+   * rescore with the vector of a row it holds as the query, copied inside the memory as it is
+   * stored (already normalised and padded: nothing is checked or normalised again); null when the
+   * row is not held.
+   */
+  rescoreByRow(rowId: number, hits: VectorHit[]): VectorHit[] | null {
+    const slot = this.rowToSlot.get(rowId);
+    if (slot === undefined) return null;
+    const q = queryOffset(this.layout, this.rescoreSlot);
+    const from = rowOffset(this.layout, slot) >> 2;
+    this.f32.copyWithin(q >> 2, from, from + this.layout.padded);
+    return this.rescoreAt(q, hits);
+  }
+
+  /** rescore of the query written at byte offset `q`. */
+  private rescoreAt(q: number, hits: VectorHit[]): VectorHit[] {
+    const { layout } = this;
     if (this.pool.kernel === 'native') return this.rescoreNative(q, hits);
     const kernel = (this.kernel ??= instantiateKernel(this.memory));
     const indices = indicesOffset(layout, this.rescoreSlot, 0);
