@@ -5,7 +5,7 @@
  * off the event loop. A batch of adds runs on `threads` native threads at once.
  */
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { Graph } from 'salon-hnsw';
 import { checkGraphFile, saveGraphFile } from '../src/search/graph/hnsw-files.js';
 import { GRAPH_ENCODING } from '../src/search/graph/hnsw-worker-client.js';
@@ -21,6 +21,10 @@ if (process.platform === 'linux') {
     // Not permitted here: the build runs at normal priority.
   }
 }
+
+/** Set by the client as it closes: queued messages are answered without touching the graph. */
+const closing = (workerData as { closing?: SharedArrayBuffer } | null)?.closing;
+const closed = closing ? new Int32Array(closing) : null;
 
 let index: Graph | null = null;
 /** Native threads per batch of adds (the graph's build parallelism). */
@@ -96,6 +100,7 @@ let queue: Promise<void> = Promise.resolve();
 parentPort!.on('message', (msg: HnswMessage) => {
   queue = queue.then(async () => {
     try {
+      if (closed && Atomics.load(closed, 0) === 1) throw new Error('the HNSW index is closed');
       parentPort!.postMessage({ id: msg.id, result: await handle(msg) });
     } catch (err) {
       parentPort!.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });

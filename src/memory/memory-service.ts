@@ -13,7 +13,7 @@ import type { Embedder } from '../ai/types.js';
 import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
-import type { VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
+import type { CopyEntry, VectorEntry, VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
 import type { Store, StoredMemoryChunk } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { withoutCitations } from '../text.js';
@@ -281,19 +281,16 @@ export class MemoryService implements MemorySearch {
 
   /**
    * Exact cosines of `query` with the indexed chunks `ids`, scored by the flat index's kernel (the
-   * one every memory search scans with); undefined for a chunk the index does not hold.
+   * one every memory search scans with); undefined for a chunk the index does not hold. When the
+   * query is the vector of an indexed chunk, `queryId` names it: the index then reads it where it
+   * is stored instead of taking, checking and normalising it again.
    */
-  cosines(query: Float32Array, ids: number[]): (number | undefined)[] {
+  cosines(query: Float32Array, ids: number[], queryId?: number): (number | undefined)[] {
     const { index } = this.options;
     if (!index.rescore || index.dimensions !== query.length || !ids.length) return ids.map(() => undefined);
-    const scores = new Map(
-      index
-        .rescore(
-          query,
-          ids.map((rowId) => ({ rowId, score: 0 })),
-        )
-        .map((h) => [h.rowId, h.score]),
-    );
+    const hits = ids.map((rowId) => ({ rowId, score: 0 }));
+    const scored = (queryId !== undefined ? index.rescoreByRow?.(queryId, hits) : null) ?? index.rescore(query, hits);
+    const scores = new Map(scored.map((h) => [h.rowId, h.score]));
     return ids.map((id) => scores.get(id));
   }
 
@@ -307,14 +304,27 @@ export class MemoryService implements MemorySearch {
     return this.maxChunksPerThread;
   }
 
-  /** Indexes chunks a thread operation just stored (`ids` in the order of `chunks`), with the vectors it already holds. */
-  async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array }[]): Promise<void> {
+  /**
+   * Indexes chunks a thread operation just stored (`ids` in the order of `chunks`), with the vectors
+   * it already holds; a chunk that copies a stored one (`copyOf`) takes that row's vector inside the
+   * index. Each kind goes in as one batch, so the index decides how a large one reaches its graph
+   * (TieredIndex rebuilds it in its worker instead of adding thousands of rows on the event loop).
+   */
+  async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array; copyOf?: number }[]): Promise<void> {
     this.recount();
-    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
-      await this.options.index.upsert(
-        ids.slice(i, i + LOAD_PAGE).map((rowId, j) => ({ rowId, vector: chunks[i + j].vector, meta: metaOf(chunks[i + j].chunk) })),
-      );
+    const { index } = this.options;
+    const entries: VectorEntry[] = [];
+    const copies: CopyEntry[] = [];
+    ids.forEach((rowId, i) => {
+      const { chunk, vector, copyOf } = chunks[i];
+      if (copyOf !== undefined && index.copyRows) copies.push({ rowId, from: copyOf, meta: metaOf(chunk) });
+      else entries.push({ rowId, vector, meta: metaOf(chunk) });
+    });
+    if (copies.length) {
+      const position = new Map(ids.map((id, i) => [id, i]));
+      for (const e of await index.copyRows!(copies)) entries.push({ rowId: e.rowId, vector: chunks[position.get(e.rowId)!].vector, meta: e.meta });
     }
+    await index.upsert(entries);
     this.changed(ids);
   }
 

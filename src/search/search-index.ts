@@ -8,7 +8,7 @@ import type { HnswParams } from './graph/hnsw-protocol.js';
 import { ScanPool } from './flat/scan-pool.js';
 import { TieredIndex, removeSavedGraph, type HnswMode, type TieredIndexOptions } from './tiered-index.js';
 import type { ScanKernelChoice } from './flat/native-kernel.js';
-import type { RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
+import type { CopyEntry, RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { required, wholeNumber } from '../options.js';
 
 export interface SearchIndexOptions {
@@ -66,6 +66,10 @@ export class SearchIndex implements VectorIndex {
     await this.ensure(entries[0].vector.length).upsert(entries);
   }
 
+  async copyRows(entries: CopyEntry[]): Promise<CopyEntry[]> {
+    return this.tiered ? this.tiered.copyRows(entries) : entries;
+  }
+
   async remove(rowIds: number[]): Promise<void> {
     await this.tiered?.remove(rowIds);
   }
@@ -84,6 +88,10 @@ export class SearchIndex implements VectorIndex {
 
   rescore(query: Float32Array, hits: VectorHit[]): VectorHit[] {
     return this.tiered ? this.tiered.flat.rescore(query, hits) : [];
+  }
+
+  rescoreByRow(rowId: number, hits: VectorHit[]): VectorHit[] | null {
+    return this.tiered ? this.tiered.flat.rescoreByRow(rowId, hits) : null;
   }
 
   copyVectors(rowIds: number[], out: Float32Array): number[] {

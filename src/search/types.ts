@@ -42,6 +42,13 @@ export interface VectorEntry {
   meta: VectorMeta;
 }
 
+/** A row that takes the vector of a row the index holds already (`from`), with metadata of its own. */
+export interface CopyEntry {
+  rowId: number;
+  from: number;
+  meta: VectorMeta;
+}
+
 /** Nearest-neighbour search over chunk vectors, labelled by integer row ids. */
 export interface VectorIndex {
   readonly dimensions: number;
@@ -57,8 +64,15 @@ export interface VectorIndex {
   heads?(rowIds: number[]): (RowHead | undefined)[];
   /** Exact cosines of `query` with the rows of `hits` it holds (the others are dropped), best first. */
   rescore?(query: Float32Array, hits: VectorHit[]): VectorHit[];
+  /** rescore with the vector of the row `rowId` as the query; null when that row is not held. */
+  rescoreByRow?(rowId: number, hits: VectorHit[]): VectorHit[] | null;
   /** Copies the (normalised) vectors of the rows of `rowIds` it holds into `out`, packed in that order; returns their ids. */
   copyVectors?(rowIds: number[], out: Float32Array): number[];
+  /**
+   * Adds or replaces rows whose vector is that of a row held already (no vector crosses the API);
+   * resolves to the entries whose `from` it does not hold, which the caller upserts with a vector.
+   */
+  copyRows?(entries: CopyEntry[]): Promise<CopyEntry[]>;
   close(): Promise<void>;
 }
 

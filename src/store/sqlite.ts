@@ -72,6 +72,16 @@ const marks = (columns: string) =>
 const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
 const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, copy_of) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}, ?) RETURNING id`;
 /**
+ * A copy of the stored chunk `id` (migration 9) as a row of another thread, copied inside SQLite:
+ * only when that chunk still says exactly what the copy says; it refers to the chunk's own original
+ * if the chunk is a copy itself (references never chain).
+ */
+const INSERT_MEMORY_COPY = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, copy_of)
+  SELECT ?, ?, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, ?, ?, NULL, NULL, ?, ?, coalesce(copy_of, id)
+  FROM memory_chunks WHERE id = ? AND kind = ? AND text = ? AND message_ids = ? AND authors = ? AND first_ts = ? AND last_ts = ?
+    AND privileged = ? AND coalesce(owner, '') = ?
+  RETURNING id`;
+/**
  * Memory chunks as StoredMemoryChunk reads them: a copy (copy_of, migration 9) reads the vector
  * and model of the row it copies, unless it was given one of its own since.
  */
@@ -587,28 +597,33 @@ export class SqliteStore implements Store {
     updatedAt = now,
     copyOf?: number,
   ): MemoryChunk {
-    const original = vector && copyOf !== undefined ? this.originalOf(copyOf, c.text) : null;
-    if (original) {
+    if (vector && copyOf !== undefined) {
       // A copy stores neither vector nor lines: its original's serve (searchMemoryLines finds them for it).
-      const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, undefined, original.wordsKey), original.id) as Row;
-      return { ...c, id, createdAt: now, updatedAt };
+      // Its row is copied inside SQLite; a chunk that is gone or says something else is written in full.
+      const copied = this.sql(INSERT_MEMORY_COPY).get(
+        c.threadId,
+        c.roomId,
+        now,
+        updatedAt,
+        c.fusion ?? null,
+        c.lineage ? JSON.stringify(c.lineage) : null,
+        copyOf,
+        c.kind,
+        c.text,
+        JSON.stringify(c.messageIds),
+        JSON.stringify(c.authors),
+        c.firstTs,
+        c.lastTs,
+        c.privileged ? 1 : 0,
+        c.owner ?? '',
+      ) as Row | undefined;
+      if (copied) return { ...c, id: copied.id, createdAt: now, updatedAt };
     }
     const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector), null) as Row;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
     return { ...c, id, createdAt: now, updatedAt };
-  }
-
-  /**
-   * The original a copy of chunk `id` refers to (the chunk itself, or the one it copies: references
-   * never chain) with its words key, or null when the chunk is gone or says something else: the
-   * copy then stores its vector and lines itself. Reading copy_of past the vector costs nothing when it is NULL (SQLite
-   * takes that from the record header).
-   */
-  private originalOf(id: number, text: string): { id: number; wordsKey: string } | null {
-    const row = this.sql('SELECT copy_of, words_key FROM memory_chunks WHERE id = ? AND text = ?').get(id, text) as Row | undefined;
-    return row ? { id: (row.copy_of as number | null) ?? id, wordsKey: row.words_key } : null;
   }
 
   /** A copy given a vector keeps it as its own (and still shares its original's lines). */
@@ -645,10 +660,20 @@ export class SqliteStore implements Store {
   }
 
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
+    // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
+    // Copies are not in the words index (migration 10): they are found through their original's entry.
     const row = this.sql(
-      // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
-      `${MEMORY_SELECT} WHERE c.words_key = ? AND c.thread_id = ? AND c.privileged = ? AND (c.privileged = 0 OR coalesce(c.owner, '') = ?) ORDER BY c.id LIMIT 1`,
-    ).get(wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? '') as Row | undefined;
+      `SELECT * FROM (
+         ${MEMORY_SELECT} WHERE c.words_key = ? AND c.copy_of IS NULL AND c.thread_id = ? AND c.privileged = ? AND (c.privileged = 0 OR coalesce(c.owner, '') = ?)
+         UNION ALL
+         ${MEMORY_SELECT} WHERE c.copy_of IN (SELECT id FROM memory_chunks WHERE words_key = ? AND copy_of IS NULL)
+           AND c.thread_id = ? AND c.privileged = ? AND (c.privileged = 0 OR coalesce(c.owner, '') = ?)
+       ) ORDER BY id LIMIT 1`,
+    ).get(
+      ...Array(2)
+        .fill([wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? ''])
+        .flat(),
+    ) as Row | undefined;
     return row ? rowToStoredMemoryChunk(row) : null;
   }
 

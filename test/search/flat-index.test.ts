@@ -89,6 +89,15 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
     rescored.forEach((h, i) => expect(h.score).toBeCloseTo(truth[i].score, 5));
   });
 
+  it('rescores with a row it holds as the query as with that row’s vector, and says when it does not hold the row', () => {
+    const hits = rows.slice(100, 140).map((r) => ({ rowId: r.rowId, score: 0 }));
+    const byRow = index.rescoreByRow(rows[7].rowId, hits)!;
+    const byVector = index.rescore(rows[7].vector, hits);
+    expect(byRow.map((h) => h.rowId)).toEqual(byVector.map((h) => h.rowId));
+    byRow.forEach((h, i) => expect(h.score).toBeCloseTo(byVector[i].score, 6));
+    expect(index.rescoreByRow(999_999, hits)).toBeNull();
+  });
+
   it('rescores a mostly-zero query (hashed features) exactly as a dense one', () => {
     const sparse = new Float32Array(DIM);
     for (let i = 0; i < DIM; i += 7) sparse[i] = rows[17].vector[i] + 0.01 * (i % 3);
@@ -192,6 +201,26 @@ describe('FlatIndex changes', () => {
     }
     // Scope bookkeeping follows removals and moves.
     expectSameHits(await index.search(rows[3].vector, 8, { scopes: ['room_3'] }), exact(rows, rows[3].vector, 8, { scopes: ['room_3'] }));
+    await index.close();
+  });
+
+  it('copies rows it holds under new ids with their own metadata, and reports the copies it cannot make', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8 });
+    const rows = entries(clustered(50, DIM, 4, 8));
+    await index.upsert(rows);
+    const meta = { kind: 'thread' as const, sourceType: 'conversation' as const, scope: 'thr_copy', privileged: false };
+    // 40 copies (the memory grows), one of a row it does not hold, and one replacing an earlier copy.
+    const copies = rows.slice(0, 40).map((r, i) => ({ rowId: 1000 + i, from: r.rowId, meta }));
+    const missing = await index.copyRows([...copies, { rowId: 2000, from: 999_999, meta }, { rowId: 1000, from: rows[45].rowId, meta }]);
+    expect(missing).toEqual([{ rowId: 2000, from: 999_999, meta }]);
+    expect(index.size).toBe(90);
+    const out = new Float32Array(2 * DIM);
+    expect(index.copyVectors([1001, rows[1].rowId], out)).toEqual([1001, rows[1].rowId]);
+    expect([...out.subarray(0, DIM)]).toEqual([...out.subarray(DIM)]);
+    // Found under their own scope only, with the source's vector.
+    const copied = [...rows.slice(1, 40).map((r, i) => ({ ...r, rowId: 1001 + i, meta })), { ...rows[45], rowId: 1000, meta }];
+    expectSameHits(await index.search(rows[45].vector, 5, { scopes: ['thr_copy'] }), exact(copied, rows[45].vector, 5, { scopes: ['thr_copy'] }));
+    expect((await index.search(rows[3].vector, 1, { scopes: ['thr_copy'] }))[0].rowId).toBe(1003);
     await index.close();
   });
 

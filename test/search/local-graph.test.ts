@@ -60,6 +60,24 @@ describe('LocalGraph', () => {
     expect(graph.search(added[17].vector, 1)[0].rowId).toBe(added[17].rowId);
   });
 
+  it('builds on several native threads in batches, with the recall of one thread', async () => {
+    const fresh = LocalGraph.empty(DIM, { m: 12, efConstruction: 64, efSearch: 32, seed: 7 });
+    const done = fresh.add(
+      rows.map((r) => r.rowId),
+      packed(rows),
+      2,
+    );
+    expect(fresh.busy).toBe(true);
+    await done;
+    expect(fresh.elements).toBe(rows.length);
+    let total = 0;
+    for (let q = 0; q < 30; q++) {
+      const query = near(rows[(q * 37) % rows.length].vector, q);
+      total += recall(fresh.search(query, 10), exact(rows, query, 10, { includePrivileged: true }));
+    }
+    expect(total / 30).toBeGreaterThanOrEqual(0.9);
+  });
+
   it('applies a small change at once, and keeps changes in order behind a write', async () => {
     const target = rows[5];
     const write = graph.write(join(tmp.dir, 'again'));

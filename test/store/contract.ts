@@ -425,6 +425,43 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await read())[1]).toEqual(expected[2]);
       });
 
+      it('finds the chunk a new one repeats among a thread’s copies too, and writes a copy that differs from its chunk in full', async () => {
+        const v = Float32Array.from([0.6, 0.8, 0]);
+        const said = 'Ann (24 Nov 2026, 10:00): The pier opens in May!';
+        const source = await store.addMemoryChunk(chunk('t1', said), at(1), { vector: v, model: 'm@3' });
+        const { addedMemoryIds } = await store.applyThreadChange({
+          at: at(2),
+          expect: [],
+          createThreads: [{ id: 't_copy', roomId: 'news_1', title: 'Copies' }],
+          addMemory: [
+            {
+              chunk: chunk('t_copy', said, { fusion: 'kept', lineage: { chunkIds: [source.id], threadIds: ['t1'] } }),
+              vector: v,
+              model: 'm@3',
+              copyOf: source.id,
+            },
+            // Not the same chunk (other messages): written as its own.
+            { chunk: chunk('t_copy', said, { messageIds: ['m9'] }), vector: v, model: 'm@3', copyOf: source.id },
+          ],
+        });
+        const [copy, own] = await store.getMemoryChunks(addedMemoryIds);
+        expect(copy).toMatchObject({
+          threadId: 't_copy',
+          text: said,
+          messageIds: ['m1', 'm2'],
+          fusion: 'kept',
+          lineage: { chunkIds: [source.id], threadIds: ['t1'] },
+        });
+        expect(own.messageIds).toEqual(['m9']);
+        const again = chunk('t_copy', 'ann (25 Nov 2026, 11:30): the pier opens in may');
+        expect(await store.findMemoryRepeat(again)).toMatchObject({ id: addedMemoryIds[0] });
+        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toBeNull();
+        // The original goes: the copy that takes its place is found on its own words.
+        await store.applyThreadChange({ at: at(3), expect: [], deleteMemory: [source.id] });
+        expect(await store.findMemoryRepeat(again)).toMatchObject({ id: addedMemoryIds[0] });
+        expect(await store.findMemoryRepeat({ ...again, threadId: 't1' })).toBeNull();
+      });
+
       it('finds the chunk a new one repeats: same words, times aside, in the same thread and scope only', async () => {
         const said = chunk('t1', 'Ann (24 Nov 2026, 10:00): The pier opens in May!\nCy (24 Nov 2026, 10:01): Great.');
         const stored = await store.addMemoryChunk(said, at(1));

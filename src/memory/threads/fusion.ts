@@ -59,8 +59,11 @@ export interface FusionResult {
 /** Decides whether two close chunks say the same thing (the second gate). */
 export type SameMeaningGate = (a: string, b: string) => boolean | Promise<boolean>;
 
-/** Exact cosines of a query with stored chunks by id (undefined for a chunk it cannot score), e.g. MemoryService.cosines. */
-export type Cosines = (query: Float32Array, ids: number[]) => (number | undefined)[];
+/**
+ * Exact cosines of a query with stored chunks by id (undefined for a chunk it cannot score), e.g.
+ * MemoryService.cosines; `queryId` is the stored chunk whose vector the query is.
+ */
+export type Cosines = (query: Float32Array, ids: number[], queryId?: number) => (number | undefined)[];
 
 export interface FusionOptions {
   /** The thread the result belongs to. */
@@ -115,6 +118,7 @@ function nearestFree(neighbours: Neighbours, a: VectorChunk[], w: VectorChunk, t
     const scores = cosines?.(
       w.vector,
       free.map((label) => a[label].chunk.id),
+      w.chunk.id,
     );
     let best: number | null = null;
     let bestScore = -Infinity;

@@ -8,6 +8,7 @@
  * full vectors by the caller, so a sketch error can only cost a missed pair (a chunk kept instead
  * of fused), never a wrong one. Vectors of SKETCH_DIMS dimensions or fewer are used as they are.
  */
+import { availableParallelism } from 'node:os';
 import { LocalGraph } from '../../search/graph/local-graph.js';
 import { Turns } from './turns.js';
 
@@ -20,6 +21,14 @@ export const SKETCH_DIMS = 256;
 const GRAPH_PARAMS = { m: 12, efConstruction: 64, efSearch: 32, seed: 7 };
 /** Seed of the sketch's buckets and signs (fixed: a plan is reproducible). */
 const SKETCH_SEED = 0x5a1;
+/**
+ * From this many vectors an audience's graph is built on BUILD_THREADS native threads (in batches
+ * between event-loop turns), about twice as fast on two free cores. Such a graph differs from run
+ * to run, so which pair a near tie goes to may too; a smaller one (every test, eval:fusion's
+ * threads) is built on the calling thread alone and a plan stays reproducible.
+ */
+export const THREADED_BUILD_MIN = 2_048;
+const BUILD_THREADS = Math.max(1, Math.min(2, availableParallelism()));
 
 /** A labelled vector: the label is the caller's (an index into A). */
 export interface Labelled {
@@ -58,6 +67,7 @@ export class Neighbours {
       await graph.add(
         group.map((g) => g.label),
         packed,
+        group.length >= THREADED_BUILD_MIN ? BUILD_THREADS : 1,
       );
       n.graphs.set(audience, { graph, size: group.length });
     }

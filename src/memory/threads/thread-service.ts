@@ -376,7 +376,7 @@ export class ThreadService {
     let result: FusionResult;
     let fallback: string | undefined;
     try {
-      result = await fuseMemories(ca, cb, { target, threshold, gate: this.options.gate, cosines: (q, ids) => memory.cosines(q, ids) });
+      result = await fuseMemories(ca, cb, { target, threshold, gate: this.options.gate, cosines: (q, ids, queryId) => memory.cosines(q, ids, queryId) });
     } catch (err) {
       fallback = (err as Error)?.message ?? String(err);
       this.log.warn({ sourceIds, err: fallback }, `Smart fusion failed — fell back to simple union merge. Reason: ${fallback}`);

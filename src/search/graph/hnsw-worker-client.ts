@@ -39,6 +39,9 @@ export function hnswParams(params: Partial<HnswParams>, owner: string): HnswPara
   return all;
 }
 
+/** How long close waits for a native call under way before it terminates the worker anyway. */
+const CLOSE_WAIT_MS = 10_000;
+
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; mutation: boolean };
 
 export class HnswWorkerClient {
@@ -51,6 +54,9 @@ export class HnswWorkerClient {
   private nextId = 1;
   private mutationsInFlight = 0;
   private failure: Error | null = null;
+  /** Set on close: the worker answers what is still queued without touching the graph. */
+  private readonly closing = new Int32Array(new SharedArrayBuffer(4));
+  private exited = false;
   /** Elements in the graph, deleted ones included (hnswlib never frees them). */
   elements = 0;
 
@@ -60,10 +66,13 @@ export class HnswWorkerClient {
     this.params = hnswParams(params, 'HnswWorkerClient');
     this.buildThreads = buildThreads;
     this.dimensions = dimensions;
-    this.worker = new Worker(builtWorkerFile('search-hnsw.js'), { name: 'salon-hnsw' });
+    this.worker = new Worker(builtWorkerFile('search-hnsw.js'), { name: 'salon-hnsw', workerData: { closing: this.closing.buffer } });
     this.worker.on('message', (msg: HnswResponse) => this.settle(msg));
     this.worker.on('error', (err) => this.fail(err));
-    this.worker.on('exit', (code) => this.fail(new Error(`the HNSW worker exited with code ${code}`)));
+    this.worker.on('exit', (code) => {
+      this.exited = true;
+      this.fail(new Error(`the HNSW worker exited with code ${code}`));
+    });
   }
 
   /** True while adds or deletes are still being applied; searches then see a lagging graph. */
@@ -122,8 +131,26 @@ export class HnswWorkerClient {
     await this.call({ op: 'flush' });
   }
 
+  /**
+   * Stops the worker. A native call under way is let finish first (at most CLOSE_WAIT_MS):
+   * terminating the thread inside salon-hnsw's addPoints aborts the whole process. What is queued
+   * behind it is skipped (the closing flag).
+   */
   async close(): Promise<void> {
     this.failure ??= new Error('the HNSW index is closed');
+    Atomics.store(this.closing, 0, 1);
+    if (!this.exited) {
+      const id = this.nextId++;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise((resolve) => {
+          this.pending.set(id, { resolve, reject: resolve, mutation: false });
+          this.worker.postMessage({ op: 'flush', id } satisfies HnswMessage);
+        }),
+        new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
     await this.worker.terminate();
   }
 
