@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
+import { tempDir } from '../helpers.js';
 import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { STOPWORDS, stem } from '../../src/ai/local/extractive-text.js';
 import { tokenize } from '../../src/ai/local/text-features.js';
@@ -28,13 +29,15 @@ describe('LocalEmbedder', () => {
     expect((await warmed.embed(texts)).map((v) => Array.from(v))).toEqual((await new LocalEmbedder().embed(texts)).map((v) => Array.from(v)));
     const embedder = new LocalEmbedder({ dimensions: 64 });
     const warmUp = vi.spyOn(embedder, 'warmUp');
-    const app = await buildApp(testConfig(), { embedder });
+    const { dir, cleanup } = tempDir();
+    const app = await buildApp(testConfig({ DATA_DIR: dir }), { embedder });
     try {
       expect(warmUp).not.toHaveBeenCalled();
       await app.ready();
       expect(warmUp).toHaveBeenCalledTimes(1);
     } finally {
       await app.close();
+      cleanup();
     }
   });
 
