@@ -240,8 +240,12 @@ async function main(): Promise<void> {
     app.salon.threads.bridges.close();
     const m = instrument(app);
     const results: Awaited<ReturnType<typeof fuseOnce>>[] = [];
+    const memoryIndex = app.salon.memoryIndex as { settled?: () => Promise<void> };
     for (let i = 0; i < runs; i++) {
-      // A pause between runs lets the store's background WAL checkpoint of the previous run finish.
+      // Each fusion starts on a settled server: the memory's graph built (after the import, and
+      // rebuilt in its worker after each earlier fusion added 17,000 rows at once) rather than being
+      // rebuilt on both cores beside it, and a pause lets the store's background WAL checkpoint finish.
+      await memoryIndex.settled?.();
       if (i) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       results.push(await fuseOnce(app, m, a, b, threshold, i === runs - 1 ? profile : undefined));
     }
