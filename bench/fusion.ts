@@ -7,7 +7,8 @@
  * messages imported through the import path, 8 to a window, as bench:rag's `--memory` fills a
  * thread. A share S of B's windows (default 0.3) are near-duplicates of A's: the same messages at
  * the same times, one of the eight reworded; the rest of B is chatter of its own. Then
- * ThreadService.fuse([A, B]) runs R times (default 3; the fused threads of earlier runs stay) and
+ * ThreadService.fuse([A, B]) runs R times (default 3; the fused threads of earlier runs stay, and
+ * each run waits until the memory index has settled: its graph rebuilt after the previous run) and
  * its phases are timed from outside, by wrapping the store, memory and scratch-graph methods it
  * calls (src/ is not changed):
  * - `read_ms`: from the call to the sources' chunks and vectors in hand (`read_rows_ms`: the store's
