@@ -130,17 +130,20 @@ export class FlatIndex implements VectorIndex {
     await this.lock.write(() => {
       const fresh = new Set(entries.filter((e) => !this.rowToSlot.has(e.rowId)).map((e) => e.rowId)).size;
       this.ensureCapacity(this.count + fresh);
-      for (const e of entries) {
-        let slot = this.rowToSlot.get(e.rowId);
-        if (slot === undefined) {
-          slot = this.count++;
-          this.rowToSlot.set(e.rowId, slot);
-        } else {
-          this.forget(slot);
-        }
-        this.writeRow(slot, e);
-      }
+      for (const e of entries) this.writeRow(this.slotFor(e.rowId), e);
     });
+  }
+
+  /** The slot a row is (re)written in: its own, its old contents forgotten, or the next free one. */
+  private slotFor(rowId: number): number {
+    let slot = this.rowToSlot.get(rowId);
+    if (slot === undefined) {
+      slot = this.count++;
+      this.rowToSlot.set(rowId, slot);
+    } else {
+      this.forget(slot);
+    }
+    return slot;
   }
 
   /**
@@ -164,13 +167,7 @@ export class FlatIndex implements VectorIndex {
           missing.push(e);
           continue;
         }
-        let slot = this.rowToSlot.get(e.rowId);
-        if (slot === undefined) {
-          slot = this.count++;
-          this.rowToSlot.set(e.rowId, slot);
-        } else {
-          this.forget(slot);
-        }
+        const slot = this.slotFor(e.rowId);
         if (slot !== from) {
           const source = rowOffset(this.layout, from) >> 2;
           this.f32.copyWithin(rowOffset(this.layout, slot) >> 2, source, source + this.layout.padded);
