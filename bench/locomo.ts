@@ -1,5 +1,6 @@
 /** LoCoMo-format conversations as the memory evaluations (eval:memory, eval:fusion) read them. */
 import { readFileSync } from 'node:fs';
+import { MONTHS } from '../src/memory/named-dates.js';
 
 interface Turn {
   speaker: string;
@@ -22,8 +23,6 @@ export interface LocomoTurn {
   text: string;
   ts: string;
 }
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 /** `1:56 pm on 8 May, 2023` as epoch ms (UTC). */
 export function sessionTime(text: string): number {

@@ -5,7 +5,8 @@
  * question's words do not match.
  */
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+/** The months' English names, lower case, January first. */
+export const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const MONTH = MONTHS.join('|');
 /** `October 13, 2023`, `July 2023`, `June`: a month, then maybe a day, then maybe a year. */
 const MONTH_FIRST = new RegExp(`\\b(${MONTH})\\b(?:\\s+(\\d{1,2})(?:st|nd|rd|th)?(?!\\d))?(?:,?\\s+(\\d{4})\\b)?`, 'gi');

@@ -128,10 +128,15 @@ export class FlatIndex implements VectorIndex {
     checkEntries(entries, this.dimensions);
     if (entries.length === 0) return;
     await this.lock.write(() => {
-      const fresh = new Set(entries.filter((e) => !this.rowToSlot.has(e.rowId)).map((e) => e.rowId)).size;
-      this.ensureCapacity(this.count + fresh);
+      this.reserveFor(entries);
       for (const e of entries) this.writeRow(this.slotFor(e.rowId), e);
     });
+  }
+
+  /** Room for the rows of `entries` not held yet (a row given twice takes one slot). */
+  private reserveFor(entries: { rowId: number }[]): void {
+    const fresh = new Set(entries.filter((e) => !this.rowToSlot.has(e.rowId)).map((e) => e.rowId)).size;
+    this.ensureCapacity(this.count + fresh);
   }
 
   /** The slot a row is (re)written in: its own, its old contents forgotten, or the next free one. */
@@ -154,8 +159,7 @@ export class FlatIndex implements VectorIndex {
   async copyRows(entries: CopyEntry[]): Promise<CopyEntry[]> {
     if (entries.length === 0) return [];
     return this.lock.write(async () => {
-      const fresh = new Set(entries.filter((e) => !this.rowToSlot.has(e.rowId)).map((e) => e.rowId)).size;
-      this.ensureCapacity(this.count + fresh);
+      this.reserveFor(entries);
       const missing: CopyEntry[] = [];
       for (let i = 0; i < entries.length; i++) {
         // Searches wait for the lock, but the event loop runs between slices: a fusion copies
