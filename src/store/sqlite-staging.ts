@@ -27,8 +27,8 @@ export const STALE_STAGING_MS = 3_600_000;
 export interface StagingHost {
   db: Database.Database;
   sql(text: string): Database.Statement;
-  /** Inserts a chunk with its lines (inside a transaction); returns its id. */
-  insertMemory(entry: NewMemoryEntry, at: string): number;
+  /** Inserts chunks with their lines (inside a transaction); returns their ids, in order. */
+  insertMemory(entries: NewMemoryEntry[], at: string): number[];
   /** Deletes chunks with their lines (inside a transaction). */
   deleteMemory(ids: number[]): void;
   /** Applies a change (inside a transaction). */
@@ -60,7 +60,12 @@ export async function applyStaged(host: StagingHost, change: ThreadChange, stage
     .immediate();
   const ids: number[] = [];
   try {
-    const write = host.db.transaction((slice: number[]) => slice.map((i) => host.insertMemory(entries[i], change.at)));
+    const write = host.db.transaction((slice: number[]) =>
+      host.insertMemory(
+        slice.map((i) => entries[i]),
+        change.at,
+      ),
+    );
     for (let from = 0; from < staged.length; from += STAGE_SLICE) {
       ids.push(...write.immediate(staged.slice(from, from + STAGE_SLICE)));
       await nextTurn();

@@ -13,8 +13,8 @@ import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadC
 /** What the thread tables need of the store: its statement cache and its memory-chunk writes. */
 export interface ThreadTablesHost {
   sql(text: string): Database.Statement;
-  /** Inserts a memory chunk with its lines and vector; returns its id. */
-  insertMemory(change: NonNullable<ThreadChange['addMemory']>[number], at: string): number;
+  /** Inserts memory chunks with their lines and vectors; returns their ids, in order. */
+  insertMemory(entries: NonNullable<ThreadChange['addMemory']>, at: string): number[];
   deleteMemory(ids: number[]): void;
   /** Moves chunks to another thread (their lines' scope follows). */
   moveMemory(ids: number[], threadId: string, roomId: string): void;
@@ -82,7 +82,7 @@ export class SqliteThreadTables {
       sql('UPDATE messages SET thread_id = ? WHERE thread_id = ?').run(threadId, fromThreadId);
     for (const { ids, threadId, roomId } of change.moveMemory ?? []) this.host.moveMemory(ids, threadId, roomId);
     if (change.deleteMemory?.length) this.host.deleteMemory(change.deleteMemory);
-    const added = (change.addMemory ?? []).map((m) => this.host.insertMemory(m, change.at));
+    const added = this.host.insertMemory(change.addMemory ?? [], change.at);
     for (const id of change.dropBridgesOf ?? []) sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(id, id);
     const bridge = sql('INSERT OR REPLACE INTO thread_bridges (thread_id, other_id, weight) VALUES (?, ?, ?)');
     for (const b of change.setBridges ?? []) {

@@ -46,6 +46,7 @@ import type {
   JobFailure,
   JobRunner,
   ListItemsQuery,
+  NewMemoryEntry,
   NewMessage,
   NewSource,
   NewThread,
@@ -71,15 +72,23 @@ const marks = (columns: string) =>
     .join(', ');
 const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
 const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, copy_of) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}, ?) RETURNING id`;
+/** A chunk written in full under an id taken in advance (SqliteStore.insertMemoryEntries). */
+const INSERT_MEMORY_CHUNK_AT = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of) VALUES (?, ${marks(MEMORY_CHUNK_COLUMNS)}, NULL)`;
 /**
- * A copy of the stored chunk `id` (migration 9) as a row of another thread, copied inside SQLite:
- * only when that chunk still says exactly what the copy says; it refers to the chunk's own original
- * if the chunk is a copy itself (references never chain).
+ * Copies of stored chunks (migration 9) as rows of other threads, all of a batch in one statement,
+ * each under the id taken for it in advance: `?` = created_at, then a JSON array of `[id, copyOf,
+ * threadId, roomId, updatedAt, fusion, lineage, kind, privileged, owner, messageIds, firstTs,
+ * lastTs]`. A chunk is copied only while it is what the copy was planned from: the same kind,
+ * audience, messages and times (a row's words never change in place: it moves, gets a vector, is
+ * seen again, or goes). A copy refers to the chunk's own original if the chunk is a copy itself
+ * (references never chain).
  */
-const INSERT_MEMORY_COPY = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, copy_of)
-  SELECT ?, ?, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, ?, ?, NULL, NULL, ?, ?, coalesce(copy_of, id)
-  FROM memory_chunks WHERE id = ? AND kind = ? AND text = ? AND message_ids = ? AND authors = ? AND first_ts = ? AND last_ts = ?
-    AND privileged = ? AND coalesce(owner, '') = ?
+const INSERT_MEMORY_COPIES = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of)
+  SELECT j.value ->> '$[0]', j.value ->> '$[2]', j.value ->> '$[3]', o.kind, o.text, o.message_ids, o.authors, o.first_ts, o.last_ts,
+    o.privileged, o.owner, o.words_key, ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', j.value ->> '$[6]', coalesce(o.copy_of, o.id)
+  FROM json_each(?) j JOIN memory_chunks o ON o.id = j.value ->> '$[1]'
+  WHERE o.kind = j.value ->> '$[7]' AND o.privileged = j.value ->> '$[8]' AND coalesce(o.owner, '') = j.value ->> '$[9]'
+    AND o.message_ids = j.value ->> '$[10]' AND o.first_ts = j.value ->> '$[11]' AND o.last_ts = j.value ->> '$[12]'
   RETURNING id`;
 /**
  * Memory chunks as StoredMemoryChunk reads them: a copy (copy_of, migration 9) reads the vector
@@ -147,7 +156,7 @@ export class SqliteStore implements Store {
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
-    insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.copyOf).id,
+    insertMemory: (entries, at) => this.insertMemoryEntries(entries, at),
     deleteMemory: (ids) => this.deleteMemoryRows(ids),
     moveMemory: (ids, threadId, roomId) => this.moveMemory(ids, threadId, roomId),
     appendMessage: (m) => this.appendInTransaction(m).message,
@@ -534,7 +543,7 @@ export class SqliteStore implements Store {
     return {
       db: this.db,
       sql: (text) => this.sql(text),
-      insertMemory: (m, at) => this.addMemoryInTransaction(m.chunk, at, m, m.updatedAt, m.copyOf).id,
+      insertMemory: (entries, at) => this.insertMemoryEntries(entries, at),
       deleteMemory: (ids) => this.deleteMemoryRows(ids),
       apply: (c) => this.threads.apply(c),
     };
@@ -590,40 +599,49 @@ export class SqliteStore implements Store {
 
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
-  private addMemoryInTransaction(
-    c: NewMemoryChunk,
-    now: string,
-    vector?: { vector: Float32Array; model: string },
-    updatedAt = now,
-    copyOf?: number,
-  ): MemoryChunk {
-    if (vector && copyOf !== undefined) {
-      // A copy stores neither vector nor lines: its original's serve (searchMemoryLines finds them for it).
-      // Its row is copied inside SQLite; a chunk that is gone or says something else is written in full.
-      const copied = this.sql(INSERT_MEMORY_COPY).get(
-        c.threadId,
-        c.roomId,
-        now,
-        updatedAt,
-        c.fusion ?? null,
-        c.lineage ? JSON.stringify(c.lineage) : null,
-        copyOf,
-        c.kind,
-        c.text,
-        JSON.stringify(c.messageIds),
-        JSON.stringify(c.authors),
-        c.firstTs,
-        c.lastTs,
-        c.privileged ? 1 : 0,
-        c.owner ?? '',
-      ) as Row | undefined;
-      if (copied) return { ...c, id: copied.id, createdAt: now, updatedAt };
-    }
+  private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }, updatedAt = now): MemoryChunk {
     const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector), null) as Row;
+    this.insertMemoryLines(id, c);
+    return { ...c, id, createdAt: now, updatedAt };
+  }
+
+  private insertMemoryLines(id: number, c: NewMemoryChunk): void {
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
-    return { ...c, id, createdAt: now, updatedAt };
+  }
+
+  /**
+   * A thread change's new chunks (inside its transaction); their ids, in order. The ids are taken
+   * in advance, one after another, so that every copy (`copyOf`) of the batch is written by one
+   * INSERT … SELECT (row by row they cost about five times as much: a fusion writes ~14,000) and
+   * the rest in full between them, the ids still in the entries' order. A copy stores neither
+   * vector nor lines: its original's serve (searchMemoryLines finds them for it). One whose
+   * original is gone, or is not what it was planned from (INSERT_MEMORY_COPIES), is written in full.
+   */
+  private insertMemoryEntries(entries: NewMemoryEntry[], at: string): number[] {
+    if (!entries.length) return [];
+    const { next } = this.sql(
+      `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memory_chunks'), 0), coalesce((SELECT max(id) FROM memory_chunks), 0)) + 1 AS next`,
+    ).get() as Row;
+    const ids = entries.map((_, i) => (next as number) + i);
+    const copies = entries.flatMap(({ chunk: c, copyOf, updatedAt }, i) =>
+      copyOf === undefined
+        ? []
+        : [
+            [
+              ...[ids[i], copyOf, c.threadId, c.roomId, updatedAt ?? at, c.fusion ?? null, c.lineage ? JSON.stringify(c.lineage) : null],
+              ...[c.kind, c.privileged ? 1 : 0, c.owner ?? '', JSON.stringify(c.messageIds), c.firstTs, c.lastTs],
+            ],
+          ],
+    );
+    const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).all(at, JSON.stringify(copies)) as Row[]).map((r) => r.id as number) : []);
+    entries.forEach((e, i) => {
+      if (copied.has(ids[i])) return;
+      this.sql(INSERT_MEMORY_CHUNK_AT).run(ids[i], ...memoryChunkValues(e.chunk, at, e.updatedAt ?? at, e));
+      this.insertMemoryLines(ids[i], e.chunk);
+    });
+    return ids;
   }
 
   /** A copy given a vector keeps it as its own (and still shares its original's lines). */

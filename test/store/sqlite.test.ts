@@ -155,6 +155,41 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     await store.close();
   });
 
+  it('writes copies and full chunks mixed across slices in the entries’ order, each copy only of a chunk that is still what it was', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const originals: number[] = [];
+    for (let n = 0; n < 4; n++) originals.push((await store.addMemoryChunk(entry('thr_src', n).chunk, '2026-11-01T10:00:00.000Z', entry('thr_src', n))).id);
+    const change = fusion(source, 'thr_fused');
+    // Every third entry copies an original; one copies a chunk that is gone, one names other messages than its chunk's.
+    const planned = change.addMemory!.map((e, n) => {
+      if (n % 3) return e;
+      const from = originals[n % 4];
+      return { ...e, chunk: { ...entry('thr_fused', n % 4).chunk, fusion: 'kept' as const }, copyOf: from };
+    });
+    planned[3] = { ...planned[3], copyOf: 999_999 };
+    planned[6] = { ...planned[6], chunk: { ...planned[6].chunk, messageIds: ['m_other'] } };
+    const { addedMemoryIds } = await store.applyThreadChange({ ...change, addMemory: planned });
+    expect(addedMemoryIds).toEqual([...addedMemoryIds].sort((x, y) => x - y));
+    expect(new Set(addedMemoryIds).size).toBe(planned.length);
+    const written = await store.scanThreadMemory('thr_fused', 0, planned.length, false);
+    expect(written.map((c) => c.id)).toEqual(addedMemoryIds);
+    expect(written.map((c) => [c.text, c.messageIds, c.fusion ?? null])).toEqual(
+      planned.map((e) => [e.chunk.text, e.chunk.messageIds, e.chunk.fusion ?? null]),
+    );
+    const stored = (id: number) => store.db.prepare('SELECT copy_of AS copyOf, vector IS NOT NULL AS own FROM memory_chunks WHERE id = ?').get(id);
+    expect(stored(addedMemoryIds[0])).toEqual({ copyOf: originals[0], own: 0 });
+    expect(stored(addedMemoryIds[3])).toEqual({ copyOf: null, own: 1 });
+    expect(stored(addedMemoryIds[6])).toEqual({ copyOf: null, own: 1 });
+    expect(stored(addedMemoryIds[1])).toEqual({ copyOf: null, own: 1 });
+    // Copies have no lines of their own: a line search finds their originals' lines for them.
+    expect(rows(store, `SELECT count(*) AS n FROM memory_lines WHERE rowid >= ${addedMemoryIds[0] * 16} AND rowid < ${addedMemoryIds[0] * 16 + 16}`)).toBe(0);
+    // New chunks after the change take ids after the batch's.
+    const next = await store.addMemoryChunk(entry('thr_src', 9).chunk, '2026-11-03T10:00:00.000Z');
+    expect(next.id).toBeGreaterThan(addedMemoryIds[addedMemoryIds.length - 1]);
+    await store.close();
+  });
+
   it('writes nothing when a racing operation changed a source meanwhile: ERR_THREAD_CHANGED', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
