@@ -138,6 +138,7 @@ function instrument(app: FastifyInstance): Meter {
   meter(memoryIndex, 'upsert', m);
   meter(LocalGraph.prototype, 'add', m, 'graphAdd');
   meter(LocalGraph.prototype, 'search', m, 'graphSearch');
+  meter(LocalGraph.prototype, 'searchMany', m, 'graphSearch');
   meter(LocalGraph.prototype, 'remove', m, 'graphRemove');
   return m;
 }

@@ -24,6 +24,11 @@ export declare class Graph {
   addPoints(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number): void;
   /** Writes up to `k` hits into the out arrays, nearest first, and returns how many. */
   search(query: Float32Array, k: number, labels: Uint32Array, distances: Float32Array): number;
+  /**
+   * search() for each row of `queries` (packed n × dimensions), on `threads` native threads; query i's hits fill labels/distances [i × k, i × k + counts[i]),
+   * nearest first. Blocks until all are done.
+   */
+  searchMany(queries: Float32Array, k: number, labels: Uint32Array, distances: Float32Array, counts: Uint32Array, threads?: number): void;
   /** True if the label was in the graph (and is now deleted). */
   markDelete(label: number): boolean;
   resize(capacity: number): void;

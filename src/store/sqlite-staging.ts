@@ -18,8 +18,14 @@ import type { NewMemoryEntry, ThreadChange, ThreadChangeResult } from './types.j
 
 /** Below this many chunks for new threads, the change is simply one transaction. */
 export const STAGE_MIN_CHUNKS = 512;
-/** Chunks written per transaction (~10–20 ms with their lines). */
+/** Chunks written in full per transaction (~10–20 ms with their vectors and lines); deletes go this many at a time too. */
 export const STAGE_SLICE = 256;
+/**
+ * Copies (`copyOf`) a transaction may write instead of one chunk in full: a copy is one row of one
+ * INSERT … SELECT, without vector or lines. A fusion writes ~14,000 of them, and every commit
+ * rewrites the index pages it touched, so fewer, larger transactions of copies cost less.
+ */
+export const COPIES_PER_FULL_CHUNK = 4;
 /** A staging entry this old belongs to a process that died: the store deletes it at open. */
 export const STALE_STAGING_MS = 3_600_000;
 
@@ -66,8 +72,8 @@ export async function applyStaged(host: StagingHost, change: ThreadChange, stage
         change.at,
       ),
     );
-    for (let from = 0; from < staged.length; from += STAGE_SLICE) {
-      ids.push(...write.immediate(staged.slice(from, from + STAGE_SLICE)));
+    for (const slice of slices(staged, (i) => (entries[i].copyOf === undefined ? COPIES_PER_FULL_CHUNK : 1))) {
+      ids.push(...write.immediate(slice));
       await nextTurn();
     }
     return host.db
@@ -86,6 +92,26 @@ export async function applyStaged(host: StagingHost, change: ThreadChange, stage
     await unstage(host, [...perThread.keys()], ids);
     throw err;
   }
+}
+
+/** `positions` cut into consecutive slices of at most STAGE_SLICE × COPIES_PER_FULL_CHUNK weight (each at least one position). */
+function slices(positions: number[], weight: (position: number) => number): number[][] {
+  const budget = STAGE_SLICE * COPIES_PER_FULL_CHUNK;
+  const out: number[][] = [];
+  let current: number[] = [];
+  let used = 0;
+  for (const p of positions) {
+    const w = weight(p);
+    if (current.length && used + w > budget) {
+      out.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(p);
+    used += w;
+  }
+  if (current.length) out.push(current);
+  return out;
 }
 
 /** Deletes staged rows (in slices) and their staging entries. */

@@ -119,6 +119,17 @@ describe('the fusion plan', () => {
     expect([r.fused, r.kept, r.chunks.length]).toEqual([1, 1, 4]);
   });
 
+  it('finds each copy’s chunk in a batch of hundreds, and asks for more candidates once the nearest are all taken', async () => {
+    // 15 clusters of 10 nearly equal vectors; B says everything of A twice, the second time after all of the first.
+    const many = Array.from({ length: 150 }, (_, i) => chunk(1000 + i, 'A', `cluster ${i % 15} item ${i} says ${i * 7}`, { [i % 15]: 1, 15: (i % 10) / 100 }));
+    const again = (from: number) => many.map((c, i) => chunk(from + i, 'B', c.chunk.text, { [i % 15]: 1, 15: (i % 10) / 100 }));
+    const r = await fuseMemories(many, [...again(2000), ...again(3000)], { target });
+    expect([r.fused, r.kept, r.chunks.length]).toEqual([150, 150, 300]);
+    // Each chunk of A took in its first copy (the nearest, cosine 1); the second copies found every candidate taken.
+    expect(r.chunks.slice(0, 150).map((c) => c.chunk.lineage?.chunkIds)).toEqual(many.map((c, i) => [c.chunk.id, 2000 + i]));
+    expect(r.chunks.slice(150).map((c) => [c.chunk.fusion, c.copyOf])).toEqual(many.map((_, i) => ['kept', 3000 + i]));
+  });
+
   it('compaction makes near-duplicates of one thread one, oldest first', async () => {
     const thread = [
       chunk(1, 'A', 'The pier opens in May', { 0: 1 }),

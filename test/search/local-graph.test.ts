@@ -47,6 +47,17 @@ describe('LocalGraph', () => {
     expect(total / 30).toBeGreaterThanOrEqual(0.95);
   });
 
+  it('searches a batch of queries on several threads with the answers of one search each', () => {
+    const queries = Array.from({ length: 70 }, (_, q) => near(rows[(q * 13) % 1000].vector, q));
+    const lists = graph.searchMany(packed(queries.map((vector, rowId) => ({ rowId, vector, meta: rows[0].meta }))), 5, 2);
+    expect(lists.k).toBe(5);
+    queries.forEach((query, i) => {
+      expect(lists.counts[i]).toBe(5);
+      expect([...lists.labels.subarray(i * 5, i * 5 + 5)]).toEqual(graph.search(query, 5).map((h) => h.rowId));
+    });
+    expect(graph.searchMany(new Float32Array(0), 5, 2).counts).toHaveLength(0);
+  });
+
   it('applies a large batch in slices (busy until done), growing the graph, then finds the new rows', async () => {
     const added = rows.slice(1000);
     const done = graph.add(

@@ -377,6 +377,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
                                     {
                                         InstanceMethod("addPoints", &Graph::AddPoints),
                                         InstanceMethod("search", &Graph::Search),
+                                        InstanceMethod("searchMany", &Graph::SearchMany),
                                         InstanceMethod("markDelete", &Graph::MarkDelete),
                                         InstanceMethod("resize", &Graph::Resize),
                                         InstanceMethod("setEf", &Graph::SetEf),
@@ -534,6 +535,61 @@ class Graph : public Napi::ObjectWrap<Graph> {
       Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
       return env.Undefined();
     }
+  }
+
+  // searchMany(queries: Float32Array (n x dim), k, labels: Uint32Array (n x k), distances:
+  // Float32Array (n x k), counts: Uint32Array (n), threads): search() for each query, on `threads`
+  // threads (hnswlib searches are safe to run side by side); query i's hits fill row i of the out
+  // arrays, nearest first, and counts[i] says how many. Blocks until all are done.
+  Napi::Value SearchMany(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!Ready(env, false)) return env.Undefined();
+    Napi::Float32Array queries;
+    if (!Vector(env, info[0], 0, &queries)) return env.Undefined();
+    if (!info[1].IsNumber() || !info[2].IsTypedArray() || !info[3].IsTypedArray() || !info[4].IsTypedArray() ||
+        info[2].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
+        info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array ||
+        info[4].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
+      Napi::TypeError::New(env, "Graph: searchMany(queries, k, Uint32Array, Float32Array, Uint32Array, threads)").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    const size_t n = queries.ElementLength() / dim_;
+    const size_t k = static_cast<size_t>(std::max<int64_t>(0, info[1].As<Napi::Number>().Int64Value()));
+    Napi::Uint32Array out_labels = info[2].As<Napi::Uint32Array>();
+    Napi::Float32Array out_distances = info[3].As<Napi::Float32Array>();
+    Napi::Uint32Array counts = info[4].As<Napi::Uint32Array>();
+    if (out_labels.ElementLength() < n * k || out_distances.ElementLength() < n * k || counts.ElementLength() < n) {
+      Napi::RangeError::New(env, "Graph: searchMany needs n x k labels and distances and n counts").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    const size_t threads = info[5].IsNumber() ? std::max<int64_t>(1, info[5].As<Napi::Number>().Int64Value()) : 1;
+    const float* data = queries.Data();
+    uint32_t* labels = out_labels.Data();
+    float* distances = out_distances.Data();
+    uint32_t* count = counts.Data();
+    Index* index = index_.get();
+    const UnitCosineSpace* space = space_.get();
+    const size_t dim = dim_;
+    try {
+      ParallelFor(n, threads, [&](size_t row) {
+        count[row] = 0;
+        if (k == 0 || index->getCurrentElementCount() == 0) return;
+        thread_local std::vector<float> unit;
+        thread_local std::vector<uint8_t> encoded;
+        space->Encode(data + row * dim, unit, encoded);
+        auto found = index->searchKnn(encoded.data(), k);
+        const size_t hits = found.size();
+        for (size_t i = hits; i-- > 0;) {
+          labels[row * k + i] = static_cast<uint32_t>(found.top().second);
+          distances[row * k + i] = found.top().first;
+          found.pop();
+        }
+        count[row] = static_cast<uint32_t>(hits);
+      });
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+    }
+    return env.Undefined();
   }
 
   // markDelete(label): true if the label was in the graph and is now deleted.

@@ -86,12 +86,18 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
     out.push({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt, copyOf: chunk.id });
   }
   const neighbours = await Neighbours.of(a.map((c, i) => ({ label: i, vector: c.vector, audience: audienceOf(c.chunk) })));
+  // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
+  // free depends on the pairs made before, so the choice is still made one chunk at a time.
+  const candidates = await neighbours.nearestEach(
+    b.map((w) => ({ vector: w.vector, audience: audienceOf(w.chunk) })),
+    FUSION_CANDIDATES,
+  );
   const taken = new Uint8Array(a.length);
   let fused = 0;
   let kept = 0;
-  for (const w of b) {
+  for (const [i, w] of b.entries()) {
     if (turns.due()) await turns.next();
-    const nn = nearestFree(neighbours, a, w, taken, options.cosines);
+    const nn = nearestFree(neighbours, a, w, taken, candidates[i], options.cosines);
     if (nn !== null && cosine(a[nn].vector, w.vector) >= threshold && (await gate(a[nn].chunk.text, w.chunk.text))) {
       out[nn] = { ...fusedPair(a[nn], w, target, ['A', 'B']), updatedAt: later(a[nn].chunk.updatedAt, w.chunk.updatedAt) };
       taken[nn] = 1;
@@ -107,14 +113,15 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
 
 /**
  * The chunk of A nearest to `w` (exact cosine) among the sketch graph's candidates of its audience
- * that are not fused yet; when every candidate is, more are asked for. Null when none is left.
+ * that are not fused yet (`first`: its FUSION_CANDIDATES nearest, found beforehand); when every
+ * candidate is, more are asked for. Null when none is left.
  */
-function nearestFree(neighbours: Neighbours, a: VectorChunk[], w: VectorChunk, taken: Uint8Array, cosines?: Cosines): number | null {
+function nearestFree(neighbours: Neighbours, a: VectorChunk[], w: VectorChunk, taken: Uint8Array, first: number[], cosines?: Cosines): number | null {
   const audience = audienceOf(w.chunk);
   const size = neighbours.size(audience);
-  const query = neighbours.query(w.vector);
   for (let k = FUSION_CANDIDATES; ; k *= 4) {
-    const free = neighbours.nearest(query, audience, k).filter((label) => !taken[label]);
+    const found = k === FUSION_CANDIDATES ? first : neighbours.nearest(neighbours.query(w.vector), audience, k);
+    const free = found.filter((label) => !taken[label]);
     const scores = cosines?.(
       w.vector,
       free.map((label) => a[label].chunk.id),

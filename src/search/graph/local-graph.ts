@@ -18,6 +18,13 @@ const ADD_SLICE_MS = 2;
 /** Most vectors a threaded add links in one native call. */
 const MAX_BATCH = 1024;
 
+/** The labels LocalGraph.searchMany found: query i's are `labels[i × k, i × k + counts[i])`, nearest first. */
+export interface NeighbourLists {
+  k: number;
+  labels: Uint32Array;
+  counts: Uint32Array;
+}
+
 export class LocalGraph {
   private readonly index: Graph;
   private readonly dimensions: number;
@@ -75,6 +82,20 @@ export class LocalGraph {
     // The cosine distance is 1 − cos; float rounding can push an identical vector past 1.
     for (let i = 0; i < found; i++) hits[i] = { rowId: this.labels[i], score: Math.min(1, 1 - this.distances[i]) };
     return hits;
+  }
+
+  /**
+   * search() for each row of `queries` (packed n × dimensions), on `threads` native threads in one
+   * call: query i's labels are `labels[i × k, i × k + counts[i])`, nearest first. Blocks until all
+   * are done (the caller keeps batches small enough for the event loop).
+   */
+  searchMany(queries: Float32Array, k: number, threads = 1): NeighbourLists {
+    const n = Math.floor(queries.length / this.dimensions);
+    const lists = { k, labels: new Uint32Array(n * k), counts: new Uint32Array(n) };
+    if (n === 0 || k === 0) return lists;
+    this.index.setEf(Math.max(this.ef, k));
+    this.index.searchMany(queries, k, lists.labels, new Float32Array(n * k), lists.counts, threads);
+    return lists;
   }
 
   /**
