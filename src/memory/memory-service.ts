@@ -171,15 +171,22 @@ export class MemoryService implements MemorySearch {
       const cosines = this.cosines(await vector, unscored);
       unscored.forEach((id, i) => (found.get(id)!.score = cosines[i] ?? 0));
     }
-    // A question naming a time ("camping in June") favours what was said then: all candidates are
-    // read to know when (only then; otherwise just the chunks returned).
+    // A question naming a time ("camping in June") favours what was said then, and a line two
+    // candidates share may be one's context line: all candidates are read to know when and which
+    // (only then; otherwise just the chunks returned).
     const periods = namedPeriods(question);
-    const read = periods.length ? await store.getMemoryChunkTexts([...found.keys()]) : [];
-    const dated = new Set(read.filter((c) => saidWithin(periods, c.firstTs, c.lastTs)).map((c) => c.id));
+    const lines = [...found.values()].flatMap((f) => (f.line ? [f.line] : []));
+    const readAll = periods.length > 0 || new Set(lines).size < lines.length;
+    const read = new Map((readAll ? await store.getMemoryChunkTexts([...found.keys()]) : []).map((c) => [c.id, c]));
+    const dated = new Set([...read.values()].filter((c) => saidWithin(periods, c.firstTs, c.lastTs)).map((c) => c.id));
     const rank = (id: number, f: { score: number; lexical: number }) => f.score + LINE_WEIGHT * f.lexical + (dated.has(id) ? DATE_WEIGHT : 0);
-    const ranked = [...found.entries()].sort(([x, a], [y, b]) => rank(y, b) - rank(x, a)).slice(0, k);
-    const chunks = new Map((periods.length ? read : await store.getMemoryChunkTexts(ranked.map(([id]) => id))).map((c) => [c.id, c]));
-    return ranked.flatMap(([id, f]) => (chunks.has(id) ? [{ chunk: chunks.get(id)!, score: f.score, ...(f.line ? { line: f.line } : {}) }] : []));
+    const sorted = [...found.entries()].sort(([x, a], [y, b]) => rank(y, b) - rank(x, a)).map(([id, f]) => ({ id, ...f }));
+    const ranked = ownersFollowContext(sorted, (id) => {
+      const chunk = read.get(id);
+      return chunk && contextLineOf(chunk);
+    }).slice(0, k);
+    const chunks = readAll ? read : new Map((await store.getMemoryChunkTexts(ranked.map((r) => r.id))).map((c) => [c.id, c]));
+    return ranked.flatMap((r) => (chunks.has(r.id) ? [{ chunk: chunks.get(r.id)!, score: r.score, ...(r.line ? { line: r.line } : {}) }] : []));
   }
 
   async stats(threadId: string): Promise<MemoryStats> {
@@ -496,6 +503,39 @@ export class MemoryService implements MemorySearch {
     }
     return out;
   }
+}
+
+/**
+ * A window's context line: its first line when that is the line said just before the window
+ * (windows.ts), whose message the window before holds; undefined when it has none.
+ */
+export function contextLineOf(chunk: Pick<MemoryChunk, 'kind' | 'text' | 'messageIds'>): string | undefined {
+  if (chunk.kind !== 'window') return undefined;
+  const lines = chunk.text.split('\n');
+  return lines.length > chunk.messageIds.length ? lines[0] : undefined;
+}
+
+/**
+ * Memory candidates (best first) with the window that holds a line's message right behind a
+ * window ranked ahead of it whose best line was that same line as its context: both match the
+ * line alike, but only the holder cites the message, so an answer drawn from that line cites
+ * where it was said (the carrier keeps its place: what follows its context line may be the answer).
+ */
+export function ownersFollowContext<T extends { id: number; line?: string }>(ranked: T[], contextLine: (id: number) => string | undefined): T[] {
+  const out: T[] = [];
+  const placed = new Set<T>();
+  for (const hit of ranked) {
+    if (placed.has(hit)) continue;
+    out.push(hit);
+    placed.add(hit);
+    if (!hit.line || contextLine(hit.id) !== hit.line) continue;
+    const owner = ranked.find((o) => !placed.has(o) && o.line === hit.line && contextLine(o.id) !== hit.line);
+    if (owner) {
+      out.push(owner);
+      placed.add(owner);
+    }
+  }
+  return out;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import { exchangeText, MemoryService, RETENTION_SWEEP_MS, type MemoryOptions } from '../../src/memory/memory-service.js';
+import { contextLineOf, exchangeText, MemoryService, ownersFollowContext, RETENTION_SWEEP_MS, type MemoryOptions } from '../../src/memory/memory-service.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
@@ -122,6 +122,32 @@ describe('conversation memory', () => {
     const first = async (question: string) => (await memory.search(question, publicAsk(thread.id, 'Cy'), 2))[0].chunk.messageIds;
     expect(await first('When did Ann go camping by the lake with the kids?')).toEqual([may.id]);
     expect(await first('When did Ann go camping by the lake with the kids in June?')).toEqual([june.id]);
+  });
+
+  it('brings the window that holds a matched line right behind the window that carries it as its context', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 2 } });
+    const said = async (name: string, text: string) => {
+      const m = await say(store, thread.id, 'news_1', name, text);
+      memory.onMessage(m);
+      return m;
+    };
+    // Windows: [a, fact] and [b, c] after the fact as its context line; then two windows close to
+    // the question's words that do not say the fact.
+    await said('Ann', 'Morning all, busy week here');
+    const fact = await said('Cy', 'Last Friday I went to a counseling workshop, really enlightening');
+    await said('Ann', 'What did Cy attend recently? Cy attend anything recently?');
+    await said('Cy', 'Recently I attend a lot, Ann, what did you attend?');
+    await said('Ann', 'What did Cy do recently? Did Cy attend the meetup?');
+    await said('Cy', 'Cy did attend recently, Ann');
+    await said('Ann', 'Did Cy attend recently? What did Cy attend?');
+    await said('Cy', 'What did I attend recently, you ask');
+    await memory.idle();
+    const hits = await memory.search('What workshop did Cy attend recently?', publicAsk(thread.id, 'Ann'), 2);
+    // The window after the fact ranks first (its words are closer to the question's), and matched
+    // the fact's line only as its context: the window holding the fact's message comes next.
+    expect(hits.map((h) => h.line)).toEqual([expect.stringContaining('counseling workshop'), expect.stringContaining('counseling workshop')]);
+    expect(hits[0].chunk.messageIds).not.toContain(fact.id);
+    expect(hits[1].chunk.messageIds).toContain(fact.id);
   });
 
   it('remembers answers as Q/A exchanges, not abstentions, and not the assistant’s own messages as chat', async () => {
@@ -282,5 +308,28 @@ describe('conversation memory', () => {
     expect(await store.scanMemoryChunks(0, 10)).toEqual([]);
     expect(index.size).toBe(0);
     expect(await memory.stats(thread.id)).toEqual({ chunks: 0, pending: 0 });
+  });
+});
+
+describe('the window that holds a context line', () => {
+  it('is a window’s first line only when the window has one line more than messages', () => {
+    expect(contextLineOf({ kind: 'window', text: 'Ann (x): before\nCy (y): one\nAnn (z): two', messageIds: ['m1', 'm2'] })).toBe('Ann (x): before');
+    expect(contextLineOf({ kind: 'window', text: 'Cy (y): one\nAnn (z): two', messageIds: ['m1', 'm2'] })).toBeUndefined();
+    // A private exchange cites no messages, and its question is no context line.
+    expect(contextLineOf({ kind: 'exchange', text: 'Q: why?\nA: because', messageIds: [] })).toBeUndefined();
+  });
+
+  it('follows the window carrying it as context, and only a carrier ranked ahead of it moves it', () => {
+    const carrier = new Map([
+      [1, 'L'],
+      [5, 'M'],
+    ]);
+    const context = (id: number) => carrier.get(id);
+    const ids = (hits: { id: number }[]) => hits.map((h) => h.id);
+    // 1 carries L, 4 holds it: 4 moves behind 1; 3 holds M ahead of its carrier 5: nothing moves.
+    const ranked = [{ id: 1, line: 'L' }, { id: 2 }, { id: 3, line: 'M' }, { id: 4, line: 'L' }, { id: 5, line: 'M' }];
+    expect(ids(ownersFollowContext(ranked, context))).toEqual([1, 4, 2, 3, 5]);
+    // No holder among the candidates: the order is kept.
+    expect(ids(ownersFollowContext([{ id: 1, line: 'L' }, { id: 2 }], context))).toEqual([1, 2]);
   });
 });
