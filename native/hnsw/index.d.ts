@@ -83,5 +83,11 @@ export declare function scanTop(memory: ArrayBufferView, spec: ScanSpec, outIds:
  */
 export declare function scanFloor(memory: ArrayBufferView, spec: ScanLayout & { n: number }, threads: number): { ms: number; best: number };
 
+/**
+ * Signed count sketches of `vectors` (packed n × buckets.length): row r of `out` (packed n × m)
+ * gets each element i of vector r times `signs[i]` added into its element `buckets[i]` (< m).
+ */
+export declare function countSketch(vectors: Float32Array, buckets: Uint16Array, signs: Float32Array, out: Float32Array): void;
+
 /** The loop scanTop runs on this CPU: 'avx2' (AVX2 + FMA) or 'portable'. */
 export declare const scanKernel: 'avx2' | 'portable';

@@ -5,4 +5,5 @@ const binding = require('./build/Release/salon_hnsw.node');
 exports.Graph = binding.Graph;
 exports.scanTop = binding.scanTop;
 exports.scanFloor = binding.scanFloor;
+exports.countSketch = binding.countSketch;
 exports.scanKernel = binding.scanKernel;

@@ -2,7 +2,7 @@
 // on the flat index's own memory layout: its AVX2 loop, its portable loop, the filter from each
 // row's metadata, the top k with the TopK order, and its refusals of bad offsets.
 import { describe, expect, it } from 'vitest';
-import { scanFloor, scanKernel, scanTop, type ScanSpec } from 'salon-hnsw';
+import { countSketch, scanFloor, scanKernel, scanTop, type ScanSpec } from 'salon-hnsw';
 import { dotScalar } from '../../src/search/flat/kernel.js';
 import { META_FLAGS, META_ROW_ID, META_SCOPE, makeLayout, packFlags, pagesForRows, queryOffset, rowOffset } from '../../src/search/flat/layout.js';
 import { resolveKernel } from '../../src/search/flat/native-kernel.js';
@@ -179,5 +179,29 @@ describe('native scan kernel', () => {
       expect(Math.abs(floor.best - best)).toBeLessThanOrEqual(1e-3);
       expect(floor.ms).toBeGreaterThanOrEqual(0);
     }
+  });
+});
+
+describe('countSketch (fusion’s scratch graphs)', () => {
+  it('adds each element, signed, into its bucket, row by row, and refuses a bucket out of range', () => {
+    const rand = rng(5);
+    const dim = 300;
+    const vectors = Float32Array.from({ length: 3 * dim }, () => gaussian(rand));
+    const buckets = Uint16Array.from({ length: dim }, (_, i) => (i * 7) % 16);
+    const signs = Float32Array.from({ length: dim }, (_, i) => (i % 3 ? 1 : -1));
+    const out = new Float32Array(3 * 16).fill(9);
+    countSketch(vectors, buckets, signs, out);
+    const expected = new Float64Array(3 * 16);
+    for (let r = 0; r < 3; r++) for (let i = 0; i < dim; i++) expected[r * 16 + buckets[i]] += signs[i] * vectors[r * dim + i];
+    out.forEach((x, j) => expect(x).toBeCloseTo(expected[j], 4));
+    expect(() =>
+      countSketch(
+        vectors,
+        Uint16Array.from(buckets, () => 16),
+        signs,
+        out,
+      ),
+    ).toThrow(/buckets/);
+    expect(() => countSketch(vectors.subarray(1), buckets, signs, out)).toThrow(RangeError);
   });
 });

@@ -339,11 +339,59 @@ Napi::Value ScanFloor(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// countSketch(vectors: Float32Array (n x dim), buckets: Uint16Array (dim), signs: Float32Array (dim),
+// out: Float32Array (n x outDims)): out row r = the signed count sketch of vector r, element i
+// added with signs[i] into out[buckets[i]] (fusion's scratch graphs, neighbours.ts).
+Napi::Value CountSketch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto typed = [&](size_t i, napi_typedarray_type type) {
+    return info.Length() > i && info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == type;
+  };
+  if (!typed(0, napi_float32_array) || !typed(1, napi_uint16_array) || !typed(2, napi_float32_array) || !typed(3, napi_float32_array)) {
+    Fail(env, "countSketch(vectors: Float32Array, buckets: Uint16Array, signs: Float32Array, out: Float32Array)");
+    return env.Undefined();
+  }
+  const Napi::Float32Array vectors = info[0].As<Napi::Float32Array>();
+  const Napi::Uint16Array buckets = info[1].As<Napi::Uint16Array>();
+  const Napi::Float32Array signs = info[2].As<Napi::Float32Array>();
+  Napi::Float32Array out = info[3].As<Napi::Float32Array>();
+  const size_t dim = buckets.ElementLength();
+  if (dim == 0 || signs.ElementLength() != dim || vectors.ElementLength() % dim != 0) {
+    RangeFail(env, "countSketch: one bucket and one sign per dimension, and whole vectors");
+    return env.Undefined();
+  }
+  const size_t n = vectors.ElementLength() / dim;
+  if (n == 0) return env.Undefined();
+  const size_t out_dims = out.ElementLength() / n;
+  if (out_dims == 0 || out.ElementLength() != n * out_dims) {
+    RangeFail(env, "countSketch: out must hold the same whole number of elements per vector");
+    return env.Undefined();
+  }
+  const uint16_t* bucket = buckets.Data();
+  for (size_t i = 0; i < dim; i++) {
+    if (bucket[i] >= out_dims) {
+      RangeFail(env, "countSketch: buckets must be below the sketch's length");
+      return env.Undefined();
+    }
+  }
+  const float* in = vectors.Data();
+  const float* sign = signs.Data();
+  float* o = out.Data();
+  std::fill(o, o + n * out_dims, 0.0f);
+  for (size_t r = 0; r < n; r++) {
+    const float* v = in + r * dim;
+    float* row = o + r * out_dims;
+    for (size_t i = 0; i < dim; i++) row[bucket[i]] += sign[i] * v[i];
+  }
+  return env.Undefined();
+}
+
 }  // namespace
 
 Napi::Object InitScan(Napi::Env env, Napi::Object exports) {
   exports.Set("scanTop", Napi::Function::New(env, ScanTop, "scanTop"));
   exports.Set("scanFloor", Napi::Function::New(env, ScanFloor, "scanFloor"));
+  exports.Set("countSketch", Napi::Function::New(env, CountSketch, "countSketch"));
   exports.Set("scanKernel", Napi::String::New(env, HasAvx2Fma() ? "avx2" : "portable"));
   return exports;
 }
