@@ -71,9 +71,8 @@ const marks = (columns: string) =>
     .map(() => '?')
     .join(', ');
 const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
-const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}, copy_of) VALUES (${marks(MEMORY_CHUNK_COLUMNS)}, ?) RETURNING id`;
-/** A chunk written in full under an id taken in advance (SqliteStore.insertMemoryEntries). */
-const INSERT_MEMORY_CHUNK_AT = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of) VALUES (?, ${marks(MEMORY_CHUNK_COLUMNS)}, NULL)`;
+/** A chunk written in full: under the id given (taken in advance, SqliteStore.insertMemoryEntries), or a new one for NULL. */
+const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}) VALUES (?, ${marks(MEMORY_CHUNK_COLUMNS)}) RETURNING id`;
 /**
  * Copies of stored chunks (migration 9) as rows of other threads, all of a batch in one statement,
  * each under the id taken for it in advance: `?` = created_at, then a JSON array of `[id, copyOf,
@@ -599,16 +598,18 @@ export class SqliteStore implements Store {
 
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
-  private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }, updatedAt = now): MemoryChunk {
-    const { id } = this.sql(INSERT_MEMORY_CHUNK).get(...memoryChunkValues(c, now, updatedAt, vector), null) as Row;
-    this.insertMemoryLines(id, c);
-    return { ...c, id, createdAt: now, updatedAt };
+  private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
+    const id = this.writeMemoryRow(null, c, now, now, vector);
+    return { ...c, id, createdAt: now, updatedAt: now };
   }
 
-  private insertMemoryLines(id: number, c: NewMemoryChunk): void {
+  /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */
+  private writeMemoryRow(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
+    const written = (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector)) as Row).id as number;
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
-    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
+    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(written * MEMORY_LINES_PER_CHUNK + i, text, scope));
+    return written;
   }
 
   /**
@@ -630,17 +631,24 @@ export class SqliteStore implements Store {
         ? []
         : [
             [
-              ...[ids[i], copyOf, c.threadId, c.roomId, updatedAt ?? at, c.fusion ?? null, c.lineage ? JSON.stringify(c.lineage) : null],
-              ...[c.kind, c.privileged ? 1 : 0, c.owner ?? '', JSON.stringify(c.messageIds), c.firstTs, c.lastTs],
+              ids[i],
+              copyOf,
+              c.threadId,
+              c.roomId,
+              updatedAt ?? at,
+              c.fusion ?? null,
+              c.lineage ? JSON.stringify(c.lineage) : null,
+              c.kind,
+              c.privileged ? 1 : 0,
+              c.owner ?? '',
+              JSON.stringify(c.messageIds),
+              c.firstTs,
+              c.lastTs,
             ],
           ],
     );
     const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).all(at, JSON.stringify(copies)) as Row[]).map((r) => r.id as number) : []);
-    entries.forEach((e, i) => {
-      if (copied.has(ids[i])) return;
-      this.sql(INSERT_MEMORY_CHUNK_AT).run(ids[i], ...memoryChunkValues(e.chunk, at, e.updatedAt ?? at, e));
-      this.insertMemoryLines(ids[i], e.chunk);
-    });
+    entries.forEach((e, i) => copied.has(ids[i]) || this.writeMemoryRow(ids[i], e.chunk, at, e.updatedAt ?? at, e));
     return ids;
   }
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from '../../src/store/sqlite-checkpointer.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite.js';
 import { WriterSync, writerSettings } from '../../src/store/sqlite-writer-sync.js';
 import type { NewMessage } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
@@ -20,6 +20,16 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
+
+/** A store on a file of a new temporary directory (`file`), closed and removed after the test. */
+function storeOnFile(options: Omit<SqliteStoreOptions, 'filename'> = {}): { file: string; store: SqliteStore } {
+  const { dir, cleanup } = tempDir();
+  cleanups.push(cleanup);
+  const file = join(dir, 'salon.db');
+  const store = new SqliteStore({ filename: file, ...options });
+  cleanups.push(() => store.close());
+  return { file, store };
+}
 
 /** An app over `dir` (kept across restarts) holding the room's item. */
 async function appOn(dir: string) {
@@ -110,11 +120,7 @@ describe('room message persistence', () => {
 
 describe('background WAL checkpoints', () => {
   it('checkpoints in a worker and lets the WAL start over, keeping every message and its seq', async () => {
-    const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
-    const file = join(dir, 'salon.db');
-    const store = new SqliteStore({ filename: file });
-    cleanups.push(() => store.close());
+    const { file, store } = storeOnFile();
     const checkpoints: { log: number; checkpointed: number }[] = [];
     const running: boolean[] = [];
     const writer = new WriterSync(store.db, { filename: file, synchronous: 'normal' });
@@ -188,20 +194,13 @@ describe('background WAL checkpoints', () => {
   });
 
   it('keeps every commit fsynced with synchronous full, the writer’s checkpoint only a safety net', async () => {
-    const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
-    const store = new SqliteStore({ filename: join(dir, 'salon.db'), backgroundCheckpoints: true, synchronous: 'full' });
-    cleanups.push(() => store.close());
+    const { store } = storeOnFile({ backgroundCheckpoints: true, synchronous: 'full' });
     await until(() => store.writerSettings?.autocheckpoint === SAFETY_NET_PAGES);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
   });
 
   it('syncs and checkpoints on the writer again while the worker is behind, and not once it caught up', async () => {
-    const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
-    const file = join(dir, 'salon.db');
-    const store = new SqliteStore({ filename: file });
-    cleanups.push(() => store.close());
+    const { file, store } = storeOnFile();
     // A worker that never checkpoints: only the WAL's length decides (the migrations wrote some).
     const behindFrames = walFrames(file) + 40;
     const writer = new WriterSync(store.db, { filename: file, synchronous: 'normal', behindFrames, guardMs: 5 });

@@ -57,14 +57,8 @@ export class Neighbours {
   static async of(items: (Labelled & { audience: string })[]): Promise<Neighbours> {
     const dimensions = items[0]?.vector.length ?? 0;
     const n = new Neighbours(dimensions);
-    const groups = new Map<string, Labelled[]>();
-    for (const it of items) {
-      const group = groups.get(it.audience);
-      if (group) group.push(it);
-      else groups.set(it.audience, [it]);
-    }
     const turns = new Turns();
-    for (const [audience, group] of groups) {
+    for (const [audience, group] of byAudience(items)) {
       const d = n.sketch ? SKETCH_DIMS : dimensions;
       const packed = new Float32Array(group.length * d);
       for (let i = 0; i < group.length; i++) {
@@ -104,21 +98,16 @@ export class Neighbours {
    */
   async nearestEach(queries: { vector: Float32Array; audience: string }[], k: number): Promise<number[][]> {
     const out: number[][] = queries.map(() => []);
-    const byAudience = new Map<string, number[]>();
-    queries.forEach((q, i) => {
-      if (!this.graphs.has(q.audience)) return;
-      const group = byAudience.get(q.audience);
-      if (group) group.push(i);
-      else byAudience.set(q.audience, [i]);
-    });
     const turns = new Turns();
     const d = this.sketch ? SKETCH_DIMS : (queries[0]?.vector.length ?? 0);
-    for (const [audience, indices] of byAudience) {
-      const { graph, size } = this.graphs.get(audience)!;
+    for (const [audience, indices] of byAudience(queries.map((q, i) => ({ audience: q.audience, i })))) {
+      const g = this.graphs.get(audience);
+      if (!g) continue;
+      const { graph, size } = g;
       const n = Math.min(k, size);
       for (let from = 0; from < indices.length; from += SEARCH_SLICE) {
         if (turns.due()) await turns.next();
-        const slice = indices.slice(from, from + SEARCH_SLICE);
+        const slice = indices.slice(from, from + SEARCH_SLICE).map((q) => q.i);
         const packed = new Float32Array(slice.length * d);
         slice.forEach((i, j) => this.project(queries[i].vector, packed.subarray(j * d, (j + 1) * d)));
         const found = graph.searchMany(packed, n, slice.length >= THREADED_SEARCH_MIN ? BUILD_THREADS : 1);
@@ -141,6 +130,17 @@ export class Neighbours {
     if (this.sketch) this.sketch.into(vector, out);
     else out.set(vector);
   }
+}
+
+/** `items` grouped by audience, in their order. */
+function byAudience<T extends { audience: string }>(items: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const it of items) {
+    const group = groups.get(it.audience);
+    if (group) group.push(it);
+    else groups.set(it.audience, [it]);
+  }
+  return groups;
 }
 
 /** A signed count sketch from `dimensions` to SKETCH_DIMS. */
