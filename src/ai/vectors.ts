@@ -16,7 +16,8 @@ const KNOWN_DIMENSIONS: Record<string, number> = {
 
 /** The dimension of `model` (an Ollama tag like `nomic-embed-text:latest` works), if well known. */
 export function knownDimensions(model: string): number | undefined {
-  return KNOWN_DIMENSIONS[model.replace(/:latest$/, '')];
+  const name = model.replace(/:latest$/, '');
+  return Object.hasOwn(KNOWN_DIMENSIONS, name) ? KNOWN_DIMENSIONS[name] : undefined;
 }
 
 /**

@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
     await help();
     return name ? 0 : 1;
   }
-  const load = COMMANDS[name];
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
     console.error(`salon: unknown command "${name}"; see salon --help`);
     return 2;

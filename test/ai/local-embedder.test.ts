@@ -108,6 +108,26 @@ describe('text features', () => {
     expect(stem('sky')).toBe('sky');
   });
 
+  it('stems and embeds the names of Object.prototype’s own properties as words like any other', async () => {
+    // Anyone's text reaches the stemmer: "constructor" once found Object's own function and broke
+    // every embedding of a message, question or page that said it.
+    const names = Object.getOwnPropertyNames(Object.prototype);
+    expect(names).toContain('constructor');
+    for (const name of names) {
+      const word = name.toLowerCase();
+      expect(typeof stem(word), name).toBe('string');
+      expect(stem(word).length, name).toBeGreaterThan(0);
+    }
+    expect(stem('constructors')).toBe(stem('constructor'));
+    const [said, asked, other] = await new LocalEmbedder().embed([
+      'The constructor of the bridge was paid too much, by __proto__ valueOf and hasOwnProperty',
+      'who was the constructor of the bridge?',
+      'The volcano erupted near Grindavik.',
+    ]);
+    for (const v of [said, asked]) expect(v.every(Number.isFinite)).toBe(true);
+    expect(cosine(said, asked)).toBeGreaterThan(cosine(said, other));
+  });
+
   it('treats question words as stopwords', () => {
     for (const w of ['what', 'who', 'when', 'how', 'many', 'the']) expect(STOPWORDS.has(w)).toBe(true);
   });

@@ -138,6 +138,35 @@ describe('the assistant remembers', () => {
     expect(detail.json().memory.chunks).toBeGreaterThanOrEqual(2);
   });
 
+  it('remembers chat that says constructor, __proto__ or toString, and loads it again after a restart', async () => {
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    let app = await start(dir, true);
+    const { client: ann } = await joined(app, 'Ann', 'news_1');
+    const lines = ['The constructor of the Blue Harbor pier was Toller & Sons', 'My __proto__ valueOf toString hasOwnProperty joke fell flat'];
+    for (const [i, text] of lines.entries()) {
+      ann.send({ type: 'say', text, clientId: `p${i}` });
+      await ann.next('message', (f) => f.message.clientId === `p${i}`);
+    }
+    app.salon.memory.flush();
+    await app.salon.memory.idle();
+    const thread = await app.salon.store.ensureMainThread('news_1');
+    const stored = await app.salon.store.countMemoryChunks(thread.id);
+    expect(stored).toBeGreaterThan(0);
+    expect(app.salon.memoryIndex.size).toBe(stored);
+    const recall = async (target: FastifyInstance) => {
+      const got = await ask(target, 'Who was the constructor of the pier?');
+      expect(got.answer).toContain('Toller & Sons');
+      expect(got.sources.some((s) => s.sourceType === 'conversation' && s.authors?.includes('Ann'))).toBe(true);
+    };
+    await recall(app);
+    await app.close();
+    app = await start(dir, false);
+    await app.salon.memory.load();
+    expect(app.salon.memoryIndex.size).toBe(await app.salon.store.countMemoryChunks(thread.id));
+    await recall(app);
+  });
+
   it('keeps a private fact for its asker’s private asks alone', async () => {
     const { dir, cleanup } = tempDir();
     closers.push(cleanup);

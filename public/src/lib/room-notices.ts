@@ -22,7 +22,7 @@ const FRIENDLY: Record<string, string> = {
 
 /** A notice for an `error` or `warning` frame: our wording when we have one, the server's otherwise. */
 export function noticeFor(code: string, serverMessage: string, level: NoticeLevel = 'error'): Notice {
-  return { code, level, message: FRIENDLY[code] ?? (serverMessage || code) };
+  return { code, level, message: (Object.hasOwn(FRIENDLY, code) && FRIENDLY[code]) || serverMessage || code };
 }
 
 /** What a close code means for the member, and whether to try again. */

@@ -23,8 +23,11 @@ export function words(text: string): string[] {
   return (ASCII_ONLY.test(lower) ? lower.match(ASCII_WORD) : lower.match(WORD)) ?? [];
 }
 
-/** Irregular forms and their base word (which is then stemmed like any other). */
-const IRREGULAR: Record<string, string> = Object.fromEntries(
+/**
+ * Irregular forms and their base word (which is then stemmed like any other). Maps, not object
+ * literals: a word is anyone's text, and `constructor` or `__proto__` must not find Object's own.
+ */
+const IRREGULAR = new Map<string, string>(
   `children:child men:man women:woman people:person mice:mouse feet:foot teeth:tooth geese:goose
   sang:sing sung:sing ran:run won:win wrote:write written:write began:begin begun:begin became:become gave:give given:give
   took:take taken:take made:make held:hold led:lead built:build bought:buy brought:bring fought:fight found:find
@@ -49,7 +52,7 @@ const IRREGULAR: Record<string, string> = Object.fromEntries(
 export function stem(word: string): string {
   let out = stemCache.get(word);
   if (out === undefined) {
-    out = suffixes(IRREGULAR[word] ?? word);
+    out = suffixes(IRREGULAR.get(word) ?? word);
     if (stemCache.size >= STEM_CACHE_SIZE) stemCache.clear();
     stemCache.set(word, out);
   }
@@ -60,28 +63,27 @@ export function stem(word: string): string {
 const STEM_CACHE_SIZE = 200_000;
 const stemCache = new Map<string, string>();
 
-const NUMBER_WORDS: Record<string, string> = Object.fromEntries(
-  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'
+const NUMBER_WORDS = new Map<string, string>([
+  ...'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'
     .split(' ')
-    .map((w, i) => [w, String(i)]),
-);
-Object.assign(NUMBER_WORDS, {
-  thirty: '30',
-  forty: '40',
-  fifty: '50',
-  sixty: '60',
-  seventy: '70',
-  eighty: '80',
-  ninety: '90',
-  hundred: '100',
-  thousand: '1000',
-  first: '1st',
-  second: '2nd',
-  third: '3rd',
-});
+    .map((w, i): [string, string] => [w, String(i)]),
+  ['thirty', '30'],
+  ['forty', '40'],
+  ['fifty', '50'],
+  ['sixty', '60'],
+  ['seventy', '70'],
+  ['eighty', '80'],
+  ['ninety', '90'],
+  ['hundred', '100'],
+  ['thousand', '1000'],
+  ['first', '1st'],
+  ['second', '2nd'],
+  ['third', '3rd'],
+]);
 
 function suffixes(word: string): string {
-  if (NUMBER_WORDS[word]) return NUMBER_WORDS[word];
+  const number = NUMBER_WORDS.get(word);
+  if (number) return number;
   if (word.length <= 3 || /^\d/.test(word)) return word;
   let w = word;
   if (/ie[sd]$/.test(w)) w = w.length > 4 ? `${w.slice(0, -3)}y` : w.slice(0, -1);
@@ -186,7 +188,7 @@ let apart: Map<string, string[]> | undefined;
 function spelledApart(): Map<string, string[]> {
   if (!apart) {
     apart = new Map();
-    for (const word of [...Object.keys(IRREGULAR), ...Object.keys(NUMBER_WORDS)]) {
+    for (const word of [...IRREGULAR.keys(), ...NUMBER_WORDS.keys()]) {
       const term = termOf(word);
       if (!term || word.startsWith(spellingPrefix(term))) continue;
       const forms = apart.get(term) ?? [];

@@ -81,7 +81,7 @@ function fromYoutubeResource(r: Obj, source: string): Obj {
     description: excerpt(description, DESCRIPTION_CHARS),
     body: description,
     comments: [],
-    category: (typeof s.categoryId === 'string' && YOUTUBE_CATEGORIES[s.categoryId]) || null,
+    category: (typeof s.categoryId === 'string' && Object.hasOwn(YOUTUBE_CATEGORIES, s.categoryId) && YOUTUBE_CATEGORIES[s.categoryId]) || null,
     publishedAt: s.publishedAt ?? null,
     image: null,
     author: null,
