@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { testApp } from './helpers.js';
+import { item } from './store/contract.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -71,5 +72,30 @@ describe('HTTP timeouts', () => {
     const a = await app({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '7000' });
     expect(a.server.requestTimeout).toBe(5000);
     expect(a.server.keepAliveTimeout).toBe(7000);
+  });
+});
+
+describe('numbers in the query', () => {
+  it('refuses Infinity and overflowing numbers with 400 ERR_BAD_REQUEST, on every route that takes one', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '10000' });
+    await a.ready();
+    await a.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released' }));
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    const routes = [
+      '/api/v1/rooms/news_1/messages?limit=',
+      '/api/v1/rooms/news_1/messages?before=',
+      `/api/v1/threads/${thread.id}/messages?limit=`,
+      `/api/v1/threads/${thread.id}/messages?before=`,
+      '/api/v1/content?limit=',
+      '/api/v1/search?q=rust&k=',
+    ];
+    for (const route of routes) {
+      for (const value of ['Infinity', '-Infinity', '1e999']) {
+        const res = await a.inject({ method: 'GET', url: route + value });
+        expect(res.statusCode, `${route}${value}: ${res.body}`).toBe(400);
+        expect(res.json().error.code).toBe('ERR_BAD_REQUEST');
+      }
+      expect((await a.inject({ method: 'GET', url: route + '5' })).statusCode, route).toBe(200);
+    }
   });
 });
