@@ -157,6 +157,33 @@ describe('salon-hnsw Graph', () => {
     }
   });
 
+  it('adds on the thread pool with the graph of a blocking add, refusing every other call until it is done', async () => {
+    const blocking = new Graph(DIM, 100, 16, 96, 100);
+    const pooled = new Graph(DIM, 100, 16, 96, 100);
+    const { vectors, labels } = packed(0, 1500);
+    blocking.addPoints(vectors, labels, 1);
+    const adding = pooled.addPointsAsync(vectors, labels);
+    // The rows were copied: the caller's arrays may change at once.
+    vectors.fill(0);
+    const query = rows[3].vector;
+    expect(() => search(pooled, query, 1)).toThrow(/while points are being added/);
+    expect(() => pooled.markDelete(rows[3].rowId)).toThrow(/while points are being added/);
+    expect(() => pooled.addPoints(rows[0].vector.slice(), Uint32Array.of(1))).toThrow(/while points are being added/);
+    expect(() => pooled.addPointsAsync(rows[0].vector.slice(), Uint32Array.of(1))).toThrow(/while points are being added/);
+    await adding;
+    expect(pooled.count).toBe(1500);
+    pooled.setEf(40);
+    blocking.setEf(40);
+    // One thread and the same seed and order: the same graph, so the same answers.
+    for (let q = 0; q < 20; q++) {
+      const near1 = near(rows[(q * 71) % 1500].vector, q);
+      expect(search(pooled, near1, 10)).toEqual(search(blocking, near1, 10));
+    }
+    expect(() => pooled.addPointsAsync(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);
+    await pooled.addPointsAsync(rows[2000].vector.slice(), Uint32Array.of(rows[2000].rowId));
+    expect(search(pooled, rows[2000].vector, 1)[0].rowId).toBe(rows[2000].rowId);
+  });
+
   it('refuses bad arguments with a clear error and stays usable', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     expect(() => g.addPoints(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);

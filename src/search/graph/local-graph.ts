@@ -37,22 +37,30 @@ export class LocalGraph {
   private pending = 0;
   private queued = 0;
   private ef: number;
+  /**
+   * Whether single-threaded adds run on the libuv pool (Graph.addPointsAsync) instead of here: a
+   * serving graph's insert at 2,048 dimensions takes 2–6 ms, which every room sharing the event
+   * loop would wait for, a dozen times a second while a busy thread's memory is indexed. Searches
+   * meanwhile see `busy` and scan exactly. Scratch graphs (fusion) add on the calling thread.
+   */
+  private readonly addOffLoop: boolean;
 
-  private constructor(index: Graph, dimensions: number, ef: number) {
+  private constructor(index: Graph, dimensions: number, ef: number, addOffLoop: boolean) {
     this.index = index;
     this.dimensions = dimensions;
     this.ef = ef;
+    this.addOffLoop = addOffLoop;
     index.setEf(ef);
   }
 
   /** An empty graph built here, a few vectors at a time (a scratch index, e.g. fusion's working set). */
   static empty(dimensions: number, params: { m: number; efConstruction: number; efSearch: number; seed: number }): LocalGraph {
-    return new LocalGraph(new Graph(dimensions, 1024, params.m, params.efConstruction, params.seed, GRAPH_ENCODING), dimensions, params.efSearch);
+    return new LocalGraph(new Graph(dimensions, 1024, params.m, params.efConstruction, params.seed, GRAPH_ENCODING), dimensions, params.efSearch, false);
   }
 
-  /** Reads a graph file written by hnswlib (off the event loop). */
+  /** Reads a graph file written by hnswlib (off the event loop): a serving graph, whose adds run off it too. */
   static async read(path: string, dimensions: number, efSearch: number): Promise<LocalGraph> {
-    return new LocalGraph(await Graph.read(path, dimensions, GRAPH_ENCODING), dimensions, efSearch);
+    return new LocalGraph(await Graph.read(path, dimensions, GRAPH_ENCODING), dimensions, efSearch, true);
   }
 
   /** True while changes wait to be applied: searches would miss them. */
@@ -121,6 +129,7 @@ export class LocalGraph {
         }
         return;
       }
+      if (this.addOffLoop) return this.index.addPointsAsync(vectors.subarray(0, ids.length * d), labels);
       let sliceStart = performance.now();
       for (let i = 0; i < ids.length; i++) {
         if (performance.now() - sliceStart >= ADD_SLICE_MS) {
