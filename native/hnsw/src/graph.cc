@@ -468,25 +468,33 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return true;
   }
 
+  // The rows of an add: vectors (n x dim) in info[0], one label each in info[1].
+  bool Rows(Napi::Env env, const Napi::CallbackInfo& info, Napi::Float32Array* vectors, const uint32_t** label_data, size_t* n) {
+    if (!Vector(env, info[0], 0, vectors)) return false;
+    if (!info[1].IsTypedArray() || (info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array &&
+                                    info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)) {
+      Napi::TypeError::New(env, "Graph: labels must be an Int32Array or Uint32Array").ThrowAsJavaScriptException();
+      return false;
+    }
+    Napi::TypedArray labels = info[1].As<Napi::TypedArray>();
+    *n = vectors->ElementLength() / dim_;
+    if (labels.ElementLength() != *n) {
+      Napi::RangeError::New(env, "Graph: one label per vector").ThrowAsJavaScriptException();
+      return false;
+    }
+    *label_data = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(labels.ArrayBuffer().Data()) + labels.ByteOffset());
+    return true;
+  }
+
   // addPoints(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n), threads): adds or
   // replaces each row under its label. Grows the graph first when it is too small.
   Napi::Value AddPoints(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Ready(env, true)) return env.Undefined();
     Napi::Float32Array vectors;
-    if (!Vector(env, info[0], 0, &vectors)) return env.Undefined();
-    if (!info[1].IsTypedArray() || (info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array &&
-                                    info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)) {
-      Napi::TypeError::New(env, "Graph: labels must be an Int32Array or Uint32Array").ThrowAsJavaScriptException();
-      return env.Undefined();
-    }
-    Napi::TypedArray labels = info[1].As<Napi::TypedArray>();
-    const size_t n = vectors.ElementLength() / dim_;
-    if (labels.ElementLength() != n) {
-      Napi::RangeError::New(env, "Graph: one label per vector").ThrowAsJavaScriptException();
-      return env.Undefined();
-    }
-    const uint32_t* label_data = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(labels.ArrayBuffer().Data()) + labels.ByteOffset());
+    const uint32_t* label_data;
+    size_t n;
+    if (!Rows(env, info, &vectors, &label_data, &n)) return env.Undefined();
     const size_t threads = info[2].IsNumber() ? std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()) : 1;
     const float* data = vectors.Data();
     try {
@@ -664,46 +672,62 @@ class Graph : public Napi::ObjectWrap<Graph> {
   static Napi::Value Read(const Napi::CallbackInfo& info);
 };
 
-class AddWorker : public Napi::AsyncWorker {
+// A graph operation on the libuv pool: it keeps the graph alive, raises `running` (which makes the
+// graph refuse conflicting calls) until it is done, and settles a promise.
+class GraphTask : public Napi::AsyncWorker {
  public:
-  AddWorker(Napi::Env env, Graph* graph, Napi::Object holder, std::vector<float> vectors, std::vector<uint32_t> labels)
-      : Napi::AsyncWorker(env),
-        deferred_(Napi::Promise::Deferred::New(env)),
-        graph_(graph),
-        vectors_(std::move(vectors)),
-        labels_(std::move(labels)) {
-    holder_ = Napi::Persistent(holder);  // keeps the graph alive while points are added
+  GraphTask(Napi::Env env, Graph* graph, Napi::Object holder, std::atomic<int>& running)
+      : Napi::AsyncWorker(env), graph_(graph), deferred_(Napi::Promise::Deferred::New(env)), running_(running) {
+    running_++;
+    holder_ = Napi::Persistent(holder);
   }
   Napi::Promise Promise() { return deferred_.Promise(); }
   void Execute() override {
     try {
-      Index* index = graph_->index_.get();
-      const size_t n = labels_.size();
-      const size_t needed = index->getCurrentElementCount() + n;
-      if (needed > index->max_elements_) index->resizeIndex(std::max(needed, index->max_elements_ + index->max_elements_ / 2));
-      std::vector<float> unit;
-      std::vector<uint8_t> encoded;
-      for (size_t row = 0; row < n; row++) {
-        graph_->space_->Encode(vectors_.data() + row * graph_->dim_, unit, encoded);
-        index->addPoint(encoded.data(), labels_[row]);
-      }
+      Run();
     } catch (const std::exception& e) {
       SetError(std::string("hnswlib: ") + e.what());
     }
   }
   void OnOK() override {
-    graph_->adders_--;
+    running_--;
     deferred_.Resolve(Env().Undefined());
   }
   void OnError(const Napi::Error& e) override {
-    graph_->adders_--;
+    running_--;
     deferred_.Reject(e.Value());
   }
 
+ protected:
+  virtual void Run() = 0;
+  Graph* graph_;
+
  private:
   Napi::Promise::Deferred deferred_;
-  Graph* graph_;
+  std::atomic<int>& running_;
   Napi::ObjectReference holder_;
+};
+
+class AddWorker : public GraphTask {
+ public:
+  AddWorker(Napi::Env env, Graph* graph, Napi::Object holder, std::vector<float> vectors, std::vector<uint32_t> labels)
+      : GraphTask(env, graph, holder, graph->adders_), vectors_(std::move(vectors)), labels_(std::move(labels)) {}
+
+ protected:
+  void Run() override {
+    Index* index = graph_->index_.get();
+    const size_t n = labels_.size();
+    const size_t needed = index->getCurrentElementCount() + n;
+    if (needed > index->max_elements_) index->resizeIndex(std::max(needed, index->max_elements_ + index->max_elements_ / 2));
+    std::vector<float> unit;
+    std::vector<uint8_t> encoded;
+    for (size_t row = 0; row < n; row++) {
+      graph_->space_->Encode(vectors_.data() + row * graph_->dim_, unit, encoded);
+      index->addPoint(encoded.data(), labels_[row]);
+    }
+  }
+
+ private:
   std::vector<float> vectors_;
   std::vector<uint32_t> labels_;
 };
@@ -712,20 +736,9 @@ Napi::Value Graph::AddPointsAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!Ready(env, true)) return env.Undefined();
   Napi::Float32Array vectors;
-  if (!Vector(env, info[0], 0, &vectors)) return env.Undefined();
-  if (!info[1].IsTypedArray() || (info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array &&
-                                  info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)) {
-    Napi::TypeError::New(env, "Graph: labels must be an Int32Array or Uint32Array").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
-  Napi::TypedArray labels = info[1].As<Napi::TypedArray>();
-  const size_t n = vectors.ElementLength() / dim_;
-  if (labels.ElementLength() != n) {
-    Napi::RangeError::New(env, "Graph: one label per vector").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
-  const uint32_t* label_data = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(labels.ArrayBuffer().Data()) + labels.ByteOffset());
-  adders_++;
+  const uint32_t* label_data;
+  size_t n;
+  if (!Rows(env, info, &vectors, &label_data, &n)) return env.Undefined();
   auto* worker = new AddWorker(env, this, info.This().As<Napi::Object>(), std::vector<float>(vectors.Data(), vectors.Data() + n * dim_),
                                std::vector<uint32_t>(label_data, label_data + n));
   Napi::Promise promise = worker->Promise();
@@ -733,33 +746,15 @@ Napi::Value Graph::AddPointsAsync(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-class WriteWorker : public Napi::AsyncWorker {
+class WriteWorker : public GraphTask {
  public:
   WriteWorker(Napi::Env env, Graph* graph, Napi::Object holder, std::string path)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), graph_(graph), path_(std::move(path)) {
-    holder_ = Napi::Persistent(holder);  // keeps the graph alive while it is written
-  }
-  Napi::Promise Promise() { return deferred_.Promise(); }
-  void Execute() override {
-    try {
-      graph_->index_->saveIndex(path_);
-    } catch (const std::exception& e) {
-      SetError(std::string("hnswlib: ") + e.what());
-    }
-  }
-  void OnOK() override {
-    graph_->writers_--;
-    deferred_.Resolve(Env().Undefined());
-  }
-  void OnError(const Napi::Error& e) override {
-    graph_->writers_--;
-    deferred_.Reject(e.Value());
-  }
+      : GraphTask(env, graph, holder, graph->writers_), path_(std::move(path)) {}
+
+ protected:
+  void Run() override { graph_->index_->saveIndex(path_); }
 
  private:
-  Napi::Promise::Deferred deferred_;
-  Graph* graph_;
-  Napi::ObjectReference holder_;
   std::string path_;
 };
 
@@ -770,7 +765,6 @@ Napi::Value Graph::Write(const Napi::CallbackInfo& info) {
     Napi::TypeError::New(env, "Graph: write(path)").ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  writers_++;
   auto* worker = new WriteWorker(env, this, info.This().As<Napi::Object>(), info[0].As<Napi::String>().Utf8Value());
   Napi::Promise promise = worker->Promise();
   worker->Queue();
