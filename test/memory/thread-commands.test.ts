@@ -11,6 +11,8 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { ADMIN, salon, tempDir } from '../helpers.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM, item, until } from '../rooms/helpers.js';
+import { ROOM_MAX_ACTIVE_THREADS } from '../../src/protocol/threads.js';
+import { ARCHIVED_LISTED } from '../../src/memory/threads/thread-commands.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -121,6 +123,34 @@ describe('thread slash commands', () => {
     const cy = await member(locked, 'Cy');
     expect(await cy.command('/thread new Nope')).toMatchObject({ code: 'ERR_FORBIDDEN' });
     expect((await cy.command('/threads')).text).toContain('Threads of this room:');
+  });
+
+  it('bounds the active threads of a room (members may start them; bridges compare every pair) and lists the newest archived ones only', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const first = threadIdIn((await ann.command('/thread new First')).text!);
+    const msg = await ann.say('The night train leaves at 22:10', first);
+    // The main thread and First, then as many as the room may hold.
+    for (let i = 2; i < ROOM_MAX_ACTIVE_THREADS; i++) await a.salon.threads.create(ROOM, `T${i}`, 'u_someone');
+    const main = (await a.salon.store.ensureMainThread(ROOM)).id;
+    const full = /at most 100 active threads/;
+    expect(await ann.command('/thread new One too many')).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(full) });
+    expect(await ann.command(`/fuse ${main} ${first}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(full) });
+    expect(await ann.command(`/split ${first} confirm titles=Part msgs_0=${msg}`)).toMatchObject({
+      code: 'ERR_BAD_THREAD_OP',
+      message: expect.stringMatching(full),
+    });
+    const threads = await a.salon.threads.list(ROOM);
+    expect(threads.filter((t) => t.status === 'active')).toHaveLength(ROOM_MAX_ACTIVE_THREADS);
+    // A merge makes room again; the archived threads it leaves are listed up to ARCHIVED_LISTED, newest first kept.
+    const others = threads.filter((t) => !t.main && t.id !== first);
+    for (const t of others.slice(0, ARCHIVED_LISTED + 5)) await a.salon.threads.merge(main, t.id, 'u_someone');
+    expect((await ann.command('/thread new Room again')).text).toMatch(/^Started thread “Room again”/);
+    const listed = (await ann.command('/threads')).text!;
+    expect(listed.match(/· archived, merged into/g)).toHaveLength(ARCHIVED_LISTED);
+    expect(listed).toContain('… and 5 older archived threads');
+    expect(listed).not.toContain(others[0].id);
+    expect(listed).toContain(others[ARCHIVED_LISTED + 4].id);
   });
 });
 

@@ -16,16 +16,27 @@ export const SHORT_ID_CHARS = 8;
 /** Messages `/split <id>` lists in the room at most (the HTTP listing has them all). */
 const LISTED = 60;
 
-/** One line per thread: id, title, badges, message count. */
+/** Archived threads `/threads` lists at most (the newest); the HTTP listing has them all. */
+export const ARCHIVED_LISTED = 20;
+
+/**
+ * One line per thread: id, title, badges, message count. Active threads are bounded by the room's
+ * limit; archived ones pile up with every merge, so only the newest ARCHIVED_LISTED are described.
+ */
 export async function describeThreads(threads: ThreadService, roomId: string): Promise<string> {
-  const list = await threads.list(roomId);
+  const all = await threads.list(roomId);
+  const archived = all.filter((t) => t.status !== 'active');
+  const shown = new Set(archived.slice(-ARCHIVED_LISTED));
+  const list = all.filter((t) => t.status === 'active' || shown.has(t));
+  const hidden = archived.length - shown.size;
   const lines = await Promise.all(
     list.map(async (t) => {
       const { messages, memory } = await threads.detail(t.id);
       return `${t.id} · ${t.title} · ${badges(t).join(', ')} · ${messages} messages, ${memory.chunks} remembered`;
     }),
   );
-  return ['Threads of this room:', ...lines].join('\n');
+  const more = hidden ? [`… and ${hidden} older archived threads (GET /api/v1/rooms/${roomId}/threads lists them all)`] : [];
+  return ['Threads of this room:', ...lines, ...more].join('\n');
 }
 
 function badges(t: Thread): string[] {

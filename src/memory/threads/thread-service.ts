@@ -11,7 +11,7 @@ import { errors } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
-import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
+import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip } from '../../text.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
@@ -65,6 +65,8 @@ export interface ThreadServiceOptions {
   log?: Logger;
   /** The second fusion gate (default: same-meaning.ts). */
   gate?: SameMeaningGate;
+  /** Active threads a room may hold (default ROOM_MAX_ACTIVE_THREADS). */
+  maxActiveThreads?: number;
 }
 
 export interface ThreadDetail {
@@ -138,6 +140,7 @@ export class ThreadService {
   /** `/thread new <title>`: a new active thread in the room. */
   async create(roomId: string, title: string, actor: Actor): Promise<Thread> {
     await this.options.store.ensureMainThread(roomId);
+    await this.makeRoom(roomId, 1);
     const thread = await this.options.store.createThread({ id: newThreadId(), roomId, title: checkTitle(title) }, actor);
     this.announce(thread, `A new thread started: “${thread.title}”.`);
     return thread;
@@ -221,6 +224,7 @@ export class ThreadService {
     if (!SPLIT_LOCKS.includes(lock)) throw new errors.ERR_BAD_THREAD_OP(`lock must be one of ${SPLIT_LOCKS.join(', ')}`);
     if (!Array.isArray(parts) || !parts.length) throw new errors.ERR_BAD_THREAD_OP('a split needs at least one part');
     if (parts.length > SPLIT_MAX_PARTS) throw new errors.ERR_BAD_THREAD_OP(`a split makes at most ${SPLIT_MAX_PARTS} parts`);
+    await this.makeRoom(parent.roomId, parts.length);
     const messages = await this.allMessages(id);
     const known = new Map(messages.map((m) => [m.id, m]));
     const partOf = new Map<string, number>();
@@ -370,6 +374,7 @@ export class ThreadService {
     checkThreshold(threshold);
     const [a, b] = [await this.get(sourceIds[0]), await this.get(sourceIds[1])];
     for (const t of [a, b]) if (t.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(t.id, t.mergedInto ? `merged into ${t.mergedInto}` : t.status);
+    await this.makeRoom(a.roomId, 1);
     const id = newThreadId();
     const target = { threadId: id, roomId: a.roomId };
     const [ca, cb] = [await this.withVectors(await this.allMemory(a.id)), await this.withVectors(await this.allMemory(b.id))];
@@ -426,6 +431,17 @@ export class ThreadService {
       for (const roomId of new Set([a.roomId, b.roomId])) this.options.outlet?.broadcast(roomId, warning);
     }
     return { thread: await this.get(id), fused: result.fused, kept: result.kept, ...(fallback ? { fallback } : {}) };
+  }
+
+  /**
+   * Refuses an operation that would leave `roomId` with more active threads than it may hold: each
+   * is compared with every other when the room's bridges are refreshed (on the event loop), and
+   * members may start threads, so their number is bounded here rather than by the cost of that.
+   */
+  private async makeRoom(roomId: string, adding: number): Promise<void> {
+    const max = this.options.maxActiveThreads ?? ROOM_MAX_ACTIVE_THREADS;
+    const active = (await this.options.store.listThreads(roomId)).filter((t) => t.status === 'active').length;
+    if (active + adding > max) throw new errors.ERR_BAD_THREAD_OP(`a room holds at most ${max} active threads (this one has ${active}); merge some first`);
   }
 
   /**
