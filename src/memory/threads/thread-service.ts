@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
-import { clip } from '../../text.js';
+import { clip, squash } from '../../text.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import { Turns } from './turns.js';
@@ -41,6 +41,8 @@ export const COMPACT_KEEP_EXCHANGES = 20;
 export const COMPACT_SUMMARY_CHARS = 900;
 /** Memory chunks read per page (without vectors: ~10 ms a page). */
 const PAGE = 250;
+/** Characters of each message a thread's summary is made from (as in the recent chat). */
+const SUMMARY_LINE_CHARS = 400;
 /** History entries a thread's detail shows. */
 const HISTORY_SHOWN = 50;
 
@@ -491,7 +493,8 @@ export class ThreadService {
     void (async () => {
       const recent = await this.options.store.threadMessages(id, 60);
       if (!recent.length) return;
-      const text = recent.map((m) => `${m.author.name}: ${m.text}`).join('\n');
+      // Each message as the recent chat shows it (squashed, cut to 400 characters): 60 messages of 4,000 would be 240,000 characters to summarise.
+      const text = recent.map((m) => `${m.author.name}: ${clip(squash(m.text), SUMMARY_LINE_CHARS)}`).join('\n');
       const summary = clip((await this.options.chat.summarize(text, 'What is this discussion about?')).trim(), 1000);
       await this.options.store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, summary }] });
     })().catch((err: unknown) => this.log.warn({ threadId: id, err: (err as Error)?.message }, 'thread summary not regenerated'));
