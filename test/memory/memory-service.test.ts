@@ -9,6 +9,7 @@ import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -82,6 +83,20 @@ describe('conversation memory', () => {
     expect(hit.chunk).toMatchObject({ kind: 'window', messageIds: said.map((m) => m.id), authors: ['Ann', 'Cy'], privileged: false });
     expect(hit.chunk.text).toContain('Bob lost 4000 dollars');
     expect(await memory.search('how much money did Bob lose on Meridian?', publicAsk(other.id, 'Cy'), 3)).toEqual([]);
+  });
+
+  it('searches lines with a long question’s longest words only, a bounded number of them', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 1 } });
+    memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', 'My cousin Bob lost 4000 dollars on Meridian last week'));
+    await memory.idle();
+    // 800 distinct short words: each was one count of its lines and one term of the match.
+    const question = `${Array.from({ length: 800 }, (_, i) => `w${i.toString(36)}`).join(' ')} what did Bob lose on Meridian?`;
+    expect(question.length).toBeLessThanOrEqual(4000);
+    const terms = queryTerms(question);
+    expect(terms).toHaveLength(MAX_QUERY_TERMS);
+    expect(terms).toContain('meridian');
+    const [hit] = await memory.search(question, publicAsk(thread.id, 'Cy'), 3);
+    expect(hit.line).toContain('Meridian');
   });
 
   it('ranks a chunk its words found, beyond the vector search’s top k, by its own cosine too', async () => {
