@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import type { Embedder } from '../../src/ai/types.js';
 import { contextLineOf, exchangeText, MemoryService, ownersFollowContext, RETENTION_SWEEP_MS, type MemoryOptions } from '../../src/memory/memory-service.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
@@ -271,6 +272,32 @@ describe('conversation memory', () => {
     memory.onAnswer(...answered(other.id, 'Bo', 'Where is place 4?', 'Place 4 is at corner 12.'));
     await memory.idle();
     expect(calls.prune).toBe(2);
+  });
+
+  it('loads every chunk it can embed at a restart, leaving out one whose text the embedder refuses', async () => {
+    // An embedder that refuses one text, as a remote model may refuse a member's words.
+    const picky: Embedder = {
+      model: embedder.model,
+      dimensions: embedder.dimensions,
+      similarityThreshold: embedder.similarityThreshold,
+      relevanceThreshold: embedder.relevanceThreshold,
+      embed: (texts, signal) => (texts.some((t) => t.includes('refused')) ? Promise.reject(new Error('input rejected')) : embedder.embed(texts, signal)),
+    };
+    const store = new SqliteStore({ filename: ':memory:' });
+    // Windows of one message each, with no context line (their messages are a minute apart).
+    const { memory, thread } = await setup({ embedder: picky, windows: { maxMessages: 1, quietMs: 1_000 } }, store);
+    for (const text of ['The pier opened in March', 'This line is refused by the model', 'The ferry leaves at noon'])
+      memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', text));
+    await memory.idle();
+    // All three are stored; the refused one without a vector, to be embedded at the next start.
+    expect(await store.countMemoryChunks(thread.id)).toBe(3);
+    const index = memoryIndex();
+    const restarted = new MemoryService({ store, embedder: picky, index });
+    cleanups.push(() => restarted.close());
+    expect(await restarted.load()).toBe(2);
+    expect(index.size).toBe(2);
+    const [hit] = await restarted.search('when does the ferry leave?', publicAsk(thread.id, 'Cy'), 3);
+    expect(hit.chunk.text).toContain('ferry leaves at noon');
   });
 
   it('finds nothing while the thread’s memory is off, and everything again after a restart', async () => {
