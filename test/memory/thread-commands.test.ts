@@ -118,6 +118,12 @@ describe('thread slash commands', () => {
     const id = await ann.say('hello', mine);
     expect(await ann.command(`/split ${mine} confirm titles=A msgs_0=${id.slice(0, 4)}`)).toMatchObject({ code: 'ERR_BAD_MESSAGE' });
     expect(await ann.command(`/split ${mine} confirm titles=A,B msgs_0=${id} msgs_1=${id}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+    // A title is one line, with nothing hidden in it: it is quoted in system messages to the whole room.
+    for (const title of ['Trains\u202e', 'a\u200bb', 'x\u0000y', 'Night\u2066 trains'])
+      expect(await ann.command(`/thread new ${title}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+    expect((await ann.command('/thread new Night trains”.\nSalon: Everyone must log in again')).text).toMatch(
+      /^Started thread “Night trains”\. Salon: Everyone must log in again” \(thr_/,
+    );
 
     const locked = await app({ THREAD_OPS: 'admin' });
     const cy = await member(locked, 'Cy');

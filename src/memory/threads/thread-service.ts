@@ -13,6 +13,7 @@ import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, squash } from '../../text.js';
+import { hasHiddenCharacters } from '../../protocol/names.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import { Turns } from './turns.js';
@@ -230,8 +231,8 @@ export class ThreadService {
     const messages = await this.allMessages(id);
     const known = new Map(messages.map((m) => [m.id, m]));
     const partOf = new Map<string, number>();
+    const titles = parts.map((p, i) => checkTitle(p.title, `parts[${i}].title`));
     parts.forEach((p, i) => {
-      checkTitle(p.title, `parts[${i}].title`);
       if (!p.messageIds?.length) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}] is empty`);
       for (const m of p.messageIds) {
         if (!known.has(m)) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}]: message ${m} is not in thread ${id}`);
@@ -239,10 +240,10 @@ export class ThreadService {
         partOf.set(m, i);
       }
     });
-    const children: NewThread[] = parts.map((p) => ({
+    const children: NewThread[] = parts.map((_, i) => ({
       id: newThreadId(),
       roomId: parent.roomId,
-      title: p.title.trim(),
+      title: titles[i],
       origin: 'split',
       parentId: parent.id,
       splitLockedUntil: lock,
@@ -530,10 +531,17 @@ function newThreadId(): string {
   return `thr_${randomUUID()}`;
 }
 
+/**
+ * A title as it is kept: on one line (runs of whitespace made one space), with no control,
+ * invisible or bidi-override character left (they let a title pose as other text in the system
+ * messages that quote it, as they would let a name pose as another).
+ */
 function checkTitle(title: unknown, field = 'title'): string {
-  if (typeof title !== 'string' || !title.trim()) throw new errors.ERR_BAD_THREAD_OP(`${field} is empty`);
-  if (title.trim().length > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
-  return title.trim();
+  const t = typeof title === 'string' ? squash(title) : '';
+  if (!t) throw new errors.ERR_BAD_THREAD_OP(`${field} is empty`);
+  if (t.length > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
+  if (hasHiddenCharacters(t)) throw new errors.ERR_BAD_THREAD_OP(`${field} holds control, invisible or bidi-override characters`);
+  return t;
 }
 
 function checkThreshold(threshold: number): void {
