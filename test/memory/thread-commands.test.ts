@@ -131,6 +131,58 @@ describe('thread slash commands', () => {
     expect((await cy.command('/threads')).text).toContain('Threads of this room:');
   });
 
+  it('lists and resolves a long thread’s messages in work proportional to what is asked, not to messages × ids', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const thread = await a.salon.store.ensureMainThread(ROOM);
+    const long = `${'word '.repeat(10)}${' '.repeat(30)}`.repeat(100).slice(0, 4000);
+    const messages = Array.from({ length: 300 }, (_, i) => ({
+      author: { name: 'Bo' },
+      text: `${i} ${long}`.slice(0, 4000),
+      ts: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+    }));
+    const res = await a.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/import`, headers: ADMIN, payload: { messages } });
+    expect(res.statusCode, res.body).toBe(200);
+    const ids = res.json().messageIds as string[];
+    a.salon.memory.flush();
+    await a.salon.memory.idle();
+    // Counted on String.prototype: the longest text a replace ran over while listing, and the id prefix tests.
+    const replace = String.prototype.replace;
+    const startsWith = String.prototype.startsWith;
+    let longest = 0;
+    let prefixTests = 0;
+    String.prototype.replace = function (this: string, ...args: unknown[]) {
+      longest = Math.max(longest, this.length);
+      return (replace as (...a: unknown[]) => string).apply(this, args);
+    } as typeof replace;
+    String.prototype.startsWith = function (this: string, ...args: unknown[]) {
+      prefixTests++;
+      return (startsWith as (...a: unknown[]) => boolean).apply(this, args);
+    } as typeof startsWith;
+    let listing: { text?: string };
+    let listed = 0;
+    let split: { text?: string; code?: string };
+    try {
+      listing = await ann.command(`/split ${thread.id}`);
+      listed = longest;
+      split = await ann.command(
+        `/split ${thread.id} confirm titles=Part msgs_0=${ids
+          .slice(0, 200)
+          .map((id) => id.slice(0, 8))
+          .join(',')}`,
+      );
+    } finally {
+      String.prototype.replace = replace;
+      String.prototype.startsWith = startsWith;
+    }
+    expect(listing.text).toContain(`${ids[299].slice(0, 8)} · Bo: 299 word word`);
+    expect(split.text).toMatch(/^Split “Main”/);
+    expect(await a.salon.store.countThreadMessages(thread.id)).toBe(100);
+    // Each listed text is cut before it is squashed; each id is tested against the messages sharing its first 8 characters.
+    expect(listed).toBeLessThan(1000);
+    expect(prefixTests).toBeLessThan(200 * 10);
+  });
+
   it('bounds the active threads of a room (members may start them; bridges compare every pair) and lists the newest archived ones only', async () => {
     const a = await app();
     const ann = await member(a, 'Ann');

@@ -158,9 +158,19 @@ export function parseSplit(words: string[], messages: SplitListing[]): { parts: 
   const titles = (fields.get('titles') ?? '').split(',').map((t) => t.replace(/_/g, ' ').trim());
   if (!titles[0]) throw new errors.ERR_BAD_MESSAGE('titles=A,B is missing');
   const lock = (fields.get('lock') ?? 'compaction') as SplitLock;
+  // The thread's messages by their first SHORT_ID_CHARS characters: each id given is looked up, not
+  // compared with every message (a command may name hundreds, a thread hold thousands).
+  const byPrefix = new Map<string, SplitListing[]>();
+  for (const m of messages) {
+    const key = m.id.slice(0, SHORT_ID_CHARS);
+    const same = byPrefix.get(key);
+    if (same) same.push(m);
+    else byPrefix.set(key, [m]);
+  }
   const resolve = (short: string): string => {
-    if (short.length < SHORT_ID_CHARS && !messages.some((m) => m.id === short)) throw new errors.ERR_BAD_MESSAGE(`message id ${short} is too short`);
-    const found = messages.filter((m) => m.id.startsWith(short));
+    const candidates = byPrefix.get(short.slice(0, SHORT_ID_CHARS)) ?? [];
+    if (short.length < SHORT_ID_CHARS && !candidates.some((m) => m.id === short)) throw new errors.ERR_BAD_MESSAGE(`message id ${short} is too short`);
+    const found = candidates.filter((m) => m.id.startsWith(short));
     if (found.length !== 1) throw new errors.ERR_BAD_MESSAGE(found.length ? `message id ${short} is ambiguous` : `no message ${short} in this thread`);
     return found[0].id;
   };

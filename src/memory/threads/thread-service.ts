@@ -209,7 +209,8 @@ export class ThreadService {
       id: m.id,
       role: m.author.kind,
       author: m.author.name,
-      text: clip(m.text.replace(/\s+/g, ' ').trim(), SPLIT_TEXT_CHARS),
+      // Squashed after a first cut: the listing shows 200 characters of messages up to 4,000 long.
+      text: clip(squash(m.text.slice(0, SPLIT_TEXT_CHARS * 4)), SPLIT_TEXT_CHARS),
       ts: m.ts,
     }));
     return { thread, messages };
