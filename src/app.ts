@@ -12,7 +12,7 @@ import contentPlugin from './plugins/content.js';
 import roomsPlugin from './plugins/rooms.js';
 import searchPlugin from './plugins/search.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
-import { installErrorHandlers } from './routes/error-handler.js';
+import { frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
 import apiRateLimit from './routes/rate-limit.js';
 import webRoutes from './routes/web.js';
@@ -42,6 +42,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // A path parameter as long as the longest valid id (`news_` + 128) reaches its route, whose
+    // schema bounds it; the router's own refusals (a bad %-escape) answer in the error contract.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_CHARS },
+    frameworkErrors,
   });
 
   const services = createServices(config, app.log, overrides);

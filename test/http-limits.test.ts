@@ -99,3 +99,28 @@ describe('numbers in the query', () => {
     }
   });
 });
+
+describe('paths the router refuses', () => {
+  it('serves the longest valid id and answers a bad %-escape or an over-long parameter with 400 ERR_BAD_REQUEST', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '10000' });
+    await a.ready();
+    // news_ + 128 characters: longer than the router's default parameter limit (100).
+    const longest = `news_${'a'.repeat(128)}`;
+    await a.salon.ingest.pipeline.put(item(longest, { title: 'The longest id' }));
+    for (const url of [`/api/v1/content/${longest}`, `/api/v1/rooms/${longest}`, `/api/v1/rooms/${longest}/messages`]) {
+      const res = await a.inject({ method: 'GET', url });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    }
+    for (const url of [
+      '/api/v1/rooms/%ED%A0%80/messages',
+      '/api/v1/threads/%E0%A4%A',
+      '/api/v1/content/%ZZ',
+      `/api/v1/threads/${'x'.repeat(5000)}/messages`,
+      `/api/v1/rooms/${'x'.repeat(5000)}`,
+    ]) {
+      const res = await a.inject({ method: 'GET', url });
+      expect(res.statusCode, `${url.slice(0, 60)}: ${res.body}`).toBe(400);
+      expect(res.json().error.code).toBe('ERR_BAD_REQUEST');
+    }
+  });
+});

@@ -219,10 +219,37 @@ export class MemoryService implements MemorySearch {
       const page = await this.options.store.scanMemoryChunks(after, LOAD_PAGE);
       if (!page.length) break;
       after = page[page.length - 1].id;
-      loaded += (await this.indexChunks(page)).length;
+      loaded += await this.indexLoaded(page);
     }
     await this.prune(null);
     return loaded;
+  }
+
+  /**
+   * Indexes a page of the load. A chunk whose text the embedder refuses (anyone's words: a remote
+   * model's length limit, or a bug like the stemmer's `constructor`) is left out and logged, not
+   * the page and every page after it; when no chunk of the page can be embedded the embedder
+   * itself is failing, and the load stops as before.
+   */
+  private async indexLoaded(page: StoredMemoryChunk[]): Promise<number> {
+    try {
+      return (await this.indexChunks(page)).length;
+    } catch (err) {
+      let indexed = 0;
+      for (const chunk of page) {
+        try {
+          await this.indexChunks([chunk]);
+          indexed++;
+        } catch (one) {
+          this.log.warn(
+            { chunkId: chunk.id, threadId: chunk.threadId, err: (one as Error)?.message },
+            'memory chunk not indexed: its text could not be embedded',
+          );
+        }
+      }
+      if (!indexed) throw err;
+      return indexed;
+    }
   }
 
   /** Tells `listen` of every new chunk indexed from now on (thread bridges follow their centroids this way). */

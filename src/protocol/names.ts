@@ -10,6 +10,11 @@ export const MAX_NAME_CHARS = 32;
 /** Control characters, plus invisible and bidi-override characters that let one name pose as another. */
 const FORBIDDEN_IN_NAME = /[\p{Cc}\u00ad\u061c\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
 
+/** Whether `text` holds a control, invisible or bidi-override character (what names may not hold; thread titles neither). */
+export function hasHiddenCharacters(text: string): boolean {
+  return FORBIDDEN_IN_NAME.test(text);
+}
+
 /** A display name: trimmed, 1–MAX_NAME_CHARS characters, nothing invisible. Null when unusable. */
 export function cleanName(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;

@@ -11,6 +11,11 @@ export const SPLIT_LOCKS: readonly SplitLock[] = ['compaction', 'agent_release',
 export const TITLE_MAX_CHARS = 120;
 /** Parts one split may create. */
 export const SPLIT_MAX_PARTS = 20;
+/**
+ * Active threads one room holds at most (starting, splitting and fusing refuse past it): a room's
+ * bridges compare every pair of its active threads, so their number must stay small.
+ */
+export const ROOM_MAX_ACTIVE_THREADS = 100;
 
 /** A thread (`GET /api/v1/rooms/:id/threads`, `GET /api/v1/threads/:id`). */
 export interface ThreadView {

@@ -229,14 +229,18 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   say(session: Session, frame: SayFrame): Promise<void> {
-    if (session.room && !session.room.admitMessage(Date.now())) {
-      return Promise.reject(new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`));
-    }
-    return this.chat.say(session, frame);
+    return this.admitMessage(session) ?? this.chat.say(session, frame);
   }
 
+  /** A public ask posts its question in the room (`@ai …`): it is a message, and the room's rate counts it. */
   ask(session: Session, frame: AskFrame): Promise<void> {
-    return this.chat.ask(session, frame);
+    return (frame.private ? null : this.admitMessage(session)) ?? this.chat.ask(session, frame);
+  }
+
+  /** A refusal when the session's room takes no more messages this second; null when it does. */
+  private admitMessage(session: Session): Promise<never> | null {
+    if (!session.room || session.room.admitMessage(Date.now())) return null;
+    return Promise.reject(new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`));
   }
 
   typing(session: Session, active: boolean): void {

@@ -3,7 +3,7 @@
  * Fastify's own 4xx errors are mapped to catalogue codes; anything else is a 500 whose details are
  * logged and never sent.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SalonError, errors } from '../errors.js';
 
 function toSalonError(err: FastifyError): SalonError {
@@ -20,6 +20,22 @@ function toSalonError(err: FastifyError): SalonError {
       }
       return new errors.ERR_INTERNAL();
   }
+}
+
+/**
+ * Longest path parameter the router hands to a route (Fastify's default, 100, is shorter than a
+ * valid item id, `news_` + 128 characters); the routes' schemas bound their own parameters.
+ */
+export const MAX_PATH_PARAM_CHARS = 1024;
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any route runs (a path with a bad
+ * %-escape such as `%ED%A0%80`, a parameter past MAX_PATH_PARAM_CHARS) is answered in the error
+ * contract too, `400 ERR_BAD_REQUEST`, instead of Fastify's own body and a bare 414.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const e = new errors.ERR_BAD_REQUEST(err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the path is not a valid URL');
+  void reply.status(e.statusCode).send({ error: { code: e.code, message: e.message } });
 }
 
 /** Installs the error and not-found handlers on `app`. */

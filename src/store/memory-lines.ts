@@ -18,9 +18,28 @@ export interface LineHit {
   score: number;
 }
 
-/** The distinct lower-case words and numbers of a query. */
+/**
+ * Distinct terms a query searches with, at most. Each costs a count of the lines it is on (up to
+ * COMMON_TERM_LINES of them) and a share of the match: a 4,000-character question of 800 words
+ * each said on ~1,900 lines held the event loop for over a second in SQLite.
+ */
+export const MAX_QUERY_TERMS = 32;
+
+/**
+ * The distinct lower-case words and numbers of a query, in order; past MAX_QUERY_TERMS the longest
+ * (the most specific, as a rule) are kept, in their order.
+ */
 export function queryTerms(query: string): string[] {
-  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  if (terms.length <= MAX_QUERY_TERMS) return terms;
+  const kept = new Set(
+    terms
+      .map((t, i) => ({ t, i }))
+      .sort((a, b) => b.t.length - a.t.length || a.i - b.i)
+      .slice(0, MAX_QUERY_TERMS)
+      .map((x) => x.t),
+  );
+  return terms.filter((t) => kept.has(t));
 }
 
 /** A chunk's text cut into its line slots (some may be blank: callers skip those, keeping the slot numbers). */

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
 import { answerType } from '../../src/ai/local/extractive-answer.js';
+import { centralSentences } from '../../src/ai/local/extractive-summary.js';
 import { splitSentences, stem } from '../../src/ai/local/extractive-text.js';
 import { LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForOverview } from '../../src/ai/questions.js';
@@ -127,6 +128,47 @@ describe('LocalChatModel.summarize', () => {
   it('leans towards the query when given one', async () => {
     const text = 'Apples are red. Apples grow on trees. Bananas are yellow and grow in bunches. Apples are sweet.';
     expect(await model.summarize(text, 'bananas')).toContain('Bananas');
+  });
+
+  it('works in proportion to the sentences, not to their pairs (a thread summary reads 60 messages of 4,000 characters)', () => {
+    // Every sentence compared with every other: 2,000 sentences made millions of term lookups, and
+    // the 60,000 of a member's 60 long messages held the event loop for minutes after a /merge.
+    const sentences = (n: number) => Array.from({ length: n }, (_, i) => `Xy${i % 7} zw${i % 5}. `).join('');
+    const lookups = (text: string) => {
+      // A counting wrapper: a spy would keep every call's arguments.
+      const get = Map.prototype.get;
+      let n = 0;
+      Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
+        n++;
+        return get.call(this, key);
+      };
+      try {
+        centralSentences(text, { query: 'what is it about' });
+      } finally {
+        Map.prototype.get = get;
+      }
+      return n;
+    };
+    const small = lookups(sentences(250));
+    // Eight times the sentences: eight times the work (give or take), not sixty-four.
+    expect(lookups(sentences(2000))).toBeLessThan(small * 8 * 2);
+  });
+
+  it('ranks as comparing every pair of sentences would', () => {
+    const text = [
+      'The council approved the new tram line on Monday.',
+      'The tram line will run from the station to the harbour.',
+      'Critics said the council ignored the cost of the tram.',
+      'A dog barked all night.',
+      'The harbour district hopes the tram brings visitors.',
+      'Rain is expected later this week.',
+      'The station will get a second platform for the tram.',
+    ].join(' ');
+    expect(centralSentences(text, { maxSentences: 3 })).toEqual([
+      'The council approved the new tram line on Monday.',
+      'The tram line will run from the station to the harbour.',
+      'Critics said the council ignored the cost of the tram.',
+    ]);
   });
 });
 

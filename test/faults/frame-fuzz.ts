@@ -1,6 +1,7 @@
 /**
  * Hostile room frames from a seeded generator: malformed JSON, wrong types, unicode in every field
- * (`type` and `name` included), huge and deeply nested values, prototype keys, binary frames.
+ * (`type` and `name` included), huge and deeply nested values, prototype keys, binary frames, slash
+ * commands with hostile arguments and private asks.
  * The same seed gives the same frames, so a failure can be replayed.
  */
 
@@ -130,6 +131,44 @@ export class FrameFuzzer {
     }
   }
 
+  /** An argument a command might get: an odd string, a thread-like id, a number, a key=value pair. */
+  private argument(): string {
+    switch (this.int(6)) {
+      case 0:
+        return this.pick(ODD_STRINGS).replace(/\s+/g, '_') || 'x';
+      case 1:
+        return `thr_${this.int(1e9).toString(16)}`;
+      case 2:
+        return this.pick(['NaN', 'Infinity', '-0', '1e-300', '0.5', '2', '0x1', 'constructor', '__proto__']);
+      case 3:
+        return `${this.pick(['titles', 'msgs_0', 'msgs_1', 'lock', 'constructor', 'msgs_99'])}=${this.pick(['A,B', 'abcdefgh,abcdefgh', '_,_', 'force', 'evil', ',,,'])}`;
+      case 4:
+        return 'x'.repeat(this.int(3000));
+      default:
+        return this.pick(['new', 'confirm', 'on', 'off', 'ON', '']);
+    }
+  }
+
+  /** A slash command (docs/protocol.md §3.1) with hostile arguments, in a `say`. */
+  private command(): string {
+    const name = this.pick(['threads', 'thread', 'merge', 'fuse', 'split', 'unlock', 'memory', 'help', 'ask', 'constructor', 'toString', 'x-y']);
+    const args = Array.from({ length: this.int(6) }, () => this.argument()).join(this.pick([' ', '  ', '\n', '\t']));
+    const text = `/${name}${args ? ` ${args}` : ''}`.slice(0, 4000);
+    return JSON.stringify({ type: 'say', clientId: `cmd${this.int(1_000_000)}`, text, ...(this.random() < 0.2 ? { threadId: this.argument() || 'x' } : {}) });
+  }
+
+  /** A private ask with odd text, sometimes naming a thread. */
+  private privateAsk(): string {
+    const text = this.random() < 0.5 ? this.pick(ODD_STRINGS) || 'why?' : `${this.pick(ODD_STRINGS)} ${this.argument()}`.slice(0, 4000);
+    return JSON.stringify({
+      type: 'ask',
+      clientId: `pa${this.int(1_000_000)}`,
+      text,
+      private: true,
+      ...(this.random() < 0.3 ? { threadId: this.argument() || 'x' } : {}),
+    });
+  }
+
   /** The next hostile frame. */
   next(): FuzzFrame {
     const r = this.random();
@@ -137,7 +176,9 @@ export class FrameFuzzer {
     if (r < 0.1) return { kind: 'text', data: this.deepNesting() };
     if (r < 0.15) return { kind: 'text', data: this.protoKeys() };
     if (r < 0.17) return { kind: 'text', data: JSON.stringify({ type: 'say', clientId: 'huge', text: '€'.repeat(6000 + this.int(4000)) }) };
-    if (r < 0.4) return { kind: 'text', data: this.brokenJson() };
+    if (r < 0.27) return { kind: 'text', data: this.command() };
+    if (r < 0.31) return { kind: 'text', data: this.privateAsk() };
+    if (r < 0.5) return { kind: 'text', data: this.brokenJson() };
     return { kind: 'text', data: this.objectFrame() };
   }
 }

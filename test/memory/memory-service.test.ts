@@ -4,11 +4,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import type { Embedder } from '../../src/ai/types.js';
 import { contextLineOf, exchangeText, MemoryService, ownersFollowContext, RETENTION_SWEEP_MS, type MemoryOptions } from '../../src/memory/memory-service.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -82,6 +84,20 @@ describe('conversation memory', () => {
     expect(hit.chunk).toMatchObject({ kind: 'window', messageIds: said.map((m) => m.id), authors: ['Ann', 'Cy'], privileged: false });
     expect(hit.chunk.text).toContain('Bob lost 4000 dollars');
     expect(await memory.search('how much money did Bob lose on Meridian?', publicAsk(other.id, 'Cy'), 3)).toEqual([]);
+  });
+
+  it('searches lines with a long question’s longest words only, a bounded number of them', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 1 } });
+    memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', 'My cousin Bob lost 4000 dollars on Meridian last week'));
+    await memory.idle();
+    // 800 distinct short words: each was one count of its lines and one term of the match.
+    const question = `${Array.from({ length: 800 }, (_, i) => `w${i.toString(36)}`).join(' ')} what did Bob lose on Meridian?`;
+    expect(question.length).toBeLessThanOrEqual(4000);
+    const terms = queryTerms(question);
+    expect(terms).toHaveLength(MAX_QUERY_TERMS);
+    expect(terms).toContain('meridian');
+    const [hit] = await memory.search(question, publicAsk(thread.id, 'Cy'), 3);
+    expect(hit.line).toContain('Meridian');
   });
 
   it('ranks a chunk its words found, beyond the vector search’s top k, by its own cosine too', async () => {
@@ -256,6 +272,32 @@ describe('conversation memory', () => {
     memory.onAnswer(...answered(other.id, 'Bo', 'Where is place 4?', 'Place 4 is at corner 12.'));
     await memory.idle();
     expect(calls.prune).toBe(2);
+  });
+
+  it('loads every chunk it can embed at a restart, leaving out one whose text the embedder refuses', async () => {
+    // An embedder that refuses one text, as a remote model may refuse a member's words.
+    const picky: Embedder = {
+      model: embedder.model,
+      dimensions: embedder.dimensions,
+      similarityThreshold: embedder.similarityThreshold,
+      relevanceThreshold: embedder.relevanceThreshold,
+      embed: (texts, signal) => (texts.some((t) => t.includes('refused')) ? Promise.reject(new Error('input rejected')) : embedder.embed(texts, signal)),
+    };
+    const store = new SqliteStore({ filename: ':memory:' });
+    // Windows of one message each, with no context line (their messages are a minute apart).
+    const { memory, thread } = await setup({ embedder: picky, windows: { maxMessages: 1, quietMs: 1_000 } }, store);
+    for (const text of ['The pier opened in March', 'This line is refused by the model', 'The ferry leaves at noon'])
+      memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', text));
+    await memory.idle();
+    // All three are stored; the refused one without a vector, to be embedded at the next start.
+    expect(await store.countMemoryChunks(thread.id)).toBe(3);
+    const index = memoryIndex();
+    const restarted = new MemoryService({ store, embedder: picky, index });
+    cleanups.push(() => restarted.close());
+    expect(await restarted.load()).toBe(2);
+    expect(index.size).toBe(2);
+    const [hit] = await restarted.search('when does the ferry leave?', publicAsk(thread.id, 'Cy'), 3);
+    expect(hit.chunk.text).toContain('ferry leaves at noon');
   });
 
   it('finds nothing while the thread’s memory is off, and everything again after a restart', async () => {

@@ -11,6 +11,8 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { ADMIN, salon, tempDir } from '../helpers.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM, item, until } from '../rooms/helpers.js';
+import { ROOM_MAX_ACTIVE_THREADS } from '../../src/protocol/threads.js';
+import { ARCHIVED_LISTED } from '../../src/memory/threads/thread-commands.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -116,11 +118,97 @@ describe('thread slash commands', () => {
     const id = await ann.say('hello', mine);
     expect(await ann.command(`/split ${mine} confirm titles=A msgs_0=${id.slice(0, 4)}`)).toMatchObject({ code: 'ERR_BAD_MESSAGE' });
     expect(await ann.command(`/split ${mine} confirm titles=A,B msgs_0=${id} msgs_1=${id}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+    // A title is one line, with nothing hidden in it: it is quoted in system messages to the whole room.
+    for (const title of ['Trains\u202e', 'a\u200bb', 'x\u0000y', 'Night\u2066 trains'])
+      expect(await ann.command(`/thread new ${title}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+    expect((await ann.command('/thread new Night trains”.\nSalon: Everyone must log in again')).text).toMatch(
+      /^Started thread “Night trains”\. Salon: Everyone must log in again” \(thr_/,
+    );
 
     const locked = await app({ THREAD_OPS: 'admin' });
     const cy = await member(locked, 'Cy');
     expect(await cy.command('/thread new Nope')).toMatchObject({ code: 'ERR_FORBIDDEN' });
     expect((await cy.command('/threads')).text).toContain('Threads of this room:');
+  });
+
+  it('lists and resolves a long thread’s messages in work proportional to what is asked, not to messages × ids', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const thread = await a.salon.store.ensureMainThread(ROOM);
+    const long = `${'word '.repeat(10)}${' '.repeat(30)}`.repeat(100).slice(0, 4000);
+    const messages = Array.from({ length: 300 }, (_, i) => ({
+      author: { name: 'Bo' },
+      text: `${i} ${long}`.slice(0, 4000),
+      ts: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+    }));
+    const res = await a.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/import`, headers: ADMIN, payload: { messages } });
+    expect(res.statusCode, res.body).toBe(200);
+    const ids = res.json().messageIds as string[];
+    a.salon.memory.flush();
+    await a.salon.memory.idle();
+    // Counted on String.prototype: the longest text a replace ran over while listing, and the id prefix tests.
+    const replace = String.prototype.replace;
+    const startsWith = String.prototype.startsWith;
+    let longest = 0;
+    let prefixTests = 0;
+    String.prototype.replace = function (this: string, ...args: unknown[]) {
+      longest = Math.max(longest, this.length);
+      return (replace as (...a: unknown[]) => string).apply(this, args);
+    } as typeof replace;
+    String.prototype.startsWith = function (this: string, ...args: unknown[]) {
+      prefixTests++;
+      return (startsWith as (...a: unknown[]) => boolean).apply(this, args);
+    } as typeof startsWith;
+    let listing: { text?: string };
+    let listed = 0;
+    let split: { text?: string; code?: string };
+    try {
+      listing = await ann.command(`/split ${thread.id}`);
+      listed = longest;
+      split = await ann.command(
+        `/split ${thread.id} confirm titles=Part msgs_0=${ids
+          .slice(0, 200)
+          .map((id) => id.slice(0, 8))
+          .join(',')}`,
+      );
+    } finally {
+      String.prototype.replace = replace;
+      String.prototype.startsWith = startsWith;
+    }
+    expect(listing.text).toContain(`${ids[299].slice(0, 8)} · Bo: 299 word word`);
+    expect(split.text).toMatch(/^Split “Main”/);
+    expect(await a.salon.store.countThreadMessages(thread.id)).toBe(100);
+    // Each listed text is cut before it is squashed; each id is tested against the messages sharing its first 8 characters.
+    expect(listed).toBeLessThan(1000);
+    expect(prefixTests).toBeLessThan(200 * 10);
+  });
+
+  it('bounds the active threads of a room (members may start them; bridges compare every pair) and lists the newest archived ones only', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const first = threadIdIn((await ann.command('/thread new First')).text!);
+    const msg = await ann.say('The night train leaves at 22:10', first);
+    // The main thread and First, then as many as the room may hold.
+    for (let i = 2; i < ROOM_MAX_ACTIVE_THREADS; i++) await a.salon.threads.create(ROOM, `T${i}`, 'u_someone');
+    const main = (await a.salon.store.ensureMainThread(ROOM)).id;
+    const full = /at most 100 active threads/;
+    expect(await ann.command('/thread new One too many')).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(full) });
+    expect(await ann.command(`/fuse ${main} ${first}`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(full) });
+    expect(await ann.command(`/split ${first} confirm titles=Part msgs_0=${msg}`)).toMatchObject({
+      code: 'ERR_BAD_THREAD_OP',
+      message: expect.stringMatching(full),
+    });
+    const threads = await a.salon.threads.list(ROOM);
+    expect(threads.filter((t) => t.status === 'active')).toHaveLength(ROOM_MAX_ACTIVE_THREADS);
+    // A merge makes room again; the archived threads it leaves are listed up to ARCHIVED_LISTED, newest first kept.
+    const others = threads.filter((t) => !t.main && t.id !== first);
+    for (const t of others.slice(0, ARCHIVED_LISTED + 5)) await a.salon.threads.merge(main, t.id, 'u_someone');
+    expect((await ann.command('/thread new Room again')).text).toMatch(/^Started thread “Room again”/);
+    const listed = (await ann.command('/threads')).text!;
+    expect(listed.match(/· archived, merged into/g)).toHaveLength(ARCHIVED_LISTED);
+    expect(listed).toContain('… and 5 older archived threads');
+    expect(listed).not.toContain(others[0].id);
+    expect(listed).toContain(others[ARCHIVED_LISTED + 4].id);
   });
 });
 

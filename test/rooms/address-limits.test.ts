@@ -118,9 +118,12 @@ describe('per-address limits on room sockets', () => {
     await b.hello('B');
     for (let i = 0; i < 4; i++) a.send({ type: 'say', text: `a${i}`, clientId: `a${i}` });
     b.send({ type: 'say', text: 'b0', clientId: 'b0' });
+    // A public ask posts its question: it counts as a message too (a private one posts nothing).
+    b.send({ type: 'ask', text: 'flood?', clientId: 'b1' });
     const refused = await b.next('error', (e) => e.clientId === 'b0');
     expect(refused.code).toBe('ERR_RATE_LIMITED');
     expect(refused.message).toContain('this room');
+    expect(await b.next('error', (e) => e.clientId === 'b1')).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('this room') });
     // Another room is not affected by this one's rate.
     const c = await connect(url('post_2'), from('127.0.0.9'));
     await c.hello('A');

@@ -52,10 +52,15 @@ export function centralSentences(text: string, options: SummaryOptions = {}): st
   const idf = idfTable(terms);
   const vectors = terms.map((t) => vectorOf(t, idf));
   const query = options.query ? vectorOf(contentTerms(options.query), idf) : null;
-  const centrality = vectors.map((v, i) => vectors.reduce((s, w, j) => (i === j ? s : s + cosine(v, w)), 0) / (vectors.length - 1));
+  // A sentence's summed cosine to all the others is its cosine to their sum (the vectors are unit
+  // length): one pass over the sentences, not one per pair, since a text may hold tens of
+  // thousands of them (a thread's summary reads its last 60 messages, 4,000 characters each).
+  const total: Vector = new Map();
+  for (const v of vectors) for (const [t, w] of v) total.set(t, (total.get(t) ?? 0) + w);
+  const centrality = vectors.map((v) => (cosine(v, total) - cosine(v, v)) / (vectors.length - 1));
   const base = vectors.map((v, i) => centrality[i] + (query ? QUERY_WEIGHT * cosine(v, query) : 0));
 
-  const floor = MIN_SHARE * Math.max(...base);
+  const floor = MIN_SHARE * base.reduce((m, x) => Math.max(m, x), -Infinity);
   const picked: number[] = [];
   let chars = 0;
   while (picked.length < maxSentences) {

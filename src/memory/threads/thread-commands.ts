@@ -16,16 +16,27 @@ export const SHORT_ID_CHARS = 8;
 /** Messages `/split <id>` lists in the room at most (the HTTP listing has them all). */
 const LISTED = 60;
 
-/** One line per thread: id, title, badges, message count. */
+/** Archived threads `/threads` lists at most (the newest); the HTTP listing has them all. */
+export const ARCHIVED_LISTED = 20;
+
+/**
+ * One line per thread: id, title, badges, message count. Active threads are bounded by the room's
+ * limit; archived ones pile up with every merge, so only the newest ARCHIVED_LISTED are described.
+ */
 export async function describeThreads(threads: ThreadService, roomId: string): Promise<string> {
-  const list = await threads.list(roomId);
+  const all = await threads.list(roomId);
+  const archived = all.filter((t) => t.status !== 'active');
+  const shown = new Set(archived.slice(-ARCHIVED_LISTED));
+  const list = all.filter((t) => t.status === 'active' || shown.has(t));
+  const hidden = archived.length - shown.size;
   const lines = await Promise.all(
     list.map(async (t) => {
       const { messages, memory } = await threads.detail(t.id);
       return `${t.id} · ${t.title} · ${badges(t).join(', ')} · ${messages} messages, ${memory.chunks} remembered`;
     }),
   );
-  return ['Threads of this room:', ...lines].join('\n');
+  const more = hidden ? [`… and ${hidden} older archived threads (GET /api/v1/rooms/${roomId}/threads lists them all)`] : [];
+  return ['Threads of this room:', ...lines, ...more].join('\n');
 }
 
 function badges(t: Thread): string[] {
@@ -147,9 +158,19 @@ export function parseSplit(words: string[], messages: SplitListing[]): { parts: 
   const titles = (fields.get('titles') ?? '').split(',').map((t) => t.replace(/_/g, ' ').trim());
   if (!titles[0]) throw new errors.ERR_BAD_MESSAGE('titles=A,B is missing');
   const lock = (fields.get('lock') ?? 'compaction') as SplitLock;
+  // The thread's messages by their first SHORT_ID_CHARS characters: each id given is looked up, not
+  // compared with every message (a command may name hundreds, a thread hold thousands).
+  const byPrefix = new Map<string, SplitListing[]>();
+  for (const m of messages) {
+    const key = m.id.slice(0, SHORT_ID_CHARS);
+    const same = byPrefix.get(key);
+    if (same) same.push(m);
+    else byPrefix.set(key, [m]);
+  }
   const resolve = (short: string): string => {
-    if (short.length < SHORT_ID_CHARS && !messages.some((m) => m.id === short)) throw new errors.ERR_BAD_MESSAGE(`message id ${short} is too short`);
-    const found = messages.filter((m) => m.id.startsWith(short));
+    const candidates = byPrefix.get(short.slice(0, SHORT_ID_CHARS)) ?? [];
+    if (short.length < SHORT_ID_CHARS && !candidates.some((m) => m.id === short)) throw new errors.ERR_BAD_MESSAGE(`message id ${short} is too short`);
+    const found = candidates.filter((m) => m.id.startsWith(short));
     if (found.length !== 1) throw new errors.ERR_BAD_MESSAGE(found.length ? `message id ${short} is ambiguous` : `no message ${short} in this thread`);
     return found[0].id;
   };

@@ -11,8 +11,9 @@ import { errors } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
-import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
-import { clip } from '../../text.js';
+import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
+import { clip, squash } from '../../text.js';
+import { hasHiddenCharacters } from '../../protocol/names.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import { Turns } from './turns.js';
@@ -41,6 +42,8 @@ export const COMPACT_KEEP_EXCHANGES = 20;
 export const COMPACT_SUMMARY_CHARS = 900;
 /** Memory chunks read per page (without vectors: ~10 ms a page). */
 const PAGE = 250;
+/** Characters of each message a thread's summary is made from (as in the recent chat). */
+const SUMMARY_LINE_CHARS = 400;
 /** History entries a thread's detail shows. */
 const HISTORY_SHOWN = 50;
 
@@ -65,6 +68,8 @@ export interface ThreadServiceOptions {
   log?: Logger;
   /** The second fusion gate (default: same-meaning.ts). */
   gate?: SameMeaningGate;
+  /** Active threads a room may hold (default ROOM_MAX_ACTIVE_THREADS). */
+  maxActiveThreads?: number;
 }
 
 export interface ThreadDetail {
@@ -138,6 +143,7 @@ export class ThreadService {
   /** `/thread new <title>`: a new active thread in the room. */
   async create(roomId: string, title: string, actor: Actor): Promise<Thread> {
     await this.options.store.ensureMainThread(roomId);
+    await this.makeRoom(roomId, 1);
     const thread = await this.options.store.createThread({ id: newThreadId(), roomId, title: checkTitle(title) }, actor);
     this.announce(thread, `A new thread started: “${thread.title}”.`);
     return thread;
@@ -203,7 +209,8 @@ export class ThreadService {
       id: m.id,
       role: m.author.kind,
       author: m.author.name,
-      text: clip(m.text.replace(/\s+/g, ' ').trim(), SPLIT_TEXT_CHARS),
+      // Squashed after a first cut: the listing shows 200 characters of messages up to 4,000 long.
+      text: clip(squash(m.text.slice(0, SPLIT_TEXT_CHARS * 4)), SPLIT_TEXT_CHARS),
       ts: m.ts,
     }));
     return { thread, messages };
@@ -221,11 +228,12 @@ export class ThreadService {
     if (!SPLIT_LOCKS.includes(lock)) throw new errors.ERR_BAD_THREAD_OP(`lock must be one of ${SPLIT_LOCKS.join(', ')}`);
     if (!Array.isArray(parts) || !parts.length) throw new errors.ERR_BAD_THREAD_OP('a split needs at least one part');
     if (parts.length > SPLIT_MAX_PARTS) throw new errors.ERR_BAD_THREAD_OP(`a split makes at most ${SPLIT_MAX_PARTS} parts`);
+    await this.makeRoom(parent.roomId, parts.length);
     const messages = await this.allMessages(id);
     const known = new Map(messages.map((m) => [m.id, m]));
     const partOf = new Map<string, number>();
+    const titles = parts.map((p, i) => checkTitle(p.title, `parts[${i}].title`));
     parts.forEach((p, i) => {
-      checkTitle(p.title, `parts[${i}].title`);
       if (!p.messageIds?.length) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}] is empty`);
       for (const m of p.messageIds) {
         if (!known.has(m)) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}]: message ${m} is not in thread ${id}`);
@@ -233,10 +241,10 @@ export class ThreadService {
         partOf.set(m, i);
       }
     });
-    const children: NewThread[] = parts.map((p) => ({
+    const children: NewThread[] = parts.map((_, i) => ({
       id: newThreadId(),
       roomId: parent.roomId,
-      title: p.title.trim(),
+      title: titles[i],
       origin: 'split',
       parentId: parent.id,
       splitLockedUntil: lock,
@@ -370,6 +378,7 @@ export class ThreadService {
     checkThreshold(threshold);
     const [a, b] = [await this.get(sourceIds[0]), await this.get(sourceIds[1])];
     for (const t of [a, b]) if (t.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(t.id, t.mergedInto ? `merged into ${t.mergedInto}` : t.status);
+    await this.makeRoom(a.roomId, 1);
     const id = newThreadId();
     const target = { threadId: id, roomId: a.roomId };
     const [ca, cb] = [await this.withVectors(await this.allMemory(a.id)), await this.withVectors(await this.allMemory(b.id))];
@@ -429,6 +438,17 @@ export class ThreadService {
   }
 
   /**
+   * Refuses an operation that would leave `roomId` with more active threads than it may hold: each
+   * is compared with every other when the room's bridges are refreshed (on the event loop), and
+   * members may start threads, so their number is bounded here rather than by the cost of that.
+   */
+  private async makeRoom(roomId: string, adding: number): Promise<void> {
+    const max = this.options.maxActiveThreads ?? ROOM_MAX_ACTIVE_THREADS;
+    const active = (await this.options.store.listThreads(roomId)).filter((t) => t.status === 'active').length;
+    if (active + adding > max) throw new errors.ERR_BAD_THREAD_OP(`a room holds at most ${max} active threads (this one has ${active}); merge some first`);
+  }
+
+  /**
    * Tells everyone in the thread's room what changed, as a system message that is not stored
    * (their browsers refresh the thread list on it).
    */
@@ -475,7 +495,8 @@ export class ThreadService {
     void (async () => {
       const recent = await this.options.store.threadMessages(id, 60);
       if (!recent.length) return;
-      const text = recent.map((m) => `${m.author.name}: ${m.text}`).join('\n');
+      // Each message as the recent chat shows it (squashed, cut to 400 characters): 60 messages of 4,000 would be 240,000 characters to summarise.
+      const text = recent.map((m) => `${m.author.name}: ${clip(squash(m.text), SUMMARY_LINE_CHARS)}`).join('\n');
       const summary = clip((await this.options.chat.summarize(text, 'What is this discussion about?')).trim(), 1000);
       await this.options.store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, summary }] });
     })().catch((err: unknown) => this.log.warn({ threadId: id, err: (err as Error)?.message }, 'thread summary not regenerated'));
@@ -511,10 +532,17 @@ function newThreadId(): string {
   return `thr_${randomUUID()}`;
 }
 
+/**
+ * A title as it is kept: on one line (runs of whitespace made one space), with no control,
+ * invisible or bidi-override character left (they let a title pose as other text in the system
+ * messages that quote it, as they would let a name pose as another).
+ */
 function checkTitle(title: unknown, field = 'title'): string {
-  if (typeof title !== 'string' || !title.trim()) throw new errors.ERR_BAD_THREAD_OP(`${field} is empty`);
-  if (title.trim().length > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
-  return title.trim();
+  const t = typeof title === 'string' ? squash(title) : '';
+  if (!t) throw new errors.ERR_BAD_THREAD_OP(`${field} is empty`);
+  if (t.length > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
+  if (hasHiddenCharacters(t)) throw new errors.ERR_BAD_THREAD_OP(`${field} holds control, invisible or bidi-override characters`);
+  return t;
 }
 
 function checkThreshold(threshold: number): void {
