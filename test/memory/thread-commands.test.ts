@@ -258,5 +258,7 @@ describe('salon threads', () => {
         .map((l) => l.split('  ')[2]),
     ).toEqual(['created', 'split', 'merge', 'fuse', 'compact']);
     expect((await run(['merge', t.id], 2)).stderr).toContain('salon threads merge SURVIVOR ABSORBED');
-  });
+    // Twelve CLI processes, each a Node start with the app's modules: on a loaded two-core machine
+    // they took over the default 30 s.
+  }, 120_000);
 });
