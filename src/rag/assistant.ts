@@ -60,9 +60,19 @@ export interface AssistantOptions {
   onOutcome?(outcome: 'answered' | 'abstained' | 'failed' | 'refused', result?: AskResult): void;
 }
 
-/** An assistant that can say in advance whether it would take an ask. */
+/** An ask's place in the assistant's rate limits, taken before its question was posted. */
+export interface Admission {
+  readonly roomId: string;
+}
+
+/** An assistant that can say in advance whether it would take an ask, and hold its place meanwhile. */
 export interface AdmissionCheck {
-  admit(request: AskRequest): void;
+  /**
+   * Throws what `ask` would throw for this request now, or counts it against the rate limits at
+   * once and returns its admission, which `ask` then takes instead of counting it again: asks
+   * that arrive together cannot all pass the check while the first are still being posted.
+   */
+  admit(request: AskRequest): Admission;
 }
 
 export class SalonAssistant implements RoomAssistant, AdmissionCheck {
@@ -73,6 +83,8 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
   private readonly rooms: WindowLimiter;
   private readonly addresses: WindowLimiter;
   private readonly maxWaitingPerRoom: number;
+  /** Admissions given and not yet taken by an ask. */
+  private readonly admissions = new WeakSet<Admission>();
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
   private readonly deps: AnswerDeps;
   private readonly log: Logger;
@@ -116,28 +128,48 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
 
   /**
    * Throws what `ask` would throw for this request now (ERR_BAD_MESSAGE, ERR_RATE_LIMITED,
-   * ERR_ASSISTANT_BUSY) without queueing it, so a caller can refuse before writing anything.
+   * ERR_ASSISTANT_BUSY) without queueing it, so a caller can refuse before writing anything; an
+   * ask it lets through is counted against the rate limits at once (AdmissionCheck).
    */
-  admit(request: AskRequest): void {
+  admit(request: AskRequest): Admission {
+    this.refusing(() => this.check(request, true));
+    this.count(request);
+    const admission = { roomId: request.roomId };
+    this.admissions.add(admission);
+    return admission;
+  }
+
+  /** Runs a check; a refusal is told to onOutcome and thrown. */
+  private refusing(check: () => void): void {
     try {
-      this.check(request);
+      check();
     } catch (err) {
       this.options.onOutcome?.('refused');
       throw err;
     }
   }
 
-  private check(request: AskRequest): void {
+  private check(request: AskRequest, limits: boolean): void {
     if (!request.text.trim()) throw new errors.ERR_BAD_MESSAGE('the question is empty');
-    if (!this.users.allows(request.asker.id)) throw new errors.ERR_RATE_LIMITED('at most a few questions to the assistant per minute');
-    if (!this.rooms.allows(request.roomId)) throw new errors.ERR_RATE_LIMITED('this room asked the assistant too often; wait a minute');
-    if (request.address && !this.addresses.allows(request.address))
-      throw new errors.ERR_RATE_LIMITED('too many questions to the assistant from this address; wait a minute');
+    if (limits) {
+      if (!this.users.allows(request.asker.id)) throw new errors.ERR_RATE_LIMITED('at most a few questions to the assistant per minute');
+      if (!this.rooms.allows(request.roomId)) throw new errors.ERR_RATE_LIMITED('this room asked the assistant too often; wait a minute');
+      if (request.address && !this.addresses.allows(request.address))
+        throw new errors.ERR_RATE_LIMITED('too many questions to the assistant from this address; wait a minute');
+    }
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
   }
 
-  ask(request: AskRequest): { id: string; position: number; done: Promise<AskResult> } {
-    this.admit(request);
+  private count(request: AskRequest): void {
+    this.users.record(request.asker.id);
+    this.rooms.record(request.roomId);
+    if (request.address) this.addresses.record(request.address);
+  }
+
+  /** Queues an ask; with an admission from `admit` for its room, its rate limits were counted already. */
+  ask(request: AskRequest, admission?: Admission): { id: string; position: number; done: Promise<AskResult> } {
+    const admitted = admission !== undefined && admission.roomId === request.roomId && this.admissions.delete(admission);
+    this.refusing(() => this.check(request, !admitted));
     const text = request.text.trim();
     const id = `ans_${randomUUID()}`;
     const req = { ...request, text };
@@ -161,9 +193,7 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
         ),
       cancel: (reason) => settle.reject(toSalonError(reason)),
     });
-    this.users.record(req.asker.id);
-    this.rooms.record(req.roomId);
-    if (req.address) this.addresses.record(req.address);
+    if (!admitted) this.count(req);
     if (position > 0) {
       this.log.info({ roomId: req.roomId, answerId: id, position }, 'ask queued');
       this.outlet?.sendToUser(req.roomId, req.asker.id, {

@@ -144,9 +144,11 @@ export interface RoomAssistant {
   /**
    * Queues an ask. Resolves at once with the answer id and queue position; `done` settles when
    * the answer is complete (rejects with a SalonError on failure, after the room got an `error`).
-   * Throws ERR_RATE_LIMITED / ERR_ASSISTANT_BUSY when limits refuse the ask.
+   * Throws ERR_RATE_LIMITED / ERR_ASSISTANT_BUSY when limits refuse the ask. `admission`: what
+   * the assistant's `admit` returned for this ask when the caller checked it before posting its
+   * question; its rate limits were counted then.
    */
-  ask(request: AskRequest): { id: string; position: number; done: Promise<AskResult> };
+  ask(request: AskRequest, admission?: { readonly roomId: string }): { id: string; position: number; done: Promise<AskResult> };
   pending(roomId: string): PendingAnswer[];
   /** Connects the assistant to the rooms core once both exist. */
   attach(outlet: RoomOutlet): void;

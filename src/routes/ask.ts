@@ -86,10 +86,11 @@ export function askRoutes(resolveRoom: RoomResolver) {
         // Without a socket identity, HTTP askers are told apart (and rate limited) by address.
         const address = addressKey(request.ip);
         const asker = { id: rooms.identity.addressId(address), name: askerName(request.body.name) };
-        // Refuse over-limit asks before the question is written to the room.
-        (assistant as Partial<AdmissionCheck>).admit?.({ roomId, threadId, text, asker, address });
+        // Refuse over-limit asks before the question is written to the room (and hold this one's
+        // place in the limits while it is).
+        const admission = (assistant as Partial<AdmissionCheck>).admit?.({ roomId, threadId, text, asker, address });
         const question = await postQuestion(app, roomId, threadId, asker, text);
-        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, address, questionId: question.id, questionSeq: question.seq });
+        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, address, questionId: question.id, questionSeq: question.seq }, admission);
         const result = await done;
         return {
           id,

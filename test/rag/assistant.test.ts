@@ -186,6 +186,21 @@ describe('fairness', () => {
     await Promise.all(dones);
   });
 
+  it('holds an admitted ask’s place in the limits until it is asked, and counts it once', async () => {
+    // The HTTP route admits, posts the question (an await: a PostgreSQL round trip), then asks:
+    // asks arriving together must not all pass the check before the first is counted.
+    const a = make(new ScriptedChat({ pieces: ['ok'] }), { userLimit: { limit: 2, windowMs: 60_000 }, maxWaitingPerRoom: 10 });
+    const req = await request();
+    const first = a.admit(req);
+    const second = a.admit(req);
+    expect(() => a.admit(req)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    const dones = [a.ask(req, first).done, a.ask(req, second).done];
+    expect(() => a.ask(req)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    // An admission is taken once: given again, the ask is counted (and refused) like any other.
+    expect(() => a.ask(req, first)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    await Promise.all(dones);
+  });
+
   it('limits asks per client address across the identities it uses', async () => {
     const a = make(new ScriptedChat({ pieces: ['ok'] }), { addressLimit: { limit: 2, windowMs: 60_000 }, maxWaitingPerRoom: 10 });
     const dones = [
