@@ -10,6 +10,7 @@ import type { Store } from '../store/types.js';
 import { askQuestion, parseCommand, type CommandRegistry } from './commands.js';
 import type { Room } from './room.js';
 import type { Session } from './session.js';
+import { activeThreadFor } from './thread-target.js';
 import type { RoomAssistant } from './types.js';
 
 /** What Chat needs from the hub. */
@@ -32,9 +33,6 @@ function joined(session: Session): { room: Room; member: Member } {
   if (!session.room || !session.member) throw new errors.ERR_NOT_JOINED('talking');
   return { room: session.room, member: session.member };
 }
-
-/** Merges followed from an archived thread to the one that took its messages, at most. */
-const MAX_MERGE_HOPS = 8;
 
 export class Chat {
   constructor(private readonly host: ChatHost) {}
@@ -132,9 +130,8 @@ export class Chat {
    */
   private async thread(room: Room, requested?: string): Promise<string> {
     if (!requested || requested === room.threadId || room.knownThreads.has(requested)) return requested || room.threadId;
-    let thread = await this.host.store.getThread(requested);
-    for (let hops = 0; thread?.mergedInto && hops < MAX_MERGE_HOPS; hops++) thread = await this.host.store.getThread(thread.mergedInto);
-    if (!thread || thread.roomId !== room.id || thread.status !== 'active') throw new errors.ERR_BAD_MESSAGE(`no thread ${requested} in this room`);
+    const thread = await activeThreadFor(this.host.store, room.id, requested);
+    if (!thread) throw new errors.ERR_BAD_MESSAGE(`no thread ${requested} in this room`);
     room.knownThreads.add(thread.id);
     return thread.id;
   }

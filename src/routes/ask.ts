@@ -9,6 +9,7 @@ import type { Member, Message } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 import type { AdmissionCheck } from '../rag/assistant.js';
 import { addressKey } from '../rooms/address.js';
+import { activeThreadFor } from '../rooms/thread-target.js';
 import type { RoomResolver } from '../rooms/types.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
@@ -125,7 +126,8 @@ async function postQuestion(app: FastifyInstance, roomId: string, threadId: stri
 async function threadFor(app: FastifyInstance, roomId: string, threadId?: string): Promise<string> {
   const { store } = app.salon;
   if (!threadId) return (await store.ensureMainThread(roomId)).id;
-  const thread = await store.getThread(threadId);
-  if (!thread || thread.roomId !== roomId) throw new errors.ERR_BAD_REQUEST(`threadId ${threadId} is not a thread of room ${roomId}`);
+  // A merged thread's questions go to its survivor, as a socket's do.
+  const thread = await activeThreadFor(store, roomId, threadId);
+  if (!thread) throw new errors.ERR_BAD_REQUEST(`threadId ${threadId} is not an active thread of room ${roomId}`);
   return thread.id;
 }

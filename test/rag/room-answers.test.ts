@@ -172,6 +172,18 @@ describe('POST /api/v1/rooms/:id/ask', () => {
     }
   });
 
+  it('sends a question naming a merged thread to the thread that absorbed it, as a socket’s', async () => {
+    const app = await appWithContent();
+    const main = await app.salon.store.ensureMainThread('news_2');
+    const side = await app.salon.threads.create('news_2', 'Lava', 'admin');
+    await app.salon.threads.merge(main.id, side.id, 'admin');
+    const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_2/ask', payload: { text: 'Which town did the lava reach?', threadId: side.id } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().message.threadId).toBe(main.id);
+    const [question] = await app.salon.store.threadMessages(main.id, 1, 2);
+    expect(question).toMatchObject({ text: '@ai Which town did the lava reach?', threadId: main.id });
+  });
+
   it('answers in a topic room from the category summary context', async () => {
     const app = await appWithContent();
     await app.salon.topics!.refreshAll();
