@@ -12,7 +12,8 @@
  * its phases are timed from outside, by wrapping the store, memory and scratch-graph methods it
  * calls (src/ is not changed):
  * - `read_ms`: from the call to the sources' chunks and vectors in hand (`read_rows_ms`: the store's
- *   pages of rows, read without their vectors, which come from the memory index);
+ *   pages of rows, read without their vectors, which stay in the memory index until the plan reads
+ *   them there);
  * - `plan_ms`: fuseMemories, from the vectors to the store call (`plan_graph_add_ms`: A's chunks
  *   into the scratch HNSW graph; `plan_graph_search_ms`, `plan_graph_remove_ms`: B's lookups and
  *   the fused chunks taken out; `plan_other_ms`: the rest: cosines, the word gate, fused pairs);
@@ -133,7 +134,7 @@ function instrument(app: FastifyInstance): Meter {
   const { store, memory, memoryIndex } = app.salon;
   meter(store, 'scanThreadMemory', m);
   meter(store, 'applyThreadChange', m);
-  meter(memory, 'indexedVectorsOf', m);
+  meter(memory, 'indexedVectors', m);
   meter(memory, 'indexStored', m);
   meter(memoryIndex, 'upsert', m);
   meter(LocalGraph.prototype, 'add', m, 'graphAdd');
@@ -190,8 +191,8 @@ async function fuseOnce(
     }
     return covered;
   };
-  // The plan runs from the sources' vectors in hand (the second indexedVectorsOf) to the store's change.
-  const planFrom = calls('indexedVectorsOf')[1].to;
+  // The plan runs from the sources' vectors in hand (the second indexedVectors) to the store's change.
+  const planFrom = calls('indexedVectors')[1].to;
   const planTo = calls('applyThreadChange')[0].from;
   const plan = planTo - planFrom;
   const phases: Phases = {

@@ -217,6 +217,13 @@ describe('FlatIndex changes', () => {
     const out = new Float32Array(2 * DIM);
     expect(index.copyVectors([1001, rows[1].rowId], out)).toEqual([1001, rows[1].rowId]);
     expect([...out.subarray(0, DIM)]).toEqual([...out.subarray(DIM)]);
+    // Visited in place: the same vectors, by position, and rows it does not hold left out.
+    const seen: [number, number[]][] = [];
+    expect(index.visitVectors([999_999, 1001, rows[1].rowId], (i, v) => seen.push([i, [...v]]))).toBe(2);
+    expect(seen).toEqual([
+      [1, [...out.subarray(0, DIM)]],
+      [2, [...out.subarray(DIM)]],
+    ]);
     // Found under their own scope only, with the source's vector.
     const copied = [...rows.slice(1, 40).map((r, i) => ({ ...r, rowId: 1001 + i, meta })), { ...rows[45], rowId: 1000, meta }];
     expectSameHits(await index.search(rows[45].vector, 5, { scopes: ['thr_copy'] }), exact(copied, rows[45].vector, 5, { scopes: ['thr_copy'] }));

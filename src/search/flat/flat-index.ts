@@ -369,6 +369,19 @@ export class FlatIndex implements VectorIndex {
     return found;
   }
 
+  /** VectorIndex.visitVectors: each held row's vector as a view of the index's memory. */
+  visitVectors(rowIds: number[], visit: (i: number, vector: Float32Array) => void): number {
+    let visited = 0;
+    for (let i = 0; i < rowIds.length; i++) {
+      const slot = this.rowToSlot.get(rowIds[i]);
+      if (slot === undefined) continue;
+      const from = rowOffset(this.layout, slot) >> 2;
+      visit(i, this.f32.subarray(from, from + this.dimensions));
+      visited++;
+    }
+    return visited;
+  }
+
   /** Resolves once no scan is in flight; the pool belongs to the caller. */
   async close(): Promise<void> {
     await this.lock.write(() => undefined);
