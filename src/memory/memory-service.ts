@@ -386,9 +386,10 @@ export class MemoryService implements MemorySearch {
     const entries: VectorEntry[] = [];
     const copies: CopyEntry[] = [];
     ids.forEach((rowId, i) => {
-      const { chunk, vector, copyOf } = chunks[i];
+      // A copy's vector is not read: it may be one that is copied out of the index only when read (ThreadService.fuse).
+      const { chunk, copyOf } = chunks[i];
       if (copyOf !== undefined && index.copyRows) copies.push({ rowId, from: copyOf, meta: metaOf(chunk) });
-      else entries.push({ rowId, vector, meta: metaOf(chunk) });
+      else entries.push({ rowId, vector: chunks[i].vector, meta: metaOf(chunk) });
     });
     if (copies.length) {
       const position = new Map(ids.map((id, i) => [id, i]));
