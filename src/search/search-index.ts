@@ -98,6 +98,10 @@ export class SearchIndex implements VectorIndex {
     return this.tiered ? this.tiered.flat.copyVectors(rowIds, out) : [];
   }
 
+  async reserve(rows: number): Promise<void> {
+    await this.tiered?.flat.reserve(rows);
+  }
+
   visitVectors(rowIds: number[], visit: (i: number, vector: Float32Array) => void): number {
     return this.tiered ? this.tiered.flat.visitVectors(rowIds, visit) : 0;
   }

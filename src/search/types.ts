@@ -75,6 +75,12 @@ export interface VectorIndex {
    */
   visitVectors?(rowIds: number[], visit: (i: number, vector: Float32Array) => void): number;
   /**
+   * Makes room for `rows` more rows ahead of writing them, and gets their memory ready off the
+   * calling thread (FlatIndex: its pages mapped by the scan pool), so that the write itself is a
+   * copy. Resolves when that is done.
+   */
+  reserve?(rows: number): Promise<void>;
+  /**
    * Adds or replaces rows whose vector is that of a row held already (no vector crosses the API);
    * resolves to the entries whose `from` it does not hold, which the caller upserts with a vector.
    */

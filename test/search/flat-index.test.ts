@@ -231,6 +231,28 @@ describe('FlatIndex changes', () => {
     await index.close();
   });
 
+  it('reserves room for rows ahead of them, its pages mapped by the pool, without changing a row it holds', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8 });
+    const rows = entries(clustered(40, DIM, 4, 8));
+    await index.upsert(rows.slice(0, 20));
+    const before = new Float32Array(20 * DIM);
+    index.copyVectors(
+      rows.slice(0, 20).map((r) => r.rowId),
+      before,
+    );
+    // Rows written while the pages are being mapped are not touched either.
+    await Promise.all([index.reserve(5_000), index.upsert(rows.slice(20))]);
+    const after = new Float32Array(20 * DIM);
+    index.copyVectors(
+      rows.slice(0, 20).map((r) => r.rowId),
+      after,
+    );
+    expect([...after]).toEqual([...before]);
+    expectSameHits(await index.search(rows[25].vector, 5), exact(rows, rows[25].vector, 5));
+    await index.reserve(0);
+    await index.close();
+  });
+
   it('never mixes up rows when searches race with removals that move rows', async () => {
     const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 64, inlineScanFloats: 0 });
     const rows = entries(clustered(1200, DIM, 6, 5));

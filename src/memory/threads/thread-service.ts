@@ -399,6 +399,8 @@ export class ThreadService {
       result = { ...result, chunks: newest.sort((x, y) => x - y).map((i) => result.chunks[i]) };
       this.log.info({ threadId: id, dropped, cap }, `fused memory over MEMORY_MAX_CHUNKS_PER_THREAD: the ${dropped} least recently seen passages left out`);
     }
+    // The index gets its memory ready on other threads while the store writes.
+    const reserved = memory.reserve(result.chunks.length);
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
     const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
     const details = { sourceIds, fused: result.fused, kept: result.kept, chunks: result.chunks.length, dropped, threshold, ...(fallback ? { fallback } : {}) };
@@ -423,6 +425,7 @@ export class ThreadService {
         },
       ],
     });
+    await reserved;
     await memory.indexStored(addedMemoryIds, result.chunks);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
     if (fallback) {
