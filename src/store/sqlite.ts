@@ -611,11 +611,19 @@ export class SqliteStore implements Store {
 
   /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */
   private writeMemoryRow(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
-    const written = (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector)) as Row).id as number;
+    const written = this.writeMemoryRowOnly(id, c, now, updatedAt, vector);
+    this.writeMemoryLines(written, c);
+    return written;
+  }
+
+  private writeMemoryRowOnly(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
+    return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector)) as Row).id as number;
+  }
+
+  private writeMemoryLines(id: number, c: NewMemoryChunk): void {
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
-    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(written * MEMORY_LINES_PER_CHUNK + i, text, scope));
-    return written;
+    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
   }
 
   /**
@@ -654,7 +662,11 @@ export class SqliteStore implements Store {
           ],
     );
     const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).all(at, JSON.stringify(copies)) as Row[]).map((r) => r.id as number) : []);
-    entries.forEach((e, i) => copied.has(ids[i]) || this.writeMemoryRow(ids[i], e.chunk, at, e.updatedAt ?? at, e));
+    // All rows first, then all their lines: an FTS5 insert between two rows evicts the b-tree pages
+    // the next row is written to.
+    const full = entries.flatMap((e, i) => (copied.has(ids[i]) ? [] : [i]));
+    for (const i of full) this.writeMemoryRowOnly(ids[i], entries[i].chunk, at, entries[i].updatedAt ?? at, entries[i]);
+    for (const i of full) this.writeMemoryLines(ids[i], entries[i].chunk);
     return ids;
   }
 
