@@ -677,7 +677,10 @@ export class SqliteStore implements Store {
 
   async scanThreadMemory(threadId: string, afterId: number, limit: number, vectors = true): Promise<StoredMemoryChunk[]> {
     const select = vectors ? MEMORY_SELECT : MEMORY_SELECT_BARE;
-    return (this.sql(`${select} WHERE c.thread_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`).all(threadId, afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
+    // The page's ids first (the thread index holds them), then those rows: ordering whole rows by
+    // id had SQLite sort every remaining row of the thread, text and all, for each page.
+    const ids = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').pluck().all(threadId, afterId, limit) as number[];
+    return this.selectIn(`${select} WHERE c.id`, ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
   }
 
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
