@@ -12,7 +12,8 @@
  * its phases are timed from outside, by wrapping the store, memory and scratch-graph methods it
  * calls (src/ is not changed):
  * - `read_ms`: from the call to the sources' chunks and vectors in hand (`read_rows_ms`: the store's
- *   pages of rows, read without their vectors, which come from the memory index);
+ *   pages of rows, read without their vectors, which stay in the memory index until the plan reads
+ *   them there);
  * - `plan_ms`: fuseMemories, from the vectors to the store call (`plan_graph_add_ms`: A's chunks
  *   into the scratch HNSW graph; `plan_graph_search_ms`, `plan_graph_remove_ms`: B's lookups and
  *   the fused chunks taken out; `plan_other_ms`: the rest: cosines, the word gate, fused pairs);
@@ -23,14 +24,15 @@
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
  *   that long);
  * - `cpu_ms`: the process's CPU time (user + system, all its threads) during the fusion: other work
- *   sharing the cores stretches `fuse_ms` but hardly this.
+ *   sharing the cores stretches `fuse_ms` but hardly this; `main_cpu_ms`: the main thread's alone
+ *   (Linux only).
  * Prints `{chunks_a, chunks_b, dup_share, fused, near_duplicates, ms, kept, chunks_fused, fuse_ms, …}`
  * (`near_duplicates`: B's windows made to repeat A's, which `fused` should match; `ms` =
  * `fuse_ms`, as DESIGN §8 names it); fuse_ms and the phases are medians over the runs,
  * `fuse_ms_runs` lists every run.
  * `--cpu-prof FILE` writes a V8 CPU profile of the last run's fusion to FILE.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
@@ -133,7 +135,7 @@ function instrument(app: FastifyInstance): Meter {
   const { store, memory, memoryIndex } = app.salon;
   meter(store, 'scanThreadMemory', m);
   meter(store, 'applyThreadChange', m);
-  meter(memory, 'indexedVectorsOf', m);
+  meter(memory, 'indexedVectors', m);
   meter(memory, 'indexStored', m);
   meter(memoryIndex, 'upsert', m);
   meter(LocalGraph.prototype, 'add', m, 'graphAdd');
@@ -163,10 +165,12 @@ async function fuseOnce(
   loop.enable();
   m.on = true;
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuMs();
   const t0 = performance.now();
   const outcome = await app.salon.threads.fuse([a, b], 'admin', threshold);
   const t1 = performance.now();
   const cpu = process.cpuUsage(cpu0);
+  const main = mainThreadCpuMs() - main0;
   m.on = false;
   // The loop's sampling timer reports a stall when it next fires: let it fire once more.
   await new Promise((resolve) => setTimeout(resolve, 30));
@@ -190,8 +194,8 @@ async function fuseOnce(
     }
     return covered;
   };
-  // The plan runs from the sources' vectors in hand (the second indexedVectorsOf) to the store's change.
-  const planFrom = calls('indexedVectorsOf')[1].to;
+  // The plan runs from the sources' vectors in hand (the second indexedVectors) to the store's change.
+  const planFrom = calls('indexedVectors')[1].to;
   const planTo = calls('applyThreadChange')[0].from;
   const plan = planTo - planFrom;
   const phases: Phases = {
@@ -208,6 +212,7 @@ async function fuseOnce(
     other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - ms('indexStored'),
     loop_delay_max_ms: loop.max / 1e6,
     cpu_ms: (cpu.user + cpu.system) / 1000,
+    main_cpu_ms: main,
   };
   console.error(JSON.stringify(Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v)]))));
   const chunks = await app.salon.store.countMemoryChunks(outcome.thread.id);
@@ -215,6 +220,21 @@ async function fuseOnce(
 }
 
 const round = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * CPU time of the main thread alone (Linux: /proc, in 10 ms ticks; NaN elsewhere): the event
+ * loop's own work, which neither other processes nor the process's other threads (graph builds,
+ * GC helpers, the memory index's rebuild) add to.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
 
 function median(values: number[]): number {
   return percentile(

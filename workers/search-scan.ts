@@ -15,8 +15,10 @@ import {
   queryOffset,
   rowOffset,
   scoresOffset,
+  TOUCH_STRIDE,
   type ScanResult,
   type ScanTask,
+  type TouchTask,
 } from '../src/search/flat/layout.js';
 import { TopK } from '../src/search/flat/top-k.js';
 import { filterSpec, layoutSpec, scanTopNative } from '../src/search/flat/native-kernel.js';
@@ -35,6 +37,16 @@ function kernelFor(task: ScanTask): Kernel {
   }
   kernels.set(task.storeId, kernel);
   return kernel;
+}
+
+/**
+ * Task export `touch`: writes nothing, but makes the kernel map the memory pages of bytes
+ * [from, to) (an atomic add of 0 per page), so that rows later written there by the main thread
+ * fault no page (FlatIndex.reserve).
+ */
+export function touch(task: TouchTask): void {
+  const i32 = new Int32Array(task.memory.buffer as unknown as SharedArrayBuffer);
+  for (let b = task.from; b < task.to; b += TOUCH_STRIDE) Atomics.add(i32, b >> 2, 0);
 }
 
 /** Scores rows and keeps this task's top k. */

@@ -98,6 +98,14 @@ export class SearchIndex implements VectorIndex {
     return this.tiered ? this.tiered.flat.copyVectors(rowIds, out) : [];
   }
 
+  async reserve(rows: number): Promise<void> {
+    await this.tiered?.flat.reserve(rows);
+  }
+
+  visitVectors(rowIds: number[], visit: (i: number, vector: Float32Array) => void): number {
+    return this.tiered ? this.tiered.flat.visitVectors(rowIds, visit) : 0;
+  }
+
   /** Runs `fn` without switching flat ↔ HNSW midway (see TieredIndex.hold). */
   async bulk<T>(fn: () => Promise<T>): Promise<T> {
     if (this.bulkDepth++ === 0 && this.tiered) this.releases.push(this.tiered.hold());

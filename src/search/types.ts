@@ -69,6 +69,18 @@ export interface VectorIndex {
   /** Copies the (normalised) vectors of the rows of `rowIds` it holds into `out`, packed in that order; returns their ids. */
   copyVectors?(rowIds: number[], out: Float32Array): number[];
   /**
+   * Calls `visit(i, vector)` for each row of `rowIds` it holds (`i`: the position in `rowIds`), with
+   * the normalised vector where the index keeps it: a view valid only during the call, which is
+   * synchronous (nothing can move or grow the rows meanwhile). Returns how many it visited.
+   */
+  visitVectors?(rowIds: number[], visit: (i: number, vector: Float32Array) => void): number;
+  /**
+   * Makes room for `rows` more rows ahead of writing them, and gets their memory ready off the
+   * calling thread (FlatIndex: its pages mapped by the scan pool), so that the write itself is a
+   * copy. Resolves when that is done.
+   */
+  reserve?(rows: number): Promise<void>;
+  /**
    * Adds or replaces rows whose vector is that of a row held already (no vector crosses the API);
    * resolves to the entries whose `from` it does not hold, which the caller upserts with a vector.
    */

@@ -23,7 +23,6 @@ import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots,
 import {
   type Row,
   MEMORY_CHUNK_COLUMNS,
-  MEMORY_CHUNK_TEXT_COLUMNS,
   MESSAGE_COLUMNS,
   blobToVector,
   itemToRow,
@@ -80,28 +79,35 @@ const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUM
  * lastTs]`. A chunk is copied only while it is what the copy was planned from: the same kind,
  * audience, messages and times (a row's words never change in place: it moves, gets a vector, is
  * seen again, or goes). A copy refers to the chunk's own original if the chunk is a copy itself
- * (references never chain).
+ * (references never chain), and reads that row's text, messages and authors as it reads its
+ * vector (migration 12: COPY_TEXT): it stores them empty, a fifth of its row.
  */
 const INSERT_MEMORY_COPIES = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of)
-  SELECT j.value ->> '$[0]', j.value ->> '$[2]', j.value ->> '$[3]', o.kind, o.text, o.message_ids, o.authors, o.first_ts, o.last_ts,
-    o.privileged, o.owner, o.words_key, ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', j.value ->> '$[6]', coalesce(o.copy_of, o.id)
-  FROM json_each(?) j JOIN memory_chunks o ON o.id = j.value ->> '$[1]'
+  SELECT j.value ->> '$[0]', j.value ->> '$[2]', j.value ->> '$[3]', o.kind, '', '', '', o.first_ts, o.last_ts,
+    o.privileged, o.owner, '', ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', j.value ->> '$[6]', r.id
+  FROM json_each(?) j JOIN memory_chunks o ON o.id = j.value ->> '$[1]' JOIN memory_chunks r ON r.id = coalesce(o.copy_of, o.id)
   WHERE o.kind = j.value ->> '$[7]' AND o.privileged = j.value ->> '$[8]' AND coalesce(o.owner, '') = j.value ->> '$[9]'
-    AND o.message_ids = j.value ->> '$[10]' AND o.first_ts = j.value ->> '$[11]' AND o.last_ts = j.value ->> '$[12]'
+    AND r.message_ids = j.value ->> '$[10]' AND o.first_ts = j.value ->> '$[11]' AND o.last_ts = j.value ->> '$[12]'
   RETURNING id`;
+/**
+ * A chunk's text, messages and authors: a copy's are its original's `o` (migration 12; copies
+ * written before it hold the same in their own row).
+ */
+const COPY_TEXT = 'coalesce(o.text, c.text) AS text, coalesce(o.message_ids, c.message_ids) AS message_ids, coalesce(o.authors, c.authors) AS authors';
+/** The columns of a MemoryChunk (id and vector aside) of a row `c` joined with its original `o`. */
+const MEMORY_TEXT_COLUMNS = `c.thread_id, c.room_id, c.kind, ${COPY_TEXT}, c.first_ts, c.last_ts, c.privileged,
+  c.owner, c.created_at, c.updated_at, c.fusion, c.lineage`;
 /**
  * Memory chunks as StoredMemoryChunk reads them: a copy (copy_of, migration 9) reads the vector
  * and model of the row it copies, unless it was given one of its own since.
  */
-const MEMORY_SELECT = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
-  c.owner, c.created_at, c.updated_at, c.fusion, c.lineage, coalesce(c.vector, o.vector) AS vector,
+const MEMORY_SELECT = `SELECT c.id, ${MEMORY_TEXT_COLUMNS}, coalesce(c.vector, o.vector) AS vector,
   CASE WHEN c.vector IS NOT NULL THEN c.vector_model ELSE o.vector_model END AS vector_model
   FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
 /** The memory-chunk scope scopeOf computes (src/memory/scopes.ts), in SQL, of the chunk `c`. */
 const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
 /** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
-const MEMORY_SELECT_BARE = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
-  c.owner, c.created_at, c.updated_at, c.fusion, c.lineage FROM memory_chunks c`;
+const MEMORY_SELECT_BARE = `SELECT c.id, ${MEMORY_TEXT_COLUMNS} FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
 /** Rows of threads whose memory is still being written (sqlite-staging.ts) are left out of whole-table reads. */
 const NOT_STAGED = 'thread_id NOT IN (SELECT thread_id FROM memory_staging)';
 const BUSY_TIMEOUT_MS = 5000;
@@ -605,11 +611,19 @@ export class SqliteStore implements Store {
 
   /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */
   private writeMemoryRow(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
-    const written = (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector)) as Row).id as number;
+    const written = this.writeMemoryRowOnly(id, c, now, updatedAt, vector);
+    this.writeMemoryLines(written, c);
+    return written;
+  }
+
+  private writeMemoryRowOnly(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
+    return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector)) as Row).id as number;
+  }
+
+  private writeMemoryLines(id: number, c: NewMemoryChunk): void {
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
-    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(written * MEMORY_LINES_PER_CHUNK + i, text, scope));
-    return written;
+    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
   }
 
   /**
@@ -648,7 +662,11 @@ export class SqliteStore implements Store {
           ],
     );
     const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).all(at, JSON.stringify(copies)) as Row[]).map((r) => r.id as number) : []);
-    entries.forEach((e, i) => copied.has(ids[i]) || this.writeMemoryRow(ids[i], e.chunk, at, e.updatedAt ?? at, e));
+    // All rows first, then all their lines: an FTS5 insert between two rows evicts the b-tree pages
+    // the next row is written to.
+    const full = entries.flatMap((e, i) => (copied.has(ids[i]) ? [] : [i]));
+    for (const i of full) this.writeMemoryRowOnly(ids[i], entries[i].chunk, at, entries[i].updatedAt ?? at, entries[i]);
+    for (const i of full) this.writeMemoryLines(ids[i], entries[i].chunk);
     return ids;
   }
 
@@ -659,7 +677,10 @@ export class SqliteStore implements Store {
 
   async scanThreadMemory(threadId: string, afterId: number, limit: number, vectors = true): Promise<StoredMemoryChunk[]> {
     const select = vectors ? MEMORY_SELECT : MEMORY_SELECT_BARE;
-    return (this.sql(`${select} WHERE c.thread_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`).all(threadId, afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
+    // The page's ids first (the thread index holds them), then those rows: ordering whole rows by
+    // id had SQLite sort every remaining row of the thread, text and all, for each page.
+    const ids = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').pluck().all(threadId, afterId, limit) as number[];
+    return this.selectIn(`${select} WHERE c.id`, ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
   }
 
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
@@ -712,7 +733,7 @@ export class SqliteStore implements Store {
   }
 
   async getMemoryChunkTexts(ids: number[]): Promise<MemoryChunk[]> {
-    return this.selectIn(`SELECT id, ${MEMORY_CHUNK_TEXT_COLUMNS} FROM memory_chunks WHERE id`, ids, (r) => r.id as number).map(rowToMemoryChunk);
+    return this.selectIn(`${MEMORY_SELECT_BARE} WHERE c.id`, ids, (r) => r.id as number).map(rowToMemoryChunk);
   }
 
   async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {

@@ -130,6 +130,30 @@ describe('the fusion plan', () => {
     expect(r.chunks.slice(150).map((c) => [c.chunk.fusion, c.copyOf])).toEqual(many.map((_, i) => ['kept', 3000 + i]));
   });
 
+  it('reads the vectors in place where they are stored, and never those of the chunks it copies', async () => {
+    const stored = new Map([...a, ...b].map((c) => [c.chunk.id, c.vector]));
+    const reads: number[] = [];
+    const lazy = (c: VectorChunk): VectorChunk => ({
+      chunk: c.chunk,
+      get vector() {
+        reads.push(c.chunk.id);
+        return c.vector;
+      },
+    });
+    const visit = (ids: number[], fn: (i: number, v: Float32Array) => void) => {
+      ids.forEach((id, i) => stored.has(id) && fn(i, stored.get(id)!));
+      return ids.filter((id) => stored.has(id)).length;
+    };
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((sum, v, i) => sum + v * y[i], 0);
+    const cosines = (_: () => Float32Array, ids: number[], queryId?: number) => ids.map((id) => dot(stored.get(queryId!)!, stored.get(id)!));
+    const plain = await fuseMemories(a, b, { target });
+    const inPlace = await fuseMemories(a.map(lazy), b.map(lazy), { target, stored: visit, cosines });
+    expect(inPlace.chunks.map((c) => [c.chunk, [...c.vector]])).toEqual(plain.chunks.map((c) => [c.chunk, [...c.vector]]));
+    expect(inPlace.chunks.filter((c) => c.copyOf !== undefined)).toHaveLength(5);
+    // Every read above was of the result's vectors; the plan itself read none of its sources'.
+    expect(reads).toHaveLength(5);
+  });
+
   it('compaction makes near-duplicates of one thread one, oldest first', async () => {
     const thread = [
       chunk(1, 'A', 'The pier opens in May', { 0: 1 }),

@@ -119,6 +119,21 @@ describe('conversation memory', () => {
     expect(hit.score).toBeCloseTo(memory.cosines(vector, [chunk.id])[0]!, 5);
   });
 
+  it('leaves the vectors of chunks read without them in the index until asked for, and says so when one has gone meanwhile', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 1 } });
+    for (const text of ['The pier opens in May', 'Basil keeps pests off tomatoes']) memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', text));
+    await memory.idle();
+    const chunks = await store.scanThreadMemory(thread.id, 0, 10, false);
+    const stored = await store.getMemoryChunks(chunks.map((c) => c.id));
+    const vectors = await memory.indexedVectors(chunks);
+    expect([...vectors.get(1)]).toEqual([...stored[1].vector!]);
+    const seen: number[] = [];
+    expect(memory.visitIndexedVectors([chunks[1].id, 999_999, chunks[0].id], (i) => seen.push(i))).toBe(2);
+    expect(seen).toEqual([0, 2]);
+    await memory.forget([chunks[0].id]);
+    expect(() => vectors.get(0)).toThrow(expect.objectContaining({ code: 'ERR_THREAD_CHANGED' }));
+  });
+
   it('favours what was said within the time a question names', async () => {
     const { store, memory, thread } = await setup({ windows: { maxMessages: 1 } });
     const at = async (month: number, text: string) =>

@@ -217,10 +217,39 @@ describe('FlatIndex changes', () => {
     const out = new Float32Array(2 * DIM);
     expect(index.copyVectors([1001, rows[1].rowId], out)).toEqual([1001, rows[1].rowId]);
     expect([...out.subarray(0, DIM)]).toEqual([...out.subarray(DIM)]);
+    // Visited in place: the same vectors, by position, and rows it does not hold left out.
+    const seen: [number, number[]][] = [];
+    expect(index.visitVectors([999_999, 1001, rows[1].rowId], (i, v) => seen.push([i, [...v]]))).toBe(2);
+    expect(seen).toEqual([
+      [1, [...out.subarray(0, DIM)]],
+      [2, [...out.subarray(DIM)]],
+    ]);
     // Found under their own scope only, with the source's vector.
     const copied = [...rows.slice(1, 40).map((r, i) => ({ ...r, rowId: 1001 + i, meta })), { ...rows[45], rowId: 1000, meta }];
     expectSameHits(await index.search(rows[45].vector, 5, { scopes: ['thr_copy'] }), exact(copied, rows[45].vector, 5, { scopes: ['thr_copy'] }));
     expect((await index.search(rows[3].vector, 1, { scopes: ['thr_copy'] }))[0].rowId).toBe(1003);
+    await index.close();
+  });
+
+  it('reserves room for rows ahead of them, its pages mapped by the pool, without changing a row it holds', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8 });
+    const rows = entries(clustered(40, DIM, 4, 8));
+    await index.upsert(rows.slice(0, 20));
+    const before = new Float32Array(20 * DIM);
+    index.copyVectors(
+      rows.slice(0, 20).map((r) => r.rowId),
+      before,
+    );
+    // Rows written while the pages are being mapped are not touched either.
+    await Promise.all([index.reserve(5_000), index.upsert(rows.slice(20))]);
+    const after = new Float32Array(20 * DIM);
+    index.copyVectors(
+      rows.slice(0, 20).map((r) => r.rowId),
+      after,
+    );
+    expect([...after]).toEqual([...before]);
+    expectSameHits(await index.search(rows[25].vector, 5), exact(rows, rows[25].vector, 5));
+    await index.reserve(0);
     await index.close();
   });
 

@@ -184,6 +184,16 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     expect(stored(addedMemoryIds[1])).toEqual({ copyOf: null, own: 1 });
     // Copies have no lines of their own: a line search finds their originals' lines for them.
     expect(rows(store, `SELECT count(*) AS n FROM memory_lines WHERE rowid >= ${addedMemoryIds[0] * 16} AND rowid < ${addedMemoryIds[0] * 16 + 16}`)).toBe(0);
+    // Nor text, messages or authors (migration 12): they read their originals', and the heir of a deleted original takes them.
+    const own = (id: number) =>
+      store.db.prepare('SELECT text, message_ids AS messageIds, authors, words_key AS wordsKey FROM memory_chunks WHERE id = ?').get(id);
+    expect(own(addedMemoryIds[0])).toEqual({ text: '', messageIds: '', authors: '', wordsKey: '' });
+    const before = (await store.getMemoryChunkTexts([addedMemoryIds[0]]))[0];
+    expect(before).toMatchObject({ text: entry('thr_src', 0).chunk.text, messageIds: entry('thr_src', 0).chunk.messageIds });
+    await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [], deleteMemory: [originals[0]] });
+    expect(own(addedMemoryIds[0])).toMatchObject({ text: before.text, messageIds: JSON.stringify(before.messageIds) });
+    expect((await store.getMemoryChunkTexts([addedMemoryIds[0]]))[0]).toEqual(before);
+    expect(await store.findMemoryRepeat({ ...entry('thr_fused', 0).chunk })).toMatchObject({ id: addedMemoryIds[0] });
     // New chunks after the change take ids after the batch's.
     const next = await store.addMemoryChunk(entry('thr_src', 9).chunk, '2026-11-03T10:00:00.000Z');
     expect(next.id).toBeGreaterThan(addedMemoryIds[addedMemoryIds.length - 1]);

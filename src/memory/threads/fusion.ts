@@ -14,7 +14,7 @@
  */
 import { cosine } from '../../ai/vectors.js';
 import { LocalGraph } from '../../search/graph/local-graph.js';
-import { Neighbours } from './neighbours.js';
+import { Neighbours, type ReadVectors } from './neighbours.js';
 import { Turns } from './turns.js';
 import type { StoredMemoryChunk } from '../../store/types.js';
 import type { NewMemoryChunk } from '../types.js';
@@ -35,8 +35,17 @@ const GRAPH_PARAMS = { m: 12, efConstruction: 64, efSearch: 32, seed: 7 };
 /** A chunk with its vector. */
 export interface VectorChunk {
   chunk: StoredMemoryChunk;
-  vector: Float32Array;
+  /** Its vector (ThreadService gives one that is copied out of the memory index only when read). */
+  readonly vector: Float32Array;
 }
+
+/**
+ * The vectors of stored chunks where they are kept (the memory index): `visit(i, vector)` is called
+ * for each of `ids` held, synchronously, with a view valid during the call only; returns how many
+ * it visited. A fusion given one sketches and sums vectors in place and copies none of its
+ * sources' vectors out (MemoryService.visitIndexedVectors).
+ */
+export type StoredVectors = (ids: number[], visit: (i: number, vector: Float32Array) => void) => number;
 
 /** A chunk of the result, not stored yet. */
 export interface PlannedChunk {
@@ -61,9 +70,10 @@ export type SameMeaningGate = (a: string, b: string) => boolean | Promise<boolea
 
 /**
  * Exact cosines of a query with stored chunks by id (undefined for a chunk it cannot score), e.g.
- * MemoryService.cosines; `queryId` is the stored chunk whose vector the query is.
+ * MemoryService.cosines; `queryId` is the stored chunk whose vector the query is (`query` is then
+ * called only if the scorer does not hold it).
  */
-export type Cosines = (query: Float32Array, ids: number[], queryId?: number) => (number | undefined)[];
+export type Cosines = (query: () => Float32Array, ids: number[], queryId?: number) => (number | undefined)[];
 
 export interface FusionOptions {
   /** The thread the result belongs to. */
@@ -72,6 +82,8 @@ export interface FusionOptions {
   gate?: SameMeaningGate;
   /** Scores a chunk of B's candidates (default: a cosine loop over the vectors given). */
   cosines?: Cosines;
+  /** Where the chunks' vectors are read in place (default: each chunk's `vector`). */
+  stored?: StoredVectors;
 }
 
 /** Fuses B's chunks into A's; see the module comment. Yields to the event loop as it goes. */
@@ -79,31 +91,39 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
   const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
   const gate = options.gate ?? saySameThing;
   const { target } = options;
+  const { stored } = options;
+  const read = stored ? readStored(stored) : undefined;
   const turns = new Turns();
   const out: PlannedChunk[] = [];
-  for (const { chunk, vector } of a) {
+  for (const c of a) {
     if (turns.due()) await turns.next();
-    out.push({ chunk: copyOf(chunk, target), vector, updatedAt: chunk.updatedAt, copyOf: chunk.id });
+    out.push(planCopy(c, copyOf(c.chunk, target)));
   }
-  const neighbours = await Neighbours.of(a.map((c, i) => ({ label: i, vector: c.vector, audience: audienceOf(c.chunk) })));
+  const item = (c: VectorChunk, label: number) => ({
+    label,
+    id: c.chunk.id,
+    audience: audienceOf(c.chunk),
+    get vector() {
+      return c.vector;
+    },
+  });
+  const neighbours = await Neighbours.of(a.map(item), dimensionsOf(a, b, stored), read);
   // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
   // free depends on the pairs made before, so the choice is still made one chunk at a time.
-  const candidates = await neighbours.nearestEach(
-    b.map((w) => ({ vector: w.vector, audience: audienceOf(w.chunk) })),
-    FUSION_CANDIDATES,
-  );
+  const candidates = await neighbours.nearestEach(b.map(item), FUSION_CANDIDATES, read);
   const taken = new Uint8Array(a.length);
   let fused = 0;
   let kept = 0;
   for (const [i, w] of b.entries()) {
     if (turns.due()) await turns.next();
     const nn = nearestFree(neighbours, a, w, taken, candidates[i], options.cosines);
-    if (nn !== null && cosine(a[nn].vector, w.vector) >= threshold && (await gate(a[nn].chunk.text, w.chunk.text))) {
-      out[nn] = { ...fusedPair(a[nn], w, target, ['A', 'B']), updatedAt: later(a[nn].chunk.updatedAt, w.chunk.updatedAt) };
-      taken[nn] = 1;
+    if (nn !== null && nn.score >= threshold && (await gate(a[nn.label].chunk.text, w.chunk.text))) {
+      const x = a[nn.label];
+      out[nn.label] = { ...fusedPair(x, w, target, ['A', 'B'], stored), updatedAt: later(x.chunk.updatedAt, w.chunk.updatedAt) };
+      taken[nn.label] = 1;
       fused++;
     } else {
-      out.push({ chunk: { ...copyOf(w.chunk, target), fusion: 'kept' }, vector: w.vector, updatedAt: w.chunk.updatedAt, copyOf: w.chunk.id });
+      out.push(planCopy(w, { ...copyOf(w.chunk, target), fusion: 'kept' }));
       kept++;
     }
   }
@@ -111,27 +131,60 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
   return { chunks: out, fused, kept };
 }
 
+/** `c` taken over unchanged as `chunk`: its vector is read only if someone asks (the store needs it only to write the copy in full). */
+function planCopy(c: VectorChunk, chunk: NewMemoryChunk): PlannedChunk {
+  return {
+    chunk,
+    get vector() {
+      return c.vector;
+    },
+    updatedAt: c.chunk.updatedAt,
+    copyOf: c.chunk.id,
+  };
+}
+
+/** ReadVectors over `stored`, by chunk id; items it does not hold are read from their own `vector`. */
+function readStored(stored: StoredVectors): ReadVectors {
+  return (items, visit) => {
+    const seen = new Uint8Array(items.length);
+    const visited = stored(
+      items.map((it) => it.id ?? -1),
+      (j, v) => {
+        seen[j] = 1;
+        visit(j, v);
+      },
+    );
+    if (visited < items.length) items.forEach((it, j) => seen[j] || visit(j, it.vector));
+  };
+}
+
 /**
  * The chunk of A nearest to `w` (exact cosine) among the sketch graph's candidates of its audience
- * that are not fused yet (`first`: its FUSION_CANDIDATES nearest, found beforehand); when every
- * candidate is, more are asked for. Null when none is left.
+ * that are not fused yet (`first`: its FUSION_CANDIDATES nearest, found beforehand), with that
+ * cosine; when every candidate is fused, more are asked for. Null when none is left.
  */
-function nearestFree(neighbours: Neighbours, a: VectorChunk[], w: VectorChunk, taken: Uint8Array, first: number[], cosines?: Cosines): number | null {
+function nearestFree(
+  neighbours: Neighbours,
+  a: VectorChunk[],
+  w: VectorChunk,
+  taken: Uint8Array,
+  first: number[],
+  cosines?: Cosines,
+): { label: number; score: number } | null {
   const audience = audienceOf(w.chunk);
   const size = neighbours.size(audience);
   for (let k = FUSION_CANDIDATES; ; k *= 4) {
     const found = k === FUSION_CANDIDATES ? first : neighbours.nearest(neighbours.query(w.vector), audience, k);
     const free = found.filter((label) => !taken[label]);
     const scores = cosines?.(
-      w.vector,
+      () => w.vector,
       free.map((label) => a[label].chunk.id),
       w.chunk.id,
     );
-    let best: number | null = null;
-    let bestScore = -Infinity;
+    let best: { label: number; score: number } | null = null;
     free.forEach((label, i) => {
       const score = scores?.[i] ?? cosine(a[label].vector, w.vector);
-      if (score > bestScore) [best, bestScore] = [label, score];
+      if (!best || score > best.score) best = { label, score };
     });
     if (best !== null || k >= size) return best;
   }
@@ -220,8 +273,12 @@ function audienceOf(c: NewMemoryChunk): string {
   return c.privileged ? `private:${c.owner ?? ''}` : 'public';
 }
 
-function dimensionsOf(a: VectorChunk[], b: VectorChunk[]): number {
-  return a[0]?.vector.length ?? b[0]?.vector.length ?? 0;
+function dimensionsOf(a: VectorChunk[], b: VectorChunk[], stored?: StoredVectors): number {
+  const first = a[0] ?? b[0];
+  if (!first) return 0;
+  let d: number | undefined;
+  stored?.([first.chunk.id], (_, v) => (d = v.length));
+  return d ?? first.vector.length;
 }
 
 /** A chunk as a new chunk of `target`, tracing back to where it came from. */
@@ -230,16 +287,32 @@ function copyOf(c: StoredMemoryChunk | NewMemoryChunk, target: { threadId: strin
   return { ...newChunkOf(c), threadId: target.threadId, roomId: target.roomId, ...(lineage ? { lineage } : {}) };
 }
 
-/** Two chunks made one: vector normalize(x + y), both texts (marked `[A]`/`[B]` when `marks` are given), both lineages. */
-function fusedPair(x: VectorChunk, y: VectorChunk, target: { threadId: string; roomId: string }, marks: [string, string] | null): PlannedChunk {
-  const vector = new Float32Array(x.vector.length);
-  let norm = 0;
-  for (let i = 0; i < vector.length; i++) {
-    vector[i] = x.vector[i] + y.vector[i];
-    norm += vector[i] * vector[i];
+/**
+ * Two chunks made one: vector normalize(x + y), both texts (marked `[A]`/`[B]` when `marks` are
+ * given), both lineages. With `stored`, both vectors are summed where they are kept.
+ */
+function fusedPair(
+  x: VectorChunk,
+  y: VectorChunk,
+  target: { threadId: string; roomId: string },
+  marks: [string, string] | null,
+  stored?: StoredVectors,
+): PlannedChunk {
+  let vector: Float32Array | undefined;
+  const add = (v: Float32Array) => {
+    vector ??= new Float32Array(v.length);
+    for (let i = 0; i < v.length; i++) vector[i] += v[i];
+  };
+  if (!stored || stored([x.chunk.id, y.chunk.id], (_, v) => add(v)) < 2) {
+    vector = undefined;
+    add(x.vector);
+    add(y.vector);
   }
+  const sum = vector!;
+  let norm = 0;
+  for (let i = 0; i < sum.length; i++) norm += sum[i] * sum[i];
   norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  for (let i = 0; i < sum.length; i++) sum[i] /= norm;
   const lineageOf = (c: StoredMemoryChunk) => c.lineage ?? { chunkIds: [c.id], threadIds: [c.threadId] };
   const lx = lineageOf(x.chunk);
   const ly = lineageOf(y.chunk);
@@ -257,7 +330,7 @@ function fusedPair(x: VectorChunk, y: VectorChunk, target: { threadId: string; r
       fusion: 'fused',
       lineage: { chunkIds: [...new Set([...lx.chunkIds, ...ly.chunkIds])], threadIds: [...new Set([...lx.threadIds, ...ly.threadIds])] },
     },
-    vector,
+    vector: sum,
   };
 }
 

@@ -44,26 +44,42 @@ export interface Labelled {
   vector: Float32Array;
 }
 
+/**
+ * Reads the full vectors of `items`: calls `visit(j, vector)` for each item j, synchronously
+ * (`vector` may be a view that is valid during the call only). By default each item's own
+ * `vector`; fusion reads them in place in the memory index instead (fusion.ts).
+ */
+export type ReadVectors = (items: VectorItem[], visit: (j: number, vector: Float32Array) => void) => void;
+
+/** An item whose vector is read: `id` names the stored chunk it is, for readers that read vectors in place. */
+export interface VectorItem {
+  vector: Float32Array;
+  id?: number;
+}
+
+const ownVectors: ReadVectors = (items, visit) => items.forEach((it, j) => visit(j, it.vector));
+/** Vectors sketched between two event-loop turns (each ~5 µs at 2,048 dimensions). */
+const SKETCH_SLICE = 512;
+
 /** Per-audience scratch graphs over sketches of A's vectors. */
 export class Neighbours {
   private readonly graphs = new Map<string, { graph: LocalGraph; size: number }>();
   private readonly sketch: Sketch | null;
 
-  private constructor(dimensions: number) {
+  private constructor(private readonly dimensions: number) {
     this.sketch = dimensions > SKETCH_DIMS ? new Sketch(dimensions) : null;
   }
 
-  /** Graphs over `items`, one per audience, built between event-loop turns. */
-  static async of(items: (Labelled & { audience: string })[]): Promise<Neighbours> {
-    const dimensions = items[0]?.vector.length ?? 0;
+  /** Graphs over `items` (of `dimensions`), one per audience, built between event-loop turns. */
+  static async of(items: (Labelled & { audience: string })[], dimensions: number, read: ReadVectors = ownVectors): Promise<Neighbours> {
     const n = new Neighbours(dimensions);
     const turns = new Turns();
     for (const [audience, group] of byAudience(items)) {
       const d = n.sketch ? SKETCH_DIMS : dimensions;
       const packed = new Float32Array(group.length * d);
-      for (let i = 0; i < group.length; i++) {
+      for (let from = 0; from < group.length; from += SKETCH_SLICE) {
         if (turns.due()) await turns.next();
-        n.project(group[i].vector, packed.subarray(i * d, (i + 1) * d));
+        read(group.slice(from, from + SKETCH_SLICE), (j, v) => n.project(v, packed.subarray((from + j) * d, (from + j + 1) * d)));
       }
       const graph = LocalGraph.empty(d, GRAPH_PARAMS);
       await graph.add(
@@ -96,10 +112,10 @@ export class Neighbours {
    * first: what `nearest` gives, for a whole batch at once, searched on BUILD_THREADS native
    * threads a slice at a time between event-loop turns.
    */
-  async nearestEach(queries: { vector: Float32Array; audience: string }[], k: number): Promise<number[][]> {
+  async nearestEach<T extends { vector: Float32Array; audience: string }>(queries: T[], k: number, read: ReadVectors = ownVectors): Promise<number[][]> {
     const out: number[][] = queries.map(() => []);
     const turns = new Turns();
-    const d = this.sketch ? SKETCH_DIMS : (queries[0]?.vector.length ?? 0);
+    const d = this.sketch ? SKETCH_DIMS : this.dimensions;
     for (const [audience, indices] of byAudience(queries.map((q, i) => ({ audience: q.audience, i })))) {
       const g = this.graphs.get(audience);
       if (!g) continue;
@@ -109,7 +125,10 @@ export class Neighbours {
         if (turns.due()) await turns.next();
         const slice = indices.slice(from, from + SEARCH_SLICE).map((q) => q.i);
         const packed = new Float32Array(slice.length * d);
-        slice.forEach((i, j) => this.project(queries[i].vector, packed.subarray(j * d, (j + 1) * d)));
+        read(
+          slice.map((i) => queries[i]),
+          (j, v) => this.project(v, packed.subarray(j * d, (j + 1) * d)),
+        );
         const found = graph.searchMany(packed, n, slice.length >= THREADED_SEARCH_MIN ? BUILD_THREADS : 1);
         slice.forEach((i, j) => (out[i] = Array.from(found.labels.subarray(j * n, j * n + found.counts[j]))));
       }

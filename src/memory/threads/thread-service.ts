@@ -10,7 +10,7 @@ import type { ChatModel } from '../../ai/types.js';
 import { errors } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
-import type { NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
+import type { NewMemoryEntry, NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, squash } from '../../text.js';
 import { hasHiddenCharacters } from '../../protocol/names.js';
@@ -381,12 +381,20 @@ export class ThreadService {
     await this.makeRoom(a.roomId, 1);
     const id = newThreadId();
     const target = { threadId: id, roomId: a.roomId };
-    const [ca, cb] = [await this.withVectors(await this.allMemory(a.id)), await this.withVectors(await this.allMemory(b.id))];
+    const [ca, cb] = [await this.withIndexedVectors(await this.allMemory(a.id)), await this.withIndexedVectors(await this.allMemory(b.id))];
     let result: FusionResult;
     let fallback: string | undefined;
     try {
-      result = await fuseMemories(ca, cb, { target, threshold, gate: this.options.gate, cosines: (q, ids, queryId) => memory.cosines(q, ids, queryId) });
+      result = await fuseMemories(ca, cb, {
+        target,
+        threshold,
+        gate: this.options.gate,
+        cosines: (q, ids, queryId) => memory.cosines(q, ids, queryId),
+        stored: (ids, visit) => memory.visitIndexedVectors(ids, visit),
+      });
     } catch (err) {
+      // A source's memory that changed under the plan is a lost race, not a failure of fusion.
+      if (err instanceof errors.ERR_THREAD_CHANGED) throw err;
       fallback = (err as Error)?.message ?? String(err);
       this.log.warn({ sourceIds, err: fallback }, `Smart fusion failed — fell back to simple union merge. Reason: ${fallback}`);
       result = unionOf(ca, cb, target);
@@ -400,6 +408,8 @@ export class ThreadService {
       result = { ...result, chunks: newest.sort((x, y) => x - y).map((i) => result.chunks[i]) };
       this.log.info({ threadId: id, dropped, cap }, `fused memory over MEMORY_MAX_CHUNKS_PER_THREAD: the ${dropped} least recently seen passages left out`);
     }
+    // The index gets its memory ready on other threads while the store writes.
+    const reserved = memory.reserve(result.chunks.length);
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
     const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
     const details = { sourceIds, fused: result.fused, kept: result.kept, chunks: result.chunks.length, dropped, threshold, ...(fallback ? { fallback } : {}) };
@@ -408,7 +418,7 @@ export class ThreadService {
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
       createThreads: [{ id, roomId: a.roomId, title, origin: 'fused', isMerged: true, tags: topics, weight: Math.max(a.weight, b.weight) }],
       updateThreads: [{ id: a.id }, { id: b.id }],
-      addMemory: result.chunks.map((p) => ({ ...p, model: memory.vectorModel })),
+      addMemory: result.chunks.map((p) => entryOf(p, memory.vectorModel)),
       setBridges: [a, b].map((t) => ({ threadId: id, otherId: t.id, weight: 1 })),
       history: [
         { threadId: id, actor, action: 'fuse', details },
@@ -424,6 +434,7 @@ export class ThreadService {
         },
       ],
     });
+    await reserved;
     await memory.indexStored(addedMemoryIds, result.chunks);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
     if (fallback) {
@@ -485,6 +496,17 @@ export class ThreadService {
     return out;
   }
 
+  /** The chunks with their vectors left in the memory index until read (MemoryService.indexedVectors). */
+  private async withIndexedVectors(chunks: StoredMemoryChunk[]): Promise<VectorChunk[]> {
+    const vectors = await this.options.memory.indexedVectors(chunks);
+    return chunks.map((chunk, i) => ({
+      chunk,
+      get vector() {
+        return vectors.get(i);
+      },
+    }));
+  }
+
   private async withVectors(chunks: StoredMemoryChunk[]): Promise<VectorChunk[]> {
     const vectors = await this.options.memory.indexedVectorsOf(chunks);
     return chunks.map((chunk, i) => ({ chunk, vector: vectors[i] }));
@@ -503,6 +525,19 @@ export class ThreadService {
   }
 }
 
+/** A planned chunk as the store takes it; a copy's vector is still read only if the store asks for it. */
+function entryOf(p: PlannedChunk, model: string): NewMemoryEntry {
+  return {
+    chunk: p.chunk,
+    get vector() {
+      return p.vector;
+    },
+    model,
+    ...(p.updatedAt !== undefined ? { updatedAt: p.updatedAt } : {}),
+    ...(p.copyOf !== undefined ? { copyOf: p.copyOf } : {}),
+  };
+}
+
 /** Both memories side by side, nothing fused: the fallback when fusion fails. */
 function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string; roomId: string }): FusionResult {
   const copy = (c: VectorChunk, kept: boolean): PlannedChunk => ({
@@ -512,7 +547,9 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
       lineage: c.chunk.lineage ?? { chunkIds: [c.chunk.id], threadIds: [c.chunk.threadId] },
       ...(kept ? { fusion: 'kept' as const } : {}),
     },
-    vector: c.vector,
+    get vector() {
+      return c.vector;
+    },
     copyOf: c.chunk.id,
   });
   return { chunks: [...a.map((c) => copy(c, false)), ...b.map((c) => copy(c, true))], fused: 0, kept: b.length };

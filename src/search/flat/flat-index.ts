@@ -369,6 +369,32 @@ export class FlatIndex implements VectorIndex {
     return found;
   }
 
+  /**
+   * VectorIndex.reserve: room for `rows` more rows, whose memory the pool's threads map meanwhile
+   * (ScanPool.touch). Only an optimisation: rows added or removed in between change nothing.
+   */
+  async reserve(rows: number): Promise<void> {
+    if (rows <= 0) return;
+    const range = await this.lock.write(() => {
+      this.ensureCapacity(this.count + rows);
+      return [rowOffset(this.layout, this.count), Math.min(rowOffset(this.layout, this.count + rows), this.memory.buffer.byteLength)];
+    });
+    await this.pool.touch(this.memory, range[0], range[1]);
+  }
+
+  /** VectorIndex.visitVectors: each held row's vector as a view of the index's memory. */
+  visitVectors(rowIds: number[], visit: (i: number, vector: Float32Array) => void): number {
+    let visited = 0;
+    for (let i = 0; i < rowIds.length; i++) {
+      const slot = this.rowToSlot.get(rowIds[i]);
+      if (slot === undefined) continue;
+      const from = rowOffset(this.layout, slot) >> 2;
+      visit(i, this.f32.subarray(from, from + this.dimensions));
+      visited++;
+    }
+    return visited;
+  }
+
   /** Resolves once no scan is in flight; the pool belongs to the caller. */
   async close(): Promise<void> {
     await this.lock.write(() => undefined);

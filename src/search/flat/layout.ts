@@ -112,6 +112,16 @@ export interface EncodedFilter {
 }
 
 /** What a scan worker is asked to do. */
+/** Bytes between two pages ScanPool.touch maps (the smallest page size). */
+export const TOUCH_STRIDE = 4096;
+
+/** A range of bytes of an index memory to map before rows are written there (ScanPool.touch). */
+export interface TouchTask {
+  memory: WebAssembly.Memory;
+  from: number;
+  to: number;
+}
+
 export interface ScanTask {
   /** Identifies the index, so a worker instantiates the kernel once per memory. */
   storeId: string;
