@@ -26,8 +26,6 @@ export interface StoreOptions {
   mustExist?: boolean;
   /** Checkpoint the WAL off the event loop (the server: chat commits run on it). */
   backgroundCheckpoints?: boolean;
-  /** Search memory lines off the event loop (the server: asks run on it). */
-  lineReader?: boolean;
 }
 
 /**
@@ -44,12 +42,7 @@ export function openStore(config: Config, options: StoreOptions = {}): Store {
   if (options.mustExist && !existsSync(filename)) {
     throw new Error(`no Salon data in ${config.DATA_DIR} (DATA_DIR); start the server or ingest content first`);
   }
-  return new SqliteStore({
-    filename,
-    backgroundCheckpoints: options.backgroundCheckpoints,
-    lineReader: options.lineReader,
-    synchronous: config.SQLITE_SYNCHRONOUS,
-  });
+  return new SqliteStore({ filename, backgroundCheckpoints: options.backgroundCheckpoints, synchronous: config.SQLITE_SYNCHRONOUS });
 }
 
 /**

@@ -106,7 +106,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     ingestRunning: () => ingest.activeJobs,
     deliveries: () => framesSent.total,
   });
-  const store = meteredStore(overrides.store ?? openStore(config, { backgroundCheckpoints: true, lineReader: true }), metrics);
+  const store = meteredStore(overrides.store ?? openStore(config, { backgroundCheckpoints: true }), metrics);
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   if (!config.ADMIN_TOKEN) log.warn({}, `ADMIN_TOKEN is unset; admin routes accept this generated token: ${adminToken}`);
 

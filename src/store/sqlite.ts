@@ -11,17 +11,15 @@ import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
-import { SqliteLineReader } from './sqlite-line-reader.js';
-import { searchLinesIn } from './sqlite-lines.js';
 import { WriterSync, type WriterSettings } from './sqlite-writer-sync.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
-import { scopeOf } from '../memory/scopes.js';
+import { scopeOf, threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, stageable, type StagingHost } from './sqlite-staging.js';
-import { MEMORY_LINES_PER_CHUNK, lineSlots, type LineHit } from './memory-lines.js';
+import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms, type LineHit } from './memory-lines.js';
 import {
   type Row,
   MEMORY_CHUNK_COLUMNS,
@@ -100,6 +98,8 @@ const MEMORY_SELECT = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.me
   c.owner, c.created_at, c.updated_at, c.fusion, c.lineage, coalesce(c.vector, o.vector) AS vector,
   CASE WHEN c.vector IS NOT NULL THEN c.vector_model ELSE o.vector_model END AS vector_model
   FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
+/** The memory-chunk scope scopeOf computes (src/memory/scopes.ts), in SQL, of the chunk `c`. */
+const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
 /** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
 const MEMORY_SELECT_BARE = `SELECT c.id, c.thread_id, c.room_id, c.kind, c.text, c.message_ids, c.authors, c.first_ts, c.last_ts, c.privileged,
   c.owner, c.created_at, c.updated_at, c.fusion, c.lineage FROM memory_chunks c`;
@@ -129,11 +129,6 @@ export interface SqliteStoreOptions {
    * file. `full`: every commit is fsynced before it is acknowledged, so it survives a power loss.
    */
   synchronous?: 'normal' | 'full';
-  /**
-   * Memory line searches run on a thread of their own with a read-only connection
-   * (sqlite-line-reader.ts; the server sets this): an ask's line search leaves the event loop. Files only.
-   */
-  lineReader?: boolean;
 }
 
 export class SqliteStore implements Store {
@@ -141,7 +136,6 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
 
   private checkpointer: SqliteCheckpointer | null = null;
-  private lineReader: SqliteLineReader | null = null;
   private writerSync: WriterSync | null = null;
 
   constructor(private readonly options: SqliteStoreOptions) {
@@ -156,8 +150,6 @@ export class SqliteStore implements Store {
     this.migrate();
     cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString());
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
-    if (options.lineReader && options.filename !== ':memory:')
-      this.lineReader = new SqliteLineReader({ filename: options.filename, busyTimeoutMs: BUSY_TIMEOUT_MS });
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -198,8 +190,6 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.lineReader?.close();
-    this.lineReader = null;
     const checkpointer = this.checkpointer;
     this.checkpointer = null;
     await checkpointer?.stop();
@@ -739,15 +729,49 @@ export class SqliteStore implements Store {
     return (this.sql(`${MEMORY_SELECT} WHERE c.id > ? AND c.${NOT_STAGED} ORDER BY c.id LIMIT ?`).all(afterId, limit) as Row[]).map(rowToStoredMemoryChunk);
   }
 
-  /** Resolves once memory line searches go to the line reader (true), or never will (false: none, or it failed). */
-  async lineReaderStarted(): Promise<boolean> {
-    return (await this.lineReader?.started) ?? false;
+  async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {
+    const terms = queryTerms(query);
+    if (!terms.length || !scopes.length) return [];
+    const rare = this.rareTerms(terms);
+    if (!rare.length) return [];
+    const match = rare.map((t) => `"${t}"`).join(' OR ');
+    // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
+    // may match, so more lines than chunks are read.
+    const marks = scopes.map(() => '?').join(',');
+    if (!this.holdsCopies(scopes)) {
+      const rows = this.sql(
+        `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
+      ).all(match, ...scopes, limit * 4) as Row[];
+      return bestLinePerChunk(lineHits(rows, 'rowid'), limit);
+    }
+    // The lines of the chunks in `scopes`, and the lines of originals whose copies are in them
+    // (a copy has none of its own, migration 9): one full-text match serves both.
+    const rows = this.sql(
+      `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ?)
+       SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
+       UNION ALL
+       SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.copy_of = h.rowid / ${MEMORY_LINES_PER_CHUNK}
+         WHERE ${CHUNK_SCOPE} IN (${marks})
+       ORDER BY rank LIMIT ?`,
+    ).all(match, ...scopes, ...scopes, limit * 4) as Row[];
+    return bestLinePerChunk(lineHits(rows, 'chunk_id'), limit);
   }
 
-  async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<LineHit[]> {
-    const here = () => searchLinesIn((text) => this.sql(text), query, scopes, limit);
-    // A reader that fails leaves the search to this connection: an SQL error then comes from here too.
-    return this.lineReader?.ready ? this.lineReader.search(query, scopes, limit).catch(here) : here();
+  /** Whether the threads of `scopes` hold copies (a fused thread's memory): one probe of a partial index. */
+  private holdsCopies(scopes: string[]): boolean {
+    const threads = [...new Set(scopes.map(threadOfScope))];
+    const probe = `SELECT 1 FROM memory_chunks WHERE copy_of IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}) LIMIT 1`;
+    return this.sql(probe).get(...threads) !== undefined;
+  }
+
+  /**
+   * The terms worth a line search: FTS5 scores every line a term matches before it can sort, so a
+   * term on more than COMMON_TERM_LINES lines (counted no further than that) would cost more than
+   * it tells apart; the vector search covers such questions.
+   */
+  private rareTerms(terms: string[]): string[] {
+    const count = this.sql(`SELECT count(*) AS n FROM (SELECT 1 FROM memory_lines WHERE memory_lines MATCH ? LIMIT ${COMMON_TERM_LINES + 1})`);
+    return terms.filter((t) => ((count.get(`"${t}"`) as Row).n as number) <= COMMON_TERM_LINES);
   }
 
   async countMemoryChunks(threadId: string): Promise<number> {
@@ -886,3 +910,13 @@ export class SqliteStore implements Store {
 /** Ids per IN list (SQLite allows 32,766 parameters; smaller lists keep fewer statements cached). */
 const IN_BATCH = 500;
 const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
+
+/** Line rows as LineHits: the chunk is `rowid` / 16 for a chunk's own lines, or the copy's id (`chunk_id`). */
+function lineHits(rows: Row[], chunk: 'rowid' | 'chunk_id'): LineHit[] {
+  // bm25() is lower-is-better and negative; flip it so higher is better.
+  return rows.map((r) => ({
+    chunkId: chunk === 'rowid' ? Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK) : (r.chunk_id as number),
+    line: r.text as string,
+    score: -r.rank,
+  }));
+}

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { STAGE_MIN_CHUNKS, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
-import type { NewMemoryEntry, Store, ThreadChange } from '../../src/store/types.js';
+import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
 import { item, storeContract } from './contract.js';
 
@@ -12,23 +12,6 @@ storeContract(
   'sqlite (memory)',
   async () => new SqliteStore({ filename: ':memory:' }),
   async (s) => s.close(),
-);
-
-const onDisk = new Map<Store, () => void>();
-storeContract(
-  'sqlite (file, memory lines searched on the line reader)',
-  async () => {
-    const { dir, cleanup } = tempDir();
-    const store = new SqliteStore({ filename: join(dir, 'salon.db'), lineReader: true });
-    expect(await store.lineReaderStarted()).toBe(true);
-    onDisk.set(store, cleanup);
-    return store;
-  },
-  async (s) => {
-    await s.close();
-    onDisk.get(s)?.();
-    onDisk.delete(s);
-  },
 );
 
 describe('SqliteStore on disk', () => {
