@@ -36,7 +36,7 @@ export interface RecentChatOptions {
 export async function recentChat(store: Store, threadId: string, beforeSeq: number | undefined, options: RecentChatOptions = {}): Promise<ChatWindow | null> {
   const maxMessages = options.maxMessages ?? RECENT_CHAT_MESSAGES;
   const maxChars = options.maxChars ?? RECENT_CHAT_MAX_CHARS;
-  const messages = (await store.threadMessages(threadId, maxMessages, beforeSeq)).filter((m) => m.author.kind !== 'system' && m.text.trim());
+  const messages = (await store.threadChat(threadId, maxMessages, beforeSeq)).filter((m) => m.author.kind !== 'system' && m.text.trim());
   // Newest first until the budget is spent: the latest turns matter most to a follow-up.
   const kept: Message[] = [];
   const lines: string[] = [];

@@ -22,6 +22,7 @@ import * as sources from './postgres-sources.js';
 import * as threads from './postgres-threads.js';
 import {
   MEMORY_CHUNK_TEXT_COLUMNS,
+  MESSAGE_COLUMNS_BUT_SOURCES,
   type Row,
   rowToChunk,
   rowToIndexChange,
@@ -232,6 +233,11 @@ export class PostgresStore implements Store {
 
   async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
     return (await this.messages('SELECT * FROM messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [threadId, beforeSeq, limit])).reverse();
+  }
+
+  async threadChat(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
+    const text = `SELECT ${MESSAGE_COLUMNS_BUT_SOURCES} FROM messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`;
+    return (await this.messages(text, [threadId, beforeSeq, limit])).reverse();
   }
 
   async lastSeq(roomId: string): Promise<number> {

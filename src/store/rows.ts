@@ -27,8 +27,10 @@ export function newMessage(m: NewMessage, seq: number): Message {
   };
 }
 
+/** The columns of a messages row but its sources, in the order messageValues gives them. */
+export const MESSAGE_COLUMNS_BUT_SOURCES = 'room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to';
 /** The columns of a messages row, in the order messageValues gives them. */
-export const MESSAGE_COLUMNS = 'room_id, seq, id, thread_id, author_id, author_name, author_kind, text, ts, client_id, reply_to, sources';
+export const MESSAGE_COLUMNS = `${MESSAGE_COLUMNS_BUT_SOURCES}, sources`;
 
 export function messageValues(message: Message): unknown[] {
   return [

@@ -24,6 +24,7 @@ import {
   type Row,
   MEMORY_CHUNK_COLUMNS,
   MESSAGE_COLUMNS,
+  MESSAGE_COLUMNS_BUT_SOURCES,
   blobToVector,
   itemToRow,
   memoryChunkValues,
@@ -497,6 +498,15 @@ export class SqliteStore implements Store {
 
   async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
     const rows = this.sql('SELECT * FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(threadId, beforeSeq, limit) as Row[];
+    return rows.reverse().map(rowToMessage);
+  }
+
+  async threadChat(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
+    const rows = this.sql(`SELECT ${MESSAGE_COLUMNS_BUT_SOURCES} FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(
+      threadId,
+      beforeSeq,
+      limit,
+    ) as Row[];
     return rows.reverse().map(rowToMessage);
   }
 

@@ -309,9 +309,14 @@ export interface Store {
   lastSeq(roomId: string): Promise<number>;
   /**
    * The last `limit` messages of a thread with seq < beforeSeq (all of them when beforeSeq is
-   * omitted), oldest first: what the assistant reads as the recent chat.
+   * omitted), oldest first.
    */
   threadMessages(threadId: string, limit: number, beforeSeq?: number): Promise<Message[]>;
+  /**
+   * The same messages as threadMessages without their `sources`: what the assistant reads as the
+   * recent chat, which never shows them (an answer's sources are kilobytes of JSON to read and parse).
+   */
+  threadChat(threadId: string, limit: number, beforeSeq?: number): Promise<Message[]>;
 
   // threads
   /** The room's main thread, created on first call. */

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/content/types.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
+import type { Message } from '../../src/protocol/messages.js';
 import type { IngestJob, JobRunner, Store } from '../../src/store/types.js';
 import { sourcesContract } from './sources-contract.js';
 
@@ -303,6 +304,22 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.threadMessages(main.id, 2, 3)).map((m) => m.text)).toEqual(['m1', 'm2']);
         expect((await store.threadMessages(other.id, 100)).map((m) => m.text)).toEqual(['o1', 'o2', 'o3', 'o4', 'o5', 'o6']);
         expect(await store.threadMessages('thr_unknown', 10)).toEqual([]);
+      });
+
+      it('reads a thread’s chat as its messages without their sources', async () => {
+        const t = await store.ensureMainThread('r');
+        const sources = [{ n: 1, id: 'news_1', kind: 'news' as const, title: 'T', url: null, sourceType: 'document' as const, snippet: 's' }];
+        await store.appendMessage({ roomId: 'r', threadId: t.id, author: user('u'), text: 'q', clientId: 'c1' });
+        const answer = await store.appendMessage({ roomId: 'r', threadId: t.id, author: user('a'), text: 'a', replyTo: 'm_q', sources });
+        await store.appendMessage({ roomId: 'r', threadId: t.id, author: user('u'), text: 'later' });
+        const full = await store.threadMessages(t.id, 10, 3);
+        expect(full[1].sources).toEqual(sources);
+        const withoutSources = ({ sources: _, ...m }: Message) => m;
+        const chat = await store.threadChat(t.id, 10, 3);
+        expect(chat).toEqual(full.map(withoutSources));
+        expect(chat[1]).toEqual(withoutSources(answer.message));
+        expect((await store.threadChat(t.id, 1)).map((m) => m.text)).toEqual(['later']);
+        expect(await store.threadChat('thr_unknown', 10)).toEqual([]);
       });
 
       it('keeps sources and replyTo', async () => {
