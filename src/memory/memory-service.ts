@@ -331,12 +331,10 @@ export class MemoryService implements MemorySearch {
    */
   async indexedVectors(chunks: MemoryChunk[]): Promise<IndexedVectors> {
     const held = new Uint8Array(chunks.length);
-    if (this.options.index.dimensions === this.options.embedder.dimensions) {
-      this.visitIndexedVectors(
-        chunks.map((c) => c.id),
-        (i) => (held[i] = 1),
-      );
-    }
+    this.visitIndexedVectors(
+      chunks.map((c) => c.id),
+      (i) => (held[i] = 1),
+    );
     const missing = chunks.flatMap((c, i) => (held[i] ? [] : [i]));
     const read = new Map<number, Float32Array>();
     if (missing.length) (await this.indexedVectorsOf(missing.map((i) => chunks[i]))).forEach((v, j) => read.set(missing[j], v));
