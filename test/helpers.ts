@@ -1,6 +1,6 @@
 /** Shared test helpers: temp dirs, a built app that always closes, corpus paths. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -73,4 +73,31 @@ export function salon(args: string[], env: Record<string, string>): Promise<{ co
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Linux scheduling policies, as /proc reports them. */
+export const SCHED_OTHER = 0;
+export const SCHED_IDLE = 5;
+
+/** /proc's stat line of one of this process's threads (a task id, or `thread-self`). Linux only. */
+export function threadStat(task: string): string {
+  return readFileSync(task === 'thread-self' ? '/proc/thread-self/stat' : `/proc/self/task/${task}/stat`, 'utf8');
+}
+
+/** The scheduling policy of a stat line (proc(5): field 41; the name before it may hold spaces). */
+export function policyOf(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
+}
+
+/** How many of this process's threads run under `policy`. Linux only. */
+export function threadsUnder(policy: number): number {
+  let n = 0;
+  for (const task of readdirSync('/proc/self/task')) {
+    try {
+      if (policyOf(threadStat(task)) === policy) n++;
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return n;
 }

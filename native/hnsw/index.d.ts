@@ -96,3 +96,10 @@ export declare function countSketch(vectors: Float32Array, buckets: Uint16Array,
 
 /** The loop scanTop runs on this CPU: 'avx2' (AVX2 + FMA) or 'portable'. */
 export declare const scanKernel: 'avx2' | 'portable';
+
+/**
+ * Puts the calling thread in Linux's SCHED_IDLE class: any normal thread waking on its core (the
+ * event loop) preempts it at once, where a nice-19 thread keeps the core for the rest of its
+ * slice. For threads whose work can always wait (checkpoints). False where it is not possible.
+ */
+export declare function backgroundThread(): boolean;

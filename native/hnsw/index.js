@@ -7,3 +7,4 @@ exports.scanTop = binding.scanTop;
 exports.scanFloor = binding.scanFloor;
 exports.countSketch = binding.countSketch;
 exports.scanKernel = binding.scanKernel;
+exports.backgroundThread = binding.backgroundThread;

@@ -45,12 +45,21 @@ const WORKER_SOURCE = `
 const fs = require('node:fs');
 const os = require('node:os');
 const { parentPort, workerData } = require('node:worker_threads');
-// On Linux a priority set with pid 0 applies to the calling thread alone (elsewhere, to the whole
-// process): copying pages may wait, the event loop sharing a core with it should not.
+// Copying pages may wait; the event loop sharing a core with this thread should not. SCHED_IDLE
+// (the native binding's backgroundThread) yields to a waking event loop at once; nice 19, where the
+// binding is missing, only at the end of a slice (docs/architecture.md). On Linux both apply to the
+// calling thread alone (elsewhere a priority applies to the whole process).
+let scheduling = 'normal';
 if (process.platform === 'linux') {
   try {
-    os.setPriority(19);
+    if (workerData.binding && require(workerData.binding).backgroundThread()) scheduling = 'idle';
   } catch {}
+  if (scheduling === 'normal') {
+    try {
+      os.setPriority(19);
+      scheduling = 'nice';
+    } catch {}
+  }
 }
 const Database = require(workerData.driver);
 const db = new Database(workerData.filename, { fileMustExist: true });
@@ -107,8 +116,20 @@ const timer = setInterval(() => {
 parentPort.on('message', (m) => {
   if (m === 'stop') stop();
 });
-parentPort.postMessage({ type: 'ready' });
+parentPort.postMessage({ type: 'ready', scheduling });
 `;
+
+/** How the checkpoint thread yields to the event loop (see the worker's source). */
+export type CheckpointerScheduling = 'idle' | 'nice' | 'normal';
+
+/** The native binding's path, for the worker's scheduling; null where it is not installed. */
+function bindingPath(require: NodeRequire): string | null {
+  try {
+    return require.resolve('salon-hnsw');
+  } catch {
+    return null;
+  }
+}
 
 export interface CheckpointerOptions {
   /** The database file (not ':memory:'). */
@@ -126,6 +147,8 @@ export interface CheckpointerOptions {
 
 /** A worker thread checkpointing one SQLite file until `stop()`. Never keeps the process alive. */
 export class SqliteCheckpointer {
+  /** How the worker's thread is scheduled, once it runs: `idle` (SCHED_IDLE), `nice` (19) or `normal`. */
+  scheduling: CheckpointerScheduling | null = null;
   private readonly worker: Worker;
   private running = false;
   private readonly exited: Promise<void>;
@@ -139,16 +162,26 @@ export class SqliteCheckpointer {
       catchUpTries: options.catchUpTries ?? DEFAULT_CATCH_UP_TRIES,
     };
     for (const [name, value] of Object.entries(tunables)) wholeNumber('SqliteCheckpointer', name, value, 1);
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const require = createRequire(import.meta.url);
+    const driver = require.resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       name: 'salon-sqlite-checkpoint',
-      workerData: { driver, filename: options.filename, busyTimeoutMs: options.busyTimeoutMs, littleEndian: endianness() === 'LE', ...tunables },
+      workerData: {
+        driver,
+        binding: bindingPath(require),
+        filename: options.filename,
+        busyTimeoutMs: options.busyTimeoutMs,
+        littleEndian: endianness() === 'LE',
+        ...tunables,
+      },
     });
     this.worker.unref();
-    this.worker.on('message', (m: { type: string; log?: number; checkpointed?: number }) => {
-      if (m.type === 'ready') this.setRunning(true);
-      else if (m.type === 'checkpointed') options.onCheckpoint?.({ log: m.log!, checkpointed: m.checkpointed! });
+    this.worker.on('message', (m: { type: string; log?: number; checkpointed?: number; scheduling?: CheckpointerScheduling }) => {
+      if (m.type === 'ready') {
+        this.scheduling = m.scheduling ?? 'normal';
+        this.setRunning(true);
+      } else if (m.type === 'checkpointed') options.onCheckpoint?.({ log: m.log!, checkpointed: m.checkpointed! });
       else if (m.type === 'failed') this.setRunning(false);
     });
     // A failed worker only costs the latency it saved: the writer checkpoints itself again.

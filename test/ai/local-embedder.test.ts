@@ -41,6 +41,20 @@ describe('LocalEmbedder', () => {
     }
   });
 
+  it('remembers the features of words but not of tokens holding digits, which rarely come back', async () => {
+    const memo = new LocalEmbedder();
+    const fresh = new LocalEmbedder();
+    const numbers = Array.from({ length: 200 }, (_, i) => `at 10:${i} paid $${i}.99 order x${i}7 ٣${i}`);
+    const before = memo.memoisedTokens;
+    const first = await memo.embed(numbers);
+    expect(memo.memoisedTokens - before).toBe(3); // "at", "paid", "order"
+    // The same vectors whether features came from the memo or not.
+    expect(await memo.embed(numbers)).toEqual(first);
+    expect(await fresh.embed(numbers.slice().reverse())).toEqual(first.slice().reverse());
+    await memo.embed(['harbour ferries pier council']);
+    expect(memo.memoisedTokens - before).toBe(7);
+  });
+
   it('returns unit vectors of the configured dimension', async () => {
     const small = new LocalEmbedder({ dimensions: 64 });
     const vectors = await small.embed(['one text', 'Another, longer text about rivers and mountains.', '東京 タワー', 'café crème']);

@@ -13,7 +13,7 @@ import { SAFETY_NET_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES, SqliteCheckpoint
 import { SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite.js';
 import { WriterSync, writerSettings } from '../../src/store/sqlite-writer-sync.js';
 import type { NewMessage } from '../../src/store/types.js';
-import { tempDir } from '../helpers.js';
+import { SCHED_IDLE, tempDir, threadsUnder } from '../helpers.js';
 import { ROOM, connect, item, joined, listen, roomsApp, until } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -170,6 +170,19 @@ describe('background WAL checkpoints', () => {
     const again = new SqliteStore({ filename: file });
     cleanups.push(() => again.close());
     expect((await again.messagesAfter(ROOM, 0, 5000)).map((m) => m.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+  });
+
+  it.runIf(process.platform === 'linux')('runs the worker’s thread in SCHED_IDLE, so the event loop preempts it at once', async () => {
+    const { file } = storeOnFile();
+    const idleBefore = threadsUnder(SCHED_IDLE);
+    const running: boolean[] = [];
+    const checkpointer = new SqliteCheckpointer({ filename: file, busyTimeoutMs: 5000, onRunning: (r) => running.push(r) });
+    cleanups.push(() => checkpointer.stop());
+    await until(() => running.length > 0);
+    expect(checkpointer.scheduling).toBe('idle');
+    expect(threadsUnder(SCHED_IDLE)).toBe(idleBefore + 1);
+    await checkpointer.stop();
+    expect(threadsUnder(SCHED_IDLE)).toBe(idleBefore);
   });
 
   it('leaves checkpoints and the WAL header’s fsync to the worker while it runs, and survives a reopen', async () => {

@@ -21,6 +21,7 @@
 
 #include "hnswlib/hnswlib.h"
 #include "scan.h"
+#include "thread.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -814,7 +815,9 @@ Napi::Value Graph::Read(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-Napi::Object InitAll(Napi::Env env, Napi::Object exports) { return salon::InitScan(env, Graph::Init(env, exports)); }
+Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
+  return salon::InitThread(env, salon::InitScan(env, Graph::Init(env, exports)));
+}
 
 }  // namespace
 

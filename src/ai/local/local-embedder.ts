@@ -53,6 +53,8 @@ const WARM_UP_TEXT = [
   'Bo (24 Nov 2026, 09:15): Construction starts in March; the ferry keeps running meanwhile.',
   'Cy (24 Nov 2026, 09:17): Who pays for it? My cousin said taxes go up by 3 percent.',
 ].join('\n');
+/** A token with a digit anywhere (tokens are letters and digits of any script). */
+const HAS_DIGIT = /\p{N}/u;
 /** Distinct tokens whose features are remembered; the memo is dropped when it fills. */
 const TOKEN_CACHE_MAX = 100_000;
 
@@ -205,6 +207,11 @@ export class LocalEmbedder implements Embedder {
     }
   }
 
+  /** Distinct tokens whose features are remembered now. */
+  get memoisedTokens(): number {
+    return this.cache.size;
+  }
+
   /** The vector of one text, synchronously. */
   embedOne(text: string): Float32Array {
     const { words, pairs, chars } = this;
@@ -227,10 +234,22 @@ export class LocalEmbedder implements Embedder {
     return l2normalise(out);
   }
 
-  /** The hashed features of one token (null for a stopword), memoised: vocabularies are small. */
+  /**
+   * The hashed features of one token (null for a stopword), memoised: vocabularies are small. Not
+   * tokens holding a digit: times, prices and ids rarely come back, and remembered they only grow
+   * the memo, which outlives every young-generation GC and so lengthens each (docs/benchmarks.md).
+   */
   private features(token: string): TokenFeatures | null {
     const cached = this.cache.get(token);
     if (cached !== undefined) return cached;
+    const f = this.computeFeatures(token);
+    if (HAS_DIGIT.test(token)) return f;
+    if (this.cache.size >= TOKEN_CACHE_MAX) this.cache.clear();
+    this.cache.set(token, f);
+    return f;
+  }
+
+  private computeFeatures(token: string): TokenFeatures | null {
     let f: TokenFeatures | null = null;
     if (!STOPWORDS.has(token) && (token.length > 1 || /\d/.test(token))) {
       const padded = `<${token}>`;
@@ -240,8 +259,6 @@ export class LocalEmbedder implements Embedder {
       }
       f = { word: hashString(stem(token), SEED_WORD), grams: Uint32Array.from(grams) };
     }
-    if (this.cache.size >= TOKEN_CACHE_MAX) this.cache.clear();
-    this.cache.set(token, f);
     return f;
   }
 }

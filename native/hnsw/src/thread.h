@@ -1,0 +1,11 @@
+// Scheduling of background threads (thread.cc), registered beside the Graph class.
+#pragma once
+#include <napi.h>
+
+namespace salon {
+/**
+ * Adds backgroundThread(): puts the calling thread in Linux's SCHED_IDLE class, so that any normal
+ * thread waking on its core (the event loop) preempts it at once; false where that is not possible.
+ */
+Napi::Object InitThread(Napi::Env env, Napi::Object exports);
+}  // namespace salon
