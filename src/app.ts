@@ -40,6 +40,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // A client that trickles its request (slowloris) is cut off; idle keep-alives outlive a proxy's.
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    // Fastify's default (10 s) bounds each plugin and onReady hook: loading the index of a large
+    // store takes longer than that, and the server would refuse to start with its data.
+    pluginTimeout: config.STARTUP_TIMEOUT_MS,
     keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     // A path parameter as long as the longest valid id (`news_` + 128) reaches its route, whose

@@ -201,6 +201,11 @@ export const SETTINGS = {
     "trust X-Forwarded-For from: false (no proxy), true (any), a hop count, or the proxies' addresses/CIDRs",
   ),
   HTTP_REQUEST_TIMEOUT_MS: setting(integer(1000, 600_000), 30_000, 'longest a client may take to send a whole HTTP request'),
+  STARTUP_TIMEOUT_MS: setting(
+    integer(1000, 86_400_000),
+    600_000,
+    'longest each start-up step may take before the server gives up (loading the search index of a large store, seeding the demo)',
+  ),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: setting(integer(1000, 600_000), 65_000, "how long an idle HTTP keep-alive connection stays open (longer than a proxy's own)"),
   ROOM_MAX_BUFFERED_BYTES: setting(integer(65_536, 1_073_741_824), 1_048_576, 'unsent bytes a room socket may queue before it is closed with 1013'),
   SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ADMIN, testApp } from './helpers.js';
 
@@ -30,5 +30,40 @@ describe('app skeleton', () => {
     const res = await app.inject('/api/v1/openapi.json');
     expect(res.statusCode).toBe(200);
     expect(res.json().openapi).toMatch(/^3\./);
+  });
+});
+
+describe('start-up steps', () => {
+  /** An app whose start has one more step that takes `stepMs` (a large index loading), under fake timers. */
+  async function startWithSlowStep(env: Record<string, string>, stepMs: number): Promise<{ started: Promise<unknown>; close: () => Promise<void> }> {
+    const { app, close } = await testApp(env);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    app.addHook('onReady', () => new Promise<void>((resolve) => setTimeout(resolve, stepMs)));
+    const started = app.ready().then(
+      () => 'ready',
+      (err: { code?: string }) => err.code,
+    );
+    await vi.advanceTimersByTimeAsync(stepMs);
+    vi.useRealTimers();
+    return { started, close };
+  }
+
+  it('may each take up to STARTUP_TIMEOUT_MS, far past Fastify’s own 10 s', async () => {
+    const { started, close } = await startWithSlowStep({}, 120_000);
+    try {
+      expect(await started).toBe('ready');
+    } finally {
+      await close();
+    }
+  });
+
+  it('stop the start with a typed error once one takes longer than STARTUP_TIMEOUT_MS', async () => {
+    const { started, close } = await startWithSlowStep({ STARTUP_TIMEOUT_MS: '5000' }, 6_000);
+    try {
+      expect(await started).toBe('FST_ERR_HOOK_TIMEOUT');
+    } finally {
+      vi.useRealTimers();
+      await close();
+    }
   });
 });
