@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { tempDir } from '../helpers.js';
 import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import { STOPWORDS, stem } from '../../src/ai/local/extractive-text.js';
+import { STOPWORDS, rememberedStems, stem } from '../../src/ai/local/extractive-text.js';
 import { tokenize } from '../../src/ai/local/text-features.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
@@ -105,6 +105,16 @@ describe('text features', () => {
   it('tokenises Unicode, folds case and diacritics', () => {
     expect(tokenize('Café CRÈME, naïve—Zürich 2016!')).toEqual(['cafe', 'creme', 'naive', 'zurich', '2016']);
     expect(tokenize('Москва и 東京')).toEqual(['москва', 'и', '東京']);
+  });
+
+  it('remembers the stems of words but not of tokens holding digits', () => {
+    const before = rememberedStems();
+    const numbers = Array.from({ length: 300 }, (_, i) => [`${i}th`, `x${i}s`, `${i}`, `٣${i}`]).flat();
+    expect(numbers.map(stem)).toEqual(numbers.map(stem));
+    expect(stem('1990s')).toBe(stem('1990s'));
+    expect(rememberedStems()).toBe(before);
+    stem('harbourmasters');
+    expect(rememberedStems()).toBe(before + 1);
   });
 
   it('stems inflections onto one form', () => {

@@ -1,6 +1,7 @@
 // The flat index (worker pool + native or WASM kernel) against exact brute force. Needs the build (workers run from dist/).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FlatIndex } from '../../src/search/flat/flat-index.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FlatIndex, TOUCH_AHEAD_BYTES } from '../../src/search/flat/flat-index.js';
+import { rowOffset } from '../../src/search/flat/layout.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
 import { TopK } from '../../src/search/flat/top-k.js';
 import type { VectorEntry, VectorFilter } from '../../src/search/types.js';
@@ -251,6 +252,42 @@ describe('FlatIndex changes', () => {
     expectSameHits(await index.search(rows[25].vector, 5), exact(rows, rows[25].vector, 5));
     await index.reserve(0);
     await index.close();
+  });
+
+  it('keeps the memory past its last row mapped ahead of rows that arrive one at a time', async () => {
+    const dim = 2048;
+    const index = new FlatIndex({ dimensions: dim, pool, initialCapacity: 8 });
+    const touch = pool.touch.bind(pool);
+    const calls: { from: number; to: number; written: number; done: Promise<void> }[] = [];
+    const spy = vi.spyOn(pool, 'touch').mockImplementation((memory, from, to) => {
+      const done = touch(memory, from, to);
+      calls.push({ from, to, written: rowOffset(index.layout, index.size), done });
+      return done;
+    });
+    try {
+      const rows = entries(clustered(300, dim, 4, 8));
+      for (const r of rows) await index.upsert([r]);
+      // A finished touch looks again, so wait until none starts another.
+      for (let seen = -1; seen !== calls.length;) {
+        seen = calls.length;
+        await Promise.all(calls.map((c) => c.done));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // Only memory no row was written to yet, each byte once, half a window at a time at most.
+      expect(calls.length).toBeGreaterThan(1);
+      for (const [i, c] of calls.entries()) {
+        expect(c.from).toBeGreaterThanOrEqual(c.written);
+        expect(c.to).toBeGreaterThan(c.from);
+        if (i > 0) expect(c.from).toBeGreaterThanOrEqual(calls[i - 1].to);
+      }
+      expect(calls.length).toBeLessThanOrEqual(Math.ceil(rowOffset(index.layout, 300) / (TOUCH_AHEAD_BYTES / 2)) + 2);
+      // The last rows found their pages mapped ahead of them: the touched memory reaches past them.
+      expect(calls[calls.length - 1].to).toBeGreaterThan(rowOffset(index.layout, 300));
+      expectSameHits(await index.search(rows[7].vector, 3), exact(rows, rows[7].vector, 3));
+    } finally {
+      spy.mockRestore();
+      await index.close();
+    }
   });
 
   it('never mixes up rows when searches race with removals that move rows', async () => {

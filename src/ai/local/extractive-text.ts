@@ -53,10 +53,28 @@ export function stem(word: string): string {
   let out = stemCache.get(word);
   if (out === undefined) {
     out = suffixes(IRREGULAR.get(word) ?? word);
+    if (!worthRemembering(word)) return out;
     if (stemCache.size >= STEM_CACHE_SIZE) stemCache.clear();
     stemCache.set(word, out);
   }
   return out;
+}
+
+const HAS_DIGIT = /\p{N}/u;
+
+/**
+ * Whether a token's derived forms are worth a memo: not when it holds a digit. Times, prices and
+ * ids rarely come back; remembered, they grow the memos without end, each growth rehashing a
+ * table of up to 200,000 entries on the event loop, and the memos outlive every young-generation
+ * GC, which they lengthen (docs/benchmarks.md, issue 17's fifth session).
+ */
+export function worthRemembering(token: string): boolean {
+  return !HAS_DIGIT.test(token);
+}
+
+/** Words whose stems are remembered now. */
+export function rememberedStems(): number {
+  return stemCache.size;
 }
 
 /** Stems are asked for the same words over and over (every ask re-reads its sources). */

@@ -8,7 +8,7 @@
  * the others; the features are hashed with a sign bit into one vector, which is L2-normalised.
  */
 import { tokenize } from './text-features.js';
-import { STOPWORDS, stem } from './extractive-text.js';
+import { STOPWORDS, stem, worthRemembering } from './extractive-text.js';
 import type { Embedder } from '../types.js';
 import { numberWithin, wholeNumber } from '../../options.js';
 
@@ -53,8 +53,6 @@ const WARM_UP_TEXT = [
   'Bo (24 Nov 2026, 09:15): Construction starts in March; the ferry keeps running meanwhile.',
   'Cy (24 Nov 2026, 09:17): Who pays for it? My cousin said taxes go up by 3 percent.',
 ].join('\n');
-/** A token with a digit anywhere (tokens are letters and digits of any script). */
-const HAS_DIGIT = /\p{N}/u;
 /** Distinct tokens whose features are remembered; the memo is dropped when it fills. */
 const TOKEN_CACHE_MAX = 100_000;
 
@@ -234,16 +232,12 @@ export class LocalEmbedder implements Embedder {
     return l2normalise(out);
   }
 
-  /**
-   * The hashed features of one token (null for a stopword), memoised: vocabularies are small. Not
-   * tokens holding a digit: times, prices and ids rarely come back, and remembered they only grow
-   * the memo, which outlives every young-generation GC and so lengthens each (docs/benchmarks.md).
-   */
+  /** The hashed features of one token (null for a stopword), memoised: vocabularies are small. */
   private features(token: string): TokenFeatures | null {
     const cached = this.cache.get(token);
     if (cached !== undefined) return cached;
     const f = this.computeFeatures(token);
-    if (HAS_DIGIT.test(token)) return f;
+    if (!worthRemembering(token)) return f;
     if (this.cache.size >= TOKEN_CACHE_MAX) this.cache.clear();
     this.cache.set(token, f);
     return f;

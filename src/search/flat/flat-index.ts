@@ -51,6 +51,12 @@ export const DEFAULT_MIN_ROWS_PER_TASK = 2048;
 export const DEFAULT_INLINE_SCAN_FLOATS = 524_288;
 /** Rows copyRows copies between two turns of the event loop (8 MB at 2048 dimensions). */
 const COPY_SLICE = 1024;
+/**
+ * Bytes past the last row kept mapped ahead of the writes, on a scan thread (ScanPool.touch): a
+ * row written into memory never touched before faults its pages on the event loop (a chat's memory
+ * windows, 8 KB each, were a third of a busy server's page faults; docs/benchmarks.md).
+ */
+export const TOUCH_AHEAD_BYTES = 1 << 20;
 /** Scratch slots (concurrent searches) at most; beyond, searches get ERR_SEARCH_BUSY. */
 const MAX_SLOTS = 256;
 /** The native kernel's filter fields that let every row pass. */
@@ -87,6 +93,9 @@ export class FlatIndex implements VectorIndex {
   private f32!: Float32Array;
   private i32!: Int32Array;
   private count = 0;
+  /** Bytes from the start of memory known to be mapped: rows written, or touched ahead. */
+  private mappedTo = 0;
+  private touchingAhead = false;
 
   constructor(options: FlatIndexOptions) {
     const { dimensions, pool } = options;
@@ -130,6 +139,24 @@ export class FlatIndex implements VectorIndex {
     await this.lock.write(() => {
       this.reserveFor(entries);
       for (const e of entries) this.writeRow(this.slotFor(e.rowId), e);
+    });
+    this.touchAhead();
+  }
+
+  /** Keeps TOUCH_AHEAD_BYTES past the last row mapped, asking a scan thread once half of it is used. */
+  private touchAhead(): void {
+    const end = rowOffset(this.layout, this.count);
+    this.mappedTo = Math.max(this.mappedTo, end);
+    const size = this.memory.buffer.byteLength;
+    const want = Math.min(end + TOUCH_AHEAD_BYTES, size);
+    // Half a window at a time, or the rest of a memory smaller than that.
+    if (this.touchingAhead || want <= this.mappedTo || (want - this.mappedTo < TOUCH_AHEAD_BYTES / 2 && want < size)) return;
+    this.touchingAhead = true;
+    void this.pool.touch(this.memory, this.mappedTo, want).finally(() => {
+      this.touchingAhead = false;
+      this.mappedTo = Math.max(this.mappedTo, want);
+      // Rows written meanwhile may have used up what was just mapped.
+      this.touchAhead();
     });
   }
 
@@ -380,6 +407,7 @@ export class FlatIndex implements VectorIndex {
       return [rowOffset(this.layout, this.count), Math.min(rowOffset(this.layout, this.count + rows), this.memory.buffer.byteLength)];
     });
     await this.pool.touch(this.memory, range[0], range[1]);
+    this.mappedTo = Math.max(this.mappedTo, range[1]);
   }
 
   /** VectorIndex.visitVectors: each held row's vector as a view of the index's memory. */
