@@ -35,7 +35,10 @@ describe('app skeleton', () => {
 
 describe('start-up steps', () => {
   /** An app whose start has one more step that takes `stepMs` (a large index loading), under fake timers. */
-  async function startWithSlowStep(env: Record<string, string>, stepMs: number): Promise<{ started: Promise<unknown>; close: () => Promise<void> }> {
+  async function startWithSlowStep(
+    env: Record<string, string>,
+    stepMs: number,
+  ): Promise<{ started: PromiseLike<string | undefined>; close: () => Promise<void> }> {
     const { app, close } = await testApp(env);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     app.addHook('onReady', () => new Promise<void>((resolve) => setTimeout(resolve, stepMs)));
