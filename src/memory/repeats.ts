@@ -8,14 +8,14 @@ import { createHash } from 'node:crypto';
 import { CHAT_STAMP } from '../text.js';
 
 const LINE_STAMP = new RegExp(CHAT_STAMP.source, 'g');
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+/** In ASCII text the letters and digits of WORD: the same matches, without Unicode property lookups (~3 times faster). */
+const ASCII_WORD = /[a-z0-9]+/g;
+const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The chunk text's words key (sha-256 of its normalised words, 22 base64url characters). */
 export function wordsKey(text: string): string {
-  const words = (
-    text
-      .replace(LINE_STAMP, ' ')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  ).join(' ');
+  const lower = text.replace(LINE_STAMP, ' ').toLowerCase();
+  const words = (lower.match(ASCII_ONLY.test(lower) ? ASCII_WORD : WORD) ?? []).join(' ');
   return createHash('sha256').update(words).digest('base64url').slice(0, 22);
 }
