@@ -181,7 +181,11 @@ export function rowToMemoryChunk(r: Row): MemoryChunk {
 }
 
 export function rowToStoredMemoryChunk(r: Row): StoredMemoryChunk {
-  return { ...rowToMemoryChunk(r), vector: r.vector ? blobToVector(r.vector) : null, vectorModel: r.vector_model ?? null };
+  // Completed in place rather than spread into a second object: a fusion reads 20,000 of them.
+  const c = rowToMemoryChunk(r) as StoredMemoryChunk;
+  c.vector = r.vector ? blobToVector(r.vector) : null;
+  c.vectorModel = r.vector_model ?? null;
+  return c;
 }
 
 export function vectorToBlob(vector: Float32Array): Buffer {
