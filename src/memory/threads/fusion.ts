@@ -105,14 +105,7 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
     if (turns.due()) await turns.next();
     out.push(planCopy(c, copyOf(c.chunk, target)));
   }
-  const item = (c: VectorChunk, label: number) => ({
-    label,
-    id: c.chunk.id,
-    audience: audienceOf(c.chunk),
-    get vector() {
-      return c.vector;
-    },
-  });
+  const item = (c: VectorChunk, label: number) => new ChunkItem(c, label);
   const neighbours = await Neighbours.of(a.map(item), dimensionsOf(a, b, stored), read);
   // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
   // free depends on the pairs made before, so the choice is still made one chunk at a time.
@@ -186,6 +179,24 @@ async function secondPass(
     }
   }
   return made;
+}
+
+/** A chunk as the neighbour graphs take it; its vector is read only when asked for (a class: 20,000 object literals with a getter each cost ~25 ms). */
+class ChunkItem {
+  readonly id: number;
+  readonly audience: string;
+
+  constructor(
+    private readonly c: VectorChunk,
+    readonly label: number,
+  ) {
+    this.id = c.chunk.id;
+    this.audience = audienceOf(c.chunk);
+  }
+
+  get vector(): Float32Array {
+    return this.c.vector;
+  }
 }
 
 /** `c` taken over unchanged as `chunk`: its vector is read only if someone asks (the store needs it only to write the copy in full). */
@@ -341,7 +352,12 @@ function dimensionsOf(a: VectorChunk[], b: VectorChunk[], stored?: StoredVectors
 /** A chunk as a new chunk of `target`, tracing back to where it came from. */
 function copyOf(c: StoredMemoryChunk | NewMemoryChunk, target: { threadId: string; roomId: string }): NewMemoryChunk {
   const lineage = c.lineage ?? ('id' in c ? { chunkIds: [c.id], threadIds: [c.threadId] } : undefined);
-  return { ...newChunkOf(c), threadId: target.threadId, roomId: target.roomId, ...(lineage ? { lineage } : {}) };
+  // newChunkOf's object completed in place, not spread into another (a fusion copies ~14,000).
+  const chunk = newChunkOf(c);
+  chunk.threadId = target.threadId;
+  chunk.roomId = target.roomId;
+  if (lineage) chunk.lineage = lineage;
+  return chunk;
 }
 
 /**
