@@ -161,7 +161,7 @@ export function rowToMessage(r: Row): Message {
 }
 
 export function rowToMemoryChunk(r: Row): MemoryChunk {
-  return {
+  const c: MemoryChunk = {
     id: r.id,
     threadId: r.thread_id,
     roomId: r.room_id,
@@ -175,13 +175,19 @@ export function rowToMemoryChunk(r: Row): MemoryChunk {
     owner: r.owner,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    ...(r.fusion ? { fusion: r.fusion } : {}),
-    ...(r.lineage ? { lineage: JSON.parse(r.lineage) } : {}),
   };
+  // Set rather than spread in: a fusion reads 20,000 rows.
+  if (r.fusion) c.fusion = r.fusion;
+  if (r.lineage) c.lineage = JSON.parse(r.lineage);
+  return c;
 }
 
 export function rowToStoredMemoryChunk(r: Row): StoredMemoryChunk {
-  return { ...rowToMemoryChunk(r), vector: r.vector ? blobToVector(r.vector) : null, vectorModel: r.vector_model ?? null };
+  // Completed in place rather than spread into a second object: a fusion reads 20,000 of them.
+  const c = rowToMemoryChunk(r) as StoredMemoryChunk;
+  c.vector = r.vector ? blobToVector(r.vector) : null;
+  c.vectorModel = r.vector_model ?? null;
+  return c;
 }
 
 export function vectorToBlob(vector: Float32Array): Buffer {

@@ -77,7 +77,9 @@ const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUM
  * Copies of stored chunks (migration 9) as rows of other threads, all of a batch in one statement,
  * each under the id taken for it in advance: `?` = created_at, then a JSON array of `[id, copyOf,
  * threadId, roomId, updatedAt, fusion, lineage, kind, privileged, owner, messageIds, firstTs,
- * lastTs]`. A chunk is copied only while it is what the copy was planned from: the same kind,
+ * lastTs]`, lineage and messageIds as JSON values (not strings of JSON, which the list would escape
+ * again: SQLite gives a value's text back as it was written, which for the message ids is
+ * JSON.stringify's, as stored). A chunk is copied only while it is what the copy was planned from: the same kind,
  * audience, messages and times (a row's words never change in place: it moves, gets a vector, is
  * seen again, or goes). A copy refers to the chunk's own original if the chunk is a copy itself
  * (references never chain), and reads that row's text, messages and authors as it reads its
@@ -85,10 +87,10 @@ const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUM
  */
 const INSERT_MEMORY_COPIES = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of)
   SELECT j.value ->> '$[0]', j.value ->> '$[2]', j.value ->> '$[3]', o.kind, '', '', '', o.first_ts, o.last_ts,
-    o.privileged, o.owner, '', ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', j.value ->> '$[6]', r.id
+    o.privileged, o.owner, '', ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', nullif(j.value -> '$[6]', 'null'), r.id
   FROM json_each(?) j JOIN memory_chunks o ON o.id = j.value ->> '$[1]' JOIN memory_chunks r ON r.id = coalesce(o.copy_of, o.id)
   WHERE o.kind = j.value ->> '$[7]' AND o.privileged = j.value ->> '$[8]' AND coalesce(o.owner, '') = j.value ->> '$[9]'
-    AND r.message_ids = j.value ->> '$[10]' AND o.first_ts = j.value ->> '$[11]' AND o.last_ts = j.value ->> '$[12]'
+    AND r.message_ids = j.value -> '$[10]' AND o.first_ts = j.value ->> '$[11]' AND o.last_ts = j.value ->> '$[12]'
   RETURNING id`;
 /**
  * A chunk's text, messages and authors: a copy's are its original's `o` (migration 12; copies
@@ -311,6 +313,8 @@ export class SqliteStore implements Store {
       const batch = ids.slice(i, i + IN_BATCH);
       out.push(...(this.sql(`${select} IN (${batch.map(() => '?').join(',')})`).all(...batch) as Row[]));
     }
+    // Rows usually come back in the order asked (an ascending IN list is walked in order): no sort then.
+    if (out.length === ids.length && out.every((row, i) => keyOf(row) === ids[i])) return out;
     const order = new Map(ids.map((id, i) => [id, i]));
     return out.sort((a, b) => order.get(keyOf(a))! - order.get(keyOf(b))!);
   }
@@ -661,17 +665,17 @@ export class SqliteStore implements Store {
               c.roomId,
               updatedAt ?? at,
               c.fusion ?? null,
-              c.lineage ? JSON.stringify(c.lineage) : null,
+              c.lineage ?? null,
               c.kind,
               c.privileged ? 1 : 0,
               c.owner ?? '',
-              JSON.stringify(c.messageIds),
+              c.messageIds,
               c.firstTs,
               c.lastTs,
             ],
           ],
     );
-    const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).all(at, JSON.stringify(copies)) as Row[]).map((r) => r.id as number) : []);
+    const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).pluck().all(at, JSON.stringify(copies)) as number[]) : []);
     // All rows first, then all their lines: an FTS5 insert between two rows evicts the b-tree pages
     // the next row is written to.
     const full = entries.flatMap((e, i) => (copied.has(ids[i]) ? [] : [i]));

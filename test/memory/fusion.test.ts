@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { saySameThing } from '../../src/memory/threads/same-meaning.js';
 import { fuseMemories, consolidate, type VectorChunk } from '../../src/memory/threads/fusion.js';
+import { Neighbours } from '../../src/memory/threads/neighbours.js';
 import { ThreadService } from '../../src/memory/threads/thread-service.js';
 import type { StoredMemoryChunk } from '../../src/store/types.js';
 import type { Source } from '../../src/protocol/messages.js';
@@ -128,6 +129,48 @@ describe('the fusion plan', () => {
     // Each chunk of A took in its first copy (the nearest, cosine 1); the second copies found every candidate taken.
     expect(r.chunks.slice(0, 150).map((c) => c.chunk.lineage?.chunkIds)).toEqual(many.map((c, i) => [c.chunk.id, 2000 + i]));
     expect(r.chunks.slice(150).map((c) => [c.chunk.fusion, c.copyOf])).toEqual(many.map((_, i) => ['kept', 3000 + i]));
+  });
+
+  it('looks at a near tie again: a counterpart the candidates missed is found among the free chunks of A (the second pass)', async () => {
+    // At 2,048 dimensions the candidates come from a graph over 256-dimension count sketches. Ten
+    // chunks of A whose sketch is exactly that of w (w moved along s_i·e_i − s_j·e_j for two
+    // dimensions i, j of one bucket), close enough to pass the threshold but saying other numbers,
+    // fill its 8 candidates; its true counterpart (cosine 0.99, a sketch a little off) is not among them.
+    const D = 2048;
+    const probe = await Neighbours.of([{ label: 0, audience: 'public', vector: new Float32Array(D).fill(1) }], D);
+    const buckets = new Map<number, { i: number; sign: number }[]>();
+    for (let i = 0; i < D; i++) {
+      const e = new Float32Array(D);
+      e[i] = 1;
+      const sketch = probe.query(e);
+      const bucket = sketch.findIndex((x) => x !== 0);
+      buckets.set(bucket, [...(buckets.get(bucket) ?? []), { i, sign: Math.sign(sketch[bucket]) }]);
+    }
+    probe.close();
+    const pairs = [...buckets.values()].filter((dims) => dims.length >= 2).slice(0, 10);
+    const unit = (v: Float32Array) => {
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const w = unit(Float32Array.from({ length: D }, (_, i) => Math.sin(i * 12.9898) + 0.1));
+    const big = (id: number, threadId: string, text: string, vector: Float32Array): VectorChunk => {
+      const c = chunk(id, threadId, text, { 0: 1 });
+      return { chunk: { ...c.chunk, vector, vectorModel: `test@${D}` }, vector };
+    };
+    const said = 'Ann (1 Nov 2026, 10:00): the pier opens on 3 May at 10:00';
+    const decoys = pairs.map(([x, y], k) => {
+      const v = Float32Array.from(w);
+      v[x.i] += 0.4 * x.sign;
+      v[y.i] -= 0.4 * y.sign;
+      return big(200 + k, 'A', `Ann (1 Nov 2026, 10:00): the pier opens on ${4 + k} May at 10:00`, unit(v));
+    });
+    const counterpart = big(300, 'A', said, unit(w.map((x, i) => x + 0.1 * Math.cos(i * 7.1) * Math.abs(x))));
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((sum, v, i) => sum + v * y[i], 0);
+    expect(Math.min(...decoys.map((d) => dot(d.vector, w)))).toBeGreaterThan(0.82);
+    expect(dot(counterpart.vector, w)).toBeGreaterThan(0.99);
+    const r = await fuseMemories([...decoys, counterpart], [big(400, 'B', said, w)], { target });
+    expect([r.fused, r.kept, r.chunks.length]).toEqual([1, 0, 11]);
+    expect(r.chunks[10].chunk).toMatchObject({ fusion: 'fused', lineage: { chunkIds: [300, 400], threadIds: ['A', 'B'] } });
   });
 
   it('reads the vectors in place where they are stored, and never those of the chunks it copies', async () => {

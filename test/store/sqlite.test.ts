@@ -155,6 +155,30 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     await store.close();
   });
 
+  it('copies a chunk whose message ids and lineage hold characters JSON escapes (the check compares them as stored)', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const messageIds = ['m"1', 'back\\slash', 'é ✓ 🎉', '\u0001ctl', 'line\u2028sep', '</script>'];
+    const original = entry('thr_src', 0);
+    const stored = await store.addMemoryChunk({ ...original.chunk, messageIds }, '2026-11-01T10:00:00.000Z', original);
+    const lineage = { chunkIds: [stored.id], threadIds: ['thr_"src\\é'] };
+    const { addedMemoryIds } = await store.applyThreadChange({
+      at: '2026-11-02T10:00:00.000Z',
+      expect: [],
+      createThreads: [{ id: 'thr_copy', roomId: 'news_1', title: 'Copy' }],
+      addMemory: [
+        { ...original, chunk: { ...original.chunk, threadId: 'thr_copy', messageIds, fusion: 'kept', lineage }, copyOf: stored.id },
+        { ...original, chunk: { ...original.chunk, threadId: 'thr_copy', messageIds }, copyOf: stored.id },
+      ],
+    });
+    const copyOf = (id: number) => (store.db.prepare('SELECT copy_of AS copyOf FROM memory_chunks WHERE id = ?').get(id) as { copyOf: number | null }).copyOf;
+    expect(addedMemoryIds.map(copyOf)).toEqual([stored.id, stored.id]);
+    const [withLineage, without] = await store.getMemoryChunks(addedMemoryIds);
+    expect(withLineage).toMatchObject({ messageIds, lineage, fusion: 'kept' });
+    expect(without.messageIds).toEqual(messageIds);
+    expect(without).not.toHaveProperty('lineage');
+    await store.close();
+  });
+
   it('writes copies and full chunks mixed across slices in the entries’ order, each copy only of a chunk that is still what it was', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');

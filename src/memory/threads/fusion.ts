@@ -31,6 +31,12 @@ const FUSION_CANDIDATES = 8;
  * exactly, and a missed neighbour only means a chunk kept rather than fused.
  */
 const GRAPH_PARAMS = { m: 12, efConstruction: 64, efSearch: 32, seed: 7 };
+/**
+ * Near ties the second pass scores exactly against every free chunk of A (~5–20 ms each at
+ * 10,000 chunks of 2,048 dimensions): enough for the few a graph misses, bounded where many chunks
+ * nearly tie yet say different things.
+ */
+const SECOND_PASS_MAX = 32;
 
 /** A chunk with its vector. */
 export interface VectorChunk {
@@ -99,36 +105,104 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
     if (turns.due()) await turns.next();
     out.push(planCopy(c, copyOf(c.chunk, target)));
   }
-  const item = (c: VectorChunk, label: number) => ({
-    label,
-    id: c.chunk.id,
-    audience: audienceOf(c.chunk),
-    get vector() {
-      return c.vector;
-    },
-  });
+  const item = (c: VectorChunk, label: number) => new ChunkItem(c, label);
   const neighbours = await Neighbours.of(a.map(item), dimensionsOf(a, b, stored), read);
   // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
   // free depends on the pairs made before, so the choice is still made one chunk at a time.
   const candidates = await neighbours.nearestEach(b.map(item), FUSION_CANDIDATES, read);
   const taken = new Uint8Array(a.length);
   let fused = 0;
-  let kept = 0;
+  const fuse = (label: number, w: VectorChunk) => {
+    const x = a[label];
+    out[label] = { ...fusedPair(x, w, target, ['A', 'B'], stored), updatedAt: later(x.chunk.updatedAt, w.chunk.updatedAt) };
+    taken[label] = 1;
+    fused++;
+  };
+  /** Where each kept chunk of B went in `out` (by position in b), and those kept although a candidate reached the threshold. */
+  const keptAt = new Map<number, number>();
+  const refused: number[] = [];
   for (const [i, w] of b.entries()) {
     if (turns.due()) await turns.next();
     const nn = nearestFree(neighbours, a, w, taken, candidates[i], options.cosines);
-    if (nn !== null && nn.score >= threshold && (await gate(a[nn.label].chunk.text, w.chunk.text))) {
-      const x = a[nn.label];
-      out[nn.label] = { ...fusedPair(x, w, target, ['A', 'B'], stored), updatedAt: later(x.chunk.updatedAt, w.chunk.updatedAt) };
-      taken[nn.label] = 1;
-      fused++;
-    } else {
-      out.push(planCopy(w, { ...copyOf(w.chunk, target), fusion: 'kept' }));
-      kept++;
+    if (nn !== null && nn.score >= threshold && (await gate(a[nn.label].chunk.text, w.chunk.text))) fuse(nn.label, w);
+    else {
+      // Planned here, between the loop's turns: after the loop, 7,000 copies ran in one stretch with the
+      // store's first transaction (bench:fusion's longest stall went from ~72 to ~96 ms).
+      keptAt.set(i, out.push(planCopy(w, { ...copyOf(w.chunk, target), fusion: 'kept' })) - 1);
+      if (nn !== null && nn.score >= threshold) refused.push(i);
     }
   }
   neighbours.close();
-  return { chunks: out, fused, kept };
+  const late = await secondPass(a, b, refused, taken, threshold, gate, options.cosines, turns);
+  if (!late.size) return { chunks: out, fused, kept: keptAt.size };
+  const dropped = new Set<number>();
+  for (const [i, label] of late) {
+    fuse(label, b[i]);
+    dropped.add(keptAt.get(i)!);
+  }
+  return { chunks: out.filter((_, k) => !dropped.has(k)), fused, kept: keptAt.size - late.size };
+}
+
+/**
+ * The greedy pass's near ties, looked at again (at most SECOND_PASS_MAX of them, in B's order): a
+ * chunk of B whose best free candidate reached the threshold but said something else may have its
+ * true counterpart outside its candidates (a graph built on two threads now and then leaves a
+ * chunk of A that many others nearly tie with unreachable: bench:fusion fused 2,998 or 2,999 of
+ * its 3,000 pairs in some runs). Each is scored exactly against every chunk of A of its audience
+ * still free, and takes the best one if it passes both gates, as the first pass would have.
+ * Returns the pairs made, by position in b.
+ */
+async function secondPass(
+  a: VectorChunk[],
+  b: VectorChunk[],
+  refused: number[],
+  taken: Uint8Array,
+  threshold: number,
+  gate: SameMeaningGate,
+  cosines: Cosines | undefined,
+  turns: Turns,
+): Promise<Map<number, number>> {
+  const made = new Map<number, number>();
+  for (const i of refused.slice(0, SECOND_PASS_MAX)) {
+    if (turns.due()) await turns.next();
+    const w = b[i];
+    const audience = audienceOf(w.chunk);
+    const free = a.flatMap((x, label) => (!taken[label] && audienceOf(x.chunk) === audience ? [label] : []));
+    const scores = cosines?.(
+      () => w.vector,
+      free.map((label) => a[label].chunk.id),
+      w.chunk.id,
+    );
+    let best: { label: number; score: number } | null = null;
+    free.forEach((label, j) => {
+      const score = scores?.[j] ?? cosine(a[label].vector, w.vector);
+      if (!best || score > best.score) best = { label, score };
+    });
+    const nn = best as { label: number; score: number } | null;
+    if (nn !== null && nn.score >= threshold && (await gate(a[nn.label].chunk.text, w.chunk.text))) {
+      taken[nn.label] = 1;
+      made.set(i, nn.label);
+    }
+  }
+  return made;
+}
+
+/** A chunk as the neighbour graphs take it; its vector is read only when asked for (a class: 20,000 object literals with a getter each cost ~25 ms). */
+class ChunkItem {
+  readonly id: number;
+  readonly audience: string;
+
+  constructor(
+    private readonly c: VectorChunk,
+    readonly label: number,
+  ) {
+    this.id = c.chunk.id;
+    this.audience = audienceOf(c.chunk);
+  }
+
+  get vector(): Float32Array {
+    return this.c.vector;
+  }
 }
 
 /** `c` taken over unchanged as `chunk`: its vector is read only if someone asks (the store needs it only to write the copy in full). */
@@ -284,7 +358,12 @@ function dimensionsOf(a: VectorChunk[], b: VectorChunk[], stored?: StoredVectors
 /** A chunk as a new chunk of `target`, tracing back to where it came from. */
 function copyOf(c: StoredMemoryChunk | NewMemoryChunk, target: { threadId: string; roomId: string }): NewMemoryChunk {
   const lineage = c.lineage ?? ('id' in c ? { chunkIds: [c.id], threadIds: [c.threadId] } : undefined);
-  return { ...newChunkOf(c), threadId: target.threadId, roomId: target.roomId, ...(lineage ? { lineage } : {}) };
+  // newChunkOf's object completed in place, not spread into another (a fusion copies ~14,000).
+  const chunk = newChunkOf(c);
+  chunk.threadId = target.threadId;
+  chunk.roomId = target.roomId;
+  if (lineage) chunk.lineage = lineage;
+  return chunk;
 }
 
 /**
@@ -298,21 +377,25 @@ function fusedPair(
   marks: [string, string] | null,
   stored?: StoredVectors,
 ): PlannedChunk {
-  let vector: Float32Array | undefined;
+  let sum: Float32Array | undefined;
+  let norm = 0;
+  // The first vector copied, the second added with the squares summed in the same sweep (the
+  // float32 sums as before: 0 + x is x).
   const add = (v: Float32Array) => {
-    vector ??= new Float32Array(v.length);
-    for (let i = 0; i < v.length; i++) vector[i] += v[i];
+    if (sum === undefined) {
+      sum = new Float32Array(v);
+      return;
+    }
+    norm = sumInto(sum, v);
   };
   if (!stored || stored([x.chunk.id, y.chunk.id], (_, v) => add(v)) < 2) {
-    vector = undefined;
+    sum = undefined;
     add(x.vector);
     add(y.vector);
   }
-  const sum = vector!;
-  let norm = 0;
-  for (let i = 0; i < sum.length; i++) norm += sum[i] * sum[i];
+  const vector = sum!;
   norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < sum.length; i++) sum[i] /= norm;
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
   const lineageOf = (c: StoredMemoryChunk) => c.lineage ?? { chunkIds: [c.id], threadIds: [c.threadId] };
   const lx = lineageOf(x.chunk);
   const ly = lineageOf(y.chunk);
@@ -330,8 +413,19 @@ function fusedPair(
       fusion: 'fused',
       lineage: { chunkIds: [...new Set([...lx.chunkIds, ...ly.chunkIds])], threadIds: [...new Set([...lx.threadIds, ...ly.threadIds])] },
     },
-    vector: sum,
+    vector,
   };
+}
+
+/** sum += v, element by element; returns the sum of the new elements' squares. */
+function sumInto(sum: Float32Array, v: Float32Array): number {
+  let squares = 0;
+  for (let i = 0; i < sum.length; i++) {
+    sum[i] += v[i];
+    const s = sum[i];
+    squares += s * s;
+  }
+  return squares;
 }
 
 /** The later of two ISO times. */
