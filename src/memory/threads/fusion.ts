@@ -168,17 +168,7 @@ async function secondPass(
     const w = b[i];
     const audience = audienceOf(w.chunk);
     const free = a.flatMap((x, label) => (!taken[label] && audienceOf(x.chunk) === audience ? [label] : []));
-    const scores = cosines?.(
-      () => w.vector,
-      free.map((label) => a[label].chunk.id),
-      w.chunk.id,
-    );
-    let best: { label: number; score: number } | null = null;
-    free.forEach((label, j) => {
-      const score = scores?.[j] ?? cosine(a[label].vector, w.vector);
-      if (!best || score > best.score) best = { label, score };
-    });
-    const nn = best as { label: number; score: number } | null;
+    const nn = closest(a, w, free, cosines);
     if (nn !== null && nn.score >= threshold && (await gate(a[nn.label].chunk.text, w.chunk.text))) {
       taken[nn.label] = 1;
       made.set(i, nn.label);
@@ -249,19 +239,29 @@ function nearestFree(
   const size = neighbours.size(audience);
   for (let k = FUSION_CANDIDATES; ; k *= 4) {
     const found = k === FUSION_CANDIDATES ? first : neighbours.nearest(neighbours.query(w.vector), audience, k);
-    const free = found.filter((label) => !taken[label]);
-    const scores = cosines?.(
-      () => w.vector,
-      free.map((label) => a[label].chunk.id),
-      w.chunk.id,
+    const best = closest(
+      a,
+      w,
+      found.filter((label) => !taken[label]),
+      cosines,
     );
-    let best: { label: number; score: number } | null = null;
-    free.forEach((label, i) => {
-      const score = scores?.[i] ?? cosine(a[label].vector, w.vector);
-      if (!best || score > best.score) best = { label, score };
-    });
     if (best !== null || k >= size) return best;
   }
+}
+
+/** Of the chunks of A labelled `labels`, the one nearest to `w` by exact cosine, with that cosine; null for none. */
+function closest(a: VectorChunk[], w: VectorChunk, labels: number[], cosines?: Cosines): { label: number; score: number } | null {
+  const scores = cosines?.(
+    () => w.vector,
+    labels.map((label) => a[label].chunk.id),
+    w.chunk.id,
+  );
+  let best: { label: number; score: number } | null = null;
+  labels.forEach((label, i) => {
+    const score = scores?.[i] ?? cosine(a[label].vector, w.vector);
+    if (!best || score > best.score) best = { label, score };
+  });
+  return best;
 }
 
 export interface Consolidation {
