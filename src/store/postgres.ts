@@ -232,11 +232,16 @@ export class PostgresStore implements Store {
   }
 
   async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
-    return (await this.messages('SELECT * FROM messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [threadId, beforeSeq, limit])).reverse();
+    return this.lastOfThread('*', threadId, limit, beforeSeq);
   }
 
   async threadChat(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
-    const text = `SELECT ${MESSAGE_COLUMNS_BUT_SOURCES} FROM messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`;
+    return this.lastOfThread(MESSAGE_COLUMNS_BUT_SOURCES, threadId, limit, beforeSeq);
+  }
+
+  /** The last `limit` messages of a thread before `beforeSeq`, oldest first, with `columns` of their rows. */
+  private async lastOfThread(columns: string, threadId: string, limit: number, beforeSeq: number): Promise<Message[]> {
+    const text = `SELECT ${columns} FROM messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`;
     return (await this.messages(text, [threadId, beforeSeq, limit])).reverse();
   }
 

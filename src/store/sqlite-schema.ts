@@ -247,23 +247,7 @@ export const SQLITE_MIGRATIONS: string[] = [
   ALTER TABLE memory_chunks ADD COLUMN copy_of INTEGER;
   CREATE INDEX memory_copy_of ON memory_chunks (copy_of, id) WHERE copy_of IS NOT NULL;
   CREATE INDEX memory_copies ON memory_chunks (thread_id) WHERE copy_of IS NOT NULL;
-  CREATE TRIGGER memory_copy_heir BEFORE DELETE ON memory_chunks
-  WHEN OLD.copy_of IS NULL AND EXISTS (SELECT 1 FROM memory_chunks WHERE copy_of = OLD.id)
-  BEGIN
-    -- The line slots one by one (16 = MEMORY_LINES_PER_CHUNK): FTS5 answers a rowid range by scanning everything.
-    INSERT INTO memory_lines (rowid, text, scope)
-      SELECT h.id * 16 + (l.rowid - OLD.id * 16), l.text,
-        CASE WHEN h.privileged = 1 AND coalesce(h.owner, '') <> '' THEN h.thread_id || char(0) || h.owner ELSE h.thread_id END
-      FROM memory_chunks h, memory_lines l
-      WHERE h.id = (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)
-        AND l.rowid IN (OLD.id * 16 + 0, OLD.id * 16 + 1, OLD.id * 16 + 2, OLD.id * 16 + 3, OLD.id * 16 + 4, OLD.id * 16 + 5, OLD.id * 16 + 6, OLD.id * 16 + 7,
-          OLD.id * 16 + 8, OLD.id * 16 + 9, OLD.id * 16 + 10, OLD.id * 16 + 11, OLD.id * 16 + 12, OLD.id * 16 + 13, OLD.id * 16 + 14, OLD.id * 16 + 15);
-    UPDATE memory_chunks SET copy_of = (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)
-      WHERE copy_of = OLD.id AND id > (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id);
-    UPDATE memory_chunks SET vector = coalesce(vector, OLD.vector),
-      vector_model = CASE WHEN vector IS NULL THEN OLD.vector_model ELSE vector_model END, copy_of = NULL
-      WHERE copy_of = OLD.id;
-  END;
+  ${copyHeirTrigger([])}
   CREATE TABLE memory_staging (
     thread_id TEXT PRIMARY KEY,
     started_at TEXT NOT NULL
@@ -289,7 +273,19 @@ export const SQLITE_MIGRATIONS: string[] = [
   // Copies written before this keep their own, which are the same.
   `
   DROP TRIGGER memory_copy_heir;
-  CREATE TRIGGER memory_copy_heir BEFORE DELETE ON memory_chunks
+  ${copyHeirTrigger(['text', 'message_ids', 'authors', 'words_key'])}
+  `,
+];
+
+/**
+ * The trigger that gives a deleted original's copies an heir (migrations 9 and 12): the lowest copy
+ * takes the original's lines (under its own scope), its vector and the `inherited` columns; the
+ * other copies refer to the heir, so a reference never dangles and never chains. Migration 9's text
+ * is what it always was (`inherited` empty): a released migration never changes.
+ */
+function copyHeirTrigger(inherited: string[]): string {
+  const takes = inherited.length ? `,\n      ${inherited.map((c) => `${c} = OLD.${c}`).join(', ')}` : '';
+  return `CREATE TRIGGER memory_copy_heir BEFORE DELETE ON memory_chunks
   WHEN OLD.copy_of IS NULL AND EXISTS (SELECT 1 FROM memory_chunks WHERE copy_of = OLD.id)
   BEGIN
     -- The line slots one by one (16 = MEMORY_LINES_PER_CHUNK): FTS5 answers a rowid range by scanning everything.
@@ -303,9 +299,7 @@ export const SQLITE_MIGRATIONS: string[] = [
     UPDATE memory_chunks SET copy_of = (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)
       WHERE copy_of = OLD.id AND id > (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id);
     UPDATE memory_chunks SET vector = coalesce(vector, OLD.vector),
-      vector_model = CASE WHEN vector IS NULL THEN OLD.vector_model ELSE vector_model END, copy_of = NULL,
-      text = OLD.text, message_ids = OLD.message_ids, authors = OLD.authors, words_key = OLD.words_key
+      vector_model = CASE WHEN vector IS NULL THEN OLD.vector_model ELSE vector_model END, copy_of = NULL${takes}
       WHERE copy_of = OLD.id;
-  END;
-  `,
-];
+  END;`;
+}

@@ -501,16 +501,16 @@ export class SqliteStore implements Store {
   }
 
   async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
-    const rows = this.sql('SELECT * FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(threadId, beforeSeq, limit) as Row[];
-    return rows.reverse().map(rowToMessage);
+    return this.lastOfThread('*', threadId, limit, beforeSeq);
   }
 
   async threadChat(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
-    const rows = this.sql(`SELECT ${MESSAGE_COLUMNS_BUT_SOURCES} FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(
-      threadId,
-      beforeSeq,
-      limit,
-    ) as Row[];
+    return this.lastOfThread(MESSAGE_COLUMNS_BUT_SOURCES, threadId, limit, beforeSeq);
+  }
+
+  /** The last `limit` messages of a thread before `beforeSeq`, oldest first, with `columns` of their rows. */
+  private lastOfThread(columns: string, threadId: string, limit: number, beforeSeq: number): Message[] {
+    const rows = this.sql(`SELECT ${columns} FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(threadId, beforeSeq, limit) as Row[];
     return rows.reverse().map(rowToMessage);
   }
 

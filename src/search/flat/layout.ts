@@ -111,7 +111,6 @@ export interface EncodedFilter {
   scopes: number[] | null;
 }
 
-/** What a scan worker is asked to do. */
 /** Bytes between two pages ScanPool.touch maps (the smallest page size). */
 export const TOUCH_STRIDE = 4096;
 
@@ -122,6 +121,7 @@ export interface TouchTask {
   to: number;
 }
 
+/** What a scan worker is asked to do. */
 export interface ScanTask {
   /** Identifies the index, so a worker instantiates the kernel once per memory. */
   storeId: string;
