@@ -23,10 +23,11 @@ export declare class Graph {
   /** Adds or replaces rows (`labels.length × dimensions` packed) on `threads` threads; blocks until done. */
   addPoints(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number): void;
   /**
-   * addPoints on one thread of the libuv pool (the rows are copied first): the event loop goes on
-   * meanwhile, and every other call on the graph throws until the promise settles.
+   * addPoints run from a thread of the libuv pool, on `threads` threads (default 1; the rows are
+   * copied first): the event loop goes on meanwhile, and every other call on the graph throws until
+   * the promise settles.
    */
-  addPointsAsync(vectors: Float32Array, labels: Uint32Array | Int32Array): Promise<void>;
+  addPointsAsync(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number): Promise<void>;
   /** Writes up to `k` hits into the out arrays, nearest first, and returns how many. */
   search(query: Float32Array, k: number, labels: Uint32Array, distances: Float32Array): number;
   /**

@@ -98,6 +98,20 @@ describe('the fusion plan', () => {
     }
   });
 
+  it('takes B while it is still being read: the same plan as with B in hand', async () => {
+    let arrive!: (chunks: VectorChunk[]) => void;
+    const pending = new Promise<VectorChunk[]>((resolve) => (arrive = resolve));
+    const planning = fuseMemories(a, pending, { target });
+    // A's graphs are under way before B arrives.
+    await new Promise((resolve) => setImmediate(resolve));
+    arrive(b);
+    const late = await planning;
+    const inHand = await fuseMemories(a, b, { target });
+    expect(late.chunks.map((c) => [c.chunk.text, c.chunk.fusion ?? null])).toEqual(inHand.chunks.map((c) => [c.chunk.text, c.chunk.fusion ?? null]));
+    expect([late.fused, late.kept]).toEqual([inHand.fused, inHand.kept]);
+    await expect(fuseMemories(a, Promise.reject(new Error('B unreadable')), { target })).rejects.toThrow('B unreadable');
+  });
+
   it('never fuses a contradiction, however close the vectors', async () => {
     const x = [chunk(1, 'A', 'I love the new Prius', { 0: 1 })];
     const y = [chunk(2, 'B', 'I no longer love the new Prius', { 0: 1 })];
@@ -272,6 +286,39 @@ describe('a fused thread', () => {
     expect(warning).toMatchObject({ code: 'FUSION_FALLBACK' });
     expect(warning.message).toContain('gate offline');
     expect((await store.threadHistory(r.thread.id, 5))[0].details).toMatchObject({ fallback: 'gate offline' });
+  });
+
+  it('fails as it is when the second thread cannot be read: no fallback, no warning, no new thread', async () => {
+    const a = await threadsApp(closers);
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    const { client: ann } = await joined(a, 'Ann');
+    const { store, memory, chat, rooms } = a.salon;
+    const before = (await store.listThreads(ROOM)).length;
+    const scan = store.scanThreadMemory.bind(store);
+    store.scanThreadMemory = async (threadId, ...rest) => {
+      if (threadId === y.id) throw new Error('disk read failed');
+      return scan(threadId, ...rest);
+    };
+    const warned: string[] = [];
+    const service = new ThreadService({
+      store,
+      memory,
+      chat,
+      bridges: a.salon.threads.bridges,
+      outlet: rooms,
+      log: { debug() {}, info() {}, error() {}, warn: (_d: unknown, m?: string) => void warned.push(String(m)), child: () => ({}) as never } as never,
+    });
+    try {
+      await expect(service.fuse([x.id, y.id], 'admin')).rejects.toThrow('disk read failed');
+    } finally {
+      store.scanThreadMemory = scan;
+    }
+    expect((await store.listThreads(ROOM)).length).toBe(before);
+    expect(warned).toEqual([]);
+    // The room heard nothing of it: the next frame it gets is the one sent now.
+    rooms.broadcast(ROOM, { type: 'warning', code: 'PROBE', message: 'probe' });
+    expect(await ann.next('warning')).toMatchObject({ code: 'PROBE' });
   });
 
   it('keeps a fused memory within MEMORY_MAX_CHUNKS_PER_THREAD, leaving out the least recently seen', async () => {

@@ -184,6 +184,23 @@ describe('salon-hnsw Graph', () => {
     expect(search(pooled, rows[2000].vector, 1)[0].rowId).toBe(rows[2000].rowId);
   });
 
+  it('adds on several threads from the pool: every row is linked and found, and other calls wait until the add is done', async () => {
+    const pooled = new Graph(DIM, 100, 16, 96, 100);
+    const { vectors, labels } = packed(0, 1500);
+    const adding = pooled.addPointsAsync(vectors, labels, 2);
+    expect(() => search(pooled, rows[3].vector, 1)).toThrow(/while points are being added/);
+    await adding;
+    expect(pooled.count).toBe(1500);
+    pooled.setEf(64);
+    // The order in which two threads link the rows varies, so the graph does; each row must still be its own nearest.
+    let found = 0;
+    for (let i = 0; i < 1500; i += 7) if (search(pooled, rows[i].vector, 1)[0]?.rowId === rows[i].rowId) found++;
+    expect(found / Math.ceil(1500 / 7)).toBeGreaterThan(0.97);
+    // An empty graph added to on threads takes its first row alone (an entry point), then the rest.
+    const fresh = new Graph(DIM, 10, 8, 50, 3);
+    await fresh.addPointsAsync(packed(0, 40).vectors, packed(0, 40).labels, 4);
+    expect(fresh.count).toBe(40);
+  });
   it('refuses bad arguments with a clear error and stays usable', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     expect(() => g.addPoints(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);

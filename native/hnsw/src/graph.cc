@@ -661,10 +661,10 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return env.Undefined();
   }
 
-  // addPointsAsync(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n)): Promise<void>.
-  // addPoints on one thread of the libuv pool, so the event loop goes on meanwhile (an insert into a
-  // graph of 10,000 × 2,048 takes milliseconds). The rows are copied first; until the promise
-  // settles every other call on the graph is refused.
+  // addPointsAsync(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n), threads?): Promise<void>.
+  // addPoints run from a thread of the libuv pool (on `threads` threads, default 1), so the event
+  // loop goes on meanwhile (an insert into a graph of 10,000 × 2,048 takes milliseconds). The rows
+  // are copied first; until the promise settles every other call on the graph is refused.
   Napi::Value AddPointsAsync(const Napi::CallbackInfo& info);
   // write(path): Promise<void>, written on the libuv thread pool. Searches may go on meanwhile
   // (both only read); changes are refused until it is done.
@@ -711,8 +711,8 @@ class GraphTask : public Napi::AsyncWorker {
 
 class AddWorker : public GraphTask {
  public:
-  AddWorker(Napi::Env env, Graph* graph, Napi::Object holder, std::vector<float> vectors, std::vector<uint32_t> labels)
-      : GraphTask(env, graph, holder, graph->adders_), vectors_(std::move(vectors)), labels_(std::move(labels)) {}
+  AddWorker(Napi::Env env, Graph* graph, Napi::Object holder, std::vector<float> vectors, std::vector<uint32_t> labels, size_t threads)
+      : GraphTask(env, graph, holder, graph->adders_), vectors_(std::move(vectors)), labels_(std::move(labels)), threads_(threads) {}
 
  protected:
   void Run() override {
@@ -720,17 +720,24 @@ class AddWorker : public GraphTask {
     const size_t n = labels_.size();
     const size_t needed = index->getCurrentElementCount() + n;
     if (needed > index->max_elements_) index->resizeIndex(std::max(needed, index->max_elements_ + index->max_elements_ / 2));
-    std::vector<float> unit;
-    std::vector<uint8_t> encoded;
-    for (size_t row = 0; row < n; row++) {
-      graph_->space_->Encode(vectors_.data() + row * graph_->dim_, unit, encoded);
+    const UnitCosineSpace* space = graph_->space_.get();
+    const size_t dim = graph_->dim_;
+    auto add = [&](size_t row) {
+      thread_local std::vector<float> unit;
+      thread_local std::vector<uint8_t> encoded;
+      space->Encode(vectors_.data() + row * dim, unit, encoded);
       index->addPoint(encoded.data(), labels_[row]);
-    }
+    };
+    // As in addPoints: the first point alone, so that concurrent inserts have an entry point.
+    size_t start = 0;
+    if (index->getCurrentElementCount() == 0 && n > 0) add(start++);
+    ParallelFor(n - start, threads_, [&](size_t row) { add(start + row); });
   }
 
  private:
   std::vector<float> vectors_;
   std::vector<uint32_t> labels_;
+  size_t threads_;
 };
 
 Napi::Value Graph::AddPointsAsync(const Napi::CallbackInfo& info) {
@@ -740,8 +747,9 @@ Napi::Value Graph::AddPointsAsync(const Napi::CallbackInfo& info) {
   const uint32_t* label_data;
   size_t n;
   if (!Rows(env, info, &vectors, &label_data, &n)) return env.Undefined();
+  const size_t threads = info[2].IsNumber() ? std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()) : 1;
   auto* worker = new AddWorker(env, this, info.This().As<Napi::Object>(), std::vector<float>(vectors.Data(), vectors.Data() + n * dim_),
-                               std::vector<uint32_t>(label_data, label_data + n));
+                               std::vector<uint32_t>(label_data, label_data + n), threads);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;

@@ -92,8 +92,12 @@ export interface FusionOptions {
   stored?: StoredVectors;
 }
 
-/** Fuses B's chunks into A's; see the module comment. Yields to the event loop as it goes. */
-export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: FusionOptions): Promise<FusionResult> {
+/**
+ * Fuses B's chunks into A's; see the module comment. Yields to the event loop as it goes. B may
+ * still be on its way (being read from the store): A's graphs are built off the event loop
+ * meanwhile.
+ */
+export async function fuseMemories(a: VectorChunk[], pendingB: VectorChunk[] | Promise<VectorChunk[]>, options: FusionOptions): Promise<FusionResult> {
   const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
   const gate = options.gate ?? saySameThing;
   const { target } = options;
@@ -106,7 +110,8 @@ export async function fuseMemories(a: VectorChunk[], b: VectorChunk[], options: 
     out.push(planCopy(c, copyOf(c.chunk, target)));
   }
   const item = (c: VectorChunk, label: number) => new ChunkItem(c, label);
-  const neighbours = await Neighbours.of(a.map(item), dimensionsOf(a, b, stored), read);
+  // Both at once: the graphs are built on other threads while B is read here.
+  const [neighbours, b] = await Promise.all([Neighbours.of(a.map(item), dimensionsOf(a, [], stored), read), pendingB]);
   // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
   // free depends on the pairs made before, so the choice is still made one chunk at a time.
   const candidates = await neighbours.nearestEach(b.map(item), FUSION_CANDIDATES, read);

@@ -23,8 +23,8 @@ const GRAPH_PARAMS = { m: 12, efConstruction: 48, efSearch: 32, seed: 7 };
 /** Seed of the sketch's buckets and signs (fixed: a plan is reproducible). */
 const SKETCH_SEED = 0x5a1;
 /**
- * From this many vectors an audience's graph is built on BUILD_THREADS native threads (in batches
- * between event-loop turns), about twice as fast on two free cores. Such a graph differs from run
+ * From this many vectors an audience's graph is built on BUILD_THREADS native threads, off the
+ * event loop (LocalGraph.add), about twice as fast on two free cores. Such a graph differs from run
  * to run, so which pair a near tie goes to may too; a smaller one (every test, eval:fusion's
  * threads) is built on the calling thread alone and a plan stays reproducible.
  */

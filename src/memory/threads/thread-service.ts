@@ -381,7 +381,10 @@ export class ThreadService {
     await this.makeRoom(a.roomId, 1);
     const id = newThreadId();
     const target = { threadId: id, roomId: a.roomId };
-    const [ca, cb] = [await this.withIndexedVectors(await this.allMemory(a.id)), await this.withIndexedVectors(await this.allMemory(b.id))];
+    const ca = await this.withIndexedVectors(await this.allMemory(a.id));
+    // B is read while the plan builds A's graphs on other threads (fuseMemories waits for both).
+    const cb = (async () => this.withIndexedVectors(await this.allMemory(b.id)))();
+    cb.catch(() => {}); // awaited below; this only keeps a failed read from counting as unhandled before that
     let result: FusionResult;
     let fallback: string | undefined;
     try {
@@ -395,9 +398,11 @@ export class ThreadService {
     } catch (err) {
       // A source's memory that changed under the plan is a lost race, not a failure of fusion.
       if (err instanceof errors.ERR_THREAD_CHANGED) throw err;
+      // B's memory that could not be read fails the operation, as it would have before the plan began.
+      const bChunks = await cb;
       fallback = (err as Error)?.message ?? String(err);
       this.log.warn({ sourceIds, err: fallback }, `Smart fusion failed — fell back to simple union merge. Reason: ${fallback}`);
-      result = unionOf(ca, cb, target);
+      result = unionOf(ca, bChunks, target);
     }
     this.log.info({ threadId: id, sourceIds, fused: result.fused, kept: result.kept }, `Fused ${result.fused} pairs, kept ${result.kept} unique`);
     // Past the memory cap the least recently seen go, as retention would drop them (but at once, in this change).

@@ -15,8 +15,6 @@ import type { VectorHit } from '../types.js';
  * (more at 2048 dimensions), so a fixed count of adds per slice could hold the loop for many ms.
  */
 const ADD_SLICE_MS = 2;
-/** Most vectors a threaded add links in one native call. */
-const MAX_BATCH = 1024;
 
 /** The labels LocalGraph.searchMany found: query i's are `labels[i × k, i × k + counts[i])`, nearest first. */
 export interface NeighbourLists {
@@ -108,28 +106,15 @@ export class LocalGraph {
 
   /**
    * Adds or replaces vectors (packed `ids.length × dimensions`); applied at once when nothing is
-   * queued. With `threads` > 1 the adds run in batches on that many native threads (the order in
-   * which a batch's vectors are linked then varies from run to run, and so does the graph), each
-   * batch sized to take about ADD_SLICE_MS × 4 of the event loop's time.
+   * queued. With `threads` > 1 the adds run off the event loop, on that many native threads started
+   * from the libuv pool, in one call (the order in which they are linked then varies from run to
+   * run, and so does the graph); the graph refuses every other call until they are done.
    */
   add(ids: number[], vectors: Float32Array, threads = 1): Promise<void> {
     return this.enqueue(async () => {
       const d = this.dimensions;
       const labels = Uint32Array.from(ids);
-      if (threads > 1) {
-        let batch = threads * 8;
-        for (let i = 0; i < ids.length;) {
-          const n = Math.min(batch, ids.length - i);
-          const started = performance.now();
-          this.index.addPoints(vectors.subarray(i * d, (i + n) * d), labels.subarray(i, i + n), threads);
-          i += n;
-          const took = performance.now() - started;
-          batch = Math.max(threads * 4, Math.min(MAX_BATCH, Math.round((n * ADD_SLICE_MS * 4) / Math.max(took, 0.1))));
-          if (i < ids.length) await new Promise((r) => setImmediate(r));
-        }
-        return;
-      }
-      if (this.addOffLoop) return this.index.addPointsAsync(vectors.subarray(0, ids.length * d), labels);
+      if (threads > 1 || this.addOffLoop) return this.index.addPointsAsync(vectors.subarray(0, ids.length * d), labels, threads);
       let sliceStart = performance.now();
       for (let i = 0; i < ids.length; i++) {
         if (performance.now() - sliceStart >= ADD_SLICE_MS) {
