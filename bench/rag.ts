@@ -22,7 +22,7 @@
  * processes' load moves their p50 less than wall time's, but they count every thread of the
  * process (the garbage collector's helpers too), so their p95 is no better a figure.
  *
- *   npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE] [--data-dir DIR]
+ *   npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE] [--trace FILE] [--data-dir DIR]
  *
  * With DATABASE_URL set in the environment, the app runs on that PostgreSQL store instead of SQLite
  * (a fresh schema: `?options=-c%20search_path%3D<schema>`), and prints `store`.
@@ -32,12 +32,19 @@
  * asks run, so its memory is being indexed meanwhile. Both print as `memory_chunks`, `chat_rate`.
  *
  * `--cpu-prof FILE` writes a V8 CPU profile of the asks alone (not the ingest) to FILE.
+ * `--trace FILE` writes one JSON line per measured ask, for finding what the slowest ones ran
+ * into: its overhead and stages (ms), the garbage collections that began during it (`gc`: count
+ * and ms), and the store's calls made during it with the time each spent synchronously (`store`:
+ * ms by method; on SQLite that is all of their work, on PostgreSQL only the part before the
+ * round trip), and how each vector index answered the searches made during it (`searches`: by
+ * exact scan or by its graph, which is busy while vectors are being added to it).
  * `--data-dir DIR` keeps the data in DIR and, when DIR already holds N items, skips the ingest
  * (for repeated runs while working on the pipeline; report figures from fresh runs).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { LocalChatModel } from '../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
@@ -199,6 +206,63 @@ function segments(c: AskClock, from: Mark, to: Mark): Record<string, Mark> | nul
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
+/** What `--trace` gathers during one ask: garbage collections and the store's synchronous time by method. */
+interface AskTrace {
+  gcCount: number;
+  gcMs: number;
+  store: Record<string, number>;
+  /** Searches each vector index answered during the ask, by exact scan (`flat`) and by its graph (`hnsw`). */
+  searches: Record<string, { flat: number; hnsw: number }>;
+}
+
+/**
+ * Starts gathering AskTraces: every store method is wrapped to add the time its call spends
+ * synchronously to the current ask's trace, and GC pauses are observed;
+ * `next()` ends the current trace and starts a new one.
+ */
+function traceAsks(store: Store, indexes: Record<string, unknown>): { next(): AskTrace; stop(): void } {
+  // A SearchIndex counts through its current TieredIndex, which it may replace (the counts are read each time).
+  type Counted = { searches?: { flat: number; hnsw: number }; current?: Counted | null };
+  const searchesOf = (index: unknown) => (index as Counted).current?.searches ?? (index as Counted).searches ?? { flat: 0, hnsw: 0 };
+  const counters = Object.entries(indexes).map(([name, index]) => ({ name, index }));
+  const counted = () => Object.fromEntries(counters.map(({ name, index }) => [name, { ...searchesOf(index) }]));
+  let before = counted();
+  let trace: AskTrace = { gcCount: 0, gcMs: 0, store: {}, searches: {} };
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      trace.gcCount++;
+      trace.gcMs += e.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const target = store as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (let proto = Object.getPrototypeOf(store); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name === 'constructor' || typeof target[name] !== 'function' || Object.hasOwn(target, name)) continue;
+      const inner = target[name];
+      target[name] = function (this: unknown, ...args: unknown[]) {
+        const started = performance.now();
+        try {
+          return inner.apply(this, args);
+        } finally {
+          trace.store[name] = (trace.store[name] ?? 0) + performance.now() - started;
+        }
+      };
+    }
+  }
+  return {
+    next() {
+      const done = trace;
+      const now = counted();
+      for (const { name } of counters) done.searches[name] = { flat: now[name].flat - before[name].flat, hnsw: now[name].hnsw - before[name].hnsw };
+      before = now;
+      trace = { gcCount: 0, gcMs: 0, store: {}, searches: {} };
+      return done;
+    },
+    stop: () => observer.disconnect(),
+  };
+}
+
 /** p50 and p95 of a list (sorted in place). */
 function spread(values: number[]): { p50_ms: number; p95_ms: number } {
   values.sort((a, b) => a - b);
@@ -266,6 +330,8 @@ async function main(): Promise<void> {
   const memoryChunks = memoryOption === undefined ? null : Number(memoryOption);
   if (memoryChunks !== null && (!Number.isInteger(memoryChunks) || memoryChunks < 0)) throw new Error('--memory must be a whole number');
   if (!Number.isFinite(chatRate) || chatRate < 0) throw new Error('--chat-rate must be a number ≥ 0');
+  const traceFile = options.get('trace');
+  if (traceFile !== undefined && typeof traceFile !== 'string') throw new Error('--trace needs a file name');
   const keep = options.get('data-dir');
   if (keep !== undefined && typeof keep !== 'string') throw new Error('--data-dir needs a directory');
   const dir = keep ?? mkdtempSync(join(tmpdir(), 'salon-bench-rag-'));
@@ -326,6 +392,8 @@ async function main(): Promise<void> {
     const besidesSearch: Record<'wall' | 'cpu', number[]> = { wall: [], cpu: [] };
     const stages: Record<'wall' | 'cpu', Record<string, number[]>> = { wall: {}, cpu: {} };
     let session: Session | undefined;
+    const tracer = traceFile ? traceAsks(app.salon.store, { documents: app.salon.index, memory: app.salon.memoryIndex }) : null;
+    const traced: string[] = [];
     for (let i = 0; i < WARMUP_ASKS + asks; i++) {
       if (i === WARMUP_ASKS && profile) {
         session = new Session();
@@ -337,6 +405,7 @@ async function main(): Promise<void> {
       const item = oneRoom ?? items[(i * 7919) % items.length];
       const threadId = (await store.ensureMainThread(item.id)).id;
       clock = { model: ZERO, searchModel: ZERO, streamModel: ZERO };
+      tracer?.next();
       const from = mark();
       const { done } = assistant.ask({ roomId: item.id, threadId, text: questionAbout(item, i), asker: { id: `bench_${i}`, name: 'Bench' } });
       await done;
@@ -345,6 +414,21 @@ async function main(): Promise<void> {
       const parts = segments(clock, from, to);
       if (!parts) throw new Error('an ask made no search or no stream call');
       const overhead = minus(minus(to, from), clock.model);
+      if (tracer) {
+        const t = tracer.next();
+        const ms = (x: number) => round(x);
+        traced.push(
+          JSON.stringify({
+            ask: i - WARMUP_ASKS,
+            overhead_ms: ms(overhead.wall),
+            total_ms: ms(to.wall - from.wall),
+            stages: Object.fromEntries(Object.entries(parts).map(([name, m]) => [name, ms(m.wall)])),
+            gc: { count: t.gcCount, ms: ms(t.gcMs) },
+            searches: t.searches,
+            store: Object.fromEntries(Object.entries(t.store).map(([name, v]) => [name, Math.round(v * 1000) / 1000])),
+          }),
+        );
+      }
       totals.push(to.wall - from.wall);
       for (const k of ['wall', 'cpu'] as const) {
         overheads[k].push(overhead[k]);
@@ -353,6 +437,11 @@ async function main(): Promise<void> {
       }
     }
     await chatter?.stop();
+    if (tracer) {
+      tracer.stop();
+      writeFileSync(traceFile as string, traced.join('\n') + '\n');
+      console.error(`${traced.length} asks traced in ${traceFile}`);
+    }
     if (session) {
       const { profile: cpu } = await session.post('Profiler.stop');
       writeFileSync(profile as string, JSON.stringify(cpu));

@@ -82,6 +82,11 @@ export class TieredIndex implements VectorIndex {
   private starting: Promise<void> | null = null;
   private bulkDepth = 0;
   private tombstones = 0;
+  /**
+   * Rows sent to the graph (or the one being built) that it has not linked yet: an add runs beside
+   * the serving graph's searches (salon-hnsw's LockedSearch), which score these exactly besides.
+   */
+  private readonly unlinked = new Set<number>();
   private saveTimer: NodeJS.Timeout | null = null;
   private dirty = false;
   /** Changes were forwarded to the pending graph, so a loaded graph differs from its file. */
@@ -161,7 +166,10 @@ export class TieredIndex implements VectorIndex {
       return;
     }
     const target = this.graph ?? this.pendingGraph;
-    if (target) void this.forwardUpsert(target, rowIds);
+    if (target) {
+      for (const id of rowIds) this.unlinked.add(id);
+      void this.forwardUpsert(target, rowIds);
+    }
     this.changed(target);
   }
 
@@ -187,7 +195,9 @@ export class TieredIndex implements VectorIndex {
     checkK(k);
     const graph = this.graph;
     const exactAll = () => Promise.all(queries.map((q) => this.exact(q, k, filter)));
-    if (!graph || graph.busy) return exactAll();
+    // A graph taking a few rows on the main thread is searched as it is (the rows it has not
+    // linked yet are scored exactly below); one being moved or rebuilt is not.
+    if (!graph || (graph.busy && !graph.searchableWhileChanging)) return exactAll();
     const enc = this.flat.stats.encode(filter);
     const fraction = this.flat.stats.fraction(enc);
     // A scope (a room's or a thread's rows) is searched in the graph too when it holds most of the
@@ -196,12 +206,11 @@ export class TieredIndex implements VectorIndex {
     const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
     const found = await graph.searchMany(queries, fetch);
     const passes = this.flat.passing(enc);
+    const unlinked = [...this.unlinked].filter(passes);
     return Promise.all(
       found.map((all, i) => {
-        const hits = this.flat.rescore(
-          queries[i],
-          all.filter((h) => passes(h.rowId)),
-        );
+        const linked = all.filter((h) => passes(h.rowId) && !this.unlinked.has(h.rowId));
+        const hits = this.flat.rescore(queries[i], unlinked.length ? [...linked, ...unlinked.map((rowId) => ({ rowId, score: 0 }))] : linked);
         // Fewer than k survivors while more rows pass: the estimate was off; the exact scan is right.
         if (hits.length < k && hits.length < this.flat.size * fraction) return this.exact(queries[i], k, filter);
         this.searches.hnsw++;
@@ -296,6 +305,7 @@ export class TieredIndex implements VectorIndex {
     const graph = this.graph;
     this.graph = null;
     this.tombstones = 0;
+    this.unlinked.clear();
     void graph?.close();
     this.checkSwitch();
   }
@@ -306,17 +316,22 @@ export class TieredIndex implements VectorIndex {
    * at 2048 dimensions are 140 MB), and one long native call is what a closing worker must wait for.
    */
   private async forwardUpsert(target: HnswGraph, rowIds: number[]): Promise<void> {
+    let linked = 0;
     try {
-      for (let i = 0; i < rowIds.length; i += BUILD_BATCH) {
-        const batch = rowIds.slice(i, i + BUILD_BATCH);
+      for (; linked < rowIds.length; linked += BUILD_BATCH) {
+        const batch = rowIds.slice(linked, linked + BUILD_BATCH);
         const vectors = new Float32Array(batch.length * this.dimensions);
         const found = this.flat.copyVectors(batch, vectors);
         const sent = found.length === batch.length ? vectors : vectors.slice(0, found.length * this.dimensions);
         await target.add(found, sent);
+        for (const id of batch) this.unlinked.delete(id);
         if (target !== this.graph && target !== this.pendingGraph) return;
       }
     } catch (err) {
       this.graphFailed(target, err);
+    } finally {
+      // Rows a failed or abandoned graph never took are no longer on their way to it.
+      for (let i = linked; i < rowIds.length; i++) this.unlinked.delete(rowIds[i]);
     }
   }
 

@@ -140,6 +140,33 @@ describe('TieredIndex', () => {
     expect(index.searches.hnsw).toBe(2);
   });
 
+  it('searches its graph while rows are being added to it, scoring the rows not linked yet exactly', async () => {
+    const rows = entries(clustered(900, DIM, 10, 27));
+    const index = tiered(100);
+    await index.upsert(rows.slice(0, 500));
+    await index.settled();
+    expect(index.graphOnMainThread).toBe(true);
+    // 400 rows at once: added on the thread pool, beside the searches below.
+    await index.upsert(rows.slice(500));
+    const before = { ...index.searches };
+    const fresh = rows[777];
+    const during = await index.search(fresh.vector, 5);
+    // Answered through the graph, not an exact scan of every row, and the new row is found at once.
+    expect(index.searches.hnsw).toBe(before.hnsw + 1);
+    expect(index.searches.flat).toBe(before.flat);
+    expect(during[0]).toMatchObject({ rowId: fresh.rowId });
+    expect(during[0].score).toBeCloseTo(1, 5);
+    // An old row is still found by the graph meanwhile, and nothing is listed twice.
+    const old = await index.search(rows[12].vector, 10);
+    expect(old[0].rowId).toBe(rows[12].rowId);
+    expect(new Set(old.map((h) => h.rowId)).size).toBe(old.length);
+    await index.settled();
+    const after = await index.search(fresh.vector, 5);
+    expect(after[0].rowId).toBe(fresh.rowId);
+    const query = near(rows[600].vector, 5);
+    expect(recall(await index.search(query, 10), exact(rows, query, 10))).toBeGreaterThanOrEqual(0.9);
+  });
+
   it('rebuilds the graph in its worker when one batch would add too many rows on the main thread', async () => {
     const rows = entries(clustered(400 + MAIN_THREAD_ADD_LIMIT + 1, DIM, 10, 26));
     const index = tiered(100);

@@ -157,16 +157,20 @@ describe('salon-hnsw Graph', () => {
     }
   });
 
-  it('adds on the thread pool with the graph of a blocking add, refusing every other call until it is done', async () => {
+  it('adds on the thread pool with the graph of a blocking add, searching beside it and refusing every other change until it is done', async () => {
     const blocking = new Graph(DIM, 100, 16, 96, 100);
     const pooled = new Graph(DIM, 100, 16, 96, 100);
     const { vectors, labels } = packed(0, 1500);
     blocking.addPoints(vectors, labels, 1);
     const adding = pooled.addPointsAsync(vectors, labels);
+    // Grown before the add started (a resize beside a search would move what it reads).
+    expect(pooled.capacity).toBeGreaterThanOrEqual(1500);
     // The rows were copied: the caller's arrays may change at once.
     vectors.fill(0);
     const query = rows[3].vector;
-    expect(() => search(pooled, query, 1)).toThrow(/while points are being added/);
+    // Searches go on meanwhile: they find what is linked so far, and only rows of the graph.
+    const known = new Set(rows.slice(0, 1500).map((r) => r.rowId));
+    for (const hit of search(pooled, query, 5)) expect(known.has(hit.rowId)).toBe(true);
     expect(() => pooled.markDelete(rows[3].rowId)).toThrow(/while points are being added/);
     expect(() => pooled.addPoints(rows[0].vector.slice(), Uint32Array.of(1))).toThrow(/while points are being added/);
     expect(() => pooled.addPointsAsync(rows[0].vector.slice(), Uint32Array.of(1))).toThrow(/while points are being added/);
@@ -188,7 +192,7 @@ describe('salon-hnsw Graph', () => {
     const pooled = new Graph(DIM, 100, 16, 96, 100);
     const { vectors, labels } = packed(0, 1500);
     const adding = pooled.addPointsAsync(vectors, labels, 2);
-    expect(() => search(pooled, rows[3].vector, 1)).toThrow(/while points are being added/);
+    expect(() => pooled.addPoints(rows[0].vector.slice(), Uint32Array.of(1))).toThrow(/while points are being added/);
     await adding;
     expect(pooled.count).toBe(1500);
     pooled.setEf(64);
@@ -201,6 +205,45 @@ describe('salon-hnsw Graph', () => {
     await fresh.addPointsAsync(packed(0, 40).vectors, packed(0, 40).labels, 4);
     expect(fresh.count).toBe(40);
   });
+  it('searches beside an add on other threads, one query at a time and in batches, with answers that stay sound', async () => {
+    const graph = new Graph(DIM, 16, 16, 96, 5);
+    const first = packed(0, 200);
+    graph.addPoints(first.vectors, first.labels, 1);
+    const rest = packed(200, 3000);
+    // Starting nearly empty: the add grows the graph and raises its top level while searches run.
+    const adding = graph.addPointsAsync(rest.vectors, rest.labels, 2);
+    let settled = false;
+    void adding.then(() => (settled = true));
+    const known = new Set(rows.map((r) => r.rowId));
+    let rounds = 0;
+    while (!settled) {
+      const q = rows[(rounds * 37) % 200].vector;
+      const hits = search(graph, q, 10);
+      expect(hits.length).toBeGreaterThan(0);
+      hits.forEach((h, i) => {
+        expect(known.has(h.rowId)).toBe(true);
+        if (i > 0) expect(h.score).toBeLessThanOrEqual(hits[i - 1].score + 1e-6);
+      });
+      // Rows linked before the add began are there throughout (a point is its own nearest).
+      expect(hits[0].rowId).toBe(rows[(rounds * 37) % 200].rowId);
+      const n = 8;
+      const queries = new Float32Array(n * DIM);
+      for (let i = 0; i < n; i++) queries.set(rows[(rounds + i * 13) % 200].vector, i * DIM);
+      const labels = new Uint32Array(n * 5);
+      const counts = new Uint32Array(n);
+      graph.searchMany(queries, 5, labels, new Float32Array(n * 5), counts, 2);
+      for (let i = 0; i < n; i++) expect(labels[i * 5]).toBe(rows[(rounds + i * 13) % 200].rowId);
+      rounds++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await adding;
+    expect(graph.count).toBe(3000);
+    graph.setEf(64);
+    let found = 0;
+    for (let i = 200; i < 3000; i += 11) if (search(graph, rows[i].vector, 1)[0]?.rowId === rows[i].rowId) found++;
+    expect(found / Math.ceil(2800 / 11)).toBeGreaterThan(0.97);
+  });
+
   it('refuses bad arguments with a clear error and stays usable', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     expect(() => g.addPoints(new Float32Array(DIM + 1), Uint32Array.of(1))).toThrow(/multiple of 48/);

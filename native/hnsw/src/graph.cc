@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <limits>
 #include <mutex>
+#include <queue>
 #include <string>
 #include <thread>
 #include <vector>
@@ -340,6 +342,92 @@ bool ParseEncoding(const Napi::Value& value, Encoding* out) {
   return true;
 }
 
+// The links of `node` at `level`, copied out under the lock an insert takes to change them.
+void CopyLinks(Index& index, hnswlib::tableint node, int level, std::vector<hnswlib::tableint>& out) {
+  std::unique_lock<std::mutex> lock(index.link_list_locks_[node]);
+  hnswlib::linklistsizeint* list = level == 0 ? index.get_linklist0(node) : index.get_linklist(node, level);
+  const size_t n = index.getListCount(list);
+  const hnswlib::tableint* links = reinterpret_cast<const hnswlib::tableint*>(list + 1);
+  out.assign(links, links + n);
+}
+
+// searchKnn for a graph that points are being added to on another thread (addPointsAsync).
+// hnswlib's own search reads link lists without locks, for speed, so it must not run beside an
+// insert; this one reads every list under the lock an insert takes to change it (as hnswlib's
+// insert-time search does), and the entry point and top level under `global`, which an insert
+// raising the top level holds until it is linked. A point still being inserted may not be found
+// yet: the caller scores the rows it is adding exactly. Deleted points are skipped, as searchKnn
+// skips them; nothing is deleted or resized while an add runs (Graph refuses both).
+std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& index, const void* query, size_t k) {
+  using hnswlib::tableint;
+  std::priority_queue<std::pair<float, hnswlib::labeltype>> result;
+  tableint current;
+  int top;
+  {
+    std::unique_lock<std::mutex> lock(index.global);
+    current = index.enterpoint_node_;
+    top = index.maxlevel_;
+  }
+  if (top < 0 || current >= index.max_elements_) return result;
+  auto distance = [&](tableint id) { return index.fstdistfunc_(query, index.getDataByInternalId(id), index.dist_func_param_); };
+  std::vector<tableint> links;
+  float best = distance(current);
+  for (int level = top; level > 0; level--) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      CopyLinks(index, current, level, links);
+      for (tableint c : links) {
+        const float d = distance(c);
+        if (d < best) {
+          best = d;
+          current = c;
+          changed = true;
+        }
+      }
+    }
+  }
+  const size_t ef = std::max(index.ef_, k);
+  using Pair = std::pair<float, tableint>;
+  struct Farther {
+    bool operator()(const Pair& a, const Pair& b) const { return a.first < b.first; }
+  };
+  std::priority_queue<Pair, std::vector<Pair>, Farther> found;       // the ef nearest so far, farthest on top
+  std::priority_queue<Pair, std::vector<Pair>, Farther> candidates;  // to expand, nearest on top (negated)
+  hnswlib::VisitedList* visited = index.visited_list_pool_->getFreeVisitedList();
+  const hnswlib::vl_type tag = visited->curV;
+  visited->mass[current] = tag;
+  float bound = best;
+  if (!index.isMarkedDeleted(current)) found.emplace(best, current);
+  else bound = std::numeric_limits<float>::max();
+  candidates.emplace(-best, current);
+  while (!candidates.empty()) {
+    const Pair next = candidates.top();
+    if (-next.first > bound && found.size() >= ef) break;
+    candidates.pop();
+    CopyLinks(index, next.second, 0, links);
+    for (tableint c : links) {
+      if (visited->mass[c] == tag) continue;
+      visited->mass[c] = tag;
+      const float d = distance(c);
+      if (found.size() < ef || d < bound) {
+        candidates.emplace(-d, c);
+        if (!index.isMarkedDeleted(c)) found.emplace(d, c);
+        if (found.size() > ef) found.pop();
+        if (!found.empty()) bound = found.top().first;
+      }
+    }
+  }
+  index.visited_list_pool_->releaseVisitedList(visited);
+  while (found.size() > k) found.pop();
+  for (; !found.empty(); found.pop()) result.emplace(found.top().first, index.getExternalLabel(found.top().second));
+  return result;
+}
+
+// A graph search: LockedSearch while points are being added on another thread, hnswlib's own otherwise.
+std::priority_queue<std::pair<float, hnswlib::labeltype>> SearchKnn(Index& index, const void* query, size_t k, bool adding) {
+  return adding ? LockedSearch(index, query, k) : index.searchKnn(query, k);
+}
+
 // Runs fn(row) for rows [0, n) on `threads` threads; the first exception stops the others and is rethrown.
 template <typename Fn>
 void ParallelFor(size_t n, size_t threads, Fn fn) {
@@ -432,8 +520,9 @@ class Graph : public Napi::ObjectWrap<Graph> {
   std::unique_ptr<Index> index_;
   // Set while write() runs on the thread pool: changes then would race the writer.
   std::atomic<int> writers_{0};
-  // Set while addPointsAsync() links points on the thread pool: hnswlib does not let a search or
-  // another change run beside an insert, so both are refused until it is done.
+  // Set while addPointsAsync() links points on the thread pool: another change is refused until it
+  // is done, and searches meanwhile take LockedSearch (hnswlib's own search must not run beside an
+  // insert).
   std::atomic<int> adders_{0};
   // The query, normalised and encoded (searches run on the JS thread only).
   std::vector<float> unit_;
@@ -449,8 +538,9 @@ class Graph : public Napi::ObjectWrap<Graph> {
       Napi::Error::New(env, "Graph: cannot change the graph while it is being written").ThrowAsJavaScriptException();
       return false;
     }
-    if (adders_.load() > 0) {
-      Napi::Error::New(env, "Graph: cannot use the graph while points are being added").ThrowAsJavaScriptException();
+    // Searches go on beside an add (LockedSearch); changes wait for it.
+    if (mutating && adders_.load() > 0) {
+      Napi::Error::New(env, "Graph: cannot change the graph while points are being added").ThrowAsJavaScriptException();
       return false;
     }
     return true;
@@ -540,7 +630,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     if (k == 0 || index_->getCurrentElementCount() == 0) return Napi::Number::New(env, 0);
     space_->Encode(query.Data(), unit_, encoded_);
     try {
-      auto found = index_->searchKnn(encoded_.data(), k);
+      auto found = SearchKnn(*index_, encoded_.data(), k, adders_.load() > 0);
       const size_t hits = found.size();
       for (size_t i = hits; i-- > 0;) {
         out_labels[i] = static_cast<uint32_t>(found.top().second);
@@ -587,6 +677,8 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Index* index = index_.get();
     const UnitCosineSpace* space = space_.get();
     const size_t dim = dim_;
+    // Adds start on this thread only, so none starts while these searches run.
+    const bool adding = adders_.load() > 0;
     try {
       ParallelFor(n, threads, [&](size_t row) {
         count[row] = 0;
@@ -594,7 +686,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
         thread_local std::vector<float> unit;
         thread_local std::vector<uint8_t> encoded;
         space->Encode(data + row * dim, unit, encoded);
-        auto found = index->searchKnn(encoded.data(), k);
+        auto found = SearchKnn(*index, encoded.data(), k, adding);
         const size_t hits = found.size();
         for (size_t i = hits; i-- > 0;) {
           labels[row * k + i] = static_cast<uint32_t>(found.top().second);
@@ -718,8 +810,6 @@ class AddWorker : public GraphTask {
   void Run() override {
     Index* index = graph_->index_.get();
     const size_t n = labels_.size();
-    const size_t needed = index->getCurrentElementCount() + n;
-    if (needed > index->max_elements_) index->resizeIndex(std::max(needed, index->max_elements_ + index->max_elements_ / 2));
     const UnitCosineSpace* space = graph_->space_.get();
     const size_t dim = graph_->dim_;
     auto add = [&](size_t row) {
@@ -748,6 +838,14 @@ Napi::Value Graph::AddPointsAsync(const Napi::CallbackInfo& info) {
   size_t n;
   if (!Rows(env, info, &vectors, &label_data, &n)) return env.Undefined();
   const size_t threads = info[2].IsNumber() ? std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()) : 1;
+  // Grown here, before the add starts: searches run beside the add, and a resize moves the memory they read.
+  try {
+    const size_t needed = index_->getCurrentElementCount() + n;
+    if (needed > index_->max_elements_) index_->resizeIndex(std::max(needed, index_->max_elements_ + index_->max_elements_ / 2));
+  } catch (const std::exception& e) {
+    Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
   auto* worker = new AddWorker(env, this, info.This().As<Napi::Object>(), std::vector<float>(vectors.Data(), vectors.Data() + n * dim_),
                                std::vector<uint32_t>(label_data, label_data + n), threads);
   Napi::Promise promise = worker->Promise();

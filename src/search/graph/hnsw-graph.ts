@@ -49,6 +49,15 @@ export class HnswGraph {
     return this.moving !== null || (this.graph?.busy ?? false);
   }
 
+  /**
+   * Whether searches may go on while changes are applied: a graph on the main thread searches
+   * beside an add running on other threads (salon-hnsw's LockedSearch) and does not yet find the
+   * rows being added; one in its worker, or being moved, answers for a lagging graph.
+   */
+  get searchableWhileChanging(): boolean {
+    return this.moving === null && this.graph instanceof LocalGraph;
+  }
+
   /** Whether the graph is searched on the main thread. */
   get onMainThread(): boolean {
     return this.graph instanceof LocalGraph;

@@ -39,7 +39,9 @@ export class LocalGraph {
    * Whether single-threaded adds run on the libuv pool (Graph.addPointsAsync) instead of here: a
    * serving graph's insert at 2,048 dimensions takes 2–6 ms, which every room sharing the event
    * loop would wait for, a dozen times a second while a busy thread's memory is indexed. Searches
-   * meanwhile see `busy` and scan exactly. Scratch graphs (fusion) add on the calling thread.
+   * go on meanwhile (the binding reads the graph under the insert's locks then) and do not yet find
+   * the rows being added, which the tiered index scores exactly. Scratch graphs (fusion) add on the
+   * calling thread.
    */
   private readonly addOffLoop: boolean;
 
