@@ -18,6 +18,7 @@ import { scopeOf, threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
+import { TermLineCounts } from './term-line-counts.js';
 import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, stageable, type StagingHost } from './sqlite-staging.js';
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms, type LineHit } from './memory-lines.js';
 import {
@@ -637,7 +638,9 @@ export class SqliteStore implements Store {
   private writeMemoryLines(id: number, c: NewMemoryChunk): void {
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
-    lineSlots(c.text).forEach((text, i) => text.trim() && insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope));
+    let written = 0;
+    lineSlots(c.text).forEach((text, i) => text.trim() && (written += insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope).changes));
+    this.termLines.linesWritten(written);
   }
 
   /**
@@ -796,8 +799,12 @@ export class SqliteStore implements Store {
    */
   private rareTerms(terms: string[]): string[] {
     const count = this.sql(`SELECT count(*) AS n FROM (SELECT 1 FROM memory_lines WHERE memory_lines MATCH ? LIMIT ${COMMON_TERM_LINES + 1})`);
-    return terms.filter((t) => ((count.get(`"${t}"`) as Row).n as number) <= COMMON_TERM_LINES);
+    const version = this.sql('PRAGMA data_version').pluck().get();
+    return this.termLines.rare(terms, (t) => (count.get(`"${t}"`) as Row).n as number, version);
   }
+
+  /** Query terms' line counts, kept while they cannot have changed sides (term-line-counts.ts). */
+  private readonly termLines = new TermLineCounts();
 
   async countMemoryChunks(threadId: string): Promise<number> {
     return (this.sql('SELECT count(*) AS n FROM memory_chunks WHERE thread_id = ?').get(threadId) as Row).n;
@@ -828,7 +835,9 @@ export class SqliteStore implements Store {
    */
   private deleteMemoryLines(chunkIds: number[]): void {
     const remove = this.sql('DELETE FROM memory_lines WHERE rowid = ?');
-    for (const id of chunkIds) for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) remove.run(id * MEMORY_LINES_PER_CHUNK + i);
+    let deleted = 0;
+    for (const id of chunkIds) for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) deleted += remove.run(id * MEMORY_LINES_PER_CHUNK + i).changes;
+    this.termLines.linesDeleted(deleted);
   }
 
   // jobs

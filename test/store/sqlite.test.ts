@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { COMMON_TERM_LINES } from '../../src/store/memory-lines.js';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
@@ -30,6 +31,45 @@ describe('SqliteStore on disk', () => {
       expect((await b.getItem('news_1'))?.title).toBe('Title of news_1');
       await b.close();
     } finally {
+      cleanup();
+    }
+  });
+
+  it('leaves a term out of line searches once it is common, also when another connection made it so', async () => {
+    const { dir, cleanup } = tempDir();
+    const file = join(dir, 'salon.db');
+    const a = new SqliteStore({ filename: file });
+    const b = new SqliteStore({ filename: file });
+    try {
+      const line = (n: number, text: string) => ({
+        threadId: 'thr_1',
+        roomId: 'news_1',
+        kind: 'window' as const,
+        text: `Ann (1 Nov 2026, 10:00): ${text} ${n}`,
+        messageIds: [`m${n}`],
+        authors: ['Ann'],
+        firstTs: '2026-11-01T10:00:00.000Z',
+        lastTs: '2026-11-01T10:00:00.000Z',
+        privileged: false,
+        owner: null,
+      });
+      await a.addMemoryChunk(line(0, 'the harbour pier opens'), '2026-11-01T10:00:00.000Z');
+      expect(await a.searchMemoryLines('harbour', ['thr_1'], 5)).toHaveLength(1);
+      // Another connection (a CLI command beside the server) makes `harbour` common.
+      b.db.transaction(() => {
+        for (let n = 1; n <= COMMON_TERM_LINES; n++)
+          b.db.prepare('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)').run(1_000_000 + n, `harbour ${n}`, 'thr_other');
+      })();
+      expect(await a.searchMemoryLines('harbour', ['thr_1'], 5)).toEqual([]);
+      // And this connection's own writes: `pier` is rare until it is on more than COMMON_TERM_LINES lines.
+      expect(await a.searchMemoryLines('pier', ['thr_1'], 5)).toHaveLength(1);
+      for (let n = 1; n < COMMON_TERM_LINES; n++) await a.addMemoryChunk(line(n, 'pier'), '2026-11-01T10:00:00.000Z');
+      expect(await a.searchMemoryLines('pier', ['thr_1'], 5)).toHaveLength(5);
+      await a.addMemoryChunk(line(COMMON_TERM_LINES, 'pier'), '2026-11-01T10:00:00.000Z');
+      expect(await a.searchMemoryLines('pier', ['thr_1'], 5)).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
       cleanup();
     }
   });

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -342,9 +343,25 @@ bool ParseEncoding(const Napi::Value& value, Encoding* out) {
   return true;
 }
 
-// The links of `node` at `level`, copied out under the lock an insert takes to change them.
+// How long a search waits for a link list an insert holds before it goes on without that list.
+constexpr auto kLinkWait = std::chrono::microseconds(200);
+
+// The links of `node` at `level`, copied out under the lock an insert takes to change them. An
+// insert holds its new point's lock until it is linked (milliseconds at 2,048 dimensions), and a
+// neighbour's only while it rewrites that list: a lock still held after kLinkWait is treated as no
+// links (the point is then a leaf of this search), so a search never waits for a whole insert.
 void CopyLinks(Index& index, hnswlib::tableint node, int level, std::vector<hnswlib::tableint>& out) {
-  std::unique_lock<std::mutex> lock(index.link_list_locks_[node]);
+  std::unique_lock<std::mutex> lock(index.link_list_locks_[node], std::try_to_lock);
+  if (!lock.owns_lock()) {
+    const auto until = std::chrono::steady_clock::now() + kLinkWait;
+    while (!lock.try_lock()) {
+      if (std::chrono::steady_clock::now() >= until) {
+        out.clear();
+        return;
+      }
+      std::this_thread::yield();
+    }
+  }
   hnswlib::linklistsizeint* list = level == 0 ? index.get_linklist0(node) : index.get_linklist(node, level);
   const size_t n = index.getListCount(list);
   const hnswlib::tableint* links = reinterpret_cast<const hnswlib::tableint*>(list + 1);
