@@ -307,13 +307,15 @@ export class SqliteStore implements Store {
     return this.selectIn('SELECT * FROM items WHERE id', ids, (r) => r.id as string).map(rowToItem);
   }
 
-  /** `${select} IN (…ids)` in batches (SQLite caps parameters), rows in the order of `ids`; unknown ids are left out. */
+  /**
+   * `${select} IN (…ids)`, rows in the order of `ids`; unknown ids are left out. The ids go in as
+   * one JSON array (`json_each`), so each select is one prepared statement whatever the number of
+   * ids: a statement per list length filled the statement cache, whose clearing then had every
+   * query of the next asks prepared again (~0.05–0.1 ms each).
+   */
   private selectIn<K extends string | number>(select: string, ids: K[], keyOf: (row: Row) => K): Row[] {
-    const out: Row[] = [];
-    for (let i = 0; i < ids.length; i += IN_BATCH) {
-      const batch = ids.slice(i, i + IN_BATCH);
-      out.push(...(this.sql(`${select} IN (${batch.map(() => '?').join(',')})`).all(...batch) as Row[]));
-    }
+    if (!ids.length) return [];
+    const out = this.sql(`${select} IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Row[];
     // Rows usually come back in the order asked (an ascending IN list is walked in order): no sort then.
     if (out.length === ids.length && out.every((row, i) => keyOf(row) === ids[i])) return out;
     const order = new Map(ids.map((id, i) => [id, i]));
@@ -941,8 +943,6 @@ export class SqliteStore implements Store {
   }
 }
 
-/** Ids per IN list (SQLite allows 32,766 parameters; smaller lists keep fewer statements cached). */
-const IN_BATCH = 500;
 const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
 
 /** Line rows as LineHits: the chunk is `rowid` / 16 for a chunk's own lines, or the copy's id (`chunk_id`). */
