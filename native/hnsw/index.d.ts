@@ -24,8 +24,9 @@ export declare class Graph {
   addPoints(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number): void;
   /**
    * addPoints run from a thread of the libuv pool, on `threads` threads (default 1; the rows are
-   * copied first): the event loop goes on meanwhile, and every other call on the graph throws until
-   * the promise settles.
+   * copied first and the graph grown before it starts): the event loop goes on meanwhile. Until the
+   * promise settles, searches read the graph under the insert's locks (they may not find the rows
+   * being added yet) and every change throws.
    */
   addPointsAsync(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number): Promise<void>;
   /** Writes up to `k` hits into the out arrays, nearest first, and returns how many. */

@@ -773,7 +773,8 @@ class Graph : public Napi::ObjectWrap<Graph> {
   // addPointsAsync(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n), threads?): Promise<void>.
   // addPoints run from a thread of the libuv pool (on `threads` threads, default 1), so the event
   // loop goes on meanwhile (an insert into a graph of 10,000 × 2,048 takes milliseconds). The rows
-  // are copied first; until the promise settles every other call on the graph is refused.
+  // are copied first and the graph grown here; until the promise settles searches go on beside the
+  // add (LockedSearch) and every change is refused.
   Napi::Value AddPointsAsync(const Napi::CallbackInfo& info);
   // write(path): Promise<void>, written on the libuv thread pool. Searches may go on meanwhile
   // (both only read); changes are refused until it is done.
