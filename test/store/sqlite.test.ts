@@ -5,9 +5,26 @@ import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { STAGE_MIN_CHUNKS, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
+import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
 import { item, storeContract } from './contract.js';
+
+/** A memory window of one line, said by Ann on 1 Nov 2026 (message `m<n>`). */
+function memoryWindow(threadId: string, text: string, n: number): NewMemoryChunk {
+  return {
+    threadId,
+    roomId: 'news_1',
+    kind: 'window',
+    text: `Ann (1 Nov 2026, 10:00): ${text}`,
+    messageIds: [`m${n}`],
+    authors: ['Ann'],
+    firstTs: '2026-11-01T10:00:00.000Z',
+    lastTs: '2026-11-01T10:00:00.000Z',
+    privileged: false,
+    owner: null,
+  };
+}
 
 storeContract(
   'sqlite (memory)',
@@ -41,18 +58,7 @@ describe('SqliteStore on disk', () => {
     const a = new SqliteStore({ filename: file });
     const b = new SqliteStore({ filename: file });
     try {
-      const line = (n: number, text: string) => ({
-        threadId: 'thr_1',
-        roomId: 'news_1',
-        kind: 'window' as const,
-        text: `Ann (1 Nov 2026, 10:00): ${text} ${n}`,
-        messageIds: [`m${n}`],
-        authors: ['Ann'],
-        firstTs: '2026-11-01T10:00:00.000Z',
-        lastTs: '2026-11-01T10:00:00.000Z',
-        privileged: false,
-        owner: null,
-      });
+      const line = (n: number, text: string) => memoryWindow('thr_1', `${text} ${n}`, n);
       await a.addMemoryChunk(line(0, 'the harbour pier opens'), '2026-11-01T10:00:00.000Z');
       expect(await a.searchMemoryLines('harbour', ['thr_1'], 5)).toHaveLength(1);
       // Another connection (a CLI command beside the server) makes `harbour` common.
@@ -149,19 +155,8 @@ describe('SqliteStore on disk', () => {
 
 describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-staging.ts)', () => {
   const entry = (threadId: string, n: number): NewMemoryEntry => ({
-    chunk: {
-      threadId,
-      roomId: 'news_1',
-      kind: 'window',
-      text: `Ann (1 Nov 2026, 10:00): staged line ${n}`,
-      messageIds: [`m${n}`],
-      authors: ['Ann'],
-      firstTs: '2026-11-01T10:00:00.000Z',
-      // Old enough for retention: staged rows must still survive it.
-      lastTs: '2026-11-01T10:00:00.000Z',
-      privileged: false,
-      owner: null,
-    },
+    // Old enough for retention: staged rows must still survive it.
+    chunk: memoryWindow(threadId, `staged line ${n}`, n),
     vector: Float32Array.from([1, 0, 0]),
     model: 'm@3',
     updatedAt: '2020-01-01T00:00:00.000Z',
