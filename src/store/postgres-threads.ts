@@ -9,7 +9,7 @@ import type { Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
 import { deleteMemory, insertMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
-import { newThreadRow, rowToThread, threadColumns } from './thread-rows.js';
+import { newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns } from './thread-rows.js';
 import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 export async function getThread(sql: Sql, id: string): Promise<Thread | null> {
@@ -78,12 +78,21 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
     if (!versions.has(id)) throw new errors.ERR_THREAD_NOT_FOUND(id);
     if (versions.get(id) !== version) throw new errors.ERR_THREAD_CHANGED(id);
   }
+  // Operations creating threads in a room take its lock (released at commit) before they count, so
+  // two nodes racing for the room's last place count one after the other.
+  const capped = change.maxActiveThreads !== undefined ? roomsCreatedIn(change) : [];
+  for (const roomId of capped) await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('salon:room-threads:' || $1, 0))", [roomId]);
   for (const t of change.createThreads ?? []) await insertThread(sql, t, change.at);
   for (const u of change.updateThreads ?? []) {
     const { columns, values } = threadColumns(u);
     const sets = [...columns.map((c, i) => `${c} = $${i + 2}`), 'version = version + 1'];
     const { rowCount } = await sql.query(`UPDATE threads SET ${sets.join(', ')} WHERE id = $1`, [u.id, ...values]);
     if (!rowCount) throw new errors.ERR_THREAD_NOT_FOUND(u.id);
+  }
+  for (const roomId of capped) {
+    const { rows } = await sql.query("SELECT count(*)::int AS n FROM threads WHERE room_id = $1 AND status = 'active'", [roomId]);
+    const max = change.maxActiveThreads!;
+    if (rows[0].n > max) throw roomFull(max, rows[0].n - (change.createThreads ?? []).filter((t) => t.roomId === roomId).length);
   }
   for (const { ids, threadId } of change.moveMessages ?? []) await moveMessages(sql, ids, threadId);
   for (const { fromThreadId, threadId } of change.moveThreadMessages ?? []) {

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import type { Row } from './rows.js';
-import { newThreadRow, rowToThread, threadColumns } from './thread-rows.js';
+import { newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns } from './thread-rows.js';
 import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 /** What the thread tables need of the store: its statement cache and its memory-chunk writes. */
@@ -73,6 +73,13 @@ export class SqliteThreadTables {
       const { columns, values } = threadColumns(u);
       const sets = [...columns.map((c) => `${c} = ?`), 'version = version + 1'];
       if (!sql(`UPDATE threads SET ${sets.join(', ')} WHERE id = ?`).run(...values, u.id).changes) throw new errors.ERR_THREAD_NOT_FOUND(u.id);
+    }
+    // Counted inside the (IMMEDIATE, so serialised) transaction: a racing operation sees these threads.
+    if (change.maxActiveThreads !== undefined) {
+      for (const roomId of roomsCreatedIn(change)) {
+        const { n } = sql("SELECT count(*) AS n FROM threads WHERE room_id = ? AND status = 'active'").get(roomId) as Row;
+        if (n > change.maxActiveThreads) throw roomFull(change.maxActiveThreads, n - (change.createThreads ?? []).filter((t) => t.roomId === roomId).length);
+      }
     }
     for (const { ids, threadId } of change.moveMessages ?? []) {
       const move = sql('UPDATE messages SET thread_id = ? WHERE id = ?');

@@ -2,8 +2,9 @@
  * The threads table as both stores keep it: which column holds each settable field, how a value is
  * written, and how a row reads back as a Thread.
  */
-import type { NewThread, Thread, ThreadFields } from './types.js';
+import type { NewThread, Thread, ThreadChange, ThreadFields } from './types.js';
 import type { Row } from './rows.js';
+import { errors } from '../errors.js';
 
 /** Column of each settable thread field, and how its value is written. */
 const COLUMNS: { [K in keyof ThreadFields]: [column: string, write: (v: ThreadFields[K]) => unknown] } = {
@@ -58,4 +59,14 @@ export function rowToThread(r: Row, childIds: string[]): Thread {
     isMerged: r.is_merged === 1,
     version: r.version,
   };
+}
+
+/** The refusal of an operation that would leave a room with more than `max` active threads (it holds `active`). */
+export function roomFull(max: number, active: number): Error {
+  return new errors.ERR_BAD_THREAD_OP(`a room holds at most ${max} active threads (this one has ${active}); merge some first`);
+}
+
+/** The rooms a change creates threads in, sorted (the order their locks are taken in). */
+export function roomsCreatedIn(change: ThreadChange): string[] {
+  return [...new Set((change.createThreads ?? []).map((t) => t.roomId))].sort();
 }

@@ -111,6 +111,13 @@ export interface ThreadChange {
   /** Threads whose version must still be the one read. */
   expect: { id: string; version: number }[];
   createThreads?: NewThread[];
+  /**
+   * Active threads each room the change creates threads in may hold once it is applied: counted
+   * inside the change's transaction (and serialised per room on a shared database), so operations
+   * racing for a room's last places cannot both have them; ERR_BAD_THREAD_OP, and nothing changed,
+   * when there is no room.
+   */
+  maxActiveThreads?: number;
   updateThreads?: ({ id: string } & Partial<ThreadFields>)[];
   /** Messages moving to another thread of the same room. */
   moveMessages?: { ids: string[]; threadId: string }[];

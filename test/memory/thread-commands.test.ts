@@ -210,6 +210,19 @@ describe('thread slash commands', () => {
     expect(listed).not.toContain(others[0].id);
     expect(listed).toContain(others[ARCHIVED_LISTED + 4].id);
   });
+
+  it('never lets threads started at the same moment take more places than the room has left', async () => {
+    const a = await app();
+    const { threads } = a.salon;
+    await a.salon.store.ensureMainThread(ROOM);
+    for (let i = 1; i < ROOM_MAX_ACTIVE_THREADS - 2; i++) await threads.create(ROOM, `T${i}`, 'u_someone');
+    // Two places left; five people start a thread at once (each passes the early count before any is written).
+    const results = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => threads.create(ROOM, `Racer ${n}`, `u_${n}`)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    for (const r of results)
+      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(/at most 100 active/) });
+    expect((await threads.list(ROOM)).filter((t) => t.status === 'active')).toHaveLength(ROOM_MAX_ACTIVE_THREADS);
+  });
 });
 
 describe('salon threads', () => {

@@ -569,6 +569,46 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.listThreads('news_1')).toEqual([a]);
       });
 
+      it('gives a room’s last active-thread places to one of the changes racing for them, and refuses the rest whole', async () => {
+        const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 10, minute)).toISOString();
+        await store.ensureMainThread('news_1');
+        await store.createThread({ id: 'thr_old', roomId: 'news_1', title: 'Old' }, 'u_ann');
+        const create = (n: number) =>
+          store.applyThreadChange({
+            at: at(n),
+            expect: [],
+            createThreads: [{ id: `thr_race_${n}`, roomId: 'news_1', title: `Race ${n}` }],
+            maxActiveThreads: 4,
+            history: [{ threadId: `thr_race_${n}`, actor: 'u_ann', action: 'created', details: {} }],
+            appendMessages: [
+              { roomId: 'news_1', threadId: `thr_race_${n}`, author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' }, text: `hello ${n}` },
+            ],
+          });
+        const results = await Promise.allSettled([1, 2, 3, 4, 5].map(create));
+        const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i + 1] : []));
+        expect(won).toHaveLength(2);
+        for (const r of results)
+          if (r.status === 'rejected')
+            expect(r.reason).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(/at most 4 active threads/) });
+        const threads = await store.listThreads('news_1');
+        expect(threads.filter((t) => t.status === 'active')).toHaveLength(4);
+        // A refused change left nothing: no thread, no history, no message.
+        for (const n of [1, 2, 3, 4, 5].filter((n) => !won.includes(n))) {
+          expect(await store.getThread(`thr_race_${n}`)).toBeNull();
+          expect(await store.threadHistory(`thr_race_${n}`, 5)).toEqual([]);
+          expect(await store.threadMessages(`thr_race_${n}`, 5)).toEqual([]);
+        }
+        // Archiving in the same change makes room: a merge-like change that archives one and creates one passes.
+        await store.applyThreadChange({
+          at: at(9),
+          expect: [],
+          createThreads: [{ id: 'thr_next', roomId: 'news_1', title: 'Next' }],
+          updateThreads: [{ id: 'thr_old', status: 'archived' }],
+          maxActiveThreads: 4,
+        });
+        expect((await store.listThreads('news_1')).filter((t) => t.status === 'active').map((t) => t.id)).toContain('thr_next');
+      });
+
       it('applies a thread change whole: threads, moves, memory, bridges, history and appended messages', async () => {
         const main = await store.ensureMainThread('news_1');
         const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side', tags: ['a'] }, 'u_ann');

@@ -17,6 +17,7 @@ import { hasHiddenCharacters } from '../../protocol/names.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import { Turns } from './turns.js';
+import { roomFull } from '../../store/thread-rows.js';
 import {
   consolidate,
   DEFAULT_FUSION_THRESHOLD,
@@ -142,9 +143,19 @@ export class ThreadService {
 
   /** `/thread new <title>`: a new active thread in the room. */
   async create(roomId: string, title: string, actor: Actor): Promise<Thread> {
-    await this.options.store.ensureMainThread(roomId);
+    const { store } = this.options;
+    await store.ensureMainThread(roomId);
     await this.makeRoom(roomId, 1);
-    const thread = await this.options.store.createThread({ id: newThreadId(), roomId, title: checkTitle(title) }, actor);
+    const id = newThreadId();
+    const checked = checkTitle(title);
+    await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      createThreads: [{ id, roomId, title: checked }],
+      maxActiveThreads: this.maxActive,
+      history: [{ threadId: id, actor, action: 'created', details: { title: checked } }],
+    });
+    const thread = await this.get(id);
     this.announce(thread, `A new thread started: “${thread.title}”.`);
     return thread;
   }
@@ -268,6 +279,7 @@ export class ThreadService {
       at,
       expect: [{ id: parent.id, version: parent.version }],
       createThreads: children,
+      maxActiveThreads: this.maxActive,
       updateThreads: [{ id: parent.id }],
       moveMessages: children.map((c, i) => ({ ids: parts[i].messageIds, threadId: c.id })),
       moveMemory: moves.filter((m) => m.ids.length),
@@ -422,6 +434,7 @@ export class ThreadService {
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
       createThreads: [{ id, roomId: a.roomId, title, origin: 'fused', isMerged: true, tags: topics, weight: Math.max(a.weight, b.weight) }],
+      maxActiveThreads: this.maxActive,
       updateThreads: [{ id: a.id }, { id: b.id }],
       addMemory: result.chunks.map((p) => entryOf(p, memory.vectorModel)),
       setBridges: [a, b].map((t) => ({ threadId: id, otherId: t.id, weight: 1 })),
@@ -459,9 +472,14 @@ export class ThreadService {
    * members may start threads, so their number is bounded here rather than by the cost of that.
    */
   private async makeRoom(roomId: string, adding: number): Promise<void> {
-    const max = this.options.maxActiveThreads ?? ROOM_MAX_ACTIVE_THREADS;
+    const max = this.maxActive;
     const active = (await this.options.store.listThreads(roomId)).filter((t) => t.status === 'active').length;
-    if (active + adding > max) throw new errors.ERR_BAD_THREAD_OP(`a room holds at most ${max} active threads (this one has ${active}); merge some first`);
+    if (active + adding > max) throw roomFull(max, active);
+  }
+
+  /** Active threads a room may hold: checked early by makeRoom, and again inside each change that creates threads (ThreadChange.maxActiveThreads), where racing operations cannot both pass. */
+  private get maxActive(): number {
+    return this.options.maxActiveThreads ?? ROOM_MAX_ACTIVE_THREADS;
   }
 
   /**
