@@ -14,6 +14,12 @@ import { DEFAULT_HISTORY_PAGE, historyPageSchema, historyQuerySchema } from './r
 import { checkImport, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
 import { detailSchema, idParams, threadSchema, threadView } from './thread-schemas.js';
 
+/**
+ * Archived threads a room's list holds by default, and at most: every merge leaves one, and the
+ * browser fetches each listed thread's details, so the list holds the newest of them.
+ */
+const ARCHIVED_DEFAULT = 50;
+const ARCHIVED_MAX = 500;
 /** An import of IMPORT_MAX_MESSAGES messages at the rooms' longest text, with room for JSON. */
 const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 
@@ -26,21 +32,39 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     return { ...d, thread: threadView(d.thread) };
   };
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: { id: string }; Querystring: { archived?: number } }>(
     '/api/v1/rooms/:id/threads',
     {
       config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'The threads of a room, main first',
-        description: 'Every thread of the room, archived ones included (`status`), main first and then by age.',
+        description:
+          'Every active thread of the room (at most 100) and its newest `archived` archived ones (default 50; every merge leaves one), main first and then by age; `archivedTotal` counts them all.',
         tags: ['threads'],
         params: idParams,
-        response: { 200: { type: 'object', properties: { threads: { type: 'array', items: threadSchema } }, required: ['threads'] }, 404: errorBodySchema },
+        querystring: {
+          type: 'object',
+          properties: { archived: { type: 'integer', minimum: 0, maximum: ARCHIVED_MAX, default: ARCHIVED_DEFAULT } },
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: { threads: { type: 'array', items: threadSchema }, archivedTotal: { type: 'integer' } },
+            required: ['threads', 'archivedTotal'],
+          },
+          400: errorBodySchema,
+          404: errorBodySchema,
+        },
       },
     },
     async (request) => {
       if (!(await rooms.resolve(request.params.id))) throw new errors.ERR_ROOM_NOT_FOUND(request.params.id);
-      return { threads: (await threads.list(request.params.id)).map(threadView) };
+      const all = await threads.list(request.params.id);
+      const archived = all.filter((t) => t.status !== 'active');
+      // The list runs oldest first after the main thread: the newest archived ones are its last.
+      const shown = new Set(archived.slice(archived.length - Math.min(archived.length, request.query.archived ?? ARCHIVED_DEFAULT)));
+      return { threads: all.filter((t) => t.status === 'active' || shown.has(t)).map(threadView), archivedTotal: archived.length };
     },
   );
 

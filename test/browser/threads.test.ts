@@ -268,6 +268,34 @@ describeBrowser('threads in the browser', () => {
     }
   });
 
+  it('lists a room’s newest archived threads only, and says how many older ones it leaves out', async () => {
+    const { store } = server.app.salon;
+    const room = 'news_th4';
+    await store.ensureMainThread(room);
+    // 55 archived threads (every merge leaves one): the list holds the newest 50.
+    for (let i = 1; i <= 55; i++) {
+      const id = `thr_old_${String(i).padStart(2, '0')}`;
+      await store.createThread({ id, roomId: room, title: `Old ${i}` }, 'admin');
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, status: 'archived' }] });
+    }
+    const { context, page } = await openAs(browser, 'Gus', DESKTOP);
+    try {
+      await page.goto(`${server.url}/chat?id=${room}`);
+      const summary = page.locator('salon-thread-list details summary');
+      await expect.poll(() => summary.textContent()).toBe('Archived (55)');
+      await summary.click();
+      const archived = page.locator('salon-thread-list ul[aria-label="Archived threads"] button.thread');
+      await expect.poll(() => archived.count()).toBe(50);
+      const titled = (title: string) => archived.filter({ has: page.locator('.title', { hasText: new RegExp(`^${title}$`) }) });
+      expect(await titled('Old 55').count()).toBe(1);
+      expect(await titled('Old 6').count()).toBe(1);
+      expect(await titled('Old 5').count()).toBe(0);
+      expect((await page.locator('salon-thread-list .older').textContent())?.trim()).toBe('… and 5 older archived threads, not listed');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('is readable at phone width (375 px) with several threads: nothing overflows sideways', async () => {
     const { context, page } = await openAs(browser, 'Fay', { width: 375, height: 740 });
     try {

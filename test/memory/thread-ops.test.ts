@@ -38,6 +38,29 @@ describe('starting and listing threads', () => {
     await call(a, 'POST', `/api/v1/rooms/nope_1/threads`, { title: 'x' }, 404);
     expect((await a.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/threads`, payload: { title: 'x' } })).statusCode).toBe(401);
   });
+
+  it('lists every active thread and the newest archived ones, with how many are archived in all', async () => {
+    const a = await threadsApp(closers);
+    const { store } = a.salon;
+    await store.ensureMainThread(ROOM);
+    for (let i = 1; i <= 53; i++) {
+      const id = `thr_arch_${String(i).padStart(2, '0')}`;
+      await store.createThread({ id, roomId: ROOM, title: `Archived ${i}` }, 'admin');
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, status: 'archived' }] });
+    }
+    await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: 'Live' });
+    const byDefault = await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads`);
+    expect(byDefault.archivedTotal).toBe(53);
+    const titles = byDefault.threads.map((t: Json) => t.title);
+    expect(titles.filter((t: string) => t.startsWith('Archived'))).toHaveLength(50);
+    expect(titles).toEqual(['Main', ...Array.from({ length: 50 }, (_, i) => `Archived ${i + 4}`), 'Live']);
+    const none = await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads?archived=0`);
+    expect(none.threads.map((t: Json) => t.title)).toEqual(['Main', 'Live']);
+    expect(none.archivedTotal).toBe(53);
+    expect((await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads?archived=500`)).threads).toHaveLength(55);
+    for (const bad of ['501', '-1', 'many'])
+      expect((await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads?archived=${bad}`, undefined, 400)).error.code).toBe('ERR_BAD_REQUEST');
+  });
 });
 
 describe('merge', () => {

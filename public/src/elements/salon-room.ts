@@ -143,6 +143,7 @@ export class SalonRoom extends LitElement {
           <aside class="threads" aria-label="Threads">
             <salon-thread-list
               .threads=${threads.list}
+              .archivedTotal=${threads.archivedTotal}
               .counts=${threads.counts}
               .current=${c.threadId}
               .pending=${this.newThread.pending}

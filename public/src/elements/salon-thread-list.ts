@@ -111,6 +111,11 @@ export class SalonThreadList extends LitElement {
         font-size: 0.85rem;
         margin: 0.4rem 0 0;
       }
+      .older {
+        font-size: 0.85rem;
+        color: var(--salon-muted);
+        margin: 0.3rem 0 0;
+      }
       .status:empty {
         display: none;
       }
@@ -135,6 +140,8 @@ export class SalonThreadList extends LitElement {
   ];
 
   @property({ attribute: false }) threads: readonly ThreadView[] = [];
+  /** Archived threads in all: the list holds the newest of them only. */
+  @property({ type: Number }) archivedTotal = 0;
   /** Messages per thread id, where known. */
   @property({ attribute: false }) counts: Readonly<Record<string, number>> = {};
   /** The open thread. */
@@ -172,7 +179,7 @@ export class SalonThreadList extends LitElement {
       ${
         archived.length
           ? html`<details>
-              <summary>Archived (${archived.length})</summary>
+              <summary>Archived (${Math.max(this.archivedTotal, archived.length)})</summary>
               <ul aria-label="Archived threads">
                 ${repeat(
                   archived,
@@ -180,6 +187,7 @@ export class SalonThreadList extends LitElement {
                   (t) => this.renderThread(t),
                 )}
               </ul>
+              ${this.archivedTotal > archived.length ? html`<p class="older">${olderText(this.archivedTotal - archived.length)}</p>` : nothing}
             </details>`
           : nothing
       }
@@ -264,6 +272,11 @@ export class SalonThreadList extends LitElement {
   private emit(type: string, detail: unknown): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
+}
+
+/** The line under the archived threads listed, for those left out. */
+function olderText(n: number): string {
+  return `… and ${n} older archived thread${n === 1 ? '' : 's'}, not listed`;
 }
 
 declare global {

@@ -26,6 +26,8 @@ function shapeOf(t: ThreadView): string {
 
 export class RoomThreads {
   list: ThreadView[] = [];
+  /** Archived threads of the room in all (the list holds the newest of them only). */
+  archivedTotal = 0;
   /** The list has been fetched at least once. */
   loaded = false;
   /** Called after every change, so the page re-renders. */
@@ -88,7 +90,8 @@ export class RoomThreads {
   }
 
   private async fetch(current: string): Promise<ThreadsChange> {
-    const list = await listThreads(this.roomId);
+    const { threads: list, archivedTotal } = await listThreads(this.roomId);
+    this.archivedTotal = archivedTotal;
     const hadList = this.loaded;
     const known = new Set(this.list.map((t) => t.id));
     const changed = list.filter((t) => this.shapes.get(t.id) !== shapeOf(t) || !(t.id in this.counts)).map((t) => t.id);

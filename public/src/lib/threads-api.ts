@@ -27,8 +27,15 @@ const SHORT_ID_CHARS = 12;
 
 const enc = encodeURIComponent;
 
-export async function listThreads(roomId: string, signal?: AbortSignal): Promise<ThreadView[]> {
-  return (await getJson<{ threads: ThreadView[] }>(`/api/v1/rooms/${enc(roomId)}/threads`, signal)).threads;
+/** A room's list: its active threads and newest archived ones, and how many are archived in all. */
+export interface ThreadList {
+  threads: ThreadView[];
+  archivedTotal: number;
+}
+
+export async function listThreads(roomId: string, signal?: AbortSignal): Promise<ThreadList> {
+  const { threads, archivedTotal } = await getJson<ThreadList>(`/api/v1/rooms/${enc(roomId)}/threads`, signal);
+  return { threads, archivedTotal: archivedTotal ?? threads.filter((t) => t.status !== 'active').length };
 }
 
 export function threadDetail(threadId: string, signal?: AbortSignal): Promise<ThreadDetail> {
