@@ -31,7 +31,7 @@ interface OpenWindow {
   /** The line before the window's first message, when it came without a quiet spell between. */
   context?: string;
   chars: number;
-  timer: ReturnType<typeof setTimeout> | null;
+  timer: NodeJS.Timeout | null;
 }
 
 export class MessageWindows {
@@ -85,9 +85,13 @@ export class MessageWindows {
       w = this.open.get(message.threadId);
       if (!w) return;
     }
-    if (w.timer) clearTimeout(w.timer);
-    w.timer = setTimeout(() => this.close(message.threadId), this.quietMs);
-    w.timer.unref?.();
+    // One timer per open window, moved on by each message (a new timer per message was a chat
+    // message's garbage on the event loop).
+    if (w.timer) w.timer.refresh();
+    else {
+      w.timer = setTimeout(() => this.close(message.threadId), this.quietMs);
+      w.timer.unref();
+    }
   }
 
   /**
