@@ -188,8 +188,11 @@ process.on('message', async (cmd: LoadCommand) => {
       return reply({ evt: 'ran', ...(await run(cmd, rooms)) });
     case 'warmup':
       for (const room of cmd.rooms) {
-        const sender = clients.find((c) => c.room === room && !c.client.closed)?.client;
-        for (let i = 0; i < cmd.count; i++) sender?.sendText(`{"type":"say","text":"w:${room}:${i}","clientId":"w${room}.${i}"}`);
+        // Each message from another member: one member sending them all in a burst met the
+        // per-connection frame rate (`--warmup 30` failed with ERR_RATE_LIMITED).
+        const senders = clients.filter((c) => c.room === room && !c.client.closed);
+        for (let i = 0; i < cmd.count && senders.length; i++)
+          senders[i % senders.length].client.sendText(`{"type":"say","text":"w:${room}:${i}","clientId":"w${room}.${i}"}`);
       }
       return reply({ evt: 'warming' });
     case 'progress':
