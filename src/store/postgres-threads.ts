@@ -81,7 +81,7 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
   // Operations creating threads in a room take its lock (released at commit) before they count, so
   // two nodes racing for the room's last place count one after the other.
   const capped = change.maxActiveThreads !== undefined ? roomsCreatedIn(change) : [];
-  for (const roomId of capped) await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('salon:room-threads:' || $1, 0))", [roomId]);
+  for (const [roomId] of capped) await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('salon:room-threads:' || $1, 0))", [roomId]);
   for (const t of change.createThreads ?? []) await insertThread(sql, t, change.at);
   for (const u of change.updateThreads ?? []) {
     const { columns, values } = threadColumns(u);
@@ -89,10 +89,10 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
     const { rowCount } = await sql.query(`UPDATE threads SET ${sets.join(', ')} WHERE id = $1`, [u.id, ...values]);
     if (!rowCount) throw new errors.ERR_THREAD_NOT_FOUND(u.id);
   }
-  for (const roomId of capped) {
+  for (const [roomId, created] of capped) {
     const { rows } = await sql.query("SELECT count(*)::int AS n FROM threads WHERE room_id = $1 AND status = 'active'", [roomId]);
     const max = change.maxActiveThreads!;
-    if (rows[0].n > max) throw roomFull(max, rows[0].n - (change.createThreads ?? []).filter((t) => t.roomId === roomId).length);
+    if (rows[0].n > max) throw roomFull(max, rows[0].n - created);
   }
   for (const { ids, threadId } of change.moveMessages ?? []) await moveMessages(sql, ids, threadId);
   for (const { fromThreadId, threadId } of change.moveThreadMessages ?? []) {

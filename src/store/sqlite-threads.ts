@@ -76,9 +76,9 @@ export class SqliteThreadTables {
     }
     // Counted inside the (IMMEDIATE, so serialised) transaction: a racing operation sees these threads.
     if (change.maxActiveThreads !== undefined) {
-      for (const roomId of roomsCreatedIn(change)) {
+      for (const [roomId, created] of roomsCreatedIn(change)) {
         const { n } = sql("SELECT count(*) AS n FROM threads WHERE room_id = ? AND status = 'active'").get(roomId) as Row;
-        if (n > change.maxActiveThreads) throw roomFull(change.maxActiveThreads, n - (change.createThreads ?? []).filter((t) => t.roomId === roomId).length);
+        if (n > change.maxActiveThreads) throw roomFull(change.maxActiveThreads, n - created);
       }
     }
     for (const { ids, threadId } of change.moveMessages ?? []) {

@@ -66,7 +66,9 @@ export function roomFull(max: number, active: number): Error {
   return new errors.ERR_BAD_THREAD_OP(`a room holds at most ${max} active threads (this one has ${active}); merge some first`);
 }
 
-/** The rooms a change creates threads in, sorted (the order their locks are taken in). */
-export function roomsCreatedIn(change: ThreadChange): string[] {
-  return [...new Set((change.createThreads ?? []).map((t) => t.roomId))].sort();
+/** The rooms a change creates threads in, sorted (the order their locks are taken in), with how many it creates in each. */
+export function roomsCreatedIn(change: ThreadChange): [roomId: string, created: number][] {
+  const created = new Map<string, number>();
+  for (const t of change.createThreads ?? []) created.set(t.roomId, (created.get(t.roomId) ?? 0) + 1);
+  return [...created].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }

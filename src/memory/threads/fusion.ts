@@ -111,7 +111,7 @@ export async function fuseMemories(a: VectorChunk[], pendingB: VectorChunk[] | P
   }
   const item = (c: VectorChunk, label: number) => new ChunkItem(c, label);
   // Both at once: the graphs are built on other threads while B is read here.
-  const [neighbours, b] = await Promise.all([Neighbours.of(a.map(item), dimensionsOf(a, [], stored), read), pendingB]);
+  const [neighbours, b] = await Promise.all([Neighbours.of(a.map(item), dimensionsOf(a, stored), read), pendingB]);
   // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
   // free depends on the pairs made before, so the choice is still made one chunk at a time.
   const candidates = await neighbours.nearestEach(b.map(item), FUSION_CANDIDATES, read);
@@ -283,7 +283,7 @@ export interface Consolidation {
 export async function consolidate(chunks: VectorChunk[], options: Omit<FusionOptions, 'target'>): Promise<Consolidation> {
   const threshold = options.threshold ?? DEFAULT_FUSION_THRESHOLD;
   const gate = options.gate ?? saySameThing;
-  const working = new WorkingSet(dimensionsOf(chunks, []));
+  const working = new WorkingSet(dimensionsOf(chunks));
   /** Group of each kept chunk's index: the ids merged into it and its current form. */
   const groups = new Map<number, { ids: number[]; current: VectorChunk }>();
   let fused = 0;
@@ -352,8 +352,8 @@ function audienceOf(c: NewMemoryChunk): string {
   return c.privileged ? `private:${c.owner ?? ''}` : 'public';
 }
 
-function dimensionsOf(a: VectorChunk[], b: VectorChunk[], stored?: StoredVectors): number {
-  const first = a[0] ?? b[0];
+function dimensionsOf(chunks: VectorChunk[], stored?: StoredVectors): number {
+  const first = chunks[0];
   if (!first) return 0;
   let d: number | undefined;
   stored?.([first.chunk.id], (_, v) => (d = v.length));

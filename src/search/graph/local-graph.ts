@@ -110,7 +110,7 @@ export class LocalGraph {
    * Adds or replaces vectors (packed `ids.length × dimensions`); applied at once when nothing is
    * queued. With `threads` > 1 the adds run off the event loop, on that many native threads started
    * from the libuv pool, in one call (the order in which they are linked then varies from run to
-   * run, and so does the graph); the graph refuses every other call until they are done.
+   * run, and so does the graph); searches go on meanwhile, other changes wait their turn here.
    */
   add(ids: number[], vectors: Float32Array, threads = 1): Promise<void> {
     return this.enqueue(async () => {
