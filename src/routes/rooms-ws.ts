@@ -1,6 +1,6 @@
 /**
  * `GET /ws/rooms/:roomId`: with rooms-ws-connection.ts, the only code that touches `ws` (docs/architecture.md).
- * Checks the Origin before the upgrade, adapts each socket to a `Connection` for the rooms core, pings every `heartbeatMs` and
+ * Checks the Origin before the upgrade, adapts each socket to a `Connection` for the rooms core, pings each once every `heartbeatMs` (a slice of the sockets at a time) and
  * terminates sockets that did not answer the previous ping, and closes every socket with 1001 when
  * the app closes.
  *
@@ -17,6 +17,7 @@ import { CloseCode } from '../protocol/close-codes.js';
 import type { RoomHub } from '../rooms/hub.js';
 import { errorFrame, type Session } from '../rooms/session.js';
 import { WsConnection } from './rooms-ws-connection.js';
+import { SpreadSweep } from './spread-sweep.js';
 
 const SHUTDOWN_POLL_MS = 10;
 
@@ -76,29 +77,27 @@ export function roomsWebsocket(
   options: RoomsWebsocketOptions,
 ): { pluginOptions: WebsocketPluginOptions; routes: (app: FastifyInstance) => Promise<void>; stop: () => void } {
   if (!(options.heartbeatMs > 0)) throw new TypeError('roomsWebsocket heartbeatMs: expected a positive number');
-  const sockets = new Set<WsConnection>();
   const refused = new WeakSet<FastifyRequest>();
   let nextId = 0;
 
-  const heartbeat = setInterval(() => {
-    for (const conn of sockets) {
-      if (!conn.alive) {
-        conn.socket.terminate();
-        continue;
-      }
-      conn.alive = false;
-      conn.socket.ping();
+  // Every socket pinged once per heartbeatMs, a slice of them at a time (spread-sweep.ts); one that
+  // has not answered the previous ping is terminated.
+  const sockets = new SpreadSweep<WsConnection>(options.heartbeatMs, (conn) => {
+    if (!conn.alive) {
+      conn.socket.terminate();
+      return;
     }
-  }, options.heartbeatMs);
-  heartbeat.unref();
+    conn.alive = false;
+    conn.socket.ping();
+  });
 
   async function shutdown(): Promise<void> {
-    clearInterval(heartbeat);
+    sockets.stop();
     await hub.close(CloseCode.GOING_AWAY);
-    for (const conn of sockets) conn.close(CloseCode.GOING_AWAY);
+    for (const conn of [...sockets.members()]) conn.close(CloseCode.GOING_AWAY);
     const deadline = Date.now() + options.shutdownGraceMs;
     while (sockets.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, SHUTDOWN_POLL_MS));
-    for (const conn of sockets) conn.socket.terminate();
+    for (const conn of [...sockets.members()]) conn.socket.terminate();
   }
 
   /**
@@ -171,5 +170,5 @@ export function roomsWebsocket(
       );
     },
   };
-  return { pluginOptions, routes, stop: () => clearInterval(heartbeat) };
+  return { pluginOptions, routes, stop: () => sockets.stop() };
 }
