@@ -96,6 +96,22 @@ export declare function scanFloor(memory: ArrayBufferView, spec: ScanLayout & { 
  */
 export declare function countSketch(vectors: Float32Array, buckets: Uint16Array, signs: Float32Array, out: Float32Array): void;
 
+/**
+ * Dot products of stored rows with stored rows, in the index memory (rows are normalised, so these
+ * are cosines): for each query slot `queries[i]`, `out[j]` = its row · the row of slot
+ * `candidates[j]`, for j in [offsets[i], offsets[i + 1]). `offsets` has one more element than
+ * `queries`, from 0 to `candidates.length`. Both sides are rows, so their padding must be zeros
+ * (the flat index writes it so; scanTop's query padding is what cancels a row's).
+ */
+export declare function dotRows(
+  memory: ArrayBufferView,
+  spec: Pick<ScanLayout, 'rowsBase' | 'stride' | 'd16'>,
+  queries: Int32Array,
+  offsets: Int32Array,
+  candidates: Int32Array,
+  out: Float32Array,
+): void;
+
 /** The loop scanTop runs on this CPU: 'avx2' (AVX2 + FMA) or 'portable'. */
 export declare const scanKernel: 'avx2' | 'portable';
 

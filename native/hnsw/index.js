@@ -6,5 +6,6 @@ exports.Graph = binding.Graph;
 exports.scanTop = binding.scanTop;
 exports.scanFloor = binding.scanFloor;
 exports.countSketch = binding.countSketch;
+exports.dotRows = binding.dotRows;
 exports.scanKernel = binding.scanKernel;
 exports.backgroundThread = binding.backgroundThread;

@@ -389,6 +389,15 @@ export class MemoryService implements MemorySearch {
     return ids.map((id) => scores.get(id));
   }
 
+  /**
+   * cosines for many indexed chunks at once: for each of `queryIds`, its exact cosine with each
+   * chunk of `candidateIds[i]` (undefined where the index does not hold one of the two), in one
+   * call to the kernel; null when the index cannot (cosines then serves one query at a time).
+   */
+  cosinesOfChunks(queryIds: number[], candidateIds: number[][]): (number | undefined)[][] | null {
+    return this.options.index.cosinesOfRows?.(queryIds, candidateIds) ?? null;
+  }
+
   /** Vectors for chunks not stored yet (nothing is kept): e.g. compaction's summaries. */
   vectorsForNew(chunks: NewMemoryChunk[]): Promise<Float32Array[]> {
     return this.embed(chunks);

@@ -21,3 +21,16 @@ export function wordsKey(text: string): string {
   const words = ASCII_ONLY.test(lower) ? lower.replace(ASCII_GAPS, ' ').trim() : (lower.match(WORD) ?? []).join(' ');
   return createHash('sha256').update(words).digest('base64url').slice(0, 22);
 }
+
+/** How a fusion's fused pair begins (fusion.ts: `[A]: …\n[B]: …`). */
+const FUSED_PAIR_START = '[A]: ';
+
+/**
+ * The key a stored chunk is found by as a repeat: its wordsKey, or '' for a pair made one by a
+ * thread fusion, whose `[A]: …\n[B]: …` text is no window's, so no window can repeat it (a fusion
+ * stores ~3,000 of them, and hashing their texts cost ~0.15 s of its event loop). No text has the
+ * key '', so nothing finds those chunks as repeats.
+ */
+export function repeatKey(c: { text: string; fusion?: string }): string {
+  return c.fusion === 'fused' && c.text.startsWith(FUSED_PAIR_START) ? '' : wordsKey(c.text);
+}

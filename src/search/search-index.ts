@@ -94,6 +94,10 @@ export class SearchIndex implements VectorIndex {
     return this.tiered ? this.tiered.flat.rescoreByRow(rowId, hits) : null;
   }
 
+  cosinesOfRows(queries: number[], candidates: number[][]): (number | undefined)[][] | null {
+    return this.tiered ? this.tiered.flat.cosinesOfRows(queries, candidates) : null;
+  }
+
   copyVectors(rowIds: number[], out: Float32Array): number[] {
     return this.tiered ? this.tiered.flat.copyVectors(rowIds, out) : [];
   }

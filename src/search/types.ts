@@ -66,6 +66,12 @@ export interface VectorIndex {
   rescore?(query: Float32Array, hits: VectorHit[]): VectorHit[];
   /** rescore with the vector of the row `rowId` as the query; null when that row is not held. */
   rescoreByRow?(rowId: number, hits: VectorHit[]): VectorHit[] | null;
+  /**
+   * Exact cosines of stored rows with stored rows, many queries at once: for each of `queries`,
+   * one score per row of `candidates[i]` (undefined where either row is not held). Null when the
+   * index cannot do better than rescoreByRow once per query.
+   */
+  cosinesOfRows?(queries: number[], candidates: number[][]): (number | undefined)[][] | null;
   /** Copies the (normalised) vectors of the rows of `rowIds` it holds into `out`, packed in that order; returns their ids. */
   copyVectors?(rowIds: number[], out: Float32Array): number[];
   /**

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChunkRow, ContentItem, StoredItem } from '../content/types.js';
-import { wordsKey } from '../memory/repeats.js';
+import { repeatKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
 import type { IndexChange, NewMessage, NewSource, SourcePollState, SourceRecord, StoredMemoryChunk } from './types.js';
@@ -56,13 +56,13 @@ export const MEMORY_CHUNK_COLUMNS =
 export const MEMORY_CHUNK_TEXT_COLUMNS =
   'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, fusion, lineage';
 
-/** `key` is the chunk's wordsKey, when the caller knows it already (a copy's is its original's). */
+/** `key` is the chunk's repeat key (repeats.ts), when the caller knows it already (a copy's is its original's). */
 export function memoryChunkValues(
   c: NewMemoryChunk,
   now: string,
   updatedAt: string,
   vector?: { vector: Float32Array; model: string },
-  key = wordsKey(c.text),
+  key = repeatKey(c),
 ): unknown[] {
   return [
     c.threadId,

@@ -211,6 +211,36 @@ describe('the fusion plan', () => {
     expect(reads).toHaveLength(5);
   });
 
+  it('scores B’s first candidates in blocks when it can, to the same plan, and per chunk where a block is not scored', async () => {
+    const stored = new Map([...a, ...b].map((c) => [c.chunk.id, c.vector]));
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((sum, v, i) => sum + v * y[i], 0);
+    const perChunk: number[] = [];
+    const cosines = (_: () => Float32Array, ids: number[], queryId?: number) => {
+      perChunk.push(queryId!);
+      return ids.map((id) => dot(stored.get(queryId!)!, stored.get(id)!));
+    };
+    const blocks: number[][] = [];
+    const cosinesMany = (queryIds: number[], candidateIds: number[][]) => {
+      blocks.push(queryIds);
+      return queryIds.map((q, i) => candidateIds[i].map((id) => dot(stored.get(q)!, stored.get(id)!)));
+    };
+    const plain = await fuseMemories(a, b, { target, cosines });
+    const perChunkCalls = perChunk.length;
+    expect(perChunkCalls).toBeGreaterThan(0);
+    perChunk.length = 0;
+    const batched = await fuseMemories(a, b, { target, cosines, cosinesMany });
+    expect(batched.chunks.map((c) => [c.chunk, [...c.vector]])).toEqual(plain.chunks.map((c) => [c.chunk, [...c.vector]]));
+    expect([batched.fused, batched.kept]).toEqual([plain.fused, plain.kept]);
+    expect(blocks).toEqual([b.map((c) => c.chunk.id)]);
+    // What is left to `cosines`: the second pass over near ties, and chunks whose first candidates were all taken.
+    expect(perChunk.length).toBeLessThan(perChunkCalls);
+    // An index that cannot score at once (null) leaves every chunk to `cosines`.
+    perChunk.length = 0;
+    const none = await fuseMemories(a, b, { target, cosines, cosinesMany: () => null });
+    expect(none.chunks.map((c) => c.chunk)).toEqual(plain.chunks.map((c) => c.chunk));
+    expect(perChunk).toHaveLength(perChunkCalls);
+  });
+
   it('compaction makes near-duplicates of one thread one, oldest first', async () => {
     const thread = [
       chunk(1, 'A', 'The pier opens in May', { 0: 1 }),

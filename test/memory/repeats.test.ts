@@ -1,7 +1,7 @@
 /** The words key of a memory chunk (src/memory/repeats.ts): what makes two chunks the same talk. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { wordsKey } from '../../src/memory/repeats.js';
+import { repeatKey, wordsKey } from '../../src/memory/repeats.js';
 import { CHAT_STAMP } from '../../src/text.js';
 
 /** The key as first defined: every text's words found by the Unicode pattern. */
@@ -35,5 +35,18 @@ describe('wordsKey', () => {
     expect(wordsKey('Ann (03 Jan 2026, 10:00): The  PRICE, rose.')).toBe(wordsKey('ann (04 Feb 2027, 11:30): the price rose'));
     expect(wordsKey('the price rose')).not.toBe(wordsKey('rose the price'));
     expect(wordsKey('café')).not.toBe(wordsKey('caf'));
+  });
+});
+
+describe('repeatKey (the key a stored chunk is found by)', () => {
+  it('is the words key, but none for a pair a thread fusion made one, whose marked text no window can repeat', () => {
+    const window = '(1 Jan 2026, 10:00) Ann: the pier opens in May';
+    expect(repeatKey({ text: window })).toBe(wordsKey(window));
+    // Compaction makes near-duplicates one under the fuller text, a window's: still found as a repeat.
+    expect(repeatKey({ text: window, fusion: 'fused' })).toBe(wordsKey(window));
+    expect(repeatKey({ text: window, fusion: 'kept' })).toBe(wordsKey(window));
+    expect(repeatKey({ text: `[A]: ${window}\n[B]: ${window}`, fusion: 'fused' })).toBe('');
+    // No text has the empty key, so nothing finds those chunks.
+    expect(wordsKey('')).not.toBe('');
   });
 });

@@ -99,6 +99,32 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
     expect(index.rescoreByRow(999_999, hits)).toBeNull();
   });
 
+  it('scores many rows against many rows at once as rescoreByRow does, one query at a time (native kernel only)', () => {
+    const queries = [rows[3].rowId, 999_999, rows[40].rowId];
+    const candidates = [rows.slice(200, 208).map((r) => r.rowId), [rows[1].rowId], [rows[41].rowId, 888_888, rows[3].rowId]];
+    const scored = index.cosinesOfRows(queries, candidates);
+    if (kernel === 'wasm') {
+      expect(scored).toBeNull();
+      return;
+    }
+    expect(scored).not.toBeNull();
+    const byRow = (q: number, ids: number[]) => {
+      const hits = index.rescoreByRow(
+        q,
+        ids.map((rowId) => ({ rowId, score: 0 })),
+      );
+      const scores = new Map((hits ?? []).map((h) => [h.rowId, h.score]));
+      return ids.map((id) => scores.get(id));
+    };
+    // The same kernel reads the same rows: the same float32 scores, not merely close ones.
+    expect(scored![0]).toEqual(byRow(queries[0], candidates[0]));
+    expect(scored![1]).toEqual([undefined]);
+    expect(scored![2][0]).toBe(byRow(queries[2], [rows[41].rowId])[0]);
+    expect(scored![2][1]).toBeUndefined();
+    expect(scored![2][2]).toBeCloseTo(exact([rows[3]], rows[40].vector, 1, { includePrivileged: true })[0].score, 5);
+    expect(index.cosinesOfRows([], [])).toEqual([]);
+  });
+
   it('rescores a mostly-zero query (hashed features) exactly as a dense one', () => {
     const sparse = new Float32Array(DIM);
     for (let i = 0; i < DIM; i += 7) sparse[i] = rows[17].vector[i] + 0.01 * (i % 3);

@@ -2,7 +2,7 @@
 // on the flat index's own memory layout: its AVX2 loop, its portable loop, the filter from each
 // row's metadata, the top k with the TopK order, and its refusals of bad offsets.
 import { describe, expect, it } from 'vitest';
-import { countSketch, scanFloor, scanKernel, scanTop, type ScanSpec } from 'salon-hnsw';
+import { countSketch, dotRows, scanFloor, scanKernel, scanTop, type ScanSpec } from 'salon-hnsw';
 import { dotScalar } from '../../src/search/flat/kernel.js';
 import { META_FLAGS, META_ROW_ID, META_SCOPE, makeLayout, packFlags, pagesForRows, queryOffset, rowOffset } from '../../src/search/flat/layout.js';
 import { resolveKernel } from '../../src/search/flat/native-kernel.js';
@@ -203,5 +203,33 @@ describe('countSketch (fusion’s scratch graphs)', () => {
       ),
     ).toThrow(/buckets/);
     expect(() => countSketch(vectors.subarray(1), buckets, signs, out)).toThrow(RangeError);
+  });
+});
+
+describe('dotRows (fusion’s exact scores, many queries at once)', () => {
+  it('gives each query row’s dot product with each of its candidate rows, and refuses rows outside the memory', () => {
+    const { layout, i32, vectors } = setup(40, 30, 11);
+    // Both sides are rows here, so their padding must be zeros, as the flat index writes it (setup fills it with garbage).
+    const f32 = new Float32Array(i32.buffer);
+    for (let r = 0; r < 30; r++) f32.fill(0, (rowOffset(layout, r) >> 2) + 40, (rowOffset(layout, r) >> 2) + layout.padded);
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i], 0);
+    const queries = Int32Array.from([2, 9, 17]);
+    const offsets = Int32Array.from([0, 3, 3, 5]);
+    const candidates = Int32Array.from([0, 2, 29, 16, 18]);
+    const out = new Float32Array(5).fill(-9);
+    dotRows(i32, layout, queries, offsets, candidates, out);
+    const want = [
+      dot(vectors[2], vectors[0]),
+      dot(vectors[2], vectors[2]),
+      dot(vectors[2], vectors[29]),
+      dot(vectors[17], vectors[16]),
+      dot(vectors[17], vectors[18]),
+    ];
+    out.forEach((x, j) => expect(x).toBeCloseTo(want[j], 3));
+    expect(() => dotRows(i32, layout, queries, offsets, Int32Array.from([0, 2, 1_000_000, 16, 18]), out)).toThrow(/candidates/);
+    expect(() => dotRows(i32, layout, Int32Array.from([2, -1, 17]), offsets, candidates, out)).toThrow(/queries/);
+    expect(() => dotRows(i32, layout, queries, Int32Array.from([0, 3, 5]), candidates, out)).toThrow(/offsets/);
+    expect(() => dotRows(i32, layout, queries, offsets, candidates, new Float32Array(4))).toThrow(/out/);
+    expect(() => dotRows(i32, layout, queries, offsets, candidates, new Int32Array(5) as unknown as Float32Array)).toThrow(TypeError);
   });
 });

@@ -339,6 +339,58 @@ Napi::Value ScanFloor(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// dotRows(memory, spec {rowsBase, stride, d16}, queries: Int32Array, offsets: Int32Array,
+// candidates: Int32Array, out: Float32Array): for each query slot queries[i], out[j] = the dot
+// product of its row with the row of candidates[j], for j in [offsets[i], offsets[i + 1]). The rows
+// are stored normalised, so these are cosines: fusion's exact scores of every chunk of B against
+// its candidates in A, in one call rather than one rescoring per chunk.
+Napi::Value DotRows(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto typed = [&](size_t i, napi_typedarray_type type) {
+    return info.Length() > i && info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == type;
+  };
+  if (info.Length() < 6 || !info[1].IsObject() || !typed(2, napi_int32_array) || !typed(3, napi_int32_array) || !typed(4, napi_int32_array) ||
+      !typed(5, napi_float32_array)) {
+    Fail(env, "dotRows(memory, spec, queries: Int32Array, offsets: Int32Array, candidates: Int32Array, out: Float32Array)");
+    return env.Undefined();
+  }
+  Rows rows;
+  if (!ReadRows(env, info[0], info[1].As<Napi::Object>(), &rows)) return env.Undefined();
+  const Napi::Int32Array queries = info[2].As<Napi::Int32Array>();
+  const Napi::Int32Array offsets = info[3].As<Napi::Int32Array>();
+  const Napi::Int32Array candidates = info[4].As<Napi::Int32Array>();
+  Napi::Float32Array out = info[5].As<Napi::Float32Array>();
+  const size_t n = queries.ElementLength();
+  const int32_t* q = queries.Data();
+  const int32_t* off = offsets.Data();
+  const int32_t* c = candidates.Data();
+  const size_t total = candidates.ElementLength();
+  const auto slot = [&](int32_t r) { return r >= 0 && RowInside(rows, static_cast<size_t>(r)); };
+  if (offsets.ElementLength() != n + 1 || off[0] != 0 || static_cast<size_t>(off[n]) != total || out.ElementLength() < total) {
+    RangeFail(env, "dotRows: offsets must run from 0 to the number of candidates, one more than the queries, and out must hold them all");
+    return env.Undefined();
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!slot(q[i]) || off[i + 1] < off[i]) {
+      RangeFail(env, "dotRows: queries and offsets");
+      return env.Undefined();
+    }
+  }
+  for (size_t j = 0; j < total; j++) {
+    if (!slot(c[j])) {
+      RangeFail(env, "dotRows: candidates");
+      return env.Undefined();
+    }
+  }
+  const Kernel kernel = PickKernel(false);
+  float* o = out.Data();
+  for (size_t i = 0; i < n; i++) {
+    const float* query = rows.Vector(static_cast<size_t>(q[i]));
+    for (int32_t j = off[i]; j < off[i + 1]; j++) o[j] = kernel.dot(query, rows.Vector(static_cast<size_t>(c[j])), rows.padded);
+  }
+  return env.Undefined();
+}
+
 // countSketch(vectors: Float32Array (n x dim), buckets: Uint16Array (dim), signs: Float32Array (dim),
 // out: Float32Array (n x outDims)): out row r = the signed count sketch of vector r, element i
 // added with signs[i] into out[buckets[i]] (fusion's scratch graphs, neighbours.ts).
@@ -392,6 +444,7 @@ Napi::Object InitScan(Napi::Env env, Napi::Object exports) {
   exports.Set("scanTop", Napi::Function::New(env, ScanTop, "scanTop"));
   exports.Set("scanFloor", Napi::Function::New(env, ScanFloor, "scanFloor"));
   exports.Set("countSketch", Napi::Function::New(env, CountSketch, "countSketch"));
+  exports.Set("dotRows", Napi::Function::New(env, DotRows, "dotRows"));
   exports.Set("scanKernel", Napi::String::New(env, HasAvx2Fma() ? "avx2" : "portable"));
   return exports;
 }

@@ -37,6 +37,8 @@ const GRAPH_PARAMS = { m: 12, efConstruction: 64, efSearch: 32, seed: 7 };
  * nearly tie yet say different things.
  */
 const SECOND_PASS_MAX = 32;
+/** Chunks of B whose first candidates are scored in one call (CosinesMany): ~4,000 dot products, a few ms. */
+const SCORE_BLOCK = 512;
 
 /** A chunk with its vector. */
 export interface VectorChunk {
@@ -81,6 +83,13 @@ export type SameMeaningGate = (a: string, b: string) => boolean | Promise<boolea
  */
 export type Cosines = (query: () => Float32Array, ids: number[], queryId?: number) => (number | undefined)[];
 
+/**
+ * Exact cosines of many stored chunks with many (e.g. MemoryService.cosinesOfChunks): for each of
+ * `queryIds`, one score per chunk of `candidateIds[i]` (undefined for a pair it cannot score);
+ * null when it cannot score them at once.
+ */
+export type CosinesMany = (queryIds: number[], candidateIds: number[][]) => (number | undefined)[][] | null;
+
 export interface FusionOptions {
   /** The thread the result belongs to. */
   target: { threadId: string; roomId: string };
@@ -88,6 +97,8 @@ export interface FusionOptions {
   gate?: SameMeaningGate;
   /** Scores a chunk of B's candidates (default: a cosine loop over the vectors given). */
   cosines?: Cosines;
+  /** Scores B's first candidates a block of B at a time, before `cosines` is asked (one kernel call per block instead of one per chunk). */
+  cosinesMany?: CosinesMany;
   /** Where the chunks' vectors are read in place (default: each chunk's `vector`). */
   stored?: StoredVectors;
 }
@@ -115,6 +126,7 @@ export async function fuseMemories(a: VectorChunk[], pendingB: VectorChunk[] | P
   // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
   // free depends on the pairs made before, so the choice is still made one chunk at a time.
   const candidates = await neighbours.nearestEach(b.map(item), FUSION_CANDIDATES, read);
+  const firstScores = new FirstScores(a, b, candidates, options.cosinesMany);
   const taken = new Uint8Array(a.length);
   let fused = 0;
   const fuse = (label: number, w: VectorChunk) => {
@@ -128,7 +140,7 @@ export async function fuseMemories(a: VectorChunk[], pendingB: VectorChunk[] | P
   const refused: number[] = [];
   for (const [i, w] of b.entries()) {
     if (turns.due()) await turns.next();
-    const nn = nearestFree(neighbours, a, w, taken, candidates[i], options.cosines);
+    const nn = nearestFree(neighbours, a, w, taken, candidates[i], options.cosines, firstScores.of(i));
     if (nn !== null && nn.score >= threshold && (await gate(a[nn.label].chunk.text, w.chunk.text))) fuse(nn.label, w);
     else {
       // Planned here, between the loop's turns: after the loop, 7,000 copies ran in one stretch with the
@@ -228,9 +240,40 @@ function readStored(stored: StoredVectors): ReadVectors {
 }
 
 /**
+ * Exact cosines of each chunk of B with its first candidates (`candidates[i]`, labels in A),
+ * scored through `many` a block of B at a time as the loop reaches it: a block is one kernel call,
+ * where scoring each chunk alone cost ~30 µs of calls around its eight dot products.
+ */
+class FirstScores {
+  private readonly scores: ((number | undefined)[] | undefined)[] = [];
+
+  constructor(
+    private readonly a: VectorChunk[],
+    private readonly b: VectorChunk[],
+    private readonly candidates: number[][],
+    private readonly many?: CosinesMany,
+  ) {}
+
+  /** The scores of chunk i of B with its candidates, in their order (undefined: not scored at once). */
+  of(i: number): (number | undefined)[] | undefined {
+    if (!this.many) return undefined;
+    if (i % SCORE_BLOCK === 0 && this.scores[i] === undefined) {
+      const block = this.b.slice(i, i + SCORE_BLOCK);
+      const scored = this.many(
+        block.map((w) => w.chunk.id),
+        block.map((_, j) => this.candidates[i + j].map((label) => this.a[label].chunk.id)),
+      );
+      if (scored) scored.forEach((s, j) => (this.scores[i + j] = s));
+    }
+    return this.scores[i];
+  }
+}
+
+/**
  * The chunk of A nearest to `w` (exact cosine) among the sketch graph's candidates of its audience
- * that are not fused yet (`first`: its FUSION_CANDIDATES nearest, found beforehand), with that
- * cosine; when every candidate is fused, more are asked for. Null when none is left.
+ * that are not fused yet (`first`: its FUSION_CANDIDATES nearest, found beforehand, with their
+ * cosines when scored already), with that cosine; when every candidate is fused, more are asked
+ * for. Null when none is left.
  */
 function nearestFree(
   neighbours: Neighbours,
@@ -239,9 +282,17 @@ function nearestFree(
   taken: Uint8Array,
   first: number[],
   cosines?: Cosines,
+  firstScores?: (number | undefined)[],
 ): { label: number; score: number } | null {
   const audience = audienceOf(w.chunk);
   const size = neighbours.size(audience);
+  if (firstScores && firstScores.every((s) => s !== undefined)) {
+    let best: { label: number; score: number } | null = null;
+    first.forEach((label, j) => {
+      if (!taken[label] && (!best || firstScores[j]! > best.score)) best = { label, score: firstScores[j]! };
+    });
+    if (best !== null || FUSION_CANDIDATES >= size) return best;
+  }
   for (let k = FUSION_CANDIDATES; ; k *= 4) {
     const found = k === FUSION_CANDIDATES ? first : neighbours.nearest(neighbours.query(w.vector), audience, k);
     const best = closest(

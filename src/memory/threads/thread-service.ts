@@ -405,6 +405,7 @@ export class ThreadService {
         threshold,
         gate: this.options.gate,
         cosines: (q, ids, queryId) => memory.cosines(q, ids, queryId),
+        cosinesMany: (queryIds, candidateIds) => memory.cosinesOfChunks(queryIds, candidateIds),
         stored: (ids, visit) => memory.visitIndexedVectors(ids, visit),
       });
     } catch (err) {

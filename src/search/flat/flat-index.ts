@@ -423,6 +423,33 @@ export class FlatIndex implements VectorIndex {
     return visited;
   }
 
+  /**
+   * VectorIndex.cosinesOfRows: the exact cosine of each query row with each of its candidate rows,
+   * read where they are stored, in one native call (undefined for a row not held); null where the
+   * pool scans with the WebAssembly kernel (the caller rescores one query at a time instead).
+   */
+  cosinesOfRows(queries: number[], candidates: number[][]): (number | undefined)[][] | null {
+    if (this.pool.kernel !== 'native') return null;
+    const held: number[] = [];
+    const offsets = [0];
+    const slots: number[] = [];
+    /** Per query, per candidate: its place in `slots`, or -1 where a row is not held. */
+    const places = queries.map((rowId, i) => {
+      const q = this.rowToSlot.get(rowId);
+      if (q === undefined) return candidates[i].map(() => -1);
+      held.push(q);
+      const at = candidates[i].map((c) => {
+        const slot = this.rowToSlot.get(c);
+        return slot === undefined ? -1 : slots.push(slot) - 1;
+      });
+      offsets.push(slots.length);
+      return at;
+    });
+    const out = new Float32Array(slots.length);
+    requireNativeScan().dotRows(new Int32Array(this.memory.buffer), this.layout, Int32Array.from(held), Int32Array.from(offsets), Int32Array.from(slots), out);
+    return places.map((at) => at.map((j) => (j < 0 ? undefined : out[j])));
+  }
+
   /** Resolves once no scan is in flight; the pool belongs to the caller. */
   async close(): Promise<void> {
     await this.lock.write(() => undefined);

@@ -6,7 +6,7 @@
  * faster than the native portable loop.
  */
 import { createRequire } from 'node:module';
-import type { ScanSpec, scanFloor as ScanFloorFn, scanTop as ScanTopFn } from 'salon-hnsw';
+import type { dotRows as DotRowsFn, ScanSpec, scanFloor as ScanFloorFn, scanTop as ScanTopFn } from 'salon-hnsw';
 import type { EncodedFilter, Layout, ScanResult } from './layout.js';
 
 /** Which kernel scans: `native` (salon-hnsw), `wasm` (workers/search-kernel.wat), or `auto`. */
@@ -16,6 +16,7 @@ interface NativeScan {
   scanTop: typeof ScanTopFn;
   scanFloor: typeof ScanFloorFn;
   scanKernel: 'avx2' | 'portable';
+  dotRows: typeof DotRowsFn;
 }
 
 let loaded: NativeScan | null | undefined;
