@@ -286,13 +286,7 @@ function nearestFree(
 ): { label: number; score: number } | null {
   const audience = audienceOf(w.chunk);
   const size = neighbours.size(audience);
-  if (firstScores && firstScores.every((s) => s !== undefined)) {
-    let best: { label: number; score: number } | null = null;
-    first.forEach((label, j) => {
-      if (!taken[label] && (!best || firstScores[j]! > best.score)) best = { label, score: firstScores[j]! };
-    });
-    if (best !== null || FUSION_CANDIDATES >= size) return best;
-  }
+  const scoredFirst = firstScores?.every((s) => s !== undefined) ? (label: number) => firstScores[first.indexOf(label)]! : undefined;
   for (let k = FUSION_CANDIDATES; ; k *= 4) {
     const found = k === FUSION_CANDIDATES ? first : neighbours.nearest(neighbours.query(w.vector), audience, k);
     const best = closest(
@@ -300,18 +294,30 @@ function nearestFree(
       w,
       found.filter((label) => !taken[label]),
       cosines,
+      k === FUSION_CANDIDATES ? scoredFirst : undefined,
     );
     if (best !== null || k >= size) return best;
   }
 }
 
-/** Of the chunks of A labelled `labels`, the one nearest to `w` by exact cosine, with that cosine; null for none. */
-function closest(a: VectorChunk[], w: VectorChunk, labels: number[], cosines?: Cosines): { label: number; score: number } | null {
-  const scores = cosines?.(
-    () => w.vector,
-    labels.map((label) => a[label].chunk.id),
-    w.chunk.id,
-  );
+/**
+ * Of the chunks of A labelled `labels`, the one nearest to `w` by exact cosine, with that cosine;
+ * null for none. `scored` gives every label's cosine when it is known already.
+ */
+function closest(
+  a: VectorChunk[],
+  w: VectorChunk,
+  labels: number[],
+  cosines?: Cosines,
+  scored?: (label: number) => number,
+): { label: number; score: number } | null {
+  const scores = scored
+    ? labels.map(scored)
+    : cosines?.(
+        () => w.vector,
+        labels.map((label) => a[label].chunk.id),
+        w.chunk.id,
+      );
   let best: { label: number; score: number } | null = null;
   labels.forEach((label, i) => {
     const score = scores?.[i] ?? cosine(a[label].vector, w.vector);
