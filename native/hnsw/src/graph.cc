@@ -343,21 +343,26 @@ bool ParseEncoding(const Napi::Value& value, Encoding* out) {
   return true;
 }
 
-// How long a search waits for a link list an insert holds before it goes on without that list.
+// How long a search waits for a link list an insert holds before it looks at other points first.
 constexpr auto kLinkWait = std::chrono::microseconds(200);
 
 // The links of `node` at `level`, copied out under the lock an insert takes to change them. An
 // insert holds its new point's lock until it is linked (milliseconds at 2,048 dimensions), and a
-// neighbour's only while it rewrites that list: a lock still held after kLinkWait is treated as no
-// links (the point is then a leaf of this search), so a search never waits for a whole insert.
-void CopyLinks(Index& index, hnswlib::tableint node, int level, std::vector<hnswlib::tableint>& out) {
+// neighbour's only while it rewrites that list. With `patient` false, a lock still held after
+// kLinkWait returns false and copies nothing, so the caller can go on elsewhere and come back;
+// with `patient` true it waits for the lock.
+bool CopyLinks(Index& index, hnswlib::tableint node, int level, std::vector<hnswlib::tableint>& out, bool patient) {
   std::unique_lock<std::mutex> lock(index.link_list_locks_[node], std::try_to_lock);
   if (!lock.owns_lock()) {
     const auto until = std::chrono::steady_clock::now() + kLinkWait;
     while (!lock.try_lock()) {
       if (std::chrono::steady_clock::now() >= until) {
-        out.clear();
-        return;
+        if (!patient) {
+          out.clear();
+          return false;
+        }
+        lock.lock();
+        break;
       }
       std::this_thread::yield();
     }
@@ -366,6 +371,7 @@ void CopyLinks(Index& index, hnswlib::tableint node, int level, std::vector<hnsw
   const size_t n = index.getListCount(list);
   const hnswlib::tableint* links = reinterpret_cast<const hnswlib::tableint*>(list + 1);
   out.assign(links, links + n);
+  return true;
 }
 
 // searchKnn for a graph that points are being added to on another thread (addPointsAsync).
@@ -375,6 +381,12 @@ void CopyLinks(Index& index, hnswlib::tableint node, int level, std::vector<hnsw
 // raising the top level holds until it is linked. A point still being inserted may not be found
 // yet: the caller scores the rows it is adding exactly. Deleted points are skipped, as searchKnn
 // skips them; nothing is deleted or resized while an add runs (Graph refuses both).
+//
+// A list held past kLinkWait is never taken for "no links": that cut a search short of points
+// linked long before (a point reached only through a busy neighbour was lost). The greedy descent
+// waits for it; the base layer sets the point aside, expands the others, and comes back to it,
+// waiting, only if it is still near enough to matter — so a search waits for an insert only when
+// its answer runs through the point being linked.
 std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& index, const void* query, size_t k) {
   using hnswlib::tableint;
   std::priority_queue<std::pair<float, hnswlib::labeltype>> result;
@@ -392,7 +404,7 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
   for (int level = top; level > 0; level--) {
     for (bool changed = true; changed;) {
       changed = false;
-      CopyLinks(index, current, level, links);
+      CopyLinks(index, current, level, links, true);
       for (tableint c : links) {
         const float d = distance(c);
         if (d < best) {
@@ -410,6 +422,7 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
   };
   std::priority_queue<Pair, std::vector<Pair>, Farther> found;       // the ef nearest so far, farthest on top
   std::priority_queue<Pair, std::vector<Pair>, Farther> candidates;  // to expand, nearest on top (negated)
+  std::vector<Pair> deferred;                                        // candidates whose list was busy
   hnswlib::VisitedList* visited = index.visited_list_pool_->getFreeVisitedList();
   const hnswlib::vl_type tag = visited->curV;
   visited->mass[current] = tag;
@@ -417,11 +430,7 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
   if (!index.isMarkedDeleted(current)) found.emplace(best, current);
   else bound = std::numeric_limits<float>::max();
   candidates.emplace(-best, current);
-  while (!candidates.empty()) {
-    const Pair next = candidates.top();
-    if (-next.first > bound && found.size() >= ef) break;
-    candidates.pop();
-    CopyLinks(index, next.second, 0, links);
+  auto expand = [&]() {
     for (tableint c : links) {
       if (visited->mass[c] == tag) continue;
       visited->mass[c] = tag;
@@ -433,6 +442,27 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
         if (!found.empty()) bound = found.top().first;
       }
     }
+  };
+  for (;;) {
+    while (!candidates.empty()) {
+      const Pair next = candidates.top();
+      if (-next.first > bound && found.size() >= ef) break;
+      candidates.pop();
+      if (CopyLinks(index, next.second, 0, links, false)) expand();
+      else deferred.push_back(next);
+    }
+    // Busy points set aside that are still within the bound are expanded now, waiting if need be;
+    // what they add to the candidates is searched on as before.
+    bool resumed = false;
+    std::vector<Pair> waiting;
+    waiting.swap(deferred);
+    for (const Pair& p : waiting) {
+      if (-p.first > bound && found.size() >= ef) continue;
+      CopyLinks(index, p.second, 0, links, true);
+      expand();
+      resumed = true;
+    }
+    if (!resumed) break;
   }
   index.visited_list_pool_->releaseVisitedList(visited);
   while (found.size() > k) found.pop();
