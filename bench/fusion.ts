@@ -23,6 +23,9 @@
  * - `other_ms`: what is left (thread reads, the intro's broadcast);
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
  *   that long);
+ * - after the runs, thread A is deleted (`delete_source_ms`, and `delete_loop_delay_max_ms` the
+ *   longest the event loop was held meanwhile: A's chunks that fused threads copy hand them their
+ *   lines as they go);
  * - `cpu_ms`: the process's CPU time (user + system, all its threads) during the fusion: other work
  *   sharing the cores stretches `fuse_ms` but hardly this; `main_cpu_ms`: the main thread's alone
  *   (Linux only).
@@ -263,6 +266,31 @@ function options(): { chunks: number; dupShare: number; runs: number; threshold:
   return { chunks, dupShare, runs, threshold, profile };
 }
 
+/**
+ * Deletes source thread A as `DELETE /api/v1/threads/:id` does (store, then memory index), once the
+ * fusions are done: every chunk of A that a fused thread copies hands it its lines as it goes.
+ * `delete_source_ms` is the whole deletion, `delete_loop_delay_max_ms` the longest the event loop
+ * was held meanwhile.
+ */
+async function deleteSource(app: FastifyInstance, threadId: string): Promise<{ delete_source_ms: number; delete_loop_delay_max_ms: number }> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  // The monitor's timer measures from its first firing, and records a hold once it fires after it.
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+  loop.enable();
+  await tick();
+  const t = performance.now();
+  const removed = await app.salon.store.deleteThread(threadId);
+  if (!removed) throw new Error(`thread ${threadId} is not there to delete`);
+  await tick();
+  const storeMax = loop.max;
+  await app.salon.memory.forgetThread(threadId, removed.memoryIds);
+  const ms = performance.now() - t;
+  await tick();
+  loop.disable();
+  console.error(`deleting thread A: the store's part held the event loop up to ${round(storeMax / 1e6)} ms`);
+  return { delete_source_ms: round(ms), delete_loop_delay_max_ms: round(loop.max / 1e6) };
+}
+
 async function main(): Promise<void> {
   const { chunks, dupShare, runs, threshold, profile } = options();
   const dir = mkdtempSync(join(tmpdir(), 'salon-bench-fusion-'));
@@ -294,6 +322,7 @@ async function main(): Promise<void> {
     const expected = duplicates(chunks, dupShare);
     if (last.fused !== expected) console.error(`warning: ${last.fused} pairs fused, but B repeats ${expected} of A's windows`);
     const phases = Object.fromEntries(Object.keys(last.phases).map((k) => [k, round(median(results.map((r) => r.phases[k])))]));
+    const deleted = await deleteSource(app, a);
     console.log(
       JSON.stringify({
         chunks_a: sizeA,
@@ -308,6 +337,7 @@ async function main(): Promise<void> {
         runs,
         ...phases,
         fuse_ms_runs: results.map((r) => round(r.phases.fuse_ms)),
+        ...deleted,
       }),
     );
   } finally {

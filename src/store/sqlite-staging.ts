@@ -10,6 +10,10 @@
  * drops the staging entry: readers see all of it or nothing, and a racing operation still gets
  * ERR_THREAD_CHANGED. On any failure the staged rows are deleted again; a process that died
  * meanwhile leaves an entry that the store deletes, with its rows, when it next opens.
+ *
+ * Deleting a thread with a large memory runs the other way: one transaction deletes the thread
+ * (its messages, bridges and history) and lists its id here, which hides its rows as above; they
+ * are then deleted in slices.
  */
 import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
@@ -27,6 +31,9 @@ export const STAGE_SLICE = 256;
  * cost less (2,048 copies: ~20–40 ms).
  */
 export const COPIES_PER_FULL_CHUNK = 8;
+/** How long one transaction of deleteStaged may run before the event loop gets a turn, and the rows it deletes between checks. */
+export const DELETE_SLICE_MS = 15;
+const DELETE_STEP = 16;
 /** A staging entry this old belongs to a process that died: the store deletes it at open. */
 export const STALE_STAGING_MS = 3_600_000;
 
@@ -90,7 +97,7 @@ export async function applyStaged(host: StagingHost, change: ThreadChange, stage
       })
       .immediate();
   } catch (err) {
-    await unstage(host, [...perThread.keys()], ids);
+    await deleteStaged(host, [...perThread.keys()], ids);
     throw err;
   }
 }
@@ -115,11 +122,24 @@ function slices(positions: number[], weight: (position: number) => number): numb
   return out;
 }
 
-/** Deletes staged rows (in slices) and their staging entries. */
-async function unstage(host: StagingHost, threadIds: string[], ids: number[]): Promise<void> {
-  const drop = host.db.transaction((slice: number[]) => host.deleteMemory(slice));
-  for (let from = 0; from < ids.length; from += STAGE_SLICE) {
-    drop.immediate(ids.slice(from, from + STAGE_SLICE));
+/**
+ * Deletes rows listed under staging entries, DELETE_SLICE_MS of work per transaction with an
+ * event-loop turn between, then the entries: a failed change's staged rows, or a deleted thread's large memory
+ * (SqliteStore.deleteThread), whose originals copied into other threads each hand their lines to
+ * an heir as they go (~1 s in one transaction for a thread that fed a fusion).
+ */
+export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[]): Promise<void> {
+  let from = 0;
+  // By time rather than by count: a row whose copies take its lines costs ~20 times one that has none.
+  const drop = host.db.transaction(() => {
+    const start = performance.now();
+    do {
+      host.deleteMemory(ids.slice(from, from + DELETE_STEP));
+      from += DELETE_STEP;
+    } while (from < ids.length && performance.now() - start < DELETE_SLICE_MS);
+  });
+  while (from < ids.length) {
+    drop.immediate();
     await nextTurn();
   }
   host.db.transaction(() => {

@@ -19,7 +19,7 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { TermLineCounts } from './term-line-counts.js';
-import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, stageable, type StagingHost } from './sqlite-staging.js';
+import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, deleteStaged, stageable, type StagingHost } from './sqlite-staging.js';
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms, type LineHit } from './memory-lines.js';
 import {
   type Row,
@@ -593,21 +593,34 @@ export class SqliteStore implements Store {
     return (this.sql('SELECT count(*) AS n FROM messages WHERE thread_id = ?').get(threadId) as Row).n;
   }
 
+  /**
+   * One transaction; a large memory (STAGE_MIN_CHUNKS chunks or more) is only hidden in it, as
+   * staged rows are, and deleted after it in slices (sqlite-staging.ts): rows whose copies live in
+   * other threads hand them their lines one by one, which for a thread that fed a fusion held the
+   * event loop for about a second.
+   */
   async deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null> {
     const tx = this.db.transaction(() => {
       if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return null;
       const memoryIds = (this.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
-      // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
-      this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
-      this.deleteMemoryLines(memoryIds);
+      const sliced = memoryIds.length >= STAGE_MIN_CHUNKS;
+      if (sliced) this.sql('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run(threadId, new Date().toISOString());
+      else {
+        // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
+        this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
+        this.deleteMemoryLines(memoryIds);
+      }
       const messages = this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId).changes;
       this.sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(threadId, threadId);
       this.sql('DELETE FROM thread_history WHERE thread_id = ?').run(threadId);
       this.sql('UPDATE threads SET parent_id = NULL WHERE parent_id = ?').run(threadId);
       this.sql('DELETE FROM threads WHERE id = ?').run(threadId);
-      return { messages, memoryIds };
+      return { messages, memoryIds, sliced };
     });
-    return tx.immediate();
+    const deleted = tx.immediate();
+    if (!deleted) return null;
+    if (deleted.sliced) await deleteStaged(this.staging, [threadId], deleted.memoryIds);
+    return { messages: deleted.messages, memoryIds: deleted.memoryIds };
   }
 
   // conversation memory

@@ -334,8 +334,10 @@ export interface Store {
   setThreadMemory(threadId: string, enabled: boolean): Promise<boolean>;
   countThreadMessages(threadId: string): Promise<number>;
   /**
-   * Deletes a thread with its messages and memory in one transaction; null when there is no such
-   * thread. Returns the memory chunk ids removed (for the vector index) and the messages count.
+   * Deletes a thread with its messages and memory, all at once for readers (SQLite deletes a large
+   * memory in slices after the transaction that deletes the thread, hidden meanwhile); null when
+   * there is no such thread. Returns the memory chunk ids removed (for the vector index) and the
+   * messages count.
    */
   deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null>;
   /** Starts a thread in a room (`/thread new`). */

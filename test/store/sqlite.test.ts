@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { COMMON_TERM_LINES } from '../../src/store/memory-lines.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
@@ -274,6 +274,47 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     // An operation that has already lost stages nothing.
     await expect(store.applyThreadChange(fusion(source, 'thr_late'))).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
     expect(rows(store, 'SELECT count(*) AS n FROM memory_chunks')).toBe(0);
+    await store.close();
+  });
+
+  it('deletes a thread with a large memory in slices: gone for readers at once, its rows between turns, copies elsewhere keeping their lines', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const { addedMemoryIds: big } = await store.applyThreadChange(fusion(source, 'thr_big'));
+    // Another thread copies two of its chunks (as a fusion would): they must keep their lines and texts.
+    const copied = [big[0], big[big.length - 1]];
+    const { addedMemoryIds: copies } = await store.applyThreadChange({
+      at: '2026-11-02T11:00:00.000Z',
+      expect: [],
+      createThreads: [{ id: 'thr_copy', roomId: 'news_1', title: 'Copy' }],
+      addMemory: copied.map((id) => {
+        const n = big.indexOf(id);
+        // Recent, unlike the rows they copy: retention may take only what it can see.
+        return { ...entry('thr_copy', n), updatedAt: '2026-11-02T11:00:00.000Z', copyOf: id };
+      }),
+    });
+    const texts = (await store.getMemoryChunkTexts(copies)).map((c) => c.text);
+    // A clock on which each look at the time comes 1 ms after the last: slices end by time, not by count.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
+    const deleting = store.deleteThread('thr_big');
+    await new Promise((resolve) => setImmediate(resolve));
+    now.mockRestore();
+    // The first slice is gone, not yet the rest; no reader sees the thread or its rows meanwhile.
+    const left = rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_big'");
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(big.length);
+    expect(await store.getThread('thr_big')).toBeNull();
+    expect((await store.scanMemoryChunks(0, 10_000)).map((c) => c.threadId)).toEqual(['thr_copy', 'thr_copy']);
+    expect(await store.pruneMemory(null, 1, '2026-01-01T00:00:00.000Z')).toEqual([]);
+    expect(await deleting).toEqual({ messages: 0, memoryIds: big });
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+    expect((await store.getMemoryChunkTexts(copies)).map((c) => c.text)).toEqual(texts);
+    const found = await store.searchMemoryLines(`staged line ${big.length - 1}`, ['thr_copy'], 5);
+    expect(found.map((h) => h.chunkId)).toContain(copies[1]);
+    // Only the copies' lines are left (each an heir's), under their own scope.
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_lines')).toBe(copies.length);
     await store.close();
   });
 
