@@ -384,45 +384,62 @@ bool CopyLinks(Index& index, hnswlib::tableint node, int level, std::vector<hnsw
 //
 // A list held past kLinkWait is never taken for "no links": that cut a search short of points
 // linked long before (a point reached only through a busy neighbour was lost). The greedy descent
-// waits for it; the base layer sets the point aside, expands the others, and comes back to it,
-// waiting, only if it is still near enough to matter — so a search waits for an insert only when
-// its answer runs through the point being linked.
+// steps to the nearest point it can read and keeps the busy ones for level 0; there a busy point
+// is set aside while the others are expanded and looked at again, waited for only when nothing
+// else within the bound is left — so a search waits for an insert only when its answer runs
+// through the point being linked, and then only for that insert's last step.
 std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& index, const void* query, size_t k) {
   using hnswlib::tableint;
+  using Pair = std::pair<float, tableint>;
   std::priority_queue<std::pair<float, hnswlib::labeltype>> result;
   tableint current;
   int top;
   {
+    // An insert that raised the top level let go of its point before `global`: the entry is readable.
     std::unique_lock<std::mutex> lock(index.global);
     current = index.enterpoint_node_;
     top = index.maxlevel_;
   }
   if (top < 0 || current >= index.max_elements_) return result;
   auto distance = [&](tableint id) { return index.fstdistfunc_(query, index.getDataByInternalId(id), index.dist_func_param_); };
-  std::vector<tableint> links;
+  std::vector<tableint> links, next;
+  std::vector<Pair> closer;
+  // Points of the descent whose lists an insert held (points being linked): looked at again at level 0.
+  std::vector<Pair> skipped;
   float best = distance(current);
   for (int level = top; level > 0; level--) {
+    // `current` has been read before, so its own insert is over: whatever holds its lock now is a
+    // neighbour's rewrite, soon done.
+    CopyLinks(index, current, level, links, true);
     for (bool changed = true; changed;) {
       changed = false;
-      CopyLinks(index, current, level, links, true);
+      closer.clear();
       for (tableint c : links) {
         const float d = distance(c);
-        if (d < best) {
-          best = d;
-          current = c;
+        if (d < best) closer.emplace_back(d, c);
+      }
+      std::sort(closer.begin(), closer.end());
+      // The nearest whose list can be read now; the descent never stands on a point being linked
+      // (its insert holds it through every level below), so it never waits for one.
+      for (const Pair& p : closer) {
+        if (CopyLinks(index, p.second, level, next, false)) {
+          best = p.first;
+          current = p.second;
+          links.swap(next);
           changed = true;
+          break;
         }
+        skipped.push_back(p);
       }
     }
   }
   const size_t ef = std::max(index.ef_, k);
-  using Pair = std::pair<float, tableint>;
   struct Farther {
     bool operator()(const Pair& a, const Pair& b) const { return a.first < b.first; }
   };
   std::priority_queue<Pair, std::vector<Pair>, Farther> found;       // the ef nearest so far, farthest on top
   std::priority_queue<Pair, std::vector<Pair>, Farther> candidates;  // to expand, nearest on top (negated)
-  std::vector<Pair> deferred;                                        // candidates whose list was busy
+  std::vector<Pair> deferred;                                        // (distance, point) whose list was busy
   hnswlib::VisitedList* visited = index.visited_list_pool_->getFreeVisitedList();
   const hnswlib::vl_type tag = visited->curV;
   visited->mass[current] = tag;
@@ -430,6 +447,14 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
   if (!index.isMarkedDeleted(current)) found.emplace(best, current);
   else bound = std::numeric_limits<float>::max();
   candidates.emplace(-best, current);
+  for (const Pair& p : skipped) {
+    if (visited->mass[p.second] == tag) continue;
+    visited->mass[p.second] = tag;
+    if (!index.isMarkedDeleted(p.second)) found.emplace(p.first, p.second);
+    if (found.size() > ef) found.pop();
+    deferred.push_back(p);
+  }
+  if (!found.empty()) bound = found.top().first;
   auto expand = [&]() {
     for (tableint c : links) {
       if (visited->mass[c] == tag) continue;
@@ -443,22 +468,36 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
       }
     }
   };
+  auto within = [&](const Pair& p) { return p.first <= bound || found.size() < ef; };
+  std::vector<Pair> waiting;
   for (;;) {
     while (!candidates.empty()) {
-      const Pair next = candidates.top();
-      if (-next.first > bound && found.size() >= ef) break;
+      const Pair top_candidate = candidates.top();
+      if (-top_candidate.first > bound && found.size() >= ef) break;
       candidates.pop();
-      if (CopyLinks(index, next.second, 0, links, false)) expand();
-      else deferred.push_back(next);
+      if (CopyLinks(index, top_candidate.second, 0, links, false)) expand();
+      else deferred.emplace_back(-top_candidate.first, top_candidate.second);
     }
-    // Busy points set aside that are still within the bound are expanded now, waiting if need be;
-    // what they add to the candidates is searched on as before.
-    bool resumed = false;
-    std::vector<Pair> waiting;
+    // Points set aside that are still within the bound: those free now are expanded; if none is,
+    // the nearest is waited for (an insert linking it at level 0, the end of its insert). What they
+    // add to the candidates is searched on as before.
+    waiting.clear();
     waiting.swap(deferred);
+    std::sort(waiting.begin(), waiting.end());
+    bool resumed = false;
     for (const Pair& p : waiting) {
-      if (-p.first > bound && found.size() >= ef) continue;
-      CopyLinks(index, p.second, 0, links, true);
+      if (!within(p)) continue;
+      if (CopyLinks(index, p.second, 0, links, false)) {
+        expand();
+        resumed = true;
+      } else {
+        deferred.push_back(p);
+      }
+    }
+    if (!resumed && !deferred.empty()) {
+      const Pair nearest = deferred.front();
+      deferred.erase(deferred.begin());
+      CopyLinks(index, nearest.second, 0, links, true);
       expand();
       resumed = true;
     }
