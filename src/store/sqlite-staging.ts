@@ -34,6 +34,11 @@ export const COPIES_PER_FULL_CHUNK = 8;
 /** How long one transaction of deleteStaged may run before the event loop gets a turn, and the rows it deletes between checks. */
 export const DELETE_SLICE_MS = 15;
 const DELETE_STEP = 16;
+/**
+ * The start a deleted thread's entry is given: older than any STALE_STAGING_MS, so whichever
+ * process opens the store next finishes the deletion (no process is writing those rows).
+ */
+export const DELETION_STARTED_AT = new Date(0).toISOString();
 /** A staging entry this old belongs to a process that died: the store deletes it at open. */
 export const STALE_STAGING_MS = 3_600_000;
 
@@ -129,22 +134,31 @@ function slices(positions: number[], weight: (position: number) => number): numb
  * an heir as they go (~1 s in one transaction for a thread that fed a fusion).
  */
 export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[]): Promise<void> {
-  let from = 0;
-  // By time rather than by count: a row whose copies take its lines costs ~20 times one that has none.
-  const drop = host.db.transaction(() => {
+  // By time rather than by count: a row whose copies take its lines costs ~20 times one that has
+  // none. Returns where the next slice starts, counted only once its transaction has committed.
+  const drop = host.db.transaction((from: number) => {
     const start = performance.now();
+    let at = from;
     do {
-      host.deleteMemory(ids.slice(from, from + DELETE_STEP));
-      from += DELETE_STEP;
-    } while (from < ids.length && performance.now() - start < DELETE_SLICE_MS);
+      host.deleteMemory(ids.slice(at, at + DELETE_STEP));
+      at += DELETE_STEP;
+    } while (at < ids.length && performance.now() - start < DELETE_SLICE_MS);
+    return at;
   });
-  while (from < ids.length) {
-    drop.immediate();
+  for (let from = 0; from < ids.length;) {
+    from = drop.immediate(from);
     await nextTurn();
   }
-  host.db.transaction(() => {
-    for (const id of threadIds) host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(id);
-  })();
+  host.db
+    .transaction(() => {
+      for (const id of threadIds) {
+        // And any chunk written under the thread meanwhile by work begun before it went (a window stored late).
+        const late = (host.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(id) as Row[]).map((r) => r.id as number);
+        if (late.length) host.deleteMemory(late);
+        host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(id);
+      }
+    })
+    .immediate();
 }
 
 /** Deletes what a process that died while staging left (entries started before `before`). Synchronous: the store is opening. */

@@ -19,7 +19,16 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { TermLineCounts } from './term-line-counts.js';
-import { STALE_STAGING_MS, STAGE_MIN_CHUNKS, applyStaged, cleanStaleStaging, deleteStaged, stageable, type StagingHost } from './sqlite-staging.js';
+import {
+  DELETION_STARTED_AT,
+  STALE_STAGING_MS,
+  STAGE_MIN_CHUNKS,
+  applyStaged,
+  cleanStaleStaging,
+  deleteStaged,
+  stageable,
+  type StagingHost,
+} from './sqlite-staging.js';
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms, type LineHit } from './memory-lines.js';
 import {
   type Row,
@@ -199,6 +208,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.deleting);
     const checkpointer = this.checkpointer;
     this.checkpointer = null;
     await checkpointer?.stop();
@@ -595,16 +605,17 @@ export class SqliteStore implements Store {
 
   /**
    * One transaction; a large memory (STAGE_MIN_CHUNKS chunks or more) is only hidden in it, as
-   * staged rows are, and deleted after it in slices (sqlite-staging.ts): rows whose copies live in
-   * other threads hand them their lines one by one, which for a thread that fed a fusion held the
-   * event loop for about a second.
+   * staged rows are, and deleted after it in slices (sqlite-staging.ts) while the caller goes on:
+   * rows whose copies live in other threads hand them their lines one by one, which for a thread
+   * that fed a fusion held the event loop for about a second. close() waits for those slices; a
+   * process that stops first leaves them to the next open.
    */
   async deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null> {
     const tx = this.db.transaction(() => {
       if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return null;
       const memoryIds = (this.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
       const sliced = memoryIds.length >= STAGE_MIN_CHUNKS;
-      if (sliced) this.sql('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run(threadId, new Date().toISOString());
+      if (sliced) this.sql('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run(threadId, DELETION_STARTED_AT);
       else {
         // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
         this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
@@ -619,9 +630,17 @@ export class SqliteStore implements Store {
     });
     const deleted = tx.immediate();
     if (!deleted) return null;
-    if (deleted.sliced) await deleteStaged(this.staging, [threadId], deleted.memoryIds);
+    if (deleted.sliced) {
+      // A failed slice leaves the entry: the rows stay hidden, and the next open deletes them.
+      const rows = deleteStaged(this.staging, [threadId], deleted.memoryIds).catch(() => {});
+      this.deleting.add(rows);
+      void rows.finally(() => this.deleting.delete(rows));
+    }
     return { messages: deleted.messages, memoryIds: deleted.memoryIds };
   }
+
+  /** Hidden memory rows of deleted threads being deleted in slices (deleteThread); close() waits for them. */
+  private readonly deleting = new Set<Promise<void>>();
 
   // conversation memory
 

@@ -335,7 +335,8 @@ export interface Store {
   countThreadMessages(threadId: string): Promise<number>;
   /**
    * Deletes a thread with its messages and memory, all at once for readers (SQLite deletes a large
-   * memory in slices after the transaction that deletes the thread, hidden meanwhile); null when
+   * memory in slices after the transaction that deletes the thread, hidden meanwhile, and may
+   * resolve before the last slice; close() waits for it); null when
    * there is no such thread. Returns the memory chunk ids removed (for the vector index) and the
    * messages count.
    */

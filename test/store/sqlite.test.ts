@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { STAGE_MIN_CHUNKS, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
+import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
@@ -277,11 +277,10 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     await store.close();
   });
 
-  it('deletes a thread with a large memory in slices: gone for readers at once, its rows between turns, copies elsewhere keeping their lines', async () => {
-    const store = new SqliteStore({ filename: ':memory:' });
+  /** A thread of STAGE_MIN_CHUNKS + STAGE_SLICE chunks, two of which another thread copies (as a fusion would). */
+  const bigThreadCopied = async (store: SqliteStore) => {
     const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     const { addedMemoryIds: big } = await store.applyThreadChange(fusion(source, 'thr_big'));
-    // Another thread copies two of its chunks (as a fusion would): they must keep their lines and texts.
     const copied = [big[0], big[big.length - 1]];
     const { addedMemoryIds: copies } = await store.applyThreadChange({
       at: '2026-11-02T11:00:00.000Z',
@@ -293,29 +292,83 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
         return { ...entry('thr_copy', n), updatedAt: '2026-11-02T11:00:00.000Z', copyOf: id };
       }),
     });
+    return { big, copies };
+  };
+
+  it('deletes a thread with a large memory at once for readers, its rows after in slices, copies elsewhere keeping their lines', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { big, copies } = await bigThreadCopied(store);
     const texts = (await store.getMemoryChunkTexts(copies)).map((c) => c.text);
     // A clock on which each look at the time comes 1 ms after the last: slices end by time, not by count.
     let clock = 0;
     const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
-    const deleting = store.deleteThread('thr_big');
-    await new Promise((resolve) => setImmediate(resolve));
+    // The reply comes once the thread is gone for readers; its rows follow.
+    expect(await store.deleteThread('thr_big')).toEqual({ messages: 0, memoryIds: big });
     now.mockRestore();
-    // The first slice is gone, not yet the rest; no reader sees the thread or its rows meanwhile.
-    const left = rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_big'");
-    expect(left).toBeGreaterThan(0);
-    expect(left).toBeLessThan(big.length);
+    const left = () => rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_big'");
+    expect(left()).toBeGreaterThan(0);
+    expect(left()).toBeLessThan(big.length);
     expect(await store.getThread('thr_big')).toBeNull();
     expect((await store.scanMemoryChunks(0, 10_000)).map((c) => c.threadId)).toEqual(['thr_copy', 'thr_copy']);
     expect(await store.pruneMemory(null, 1, '2026-01-01T00:00:00.000Z')).toEqual([]);
-    expect(await deleting).toEqual({ messages: 0, memoryIds: big });
-    expect(rows(store, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
+    for (let turn = 0; turn < 100 && rows(store, 'SELECT count(*) AS n FROM memory_staging') > 0; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
     expect((await store.getMemoryChunkTexts(copies)).map((c) => c.text)).toEqual(texts);
     const found = await store.searchMemoryLines(`staged line ${big.length - 1}`, ['thr_copy'], 5);
     expect(found.map((h) => h.chunkId)).toContain(copies[1]);
     // Only the copies' lines are left (each an heir's), under their own scope.
     expect(rows(store, 'SELECT count(*) AS n FROM memory_lines')).toBe(copies.length);
     await store.close();
+  });
+
+  it('finishes a deletion before it closes, and sweeps a chunk stored under the thread meanwhile', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'salon.db');
+      const a = new SqliteStore({ filename: file });
+      const { copies } = await bigThreadCopied(a);
+      let clock = 0;
+      const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
+      await a.deleteThread('thr_big');
+      now.mockRestore();
+      // Work begun before the thread went (a window closing) stores a chunk under it.
+      await a.addMemoryChunk(entry('thr_big', 9_999).chunk, '2026-11-02T12:00:00.000Z');
+      await a.close();
+      // Read as the file is (opening a store would finish a deletion left behind).
+      const raw = new Database(file, { readonly: true });
+      const count = (sql: string) => (raw.prepare(sql).get() as { n: number }).n;
+      expect(count('SELECT count(*) AS n FROM memory_staging')).toBe(0);
+      expect(count('SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
+      expect(count('SELECT count(*) AS n FROM memory_lines')).toBe(copies.length);
+      raw.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('finishes, when it opens, a deletion that a process stopped in the middle of', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'salon.db');
+      const a = new SqliteStore({ filename: file });
+      const { copies } = await bigThreadCopied(a);
+      await a.close();
+      // What a process that died after deleteThread's first transaction leaves: the thread gone, its rows listed.
+      const raw = new Database(file);
+      raw.prepare("DELETE FROM threads WHERE id = 'thr_big'").run();
+      raw.prepare('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run('thr_big', DELETION_STARTED_AT);
+      raw.close();
+      const b = new SqliteStore({ filename: file });
+      expect(rows(b, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+      expect(rows(b, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
+      expect((await b.searchMemoryLines('staged line 0', ['thr_copy'], 5)).map((h) => h.chunkId)).toContain(copies[0]);
+      await b.close();
+    } finally {
+      cleanup();
+    }
   });
 
   it('deletes, when it opens, what a process that died while staging left', async () => {
