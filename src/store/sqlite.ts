@@ -632,7 +632,8 @@ export class SqliteStore implements Store {
     if (!deleted) return null;
     if (deleted.sliced) {
       // A failed slice leaves the entry: the rows stay hidden, and the next open deletes them.
-      const rows = deleteStaged(this.staging, [threadId], deleted.memoryIds).catch(() => {});
+      // From the next turn: the first transaction has held the event loop long enough.
+      const rows = new Promise<void>((resolve) => setImmediate(resolve)).then(() => deleteStaged(this.staging, [threadId], deleted.memoryIds)).catch(() => {});
       this.deleting.add(rows);
       void rows.finally(() => this.deleting.delete(rows));
     }

@@ -304,8 +304,11 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
     // The reply comes once the thread is gone for readers; its rows follow.
     expect(await store.deleteThread('thr_big')).toEqual({ messages: 0, memoryIds: big });
-    now.mockRestore();
     const left = () => rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_big'");
+    expect(left()).toBe(big.length);
+    // The first slice runs in the next turn, the others one turn after another.
+    await new Promise((resolve) => setImmediate(resolve));
+    now.mockRestore();
     expect(left()).toBeGreaterThan(0);
     expect(left()).toBeLessThan(big.length);
     expect(await store.getThread('thr_big')).toBeNull();
