@@ -295,6 +295,16 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     return { big, copies };
   };
 
+  /** Runs `fn` with the path of a database file in a fresh directory, removed after. */
+  const withFile = async (fn: (file: string) => Promise<void>) => {
+    const { dir, cleanup } = tempDir();
+    try {
+      await fn(join(dir, 'salon.db'));
+    } finally {
+      cleanup();
+    }
+  };
+
   it('deletes a thread with a large memory at once for readers, its rows after in slices, copies elsewhere keeping their lines', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const { big, copies } = await bigThreadCopied(store);
@@ -327,10 +337,8 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     await store.close();
   });
 
-  it('finishes a deletion before it closes, and sweeps a chunk stored under the thread meanwhile', async () => {
-    const { dir, cleanup } = tempDir();
-    try {
-      const file = join(dir, 'salon.db');
+  it('finishes a deletion before it closes, and sweeps a chunk stored under the thread meanwhile', () =>
+    withFile(async (file) => {
       const a = new SqliteStore({ filename: file });
       const { copies } = await bigThreadCopied(a);
       let clock = 0;
@@ -347,15 +355,10 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       expect(count('SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
       expect(count('SELECT count(*) AS n FROM memory_lines')).toBe(copies.length);
       raw.close();
-    } finally {
-      cleanup();
-    }
-  });
+    }));
 
-  it('finishes, when it opens, a deletion that a process stopped in the middle of', async () => {
-    const { dir, cleanup } = tempDir();
-    try {
-      const file = join(dir, 'salon.db');
+  it('finishes, when it opens, a deletion that a process stopped in the middle of', () =>
+    withFile(async (file) => {
       const a = new SqliteStore({ filename: file });
       const { copies } = await bigThreadCopied(a);
       await a.close();
@@ -369,15 +372,10 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       expect(rows(b, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
       expect((await b.searchMemoryLines('staged line 0', ['thr_copy'], 5)).map((h) => h.chunkId)).toContain(copies[0]);
       await b.close();
-    } finally {
-      cleanup();
-    }
-  });
+    }));
 
-  it('deletes, when it opens, what a process that died while staging left', async () => {
-    const { dir, cleanup } = tempDir();
-    try {
-      const file = join(dir, 'salon.db');
+  it('deletes, when it opens, what a process that died while staging left', () =>
+    withFile(async (file) => {
       const a = new SqliteStore({ filename: file });
       await a.addMemoryChunk({ ...entry('thr_kept', 1).chunk }, '2026-11-01T10:00:00.000Z');
       await a.addMemoryChunk({ ...entry('thr_dead', 2).chunk }, '2026-11-01T10:00:00.000Z');
@@ -389,8 +387,5 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       expect(rows(b, 'SELECT count(*) AS n FROM memory_lines')).toBe(1);
       expect(rows(b, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
       await b.close();
-    } finally {
-      cleanup();
-    }
-  });
+    }));
 });
