@@ -32,7 +32,7 @@ export const STAGE_SLICE = 256;
  */
 export const COPIES_PER_FULL_CHUNK = 8;
 /** How long one transaction of deleteStaged may run before the event loop gets a turn, and the rows it deletes between checks. */
-export const DELETE_SLICE_MS = 15;
+const DELETE_SLICE_MS = 15;
 const DELETE_STEP = 16;
 /**
  * The start a deleted thread's entry is given: older than any STALE_STAGING_MS, so whichever
@@ -128,12 +128,14 @@ function slices(positions: number[], weight: (position: number) => number): numb
 }
 
 /**
- * Deletes rows listed under staging entries, DELETE_SLICE_MS of work per transaction with an
- * event-loop turn between, then the entries: a failed change's staged rows, or a deleted thread's large memory
- * (SqliteStore.deleteThread), whose originals copied into other threads each hand their lines to
- * an heir as they go (~1 s in one transaction for a thread that fed a fusion).
+ * Deletes rows listed under staging entries, then the entries: a failed change's staged rows, or a
+ * deleted thread's large memory (SqliteStore.deleteThread), whose originals copied into other
+ * threads each hand their lines to an heir as they go (~1 s in one transaction for a thread that
+ * fed a fusion). It starts a turn after its caller (whose transaction has just held the event
+ * loop) and does DELETE_SLICE_MS of work per transaction, with a turn between.
  */
 export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[]): Promise<void> {
+  await nextTurn();
   // By time rather than by count: a row whose copies take its lines costs ~20 times one that has
   // none. Returns where the next slice starts, counted only once its transaction has committed.
   const drop = host.db.transaction((from: number) => {

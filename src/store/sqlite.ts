@@ -632,8 +632,7 @@ export class SqliteStore implements Store {
     if (!deleted) return null;
     if (deleted.sliced) {
       // A failed slice leaves the entry: the rows stay hidden, and the next open deletes them.
-      // From the next turn: the first transaction has held the event loop long enough.
-      const rows = new Promise<void>((resolve) => setImmediate(resolve)).then(() => deleteStaged(this.staging, [threadId], deleted.memoryIds)).catch(() => {});
+      const rows = deleteStaged(this.staging, [threadId], deleted.memoryIds).catch(() => {});
       this.deleting.add(rows);
       void rows.finally(() => this.deleting.delete(rows));
     }

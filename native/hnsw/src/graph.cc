@@ -468,15 +468,16 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
       }
     }
   };
+  // Whether a point at distance p.first may still improve `found` (hnswlib's stopping rule).
   auto within = [&](const Pair& p) { return p.first <= bound || found.size() < ef; };
   std::vector<Pair> waiting;
   for (;;) {
     while (!candidates.empty()) {
-      const Pair top_candidate = candidates.top();
-      if (-top_candidate.first > bound && found.size() >= ef) break;
+      const Pair nearest{-candidates.top().first, candidates.top().second};
+      if (!within(nearest)) break;
       candidates.pop();
-      if (CopyLinks(index, top_candidate.second, 0, links, false)) expand();
-      else deferred.emplace_back(-top_candidate.first, top_candidate.second);
+      if (CopyLinks(index, nearest.second, 0, links, false)) expand();
+      else deferred.push_back(nearest);
     }
     // Points set aside that are still within the bound: those free now are expanded; if none is,
     // the nearest is waited for (an insert linking it at level 0, the end of its insert). What they
@@ -495,9 +496,9 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
       }
     }
     if (!resumed && !deferred.empty()) {
-      const Pair nearest = deferred.front();
+      const Pair waited = deferred.front();  // the nearest left: `waiting` was sorted
       deferred.erase(deferred.begin());
-      CopyLinks(index, nearest.second, 0, links, true);
+      CopyLinks(index, waited.second, 0, links, true);
       expand();
       resumed = true;
     }
