@@ -35,3 +35,19 @@ export function fromWorkerError(failure: WorkerError): Error {
   if (!(err instanceof TypeError) && !(err instanceof RangeError)) err.name = failure.name;
   return err;
 }
+
+/** What keepPoolUp needs of a worker pool: piscina's `error` event. */
+interface ErrorEmitter {
+  on(event: 'error', listener: (err: unknown) => void): unknown;
+}
+
+/**
+ * Keeps a pool's own errors from ending the process: piscina emits `error` on the pool, not on a
+ * task, e.g. "Unexpected message from Worker" when a worker answers a task twice (seen on Node 20
+ * with eval:fusion's back-to-back memory touches: the first answer settled the task, the second
+ * had none), and an `error` event nobody listens to is thrown. Each task still settles or fails
+ * by itself, so the error is only reported.
+ */
+export function keepPoolUp(pool: ErrorEmitter, name: string): void {
+  pool.on('error', (err) => process.emitWarning(`${name} worker pool: ${err instanceof Error ? err.message : String(err)}`, { code: 'SALON_WORKER_POOL' }));
+}

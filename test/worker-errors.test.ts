@@ -1,6 +1,9 @@
 /** Errors crossing a worker boundary keep their catalogue code, status, message and cause. */
-import { describe, expect, it } from 'vitest';
+import type { EventEmitter } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import { ExtractPool } from '../src/content/extract/extract-pool.js';
 import { SalonError, errors } from '../src/errors.js';
+import { ScanPool } from '../src/search/flat/scan-pool.js';
 import { fromWorkerError, toWorkerError } from '../src/worker-errors.js';
 
 /** What structured cloning through postMessage does to a value. */
@@ -21,5 +24,36 @@ describe('worker errors', () => {
     expect(odd).toMatchObject({ name: 'ParseError', message: 'boom' });
     expect(odd.cause).toBeUndefined();
     expect(fromWorkerError(toWorkerError('a string'))).toMatchObject({ message: 'a string' });
+  });
+});
+
+describe('worker pools', () => {
+  // What piscina emits on the pool when a worker answers a task twice: an `error` event nobody
+  // listened to would be thrown, and the process would end.
+  const duplicate = () => new Error('Unexpected message from Worker: { taskId: 13, result: undefined, error: null, time: null }');
+  const inner = (pool: ScanPool | ExtractPool) => (pool as unknown as { pool: EventEmitter }).pool;
+
+  it('report a pool’s own error as a warning and go on working', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const scan = new ScanPool({ threads: 1, minThreads: 0 });
+    const extract = new ExtractPool({ maxThreads: 1 });
+    try {
+      expect(() => inner(scan).emit('error', duplicate())).not.toThrow();
+      expect(() => inner(extract).emit('error', duplicate())).not.toThrow();
+      expect(warn.mock.calls.map(([message, options]) => [String(message).split(':')[0], options])).toEqual([
+        ['scan worker pool', { code: 'SALON_WORKER_POOL' }],
+        ['extract worker pool', { code: 'SALON_WORKER_POOL' }],
+      ]);
+      const memory = new WebAssembly.Memory({ initial: 1, maximum: 16, shared: true });
+      await expect(scan.touch(memory, 0, memory.buffer.byteLength)).resolves.toBeUndefined();
+      const body = '<p>The pool went on working after the error, page after page, as it did before it.</p>'.repeat(20);
+      await expect(extract.extract(`<html><body><article><h1>Still here</h1>${body}</article></body></html>`)).resolves.toMatchObject({
+        title: expect.stringContaining('Still here'),
+      });
+    } finally {
+      warn.mockRestore();
+      await scan.close();
+      await extract.close();
+    }
   });
 });

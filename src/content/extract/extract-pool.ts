@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { Piscina } from 'piscina';
 import type { ExtractResult, ExtractTask } from '../../../workers/extract.js';
-import { fromWorkerError } from '../../worker-errors.js';
+import { fromWorkerError, keepPoolUp } from '../../worker-errors.js';
 import { builtWorkerFile } from '../../worker-files.js';
 import type { ExtractOptions, ExtractedArticle } from './index.js';
 import { runTimedTask } from '../worker-task.js';
@@ -50,6 +50,7 @@ export class ExtractPool {
       idleTimeout: wholeNumber('ExtractPool', 'idleTimeoutMs', options.idleTimeoutMs ?? DEFAULT_EXTRACT_IDLE_TIMEOUT_MS, 0),
       maxQueue: wholeNumber('ExtractPool', 'maxQueue', options.maxQueue ?? DEFAULT_EXTRACT_MAX_QUEUE, 1),
     });
+    keepPoolUp(this.pool, 'extract');
     this.taskTimeoutMs = wholeNumber('ExtractPool', 'taskTimeoutMs', options.taskTimeoutMs ?? DEFAULT_EXTRACT_TASK_TIMEOUT_MS, 1);
   }
 

@@ -6,6 +6,7 @@ import { Piscina } from 'piscina';
 import { errors } from '../../errors.js';
 import type { ScanResult, ScanTask, TouchTask } from './layout.js';
 import { builtWorkerFile } from '../../worker-files.js';
+import { keepPoolUp } from '../../worker-errors.js';
 import { wholeNumber } from '../../options.js';
 import { resolveKernel, type ScanKernelChoice } from './native-kernel.js';
 
@@ -58,6 +59,7 @@ export class ScanPool {
       // Scans are CPU-bound: two on one thread would only interleave.
       concurrentTasksPerWorker: 1,
     });
+    keepPoolUp(this.pool, 'scan');
   }
 
   /** Runs one scan task; rejects with ERR_SEARCH_BUSY when the queue is full. */
