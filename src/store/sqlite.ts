@@ -82,7 +82,7 @@ const marks = (columns: string) =>
     .join(', ');
 const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${marks(MESSAGE_COLUMNS)})`;
 /** A chunk written in full: under the id given (taken in advance, SqliteStore.insertMemoryEntries), or a new one for NULL. */
-const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}) VALUES (?, ${marks(MEMORY_CHUNK_COLUMNS)}) RETURNING id`;
+const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, lines_a, lines_b) VALUES (?, ${marks(MEMORY_CHUNK_COLUMNS)}, ?, ?) RETURNING id`;
 /**
  * Copies of stored chunks (migration 9) as rows of other threads, all of a batch in one statement,
  * each under the id taken for it in advance: `?` = created_at, then a JSON array of `[id, copyOf,
@@ -93,11 +93,12 @@ const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUM
  * audience, messages and times (a row's words never change in place: it moves, gets a vector, is
  * seen again, or goes). A copy refers to the chunk's own original if the chunk is a copy itself
  * (references never chain), and reads that row's text, messages and authors as it reads its
- * vector (migration 12: COPY_TEXT): it stores them empty, a fifth of its row.
+ * vector (migration 12: COPY_TEXT): it stores them empty, a fifth of its row. It takes that row's
+ * line references too (migration 13), so a copy of a fused pair finds its sources' lines.
  */
-const INSERT_MEMORY_COPIES = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of)
+const INSERT_MEMORY_COPIES = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of, lines_a, lines_b)
   SELECT j.value ->> '$[0]', j.value ->> '$[2]', j.value ->> '$[3]', o.kind, '', '', '', o.first_ts, o.last_ts,
-    o.privileged, o.owner, '', ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', nullif(j.value -> '$[6]', 'null'), r.id
+    o.privileged, o.owner, '', ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', nullif(j.value -> '$[6]', 'null'), r.id, r.lines_a, r.lines_b
   FROM json_each(?) j JOIN memory_chunks o ON o.id = j.value ->> '$[1]' JOIN memory_chunks r ON r.id = coalesce(o.copy_of, o.id)
   WHERE o.kind = j.value ->> '$[7]' AND o.privileged = j.value ->> '$[8]' AND coalesce(o.owner, '') = j.value ->> '$[9]'
     AND r.message_ids = j.value -> '$[10]' AND o.first_ts = j.value ->> '$[11]' AND o.last_ts = j.value ->> '$[12]'
@@ -620,6 +621,7 @@ export class SqliteStore implements Store {
         // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
         this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
         this.deleteMemoryLines(memoryIds);
+        this.ownLinesAfter(memoryIds);
       }
       const messages = this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId).changes;
       this.sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(threadId, threadId);
@@ -665,11 +667,19 @@ export class SqliteStore implements Store {
     return written;
   }
 
-  private writeMemoryRowOnly(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
-    return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector)) as Row).id as number;
+  /** `lines`: the rows whose lines stand for the chunk's own (migration 13), written then by nobody. */
+  private writeMemoryRowOnly(
+    id: number | null,
+    c: NewMemoryChunk,
+    now: string,
+    updatedAt: string,
+    vector?: { vector: Float32Array; model: string },
+    lines: [number, number] | null = null,
+  ): number {
+    return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector), lines?.[0] ?? null, lines?.[1] ?? null) as Row).id as number;
   }
 
-  private writeMemoryLines(id: number, c: NewMemoryChunk): void {
+  private writeMemoryLines(id: number, c: Pick<NewMemoryChunk, 'text' | 'threadId' | 'privileged' | 'owner'>): void {
     const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
     const scope = scopeOf(c);
     let written = 0;
@@ -716,9 +726,44 @@ export class SqliteStore implements Store {
     // All rows first, then all their lines: an FTS5 insert between two rows evicts the b-tree pages
     // the next row is written to.
     const full = entries.flatMap((e, i) => (copied.has(ids[i]) ? [] : [i]));
-    for (const i of full) this.writeMemoryRowOnly(ids[i], entries[i].chunk, at, entries[i].updatedAt ?? at, entries[i]);
-    for (const i of full) this.writeMemoryLines(ids[i], entries[i].chunk);
+    const lines = full.map((i) => this.linesToShare(entries[i].linesOf));
+    full.forEach((i, k) => this.writeMemoryRowOnly(ids[i], entries[i].chunk, at, entries[i].updatedAt ?? at, entries[i], lines[k]));
+    full.forEach((i, k) => lines[k] || this.writeMemoryLines(ids[i], entries[i].chunk));
     return ids;
+  }
+
+  /**
+   * The rows whose lines a fused pair's lines may be (NewMemoryEntry.linesOf), as stored now: each
+   * source's own original if it is a copy. Null, and the chunk writes its lines in full, when a
+   * source is gone or has none of its lines itself (a fused pair fused again: its lines are those
+   * of three chunks or more).
+   */
+  private linesToShare(sources: [number, number] | undefined): [number, number] | null {
+    if (!sources) return null;
+    const origin = this.sql(
+      'SELECT r.id FROM memory_chunks c JOIN memory_chunks r ON r.id = coalesce(c.copy_of, c.id) WHERE c.id = ? AND r.lines_a IS NULL',
+    ).pluck();
+    const a = origin.get(sources[0]) as number | undefined;
+    const b = a === undefined ? undefined : (origin.get(sources[1]) as number | undefined);
+    return a === undefined || b === undefined ? null : [a, b];
+  }
+
+  /**
+   * After rows `gone` were deleted: every chunk whose lines were theirs (migration 13) is given
+   * lines of its own, from its text. Copies of such a chunk drop the references with it, and find
+   * its new lines through it (as a deleted original's copies find their heir's).
+   */
+  private ownLinesAfter(gone: number[]): void {
+    const referring = this.sql(
+      'SELECT id, copy_of, text, thread_id, privileged, owner FROM memory_chunks WHERE lines_a = ? UNION SELECT id, copy_of, text, thread_id, privileged, owner FROM memory_chunks WHERE lines_b = ?',
+    );
+    const drop = this.sql('UPDATE memory_chunks SET lines_a = NULL, lines_b = NULL WHERE id = ?');
+    for (const id of gone) {
+      for (const r of referring.all(id, id) as Row[]) {
+        if (r.copy_of === null) this.writeMemoryLines(r.id, { text: r.text, threadId: r.thread_id, privileged: r.privileged === 1, owner: r.owner });
+        drop.run(r.id);
+      }
+    }
   }
 
   /** A copy given a vector keeps it as its own (and still shares its original's lines). */
@@ -755,6 +800,7 @@ export class SqliteStore implements Store {
     const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
     for (const id of ids) remove.run(id);
     this.deleteMemoryLines(ids);
+    this.ownLinesAfter(ids);
   }
 
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
@@ -800,30 +846,31 @@ export class SqliteStore implements Store {
     // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
     // may match, so more lines than chunks are read.
     const marks = scopes.map(() => '?').join(',');
-    if (!this.holdsCopies(scopes)) {
+    if (!this.sharesLines(scopes)) {
       const rows = this.sql(
         `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
       ).all(match, ...scopes, limit * 4) as Row[];
       return bestLinePerChunk(lineHits(rows, 'rowid'), limit);
     }
-    // The lines of the chunks in `scopes`, and the lines of originals whose copies are in them
-    // (a copy has none of its own, migration 9): one full-text match serves both.
+    // The lines of the chunks in `scopes`, the lines of originals whose copies are in them (a copy
+    // has none of its own, migration 9) and those of the rows whose lines a fused pair's are
+    // (migration 13): one full-text match serves all three.
+    const sharing = (column: string) =>
+      `SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.${column} = h.rowid / ${MEMORY_LINES_PER_CHUNK} WHERE ${CHUNK_SCOPE} IN (${marks})`;
     const rows = this.sql(
       `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ?)
        SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
-       UNION ALL
-       SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.copy_of = h.rowid / ${MEMORY_LINES_PER_CHUNK}
-         WHERE ${CHUNK_SCOPE} IN (${marks})
+       UNION ALL ${sharing('copy_of')} UNION ALL ${sharing('lines_a')} UNION ALL ${sharing('lines_b')}
        ORDER BY rank LIMIT ?`,
-    ).all(match, ...scopes, ...scopes, limit * 4) as Row[];
+    ).all(match, ...scopes, ...scopes, ...scopes, ...scopes, limit * 4) as Row[];
     return bestLinePerChunk(lineHits(rows, 'chunk_id'), limit);
   }
 
-  /** Whether the threads of `scopes` hold copies (a fused thread's memory): one probe of a partial index. */
-  private holdsCopies(scopes: string[]): boolean {
+  /** Whether the threads of `scopes` hold chunks whose lines are other rows' (a fused thread's memory): a probe of each partial index. */
+  private sharesLines(scopes: string[]): boolean {
     const threads = [...new Set(scopes.map(threadOfScope))];
-    const probe = `SELECT 1 FROM memory_chunks WHERE copy_of IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}) LIMIT 1`;
-    return this.sql(probe).get(...threads) !== undefined;
+    const probe = (column: string) => `SELECT 1 FROM memory_chunks WHERE ${column} IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}) LIMIT 1`;
+    return this.sql(probe('copy_of')).get(...threads) !== undefined || this.sql(probe('lines_a')).get(...threads) !== undefined;
   }
 
   /**

@@ -147,6 +147,11 @@ export interface NewMemoryEntry {
   model: string;
   updatedAt?: string;
   copyOf?: number;
+  /**
+   * The stored chunks whose texts this chunk's text joins (a fused pair: `[A]: a` and `[B]: b`):
+   * a store may let their full-text lines stand for this chunk's own instead of writing them again.
+   */
+  linesOf?: [number, number];
 }
 
 /** What a thread change did that the caller must tell the vector index and the rooms. */

@@ -389,3 +389,109 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       await b.close();
     }));
 });
+
+describe('SqliteStore: a fused pair’s lines are its sources’ (migration 13)', () => {
+  const AT = '2026-11-02T10:00:00.000Z';
+  const vector = Float32Array.from([0, 1, 0]);
+  const lineCount = (store: SqliteStore, id: number) =>
+    (store.db.prepare(`SELECT count(*) AS n FROM memory_lines WHERE rowid >= ${id * 16} AND rowid < ${id * 16 + 16}`).get() as { n: number }).n;
+  const refs = (store: SqliteStore, id: number) => store.db.prepare('SELECT lines_a AS a, lines_b AS b FROM memory_chunks WHERE id = ?').get(id);
+  const hits = async (store: SqliteStore, query: string, threadId: string) => (await store.searchMemoryLines(query, [threadId], 5)).map((h) => h.chunkId);
+
+  /** Harbour talk in thr_a, ferry talk in thr_b, a copy of the ferry chunk in thr_c, and thr_f fusing the harbour chunk with that copy. */
+  const fusedPair = async (store: SqliteStore) => {
+    const add = async (threadId: string, text: string, n: number) =>
+      (await store.addMemoryChunk(memoryWindow(threadId, text, n), AT, { vector, model: 'm@3' })).id;
+    for (const id of ['thr_a', 'thr_b']) await store.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+    const a = await add('thr_a', 'the harbour pier opens in May', 1);
+    const b = await add('thr_b', 'the ferry timetable changes too', 2);
+    const [copyOfB] = await create(store, 'thr_c', [{ chunk: memoryWindow('thr_c', 'the ferry timetable changes too', 2), vector, model: 'm@3', copyOf: b }]);
+    const texts = await store.getMemoryChunkTexts([a, b]);
+    const pair = { ...memoryWindow('thr_f', '', 1), text: `[A]: ${texts[0].text}\n[B]: ${texts[1].text}`, messageIds: ['m1', 'm2'], fusion: 'fused' as const };
+    const [fused] = await create(store, 'thr_f', [{ chunk: pair, vector, model: 'm@3', linesOf: [a, copyOfB] }]);
+    return { a, b, copyOfB, fused, pair };
+  };
+  const create = async (store: SqliteStore, threadId: string, addMemory: NewMemoryEntry[]) =>
+    (await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: threadId, roomId: 'news_1', title: threadId }], addMemory })).addedMemoryIds;
+
+  it('writes no lines for a fused pair, and finds it by either source’s words, in its own thread only, and so its copies', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { a, b, fused, pair } = await fusedPair(store);
+    // A source that is a copy stands for its original, whose lines are the ones there are.
+    expect(refs(store, fused)).toEqual({ a, b });
+    expect(lineCount(store, fused)).toBe(0);
+    expect(await hits(store, 'harbour', 'thr_f')).toEqual([fused]);
+    expect(await hits(store, 'ferry', 'thr_f')).toEqual([fused]);
+    expect(await hits(store, 'harbour', 'thr_a')).toEqual([a]);
+    expect(await hits(store, 'harbour', 'thr_b')).toEqual([]);
+    expect(await hits(store, 'harbour', 'thr_c')).toEqual([]);
+    // The text read back is the pair's, whatever its lines are.
+    expect((await store.getMemoryChunkTexts([fused]))[0].text).toBe(pair.text);
+    // A copy of the pair (its thread fused again) takes its references.
+    const [copy] = await create(store, 'thr_x', [{ chunk: { ...pair, threadId: 'thr_x' }, vector, model: 'm@3', copyOf: fused }]);
+    expect(refs(store, copy)).toEqual({ a, b });
+    expect(await hits(store, 'ferry', 'thr_x')).toEqual([copy]);
+    // A pair whose source has no lines of its own, or is gone, writes its lines in full.
+    const [again, orphan] = await create(store, 'thr_y', [
+      { chunk: { ...pair, threadId: 'thr_y' }, vector, model: 'm@3', linesOf: [fused, a] },
+      { chunk: { ...pair, threadId: 'thr_y' }, vector, model: 'm@3', linesOf: [999_999, a] },
+    ]);
+    for (const id of [again, orphan]) {
+      expect(refs(store, id)).toEqual({ a: null, b: null });
+      expect(lineCount(store, id)).toBe(2);
+    }
+    expect((await hits(store, 'harbour', 'thr_y')).sort()).toEqual([again, orphan].sort());
+    await store.close();
+  });
+
+  it('gives a fused pair and its copies lines of their own when a source goes, with each found once', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { a, b, fused, pair } = await fusedPair(store);
+    const [copy] = await create(store, 'thr_x', [{ chunk: { ...pair, threadId: 'thr_x' }, vector, model: 'm@3', copyOf: fused }]);
+    expect(await store.deleteThread('thr_a')).toEqual({ messages: 0, memoryIds: [a] });
+    expect(refs(store, fused)).toEqual({ a: null, b: null });
+    expect(refs(store, copy)).toEqual({ a: null, b: null });
+    expect(lineCount(store, fused)).toBe(2);
+    expect(lineCount(store, copy)).toBe(0);
+    for (const [query, threadId, id] of [
+      ['harbour', 'thr_f', fused],
+      ['ferry', 'thr_f', fused],
+      ['harbour', 'thr_x', copy],
+      ['ferry', 'thr_x', copy],
+    ] as const) {
+      expect(await hits(store, query, threadId)).toEqual([id]);
+    }
+    // The pair deleted in turn: its copy is its heir, lines and all.
+    await store.applyThreadChange({ at: AT, expect: [], deleteMemory: [fused] });
+    expect(lineCount(store, copy)).toBe(2);
+    expect(await hits(store, 'harbour', 'thr_x')).toEqual([copy]);
+    expect(await hits(store, 'ferry', 'thr_b')).toEqual([b]);
+    await store.close();
+  });
+
+  it('gives a fused pair lines of its own when its source goes with a large thread, in slices', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const entries = Array.from({ length: STAGE_MIN_CHUNKS }, (_, n) => ({
+      chunk: memoryWindow('thr_big', n === 7 ? 'the harbour pier opens in May' : `filler line ${n}`, n),
+      vector,
+      model: 'm@3',
+    }));
+    const big = await create(store, 'thr_big', entries);
+    const other = (await store.addMemoryChunk(memoryWindow('thr_b', 'the ferry timetable changes too', 9_999), AT, { vector, model: 'm@3' })).id;
+    const pair = {
+      ...memoryWindow('thr_f', '', 1),
+      text: `[A]: ${entries[7].chunk.text}\n[B]: ${memoryWindow('thr_b', 'the ferry timetable changes too', 9_999).text}`,
+    };
+    const [fused] = await create(store, 'thr_f', [{ chunk: pair, vector, model: 'm@3', linesOf: [big[7], other] }]);
+    expect(lineCount(store, fused)).toBe(0);
+    await store.deleteThread('thr_big');
+    const staged = () => (store.db.prepare('SELECT count(*) AS n FROM memory_staging').get() as { n: number }).n;
+    for (let turn = 0; turn < 1_000 && staged() > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(staged()).toBe(0);
+    expect(refs(store, fused)).toEqual({ a: null, b: null });
+    expect(lineCount(store, fused)).toBe(2);
+    expect(await hits(store, 'harbour', 'thr_f')).toEqual([fused]);
+    expect(await hits(store, 'ferry', 'thr_f')).toEqual([fused]);
+    await store.close();
+  });
+});

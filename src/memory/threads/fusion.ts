@@ -63,6 +63,8 @@ export interface PlannedChunk {
   updatedAt?: string;
   /** The stored chunk this one copies unchanged (its stored vector is `vector`): the store may refer to that row's vector. */
   copyOf?: number;
+  /** The stored chunks a fused pair's text joins, `[A]` first (NewMemoryEntry.linesOf): the store may refer to their lines. */
+  linesOf?: [number, number];
 }
 
 export interface FusionResult {
@@ -476,6 +478,7 @@ function fusedPair(
       lineage: { chunkIds: [...new Set([...lx.chunkIds, ...ly.chunkIds])], threadIds: [...new Set([...lx.threadIds, ...ly.threadIds])] },
     },
     vector,
+    ...(marks ? { linesOf: [x.chunk.id, y.chunk.id] as [number, number] } : {}),
   };
 }
 

@@ -559,6 +559,7 @@ function entryOf(p: PlannedChunk, model: string): NewMemoryEntry {
     model,
     ...(p.updatedAt !== undefined ? { updatedAt: p.updatedAt } : {}),
     ...(p.copyOf !== undefined ? { copyOf: p.copyOf } : {}),
+    ...(p.linesOf !== undefined ? { linesOf: p.linesOf } : {}),
   };
 }
 
