@@ -41,13 +41,27 @@ interface ErrorEmitter {
   on(event: 'error', listener: (err: unknown) => void): unknown;
 }
 
+/** A pool's errors are reported at most once in this long (a fault that repeats would fill the log). */
+export const POOL_WARNING_INTERVAL_MS = 60_000;
+
 /**
  * Keeps a pool's own errors from ending the process: piscina emits `error` on the pool, not on a
- * task, e.g. "Unexpected message from Worker" when a worker answers a task twice (seen on Node 20
- * with eval:fusion's back-to-back memory touches: the first answer settled the task, the second
- * had none), and an `error` event nobody listens to is thrown. Each task still settles or fails
- * by itself, so the error is only reported.
+ * task, when a worker answers a task it no longer tracks ("Unexpected message from Worker": seen
+ * on Node 20 in eval:fusion, a memory touch answered a second time after it had settled) or fails
+ * while it runs none, and an `error` event nobody listens to is thrown. Each task still settles or
+ * fails by itself (piscina replaces a failed worker), so the error is only reported, as a process
+ * warning, at most once per POOL_WARNING_INTERVAL_MS with how many came since the last.
  */
 export function keepPoolUp(pool: ErrorEmitter, name: string): void {
-  pool.on('error', (err) => process.emitWarning(`${name} worker pool: ${err instanceof Error ? err.message : String(err)}`, { code: 'SALON_WORKER_POOL' }));
+  let lastWarned = -Infinity;
+  let since = 0;
+  pool.on('error', (err) => {
+    since++;
+    const now = Date.now();
+    if (now - lastWarned < POOL_WARNING_INTERVAL_MS) return;
+    const message = err instanceof Error ? err.message : String(err);
+    process.emitWarning(`${name} worker pool: ${message}${since > 1 ? ` (${since} errors since the last warning)` : ''}`, { code: 'SALON_WORKER_POOL' });
+    lastWarned = now;
+    since = 0;
+  });
 }

@@ -288,19 +288,32 @@ export const SQLITE_MIGRATIONS: string[] = [
   CREATE INDEX memory_lines_b ON memory_chunks (lines_b) WHERE lines_b IS NOT NULL;
   CREATE INDEX memory_line_refs ON memory_chunks (thread_id) WHERE lines_a IS NOT NULL;
   `,
+  // 14: a deleted original's heir takes its references too: the fused pairs that referred to the
+  // original's lines refer to the heir's (which are those lines), instead of writing their own.
+  `
+  DROP TRIGGER memory_copy_heir;
+  ${copyHeirTrigger(['text', 'message_ids', 'authors', 'words_key'], true)}
+  `,
 ];
 
 /**
- * The trigger that gives a deleted original's copies an heir (migrations 9 and 12): the lowest copy
- * takes the original's lines (under its own scope), its vector and the `inherited` columns; the
- * other copies refer to the heir, so a reference never dangles and never chains. Migration 9's text
- * is what it always was (`inherited` empty): a released migration never changes.
+ * The trigger that gives a deleted original's copies an heir (migrations 9, 12 and 14): the lowest
+ * copy takes the original's lines (under its own scope), its vector and the `inherited` columns;
+ * the other copies refer to the heir, so a reference never dangles and never chains; with
+ * `lineRefs`, so do the fused pairs that referred to the original's lines (migration 13). Migration
+ * 9's text is what it always was (`inherited` empty): a released migration never changes.
  */
-function copyHeirTrigger(inherited: string[]): string {
+function copyHeirTrigger(inherited: string[], lineRefs = false): string {
   const takes = inherited.length ? `,\n      ${inherited.map((c) => `${c} = OLD.${c}`).join(', ')}` : '';
+  const heir = '(SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)';
+  const refers = lineRefs
+    ? `
+    UPDATE memory_chunks SET lines_a = ${heir} WHERE lines_a = OLD.id;
+    UPDATE memory_chunks SET lines_b = ${heir} WHERE lines_b = OLD.id;`
+    : '';
   return `CREATE TRIGGER memory_copy_heir BEFORE DELETE ON memory_chunks
   WHEN OLD.copy_of IS NULL AND EXISTS (SELECT 1 FROM memory_chunks WHERE copy_of = OLD.id)
-  BEGIN
+  BEGIN${refers}
     -- The line slots one by one (16 = MEMORY_LINES_PER_CHUNK): FTS5 answers a rowid range by scanning everything.
     INSERT INTO memory_lines (rowid, text, scope)
       SELECT h.id * 16 + (l.rowid - OLD.id * 16), l.text,

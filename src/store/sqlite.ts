@@ -749,9 +749,11 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * After rows `gone` were deleted: every chunk whose lines were theirs (migration 13) is given
-   * lines of its own, from its text. Copies of such a chunk drop the references with it, and find
-   * its new lines through it (as a deleted original's copies find their heir's).
+   * After rows `gone` were deleted: every chunk whose lines were theirs (migration 13) and still
+   * refers to them is given lines of its own, from its text (a row that had copies left its lines
+   * to its heir, and the chunks referring to it now refer to the heir: migration 14). Copies of
+   * such a chunk drop the references with it, and find its new lines through it (as a deleted
+   * original's copies find their heir's).
    */
   private ownLinesAfter(gone: number[]): void {
     const referring = this.sql(

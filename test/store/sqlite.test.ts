@@ -469,6 +469,43 @@ describe('SqliteStore: a fused pair’s lines are its sources’ (migration 13)'
     await store.close();
   });
 
+  it('refers a fused pair to the heir of a source that had copies, and writes no lines for it', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { a, b, copyOfB, fused } = await fusedPair(store);
+    await store.applyThreadChange({ at: AT, expect: [], deleteMemory: [b] });
+    expect(refs(store, fused)).toEqual({ a, b: copyOfB });
+    expect(lineCount(store, fused)).toBe(0);
+    expect(await hits(store, 'ferry', 'thr_f')).toEqual([fused]);
+    expect(await hits(store, 'ferry', 'thr_c')).toEqual([copyOfB]);
+    await store.close();
+  });
+
+  it('keeps a thread fused with its own copy (both references one row) through retention and the copy’s deletion', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    for (const id of ['thr_a', 'thr_b']) await store.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+    const said = memoryWindow('thr_a', 'the harbour pier opens in May', 1);
+    const a = (await store.addMemoryChunk(said, '2026-10-01T10:00:00.000Z', { vector, model: 'm@3' })).id;
+    const [copy] = await store
+      .applyThreadChange({ at: AT, expect: [], addMemory: [{ chunk: { ...said, threadId: 'thr_b' }, vector, model: 'm@3', copyOf: a, updatedAt: AT }] })
+      .then((r) => r.addedMemoryIds);
+    const pair = { ...said, threadId: 'thr_f', text: `[A]: ${said.text}\n[B]: ${said.text}`, fusion: 'fused' as const };
+    const [fused] = await create(store, 'thr_f', [{ chunk: pair, vector, model: 'm@3', updatedAt: AT, linesOf: [a, copy] }]);
+    expect(refs(store, fused)).toEqual({ a, b: a });
+    expect(await hits(store, 'harbour', 'thr_f')).toEqual([fused]);
+    // Retention takes the source; its copy is its heir, and the pair's lines are the heir's.
+    expect(await store.pruneMemory(null, 1_000, '2026-10-15T00:00:00.000Z')).toEqual([a]);
+    expect(refs(store, fused)).toEqual({ a: copy, b: copy });
+    expect(lineCount(store, fused)).toBe(0);
+    expect(await hits(store, 'harbour', 'thr_f')).toEqual([fused]);
+    expect(await hits(store, 'harbour', 'thr_b')).toEqual([copy]);
+    // The heir goes with its thread, and has no copies: the pair writes its own lines.
+    await store.deleteThread('thr_b');
+    expect(refs(store, fused)).toEqual({ a: null, b: null });
+    expect(lineCount(store, fused)).toBe(2);
+    expect(await hits(store, 'harbour', 'thr_f')).toEqual([fused]);
+    await store.close();
+  });
+
   it('gives a fused pair lines of its own when its source goes with a large thread, in slices', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const entries = Array.from({ length: STAGE_MIN_CHUNKS }, (_, n) => ({

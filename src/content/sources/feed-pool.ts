@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { Piscina } from 'piscina';
 import type { FeedResult, FeedTask } from '../../../workers/feed.js';
 import { errors } from '../../errors.js';
-import { fromWorkerError } from '../../worker-errors.js';
+import { fromWorkerError, keepPoolUp } from '../../worker-errors.js';
 import { builtWorkerFile } from '../../worker-files.js';
 import type { ParsedFeed } from './feeds.js';
 import { runTimedTask } from '../worker-task.js';
@@ -43,7 +43,10 @@ export class FeedPool {
    * parseFeed, or ERR_PROCESSING_TIMEOUT past the time limit.
    */
   async parse(bytes: Uint8Array, ref: string, signal?: AbortSignal): Promise<ParsedFeed> {
-    this.pool ??= new Piscina({ filename: this.filename, name: 'parse', minThreads: 0, maxThreads: 1, idleTimeout: IDLE_TIMEOUT_MS, maxQueue: MAX_QUEUE });
+    if (!this.pool) {
+      this.pool = new Piscina({ filename: this.filename, name: 'parse', minThreads: 0, maxThreads: 1, idleTimeout: IDLE_TIMEOUT_MS, maxQueue: MAX_QUEUE });
+      keepPoolUp(this.pool, 'feed');
+    }
     const task: FeedTask = { bytes: new Uint8Array(bytes), ref };
     const result = await runTimedTask<FeedResult>(this.pool, task, { name: 'parse', signal, timeoutMs: this.taskTimeoutMs, ref });
     if (result.ok) return result.feed;
