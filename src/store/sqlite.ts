@@ -850,7 +850,10 @@ export class SqliteStore implements Store {
     const marks = scopes.map(() => '?').join(',');
     if (!this.sharesLines(scopes)) {
       const rows = this.sql(
-        `SELECT rowid, text, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
+        // FTS5's own `rank` column (bm25, as configured) sorts inside FTS5 and reads a line's text and
+        // scope only when SQLite reaches it; `bm25(memory_lines) AS rank` read both for every matching
+        // line first (twice the time at 16,000 matches, ~15 % at 300).
+        `SELECT rowid, text, rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
       ).all(match, ...scopes, limit * 4) as Row[];
       return bestLinePerChunk(lineHits(rows, 'rowid'), limit);
     }
@@ -860,7 +863,7 @@ export class SqliteStore implements Store {
     const sharing = (column: string) =>
       `SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.${column} = h.rowid / ${MEMORY_LINES_PER_CHUNK} WHERE ${CHUNK_SCOPE} IN (${marks})`;
     const rows = this.sql(
-      `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, bm25(memory_lines) AS rank FROM memory_lines WHERE memory_lines MATCH ?)
+      `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, rank FROM memory_lines WHERE memory_lines MATCH ?)
        SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
        UNION ALL ${sharing('copy_of')} UNION ALL ${sharing('lines_a')} UNION ALL ${sharing('lines_b')}
        ORDER BY rank LIMIT ?`,
