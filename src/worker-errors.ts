@@ -46,11 +46,12 @@ export const POOL_WARNING_INTERVAL_MS = 60_000;
 
 /**
  * Keeps a pool's own errors from ending the process: piscina emits `error` on the pool, not on a
- * task, when a worker answers a task it no longer tracks ("Unexpected message from Worker": seen
- * on Node 20 in eval:fusion, a memory touch answered a second time after it had settled) or fails
- * while it runs none, and an `error` event nobody listens to is thrown. Each task still settles or
- * fails by itself (piscina replaces a failed worker), so the error is only reported, as a process
- * warning, at most once per POOL_WARNING_INTERVAL_MS with how many came since the last.
+ * task, when a worker answers a task it no longer tracks ("Unexpected message from Worker": a
+ * task running when the pool was destroyed, whose answer still arrived; it ended eval:fusion, see
+ * ScanPool.close), when a worker fails while it runs none, or when a graceful close times out;
+ * an `error` event nobody listens to is thrown. Each task still settles or fails by itself
+ * (piscina replaces a failed worker), so the error is only reported, as a process warning, at
+ * most once per POOL_WARNING_INTERVAL_MS with how many came since the last.
  */
 export function keepPoolUp(pool: ErrorEmitter, name: string): void {
   let lastWarned = -Infinity;

@@ -199,6 +199,35 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
     }
   });
 
+  it('lets a scan that is running finish when its pool closes', async () => {
+    const own = new ScanPool({ threads: 1, kernel });
+    const index1 = new FlatIndex({ dimensions: DIM, pool: own, minRowsPerTask: 50, inlineScanFloats: 0 });
+    try {
+      await index1.upsert(rows);
+      const query = near(rows[5].vector, 71);
+      // The worker is up once a search came back; then a scan is known to run once the pool has posted it.
+      await index1.search(query, 5);
+      const piscina = (own as unknown as { pool: { run: (...args: unknown[]) => Promise<unknown> } }).pool;
+      const run = piscina.run.bind(piscina);
+      let posted!: () => void;
+      const running = new Promise<void>((resolve) => (posted = resolve));
+      piscina.run = (...args: unknown[]) => {
+        const result = run(...args);
+        posted();
+        return result;
+      };
+      const found = index1.search(query, 5);
+      await running;
+      await own.close();
+      // Stopping the worker at once rejected it (and its answer, arriving after, was an error on the pool).
+      expectSameHits(await found, exact(rows, query, 5));
+      await expect(index1.search(query, 5)).rejects.toMatchObject({ code: 'ERR_NOT_READY' });
+    } finally {
+      await index1.close();
+      await own.close();
+    }
+  });
+
   it('answers many concurrent searches correctly', async () => {
     const queries = Array.from({ length: 24 }, (_, i) => near(rows[i * 50].vector, 100 + i));
     const results = await Promise.all(queries.map((q) => index.search(q, 5)));

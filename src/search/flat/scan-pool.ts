@@ -20,6 +20,11 @@ export const DEFAULT_QUEUE_PER_THREAD = 32;
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 /** Bytes one touch task maps (~20–50 ms of page faults). */
 const TOUCH_SLICE = 16 * 1024 * 1024;
+/**
+ * How long close() lets the tasks running finish (a scan or a touch slice takes milliseconds)
+ * before the workers are stopped anyway.
+ */
+const CLOSE_TIMEOUT_MS = 5_000;
 
 export interface ScanPoolOptions {
   /** Worker threads (SEARCH_WORKERS); one search splits into at most this many tasks. */
@@ -58,6 +63,7 @@ export class ScanPool {
       maxQueue: this.maxQueue,
       // Scans are CPU-bound: two on one thread would only interleave.
       concurrentTasksPerWorker: 1,
+      closeTimeout: CLOSE_TIMEOUT_MS,
     });
     keepPoolUp(this.pool, 'scan');
   }
@@ -94,9 +100,15 @@ export class ScanPool {
     return this.pool.queueSize;
   }
 
+  /**
+   * Refuses new scans and touches, lets the tasks running finish, then stops the workers. Stopping
+   * them at once (piscina's destroy) dropped the tasks running; when one still answered, piscina
+   * found no task for the answer and emitted `error` on the pool ("Unexpected message from
+   * Worker"), which ended eval:fusion as it closed an app during a touch.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.destroy();
+    await this.pool.close();
   }
 }
