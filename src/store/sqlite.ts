@@ -620,8 +620,7 @@ export class SqliteStore implements Store {
       else {
         // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
         this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
-        this.deleteMemoryLines(memoryIds);
-        this.ownLinesAfter(memoryIds);
+        this.linesAfterDeleting(memoryIds);
       }
       const messages = this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId).changes;
       this.sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(threadId, threadId);
@@ -801,8 +800,7 @@ export class SqliteStore implements Store {
   private deleteMemoryRows(ids: number[]): void {
     const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
     for (const id of ids) remove.run(id);
-    this.deleteMemoryLines(ids);
-    this.ownLinesAfter(ids);
+    this.linesAfterDeleting(ids);
   }
 
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
@@ -916,14 +914,17 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * One statement per line slot: FTS5 answers `rowid BETWEEN` by scanning the whole table (16 ms a
-   * chunk at 160,000 lines, against 0.04 ms for its 16 slots one by one).
+   * After rows `chunkIds` were deleted: their lines go, and the chunks that referred to those lines
+   * get lines of their own (ownLinesAfter), in the caller's transaction. One statement per line
+   * slot: FTS5 answers `rowid BETWEEN` by scanning the whole table (16 ms a chunk at 160,000 lines,
+   * against 0.04 ms for its 16 slots one by one).
    */
-  private deleteMemoryLines(chunkIds: number[]): void {
+  private linesAfterDeleting(chunkIds: number[]): void {
     const remove = this.sql('DELETE FROM memory_lines WHERE rowid = ?');
     let deleted = 0;
     for (const id of chunkIds) for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) deleted += remove.run(id * MEMORY_LINES_PER_CHUNK + i).changes;
     this.termLines.linesDeleted(deleted);
+    this.ownLinesAfter(chunkIds);
   }
 
   // jobs
