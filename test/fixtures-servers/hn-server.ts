@@ -22,6 +22,11 @@ function recorded(id: number, examples: Map<number, unknown>): string | null {
   return examples.has(id) ? JSON.stringify(examples.get(id)) : null;
 }
 
+/** Item `id` as the fixture server answers it (null when nothing recorded it), for tests that need no server. */
+export function recordedHnItem(id: number): unknown {
+  return JSON.parse(recorded(id, readmeExamples()) ?? 'null');
+}
+
 export interface HnServer extends FixtureServer {
   /** `${origin}/v0`, the HN_API_BASE to use. */
   base: string;
