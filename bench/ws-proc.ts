@@ -26,9 +26,19 @@ export function cpuMs(): number {
   return (cpu.user + cpu.system) / 1000;
 }
 
-/** A phase's CPU, run-queue wait and event-loop delay, measured from `start()` to `read()`. */
+/** V8's `kind` of a young-generation collection (a scavenge) in a `gc` performance entry. */
+const GC_MINOR = 1;
+
+/**
+ * A phase's CPU, run-queue wait, event-loop delay and garbage-collection pauses, measured from
+ * `start()` to `read()`.
+ */
 export class PhaseMeter {
   private loop: IntervalHistogram | null = null;
+  private pauses: { ms: number; minor: boolean }[] = [];
+  private readonly gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) this.pauses.push({ ms: e.duration, minor: (e as { detail?: { kind?: number } }).detail?.kind === GC_MINOR });
+  });
   private cpu0 = 0;
   private sys0 = 0;
   private wait0: number | null = null;
@@ -42,6 +52,9 @@ export class PhaseMeter {
     this.sys0 = process.cpuUsage().system / 1000;
     this.wait0 = runqueueWaitMs();
     this.faults0 = process.resourceUsage().minorPageFault;
+    this.pauses = [];
+    this.gc.disconnect();
+    this.gc.observe({ entryTypes: ['gc'] });
   }
 
   read(): {
@@ -51,6 +64,12 @@ export class PhaseMeter {
     loopDelayP50Ms: number | null;
     loopDelayP99Ms: number | null;
     minorFaults: number;
+    /** Young-generation collections: how many, their longest pause and all their pauses (ms). */
+    scavenges: number;
+    scavengeMaxMs: number;
+    scavengeTotalMs: number;
+    /** Every other collection's pauses (mark-compact finalisation, incremental steps V8 reports). */
+    otherGcMaxMs: number;
   } {
     const wait = runqueueWaitMs();
     const loop = this.loop;
@@ -63,6 +82,19 @@ export class PhaseMeter {
       loopDelayP50Ms: excess(50),
       loopDelayP99Ms: excess(99),
       minorFaults: process.resourceUsage().minorPageFault - this.faults0,
+      ...this.gcPauses(),
+    };
+  }
+
+  private gcPauses(): { scavenges: number; scavengeMaxMs: number; scavengeTotalMs: number; otherGcMaxMs: number } {
+    const minor = this.pauses.filter((p) => p.minor).map((p) => p.ms);
+    const other = this.pauses.filter((p) => !p.minor).map((p) => p.ms);
+    const r = (ms: number) => Number(ms.toFixed(2));
+    return {
+      scavenges: minor.length,
+      scavengeMaxMs: r(Math.max(0, ...minor)),
+      scavengeTotalMs: r(minor.reduce((a, b) => a + b, 0)),
+      otherGcMaxMs: r(Math.max(0, ...other)),
     };
   }
 }
@@ -90,7 +122,7 @@ export interface BenchServer {
  * each of them long).
  */
 export function serveBenchCommands(server: BenchServer, profileIntervalUs: number): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
   const profileFile = process.env.BENCH_PROFILE;
   const allocFile = process.env.BENCH_ALLOC_PROFILE;
   const inspector = profileFile || allocFile ? new Session() : null;
@@ -120,7 +152,12 @@ export function serveBenchCommands(server: BenchServer, profileIntervalUs: numbe
       }
     } else if (msg.cmd === 'profiled' && inspector) {
       if (profileFile) writeFileSync(profileFile, JSON.stringify((await inspector.post('Profiler.stop')).profile));
-      if (allocFile) writeFileSync(allocFile, JSON.stringify((await inspector.post('HeapProfiler.stopSampling')).profile));
+      if (allocFile) {
+        // Objects allocated since the last scavenge have not met one yet: without collecting them
+        // first, "survivors" would include up to a whole young generation of garbage.
+        if (process.env.BENCH_ALLOC_SURVIVORS === '1' && gc) for (let i = 0; i < 2; i++) gc({ type: 'minor' });
+        writeFileSync(allocFile, JSON.stringify((await inspector.post('HeapProfiler.stopSampling')).profile));
+      }
     } else if (msg.cmd === 'stats') {
       if (gc) {
         gc();

@@ -16,7 +16,10 @@
  *
  * Where latency comes from: server_/load_runqueue_wait_ms (time the process was runnable but
  * waiting for its core, i.e. taken by other processes) and server_/load_loop_delay_p50/p99_ms
- * (event-loop delay: work queued behind work) over the measured phase. Each child runs in its
+ * (event-loop delay: work queued behind work) over the measured phase; server_scavenges,
+ * server_scavenge_max_ms and server_scavenge_total_ms the server's young-generation collections in
+ * it (a pause each, as long as what survived them takes to copy), server_other_gc_max_ms the longest
+ * pause of any other collection. Each child runs in its
  * own session, so Linux's autogroup scheduling gives it the share of a core any other session
  * gets rather than splitting one share between the bench's processes (`--group shared` to
  * compare). `--loaders N` spreads the clients over N load-generator processes. store_append_* time
@@ -352,6 +355,10 @@ async function runOnce(kind: ServerKind): Promise<Record<string, unknown>> {
       load_runqueue_wait_ms: reports.some((r) => r.runqueueWaitMs === null) ? null : Math.round(reports.reduce((s, r) => s + r.runqueueWaitMs, 0)),
       server_loop_delay_p50_ms: round2(phase.loopDelayP50Ms),
       server_loop_delay_p99_ms: round2(phase.loopDelayP99Ms),
+      server_scavenges: phase.scavenges,
+      server_scavenge_max_ms: phase.scavengeMaxMs,
+      server_scavenge_total_ms: phase.scavengeTotalMs,
+      server_other_gc_max_ms: phase.otherGcMaxMs,
       load_loop_delay_p99_ms: round2(Math.max(...reports.map((r) => r.loopDelayP99Ms ?? 0))),
       store_append_p50_ms: phase.appendP50Ms,
       store_append_p99_ms: phase.appendP99Ms,
@@ -424,6 +431,8 @@ const COMPARED = [
   'server_minor_faults',
   'server_fanout_p50_ms',
   'server_fanout_p99_ms',
+  'server_scavenges',
+  'server_scavenge_max_ms',
   'load_runqueue_wait_ms',
   'load_avg_1m',
 ] as const;
