@@ -23,6 +23,7 @@ import { MessageWindows, type WindowOptions } from './windows.js';
 import { scopeOf, scopesFor } from './scopes.js';
 import { namedPeriods, saidWithin } from './named-dates.js';
 import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
+import { IdleGate, type BackgroundRunner } from '../idle-gate.js';
 
 export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -41,9 +42,6 @@ const COPY_PAGE = 1024;
 /** How often expired chunks are looked for while chunks are being stored (and at every load). */
 export const RETENTION_SWEEP_MS = 60_000;
 
-/** Resolves in the event loop's next check phase, after the I/O and immediates already due. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 export interface MemoryOptions {
   store: Store;
   embedder: Embedder;
@@ -61,6 +59,11 @@ export interface MemoryOptions {
   now?: () => number;
   /** Told the ids of chunks this node stored, moved or removed (src/sync tells the other nodes), not of changes followed from them. */
   onChanged?: (ids: number[]) => void;
+  /**
+   * Runs each queued chunk's storing, one at a time: by default an IdleGate, so that storing memory
+   * gives way to chat.
+   */
+  background?: BackgroundRunner;
 }
 
 /** A thread's memory as `GET /api/v1/threads/:id` shows it. */
@@ -111,6 +114,7 @@ export class MemoryService implements MemorySearch {
    */
   private readonly headroom = new Map<string, number>();
   private nextRetentionSweep = -Infinity;
+  private readonly background: BackgroundRunner;
 
   constructor(private readonly options: MemoryOptions) {
     this.log = options.log ?? silentLogger;
@@ -120,6 +124,7 @@ export class MemoryService implements MemorySearch {
     wholeNumber('MemoryService', 'retentionDays', days, 1);
     this.retentionMs = days * DAY_MS;
     this.now = options.now ?? Date.now;
+    this.background = options.background ?? new IdleGate();
     this.windows = new MessageWindows({ ...options.windows, onWindow: (chunk) => this.enqueue(chunk) });
   }
 
@@ -502,16 +507,16 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
-   * Queues a chunk to be stored. Each starts in a turn of the event loop of its own: the window
-   * closes inside the broadcast of its last message, whose frames leave at the end of that turn
-   * (src/routes/rooms-ws-connection.ts), and embedding and storing a chunk before then would delay
-   * them; one chunk per turn also lets the messages read meanwhile go out between chunks.
+   * Queues a chunk to be stored. Each waits for an idle moment of the event loop of its own: the
+   * window closes inside the broadcast of its last message, whose frames leave at the end of that
+   * turn (src/routes/rooms-ws-connection.ts), and embedding and storing a chunk before then would
+   * delay them; while messages queue up, a chunk stored between them would make every one after it
+   * wait longer.
    */
   private enqueue(chunk: NewMemoryChunk): void {
     this.queued.set(chunk.threadId, (this.queued.get(chunk.threadId) ?? 0) + 1);
     this.tail = this.tail
-      .then(nextTurn)
-      .then(() => this.remember(chunk))
+      .then(() => this.background.run(() => this.remember(chunk)))
       .then(() => this.options.onStored?.(chunk))
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
       .finally(() => {

@@ -2,7 +2,7 @@
  * Conversation memory (src/memory/memory-service.ts) over a real store, the local embedder and a
  * real memory index: what is remembered, who may find it, repeats, retention, the switch, restarts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { Embedder } from '../../src/ai/types.js';
 import { contextLineOf, exchangeText, MemoryService, ownersFollowContext, RETENTION_SWEEP_MS, type MemoryOptions } from '../../src/memory/memory-service.js';
@@ -84,6 +84,26 @@ describe('conversation memory', () => {
     expect(hit.chunk).toMatchObject({ kind: 'window', messageIds: said.map((m) => m.id), authors: ['Ann', 'Cy'], privileged: false });
     expect(hit.chunk.text).toContain('Bob lost 4000 dollars');
     expect(await memory.search('how much money did Bob lose on Meridian?', publicAsk(other.id, 'Cy'), 3)).toEqual([]);
+  });
+
+  it('stores closed windows through its background runner, one at a time', async () => {
+    const waiting: (() => void)[] = [];
+    const background = {
+      run: <T>(task: () => Promise<T>) => new Promise<void>((resolve) => waiting.push(resolve)).then(task),
+    };
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 1 }, background });
+    memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', 'The ferry to Hydra leaves at seven'));
+    memory.onMessage(await say(store, thread.id, 'news_1', 'Cy', 'Book the seats by Thursday'));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    // Both windows closed; the first waits for the runner, the second behind it.
+    expect(waiting).toHaveLength(1);
+    expect(await memory.stats(thread.id)).toEqual({ chunks: 0, pending: 2 });
+    waiting.shift()!();
+    await vi.waitFor(() => expect(waiting).toHaveLength(1));
+    expect(await memory.stats(thread.id)).toEqual({ chunks: 1, pending: 1 });
+    waiting.shift()!();
+    await memory.idle();
+    expect(await memory.stats(thread.id)).toEqual({ chunks: 2, pending: 0 });
   });
 
   it('searches lines with a long question’s longest words only, a bounded number of them', async () => {

@@ -1,0 +1,104 @@
+/**
+ * Background work that gives way to the event loop's foreground. Tasks run one at a time through
+ * the gate (`run`). Each first lets the loop turn twice (so I/O already waiting is handled), then
+ * looks at how much the loop worked since the previous task ended:
+ * - next to nothing (an import storing its windows one after another, a quiet server): the task
+ *   starts at once, and a queue of them runs as fast as the work allows;
+ * - more (chat messages were handled, an answer written): the task waits until the loop has been
+ *   idle, blocked waiting for I/O, for a while between two looks, so it runs in a gap between
+ *   messages rather than in front of them. While messages queue up (a busy spell, a garbage
+ *   collection, a burst of windows) the gate stays shut and the backlog drains without the
+ *   background's share on top (docs/architecture.md, "Background work gives way to chat").
+ *   However busy the loop stays, a task starts after `maxWaitMs`: the background must not starve.
+ * What the task itself does, awaits included, does not count: the look starts when it ends.
+ */
+import { performance } from 'node:perf_hooks';
+// The real timers even where a test fakes the global ones: the gate watches the real loop.
+import { setImmediate as realImmediate, setTimeout as realTimeout } from 'node:timers';
+import { positiveNumber } from './options.js';
+
+/** How often a waiting task looks at the loop. */
+export const DEFAULT_IDLE_POLL_MS = 1;
+/** Idle time between two looks that opens the gate (the loop blocked waiting for I/O this long). */
+export const DEFAULT_MIN_IDLE_MS = 0.5;
+/** The loop's work since the last task ended under which the next one need not wait for idleness. */
+export const DEFAULT_MIN_FOREGROUND_MS = 0.5;
+/** Longest wait, however busy the loop. */
+export const DEFAULT_MAX_WAIT_MS = 250;
+
+export interface IdleGateOptions {
+  pollMs?: number;
+  minIdleMs?: number;
+  minForegroundMs?: number;
+  maxWaitMs?: number;
+  /** The loop's time so far, idle and active, in ms (tests replace it). */
+  loopTime?: () => { idle: number; active: number };
+  /** A monotonic clock in ms (tests replace it). */
+  now?: () => number;
+}
+
+/** Runs background tasks one at a time, when it sees fit. */
+export interface BackgroundRunner {
+  run<T>(task: () => Promise<T>): Promise<T>;
+}
+
+export class IdleGate implements BackgroundRunner {
+  private readonly pollMs: number;
+  private readonly minIdleMs: number;
+  private readonly minForegroundMs: number;
+  private readonly maxWaitMs: number;
+  private readonly loopTime: () => { idle: number; active: number };
+  private readonly now: () => number;
+  /** The loop's active time when the last task ended. */
+  private activeAtEnd: number;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(options: IdleGateOptions = {}) {
+    this.pollMs = options.pollMs ?? DEFAULT_IDLE_POLL_MS;
+    this.minIdleMs = options.minIdleMs ?? DEFAULT_MIN_IDLE_MS;
+    this.minForegroundMs = options.minForegroundMs ?? DEFAULT_MIN_FOREGROUND_MS;
+    this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    for (const name of ['pollMs', 'minIdleMs', 'minForegroundMs', 'maxWaitMs'] as const) positiveNumber('IdleGate', name, this[name]);
+    this.loopTime = options.loopTime ?? (() => performance.eventLoopUtilization());
+    this.now = options.now ?? (() => performance.now());
+    this.activeAtEnd = this.loopTime().active;
+  }
+
+  /** Runs `task` once the gate opens, after every task given before it (one at a time). */
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(() => this.runNow(task));
+    this.tail = next.catch(() => {});
+    return next;
+  }
+
+  private async runNow<T>(task: () => Promise<T>): Promise<T> {
+    await this.wait();
+    try {
+      return await task();
+    } finally {
+      this.activeAtEnd = this.loopTime().active;
+    }
+  }
+
+  /** Resolves when a background task may start (see the module's comment). */
+  private wait(): Promise<void> {
+    // Two turns: the loop polls between them, so I/O that was waiting has been handled (and
+    // counted) before the look, with the frames of any broadcast from the turn before.
+    return new Promise((resolve) =>
+      realImmediate(() =>
+        realImmediate(() => {
+          if (this.loopTime().active - this.activeAtEnd < this.minForegroundMs) return resolve();
+          const since = this.now();
+          let idleBefore = this.loopTime().idle;
+          const look = () => {
+            const { idle } = this.loopTime();
+            if (idle - idleBefore >= this.minIdleMs || this.now() - since >= this.maxWaitMs) return resolve();
+            idleBefore = idle;
+            realTimeout(look, this.pollMs);
+          };
+          realTimeout(look, this.pollMs);
+        }),
+      ),
+    );
+  }
+}

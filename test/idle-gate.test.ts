@@ -1,0 +1,129 @@
+/**
+ * IdleGate (src/idle-gate.ts): background tasks start at once when the loop did nothing else since
+ * the last one ended, wait for an idle moment of the event loop after foreground work, and start
+ * after their longest wait however busy the loop is. The loop's times and the clock are injected,
+ * so what is checked is the gate's decisions, not the machine's speed.
+ */
+import { describe, expect, it } from 'vitest';
+import { IdleGate } from '../src/idle-gate.js';
+
+/** A loop whose idle and active times the test moves; `reads` counts how often the gate looked. */
+function fakeLoop() {
+  const loop = { idle: 0, active: 0, reads: 0, clock: 0 };
+  return {
+    loop,
+    options: {
+      loopTime: () => (loop.reads++, { idle: loop.idle, active: loop.active }),
+      now: () => loop.clock,
+    },
+  };
+}
+
+describe('IdleGate', () => {
+  it('starts tasks back to back when the loop did nothing else between them', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate(options);
+    const order: string[] = [];
+    const readsBefore = loop.reads;
+    await Promise.all(
+      ['first', 'second', 'third'].map((name) =>
+        gate.run(async () => {
+          order.push(name);
+          loop.active += 5; // the task's own work
+        }),
+      ),
+    );
+    expect(order).toEqual(['first', 'second', 'third']);
+    // Per task, one read before it starts and one as it ends: no looks for idleness.
+    expect(loop.reads - readsBefore).toBe(6);
+  });
+
+  it('does not count what a task awaited as foreground work', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate(options);
+    await gate.run(async () => {
+      // Messages handled while the task waited for a worker thread: the loop worked 30 ms.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      loop.active += 30;
+    });
+    const readsBefore = loop.reads;
+    await gate.run(async () => {});
+    expect(loop.reads - readsBefore).toBe(2);
+  });
+
+  it('after foreground work, waits until the loop was idle between two looks', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate({ ...options, maxWaitMs: 1_000 });
+    loop.active += 20; // chat messages handled since the gate was made
+    let started = false;
+    const done = gate.run(async () => void (started = true));
+    // Busy: the loop's active time grows, its idle time does not.
+    for (let i = 0; i < 5; i++) {
+      loop.active += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(started).toBe(false);
+    }
+    loop.idle += 1;
+    await done;
+    expect(started).toBe(true);
+  });
+
+  it('needs at least minIdleMs of idle time between looks', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate({ ...options, minIdleMs: 0.5, maxWaitMs: 1_000 });
+    loop.active += 20;
+    let started = false;
+    const done = gate.run(async () => void (started = true));
+    for (let i = 0; i < 5; i++) {
+      loop.idle += 0.2; // short idle moments: a message arrives before the loop has rested
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(started).toBe(false);
+    }
+    loop.idle += 1;
+    await done;
+    expect(started).toBe(true);
+  });
+
+  it('starts a task after maxWaitMs however busy the loop is', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate({ ...options, maxWaitMs: 50 });
+    loop.active += 20;
+    let started = false;
+    const done = gate.run(async () => void (started = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toBe(false);
+    loop.clock += 50;
+    await done;
+    expect(started).toBe(true);
+  });
+
+  it('runs tasks one at a time, in the order given, and a failure does not stop the next', async () => {
+    const gate = new IdleGate();
+    const events: string[] = [];
+    const task =
+      (name: string, fail = false) =>
+      async () => {
+        events.push(`${name} begins`);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        events.push(`${name} ends`);
+        if (fail) throw new Error(name);
+      };
+    const results = await Promise.allSettled([gate.run(task('a')), gate.run(task('b', true)), gate.run(task('c'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(events).toEqual(['a begins', 'a ends', 'b begins', 'b ends', 'c begins', 'c ends']);
+  });
+
+  it('opens on the real event loop when nothing else runs', async () => {
+    const gate = new IdleGate({ maxWaitMs: 60_000 });
+    const busy = Date.now() + 20;
+    while (Date.now() < busy); // foreground work: the first task must look for idleness
+    const opened = await Promise.race([gate.run(async () => 'opened'), new Promise((r) => setTimeout(() => r('timed out'), 10_000))]);
+    // The busy spell came after the gate was made: the task looked for an idle moment and found one.
+    expect(opened).toBe('opened');
+  });
+
+  it('refuses settings that would never open or never wait', () => {
+    expect(() => new IdleGate({ pollMs: 0 })).toThrow(/pollMs/);
+    expect(() => new IdleGate({ maxWaitMs: -1 })).toThrow(/maxWaitMs/);
+  });
+});
