@@ -19,6 +19,26 @@ function fakeLoop() {
   };
 }
 
+/**
+ * A task given after foreground work does not start while `step` moves the loop between looks
+ * (five times, real milliseconds apart), and starts once the loop has been idle for a millisecond.
+ */
+async function expectShutWhile(settings: { minIdleMs: number }, step: (loop: ReturnType<typeof fakeLoop>['loop']) => void): Promise<void> {
+  const { loop, options } = fakeLoop();
+  const gate = new IdleGate({ ...options, ...settings, maxWaitMs: 1_000 });
+  loop.active += 20; // chat messages handled since the gate was made
+  let started = false;
+  const done = gate.run(async () => void (started = true));
+  for (let i = 0; i < 5; i++) {
+    step(loop);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(started).toBe(false);
+  }
+  loop.idle += 1;
+  await done;
+  expect(started).toBe(true);
+}
+
 describe('IdleGate', () => {
   it('starts tasks back to back when the loop did nothing else between them', async () => {
     const { loop, options } = fakeLoop();
@@ -52,36 +72,13 @@ describe('IdleGate', () => {
   });
 
   it('after foreground work, waits until the loop was idle between two looks', async () => {
-    const { loop, options } = fakeLoop();
-    const gate = new IdleGate({ ...options, maxWaitMs: 1_000 });
-    loop.active += 20; // chat messages handled since the gate was made
-    let started = false;
-    const done = gate.run(async () => void (started = true));
     // Busy: the loop's active time grows, its idle time does not.
-    for (let i = 0; i < 5; i++) {
-      loop.active += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(started).toBe(false);
-    }
-    loop.idle += 1;
-    await done;
-    expect(started).toBe(true);
+    await expectShutWhile({ minIdleMs: 0.5 }, (loop) => void (loop.active += 1));
   });
 
   it('needs at least minIdleMs of idle time between looks', async () => {
-    const { loop, options } = fakeLoop();
-    const gate = new IdleGate({ ...options, minIdleMs: 0.5, maxWaitMs: 1_000 });
-    loop.active += 20;
-    let started = false;
-    const done = gate.run(async () => void (started = true));
-    for (let i = 0; i < 5; i++) {
-      loop.idle += 0.2; // short idle moments: a message arrives before the loop has rested
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(started).toBe(false);
-    }
-    loop.idle += 1;
-    await done;
-    expect(started).toBe(true);
+    // Short idle moments: a message arrives before the loop has rested.
+    await expectShutWhile({ minIdleMs: 0.5 }, (loop) => void (loop.idle += 0.2));
   });
 
   it('starts a task after maxWaitMs however busy the loop is', async () => {
