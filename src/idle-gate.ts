@@ -9,13 +9,14 @@
  *   messages rather than in front of them. While messages queue up (a busy spell, a garbage
  *   collection, a burst of windows) the gate stays shut and the backlog drains without the
  *   background's share on top (docs/architecture.md, "Background work gives way to chat").
- *   However busy the loop stays, a task starts after `maxWaitMs`: the background must not starve.
+ *   However busy the loop stays, a task starts after `maxWaitMs`, and without waiting while more
+ *   than `maxQueued` wait behind it: the background must neither starve nor pile up.
  * What the task itself does, awaits included, does not count: the look starts when it ends.
  */
 import { performance } from 'node:perf_hooks';
 // The real timers even where a test fakes the global ones: the gate watches the real loop.
 import { setImmediate as realImmediate, setTimeout as realTimeout } from 'node:timers';
-import { positiveNumber } from './options.js';
+import { positiveNumber, wholeNumber } from './options.js';
 
 /** How often a waiting task looks at the loop. */
 export const DEFAULT_IDLE_POLL_MS = 1;
@@ -25,12 +26,15 @@ export const DEFAULT_MIN_IDLE_MS = 0.5;
 export const DEFAULT_MIN_FOREGROUND_MS = 0.5;
 /** Longest wait, however busy the loop. */
 export const DEFAULT_MAX_WAIT_MS = 250;
+/** Tasks waiting beyond which the next starts without waiting for idleness (the queue stays bounded). */
+export const DEFAULT_MAX_QUEUED = 64;
 
 export interface IdleGateOptions {
   pollMs?: number;
   minIdleMs?: number;
   minForegroundMs?: number;
   maxWaitMs?: number;
+  maxQueued?: number;
   /** The loop's time so far, idle and active, in ms (tests replace it). */
   loopTime?: () => { idle: number; active: number };
   /** A monotonic clock in ms (tests replace it). */
@@ -47,17 +51,22 @@ export class IdleGate implements BackgroundRunner {
   private readonly minIdleMs: number;
   private readonly minForegroundMs: number;
   private readonly maxWaitMs: number;
+  private readonly maxQueued: number;
   private readonly loopTime: () => { idle: number; active: number };
   private readonly now: () => number;
   /** The loop's active time when the last task ended. */
   private activeAtEnd: number;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Tasks given and not finished, the one running included. */
+  private queued = 0;
 
   constructor(options: IdleGateOptions = {}) {
     this.pollMs = options.pollMs ?? DEFAULT_IDLE_POLL_MS;
     this.minIdleMs = options.minIdleMs ?? DEFAULT_MIN_IDLE_MS;
     this.minForegroundMs = options.minForegroundMs ?? DEFAULT_MIN_FOREGROUND_MS;
     this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
+    wholeNumber('IdleGate', 'maxQueued', this.maxQueued);
     for (const name of ['pollMs', 'minIdleMs', 'minForegroundMs', 'maxWaitMs'] as const) positiveNumber('IdleGate', name, this[name]);
     this.loopTime = options.loopTime ?? (() => performance.eventLoopUtilization());
     this.now = options.now ?? (() => performance.now());
@@ -66,7 +75,8 @@ export class IdleGate implements BackgroundRunner {
 
   /** Runs `task` once the gate opens, after every task given before it (one at a time). */
   run<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(() => this.runNow(task));
+    this.queued++;
+    const next = this.tail.then(() => this.runNow(task)).finally(() => this.queued--);
     this.tail = next.catch(() => {});
     return next;
   }
@@ -87,7 +97,8 @@ export class IdleGate implements BackgroundRunner {
     return new Promise((resolve) =>
       realImmediate(() =>
         realImmediate(() => {
-          if (this.loopTime().active - this.activeAtEnd < this.minForegroundMs) return resolve();
+          // A long queue means the loop has been busy for a while: waiting more would only let it grow.
+          if (this.queued > this.maxQueued || this.loopTime().active - this.activeAtEnd < this.minForegroundMs) return resolve();
           const since = this.now();
           let idleBefore = this.loopTime().idle;
           const look = () => {

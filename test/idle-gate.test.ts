@@ -4,7 +4,7 @@
  * after their longest wait however busy the loop is. The loop's times and the clock are injected,
  * so what is checked is the gate's decisions, not the machine's speed.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { IdleGate } from '../src/idle-gate.js';
 
 /** A loop whose idle and active times the test moves; `reads` counts how often the gate looked. */
@@ -94,6 +94,27 @@ describe('IdleGate', () => {
     expect(started).toBe(true);
   });
 
+  it('stops waiting for idleness while more than maxQueued tasks wait', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate({ ...options, maxQueued: 2, maxWaitMs: 60_000 });
+    loop.active += 20;
+    const started: number[] = [];
+    // Chat is handled between the tasks (the loop never idles) and the clock never reaches the longest wait.
+    const tasks = [0, 1, 2, 3, 4].map((i) =>
+      gate.run(async () => {
+        started.push(i);
+        setImmediate(() => (loop.active += 5));
+      }),
+    );
+    await vi.waitFor(() => expect(started).toEqual([0, 1, 2]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Two left: within the bound, they wait for an idle moment.
+    expect(started).toEqual([0, 1, 2]);
+    const resting = setInterval(() => (loop.idle += 1), 2);
+    await Promise.all(tasks).finally(() => clearInterval(resting));
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('runs tasks one at a time, in the order given, and a failure does not stop the next', async () => {
     const gate = new IdleGate();
     const events: string[] = [];
@@ -122,5 +143,6 @@ describe('IdleGate', () => {
   it('refuses settings that would never open or never wait', () => {
     expect(() => new IdleGate({ pollMs: 0 })).toThrow(/pollMs/);
     expect(() => new IdleGate({ maxWaitMs: -1 })).toThrow(/maxWaitMs/);
+    expect(() => new IdleGate({ maxQueued: 1.5 })).toThrow(/maxQueued/);
   });
 });
