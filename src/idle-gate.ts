@@ -41,7 +41,7 @@ export interface IdleGateOptions {
   now?: () => number;
 }
 
-/** Runs background tasks one at a time, when it sees fit. */
+/** Runs background tasks one at a time, in the order given, when it sees fit. */
 export interface BackgroundRunner {
   run<T>(task: () => Promise<T>): Promise<T>;
 }

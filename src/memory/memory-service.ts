@@ -511,12 +511,13 @@ export class MemoryService implements MemorySearch {
    * window closes inside the broadcast of its last message, whose frames leave at the end of that
    * turn (src/routes/rooms-ws-connection.ts), and embedding and storing a chunk before then would
    * delay them; while messages queue up, a chunk stored between them would make every one after it
-   * wait longer.
+   * wait longer. Every chunk goes to the runner as it closes (the runner stores them one at a time,
+   * in order), so the runner sees how many wait.
    */
   private enqueue(chunk: NewMemoryChunk): void {
     this.queued.set(chunk.threadId, (this.queued.get(chunk.threadId) ?? 0) + 1);
-    this.tail = this.tail
-      .then(() => this.background.run(() => this.remember(chunk)))
+    const stored = this.background
+      .run(() => this.remember(chunk))
       .then(() => this.options.onStored?.(chunk))
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
       .finally(() => {
@@ -524,6 +525,7 @@ export class MemoryService implements MemorySearch {
         if (left > 0) this.queued.set(chunk.threadId, left);
         else this.queued.delete(chunk.threadId);
       });
+    this.tail = Promise.all([this.tail, stored]).then(() => {});
   }
 
   private async remember(given: NewMemoryChunk): Promise<void> {

@@ -87,15 +87,24 @@ describe('conversation memory', () => {
   });
 
   it('stores closed windows through its background runner, one at a time', async () => {
+    // A runner that starts each task, in turn, when the test releases it.
     const waiting: (() => void)[] = [];
+    let turn: Promise<unknown> = Promise.resolve();
+    let given = 0;
     const background = {
-      run: <T>(task: () => Promise<T>) => new Promise<void>((resolve) => waiting.push(resolve)).then(task),
+      run: <T>(task: () => Promise<T>) => {
+        given++;
+        const next = turn.then(() => new Promise<void>((resolve) => waiting.push(resolve))).then(task);
+        turn = next.catch(() => {});
+        return next;
+      },
     };
     const { store, memory, thread } = await setup({ windows: { maxMessages: 1 }, background });
     memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', 'The ferry to Hydra leaves at seven'));
     memory.onMessage(await say(store, thread.id, 'news_1', 'Cy', 'Book the seats by Thursday'));
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-    // Both windows closed; the first waits for the runner, the second behind it.
+    // Both windows closed and both went to the runner (which sees its queue); the first waits, the second behind it.
+    expect(given).toBe(2);
     expect(waiting).toHaveLength(1);
     expect(await memory.stats(thread.id)).toEqual({ chunks: 0, pending: 2 });
     waiting.shift()!();
