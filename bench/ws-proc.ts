@@ -29,6 +29,11 @@ export function cpuMs(): number {
 /** V8's `kind` of a young-generation collection (a scavenge) in a `gc` performance entry. */
 const GC_MINOR = 1;
 
+/** A `gc` performance entry's kind (GC_MINOR, …); 0 where the entry does not say. */
+function gcKind(entry: PerformanceEntry): number {
+  return (entry as { detail?: { kind?: number } }).detail?.kind ?? 0;
+}
+
 /**
  * A phase's CPU, run-queue wait, event-loop delay and garbage-collection pauses, measured from
  * `start()` to `read()`.
@@ -37,7 +42,7 @@ export class PhaseMeter {
   private loop: IntervalHistogram | null = null;
   private pauses: { ms: number; minor: boolean }[] = [];
   private readonly gc = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) this.pauses.push({ ms: e.duration, minor: (e as { detail?: { kind?: number } }).detail?.kind === GC_MINOR });
+    for (const e of list.getEntries()) this.pauses.push({ ms: e.duration, minor: gcKind(e) === GC_MINOR });
   });
   private cpu0 = 0;
   private sys0 = 0;
@@ -196,7 +201,7 @@ export class PhaseTrace {
   private events: unknown[][] = [];
   private readonly gc = this.enabled
     ? new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) this.events.push(['gc', this.at(e.startTime), e.duration, (e as { detail?: { kind?: number } }).detail?.kind ?? 0]);
+        for (const e of list.getEntries()) this.events.push(['gc', this.at(e.startTime), e.duration, gcKind(e)]);
       })
     : null;
 
