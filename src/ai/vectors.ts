@@ -53,3 +53,21 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   for (let i = 0; i < a.length; i++) s += a[i] * b[i];
   return s;
 }
+
+/** sum += v, element by element; returns the sum of the new elements' squares. */
+export function sumInto(sum: Float32Array, v: Float32Array): number {
+  let squares = 0;
+  for (let i = 0; i < sum.length; i++) {
+    sum[i] += v[i];
+    const s = sum[i];
+    squares += s * s;
+  }
+  return squares;
+}
+
+/** `v` divided in place by the root of `squares` (its elements' squares summed; a zero vector stays zero). */
+export function scaleToUnit(v: Float32Array, squares: number): Float32Array {
+  const norm = Math.sqrt(squares) || 1;
+  for (let i = 0; i < v.length; i++) v[i] /= norm;
+  return v;
+}

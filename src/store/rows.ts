@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChunkRow, ContentItem, StoredItem } from '../content/types.js';
+import { scaleToUnit, sumInto } from '../ai/vectors.js';
 import { repeatKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
@@ -56,14 +57,14 @@ export const MEMORY_CHUNK_COLUMNS =
 export const MEMORY_CHUNK_TEXT_COLUMNS =
   'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, fusion, lineage';
 
+/** A memory chunk's vector as a row stores it: no vector but its model when the store derives it (SQLite). */
+export interface StoredVector {
+  vector: Float32Array | null;
+  model: string;
+}
+
 /** `key` is the chunk's repeat key (repeats.ts), when the caller knows it already (a copy's is its original's). */
-export function memoryChunkValues(
-  c: NewMemoryChunk,
-  now: string,
-  updatedAt: string,
-  vector?: { vector: Float32Array; model: string },
-  key = repeatKey(c),
-): unknown[] {
+export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: StoredVector, key = repeatKey(c)): unknown[] {
   return [
     c.threadId,
     c.roomId,
@@ -78,7 +79,7 @@ export function memoryChunkValues(
     key,
     now,
     updatedAt,
-    vector ? vectorToBlob(vector.vector) : null,
+    vector?.vector ? vectorToBlob(vector.vector) : null,
     vector?.model ?? null,
     c.fusion ?? null,
     c.lineage ? JSON.stringify(c.lineage) : null,
@@ -182,12 +183,25 @@ export function rowToMemoryChunk(r: Row): MemoryChunk {
   return c;
 }
 
+/**
+ * A stored chunk with its vector: the row's own, or (SQLite, a fused pair stored without one:
+ * SqliteStore's DERIVED_VECTOR) derived from its two sources' vectors, `vector_a` and `vector_b`.
+ */
 export function rowToStoredMemoryChunk(r: Row): StoredMemoryChunk {
   // Completed in place rather than spread into a second object: a fusion reads 20,000 of them.
   const c = rowToMemoryChunk(r) as StoredMemoryChunk;
-  c.vector = r.vector ? blobToVector(r.vector) : null;
+  c.vector = r.vector ? blobToVector(r.vector) : r.vector_a && r.vector_b ? fusedVector(r.vector_a, r.vector_b) : null;
   c.vectorModel = r.vector_model ?? null;
   return c;
+}
+
+/**
+ * A fused pair's vector from its two sources' stored vectors: normalize(a + b), summed as a fusion
+ * sums them (fusion.ts, fusedPair), so the same inputs give the same float32 numbers.
+ */
+export function fusedVector(a: Buffer, b: Buffer): Float32Array {
+  const sum = blobToVector(a);
+  return scaleToUnit(sum, sumInto(sum, blobToVector(b)));
 }
 
 export function vectorToBlob(vector: Float32Array): Buffer {

@@ -36,6 +36,7 @@ import {
   MESSAGE_COLUMNS,
   MESSAGE_COLUMNS_BUT_SOURCES,
   blobToVector,
+  fusedVector,
   itemToRow,
   memoryChunkValues,
   messageValues,
@@ -47,6 +48,7 @@ import {
   rowToMessage,
   rowToStoredMemoryChunk,
   vectorToBlob,
+  type StoredVector,
 } from './rows.js';
 import type {
   ChangeTarget,
@@ -112,12 +114,24 @@ const COPY_TEXT = 'coalesce(o.text, c.text) AS text, coalesce(o.message_ids, c.m
 const MEMORY_TEXT_COLUMNS = `c.thread_id, c.room_id, c.kind, ${COPY_TEXT}, c.first_ts, c.last_ts, c.privileged,
   c.owner, c.created_at, c.updated_at, c.fusion, c.lineage`;
 /**
+ * A row `r` whose vector is derived: a fused pair whose lines are its sources' (lines_a, lines_b:
+ * migration 13) may store no vector but its model, and read normalize(a + b) from those rows'
+ * vectors (SqliteStore.insertMemoryEntries: the 8 KB a pair of 2,048 dimensions is a tenth of a
+ * fusion's store time). Before a row whose vector others derive from goes or changes its vector,
+ * theirs is written out (SqliteStore.ownVectorsBefore). `typeof` reads no overflow page.
+ */
+const DERIVED_VECTOR = (r: string) => `typeof(${r}.vector) = 'null' AND ${r}.vector_model IS NOT NULL AND ${r}.lines_a IS NOT NULL`;
+/**
  * Memory chunks as StoredMemoryChunk reads them: a copy (copy_of, migration 9) reads the vector
- * and model of the row it copies, unless it was given one of its own since.
+ * and model of the row it copies, unless it was given one of its own since; a row without one of
+ * its own or its original's reads its sources' when it derives it (DERIVED_VECTOR, rowToStoredMemoryChunk).
  */
 const MEMORY_SELECT = `SELECT c.id, ${MEMORY_TEXT_COLUMNS}, coalesce(c.vector, o.vector) AS vector,
-  CASE WHEN c.vector IS NOT NULL THEN c.vector_model ELSE o.vector_model END AS vector_model
-  FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
+  CASE WHEN typeof(c.vector) <> 'null' OR o.id IS NULL THEN c.vector_model ELSE o.vector_model END AS vector_model,
+  la.vector AS vector_a, lb.vector AS vector_b
+  FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of
+  LEFT JOIN memory_chunks r ON r.id = coalesce(c.copy_of, c.id) AND typeof(c.vector) = 'null' AND ${DERIVED_VECTOR('r')}
+  LEFT JOIN memory_chunks la ON la.id = r.lines_a LEFT JOIN memory_chunks lb ON lb.id = r.lines_b`;
 /** The memory-chunk scope scopeOf computes (src/memory/scopes.ts), in SQL, of the chunk `c`. */
 const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
 /** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
@@ -619,6 +633,7 @@ export class SqliteStore implements Store {
       if (sliced) this.sql('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run(threadId, DELETION_STARTED_AT);
       else {
         // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
+        this.ownVectorsBefore(memoryIds);
         this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
         this.linesAfterDeleting(memoryIds);
       }
@@ -652,6 +667,7 @@ export class SqliteStore implements Store {
     return this.addMemoryTx.immediate(c, now, vector);
   }
 
+  private setVectorTx?: Database.Transaction<(id: number, vector: Float32Array, model: string) => void>;
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
   private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
@@ -666,13 +682,16 @@ export class SqliteStore implements Store {
     return written;
   }
 
-  /** `lines`: the rows whose lines stand for the chunk's own (migration 13), written then by nobody. */
+  /**
+   * `lines`: the rows whose lines stand for the chunk's own (migration 13), written then by nobody;
+   * a null `vector.vector`: the chunk derives its vector from theirs (DERIVED_VECTOR).
+   */
   private writeMemoryRowOnly(
     id: number | null,
     c: NewMemoryChunk,
     now: string,
     updatedAt: string,
-    vector?: { vector: Float32Array; model: string },
+    vector?: StoredVector,
     lines: [number, number] | null = null,
   ): number {
     return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector), lines?.[0] ?? null, lines?.[1] ?? null) as Row).id as number;
@@ -725,9 +744,13 @@ export class SqliteStore implements Store {
     // All rows first, then all their lines: an FTS5 insert between two rows evicts the b-tree pages
     // the next row is written to.
     const full = entries.flatMap((e, i) => (copied.has(ids[i]) ? [] : [i]));
-    const lines = full.map((i) => this.linesToShare(entries[i].linesOf));
-    full.forEach((i, k) => this.writeMemoryRowOnly(ids[i], entries[i].chunk, at, entries[i].updatedAt ?? at, entries[i], lines[k]));
-    full.forEach((i, k) => lines[k] || this.writeMemoryLines(ids[i], entries[i].chunk));
+    const shared = full.map((i) => this.sourcesToShare(entries[i]));
+    full.forEach((i, k) => {
+      const e = entries[i];
+      const vector = shared[k]?.vectors ? { vector: null, model: e.model } : e;
+      this.writeMemoryRowOnly(ids[i], e.chunk, at, e.updatedAt ?? at, vector, shared[k]?.rows);
+    });
+    full.forEach((i, k) => shared[k] || this.writeMemoryLines(ids[i], entries[i].chunk));
     return ids;
   }
 
@@ -735,16 +758,34 @@ export class SqliteStore implements Store {
    * The rows whose lines a fused pair's lines may be (NewMemoryEntry.linesOf), as stored now: each
    * source's own original if it is a copy. Null, and the chunk writes its lines in full, when a
    * source is gone or has none of its lines itself (a fused pair fused again: its lines are those
-   * of three chunks or more).
+   * of three chunks or more). `vectors`: its vector may be derived from theirs too (DERIVED_VECTOR),
+   * as both sources' vectors are those rows' own, of the entry's model.
    */
-  private linesToShare(sources: [number, number] | undefined): [number, number] | null {
-    if (!sources) return null;
+  private sourcesToShare(e: NewMemoryEntry): { rows: [number, number]; vectors: boolean } | null {
+    if (!e.linesOf) return null;
+    // A row's model is set only with its vector, unless it derives it (and then it has lines_a).
     const origin = this.sql(
-      'SELECT r.id FROM memory_chunks c JOIN memory_chunks r ON r.id = coalesce(c.copy_of, c.id) WHERE c.id = ? AND r.lines_a IS NULL',
-    ).pluck();
-    const a = origin.get(sources[0]) as number | undefined;
-    const b = a === undefined ? undefined : (origin.get(sources[1]) as number | undefined);
-    return a === undefined || b === undefined ? null : [a, b];
+      `SELECT r.id, r.vector_model = ? AND (c.copy_of IS NULL OR c.vector_model IS NULL) AS same
+       FROM memory_chunks c JOIN memory_chunks r ON r.id = coalesce(c.copy_of, c.id) WHERE c.id = ? AND r.lines_a IS NULL`,
+    );
+    const a = origin.get(e.model, e.linesOf[0]) as Row | undefined;
+    const b = a === undefined ? undefined : (origin.get(e.model, e.linesOf[1]) as Row | undefined);
+    return a === undefined || b === undefined ? null : { rows: [a.id, b.id], vectors: a.same === 1 && b.same === 1 };
+  }
+
+  /**
+   * Before rows `ids` are deleted or given another vector: the chunks that derive their vectors from
+   * those rows' (DERIVED_VECTOR) store them as their own, as derived now. Their copies read them there.
+   */
+  private ownVectorsBefore(ids: number[]): void {
+    const deriving = this.sql(
+      `SELECT c.id, a.vector AS vector_a, b.vector AS vector_b FROM memory_chunks c
+         JOIN memory_chunks a ON a.id = c.lines_a JOIN memory_chunks b ON b.id = c.lines_b
+       WHERE c.id IN (SELECT id FROM memory_chunks WHERE lines_a = ? UNION SELECT id FROM memory_chunks WHERE lines_b = ?)
+         AND c.copy_of IS NULL AND ${DERIVED_VECTOR('c')}`,
+    );
+    const own = this.sql('UPDATE memory_chunks SET vector = ? WHERE id = ?');
+    for (const id of ids) for (const r of deriving.all(id, id) as Row[]) own.run(vectorToBlob(fusedVector(r.vector_a, r.vector_b)), r.id);
   }
 
   /**
@@ -769,7 +810,11 @@ export class SqliteStore implements Store {
 
   /** A copy given a vector keeps it as its own (and still shares its original's lines). */
   async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
-    this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ? WHERE id = ?').run(vectorToBlob(vector), model, id);
+    this.setVectorTx ??= this.db.transaction((row: number, v: Float32Array, m: string) => {
+      this.ownVectorsBefore([row]);
+      this.sql('UPDATE memory_chunks SET vector = ?, vector_model = ? WHERE id = ?').run(vectorToBlob(v), m, row);
+    });
+    this.setVectorTx.immediate(id, vector, model);
   }
 
   async scanThreadMemory(threadId: string, afterId: number, limit: number, vectors = true): Promise<StoredMemoryChunk[]> {
@@ -798,6 +843,7 @@ export class SqliteStore implements Store {
   }
 
   private deleteMemoryRows(ids: number[]): void {
+    this.ownVectorsBefore(ids);
     const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
     for (const id of ids) remove.run(id);
     this.linesAfterDeleting(ids);

@@ -10,6 +10,8 @@ import { fuseMemories, consolidate, type VectorChunk } from '../../src/memory/th
 import { Neighbours } from '../../src/memory/threads/neighbours.js';
 import { ThreadService } from '../../src/memory/threads/thread-service.js';
 import type { StoredMemoryChunk } from '../../src/store/types.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
+import { cosine } from '../../src/ai/vectors.js';
 import type { Source } from '../../src/protocol/messages.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
 import { call, GARDEN, threadsApp, threadWith, TRAINS } from './thread-helpers.js';
@@ -288,6 +290,33 @@ describe('a fused thread', () => {
     const tomato = await ask('How many hours of sun do tomatoes need?');
     expect(tomato.answer).toMatch(/six hours/);
     expect(tomato.cited).toEqual(expect.arrayContaining([garden.messageIds[0]]));
+  });
+
+  it('stores each fused pair’s vector as its sources’ (SQLite), read back as the memory index holds it, before and after a source goes', async () => {
+    const a = await threadsApp(closers);
+    const first = await threadWith(a, ROOM, 'Night trains', TRAINS);
+    // The same talk a day later: other chat stamps, so other vectors, and the same thing said.
+    const again = await threadWith(a, OTHER_ROOM, 'Night trains again', TRAINS, Date.UTC(2026, 10, 2, 10));
+    const r = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [first.id, again.id] });
+    expect(r.fused).toBeGreaterThan(0);
+    const { store, memory } = a.salon;
+    const db = (store as SqliteStore).db;
+    const fusedRows = async () => (await store.scanThreadMemory(r.thread.id, 0, 100)).filter((c) => c.fusion === 'fused');
+    const withoutVector = () =>
+      (
+        db.prepare("SELECT count(*) AS n FROM memory_chunks WHERE thread_id = ? AND fusion = 'fused' AND typeof(vector) = 'null'").get(r.thread.id) as {
+          n: number;
+        }
+      ).n;
+    const pairs = await fusedRows();
+    expect(pairs).toHaveLength(r.fused);
+    expect(withoutVector()).toBe(r.fused);
+    const indexed = await memory.indexedVectorsOf(pairs);
+    pairs.forEach((c, i) => expect(cosine(c.vector!, indexed[i])).toBeCloseTo(1, 6));
+    await call(a, 'DELETE', `/api/v1/threads/${first.id}`);
+    expect(withoutVector()).toBe(0);
+    const after = await fusedRows();
+    expect(after.map((c) => Array.from(c.vector!))).toEqual(pairs.map((c) => Array.from(c.vector!)));
   });
 
   it('falls back to a plain union when smart fusion fails, logs why and warns the room', async () => {

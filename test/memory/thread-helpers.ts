@@ -14,7 +14,7 @@ export async function threadsApp(closers: (() => Promise<void> | void)[]): Promi
 }
 
 /** An admin call that must answer `expected`; its JSON body. */
-export async function call(a: FastifyInstance, method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, expected = 200): Promise<Json> {
+export async function call(a: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, expected = 200): Promise<Json> {
   const res = await a.inject({ method, url, headers: ADMIN, ...(payload === undefined ? {} : { payload: payload as Json }) });
   expect(res.statusCode, res.body).toBe(expected);
   return res.json();

@@ -390,9 +390,29 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     }));
 });
 
-describe('SqliteStore: a fused pair’s lines are its sources’ (migration 13)', () => {
+describe('SqliteStore: a fused pair’s lines and vector are its sources’ (migration 13)', () => {
   const AT = '2026-11-02T10:00:00.000Z';
   const vector = Float32Array.from([0, 1, 0]);
+  const harbourVector = Float32Array.from([0.6, 0.8, 0]);
+  const ferryVector = Float32Array.from([0, 0.28, 0.96]);
+  /** normalize(harbour + ferry), in float64: what a fusion plans for the pair, to float32's precision. */
+  const pairVector = (() => {
+    const sum = harbourVector.map((x, i) => x + ferryVector[i]);
+    const norm = Math.hypot(...sum);
+    return Array.from(sum, (x) => x / norm);
+  })();
+  const storesVector = (store: SqliteStore, id: number) =>
+    (store.db.prepare("SELECT typeof(vector) <> 'null' AS own FROM memory_chunks WHERE id = ?").get(id) as { own: number }).own === 1;
+  const readVector = async (store: SqliteStore, id: number) => {
+    const [c] = await store.getMemoryChunks([id]);
+    return { vector: Array.from(c.vector ?? []), model: c.vectorModel };
+  };
+  const expectPairVector = async (store: SqliteStore, id: number) => {
+    const { vector: got, model } = await readVector(store, id);
+    expect(model).toBe('m@3');
+    expect(got).toHaveLength(3);
+    got.forEach((x, i) => expect(x).toBeCloseTo(pairVector[i], 6));
+  };
   const lineCount = (store: SqliteStore, id: number) =>
     (store.db.prepare(`SELECT count(*) AS n FROM memory_lines WHERE rowid >= ${id * 16} AND rowid < ${id * 16 + 16}`).get() as { n: number }).n;
   const refs = (store: SqliteStore, id: number) => store.db.prepare('SELECT lines_a AS a, lines_b AS b FROM memory_chunks WHERE id = ?').get(id);
@@ -400,15 +420,18 @@ describe('SqliteStore: a fused pair’s lines are its sources’ (migration 13)'
 
   /** Harbour talk in thr_a, ferry talk in thr_b, a copy of the ferry chunk in thr_c, and thr_f fusing the harbour chunk with that copy. */
   const fusedPair = async (store: SqliteStore) => {
-    const add = async (threadId: string, text: string, n: number) =>
-      (await store.addMemoryChunk(memoryWindow(threadId, text, n), AT, { vector, model: 'm@3' })).id;
+    const add = async (threadId: string, text: string, n: number, v: Float32Array) =>
+      (await store.addMemoryChunk(memoryWindow(threadId, text, n), AT, { vector: v, model: 'm@3' })).id;
     for (const id of ['thr_a', 'thr_b']) await store.createThread({ id, roomId: 'news_1', title: id }, 'admin');
-    const a = await add('thr_a', 'the harbour pier opens in May', 1);
-    const b = await add('thr_b', 'the ferry timetable changes too', 2);
-    const [copyOfB] = await create(store, 'thr_c', [{ chunk: memoryWindow('thr_c', 'the ferry timetable changes too', 2), vector, model: 'm@3', copyOf: b }]);
+    const a = await add('thr_a', 'the harbour pier opens in May', 1, harbourVector);
+    const b = await add('thr_b', 'the ferry timetable changes too', 2, ferryVector);
+    const [copyOfB] = await create(store, 'thr_c', [
+      { chunk: memoryWindow('thr_c', 'the ferry timetable changes too', 2), vector: ferryVector, model: 'm@3', copyOf: b },
+    ]);
     const texts = await store.getMemoryChunkTexts([a, b]);
     const pair = { ...memoryWindow('thr_f', '', 1), text: `[A]: ${texts[0].text}\n[B]: ${texts[1].text}`, messageIds: ['m1', 'm2'], fusion: 'fused' as const };
-    const [fused] = await create(store, 'thr_f', [{ chunk: pair, vector, model: 'm@3', linesOf: [a, copyOfB] }]);
+    const planned = Float32Array.from(pairVector);
+    const [fused] = await create(store, 'thr_f', [{ chunk: pair, vector: planned, model: 'm@3', linesOf: [a, copyOfB] }]);
     return { a, b, copyOfB, fused, pair };
   };
   const create = async (store: SqliteStore, threadId: string, addMemory: NewMemoryEntry[]) =>
@@ -529,6 +552,112 @@ describe('SqliteStore: a fused pair’s lines are its sources’ (migration 13)'
     expect(lineCount(store, fused)).toBe(2);
     expect(await hits(store, 'harbour', 'thr_f')).toEqual([fused]);
     expect(await hits(store, 'ferry', 'thr_f')).toEqual([fused]);
+    await store.close();
+  });
+
+  it('stores no vector for a fused pair, and reads normalize(a + b) for it and its copies, by id, by thread and in a scan', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { fused, pair } = await fusedPair(store);
+    expect(storesVector(store, fused)).toBe(false);
+    await expectPairVector(store, fused);
+    const [copy] = await create(store, 'thr_x', [
+      { chunk: { ...pair, threadId: 'thr_x' }, vector: Float32Array.from(pairVector), model: 'm@3', copyOf: fused },
+    ]);
+    await expectPairVector(store, copy);
+    const [inThread] = await store.scanThreadMemory('thr_x', 0, 10);
+    expect(Array.from(inThread.vector!)).toEqual((await readVector(store, copy)).vector);
+    const scanned = (await store.scanMemoryChunks(0, 100)).find((c) => c.id === fused)!;
+    expect(Array.from(scanned.vector!)).toEqual((await readVector(store, fused)).vector);
+    // Read without vectors, it derives none.
+    expect((await store.scanThreadMemory('thr_f', 0, 10, false))[0].vector).toBeNull();
+    await store.close();
+  });
+
+  it('stores a fused pair’s vector when its sources’ are not its sources’ rows’ own, or of another model', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { a, b, copyOfB, pair } = await fusedPair(store);
+    const unowned = (await store.addMemoryChunk(memoryWindow('thr_a', 'a window not embedded yet', 3), AT)).id;
+    const planned = Float32Array.from(pairVector);
+    const [otherModel, notEmbedded] = await create(store, 'thr_y', [
+      { chunk: { ...pair, threadId: 'thr_y' }, vector: planned, model: 'm@4', linesOf: [a, b] },
+      { chunk: { ...pair, threadId: 'thr_y' }, vector: planned, model: 'm@3', linesOf: [a, unowned] },
+    ]);
+    // A copy given a vector of its own since: the pair was planned from that one, not its original's.
+    await store.setMemoryVector(copyOfB, Float32Array.from([0, 0, 1]), 'm@3');
+    const [ownedCopy] = await create(store, 'thr_z', [{ chunk: { ...pair, threadId: 'thr_z' }, vector: planned, model: 'm@3', linesOf: [a, copyOfB] }]);
+    for (const id of [otherModel, notEmbedded, ownedCopy]) {
+      expect(storesVector(store, id)).toBe(true);
+      expect(refs(store, id)).not.toEqual({ a: null, b: null });
+    }
+    expect((await readVector(store, otherModel)).model).toBe('m@4');
+    await expectPairVector(store, ownedCopy);
+    await store.close();
+  });
+
+  it('writes a fused pair’s vector out before a source goes or changes its own, so that it never changes', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { a, b, copyOfB, fused, pair } = await fusedPair(store);
+    const [copy] = await create(store, 'thr_x', [
+      { chunk: { ...pair, threadId: 'thr_x' }, vector: Float32Array.from(pairVector), model: 'm@3', copyOf: fused },
+    ]);
+    const before = (await readVector(store, fused)).vector;
+    // A source with copies goes: its heir takes its lines, and the pair keeps the vector it had.
+    await store.applyThreadChange({ at: AT, expect: [], deleteMemory: [b] });
+    expect(storesVector(store, fused)).toBe(true);
+    expect((await readVector(store, fused)).vector).toEqual(before);
+    expect((await readVector(store, copy)).vector).toEqual(before);
+    // A second pair over the heir, whose source is then given another vector.
+    const [second] = await create(store, 'thr_y', [
+      { chunk: { ...pair, threadId: 'thr_y' }, vector: Float32Array.from(pairVector), model: 'm@3', linesOf: [a, copyOfB] },
+    ]);
+    expect(storesVector(store, second)).toBe(false);
+    const derived = (await readVector(store, second)).vector;
+    await store.setMemoryVector(copyOfB, Float32Array.from([1, 0, 0]), 'm@5');
+    expect(storesVector(store, second)).toBe(true);
+    expect(await readVector(store, second)).toEqual({ vector: derived, model: 'm@3' });
+    expect((await readVector(store, copyOfB)).model).toBe('m@5');
+    await store.close();
+  });
+
+  it('writes a fused pair’s vector out when its source goes with its thread, at once or in slices', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { fused, pair } = await fusedPair(store);
+    const before = (await readVector(store, fused)).vector;
+    await store.deleteThread('thr_a');
+    expect(storesVector(store, fused)).toBe(true);
+    expect((await readVector(store, fused)).vector).toEqual(before);
+
+    const entries = Array.from({ length: STAGE_MIN_CHUNKS }, (_, n) => ({
+      chunk: memoryWindow('thr_big', n === 7 ? 'the harbour pier opens in May' : `filler line ${n}`, n),
+      vector: harbourVector,
+      model: 'm@3',
+    }));
+    const big = await create(store, 'thr_big', entries);
+    const other = (await store.addMemoryChunk(memoryWindow('thr_b', 'the ferry timetable changes too', 9_999), AT, { vector: ferryVector, model: 'm@3' })).id;
+    const [sliced] = await create(store, 'thr_g', [
+      { chunk: { ...pair, threadId: 'thr_g' }, vector: Float32Array.from(pairVector), model: 'm@3', linesOf: [big[7], other] },
+    ]);
+    expect(storesVector(store, sliced)).toBe(false);
+    await expectPairVector(store, sliced);
+    await store.deleteThread('thr_big');
+    const staged = () => (store.db.prepare('SELECT count(*) AS n FROM memory_staging').get() as { n: number }).n;
+    for (let turn = 0; turn < 1_000 && staged() > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(staged()).toBe(0);
+    expect(storesVector(store, sliced)).toBe(true);
+    await expectPairVector(store, sliced);
+    await store.close();
+  });
+
+  it('lets the copy that inherits a fused pair derive its vector as the pair did', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { a, b, fused, pair } = await fusedPair(store);
+    const [copy] = await create(store, 'thr_x', [
+      { chunk: { ...pair, threadId: 'thr_x' }, vector: Float32Array.from(pairVector), model: 'm@3', copyOf: fused },
+    ]);
+    await store.applyThreadChange({ at: AT, expect: [], deleteMemory: [fused] });
+    expect(refs(store, copy)).toEqual({ a, b });
+    expect(storesVector(store, copy)).toBe(false);
+    await expectPairVector(store, copy);
     await store.close();
   });
 });

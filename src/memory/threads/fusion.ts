@@ -12,7 +12,7 @@
  * Compaction (consolidate) runs the same loop over one thread's chunks, oldest first, each
  * compared with the ones kept before it.
  */
-import { cosine } from '../../ai/vectors.js';
+import { cosine, scaleToUnit, sumInto } from '../../ai/vectors.js';
 import { LocalGraph } from '../../search/graph/local-graph.js';
 import { Neighbours, type ReadVectors } from './neighbours.js';
 import { Turns } from './turns.js';
@@ -457,9 +457,7 @@ function fusedPair(
     add(x.vector);
     add(y.vector);
   }
-  const vector = sum!;
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  const vector = scaleToUnit(sum!, norm);
   const lineageOf = (c: StoredMemoryChunk) => c.lineage ?? { chunkIds: [c.id], threadIds: [c.threadId] };
   const lx = lineageOf(x.chunk);
   const ly = lineageOf(y.chunk);
@@ -480,17 +478,6 @@ function fusedPair(
     vector,
     ...(marks ? { linesOf: [x.chunk.id, y.chunk.id] as [number, number] } : {}),
   };
-}
-
-/** sum += v, element by element; returns the sum of the new elements' squares. */
-function sumInto(sum: Float32Array, v: Float32Array): number {
-  let squares = 0;
-  for (let i = 0; i < sum.length; i++) {
-    sum[i] += v[i];
-    const s = sum[i];
-    squares += s * s;
-  }
-  return squares;
 }
 
 /** The later of two ISO times. */
