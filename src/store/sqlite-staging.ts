@@ -11,9 +11,10 @@
  * ERR_THREAD_CHANGED. On any failure the staged rows are deleted again; a process that died
  * meanwhile leaves an entry that the store deletes, with its rows, when it next opens.
  *
- * Deleting a thread with a large memory runs the other way: one transaction deletes the thread
- * (its messages, bridges and history) and lists its id here, which hides its rows as above; they
- * are then deleted in slices.
+ * Deleting a thread with a large memory or many messages runs the other way: one transaction
+ * deletes the thread (its bridges and history) and lists its id here, which hides its memory as
+ * above and its messages from the room's history (the thread's own reads go through a thread that
+ * is gone); both are then deleted in slices.
  */
 import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
@@ -22,6 +23,8 @@ import type { NewMemoryEntry, ThreadChange, ThreadChangeResult } from './types.j
 
 /** Below this many chunks for new threads, the change is simply one transaction. */
 export const STAGE_MIN_CHUNKS = 512;
+/** From this many messages on, a deleted thread's messages are deleted in slices too. */
+export const STAGE_MIN_MESSAGES = 4_096;
 /** Chunks written in full per transaction (~10–20 ms with their vectors and lines); deletes go this many at a time too. */
 export const STAGE_SLICE = 256;
 /**
@@ -34,6 +37,8 @@ export const COPIES_PER_FULL_CHUNK = 8;
 /** How long one transaction of deleteStaged may run before the event loop gets a turn, and the rows it deletes between checks. */
 const DELETE_SLICE_MS = 15;
 const DELETE_STEP = 16;
+/** Messages deleted by one statement of a slice (~1.5 ms here). */
+const DELETE_MESSAGES_STEP = 512;
 /**
  * The start a deleted thread's entry is given: older than any STALE_STAGING_MS, so whichever
  * process opens the store next finishes the deletion (no process is writing those rows).
@@ -129,10 +134,10 @@ function slices(positions: number[], weight: (position: number) => number): numb
 
 /**
  * Deletes rows listed under staging entries, then the entries: a failed change's staged rows, or a
- * deleted thread's large memory (SqliteStore.deleteThread), whose originals copied into other
- * threads each hand their lines to an heir as they go (~1 s in one transaction for a thread that
- * fed a fusion). It starts a turn after its caller (whose transaction has just held the event
- * loop) and does DELETE_SLICE_MS of work per transaction, with a turn between.
+ * deleted thread's large memory and messages (SqliteStore.deleteThread), whose originals copied
+ * into other threads each hand their lines to an heir as they go (~1 s in one transaction for a
+ * thread that fed a fusion). It starts a turn after its caller (whose transaction has just held the
+ * event loop) and does DELETE_SLICE_MS of work per transaction, with a turn between.
  */
 export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[]): Promise<void> {
   await nextTurn();
@@ -151,12 +156,26 @@ export async function deleteStaged(host: StagingHost, threadIds: string[], ids: 
     from = drop.immediate(from);
     await nextTurn();
   }
+  // A deleted thread's messages (a thread that exists keeps its own); true while there may be more.
+  const dropMessages = host.db.transaction((threadId: string) => {
+    if (host.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return false;
+    const start = performance.now();
+    const some = host.sql('DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE thread_id = ? LIMIT ?)');
+    let full: boolean;
+    do {
+      full = some.run(threadId, DELETE_MESSAGES_STEP).changes === DELETE_MESSAGES_STEP;
+    } while (full && performance.now() - start < DELETE_SLICE_MS);
+    return full;
+  });
+  for (const id of threadIds) while (dropMessages.immediate(id)) await nextTurn();
   host.db
     .transaction(() => {
       for (const id of threadIds) {
         // And any chunk written under the thread meanwhile by work begun before it went (a window stored late).
         const late = (host.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(id) as Row[]).map((r) => r.id as number);
         if (late.length) host.deleteMemory(late);
+        // A deleted thread's messages (none for a failed change's new thread), late ones too.
+        if (!host.sql('SELECT 1 FROM threads WHERE id = ?').get(id)) host.sql('DELETE FROM messages WHERE thread_id = ?').run(id);
         host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(id);
       }
     })
@@ -172,6 +191,7 @@ export function cleanStaleStaging(host: StagingHost, before: string): void {
       if (!host.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) {
         const ids = (host.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
         host.deleteMemory(ids);
+        host.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId);
       }
       host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(threadId);
     })();

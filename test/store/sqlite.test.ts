@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
+import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_MIN_MESSAGES, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
@@ -336,6 +336,59 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     expect(rows(store, 'SELECT count(*) AS n FROM memory_lines')).toBe(copies.length);
     await store.close();
   });
+
+  it('deletes a thread with many messages at once for its room’s history, the messages after in slices', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    for (const id of ['thr_talk', 'thr_keep']) await store.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+    const say = (threadId: string, n: number) =>
+      store.appendMessage({ roomId: 'news_1', threadId, author: { id: 'u1', name: 'Ann', kind: 'user' }, text: `line ${n}`, clientId: `c${n}` });
+    const kept: string[] = [];
+    for (let n = 0; n < STAGE_MIN_MESSAGES; n++) {
+      await say('thr_talk', n);
+      if (n % 1_024 === 0) kept.push((await say('thr_keep', STAGE_MIN_MESSAGES + n)).message.id);
+    }
+    const talk = () => rows(store, "SELECT count(*) AS n FROM messages WHERE thread_id = 'thr_talk'");
+    // A clock on which every statement seems to take a whole slice's time.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 20));
+    expect(await store.deleteThread('thr_talk')).toEqual({ messages: STAGE_MIN_MESSAGES, memoryIds: [] });
+    // Gone for the room at once, in every read of its history; the rows go after, a slice a turn.
+    expect(talk()).toBe(STAGE_MIN_MESSAGES);
+    const ids = (list: { id: string }[]) => list.map((m) => m.id);
+    expect(ids(await store.recentMessages('news_1', 50))).toEqual(kept);
+    expect(ids(await store.messagesAfter('news_1', 0, 50))).toEqual(kept);
+    expect(ids(await store.messagesBefore('news_1', 1_000_000, 50))).toEqual(kept);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    now.mockRestore();
+    expect(talk()).toBeGreaterThan(0);
+    expect(talk()).toBeLessThan(STAGE_MIN_MESSAGES);
+    for (let turn = 0; turn < 100 && rows(store, 'SELECT count(*) AS n FROM memory_staging') > 0; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+    expect(talk()).toBe(0);
+    expect(ids(await store.recentMessages('news_1', 50))).toEqual(kept);
+    await store.close();
+  });
+
+  it('deletes, when it opens, the messages of a thread whose deletion a process stopped in the middle of', () =>
+    withFile(async (file) => {
+      const a = new SqliteStore({ filename: file });
+      for (const id of ['thr_talk', 'thr_keep']) await a.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+      const author = { id: 'u1', name: 'Ann', kind: 'user' as const };
+      for (let n = 0; n < 5; n++) await a.appendMessage({ roomId: 'news_1', threadId: 'thr_talk', author, text: `line ${n}` });
+      const { message } = await a.appendMessage({ roomId: 'news_1', threadId: 'thr_keep', author, text: 'kept' });
+      await a.close();
+      const raw = new Database(file);
+      raw.prepare("DELETE FROM threads WHERE id = 'thr_talk'").run();
+      raw.prepare('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run('thr_talk', DELETION_STARTED_AT);
+      raw.close();
+      const b = new SqliteStore({ filename: file });
+      expect(rows(b, 'SELECT count(*) AS n FROM messages')).toBe(1);
+      expect((await b.recentMessages('news_1', 10)).map((m) => m.id)).toEqual([message.id]);
+      await b.close();
+    }));
 
   it('finishes a deletion before it closes, and sweeps a chunk stored under the thread meanwhile', () =>
     withFile(async (file) => {
