@@ -260,6 +260,27 @@ describe('FlatIndex changes', () => {
     await index.close();
   });
 
+  it('removes thousands of rows with turns of the event loop between slices, a search after them seeing none', async () => {
+    const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 64 });
+    const rows = entries(clustered(3_000, DIM, 6, 2));
+    await index.upsert(rows);
+    const gone = rows.slice(0, 2_500).map((r) => r.rowId);
+    // Turns of the event loop counted while the removal runs (none if it never yields).
+    let turns = 0;
+    let counting = true;
+    const tick = () => counting && (turns++, setImmediate(tick));
+    setImmediate(tick);
+    const removed = index.remove(gone);
+    // Queued behind the removal (the write lock): it answers from what is left.
+    const searched = index.search(rows[2_700].vector, 5, { includePrivileged: true });
+    await removed;
+    counting = false;
+    expect(turns).toBeGreaterThan(0);
+    expect(index.size).toBe(500);
+    expectSameHits(await searched, exact(rows.slice(2_500), rows[2_700].vector, 5, { includePrivileged: true }));
+    await index.close();
+  });
+
   it('copies rows it holds under new ids with their own metadata, and reports the copies it cannot make', async () => {
     const index = new FlatIndex({ dimensions: DIM, pool, initialCapacity: 8 });
     const rows = entries(clustered(50, DIM, 4, 8));
