@@ -148,6 +148,46 @@ describe('SqliteStore on disk', () => {
     }
   });
 
+  it('moves a memory chunk’s vector to the end of its row (migration 15), keeping every vector, copy and heir', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v14.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 14).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 14');
+      const insert = old.prepare(
+        `INSERT INTO memory_chunks (id, thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key,
+           created_at, updated_at, vector, vector_model, fusion, lineage, copy_of)
+         VALUES (?, ?, 'news_1', 'window', ?, '["m1"]', '["Ann"]', '2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z', 0, NULL, ?,
+           '2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z', ?, ?, NULL, NULL, ?)`,
+      );
+      const vector = Float32Array.from({ length: 2048 }, (_, i) => Math.sin(i) / 32);
+      insert.run(1, 'thr_a', 'the harbour pier opens in May', 'k1', Buffer.from(vector.buffer), 'm@2048', null);
+      insert.run(2, 'thr_b', '', '', null, null, 1);
+      insert.run(3, 'thr_a', 'not embedded yet', 'k3', null, null, null);
+      old.close();
+
+      const store = new SqliteStore({ filename: file });
+      try {
+        expect(store.db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+        const columns = store.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('memory_chunks') as string[];
+        expect(columns.at(-1)).toBe('vector');
+        expect(columns).not.toContain('vector_before_15');
+        const read = async () =>
+          Object.fromEntries((await store.getMemoryChunks([1, 2, 3])).map((c) => [c.id, [c.vector && Array.from(c.vector), c.vectorModel]]));
+        expect(await read()).toEqual({ 1: [Array.from(vector), 'm@2048'], 2: [Array.from(vector), 'm@2048'], 3: [null, null] });
+        // The heir trigger came back with the move: the copy takes the original's vector and text.
+        await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [], deleteMemory: [1] });
+        const [heir] = await store.getMemoryChunks([2]);
+        expect([heir.text, heir.vectorModel, Array.from(heir.vector!)]).toEqual(['the harbour pier opens in May', 'm@2048', Array.from(vector)]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   it('requires a filename', () => {
     expect(() => new SqliteStore({ filename: '' })).toThrow(/filename/);
   });
