@@ -335,6 +335,14 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     return { big, copies };
   };
 
+  /** What a process that died after deleteThread's first transaction leaves in `file`: the thread gone, its rows listed. */
+  const diedMidDeletion = (file: string, threadId: string) => {
+    const raw = new Database(file);
+    raw.prepare('DELETE FROM threads WHERE id = ?').run(threadId);
+    raw.prepare('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run(threadId, DELETION_STARTED_AT);
+    raw.close();
+  };
+
   /** Runs `fn` with the path of a database file in a fresh directory, removed after. */
   const withFile = async (fn: (file: string) => Promise<void>) => {
     const { dir, cleanup } = tempDir();
@@ -420,10 +428,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       for (let n = 0; n < 5; n++) await a.appendMessage({ roomId: 'news_1', threadId: 'thr_talk', author, text: `line ${n}` });
       const { message } = await a.appendMessage({ roomId: 'news_1', threadId: 'thr_keep', author, text: 'kept' });
       await a.close();
-      const raw = new Database(file);
-      raw.prepare("DELETE FROM threads WHERE id = 'thr_talk'").run();
-      raw.prepare('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run('thr_talk', DELETION_STARTED_AT);
-      raw.close();
+      diedMidDeletion(file, 'thr_talk');
       const b = new SqliteStore({ filename: file });
       expect(rows(b, 'SELECT count(*) AS n FROM messages')).toBe(1);
       expect((await b.recentMessages('news_1', 10)).map((m) => m.id)).toEqual([message.id]);
@@ -455,11 +460,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       const a = new SqliteStore({ filename: file });
       const { copies } = await bigThreadCopied(a);
       await a.close();
-      // What a process that died after deleteThread's first transaction leaves: the thread gone, its rows listed.
-      const raw = new Database(file);
-      raw.prepare("DELETE FROM threads WHERE id = 'thr_big'").run();
-      raw.prepare('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run('thr_big', DELETION_STARTED_AT);
-      raw.close();
+      diedMidDeletion(file, 'thr_big');
       const b = new SqliteStore({ filename: file });
       expect(rows(b, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
       expect(rows(b, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
