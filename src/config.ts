@@ -160,11 +160,6 @@ export const SETTINGS = {
     'normal',
     'when a message is on disk before it is acknowledged: normal survives a crash of the process, full also a power loss (slower)',
   ),
-  SQLITE_MMAP_MB: setting(
-    integer(0, 2047),
-    1024,
-    "MiB of the SQLite file read through a memory map instead of read calls (0: none): faster reads; the pages read count in the process's resident memory, as the page cache they are",
-  ),
   REDIS_URL: setting(
     url('redis:', 'rediss:'),
     undefined,

@@ -42,12 +42,7 @@ export function openStore(config: Config, options: StoreOptions = {}): Store {
   if (options.mustExist && !existsSync(filename)) {
     throw new Error(`no Salon data in ${config.DATA_DIR} (DATA_DIR); start the server or ingest content first`);
   }
-  return new SqliteStore({
-    filename,
-    backgroundCheckpoints: options.backgroundCheckpoints,
-    synchronous: config.SQLITE_SYNCHRONOUS,
-    mmapMiB: config.SQLITE_MMAP_MB,
-  });
+  return new SqliteStore({ filename, backgroundCheckpoints: options.backgroundCheckpoints, synchronous: config.SQLITE_SYNCHRONOUS });
 }
 
 /**

@@ -11,7 +11,6 @@ describe('config', () => {
     expect(c.HNSW_THRESHOLD).toBe(10_000);
     expect(c.SEARCH_WORKERS).toBeGreaterThanOrEqual(1);
     expect(c.DATABASE_URL).toBeUndefined();
-    expect(c.SQLITE_MMAP_MB).toBe(1024);
   });
 
   it.each([
@@ -26,8 +25,6 @@ describe('config', () => {
     ['REDIS_URL', 'http://x'],
     ['ALLOWED_ORIGINS', 'https://ok.example, ::bad'],
     ['LOG_LEVEL', 'loud'],
-    ['SQLITE_MMAP_MB', '-1'],
-    ['SQLITE_MMAP_MB', '4096'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     let caught: unknown;
     try {

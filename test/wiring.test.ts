@@ -11,7 +11,6 @@ import assistantPlugin from '../src/plugins/assistant.js';
 import contentPlugin from '../src/plugins/content.js';
 import { InProcessBus } from '../src/rooms/in-process-bus.js';
 import { RedisRoomBus } from '../src/rooms/redis-bus.js';
-import type { SqliteStore } from '../src/store/sqlite.js';
 import { tempDir, testApp } from './helpers.js';
 
 describe('parts', () => {
@@ -19,9 +18,8 @@ describe('parts', () => {
     const { dir, cleanup } = tempDir();
     try {
       expect(() => openStore(testConfig({ DATA_DIR: dir }), { mustExist: true })).toThrow(/no Salon data in .*DATA_DIR/);
-      const store = openStore(testConfig({ DATA_DIR: dir, SQLITE_MMAP_MB: '8' }));
+      const store = openStore(testConfig({ DATA_DIR: dir }));
       expect(store.kind).toBe('sqlite');
-      expect((store as SqliteStore).db.pragma('mmap_size', { simple: true })).toBe(8 * 1024 * 1024);
       await store.close();
     } finally {
       cleanup();

@@ -19,7 +19,6 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
 import { TermLineCounts } from './term-line-counts.js';
-import { wholeNumber } from '../options.js';
 import {
   DELETION_STARTED_AT,
   STALE_STAGING_MS,
@@ -167,18 +166,7 @@ export interface SqliteStoreOptions {
    * file. `full`: every commit is fsynced before it is acknowledged, so it survives a power loss.
    */
   synchronous?: 'normal' | 'full';
-  /**
-   * MiB of the file read through a memory map (SQLITE_MMAP_MB; DEFAULT_MMAP_MIB when omitted, 0 for
-   * none, at most ~2 GiB, SQLite's build limit): a page read is then a memory access instead of a
-   * read call copying it into SQLite's cache. An ask's rows (chunks, memory, messages) are spread
-   * over a file larger than that cache: mapped, an ask's overhead p95 fell ~0.35 ms of ~3.2
-   * (docs/benchmarks.md, "Thirteenth session"). Writes still go through the WAL.
-   */
-  mmapMiB?: number;
 }
-
-/** SQLITE_MMAP_MB's default. */
-export const DEFAULT_MMAP_MIB = 1024;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -196,9 +184,6 @@ export class SqliteStore implements Store {
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-    const mmapMiB = options.mmapMiB ?? DEFAULT_MMAP_MIB;
-    wholeNumber('SqliteStore', 'mmapMiB', mmapMiB);
-    this.db.pragma(`mmap_size = ${mmapMiB * 1024 * 1024}`);
     this.migrate();
     cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString());
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();

@@ -3,7 +3,7 @@ import { COMMON_TERM_LINES } from '../../src/store/memory-lines.js';
 import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
-import { DEFAULT_MMAP_MIB, SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
 import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_MIN_MESSAGES, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
@@ -190,39 +190,6 @@ describe('SqliteStore on disk', () => {
 
   it('requires a filename', () => {
     expect(() => new SqliteStore({ filename: '' })).toThrow(/filename/);
-  });
-
-  it('reads the file through a memory map (SQLITE_MMAP_MB), seeing what another connection checkpointed into it, and past the map', async () => {
-    const { dir, cleanup } = tempDir();
-    try {
-      const file = join(dir, 'salon.db');
-      expect(() => new SqliteStore({ filename: file, mmapMiB: -1 })).toThrow(/mmapMiB/);
-      const off = new SqliteStore({ filename: file, mmapMiB: 0 });
-      expect(off.db.pragma('mmap_size', { simple: true })).toBe(0);
-      await off.close();
-      const store = new SqliteStore({ filename: file });
-      expect(store.db.pragma('mmap_size', { simple: true })).toBe(DEFAULT_MMAP_MIB * 1024 * 1024);
-      await store.upsertItem(item('news_1'));
-      // Mapped pages are the page cache's: a change another connection writes into the file is read.
-      const other = new Database(file);
-      other.prepare("UPDATE items SET title = 'Changed elsewhere' WHERE id = 'news_1'").run();
-      other.pragma('wal_checkpoint(TRUNCATE)');
-      other.close();
-      expect((await store.getItem('news_1'))?.title).toBe('Changed elsewhere');
-      await store.close();
-      // A map smaller than the file: the pages past it are read as before.
-      const small = new SqliteStore({ filename: file, mmapMiB: 1 });
-      const long = 'x'.repeat(4000);
-      const ids = Array.from({ length: 400 }, (_, i) => `news_${i + 2}`);
-      for (const id of ids) await small.upsertItem({ ...item(id), title: `${id} ${long}` });
-      small.db.pragma('wal_checkpoint(TRUNCATE)');
-      expect(small.db.pragma('page_count', { simple: true }) as number).toBeGreaterThan((1024 * 1024) / 4096);
-      const read = await small.getItems(ids);
-      expect(read.map((i) => i.title)).toEqual(ids.map((id) => `${id} ${long}`));
-      await small.close();
-    } finally {
-      cleanup();
-    }
   });
 });
 
