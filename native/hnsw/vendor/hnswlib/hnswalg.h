@@ -379,8 +379,11 @@ class HierarchicalNSW : public AlgorithmInterface<dist_t> {
 //                    if (candidate_id == 0) continue;
 #ifdef USE_SSE
                 _mm_prefetch((char *) (visited_array + *(data + j + 1)), _MM_HINT_T0);
-                _mm_prefetch(data_level0_memory_ + (*(data + j + 1)) * size_data_per_element_ + offsetData_,
-                                _MM_HINT_T0);  ////////////
+                // Salon: the next neighbour's whole vector, not only its first cache line (vendor/README.md).
+                if (j < size) {
+                    char *next = data_level0_memory_ + (*(data + j + 1)) * size_data_per_element_ + offsetData_;
+                    for (size_t off = 0; off < data_size_; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
+                }
 #endif
                 if (!(visited_array[candidate_id] == visited_array_tag)) {
                     visited_array[candidate_id] = visited_array_tag;
