@@ -275,7 +275,11 @@ class HierarchicalNSW : public AlgorithmInterface<dist_t> {
 //                    if (candidate_id == 0) continue;
 #ifdef USE_SSE
                 _mm_prefetch((char *) (visited_array + *(datal + j + 1)), _MM_HINT_T0);
-                _mm_prefetch(getDataByInternalId(*(datal + j + 1)), _MM_HINT_T0);
+                // Salon: the next neighbour's whole vector, as in searchBaseLayerST (vendor/README.md).
+                if (j + 1 < size) {
+                    char *next = getDataByInternalId(*(datal + j + 1));
+                    for (size_t off = 0; off < data_size_; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
+                }
 #endif
                 if (visited_array[candidate_id] == visited_array_tag) continue;
                 visited_array[candidate_id] = visited_array_tag;
