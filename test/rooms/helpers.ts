@@ -60,7 +60,11 @@ export class Client {
         if (f.type === type && where(f)) return f;
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no ${type} frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.type))}`);
+      if (left <= 0) {
+        // The frames of that type in full (a flaky wait is diagnosed from what did arrive), the others by type.
+        const got = this.frames.map((f) => (f.type === type ? f : f.type));
+        throw new Error(`no ${type} frame within ${timeoutMs} ms; got ${JSON.stringify(got)}`);
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
