@@ -1,5 +1,5 @@
 /** RoomPresence for nodes in one process: one shared table, nothing to expire. */
-import type { PresenceEntry, RoomPresence } from './types.js';
+import { compareJoins, type PresenceEntry, type RoomPresence } from './types.js';
 
 /** roomId → `node\nuserId` → entry. */
 export type PresenceTable = Map<string, Map<string, PresenceEntry>>;
@@ -27,7 +27,7 @@ export class InProcessPresence implements RoomPresence {
 
   async list(roomId: string): Promise<PresenceEntry[]> {
     const room = this.table.get(roomId);
-    return room ? [...room.values()].map((e) => ({ ...e })).sort((a, b) => a.since - b.since) : [];
+    return room ? [...room.values()].map((e) => ({ ...e })).sort((a, b) => compareJoins(a.since, a.id, b.since, b.id)) : [];
   }
 
   async activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {

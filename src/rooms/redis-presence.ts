@@ -9,7 +9,7 @@
  * every active room without scanning keys.
  */
 import type { RedisLink } from './redis-link.js';
-import type { PresenceEntry, RoomPresence } from './types.js';
+import { compareJoins, type PresenceEntry, type RoomPresence } from './types.js';
 
 /** Members per ZADD when a heartbeat rewrites a large room. */
 const ZADD_BATCH = 500;
@@ -85,7 +85,7 @@ export class RedisPresence implements RoomPresence {
       const e = parseEntry(r);
       if (e) entries.push(e);
     }
-    return entries.sort((a, b) => a.since - b.since);
+    return entries.sort((a, b) => compareJoins(a.since, a.id, b.since, b.id));
   }
 
   /** Of `roomIds`, those holding entries that expired (their node stopped writing them). */

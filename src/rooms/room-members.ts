@@ -4,7 +4,7 @@
  * one member; names are unique across both (case-insensitively), later comers get `Ana (2)`.
  */
 import type { Member } from '../protocol/messages.js';
-import type { PresenceEntry } from './types.js';
+import { compareJoins, type PresenceEntry } from './types.js';
 
 /** A member connected to this node. */
 export interface MemberEntry {
@@ -35,6 +35,8 @@ export class RoomMembers {
   private remote = new Map<string, RemoteMember>();
   /** Their names' keys → userId. */
   private remoteNames = new Map<string, string>();
+  /** The latest `since` given here: each join gets a later one, so this node's order is never a tie. */
+  private lastSince = 0;
 
   /** Members connected to this node. */
   get size(): number {
@@ -74,7 +76,7 @@ export class RoomMembers {
       this.names.set(existing.nameKey, userId);
       return { member: existing.member, isNew: false, renamed: true, since: existing.since };
     }
-    const since = this.remote.get(userId)?.since ?? now;
+    const since = this.remote.get(userId)?.since ?? (this.lastSince = Math.max(now, this.lastSince + 1));
     const unique = this.uniqueName(name, userId);
     const entry = { member: { id: userId, name: unique }, connections: 1, nameKey: nameKey(unique), requested: name, since };
     this.local.set(userId, entry);
@@ -117,7 +119,7 @@ export class RoomMembers {
       const all: RemoteMember[] = [...this.local.values()];
       for (const [id, r] of this.remote) if (!this.local.has(id)) all.push(r);
       return all
-        .sort((a, b) => a.since - b.since)
+        .sort((a, b) => compareJoins(a.since, a.member.id, b.since, b.member.id))
         .slice(0, max)
         .map((e) => e.member);
     }

@@ -55,6 +55,15 @@ export interface PresenceEntry {
 }
 
 /**
+ * The member list's order on every node: by join time, then by id, so members who joined in the
+ * same millisecond (on two nodes) are listed alike everywhere and across a Redis restore.
+ */
+export function compareJoins(aSince: number, aId: string, bSince: number, bId: string): number {
+  if (aSince !== bSince) return aSince - bSince;
+  return aId < bId ? -1 : aId > bId ? 1 : 0;
+}
+
+/**
  * The members of every room on every node. A node writes only its own members; entries of a
  * node that stops disappear: at once when it closes, within seconds when it dies.
  */

@@ -38,6 +38,22 @@ describe('RoomMembers', () => {
     expect(m.leave('u1')).toEqual({ id: 'u1', name: 'Ana' });
     expect(m.elsewhere('u1')).toBe(true);
   });
+
+  it('never gives two joins here the same time, and orders equal times on two nodes by id alike everywhere', () => {
+    const m = new RoomMembers();
+    const cy = m.join('u_z', 'Cy', 50);
+    const dan = m.join('u_a', 'Dan', 50);
+    expect(dan.since).toBeGreaterThan(cy.since);
+    // A Redis restore rewrites them together; the list keeps the order they joined in.
+    const other = new RoomMembers();
+    other.setRemote([entry('u_a', 'Dan', dan.since), entry('u_z', 'Cy', cy.since)]);
+    expect(other.listed(10).map((x) => x.name)).toEqual(['Cy', 'Dan']);
+    // Two nodes can still give the same millisecond: then the id decides, on every node.
+    const tie = new RoomMembers();
+    tie.join('u_m', 'Mo', 5);
+    tie.setRemote([entry('u_z', 'Zed', 5), entry('u_b', 'Bo', 5)]);
+    expect(tie.listed(10).map((x) => x.name)).toEqual(['Bo', 'Mo', 'Zed']);
+  });
 });
 
 describe('SeqWindow', () => {
