@@ -455,18 +455,11 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> LockedSearch(Index& in
     deferred.push_back(p);
   }
   if (!found.empty()) bound = found.top().first;
-  [[maybe_unused]] const size_t vectorBytes = index.data_size_;
   auto expand = [&]() {
     for (size_t i = 0; i < links.size(); i++) {
       const tableint c = links[i];
-      // The next neighbour's whole vector is fetched while this one is scored (as the vendored
-      // hnswlib's searches do, vendor/README.md).
-#ifdef SALON_X86
-      if (i + 1 < links.size()) {
-        const char* next = index.getDataByInternalId(links[i + 1]);
-        for (size_t off = 0; off < vectorBytes; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
-      }
-#endif
+      // The next neighbour's whole vector is fetched while this one is scored (vendor/README.md).
+      if (i + 1 < links.size()) index.prefetchVector(links[i + 1]);
       if (visited->mass[c] == tag) continue;
       visited->mass[c] = tag;
       const float d = distance(c);

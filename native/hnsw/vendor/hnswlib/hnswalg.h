@@ -203,6 +203,14 @@ class HierarchicalNSW : public AlgorithmInterface<dist_t> {
         return (data_level0_memory_ + internal_id * size_data_per_element_ + offsetData_);
     }
 
+    // Salon: fetches every cache line of a vector, not only its first, ahead of scoring it (vendor/README.md).
+    inline void prefetchVector(tableint internal_id) const {
+#ifdef USE_SSE
+        const char *vector = getDataByInternalId(internal_id);
+        for (size_t off = 0; off < data_size_; off += 64) _mm_prefetch(vector + off, _MM_HINT_T0);
+#endif
+    }
+
 
     int getRandomLevel(double reverse_size) {
         std::uniform_real_distribution<double> distribution(0.0, 1.0);
@@ -275,11 +283,7 @@ class HierarchicalNSW : public AlgorithmInterface<dist_t> {
 //                    if (candidate_id == 0) continue;
 #ifdef USE_SSE
                 _mm_prefetch((char *) (visited_array + *(datal + j + 1)), _MM_HINT_T0);
-                // Salon: the next neighbour's whole vector, as in searchBaseLayerST (vendor/README.md).
-                if (j + 1 < size) {
-                    char *next = getDataByInternalId(*(datal + j + 1));
-                    for (size_t off = 0; off < data_size_; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
-                }
+                if (j + 1 < size) prefetchVector(*(datal + j + 1));  // Salon: the whole next vector
 #endif
                 if (visited_array[candidate_id] == visited_array_tag) continue;
                 visited_array[candidate_id] = visited_array_tag;
@@ -383,11 +387,7 @@ class HierarchicalNSW : public AlgorithmInterface<dist_t> {
 //                    if (candidate_id == 0) continue;
 #ifdef USE_SSE
                 _mm_prefetch((char *) (visited_array + *(data + j + 1)), _MM_HINT_T0);
-                // Salon: the next neighbour's whole vector, not only its first cache line (vendor/README.md).
-                if (j < size) {
-                    char *next = data_level0_memory_ + (*(data + j + 1)) * size_data_per_element_ + offsetData_;
-                    for (size_t off = 0; off < data_size_; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
-                }
+                if (j < size) prefetchVector(*(data + j + 1));  // Salon: the whole next vector
 #endif
                 if (!(visited_array[candidate_id] == visited_array_tag)) {
                     visited_array[candidate_id] = visited_array_tag;
