@@ -112,6 +112,7 @@ export default async function threadOpRoutes(app: FastifyInstance): Promise<void
       ...common,
       schema: {
         summary: 'Step 1 of a split: the thread’s messages (admin)',
+        description: 'The newest 5,000 messages at most (what a split takes from), oldest first; `total` is how many the thread holds.',
         tags: ['threads'],
         security: adminSecurity,
         params: idParams,
@@ -134,8 +135,9 @@ export default async function threadOpRoutes(app: FastifyInstance): Promise<void
                   required: ['id', 'role', 'author', 'text', 'ts'],
                 },
               },
+              total: { type: 'integer' },
             },
-            required: ['thread', 'messages'],
+            required: ['thread', 'messages', 'total'],
           },
           ...errorsOf(401, 404),
         },

@@ -176,11 +176,51 @@ describe('thread slash commands', () => {
       String.prototype.startsWith = startsWith;
     }
     expect(listing.text).toContain(`${ids[299].slice(0, 8)} · Bo: 299 word word`);
+    expect(listing.text).toContain('(300, the last 60 shown)');
+    expect(listing.text).not.toContain(`${ids[239].slice(0, 8)} ·`);
     expect(split.text).toMatch(/^Split “Main”/);
     expect(await a.salon.store.countThreadMessages(thread.id)).toBe(100);
     // Each listed text is cut before it is squashed; each id is tested against the messages sharing its first 8 characters.
     expect(listed).toBeLessThan(1000);
     expect(prefixTests).toBeLessThan(200 * 10);
+  });
+
+  it('reads only the messages a room listing shows, and refuses a split it cannot make before reading any', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const thread = await a.salon.store.ensureMainThread(ROOM);
+    const messages = Array.from({ length: 150 }, (_, i) => ({
+      author: { name: 'Bo' },
+      text: `message ${i}`,
+      ts: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+    }));
+    expect((await a.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/import`, headers: ADMIN, payload: { messages } })).statusCode).toBe(200);
+    const reads: number[] = [];
+    const threadMessages = a.salon.store.threadMessages.bind(a.salon.store);
+    a.salon.store.threadMessages = async (id, limit, before) => {
+      reads.push(limit);
+      return threadMessages(id, limit, before);
+    };
+    expect((await ann.command(`/split ${thread.id}`)).text).toMatch(/^Messages of “Main” \(150, the last 60 shown\):\n[^\n]+message 90\n/);
+    expect(reads).toEqual([60]);
+    expect(await ann.command(`/split ${thread.id} confirm msgs_0=abc`)).toMatchObject({ code: 'ERR_BAD_MESSAGE' });
+    expect(await ann.command(`/split ${thread.id} confirm titles=A lock=never`)).toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+    expect(await ann.command(`/split ${thread.id} confirm titles=A oops`)).toMatchObject({ code: 'ERR_BAD_MESSAGE' });
+    expect(reads).toEqual([60]);
+
+    const locked = await app({ THREAD_OPS: 'admin' });
+    const cy = await member(locked, 'Cy');
+    const main = await locked.salon.store.ensureMainThread(ROOM);
+    const lockedReads: number[] = [];
+    const lockedThreadMessages = locked.salon.store.threadMessages.bind(locked.salon.store);
+    locked.salon.store.threadMessages = async (id, limit, before) => {
+      lockedReads.push(limit);
+      return lockedThreadMessages(id, limit, before);
+    };
+    expect(await cy.command(`/split ${main.id} confirm titles=A msgs_0=abcdefgh`)).toMatchObject({ code: 'ERR_FORBIDDEN' });
+    expect(lockedReads).toEqual([]);
+    // The listing stays open to members there.
+    expect((await cy.command(`/split ${main.id}`)).text).toMatch(/^Messages of “Main” \(0\):/);
   });
 
   it('bounds the active threads of a room (members may start them; bridges compare every pair) and lists the newest archived ones only', async () => {

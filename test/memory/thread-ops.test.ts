@@ -248,6 +248,21 @@ describe('thread config', () => {
   });
 });
 
+describe('privileged threads through merges and fusions', () => {
+  it('keeps a privileged thread’s choice in the survivor of a merge and in a fusion of it', async () => {
+    const a = await threadsApp(closers);
+    const open = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const secret = await threadWith(a, ROOM, 'Garden', GARDEN);
+    await call(a, 'PUT', `/api/v1/threads/${secret.id}/config`, { privileged: true });
+    const fused = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [open.id, secret.id] });
+    expect(fused.thread.config).toEqual({ enable_chat_history_rag: true, privileged: true });
+    const plain = await threadWith(a, ROOM, 'Bikes', TRAINS);
+    expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [open.id, plain.id] })).thread.config.privileged).toBe(false);
+    const { thread } = await call(a, 'POST', '/api/v1/threads/merge', { survivorId: open.id, absorbedId: secret.id });
+    expect(thread.config.privileged).toBe(true);
+  });
+});
+
 describe('compaction', () => {
   it('makes near-duplicate passages one and summarises old long exchanges, keeping the newest as they are', async () => {
     const a = await threadsApp(closers);

@@ -114,12 +114,17 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       summary: 'list a thread’s messages, then split some of them off into new threads',
       async run({ roomId, args, user }) {
         const [id, word, ...rest] = args.split(/\s+/);
+        if (word && word.toLowerCase() !== 'confirm')
+          throw new errors.ERR_BAD_MESSAGE('use /split <threadId>, then /split <threadId> confirm titles=… msgs_0=… …');
+        // Refusals that need no read come first: a confirm reads up to SPLIT_MAX_MESSAGES messages.
+        if (word) mayChange();
+        const spec = word ? parseSplitWords(rest) : null;
         const thread = await inRoom(roomId, id);
-        const { messages } = await threads.splitListing(thread.id);
-        if (!word) return listing(thread, messages);
-        if (word.toLowerCase() !== 'confirm') throw new errors.ERR_BAD_MESSAGE('use /split <threadId>, then /split <threadId> confirm titles=… msgs_0=… …');
-        mayChange();
-        const { parts, lock } = parseSplit(rest, messages);
+        if (!spec) {
+          const { messages, total } = await threads.splitListing(thread.id, LISTED);
+          return listing(thread, messages, total);
+        }
+        const { parts, lock } = resolveSplit(spec, (await threads.splitListing(thread.id)).messages);
         const r = await threads.split(thread.id, parts, lock, actorOf(user));
         return [`Split “${r.parent.title}” (${r.parent.id}):`, ...r.threads.map((t) => `${t.id} · ${t.title} · locked (${t.splitLockedUntil})`)].join('\n');
       },
@@ -138,17 +143,24 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
   ];
 }
 
-function listing(thread: Thread, messages: SplitListing[]): string {
-  const shown = messages.slice(-LISTED);
+function listing(thread: Thread, shown: SplitListing[], total: number): string {
   return [
-    `Messages of “${thread.title}” (${messages.length}${messages.length > shown.length ? `, the last ${shown.length} shown` : ''}):`,
+    `Messages of “${thread.title}” (${total}${total > shown.length ? `, the last ${shown.length} shown` : ''}):`,
     ...shown.map((m) => `${m.id.slice(0, SHORT_ID_CHARS)} · ${m.author}: ${m.text}`),
     `Then: /split ${thread.id} confirm titles=First,Second msgs_0=<ids> msgs_1=<ids> lock=${SPLIT_LOCKS.join('|')}`,
   ].join('\n');
 }
 
-/** The parts and lock of `/split <id> confirm titles=A,B msgs_0=… msgs_1=… lock=…`. */
-export function parseSplit(words: string[], messages: SplitListing[]): { parts: { title: string; messageIds: string[] }[]; lock: SplitLock } {
+/** What `/split <id> confirm titles=A,B msgs_0=… msgs_1=… lock=…` asks for, ids as typed. */
+export interface SplitWords {
+  titles: string[];
+  /** Per part, the message ids or id prefixes given. */
+  ids: string[][];
+  lock: SplitLock;
+}
+
+/** Reads the words after `confirm`; refuses what is malformed before any message is read. */
+export function parseSplitWords(words: string[]): SplitWords {
   const fields = new Map<string, string>();
   for (const w of words) {
     const m = /^([a-z_0-9]+)=(.*)$/i.exec(w);
@@ -158,6 +170,12 @@ export function parseSplit(words: string[], messages: SplitListing[]): { parts: 
   const titles = (fields.get('titles') ?? '').split(',').map((t) => t.replace(/_/g, ' ').trim());
   if (!titles[0]) throw new errors.ERR_BAD_MESSAGE('titles=A,B is missing');
   const lock = (fields.get('lock') ?? 'compaction') as SplitLock;
+  if (!SPLIT_LOCKS.includes(lock)) throw new errors.ERR_BAD_THREAD_OP(`lock must be one of ${SPLIT_LOCKS.join(', ')}`);
+  return { titles, ids: titles.map((_, i) => (fields.get(`msgs_${i}`) ?? '').split(',').filter(Boolean)), lock };
+}
+
+/** The parts of a split, each id given resolved among the thread's `messages` (unique prefixes of SHORT_ID_CHARS or more). */
+export function resolveSplit(spec: SplitWords, messages: SplitListing[]): { parts: { title: string; messageIds: string[] }[]; lock: SplitLock } {
   // The thread's messages by their first SHORT_ID_CHARS characters: each id given is looked up, not
   // compared with every message (a command may name hundreds, a thread hold thousands).
   const byPrefix = new Map<string, SplitListing[]>();
@@ -174,9 +192,5 @@ export function parseSplit(words: string[], messages: SplitListing[]): { parts: 
     if (found.length !== 1) throw new errors.ERR_BAD_MESSAGE(found.length ? `message id ${short} is ambiguous` : `no message ${short} in this thread`);
     return found[0].id;
   };
-  const parts = titles.map((title, i) => ({
-    title,
-    messageIds: (fields.get(`msgs_${i}`) ?? '').split(',').filter(Boolean).map(resolve),
-  }));
-  return { parts, lock };
+  return { parts: spec.titles.map((title, i) => ({ title, messageIds: spec.ids[i].map(resolve) })), lock: spec.lock };
 }

@@ -191,6 +191,8 @@ export class ThreadService {
           ),
           weight: round(Math.max(a.weight, b.weight) + MERGE_WEIGHT_BONUS),
           origin: 'merged',
+          // The absorbed thread's people go on in the survivor: an admin's privacy choice goes with them.
+          privileged: a.privileged || b.privileged,
         },
         { id: b.id, status: 'archived', mergedInto: a.id, tags: union(b.tags, [`merged_into:${a.id}`]) },
       ],
@@ -213,18 +215,27 @@ export class ThreadService {
     return this.get(a.id);
   }
 
-  /** Step 1 of a split: the thread's messages with ids, roles and a short text. */
-  async splitListing(id: string): Promise<{ thread: Thread; messages: SplitListing[] }> {
+  /**
+   * Step 1 of a split: the thread's newest `newest` messages (at most SPLIT_MAX_MESSAGES, what a
+   * split takes from), oldest first, with ids, roles and a short text, and how many it holds. Only
+   * those are read: a room's `/split <id>` shows 60 of a thread that may hold thousands.
+   */
+  async splitListing(id: string, newest = SPLIT_MAX_MESSAGES): Promise<{ thread: Thread; messages: SplitListing[]; total: number }> {
     const thread = await this.get(id);
-    const messages = (await this.allMessages(id)).map((m) => ({
-      id: m.id,
-      role: m.author.kind,
-      author: m.author.name,
-      // Squashed after a first cut: the listing shows 200 characters of messages up to 4,000 long.
-      text: clip(squash(m.text.slice(0, SPLIT_TEXT_CHARS * 4)), SPLIT_TEXT_CHARS),
-      ts: m.ts,
-    }));
-    return { thread, messages };
+    const { store } = this.options;
+    const [messages, total] = await Promise.all([store.threadMessages(id, Math.min(newest, SPLIT_MAX_MESSAGES)), store.countThreadMessages(id)]);
+    return {
+      thread,
+      messages: messages.map((m) => ({
+        id: m.id,
+        role: m.author.kind,
+        author: m.author.name,
+        // Squashed after a first cut: the listing shows 200 characters of messages up to 4,000 long.
+        text: clip(squash(m.text.slice(0, SPLIT_TEXT_CHARS * 4)), SPLIT_TEXT_CHARS),
+        ts: m.ts,
+      })),
+      total,
+    };
   }
 
   /**
@@ -434,7 +445,19 @@ export class ThreadService {
     const { addedMemoryIds, appended } = await store.applyThreadChange({
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
-      createThreads: [{ id, roomId: a.roomId, title, origin: 'fused', isMerged: true, tags: topics, weight: Math.max(a.weight, b.weight) }],
+      createThreads: [
+        // Privileged when either source is: a member's fusion must not undo an admin's privacy choice.
+        {
+          id,
+          roomId: a.roomId,
+          title,
+          origin: 'fused',
+          isMerged: true,
+          tags: topics,
+          weight: Math.max(a.weight, b.weight),
+          privileged: a.privileged || b.privileged,
+        },
+      ],
       maxActiveThreads: this.maxActive,
       updateThreads: [{ id: a.id }, { id: b.id }],
       addMemory: result.chunks.map((p) => entryOf(p, memory.vectorModel)),
