@@ -35,6 +35,8 @@ export class RoomMembers {
   private remote = new Map<string, RemoteMember>();
   /** Their names' keys → userId. */
   private remoteNames = new Map<string, string>();
+  /** Name key → the suffix last given to a member asking for that name (uniqueName). */
+  private readonly suffixes = new Map<string, number>();
   /** The latest `since` given here: each join gets a later one, so this node's order is never a tie. */
   private lastSince = 0;
 
@@ -133,8 +135,13 @@ export class RoomMembers {
 
   private uniqueName(name: string, userId: string): string {
     const taken = (key: string) => this.names.has(key) || (this.remoteNames.get(key) ?? userId) !== userId;
-    let unique = name;
-    for (let n = 2; taken(nameKey(unique)); n++) unique = `${name} (${n})`;
-    return unique;
+    const key = nameKey(name);
+    if (!taken(key)) return name;
+    // Suffixes are tried from the last one given for this name, not from 2: with thousands of
+    // members called Ana, trying every suffix again made each join cost as much as all before it.
+    let n = Math.max(2, this.suffixes.get(key) ?? 2);
+    while (taken(nameKey(`${name} (${n})`))) n++;
+    this.suffixes.set(key, n);
+    return `${name} (${n})`;
   }
 }

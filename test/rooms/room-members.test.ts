@@ -39,6 +39,29 @@ describe('RoomMembers', () => {
     expect(m.elsewhere('u1')).toBe(true);
   });
 
+  it('names thousands of members asking for one name apart in work proportional to their number', () => {
+    const m = new RoomMembers();
+    const normalize = String.prototype.normalize;
+    let keys = 0;
+    String.prototype.normalize = function (this: string, ...args: unknown[]) {
+      keys++;
+      return (normalize as (...a: unknown[]) => string).apply(this, args);
+    } as typeof normalize;
+    const names: string[] = [];
+    try {
+      for (let i = 0; i < 3000; i++) names.push(m.join(`u${i}`, 'Ana', i).member.name);
+    } finally {
+      String.prototype.normalize = normalize;
+    }
+    expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(3000);
+    expect(names.slice(0, 3)).toEqual(['Ana', 'Ana (2)', 'Ana (3)']);
+    // Each join checks the name, one or two suffixes, and keys the name it keeps: not 3,000 × 3,000 / 2.
+    expect(keys).toBeLessThan(3000 * 5);
+    // Suffixes go on from the last one given; one freed by a leave below it is not looked for again.
+    m.leave('u1');
+    expect(m.join('u_new', 'Ana', 5000).member.name).toBe('Ana (3001)');
+  });
+
   it('never gives two joins here the same time, and orders equal times on two nodes by id alike everywhere', () => {
     const m = new RoomMembers();
     const cy = m.join('u_z', 'Cy', 50);
