@@ -37,6 +37,15 @@ describe('API rate limits', () => {
     // Health checks and pages are not API work.
     expect((await get('/healthz')).statusCode).toBe(200);
   });
+
+  it('limits the room listings, which read every member of the rooms they list', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '2' });
+    const get = (url: string) => a.inject({ method: 'GET', url, remoteAddress: '198.51.100.7' });
+    for (const url of ['/api/v1/rooms', '/api/v1/rooms/news_nope']) {
+      for (let i = 0; i < 2; i++) expect((await get(url)).statusCode).not.toBe(429);
+      expect((await get(url)).json().error.code).toBe('ERR_RATE_LIMITED');
+    }
+  });
 });
 
 describe('TRUST_PROXY', () => {

@@ -16,6 +16,8 @@ import type { RoomBus } from './types.js';
 
 /** Seqs before the cut a resync reads again: messages in flight while the cut went unnoticed. */
 const RESYNC_SLACK = 100;
+/** How long a reading of every node's active rooms serves (browsers refresh their counts every 10 s). */
+export const ACTIVE_ROOMS_FRESH_MS = 1_000;
 
 export interface NodeSyncDeps {
   bus: RoomBus;
@@ -104,15 +106,24 @@ export class NodeSync {
     return { members: [...seen.values()].slice(0, max), count: seen.size };
   }
 
-  /** Rooms with members on any node (at most `max`, busiest first); [] when the shared presence cannot be read. */
-  async activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
-    try {
-      return await this.deps.bus.presence.activeRooms(max);
-    } catch (err) {
+  /**
+   * Rooms with members on any node (at most `max`, busiest first); [] when the shared presence
+   * cannot be read. A reading serves every caller for ACTIVE_ROOMS_FRESH_MS: it goes over every
+   * member of every room, and each open page polls it.
+   */
+  activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
+    const now = Date.now();
+    const last = this.activeReading;
+    if (last && last.max === max && now - last.at < ACTIVE_ROOMS_FRESH_MS) return last.rooms;
+    const rooms = this.deps.bus.presence.activeRooms(max).catch((err: unknown) => {
       this.deps.log.debug({ err }, 'presence read failed');
       return [];
-    }
+    });
+    this.activeReading = { at: now, max, rooms };
+    return rooms;
   }
+
+  private activeReading: { at: number; max: number; rooms: Promise<{ roomId: string; count: number }[]> } | null = null;
 
   /** Stops rechecking and sends the announcements still pending (the leaves of a closing node). */
   close(): void {

@@ -74,6 +74,7 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
   app.get<{ Querystring: { ids?: string } }>(
     '/api/v1/rooms',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'Active rooms and how many people are in each',
         description:
@@ -92,6 +93,7 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
   app.get<{ Params: { id: string } }>(
     '/api/v1/rooms/:id',
     {
+      config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'One room: what it is about and who is in it',
         description: 'A known room nobody is in shows 0 members. Unknown rooms give ERR_ROOM_NOT_FOUND.',

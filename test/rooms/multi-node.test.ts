@@ -1,15 +1,17 @@
 /** Two nodes sharing a store and an in-process bus network: rooms span nodes. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
+import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import { ACTIVE_ROOMS_FRESH_MS } from '../../src/rooms/node-sync.js';
 import type { Store } from '../../src/store/types.js';
 import { tempStore } from '../helpers.js';
 import { ROOM, item, joined } from './helpers.js';
 
 describe('rooms across two nodes', () => {
   let nodes: FastifyInstance[];
+  let buses: InProcessBus[];
   let store: Store;
   let closeStore: () => Promise<void>;
   beforeEach(async () => {
@@ -22,15 +24,31 @@ describe('rooms across two nodes', () => {
     const network = new InProcessBusNetwork();
     const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 't' });
     nodes = [];
+    buses = [];
     for (let i = 0; i < 2; i++) {
-      const app = await buildApp(config, { store: shared, roomBus: network.node(`node-${i}`), roomOptions: { shutdownGraceMs: 50 } });
+      buses.push(network.node(`node-${i}`));
+      const app = await buildApp(config, { store: shared, roomBus: buses[i], roomOptions: { shutdownGraceMs: 50 } });
       await app.ready();
       nodes.push(app);
     }
   });
   afterEach(async () => {
+    vi.useRealTimers();
     await Promise.all(nodes.map((n) => n.close()));
     await closeStore();
+  });
+
+  it('lists the other node’s rooms from one reading of the shared presence a second, however often asked', async () => {
+    const read = vi.spyOn(buses[1].presence, 'activeRooms');
+    await joined(nodes[0], 'Ana');
+    const listed = async () => (await nodes[1].inject('/api/v1/rooms')).json().rooms;
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    for (let i = 0; i < 3; i++) expect(await listed()).toEqual([expect.objectContaining({ id: ROOM, members: 1 })]);
+    expect(read).toHaveBeenCalledTimes(1);
+    await joined(nodes[0], 'Ben');
+    vi.setSystemTime(Date.now() + ACTIVE_ROOMS_FRESH_MS);
+    expect(await listed()).toEqual([expect.objectContaining({ id: ROOM, members: 2 })]);
+    expect(read).toHaveBeenCalledTimes(2);
   });
 
   it('delivers messages, typing and answers to members on the other node exactly once', async () => {
