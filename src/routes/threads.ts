@@ -60,11 +60,8 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request) => {
       if (!(await rooms.resolve(request.params.id))) throw new errors.ERR_ROOM_NOT_FOUND(request.params.id);
-      const all = await threads.list(request.params.id);
-      const archived = all.filter((t) => t.status !== 'active');
-      // The list runs oldest first after the main thread: the newest archived ones are its last.
-      const shown = new Set(archived.slice(archived.length - Math.min(archived.length, request.query.archived ?? ARCHIVED_DEFAULT)));
-      return { threads: all.filter((t) => t.status === 'active' || shown.has(t)).map(threadView), archivedTotal: archived.length };
+      const listed = await threads.list(request.params.id, request.query.archived ?? ARCHIVED_DEFAULT);
+      return { threads: listed.threads.map(threadView), archivedTotal: listed.archivedTotal };
     },
   );
 

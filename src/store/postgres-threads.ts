@@ -9,7 +9,7 @@ import type { Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
 import { deleteMemory, insertMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
-import { newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns } from './thread-rows.js';
+import { listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
 import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 export async function getThread(sql: Sql, id: string): Promise<Thread | null> {
@@ -22,11 +22,16 @@ export async function getThread(sql: Sql, id: string): Promise<Thread | null> {
   );
 }
 
-export async function listThreads(sql: Sql, roomId: string): Promise<Thread[]> {
-  const { rows } = await sql.query('SELECT * FROM threads WHERE room_id = $1 ORDER BY main DESC, created_at, id', [roomId]);
-  const children = new Map<string, string[]>();
-  for (const r of rows) if (r.parent_id) children.set(r.parent_id, [...(children.get(r.parent_id) ?? []), r.id]);
-  return rows.map((r) => rowToThread(r, children.get(r.id) ?? []));
+export async function listThreads(sql: Sql, roomId: string, archived?: number): Promise<Thread[]> {
+  // LIMIT NULL is no limit in PostgreSQL.
+  const { rows } = await sql.query(listThreadsSql('$1', '$2'), [roomId, archived ?? null]);
+  const children = await sql.query('SELECT id, parent_id FROM threads WHERE parent_id = ANY($1::text[]) ORDER BY created_at, id', [rows.map((r) => r.id)]);
+  return threadsWithChildren(rows, children.rows);
+}
+
+export async function countArchivedThreads(sql: Sql, roomId: string): Promise<number> {
+  const { rows } = await sql.query("SELECT count(*)::int AS n FROM threads WHERE room_id = $1 AND status <> 'active'", [roomId]);
+  return rows[0].n as number;
 }
 
 export async function insertThread(sql: Sql, t: NewThread, at: string): Promise<void> {

@@ -268,8 +268,12 @@ export class PostgresStore implements Store {
     return threads.getThread(this.db, id);
   }
 
-  async listThreads(roomId: string): Promise<Thread[]> {
-    return threads.listThreads(this.db, roomId);
+  async listThreads(roomId: string, archived?: number): Promise<Thread[]> {
+    return threads.listThreads(this.db, roomId, archived);
+  }
+
+  async countArchivedThreads(roomId: string): Promise<number> {
+    return threads.countArchivedThreads(this.db, roomId);
   }
 
   async createThread(thread: NewThread, actor: string): Promise<Thread> {

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import type { Row } from './rows.js';
-import { newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns } from './thread-rows.js';
+import { listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
 import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 /** What the thread tables need of the store: its statement cache and its memory-chunk writes. */
@@ -29,11 +29,16 @@ export class SqliteThreadTables {
     return row ? rowToThread(row, this.childIds(id)) : null;
   }
 
-  list(roomId: string): Thread[] {
-    const rows = this.host.sql('SELECT * FROM threads WHERE room_id = ? ORDER BY main DESC, created_at, id').all(roomId) as Row[];
-    const children = new Map<string, string[]>();
-    for (const r of rows) if (r.parent_id) children.set(r.parent_id, [...(children.get(r.parent_id) ?? []), r.id]);
-    return rows.map((r) => rowToThread(r, children.get(r.id) ?? []));
+  list(roomId: string, archived?: number): Thread[] {
+    const rows = this.host.sql(listThreadsSql('@room', '@archived')).all({ room: roomId, archived: archived ?? -1 }) as Row[];
+    const children = this.host
+      .sql('SELECT id, parent_id FROM threads WHERE parent_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id')
+      .all(JSON.stringify(rows.map((r) => r.id))) as Row[];
+    return threadsWithChildren(rows, children);
+  }
+
+  countArchived(roomId: string): number {
+    return (this.host.sql("SELECT count(*) AS n FROM threads WHERE room_id = ? AND status <> 'active'").get(roomId) as Row).n as number;
   }
 
   insert(t: NewThread, at: string): void {

@@ -574,8 +574,12 @@ export class SqliteStore implements Store {
     return this.threads.get(id);
   }
 
-  async listThreads(roomId: string): Promise<Thread[]> {
-    return this.threads.list(roomId);
+  async listThreads(roomId: string, archived?: number): Promise<Thread[]> {
+    return this.threads.list(roomId, archived);
+  }
+
+  async countArchivedThreads(roomId: string): Promise<number> {
+    return this.threads.countArchived(roomId);
   }
 
   async createThread(thread: NewThread, actor: string): Promise<Thread> {

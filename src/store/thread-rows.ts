@@ -72,3 +72,21 @@ export function roomsCreatedIn(change: ThreadChange): [roomId: string, created: 
   for (const t of change.createThreads ?? []) created.set(t.roomId, (created.get(t.roomId) ?? 0) + 1);
   return [...created].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }
+
+/**
+ * The room's active threads and its newest archived ones (`$archived` of them; every one when
+ * negative or null), main first, then by age: archived threads pile up with every merge, and a
+ * listing reads only those it shows. `$room` and `$archived` are the placeholders to bind.
+ */
+export function listThreadsSql(room: string, archived: string): string {
+  return `SELECT * FROM threads WHERE room_id = ${room} AND (status = 'active' OR id IN (
+    SELECT id FROM threads WHERE room_id = ${room} AND status <> 'active' ORDER BY created_at DESC, id DESC LIMIT ${archived}))
+    ORDER BY main DESC, created_at, id`;
+}
+
+/** A listing's threads with their children (ids ordered by age), from its rows and the `(id, parent_id)` rows of their children. */
+export function threadsWithChildren(rows: Row[], children: Row[]): Thread[] {
+  const byParent = new Map<string, string[]>();
+  for (const c of children) byParent.set(c.parent_id as string, [...(byParent.get(c.parent_id as string) ?? []), c.id as string]);
+  return rows.map((r) => rowToThread(r, byParent.get(r.id as string) ?? []));
+}

@@ -334,7 +334,13 @@ export interface Store {
   /** The room's main thread, created on first call. */
   ensureMainThread(roomId: string): Promise<Thread>;
   getThread(id: string): Promise<Thread | null>;
-  listThreads(roomId: string): Promise<Thread[]>;
+  /**
+   * The room's threads, main first, then by age: every active one and the newest `archived`
+   * archived ones (all when omitted), each with its children's ids.
+   */
+  listThreads(roomId: string, archived?: number): Promise<Thread[]>;
+  /** How many threads of the room are archived (merged or otherwise closed). */
+  countArchivedThreads(roomId: string): Promise<number>;
   /** Switches the thread's memory on or off; false when there is no such thread. */
   setThreadMemory(threadId: string, enabled: boolean): Promise<boolean>;
   countThreadMessages(threadId: string): Promise<number>;

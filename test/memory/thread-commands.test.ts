@@ -238,7 +238,7 @@ describe('thread slash commands', () => {
       code: 'ERR_BAD_THREAD_OP',
       message: expect.stringMatching(full),
     });
-    const threads = await a.salon.threads.list(ROOM);
+    const { threads } = await a.salon.threads.list(ROOM);
     expect(threads.filter((t) => t.status === 'active')).toHaveLength(ROOM_MAX_ACTIVE_THREADS);
     // A merge makes room again; the archived threads it leaves are listed up to ARCHIVED_LISTED, newest first kept.
     const others = threads.filter((t) => !t.main && t.id !== first);
@@ -261,7 +261,7 @@ describe('thread slash commands', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     for (const r of results)
       if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(/at most 100 active/) });
-    expect((await threads.list(ROOM)).filter((t) => t.status === 'active')).toHaveLength(ROOM_MAX_ACTIVE_THREADS);
+    expect((await threads.list(ROOM)).threads.filter((t) => t.status === 'active')).toHaveLength(ROOM_MAX_ACTIVE_THREADS);
   });
 });
 

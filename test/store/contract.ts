@@ -609,6 +609,30 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.listThreads('news_1')).filter((t) => t.status === 'active').map((t) => t.id)).toContain('thr_next');
       });
 
+      it('lists every active thread and only the newest archived ones asked for, children included, and counts the archived', async () => {
+        const main = await store.ensureMainThread('news_1');
+        for (let i = 1; i <= 6; i++) {
+          await store.createThread({ id: `thr_t${i}`, roomId: 'news_1', title: `T${i}`, ...(i === 5 ? { parentId: 'thr_t2' } : {}) }, 'u_ann');
+          // Distinct creation times: the listing's order is by age.
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        await store.applyThreadChange({
+          at: new Date().toISOString(),
+          expect: [],
+          updateThreads: ['thr_t1', 'thr_t2', 'thr_t3'].map((id) => ({ id, status: 'archived' as const })),
+        });
+        const ids = (threads: { id: string }[]) => threads.map((t) => t.id);
+        expect(ids(await store.listThreads('news_1'))).toEqual([main.id, 'thr_t1', 'thr_t2', 'thr_t3', 'thr_t4', 'thr_t5', 'thr_t6']);
+        expect(ids(await store.listThreads('news_1', 2))).toEqual([main.id, 'thr_t2', 'thr_t3', 'thr_t4', 'thr_t5', 'thr_t6']);
+        const none = await store.listThreads('news_1', 0);
+        expect(ids(none)).toEqual([main.id, 'thr_t4', 'thr_t5', 'thr_t6']);
+        // A child listed without its archived parent, a parent listed with its child.
+        expect(none.find((t) => t.id === 'thr_t5')?.parentId).toBe('thr_t2');
+        expect((await store.listThreads('news_1', 2)).find((t) => t.id === 'thr_t2')?.childIds).toEqual(['thr_t5']);
+        expect(await store.countArchivedThreads('news_1')).toBe(3);
+        expect(await store.countArchivedThreads('post_2')).toBe(0);
+      });
+
       it('applies a thread change whole: threads, moves, memory, bridges, history and appended messages', async () => {
         const main = await store.ensureMainThread('news_1');
         const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side', tags: ['a'] }, 'u_ann');

@@ -98,7 +98,7 @@ const threadsCommand: Command = {
         case 'list': {
           const room = options.get('room');
           if (typeof room !== 'string') throw new UsageError();
-          const list = await threads.list(room);
+          const { threads: list } = await threads.list(room);
           const counts = await Promise.all(list.map((t) => store.countThreadMessages(t.id)));
           if (json) out(list.map((t, i) => ({ ...t, messages: counts[i] })));
           else for (const [i, t] of list.entries()) console.log(line(t, counts[i]));

@@ -24,11 +24,8 @@ export const ARCHIVED_LISTED = 20;
  * limit; archived ones pile up with every merge, so only the newest ARCHIVED_LISTED are described.
  */
 export async function describeThreads(threads: ThreadService, roomId: string): Promise<string> {
-  const all = await threads.list(roomId);
-  const archived = all.filter((t) => t.status !== 'active');
-  const shown = new Set(archived.slice(-ARCHIVED_LISTED));
-  const list = all.filter((t) => t.status === 'active' || shown.has(t));
-  const hidden = archived.length - shown.size;
+  const { threads: list, archivedTotal } = await threads.list(roomId, ARCHIVED_LISTED);
+  const hidden = archivedTotal - list.filter((t) => t.status !== 'active').length;
   const lines = await Promise.all(
     list.map(async (t) => {
       const { messages, memory } = await threads.detail(t.id);

@@ -121,10 +121,15 @@ export class ThreadService {
     return thread;
   }
 
-  /** The room's threads: main first, then by age (archived ones included, marked by status). */
-  async list(roomId: string): Promise<Thread[]> {
-    await this.options.store.ensureMainThread(roomId);
-    return this.options.store.listThreads(roomId);
+  /**
+   * The room's threads: main first, then by age; every active one and the newest `archived`
+   * archived ones (all when omitted), marked by status, and how many are archived in all.
+   */
+  async list(roomId: string, archived?: number): Promise<{ threads: Thread[]; archivedTotal: number }> {
+    const { store } = this.options;
+    await store.ensureMainThread(roomId);
+    const [threads, archivedTotal] = await Promise.all([store.listThreads(roomId, archived), store.countArchivedThreads(roomId)]);
+    return { threads, archivedTotal };
   }
 
   async detail(id: string): Promise<ThreadDetail> {
@@ -497,7 +502,7 @@ export class ThreadService {
    */
   private async makeRoom(roomId: string, adding: number): Promise<void> {
     const max = this.maxActive;
-    const active = (await this.options.store.listThreads(roomId)).filter((t) => t.status === 'active').length;
+    const active = (await this.options.store.listThreads(roomId, 0)).filter((t) => t.status === 'active').length;
     if (active + adding > max) throw roomFull(max, active);
   }
 
