@@ -12,6 +12,17 @@ export function clip(text: string, max: number): string {
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/**
+ * `text` with each lone surrogate (half of a pair, invalid in UTF-8) replaced by U+FFFD, so what a
+ * member typed is echoed as it is stored (SQLite kept such a half as three U+FFFD).
+ */
+export function wellFormed(text: string): string {
+  return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
 /** Whitespace runs squashed to one space and the ends trimmed; most stored text needs neither, and the check is cheaper than the replace. */
 export function squash(text: string): string {
   return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;

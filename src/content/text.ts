@@ -1,15 +1,15 @@
 /** Small plain-text helpers shared by the content sources: cleaning, truncating, excerpts. */
+import { wellFormed } from '../text.js';
 
 /** Characters of an item's description (an excerpt of its summary or body). */
 export const DESCRIPTION_CHARS = 300;
 
 // C0 controls except tab and newline, DEL, and C1 controls. \r is handled by newline folding.
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Removes control characters, folds CRLF/CR to LF and replaces lone surrogates. */
 export function cleanText(text: string): string {
-  return text.replace(LONE_SURROGATE, '\uFFFD').replace(/\r\n?/g, '\n').replace(CONTROL_CHARS, '');
+  return wellFormed(text).replace(/\r\n?/g, '\n').replace(CONTROL_CHARS, '');
 }
 
 /** One line: cleaned, every run of whitespace (newlines included) folded to one space, trimmed. */

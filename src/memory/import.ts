@@ -9,6 +9,7 @@ import { errors } from '../errors.js';
 import { cleanName, isReservedName, MAX_NAME_CHARS } from '../protocol/names.js';
 import type { NewMessage, Store } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
+import { wellFormed } from '../text.js';
 
 /** Messages one import may carry, at most. */
 export const IMPORT_MAX_MESSAGES = 5_000;
@@ -49,7 +50,7 @@ export function checkImport(messages: unknown, maxTextChars: number): ImportedMe
     if (typeof m.text !== 'string' || !m.text.trim()) throw bad('text must be a non-empty string');
     if (m.text.length > maxTextChars) throw bad(`text is longer than ${maxTextChars} characters`);
     if (typeof m.ts !== 'string' || Number.isNaN(Date.parse(m.ts))) throw bad('ts must be an ISO-8601 time');
-    return { author: { name }, text: m.text, ts: new Date(m.ts).toISOString() };
+    return { author: { name }, text: wellFormed(m.text), ts: new Date(m.ts).toISOString() };
   });
 }
 

@@ -5,6 +5,7 @@
 import { SalonError, errors } from '../errors.js';
 import type { ClientMessage } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
+import { wellFormed } from '../text.js';
 
 export const MAX_CLIENT_ID_CHARS = 128;
 export const MAX_TOKEN_CHARS = 256;
@@ -53,9 +54,9 @@ function parseText(f: Fields, type: 'say' | 'ask', maxTextChars: number): Parsed
   const threadId = optionalString(f, 'threadId', MAX_THREAD_ID_CHARS);
   if (threadId === false) return bad('threadId must be a string', clientId);
   const thread = threadId ? { threadId } : {};
-  if (type === 'say') return { ok: true, frame: { type, text, clientId, ...thread } };
+  if (type === 'say') return { ok: true, frame: { type, text: wellFormed(text), clientId, ...thread } };
   if (f.private !== undefined && typeof f.private !== 'boolean') return bad('private must be true or false', clientId);
-  return { ok: true, frame: { type, text, clientId, ...thread, ...(f.private ? { private: true } : {}) } };
+  return { ok: true, frame: { type, text: wellFormed(text), clientId, ...thread, ...(f.private ? { private: true } : {}) } };
 }
 
 /** Parses one text frame. Malformed JSON, unknown types and missing fields give ERR_BAD_MESSAGE. */

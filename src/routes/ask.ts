@@ -13,6 +13,7 @@ import { activeThreadFor } from '../rooms/thread-target.js';
 import type { RoomResolver } from '../rooms/types.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
+import { wellFormed } from '../text.js';
 
 /** Longest question accepted over HTTP. */
 export const ASK_MAX_CHARS = 2000;
@@ -81,7 +82,7 @@ export function askRoutes(resolveRoom: RoomResolver) {
         const { assistant, rooms } = app.salon;
         const roomId = request.params.id;
         if (!(await resolveRoom(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
-        const text = request.body.text.trim();
+        const text = wellFormed(request.body.text.trim());
         if (!text) throw new errors.ERR_BAD_REQUEST('text is empty');
         const threadId = await threadFor(app, roomId, request.body.threadId);
         // Without a socket identity, HTTP askers are told apart (and rate limited) by address.

@@ -39,6 +39,16 @@ describe('hostile room clients', () => {
     await member(url(), 'Newcomer');
   });
 
+  it('echoes a message with half a surrogate pair as it stores it, one U+FFFD in its place', async () => {
+    const { app, url } = await start();
+    const ana = await member(url(), 'Ana');
+    ana.client.send({ type: 'say', text: 'a\ud800b \udc00 ok \ud83d\ude00', clientId: 's1' });
+    const echoed = (await ana.client.next('message', (f) => f.message.clientId === 's1')).message;
+    expect(echoed.text).toBe('a\ufffdb \ufffd ok \ud83d\ude00');
+    const stored = (await app.inject(`/api/v1/rooms/${echoed.roomId}/messages`)).json().messages;
+    expect(stored.map((m: { text: string }) => m.text)).toEqual([echoed.text]);
+  });
+
   it('closes only the failing connection with 1011 when a frame handler throws', async () => {
     const { url } = await start();
     const bystander = await member(url(), 'Bystander');
