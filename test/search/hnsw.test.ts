@@ -55,6 +55,28 @@ describe('HnswWorkerClient', () => {
     expect((await graph.search(query, 1))[0].rowId).toBe(rows[5].rowId);
   });
 
+  it('reads vectors in shared memory in place, and takes an ordinary array’s by transfer', async () => {
+    const other = new HnswWorkerClient(DIM);
+    try {
+      await other.init(10);
+      const shared = new Float32Array(new SharedArrayBuffer(2 * DIM * 4));
+      shared.set(rows[0].vector, 0);
+      shared.set(rows[1].vector, DIM);
+      await other.add([rows[0].rowId, rows[1].rowId], shared);
+      // The caller keeps its buffer and may write the next batch into it once the add resolved.
+      expect(shared.length).toBe(2 * DIM);
+      shared.set(rows[2].vector, 0);
+      await other.add([rows[2].rowId], shared.subarray(0, DIM));
+      const own = rows[3].vector.slice();
+      await other.add([rows[3].rowId], own);
+      expect(own.length).toBe(0);
+      for (const r of rows.slice(0, 4)) expect((await other.search(r.vector, 1))[0].rowId).toBe(r.rowId);
+      expect(other.elements).toBe(4);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('validates its parameters by name', () => {
     expect(() => new HnswWorkerClient(DIM, { m: 0 })).toThrow(/params.m/);
   });

@@ -75,7 +75,7 @@ export class HnswGraph {
     await worker.init(capacity);
   }
 
-  /** Adds or replaces `ids` (vectors packed in the same order). */
+  /** Adds or replaces `ids` (vectors packed in the same order; HnswWorkerClient.add says who may reuse them). */
   async add(ids: number[], vectors: Float32Array): Promise<void> {
     if (this.moving) await this.moving.catch(() => undefined);
     await this.graph?.add(ids, vectors);

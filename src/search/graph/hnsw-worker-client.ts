@@ -85,10 +85,15 @@ export class HnswWorkerClient {
     return this.call({ op: 'init', dimensions: this.dimensions, capacity, params: this.params, threads: this.buildThreads });
   }
 
-  /** Adds or replaces vectors (packed `ids.length × dimensions`). */
+  /**
+   * Adds or replaces vectors (packed `ids.length × dimensions`). An ArrayBuffer's vectors are
+   * transferred to the worker (the caller's array is emptied); a SharedArrayBuffer's are read in
+   * place, and must stay as they are until the add resolves.
+   */
   async add(ids: number[], vectors: Float32Array): Promise<void> {
     if (ids.length === 0) return;
-    const r = await this.call({ op: 'add', labels: Int32Array.from(ids), vectors }, [vectors.buffer as ArrayBuffer], true);
+    const transfer = vectors.buffer instanceof ArrayBuffer ? [vectors.buffer] : [];
+    const r = await this.call({ op: 'add', labels: Int32Array.from(ids), vectors }, transfer, true);
     this.elements = r.count;
   }
 
