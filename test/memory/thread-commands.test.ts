@@ -3,7 +3,7 @@
  * this room's threads only, refuse with catalogue codes, and leave changes to the admin when
  * THREAD_OPS=admin. The same operations from the command line: `salon threads …`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +13,7 @@ import { ADMIN, salon, tempDir } from '../helpers.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM, item, until } from '../rooms/helpers.js';
 import { ROOM_MAX_ACTIVE_THREADS } from '../../src/protocol/threads.js';
 import { ARCHIVED_LISTED } from '../../src/memory/threads/thread-commands.js';
+import { MEMBER_THREAD_CHANGES_PER_MINUTE } from '../../src/memory/threads/change-gate.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -249,6 +250,24 @@ describe('thread slash commands', () => {
     expect(listed).toContain('… and 5 older archived threads');
     expect(listed).not.toContain(others[0].id);
     expect(listed).toContain(others[ARCHIVED_LISTED + 4].id);
+  });
+
+  it('bounds how many thread changes a member makes from the room a minute', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const bob = await member(a, 'Bob');
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      for (let i = 0; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) expect((await ann.command(`/thread new T${i}`)).text).toMatch(/^Started thread/);
+      expect(await ann.command('/thread new One more')).toMatchObject({ code: 'ERR_RATE_LIMITED' });
+      expect((await bob.command('/thread new Bob’s')).text).toMatch(/^Started thread/);
+      // Listing is not a change.
+      const listed = (await ann.command('/threads')).text!;
+      expect(listed).toContain('· T9 ·');
+      expect(listed).not.toContain('One more');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('never lets threads started at the same moment take more places than the room has left', async () => {

@@ -2,13 +2,15 @@
  * Thread slash commands (docs/protocol.md §3.1): `/threads`, `/thread new <title>`, `/merge`,
  * `/split` (list, then confirm), `/unlock` and `/fuse`. They act on threads of the sender's room
  * only and answer the sender alone. THREAD_OPS=admin leaves every change to the admin's HTTP API
- * (listing stays open). Message ids may be shortened to a prefix the thread's messages share with
+ * (listing stays open); otherwise changes go through a ThreadChangeGate (one at a time per room, a
+ * budget per member). Message ids may be shortened to a prefix the thread's messages share with
  * no other (the listing shows 8 characters).
  */
 import { errors } from '../../errors.js';
 import type { SlashCommand } from '../../rooms/commands.js';
 import type { SplitLock, Thread } from '../../store/types.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
+import { ThreadChangeGate } from './change-gate.js';
 import type { SplitListing, ThreadService } from './thread-service.js';
 
 /** Characters of a message id the split listing shows (and the shortest prefix accepted). */
@@ -47,7 +49,7 @@ function badges(t: Thread): string[] {
   ].filter((b): b is string => b !== null);
 }
 
-export function threadCommands(threads: ThreadService, threadOps: 'members' | 'admin'): SlashCommand[] {
+export function threadCommands(threads: ThreadService, threadOps: 'members' | 'admin', gate = new ThreadChangeGate()): SlashCommand[] {
   const mayChange = () => {
     if (threadOps !== 'members') throw new errors.ERR_FORBIDDEN('thread changes are the admin’s here (THREAD_OPS=admin)');
   };
@@ -74,7 +76,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         const m = /^new\s+([\s\S]+)$/i.exec(args);
         if (!m) throw new errors.ERR_BAD_MESSAGE('use /thread new <title>');
         mayChange();
-        const t = await threads.create(roomId, m[1], actorOf(user));
+        const t = await gate.run(roomId, user.id, () => threads.create(roomId, m[1], actorOf(user)));
         return `Started thread “${t.title}” (${t.id}).`;
       },
     },
@@ -87,7 +89,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         mayChange();
         await inRoom(roomId, survivor);
         await inRoom(roomId, absorbed);
-        const t = await threads.merge(survivor, absorbed, actorOf(user));
+        const t = await gate.run(roomId, user.id, () => threads.merge(survivor, absorbed, actorOf(user)));
         return `Merged ${absorbed} into “${t.title}” (${t.id}).`;
       },
     },
@@ -101,7 +103,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         await inRoom(roomId, a);
         await inRoom(roomId, b);
         const value = threshold === undefined ? undefined : Number(threshold);
-        const r = await threads.fuse([a, b], actorOf(user), value);
+        const r = await gate.run(roomId, user.id, () => threads.fuse([a, b], actorOf(user), value));
         return `Fused into “${r.thread.title}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` Smart fusion failed (${r.fallback}); the memories were joined as they are.` : ''}`;
       },
     },
@@ -121,8 +123,10 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
           const { messages, total } = await threads.splitListing(thread.id, LISTED);
           return listing(thread, messages, total);
         }
-        const { parts, lock } = resolveSplit(spec, (await threads.splitListing(thread.id)).messages);
-        const r = await threads.split(thread.id, parts, lock, actorOf(user));
+        const r = await gate.run(roomId, user.id, async () => {
+          const { parts, lock } = resolveSplit(spec, (await threads.splitListing(thread.id)).messages);
+          return threads.split(thread.id, parts, lock, actorOf(user));
+        });
         return [`Split “${r.parent.title}” (${r.parent.id}):`, ...r.threads.map((t) => `${t.id} · ${t.title} · locked (${t.splitLockedUntil})`)].join('\n');
       },
     },
@@ -133,7 +137,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       async run({ roomId, args, user }) {
         mayChange();
         const t = await inRoom(roomId, args.split(/\s+/)[0]);
-        await threads.unlock(t.id, actorOf(user));
+        await gate.run(roomId, user.id, () => threads.unlock(t.id, actorOf(user)));
         return `Unlocked “${t.title}” (${t.id}).`;
       },
     },
