@@ -12,6 +12,16 @@ export function cleanText(text: string): string {
   return wellFormed(text).replace(/\r\n?/g, '\n').replace(CONTROL_CHARS, '');
 }
 
+/**
+ * `text` without trailing spaces and tabs. A loop, not `/[ \t]+$/`: that regex restarts at every
+ * space of a long run that does not end the string, which is quadratic in the run's length.
+ */
+export function trimSpacesEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
 /** One line: cleaned, every run of whitespace (newlines included) folded to one space, trimmed. */
 export function oneLine(text: string): string {
   return cleanText(text).replace(/\s+/g, ' ').trim();

@@ -5,7 +5,7 @@
  */
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
-import { cleanText } from '../text.js';
+import { cleanText, trimSpacesEnd } from '../text.js';
 
 /** How links are written: just their text, or their text followed by the target when it adds something. */
 export type LinkStyle = 'text' | 'text+href';
@@ -86,16 +86,6 @@ class TextBuilder {
       .replace(/\n{3,}/g, '\n\n')
       .trim();
   }
-}
-
-/**
- * `text` without trailing spaces and tabs. A loop, not `/[ \t]+$/`: that regex restarts at every
- * space of a long run that does not end the string, which is quadratic in the run's length.
- */
-function trimSpacesEnd(text: string): string {
-  let end = text.length;
-  while (end > 0 && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--;
-  return end === text.length ? text : text.slice(0, end);
 }
 
 function linkTarget(el: Element, text: string, style: LinkStyle): string {
