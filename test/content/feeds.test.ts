@@ -6,7 +6,8 @@ import { FeedPool } from '../../src/content/sources/feed-pool.js';
 import { parseFeed } from '../../src/content/sources/feeds.js';
 import { idForUrl } from '../../src/content/ids.js';
 import { validateItem } from '../../src/content/items.js';
-import { SalonError } from '../../src/errors.js';
+import { SalonError, errors } from '../../src/errors.js';
+import { FAILURE_TEXT_MAX, toFailure } from '../../src/content/ingest/ingest-job.js';
 import { CORPORA } from '../helpers.js';
 
 const FEEDS = join(CORPORA, 'feeds/rss-parser/test');
@@ -183,5 +184,23 @@ describe('FeedPool', () => {
 
   it('refuses to start without the built worker', () => {
     expect(() => new FeedPool({ filename: '/nonexistent/feed.js' })).toThrow(/build/);
+  });
+});
+
+describe('feed errors', () => {
+  it('quotes at most a short piece of what was fetched, and a job or source keeps at most FAILURE_TEXT_MAX characters of any failure', () => {
+    let caught: unknown;
+    try {
+      parseFeed(`<${'a'.repeat(100_000)}/>`, 'https://example.com/feed');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toMatchObject({ code: 'ERR_FEED_PARSE' });
+    expect((caught as Error).message.length).toBeLessThan(200);
+    const failure = toFailure(`https://example.com/${'x'.repeat(10_000)}`, new errors.ERR_FEED_PARSE('y'.repeat(10_000)));
+    expect(failure.code).toBe('ERR_FEED_PARSE');
+    expect(failure.ref.length).toBeLessThanOrEqual(FAILURE_TEXT_MAX);
+    expect(failure.message.length).toBeLessThanOrEqual(FAILURE_TEXT_MAX);
+    expect(toFailure('ref', new Error('secret detail'))).toEqual({ ref: 'ref', code: 'ERR_INTERNAL', message: 'Internal error' });
   });
 });

@@ -5,16 +5,22 @@
 import type { Logger } from '../../logger.js';
 import { SalonError, errors } from '../../errors.js';
 import type { IngestJob, JobFailure, Store } from '../../store/types.js';
+import { truncate } from '../text.js';
 
 const SAVE_INTERVAL_MS = 250;
 /** A job keeps at most this many failures and item ids, so a huge feed cannot bloat its record. */
 export const JOB_LIST_CAP = 1000;
 
+/**
+ * Characters of a failure's ref and message a job or a source keeps: messages may quote what was
+ * fetched (a feed whose root tag was 4 MB long gave a 4 MB message, stored and served on every read).
+ */
+export const FAILURE_TEXT_MAX = 500;
+
 /** A failure as a job records it: catalogued errors keep their code; anything else is internal. */
 export function toFailure(ref: string, err: unknown): JobFailure {
-  if (err instanceof SalonError) return { ref, code: err.code, message: err.message };
-  const internal = new errors.ERR_INTERNAL();
-  return { ref, code: internal.code, message: internal.message };
+  const message = err instanceof SalonError ? err.message : new errors.ERR_INTERNAL().message;
+  return { ref: truncate(ref, FAILURE_TEXT_MAX), code: err instanceof SalonError ? err.code : 'ERR_INTERNAL', message: truncate(message, FAILURE_TEXT_MAX) };
 }
 
 /** Keeps one job's record current while its work runs. */

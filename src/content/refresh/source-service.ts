@@ -10,7 +10,9 @@ import type { Logger } from '../../logger.js';
 import { errors, SalonError } from '../../errors.js';
 import { required, wholeNumber } from '../../options.js';
 import type { IngestJob, SourcePollState, SourceRecord, Store } from '../../store/types.js';
+import { FAILURE_TEXT_MAX } from '../ingest/ingest-job.js';
 import { newJobId, type IngestService } from '../ingest/ingest.js';
+import { truncate } from '../text.js';
 import { pollSource, type PollOutcome } from './poll.js';
 import { sourceIdOf, validateSourceSpec, type SourceSpec } from './source-spec.js';
 
@@ -274,7 +276,12 @@ export class SourceService {
             ? (err as { code: string; message: string })
             : { code: 'ERR_INTERNAL', message: 'Internal error' };
       const failures = s.failures + 1;
-      state = { ...pollState(s), lastPolledAt: this.iso(now), lastError: { code: lastError.code, message: lastError.message }, failures };
+      state = {
+        ...pollState(s),
+        lastPolledAt: this.iso(now),
+        lastError: { code: lastError.code, message: truncate(lastError.message, FAILURE_TEXT_MAX) },
+        failures,
+      };
       nextDue = this.iso(now + Math.min(every * 2 ** failures, MAX_BACKOFF_MS) * jitter);
       this.options.log?.warn({ sourceId: s.id, jobId: job.id, failures, code: lastError.code }, `source poll failed; next try ${nextDue}`);
     }

@@ -7,6 +7,7 @@ import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { errors } from '../../errors.js';
 import { textContent as textOf } from '../extract/html-text.js';
+import { truncate } from '../text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { decodeXml } from './xml-decode.js';
 
@@ -207,7 +208,7 @@ export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedF
     const youtube = entries.length > 0 ? entries.some((e) => e.video) : Boolean(attr(root, 'xmlns:yt'));
     return { format: 'atom', youtube, title, link: atomLink(root), entries };
   }
-  throw new errors.ERR_FEED_PARSE(`${ref} has a <${root.name}> root element, not <rss>, <rdf:RDF> or <feed>`);
+  throw new errors.ERR_FEED_PARSE(`${ref} has a <${truncate(root.name, 40)}> root element, not <rss>, <rdf:RDF> or <feed>`);
 }
 
 /** Whether a fetched document looks like a feed (checked before trying to extract an article). */
