@@ -86,6 +86,13 @@ function handle(req: IncomingMessage, res: ServerResponse, server: FixtureServer
     const n = Number(hop[1]);
     return send(res, 302, 'text/plain', '', { location: n > 1 ? `/redirect/${n - 1}` : '/page' });
   }
+  // Each hop answers after 150 ms: slow, but within any one attempt's deadline.
+  const slowHop = /^\/slow-redirect\/(\d+)$/.exec(path);
+  if (slowHop) {
+    const n = Number(slowHop[1]);
+    setTimeout(() => send(res, 302, 'text/plain', '', { location: n > 1 ? `/slow-redirect/${n - 1}` : '/page' }), 150);
+    return;
+  }
   const route = routes[path];
   if (route) route(req, res, server);
   else send(res, 404, 'text/plain', 'no route');

@@ -4,7 +4,16 @@ import { MockAgent, request as undiciRequest, Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { extractArticle } from '../../src/content/extract/index.js';
-import { createFetcher, decodeHtml, fetcherFromConfig, retryAfterMs, type Fetcher, type FetcherOptions } from '../../src/content/fetch/fetcher.js';
+import {
+  MAX_JSON_DEPTH,
+  createFetcher,
+  decodeHtml,
+  fetcherFromConfig,
+  nestsDeeperThan,
+  retryAfterMs,
+  type Fetcher,
+  type FetcherOptions,
+} from '../../src/content/fetch/fetcher.js';
 import { BlockedAddressError, guardedConnector } from '../../src/content/fetch/guarded-connector.js';
 import { SalonError } from '../../src/errors.js';
 import { HTML, startFixtureServer, type FixtureServer } from './fetch-fixture-server.js';
@@ -209,12 +218,29 @@ describe('fetcher: retries', () => {
   });
 });
 
+describe('fetcher: JSON nesting', () => {
+  it('measures nesting outside strings, and refuses deeper answers before parsing them', () => {
+    const deep = (n: number) => Buffer.from('['.repeat(n) + ']'.repeat(n));
+    expect(nestsDeeperThan(deep(64), 64)).toBe(false);
+    expect(nestsDeeperThan(deep(65), 64)).toBe(true);
+    expect(nestsDeeperThan(Buffer.from(JSON.stringify({ a: '[[[[[[["\\"', b: [{ c: '{{{{' }] })), 3)).toBe(false);
+    expect(nestsDeeperThan(Buffer.from('[' + '"x",'.repeat(1000) + '[[[]]]]'), 3)).toBe(true);
+    expect(nestsDeeperThan(Buffer.alloc(5_000_000, 0x5b), MAX_JSON_DEPTH)).toBe(true);
+  });
+});
+
 describe('fetcher: timeouts and cancellation', () => {
   it('times out on a server that never answers', async () => {
     expect(await codeOf(fetcher({ timeoutMs: 300 }).fetchPage(`${base()}/hang`))).toBe('ERR_FETCH_TIMEOUT');
   });
   it('times out on a body that stalls', async () => {
     expect(await codeOf(fetcher({ timeoutMs: 300 }).fetchPage(`${base()}/stall-body`))).toBe('ERR_FETCH_TIMEOUT');
+  });
+  it('bounds a whole fetch, hops and retries together, not only each attempt', async () => {
+    // Eight hops of 150 ms: each well within its attempt's deadline (3 × 200 ms), together past the fetch's (4 × 200 ms).
+    const slow = fetcher({ timeoutMs: 200, maxRedirects: 10 });
+    expect(await codeOf(slow.fetchPage(`${base()}/slow-redirect/8`))).toBe('ERR_FETCH_TIMEOUT');
+    expect((await slow.fetchPage(`${base()}/slow-redirect/1`)).url).toBe(`${base()}/page`);
   });
   it('stops when the caller aborts', async () => {
     const controller = new AbortController();

@@ -24,6 +24,32 @@ export const DEFAULT_USER_AGENT = 'Salon/0.1 (article fetcher)';
 const MAX_RETRY_AFTER_MS = 10_000;
 /** One attempt may take this many timeouts in all (connect + headers + a slowly dripping body). */
 const ATTEMPT_DEADLINE_FACTOR = 3;
+/**
+ * A whole fetch, every hop and retry, ends after this many timeouts: each attempt had its own
+ * deadline, so a site answering 503 or redirecting slowly, hop after hop, could hold an ingest slot
+ * for minutes (2 retries × 6 hops × 3 timeouts).
+ */
+const FETCH_DEADLINE_FACTOR = 4;
+/** Deepest nesting of a JSON answer read (HN and Reddit answers nest a dozen levels at most). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether the JSON text in `body` nests arrays and objects deeper than `max` (one pass, strings skipped). */
+export function nestsDeeperThan(body: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,application/rss+xml;q=0.9,application/atom+xml;q=0.9,*/*;q=0.1';
 const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -163,9 +189,12 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     validators?: Validators,
   ): Promise<FetchedPage> {
     let url = checkUrl(requested, requested);
+    const deadlineMs = o.timeoutMs * FETCH_DEADLINE_FACTOR;
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const bounded = signal ? AbortSignal.any([signal, deadline]) : deadline;
     try {
       for (let hop = 0; ; hop++) {
-        const res = await sendWithRetries(url, accept, signal, validators);
+        const res = await sendWithRetries(url, accept, bounded, validators);
         const location = header(res.headers, 'location');
         if (REDIRECT_STATUSES.has(res.statusCode) && location) {
           await res.body.dump();
@@ -202,6 +231,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         return { requestedUrl: requested, url: url.href, status: res.statusCode, contentType, body, etag, lastModified };
       }
     } catch (err) {
+      if (deadline.aborted && !signal?.aborted) throw new errors.ERR_FETCH_TIMEOUT(requested, deadlineMs);
       throw mapError(err, requested, signal);
     }
   }
@@ -210,6 +240,8 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     fetchPage: (url, signal, validators) => fetchChecked(url, PAGE_ACCEPT, isPageType, signal, validators),
     async fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
       const page = await fetchChecked(url, 'application/json', isJsonType, signal);
+      // JSON.parse runs on the event loop: 5 MB of `[[[[…` held it 2.8 s; the APIs read nest a few levels.
+      if (nestsDeeperThan(page.body, MAX_JSON_DEPTH)) throw new errors.ERR_FETCH_FAILED(url, `the answer nests deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         return JSON.parse(page.body.toString('utf8')) as T;
       } catch (err) {
