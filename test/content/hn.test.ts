@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HnClient, storyToItem, toComment, type HnItem } from '../../src/content/sources/hn.js';
+import { FIELD_CAPS } from '../../src/content/limits.js';
 import { htmlToText } from '../../src/content/extract/html-text.js';
 import { validateItem } from '../../src/content/items.js';
 import { SalonError } from '../../src/errors.js';
@@ -128,6 +129,15 @@ describe('HN comment HTML to text', () => {
 
 describe('storyToItem', () => {
   const opts = { bodyMaxChars: 200_000 };
+
+  it('caps a story’s title and author, and drops an over-long url, before anything reads them', () => {
+    const huge = 'x'.repeat(5_000_000);
+    const raw = storyToItem({ ...byId(121003), title: `T${huge}`, by: `b${huge}`, url: `https://example.com/${huge}` }, [], null);
+    expect(String(raw.title).length).toBeLessThanOrEqual(FIELD_CAPS.title);
+    expect(String(raw.author).length).toBeLessThanOrEqual(FIELD_CAPS.author);
+    expect(raw.url).toBe('https://news.ycombinator.com/item?id=121003');
+    expect(validateItem(raw, opts).title.length).toBeLessThanOrEqual(500);
+  });
 
   it('makes an Ask HN story (text, no url) a news item with the text as body', () => {
     const item = validateItem(storyToItem(byId(121003), [], null), opts);

@@ -10,6 +10,7 @@ import { pacedApi, type CommentApiOptions, type CommentSource, type Discussion }
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { hnItemId, hnStoryIdOf } from '../ids.js';
+import { ITEM_LIMITS } from '../items.js';
 
 export { hnStoryIdOf };
 import type { Comment } from '../types.js';
@@ -125,11 +126,13 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
   const ownText = story.text ? htmlToText(capField(story.text, FIELD_CAPS.comment), { links: 'text+href' }) : '';
   const body = article?.text?.trim() || ownText;
   const image = article?.image && isHttp(article.image) ? article.image : null;
-  const link = story.url && isHttp(story.url) ? story.url : null;
+  // The API's strings are capped like a feed's before anything reads them (a story may carry megabytes).
+  const link = story.url && story.url.length <= ITEM_LIMITS.url && isHttp(story.url) ? story.url : null;
+  const by = story.by ? capField(story.by, FIELD_CAPS.author) : null;
   return {
     id: hnItemId(story.id),
     kind: 'news',
-    title: story.title || article?.title || `Hacker News item ${story.id}`,
+    title: (story.title && capField(story.title, FIELD_CAPS.title)) || article?.title || `Hacker News item ${story.id}`,
     url: article?.url || link || `${HN_DISCUSSION}${story.id}`,
     description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
     body,
@@ -137,7 +140,7 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
     category: HN_DEFAULT_CATEGORY,
     publishedAt: story.time ? new Date(story.time * 1000).toISOString() : null,
     image,
-    author: article?.byline || story.by || null,
+    author: article?.byline || by,
     siteName: article?.siteName || (link ? hostOf(link) : 'Hacker News'),
     source: 'hn',
   };
