@@ -6,11 +6,12 @@
 import { extractArticle, type ExtractedArticle } from '../src/content/extract/index.js';
 import { toWorkerError, type WorkerError } from '../src/worker-errors.js';
 
-/** One page to extract: its HTML (text, or bytes whose charset is sniffed) and options. */
+/** One page to extract: its HTML (text, or bytes decoded here by `contentType`'s charset or a sniffed one) and options. */
 export interface ExtractTask {
   html: string | Uint8Array;
   url?: string;
   maxChars?: number;
+  contentType?: string;
 }
 
 /** The article, or the error code and message extraction failed with. */
@@ -20,7 +21,7 @@ export type ExtractResult = { ok: true; article: ExtractedArticle } | { ok: fals
 export function extract(task: ExtractTask): ExtractResult {
   const html = typeof task.html === 'string' ? task.html : Buffer.from(task.html.buffer, task.html.byteOffset, task.html.byteLength);
   try {
-    return { ok: true, article: extractArticle(html, { url: task.url, maxChars: task.maxChars }) };
+    return { ok: true, article: extractArticle(html, { url: task.url, maxChars: task.maxChars, contentType: task.contentType }) };
   } catch (err) {
     return { ok: false, error: toWorkerError(err) };
   }

@@ -41,6 +41,22 @@ const routes: Record<string, Handler> = {
   '/gzip-bomb': (_req, res) => send(res, 200, 'text/html', gzipSync(Buffer.alloc(2_000_000, 0x20)), { 'content-encoding': 'gzip' }),
   '/latin1': (_req, res) =>
     send(res, 200, 'text/html; charset=windows-1252', Buffer.from('<html><body><p>Caf\xe9 cr\xe8me br\xfbl\xe9e \x80 5</p></body></html>', 'latin1')),
+  // An article in ISO-8859-5 named only by the Content-Type (no <meta charset>): a sniffing decoder
+  // would read its Cyrillic bytes as windows-1252 accents.
+  '/cyrillic-article': (_req, res) =>
+    send(
+      res,
+      200,
+      'text/html; charset=iso-8859-5',
+      Buffer.from(
+        `<html><head><title>News</title></head><body><article><h1>News</h1>${Array.from(
+          { length: 6 },
+          (_, i) =>
+            `<p>Paragraph ${i}: the harbour greeted every ferry with \xdf\xe0\xd8\xd2\xd5\xe2 that morning, and the ferries answered with three long horns before they docked.</p>`,
+        ).join('')}</article></body></html>`,
+        'latin1',
+      ),
+    ),
   '/latin1-meta': (_req, res) =>
     send(
       res,

@@ -3,11 +3,12 @@ import type { LookupFunction } from 'node:net';
 import { MockAgent, request as undiciRequest, Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
+import { decodeDocument } from '../../src/content/extract/decode.js';
+import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { extractArticle } from '../../src/content/extract/index.js';
 import {
   MAX_JSON_DEPTH,
   createFetcher,
-  decodeHtml,
   fetcherFromConfig,
   nestsDeeperThan,
   retryAfterMs,
@@ -251,13 +252,22 @@ describe('fetcher: timeouts and cancellation', () => {
 });
 
 describe('fetcher: charsets', () => {
-  it('decodes a windows-1252 page named by its Content-Type', async () => {
+  it('decodes a page by the charset its Content-Type names, also in the extraction worker given the bytes', async () => {
     const page = await fetcher().fetchPage(`${base()}/latin1`);
-    expect(decodeHtml(page)).toContain('Café crème brûlée € 5');
+    expect(decodeDocument(page.body, page.contentType)).toContain('Café crème brûlée € 5');
+    // Ingestion hands the worker the bytes and the Content-Type: the event loop decodes nothing.
+    const article = await fetcher().fetchPage(`${base()}/cyrillic-article`);
+    const pool = new ExtractPool();
+    try {
+      const extracted = await pool.extract(article.body, { url: article.url, contentType: article.contentType });
+      expect(extracted.text).toContain('the harbour greeted every ferry with привет that morning');
+    } finally {
+      await pool.close();
+    }
   });
   it('decodes an ISO-8859-1 page named by <meta charset>, also through extractArticle', async () => {
     const page = await fetcher().fetchPage(`${base()}/latin1-meta`);
-    expect(decodeHtml(page)).toContain('Die Straße ist lang, und naïve Leute');
+    expect(decodeDocument(page.body, page.contentType)).toContain('Die Straße ist lang, und naïve Leute');
     expect(extractArticle(page.body).text).toContain('Die Straße ist lang, und naïve Leute');
   });
 });

@@ -59,7 +59,12 @@ export class ExtractPool {
    * ERR_PROCESSING_TIMEOUT when the page takes longer than the time limit.
    */
   async extract(html: string | Buffer, options: ExtractOptions = {}, signal?: AbortSignal): Promise<ExtractedArticle> {
-    const task: ExtractTask = { html: typeof html === 'string' ? html : new Uint8Array(html), url: options.url, maxChars: options.maxChars };
+    const task: ExtractTask = {
+      html: typeof html === 'string' ? html : new Uint8Array(html),
+      url: options.url,
+      maxChars: options.maxChars,
+      contentType: options.contentType,
+    };
     const result = await runTimedTask<ExtractResult>(this.pool, task, { name: 'extract', signal, timeoutMs: this.taskTimeoutMs, ref: options.url ?? 'a page' });
     if (result.ok) return result.article;
     throw fromWorkerError(result.error);

@@ -43,6 +43,8 @@ export interface ExtractOptions {
   url?: string;
   /** Cap on the body text; default {@link DEFAULT_MAX_CHARS}. */
   maxChars?: number;
+  /** The Content-Type the page came with: its charset decodes bytes before any `<meta charset>`. */
+  contentType?: string;
 }
 
 function validate(options: ExtractOptions): number {
@@ -66,7 +68,7 @@ export function extractArticle(html: string | Buffer, options: ExtractOptions = 
   const maxChars = validate(options);
   const label = options.url ?? 'the page';
   try {
-    return extract(typeof html === 'string' ? html : decodeDocument(html), maxChars, label, options.url);
+    return extract(typeof html === 'string' ? html : decodeDocument(html, options.contentType), maxChars, label, options.url);
   } catch (err) {
     if (err instanceof SalonError) throw err;
     throw new errors.ERR_EXTRACTION_FAILED(label, (err as Error).message, err as Error);

@@ -11,7 +11,6 @@ import type { Config } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
-import { decodeDocument } from '../extract/decode.js';
 import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
 import { BlockedAddressError, guardedConnector, hostPolicy } from './guarded-connector.js';
 import { wholeNumber } from '../../options.js';
@@ -257,9 +256,4 @@ export function createFetcher(options: FetcherOptions): Fetcher {
 /** A fetcher configured by FETCH_TIMEOUT_MS, FETCH_MAX_BYTES and FETCH_ALLOW_HOSTS. */
 export function fetcherFromConfig(config: Config): Fetcher {
   return createFetcher({ timeoutMs: config.FETCH_TIMEOUT_MS, maxBytes: config.FETCH_MAX_BYTES, allowHosts: [...config.FETCH_ALLOW_HOSTS] });
-}
-
-/** The page's text, decoded by BOM, Content-Type charset, `<meta charset>`, else UTF-8/windows-1252. */
-export function decodeHtml(page: Pick<FetchedPage, 'body' | 'contentType'>): string {
-  return decodeDocument(page.body, page.contentType);
 }
