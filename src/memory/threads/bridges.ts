@@ -93,7 +93,7 @@ export class ThreadBridges {
    * centroids reach BRIDGE_MIN, and always one between a split thread and its parent.
    */
   async refresh(roomId: string): Promise<ThreadBridge[]> {
-    const threads = (await this.store.listThreads(roomId, 0)).filter((t) => t.status === 'active');
+    const threads = await this.store.listThreads(roomId, 0); // active threads only: no archived one asked for
     // A room with one active thread (most rooms) has no pair to bridge: nothing to compute, and
     // nothing to write unless a bridge of that thread is left from before.
     if (threads.length < 2) {

@@ -502,7 +502,7 @@ export class ThreadService {
    */
   private async makeRoom(roomId: string, adding: number): Promise<void> {
     const max = this.maxActive;
-    const active = (await this.options.store.listThreads(roomId, 0)).filter((t) => t.status === 'active').length;
+    const active = (await this.options.store.listThreads(roomId, 0)).length; // no archived thread asked for
     if (active + adding > max) throw roomFull(max, active);
   }
 
