@@ -6,15 +6,8 @@ import { testConfig } from '../../src/config.js';
 import { decodeDocument } from '../../src/content/extract/decode.js';
 import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { extractArticle } from '../../src/content/extract/index.js';
-import {
-  MAX_JSON_DEPTH,
-  createFetcher,
-  fetcherFromConfig,
-  nestsDeeperThan,
-  retryAfterMs,
-  type Fetcher,
-  type FetcherOptions,
-} from '../../src/content/fetch/fetcher.js';
+import { MAX_JSON_DEPTH, createFetcher, fetcherFromConfig, retryAfterMs, type Fetcher, type FetcherOptions } from '../../src/content/fetch/fetcher.js';
+import { nestsDeeperThan } from '../../src/content/fetch/fetch-body.js';
 import { BlockedAddressError, guardedConnector } from '../../src/content/fetch/guarded-connector.js';
 import { SalonError } from '../../src/errors.js';
 import { HTML, startFixtureServer, type FixtureServer } from './fetch-fixture-server.js';
@@ -238,9 +231,9 @@ describe('fetcher: timeouts and cancellation', () => {
     expect(await codeOf(fetcher({ timeoutMs: 300 }).fetchPage(`${base()}/stall-body`))).toBe('ERR_FETCH_TIMEOUT');
   });
   it('bounds a whole fetch, hops and retries together, not only each attempt', async () => {
-    // Eight hops of 150 ms: each well within its attempt's deadline (3 × 200 ms), together past the fetch's (4 × 200 ms).
-    const slow = fetcher({ timeoutMs: 200, maxRedirects: 10 });
-    expect(await codeOf(slow.fetchPage(`${base()}/slow-redirect/8`))).toBe('ERR_FETCH_TIMEOUT');
+    // Twelve hops of 150 ms: each well within its attempt's deadline (3 × 400 ms), together past the fetch's (4 × 400 ms).
+    const slow = fetcher({ timeoutMs: 400, maxRedirects: 15 });
+    expect(await codeOf(slow.fetchPage(`${base()}/slow-redirect/12`))).toBe('ERR_FETCH_TIMEOUT');
     expect((await slow.fetchPage(`${base()}/slow-redirect/1`)).url).toBe(`${base()}/page`);
   });
   it('stops when the caller aborts', async () => {

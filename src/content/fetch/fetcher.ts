@@ -11,7 +11,7 @@ import type { Config } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
-import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
+import { decompress, discard, isJsonType, isPageType, mediaType, nestsDeeperThan, readCapped } from './fetch-body.js';
 import { BlockedAddressError, guardedConnector, hostPolicy } from './guarded-connector.js';
 import { wholeNumber } from '../../options.js';
 
@@ -32,23 +32,6 @@ const FETCH_DEADLINE_FACTOR = 4;
 /** Deepest nesting of a JSON answer read (HN and Reddit answers nest a dozen levels at most). */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether the JSON text in `body` nests arrays and objects deeper than `max` (one pass, strings skipped). */
-export function nestsDeeperThan(body: Uint8Array, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash escapes the next byte
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,application/rss+xml;q=0.9,application/atom+xml;q=0.9,*/*;q=0.1';
 const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
