@@ -11,12 +11,25 @@
 export class SalonError extends Error {
   readonly code: string;
   readonly statusCode: number;
+  /**
+   * What a client is told instead of `message` when the message carries what only the operator
+   * should read (a model server's address, its own error text); see clientMessage.
+   */
+  publicMessage?: string;
   constructor(code: string, statusCode: number, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SalonError';
     this.code = code;
     this.statusCode = statusCode;
   }
+}
+
+/**
+ * The text a client (an `error` frame, an HTTP error body) is given for `err`: its public message
+ * when it has one. Logs, the CLI and the admin's /readyz keep the full message.
+ */
+export function clientMessage(err: SalonError): string {
+  return err.publicMessage ?? err.message;
 }
 
 /** A constructor for one catalogued error; `new` it with the template's arguments. */

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../ai/types.js';
-import { SalonError, errors } from '../errors.js';
+import { SalonError, clientMessage, errors } from '../errors.js';
 import type { AssistantStage, Author, Message, ServerMessage } from '../protocol/messages.js';
 import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
@@ -88,7 +88,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     batcher.cancel();
     const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? (controller.signal.reason ?? err) : err);
     deps.log.error({ roomId: request.roomId, answerId: pending.id, code: failure.code, err: (err as Error)?.message }, 'assistant failed');
-    deps.emit(request, { type: 'error', code: failure.code, message: failure.message, ...(request.clientId ? { clientId: request.clientId } : {}) });
+    deps.emit(request, { type: 'error', code: failure.code, message: clientMessage(failure), ...(request.clientId ? { clientId: request.clientId } : {}) });
     throw failure;
   } finally {
     clearTimeout(deadline);

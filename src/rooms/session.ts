@@ -2,7 +2,7 @@
  * One client connection: the hello deadline, flood control, frame parsing and dispatch, and
  * back-pressure. It knows its Connection only through the transport-free interface (docs/architecture.md).
  */
-import { SalonError, errors } from '../errors.js';
+import { SalonError, clientMessage, errors } from '../errors.js';
 import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { ClientMessage, Member } from '../protocol/messages.js';
 import { FloodGuard } from './flood-guard.js';
@@ -31,7 +31,7 @@ const PONG = JSON.stringify({ type: 'pong' });
 
 /** Serialises an `error` frame. */
 export function errorFrame(err: SalonError, clientId?: string): string {
-  return JSON.stringify({ type: 'error', code: err.code, message: err.message, ...(clientId ? { clientId } : {}) });
+  return JSON.stringify({ type: 'error', code: err.code, message: clientMessage(err), ...(clientId ? { clientId } : {}) });
 }
 
 export class Session implements RoomSession {

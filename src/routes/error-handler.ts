@@ -4,7 +4,7 @@
  * logged and never sent.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SalonError, errors } from '../errors.js';
+import { SalonError, clientMessage, errors } from '../errors.js';
 
 function toSalonError(err: FastifyError): SalonError {
   if (err instanceof SalonError) return err;
@@ -43,7 +43,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const salonError = toSalonError(err);
     if (salonError.statusCode >= 500) request.log.error({ err }, 'request failed');
-    reply.status(salonError.statusCode).send({ error: { code: salonError.code, message: salonError.message } });
+    reply.status(salonError.statusCode).send({ error: { code: salonError.code, message: clientMessage(salonError) } });
   });
   app.setNotFoundHandler((request, reply) => {
     const e = new errors.ERR_NOT_FOUND(`${request.method} ${request.url.split('?')[0]}`);

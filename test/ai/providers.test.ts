@@ -12,6 +12,8 @@ import type { FakeServer } from '../fakes/common.js';
 import { startFakeOllama } from '../fakes/ollama-server.js';
 import { ADMIN, testApp } from '../helpers.js';
 import { closedPortUrl } from './remote-cases.js';
+import { joined } from '../rooms/helpers.js';
+import { item } from '../store/contract.js';
 
 describe('createAi', () => {
   it('builds the local pair by default, at LOCAL_EMBED_DIM', async () => {
@@ -90,6 +92,25 @@ describe('AI in the app', () => {
     expect(stranger.statusCode).toBe(503);
     expect(stranger.json()).toEqual({ ok: false, checks: expect.objectContaining({ ai: { ok: false } }) });
     expect(stranger.body).not.toContain(url);
+  });
+
+  it('tells askers and the room which failure and which fix, not the model server’s address or its own error text', async () => {
+    fake = await startFakeOllama();
+    const t = await testApp({ AI_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, AI_TIMEOUT_MS: '5000' }, { roomOptions: { shutdownGraceMs: 100 } });
+    close = t.close;
+    await t.app.ready();
+    await t.app.salon.ingest!.pipeline.put(item('news_1', { title: 'Story one', body: 'Story one is about batteries. It has a second sentence.' }));
+    const { client: bystander } = await joined(t.app, 'Bo', 'news_1');
+    fake.setBehaviour({ failWith: 500 });
+    const asked = await t.app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload: { text: 'What is story one about?' } });
+    const frame = await bystander.next('error', () => true, 10_000);
+    expect(asked.statusCode).toBe(503);
+    expect(asked.json().error).toEqual({ code: 'ERR_AI_UNAVAILABLE', message: 'AI provider unavailable: Ollama answered HTTP 500' });
+    expect(frame).toMatchObject({ code: 'ERR_AI_UNAVAILABLE', message: 'AI provider unavailable: Ollama answered HTTP 500' });
+    for (const told of [asked.body, JSON.stringify(frame)]) {
+      expect(told).not.toContain(new URL(fake.url).host);
+      expect(told).not.toContain('llama runner');
+    }
   });
 
   it('is not ready when the index was built by another embedder, and says to reindex', async () => {

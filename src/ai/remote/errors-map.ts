@@ -2,7 +2,8 @@
  * Turns what goes wrong talking to a model server into ONE catalogued error that names the fix:
  * unreachable → ERR_AI_UNAVAILABLE ("is Ollama running at …? start it with `ollama serve`"),
  * 404 → ERR_AI_MODEL_MISSING ("run `ollama pull …`"), other HTTP failures and broken streams →
- * ERR_AI_UNAVAILABLE / ERR_AI_BAD_RESPONSE. Secrets never reach a message.
+ * ERR_AI_UNAVAILABLE / ERR_AI_BAD_RESPONSE. Secrets never reach a message; the server's address and
+ * its own error text reach only the full message, not the one clients see (SalonError.publicMessage).
  */
 import { SalonError, errors } from '../../errors.js';
 
@@ -68,9 +69,23 @@ export function scrub(text: string, secrets: string[] = []): string {
   return out.length > MAX_DETAIL_CHARS ? `${out.slice(0, MAX_DETAIL_CHARS)}…` : out;
 }
 
+/**
+ * `full` (for logs and the operator) told to clients as `shown`'s message: the model server's
+ * address and its own error text stay with the operator (docs/errors.md: 5xx messages carry no
+ * internal details), while the fix is still named.
+ */
+function toldAs(full: SalonError, shown: SalonError): SalonError {
+  full.publicMessage = shown.message;
+  return full;
+}
+
 /** ERR_AI_UNAVAILABLE for an unreachable server. */
 export function unreachable(p: ProviderDescription, cause?: unknown): SalonError {
-  return new errors.ERR_AI_UNAVAILABLE(`is ${p.name} running at ${p.url}? ${p.startHint}`, ...(cause instanceof Error ? [cause] : []));
+  const causes = cause instanceof Error ? [cause] : [];
+  return toldAs(
+    new errors.ERR_AI_UNAVAILABLE(`is ${p.name} running at ${withoutCredentials(p.url)}? ${p.startHint}`, ...causes),
+    new errors.ERR_AI_UNAVAILABLE(`is ${p.name} running? ${p.startHint}`),
+  );
 }
 
 /** ERR_AI_MODEL_MISSING naming the fix. */
@@ -86,20 +101,46 @@ export function describeFailure(err: unknown, p: ProviderDescription, model: str
   if (err instanceof SalonError) return err;
   const status = err instanceof HttpStatusError ? err.status : (err as { status_code?: unknown }).status_code;
   const detail = scrub(err instanceof Error ? err.message : String(err), p.secrets);
+  const at = `${p.name} at ${withoutCredentials(p.url)}`;
   if (typeof status === 'number') {
     // A 404 that does not mention a model is a wrong URL (e.g. a base URL without /v1).
     if (status === 404) {
-      return /model/i.test(detail) ? modelMissing(p, model) : new errors.ERR_AI_UNAVAILABLE(`${p.name} at ${p.url} answered 404 (${detail}); check the URL`);
+      return /model/i.test(detail)
+        ? modelMissing(p, model)
+        : toldAs(
+            new errors.ERR_AI_UNAVAILABLE(`${at} answered 404 (${detail}); check the URL`),
+            new errors.ERR_AI_UNAVAILABLE(`${p.name} answered 404; check its URL`),
+          );
     }
     if (status === 401 || status === 403) {
-      return new errors.ERR_AI_UNAVAILABLE(`${p.name} at ${p.url} refused the credentials (HTTP ${status}); check the API key`);
+      const refused = `refused the credentials (HTTP ${status}); check the API key`;
+      return toldAs(new errors.ERR_AI_UNAVAILABLE(`${at} ${refused}`), new errors.ERR_AI_UNAVAILABLE(`${p.name} ${refused}`));
     }
-    return new errors.ERR_AI_UNAVAILABLE(`${p.name} at ${p.url} answered HTTP ${status}: ${detail}`);
+    return toldAs(
+      new errors.ERR_AI_UNAVAILABLE(`${at} answered HTTP ${status}: ${detail}`),
+      new errors.ERR_AI_UNAVAILABLE(`${p.name} answered HTTP ${status}`),
+    );
   }
   if (isConnectionError(err)) {
     return codesOf(err).some((c) => c === 'ECONNREFUSED' || c === 'ENOTFOUND' || c === 'EAI_AGAIN' || c === 'UND_ERR_CONNECT_TIMEOUT')
       ? unreachable(p)
-      : new errors.ERR_AI_BAD_RESPONSE(`the connection to ${p.name} at ${p.url} broke off (${detail})`);
+      : toldAs(
+          new errors.ERR_AI_BAD_RESPONSE(`the connection to ${at} broke off (${detail})`),
+          new errors.ERR_AI_BAD_RESPONSE(`the connection to ${p.name} broke off`),
+        );
   }
-  return new errors.ERR_AI_BAD_RESPONSE(`${p.name} at ${p.url}: ${detail}`);
+  return toldAs(new errors.ERR_AI_BAD_RESPONSE(`${at}: ${detail}`), new errors.ERR_AI_BAD_RESPONSE(`${p.name} failed`));
+}
+
+/** `url` without a user name or password in it (OLLAMA_HOST may carry them; a message never does). */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return url;
+  }
 }

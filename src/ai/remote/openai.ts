@@ -38,7 +38,7 @@ function describe(options: OpenAIOptions): ProviderDescription {
     url: options.baseUrl,
     startHint: 'start the server or set OPENAI_BASE_URL to one that answers',
     missingModelHint: (model) =>
-      `the server does not serve "${model}"; set the model variable (OPENAI_EMBED_MODEL / OPENAI_CHAT_MODEL) to one listed by GET ${options.baseUrl}/models`,
+      `the server does not serve "${model}"; set the model variable (OPENAI_EMBED_MODEL / OPENAI_CHAT_MODEL) to one the server lists at GET /models`,
     secrets: options.apiKey ? [options.apiKey] : [],
   };
 }

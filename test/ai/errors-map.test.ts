@@ -1,0 +1,54 @@
+/** What model-server failures say: the full message for the operator, a public one for clients. */
+import { describe, expect, it } from 'vitest';
+import { HttpStatusError, describeFailure, unreachable, withoutCredentials, type ProviderDescription } from '../../src/ai/remote/errors-map.js';
+import { clientMessage } from '../../src/errors.js';
+
+const ollama: ProviderDescription = {
+  name: 'Ollama',
+  url: 'http://ann:s3cret@10.1.2.3:11434',
+  startHint: 'start it with `ollama serve` (or set OLLAMA_HOST)',
+  missingModelHint: (model) => `run \`ollama pull ${model}\``,
+};
+
+function connectionError(code: string): Error {
+  return Object.assign(new Error(`connect ${code} 10.1.2.3:11434`), { code });
+}
+
+describe('model server failures', () => {
+  it('keep the address and the server’s own text for the operator, and tell clients only the failure and its fix', () => {
+    const cases = [
+      { err: new HttpStatusError(500, 'llama runner process has terminated'), shown: 'AI provider unavailable: Ollama answered HTTP 500' },
+      { err: new HttpStatusError(401, 'bad key'), shown: 'AI provider unavailable: Ollama refused the credentials (HTTP 401); check the API key' },
+      { err: new HttpStatusError(404, 'page not found'), shown: 'AI provider unavailable: Ollama answered 404; check its URL' },
+      { err: connectionError('ECONNRESET'), shown: 'AI provider gave an unusable answer: the connection to Ollama broke off' },
+      { err: new Error('unexpected end of stream'), shown: 'AI provider gave an unusable answer: Ollama failed' },
+      { err: connectionError('ECONNREFUSED'), shown: 'AI provider unavailable: is Ollama running? start it with `ollama serve` (or set OLLAMA_HOST)' },
+    ];
+    for (const { err, shown } of cases) {
+      const e = describeFailure(err, ollama, 'llama3.2');
+      expect(clientMessage(e)).toBe(shown);
+      expect(e.message).toContain('10.1.2.3:11434');
+      expect(e.message).not.toContain('s3cret');
+      expect(e.message).not.toContain('ann:');
+    }
+    expect(describeFailure(new HttpStatusError(500, 'llama runner process has terminated'), ollama, 'm').message).toContain('llama runner');
+  });
+
+  it('name a missing model and its fix to everyone', () => {
+    const e = describeFailure(new HttpStatusError(404, 'model "llama3.2" not found, try pulling it first'), ollama, 'llama3.2');
+    expect(e.code).toBe('ERR_AI_MODEL_MISSING');
+    expect(clientMessage(e)).toBe(e.message);
+    expect(e.message).toContain('ollama pull llama3.2');
+  });
+
+  it('keep the cause of an unreachable server', () => {
+    const cause = connectionError('ECONNREFUSED');
+    expect(unreachable(ollama, cause).cause).toBe(cause);
+  });
+
+  it('drop credentials from a URL and leave others as they are', () => {
+    expect(withoutCredentials('http://ann:s3cret@10.1.2.3:11434')).toBe('http://10.1.2.3:11434/');
+    expect(withoutCredentials('http://10.1.2.3:11434')).toBe('http://10.1.2.3:11434');
+    expect(withoutCredentials('not a url')).toBe('not a url');
+  });
+});
