@@ -545,6 +545,9 @@ export class MemoryService implements MemorySearch {
       const repeat = await this.repeatOf(chunk, vector);
       if (repeat && (await store.touchMemoryChunk(repeat.id, now))) return;
     }
+    // Asked again after the embedding, which a model server may take seconds over: a thread deleted
+    // meanwhile would keep a chunk that nobody can read or delete.
+    if (!(await store.getThread(chunk.threadId))) return;
     const stored = await store.addMemoryChunk(chunk, now, vector && { vector, model: this.vectorModel });
     if (vector) {
       await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);

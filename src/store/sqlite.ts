@@ -509,6 +509,9 @@ export class SqliteStore implements Store {
         Row | undefined;
       if (dup) return { message: rowToMessage(dup), duplicate: true };
     }
+    // A thread deleted while a message was on its way (an answer being written, a say in flight)
+    // takes nothing more: the row would outlive its thread, served to anyone and deletable by no one.
+    if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(m.threadId)) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
     const { seq } = this.sql(
       `INSERT INTO room_seq (room_id, seq) VALUES (?, 1)
        ON CONFLICT (room_id) DO UPDATE SET seq = seq + 1 RETURNING seq`,

@@ -6,6 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import type { ChatMessage } from '../../src/ai/types.js';
 import type { Source } from '../../src/protocol/messages.js';
 import { item } from '../store/contract.js';
 import { ADMIN, tempDir, testApp } from '../helpers.js';
@@ -202,6 +205,41 @@ describe('the assistant remembers', () => {
     expect(app.salon.memoryIndex.size).toBe(0);
     const again = await ask(app, 'Where is our launch party?');
     expect(again.answer).not.toContain('Blue Harbor');
+  });
+
+  it('keeps nothing of an answer its thread was deleted under while it was being written', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const writing = new Promise<void>((r) => (started = r));
+    class HeldChat extends LocalChatModel {
+      override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+        started();
+        await held;
+        yield* super.stream(messages, signal);
+      }
+    }
+    const t = await testApp(LIMITS, { chat: new HeldChat(new LocalEmbedder()), roomOptions: { shutdownGraceMs: 100 } });
+    closers.push(t.close);
+    const { app } = t;
+    await app.ready();
+    await app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
+    const created = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/threads', headers: ADMIN, payload: { title: 'Lockers' } });
+    const threadId = created.json().thread.id as string;
+    const { client: ann } = await joined(app, 'Ann', 'news_1');
+    ann.send({ type: 'say', text: 'My locker code at the gym is zq7391.', clientId: 's1', threadId });
+    await ann.next('message', (f) => f.message.clientId === 's1');
+    ann.send({ type: 'say', text: '@ai what is my locker code at the gym?', clientId: 'q1', threadId });
+    await writing;
+    const removed = await app.inject({ method: 'DELETE', url: `/api/v1/threads/${threadId}`, headers: ADMIN });
+    expect(removed.json()).toMatchObject({ deleted: threadId, messages: 2 });
+    release();
+    expect(await ann.next('error', () => true, 10_000)).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+    // Nobody reads it later: not the room's history, not a newcomer's welcome.
+    const history = (await app.inject({ method: 'GET', url: '/api/v1/rooms/news_1/messages' })).json().messages as { threadId: string }[];
+    expect(history.filter((m) => m.threadId === threadId)).toEqual([]);
+    const { welcome } = await joined(app, 'Zed', 'news_1');
+    expect(JSON.stringify(welcome.history)).not.toContain('zq7391');
   });
 });
 

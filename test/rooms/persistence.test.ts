@@ -21,14 +21,24 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A store on a file of a new temporary directory (`file`), closed and removed after the test. */
-function storeOnFile(options: Omit<SqliteStoreOptions, 'filename'> = {}): { file: string; store: SqliteStore } {
+/** A store on a file of a new temporary directory (`file`) holding the thread `newMessage` writes to, closed and removed after the test. */
+async function storeOnFile(options: Omit<SqliteStoreOptions, 'filename'> = {}): Promise<{ file: string; store: SqliteStore }> {
   const { dir, cleanup } = tempDir();
   cleanups.push(cleanup);
   const file = join(dir, 'salon.db');
   const store = new SqliteStore({ filename: file, ...options });
   cleanups.push(() => store.close());
+  await holdThread(store);
   return { file, store };
+}
+
+/** Creates the thread `newMessage` writes to. */
+async function holdThread(store: SqliteStore): Promise<void> {
+  await store.applyThreadChange({
+    at: new Date(0).toISOString(),
+    expect: [],
+    createThreads: [{ id: THREAD, roomId: ROOM, title: 'Main', origin: 'original' }],
+  });
 }
 
 /** An app over `dir` (kept across restarts) holding the room's item. */
@@ -57,9 +67,10 @@ function walState(dbFile: string): { frames: number; backfilled: number } {
 }
 const walFrames = (dbFile: string) => walState(dbFile).frames;
 
+const THREAD = 'thr_1';
 const newMessage = (i: number): NewMessage => ({
   roomId: ROOM,
-  threadId: 'thr_1',
+  threadId: THREAD,
   author: { id: `u${i % 3}`, name: `U${i % 3}`, kind: 'user' },
   text: `m${i}`,
   clientId: `c${i}`,
@@ -120,7 +131,7 @@ describe('room message persistence', () => {
 
 describe('background WAL checkpoints', () => {
   it('checkpoints in a worker and lets the WAL start over, keeping every message and its seq', async () => {
-    const { file, store } = storeOnFile();
+    const { file, store } = await storeOnFile();
     const checkpoints: { log: number; checkpointed: number }[] = [];
     const running: boolean[] = [];
     const writer = new WriterSync(store.db, { filename: file, synchronous: 'normal' });
@@ -173,7 +184,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it.runIf(process.platform === 'linux')('runs the worker’s thread in SCHED_IDLE, so the event loop preempts it at once', async () => {
-    const { file } = storeOnFile();
+    const { file } = await storeOnFile();
     const idleBefore = threadsUnder(SCHED_IDLE);
     const running: boolean[] = [];
     const checkpointer = new SqliteCheckpointer({ filename: file, busyTimeoutMs: 5000, onRunning: (r) => running.push(r) });
@@ -190,6 +201,7 @@ describe('background WAL checkpoints', () => {
     cleanups.push(cleanup);
     const file = join(dir, 'salon.db');
     const store = new SqliteStore({ filename: file, backgroundCheckpoints: true });
+    await holdThread(store);
     await until(() => store.writerSettings?.synchronous === 'OFF');
     expect(store.db.pragma('synchronous', { simple: true })).toBe(0);
     expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
@@ -207,13 +219,13 @@ describe('background WAL checkpoints', () => {
   });
 
   it('keeps every commit fsynced with synchronous full, the writer’s checkpoint only a safety net', async () => {
-    const { store } = storeOnFile({ backgroundCheckpoints: true, synchronous: 'full' });
+    const { store } = await storeOnFile({ backgroundCheckpoints: true, synchronous: 'full' });
     await until(() => store.writerSettings?.autocheckpoint === SAFETY_NET_PAGES);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
   });
 
   it('syncs and checkpoints on the writer again while the worker is behind, and not once it caught up', async () => {
-    const { file, store } = storeOnFile();
+    const { file, store } = await storeOnFile();
     // A worker that never checkpoints: only the WAL's length decides (the migrations wrote some).
     const behindFrames = walFrames(file) + 40;
     const writer = new WriterSync(store.db, { filename: file, synchronous: 'normal', behindFrames, guardMs: 5 });

@@ -523,6 +523,30 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.countThreadMessages(keep.id)).toBe(1);
         expect(await store.deleteThread(t.id)).toBeNull();
       });
+
+      it('refuses a message for a thread that no longer exists, writing nothing and taking no seq', async () => {
+        const t = await store.ensureMainThread('news_1');
+        const other = (
+          await store.applyThreadChange({ at: at(1), expect: [], createThreads: [{ id: 'thr_side', roomId: 'news_1', title: 'Side', origin: 'original' }] })
+        ).appended;
+        expect(other).toEqual([]);
+        await store.appendMessage({ roomId: 'news_1', threadId: 'thr_side', author: user('u'), text: 'said before the deletion' });
+        expect(await store.deleteThread('thr_side')).toMatchObject({ messages: 1 });
+        // An answer finished after its thread was deleted, a say in flight, an import: none is kept.
+        await expect(store.appendMessage({ roomId: 'news_1', threadId: 'thr_side', author: user('a'), text: 'late answer' })).rejects.toMatchObject({
+          code: 'ERR_THREAD_NOT_FOUND',
+        });
+        await expect(
+          store.appendMessages([
+            { roomId: 'news_1', threadId: t.id, author: user('u'), text: 'fine' },
+            { roomId: 'news_1', threadId: 'thr_side', author: user('u'), text: 'late' },
+          ]),
+        ).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+        expect(await store.lastSeq('news_1')).toBe(1);
+        expect((await store.recentMessages('news_1', 10)).map((m) => m.text)).toEqual([]);
+        const next = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'next' });
+        expect(next.message.seq).toBe(2);
+      });
     });
 
     describe('change log of the vector indexes', () => {

@@ -128,6 +128,12 @@ describe('SqliteStore on disk', () => {
           [2, 'msg_b', 'an answer', 'ans_1', 'msg_a'],
         ]);
         expect(kept[1].sources).toEqual([{ n: 1, title: 'T' }]);
+        // Threads came later (the first version had none): a message goes to one that exists.
+        await store.applyThreadChange({
+          at: '2026-11-02T10:00:00.000Z',
+          expect: [],
+          createThreads: [{ id: 'thr_1', roomId: 'news_1', title: 'T', origin: 'original' }],
+        });
         const { message, duplicate } = await store.appendMessage({
           roomId: 'news_1',
           threadId: 'thr_1',
