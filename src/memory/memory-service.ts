@@ -66,10 +66,14 @@ export interface MemoryOptions {
   background?: BackgroundRunner;
 }
 
-/** A thread's memory as `GET /api/v1/threads/:id` shows it. */
+/**
+ * A thread's memory as `GET /api/v1/threads/:id` and `/memory` show it, to anyone: what everyone
+ * may read only, so that private asks cannot be seen coming and going by their count.
+ */
 export interface MemoryStats {
+  /** Chunks every reader may be given (not privileged). */
   chunks: number;
-  /** Messages in open windows plus chunks waiting to be stored. */
+  /** Messages in open windows plus public chunks waiting to be stored. */
   pending: number;
 }
 
@@ -104,7 +108,8 @@ export class MemoryService implements MemorySearch {
   private readonly now: () => number;
   /** The background queue: chunks are stored one after another. */
   private tail: Promise<void> = Promise.resolve();
-  private readonly queued = new Map<string, number>();
+  /** Public chunks waiting to be stored, by thread (private ones are nobody else's business). */
+  private readonly queuedPublic = new Map<string, number>();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -205,7 +210,8 @@ export class MemoryService implements MemorySearch {
   }
 
   async stats(threadId: string): Promise<MemoryStats> {
-    return { chunks: await this.options.store.countMemoryChunks(threadId), pending: this.windows.waiting(threadId) + (this.queued.get(threadId) ?? 0) };
+    const chunks = await this.options.store.countMemoryChunks(threadId, 'public');
+    return { chunks, pending: this.windows.waiting(threadId) + (this.queuedPublic.get(threadId) ?? 0) };
   }
 
   /** Closes open windows now (all threads without an argument), e.g. after an import. */
@@ -515,15 +521,17 @@ export class MemoryService implements MemorySearch {
    * in order), so the runner sees how many wait.
    */
   private enqueue(chunk: NewMemoryChunk): void {
-    this.queued.set(chunk.threadId, (this.queued.get(chunk.threadId) ?? 0) + 1);
+    const counted = !chunk.privileged;
+    if (counted) this.queuedPublic.set(chunk.threadId, (this.queuedPublic.get(chunk.threadId) ?? 0) + 1);
     const stored = this.background
       .run(() => this.remember(chunk))
       .then(() => this.options.onStored?.(chunk))
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
       .finally(() => {
-        const left = (this.queued.get(chunk.threadId) ?? 1) - 1;
-        if (left > 0) this.queued.set(chunk.threadId, left);
-        else this.queued.delete(chunk.threadId);
+        if (!counted) return;
+        const left = (this.queuedPublic.get(chunk.threadId) ?? 1) - 1;
+        if (left > 0) this.queuedPublic.set(chunk.threadId, left);
+        else this.queuedPublic.delete(chunk.threadId);
       });
     this.tail = Promise.all([this.tail, stored]).then(() => {});
   }

@@ -369,15 +369,17 @@ export class PostgresStore implements Store {
   }
 
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
-    const { rows } = await this.db.query('SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = $1 AND fusion IS NOT NULL GROUP BY fusion', [
-      threadId,
-    ]);
+    const { rows } = await this.db.query(
+      'SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = $1 AND fusion IS NOT NULL AND privileged = 0 GROUP BY fusion',
+      [threadId],
+    );
     const of = (kind: string) => (rows.find((r) => r.fusion === kind)?.n as number) ?? 0;
     return { fused: of('fused'), kept: of('kept') };
   }
 
-  async countMemoryChunks(threadId: string): Promise<number> {
-    return (await this.db.query('SELECT count(*) AS n FROM memory_chunks WHERE thread_id = $1', [threadId])).rows[0].n;
+  async countMemoryChunks(threadId: string, audience: 'all' | 'public' = 'all'): Promise<number> {
+    const where = audience === 'public' ? 'thread_id = $1 AND privileged = 0' : 'thread_id = $1';
+    return (await this.db.query(`SELECT count(*) AS n FROM memory_chunks WHERE ${where}`, [threadId])).rows[0].n;
   }
 
   async searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]> {

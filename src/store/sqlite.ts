@@ -845,7 +845,9 @@ export class SqliteStore implements Store {
   }
 
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
-    const rows = this.sql('SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = ? AND fusion IS NOT NULL GROUP BY fusion').all(threadId) as Row[];
+    const rows = this.sql('SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = ? AND fusion IS NOT NULL AND privileged = 0 GROUP BY fusion').all(
+      threadId,
+    ) as Row[];
     const of = (kind: string) => (rows.find((r) => r.fusion === kind)?.n as number) ?? 0;
     return { fused: of('fused'), kept: of('kept') };
   }
@@ -955,8 +957,9 @@ export class SqliteStore implements Store {
   /** Query terms' line counts, kept while they cannot have changed sides (term-line-counts.ts). */
   private readonly termLines = new TermLineCounts();
 
-  async countMemoryChunks(threadId: string): Promise<number> {
-    return (this.sql('SELECT count(*) AS n FROM memory_chunks WHERE thread_id = ?').get(threadId) as Row).n;
+  async countMemoryChunks(threadId: string, audience: 'all' | 'public' = 'all'): Promise<number> {
+    const where = audience === 'public' ? 'thread_id = ? AND privileged = 0' : 'thread_id = ?';
+    return (this.sql(`SELECT count(*) AS n FROM memory_chunks WHERE ${where}`).get(threadId) as Row).n;
   }
 
   async pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {

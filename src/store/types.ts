@@ -366,7 +366,7 @@ export interface Store {
    * (vector and vectorModel null) when `vectors` is false, which reads a fraction of the bytes.
    */
   scanThreadMemory(threadId: string, afterId: number, limit: number, vectors?: boolean): Promise<StoredMemoryChunk[]>;
-  /** Counts of a thread's fused and kept (fusion) chunks. */
+  /** Counts of a thread's public (not privileged) fused and kept (fusion) chunks, as anyone may see them. */
   countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }>;
 
   // conversation memory (src/memory/)
@@ -384,7 +384,8 @@ export interface Store {
   getMemoryChunkTexts(ids: number[]): Promise<MemoryChunk[]>;
   /** Chunks with id > afterId in id order, with their vectors, for rebuilding the memory index. */
   scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]>;
-  countMemoryChunks(threadId: string): Promise<number>;
+  /** A thread's chunks: all of them, or only the public ones (not privileged) that any reader may see counted. */
+  countMemoryChunks(threadId: string, audience?: 'all' | 'public'): Promise<number>;
   /**
    * Full-text search over the lines of the memory chunks in `scopes` (src/memory/scopes.ts): the
    * best-matching line of each chunk, best first (higher scores are better; comparable within

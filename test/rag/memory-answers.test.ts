@@ -191,6 +191,25 @@ describe('the assistant remembers', () => {
     expect(JSON.stringify(shared.sources)).not.toContain('4417');
   });
 
+  it('counts only public memory where anyone may look, so a private ask is not seen coming or going', async () => {
+    const { dir, cleanup } = tempDir();
+    closers.push(cleanup);
+    const app = await start(dir, true);
+    const { client: ann, welcome } = await joined(app, 'Ann', 'news_1');
+    const memoryOf = async () => (await app.inject({ method: 'GET', url: `/api/v1/threads/${welcome.threadId}` })).json().memory;
+    const before = await memoryOf();
+    ann.send({ type: 'ask', text: 'My salary is 91k; when did the Rust team ship Rust 2.0?', clientId: 'p1', private: true });
+    await ann.next('assistant.done', () => true, 10_000);
+    expect(await memoryOf()).toEqual(before);
+    await app.salon.memory.idle();
+    expect(await memoryOf()).toEqual(before);
+    // It was remembered all the same, for its asker.
+    expect(await app.salon.store.countMemoryChunks(welcome.threadId)).toBe(before.chunks + 1);
+    await ask(app, 'Is Rust 2.0 out?');
+    await app.salon.memory.idle();
+    expect((await memoryOf()).chunks).toBe(before.chunks + 1);
+  });
+
   it('deletes a thread with its messages and memory, for the admin only', async () => {
     const { dir, cleanup } = tempDir();
     closers.push(cleanup);

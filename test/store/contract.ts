@@ -524,6 +524,17 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.deleteThread(t.id)).toBeNull();
       });
 
+      it('counts a thread’s memory in all, or only what any reader may see counted', async () => {
+        const t = await store.ensureMainThread('news_1');
+        await store.addMemoryChunk(chunk(t.id, 'public window'), at(1));
+        await store.addMemoryChunk(chunk(t.id, 'a private exchange', { kind: 'exchange', privileged: true, owner: 'u_ann' }), at(2));
+        await store.addMemoryChunk(chunk(t.id, 'a private fused pair', { privileged: true, owner: 'u_ann', fusion: 'fused' }), at(3));
+        await store.addMemoryChunk(chunk(t.id, 'a public fused pair', { fusion: 'fused' }), at(4));
+        expect(await store.countMemoryChunks(t.id)).toBe(4);
+        expect(await store.countMemoryChunks(t.id, 'public')).toBe(2);
+        expect(await store.countFusedMemory(t.id)).toEqual({ fused: 1, kept: 0 });
+      });
+
       it('refuses a message for a thread that no longer exists, writing nothing and taking no seq', async () => {
         const t = await store.ensureMainThread('news_1');
         const other = (
