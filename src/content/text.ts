@@ -1,4 +1,5 @@
 /** Small plain-text helpers shared by the content sources: cleaning, truncating, excerpts. */
+import { clampClusters } from '../protocol/clusters.js';
 import { wellFormed } from '../text.js';
 
 /** Characters of an item's description (an excerpt of its summary or body). */
@@ -7,9 +8,9 @@ export const DESCRIPTION_CHARS = 300;
 // C0 controls except tab and newline, DEL, and C1 controls. \r is handled by newline folding.
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
-/** Removes control characters, folds CRLF/CR to LF and replaces lone surrogates. */
+/** Removes control characters, folds CRLF/CR to LF, replaces lone surrogates and cuts overlong grapheme clusters (protocol/clusters.ts). */
 export function cleanText(text: string): string {
-  return wellFormed(text).replace(/\r\n?/g, '\n').replace(CONTROL_CHARS, '');
+  return clampClusters(wellFormed(text).replace(/\r\n?/g, '\n').replace(CONTROL_CHARS, ''));
 }
 
 /**

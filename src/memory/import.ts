@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
+import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import { cleanName, isReservedName, MAX_NAME_CHARS } from '../protocol/names.js';
 import type { NewMessage, Store } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
@@ -49,6 +50,7 @@ export function checkImport(messages: unknown, maxTextChars: number): ImportedMe
     if (isReservedName(name)) throw bad(`author.name "${name}" is reserved`);
     if (typeof m.text !== 'string' || !m.text.trim()) throw bad('text must be a non-empty string');
     if (m.text.length > maxTextChars) throw bad(`text is longer than ${maxTextChars} characters`);
+    if (hasOverlongCluster(m.text)) throw bad(`text: ${OVERLONG_CLUSTER}`);
     if (typeof m.ts !== 'string' || Number.isNaN(Date.parse(m.ts))) throw bad('ts must be an ISO-8601 time');
     return { author: { name }, text: wellFormed(m.text), ts: new Date(m.ts).toISOString() };
   });

@@ -3,23 +3,38 @@
  * cleaning, and the names no member may take because they would pass for the assistant or the
  * system.
  */
+import { hasOverlongCluster } from './clusters.js';
 
 /** Longest display name, in characters (UTF-16 code units, as `maxlength` counts them). */
 export const MAX_NAME_CHARS = 32;
 
-/** Control characters, plus invisible and bidi-override characters that let one name pose as another. */
-const FORBIDDEN_IN_NAME = /[\p{Cc}\u00ad\u061c\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
+/**
+ * Control characters, line and paragraph separators, and every default-ignorable code point
+ * (invisible by definition: soft hyphens, bidi controls, zero-width spaces, Hangul fillers, tag
+ * characters, the combining grapheme joiner …) but the joiner and variation selectors emoji need,
+ * plus the braille blank: what lets one name pose as another or look empty.
+ */
+const FORBIDDEN_IN_NAME = /(?![\u200D\uFE0E\uFE0F\u{E0020}-\u{E007F}])[\p{Cc}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u;
+/**
+ * A joiner or variation selector outside an emoji sequence, or a tag character outside a flag's
+ * tag sequence (🏴 followed by tags): invisible there.
+ */
+const STRAY_JOINER =
+  /(?<![\p{Emoji}\p{Emoji_Component}])[\u200D\uFE0E\uFE0F]|\u200D(?!\p{Extended_Pictographic})|(?<![\u{1F3F4}\u{E0020}-\u{E007E}])[\u{E0020}-\u{E007F}]/u;
 
-/** Whether `text` holds a control, invisible or bidi-override character (what names may not hold; thread titles neither). */
+/**
+ * Whether `text` holds a control, invisible or bidi-override character, or an overlong grapheme
+ * cluster (what names may not hold; thread titles neither).
+ */
 export function hasHiddenCharacters(text: string): boolean {
-  return FORBIDDEN_IN_NAME.test(text);
+  return FORBIDDEN_IN_NAME.test(text) || STRAY_JOINER.test(text) || hasOverlongCluster(text);
 }
 
 /** A display name: trimmed, 1–MAX_NAME_CHARS characters, nothing invisible. Null when unusable. */
 export function cleanName(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
   const name = raw.normalize('NFC').trim();
-  if (name.length < 1 || name.length > MAX_NAME_CHARS || FORBIDDEN_IN_NAME.test(name)) return null;
+  if (name.length < 1 || name.length > MAX_NAME_CHARS || hasHiddenCharacters(name)) return null;
   return name;
 }
 
@@ -71,6 +86,18 @@ export function nameKey(name: string): string {
     if (/[\p{L}\p{N}]/u.test(folded)) out += folded;
   }
   return out.replace(/0/g, 'o').replace(/[1l]/g, 'i');
+}
+
+/**
+ * The form in which two members' names are the same name (the second gets a suffix): compatibility
+ * forms and case folded, variation selectors and tags dropped and lookalike letters folded, so `Аnа` in
+ * Cyrillic letters cannot stand beside `Ana` as if it were them. Punctuation and digits still
+ * tell names apart, unlike nameKey.
+ */
+export function sameNameKey(name: string): string {
+  let out = '';
+  for (const ch of name.normalize('NFKC').toLowerCase()) if (!/[\uFE0E\uFE0F\u{E0020}-\u{E007F}]/u.test(ch)) out += LOOKALIKES[ch] ?? ch;
+  return out;
 }
 
 const RESERVED_KEYS = new Set(RESERVED_NAMES.map(nameKey));

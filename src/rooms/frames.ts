@@ -3,6 +3,7 @@
  * catalogued error out. Nothing past this file sees unchecked input.
  */
 import { SalonError, errors } from '../errors.js';
+import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import type { ClientMessage } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 import { wellFormed } from '../text.js';
@@ -51,6 +52,7 @@ function parseText(f: Fields, type: 'say' | 'ask', maxTextChars: number): Parsed
   const text = f.text;
   if (typeof text !== 'string' || text.trim() === '') return bad('text must be a non-empty string', clientId);
   if (text.length > maxTextChars) return { ok: false, error: new errors.ERR_MESSAGE_TOO_LONG(maxTextChars), clientId };
+  if (hasOverlongCluster(text)) return bad(OVERLONG_CLUSTER, clientId);
   const threadId = optionalString(f, 'threadId', MAX_THREAD_ID_CHARS);
   if (threadId === false) return bad('threadId must be a string', clientId);
   const thread = threadId ? { threadId } : {};

@@ -4,6 +4,7 @@
  * one member; names are unique across both (case-insensitively), later comers get `Ana (2)`.
  */
 import type { Member } from '../protocol/messages.js';
+import { sameNameKey } from '../protocol/names.js';
 import { compareJoins, type PresenceEntry } from './types.js';
 
 /** A member connected to this node. */
@@ -26,7 +27,7 @@ interface RemoteMember {
 /** A join or leave for a presence frame; empty when only a name changed. */
 export type PresenceChange = { joined?: Member; left?: Member };
 
-const nameKey = (name: string) => name.normalize('NFKC').toLowerCase();
+const nameKey = sameNameKey;
 
 export class RoomMembers {
   private readonly local = new Map<string, MemberEntry>();

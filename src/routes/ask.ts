@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
+import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import type { Member, Message } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 import type { AdmissionCheck } from '../rag/assistant.js';
@@ -84,6 +85,7 @@ export function askRoutes(resolveRoom: RoomResolver) {
         if (!(await resolveRoom(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
         const text = wellFormed(request.body.text.trim());
         if (!text) throw new errors.ERR_BAD_REQUEST('text is empty');
+        if (hasOverlongCluster(text)) throw new errors.ERR_BAD_REQUEST(OVERLONG_CLUSTER);
         const threadId = await threadFor(app, roomId, request.body.threadId);
         // Without a socket identity, HTTP askers are told apart (and rate limited) by address.
         const address = addressKey(request.ip);

@@ -68,6 +68,7 @@ describe('POST /api/v1/rooms/:id/import', () => {
       [[{ author: { name: '  ' }, text: 'hi', ts: day(9) }], /messages\[0\]: author.name/],
       [[{ author: { name: 'Salon AI' }, text: 'I am the assistant', ts: day(9) }], /reserved/],
       [[{ author: { name: 'Ann' }, text: 'x'.repeat(4001), ts: day(9) }], /longer than 4000/],
+      [[{ author: { name: 'Ann' }, text: '\u{1F3FB}'.repeat(100), ts: day(9) }], /messages\[0\]: text: .*combining marks/],
       [[null], /messages\[0\]/],
     ];
     for (const [messages, why] of bad) {

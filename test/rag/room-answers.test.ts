@@ -138,7 +138,14 @@ describe('POST /api/v1/rooms/:id/ask', () => {
     const missing = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_404/ask', payload: { text: 'hi' } });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe('ERR_ROOM_NOT_FOUND');
-    for (const payload of [{}, { text: '' }, { text: 'x'.repeat(2001) }, { text: 'ok', extra: 1 }, { text: 'ok', threadId: 'thread_of_another_room' }]) {
+    for (const payload of [
+      {},
+      { text: '' },
+      { text: 'x'.repeat(2001) },
+      { text: `a${'\u0301'.repeat(100)}` },
+      { text: 'ok', extra: 1 },
+      { text: 'ok', threadId: 'thread_of_another_room' },
+    ]) {
       const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload, headers: ADMIN });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().error.code).toBe('ERR_BAD_REQUEST');

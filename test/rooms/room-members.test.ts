@@ -39,6 +39,17 @@ describe('RoomMembers', () => {
     expect(m.elsewhere('u1')).toBe(true);
   });
 
+  it('takes a name in lookalike letters or with a variation selector for the name it imitates', () => {
+    const m = new RoomMembers();
+    m.join('u1', 'Ana', 10);
+    expect(m.join('u2', '\u0410n\u0430', 20).member.name).toBe('\u0410n\u0430 (2)');
+    m.join('u3', 'Kim \u2764', 30);
+    expect(m.join('u4', 'Kim \u2764\uFE0F', 40).member.name).toBe('Kim \u2764\uFE0F (2)');
+    // Punctuation and digits still tell names apart.
+    expect(m.join('u5', 'Ana.', 50).member.name).toBe('Ana.');
+    expect(m.join('u6', 'Ana2', 60).member.name).toBe('Ana2');
+  });
+
   it('names thousands of members asking for one name apart in work proportional to their number', () => {
     const m = new RoomMembers();
     const normalize = String.prototype.normalize;

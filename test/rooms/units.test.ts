@@ -92,6 +92,46 @@ describe('client frames', () => {
     expect(cleanName('👩‍💻 dev')).toBe('👩‍💻 dev');
     for (const bad of ['', ' ', 'a\nb', 'a\u200bb', '\u202eevil', 'x'.repeat(33), null]) expect(cleanName(bad)).toBeNull();
   });
+
+  it('refuses names that look empty or hide characters, and keeps emoji sequences', () => {
+    const hidden = [
+      'Ana\u{E0041}', // a tag character outside a flag
+      '\u3164', // Hangul filler
+      '\u115F',
+      '\uFFA0',
+      '\u2800', // braille blank
+      'A\u034Fna', // combining grapheme joiner
+      'Ana\u{1D173}', // musical format control
+      'Ana\u2028x',
+      'Ana\u200D', // a joiner that joins nothing
+      'a\uFE0F', // a variation selector on a letter
+      `a${'\u0301'.repeat(20)}`, // an overlong cluster
+    ];
+    for (const bad of hidden) expect(cleanName(bad), JSON.stringify(bad)).toBeNull();
+    for (const good of [
+      'Ana \u2764\uFE0F',
+      '1\uFE0F\u20E3 Bob',
+      '\u{1F441}\uFE0F\u200D\u{1F5E8}\uFE0F eye',
+      '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scot',
+      '\u{1F44D}\u{1F3FD} Kim',
+      'Nguy\u1EC5n',
+      '\u0645\u062D\u0645\u062F',
+    ]) {
+      expect(cleanName(good)).toBe(good);
+    }
+  });
+
+  it('refuses text with an overlong grapheme cluster, naming why, and keeps ordinary marks and emoji', () => {
+    for (const text of ['\u{1F3FB}'.repeat(2000), `a${'\u0301'.repeat(3999)}`, '\u1100'.repeat(40), `\u{1F469}${'\u200D\u{1F469}'.repeat(20)}`]) {
+      const r = parseClientFrame(JSON.stringify({ type: 'say', text, clientId: 'c' }), 4000);
+      expect(r).toMatchObject({ ok: false, clientId: 'c', error: { code: 'ERR_BAD_MESSAGE', message: expect.stringContaining('combining marks') } });
+    }
+    const fine = 'Ti\u1EBFng Vi\u1EC7t, \u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}, \u{1F44D}\u{1F3FD}, \uD55C\uAD6D\uC5B4, a\u0301\u0302\u0303';
+    expect(parseClientFrame(JSON.stringify({ type: 'say', text: fine, clientId: 'c' }), 4000)).toEqual({
+      ok: true,
+      frame: { type: 'say', text: fine, clientId: 'c' },
+    });
+  });
 });
 
 describe('Identity', () => {
