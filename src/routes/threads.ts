@@ -146,8 +146,13 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
         response: {
           200: {
             type: 'object',
-            properties: { deleted: { type: 'string' }, messages: { type: 'integer' }, memoryChunks: { type: 'integer' } },
-            required: ['deleted', 'messages', 'memoryChunks'],
+            properties: {
+              deleted: { type: 'string' },
+              messages: { type: 'integer' },
+              memoryChunks: { type: 'integer' },
+              fusedInto: { type: 'array', items: { type: 'string' } },
+            },
+            required: ['deleted', 'messages', 'memoryChunks', 'fusedInto'],
           },
           401: errorBodySchema,
           404: errorBodySchema,
@@ -156,11 +161,13 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request) => {
       const t = await thread(request.params.id);
+      // Read before the deletion takes the thread's history with it.
+      const fusedInto = await threads.fusedFrom(t.id);
       const removed = await store.deleteThread(t.id);
       if (!removed) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
       await memory.forgetThread(t.id, removed.memoryIds);
       await rooms.threadDeleted(t.roomId, t.id);
-      return { deleted: t.id, messages: removed.messages, memoryChunks: removed.memoryIds.length };
+      return { deleted: t.id, messages: removed.messages, memoryChunks: removed.memoryIds.length, fusedInto };
     },
   );
 

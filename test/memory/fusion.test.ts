@@ -313,7 +313,8 @@ describe('a fused thread', () => {
     expect(withoutVector()).toBe(r.fused);
     const indexed = await memory.indexedVectorsOf(pairs);
     pairs.forEach((c, i) => expect(cosine(c.vector!, indexed[i])).toBeCloseTo(1, 6));
-    await call(a, 'DELETE', `/api/v1/threads/${first.id}`);
+    // The deletion names the thread that keeps copies of the source's memory.
+    expect((await call(a, 'DELETE', `/api/v1/threads/${first.id}`)).fusedInto).toEqual([r.thread.id]);
     expect(withoutVector()).toBe(0);
     const after = await fusedRows();
     expect(after.map((c) => Array.from(c.vector!))).toEqual(pairs.map((c) => Array.from(c.vector!)));

@@ -30,6 +30,9 @@ import {
 } from './fusion.js';
 
 /** Added to the heavier weight of two merged threads. */
+/** A thread's history events looked through for the fusions it fed (a thread's history is short). */
+const FUSIONS_LOOKED_UP = 1000;
+
 export const MERGE_WEIGHT_BONUS = 0.1;
 /** A split thread's weight, as a share of its parent's. */
 export const SPLIT_WEIGHT_SHARE = 0.8;
@@ -119,6 +122,18 @@ export class ThreadService {
     const thread = await this.options.store.getThread(id);
     if (!thread) throw new errors.ERR_THREAD_NOT_FOUND(id);
     return thread;
+  }
+
+  /**
+   * The threads still standing that a fusion of `id` made (`/fuse`, POST …/fuse): they hold copies
+   * of its memory, which deleting `id` leaves in place (docs/api.md, DELETE a thread).
+   */
+  async fusedFrom(id: string): Promise<string[]> {
+    const { store } = this.options;
+    const events = await store.threadHistory(id, FUSIONS_LOOKED_UP);
+    const made = [...new Set(events.flatMap((e) => (e.action === 'fuse' && typeof e.details.fusedInto === 'string' ? [e.details.fusedInto] : [])))];
+    const standing = await Promise.all(made.map((t) => store.getThread(t)));
+    return made.filter((_, i) => standing[i] !== null);
   }
 
   /**
