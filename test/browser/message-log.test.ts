@@ -69,6 +69,54 @@ describe('MessageLog', () => {
     expect(log.unsent()).toEqual([]);
   });
 
+  it("never lets another author's message take a member's message's place by reusing its clientId", () => {
+    const EVE = { id: 'u_eve', name: 'Eve', kind: 'user' as const };
+    const bobs = msg(1, { text: 'the meeting is at 10, room 4', clientId: 'bob-c1' });
+    const eves = msg(2, { author: EVE, text: 'lol', clientId: 'bob-c1' });
+    const live = new MessageLog();
+    live.receive(bobs);
+    live.receive(eves);
+    expect(texts(live)).toEqual(['the meeting is at 10, room 4', 'lol']);
+    const fresh = new MessageLog();
+    fresh.resetTo([bobs, eves]);
+    expect(texts(fresh)).toEqual(['the meeting is at 10, room 4', 'lol']);
+    // Bob's own page: his confirmed message keeps its place too.
+    const own = new MessageLog();
+    own.addLocal('bob-c1', bobs.text, BOB, 't1', 'news_1');
+    own.receive(bobs);
+    own.receive(eves);
+    expect(texts(own)).toEqual(['the meeting is at 10, room 4', 'lol']);
+    expect(own.entries.map((e) => e.state)).toEqual(['sent', 'sent']);
+  });
+
+  it("never lets a member's message take an assistant answer's place by reusing its stream id", () => {
+    const AI = { id: 'assistant', name: 'Salon AI', kind: 'assistant' as const };
+    const answer = msg(1, { author: AI, text: 'the answer', clientId: 'ans_1' });
+    const log = new MessageLog();
+    log.receive(answer);
+    log.receive(msg(2, { clientId: 'ans_1', text: 'fake' }));
+    expect(texts(log)).toEqual(['the answer', 'fake']);
+  });
+
+  it("matches a member's unconfirmed message only to their own echo, under the identity the welcome gave", () => {
+    const log = new MessageLog();
+    log.addLocal('c-1', 'mine', { id: '', name: 'Ada', kind: 'user' }, 't1', 'news_1');
+    log.adopt(ADA);
+    // Someone replays the clientId (say the member's echo was lost and the replay cut): not the member's message.
+    log.receive(msg(3, { clientId: 'c-1', text: 'not mine' }));
+    expect(log.entries.map((e) => [e.message.text, e.state])).toEqual([
+      ['not mine', 'sent'],
+      ['mine', 'sending'],
+    ]);
+    expect(log.unsent().map((e) => e.message.clientId)).toEqual(['c-1']);
+    log.receive(msg(4, { author: ADA, text: 'mine', clientId: 'c-1' }));
+    expect(log.entries.map((e) => [e.key, e.message.text, e.state])).toEqual([
+      ['m:m3', 'not mine', 'sent'],
+      ['c:c-1', 'mine', 'sent'],
+    ]);
+    expect(log.fail('c-1', 'late error')).toBe(false);
+  });
+
   it('keeps unconfirmed messages after the confirmed ones and lists them for resending', () => {
     const log = new MessageLog();
     log.addLocal('c-a', 'first', ADA, 't1', 'news_1');

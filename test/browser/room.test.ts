@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
+import { member } from '../rooms/helpers.js';
 import {
   ARTIFACTS,
   describeBrowser,
   ensureClientBuilt,
   item,
   launchBrowser,
+  messageTexts,
   openAs,
   probeResults,
   say,
@@ -108,6 +110,30 @@ describeBrowser('a room in two browsers', () => {
       expect(await cy.page.evaluate(() => localStorage.getItem('salon.token'))).toBe(token);
     } finally {
       await cy.context.close();
+    }
+  });
+
+  it("keeps a member's message when someone sends another with its clientId, live and on a fresh page", async () => {
+    await server.app.salon.store.upsertItem(item('news_cid', { title: 'Copied clientIds' }));
+    const ada = await person(browser, 'Ada');
+    const bob = await person(browser, 'Bob');
+    const eve = await member(`${server.url.replace('http', 'ws')}/ws/rooms/news_cid`, 'Eve');
+    try {
+      await ada.page.goto(`${server.url}/chat?id=news_cid`);
+      await bob.page.goto(`${server.url}/chat?id=news_cid`);
+      await ada.page.locator('salon-member-list .count[data-count="3"]').waitFor();
+      await say(ada.page, 'the meeting is at 10, room 4');
+      const adas = await eve.client.next('message', (f) => f.message.author.name === 'Ada');
+      eve.client.send({ type: 'say', text: 'lol', clientId: adas.message.clientId });
+      await eve.client.next('message', (f) => f.message.author.name === 'Eve');
+      const both = ['the meeting is at 10, room 4', 'lol'];
+      for (const page of [ada.page, bob.page]) await expect.poll(() => messageTexts(page)).toEqual(both);
+      await bob.page.reload();
+      await expect.poll(() => messageTexts(bob.page)).toEqual(both);
+    } finally {
+      eve.client.close();
+      await ada.context.close();
+      await bob.context.close();
     }
   });
 

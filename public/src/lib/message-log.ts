@@ -39,6 +39,7 @@ interface Snapshot {
 export class MessageLog {
   private readonly byKey = new Map<string, LogEntry>();
   private readonly keyById = new Map<string, string>();
+  /** The member's own entries (`c:` keys) only: every member sees every clientId in the broadcasts. */
   private readonly keyByClientId = new Map<string, string>();
   private sorted: LogEntry[] | null = [];
 
@@ -80,9 +81,13 @@ export class MessageLog {
     return this.byKey.size;
   }
 
-  /** Adds or updates a message from the server. Returns false when nothing changed. */
+  /**
+   * Adds or updates a message from the server. Returns false when nothing changed. A clientId
+   * matches only the member's own unconfirmed message written by the same author (or the reply to
+   * their slash command): anyone may send a message with a clientId copied from a broadcast.
+   */
   receive(message: Message): boolean {
-    let known = this.keyById.get(message.id) ?? (message.clientId ? this.keyByClientId.get(message.clientId) : undefined);
+    let known = this.keyById.get(message.id) ?? this.ownPendingKey(message);
     const entry = known ? this.byKey.get(known) : undefined;
     if (entry && message.author.kind === 'system' && entry.state !== 'sent') {
       // A slash command is answered, not stored: the reply takes the command's place.
@@ -118,6 +123,19 @@ export class MessageLog {
       moved = true;
     }
     return moved;
+  }
+
+  /**
+   * Writes the member's unconfirmed messages as `author`, the identity the latest `welcome` gave:
+   * messages written before it (or under an identity the server since replaced) are then
+   * recognised in the server's echo.
+   */
+  adopt(author: Author): void {
+    for (const entry of [...this.byKey.values()]) {
+      if (entry.state === 'sent' || !entry.key.startsWith('c:')) continue;
+      if (entry.message.author.id === author.id && entry.message.author.name === author.name) continue;
+      this.put({ ...entry, message: { ...entry.message, author } });
+    }
   }
 
   /** Records a message the member is sending; it shows as "sending" until the server echoes it. */
@@ -207,8 +225,16 @@ export class MessageLog {
     if (old?.message.id) this.keyById.delete(old.message.id);
     this.byKey.set(entry.key, entry);
     if (entry.message.id) this.keyById.set(entry.message.id, entry.key);
-    if (entry.message.clientId) this.keyByClientId.set(entry.message.clientId, entry.key);
+    if (entry.message.clientId && entry.key.startsWith('c:')) this.keyByClientId.set(entry.message.clientId, entry.key);
     this.sorted = null;
+  }
+
+  /** The key of the member's own unconfirmed message that `message` is the server's answer to. */
+  private ownPendingKey(message: Message): string | undefined {
+    const key = message.clientId ? this.keyByClientId.get(message.clientId) : undefined;
+    const entry = key ? this.byKey.get(key) : undefined;
+    if (!entry || entry.state === 'sent') return undefined;
+    return message.author.kind === 'system' || message.author.id === entry.message.author.id ? key : undefined;
   }
 
   private remove(entry: LogEntry): void {

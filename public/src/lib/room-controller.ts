@@ -250,6 +250,7 @@ export class RoomController implements ReactiveController {
         this.members = frame.members;
         this.memberCount = frame.memberCount ?? frame.members.length;
         const memory = this.memory!;
+        log.adopt({ id: frame.you.id, name: frame.you.name, kind: 'user' });
         const serverReset = frame.seq < log.lastSeq;
         if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId) {
           log.resetTo(frame.history);
