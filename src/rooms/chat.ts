@@ -57,7 +57,7 @@ export class Chat {
   private async post(session: Session, text: string, clientId: string, requestedThread?: string): Promise<Message | null> {
     const { room, member } = joined(session);
     const threadId = await this.thread(room, requestedThread);
-    if (room.typing.clear(member.id)) this.host.sendTyping(room, member, false);
+    if (room.typing.sent(member.id)) this.host.sendTyping(room, member, false);
     return room.run(async () => {
       const { message, duplicate } = await this.host.store.appendMessage({
         roomId: room.id,

@@ -245,9 +245,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   typing(session: Session, active: boolean): void {
     const { room, member } = session;
-    if (!room || !member || !room.typing.update(member.id, active, Date.now())) return;
-    this.sendTyping(room, member, active);
-    if (active) room.scheduleTypingExpiry();
+    if (!room || !member) return;
+    if (room.typing.update(member.id, active, Date.now())) this.sendTyping(room, member, active);
+    room.scheduleTypingExpiry();
   }
 
   detach(session: Session): void {
@@ -258,7 +258,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     session.room = null;
     const left = room.leave(session);
     if (left) {
-      if (room.typing.clear(left.id)) this.sendTyping(room, left, false);
+      if (room.typing.clear(left.id, Date.now())) this.sendTyping(room, left, false);
       this.sync.memberGone(room, left);
       if (!room.members.elsewhere(left.id)) room.presence({ left }, Date.now());
     }

@@ -33,6 +33,12 @@ export const DEFAULT_ABUSE_WINDOW_MS = 10_000;
 /** Zulip's timings: a typist is re-announced at most every 10 s and expires 15 s after the last refresh. */
 export const DEFAULT_TYPING_FORWARD_MS = 10_000;
 export const DEFAULT_TYPING_EXPIRE_MS = 15_000;
+/**
+ * "Started typing" frames a second one room forwards from all its typists together (bursts of twice
+ * that); past it they are dropped. Typing is not counted against the message rate, so without this
+ * many typists (many addresses) could broadcast into one room without bound.
+ */
+export const DEFAULT_ROOM_TYPING_PER_SECOND = 30;
 /** Above this many queued bytes a socket no longer gets typing and presence frames. */
 export const DEFAULT_SOFT_BUFFERED_BYTES = 64 * 1024;
 /** Above this many queued bytes a socket is closed with 1013. */
@@ -67,6 +73,7 @@ export interface RoomOptions {
   abuseWindowMs: number;
   typingForwardMs: number;
   typingExpireMs: number;
+  roomTypingPerSecond: number;
   softBufferedBytes: number;
   hardBufferedBytes: number;
   presenceWindowMs: number;
@@ -96,6 +103,7 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
   abuseWindowMs: DEFAULT_ABUSE_WINDOW_MS,
   typingForwardMs: DEFAULT_TYPING_FORWARD_MS,
   typingExpireMs: DEFAULT_TYPING_EXPIRE_MS,
+  roomTypingPerSecond: DEFAULT_ROOM_TYPING_PER_SECOND,
   softBufferedBytes: DEFAULT_SOFT_BUFFERED_BYTES,
   hardBufferedBytes: DEFAULT_HARD_BUFFERED_BYTES,
   presenceWindowMs: DEFAULT_PRESENCE_WINDOW_MS,

@@ -54,7 +54,7 @@ export class Room {
     private readonly options: Readonly<RoomOptions>,
     private readonly onTypingExpired: (room: Room, userIds: string[]) => void,
   ) {
-    this.typing = new TypingTracker(options.typingForwardMs, options.typingExpireMs);
+    this.typing = new TypingTracker(options.typingForwardMs, options.typingExpireMs, options.roomTypingPerSecond, Date.now());
     this.messages = new TokenBucket(options.roomMessagesPerSecond, options.roomMessagesPerSecond * 2, Date.now());
   }
 
@@ -193,7 +193,7 @@ export class Room {
     this.offerAll(JSON.stringify({ type: 'presence', members: this.listedMembers(), count: this.members.count, ...single }));
   }
 
-  /** Arms the typing expiry timer for the earliest typist. */
+  /** Arms the typing timer for the earliest typist to expire or stopped typist to forget. */
   scheduleTypingExpiry(): void {
     if (this.typingTimer) return;
     const at = this.typing.nextExpiry();

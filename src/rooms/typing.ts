@@ -2,21 +2,44 @@
  * Server-side typing throttle with Zulip's timings: a typist is announced at once, re-announced at
  * most every `forwardMs` while they keep refreshing, and announced as stopped either when they say
  * so (at once) or `expireMs` after their last refresh.
+ *
+ * Toggling does not reset the throttle: a typist's "started" goes out at most once per `forwardMs`
+ * however often they switch between `active: true` and `false`, and a "stopped" goes out only
+ * after a "started" did. A start inside the interval is held back until a refresh past it (clients
+ * refresh every few seconds while typing). Only a sent message lets the next start out at once:
+ * the message was paid for out of the room's message rate. Every start and re-announce also takes
+ * a token from the room's typing budget; past it they are dropped (typing is best-effort).
  */
+import { TokenBucket } from './token-bucket.js';
 
 interface Typist {
+  /** When their "started" was last forwarded; -Infinity when never. */
   forwardedAt: number;
-  refreshedAt: number;
+  /** When they last said they were typing; null once they stopped (the entry then only remembers `forwardedAt`). */
+  refreshedAt: number | null;
+  /** The room was told they are typing, so it must be told when they stop. */
+  shown: boolean;
 }
 
 export class TypingTracker {
   private readonly typists = new Map<string, Typist>();
+  private readonly budget: TokenBucket;
 
+  /**
+   * @param forwardMs least time between two forwarded "started" of one typist
+   * @param expireMs a typist silent this long is announced as stopped
+   * @param startsPerSecond "started" frames (first or repeated) the room forwards a second, bursts of twice that
+   */
   constructor(
     private readonly forwardMs: number,
     private readonly expireMs: number,
-  ) {}
+    startsPerSecond: number,
+    now: number,
+  ) {
+    this.budget = new TokenBucket(startsPerSecond, startsPerSecond * 2, now);
+  }
 
+  /** Typists tracked, including stopped ones whose last start is still remembered. */
   get size(): number {
     return this.typists.size;
   }
@@ -24,41 +47,68 @@ export class TypingTracker {
   /** Records a typing frame; true when it should be forwarded to the room. */
   update(userId: string, active: boolean, now: number): boolean {
     const t = this.typists.get(userId);
-    if (!active) return this.typists.delete(userId);
+    if (!active) return t ? this.stop(userId, t, now) : false;
     if (!t) {
-      this.typists.set(userId, { forwardedAt: now, refreshedAt: now });
-      return true;
+      const fresh: Typist = { forwardedAt: -Infinity, refreshedAt: now, shown: false };
+      this.typists.set(userId, fresh);
+      return this.announce(fresh, now);
     }
     t.refreshedAt = now;
-    if (now - t.forwardedAt < this.forwardMs) return false;
-    t.forwardedAt = now;
-    return true;
+    return this.announce(t, now);
   }
 
-  /** Forgets a typist (they sent a message or left); true when they were shown as typing. */
-  clear(userId: string): boolean {
-    return this.typists.delete(userId);
+  /** The typist left: true when they were shown as typing. Their last start stays remembered. */
+  clear(userId: string, now: number): boolean {
+    const t = this.typists.get(userId);
+    return t ? this.stop(userId, t, now) : false;
   }
 
-  /** Removes and returns typists whose last refresh is older than `expireMs`. */
+  /** The typist sent a message: true when they were shown as typing. Their next start goes out at once. */
+  sent(userId: string): boolean {
+    const t = this.typists.get(userId);
+    this.typists.delete(userId);
+    return t?.shown ?? false;
+  }
+
+  /**
+   * Stops typists whose last refresh is older than `expireMs` and forgets stopped ones whose last
+   * start is older than `forwardMs`; returns the stopped ones that were shown as typing.
+   */
   expire(now: number): string[] {
     const gone: string[] = [];
     for (const [id, t] of this.typists) {
-      if (now - t.refreshedAt >= this.expireMs) {
-        this.typists.delete(id);
-        gone.push(id);
+      if (t.refreshedAt !== null && now - t.refreshedAt >= this.expireMs) {
+        if (t.shown) gone.push(id);
+        t.refreshedAt = null;
+        t.shown = false;
       }
+      if (t.refreshedAt === null && now - t.forwardedAt >= this.forwardMs) this.typists.delete(id);
     }
     return gone;
   }
 
-  /** When the next expiry is due, or null when nobody is typing. */
+  /** When `expire` next has something to do, or null when nobody is tracked. */
   nextExpiry(): number | null {
     let next: number | null = null;
     for (const t of this.typists.values()) {
-      const at = t.refreshedAt + this.expireMs;
+      const at = t.refreshedAt !== null ? t.refreshedAt + this.expireMs : t.forwardedAt + this.forwardMs;
       if (next === null || at < next) next = at;
     }
     return next;
+  }
+
+  private announce(t: Typist, now: number): boolean {
+    if (now - t.forwardedAt < this.forwardMs || !this.budget.take(now)) return false;
+    t.forwardedAt = now;
+    t.shown = true;
+    return true;
+  }
+
+  private stop(userId: string, t: Typist, now: number): boolean {
+    const shown = t.shown;
+    t.refreshedAt = null;
+    t.shown = false;
+    if (now - t.forwardedAt >= this.forwardMs) this.typists.delete(userId);
+    return shown;
   }
 }

@@ -77,6 +77,13 @@ describe('presence and typing', () => {
     a.client.send({ type: 'typing', active: false });
     expect((await b.client.next('typing')).active).toBe(false);
 
+    // A restart inside the interval is held back (toggling must not beat the throttle); the message
+    // sent after it arrives with no typing frame before it.
+    a.client.send({ type: 'typing', active: true });
+    a.client.send({ type: 'say', text: 'sent', clientId: 's' });
+    await b.client.next('message');
+    expect(b.client.all('typing')).toHaveLength(2);
+
     a.client.send({ type: 'typing', active: true });
     expect((await b.client.next('typing')).active).toBe(true);
     const stopped = await b.client.next('typing', () => true, 2000);

@@ -10,7 +10,6 @@ import { cleanName } from '../../src/protocol/names.js';
 import { IDENTITY_SECRET_FILE, Identity, loadOrCreateSecret } from '../../src/rooms/identity.js';
 import { roomOptions } from '../../src/rooms/options.js';
 import { topicSlug } from '../../src/protocol/room-ids.js';
-import { TypingTracker } from '../../src/rooms/typing.js';
 import { originAllowed } from '../../src/routes/rooms-ws.js';
 import { tempDir } from '../helpers.js';
 
@@ -32,24 +31,6 @@ describe('FloodGuard', () => {
     const burst = new FloodGuard(limits, 0);
     for (let i = 0; i < 19; i++) expect(burst.reject(i)).toBe('rejected');
     expect(burst.reject(20)).toBe('abuse');
-  });
-});
-
-describe('TypingTracker', () => {
-  it('forwards a start, throttles refreshes, forwards a stop once, and expires', () => {
-    const t = new TypingTracker(10_000, 15_000);
-    expect(t.update('u', true, 0)).toBe(true);
-    expect(t.update('u', true, 3_000)).toBe(false);
-    expect(t.update('u', true, 10_000)).toBe(true);
-    expect(t.update('u', false, 11_000)).toBe(true);
-    expect(t.update('u', false, 11_001)).toBe(false);
-    t.update('v', true, 20_000);
-    t.update('w', true, 25_000);
-    expect(t.nextExpiry()).toBe(35_000);
-    expect(t.expire(34_999)).toEqual([]);
-    expect(t.expire(35_000)).toEqual(['v']);
-    expect(t.clear('w')).toBe(true);
-    expect(t.nextExpiry()).toBeNull();
   });
 });
 
