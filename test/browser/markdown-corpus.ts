@@ -47,6 +47,16 @@ export const ACTIVE_PAYLOADS = [
   '[x](vbscript:msgbox(1)) [y](file:///etc/passwd) [z](//evil.example/path)',
 ];
 
+/**
+ * One character carrying thousands of modifiers or marks: a single grapheme cluster, which Chromium
+ * lays out in time that grows with the square of its length. The server refuses them in new
+ * messages; the client cuts them wherever it renders stored or fetched text.
+ */
+export const OVERLONG_CLUSTERS = [
+  { name: '2,000 skin-tone modifiers', text: '\u{1F3FB}'.repeat(2000) },
+  { name: "'a' + 4,000 combining acute accents", text: `a${'\u0301'.repeat(4000)}` },
+];
+
 export function corpus(): { name: string; text: string }[] {
   return [
     ...xssCases().map((text, i) => ({ name: `xss.txt #${i + 1}`, text })),
@@ -58,5 +68,6 @@ export function corpus(): { name: string; text: string }[] {
     { name: '10,000 [a](', text: '[a]('.repeat(10_000) },
     { name: '20,000 `', text: '`'.repeat(20_000) },
     ...ACTIVE_PAYLOADS.map((text, i) => ({ name: `payload #${i + 1}`, text })),
+    ...OVERLONG_CLUSTERS,
   ];
 }

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hasOverlongCluster } from '../../src/protocol/clusters.js';
 import { tempDir } from '../helpers.js';
 import { corpus } from './markdown-corpus.js';
 import { describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
@@ -69,7 +70,8 @@ describeBrowser('untrusted markdown in a room', () => {
     let sent = 0;
     for (const { text } of inputs) {
       const body = text.slice(0, MAX_MESSAGE_CHARS);
-      if (!body.trim()) continue;
+      // The server refuses these (ERR_BAD_MESSAGE); the render test below still takes them.
+      if (!body.trim() || hasOverlongCluster(body)) continue;
       await box.fill(body);
       await box.press('Enter');
       sent++;

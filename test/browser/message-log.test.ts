@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { Backoff } from '../../public/src/lib/backoff.js';
 import { MAX_LOG_ENTRIES, MessageLog } from '../../public/src/lib/message-log.js';
+import { parseUntrustedJson } from '../../public/src/lib/untrusted-json.js';
 
 const ADA = { id: 'u_ada', name: 'Ada', kind: 'user' as const };
 const BOB = { id: 'u_bob', name: 'Bob', kind: 'user' as const };
@@ -194,6 +195,23 @@ describe('MessageLog', () => {
     for (let seq = 1; seq <= MAX_LOG_ENTRIES + 10; seq++) log.receive(msg(seq));
     expect(log.size).toBe(MAX_LOG_ENTRIES);
     expect(log.entries[0].message.seq).toBe(11);
+  });
+});
+
+describe('parseUntrustedJson', () => {
+  it('cuts every string of a frame to 16 extending code points per character, and nothing else', () => {
+    const skin = '\u{1F3FB}'.repeat(2000);
+    const acute = `a${'\u0301'.repeat(4000)}`;
+    const frame = { type: 'welcome', seq: 7, history: [{ text: skin, author: { name: `Eve${acute}` }, ok: true }], note: 'plain 👍🏽 café' };
+    expect(parseUntrustedJson(JSON.stringify(frame))).toEqual({
+      type: 'welcome',
+      seq: 7,
+      history: [{ text: '\u{1F3FB}'.repeat(16), author: { name: `Eve${acute.slice(0, 17)}` }, ok: true }],
+      note: 'plain 👍🏽 café',
+    });
+    // Escaped in the JSON too.
+    expect(parseUntrustedJson(`"a${'\\u0301'.repeat(100)}"`)).toBe(acute.slice(0, 17));
+    expect(() => parseUntrustedJson('{')).toThrow(SyntaxError);
   });
 });
 

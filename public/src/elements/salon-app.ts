@@ -4,6 +4,7 @@
  */
 import { LitElement, css, html } from 'lit';
 import { customElement } from 'lit/decorators.js';
+import { clampClusters } from '../../../src/protocol/clusters.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-chat-page.js';
 import './salon-content-page.js';
@@ -168,21 +169,26 @@ export class SalonApp extends LitElement {
   private renderPage() {
     switch (this.path) {
       case '/':
-        return html`<salon-content-page kind="news" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
+        return html`<salon-content-page kind="news" .category=${this.param('category')}></salon-content-page>`;
       case '/posts':
-        return html`<salon-content-page kind="post" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
+        return html`<salon-content-page kind="post" .category=${this.param('category')}></salon-content-page>`;
       case '/post':
-        return html`<salon-post-page .itemId=${this.params.get('id') ?? ''}></salon-post-page>`;
+        return html`<salon-post-page .itemId=${this.param('id')}></salon-post-page>`;
       case '/videos':
-        return html`<salon-content-page kind="video" .category=${this.params.get('category') ?? ''}></salon-content-page>`;
+        return html`<salon-content-page kind="video" .category=${this.param('category')}></salon-content-page>`;
       case '/watch':
-        return html`<salon-watch-page .itemId=${this.params.get('id') ?? ''}></salon-watch-page>`;
+        return html`<salon-watch-page .itemId=${this.param('id')}></salon-watch-page>`;
       case '/chat':
         return html`<salon-chat-page></salon-chat-page>`;
       default:
         return html`<h1>Not found</h1>
           <p>There is no page at this address. <a href="/">Back to the news</a></p>`;
     }
+  }
+
+  /** A query parameter, '' when absent. An address is anyone's link, and the category is shown in the heading. */
+  private param(name: string): string {
+    return clampClusters(this.params.get(name) ?? '');
   }
 
   private isCurrent(item: NavItem): boolean {

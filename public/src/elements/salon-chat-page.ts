@@ -4,6 +4,7 @@
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
+import { clampClusters } from '../../../src/protocol/clusters.js';
 import { TOPIC_ROOM_PREFIX, topicSlug } from '../../../src/protocol/room-ids.js';
 import { listContent } from '../lib/api.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
@@ -23,7 +24,8 @@ interface Target {
 
 function targetFromUrl(): Target {
   const params = new URLSearchParams(location.search);
-  const id = params.get('id');
+  // Shown in the room's header while it joins: an address is anyone's link.
+  const id = clampClusters(params.get('id') ?? '');
   if (id) return { roomId: id, topic: '' };
   const topic = topicSlug(params.get('topic') ?? '').slice(0, MAX_SLUG_CHARS);
   return topic ? { roomId: `${TOPIC_ROOM_PREFIX}${topic}`, topic } : { roomId: '', topic: '' };

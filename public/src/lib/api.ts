@@ -1,6 +1,7 @@
 /** Small typed wrappers around the HTTP API (docs/api.md). Errors carry the server's code. */
 import type { ItemSummary, StoredItem } from '../../../src/protocol/content.js';
 import type { SearchHit as ProtocolSearchHit } from '../../../src/protocol/search.js';
+import { parseUntrustedJson } from './untrusted-json.js';
 
 /** A content item as lists show it (the server's own type; a type-only import, so no server code is bundled). */
 export type ContentSummary = ItemSummary;
@@ -45,7 +46,10 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError('ERR_NETWORK', 'The server cannot be reached. Check your connection and try again.', 0);
   }
-  const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+  const body = (await res
+    .text()
+    .then(parseUntrustedJson)
+    .catch(() => null)) as { error?: { code?: string; message?: string } } | null;
   if (!res.ok) {
     throw new ApiError(body?.error?.code ?? `HTTP_${res.status}`, body?.error?.message ?? `The server answered ${res.status}.`, res.status);
   }

@@ -6,9 +6,12 @@
  * Three layers keep it inert: markdown-it runs with raw HTML off and a link allow-list; its
  * output goes through DOMPurify with an explicit tag and attribute allow-list; the result is a
  * DocumentFragment that lit inserts as nodes, so no HTML string is ever parsed into the live page.
+ * A character's run of combining marks, modifiers or joiners is cut to MAX_CLUSTER_EXTENDERS
+ * before parsing: the browser lays out one long cluster in quadratic time.
  */
 import markdownIt, { type MarkdownIt } from 'markdown-it';
 import DOMPurify from 'dompurify';
+import { clampClusters } from '../../../src/protocol/clusters.js';
 
 /** Longest text parsed as markdown (the server's message cap); the rest of a longer text shows as plain text. */
 export const MAX_MARKDOWN_CHARS = 4_000;
@@ -114,7 +117,8 @@ function markupChars(text: string): number {
 
 function toHtml(text: string, profile: Profile = 'message'): string {
   const md = (parsers[profile] ??= createParser(profile));
-  const shown = text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}…` : text;
+  // Data is cut where it comes in; this catches what the page puts together (an answer's streamed pieces).
+  const shown = clampClusters(text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}…` : text);
   const end = markdownEnd(shown);
   const head = shown.slice(0, end);
   if (markupChars(head) > MAX_MARKUP_CHARS) return plainHtml(md, shown);
@@ -171,7 +175,8 @@ export function documentSegments(text: string): string[] {
 
 function documentHtml(text: string): string {
   const shown = text.length > MAX_DOCUMENT_CHARS ? `${text.slice(0, MAX_DOCUMENT_CHARS)}…` : text;
-  return documentSegments(shown.replace(/\r\n?/g, '\n'))
+  // Before segmenting, which cuts a long line (an overlong cluster is one) into pieces.
+  return documentSegments(clampClusters(shown).replace(/\r\n?/g, '\n'))
     .map((segment) => toHtml(segment, 'document'))
     .join('\n');
 }

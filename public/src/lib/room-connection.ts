@@ -6,6 +6,7 @@
  */
 import type { ClientMessage, ServerMessage } from '../../../src/protocol/messages.js';
 import { Backoff } from './backoff.js';
+import { parseUntrustedJson } from './untrusted-json.js';
 
 export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'offline' | 'stopped';
 
@@ -129,7 +130,7 @@ export class RoomConnection {
       if (typeof ev.data !== 'string') return;
       let frame: ServerMessage;
       try {
-        frame = JSON.parse(ev.data) as ServerMessage;
+        frame = parseUntrustedJson(ev.data) as ServerMessage;
       } catch {
         return;
       }

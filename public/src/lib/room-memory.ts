@@ -5,6 +5,7 @@
  * offline fallback.
  */
 import { MessageLog } from './message-log.js';
+import { parseUntrustedJson } from './untrusted-json.js';
 
 export interface RoomMemory {
   log: MessageLog;
@@ -44,7 +45,7 @@ export function memoryOf(roomId: string): RoomMemory {
   if (!memory) {
     let cached: unknown = null;
     try {
-      cached = JSON.parse(sessionStorage.getItem(cacheKey(roomId)) ?? 'null');
+      cached = parseUntrustedJson(sessionStorage.getItem(cacheKey(roomId)) ?? 'null');
     } catch {
       cached = null;
     }
