@@ -63,8 +63,14 @@ export interface StoredVector {
   model: string;
 }
 
-/** `key` is the chunk's repeat key (repeats.ts), when the caller knows it already (a copy's is its original's). */
+/**
+ * `key` is the chunk's repeat key (repeats.ts), when the caller knows it already (a copy's is its
+ * original's). A privileged chunk without an owner is refused: its lines would be stored under the
+ * thread's public scope (memory/scopes.ts), which the line search, filtering by scope alone, would
+ * then show to anyone.
+ */
 export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: StoredVector, key = repeatKey(c)): unknown[] {
+  if (c.privileged && !c.owner) throw new Error(`a privileged memory chunk of thread ${c.threadId} has no owner`);
   return [
     c.threadId,
     c.roomId,

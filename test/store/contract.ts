@@ -524,6 +524,13 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.deleteThread(t.id)).toBeNull();
       });
 
+      it('refuses a privileged chunk without an owner, writing nothing', async () => {
+        const t = await store.ensureMainThread('news_1');
+        await expect(store.addMemoryChunk(chunk(t.id, 'an ownerless secret', { privileged: true, owner: null }), at(1))).rejects.toThrow(/no owner/);
+        expect(await store.countMemoryChunks(t.id)).toBe(0);
+        expect(await store.searchMemoryLines('ownerless', [t.id], 5)).toEqual([]);
+      });
+
       it('counts a thread’s memory in all, or only what any reader may see counted', async () => {
         const t = await store.ensureMainThread('news_1');
         await store.addMemoryChunk(chunk(t.id, 'public window'), at(1));
