@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import type { Message, Member } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { encodeEnvelope, type Envelope } from './envelope.js';
+import { FreshReading } from './fresh-reading.js';
 import type { Room } from './room.js';
 import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
 import type { RoomBus } from './types.js';
@@ -112,18 +113,15 @@ export class NodeSync {
    * member of every room, and each open page polls it.
    */
   activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
-    const now = Date.now();
-    const last = this.activeReading;
-    if (last && last.max === max && now - last.at < ACTIVE_ROOMS_FRESH_MS) return last.rooms;
-    const rooms = this.deps.bus.presence.activeRooms(max).catch((err: unknown) => {
-      this.deps.log.debug({ err }, 'presence read failed');
-      return [];
-    });
-    this.activeReading = { at: now, max, rooms };
-    return rooms;
+    return this.activeReading.get(max);
   }
 
-  private activeReading: { at: number; max: number; rooms: Promise<{ roomId: string; count: number }[]> } | null = null;
+  private readonly activeReading = new FreshReading(ACTIVE_ROOMS_FRESH_MS, (max: number) =>
+    this.deps.bus.presence.activeRooms(max).catch((err: unknown) => {
+      this.deps.log.debug({ err }, 'presence read failed');
+      return [];
+    }),
+  );
 
   /** Stops rechecking and sends the announcements still pending (the leaves of a closing node). */
   close(): void {

@@ -9,6 +9,7 @@ import { readableBody } from '../content/sources/posts.js';
 import { kindOfId } from '../content/types.js';
 import type { DigestEntry, RoomInfo } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
+import { FreshReading } from './fresh-reading.js';
 import { DEFAULT_CONTEXT_CHARS } from './options.js';
 import { TOPIC_ROOM_PREFIX, topicSlug } from '../protocol/room-ids.js';
 import { clip } from '../text.js';
@@ -31,39 +32,23 @@ export const TOPIC_CATEGORIES_FRESH_MS = 5_000;
  * which keeps no per-slug state: the memory is the store's categories, whatever clients ask for.
  */
 export class TopicCategories {
-  private bySlug: Map<string, string> | null = null;
-  private readAt = -Infinity;
-  private reading: Promise<Map<string, string>> | null = null;
+  private readonly bySlug: FreshReading<null, Map<string, string>>;
 
-  constructor(
-    private readonly store: Pick<Store, 'listCategories'>,
-    private readonly freshMs = TOPIC_CATEGORIES_FRESH_MS,
-  ) {}
+  constructor(store: Pick<Store, 'listCategories'>, freshMs = TOPIC_CATEGORIES_FRESH_MS) {
+    this.bySlug = new FreshReading(freshMs, async () => {
+      const bySlug = new Map<string, string>();
+      // Busiest first: of two categories with one slug, the busier one is the topic.
+      for (const { category } of await store.listCategories()) {
+        const slug = topicSlug(category);
+        if (slug && !bySlug.has(slug)) bySlug.set(slug, category);
+      }
+      return bySlug;
+    });
+  }
 
   /** The category whose topic slug is `slug`, or null when the store has none. */
   async category(slug: string): Promise<string | null> {
-    const bySlug = this.bySlug && Date.now() - this.readAt < this.freshMs ? this.bySlug : await this.refresh();
-    return bySlug.get(slug) ?? null;
-  }
-
-  private refresh(): Promise<Map<string, string>> {
-    this.reading ??= this.read().finally(() => {
-      this.reading = null;
-    });
-    return this.reading;
-  }
-
-  private async read(): Promise<Map<string, string>> {
-    const startedAt = Date.now();
-    const bySlug = new Map<string, string>();
-    // Busiest first: of two categories with one slug, the busier one is the topic.
-    for (const { category } of await this.store.listCategories()) {
-      const slug = topicSlug(category);
-      if (slug && !bySlug.has(slug)) bySlug.set(slug, category);
-    }
-    this.bySlug = bySlug;
-    this.readAt = startedAt;
-    return bySlug;
+    return (await this.bySlug.get(null)).get(slug) ?? null;
   }
 }
 
