@@ -96,9 +96,11 @@ export function nameKey(name: string): string {
  */
 export function sameNameKey(name: string): string {
   let out = '';
-  for (const ch of name.normalize('NFKC').toLowerCase()) if (!/[\uFE0E\uFE0F\u{E0020}-\u{E007F}]/u.test(ch)) out += LOOKALIKES[ch] ?? ch;
+  for (const ch of name.normalize('NFKC').toLowerCase().replace(SELECTORS_AND_TAGS, '')) out += LOOKALIKES[ch] ?? ch;
   return out;
 }
+
+const SELECTORS_AND_TAGS = /[\uFE0E\uFE0F\u{E0020}-\u{E007F}]/gu;
 
 const RESERVED_KEYS = new Set(RESERVED_NAMES.map(nameKey));
 

@@ -29,10 +29,9 @@ import {
   type VectorChunk,
 } from './fusion.js';
 
-/** Added to the heavier weight of two merged threads. */
 /** A thread's history events looked through for the fusions it fed (a thread's history is short). */
 const FUSIONS_LOOKED_UP = 1000;
-
+/** Added to the heavier weight of two merged threads. */
 export const MERGE_WEIGHT_BONUS = 0.1;
 /** A split thread's weight, as a share of its parent's. */
 export const SPLIT_WEIGHT_SHARE = 0.8;
