@@ -3,10 +3,28 @@ import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import type { AppOverrides } from '../../src/app.js';
 import type { ServerMessage } from '../../src/protocol/messages.js';
+import type { Connection } from '../../src/rooms/types.js';
 import { testApp } from '../helpers.js';
 import { item } from '../store/contract.js';
 
 export { item };
+
+/** A connection the rooms core writes to without a socket: every frame kept, back-pressure set by hand. */
+export class FakeConnection implements Connection {
+  readonly sent: string[] = [];
+  bufferedAmount = 0;
+  closedWith: number | null = null;
+  constructor(readonly id: string) {}
+  send(frame: string): void {
+    this.sent.push(frame);
+  }
+  close(code: number): void {
+    this.closedWith = code;
+  }
+  frames(type: string): Record<string, any>[] {
+    return this.sent.map((s) => JSON.parse(s)).filter((f) => f.type === type);
+  }
+}
 
 export const ROOM = 'news_1';
 export const OTHER_ROOM = 'post_2';

@@ -6,26 +6,9 @@ import { Identity } from '../../src/rooms/identity.js';
 import { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Session } from '../../src/rooms/session.js';
-import type { Connection } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
-import { until } from './helpers.js';
-
-class FakeConnection implements Connection {
-  readonly sent: string[] = [];
-  bufferedAmount = 0;
-  closedWith: number | null = null;
-  constructor(readonly id: string) {}
-  send(frame: string): void {
-    this.sent.push(frame);
-  }
-  close(code: number): void {
-    this.closedWith = code;
-  }
-  frames(type: string): Record<string, any>[] {
-    return this.sent.map((s) => JSON.parse(s)).filter((f) => f.type === type);
-  }
-}
+import { FakeConnection, until } from './helpers.js';
 
 describe('RoomHub with fake connections', () => {
   let store: SqliteStore;

@@ -10,9 +10,8 @@ import { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Session } from '../../src/rooms/session.js';
 import { TypingTracker } from '../../src/rooms/typing.js';
-import type { Connection } from '../../src/rooms/types.js';
 import { tempStore } from '../helpers.js';
-import { until } from './helpers.js';
+import { FakeConnection, until } from './helpers.js';
 
 const FORWARD = 10_000;
 const EXPIRE = 15_000;
@@ -98,22 +97,6 @@ describe('TypingTracker', () => {
     expect(t.size).toBe(0);
   });
 });
-
-class FakeConnection implements Connection {
-  readonly sent: string[] = [];
-  bufferedAmount = 0;
-  closedWith: number | null = null;
-  constructor(readonly id: string) {}
-  send(frame: string): void {
-    this.sent.push(frame);
-  }
-  close(code: number): void {
-    this.closedWith = code;
-  }
-  frames(type: string): Record<string, any>[] {
-    return this.sent.map((s) => JSON.parse(s)).filter((f) => f.type === type);
-  }
-}
 
 describe('typing through the hub', () => {
   let hub: RoomHub;
