@@ -132,6 +132,31 @@ describe('thread slash commands', () => {
     expect((await cy.command('/threads')).text).toContain('Threads of this room:');
   });
 
+  it('lists a room’s threads without reading their bridges: a room of bridged threads costs no more to list', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const { store, threads } = a.salon;
+    const ids = [(await store.ensureMainThread(ROOM)).id];
+    for (let i = 0; i < 30; i++) ids.push((await threads.create(ROOM, `T${i}`, 'u_someone')).id);
+    // Members who say the same thing in every thread get them all bridged: here directly.
+    const setBridges = ids.flatMap((x, i) => ids.slice(i + 1).map((y) => ({ threadId: x, otherId: y, weight: 0.9 })));
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], setBridges });
+    expect(await store.threadBridges(ids[1])).toHaveLength(30);
+    const getThread = vi.spyOn(store, 'getThread');
+    const threadBridges = vi.spyOn(store, 'threadBridges');
+    try {
+      const listed = (await ann.command('/threads')).text!;
+      for (const id of ids) expect(listed).toContain(`${id} · `);
+      expect(listed).toContain('· T29 · active · 0 messages, 0 remembered');
+      // The whole detail read each thread's bridges and every bridged thread: 31 × 30 reads here.
+      expect(threadBridges).not.toHaveBeenCalled();
+      expect(getThread.mock.calls.length).toBeLessThan(ids.length);
+    } finally {
+      getThread.mockRestore();
+      threadBridges.mockRestore();
+    }
+  });
+
   it('lists and resolves a long thread’s messages in work proportional to what is asked, not to messages × ids', async () => {
     const a = await app();
     const ann = await member(a, 'Ann');

@@ -24,14 +24,16 @@ export const ARCHIVED_LISTED = 20;
 /**
  * One line per thread: id, title, badges, message count. Active threads are bounded by the room's
  * limit; archived ones pile up with every merge, so only the newest ARCHIVED_LISTED are described.
+ * Each line costs two counts: the whole detail read every bridge's other thread, and a room whose
+ * 100 threads were all bridged (members can make that) held the event loop ~130 ms a listing.
  */
 export async function describeThreads(threads: ThreadService, roomId: string): Promise<string> {
   const { threads: list, archivedTotal } = await threads.list(roomId, ARCHIVED_LISTED);
   const hidden = archivedTotal - list.filter((t) => t.status !== 'active').length;
   const lines = await Promise.all(
     list.map(async (t) => {
-      const { messages, memory } = await threads.detail(t.id);
-      return `${t.id} · ${t.title} · ${badges(t).join(', ')} · ${messages} messages, ${memory.chunks} remembered`;
+      const { messages, chunks } = await threads.counts(t.id);
+      return `${t.id} · ${t.title} · ${badges(t).join(', ')} · ${messages} messages, ${chunks} remembered`;
     }),
   );
   const more = hidden ? [`… and ${hidden} older archived threads (GET /api/v1/rooms/${roomId}/threads lists them all)`] : [];

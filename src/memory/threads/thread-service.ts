@@ -146,6 +146,16 @@ export class ThreadService {
     return { threads, archivedTotal };
   }
 
+  /**
+   * What `/threads` shows of a thread beside its fields: its messages and public memory chunks.
+   * Two counts, where `detail` also reads bridges, each bridged thread and the history.
+   */
+  async counts(id: string): Promise<{ messages: number; chunks: number }> {
+    const { store, memory } = this.options;
+    const [messages, stats] = await Promise.all([store.countThreadMessages(id), memory.stats(id)]);
+    return { messages, chunks: stats.chunks };
+  }
+
   async detail(id: string): Promise<ThreadDetail> {
     const { store, memory } = this.options;
     const thread = await this.get(id);
