@@ -3,7 +3,7 @@ import { basename, extname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newsItemFromEntry, toPlainFeed, videoItemFromEntry } from '../../src/content/sources/feed-items.js';
 import { FeedPool } from '../../src/content/sources/feed-pool.js';
-import { parseFeed } from '../../src/content/sources/feeds.js';
+import { FEED_MAX_ENTRIES, parseFeed } from '../../src/content/sources/feeds.js';
 import { idForUrl } from '../../src/content/ids.js';
 import { validateItem } from '../../src/content/items.js';
 import { SalonError, errors } from '../../src/errors.js';
@@ -47,7 +47,8 @@ describe('parseFeed over every rss-parser input', () => {
       }
       const expected = JSON.parse(readFileSync(outFile, 'utf8')).feed.items as { title?: string; link?: string }[];
       const feed = parseFeed(bytes, file);
-      expect(feed.entries.length).toBe(expected.length);
+      // A podcast feed of 730 episodes is read as far as any caller reads (FEED_MAX_ENTRIES).
+      expect(feed.entries.length).toBe(Math.min(expected.length, FEED_MAX_ENTRIES));
       feed.entries.forEach((entry, i) => {
         expect(entry.title.trim(), `title of item ${i}`).toMatch(matcher((expected[i].title ?? '').trim()));
         expect((entry.link ?? '').trim(), `link of item ${i}`).toMatch(matcher((expected[i].link ?? '').trim()));

@@ -10,7 +10,9 @@ import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { markupDepth } from '../../src/content/extract/clean.js';
 import { cleanTitle } from '../../src/content/extract/metadata.js';
 import { toPlainFeed } from '../../src/content/sources/feed-items.js';
-import { parseFeed } from '../../src/content/sources/feeds.js';
+import { FEED_MAX_ENTRIES, parseFeed } from '../../src/content/sources/feeds.js';
+import { MAX_INGEST_LIMIT } from '../../src/content/ingest/ingest.js';
+import { MAX_SOURCE_LIMIT } from '../../src/content/refresh/source-spec.js';
 import { htmlToText, looksLikeHtml } from '../../src/content/extract/html-text.js';
 import { FIELD_CAPS } from '../../src/content/limits.js';
 import { splitSentences } from '../../src/ai/local/extractive-text.js';
@@ -83,6 +85,17 @@ describe('hostile markup costs linear time', () => {
   it('parses a feed nested 60,000 elements deep', () => {
     const xml = `<rss><channel><item><title>t</title><link>https://x.example/</link><description>${'<x>'.repeat(60_000)}deep${'</x>'.repeat(60_000)}</description></item></channel></rss>`;
     expect(parseFeed(xml, 'deep').entries[0].summaryHtml).toBe('deep');
+  });
+
+  it('reads only the entries a caller can use of a feed with enormous item counts, in every format', () => {
+    expect(FEED_MAX_ENTRIES).toBeGreaterThanOrEqual(Math.max(MAX_INGEST_LIMIT, MAX_SOURCE_LIMIT));
+    const n = FEED_MAX_ENTRIES * 4;
+    const items = (tag: string) => Array.from({ length: n }, (_, i) => `<${tag}><title>e${i}</title></${tag}>`).join('');
+    for (const xml of [`<rss><channel>${items('item')}</channel></rss>`, `<rdf:RDF><channel/>${items('item')}</rdf:RDF>`, `<feed>${items('entry')}</feed>`]) {
+      const { entries } = parseFeed(xml, 'many');
+      expect(entries).toHaveLength(FEED_MAX_ENTRIES);
+      expect(entries.at(-1)!.title).toBe(`e${FEED_MAX_ENTRIES - 1}`);
+    }
   });
 });
 
