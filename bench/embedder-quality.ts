@@ -4,17 +4,18 @@
  * (brute force), and the passage holding the question is the relevant one. Also times embedding
  * 1,000 texts of 800 characters.
  *
- *   node dist/bench/embedder-quality.js [--dataset FILE] [--dim D] [--weights words=1,pairs=0.5,chars=0.6] [--half 0|1]
+ *   npm run bench:embedder -- [--dataset FILE] … (USAGE below)
  *
  * `--half` keeps every other article (0: even, 1: odd) so a change can be checked on data it was
  * not chosen on. Prints one JSON object on its last line (README, Benchmarks).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from '../src/cli/command.js';
+import { BenchUsageError, benchOptions } from './args.js';
 import { readSetting } from '../src/config.js';
-import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder, type FeatureWeights } from '../src/ai/local/local-embedder.js';
+import { DEFAULT_FEATURE_WEIGHTS, DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder, type FeatureWeights } from '../src/ai/local/local-embedder.js';
 
+const USAGE = 'npm run bench:embedder -- [--dataset FILE] [--dim D] [--weights words=1,pairs=0.3,chars=1.3] [--half 0|1] [--grams 3-4]';
 const DEFAULT_DATASET = join(resolve(readSetting('SALON_CORPORA')), 'qa/xquad-en.dev.json');
 const THROUGHPUT_TEXTS = 1000;
 const THROUGHPUT_CHARS = 800;
@@ -27,7 +28,10 @@ function parseWeights(raw: string): Partial<FeatureWeights> {
   const out: Record<string, number> = {};
   for (const part of raw.split(',')) {
     const [k, v] = part.split('=');
-    out[k.trim()] = Number(v);
+    const name = k.trim();
+    if (!(name in DEFAULT_FEATURE_WEIGHTS) || v === undefined || !(Number(v) >= 0))
+      throw new BenchUsageError(`--weights: expected words=W,pairs=W,chars=W with numbers ≥ 0, got ${JSON.stringify(part)}`);
+    out[name] = Number(v);
   }
   return out;
 }
@@ -58,12 +62,24 @@ function throughput(embedder: LocalEmbedder, passages: string[]): number {
 }
 
 async function main(): Promise<void> {
-  const { options } = parseArgs(process.argv.slice(2));
-  const file = String(options.get('dataset') ?? DEFAULT_DATASET);
-  const dim = options.has('dim') ? Number(options.get('dim')) : DEFAULT_LOCAL_DIMENSIONS;
-  const weights = options.has('weights') ? parseWeights(String(options.get('weights'))) : undefined;
-  const half = options.has('half') ? Number(options.get('half')) : null;
-  const charGrams = options.has('grams') ? (String(options.get('grams')).split('-').map(Number) as [number, number]) : undefined;
+  const { file, dim, weights, half, charGrams } = benchOptions(
+    USAGE,
+    { dataset: 'string', dim: 'string', weights: 'string', half: 'string', grams: 'string' },
+    (a) => {
+      const grams = a.text('grams');
+      const charGrams = grams?.split('-').map(Number);
+      if (charGrams && (charGrams.length !== 2 || !charGrams.every((g) => Number.isInteger(g) && g >= 1) || charGrams[0] > charGrams[1]))
+        throw new BenchUsageError(`--grams: expected two whole numbers ≥ 1 as MIN-MAX, got ${JSON.stringify(grams)}`);
+      const weights = a.text('weights');
+      return {
+        file: a.text('dataset', DEFAULT_DATASET),
+        dim: a.number('dim', DEFAULT_LOCAL_DIMENSIONS, { integer: true, min: 1 }),
+        weights: weights === undefined ? undefined : parseWeights(weights),
+        half: a.optionalNumber('half', { integer: true, min: 0, max: 1 }) ?? null,
+        charGrams: charGrams as [number, number] | undefined,
+      };
+    },
+  );
   const embedder = new LocalEmbedder({ dimensions: dim, weights, charGrams });
 
   const squad = JSON.parse(readFileSync(file, 'utf8')) as Squad;

@@ -4,7 +4,7 @@
  * and `{pages, mean_f1, median_f1, failures}` as JSON on the last line of stdout.
  */
 import { join, resolve } from 'node:path';
-import { parseArgs } from '../src/cli/command.js';
+import { benchOptions } from './args.js';
 import { readSetting } from '../src/config.js';
 import { extractArticle } from '../src/content/extract/index.js';
 import { loadCorpus, scoreCorpus } from './extraction-score.js';
@@ -15,9 +15,10 @@ function defaultCorpus(): string {
 }
 
 function main(): void {
-  const { options } = parseArgs(process.argv.slice(2));
-  const corpus = typeof options.get('corpus') === 'string' ? (options.get('corpus') as string) : defaultCorpus();
-  const worst = Number(options.get('worst') ?? 0);
+  const { corpus, worst } = benchOptions('npm run eval:extraction -- [--corpus DIR] [--worst N]', { corpus: 'string', worst: 'string' }, (a) => ({
+    corpus: a.text('corpus') ?? defaultCorpus(),
+    worst: a.number('worst', 0, { integer: true, min: 0 }),
+  }));
   const pages = loadCorpus(corpus);
   if (pages.length === 0) throw new Error(`no pages found in ${corpus}`);
   const started = performance.now();

@@ -21,7 +21,7 @@
  * spans both halves.
  */
 import type { FastifyInstance } from 'fastify';
-import { parseArgs } from '../src/cli/command.js';
+import { BenchUsageError, benchOptions } from './args.js';
 import { blankItem } from '../src/content/types.js';
 import { checkImport, importMessages } from '../src/memory/import.js';
 import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
@@ -173,14 +173,11 @@ async function evaluate(app: FastifyInstance, assistant: SalonAssistant, sample:
 }
 
 async function main(): Promise<number> {
-  const { options } = parseArgs(process.argv.slice(2));
-  const dataset = options.get('dataset');
-  if (typeof dataset !== 'string') {
-    console.error('usage: npm run eval:fusion -- --dataset FILE [--threshold T]');
-    return 2;
-  }
-  const threshold = Number(options.get('threshold') ?? DEFAULT_FUSION_THRESHOLD);
-  if (!(threshold > 0 && threshold <= 1)) throw new Error('--threshold must be a number in (0, 1]');
+  const { dataset, threshold } = benchOptions('npm run eval:fusion -- --dataset FILE [--threshold T]', { dataset: 'string', threshold: 'string' }, (a) => {
+    const threshold = a.number('threshold', DEFAULT_FUSION_THRESHOLD, { min: 0, max: 1 });
+    if (threshold === 0) throw new BenchUsageError('--threshold: expected a number above 0 and ≤ 1, got "0"');
+    return { dataset: a.required('dataset'), threshold };
+  });
   const samples = readSamples(dataset);
   const t: Totals = {
     questions: 0,

@@ -16,7 +16,7 @@
  * the evidence turns and the answer.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from '../src/cli/command.js';
+import { benchOptions } from './args.js';
 import { blankItem } from '../src/content/types.js';
 import { checkImport, importMessages } from '../src/memory/import.js';
 import { roomViews } from '../src/rag/room-context.js';
@@ -27,13 +27,11 @@ import { answerable, readSamples, turnsOf } from './locomo.js';
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 async function main(): Promise<number> {
-  const { options } = parseArgs(process.argv.slice(2));
-  const dataset = options.get('dataset');
-  if (typeof dataset !== 'string') {
-    console.error('usage: npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE]');
-    return 2;
-  }
-  const limit = options.has('limit') ? Number(options.get('limit')) : Infinity;
+  const { dataset, limit, missesFile } = benchOptions(
+    'npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE]',
+    { dataset: 'string', limit: 'string', misses: 'string' },
+    (a) => ({ dataset: a.required('dataset'), limit: a.optionalNumber('limit', { integer: true, min: 1 }) ?? Infinity, missesFile: a.text('misses') }),
+  );
   const samples = readSamples(dataset);
   const stats = { questions: 0, withEvidence: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
   const byCategory = new Map<number, { questions: number; withEvidence: number; any: number; contains: number }>();
@@ -96,8 +94,7 @@ async function main(): Promise<number> {
       }
     }
   });
-  const missesFile = options.get('misses');
-  if (typeof missesFile === 'string') writeFileSync(missesFile, JSON.stringify(misses, null, 1));
+  if (missesFile !== undefined) writeFileSync(missesFile, JSON.stringify(misses, null, 1));
   const n = stats.questions || 1;
   const measured = stats.withEvidence || 1;
   console.log(

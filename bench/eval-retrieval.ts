@@ -11,7 +11,7 @@
  *   npm run eval:retrieval -- --dataset FILE [--limit N] [--misses FILE]
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from '../src/cli/command.js';
+import { benchOptions } from './args.js';
 import type { SalonAssistant } from '../src/rag/assistant.js';
 import { withLocalApp } from './local-app.js';
 import type { FastifyInstance } from 'fastify';
@@ -30,13 +30,11 @@ function withApp<T>(items: ContentItem[], use: (app: FastifyInstance, assistant:
 }
 
 async function main(): Promise<number> {
-  const { options } = parseArgs(process.argv.slice(2));
-  const dataset = options.get('dataset');
-  if (typeof dataset !== 'string') {
-    console.error('usage: npm run eval:retrieval -- --dataset FILE [--limit N] [--misses FILE]');
-    return 2;
-  }
-  const limit = options.has('limit') ? Number(options.get('limit')) : Infinity;
+  const { dataset, limit, missesFile } = benchOptions(
+    'npm run eval:retrieval -- --dataset FILE [--limit N] [--misses FILE]',
+    { dataset: 'string', limit: 'string', misses: 'string' },
+    (a) => ({ dataset: a.required('dataset'), limit: a.optionalNumber('limit', { integer: true, min: 1 }) ?? Infinity, missesFile: a.text('misses') }),
+  );
   const set = await loadSquad(dataset, limit);
   const t0 = performance.now();
   const result = await withApp(set.items, async (app, assistant, chat) => {
@@ -46,8 +44,7 @@ async function main(): Promise<number> {
     const outcome = await evaluate(assistant.pipeline, chat, room, set.questions, (o) => {
       if (!o.contains || !o.inFinal || o.stage1Rank === 0 || o.stage1Rank > 5) misses.push(o);
     });
-    const missesFile = options.get('misses');
-    if (typeof missesFile === 'string') writeFileSync(missesFile, JSON.stringify(misses, null, 1));
+    if (missesFile !== undefined) writeFileSync(missesFile, JSON.stringify(misses, null, 1));
     return outcome;
   });
   const t1 = performance.now();

@@ -1,7 +1,7 @@
 /**
  * Fusing two large threads (issue 14, "Measured"; README, Benchmarks):
  *
- *   npm run bench:fusion -- [--chunks N] [--dup-share S] [--runs R] [--threshold T] [--cpu-prof FILE]
+ *   npm run bench:fusion -- [--chunks N] … (USAGE below)
  *
  * Two threads, in two rooms, each remember N memory chunks (default 10,000): synthetic people's
  * messages imported through the import path, 8 to a window, as bench:rag's `--memory` fills a
@@ -42,13 +42,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { parseArgs } from '../src/cli/command.js';
 import { loadConfig } from '../src/config.js';
 import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
 import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
 import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
 import { LocalGraph } from '../src/search/graph/local-graph.js';
 import { percentile } from './local-app.js';
+import { BenchUsageError, benchOptions } from './args.js';
 
 const DEFAULT_CHUNKS = 10_000;
 const DEFAULT_DUP_SHARE = 0.3;
@@ -251,19 +251,20 @@ function median(values: number[]): number {
   );
 }
 
+const USAGE = 'npm run bench:fusion -- [--chunks N] [--dup-share S] [--runs R] [--threshold T] [--cpu-prof FILE]';
+
 function options(): { chunks: number; dupShare: number; runs: number; threshold: number; profile?: string } {
-  const { options: o } = parseArgs(process.argv.slice(2));
-  const chunks = Number(o.get('chunks') ?? DEFAULT_CHUNKS);
-  const dupShare = Number(o.get('dup-share') ?? DEFAULT_DUP_SHARE);
-  const runs = Number(o.get('runs') ?? DEFAULT_RUNS);
-  const threshold = Number(o.get('threshold') ?? DEFAULT_FUSION_THRESHOLD);
-  const profile = o.get('cpu-prof');
-  if (!Number.isInteger(chunks) || chunks < 1) throw new Error('--chunks must be a positive integer');
-  if (!(dupShare >= 0 && dupShare <= 1)) throw new Error('--dup-share must be a number in [0, 1]');
-  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
-  if (!(threshold > 0 && threshold <= 1)) throw new Error('--threshold must be a number in (0, 1]');
-  if (profile !== undefined && typeof profile !== 'string') throw new Error('--cpu-prof needs a file name');
-  return { chunks, dupShare, runs, threshold, profile };
+  return benchOptions(USAGE, { chunks: 'string', 'dup-share': 'string', runs: 'string', threshold: 'string', 'cpu-prof': 'string' }, (a) => {
+    const threshold = a.number('threshold', DEFAULT_FUSION_THRESHOLD, { min: 0, max: 1 });
+    if (threshold === 0) throw new BenchUsageError('--threshold: expected a number above 0 and ≤ 1, got "0"');
+    return {
+      chunks: a.number('chunks', DEFAULT_CHUNKS, { integer: true, min: 1 }),
+      dupShare: a.number('dup-share', DEFAULT_DUP_SHARE, { min: 0, max: 1 }),
+      runs: a.number('runs', DEFAULT_RUNS, { integer: true, min: 1 }),
+      threshold,
+      profile: a.text('cpu-prof'),
+    };
+  });
 }
 
 /**

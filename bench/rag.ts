@@ -22,7 +22,7 @@
  * processes' load moves their p50 less than wall time's, but they count every thread of the
  * process (the garbage collector's helpers too), so their p95 is no better a figure.
  *
- *   npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE] [--trace FILE] [--data-dir DIR]
+ *   npm run bench:rag -- --items N … (USAGE below)
  *
  * With DATABASE_URL set in the environment, the app runs on that PostgreSQL store instead of SQLite
  * (a fresh schema: `?options=-c%20search_path%3D<schema>`), and prints `store`.
@@ -50,12 +50,12 @@ import { LocalChatModel } from '../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
 import type { ChatMessage, ChatModel, Embedder } from '../src/ai/types.js';
 import { buildApp } from '../src/app.js';
-import { parseArgs } from '../src/cli/command.js';
 import { loadConfig } from '../src/config.js';
 import type { ContentItem } from '../src/content/types.js';
 import type { SearchService } from '../src/search/types.js';
 import { syntheticItems, questionAbout } from './synthetic-text.js';
 import { percentile } from './local-app.js';
+import { benchOptions } from './args.js';
 import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
 import type { MemoryService } from '../src/memory/memory-service.js';
 import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
@@ -63,6 +63,8 @@ import type { Store } from '../src/store/types.js';
 
 const DEFAULT_ITEMS = 10_000;
 const DEFAULT_ASKS = 200;
+const USAGE = `npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE]
+  [--trace FILE] [--data-dir DIR]`;
 const WARMUP_ASKS = 20;
 
 /** A point in time on two clocks: wall (performance.now) and this process's CPU time, both in ms. */
@@ -317,23 +319,22 @@ function startChatter(store: Store, memory: MemoryService, roomId: string, rate:
 }
 
 async function main(): Promise<void> {
-  const { options } = parseArgs(process.argv.slice(2));
-  const n = Number(options.get('items') ?? DEFAULT_ITEMS);
-  const asks = Number(options.get('asks') ?? DEFAULT_ASKS);
-  const profile = options.get('cpu-prof');
-  readCpu = options.get('cpu') === true;
-  if (!Number.isInteger(n) || n < 1) throw new Error('--items must be a positive integer');
-  if (!Number.isInteger(asks) || asks < 1) throw new Error('--asks must be a positive integer');
-  if (profile !== undefined && typeof profile !== 'string') throw new Error('--cpu-prof needs a file name');
-  const memoryOption = options.get('memory');
-  const chatRate = Number(options.get('chat-rate') ?? 0);
-  const memoryChunks = memoryOption === undefined ? null : Number(memoryOption);
-  if (memoryChunks !== null && (!Number.isInteger(memoryChunks) || memoryChunks < 0)) throw new Error('--memory must be a whole number');
-  if (!Number.isFinite(chatRate) || chatRate < 0) throw new Error('--chat-rate must be a number ≥ 0');
-  const traceFile = options.get('trace');
-  if (traceFile !== undefined && typeof traceFile !== 'string') throw new Error('--trace needs a file name');
-  const keep = options.get('data-dir');
-  if (keep !== undefined && typeof keep !== 'string') throw new Error('--data-dir needs a directory');
+  const o = benchOptions(
+    USAGE,
+    { items: 'string', asks: 'string', memory: 'string', 'chat-rate': 'string', cpu: 'boolean', 'cpu-prof': 'string', trace: 'string', 'data-dir': 'string' },
+    (a) => ({
+      n: a.number('items', DEFAULT_ITEMS, { integer: true, min: 1 }),
+      asks: a.number('asks', DEFAULT_ASKS, { integer: true, min: 1 }),
+      memoryChunks: a.optionalNumber('memory', { integer: true, min: 0 }) ?? null,
+      chatRate: a.number('chat-rate', 0, { min: 0 }),
+      cpu: a.flag('cpu'),
+      profile: a.text('cpu-prof'),
+      traceFile: a.text('trace'),
+      keep: a.text('data-dir'),
+    }),
+  );
+  const { n, asks, memoryChunks, chatRate, profile, traceFile, keep } = o;
+  readCpu = o.cpu;
   const dir = keep ?? mkdtempSync(join(tmpdir(), 'salon-bench-rag-'));
   const raw = new LocalEmbedder();
   const app = await buildApp(

@@ -2,10 +2,7 @@
  * Vector search benchmark (README, Benchmarks): the flat index (worker pool + WASM SIMD kernel) and the
  * HNSW graph (built by the tiered index in its worker), on clustered synthetic vectors.
  *
- *   npm run bench:search -- --n N --dim D [--queries Q] [--threads T] [--clusters C]
- *                           [--latent L] [--oracle Q] [--m M] [--ef-construction E] [--ef-search E]
- *                           [--build-threads T] [--ef-sweep 16,32,64] [--no-hnsw]
- *                           [--kernel auto|native|wasm] [--compare-wasm]
+ *   npm run bench:search -- --n N --dim D … (USAGE below)
  *
  * Data: a Gaussian mixture of C clusters whose covariance is low-rank (an L-dimensional latent
  * space per cluster) plus isotropic noise — real embeddings concentrate near a low-dimensional
@@ -22,7 +19,6 @@
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { parseArgs } from '../src/cli/command.js';
 import { FlatIndex } from '../src/search/flat/flat-index.js';
 import { DEFAULT_HNSW_PARAMS } from '../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../src/search/flat/scan-pool.js';
@@ -31,12 +27,27 @@ import { TieredIndex } from '../src/search/tiered-index.js';
 import type { VectorHit } from '../src/search/types.js';
 import { prng as rng } from './synthetic-text.js';
 import { stderrLogger } from '../src/logger.js';
+import { BenchUsageError, benchOptions } from './args.js';
 
 const META = { kind: 'news', sourceType: 'document', scope: null, privileged: false } as const;
 const WARMUP = 20;
 const LOAD_BATCH = 2000;
 /** Sampling interval of the event-loop delay histogram. */
 const DELAY_RESOLUTION_MS = 5;
+
+const USAGE = `npm run bench:search -- --n N --dim D [--queries Q] [--threads T] [--clusters C]
+  [--latent L] [--oracle Q] [--m M] [--ef-construction E] [--ef-search E] [--build-threads T]
+  [--ef-sweep 16,32,64] [--no-hnsw] [--kernel auto|native|wasm] [--compare-wasm]`;
+const KERNELS: readonly ScanKernelChoice[] = ['auto', 'native', 'wasm'];
+const FLAGS = {
+  ...Object.fromEntries(
+    ['n', 'dim', 'queries', 'threads', 'clusters', 'latent', 'oracle', 'm', 'ef-construction', 'ef-search', 'build-threads', 'ef-sweep', 'kernel'].map(
+      (name) => [name, 'string' as const],
+    ),
+  ),
+  'no-hnsw': 'boolean',
+  'compare-wasm': 'boolean',
+} as const;
 
 function gaussianSource(seed: number): () => number {
   const rand = rng(seed);
@@ -192,22 +203,41 @@ function recallAt10(results: VectorHit[][], truth: number[][]): number {
 }
 
 async function main(): Promise<void> {
-  const { options } = parseArgs(process.argv.slice(2), ['no-hnsw', 'compare-wasm']);
-  const num = (name: string, def: number) => (options.has(name) ? Number(options.get(name)) : def);
-  const n = num('n', 10_000);
-  const dim = num('dim', 768);
-  const qCount = num('queries', 200);
-  const threads = num('threads', availableParallelism());
-  const clusters = num('clusters', 100);
-  const latent = num('latent', 32);
-  const oracleCount = Math.min(qCount, num('oracle', 100));
-  // As the app does: one graph, built on every search thread.
-  const buildThreads = num('build-threads', threads);
-  const params = {
-    m: num('m', DEFAULT_HNSW_PARAMS.m),
-    efConstruction: num('ef-construction', DEFAULT_HNSW_PARAMS.efConstruction),
-    efSearch: num('ef-search', DEFAULT_HNSW_PARAMS.efSearch),
-  };
+  const o = benchOptions(USAGE, FLAGS, (a) => {
+    const whole = (name: string, fallback: number, min = 1) => a.number(name, fallback, { integer: true, min });
+    const threads = whole('threads', availableParallelism());
+    const queries = whole('queries', 200);
+    return {
+      n: whole('n', 10_000),
+      dim: whole('dim', 768),
+      queries,
+      threads,
+      clusters: whole('clusters', 100),
+      latent: whole('latent', 32, 0),
+      oracle: Math.min(queries, whole('oracle', 100, 0)),
+      // As the app does: one graph, built on every search thread.
+      buildThreads: whole('build-threads', threads),
+      params: {
+        m: whole('m', DEFAULT_HNSW_PARAMS.m, 2),
+        efConstruction: whole('ef-construction', DEFAULT_HNSW_PARAMS.efConstruction),
+        efSearch: whole('ef-search', DEFAULT_HNSW_PARAMS.efSearch),
+      },
+      efSweep: (a.text('ef-sweep') ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((ef) => {
+          const value = Number(ef);
+          if (!Number.isInteger(value) || value < 1)
+            throw new BenchUsageError(`--ef-sweep: expected whole numbers ≥ 1 separated by commas, got ${JSON.stringify(ef)}`);
+          return value;
+        }),
+      hnsw: !a.flag('no-hnsw'),
+      kernel: a.choice('kernel', KERNELS, 'auto'),
+      compareWasm: a.flag('compare-wasm'),
+    };
+  });
+  const { n, dim, threads, buildThreads, params, clusters, latent } = o;
+  const [qCount, oracleCount] = [o.queries, o.oracle];
 
   const t0 = performance.now();
   const data = generate({ n, dim, clusters, latent, seed: 42 });
@@ -216,11 +246,11 @@ async function main(): Promise<void> {
   const truth = qs.slice(0, oracleCount).map((q) => bruteForce(data, n, dim, q, 10));
   console.error(`oracle for ${oracleCount} queries done`);
 
-  const kernel = String(options.get('kernel') ?? 'auto') as ScanKernelChoice;
+  const kernel = o.kernel;
   const pool = new ScanPool({ threads, kernel });
   const flat = new FlatIndex({ dimensions: dim, pool, initialCapacity: n });
   await loadFlat(flat, data, n, dim);
-  const wasmPool = options.has('compare-wasm') ? new ScanPool({ threads, kernel: 'wasm' }) : null;
+  const wasmPool = o.compareWasm ? new ScanPool({ threads, kernel: 'wasm' }) : null;
   const wasmFlat = wasmPool ? new FlatIndex({ dimensions: dim, pool: wasmPool, initialCapacity: n }) : null;
   if (wasmFlat) await loadFlat(wasmFlat, data, n, dim);
   const flatRun = await timeFlat(flat, qs, threads, wasmFlat);
@@ -252,7 +282,7 @@ async function main(): Promise<void> {
   console.error(`flat: ${JSON.stringify(flatOut)}`);
 
   let hnswOut: Record<string, unknown> | null = null;
-  if (!options.has('no-hnsw')) {
+  if (o.hnsw) {
     const tiered = new TieredIndex({
       flat,
       threshold: 0,
@@ -272,10 +302,7 @@ async function main(): Promise<void> {
     delay.disable();
     if (tiered.mode !== 'hnsw') throw new Error('the HNSW graph was not built');
     const sweep: Record<string, number>[] = [];
-    for (const ef of String(options.get('ef-sweep') ?? '')
-      .split(',')
-      .filter(Boolean)
-      .map(Number)) {
+    for (const ef of o.efSweep) {
       tiered.setEfSearch(ef);
       const r = await timeSearches((q) => tiered.search(q, 10), qs);
       sweep.push({ ef_search: ef, p50_ms: round(r.p50), p99_ms: round(r.p99), recall_at_10: round(recallAt10(r.results, truth), 4) });

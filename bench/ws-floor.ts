@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/ws-floor.js --sockets 10000 --rounds 15 --readers 2`
+ * `npm run bench:ws-floor -- --sockets 10000 --rounds 15 --readers 2 [--spin 1]`
  *
  * The floor under bench:ws's 10,000-member room: no Salon, no rooms, no JSON, just one process
  * writing the same 300-byte WebSocket frame to N accepted loopback sockets, as fast as it can, and
@@ -19,9 +19,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { connect, createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { WsConnection } from '../src/routes/rooms-ws-connection.js';
 import { cpuMs } from './ws-proc.js';
+import { benchOptions } from './args.js';
 
 const MODES = ['write', 'handle', 'connection'] as const;
 type Mode = (typeof MODES)[number];
@@ -29,18 +29,22 @@ const PER_ADDRESS = 12_000;
 const PAUSE_MS = 300;
 const FRAME_BYTES = 300;
 
-const { values } = parseArgs({
-  options: {
-    sockets: { type: 'string', default: '10000' },
-    rounds: { type: 'string', default: '15' },
-    readers: { type: 'string', default: '2' },
-    role: { type: 'string', default: 'main' },
-    port: { type: 'string', default: '0' },
-    first: { type: 'string', default: '0' },
-    count: { type: 'string', default: '0' },
-    spin: { type: 'string', default: '0' },
-  },
-});
+const USAGE = 'npm run bench:ws-floor -- [--sockets N] [--rounds N] [--readers N] [--spin 0|1]';
+// --role, --port, --first and --count are how the main process starts its writer and readers.
+const values = benchOptions(
+  USAGE,
+  Object.fromEntries(['sockets', 'rounds', 'readers', 'spin', 'role', 'port', 'first', 'count'].map((name) => [name, 'string' as const])),
+  (a) => ({
+    sockets: a.number('sockets', 10_000, { integer: true, min: 1 }),
+    rounds: a.number('rounds', 15, { integer: true, min: 1 }),
+    readers: a.number('readers', 2, { integer: true, min: 1 }),
+    spin: a.choice('spin', ['0', '1'], '0'),
+    role: a.choice('role', ['main', 'writer', 'reader'], 'main'),
+    port: a.number('port', 0, { integer: true, min: 0, max: 65_535 }),
+    first: a.number('first', 0, { integer: true, min: 0 }),
+    count: a.number('count', 0, { integer: true, min: 0 }),
+  }),
+);
 const nowMs = () => performance.timeOrigin + performance.now();
 type Msg = { evt: string } & Record<string, any>;
 
@@ -141,12 +145,7 @@ const median = (xs: number[]) => {
 };
 
 async function main(): Promise<void> {
-  const sockets = Number(values.sockets);
-  const rounds = Number(values.rounds);
-  const readerCount = Number(values.readers);
-  for (const [name, v] of Object.entries({ sockets, rounds, readers: readerCount })) {
-    if (!Number.isInteger(v) || v < 1) throw new Error(`--${name}: expected a positive whole number, got ${String(v)}`);
-  }
+  const { sockets, rounds, readers: readerCount } = values;
   const script = fileURLToPath(import.meta.url);
   const cores = availableParallelism();
   const pinned = cores > 1 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
@@ -172,7 +171,7 @@ async function main(): Promise<void> {
           '--count',
           String(count),
           '--spin',
-          values.spin!,
+          values.spin,
         ]),
       );
     }
@@ -212,7 +211,7 @@ async function main(): Promise<void> {
 if (values.role === 'writer') writer();
 else if (values.role === 'reader') {
   process.on('disconnect', () => process.exit(0));
-  void reader(Number(values.port), Number(values.first), Number(values.count));
+  void reader(values.port, values.first, values.count);
 } else {
   main().catch((err) => {
     console.error(`ws-floor: ${err instanceof Error ? err.message : String(err)}`);

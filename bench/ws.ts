@@ -43,7 +43,7 @@ import pg from 'pg';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { BenchUsageError, benchOptions } from './args.js';
 
 /** A process holds at most this many sockets (RLIMIT_NOFILE is often 20k and cannot be raised). */
 const CLIENTS_PER_LOADER = 9_000;
@@ -57,61 +57,48 @@ const QUIET_IDLE = 0.9;
 const QUIET_WINDOW_MS = 2_000;
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
-  options: {
-    clients: { type: 'string', default: '200' },
-    rooms: { type: 'string', default: '2' },
-    rate: { type: 'string', default: '100' },
-    seconds: { type: 'string', default: '5' },
-    loaders: { type: 'string', default: '0' },
-    group: { type: 'string', default: 'own' },
+const USAGE = `npm run bench:ws -- --clients C --rooms R --rate M --seconds S [--warmup N] [--loaders N]
+  [--group own|shared] [--synchronous normal|full] [--nodes N] [--shared] [--server salon|bare]
+  [--compare bare [--runs N] [--first salon|bare] [--quiet-wait S]]`;
+type ServerKind = 'salon' | 'bare';
+const SERVER_KINDS: readonly ServerKind[] = ['salon', 'bare'];
+const FLAGS = {
+  ...Object.fromEntries(
+    ['clients', 'rooms', 'rate', 'seconds', 'loaders', 'group', 'warmup', 'synchronous', 'nodes', 'server', 'compare', 'runs', 'first', 'quiet-wait'].map(
+      (name) => [name, 'string' as const],
+    ),
+  ),
+  shared: 'boolean',
+} as const;
+const values = benchOptions(USAGE, FLAGS, (a) => {
+  const whole = (name: string, fallback: number, min: number, max?: number) => a.number(name, fallback, { integer: true, min, max });
+  const nodes = whole('nodes', 1, 1);
+  const v = {
+    clients: whole('clients', 200, 1),
+    rooms: whole('rooms', 2, 1),
+    rate: a.number('rate', 100, { min: 0 }),
+    seconds: a.number('seconds', 5, { min: 0.1 }),
+    // 0: one load generator per CLIENTS_PER_LOADER clients.
+    loaders: whole('loaders', 0, 0),
+    ownGroups: a.choice('group', ['own', 'shared'], 'own') === 'own',
     // One message per room warms the broadcast path; 8 (WINDOW_MAX_MESSAGES) also closes one memory
     // window per room, so the first windows' code, cold in V8, does not run inside the measured phase.
-    warmup: { type: 'string', default: '1' },
-    synchronous: { type: 'string', default: 'normal' },
-    nodes: { type: 'string', default: '1' },
-    shared: { type: 'boolean', default: false },
-    server: { type: 'string', default: 'salon' },
-    compare: { type: 'string' },
-    runs: { type: 'string', default: '5' },
-    first: { type: 'string', default: 'salon' },
-    'quiet-wait': { type: 'string', default: '60' },
-  },
+    warmup: whole('warmup', 1, 0, 50),
+    synchronous: a.choice('synchronous', ['normal', 'full'], 'normal'),
+    nodes,
+    server: a.choice('server', SERVER_KINDS, 'salon'),
+    compare: a.text('compare') === undefined ? false : a.choice('compare', ['bare'], 'bare') === 'bare',
+    runs: whole('runs', 5, 1),
+    first: a.choice('first', SERVER_KINDS, 'salon'),
+    quietWaitMs: a.number('quiet-wait', 60, { min: 0 }) * 1000,
+    /** Several nodes share PostgreSQL and Redis; `--shared` runs one node on them too (to compare like with like). */
+    sharedEngines: nodes > 1 || a.flag('shared'),
+  };
+  if (v.sharedEngines && (v.server === 'bare' || v.compare)) throw new BenchUsageError('--server bare and --compare: one node on its own engines only');
+  return v;
 });
-type ServerKind = 'salon' | 'bare';
-const isServerKind = (v: unknown): v is ServerKind => v === 'salon' || v === 'bare';
-if (!isServerKind(values.server)) throw new Error(`--server: expected salon or bare, got ${values.server}`);
-const quietWaitMs = Number(values['quiet-wait']) * 1000;
-if (!(quietWaitMs >= 0)) throw new Error(`--quiet-wait: expected seconds ≥ 0, got ${values['quiet-wait']}`);
-if (!isServerKind(values.first)) throw new Error(`--first: expected salon or bare, got ${values.first}`);
-if (values.compare !== undefined && values.compare !== 'bare') throw new Error(`--compare: expected bare, got ${values.compare}`);
-const compareRuns = Number(values.runs);
-if (!Number.isInteger(compareRuns) || compareRuns < 1) throw new Error(`--runs: expected a whole number ≥ 1, got ${values.runs}`);
-const nodeCount = Number(values.nodes);
-if (!Number.isInteger(nodeCount) || nodeCount < 1) throw new Error(`--nodes: expected a whole number ≥ 1, got ${values.nodes}`);
-/** Several nodes share PostgreSQL and Redis; `--shared` runs one node on them too (to compare like with like). */
-const sharedEngines = nodeCount > 1 || values.shared === true;
-if (sharedEngines && (values.server === 'bare' || values.compare)) throw new Error('--server bare and --compare: one node on its own engines only');
-if (values.synchronous !== 'normal' && values.synchronous !== 'full') throw new Error(`--synchronous: expected normal or full, got ${values.synchronous}`);
-if (values.group !== 'own' && values.group !== 'shared') throw new Error(`--group: expected own or shared, got ${values.group}`);
-const ownGroups = values.group === 'own';
-const loaderOption = Number(values.loaders);
-if (!Number.isInteger(loaderOption) || loaderOption < 0)
-  throw new Error(`--loaders: expected a whole number ≥ 0 (0: one per ${9_000} clients), got ${values.loaders}`);
-if (!/^\d+$/.test(values.warmup) || Number(values.warmup) > 50)
-  throw new Error(`--warmup: expected a whole number of messages per room, 0–50, got ${values.warmup}`);
-const opts = {
-  clients: Number(values.clients),
-  rooms: Number(values.rooms),
-  rate: Number(values.rate),
-  seconds: Number(values.seconds),
-  warmup: Number(values.warmup),
-};
-for (const [name, v] of Object.entries(opts)) {
-  if (typeof v === 'boolean') continue;
-  if (!Number.isFinite(v) || v < 0 || (name !== 'rate' && name !== 'warmup' && v < 1))
-    throw new Error(`--${name}: expected a positive number, got ${String(v)}`);
-}
+const opts = { clients: values.clients, rooms: values.rooms, rate: values.rate, seconds: values.seconds, warmup: values.warmup };
+const { quietWaitMs, sharedEngines, ownGroups, nodes: nodeCount, loaders: loaderOption, runs: compareRuns } = values;
 
 type Msg = { evt: string } & Record<string, any>;
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
@@ -228,7 +215,7 @@ async function runOnce(kind: ServerKind): Promise<Record<string, unknown>> {
       {
         DATA_DIR: join(dataDir, `node${i}`),
         BENCH_ROOMS: String(opts.rooms),
-        SQLITE_SYNCHRONOUS: values.synchronous!,
+        SQLITE_SYNCHRONOUS: values.synchronous,
         ...unlimited,
         ...(engines?.env ?? {}),
       },
@@ -486,7 +473,7 @@ async function compare(runs: number): Promise<void> {
 
 async function main(): Promise<void> {
   if (values.compare) return compare(compareRuns);
-  console.log(JSON.stringify(await runOnce(values.server as ServerKind)));
+  console.log(JSON.stringify(await runOnce(values.server)));
 }
 
 main().catch((err) => {
