@@ -36,6 +36,8 @@ export interface ChunkRow extends NewChunk {
   itemKind: ContentKind;
   itemTitle: string;
   itemUrl: string | null;
+  /** The item's publishedAt (ISO-8601): search filters by it without reading the item. */
+  itemPublishedAt: string | null;
   category: string | null;
   sourceType: SourceType;
   /** sha256 of `text`, the key of the embedding cache. */

@@ -142,6 +142,7 @@ export function rowToChunk(r: Row): ChunkRow {
     itemKind: r.item_kind,
     itemTitle: r.item_title,
     itemUrl: r.item_url,
+    itemPublishedAt: r.item_published_at ?? null,
     category: r.category,
     ord: r.ord,
     part: r.part,

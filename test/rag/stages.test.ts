@@ -25,6 +25,7 @@ function chunk(rowId: number, itemId: string, text: string, part: ChunkRow['part
     itemKind: 'news',
     itemTitle: itemId,
     itemUrl: null,
+    itemPublishedAt: null,
     category: 'Tech',
     sourceType: 'document',
     textHash: String(rowId),

@@ -92,6 +92,22 @@ describe('DefaultSearchService', () => {
     await expect(search.searchItems(q, { k: 3, source: 'https://example.test/' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
   });
 
+  it('filters by date and site without reading an item, so a filter that keeps nothing costs no more than one that keeps all', async () => {
+    const q = corpus[10].questions[0];
+    const items = countCalls(store, 'getItem');
+    const batches = countCalls(store, 'getItems');
+    const all = await search.searchItems(q, { k: 10 });
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.every((h) => h.publishedAt && h.site === 'example.test')).toBe(true);
+    // Each filter widens the search up to 1,000 chunks; every item among them was read whole before.
+    expect(await search.searchItems(q, { k: 10, since: '2100-01-01' })).toEqual([]);
+    expect(await search.searchItems(q, { k: 10, source: 'nowhere.test' })).toEqual([]);
+    const recent = await search.searchItems(q, { k: 10, since: '2024-01-01' });
+    expect(recent.length).toBeGreaterThan(0);
+    expect(recent.every((h) => h.publishedAt! >= '2024')).toBe(true);
+    expect(items() + batches()).toBe(0);
+  });
+
   it('drops hits under the embedder threshold unless asked not to', async () => {
     const nonsense = 'zqxv wkpj flurb';
     expect(await search.searchChunks(nonsense, { k: 5 })).toEqual([]);
