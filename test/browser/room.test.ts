@@ -214,6 +214,37 @@ describeBrowser('a room in two browsers', () => {
     }
   });
 
+  it('joins as a guest when the saved name would be refused, and keeps its name when a new one would be', async () => {
+    // A name saved before the server refused invisible characters: sent at every join, it never got in.
+    const ivy = await person(browser, 'Ivy\u200b');
+    try {
+      await ivy.page.goto(`${server.url}/chat?id=news_r1`);
+      const own = ivy.page.locator('salon-member-list li:has(.you) .name');
+      await expect.poll(() => own.textContent()).toMatch(/^Guest \d{4}$/);
+      const guest = (await own.textContent())!;
+      expect(await ivy.page.evaluate(() => localStorage.getItem('salon.name'))).toBe(guest);
+
+      const rename = async (name: string) => {
+        await ivy.page.getByRole('button', { name: 'Change your name' }).click();
+        await ivy.page.locator('salon-member-list #name').fill(name);
+        await ivy.page.locator('salon-member-list').getByRole('button', { name: 'Save' }).click();
+      };
+      await rename('Salon AI');
+      await expect.poll(() => ivy.page.locator('salon-connection-status [data-notice=ERR_NAME_RESERVED]').count()).toBe(1);
+      await rename('Iv\u2060y');
+      await expect.poll(() => ivy.page.locator('salon-connection-status [data-notice=ERR_NAME_UNUSABLE]').count()).toBe(1);
+      expect(await ivy.page.locator('salon-connection-status [data-notice]').textContent()).toContain('visible characters');
+      expect(await own.textContent()).toBe(guest);
+      expect(await ivy.page.evaluate(() => localStorage.getItem('salon.name'))).toBe(guest);
+
+      await rename('  Ivy   Lee ');
+      await expect.poll(() => own.textContent()).toBe('Ivy Lee');
+      expect(await ivy.page.evaluate(() => localStorage.getItem('salon.name'))).toBe('Ivy Lee');
+    } finally {
+      await ivy.context.close();
+    }
+  });
+
   it('says plainly when a room does not exist', async () => {
     const dee = await person(browser, 'Dee');
     try {

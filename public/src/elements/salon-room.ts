@@ -232,7 +232,9 @@ export class SalonRoom extends LitElement {
   };
 
   private onRename = (e: CustomEvent<{ name: string }>) => {
-    this.controller.rename(saveDisplayName(e.detail.name));
+    const saved = saveDisplayName(e.detail.name);
+    if ('name' in saved) this.controller.rename(saved.name);
+    else this.controller.refuseName(saved.refused);
   };
 }
 

@@ -5,7 +5,7 @@
 
 const NAME_KEY = 'salon.name';
 const TOKEN_KEY = 'salon.token';
-import { MAX_NAME_CHARS } from '../../../src/protocol/names.js';
+import { MAX_NAME_CHARS, cleanName, isReservedName } from '../../../src/protocol/names.js';
 
 function read(key: string): string | null {
   try {
@@ -24,19 +24,43 @@ function write(key: string, value: string | null): void {
   }
 }
 
-/** The saved display name, or a new guest name (saved for next time). */
+/**
+ * `raw` as a name the server takes at `hello` (src/protocol/names.ts), or why not: `reserved`
+ * for a name kept for the assistant and the people running the server, `unusable` for an empty
+ * one or one with invisible characters. Runs of white space become one space and a long name is
+ * cut to MAX_NAME_CHARS (never inside a surrogate pair).
+ */
+export function usableName(raw: string): { name: string } | { refused: 'reserved' | 'unusable' } {
+  const name = cleanName(
+    raw
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, MAX_NAME_CHARS)
+      .replace(/[\uD800-\uDBFF]$/, '')
+      .trim(),
+  );
+  if (name === null) return { refused: 'unusable' };
+  return isReservedName(name) ? { refused: 'reserved' } : { name };
+}
+
+/**
+ * The saved display name, or a new guest name (saved for next time). A saved name the server
+ * would refuse (saved before a rule, or by hand) is replaced too: the page would otherwise send
+ * it at every join and never get in.
+ */
 export function displayName(): string {
-  const saved = read(NAME_KEY)?.trim();
-  if (saved) return saved.slice(0, MAX_NAME_CHARS);
+  const saved = usableName(read(NAME_KEY) ?? '');
+  if ('name' in saved) return saved.name;
   const name = `Guest ${Math.floor(1000 + Math.random() * 9000)}`;
   write(NAME_KEY, name);
   return name;
 }
 
-export function saveDisplayName(name: string): string {
-  const clean = name.replace(/\s+/g, ' ').trim().slice(0, MAX_NAME_CHARS);
-  if (clean) write(NAME_KEY, clean);
-  return clean || displayName();
+/** Saves `name` as the display name if the server would take it; returns usableName's answer. */
+export function saveDisplayName(name: string): ReturnType<typeof usableName> {
+  const usable = usableName(name);
+  if ('name' in usable) write(NAME_KEY, usable.name);
+  return usable;
 }
 
 export function identityToken(): string | undefined {

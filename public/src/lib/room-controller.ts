@@ -165,6 +165,12 @@ export class RoomController implements ReactiveController {
     }
   }
 
+  /** Says why a name was not taken; the member stays in the room under the name they had. */
+  refuseName(why: 'reserved' | 'unusable'): void {
+    this.notice = why === 'reserved' ? noticeFor('ERR_NAME_RESERVED', '') : noticeFor('ERR_NAME_UNUSABLE', '');
+    this.host.requestUpdate();
+  }
+
   reconnectNow(): void {
     this.connection?.reconnectNow();
   }

@@ -1,5 +1,6 @@
 /** Human wording for what the server and the socket report (codes: docs/errors.md, close codes: docs/protocol.md). */
 import { CloseCode } from '../../../src/protocol/close-codes.js';
+import { MAX_NAME_CHARS } from '../../../src/protocol/names.js';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
@@ -18,6 +19,7 @@ const FRIENDLY: Record<string, string> = {
   ERR_ASSISTANT_BUSY: 'The assistant has too many questions queued. Ask again in a moment.',
   ERR_BAD_TOKEN: 'Your saved identity was not accepted; you have joined with a new one.',
   ERR_NAME_RESERVED: 'That name is kept for the assistant and the people running this server. Choose another name.',
+  ERR_NAME_UNUSABLE: `A name needs 1 to ${MAX_NAME_CHARS} visible characters and no invisible ones. Choose another name.`,
 };
 
 /** A notice for an `error` or `warning` frame: our wording when we have one, the server's otherwise. */
