@@ -31,18 +31,23 @@ export function toUnitVectors(raw: unknown, expected: number, where: string): Fl
   const dim = Array.isArray(raw[0]) ? raw[0].length : 0;
   return raw.map((v: unknown) => {
     if (!Array.isArray(v) || v.length !== dim || dim === 0) throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned vectors of differing or zero length`);
-    const out = new Float32Array(dim);
-    let norm = 0;
+    // Scaled by the largest magnitude first, in float64: a finite 1e39 is Infinity as a float32
+    // and 1e200 squared is Infinity as a float64, and either made the whole vector NaN.
+    let max = 0;
     for (let i = 0; i < dim; i++) {
       const x = v[i];
       if (typeof x !== 'number' || !Number.isFinite(x)) throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned a vector with a non-number`);
-      out[i] = x;
+      max = Math.max(max, Math.abs(x));
+    }
+    const out = new Float32Array(dim);
+    if (max === 0) return out;
+    let norm = 0;
+    for (let i = 0; i < dim; i++) {
+      const x = v[i] / max;
       norm += x * x;
     }
-    if (norm > 0) {
-      const inv = 1 / Math.sqrt(norm);
-      for (let i = 0; i < dim; i++) out[i] *= inv;
-    }
+    const length = Math.sqrt(norm);
+    for (let i = 0; i < dim; i++) out[i] = v[i] / max / length;
     return out;
   });
 }

@@ -34,4 +34,17 @@ describe('sseData', () => {
     for await (const d of sseData(split())) out.push(d);
     expect(out).toEqual(['ü']);
   });
+
+  it('joins a line sent one character at a time, and refuses a line or an event past the limit', async () => {
+    const event = 'data: {"piece":"' + 'x'.repeat(500) + '"}\n\n';
+    expect(await all([...event])).toEqual([`{"piece":"${'x'.repeat(500)}"}`]);
+    const limited = async (parts: string[]) => {
+      const out: string[] = [];
+      for await (const d of sseData(bytes(parts), 100)) out.push(d);
+      return out;
+    };
+    await expect(limited(['data: ', 'y'.repeat(120)])).rejects.toMatchObject({ code: 'ERR_AI_BAD_RESPONSE' });
+    await expect(limited(['data: aaaaa\n'.repeat(30)])).rejects.toMatchObject({ code: 'ERR_AI_BAD_RESPONSE' });
+    expect(await limited(['data: a\n\n'.repeat(30)])).toHaveLength(30);
+  });
 });

@@ -38,6 +38,11 @@ export interface FakeBehaviour {
   failWith: 404 | 500 | null;
   /** Destroy the connection after this many streamed pieces. */
   dropAfterChunks: number | null;
+  /**
+   * Answers every request itself, in place of the API (a hostile or broken server: endless lines,
+   * huge or deeply nested bodies, wrong shapes). The request is recorded first as usual.
+   */
+  raw: ((req: RecordedRequest, res: ServerResponse) => Promise<void> | void) | null;
 }
 
 /** Echoes the last user message, so tests can tell which prompt produced a reply. */
@@ -47,7 +52,7 @@ export function echoReply(messages: ChatTurn[]): string {
 }
 
 export function defaultBehaviour(models: string[], dimensions: number): FakeBehaviour {
-  return { models, dimensions, reply: echoReply, chunkChars: 4, firstByteDelayMs: 0, chunkDelayMs: 0, failWith: null, dropAfterChunks: null };
+  return { models, dimensions, reply: echoReply, chunkChars: 4, firstByteDelayMs: 0, chunkDelayMs: 0, failWith: null, dropAfterChunks: null, raw: null };
 }
 
 /** A unit vector derived from sha256(text): same text, same vector. */
@@ -138,7 +143,8 @@ export async function startFake(initial: FakeBehaviour, handle: Handler): Promis
     if (b.firstByteDelayMs > 0) await sleep(b.firstByteDelayMs);
     if (res.destroyed) return;
     try {
-      await handle(recorded, res, b);
+      if (b.raw) await b.raw(recorded, res);
+      else await handle(recorded, res, b);
     } catch (err) {
       if (!res.headersSent) sendJson(res, 500, { error: String(err) });
       else res.destroy();

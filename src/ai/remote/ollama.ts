@@ -5,6 +5,7 @@
  */
 import { Ollama, type Message } from 'ollama';
 import { errors } from '../../errors.js';
+import { AnswerGuard, MAX_STREAM_LINE_BYTES, errorBodyText, readGuarded } from './answer-limits.js';
 import { modelMissing, type ProviderDescription } from './errors-map.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { knownDimensions, toUnitVectors } from '../vectors.js';
@@ -45,21 +46,75 @@ function checkOptions(options: OllamaOptions): void {
 }
 
 /**
- * A client whose every request also carries `signal` (the client only aborts streams itself).
- * Error answers that are not JSON are turned into Ollama's `{error}` shape, because the client
- * console.logs its way through plain-text errors.
+ * A client whose every request also carries `signal` (the client only aborts streams itself), and
+ * whose answers are checked before the client reads them (answer-limits.ts): a whole answer is read
+ * here, within its limits; a streamed one is passed on line by line, each line a JSON object within
+ * its limits (the client skips a line that is not JSON with a console.warn of the whole line).
+ * Error answers are turned into Ollama's `{error}` shape, because the client console.logs its way
+ * through plain-text errors.
  */
-function client(host: string, signal: AbortSignal): Ollama {
+function client(host: string, signal: AbortSignal, streaming = false): Ollama {
   return new Ollama({
     host,
     fetch: async (input, init) => {
       const res = await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
-      if (res.ok || res.headers.get('content-type')?.includes('application/json')) return res;
-      const text = await res.text().catch(() => '');
-      return new Response(JSON.stringify({ error: text.trim() || res.statusText || `HTTP ${res.status}` }), {
-        status: res.status,
-        headers: { 'content-type': 'application/json' },
-      });
+      const where = `Ollama ${new URL(String(input)).pathname}`;
+      const headers = { 'content-type': 'application/json' };
+      if (!res.ok) {
+        const text = res.body ? await errorBodyText(res.body) : '';
+        return new Response(JSON.stringify({ error: errorText(text) || res.statusText || `HTTP ${res.status}` }), { status: res.status, headers });
+      }
+      if (!res.body) return res;
+      if (streaming) return new Response(res.body.pipeThrough(jsonLines(where)), { status: res.status, headers });
+      return new Response((await readGuarded(res.body, new AnswerGuard(where))).toString('utf8'), { status: res.status, headers });
+    },
+  });
+}
+
+/** Ollama's `{error}` message in an error answer, else the answer's text. */
+function errorText(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown };
+    if (typeof parsed?.error === 'string') return parsed.error.trim();
+  } catch {
+    // not JSON: the text itself
+  }
+  return text.trim();
+}
+
+/** Re-frames an NDJSON stream into checked lines, each one JSON object; ERR_AI_BAD_RESPONSE otherwise. */
+function jsonLines(where: string): TransformStream<Uint8Array, Uint8Array> {
+  const guard = new AnswerGuard(where, { maxLineBytes: MAX_STREAM_LINE_BYTES });
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let open: string[] = [];
+  const emit = (line: string, out: TransformStreamDefaultController<Uint8Array>) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new errors.ERR_AI_BAD_RESPONSE(`${where} streamed a line that is not JSON`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new errors.ERR_AI_BAD_RESPONSE(`${where} streamed a line that is not a JSON object`);
+    out.enqueue(encoder.encode(`${line}\n`));
+  };
+  return new TransformStream({
+    transform(chunk, out) {
+      guard.check(chunk);
+      const text = decoder.decode(chunk, { stream: true });
+      let start = 0;
+      let nl: number;
+      while ((nl = text.indexOf('\n', start)) >= 0) {
+        const line = open.join('') + text.slice(start, nl);
+        open = [];
+        start = nl + 1;
+        emit(line, out);
+      }
+      if (start < text.length) open.push(text.slice(start));
+    },
+    flush(out) {
+      emit(open.join('') + decoder.decode(), out);
     },
   });
 }
@@ -101,7 +156,7 @@ export class OllamaEmbedder implements Embedder {
         this.modelName,
         signal,
       );
-      const vectors = toUnitVectors(res.embeddings, input.length, 'Ollama /api/embed');
+      const vectors = toUnitVectors(res?.embeddings, input.length, 'Ollama /api/embed');
       this.learned = vectors[0]?.length ?? this.learned;
       out.push(...vectors);
     }
@@ -141,8 +196,11 @@ export class OllamaChatModel extends RemoteChatModel {
     const reply = this.replyOptions();
     return guardStream(
       async function* (s) {
-        const parts = await client(host, s).chat({ model, messages: toOllamaMessages(messages), stream: true, ...reply });
-        for await (const part of parts) yield part.message?.content ?? '';
+        const parts = await client(host, s, true).chat({ model, messages: toOllamaMessages(messages), stream: true, ...reply });
+        for await (const part of parts) {
+          const content = part.message?.content;
+          yield typeof content === 'string' ? content : '';
+        }
       },
       this.options,
       this.provider,
@@ -159,7 +217,7 @@ export class OllamaChatModel extends RemoteChatModel {
       this.modelName,
       signal,
     );
-    if (typeof res.message?.content !== 'string') throw new errors.ERR_AI_BAD_RESPONSE('Ollama /api/chat gave no message');
+    if (typeof res?.message?.content !== 'string') throw new errors.ERR_AI_BAD_RESPONSE('Ollama /api/chat gave no message');
     return res.message.content;
   }
 }

@@ -9,6 +9,7 @@ import { errors } from '../../errors.js';
 import { HttpStatusError, modelMissing, scrub, type ProviderDescription } from './errors-map.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { sseData } from './sse.js';
+import { AnswerGuard, MAX_STREAM_LINE_BYTES, errorBodyText, guarded, nestsTooDeep, parseAnswer, readGuarded } from './answer-limits.js';
 import { knownDimensions, toUnitVectors } from '../vectors.js';
 import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
 import { required, wholeNumber } from '../../options.js';
@@ -78,7 +79,7 @@ class OpenAIClient {
       dispatcher: this.options.dispatcher,
     });
     if (res.statusCode >= 200 && res.statusCode < 300) return res.body;
-    const text = await res.body.text().catch(() => '');
+    const text = await errorBodyText(res.body);
     let message = text;
     try {
       const parsed = JSON.parse(text) as { error?: { message?: string } | string };
@@ -91,12 +92,7 @@ class OpenAIClient {
 
   async json<T>(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown): Promise<T> {
     const stream = await this.send(method, path, signal, body);
-    try {
-      return (await stream.json()) as T;
-    } catch (err) {
-      if (signal.aborted) throw err;
-      throw new errors.ERR_AI_BAD_RESPONSE(`${path} did not answer JSON`);
-    }
+    return parseAnswer<T>(await readGuarded(stream, new AnswerGuard(`${method} ${path}`)), path);
   }
 }
 
@@ -133,9 +129,10 @@ export class OpenAIEmbedder implements Embedder {
         this.modelName,
         signal,
       );
-      const rows = Array.isArray(res.data) ? [...res.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) : undefined;
+      const order = (row: { index?: unknown } | null) => (typeof row?.index === 'number' ? row.index : 0);
+      const rows = Array.isArray(res?.data) ? [...res.data].sort((a, b) => order(a) - order(b)) : undefined;
       const vectors = toUnitVectors(
-        rows?.map((r) => r.embedding),
+        rows?.map((r) => r?.embedding),
         input.length,
         'POST /embeddings',
       );
@@ -175,18 +172,23 @@ export class OpenAIChatModel extends RemoteChatModel {
     return guardStream(
       async function* (s) {
         const body = await client.send('POST', '/chat/completions', s, { model, messages, stream: true, ...reply }, true);
-        for await (const data of sseData(body)) {
+        const guard = new AnswerGuard('POST /chat/completions', { maxLineBytes: MAX_STREAM_LINE_BYTES });
+        for await (const data of sseData(guarded(body, guard))) {
+          // An event's data lines join into one payload: each line's nesting was checked, not their sum.
+          if (nestsTooDeep(data)) throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk nested too deep');
           let chunk: CompletionChunk;
           try {
             chunk = JSON.parse(data) as CompletionChunk;
           } catch {
             throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk was not JSON');
           }
+          if (!chunk || typeof chunk !== 'object') throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk was not a JSON object');
           if (chunk.error)
             throw new errors.ERR_AI_BAD_RESPONSE(
               scrub(typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? 'error'), client.provider.secrets),
             );
-          yield chunk.choices?.[0]?.delta?.content ?? '';
+          const content = Array.isArray(chunk.choices) ? chunk.choices[0]?.delta?.content : undefined;
+          yield typeof content === 'string' ? content : '';
         }
       },
       client.options,
@@ -204,7 +206,7 @@ export class OpenAIChatModel extends RemoteChatModel {
       this.model,
       signal,
     );
-    const content = res.choices?.[0]?.message?.content;
+    const content = Array.isArray(res?.choices) ? res.choices[0]?.message?.content : undefined;
     if (typeof content !== 'string') throw new errors.ERR_AI_BAD_RESPONSE('POST /chat/completions gave no message');
     return content;
   }
