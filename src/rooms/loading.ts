@@ -13,6 +13,14 @@ export async function loadRoom(store: Store, resolve: RoomResolver, room: Room, 
   return 'ok';
 }
 
+/**
+ * Messages a replay reads from the store in its first page; each further page is twice as long.
+ * A welcome keeps at most `maxBytes` (256 KiB) of history, about 20 messages of 4,000 characters:
+ * reading all `limit` (500) missed messages first, as a replay used to, read 4-6 MB to keep
+ * 256 KiB of it (20-65 ms on the event loop, inside the room's queue, per `hello {lastSeq}`).
+ */
+const REPLAY_FIRST_PAGE = 32;
+
 /** Messages in both lists once, by seq, oldest first. */
 function mergeBySeq(a: Message[], b: Message[]): Message[] {
   const bySeq = new Map<number, Message>();
@@ -37,21 +45,51 @@ export async function replayHistory(
   limit: number,
   maxBytes = Infinity,
 ): Promise<{ history: Message[]; truncated: boolean }> {
-  const replay = await missedMessages(store, room, lastSeq, limit);
+  const replay = await missedMessages(store, room, lastSeq, limit, maxBytes);
   const history = newestWithin(replay.history, maxBytes);
   return { history, truncated: replay.truncated || history.length < replay.history.length };
 }
 
-async function missedMessages(store: Store, room: Room, lastSeq: number | undefined, limit: number): Promise<{ history: Message[]; truncated: boolean }> {
+async function missedMessages(
+  store: Store,
+  room: Room,
+  lastSeq: number | undefined,
+  limit: number,
+  maxBytes: number,
+): Promise<{ history: Message[]; truncated: boolean }> {
   const memory = room.recent();
   if (lastSeq === undefined || lastSeq > room.seq) return { history: memory, truncated: false };
   if (lastSeq >= room.oldestSeq() - 1 || lastSeq === room.seq) {
     return { history: memory.filter((m) => m.seq > lastSeq), truncated: false };
   }
-  const missed = room.seq - lastSeq;
-  const stored = missed > limit ? await store.recentMessages(room.id, limit) : await store.messagesAfter(room.id, lastSeq, limit);
+  const stored = await newestAfter(store, room.id, lastSeq, limit, maxBytes);
   const merged = mergeBySeq(stored, memory).filter((m) => m.seq > lastSeq);
-  return missed > limit ? { history: merged.slice(-limit), truncated: true } : { history: merged, truncated: false };
+  return room.seq - lastSeq > limit ? { history: merged.slice(-limit), truncated: true } : { history: merged, truncated: false };
+}
+
+/**
+ * The newest stored messages with seq > `afterSeq`, at most `limit`, oldest first, read a page at
+ * a time from the newest back until `maxBytes` of JSON are held: what the welcome can carry.
+ */
+async function newestAfter(store: Store, roomId: string, afterSeq: number, limit: number, maxBytes: number): Promise<Message[]> {
+  const pages: Message[][] = [];
+  let held = 0;
+  let bytes = 0;
+  let before = Number.MAX_SAFE_INTEGER;
+  for (let size = REPLAY_FIRST_PAGE; held < limit && bytes <= maxBytes; size *= 2) {
+    const want = Math.min(size, limit - held);
+    const page = await store.messagesBefore(roomId, before, want);
+    let from = page.length;
+    while (from > 0 && page[from - 1].seq > afterSeq && bytes <= maxBytes) {
+      bytes += Buffer.byteLength(JSON.stringify(page[from - 1])) + 1;
+      from--;
+    }
+    pages.unshift(page.slice(from));
+    held += page.length - from;
+    if (from > 0 || page.length < want) break;
+    before = page[0].seq;
+  }
+  return pages.flat();
 }
 
 /** The newest messages (oldest first) whose JSON together stays within `maxBytes`. */

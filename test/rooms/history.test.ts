@@ -54,6 +54,35 @@ describe('bounded replay', () => {
     expect(all).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
   });
 
+  it('reads from the store about what the welcome can carry, not every missed message', async () => {
+    const { app } = await roomWith(600);
+    const url = await listen(app);
+    await (await connect(url())).hello('Here');
+    // Every message the store hands out from now on is counted.
+    const store = app.salon.store as unknown as Record<string, (...args: unknown[]) => Promise<unknown[]>>;
+    const names = ['messagesBefore', 'messagesAfter', 'recentMessages'];
+    let read = 0;
+    for (const name of names) {
+      const original = store[name];
+      store[name] = async (...args) => {
+        const out = await original.apply(store, args);
+        read += out.length;
+        return out;
+      };
+    }
+    try {
+      const welcome = await (await connect(url())).hello('Back', { lastSeq: 1 });
+      expect(welcome.truncated).toBe(true);
+      const seqs: number[] = welcome.history.map((m: { seq: number }) => m.seq);
+      expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => 601 - seqs.length + i));
+      // 22 messages of ~11.7 KB fit in 256 KiB; the replay read all 500 it could replay (5.9 MB).
+      expect(read).toBeGreaterThanOrEqual(seqs.length);
+      expect(read).toBeLessThanOrEqual(2 * seqs.length + 32);
+    } finally {
+      for (const name of names) delete store[name];
+    }
+  });
+
   it('gives small replays whole', async () => {
     const { app } = await roomWith(5);
     const url = await listen(app);
