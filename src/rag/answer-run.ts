@@ -9,12 +9,20 @@ import type { AssistantStage, Author, Message, ServerMessage } from '../protocol
 import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
 import { DeltaBatcher } from './delta-batcher.js';
+import { safeCut } from '../content/text.js';
 import { since, type RagPipeline } from './pipeline.js';
 import type { RoomView } from './types.js';
 import type { Logger } from '../logger.js';
 
 /** What an answer says when nothing it found is relevant enough (no model is called). */
 export const ABSTAIN_TEXT = 'I could not find this in the sources of this room or in the discussion, so I cannot answer it.';
+
+/**
+ * Longest answer kept: the rest of a longer stream is not read. A model server that ignores
+ * AI_MAX_ANSWER_TOKENS (or a model caught in a loop) could otherwise stream until the timeout,
+ * each piece broadcast, and the whole stored and sent to every member as one message.
+ */
+export const ANSWER_MAX_CHARS = 64_000;
 
 /** The assistant's author on every answer. */
 export const ASSISTANT_AUTHOR: Author = { id: 'assistant', name: 'Salon AI', kind: 'assistant' };
@@ -67,8 +75,15 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
       for (;;) {
         const next = await Promise.race([pieces.next(), stop.promise]);
         if (next.done) break;
-        full += next.value;
-        batcher.push(next.value);
+        const room = ANSWER_MAX_CHARS - full.length;
+        const piece = next.value.length > room ? next.value.slice(0, safeCut(next.value, room)) : next.value;
+        full += piece;
+        batcher.push(piece);
+        if (full.length >= ANSWER_MAX_CHARS) {
+          deps.log.warn({ roomId: request.roomId, answerId: pending.id, chars: full.length }, 'answer cut at its longest; the model was stopped');
+          void pieces.return?.()?.catch(() => {});
+          break;
+        }
       }
     } finally {
       stop.dispose();

@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { SalonError } from '../../src/errors.js';
 import { SalonAssistant, type AssistantOptions } from '../../src/rag/assistant.js';
+import { ANSWER_MAX_CHARS } from '../../src/rag/answer-run.js';
+import type { ChatMessage } from '../../src/ai/types.js';
 import type { AskRequest } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
@@ -237,6 +239,37 @@ describe('failures', () => {
     const hang = new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting'));
     await expect(Promise.race([a.ask(await request()).done, hang])).rejects.toMatchObject({ code: 'ERR_AI_TIMEOUT' });
     expect(outlet.ofType('error')[0]).toMatchObject({ code: 'ERR_AI_TIMEOUT' });
+  });
+
+  it('keeps at most ANSWER_MAX_CHARS of a model that never stops, and stops it there', async () => {
+    let stopped = false;
+    let streamed = 0;
+    class EndlessChat extends ScriptedChat {
+      override async *stream(_messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+        try {
+          for (;;) {
+            await new Promise((r) => setImmediate(r));
+            signal?.throwIfAborted();
+            streamed++;
+            yield 'é'.repeat(999) + ' ';
+          }
+        } finally {
+          stopped = true;
+        }
+      }
+    }
+    const a = make(new EndlessChat(), { answerTimeoutMs: 20_000 });
+    const { message } = await a.ask(await request()).done;
+    expect(message.text.length).toBeLessThanOrEqual(ANSWER_MAX_CHARS);
+    expect(message.text.length).toBeGreaterThan(ANSWER_MAX_CHARS - 1000);
+    expect(stopped).toBe(true);
+    expect(streamed).toBe(Math.ceil(ANSWER_MAX_CHARS / 1000));
+    const sent = outlet
+      .ofType('assistant.delta')
+      .map((d) => d.text)
+      .join('');
+    expect(sent.trim()).toBe(message.text);
+    expect((await store.recentMessages('news_1', 5)).at(-1)?.text).toBe(message.text);
   });
 
   it('reports an unknown room as ERR_ROOM_NOT_FOUND', async () => {
