@@ -29,6 +29,13 @@ export type PresenceChange = { joined?: Member; left?: Member };
 
 const nameKey = sameNameKey;
 
+/**
+ * Names whose last suffix is remembered, at most (the least recently given goes first). A hint is
+ * only a place to start looking, and members choose the names: kept for every name ever asked
+ * for twice, a room kept alive could be made to remember a name per hello, for as long as it lived.
+ */
+export const MAX_SUFFIX_HINTS = 1_000;
+
 export class RoomMembers {
   private readonly local = new Map<string, MemberEntry>();
   private readonly names = new Map<string, string>();
@@ -36,7 +43,7 @@ export class RoomMembers {
   private remote = new Map<string, RemoteMember>();
   /** Their names' keys → userId. */
   private remoteNames = new Map<string, string>();
-  /** Name key → the suffix last given to a member asking for that name (uniqueName). */
+  /** Name key → the suffix last given to a member asking for that name (uniqueName); least recently given first. */
   private readonly suffixes = new Map<string, number>();
   /** The latest `since` given here: each join gets a later one, so this node's order is never a tie. */
   private lastSince = 0;
@@ -51,6 +58,11 @@ export class RoomMembers {
     let n = this.local.size;
     for (const id of this.remote.keys()) if (!this.local.has(id)) n++;
     return n;
+  }
+
+  /** Names whose last suffix is remembered (tests). */
+  get suffixHints(): number {
+    return this.suffixes.size;
   }
 
   get(userId: string): MemberEntry | undefined {
@@ -142,7 +154,9 @@ export class RoomMembers {
     // members called Ana, trying every suffix again made each join cost as much as all before it.
     let n = Math.max(2, this.suffixes.get(key) ?? 2);
     while (taken(nameKey(`${name} (${n})`))) n++;
+    this.suffixes.delete(key);
     this.suffixes.set(key, n);
+    if (this.suffixes.size > MAX_SUFFIX_HINTS) this.suffixes.delete(this.suffixes.keys().next().value!);
     return `${name} (${n})`;
   }
 }

@@ -1,6 +1,6 @@
 /** Members across nodes (RoomMembers) and the seqs a room already delivered (SeqWindow). */
 import { describe, expect, it } from 'vitest';
-import { RoomMembers } from '../../src/rooms/room-members.js';
+import { MAX_SUFFIX_HINTS, RoomMembers } from '../../src/rooms/room-members.js';
 import { SeqWindow } from '../../src/rooms/seq-window.js';
 
 const entry = (id: string, name: string, since: number, node = 'other') => ({ node, id, name, since });
@@ -71,6 +71,24 @@ describe('RoomMembers', () => {
     // Suffixes go on from the last one given; one freed by a leave below it is not looked for again.
     m.leave('u1');
     expect(m.join('u_new', 'Ana', 5000).member.name).toBe('Ana (3001)');
+  });
+
+  it('remembers suffixes for a bounded number of names, however many names members take in turn', () => {
+    const m = new RoomMembers();
+    // Two members keep taking one new name after the other (a hello each: any client can).
+    for (let i = 0; i < 3 * MAX_SUFFIX_HINTS; i++) {
+      m.join('u_a', `Name ${i}`, i);
+      expect(m.join('u_b', `Name ${i}`, i).member.name).toBe(`Name ${i} (2)`);
+    }
+    expect(m.suffixHints).toBe(MAX_SUFFIX_HINTS);
+    // Names still come out apart, whether their hint is kept or was let go.
+    const last = `Name ${3 * MAX_SUFFIX_HINTS - 1}`;
+    for (const name of ['Name 0', last]) {
+      const given = ['u_c', 'u_d', 'u_e'].map((id) => m.join(id, name, 0).member.name);
+      expect(new Set([...given, last, `${last} (2)`]).size).toBe(5);
+      for (const id of ['u_c', 'u_d', 'u_e']) m.leave(id);
+    }
+    expect(m.suffixHints).toBe(MAX_SUFFIX_HINTS);
   });
 
   it('never gives two joins here the same time, and orders equal times on two nodes by id alike everywhere', () => {
