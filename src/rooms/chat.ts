@@ -109,7 +109,7 @@ export class Chat {
     const threadId = await this.thread(room, requestedThread);
     const handler = command.name === 'help' ? undefined : this.host.commands.get(command.name);
     const reply = handler
-      ? await handler.run({ roomId: room.id, threadId, user: member, args: command.args })
+      ? await handler.run({ roomId: room.id, threadId, user: member, address: session.address, args: command.args })
       : this.host.commands.help(command.name === 'help' ? undefined : command.name);
     const message: Message = {
       id: `sys_${randomUUID()}`,

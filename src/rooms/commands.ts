@@ -10,6 +10,8 @@ export interface CommandContext {
   roomId: string;
   threadId: string;
   user: Member;
+  /** The sender's address key (src/rooms/address.ts): what per-address limits count. */
+  address: string;
   /** Everything after the command name, trimmed. */
   args: string;
 }

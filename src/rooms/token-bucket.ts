@@ -20,6 +20,12 @@ export class TokenBucket {
     return true;
   }
 
+  /** Whether a token is there to take at `now` (none is taken). */
+  has(now: number): boolean {
+    this.refill(now);
+    return this.tokens >= 1;
+  }
+
   /** Whether the bucket has refilled completely by `now` (it then holds no state worth keeping). */
   full(now: number): boolean {
     this.refill(now);

@@ -1,30 +1,76 @@
-/** Members' thread changes from a room: one at a time per room, a budget per member. */
+/** Members' thread changes from a room: one at a time per room, a few at a time per node, a budget per member and per address. */
 import { describe, expect, it } from 'vitest';
-import { MEMBER_THREAD_CHANGES_PER_MINUTE, ThreadChangeGate } from '../../src/memory/threads/change-gate.js';
+import {
+  ADDRESS_THREAD_CHANGES_PER_MINUTE,
+  MAX_CHANGES_AT_ONCE,
+  MEMBER_THREAD_CHANGES_PER_MINUTE,
+  ThreadChangeGate,
+} from '../../src/memory/threads/change-gate.js';
+
+/** A member on an address of their own unless told otherwise. */
+const who = (userId: string, address = `addr_${userId}`) => ({ userId, address });
+
+/** A change that runs until `finish` is called. */
+function pending(): { change: () => Promise<string>; finish: () => void } {
+  let finish!: () => void;
+  const done = new Promise<string>((resolve) => (finish = () => resolve('done')));
+  return { change: () => done, finish: () => finish() };
+}
 
 describe('ThreadChangeGate', () => {
   it('refuses a second change in a room while one runs, not in another room, and again once it is done', async () => {
     const gate = new ThreadChangeGate(() => 0);
-    let finish!: () => void;
-    const first = gate.run('news_1', 'u_ann', () => new Promise<string>((resolve) => (finish = () => resolve('done'))));
-    await expect(gate.run('news_1', 'u_bob', async () => 'second')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
-    expect(await gate.run('news_2', 'u_bob', async () => 'elsewhere')).toBe('elsewhere');
-    finish();
+    const slow = pending();
+    const first = gate.run('news_1', who('u_ann'), slow.change);
+    await expect(gate.run('news_1', who('u_bob'), async () => 'second')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
+    expect(await gate.run('news_2', who('u_bob'), async () => 'elsewhere')).toBe('elsewhere');
+    slow.finish();
     expect(await first).toBe('done');
-    expect(await gate.run('news_1', 'u_bob', async () => 'after')).toBe('after');
+    expect(await gate.run('news_1', who('u_bob'), async () => 'after')).toBe('after');
     // A change that fails frees its room too.
-    await expect(gate.run('news_1', 'u_bob', async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
-    expect(await gate.run('news_1', 'u_bob', async () => 'again')).toBe('again');
+    await expect(gate.run('news_1', who('u_bob'), async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(await gate.run('news_1', who('u_bob'), async () => 'again')).toBe('again');
+  });
+
+  it('runs at most a few changes at once over all rooms (one fusion in every room cost seconds of CPU each)', async () => {
+    const gate = new ThreadChangeGate(() => 0);
+    const slow = Array.from({ length: MAX_CHANGES_AT_ONCE }, () => pending());
+    const running = slow.map((s, i) => gate.run(`news_${i}`, who(`u_${i}`), s.change));
+    await expect(gate.run('news_other', who('u_other'), async () => 'one more')).rejects.toMatchObject({
+      code: 'ERR_RATE_LIMITED',
+      message: expect.stringMatching(/other rooms/),
+    });
+    slow[0].finish();
+    await running[0];
+    expect(await gate.run('news_other', who('u_other'), async () => 'now')).toBe('now');
+    // The refusal spent no budget: u_other could still make all its changes.
+    for (const s of slow.slice(1)) s.finish();
+    await Promise.all(running);
+    for (let i = 1; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) await gate.run(`news_${i}`, who('u_other'), async () => i);
   });
 
   it('gives each member a budget of changes a minute, refilled as time passes', async () => {
     let now = 0;
     const gate = new ThreadChangeGate(() => now);
-    for (let i = 0; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) await gate.run(`news_${i}`, 'u_ann', async () => i);
-    await expect(gate.run('news_x', 'u_ann', async () => 'more')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
-    expect(await gate.run('news_x', 'u_bob', async () => 'bob')).toBe('bob');
+    for (let i = 0; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) await gate.run(`news_${i}`, who('u_ann'), async () => i);
+    await expect(gate.run('news_x', who('u_ann'), async () => 'more')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
+    expect(await gate.run('news_x', who('u_bob'), async () => 'bob')).toBe('bob');
     now += 60_000 / MEMBER_THREAD_CHANGES_PER_MINUTE;
-    expect(await gate.run('news_x', 'u_ann', async () => 'later')).toBe('later');
-    await expect(gate.run('news_x', 'u_ann', async () => 'too soon')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
+    expect(await gate.run('news_x', who('u_ann'), async () => 'later')).toBe('later');
+    await expect(gate.run('news_x', who('u_ann'), async () => 'too soon')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
+  });
+
+  it('gives each address one budget, however many identities its members take', async () => {
+    let now = 0;
+    const gate = new ThreadChangeGate(() => now);
+    // A fresh identity per change: every member's own budget is full.
+    for (let i = 0; i < ADDRESS_THREAD_CHANGES_PER_MINUTE; i++) await gate.run(`news_${i}`, who(`u_${i}`, '203.0.113.7'), async () => i);
+    await expect(gate.run('news_x', who('u_fresh', '203.0.113.7'), async () => 'more')).rejects.toMatchObject({
+      code: 'ERR_RATE_LIMITED',
+      message: expect.stringMatching(/one address/),
+    });
+    expect(await gate.run('news_x', who('u_fresh', '198.51.100.1'), async () => 'elsewhere')).toBe('elsewhere');
+    now += 60_000 / ADDRESS_THREAD_CHANGES_PER_MINUTE;
+    expect(await gate.run('news_x', who('u_fresh2', '203.0.113.7'), async () => 'later')).toBe('later');
   });
 });

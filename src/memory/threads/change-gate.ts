@@ -2,36 +2,74 @@
  * How often members may change a room's threads from the room (THREAD_OPS=members). A fusion
  * costs seconds of CPU and a split or a merge reads and rewrites thousands of rows: without a
  * bound, one member repeating them would keep a node's core busy. So a room runs one change at a
- * time (another asked meanwhile is refused, not queued), and each member has a budget of
- * MEMBER_THREAD_CHANGES_PER_MINUTE. Per node: with several nodes each has its own gate, which
- * bounds what one member's socket can make its node do. The admin's HTTP API is not gated.
+ * time (another asked meanwhile is refused, not queued), the node runs at most
+ * MAX_CHANGES_AT_ONCE over all its rooms, each member has a budget of
+ * MEMBER_THREAD_CHANGES_PER_MINUTE and each client address one of
+ * ADDRESS_THREAD_CHANGES_PER_MINUTE (an address may take 30 new identities a minute, each with a
+ * member's budget). Per node: with several nodes each has its own gate, which bounds what one
+ * member's socket can make its node do. The admin's HTTP API is not gated.
  */
 import { errors } from '../../errors.js';
 import { TokenBucket } from '../../rooms/token-bucket.js';
 
 /** Thread changes one member may make at once, and then per minute. */
 export const MEMBER_THREAD_CHANGES_PER_MINUTE = 10;
-/** Members' budgets kept before the full ones (nothing to remember) are dropped. */
+/** Thread changes the members on one client address (IPv6: its /64) may make at once, and then per minute. */
+export const ADDRESS_THREAD_CHANGES_PER_MINUTE = 20;
+/**
+ * Members' thread changes one node runs at once over all its rooms: one at a time per room left
+ * a fusion running in every room someone chose, several seconds of CPU each.
+ */
+export const MAX_CHANGES_AT_ONCE = 2;
+/** Budgets kept (per kind) before the full ones (nothing to remember) are dropped. */
 const MAX_BUDGETS = 10_000;
+
+/** Who asks for a change: the member and the address key of their socket. */
+export interface ChangeActor {
+  userId: string;
+  address: string;
+}
+
+/** Token buckets by key, forgetting full ones once there are many. */
+class Budgets {
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(private readonly perMinute: number) {}
+
+  /** The bucket of `key`, made full when it is new. */
+  of(key: string, now: number): TokenBucket {
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      if (this.buckets.size >= MAX_BUDGETS) for (const [k, b] of this.buckets) if (b.full(now)) this.buckets.delete(k);
+      bucket = new TokenBucket(this.perMinute / 60, this.perMinute, now);
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+}
 
 export class ThreadChangeGate {
   /** Rooms with a change under way. */
   private readonly busy = new Set<string>();
-  private readonly budgets = new Map<string, TokenBucket>();
+  private readonly members = new Budgets(MEMBER_THREAD_CHANGES_PER_MINUTE);
+  private readonly addresses = new Budgets(ADDRESS_THREAD_CHANGES_PER_MINUTE);
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Runs `change` for `userId` in `roomId`, or refuses with ERR_RATE_LIMITED. */
-  async run<T>(roomId: string, userId: string, change: () => Promise<T>): Promise<T> {
+  /** Runs `change` for `actor` in `roomId`, or refuses with ERR_RATE_LIMITED. */
+  async run<T>(roomId: string, actor: ChangeActor, change: () => Promise<T>): Promise<T> {
     if (this.busy.has(roomId)) throw new errors.ERR_RATE_LIMITED('another thread change is under way in this room; try again once it is done');
+    if (this.busy.size >= MAX_CHANGES_AT_ONCE)
+      throw new errors.ERR_RATE_LIMITED('the server is busy with thread changes in other rooms; try again in a moment');
     const now = this.now();
-    let budget = this.budgets.get(userId);
-    if (!budget) {
-      if (this.budgets.size >= MAX_BUDGETS) for (const [id, b] of this.budgets) if (b.full(now)) this.budgets.delete(id);
-      budget = new TokenBucket(MEMBER_THREAD_CHANGES_PER_MINUTE / 60, MEMBER_THREAD_CHANGES_PER_MINUTE, now);
-      this.budgets.set(userId, budget);
-    }
-    if (!budget.take(now)) throw new errors.ERR_RATE_LIMITED(`a member may change threads ${MEMBER_THREAD_CHANGES_PER_MINUTE} times a minute`);
+    const member = this.members.of(actor.userId, now);
+    const address = this.addresses.of(actor.address, now);
+    // A refusal spends neither budget.
+    if (!member.has(now)) throw new errors.ERR_RATE_LIMITED(`a member may change threads ${MEMBER_THREAD_CHANGES_PER_MINUTE} times a minute`);
+    if (!address.has(now))
+      throw new errors.ERR_RATE_LIMITED(`the members on one address may change threads ${ADDRESS_THREAD_CHANGES_PER_MINUTE} times a minute`);
+    member.take(now);
+    address.take(now);
     this.busy.add(roomId);
     try {
       return await change();

@@ -74,11 +74,11 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       name: 'thread',
       usage: '/thread new <title>',
       summary: 'start a new thread in this room',
-      async run({ roomId, args, user }) {
+      async run({ roomId, args, user, address }) {
         const m = /^new\s+([\s\S]+)$/i.exec(args);
         if (!m) throw new errors.ERR_BAD_MESSAGE('use /thread new <title>');
         mayChange();
-        const t = await gate.run(roomId, user.id, () => threads.create(roomId, m[1], actorOf(user)));
+        const t = await gate.run(roomId, { userId: user.id, address }, () => threads.create(roomId, m[1], actorOf(user)));
         return `Started thread “${t.title}” (${t.id}).`;
       },
     },
@@ -86,12 +86,12 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       name: 'merge',
       usage: '/merge <survivorId> <absorbedId>',
       summary: 'the first thread absorbs the second (which is archived)',
-      async run({ roomId, args, user }) {
+      async run({ roomId, args, user, address }) {
         const [survivor, absorbed] = args.split(/\s+/);
         mayChange();
         await inRoom(roomId, survivor);
         await inRoom(roomId, absorbed);
-        const t = await gate.run(roomId, user.id, () => threads.merge(survivor, absorbed, actorOf(user)));
+        const t = await gate.run(roomId, { userId: user.id, address }, () => threads.merge(survivor, absorbed, actorOf(user)));
         return `Merged ${absorbed} into “${t.title}” (${t.id}).`;
       },
     },
@@ -99,13 +99,13 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       name: 'fuse',
       usage: '/fuse <threadA> <threadB> [threshold]',
       summary: 'a new thread whose memory fuses both threads’ memories (no messages copied)',
-      async run({ roomId, args, user }) {
+      async run({ roomId, args, user, address }) {
         const [a, b, threshold] = args.split(/\s+/);
         mayChange();
         await inRoom(roomId, a);
         await inRoom(roomId, b);
         const value = threshold === undefined ? undefined : Number(threshold);
-        const r = await gate.run(roomId, user.id, () => threads.fuse([a, b], actorOf(user), value));
+        const r = await gate.run(roomId, { userId: user.id, address }, () => threads.fuse([a, b], actorOf(user), value));
         return `Fused into “${r.thread.title}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` Smart fusion failed (${r.fallback}); the memories were joined as they are.` : ''}`;
       },
     },
@@ -113,7 +113,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       name: 'split',
       usage: '/split <threadId> [confirm titles=A,B msgs_0=m1,m2 msgs_1=m3 lock=compaction]',
       summary: 'list a thread’s messages, then split some of them off into new threads',
-      async run({ roomId, args, user }) {
+      async run({ roomId, args, user, address }) {
         const [id, word, ...rest] = args.split(/\s+/);
         if (word && word.toLowerCase() !== 'confirm')
           throw new errors.ERR_BAD_MESSAGE('use /split <threadId>, then /split <threadId> confirm titles=… msgs_0=… …');
@@ -125,7 +125,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
           const { messages, total } = await threads.splitListing(thread.id, LISTED);
           return listing(thread, messages, total);
         }
-        const r = await gate.run(roomId, user.id, async () => {
+        const r = await gate.run(roomId, { userId: user.id, address }, async () => {
           const { parts, lock } = resolveSplit(spec, (await threads.splitListing(thread.id)).messages);
           return threads.split(thread.id, parts, lock, actorOf(user));
         });
@@ -136,10 +136,10 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       name: 'unlock',
       usage: '/unlock <threadId>',
       summary: 'release a split thread’s lock',
-      async run({ roomId, args, user }) {
+      async run({ roomId, args, user, address }) {
         mayChange();
         const t = await inRoom(roomId, args.split(/\s+/)[0]);
-        await gate.run(roomId, user.id, () => threads.unlock(t.id, actorOf(user)));
+        await gate.run(roomId, { userId: user.id, address }, () => threads.unlock(t.id, actorOf(user)));
         return `Unlocked “${t.title}” (${t.id}).`;
       },
     },
