@@ -33,11 +33,19 @@ export function rerankPrompt(query: string, snippets: string[], nonce = newNonce
   return { system, user: `Question:\n${fence(query.replace(/\s+/g, ' ').trim(), nonce)}\n\n${listed}\n\nMost relevant snippet numbers:` };
 }
 
-/** Drops reasoning blocks and list enumerators (`1. Snippet 4` counts as 4, not 1 and 4). */
+/**
+ * Drops reasoning blocks and list enumerators (`1. Snippet 4` counts as 4, not 1 and 4). The
+ * enumerator and the digit after it are looked for apart: as one pattern (`\s+\D*\d`, spaces
+ * match both) a line of spaces without a digit took quadratic time, 2.2 s for 40,000 of them.
+ */
 function cleanReply(reply: string): string {
   return withoutReasoning(reply, ' ')
     .split('\n')
-    .map((line) => (/^\s*\d+[.)]\s+\D*\d/.test(line) ? line.replace(/^\s*\d+[.)]\s+/, '') : line))
+    .map((line) => {
+      const enumerator = /^\s*\d+[.)]\s+/.exec(line);
+      const rest = enumerator ? line.slice(enumerator[0].length) : '';
+      return enumerator && /\d/.test(rest) ? rest : line;
+    })
     .join('\n');
 }
 

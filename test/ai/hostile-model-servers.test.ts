@@ -7,6 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SUMMARY_MAX_CHARS } from '../../src/ai/remote/remote-chat.js';
 import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES, MAX_STREAM_LINE_BYTES } from '../../src/ai/remote/answer-limits.js';
 import { toUnitVectors } from '../../src/ai/vectors.js';
 import type { FakeServer } from '../fakes/common.js';
@@ -96,6 +97,11 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
     const err = await rejection(c.embedder(base, PATIENT).embed(['x']));
     expect(err.code).toBe('ERR_AI_UNAVAILABLE');
     expect(err.message).toContain('HTTP 500');
+  });
+
+  it('keeps at most SUMMARY_MAX_CHARS of a summary, however long the reply', async () => {
+    fake = await c.start({ reply: 'word '.repeat(100_000) });
+    expect((await c.chat(c.base(fake.url), PATIENT).summarize('some text')).length).toBeLessThanOrEqual(SUMMARY_MAX_CHARS);
   });
 
   it('gives a typed error for answers of the wrong shape', async () => {

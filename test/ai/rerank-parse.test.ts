@@ -22,6 +22,11 @@ describe('parseRerankReply', () => {
   it.each(table)('%j with %i snippets → %j', (reply, count, expected) => {
     expect(parseRerankReply(reply, count)).toEqual(expected);
   });
+
+  it('reads a reply of an enumerator and 300,000 spaces in linear time (quadratic: minutes of the event loop)', () => {
+    expect(parseRerankReply(`1.${' '.repeat(300_000)}x`, 7)).toEqual([0, 1, 2]);
+    expect(parseRerankReply(`2.${' '.repeat(300_000)}Snippet 4`, 7)).toEqual([3, 0, 1]);
+  });
 });
 
 describe('rerank helpers', () => {

@@ -9,9 +9,12 @@ import { describeFailure, type ProviderDescription } from './errors-map.js';
 import { parseRerankReply, rerankFallback, rerankPrompt } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel } from '../types.js';
 import { positiveNumber, wholeNumber } from '../../options.js';
+import { clip } from '../../text.js';
 
 /** Longest text handed to `summarize`; the rest is cut so the prompt fits small context windows. */
 export const SUMMARY_INPUT_MAX_CHARS = 12_000;
+/** Longest summary kept (asked for 80 words): a server may answer anything up to its size limit. */
+export const SUMMARY_MAX_CHARS = 2_000;
 const SUMMARY_SYSTEM = 'Summarise the text in at most three sentences and 80 words. Use only facts from the text. Reply with the summary only.';
 
 /**
@@ -126,6 +129,6 @@ export abstract class RemoteChatModel implements ChatModel {
       ],
       signal,
     );
-    return withoutReasoning(reply).trim();
+    return clip(withoutReasoning(reply).trim(), SUMMARY_MAX_CHARS);
   }
 }
