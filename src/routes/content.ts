@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors, SalonError } from '../errors.js';
-import { summarizeItem, validateItem, withDerivedId } from '../content/items.js';
+import { validateItem, withDerivedId } from '../content/items.js';
 import { CONTENT_KINDS, type ContentKind } from '../content/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
@@ -55,8 +55,7 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
     async (request) => {
       const { kind, category, cursor } = request.query;
       if (kind && !CONTENT_KINDS.includes(kind)) throw new errors.ERR_BAD_REQUEST(`kind must be one of ${CONTENT_KINDS.join(', ')}`);
-      const page = await store.listItems({ kind, category, cursor, limit: request.query.limit ?? DEFAULT_PAGE });
-      return { items: page.items.map(summarizeItem), nextCursor: page.nextCursor };
+      return store.listItemSummaries({ kind, category, cursor, limit: request.query.limit ?? DEFAULT_PAGE });
     },
   );
 

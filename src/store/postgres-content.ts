@@ -4,11 +4,11 @@
  * another's waits for it and then updates, and chunk changes lock the item's row first, so each
  * item ends with one set of chunks.
  */
-import type { ContentItem, NewChunk, StoredItem } from '../content/types.js';
+import type { ContentItem, ItemSummary, NewChunk, StoredItem } from '../content/types.js';
 import { errors } from '../errors.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import type { Sql } from './postgres-db.js';
-import { itemToRow, rowToItem } from './rows.js';
+import { ITEM_SUMMARY_COLUMNS, itemToRow, rowToItem, rowToItemSummary } from './rows.js';
 import type { ListItemsQuery, Page, UpsertStatus } from './types.js';
 
 /** A chunk row with its item's fields, as ChunkRow reads it (the tsvector left out). */
@@ -110,7 +110,16 @@ async function insertChunks(sql: Sql, itemId: string, chunks: (NewChunk & { text
 }
 
 /** Store.listItems: newest first (sort key, then id), filtered, paged by an opaque cursor. */
-export async function listItemsIn(sql: Sql, query: ListItemsQuery): Promise<Page<StoredItem>> {
+export function listItemsIn(sql: Sql, query: ListItemsQuery): Promise<Page<StoredItem>> {
+  return pageOfItems(sql, '*', query, rowToItem);
+}
+
+/** Store.listItemSummaries: listItemsIn's page without the bodies and comments, only the comments' count. */
+export function listItemSummariesIn(sql: Sql, query: ListItemsQuery): Promise<Page<ItemSummary>> {
+  return pageOfItems(sql, `${ITEM_SUMMARY_COLUMNS}, json_array_length(comments::json) AS comment_count`, query, rowToItemSummary);
+}
+
+async function pageOfItems<T>(sql: Sql, columns: string, query: ListItemsQuery, map: (row: Record<string, any>) => T): Promise<Page<T>> {
   const where: string[] = [];
   const params: unknown[] = [];
   const param = (v: unknown) => `$${params.push(v)}`;
@@ -122,11 +131,11 @@ export async function listItemsIn(sql: Sql, query: ListItemsQuery): Promise<Page
     where.push(`(sort_key, id) < (${param(parts[0])}, ${param(parts[1])})`);
   }
   const { rows } = await sql.query(
-    `SELECT * FROM items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort_key DESC, id DESC LIMIT ${param(query.limit + 1)}`,
+    `SELECT ${columns} FROM items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort_key DESC, id DESC LIMIT ${param(query.limit + 1)}`,
     params,
   );
   const more = rows.length > query.limit;
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
-  return { items: page.map(rowToItem), nextCursor: more && last ? encodeCursor([last.sort_key, last.id]) : null };
+  return { items: page.map(map), nextCursor: more && last ? encodeCursor([last.sort_key, last.id]) : null };
 }

@@ -7,11 +7,11 @@
  * threads a thread operation read (postgres-threads.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ContentKind, ItemSummary, NewChunk, StoredItem } from '../content/types.js';
 import { wordsKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
-import { CHUNK_SELECT, hasChunks, listItemsIn, lockItem, replaceChunksIn, upsertItemIn } from './postgres-content.js';
+import { CHUNK_SELECT, hasChunks, listItemSummariesIn, listItemsIn, lockItem, replaceChunksIn, upsertItemIn } from './postgres-content.js';
 import * as embeddings from './postgres-embeddings.js';
 import * as jobs from './postgres-jobs.js';
 import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
@@ -146,6 +146,10 @@ export class PostgresStore implements Store {
 
   async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {
     return listItemsIn(this.db, query);
+  }
+
+  async listItemSummaries(query: ListItemsQuery): Promise<Page<ItemSummary>> {
+    return listItemSummariesIn(this.db, query);
   }
 
   async countItems(kind?: ContentKind): Promise<number> {

@@ -3,7 +3,7 @@
  * JSON as text, vectors as float32 bytes), so one set of mappers turns rows into Salon's types.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChunkRow, ContentItem, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ItemSummary, StoredItem } from '../content/types.js';
 import { scaleToUnit, sumInto } from '../ai/vectors.js';
 import { repeatKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
@@ -132,6 +132,27 @@ export function rowToItem(r: Row): StoredItem {
     hash: r.hash,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+  };
+}
+
+/** The items columns an ItemSummary is read from, besides `comment_count`, which each store counts its own way. */
+export const ITEM_SUMMARY_COLUMNS = 'id, kind, title, url, description, category, published_at, image, author, channel, thumbnail, site_name, sort_key';
+
+export function rowToItemSummary(r: Row): ItemSummary {
+  return {
+    id: r.id,
+    kind: r.kind,
+    title: r.title,
+    url: r.url,
+    description: r.description,
+    category: r.category,
+    publishedAt: r.published_at,
+    image: r.image,
+    author: r.author,
+    channel: r.channel,
+    thumbnail: r.thumbnail,
+    siteName: r.site_name,
+    commentCount: Number(r.comment_count),
   };
 }
 

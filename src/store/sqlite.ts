@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ContentKind, ItemSummary, NewChunk, StoredItem } from '../content/types.js';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
@@ -33,6 +33,7 @@ import {
 import { COMMON_TERM_LINES, MEMORY_LINES_PER_CHUNK, bestLinePerChunk, lineSlots, queryTerms, type LineHit } from './memory-lines.js';
 import {
   type Row,
+  ITEM_SUMMARY_COLUMNS,
   MEMORY_CHUNK_COLUMNS,
   MESSAGE_COLUMNS,
   MESSAGE_COLUMNS_BUT_SOURCES,
@@ -45,6 +46,7 @@ import {
   rowToChunk,
   rowToIndexChange,
   rowToItem,
+  rowToItemSummary,
   rowToMemoryChunk,
   rowToMessage,
   rowToStoredMemoryChunk,
@@ -352,6 +354,15 @@ export class SqliteStore implements Store {
   }
 
   async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {
+    return this.pageOfItems('*', query, rowToItem);
+  }
+
+  async listItemSummaries(query: ListItemsQuery): Promise<Page<ItemSummary>> {
+    // json_array_length reads the comments, not the body: a page of 100 whole items read up to 20 MB of bodies to drop them.
+    return this.pageOfItems(`${ITEM_SUMMARY_COLUMNS}, json_array_length(comments) AS comment_count`, query, rowToItemSummary);
+  }
+
+  private pageOfItems<T>(columns: string, query: ListItemsQuery, map: (row: Row) => T): Page<T> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.kind) {
@@ -370,12 +381,12 @@ export class SqliteStore implements Store {
       where.push('(sort_key < ? OR (sort_key = ? AND id < ?))');
       params.push(parts[0], parts[0], parts[1]);
     }
-    const sql = `SELECT * FROM items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort_key DESC, id DESC LIMIT ?`;
+    const sql = `SELECT ${columns} FROM items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort_key DESC, id DESC LIMIT ?`;
     const rows = this.sql(sql).all(...params, query.limit + 1) as Row[];
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    return { items: page.map(rowToItem), nextCursor: more && last ? encodeCursor([last.sort_key, last.id]) : null };
+    return { items: page.map(map), nextCursor: more && last ? encodeCursor([last.sort_key, last.id]) : null };
   }
 
   async countItems(kind?: ContentKind): Promise<number> {

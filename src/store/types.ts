@@ -3,7 +3,7 @@
  * implementation for many nodes runs the same contract suite (test/store/contract.ts).
  * Every method is async so both implementations fit one interface.
  */
-import type { ChunkRow, ContentItem, ContentKind, NewChunk, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ContentKind, ItemSummary, NewChunk, StoredItem } from '../content/types.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Author, Message, Source } from '../protocol/messages.js';
 
@@ -280,6 +280,8 @@ export interface Store {
   getItems(ids: string[]): Promise<StoredItem[]>;
   /** Newest first (publishedAt, then creation), paged by cursor. */
   listItems(query: ListItemsQuery): Promise<Page<StoredItem>>;
+  /** listItems' page as summaries, read without the items' bodies and comments (GET /api/v1/content). */
+  listItemSummaries(query: ListItemsQuery): Promise<Page<ItemSummary>>;
   countItems(kind?: ContentKind): Promise<number>;
   listCategories(): Promise<{ category: string; count: number }[]>;
 

@@ -3,6 +3,7 @@
  * scale-out work). `make` returns a fresh, empty store; `cleanup` disposes of it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { summarizeItem } from '../../src/content/items.js';
 import type { ContentItem } from '../../src/content/types.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
@@ -115,6 +116,25 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('rejects a forged cursor with ERR_INVALID_CURSOR', async () => {
         await expect(store.listItems({ limit: 5, cursor: 'garbage!' })).rejects.toMatchObject({ code: 'ERR_INVALID_CURSOR' });
+        await expect(store.listItemSummaries({ limit: 5, cursor: 'garbage!' })).rejects.toMatchObject({ code: 'ERR_INVALID_CURSOR' });
+      });
+
+      it('lists the same pages as summaries, read without bodies, with the comments counted', async () => {
+        const comments = [1, 2, 3].map((n) => ({ by: `c${n}`, text: `comment ${n}`, time: n }));
+        for (let i = 0; i < 5; i++) {
+          await store.upsertItem(
+            item(`news_${i}`, { publishedAt: `2026-01-0${i + 1}T00:00:00.000Z`, category: i % 2 ? 'Tech' : 'Politics', comments: comments.slice(0, i % 4) }),
+          );
+        }
+        for (const query of [{ limit: 2 }, { kind: 'news' as const, limit: 10 }, { category: 'tech', limit: 10 }]) {
+          let cursor: string | undefined;
+          do {
+            const [whole, summaries] = await Promise.all([store.listItems({ ...query, cursor }), store.listItemSummaries({ ...query, cursor })]);
+            expect(summaries).toEqual({ items: whole.items.map(summarizeItem), nextCursor: whole.nextCursor });
+            cursor = whole.nextCursor ?? undefined;
+          } while (cursor);
+        }
+        expect((await store.listItemSummaries({ limit: 10 })).items.map((s) => s.commentCount)).toEqual([0, 3, 2, 1, 0]);
       });
     });
 
