@@ -14,8 +14,17 @@ import type { Row } from './rows.js';
 
 /** Connections per store. */
 export const DEFAULT_POOL_SIZE = 10;
-/** How long opening a connection may take before the query fails. */
+/** How long opening a connection, or waiting for a pooled one, may take before the query fails. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long one statement may wait for its answer. A server that hangs or a network that drops
+ * packets silently left queries waiting forever: a room's message append held its queue, and the
+ * pool's connections stayed checked out, so close() never returned. Generous for the longest
+ * statements (a thread's deletion, the index load's pages); migrations, at start, have none.
+ */
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+/** pg's error for a statement past its query_timeout; its connection is not reused. */
+const QUERY_TIMED_OUT = 'Query read timeout';
 /** Attempts of a transaction PostgreSQL aborted as a deadlock or serialization victim. */
 const TX_ATTEMPTS = 3;
 /** SQLSTATEs of a transaction that may simply be run again. */
@@ -41,6 +50,8 @@ export interface PgDatabaseOptions {
   poolSize?: number;
   /** Refuse a database Salon has never migrated (CLI commands that only read one). */
   mustExist?: boolean;
+  /** Longest wait for one statement's answer (default DEFAULT_QUERY_TIMEOUT_MS; tests shorten it). */
+  queryTimeoutMs?: number;
 }
 
 // bigint columns (row ids, seqs, counts) as numbers: every one stays far below 2^53.
@@ -54,6 +65,7 @@ export class PgDatabase {
   /** Settles once the schema is migrated; rejects with a message naming DATABASE_URL. */
   readonly ready: Promise<void>;
   private closed = false;
+  private readonly queryTimeoutMs: number;
 
   constructor(private readonly options: PgDatabaseOptions) {
     required('PgDatabase', 'connectionString', options.connectionString);
@@ -62,10 +74,13 @@ export class PgDatabase {
     }
     const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
     wholeNumber('PgDatabase', 'poolSize', poolSize, 1);
+    this.queryTimeoutMs = wholeNumber('PgDatabase', 'queryTimeoutMs', options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, 1);
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // The kernel's probes find a peer that vanished while a connection sat idle.
+      keepAlive: true,
       application_name: 'salon',
       types,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
@@ -80,7 +95,7 @@ export class PgDatabase {
 
   async query(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>> {
     await this.ready;
-    return this.pool.query(text, storable(values));
+    return this.pool.query(this.statement(text, values));
   }
 
   /**
@@ -98,12 +113,14 @@ export class PgDatabase {
       const onError = (err: Error) => (broken = err);
       client.on('error', onError);
       try {
-        await client.query('BEGIN');
-        const result = await fn({ query: (text, values) => client.query(text, storable(values)) });
-        await client.query('COMMIT');
+        await client.query(this.statement('BEGIN'));
+        const result = await fn({ query: (text, values) => client.query(this.statement(text, values)) });
+        await client.query(this.statement('COMMIT'));
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
+        // A statement that timed out still holds the connection: dropping it ends the transaction.
+        if ((err as Error)?.message === QUERY_TIMED_OUT) broken = err as Error;
+        else await client.query(this.statement('ROLLBACK')).catch((rollbackErr: Error) => (broken = rollbackErr));
         if (attempt < TX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue;
         throw err;
       } finally {
@@ -111,6 +128,11 @@ export class PgDatabase {
         client.release(broken);
       }
     }
+  }
+
+  /** A statement with its values made storable and the query timeout. */
+  private statement(text: string, values?: unknown[]): pg.QueryConfig & { query_timeout: number } {
+    return { text, values: storable(values), query_timeout: this.queryTimeoutMs };
   }
 
   async close(): Promise<void> {
