@@ -83,5 +83,28 @@ describeRedis('Redis room bus', () => {
       await until(() => got.length === 2);
       expect(got).toEqual(['heard', 'heard too']);
     });
+
+    it('notices a Redis that stops answering without closing, fails its commands instead of waiting, and comes back', async () => {
+      const { a, b } = await twoNodes();
+      const changes: boolean[] = [];
+      b.onConnectionChange((connected) => changes.push(connected));
+      const got: string[] = [];
+      b.subscribe((_room, payload) => got.push(payload));
+      await b.join('news_1');
+
+      proxy.freeze();
+      // Within a command timeout or two (1 s here), not a TCP timeout of minutes.
+      await until(() => changes.includes(false), 10_000);
+      expect((await b.health()).ok).toBe(false);
+      await expect(b.publish('news_1', 'lost')).resolves.toBeUndefined();
+      await expect(b.presence.list('news_1')).rejects.toThrow();
+
+      await proxy.cut();
+      await proxy.restore();
+      await until(() => changes.at(-1) === true, 10_000);
+      await a.publish('news_1', 'heard');
+      await until(() => got.length === 1);
+      expect(got).toEqual(['heard']);
+    });
   });
 });
