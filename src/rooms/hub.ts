@@ -415,10 +415,17 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return room;
   }
 
-  /** Hears the room on the bus, then loads it and learns who is in it on other nodes. */
+  /**
+   * Resolves the room; a room that exists is heard on the bus, then loaded, and learns who is in
+   * it on other nodes. A made-up id (any client may name one, 20 a second per address) costs the
+   * lookup alone, not a subscription to its channel and back.
+   */
   private async openRoom(room: Room): Promise<LoadState> {
+    const info = await this.resolve(room.id);
+    if (!info) return 'missing';
+    room.heard = true;
     await this.sync.open(room.id);
-    const state = await loadRoom(this.store, this.resolve, room, this.options.historySize);
+    const state = await loadRoom(this.store, info, room, this.options.historySize);
     if (state === 'ok') await this.sync.opened(room);
     return state;
   }
@@ -438,6 +445,6 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (this.rooms.get(room.id) !== room) return;
     this.rooms.delete(room.id);
     room.dispose();
-    if (!this.closing) this.sync.closed(room.id);
+    if (!this.closing && room.heard) this.sync.closed(room.id);
   }
 }

@@ -1,13 +1,11 @@
 /** What a joiner gets: the room's state read on first join, `hello {lastSeq}` replays, the welcome. */
-import type { Member, Message, WelcomeFrame } from '../protocol/messages.js';
+import type { Member, Message, RoomInfo, WelcomeFrame } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import type { LoadState, Room } from './room.js';
-import type { PendingAnswer, RoomResolver } from './types.js';
+import type { PendingAnswer } from './types.js';
 
-/** Resolves the room and loads its main thread, recent history and seq into `room`. */
-export async function loadRoom(store: Store, resolve: RoomResolver, room: Room, historySize: number): Promise<LoadState> {
-  const info = await resolve(room.id);
-  if (!info) return 'missing';
+/** Loads a resolved room's main thread, recent history and seq into `room`. */
+export async function loadRoom(store: Store, info: RoomInfo, room: Room, historySize: number): Promise<LoadState> {
   const [thread, recent, lastSeq] = await Promise.all([store.ensureMainThread(room.id), store.recentMessages(room.id, historySize), store.lastSeq(room.id)]);
   room.init(info, thread.id, recent, lastSeq);
   return 'ok';

@@ -33,6 +33,8 @@ export class Room {
   ready: Promise<LoadState> = Promise.resolve('ok');
   /** Joins under way; the room is not dropped while any are pending. */
   pendingJoins = 0;
+  /** Whether this node joined the room's bus channel (a room that does not exist never does). */
+  heard = false;
   readonly sessions = new Set<RoomSession>();
   readonly members = new RoomMembers();
   readonly typing: TypingTracker;

@@ -143,6 +143,32 @@ describe('RoomHub with fake connections', () => {
     expect((await member('Ben')).conn.frames('welcome')).toHaveLength(1);
   });
 
+  it('answers a hello to a room that does not exist without joining its bus channel, and hears a real one until it empties', async () => {
+    await hub.close();
+    const bus = new InProcessBus();
+    const join = vi.spyOn(bus, 'join');
+    const leave = vi.spyOn(bus, 'leave');
+    hub = new RoomHub({
+      store,
+      identity: new Identity(Buffer.alloc(32, 7)),
+      bus,
+      resolver: async (id) => (id === 'news_1' ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
+    });
+    for (const roomId of ['news_made_up', 'topic_nothing', 'whatever']) {
+      const conn = new FakeConnection(roomId);
+      hub.connect(conn, { roomId, ip: 'a' })!.receive(JSON.stringify({ type: 'hello', name: 'Ana' }));
+      await until(() => conn.closedWith !== null);
+      expect(conn.closedWith).toBe(CloseCode.ROOM_NOT_FOUND);
+    }
+    // With Redis each of those was a SUBSCRIBE and an UNSUBSCRIBE.
+    expect(join).not.toHaveBeenCalled();
+    expect(leave).not.toHaveBeenCalled();
+    const ana = await member('Ana');
+    expect(join.mock.calls).toEqual([['news_1']]);
+    ana.session.closed();
+    expect(leave.mock.calls).toEqual([['news_1']]);
+  });
+
   it('keeps memory bounded: a dropped room holds no members or sessions', async () => {
     const a = await member('Ana');
     a.session.closed();
