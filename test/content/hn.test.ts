@@ -31,7 +31,12 @@ const MIXED_STORY = {
 describe('HnClient against the recorded HN API', () => {
   let hn: HnServer;
   beforeAll(async () => {
-    hn = await startHnServer({ 7000: MIXED_STORY });
+    hn = await startHnServer({
+      7000: MIXED_STORY,
+      // An answer naming another item than the one asked for, and a story whose kids cycle back to it.
+      7001: { ...MIXED_STORY, id: 8000, title: 'Not story 8000' },
+      7002: { ...MIXED_STORY, id: 7002, kids: [7002, 7002, 8001] },
+    });
   });
   afterAll(async () => hn.close());
   afterEach(() => {
@@ -94,6 +99,13 @@ describe('HnClient against the recorded HN API', () => {
     await expect(client().story(0)).rejects.toMatchObject({ code: 'ERR_CONTENT_NOT_FOUND' });
     await expect(client().story(9999)).rejects.toMatchObject({ code: 'ERR_CONTENT_NOT_FOUND' });
     await expect(client().story(123456789)).rejects.toBeInstanceOf(SalonError);
+  });
+
+  it('takes an answer naming another item as no such story, and a kid that is its own story as no comment', async () => {
+    await expect(client().story(7001)).rejects.toMatchObject({ code: 'ERR_CONTENT_NOT_FOUND' });
+    const { story, comments } = await client().story(7002);
+    expect(story.id).toBe(7002);
+    expect(comments.map((c) => c.by)).toEqual(['alice']);
   });
 
   it('validates its options by name', () => {

@@ -97,7 +97,8 @@ export class HnClient {
   /** A story and its first `commentLimit` live first-level comments as plain text. */
   async story(id: number, signal?: AbortSignal): Promise<{ story: HnItem; comments: Comment[] }> {
     const story = await this.item(id, signal);
-    if (!story || story.deleted || story.dead) throw new errors.ERR_CONTENT_NOT_FOUND(`hn:${id} (no live Hacker News item with that id)`);
+    // The item's id names the stored item (news_hn<id>): an answer about another item must not overwrite it.
+    if (!story || story.id !== id || story.deleted || story.dead) throw new errors.ERR_CONTENT_NOT_FOUND(`hn:${id} (no live Hacker News item with that id)`);
     if (!STORY_TYPES.has(story.type ?? '')) throw new errors.ERR_INVALID_CONTENT(`Hacker News item ${id} is a ${story.type ?? 'thing'}, not a story`);
     const comments: Comment[] = [];
     const limit = this.options.commentLimit;
