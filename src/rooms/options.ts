@@ -43,9 +43,9 @@ export const DEFAULT_ROOM_TYPING_PER_SECOND = 30;
 export const DEFAULT_SOFT_BUFFERED_BYTES = 64 * 1024;
 /** Above this many queued bytes a socket is closed with 1013. */
 export const DEFAULT_HARD_BUFFERED_BYTES = 1024 * 1024;
-/** Joins and leaves within this window are coalesced into one presence frame. */
+/** Joins and leaves within this window (at least; it grows with the room, see Room.presence) are coalesced into one presence frame. */
 export const DEFAULT_PRESENCE_WINDOW_MS = 50;
-/** Rooms larger than `largeRoomMembers` coalesce presence over this longer window. */
+/** Rooms larger than `largeRoomMembers` coalesce presence over this longer window; smaller ones over their share of it. */
 export const DEFAULT_LARGE_ROOM_PRESENCE_WINDOW_MS = 1_000;
 export const DEFAULT_LARGE_ROOM_MEMBERS = 100;
 /** Longest member list in `welcome` and `presence`; `memberCount`/`count` always give the total. */

@@ -1,6 +1,8 @@
 /** Presence, typing and room lifetime over real sockets on 127.0.0.1 (closes must reach the server). */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { roomOptions } from '../../src/rooms/options.js';
+import { Room, type RoomSession } from '../../src/rooms/room.js';
 import { ROOM, connect, listen, roomsApp, until } from './helpers.js';
 
 describe('presence and typing', () => {
@@ -113,5 +115,45 @@ describe('presence and typing', () => {
     await b.client.next('typing', (f) => f.active);
     a.client.close();
     expect((await b.client.next('typing')).active).toBe(false);
+  });
+});
+
+describe('presence frames a room sends', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** Frames of each kind a room of `members` sends to one of them while someone joins and leaves 20 times a second for 2 s. */
+  function churn(members: number): number {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const room = new Room('news_1', roomOptions(), () => {});
+    const got: string[] = [];
+    const session = (userId: string, keep: boolean): RoomSession => ({
+      userId,
+      floorSeq: 0,
+      deliver: (f) => void (keep && got.push(f)),
+      offer: (f) => void (keep && got.push(f)),
+    });
+    for (let i = 0; i < members; i++) room.join(session(`u_${i}`, i === 0), `M${i}`);
+    vi.advanceTimersByTime(5_000);
+    got.length = 0;
+    for (let i = 0; i < 40; i++) {
+      const s = session(`u_churn${i}`, false);
+      const { member } = room.join(s, `Churn ${i}`);
+      room.presence({ joined: member }, Date.now());
+      vi.advanceTimersByTime(25);
+      room.presence({ left: room.leave(s)! }, Date.now());
+      vi.advanceTimersByTime(25);
+    }
+    vi.advanceTimersByTime(5_000);
+    return got.length;
+  }
+
+  it('coalesces more the more members a frame goes to, so one client churning cannot multiply its frames by the room', () => {
+    // Each frame goes to every member and lists up to 100 of them: the bytes grow with the square of the room.
+    expect(churn(3)).toBeGreaterThanOrEqual(30);
+    const frames = churn(90);
+    // Over 2 s: the first change at once, then one frame per ~0.9 s window (at 90 members), where a fixed 50 ms window sent 40.
+    expect(frames).toBeGreaterThanOrEqual(2);
+    expect(frames).toBeLessThanOrEqual(4);
+    expect(churn(40)).toBeLessThanOrEqual(2 + 2_000 / 400);
   });
 });
