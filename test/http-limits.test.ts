@@ -3,9 +3,11 @@
  * (@fastify/rate-limit), the client address taken from X-Forwarded-For only when TRUST_PROXY names
  * the proxy, and request timeouts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { testApp } from './helpers.js';
+import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
+import { startFakeOllama } from './fakes/ollama-server.js';
+import { ADMIN, testApp } from './helpers.js';
 import { item } from './store/contract.js';
 
 let close: (() => Promise<void>) | undefined;
@@ -130,6 +132,37 @@ describe('paths the router refuses', () => {
       const res = await a.inject({ method: 'GET', url });
       expect(res.statusCode, `${url.slice(0, 60)}: ${res.body}`).toBe(400);
       expect(res.json().error.code).toBe('ERR_BAD_REQUEST');
+    }
+  });
+});
+
+describe('/readyz', () => {
+  it('checks the AI provider once for every call within a few seconds, so strangers cannot make the server call it', async () => {
+    const ollama = await startFakeOllama();
+    try {
+      const a = await app({ AI_PROVIDER: 'ollama', OLLAMA_HOST: ollama.url });
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+      const asked = () => ollama.requests.filter((r) => r.path === '/api/version' || r.path === '/api/tags').length;
+      const first = await a.inject('/readyz');
+      expect(first.statusCode).toBe(200);
+      const once = asked();
+      expect(once).toBeGreaterThan(0);
+      const many = await Promise.all(Array.from({ length: 20 }, () => a.inject('/readyz')));
+      expect(many.every((r) => r.statusCode === 200)).toBe(true);
+      expect((await a.inject({ url: '/readyz', headers: ADMIN })).json().checks.ai).toMatchObject({ ok: true });
+      expect(asked()).toBe(once);
+      // Past the window the provider is asked again, and what it says now is what /readyz says.
+      ollama.setBehaviour({ models: [] });
+      vi.setSystemTime(Date.now() + AI_READINESS_FRESH_MS);
+      const later = await a.inject('/readyz');
+      expect(later.statusCode).toBe(503);
+      expect(later.json().checks.ai).toEqual({ ok: false });
+      expect(asked()).toBe(2 * once);
+    } finally {
+      vi.useRealTimers();
+      await close?.();
+      close = undefined;
+      await ollama.close();
     }
   });
 });

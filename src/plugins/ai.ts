@@ -6,10 +6,19 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { checkIndexModel, indexModelHealth } from '../ai/model-check.js';
+import { FreshReading } from '../rooms/fresh-reading.js';
+
+/**
+ * How long one check of the AI provider answers `/readyz`, callers meanwhile sharing it. Checking
+ * Ollama or an OpenAI-compatible server is two or one requests to it, with the API key, and
+ * `/readyz` is open to anyone: every stranger's call was the server's call to the provider.
+ */
+export const AI_READINESS_FRESH_MS = 5_000;
 
 async function aiPlugin(app: FastifyInstance): Promise<void> {
   const { store, embedder, readiness } = app.salon;
-  readiness.set('ai', () => app.salon.aiHealth());
+  const ai = new FreshReading(AI_READINESS_FRESH_MS, () => app.salon.aiHealth());
+  readiness.set('ai', () => ai.get(null));
   readiness.set('index-model', () => indexModelHealth(store, embedder));
   // In the background: only an in-process embedder has something to warm.
   app.addHook('onReady', async () => {
