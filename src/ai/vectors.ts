@@ -52,6 +52,17 @@ export function toUnitVectors(raw: unknown, expected: number, where: string): Fl
   });
 }
 
+/**
+ * The dimension of `vectors` (an answer's), which must be `expected` once that is known (from the
+ * model's name or an earlier answer): a server that changes it mid-run (another model behind the
+ * same name) would hand the index and the embedding cache vectors they cannot hold.
+ */
+export function answeredDimensions(vectors: Float32Array[], expected: number, where: string): number {
+  const dim = vectors[0]?.length ?? expected;
+  if (expected > 0 && dim !== expected) throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned vectors of ${dim} dimensions; the model gives ${expected}`);
+  return dim;
+}
+
 /** The cosine of two unit vectors (an Embedder's output): their dot product. */
 export function cosine(a: Float32Array, b: Float32Array): number {
   let s = 0;

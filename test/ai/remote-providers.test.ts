@@ -23,7 +23,8 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
 
   describe('embed', () => {
     it('sends batches and returns unit vectors in input order', async () => {
-      const base = await start({ dimensions: 16 });
+      const dimensions = c.embedder('http://127.0.0.1:1').dimensions;
+      const base = await start({ dimensions });
       const texts = Array.from({ length: 150 }, (_, i) => `text number ${i}`);
       const vectors = await c.embedder(base, { batchSize: 64 }).embed(texts);
       const calls = fake!.requests.filter((r) => r.path === c.embedPath);
@@ -31,8 +32,8 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
       expect(calls.every((r) => r.body.model === c.embedModel)).toBe(true);
       expect(vectors).toHaveLength(150);
       for (const i of [0, 63, 64, 149]) {
-        expect(vectors[i]).toHaveLength(16);
-        expect(cosine(vectors[i], fakeVector(texts[i], 16))).toBeCloseTo(1, 5);
+        expect(vectors[i]).toHaveLength(dimensions);
+        expect(cosine(vectors[i], fakeVector(texts[i], dimensions))).toBeCloseTo(1, 5);
       }
     });
 
@@ -43,6 +44,20 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
       await e.embed(['a']);
       expect(e.dimensions).toBe(24);
       expect(e.model).toBe(`${c.name}:custom-embed`);
+    });
+
+    it('refuses vectors of another dimension than the model gives, by its name or its first answer', async () => {
+      const base = await start({ dimensions: 24, models: ['custom-embed', 'custom-embed:latest', c.embedModel, `${c.embedModel}:latest`] });
+      const known = c.embedder(base);
+      expect((await rejection(known.embed(['a']))).code).toBe('ERR_AI_BAD_RESPONSE');
+      expect(known.dimensions).not.toBe(24);
+      const learned = c.embedder(base, {}, 'custom-embed');
+      await learned.embed(['a']);
+      fake!.setBehaviour({ dimensions: 16 });
+      const err = await rejection(learned.embed(['b']));
+      expect(err.code).toBe('ERR_AI_BAD_RESPONSE');
+      expect(err.message).toContain('16 dimensions');
+      expect(learned.dimensions).toBe(24);
     });
 
     it('reports a missing model with the fix', async () => {

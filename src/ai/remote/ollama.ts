@@ -8,7 +8,7 @@ import { errors } from '../../errors.js';
 import { AnswerGuard, MAX_STREAM_LINE_BYTES, errorBodyText, readGuarded } from './answer-limits.js';
 import { modelMissing, type ProviderDescription } from './errors-map.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
-import { knownDimensions, toUnitVectors } from '../vectors.js';
+import { answeredDimensions, knownDimensions, toUnitVectors } from '../vectors.js';
 import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
 import { required, wholeNumber } from '../../options.js';
 
@@ -157,7 +157,7 @@ export class OllamaEmbedder implements Embedder {
         signal,
       );
       const vectors = toUnitVectors(res?.embeddings, input.length, 'Ollama /api/embed');
-      this.learned = vectors[0]?.length ?? this.learned;
+      this.learned = answeredDimensions(vectors, this.dimensions, 'Ollama /api/embed');
       out.push(...vectors);
     }
     return out;

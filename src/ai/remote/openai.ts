@@ -10,7 +10,7 @@ import { HttpStatusError, modelMissing, scrub, type ProviderDescription } from '
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { sseData } from './sse.js';
 import { AnswerGuard, MAX_STREAM_LINE_BYTES, errorBodyText, guarded, nestsTooDeep, parseAnswer, readGuarded } from './answer-limits.js';
-import { knownDimensions, toUnitVectors } from '../vectors.js';
+import { answeredDimensions, knownDimensions, toUnitVectors } from '../vectors.js';
 import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
 import { required, wholeNumber } from '../../options.js';
 
@@ -136,7 +136,7 @@ export class OpenAIEmbedder implements Embedder {
         input.length,
         'POST /embeddings',
       );
-      this.learned = vectors[0]?.length ?? this.learned;
+      this.learned = answeredDimensions(vectors, this.dimensions, 'POST /embeddings');
       out.push(...vectors);
     }
     return out;
