@@ -1,5 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { MockAgent, request as undiciRequest, Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
@@ -7,7 +8,7 @@ import { decodeDocument } from '../../src/content/extract/decode.js';
 import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { extractArticle } from '../../src/content/extract/index.js';
 import { MAX_JSON_DEPTH, createFetcher, fetcherFromConfig, retryAfterMs, type Fetcher, type FetcherOptions } from '../../src/content/fetch/fetcher.js';
-import { nestsDeeperThan } from '../../src/content/fetch/fetch-body.js';
+import { decompress, nestsDeeperThan } from '../../src/content/fetch/fetch-body.js';
 import { BlockedAddressError, guardedConnector } from '../../src/content/fetch/guarded-connector.js';
 import { SalonError } from '../../src/errors.js';
 import { HTML, startFixtureServer, type FixtureServer } from './fetch-fixture-server.js';
@@ -121,6 +122,23 @@ describe('fetcher: size cap', () => {
   it('decompresses gzip, but not past maxBytes', async () => {
     expect((await fetcher().fetchPage(`${base()}/gzip`)).body.toString()).toBe(HTML);
     expect(await codeOf(fetcher().fetchPage(`${base()}/gzip-bomb`))).toBe('ERR_FETCH_TOO_LARGE');
+  });
+  it('inflates every encoding off the event loop, within maxBytes, and refuses unknown ones', async () => {
+    const page = Buffer.from(HTML.repeat(1000));
+    for (const [coding, packed] of [
+      ['gzip', gzipSync(page)],
+      ['deflate', deflateSync(page)],
+      ['br', brotliCompressSync(page)],
+    ] as const) {
+      // A promise, not the bytes: the work is on the libuv pool while the loop serves the rooms.
+      const inflating = decompress(packed, coding, page.length, 'u');
+      expect(inflating).toBeInstanceOf(Promise);
+      expect((await inflating).equals(page)).toBe(true);
+      await expect(decompress(packed, coding, page.length - 1, 'u')).rejects.toMatchObject({ code: 'ERR_FETCH_TOO_LARGE' });
+    }
+    await expect(decompress(page, 'gzip', page.length, 'u')).rejects.toMatchObject({ code: 'ERR_FETCH_FAILED' });
+    await expect(decompress(page, 'compress', page.length, 'u')).rejects.toMatchObject({ code: 'ERR_FETCH_FAILED' });
+    await expect(decompress(page, 'constructor', page.length, 'u')).rejects.toMatchObject({ code: 'ERR_FETCH_FAILED' });
   });
 });
 

@@ -209,7 +209,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           throw new errors.ERR_FETCH_CONTENT_TYPE(requested, contentType || '(none)');
         }
         const raw = await readCapped(res, o.maxBytes, requested);
-        const body = decompress(raw, header(res.headers, 'content-encoding'), o.maxBytes, requested);
+        const body = await decompress(raw, header(res.headers, 'content-encoding'), o.maxBytes, requested);
         return { requestedUrl: requested, url: url.href, status: res.statusCode, contentType, body, etag, lastModified };
       }
     } catch (err) {
