@@ -450,9 +450,9 @@ export class SqliteStore implements Store {
   }
 
   async searchText(query: string, limit: number, kinds?: ContentKind[]): Promise<TextHit[]> {
-    const terms = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    const terms = this.textTerms(queryTerms(query));
     if (terms.length === 0) return [];
-    const match = [...new Set(terms)].map((t) => `"${t}"`).join(' OR ');
+    const match = terms.map((t) => `"${t}"`).join(' OR ');
     const kindClause = kinds?.length ? `AND i.kind IN (${kinds.map(() => '?').join(',')})` : '';
     const rows = this.sql(
       `SELECT f.rowid AS row_id, bm25(chunks_fts) AS rank FROM chunks_fts f
@@ -461,6 +461,26 @@ export class SqliteStore implements Store {
     ).all(match, ...(kinds ?? []), limit) as Row[];
     // bm25() is lower-is-better and negative; flip it so higher is better.
     return rows.map((r) => ({ rowId: r.row_id, score: -r.rank }));
+  }
+
+  /**
+   * The terms a text search ranks by: the rarest first, while the chunks they are on together stay
+   * within TEXT_SEARCH_MAX_POSTINGS (each counted no further). FTS5 scores every chunk a term is on
+   * before it can sort, and the 250 terms of a 500-character query, or two words on every chunk,
+   * held the event loop 25-110 ms a search at 20,000 chunks (search answers by text whenever the
+   * embedder is down).
+   */
+  private textTerms(terms: string[]): string[] {
+    const count = this.sql(`SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ${TEXT_SEARCH_MAX_POSTINGS + 1})`);
+    const counted = terms.map((t) => ({ t, n: (count.get(`"${t}"`) as Row).n as number })).filter((c) => c.n > 0);
+    const kept: string[] = [];
+    let postings = 0;
+    for (const c of counted.sort((a, b) => a.n - b.n)) {
+      if (postings + c.n > TEXT_SEARCH_MAX_POSTINGS) break;
+      kept.push(c.t);
+      postings += c.n;
+    }
+    return kept;
   }
 
   // embeddings
@@ -1106,6 +1126,9 @@ export class SqliteStore implements Store {
     return this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value).changes === 1;
   }
 }
+
+/** Chunks the terms of one text search may be on together (see SqliteStore.textTerms). */
+export const TEXT_SEARCH_MAX_POSTINGS = 5_000;
 
 const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.published_at AS item_published_at, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
 

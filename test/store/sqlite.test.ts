@@ -3,7 +3,7 @@ import { COMMON_TERM_LINES } from '../../src/store/memory-lines.js';
 import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore, TEXT_SEARCH_MAX_POSTINGS } from '../../src/store/sqlite.js';
 import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_MIN_MESSAGES, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
@@ -77,6 +77,35 @@ describe('SqliteStore on disk', () => {
       await a.close();
       await b.close();
       cleanup();
+    }
+  });
+
+  it('searches text by its rarer terms only, within a bound of chunks ranked, however long the query', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    try {
+      // Every chunk says "battery"; a few also say rarer words.
+      const per = 100;
+      const items = Math.ceil((TEXT_SEARCH_MAX_POSTINGS + 1) / per);
+      for (let i = 0; i < items; i++) {
+        const chunks = Array.from({ length: per }, (_, j) => ({
+          ord: j,
+          part: 'body' as const,
+          text: `battery report ${i}-${j}${j === 0 ? ` sodium cathode marker${i}` : ''}`,
+        }));
+        await store.putItems([{ item: item(`news_b${i}`), chunks }]);
+      }
+      // A term on more chunks than one search may rank is left out; alone, it finds nothing.
+      expect(await store.searchText('battery', 10)).toEqual([]);
+      const rare = await store.searchText('battery sodium', 10);
+      expect(rare).toHaveLength(10);
+      const rows = await store.getChunks(rare.map((h) => h.rowId));
+      expect(rows.every((c) => c.text.includes('sodium'))).toBe(true);
+      // A query of 250 distinct terms searches with its 32 longest.
+      const many = [...Array.from({ length: 218 }, (_, i) => `z${i}`), ...Array.from({ length: 32 }, (_, i) => `marker${i}`)].join(' ');
+      const found = await store.getChunks((await store.searchText(many, 50)).map((h) => h.rowId));
+      expect(found.map((c) => /marker(\d+)/.exec(c.text)?.[1]).sort()).toEqual(Array.from({ length: 32 }, (_, i) => String(i)).sort());
+    } finally {
+      await store.close();
     }
   });
 
