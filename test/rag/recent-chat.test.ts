@@ -8,6 +8,7 @@ import { asksAboutDiscussion, chatAnswers } from '../../src/ai/questions.js';
 import { buildPrompt, systemInstructions } from '../../src/rag/prompt.js';
 import { chatLine, conversationLabel, recentChat } from '../../src/rag/recent-chat.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { withoutCitations } from '../../src/text.js';
 
 const stores: SqliteStore[] = [];
 afterEach(async () => {
@@ -86,6 +87,27 @@ describe('recent chat', () => {
       ts: '2026-11-24T09:05:00Z',
     });
     expect(line).toBe('Ann (24 Nov 2026, 09:05): one two three');
+  });
+});
+
+describe('withoutCitations', () => {
+  const regexWay = (t: string) => t.replace(/\s*\[\d{1,2}\]/g, '');
+
+  it('drops markers and the spaces before them, as the pattern did, on every mix of the pieces involved', () => {
+    const pieces = [' ', '\n', '\t', 'a', '[1]', '[12]', '[123]', '[', ']', '1', '\u00a0'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 2_000; n++) {
+      const text = Array.from({ length: next() % 12 }, () => pieces[next() % pieces.length]).join('');
+      expect(withoutCitations(text), JSON.stringify(text)).toBe(regexWay(text));
+    }
+    expect(withoutCitations('Rust shipped it [1]. Faster builds [2] [3], too.')).toBe('Rust shipped it. Faster builds, too.');
+  });
+
+  it('reads an answer of 300,000 spaces in linear time (the pattern rescanned them: minutes of the event loop)', () => {
+    const text = `a${' '.repeat(300_000)}b`;
+    expect(withoutCitations(text)).toBe(text);
+    expect(withoutCitations(`${text} [1]`)).toBe(text);
   });
 });
 
