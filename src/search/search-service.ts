@@ -97,10 +97,28 @@ export class DefaultSearchService implements SearchService {
     const site = options.source === undefined ? null : normalizeSite(options.source);
     if (options.source !== undefined && site === null) throw new errors.ERR_BAD_REQUEST(`source must be a site's host name, got "${options.source}"`);
     const filter: VectorFilter = { sourceType: 'document', kinds: options.kind ? [options.kind] : undefined };
+    const text = query.trim();
+    if (!text) return [];
+    // When filters leave too few items the search widens; the query is embedded once and each
+    // chunk row read once however many rounds that takes (each round embedded the query again, a
+    // model call with a remote embedder, and read again every row the last round had read).
+    const [vector] = (await this.embedQueries([text])) ?? [null];
+    const rows = new Map<number, ChunkRow>();
+    const threshold = this.options.embedder.similarityThreshold;
     for (let fetch = Math.min(MAX_K, options.k * ITEM_OVERFETCH); ; fetch = Math.min(MAX_ITEM_FETCH, fetch * 4)) {
-      const hits = await this.searchChunks(query, { k: fetch, filter });
+      let hits: ChunkHit[];
+      let found: number;
+      if (vector) {
+        const scored = (await this.options.index.search(vector, fetch, filter)).filter((h) => h.score >= threshold);
+        for (const [id, row] of await this.rowsOf(scored.map((h) => h.rowId).filter((id) => !rows.has(id)))) rows.set(id, row);
+        hits = this.withRows(scored, rows, 'vector');
+        found = scored.length;
+      } else {
+        hits = await this.searchText(text, fetch, filter);
+        found = hits.length;
+      }
       const items = this.toItems(hits, query, options, { since, site });
-      if (items.length >= options.k || hits.length < fetch || fetch >= MAX_ITEM_FETCH) return items.slice(0, options.k);
+      if (items.length >= options.k || found < fetch || fetch >= MAX_ITEM_FETCH) return items.slice(0, options.k);
     }
   }
 

@@ -1,6 +1,7 @@
 // SearchService over a real store, index and the built-in embedder; the text fallback with a failing embedder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { blankItem } from '../../src/content/types.js';
 import { Indexer } from '../../src/search/indexer.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { DefaultSearchService } from '../../src/search/search-service.js';
@@ -186,5 +187,43 @@ describe('snippetFor', () => {
 
   it('drops a leading copy of the title and keeps short text whole', () => {
     expect(snippetFor('My Title\n\nShort body.', 'body', 'My Title')).toBe('Short body.');
+  });
+});
+
+describe('DefaultSearchService widening a filtered search', () => {
+  it('embeds the query once and reads each chunk row once, however many rounds a filter that keeps nothing takes', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const embedder = new FlakyEmbedder(new LocalEmbedder({ dimensions: 256 }));
+    const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 1, threshold: 10_000 });
+    const indexer = new Indexer({ store, index, embedder });
+    const search = new DefaultSearchService({ store, index, embedder, indexer });
+    try {
+      // 400 articles saying nearly the same thing: every one of their chunks passes the threshold.
+      for (let i = 0; i < 400; i++) {
+        const item = blankItem(`news_w${i}`, {
+          title: `Sodium batteries ${i}`,
+          body: `Sodium batteries store grid energy cheaply, report ${i} says.`,
+          source: 'api',
+        });
+        await indexer.chunksChanged(await putItem(store, { ...item, publishedAt: '2024-01-01T00:00:00.000Z' }));
+      }
+      const embeds = embedder.calls;
+      const rowsRead: number[] = [];
+      const getChunks = store.getChunks.bind(store);
+      store.getChunks = async (ids) => {
+        rowsRead.push(...ids);
+        return getChunks(ids);
+      };
+      expect(await search.searchItems('sodium batteries grid energy', { k: 10, since: '2100-01-01' })).toEqual([]);
+      expect(embedder.calls - embeds).toBe(1);
+      expect(rowsRead.length).toBeGreaterThan(200);
+      expect(new Set(rowsRead).size).toBe(rowsRead.length);
+      // Unfiltered, the same query still finds its items.
+      expect(await search.searchItems('sodium batteries grid energy', { k: 10 })).toHaveLength(10);
+    } finally {
+      await indexer.close();
+      await index.close();
+      await store.close();
+    }
   });
 });
