@@ -93,6 +93,7 @@ export const errors = {
   ERR_EXTRACTION_FAILED: define('ERR_EXTRACTION_FAILED', 422, 'Could not extract an article from %s: %s'),
   ERR_FEED_PARSE: define('ERR_FEED_PARSE', 422, 'Not a feed: %s'),
   ERR_PROCESSING_TIMEOUT: define('ERR_PROCESSING_TIMEOUT', 422, 'Processing %s took longer than %s ms; the worker was restarted'),
+  ERR_PROCESSING_TOO_LARGE: define('ERR_PROCESSING_TOO_LARGE', 422, 'Processing %s needed more than %s MB of memory; the worker was restarted'),
 
   // AI
   ERR_AI_UNAVAILABLE: define('ERR_AI_UNAVAILABLE', 503, 'AI provider unavailable: %s'),

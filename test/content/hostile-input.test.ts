@@ -10,6 +10,7 @@ import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { markupDepth } from '../../src/content/extract/clean.js';
 import { cleanTitle } from '../../src/content/extract/metadata.js';
 import { toPlainFeed } from '../../src/content/sources/feed-items.js';
+import { FeedPool } from '../../src/content/sources/feed-pool.js';
 import { FEED_MAX_ENTRIES, parseFeed } from '../../src/content/sources/feeds.js';
 import { MAX_INGEST_LIMIT } from '../../src/content/ingest/ingest.js';
 import { MAX_SOURCE_LIMIT } from '../../src/content/refresh/source-spec.js';
@@ -124,6 +125,26 @@ describe('worker time limits', () => {
       expect((await pool.extract('after')).title).toBe('after');
     } finally {
       await pool.close();
+    }
+  });
+
+  it('fails a page or feed whose parse outgrows the worker heap with ERR_PROCESSING_TOO_LARGE, and replaces the worker (needs the build)', async () => {
+    // ~1 KB of heap an element: 2 MB of `<br/>` (400,000 elements) cannot fit in 64 MB.
+    const extract = new ExtractPool({ maxThreads: 1, heapMb: 64, taskTimeoutMs: 60_000 });
+    const feeds = new FeedPool({ heapMb: 64, taskTimeoutMs: 60_000 });
+    try {
+      const page = await extract.extract(`<html><body>${'<br/>'.repeat(400_000)}</body></html>`, { url: 'https://hostile.example/' }).catch((e: unknown) => e);
+      expect(page).toMatchObject({ code: 'ERR_PROCESSING_TOO_LARGE' });
+      expect((page as SalonError).message).toContain('https://hostile.example/');
+      const fine = `<html><head><title>Fine</title></head><body><article><p>${'A sentence of a real article. '.repeat(40)}</p></article></body></html>`;
+      expect((await extract.extract(fine)).title).toBe('Fine');
+
+      const feed = await feeds.parse(Buffer.from(`<rss><channel>${'<x/>'.repeat(500_000)}</channel></rss>`), 'hostile feed').catch((e: unknown) => e);
+      expect(feed).toMatchObject({ code: 'ERR_PROCESSING_TOO_LARGE' });
+      expect((await feeds.parse(Buffer.from('<rss><channel><title>T</title><item><title>e</title></item></channel></rss>'), 'fine')).entries).toHaveLength(1);
+    } finally {
+      await extract.close();
+      await feeds.close();
     }
   });
 });

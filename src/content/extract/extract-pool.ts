@@ -9,7 +9,7 @@ import type { ExtractResult, ExtractTask } from '../../../workers/extract.js';
 import { fromWorkerError, keepPoolUp } from '../../worker-errors.js';
 import { builtWorkerFile } from '../../worker-files.js';
 import type { ExtractOptions, ExtractedArticle } from './index.js';
-import { runTimedTask } from '../worker-task.js';
+import { runTimedTask, WORKER_HEAP_MB } from '../worker-task.js';
 import { wholeNumber } from '../../options.js';
 
 /** Threads of the shared pool: extraction is occasional work beside the server's own. */
@@ -32,16 +32,20 @@ export interface ExtractPoolOptions {
   filename?: string;
   /** Time limit of one page, after which its worker is terminated and replaced. */
   taskTimeoutMs?: number;
+  /** Heap of a worker in MB (default WORKER_HEAP_MB); a page that needs more fails and its worker is replaced. */
+  heapMb?: number;
 }
 
 /** A piscina pool that runs extractArticle in worker threads. */
 export class ExtractPool {
   private readonly pool: Piscina;
   private readonly taskTimeoutMs: number;
+  private readonly heapMb: number;
 
   constructor(options: ExtractPoolOptions = {}) {
     const filename = options.filename ?? builtWorkerFile('extract.js');
     if (!existsSync(filename)) throw new Error(`${filename} is missing; run \`node scripts/build.mjs\` first`);
+    this.heapMb = wholeNumber('ExtractPool', 'heapMb', options.heapMb ?? WORKER_HEAP_MB, 16);
     this.pool = new Piscina({
       filename,
       name: 'extract',
@@ -49,6 +53,7 @@ export class ExtractPool {
       maxThreads: wholeNumber('ExtractPool', 'maxThreads', options.maxThreads ?? DEFAULT_EXTRACT_THREADS, 1, MAX_THREADS_LIMIT),
       idleTimeout: wholeNumber('ExtractPool', 'idleTimeoutMs', options.idleTimeoutMs ?? DEFAULT_EXTRACT_IDLE_TIMEOUT_MS, 0),
       maxQueue: wholeNumber('ExtractPool', 'maxQueue', options.maxQueue ?? DEFAULT_EXTRACT_MAX_QUEUE, 1),
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
     });
     keepPoolUp(this.pool, 'extract');
     this.taskTimeoutMs = wholeNumber('ExtractPool', 'taskTimeoutMs', options.taskTimeoutMs ?? DEFAULT_EXTRACT_TASK_TIMEOUT_MS, 1);
@@ -65,7 +70,13 @@ export class ExtractPool {
       maxChars: options.maxChars,
       contentType: options.contentType,
     };
-    const result = await runTimedTask<ExtractResult>(this.pool, task, { name: 'extract', signal, timeoutMs: this.taskTimeoutMs, ref: options.url ?? 'a page' });
+    const result = await runTimedTask<ExtractResult>(this.pool, task, {
+      name: 'extract',
+      signal,
+      timeoutMs: this.taskTimeoutMs,
+      ref: options.url ?? 'a page',
+      heapMb: this.heapMb,
+    });
     if (result.ok) return result.article;
     throw fromWorkerError(result.error);
   }

@@ -10,7 +10,7 @@ import { errors } from '../../errors.js';
 import { fromWorkerError, keepPoolUp } from '../../worker-errors.js';
 import { builtWorkerFile } from '../../worker-files.js';
 import type { ParsedFeed } from './feeds.js';
-import { runTimedTask } from '../worker-task.js';
+import { runTimedTask, WORKER_HEAP_MB } from '../worker-task.js';
 import { wholeNumber } from '../../options.js';
 
 const IDLE_TIMEOUT_MS = 30_000;
@@ -23,6 +23,8 @@ export interface FeedPoolOptions {
   filename?: string;
   /** Time limit of one feed, after which its worker is terminated and replaced. */
   taskTimeoutMs?: number;
+  /** Heap of the worker in MB (default WORKER_HEAP_MB); a feed that needs more fails and the worker is replaced. */
+  heapMb?: number;
 }
 
 /** Parses feeds on one worker thread, started on first use. */
@@ -30,12 +32,14 @@ export class FeedPool {
   private pool: Piscina | null = null;
   private readonly filename: string;
   private readonly taskTimeoutMs: number;
+  private readonly heapMb: number;
 
   constructor(options: FeedPoolOptions = {}) {
     this.filename = options.filename ?? builtWorkerFile('feed.js');
     if (!existsSync(this.filename)) throw new Error(`${this.filename} is missing; run \`node scripts/build.mjs\` first`);
     this.taskTimeoutMs = options.taskTimeoutMs ?? DEFAULT_FEED_TASK_TIMEOUT_MS;
     wholeNumber('FeedPool', 'taskTimeoutMs', this.taskTimeoutMs, 1);
+    this.heapMb = wholeNumber('FeedPool', 'heapMb', options.heapMb ?? WORKER_HEAP_MB, 16);
   }
 
   /**
@@ -44,11 +48,19 @@ export class FeedPool {
    */
   async parse(bytes: Uint8Array, ref: string, signal?: AbortSignal): Promise<ParsedFeed> {
     if (!this.pool) {
-      this.pool = new Piscina({ filename: this.filename, name: 'parse', minThreads: 0, maxThreads: 1, idleTimeout: IDLE_TIMEOUT_MS, maxQueue: MAX_QUEUE });
+      this.pool = new Piscina({
+        filename: this.filename,
+        name: 'parse',
+        minThreads: 0,
+        maxThreads: 1,
+        idleTimeout: IDLE_TIMEOUT_MS,
+        maxQueue: MAX_QUEUE,
+        resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+      });
       keepPoolUp(this.pool, 'feed');
     }
     const task: FeedTask = { bytes: new Uint8Array(bytes), ref };
-    const result = await runTimedTask<FeedResult>(this.pool, task, { name: 'parse', signal, timeoutMs: this.taskTimeoutMs, ref });
+    const result = await runTimedTask<FeedResult>(this.pool, task, { name: 'parse', signal, timeoutMs: this.taskTimeoutMs, ref, heapMb: this.heapMb });
     if (result.ok) return result.feed;
     if (result.error.code) throw fromWorkerError(result.error);
     throw new errors.ERR_FEED_PARSE(`${ref}: ${result.error.message}`, fromWorkerError(result.error));
