@@ -1,6 +1,7 @@
 /**
  * Limits per client address, across all of its sockets: how many sockets it holds, how many frames
- * a second all of them together may send, and how many new identities it may take a minute (a
+ * a second all of them together may send, how many slash commands a minute (a listing counts every
+ * thread's messages: it costs more than a frame), and how many new identities it may take a minute (a
  * flood from one address cannot hide behind fresh sockets or fresh names). Addresses are keys from
  * `addressKey` (IPv6 by /64). An address with no socket and nothing left to remember is forgotten,
  * so the table never outgrows the clients actually present.
@@ -14,12 +15,15 @@ export interface AddressLimitOptions {
   framesPerSecondPerAddress: number;
   /** Identities (hello without a token) one address may take a minute. */
   newIdentitiesPerMinute: number;
+  /** Slash commands one address may send a minute (bursts of half that). */
+  commandsPerMinute: number;
 }
 
 interface AddressState {
   sockets: number;
   frames: TokenBucket;
   identities: TokenBucket;
+  commands: TokenBucket;
 }
 
 /** How often forgotten addresses are swept out of the table. */
@@ -56,6 +60,11 @@ export class AddressLimits {
     return this.state(address, now).identities.take(now);
   }
 
+  /** Takes one slash command from the address's budget; false when it is spent. */
+  command(address: string, now: number): boolean {
+    return this.state(address, now).commands.take(now);
+  }
+
   /** Addresses remembered now (tests, metrics). */
   get size(): number {
     return this.addresses.size;
@@ -64,8 +73,13 @@ export class AddressLimits {
   private state(address: string, now: number): AddressState {
     let state = this.addresses.get(address);
     if (!state) {
-      const { framesPerSecondPerAddress: fps, newIdentitiesPerMinute: ipm } = this.options;
-      state = { sockets: 0, frames: new TokenBucket(fps, fps * 2, now), identities: new TokenBucket(ipm / 60, ipm, now) };
+      const { framesPerSecondPerAddress: fps, newIdentitiesPerMinute: ipm, commandsPerMinute: cpm } = this.options;
+      state = {
+        sockets: 0,
+        frames: new TokenBucket(fps, fps * 2, now),
+        identities: new TokenBucket(ipm / 60, ipm, now),
+        commands: new TokenBucket(cpm / 60, Math.max(1, Math.floor(cpm / 2)), now),
+      };
       this.addresses.set(address, state);
     }
     return state;
@@ -75,7 +89,7 @@ export class AddressLimits {
   private sweep(now: number): void {
     this.sweptAt = now;
     for (const [address, s] of this.addresses) {
-      if (s.sockets === 0 && s.frames.full(now) && s.identities.full(now)) this.addresses.delete(address);
+      if (s.sockets === 0 && s.frames.full(now) && s.identities.full(now) && s.commands.full(now)) this.addresses.delete(address);
     }
   }
 }

@@ -22,6 +22,8 @@ export interface ChatHost {
   publishMessage(room: Room, message: Message): void;
   /** Tells the room a member stopped typing. */
   sendTyping(room: Room, member: Member, active: boolean): void;
+  /** Takes a slash command from the budget the session's address shares with its other sockets. */
+  admitCommand(session: Session): boolean;
   warn(details: Record<string, unknown>, msg: string): void;
 }
 
@@ -106,6 +108,7 @@ export class Chat {
 
   private async command(session: Session, command: { name: string; args: string }, clientId: string, requestedThread?: string): Promise<void> {
     const { room, member } = joined(session);
+    if (!this.host.admitCommand(session)) throw new errors.ERR_RATE_LIMITED('too many commands from one address; wait a moment');
     const threadId = await this.thread(room, requestedThread);
     const handler = command.name === 'help' ? undefined : this.host.commands.get(command.name);
     const reply = handler

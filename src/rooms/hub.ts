@@ -92,6 +92,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       maxConnectionsPerAddress: this.options.maxConnectionsPerIp,
       framesPerSecondPerAddress: this.options.framesPerSecondPerAddress,
       newIdentitiesPerMinute: this.options.newIdentitiesPerMinute,
+      commandsPerMinute: this.options.commandsPerMinutePerAddress,
     });
     this.resolve = deps.resolver ?? storeResolver(deps.store, this.options.contextChars);
     this.bus = required('RoomHub', 'bus', deps.bus);
@@ -105,6 +106,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       assistant: () => this.getAssistant(),
       publishMessage: (room, message) => this.publishMessage(room, message),
       sendTyping: (room, member, active) => this.sendTyping(room, member, active),
+      admitCommand: (session) => this.addresses.command(session.address, Date.now()),
       warn: (details, msg) => this.log.warn(details, msg),
     });
     this.sync = new NodeSync({

@@ -15,6 +15,12 @@ export const DEFAULT_ADDRESS_FRAMES_PER_SECOND = 20;
 export const DEFAULT_NEW_IDENTITIES_PER_MINUTE = 30;
 /** Messages a second one room accepts from all its members together (bursts of twice that). */
 export const DEFAULT_ROOM_MESSAGES_PER_SECOND = 30;
+/**
+ * Slash commands a minute one address may send over all its sockets (bursts of half that). A
+ * command is answered from the store: `/threads` counts the messages of up to 120 threads (~8 ms
+ * for a room of 200,000), and the frame rate alone let an address ask 20 times a second.
+ */
+export const DEFAULT_ADDRESS_COMMANDS_PER_MINUTE = 60;
 export const DEFAULT_HISTORY_SIZE = 20;
 /** Most missed messages one `hello {lastSeq}` replays; older ones are skipped (`welcome.truncated`). */
 export const DEFAULT_REPLAY_LIMIT = 500;
@@ -61,6 +67,7 @@ export interface RoomOptions {
   maxConnections: number;
   framesPerSecondPerAddress: number;
   newIdentitiesPerMinute: number;
+  commandsPerMinutePerAddress: number;
   roomMessagesPerSecond: number;
   historySize: number;
   replayLimit: number;
@@ -91,6 +98,7 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
   maxConnections: DEFAULT_MAX_CONNECTIONS,
   framesPerSecondPerAddress: DEFAULT_ADDRESS_FRAMES_PER_SECOND,
   newIdentitiesPerMinute: DEFAULT_NEW_IDENTITIES_PER_MINUTE,
+  commandsPerMinutePerAddress: DEFAULT_ADDRESS_COMMANDS_PER_MINUTE,
   roomMessagesPerSecond: DEFAULT_ROOM_MESSAGES_PER_SECOND,
   historySize: DEFAULT_HISTORY_SIZE,
   replayLimit: DEFAULT_REPLAY_LIMIT,

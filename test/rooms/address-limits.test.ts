@@ -3,10 +3,10 @@
  * frames a second, new identities a minute), per room, and per node. Real sockets from several
  * loopback addresses (all of 127/8 is loopback on Linux), so the server sees distinct clients.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CloseCode } from '../../src/protocol/close-codes.js';
 import { AddressLimits } from '../../src/rooms/address-limits.js';
-import { connect, listen, member, roomsApp } from './helpers.js';
+import { connect, listen, member, roomsApp, until } from './helpers.js';
 
 type Started = Awaited<ReturnType<typeof roomsApp>>;
 const running: Started[] = [];
@@ -23,7 +23,7 @@ async function start(env: Record<string, string> = {}) {
 const from = (address: string) => ({ localAddress: address });
 
 describe('AddressLimits', () => {
-  const limits = () => new AddressLimits({ maxConnectionsPerAddress: 2, framesPerSecondPerAddress: 5, newIdentitiesPerMinute: 3 });
+  const limits = () => new AddressLimits({ maxConnectionsPerAddress: 2, framesPerSecondPerAddress: 5, newIdentitiesPerMinute: 3, commandsPerMinute: 60 });
 
   it('caps sockets per address and frees a place when one closes', () => {
     const l = limits();
@@ -46,6 +46,15 @@ describe('AddressLimits', () => {
     const l = limits();
     expect([1, 2, 3, 4].map(() => l.newIdentity('a', 0))).toEqual([true, true, true, false]);
     expect(l.newIdentity('a', 20_000)).toBe(true);
+  });
+
+  it('shares one budget of slash commands a minute among all sockets of an address', () => {
+    const l = limits();
+    const taken = Array.from({ length: 40 }, () => l.command('a', 0)).filter(Boolean).length;
+    expect(taken).toBe(30); // a burst of half a minute's
+    expect(l.command('b', 0)).toBe(true);
+    expect(l.command('a', 1_000)).toBe(true); // one a second
+    expect(l.command('a', 1_000)).toBe(false);
   });
 
   it('forgets addresses that hold no socket and owe nothing', () => {
@@ -75,6 +84,34 @@ describe('per-address limits on room sockets', () => {
     quiet.send({ type: 'say', text: 'still here', clientId: 'q1' });
     const mine = await quiet.next('message', (m) => m.message.clientId === 'q1');
     expect(mine.message.text).toBe('still here');
+  });
+
+  it('answers slash commands past the address’s budget with ERR_RATE_LIMITED, on any of its sockets; chat goes on', async () => {
+    const { app, url } = await start();
+    const budget = Math.floor(app.salon.rooms.options.commandsPerMinutePerAddress / 2);
+    const sockets = await Promise.all(Array.from({ length: 3 }, () => connect(url(), from('127.0.0.4'))));
+    await Promise.all(sockets.map((s, i) => s.hello(`Lister${i}`)));
+    // Each /threads counts the messages of every thread of the room: more than a frame's worth.
+    // The clock stands still meanwhile, so however slow the machine, no command is refilled.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    let refused;
+    try {
+      for (let i = 0; i <= budget; i++) sockets[i % 3].send({ type: 'say', text: '/threads', clientId: `t${i}` });
+      // Frames of three sockets arrive in any order: whichever comes past the budget is refused.
+      const replies = () => sockets.flatMap((s) => s.frames.filter((f) => (f.type === 'message' && f.message.seq === 0) || f.type === 'error'));
+      await until(() => replies().length === budget + 1);
+      refused = replies().filter((f) => f.type === 'error');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: 'ERR_RATE_LIMITED', clientId: expect.stringMatching(/^t\d+$/) });
+    sockets[0].send({ type: 'say', text: 'plain chat', clientId: 'p1' });
+    expect((await sockets[0].next('message', (m) => m.message.clientId === 'p1')).message.seq).toBeGreaterThan(0);
+    const elsewhere = await connect(url(), from('127.0.0.5'));
+    await elsewhere.hello('Other');
+    elsewhere.send({ type: 'say', text: '/threads', clientId: 'o1' });
+    expect((await elsewhere.next('message', (m) => m.message.clientId === 'o1')).message.text).toContain('Threads of this room');
   });
 
   it('caps sockets per address across rooms, and other addresses are unaffected', async () => {
