@@ -23,7 +23,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * statements (a thread's deletion, the index load's pages); migrations, at start, have none.
  */
 export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
-/** pg's error for a statement past its query_timeout; its connection is not reused. */
+/** pg's error for a statement past its query_timeout; its connection is destroyed, not reused. */
 const QUERY_TIMED_OUT = 'Query read timeout';
 /** Attempts of a transaction PostgreSQL aborted as a deadlock or serialization victim. */
 const TX_ATTEMPTS = 3;
@@ -79,8 +79,6 @@ export class PgDatabase {
       connectionString: options.connectionString,
       max: poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // The kernel's probes find a peer that vanished while a connection sat idle.
-      keepAlive: true,
       application_name: 'salon',
       types,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
