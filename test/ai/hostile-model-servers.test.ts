@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SUMMARY_MAX_CHARS } from '../../src/ai/remote/remote-chat.js';
+import { REPLY_MAX_CHARS, SUMMARY_MAX_CHARS } from '../../src/ai/remote/remote-chat.js';
 import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES, MAX_STREAM_LINE_BYTES } from '../../src/ai/remote/answer-limits.js';
 import { toUnitVectors } from '../../src/ai/vectors.js';
 import type { FakeServer } from '../fakes/common.js';
@@ -102,6 +102,14 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
   it('keeps at most SUMMARY_MAX_CHARS of a summary, however long the reply', async () => {
     fake = await c.start({ reply: 'word '.repeat(100_000) });
     expect((await c.chat(c.base(fake.url), PATIENT).summarize('some text')).length).toBeLessThanOrEqual(SUMMARY_MAX_CHARS);
+  });
+
+  it('reads a rerank reply no further than REPLY_MAX_CHARS', async () => {
+    const snippets = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    fake = await c.start({ reply: `${'no numbers here '.repeat(REPLY_MAX_CHARS / 8)} 7,6` });
+    expect(await c.chat(c.base(fake.url), PATIENT).rerank('q', snippets)).toEqual([0, 1, 2, 3, 4]);
+    fake.setBehaviour({ reply: 'no numbers here 7,6' });
+    expect(await c.chat(c.base(fake.url), PATIENT).rerank('q', snippets)).toEqual([6, 5, 0]);
   });
 
   it('gives a typed error for answers of the wrong shape', async () => {

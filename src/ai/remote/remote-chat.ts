@@ -13,6 +13,11 @@ import { clip } from '../../text.js';
 
 /** Longest text handed to `summarize`; the rest is cut so the prompt fits small context windows. */
 export const SUMMARY_INPUT_MAX_CHARS = 12_000;
+/**
+ * Most of a rerank or summary reply that is read (a reasoning model's think block comes first):
+ * parsing a 26 MB reply of numbered lines for snippet numbers held the event loop a second.
+ */
+export const REPLY_MAX_CHARS = 200_000;
 /** Longest summary kept (asked for 80 words): a server may answer anything up to its size limit. */
 export const SUMMARY_MAX_CHARS = 2_000;
 const SUMMARY_SYSTEM = 'Summarise the text in at most three sentences and 80 words. Use only facts from the text. Reply with the summary only.';
@@ -114,7 +119,7 @@ export abstract class RemoteChatModel implements ChatModel {
         ],
         signal,
       );
-      return parseRerankReply(reply, snippets.length) ?? rerankFallback(snippets.length);
+      return parseRerankReply(reply.slice(0, REPLY_MAX_CHARS), snippets.length) ?? rerankFallback(snippets.length);
     } catch {
       return rerankFallback(snippets.length);
     }
@@ -129,6 +134,6 @@ export abstract class RemoteChatModel implements ChatModel {
       ],
       signal,
     );
-    return clip(withoutReasoning(reply).trim(), SUMMARY_MAX_CHARS);
+    return clip(withoutReasoning(reply.slice(0, REPLY_MAX_CHARS)).trim(), SUMMARY_MAX_CHARS);
   }
 }
