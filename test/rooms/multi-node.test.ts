@@ -41,10 +41,13 @@ describe('rooms across two nodes', () => {
   it('lists the other node’s rooms from one reading of the shared presence a second, however often asked', async () => {
     const read = vi.spyOn(buses[1].presence, 'activeRooms');
     await joined(nodes[0], 'Ana');
+    // Each room listed from the presence is resolved (its item read whole) once per reading, not per listing.
+    const items = vi.spyOn(store, 'getItem');
     const listed = async () => (await nodes[1].inject('/api/v1/rooms')).json().rooms;
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     for (let i = 0; i < 3; i++) expect(await listed()).toEqual([expect.objectContaining({ id: ROOM, members: 1 })]);
     expect(read).toHaveBeenCalledTimes(1);
+    expect(items).toHaveBeenCalledTimes(1);
     await joined(nodes[0], 'Ben');
     vi.setSystemTime(Date.now() + ACTIVE_ROOMS_FRESH_MS);
     expect(await listed()).toEqual([expect.objectContaining({ id: ROOM, members: 2 })]);
