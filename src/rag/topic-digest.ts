@@ -17,8 +17,8 @@ const URL_CHARS = 160;
 export const LEAD_CHARS = 320;
 /** A sentence shorter than this ("Dr.", "U.S.") is joined to the next. */
 const MIN_SENTENCE_CHARS = 30;
-/** A sentence: up to end punctuation followed by a space (so `3.5` and `example.com` stay whole), or the end. */
-const SENTENCE = /\S.*?(?:[.!?…]+(?=\s|$)|$)/g;
+/** What ends a sentence when a space (or the end) follows it, so `3.5` and `example.com` stay whole. */
+const SENTENCE_END = new Set(['.', '!', '?', '…']);
 /** Of a long description or body, only the start is looked at. */
 const LOOK_CHARS = 2000;
 
@@ -26,7 +26,7 @@ const LOOK_CHARS = 2000;
 export function sentences(text: string, minChars = MIN_SENTENCE_CHARS): string[] {
   const out: string[] = [];
   let pending = '';
-  for (const piece of squash(text).match(SENTENCE) ?? []) {
+  for (const piece of sentencePieces(squash(text))) {
     pending = pending ? `${pending} ${piece.trim()}` : piece.trim();
     if (pending.length >= minChars) {
       out.push(pending);
@@ -34,6 +34,40 @@ export function sentences(text: string, minChars = MIN_SENTENCE_CHARS): string[]
     }
   }
   if (pending) out.push(pending);
+  return out;
+}
+
+/**
+ * The sentences of squashed `text`: from a non-space up to a run of end punctuation followed by a
+ * space or the end, or to the end. A scan that steps over each run once: as a pattern
+ * (`\S.*?(?:[.!?…]+(?=\s|$)|$)`) every position of a run of dots was tried against the rest of the
+ * run, and 4,000 dots in a fetched description took 25 ms of the event loop, 16,000 430 ms.
+ */
+function sentencePieces(text: string): string[] {
+  const out: string[] = [];
+  const n = text.length;
+  for (let i = 0; i < n;) {
+    if (/\s/.test(text[i])) {
+      i++;
+      continue;
+    }
+    let end = n;
+    for (let k = i + 1; k < n;) {
+      if (!SENTENCE_END.has(text[k])) {
+        k++;
+        continue;
+      }
+      let run = k;
+      while (run < n && SENTENCE_END.has(text[run])) run++;
+      if (run === n || /\s/.test(text[run])) {
+        end = run;
+        break;
+      }
+      k = run;
+    }
+    out.push(text.slice(i, end));
+    i = end;
+  }
   return out;
 }
 

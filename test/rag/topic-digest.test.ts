@@ -9,6 +9,39 @@ import { tempStore } from '../helpers.js';
 import { item } from '../store/contract.js';
 import { ScriptedChat } from './fakes.js';
 
+describe('sentences', () => {
+  const patternWay = (text: string, min = 30) => {
+    const out: string[] = [];
+    let pending = '';
+    for (const piece of text
+      .replace(/\s+/g, ' ')
+      .trim()
+      .match(/\S.*?(?:[.!?…]+(?=\s|$)|$)/g) ?? []) {
+      pending = pending ? `${pending} ${piece.trim()}` : piece.trim();
+      if (pending.length >= min) {
+        out.push(pending);
+        pending = '';
+      }
+    }
+    if (pending) out.push(pending);
+    return out;
+  };
+
+  it('splits as the sentence pattern did, on every mix of the pieces involved', () => {
+    const pieces = [' ', '  ', '\n', 'a', 'Word', '.', '!', '?', '…', '3.5', 'example.com', '. ', '?!', '\u00a0'];
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 3_000; n++) {
+      const text = Array.from({ length: next() % 16 }, () => pieces[next() % pieces.length]).join('');
+      for (const min of [0, 5]) expect(sentences(text, min), JSON.stringify(text)).toEqual(patternWay(text, min));
+    }
+  });
+
+  it('splits 300,000 dots in linear time (the pattern tried each against the rest of the run: minutes of the event loop)', () => {
+    expect(sentences(`A${'.'.repeat(300_000)}b end.`, 0)).toEqual([`A${'.'.repeat(300_000)}b end.`]);
+  });
+});
+
 describe('item lines', () => {
   it('take the first sentence that is not the title, keeping numbers and hosts whole', () => {
     expect(sentences('It runs at 3.5 GHz on example.com today. Second one here, long enough to stand.')).toEqual([
