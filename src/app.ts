@@ -25,6 +25,13 @@ export interface AppOverrides extends ServiceOverrides {
 }
 
 const BODY_LIMIT_BYTES = 1_048_576;
+/**
+ * How often Node looks for requests past their time limits. Its default, 30 s, with the headers'
+ * own default limit of 60 s (Fastify sets only the request's), let a connection that sent nothing
+ * or half its headers stay for 60-90 s whatever HTTP_REQUEST_TIMEOUT_MS said: a slow trickle of
+ * such connections from anywhere holds the node's file descriptors.
+ */
+const CONNECTIONS_CHECK_MS = 1_000;
 
 /** TRUST_PROXY as Fastify takes it: a hop count becomes "trust the first n hops". */
 function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -40,6 +47,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // A client that trickles its request (slowloris) is cut off; idle keep-alives outlive a proxy's.
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Fastify's default (10 s) bounds each plugin and onReady hook: loading the index of a large
     // store takes longer than that, and the server would refuse to start with its data.
     pluginTimeout: config.STARTUP_TIMEOUT_MS,

@@ -3,6 +3,7 @@
  * (@fastify/rate-limit), the client address taken from X-Forwarded-For only when TRUST_PROXY names
  * the proxy, and request timeouts.
  */
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
@@ -82,7 +83,30 @@ describe('HTTP timeouts', () => {
   it('cuts off clients that trickle a request and bounds idle keep-alives', async () => {
     const a = await app({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '7000' });
     expect(a.server.requestTimeout).toBe(5000);
+    expect(a.server.headersTimeout).toBe(5000);
     expect(a.server.keepAliveTimeout).toBe(7000);
+  });
+
+  it('closes a connection that sends nothing, or half its headers, once HTTP_REQUEST_TIMEOUT_MS has passed', async () => {
+    const a = await app({ HTTP_REQUEST_TIMEOUT_MS: '1000' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    // Node's own limits held both 60-90 s: headers have a limit of their own (60 s), checked every 30 s.
+    const closed = (first: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => first && socket.write(first));
+        let got = '';
+        socket.on('data', (d) => (got += d));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(got.split('\r\n')[0] || 'closed'));
+        setTimeout(() => {
+          resolve('still open');
+          socket.destroy();
+        }, 20_000).unref();
+      });
+    const [silent, partial] = await Promise.all([closed(''), closed('GET /healthz HTTP/1.1\r\nHost: x\r\n')]);
+    expect(silent).not.toBe('still open');
+    expect(partial).toBe('HTTP/1.1 408 Request Timeout');
   });
 });
 
