@@ -112,15 +112,14 @@ export function itemToRow(item: ContentItem): Row {
   };
 }
 
-export function rowToItem(r: Row): StoredItem {
+/** What an item and its summary share: the columns of ITEM_SUMMARY_COLUMNS (sort_key aside). */
+function itemCard(r: Row): Omit<ItemSummary, 'commentCount'> {
   return {
     id: r.id,
     kind: r.kind,
     title: r.title,
     url: r.url,
     description: r.description,
-    body: r.body,
-    comments: JSON.parse(r.comments),
     category: r.category,
     publishedAt: r.published_at,
     image: r.image,
@@ -128,6 +127,14 @@ export function rowToItem(r: Row): StoredItem {
     channel: r.channel,
     thumbnail: r.thumbnail,
     siteName: r.site_name,
+  };
+}
+
+export function rowToItem(r: Row): StoredItem {
+  return {
+    ...itemCard(r),
+    body: r.body,
+    comments: JSON.parse(r.comments),
     source: r.source,
     hash: r.hash,
     createdAt: r.created_at,
@@ -139,21 +146,7 @@ export function rowToItem(r: Row): StoredItem {
 export const ITEM_SUMMARY_COLUMNS = 'id, kind, title, url, description, category, published_at, image, author, channel, thumbnail, site_name, sort_key';
 
 export function rowToItemSummary(r: Row): ItemSummary {
-  return {
-    id: r.id,
-    kind: r.kind,
-    title: r.title,
-    url: r.url,
-    description: r.description,
-    category: r.category,
-    publishedAt: r.published_at,
-    image: r.image,
-    author: r.author,
-    channel: r.channel,
-    thumbnail: r.thumbnail,
-    siteName: r.site_name,
-    commentCount: Number(r.comment_count),
-  };
+  return { ...itemCard(r), commentCount: Number(r.comment_count) };
 }
 
 export function rowToChunk(r: Row): ChunkRow {
