@@ -98,6 +98,50 @@ export function nestsTooDeep(text: string, maxDepth = MAX_ANSWER_DEPTH): boolean
   }
 }
 
+/**
+ * Splits a streamed answer's decoded text into lines as its pieces arrive. A line still open is
+ * kept in the pieces it came in and joined once, when it ends: appending each piece to one string
+ * and searching it again from its start was quadratic in a line that never ends. An open line
+ * longer than `maxChars` throws ERR_AI_BAD_RESPONSE.
+ */
+export class LineSplitter {
+  private open: string[] = [];
+  private openChars = 0;
+
+  constructor(private readonly maxChars: number = MAX_STREAM_LINE_BYTES) {}
+
+  /** The lines `text` ends (without their `\n`), in order. */
+  push(text: string): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    let nl: number;
+    while ((nl = text.indexOf('\n', start)) >= 0) {
+      let line = text.slice(start, nl);
+      start = nl + 1;
+      if (this.open.length > 0) {
+        line = this.open.join('') + line;
+        this.open = [];
+        this.openChars = 0;
+      }
+      lines.push(line);
+    }
+    if (start < text.length) {
+      this.open.push(start === 0 ? text : text.slice(start));
+      this.openChars += text.length - start;
+      if (this.openChars > this.maxChars) throw new errors.ERR_AI_BAD_RESPONSE(`a streamed line was longer than ${this.maxChars} characters`);
+    }
+    return lines;
+  }
+
+  /** The unfinished last line, once the stream has ended ('' when there is none). */
+  end(): string {
+    const rest = this.open.join('');
+    this.open = [];
+    this.openChars = 0;
+    return rest;
+  }
+}
+
 /** The whole body, checked by `guard` as it arrives. */
 export async function readGuarded(body: AsyncIterable<Uint8Array>, guard: AnswerGuard): Promise<Buffer> {
   const chunks: Uint8Array[] = [];

@@ -5,7 +5,7 @@
  */
 import { Ollama, type Message } from 'ollama';
 import { errors } from '../../errors.js';
-import { AnswerGuard, MAX_STREAM_LINE_BYTES, errorBodyText, readGuarded } from './answer-limits.js';
+import { AnswerGuard, LineSplitter, MAX_STREAM_LINE_BYTES, errorBodyText, readGuarded } from './answer-limits.js';
 import { modelMissing, type ProviderDescription } from './errors-map.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { answeredDimensions, knownDimensions, toUnitVectors } from '../vectors.js';
@@ -87,7 +87,8 @@ function jsonLines(where: string): TransformStream<Uint8Array, Uint8Array> {
   const guard = new AnswerGuard(where, { maxLineBytes: MAX_STREAM_LINE_BYTES });
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  let open: string[] = [];
+  // The guard counts a line's bytes (and refuses it first): the splitter's own bound is never reached.
+  const lines = new LineSplitter(Infinity);
   const emit = (line: string, out: TransformStreamDefaultController<Uint8Array>) => {
     if (!line.trim()) return;
     let value: unknown;
@@ -102,19 +103,10 @@ function jsonLines(where: string): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream({
     transform(chunk, out) {
       guard.check(chunk);
-      const text = decoder.decode(chunk, { stream: true });
-      let start = 0;
-      let nl: number;
-      while ((nl = text.indexOf('\n', start)) >= 0) {
-        const line = open.join('') + text.slice(start, nl);
-        open = [];
-        start = nl + 1;
-        emit(line, out);
-      }
-      if (start < text.length) open.push(text.slice(start));
+      for (const line of lines.push(decoder.decode(chunk, { stream: true }))) emit(line, out);
     },
     flush(out) {
-      emit(open.join('') + decoder.decode(), out);
+      emit(lines.end() + decoder.decode(), out);
     },
   });
 }
