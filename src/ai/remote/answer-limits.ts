@@ -88,16 +88,6 @@ export async function* guarded(body: AsyncIterable<Uint8Array>, guard: AnswerGua
   }
 }
 
-/** Whether JSON `text` nests deeper than `maxDepth` (one pass; strings skipped). */
-export function nestsTooDeep(text: string, maxDepth = MAX_ANSWER_DEPTH): boolean {
-  try {
-    new AnswerGuard('', { maxBytes: Infinity, maxDepth }).check(Buffer.from(text));
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 /**
  * Splits a streamed answer's decoded text into lines as its pieces arrive. A line still open is
  * kept in the pieces it came in and joined once, when it ends: appending each piece to one string

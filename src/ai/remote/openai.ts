@@ -9,7 +9,8 @@ import { errors } from '../../errors.js';
 import { HttpStatusError, modelMissing, scrub, type ProviderDescription } from './errors-map.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { sseData } from './sse.js';
-import { AnswerGuard, MAX_STREAM_LINE_BYTES, errorBodyText, guarded, nestsTooDeep, parseAnswer, readGuarded } from './answer-limits.js';
+import { AnswerGuard, MAX_ANSWER_DEPTH, MAX_STREAM_LINE_BYTES, errorBodyText, guarded, parseAnswer, readGuarded } from './answer-limits.js';
+import { nestsDeeperThan } from '../../json-depth.js';
 import { answeredDimensions, knownDimensions, toUnitVectors } from '../vectors.js';
 import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
 import { required, wholeNumber } from '../../options.js';
@@ -175,7 +176,7 @@ export class OpenAIChatModel extends RemoteChatModel {
         const guard = new AnswerGuard('POST /chat/completions', { maxLineBytes: MAX_STREAM_LINE_BYTES });
         for await (const data of sseData(guarded(body, guard))) {
           // An event's data lines join into one payload: each line's nesting was checked, not their sum.
-          if (nestsTooDeep(data)) throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk nested too deep');
+          if (nestsDeeperThan(Buffer.from(data), MAX_ANSWER_DEPTH)) throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk nested too deep');
           let chunk: CompletionChunk;
           try {
             chunk = JSON.parse(data) as CompletionChunk;

@@ -11,7 +11,8 @@ import type { Config } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
-import { decompress, discard, isJsonType, isPageType, mediaType, nestsDeeperThan, readCapped } from './fetch-body.js';
+import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
+import { nestsDeeperThan } from '../../json-depth.js';
 import { BlockedAddressError, guardedConnector, hostPolicy } from './guarded-connector.js';
 import { wholeNumber } from '../../options.js';
 
