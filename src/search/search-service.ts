@@ -81,13 +81,19 @@ export class DefaultSearchService implements SearchService {
       options.onVectors(vectors ? texts.map((t) => (t ? vectors[i++] : null)) : null);
     }
     if (!vectors) return { hits: [], text: await Promise.all(texts.map((t) => (t ? this.searchText(t, options.k, options.filter) : []))) };
+    const searched = await this.vectorHits(vectors, options);
+    let next = 0;
+    return { hits: texts.map((t) => (t ? searched[next++] : [])) };
+  }
+
+  /** Each vector's index hits, above the threshold unless told otherwise. */
+  private async vectorHits(vectors: Float32Array[], options: ChunkSearchOptions): Promise<VectorHit[][]> {
     const { index } = this.options;
     const threshold = options.useThreshold === false ? -Infinity : this.options.embedder.similarityThreshold;
     const searched = await (index.searchMany
       ? index.searchMany(vectors, options.k, options.filter)
       : Promise.all(vectors.map((v) => index.search(v, options.k, options.filter))));
-    let next = 0;
-    return { hits: texts.map((t) => (t ? searched[next++].filter((h) => h.score >= threshold) : [])) };
+    return searched.map((hits) => hits.filter((h) => h.score >= threshold));
   }
 
   async searchItems(query: string, options: ItemSearchOptions): Promise<ItemHit[]> {
@@ -104,12 +110,11 @@ export class DefaultSearchService implements SearchService {
     // model call with a remote embedder, and read again every row the last round had read).
     const [vector] = (await this.embedQueries([text])) ?? [null];
     const rows = new Map<number, ChunkRow>();
-    const threshold = this.options.embedder.similarityThreshold;
     for (let fetch = Math.min(MAX_K, options.k * ITEM_OVERFETCH); ; fetch = Math.min(MAX_ITEM_FETCH, fetch * 4)) {
       let hits: ChunkHit[];
       let found: number;
       if (vector) {
-        const scored = (await this.options.index.search(vector, fetch, filter)).filter((h) => h.score >= threshold);
+        const [scored] = await this.vectorHits([vector], { k: fetch, filter });
         for (const [id, row] of await this.rowsOf(scored.map((h) => h.rowId).filter((id) => !rows.has(id)))) rows.set(id, row);
         hits = this.withRows(scored, rows, 'vector');
         found = scored.length;
