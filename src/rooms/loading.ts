@@ -19,6 +19,11 @@ export async function loadRoom(store: Store, info: RoomInfo, room: Room, history
  */
 const REPLAY_FIRST_PAGE = 32;
 
+/** What `m` adds to a welcome's history: its JSON and the comma after it. */
+function historyBytes(m: Message): number {
+  return Buffer.byteLength(JSON.stringify(m)) + 1;
+}
+
 /** Messages in both lists once, by seq, oldest first. */
 function mergeBySeq(a: Message[], b: Message[]): Message[] {
   const bySeq = new Map<number, Message>();
@@ -79,7 +84,7 @@ async function newestAfter(store: Store, roomId: string, afterSeq: number, limit
     const page = await store.messagesBefore(roomId, before, want);
     let from = page.length;
     while (from > 0 && page[from - 1].seq > afterSeq && bytes <= maxBytes) {
-      bytes += Buffer.byteLength(JSON.stringify(page[from - 1])) + 1;
+      bytes += historyBytes(page[from - 1]);
       from--;
     }
     pages.unshift(page.slice(from));
@@ -95,7 +100,7 @@ function newestWithin(messages: Message[], maxBytes: number): Message[] {
   let bytes = 0;
   let from = messages.length;
   while (from > 0) {
-    bytes += Buffer.byteLength(JSON.stringify(messages[from - 1])) + 1;
+    bytes += historyBytes(messages[from - 1]);
     if (bytes > maxBytes) break;
     from--;
   }
