@@ -100,9 +100,11 @@ describeBrowser('a room in two browsers', () => {
     try {
       await cy.page.goto(`${server.url}/chat?id=news_r1`);
       await say(cy.page, 'first visit');
-      await expect.poll(() => cy.page.locator('salon-message-item[mine]').count()).toBe(1);
-      const token = await cy.page.evaluate(() => localStorage.getItem('salon.token'));
-      expect(token).toMatch(/^v1\./);
+      // Shown as the member's own while it is still sending; the token is saved when the welcome comes.
+      await expect.poll(() => cy.page.locator('salon-message-item[mine][state=sent]').count()).toBe(1);
+      const readToken = () => cy.page.evaluate(() => localStorage.getItem('salon.token'));
+      await expect.poll(readToken).toMatch(/^v1\./);
+      const token = await readToken();
       await cy.page.reload();
       await expect.poll(() => cy.page.locator('salon-message-item', { hasText: 'first visit' }).count()).toBe(1);
       // Still recognised as the author after the reload: the server knows the same user id.
