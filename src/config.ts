@@ -208,6 +208,11 @@ export const SETTINGS = {
   ),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: setting(integer(1000, 600_000), 65_000, "how long an idle HTTP keep-alive connection stays open (longer than a proxy's own)"),
   ROOM_MAX_BUFFERED_BYTES: setting(integer(65_536, 1_073_741_824), 1_048_576, 'unsent bytes a room socket may queue before it is closed with 1013'),
+  ROOM_NODE_BUFFERED_BYTES: setting(
+    integer(65_536, 68_719_476_736),
+    268_435_456,
+    'unsent bytes all room sockets of this node may queue together; past it, a socket more than 64 KiB behind is closed with 1013',
+  ),
   SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),
   HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
   SEARCH_WORKERS: setting(
@@ -274,6 +279,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = out as Config;
   if (config.CHUNK_OVERLAP >= config.CHUNK_SIZE) {
     throw new ConfigError('CHUNK_OVERLAP', `must be smaller than CHUNK_SIZE (${config.CHUNK_SIZE})`);
+  }
+  if (config.ROOM_NODE_BUFFERED_BYTES < config.ROOM_MAX_BUFFERED_BYTES) {
+    throw new ConfigError('ROOM_NODE_BUFFERED_BYTES', `must not be smaller than ROOM_MAX_BUFFERED_BYTES (${config.ROOM_MAX_BUFFERED_BYTES})`);
   }
   if (config.REDIS_URL && !config.IDENTITY_SECRET) {
     // A secret per node would make every reconnection to another node fail with 4401.

@@ -100,6 +100,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
   // Levels are read when Prometheus scrapes, from the parts built below.
   const metrics = new SalonMetrics({
     connections: () => rooms.connectionCount,
+    queuedBytes: () => rooms.queuedBytes,
     rooms: () => rooms.listRooms().length,
     queueDepth: () => (assistant instanceof SalonAssistant ? assistant.queueDepth : 0),
     indexSize: () => ({ documents: searchStack.index.size, memory: memoryIndex.size }),

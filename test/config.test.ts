@@ -52,6 +52,11 @@ describe('config', () => {
     expect(JSON.stringify(redactConfig(c))).not.toContain('x'.repeat(32));
   });
 
+  it('rejects a node-wide send budget smaller than one socket’s', () => {
+    expect(() => loadConfig({ ROOM_MAX_BUFFERED_BYTES: '2097152', ROOM_NODE_BUFFERED_BYTES: '1048576' })).toThrow(/ROOM_NODE_BUFFERED_BYTES/);
+    expect(loadConfig({ ROOM_MAX_BUFFERED_BYTES: '1048576', ROOM_NODE_BUFFERED_BYTES: '1048576' }).ROOM_NODE_BUFFERED_BYTES).toBe(1_048_576);
+  });
+
   it('rejects an overlap as large as the chunk', () => {
     expect(() => loadConfig({ CHUNK_SIZE: '200', CHUNK_OVERLAP: '200' })).toThrow(/CHUNK_OVERLAP/);
   });

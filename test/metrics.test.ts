@@ -32,6 +32,7 @@ describe('GET /metrics', () => {
     };
     const before = await scrape();
     expect(sample(before, 'salon_connections')).toBe(0);
+    expect(sample(before, 'salon_socket_queued_bytes')).toBe(0);
     expect(sample(before, 'salon_messages_total')).toBe(0);
 
     const ann = await joined(app, 'Ann');
@@ -80,6 +81,7 @@ describe('the metered bus', () => {
     const zero = () => 0;
     const metrics = new SalonMetrics({
       connections: zero,
+      queuedBytes: zero,
       rooms: zero,
       queueDepth: zero,
       indexSize: () => ({ documents: 0, memory: 0 }),

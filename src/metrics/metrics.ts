@@ -28,6 +28,8 @@ function processMetrics(): Registry {
 /** Levels read at scrape time. */
 export interface MetricSources {
   connections(): number;
+  /** Bytes the room sockets have queued and not yet sent. */
+  queuedBytes(): number;
   /** Rooms with a member on this node. */
   rooms(): number;
   /** Asks waiting for the assistant. */
@@ -114,6 +116,7 @@ export class SalonMetrics {
         },
       });
     level('salon_connections', 'Open room sockets on this node', sources.connections);
+    level('salon_socket_queued_bytes', 'Bytes the room sockets on this node have queued and not yet sent', sources.queuedBytes);
     level('salon_rooms', 'Rooms with a member on this node', sources.rooms);
     level('salon_assistant_queue_depth', 'Asks waiting for the assistant', sources.queueDepth);
     level('salon_ingest_jobs_running', 'Ingest jobs running in the background', sources.ingestRunning);

@@ -20,6 +20,7 @@ import { FreshReading } from './fresh-reading.js';
 import { ACTIVE_ROOMS_FRESH_MS, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
+import { SendBudget } from './send-budget.js';
 import { storeResolver } from './resolver.js';
 import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
@@ -27,6 +28,8 @@ import { required } from '../options.js';
 
 /** Rooms GET /api/v1/rooms lists at most (the busiest). */
 export const MAX_LISTED_ROOMS = 500;
+/** How often the node's queued bytes are counted again from every socket (see SendBudget). */
+const BUDGET_SWEEP_MS = 1_000;
 
 export interface RoomHubDeps {
   store: Store;
@@ -78,6 +81,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly onDelivered?: (message: Message) => void;
   private readonly rooms = new Map<string, Room>();
   private readonly sessions = new Set<Session>();
+  private readonly sendBudget: SendBudget;
+  private readonly budgetSweep: NodeJS.Timeout;
   private readonly addresses: AddressLimits;
   private readonly chat: Chat;
   private readonly sync: NodeSync;
@@ -120,6 +125,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
       log: this.log,
     });
     this.bus.subscribe((roomId, payload) => this.fromBus(roomId, payload));
+    this.sendBudget = new SendBudget(this.options.nodeBufferedBytes);
+    this.budgetSweep = setInterval(() => {
+      if (this.sendBudget.queued > 0) this.sendBudget.recount(this.sessions);
+    }, BUDGET_SWEEP_MS);
+    this.budgetSweep.unref();
   }
 
   /**
@@ -165,6 +175,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return this.sessions.size;
   }
 
+  /** Bytes the node's sockets have queued and not yet sent, as last counted (at most a second old). */
+  get queuedBytes(): number {
+    return this.sendBudget.queued;
+  }
+
   /**
    * Accepts a new connection for `roomId` from the client address `ip`; null when it was refused
    * (and closed): 1013 past the node's socket cap, 4429 past the address's.
@@ -185,7 +200,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       conn.close(CloseCode.RATE_LIMITED);
       return null;
     }
-    const session = new Session(conn, meta.roomId, address, this, this.options);
+    const session = new Session(conn, meta.roomId, address, this, this.options, this.sendBudget);
     this.sessions.add(session);
     return session;
   }
@@ -338,6 +353,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /** Closes every connection with `code` (1001 on shutdown) and refuses new ones. */
   async close(code: CloseCodeValue = CloseCode.GOING_AWAY): Promise<void> {
     this.closing = true;
+    clearInterval(this.budgetSweep);
     // Answers being written end first, so their members hear why before their sockets close.
     await this.getAssistant()
       ?.close()

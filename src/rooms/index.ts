@@ -35,6 +35,7 @@ export function roomOptionsFromConfig(config: Config): Partial<RoomOptions> {
     roomMessagesPerSecond: config.ROOM_MESSAGES_PER_SECOND,
     hardBufferedBytes: config.ROOM_MAX_BUFFERED_BYTES,
     softBufferedBytes: Math.min(DEFAULT_SOFT_BUFFERED_BYTES, config.ROOM_MAX_BUFFERED_BYTES),
+    nodeBufferedBytes: config.ROOM_NODE_BUFFERED_BYTES,
   };
 }
 

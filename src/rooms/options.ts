@@ -49,6 +49,11 @@ export const DEFAULT_ROOM_TYPING_PER_SECOND = 30;
 export const DEFAULT_SOFT_BUFFERED_BYTES = 64 * 1024;
 /** Above this many queued bytes a socket is closed with 1013. */
 export const DEFAULT_HARD_BUFFERED_BYTES = 1024 * 1024;
+/**
+ * Above this many bytes queued by all of a node's sockets together, a socket past the soft limit is
+ * closed with 1013 (src/rooms/send-budget.ts): 256 sockets at the hard limit.
+ */
+export const DEFAULT_NODE_BUFFERED_BYTES = 256 * 1024 * 1024;
 /** Joins and leaves within this window (at least; it grows with the room, see Room.presence) are coalesced into one presence frame. */
 export const DEFAULT_PRESENCE_WINDOW_MS = 50;
 /** Rooms larger than `largeRoomMembers` coalesce presence over this longer window; smaller ones over their share of it. */
@@ -83,6 +88,7 @@ export interface RoomOptions {
   roomTypingPerSecond: number;
   softBufferedBytes: number;
   hardBufferedBytes: number;
+  nodeBufferedBytes: number;
   presenceWindowMs: number;
   largeRoomPresenceWindowMs: number;
   largeRoomMembers: number;
@@ -114,6 +120,7 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
   roomTypingPerSecond: DEFAULT_ROOM_TYPING_PER_SECOND,
   softBufferedBytes: DEFAULT_SOFT_BUFFERED_BYTES,
   hardBufferedBytes: DEFAULT_HARD_BUFFERED_BYTES,
+  nodeBufferedBytes: DEFAULT_NODE_BUFFERED_BYTES,
   presenceWindowMs: DEFAULT_PRESENCE_WINDOW_MS,
   largeRoomPresenceWindowMs: DEFAULT_LARGE_ROOM_PRESENCE_WINDOW_MS,
   largeRoomMembers: DEFAULT_LARGE_ROOM_MEMBERS,
@@ -130,6 +137,9 @@ export function roomOptions(overrides: Partial<RoomOptions> = {}): Readonly<Room
   }
   if (out.softBufferedBytes > out.hardBufferedBytes) {
     throw new RangeError('rooms: options.softBufferedBytes must not exceed options.hardBufferedBytes');
+  }
+  if (out.hardBufferedBytes > out.nodeBufferedBytes) {
+    throw new RangeError('rooms: options.hardBufferedBytes must not exceed options.nodeBufferedBytes');
   }
   // A welcome must leave room under the send limit for the frames that follow it.
   out.replayMaxBytes = Math.min(out.replayMaxBytes, Math.floor(out.hardBufferedBytes / 4));

@@ -9,6 +9,7 @@ import { FloodGuard } from './flood-guard.js';
 import { parseClientFrame } from './frames.js';
 import type { RoomOptions } from './options.js';
 import type { Room, RoomSession } from './room.js';
+import type { QueuedBytesHolder, SendBudget } from './send-budget.js';
 import type { Connection } from './types.js';
 
 /** What a session asks of the hub once a frame is valid and admitted. */
@@ -34,12 +35,13 @@ export function errorFrame(err: SalonError, clientId?: string): string {
   return JSON.stringify({ type: 'error', code: err.code, message: clientMessage(err), ...(clientId ? { clientId } : {}) });
 }
 
-export class Session implements RoomSession {
+export class Session implements RoomSession, QueuedBytesHolder {
   state: State = 'new';
   userId = '';
   member: Member | null = null;
   room: Room | null = null;
   floorSeq = 0;
+  countedBytes = 0;
   private helloTimer: NodeJS.Timeout | null;
   private readonly guard: FloodGuard;
 
@@ -50,6 +52,8 @@ export class Session implements RoomSession {
     readonly address: string,
     private readonly host: SessionHost,
     private readonly options: Readonly<RoomOptions>,
+    /** The bytes all of the node's sockets may queue together. */
+    private readonly budget: SendBudget,
   ) {
     this.guard = new FloodGuard(options, Date.now());
     this.helloTimer = setTimeout(() => this.fail(new errors.ERR_HELLO_TIMEOUT(options.helloTimeoutMs), CloseCode.HELLO_TIMEOUT), options.helloTimeoutMs);
@@ -85,13 +89,20 @@ export class Session implements RoomSession {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.clearHelloTimer();
+    this.budget.release(this);
     this.host.detach(this);
   }
 
   deliver(frame: string): void {
     if (this.state === 'closed') return;
     this.conn.send(frame);
-    if (this.conn.bufferedAmount > this.options.hardBufferedBytes) this.overflow();
+    const queued = this.conn.bufferedAmount;
+    const nodeOverBudget = this.budget.update(this, queued);
+    if (queued > this.options.hardBufferedBytes || (nodeOverBudget && queued > this.options.softBufferedBytes)) this.overflow();
+  }
+
+  get queuedBytes(): number {
+    return this.conn.bufferedAmount;
   }
 
   offer(frame: string): void {
@@ -130,7 +141,8 @@ export class Session implements RoomSession {
   }
 
   private overflow(): void {
-    // A consumer this far behind would hold unbounded memory; it can reconnect with lastSeq.
+    // A consumer this far behind (or behind at all while the node's sockets hold too much) would
+    // hold unbounded memory; it can reconnect with lastSeq.
     this.close(CloseCode.TRY_AGAIN_LATER);
   }
 

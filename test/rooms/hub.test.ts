@@ -103,6 +103,35 @@ describe('RoomHub with fake connections', () => {
     expect(a.conn.frames('message')).toHaveLength(1);
   });
 
+  it('closes a connection past the soft limit with 1013 once the node’s sockets queue more than its budget', async () => {
+    makeHub({ softBufferedBytes: 1000, hardBufferedBytes: 100_000, nodeBufferedBytes: 100_000 });
+    const a = await member('Ana');
+    const b = await member('Ben');
+    const c = await member('Cy');
+    // Each alone is under its own limit; together they are over the node's.
+    a.conn.bufferedAmount = 60_000;
+    b.conn.bufferedAmount = 60_000;
+    c.session.receive(JSON.stringify({ type: 'say', text: 'one', clientId: 'o' }));
+    await until(() => c.conn.frames('message').length === 1);
+    // Ana was counted first (60,000 of 100,000); Ben's share tipped the node over.
+    expect(a.conn.closedWith).toBeNull();
+    expect(b.conn.closedWith).toBe(CloseCode.TRY_AGAIN_LATER);
+    expect(hub.queuedBytes).toBe(60_000);
+    c.session.receive(JSON.stringify({ type: 'say', text: 'two', clientId: 't' }));
+    await until(() => a.conn.frames('message').length === 2);
+    expect(a.conn.closedWith).toBeNull();
+    expect(hub.connectionCount).toBe(2);
+    // A closed socket's share is released, and a drained one is counted again by the sweep.
+    a.conn.bufferedAmount = 0;
+    await until(() => hub.queuedBytes === 0, 10_000);
+    a.conn.bufferedAmount = 5_000;
+    c.session.receive(JSON.stringify({ type: 'say', text: 'three', clientId: 'h' }));
+    await until(() => a.conn.frames('message').length === 3);
+    expect(hub.queuedBytes).toBe(5_000);
+    a.session.closed();
+    expect(hub.queuedBytes).toBe(0);
+  });
+
   it('coalesces presence in large rooms and caps the member list', async () => {
     makeHub({ largeRoomMembers: 10, maxListedMembers: 5, presenceWindowMs: 1, largeRoomPresenceWindowMs: 300 });
     const started = Date.now();

@@ -211,6 +211,7 @@ describe('room options and topic slugs', () => {
   it('names a bad option', () => {
     expect(() => roomOptions({ rateBurst: 0 })).toThrow(/rateBurst/);
     expect(() => roomOptions({ softBufferedBytes: 10, hardBufferedBytes: 5 })).toThrow(/softBufferedBytes/);
+    expect(() => roomOptions({ softBufferedBytes: 1_000, hardBufferedBytes: 10_000, nodeBufferedBytes: 5_000 })).toThrow(/nodeBufferedBytes/);
   });
 
   it('slugs categories', () => {
