@@ -100,7 +100,9 @@ export interface SplitPart {
 
 export interface FuseOutcome {
   thread: Thread;
+  /** Public passages made one (a member's /fuse and its message read them: private asks are not counted, as in MemoryStats). */
   fused: number;
+  /** Public passages kept from the second thread as they were. */
   kept: number;
   /** Set when smart fusion failed and the memories were simply joined. */
   fallback?: string;
@@ -204,7 +206,8 @@ export class ThreadService {
     }
     if (b.main) throw new errors.ERR_BAD_THREAD_OP('the main thread can only survive a merge');
     const messages = await store.countThreadMessages(b.id);
-    const memoryIds = (await this.allMemory(b.id)).map((c) => c.id);
+    const absorbed = await this.allMemory(b.id);
+    const memoryIds = absorbed.map((c) => c.id);
     const bridgesOfB = (await store.threadBridges(b.id)).filter((x) => x.otherId !== a.id);
     const bridgesOfA = new Map((await store.threadBridges(a.id)).filter((x) => x.otherId !== b.id).map((x) => [x.otherId, x.weight]));
     for (const x of bridgesOfB) bridgesOfA.set(x.otherId, Math.max(bridgesOfA.get(x.otherId) ?? 0, x.weight));
@@ -230,7 +233,8 @@ export class ThreadService {
       dropBridgesOf: [a.id, b.id],
       setBridges: [...bridgesOfA].map(([otherId, weight]) => ({ threadId: a.id, otherId, weight })),
       history: [
-        { threadId: a.id, actor, action: 'merge', details: { absorbedId: b.id, messages, memoryChunks: memoryIds.length } },
+        // The history is anyone's to read (GET /api/v1/threads/:id): private asks are not counted in it.
+        { threadId: a.id, actor, action: 'merge', details: { absorbedId: b.id, messages, memoryChunks: publicCount(absorbed) } },
         { threadId: b.id, actor, action: 'merged_into', details: { survivorId: a.id } },
       ],
     };
@@ -403,13 +407,20 @@ export class ThreadService {
       summaries.push({ id: c.chunk.id, into: { chunk, vector } });
     }
     const released = thread.splitLockedUntil === 'compaction';
+    // The history is anyone's to read: what it counts is public memory only.
+    const shown = {
+      fused: replaced.reduce((n, r) => n + (r.into.chunk.privileged ? 0 : r.ids.length - 1), 0),
+      summarised: publicCount(summaries.map((s) => s.into.chunk)),
+      released,
+      chunksBefore: publicCount(chunks.map((c) => c.chunk)),
+    };
     const result = await store.applyThreadChange({
       at: new Date().toISOString(),
       expect: [{ id, version: thread.version }],
       updateThreads: [{ id, ...(released ? { splitLockedUntil: null } : {}) }],
       deleteMemory: [...gone, ...summaries.map((s) => s.id)],
       addMemory: [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)].map((p) => ({ ...p, model: memory.vectorModel })),
-      history: [{ threadId: id, actor, action: 'compact', details: { fused, summarised: summaries.length, released, chunksBefore: chunks.length } }],
+      history: [{ threadId: id, actor, action: 'compact', details: shown }],
     });
     await memory.forget([...gone, ...summaries.map((s) => s.id)]);
     await memory.indexStored(result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)]);
@@ -458,6 +469,12 @@ export class ThreadService {
       result = unionOf(ca, bChunks, target);
     }
     this.log.info({ threadId: id, sourceIds, fused: result.fused, kept: result.kept }, `Fused ${result.fused} pairs, kept ${result.kept} unique`);
+    // What members read (the reply, the room's message, the history) counts public passages only:
+    // a pair is of one audience, so the public pairs are the public chunks the plan has fewer than its sources.
+    const publicB = publicCount((await cb).map((c) => c.chunk));
+    const publicPlanned = publicCount(result.chunks.map((p) => p.chunk));
+    const publicFused = publicCount(ca.map((c) => c.chunk)) + publicB - publicPlanned;
+    const shown = { fused: publicFused, kept: publicB - publicFused };
     // Past the memory cap the least recently seen go, as retention would drop them (but at once, in this change).
     const cap = memory.chunkCap;
     const dropped = Math.max(0, result.chunks.length - cap);
@@ -470,7 +487,8 @@ export class ThreadService {
     const reserved = memory.reserve(result.chunks.length);
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
     const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
-    const details = { sourceIds, fused: result.fused, kept: result.kept, chunks: result.chunks.length, dropped, threshold, ...(fallback ? { fallback } : {}) };
+    const publicChunks = publicCount(result.chunks.map((p) => p.chunk));
+    const details = { sourceIds, ...shown, chunks: publicChunks, dropped: publicPlanned - publicChunks, threshold, ...(fallback ? { fallback } : {}) };
     const { addedMemoryIds, appended } = await store.applyThreadChange({
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
@@ -501,7 +519,7 @@ export class ThreadService {
           roomId: a.roomId,
           threadId: id,
           author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
-          text: introText(a, b, topics, result),
+          text: introText(a, b, topics, shown),
         },
       ],
     });
@@ -516,7 +534,7 @@ export class ThreadService {
       };
       for (const roomId of new Set([a.roomId, b.roomId])) this.options.outlet?.broadcast(roomId, warning);
     }
-    return { thread: await this.get(id), fused: result.fused, kept: result.kept, ...(fallback ? { fallback } : {}) };
+    return { thread: await this.get(id), ...shown, ...(fallback ? { fallback } : {}) };
   }
 
   /**
@@ -633,13 +651,20 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
 }
 
 /** The fused thread's first message: where it comes from and what it covers. */
-function introText(a: Thread, b: Thread, topics: string[], r: FusionResult): string {
+function introText(a: Thread, b: Thread, topics: string[], r: { fused: number; kept: number }): string {
   const covered = topics.length ? ` Topics covered: ${topics.slice(0, 12).join(', ')}.` : '';
   return (
     `This thread fuses the discussions "${a.title}" and "${b.title}". It holds no copied messages: ` +
     `its memory joins both (${r.fused} passages said in both were made one, ${r.kept} kept from the second), ` +
     `so questions here are answered from what was said in either.${covered}`
   );
+}
+
+/** Chunks anyone may be given (not a private ask's): what counts shown to members say. */
+function publicCount(chunks: { privileged: boolean }[]): number {
+  let n = 0;
+  for (const c of chunks) if (!c.privileged) n++;
+  return n;
 }
 
 function newThreadId(): string {
