@@ -14,7 +14,7 @@ import searchPlugin from './plugins/search.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
-import apiRateLimit from './routes/rate-limit.js';
+import apiRateLimit, { API_RATE_LIMIT } from './routes/rate-limit.js';
 import webRoutes from './routes/web.js';
 import { createServices, type ServiceOverrides } from './services.js';
 
@@ -82,6 +82,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(contentPlugin, { demoDir: overrides.demoDir });
   await app.register(roomsPlugin);
   await app.register(assistantPlugin);
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The document is fixed once the routes are: serialised once (~66 KB), then sent as it is.
+  let openApi: string | undefined;
+  app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { rateLimit: API_RATE_LIMIT } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((openApi ??= JSON.stringify(app.swagger()))),
+  );
   return app;
 }

@@ -193,7 +193,7 @@ export const SETTINGS = {
   API_RATE_LIMIT_PER_MINUTE: setting(
     integer(1, 10_000_000),
     300,
-    'requests a minute one client address may make to each ask, search, ingest, content and room-listing route',
+    'requests a minute one client address may make to each ask, search, ingest, content, room-listing, metrics and OpenAPI route',
   ),
   TRUST_PROXY: setting(
     trustProxy,

@@ -41,6 +41,20 @@ describe('API rate limits', () => {
     expect((await get('/healthz')).statusCode).toBe(200);
   });
 
+  it('limits scrapes of /metrics and of the OpenAPI document, which render kilobytes of text each', async () => {
+    const a = await app({ API_RATE_LIMIT_PER_MINUTE: '2' });
+    const get = (url: string) => a.inject({ method: 'GET', url, remoteAddress: '198.51.100.9' });
+    const first = await get('/api/v1/openapi.json');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    expect(first.json().paths['/api/v1/search']).toBeDefined();
+    // Served from the one serialisation.
+    expect((await get('/api/v1/openapi.json')).body).toBe(first.body);
+    expect((await get('/api/v1/openapi.json')).json().error.code).toBe('ERR_RATE_LIMITED');
+    for (let i = 0; i < 2; i++) expect((await get('/metrics')).statusCode).toBe(200);
+    expect((await get('/metrics')).statusCode).toBe(429);
+  });
+
   it('limits the room listings, which read every member of the rooms they list', async () => {
     const a = await app({ API_RATE_LIMIT_PER_MINUTE: '2' });
     const get = (url: string) => a.inject({ method: 'GET', url, remoteAddress: '198.51.100.7' });

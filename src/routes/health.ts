@@ -2,15 +2,18 @@
  * `/healthz` (the process is up), `/readyz` (the store and every registered check answer) and
  * `/metrics` (this node's Prometheus metrics, src/metrics/). Anyone may ask whether the server is
  * ready and which check fails; what each check found (hosts, models, error messages) is for the
- * admin token only. Metrics hold counts and timings, nothing private.
+ * admin token only. Metrics hold counts and timings, nothing private; a scrape is limited per address.
  */
 import type { FastifyInstance } from 'fastify';
 import { isAdmin } from './auth.js';
+import { API_RATE_LIMIT } from './rate-limit.js';
 
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  // A scrape renders every series (a few ms for ~20 KB of text): limited per address like the API's
+  // costly routes, far above what a Prometheus server asks (one scrape in 15 s).
+  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: API_RATE_LIMIT } }, async (_request, reply) => {
     const { contentType, body } = await app.salon.metrics.scrape();
     return reply.type(contentType).send(body);
   });
