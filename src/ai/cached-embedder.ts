@@ -25,6 +25,15 @@ export interface CachedEmbedderOptions {
   maxEntries?: number;
 }
 
+/**
+ * `embedder` without the cache when it has one: for what keeps its vectors itself and must be
+ * forgotten when deleted (conversation memory), which a cache entry, a text's hash and its vector,
+ * would outlive.
+ */
+export function uncached(embedder: Embedder): Embedder {
+  return embedder instanceof CachedEmbedder ? embedder.inner : embedder;
+}
+
 /** Wraps `inner` with the store's embedding cache. */
 export class CachedEmbedder implements Embedder {
   constructor(

@@ -10,6 +10,7 @@
  */
 import { STOPWORDS, words } from '../ai/local/extractive-text.js';
 import type { Embedder } from '../ai/types.js';
+import { uncached } from '../ai/cached-embedder.js';
 import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
@@ -120,8 +121,12 @@ export class MemoryService implements MemorySearch {
   private readonly headroom = new Map<string, number>();
   private nextRetentionSweep = -Infinity;
   private readonly background: BackgroundRunner;
+  private readonly options: MemoryOptions;
 
-  constructor(private readonly options: MemoryOptions) {
+  constructor(options: MemoryOptions) {
+    // A chunk keeps its vector in its row: through a remote embedder's cache its text's hash and
+    // vector would stay behind when the chunk is deleted (its thread, retention, a compaction).
+    this.options = { ...options, embedder: uncached(options.embedder) };
     this.log = options.log ?? silentLogger;
     this.maxChunksPerThread = options.maxChunksPerThread ?? DEFAULT_MAX_CHUNKS_PER_THREAD;
     wholeNumber('MemoryService', 'maxChunksPerThread', this.maxChunksPerThread, 1);
@@ -611,8 +616,8 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
-   * Public chunks are embedded as documents (a remote embedder may cache their vectors); private
-   * exchanges as queries, which are never kept.
+   * Public chunks are embedded as documents (what they are searched as), private exchanges as
+   * queries; neither through the embedding cache (the constructor).
    */
   private async embed(chunks: NewMemoryChunk[]): Promise<Float32Array[]> {
     const out: Float32Array[] = new Array(chunks.length);
