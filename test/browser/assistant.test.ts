@@ -45,6 +45,24 @@ async function renders(page: Page): Promise<{ state: string; stage: string; char
   return page.evaluate(() => (window as unknown as { __renders: { state: string; stage: string; chars: number }[] }).__renders);
 }
 
+/** Records on `page` every set of members its typing indicator shows. */
+async function recordTypists(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __typists: string[][] };
+    w.__typists = [];
+    const cls = customElements.get('salon-typing-indicator') as unknown as { prototype: { updated(this: unknown, c: unknown): void } };
+    const original = cls.prototype.updated;
+    cls.prototype.updated = function (this: { members: readonly { name: string }[] }, changed: unknown) {
+      w.__typists.push(this.members.map((m) => m.name));
+      original?.call(this, changed);
+    };
+  });
+}
+
+async function typists(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { __typists: string[][] }).__typists.flat());
+}
+
 async function enter(p: Person, url: string, count: number): Promise<void> {
   await p.page.goto(url);
   await p.page.locator(`salon-member-list .count[data-count="${count}"]`).waitFor();
@@ -294,6 +312,7 @@ describeBrowser('the assistant in a room', () => {
     const page1 = (await (await fetch(`${server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
     const story = page1.items.find((i) => /sodium-ion/i.test(i.title)) ?? page1.items[0];
     const [ada, bob] = await adaAndBob(`${server.url}/chat?id=${story.id}`);
+    await recordTypists(bob.page);
 
     await ada.page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
     const onlyMe = ada.page.locator('salon-composer input[name=private]');
@@ -316,5 +335,10 @@ describeBrowser('the assistant in a room', () => {
     expect(await bob.page.locator('salon-message-item[kind=assistant]').count()).toBe(0);
     const history = (await (await fetch(`${server.url}/api/v1/rooms/${story.id}/messages`)).json()) as { messages: { text: string }[] };
     expect(history.messages.map((m) => m.text)).toEqual(['anyone here?']);
+    // Nor was Ada seen typing it; typing in the room again shows her (the record works).
+    expect(await typists(bob.page)).not.toContain('Ada');
+    await ada.page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
+    await ada.page.locator('salon-composer textarea').fill('hello');
+    await expect.poll(() => typists(bob.page)).toContain('Ada');
   });
 });

@@ -4,7 +4,7 @@
  * one: not posted, answered to this member alone, remembered only for their own private questions.
  *
  * @fires salon-send - {text, ask, private} the member sends a message.
- * @fires salon-typing - {active} the member started or stopped typing.
+ * @fires salon-typing - {active} the member started or stopped typing (never told while writing a private question).
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
@@ -142,9 +142,14 @@ export class SalonComposer extends LitElement {
     </form>`;
   }
 
+  /** Whether what is typed would go as a private question: the room is then not told the member is typing. */
+  private get privately(): boolean {
+    return this.onlyMe && (this.ask || /^@ai\s/i.test(this.text));
+  }
+
   private onInput(e: Event): void {
     this.text = (e.target as HTMLTextAreaElement).value;
-    if (this.text) {
+    if (this.text && !this.privately) {
       this.emit('salon-typing', { active: true });
       clearTimeout(this.typingTimer);
       this.typingTimer = setTimeout(() => this.stopTyping(), TYPING_IDLE_MS);
@@ -162,10 +167,12 @@ export class SalonComposer extends LitElement {
 
   private onAskToggle(e: Event): void {
     this.ask = (e.target as HTMLInputElement).checked;
+    if (this.privately) this.stopTyping();
   }
 
   private onPrivateToggle(e: Event): void {
     this.onlyMe = (e.target as HTMLInputElement).checked;
+    if (this.privately) this.stopTyping();
   }
 
   private onSubmit(e: Event): void {
