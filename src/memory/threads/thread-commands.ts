@@ -4,7 +4,8 @@
  * only and answer the sender alone. THREAD_OPS=admin leaves every change to the admin's HTTP API
  * (listing stays open); otherwise changes go through a ThreadChangeGate (one at a time per room, a
  * budget per member). Message ids may be shortened to a prefix the thread's messages share with
- * no other (the listing shows 8 characters).
+ * no other (the listing shows 8 characters). Replies are rendered as markdown: the titles and
+ * messages they quote are escaped (markdownLiteral), so they show as typed.
  */
 import { errors } from '../../errors.js';
 import type { SlashCommand } from '../../rooms/commands.js';
@@ -12,6 +13,7 @@ import type { SplitLock, Thread } from '../../store/types.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { ThreadChangeGate } from './change-gate.js';
 import type { SplitListing, ThreadService } from './thread-service.js';
+import { markdownLiteral as literal } from '../../text.js';
 
 /** Characters of a message id the split listing shows (and the shortest prefix accepted). */
 export const SHORT_ID_CHARS = 8;
@@ -33,7 +35,7 @@ export async function describeThreads(threads: ThreadService, roomId: string): P
   const lines = await Promise.all(
     list.map(async (t) => {
       const { messages, chunks } = await threads.counts(t.id);
-      return `${t.id} · ${t.title} · ${badges(t).join(', ')} · ${messages} messages, ${chunks} remembered`;
+      return `${t.id} · ${literal(t.title)} · ${badges(t).join(', ')} · ${messages} messages, ${chunks} remembered`;
     }),
   );
   const more = hidden ? [`… and ${hidden} older archived threads (GET /api/v1/rooms/${roomId}/threads lists them all)`] : [];
@@ -79,7 +81,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         if (!m) throw new errors.ERR_BAD_MESSAGE('use /thread new <title>');
         mayChange();
         const t = await gate.run(roomId, { userId: user.id, address }, () => threads.create(roomId, m[1], actorOf(user)));
-        return `Started thread “${t.title}” (${t.id}).`;
+        return `Started thread “${literal(t.title)}” (${t.id}).`;
       },
     },
     {
@@ -92,7 +94,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         await inRoom(roomId, survivor);
         await inRoom(roomId, absorbed);
         const t = await gate.run(roomId, { userId: user.id, address }, () => threads.merge(survivor, absorbed, actorOf(user)));
-        return `Merged ${absorbed} into “${t.title}” (${t.id}).`;
+        return `Merged ${absorbed} into “${literal(t.title)}” (${t.id}).`;
       },
     },
     {
@@ -106,7 +108,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         await inRoom(roomId, b);
         const value = threshold === undefined ? undefined : Number(threshold);
         const r = await gate.run(roomId, { userId: user.id, address }, () => threads.fuse([a, b], actorOf(user), value));
-        return `Fused into “${r.thread.title}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` Smart fusion failed (${r.fallback}); the memories were joined as they are.` : ''}`;
+        return `Fused into “${literal(r.thread.title)}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` Smart fusion failed (${r.fallback}); the memories were joined as they are.` : ''}`;
       },
     },
     {
@@ -129,7 +131,10 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
           const { parts, lock } = resolveSplit(spec, (await threads.splitListing(thread.id)).messages);
           return threads.split(thread.id, parts, lock, actorOf(user));
         });
-        return [`Split “${r.parent.title}” (${r.parent.id}):`, ...r.threads.map((t) => `${t.id} · ${t.title} · locked (${t.splitLockedUntil})`)].join('\n');
+        return [
+          `Split “${literal(r.parent.title)}” (${r.parent.id}):`,
+          ...r.threads.map((t) => `${t.id} · ${literal(t.title)} · locked (${t.splitLockedUntil})`),
+        ].join('\n');
       },
     },
     {
@@ -140,7 +145,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         mayChange();
         const t = await inRoom(roomId, args.split(/\s+/)[0]);
         await gate.run(roomId, { userId: user.id, address }, () => threads.unlock(t.id, actorOf(user)));
-        return `Unlocked “${t.title}” (${t.id}).`;
+        return `Unlocked “${literal(t.title)}” (${t.id}).`;
       },
     },
   ];
@@ -148,8 +153,8 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
 
 function listing(thread: Thread, shown: SplitListing[], total: number): string {
   return [
-    `Messages of “${thread.title}” (${total}${total > shown.length ? `, the last ${shown.length} shown` : ''}):`,
-    ...shown.map((m) => `${m.id.slice(0, SHORT_ID_CHARS)} · ${m.author}: ${m.text}`),
+    `Messages of “${literal(thread.title)}” (${total}${total > shown.length ? `, the last ${shown.length} shown` : ''}):`,
+    ...shown.map((m) => `${m.id.slice(0, SHORT_ID_CHARS)} · ${literal(m.author)}: ${literal(m.text)}`),
     `Then: /split ${thread.id} confirm titles=First,Second msgs_0=<ids> msgs_1=<ids> lock=${SPLIT_LOCKS.join('|')}`,
   ].join('\n');
 }

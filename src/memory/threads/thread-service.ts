@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type { NewMemoryEntry, NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
-import { clip, squash } from '../../text.js';
+import { clip, markdownLiteral as literal, squash } from '../../text.js';
 import { hasHiddenCharacters } from '../../protocol/names.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
@@ -187,7 +187,7 @@ export class ThreadService {
       history: [{ threadId: id, actor, action: 'created', details: { title: checked } }],
     });
     const thread = await this.get(id);
-    this.announce(thread, `A new thread started: “${thread.title}”.`);
+    this.announce(thread, `A new thread started: “${literal(thread.title)}”.`);
     return thread;
   }
 
@@ -243,7 +243,7 @@ export class ThreadService {
     await this.options.memory.reindex(memoryIds);
     this.bridges.invalidate([a.id, b.id]);
     this.options.outlet?.threadMerged(a.roomId, b.id, a.id);
-    this.announce(a, `“${b.title}” was merged into “${a.title}”.`);
+    this.announce(a, `“${literal(b.title)}” was merged into “${literal(a.title)}”.`);
     this.resummarise(a.id);
     return this.get(a.id);
   }
@@ -362,7 +362,7 @@ export class ThreadService {
     );
     this.announce(
       parent,
-      `“${parent.title}” was split: ${children.map((c) => `“${c.title}”`).join(', ')} ${children.length > 1 ? 'are threads' : 'is a thread'} of ${children.length > 1 ? 'their' : 'its'} own now.`,
+      `“${literal(parent.title)}” was split: ${children.map((c) => `“${literal(c.title)}”`).join(', ')} ${children.length > 1 ? 'are threads' : 'is a thread'} of ${children.length > 1 ? 'their' : 'its'} own now.`,
     );
     return { parent: await this.get(parent.id), threads: await Promise.all(children.map((c) => this.get(c.id))) };
   }
@@ -377,7 +377,7 @@ export class ThreadService {
       updateThreads: [{ id, splitLockedUntil: null }],
       history: [{ threadId: id, actor, action: 'unlock', details: { released: thread.splitLockedUntil } }],
     });
-    this.announce(thread, `“${thread.title}” is no longer split-locked.`);
+    this.announce(thread, `“${literal(thread.title)}” is no longer split-locked.`);
     return this.get(id);
   }
 
@@ -555,7 +555,8 @@ export class ThreadService {
 
   /**
    * Tells everyone in the thread's room what changed, as a system message that is not stored
-   * (their browsers refresh the thread list on it).
+   * (their browsers refresh the thread list on it). Its text is rendered as markdown: the titles
+   * it quotes go through markdownLiteral.
    */
   private announce(thread: Thread, text: string): void {
     const message: Message = {
@@ -652,9 +653,9 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
 
 /** The fused thread's first message: where it comes from and what it covers. */
 function introText(a: Thread, b: Thread, topics: string[], r: { fused: number; kept: number }): string {
-  const covered = topics.length ? ` Topics covered: ${topics.slice(0, 12).join(', ')}.` : '';
+  const covered = topics.length ? ` Topics covered: ${topics.slice(0, 12).map(literal).join(', ')}.` : '';
   return (
-    `This thread fuses the discussions "${a.title}" and "${b.title}". It holds no copied messages: ` +
+    `This thread fuses the discussions "${literal(a.title)}" and "${literal(b.title)}". It holds no copied messages: ` +
     `its memory joins both (${r.fused} passages said in both were made one, ${r.kept} kept from the second), ` +
     `so questions here are answered from what was said in either.${covered}`
   );
