@@ -23,19 +23,6 @@ export function wellFormed(text: string): string {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
-/**
- * `text` as literal text inside a message, which clients render as markdown: each character that
- * could start markup there (emphasis, code, a link, an entity, an escape) is backslash-escaped, so
- * a title or a message the system or the assistant quotes shows as typed, not as a link or
- * emphasis under their name. For one line of text inside a sentence (block markup needs a line's start).
- */
-export function markdownLiteral(text: string): string {
-  return MARKUP.test(text) ? text.replace(MARKUPS, '\\$&') : text;
-}
-
-const MARKUP = /[\\`*_[\]&<>]/;
-const MARKUPS = new RegExp(MARKUP.source, 'g');
-
 /** Whitespace runs squashed to one space and the ends trimmed; most stored text needs neither, and the check is cheaper than the replace. */
 export function squash(text: string): string {
   return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;

@@ -10,6 +10,7 @@ import markdownIt from 'markdown-it';
 import type { FastifyInstance } from 'fastify';
 import { joined, roomsApp, ROOM, until } from '../rooms/helpers.js';
 import { call } from './thread-helpers.js';
+import { CommandReplies } from '../../public/src/lib/command-replies.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -84,5 +85,17 @@ describe('titles and messages quoted by the system and the assistant', () => {
     const introduced = shown(intro.text);
     expect(introduced.markup).toBe(false);
     expect(introduced.text).toContain(`This thread fuses the discussions "${HOSTILE}" and "Plain".`);
+  });
+
+  it('read as typed where the page shows a command’s reply as plain text', async () => {
+    const a = await app();
+    const { client } = await joined(a, 'Ann', ROOM);
+    const replies = new CommandReplies();
+    const reply = replies.expect('t1');
+    client.send({ type: 'say', text: `/thread new ${HOSTILE}`, clientId: 't1' });
+    await until(() => client.frames.some((f) => f.type === 'message' && f.message.clientId === 't1'));
+    expect(replies.message(client.frames.find((f) => f.type === 'message' && f.message.clientId === 't1')!.message)).toBe(true);
+    const got = await reply;
+    expect(got.ok ? got.text.split(' (thr_')[0] : got).toBe(`Started thread “${HOSTILE}”`);
   });
 });

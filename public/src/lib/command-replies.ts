@@ -5,6 +5,7 @@
  * the conversation.
  */
 import type { Message } from '../../../src/protocol/messages.js';
+import { withoutLiteralEscapes } from '../../../src/protocol/markdown-literal.js';
 
 /** How long to wait for a command's answer before giving up on it. */
 const REPLY_TIMEOUT_MS = 20_000;
@@ -30,10 +31,10 @@ export class CommandReplies {
     });
   }
 
-  /** Takes a `message` frame's message when it answers a waiting command; false otherwise. */
+  /** Takes a `message` frame's message when it answers a waiting command; false otherwise. Its text, markdown, is kept as plain text. */
   message(m: Message): boolean {
     if (m.author.kind !== 'system' || !m.clientId) return false;
-    return this.settle(m.clientId, { ok: true, text: m.text });
+    return this.settle(m.clientId, { ok: true, text: withoutLiteralEscapes(m.text) });
   }
 
   /** Takes an `error` frame when it answers a waiting command; false otherwise. */

@@ -13,7 +13,7 @@ import type { SplitLock, Thread } from '../../store/types.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { ThreadChangeGate } from './change-gate.js';
 import type { SplitListing, ThreadService } from './thread-service.js';
-import { markdownLiteral as literal } from '../../text.js';
+import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
 
 /** Characters of a message id the split listing shows (and the shortest prefix accepted). */
 export const SHORT_ID_CHARS = 8;
