@@ -5,7 +5,9 @@
  * items' topic room through the three stages and the local model. Then abstention: a second app
  * indexes only the even-numbered articles; their questions are asked in their own item's room
  * (they should be answered), the others' in an unrelated item's room (they should be abstained
- * on). Prints `{questions, recall_at_5_stage1, recall_final, mrr, answer_contains, abstained,
+ * on). Every question is also asked in its own item's room, where members ask it
+ * (`answer_contains_own_room`, `abstained_own_room`). Prints `{questions, recall_at_5_stage1,
+ * recall_final, mrr, answer_contains, abstained, answer_contains_own_room, abstained_own_room,
  * answered_on_topic, abstained_off_topic, on_topic_questions, off_topic_questions}`.
  *
  *   npm run eval:retrieval -- --dataset FILE [--limit N] [--misses FILE]
@@ -45,7 +47,10 @@ async function main(): Promise<number> {
       if (!o.contains || !o.inFinal || o.stage1Rank === 0 || o.stage1Rank > 5) misses.push(o);
     });
     if (missesFile !== undefined) writeFileSync(missesFile, JSON.stringify(misses, null, 1));
-    return outcome;
+    // The same questions asked where members ask them: in the room of the item that answers them.
+    const views = roomViews(app.salon.rooms.resolve);
+    const own = await evaluate(assistant.pipeline, chat, async (q) => (await views(q.itemId))!, set.questions);
+    return { ...outcome, answer_contains_own_room: own.answer_contains, abstained_own_room: own.abstained };
   });
   const t1 = performance.now();
   const split = abstentionSplit(set);

@@ -68,11 +68,11 @@ export interface QuestionOutcome {
   answer: string;
 }
 
-/** Asks every question in `room` and scores the outcomes. */
+/** Asks every question in `room` (or in the room `room` gives for it) and scores the outcomes. */
 export async function evaluate(
   pipeline: RagPipeline,
   chat: ChatModel,
-  room: RoomView,
+  room: RoomView | ((q: SquadQuestion) => Promise<RoomView>),
   questions: SquadQuestion[],
   onOutcome?: (o: QuestionOutcome) => void,
 ): Promise<EvalResult> {
@@ -82,7 +82,7 @@ export async function evaluate(
   let contains = 0;
   let abstained = 0;
   for (const q of questions) {
-    const prepared = await pipeline.prepare(room, q.question);
+    const prepared = await pipeline.prepare(typeof room === 'function' ? await room(q) : room, q.question);
     const answer = await answerOf(chat, prepared);
     const rank = prepared.candidates.findIndex((c) => c.itemId === q.itemId) + 1;
     const inFinal = prepared.sources.some((s) => s.id === q.itemId);

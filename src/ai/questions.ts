@@ -5,6 +5,7 @@
  * what to quote.
  */
 import { contentTerms } from './local/extractive-text.js';
+import { CHAT_STAMP } from '../text.js';
 
 /** "What is this about?", "tl;dr", "summarize": questions about the subject as a whole. */
 const OVERVIEW =
@@ -39,18 +40,50 @@ export function asksAboutDiscussion(question: string): boolean {
 /** Share of a line's distinct content terms the question needs before the line counts as answering it. */
 export const CHAT_COVERAGE_MIN = 0.5;
 
+/** `Alice (24 Nov 2026, 19:20): ` at the start of a line of chat (src/rag/recent-chat.ts). */
+const SPEAKER = new RegExp(`^[^\\n]{0,200}? ${CHAT_STAMP.source}: `);
+/** The mark of a message put to the assistant (`@ai …`, `/ask …`; src/rooms/commands.ts) or of a remembered exchange's question (`Q: …`, src/memory/memory-service.ts). */
+const ASKED = /^(?:(?:@ai|\/ask)(?:\s+|$)|Q: )/i;
+/** A sentence that ends as a question, a citation marker after it allowed. */
+const QUESTION_END = /\?\s*(\[\d{1,2}\]|\(\d+\))?\s*$/;
+/** Content terms a question line must add to the asked question to be more than the same question again. */
+export const NEW_TERMS_MIN = 3;
+
+/** What a line of chat says, without its speaker and time (`Alice (24 Nov 2026, 19:20): `); other text as it is. */
+export function spokenText(line: string): string {
+  const speaker = SPEAKER.exec(line);
+  return speaker ? line.slice(speaker[0].length) : line;
+}
+
+/**
+ * Whether a sentence or line of chat only asks `question` again, and so holds no answer to it: a
+ * question that adds fewer than NEW_TERMS_MIN content terms to it, once its speaker and the mark
+ * of an ask (`@ai`, `/ask`, a remembered `Q:`) are set aside: someone's earlier ask, a FAQ line.
+ * Such a line matches the question better than any answer does. (A question that tells something,
+ * "our party is at the Blue Harbor; is 2.0 out by then?", is no repeat: members state facts so.)
+ */
+export function repeatsQuestion(sentence: string, question: string | Set<string>): boolean {
+  const said = spokenText(sentence).trimStart().replace(ASKED, '');
+  if (!QUESTION_END.test(said)) return false;
+  const asked = typeof question === 'string' ? new Set(contentTerms(question)) : question;
+  return new Set(contentTerms(said).filter((t) => !asked.has(t))).size < NEW_TERMS_MIN;
+}
+
 /**
  * Whether the chat `lines` can answer `question`: it asks about the discussion, a line names
  * someone or something the question names ("how much did Bob lose?" and "my cousin Bob lost 4000
- * dollars"), or a line holds at least half of the question's distinct content terms.
+ * dollars"), or a line holds at least half of the question's distinct content terms. A line that
+ * only asks the question again (repeatsQuestion) answers nothing.
  */
 export function chatAnswers(question: string, lines: string[]): boolean {
   if (!lines.length) return false;
   if (asksAboutDiscussion(question)) return true;
   const terms = [...new Set(contentTerms(question))];
   if (!terms.length) return false;
+  const asked = new Set(terms);
   const names = new Set(contentTerms(namesIn(question).join(' ')));
   return lines.some((line) => {
+    if (repeatsQuestion(line, asked)) return false;
     const have = new Set(contentTerms(line));
     if ([...names].some((t) => have.has(t))) return true;
     return terms.filter((t) => have.has(t)).length / terms.length >= CHAT_COVERAGE_MIN;

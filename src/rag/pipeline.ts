@@ -12,7 +12,7 @@ import type { Store } from '../store/types.js';
 import { broadSearch } from './candidates.js';
 import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
-import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, type RerankMethod } from './rerank.js';
+import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
 import { aboutTheRoom, asksAboutDiscussion, chatAnswers } from '../ai/questions.js';
 import type { MemorySearch } from '../memory/types.js';
@@ -154,7 +154,8 @@ export class RagPipeline {
     signal?.throwIfAborted();
 
     t = performance.now();
-    const built = await buildContext(this.options.store, ranked.selected, question);
+    const selected = roomItemFirst(ranked.selected, found.candidates, room.id);
+    const built = await buildContext(this.options.store, selected, question);
     const topic = room.context.slice(0, TOPIC_MAX_CHARS);
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);
     const recalled = await pastSources(this.options.chat, question, past, built.grounded.length + 1, signal);
@@ -188,7 +189,7 @@ export class RagPipeline {
       messages: prompt.messages,
       sources,
       candidates: found.candidates,
-      selected: ranked.selected,
+      selected,
       stages: { search, rerank, context },
     };
   }

@@ -55,6 +55,21 @@ export async function rerankCandidates(
   return { selected, method };
 }
 
+/**
+ * The selection with the room's own item first (when stage 1 found it): a question asked in an
+ * item's room is about that item before anything else, and a reranker that weighs snippets alone
+ * drops it for another item whose snippet shares a word with the question (asked about a triage
+ * pilot in its room, "what did the pilot change?" was answered from an outage report's "the
+ * company listed three changes"). The selection keeps its size; its last is left out for the item.
+ * An empty selection (the documents were judged irrelevant) stays empty.
+ */
+export function roomItemFirst(selected: Candidate[], candidates: Candidate[], roomId: string): Candidate[] {
+  const own = candidates.find((c) => c.key === roomId);
+  if (!own || !selected.length || selected[0] === own) return selected;
+  const others = selected.filter((c) => c !== own);
+  return [own, ...others.slice(0, selected.length - 1)];
+}
+
 async function askModel(chat: ChatModel, question: string, candidates: Candidate[], options: RerankOptions): Promise<number[]> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_RERANK_TIMEOUT_MS;
   const controller = new AbortController();

@@ -64,6 +64,37 @@ describe.each([
     expect(asksForOverview('What did Tesla invent?')).toBe(false);
   });
 
+  it('never quotes a question put to the assistant as its answer, whoever asked it and however it is worded', async () => {
+    const recent: GroundedSource = {
+      n: 3,
+      label: 'From this discussion — Guest 2827, 28 Nov 2026',
+      section: 'recent',
+      content: 'Guest 2827 (28 Nov 2026, 12:24): @ai where was Super Bowl 50 played, and who won it?',
+    };
+    const remembered: GroundedSource = { n: 4, label: 'Earlier', section: 'memory', content: 'Q: Where was Super Bowl 50 played?\nA: Nobody knew then.' };
+    const answer = (await collect(model.stream(ask('Where was Super Bowl 50 played?', [...SOURCES, recent, remembered])))).join('');
+    expect(answer).toContain('Santa Clara, California. [1]');
+    expect(answer).not.toMatch(/@ai|Guest 2827|\[3\]|Q: /);
+  });
+
+  it('prefers the item the room is about to another source that matches as well', async () => {
+    const sources: GroundedSource[] = [
+      {
+        n: 1,
+        label: 'Triage pilot cuts waits',
+        content: 'The pilot ran at two hospitals. Nurses said the software helped them see the sickest patients first.',
+      },
+      { n: 2, label: 'Fusion record', content: 'The experiment produced no fusion reactions. Nurses were not involved.' },
+    ];
+    const inRoom = (topic: string) => [
+      { role: 'user' as const, content: renderGroundedPrompt({ topic, sources: [...sources].reverse(), question: 'what did the nurses say?' }, newNonce()) },
+    ];
+    expect((await collect(model.stream(inRoom('Triage pilot cuts waits\n\nA pilot of triage software.')))).join('')).toMatch(
+      /^Nurses said the software helped/,
+    );
+    expect((await collect(model.stream(inRoom('Fusion record\n\nA plasma experiment.')))).join('')).toMatch(/^Nurses were not involved/);
+  });
+
   it('says plainly when the sources do not cover the question', async () => {
     expect((await collect(model.stream(ask('What is the boiling point of mercury in kelvin?')))).join('')).toBe(NOT_COVERED);
   });

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
-import { asksAboutDiscussion, chatAnswers } from '../../src/ai/questions.js';
+import { asksAboutDiscussion, chatAnswers, repeatsQuestion, spokenText } from '../../src/ai/questions.js';
 import { buildPrompt, systemInstructions } from '../../src/rag/prompt.js';
 import { chatLine, conversationLabel, recentChat } from '../../src/rag/recent-chat.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
@@ -125,6 +125,17 @@ describe('questions the chat answers', () => {
     expect(chatAnswers('how many dollars were lost on Meridian last week?', lines)).toBe(true);
     expect(chatAnswers('what is the capital of France?', lines)).toBe(false);
     expect(chatAnswers('what did we discuss?', [])).toBe(false);
+  });
+
+  it('does not count a line that only asks the question again (an earlier @ai, or the same words with a question mark)', () => {
+    const asked = ['T (28 Nov 2026, 12:25): @ai how much did waits drop?', 'Ann (28 Nov 2026, 12:26): how much did the waits drop?'];
+    expect(chatAnswers('how much did waits drop?', asked)).toBe(false);
+    expect(chatAnswers('how much did waits drop?', [...asked, 'Bo (28 Nov 2026, 12:27): waits dropped by 22 minutes'])).toBe(true);
+    // A question that tells something new still answers what it tells.
+    expect(chatAnswers('how much money did Bob lose?', ['Ann (24 Nov 2026, 19:00): did you hear Bob lost 4000 dollars on Meridian last week?'])).toBe(true);
+    expect(repeatsQuestion('Ann (24 Nov 2026, 19:00): /ask anything new on the peg?', 'what about the peg?')).toBe(true);
+    expect(spokenText('Ann (24 Nov 2026, 19:00): hello')).toBe('hello');
+    expect(spokenText('no speaker here')).toBe('no speaker here');
   });
 });
 

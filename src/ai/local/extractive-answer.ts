@@ -7,6 +7,7 @@
  */
 import { contentTerms, idfTable, splitSentences, stem, words, STOPWORDS } from './extractive-text.js';
 import type { GroundedSource } from '../grounded-prompt.js';
+import { repeatsQuestion } from '../questions.js';
 
 export type AnswerType = 'number' | 'date' | 'person' | 'place' | 'other';
 
@@ -36,9 +37,23 @@ export interface AnswerWeights {
    * source's sentences: such words say which document, not which sentence, answers.
    */
   label: number;
+  /**
+   * Pull of the room's own item (the source the room is about), scaled by what the sentence covers
+   * of the question: a question asked in an item's room is about that item first.
+   */
+  primary: number;
 }
 
-export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = { pair: 0.15, proximity: 0.05, cue: 0.2, rank: 0.06, neighbour: 0.25, semantic: 1, label: 0.5 };
+export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
+  pair: 0.15,
+  proximity: 0.05,
+  cue: 0.2,
+  rank: 0.06,
+  neighbour: 0.25,
+  semantic: 1,
+  label: 0.5,
+  primary: 1,
+};
 
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
 /** A preposition of place followed by a capitalised name. */
@@ -98,21 +113,24 @@ export function sourceSentences(sources: GroundedSource[]): string[] {
 
 /**
  * Scores every sentence of every source for `question`, best first. `cosines` (question vs
- * sentence embeddings, keyed by sentence text) adds a meaning-level signal when given.
+ * sentence embeddings, keyed by sentence text) adds a meaning-level signal when given; `primary`
+ * is the number of the source the room is about, when one is.
  */
 export function scoreSentences(
   sources: GroundedSource[],
   question: string,
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   cosines?: Map<string, number>,
+  primary?: number,
 ): ScoredSentence[] {
   const qTerms = [...new Set(contentTerms(question))];
+  const qSet = new Set(qTerms);
   const all = sources
     .flatMap((src, rank) => {
       const label = new Set(contentTerms(src.label));
       return splitSentences(src.content).map((s, index) => ({ n: src.n, rank, index, text: s.text, terms: contentTerms(s.text), label }));
     })
-    .filter((s) => !repeatsQuestion(s.text, s.terms, qTerms));
+    .filter((s) => !repeatsQuestion(s.text, qSet));
   if (!all.length) return [];
   const idf = idfTable(
     all.map((s) => s.terms),
@@ -122,7 +140,6 @@ export function scoreSentences(
   const qPairs = pairs(contentTerms(question));
   const qWords = new Set(words(question));
   const type = answerType(question);
-  const qSet = new Set(qTerms);
 
   const coverage: number[] = [];
   const ranking: number[] = [];
@@ -150,25 +167,12 @@ export function scoreSentences(
       weights.proximity * proximity(s.terms, qSet) +
       (hasCue(type, s.text, qWords) ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
       weights.neighbour * Math.max(prev, next) +
-      weights.semantic * (cosines?.get(s.text) ?? 0) -
+      weights.semantic * (cosines?.get(s.text) ?? 0) +
+      (s.n === primary ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
       weights.rank * s.rank;
     return { n: s.n, index: s.index, text: s.text, score, coverage: coverage[i] };
   });
   return scored.sort((a, b) => b.score - a.score);
-}
-
-/** Content terms a question sentence must add to the asked question to be more than the same question again. */
-const NEW_TERMS_MIN = 3;
-
-/**
- * Whether a sentence is the question asked again (someone's earlier ask in the chat, a FAQ line):
- * a question that adds fewer than NEW_TERMS_MIN terms to it. It holds no answer, yet it matches
- * the question better than any answer does.
- */
-function repeatsQuestion(text: string, terms: string[], question: string[]): boolean {
-  if (!/\?\s*(\(\d+\))?\s*$/.test(text)) return false;
-  const asked = new Set(question);
-  return new Set(terms.filter((t) => !asked.has(t))).size < NEW_TERMS_MIN;
 }
 
 function pairs(terms: string[]): Set<string> {

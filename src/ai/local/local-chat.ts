@@ -118,7 +118,7 @@ export class LocalChatModel implements ChatModel {
 
   private async quote(prompt: GroundedPrompt, signal?: AbortSignal): Promise<string> {
     const sim = await this.similarities(prompt, signal);
-    const ranked = scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking);
+    const ranked = scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primarySource(prompt)?.n);
     const top = ranked[0];
     if (!top) return NOT_COVERED;
     const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
@@ -170,6 +170,15 @@ export class LocalChatModel implements ChatModel {
       return null;
     }
   }
+}
+
+/**
+ * The document the room is about: the one whose label is the topic's title (an item room's context
+ * starts with its item's title; a topic room's with its category, which no document is labelled).
+ */
+function primarySource(prompt: GroundedPrompt): GroundedPrompt['sources'][number] | undefined {
+  const title = prompt.topic.split('\n', 1)[0].trim();
+  return title ? prompt.sources.find((s) => (s.section ?? 'document') === 'document' && s.label.trim() === title) : undefined;
 }
 
 /** The central sentences of the source that is the primary topic (by title words shared), cited. */
