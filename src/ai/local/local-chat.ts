@@ -118,7 +118,8 @@ export class LocalChatModel implements ChatModel {
 
   private async quote(prompt: GroundedPrompt, signal?: AbortSignal): Promise<string> {
     const sim = await this.similarities(prompt, signal);
-    const ranked = scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primarySource(prompt)?.n);
+    const primary = primarySource(prompt)?.n;
+    const ranked = scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary);
     const top = ranked[0];
     if (!top) return NOT_COVERED;
     const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
@@ -126,6 +127,8 @@ export class LocalChatModel implements ChatModel {
     const chosen = [top];
     for (const s of ranked.slice(1)) {
       if (chosen.length >= this.maxSentences || s.score < FOLLOW_RATIO * top.score) break;
+      // An answer begun from the room's own item goes on from it, not from another article's words.
+      if (top.n === primary && s.n !== primary) continue;
       if (!chosen.some((c) => c.text === s.text)) chosen.push(s);
     }
     // A quoted chat line keeps its speaker, not its time stamp (`Ann: …`); a remembered exchange's line loses its `Q:`/`A:`.
