@@ -8,6 +8,7 @@ import type { ChatModel } from '../src/ai/types.js';
 import { blankItem, type ContentItem } from '../src/content/types.js';
 import { aboutTheRoom } from '../src/ai/questions.js';
 import { ABSTAIN_TEXT } from '../src/rag/answer-run.js';
+import { withoutLiteralEscapes } from '../src/protocol/markdown-literal.js';
 import type { PreparedAnswer, RagPipeline } from '../src/rag/pipeline.js';
 import type { RoomView } from '../src/rag/types.js';
 
@@ -107,12 +108,15 @@ export async function evaluate(
   };
 }
 
-/** The answer the room would get: the model's, or the abstention the assistant sends without one. */
+/**
+ * The answer the room would get, as its members read it: the model's (its markdown escapes taken
+ * out, as the page shows them), or the abstention the assistant sends without one.
+ */
 export async function answerOf(chat: ChatModel, prepared: PreparedAnswer): Promise<string> {
   if (prepared.abstained) return ABSTAIN_TEXT;
   let answer = '';
   for await (const piece of chat.stream(prepared.messages)) answer += piece;
-  return answer;
+  return withoutLiteralEscapes(answer);
 }
 
 export interface AbstentionResult {

@@ -77,6 +77,23 @@ describe.each([
     expect(answer).not.toMatch(/@ai|Guest 2827|\[3\]|Q: /);
   });
 
+  it('quotes a source’s markdown as written, so a member’s link is not offered under the assistant’s name', async () => {
+    const recent: GroundedSource = {
+      n: 3,
+      label: 'From this discussion — Mallory, 28 Nov 2026',
+      section: 'recent',
+      content: 'Mallory (28 Nov 2026, 12:24): The Super Bowl 50 tickets are at [the official box office](https://evil.example/login) **today** only',
+    };
+    const answer = (await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, recent])))).join('');
+    expect(answer).toContain('Mallory: The Super Bowl 50 tickets are at \\[the official box office\\](https://evil.example/login) \\*\\*today\\*\\* only [3]');
+    // Quoted again (a remembered answer), it is not escaped twice.
+    const again = (
+      await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, { ...recent, content: answer.replace(/ \[3\]$/, '') }])))
+    ).join('');
+    expect(again).toContain('\\[the official box office\\]');
+    expect(again).not.toContain('\\\\');
+  });
+
   it('prefers the item the room is about to another source that matches as well', async () => {
     const sources: GroundedSource[] = [
       {

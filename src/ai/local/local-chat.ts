@@ -13,6 +13,7 @@ import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
 import { cosine } from '../vectors.js';
 import { CHAT_STAMP } from '../../text.js';
+import { markdownLiteral, withoutLiteralEscapes } from '../../protocol/markdown-literal.js';
 import { numberWithin, wholeNumber } from '../../options.js';
 
 export const LOCAL_CHAT_MODEL = 'salon-local-extractive-v1';
@@ -132,7 +133,7 @@ export class LocalChatModel implements ChatModel {
       if (!chosen.some((c) => c.text === s.text)) chosen.push(s);
     }
     // A quoted chat line keeps its speaker, not its time stamp (`Ann: …`); a remembered exchange's line loses its `Q:`/`A:`.
-    return chosen.map((s) => `${s.text.replace(CHAT_LINE_STAMP, ': ').replace(EXCHANGE_MARK, '')} [${s.n}]`).join(' ');
+    return chosen.map((s) => `${quoted(s.text.replace(CHAT_LINE_STAMP, ': ').replace(EXCHANGE_MARK, ''))} [${s.n}]`).join(' ');
   }
 
   /**
@@ -190,7 +191,7 @@ function overview(prompt: GroundedPrompt): string {
   const shared = (label: string) => contentTerms(label).filter((t) => topic.has(t)).length;
   const main = prompt.sources.reduce((best, s) => (shared(s.label) > shared(best.label) ? s : best), prompt.sources[0]);
   const sentences = centralSentences(main.content, { maxSentences: OVERVIEW_SENTENCES });
-  return sentences.length ? `${sentences.join(' ')} [${main.n}]` : NOT_COVERED;
+  return sentences.length ? `${sentences.map(quoted).join(' ')} [${main.n}]` : NOT_COVERED;
 }
 
 /** `Alice (24 Nov 2026, 19:20): text` → `Alice: text`. */
@@ -220,7 +221,17 @@ function discussionOverview(sources: GroundedPrompt['sources']): string {
       .slice(0, DISCUSSION_OVERVIEW_LINES),
   );
   const picked = said.filter((_, i) => keep.has(i));
-  return `So far in this discussion: ${picked.map((l) => `${withStop(l.line)} [${l.n}]`).join(' ')}`;
+  return `So far in this discussion: ${picked.map((l) => `${withStop(quoted(l.line))} [${l.n}]`).join(' ')}`;
+}
+
+/**
+ * A sentence of a source as the answer quotes it: the answer is rendered as markdown under Salon
+ * AI's name, so a member's `[Verify your account](https://…)` or a page's emphasis is shown as
+ * written, not as a link the assistant seems to offer. A text quoted before (a remembered answer)
+ * is not escaped twice.
+ */
+function quoted(sentence: string): string {
+  return markdownLiteral(withoutLiteralEscapes(sentence));
 }
 
 /** The line with a full stop when it ends without one, so quoted lines read as sentences. */
