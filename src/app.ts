@@ -11,6 +11,7 @@ import assistantPlugin from './plugins/assistant.js';
 import contentPlugin from './plugins/content.js';
 import roomsPlugin from './plugins/rooms.js';
 import searchPlugin from './plugins/search.js';
+import { readEmptyJsonBodyAsNone } from './routes/empty-json-body.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
@@ -66,6 +67,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
 
   installErrorHandlers(app);
+  readEmptyJsonBodyAsNone(app);
   refuseNonFiniteNumbers(app);
   await app.register(apiRateLimit, { perMinute: config.API_RATE_LIMIT_PER_MINUTE });
   await app.register(swagger, {
