@@ -1,5 +1,5 @@
 /**
- * The node's Prometheus metrics (`GET /metrics`, docs/operations.md): one registry per app, every
+ * The node's Prometheus metrics (`GET /metrics`, listed in docs/api.md): one registry per app, every
  * series prefixed `salon_`. Parts of the app report through the typed methods here, so none of them
  * depends on prom-client; levels that already exist somewhere (open sockets, queue depth, index
  * sizes) are read when Prometheus scrapes, not copied on every change.

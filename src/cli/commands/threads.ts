@@ -3,7 +3,8 @@
  * store in DATA_DIR (not through a running server), the same ThreadService the HTTP API and the
  * slash commands use, as the actor `admin`. Results print as JSON on stdout (`list` and `history`
  * print lines unless `--json`); a refused operation exits 1 with its catalogue code and changes
- * nothing. A running server's memory index picks the changes up when it next starts.
+ * nothing. Running servers on the same store follow the changes from the store's change log
+ * within 30 s (OfflineChanges).
  */
 import { OfflineChanges } from '../../sync/offline-changes.js';
 import { readFile } from 'node:fs/promises';
