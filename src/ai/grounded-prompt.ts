@@ -27,6 +27,18 @@ export interface GroundedPrompt {
   question: string;
 }
 
+const COMMENT_LABEL = 'HN comment by ';
+
+/** The label of a source that is one commenter's words on an item. */
+export function commentLabel(by: string): string {
+  return `${COMMENT_LABEL}${by}`;
+}
+
+/** The commenter a source's label names, or null when the source is not a comment. */
+export function commenterOf(label: string): string | null {
+  return label.startsWith(COMMENT_LABEL) ? label.slice(COMMENT_LABEL.length) : null;
+}
+
 /** The user message's section headers, in the order they appear. */
 export const SECTION_HEADERS = {
   document: '[RETRIEVED DOCUMENT CONTEXT]',

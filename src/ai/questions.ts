@@ -15,6 +15,14 @@ const OVERVIEW =
 const DISCUSSION =
   /\b(we|us|you|everyone|people|somebody|someone|anyone)\b[^.?!]{0,40}\b(discuss(ed|ing)?|talk(ed|ing)?|sa(y|id)|mention(ed)?|chat(ted)?|agree[ds]?|decide[ds]?|ask(ed)?)\b|\b(discussion|conversation|chat|thread)\b|\bwho (said|asked|mentioned|wrote|thinks?|thought|agreed|claimed)\b|\bdid \p{L}+ (say|mention|ask|write|claim|think)\b|\b(earlier|so far|above|before|last time|previously)\b/iu;
 
+/** "What do commenters think?", "what does HN say?": questions about the comments on the room's item. */
+const COMMENTS = /\b(comments?|comment(er|ator)s?|hn|hacker ?news|reddit(ors)?)\b/i;
+
+/** Whether the question asks what the comments on the room's item say. */
+export function asksAboutComments(question: string): boolean {
+  return COMMENTS.test(question);
+}
+
 /** Whether the question asks for an overview rather than a fact. */
 export function asksForOverview(question: string): boolean {
   return OVERVIEW.test(question);

@@ -3,6 +3,7 @@
  * deduplicated by chunk and by item (a commenter's words count as their own candidate), and each
  * turned into a short snippet for the reranker.
  */
+import { commentLabel } from '../ai/grounded-prompt.js';
 import { contentTerms, idfTable } from '../ai/local/extractive-text.js';
 import type { ChunkRow } from '../content/types.js';
 import type { SearchService } from '../search/types.js';
@@ -94,7 +95,7 @@ export async function broadSearch(
   merged.forEach(({ hit, search, score }, i) => {
     const hitRow = rows.get(hit.rowId)!;
     const comment = hitRow.part === 'comment' && hitRow.commentBy ? hitRow.commentBy : null;
-    const label = comment ? `HN comment by ${comment}` : hitRow.itemTitle;
+    const label = comment ? commentLabel(comment) : hitRow.itemTitle;
     const excerpt = windowOf(texts[i], idf);
     candidates.push({
       key: hit.group,

@@ -12,9 +12,9 @@ import type { Store } from '../store/types.js';
 import { broadSearch } from './candidates.js';
 import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
-import { DEFAULT_RERANK_TIMEOUT_MS, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
+import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
-import { aboutTheRoom, asksAboutDiscussion, chatAnswers } from '../ai/questions.js';
+import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers } from '../ai/questions.js';
 import type { MemorySearch } from '../memory/types.js';
 import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
@@ -120,7 +120,9 @@ export class RagPipeline {
     signal?.throwIfAborted();
 
     const threshold = this.options.relevanceThreshold ?? -Infinity;
-    const documentsRelevant = found.candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question));
+    // Asked what the comments say, the room's item's commenters are the sources (their words rarely share the question's).
+    const comments = asksAboutComments(question) ? found.candidates.filter((c) => c.itemId === room.id && c.kind === 'comment').slice(0, RERANK_MAX) : [];
+    const documentsRelevant = found.candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question) || comments.length > 0);
     const chatRelevant = chat !== null && chatAnswers(question, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
     const past = choosePast(question, remembered, recentIds, threshold, asksAboutDiscussion(question));
@@ -142,19 +144,21 @@ export class RagPipeline {
 
     hooks.onStage?.('reranking');
     t = performance.now();
-    const ranked = documentsRelevant
-      ? await rerankCandidates(this.options.chat, question, found.candidates, {
-          roomId: room.id,
-          log: this.log,
-          timeoutMs: this.rerankTimeoutMs,
-          signal,
-        })
-      : { method: 'skipped' as RerankMethod, selected: [] };
+    const ranked = comments.length
+      ? { method: 'skipped' as RerankMethod, selected: comments }
+      : documentsRelevant
+        ? await rerankCandidates(this.options.chat, question, found.candidates, {
+            roomId: room.id,
+            log: this.log,
+            timeoutMs: this.rerankTimeoutMs,
+            signal,
+          })
+        : { method: 'skipped' as RerankMethod, selected: [] };
     const rerank = { ms: since(t), method: ranked.method, selected: ranked.selected.length };
     signal?.throwIfAborted();
 
     t = performance.now();
-    const selected = roomItemFirst(ranked.selected, found.candidates, room.id);
+    const selected = comments.length ? comments : roomItemFirst(ranked.selected, found.candidates, room.id);
     const built = await buildContext(this.options.store, selected, question);
     const topic = room.context.slice(0, TOPIC_MAX_CHARS);
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);

@@ -4,10 +4,10 @@
  * prompt's sources that best answer the question, with `[n]` markers, and says so plainly when they
  * do not; summarises by picking the most central sentences. Answers stream word by word.
  */
-import { parseGroundedPrompt, type GroundedPrompt } from '../grounded-prompt.js';
+import { commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
-import { asksAboutDiscussion, asksForOverview } from '../questions.js';
+import { asksAboutComments, asksAboutDiscussion, asksForOverview } from '../questions.js';
 import { contentTerms, idfTable, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -111,6 +111,8 @@ export class LocalChatModel implements ChatModel {
     if (!prompt || !prompt.sources.length) return NOT_GROUNDED;
     const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
+    const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];
+    if (comments.length) return commentsOverview(comments);
     const overviewAsked = asksForOverview(prompt.question);
     if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
     if (overviewAsked && documents.length) return overview({ ...prompt, sources: documents });
@@ -198,6 +200,18 @@ function overview(prompt: GroundedPrompt): string {
 const CHAT_LINE_STAMP = new RegExp(` ${CHAT_STAMP.source}: `);
 /** The `Q: ` or `A: ` a remembered exchange's lines start with. */
 const EXCHANGE_MARK = /^[QA]: /;
+
+/** Comments an overview of the comments quotes, at most. */
+const COMMENTS_OVERVIEW = 4;
+
+/** What the commenters said: the most central sentence of each of the first comments, with its commenter, cited. */
+function commentsOverview(comments: GroundedSource[]): string {
+  const said = comments.slice(0, COMMENTS_OVERVIEW).flatMap((c) => {
+    const [sentence] = centralSentences(c.content, { maxSentences: 1 });
+    return sentence ? [`${quoted(commenterOf(c.label)!)}: ${withStop(quoted(sentence))} [${c.n}]`] : [];
+  });
+  return said.length ? `Commenters said: ${said.join(' ')}` : NOT_COVERED;
+}
 
 /** Lines of discussion an overview quotes, at most. */
 const DISCUSSION_OVERVIEW_LINES = 4;

@@ -1,0 +1,75 @@
+/**
+ * "What do commenters think?" asked in an item's room is answered from that item's comments:
+ * their words rarely share the question's, so relevance by words would abstain.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { asksAboutComments } from '../../src/ai/questions.js';
+import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { RagPipeline } from '../../src/rag/pipeline.js';
+import { tempStore } from '../helpers.js';
+import { item } from '../store/contract.js';
+import { MemorySearch, ScriptedChat } from './fakes.js';
+
+let temp: ReturnType<typeof tempStore>;
+beforeEach(() => {
+  temp = tempStore();
+});
+afterEach(async () => {
+  await temp.close();
+});
+
+describe('questions about the comments', () => {
+  it('are told by their words', () => {
+    for (const q of ['what do commenters think?', 'What does HN say about it?', 'any good comments?', 'how did Hacker News react?', 'what do redditors say?'])
+      expect(asksAboutComments(q), q).toBe(true);
+    for (const q of ['what did the pilot change?', 'how did the nurses react?', 'who commented out the code?']) expect(asksAboutComments(q), q).toBe(false);
+  });
+
+  it('are answered from the room item’s commenters, not abstained on', async () => {
+    const items = createItemPipeline({ store: temp.store, bodyMaxChars: 100_000, chunk: { size: 400, overlap: 50 } });
+    const comments = [
+      { by: 'brisk_tern', text: 'A stablecoin that pauses redemptions is an IOU with a website.', time: 1 },
+      { by: 'oxkelp', text: 'The auditor resigning is the first time anybody read the footnotes.', time: 2 },
+    ];
+    await items.put(
+      item('news_coin', { title: 'Stablecoin falls after auditor resigns', description: '', body: 'The token fell to 91 cents on Sunday.', comments }),
+    );
+    await items.put(
+      item('news_other', {
+        title: 'Tram line approved',
+        description: '',
+        body: 'The council approved the tram.',
+        comments: [{ by: 'tramfan', text: 'Finally a tram.', time: 3 }],
+      }),
+    );
+    const pipeline = new RagPipeline({
+      store: temp.store,
+      search: new MemorySearch(temp.store, new LocalEmbedder()),
+      chat: new ScriptedChat(),
+      relevanceThreshold: 0.99,
+    });
+    const room = { id: 'news_coin', title: 'Stablecoin falls after auditor resigns', context: 'Stablecoin falls after auditor resigns' };
+    const prepared = await pipeline.prepare(room, 'what do commenters think?');
+    expect(prepared.abstained).toBe(false);
+    expect(prepared.selected.map((c) => c.key).sort()).toEqual(['news_coin#comment:brisk_tern', 'news_coin#comment:oxkelp']);
+    // The same words without the comments asked about abstain at this threshold.
+    expect((await pipeline.prepare(room, 'what do analysts think?')).abstained).toBe(true);
+  });
+
+  it('get what each commenter said, with their name and source', async () => {
+    const sources: GroundedSource[] = [
+      { n: 1, label: 'Stablecoin falls', content: 'The token fell to 91 cents.' },
+      { n: 2, label: 'HN comment by brisk_tern', content: 'A stablecoin that pauses redemptions is an IOU with a website. I sold mine' },
+      { n: 3, label: 'HN comment by oxkelp', content: 'The auditor resigning is the first time anybody read the footnotes.' },
+    ];
+    const messages = [
+      { role: 'user' as const, content: renderGroundedPrompt({ topic: 'Stablecoin falls', sources, question: 'what do commenters think?' }, newNonce()) },
+    ];
+    let answer = '';
+    for await (const piece of new LocalChatModel(new LocalEmbedder()).stream(messages)) answer += piece;
+    expect(answer).toMatch(/^Commenters said: brisk\\_tern: .+ \[2\] oxkelp: The auditor resigning is the first time anybody read the footnotes\. \[3\]$/);
+  });
+});
