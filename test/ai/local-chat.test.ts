@@ -32,6 +32,11 @@ function ask(question: string, sources = SOURCES): ChatMessage[] {
   ];
 }
 
+/** The recent chat as the pipeline gives it: one line said by `speaker`. */
+function chatSource(n: number, speaker: string, text: string): GroundedSource {
+  return { n, label: `From this discussion — ${speaker}, 28 Nov 2026`, section: 'recent', content: `${speaker} (28 Nov 2026, 12:24): ${text}` };
+}
+
 async function collect(stream: AsyncIterable<string>): Promise<string[]> {
   const pieces: string[] = [];
   for await (const p of stream) pieces.push(p);
@@ -65,12 +70,7 @@ describe.each([
   });
 
   it('never quotes a question put to the assistant as its answer, whoever asked it and however it is worded', async () => {
-    const recent: GroundedSource = {
-      n: 3,
-      label: 'From this discussion — Guest 2827, 28 Nov 2026',
-      section: 'recent',
-      content: 'Guest 2827 (28 Nov 2026, 12:24): @ai where was Super Bowl 50 played, and who won it?',
-    };
+    const recent = chatSource(3, 'Guest 2827', '@ai where was Super Bowl 50 played, and who won it?');
     const remembered: GroundedSource = { n: 4, label: 'Earlier', section: 'memory', content: 'Q: Where was Super Bowl 50 played?\nA: Nobody knew then.' };
     const answer = (await collect(model.stream(ask('Where was Super Bowl 50 played?', [...SOURCES, recent, remembered])))).join('');
     expect(answer).toContain('Santa Clara, California. [1]');
@@ -78,12 +78,7 @@ describe.each([
   });
 
   it('quotes a source’s markdown as written, so a member’s link is not offered under the assistant’s name', async () => {
-    const recent: GroundedSource = {
-      n: 3,
-      label: 'From this discussion — Mallory, 28 Nov 2026',
-      section: 'recent',
-      content: 'Mallory (28 Nov 2026, 12:24): The Super Bowl 50 tickets are at [the official box office](https://evil.example/login) **today** only',
-    };
+    const recent = chatSource(3, 'Mallory', 'The Super Bowl 50 tickets are at [the official box office](https://evil.example/login) **today** only');
     const answer = (await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, recent])))).join('');
     expect(answer).toContain('Mallory: The Super Bowl 50 tickets are at \\[the official box office\\](https://evil.example/login) \\*\\*today\\*\\* only [3]');
     // Quoted again (a remembered answer), it is not escaped twice.
