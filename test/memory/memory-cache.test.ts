@@ -46,26 +46,19 @@ describe('conversation memory and the embedding cache', () => {
     expect(chunks.length).toBeGreaterThan(0);
     expect(chunks.every((c) => c.vector)).toBe(true);
     const key = embeddingCacheKey(embedder);
-    // The remote embedder's cache is on (documents use it); the memory's chunks are not in it.
-    expect(embedder).toBeInstanceOf(CachedEmbedder);
-    expect(
+    const cached = async () =>
       (
         await store.getEmbeddings(
           key,
           chunks.map((c) => sha256(c.text)),
         )
-      ).size,
-    ).toBe(0);
+      ).size;
+    // The remote embedder's cache is on (documents use it); the memory's chunks are not in it.
+    expect(embedder).toBeInstanceOf(CachedEmbedder);
+    expect(await cached()).toBe(0);
 
     const deleted = await app.inject({ method: 'DELETE', url: `/api/v1/threads/${threadId}`, headers: ADMIN });
     expect(deleted.statusCode, deleted.body).toBe(200);
-    expect(
-      (
-        await store.getEmbeddings(
-          key,
-          chunks.map((c) => sha256(c.text)),
-        )
-      ).size,
-    ).toBe(0);
+    expect(await cached()).toBe(0);
   });
 });
