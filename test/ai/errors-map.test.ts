@@ -1,7 +1,9 @@
 /** What model-server failures say: the full message for the operator, a public one for clients. */
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError, describeFailure, unreachable, withoutCredentials, type ProviderDescription } from '../../src/ai/remote/errors-map.js';
+import { OllamaChatModel, OllamaEmbedder } from '../../src/ai/remote/ollama.js';
 import { clientMessage } from '../../src/errors.js';
+import { collect, rejection } from './remote-cases.js';
 
 const ollama: ProviderDescription = {
   name: 'Ollama',
@@ -39,6 +41,22 @@ describe('model server failures', () => {
     expect(e.code).toBe('ERR_AI_MODEL_MISSING');
     expect(clientMessage(e)).toBe(e.message);
     expect(e.message).toContain('ollama pull llama3.2');
+  });
+
+  // Regression: OLLAMA_HOST=http://127.0.0.1:1 (a port fetch refuses before connecting) was
+  // "ERR_AI_BAD_RESPONSE: Ollama failed", naming no fix (DESIGN §5: unreachable names one).
+  it('tell a server on a port fetch never connects to as unreachable, with the fix', async () => {
+    const limits = { timeoutMs: 5_000, idleTimeoutMs: 5_000 };
+    const failures = [
+      await rejection(new OllamaEmbedder('nomic-embed-text', { host: 'http://127.0.0.1:1', ...limits }).embed(['a'])),
+      await rejection(collect(new OllamaChatModel('llama3.2', { host: 'http://127.0.0.1:1', ...limits }).stream([{ role: 'user', content: 'hi' }]))),
+    ];
+    for (const err of failures) {
+      expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+      expect(clientMessage(err as never)).toContain('serve it on another port');
+    }
+    expect(clientMessage(failures[0] as never)).toContain('OLLAMA_HOST');
+    expect(failures[0].message).toContain('127.0.0.1:1');
   });
 
   it('keep the cause of an unreachable server', () => {

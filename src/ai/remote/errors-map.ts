@@ -1,6 +1,7 @@
 /**
  * Turns what goes wrong talking to a model server into ONE catalogued error that names the fix:
- * unreachable → ERR_AI_UNAVAILABLE ("is Ollama running at …? start it with `ollama serve`"),
+ * unreachable → ERR_AI_UNAVAILABLE ("is Ollama running at …? start it with `ollama serve`"; at a
+ * port fetch refuses: "serve it on another port"),
  * 404 → ERR_AI_MODEL_MISSING ("run `ollama pull …`"), other HTTP failures and broken streams →
  * ERR_AI_UNAVAILABLE / ERR_AI_BAD_RESPONSE. Secrets never reach a message; the server's address and
  * its own error text reach only the full message, not the one clients see (SalonError.publicMessage).
@@ -54,6 +55,18 @@ function codesOf(err: unknown): string[] {
     if (e instanceof AggregateError) for (const inner of e.errors) out.push(...codesOf(inner));
   }
   return out;
+}
+
+/**
+ * True when fetch refused to connect at all because the URL's port is a "bad port" of the Fetch
+ * standard (1, 7, 9, …, 6000, 10080): nothing was sent, so the server is as unreachable as one
+ * that is down, whatever runs on that port.
+ */
+function isRefusedPort(err: unknown): boolean {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof Error && e.message === 'bad port') return true;
+  }
+  return false;
 }
 
 /** True when `err` says the server could not be reached or the connection broke. */
@@ -128,6 +141,13 @@ export function describeFailure(err: unknown, p: ProviderDescription, model: str
           new errors.ERR_AI_BAD_RESPONSE(`the connection to ${at} broke off (${detail})`),
           new errors.ERR_AI_BAD_RESPONSE(`the connection to ${p.name} broke off`),
         );
+  }
+  if (isRefusedPort(err)) {
+    const refused = `its port is one fetch never connects to; serve it on another port: ${p.startHint}`;
+    return toldAs(
+      new errors.ERR_AI_UNAVAILABLE(`${at} cannot be reached: ${refused}`),
+      new errors.ERR_AI_UNAVAILABLE(`${p.name} cannot be reached: ${refused}`),
+    );
   }
   return toldAs(new errors.ERR_AI_BAD_RESPONSE(`${at}: ${detail}`), new errors.ERR_AI_BAD_RESPONSE(`${p.name} failed`));
 }
