@@ -15,3 +15,16 @@ export function topicSlug(category: string): string {
 export function topicRoomId(category: string): string {
   return `${TOPIC_ROOM_PREFIX}${topicSlug(category)}`;
 }
+
+/** How a topic room's title starts (`Topic: Tech`): its category follows. */
+export const TOPIC_TITLE_PREFIX = 'Topic: ';
+
+/** The title of the topic room of `category`. */
+export function topicRoomTitle(category: string): string {
+  return `${TOPIC_TITLE_PREFIX}${category}`;
+}
+
+/** The category a topic room's title names, or null for any other title. */
+export function categoryOfTopicTitle(title: string): string | null {
+  return title.startsWith(TOPIC_TITLE_PREFIX) ? title.slice(TOPIC_TITLE_PREFIX.length) : null;
+}

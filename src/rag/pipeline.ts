@@ -115,14 +115,15 @@ export class RagPipeline {
         ? memory.search(question, { threadId: thread.id, userId: asker.userId, private: asker.private }, PAST_CHUNKS * 2, signal, vector)
         : [],
     ]);
+    const candidates = room.category === undefined ? found.candidates : inCategory(found.candidates, room.category);
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
-    const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: found.candidates.length, best };
+    const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: candidates.length, best };
     signal?.throwIfAborted();
 
     const threshold = this.options.relevanceThreshold ?? -Infinity;
     // Asked what the comments say, the room's item's commenters are the sources (their words rarely share the question's).
-    const comments = asksAboutComments(question) ? found.candidates.filter((c) => c.itemId === room.id && c.kind === 'comment').slice(0, RERANK_MAX) : [];
-    const documentsRelevant = found.candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question) || comments.length > 0);
+    const comments = asksAboutComments(question) ? candidates.filter((c) => c.itemId === room.id && c.kind === 'comment').slice(0, RERANK_MAX) : [];
+    const documentsRelevant = candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question) || comments.length > 0);
     const chatRelevant = chat !== null && chatAnswers(question, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
     const past = choosePast(question, remembered, recentIds, threshold, asksAboutDiscussion(question));
@@ -139,7 +140,7 @@ export class RagPipeline {
         promptChars: 0,
         promptTokens: 0,
       };
-      return { abstained: true, messages: [], sources: [], candidates: found.candidates, selected: [], stages: { search, rerank: none, context } };
+      return { abstained: true, messages: [], sources: [], candidates, selected: [], stages: { search, rerank: none, context } };
     }
 
     hooks.onStage?.('reranking');
@@ -147,7 +148,7 @@ export class RagPipeline {
     const ranked = comments.length
       ? { method: 'skipped' as RerankMethod, selected: comments }
       : documentsRelevant
-        ? await rerankCandidates(this.options.chat, question, found.candidates, {
+        ? await rerankCandidates(this.options.chat, question, candidates, {
             roomId: room.id,
             log: this.log,
             timeoutMs: this.rerankTimeoutMs,
@@ -158,7 +159,7 @@ export class RagPipeline {
     signal?.throwIfAborted();
 
     t = performance.now();
-    const selected = comments.length ? comments : roomItemFirst(ranked.selected, found.candidates, room.id);
+    const selected = comments.length ? comments : roomItemFirst(ranked.selected, candidates, room.id);
     const built = await buildContext(this.options.store, selected, question);
     const topic = room.context.slice(0, TOPIC_MAX_CHARS);
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);
@@ -192,11 +193,21 @@ export class RagPipeline {
       abstained: false,
       messages: prompt.messages,
       sources,
-      candidates: found.candidates,
+      candidates,
       selected,
       stages: { search, rerank, context },
     };
   }
+}
+
+/**
+ * The candidates of a topic room's category, when stage 1 found any: a topic room's questions are
+ * about its category ("what is this room about?" in the Tech room was answered from a triage
+ * pilot's nurses), but its title says little to the searches.
+ */
+function inCategory(candidates: Candidate[], category: string): Candidate[] {
+  const kept = candidates.filter((c) => c.chunk.category === category);
+  return kept.length ? kept : candidates;
 }
 
 /** The listed sources the prompt kept; a recent chat that lost its oldest lines lists only the messages left. */

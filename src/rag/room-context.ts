@@ -1,6 +1,6 @@
 /** What the pipeline needs of a room (title and ≤ 2,000-char context), read through a RoomResolver. */
 import type { RoomResolver } from '../rooms/types.js';
-import { TOPIC_ROOM_PREFIX } from '../protocol/room-ids.js';
+import { categoryOfTopicTitle, TOPIC_ROOM_PREFIX } from '../protocol/room-ids.js';
 import type { RoomView } from './types.js';
 
 export const ROOM_CONTEXT_MAX_CHARS = 2000;
@@ -28,7 +28,11 @@ export function roomViews(resolve: RoomResolver, options: RoomViewOptions = {}):
   const topics = new Map<string, { view: RoomView | null; at: number }>();
   const view = async (roomId: string): Promise<RoomView | null> => {
     const info = await resolve(roomId);
-    return info ? { id: info.id, title: info.title, context: info.context.slice(0, ROOM_CONTEXT_MAX_CHARS) } : null;
+    if (!info) return null;
+    const view: RoomView = { id: info.id, title: info.title, context: info.context.slice(0, ROOM_CONTEXT_MAX_CHARS) };
+    const category = info.kind === 'topic' ? categoryOfTopicTitle(info.title) : null;
+    if (category !== null) view.category = category;
+    return view;
   };
   return async (roomId) => {
     if (!roomId.startsWith(TOPIC_ROOM_PREFIX)) return view(roomId);

@@ -7,6 +7,8 @@ export interface RoomView {
   title: string;
   /** Title + summary (≤ 2000 chars): the prompt's primary topic. */
   context: string;
+  /** A topic room's category: its answers come from that category's items. */
+  category?: string;
 }
 
 /** One stage-1 result: an item (or one commenter of an item) found through its best chunk. */

@@ -11,7 +11,7 @@ import type { DigestEntry, RoomInfo } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { FreshReading } from './fresh-reading.js';
 import { DEFAULT_CONTEXT_CHARS } from './options.js';
-import { TOPIC_ROOM_PREFIX, topicSlug } from '../protocol/room-ids.js';
+import { TOPIC_ROOM_PREFIX, topicRoomTitle, topicSlug } from '../protocol/room-ids.js';
 import { clip } from '../text.js';
 import { topicSummaryKey, type RoomResolver, type TopicSummary } from './types.js';
 
@@ -89,7 +89,7 @@ async function topicRoom(store: Store, categories: TopicCategories, slug: string
   if (!slug) return null;
   const category = await categories.category(slug);
   if (!category) return null;
-  const title = `Topic: ${category}`;
+  const title = topicRoomTitle(category);
   const stored = await topicSummary(store, slug);
   let about = stored.summary;
   if (!about) {

@@ -2,7 +2,8 @@
  * Questions asked in an item's room: the item comes first among the sources, whatever the
  * reranker picked (a question asked there is about that item before anything else), and "what do
  * commenters think?" is answered from that item's comments (their words rarely share the
- * question's, so relevance by words would abstain).
+ * question's, so relevance by words would abstain). In a topic room, from its category's items,
+ * and "what is this room about?" from the room's own description.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
@@ -11,6 +12,8 @@ import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { asksAboutComments } from '../../src/ai/questions.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { RagPipeline } from '../../src/rag/pipeline.js';
+import { roomViews } from '../../src/rag/room-context.js';
+import { storeResolver } from '../../src/rooms/resolver.js';
 import { roomItemFirst } from '../../src/rag/rerank.js';
 import type { Candidate } from '../../src/rag/types.js';
 import { tempStore } from '../helpers.js';
@@ -105,5 +108,35 @@ describe('questions about the comments', () => {
     let answer = '';
     for await (const piece of new LocalChatModel(new LocalEmbedder()).stream(messages)) answer += piece;
     expect(answer).toMatch(/^Commenters said: brisk\\_tern: .+ \[2\] oxkelp: The auditor resigning is the first time anybody read the footnotes\. \[3\]$/);
+  });
+});
+
+describe('a topic room', () => {
+  it('answers from its category’s items, and says what it holds when asked what it is about', async () => {
+    const items = createItemPipeline({ store: temp.store, bodyMaxChars: 100_000, chunk: { size: 400, overlap: 50 } });
+    const at = (day: number) => `2026-10-0${day}T09:00:00.000Z`;
+    await items.put(
+      item('news_k1', { title: 'Kestrel K1 laptop ships', category: 'Tech', publishedAt: at(3), body: 'The RISC-V laptop ships with nurses of silicon.' }),
+    );
+    await items.put(item('news_db', { title: 'TesseraDB changes its licence', category: 'Tech', publishedAt: at(2), body: 'The database forks.' }));
+    await items.put(
+      item('news_tri', {
+        title: 'Triage pilot cuts waits',
+        category: 'Health',
+        publishedAt: at(1),
+        body: 'Nurses overrode the software in 6 per cent of cases.',
+      }),
+    );
+    const room = (await roomViews(storeResolver(temp.store))('topic_tech'))!;
+    expect(room).toMatchObject({ title: 'Topic: Tech', category: 'Tech' });
+    const pipeline = new RagPipeline({ store: temp.store, search: new MemorySearch(temp.store, new LocalEmbedder()), chat: new ScriptedChat() });
+    const prepared = await pipeline.prepare(room, 'what did the nurses decide?');
+    expect(prepared.candidates.length).toBeGreaterThan(0);
+    expect(new Set(prepared.candidates.map((c) => c.chunk.category))).toEqual(new Set(['Tech']));
+
+    const chat = new LocalChatModel(new LocalEmbedder());
+    let answer = '';
+    for await (const piece of chat.stream((await pipeline.prepare(room, 'what is this room about?')).messages)) answer += piece;
+    expect(answer).toBe('Recent in Tech: Kestrel K1 laptop ships; TesseraDB changes its licence.');
   });
 });

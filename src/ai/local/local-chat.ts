@@ -12,8 +12,9 @@ import { contentTerms, idfTable, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
 import { cosine } from '../vectors.js';
-import { CHAT_STAMP } from '../../text.js';
+import { CHAT_STAMP, clip } from '../../text.js';
 import { markdownLiteral, withoutLiteralEscapes } from '../../protocol/markdown-literal.js';
+import { categoryOfTopicTitle } from '../../protocol/room-ids.js';
 import { numberWithin, wholeNumber } from '../../options.js';
 
 export const LOCAL_CHAT_MODEL = 'salon-local-extractive-v1';
@@ -187,13 +188,40 @@ function primarySource(prompt: GroundedPrompt): GroundedPrompt['sources'][number
   return title ? prompt.sources.find((s) => (s.section ?? 'document') === 'document' && s.label.trim() === title) : undefined;
 }
 
-/** The central sentences of the source that is the primary topic (by title words shared), cited. */
+/**
+ * The central sentences of the source that is the primary topic (by title words shared), cited;
+ * in a topic room (`Topic: Tech`), those of the room's own description, which says what the
+ * category holds now (its summary, or its latest titles).
+ */
 function overview(prompt: GroundedPrompt): string {
+  const [title, ...about] = prompt.topic.split('\n');
+  const described = categoryOfTopicTitle(title.trim()) !== null ? topicOverview(about) : '';
+  if (described) return described;
   const topic = new Set(contentTerms(prompt.topic));
   const shared = (label: string) => contentTerms(label).filter((t) => topic.has(t)).length;
   const main = prompt.sources.reduce((best, s) => (shared(s.label) > shared(best.label) ? s : best), prompt.sources[0]);
   const sentences = centralSentences(main.content, { maxSentences: OVERVIEW_SENTENCES });
   return sentences.length ? `${sentences.map(quoted).join(' ')} [${main.n}]` : NOT_COVERED;
+}
+
+/** Entries of a topic's list an overview names, at most. */
+const TOPIC_OVERVIEW_ENTRIES = 5;
+/** A topic list entry's title and date (`- Title (1 Oct 2026): its line https://…`, src/rag/topic-digest.ts). */
+const ENTRY_HEADING = /^(.{1,300}?\(\d{1,2} [A-Z][a-z]{2} \d{4}\))/;
+
+/**
+ * A topic room's description as an answer: its prose (the summary's lead, `Recent in Tech, newest
+ * first:`) and the titles and dates of its first entries, not their lines and addresses.
+ */
+function topicOverview(about: string[]): string {
+  const lines = about.map((l) => l.trim()).filter(Boolean);
+  const prose = lines.filter((l) => !l.startsWith('- '));
+  const entries = lines
+    .filter((l) => l.startsWith('- '))
+    .slice(0, TOPIC_OVERVIEW_ENTRIES)
+    .map((l) => ENTRY_HEADING.exec(l.slice(2))?.[1] ?? clip(l.slice(2), 120));
+  const text = [...prose, entries.join('; ')].filter(Boolean).join(' ');
+  return text ? quoted(withStop(text)) : '';
 }
 
 /** `Alice (24 Nov 2026, 19:20): text` → `Alice: text`. */
