@@ -305,7 +305,9 @@ export function readSetting<K extends keyof Settings>(name: K, env: NodeJS.Proce
   try {
     return s.parse(raw) as Config[K];
   } catch (err) {
-    throw new ConfigError(name, (err as Error).message);
+    // A secret's value (a key, a URL with its password) never reaches the error, which is printed and logged.
+    const message = (err as Error).message;
+    throw new ConfigError(name, s.secret ? message.split(raw).join('***').split(raw.trim()).join('***') : message);
   }
 }
 

@@ -52,6 +52,23 @@ describe('config', () => {
     expect(JSON.stringify(redactConfig(c))).not.toContain('x'.repeat(32));
   });
 
+  it('names a bad database or Redis URL without repeating it: it holds a password', () => {
+    for (const [name, value] of [
+      ['DATABASE_URL', 'mysql://salon:hunter2@db.internal/salon'],
+      ['REDIS_URL', ' http://:hunter2@cache.internal:6379 '],
+    ]) {
+      let caught: unknown;
+      try {
+        loadConfig({ [name]: value });
+      } catch (err) {
+        caught = err;
+      }
+      expect((caught as ConfigError).variable).toBe(name);
+      expect((caught as Error).message).toMatch(/expected a .* URL, got "\*\*\*"/);
+      expect((caught as Error).message).not.toContain('hunter2');
+    }
+  });
+
   it('rejects a node-wide send budget smaller than one socket’s', () => {
     expect(() => loadConfig({ ROOM_MAX_BUFFERED_BYTES: '2097152', ROOM_NODE_BUFFERED_BYTES: '1048576' })).toThrow(/ROOM_NODE_BUFFERED_BYTES/);
     expect(loadConfig({ ROOM_MAX_BUFFERED_BYTES: '1048576', ROOM_NODE_BUFFERED_BYTES: '1048576' }).ROOM_NODE_BUFFERED_BYTES).toBe(1_048_576);
