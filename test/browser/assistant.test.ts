@@ -1,17 +1,15 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { AssistantStage, Source } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import type { Store } from '../../src/store/types.js';
 import { tempDir } from '../helpers.js';
 import {
   ARTIFACTS,
+  browserSuite,
   describeBrowser,
-  ensureClientBuilt,
   item,
-  launchBrowser,
   openAs,
   probeResults,
   say,
@@ -124,33 +122,19 @@ class ScriptedAssistant implements RoomAssistant {
 }
 
 describeBrowser('the assistant in a room', () => {
-  let browser: Browser;
-  let cleanup: () => void;
+  const suite = browserSuite({ artifacts: true });
   const servers: TestServer[] = [];
   const people: Person[] = [];
-
-  beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    browser = await launchBrowser();
-    mkdirSync(ARTIFACTS, { recursive: true });
-  });
 
   afterEach(async () => {
     for (const p of people.splice(0)) await p.context.close();
     for (const s of servers.splice(0)) await s.close();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    cleanup?.();
-  });
-
   /** Ada, then Bob, in the room at `url`, each window recording how its messages render. */
   async function adaAndBob(url: string): Promise<[Person, Person]> {
-    const ada = await person(browser, 'Ada');
-    const bob = await person(browser, 'Bob');
+    const ada = await person(suite.browser, 'Ada');
+    const bob = await person(suite.browser, 'Bob');
     people.push(ada, bob);
     await enter(ada, url, 1);
     await enter(bob, url, 2);

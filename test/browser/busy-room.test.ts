@@ -1,9 +1,8 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import { ARTIFACTS, describeBrowser, ensureClientBuilt, launchBrowser, openAs, probeResults, say, scanDom, startServer, type TestServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { ARTIFACTS, browserSuite, describeBrowser, openAs, probeResults, say, scanDom } from './harness.js';
 
 /** Sends a message and waits until the server has confirmed it. */
 async function sayConfirmed(page: Page, text: string): Promise<void> {
@@ -12,32 +11,15 @@ async function sayConfirmed(page: Page, text: string): Promise<void> {
 }
 
 describeBrowser('a busy room', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
-
-  beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });
-    browser = await launchBrowser();
-    mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
-  });
+  const suite = browserSuite({ server: { env: { SEED_DEMO: 'true' } }, artifacts: true });
 
   it('is saved as a screenshot (desktop and phone) with people, markdown, an answer with sources and someone typing', async () => {
-    const list = (await (await fetch(`${server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
+    const list = (await (await fetch(`${suite.server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
     const story = list.items.find((i) => /sodium-ion/i.test(i.title)) ?? list.items[0];
-    const url = `${server.url}/chat?id=${story.id}`;
+    const url = `${suite.server.url}/chat?id=${story.id}`;
     const desk = { width: 1280, height: 900 };
-    const people = await Promise.all(['Ada Moreno', 'Bob Lindqvist', 'Chen Wei', 'Dana Okafor'].map((n) => openAs(browser, n, desk)));
-    const phone = await openAs(browser, 'Eli (phone)', { width: 375, height: 812 });
+    const people = await Promise.all(['Ada Moreno', 'Bob Lindqvist', 'Chen Wei', 'Dana Okafor'].map((n) => openAs(suite.browser, n, desk)));
+    const phone = await openAs(suite.browser, 'Eli (phone)', { width: 375, height: 812 });
     try {
       for (const [i, p] of people.entries()) {
         await p.page.goto(url);

@@ -8,10 +8,11 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { describe, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { buildApp, type AppOverrides } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { blankItem, type ContentItem } from '../../src/content/types.js';
+import { tempDir } from '../helpers.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
@@ -104,17 +105,93 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** What `startServer` takes besides the data directory. */
+export interface ServerOptions {
+  port?: number;
+  env?: Parameters<typeof testConfig>[0];
+  overrides?: AppOverrides;
+}
+
 /** A Salon server on 127.0.0.1 (port 0 unless given) over `dataDir`. */
-export async function startServer(
-  dataDir: string,
-  options: { port?: number; env?: Parameters<typeof testConfig>[0]; overrides?: AppOverrides } = {},
-): Promise<TestServer> {
+export async function startServer(dataDir: string, options: ServerOptions = {}): Promise<TestServer> {
   const config = testConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'test-admin-token', ...options.env });
   const app = await buildApp(config, options.overrides);
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { app, port, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+/** What `browserSuite` sets up besides the client build, a temporary directory and Chromium. */
+export interface BrowserSuiteOptions {
+  /** Starts a Salon server over the suite's temporary directory: `true`, or startServer's options. Left out, the suite starts its own. */
+  server?: true | ServerOptions;
+  /** Creates ARTIFACTS, where the suite saves its screenshots. */
+  artifacts?: boolean;
+  /** Closes what the suite started itself (a server started in a test): after the browser, before the suite's server and directory. */
+  teardown?: () => unknown;
+}
+
+/** What a browser suite's tests read once its setup has run. */
+export interface BrowserSuite {
+  readonly browser: Browser;
+  /** The server the suite asked for with `server`. */
+  readonly server: TestServer;
+  /** The suite's temporary directory: the server's DATA_DIR. */
+  readonly dataDir: string;
+}
+
+/**
+ * Registers the setup and teardown every browser suite shares; call it in `describeBrowser`'s body,
+ * before the suite's own hooks. `beforeAll`: the client build, a temporary directory, Chromium, the
+ * server if asked for, the artifacts directory if asked for. `afterAll`: closes the browser, then
+ * `teardown`, then the server, then removes the directory, each step even when an earlier one (or
+ * the setup) failed. A suite seeds its server in its own `beforeAll`, registered after this call:
+ * vitest runs beforeAll hooks in order, and none after one that failed. The handle's getters throw
+ * when read before the setup has made what they return.
+ */
+export function browserSuite(options: BrowserSuiteOptions = {}): BrowserSuite {
+  let dir: { dir: string; cleanup: () => void } | undefined;
+  let browser: Browser | undefined;
+  let server: TestServer | undefined;
+
+  beforeAll(async () => {
+    await ensureClientBuilt();
+    dir = tempDir();
+    browser = await launchBrowser();
+    if (options.server) server = await startServer(dir.dir, options.server === true ? {} : options.server);
+    if (options.artifacts) mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    const errors: unknown[] = [];
+    for (const step of [() => browser?.close(), options.teardown, () => server?.close(), () => dir?.cleanup()]) {
+      try {
+        await step?.();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, 'browserSuite: the teardown failed in several steps');
+  });
+
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`browserSuite: ${what} is read before the suite's beforeAll made it (or after that beforeAll failed)`);
+    return value;
+  };
+  return {
+    get browser() {
+      return ready(browser, 'the browser');
+    },
+    get server() {
+      if (!options.server) throw new Error('browserSuite: this suite asked for no server (pass `server: true` or its options)');
+      return ready(server, 'the server');
+    },
+    get dataDir() {
+      return ready(dir?.dir, 'the data directory');
+    },
+  };
 }
 
 /** A content item with sensible defaults, for tests that put items straight into the store. */

@@ -1,45 +1,33 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import { hasOverlongCluster } from '../../src/protocol/clusters.js';
-import { tempDir } from '../helpers.js';
 import { corpus } from './markdown-corpus.js';
-import { describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+import { browserSuite, describeBrowser, instrument, item, probeResults, scanDom } from './harness.js';
 
 /** The server refuses longer messages; the composer stops there too. */
 const MAX_MESSAGE_CHARS = 4000;
 const RENDER_BUDGET_MS = 50;
 
 describeBrowser('untrusted markdown in a room', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
+  // The corpus goes in quickly; the flood guard is not what this test is about.
+  const suite = browserSuite({
+    server: {
+      overrides: { roomOptions: { ratePerSecond: 1000, framesPerSecondPerAddress: 1000, roomMessagesPerSecond: 1000, rateBurst: 1000 } },
+    },
+  });
   let context: BrowserContext;
   let page: Page;
   const consoleLines: string[] = [];
 
   beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    // The corpus goes in quickly; the flood guard is not what this test is about.
-    server = await startServer(dir.dir, {
-      overrides: { roomOptions: { ratePerSecond: 1000, framesPerSecondPerAddress: 1000, roomMessagesPerSecond: 1000, rateBurst: 1000 } },
-    });
-    await server.app.salon.store.upsertItem(item('news_md', { title: 'Markdown torture test' }));
-    browser = await launchBrowser();
-    context = await browser.newContext();
+    await suite.server.app.salon.store.upsertItem(item('news_md', { title: 'Markdown torture test' }));
+    context = await suite.browser.newContext();
     await instrument(context);
     page = await context.newPage();
     page.on('console', (m) => consoleLines.push(m.text()));
     page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e.message}`));
-    await page.goto(`${server.url}/chat?id=news_md`);
+    await page.goto(`${suite.server.url}/chat?id=news_md`);
     await page.locator('salon-member-list .count[data-count="1"]').waitFor();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
   });
 
   it('renders the allowed subset, with safe links', async () => {

@@ -2,11 +2,10 @@
 // modifiers froze a tab: Chromium lays a cluster out in time that grows with the square of its
 // length). The server refuses them in new messages; whatever still reaches the page is cut to
 // MAX_CLUSTER_EXTENDERS where it comes in and in the markdown renderer.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import { MAX_CLUSTER_EXTENDERS, hasOverlongCluster } from '../../src/protocol/clusters.js';
-import { tempDir } from '../helpers.js';
-import { describeBrowser, ensureClientBuilt, item, launchBrowser, openAs, startServer, type TestServer } from './harness.js';
+import { browserSuite, describeBrowser, item, openAs } from './harness.js';
 import { OVERLONG_CLUSTERS } from './markdown-corpus.js';
 
 const [SKIN_TONES, ACUTES] = OVERLONG_CLUSTERS.map((c) => c.text);
@@ -47,16 +46,10 @@ function renderedMessages(page: Page): Promise<string[]> {
 }
 
 describeBrowser('overlong grapheme clusters', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
+  const suite = browserSuite({ server: { env: { SEED_DEMO: 'false' } } });
 
   beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    server = await startServer(dir.dir, { env: { SEED_DEMO: 'false' } });
-    const { store } = server.app.salon;
+    const { store } = suite.server.app.salon;
     // Straight into the store, as text stored before the server refused it.
     await store.upsertItem(item('news_marks', { title: `Marks ${SKIN_TONES}`, description: `${ACUTES}. More words.`, author: SKIN_TONES }));
     await store.upsertItem(item('post_marks', { kind: 'post', title: ACUTES, author: SKIN_TONES, body: `# ${SKIN_TONES}\n\n${ACUTES}\n\n- ${SKIN_TONES}` }));
@@ -64,19 +57,12 @@ describeBrowser('overlong grapheme clusters', () => {
     await store.createThread({ id: 'thr_marks', roomId: 'news_marks', title: `Thread ${ACUTES}` }, 'admin');
     const mallory = { id: 'u_mallory', name: `Mallory${SKIN_TONES}`, kind: 'user' as const };
     for (const text of [SKIN_TONES, ACUTES]) await store.appendMessage({ roomId: 'news_marks', threadId: main.id, author: mallory, text });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
   });
 
   it('shows a room’s stored messages, names, title and threads with each cluster cut', async () => {
-    const { context, page } = await openAs(browser, 'Reader');
+    const { context, page } = await openAs(suite.browser, 'Reader');
     try {
-      await page.goto(`${server.url}/chat?id=news_marks`);
+      await page.goto(`${suite.server.url}/chat?id=news_marks`);
       await expect.poll(() => renderedMessages(page)).toEqual([SKIN_CUT, ACUTE_CUT]);
       await page.locator('salon-thread-list', { hasText: 'Thread a' }).waitFor();
       await expect.poll(() => page.locator('salon-room-header h1').textContent()).toBe(`Marks ${SKIN_CUT}`);
@@ -90,16 +76,16 @@ describeBrowser('overlong grapheme clusters', () => {
   });
 
   it('shows fetched pages with each cluster cut', async () => {
-    const { context, page } = await openAs(browser, 'Reader');
+    const { context, page } = await openAs(suite.browser, 'Reader');
     try {
-      await page.goto(`${server.url}/`);
+      await page.goto(`${suite.server.url}/`);
       await page.locator('salon-content-card [data-item="news_marks"]').waitFor();
       let shown = await shownStrings(page);
       expect(hasOverlongCluster(shown)).toBe(false);
       expect(shown).toContain(`Marks ${SKIN_CUT}`);
       expect(shown).toContain(ACUTE_CUT);
 
-      await page.goto(`${server.url}/post?id=post_marks`);
+      await page.goto(`${suite.server.url}/post?id=post_marks`);
       await expect.poll(() => page.locator('salon-post-page h1').textContent()).toBe(ACUTE_CUT);
       const body = await page.locator('salon-post-page salon-markdown').evaluate((el) => el.shadowRoot!.textContent!);
       expect(body.replace(/\s+/g, ' ').trim()).toBe(`${SKIN_CUT} ${ACUTE_CUT} ${SKIN_CUT}`);
@@ -111,16 +97,16 @@ describeBrowser('overlong grapheme clusters', () => {
   });
 
   it('cuts the clusters of an address: a category in the heading, a room id while it joins', async () => {
-    const { context, page } = await openAs(browser, 'Reader');
+    const { context, page } = await openAs(suite.browser, 'Reader');
     try {
       // An address is anyone's link; the server takes a request line of up to 16 KB.
       const inAddress = encodeURIComponent(SKIN_TONES.slice(0, 2000));
-      await page.goto(`${server.url}/?category=${inAddress}`);
+      await page.goto(`${suite.server.url}/?category=${inAddress}`);
       await expect.poll(() => page.locator('salon-content-page h1').textContent()).toContain(`· ${SKIN_CUT}`);
       expect(hasOverlongCluster(await shownStrings(page))).toBe(false);
       // A socket that never answers: the room stays "joining", its header naming the topic from the address.
       await page.routeWebSocket(/\/ws\/rooms\//, () => {});
-      await page.goto(`${server.url}/chat?id=topic_${inAddress}`);
+      await page.goto(`${suite.server.url}/chat?id=topic_${inAddress}`);
       await expect.poll(() => page.locator('salon-room-header h1').textContent()).toBe(`#${SKIN_CUT}`);
       expect(hasOverlongCluster(await shownStrings(page))).toBe(false);
     } finally {
@@ -129,9 +115,9 @@ describeBrowser('overlong grapheme clusters', () => {
   });
 
   it('cuts what the page renders itself: markdown given an overlong cluster', async () => {
-    const { context, page } = await openAs(browser, 'Reader');
+    const { context, page } = await openAs(suite.browser, 'Reader');
     try {
-      await page.goto(`${server.url}/posts`);
+      await page.goto(`${suite.server.url}/posts`);
       const rendered = await page.evaluate(
         async (texts) => {
           const out: string[] = [];

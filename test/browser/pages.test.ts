@@ -1,20 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import {
-  ARTIFACTS,
-  describeBrowser,
-  ensureClientBuilt,
-  instrument,
-  launchBrowser,
-  messageTexts,
-  probeResults,
-  scanDom,
-  startServer,
-  type TestServer,
-} from './harness.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { ARTIFACTS, browserSuite, describeBrowser, instrument, messageTexts, probeResults, scanDom } from './harness.js';
 
 interface Summary {
   id: string;
@@ -23,14 +10,12 @@ interface Summary {
 }
 
 describeBrowser('content pages and their Discuss links', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
+  const suite = browserSuite({ server: { env: { SEED_DEMO: 'true' } }, artifacts: true });
   let context: BrowserContext;
   let page: Page;
 
   async function firstOf(kind: string): Promise<Summary> {
-    const res = await fetch(`${server.url}/api/v1/content?kind=${kind}&limit=1`);
+    const res = await fetch(`${suite.server.url}/api/v1/content?kind=${kind}&limit=1`);
     const [first] = ((await res.json()) as { items: Summary[] }).items;
     expect(first, `a seeded ${kind} item`).toBeDefined();
     return first;
@@ -39,39 +24,27 @@ describeBrowser('content pages and their Discuss links', () => {
   /** Follows the Discuss link of item `id` and checks the room is that item's. */
   async function discuss(id: string, title: string): Promise<void> {
     await page.locator(`salon-discuss-link a[href="/chat?id=${id}"]`).first().click();
-    await page.waitForURL(`${server.url}/chat?id=${id}`);
+    await page.waitForURL(`${suite.server.url}/chat?id=${id}`);
     await expect.poll(() => page.locator('salon-room-header h1').textContent()).toBe(title);
     await expect.poll(() => page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
   }
 
   beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
     await instrument(context);
     page = await context.newPage();
-    mkdirSync(ARTIFACTS, { recursive: true });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
   });
 
   it('lists news as cards with picture, category, date and description, filters by category, and counts people in rooms', async () => {
     const news = await firstOf('news');
     // Someone is already in the first story's room: its Discuss link says so.
-    const other = await browser.newContext();
+    const other = await suite.browser.newContext();
     const otherPage = await other.newPage();
     try {
-      await otherPage.goto(`${server.url}/chat?id=${news.id}`);
+      await otherPage.goto(`${suite.server.url}/chat?id=${news.id}`);
       await otherPage.locator('salon-member-list .count[data-count="1"]').waitFor();
 
-      await page.goto(`${server.url}/`);
+      await page.goto(`${suite.server.url}/`);
       const cards = page.locator('salon-content-card');
       await expect.poll(() => cards.count()).toBeGreaterThan(3);
       const first = cards.first();
@@ -110,27 +83,27 @@ describeBrowser('content pages and their Discuss links', () => {
 
   it('leads from a news card into that story’s room', async () => {
     const news = await firstOf('news');
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await discuss(news.id, news.title);
   });
 
   it('leads from a post into that post’s room', async () => {
     const post = await firstOf('post');
-    await page.goto(`${server.url}/posts`);
+    await page.goto(`${suite.server.url}/posts`);
     await expect.poll(() => page.locator('salon-content-card').count()).toBeGreaterThan(0);
     await discuss(post.id, post.title);
   });
 
   it('shows videos with thumbnails, a watch page, and leads from both into the video’s room', async () => {
     const video = await firstOf('video');
-    await page.goto(`${server.url}/videos`);
+    await page.goto(`${suite.server.url}/videos`);
     const card = page.locator('salon-content-card', { has: page.locator(`[data-item="${video.id}"]`) });
     await expect.poll(() => card.locator('img').getAttribute('src')).toMatch(/\/demo\/img\//);
     expect(await card.locator('salon-discuss-link a').getAttribute('href')).toBe(`/chat?id=${video.id}`);
     await page.screenshot({ path: join(ARTIFACTS, 'videos.png') });
 
     await card.locator('h2 a').click();
-    await page.waitForURL(`${server.url}/watch?id=${video.id}`);
+    await page.waitForURL(`${suite.server.url}/watch?id=${video.id}`);
     await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe(video.title);
     expect(await page.locator('salon-watch-page .meta').textContent()).toBeTruthy();
     expect(await page.locator('salon-watch-page a.player').getAttribute('href')).toMatch(/^https:\/\/video\.example\//);
@@ -148,7 +121,7 @@ describeBrowser('content pages and their Discuss links', () => {
     const messages = (p: Page) => messageTexts(p);
     const enterTopic = async (slug: string, title: string) => {
       await page.locator(`salon-topic-tabs a[data-topic="${slug}"]`).click();
-      await page.waitForURL(`${server.url}/chat?topic=${slug}`);
+      await page.waitForURL(`${suite.server.url}/chat?topic=${slug}`);
       await expect.poll(() => page.locator('salon-room-header h1').textContent()).toBe(title);
       await page.locator('salon-member-list .count[data-count="1"]').waitFor();
     };
@@ -158,9 +131,9 @@ describeBrowser('content pages and their Discuss links', () => {
       await page.locator('salon-message-item[state=sent]', { hasText: text }).waitFor();
     };
 
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.locator('salon-app nav a', { hasText: 'Topics' }).click();
-    await page.waitForURL(`${server.url}/chat`);
+    await page.waitForURL(`${suite.server.url}/chat`);
     await expect.poll(() => page.locator('salon-topic-tabs a').count()).toBeGreaterThan(2);
     await page.evaluate(() => ((window as unknown as { __samePage: boolean }).__samePage = true));
 
@@ -175,7 +148,7 @@ describeBrowser('content pages and their Discuss links', () => {
     expect(await page.locator('salon-topic-tabs a[data-topic="tech"]').getAttribute('aria-current')).toBe('page');
 
     await page.goBack();
-    await page.waitForURL(`${server.url}/chat?topic=science`);
+    await page.waitForURL(`${suite.server.url}/chat?topic=science`);
     await expect.poll(async () => (await messages(page)).filter((t) => t.includes('science hello')).length).toBe(1);
     // All of it happened in one page: no reloads.
     expect(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage)).toBe(true);
@@ -183,13 +156,15 @@ describeBrowser('content pages and their Discuss links', () => {
   });
 
   it('shows a topic room’s digest: each recent item with its date, line and links', async () => {
-    await server.app.salon.topics.refreshAll();
-    await page.goto(`${server.url}/chat?topic=tech`);
+    await suite.server.app.salon.topics.refreshAll();
+    await page.goto(`${suite.server.url}/chat?topic=tech`);
     const digest = page.locator('salon-room-header details[data-digest]');
     await digest.locator('summary').click();
     const entries = digest.locator('li');
     await expect.poll(() => entries.count()).toBeGreaterThan(2);
-    const tech = ((await (await fetch(`${server.url}/api/v1/content?category=Tech&limit=50`)).json()) as { items: { id: string }[] }).items.map((i) => i.id);
+    const tech = ((await (await fetch(`${suite.server.url}/api/v1/content?category=Tech&limit=50`)).json()) as { items: { id: string }[] }).items.map(
+      (i) => i.id,
+    );
     for (const entry of await entries.all()) {
       const id = await entry.getAttribute('data-item');
       expect(tech).toContain(id);
@@ -202,7 +177,7 @@ describeBrowser('content pages and their Discuss links', () => {
   });
 
   it('explains an unknown video instead of showing nothing', async () => {
-    await page.goto(`${server.url}/watch?id=video_nope`);
+    await page.goto(`${suite.server.url}/watch?id=video_nope`);
     await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe('No such video');
   });
 });

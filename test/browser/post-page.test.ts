@@ -1,10 +1,9 @@
 // The page of a post (/post?id=…) in Chromium: what it shows, where it leads, and that nothing in a hostile post runs.
 import { validateItem } from '../../src/content/items.js';
 import { postFromMarkdown } from '../../src/content/sources/posts.js';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import { describeBrowser, ensureClientBuilt, instrument, item, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { browserSuite, describeBrowser, instrument, item, probeResults, scanDom } from './harness.js';
 import { ACTIVE_PAYLOADS, corpus } from './markdown-corpus.js';
 
 const HOSTILE_TITLE = '<img src=x onerror="window.__xss=\'title\'"><script>window.__xss="title"</script> & "quotes"';
@@ -30,19 +29,13 @@ const GOOD_BODY = [
 ].join('\n');
 
 describeBrowser('the page of a post', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
+  const suite = browserSuite({ server: { env: { SEED_DEMO: 'false' } } });
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    server = await startServer(dir.dir, { env: { SEED_DEMO: 'false' } });
-    const { store } = server.app.salon;
+    const { store } = suite.server.app.salon;
     await store.upsertItem(
       item('post_good', {
         title: 'A good post',
@@ -72,25 +65,18 @@ describeBrowser('the page of a post', () => {
         bodyMaxChars: 200_000,
       }),
     );
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
     await instrument(context);
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
-  });
-
   it('is where a post’s card leads, and shows title, author, date and the body as markdown', async () => {
-    await page.goto(`${server.url}/posts`);
+    await page.goto(`${suite.server.url}/posts`);
     const card = page.locator('salon-content-card', { has: page.locator('[data-item="post_good"]') });
     expect(await card.locator('h2 a').getAttribute('href')).toBe('/post?id=post_good');
     await card.locator('h2 a').click();
-    await page.waitForURL(`${server.url}/post?id=post_good`);
+    await page.waitForURL(`${suite.server.url}/post?id=post_good`);
 
     const post = page.locator('salon-post-page');
     await expect.poll(() => post.locator('h1').textContent()).toBe('A good post');
@@ -122,7 +108,7 @@ describeBrowser('the page of a post', () => {
   });
 
   it('renders a post read from a markdown file as markdown: its sections and emphasis', async () => {
-    await page.goto(`${server.url}/post?id=post_file`);
+    await page.goto(`${suite.server.url}/post?id=post_file`);
     const md = page.locator('salon-post-page salon-markdown');
     await expect.poll(() => md.locator('h2').textContent()).toBe('Part one');
     expect(await md.locator('em').textContent()).toBe('emphasis');
@@ -130,29 +116,29 @@ describeBrowser('the page of a post', () => {
   });
 
   it('shows who is in the post’s room, and its Discuss link leads there and back', async () => {
-    const other = await browser.newContext();
+    const other = await suite.browser.newContext();
     try {
       const otherPage = await other.newPage();
-      await otherPage.goto(`${server.url}/chat?id=post_good`);
+      await otherPage.goto(`${suite.server.url}/chat?id=post_good`);
       await otherPage.locator('salon-member-list .count[data-count="1"]').waitFor();
 
-      await page.goto(`${server.url}/post?id=post_good`);
+      await page.goto(`${suite.server.url}/post?id=post_good`);
       const link = page.locator('salon-post-page salon-discuss-link a').first();
       await expect.poll(() => link.getAttribute('data-count')).toBe('1');
       expect(await link.getAttribute('href')).toBe('/chat?id=post_good');
       expect(await link.getAttribute('aria-label')).toContain('1 person here now');
       await link.click();
-      await page.waitForURL(`${server.url}/chat?id=post_good`);
+      await page.waitForURL(`${suite.server.url}/chat?id=post_good`);
       await expect.poll(() => page.locator('salon-room-header h1').textContent()).toBe('A good post');
       await page.locator('salon-room-header a[data-post-page]').click();
-      await page.waitForURL(`${server.url}/post?id=post_good`);
+      await page.waitForURL(`${suite.server.url}/post?id=post_good`);
     } finally {
       await other.close();
     }
   });
 
   it('shows a hostile post as text: the title escaped, no script, handler or javascript: URL run or left', async () => {
-    await page.goto(`${server.url}/post?id=post_hostile`);
+    await page.goto(`${suite.server.url}/post?id=post_hostile`);
     const post = page.locator('salon-post-page');
     await expect.poll(() => post.locator('h1').textContent()).toBe(HOSTILE_TITLE);
     expect(await page.title()).toBe(`${HOSTILE_TITLE} · Salon`);
@@ -203,7 +189,7 @@ describeBrowser('the page of a post', () => {
       ['/post?id=%3Cscript%3E', 'No such post'],
       ['/post?id=video_v', 'Not a post'],
     ]) {
-      await page.goto(`${server.url}${address}`);
+      await page.goto(`${suite.server.url}${address}`);
       await expect.poll(() => page.locator('salon-post-page [role=alert] h1').textContent(), { message: address }).toBe(heading);
     }
     expect(await page.locator('salon-post-page [role=alert] a', { hasText: 'Open it' }).getAttribute('href')).toBe('/watch?id=video_v');

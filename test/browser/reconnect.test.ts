@@ -1,18 +1,6 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import {
-  describeBrowser,
-  ensureClientBuilt,
-  item,
-  launchBrowser,
-  messageTexts,
-  openAs,
-  say,
-  startServer,
-  type Person as BasePerson,
-  type TestServer,
-} from './harness.js';
+import { expect, it } from 'vitest';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, say, startServer, type Person as BasePerson, type TestServer } from './harness.js';
 
 /** A person whose page records every `hello` it sends. */
 interface Person extends BasePerson {
@@ -32,32 +20,17 @@ async function person(browser: Browser, name: string): Promise<Person> {
 }
 
 describeBrowser('reconnecting after the server restarts', () => {
-  let browser: Browser;
-  let cleanup: () => void;
-  let dataDir: string;
+  // The tests start, stop and restart the server themselves, over the suite's directory.
   let server: TestServer | undefined;
-
-  beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    dataDir = dir.dir;
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
-  });
+  const suite = browserSuite({ teardown: () => server?.close() });
 
   it('loses nothing and duplicates nothing, and sends what was written while the server was down', async () => {
-    server = await startServer(dataDir);
+    server = await startServer(suite.dataDir);
     const port = server.port;
     await server.app.salon.store.upsertItem(item('news_rc', { title: 'Restart drill' }));
     const url = `${server.url}/chat?id=news_rc`;
-    const ada = await person(browser, 'Ada');
-    const bob = await person(browser, 'Bob');
+    const ada = await person(suite.browser, 'Ada');
+    const bob = await person(suite.browser, 'Bob');
     try {
       await ada.page.goto(url);
       await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
@@ -84,7 +57,7 @@ describeBrowser('reconnecting after the server restarts', () => {
       await ada.page.locator('salon-message-item[state=sending]').waitFor();
       expect(await ada.page.locator('salon-composer .hint').textContent()).toContain('sent once you reconnect');
 
-      server = await startServer(dataDir, { port });
+      server = await startServer(suite.dataDir, { port });
       const after = [...before, 'four, written offline'];
       for (const p of [ada.page, bob.page]) {
         await expect.poll(() => messageTexts(p), { timeout: 20_000 }).toEqual(after);
@@ -114,11 +87,11 @@ describeBrowser('reconnecting after the server restarts', () => {
   });
 
   it('shows the sessionStorage copy while the room cannot be reached, then the server history as the truth', async () => {
-    server ??= await startServer(dataDir);
+    server ??= await startServer(suite.dataDir);
     await server.app.salon.store.upsertItem(item('news_off', { title: 'Offline drill' }));
     const url = `${server.url}/chat?id=news_off`;
-    const ada = await person(browser, 'Ada');
-    const bob = await person(browser, 'Bob');
+    const ada = await person(suite.browser, 'Ada');
+    const bob = await person(suite.browser, 'Bob');
     let blocked = false;
     await ada.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
       if (blocked) ws.close();

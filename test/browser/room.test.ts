@@ -1,64 +1,37 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
+import { beforeAll, expect, it } from 'vitest';
 import { member } from '../rooms/helpers.js';
-import {
-  ARTIFACTS,
-  describeBrowser,
-  ensureClientBuilt,
-  item,
-  launchBrowser,
-  messageTexts,
-  openAs,
-  probeResults,
-  say,
-  scanDom,
-  startServer,
-  type TestServer,
-} from './harness.js';
+import { ARTIFACTS, browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom } from './harness.js';
 
 const DESKTOP = { width: 1200, height: 800 };
 const person = (browser: Browser, name: string, viewport = DESKTOP) => openAs(browser, name, viewport);
 
 describeBrowser('a room in two browsers', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
+  const suite = browserSuite({ server: true });
 
   beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    server = await startServer(dir.dir);
-    await server.app.salon.store.upsertItem(
+    await suite.server.app.salon.store.upsertItem(
       item('news_r1', {
         title: 'Harbour bridge reopens after repairs',
         description: 'The bridge carries traffic again after eight months. Engineers replaced two cables.',
         url: 'https://news.example/bridge',
       }),
     );
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
   });
 
   it('shows each person the other, their messages and typing; a leave updates the member list', async () => {
-    const ada = await person(browser, 'Ada');
-    const bob = await person(browser, 'Bob');
+    const ada = await person(suite.browser, 'Ada');
+    const bob = await person(suite.browser, 'Bob');
     try {
-      await ada.page.goto(`${server.url}/chat?id=news_r1`);
+      await ada.page.goto(`${suite.server.url}/chat?id=news_r1`);
       await expect.poll(() => ada.page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
       await expect.poll(() => ada.page.locator('salon-room-header h1').textContent()).toBe('Harbour bridge reopens after repairs');
       expect(await ada.page.locator('salon-room-header [data-context]').textContent()).toBe('The bridge carries traffic again after eight months.');
       expect(await ada.page.locator('salon-room-header a[data-original]').getAttribute('href')).toBe('https://news.example/bridge');
 
-      await bob.page.goto(`${server.url}/chat?id=news_r1`);
+      await bob.page.goto(`${suite.server.url}/chat?id=news_r1`);
       for (const p of [ada.page, bob.page]) {
         await expect.poll(() => p.locator('salon-member-list .count').getAttribute('data-count')).toBe('2');
         await expect.poll(() => p.locator('salon-member-list li .name').allTextContents()).toEqual(expect.arrayContaining(['Ada', 'Bob']));
@@ -96,9 +69,9 @@ describeBrowser('a room in two browsers', () => {
   });
 
   it('keeps the same identity across reloads through the saved token', async () => {
-    const cy = await person(browser, 'Cy');
+    const cy = await person(suite.browser, 'Cy');
     try {
-      await cy.page.goto(`${server.url}/chat?id=news_r1`);
+      await cy.page.goto(`${suite.server.url}/chat?id=news_r1`);
       await say(cy.page, 'first visit');
       // Shown as the member's own while it is still sending; the token is saved when the welcome comes.
       await expect.poll(() => cy.page.locator('salon-message-item[mine][state=sent]').count()).toBe(1);
@@ -116,13 +89,13 @@ describeBrowser('a room in two browsers', () => {
   });
 
   it("keeps a member's message when someone sends another with its clientId, live and on a fresh page", async () => {
-    await server.app.salon.store.upsertItem(item('news_cid', { title: 'Copied clientIds' }));
-    const ada = await person(browser, 'Ada');
-    const bob = await person(browser, 'Bob');
-    const eve = await member(`${server.url.replace('http', 'ws')}/ws/rooms/news_cid`, 'Eve');
+    await suite.server.app.salon.store.upsertItem(item('news_cid', { title: 'Copied clientIds' }));
+    const ada = await person(suite.browser, 'Ada');
+    const bob = await person(suite.browser, 'Bob');
+    const eve = await member(`${suite.server.url.replace('http', 'ws')}/ws/rooms/news_cid`, 'Eve');
     try {
-      await ada.page.goto(`${server.url}/chat?id=news_cid`);
-      await bob.page.goto(`${server.url}/chat?id=news_cid`);
+      await ada.page.goto(`${suite.server.url}/chat?id=news_cid`);
+      await bob.page.goto(`${suite.server.url}/chat?id=news_cid`);
       await ada.page.locator('salon-member-list .count[data-count="3"]').waitFor();
       await say(ada.page, 'the meeting is at 10, room 4');
       const adas = await eve.client.next('message', (f) => f.message.author.name === 'Ada');
@@ -140,9 +113,9 @@ describeBrowser('a room in two browsers', () => {
   });
 
   it('works from the keyboard, with labelled controls and a polite live region', async () => {
-    const fay = await person(browser, 'Fay');
+    const fay = await person(suite.browser, 'Fay');
     try {
-      await fay.page.goto(`${server.url}/chat?id=news_r1`);
+      await fay.page.goto(`${suite.server.url}/chat?id=news_r1`);
       await fay.page.locator('salon-member-list .count[data-count="1"]').waitFor();
       const log = fay.page.getByRole('log', { name: 'Messages' });
       expect(await log.getAttribute('aria-live')).toBe('polite');
@@ -182,9 +155,9 @@ describeBrowser('a room in two browsers', () => {
   });
 
   it('shows a rate-limit refusal on the message and lets the member retry it', async () => {
-    const gus = await person(browser, 'Gus');
+    const gus = await person(suite.browser, 'Gus');
     try {
-      await gus.page.goto(`${server.url}/chat?id=news_r1`);
+      await gus.page.goto(`${suite.server.url}/chat?id=news_r1`);
       await gus.page.locator('salon-member-list .count[data-count="1"]').waitFor();
       // Faster than anyone types: 16 sends in one go, past the server's burst allowance.
       await gus.page.evaluate(() => {
@@ -218,9 +191,9 @@ describeBrowser('a room in two browsers', () => {
 
   it('joins as a guest when the saved name would be refused, and keeps its name when a new one would be', async () => {
     // A name saved before the server refused invisible characters: sent at every join, it never got in.
-    const ivy = await person(browser, 'Ivy\u200b');
+    const ivy = await person(suite.browser, 'Ivy\u200b');
     try {
-      await ivy.page.goto(`${server.url}/chat?id=news_r1`);
+      await ivy.page.goto(`${suite.server.url}/chat?id=news_r1`);
       const own = ivy.page.locator('salon-member-list li:has(.you) .name');
       await expect.poll(() => own.textContent()).toMatch(/^Guest \d{4}$/);
       const guest = (await own.textContent())!;
@@ -248,9 +221,9 @@ describeBrowser('a room in two browsers', () => {
   });
 
   it('says plainly when a room does not exist', async () => {
-    const dee = await person(browser, 'Dee');
+    const dee = await person(suite.browser, 'Dee');
     try {
-      await dee.page.goto(`${server.url}/chat?id=news_missing`);
+      await dee.page.goto(`${suite.server.url}/chat?id=news_missing`);
       const fatal = dee.page.locator('salon-room [data-fatal]');
       await expect.poll(() => fatal.getAttribute('data-fatal')).toBe('ERR_ROOM_NOT_FOUND');
       expect(await fatal.textContent()).toContain('does not exist');
@@ -261,9 +234,9 @@ describeBrowser('a room in two browsers', () => {
   });
 
   it('is readable at phone width (375 px): nothing overflows sideways', async () => {
-    const eve = await person(browser, 'Eve', { width: 375, height: 740 });
+    const eve = await person(suite.browser, 'Eve', { width: 375, height: 740 });
     try {
-      await eve.page.goto(`${server.url}/chat?id=news_r1`);
+      await eve.page.goto(`${suite.server.url}/chat?id=news_r1`);
       await expect.poll(() => eve.page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
       await say(eve.page, 'A long line without breaks: https://example.org/a/very/long/path/that/should/wrap/inside/the/bubble/and/not/push/the/page/wider');
       await expect.poll(() => eve.page.locator('salon-message-item[mine]').count()).toBeGreaterThan(0);

@@ -1,17 +1,14 @@
 // The header's search box in Chromium: results, filters, the keyboard and ARIA, and hostile titles shown as text.
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import { describeBrowser, ensureClientBuilt, instrument, launchBrowser, probeResults, scanDom, startServer, type TestServer } from './harness.js';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { browserSuite, describeBrowser, instrument, probeResults, scanDom } from './harness.js';
 
 const DAY = 86_400_000;
 const PHRASE = 'orchid greenhouse heating';
 const HOSTILE = `<img src=x onerror="window.__xss='search'"> Orchid greenhouse heating bills halve`;
 
 describeBrowser('the search box', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
+  const suite = browserSuite({ server: { env: { SEED_DEMO: 'false' } } });
   let page: Page;
   let box: Locator;
   let options: Locator;
@@ -31,10 +28,6 @@ describeBrowser('the search box', () => {
   }
 
   beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    server = await startServer(dir.dir, { env: { SEED_DEMO: 'false' } });
     const now = Date.now();
     const body = (n: string) => `${PHRASE}: ${n}. Growers compare boilers, heat pumps and insulation for orchid houses through the winter.`;
     const items = [
@@ -63,29 +56,22 @@ describeBrowser('the search box', () => {
         body: body('three'),
       },
     ].map((i) => ({ ...i, kind: i.id.split('_')[0], description: i.body }));
-    const r = await server.app.inject({
+    const r = await suite.server.app.inject({
       method: 'POST',
       url: '/api/v1/content',
       headers: { authorization: 'Bearer test-admin-token' },
       payload: { items },
     });
     expect(r.statusCode, r.body).toBe(200);
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
     await instrument(context);
     page = await context.newPage();
     box = page.locator('salon-search input[role=combobox]');
     options = page.locator('salon-search [role=listbox] [role=option]');
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
-  });
-
   it('takes / to focus, shows kind, title, date, site, snippet and a Discuss link per result, as a labelled combobox', async () => {
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.locator('salon-search input').waitFor();
     expect(await box.getAttribute('aria-expanded')).toBe('false');
     await page.keyboard.press('/');
@@ -117,7 +103,7 @@ describeBrowser('the search box', () => {
   });
 
   it('moves through the results with the arrows and opens the active one with Enter', async () => {
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.locator('salon-search input').waitFor();
     await page.keyboard.press('/');
     await page.keyboard.type(PHRASE);
@@ -145,12 +131,12 @@ describeBrowser('the search box', () => {
     const target = await options.nth(2).getAttribute('data-id');
     const href = await options.nth(2).locator('.title').getAttribute('href');
     await box.press('Enter');
-    await page.waitForURL(`${server.url}${href}`);
+    await page.waitForURL(`${suite.server.url}${href}`);
     expect(href).toContain(encodeURIComponent(target!));
   });
 
   it('opens the discussion with Shift+Enter, closes with Escape and clears with a second Escape', async () => {
-    await page.goto(`${server.url}/posts`);
+    await page.goto(`${suite.server.url}/posts`);
     await page.locator('salon-search input').waitFor();
     await search(PHRASE);
     await box.press('Escape');
@@ -166,11 +152,11 @@ describeBrowser('the search box', () => {
     await search(PHRASE);
     const first = await options.first().getAttribute('data-id');
     await box.press('Shift+Enter');
-    await page.waitForURL(`${server.url}/chat?id=${first}`);
+    await page.waitForURL(`${suite.server.url}/chat?id=${first}`);
   });
 
   it('filters by kind, category, date and site', async () => {
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.locator('salon-search input').waitFor();
     await search(PHRASE);
     await expect.poll(() => options.count()).toBe(3);
@@ -200,7 +186,7 @@ describeBrowser('the search box', () => {
   });
 
   it('leaves / to a text field being typed in', async () => {
-    await page.goto(`${server.url}/chat?id=news_s1`);
+    await page.goto(`${suite.server.url}/chat?id=news_s1`);
     const composer = page.locator('salon-composer textarea');
     await composer.click();
     await page.keyboard.type('a/b');

@@ -5,23 +5,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
-import { ADMIN, tempDir } from '../helpers.js';
-import {
-  ARTIFACTS,
-  describeBrowser,
-  ensureClientBuilt,
-  item,
-  launchBrowser,
-  messageTexts,
-  openAs,
-  say,
-  shadowText,
-  startServer,
-  type TestServer,
-} from './harness.js';
+import { ADMIN } from '../helpers.js';
+import { ARTIFACTS, browserSuite, describeBrowser, item, messageTexts, openAs, say, shadowText } from './harness.js';
 
 const DESKTOP = { width: 1200, height: 800 };
 
@@ -37,12 +25,10 @@ interface ApiThread {
 }
 
 describeBrowser('threads in the browser', () => {
-  let browser: Browser;
-  let server: TestServer;
-  let cleanup: () => void;
+  const suite = browserSuite({ server: true });
 
   const api = async <T>(path: string, init?: RequestInit): Promise<T> => {
-    const res = await fetch(`${server.url}${path}`, init);
+    const res = await fetch(`${suite.server.url}${path}`, init);
     expect(res.status, `${path}: ${res.status}`).toBe(200);
     return (await res.json()) as T;
   };
@@ -57,28 +43,17 @@ describeBrowser('threads in the browser', () => {
   const scroller = (page: Page) => page.locator('salon-message-list .scroller');
 
   beforeAll(async () => {
-    await ensureClientBuilt();
-    const dir = tempDir();
-    cleanup = dir.cleanup;
-    browser = await launchBrowser();
-    server = await startServer(dir.dir);
-    const { store } = server.app.salon;
+    const { store } = suite.server.app.salon;
     for (const id of ['news_th1', 'news_th2', 'news_th3', 'news_th4', 'news_th5']) await store.upsertItem(item(id, { title: `Story ${id}` }));
     const main = await store.ensureMainThread('news_th1');
     for (let i = 1; i <= 60; i++)
       await store.appendMessage({ roomId: 'news_th1', threadId: main.id, author: { id: 'u_old', name: 'Old', kind: 'user' }, text: `main ${i}` });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    cleanup?.();
-  });
-
   it('lists the main thread and one started from the list; switching keeps each thread’s place and history, and messages go to the open thread', async () => {
-    const { context, page } = await openAs(browser, 'Ada', DESKTOP);
+    const { context, page } = await openAs(suite.browser, 'Ada', DESKTOP);
     try {
-      await page.goto(`${server.url}/chat?id=news_th1`);
+      await page.goto(`${suite.server.url}/chat?id=news_th1`);
       const main = threadButton(page, 'Main');
       await expect.poll(() => main.count()).toBe(1);
       expect(await main.locator('[data-badge="main"]').count()).toBe(1);
@@ -135,9 +110,9 @@ describeBrowser('threads in the browser', () => {
   });
 
   it('splits two picked messages into a locked thread with the split dialog', async () => {
-    const { context, page } = await openAs(browser, 'Bea', DESKTOP);
+    const { context, page } = await openAs(suite.browser, 'Bea', DESKTOP);
     try {
-      await page.goto(`${server.url}/chat?id=news_th2`);
+      await page.goto(`${suite.server.url}/chat?id=news_th2`);
       for (const text of ['alpha stays', 'beta moves', 'gamma moves']) {
         await say(page, text);
         await expect.poll(() => page.locator('salon-message-item[state="sent"]', { hasText: text }).count()).toBe(1);
@@ -194,13 +169,13 @@ describeBrowser('threads in the browser', () => {
   });
 
   it('shows the server’s merge suggestion as a suggestion, and merges only once confirmed', async () => {
-    const { store } = server.app.salon;
+    const { store } = suite.server.app.salon;
     const main = await store.ensureMainThread('news_th3');
     const { thread: dup } = await admin<{ thread: ApiThread }>('/api/v1/rooms/news_th3/threads', { title: 'Same story again' });
     await store.applyThreadChange({ at: new Date().toISOString(), expect: [], setBridges: [{ threadId: main.id, otherId: dup.id, weight: 0.9 }] });
-    const { context, page } = await openAs(browser, 'Cy', DESKTOP);
+    const { context, page } = await openAs(suite.browser, 'Cy', DESKTOP);
     try {
-      await page.goto(`${server.url}/chat?id=news_th3`);
+      await page.goto(`${suite.server.url}/chat?id=news_th3`);
       const suggestion = page.locator('salon-thread-header [data-suggestion]');
       await expect.poll(() => suggestion.textContent()).toContain('Suggestion: “Same story again” and “Main” discuss the same thing (90 % alike)');
       expect((await threadsOf('news_th3')).find((t) => t.id === dup.id)!.status).toBe('active');
@@ -221,12 +196,12 @@ describeBrowser('threads in the browser', () => {
   });
 
   it('shows a warning frame as a banner', async () => {
-    const { context, page } = await openAs(browser, 'Dee', DESKTOP);
+    const { context, page } = await openAs(suite.browser, 'Dee', DESKTOP);
     try {
-      await page.goto(`${server.url}/chat?id=news_th4`);
+      await page.goto(`${suite.server.url}/chat?id=news_th4`);
       await expect.poll(() => threadButton(page, 'Main').count()).toBe(1);
       await expect.poll(() => page.locator('salon-member-list .count').getAttribute('data-count')).toBe('1');
-      server.app.salon.rooms.broadcast('news_th4', {
+      suite.server.app.salon.rooms.broadcast('news_th4', {
         type: 'warning',
         code: 'FUSION_FALLBACK',
         message: 'Smart fusion failed — fell back to simple union merge. Reason: <i>test</i>',
@@ -242,9 +217,9 @@ describeBrowser('threads in the browser', () => {
   });
 
   it('shows a fused thread with its badge and its introduction', async () => {
-    const { context, page } = await openAs(browser, 'Eli', DESKTOP);
+    const { context, page } = await openAs(suite.browser, 'Eli', DESKTOP);
     try {
-      await page.goto(`${server.url}/chat?id=news_th5`);
+      await page.goto(`${suite.server.url}/chat?id=news_th5`);
       await expect.poll(() => threadButton(page, 'Main').count()).toBe(1);
       const { thread: a } = await admin<{ thread: ApiThread }>('/api/v1/rooms/news_th5/threads', { title: 'Prius praise' });
       const { thread: b } = await admin<{ thread: ApiThread }>('/api/v1/rooms/news_th5/threads', { title: 'Prius doubts' });
@@ -269,7 +244,7 @@ describeBrowser('threads in the browser', () => {
   });
 
   it('lists a room’s newest archived threads only, and says how many older ones it leaves out', async () => {
-    const { store } = server.app.salon;
+    const { store } = suite.server.app.salon;
     const room = 'news_th4';
     await store.ensureMainThread(room);
     // 55 archived threads (every merge leaves one): the list holds the newest 50.
@@ -278,9 +253,9 @@ describeBrowser('threads in the browser', () => {
       await store.createThread({ id, roomId: room, title: `Old ${i}` }, 'admin');
       await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, status: 'archived' }] });
     }
-    const { context, page } = await openAs(browser, 'Gus', DESKTOP);
+    const { context, page } = await openAs(suite.browser, 'Gus', DESKTOP);
     try {
-      await page.goto(`${server.url}/chat?id=${room}`);
+      await page.goto(`${suite.server.url}/chat?id=${room}`);
       const summary = page.locator('salon-thread-list details summary');
       await expect.poll(() => summary.textContent()).toBe('Archived (55)');
       await summary.click();
@@ -297,9 +272,9 @@ describeBrowser('threads in the browser', () => {
   });
 
   it('is readable at phone width (375 px) with several threads: nothing overflows sideways', async () => {
-    const { context, page } = await openAs(browser, 'Fay', { width: 375, height: 740 });
+    const { context, page } = await openAs(suite.browser, 'Fay', { width: 375, height: 740 });
     try {
-      await page.goto(`${server.url}/chat?id=news_th2`);
+      await page.goto(`${suite.server.url}/chat?id=news_th2`);
       await expect.poll(() => page.locator('salon-thread-list button.thread').count()).toBeGreaterThan(1);
       await expect.poll(async () => (await messageTexts(page)).length).toBeGreaterThan(0);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
