@@ -5,7 +5,7 @@ import { answerType } from '../../src/ai/local/extractive-answer.js';
 import { centralSentences } from '../../src/ai/local/extractive-summary.js';
 import { splitSentences, stem } from '../../src/ai/local/extractive-text.js';
 import { LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
-import { asksForOverview } from '../../src/ai/questions.js';
+import { asksForDiscussionOverview, asksForOverview } from '../../src/ai/questions.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 
@@ -87,6 +87,27 @@ describe.each([
     ).join('');
     expect(again).toContain('\\[the official box office\\]');
     expect(again).not.toContain('\\\\');
+  });
+
+  it('answers "what did we discuss so far?" and "recap?" with what was said, an earlier recap left out', async () => {
+    const recent: GroundedSource = {
+      n: 3,
+      label: 'From this discussion — Ann, Bo, Salon AI, 28 Nov 2026',
+      section: 'recent',
+      content: [
+        'Ann (28 Nov 2026, 12:20): The Broncos defence won that game for them',
+        'Bo (28 Nov 2026, 12:21): Levi stadium was loud all evening',
+        'Salon AI (28 Nov 2026, 12:22): So far in this discussion: Ann: The Broncos defence won that game for them.',
+      ].join('\n'),
+    };
+    for (const question of ['what did we discuss so far?', 'recap?', 'What have people been talking about?']) {
+      const answer = (await collect(model.stream(ask(question, [...SOURCES, recent])))).join('');
+      expect(answer, question).toBe(
+        'So far in this discussion: Ann: The Broncos defence won that game for them. [3] Bo: Levi stadium was loud all evening. [3]',
+      );
+    }
+    // A question about one thing said is answered, not recapped.
+    expect(asksForDiscussionOverview('what did we say about the stadium?')).toBe(false);
   });
 
   it('prefers the item the room is about to another source that matches as well', async () => {

@@ -7,7 +7,7 @@
 import { commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
-import { asksAboutComments, asksAboutDiscussion, asksForOverview } from '../questions.js';
+import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, spokenText } from '../questions.js';
 import { contentTerms, idfTable, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -115,6 +115,7 @@ export class LocalChatModel implements ChatModel {
     const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];
     if (comments.length) return commentsOverview(comments);
     const overviewAsked = asksForOverview(prompt.question);
+    if (discussion.length && asksForDiscussionOverview(prompt.question)) return discussionOverview(discussion);
     if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
     if (overviewAsked && documents.length) return overview({ ...prompt, sources: documents });
     return this.quote(prompt, signal);
@@ -241,6 +242,9 @@ function commentsOverview(comments: GroundedSource[]): string {
   return said.length ? `Commenters said: ${said.join(' ')}` : NOT_COVERED;
 }
 
+/** How an overview of the discussion begins. */
+const DISCUSSION_OVERVIEW_LEAD = 'So far in this discussion:';
+
 /** Lines of discussion an overview quotes, at most. */
 const DISCUSSION_OVERVIEW_LINES = 4;
 
@@ -249,7 +253,13 @@ const DISCUSSION_OVERVIEW_LINES = 4;
  * others (the discussion's thread), in their order, each with its speaker and its source cited.
  */
 function discussionOverview(sources: GroundedPrompt['sources']): string {
-  const lines = sources.flatMap((s) => s.content.split('\n').map((line) => ({ n: s.n, line: line.replace(CHAT_LINE_STAMP, ': ').trim() })));
+  const lines = sources.flatMap((s) =>
+    s.content
+      .split('\n')
+      // An earlier overview says again what the discussion said: quoting it would nest recaps.
+      .filter((line) => !spokenText(line).replace(EXCHANGE_MARK, '').startsWith(DISCUSSION_OVERVIEW_LEAD))
+      .map((line) => ({ n: s.n, line: line.replace(CHAT_LINE_STAMP, ': ').trim() })),
+  );
   const said = lines.filter((l) => contentTerms(l.line).length > 1);
   if (!said.length) return NOT_COVERED;
   const terms = said.map((l) => new Set(contentTerms(l.line)));
@@ -263,7 +273,7 @@ function discussionOverview(sources: GroundedPrompt['sources']): string {
       .slice(0, DISCUSSION_OVERVIEW_LINES),
   );
   const picked = said.filter((_, i) => keep.has(i));
-  return `So far in this discussion: ${picked.map((l) => `${withStop(quoted(l.line))} [${l.n}]`).join(' ')}`;
+  return `${DISCUSSION_OVERVIEW_LEAD} ${picked.map((l) => `${withStop(quoted(l.line))} [${l.n}]`).join(' ')}`;
 }
 
 /**
