@@ -4,8 +4,22 @@ export interface Command {
   summary: string;
   /** Usage line, e.g. `extract FILE... [--url URL] --json`. */
   usage: string;
+  /** The options it takes (`--name`), each named without its dashes: any other is refused before it runs. */
+  flags: readonly string[];
   /** Runs the command; resolves to the process exit code. */
   run(args: string[]): Promise<number>;
+}
+
+/** The first `--option` of `args` that `flags` does not name (before a `--`), or null. */
+export function unknownFlag(args: string[], flags: readonly string[]): string | null {
+  for (const a of args) {
+    if (a === '--') return null;
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    const name = a.slice(2, eq > 0 ? eq : undefined);
+    if (!flags.includes(name)) return `--${name}`;
+  }
+  return null;
 }
 
 /** Splits argv into positionals and `--flag value` / `--flag` options. */

@@ -1,6 +1,6 @@
 /** `salon <command>`: dispatches to src/cli/commands/<command>.ts. */
 import { describeSettings } from '../config.js';
-import type { Command } from './command.js';
+import { unknownFlag, type Command } from './command.js';
 
 /** Every subcommand, loaded on demand so `salon extract` does not start a server. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
@@ -37,7 +37,14 @@ async function main(argv: string[]): Promise<number> {
     console.error(`salon: unknown command "${name}"; see salon --help`);
     return 2;
   }
-  return (await load()).default.run(rest);
+  const command = (await load()).default;
+  // A mistyped option would otherwise be ignored, and the command run with its default.
+  const unknown = unknownFlag(rest, command.flags);
+  if (unknown) {
+    console.error(`salon ${name}: unknown option ${unknown}\nusage: salon ${command.usage}`);
+    return 2;
+  }
+  return command.run(rest);
 }
 
 main(process.argv.slice(2)).then(

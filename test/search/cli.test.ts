@@ -26,6 +26,20 @@ describe('salon search / salon reindex', () => {
   });
   afterAll(() => cleanup());
 
+  it('refuses an option the command does not take, naming it, before doing anything', async () => {
+    for (const args of [
+      ['search', 'anything', '--kk', '3'],
+      ['reindex', '--force'],
+      ['serve', '--port=1'],
+    ]) {
+      const r = await salon(args, env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(`salon ${args[0]}: unknown option ${args.find((a) => a.startsWith('--'))!.split('=')[0]}`);
+      expect(r.stderr).toContain(`usage: salon ${args[0]}`);
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('prints the hits for a query, and one JSON object per hit with --json', async () => {
     const p = corpus[2];
     const text = await salon(['search', p.questions[0], '--k', '3'], env);

@@ -98,6 +98,7 @@ export function formatResults(results: CheckResult[]): string {
 const doctor: Command = {
   summary: 'check the store, AI provider and models, index and bus',
   usage: 'doctor',
+  flags: [],
   async run() {
     let config: Config;
     try {

@@ -30,6 +30,7 @@ function readable(line: Line): string {
 const extract: Command = {
   summary: 'print the article extracted from saved HTML files (.html or .html.gz)',
   usage: USAGE,
+  flags: ['url', 'json'],
   async run(args) {
     const { positionals: files, options } = parseArgs(args, ['json']);
     const url = options.get('url');

@@ -25,6 +25,7 @@ const EXIT_USAGE = 2;
 const importCommand: Command = {
   summary: 'bring an exported discussion ([{author: {name}, text, ts}]) into a room and build its memory',
   usage: USAGE,
+  flags: ['room', 'thread'],
   async run(args) {
     const { positionals, options } = parseArgs(args);
     const room = options.get('room');

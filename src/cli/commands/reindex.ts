@@ -11,7 +11,8 @@ import { parseArgs, type Command } from '../command.js';
 
 const reindex: Command = {
   summary: 're-embed every chunk with the configured embedder and rebuild the vector index',
-  usage: 'reindex',
+  usage: 'reindex [--verbose]',
+  flags: ['verbose'],
   async run(args) {
     const { options } = parseArgs(args, ['verbose']);
     const config = loadConfig();

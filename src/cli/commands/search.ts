@@ -20,7 +20,8 @@ function printHit(hit: ItemHit, n: number): void {
 
 const search: Command = {
   summary: 'search the indexed content (by meaning; by text when the embedder is down)',
-  usage: 'search "query" [--k N] [--kind K] [--source SITE] [--json]',
+  usage: 'search "query" [--k N] [--kind K] [--source SITE] [--json] [--verbose]',
+  flags: ['k', 'kind', 'source', 'json', 'verbose'],
   async run(args) {
     const { positionals, options } = parseArgs(args, ['json', 'verbose']);
     const query = positionals.join(' ').trim();

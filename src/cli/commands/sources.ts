@@ -119,6 +119,7 @@ export async function sourcesCommand(
 const sourcesCmd: Command = {
   summary: 'list, add, remove or poll now the sources that refresh (in DATA_DIR)',
   usage: USAGE,
+  flags: ['json', 'every', 'limit'],
   run: (args) => sourcesCommand(args, loadConfig()),
 };
 export default sourcesCmd;

@@ -69,6 +69,7 @@ async function partsOf(value: string | true | undefined): Promise<SplitPart[]> {
 const threadsCommand: Command = {
   summary: 'list, show, merge, split, unlock, fuse and compact threads; their history',
   usage: USAGE,
+  flags: ['room', 'json', 'parts', 'lock', 'threshold'],
   async run(args) {
     const { positionals, options } = parseArgs(args, ['json']);
     const [verb, ...ids] = positionals;
