@@ -70,13 +70,30 @@ export class Client {
   }
 
   /** The next frame (after those already taken) of `type` matching `where`; earlier non-matching frames are skipped. */
-  async next(type: string, where: (f: Frame) => boolean = () => true, timeoutMs = 3000): Promise<Frame> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  next(type: string, where: (f: Frame) => boolean = () => true, timeoutMs = 3000): Promise<Frame> {
+    return this.waitFor(type, timeoutMs, () => {
       while (this.cursor < this.frames.length) {
         const f = this.frames[this.cursor++];
         if (f.type === type && where(f)) return f;
       }
+      return undefined;
+    });
+  }
+
+  /**
+   * A frame of `type` matching `where` among those received from index `since` on, taken or not:
+   * for frames whose order among themselves is not fixed (a resync's presence and its replayed
+   * messages), waited for without moving the cursor `next` reads from.
+   */
+  arrived(type: string, where: (f: Frame) => boolean, since: number, timeoutMs = 3000): Promise<Frame> {
+    return this.waitFor(type, timeoutMs, () => this.frames.slice(since).find((f) => f.type === type && where(f)));
+  }
+
+  private async waitFor(type: string, timeoutMs: number, find: () => Frame | undefined): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = find();
+      if (found) return found;
       const left = deadline - Date.now();
       if (left <= 0) {
         // The frames of that type in full (a flaky wait is diagnosed from what did arrive), the others by type.
