@@ -13,7 +13,7 @@ export type SourceSection = 'document' | 'memory' | 'recent';
 
 export interface GroundedSource {
   n: number;
-  /** `Title of the article`, `HN comment by pg` or `From this discussion — Alice, Bob, 24 Nov 2026`. */
+  /** `Title of the article`, `HN comment by pg` (see commentLabel) or `From this discussion — Alice, Bob, 24 Nov 2026`. */
   label: string;
   content: string;
   /** Absent means `document`. */
@@ -27,16 +27,23 @@ export interface GroundedPrompt {
   question: string;
 }
 
-const COMMENT_LABEL = 'HN comment by ';
+/** The sites whose comments Salon reads, by the item's `source`, as a comment's label names them. */
+const COMMENT_SITES: Record<string, string> = { hn: 'HN', reddit: 'Reddit' };
+const COMMENT_LABEL = /^(?:(?:HN|Reddit) comment|Comment) by /;
 
-/** The label of a source that is one commenter's words on an item. */
-export function commentLabel(by: string): string {
-  return `${COMMENT_LABEL}${by}`;
+/**
+ * The label of a source that is one commenter's words on an item: `HN comment by pg`, `Reddit
+ * comment by spez`, or `Comment by ana` where the item came from elsewhere (the demo, an import).
+ */
+export function commentLabel(by: string, itemSource: string): string {
+  const site = Object.hasOwn(COMMENT_SITES, itemSource) ? COMMENT_SITES[itemSource] : null;
+  return `${site ? `${site} comment` : 'Comment'} by ${by}`;
 }
 
 /** The commenter a source's label names, or null when the source is not a comment. */
 export function commenterOf(label: string): string | null {
-  return label.startsWith(COMMENT_LABEL) ? label.slice(COMMENT_LABEL.length) : null;
+  const prefix = COMMENT_LABEL.exec(label);
+  return prefix ? label.slice(prefix[0].length) : null;
 }
 
 /** The user message's section headers, in the order they appear. */

@@ -38,6 +38,8 @@ export interface ChunkRow extends NewChunk {
   itemUrl: string | null;
   /** The item's publishedAt (ISO-8601): search filters by it without reading the item. */
   itemPublishedAt: string | null;
+  /** The item's `source` (`hn`, `reddit`, `feed`, …): a comment's label names the site it was written on. */
+  itemSource: string;
   category: string | null;
   sourceType: SourceType;
   /** sha256 of `text`, the key of the embedding cache. */

@@ -95,7 +95,7 @@ export async function broadSearch(
   merged.forEach(({ hit, search, score }, i) => {
     const hitRow = rows.get(hit.rowId)!;
     const comment = hitRow.part === 'comment' && hitRow.commentBy ? hitRow.commentBy : null;
-    const label = comment ? commentLabel(comment) : hitRow.itemTitle;
+    const label = comment ? commentLabel(comment, hitRow.itemSource) : hitRow.itemTitle;
     const excerpt = windowOf(texts[i], idf);
     candidates.push({
       key: hit.group,

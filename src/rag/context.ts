@@ -1,6 +1,6 @@
 /**
  * Stage 3, full context: for each selected candidate, its most relevant passage (≤ 1,000 chars).
- * HN comments become sources of their own (`HN comment by X`), never mixed into article text.
+ * Comments become sources of their own (`HN comment by X`, `Reddit comment by X`), never mixed into article text.
  */
 import { readableBody } from '../content/sources/posts.js';
 import type { GroundedSource } from '../ai/grounded-prompt.js';

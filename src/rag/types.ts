@@ -23,7 +23,7 @@ export interface Candidate {
   score: number;
   /** 1: room title + question, 2: question alone (the search that scored it best). */
   search: 1 | 2;
-  /** Item title, or `HN comment by X`. */
+  /** Item title, or a comment's label (`HN comment by X`, see commentLabel). */
   label: string;
   itemTitle: string;
   url: string | null;

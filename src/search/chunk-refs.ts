@@ -2,7 +2,7 @@
 import type { ChunkRow } from '../content/types.js';
 import type { ChunkHit, ChunkRef } from './types.js';
 
-/** A chunk's group: its item, or for an HN comment the item and commenter (a commenter's words are a source of their own). */
+/** A chunk's group: its item, or for a comment the item and commenter (a commenter's words are a source of their own). */
 export function chunkGroup(c: Pick<ChunkRow, 'itemId' | 'part' | 'commentBy'>): string {
   return c.part === 'comment' && c.commentBy ? `${c.itemId}#comment:${c.commentBy}` : c.itemId;
 }

@@ -13,7 +13,7 @@ import type { ListItemsQuery, Page, UpsertStatus } from './types.js';
 
 /** A chunk row with its item's fields, as ChunkRow reads it (the tsvector left out). */
 export const CHUNK_SELECT = `SELECT c.row_id, c.item_id, c.ord, c.part, c.comment_by, c.text, c.text_hash, c.source_type,
-  i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.published_at AS item_published_at, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
+  i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.published_at AS item_published_at, i.source AS item_source, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
 
 const ITEM_COLUMNS = [
   'id',

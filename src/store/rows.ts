@@ -157,6 +157,7 @@ export function rowToChunk(r: Row): ChunkRow {
     itemTitle: r.item_title,
     itemUrl: r.item_url,
     itemPublishedAt: r.item_published_at ?? null,
+    itemSource: r.item_source,
     category: r.category,
     ord: r.ord,
     part: r.part,

@@ -1130,7 +1130,7 @@ export class SqliteStore implements Store {
 /** Chunks the terms of one text search may be on together (see SqliteStore.textTerms). */
 export const TEXT_SEARCH_MAX_POSTINGS = 5_000;
 
-const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.published_at AS item_published_at, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
+const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.published_at AS item_published_at, i.source AS item_source, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
 
 /** Line rows as LineHits: the chunk is `rowid` / 16 for a chunk's own lines, or the copy's id (`chunk_id`). */
 function lineHits(rows: Row[], chunk: 'rowid' | 'chunk_id'): LineHit[] {

@@ -175,7 +175,7 @@ describeBrowser('the assistant in a room', () => {
     }
   });
 
-  it('shows each stage and the growing text in place, and labels HN comments and earlier discussion', async () => {
+  it('shows each stage and the growing text in place, and labels a comment by its site and earlier discussion', async () => {
     const dir = tempDir();
     let store: Store | undefined;
     const sources: Source[] = [
@@ -192,8 +192,8 @@ describeBrowser('the assistant in a room', () => {
         n: 2,
         id: 'news_cell#c1',
         kind: 'comment',
-        title: 'Comment by skeptic',
-        url: 'https://news.ycombinator.com/item?id=1',
+        title: 'Reddit comment by skeptic',
+        url: 'https://www.reddit.com/r/batteries/comments/abc12/',
         sourceType: 'document',
         snippet: 'I doubt 4,100 cycles.',
       },
@@ -229,8 +229,8 @@ describeBrowser('the assistant in a room', () => {
       expect(await rows.nth(0).locator('a').getAttribute('href')).toBe('https://news.example/cell');
       expect(await rows.nth(0).locator('a').getAttribute('target')).toBe('_blank');
       expect(await rows.nth(0).locator('a').getAttribute('rel')).toBe('noopener noreferrer nofollow');
-      expect(await rows.nth(1).locator('.tag').textContent()).toBe('HN comment');
-      expect(await rows.nth(1).locator('a').getAttribute('href')).toBe('https://news.ycombinator.com/item?id=1');
+      expect(await rows.nth(1).locator('.tag').textContent()).toBe('Reddit comment');
+      expect(await rows.nth(1).locator('a').getAttribute('href')).toBe('https://www.reddit.com/r/batteries/comments/abc12/');
       expect(await rows.nth(2).locator('.tag').textContent()).toBe('this discussion');
       expect(await p.locator('salon-message-item[state=streaming]').count()).toBe(0);
       // Every stage was shown in turn, and the text grew while streaming.

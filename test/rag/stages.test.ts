@@ -1,6 +1,6 @@
 /** The pipeline's stages one by one: broad search and dedupe, snippets, rerank, passages, prompt assembly. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseGroundedPrompt } from '../../src/ai/grounded-prompt.js';
+import { commenterOf, parseGroundedPrompt } from '../../src/ai/grounded-prompt.js';
 import type { ChunkRow } from '../../src/content/types.js';
 import { broadSearch, stageOneQueries } from '../../src/rag/candidates.js';
 import { buildContext } from '../../src/rag/context.js';
@@ -26,6 +26,7 @@ function chunk(rowId: number, itemId: string, text: string, part: ChunkRow['part
     itemTitle: itemId,
     itemUrl: null,
     itemPublishedAt: null,
+    itemSource: 'hn',
     category: 'Tech',
     sourceType: 'document',
     textHash: String(rowId),
@@ -136,6 +137,27 @@ describe('stage 1 against a store', () => {
     expect(first.snippet.startsWith('Rust 2.0 released: ')).toBe(true);
     expect(first.excerpt).toContain('lava flow reached the village');
     expect(first.excerpt.length).toBeLessThanOrEqual(160);
+  });
+
+  it('labels a comment with its commenter and the site its item came from', async () => {
+    const sites = [
+      ['news_hn', 'hn', 'pg'],
+      ['news_reddit', 'reddit', 'spez'],
+      ['news_demo', 'demo', 'ana'],
+    ] as const;
+    const rows: ChunkRow[] = [];
+    for (const [id, source, by] of sites) {
+      await store.upsertItem(item(id, { title: `Thread ${id}`, source }));
+      rows.push(...(await store.replaceChunks(id, [{ ord: 0, part: 'comment', text: `Landslides follow the heavy rain, says ${by}.`, commentBy: by }])).added);
+    }
+    const search = new FixedSearch(() => rows.map((chunk, i) => ({ chunk, score: 0.9 - i / 10 })));
+    const out = await broadSearch({ search, store, log: recordingLog() }, { id: 'r', title: '', context: '' }, 'What follows the rain?');
+    expect(out.candidates.map((c) => [c.itemId, c.kind, c.label])).toEqual([
+      ['news_hn', 'comment', 'HN comment by pg'],
+      ['news_reddit', 'comment', 'Reddit comment by spez'],
+      ['news_demo', 'comment', 'Comment by ana'],
+    ]);
+    expect(out.candidates.map((c) => commenterOf(c.label))).toEqual(['pg', 'spez', 'ana']);
   });
 
   it('shows a body chunk for an item that only its bare title chunk matched', async () => {

@@ -229,7 +229,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.countChunks()).toBe(2);
       });
 
-      it("gives each chunk row its item's kind, title, url, date and category, as the item has them now", async () => {
+      it("gives each chunk row its item's kind, title, url, date, source and category, as the item has them now", async () => {
         const [row] = (await store.replaceChunks('news_c', [{ ord: 0, part: 'body', text: 'alpha' }])).added;
         const stored = (await store.getItem('news_c'))!;
         expect(row).toMatchObject({
@@ -237,13 +237,22 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
           itemTitle: stored.title,
           itemUrl: stored.url,
           itemPublishedAt: stored.publishedAt,
+          itemSource: stored.source,
           category: stored.category,
         });
-        await store.upsertItem({ ...stored, title: 'Renamed', url: 'https://example.com/renamed', publishedAt: '2027-02-03T00:00:00.000Z', category: 'Tech' });
+        await store.upsertItem({
+          ...stored,
+          title: 'Renamed',
+          url: 'https://example.com/renamed',
+          publishedAt: '2027-02-03T00:00:00.000Z',
+          category: 'Tech',
+          source: 'reddit',
+        });
         expect((await store.getChunks([row.rowId]))[0]).toMatchObject({
           itemTitle: 'Renamed',
           itemUrl: 'https://example.com/renamed',
           itemPublishedAt: '2027-02-03T00:00:00.000Z',
+          itemSource: 'reddit',
           category: 'Tech',
           text: 'alpha',
         });

@@ -147,7 +147,7 @@ export class SalonContentCard extends LitElement {
         ${description ? html`<p>${description}</p>` : nothing}
         <div class="actions">
           <salon-discuss-link .contentId=${item.id} .itemTitle=${item.title} .count=${this.count}></salon-discuss-link>
-          ${item.commentCount ? html`<span class="muted">${item.commentCount} HN comments</span>` : nothing}
+          ${item.commentCount ? html`<span class="muted">${item.commentCount} ${item.commentCount === 1 ? 'comment' : 'comments'}</span>` : nothing}
         </div>
       </div>
     </article>`;

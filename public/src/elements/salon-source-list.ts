@@ -1,6 +1,6 @@
 /**
  * `<salon-source-list>`: the numbered sources under an assistant answer, each linking to its
- * original. Hacker News comments and the room's own discussion are labelled as such; a discussion
+ * original. Comments (from Hacker News or Reddit) and the room's own discussion are labelled as such; a discussion
  * source is a button that asks the message list to show the messages it cites
  * (`salon-show-messages`, detail `{messageIds}`).
  */
@@ -15,7 +15,11 @@ import { baseStyles } from '../lib/styles.js';
 const SNIPPET_CHARS = 160;
 
 function label(source: Source): string {
-  if (source.kind === 'comment') return 'HN comment';
+  // A comment's title is its label, `HN comment by pg` or `Reddit comment by spez`: the tag names the site.
+  if (source.kind === 'comment') {
+    const site = /^(HN|Reddit) comment by /.exec(source.title)?.[1];
+    return site ? `${site} comment` : 'comment';
+  }
   if (source.sourceType === 'conversation' || source.kind === 'thread') return 'this discussion';
   if (source.kind === 'video') return 'video';
   if (source.kind === 'post') return 'post';
