@@ -261,6 +261,19 @@ describe('privileged threads through merges and fusions', () => {
     const { thread } = await call(a, 'POST', '/api/v1/threads/merge', { survivorId: open.id, absorbedId: secret.id });
     expect(thread.config.privileged).toBe(true);
   });
+
+  it('keeps memory off in a fusion or a merge survivor when either thread had it off', async () => {
+    const a = await threadsApp(closers);
+    const off = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const on = await threadWith(a, ROOM, 'Garden', GARDEN);
+    await call(a, 'PUT', `/api/v1/threads/${off.id}/config`, { enable_chat_history_rag: false });
+    const fused = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [on.id, off.id] });
+    expect(fused.thread.config).toEqual({ enable_chat_history_rag: false, privileged: false });
+    const bikes = await threadWith(a, ROOM, 'Bikes', TRAINS);
+    expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [on.id, bikes.id] })).thread.config.enable_chat_history_rag).toBe(true);
+    const { thread } = await call(a, 'POST', '/api/v1/threads/merge', { survivorId: on.id, absorbedId: off.id });
+    expect(thread.config.enable_chat_history_rag).toBe(false);
+  });
 });
 
 describe('compaction', () => {

@@ -224,8 +224,9 @@ export class ThreadService {
           ),
           weight: round(Math.max(a.weight, b.weight) + MERGE_WEIGHT_BONUS),
           origin: 'merged',
-          // The absorbed thread's people go on in the survivor: an admin's privacy choice goes with them.
+          // The absorbed thread's people go on in the survivor: their privacy choices go with them.
           privileged: a.privileged || b.privileged,
+          memoryEnabled: a.memoryEnabled && b.memoryEnabled,
         },
         { id: b.id, status: 'archived', mergedInto: a.id, tags: union(b.tags, [`merged_into:${a.id}`]) },
       ],
@@ -494,7 +495,8 @@ export class ThreadService {
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
       createThreads: [
-        // Privileged when either source is: a member's fusion must not undo an admin's privacy choice.
+        // Privileged when either source is, memory off when either had it off: a member's fusion must
+        // not undo a privacy choice made in either thread.
         {
           id,
           roomId: a.roomId,
@@ -504,6 +506,7 @@ export class ThreadService {
           tags: topics,
           weight: Math.max(a.weight, b.weight),
           privileged: a.privileged || b.privileged,
+          memoryEnabled: a.memoryEnabled && b.memoryEnabled,
         },
       ],
       maxActiveThreads: this.maxActive,
