@@ -113,6 +113,39 @@ export function sharedTerms(question: string, line: string): number {
   return new Set(contentTerms(question).filter((t) => have.has(t))).size;
 }
 
+/** A pronoun that points back at someone or something named before: "what did she say?", "when did it open?". */
+const POINTS_BACK = /\b(?:she|he|her|hers|him|his|they|them|their|theirs|it|its)\b/i;
+
+/** Whether the question points back with a pronoun, and so may need an earlier question's names (withAntecedent). */
+export function pointsBack(question: string): boolean {
+  return POINTS_BACK.test(question);
+}
+
+/**
+ * The question a follow-up stands for, to search and to pick sentences with: "what did she say
+ * about density?" after "@ai who is Ingrid Aasvold?" is about Ingrid Aasvold too. When the
+ * question points back with a pronoun, the names of the last question put to the assistant in the
+ * chat `lines` (oldest first, as recentChat gives them) that the question lacks are appended to it,
+ * looking further back past questions that pointed back themselves ("and what does she run?");
+ * otherwise, or when that question named nobody, the question is returned as it is. Names the
+ * room's `title` holds are not appended: the room's own subject is searched for already, and a term
+ * found in most of its sentences would only favour the wordiest.
+ */
+export function withAntecedent(question: string, lines: readonly string[], title = ''): string {
+  if (!pointsBack(question)) return question;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const said = spokenText(lines[i]).trimStart();
+    if (!ASKED.test(said)) continue;
+    const earlier = said.replace(ASKED, '');
+    const have = new Set(contentTerms(`${question} ${title}`));
+    const names = namesIn(earlier).filter((w) => contentTerms(w).some((t) => !have.has(t)));
+    if (names.length) return `${question} (${[...new Set(names)].join(' ')})`;
+    // A follow-up before this one is about what its own question was: look further back.
+    if (!pointsBack(earlier)) return question;
+  }
+  return question;
+}
+
 /** Capitalised words after the first: the names a question mentions. */
 function namesIn(question: string): string[] {
   return (question.match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).slice(1).filter((w) => /^\p{Lu}/u.test(w));

@@ -14,7 +14,7 @@ import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
-import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers } from '../ai/questions.js';
+import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers, pointsBack, withAntecedent } from '../ai/questions.js';
 import type { MemorySearch } from '../memory/types.js';
 import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
@@ -106,13 +106,17 @@ export class RagPipeline {
     const asker = thread?.asker;
     let questionVector!: (vector: Float32Array | null) => void;
     const vector = new Promise<Float32Array | null>((resolve) => (questionVector = resolve));
+    // A follow-up that points back ("what did she say?") is searched with the names of the question
+    // before it, so its recent chat is read first; any other question's is read beside the searches.
+    const earlyChat = thread && pointsBack(question) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
+    const searched = earlyChat ? withAntecedent(question, earlyChat.lines, room.title) : question;
     const [found, chat, remembered] = await Promise.all([
-      broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, question, undefined, questionVector).finally(() =>
+      broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, searched, undefined, questionVector).finally(() =>
         questionVector(null),
       ),
-      thread ? recentChat(this.options.store, thread.id, thread.beforeSeq) : null,
+      earlyChat !== undefined ? earlyChat : thread ? recentChat(this.options.store, thread.id, thread.beforeSeq) : null,
       memory && thread && asker
-        ? memory.search(question, { threadId: thread.id, userId: asker.userId, private: asker.private }, PAST_CHUNKS * 2, signal, vector)
+        ? memory.search(searched, { threadId: thread.id, userId: asker.userId, private: asker.private }, PAST_CHUNKS * 2, signal, vector)
         : [],
     ]);
     const candidates = room.category === undefined ? found.candidates : inCategory(found.candidates, room.category);
@@ -126,7 +130,7 @@ export class RagPipeline {
     const documentsRelevant = candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question) || comments.length > 0);
     const chatRelevant = chat !== null && chatAnswers(question, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
-    const past = choosePast(question, remembered, recentIds, threshold, asksAboutDiscussion(question));
+    const past = choosePast(searched, remembered, recentIds, threshold, asksAboutDiscussion(question));
     if (!documentsRelevant && !chatRelevant && !past.length) {
       this.log.info({ roomId: room.id, best: round(found.questionBest), threshold }, 'nothing relevant enough: abstaining');
       const none = { ms: 0, method: 'skipped' as RerankMethod, selected: 0 };
@@ -148,7 +152,7 @@ export class RagPipeline {
     const ranked = comments.length
       ? { method: 'skipped' as RerankMethod, selected: comments }
       : documentsRelevant
-        ? await rerankCandidates(this.options.chat, question, candidates, {
+        ? await rerankCandidates(this.options.chat, searched, candidates, {
             roomId: room.id,
             log: this.log,
             timeoutMs: this.rerankTimeoutMs,
@@ -160,10 +164,10 @@ export class RagPipeline {
 
     t = performance.now();
     const selected = comments.length ? comments : roomItemFirst(ranked.selected, candidates, room.id);
-    const built = await buildContext(this.options.store, selected, question);
+    const built = await buildContext(this.options.store, selected, searched);
     const topic = room.context.slice(0, TOPIC_MAX_CHARS);
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);
-    const recalled = await pastSources(this.options.chat, question, past, built.grounded.length + 1, signal);
+    const recalled = await pastSources(this.options.chat, searched, past, built.grounded.length + 1, signal);
     const grounded = [...built.grounded, ...recalled.grounded];
     const listed = [...built.sources, ...recalled.sources];
     if (chat) {

@@ -7,7 +7,7 @@
 import { commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
-import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, spokenText } from '../questions.js';
+import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, spokenText, withAntecedent } from '../questions.js';
 import { contentTerms, idfTable, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -121,7 +121,9 @@ export class LocalChatModel implements ChatModel {
     return this.quote(prompt, signal);
   }
 
-  private async quote(prompt: GroundedPrompt, signal?: AbortSignal): Promise<string> {
+  private async quote(asked: GroundedPrompt, signal?: AbortSignal): Promise<string> {
+    const recent = asked.sources.filter((s) => s.section === 'recent').flatMap((s) => s.content.split('\n'));
+    const prompt = { ...asked, question: withAntecedent(asked.question, recent, asked.topic.split('\n', 1)[0]) };
     const sim = await this.similarities(prompt, signal);
     const primary = primarySource(prompt)?.n;
     const ranked = scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary);
@@ -134,7 +136,8 @@ export class LocalChatModel implements ChatModel {
       if (chosen.length >= this.maxSentences || s.score < FOLLOW_RATIO * top.score) break;
       // An answer begun from the room's own item goes on from it, not from another article's words.
       if (top.n === primary && s.n !== primary) continue;
-      if (!chosen.some((c) => c.text === s.text)) chosen.push(s);
+      // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
+      if (!chosen.some((c) => spokenText(c.text) === spokenText(s.text))) chosen.push(s);
     }
     // A quoted chat line keeps its speaker, not its time stamp (`Ann: …`); a remembered exchange's line loses its `Q:`/`A:`.
     return chosen.map((s) => `${quoted(s.text.replace(CHAT_LINE_STAMP, ': ').replace(EXCHANGE_MARK, ''))} [${s.n}]`).join(' ');

@@ -1,0 +1,121 @@
+/**
+ * Follow-up questions that point back with a pronoun ("what did she say about density?" after
+ * "@ai who is Ingrid Aasvold?"): the earlier question's names go with them into the searches, the
+ * rerank and the built-in model's choice of sentences, not into the prompt's question.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { pointsBack, withAntecedent } from '../../src/ai/questions.js';
+import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { RagPipeline } from '../../src/rag/pipeline.js';
+import { chatLine } from '../../src/rag/recent-chat.js';
+import type { Message } from '../../src/protocol/messages.js';
+import { tempStore } from '../helpers.js';
+import { item } from '../store/contract.js';
+import { MemorySearch, ScriptedChat } from './fakes.js';
+
+/** Chat lines as recentChat renders them: `Ann (24 Nov 2026, 19:00): text`. */
+const lines = (...said: [name: string, text: string][]) =>
+  said.map(([name, text], i) =>
+    chatLine({
+      author: { id: `u_${name}`, name, kind: name === 'Salon AI' ? 'assistant' : 'user' },
+      text,
+      ts: new Date(Date.UTC(2026, 10, 24, 19, i)).toISOString(),
+    } as Message),
+  );
+
+describe('withAntecedent', () => {
+  const asked = lines(['Ann', '@ai who is Ingrid Aasvold?'], ['Salon AI', 'She is the chief executive of Veldra.'], ['Bob', 'nice']);
+
+  it('appends the names of the last question put to the assistant when the question points back', () => {
+    expect(pointsBack('what did she say about density?')).toBe(true);
+    expect(withAntecedent('what did she say about density?', asked)).toBe('what did she say about density? (Ingrid Aasvold)');
+    expect(withAntecedent('where is its factory?', lines(['Cy', '/ask what happened to TesseraDB?']))).toBe('where is its factory? (TesseraDB)');
+  });
+
+  it('leaves a question that points nowhere, or has nothing to point at, as it is', () => {
+    expect(pointsBack('what did the nurses decide?')).toBe(false);
+    expect(withAntecedent('what did the nurses decide?', asked)).toBe('what did the nurses decide?');
+    expect(withAntecedent('what did she say?', [])).toBe('what did she say?');
+    // Chat that was not put to the assistant is no antecedent.
+    expect(withAntecedent('what did she say?', lines(['Ann', 'Ingrid Aasvold spoke today']))).toBe('what did she say?');
+  });
+
+  it('looks past earlier follow-ups to the question they followed, and stops at a new subject', () => {
+    const chain = [...asked, ...lines(['Ann', '@ai what did she say about density?'], ['Salon AI', 'That it was poor.'])];
+    expect(withAntecedent('and what does she run?', chain)).toBe('and what does she run? (Ingrid Aasvold)');
+    const shifted = [...asked, ...lines(['Bob', '@ai how dense is the cell?'])];
+    expect(withAntecedent('how long does it last?', shifted)).toBe('how long does it last?');
+  });
+
+  it('appends no name the question or the room’s title already holds', () => {
+    expect(withAntecedent('what did Ingrid say about her company?', asked)).toBe('what did Ingrid say about her company? (Aasvold)');
+    expect(withAntecedent('who forked it?', lines(['Ann', '@ai why did TesseraDB change its licence?']), 'TesseraDB drops Apache licence')).toBe(
+      'who forked it?',
+    );
+  });
+});
+
+const ARTICLE = [
+  'The cell reached an energy density of 168 watt-hours per kilogram in the tests.',
+  'The density figure puts the chemistry within reach of small electric cars.',
+  '"People quietly added that the density is poor," said Ingrid Aasvold, the chief executive.',
+].join(' ');
+
+describe('the built-in model', () => {
+  const answer = (recent: string[], topic = 'Veldra cell reaches 168 Wh/kg') => {
+    const sources: GroundedSource[] = [{ n: 1, label: 'Veldra cell reaches 168 Wh/kg', content: ARTICLE }];
+    if (recent.length) sources.push({ n: 2, label: 'From this discussion', content: recent.join('\n'), section: 'recent' });
+    const prompt = renderGroundedPrompt({ topic, sources, question: 'what did she say about density?' }, newNonce());
+    return new LocalChatModel(new LocalEmbedder()).answer([{ role: 'user', content: prompt }]);
+  };
+
+  it('quotes the person an earlier question named', async () => {
+    expect(await answer(lines(['Ann', '@ai who is Ingrid Aasvold?']))).toMatch(/^"People quietly added.*said Ingrid Aasvold/);
+    // Without the earlier question, "she" names nobody, and the wordier density sentences lead.
+    expect(await answer([])).not.toMatch(/^"People quietly added/);
+  });
+
+  it('does not quote the same words twice when an earlier answer in the chat said them', async () => {
+    const said = '"People quietly added that the density is poor," said Ingrid Aasvold, the chief executive.';
+    // In a topic room, where no document is the room's own and chat lines may follow a document's.
+    const text = await answer(lines(['Ann', '@ai who is Ingrid Aasvold?'], ['Salon AI', said]), 'Topic: Tech');
+    expect(text.split('People quietly added')).toHaveLength(2);
+  });
+});
+
+describe('the pipeline', () => {
+  let temp: ReturnType<typeof tempStore>;
+  beforeEach(() => {
+    temp = tempStore();
+  });
+  afterEach(async () => {
+    await temp.close();
+  });
+
+  it('searches and reranks a follow-up with its antecedent’s names, and keeps the asked question in the prompt', async () => {
+    const items = createItemPipeline({ store: temp.store, bodyMaxChars: 100_000, chunk: { size: 400, overlap: 50 } });
+    await items.put(item('news_cell', { title: 'Veldra cell reaches 168 Wh/kg', description: '', body: ARTICLE }));
+    // More candidates than the reranker's selection, so the model is asked.
+    for (let i = 0; i < 6; i++)
+      await items.put(item(`news_o${i}`, { title: `Outage ${i}`, description: '', body: `What she said about outage ${i} was brief.` }));
+    const thread = await temp.store.ensureMainThread('topic_tech');
+    const said = async (name: string, text: string) =>
+      (await temp.store.appendMessage({ roomId: 'topic_tech', threadId: thread.id, author: { id: `u_${name}`, name, kind: 'user' }, text })).message;
+    await said('Ann', '@ai who is Ingrid Aasvold?');
+    const question = await said('Ann', '@ai what did she say?');
+    const search = new MemorySearch(temp.store, new LocalEmbedder());
+    const reranked: string[] = [];
+    const chat = new ScriptedChat({ rerank: async (q, snippets) => (reranked.push(q), snippets.map((_, i) => i)) });
+    const pipeline = new RagPipeline({ store: temp.store, search, chat });
+    const room = { id: 'topic_tech', title: 'Tech', context: 'Tech' };
+    const prepared = await pipeline.prepare(room, 'what did she say?', {}, { id: thread.id, beforeSeq: question.seq });
+    expect(search.queries).toContain('what did she say? (Ingrid Aasvold)');
+    expect(reranked).toEqual(['what did she say? (Ingrid Aasvold)']);
+    const user = prepared.messages.at(-1)!.content;
+    expect(user).toContain('what did she say?');
+    expect(user).not.toContain('what did she say? (Ingrid Aasvold)');
+  });
+});
