@@ -94,7 +94,8 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     if (!text) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
     const write = { ms: since(t), chars: text.length };
     t = performance.now();
-    const message = await persist(deps, request, pending.id, text, prepared.abstained ? undefined : prepared.sources);
+    // An abstention cites nothing, and says so with an empty list: clients read `sources` on every answer.
+    const message = await persist(deps, request, pending.id, text, prepared.abstained ? [] : prepared.sources);
     deps.emit(request, { type: 'assistant.done', message, ...(prepared.abstained ? { abstained: true as const } : {}) });
     const done = { ms: since(t) };
     const stages = { room: { ms: roomMs }, ...prepared.stages, write, done, totalMs: since(started) };

@@ -130,7 +130,7 @@ describe('POST /api/v1/rooms/:id/ask', () => {
     expect(res.json()).toMatchObject({ answer: ABSTAIN_TEXT, abstained: true, sources: [] });
     const [, answer] = await app.salon.store.recentMessages('news_1', 2);
     expect(answer).toMatchObject({ text: ABSTAIN_TEXT, author: { kind: 'assistant' } });
-    expect(answer.sources).toBeUndefined();
+    expect(answer.sources).toEqual([]);
   });
 
   it('answers unknown rooms with ERR_ROOM_NOT_FOUND and bad bodies with ERR_BAD_REQUEST, writing nothing', async () => {
@@ -240,7 +240,7 @@ describe('the discussion in the answer', () => {
     expect(summary.message.sources!.some((s) => s.sourceType === 'conversation')).toBe(true);
     expect(france.abstained).toBe(true);
     expect(france.message.text).toBe(ABSTAIN_TEXT);
-    expect(france.message.sources).toBeUndefined();
+    expect(france.message.sources).toEqual([]);
     // The abstention is stored like any answer, so the room's history shows it.
     const stored = await app.salon.store.recentMessages('news_1', 1);
     expect(stored[0].text).toBe(ABSTAIN_TEXT);
