@@ -149,16 +149,19 @@ export function roomsWebsocket(
   }
 
   async function routes(app: FastifyInstance): Promise<void> {
-    app.get<{ Params: { roomId: string } }>(
-      '/ws/rooms/:roomId',
-      {
-        websocket: true,
-        preValidation: async (request) => {
-          if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) refused.add(request);
-        },
+    app.route<{ Params: { roomId: string } }>({
+      method: 'GET',
+      url: '/ws/rooms/:roomId',
+      schema: { hide: true },
+      preValidation: async (request) => {
+        if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) refused.add(request);
       },
-      accept,
-    );
+      // A plain GET (a browser tab, curl, a proxy that drops the Upgrade header) is told why it got no socket.
+      handler: async (request) => {
+        throw new errors.ERR_UPGRADE_REQUIRED(request.url.split('?', 1)[0]);
+      },
+      wsHandler: accept,
+    });
   }
 
   const pluginOptions: WebsocketPluginOptions = {

@@ -11,6 +11,17 @@ describe('rooms HTTP API', () => {
   });
   afterEach(async () => close());
 
+  it('tells a plain GET of a room socket to upgrade, with 426 and a typed error, and still takes sockets there', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await app.inject({ method, url: `/ws/rooms/${ROOM}?token=x` });
+      expect(res.statusCode).toBe(426);
+      if (method === 'GET')
+        expect(res.json().error).toEqual({ code: 'ERR_UPGRADE_REQUIRED', message: expect.stringContaining(`/ws/rooms/${ROOM} is a WebSocket endpoint`) });
+    }
+    const ana = await joined(app, 'Ana', ROOM);
+    expect(ana.welcome.type).toBe('welcome');
+  });
+
   it('lists active rooms busiest first, and filters by ids', async () => {
     expect((await app.inject('/api/v1/rooms')).json()).toEqual({ rooms: [] });
     await joined(app, 'Ana', ROOM);
