@@ -11,7 +11,8 @@ import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../protocol/threa
 import type { SplitLock } from '../store/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
-import { idParams, threadSchema, threadView } from './thread-schemas.js';
+import { idParams, threadSchema } from './thread-schemas.js';
+import { threadView } from '../memory/threads/thread-view.js';
 
 const ADMIN = 'admin';
 const threadIdSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;

@@ -1,6 +1,4 @@
 /** JSON schemas of threads as the API shows them (docs/api.md), shared by the thread routes. */
-import type { ThreadView } from '../protocol/threads.js';
-import type { Thread } from '../store/types.js';
 
 export const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] } as const;
 
@@ -95,26 +93,3 @@ export const detailSchema = {
   },
   required: ['thread', 'messages', 'memory', 'bridges', 'suggestions', 'history'],
 } as const;
-
-/** A thread as the API shows it (DESIGN §4). */
-export function threadView(t: Thread): ThreadView {
-  return {
-    id: t.id,
-    roomId: t.roomId,
-    title: t.title,
-    main: t.main,
-    createdAt: t.createdAt,
-    status: t.status,
-    tags: t.tags,
-    summary: t.summary,
-    weight: t.weight,
-    parentId: t.parentId,
-    childIds: t.childIds,
-    origin: t.origin,
-    splitLocked: t.splitLockedUntil !== null,
-    splitLockedUntil: t.splitLockedUntil,
-    mergedInto: t.mergedInto,
-    isMerged: t.isMerged,
-    config: { enable_chat_history_rag: t.memoryEnabled, privileged: t.privileged },
-  };
-}

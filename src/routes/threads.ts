@@ -12,7 +12,8 @@ import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 import { DEFAULT_HISTORY_PAGE, historyPageSchema, historyQuerySchema } from './rooms-http.js';
 import { checkImport, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
-import { detailSchema, idParams, threadSchema, threadView } from './thread-schemas.js';
+import { detailSchema, idParams, threadSchema } from './thread-schemas.js';
+import { threadView } from '../memory/threads/thread-view.js';
 
 /**
  * Archived threads a room's list holds by default, and at most: every merge leaves one, and the

@@ -325,6 +325,8 @@ describe('salon threads', () => {
       ['The night train leaves at 22:10', 'Cabins cost 120 euros'].map((text) => ({ roomId: ROOM, threadId: t.id, author, text })),
     );
     await store.appendMessage({ roomId: ROOM, threadId: u.id, author, text: 'Tomatoes need six hours of sun' });
+    const overHttp = await seeded.inject({ url: `/api/v1/threads/${t.id}`, headers: ADMIN });
+    const httpKeys = Object.keys(overHttp.json().thread).sort();
     await seeded.close();
 
     const run = async (args: string[], code = 0) => {
@@ -333,7 +335,11 @@ describe('salon threads', () => {
       return r;
     };
     expect((await run(['list', '--room', ROOM])).stdout).toContain(`${t.id}  Trains  [active]  2 messages`);
-    expect(JSON.parse((await run(['show', t.id])).stdout)).toMatchObject({ thread: { id: t.id, title: 'Trains' }, messages: 2 });
+    const shown = JSON.parse((await run(['show', t.id])).stdout);
+    expect(shown).toMatchObject({ thread: { id: t.id, title: 'Trains', config: { enable_chat_history_rag: true, privileged: false } }, messages: 2 });
+    // As the HTTP API shows a thread, not as the store keeps it.
+    expect(shown.thread).not.toHaveProperty('memoryEnabled');
+    expect(Object.keys(shown.thread).sort()).toEqual(httpKeys);
     expect(JSON.parse((await run(['split', t.id])).stdout).messages.map((m: { id: string }) => m.id)).toEqual(said.map((m) => m.id));
     const partsFile = join(dir, 'parts.json');
     writeFileSync(partsFile, JSON.stringify([{ title: 'Prices', messageIds: [said[1].id] }]));

@@ -1,7 +1,8 @@
 /**
  * `salon threads list|show|merge|split|unlock|fuse|compact|history`: thread operations on the
  * store in DATA_DIR (not through a running server), the same ThreadService the HTTP API and the
- * slash commands use, as the actor `admin`. Results print as JSON on stdout (`list` and `history`
+ * slash commands use, as the actor `admin`. Results print as JSON on stdout, threads as the HTTP API
+ * shows them (`list` and `history`
  * print lines unless `--json`); a refused operation exits 1 with its catalogue code and changes
  * nothing. Running servers on the same store follow the changes from the store's change log
  * within 30 s (OfflineChanges).
@@ -13,6 +14,7 @@ import { SalonError, errors } from '../../errors.js';
 import { MemoryService } from '../../memory/memory-service.js';
 import { ThreadBridges } from '../../memory/threads/bridges.js';
 import { ThreadService, type SplitPart } from '../../memory/threads/thread-service.js';
+import { threadView } from '../../memory/threads/thread-view.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import type { SplitLock, Thread } from '../../store/types.js';
@@ -75,6 +77,8 @@ const threadsCommand: Command = {
     const [verb, ...ids] = positionals;
     const json = options.get('json') === true;
     const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+    // Threads print as the HTTP API shows them (docs/api.md), not as the store keeps them.
+    const withView = <T extends { thread: Thread }>(r: T) => ({ ...r, thread: threadView(r.thread) });
     const config = loadConfig();
     const store = openStore(config, { mustExist: true });
     const ai = createAi(config, store);
@@ -102,12 +106,12 @@ const threadsCommand: Command = {
           if (typeof room !== 'string') throw new UsageError();
           const { threads: list } = await threads.list(room);
           const counts = await Promise.all(list.map((t) => store.countThreadMessages(t.id)));
-          if (json) out(list.map((t, i) => ({ ...t, messages: counts[i] })));
+          if (json) out(list.map((t, i) => ({ ...threadView(t), messages: counts[i] })));
           else for (const [i, t] of list.entries()) console.log(line(t, counts[i]));
           return 0;
         }
         case 'show':
-          out(await threads.detail(need(1)[0]));
+          out(withView(await threads.detail(need(1)[0])));
           return 0;
         case 'history': {
           const [id] = need(1);
@@ -125,27 +129,28 @@ const threadsCommand: Command = {
           }
           const lock = (options.get('lock') ?? 'compaction') as SplitLock;
           await memory.load();
-          out(await threads.split(id, await partsOf(options.get('parts')), lock, ACTOR));
+          const { parent, threads: parts } = await threads.split(id, await partsOf(options.get('parts')), lock, ACTOR);
+          out({ parent: threadView(parent), threads: parts.map(threadView) });
           break;
         }
         case 'merge': {
           const [survivor, absorbed] = need(2);
           await memory.load();
-          out({ thread: await threads.merge(survivor, absorbed, ACTOR) });
+          out({ thread: threadView(await threads.merge(survivor, absorbed, ACTOR)) });
           break;
         }
         case 'unlock':
-          out({ thread: await threads.unlock(need(1)[0], ACTOR) });
+          out({ thread: threadView(await threads.unlock(need(1)[0], ACTOR)) });
           return 0;
         case 'fuse': {
           const [a, b] = need(2);
           await memory.load();
-          out(await threads.fuse([a, b], ACTOR, threshold(options.get('threshold'))));
+          out(withView(await threads.fuse([a, b], ACTOR, threshold(options.get('threshold')))));
           break;
         }
         case 'compact':
           await memory.load();
-          out(await threads.compact(need(1)[0], ACTOR, threshold(options.get('threshold'))));
+          out(withView(await threads.compact(need(1)[0], ACTOR, threshold(options.get('threshold')))));
           break;
         default:
           throw new UsageError();
