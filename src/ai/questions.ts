@@ -126,10 +126,11 @@ export function pointsBack(question: string): boolean {
  * about density?" after "@ai who is Ingrid Aasvold?" is about Ingrid Aasvold too. When the
  * question points back with a pronoun, the names of the last question put to the assistant in the
  * chat `lines` (oldest first, as recentChat gives them) that the question lacks are appended to it,
- * looking further back past questions that pointed back themselves ("and what does she run?");
- * otherwise, or when that question named nobody, the question is returned as it is. Names the
- * room's `title` holds are not appended: the room's own subject is searched for already, and a term
- * found in most of its sentences would only favour the wordiest.
+ * looking further back past questions that pointed back themselves ("and what does she run?").
+ * A question that names nobody new lends its subject instead: "how long does it last?" after "how
+ * dense is the cell?" is about the cell (subjectOf). Otherwise the question is returned as it is.
+ * Words the room's `title` holds are not appended: the room's own subject is searched for already,
+ * and a term found in most of its sentences would only favour the wordiest.
  */
 export function withAntecedent(question: string, lines: readonly string[], title = ''): string {
   if (!pointsBack(question)) return question;
@@ -138,12 +139,42 @@ export function withAntecedent(question: string, lines: readonly string[], title
     if (!ASKED.test(said)) continue;
     const earlier = said.replace(ASKED, '');
     const have = new Set(contentTerms(`${question} ${title}`));
-    const names = namesIn(earlier).filter((w) => contentTerms(w).some((t) => !have.has(t)));
-    if (names.length) return `${question} (${[...new Set(names)].join(' ')})`;
+    const lacking = (words: string[]) => [...new Set(words)].filter((w) => contentTerms(w).some((t) => !have.has(t)));
+    const names = lacking(namesIn(earlier));
+    if (names.length) return `${question} (${names.join(' ')})`;
     // A follow-up before this one is about what its own question was: look further back.
-    if (!pointsBack(earlier)) return question;
+    if (pointsBack(earlier)) continue;
+    const subject = lacking(subjectOf(earlier));
+    return subject.length ? `${question} (${subject.join(' ')})` : question;
   }
   return question;
+}
+
+/** "the cell", "this new battery", "a pilot": a determiner and the words that follow it, with the word before it. */
+const DETERMINED = /(\p{L}+\s+)?\b(?:the|a|an|this|that|these|those)\s+((?:\p{L}[\p{L}\p{N}'-]*\s*){1,3})/giu;
+
+/** "did", "will", "has": after one of these a noun phrase is the subject, and the verb follows it ("did the nurses think"). */
+const AUXILIARY = /^(?:do|does|did|will|would|can|could|should|shall|may|might|must|has|have|had)$/i;
+
+/**
+ * The subject a question names by its noun phrases ("how dense is the cell?" → cell): the content
+ * words after each determiner, up to the first that is not one, less the verb that follows a
+ * subject after an auxiliary ("what did the nurses think?" → nurses). Only these, not every
+ * content word: "dense" appended to "how long does it last?" would draw density sentences as much
+ * as the cell's life.
+ */
+function subjectOf(question: string): string[] {
+  const words: string[] = [];
+  for (const [, before, phrase] of question.matchAll(DETERMINED)) {
+    const content: string[] = [];
+    for (const w of phrase.split(/\s+/)) {
+      if (!w || !contentTerms(w).length) break;
+      content.push(w);
+    }
+    if (content.length > 1 && before && AUXILIARY.test(before.trim())) content.pop();
+    words.push(...content);
+  }
+  return words;
 }
 
 /** Capitalised words after the first: the names a question mentions. */

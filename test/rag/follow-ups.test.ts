@@ -43,11 +43,28 @@ describe('withAntecedent', () => {
     expect(withAntecedent('what did she say?', lines(['Ann', 'Ingrid Aasvold spoke today']))).toBe('what did she say?');
   });
 
-  it('looks past earlier follow-ups to the question they followed, and stops at a new subject', () => {
+  it('looks past earlier follow-ups to the question they followed, and takes a new subject from the question that brought it', () => {
     const chain = [...asked, ...lines(['Ann', '@ai what did she say about density?'], ['Salon AI', 'That it was poor.'])];
     expect(withAntecedent('and what does she run?', chain)).toBe('and what does she run? (Ingrid Aasvold)');
     const shifted = [...asked, ...lines(['Bob', '@ai how dense is the cell?'])];
-    expect(withAntecedent('how long does it last?', shifted)).toBe('how long does it last?');
+    expect(withAntecedent('how long does it last?', shifted)).toBe('how long does it last? (cell)');
+  });
+
+  it('lends the subject of a question that named nobody: the words after its determiners', () => {
+    const about = (earlier: string) => withAntecedent('how long does it last?', lines(['Bob', `@ai ${earlier}`]));
+    expect(about('how dense is the new battery cell?')).toBe('how long does it last? (new battery cell)');
+    // After an auxiliary, the phrase is the subject and the verb after it is no part of it.
+    expect(about('what did the nurses think of this pilot?')).toBe('how long does it last? (nurses pilot)');
+    expect(about('how will the new cells perform?')).toBe('how long does it last? (new cells)');
+    // No noun phrase: nothing to lend, and no guess from the other words ("dense" would draw density sentences).
+    expect(about('how dense?')).toBe('how long does it last?');
+    // Words the question or the room's title already holds are not lent again.
+    expect(withAntecedent('how long does the cell last, and is it safe?', lines(['Bob', '@ai how dense is the cell?']))).toBe(
+      'how long does the cell last, and is it safe?',
+    );
+    expect(withAntecedent('how long does it last?', lines(['Bob', '@ai how dense is the cell?']), 'Veldra cell reaches 168 Wh/kg')).toBe(
+      'how long does it last?',
+    );
   });
 
   it('appends no name the question or the room’s title already holds', () => {
@@ -76,6 +93,21 @@ describe('the built-in model', () => {
     expect(await answer(lines(['Ann', '@ai who is Ingrid Aasvold?']))).toMatch(/^"People quietly added.*said Ingrid Aasvold/);
     // Without the earlier question, "she" names nobody, and the wordier density sentences lead.
     expect(await answer([])).not.toMatch(/^"People quietly added/);
+  });
+
+  it('answers a follow-up about the thing an earlier question was about', async () => {
+    const sources: GroundedSource[] = [
+      { n: 1, label: 'Veldra cell reaches 168 Wh/kg', content: `${ARTICLE} The plant's lease lasts ten years. The cell lasts 2,000 charge cycles.` },
+      { n: 2, label: 'From this discussion', content: lines(['Ann', '@ai how dense is the cell?']).join('\n'), section: 'recent' },
+    ];
+    const ask = (question: string) =>
+      new LocalChatModel(new LocalEmbedder()).answer([
+        { role: 'user', content: renderGroundedPrompt({ topic: 'Topic: Tech', sources, question }, newNonce()) },
+      ]);
+    expect(await ask('how long does it last?')).toMatch(/^"?The cell lasts 2,000 charge cycles/);
+    // The same question without the earlier one names nothing, and the lease's sentence comes first.
+    sources.pop();
+    expect(await ask('how long does it last?')).toMatch(/^"?The plant's lease lasts ten years/);
   });
 
   it('does not quote the same words twice when an earlier answer in the chat said them', async () => {
