@@ -127,7 +127,7 @@ const SELF_TEST_TIMEOUT_MS = 5_000;
 const SELF_TEST_LARGE_BYTES = 8 * 1024 * 1024;
 
 /** Writes a small and a large buffer through a handle to a loopback peer; resolves to what went wrong, or null. */
-async function selfTest(): Promise<string | null> {
+export async function transportSelfTest(): Promise<string | null> {
   if (!streamWrap) return "process.binding('stream_wrap').WriteWrap is not available";
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -175,7 +175,8 @@ let checked: Promise<void> | null = null;
 /**
  * Checks once per process that direct handle writes work here; if they do not, every room socket
  * from then on uses `ws`'s own send, and the reason is logged. Resolves to the mode in use.
- * `probe` replaces the loopback self-test (tests of the fallback); it is not cached.
+ * `probe` replaces the loopback self-test (tests: the fallback, or the self-test itself in a
+ * process where an app already ran it); it is not cached.
  */
 export async function checkTransport(log: Logger, probe?: () => Promise<string | null>): Promise<TransportMode> {
   const run = async (test: () => Promise<string | null>) => {
@@ -194,6 +195,6 @@ export async function checkTransport(log: Logger, probe?: () => Promise<string |
     }
   };
   if (probe) await run(probe);
-  else await (checked ??= run(selfTest));
+  else await (checked ??= run(transportSelfTest));
   return mode;
 }
