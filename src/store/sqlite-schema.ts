@@ -308,6 +308,17 @@ export const SQLITE_MIGRATIONS: string[] = [
   ALTER TABLE memory_chunks DROP COLUMN vector_before_15;
   ${copyHeirTrigger(['text', 'message_ids', 'authors', 'words_key'], true)}
   `,
+  // 16: an append takes the room's next seq from its messages, and room_seq keeps only the highest
+  // seq deleted: a commit wrote the counter's page for every message (one of its ~7 WAL pages).
+  // Every room's row already holds its last seq given, so what is there stays right.
+  `
+  CREATE TRIGGER messages_seq_mark AFTER DELETE ON messages
+  WHEN OLD.seq > coalesce((SELECT seq FROM room_seq WHERE room_id = OLD.room_id), 0)
+  BEGIN
+    INSERT INTO room_seq (room_id, seq) VALUES (OLD.room_id, OLD.seq)
+      ON CONFLICT (room_id) DO UPDATE SET seq = excluded.seq;
+  END;
+  `,
 ];
 
 /**

@@ -153,6 +153,13 @@ const PAGE_CACHE_KIB = 64 * 1024;
 /** Prepared statements kept; IN-lists of varying length make new SQL, so the cache is bounded. */
 const STATEMENT_CACHE_SIZE = 256;
 
+/**
+ * A room's last seq: the highest of its messages' and of those deleted (room_seq, kept by the
+ * messages_seq_mark trigger), so a seq is never given twice. An append reads it rather than writing
+ * a counter row: one page fewer in every commit (docs/benchmarks.md, nineteenth session).
+ */
+const NEXT_SEQ = `SELECT max(coalesce((SELECT max(seq) FROM messages WHERE room_id = ?), 0), coalesce((SELECT seq FROM room_seq WHERE room_id = ?), 0))`;
+
 /** Options for SqliteStore. */
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -543,10 +550,7 @@ export class SqliteStore implements Store {
     // A thread deleted while a message was on its way (an answer being written, a say in flight)
     // takes nothing more: the row would outlive its thread, served to anyone and deletable by no one.
     if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(m.threadId)) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
-    const { seq } = this.sql(
-      `INSERT INTO room_seq (room_id, seq) VALUES (?, 1)
-       ON CONFLICT (room_id) DO UPDATE SET seq = seq + 1 RETURNING seq`,
-    ).get(m.roomId) as Row;
+    const seq = (this.sql(NEXT_SEQ).pluck().get(m.roomId, m.roomId) as number) + 1;
     const message = newMessage(m, seq);
     this.sql(INSERT_MESSAGE).run(...messageValues(message));
     return { message, duplicate: false };
@@ -587,8 +591,7 @@ export class SqliteStore implements Store {
   }
 
   async lastSeq(roomId: string): Promise<number> {
-    const row = this.sql('SELECT seq FROM room_seq WHERE room_id = ?').get(roomId) as Row | undefined;
-    return row?.seq ?? 0;
+    return this.sql(NEXT_SEQ).pluck().get(roomId, roomId) as number;
   }
 
   // threads

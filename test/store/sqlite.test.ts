@@ -452,6 +452,25 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
     expect(talk()).toBe(0);
     expect(ids(await store.recentMessages('news_1', 50))).toEqual(kept);
+    // The room's newest seqs were the deleted thread's: none is given again.
+    const last = STAGE_MIN_MESSAGES + kept.length;
+    expect(await store.lastSeq('news_1')).toBe(last);
+    expect((await say('thr_keep', 1_000_000)).message.seq).toBe(last + 1);
+    await store.close();
+  });
+
+  it('goes on above a room’s counter from before migration 16, whose newest messages are gone', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const thread = await store.ensureMainThread('news_1');
+    const say = (text: string) => store.appendMessage({ roomId: 'news_1', threadId: thread.id, author: { id: 'u1', name: 'Ann', kind: 'user' }, text });
+    await say('one');
+    await say('two');
+    // Before migration 16 every append raised the counter, so a room whose messages 3–7 were deleted has 7 there.
+    store.db.exec(`INSERT INTO room_seq (room_id, seq) VALUES ('news_1', 7) ON CONFLICT (room_id) DO UPDATE SET seq = 7`);
+    expect(await store.lastSeq('news_1')).toBe(7);
+    expect((await say('three')).message.seq).toBe(8);
+    // Appends no longer write the counter: one page fewer in each commit.
+    expect(rows(store, `SELECT seq AS n FROM room_seq WHERE room_id = 'news_1'`)).toBe(7);
     await store.close();
   });
 
