@@ -139,7 +139,7 @@ export function withAntecedent(question: string, lines: readonly string[], title
     if (!ASKED.test(said)) continue;
     const earlier = said.replace(ASKED, '');
     const have = new Set(contentTerms(`${question} ${title}`));
-    const lacking = (words: string[]) => [...new Set(words)].filter((w) => contentTerms(w).some((t) => !have.has(t)));
+    const lacking = (words: string[]) => [...new Set(words)].filter((w) => w.length <= LENT_WORD_MAX_CHARS && contentTerms(w).some((t) => !have.has(t)));
     const names = lacking(namesIn(earlier));
     if (names.length) return `${question} (${names.join(' ')})`;
     // A follow-up before this one is about what its own question was: look further back.
@@ -151,7 +151,13 @@ export function withAntecedent(question: string, lines: readonly string[], title
 }
 
 /** "the cell", "this new battery", "a pilot": a determiner and the words that follow it, with the word before it. */
-const DETERMINED = /(\p{L}+\s+)?\b(?:the|a|an|this|that|these|those)\s+((?:\p{L}[\p{L}\p{N}'-]*\s*){1,3})/giu;
+const DETERMINED = /\b(?:the|a|an|this|that|these|those)\s+((?:\p{L}[\p{L}\p{N}'-]*\s*){1,3})/giu;
+
+/** The word just before a determiner, read from the few characters before it (a long run of letters costs nothing). */
+const WORD_BEFORE = /(\p{L}+)\s+$/u;
+
+/** Longest word lent to a follow-up: a longer "word" is no name or subject anyone asked about. */
+const LENT_WORD_MAX_CHARS = 40;
 
 /** "did", "will", "has": after one of these a noun phrase is the subject, and the verb follows it ("did the nurses think"). */
 const AUXILIARY = /^(?:do|does|did|will|would|can|could|should|shall|may|might|must|has|have|had)$/i;
@@ -165,13 +171,14 @@ const AUXILIARY = /^(?:do|does|did|will|would|can|could|should|shall|may|might|m
  */
 function subjectOf(question: string): string[] {
   const words: string[] = [];
-  for (const [, before, phrase] of question.matchAll(DETERMINED)) {
+  for (const match of question.matchAll(DETERMINED)) {
+    const before = WORD_BEFORE.exec(question.slice(Math.max(0, match.index - 12), match.index))?.[1];
     const content: string[] = [];
-    for (const w of phrase.split(/\s+/)) {
+    for (const w of match[1].split(/\s+/)) {
       if (!w || !contentTerms(w).length) break;
       content.push(w);
     }
-    if (content.length > 1 && before && AUXILIARY.test(before.trim())) content.pop();
+    if (content.length > 1 && before && AUXILIARY.test(before)) content.pop();
     words.push(...content);
   }
   return words;

@@ -58,6 +58,9 @@ describe('withAntecedent', () => {
     expect(about('how will the new cells perform?')).toBe('how long does it last? (new cells)');
     // No noun phrase: nothing to lend, and no guess from the other words ("dense" would draw density sentences).
     expect(about('how dense?')).toBe('how long does it last?');
+    // A run of letters longer than any word is lent by neither path.
+    expect(about(`what is the ${'ab'.repeat(30)}?`)).toBe('how long does it last?');
+    expect(about(`who is ${'Ab'.repeat(30)}?`)).toBe('how long does it last?');
     // Words the question or the room's title already holds are not lent again.
     expect(withAntecedent('how long does the cell last, and is it safe?', lines(['Bob', '@ai how dense is the cell?']))).toBe(
       'how long does the cell last, and is it safe?',
