@@ -12,7 +12,7 @@ export default defineConfig({
     // Two cores: more parallel files only make timing-sensitive socket tests flaky.
     maxWorkers: 2,
     // Files share their worker process and its loaded modules: importing the app afresh for each of
-    // 143 files took a third of the suite (import 204 s of 640 s; the suite 455 s → 305 s without).
+    // 143 files took a third of the suite (import 204 s of 640 s; the suite 455 s → 305 s shared).
     // Each file starts its own apps, stores and servers; between-files.ts fails one that leaves fake
     // timers on, and no module keeps state a test depends on between files (docs/architecture.md).
     isolate: false,

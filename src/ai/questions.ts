@@ -150,7 +150,7 @@ export function withAntecedent(question: string, lines: readonly string[], title
   return question;
 }
 
-/** "the cell", "this new battery", "a pilot": a determiner and the words that follow it, with the word before it. */
+/** "the cell", "this new battery", "a pilot": a determiner and up to three words after it. */
 const DETERMINED = /\b(?:the|a|an|this|that|these|those)\s+((?:\p{L}[\p{L}\p{N}'-]*\s*){1,3})/giu;
 
 /** The word just before a determiner, read from the few characters before it (a long run of letters costs nothing). */
