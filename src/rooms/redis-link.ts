@@ -39,6 +39,12 @@ export class RedisLink {
   private lastError = '';
   private downSince = Date.now();
   private clockOffset = 0;
+  /**
+   * Connections dropped by `probe` whose socket has not closed yet. A frozen peer never answers the
+   * FIN, so the socket lingers until ioredis destroys it (2 s) and the connection still says
+   * `ready`: probed again meanwhile, each drop added a listener to the same socket.
+   */
+  private readonly dropping = new Set<Redis>();
 
   constructor(options: RedisLinkOptions) {
     const url = new URL(required('RedisLink', 'url', options.url));
@@ -61,7 +67,10 @@ export class RedisLink {
     this.sub = this.cmd.duplicate();
     for (const client of [this.cmd, this.sub]) {
       client.on('ready', () => this.changed());
-      client.on('close', () => this.changed());
+      client.on('close', () => {
+        this.dropping.delete(client);
+        this.changed();
+      });
       client.on('error', (err: Error) => {
         this.lastError = err.message;
       });
@@ -112,11 +121,13 @@ export class RedisLink {
   async probe(): Promise<void> {
     await Promise.all(
       [this.cmd, this.sub].map(async (client) => {
-        if (client.status !== 'ready') return;
+        if (client.status !== 'ready' || this.dropping.has(client)) return;
         try {
           await client.ping();
         } catch (err) {
           this.lastError = (err as Error).message;
+          if (this.dropping.has(client)) return;
+          this.dropping.add(client);
           client.disconnect(true);
         }
       }),
