@@ -134,12 +134,12 @@ export function pointsBack(question: string): boolean {
  */
 export function withAntecedent(question: string, lines: readonly string[], title = ''): string {
   if (!pointsBack(question)) return question;
+  const have = new Set(contentTerms(`${question} ${title}`));
+  const lacking = (words: string[]) => [...new Set(words)].filter((w) => w.length <= LENT_WORD_MAX_CHARS && contentTerms(w).some((t) => !have.has(t)));
   for (let i = lines.length - 1; i >= 0; i--) {
     const said = spokenText(lines[i]).trimStart();
     if (!ASKED.test(said)) continue;
     const earlier = said.replace(ASKED, '');
-    const have = new Set(contentTerms(`${question} ${title}`));
-    const lacking = (words: string[]) => [...new Set(words)].filter((w) => w.length <= LENT_WORD_MAX_CHARS && contentTerms(w).some((t) => !have.has(t)));
     const names = lacking(namesIn(earlier));
     if (names.length) return `${question} (${names.join(' ')})`;
     // A follow-up before this one is about what its own question was: look further back.

@@ -158,7 +158,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * messages_seq_mark trigger), so a seq is never given twice. An append reads it rather than writing
  * a counter row: one page fewer in every commit (docs/benchmarks.md, nineteenth session).
  */
-const NEXT_SEQ = `SELECT max(coalesce((SELECT max(seq) FROM messages WHERE room_id = ?), 0), coalesce((SELECT seq FROM room_seq WHERE room_id = ?), 0))`;
+const LAST_SEQ = `SELECT max(coalesce((SELECT max(seq) FROM messages WHERE room_id = ?), 0), coalesce((SELECT seq FROM room_seq WHERE room_id = ?), 0))`;
 
 /** Options for SqliteStore. */
 export interface SqliteStoreOptions {
@@ -550,7 +550,7 @@ export class SqliteStore implements Store {
     // A thread deleted while a message was on its way (an answer being written, a say in flight)
     // takes nothing more: the row would outlive its thread, served to anyone and deletable by no one.
     if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(m.threadId)) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
-    const seq = (this.sql(NEXT_SEQ).pluck().get(m.roomId, m.roomId) as number) + 1;
+    const seq = this.lastSeqNow(m.roomId) + 1;
     const message = newMessage(m, seq);
     this.sql(INSERT_MESSAGE).run(...messageValues(message));
     return { message, duplicate: false };
@@ -591,7 +591,12 @@ export class SqliteStore implements Store {
   }
 
   async lastSeq(roomId: string): Promise<number> {
-    return this.sql(NEXT_SEQ).pluck().get(roomId, roomId) as number;
+    return this.lastSeqNow(roomId);
+  }
+
+  /** The room's last seq given (LAST_SEQ); inside a transaction, what the next append follows. */
+  private lastSeqNow(roomId: string): number {
+    return this.sql(LAST_SEQ).pluck().get(roomId, roomId) as number;
   }
 
   // threads
