@@ -13,6 +13,7 @@ import type { Logger } from './logger.js';
 import { InProcessBus } from './rooms/in-process-bus.js';
 import { RedisRoomBus } from './rooms/redis-bus.js';
 import type { RoomBus } from './rooms/types.js';
+import { SharedScanPool } from './search/flat/shared-scan-pool.js';
 import { SearchIndex } from './search/search-index.js';
 import type { HnswMode } from './search/tiered-index.js';
 import { PostgresStore } from './store/postgres.js';
@@ -87,6 +88,13 @@ export interface VectorIndexOptions {
   /** `auto` (server, reindex) or `off` (one-shot CLI searches: an exact scan beats loading a graph). */
   hnswMode?: HnswMode;
   log?: Logger;
+  /** The scan threads the process's indexes share (createScanPool); default: threads of its own. */
+  pool?: SharedScanPool;
+}
+
+/** The SEARCH_WORKERS scan threads a process's vector indexes share, started when the first of them needs threads. */
+export function createScanPool(config: Config): SharedScanPool {
+  return new SharedScanPool({ threads: config.SEARCH_WORKERS, kernel: config.SEARCH_KERNEL });
 }
 
 /** The VectorIndex: an exact scan on the worker pool, with an HNSW graph above HNSW_THRESHOLD. */
@@ -100,11 +108,12 @@ export function createVectorIndex(config: Config, embedder: { model: string; dim
     dir: config.DATA_DIR,
     hnswMode: options.hnswMode,
     log: options.log,
+    pool: options.pool,
   });
 }
 
 /**
- * The vector index of conversation memory, on SEARCH_WORKERS scan threads of its own. A search
+ * The vector index of conversation memory, on the scan threads given (the documents' in a server). A search
  * covers one thread's chunks, which the index lists by scope: a thread of few chunks is scanned
  * exactly; above MEMORY_HNSW_THRESHOLD chunks in all, a thread holding many of them (one long
  * discussion) is searched through an HNSW graph, as documents are (TieredIndex). Neither is saved:
@@ -119,5 +128,6 @@ export function createMemoryIndex(config: Config, embedder: { model: string; dim
     threshold: config.MEMORY_HNSW_THRESHOLD,
     hnswMode: options.hnswMode,
     log: options.log,
+    pool: options.pool,
   });
 }

@@ -13,7 +13,7 @@ import { IngestService } from './content/ingest/ingest.js';
 import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
 import { SourceService } from './content/refresh/source-service.js';
-import { createAi, createChangeFeed, createMemoryIndex, createRoomBus, createVectorIndex, openStore } from './parts.js';
+import { createAi, createChangeFeed, createMemoryIndex, createRoomBus, createScanPool, createVectorIndex, openStore } from './parts.js';
 import { memoryCommand } from './memory/commands.js';
 import { meteredBus } from './metrics/metered-bus.js';
 import { meteredStore } from './metrics/metered-store.js';
@@ -116,10 +116,12 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     chat: overrides.chat,
     onCacheError: (err) => log.warn({ err }, 'embedding cache unavailable; embedding without it'),
   });
+  // Documents and memory scan on the same threads: each index holds the pool open until it closes.
+  const scanPool = createScanPool(config);
   const searchStack = createSearchStack({
     store,
     embedder: ai.embedder,
-    index: overrides.index ?? createVectorIndex(config, ai.embedder, { log }),
+    index: overrides.index ?? createVectorIndex(config, ai.embedder, { log, pool: scanPool }),
     log,
     onChanged: (rowIds) => void indexSync.record('documents', rowIds),
   });
@@ -142,7 +144,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
   });
 
-  const memoryIndex = createMemoryIndex(config, ai.embedder, { log });
+  const memoryIndex = createMemoryIndex(config, ai.embedder, { log, pool: scanPool });
   const memory = new MemoryService({
     store,
     embedder: ai.embedder,

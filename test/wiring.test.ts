@@ -11,7 +11,9 @@ import assistantPlugin from '../src/plugins/assistant.js';
 import contentPlugin from '../src/plugins/content.js';
 import { InProcessBus } from '../src/rooms/in-process-bus.js';
 import { RedisRoomBus } from '../src/rooms/redis-bus.js';
+import { SearchIndex } from '../src/search/search-index.js';
 import { tempDir, testApp } from './helpers.js';
+import { clustered, entries } from './search/helpers.js';
 
 describe('parts', () => {
   it('opens SQLite in DATA_DIR, and refuses to invent a store a command only reads', async () => {
@@ -65,6 +67,21 @@ describe('plugins', () => {
         expect(t.app.salon[part], part).toBeTruthy();
       }
       expect([...t.app.salon.readiness.keys()].sort()).toEqual(['ai', 'bus', 'index-model', 'search']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('scan documents and conversation memory on one pool, started by the first vectors either gets', async () => {
+    const t = await testApp({ LOCAL_EMBED_DIM: '32' });
+    try {
+      const documents = t.app.salon.index as SearchIndex;
+      const memory = t.app.salon.memoryIndex as SearchIndex;
+      expect(documents.scanPool).toBeNull();
+      expect(memory.scanPool).toBeNull();
+      await memory.upsert(entries(clustered(4, 32, 2, 1)));
+      expect(memory.scanPool).not.toBeNull();
+      expect(documents.scanPool).toBe(memory.scanPool);
     } finally {
       await t.close();
     }

@@ -1,11 +1,13 @@
 /**
  * The VectorIndex services.index holds: a TieredIndex created once the vectors' dimension is known
  * (a remote embedder learns it from its first answer), replaceable wholesale by `reset` for
- * `salon reindex`. It owns the scan pool.
+ * `salon reindex`. Its scans run on a scan pool it shares with the process's other indexes
+ * (`pool`), or on one of its own.
  */
 import { FlatIndex } from './flat/flat-index.js';
 import type { HnswParams } from './graph/hnsw-protocol.js';
-import { ScanPool } from './flat/scan-pool.js';
+import { SharedScanPool, type ScanPoolUser } from './flat/shared-scan-pool.js';
+import type { ScanPool } from './flat/scan-pool.js';
 import { TieredIndex, removeSavedGraph, type HnswMode, type TieredIndexOptions } from './tiered-index.js';
 import type { ScanKernelChoice } from './flat/native-kernel.js';
 import type { CopyEntry, RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
@@ -16,8 +18,10 @@ export interface SearchIndexOptions {
   model: string;
   /** The dimension if known, else 0 (learnt from the first vectors). */
   dimensions: number;
-  /** Scan worker threads (SEARCH_WORKERS). */
+  /** Scan worker threads (SEARCH_WORKERS), for a pool of its own. */
   threads: number;
+  /** The scan pool shared with the process's other indexes (default: a pool of its own). */
+  pool?: SharedScanPool;
   /** The exact scan's kernel (SEARCH_KERNEL; default auto). */
   kernel?: ScanKernelChoice;
   /** HNSW_THRESHOLD. */
@@ -30,8 +34,8 @@ export interface SearchIndexOptions {
 }
 
 export class SearchIndex implements VectorIndex {
-  /** Started with the first vectors, so an app without content starts no threads. */
-  private pool: ScanPool | null = null;
+  /** Started with the first vectors (by whichever index sharing it gets some first), so an app without content starts no threads. */
+  private readonly pool: ScanPoolUser;
   private tiered: TieredIndex | null = null;
   private bulkDepth = 0;
   /** Releases of the holds taken for the bulk in progress. */
@@ -41,6 +45,12 @@ export class SearchIndex implements VectorIndex {
     required('SearchIndex', 'model', options.model);
     wholeNumber('SearchIndex', 'dimensions', options.dimensions, 0);
     wholeNumber('SearchIndex', 'threads', options.threads, 1);
+    this.pool = (options.pool ?? new SharedScanPool({ threads: options.threads, kernel: options.kernel })).user();
+  }
+
+  /** The scan pool, once started (by this index or another sharing it); null before. */
+  get scanPool(): ScanPool | null {
+    return this.pool.started;
   }
 
   get dimensions(): number {
@@ -145,8 +155,7 @@ export class SearchIndex implements VectorIndex {
     const old = this.tiered;
     this.tiered = null;
     await old?.close();
-    await this.pool?.close();
-    this.pool = null;
+    await this.pool.release();
   }
 
   private ensure(dimensions: number): TieredIndex {
@@ -154,14 +163,15 @@ export class SearchIndex implements VectorIndex {
       if (this.tiered.dimensions !== dimensions) throw new RangeError(`vectors have ${dimensions} dimensions; the index holds ${this.tiered.dimensions}`);
       return this.tiered;
     }
+    const pool = this.pool.pool();
     const tiered = new TieredIndex({
-      flat: new FlatIndex({ dimensions, pool: (this.pool ??= new ScanPool({ threads: this.options.threads, kernel: this.options.kernel })) }),
+      flat: new FlatIndex({ dimensions, pool }),
       threshold: this.options.threshold,
       dir: this.options.dir,
       fingerprint: `${this.options.model}@${dimensions}`,
       mode: this.options.hnswMode,
       // One graph, built on every search thread at once: a search then asks one graph, not several.
-      buildThreads: this.options.threads,
+      buildThreads: pool.threads,
       params: this.options.hnswParams,
       log: this.options.log,
     });
