@@ -1,6 +1,6 @@
 /**
  * bench:ws server (a child process driven over IPC by bench/ws.ts): the real Salon app on
- * 127.0.0.1 with a fresh DATA_DIR holding one item per bench room. Answers `stats` with its
+ * 127.0.0.1 with a fresh DATA_DIR holding one item per bench room, indexed. Answers `stats` with its
  * memory (after a full GC when run with --expose-gc), CPU time and connection count. With
  * BENCH_PROFILE=<file>, the measured phase is CPU-profiled into that file; with BENCH_TRACE=<file>,
  * traced (ws-proc.ts).
@@ -24,8 +24,11 @@ const config = loadConfig({
   SEARCH_WORKERS: '1',
 });
 const app = await buildApp(config);
+// Each room's item goes through the item pipeline, as a served item does: stored, chunked and
+// indexed, so the server holds what a server with content holds (its scan threads among them).
+await app.ready();
 for (let i = 0; i < rooms; i++) {
-  await app.salon.store.upsertItem(
+  await app.salon.ingest.pipeline.put(
     blankItem(`news_bench${i}`, { title: `Bench room ${i}`, description: 'A room for the WebSocket benchmark.', body: 'Benchmark.', category: 'Bench' }),
   );
 }
