@@ -1,6 +1,7 @@
 /** Process entry: load config, build the app, listen, and shut down cleanly on SIGINT/SIGTERM. */
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { yieldHelperThreads } from './helper-threads.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -15,7 +16,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Before the app starts threads of its own: every other thread now is Node's.
+  const helpers = yieldHelperThreads();
   const app = await buildApp(config);
+  app.log.debug({ helpers }, "Node's helper threads yield to the event loop");
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

@@ -121,3 +121,10 @@ export declare const scanKernel: 'avx2' | 'portable';
  * slice. For threads whose work can always wait (checkpoints). False where it is not possible.
  */
 export declare function backgroundThread(): boolean;
+
+/**
+ * backgroundThread() for other threads of this process, by thread id (Linux's ids, as listed in
+ * /proc/self/task): e.g. Node's own helper threads. Ids that are not threads of this process are
+ * skipped. Returns how many threads it changed; 0 where it is not possible.
+ */
+export declare function backgroundThreads(threadIds: number[]): number;

@@ -9,3 +9,4 @@ exports.countSketch = binding.countSketch;
 exports.dotRows = binding.dotRows;
 exports.scanKernel = binding.scanKernel;
 exports.backgroundThread = binding.backgroundThread;
+exports.backgroundThreads = binding.backgroundThreads;

@@ -3,6 +3,9 @@
 
 #ifdef __linux__
 #include <sched.h>
+#include <unistd.h>
+
+#include <string>
 #endif
 
 namespace salon {
@@ -22,10 +25,38 @@ Napi::Value BackgroundThread(const Napi::CallbackInfo& info) {
 #endif
 }
 
+// Other threads of this process, by thread id: Node's own helpers (V8's platform workers), which it
+// starts before any of the app's code runs. An id that is not a thread of this process (one that
+// ended, or another process's) is skipped, so the call cannot reach outside the process.
+Napi::Value BackgroundThreads(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    Napi::TypeError::New(env, "backgroundThreads: expected an array of thread ids").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Array ids = info[0].As<Napi::Array>();
+  uint32_t changed = 0;
+#ifdef __linux__
+  for (uint32_t i = 0; i < ids.Length(); i++) {
+    Napi::Value v = ids[i];
+    if (!v.IsNumber()) continue;
+    const double id = v.As<Napi::Number>().DoubleValue();
+    if (!(id >= 1 && id <= 4194304) || id != static_cast<double>(static_cast<pid_t>(id))) continue;
+    const pid_t tid = static_cast<pid_t>(id);
+    if (access(("/proc/self/task/" + std::to_string(tid)).c_str(), F_OK) != 0) continue;
+    sched_param param{};
+    param.sched_priority = 0;
+    if (sched_setscheduler(tid, SCHED_IDLE, &param) == 0) changed++;
+  }
+#endif
+  return Napi::Number::New(env, changed);
+}
+
 }  // namespace
 
 Napi::Object InitThread(Napi::Env env, Napi::Object exports) {
   exports.Set("backgroundThread", Napi::Function::New(env, BackgroundThread, "backgroundThread"));
+  exports.Set("backgroundThreads", Napi::Function::New(env, BackgroundThreads, "backgroundThreads"));
   return exports;
 }
 
