@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { yieldHelperThreads } from '../src/helper-threads.js';
 import { blankItem } from '../src/content/types.js';
 import { PhaseTrace, quantile, serveBenchCommands } from './ws-proc.js';
 
@@ -23,6 +24,8 @@ const config = loadConfig({
   SEED_DEMO: 'false',
   SEARCH_WORKERS: '1',
 });
+// As src/server.ts does, before the app starts threads of its own (BENCH_HELPERS=normal: not).
+if (process.env.BENCH_HELPERS !== 'normal') yieldHelperThreads();
 const app = await buildApp(config);
 // Each room's item goes through the item pipeline, as a served item does: stored, chunked and
 // indexed, so the server holds what a server with content holds (its scan threads among them).
