@@ -19,7 +19,8 @@
  *   the fused chunks taken out; `plan_other_ms`: the rest: cosines, the word gate, fused pairs);
  * - `store_ms`: the store's change: the fused thread's chunks written in slices (sqlite-staging.ts),
  *   then the one transaction that creates the thread;
- * - `index_ms`: the new chunks into the memory's vector index (with the vectors the plan holds);
+ * - `index_ms`: the new chunks into the memory's vector index (with the vectors the plan holds),
+ *   after the index has mapped memory for their rows on a scan thread (`index_reserve_ms`);
  * - `other_ms`: what is left (thread reads, the intro's broadcast);
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
  *   that long);
@@ -140,6 +141,7 @@ function instrument(app: FastifyInstance): Meter {
   meter(store, 'scanThreadMemory', m);
   meter(store, 'applyThreadChange', m);
   meter(memory, 'indexedVectors', m);
+  meter(memory, 'reserve', m);
   meter(memory, 'indexStored', m);
   meter(memoryIndex, 'upsert', m);
   meter(LocalGraph.prototype, 'add', m, 'graphAdd');
@@ -214,8 +216,9 @@ async function fuseOnce(
     plan_graph_remove_ms: ms('graphRemove'),
     plan_other_ms: plan - ms('graphAdd') - ms('graphSearch') - ms('graphRemove'),
     store_ms: ms('applyThreadChange'),
-    index_ms: ms('indexStored'),
-    other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - ms('indexStored'),
+    index_ms: ms('reserve') + ms('indexStored'),
+    index_reserve_ms: ms('reserve'),
+    other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - ms('reserve') - ms('indexStored'),
     loop_delay_max_ms: loop.max / 1e6,
     cpu_ms: (cpu.user + cpu.system) / 1000,
     main_cpu_ms: main,

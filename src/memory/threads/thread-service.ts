@@ -485,8 +485,6 @@ export class ThreadService {
       result = { ...result, chunks: newest.sort((x, y) => x - y).map((i) => result.chunks[i]) };
       this.log.info({ threadId: id, dropped, cap }, `fused memory over MEMORY_MAX_CHUNKS_PER_THREAD: the ${dropped} least recently seen passages left out`);
     }
-    // The index gets its memory ready on other threads while the store writes.
-    const reserved = memory.reserve(result.chunks.length);
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
     const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
     const publicChunks = publicCount(result.chunks.map((p) => p.chunk));
@@ -527,7 +525,10 @@ export class ThreadService {
         },
       ],
     });
-    await reserved;
+    // The index maps the new rows' memory on a scan thread, then copies into it (no page fault on
+    // the event loop). After the store's writes, not beside them: page faults on another core
+    // doubled the time SQLite took to write (docs/benchmarks.md, "Twentieth session").
+    await memory.reserve(result.chunks.length);
     await memory.indexStored(addedMemoryIds, result.chunks);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
     if (fallback) {
