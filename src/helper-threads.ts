@@ -1,6 +1,6 @@
 /**
  * Node's own helper threads yield to the event loop (docs/architecture.md, "Node's helper threads
- * yield to the event loop"). V8 runs a garbage collection's concurrent marking and sweeping, its
+ * yield to the event loop too"). V8 runs a garbage collection's concurrent marking and sweeping, its
  * scavenges' helpers and the optimising compiler on a few threads of its own, started with the
  * process; when one of them shares a core with the event loop, the scheduler gives it slices of
  * 3–5 ms in which every room's messages wait (bench:ws, docs/benchmarks.md, "Twentieth session").
