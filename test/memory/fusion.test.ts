@@ -381,6 +381,35 @@ describe('a fused thread', () => {
     expect(await ann.next('warning')).toMatchObject({ code: 'PROBE' });
   });
 
+  it('maps the memory index for the fused rows after the store has written them, then indexes them', async () => {
+    const a = await threadsApp(closers);
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    const { store, memory, threads } = a.salon;
+    const events: string[] = [];
+    const traced = <T extends object>(target: T, name: string) => {
+      const inner = (target as Record<string, (...args: unknown[]) => Promise<unknown>>)[name].bind(target);
+      (target as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+        events.push(`${name} begins`);
+        try {
+          return await inner(...args);
+        } finally {
+          events.push(`${name} ends`);
+        }
+      };
+    };
+    traced(store, 'applyThreadChange');
+    traced(memory, 'reserve');
+    traced(memory, 'indexStored');
+    const indexed = a.salon.memoryIndex.size;
+    const fused = await threads.fuse([x.id, y.id], 'admin');
+    // Page faults beside the store's writes had doubled their time (docs/benchmarks.md, "Twentieth session").
+    expect(events).toEqual(['applyThreadChange begins', 'applyThreadChange ends', 'reserve begins', 'reserve ends', 'indexStored begins', 'indexStored ends']);
+    const chunks = await store.countMemoryChunks(fused.thread.id);
+    expect(chunks).toBeGreaterThan(0);
+    expect(a.salon.memoryIndex.size).toBe(indexed + chunks);
+  });
+
   it('keeps a fused memory within MEMORY_MAX_CHUNKS_PER_THREAD, leaving out the least recently seen', async () => {
     const t = await roomsApp({ MEMORY_MAX_CHUNKS_PER_THREAD: '3' });
     closers.push(t.close);
