@@ -450,9 +450,9 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
-   * Gets the memory index ready for `chunks` new chunks (VectorIndex.reserve) while the caller
-   * does other work, e.g. a fusion writing its 17,000 chunks to the store: indexing them after is
-   * then a copy rather than ~140 MB of page faults on the event loop. Never rejects.
+   * Gets the memory index ready for `chunks` new chunks (VectorIndex.reserve): their pages are
+   * mapped on a scan thread, so that indexing a fusion's 17,000 chunks after it is a copy rather
+   * than ~140 MB of page faults on the event loop. Never rejects.
    */
   async reserve(chunks: number): Promise<void> {
     await this.options.index.reserve?.(chunks).catch((err: unknown) => this.log.warn({ err: (err as Error)?.message }, 'memory index not reserved'));
