@@ -11,15 +11,21 @@
 namespace salon {
 namespace {
 
+#ifdef __linux__
 // SCHED_IDLE rather than nice 19: under Linux's EEVDF scheduler a nice-19 thread that is running
 // keeps its core for up to a slice (~2–3 ms measured) after the event loop's thread wakes on the
 // same core, while a SCHED_IDLE thread is preempted at once by any normal thread. On Linux a policy
-// set with pid 0 applies to the calling thread alone, and any thread may lower its own.
-Napi::Value BackgroundThread(const Napi::CallbackInfo& info) {
-#ifdef __linux__
+// set with id 0 applies to the calling thread alone, and any thread may lower its own.
+bool ToIdle(pid_t tid) {
   sched_param param{};
   param.sched_priority = 0;
-  return Napi::Boolean::New(info.Env(), sched_setscheduler(0, SCHED_IDLE, &param) == 0);
+  return sched_setscheduler(tid, SCHED_IDLE, &param) == 0;
+}
+#endif
+
+Napi::Value BackgroundThread(const Napi::CallbackInfo& info) {
+#ifdef __linux__
+  return Napi::Boolean::New(info.Env(), ToIdle(0));
 #else
   return Napi::Boolean::New(info.Env(), false);
 #endif
@@ -43,10 +49,7 @@ Napi::Value BackgroundThreads(const Napi::CallbackInfo& info) {
     const double id = v.As<Napi::Number>().DoubleValue();
     if (!(id >= 1 && id <= 4194304) || id != static_cast<double>(static_cast<pid_t>(id))) continue;
     const pid_t tid = static_cast<pid_t>(id);
-    if (access(("/proc/self/task/" + std::to_string(tid)).c_str(), F_OK) != 0) continue;
-    sched_param param{};
-    param.sched_priority = 0;
-    if (sched_setscheduler(tid, SCHED_IDLE, &param) == 0) changed++;
+    if (access(("/proc/self/task/" + std::to_string(tid)).c_str(), F_OK) == 0 && ToIdle(tid)) changed++;
   }
 #endif
   return Napi::Number::New(env, changed);
