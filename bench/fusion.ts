@@ -44,12 +44,11 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { yieldHelperThreads } from '../src/helper-threads.js';
 import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
 import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
 import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
 import { LocalGraph } from '../src/search/graph/local-graph.js';
-import { percentile } from './local-app.js';
+import { helperThreadsAsServed, percentile } from './local-app.js';
 import { BenchUsageError, benchOptions } from './args.js';
 
 const DEFAULT_CHUNKS = 10_000;
@@ -301,8 +300,7 @@ async function deleteSource(app: FastifyInstance, threadId: string): Promise<{ d
 
 async function main(): Promise<void> {
   const { chunks, dupShare, runs, threshold, profile } = options();
-  // As src/server.ts does, before the app starts threads of its own (BENCH_HELPERS=normal: not).
-  if (process.env.BENCH_HELPERS !== 'normal') yieldHelperThreads();
+  helperThreadsAsServed();
   const dir = mkdtempSync(join(tmpdir(), 'salon-bench-fusion-'));
   const app = await buildApp(
     loadConfig({ DATA_DIR: dir, AI_PROVIDER: 'local', SEED_DEMO: 'false', LOG_LEVEL: 'silent', MEMORY_MAX_CHUNKS_PER_THREAD: String(chunks * 4) }),

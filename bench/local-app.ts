@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ChatModel } from '../src/ai/types.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { yieldHelperThreads } from '../src/helper-threads.js';
 import { SalonAssistant } from '../src/rag/assistant.js';
 
 /** Runs `use` with a ready app (one search thread, no demo), then closes it and removes its data. */
@@ -27,4 +28,13 @@ export async function withLocalApp<T>(use: (app: FastifyInstance, assistant: Sal
 export function percentile(sorted: readonly number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/**
+ * What src/server.ts does first: Node's helper threads to SCHED_IDLE (src/helper-threads.ts), for
+ * the benchmarks that run the app as a server runs it; BENCH_HELPERS=normal leaves them as they
+ * are, to compare. Call it before the app starts threads of its own.
+ */
+export function helperThreadsAsServed(): void {
+  if (process.env.BENCH_HELPERS !== 'normal') yieldHelperThreads();
 }

@@ -51,11 +51,10 @@ import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
 import type { ChatMessage, ChatModel, Embedder } from '../src/ai/types.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { yieldHelperThreads } from '../src/helper-threads.js';
 import type { ContentItem } from '../src/content/types.js';
 import type { SearchService } from '../src/search/types.js';
 import { syntheticItems, questionAbout } from './synthetic-text.js';
-import { percentile } from './local-app.js';
+import { helperThreadsAsServed, percentile } from './local-app.js';
 import { benchOptions } from './args.js';
 import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
 import type { MemoryService } from '../src/memory/memory-service.js';
@@ -337,8 +336,7 @@ async function main(): Promise<void> {
   const { n, asks, memoryChunks, chatRate, profile, traceFile, keep } = o;
   readCpu = o.cpu;
   const dir = keep ?? mkdtempSync(join(tmpdir(), 'salon-bench-rag-'));
-  // As src/server.ts does, before the app starts threads of its own (BENCH_HELPERS=normal: not).
-  if (process.env.BENCH_HELPERS !== 'normal') yieldHelperThreads();
+  helperThreadsAsServed();
   const raw = new LocalEmbedder();
   const app = await buildApp(
     loadConfig({

@@ -8,8 +8,8 @@
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { yieldHelperThreads } from '../src/helper-threads.js';
 import { blankItem } from '../src/content/types.js';
+import { helperThreadsAsServed } from './local-app.js';
 import { PhaseTrace, quantile, serveBenchCommands } from './ws-proc.js';
 
 const rooms = Number(process.env.BENCH_ROOMS ?? '1');
@@ -24,8 +24,7 @@ const config = loadConfig({
   SEED_DEMO: 'false',
   SEARCH_WORKERS: '1',
 });
-// As src/server.ts does, before the app starts threads of its own (BENCH_HELPERS=normal: not).
-if (process.env.BENCH_HELPERS !== 'normal') yieldHelperThreads();
+helperThreadsAsServed();
 const app = await buildApp(config);
 // Each room's item goes through the item pipeline, as a served item does: stored, chunked and
 // indexed, so the server holds what a server with content holds (its scan threads among them).
