@@ -26,10 +26,15 @@ export interface WindowOptions {
 }
 
 interface OpenWindow {
+  /**
+   * The window's messages; their lines are rendered again when it closes. Lines held meanwhile
+   * outlived young-generation GCs by the thousand on a busy server (each a tree of string pieces),
+   * and copying them made every one of those pauses longer (docs/benchmarks.md, "Twenty-first session").
+   */
   messages: Message[];
-  lines: string[];
   /** The line before the window's first message, when it came without a quiet spell between. */
   context?: string;
+  /** Characters of the window's lines, a newline after each. */
   chars: number;
   timer: NodeJS.Timeout | null;
 }
@@ -58,7 +63,7 @@ export class MessageWindows {
 
   /** Adds a message to its thread's window, closing the window when it is full. */
   add(message: Message): void {
-    const line = chatLine(message);
+    const lineChars = chatLine(message).length;
     let w = this.open.get(message.threadId);
     // A message that would overflow a window, or that comes after a quiet spell (by the messages'
     // own times: an imported history has its days between sessions), starts the next one.
@@ -67,18 +72,17 @@ export class MessageWindows {
     if (w && w.messages.length && quiet) {
       this.close(message.threadId);
       w = undefined;
-    } else if (w && w.messages.length && w.chars + line.length + 1 > this.maxChars) {
+    } else if (w && w.messages.length && w.chars + lineChars + 1 > this.maxChars) {
       w = this.closeFull(message.threadId, w);
     }
     if (!w) {
       const before = this.previous.get(message.threadId);
       const context = before && Date.parse(message.ts) - before.ts <= this.quietMs ? before.line : undefined;
-      w = { messages: [], lines: [], chars: 0, timer: null, context };
+      w = { messages: [], chars: 0, timer: null, context };
       this.open.set(message.threadId, w);
     }
     w.messages.push(message);
-    w.lines.push(line);
-    w.chars += line.length + 1;
+    w.chars += lineChars + 1;
     if (w.chars >= this.maxChars) return this.close(message.threadId);
     if (w.messages.length >= this.maxMessages) {
       this.closeFull(message.threadId, w);
@@ -106,35 +110,39 @@ export class MessageWindows {
       this.close(threadId);
       return undefined;
     }
-    const line = w.lines[w.lines.length - 1];
+    const lineChars = chatLine(last).length;
     w.messages.pop();
-    w.lines.pop();
-    w.chars -= line.length + 1;
-    this.close(threadId);
-    const next: OpenWindow = { messages: [last], lines: [line], chars: line.length + 1, timer: null, context: w.lines[w.lines.length - 1] };
+    w.chars -= lineChars + 1;
+    // The line closing the window is the next one's context, as after any window.
+    const context = this.closeWindow(threadId);
+    const next: OpenWindow = { messages: [last], chars: lineChars + 1, timer: null, context };
     this.open.set(threadId, next);
     return next;
   }
 
   /** Closes the thread's open window now (all threads without an argument). */
   close(threadId?: string): void {
-    if (threadId === undefined) {
-      for (const id of [...this.open.keys()]) this.close(id);
-      return;
-    }
+    if (threadId !== undefined) this.closeWindow(threadId);
+    else for (const id of [...this.open.keys()]) this.closeWindow(id);
+  }
+
+  /** Closes the thread's open window; returns its last line (undefined when none was open). */
+  private closeWindow(threadId: string): string | undefined {
     const w = this.open.get(threadId);
-    if (!w) return;
+    if (!w) return undefined;
     this.open.delete(threadId);
     if (w.timer) clearTimeout(w.timer);
-    if (!w.messages.length) return;
+    if (!w.messages.length) return undefined;
     const first = w.messages[0];
     const end = w.messages[w.messages.length - 1];
-    this.previous.set(threadId, { line: w.lines[w.lines.length - 1], ts: Date.parse(end.ts) });
+    const lines = w.messages.map(chatLine);
+    const line = lines[lines.length - 1];
+    this.previous.set(threadId, { line, ts: Date.parse(end.ts) });
     this.options.onWindow({
       threadId,
       roomId: first.roomId,
       kind: 'window',
-      text: (w.context ? [w.context, ...w.lines] : w.lines).join('\n'),
+      text: (w.context ? [w.context, ...lines] : lines).join('\n'),
       messageIds: w.messages.map((m) => m.id),
       authors: [...new Set(w.messages.map((m) => m.author.name))],
       firstTs: first.ts,
@@ -142,6 +150,7 @@ export class MessageWindows {
       privileged: false,
       owner: null,
     });
+    return line;
   }
 
   /** Drops a thread's open window without keeping it (the thread was deleted). */

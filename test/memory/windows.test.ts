@@ -71,6 +71,13 @@ describe('memory windows', () => {
     expect(windows.waiting('t1')).toBe(2);
     windows.close();
     expect(closed[1].messageIds).toEqual([asked.id, answer.id]);
+    // The window before's last line leads it, as its context; the question is said once, in it.
+    expect(closed[1].text.split('\n').map((l) => l.replace(/^.*\): /, ''))).toEqual([
+      'message number 10',
+      'Did you make that bowl yourself?',
+      'Yes, in my pottery class.',
+    ]);
+    expect(closed[0].text).not.toContain('bowl');
     // A window of one question is not left empty: it closes with it.
     const one = new MessageWindows({ maxMessages: 1, onWindow: (c) => closed.push(c) });
     one.add(message('t2', 'Ann', 'Anyone here?'));
