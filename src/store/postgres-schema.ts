@@ -210,4 +210,9 @@ export const POSTGRES_MIGRATIONS: string[] = [
   ALTER TABLE index_changes ADD COLUMN logged_at timestamptz NOT NULL DEFAULT now();
   CREATE INDEX index_changes_logged_at ON index_changes (logged_at);
   `,
+  // 5: the embedding cache keeps the vectors of document chunks' texts only: what conversation
+  // memory put there before it stopped embedding through the cache goes (SQLite's migration 17).
+  `
+  DELETE FROM embeddings e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.text_hash = e.text_hash);
+  `,
 ];

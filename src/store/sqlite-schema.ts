@@ -319,6 +319,14 @@ export const SQLITE_MIGRATIONS: string[] = [
       ON CONFLICT (room_id) DO UPDATE SET seq = excluded.seq;
   END;
   `,
+  // 17: the embedding cache keeps the vectors of document chunks' texts only. Until d4c95a4,
+  // conversation memory embedded its public windows through it, and each window's text hash and
+  // vector stayed there after the chunk was deleted (its thread, retention, a compaction): a vector
+  // says much of its text, a hash confirms a guess of it. Every row whose hash is no chunk's goes;
+  // a text that comes back is embedded again.
+  `
+  DELETE FROM embeddings WHERE text_hash NOT IN (SELECT text_hash FROM chunks);
+  `,
 ];
 
 /**

@@ -7,6 +7,7 @@ import { SqliteStore, TEXT_SEARCH_MAX_POSTINGS } from '../../src/store/sqlite.js
 import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_MIN_MESSAGES, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
+import { sha256 } from '../../src/store/hashing.js';
 import { tempDir } from '../helpers.js';
 import { item, storeContract } from './contract.js';
 
@@ -175,6 +176,40 @@ describe('SqliteStore on disk', () => {
           (await store.appendMessage({ roomId: 'news_1', threadId: 'thr_1', author: { id: 'u1', name: 'Ann', kind: 'user' }, text: 'first', clientId: 'c1' }))
             .duplicate,
         ).toBe(true);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('drops the embedding cache’s vectors of texts no document chunk has (migration 17): those memory put there before d4c95a4', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v16.db');
+      const document = 'The harbour pier opens in May.';
+      const remembered = 'Ann (1 Nov 2026, 10:00): my new address is 4 Elm Street';
+      const [kept, dropped] = [sha256(document), sha256(remembered)];
+      const before = new SqliteStore({ filename: file });
+      await before.upsertItem(item('news_1'));
+      await before.replaceChunks('news_1', [{ ord: 0, part: 'body', text: document }]);
+      const vector = new Float32Array([0.6, 0.8]);
+      await before.putEmbeddings('m@2', [
+        { textHash: kept, vector },
+        { textHash: dropped, vector },
+      ]);
+      await before.close();
+      // The rows as a store of version 16 held them.
+      const old = new Database(file);
+      old.pragma('user_version = 16');
+      old.close();
+
+      const store = new SqliteStore({ filename: file });
+      try {
+        expect(store.db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+        expect([...(await store.getEmbeddings('m@2', [kept, dropped])).keys()]).toEqual([kept]);
+        expect(await store.embeddingModels()).toEqual([{ model: 'm@2', dimensions: 2, count: 1 }]);
       } finally {
         await store.close();
       }
