@@ -184,6 +184,49 @@ describe('SqliteStore on disk', () => {
     }
   });
 
+  it('moves an item’s comments and body to the end of its row (migration 18), keeping every item, chunk and cascade', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v17.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 17).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 17');
+      const body = 'The harbour pier opens in May. '.repeat(600);
+      const comments = JSON.stringify([{ by: 'ann', text: 'About time. '.repeat(300), time: 1764000000 }]);
+      old
+        .prepare(
+          `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel, thumbnail,
+             site_name, source, hash, sort_key, created_at, updated_at)
+           VALUES ('news_pier', 'news', 'The pier', 'https://example.com/pier', 'A pier.', ?, ?, 'Local', '2026-11-01T10:00:00.000Z', NULL, 'Ada',
+             NULL, NULL, 'Example', 'rss', 'h1', '2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z')`,
+        )
+        .run(body, comments);
+      old.prepare(`INSERT INTO chunks (item_id, ord, part, text, text_hash) VALUES ('news_pier', 0, 'body', 'The harbour pier opens in May.', 'h')`).run();
+      old.close();
+
+      const store = new SqliteStore({ filename: file });
+      try {
+        expect(store.db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+        const columns = store.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('items') as string[];
+        expect(columns.slice(-2)).toEqual(['comments', 'body']);
+        expect(columns.filter((c) => c.endsWith('_before_18'))).toEqual([]);
+        expect(await store.getItem('news_pier')).toMatchObject({ title: 'The pier', body, comments: JSON.parse(comments), category: 'Local', source: 'rss' });
+        const [chunk] = await store.chunksOfItem('news_pier');
+        expect(chunk).toMatchObject({ itemId: 'news_pier', itemTitle: 'The pier', category: 'Local', text: 'The harbour pier opens in May.' });
+        // The chunks' foreign key still names the item: deleting it deletes them.
+        await store.deleteItem('news_pier');
+        expect(await store.getChunks([chunk.rowId])).toEqual([]);
+        // New items are written and read whole.
+        await store.upsertItem(item('news_next', { body: 'Another body.' }));
+        expect(await store.getItem('news_next')).toMatchObject({ body: 'Another body.', comments: [] });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   it('drops the embedding cache’s vectors of texts no document chunk has (migration 17): those memory put there before d4c95a4', async () => {
     const { dir, cleanup } = tempDir();
     try {
