@@ -6,7 +6,9 @@
  * p95 in µs of
  * - `get_chunks`: 30 random chunks with their items' heads (Store.getChunks, as an ask reads the
  *   candidates it keeps);
- * - `get_items`: 8 random whole items (Store.getItems, as an ask reads the sources it cites);
+ * - `get_items`: 8 random whole items (Store.getItems, as an ask reads the items of the commenters
+ *   it cites), and `get_items_without_comments` the same without their comments
+ *   (Store.getItemsWithoutComments, as it reads the other items it cites);
  * - `item_summaries`: a page of 100 item summaries (Store.listItemSummaries, `GET /api/v1/content`).
  *
  *   npm run bench:store-reads -- [--items N] [--body-chars B] [--comments C] [--reads R]
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
     const itemSets = Array.from({ length: total }, () => Array.from({ length: ITEMS_READ }, () => `news_read${pick(o.items)}`));
     const get_chunks = await timed(o.reads, (i) => store.getChunks(chunkSets[i]));
     const get_items = await timed(o.reads, (i) => store.getItems(itemSets[i]));
+    const get_items_without_comments = await timed(o.reads, (i) => store.getItemsWithoutComments(itemSets[i]));
     const item_summaries = await timed(Math.max(1, Math.round(o.reads / 10)), () => store.listItemSummaries({ limit: SUMMARY_PAGE }));
     console.log(
       JSON.stringify({
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
         reads: o.reads,
         get_chunks,
         get_items,
+        get_items_without_comments,
         item_summaries,
       }),
     );

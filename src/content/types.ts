@@ -3,7 +3,7 @@ import type { ContentItem, ContentKind } from '../protocol/content.js';
 import { CONTENT_KINDS } from '../protocol/content.js';
 
 export { CONTENT_KINDS };
-export type { Comment, ContentItem, ContentKind, ItemSummary, StoredItem } from '../protocol/content.js';
+export type { Comment, ContentItem, ContentKind, ItemSummary, ItemWithoutComments, StoredItem } from '../protocol/content.js';
 
 /** Pattern of the part of a content id after its kind prefix. */
 export const CONTENT_ID_SUFFIX = /^[A-Za-z0-9_-]{1,128}$/;

@@ -43,6 +43,9 @@ export interface StoredItem extends ContentItem {
   updatedAt: string;
 }
 
+/** A stored item read without its comments (Store.getItemsWithoutComments). */
+export type ItemWithoutComments = Omit<StoredItem, 'comments'>;
+
 /** What the list API shows of an item (`GET /api/v1/content`): everything but the body, the comments and the source. */
 export type ItemSummary = Omit<ContentItem, 'body' | 'comments' | 'source'> & {
   commentCount: number;

@@ -5,7 +5,7 @@
 import { readableBody } from '../content/sources/posts.js';
 import type { GroundedSource } from '../ai/grounded-prompt.js';
 import { contentTerms, idfTable, weightedOverlap } from '../ai/local/extractive-text.js';
-import type { Comment, StoredItem } from '../content/types.js';
+import type { Comment, ItemWithoutComments, StoredItem } from '../content/types.js';
 import type { Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { bestPassage, PASSAGE_CHARS } from './passage.js';
@@ -19,16 +19,26 @@ export interface BuiltContext {
   sources: Source[];
 }
 
-/** Loads the selected items and picks each one's passage. Items that vanished are skipped. */
+/**
+ * Loads the selected items and picks each one's passage. Items that vanished are skipped. Only the
+ * items a commenter was selected from are read with their comments.
+ */
 export async function buildContext(store: Store, selected: Candidate[], question: string, maxChars = PASSAGE_CHARS): Promise<BuiltContext> {
+  const commented = new Set(selected.filter((c) => c.kind === 'comment').map((c) => c.itemId));
   const ids = [...new Set(selected.map((c) => c.itemId))];
-  const items = new Map<string, StoredItem>((await store.getItems(ids)).map((item) => [item.id, item]));
+  const [whole, texts] = await Promise.all([
+    store.getItems(ids.filter((id) => commented.has(id))),
+    store.getItemsWithoutComments(ids.filter((id) => !commented.has(id))),
+  ]);
+  const withComments = new Map<string, StoredItem>(whole.map((item) => [item.id, item]));
+  const items = new Map<string, ItemWithoutComments>([...texts, ...whole].map((item) => [item.id, item]));
   const grounded: GroundedSource[] = [];
   const sources: Source[] = [];
   for (const c of selected) {
     const item = items.get(c.itemId);
     if (!item) continue;
-    const content = c.kind === 'comment' ? commentPassage(item, c, question, maxChars) : documentPassage(item, c, question, maxChars);
+    const commentedItem = c.kind === 'comment' ? withComments.get(c.itemId) : undefined;
+    const content = commentedItem ? commentPassage(commentedItem, c, question, maxChars) : documentPassage(item, c, question, maxChars);
     if (!content) continue;
     const n = grounded.length + 1;
     grounded.push({ n, label: c.label, content });
@@ -37,7 +47,7 @@ export async function buildContext(store: Store, selected: Candidate[], question
   return { grounded, sources };
 }
 
-function documentPassage(item: StoredItem, c: Candidate, question: string, maxChars: number): string {
+function documentPassage(item: ItemWithoutComments, c: Candidate, question: string, maxChars: number): string {
   const text = readableBody(item).trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
   return bestPassage(text, question, maxChars, stripTitle(c.chunk.text, item.title));
 }

@@ -7,7 +7,7 @@
  * threads a thread operation read (postgres-threads.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { ChunkRow, ContentItem, ContentKind, ItemSummary, NewChunk, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutComments, NewChunk, StoredItem } from '../content/types.js';
 import { wordsKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
@@ -27,6 +27,8 @@ import {
   rowToChunk,
   rowToIndexChange,
   rowToItem,
+  rowToItemWithoutComments,
+  ITEM_COLUMNS_BUT_COMMENTS,
   rowToMemoryChunk,
   rowToMessage,
   rowToStoredMemoryChunk,
@@ -142,6 +144,12 @@ export class PostgresStore implements Store {
     if (!ids.length) return [];
     const { rows } = await this.db.query('SELECT * FROM items WHERE id = ANY($1::text[])', [ids]);
     return inOrder(ids, rows, (r) => r.id).map(rowToItem);
+  }
+
+  async getItemsWithoutComments(ids: string[]): Promise<ItemWithoutComments[]> {
+    if (!ids.length) return [];
+    const { rows } = await this.db.query(`SELECT ${ITEM_COLUMNS_BUT_COMMENTS} FROM items WHERE id = ANY($1::text[])`, [ids]);
+    return inOrder(ids, rows, (r) => r.id).map(rowToItemWithoutComments);
   }
 
   async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {

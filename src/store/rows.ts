@@ -3,7 +3,7 @@
  * JSON as text, vectors as float32 bytes), so one set of mappers turns rows into Salon's types.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChunkRow, ContentItem, ItemSummary, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ItemSummary, ItemWithoutComments, StoredItem } from '../content/types.js';
 import { scaleToUnit, sumInto } from '../ai/vectors.js';
 import { repeatKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
@@ -140,6 +140,14 @@ export function rowToItem(r: Row): StoredItem {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
+}
+
+/** The items columns of an ItemWithoutComments. */
+export const ITEM_COLUMNS_BUT_COMMENTS =
+  'id, kind, title, url, description, body, category, published_at, image, author, channel, thumbnail, site_name, source, hash, created_at, updated_at';
+
+export function rowToItemWithoutComments(r: Row): ItemWithoutComments {
+  return { ...itemCard(r), body: r.body, source: r.source, hash: r.hash, createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 /** The items columns an ItemSummary is read from, besides `comment_count`, which each store counts its own way. */

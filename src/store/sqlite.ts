@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ChunkRow, ContentItem, ContentKind, ItemSummary, NewChunk, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutComments, NewChunk, StoredItem } from '../content/types.js';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
@@ -47,6 +47,8 @@ import {
   rowToIndexChange,
   rowToItem,
   rowToItemSummary,
+  rowToItemWithoutComments,
+  ITEM_COLUMNS_BUT_COMMENTS,
   rowToMemoryChunk,
   rowToMessage,
   rowToStoredMemoryChunk,
@@ -343,6 +345,10 @@ export class SqliteStore implements Store {
 
   async getItems(ids: string[]): Promise<StoredItem[]> {
     return this.selectIn('SELECT * FROM items WHERE id', ids, (r) => r.id as string).map(rowToItem);
+  }
+
+  async getItemsWithoutComments(ids: string[]): Promise<ItemWithoutComments[]> {
+    return this.selectIn(`SELECT ${ITEM_COLUMNS_BUT_COMMENTS} FROM items WHERE id`, ids, (r) => r.id as string).map(rowToItemWithoutComments);
   }
 
   /**

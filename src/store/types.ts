@@ -3,7 +3,7 @@
  * implementation for many nodes runs the same contract suite (test/store/contract.ts).
  * Every method is async so both implementations fit one interface.
  */
-import type { ChunkRow, ContentItem, ContentKind, ItemSummary, NewChunk, StoredItem } from '../content/types.js';
+import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutComments, NewChunk, StoredItem } from '../content/types.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Author, Message, Source } from '../protocol/messages.js';
 
@@ -278,6 +278,12 @@ export interface Store {
   deleteItem(id: string): Promise<number[] | null>;
   /** Several items in one read, in the order asked; unknown ids are left out. */
   getItems(ids: string[]): Promise<StoredItem[]>;
+  /**
+   * getItems without the items' comments: an ask's passages need only the bodies of the items it
+   * cites for their own text, and parsing a discussed article's comments was half the time of
+   * reading it (bench:store-reads, 8 items of 40 comments: 0.38 against 0.17–0.21 ms).
+   */
+  getItemsWithoutComments(ids: string[]): Promise<ItemWithoutComments[]>;
   /** Newest first (publishedAt, then creation), paged by cursor. */
   listItems(query: ListItemsQuery): Promise<Page<StoredItem>>;
   /** listItems' page as summaries, read without the items' bodies and comments (GET /api/v1/content). */

@@ -299,6 +299,49 @@ describe('stage 3: passage choice', () => {
       await close();
     }
   });
+
+  it('reads the comments of only the items a commenter was selected from', async () => {
+    const { store, close } = tempStore();
+    try {
+      const discussion = Array.from({ length: 30 }, (_, i) => ({ by: `reader${i}`, text: `Comment number ${i}.`, time: i }));
+      await store.upsertItem(item('news_a', { title: 'The pier', body: 'The pier opens in May.', comments: discussion }));
+      await store.upsertItem(item('news_h', { title: 'Show HN: a database', comments: [{ by: 'pg', text: 'Columns make scans fast.', time: 1 }] }));
+      const asked: Record<string, string[][]> = { whole: [], withoutComments: [] };
+      const getItems = store.getItems.bind(store);
+      const getItemsWithoutComments = store.getItemsWithoutComments.bind(store);
+      store.getItems = async (ids) => (asked.whole.push(ids), getItems(ids));
+      store.getItemsWithoutComments = async (ids) => (asked.withoutComments.push(ids), getItemsWithoutComments(ids));
+      const base = { score: 1, search: 1 as const, url: null, excerpt: 'x', snippet: 'x' };
+      const ctx = await buildContext(
+        store,
+        [
+          {
+            ...base,
+            key: 'news_a',
+            itemId: 'news_a',
+            itemTitle: 'The pier',
+            kind: 'news',
+            chunk: chunk(1, 'news_a', 'The pier opens in May.'),
+            label: 'The pier',
+          },
+          {
+            ...base,
+            key: 'news_h#comment:pg',
+            itemId: 'news_h',
+            itemTitle: 'Show HN: a database',
+            kind: 'comment',
+            chunk: chunk(2, 'news_h', 'Columns make scans fast.', 'comment', 'pg'),
+            label: 'HN comment by pg',
+          },
+        ],
+        'When does the pier open, and why are scans fast?',
+      );
+      expect(ctx.grounded.map((g) => g.content)).toEqual(['The pier opens in May.', 'Columns make scans fast.']);
+      expect(asked).toEqual({ whole: [['news_h']], withoutComments: [['news_a']] });
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe('prompt assembly', () => {

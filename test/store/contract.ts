@@ -92,6 +92,18 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getItems([])).toEqual([]);
       });
 
+      it('reads several items without their comments, in the order asked, leaving out unknown ids', async () => {
+        await store.upsertItem(item('news_w1', { title: 'One', comments: [{ by: 'ann', text: 'First!', time: 1 }] }));
+        await store.upsertItem(item('post_w2', { title: 'Two' }));
+        const got = await store.getItemsWithoutComments(['post_w2', 'news_nope', 'news_w1']);
+        expect(got.map((i) => i.id)).toEqual(['post_w2', 'news_w1']);
+        const { comments, ...rest } = (await store.getItem('news_w1'))!;
+        expect(comments).toHaveLength(1);
+        expect(got[1]).toEqual(rest);
+        expect(got[1]).not.toHaveProperty('comments');
+        expect(await store.getItemsWithoutComments([])).toEqual([]);
+      });
+
       it('pages newest first with a cursor, filtered by kind and category', async () => {
         for (let i = 0; i < 7; i++) {
           await store.upsertItem(item(`news_${i}`, { publishedAt: `2026-01-0${i + 1}T00:00:00.000Z`, category: i % 2 ? 'Tech' : 'Politics' }));
