@@ -53,6 +53,15 @@ describe('discussion threads (HN and Reddit) behind URLs', () => {
         ],
       },
       { id: 'self9', title: 'Ask: how long does oak last in salt water?', selftext: 'Asking for a pier.', comments: [{ author: 'cy', body: 'Decades.' }] },
+      {
+        id: 'busy7',
+        title: 'Everyone has an opinion on the pier',
+        selftext: 'Discuss.',
+        comments: [
+          ...Array.from({ length: 5 }, () => ({ author: '[deleted]', body: '[removed]' })),
+          ...Array.from({ length: 400 }, (_, i) => ({ author: `reader${i}`, body: `Opinion number ${i}.` })),
+        ],
+      },
     ]);
     web.routes.set('/feed.xml', {
       type: 'application/rss+xml',
@@ -139,6 +148,14 @@ describe('discussion threads (HN and Reddit) behind URLs', () => {
       comments: [{ by: 'cy', text: 'Decades.' }],
     });
     expect(log.lines.map((l) => l.msg)).toContain('Fetched comments for Reddit thread abc12');
+  });
+
+  it('asks Reddit for a few more first-level comments than it keeps, not a busy thread’s hundreds', async () => {
+    const job = await service.run({ url: 'https://www.reddit.com/r/programming/comments/busy7/' });
+    expect(job.itemIds).toEqual(['news_redditbusy7']);
+    // 10 kept (REDDIT_COMMENT_LIMIT here): 25 asked for, the removed ones skipped.
+    expect(reddit.queries.at(-1)?.get('limit')).toBe('25');
+    expect((await store.getItem('news_redditbusy7'))!.comments.map((c) => c.by)).toEqual(Array.from({ length: 10 }, (_, i) => `reader${i}`));
   });
 
   it('fails a missing Reddit thread with a typed code and stores nothing', async () => {

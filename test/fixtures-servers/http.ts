@@ -22,7 +22,10 @@ export interface FixtureServer {
 }
 
 /** Starts a server on 127.0.0.1, port 0. Unknown paths get `fallback` (default a 404). */
-export async function startFixtureServer(routes: Record<string, Route> = {}, fallback?: (path: string) => Answer | Promise<Answer>): Promise<FixtureServer> {
+export async function startFixtureServer(
+  routes: Record<string, Route> = {},
+  fallback?: (path: string, req: IncomingMessage) => Answer | Promise<Answer>,
+): Promise<FixtureServer> {
   const map = new Map(Object.entries(routes));
   const requests: { path: string; at: number }[] = [];
   const server: Server = createServer(async (req, res) => {
@@ -34,7 +37,7 @@ export async function startFixtureServer(routes: Record<string, Route> = {}, fal
         ? await route(req)
         : route
       : fallback
-        ? await fallback(path)
+        ? await fallback(path, req)
         : { status: 404, type: 'text/plain', body: 'not found' };
     res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', ...answer.headers });
     res.end(answer.body);

@@ -1,7 +1,8 @@
 /**
  * A loopback fake of Reddit's thread JSON: `GET /comments/<id>.json` answers
- * `[postListing, commentListing]` shaped as reddit.com does, for the threads given; any other
- * thread answers 404 as Reddit does for a missing one.
+ * `[postListing, commentListing]` shaped as reddit.com does, for the threads given, with at most
+ * `limit` comments when the query asks (and a `more` stub for the rest); any other thread answers
+ * 404 as Reddit does for a missing one.
  */
 import { startFixtureServer, type FixtureServer } from './http.js';
 
@@ -23,7 +24,7 @@ function listing(children: unknown[]): unknown {
 }
 
 /** The JSON reddit.com serves for a thread. */
-export function threadJson(t: FakeThread): string {
+export function threadJson(t: FakeThread, limit = Infinity): string {
   const sub = t.subreddit ?? 'programming';
   const permalink = `/r/${sub}/comments/${t.id}/${t.title
     .toLowerCase()
@@ -45,7 +46,7 @@ export function threadJson(t: FakeThread): string {
       num_comments: t.comments.length,
     },
   };
-  const comments = t.comments.map((c, i) => ({
+  const comments = t.comments.slice(0, limit).map((c, i) => ({
     kind: 't1',
     data: { id: `c${i}`, author: c.author, body: c.body, created_utc: c.createdUtc ?? 1_700_000_100 + i, stickied: c.stickied ?? false, replies: '' },
   }));
@@ -55,15 +56,21 @@ export function threadJson(t: FakeThread): string {
 export interface RedditServer extends FixtureServer {
   /** The REDDIT_API_BASE to use. */
   base: string;
+  /** The query of each thread request, in order. */
+  queries: URLSearchParams[];
 }
 
 export async function startRedditServer(threads: FakeThread[]): Promise<RedditServer> {
   const byId = new Map(threads.map((t) => [t.id, t]));
-  const server = await startFixtureServer({}, (path) => {
+  const queries: URLSearchParams[] = [];
+  const server = await startFixtureServer({}, (path, req) => {
+    const query = new URL(req.url ?? '/', 'http://fake').searchParams;
+    queries.push(query);
     const m = /^\/comments\/([a-z0-9]+)\.json$/.exec(path);
     const thread = m && byId.get(m[1]);
     if (!thread) return { status: 404, type: 'application/json; charset=UTF-8', body: '{"message": "Not Found", "error": 404}' };
-    return { type: 'application/json; charset=UTF-8', body: threadJson(thread) };
+    const limit = Number(query.get('limit') ?? Infinity);
+    return { type: 'application/json; charset=UTF-8', body: threadJson(thread, Number.isFinite(limit) ? limit : Infinity) };
   });
-  return Object.assign(server, { base: server.origin });
+  return Object.assign(server, { base: server.origin, queries });
 }

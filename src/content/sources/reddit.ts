@@ -2,7 +2,8 @@
  * Reddit threads as a CommentSource: a `reddit.com/r/<sub>/comments/<id>/…` (or `redd.it/<id>`)
  * URL is read from `${base}/comments/<id>.json` (the thread's JSON: a listing with the post, then
  * one with its comments, best first). First-level comments only, deleted, removed and stickied
- * ones skipped, at most `commentLimit`, requests paced `intervalMs` apart.
+ * ones skipped, at most `commentLimit` (and no more than redditRequestLimit asked for), requests
+ * paced `intervalMs` apart.
  */
 import { errors } from '../../errors.js';
 import { hostOf } from '../../text.js';
@@ -22,6 +23,14 @@ export type RedditOptions = CommentApiOptions;
 const THREAD_ID = /^[a-z0-9]{1,16}$/i;
 const REDDIT_HOST = /^((www|old|new|np)\.)?reddit\.com$/i;
 const DESCRIPTION_CHARS = 300;
+/**
+ * First-level comments asked of Reddit, at most (its `limit`; it serves up to 500): twice those
+ * kept and a few more, for the deleted, removed and stickied ones skipped. Unlimited, a busy
+ * thread's JSON runs to megabytes, all of it parsed on the event loop for the few comments kept.
+ */
+export function redditRequestLimit(commentLimit: number): number {
+  return Math.min(500, 2 * commentLimit + 5);
+}
 const GONE = new Set(['[deleted]', '[removed]']);
 
 type Json = Record<string, unknown>;
@@ -77,7 +86,7 @@ export class RedditComments implements CommentSource {
 
   async discussion(thread: string, signal?: AbortSignal): Promise<Discussion> {
     if (!THREAD_ID.test(thread)) throw new errors.ERR_BAD_REQUEST(`not a Reddit thread id: ${thread}`);
-    const url = `${this.options.base.replace(/\/+$/, '')}/comments/${thread}.json?raw_json=1&depth=1&sort=top`;
+    const url = `${this.options.base.replace(/\/+$/, '')}/comments/${thread}.json?raw_json=1&depth=1&sort=top&limit=${redditRequestLimit(this.options.commentLimit)}`;
     await this.pacer.turn(signal);
     const raw = await this.options.fetchJson(url, signal);
     const [postListing, commentListing] = Array.isArray(raw) ? raw : [];
