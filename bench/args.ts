@@ -126,3 +126,18 @@ export function benchOptions<T>(usage: string, flags: BenchFlags, read: (args: B
     process.exit(2);
   }
 }
+
+/**
+ * Runs a benchmark's `main` and ends the process: with the exit code `main` resolves to (0 when
+ * none), or 1 with the error printed when it rejects. Exiting does not wait for pools, timers or
+ * sockets a failed run left open.
+ */
+export function runBench(main: () => Promise<number | void>): void {
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

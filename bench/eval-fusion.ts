@@ -21,7 +21,7 @@
  * spans both halves.
  */
 import type { FastifyInstance } from 'fastify';
-import { BenchUsageError, benchOptions } from './args.js';
+import { BenchUsageError, benchOptions, runBench } from './args.js';
 import { blankItem } from '../src/content/types.js';
 import { checkImport, importMessages } from '../src/memory/import.js';
 import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
@@ -226,10 +226,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -16,7 +16,7 @@
  * the evidence turns and the answer.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { benchOptions } from './args.js';
+import { benchOptions, runBench } from './args.js';
 import { blankItem } from '../src/content/types.js';
 import { checkImport, importMessages } from '../src/memory/import.js';
 import { roomViews } from '../src/rag/room-context.js';
@@ -126,10 +126,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

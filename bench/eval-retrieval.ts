@@ -13,7 +13,7 @@
  *   npm run eval:retrieval -- --dataset FILE [--limit N] [--misses FILE]
  */
 import { writeFileSync } from 'node:fs';
-import { benchOptions } from './args.js';
+import { benchOptions, runBench } from './args.js';
 import type { SalonAssistant } from '../src/rag/assistant.js';
 import { withLocalApp } from './local-app.js';
 import type { FastifyInstance } from 'fastify';
@@ -69,10 +69,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -49,7 +49,7 @@ import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
 import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
 import { LocalGraph } from '../src/search/graph/local-graph.js';
 import { helperThreadsAsServed, percentile } from './local-app.js';
-import { BenchUsageError, benchOptions } from './args.js';
+import { BenchUsageError, benchOptions, runBench } from './args.js';
 
 const DEFAULT_CHUNKS = 10_000;
 const DEFAULT_DUP_SHARE = 0.3;
@@ -354,10 +354,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -55,7 +55,7 @@ import type { ContentItem } from '../src/content/types.js';
 import type { SearchService } from '../src/search/types.js';
 import { syntheticItems, questionAbout } from './synthetic-text.js';
 import { helperThreadsAsServed, percentile } from './local-app.js';
-import { benchOptions } from './args.js';
+import { benchOptions, runBench } from './args.js';
 import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
 import type { MemoryService } from '../src/memory/memory-service.js';
 import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
@@ -481,10 +481,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

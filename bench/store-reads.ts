@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContentItem } from '../src/content/types.js';
 import { SqliteStore } from '../src/store/sqlite.js';
-import { benchOptions } from './args.js';
+import { benchOptions, runBench } from './args.js';
 import { percentile } from './local-app.js';
 
 const USAGE = 'npm run bench:store-reads -- [--items N] [--body-chars B] [--comments C] [--reads R]';
@@ -117,10 +117,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
