@@ -27,9 +27,9 @@ export interface WindowOptions {
 
 interface OpenWindow {
   /**
-   * The window's messages; their lines are rendered again when it closes. Lines held meanwhile
-   * outlived young-generation GCs by the thousand on a busy server (each a tree of string pieces),
-   * and copying them made every one of those pauses longer (docs/benchmarks.md, "Twenty-first session").
+   * The window's messages; their lines are rendered when it closes. Lines held meanwhile outlived
+   * young-generation GCs, which copied them (docs/architecture.md, "An open memory window holds
+   * its messages, not their lines").
    */
   messages: Message[];
   /** The line before the window's first message, when it came without a quiet spell between. */
