@@ -77,6 +77,7 @@ export const errors = {
   ERR_INVALID_CURSOR: define('ERR_INVALID_CURSOR', 400, 'Invalid cursor'),
   ERR_JOB_NOT_FOUND: define('ERR_JOB_NOT_FOUND', 404, 'No ingest job %s'),
   ERR_JOB_CANCELLED: define('ERR_JOB_CANCELLED', 503, 'Ingest stopped: %s'),
+  ERR_INGEST_BUSY: define('ERR_INGEST_BUSY', 429, '%s ingest jobs are running or queued already; submit more once some have ended'),
   ERR_SOURCE_NOT_FOUND: define('ERR_SOURCE_NOT_FOUND', 404, 'No source %s'),
   ERR_SOURCE_EXISTS: define('ERR_SOURCE_EXISTS', 409, 'Source %s already exists'),
   ERR_SOURCE_FIXED: define('ERR_SOURCE_FIXED', 409, 'Source %s comes from the configuration (SOURCES or DATA_DIR/sources); change it there'),

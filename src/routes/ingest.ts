@@ -19,7 +19,8 @@ export default async function ingestRoutes(app: FastifyInstance): Promise<void> 
         summary: 'Start an ingest job (admin)',
         description:
           'Exactly one of {url} (an article, or a feed if the URL serves one), {feed}, {youtubeFeed} or {hn} (a story id or "top"), ' +
-          'with an optional limit on the number of items. Answers 202 with the job id; poll GET /api/v1/ingest/{jobId}.',
+          'with an optional limit on the number of items. Answers 202 with the job id; poll GET /api/v1/ingest/{jobId}. ' +
+          'Refused with ERR_INGEST_BUSY (429) while 100 jobs are running or queued.',
         tags: ['ingest'],
         security: adminSecurity,
         body: ingestBodySchema,
@@ -27,6 +28,7 @@ export default async function ingestRoutes(app: FastifyInstance): Promise<void> 
           202: { type: 'object', properties: { jobId: { type: 'string' } }, required: ['jobId'] },
           400: errorBodySchema,
           401: errorBodySchema,
+          429: errorBodySchema,
         },
       },
     },

@@ -33,7 +33,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function service(jobBudgetMs?: number) {
+async function service(jobBudgetMs?: number, maxJobs?: number) {
   const store = new SqliteStore({ filename: ':memory:' });
   const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
   const ingest = new IngestService({
@@ -43,6 +43,8 @@ async function service(jobBudgetMs?: number) {
     hn: { base: 'http://127.0.0.1:9/v0', commentLimit: 0, intervalMs: 0 },
     bodyMaxChars: 200_000,
     jobBudgetMs,
+    maxRunning: 1,
+    maxJobs,
   });
   closers.push(async () => {
     await ingest.close();
@@ -56,6 +58,21 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 }
 
 describe('ingest jobs always end', () => {
+  it('refuses an admin’s job past maxJobs running and queued with ERR_INGEST_BUSY, and takes one again once a job ended', async () => {
+    const { ingest } = await service(undefined, 2);
+    const running = await ingest.submit({ url: 'http://127.0.0.1:9/hang/1' });
+    const queued = await ingest.submit({ url: 'http://127.0.0.1:9/hang/2' });
+    expect(ingest.activeJobs).toBe(2);
+    await expect(ingest.submit({ url: 'http://127.0.0.1:9/hang/3' })).rejects.toMatchObject({ code: 'ERR_INGEST_BUSY', statusCode: 429 });
+    // Refused, it left nothing behind: the two jobs go on, and no third was saved or queued.
+    expect(ingest.activeJobs).toBe(2);
+    expect((await ingest.getJob(queued.id)).status).toBe('queued');
+    expect((await ingest.cancel(running.id)).status).toBe('cancelled');
+    const next = await ingest.submit({ url: 'http://127.0.0.1:9/hang/4' });
+    expect(ingest.activeJobs).toBe(2);
+    for (const job of [queued, next]) expect((await ingest.cancel(job.id)).status).toBe('cancelled');
+  });
+
   it('cancels a running job: it ends cancelled, keeping the items it finished', async () => {
     const site = await startFixtureServer({ '/done': { body: articlePage('Finished before the cancel', PARAS) } });
     closers.push(() => site.close());

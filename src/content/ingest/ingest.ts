@@ -31,6 +31,13 @@ export const INGEST_SOURCES = ['url', 'feed', 'youtubeFeed', 'hn', 'file'] as co
 export const DEFAULT_FEED_LIMIT = 50;
 export const MAX_INGEST_LIMIT = 500;
 const DEFAULT_MAX_RUNNING = 2;
+/**
+ * Jobs an admin may have running and queued at once (`submit`); past it a submission is refused
+ * with ERR_INGEST_BUSY. Each waiting job holds its request and a promise: without a bound, a
+ * script resubmitting in a loop grew the queue without end. Sources' polls (`submitTask`) are
+ * bounded by the sources themselves and never refused.
+ */
+export const DEFAULT_MAX_JOBS = 100;
 /** INGEST_JOB_BUDGET_MS's default: an HN top-stories job fetches dozens of pages and comments. */
 export const DEFAULT_JOB_BUDGET_MS = 900_000;
 const DEFAULT_REDDIT = { base: 'https://www.reddit.com', commentLimit: 10, intervalMs: 1000 };
@@ -47,6 +54,8 @@ export interface IngestServiceOptions {
   log?: Logger;
   /** Background jobs running at once; default 2. */
   maxRunning?: number;
+  /** Background jobs running and queued at once that `submit` takes; default DEFAULT_MAX_JOBS. */
+  maxJobs?: number;
   /** Told of every job's final status (the metrics hook in here). */
   onJobEnded?(status: string): void;
   /** Total time one job may run (INGEST_JOB_BUDGET_MS); past it the job stops as failed. */
@@ -125,6 +134,7 @@ export class IngestService {
     required('IngestService', 'deps', options.deps);
     const maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
     wholeNumber('IngestService', 'maxRunning', maxRunning, 1);
+    wholeNumber('IngestService', 'maxJobs', options.maxJobs ?? DEFAULT_MAX_JOBS, 1);
     this.jobBudgetMs = options.jobBudgetMs ?? DEFAULT_JOB_BUDGET_MS;
     wholeNumber('IngestService', 'jobBudgetMs', this.jobBudgetMs, 1);
     const fetchJson = (url: string, signal?: AbortSignal) => options.deps.fetchJson(url, signal);
@@ -179,6 +189,8 @@ export class IngestService {
     if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
     const request = validateIngestRequest(raw);
     if ('file' in request) throw new errors.ERR_BAD_REQUEST('file ingestion is only available from the CLI');
+    const maxJobs = this.options.maxJobs ?? DEFAULT_MAX_JOBS;
+    if (this.running.size >= maxJobs) throw new errors.ERR_INGEST_BUSY(maxJobs);
     return this.submitTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) });
   }
 
