@@ -33,7 +33,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function service(jobBudgetMs?: number, maxJobs?: number) {
+async function service(jobBudgetMs?: number, limits: { maxRunning?: number; maxJobs?: number } = {}) {
   const store = new SqliteStore({ filename: ':memory:' });
   const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
   const ingest = new IngestService({
@@ -43,8 +43,7 @@ async function service(jobBudgetMs?: number, maxJobs?: number) {
     hn: { base: 'http://127.0.0.1:9/v0', commentLimit: 0, intervalMs: 0 },
     bodyMaxChars: 200_000,
     jobBudgetMs,
-    maxRunning: 1,
-    maxJobs,
+    ...limits,
   });
   closers.push(async () => {
     await ingest.close();
@@ -59,7 +58,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 
 describe('ingest jobs always end', () => {
   it('refuses an admin’s job past maxJobs running and queued with ERR_INGEST_BUSY, and takes one again once a job ended', async () => {
-    const { ingest } = await service(undefined, 2);
+    const { ingest } = await service(undefined, { maxRunning: 1, maxJobs: 2 });
     const running = await ingest.submit({ url: 'http://127.0.0.1:9/hang/1' });
     const queued = await ingest.submit({ url: 'http://127.0.0.1:9/hang/2' });
     expect(ingest.activeJobs).toBe(2);
@@ -71,6 +70,36 @@ describe('ingest jobs always end', () => {
     const next = await ingest.submit({ url: 'http://127.0.0.1:9/hang/4' });
     expect(ingest.activeJobs).toBe(2);
     for (const job of [queued, next]) expect((await ingest.cancel(job.id)).status).toBe('cancelled');
+  });
+
+  it('counts submissions arriving together against maxJobs while their jobs are being saved', async () => {
+    const { store, ingest } = await service(undefined, { maxRunning: 1, maxJobs: 2 });
+    // A store that answers later, as PostgreSQL does: every submission reaches the check before any job is saved.
+    const saveJob = store.saveJob.bind(store);
+    store.saveJob = async (job) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return saveJob(job);
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => ingest.submit({ url: `http://127.0.0.1:9/hang/${i}` })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(Array(3).fill('ERR_INGEST_BUSY'));
+    expect(ingest.activeJobs).toBe(2);
+  });
+
+  it('keeps a queued job waiting when another queued job is cancelled: no more run than maxRunning', async () => {
+    const { ingest } = await service(undefined, { maxRunning: 1 });
+    const first = await ingest.submit({ url: 'http://127.0.0.1:9/hang/1' });
+    const second = await ingest.submit({ url: 'http://127.0.0.1:9/hang/2' });
+    const third = await ingest.submit({ url: 'http://127.0.0.1:9/hang/3' });
+    await until(async () => (await ingest.getJob(first.id)).status === 'running');
+    expect((await ingest.cancel(third.id)).status).toBe('cancelled');
+    // Time for a job wrongly given a slot to start (the second must not, however long this is).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await ingest.getJob(second.id)).status).toBe('queued');
+    // The first job's slot passes to the second once it ends.
+    expect((await ingest.cancel(first.id)).status).toBe('cancelled');
+    await until(async () => (await ingest.getJob(second.id)).status === 'running');
+    expect((await ingest.cancel(second.id)).status).toBe('cancelled');
   });
 
   it('cancels a running job: it ends cancelled, keeping the items it finished', async () => {

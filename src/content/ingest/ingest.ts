@@ -32,8 +32,8 @@ export const DEFAULT_FEED_LIMIT = 50;
 export const MAX_INGEST_LIMIT = 500;
 const DEFAULT_MAX_RUNNING = 2;
 /**
- * Jobs an admin may have running and queued at once (`submit`); past it a submission is refused
- * with ERR_INGEST_BUSY. Each waiting job holds its request and a promise: without a bound, a
+ * Jobs running and queued (sources' polls among them) past which an admin's submission (`submit`)
+ * is refused with ERR_INGEST_BUSY. Each waiting job holds its request and a promise: without a bound, a
  * script resubmitting in a loop grew the queue without end. Sources' polls (`submitTask`) are
  * bounded by the sources themselves and never refused.
  */
@@ -124,8 +124,11 @@ export class IngestService {
   /** Jobs an admin cancelled: they end `cancelled`, not `failed`. */
   private readonly cancelled = new Set<string>();
   private readonly jobBudgetMs: number;
-  private readonly queue: (() => void)[] = [];
+  /** Jobs waiting for a slot, first come first served: each is handed one (true), or told it was cancelled first (false). */
+  private readonly queue: ((slot: boolean) => void)[] = [];
   private active = 0;
+  /** Admins' submissions between their check against maxJobs and their job's entry in `running`. */
+  private submitting = 0;
   private closed = false;
 
   constructor(private readonly options: IngestServiceOptions) {
@@ -190,8 +193,14 @@ export class IngestService {
     const request = validateIngestRequest(raw);
     if ('file' in request) throw new errors.ERR_BAD_REQUEST('file ingestion is only available from the CLI');
     const maxJobs = this.options.maxJobs ?? DEFAULT_MAX_JOBS;
-    if (this.running.size >= maxJobs) throw new errors.ERR_INGEST_BUSY(maxJobs);
-    return this.submitTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) });
+    // Counted before the job is saved: submissions arriving together must not all pass while the store writes.
+    if (this.running.size + this.submitting >= maxJobs) throw new errors.ERR_INGEST_BUSY(maxJobs);
+    this.submitting++;
+    try {
+      return await this.submitTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) });
+    } finally {
+      this.submitting--;
+    }
   }
 
   /**
@@ -205,7 +214,7 @@ export class IngestService {
     await this.options.store.saveJob(job);
     const controller = new AbortController();
     const done = this.whenSlotFree(controller.signal)
-      .then(() => this.execute(job, task, controller.signal).finally(() => this.releaseSlot()))
+      .then((slot) => this.execute(job, task, controller.signal).finally(() => slot && this.releaseSlot()))
       .catch((err) => this.options.log?.error({ err, jobId: job.id }, 'ingest job crashed'))
       .finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });
@@ -267,24 +276,36 @@ export class IngestService {
     await this.options.deps.close?.();
   }
 
-  private async whenSlotFree(signal: AbortSignal): Promise<void> {
-    if (this.active >= (this.options.maxRunning ?? DEFAULT_MAX_RUNNING)) {
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          const i = this.queue.indexOf(wake);
-          if (i >= 0) this.queue.splice(i, 1);
-          resolve();
-        };
-        this.queue.push(wake);
-        signal.addEventListener('abort', wake, { once: true });
-      });
+  /**
+   * Resolves true with a slot for the job, or false when it was cancelled while it waited (it then
+   * ends without one: a cancelled job that took a slot to fail in had the next job woken into a
+   * second one).
+   */
+  private whenSlotFree(signal: AbortSignal): Promise<boolean> {
+    if (this.active < (this.options.maxRunning ?? DEFAULT_MAX_RUNNING)) {
+      this.active++;
+      return Promise.resolve(true);
     }
-    this.active++;
+    return new Promise<boolean>((resolve) => {
+      const take = (slot: boolean) => {
+        signal.removeEventListener('abort', cancelled);
+        resolve(slot);
+      };
+      const cancelled = () => {
+        const i = this.queue.indexOf(take);
+        if (i >= 0) this.queue.splice(i, 1);
+        resolve(false);
+      };
+      this.queue.push(take);
+      signal.addEventListener('abort', cancelled, { once: true });
+    });
   }
 
+  /** Hands the slot straight to the next job in line: counted free in between, a new job could take it too. */
   private releaseSlot(): void {
-    this.active--;
-    this.queue.shift()?.();
+    const next = this.queue.shift();
+    if (next) next(true);
+    else this.active--;
   }
 
   private async execute(job: IngestJob, task: IngestTask, signal: AbortSignal, onProgress?: (job: IngestJob) => void): Promise<IngestJob> {
