@@ -332,10 +332,12 @@ export const SQLITE_MIGRATIONS: string[] = [
   // walks in order, and every read of a column after them walked them: each chunk's item head (its
   // category, time and source) as an ask reads its candidates, the body for a page of item summaries
   // (which counts the comments). `bench:store-reads` (16 KB bodies, 40 comments): 30 chunks with
-  // their items' heads 0.53 → 0.18 ms at the median. Columns are renamed, added and dropped rather
-  // than the table rebuilt: dropping `items` would delete every chunk through their foreign key. It
-  // rewrites the table once (3.7 s for 5,000 such items, 200 MB). A column added later lands after
-  // them: move them again.
+  // their items' heads 0.59–0.72 → 0.21–0.23 ms at the median. Columns are renamed, added and
+  // dropped rather than the table rebuilt: dropping `items` would delete every chunk through their
+  // foreign key. The UPDATE and each DROP COLUMN rewrite the table (3.7 s for 5,000 such items,
+  // 200 MB), which needs free disk of about three times the table while it runs and leaves the
+  // file that much larger (free pages, reused; VACUUM returns them). A column added later lands
+  // after them: move them again.
   `
   ALTER TABLE items RENAME COLUMN body TO body_before_18;
   ALTER TABLE items RENAME COLUMN comments TO comments_before_18;

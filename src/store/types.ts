@@ -281,7 +281,7 @@ export interface Store {
   /**
    * getItems without the items' comments: an ask's passages need only the bodies of the items it
    * cites for their own text, and parsing a discussed article's comments was half the time of
-   * reading it (bench:store-reads, 8 items of 40 comments: 0.38 against 0.17–0.21 ms).
+   * reading it (bench:store-reads, 8 items of 40 comments: 0.38–0.41 against 0.20–0.23 ms).
    */
   getItemsWithoutComments(ids: string[]): Promise<ItemWithoutComments[]>;
   /** Newest first (publishedAt, then creation), paged by cursor. */
