@@ -234,18 +234,19 @@ describe('SqliteStore on disk', () => {
       const document = 'The harbour pier opens in May.';
       const remembered = 'Ann (1 Nov 2026, 10:00): my new address is 4 Elm Street';
       const [kept, dropped] = [sha256(document), sha256(remembered)];
-      const before = new SqliteStore({ filename: file });
-      await before.upsertItem(item('news_1'));
-      await before.replaceChunks('news_1', [{ ord: 0, part: 'body', text: document }]);
-      const vector = new Float32Array([0.6, 0.8]);
-      await before.putEmbeddings('m@2', [
-        { textHash: kept, vector },
-        { textHash: dropped, vector },
-      ]);
-      await before.close();
-      // The rows as a store of version 16 held them.
       const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 16).forEach((sql) => old.exec(sql));
       old.pragma('user_version = 16');
+      old.exec(
+        `INSERT INTO items (id, kind, title, url, description, body, comments, category, published_at, image, author, channel, thumbnail,
+           site_name, source, hash, sort_key, created_at, updated_at)
+         VALUES ('news_1', 'news', 'The pier', NULL, 'A pier.', 'The harbour pier opens in May.', '[]', NULL, NULL, NULL, NULL, NULL, NULL,
+           NULL, 'rss', 'h1', '2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z')`,
+      );
+      old.prepare(`INSERT INTO chunks (item_id, ord, part, text, text_hash) VALUES ('news_1', 0, 'body', ?, ?)`).run(document, kept);
+      const vector = Buffer.from(new Float32Array([0.6, 0.8]).buffer);
+      const cache = old.prepare(`INSERT INTO embeddings (model, text_hash, dimensions, vector, stored_at) VALUES ('m@2', ?, 2, ?, 1)`);
+      for (const hash of [kept, dropped]) cache.run(hash, vector);
       old.close();
 
       const store = new SqliteStore({ filename: file });
