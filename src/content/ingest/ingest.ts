@@ -124,6 +124,8 @@ export class IngestService {
   /** Jobs an admin cancelled: they end `cancelled`, not `failed`. */
   private readonly cancelled = new Set<string>();
   private readonly jobBudgetMs: number;
+  private readonly maxRunning: number;
+  private readonly maxJobs: number;
   /** Jobs waiting for a slot, first come first served: each is handed one (true), or told it was cancelled first (false). */
   private readonly queue: ((slot: boolean) => void)[] = [];
   private active = 0;
@@ -135,9 +137,8 @@ export class IngestService {
     required('IngestService', 'store', options.store);
     required('IngestService', 'pipeline', options.pipeline);
     required('IngestService', 'deps', options.deps);
-    const maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
-    wholeNumber('IngestService', 'maxRunning', maxRunning, 1);
-    wholeNumber('IngestService', 'maxJobs', options.maxJobs ?? DEFAULT_MAX_JOBS, 1);
+    this.maxRunning = wholeNumber('IngestService', 'maxRunning', options.maxRunning ?? DEFAULT_MAX_RUNNING, 1);
+    this.maxJobs = wholeNumber('IngestService', 'maxJobs', options.maxJobs ?? DEFAULT_MAX_JOBS, 1);
     this.jobBudgetMs = options.jobBudgetMs ?? DEFAULT_JOB_BUDGET_MS;
     wholeNumber('IngestService', 'jobBudgetMs', this.jobBudgetMs, 1);
     const fetchJson = (url: string, signal?: AbortSignal) => options.deps.fetchJson(url, signal);
@@ -192,9 +193,8 @@ export class IngestService {
     if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
     const request = validateIngestRequest(raw);
     if ('file' in request) throw new errors.ERR_BAD_REQUEST('file ingestion is only available from the CLI');
-    const maxJobs = this.options.maxJobs ?? DEFAULT_MAX_JOBS;
     // Counted before the job is saved: submissions arriving together must not all pass while the store writes.
-    if (this.running.size + this.submitting >= maxJobs) throw new errors.ERR_INGEST_BUSY(maxJobs);
+    if (this.running.size + this.submitting >= this.maxJobs) throw new errors.ERR_INGEST_BUSY(this.maxJobs);
     this.submitting++;
     try {
       return await this.submitTask({ request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) });
@@ -282,7 +282,7 @@ export class IngestService {
    * second one).
    */
   private whenSlotFree(signal: AbortSignal): Promise<boolean> {
-    if (this.active < (this.options.maxRunning ?? DEFAULT_MAX_RUNNING)) {
+    if (this.active < this.maxRunning) {
       this.active++;
       return Promise.resolve(true);
     }
