@@ -141,15 +141,18 @@ export class PostgresStore implements Store {
   }
 
   async getItems(ids: string[]): Promise<StoredItem[]> {
-    if (!ids.length) return [];
-    const { rows } = await this.db.query('SELECT * FROM items WHERE id = ANY($1::text[])', [ids]);
-    return inOrder(ids, rows, (r) => r.id).map(rowToItem);
+    return (await this.itemRows('*', ids)).map(rowToItem);
   }
 
   async getItemsWithoutComments(ids: string[]): Promise<ItemWithoutComments[]> {
+    return (await this.itemRows(ITEM_COLUMNS_BUT_COMMENTS, ids)).map(rowToItemWithoutComments);
+  }
+
+  /** `columns` of the items `ids`, in the order asked; unknown ids are left out. */
+  private async itemRows(columns: string, ids: string[]): Promise<Row[]> {
     if (!ids.length) return [];
-    const { rows } = await this.db.query(`SELECT ${ITEM_COLUMNS_BUT_COMMENTS} FROM items WHERE id = ANY($1::text[])`, [ids]);
-    return inOrder(ids, rows, (r) => r.id).map(rowToItemWithoutComments);
+    const { rows } = await this.db.query(`SELECT ${columns} FROM items WHERE id = ANY($1::text[])`, [ids]);
+    return inOrder(ids, rows, (r) => r.id);
   }
 
   async listItems(query: ListItemsQuery): Promise<Page<StoredItem>> {
