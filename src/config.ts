@@ -237,7 +237,7 @@ export const SETTINGS = {
   REDDIT_COMMENT_LIMIT: setting(integer(0, 500), 10, 'top comments kept per Reddit thread'),
   REDDIT_REQUEST_INTERVAL_MS: setting(integer(0, 60_000), 1000, 'pause between Reddit requests'),
   FETCH_TIMEOUT_MS: setting(integer(100, 120_000), 12_000, 'connect, header and body timeout for fetched pages'),
-  FETCH_MAX_BYTES: setting(integer(1024, 100_000_000), 5_000_000, 'largest page the fetcher reads'),
+  FETCH_MAX_BYTES: setting(integer(1024, 100_000_000), 5_000_000, 'largest page the fetcher reads (JSON API answers: at most 2 MiB)'),
   FETCH_ALLOW_HOSTS: setting(list, [] as string[], 'hosts or IPs the fetcher may reach even though they are private (tests)'),
   BODY_MAX_CHARS: setting(integer(1000, 10_000_000), 200_000, 'longest article body kept'),
   EXTRACT_TASK_TIMEOUT_MS: setting(

@@ -25,6 +25,9 @@ const routes: Record<string, Handler> = {
   '/page': (_req, res) => send(res, 200, 'text/html; charset=utf-8', HTML),
   '/feed': (_req, res) => send(res, 200, 'application/rss+xml', '<rss version="2.0"><channel><title>t</title></channel></rss>'),
   '/json': (_req, res) => send(res, 200, 'application/json; charset=utf-8', JSON.stringify({ id: 8863, by: 'dhouston' })),
+  // Flat arrays of zeros: one byte over the fetcher's JSON cap (2 MiB), and exactly at it.
+  '/json-over-cap': (_req, res) => send(res, 200, 'application/json', `[${'0,'.repeat(1_048_575)}0]`),
+  '/json-at-cap': (_req, res) => send(res, 200, 'application/json', `[${'0,'.repeat(1_048_574)}10]`),
   '/bad-json': (_req, res) => send(res, 200, 'application/json', '{"id": 88'),
   '/image': (_req, res) => send(res, 200, 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47])),
   '/no-type': (_req, res) => {

@@ -7,7 +7,15 @@ import { testConfig } from '../../src/config.js';
 import { decodeDocument } from '../../src/content/extract/decode.js';
 import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { extractArticle } from '../../src/content/extract/index.js';
-import { MAX_JSON_DEPTH, createFetcher, fetcherFromConfig, retryAfterMs, type Fetcher, type FetcherOptions } from '../../src/content/fetch/fetcher.js';
+import {
+  MAX_JSON_BYTES,
+  MAX_JSON_DEPTH,
+  createFetcher,
+  fetcherFromConfig,
+  retryAfterMs,
+  type Fetcher,
+  type FetcherOptions,
+} from '../../src/content/fetch/fetcher.js';
 import { decompress } from '../../src/content/fetch/fetch-body.js';
 import { nestsDeeperThan } from '../../src/json-depth.js';
 import { BlockedAddressError, guardedConnector } from '../../src/content/fetch/guarded-connector.js';
@@ -119,6 +127,14 @@ describe('fetcher: size cap', () => {
   it('stops reading a chunked body once it passes maxBytes', async () => {
     expect(await codeOf(fetcher().fetchPage(`${base()}/big-chunked`))).toBe('ERR_FETCH_TOO_LARGE');
     expect((await fetcher({ maxBytes: 300_000 }).fetchPage(`${base()}/big-chunked`)).body.length).toBe(50 * 4096);
+  });
+  it('reads JSON answers up to MAX_JSON_BYTES, however large a page may be', async () => {
+    const roomy = fetcher({ maxBytes: 5_000_000 });
+    const atCap = await roomy.fetchJson<number[]>(`${base()}/json-at-cap`);
+    expect(JSON.stringify(atCap).length).toBe(MAX_JSON_BYTES);
+    expect(await codeOf(roomy.fetchJson(`${base()}/json-over-cap`))).toBe('ERR_FETCH_TOO_LARGE');
+    // A smaller FETCH_MAX_BYTES still caps JSON too.
+    expect(await codeOf(fetcher().fetchJson(`${base()}/json-at-cap`))).toBe('ERR_FETCH_TOO_LARGE');
   });
   it('decompresses gzip, but not past maxBytes', async () => {
     expect((await fetcher().fetchPage(`${base()}/gzip`)).body.toString()).toBe(HTML);

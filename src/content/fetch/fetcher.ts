@@ -32,9 +32,28 @@ const ATTEMPT_DEADLINE_FACTOR = 3;
 const FETCH_DEADLINE_FACTOR = 4;
 /** Deepest nesting of a JSON answer read (HN and Reddit answers nest a dozen levels at most). */
 export const MAX_JSON_DEPTH = 64;
+/**
+ * Largest JSON answer read, whatever FETCH_MAX_BYTES allows pages: JSON.parse runs on the event
+ * loop, ~8 ms a MB of flat numbers here. An HN item is a few KB and a Reddit thread read with its
+ * `limit` ~50 comments of ~4 KB, so 2 MiB leaves ten times the room real answers need.
+ */
+export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,application/rss+xml;q=0.9,application/atom+xml;q=0.9,*/*;q=0.1';
+
+/** What a fetch asks for, which media types it takes, and the most it reads (besides FETCH_MAX_BYTES). */
+interface BodyKind {
+  accept: string;
+  acceptable: (mediaType: string) => boolean;
+  maxBytes: number;
+}
+
+const PAGE_BODY: BodyKind = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,application/rss+xml;q=0.9,application/atom+xml;q=0.9,*/*;q=0.1',
+  acceptable: isPageType,
+  maxBytes: Infinity,
+};
+const JSON_BODY: BodyKind = { accept: 'application/json', acceptable: isJsonType, maxBytes: MAX_JSON_BYTES };
 const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** Options of {@link createFetcher}. */
@@ -67,7 +86,7 @@ export interface Fetcher {
    * With `validators`, a conditional request: a 304 answer resolves with status 304 and an empty body.
    */
   fetchPage(url: string, signal?: AbortSignal, validators?: Validators): Promise<FetchedPage>;
-  /** application/json (HN API). Same guards. */
+  /** application/json (the HN and Reddit APIs). Same guards, and at most {@link MAX_JSON_BYTES}. */
   fetchJson<T = unknown>(url: string, signal?: AbortSignal): Promise<T>;
   /** Closes the fetcher's own connection pool (a dispatcher passed in is left to its owner). */
   close(): Promise<void>;
@@ -164,13 +183,9 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     }
   }
 
-  async function fetchChecked(
-    requested: string,
-    accept: string,
-    acceptable: (type: string) => boolean,
-    signal?: AbortSignal,
-    validators?: Validators,
-  ): Promise<FetchedPage> {
+  async function fetchChecked(requested: string, kind: BodyKind, signal?: AbortSignal, validators?: Validators): Promise<FetchedPage> {
+    const { accept, acceptable } = kind;
+    const maxBytes = Math.min(o.maxBytes, kind.maxBytes);
     let url = checkUrl(requested, requested);
     const deadlineMs = o.timeoutMs * FETCH_DEADLINE_FACTOR;
     const deadline = AbortSignal.timeout(deadlineMs);
@@ -209,8 +224,8 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           discard(res);
           throw new errors.ERR_FETCH_CONTENT_TYPE(requested, contentType || '(none)');
         }
-        const raw = await readCapped(res, o.maxBytes, requested);
-        const body = await decompress(raw, header(res.headers, 'content-encoding'), o.maxBytes, requested);
+        const raw = await readCapped(res, maxBytes, requested);
+        const body = await decompress(raw, header(res.headers, 'content-encoding'), maxBytes, requested);
         return { requestedUrl: requested, url: url.href, status: res.statusCode, contentType, body, etag, lastModified };
       }
     } catch (err) {
@@ -220,9 +235,9 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   }
 
   return {
-    fetchPage: (url, signal, validators) => fetchChecked(url, PAGE_ACCEPT, isPageType, signal, validators),
+    fetchPage: (url, signal, validators) => fetchChecked(url, PAGE_BODY, signal, validators),
     async fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
-      const page = await fetchChecked(url, 'application/json', isJsonType, signal);
+      const page = await fetchChecked(url, JSON_BODY, signal);
       // JSON.parse runs on the event loop: 5 MB of `[[[[…` held it 2.8 s; the APIs read nest a few levels.
       if (nestsDeeperThan(page.body, MAX_JSON_DEPTH)) throw new errors.ERR_FETCH_FAILED(url, `the answer nests deeper than ${MAX_JSON_DEPTH} levels`);
       try {
