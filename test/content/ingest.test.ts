@@ -49,6 +49,8 @@ describe('IngestService', () => {
       '/plain.xml': { type: 'application/rss+xml', body: readFileSync(join(FEEDS, 'heraldsun.rss')) },
       '/gone': { status: 404, body: 'gone' },
       '/not-a-feed': { body: '<html><body><p>hello</p></body></html>' },
+      // As FeedBurner serves it: text/xml, with <?xml-stylesheet?> instructions before the root.
+      '/feedburner': { type: 'text/xml; charset=UTF-8', body: readFileSync(join(FEEDS, 'feedburner.atom')) },
     });
     web.routes.set('/feed.xml', { type: 'application/rss+xml; charset=utf-8', body: rssFeed(web.origin) });
     hn = await startHnServer(
@@ -128,6 +130,11 @@ describe('IngestService', () => {
 
   it('treats a URL that serves a feed as that feed', async () => {
     const job = await service.run({ url: `${web.origin}/plain.xml` });
+    expect(job).toMatchObject({ status: 'done', total: 2, done: 2 });
+  });
+
+  it('treats a URL that serves a feed as text/xml after stylesheet instructions as that feed', async () => {
+    const job = await service.run({ url: `${web.origin}/feedburner`, limit: 2 });
     expect(job).toMatchObject({ status: 'done', total: 2, done: 2 });
   });
 

@@ -10,7 +10,8 @@ import { SalonError, errors } from '../../errors.js';
 import { articleOfPage, fetchArticle, newsItemFromArticle, type ArticleFields, type IngestDeps } from '../sources/article.js';
 import { findThread, type CommentSource } from '../sources/comment-source.js';
 import { entryRef, entryUrl, newsItemFromEntry, videoItemFromEntry } from '../sources/feed-items.js';
-import { looksLikeFeed, parseFeed, type FeedEntry, type ParsedFeed } from '../sources/feeds.js';
+import { parseFeed, type FeedEntry, type ParsedFeed } from '../sources/feeds.js';
+import { looksLikeFeed } from '../sources/feed-sniff.js';
 import { HnComments, type HnClient } from '../sources/hn.js';
 import type { Logger } from '../../logger.js';
 import type { JobTracker } from './ingest-job.js';
@@ -34,7 +35,6 @@ export interface IngestContext {
 }
 
 const FEED_EXTENSIONS = ['.xml', '.rss', '.atom', '.rdf'];
-const FEED_HEAD_CHARS = 1024;
 
 function checkAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof SalonError ? signal.reason : new errors.ERR_JOB_CANCELLED('the job was cancelled');
@@ -134,8 +134,7 @@ export async function ingestUrl(ctx: IngestContext, url: string, limit: number):
     return;
   }
   const page = await ctx.deps.fetchPage(url, ctx.signal);
-  const head = page.body.subarray(0, FEED_HEAD_CHARS).toString('latin1');
-  if (looksLikeFeed(page.contentType, head)) {
+  if (looksLikeFeed(page.contentType, page.body)) {
     await ingestFeedDocument(ctx, await readFeed(ctx, page.body, url), page.url, limit);
     return;
   }

@@ -220,9 +220,3 @@ export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedF
   }
   throw new errors.ERR_FEED_PARSE(`${ref} has a <${truncate(root.name, 40)}> root element, not <rss>, <rdf:RDF> or <feed>`);
 }
-
-/** Whether a fetched document looks like a feed (checked before trying to extract an article). */
-export function looksLikeFeed(contentType: string, head: string): boolean {
-  if (/(rss|atom|rdf)\+xml/i.test(contentType)) return true;
-  return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(rss|feed|rdf:RDF)[\s>]/i.test(head);
-}
