@@ -445,6 +445,53 @@ describe('a fused thread', () => {
     expect((await store.threadHistory(r.thread.id, 5))[0].details).toMatchObject({ chunks: 3, dropped: 2 });
   });
 
+  it('keeps a merge within MEMORY_MAX_CHUNKS_PER_THREAD too, however often a thread absorbs a fusion of itself', async () => {
+    const t = await roomsApp({ MEMORY_MAX_CHUNKS_PER_THREAD: '3' });
+    closers.push(t.close);
+    const { store, memory, threads, memoryIndex } = t.app.salon;
+    const hoard = await threads.create(ROOM, 'Hoard', 'admin');
+    const other = await threads.create(ROOM, 'Other', 'admin');
+    const facts = ['The pier opens in May', 'The ferry runs hourly', 'The museum closes on Mondays', 'Tomatoes need sun'];
+    for (const [i, fact] of facts.entries()) {
+      const day = new Date(Date.UTC(2026, 10, 1 + i)).toISOString();
+      await store.addMemoryChunk(
+        {
+          threadId: i < 2 ? hoard.id : other.id,
+          roomId: ROOM,
+          kind: 'window',
+          text: `Ann (1 Nov 2026, 10:00): ${fact}`,
+          messageIds: [],
+          authors: ['Ann'],
+          firstTs: day,
+          lastTs: day,
+          privileged: false,
+          owner: null,
+        },
+        day,
+      );
+    }
+    await memory.load();
+    const elsewhere = memoryIndex.size - facts.length;
+    await threads.merge(hoard.id, other.id, 'admin');
+    const kept = await store.scanThreadMemory(hoard.id, 0, 10);
+    // The least recently seen of both threads' four goes, in the merge's own change.
+    expect(kept.map((c) => c.text.slice(25)).sort()).toEqual(['Tomatoes need sun', 'The ferry runs hourly', 'The museum closes on Mondays'].sort());
+    expect(memoryIndex.size).toBe(elsewhere + 3);
+    expect((await store.threadHistory(hoard.id, 5)).find((e) => e.action === 'merge')?.details).toMatchObject({
+      absorbedId: other.id,
+      memoryChunks: 2,
+      dropped: 1,
+    });
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const empty = await threads.create(ROOM, `Empty ${cycle}`, 'admin');
+      const fused = await threads.fuse([hoard.id, empty.id], 'admin');
+      await threads.merge(hoard.id, fused.thread.id, 'admin');
+      expect(await store.countMemoryChunks(hoard.id)).toBeLessThanOrEqual(3);
+    }
+    // What fusion copied and merge dropped left the index too: only the hoard holds memory now.
+    expect(memoryIndex.size).toBe(elsewhere + (await store.countMemoryChunks(hoard.id)));
+  });
+
   it('refuses one source, the same thread twice and an unknown thread', async () => {
     const a = await threadsApp(closers);
     const x = await threadWith(a, ROOM, 'X', TRAINS);

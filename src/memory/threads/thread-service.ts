@@ -208,7 +208,9 @@ export class ThreadService {
     if (b.main) throw new errors.ERR_BAD_THREAD_OP('the main thread can only survive a merge');
     const messages = await store.countThreadMessages(b.id);
     const absorbed = await this.allMemory(b.id);
-    const memoryIds = absorbed.map((c) => c.id);
+    const overCap = await this.overCapAfterMerge(a.id, absorbed);
+    const dropped = new Set(overCap.map((c) => c.id));
+    const memoryIds = absorbed.filter((c) => !dropped.has(c.id)).map((c) => c.id);
     const bridgesOfB = (await store.threadBridges(b.id)).filter((x) => x.otherId !== a.id);
     const bridgesOfA = new Map((await store.threadBridges(a.id)).filter((x) => x.otherId !== b.id).map((x) => [x.otherId, x.weight]));
     for (const x of bridgesOfB) bridgesOfA.set(x.otherId, Math.max(bridgesOfA.get(x.otherId) ?? 0, x.weight));
@@ -232,16 +234,23 @@ export class ThreadService {
       ],
       moveThreadMessages: [{ fromThreadId: b.id, threadId: a.id }],
       moveMemory: [{ ids: memoryIds, threadId: a.id, roomId: a.roomId }],
+      deleteMemory: [...dropped],
       dropBridgesOf: [a.id, b.id],
       setBridges: [...bridgesOfA].map(([otherId, weight]) => ({ threadId: a.id, otherId, weight })),
       history: [
         // The history is anyone's to read (GET /api/v1/threads/:id): private asks are not counted in it.
-        { threadId: a.id, actor, action: 'merge', details: { absorbedId: b.id, messages, memoryChunks: publicCount(absorbed) } },
+        {
+          threadId: a.id,
+          actor,
+          action: 'merge',
+          details: { absorbedId: b.id, messages, memoryChunks: publicCount(absorbed), ...(dropped.size ? { dropped: publicCount(overCap) } : {}) },
+        },
         { threadId: b.id, actor, action: 'merged_into', details: { survivorId: a.id } },
       ],
     };
     await store.applyThreadChange(change);
-    this.log.info({ survivorId: a.id, absorbedId: b.id, messages, memoryChunks: memoryIds.length }, 'threads merged');
+    this.log.info({ survivorId: a.id, absorbedId: b.id, messages, memoryChunks: memoryIds.length, dropped: dropped.size }, 'threads merged');
+    await this.options.memory.forget([...dropped]);
     await this.options.memory.reindex(memoryIds);
     this.bridges.invalidate([a.id, b.id]);
     this.options.outlet?.threadMerged(a.roomId, b.id, a.id);
@@ -579,6 +588,20 @@ export class ThreadService {
   /** The thread's newest SPLIT_MAX_MESSAGES messages, oldest first: what a split lists and takes from. */
   private async allMessages(threadId: string): Promise<Message[]> {
     return this.options.store.threadMessages(threadId, SPLIT_MAX_MESSAGES);
+  }
+
+  /**
+   * The chunks a merge must drop to keep the survivor within MEMORY_MAX_CHUNKS_PER_THREAD: the least
+   * recently seen of both threads', as retention would drop them, but in the merge's own change.
+   * Only a thread that gets a new chunk is pruned, so without this, merging a thread with copies of
+   * its own memory (a fusion of it) again and again grew it past any cap.
+   */
+  private async overCapAfterMerge(survivorId: string, absorbed: StoredMemoryChunk[]): Promise<StoredMemoryChunk[]> {
+    const excess = (await this.options.store.countMemoryChunks(survivorId)) + absorbed.length - this.options.memory.chunkCap;
+    if (excess <= 0) return [];
+    const both = [...(await this.allMemory(survivorId)), ...absorbed];
+    both.sort((x, y) => x.updatedAt.localeCompare(y.updatedAt) || x.id - y.id);
+    return both.slice(0, excess);
   }
 
   private async allMemory(threadId: string): Promise<StoredMemoryChunk[]> {
