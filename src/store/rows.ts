@@ -112,7 +112,10 @@ export function itemToRow(item: ContentItem): Row {
   };
 }
 
-/** What an item and its summary share: the columns of ITEM_SUMMARY_COLUMNS (sort_key aside). */
+/** The items columns itemCard reads: what an item and its summary share. */
+const ITEM_CARD_COLUMNS = 'id, kind, title, url, description, category, published_at, image, author, channel, thumbnail, site_name';
+
+/** What an item and its summary share: the ITEM_CARD_COLUMNS. */
 function itemCard(r: Row): Omit<ItemSummary, 'commentCount'> {
   return {
     id: r.id,
@@ -143,15 +146,14 @@ export function rowToItem(r: Row): StoredItem {
 }
 
 /** The items columns of an ItemWithoutComments. */
-export const ITEM_COLUMNS_BUT_COMMENTS =
-  'id, kind, title, url, description, body, category, published_at, image, author, channel, thumbnail, site_name, source, hash, created_at, updated_at';
+export const ITEM_COLUMNS_BUT_COMMENTS = `${ITEM_CARD_COLUMNS}, body, source, hash, created_at, updated_at`;
 
 export function rowToItemWithoutComments(r: Row): ItemWithoutComments {
   return { ...itemCard(r), body: r.body, source: r.source, hash: r.hash, createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 /** The items columns an ItemSummary is read from, besides `comment_count`, which each store counts its own way. */
-export const ITEM_SUMMARY_COLUMNS = 'id, kind, title, url, description, category, published_at, image, author, channel, thumbnail, site_name, sort_key';
+export const ITEM_SUMMARY_COLUMNS = `${ITEM_CARD_COLUMNS}, sort_key`;
 
 export function rowToItemSummary(r: Row): ItemSummary {
   return { ...itemCard(r), commentCount: Number(r.comment_count) };
