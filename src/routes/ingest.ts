@@ -3,6 +3,7 @@
  * `DELETE /api/v1/ingest/:jobId` (admin: cancel it).
  */
 import type { FastifyInstance } from 'fastify';
+import { DEFAULT_MAX_JOBS } from '../content/ingest/ingest.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { ingestBodySchema, jobParamsSchema, jobSchema } from './content-schemas.js';
 import { errorBodySchema } from './error-handler.js';
@@ -20,7 +21,7 @@ export default async function ingestRoutes(app: FastifyInstance): Promise<void> 
         description:
           'Exactly one of {url} (an article, or a feed if the URL serves one), {feed}, {youtubeFeed} or {hn} (a story id or "top"), ' +
           'with an optional limit on the number of items. Answers 202 with the job id; poll GET /api/v1/ingest/{jobId}. ' +
-          'Refused with ERR_INGEST_BUSY (429) while 100 jobs are running or queued.',
+          `Refused with ERR_INGEST_BUSY (429) while ${DEFAULT_MAX_JOBS} jobs are running or queued.`,
         tags: ['ingest'],
         security: adminSecurity,
         body: ingestBodySchema,
