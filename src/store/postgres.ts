@@ -313,7 +313,7 @@ export class PostgresStore implements Store {
   }
 
   async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
-    return Boolean((await this.db.query('UPDATE threads SET memory_enabled = $1 WHERE id = $2', [enabled ? 1 : 0, threadId])).rowCount);
+    return Boolean((await this.db.query('UPDATE threads SET memory_enabled = $1, version = version + 1 WHERE id = $2', [enabled ? 1 : 0, threadId])).rowCount);
   }
 
   async countThreadMessages(threadId: string): Promise<number> {

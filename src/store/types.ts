@@ -349,7 +349,11 @@ export interface Store {
   listThreads(roomId: string, archived?: number): Promise<Thread[]>;
   /** How many threads of the room are archived (merged or otherwise closed). */
   countArchivedThreads(roomId: string): Promise<number>;
-  /** Switches the thread's memory on or off; false when there is no such thread. */
+  /**
+   * Switches the thread's memory on or off, as a new version of the thread (an operation that read
+   * the old one, a merge say, then fails with ERR_THREAD_CHANGED instead of writing the old switch
+   * back); false when there is no such thread.
+   */
   setThreadMemory(threadId: string, enabled: boolean): Promise<boolean>;
   countThreadMessages(threadId: string): Promise<number>;
   /**

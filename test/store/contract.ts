@@ -557,6 +557,15 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         const keep = await store.ensureMainThread('news_2');
         expect(t.memoryEnabled).toBe(true);
         expect(await store.setThreadMemory(t.id, false)).toBe(true);
+        const switched = (await store.getThread(t.id))!;
+        expect(switched.memoryEnabled).toBe(false);
+        // A new version: a change that read the thread before the switch cannot write it back.
+        expect(switched.version).toBe(t.version + 1);
+        await expect(
+          store.applyThreadChange({ at: at(1), expect: [{ id: t.id, version: t.version }], updateThreads: [{ id: t.id, memoryEnabled: true }] }),
+        ).rejects.toMatchObject({
+          code: 'ERR_THREAD_CHANGED',
+        });
         expect((await store.getThread(t.id))!.memoryEnabled).toBe(false);
         expect(await store.setThreadMemory('thr_none', false)).toBe(false);
         for (const thread of [t, keep]) await store.appendMessage({ roomId: thread.roomId, threadId: thread.id, author: user('u'), text: 'hello' });
