@@ -558,10 +558,15 @@ export class MemoryService implements MemorySearch {
       const repeat = await this.repeatOf(chunk, vector);
       if (repeat && (await store.touchMemoryChunk(repeat.id, now))) return;
     }
-    // Asked again after the embedding, which a model server may take seconds over: a thread deleted
-    // meanwhile would keep a chunk that nobody can read or delete.
-    if (!(await store.getThread(chunk.threadId))) return;
-    const stored = await store.addMemoryChunk(chunk, now, vector && { vector, model: this.vectorModel });
+    let stored: MemoryChunk;
+    try {
+      // The store refuses a chunk of a thread deleted meanwhile (the embedding may take a model
+      // server seconds), in the write's own transaction: it would be a chunk nobody can read or delete.
+      stored = await store.addMemoryChunk(chunk, now, vector && { vector, model: this.vectorModel });
+    } catch (err) {
+      if (err instanceof errors.ERR_THREAD_NOT_FOUND) return;
+      throw err;
+    }
     if (vector) {
       await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
       for (const listen of this.indexListeners) listen(stored, vector);

@@ -25,6 +25,16 @@ export async function insertMemory(
   return { ...c, id, createdAt: now, updatedAt };
 }
 
+/**
+ * insertMemory into a thread that must exist: its row is share-locked until the transaction ends,
+ * as appendIn locks it, so a deleteThread on any node either sees this chunk and deletes it, or
+ * ran first and this one is refused (ERR_THREAD_NOT_FOUND).
+ */
+export async function insertMemoryInThread(sql: Sql, c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
+  if (!(await sql.query('SELECT 1 FROM threads WHERE id = $1 FOR KEY SHARE', [c.threadId])).rowCount) throw new errors.ERR_THREAD_NOT_FOUND(c.threadId);
+  return insertMemory(sql, c, now, vector);
+}
+
 /** Deletes chunks; their lines go with them (foreign key). */
 export async function deleteMemory(sql: Sql, ids: number[]): Promise<void> {
   if (ids.length) await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[])', [ids]);

@@ -15,7 +15,7 @@ import { CHUNK_SELECT, hasChunks, listItemSummariesIn, listItemsIn, lockItem, re
 import * as embeddings from './postgres-embeddings.js';
 import * as jobs from './postgres-jobs.js';
 import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
-import { insertMemory, pruneIn } from './postgres-memory.js';
+import { insertMemoryInThread, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as sources from './postgres-sources.js';
@@ -337,7 +337,7 @@ export class PostgresStore implements Store {
   // conversation memory
 
   addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
-    return this.db.tx((sql) => insertMemory(sql, c, now, vector));
+    return this.db.tx((sql) => insertMemoryInThread(sql, c, now, vector));
   }
 
   async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {

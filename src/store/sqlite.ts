@@ -735,6 +735,7 @@ export class SqliteStore implements Store {
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
   private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
+    if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(c.threadId)) throw new errors.ERR_THREAD_NOT_FOUND(c.threadId);
     const id = this.writeMemoryRow(null, c, now, now, vector);
     return { ...c, id, createdAt: now, updatedAt: now };
   }

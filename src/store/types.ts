@@ -382,7 +382,10 @@ export interface Store {
   countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }>;
 
   // conversation memory (src/memory/)
-  /** Stores a memory chunk (with its vector, when it has one); `now` is its createdAt and updatedAt. */
+  /**
+   * Stores a memory chunk (with its vector, when it has one); `now` is its createdAt and updatedAt.
+   * ERR_THREAD_NOT_FOUND, and nothing stored, when its thread is gone (checked in the write's transaction).
+   */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
   /** Keeps a chunk's vector (one embedded after it was stored, or again by another embedder). */
   setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void>;

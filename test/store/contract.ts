@@ -404,6 +404,20 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       const at = (day: number) => new Date(Date.UTC(2026, 10, day)).toISOString();
       /** A chunk as the store reads it back when it was stored without a vector. */
       const unembedded = <C extends object>(c: C) => ({ ...c, vector: null, vectorModel: null });
+      // A chunk is only stored in a thread that exists.
+      beforeEach(async () => {
+        await store.applyThreadChange({
+          at: at(1),
+          expect: [],
+          createThreads: ['t1', 't2'].map((id) => ({ id, roomId: 'news_1', title: id })),
+        });
+      });
+
+      it('refuses a chunk of a thread that is gone, storing nothing', async () => {
+        await expect(store.addMemoryChunk(chunk('thr_gone', 'too late'), at(1))).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+        expect(await store.countMemoryChunks('thr_gone')).toBe(0);
+        expect(await store.searchMemoryLines('late', ['thr_gone'], 5)).toEqual([]);
+      });
 
       it('stores chunks and reads them back by id, in the order asked, and by scan', async () => {
         const a = await store.addMemoryChunk(chunk('t1', 'first'), at(1));

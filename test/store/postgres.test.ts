@@ -171,6 +171,7 @@ describePostgres('PostgreSQL store', () => {
     it('ranks a line by its rarer words, as bm25 does', async () => {
       schema = schemaName();
       store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+      await store.createThread({ id: 't1', roomId: 'news_1', title: 'T' }, 'admin');
       const chunk = (text: string) => ({
         threadId: 't1',
         roomId: 'news_1',

@@ -27,6 +27,11 @@ function memoryWindow(threadId: string, text: string, n: number): NewMemoryChunk
   };
 }
 
+/** Creates threads `ids`: a chunk is only stored in a thread that exists. */
+async function newThreads(store: SqliteStore, ...ids: string[]): Promise<void> {
+  await store.applyThreadChange({ at: '2026-11-01T10:00:00.000Z', expect: [], createThreads: ids.map((id) => ({ id, roomId: 'news_1', title: id })) });
+}
+
 storeContract(
   'sqlite (memory)',
   async () => new SqliteStore({ filename: ':memory:' }),
@@ -60,6 +65,7 @@ describe('SqliteStore on disk', () => {
     const b = new SqliteStore({ filename: file });
     try {
       const line = (n: number, text: string) => memoryWindow('thr_1', `${text} ${n}`, n);
+      await newThreads(a, 'thr_1');
       await a.addMemoryChunk(line(0, 'the harbour pier opens'), '2026-11-01T10:00:00.000Z');
       expect(await a.searchMemoryLines('harbour', ['thr_1'], 5)).toHaveLength(1);
       // Another connection (a CLI command beside the server) makes `harbour` common.
@@ -348,6 +354,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     const store = new SqliteStore({ filename: ':memory:' });
     const messageIds = ['m"1', 'back\\slash', 'é ✓ 🎉', '\u0001ctl', 'line\u2028sep', '</script>'];
     const original = entry('thr_src', 0);
+    await newThreads(store, 'thr_src');
     const stored = await store.addMemoryChunk({ ...original.chunk, messageIds }, '2026-11-01T10:00:00.000Z', original);
     const lineage = { chunkIds: [stored.id], threadIds: ['thr_"src\\é'] };
     const { addedMemoryIds } = await store.applyThreadChange({
@@ -568,7 +575,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       await b.close();
     }));
 
-  it('finishes a deletion before it closes, and sweeps a chunk stored under the thread meanwhile', () =>
+  it('finishes a deletion before it closes, and refuses a chunk stored under the thread meanwhile', () =>
     withFile(async (file) => {
       const a = new SqliteStore({ filename: file });
       const { copies } = await bigThreadCopied(a);
@@ -576,8 +583,8 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
       await a.deleteThread('thr_big');
       now.mockRestore();
-      // Work begun before the thread went (a window closing) stores a chunk under it.
-      await a.addMemoryChunk(entry('thr_big', 9_999).chunk, '2026-11-02T12:00:00.000Z');
+      // Work begun before the thread went (a window closing) would store a chunk under it.
+      await expect(a.addMemoryChunk(entry('thr_big', 9_999).chunk, '2026-11-02T12:00:00.000Z')).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
       await a.close();
       // Read as the file is (opening a store would finish a deletion left behind).
       const raw = new Database(file, { readonly: true });
@@ -604,8 +611,11 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
   it('deletes, when it opens, what a process that died while staging left', () =>
     withFile(async (file) => {
       const a = new SqliteStore({ filename: file });
+      await newThreads(a, 'thr_kept', 'thr_dead');
       await a.addMemoryChunk({ ...entry('thr_kept', 1).chunk }, '2026-11-01T10:00:00.000Z');
       await a.addMemoryChunk({ ...entry('thr_dead', 2).chunk }, '2026-11-01T10:00:00.000Z');
+      // A staged thread has no row yet: the change that creates it had not committed.
+      a.db.prepare("DELETE FROM threads WHERE id = 'thr_dead'").run();
       a.db.prepare("INSERT INTO memory_staging (thread_id, started_at) VALUES ('thr_dead', '2020-01-01T00:00:00.000Z')").run();
       await a.close();
       const b = new SqliteStore({ filename: file });
@@ -764,6 +774,7 @@ describe('SqliteStore: a fused pair’s lines and vector are its sources’ (mig
       model: 'm@3',
     }));
     const big = await create(store, 'thr_big', entries);
+    await newThreads(store, 'thr_b');
     const other = (await store.addMemoryChunk(memoryWindow('thr_b', 'the ferry timetable changes too', 9_999), AT, { vector, model: 'm@3' })).id;
     const pair = {
       ...memoryWindow('thr_f', '', 1),
