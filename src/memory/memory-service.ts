@@ -458,10 +458,28 @@ export class MemoryService implements MemorySearch {
     await this.options.index.reserve?.(chunks).catch((err: unknown) => this.log.warn({ err: (err as Error)?.message }, 'memory index not reserved'));
   }
 
-  /** (Re)indexes stored chunks by id: after a thread operation moved or added them. */
+  /**
+   * (Re)indexes stored chunks by id: after a thread operation moved or added them. An embedder that
+   * fails does not fail it: the operation has committed, and what follows it (the rooms told, the
+   * announcement) must run.
+   * A chunk that cannot be (a chunk without a vector of the current embedder, and the embedder
+   * down) leaves the index instead of staying under its old thread, and is indexed at the next
+   * start's load.
+   */
   async reindex(ids: number[]): Promise<void> {
     this.recount();
-    for (let i = 0; i < ids.length; i += LOAD_PAGE) await this.indexChunks(await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE)));
+    const model = this.vectorModel;
+    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
+      const chunks = await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE));
+      try {
+        await this.indexChunks(chunks);
+      } catch (err) {
+        const unembedded = chunks.filter((c) => !c.vector || c.vectorModel !== model);
+        this.log.warn({ chunks: unembedded.length, err: (err as Error)?.message }, 'memory chunks not reindexed; they are indexed at the next start');
+        await this.options.index.remove(unembedded.map((c) => c.id));
+        await this.indexChunks(chunks.filter((c) => !unembedded.includes(c)));
+      }
+    }
     this.changed(ids);
   }
 

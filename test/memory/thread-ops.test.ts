@@ -4,7 +4,9 @@
  * recorded in the thread's history.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ROOM, OTHER_ROOM } from '../rooms/helpers.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { errors } from '../../src/errors.js';
+import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
 import { call, GARDEN, threadsApp, threadWith, TRAINS, type Json } from './thread-helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -126,6 +128,40 @@ describe('merge', () => {
     expect((await call(a, 'GET', `/api/v1/threads/${x.id}`)).bridges).toEqual([{ threadId: x.id, otherId: z.id, weight: 0.7 }]);
     expect((await call(a, 'GET', `/api/v1/threads/${z.id}`)).bridges).toEqual([{ threadId: z.id, otherId: x.id, weight: 0.7 }]);
     expect((await call(a, 'GET', `/api/v1/threads/${y.id}`)).bridges).toEqual([]);
+  });
+
+  it('finishes a committed merge when the embedder is down: the room is told, and what is said in the absorbed thread goes to the survivor', async () => {
+    let down = false;
+    class FlakyEmbedder extends LocalEmbedder {
+      override async embed(...args: Parameters<LocalEmbedder['embed']>): Promise<Float32Array[]> {
+        if (down) throw new errors.ERR_AI_UNAVAILABLE('the model server is down');
+        return super.embed(...args);
+      }
+    }
+    const t = await roomsApp({}, { embedder: new FlakyEmbedder() });
+    closers.push(t.close);
+    const a = t.app;
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    down = true;
+    // Said while the model server is down: remembered without a vector, indexed at the next start.
+    await threadWith(a, ROOM, 'Flowers', [['Bo', 'Marigolds keep the aphids off too.']]).then(({ id }) =>
+      call(a, 'POST', '/api/v1/threads/merge', { survivorId: garden.id, absorbedId: id }),
+    );
+    const { client } = await joined(a, 'Ann');
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: trains.id, absorbedId: garden.id });
+    await client.next('message', (f) => f.message.text.includes('was merged into'));
+    client.send({ type: 'say', text: 'Do sunflowers need as much sun?', clientId: 'c1', threadId: garden.id });
+    const echo = await client.next('message', (f) => f.message.clientId === 'c1');
+    expect(echo.message.threadId).toBe(trains.id);
+    // The survivor holds the garden's memory: what has a vector is indexed, the passage said while
+    // the model server was down is not (the next start's load embeds it), and the archived thread holds none.
+    const { memory, memoryIndex, store } = a.salon;
+    const held = await store.scanThreadMemory(trains.id, 0, 100, false);
+    expect(held.some((c) => c.text.includes('Marigolds'))).toBe(true);
+    const heads = memoryIndex.heads!(held.map((c) => c.id));
+    held.forEach((c, i) => expect(heads[i] !== undefined, c.text).toBe(!c.text.includes('Marigolds')));
+    expect(await memory.stats(garden.id)).toMatchObject({ chunks: 0 });
   });
 
   it('refuses locked, archived, main-absorbing, cross-room and self merges, changing nothing', async () => {
