@@ -25,6 +25,7 @@ import { scopeOf, scopesFor } from './scopes.js';
 import { namedPeriods, saidWithin } from './named-dates.js';
 import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
 import { IdleGate, type BackgroundRunner } from '../idle-gate.js';
+import { survivorOf } from '../store/thread-survivor.js';
 
 export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -559,10 +560,12 @@ export class MemoryService implements MemorySearch {
     this.tail = Promise.all([this.tail, stored]).then(() => {});
   }
 
-  private async remember(given: NewMemoryChunk): Promise<void> {
+  private async remember(closed: NewMemoryChunk): Promise<void> {
     const store = this.options.store;
-    const thread = await store.getThread(given.threadId);
+    // A window open (or a chunk queued) when its thread was merged goes where its messages went.
+    const thread = await survivorOf(store, closed.threadId);
     if (!thread) return;
+    const given = thread.id === closed.threadId ? closed : { ...closed, threadId: thread.id };
     const chunk = thread.privileged && given.kind === 'exchange' && given.owner ? { ...given, privileged: true } : given;
     const now = new Date(this.now()).toISOString();
     let vector: Float32Array | undefined;

@@ -8,6 +8,7 @@ import { SalonError, clientMessage, errors } from '../errors.js';
 import type { AssistantStage, Author, Message, ServerMessage } from '../protocol/messages.js';
 import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
+import { survivorOf } from '../store/thread-survivor.js';
 import { DeltaBatcher } from './delta-batcher.js';
 import { safeCut } from '../content/text.js';
 import { since, type RagPipeline } from './pipeline.js';
@@ -134,9 +135,11 @@ async function persist(deps: AnswerDeps, request: AskRequest, answerId: string, 
       ...(sources ? { sources } : {}),
     };
   }
+  // An answer written while its thread was merged goes where the question went.
+  const thread = await survivorOf(deps.store, request.threadId);
   const { message } = await deps.store.appendMessage({
     roomId: request.roomId,
-    threadId: request.threadId,
+    threadId: thread?.id ?? request.threadId,
     author: ASSISTANT_AUTHOR,
     text,
     clientId: answerId,

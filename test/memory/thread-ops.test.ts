@@ -164,6 +164,22 @@ describe('merge', () => {
     expect(await memory.stats(garden.id)).toMatchObject({ chunks: 0 });
   });
 
+  it('remembers a window open in the absorbed thread when it closes after the merge in the survivor', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    const { client } = await joined(a, 'Ann');
+    client.send({ type: 'say', text: 'Marigolds keep the aphids off the tomatoes too.', clientId: 'c1', threadId: garden.id });
+    await client.next('message', (f) => f.message.clientId === 'c1');
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: trains.id, absorbedId: garden.id });
+    const { memory, store } = a.salon;
+    memory.flush();
+    await memory.idle();
+    const texts = async (id: string) => (await store.scanThreadMemory(id, 0, 100, false)).map((c) => c.text).join('\n');
+    expect(await texts(trains.id)).toContain('Marigolds');
+    expect(await store.countMemoryChunks(garden.id)).toBe(0);
+  });
+
   it('refuses locked, archived, main-absorbing, cross-room and self merges, changing nothing', async () => {
     const a = await threadsApp(closers);
     const x = await threadWith(a, ROOM, 'X', TRAINS);

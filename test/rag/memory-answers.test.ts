@@ -229,6 +229,38 @@ describe('the assistant remembers', () => {
     expect(again.answer).not.toContain('Blue Harbor');
   });
 
+  it('stores an answer its thread was merged under while it was being written in the survivor', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const writing = new Promise<void>((r) => (started = r));
+    class HeldChat extends LocalChatModel {
+      override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+        started();
+        await held;
+        yield* super.stream(messages, signal);
+      }
+    }
+    const t = await testApp(LIMITS, { chat: new HeldChat(new LocalEmbedder()), roomOptions: { shutdownGraceMs: 100 } });
+    closers.push(t.close);
+    const { app } = t;
+    await app.ready();
+    await app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
+    const thread = async (title: string) =>
+      (await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/threads', headers: ADMIN, payload: { title } })).json().thread.id as string;
+    const [survivor, absorbed] = [await thread('Gym'), await thread('Lockers')];
+    const { client: ann } = await joined(app, 'Ann', 'news_1');
+    ann.send({ type: 'say', text: '@ai when does the new locker room open?', clientId: 'q1', threadId: absorbed });
+    await writing;
+    const merged = await app.inject({ method: 'POST', url: '/api/v1/threads/merge', headers: ADMIN, payload: { survivorId: survivor, absorbedId: absorbed } });
+    expect(merged.statusCode, merged.body).toBe(200);
+    release();
+    const done = await ann.next('assistant.done', () => true, 10_000);
+    expect(done.message.threadId).toBe(survivor);
+    const history = (await app.inject({ method: 'GET', url: `/api/v1/threads/${survivor}/messages` })).json().messages as { id: string }[];
+    expect(history.map((m) => m.id)).toContain(done.message.id);
+  });
+
   it('keeps nothing of an answer its thread was deleted under while it was being written', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
