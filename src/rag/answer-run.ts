@@ -61,12 +61,21 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     const room = await deps.resolveRoom(request.roomId);
     const roomMs = since(t);
     if (!room) throw new errors.ERR_ROOM_NOT_FOUND(request.roomId);
-    const prepared = await deps.pipeline.prepare(
+    const preparing = deps.pipeline.prepare(
       room,
       request.text,
       { signal: controller.signal, onStage: (s) => s !== 'searching' && setStage(s) },
       { id: request.threadId, beforeSeq: request.questionSeq, asker: { userId: request.asker.id, private: request.private === true } },
     );
+    // Raced against the abort, as the stream is: a stage that ignores the signal (a model server
+    // that never answers an embedding) must not hold the answer past its time, or a shutdown.
+    const prepareStopped = whenAborted(controller.signal, () => void preparing.catch(() => {}));
+    let prepared: Awaited<typeof preparing>;
+    try {
+      prepared = await Promise.race([preparing, prepareStopped.promise]);
+    } finally {
+      prepareStopped.dispose();
+    }
     setStage('writing');
     t = performance.now();
     let full = '';

@@ -47,7 +47,8 @@ export function stageOneQueries(room: RoomView, question: string): string[] {
 
 /**
  * Runs both searches and returns the candidates, best first. `onQuestionVector` is told the
- * question's own vector as soon as it is made (null when embedding failed), for the memory search.
+ * question's own vector as soon as it is made (null when embedding failed), for the memory search;
+ * `signal` cancels the queries' embedding.
  */
 export async function broadSearch(
   deps: BroadSearchDeps,
@@ -55,6 +56,7 @@ export async function broadSearch(
   question: string,
   k = SEARCH_K,
   onQuestionVector?: (vector: Float32Array | null) => void,
+  signal?: AbortSignal,
 ): Promise<BroadSearchResult> {
   const queries = stageOneQueries(room, question);
   // Broad on purpose: the similarity threshold would drop some answer-bearing chunks that only
@@ -71,6 +73,7 @@ export async function broadSearch(
       filter: { sourceType: 'document' },
       useThreshold: false,
       onVectors: (vectors) => tell(vectors?.[queries.length - 1] ?? null),
+      signal,
     })
     .finally(() => tell(null));
   const serviceMs = performance.now() - t;

@@ -111,7 +111,7 @@ export class RagPipeline {
     const earlyChat = thread && pointsBack(question) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
     const searched = earlyChat ? withAntecedent(question, earlyChat.lines, room.title) : question;
     const [found, chat, remembered] = await Promise.all([
-      broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, searched, undefined, questionVector).finally(() =>
+      broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, searched, undefined, questionVector, signal).finally(() =>
         questionVector(null),
       ),
       earlyChat !== undefined ? earlyChat : thread ? recentChat(this.options.store, thread.id, thread.beforeSeq) : null,

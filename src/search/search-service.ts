@@ -75,7 +75,7 @@ export class DefaultSearchService implements SearchService {
     checkK(options.k);
     const texts = queries.map((q) => q.trim());
     const wanted = texts.filter(Boolean);
-    const vectors = wanted.length ? await this.embedQueries(wanted) : null;
+    const vectors = wanted.length ? await this.embedQueries(wanted, options.signal) : null;
     if (options.onVectors) {
       let i = 0;
       options.onVectors(vectors ? texts.map((t) => (t ? vectors[i++] : null)) : null);
@@ -128,11 +128,11 @@ export class DefaultSearchService implements SearchService {
   }
 
   /** The query vectors (one embedder call), or null when vectors cannot answer (so the caller searches text). */
-  private async embedQueries(texts: string[]): Promise<Float32Array[] | null> {
+  private async embedQueries(texts: string[], signal?: AbortSignal): Promise<Float32Array[] | null> {
     const { index, embedder, indexer } = this.options;
     if (indexer?.state === 'mismatch' || index.size === 0) return null;
     try {
-      const vectors = await embedder.embed(texts);
+      const vectors = await embedder.embed(texts, signal);
       if (vectors.length !== texts.length) throw new Error(`the embedder returned ${vectors.length} vectors for ${texts.length} texts`);
       for (const v of vectors) {
         if (!v || v.length !== index.dimensions)
@@ -140,6 +140,8 @@ export class DefaultSearchService implements SearchService {
       }
       return vectors;
     } catch (err) {
+      // Cancelled, not failed: nobody waits for a text search.
+      signal?.throwIfAborted();
       const now = Date.now();
       if (now - this.lastWarn >= WARN_INTERVAL_MS) {
         this.lastWarn = now;

@@ -129,6 +129,8 @@ export interface ChunkSearchOptions {
    * before the index is searched, or null when embedding failed: so a caller can reuse them.
    */
   onVectors?(vectors: (Float32Array | null)[] | null): void;
+  /** Aborts the queries' embedding (an answer cancelled or past its time); the search then rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 export interface ItemSearchOptions {
