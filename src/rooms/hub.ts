@@ -15,7 +15,7 @@ import type { Identity } from './identity.js';
 import { AddressLimits } from './address-limits.js';
 import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
-import { loadRoom, replayHistory, welcomeFrame } from './loading.js';
+import { loadRoom, readReplay, replayHistory, welcomeFrame } from './loading.js';
 import { FreshReading } from './fresh-reading.js';
 import { ACTIVE_ROOMS_FRESH_MS, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
@@ -227,10 +227,13 @@ export class RoomHub implements SessionHost, RoomOutlet {
       if (state === 'missing') return session.fail(new errors.ERR_ROOM_NOT_FOUND(session.roomId), CloseCode.ROOM_NOT_FOUND);
       if (state === 'failed') return session.fail(new errors.ERR_INTERNAL(), CloseCode.INTERNAL_ERROR);
       await room.run(async () => {
-        const replay = await replayHistory(this.store, room, hello.lastSeq, this.options.replayLimit, this.options.replayMaxBytes);
-        if (session.state !== 'joining') return;
+        const { replayLimit, replayMaxBytes } = this.options;
+        const read = await readReplay(this.store, room, hello.lastSeq, replayLimit, replayMaxBytes);
+        if (session.state !== 'joining') return read.stop();
+        // The history is built and the session joined in one tick: no message is delivered between.
+        const replay = replayHistory(room, read, hello.lastSeq, replayLimit, replayMaxBytes);
         const { member, isNew, renamed, since } = room.join(session, hello.name);
-        Object.assign(session, { member, room, state: 'joined', floorSeq: room.seq });
+        Object.assign(session, { member, room, state: 'joined', welcomedAhead: room.notDelivered(replay.history) });
         session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id))));
         if (!isNew && !renamed) return;
         this.sync.memberSet(room, member, since);

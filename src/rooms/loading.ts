@@ -24,50 +24,73 @@ function historyBytes(m: Message): number {
   return Buffer.byteLength(JSON.stringify(m)) + 1;
 }
 
-/** Messages in both lists once, by seq, oldest first. */
-function mergeBySeq(a: Message[], b: Message[]): Message[] {
+/** Messages of all the lists once, by seq, oldest first; a later list's copy wins (it is the fresher). */
+function mergeBySeq(...lists: readonly (readonly Message[])[]): Message[] {
   const bySeq = new Map<number, Message>();
-  for (const m of a) bySeq.set(m.seq, m);
-  for (const m of b) bySeq.set(m.seq, m);
+  for (const list of lists) for (const m of list) bySeq.set(m.seq, m);
   return [...bySeq.values()].sort((x, y) => x.seq - y.seq);
 }
 
+/** A joiner's replay under way (readReplay): what was read for it, and what the room delivers meanwhile. */
+export interface ReplayRead {
+  /** The room's memory when the read began and, when that did not reach back to `lastSeq`, the store's messages after it. */
+  readonly read: readonly Message[];
+  /** Every message the room remembered since the read began. */
+  readonly arrived: readonly Message[];
+  /** Stops catching arrivals: once joined, or when the join is given up. */
+  stop(): void;
+}
+
 /**
- * The history a welcome carries. Without `lastSeq`: the recent messages. With it: exactly the
- * messages after `lastSeq`, from memory when it reaches back far enough, else from the store; more
- * than `limit` missed messages give the newest `limit` and `truncated`. A `lastSeq` ahead of the
- * room (a store that was reset) gets the recent messages, as a fresh join does. Either way the
- * history is cut, oldest first, to `maxBytes` of JSON (then `truncated` too): a welcome must fit
- * the socket's send limit, or the client would be dropped and reconnect forever. What was cut can
- * be paged with `GET /api/v1/rooms/:id/messages?before=`.
+ * Starts a joiner's replay: reads from the store what the room's memory does not hold (a `lastSeq`
+ * older than the memory), catching every message the room delivers while it reads. Writes that do
+ * not go through room.run (HTTP asks, answers, fusions, other nodes' messages) land during the read
+ * and reach only the members already joined; replayHistory, in the tick of the join, adds them.
  */
-export async function replayHistory(
-  store: Store,
+export async function readReplay(store: Store, room: Room, lastSeq: number | undefined, limit: number, maxBytes = Infinity): Promise<ReplayRead> {
+  const caught = room.catchArrivals();
+  const memory = room.recent();
+  try {
+    const inMemory = lastSeq === undefined || lastSeq > room.seq || lastSeq >= room.oldestSeq() - 1 || lastSeq === room.seq;
+    const stored = inMemory ? [] : await newestAfter(store, room.id, lastSeq, limit, maxBytes);
+    return { read: mergeBySeq(stored, memory), arrived: caught.arrived, stop: caught.stop };
+  } catch (err) {
+    caught.stop();
+    throw err;
+  }
+}
+
+/**
+ * The history a welcome carries, built in the tick of the join from `replay` (whose catching it
+ * stops) and the room's memory then: every message delivered before the join is in it (or cut as
+ * below), every one after reaches the joiner live. Without `lastSeq`: the recent messages. With
+ * it: exactly the messages after `lastSeq`; more than `limit` missed messages give the newest
+ * `limit` and `truncated`. A `lastSeq` ahead of the room (a store that was reset) gets the recent
+ * messages, as a fresh join does. Either way the history is cut, oldest first, to `maxBytes` of
+ * JSON (then `truncated` too): a welcome must fit the socket's send limit, or the client would be
+ * dropped and reconnect forever. What was cut can be paged with
+ * `GET /api/v1/rooms/:id/messages?before=`.
+ */
+export function replayHistory(
   room: Room,
+  replay: ReplayRead,
   lastSeq: number | undefined,
   limit: number,
   maxBytes = Infinity,
-): Promise<{ history: Message[]; truncated: boolean }> {
-  const replay = await missedMessages(store, room, lastSeq, limit, maxBytes);
-  const history = newestWithin(replay.history, maxBytes);
-  return { history, truncated: replay.truncated || history.length < replay.history.length };
+): { history: Message[]; truncated: boolean } {
+  replay.stop();
+  const memory = room.recent();
+  if (lastSeq === undefined) return cutToBytes(memory, false, maxBytes);
+  const missed = mergeBySeq(replay.read, replay.arrived, memory).filter((m) => m.seq > lastSeq);
+  const top = Math.max(room.seq, missed.at(-1)?.seq ?? 0);
+  if (lastSeq > top) return cutToBytes(memory, false, maxBytes);
+  return top - lastSeq > limit ? cutToBytes(missed.slice(-limit), true, maxBytes) : cutToBytes(missed, false, maxBytes);
 }
 
-async function missedMessages(
-  store: Store,
-  room: Room,
-  lastSeq: number | undefined,
-  limit: number,
-  maxBytes: number,
-): Promise<{ history: Message[]; truncated: boolean }> {
-  const memory = room.recent();
-  if (lastSeq === undefined || lastSeq > room.seq) return { history: memory, truncated: false };
-  if (lastSeq >= room.oldestSeq() - 1 || lastSeq === room.seq) {
-    return { history: memory.filter((m) => m.seq > lastSeq), truncated: false };
-  }
-  const stored = await newestAfter(store, room.id, lastSeq, limit, maxBytes);
-  const merged = mergeBySeq(stored, memory).filter((m) => m.seq > lastSeq);
-  return room.seq - lastSeq > limit ? { history: merged.slice(-limit), truncated: true } : { history: merged, truncated: false };
+/** The newest of `messages` that fit `maxBytes`; `truncated` when it was already, or when some were cut. */
+function cutToBytes(messages: Message[], truncated: boolean, maxBytes: number): { history: Message[]; truncated: boolean } {
+  const history = newestWithin(messages, maxBytes);
+  return { history, truncated: truncated || history.length < messages.length };
 }
 
 /**
@@ -123,7 +146,8 @@ export function welcomeFrame(
     history: replay.history,
     members: room.listedMembers(),
     memberCount: room.memberCount,
-    seq: room.seq,
+    // A message read from the store before this node delivered it may be newer than room.seq.
+    seq: Math.max(room.seq, replay.history.at(-1)?.seq ?? 0),
     ...(pending.length ? { pending } : {}),
     ...(replay.truncated ? { truncated: true } : {}),
   };

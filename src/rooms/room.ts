@@ -14,8 +14,11 @@ import { TypingTracker } from './typing.js';
 /** A joined connection as the room sees it. */
 export interface RoomSession {
   readonly userId: string;
-  /** Messages with seq ≤ floorSeq already reached this connection (in its welcome). */
-  floorSeq: number;
+  /**
+   * Seqs the connection's welcome carried before this node delivered them (read from the store
+   * ahead of the room): their live frames are skipped.
+   */
+  readonly welcomedAhead: Set<number>;
   /** Sends a frame the member must get (messages, answers, errors). */
   deliver(frame: string): void;
   /** Sends an optional frame (typing, presence); skipped while the connection is backed up. */
@@ -43,6 +46,8 @@ export class Room {
   private history: Message[] = [];
   /** Seqs already delivered, so a message arriving twice (bus and resync) goes out once. */
   private readonly delivered = new SeqWindow();
+  /** Messages remembered while joiners' replays are read from the store, one list per joiner (catchArrivals). */
+  private readonly catches = new Set<Message[]>();
   private tail: Promise<unknown> = Promise.resolve();
   private typingTimer: NodeJS.Timeout | null = null;
   private presenceTimer: NodeJS.Timeout | null = null;
@@ -84,6 +89,11 @@ export class Room {
   remember(m: Message): boolean {
     if (this.delivered.has(m.seq)) return false;
     this.delivered.add(m.seq);
+    for (const caught of this.catches) {
+      caught.push(m);
+      // More than a replay may carry never reaches a welcome: the newest are kept.
+      if (caught.length > this.options.replayLimit) caught.shift();
+    }
     const h = this.history;
     let i = h.length;
     while (i > 0 && h[i - 1].seq > m.seq) i--;
@@ -96,6 +106,24 @@ export class Room {
     if (h.length > this.options.historySize) h.shift();
     this.seq = Math.max(this.seq, m.seq);
     return true;
+  }
+
+  /** Seqs of `messages` this node has not delivered yet (a welcome read them from the store first). */
+  notDelivered(messages: readonly Message[]): Set<number> {
+    const seqs = new Set<number>();
+    for (const m of messages) if (!this.delivered.has(m.seq)) seqs.add(m.seq);
+    return seqs;
+  }
+
+  /**
+   * Collects every message the room remembers from now on (at most `replayLimit`, the newest), for
+   * a joiner whose history is read from the store meanwhile: the in-memory history alone drops
+   * the oldest once more than `historySize` arrive. `stop()` ends the collection.
+   */
+  catchArrivals(): { arrived: readonly Message[]; stop(): void } {
+    const arrived: Message[] = [];
+    this.catches.add(arrived);
+    return { arrived, stop: () => void this.catches.delete(arrived) };
   }
 
   /** Messages of the in-memory history moved to another thread (a merge or split). */
@@ -126,9 +154,10 @@ export class Room {
     return this.history.length ? this.history[0].seq : Infinity;
   }
 
-  /** Sends to every connection; a message frame (`seq` > 0) skips connections that already have it. */
+  /** Sends to every connection; a message frame (`seq` > 0) skips connections whose welcome carried it. */
   sendAll(frame: string, seq = 0): void {
-    for (const s of this.sessions) if (seq === 0 || seq > s.floorSeq) s.deliver(frame);
+    // The room delivers each seq once, so a skipped one is forgotten.
+    for (const s of this.sessions) if (seq === 0 || !s.welcomedAhead.delete(seq)) s.deliver(frame);
   }
 
   /** Offers an optional frame to every connection except those of `exceptUser`. */

@@ -40,7 +40,7 @@ export class Session implements RoomSession, QueuedBytesHolder {
   userId = '';
   member: Member | null = null;
   room: Room | null = null;
-  floorSeq = 0;
+  welcomedAhead = new Set<number>();
   countedBytes = 0;
   private helloTimer: NodeJS.Timeout | null;
   private readonly guard: FloodGuard;

@@ -128,7 +128,7 @@ describe('presence frames a room sends', () => {
     const got: string[] = [];
     const session = (userId: string, keep: boolean): RoomSession => ({
       userId,
-      floorSeq: 0,
+      welcomedAhead: new Set(),
       deliver: (f) => void (keep && got.push(f)),
       offer: (f) => void (keep && got.push(f)),
     });
