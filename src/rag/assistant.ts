@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../ai/types.js';
 import { errors } from '../errors.js';
 import type { ServerMessage } from '../protocol/messages.js';
-import type { AskRequest, AskResult, PendingAnswer, RoomAssistant, RoomOutlet } from '../rooms/types.js';
+import type { AskAdmission, AskRequest, AskResult, PendingAnswer, RoomAssistant, RoomOutlet } from '../rooms/types.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { runAnswer, toSalonError, type AnswerDeps } from './answer-run.js';
@@ -61,21 +61,16 @@ export interface AssistantOptions {
 }
 
 /** An ask's place in the assistant's rate limits, taken before its question was posted. */
-export interface Admission {
-  readonly roomId: string;
+export type Admission = AskAdmission;
+
+/** What one admission counted, so that `release` can give it back. */
+interface Counted {
+  askerId: string;
+  address?: string;
+  at: number;
 }
 
-/** An assistant that can say in advance whether it would take an ask, and hold its place meanwhile. */
-export interface AdmissionCheck {
-  /**
-   * Throws what `ask` would throw for this request now, or counts it against the rate limits at
-   * once and returns its admission, which `ask` then takes instead of counting it again: asks
-   * that arrive together cannot all pass the check while the first are still being posted.
-   */
-  admit(request: AskRequest): Admission;
-}
-
-export class SalonAssistant implements RoomAssistant, AdmissionCheck {
+export class SalonAssistant implements RoomAssistant {
   readonly pipeline: RagPipeline;
   private outlet: RoomOutlet | null = null;
   private readonly queue: FairQueue;
@@ -83,8 +78,8 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
   private readonly rooms: WindowLimiter;
   private readonly addresses: WindowLimiter;
   private readonly maxWaitingPerRoom: number;
-  /** Admissions given and not yet taken by an ask. */
-  private readonly admissions = new WeakSet<Admission>();
+  /** Admissions given and not yet taken by an ask (or released), with what each counted. */
+  private readonly admissions = new WeakMap<Admission, Counted>();
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
   private readonly deps: AnswerDeps;
   private readonly log: Logger;
@@ -129,14 +124,27 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
   /**
    * Throws what `ask` would throw for this request now (ERR_BAD_MESSAGE, ERR_RATE_LIMITED,
    * ERR_ASSISTANT_BUSY) without queueing it, so a caller can refuse before writing anything; an
-   * ask it lets through is counted against the rate limits at once (AdmissionCheck).
+   * ask it lets through is counted against the rate limits at once, and `ask` then takes the
+   * admission instead of counting it again: asks that arrive together cannot all pass the check
+   * while the first are still being posted.
    */
   admit(request: AskRequest): Admission {
     this.refusing(() => this.check(request, true));
-    this.count(request);
+    const at = Date.now();
+    this.count(request, at);
     const admission = { roomId: request.roomId };
-    this.admissions.add(admission);
+    this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at });
     return admission;
+  }
+
+  /** Uncounts an admission that no ask will take (its question was a resend, or could not be posted). */
+  release(admission: Admission): void {
+    const counted = this.admissions.get(admission);
+    if (!counted) return;
+    this.admissions.delete(admission);
+    this.users.forget(counted.askerId, counted.at);
+    this.rooms.forget(admission.roomId, counted.at);
+    if (counted.address) this.addresses.forget(counted.address, counted.at);
   }
 
   /** Runs a check; a refusal is told to onOutcome and thrown. */
@@ -160,10 +168,10 @@ export class SalonAssistant implements RoomAssistant, AdmissionCheck {
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
   }
 
-  private count(request: AskRequest): void {
-    this.users.record(request.asker.id);
-    this.rooms.record(request.roomId);
-    if (request.address) this.addresses.record(request.address);
+  private count(request: AskRequest, now = Date.now()): void {
+    this.users.record(request.asker.id, now);
+    this.rooms.record(request.roomId, now);
+    if (request.address) this.addresses.record(request.address, now);
   }
 
   /** Queues an ask; with an admission from `admit` for its room, its rate limits were counted already. */

@@ -36,6 +36,15 @@ export class WindowLimiter {
     if (++this.records % SWEEP_EVERY === 0) for (const k of [...this.hits.keys()]) this.recent(k, now);
   }
 
+  /** Takes back one event recorded for `key` at `at` (one that did not happen after all). */
+  forget(key: string, at: number): void {
+    const list = this.hits.get(key);
+    const i = list ? list.lastIndexOf(at) : -1;
+    if (i < 0) return;
+    list!.splice(i, 1);
+    if (!list!.length) this.hits.delete(key);
+  }
+
   /** Keys with events in the window (for tests and metrics). */
   get size(): number {
     return this.hits.size;

@@ -11,7 +11,7 @@ import { askQuestion, parseCommand, type CommandRegistry } from './commands.js';
 import type { Room } from './room.js';
 import type { Session } from './session.js';
 import { activeThreadFor } from './thread-target.js';
-import type { RoomAssistant } from './types.js';
+import type { AskAdmission, RoomAssistant } from './types.js';
 
 /** What Chat needs from the hub. */
 export interface ChatHost {
@@ -44,7 +44,7 @@ export class Chat {
     if (question !== null) return this.question(session, question, frame.text, frame.clientId, frame.threadId);
     const command = parseCommand(frame.text);
     if (command) return this.command(session, command, frame.clientId, frame.threadId);
-    await this.post(session, frame.text, frame.clientId, frame.threadId);
+    await this.post(session, frame.text, frame.clientId, await this.thread(joined(session).room, frame.threadId));
   }
 
   async ask(session: Session, frame: AskFrame): Promise<void> {
@@ -55,10 +55,13 @@ export class Chat {
     this.askAssistant(session, question, frame.clientId, await this.thread(room, frame.threadId), true);
   }
 
-  /** Persists and broadcasts a member's message; null when the clientId was already used. */
-  private async post(session: Session, text: string, clientId: string, requestedThread?: string): Promise<Message | null> {
+  /**
+   * Persists and broadcasts a member's message in `threadId` (resolved by the caller: one await
+   * before the room's queue on every path keeps one member's messages in the order sent); null
+   * when the clientId was already used.
+   */
+  private post(session: Session, text: string, clientId: string, threadId: string): Promise<Message | null> {
     const { room, member } = joined(session);
-    const threadId = await this.thread(room, requestedThread);
     if (room.typing.sent(member.id)) this.host.sendTyping(room, member, false);
     return room.run(async () => {
       const { message, duplicate } = await this.host.store.appendMessage({
@@ -77,33 +80,78 @@ export class Chat {
     });
   }
 
+  /**
+   * Posts a question and asks the assistant. The assistant's limits are checked before the
+   * question is written, as for HTTP asks: a refused question is neither stored nor broadcast, and
+   * its error is the only answer.
+   */
   private async question(session: Session, question: string, text: string, clientId: string, requestedThread?: string): Promise<void> {
     if (!question) throw new errors.ERR_BAD_MESSAGE('ask needs a question, e.g. "@ai what is this about?"');
-    const message = await this.post(session, text, clientId, requestedThread);
-    if (message) this.askAssistant(session, question, clientId, message.threadId, false, message);
+    const { room, member } = joined(session);
+    const threadId = await this.thread(room, requestedThread);
+    // A resend of a question the room still holds gets the original, even once the limits are spent.
+    const original = room.recent().find((m) => m.clientId === clientId && m.author.id === member.id);
+    if (original) return session.deliver(JSON.stringify({ type: 'message', message: original }));
+    const assistant = this.host.assistant();
+    let admission: AskAdmission | undefined;
+    try {
+      admission = assistant?.admit?.({ roomId: room.id, threadId, text: question, asker: member, address: session.address, clientId, private: false });
+    } catch (err) {
+      return session.error(this.askFailure(room.id, err), clientId);
+    }
+    let message: Message | null;
+    try {
+      message = await this.post(session, text, clientId, threadId);
+    } catch (err) {
+      if (admission) assistant?.release?.(admission);
+      throw err;
+    }
+    if (!message) {
+      // A resend of an older question: nothing is asked, so its place in the limits is given back.
+      if (admission) assistant?.release?.(admission);
+      return;
+    }
+    this.askAssistant(session, question, clientId, message.threadId, false, message, admission);
   }
 
-  private askAssistant(session: Session, text: string, clientId: string, threadId: string, isPrivate: boolean, question?: Message): void {
+  private askAssistant(
+    session: Session,
+    text: string,
+    clientId: string,
+    threadId: string,
+    isPrivate: boolean,
+    question?: Message,
+    admission?: AskAdmission,
+  ): void {
     const { room, member } = joined(session);
     const assistant = this.host.assistant();
     if (!assistant) return session.error(new errors.ERR_ASSISTANT_FAILED('no assistant is configured'), clientId);
     try {
-      const { done } = assistant.ask({
-        roomId: room.id,
-        threadId,
-        text,
-        asker: member,
-        address: session.address,
-        clientId,
-        private: isPrivate,
-        ...(question ? { questionId: question.id, questionSeq: question.seq } : {}),
-      });
+      const { done } = assistant.ask(
+        {
+          roomId: room.id,
+          threadId,
+          text,
+          asker: member,
+          address: session.address,
+          clientId,
+          private: isPrivate,
+          ...(question ? { questionId: question.id, questionSeq: question.seq } : {}),
+        },
+        admission,
+      );
       // The assistant reports failures to the room itself; this only keeps the rejection handled.
       done.catch(() => {});
     } catch (err) {
-      if (!(err instanceof SalonError)) this.host.warn({ roomId: room.id, err: (err as Error)?.message }, 'assistant ask failed');
-      session.error(err instanceof SalonError ? err : new errors.ERR_ASSISTANT_FAILED('internal error'), clientId);
+      session.error(this.askFailure(room.id, err), clientId);
     }
+  }
+
+  /** What the asker is told of a failed ask or admission: its own refusal, or a failure without details. */
+  private askFailure(roomId: string, err: unknown): SalonError {
+    if (err instanceof SalonError) return err;
+    this.host.warn({ roomId, err: (err as Error)?.message }, 'assistant ask failed');
+    return new errors.ERR_ASSISTANT_FAILED('internal error');
   }
 
   private async command(session: Session, command: { name: string; args: string }, clientId: string, requestedThread?: string): Promise<void> {

@@ -148,16 +148,29 @@ export interface PendingAnswer {
   text: string;
 }
 
+/** An ask's place in the assistant's rate limits, taken (RoomAssistant.admit) before its question was posted. */
+export interface AskAdmission {
+  readonly roomId: string;
+}
+
 /** The room's AI assistant: queues asks fairly and streams answers through a RoomOutlet. */
 export interface RoomAssistant {
   /**
    * Queues an ask. Resolves at once with the answer id and queue position; `done` settles when
    * the answer is complete (rejects with a SalonError on failure, after the room got an `error`).
    * Throws ERR_RATE_LIMITED / ERR_ASSISTANT_BUSY when limits refuse the ask. `admission`: what
-   * the assistant's `admit` returned for this ask when the caller checked it before posting its
-   * question; its rate limits were counted then.
+   * `admit` returned for this ask when the caller checked it before posting its question; its rate
+   * limits were counted then.
    */
-  ask(request: AskRequest, admission?: { readonly roomId: string }): { id: string; position: number; done: Promise<AskResult> };
+  ask(request: AskRequest, admission?: AskAdmission): { id: string; position: number; done: Promise<AskResult> };
+  /**
+   * Throws what `ask` would throw for this request now, or counts it against the rate limits at
+   * once and returns its admission for `ask`: a caller posting a question checks first, so a
+   * refused one is never written (an assistant without it is asked after the posting).
+   */
+  admit?(request: AskRequest): AskAdmission;
+  /** Gives back an admission whose ask will not be made (its question was not posted after all). */
+  release?(admission: AskAdmission): void;
   pending(roomId: string): PendingAnswer[];
   /** Connects the assistant to the rooms core once both exist. */
   attach(outlet: RoomOutlet): void;

@@ -8,7 +8,6 @@ import { errors } from '../errors.js';
 import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import type { Member, Message } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
-import type { AdmissionCheck } from '../rag/assistant.js';
 import { addressKey } from '../rooms/address.js';
 import { activeThreadFor } from '../rooms/thread-target.js';
 import type { RoomResolver } from '../rooms/types.js';
@@ -98,8 +97,14 @@ export function askRoutes(resolveRoom: RoomResolver) {
         const asker = { id: rooms.identity.addressId(address), name: askerName(request.body.name) };
         // Refuse over-limit asks before the question is written to the room (and hold this one's
         // place in the limits while it is).
-        const admission = (assistant as Partial<AdmissionCheck>).admit?.({ roomId, threadId, text, asker, address });
-        const question = await postQuestion(app, roomId, threadId, asker, text);
+        const admission = assistant.admit?.({ roomId, threadId, text, asker, address });
+        let question: Message;
+        try {
+          question = await postQuestion(app, roomId, threadId, asker, text);
+        } catch (err) {
+          if (admission) assistant.release?.(admission);
+          throw err;
+        }
         const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, address, questionId: question.id, questionSeq: question.seq }, admission);
         const result = await done;
         return {

@@ -203,6 +203,23 @@ describe('fairness', () => {
     await Promise.all(dones);
   });
 
+  it('gives a released admission’s place in the limits back, and takes it no more', async () => {
+    const a = make(new ScriptedChat({ pieces: ['ok'] }), {
+      userLimit: { limit: 1, windowMs: 60_000 },
+      addressLimit: { limit: 1, windowMs: 60_000 },
+      maxWaitingPerRoom: 10,
+    });
+    const req = await request({ address: '203.0.113.9' });
+    const first = a.admit(req);
+    expect(() => a.admit(req)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    a.release(first);
+    a.release(first);
+    const second = a.admit(req);
+    // A released admission is no admission: its ask is counted (and refused) like any other.
+    expect(() => a.ask(req, first)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    await a.ask(req, second).done;
+  });
+
   it('limits asks per client address across the identities it uses', async () => {
     const a = make(new ScriptedChat({ pieces: ['ok'] }), { addressLimit: { limit: 2, windowMs: 60_000 }, maxWaitingPerRoom: 10 });
     const dones = [

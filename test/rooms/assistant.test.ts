@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../src/errors.js';
-import type { AskRequest, AskResult, PendingAnswer, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
+import type { AskAdmission, AskRequest, AskResult, PendingAnswer, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import { ROOM, joined, roomsApp } from './helpers.js';
 
 /** Records asks; answers when the test says so, through the attached outlet. */
@@ -156,6 +156,117 @@ describe('room assistant hook', () => {
   it('puts answers being written into the welcome', async () => {
     fake.pendingAnswers = [{ id: 'ans_9', stage: 'writing', text: 'So far' }];
     expect((await joined(app, 'Ana')).welcome.pending).toEqual(fake.pendingAnswers);
+  });
+});
+
+/** A FakeAssistant that admits before the question is posted, as the RAG assistant does. */
+class AdmittingAssistant extends FakeAssistant {
+  refuseAdmission: Error | null = null;
+  admitted: AskAdmission[] = [];
+  released: AskAdmission[] = [];
+  askedWith: (AskAdmission | undefined)[] = [];
+
+  admit(request: AskRequest): AskAdmission {
+    if (this.refuseAdmission) throw this.refuseAdmission;
+    const admission = { roomId: request.roomId };
+    this.admitted.push(admission);
+    return admission;
+  }
+  release(admission: AskAdmission): void {
+    this.released.push(admission);
+  }
+  override ask(request: AskRequest, admission?: AskAdmission) {
+    this.askedWith.push(admission);
+    return super.ask(request);
+  }
+}
+
+describe('asks the assistant refuses', () => {
+  /** The questions (`@ai …` messages) stored in the room. */
+  async function storedQuestions(app: FastifyInstance): Promise<string[]> {
+    return (await app.salon.store.recentMessages(ROOM, 100)).filter((m) => m.text.startsWith('@ai ')).map((m) => m.text);
+  }
+
+  it('are refused past a member’s limit before their question is posted, for say and ask frames alike', async () => {
+    const { app, close } = await roomsApp({ ASK_LIMIT_USER: '2' });
+    try {
+      const a = await joined(app, 'Ana');
+      const b = await joined(app, 'Ben');
+      a.client.send({ type: 'say', text: '@ai first?', clientId: 'q1' });
+      a.client.send({ type: 'say', text: '@ai second?', clientId: 'q2' });
+      a.client.send({ type: 'say', text: '@ai third?', clientId: 'q3' });
+      a.client.send({ type: 'ask', text: 'fourth?', clientId: 'q4' });
+      a.client.send({ type: 'say', text: 'plain', clientId: 'p1' });
+      expect(await a.client.next('error')).toMatchObject({ code: 'ERR_RATE_LIMITED', clientId: 'q3' });
+      expect(await a.client.next('error')).toMatchObject({ code: 'ERR_RATE_LIMITED', clientId: 'q4' });
+      const seen = [];
+      for (let i = 0; i < 3; i++) seen.push((await b.client.next('message')).message.text);
+      expect(seen).toEqual(['@ai first?', '@ai second?', 'plain']);
+      expect(await storedQuestions(app)).toEqual(['@ai first?', '@ai second?']);
+      // A resend of a posted question still gets its original, the limits spent or not.
+      a.client.send({ type: 'say', text: '@ai first?', clientId: 'q1' });
+      const resent = await a.client.next('message', (f) => f.message.clientId === 'q1');
+      expect(resent.message.seq).toBe(1);
+      expect(a.client.all('error')).toHaveLength(2);
+    } finally {
+      await close();
+    }
+  });
+
+  it('are refused when the assistant is busy before their question is posted, and admitted ones are asked with their admission', async () => {
+    const fake = new AdmittingAssistant();
+    const { app, close } = await roomsApp({}, { assistant: fake });
+    try {
+      const a = await joined(app, 'Ana');
+      const b = await joined(app, 'Ben');
+      fake.refuseAdmission = new errors.ERR_ASSISTANT_BUSY();
+      a.client.send({ type: 'say', text: '@ai busy?', clientId: 'r1' });
+      a.client.send({ type: 'ask', text: 'still busy?', clientId: 'r2' });
+      expect(await a.client.next('error')).toMatchObject({ code: 'ERR_ASSISTANT_BUSY', clientId: 'r1' });
+      expect(await a.client.next('error')).toMatchObject({ code: 'ERR_ASSISTANT_BUSY', clientId: 'r2' });
+      fake.refuseAdmission = new Error('kaboom');
+      a.client.send({ type: 'say', text: '@ai broken?', clientId: 'r3' });
+      const failed = await a.client.next('error');
+      expect(failed).toMatchObject({ code: 'ERR_ASSISTANT_FAILED', clientId: 'r3' });
+      expect(failed.message).not.toContain('kaboom');
+      fake.refuseAdmission = null;
+      a.client.send({ type: 'say', text: '@ai now?', clientId: 'r4' });
+      expect((await b.client.next('message')).message.text).toBe('@ai now?');
+      expect(await storedQuestions(app)).toEqual(['@ai now?']);
+      expect(fake.asks.map((r) => r.clientId)).toEqual(['r4']);
+      expect(fake.askedWith).toEqual([fake.admitted[0]]);
+      expect(b.client.all('error')).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('give their admission back when the question turns out a resend, or cannot be stored', async () => {
+    const fake = new AdmittingAssistant();
+    const { app, close } = await roomsApp({}, { assistant: fake, roomOptions: { historySize: 1 } });
+    try {
+      const a = await joined(app, 'Ana');
+      a.client.send({ type: 'say', text: '@ai once?', clientId: 'q1' });
+      await a.client.next('message', (f) => f.message.clientId === 'q1');
+      a.client.send({ type: 'say', text: 'pushes the question out of memory', clientId: 'p1' });
+      await a.client.next('message', (f) => f.message.clientId === 'p1');
+      a.client.send({ type: 'say', text: '@ai once?', clientId: 'q1' });
+      expect((await a.client.next('message', (f) => f.message.clientId === 'q1')).message.seq).toBe(1);
+      expect(fake.released).toEqual([fake.admitted[1]]);
+
+      const { store } = app.salon;
+      const append = store.appendMessage.bind(store);
+      store.appendMessage = async () => {
+        throw new Error('disk full');
+      };
+      a.client.send({ type: 'say', text: '@ai lost?', clientId: 'q2' });
+      expect(await a.client.next('error')).toMatchObject({ code: 'ERR_INTERNAL', clientId: 'q2' });
+      store.appendMessage = append;
+      expect(fake.released).toEqual([fake.admitted[1], fake.admitted[2]]);
+      expect(fake.asks.map((r) => r.clientId)).toEqual(['q1']);
+    } finally {
+      await close();
+    }
   });
 });
 
