@@ -114,7 +114,7 @@ function comments(v: unknown): Comment[] {
       ITEM_LIMITS.commentText,
     );
     if (!t) fail(`${at}.text`, 'is empty');
-    if (typeof time !== 'number' || !Number.isInteger(time) || time < 0) fail(`${at}.time`, 'must be Unix seconds (a whole number ≥ 0)');
+    if (typeof time !== 'number' || !Number.isSafeInteger(time) || time < 0) fail(`${at}.time`, 'must be Unix seconds (a whole number ≥ 0)');
     return { by: author, text: t, time };
   });
 }

@@ -6,6 +6,8 @@ import { MAX_INGEST_LIMIT } from '../content/ingest/ingest.js';
 const nullableString = { type: ['string', 'null'] } as const;
 const string = { type: 'string' } as const;
 const integer = { type: 'integer' } as const;
+/** A whole number a client sends: bounded, as Ajv takes 1e300 for an integer. */
+const sentInteger = { type: 'integer', maximum: Number.MAX_SAFE_INTEGER } as const;
 /** When a stored record was made and last changed (ISO-8601). */
 const timestamps = { createdAt: string, updatedAt: string } as const;
 
@@ -20,6 +22,9 @@ export const commentSchema = {
   properties: { by: string, text: string, time: integer },
   required: ['by', 'text', 'time'],
 } as const;
+
+/** A comment as POST /content takes it. */
+const commentInputSchema = { ...commentSchema, properties: { ...commentSchema.properties, time: sentInteger } } as const;
 
 /** The item fields that may be null, the same in answers and in POST /content. */
 const optionalProperties = {
@@ -86,7 +91,7 @@ export const itemInputSchema = {
     url: nullableString,
     description: nullableString,
     body: nullableString,
-    comments: { type: 'array', maxItems: ITEM_LIMITS.comments, items: commentSchema },
+    comments: { type: 'array', maxItems: ITEM_LIMITS.comments, items: commentInputSchema },
     ...optionalProperties,
   },
   required: ['kind', 'title'],
@@ -134,7 +139,7 @@ export const ingestBodySchema = {
     oneSource('youtubeFeed', urlSchema),
     oneSource('hn', {
       anyOf: [
-        { type: 'integer', minimum: 1 },
+        { ...sentInteger, minimum: 1 },
         { type: 'string', enum: ['top'] },
       ],
     }),

@@ -19,7 +19,8 @@ export const MAX_HISTORY_PAGE = 100;
 export const historyQuerySchema = {
   type: 'object',
   properties: {
-    before: { type: 'integer', minimum: 1 },
+    // Ajv takes 1e300 for an integer; PostgreSQL refused what pg made of it (`1e+300`) with a 500.
+    before: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE },
   },
   additionalProperties: false,
