@@ -353,6 +353,16 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return { ...info, members, memberCount: count };
   }
 
+  /**
+   * The name an HTTP asker asking as `name` goes by in `roomId`: as a joining member's, suffixed
+   * (`Ana (2)`) when a member of the room on any node uses it, so an asker cannot post as them.
+   */
+  async askerName(roomId: string, askerId: string, name: string): Promise<string> {
+    const live = this.rooms.get(roomId);
+    if (live?.info) return live.members.nameFor(askerId, name);
+    return (await this.sync.membersOf(roomId)).nameFor(askerId, name);
+  }
+
   /** Closes every connection with `code` (1001 on shutdown) and refuses new ones. */
   async close(code: CloseCodeValue = CloseCode.GOING_AWAY): Promise<void> {
     this.closing = true;

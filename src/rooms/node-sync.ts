@@ -12,6 +12,7 @@ import type { Store } from '../store/types.js';
 import { encodeEnvelope, type Envelope } from './envelope.js';
 import { FreshReading } from './fresh-reading.js';
 import type { Room } from './room.js';
+import { RoomMembers } from './room-members.js';
 import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
 import type { RoomBus } from './types.js';
 
@@ -105,6 +106,17 @@ export class NodeSync {
       this.deps.log.debug({ roomId, err }, 'presence read failed');
     }
     return { members: [...seen.values()].slice(0, max), count: seen.size };
+  }
+
+  /** Who is in a room this node has no live copy of, from the shared presence (nobody when it cannot be read). */
+  async membersOf(roomId: string): Promise<RoomMembers> {
+    const members = new RoomMembers();
+    try {
+      members.setRemote(await this.deps.bus.presence.list(roomId));
+    } catch (err) {
+      this.deps.log.debug({ roomId, err }, 'presence read failed');
+    }
+    return members;
   }
 
   /**

@@ -146,6 +146,14 @@ export class RoomMembers {
     return out;
   }
 
+  /**
+   * The name `userId` asking for `name` goes by here now without joining (an HTTP asker): `name`,
+   * or `name (2)`… when another member uses it, as a joining member would get.
+   */
+  nameFor(userId: string, name: string): string {
+    return this.uniqueName(name, userId);
+  }
+
   private uniqueName(name: string, userId: string): string {
     const taken = (key: string) => this.names.has(key) || (this.remoteNames.get(key) ?? userId) !== userId;
     const key = nameKey(name);

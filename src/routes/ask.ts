@@ -94,7 +94,8 @@ export function askRoutes(resolveRoom: RoomResolver) {
         const threadId = await threadFor(app, roomId, request.body.threadId);
         // Without a socket identity, HTTP askers are told apart (and rate limited) by address.
         const address = addressKey(request.ip);
-        const asker = { id: rooms.identity.addressId(address), name: askerName(request.body.name) };
+        const askerId = rooms.identity.addressId(address);
+        const asker = { id: askerId, name: await rooms.askerName(roomId, askerId, askerName(request.body.name)) };
         // Refuse over-limit asks before the question is written to the room (and hold this one's
         // place in the limits while it is).
         const admission = assistant.admit?.({ roomId, threadId, text, asker, address });
@@ -121,7 +122,7 @@ export function askRoutes(resolveRoom: RoomResolver) {
   };
 }
 
-/** The asker's display name, cleaned like a socket's; `Guest` when none is given. */
+/** The name the asker asked for, cleaned like a socket's; `Guest` when none is given. */
 function askerName(raw: string | undefined): string {
   if (raw === undefined) return 'Guest';
   const name = cleanName(raw);

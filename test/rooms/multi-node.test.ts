@@ -110,6 +110,14 @@ describe('rooms across two nodes', () => {
     expect(a.client.all('presence').slice(seen)).toEqual([]);
   });
 
+  it('gives an HTTP asker the suffix of a name a member uses on the other node', async () => {
+    const a = await joined(nodes[0], 'Ana');
+    const res = await nodes[1].inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/ask`, payload: { text: 'who am I?', name: 'ana' } });
+    expect(res.statusCode).toBe(200);
+    const question = await a.client.next('message', (f) => f.message.text === '@ai who am I?');
+    expect(question.message.author.name).toBe('ana (2)');
+  });
+
   it('accepts a token issued by the other node (shared DATA_DIR secret)', async () => {
     const a = await joined(nodes[0], 'Ana');
     const again = await joined(nodes[1], 'Ana', ROOM, { token: a.welcome.you.token });

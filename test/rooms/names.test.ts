@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_NAME_CHARS, cleanName, isReservedName, nameKey } from '../../src/protocol/names.js';
 import { addressKey } from '../../src/rooms/address.js';
-import { inject, roomsApp } from './helpers.js';
+import { ROOM, inject, joined, roomsApp } from './helpers.js';
 
 describe('reserved names', () => {
   it('keeps the assistant’s, the system’s and the admins’ names, however they are dressed up', () => {
@@ -55,6 +55,26 @@ describe('reserved names', () => {
       expect(welcome.you.name).toBe('Ada');
     } finally {
       await started.close();
+    }
+  });
+});
+
+describe('HTTP askers’ names', () => {
+  it('get the suffix a second member of that name would get, so nobody asks as a member of the room', async () => {
+    const { app, close } = await roomsApp();
+    try {
+      const ana = await joined(app, 'Ana');
+      const ask = async (name: string) => {
+        const res = await app.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/ask`, payload: { text: `what did ${name} say?`, name } });
+        expect(res.statusCode).toBe(200);
+        return (await ana.client.next('message', (f) => f.message.text === `@ai what did ${name} say?`)).message.author;
+      };
+      const asker = await ask('ＡＮＡ');
+      expect(asker.name).toBe('ＡＮＡ (2)');
+      expect(asker.id).not.toBe(ana.welcome.you.id);
+      expect((await ask('Zed')).name).toBe('Zed');
+    } finally {
+      await close();
     }
   });
 });
