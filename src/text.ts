@@ -23,6 +23,26 @@ export function wellFormed(text: string): string {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
+/**
+ * Parsed JSON with every string value in it made well-formed (wellFormed), in place. Walked with a
+ * stack, not by recursion: a body may nest as deep as its size allows.
+ */
+export function wellFormedValues<T>(value: T): T {
+  if (typeof value === 'string') return wellFormed(value) as T;
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const node = pending.pop();
+    if (!node || typeof node !== 'object') continue;
+    const fields = node as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      const v = fields[key];
+      if (typeof v === 'string') fields[key] = wellFormed(v);
+      else if (v && typeof v === 'object') pending.push(v);
+    }
+  }
+  return value;
+}
+
 /** Whitespace runs squashed to one space and the ends trimmed; most stored text needs neither, and the check is cheaper than the replace. */
 export function squash(text: string): string {
   return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;

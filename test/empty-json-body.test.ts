@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ADMIN } from './helpers.js';
-import { roomsApp, ROOM } from './rooms/helpers.js';
+import { joined, roomsApp, ROOM } from './rooms/helpers.js';
 
 /** What a generic JSON client sends on a call without a body: the JSON type and no bytes. */
 const JSON_NO_BODY = { ...ADMIN, 'content-type': 'application/json' };
@@ -39,6 +39,26 @@ describe('a request with a JSON content type and no body', () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/threads/merge', headers: JSON_NO_BODY, payload: '' });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('ERR_BAD_REQUEST');
+  });
+
+  it('makes each half of a surrogate pair in a body’s strings U+FFFD, so a route stores what it echoes', async () => {
+    const headers = { ...ADMIN, 'content-type': 'application/json' };
+    const made = await app.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/threads`, headers, payload: '{"title":"Night\\ud800 trains \\ud83d\\ude86"}' });
+    expect(made.json().thread.title).toBe('Night\ufffd trains \ud83d\ude86');
+    const listed = (await app.inject(`/api/v1/rooms/${ROOM}/threads`)).json().threads;
+    expect(listed.map((t: { title: string }) => t.title)).toContain('Night\ufffd trains \ud83d\ude86');
+    const { client } = await joined(app, 'Watcher');
+    const asked = await app.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/ask`, headers, payload: '{"text":"why\\udc00?","name":"Bo\\ud800"}' });
+    expect(asked.statusCode, asked.body).toBe(200);
+    const question = (await client.next('message', (f) => f.message.text.startsWith('@ai why'))).message;
+    expect(question).toMatchObject({ text: '@ai why\ufffd?', author: { name: 'Bo\ufffd' } });
+    const stored = (await app.inject(`/api/v1/rooms/${ROOM}/messages`)).json().messages;
+    expect(stored).toContainEqual(question);
+    // Deep nesting is walked without recursion; the schema then refuses the body.
+    const deep = `{"survivorId":${'['.repeat(200_000)}"\\ud800"${']'.repeat(200_000)},"absorbedId":"b"}`;
+    const refused = await app.inject({ method: 'POST', url: '/api/v1/threads/merge', headers, payload: deep });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.code).toBe('ERR_BAD_REQUEST');
   });
 
   it('leaves JSON bodies to the usual parser: bad JSON, a poisoned prototype and the body limits are refused', async () => {

@@ -56,9 +56,9 @@ function parseText(f: Fields, type: 'say' | 'ask', maxTextChars: number): Parsed
   const threadId = optionalString(f, 'threadId', MAX_THREAD_ID_CHARS);
   if (threadId === false) return bad('threadId must be a string', clientId);
   const thread = threadId ? { threadId } : {};
-  if (type === 'say') return { ok: true, frame: { type, text: wellFormed(text), clientId, ...thread } };
+  if (type === 'say') return { ok: true, frame: { type, text, clientId, ...thread } };
   if (f.private !== undefined && typeof f.private !== 'boolean') return bad('private must be true or false', clientId);
-  return { ok: true, frame: { type, text: wellFormed(text), clientId, ...thread, ...(f.private ? { private: true } : {}) } };
+  return { ok: true, frame: { type, text, clientId, ...thread, ...(f.private ? { private: true } : {}) } };
 }
 
 /** Fields one frame may carry (the protocol's longest has five). */
@@ -100,6 +100,9 @@ export function parseClientFrame(raw: string, maxTextChars: number): Parsed {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad('expected a JSON object');
   const f = value as Fields;
+  // Every string of a frame (name, token, text, clientId, threadId) has its lone surrogates made
+  // U+FFFD here, as the store keeps them: what is echoed, matched (a resent clientId) and stored is one string.
+  for (const key of Object.keys(f)) if (typeof f[key] === 'string') f[key] = wellFormed(f[key]);
   switch (f.type) {
     case 'hello':
       return parseHello(f);

@@ -5,8 +5,15 @@
  * `POST /api/v1/sources/:id/refresh`), and Fastify's own parser refused those with 400 ("Body
  * cannot be empty"). A route that needs a body still refuses the missing one through its schema.
  * Any other text goes to Fastify's own JSON parser, with its defence against prototype poisoning.
+ * A body that escapes half of a surrogate pair (`"\ud800"`, invalid in UTF-8) has every such half
+ * in its strings made U+FFFD, as the room protocol's frames do: what a route echoes, compares and
+ * stores is then the same string (the stores kept U+FFFD, or three of them).
  */
 import type { FastifyInstance } from 'fastify';
+import { wellFormedValues } from '../text.js';
+
+/** A `\uD800`–`\uDFFF` escape: only through one can JSON text carry a lone surrogate (raw UTF-8 cannot). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /** Installs the JSON parser on `app`, for every route registered after it. */
 export function readEmptyJsonBodyAsNone(app: FastifyInstance): void {
@@ -17,6 +24,7 @@ export function readEmptyJsonBodyAsNone(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, body, done);
+    if (!SURROGATE_ESCAPE.test(body)) return parseJson(request, body, done);
+    parseJson(request, body, (err, value) => (err ? done(err) : done(null, wellFormedValues(value))));
   });
 }

@@ -49,6 +49,20 @@ describe('hostile room clients', () => {
     expect(stored.map((m: { text: string }) => m.text)).toEqual([echoed.text]);
   });
 
+  it('echoes a name and a clientId with half a surrogate pair as it stores them, and matches a resend by that clientId', async () => {
+    const { app, url } = await start();
+    const ana = await connect(url());
+    const welcome = await ana.hello('Ana\ud800');
+    expect(welcome.you.name).toBe('Ana\ufffd');
+    ana.send('{"type":"say","text":"first","clientId":"id\\ud800"}');
+    const echoed = (await ana.next('message')).message;
+    expect(echoed).toMatchObject({ clientId: 'id\ufffd', author: { name: 'Ana\ufffd' } });
+    ana.send('{"type":"say","text":"resent","clientId":"id\\ud800"}');
+    expect((await ana.next('message')).message).toEqual(echoed);
+    const stored = (await app.inject(`/api/v1/rooms/${echoed.roomId}/messages`)).json().messages;
+    expect(stored).toEqual([echoed]);
+  });
+
   it('closes only the failing connection with 1011 when a frame handler throws', async () => {
     const { url } = await start();
     const bystander = await member(url(), 'Bystander');

@@ -63,6 +63,23 @@ describe('client frames', () => {
     if (!r.ok) expect(r.error.code).toBe('ERR_BAD_MESSAGE');
   });
 
+  it('makes every string of a frame well-formed, each half of a surrogate pair U+FFFD, as the store keeps them', () => {
+    expect(parseClientFrame('{"type":"hello","name":"Ana\\ud800","token":"t\\udc00"}', 4000)).toEqual({
+      ok: true,
+      frame: { type: 'hello', name: 'Ana\ufffd', token: 't\ufffd' },
+    });
+    expect(parseClientFrame('{"type":"say","text":"a\\ud800 \\ud83d\\ude00","clientId":"id\\ud800","threadId":"thr_\\udfff"}', 4000)).toEqual({
+      ok: true,
+      frame: { type: 'say', text: 'a\ufffd \ud83d\ude00', clientId: 'id\ufffd', threadId: 'thr_\ufffd' },
+    });
+    expect(parseClientFrame('{"type":"ask","text":"q\\udbff","clientId":"\\udc00","private":true}', 4000)).toEqual({
+      ok: true,
+      frame: { type: 'ask', text: 'q\ufffd', clientId: '\ufffd', private: true },
+    });
+    // A refused frame echoes the clientId as a valid one would carry it.
+    expect(parseClientFrame('{"type":"say","text":" ","clientId":"id\\ud800"}', 4000)).toMatchObject({ ok: false, clientId: 'id\ufffd' });
+  });
+
   it('refuses frames with nested values or too many fields before parsing them, and keeps brackets inside strings', () => {
     const parse = vi.spyOn(JSON, 'parse');
     try {
