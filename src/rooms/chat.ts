@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SalonError, errors } from '../errors.js';
 import type { AskFrame, Member, Message, SayFrame } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
-import { askQuestion, parseCommand, type CommandRegistry } from './commands.js';
+import { ASK_MARK, askQuestion, parseCommand, type CommandRegistry } from './commands.js';
 import type { Room } from './room.js';
 import type { Session } from './session.js';
 import { activeThreadFor } from './thread-target.js';
@@ -28,8 +28,6 @@ export interface ChatHost {
 }
 
 const SYSTEM_AUTHOR = Object.freeze({ id: 'system', name: 'Salon', kind: 'system' as const });
-/** How an `ask` frame's question reads in the room. */
-const ASK_MARK = '@ai ';
 
 function joined(session: Session): { room: Room; member: Member } {
   if (!session.room || !session.member) throw new errors.ERR_NOT_JOINED('talking');

@@ -26,6 +26,9 @@ export interface SlashCommand {
   run(ctx: CommandContext): Promise<string>;
 }
 
+/** How a public `ask` frame's question reads in the room: `@ai <text>`. */
+export const ASK_MARK = '@ai ';
+
 const COMMAND = /^\/([a-z][a-z0-9-]*)(?:\s+([\s\S]*))?$/i;
 const ASK_PREFIX = /^(?:@ai|\/ask)(?:\s+|$)/i;
 

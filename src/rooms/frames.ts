@@ -7,6 +7,7 @@ import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import type { ClientMessage } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 import { wellFormed } from '../text.js';
+import { ASK_MARK } from './commands.js';
 
 export const MAX_CLIENT_ID_CHARS = 128;
 export const MAX_TOKEN_CHARS = 256;
@@ -58,6 +59,9 @@ function parseText(f: Fields, type: 'say' | 'ask', maxTextChars: number): Parsed
   const thread = threadId ? { threadId } : {};
   if (type === 'say') return { ok: true, frame: { type, text, clientId, ...thread } };
   if (f.private !== undefined && typeof f.private !== 'boolean') return bad('private must be true or false', clientId);
+  // A public ask is posted as `@ai <text>` (trimmed): that message must fit the limit too.
+  const postedMax = maxTextChars - ASK_MARK.length;
+  if (!f.private && text.trim().length > postedMax) return { ok: false, error: new errors.ERR_MESSAGE_TOO_LONG(postedMax), clientId };
   return { ok: true, frame: { type, text, clientId, ...thread, ...(f.private ? { private: true } : {}) } };
 }
 

@@ -179,6 +179,13 @@ describe('room protocol', () => {
     expect(await a.client.next('error')).toMatchObject({ code: 'ERR_MESSAGE_TOO_LONG', clientId: 'long' });
     a.client.send({ type: 'say', text: 'y'.repeat(4000), clientId: 'max' });
     expect((await b.client.next('message')).message.clientId).toBe('max');
+    // An ask is posted as `@ai <text>`: 3,996 characters of question make the longest message.
+    a.client.send({ type: 'ask', text: 'z'.repeat(3997), clientId: 'ask-long' });
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_MESSAGE_TOO_LONG', clientId: 'ask-long' });
+    a.client.send({ type: 'ask', text: 'z'.repeat(3996), clientId: 'ask-max' });
+    const posted = (await b.client.next('message')).message;
+    expect(posted).toMatchObject({ clientId: 'ask-max' });
+    expect(posted.text).toHaveLength(4000);
   });
 
   it('returns the original message for a resent clientId, to the sender only', async () => {

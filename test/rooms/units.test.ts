@@ -105,6 +105,15 @@ describe('client frames', () => {
     expect(r).toMatchObject({ ok: false, clientId: 'c', error: { code: 'ERR_MESSAGE_TOO_LONG' } });
   });
 
+  it('keeps a public ask within the text limit once posted as "@ai <text>"; a private one may use it all', () => {
+    const ask = (text: string, extra = {}) => parseClientFrame(JSON.stringify({ type: 'ask', text, clientId: 'c', ...extra }), 10);
+    expect(ask('x'.repeat(7))).toMatchObject({ ok: false, clientId: 'c', error: { code: 'ERR_MESSAGE_TOO_LONG', message: expect.stringContaining(' 6 ') } });
+    expect(ask('x'.repeat(6))).toMatchObject({ ok: true });
+    expect(ask(` ${'x'.repeat(6)} `)).toMatchObject({ ok: true });
+    expect(ask('x'.repeat(10), { private: true })).toMatchObject({ ok: true });
+    expect(ask('x'.repeat(11), { private: true })).toMatchObject({ ok: false, error: { code: 'ERR_MESSAGE_TOO_LONG' } });
+  });
+
   it('cleans names', () => {
     expect(cleanName('  Zoë  ')).toBe('Zoë');
     expect(cleanName('👩‍💻 dev')).toBe('👩‍💻 dev');
