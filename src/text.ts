@@ -4,12 +4,22 @@
  * features in ai/local/.)
  */
 
-/** Cuts `text` to at most `max` characters, at a word boundary when one is near, marking the cut with `…`. */
+/**
+ * Cuts `text` to at most `max` characters (UTF-16 units), at a word boundary when one is near,
+ * marking the cut with `…`; never between the halves of a surrogate pair (an emoji), whose first
+ * half alone is no text and is stored as U+FFFD.
+ */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = text.slice(0, Math.max(0, max - 1));
+  let end = Math.max(0, max - 1);
+  if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+  const cut = text.slice(0, end);
   const space = cut.lastIndexOf(' ');
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**

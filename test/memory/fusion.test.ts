@@ -292,6 +292,15 @@ describe('a fused thread', () => {
     expect(tomato.cited).toEqual(expect.arrayContaining([garden.messageIds[0]]));
   });
 
+  it('cuts a long title on a character, never inside an emoji, so the title it stores is the one it shows', async () => {
+    const a = await threadsApp(closers);
+    const long = await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: `${'a'.repeat(118)}😀` });
+    const garden = await threadWith(a, ROOM, 'Tomato garden', GARDEN);
+    const r = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [long.thread.id, garden.id] });
+    expect(r.thread.title).toBe(`${'a'.repeat(118)}…`);
+    expect((await a.salon.store.getThread(r.thread.id))?.title).toBe(r.thread.title);
+  });
+
   it('stores each fused pair’s vector as its sources’ (SQLite), read back as the memory index holds it, before and after a source goes', async () => {
     const a = await threadsApp(closers);
     const first = await threadWith(a, ROOM, 'Night trains', TRAINS);
