@@ -12,7 +12,7 @@ import type { SlashCommand } from '../../rooms/commands.js';
 import type { SplitLock, Thread } from '../../store/types.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { ThreadChangeGate } from './change-gate.js';
-import type { SplitListing, ThreadService } from './thread-service.js';
+import { FUSION_FALLBACK_NOTICE, type SplitListing, type ThreadService } from './thread-service.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
 
 /** Characters of a message id the split listing shows (and the shortest prefix accepted). */
@@ -108,7 +108,7 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         await inRoom(roomId, b);
         const value = threshold === undefined ? undefined : Number(threshold);
         const r = await gate.run(roomId, { userId: user.id, address }, () => threads.fuse([a, b], actorOf(user), value));
-        return `Fused into “${literal(r.thread.title)}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` Smart fusion failed (${r.fallback}); the memories were joined as they are.` : ''}`;
+        return `Fused into “${literal(r.thread.title)}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` ${FUSION_FALLBACK_NOTICE}` : ''}`;
       },
     },
     {

@@ -50,6 +50,12 @@ const PAGE = 250;
 const SUMMARY_LINE_CHARS = 400;
 /** History entries a thread's detail shows. */
 const HISTORY_SHOWN = 50;
+/**
+ * What members and the public are told of a fusion that fell back (the rooms' warning, a member's
+ * /fuse, the thread's history): why it failed is an internal detail (docs/errors.md), for the log
+ * and the admin's reply only.
+ */
+export const FUSION_FALLBACK_NOTICE = 'Smart fusion failed; the memories were joined as they are.';
 
 /** Who asked for an operation: a member's id, or `admin` (the HTTP API and the CLI). */
 export type Actor = string;
@@ -105,7 +111,7 @@ export interface FuseOutcome {
   fused: number;
   /** Public passages kept from the second thread as they were. */
   kept: number;
-  /** Set when smart fusion failed and the memories were simply joined. */
+  /** Why smart fusion failed, when the memories were simply joined (for the admin: an internal detail). */
   fallback?: string;
 }
 
@@ -497,7 +503,14 @@ export class ThreadService {
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
     const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
     const publicChunks = publicCount(result.chunks.map((p) => p.chunk));
-    const details = { sourceIds, ...shown, chunks: publicChunks, dropped: publicPlanned - publicChunks, threshold, ...(fallback ? { fallback } : {}) };
+    const details = {
+      sourceIds,
+      ...shown,
+      chunks: publicChunks,
+      dropped: publicPlanned - publicChunks,
+      threshold,
+      ...(fallback ? { fallback: FUSION_FALLBACK_NOTICE } : {}),
+    };
     const { addedMemoryIds, appended } = await store.applyThreadChange({
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
@@ -544,7 +557,7 @@ export class ThreadService {
       const warning: ServerMessage = {
         type: 'warning',
         code: 'FUSION_FALLBACK',
-        message: `Smart fusion failed — fell back to simple union merge. Reason: ${fallback}`,
+        message: FUSION_FALLBACK_NOTICE,
       };
       for (const roomId of new Set([a.roomId, b.roomId])) this.options.outlet?.broadcast(roomId, warning);
     }
