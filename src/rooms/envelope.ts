@@ -68,7 +68,12 @@ export function parseThreadMove(frame: string): ThreadMove | null {
   return typeof m?.absorbedId === 'string' && typeof m.survivorId === 'string' ? { merged: { absorbedId: m.absorbedId, survivorId: m.survivorId } } : null;
 }
 
-/** Parses a bus payload; null when it is not an envelope. */
+/** Longest node or user id an envelope's header may carry. */
+export const MAX_ENVELOPE_NAME_CHARS = 256;
+
+const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ENVELOPE_NAME_CHARS;
+
+/** Parses a bus payload; null when it is not an envelope (a `user` one names its recipient). */
 export function decodeEnvelope(payload: string): Envelope | null {
   const nl = payload.indexOf('\n');
   if (nl < 0) return null;
@@ -78,7 +83,9 @@ export function decodeEnvelope(payload: string): Envelope | null {
   } catch {
     return null;
   }
-  if (typeof h.n !== 'string' || typeof h.d !== 'string' || !DELIVERIES.has(h.d)) return null;
+  if (!isName(h.n) || typeof h.d !== 'string' || !DELIVERIES.has(h.d)) return null;
+  if (h.u !== undefined && !isName(h.u)) return null;
+  if (h.d === 'user' && h.u === undefined) return null;
   return {
     node: h.n,
     delivery: h.d as Delivery,

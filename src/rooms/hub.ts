@@ -10,6 +10,7 @@ import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } f
 import type { Store } from '../store/types.js';
 import { Chat } from './chat.js';
 import { CommandRegistry } from './commands.js';
+import { isServerFrame, parseBusMessage } from './bus-message.js';
 import { decodeEnvelope, encodeEnvelope, parseThreadMove, type Delivery, type ThreadMove } from './envelope.js';
 import type { Identity } from './identity.js';
 import { AddressLimits } from './address-limits.js';
@@ -17,7 +18,7 @@ import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
 import { loadRoom, readReplay, replayHistory, welcomeFrame } from './loading.js';
 import { FreshReading } from './fresh-reading.js';
-import { ACTIVE_ROOMS_FRESH_MS, NodeSync } from './node-sync.js';
+import { ACTIVE_ROOMS_FRESH_MS, MAX_SEQ_LEAD, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { SendBudget } from './send-budget.js';
@@ -419,19 +420,47 @@ export class RoomHub implements SessionHost, RoomOutlet {
     }
   }
 
+  /** What another node sent on a room's channel: each kind is checked here, and a malformed one dropped with a warning. */
   private fromBus(roomId: string, payload: string): void {
     const envelope = decodeEnvelope(payload);
-    if (!envelope || envelope.node === this.bus.nodeId) return;
-    if (envelope.delivery === 'presence' || envelope.delivery === 'sync') return this.sync.heard(roomId, envelope);
-    if (envelope.delivery === 'threads') {
-      const move = parseThreadMove(envelope.frame);
-      return move ? this.applyThreadMove(roomId, move) : this.log.warn({ roomId }, 'bad thread move on the room bus');
-    }
+    if (!envelope) return this.log.warn({ roomId }, 'malformed envelope on the room bus dropped');
+    if (envelope.node === this.bus.nodeId) return;
+    const { node, delivery, frame, user } = envelope;
     try {
-      this.deliverLocal(roomId, envelope.delivery, envelope.frame, envelope.user);
+      if (delivery === 'presence' || delivery === 'sync') return this.sync.heard(roomId, envelope);
+      if (delivery === 'threads') {
+        const move = parseThreadMove(frame);
+        return move ? this.applyThreadMove(roomId, move) : this.log.warn({ roomId, node }, 'bad thread move on the room bus dropped');
+      }
+      if (delivery === 'history') {
+        const message = parseBusMessage(frame, roomId);
+        return message ? this.historyFromBus(roomId, frame, message) : this.log.warn({ roomId, node }, 'malformed message on the room bus dropped');
+      }
+      if (!isServerFrame(frame)) return this.log.warn({ roomId, node, delivery }, 'malformed frame on the room bus dropped');
+      this.deliverLocal(roomId, delivery, frame, user);
     } catch (err) {
-      this.log.warn({ roomId, err }, 'bad room bus payload');
+      this.log.warn({ roomId, node, err }, 'room bus payload not delivered');
     }
+  }
+
+  /**
+   * A message another node stored. Within MAX_SEQ_LEAD of the room's seq it is delivered as it
+   * came; further ahead the room reads what came since from the store instead of taking the seq on
+   * the envelope's word. A room still loading learns its seq first.
+   */
+  private historyFromBus(roomId: string, frame: string, message: Message): void {
+    const room = this.rooms.get(roomId);
+    if (!room) return;
+    if (!room.info) {
+      room.ready
+        .then((state) => {
+          if (state === 'ok' && this.rooms.get(roomId) === room) this.historyFromBus(roomId, frame, message);
+        })
+        .catch((err: unknown) => this.log.warn({ roomId, err }, 'room bus payload not delivered'));
+      return;
+    }
+    if (message.seq > room.seq + MAX_SEQ_LEAD) return this.sync.readAhead(room);
+    this.deliverLocal(roomId, 'history', frame, undefined, message);
   }
 
   private pending(roomId: string): PendingAnswer[] {

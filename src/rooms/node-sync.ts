@@ -18,6 +18,14 @@ import type { RoomBus } from './types.js';
 
 /** Seqs before the cut a resync reads again: messages in flight while the cut went unnoticed. */
 const RESYNC_SLACK = 100;
+/**
+ * How far past a room's seq a message heard on the bus is delivered as it came. Between two
+ * messages this node hears, the others store at most a burst each (ROOM_MESSAGES_PER_SECOND × 2,
+ * 60 by default) plus answers; a message further ahead means this node missed some, or the
+ * envelope is wrong. Either way the store says what came since (NodeSync.readAhead): a seq taken
+ * on an envelope's word alone became the room's seq and the floor of every joiner's welcome.
+ */
+export const MAX_SEQ_LEAD = 128;
 /** How long a reading of every node's active rooms serves (browsers refresh their counts every 10 s). */
 export const ACTIVE_ROOMS_FRESH_MS = 1_000;
 
@@ -42,6 +50,8 @@ export class NodeSync {
   private readonly refreshing = new Map<Room, Promise<void>>();
   private readonly again = new Set<Room>();
   private readonly pokes = new Set<string>();
+  /** Rooms with a read of the store queued by a message far ahead of them (readAhead). */
+  private readonly readingAhead = new Set<Room>();
   private readonly timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: NodeSyncDeps) {
@@ -95,6 +105,20 @@ export class NodeSync {
       return;
     }
     if (typeof from === 'number' && Number.isSafeInteger(from)) void this.catchUp(room, from);
+  }
+
+  /**
+   * A message more than MAX_SEQ_LEAD past the room's seq arrived on the bus: delivers the room's
+   * stored messages after its seq instead (that message among them when it is real), in order.
+   * However many such envelopes arrive, each room has at most one read waiting.
+   */
+  readAhead(room: Room): void {
+    if (this.readingAhead.has(room)) return;
+    this.readingAhead.add(room);
+    void this.fromStore(room, () => {
+      this.readingAhead.delete(room);
+      return room.seq;
+    });
   }
 
   /** Members of a room this node has no live copy of, from the shared presence. */
@@ -220,11 +244,16 @@ export class NodeSync {
   }
 
   /** Delivers the room's stored messages after `from` that this node's members did not get. */
-  private async catchUp(room: Room, from: number): Promise<void> {
+  private catchUp(room: Room, from: number): Promise<void> {
+    return this.fromStore(room, () => Math.max(from, room.seq - DEFAULT_SEQ_WINDOW));
+  }
+
+  /** Delivers the room's stored messages after the seq `start` gives once the room's queue reaches the read. */
+  private async fromStore(room: Room, start: () => number): Promise<void> {
     const { store, pageSize, log } = this.deps;
     try {
       await room.run(async () => {
-        let after = Math.max(from, room.seq - DEFAULT_SEQ_WINDOW);
+        let after = start();
         for (;;) {
           const page = await store.messagesAfter(room.id, after, pageSize);
           if (this.deps.room(room.id) !== room) return;

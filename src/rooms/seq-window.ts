@@ -1,7 +1,9 @@
 /**
  * Which of a room's recent seqs this node already delivered: one bit per seq over the last `size`
  * seqs, in a ring. A seq older than the window counts as delivered, so a late copy of an old
- * message (a resync from the store after the bus was cut off) is never sent twice.
+ * message (a resync from the store after the bus was cut off) is never sent twice. A seq that is
+ * not a whole number ≥ 1 counts as delivered and never moves the window: taken as the top, an
+ * Infinity made every real seq older than the window.
  */
 export const DEFAULT_SEQ_WINDOW = 4096;
 
@@ -16,6 +18,7 @@ export class SeqWindow {
   }
 
   has(seq: number): boolean {
+    if (!isSeq(seq)) return true;
     if (seq > this.top) return false;
     if (seq <= this.top - this.size) return true;
     const i = seq % this.size;
@@ -23,7 +26,7 @@ export class SeqWindow {
   }
 
   add(seq: number): void {
-    if (seq <= this.top - this.size) return;
+    if (!isSeq(seq) || seq <= this.top - this.size) return;
     if (seq > this.top) {
       if (seq - this.top >= this.size) this.bits.fill(0);
       else for (let s = this.top + 1; s < seq; s++) this.clear(s);
@@ -37,4 +40,9 @@ export class SeqWindow {
     const i = seq % this.size;
     this.bits[i >>> 5] &= ~(1 << (i & 31));
   }
+}
+
+/** Whether `v` is a seq a store can have given: a whole number ≥ 1 that a double holds exactly. */
+export function isSeq(v: unknown): v is number {
+  return Number.isSafeInteger(v) && (v as number) >= 1;
 }

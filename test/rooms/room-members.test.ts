@@ -120,4 +120,14 @@ describe('SeqWindow', () => {
     w.add(1000);
     expect([100, 999, 1000].map((s) => w.has(s))).toEqual([true, false, true]);
   });
+
+  it('counts a seq that is no whole number ≥ 1 as delivered, and never takes it as its top', () => {
+    const w = new SeqWindow(64);
+    w.add(5);
+    for (const bad of [Infinity, NaN, 0, -3, 2.5, 2 ** 53]) {
+      w.add(bad);
+      expect(w.has(bad), String(bad)).toBe(true);
+    }
+    expect([5, 6, 7].map((s) => w.has(s))).toEqual([true, false, false]);
+  });
 });

@@ -186,6 +186,15 @@ describe('bus envelopes', () => {
     const e = { node: 'n1', delivery: 'typing' as const, user: 'u_1', frame };
     expect(decodeEnvelope(encodeEnvelope(e))).toEqual(e);
     for (const bad of ['', 'no newline', '{bad json}\nx', '{"n":"a","d":"everyone"}\nx']) expect(decodeEnvelope(bad)).toBeNull();
+    // A header naming no node, a user that is no id, or a `user` frame for nobody.
+    for (const header of [
+      { n: '', d: 'all' },
+      { n: 'x'.repeat(257), d: 'all' },
+      { n: 'a', d: 'typing', u: 5 },
+      { n: 'a', d: 'user' },
+    ]) {
+      expect(decodeEnvelope(`${JSON.stringify(header)}\n{}`), JSON.stringify(header)).toBeNull();
+    }
   });
 
   it('carry thread moves, merges and deletions, and refuse malformed ones', () => {
