@@ -7,7 +7,12 @@
  * the feed comes back, after a notice that skipped seqs, and every `resyncMs`. A lone node logs and
  * sends nothing but reads the log too: commands run beside it (`salon ingest`, `import`, `threads`)
  * log what they change there (OfflineChanges).
+ *
+ * A notice is applied at once, but only the log moves the node's position: a notice's seq is the
+ * sender's word, and one notice of seq 1e300 once put the node past every real entry (and every
+ * catch-up asked PostgreSQL for entries after 1e+300, which it refused) until a restart.
  */
+import { createHash } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
 import { positiveNumber, required } from '../options.js';
 import type { ChangeTarget, IndexChange, Store } from '../store/types.js';
@@ -20,6 +25,17 @@ export const DEFAULT_RESYNC_MS = 30_000;
  */
 const REREAD = 100;
 const LOG_PAGE = 500;
+/** Row ids one entry (and its notice) carries at most: a larger change is logged as several entries. */
+export const MAX_CHANGE_IDS = 10_000;
+/**
+ * How far past the node's position a notice is applied before the log is read: other nodes log
+ * this many entries only while this node fails to read the log. Further ahead, the log is read
+ * first (a notice's entry is applied from there), and `applied` never holds more than
+ * REREAD + MAX_NOTICE_LEAD entries, whatever seqs notices name.
+ */
+const MAX_NOTICE_LEAD = 1_000;
+/** Longest node id a notice may name. */
+const MAX_NODE_ID_CHARS = 256;
 /** How long entries stay in the log: far longer than any running node takes to read them. */
 export const DEFAULT_LOG_RETENTION_MS = 24 * 3_600_000;
 /** How often a node deletes entries older than the retention (every node does; deleting is idempotent). */
@@ -55,13 +71,14 @@ export class IndexSync {
   private readonly resyncMs: number;
   private readonly retentionMs: number;
   private readonly now: () => number;
-  /** The newest seq applied (or read at `begin`). */
+  /** The newest seq read from the log and applied (or read at `begin`): where the next catch-up starts. */
   private newest = 0;
-  /** Seqs applied within REREAD of `newest`. */
-  private readonly applied = new Set<number>();
+  /** Seqs applied within REREAD of `newest` (and notices' ahead of it), each with what was applied under it (fingerprint). */
+  private readonly applied = new Map<number, string>();
   private started = false;
   private closed = false;
-  private catchUpQueued = false;
+  /** The read of the log waiting to run: from `newest` (`ahead`) or from REREAD before it (`reread`). */
+  private readQueued: 'ahead' | 'reread' | null = null;
   private queue: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
@@ -115,11 +132,17 @@ export class IndexSync {
    * rejects: a change that cannot be logged reaches the other nodes' indexes at their next start.
    */
   async record(target: ChangeTarget, ids: number[]): Promise<void> {
-    if (!this.options.feed.shared || ids.length === 0) return;
+    if (!this.options.feed.shared) return;
+    for (let i = 0; i < ids.length; i += MAX_CHANGE_IDS) await this.recordOne(target, ids.slice(i, i + MAX_CHANGE_IDS));
+  }
+
+  private async recordOne(target: ChangeTarget, ids: number[]): Promise<void> {
     try {
       const seq = await this.options.store.logIndexChange(target, ids);
-      this.applied.add(seq);
-      this.advance(seq);
+      this.applied.set(seq, fingerprint({ target, ids }));
+      // The store gave the seq, but entries between `newest` and it may be others' not yet applied.
+      if (seq === this.newest + 1) this.advance(seq);
+      else if (seq > this.newest) this.readLog('ahead');
       await this.options.feed.publish(JSON.stringify({ n: this.options.nodeId, s: seq, t: target, i: ids }));
     } catch (err) {
       this.log.warn({ err, target, rows: ids.length }, 'index change not sent to the other nodes');
@@ -134,25 +157,52 @@ export class IndexSync {
     await this.queue;
   }
 
+  /**
+   * Another node's notice: its ids are looked up at once, then the log says whether the entry is
+   * there and moves the node on. A notice far ahead is left to the log; one that names a seq
+   * already applied with other ids makes the node read the log again.
+   */
   private heard(payload: string): void {
     const notice = parseNotice(payload);
-    if (!notice || notice.node === this.options.nodeId || !this.started || this.closed) return;
-    if (this.applied.has(notice.seq) || notice.seq <= this.newest - REREAD) return;
-    const skipped = notice.seq > this.newest + 1;
-    void this.serial(() => this.apply(notice));
-    if (skipped) this.catchUp();
+    if (!notice) return this.log.warn({ notice: payload.slice(0, 200) }, 'malformed index change notice dropped');
+    if (notice.node === this.options.nodeId || !this.started || this.closed) return;
+    if (notice.seq <= this.newest - REREAD) return;
+    const seen = this.applied.get(notice.seq);
+    if (seen !== undefined) {
+      if (seen !== fingerprint(notice)) this.readLog('reread');
+      return;
+    }
+    if (notice.seq <= this.newest + MAX_NOTICE_LEAD) void this.serial(() => this.apply(notice, false));
+    if (notice.seq > this.newest) this.readLog('ahead');
   }
 
-  /** Reads the log from a little before the newest applied entry; a request while one waits to run is that one. */
+  /** Reads the log from a little before the newest applied entry and every `resyncMs`. */
   private catchUp(): void {
-    if (!this.started || this.closed || this.catchUpQueued) return;
-    this.catchUpQueued = true;
+    this.readLog('reread');
+  }
+
+  /**
+   * Reads the log after `newest` (`ahead`: what notices just named) or from REREAD before it
+   * (`reread`), applying what was not applied as logged; a request while a read waits to run is
+   * that read (a reread when either asked for one).
+   */
+  private readLog(from: 'ahead' | 'reread'): void {
+    if (!this.started || this.closed) return;
+    if (this.readQueued) {
+      if (from === 'reread') this.readQueued = from;
+      return;
+    }
+    this.readQueued = from;
     void this.serial(async () => {
-      this.catchUpQueued = false;
+      const reread = this.readQueued === 'reread';
+      this.readQueued = null;
       const startedAt = this.now();
-      for (let after = Math.max(0, this.newest - REREAD); !this.closed;) {
+      for (let after = reread ? Math.max(0, this.newest - REREAD) : this.newest; !this.closed;) {
         const page = await this.options.store.indexChangesAfter(after, LOG_PAGE);
-        for (const change of page) if (!this.applied.has(change.seq)) await this.apply(change);
+        for (const change of page) {
+          if (this.applied.get(change.seq) === fingerprint(change)) this.advance(change.seq);
+          else await this.apply(change, true);
+        }
         if (page.length < LOG_PAGE) break;
         after = page[page.length - 1].seq;
       }
@@ -167,14 +217,18 @@ export class IndexSync {
     });
   }
 
-  /** Applies one entry; one that fails stays unapplied, so the next catch-up tries it again. */
-  private async apply(change: IndexChange): Promise<void> {
-    if (this.closed || this.applied.has(change.seq)) return;
+  /**
+   * Applies one entry, read from the log (`logged`: the node's position moves to it) or heard in a
+   * notice; one that fails stays unapplied, so the next catch-up tries it again.
+   */
+  private async apply(change: IndexChange, logged: boolean): Promise<void> {
+    const done = fingerprint(change);
+    if (this.closed || this.applied.get(change.seq) === done) return;
     const target = this.options.targets[change.target];
     try {
       if (target) await target.applyStored(change.ids);
-      this.applied.add(change.seq);
-      this.advance(change.seq);
+      this.applied.set(change.seq, done);
+      if (logged) this.advance(change.seq);
     } catch (err) {
       this.log.warn({ err, seq: change.seq, target: change.target }, 'index change from another node not applied yet');
     }
@@ -183,7 +237,7 @@ export class IndexSync {
   private advance(seq: number): void {
     if (seq <= this.newest) return;
     this.newest = seq;
-    for (const s of this.applied) if (s <= seq - REREAD) this.applied.delete(s);
+    for (const s of this.applied.keys()) if (s <= seq - REREAD) this.applied.delete(s);
   }
 
   /** Changes are applied one at a time, so a later look-up never lands before an earlier one. */
@@ -194,12 +248,24 @@ export class IndexSync {
   }
 }
 
-function parseNotice(payload: string): Notice | null {
+/** What an entry asks for (its target and ids): two entries under one seq that differ in it are not the same entry. */
+function fingerprint(change: Pick<IndexChange, 'target' | 'ids'>): string {
+  return createHash('sha1').update(change.target).update(':').update(change.ids.join(',')).digest('base64');
+}
+
+const isRowId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
+
+/** A notice read from the feed; null unless every field is one a store and a node could have sent. */
+export function parseNotice(payload: string): Notice | null {
+  let n: { n?: unknown; s?: unknown; t?: unknown; i?: unknown } | null;
   try {
-    const n = JSON.parse(payload) as { n?: unknown; s?: unknown; t?: unknown; i?: unknown };
-    if (typeof n.n !== 'string' || !Number.isInteger(n.s) || (n.t !== 'documents' && n.t !== 'memory') || !Array.isArray(n.i)) return null;
-    return { node: n.n, seq: n.s as number, target: n.t, ids: n.i.filter((id): id is number => Number.isInteger(id)) };
+    n = JSON.parse(payload);
   } catch {
     return null;
   }
+  if (typeof n !== 'object' || n === null) return null;
+  if (typeof n.n !== 'string' || n.n.length === 0 || n.n.length > MAX_NODE_ID_CHARS) return null;
+  if (!isRowId(n.s) || (n.t !== 'documents' && n.t !== 'memory')) return null;
+  if (!Array.isArray(n.i) || n.i.length > MAX_CHANGE_IDS || !n.i.every(isRowId)) return null;
+  return { node: n.n, seq: n.s, target: n.t, ids: n.i };
 }

@@ -2,13 +2,16 @@
  * IndexSync with a fake feed and a real (SQLite) change log: what other nodes log is applied once,
  * its own echoes never; a notice that skips seqs, and the feed coming back, make it read the log.
  */
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChangeFeed } from '../../src/sync/change-feed.js';
-import { IndexSync } from '../../src/sync/index-sync.js';
+import { IndexSync, MAX_CHANGE_IDS } from '../../src/sync/index-sync.js';
 import { silentLogger } from '../../src/logger.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
 import { tempStore } from '../helpers.js';
 import { until } from '../rooms/helpers.js';
+import { POSTGRES_URL, describePostgres, dropSchema, schemaName } from '../store/postgres-harness.js';
 
 class FakeFeed implements ChangeFeed {
   readonly shared = true;
@@ -25,7 +28,10 @@ class FakeFeed implements ChangeFeed {
     this.changeHandlers.push(handler);
   }
   hear(notice: object): void {
-    for (const h of this.handlers) h(JSON.stringify(notice));
+    this.hearRaw(JSON.stringify(notice));
+  }
+  hearRaw(payload: string): void {
+    for (const h of this.handlers) h(payload);
   }
   connected(): void {
     for (const h of this.changeHandlers) h(true);
@@ -122,4 +128,113 @@ it('prunes the log on its timer and says when the node could not read the log fo
   } finally {
     vi.useRealTimers();
   }
+});
+
+/**
+ * What another node (or Redis) sends is the sender's word: checked field by field, and never what
+ * moves the node's position in the log. Run on both stores: PostgreSQL refuses a seq past bigint
+ * where SQLite answers nothing.
+ */
+function noticesOnTheWord(kind: string, open: () => Promise<{ store: Store; close: () => Promise<void> }>) {
+  describe(`notices are the sender's word (${kind})`, () => {
+    let own: { store: Store; close: () => Promise<void> };
+    let sync: IndexSync;
+    let feed: FakeFeed;
+    let applied: number[][];
+    let warnings: string[];
+    let readFrom: number[];
+
+    beforeEach(async () => {
+      own = await open();
+      feed = new FakeFeed();
+      applied = [];
+      warnings = [];
+      readFrom = [];
+      const target = { applyStored: async (ids: number[]) => void applied.push(ids) };
+      const reads = own.store.indexChangesAfter.bind(own.store);
+      const store = Object.assign(Object.create(own.store) as Store, {
+        indexChangesAfter: (after: number, limit: number) => (readFrom.push(after), reads(after, limit)),
+      });
+      const log = { ...silentLogger, warn: (_: object, message: string) => void warnings.push(message) };
+      sync = new IndexSync({ store, feed, nodeId: 'me', targets: { documents: target, memory: target }, log, resyncMs: 3_600_000 });
+      await sync.begin();
+      sync.start();
+      await until(() => readFrom.length === 1);
+    });
+    afterEach(async () => {
+      await sync.close();
+      await own.close();
+    });
+
+    /** Another node's change, logged; its notice is returned, not sent. */
+    const logged = async (ids: number[]) => ({ n: 'other', s: await own.store.logIndexChange('memory', ids), t: 'memory', i: ids });
+
+    it('drops a notice with a field no store or node gives, with a warning, and applies the next real one', async () => {
+      const bad: unknown[] = [
+        { n: 'evil', s: 1e300, t: 'memory', i: [] },
+        { n: 'evil', s: 2 ** 53, t: 'memory', i: [1] },
+        { n: 'evil', s: 0, t: 'memory', i: [1] },
+        { n: 'evil', s: 1.5, t: 'memory', i: [1] },
+        { n: 'evil', s: '3', t: 'memory', i: [1] },
+        { n: 'evil', s: 3, t: 'vectors', i: [1] },
+        { n: 'evil', s: 3, t: 'memory', i: [1, 2.5] },
+        { n: 'evil', s: 3, t: 'memory', i: [-1] },
+        { n: 'evil', s: 3, t: 'memory', i: 'all' },
+        { n: '', s: 3, t: 'memory', i: [1] },
+        { s: 3, t: 'memory', i: [1] },
+        null,
+      ];
+      for (const notice of bad) feed.hear(notice as object);
+      feed.hearRaw('{"n":"evil","s":1e400');
+      const real = await logged([2]);
+      feed.hear(real);
+      await until(() => applied.length === 1);
+      await sync.close();
+      expect(applied).toEqual([[2]]);
+      expect(warnings.filter((w) => w === 'malformed index change notice dropped')).toHaveLength(bad.length + 1);
+      expect(readFrom.every((after) => Number.isSafeInteger(after) && after < 100)).toBe(true);
+    });
+
+    it('moves its position only as far as the log holds entries, whatever seqs notices name', async () => {
+      // Far ahead: left to the log, which holds nothing there.
+      feed.hear({ n: 'evil', s: 2 ** 40, t: 'memory', i: [77] });
+      // A run of seqs the log does not hold yet, each the next one: looked up (they are ids), never a position.
+      for (let s = 1; s <= 150; s++) feed.hear({ n: 'evil', s, t: 'memory', i: [1_000 + s] });
+      await until(() => applied.length === 150);
+      // The real entries under the same seqs come after: one whose notice is heard, one whose notice was lost.
+      feed.hear(await logged([5]));
+      await logged([6]);
+      await until(() => applied.some((ids) => ids[0] === 5));
+      feed.connected();
+      await until(() => applied.some((ids) => ids[0] === 6));
+      expect(applied.flat()).not.toContain(77);
+      expect(readFrom.every((after) => after < 100)).toBe(true);
+    });
+  });
+}
+
+noticesOnTheWord('SQLite', async () => tempStore());
+describePostgres('IndexSync on PostgreSQL', () =>
+  noticesOnTheWord('PostgreSQL', async () => {
+    const schema = schemaName();
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    return {
+      store,
+      close: async () => {
+        await store.close();
+        await dropSchema(schema);
+      },
+    };
+  }),
+);
+
+it('logs a change of more ids than a notice carries as several entries, each sent', async () => {
+  await sync.begin();
+  sync.start();
+  const ids = Array.from({ length: MAX_CHANGE_IDS * 2 + 5 }, (_, i) => i + 1);
+  await sync.record('documents', ids);
+  const sent = feed.sent.map((n) => JSON.parse(n) as { s: number; i: number[] });
+  expect(sent.map((n) => n.i.length)).toEqual([MAX_CHANGE_IDS, MAX_CHANGE_IDS, 5]);
+  expect(sent.flatMap((n) => n.i)).toEqual(ids);
+  expect((await store.indexChangesAfter(0, 10)).map((c) => c.seq)).toEqual(sent.map((n) => n.s));
 });
