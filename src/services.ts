@@ -174,6 +174,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
     onDelivered: (message) => metrics.delivered(message.ts),
+    onThreadGone: (threadId) => bridges.invalidate([threadId]),
     bus: meteredBus(bus, metrics),
     options: overrides.roomOptions,
   });

@@ -45,9 +45,18 @@ export interface RoomHubDeps {
   onMessage?: (message: Message) => void;
   /** Told of every stored message this node delivered to its members, once per room (delivery lag is measured here). */
   onDelivered?: (message: Message) => void;
+  /**
+   * Told when a thread is gone: deleted, or merged into another (and archived), on this node or on
+   * another whose word reached this one on the room's channel. What is kept per thread for live
+   * chat (memory windows, bridge sums) is dropped here.
+   */
+  onThreadGone?: (threadId: string, how: ThreadGone) => void;
   log?: Logger;
   options?: Partial<RoomOptions>;
 }
+
+/** How a thread went: its messages and memory deleted, or merged into another thread. */
+export type ThreadGone = 'deleted' | 'merged';
 
 /** An active room as `GET /api/v1/rooms` lists it. */
 export interface RoomSummary {
@@ -80,6 +89,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly getAssistant: () => RoomAssistant | undefined;
   private readonly onMessage?: (message: Message) => void;
   private readonly onDelivered?: (message: Message) => void;
+  private readonly onThreadGone?: (threadId: string, how: ThreadGone) => void;
   private readonly rooms = new Map<string, Room>();
   private readonly sessions = new Set<Session>();
   private readonly sendBudget: SendBudget;
@@ -107,6 +117,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.getAssistant = deps.assistant ?? (() => undefined);
     this.onMessage = deps.onMessage;
     this.onDelivered = deps.onDelivered;
+    this.onThreadGone = deps.onThreadGone;
     this.chat = new Chat({
       store: this.store,
       commands: this.commands,
@@ -139,7 +150,16 @@ export class RoomHub implements SessionHost, RoomOutlet {
    */
   async threadDeleted(roomId: string, threadId: string): Promise<void> {
     this.route(roomId, 'threads', JSON.stringify({ deleted: threadId }));
+    this.threadGone(roomId, threadId, 'deleted');
     await this.forgetThread(roomId, threadId);
+  }
+
+  private threadGone(roomId: string, threadId: string, how: ThreadGone): void {
+    try {
+      this.onThreadGone?.(threadId, how);
+    } catch (err) {
+      this.log.warn({ roomId, threadId, err }, 'thread listener failed');
+    }
   }
 
   private async forgetThread(roomId: string, threadId: string): Promise<void> {
@@ -161,8 +181,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.route(roomId, 'threads', JSON.stringify({ merged: { absorbedId, survivorId } }));
   }
 
-  /** A live room's cached history follows messages moved between its threads (or a thread deleted). */
+  /** A live room's cached history follows messages moved between its threads (or a thread deleted); a thread gone is told. */
   private applyThreadMove(roomId: string, move: ThreadMove): void {
+    if ('deleted' in move) this.threadGone(roomId, move.deleted, 'deleted');
+    else if ('merged' in move) this.threadGone(roomId, move.merged.absorbedId, 'merged');
     const room = this.rooms.get(roomId);
     if (!room) return;
     if ('deleted' in move) {

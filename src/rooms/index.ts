@@ -1,7 +1,7 @@
 /** Builds the rooms core from the config: the identity secret (IDENTITY_SECRET, else DATA_DIR's), the bus src/parts.ts chose. */
 import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';
-import { RoomHub } from './hub.js';
+import { RoomHub, type RoomHubDeps } from './hub.js';
 import { Identity, loadOrCreateSecret } from './identity.js';
 import { DEFAULT_SOFT_BUFFERED_BYTES, type RoomOptions } from './options.js';
 import type { RoomAssistant, RoomBus } from './types.js';
@@ -18,6 +18,8 @@ export interface CreateRoomsDeps {
   onMessage?: (message: Message) => void;
   /** RoomHubDeps.onDelivered. */
   onDelivered?: (message: Message) => void;
+  /** RoomHubDeps.onThreadGone. */
+  onThreadGone?: RoomHubDeps['onThreadGone'];
   bus: RoomBus;
   /** Overrides for tests (shorter timers, smaller limits). */
   options?: Partial<RoomOptions>;
@@ -48,6 +50,7 @@ export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
     assistant: deps.assistant,
     onMessage: deps.onMessage,
     onDelivered: deps.onDelivered,
+    onThreadGone: deps.onThreadGone,
     bus: deps.bus,
     options: { ...roomOptionsFromConfig(config), ...deps.options },
   });

@@ -6,7 +6,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ThreadBridges, BRIDGE_MIN, SUGGEST_MIN } from '../../src/memory/threads/bridges.js';
-import { roomsApp, ROOM } from '../rooms/helpers.js';
+import { encodeEnvelope } from '../../src/rooms/envelope.js';
+import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
+import { ADMIN } from '../helpers.js';
+import { joined, roomsApp, ROOM, until } from '../rooms/helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -14,8 +17,8 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-async function app(): Promise<FastifyInstance> {
-  const t = await roomsApp();
+async function app(overrides: Parameters<typeof roomsApp>[1] = {}): Promise<FastifyInstance> {
+  const t = await roomsApp({}, overrides);
   closers.push(t.close);
   return t.app;
 }
@@ -115,5 +118,57 @@ describe('thread bridges', () => {
     expect(await a.salon.store.threadBridges(trains)).toEqual([]);
     await vi.advanceTimersByTimeAsync(5_000);
     await vi.waitFor(async () => expect(await a.salon.store.threadBridges(trains)).toHaveLength(1));
+  });
+
+  it('drops a thread’s running sum when the thread is deleted or merged away, here or on another node, or no longer active when its room is refreshed', async () => {
+    const network = new InProcessBusNetwork();
+    const a = await app({ roomBus: network.node('here') });
+    const other = network.node('other');
+    closers.push(() => other.close());
+    await other.join(ROOM);
+    // A member here: this node hears the room's channel.
+    await joined(a, 'Ann');
+    const ids: string[] = [];
+    for (const [i, lines] of [TRAIN_TALK, GARDEN_TALK, TRAIN_TALK, GARDEN_TALK, TRAIN_TALK].entries()) ids.push(await threadSaying(a, `T${i}`, lines));
+    const bridges = a.salon.threads.bridges;
+    await bridges.refresh(ROOM);
+    const held = bridges.heldSums;
+    expect(held).toBeGreaterThanOrEqual(ids.length);
+
+    // Deleted on this node.
+    expect((await a.inject({ method: 'DELETE', url: `/api/v1/threads/${ids[0]}`, headers: ADMIN })).statusCode).toBe(200);
+    expect(bridges.heldSums).toBe(held - 1);
+    // Deleted, then merged away, on another node: this node hears it on the room's channel.
+    await a.salon.store.deleteThread(ids[1]);
+    await other.publish(ROOM, encodeEnvelope({ node: 'other', delivery: 'threads', frame: JSON.stringify({ deleted: ids[1] }) }));
+    await until(() => bridges.heldSums === held - 2);
+    const archive = (id: string) => a.salon.store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, status: 'archived' }] });
+    await archive(ids[2]);
+    await other.publish(
+      ROOM,
+      encodeEnvelope({ node: 'other', delivery: 'threads', frame: JSON.stringify({ merged: { absorbedId: ids[2], survivorId: ids[4] } }) }),
+    );
+    await until(() => bridges.heldSums === held - 3);
+    // Archived on a node whose word never came: the room's next refresh finds it no longer active.
+    await archive(ids[3]);
+    await bridges.refresh(ROOM);
+    expect(bridges.heldSums).toBe(held - 4);
+  });
+
+  it('keeps at most maxThreadSums running sums, summing a thread it let go from the store again', async () => {
+    const a = await app();
+    const ids = [await threadSaying(a, 'Trains', TRAIN_TALK), await threadSaying(a, 'Garden', GARDEN_TALK), await threadSaying(a, 'More', TRAIN_TALK)];
+    const bridges = new ThreadBridges(a.salon.store, a.salon.memory, { maxThreadSums: 2 });
+    closers.push(() => bridges.close());
+    const first = await bridges.centroid(ids[0]);
+    for (const id of ids) await bridges.centroid(id);
+    expect(bridges.heldSums).toBe(2);
+    const scans = vi.spyOn(a.salon.store, 'scanThreadMemory');
+    // The two most recent are held; the first was let go and is read again, to the same centroid.
+    await bridges.centroid(ids[2]);
+    expect(scans).not.toHaveBeenCalled();
+    expect(await bridges.centroid(ids[0])).toEqual(first);
+    expect(scans.mock.calls.some(([threadId]) => threadId === ids[0])).toBe(true);
+    expect(bridges.heldSums).toBe(2);
   });
 });

@@ -9,6 +9,14 @@ import type { Logger } from '../../logger.js';
 import { silentLogger } from '../../logger.js';
 import type { Store, Thread, ThreadBridge } from '../../store/types.js';
 import type { MemoryService } from '../memory-service.js';
+import { RecentMap } from '../recent-map.js';
+
+/** The running sum of a thread's public memory vectors, and its room when known (to drop it with the thread). */
+interface ThreadSum {
+  sum: Float64Array;
+  n: number;
+  roomId: string | null;
+}
 
 /**
  * Centroid cosine from which two threads are bridged. Memory windows carry their speakers' names
@@ -22,14 +30,23 @@ export const SUGGEST_MIN = 0.8;
 export const BRIDGE_REFRESH_MS = 10_000;
 /** Chunks read per page while a centroid is computed. */
 const PAGE = 512;
+/**
+ * Threads whose running sums are kept, at most: 16 KB each at 2,048 dimensions, so 16 MB. A thread
+ * past it is summed from the store again when its room's bridges are next refreshed.
+ */
+export const DEFAULT_MAX_THREAD_SUMS = 1_024;
 
 /** A suggested merge (survivor: the main thread, else the heavier, else the older). */
 export type { MergeSuggestion } from '../../protocol/threads.js';
 import type { MergeSuggestion } from '../../protocol/threads.js';
 
 export class ThreadBridges {
-  /** Running sums of each thread's public memory vectors (dropped when a thread operation changes its memory). */
-  private readonly sums = new Map<string, { sum: Float64Array; n: number }>();
+  /**
+   * Running sums of recently bridged threads' public memory vectors: dropped when a thread
+   * operation changes a thread's memory, when it is deleted or archived (here or on another node),
+   * and past `maxThreadSums` the least recently used.
+   */
+  private readonly sums: RecentMap<string, ThreadSum>;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly log: Logger;
   private closed = false;
@@ -37,10 +54,16 @@ export class ThreadBridges {
   constructor(
     private readonly store: Store,
     private readonly memory: MemoryService,
-    options: { log?: Logger; refreshMs?: number } = {},
+    options: { log?: Logger; refreshMs?: number; maxThreadSums?: number } = {},
   ) {
     this.log = options.log ?? silentLogger;
     this.refreshMs = options.refreshMs ?? BRIDGE_REFRESH_MS;
+    this.sums = new RecentMap(options.maxThreadSums ?? DEFAULT_MAX_THREAD_SUMS);
+  }
+
+  /** Threads whose running sums are held now. */
+  get heldSums(): number {
+    return this.sums.size;
   }
 
   private readonly refreshMs: number;
@@ -55,16 +78,19 @@ export class ThreadBridges {
     this.schedule(roomId);
   }
 
-  /** A thread operation changed these threads' memory: their centroids are recomputed from the store. */
+  /**
+   * A thread operation changed these threads' memory, or they were deleted or archived: their
+   * centroids are recomputed from the store if asked for again.
+   */
   invalidate(threadIds: string[]): void {
     for (const id of threadIds) this.sums.delete(id);
   }
 
   /** The mean of the thread's public memory vectors (L2-normalised), or null when it remembers nothing. */
-  async centroid(threadId: string): Promise<Float32Array | null> {
+  async centroid(threadId: string, roomId: string | null = null): Promise<Float32Array | null> {
     let s = this.sums.get(threadId);
     if (!s) {
-      s = { sum: new Float64Array(0), n: 0 };
+      s = { sum: new Float64Array(0), n: 0, roomId };
       for (let after = 0; ;) {
         const page = await this.store.scanThreadMemory(threadId, after, PAGE);
         if (!page.length) break;
@@ -94,6 +120,7 @@ export class ThreadBridges {
    */
   async refresh(roomId: string): Promise<ThreadBridge[]> {
     const threads = await this.store.listThreads(roomId, 0); // active threads only: no archived one asked for
+    this.dropGone(roomId, new Set(threads.map((t) => t.id)));
     // A room with one active thread (most rooms) has no pair to bridge: nothing to compute, and
     // nothing to write unless a bridge of that thread is left from before.
     if (threads.length < 2) {
@@ -103,7 +130,7 @@ export class ThreadBridges {
       return [];
     }
     const centroids = new Map<string, Float32Array | null>();
-    for (const t of threads) centroids.set(t.id, await this.centroid(t.id));
+    for (const t of threads) centroids.set(t.id, await this.centroid(t.id, roomId));
     const bridges: ThreadBridge[] = [];
     for (let i = 0; i < threads.length; i++) {
       for (let j = i + 1; j < threads.length; j++) {
@@ -141,6 +168,13 @@ export class ThreadBridges {
     this.closed = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+  }
+
+  /** Drops the sums of the room's threads that are no longer active: deleted or archived on a node whose word did not reach this one. */
+  private dropGone(roomId: string, active: ReadonlySet<string>): void {
+    const gone: string[] = [];
+    for (const [id, s] of this.sums) if (s.roomId === roomId && !active.has(id)) gone.push(id);
+    this.invalidate(gone);
   }
 
   private schedule(roomId: string): void {
