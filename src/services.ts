@@ -174,7 +174,10 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
     onDelivered: (message) => metrics.delivered(message.ts),
-    onThreadGone: (threadId) => bridges.invalidate([threadId]),
+    onThreadGone: (threadId, how) => {
+      memory.threadGone(threadId, how);
+      bridges.invalidate([threadId]);
+    },
     bus: meteredBus(bus, metrics),
     options: overrides.roomOptions,
   });

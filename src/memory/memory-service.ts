@@ -521,6 +521,15 @@ export class MemoryService implements MemorySearch {
     windows.close();
   }
 
+  /**
+   * A thread was deleted or merged into another, here or on another node: a deleted one's open
+   * window goes unkept (its messages are gone), and either's last line is no context any more.
+   */
+  threadGone(threadId: string, how: 'deleted' | 'merged'): void {
+    if (how === 'deleted') this.windows.discard(threadId);
+    else this.windows.forgetContext(threadId);
+  }
+
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
   async forgetThread(threadId: string, memoryIds: number[]): Promise<void> {
     this.recount();

@@ -10,17 +10,26 @@
  */
 import type { Message } from '../protocol/messages.js';
 import { chatLine } from '../rag/recent-chat.js';
+import { RecentMap } from './recent-map.js';
 import type { NewMemoryChunk } from './types.js';
 
 export const WINDOW_MAX_MESSAGES = 8;
 export const WINDOW_MAX_CHARS = 1_500;
 /** A thread quiet for this long closes its open window. */
 export const WINDOW_QUIET_MS = 10 * 60_000;
+/**
+ * Threads whose last line is kept as the next window's context, at most (the least recently
+ * closed go first). A line serves only a window opened within WINDOW_QUIET_MS of it: 1,024 is more
+ * threads than one node's members talk in within that, and at most ~8 MB of 4,000-character lines.
+ */
+export const DEFAULT_MAX_CONTEXT_LINES = 1_024;
 
 export interface WindowOptions {
   maxMessages?: number;
   maxChars?: number;
   quietMs?: number;
+  /** Threads whose last line is kept, at most (DEFAULT_MAX_CONTEXT_LINES). */
+  maxContextLines?: number;
   /** Receives every closed window. */
   onWindow(chunk: NewMemoryChunk): void;
 }
@@ -41,8 +50,8 @@ interface OpenWindow {
 
 export class MessageWindows {
   private readonly open = new Map<string, OpenWindow>();
-  /** Each thread's last line of its last closed window, and that message's time. */
-  private readonly previous = new Map<string, { line: string; ts: number }>();
+  /** Recent threads' last line of their last closed window, and that message's time. */
+  private readonly previous: RecentMap<string, { line: string; ts: number }>;
   private readonly maxMessages: number;
   private readonly maxChars: number;
   private readonly quietMs: number;
@@ -51,6 +60,7 @@ export class MessageWindows {
     this.maxMessages = options.maxMessages ?? WINDOW_MAX_MESSAGES;
     this.maxChars = options.maxChars ?? WINDOW_MAX_CHARS;
     this.quietMs = options.quietMs ?? WINDOW_QUIET_MS;
+    this.previous = new RecentMap(options.maxContextLines ?? DEFAULT_MAX_CONTEXT_LINES);
   }
 
   /** Messages waiting in open windows, per thread (all threads without an argument). */
@@ -158,6 +168,11 @@ export class MessageWindows {
     const w = this.open.get(threadId);
     if (w?.timer) clearTimeout(w.timer);
     this.open.delete(threadId);
+    this.previous.delete(threadId);
+  }
+
+  /** Forgets the thread's last line (the thread was merged into another: nothing more is said in it). */
+  forgetContext(threadId: string): void {
     this.previous.delete(threadId);
   }
 }

@@ -111,6 +111,20 @@ describe('memory windows', () => {
     vi.advanceTimersByTime(120_000);
     expect(closed).toHaveLength(2);
   });
+
+  it('keeps the last line of at most maxContextLines threads, and forgets a merged thread’s', () => {
+    const w = new MessageWindows({ quietMs: 3_600_000, maxContextLines: 2, onWindow: (c) => closed.push(c) });
+    for (const t of ['t1', 't2', 't3']) {
+      w.add(message(t, 'Ann', `${t} first`));
+      w.close(t);
+    }
+    // t1's line was let go (the least recent), t2's forgotten on a merge: only t3's leads its next window.
+    w.forgetContext('t2');
+    for (const t of ['t1', 't2', 't3']) w.add(message(t, 'Ann', `${t} again`));
+    w.close();
+    const next = closed.slice(3).map((c) => c.text.split('\n').map((line) => line.replace(/^.*\): /, '')));
+    expect(next).toEqual([['t1 again'], ['t2 again'], ['t3 first', 't3 again']]);
+  });
 });
 
 describe('memory windows over an imported history', () => {
