@@ -7,7 +7,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ExtractPool } from '../../src/content/extract/extract-pool.js';
-import { markupDepth } from '../../src/content/extract/clean.js';
+import { extractArticle } from '../../src/content/extract/index.js';
+import { MAX_OPEN_ELEMENTS, NestingTooDeepError, loadDocument } from '../../src/content/extract/nesting.js';
 import { cleanTitle } from '../../src/content/extract/metadata.js';
 import { toPlainFeed } from '../../src/content/sources/feed-items.js';
 import { FeedPool } from '../../src/content/sources/feed-pool.js';
@@ -20,8 +21,6 @@ import { splitSentences } from '../../src/ai/local/extractive-text.js';
 import { withoutReasoning } from '../../src/ai/reasoning.js';
 import { SalonError } from '../../src/errors.js';
 
-const TWO_MB = 2 * 1024 * 1024;
-
 describe('hostile markup costs linear time', () => {
   it('tells markup from text without rescanning unclosed tags', () => {
     expect(looksLikeHtml('<a '.repeat(300_000))).toBe(false);
@@ -32,12 +31,30 @@ describe('hostile markup costs linear time', () => {
     expect(looksLikeHtml('caf&eacute;')).toBe(true);
   });
 
-  it('estimates nesting of open comments, unclosed tags and scripts in one pass', () => {
-    expect(markupDepth('<!--'.repeat(TWO_MB / 4))).toBe(0);
-    expect(markupDepth('<a '.repeat(300_000))).toBe(0);
-    expect(markupDepth(`<div>${'<script>'.repeat(200_000)}`)).toBe(1);
-    expect(markupDepth('<div>'.repeat(60_000))).toBe(60_000);
-    expect(markupDepth('<div><!-- <div><div> --><p>x</p><script>"<div>"</script><br/></div>')).toBe(1);
+  it('refuses a page nested past the parse ceiling, however the nesting is spelled', () => {
+    const article = `<article><p>${'Real article text goes here. '.repeat(30)}</p></article>`;
+    // `<div/>` is no self-closing tag in HTML, `</b>` closes nothing, `</span>` stops at the `<div>`
+    // above it, and `/>` inside a quoted attribute ends nothing: each nests 40,000 deep.
+    for (const unit of ['<div/>', '<div></b>', '<span><div></span></div>', '<div title="/>">']) {
+      const err = (() => {
+        try {
+          return extractArticle(`<html><body>${article}${unit.repeat(40_000)}</body></html>`, { url: 'https://hostile.example/' });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err, unit).toMatchObject({ code: 'ERR_EXTRACTION_FAILED' });
+      expect((err as Error).message, unit).toContain(`nests deeper than ${MAX_OPEN_ELEMENTS} elements`);
+    }
+  });
+
+  it('counts nesting on the parser’s own stack, so void, self-closed foreign and implicitly closed elements never count', () => {
+    expect(() =>
+      loadDocument(`<svg>${'<g/>'.repeat(20_000)}</svg>${'<br/>'.repeat(20_000)}${'<p>x'.repeat(20_000)}<ul>${'<li>x'.repeat(20_000)}`),
+    ).not.toThrow();
+    // <html> and <body> are open too.
+    expect(() => loadDocument('<div>'.repeat(MAX_OPEN_ELEMENTS - 2))).not.toThrow();
+    expect(() => loadDocument('<div>'.repeat(MAX_OPEN_ELEMENTS - 1))).toThrow(NestingTooDeepError);
   });
 
   it('turns deeply nested fragments into text without recursion', () => {

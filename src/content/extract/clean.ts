@@ -46,105 +46,13 @@ export function isHidden(el: Element): boolean {
   return a.style !== undefined && HIDDEN_STYLE.test(a.style);
 }
 
-/** Tags that close themselves or are closed implicitly, so they never deepen the tree for long. */
-const SHALLOW_TAGS = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-  'p',
-  'li',
-  'dt',
-  'dd',
-  'tr',
-  'td',
-  'th',
-  'option',
-  'optgroup',
-  'thead',
-  'tbody',
-  'tfoot',
-  'colgroup',
-  'caption',
-  'rb',
-  'rt',
-  'rp',
-  'html',
-  'head',
-  'body',
-  '!doctype',
-]);
-
-const TAG_NAME_START = /[a-zA-Z!]/;
-const TAG_NAME_CHAR = /[a-zA-Z0-9-]/;
-
-/**
- * An estimate (from the tags alone) of how deep the parsed tree would nest. The HTML parser slows
- * quadratically with nesting, so hostile markup is refused before parsing.
- *
- * A hand-written scan, linear in the page's length: every search moves forward and none restarts.
- * (The regex it replaces, `<!--[\s\S]*?-->|<(\w+)[^>]*?>`, rescanned to the end of the page from
- * every `<!--` or `<a ` that is never closed: quadratic on 2 MB of either.) Comments and
- * script/style bodies are skipped: tags inside them are not elements. Once no `>` follows, no tag
- * can follow either, and once a comment or script is left open it runs to the end.
- */
-export function markupDepth(html: string): number {
-  let lower: string | null = null;
-  let depth = 0;
-  let max = 0;
-  let i = html.indexOf('<');
-  while (i !== -1) {
-    if (html.startsWith('<!--', i)) {
-      const end = html.indexOf('-->', i + 4);
-      if (end === -1) break;
-      i = html.indexOf('<', end + 3);
-      continue;
-    }
-    let j = i + 1;
-    const closing = html[j] === '/';
-    if (closing) j++;
-    if (j >= html.length || !TAG_NAME_START.test(html[j])) {
-      i = html.indexOf('<', i + 1);
-      continue;
-    }
-    let k = j + 1;
-    while (k < html.length && TAG_NAME_CHAR.test(html[k])) k++;
-    const gt = html.indexOf('>', k);
-    if (gt === -1) break;
-    const name = html.slice(j, k).toLowerCase();
-    let next = gt + 1;
-    if (!closing && (name === 'script' || name === 'style')) {
-      lower ??= html.toLowerCase();
-      const close = lower.indexOf(`</${name}`, next);
-      if (close === -1) break;
-      const closeEnd = html.indexOf('>', close);
-      if (closeEnd === -1) break;
-      next = closeEnd + 1;
-    } else if (!SHALLOW_TAGS.has(name) && html[gt - 1] !== '/') {
-      depth = closing ? Math.max(0, depth - 1) : depth + 1;
-      if (depth > max) max = depth;
-    }
-    i = html.indexOf('<', next);
-  }
-  return max;
-}
-
 /** Deeper than any real page (the corpus peaks near 50); pathological nesting is cut here. */
 export const MAX_DEPTH = 400;
 
 /**
- * Cuts away everything nested deeper than `maxDepth`, so a hostile page of 100,000 nested divs
- * costs linear time and no recursion can overflow the stack. Iterative on purpose.
+ * Cuts away everything nested deeper than `maxDepth`, so no recursion over the tree can overflow
+ * the stack. The parse already gives up past MAX_OPEN_ELEMENTS (nesting.ts); this bounds the tree
+ * itself, whatever the tree builder made of the markup. Iterative on purpose.
  */
 export function limitDepth($: CheerioAPI, maxDepth = MAX_DEPTH): void {
   const stack: [AnyNode, number][] = [[$.root()[0], 0]];

@@ -3,13 +3,13 @@
  * is cleaned, the body located (known selectors, else a scored fallback), its boilerplate removed
  * and its text laid out paragraph by paragraph.
  */
-import { load } from 'cheerio';
 import { SalonError, errors } from '../../errors.js';
 import { locateBody } from './body.js';
 import { removeBoilerplate } from './boilerplate.js';
-import { limitDepth, markupDepth, removeUnwanted, wrapLooseText } from './clean.js';
+import { limitDepth, removeUnwanted, wrapLooseText } from './clean.js';
 import { decodeDocument } from './decode.js';
 import { readMetadata } from './metadata.js';
+import { loadDocument } from './nesting.js';
 import { TextStats } from './stats.js';
 import { capText, textOf } from './text.js';
 
@@ -17,8 +17,6 @@ import { capText, textOf } from './text.js';
 export const DEFAULT_MAX_CHARS = 200_000;
 /** Length of an excerpt cut from the body when the page has no description. */
 const EXCERPT_CHARS = 200;
-/** Markup nesting refused before parsing (real pages stay far below; the parser is quadratic in it). */
-const MAX_MARKUP_DEPTH = 4000;
 /** Fewer characters than this is not an article body. */
 const MIN_BODY_CHARS = 50;
 
@@ -62,7 +60,8 @@ function excerptOf(text: string): string {
 
 /**
  * Extracts the article of an HTML page. A Buffer is decoded by its BOM / `<meta charset>`.
- * Throws ERR_EXTRACTION_FAILED when the page has no usable body.
+ * Throws ERR_EXTRACTION_FAILED when the page has no usable body, or nests deeper than
+ * MAX_OPEN_ELEMENTS (nesting.ts) and so is given up part-way through its parse.
  */
 export function extractArticle(html: string | Buffer, options: ExtractOptions = {}): ExtractedArticle {
   const maxChars = validate(options);
@@ -76,8 +75,7 @@ export function extractArticle(html: string | Buffer, options: ExtractOptions = 
 }
 
 function extract(source: string, maxChars: number, label: string, url: string | undefined): ExtractedArticle {
-  if (markupDepth(source) > MAX_MARKUP_DEPTH) throw new errors.ERR_EXTRACTION_FAILED(label, `the markup nests deeper than ${MAX_MARKUP_DEPTH} elements`);
-  const $ = load(source);
+  const $ = loadDocument(source);
   limitDepth($);
   const meta = readMetadata($, url);
   removeUnwanted($);
