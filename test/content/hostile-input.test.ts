@@ -64,6 +64,13 @@ describe('hostile markup costs linear time', () => {
     expect(htmlToText(nestedLinks, { links: 'text+href' })).toContain('link');
   });
 
+  it('keeps the text of a fragment nested past the parse ceiling, structure dropped', () => {
+    // ~2 MB, what a feed entry's content may hold: htmlparser2 shifts its whole stack on every push.
+    expect(htmlToText(`${'<div></b>'.repeat(220_000)}Fish &amp; <i>chips</i>`)).toBe('Fish & chips');
+    const strayBrackets = '< '.repeat(300_000);
+    expect(htmlToText(`${'<b>'.repeat(MAX_OPEN_ELEMENTS + 1)}a ${strayBrackets}>b`)).toBe(`a ${strayBrackets}>b`);
+  });
+
   it('trims long runs of spaces in preformatted text without rescanning them', () => {
     const text = htmlToText(`<pre>a${' '.repeat(300_000)}b${' '.repeat(300_000)}\nc</pre>`);
     expect(text).toBe(`a${' '.repeat(300_000)}b\nc`);

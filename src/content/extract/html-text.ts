@@ -3,9 +3,9 @@
  * decoded, blocks separated by blank lines, `<br>` and list items on their own lines, `<pre>`
  * kept verbatim, scripts and styles dropped.
  */
-import { load } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, Document, Element } from 'domhandler';
 import { cleanText, trimSpacesEnd } from '../text.js';
+import { NestingTooDeepError, parseFragment } from './nesting.js';
 
 /** How links are written: just their text, or their text followed by the target when it adds something. */
 export type LinkStyle = 'text' | 'text+href';
@@ -152,13 +152,47 @@ function walk(root: AnyNode, out: TextBuilder, style: LinkStyle): void {
   }
 }
 
+const TAG_NAME_START = /[a-zA-Z/!?]/;
+
+/**
+ * The fragment with each tag replaced by a space and each other `<` escaped: its text and
+ * character references, nothing left to nest. One forward scan: the `>` ending a tag is searched
+ * for again only once the scan has passed the last one found.
+ */
+function withoutTags(html: string): string {
+  let out = '';
+  let from = 0;
+  let gt = html.indexOf('>');
+  for (let lt = html.indexOf('<'); lt !== -1; lt = html.indexOf('<', from)) {
+    out += html.slice(from, lt);
+    if (gt !== -1 && gt < lt) gt = html.indexOf('>', lt);
+    if (gt !== -1 && TAG_NAME_START.test(html[lt + 1] ?? '')) {
+      out += ' ';
+      from = gt + 1;
+    } else {
+      out += '&lt;';
+      from = lt + 1;
+    }
+  }
+  return out + html.slice(from);
+}
+
+/** The parsed fragment; markup nested too deep to parse cheaply keeps its text, without its structure. */
+function fragmentOf(html: string): Document {
+  try {
+    return parseFragment(html);
+  } catch (err) {
+    if (!(err instanceof NestingTooDeepError)) throw err;
+    return parseFragment(withoutTags(html));
+  }
+}
+
 /** Plain text of an HTML fragment. */
 export function htmlToText(html: string, options: HtmlToTextOptions = {}): string {
   if (!html) return '';
   // htmlparser2 (not parse5): several times faster on fragments, and lenient with HN's unclosed <p>.
-  const $ = load(html, { xml: { xmlMode: false, decodeEntities: true } }, false);
   const out = new TextBuilder();
-  walk($.root()[0] as unknown as AnyNode, out, options.links ?? 'text');
+  walk(fragmentOf(html), out, options.links ?? 'text');
   return cleanText(out.toString());
 }
 

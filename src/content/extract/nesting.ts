@@ -9,6 +9,8 @@
  * too many to mirror, and each rule left out was a way to nest 40,000 deep past an estimate of 0.
  */
 import { type CheerioAPI, load } from 'cheerio';
+import type { Document } from 'domhandler';
+import { DomHandler, Parser } from 'htmlparser2';
 import { adapter as domAdapter } from 'parse5-htmlparser2-tree-adapter';
 
 /**
@@ -43,4 +45,29 @@ export function loadDocument(html: string): CheerioAPI {
     },
   };
   return load(html, { treeAdapter });
+}
+
+/** A DomHandler that counts the elements open at once and gives up past the ceiling. */
+class NestingLimitedHandler extends DomHandler {
+  private open = 0;
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    if (++this.open > MAX_OPEN_ELEMENTS) throw new NestingTooDeepError();
+    super.onopentag(name, attribs);
+  }
+
+  override onclosetag(): void {
+    this.open--;
+    super.onclosetag();
+  }
+}
+
+/**
+ * Parses an HTML fragment with htmlparser2, entities decoded. Throws NestingTooDeepError as soon
+ * as more than {@link MAX_OPEN_ELEMENTS} elements are open at once.
+ */
+export function parseFragment(html: string): Document {
+  const handler = new NestingLimitedHandler();
+  new Parser(handler, { decodeEntities: true }).end(html);
+  return handler.root;
 }
