@@ -65,6 +65,18 @@ describe('parseFeed details', () => {
     expect(parseFeed(read('uolNoticias.rss')).entries[0].title).toContain('simulações de 2º turno');
   });
 
+  it('decodes windows-1252 and the latin1 labels as browsers do, keeping curly quotes, dashes and the euro sign', () => {
+    const title = Buffer.from([0x93, 0x48, 0x69, 0x94, 0x20, 0x96, 0x20, 0x80, 0x35]); // “Hi” – €5 in windows-1252
+    for (const declaration of ['', ' encoding="windows-1252"', ' encoding="ISO-8859-1"', ' encoding="latin1"', ' encoding="us-ascii"']) {
+      const xml = Buffer.concat([
+        Buffer.from(`<?xml version="1.0"${declaration}?><rss><channel><title>t</title><item><title>`),
+        title,
+        Buffer.from('</title><link>https://e.example/a</link></item></channel></rss>'),
+      ]);
+      expect(parseFeed(xml).entries[0].title, declaration || 'undeclared').toBe('“Hi” – €5');
+    }
+  });
+
   it('tells RSS 2.0, RDF and Atom apart', () => {
     expect(parseFeed(read('heraldsun.rss')).format).toBe('rss');
     expect(parseFeed(read('rss-1.rss')).format).toBe('rdf');

@@ -80,8 +80,16 @@ export function decodeWindows1252(bytes: Uint8Array): string {
   return out;
 }
 
+/**
+ * `bytes` decoded as `encoding`, an encoding name as {@link normaliseEncoding} returns it: the
+ * latin1 and ASCII labels are windows-1252 there, as the WHATWG encoding standard has browsers
+ * decode them, and go through {@link decodeWindows1252}.
+ */
+export function decodeAs(bytes: Uint8Array, encoding: string): string {
+  return encoding === FALLBACK_ENCODING ? decodeWindows1252(bytes) : new TextDecoder(encoding).decode(bytes);
+}
+
 /** Decodes an HTML/XML document's bytes to a string (see the module comment for the rules). */
 export function decodeDocument(bytes: Uint8Array, contentType?: string | null): string {
-  const encoding = sniffEncoding(bytes, contentType);
-  return encoding === FALLBACK_ENCODING ? decodeWindows1252(bytes) : new TextDecoder(encoding).decode(bytes);
+  return decodeAs(bytes, sniffEncoding(bytes, contentType));
 }

@@ -1,18 +1,12 @@
 /**
  * Bytes of an XML document (a feed) to a string: byte-order mark first, then the encoding the
  * XML declaration names, then UTF-8 when the bytes are valid UTF-8, else Windows-1252 (the usual
- * encoding of undeclared legacy feeds).
+ * encoding of undeclared legacy feeds). windows-1252 and the latin1 labels decode as browsers
+ * decode them (decodeWindows1252): Node's TextDecoder reads bytes 0x80-0x9F as control characters.
  */
+import { decodeAs, decodeWindows1252, normaliseEncoding } from '../extract/decode.js';
 
 const SNIFF_BYTES = 512;
-
-function decoderFor(label: string): TextDecoder | null {
-  try {
-    return new TextDecoder(label.trim().toLowerCase());
-  } catch {
-    return null;
-  }
-}
 
 /** Decodes an XML document's bytes; never throws. */
 export function decodeXml(bytes: Uint8Array): string {
@@ -21,13 +15,13 @@ export function decodeXml(bytes: Uint8Array): string {
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
   const head = Buffer.from(bytes.subarray(0, SNIFF_BYTES)).toString('latin1');
   const declared = /^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/i.exec(head)?.[1];
-  const decoder = declared ? decoderFor(declared) : null;
-  if (decoder && !/^utf-?8$/i.test(declared!)) return decoder.decode(bytes);
+  const encoding = normaliseEncoding(declared);
+  if (encoding && encoding !== 'utf-8') return decodeAs(bytes, encoding);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     // Declared UTF-8 but invalid: keep what decodes rather than guessing another encoding.
     if (declared) return new TextDecoder('utf-8').decode(bytes);
-    return new TextDecoder('windows-1252').decode(bytes);
+    return decodeWindows1252(bytes);
   }
 }
