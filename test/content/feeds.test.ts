@@ -135,6 +135,40 @@ describe('feed entries to items', () => {
     expect(items[0].id).toBe(idForUrl('news', feed.entries[0].link!));
   });
 
+  it('reads an Atom text construct by its type: text verbatim, html as markup, xhtml as the markup inside its div', () => {
+    const atom = `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title type="html">Caf&amp;eacute; &lt;b&gt;news&lt;/b&gt;</title>
+      <entry><title type="text">Why &lt;div&gt; soup is bad &amp;amp; slow</title><link href="https://e.example/a"/><id>1</id>
+        <summary type="text">Use the &lt;script&gt; tag and &amp;lt;b&amp;gt;</summary>
+        <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>One &amp; <b>two</b></p><p>Three</p></div></content></entry>
+      <entry><title>AT&amp;T &lt;3</title><link href="https://e.example/b"/><id>2</id><summary type="html">&lt;p&gt;Fish &amp;amp; chips&lt;/p&gt;</summary></entry></feed>`;
+    const feed = parseFeed(Buffer.from(atom), 'atom');
+    const plain = toPlainFeed(feed);
+    expect(plain.title).toBe('Café news');
+    expect(plain.entries.map((e) => [e.title, e.summaryHtml, e.contentHtml])).toEqual([
+      ['Why <div> soup is bad &amp; slow', 'Use the <script> tag and &lt;b&gt;', 'One & two\n\nThree'],
+      ['AT&T <3', 'Fish & chips', ''],
+    ]);
+    const item = validateItem(newsItemFromEntry(feed.entries[0], feed, null), opts);
+    expect(item).toMatchObject({
+      title: 'Why <div> soup is bad &amp; slow',
+      description: 'Use the <script> tag and &lt;b&gt;',
+      body: 'One & two\n\nThree',
+      siteName: 'Café news',
+    });
+  });
+
+  it('reads an RSS title as markup only when an element in it is closed, and decodes its character references either way', () => {
+    const rss = (title: string) => `<rss><channel><title>t</title><item><title>${title}</title><link>https://e.example/a</link></item></channel></rss>`;
+    for (const [xml, text] of [
+      ['Why &lt;div&gt; soup is bad &amp;amp; slow', 'Why <div> soup is bad & slow'],
+      ['&lt;b&gt;Bold&lt;/b&gt; move', 'Bold move'],
+      ['<![CDATA[Tom &amp; <i>Jerry</i>]]>', 'Tom & Jerry'],
+      ['x &lt; y and y &gt; z', 'x < y and y > z'],
+    ]) {
+      expect(toPlainFeed(parseFeed(rss(xml))).entries[0].title, xml).toBe(text);
+    }
+  });
+
   it('resolves relative links against the feed URL', () => {
     const feed = parseFeed(read('gulp-atom.atom'));
     const item = validateItem(newsItemFromEntry(feed.entries[0], feed, null, 'https://github.com/gulpjs/gulp/releases.atom'), opts);

@@ -191,8 +191,13 @@ function fragmentOf(html: string): Document {
 export function htmlToText(html: string, options: HtmlToTextOptions = {}): string {
   if (!html) return '';
   // htmlparser2 (not parse5): several times faster on fragments, and lenient with HN's unclosed <p>.
+  return domToText(fragmentOf(html), options);
+}
+
+/** Plain text of an already parsed node and what it holds (an Atom feed's inline XHTML), laid out as by htmlToText. */
+export function domToText(node: AnyNode, options: HtmlToTextOptions = {}): string {
   const out = new TextBuilder();
-  walk(fragmentOf(html), out, options.links ?? 'text');
+  walk(node, out, options.links ?? 'text');
   return cleanText(out.toString());
 }
 

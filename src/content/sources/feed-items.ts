@@ -4,7 +4,7 @@
  */
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
-import type { FeedEntry, ParsedFeed } from './feeds.js';
+import type { EntryFormats, FeedEntry, ParsedFeed, TextFormat } from './feeds.js';
 import { htmlToText, looksLikeHtml } from '../extract/html-text.js';
 import { idForUrl, isIdSuffix, slugify } from '../ids.js';
 import { DESCRIPTION_CHARS, excerpt, oneLine } from '../text.js';
@@ -12,13 +12,42 @@ import { hostOf } from '../../text.js';
 
 const YOUTUBE_WATCH = 'https://www.youtube.com/watch?v=';
 
-function plain(text: string): string {
-  return looksLikeHtml(text) ? htmlToText(text) : text.trim();
+/** An end tag that closes an element opened before it: `<b>…</b>`, not a lone `</b>` or `<div>`. */
+function holdsClosedElement(text: string): boolean {
+  const lower = text.toLowerCase();
+  for (const end of lower.matchAll(/<\/([a-z][a-z0-9]*)\s*>/g)) {
+    for (let open = lower.lastIndexOf(`<${end[1]}`, end.index); open !== -1; open = lower.lastIndexOf(`<${end[1]}`, open - 1)) {
+      if (/[\s/>]/.test(lower[open + end[1].length + 1] ?? '')) return true;
+      if (open === 0) break;
+    }
+  }
+  return false;
 }
 
-/** A field of `feed` as plain text: decoded here, unless toPlainFeed already did it. */
-function textOf(feed: ParsedFeed, field: string): string {
-  return feed.plainText ? field.trim() : plain(field);
+/**
+ * A text field as plain text, read in its format (feeds.ts, TextFormat). Text that may or may not
+ * be markup is read as markup only when an element in it is closed; otherwise its `<` stay text
+ * and only its character references are decoded (`Why <div> soup &amp; more`).
+ */
+function readText(text: string, format: TextFormat): string {
+  if (format === 'text' || !looksLikeHtml(text)) return text.trim();
+  if (format === 'html' || holdsClosedElement(text)) return htmlToText(text);
+  return htmlToText(text.replaceAll('<', '&lt;'));
+}
+
+const PLAIN: EntryFormats = { title: 'text', summary: 'text', content: 'text' };
+
+/** The entry with every text field turned into plain text. */
+function plainEntry(e: FeedEntry): FeedEntry {
+  return {
+    ...e,
+    title: readText(e.title, e.formats.title),
+    summaryHtml: readText(e.summaryHtml, e.formats.summary),
+    contentHtml: readText(e.contentHtml, e.formats.content),
+    formats: PLAIN,
+    author: e.author ? readText(e.author, 'html') : null,
+    categories: e.categories.map((c) => readText(c, 'html')),
+  };
 }
 
 /**
@@ -27,19 +56,7 @@ function textOf(feed: ParsedFeed, field: string): string {
  */
 export function toPlainFeed(feed: ParsedFeed): ParsedFeed {
   if (feed.plainText) return feed;
-  return {
-    ...feed,
-    plainText: true,
-    title: plain(feed.title),
-    entries: feed.entries.map((e) => ({
-      ...e,
-      title: plain(e.title),
-      summaryHtml: plain(e.summaryHtml),
-      contentHtml: plain(e.contentHtml),
-      author: e.author ? plain(e.author) : null,
-      categories: e.categories.map(plain),
-    })),
-  };
+  return { ...feed, plainText: true, title: readText(feed.title, feed.titleFormat), titleFormat: 'text', entries: feed.entries.map(plainEntry) };
 }
 
 function absolute(link: string | null, base: string | undefined): string | null {
@@ -66,25 +83,31 @@ export function entryRef(entry: FeedEntry, feedUrl?: string): string {
 export function newsItemFromEntry(entry: FeedEntry, feed: ParsedFeed, article: ArticleFields | null, feedUrl?: string): Record<string, unknown> {
   const url = entryUrl(entry, feedUrl);
   if (!url) throw new errors.ERR_INVALID_CONTENT(`feed entry "${oneLine(entry.title) || entry.guid || '?'}" has no http(s) link`);
-  const feedText = textOf(feed, entry.contentHtml || entry.summaryHtml);
+  const e = feed.plainText ? entry : plainEntry(entry);
+  const feedText = e.contentHtml.trim() || e.summaryHtml.trim();
   const body = article?.text?.trim() || feedText;
-  const summary = textOf(feed, entry.summaryHtml);
+  const summary = e.summaryHtml.trim();
   const image = absolute(entry.image, url) ?? absolute(article?.image ?? null, url);
   return {
     id: idForUrl('news', url),
     kind: 'news',
-    title: textOf(feed, entry.title) || article?.title || url,
+    title: e.title.trim() || article?.title || url,
     url: article?.url || url,
     description: excerpt(summary || article?.excerpt || body, DESCRIPTION_CHARS),
     body,
     comments: [],
-    category: entry.categories[0] ? textOf(feed, entry.categories[0]) : null,
+    category: e.categories[0]?.trim() || null,
     publishedAt: entry.published ?? validDate(article?.publishedTime),
     image,
-    author: entry.author ? textOf(feed, entry.author) : article?.byline || null,
-    siteName: article?.siteName || textOf(feed, feed.title) || hostOf(url),
+    author: e.author?.trim() || article?.byline || null,
+    siteName: article?.siteName || plainTitle(feed) || hostOf(url),
     source: 'feed',
   };
+}
+
+/** The feed's own title as plain text. */
+function plainTitle(feed: ParsedFeed): string {
+  return feed.plainText ? feed.title.trim() : readText(feed.title, feed.titleFormat);
 }
 
 function validDate(raw: string | null | undefined): string | null {
@@ -98,11 +121,12 @@ export function videoItemFromEntry(entry: FeedEntry, feed: ParsedFeed): Record<s
   if (!v) throw new errors.ERR_INVALID_CONTENT(`feed entry "${oneLine(entry.title) || '?'}" has no yt:videoId`);
   const suffix = isIdSuffix(v.videoId) ? v.videoId : slugify(v.videoId);
   if (!suffix) throw new errors.ERR_INVALID_CONTENT(`feed entry "${oneLine(entry.title)}" has an unusable video id`);
-  const description = v.description.trim() || textOf(feed, entry.summaryHtml);
+  const e = feed.plainText ? entry : plainEntry(entry);
+  const description = v.description.trim() || e.summaryHtml.trim();
   return {
     id: `video_${suffix}`,
     kind: 'video',
-    title: textOf(feed, entry.title),
+    title: e.title.trim(),
     url: absolute(entry.link, undefined) ?? `${YOUTUBE_WATCH}${encodeURIComponent(v.videoId)}`,
     description: excerpt(description, DESCRIPTION_CHARS),
     body: description,
@@ -111,7 +135,7 @@ export function videoItemFromEntry(entry: FeedEntry, feed: ParsedFeed): Record<s
     publishedAt: entry.published,
     image: null,
     author: entry.author,
-    channel: v.channel ?? (textOf(feed, feed.title) || null),
+    channel: v.channel ?? (plainTitle(feed) || null),
     thumbnail: absolute(v.thumbnail, undefined),
     siteName: 'YouTube',
     source: 'feed',

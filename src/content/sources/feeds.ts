@@ -1,12 +1,13 @@
 /**
  * RSS 2.0, RSS 1.0 (RDF), Atom and YouTube channel feeds, parsed with cheerio's XML mode.
- * `parseFeed` keeps titles and links as the feed has them (after entity decoding); the item
- * builders in feed-items.ts turn entries into news or video items.
+ * `parseFeed` keeps titles and links as the feed has them (after entity decoding), each text field
+ * with the format to read it in; the item builders in feed-items.ts turn entries into news or
+ * video items.
  */
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { errors } from '../../errors.js';
-import { textContent as textOf } from '../extract/html-text.js';
+import { domToText, textContent as textOf } from '../extract/html-text.js';
 import { truncate } from '../text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { decodeXml } from './xml-decode.js';
@@ -21,6 +22,20 @@ const DATE_CAP = 100;
 export const FEED_MAX_ENTRIES = 500;
 
 export type FeedFormat = 'rss' | 'rdf' | 'atom';
+
+/**
+ * How a text field is read (feed-items.ts): `text` verbatim, `html` as markup, `unknown` (RSS
+ * titles, plain text by the spec though some feeds put markup in them) as markup only when it
+ * clearly holds some. Atom says which with its `type` attribute (RFC 4287 §3.1).
+ */
+export type TextFormat = 'text' | 'html' | 'unknown';
+
+/** The formats of an entry's title, summary and content. */
+export interface EntryFormats {
+  title: TextFormat;
+  summary: TextFormat;
+  content: TextFormat;
+}
 
 /** A YouTube channel feed entry's video fields (`yt:videoId`, `media:group`). */
 export interface FeedVideo {
@@ -43,6 +58,8 @@ export interface FeedEntry {
   summaryHtml: string;
   /** RSS `content:encoded` / Atom `content`, usually HTML. */
   contentHtml: string;
+  /** How `title`, `summaryHtml` and `contentHtml` are to be read. */
+  formats: EntryFormats;
   /** ISO-8601, or null when absent or unparseable. */
   published: string | null;
   author: string | null;
@@ -56,6 +73,7 @@ export interface ParsedFeed {
   /** True for YouTube channel feeds: every entry with a `yt:videoId` has `video` set. */
   youtube: boolean;
   title: string;
+  titleFormat: TextFormat;
   link: string | null;
   /** The first FEED_MAX_ENTRIES entries, in feed order. */
   entries: FeedEntry[];
@@ -119,6 +137,8 @@ function categoriesOf(el: Element): string[] {
     .filter(Boolean);
 }
 
+const RSS_FORMATS: EntryFormats = { title: 'unknown', summary: 'html', content: 'html' };
+
 function rssEntry(item: Element): FeedEntry {
   return {
     title: childText(item, FIELD_CAPS.title, 'title'),
@@ -127,6 +147,7 @@ function rssEntry(item: Element): FeedEntry {
     comments: childText(item, LINK_CAP, 'comments') || null,
     summaryHtml: childText(item, FIELD_CAPS.summary, 'description'),
     contentHtml: childText(item, FIELD_CAPS.content, 'content:encoded'),
+    formats: RSS_FORMATS,
     published: isoDate(childText(item, DATE_CAP, 'pubdate', 'dc:date')),
     author: childText(item, FIELD_CAPS.author, 'dc:creator', 'author', 'itunes:author') || null,
     image: imageOf(item),
@@ -161,15 +182,34 @@ function youtubeVideo(entry: Element, feedTitle: string): FeedVideo | null {
   };
 }
 
+/**
+ * An Atom text construct (title, summary, content) and its format: `type` is `text` when absent,
+ * and `xhtml` content is the markup inside its `<div>`, laid out as text here, where its elements are.
+ */
+function atomText(el: Element, name: string, max: number): { text: string; format: TextFormat } {
+  const c = child(el, name);
+  if (!c) return { text: '', format: 'text' };
+  const type = attr(c, 'type')?.toLowerCase() ?? 'text';
+  if (type === 'xhtml') {
+    const div = elements(c).find((e) => lname(e) === 'div' || lname(e).endsWith(':div'));
+    return { text: capField(domToText(div ?? c), max).trim(), format: 'text' };
+  }
+  return { text: capField(textOf(c), max).trim(), format: type === 'html' || type === 'text/html' ? 'html' : 'text' };
+}
+
 function atomEntry(entry: Element, feedTitle: string): FeedEntry {
   const author = child(entry, 'author');
+  const title = atomText(entry, 'title', FIELD_CAPS.title);
+  const summary = atomText(entry, 'summary', FIELD_CAPS.summary);
+  const content = atomText(entry, 'content', FIELD_CAPS.content);
   return {
-    title: childText(entry, FIELD_CAPS.title, 'title'),
+    title: title.text,
     link: atomLink(entry),
     guid: childText(entry, LINK_CAP, 'id') || null,
     comments: atomReplies(entry),
-    summaryHtml: childText(entry, FIELD_CAPS.summary, 'summary'),
-    contentHtml: childText(entry, FIELD_CAPS.content, 'content'),
+    summaryHtml: summary.text,
+    contentHtml: content.text,
+    formats: { title: title.format, summary: summary.format, content: content.format },
     published: isoDate(childText(entry, DATE_CAP, 'published', 'updated')),
     author: (author && childText(author, FIELD_CAPS.author, 'name')) || null,
     image: imageOf(entry),
@@ -194,7 +234,14 @@ export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedF
       .filter((c) => lname(c) === 'item')
       .slice(0, FEED_MAX_ENTRIES)
       .map(rssEntry);
-    return { format: 'rss', youtube: false, title: childText(channel, FIELD_CAPS.title, 'title'), link: childText(channel, LINK_CAP, 'link') || null, entries };
+    return {
+      format: 'rss',
+      youtube: false,
+      title: childText(channel, FIELD_CAPS.title, 'title'),
+      titleFormat: 'unknown',
+      link: childText(channel, LINK_CAP, 'link') || null,
+      entries,
+    };
   }
   if (rootName === 'rdf:rdf' || rootName === 'rdf') {
     const channel = child(root, 'channel');
@@ -205,18 +252,19 @@ export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedF
       format: 'rdf',
       youtube: false,
       title: channel ? childText(channel, FIELD_CAPS.title, 'title') : '',
+      titleFormat: 'unknown',
       link: (channel && childText(channel, LINK_CAP, 'link')) || null,
       entries: items.map(rssEntry),
     };
   }
   if (rootName === 'feed') {
-    const title = childText(root, FIELD_CAPS.title, 'title');
+    const title = atomText(root, 'title', FIELD_CAPS.title);
     const entries = elements(root)
       .filter((c) => lname(c) === 'entry')
       .slice(0, FEED_MAX_ENTRIES)
-      .map((e) => atomEntry(e, title));
+      .map((e) => atomEntry(e, title.text));
     const youtube = entries.length > 0 ? entries.some((e) => e.video) : Boolean(attr(root, 'xmlns:yt'));
-    return { format: 'atom', youtube, title, link: atomLink(root), entries };
+    return { format: 'atom', youtube, title: title.text, titleFormat: title.format, link: atomLink(root), entries };
   }
   throw new errors.ERR_FEED_PARSE(`${ref} has a <${truncate(root.name, 40)}> root element, not <rss>, <rdf:RDF> or <feed>`);
 }
