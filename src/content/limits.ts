@@ -16,6 +16,12 @@ export const FIELD_CAPS = {
   content: 2_000_000,
   /** An author or channel name. */
   author: 500,
+  /** A site's name (`og:site_name`, a feed's title). */
+  siteName: 500,
+  /** A page's description (`<meta name="description">`); an item keeps 1,000 characters of it. */
+  description: 2_000,
+  /** A link, guid, id or image URL: longer than any real URL (browsers stop near 2 MB; servers near 8 KB). */
+  link: 8_192,
   /** One category. */
   category: 200,
   /** Categories kept per entry. */

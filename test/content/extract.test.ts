@@ -3,6 +3,7 @@ import { extractArticle } from '../../src/content/extract/index.js';
 import { decodeDocument, sniffEncoding } from '../../src/content/extract/decode.js';
 import { cleanTitle, isoDate } from '../../src/content/extract/metadata.js';
 import { SalonError } from '../../src/errors.js';
+import { FIELD_CAPS } from '../../src/content/limits.js';
 
 const PROSE = [
   'The council met on Tuesday evening to discuss the new harbour plan, which has divided the town for years.',
@@ -169,6 +170,17 @@ describe('extractArticle: metadata', () => {
     <script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"WebSite","name":"Gazette"},
       {"@type":"NewsArticle","headline":"Harbour plan","datePublished":"2019-11-19T08:03:00-05:00",
        "author":[{"@type":"Person","name":"Ann Reporter"},{"@type":"Person","name":"Bo Writer"}],"publisher":{"@type":"Organization","name":"Coast Gazette Ltd"}}]}</script>`;
+
+  it('cuts the description, site name and image URL a page gives before anything reads them', () => {
+    const marks = `a${'\u0301'.repeat(16)}`.repeat(20_000);
+    const image = `https://cdn.example/i.jpg?sig=${'a'.repeat(20_000)}`;
+    const tags = `<meta name="description" content="${marks}"><meta property="og:site_name" content="${marks}"><meta property="og:image" content="${image}">`;
+    const a = extractArticle(page(`<article>${paragraphs(PROSE)}</article>`, tags), { url: 'https://gazette.example/a' });
+    expect(a.excerpt.length).toBeLessThanOrEqual(FIELD_CAPS.description);
+    expect(a.excerpt.startsWith(marks.slice(0, 100))).toBe(true);
+    expect(a.siteName!.length).toBeLessThanOrEqual(FIELD_CAPS.siteName);
+    expect(a.image!.length).toBeLessThanOrEqual(FIELD_CAPS.link);
+  });
 
   it('reads title, byline, time, site, image, excerpt and language', () => {
     const a = extractArticle(page(`<article>${paragraphs(PROSE)}</article>`, head), { url: 'https://gazette.example/news/harbour' });

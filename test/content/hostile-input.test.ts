@@ -107,6 +107,13 @@ describe('hostile markup costs linear time', () => {
     expect(toPlainFeed(plain)).toBe(plain);
   });
 
+  it('caps Atom links and image attributes like every other link', () => {
+    const long = `https://x.example/${'a'.repeat(100_000)}`;
+    const xml = `<feed><title>T</title><entry><title>e</title><link href="${long}"/><link rel="replies" href="${long}"/><media:thumbnail url="${long}"/></entry></feed>`;
+    const [entry] = parseFeed(xml, 'long links').entries;
+    for (const url of [entry.link, entry.comments, entry.image]) expect(url!.length).toBeLessThanOrEqual(FIELD_CAPS.link);
+  });
+
   it('parses a feed nested 60,000 elements deep', () => {
     const xml = `<rss><channel><item><title>t</title><link>https://x.example/</link><description>${'<x>'.repeat(60_000)}deep${'</x>'.repeat(60_000)}</description></item></channel></rss>`;
     expect(parseFeed(xml, 'deep').entries[0].summaryHtml).toBe('deep');

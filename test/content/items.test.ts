@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeItem, validateItem } from '../../src/content/items.js';
+import { ITEM_LIMITS, summarizeItem, validateItem } from '../../src/content/items.js';
+import { FIELD_CAPS } from '../../src/content/limits.js';
+import { newsItemFromArticle } from '../../src/content/sources/article.js';
 
 const opts = { bodyMaxChars: 10_000 };
 const base = { id: 'post_links', title: 'Links', body: 'Body.', source: 'api' };
@@ -66,5 +68,27 @@ describe('validateItem body', () => {
     const item = validateItem({ ...base, body: hostile }, opts);
     expect(item.body.startsWith('a')).toBe(true);
     expect(item.body.length).toBeLessThanOrEqual(opts.bodyMaxChars);
+  });
+});
+
+describe('names and descriptions', () => {
+  it('cuts an article’s description and site name before they are cleaned on the event loop', () => {
+    const marks = `a${'\u0301'.repeat(16)}`.repeat(100_000);
+    const raw = newsItemFromArticle('https://e.example/a', {
+      title: 'T',
+      text: 'Body text. '.repeat(50),
+      excerpt: marks,
+      siteName: marks,
+      url: 'https://e.example/a',
+    });
+    expect((raw.siteName as string).length).toBeLessThanOrEqual(FIELD_CAPS.siteName);
+    const item = validateItem(raw, opts);
+    expect(item.siteName!.length).toBeLessThanOrEqual(ITEM_LIMITS.name);
+    expect(item.description.startsWith(marks.slice(0, 170))).toBe(true);
+  });
+
+  it('keeps a name and a description that follow a long run of whitespace', () => {
+    const item = validateItem({ ...base, siteName: `${' \n\t'.repeat(500_000)}The Site`, description: `${'\n'.repeat(500_000)}About it.` }, opts);
+    expect(item).toMatchObject({ siteName: 'The Site', description: 'About it.' });
   });
 });

@@ -64,9 +64,14 @@ function meta(tags: MetaTags, ...keys: string[]): string | undefined {
   return undefined;
 }
 
-function clean(s: string | undefined | null): string | undefined {
-  const t = s?.replace(/\s+/g, ' ').trim();
+/** `s` cut to `max` characters, then its whitespace folded. */
+function clean(s: string | undefined | null, max: number): string | undefined {
+  const t = s && capField(s, max).replace(/\s+/g, ' ').trim();
   return t || undefined;
+}
+
+function capUrl(url: string | undefined): string | undefined {
+  return url && capField(url, FIELD_CAPS.link);
 }
 
 /** `value` resolved against `base`, or as-is when it does not parse; http(s) only. */
@@ -124,7 +129,7 @@ function rejoin(title: string, kept: string[]): string {
 }
 
 function cleanByline(raw: string | undefined): string | undefined {
-  const s = clean(raw)
+  const s = clean(raw, FIELD_CAPS.author)
     ?.replace(/^by\s+/i, '')
     .trim();
   if (!s || s.length > MAX_BYLINE_CHARS || /^https?:\/\//.test(s)) return undefined;
@@ -164,13 +169,17 @@ export function readMetadata($: CheerioAPI, url?: string): ArticleMetadata {
   const ld = readJsonLd($);
   const tags = readMetaTags($);
   const base = url ?? meta(tags, 'property=og:url') ?? $('link[rel="canonical"]').attr('href');
-  const siteName = clean(meta(tags, 'property=og:site_name', 'name=application-name')) ?? clean(ld.publisher) ?? hostName(base) ?? null;
+  const siteName =
+    clean(meta(tags, 'property=og:site_name', 'name=application-name'), FIELD_CAPS.siteName) ??
+    clean(ld.publisher, FIELD_CAPS.siteName) ??
+    hostName(base) ??
+    null;
   const h1 = $('h1').first();
   const rawTitle =
-    clean(meta(tags, 'property=og:title', 'name=twitter:title')) ??
-    clean(ld.headline) ??
-    (h1.length ? clean(innerText(h1[0])) : undefined) ??
-    clean($('title').first().text()) ??
+    clean(meta(tags, 'property=og:title', 'name=twitter:title'), FIELD_CAPS.title) ??
+    clean(ld.headline, FIELD_CAPS.title) ??
+    (h1.length ? clean(innerText(h1[0]), FIELD_CAPS.title) : undefined) ??
+    clean($('title').first().text(), FIELD_CAPS.title) ??
     '';
   const published = isoDate(meta(tags, ...TIME_META)) ?? isoDate(ld.datePublished) ?? isoDate($('time[datetime]').first().attr('datetime'));
   return {
@@ -178,8 +187,8 @@ export function readMetadata($: CheerioAPI, url?: string): ArticleMetadata {
     byline: byline($, tags, ld.authors),
     publishedTime: published,
     siteName,
-    image: absoluteUrl(meta(tags, 'property=og:image', 'name=twitter:image', 'property=og:image:url') ?? ld.image, base),
-    description: clean(meta(tags, 'name=description', 'property=og:description', 'name=twitter:description') ?? ld.description) ?? null,
+    image: absoluteUrl(capUrl(meta(tags, 'property=og:image', 'name=twitter:image', 'property=og:image:url') ?? ld.image), base),
+    description: clean(meta(tags, 'name=description', 'property=og:description', 'name=twitter:description') ?? ld.description, FIELD_CAPS.description) ?? null,
     lang: lang($, tags),
   };
 }

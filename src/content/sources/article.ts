@@ -5,6 +5,7 @@
 import { errors } from '../../errors.js';
 import type { ParsedFeed } from './feeds.js';
 import { idForUrl } from '../ids.js';
+import { FIELD_CAPS, capField } from '../limits.js';
 import { DESCRIPTION_CHARS, excerpt } from '../text.js';
 import { hostOf } from '../../text.js';
 
@@ -78,7 +79,8 @@ function httpOrNull(url: string | null | undefined): string | null {
 
 /**
  * The news item (unvalidated) for an article fetched from `requestedUrl`; its id comes from the
- * requested URL, so ingesting the same URL again updates it.
+ * requested URL, so ingesting the same URL again updates it. The description and site name are
+ * cut before they are cleaned: this runs on the event loop, whatever extractor made the article.
  */
 export function newsItemFromArticle(requestedUrl: string, article: ArticleFields): Record<string, unknown> {
   const url = article.url || requestedUrl;
@@ -89,14 +91,14 @@ export function newsItemFromArticle(requestedUrl: string, article: ArticleFields
     kind: 'news',
     title: article.title?.trim() || url,
     url,
-    description: excerpt(article.excerpt?.trim() || body, DESCRIPTION_CHARS),
+    description: excerpt(capField(article.excerpt ?? '', FIELD_CAPS.description).trim() || body, DESCRIPTION_CHARS),
     body,
     comments: [],
     category: null,
     publishedAt: published,
     image: httpOrNull(article.image),
     author: article.byline?.trim() || null,
-    siteName: article.siteName?.trim() || hostOf(url),
+    siteName: capField(article.siteName ?? '', FIELD_CAPS.siteName).trim() || hostOf(url),
     source: 'url',
   };
 }

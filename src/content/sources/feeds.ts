@@ -12,8 +12,6 @@ import { truncate } from '../text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { decodeXml } from './xml-decode.js';
 
-/** Links, guids and ids: longer than any real URL (browsers stop near 2 MB; servers near 8 KB). */
-const LINK_CAP = 8_192;
 const DATE_CAP = 100;
 /**
  * Entries read of one feed: no caller reads more (MAX_INGEST_LIMIT, MAX_SOURCE_LIMIT). A 4.5 MB
@@ -106,8 +104,10 @@ function childText(el: Element, max: number, ...names: string[]): string {
   return '';
 }
 
+/** An attribute's value (hrefs and image URLs among them), cut like a link before it is trimmed. */
 function attr(el: Element | undefined, name: string): string | null {
-  const v = el?.attribs?.[name]?.trim();
+  const raw = el?.attribs?.[name];
+  const v = raw === undefined ? undefined : capField(raw, FIELD_CAPS.link).trim();
   return v ? v : null;
 }
 
@@ -142,9 +142,9 @@ const RSS_FORMATS: EntryFormats = { title: 'unknown', summary: 'html', content: 
 function rssEntry(item: Element): FeedEntry {
   return {
     title: childText(item, FIELD_CAPS.title, 'title'),
-    link: childText(item, LINK_CAP, 'link') || null,
-    guid: childText(item, LINK_CAP, 'guid') || null,
-    comments: childText(item, LINK_CAP, 'comments') || null,
+    link: childText(item, FIELD_CAPS.link, 'link') || null,
+    guid: childText(item, FIELD_CAPS.link, 'guid') || null,
+    comments: childText(item, FIELD_CAPS.link, 'comments') || null,
     summaryHtml: childText(item, FIELD_CAPS.summary, 'description'),
     contentHtml: childText(item, FIELD_CAPS.content, 'content:encoded'),
     formats: RSS_FORMATS,
@@ -170,7 +170,7 @@ function atomReplies(el: Element): string | null {
 }
 
 function youtubeVideo(entry: Element, feedTitle: string): FeedVideo | null {
-  const videoId = childText(entry, LINK_CAP, 'yt:videoid');
+  const videoId = childText(entry, FIELD_CAPS.link, 'yt:videoid');
   if (!videoId) return null;
   const group = child(entry, 'media:group');
   const author = child(entry, 'author');
@@ -205,7 +205,7 @@ function atomEntry(entry: Element, feedTitle: string): FeedEntry {
   return {
     title: title.text,
     link: atomLink(entry),
-    guid: childText(entry, LINK_CAP, 'id') || null,
+    guid: childText(entry, FIELD_CAPS.link, 'id') || null,
     comments: atomReplies(entry),
     summaryHtml: summary.text,
     contentHtml: content.text,
@@ -239,7 +239,7 @@ export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedF
       youtube: false,
       title: childText(channel, FIELD_CAPS.title, 'title'),
       titleFormat: 'unknown',
-      link: childText(channel, LINK_CAP, 'link') || null,
+      link: childText(channel, FIELD_CAPS.link, 'link') || null,
       entries,
     };
   }
@@ -253,7 +253,7 @@ export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedF
       youtube: false,
       title: channel ? childText(channel, FIELD_CAPS.title, 'title') : '',
       titleFormat: 'unknown',
-      link: (channel && childText(channel, LINK_CAP, 'link')) || null,
+      link: (channel && childText(channel, FIELD_CAPS.link, 'link')) || null,
       entries: items.map(rssEntry),
     };
   }
