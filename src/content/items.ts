@@ -84,6 +84,23 @@ function link(v: unknown, field: string): string | null {
   return u.toString();
 }
 
+/**
+ * An image or thumbnail URL a source builder found (a page's og:image, a feed's media:thumbnail),
+ * resolved against `base`: the http(s) URL validateItem accepts, or null. Such a decoration is
+ * optional, so one that is malformed or longer than ITEM_LIMITS.url drops itself, not its item.
+ */
+export function decorationUrl(raw: string | null | undefined, base?: string): string | null {
+  if (!raw?.trim()) return null;
+  let u: URL;
+  try {
+    u = new URL(raw.trim(), base);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  return u.href.length <= ITEM_LIMITS.url ? u.href : null;
+}
+
 function date(v: unknown, field: string): string | null {
   const s = optionalString(v, field);
   if (s === null || s.trim() === '') return null;

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ITEM_LIMITS, summarizeItem, validateItem } from '../../src/content/items.js';
+import { newsItemFromEntry, videoItemFromEntry } from '../../src/content/sources/feed-items.js';
+import { parseFeed } from '../../src/content/sources/feeds.js';
+import { storyToItem } from '../../src/content/sources/hn.js';
+import { videoEntriesFromJson } from '../../src/content/sources/videos.js';
 import { FIELD_CAPS } from '../../src/content/limits.js';
 import { newsItemFromArticle } from '../../src/content/sources/article.js';
 
@@ -90,5 +94,40 @@ describe('names and descriptions', () => {
   it('keeps a name and a description that follow a long run of whitespace', () => {
     const item = validateItem({ ...base, siteName: `${' \n\t'.repeat(500_000)}The Site`, description: `${'\n'.repeat(500_000)}About it.` }, opts);
     expect(item).toMatchObject({ siteName: 'The Site', description: 'About it.' });
+  });
+});
+
+describe('images and thumbnails sources find', () => {
+  const long = `https://cdn.example/i.jpg?sig=${'a'.repeat(ITEM_LIMITS.url)}`;
+  const article = { title: 'T', text: 'Body text.', url: 'https://e.example/a' };
+
+  it('drop themselves when malformed or too long, instead of failing their item', () => {
+    for (const image of [long, 'javascript:alert(1)', 'not a url']) {
+      expect(validateItem(newsItemFromArticle('https://e.example/a', { ...article, image }), opts).image, image).toBeNull();
+      expect(
+        validateItem(storyToItem({ id: 1, type: 'story', title: 'S', url: 'https://e.example/a' }, [], { ...article, image }), opts).image,
+        image,
+      ).toBeNull();
+    }
+    const feed = parseFeed(
+      `<rss><channel><title>F</title><item><title>E</title><link>https://e.example/a</link><media:thumbnail url="${long}"/></item></channel></rss>`,
+    );
+    expect(validateItem(newsItemFromEntry(feed.entries[0], feed, null), opts).image).toBeNull();
+    const youtube = parseFeed(
+      `<feed><title>C</title><entry><title>V</title><yt:videoId>abcdefghijk</yt:videoId><media:group><media:thumbnail url="${long}"/></media:group></entry></feed>`,
+    );
+    expect(validateItem(videoItemFromEntry(youtube.entries[0], youtube), opts).thumbnail).toBeNull();
+    const [api] = videoEntriesFromJson({ kind: 'youtube#video', id: 'abcdefghijk', snippet: { title: 'V', thumbnails: { high: { url: long } } } });
+    expect(validateItem((api as { item: Record<string, unknown> }).item, opts).thumbnail).toBeNull();
+  });
+
+  it('are kept when they are http(s) URLs, resolved against the page', () => {
+    const feed = parseFeed(
+      '<rss><channel><title>F</title><item><title>E</title><link>https://e.example/a/b</link><media:thumbnail url="../i.jpg"/></item></channel></rss>',
+    );
+    expect(validateItem(newsItemFromEntry(feed.entries[0], feed, null), opts).image).toBe('https://e.example/i.jpg');
+    expect(validateItem(newsItemFromArticle('https://e.example/a', { ...article, image: 'https://cdn.example/i.jpg' }), opts).image).toBe(
+      'https://cdn.example/i.jpg',
+    );
   });
 });

@@ -5,6 +5,7 @@
 import { errors } from '../../errors.js';
 import type { ParsedFeed } from './feeds.js';
 import { idForUrl } from '../ids.js';
+import { decorationUrl } from '../items.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { DESCRIPTION_CHARS, excerpt } from '../text.js';
 import { hostOf } from '../../text.js';
@@ -73,10 +74,6 @@ export async function articleOfPage(deps: IngestDeps, page: FetchedPage, maxChar
   return { ...article, url: page.url };
 }
 
-function httpOrNull(url: string | null | undefined): string | null {
-  return url && /^https?:\/\/\S+$/i.test(url) ? url : null;
-}
-
 /**
  * The news item (unvalidated) for an article fetched from `requestedUrl`; its id comes from the
  * requested URL, so ingesting the same URL again updates it. The description and site name are
@@ -96,7 +93,7 @@ export function newsItemFromArticle(requestedUrl: string, article: ArticleFields
     comments: [],
     category: null,
     publishedAt: published,
-    image: httpOrNull(article.image),
+    image: decorationUrl(article.image),
     author: article.byline?.trim() || null,
     siteName: capField(article.siteName ?? '', FIELD_CAPS.siteName).trim() || hostOf(url),
     source: 'url',

@@ -7,6 +7,7 @@ import type { ArticleFields } from './article.js';
 import type { EntryFormats, FeedEntry, ParsedFeed, TextFormat } from './feeds.js';
 import { htmlToText, looksLikeHtml } from '../extract/html-text.js';
 import { idForUrl, isIdSuffix, slugify } from '../ids.js';
+import { decorationUrl } from '../items.js';
 import { DESCRIPTION_CHARS, excerpt, oneLine } from '../text.js';
 import { hostOf } from '../../text.js';
 
@@ -87,7 +88,7 @@ export function newsItemFromEntry(entry: FeedEntry, feed: ParsedFeed, article: A
   const feedText = e.contentHtml.trim() || e.summaryHtml.trim();
   const body = article?.text?.trim() || feedText;
   const summary = e.summaryHtml.trim();
-  const image = absolute(entry.image, url) ?? absolute(article?.image ?? null, url);
+  const image = decorationUrl(entry.image, url) ?? decorationUrl(article?.image, url);
   return {
     id: idForUrl('news', url),
     kind: 'news',
@@ -136,7 +137,7 @@ export function videoItemFromEntry(entry: FeedEntry, feed: ParsedFeed): Record<s
     image: null,
     author: entry.author,
     channel: v.channel ?? (plainTitle(feed) || null),
-    thumbnail: absolute(v.thumbnail, undefined),
+    thumbnail: decorationUrl(v.thumbnail),
     siteName: 'YouTube',
     source: 'feed',
   };

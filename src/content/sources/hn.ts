@@ -10,7 +10,7 @@ import { pacedApi, type CommentApiOptions, type CommentSource, type Discussion }
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { hnItemId, hnStoryIdOf } from '../ids.js';
-import { ITEM_LIMITS } from '../items.js';
+import { ITEM_LIMITS, decorationUrl } from '../items.js';
 
 export { hnStoryIdOf };
 import type { Comment } from '../types.js';
@@ -126,7 +126,7 @@ export const HN_DEFAULT_CATEGORY = 'Tech';
 export function storyToItem(story: HnItem, comments: Comment[], article: ArticleFields | null): Record<string, unknown> {
   const ownText = story.text ? htmlToText(capField(story.text, FIELD_CAPS.comment), { links: 'text+href' }) : '';
   const body = article?.text?.trim() || ownText;
-  const image = article?.image && isHttp(article.image) ? article.image : null;
+  const image = decorationUrl(article?.image);
   // The API's strings are capped like a feed's before anything reads them (a story may carry megabytes).
   const link = story.url && story.url.length <= ITEM_LIMITS.url && isHttp(story.url) ? story.url : null;
   const by = story.by ? capField(story.by, FIELD_CAPS.author) : null;

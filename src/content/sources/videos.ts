@@ -5,6 +5,7 @@
  */
 import { SalonError, errors } from '../../errors.js';
 import { idForUrl, isIdSuffix, qualifyId } from '../ids.js';
+import { decorationUrl } from '../items.js';
 import { DESCRIPTION_CHARS, excerpt } from '../text.js';
 
 /** One entry of a video document: the item to put, or why it cannot be one. */
@@ -86,7 +87,7 @@ function fromYoutubeResource(r: Obj, source: string): Obj {
     image: null,
     author: null,
     channel: s.channelTitle ?? null,
-    thumbnail: bestThumbnail(s.thumbnails),
+    thumbnail: decorationUrl(bestThumbnail(s.thumbnails)),
     siteName: 'YouTube',
     source,
   };
