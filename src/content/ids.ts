@@ -17,8 +17,27 @@ const MAX_SUFFIX = 128;
 const TRACKING_PARAM = /^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid|igshid|ref_src)$/i;
 
 /**
- * A URL in the form used for ids: lower-case scheme and host, no default port, no fragment,
- * no tracking parameters, the remaining query parameters sorted.
+ * `raw` without its userinfo: `http://alice:s3cret@host/p` is `http://host/p`. Credentials in a
+ * URL are never sent, stored or shown (an item's URL is shown to every member). A string that
+ * holds none, or is not a URL, comes back as it is.
+ */
+export function withoutUserinfo(raw: string): string {
+  if (!raw.includes('@')) return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return raw;
+  }
+  if (!u.username && !u.password) return raw;
+  u.username = '';
+  u.password = '';
+  return u.href;
+}
+
+/**
+ * A URL in the form used for ids: lower-case scheme and host, no default port, no userinfo, no
+ * fragment, no tracking parameters, the remaining query parameters sorted.
  */
 export function normalizeUrl(raw: string): string {
   let u: URL;
@@ -29,6 +48,8 @@ export function normalizeUrl(raw: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new errors.ERR_FETCH_BAD_URL(raw);
   u.hash = '';
+  u.username = '';
+  u.password = '';
   const params = [...u.searchParams].filter(([k]) => !TRACKING_PARAM.test(k));
   params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   u.search = new URLSearchParams(params).toString();

@@ -81,6 +81,9 @@ function link(v: unknown, field: string): string | null {
     return fail(field, `must be an http(s) URL or a path starting with /, got "${truncate(t, 80)}"`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(field, `must be an http(s) URL, got "${u.protocol}"`);
+  // Credentials in a URL are never stored: every member sees an item's links.
+  u.username = '';
+  u.password = '';
   return u.toString();
 }
 

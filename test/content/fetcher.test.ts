@@ -173,6 +173,22 @@ describe('fetcher: redirects', () => {
   });
 });
 
+describe('fetcher: userinfo', () => {
+  const withUser = (user: string, path: string) => base().replace('//', `//${user}@`) + path;
+
+  it('drops it from the URL asked for and from a redirect, so that no page or error names it', async () => {
+    const page = await fetcher().fetchPage(withUser('alice:s3cret', '/page'));
+    expect(page).toMatchObject({ requestedUrl: `${base()}/page`, url: `${base()}/page` });
+    server.redirectTarget = withUser('bob:pw', '/page');
+    expect((await fetcher().fetchPage(`${base()}/to-target`)).url).toBe(`${base()}/page`);
+    const err = await fetcher()
+      .fetchPage(withUser('alice:s3cret', '/missing'))
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ERR_FETCH_HTTP_STATUS' });
+    expect((err as Error).message).not.toContain('s3cret');
+  });
+});
+
 describe('fetcher: address guard at connect time', () => {
   it('refuses a name whose DNS answer is loopback when the name is not allow-listed', async () => {
     expect(await codeOf(fetcher().fetchPage(`http://evil.test:${server.port}/page`))).toBe('ERR_FETCH_BLOCKED_ADDRESS');

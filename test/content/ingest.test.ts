@@ -85,6 +85,13 @@ describe('IngestService', () => {
     await store.close();
   });
 
+  it('drops the userinfo of a URL asked for: the item’s id and URL, and the job, are those of the URL without it', async () => {
+    const job = await service.run({ url: `${web.origin.replace('//', '//alice:s3cret@')}/pier` });
+    expect(job.itemIds).toEqual([idForUrl('news', `${web.origin}/pier`)]);
+    expect(await store.getItem(job.itemIds[0])).toMatchObject({ url: `${web.origin}/pier` });
+    expect(JSON.stringify(await store.getJob(job.id))).not.toMatch(/alice|s3cret/);
+  });
+
   it('ingests an article URL into an item with chunks, and tells the sink', async () => {
     const url = `${web.origin}/pier`;
     const job = await service.run({ url });
@@ -237,6 +244,7 @@ describe('IngestService', () => {
 describe('validateIngestRequest', () => {
   it('accepts exactly one source with an optional limit', () => {
     expect(validateIngestRequest({ url: ' https://example.com/a ' })).toEqual({ url: 'https://example.com/a' });
+    expect(validateIngestRequest({ feed: 'https://alice:s3cret@example.com/rss' })).toEqual({ feed: 'https://example.com/rss' });
     expect(validateIngestRequest({ hn: '42' })).toEqual({ hn: 42 });
     expect(validateIngestRequest({ hn: 'top', limit: 5 })).toEqual({ hn: 'top', limit: 5 });
   });

@@ -16,6 +16,11 @@ describe('validateItem links', () => {
     expect(item).toMatchObject({ url: 'https://example.com/a?b=1', image: '/demo/img/p1.svg', thumbnail: 'http://example.com/t.jpg' });
   });
 
+  it('never keeps the userinfo of a URL', () => {
+    const item = validateItem({ ...base, url: 'https://alice:s3cret@example.com/a', image: 'https://bob@example.com/i.jpg' }, opts);
+    expect(item).toMatchObject({ url: 'https://example.com/a', image: 'https://example.com/i.jpg' });
+  });
+
   it('refuses other schemes and paths a browser reads as another host', () => {
     for (const url of ['javascript:alert(1)', 'data:text/html,hi', '//evil.example/x', '/\\evil.example/x', '/a\\b', 'ftp://example.com/x', 'not a url']) {
       for (const field of ['url', 'image', 'thumbnail']) {

@@ -238,5 +238,6 @@ describe('sources that refresh', () => {
     ]);
     expect(() => parseSourceLines('feed', 'SOURCES')).toThrow(/SOURCES entry 1/);
     expect(() => parseSourceLines('rss https://x.test/feed', 'SOURCES')).toThrow(/kind must be one of/);
+    expect(parseSourceLines('feed https://alice:s3cret@x.test/feed', 'SOURCES')[0].url).toBe('https://x.test/feed');
   });
 });

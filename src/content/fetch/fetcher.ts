@@ -11,6 +11,7 @@ import type { Config } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
+import { withoutUserinfo } from '../ids.js';
 import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
 import { nestsDeeperThan } from '../../json-depth.js';
 import { BlockedAddressError, guardedConnector, hostPolicy } from './guarded-connector.js';
@@ -133,15 +134,20 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   const dispatcher: Dispatcher = options.dispatcher ?? own!;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
 
-  /** Parses and checks one hop's URL: http(s) only, literal IPs guarded before any connection. */
+  /**
+   * Parses and checks one hop's URL: http(s) only, literal IPs guarded before any connection, and
+   * userinfo dropped, so that it is neither sent nor kept in the page's URL.
+   */
   function checkUrl(raw: string, requested: string): URL {
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      throw new errors.ERR_FETCH_BAD_URL(raw);
+      throw new errors.ERR_FETCH_BAD_URL(withoutUserinfo(raw));
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new errors.ERR_FETCH_BAD_URL(raw);
+    url.username = '';
+    url.password = '';
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new errors.ERR_FETCH_BAD_URL(url.href);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIpLiteral(host) && !policy.allowedName(host) && isBlockedAddress(host)) throw new errors.ERR_FETCH_BLOCKED_ADDRESS(requested);
     return url;
@@ -235,8 +241,10 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   }
 
   return {
-    fetchPage: (url, signal, validators) => fetchChecked(url, PAGE_BODY, signal, validators),
-    async fetchJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+    // Userinfo is dropped before anything, so no error or page names it either.
+    fetchPage: (url, signal, validators) => fetchChecked(withoutUserinfo(url), PAGE_BODY, signal, validators),
+    async fetchJson<T>(raw: string, signal?: AbortSignal): Promise<T> {
+      const url = withoutUserinfo(raw);
       const page = await fetchChecked(url, JSON_BODY, signal);
       // JSON.parse runs on the event loop: 5 MB of `[[[[…` held it 2.8 s; the APIs read nest a few levels.
       if (nestsDeeperThan(page.body, MAX_JSON_DEPTH)) throw new errors.ERR_FETCH_FAILED(url, `the answer nests deeper than ${MAX_JSON_DEPTH} levels`);

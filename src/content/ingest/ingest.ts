@@ -12,7 +12,7 @@ import type { IngestDeps } from '../sources/article.js';
 import type { CommentSource } from '../sources/comment-source.js';
 import { HN_DEFAULT_TOP_LIMIT, HnClient, HnComments } from '../sources/hn.js';
 import { RedditComments } from '../sources/reddit.js';
-import { normalizeUrl } from '../ids.js';
+import { normalizeUrl, withoutUserinfo } from '../ids.js';
 import { JobTracker, toFailure } from './ingest-job.js';
 import { ingestFeedUrl, ingestFiles, ingestHn, ingestUrl, type IngestContext } from './ingest-sources.js';
 import type { ItemPipeline } from './pipeline.js';
@@ -68,7 +68,7 @@ function badRequest(problem: string): never {
 
 /**
  * Checks a request from the API or the CLI: exactly one source, http(s) URLs, an HN id or "top",
- * a limit from 1 to MAX_INGEST_LIMIT. Throws ERR_BAD_REQUEST naming the problem.
+ * a limit from 1 to MAX_INGEST_LIMIT; a URL's userinfo is dropped. Throws ERR_BAD_REQUEST naming the problem.
  */
 export function validateIngestRequest(raw: unknown): IngestRequest {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) badRequest('expected an object');
@@ -94,7 +94,7 @@ export function validateIngestRequest(raw: unknown): IngestRequest {
   const url = r[key];
   if (typeof url !== 'string') badRequest(`${key} must be a URL`);
   normalizeUrl(url);
-  return { [key]: url.trim(), ...withLimit } as IngestRequest;
+  return { [key]: withoutUserinfo(url.trim()), ...withLimit } as IngestRequest;
 }
 
 /** A fresh, unguessable ingest job id. */
