@@ -23,9 +23,19 @@ export function trimSpacesEnd(text: string): string {
   return end === text.length ? text : text.slice(0, end);
 }
 
-/** One line: cleaned, every run of whitespace (newlines included) folded to one space, trimmed. */
+/**
+ * Bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069). On one line they reorder
+ * the text after them, so a title could pose as other text, as names and thread titles (which
+ * refuse them, protocol/names.ts) could. The LRM and RLM marks stay: mixed-direction titles need them.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * One line: cleaned, bidi embedding, override and isolate controls dropped, every run of
+ * whitespace (newlines included) folded to one space, trimmed.
+ */
 export function oneLine(text: string): string {
-  return cleanText(text).replace(/\s+/g, ' ').trim();
+  return cleanText(text).replace(BIDI_CONTROLS, '').replace(/\s+/g, ' ').trim();
 }
 
 /** Whether index i falls between the two halves of a surrogate pair or before a combining mark. */

@@ -96,6 +96,23 @@ describe('names and descriptions', () => {
     expect(item.description.startsWith(marks.slice(0, 170))).toBe(true);
   });
 
+  it('drops bidi embedding, override and isolate controls from one-line fields, fetched or given, and keeps the marks', () => {
+    const article = {
+      title: 'Invoice \u202Efdp.exe',
+      text: 'Body \u202Bkept\u202C.',
+      byline: '\u2066Ann\u2069',
+      siteName: 'Site\u202D',
+      excerpt: 'A \u2067quiet\u2069 day',
+      url: 'https://e.example/a',
+    };
+    const item = validateItem(newsItemFromArticle('https://e.example/a', article), opts);
+    expect(item).toMatchObject({ title: 'Invoice fdp.exe', author: 'Ann', siteName: 'Site', description: 'A quiet day', body: 'Body \u202Bkept\u202C.' });
+    expect(validateItem({ ...base, title: 'שלום \u200Fworld\u200E', category: '\u202Anews' }, opts)).toMatchObject({
+      title: 'שלום \u200Fworld\u200E',
+      category: 'news',
+    });
+  });
+
   it('keeps a name and a description that follow a long run of whitespace', () => {
     const item = validateItem({ ...base, siteName: `${' \n\t'.repeat(500_000)}The Site`, description: `${'\n'.repeat(500_000)}About it.` }, opts);
     expect(item).toMatchObject({ siteName: 'The Site', description: 'About it.' });
