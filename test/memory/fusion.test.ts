@@ -10,7 +10,7 @@ import { fuseMemories, consolidate, type VectorChunk } from '../../src/memory/th
 import { Neighbours } from '../../src/memory/threads/neighbours.js';
 import { FUSION_FALLBACK_NOTICE, ThreadService } from '../../src/memory/threads/thread-service.js';
 import { threadCommands } from '../../src/memory/threads/thread-commands.js';
-import type { StoredMemoryChunk } from '../../src/store/types.js';
+import type { Store, StoredMemoryChunk } from '../../src/store/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { cosine } from '../../src/ai/vectors.js';
 import type { Source } from '../../src/protocol/messages.js';
@@ -65,6 +65,15 @@ function chunk(id: number, threadId: string, text: string, axes: Record<number, 
     },
     vector,
   };
+}
+
+/** Stores each fact as a one-line window of ROOM in thread `threadOf(i)`, seen on 1 Nov 2026 + i days. */
+async function rememberDaily(store: Store, facts: string[], threadOf: (i: number) => string): Promise<void> {
+  for (const [i, fact] of facts.entries()) {
+    const day = new Date(Date.UTC(2026, 10, 1 + i)).toISOString();
+    const window = { roomId: ROOM, kind: 'window' as const, messageIds: [], authors: ['Ann'], firstTs: day, lastTs: day, privileged: false, owner: null };
+    await store.addMemoryChunk({ ...window, threadId: threadOf(i), text: `Ann (1 Nov 2026, 10:00): ${fact}` }, day);
+  }
 }
 
 const target = { threadId: 'thr_f', roomId: 'news_1' };
@@ -433,25 +442,7 @@ describe('a fused thread', () => {
     const x = await threads.create(ROOM, 'X', 'admin');
     const y = await threads.create(ROOM, 'Y', 'admin');
     const facts = ['The pier opens in May', 'The ferry runs hourly', 'The museum closes on Mondays', 'Tomatoes need sun', 'Basil keeps pests away'];
-    for (const [i, fact] of facts.entries()) {
-      const day = new Date(Date.UTC(2026, 10, 1 + i)).toISOString();
-      const threadId = i < 3 ? x.id : y.id;
-      await store.addMemoryChunk(
-        {
-          threadId,
-          roomId: ROOM,
-          kind: 'window',
-          text: `Ann (1 Nov 2026, 10:00): ${fact}`,
-          messageIds: [],
-          authors: ['Ann'],
-          firstTs: day,
-          lastTs: day,
-          privileged: false,
-          owner: null,
-        },
-        day,
-      );
-    }
+    await rememberDaily(store, facts, (i) => (i < 3 ? x.id : y.id));
     await memory.load();
     const r = await threads.fuse([x.id, y.id], 'admin');
     const kept = await store.scanThreadMemory(r.thread.id, 0, 10);
@@ -467,24 +458,7 @@ describe('a fused thread', () => {
     const hoard = await threads.create(ROOM, 'Hoard', 'admin');
     const other = await threads.create(ROOM, 'Other', 'admin');
     const facts = ['The pier opens in May', 'The ferry runs hourly', 'The museum closes on Mondays', 'Tomatoes need sun'];
-    for (const [i, fact] of facts.entries()) {
-      const day = new Date(Date.UTC(2026, 10, 1 + i)).toISOString();
-      await store.addMemoryChunk(
-        {
-          threadId: i < 2 ? hoard.id : other.id,
-          roomId: ROOM,
-          kind: 'window',
-          text: `Ann (1 Nov 2026, 10:00): ${fact}`,
-          messageIds: [],
-          authors: ['Ann'],
-          firstTs: day,
-          lastTs: day,
-          privileged: false,
-          owner: null,
-        },
-        day,
-      );
-    }
+    await rememberDaily(store, facts, (i) => (i < 2 ? hoard.id : other.id));
     await memory.load();
     const elsewhere = memoryIndex.size - facts.length;
     await threads.merge(hoard.id, other.id, 'admin');

@@ -22,6 +22,29 @@ afterEach(async () => {
 
 const LIMITS = { ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000', API_RATE_LIMIT_PER_MINUTE: '10000' };
 
+/**
+ * An app whose chat model holds every answer until `release()`; `writing` resolves once one is
+ * being written. The room news_1 has an article about the gym.
+ */
+async function appWithHeldAnswers(): Promise<{ app: FastifyInstance; writing: Promise<void>; release: () => void }> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const writing = new Promise<void>((r) => (started = r));
+  class HeldChat extends LocalChatModel {
+    override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+      started();
+      await held;
+      yield* super.stream(messages, signal);
+    }
+  }
+  const t = await testApp(LIMITS, { chat: new HeldChat(new LocalEmbedder()), roomOptions: { shutdownGraceMs: 100 } });
+  closers.push(t.close);
+  await t.app.ready();
+  await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
+  return { app: t.app, writing, release };
+}
+
 async function start(dataDir: string, seed: boolean): Promise<FastifyInstance> {
   const t = await testApp({ ...LIMITS, DATA_DIR: dataDir } as never, { roomOptions: { shutdownGraceMs: 100 } });
   closers.push(t.close);
@@ -230,22 +253,7 @@ describe('the assistant remembers', () => {
   });
 
   it('stores an answer its thread was merged under while it was being written in the survivor', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const writing = new Promise<void>((r) => (started = r));
-    class HeldChat extends LocalChatModel {
-      override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
-        started();
-        await held;
-        yield* super.stream(messages, signal);
-      }
-    }
-    const t = await testApp(LIMITS, { chat: new HeldChat(new LocalEmbedder()), roomOptions: { shutdownGraceMs: 100 } });
-    closers.push(t.close);
-    const { app } = t;
-    await app.ready();
-    await app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
+    const { app, writing, release } = await appWithHeldAnswers();
     const thread = async (title: string) =>
       (await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/threads', headers: ADMIN, payload: { title } })).json().thread.id as string;
     const [survivor, absorbed] = [await thread('Gym'), await thread('Lockers')];
@@ -262,22 +270,7 @@ describe('the assistant remembers', () => {
   });
 
   it('keeps nothing of an answer its thread was deleted under while it was being written', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const writing = new Promise<void>((r) => (started = r));
-    class HeldChat extends LocalChatModel {
-      override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
-        started();
-        await held;
-        yield* super.stream(messages, signal);
-      }
-    }
-    const t = await testApp(LIMITS, { chat: new HeldChat(new LocalEmbedder()), roomOptions: { shutdownGraceMs: 100 } });
-    closers.push(t.close);
-    const { app } = t;
-    await app.ready();
-    await app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
+    const { app, writing, release } = await appWithHeldAnswers();
     const created = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/threads', headers: ADMIN, payload: { title: 'Lockers' } });
     const threadId = created.json().thread.id as string;
     const { client: ann } = await joined(app, 'Ann', 'news_1');
