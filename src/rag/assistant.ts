@@ -81,6 +81,8 @@ export class SalonAssistant implements RoomAssistant {
   /** Admissions given and not yet taken by an ask (or released), with what each counted. */
   private readonly admissions = new WeakMap<Admission, Counted>();
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
+  /** Private asks waiting in the queue, by answer id: `askerLeft` abandons them. */
+  private readonly waitingPrivate = new Map<string, { request: AskRequest; abandoned: boolean }>();
   private readonly deps: AnswerDeps;
   private readonly log: Logger;
 
@@ -185,10 +187,12 @@ export class SalonAssistant implements RoomAssistant {
     const done = new Promise<AskResult>((resolve, reject) => (settle = { resolve, reject }));
     // Callers may ignore `done`; a failure must not become an unhandled rejection.
     done.catch(() => {});
+    const waiting = req.private ? { request: req, abandoned: false } : null;
+    if (waiting) this.waitingPrivate.set(id, waiting);
     const position = this.queue.push({
       roomId: req.roomId,
       run: () =>
-        this.run(id, req).then(
+        this.runUnlessAbandoned(id, req, waiting).then(
           (result) => {
             this.options.onOutcome?.(result.abstained ? 'abstained' : 'answered', result);
             settle.resolve(result);
@@ -199,7 +203,10 @@ export class SalonAssistant implements RoomAssistant {
             throw err;
           },
         ),
-      cancel: (reason) => settle.reject(toSalonError(reason)),
+      cancel: (reason) => {
+        this.waitingPrivate.delete(id);
+        settle.reject(toSalonError(reason));
+      },
     });
     if (!admitted) this.count(req);
     if (position > 0) {
@@ -225,6 +232,16 @@ export class SalonAssistant implements RoomAssistant {
   }
 
   /**
+   * The asker has no connection left in the room, on any node: their private asks end, waiting or
+   * being answered, since nobody else may read them. A public answer goes on: the room reads it.
+   */
+  askerLeft(roomId: string, userId: string): void {
+    const theirs = (request: AskRequest) => request.private === true && request.roomId === roomId && request.asker.id === userId;
+    for (const waiting of this.waitingPrivate.values()) if (theirs(waiting.request)) waiting.abandoned = true;
+    for (const a of this.answers.values()) if (theirs(a.request)) a.controller.abort(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
+  }
+
+  /**
    * Refuses new asks, cancels waiting ones and aborts those being answered; resolves once every
    * aborted answer has told its room it failed, so a shutdown can close the sockets after that.
    */
@@ -233,6 +250,12 @@ export class SalonAssistant implements RoomAssistant {
     const running = [...this.answers.values()];
     for (const a of running) a.controller.abort(new errors.ERR_ASSISTANT_FAILED('the server is shutting down'));
     await Promise.allSettled(running.map((a) => a.settled));
+  }
+
+  private runUnlessAbandoned(id: string, request: AskRequest, waiting: { abandoned: boolean } | null): Promise<AskResult> {
+    this.waitingPrivate.delete(id);
+    if (waiting?.abandoned) return Promise.reject(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
+    return this.run(id, request);
   }
 
   private async run(id: string, request: AskRequest): Promise<AskResult> {

@@ -304,7 +304,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (left) {
       if (room.typing.clear(left.id, Date.now())) this.sendTyping(room, left, false);
       this.sync.memberGone(room, left);
-      if (!room.members.elsewhere(left.id)) room.presence({ left }, Date.now());
+      if (!room.members.elsewhere(left.id)) {
+        room.presence({ left }, Date.now());
+        this.getAssistant()?.askerLeft?.(room.id, left.id);
+      }
     }
     this.dropIfEmpty(room);
   }

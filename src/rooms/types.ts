@@ -171,6 +171,8 @@ export interface RoomAssistant {
   admit?(request: AskRequest): AskAdmission;
   /** Gives back an admission whose ask will not be made (its question was not posted after all). */
   release?(admission: AskAdmission): void;
+  /** The asker has no connection left in the room on any node: their private asks end. */
+  askerLeft?(roomId: string, userId: string): void;
   pending(roomId: string): PendingAnswer[];
   /** Connects the assistant to the rooms core once both exist. */
   attach(outlet: RoomOutlet): void;

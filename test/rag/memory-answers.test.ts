@@ -13,7 +13,7 @@ import { withoutLiteralEscapes } from '../../src/protocol/markdown-literal.js';
 import type { Source } from '../../src/protocol/messages.js';
 import { item } from '../store/contract.js';
 import { ADMIN, tempDir, testApp } from '../helpers.js';
-import { joined } from '../rooms/helpers.js';
+import { connect, joined, listen } from '../rooms/helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -21,6 +21,28 @@ afterEach(async () => {
 });
 
 const LIMITS = { ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000', API_RATE_LIMIT_PER_MINUTE: '10000' };
+
+/** A chat model whose answers wait until aborted; `next()` resolves with the next answer begun. */
+class AbortAwareChat extends LocalChatModel {
+  private static begun: ((s: { question: string; aborted: Promise<void>; reason: () => unknown }) => void)[] = [];
+  private static started: { question: string; aborted: Promise<void>; reason: () => unknown }[] = [];
+  static next(): Promise<{ question: string; aborted: Promise<void>; reason: () => unknown }> {
+    const ready = AbortAwareChat.started.shift();
+    return ready ? Promise.resolve(ready) : new Promise((resolve) => AbortAwareChat.begun.push(resolve));
+  }
+  constructor() {
+    super(new LocalEmbedder());
+  }
+  // eslint-disable-next-line require-yield
+  override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+    const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+    const started = { question: messages.at(-1)?.content ?? '', aborted, reason: () => signal?.reason };
+    const waiter = AbortAwareChat.begun.shift();
+    if (waiter) waiter(started);
+    else AbortAwareChat.started.push(started);
+    await aborted;
+  }
+}
 
 /**
  * An app whose chat model holds every answer until `release()`; `writing` resolves once one is
@@ -267,6 +289,29 @@ describe('the assistant remembers', () => {
     expect(done.message.threadId).toBe(survivor);
     const history = (await app.inject({ method: 'GET', url: `/api/v1/threads/${survivor}/messages` })).json().messages as { id: string }[];
     expect(history.map((m) => m.id)).toContain(done.message.id);
+  });
+
+  it('ends a private answer when its asker leaves the room, and asks nothing of the model for their waiting one', async () => {
+    const t = await testApp(LIMITS, { chat: new AbortAwareChat(), roomOptions: { shutdownGraceMs: 100 } });
+    closers.push(t.close);
+    const { app } = t;
+    await app.ready();
+    await app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
+    // A real socket: its close reaches the server as a member's would.
+    const url = await listen(app);
+    const ann = await connect(url('news_1'));
+    await ann.hello('Ann');
+    ann.send({ type: 'ask', text: 'When does the locker room open?', clientId: 'p1', private: true });
+    const streamed = await AbortAwareChat.next();
+    ann.send({ type: 'ask', text: 'And the sauna?', clientId: 'p2', private: true });
+    await ann.next('warning', (f) => f.code === 'ASSISTANT_QUEUED');
+    ann.close();
+    await streamed.aborted;
+    expect(String(streamed.reason())).toContain('the asker left the room');
+    // The waiting ask ends without a model call: the next stream is Bo's public one.
+    const { client: bo } = await joined(app, 'Bo', 'news_1');
+    bo.send({ type: 'ask', text: 'When does the locker room open?', clientId: 'b1' });
+    expect((await AbortAwareChat.next()).question).toContain('When does the locker room open?');
   });
 
   it('keeps nothing of an answer its thread was deleted under while it was being written', async () => {
