@@ -27,6 +27,12 @@ import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, Roo
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
 
+/**
+ * How an answer's last frame begins, here or from another node: every frame is an object literal
+ * with its `type` first, which JSON.stringify keeps first.
+ */
+const ASSISTANT_DONE_FRAME = '{"type":"assistant.done"';
+
 /** Rooms GET /api/v1/rooms lists at most (the busiest). */
 export const MAX_LISTED_ROOMS = 500;
 /** How often the node's queued bytes are counted again from every socket (see SendBudget). */
@@ -440,7 +446,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const m = message ?? (JSON.parse(frame) as { message: Message }).message;
     if (!(m?.seq > 0)) return room.sendAll(frame);
     if (room.remember(m)) {
-      room.sendAll(frame, m.seq);
+      room.sendAll(frame, m.seq, frame.startsWith(ASSISTANT_DONE_FRAME));
       this.onDelivered?.(m);
     }
   }

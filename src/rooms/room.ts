@@ -154,10 +154,14 @@ export class Room {
     return this.history.length ? this.history[0].seq : Infinity;
   }
 
-  /** Sends to every connection; a message frame (`seq` > 0) skips connections whose welcome carried it. */
-  sendAll(frame: string, seq = 0): void {
-    // The room delivers each seq once, so a skipped one is forgotten.
-    for (const s of this.sessions) if (seq === 0 || !s.welcomedAhead.delete(seq)) s.deliver(frame);
+  /**
+   * Sends to every connection; a message frame (`seq` > 0) skips connections whose welcome carried
+   * it, unless it `endsAnAnswer`: an `assistant.done` is what tells a client the answer it may hold
+   * as pending is finished, so it goes to them too (clients drop a message they hold already).
+   */
+  sendAll(frame: string, seq = 0, endsAnAnswer = false): void {
+    // The room delivers each seq once, so a carried one is forgotten either way.
+    for (const s of this.sessions) if (seq === 0 || !s.welcomedAhead.delete(seq) || endsAnAnswer) s.deliver(frame);
   }
 
   /** Offers an optional frame to every connection except those of `exceptUser`. */

@@ -164,6 +164,21 @@ describe('a replay read from the store while messages arrive', () => {
     expect(received(bo)).toEqual(Array.from({ length: 30 }, (_, i) => i + 3));
   });
 
+  it('still sends the end of an answer the welcome carried before the room delivered it, so the client stops waiting for it', async () => {
+    await member('Ana');
+    const held = reads.arm('after');
+    const bo = connect({ name: 'Bo', lastSeq: 2 });
+    await held;
+    const answer = await append('an answer stored, its assistant.done not yet sent');
+    reads.release();
+    await until(() => bo.frames('welcome').length === 1);
+    expect(bo.frames('welcome')[0].history.at(-1).seq).toBe(answer.seq);
+    hub.broadcast(ROOM_ID, { type: 'assistant.done', message: answer });
+    await until(() => bo.frames('assistant.done').length === 1);
+    // A plain message the welcome carried is not sent again.
+    expect(bo.frames('message')).toEqual([]);
+  });
+
   it('delivers live a message stored before another but delivered after the join', async () => {
     await member('Ana');
     const held = reads.arm('before');
