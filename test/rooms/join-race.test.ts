@@ -108,6 +108,15 @@ describe('a replay read from the store while messages arrive', () => {
     return conn;
   }
 
+  /** With Ana in the room, Bo reconnects with lastSeq 2; resolves with Bo's connection once his replay's read is held at `phase`. */
+  async function boReadingReplay(phase: 'before' | 'after'): Promise<FakeConnection> {
+    await member('Ana');
+    const held = reads.arm(phase);
+    const bo = connect({ name: 'Bo', lastSeq: 2 });
+    await held;
+    return bo;
+  }
+
   /** Seqs the connection got, from its welcome's history and then live, in the order received. */
   function received(conn: FakeConnection): number[] {
     const seqs: number[] = [];
@@ -138,10 +147,7 @@ describe('a replay read from the store while messages arrive', () => {
   });
 
   it('gives more messages than the room keeps in memory, when all of them arrive during the read', async () => {
-    await member('Ana');
-    const held = reads.arm('before');
-    const bo = connect({ name: 'Bo', lastSeq: 2 });
-    await held;
+    const bo = await boReadingReplay('before');
     for (let i = 0; i < 25; i++) deliver(await append(`burst ${i}`));
     reads.release();
     await until(() => bo.frames('welcome').length === 1);
@@ -149,10 +155,7 @@ describe('a replay read from the store while messages arrive', () => {
   });
 
   it('does not repeat live a message the welcome read from the store before the room delivered it', async () => {
-    await member('Ana');
-    const held = reads.arm('after');
-    const bo = connect({ name: 'Bo', lastSeq: 2 });
-    await held;
+    const bo = await boReadingReplay('after');
     const late = await append('stored, not yet delivered');
     reads.release();
     await until(() => bo.frames('welcome').length === 1);
@@ -165,10 +168,7 @@ describe('a replay read from the store while messages arrive', () => {
   });
 
   it('still sends the end of an answer the welcome carried before the room delivered it, so the client stops waiting for it', async () => {
-    await member('Ana');
-    const held = reads.arm('after');
-    const bo = connect({ name: 'Bo', lastSeq: 2 });
-    await held;
+    const bo = await boReadingReplay('after');
     const answer = await append('an answer stored, its assistant.done not yet sent');
     reads.release();
     await until(() => bo.frames('welcome').length === 1);
@@ -180,10 +180,7 @@ describe('a replay read from the store while messages arrive', () => {
   });
 
   it('delivers live a message stored before another but delivered after the join', async () => {
-    await member('Ana');
-    const held = reads.arm('before');
-    const bo = connect({ name: 'Bo', lastSeq: 2 });
-    await held;
+    const bo = await boReadingReplay('before');
     const first = await append('stored first, delivered last');
     deliver(await append('stored second, delivered first'));
     reads.release();
@@ -195,10 +192,7 @@ describe('a replay read from the store while messages arrive', () => {
 
   it('cuts a replay to its byte limit from the oldest end only, with what arrived during the read', async () => {
     await makeHub({ replayMaxBytes: 4_000 });
-    await member('Ana');
-    const held = reads.arm('before');
-    const bo = connect({ name: 'Bo', lastSeq: 2 });
-    await held;
+    const bo = await boReadingReplay('before');
     for (let i = 0; i < 25; i++) deliver(await append(`burst ${i}`));
     reads.release();
     await until(() => bo.frames('welcome').length === 1);
