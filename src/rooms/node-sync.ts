@@ -16,6 +16,8 @@ import { RoomMembers } from './room-members.js';
 import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
 import type { RoomBus } from './types.js';
 
+/** Most messages a resync reads to check the in-memory history against the store. */
+const MAX_HISTORY_RELOAD = 1_000;
 /** Seqs before the cut a resync reads again: messages in flight while the cut went unnoticed. */
 const RESYNC_SLACK = 100;
 /**
@@ -238,8 +240,31 @@ export class NodeSync {
       const from = Math.max(0, (this.marks.get(room.id) ?? room.seq) - RESYNC_SLACK);
       this.marks.delete(room.id);
       void this.refresh(room);
+      void this.reloadHistory(room);
       void this.catchUp(room, from);
       this.publish(room.id, 'sync', JSON.stringify({ from }));
+    }
+  }
+
+  /**
+   * Reads the in-memory history's messages again from the store, in the room's queue: thread
+   * deletions, merges and splits made on other nodes while the bus was away were not heard, and a
+   * newcomer's welcome would serve a deleted thread's messages until the room emptied.
+   */
+  private async reloadHistory(room: Room): Promise<void> {
+    const { store, log } = this.deps;
+    try {
+      await room.run(async () => {
+        const held = room.recent();
+        if (!held.length) return;
+        const first = held[0].seq;
+        const span = held[held.length - 1].seq - first + 1;
+        const limit = Math.min(span, MAX_HISTORY_RELOAD);
+        const stored = await store.messagesAfter(room.id, first - 1, limit);
+        room.keepStored(stored, stored.length < limit ? Infinity : stored[stored.length - 1].seq);
+      });
+    } catch (err) {
+      log.warn({ roomId: room.id, err }, 'reloading the history from the store failed');
     }
   }
 

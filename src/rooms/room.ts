@@ -144,6 +144,20 @@ export class Room {
     this.knownThreads.delete(threadId);
   }
 
+  /**
+   * The in-memory history as the store holds it now (`stored`: the room's messages over its seqs
+   * through `readThrough`): after this node was cut off from the others, a thread deleted meanwhile
+   * took its messages, and a merge or split moved them, without this node hearing of it.
+   */
+  keepStored(stored: Message[], readThrough: number): void {
+    const byId = new Map(stored.map((m) => [m.id, m]));
+    this.history = this.history.flatMap((m) => {
+      if (m.seq > readThrough) return [m];
+      const now = byId.get(m.id);
+      return now ? [now] : [];
+    });
+  }
+
   /** The in-memory history, oldest first. */
   recent(): Message[] {
     return this.history.slice();

@@ -176,6 +176,34 @@ describeRedis('rooms across three nodes on one Redis', () => {
     expect((await nodes[1].inject(`/api/v1/rooms/${ROOM}`)).json()).toMatchObject({ memberCount: 1, members: [{ name: 'Ana' }] });
   });
 
+  it('drops from a cut-off node’s history the messages of a thread deleted meanwhile, once Redis is back', async () => {
+    const { thread } = (
+      await nodes[0].inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/threads`, headers: ADMIN, payload: { title: 'Gone soon' } })
+    ).json();
+    const ana = await joined(nodes[0], 'Ana');
+    const cy = await joined(nodes[2], 'Cy');
+    await sees(ana, ['Ana', 'Cy']);
+    ana.client.send({ type: 'say', text: 'kept in the main thread', clientId: 'a1' });
+    ana.client.send({ type: 'say', text: 'said in the thread deleted later', clientId: 'a2', threadId: thread.id });
+    await cy.client.next('message', (f) => f.message.clientId === 'a2');
+
+    await proxy.cut();
+    expect((await nodes[0].inject({ method: 'DELETE', url: `/api/v1/threads/${thread.id}`, headers: ADMIN })).statusCode).toBe(200);
+    await proxy.restore();
+
+    // A newcomer on the node that was cut off is not served the deleted thread's message.
+    let texts: string[] = [];
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const { client, welcome } = await joined(nodes[2], 'Eve');
+      client.close();
+      texts = (welcome.history as { text: string }[]).map((m) => m.text);
+      if (!texts.includes('said in the thread deleted later')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(texts).toContain('kept in the main thread');
+    expect(texts).not.toContain('said in the thread deleted later');
+  });
+
   it('serves a cut-off node’s members locally, reports it in /readyz and resyncs when Redis is back', async () => {
     const ana = await joined(nodes[0], 'Ana');
     const cy = await joined(nodes[2], 'Cy');
