@@ -14,6 +14,7 @@ import {
   makePass,
   queryOffset,
   rowOffset,
+  rowWord,
   scoresOffset,
   TOUCH_STRIDE,
   type ScanResult,
@@ -46,7 +47,7 @@ function kernelFor(task: ScanTask): Kernel {
  */
 export function touch(task: TouchTask): void {
   const i32 = new Int32Array(task.memory.buffer as unknown as SharedArrayBuffer);
-  for (let b = task.from; b < task.to; b += TOUCH_STRIDE) Atomics.add(i32, b >> 2, 0);
+  for (let b = task.from; b < task.to; b += TOUCH_STRIDE) Atomics.add(i32, b >>> 2, 0);
 }
 
 /** Scores rows and keeps this task's top k. */
@@ -71,8 +72,8 @@ function scanWasm(task: ScanTask): ScanResult {
   const i32 = new Int32Array(buffer);
   const q = queryOffset(l, slot);
   const out = scoresOffset(l, slot, task.task);
-  const outWord = out >> 2;
-  const metaWord = (row: number) => (rowOffset(l, row) >> 2) + l.padded;
+  const outWord = out >>> 2;
+  const metaWord = (row: number) => rowWord(l, row) + l.padded;
   const top = new TopK(task.k);
   const pass = makePass(task.filter);
 
@@ -91,7 +92,7 @@ function scanWasm(task: ScanTask): ScanResult {
     const idx = indicesOffset(l, slot, task.task);
     for (let b = 0; b < rows.length; b += BLOCK_ROWS) {
       const n = Math.min(BLOCK_ROWS, rows.length - b);
-      i32.set(rows.subarray(b, b + n), idx >> 2);
+      i32.set(rows.subarray(b, b + n), idx >>> 2);
       kernel.gather(q, l.rowsBase, idx, n, l.stride, l.d16, out);
       collect(n, (i) => rows[b + i]);
     }

@@ -447,3 +447,53 @@ describe('FlatIndex changes', () => {
     }
   });
 });
+
+describe.each(['native', 'wasm'] as const)('FlatIndex past 2 GiB (%s kernel)', (kernel) => {
+  // Rows whose byte offset passes 2^31 were addressed with a signed shift: negative indices, so
+  // their vectors and meta were never written and a removal moved the wrong words.
+  const dim = 1 << 18; // 1 MiB a row: ~2,000 rows reach 2 GiB
+  const unit = (axis: number) => Float32Array.from({ length: dim }, (_, i) => (i === axis ? 1 : 0));
+  const meta = { kind: 'news', sourceType: 'document', scope: null, privileged: false } as const;
+
+  it('stores, finds, moves and rescores rows beyond 2 GiB', async () => {
+    const pool = new ScanPool({ threads: 2, kernel });
+    const layoutProbe = new FlatIndex({ dimensions: dim, pool, initialCapacity: 1 });
+    const boundary = Math.ceil((2 ** 31 - layoutProbe.layout.rowsBase) / layoutProbe.layout.stride);
+    await layoutProbe.close();
+    const index = new FlatIndex({ dimensions: dim, pool, initialCapacity: boundary + 2 });
+    try {
+      const filler = unit(0);
+      for (let s = 0; s < boundary; s += 256) {
+        const n = Math.min(256, boundary - s);
+        await index.upsert(Array.from({ length: n }, (_, j) => ({ rowId: s + j + 1, vector: filler, meta })));
+      }
+      const a = 1_000_001;
+      const b = 1_000_002;
+      await index.upsert([
+        { rowId: a, vector: unit(1), meta },
+        { rowId: b, vector: unit(2), meta: { kind: 'thread', sourceType: 'conversation', scope: 'secret', privileged: true } },
+      ]);
+      expect(rowOffset(index.layout, boundary)).toBeGreaterThanOrEqual(2 ** 31);
+
+      expect(await index.search(unit(1), 1)).toEqual([{ rowId: a, score: expect.closeTo(1, 5) }]);
+      const secret = await index.search(unit(2), 3, { sourceType: 'conversation', scopes: ['secret'], includePrivileged: true });
+      expect(secret).toEqual([{ rowId: b, score: expect.closeTo(1, 5) }]);
+      expect(index.rescore(unit(1), [{ rowId: a, score: 0 }])).toEqual([{ rowId: a, score: expect.closeTo(1, 5) }]);
+
+      // Removing row 1 moves the last row (b, past 2 GiB) into its slot.
+      await index.remove([1]);
+      expect(index.size).toBe(boundary + 1);
+      expect(index.has(1)).toBe(false);
+      expect(await index.search(unit(2), 1, { sourceType: 'conversation', scopes: ['secret'], includePrivileged: true })).toEqual([
+        { rowId: b, score: expect.closeTo(1, 5) },
+      ]);
+      expect(await index.search(unit(1), 1)).toEqual([{ rowId: a, score: expect.closeTo(1, 5) }]);
+      const out = new Float32Array(dim);
+      expect(index.copyVectors([a], out)).toEqual([a]);
+      expect(out[1]).toBeCloseTo(1, 5);
+    } finally {
+      await index.close();
+      await pool.close();
+    }
+  }, 120_000);
+});

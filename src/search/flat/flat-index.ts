@@ -24,6 +24,7 @@ import {
   pagesForRows,
   queryOffset,
   rowOffset,
+  rowWord,
   rowsInPages,
   scoresOffset,
   unpackFlags,
@@ -200,8 +201,8 @@ export class FlatIndex implements VectorIndex {
         }
         const slot = this.slotFor(e.rowId);
         if (slot !== from) {
-          const source = rowOffset(this.layout, from) >> 2;
-          this.f32.copyWithin(rowOffset(this.layout, slot) >> 2, source, source + this.layout.padded);
+          const source = rowWord(this.layout, from);
+          this.f32.copyWithin(rowWord(this.layout, slot), source, source + this.layout.padded);
         }
         this.writeMeta(slot, e.rowId, e.meta);
       }
@@ -224,8 +225,8 @@ export class FlatIndex implements VectorIndex {
         this.rowToSlot.delete(rowId);
         const last = --this.count;
         if (slot !== last) {
-          const from = rowOffset(this.layout, last) >> 2;
-          this.i32.copyWithin(rowOffset(this.layout, slot) >> 2, from, from + words);
+          const from = rowWord(this.layout, last);
+          this.i32.copyWithin(rowWord(this.layout, slot), from, from + words);
           this.rowToSlot.set(this.i32[this.metaWord(slot) + META_ROW_ID], slot);
         }
       }
@@ -316,8 +317,8 @@ export class FlatIndex implements VectorIndex {
     const slot = this.rowToSlot.get(rowId);
     if (slot === undefined) return null;
     const q = queryOffset(this.layout, this.rescoreSlot);
-    const from = rowOffset(this.layout, slot) >> 2;
-    this.f32.copyWithin(q >> 2, from, from + this.layout.padded);
+    const from = rowWord(this.layout, slot);
+    this.f32.copyWithin(q >>> 2, from, from + this.layout.padded);
     return this.rescoreAt(q, hits);
   }
 
@@ -334,11 +335,11 @@ export class FlatIndex implements VectorIndex {
       for (const h of hits.slice(from, from + BLOCK_ROWS)) {
         const row = this.rowToSlot.get(h.rowId);
         if (row === undefined) continue;
-        this.i32[(indices >> 2) + block.length] = row;
+        this.i32[(indices >>> 2) + block.length] = row;
         block.push(h.rowId);
       }
       kernel.gather(q, layout.rowsBase, indices, block.length, layout.stride, layout.d16, scores);
-      block.forEach((rowId, i) => out.push({ rowId, score: Math.min(1, this.f32[(scores >> 2) + i]) }));
+      block.forEach((rowId, i) => out.push({ rowId, score: Math.min(1, this.f32[(scores >>> 2) + i]) }));
     }
     return out.sort((a, b) => b.score - a.score || a.rowId - b.rowId);
   }
@@ -393,7 +394,7 @@ export class FlatIndex implements VectorIndex {
       const rowId = rowIds[i];
       const slot = this.rowToSlot.get(rowId);
       if (slot === undefined) continue;
-      const from = rowOffset(this.layout, slot) >> 2;
+      const from = rowWord(this.layout, slot);
       out.set(this.f32.subarray(from, from + this.dimensions), found.length * this.dimensions);
       found.push(rowId);
     }
@@ -420,7 +421,7 @@ export class FlatIndex implements VectorIndex {
     for (let i = 0; i < rowIds.length; i++) {
       const slot = this.rowToSlot.get(rowIds[i]);
       if (slot === undefined) continue;
-      const from = rowOffset(this.layout, slot) >> 2;
+      const from = rowWord(this.layout, slot);
       visit(i, this.f32.subarray(from, from + this.dimensions));
       visited++;
     }
@@ -466,12 +467,12 @@ export class FlatIndex implements VectorIndex {
   }
 
   private metaWord(slot: number): number {
-    return (rowOffset(this.layout, slot) >> 2) + this.layout.padded;
+    return rowWord(this.layout, slot) + this.layout.padded;
   }
 
   /** Writes `vector` normalised at byte offset `at`, zeros up to the padded length (the kernels read whole steps). */
   private writeVector(vector: Float32Array, at: number): void {
-    const base = at >> 2;
+    const base = at >>> 2;
     normalizeInto(vector, this.f32, base);
     this.f32.fill(0, base + this.dimensions, base + this.layout.padded);
   }

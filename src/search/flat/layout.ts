@@ -95,6 +95,11 @@ export const scoresOffset = (l: Layout, slot: number, task: number): number => q
 export const indicesOffset = (l: Layout, slot: number, task: number): number => scoresOffset(l, slot, task) + BLOCK_ROWS * 4;
 /** Byte offset of a row. */
 export const rowOffset = (l: Layout, row: number): number => l.rowsBase + row * l.stride;
+/**
+ * Index of a row's first 32-bit word. A division, not `>> 2`: rows reach past 2 GiB of the 4 GiB
+ * memory, where a signed shift turns the offset negative and typed arrays ignore the write.
+ */
+export const rowWord = (l: Layout, row: number): number => rowOffset(l, row) / 4;
 /** Rows that fit in `pages` of memory. */
 export const rowsInPages = (l: Layout, pages: number): number => Math.max(0, Math.floor((pages * WASM_PAGE_BYTES - l.rowsBase) / l.stride));
 /** Pages needed to hold `rows`. */
