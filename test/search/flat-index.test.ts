@@ -1,5 +1,6 @@
 // The flat index (worker pool + native or WASM kernel) against exact brute force. Needs the build (workers run from dist/).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { errors } from '../../src/errors.js';
 import { FlatIndex, TOUCH_AHEAD_BYTES } from '../../src/search/flat/flat-index.js';
 import { rowOffset } from '../../src/search/flat/layout.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
@@ -444,6 +445,61 @@ describe('FlatIndex changes', () => {
     } finally {
       await index.close();
       await small.close();
+    }
+  });
+});
+
+describe('FlatIndex when part of a search is refused', () => {
+  // A search split into parts used to give back its scratch slot and read lock as soon as one
+  // part was refused ERR_SEARCH_BUSY, while its other parts still wrote scores into that slot:
+  // the next search took the slot and returned row ids paired with another search's scores.
+  it('keeps its slot and read lock until every part has settled', async () => {
+    const pool = new ScanPool({ threads: 2, kernel: 'wasm' });
+    const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 10, inlineScanFloats: 0 });
+    const realScan = pool.scan.bind(pool);
+    try {
+      const rows = entries(clustered(400, DIM, 4, 7));
+      await index.upsert(rows);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const spy = vi.spyOn(pool, 'scan').mockImplementation(async (task) => {
+        if (task.task === 1) throw new errors.ERR_SEARCH_BUSY('test');
+        await held;
+        return realScan(task);
+      });
+      const outcome = { search: false, remove: false };
+      const search = index.search(rows[0].vector, 3).finally(() => (outcome.search = true));
+      search.catch(() => undefined);
+      const removal = index.remove([rows[5].rowId]).then(() => (outcome.remove = true));
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(outcome).toEqual({ search: false, remove: false });
+      release();
+      await expect(search).rejects.toMatchObject({ code: 'ERR_SEARCH_BUSY' });
+      await removal;
+      spy.mockRestore();
+      expect(await index.search(rows[0].vector, 3)).toHaveLength(3);
+    } finally {
+      await index.close();
+      await pool.close();
+    }
+  });
+
+  it('is refused whole, before any part is queued, when the queue has no room for all its parts', async () => {
+    const pool = new ScanPool({ threads: 2, queuePerThread: 1, kernel: 'wasm' });
+    const index = new FlatIndex({ dimensions: DIM, pool, minRowsPerTask: 10, inlineScanFloats: 0 });
+    try {
+      const rows = entries(clustered(400, DIM, 4, 8));
+      await index.upsert(rows);
+      const queued = vi.spyOn(pool, 'queueSize', 'get').mockReturnValue(1);
+      const scans = vi.spyOn(pool, 'scan');
+      await expect(index.search(rows[0].vector, 3)).rejects.toMatchObject({ code: 'ERR_SEARCH_BUSY' });
+      expect(scans).not.toHaveBeenCalled();
+      queued.mockRestore();
+      scans.mockRestore();
+      expect(await index.search(rows[0].vector, 3)).toHaveLength(3);
+    } finally {
+      await index.close();
+      await pool.close();
     }
   });
 });

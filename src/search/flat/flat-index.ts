@@ -29,6 +29,7 @@ import {
   scoresOffset,
   unpackFlags,
   type EncodedFilter,
+  type ScanResult,
   type Layout,
 } from './layout.js';
 import { Interner } from '../interner.js';
@@ -259,6 +260,9 @@ export class FlatIndex implements VectorIndex {
         return Array.from(rowIds, (rowId, i) => ({ rowId, score: scores[i] }));
       }
       const tasks = Math.max(1, Math.min(this.pool.threads, Math.floor(total / this.minRowsPerTask)));
+      // Refused whole, before any part is queued: parts of a refused search would only take
+      // places in the queue from searches that can still be answered.
+      if (this.pool.queueSize + tasks > this.pool.maxQueue) throw new errors.ERR_SEARCH_BUSY(`${this.pool.queueSize} scans queued`);
       const parts = Array.from({ length: tasks }, (_, t) => {
         const start = Math.floor((total * t) / tasks);
         const end = Math.floor((total * (t + 1)) / tasks);
@@ -275,8 +279,14 @@ export class FlatIndex implements VectorIndex {
           ...range,
         });
       });
+      // Every part settles before the slot and the read lock are given back: a part refused
+      // ERR_SEARCH_BUSY must not free them while its siblings still write the slot's scores.
+      const settled = await Promise.allSettled(parts);
+      const refused = settled.find((r) => r.status === 'rejected');
+      if (refused) throw refused.reason;
       const merged = new TopK(k);
-      for (const r of await Promise.all(parts)) for (let i = 0; i < r.rowIds.length; i++) merged.push(r.rowIds[i], r.scores[i]);
+      for (const r of settled as PromiseFulfilledResult<ScanResult>[])
+        for (let i = 0; i < r.value.rowIds.length; i++) merged.push(r.value.rowIds[i], r.value.scores[i]);
       const { ids, scores } = merged.sorted();
       return Array.from(ids, (rowId, i) => ({ rowId, score: scores[i] }));
     } finally {
