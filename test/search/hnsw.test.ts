@@ -1,6 +1,6 @@
 // HNSW (hnswlib in its worker) and the tiered index: recall against brute force, deletes, the
 // threshold switch, persistence and rebuilds. Needs the build (workers run from dist/).
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FlatIndex } from '../../src/search/flat/flat-index.js';
 import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
@@ -363,6 +363,9 @@ describe('TieredIndex', () => {
       ['a graph saved in shards', asShard, rows, undefined, /no readable sidecar/],
       ['a truncated file', (d) => writeFileSync(file(d), readFileSync(file(d)).subarray(0, 1000)), rows, undefined, /checksum mismatch/],
       ['an unreadable sidecar', (d) => writeFileSync(`${file(d)}.json`, '{"version":1,'), rows, undefined, /no readable sidecar/],
+      ['a sidecar of null', (d) => writeFileSync(`${file(d)}.json`, 'null'), rows, undefined, /no readable sidecar/],
+      ['a sidecar of a number', (d) => writeFileSync(`${file(d)}.json`, '7'), rows, undefined, /no readable sidecar/],
+      ['a directory in place of the file', (d) => (rmSync(file(d)), mkdirSync(file(d))), rows, undefined, /missing or unreadable/],
     ];
     for (const [name, damage, restartRows, fingerprint, reason] of cases) {
       const d = await savedGraph(rows);

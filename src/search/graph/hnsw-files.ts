@@ -73,13 +73,17 @@ export async function checkGraphFile(path: string, expect: HnswFileFacts): Promi
   } catch {
     return { ok: false, reason: 'no readable sidecar file' };
   }
+  // A sidecar of `null`, a number or a list is as unreadable as a missing one: the graph is built
+  // again, instead of the check throwing and the graph being given up until the next start.
+  if (typeof sidecar !== 'object' || sidecar === null || Array.isArray(sidecar)) return { ok: false, reason: 'no readable sidecar file' };
   const differs = FACT_KEYS.filter((k) => sidecar[k] !== expect[k]);
   if (sidecar.version !== 1 || differs.length) return { ok: false, reason: `saved index differs in ${differs.join(', ') || 'version'}` };
+  let sha256: string;
   try {
-    await stat(path);
+    sha256 = await sha256File(path);
   } catch {
-    return { ok: false, reason: 'index file missing' };
+    return { ok: false, reason: 'index file missing or unreadable' };
   }
-  if ((await sha256File(path)) !== sidecar.sha256) return { ok: false, reason: 'index file checksum mismatch (corrupt or partial)' };
+  if (sha256 !== sidecar.sha256) return { ok: false, reason: 'index file checksum mismatch (corrupt or partial)' };
   return { ok: true };
 }
