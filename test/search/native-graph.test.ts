@@ -1,6 +1,7 @@
 // salon-hnsw, the project's hnswlib binding: typed arrays in and out, a multi-threaded build,
 // half-precision storage, and files in hnswlib's own format (f32 graphs are readable by
 // hnswlib-node, and the other way round).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { Graph } from 'salon-hnsw';
@@ -292,6 +293,23 @@ describe('salon-hnsw Graph', () => {
       const back = await Graph.read(join(tmp.dir, 'theirs'), DIM, 'f32');
       expect(back.markDelete(rows[12].rowId)).toBe(false); // the deletion came through
       await expect(Graph.read(join(tmp.dir, 'missing'), DIM)).rejects.toThrow(/hnswlib/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('refuses a write that could not open or fill its file instead of reporting it saved', async () => {
+    const tmp = tempDir('salon-native-graph-');
+    try {
+      const g = new Graph(DIM, 10, 16, 96, 3, 'i8');
+      const { vectors, labels } = packed(0, 200);
+      g.addPoints(vectors, labels, 1);
+      // hnswlib never looked at its stream: a full disk "saved" a truncated graph.
+      if (existsSync('/dev/full')) await expect(g.write('/dev/full')).rejects.toThrow(/hnswlib: could not write/);
+      await expect(g.write(join(tmp.dir, 'no-such-dir', 'graph'))).rejects.toThrow(/hnswlib: could not write/);
+      expect(() => g.writeSync(join(tmp.dir, 'no-such-dir', 'graph'))).toThrow(/hnswlib: could not write/);
+      await g.write(join(tmp.dir, 'graph')); // the graph is still whole and writable
+      expect((await Graph.read(join(tmp.dir, 'graph'), DIM, 'i8')).count).toBe(200);
     } finally {
       tmp.cleanup();
     }

@@ -717,6 +717,9 @@ class HierarchicalNSW : public AlgorithmInterface<dist_t> {
                 output.write(linkLists_[i], linkListSize);
         }
         output.close();
+        // Salon: a file that could not be opened or fully written (a full disk) is an error, not a
+        // truncated graph saved as if whole (vendor/README.md).
+        if (!output) throw std::runtime_error("could not write the index to " + location);
     }
 
 
