@@ -7,6 +7,8 @@ import { KIND_CODES, SOURCE_CODES, type EncodedFilter } from './flat/layout.js';
 import type { VectorFilter, VectorMeta } from './types.js';
 
 const NO_SCOPE = -1;
+/** Scope ids are int32 words in a row's meta. */
+const MAX_SCOPE_ID = 0x7fffffff;
 /** A filter narrowed to at most this share of the rows is scanned as a list of those rows. */
 export const SUBSET_SCAN_FRACTION = 0.25;
 const NONE: ReadonlySet<number> = new Set();
@@ -21,6 +23,12 @@ function mix(x: number, seed: number): number {
 
 export class MetaStats {
   private readonly scopeIds = new Map<string, number>();
+  private readonly scopeNames = new Map<number, string>();
+  /**
+   * The next scope id. Ids are never reused: a filter encoded before a scope's last row went and
+   * a new scope took its id would match the new scope's rows (another thread's, or a private one).
+   */
+  private nextScope = 0;
   private readonly kindRows = Object.keys(KIND_CODES).map(() => new Set<number>());
   private readonly sourceRows = Object.keys(SOURCE_CODES).map(() => new Set<number>());
   private privileged = 0;
@@ -29,15 +37,26 @@ export class MetaStats {
   private sum = 0;
   private xor = 0;
 
-  /** The interned id of a scope (null → −1), created on first use. */
+  /**
+   * The interned id of a scope (null → −1), created on first use and forgotten with the scope's
+   * last row: threads come and go, and each one's id and row set stayed for the process's life.
+   */
   internScope(scope: string | null): number {
     if (scope === null) return NO_SCOPE;
     let id = this.scopeIds.get(scope);
     if (id === undefined) {
-      id = this.scopeIds.size;
+      if (this.nextScope > MAX_SCOPE_ID) throw new RangeError(`MetaStats: more than ${MAX_SCOPE_ID + 1} scopes in one process`);
+      id = this.nextScope++;
       this.scopeIds.set(scope, id);
+      this.scopeNames.set(id, scope);
+      this.scopeRows.set(id, new Set());
     }
     return id;
+  }
+
+  /** Scopes that hold rows now. */
+  get scopes(): number {
+    return this.scopeIds.size;
   }
 
   add(rowId: number, meta: VectorMeta, scopeId: number): void {
@@ -52,14 +71,16 @@ export class MetaStats {
     this.total += d;
     const sets = [this.kindRows[KIND_CODES[meta.kind]], this.sourceRows[SOURCE_CODES[meta.sourceType]]];
     if (meta.privileged) this.privileged += d;
-    if (scopeId !== NO_SCOPE) {
-      let rows = this.scopeRows.get(scopeId);
-      if (!rows) this.scopeRows.set(scopeId, (rows = new Set()));
-      sets.push(rows);
-    }
+    const scopeRows = scopeId === NO_SCOPE ? undefined : this.scopeRows.get(scopeId);
+    if (scopeRows) sets.push(scopeRows);
     for (const set of sets) {
       if (d > 0) set.add(rowId);
       else set.delete(rowId);
+    }
+    if (scopeRows?.size === 0) {
+      this.scopeIds.delete(this.scopeNames.get(scopeId)!);
+      this.scopeNames.delete(scopeId);
+      this.scopeRows.delete(scopeId);
     }
     this.sum = (this.sum + d * mix(rowId, 0x9e3779b9)) >>> 0;
     this.xor = (this.xor ^ mix(rowId, 0x7f4a7c15)) >>> 0;
@@ -92,7 +113,8 @@ export class MetaStats {
   encode(filter: VectorFilter = {}): EncodedFilter {
     let kindMask = 0;
     for (const k of filter.kinds ?? []) kindMask |= 1 << KIND_CODES[k];
-    const scopes = filter.scopes ? filter.scopes.map((s) => this.scopeIds.get(s)).filter((id): id is number => id !== undefined) : null;
+    // Each scope once: a scope named twice gave each of its rows twice.
+    const scopes = filter.scopes ? [...new Set(filter.scopes)].map((s) => this.scopeIds.get(s)).filter((id): id is number => id !== undefined) : null;
     return {
       kindMask,
       source: filter.sourceType ? SOURCE_CODES[filter.sourceType] : -1,

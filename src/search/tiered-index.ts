@@ -216,7 +216,8 @@ export class TieredIndex implements VectorIndex {
     if (fraction < SELECTIVE_FRACTION || (enc.scopes && fraction * this.flat.size <= EXACT_SCAN_ROWS)) return exactAll();
     const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
     const found = await graph.searchMany(queries, fetch);
-    const passes = this.flat.passing(enc);
+    // Encoded again: scopes that lost their last row during the graph's search are forgotten.
+    const passes = this.flat.passing(this.flat.stats.encode(filter));
     const unlinked = [...this.unlinked].filter(passes);
     return Promise.all(
       found.map((all, i) => {

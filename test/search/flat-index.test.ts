@@ -168,6 +168,34 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
     expect(await index.search(rows[0].vector, 5, { scopes: ['no-such-room'] })).toEqual([]);
   });
 
+  it('forgets a scope with its last row, finds it again when rows come back, and gives a scope named twice once', async () => {
+    const scoped = new FlatIndex({ dimensions: DIM, pool, inlineScanFloats: 0 });
+    try {
+      const vectors = clustered(60, DIM, 3, 9);
+      const meta = (scope: string) => ({ kind: 'thread' as const, sourceType: 'conversation' as const, scope, privileged: false });
+      // 20 threads come and go: their scopes used to stay for the process's life.
+      for (let t = 0; t < 20; t++) {
+        await scoped.upsert([0, 1, 2].map((j) => ({ rowId: t * 3 + j + 1, vector: vectors[t * 3 + j], meta: meta(`thr_${t}`) })));
+      }
+      expect(scoped.stats.scopes).toBe(20);
+      await scoped.remove(Array.from({ length: 57 }, (_, i) => i + 1));
+      expect(scoped.stats.scopes).toBe(1);
+      expect(await scoped.search(vectors[0], 5, { scopes: ['thr_0'] })).toEqual([]);
+
+      await scoped.upsert([{ rowId: 100, vector: vectors[0], meta: meta('thr_0') }]);
+      expect(scoped.stats.scopes).toBe(2);
+      expect((await scoped.search(vectors[0], 5, { scopes: ['thr_0'] })).map((h) => h.rowId)).toEqual([100]);
+      // A scope's only row written again keeps it searchable under its scope.
+      await scoped.upsert([{ rowId: 100, vector: vectors[1], meta: meta('thr_0') }]);
+      expect((await scoped.search(vectors[1], 5, { scopes: ['thr_0'] })).map((h) => h.rowId)).toEqual([100]);
+
+      const twice = await scoped.search(vectors[58], 5, { scopes: ['thr_19', 'thr_19', 'thr_0'] });
+      expect(twice.map((h) => h.rowId).sort((a, b) => a - b)).toEqual([58, 59, 60, 100]);
+    } finally {
+      await scoped.close();
+    }
+  });
+
   it('gives the same answers with one worker and with three', async () => {
     const one = new ScanPool({ threads: 1, kernel });
     const three = new ScanPool({ threads: 3, kernel });

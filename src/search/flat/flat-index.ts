@@ -238,8 +238,9 @@ export class FlatIndex implements VectorIndex {
   async search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]> {
     checkQuery(query, this.dimensions);
     checkK(k);
-    const enc = this.stats.encode(filter);
     return this.lock.read(async () => {
+      // Encoded under the lock: a scope's id is only good while the rows holding it are.
+      const enc = this.stats.encode(filter);
       const candidates = this.stats.candidates(enc);
       const rows = candidates ? this.slotsOf(candidates) : undefined;
       const total = rows ? rows.length : this.count;
