@@ -4,6 +4,7 @@ import { errors } from '../../src/errors.js';
 import { FlatIndex, TOUCH_AHEAD_BYTES } from '../../src/search/flat/flat-index.js';
 import { rowOffset } from '../../src/search/flat/layout.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
+import { SUBSET_SCAN_MAX_ROWS } from '../../src/search/meta-stats.js';
 import { TopK } from '../../src/search/flat/top-k.js';
 import type { VectorEntry, VectorFilter } from '../../src/search/types.js';
 import { clustered, entries, exact, near } from './helpers.js';
@@ -193,6 +194,31 @@ describe.each(['native', 'wasm'] as const)('FlatIndex (%s kernel)', (kernel) => 
       expect(twice.map((h) => h.rowId).sort((a, b) => a - b)).toEqual([58, 59, 60, 100]);
     } finally {
       await scoped.close();
+    }
+  });
+
+  it('scans every row, filtered in the threads, for a kind too common to list, and lists a scope of any size', async () => {
+    const big = new FlatIndex({ dimensions: 8, pool, inlineScanFloats: 0 });
+    try {
+      const n = SUBSET_SCAN_MAX_ROWS * 6;
+      const vectors = clustered(n, 8, 6, 10);
+      const kinds = ['news', 'news', 'post', 'post', 'post', 'post', 'video', 'video', 'video', 'video'] as const;
+      const all = vectors.map((vector, i) => ({
+        rowId: i + 1,
+        vector,
+        meta: { kind: kinds[i % 10], sourceType: 'document' as const, scope: i % 5 === 0 ? 'thr_big' : null, privileged: false },
+      }));
+      for (let i = 0; i < n; i += 20_000) await big.upsert(all.slice(i, i + 20_000));
+      // A fifth of the rows are news: within the fraction, but more than a list's worth.
+      const news = big.stats.encode({ kinds: ['news'] });
+      expect(big.stats.candidates(news)).toBeNull();
+      const scope = big.stats.encode({ scopes: ['thr_big'] });
+      expect(big.stats.candidates(scope)).toHaveLength(Math.ceil(n / 5));
+      for (const filter of [{ kinds: ['news' as const] }, { scopes: ['thr_big'] }]) {
+        expectSameHits(await big.search(vectors[3], 5, filter), exact(all, vectors[3], 5, filter));
+      }
+    } finally {
+      await big.close();
     }
   });
 
