@@ -12,6 +12,7 @@ import { HnswGraph } from './graph/hnsw-graph.js';
 import { GRAPH_ENCODING } from './graph/hnsw-worker-client.js';
 import type { CopyEntry, RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { checkK, checkQuery } from './vectors.js';
+import { CountedSet } from './counted-set.js';
 import type { Logger } from '../logger.js';
 import { required, wholeNumber } from '../options.js';
 
@@ -96,8 +97,11 @@ export class TieredIndex implements VectorIndex {
   /**
    * Rows sent to the graph (or the one being built) that it has not linked yet: an add runs beside
    * the serving graph's searches (salon-hnsw's LockedSearch), which score these exactly besides.
+   * Counted: a row written again while its first add is in flight stays unlinked until its last
+   * add is applied (the graph holds its old vector meanwhile). A new one for each graph, so adds
+   * still settling into a dropped graph do not touch the next one's.
    */
-  private readonly unlinked = new Set<number>();
+  private unlinked = new CountedSet<number>();
   private saveTimer: NodeJS.Timeout | null = null;
   private dirty = false;
   /** Changes were forwarded to the pending graph, so a loaded graph differs from its file. */
@@ -218,7 +222,7 @@ export class TieredIndex implements VectorIndex {
     const found = await graph.searchMany(queries, fetch);
     // Encoded again: scopes that lost their last row during the graph's search are forgotten.
     const passes = this.flat.passing(this.flat.stats.encode(filter));
-    const unlinked = [...this.unlinked].filter(passes);
+    const unlinked = [...this.unlinked.values()].filter(passes);
     return Promise.all(
       found.map((all, i) => {
         const linked = all.filter((h) => passes(h.rowId) && !this.unlinked.has(h.rowId));
@@ -317,7 +321,7 @@ export class TieredIndex implements VectorIndex {
     const graph = this.graph;
     this.graph = null;
     this.tombstones = 0;
-    this.unlinked.clear();
+    this.unlinked = new CountedSet();
     void graph?.close();
     this.checkSwitch();
   }
@@ -328,21 +332,25 @@ export class TieredIndex implements VectorIndex {
    * at 2048 dimensions are 140 MB), and one long native call is what a closing worker must wait for.
    */
   private async forwardUpsert(target: HnswGraph, rowIds: number[]): Promise<void> {
-    let linked = 0;
+    const unlinked = this.unlinked;
+    let released = 0;
+    const releaseTo = (end: number) => {
+      for (; released < end; released++) unlinked.delete(rowIds[released]);
+    };
     try {
       const vectors = batchBuffer(rowIds.length, this.dimensions);
-      for (; linked < rowIds.length; linked += BUILD_BATCH) {
-        const batch = rowIds.slice(linked, linked + BUILD_BATCH);
+      for (let from = 0; from < rowIds.length; from += BUILD_BATCH) {
+        const batch = rowIds.slice(from, from + BUILD_BATCH);
         const found = this.flat.copyVectors(batch, vectors);
         await target.add(found, vectors.subarray(0, found.length * this.dimensions));
-        for (const id of batch) this.unlinked.delete(id);
+        releaseTo(from + batch.length);
         if (target !== this.graph && target !== this.pendingGraph) return;
       }
     } catch (err) {
       this.graphFailed(target, err);
     } finally {
       // Rows a failed or abandoned graph never took are no longer on their way to it.
-      for (let i = linked; i < rowIds.length; i++) this.unlinked.delete(rowIds[i]);
+      releaseTo(rowIds.length);
     }
   }
 

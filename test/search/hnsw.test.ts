@@ -1,8 +1,9 @@
 // HNSW (hnswlib in its worker) and the tiered index: recall against brute force, deletes, the
 // threshold switch, persistence and rebuilds. Needs the build (workers run from dist/).
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FlatIndex } from '../../src/search/flat/flat-index.js';
+import type { HnswGraph } from '../../src/search/graph/hnsw-graph.js';
 import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
 import { EXACT_SCAN_ROWS, MAIN_THREAD_ADD_LIMIT, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
@@ -187,6 +188,44 @@ describe('TieredIndex', () => {
     expect(after[0].rowId).toBe(fresh.rowId);
     const query = near(rows[600].vector, 5);
     expect(recall(await index.search(query, 10), exact(rows, query, 10))).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('scores a row written again exactly until its last add reaches the graph', async () => {
+    const rows = entries(clustered(700, DIM, 10, 28));
+    const index = tiered(100);
+    await index.upsert(rows.slice(0, 500));
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    const graph = (index as unknown as { graph: HnswGraph }).graph;
+    const add = graph.add.bind(graph);
+    const moved = rows[650];
+    const target = rows[3].vector; // where the row is written the second time
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let firstAdd!: Promise<void>;
+    const spy = vi.spyOn(graph, 'add').mockImplementation(async (ids, vectors) => {
+      if (ids.length === 1) await held;
+      const done = add(ids, vectors);
+      if (ids.length > 1) firstAdd = done;
+      return done;
+    });
+    try {
+      // The row first far from `target`, then, before that add is applied, written at `target`.
+      await index.upsert(rows.slice(500));
+      await index.upsert([{ ...moved, vector: target.slice() }]);
+      await firstAdd;
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      // The graph holds the row's first vector now; its second add is still on its way.
+      const during = await index.search(target, 2);
+      expect(during.map((h) => h.rowId).sort((a, b) => a - b)).toEqual([rows[3].rowId, moved.rowId].sort((a, b) => a - b));
+      release();
+      await index.settled();
+      const after = await index.search(target, 2);
+      expect(after.map((h) => h.rowId).sort((a, b) => a - b)).toEqual([rows[3].rowId, moved.rowId].sort((a, b) => a - b));
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it('rebuilds the graph in its worker when one batch would add too many rows on the main thread', async () => {
