@@ -46,6 +46,23 @@ export function commenterOf(label: string): string | null {
   return prefix ? label.slice(prefix[0].length) : null;
 }
 
+/**
+ * What a model answers, whole, when its sources do not hold the answer: the system instructions
+ * ask remote models for this sentence and the built-in model writes it, so the pipeline can tell
+ * a declined question from an answer and list no sources with it.
+ */
+export const NOT_COVERED = 'The sources I found do not answer this question.';
+
+/** Whether an answer is the model declining (NOT_COVERED alone, whatever its case or final stop). */
+export function isNotCovered(answer: string): boolean {
+  return (
+    answer
+      .trim()
+      .replace(/[.!]+$/, '')
+      .toLowerCase() === NOT_COVERED.slice(0, -1).toLowerCase()
+  );
+}
+
 /** The user message's section headers, in the order they appear. */
 export const SECTION_HEADERS = {
   document: '[RETRIEVED DOCUMENT CONTEXT]',

@@ -10,6 +10,8 @@ import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
 import { survivorOf } from '../store/thread-survivor.js';
 import { DeltaBatcher } from './delta-batcher.js';
+import { citedSources } from './cited-sources.js';
+import { isNotCovered } from '../ai/grounded-prompt.js';
 import { safeCut } from '../content/text.js';
 import { since, type RagPipeline } from './pipeline.js';
 import type { RoomView } from './types.js';
@@ -104,12 +106,15 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     if (!text) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
     const write = { ms: since(t), chars: text.length };
     t = performance.now();
-    // An abstention cites nothing, and says so with an empty list: clients read `sources` on every answer.
-    const message = await persist(deps, request, pending.id, text, prepared.abstained ? [] : prepared.sources);
-    deps.emit(request, { type: 'assistant.done', message, ...(prepared.abstained ? { abstained: true as const } : {}) });
+    // An abstention, the pipeline's or the model's own, cites nothing and says so with an empty
+    // list (clients read `sources` on every answer); an answer lists the sources it cites.
+    const abstained = prepared.abstained || isNotCovered(text);
+    const sources = abstained ? [] : citedSources(text, prepared.sources);
+    const message = await persist(deps, request, pending.id, text, sources);
+    deps.emit(request, { type: 'assistant.done', message, ...(abstained ? { abstained: true as const } : {}) });
     const done = { ms: since(t) };
     const stages = { room: { ms: roomMs }, ...prepared.stages, write, done, totalMs: since(started) };
-    return { message, sources: prepared.sources, abstained: prepared.abstained, stages };
+    return { message, sources, abstained, stages };
   } catch (err) {
     batcher.cancel();
     const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? (controller.signal.reason ?? err) : err);

@@ -4,7 +4,8 @@ import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/a
 import { answerType } from '../../src/ai/local/extractive-answer.js';
 import { centralSentences } from '../../src/ai/local/extractive-summary.js';
 import { splitSentences, stem } from '../../src/ai/local/extractive-text.js';
-import { LocalChatModel, NOT_COVERED, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
+import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
+import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview } from '../../src/ai/questions.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';

@@ -4,7 +4,7 @@
  * recovery.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseGroundedPrompt } from '../../src/ai/grounded-prompt.js';
+import { NOT_COVERED, parseGroundedPrompt } from '../../src/ai/grounded-prompt.js';
 import { item } from '../store/contract.js';
 import { testApp } from '../helpers.js';
 import { joined } from '../rooms/helpers.js';
@@ -14,6 +14,8 @@ type Turn = { role: string; content: string };
 
 let ollama: FakeServer;
 let close: (() => Promise<void>) | undefined;
+/** The model's answers mark no citations. */
+let citeNothing = false;
 
 beforeEach(async () => {
   ollama = await startFakeOllama({
@@ -22,12 +24,17 @@ beforeEach(async () => {
       const system = messages.find((m) => m.role === 'system')?.content ?? '';
       if (/rank text snippets/i.test(system)) return 'The most relevant are [7, 2] and 4.';
       const prompt = parseGroundedPrompt(messages.find((m) => m.role === 'user')?.content ?? '');
-      return prompt ? `Answer about "${prompt.question}" from ${prompt.sources.length} sources [1].` : 'not grounded';
+      if (!prompt) return 'not grounded';
+      // As the system instructions ask when the sources do not hold the answer.
+      if (/story one about again/.test(prompt.question)) return `${NOT_COVERED.toLowerCase().slice(0, -1)}`;
+      if (citeNothing) return `Answer about "${prompt.question}" without citations.`;
+      return `Answer about "${prompt.question}" from ${prompt.sources.length} sources [1], [3].`;
     },
   });
 });
 
 afterEach(async () => {
+  citeNothing = false;
   await close?.();
   close = undefined;
   await ollama.close();
@@ -51,7 +58,7 @@ describe('the ollama path', () => {
     const { client } = await joined(app, 'Ada', 'news_1');
     client.send({ type: 'say', text: '@ai What is story one about?', clientId: 'q1' });
     const done = await client.next('assistant.done', () => true, 10_000);
-    expect(done.message.text).toMatch(/^Answer about "What is story one about\?" from \d sources \[1\]\.$/);
+    expect(done.message.text).toMatch(/^Answer about "What is story one about\?" from \d sources \[1\], \[3\]\.$/);
     expect(client.all('assistant.delta').length).toBeGreaterThan(0);
 
     const chats = ollama.requests.filter((r) => r.path === '/api/chat').map((r) => r.body as { messages: Turn[] });
@@ -63,9 +70,40 @@ describe('the ollama path', () => {
     expect(system.content).toContain(`<data-${nonce}>`);
     const grounded = parseGroundedPrompt(user.content)!;
     expect(grounded.question).toBe('What is story one about?');
-    // The model named 7, 2 and 4 (1-based) of the candidates: those, in that order, are the sources.
+    // The model named 7, 2 and 4 (1-based) of the candidates: those, in that order, are the sources
+    // it was given; the answer lists the two it cites.
     expect(grounded.sources).toHaveLength(3);
-    expect(done.message.sources.map((s: { n: number }) => s.n)).toEqual([1, 2, 3]);
+    expect(done.message.sources.map((s: { n: number }) => s.n)).toEqual([1, 3]);
+    expect(done.abstained).toBeUndefined();
+    expect(system.content).toContain(`reply with exactly this sentence and nothing else: "${NOT_COVERED}"`);
+  });
+
+  it('lists no sources and says abstained when the model declines, and every source when it cites none', async () => {
+    const app = await ollamaApp();
+    const { client } = await joined(app, 'Ada', 'news_1');
+    client.send({ type: 'say', text: '@ai What is story one about again?', clientId: 'q1' });
+    const declined = await client.next('assistant.done', () => true, 10_000);
+    expect(declined.message.text).toBe(NOT_COVERED.toLowerCase().slice(0, -1));
+    expect(declined.abstained).toBe(true);
+    expect(declined.message.sources).toEqual([]);
+
+    citeNothing = true;
+    client.send({ type: 'say', text: '@ai What is story one about?', clientId: 'q2' });
+    const uncited = await client.next('assistant.done', (f) => f.message.text.includes('without citations'), 10_000);
+    citeNothing = false;
+    expect(uncited.abstained).toBeUndefined();
+    const prompts = ollama.requests
+      .filter((r) => r.path === '/api/chat')
+      .map((r) => parseGroundedPrompt((r.body as { messages: Turn[] }).messages.at(-1)!.content));
+    const given = prompts
+      .filter((p) => p !== null)
+      .at(-1)!
+      .sources.map((s) => s.n);
+    expect(given.length).toBeGreaterThanOrEqual(3);
+    expect(uncited.message.sources.map((s: { n: number }) => s.n)).toEqual(given);
+
+    const http = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload: { text: 'What is story one about again?' } });
+    expect(http.json()).toMatchObject({ abstained: true, sources: [] });
   });
 
   it('gives the room an AI error when the model fails, and the next ask works', async () => {

@@ -4,7 +4,7 @@
  * prompt's sources that best answer the question, with `[n]` markers, and says so plainly when they
  * do not; summarises by picking the most central sentences. Answers stream word by word.
  */
-import { commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
+import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
 import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, spokenText, withAntecedent } from '../questions.js';
@@ -37,7 +37,6 @@ const RERANK_EMBED_WEIGHT = 0.8;
 /** A slight preference for what search ranked first, to break near-ties. */
 const RERANK_ORDER_WEIGHT = 0.01;
 
-export const NOT_COVERED = 'The sources I found do not answer this question.';
 export const NOT_GROUNDED = 'I can only answer questions from the sources of this room, and none were given.';
 
 export interface LocalChatOptions {
