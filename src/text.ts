@@ -34,6 +34,14 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /**
+ * `text` with each NUL made U+FFFD: PostgreSQL text cannot hold NUL (SQLite can), so what both
+ * stores keep, and what is echoed before it is stored, is this.
+ */
+export function withoutNul(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+}
+
+/**
  * Parsed JSON with every string value in it made well-formed (wellFormed), in place. Walked with a
  * stack, not by recursion: a body may nest as deep as its size allows.
  */

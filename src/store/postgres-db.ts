@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { required, wholeNumber } from '../options.js';
+import { withoutNul } from '../text.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
 
 /** `$1, $2, …, $n`: the parameters of an n-column row. */
@@ -178,7 +179,9 @@ async function migrate(client: pg.PoolClient, options: PgDatabaseOptions): Promi
     await client.query('CREATE TABLE IF NOT EXISTS salon_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = await client.query('SELECT coalesce(max(version), 0) AS version FROM salon_migrations');
     for (let v = done.rows[0].version as number; v < POSTGRES_MIGRATIONS.length; v++) {
-      await client.query(POSTGRES_MIGRATIONS[v]);
+      const migration = POSTGRES_MIGRATIONS[v];
+      if (typeof migration === 'string') await client.query(migration);
+      else await migration(client);
       await client.query('INSERT INTO salon_migrations (version) VALUES ($1)', [v + 1]);
     }
     await client.query('COMMIT');
@@ -194,10 +197,6 @@ async function migrate(client: pg.PoolClient, options: PgDatabaseOptions): Promi
  */
 function storable(values: unknown[] | undefined): unknown[] | undefined {
   return values?.map((v) => (typeof v === 'string' ? withoutNul(v) : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? withoutNul(x) : x)) : v));
-}
-
-function withoutNul(text: string): string {
-  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
 }
 
 /** host:port/database of a URL, without its credentials, for messages. */

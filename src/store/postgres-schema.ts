@@ -7,9 +7,20 @@
  * sorted or compared by range is `COLLATE "C"`, the byte order SQLite uses, whatever the
  * database's locale; full-text search is a generated `tsvector` (english) with a GIN index instead
  * of FTS5 tables; memory lines are keyed by (chunk_id, line), go with their chunk by foreign key, and
- * keep their scope as bytes (a private scope holds a NUL, which text cannot).
+ * keep their scope as bytes (a private scope holds a NUL, which text cannot). A migration that must
+ * read rows in JS is a function given the migrating transaction's connection.
  */
-export const POSTGRES_MIGRATIONS: string[] = [
+import { jobJson } from './rows.js';
+import type { IngestJob } from './types.js';
+
+/** What a migration written as a function may run its statements on (the migrating transaction). */
+export interface MigrationSql {
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, any>[] }>;
+}
+
+export type PostgresMigration = string | ((sql: MigrationSql) => Promise<void>);
+
+export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   `
   CREATE TABLE items (
     id text COLLATE "C" PRIMARY KEY,
@@ -215,4 +226,26 @@ export const POSTGRES_MIGRATIONS: string[] = [
   `
   DELETE FROM embeddings e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.text_hash = e.text_hash);
   `,
+  // 6: a job's status and runner are columns, which the start-up sweep reads instead of parsing
+  // every row's JSON in SQL: `data::json ->> 'status'` de-escapes the whole document, and one job
+  // whose failure quoted a NUL or half a surrogate pair (`\u0000`, `\ud800`) failed the query, and
+  // so every start of the server. Filled here in JS, which reads those escapes, and each row's
+  // JSON is written again without them (jobJson).
+  jobColumns,
 ];
+
+async function jobColumns(sql: MigrationSql): Promise<void> {
+  await sql.query('ALTER TABLE jobs ADD COLUMN status text, ADD COLUMN runner text');
+  for (let after = ''; ;) {
+    const { rows } = await sql.query('SELECT id, data FROM jobs WHERE id > $1 ORDER BY id LIMIT 1000', [after]);
+    if (!rows.length) break;
+    const jobs = rows.map((r) => JSON.parse(r.data as string) as IngestJob);
+    await sql.query(
+      `UPDATE jobs SET status = j.status, runner = j.runner, data = j.data
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS j (id, status, runner, data) WHERE jobs.id = j.id`,
+      [rows.map((r) => r.id), jobs.map((j) => j.status), jobs.map((j) => j.runner ?? 'server'), jobs.map(jobJson)],
+    );
+    after = rows[rows.length - 1].id as string;
+  }
+  await sql.query("CREATE INDEX jobs_unfinished ON jobs (runner) WHERE status IN ('queued', 'running')");
+}

@@ -8,7 +8,8 @@ import { scaleToUnit, sumInto } from '../ai/vectors.js';
 import { repeatKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
-import type { IndexChange, NewMessage, NewSource, SourcePollState, SourceRecord, StoredMemoryChunk } from './types.js';
+import { wellFormed, withoutNul } from '../text.js';
+import type { IndexChange, IngestJob, NewMessage, NewSource, SourcePollState, SourceRecord, StoredMemoryChunk } from './types.js';
 
 export type Row = Record<string, any>;
 
@@ -284,3 +285,12 @@ export function rowToSource(row: Row): SourceRecord {
 
 /** The SELECT every source read uses: the row and how many entries it stored. */
 export const SOURCE_SELECT = 'SELECT s.*, (SELECT count(*) FROM source_entries e WHERE e.source_id = s.id) AS item_count FROM sources s';
+
+/**
+ * A job as its row's JSON, every string in it without NUL or half of a surrogate pair (U+FFFD
+ * instead): a failure's ref or message may quote what a file or feed held, and JSON.stringify
+ * escapes those as `\u0000` and `\ud800`, which PostgreSQL's json refuses to read.
+ */
+export function jobJson(job: IngestJob): string {
+  return JSON.stringify(job, (_key, value: unknown) => (typeof value === 'string' ? wellFormed(withoutNul(value)) : value));
+}

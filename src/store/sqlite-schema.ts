@@ -347,6 +347,14 @@ export const SQLITE_MIGRATIONS: string[] = [
   ALTER TABLE items DROP COLUMN body_before_18;
   ALTER TABLE items DROP COLUMN comments_before_18;
   `,
+  // 19: a job's status and runner are columns, as in PostgreSQL (its migration 6), so the start-up
+  // sweep reads them instead of every row's JSON.
+  `
+  ALTER TABLE jobs ADD COLUMN status TEXT;
+  ALTER TABLE jobs ADD COLUMN runner TEXT;
+  UPDATE jobs SET status = json_extract(data, '$.status'), runner = coalesce(json_extract(data, '$.runner'), 'server') WHERE json_valid(data);
+  CREATE INDEX jobs_unfinished ON jobs (runner) WHERE status IN ('queued', 'running');
+  `,
 ];
 
 /**

@@ -40,6 +40,7 @@ import {
   blobToVector,
   fusedVector,
   itemToRow,
+  jobJson,
   memoryChunkValues,
   messageValues,
   newMessage,
@@ -1044,7 +1045,14 @@ export class SqliteStore implements Store {
   // jobs
 
   async saveJob(job: IngestJob): Promise<void> {
-    this.sql('INSERT OR REPLACE INTO jobs (id, data, updated_at) VALUES (?, ?, ?)').run(job.id, JSON.stringify(job), job.updatedAt);
+    this.saveJobNow(job);
+  }
+
+  private saveJobNow(job: IngestJob): void {
+    this.sql(
+      `INSERT INTO jobs (id, data, updated_at, status, runner) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, status = excluded.status, runner = excluded.runner`,
+    ).run(job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server');
   }
 
   async getJob(id: string): Promise<IngestJob | null> {
@@ -1054,15 +1062,11 @@ export class SqliteStore implements Store {
 
   async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]> {
     const mark = this.db.transaction(() => {
-      const rows = this.sql(
-        `SELECT data FROM jobs WHERE json_extract(data, '$.status') IN ('queued', 'running')
-           AND coalesce(json_extract(data, '$.runner'), 'server') = ?`,
-      ).all(runner) as Row[];
+      const rows = this.sql(`SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = ? ORDER BY id`).all(runner) as Row[];
       const ids: string[] = [];
       for (const row of rows) {
         const job = JSON.parse(row.data) as IngestJob;
-        const failed: IngestJob = { ...job, status: 'failed', failures: [...job.failures, failure], updatedAt: now };
-        this.sql('UPDATE jobs SET data = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(failed), now, job.id);
+        this.saveJobNow({ ...job, status: 'failed', failures: [...job.failures, failure], updatedAt: now });
         ids.push(job.id);
       }
       return ids;

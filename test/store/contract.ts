@@ -876,6 +876,28 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.failUnfinishedJobs('cli', failure, '2030-01-02T00:00:00.000Z')).toEqual(['cli']);
       });
 
+      it('keeps a job whose failure quotes a NUL or half a surrogate pair, with U+FFFD for them, and still fails it at a restart', async () => {
+        const quoted = 'bad\u0000id \ud800 \ud83d\ude86';
+        await store.saveJob({
+          id: 'j_nul',
+          runner: 'server',
+          request: { file: [quoted] },
+          status: 'running',
+          total: 1,
+          done: 0,
+          failed: 1,
+          itemIds: [],
+          failures: [{ ref: quoted, code: 'ERR_BAD_ITEM', message: `id "${quoted}" is not allowed` }],
+          createdAt: 'a',
+          updatedAt: 'b',
+        });
+        const kept = 'bad\uFFFDid \uFFFD \ud83d\ude86';
+        expect(await store.getJob('j_nul')).toMatchObject({ request: { file: [kept] }, failures: [{ ref: kept, message: `id "${kept}" is not allowed` }] });
+        const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'Ingest stopped: the server stopped' };
+        expect(await store.failUnfinishedJobs('server', failure, '2030-01-01T00:00:00.000Z')).toEqual(['j_nul']);
+        expect(await store.getJob('j_nul')).toMatchObject({ status: 'failed', failures: [{ ref: kept }, failure] });
+      });
+
       it('claims a meta key once', async () => {
         expect(await store.claimMeta('seed', 'a')).toBe(true);
         expect(await store.claimMeta('seed', 'b')).toBe(false);

@@ -10,7 +10,6 @@ import { defaultDemoDir, demoEntries, putDemoEntries, seedDemo } from '../../src
 import { privateScope } from '../../src/memory/scopes.js';
 import { openStore } from '../../src/parts.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
-import { sha256 } from '../../src/store/hashing.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { Store } from '../../src/store/types.js';
 import { testApp } from '../helpers.js';
@@ -110,26 +109,6 @@ describePostgres('PostgreSQL store', () => {
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'ERR_THREAD_CHANGED' } });
       expect(await b.getThread(t.id)).toMatchObject({ version: 1 });
-    });
-
-    it('drops the embedding cache’s vectors of texts no document chunk has (migration 5): those memory put there before d4c95a4', async () => {
-      schema = schemaName();
-      const document = 'The harbour pier opens in May.';
-      const [kept, dropped] = [sha256(document), sha256('Ann (1 Nov 2026, 10:00): my new address is 4 Elm Street')];
-      const before = await open();
-      await before.upsertItem(demoItem('news_1'));
-      await before.replaceChunks('news_1', [{ ord: 0, part: 'body', text: document }]);
-      const vector = new Float32Array([0.6, 0.8]);
-      await before.putEmbeddings('m@2', [
-        { textHash: kept, vector },
-        { textHash: dropped, vector },
-      ]);
-      // The rows as a schema of version 4 held them.
-      await adminQuery(`DELETE FROM ${schema}.salon_migrations WHERE version = 5`);
-      const after = await open();
-      expect([...(await after.getEmbeddings('m@2', [kept, dropped])).keys()]).toEqual([kept]);
-      const { rows } = await adminQuery(`SELECT max(version) AS version FROM ${schema}.salon_migrations`);
-      expect(rows[0].version).toBe(POSTGRES_MIGRATIONS.length);
     });
   });
 

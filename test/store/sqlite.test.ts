@@ -190,6 +190,45 @@ describe('SqliteStore on disk', () => {
     }
   });
 
+  it('gives jobs written before migration 19 their status and runner, and a restart fails the unfinished server ones', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v18.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 18).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 18');
+      const job = (id: string, status: string, extra: object = {}) => ({
+        id,
+        request: { url: 'https://example.com/' },
+        status,
+        total: 1,
+        done: 0,
+        failed: 0,
+        itemIds: [],
+        failures: [{ ref: 'bad\u0000id \ud800', code: 'ERR_BAD_ITEM', message: 'no' }],
+        createdAt: 'a',
+        updatedAt: 'b',
+        ...extra,
+      });
+      const insert = old.prepare("INSERT INTO jobs (id, data, updated_at) VALUES (?, ?, 'b')");
+      for (const j of [job('j_legacy', 'queued'), job('j_cli', 'running', { runner: 'cli' }), job('j_done', 'done', { runner: 'server' })]) {
+        insert.run(j.id, JSON.stringify(j));
+      }
+      old.close();
+      const store = new SqliteStore({ filename: file });
+      try {
+        const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'the server stopped' };
+        expect(await store.failUnfinishedJobs('server', failure, '2030-01-01T00:00:00.000Z')).toEqual(['j_legacy']);
+        expect(await store.getJob('j_legacy')).toMatchObject({ status: 'failed', failures: [{ ref: 'bad\uFFFDid \uFFFD' }, failure] });
+        expect(await store.getJob('j_cli')).toMatchObject({ status: 'running' });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   it('moves an item’s comments and body to the end of its row (migration 18), keeping every item, chunk and cascade', async () => {
     const { dir, cleanup } = tempDir();
     try {

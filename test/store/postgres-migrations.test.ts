@@ -1,0 +1,93 @@
+/**
+ * PostgreSQL migrations run against rows an older schema holds: each test builds a schema at an
+ * older version from the released migrations, writes rows as that version wrote them, and opens
+ * the store on it.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sha256 } from '../../src/store/hashing.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName, urlWithSchema } from './postgres-harness.js';
+
+/** A fresh schema migrated to `version` (the first `version` migrations), as that release left it. */
+async function schemaAt(schema: string, version: number): Promise<void> {
+  await adminQuery(`CREATE SCHEMA ${schema}`);
+  const client = new pg.Client({ connectionString: urlWithSchema(schema) });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE salon_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    for (let v = 0; v < version; v++) {
+      const migration = POSTGRES_MIGRATIONS[v];
+      if (typeof migration === 'string') await client.query(migration);
+      else await migration(client);
+      await client.query('INSERT INTO salon_migrations (version) VALUES ($1)', [v + 1]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+describePostgres('PostgreSQL migrations', () => {
+  let schema: string;
+  const opened: PostgresStore[] = [];
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close();
+    await dropSchema(schema);
+  });
+  const open = async () => {
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    opened.push(store);
+    return store;
+  };
+
+  it('drops the embedding cache’s vectors of texts no document chunk has (migration 5): those memory put there before d4c95a4', async () => {
+    schema = schemaName();
+    await schemaAt(schema, 4);
+    const document = 'The harbour pier opens in May.';
+    const [kept, dropped] = [sha256(document), sha256('Ann (1 Nov 2026, 10:00): my new address is 4 Elm Street')];
+    await adminQuery(
+      `INSERT INTO ${schema}.items (id, kind, title, description, body, comments, source, hash, sort_key, created_at, updated_at)
+       VALUES ('news_1', 'news', 'Pier', '', 'Body.', '[]', 'api', 'h', 'k', 'a', 'a')`,
+    );
+    await adminQuery(`INSERT INTO ${schema}.chunks (item_id, ord, part, text, text_hash) VALUES ('news_1', 0, 'body', $1, $2)`, [document, kept]);
+    const vector = Buffer.from(new Float32Array([0.6, 0.8]).buffer);
+    for (const hash of [kept, dropped]) {
+      await adminQuery(`INSERT INTO ${schema}.embeddings (model, text_hash, dimensions, vector) VALUES ('m@2', $1, 2, $2)`, [hash, vector]);
+    }
+    const after = await open();
+    expect([...(await after.getEmbeddings('m@2', [kept, dropped])).keys()]).toEqual([kept]);
+    const { rows } = await adminQuery(`SELECT max(version) AS version FROM ${schema}.salon_migrations`);
+    expect(rows[0].version).toBe(POSTGRES_MIGRATIONS.length);
+  });
+
+  it('gives jobs written before migration 6 their status and runner, a job whose JSON escapes a NUL included, and a restart fails them', async () => {
+    schema = schemaName();
+    await schemaAt(schema, 5);
+    const job = (id: string, status: string, extra: object = {}) => ({
+      id,
+      request: { file: ['v.json'] },
+      status,
+      total: 1,
+      done: 0,
+      failed: 1,
+      itemIds: [],
+      failures: [{ ref: 'bad\u0000id', code: 'ERR_BAD_ITEM', message: 'id "bad\u0000id \ud800" is not allowed' }],
+      createdAt: 'a',
+      updatedAt: 'b',
+      ...extra,
+    });
+    const rows = [job('j_legacy', 'running'), job('j_cli', 'running', { runner: 'cli' }), job('j_done', 'done', { runner: 'server' })];
+    for (const j of rows) await adminQuery(`INSERT INTO ${schema}.jobs (id, data, updated_at) VALUES ($1, $2, 'b')`, [j.id, JSON.stringify(j)]);
+    const store = await open();
+    const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'the server stopped' };
+    expect(await store.failUnfinishedJobs('server', failure, '2030-01-01T00:00:00.000Z')).toEqual(['j_legacy']);
+    expect(await store.getJob('j_legacy')).toMatchObject({
+      status: 'failed',
+      failures: [{ ref: 'bad\uFFFDid', message: 'id "bad\uFFFDid \uFFFD" is not allowed' }, failure],
+    });
+    expect(await store.getJob('j_cli')).toMatchObject({ status: 'running', runner: 'cli' });
+    // Every row's JSON is one PostgreSQL reads.
+    expect((await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.jobs WHERE data::json ->> 'status' IS NOT NULL`)).rows[0].n).toBe(3);
+  });
+});
