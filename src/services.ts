@@ -9,7 +9,7 @@ import type { Logger } from './logger.js';
 import type { ChatModel, Embedder, ProviderHealth } from './ai/types.js';
 import type { Config } from './config.js';
 import type { IngestDeps } from './content/sources/article.js';
-import { IngestService } from './content/ingest/ingest.js';
+import { IngestService, JOB_SILENCE_MS } from './content/ingest/ingest.js';
 import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
 import { SourceService } from './content/refresh/source-service.js';
@@ -132,6 +132,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP },
     sink: () => searchStack.indexer,
   });
+  const bus = overrides.roomBus ?? createRoomBus(config, { log });
   const ingest = new IngestService({
     store,
     pipeline,
@@ -141,6 +142,10 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     bodyMaxChars: config.BODY_MAX_CHARS,
     jobBudgetMs: config.INGEST_JOB_BUDGET_MS,
     onJobEnded: (status) => metrics.ingestJobEnded(status),
+    nodeId: bus.nodeId,
+    // A SQLite file has one server: every job another process left unfinished is an orphan at
+    // start. On a shared store another node may be running it (docs/architecture.md).
+    jobSilenceMs: store.kind === 'sqlite' ? 0 : JOB_SILENCE_MS,
     log,
   });
 
@@ -154,7 +159,6 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     retentionDays: config.MEMORY_RETENTION_DAYS,
     onChanged: (ids) => void indexSync.record('memory', ids),
   });
-  const bus = overrides.roomBus ?? createRoomBus(config, { log });
   // A poll's lease outlasts the longest poll (an ingest job's budget), so it never expires under a running poll.
   const sources = new SourceService({ store, ingest, owner: bus.nodeId, log, leaseMs: config.INGEST_JOB_BUDGET_MS + 60_000 });
   const indexSync = new IndexSync({

@@ -4,14 +4,21 @@
  */
 import type { Sql } from './postgres-db.js';
 import { jobJson } from './rows.js';
-import type { IngestJob, JobFailure, JobRunner } from './types.js';
+import type { IngestJob, JobFailure, JobRunner, LiveJobs } from './types.js';
 
+/** Saves a job; the save is a sign of life of its node (alive_at, by the database's clock). */
 export async function save(sql: Sql, job: IngestJob): Promise<void> {
   await sql.query(
-    `INSERT INTO jobs (id, data, updated_at, status, runner) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, status = excluded.status, runner = excluded.runner`,
-    [job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server'],
+    `INSERT INTO jobs (id, data, updated_at, status, runner, node, alive_at) VALUES ($1, $2, $3, $4, $5, $6, now())
+     ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, status = excluded.status, runner = excluded.runner,
+       node = excluded.node, alive_at = excluded.alive_at`,
+    [job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server', job.node ?? null],
   );
+}
+
+/** Store.touchJobs. */
+export async function touch(sql: Sql, node: string): Promise<void> {
+  await sql.query("UPDATE jobs SET alive_at = now() WHERE node = $1 AND status IN ('queued', 'running')", [node]);
 }
 
 export async function get(sql: Sql, id: string): Promise<IngestJob | null> {
@@ -20,8 +27,13 @@ export async function get(sql: Sql, id: string): Promise<IngestJob | null> {
 }
 
 /** Store.failUnfinishedJobs; call inside a transaction. */
-export async function failUnfinished(sql: Sql, runner: JobRunner, failure: JobFailure, now: string): Promise<string[]> {
-  const { rows } = await sql.query(`SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = $1 ORDER BY id FOR UPDATE`, [runner]);
+export async function failUnfinished(sql: Sql, runner: JobRunner, failure: JobFailure, now: string, except: LiveJobs = {}): Promise<string[]> {
+  // The database's clock on both sides, as for the change log: nodes' clocks may differ.
+  const { rows } = await sql.query(
+    `SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = $1 AND ($2::text IS NULL OR node IS DISTINCT FROM $2)
+       AND (alive_at IS NULL OR alive_at <= now() - $3 * interval '1 millisecond') ORDER BY id FOR UPDATE`,
+    [runner, except.node ?? null, except.silentForMs ?? 0],
+  );
   const ids: string[] = [];
   for (const row of rows) {
     const job = JSON.parse(row.data) as IngestJob;

@@ -232,6 +232,12 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // so every start of the server. Filled here in JS, which reads those escapes, and each row's
   // JSON is written again without them (jobJson).
   jobColumns,
+  // 7: the node running a server job and when it last showed life (a save or a touch), so a
+  // starting node fails only the jobs of nodes that are gone. Jobs from before have neither, and
+  // count as a gone node's.
+  `
+  ALTER TABLE jobs ADD COLUMN node text, ADD COLUMN alive_at timestamptz;
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

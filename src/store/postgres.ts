@@ -41,6 +41,7 @@ import type {
   JobFailure,
   JobRunner,
   ListItemsQuery,
+  LiveJobs,
   NewMessage,
   NewSource,
   NewThread,
@@ -415,8 +416,12 @@ export class PostgresStore implements Store {
     return jobs.get(this.db, id);
   }
 
-  failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]> {
-    return this.db.tx((sql) => jobs.failUnfinished(sql, runner, failure, now));
+  async touchJobs(node: string): Promise<void> {
+    await jobs.touch(this.db, node);
+  }
+
+  failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except?: LiveJobs): Promise<string[]> {
+    return this.db.tx((sql) => jobs.failUnfinished(sql, runner, failure, now, except));
   }
 
   // change log

@@ -355,6 +355,12 @@ export const SQLITE_MIGRATIONS: string[] = [
   UPDATE jobs SET status = json_extract(data, '$.status'), runner = coalesce(json_extract(data, '$.runner'), 'server') WHERE json_valid(data);
   CREATE INDEX jobs_unfinished ON jobs (runner) WHERE status IN ('queued', 'running');
   `,
+  // 20: the node running a server job and when it last showed life (ms since the epoch), as in
+  // PostgreSQL (its migration 7).
+  `
+  ALTER TABLE jobs ADD COLUMN node TEXT;
+  ALTER TABLE jobs ADD COLUMN alive_at INTEGER;
+  `,
 ];
 
 /**

@@ -64,6 +64,7 @@ import type {
   JobFailure,
   JobRunner,
   ListItemsQuery,
+  LiveJobs,
   NewMemoryEntry,
   NewMessage,
   NewSource,
@@ -1048,11 +1049,17 @@ export class SqliteStore implements Store {
     this.saveJobNow(job);
   }
 
+  /** Saves a job; the save is a sign of life of its node (alive_at). */
   private saveJobNow(job: IngestJob): void {
     this.sql(
-      `INSERT INTO jobs (id, data, updated_at, status, runner) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, status = excluded.status, runner = excluded.runner`,
-    ).run(job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server');
+      `INSERT INTO jobs (id, data, updated_at, status, runner, node, alive_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, status = excluded.status, runner = excluded.runner,
+         node = excluded.node, alive_at = excluded.alive_at`,
+    ).run(job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server', job.node ?? null, Date.now());
+  }
+
+  async touchJobs(node: string): Promise<void> {
+    this.sql("UPDATE jobs SET alive_at = ? WHERE node = ? AND status IN ('queued', 'running')").run(Date.now(), node);
   }
 
   async getJob(id: string): Promise<IngestJob | null> {
@@ -1060,9 +1067,12 @@ export class SqliteStore implements Store {
     return row ? (JSON.parse(row.data) as IngestJob) : null;
   }
 
-  async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]> {
+  async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except: LiveJobs = {}): Promise<string[]> {
     const mark = this.db.transaction(() => {
-      const rows = this.sql(`SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = ? ORDER BY id`).all(runner) as Row[];
+      const rows = this.sql(
+        `SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = @runner AND (@node IS NULL OR node IS NOT @node)
+           AND coalesce(alive_at, 0) <= @silentSince ORDER BY id`,
+      ).all({ runner, node: except.node ?? null, silentSince: Date.now() - (except.silentForMs ?? 0) }) as Row[];
       const ids: string[] = [];
       for (const row of rows) {
         const job = JSON.parse(row.data) as IngestJob;

@@ -170,10 +170,23 @@ export interface JobFailure {
 /** Who runs a job: a server in the background (`POST /api/v1/ingest`) or `salon ingest` in the foreground. */
 export type JobRunner = 'server' | 'cli';
 
+/** The unfinished jobs a sweep (Store.failUnfinishedJobs) leaves alone. */
+export interface LiveJobs {
+  /** This node's own jobs. */
+  node?: string;
+  /** Jobs saved or touched this recently (ms, by the store's clock); default 0. */
+  silentForMs?: number;
+}
+
 export interface IngestJob {
   id: string;
   /** Who runs it; records saved before this field existed count as `server`. */
   runner?: JobRunner;
+  /**
+   * The node that runs a `server` job (its bus's nodeId). It touches its unfinished jobs while it
+   * lives (Store.touchJobs), so other nodes can tell its jobs from those of a node that is gone.
+   */
+  node?: string;
   /** What was asked for, e.g. `{url}` or `{feed}`. */
   request: Record<string, unknown>;
   status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -427,14 +440,18 @@ export interface Store {
   pruneIndexChanges(keepMs: number): Promise<number>;
 
   // ingest jobs
+  /** Saves a job, which also counts as a sign of life of its node (touchJobs). */
   saveJob(job: IngestJob): Promise<void>;
   getJob(id: string): Promise<IngestJob | null>;
+  /** A sign of life of `node`: its unfinished jobs are touched now, by the store's clock. */
+  touchJobs(node: string): Promise<void>;
   /**
    * Marks every `queued` or `running` job of `runner` as `failed`, appending `failure` and setting
-   * updatedAt to `now`. A starting server calls it for `server` jobs: the process that ran them is
-   * gone. Returns the ids it marked.
+   * updatedAt to `now`, but those of `except.node` and those saved or touched within the last
+   * `except.silentForMs` by the store's clock (their node may be running them). A starting server
+   * calls it for `server` jobs whose process is gone. Returns the ids it marked.
    */
-  failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string): Promise<string[]>;
+  failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except?: LiveJobs): Promise<string[]>;
 
   // sources that refresh (src/content/refresh)
   /** Adds a source; ERR_SOURCE_EXISTS when its id is taken. */

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
+import { IngestService } from '../../src/content/ingest/ingest.js';
+import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { IngestJob } from '../../src/store/types.js';
 import type { IngestDeps } from '../../src/content/sources/article.js';
@@ -87,6 +89,57 @@ describe('ingest jobs after a crash', () => {
       }
     } finally {
       cleanup();
+    }
+  });
+});
+
+describe('ingest jobs on a store several nodes share', () => {
+  const deps: IngestDeps = {
+    fetchPage: async () => {
+      throw new Error('not used');
+    },
+    fetchJson: async () => {
+      throw new Error('not used');
+    },
+    extract: async () => {
+      throw new Error('not used');
+    },
+  };
+  const node = (store: SqliteStore, nodeId: string) =>
+    new IngestService({
+      store,
+      pipeline: createItemPipeline({ store, bodyMaxChars: 10_000, chunk: { size: 300, overlap: 50 } }),
+      deps,
+      hn: { base: 'http://127.0.0.1:9/v0', commentLimit: 0, intervalMs: 0 },
+      bodyMaxChars: 10_000,
+      nodeId,
+      jobSilenceMs: 1_500,
+      heartbeatMs: 100,
+    });
+
+  it('a starting node leaves the jobs another node is running alone, and fails those of a node that stopped touching its own', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const a = node(store, 'node_a');
+    const b = node(store, 'node_b');
+    let finish = () => {};
+    try {
+      await a.failInterruptedJobs();
+      const running = await a.submitTask({ request: { source: 's' }, ref: 's', work: () => new Promise<void>((resolve) => (finish = resolve)) });
+      await store.saveJob({ ...job('job_gone', 'running', 'server'), node: 'node_gone' });
+      // Node b starts while a runs its job and the gone node's job was saved a moment ago.
+      expect(await b.failInterruptedJobs()).toEqual([]);
+      // The gone node never touches its job again: b's heartbeat fails it once it has been silent long enough.
+      await expect.poll(async () => (await store.getJob('job_gone'))?.status, { timeout: 10_000, interval: 100 }).toBe('failed');
+      // a touched its own all along.
+      expect(await store.getJob(running.id)).toMatchObject({ status: 'running', node: 'node_a' });
+      finish();
+      await a.idle();
+      expect(await store.getJob(running.id)).toMatchObject({ status: 'done' });
+    } finally {
+      finish();
+      await a.close();
+      await b.close();
+      await store.close();
     }
   });
 });

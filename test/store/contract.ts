@@ -876,6 +876,37 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.failUnfinishedJobs('cli', failure, '2030-01-02T00:00:00.000Z')).toEqual(['cli']);
       });
 
+      it('leaves alone, when failing unfinished jobs, those of the node named and those saved or touched within silentForMs', async () => {
+        const job = (id: string, node?: string): IngestJob => ({
+          id,
+          runner: 'server',
+          ...(node ? { node } : {}),
+          request: { url: id },
+          status: 'running',
+          total: 1,
+          done: 0,
+          failed: 0,
+          itemIds: [],
+          failures: [],
+          createdAt: 'a',
+          updatedAt: 'b',
+        });
+        const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'Ingest stopped: the server stopped' };
+        for (const j of [job('j_a', 'n_a'), job('j_b', 'n_b'), job('j_legacy')]) await store.saveJob(j);
+        // Another node, just saved: it may be running its job.
+        expect(await store.failUnfinishedJobs('server', failure, 'c', { node: 'n_b', silentForMs: 60_000 })).toEqual([]);
+        expect(await store.failUnfinishedJobs('server', failure, 'c', { node: 'n_b' })).toEqual(['j_a', 'j_legacy']);
+        expect(await store.getJob('j_b')).toMatchObject({ status: 'running', node: 'n_b' });
+
+        await store.saveJob(job('j_c', 'n_c'));
+        await store.saveJob(job('j_d', 'n_d'));
+        await new Promise((r) => setTimeout(r, 1_100));
+        await store.touchJobs('n_c');
+        // n_c showed life within the last second, n_d did not.
+        expect(await store.failUnfinishedJobs('server', failure, 'c', { node: 'n_b', silentForMs: 1_000 })).toEqual(['j_d']);
+        expect(await store.getJob('j_c')).toMatchObject({ status: 'running' });
+      });
+
       it('keeps a job whose failure quotes a NUL or half a surrogate pair, with U+FFFD for them, and still fails it at a restart', async () => {
         const quoted = 'bad\u0000id \ud800 \ud83d\ude86';
         await store.saveJob({

@@ -40,6 +40,13 @@ const DEFAULT_MAX_RUNNING = 2;
 export const DEFAULT_MAX_JOBS = 100;
 /** INGEST_JOB_BUDGET_MS's default: an HN top-stories job fetches dozens of pages and comments. */
 export const DEFAULT_JOB_BUDGET_MS = 900_000;
+/** How often a server touches its unfinished jobs in the store, as a sign that it still runs them. */
+export const JOB_HEARTBEAT_MS = 30_000;
+/**
+ * How long a shared store's unfinished job may go without a save or a touch before another node
+ * counts its node as gone and fails it: four heartbeats missed.
+ */
+export const JOB_SILENCE_MS = 4 * JOB_HEARTBEAT_MS;
 const DEFAULT_REDDIT = { base: 'https://www.reddit.com', commentLimit: 10, intervalMs: 1000 };
 
 export interface IngestServiceOptions {
@@ -60,6 +67,16 @@ export interface IngestServiceOptions {
   onJobEnded?(status: string): void;
   /** Total time one job may run (INGEST_JOB_BUDGET_MS); past it the job stops as failed. */
   jobBudgetMs?: number;
+  /** This node's id (its bus's), recorded in the jobs it runs; default a fresh UUID. */
+  nodeId?: string;
+  /**
+   * How long another node's unfinished job may go untouched before it counts as orphaned
+   * (failInterruptedJobs). 0, the default, counts every other node's as orphaned at start and sweeps
+   * no more: right for a store one server uses alone (SQLite). A shared store gives JOB_SILENCE_MS.
+   */
+  jobSilenceMs?: number;
+  /** How often the jobs this node runs are touched, and (with jobSilenceMs) others' swept; default JOB_HEARTBEAT_MS. */
+  heartbeatMs?: number;
 }
 
 function badRequest(problem: string): never {
@@ -132,6 +149,12 @@ export class IngestService {
   /** Admins' submissions between their check against maxJobs and their job's entry in `running`. */
   private submitting = 0;
   private closed = false;
+  private readonly nodeId: string;
+  private readonly jobSilenceMs: number;
+  private readonly heartbeatMs: number;
+  private heartbeat: NodeJS.Timeout | null = null;
+  /** The heartbeat's store calls under way, which close() waits for. */
+  private beating: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: IngestServiceOptions) {
     required('IngestService', 'store', options.store);
@@ -141,6 +164,10 @@ export class IngestService {
     this.maxJobs = wholeNumber('IngestService', 'maxJobs', options.maxJobs ?? DEFAULT_MAX_JOBS, 1);
     this.jobBudgetMs = options.jobBudgetMs ?? DEFAULT_JOB_BUDGET_MS;
     wholeNumber('IngestService', 'jobBudgetMs', this.jobBudgetMs, 1);
+    this.nodeId = options.nodeId ?? randomUUID();
+    required('IngestService', 'nodeId', this.nodeId);
+    this.jobSilenceMs = wholeNumber('IngestService', 'jobSilenceMs', options.jobSilenceMs ?? 0, 0);
+    this.heartbeatMs = wholeNumber('IngestService', 'heartbeatMs', options.heartbeatMs ?? JOB_HEARTBEAT_MS, 1);
     const fetchJson = (url: string, signal?: AbortSignal) => options.deps.fetchJson(url, signal);
     this.hn = new HnClient({ ...options.hn, fetchJson });
     this.commentSources = [new HnComments(this.hn), new RedditComments({ ...(options.reddit ?? DEFAULT_REDDIT), fetchJson })];
@@ -156,6 +183,7 @@ export class IngestService {
     return {
       id,
       runner,
+      ...(runner === 'server' ? { node: this.nodeId } : {}),
       request: { ...request },
       status: 'queued',
       total: 0,
@@ -169,15 +197,37 @@ export class IngestService {
   }
 
   /**
-   * Marks the background jobs an earlier server process left queued or running as failed
-   * (ERR_JOB_CANCELLED): nothing will ever finish them. Call once at start, before `submit`.
-   * Jobs of a `salon ingest` still running beside the server are left alone.
+   * Marks the background jobs a server process that is gone left queued or running as failed
+   * (ERR_JOB_CANCELLED): nothing will ever finish them. Call once at start, before `submit`; from
+   * then on this node touches its own unfinished jobs every `heartbeatMs`, and with `jobSilenceMs`
+   * (a shared store) fails those of other nodes that stopped touching theirs, at start and at each
+   * beat. Jobs of a `salon ingest` still running beside the server are left alone.
    */
   async failInterruptedJobs(): Promise<string[]> {
+    const ids = await this.sweep();
+    this.heartbeat ??= setInterval(() => {
+      this.beating = this.beating.then(() => this.beat());
+    }, this.heartbeatMs).unref();
+    return ids;
+  }
+
+  /** Fails the unfinished server jobs of nodes that are gone (failInterruptedJobs). */
+  private async sweep(): Promise<string[]> {
     const failure = toFailure('restart', new errors.ERR_JOB_CANCELLED('the server stopped before the job finished'));
-    const ids = await this.options.store.failUnfinishedJobs('server', failure, new Date().toISOString());
+    const except = { node: this.nodeId, silentForMs: this.jobSilenceMs };
+    const ids = await this.options.store.failUnfinishedJobs('server', failure, new Date().toISOString(), except);
     if (ids.length) this.options.log?.warn({ jobIds: ids }, `marked ${ids.length} interrupted ingest job(s) as failed`);
     return ids;
+  }
+
+  /** One heartbeat: this node's jobs touched, then (on a shared store) gone nodes' swept. */
+  private async beat(): Promise<void> {
+    try {
+      if (this.running.size) await this.options.store.touchJobs(this.nodeId);
+      if (this.jobSilenceMs > 0 && !this.closed) await this.sweep();
+    } catch (err) {
+      this.options.log?.warn({ err }, 'ingest jobs heartbeat failed; trying again at the next');
+    }
   }
 
   /** The item pipeline every job writes through (also used by POST /content and seeding). */
@@ -271,6 +321,9 @@ export class IngestService {
   /** Stops background jobs (they end as failed with ERR_JOB_CANCELLED) and waits for them. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    await this.beating;
     for (const r of this.running.values()) r.controller.abort(new errors.ERR_JOB_CANCELLED('the server is shutting down'));
     await this.idle();
     await this.options.deps.close?.();
