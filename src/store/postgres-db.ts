@@ -28,6 +28,12 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 const QUERY_TIMED_OUT = 'Query read timeout';
 /** Attempts of a transaction PostgreSQL aborted as a deadlock or serialization victim. */
 const TX_ATTEMPTS = 3;
+/**
+ * The longest wait before the first retry of such a transaction, doubled for each later one; each
+ * wait is random up to it. Run again at once, the victim met the winner still holding its locks,
+ * and two writers that had just collided collided again in step.
+ */
+const TX_RETRY_MAX_WAIT_MS = 40;
 /** SQLSTATEs of a transaction that may simply be run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const OID_INT8 = 20;
@@ -99,7 +105,8 @@ export class PgDatabase {
 
   /**
    * Runs `fn` in one transaction on one client: COMMIT when it resolves, ROLLBACK when it throws.
-   * A deadlock or serialization failure runs it again (fn must only talk to the database).
+   * A deadlock or serialization failure runs it again after a short random wait (fn must only
+   * talk to the database).
    */
   async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     await this.ready;
@@ -120,12 +127,12 @@ export class PgDatabase {
         // A statement that timed out still holds the connection: dropping it ends the transaction.
         if ((err as Error)?.message === QUERY_TIMED_OUT) broken = err as Error;
         else await client.query(this.statement('ROLLBACK')).catch((rollbackErr: Error) => (broken = rollbackErr));
-        if (attempt < TX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue;
-        throw err;
+        if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
       } finally {
         client.off('error', onError);
         client.release(broken);
       }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * TX_RETRY_MAX_WAIT_MS * 2 ** (attempt - 1)));
     }
   }
 

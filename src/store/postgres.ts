@@ -104,13 +104,18 @@ export class PostgresStore implements Store {
   }
 
   async putItems(entries: { item: ContentItem; chunks: NewChunk[] }[]): Promise<PutItemResult[]> {
+    // Written in id order, whatever the caller's: each write locks its item's row until the commit,
+    // and two nodes writing overlapping batches in different orders deadlocked again on every
+    // retry. The sort is stable, so an item given twice is written in the order given.
+    const order = entries.map((_, i) => i).sort((a, b) => compareIds(entries[a].item.id, entries[b].item.id) || a - b);
     const changes = await this.db.tx(async (sql) => {
-      const out = [];
-      for (const { item, chunks } of entries) {
+      const out = new Array<{ id: string; status: UpsertStatus; addedIds: number[]; removed: number[] }>(entries.length);
+      for (const i of order) {
+        const { item, chunks } = entries[i];
         const status = await upsertItemIn(sql, item);
         // An unchanged item still gets chunks if an earlier run stopped between upsert and chunking.
         const keepChunks = status === 'unchanged' && (await lockItem(sql, item.id)) && (await hasChunks(sql, item.id));
-        out.push({ id: item.id, status, ...(keepChunks ? { addedIds: [], removed: [] } : await replaceChunksIn(sql, item.id, chunks)) });
+        out[i] = { id: item.id, status, ...(keepChunks ? { addedIds: [], removed: [] } : await replaceChunksIn(sql, item.id, chunks)) };
       }
       return out;
     });
@@ -499,6 +504,10 @@ export class PostgresStore implements Store {
   async claimMeta(key: string, value: string): Promise<boolean> {
     return (await this.db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value])).rowCount === 1;
   }
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** `rows` (one per id found) in the order of `ids`, as SQLite's `IN` lists return them. */

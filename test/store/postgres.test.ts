@@ -100,6 +100,24 @@ describePostgres('PostgreSQL store', () => {
       expect(await b.lastSeq('news_1')).toBe(31);
     });
 
+    it('writes two nodes’ overlapping batches of items given in opposite orders, without a deadlock, and answers each in its caller’s order', async () => {
+      schema = schemaName();
+      const [a, b] = await Promise.all([open(), open()]);
+      const batch = (tag: string) =>
+        Array.from({ length: 30 }, (_, i) => ({
+          item: { ...demoItem(`news_i${i}`), body: `${tag} ${i}` },
+          chunks: [{ ord: 0, part: 'body' as const, text: `${tag} ${i}` }],
+        }));
+      for (const tag of ['first', 'second', 'second']) {
+        const items = batch(tag);
+        const reversed = [...items].reverse();
+        const [ra, rb] = await Promise.all([a.putItems(items), b.putItems(reversed)]);
+        expect(ra.map((r) => r.id)).toEqual(items.map((e) => e.item.id));
+        expect(rb.map((r) => r.id)).toEqual(reversed.map((e) => e.item.id));
+      }
+      await expectOneSetOfChunks(a);
+    });
+
     it('lets only one of two thread operations that read the same version land', async () => {
       schema = schemaName();
       const [a, b] = await Promise.all([open(), open()]);
