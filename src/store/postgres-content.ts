@@ -124,7 +124,10 @@ async function pageOfItems<T>(sql: Sql, columns: string, query: ListItemsQuery, 
   const params: unknown[] = [];
   const param = (v: unknown) => `$${params.push(v)}`;
   if (query.kind) where.push(`kind = ${param(query.kind)}`);
-  if (query.category) where.push(`lower(category) = lower(${param(query.category)})`);
+  // Both sides folded under the column's collation ("C": ASCII letters only, as SQLite's NOCASE),
+  // which is the items_category index's expression; lower() of the parameter alone folded under the
+  // database's locale, so a name with a capital outside ASCII (ÉCONOMIE) never matched itself.
+  if (query.category) where.push(`lower(category) = lower(${param(query.category)} COLLATE "C")`);
   if (query.cursor) {
     const parts = decodeCursor(query.cursor);
     if (!parts || parts.length !== 2 || typeof parts[0] !== 'string' || typeof parts[1] !== 'string') throw new errors.ERR_INVALID_CURSOR();

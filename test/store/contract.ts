@@ -126,6 +126,21 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         ]);
       });
 
+      it('finds a category by its own name when it has a capital outside ASCII, folding ASCII letters only as SQLite’s NOCASE does', async () => {
+        await store.upsertItem(item('news_eco', { category: 'ÉCONOMIE' }));
+        await store.upsertItem(item('news_sci', { category: 'Наука' }));
+        await store.upsertItem(item('news_tech', { category: 'Tech' }));
+        const ids = async (category: string) => (await store.listItems({ category, limit: 10 })).items.map((i) => i.id);
+        expect(await ids('ÉCONOMIE')).toEqual(['news_eco']);
+        expect(await ids('ÉconoMIE')).toEqual(['news_eco']);
+        expect(await ids('Наука')).toEqual(['news_sci']);
+        expect(await ids('TECH')).toEqual(['news_tech']);
+        // Both stores fold ASCII only: é and É, н and Н are different letters to them.
+        expect(await ids('économie')).toEqual([]);
+        expect(await ids('наука')).toEqual([]);
+        expect((await store.listItemSummaries({ category: 'ÉCONOMIE', limit: 10 })).items.map((i) => i.id)).toEqual(['news_eco']);
+      });
+
       it('rejects a forged cursor with ERR_INVALID_CURSOR', async () => {
         await expect(store.listItems({ limit: 5, cursor: 'garbage!' })).rejects.toMatchObject({ code: 'ERR_INVALID_CURSOR' });
         await expect(store.listItemSummaries({ limit: 5, cursor: 'garbage!' })).rejects.toMatchObject({ code: 'ERR_INVALID_CURSOR' });
