@@ -84,7 +84,10 @@ function link(v: unknown, field: string): string | null {
   // Credentials in a URL are never stored: every member sees an item's links.
   u.username = '';
   u.password = '';
-  return u.toString();
+  // Checked again as it is stored: percent-encoding makes a character of a path up to nine.
+  const href = u.toString();
+  if (href.length > ITEM_LIMITS.url) fail(field, `is longer than ${ITEM_LIMITS.url} characters once percent-encoded`);
+  return href;
 }
 
 /**

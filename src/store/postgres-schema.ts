@@ -238,6 +238,18 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   `
   ALTER TABLE jobs ADD COLUMN node text, ADD COLUMN alive_at timestamptz;
   `,
+  // 8: a btree entry holds at most 2,704 bytes. A source's entry is keyed by the sha-256 of its key
+  // (a feed's guid, up to 8,192 characters), the key itself kept beside it: one long guid failed
+  // every poll of its feed. items_url goes: no query reads items by url, and a long url (a path of
+  // CJK characters, nine bytes each once percent-encoded) could not be stored.
+  `
+  ALTER TABLE source_entries ADD COLUMN key_hash bytea;
+  UPDATE source_entries SET key_hash = sha256(convert_to(key, 'UTF8'));
+  ALTER TABLE source_entries ALTER COLUMN key_hash SET NOT NULL;
+  ALTER TABLE source_entries DROP CONSTRAINT source_entries_pkey;
+  ALTER TABLE source_entries ADD PRIMARY KEY (source_id, key_hash);
+  DROP INDEX items_url;
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

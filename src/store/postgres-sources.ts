@@ -49,15 +49,24 @@ export async function endSourcePoll(sql: Sql, id: string, owner: string, state: 
   return done.rowCount === 1;
 }
 
+/**
+ * An entry's key as its row is found by (migration 8): the sha-256 of the key, which fits a btree
+ * entry whatever the key's length. Computed by PostgreSQL from the key as bound, on every side.
+ */
+const KEY_HASH = (key: string) => `sha256(convert_to(${key}, 'UTF8'))`;
+
 export async function sourceEntryHashes(sql: Sql, sourceId: string, keys: string[]): Promise<Map<string, string>> {
-  const { rows } = await sql.query('SELECT key, hash FROM source_entries WHERE source_id = $1 AND key = ANY($2::text[])', [sourceId, keys]);
+  const { rows } = await sql.query(
+    `SELECT key, hash FROM source_entries WHERE source_id = $1 AND key_hash = ANY(ARRAY(SELECT ${KEY_HASH('k')} FROM unnest($2::text[]) AS k))`,
+    [sourceId, keys],
+  );
   return new Map(rows.map((r) => [r.key as string, r.hash as string]));
 }
 
 export async function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void> {
   await sql.query(
-    `INSERT INTO source_entries (source_id, key, hash, item_id, updated_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (source_id, key) DO UPDATE SET hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
+    `INSERT INTO source_entries (source_id, key, key_hash, hash, item_id, updated_at) VALUES ($1, $2, ${KEY_HASH('$2::text')}, $3, $4, $5)
+     ON CONFLICT (source_id, key_hash) DO UPDATE SET key = excluded.key, hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
     [sourceId, key, hash, itemId, now],
   );
 }

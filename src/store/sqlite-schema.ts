@@ -361,6 +361,11 @@ export const SQLITE_MIGRATIONS: string[] = [
   ALTER TABLE jobs ADD COLUMN node TEXT;
   ALTER TABLE jobs ADD COLUMN alive_at INTEGER;
   `,
+  // 21: items_url goes, as in PostgreSQL (its migration 8): no query reads items by url, and every
+  // item's write kept it.
+  `
+  DROP INDEX items_url;
+  `,
 ];
 
 /**

@@ -31,6 +31,18 @@ describe('validateItem links', () => {
     }
   });
 
+  it('refuses a URL that percent-encoding takes past the limit, as it would be stored', () => {
+    // 2,000 characters as given, 18,020 once each CJK character is its nine-character escape.
+    const url = `https://example.com/${'漢'.repeat(2_000)}`;
+    expect(url.length).toBeLessThan(ITEM_LIMITS.url);
+    for (const field of ['url', 'image', 'thumbnail']) {
+      expect(() => validateItem({ ...base, [field]: url }, opts), field).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONTENT', message: expect.stringContaining('once percent-encoded') }),
+      );
+    }
+    expect(validateItem({ ...base, url: `https://example.com/${'漢'.repeat(200)}` }, opts).url).toHaveLength(20 + 200 * 9);
+  });
+
   it('summaries carry every field but the body, comments and source', () => {
     const item = validateItem({ ...base, comments: [{ by: 'a', text: 'hi', time: 1 }] }, opts);
     const summary = summarizeItem(item);

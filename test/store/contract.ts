@@ -2,6 +2,7 @@
  * The Store contract: every implementation runs this suite (SQLite now; PostgreSQL with the
  * scale-out work). `make` returns a fresh, empty store; `cleanup` disposes of it.
  */
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { summarizeItem } from '../../src/content/items.js';
 import type { ContentItem } from '../../src/content/types.js';
@@ -139,6 +140,13 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await ids('économie')).toEqual([]);
         expect(await ids('наука')).toEqual([]);
         expect((await store.listItemSummaries({ category: 'ÉCONOMIE', limit: 10 })).items.map((i) => i.id)).toEqual(['news_eco']);
+      });
+
+      it('stores an item whose url is longer than an index entry may be', async () => {
+        // Random characters: PostgreSQL compresses a repetitive url enough to fit.
+        const url = `https://example.com/${randomBytes(6_000).toString('base64url')}`;
+        expect((await store.upsertItem(item('news_long_url', { url }))).status).toBe('created');
+        expect((await store.getItem('news_long_url'))?.url).toBe(url);
       });
 
       it('rejects a forged cursor with ERR_INVALID_CURSOR', async () => {

@@ -61,6 +61,30 @@ describePostgres('PostgreSQL migrations', () => {
     expect(rows[0].version).toBe(POSTGRES_MIGRATIONS.length);
   });
 
+  it('keys the source entries written before migration 8 by their keys’ hash, finding each by its key, and drops items_url', async () => {
+    schema = schemaName();
+    await schemaAt(schema, 7);
+    await adminQuery(
+      `INSERT INTO ${schema}.sources (id, kind, url, max_entries, every_minutes, origin, created_at, next_due_at, state)
+       VALUES ('src_a', 'feed', 'https://example.com/f.xml', 50, 30, 'api', 'a', 'a', '{}')`,
+    );
+    for (const [key, hash] of [
+      ['guid-1', 'h1'],
+      ['guid-€', 'h2'],
+    ]) {
+      await adminQuery(`INSERT INTO ${schema}.source_entries (source_id, key, hash, item_id, updated_at) VALUES ('src_a', $1, $2, 'news_1', 'a')`, [key, hash]);
+    }
+    const store = await open();
+    expect([...(await store.sourceEntryHashes('src_a', ['guid-1', 'guid-€', 'guid-3']))].sort()).toEqual([
+      ['guid-1', 'h1'],
+      ['guid-€', 'h2'],
+    ]);
+    await store.putSourceEntry('src_a', 'guid-€', 'h2b', 'news_1', 'b');
+    expect(await store.sourceEntryHashes('src_a', ['guid-€'])).toEqual(new Map([['guid-€', 'h2b']]));
+    expect((await store.getSource('src_a'))?.itemCount).toBe(2);
+    expect((await adminQuery(`SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = $1 AND indexname = 'items_url'`, [schema])).rows[0].n).toBe(0);
+  });
+
   it('gives jobs written before migration 6 their status and runner, a job whose JSON escapes a NUL included, and a restart fails them', async () => {
     schema = schemaName();
     await schemaAt(schema, 5);

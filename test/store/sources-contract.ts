@@ -1,4 +1,5 @@
 /** The Store contract's part for sources that refresh: rows, poll leases, stored entries. */
+import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { NewSource, Store } from '../../src/store/types.js';
 
@@ -82,5 +83,19 @@ export function sourcesContract(store: () => Store): void {
     await store().deleteSource('src_e');
     await store().addSource(source('src_e'));
     expect((await store().sourceEntryHashes('src_e', ['guid-1'])).size).toBe(0);
+  });
+
+  it('keeps an entry whose key is longer than an index entry may be (a feed’s 8,192-character guid)', async () => {
+    await store().addSource(source('src_long'));
+    // Random characters: PostgreSQL compresses a repetitive key enough to fit.
+    const long = `tag:example.com,2026:€${randomBytes(6_000).toString('base64url')}`;
+    const other = `${long.slice(0, -1)}x`;
+    await store().putSourceEntry('src_long', long, 'h1', 'news_1', T0);
+    await store().putSourceEntry('src_long', other, 'h2', 'news_2', T0);
+    await store().putSourceEntry('src_long', long, 'h1b', 'news_1', T1);
+    const hashes = await store().sourceEntryHashes('src_long', [long, other, 'guid-3']);
+    expect(hashes.get(long)).toBe('h1b');
+    expect(hashes.get(other)).toBe('h2');
+    expect(hashes.size).toBe(2);
   });
 }
