@@ -48,10 +48,13 @@ export async function upsertItemIn(sql: Sql, item: ContentItem): Promise<UpsertS
     values,
   );
   if (created.rowCount) return 'created';
+  // An update without a publication time keeps the creation's as its sort key, as an insert sets
+  // it: taking the update's time moved the item to the top of every list (and past a reader's cursor).
+  const param = (c: (typeof ITEM_COLUMNS)[number]) => `$${ITEM_COLUMNS.indexOf(c) + 1}`;
   const sets = ITEM_COLUMNS.slice(1)
-    .map((c, i) => `${c} = $${i + 2}`)
+    .map((c) => `${c} = ${c === 'sort_key' ? `CASE WHEN ${param('published_at')}::text IS NULL THEN created_at ELSE ${param(c)} END` : param(c)}`)
     .join(', ');
-  const updated = await sql.query(`UPDATE items SET ${sets}, updated_at = ${at} WHERE id = $1 AND hash <> $${ITEM_COLUMNS.indexOf('hash') + 1}`, values);
+  const updated = await sql.query(`UPDATE items SET ${sets}, updated_at = ${at} WHERE id = $1 AND hash <> ${param('hash')}`, values);
   return updated.rowCount ? 'updated' : 'unchanged';
 }
 

@@ -250,6 +250,11 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   ALTER TABLE source_entries ADD PRIMARY KEY (source_id, key_hash);
   DROP INDEX items_url;
   `,
+  // 9: an update without a publication time had made its time the item's sort key, moving the
+  // item to the top of every list; each such item goes back to where its creation put it.
+  `
+  UPDATE items SET sort_key = coalesce(published_at, created_at) WHERE sort_key <> coalesce(published_at, created_at);
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

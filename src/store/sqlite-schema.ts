@@ -366,6 +366,11 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   DROP INDEX items_url;
   `,
+  // 22: an update without a publication time had made its time the item's sort key, moving the
+  // item to the top of every list; each such item goes back to where its creation put it.
+  `
+  UPDATE items SET sort_key = coalesce(published_at, created_at) WHERE sort_key <> coalesce(published_at, created_at);
+  `,
 ];
 
 /**

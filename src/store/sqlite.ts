@@ -300,7 +300,10 @@ export class SqliteStore implements Store {
     );
   }
 
-  /** Inserts or updates one item; call inside a transaction. */
+  /**
+   * Inserts or updates one item; call inside a transaction. Its sort key is its publication time,
+   * else its creation's: an update without one keeps the item where it was listed.
+   */
   private upsertItemNow(item: ContentItem): UpsertStatus {
     const hash = hashItem(item);
     const now = new Date().toISOString();
@@ -316,7 +319,7 @@ export class SqliteStore implements Store {
       this.sql(
         `UPDATE items SET kind=@kind, title=@title, url=@url, description=@description, body=@body, comments=@comments,
            category=@category, published_at=@published_at, image=@image, author=@author, channel=@channel, thumbnail=@thumbnail,
-           site_name=@site_name, source=@source, hash=@hash, sort_key=@sort_key, updated_at=@now WHERE id=@id`,
+           site_name=@site_name, source=@source, hash=@hash, sort_key=coalesce(@published_at, created_at), updated_at=@now WHERE id=@id`,
       ).run(row);
       return 'updated';
     }

@@ -149,6 +149,25 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.getItem('news_long_url'))?.url).toBe(url);
       });
 
+      it('keeps an undated item where it was listed when it is updated, and dates it when an update gives it a publication time', async () => {
+        const tick = () => new Promise((r) => setTimeout(r, 5));
+        for (const id of ['news_old', 'news_mid', 'news_new']) {
+          await store.upsertItem(item(id, { publishedAt: null }));
+          await tick();
+        }
+        const ids = async () => (await store.listItems({ limit: 10 })).items.map((i) => i.id);
+        const page1 = await store.listItems({ limit: 1 });
+        expect(await ids()).toEqual(['news_new', 'news_mid', 'news_old']);
+        expect((await store.upsertItem(item('news_old', { publishedAt: null, title: 'Fixed typo' }))).status).toBe('updated');
+        expect(await ids()).toEqual(['news_new', 'news_mid', 'news_old']);
+        // A reader holding a cursor from before the update still meets it.
+        expect((await store.listItems({ limit: 10, cursor: page1.nextCursor! })).items.map((i) => i.id)).toEqual(['news_mid', 'news_old']);
+        await store.upsertItem(item('news_old', { publishedAt: '2030-01-01T00:00:00.000Z' }));
+        expect(await ids()).toEqual(['news_old', 'news_new', 'news_mid']);
+        await store.upsertItem(item('news_old', { publishedAt: null, title: 'Undated again' }));
+        expect(await ids()).toEqual(['news_new', 'news_mid', 'news_old']);
+      });
+
       it('rejects a forged cursor with ERR_INVALID_CURSOR', async () => {
         await expect(store.listItems({ limit: 5, cursor: 'garbage!' })).rejects.toMatchObject({ code: 'ERR_INVALID_CURSOR' });
         await expect(store.listItemSummaries({ limit: 5, cursor: 'garbage!' })).rejects.toMatchObject({ code: 'ERR_INVALID_CURSOR' });

@@ -85,6 +85,21 @@ describePostgres('PostgreSQL migrations', () => {
     expect((await adminQuery(`SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = $1 AND indexname = 'items_url'`, [schema])).rows[0].n).toBe(0);
   });
 
+  it('puts back the items an undated update had moved to the top (migration 9)', async () => {
+    schema = schemaName();
+    await schemaAt(schema, 8);
+    const insert = (id: string, publishedAt: string | null, sortKey: string, createdAt: string) =>
+      adminQuery(
+        `INSERT INTO ${schema}.items (id, kind, title, description, body, comments, published_at, source, hash, sort_key, created_at, updated_at)
+         VALUES ($1, 'news', 'T', '', 'Body.', '[]', $2, 'api', 'h', $3, $4, $3)`,
+        [id, publishedAt, sortKey, createdAt],
+      );
+    await insert('news_moved', null, '2026-03-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+    await insert('news_dated', '2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', '2026-02-05T00:00:00.000Z');
+    const store = await open();
+    expect((await store.listItems({ limit: 10 })).items.map((i) => i.id)).toEqual(['news_dated', 'news_moved']);
+  });
+
   it('gives jobs written before migration 6 their status and runner, a job whose JSON escapes a NUL included, and a restart fails them', async () => {
     schema = schemaName();
     await schemaAt(schema, 5);

@@ -190,6 +190,31 @@ describe('SqliteStore on disk', () => {
     }
   });
 
+  it('puts back the items an undated update had moved to the top (migration 22)', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v21.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 21).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 21');
+      const insert = old.prepare(
+        `INSERT INTO items (id, kind, title, description, body, comments, published_at, source, hash, sort_key, created_at, updated_at)
+         VALUES (?, 'news', 'T', '', 'Body.', '[]', ?, 'api', 'h', ?, ?, ?)`,
+      );
+      insert.run('news_moved', null, '2026-03-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z');
+      insert.run('news_dated', '2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', '2026-02-05T00:00:00.000Z', '2026-02-05T00:00:00.000Z');
+      old.close();
+      const store = new SqliteStore({ filename: file });
+      try {
+        expect((await store.listItems({ limit: 10 })).items.map((i) => i.id)).toEqual(['news_dated', 'news_moved']);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   it('gives jobs written before migration 19 their status and runner, and a restart fails the unfinished server ones', async () => {
     const { dir, cleanup } = tempDir();
     try {
