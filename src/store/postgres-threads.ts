@@ -39,15 +39,26 @@ export async function insertThread(sql: Sql, t: NewThread, at: string): Promise<
   await sql.query(`INSERT INTO threads (${columns.join(', ')}) VALUES (${placeholders(values.length)})`, values);
 }
 
-/** The room's main thread, created if it has none (two nodes at once create one). */
+/** Rounds of ensureMainThreadIn before it gives up: each is lost only to a deletion of the main thread. */
+const ENSURE_MAIN_ROUNDS = 10;
+
+/**
+ * The room's main thread, created if it has none (two nodes at once create one). Its statements
+ * run one by one, so the main thread found may be deleted (DELETE /threads/:id allows it) before
+ * it is read: then it is created again. Reading only, when it exists, writes nothing.
+ */
 export async function ensureMainThreadIn(sql: Sql, roomId: string, newId: string): Promise<Thread> {
   const { columns, values } = newThreadRow({ id: newId, roomId, title: 'Main', main: true }, new Date().toISOString());
-  await sql.query(
-    `INSERT INTO threads (${columns.join(', ')}) VALUES (${placeholders(values.length)}) ON CONFLICT (room_id) WHERE main = 1 DO NOTHING`,
-    values,
-  );
-  const { rows } = await sql.query('SELECT id FROM threads WHERE room_id = $1 AND main = 1', [roomId]);
-  return (await getThread(sql, rows[0].id))!;
+  for (let round = 0; round < ENSURE_MAIN_ROUNDS; round++) {
+    await sql.query(
+      `INSERT INTO threads (${columns.join(', ')}) VALUES (${placeholders(values.length)}) ON CONFLICT (room_id) WHERE main = 1 DO NOTHING`,
+      values,
+    );
+    const { rows } = await sql.query('SELECT id FROM threads WHERE room_id = $1 AND main = 1', [roomId]);
+    const thread = rows.length ? await getThread(sql, rows[0].id) : null;
+    if (thread) return thread;
+  }
+  throw new errors.ERR_THREAD_NOT_FOUND(`main thread of ${roomId}`);
 }
 
 export async function threadBridges(sql: Sql, threadId: string): Promise<ThreadBridge[]> {

@@ -3,6 +3,7 @@
  * its own; then what only a shared store must get right with several nodes on one schema:
  * migrations once, demo seeding once, gapless seqs, thread operations that cannot both land.
  */
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
@@ -11,10 +12,11 @@ import { privateScope } from '../../src/memory/scopes.js';
 import { openStore } from '../../src/parts.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
 import { PostgresStore } from '../../src/store/postgres.js';
+import { ensureMainThreadIn } from '../../src/store/postgres-threads.js';
 import type { Store } from '../../src/store/types.js';
 import { testApp } from '../helpers.js';
 import { storeContract } from './contract.js';
-import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, freshSchema, schemaName } from './postgres-harness.js';
+import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, freshSchema, schemaName, urlWithSchema } from './postgres-harness.js';
 
 const schemas = new WeakMap<Store, string>();
 
@@ -116,6 +118,33 @@ describePostgres('PostgreSQL store', () => {
         expect(rb.map((r) => r.id)).toEqual(reversed.map((e) => e.item.id));
       }
       await expectOneSetOfChunks(a);
+    });
+
+    it('creates a room’s main thread again when another node deletes it between ensureMainThread’s statements', async () => {
+      schema = schemaName();
+      const other = await open();
+      const main = await other.ensureMainThread('news_1');
+      const pool = new pg.Pool({ connectionString: urlWithSchema(schema), max: 2 });
+      try {
+        let deleted = false;
+        const sql = {
+          async query(text: string, values?: unknown[]) {
+            const result = await pool.query(text, values);
+            // The other node's deletion lands right after this node's insert found the main thread there.
+            if (!deleted && text.trimStart().startsWith('INSERT INTO threads')) {
+              deleted = true;
+              await other.deleteThread(main.id);
+            }
+            return result;
+          },
+        };
+        const again = await ensureMainThreadIn(sql, 'news_1', 'thr_again');
+        expect(deleted).toBe(true);
+        expect(again).toMatchObject({ id: 'thr_again', roomId: 'news_1' });
+        expect((await other.ensureMainThread('news_1')).id).toBe('thr_again');
+      } finally {
+        await pool.end();
+      }
     });
 
     it('lets only one of two thread operations that read the same version land', async () => {
