@@ -63,10 +63,22 @@ export async function sourceEntryHashes(sql: Sql, sourceId: string, keys: string
   return new Map(rows.map((r) => [r.key as string, r.hash as string]));
 }
 
-export async function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void> {
-  await sql.query(
-    `INSERT INTO source_entries (source_id, key, key_hash, hash, item_id, updated_at) VALUES ($1, $2, ${KEY_HASH('$2::text')}, $3, $4, $5)
-     ON CONFLICT (source_id, key_hash) DO UPDATE SET key = excluded.key, hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
-    [sourceId, key, hash, itemId, now],
-  );
+/** SQLSTATE of a row whose foreign key names a row that is gone. */
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** Store.putSourceEntry: nothing, and false, for a source that is gone. */
+export async function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<boolean> {
+  try {
+    const { rowCount } = await sql.query(
+      `INSERT INTO source_entries (source_id, key, key_hash, hash, item_id, updated_at)
+       SELECT $1::text, $2::text, ${KEY_HASH('$2::text')}, $3::text, $4::text, $5::text WHERE EXISTS (SELECT 1 FROM sources WHERE id = $1)
+       ON CONFLICT (source_id, key_hash) DO UPDATE SET key = excluded.key, hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
+      [sourceId, key, hash, itemId, now],
+    );
+    return rowCount === 1;
+  } catch (err) {
+    // Deleted by another node between the check and the insert's own check of the key.
+    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false;
+    throw err;
+  }
 }

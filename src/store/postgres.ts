@@ -486,8 +486,8 @@ export class PostgresStore implements Store {
     return sources.sourceEntryHashes(this.db, sourceId, keys);
   }
 
-  async putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void> {
-    await sources.putSourceEntry(this.db, sourceId, key, hash, itemId, now);
+  async putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<boolean> {
+    return sources.putSourceEntry(this.db, sourceId, key, hash, itemId, now);
   }
 
   // meta

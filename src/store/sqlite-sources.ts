@@ -68,9 +68,12 @@ export function sourceEntryHashes(sql: Sql, sourceId: string, keys: string[]): M
   return out;
 }
 
-export function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): void {
-  sql(
-    `INSERT INTO source_entries (source_id, key, hash, item_id, updated_at) VALUES (?, ?, ?, ?, ?)
+/** Store.putSourceEntry: nothing, and false, for a source that is gone. */
+export function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): boolean {
+  const put = sql(
+    `INSERT INTO source_entries (source_id, key, hash, item_id, updated_at)
+     SELECT @sourceId, @key, @hash, @itemId, @now WHERE EXISTS (SELECT 1 FROM sources WHERE id = @sourceId)
      ON CONFLICT (source_id, key) DO UPDATE SET hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
-  ).run(sourceId, key, hash, itemId, now);
+  ).run({ sourceId, key, hash, itemId, now });
+  return put.changes === 1;
 }

@@ -1139,8 +1139,8 @@ export class SqliteStore implements Store {
     return sources.sourceEntryHashes((t) => this.sql(t), sourceId, keys);
   }
 
-  async putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void> {
-    sources.putSourceEntry((t) => this.sql(t), sourceId, key, hash, itemId, now);
+  async putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<boolean> {
+    return sources.putSourceEntry((t) => this.sql(t), sourceId, key, hash, itemId, now);
   }
 
   // meta

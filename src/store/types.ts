@@ -473,8 +473,11 @@ export interface Store {
   endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean>;
   /** The stored hashes of a source's entries by key (guid, url or `hn:<id>`), for the keys asked. */
   sourceEntryHashes(sourceId: string, keys: string[]): Promise<Map<string, string>>;
-  /** Records an entry as stored (new, or changed to `hash`) under `itemId`. */
-  putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<void>;
+  /**
+   * Records an entry as stored (new, or changed to `hash`) under `itemId`. False, recording
+   * nothing, when the source is gone (deleted while it was polled).
+   */
+  putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<boolean>;
 
   // small key/value facts (seeding marker, index model, topic summaries)
   getMeta(key: string): Promise<string | null>;

@@ -137,6 +137,27 @@ describe('sources that refresh', () => {
     expect((await sources.get(id)).itemCount).toBe(2);
   });
 
+  it('ends a poll quietly when its source is deleted during it, storing no entry for the deleted source', async () => {
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+    // The admin deletes the source while its first entry's article is being fetched.
+    web.routes.set('/a/one', () => {
+      void store.deleteSource(id);
+      return { body: articlePage('Story one', PARAS) };
+    });
+    try {
+      const [jobId] = await pollDue();
+      const job = await ingest.getJob(jobId);
+      expect(job).toMatchObject({ status: 'done', failures: [] });
+      // The entry being stored is kept as an item; the poll stops there.
+      expect(articlePaths()).toEqual(['/a/one']);
+      expect(await sources.list()).toEqual([]);
+      await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+      expect((await sources.get(id)).itemCount).toBe(0);
+    } finally {
+      web.routes.delete('/a/one');
+    }
+  });
+
   it('backs off a failing source, reports its error, and recovers', async () => {
     feedStatus = 503;
     const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 10 });

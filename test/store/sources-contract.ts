@@ -85,6 +85,16 @@ export function sourcesContract(store: () => Store): void {
     expect((await store().sourceEntryHashes('src_e', ['guid-1'])).size).toBe(0);
   });
 
+  it('records no entry for a source that is gone, answering false instead of failing', async () => {
+    await store().addSource(source('src_gone'));
+    expect(await store().putSourceEntry('src_gone', 'guid-1', 'h1', 'news_1', T0)).toBe(true);
+    expect(await store().putSourceEntry('src_gone', 'guid-1', 'h1b', 'news_1', T1)).toBe(true);
+    await store().deleteSource('src_gone');
+    expect(await store().putSourceEntry('src_gone', 'guid-2', 'h2', 'news_2', T1)).toBe(false);
+    await store().addSource(source('src_gone'));
+    expect((await store().sourceEntryHashes('src_gone', ['guid-1', 'guid-2'])).size).toBe(0);
+  });
+
   it('keeps an entry whose key is longer than an index entry may be (a feed’s 8,192-character guid)', async () => {
     await store().addSource(source('src_long'));
     // Random characters: PostgreSQL compresses a repetitive key enough to fit.

@@ -22,6 +22,8 @@ export interface PollOutcome {
   /** Entries stored for the first time, and entries stored again because they changed. */
   added: number;
   changed: number;
+  /** The source was deleted while it was polled: the poll stopped at the first entry it could not record. */
+  gone?: boolean;
 }
 
 const sha = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
@@ -70,7 +72,7 @@ async function pollFeed(ctx: IngestContext, store: Store, source: SourceRecord, 
   for (const e of due) {
     const itemId = await ingestFeedEntry(ctx, e.entry, feed, page.url);
     if (!itemId) continue; // failed: not recorded, so the next poll tries it again
-    await store.putSourceEntry(source.id, e.key, e.hash, itemId, now());
+    if (!(await store.putSourceEntry(source.id, e.key, e.hash, itemId, now()))) return { ...outcome, gone: true };
     if (known.has(e.key)) outcome.changed++;
     else outcome.added++;
   }
@@ -93,7 +95,7 @@ async function pollHn(ctx: IngestContext, store: Store, source: SourceRecord, no
     ctx.tracker.addTotal(1);
     const itemId = await ingestStory(ctx, id);
     if (!itemId) continue;
-    await store.putSourceEntry(source.id, key, hash, itemId, now());
+    if (!(await store.putSourceEntry(source.id, key, hash, itemId, now()))) return { ...outcome, gone: true };
     if (known.has(key)) outcome.changed++;
     else outcome.added++;
   }

@@ -251,6 +251,10 @@ export class SourceService {
 
   /** Records a poll's outcome and next time, and releases the lease. */
   private async endPoll(s: SourceRecord, job: IngestJob, outcome: PollOutcome | null, failure: unknown): Promise<void> {
+    if (outcome?.gone) {
+      this.options.log?.info({ sourceId: s.id, jobId: job.id, ...outcome }, 'source deleted while it was polled; the poll stopped');
+      return;
+    }
     const now = this.now();
     const every = s.everyMinutes * MINUTE_MS;
     const jitter = 1 - JITTER + 2 * JITTER * this.random();
@@ -289,7 +293,10 @@ export class SourceService {
       this.options.log?.error({ err, sourceId: s.id }, 'recording a source poll failed; its lease will expire');
       return true;
     });
-    if (!released) this.options.log?.warn({ sourceId: s.id }, 'a source poll outlived its lease; its outcome was not recorded');
+    if (released) return;
+    if (await this.options.store.getSource(s.id).catch(() => s)) {
+      this.options.log?.warn({ sourceId: s.id }, 'a source poll outlived its lease; its outcome was not recorded');
+    } else this.options.log?.info({ sourceId: s.id, jobId: job.id }, 'source deleted while it was polled');
   }
 }
 
