@@ -13,15 +13,19 @@ import type { IndexChange, IngestJob, NewMessage, NewSource, SourcePollState, So
 
 export type Row = Record<string, any>;
 
-/** A message as an append stores it, with its new id and its room's next seq. */
+/**
+ * A message as an append stores it, with its new id and its room's next seq. A NUL in its text or
+ * its author's name is U+FFFD here, as PostgreSQL keeps it: what the append returns (and the room
+ * echoes) is what either store gives back later.
+ */
 export function newMessage(m: NewMessage, seq: number): Message {
   return {
     id: randomUUID(),
     seq,
     roomId: m.roomId,
     threadId: m.threadId,
-    author: m.author,
-    text: m.text,
+    author: m.author.name.includes('\0') ? { ...m.author, name: withoutNul(m.author.name) } : m.author,
+    text: withoutNul(m.text),
     ts: m.ts ?? new Date().toISOString(),
     ...(m.clientId ? { clientId: m.clientId } : {}),
     ...(m.replyTo ? { replyTo: m.replyTo } : {}),

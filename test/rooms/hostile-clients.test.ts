@@ -49,6 +49,16 @@ describe('hostile room clients', () => {
     expect(stored.map((m: { text: string }) => m.text)).toEqual([echoed.text]);
   });
 
+  it('echoes a message with a NUL as it stores it, U+FFFD in its place', async () => {
+    const { app, url } = await start();
+    const ana = await member(url(), 'Ana');
+    ana.client.send({ type: 'say', text: 'a\u0000b', clientId: 'n1' });
+    const echoed = (await ana.client.next('message', (f) => f.message.clientId === 'n1')).message;
+    expect(echoed.text).toBe('a\ufffdb');
+    const stored = (await app.inject(`/api/v1/rooms/${echoed.roomId}/messages`)).json().messages;
+    expect(stored).toEqual([echoed]);
+  });
+
   it('echoes a name and a clientId with half a surrogate pair as it stores them, and matches a resend by that clientId', async () => {
     const { app, url } = await start();
     const ana = await connect(url());

@@ -357,6 +357,21 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
     });
 
     describe('messages', () => {
+      it('returns a message with a NUL in its text or author name as it gives it back later, U+FFFD for the NUL', async () => {
+        const t = await store.ensureMainThread('news_1');
+        const { message } = await store.appendMessage({
+          roomId: 'news_1',
+          threadId: t.id,
+          author: { id: 'u', name: 'N\u0000', kind: 'user' },
+          text: 'a\u0000b',
+        });
+        expect(message).toMatchObject({ text: 'a\uFFFDb', author: { name: 'N\uFFFD' } });
+        expect((await store.messagesAfter('news_1', 0, 1))[0]).toEqual(message);
+        const [imported] = await store.appendMessages([{ roomId: 'news_1', threadId: t.id, author: { id: 'u', name: 'N', kind: 'user' }, text: '\u0000' }]);
+        expect(imported.text).toBe('\uFFFD');
+        expect((await store.messagesAfter('news_1', 1, 1))[0]).toEqual(imported);
+      });
+
       it('numbers messages per room and keeps clientIds idempotent', async () => {
         const t = await store.ensureMainThread('news_1');
         const a = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u1'), text: 'hi', clientId: 'c1' });
