@@ -185,6 +185,12 @@ async function migrate(client: pg.PoolClient, options: PgDatabaseOptions): Promi
     if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     await client.query('CREATE TABLE IF NOT EXISTS salon_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = await client.query('SELECT coalesce(max(version), 0) AS version FROM salon_migrations');
+    // A newer Salon's schema: this version would write into tables it does not know.
+    if (done.rows[0].version > POSTGRES_MIGRATIONS.length) {
+      throw new Error(
+        `schema "${schema}" was written by a newer Salon (migration ${done.rows[0].version}; this one knows up to ${POSTGRES_MIGRATIONS.length}): run that version or a later one`,
+      );
+    }
     for (let v = done.rows[0].version as number; v < POSTGRES_MIGRATIONS.length; v++) {
       const migration = POSTGRES_MIGRATIONS[v];
       if (typeof migration === 'string') await client.query(migration);

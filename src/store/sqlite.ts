@@ -197,7 +197,12 @@ export class SqliteStore implements Store {
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-    this.migrate();
+    try {
+      this.migrate();
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
     cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString());
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
   }
@@ -227,6 +232,12 @@ export class SqliteStore implements Store {
     // BEGIN IMMEDIATE takes the write lock first, so two processes starting at once migrate once.
     const run = this.db.transaction(() => {
       const version = this.db.pragma('user_version', { simple: true }) as number;
+      // A newer Salon's file: this version would write into tables it does not know.
+      if (version > SQLITE_MIGRATIONS.length) {
+        throw new Error(
+          `SqliteStore: ${this.options.filename} was written by a newer Salon (schema version ${version}; this one knows up to ${SQLITE_MIGRATIONS.length}): run that version or a later one`,
+        );
+      }
       for (let v = version; v < SQLITE_MIGRATIONS.length; v++) {
         this.db.exec(SQLITE_MIGRATIONS[v]);
         this.db.pragma(`user_version = ${v + 1}`);

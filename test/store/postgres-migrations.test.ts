@@ -100,6 +100,17 @@ describePostgres('PostgreSQL migrations', () => {
     expect((await store.listItems({ limit: 10 })).items.map((i) => i.id)).toEqual(['news_dated', 'news_moved']);
   });
 
+  it('refuses a schema a newer Salon migrated, naming its version, and leaves it as it was', async () => {
+    schema = schemaName();
+    await (await open()).close();
+    const newer = POSTGRES_MIGRATIONS.length + 1;
+    await adminQuery(`INSERT INTO ${schema}.salon_migrations (version) VALUES ($1)`, [newer]);
+    await expect(PostgresStore.open({ connectionString: POSTGRES_URL, schema })).rejects.toThrow(
+      new RegExp(`^DATABASE_URL: .*written by a newer Salon \\(migration ${newer}; this one knows up to ${POSTGRES_MIGRATIONS.length}\\)`),
+    );
+    expect((await adminQuery(`SELECT max(version)::int AS v FROM ${schema}.salon_migrations`)).rows[0].v).toBe(newer);
+  });
+
   it('gives jobs written before migration 6 their status and runner, a job whose JSON escapes a NUL included, and a restart fails them', async () => {
     schema = schemaName();
     await schemaAt(schema, 5);

@@ -190,6 +190,26 @@ describe('SqliteStore on disk', () => {
     }
   });
 
+  it('refuses a file a newer Salon wrote, naming its version, and leaves it as it was', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'newer.db');
+      await new SqliteStore({ filename: file }).close();
+      const newer = SQLITE_MIGRATIONS.length + 1;
+      const raw = new Database(file);
+      raw.pragma(`user_version = ${newer}`);
+      raw.close();
+      expect(() => new SqliteStore({ filename: file })).toThrow(
+        `written by a newer Salon (schema version ${newer}; this one knows up to ${SQLITE_MIGRATIONS.length})`,
+      );
+      const after = new Database(file);
+      expect(after.pragma('user_version', { simple: true })).toBe(newer);
+      after.close();
+    } finally {
+      cleanup();
+    }
+  });
+
   it('puts back the items an undated update had moved to the top (migration 22)', async () => {
     const { dir, cleanup } = tempDir();
     try {
