@@ -421,6 +421,11 @@ export class PostgresStore implements Store {
     return jobs.get(this.db, id);
   }
 
+  async pruneJobs(endedBefore: string): Promise<number> {
+    const { rowCount } = await this.db.query("DELETE FROM jobs WHERE status IN ('done', 'failed', 'cancelled') AND updated_at < $1", [endedBefore]);
+    return rowCount ?? 0;
+  }
+
   async touchJobs(node: string): Promise<void> {
     await jobs.touch(this.db, node);
   }

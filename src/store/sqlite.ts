@@ -1072,6 +1072,10 @@ export class SqliteStore implements Store {
     ).run(job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server', job.node ?? null, Date.now());
   }
 
+  async pruneJobs(endedBefore: string): Promise<number> {
+    return this.sql("DELETE FROM jobs WHERE status IN ('done', 'failed', 'cancelled') AND updated_at < ?").run(endedBefore).changes;
+  }
+
   async touchJobs(node: string): Promise<void> {
     this.sql("UPDATE jobs SET alive_at = ? WHERE node = ? AND status IN ('queued', 'running')").run(Date.now(), node);
   }

@@ -452,6 +452,8 @@ export interface Store {
    * calls it for `server` jobs whose process is gone. Returns the ids it marked.
    */
   failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except?: LiveJobs): Promise<string[]>;
+  /** Deletes the jobs that ended (done, failed, cancelled) and were last updated before `endedBefore`; returns how many. */
+  pruneJobs(endedBefore: string): Promise<number>;
 
   // sources that refresh (src/content/refresh)
   /** Adds a source; ERR_SOURCE_EXISTS when its id is taken. */

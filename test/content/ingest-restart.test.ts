@@ -2,15 +2,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { IngestService } from '../../src/content/ingest/ingest.js';
+import { IngestService, JOB_RETENTION_MS } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { IngestJob } from '../../src/store/types.js';
 import type { IngestDeps } from '../../src/content/sources/article.js';
 import { tempDir } from '../helpers.js';
 
-function job(id: string, status: IngestJob['status'], runner: IngestJob['runner']): IngestJob {
-  const at = '2024-05-01T10:00:00.000Z';
+/** A job last updated `ageMs` ago (an hour by default: well within JOB_RETENTION_MS). */
+function job(id: string, status: IngestJob['status'], runner: IngestJob['runner'], ageMs = 3_600_000): IngestJob {
+  const at = new Date(Date.now() - ageMs).toISOString();
   return {
     id,
     runner,
@@ -84,6 +85,34 @@ describe('ingest jobs after a crash', () => {
         expect((await app.inject('/api/v1/ingest/job_done')).json()).toMatchObject({ status: 'done', failures: [] });
         // A `salon ingest` may still be running beside the server: its job is not touched.
         expect((await app.inject('/api/v1/ingest/job_cli')).json()).toMatchObject({ status: 'running', runner: 'cli' });
+      } finally {
+        await app.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('a starting server deletes the jobs that ended over JOB_RETENTION_MS ago, and keeps the rest', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const before = new SqliteStore({ filename: join(dir, 'salon.db') });
+      const old = JOB_RETENTION_MS + 60_000;
+      const jobs = [
+        job('job_done_old', 'done', 'server', old),
+        job('job_failed_old', 'failed', 'cli', old),
+        job('job_cancelled_old', 'cancelled', 'server', old),
+        job('job_done_recent', 'done', 'server'),
+        job('job_cli_running_old', 'running', 'cli', old),
+      ];
+      for (const j of jobs) await before.saveJob(j);
+      await before.close();
+      const app = await buildApp(testConfig({ DATA_DIR: dir }));
+      try {
+        await app.ready();
+        const status = async (id: string) => (await app.inject(`/api/v1/ingest/${id}`)).statusCode;
+        for (const id of ['job_done_old', 'job_failed_old', 'job_cancelled_old']) expect(await status(id), id).toBe(404);
+        for (const id of ['job_done_recent', 'job_cli_running_old']) expect(await status(id), id).toBe(200);
       } finally {
         await app.close();
       }

@@ -964,6 +964,36 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getJob('j_c')).toMatchObject({ status: 'running' });
       });
 
+      it('prunes the jobs that ended before a time, keeping unfinished and later ones', async () => {
+        const job = (id: string, status: IngestJob['status'], updatedAt: string): IngestJob => ({
+          id,
+          runner: 'server',
+          request: { url: id },
+          status,
+          total: 0,
+          done: 0,
+          failed: 0,
+          itemIds: [],
+          failures: [],
+          createdAt: updatedAt,
+          updatedAt,
+        });
+        const old = '2026-01-01T00:00:00.000Z';
+        const recent = '2026-03-01T00:00:00.000Z';
+        for (const j of [
+          job('done', 'done', old),
+          job('failed', 'failed', old),
+          job('cancelled', 'cancelled', old),
+          job('running', 'running', old),
+          job('later', 'done', recent),
+        ]) {
+          await store.saveJob(j);
+        }
+        expect(await store.pruneJobs('2026-02-01T00:00:00.000Z')).toBe(3);
+        for (const id of ['done', 'failed', 'cancelled']) expect(await store.getJob(id)).toBeNull();
+        for (const id of ['running', 'later']) expect(await store.getJob(id)).not.toBeNull();
+      });
+
       it('keeps a job whose failure quotes a NUL or half a surrogate pair, with U+FFFD for them, and still fails it at a restart', async () => {
         const quoted = 'bad\u0000id \ud800 \ud83d\ude86';
         await store.saveJob({

@@ -47,6 +47,13 @@ export const JOB_HEARTBEAT_MS = 30_000;
  * counts its node as gone and fails it: four heartbeats missed.
  */
 export const JOB_SILENCE_MS = 4 * JOB_HEARTBEAT_MS;
+/**
+ * How long a job that ended stays readable (`GET /api/v1/ingest/:jobId`) before a server deletes
+ * it: every source's poll is a job, so a source polled each minute left 1,440 rows a day, for good.
+ */
+export const JOB_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/** How often a server deletes the jobs past JOB_RETENTION_MS (at start, then at most this often). */
+const JOB_PRUNE_EVERY_MS = 60 * 60_000;
 const DEFAULT_REDDIT = { base: 'https://www.reddit.com', commentLimit: 10, intervalMs: 1000 };
 
 export interface IngestServiceOptions {
@@ -155,6 +162,7 @@ export class IngestService {
   private heartbeat: NodeJS.Timeout | null = null;
   /** The heartbeat's store calls under way, which close() waits for. */
   private beating: Promise<void> = Promise.resolve();
+  private lastPrune = 0;
 
   constructor(private readonly options: IngestServiceOptions) {
     required('IngestService', 'store', options.store);
@@ -201,10 +209,12 @@ export class IngestService {
    * (ERR_JOB_CANCELLED): nothing will ever finish them. Call once at start, before `submit`; from
    * then on this node touches its own unfinished jobs every `heartbeatMs`, and with `jobSilenceMs`
    * (a shared store) fails those of other nodes that stopped touching theirs, at start and at each
-   * beat. Jobs of a `salon ingest` still running beside the server are left alone.
+   * beat. Jobs of a `salon ingest` still running beside the server are left alone. Jobs that
+   * ended over JOB_RETENTION_MS ago are deleted, at start and then hourly.
    */
   async failInterruptedJobs(): Promise<string[]> {
     const ids = await this.sweep();
+    await this.pruneEndedJobs();
     this.heartbeat ??= setInterval(() => {
       this.beating = this.beating.then(() => this.beat());
     }, this.heartbeatMs).unref();
@@ -220,11 +230,19 @@ export class IngestService {
     return ids;
   }
 
-  /** One heartbeat: this node's jobs touched, then (on a shared store) gone nodes' swept. */
+  /** Deletes the jobs that ended more than JOB_RETENTION_MS ago. */
+  private async pruneEndedJobs(): Promise<void> {
+    this.lastPrune = Date.now();
+    const pruned = await this.options.store.pruneJobs(new Date(this.lastPrune - JOB_RETENTION_MS).toISOString());
+    if (pruned) this.options.log?.info({ pruned }, `deleted ${pruned} ingest job(s) that ended over ${JOB_RETENTION_MS / 86_400_000} days ago`);
+  }
+
+  /** One heartbeat: this node's jobs touched, then (on a shared store) gone nodes' swept, and now and then old jobs pruned. */
   private async beat(): Promise<void> {
     try {
       if (this.running.size) await this.options.store.touchJobs(this.nodeId);
       if (this.jobSilenceMs > 0 && !this.closed) await this.sweep();
+      if (Date.now() - this.lastPrune >= JOB_PRUNE_EVERY_MS && !this.closed) await this.pruneEndedJobs();
     } catch (err) {
       this.options.log?.warn({ err }, 'ingest jobs heartbeat failed; trying again at the next');
     }
