@@ -31,7 +31,7 @@ export async function failUnfinished(sql: Sql, runner: JobRunner, failure: JobFa
   // The database's clock on both sides, as for the change log: nodes' clocks may differ.
   const { rows } = await sql.query(
     `SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = $1 AND ($2::text IS NULL OR node IS DISTINCT FROM $2)
-       AND (alive_at IS NULL OR alive_at <= now() - $3 * interval '1 millisecond') ORDER BY id FOR UPDATE`,
+       AND (alive_at IS NULL OR alive_at <= now() - $3 * interval '1 millisecond') ORDER BY id COLLATE "C" FOR UPDATE`,
     [runner, except.node ?? null, except.silentForMs ?? 0],
   );
   const ids: string[] = [];

@@ -16,8 +16,10 @@ export async function getSource(sql: Sql, id: string): Promise<SourceRecord | nu
   return rows.length ? rowToSource(rows[0]) : null;
 }
 
+/** Oldest first, ties in byte order (`COLLATE "C"`, as SQLite sorts), whatever the database's locale. */
 export async function listSources(sql: Sql): Promise<SourceRecord[]> {
-  return (await sql.query(`${SOURCE_SELECT} ORDER BY s.created_at, s.kind, coalesce(s.url, s.list), s.id`)).rows.map(rowToSource);
+  const order = 's.created_at, s.kind COLLATE "C", coalesce(s.url, s.list) COLLATE "C", s.id COLLATE "C"';
+  return (await sql.query(`${SOURCE_SELECT} ORDER BY ${order}`)).rows.map(rowToSource);
 }
 
 export async function updateSource(sql: Sql, id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): Promise<SourceRecord | null> {

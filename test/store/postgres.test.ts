@@ -219,6 +219,33 @@ describePostgres('PostgreSQL store', () => {
     });
   });
 
+  describe('in a database whose locale sorts otherwise than bytes', () => {
+    const database = `salon_test_icu_${process.pid}`;
+    afterEach(async () => {
+      await adminQuery(`DROP DATABASE IF EXISTS ${database}`);
+    });
+
+    it('lists sources added at the same moment in byte order, as SQLite does', async () => {
+      // ICU's English collation puts "a" before "B"; bytes put "B" (0x42) first.
+      await adminQuery(`CREATE DATABASE ${database} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C.UTF-8'`);
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${database}`;
+      const store = await PostgresStore.open({ connectionString: url.toString(), schema: 'salon' });
+      try {
+        const at = '2026-01-01T00:00:00.000Z';
+        for (const [id, feed] of [
+          ['src_1', 'https://a.example/feed'],
+          ['src_2', 'https://B.example/feed'],
+        ]) {
+          await store.addSource({ id, kind: 'feed', url: feed, list: null, limit: 50, everyMinutes: 30, origin: 'api', createdAt: at, nextDueAt: at });
+        }
+        expect((await store.listSources()).map((s) => s.url)).toEqual(['https://B.example/feed', 'https://a.example/feed']);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   describe('chosen by DATABASE_URL', () => {
     it('opens the PostgreSQL store the URL names, its search_path included', async () => {
       const { url, schema, drop } = await freshSchema();
