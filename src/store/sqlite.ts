@@ -251,7 +251,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.deleting);
+    while (this.applying.size || this.deleting.size) await Promise.all([...this.applying, ...this.deleting]);
     const checkpointer = this.checkpointer;
     this.checkpointer = null;
     await checkpointer?.stop();
@@ -659,7 +659,16 @@ export class SqliteStore implements Store {
   /** One transaction; a large memory for a thread the change creates is written in slices first (sqlite-staging.ts). */
   async applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult> {
     const staged = stageable(change);
-    if (staged.length >= STAGE_MIN_CHUNKS) return applyStaged(this.staging, change, staged);
+    if (staged.length >= STAGE_MIN_CHUNKS) {
+      const applying = applyStaged(this.staging, change, staged);
+      const settled = applying.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.applying.add(settled);
+      void settled.finally(() => this.applying.delete(settled));
+      return applying;
+    }
     this.threadChangeTx ??= this.db.transaction((c: ThreadChange) => this.threads.apply(c));
     return this.threadChangeTx.immediate(change);
   }
@@ -737,6 +746,12 @@ export class SqliteStore implements Store {
 
   /** Hidden memory rows of deleted threads being deleted in slices (deleteThread); close() waits for them. */
   private readonly deleting = new Set<Promise<void>>();
+  /**
+   * Thread changes whose new memory is being written in slices (applyStaged); close() waits for them
+   * too: closed between two slices, the next slice and the cleanup failed, leaving the rows hidden
+   * until a process opened the store an hour later.
+   */
+  private readonly applying = new Set<Promise<void>>();
 
   // conversation memory
 

@@ -434,6 +434,28 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     await store.close();
   });
 
+  it('lets a change being written in slices finish when the store closes meanwhile', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'staged.db');
+      const store = new SqliteStore({ filename: file });
+      const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+      const applying = store.applyThreadChange(fusion(source, 'thr_fused'));
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.close();
+      expect((await applying).addedMemoryIds).toHaveLength(STAGE_MIN_CHUNKS + STAGE_SLICE);
+      const again = new SqliteStore({ filename: file });
+      try {
+        expect(await again.countMemoryChunks('thr_fused')).toBe(STAGE_MIN_CHUNKS + STAGE_SLICE);
+        expect(rows(again, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   it('copies a chunk whose message ids and lineage hold characters JSON escapes (the check compares them as stored)', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const messageIds = ['m"1', 'back\\slash', 'é ✓ 🎉', '\u0001ctl', 'line\u2028sep', '</script>'];
