@@ -6,6 +6,7 @@
 import { commentLabel } from '../ai/grounded-prompt.js';
 import { contentTerms, idfTable } from '../ai/local/extractive-text.js';
 import type { ChunkRow } from '../content/types.js';
+import { chunkGroup } from '../search/chunk-refs.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { mergeHits, SEARCH_K } from './merge.js';
@@ -95,27 +96,54 @@ export async function broadSearch(
   }
   const idf = idfTable(texts.map(termsOf), query);
   const candidates: Candidate[] = [];
-  merged.forEach(({ hit, search, score }, i) => {
-    const hitRow = rows.get(hit.rowId)!;
-    const comment = hitRow.part === 'comment' && hitRow.commentBy ? hitRow.commentBy : null;
-    const label = comment ? commentLabel(comment, hitRow.itemSource) : hitRow.itemTitle;
-    const excerpt = windowOf(texts[i], idf);
-    candidates.push({
-      key: hit.group,
-      itemId: hitRow.itemId,
-      kind: comment ? 'comment' : hitRow.itemKind,
-      chunk: evidence[i],
-      score,
-      search,
-      label,
-      itemTitle: hitRow.itemTitle,
-      url: hitRow.itemUrl,
-      excerpt,
-      snippet: makeSnippet(label, excerpt),
-    });
-  });
+  merged.forEach(({ hit, search, score }, i) =>
+    candidates.push(candidateOf(hit.group, rows.get(hit.rowId)!, evidence[i], score, search, windowOf(texts[i], idf))),
+  );
   const questionBest = results[results.length - 1].reduce((best, hit) => Math.max(best, hit.score), -Infinity);
   return { candidates, counts: results.map((r) => r.length), serviceMs, questionBest };
+}
+
+function candidateOf(key: string, hitRow: ChunkRow, chunk: ChunkRow, score: number, search: 1 | 2, excerpt: string): Candidate {
+  const comment = hitRow.part === 'comment' && hitRow.commentBy ? hitRow.commentBy : null;
+  const label = comment ? commentLabel(comment, hitRow.itemSource) : hitRow.itemTitle;
+  return {
+    key,
+    itemId: hitRow.itemId,
+    kind: comment ? 'comment' : hitRow.itemKind,
+    chunk,
+    score,
+    search,
+    label,
+    itemTitle: hitRow.itemTitle,
+    url: hitRow.itemUrl,
+    excerpt,
+    snippet: makeSnippet(label, excerpt),
+  };
+}
+
+/**
+ * The comments on an item as candidates, one for each commenter not in `exclude` (candidate keys),
+ * at most `max`: those sharing most of the question's words first, then in the item's order. A
+ * question about the comments rarely shares their words, so search alone may find none of them.
+ */
+export async function itemCommentCandidates(store: Store, itemId: string, question: string, exclude: Set<string>, max: number): Promise<Candidate[]> {
+  if (max <= 0) return [];
+  const byCommenter = new Map<string, ChunkRow>();
+  for (const c of await store.chunksOfItem(itemId)) {
+    if (c.part !== 'comment' || !c.commentBy) continue;
+    const key = chunkGroup(c);
+    if (!exclude.has(key) && !byCommenter.has(key)) byCommenter.set(key, c);
+  }
+  const query = new Set(contentTerms(question));
+  const entries = [...byCommenter];
+  const texts = entries.map(([, c]) => matchQuery(c.text, query));
+  const idf = idfTable(texts.map(termsOf), query);
+  const found = texts.map((t) => termsOf(t).length);
+  return entries
+    .map(([key, c], i) => ({ key, c, i }))
+    .sort((a, b) => found[b.i] - found[a.i] || a.i - b.i)
+    .slice(0, max)
+    .map(({ key, c, i }) => candidateOf(key, c, c, 0, 2, windowOf(texts[i], idf)));
 }
 
 /**

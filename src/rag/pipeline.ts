@@ -9,7 +9,7 @@ import type { ChatMessage, ChatModel } from '../ai/types.js';
 import type { AssistantStage, Source } from '../protocol/messages.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
-import { broadSearch } from './candidates.js';
+import { broadSearch, itemCommentCandidates } from './candidates.js';
 import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
@@ -119,14 +119,33 @@ export class RagPipeline {
         ? memory.search(searched, { threadId: thread.id, userId: asker.userId, private: asker.private }, PAST_CHUNKS * 2, signal, vector)
         : [],
     ]);
-    const candidates = room.category === undefined ? found.candidates : inCategory(found.candidates, room.category);
+    // Asked what the comments say in an item's room, its commenters are the sources (their words
+    // rarely share the question's, so search may find none of them), never another item's.
+    const aboutComments = room.category === undefined && asksAboutComments(question);
+    const candidates =
+      room.category !== undefined
+        ? inCategory(found.candidates, room.category)
+        : aboutComments
+          ? found.candidates.filter((c) => c.kind !== 'comment' || c.itemId === room.id)
+          : found.candidates;
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
     const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: candidates.length, best };
     signal?.throwIfAborted();
 
     const threshold = this.options.relevanceThreshold ?? -Infinity;
-    // Asked what the comments say, the room's item's commenters are the sources (their words rarely share the question's).
-    const comments = asksAboutComments(question) ? candidates.filter((c) => c.itemId === room.id && c.kind === 'comment').slice(0, RERANK_MAX) : [];
+    const searchedComments = aboutComments ? candidates.filter((c) => c.itemId === room.id && c.kind === 'comment').slice(0, RERANK_MAX) : [];
+    const comments = aboutComments
+      ? [
+          ...searchedComments,
+          ...(await itemCommentCandidates(
+            this.options.store,
+            room.id,
+            searched,
+            new Set(searchedComments.map((c) => c.key)),
+            RERANK_MAX - searchedComments.length,
+          )),
+        ]
+      : [];
     const documentsRelevant = candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question) || comments.length > 0);
     const chatRelevant = chat !== null && chatAnswers(question, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);

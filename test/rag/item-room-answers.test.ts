@@ -96,6 +96,52 @@ describe('questions about the comments', () => {
     expect((await pipeline.prepare(room, 'what do analysts think?')).abstained).toBe(true);
   });
 
+  it('are answered from the room item’s commenters even when search finds only other items’ comments', async () => {
+    const items = createItemPipeline({ store: temp.store, bodyMaxChars: 100_000, chunk: { size: 400, overlap: 50 } });
+    // Forty other items whose commenters use the question's words; the room's commenters do not.
+    for (let i = 0; i < 40; i++) {
+      await items.put(
+        item(`news_o${i}`, {
+          title: `Other story ${i}`,
+          description: '',
+          body: `Story ${i} happened.`,
+          comments: [{ by: `chatty${i}`, text: 'What do commenters think? Commenters think people say a lot in comments.', time: i }],
+        }),
+      );
+    }
+    await items.put(
+      item('news_quiet', {
+        title: 'Harbour crane repaired',
+        description: '',
+        body: 'The crane was repaired in March.',
+        comments: [
+          { by: 'dockhand', text: 'Welded brackets hold better than bolts.', time: 1 },
+          { by: 'gullwatch', text: 'Seagulls nested on the jib again.', time: 2 },
+        ],
+      }),
+    );
+    const pipeline = new RagPipeline({
+      store: temp.store,
+      search: new MemorySearch(temp.store, new LocalEmbedder()),
+      chat: new ScriptedChat(),
+      relevanceThreshold: 0.99,
+    });
+    const room = { id: 'news_quiet', title: 'Harbour crane repaired', context: 'Harbour crane repaired' };
+    const prepared = await pipeline.prepare(room, 'what do the commenters think?');
+    expect(prepared.abstained).toBe(false);
+    expect(prepared.selected.map((c) => c.key).sort()).toEqual(['news_quiet#comment:dockhand', 'news_quiet#comment:gullwatch']);
+    expect(prepared.sources.map((s) => s.title).sort()).toEqual(['Comment by dockhand', 'Comment by gullwatch']);
+
+    // An item nobody commented on: other items' commenters are not its comments.
+    await items.put(item('news_plain', { title: 'Ferry timetable changes', description: '', body: 'Ferries leave hourly from May.' }));
+    const lenient = new RagPipeline({ store: temp.store, search: new MemorySearch(temp.store, new LocalEmbedder()), chat: new ScriptedChat() });
+    const plain = await lenient.prepare(
+      { id: 'news_plain', title: 'Ferry timetable changes', context: 'Ferry timetable changes' },
+      'what do the commenters think?',
+    );
+    expect(plain.candidates.filter((c) => c.kind === 'comment')).toEqual([]);
+  });
+
   it('get what each commenter said, with their name and source', async () => {
     const sources: GroundedSource[] = [
       { n: 1, label: 'Stablecoin falls', content: 'The token fell to 91 cents.' },
