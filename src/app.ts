@@ -33,6 +33,14 @@ const BODY_LIMIT_BYTES = 1_048_576;
  * such connections from anywhere holds the node's file descriptors.
  */
 const CONNECTIONS_CHECK_MS = 1_000;
+/**
+ * How long requests in progress may go on finishing once the app closes (after the rooms closed
+ * their sockets and the answers), before every HTTP connection still open is cut. Node's
+ * `server.close()` closes only idle connections and stops enforcing request timeouts, and Fastify
+ * runs it before every onClose hook: one client that sent half a request held the store and the
+ * conversation memory open until the process's grace ran out.
+ */
+const HTTP_DRAIN_MS = 2_000;
 
 /** TRUST_PROXY as Fastify takes it: a hop count becomes "trust the first n hops". */
 function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -89,5 +97,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { rateLimit: API_RATE_LIMIT } }, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send((openApi ??= JSON.stringify(app.swagger()))),
   );
+  // Registered last, so it runs after every other preClose hook (the rooms' among them).
+  app.addHook('preClose', async () => cutConnectionsAfter(app.server, HTTP_DRAIN_MS));
   return app;
+}
+
+/** Closes every connection `server` still has `ms` from now, unless it has closed by then. */
+function cutConnectionsAfter(server: FastifyInstance['server'], ms: number): void {
+  const timer = setTimeout(() => server.closeAllConnections(), ms);
+  timer.unref();
+  server.once('close', () => clearTimeout(timer));
 }

@@ -2,8 +2,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { yieldHelperThreads } from './helper-threads.js';
-
-const SHUTDOWN_GRACE_MS = 10_000;
+import { shutdownOnce } from './shutdown.js';
 
 async function main(): Promise<void> {
   let config;
@@ -20,24 +19,7 @@ async function main(): Promise<void> {
   const helpers = yieldHelperThreads();
   const app = await buildApp(config);
   app.log.debug({ helpers }, "Node's helper threads yield to the event loop");
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      app.log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
-    timer.unref();
-    app.close().then(
-      () => process.exit(process.exitCode ?? 0),
-      (err) => {
-        app.log.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
-  };
+  const shutdown = shutdownOnce(app);
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   // The last resort: every socket and route handler is guarded, so reaching these is a bug. The

@@ -2,7 +2,9 @@
  * SIGTERM with work in flight: a member is waiting for an answer the model is still streaming
  * (a slow loopback fake of Ollama) when the server is told to stop. It must tell that member the
  * answer failed, close every socket with 1001, keep what was acknowledged, and exit 0 by itself.
+ * A client that sent half an HTTP request, or an idle keep-alive connection, must not hold it up.
  */
+import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CloseCode } from '../../src/protocol/close-codes.js';
 import { startFakeOllama, type FakeServer } from '../fakes/ollama-server.js';
@@ -11,6 +13,23 @@ import { RawClient } from './clients.js';
 import { FAULTS_ADMIN_TOKEN, startServer } from './server-process.js';
 
 const ADMIN = { authorization: `Bearer ${FAULTS_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+
+/** A TCP connection to `base` that has written `request`: when it first hears back, and when it closes. */
+async function rawHttp(base: string, request: string): Promise<{ answered: Promise<void>; closed: Promise<void> }> {
+  const { hostname, port } = new URL(base);
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const s = connect(Number(port), hostname, () => resolve(s));
+    // Kept: the server resetting the connection later is expected.
+    s.on('error', reject);
+  });
+  const answered = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  // Read whatever comes, so the server's end of the connection is seen.
+  socket.resume();
+  socket.write(request);
+  return { answered, closed };
+}
+
 let fake: FakeServer | undefined;
 const data = tempDir('salon-shutdown-');
 
@@ -59,6 +78,47 @@ describe('shutdown', () => {
       expect(page.messages.some((m) => m.author.kind === 'assistant')).toBe(false);
     } finally {
       await again.stop();
+    }
+  }, 120_000);
+
+  it('a half-sent request or an idle keep-alive does not stop it closing sockets with 1001, storing memory and exiting 0', async () => {
+    const dir = tempDir('salon-shutdown-slow-');
+    try {
+      const server = await startServer({ dataDir: dir.dir, env: { SEED_DEMO: 'false' } });
+      const item = { id: 'slow', kind: 'post', title: 'Tide tables', body: 'The harbour publishes its tide tables every Monday.' };
+      expect((await fetch(`${server.base}/api/v1/content`, { method: 'POST', headers: ADMIN, body: JSON.stringify(item) })).status).toBe(200);
+      const member = await RawClient.open(server.roomUrl('post_slow'));
+      member.send({ type: 'hello', name: 'Mara' });
+      const welcome = await member.waitFor(0, (f) => f.type === 'welcome', 10_000);
+      const threadId = (welcome as { threadId: string }).threadId;
+      // Three lines: a memory window stays open until the server stores it at shutdown.
+      for (const n of [1, 2, 3]) member.send({ type: 'say', text: `line ${n} about the tide tables`, clientId: `t${n}` });
+      expect(await member.waitFor(0, (f) => f.type === 'message' && f.message?.clientId === 't3', 10_000)).toBeTruthy();
+
+      // Headers and one byte of a 100-byte body, then nothing (a slowloris, or a slow upload).
+      const slow = await rawHttp(
+        server.base,
+        'POST /api/v1/rooms/post_slow/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      );
+      const idle = await rawHttp(server.base, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await idle.answered;
+
+      expect(await server.stop(30_000)).toEqual({ code: 0, signal: null });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(member.closeCode).toBe(CloseCode.GOING_AWAY);
+      await Promise.all([slow.closed, idle.closed]);
+
+      // The open window was stored before the store closed.
+      const again = await startServer({ dataDir: dir.dir, env: { SEED_DEMO: 'false' } });
+      try {
+        const view = (await (await fetch(`${again.base}/api/v1/threads/${threadId}`)).json()) as { messages: number; memory: { chunks: number } };
+        expect(view.messages).toBe(3);
+        expect(view.memory.chunks).toBe(1);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      dir.cleanup();
     }
   }, 120_000);
 });

@@ -1,0 +1,82 @@
+/**
+ * How the process stops on a signal: `app.close()` (sockets get 1001, answers end, conversation
+ * memory is stored, the store closes), then exit 0. A shutdown past its grace exits 1, but first
+ * stores the conversation memory and closes the store itself, each for a bounded time: the onClose
+ * hooks that would have done it may be the ones that hang.
+ */
+import type { FastifyInstance } from 'fastify';
+
+/** Longest the whole shutdown may take before the process gives up and exits 1. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+/** Longest each last-resort step (storing memory, closing the store) may take after the grace. */
+export const LAST_STEP_MS = 2_000;
+
+export interface ShutdownOptions {
+  graceMs?: number;
+  lastStepMs?: number;
+  /** Ends the process (tests pass their own). */
+  exit?: (code: number) => void;
+}
+
+/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
+async function within(work: () => Promise<unknown>, ms: number): Promise<'done' | 'failed' | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  const settled = Promise.resolve()
+    .then(work)
+    .then(
+      () => 'done' as const,
+      () => 'failed' as const,
+    );
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a shutdown past its grace still does: store the open memory windows, then close the store. */
+async function lastResort(app: FastifyInstance, stepMs: number): Promise<void> {
+  const { memory, store } = app.salon;
+  const stored = await within(() => memory.close(), stepMs);
+  const closed = await within(() => store.close(), stepMs);
+  app.log.error({ memory: stored, store: closed }, 'shutdown took too long; stored what memory it could and closed the store');
+}
+
+/**
+ * A function that shuts the app down once (later calls do nothing) and then ends the process:
+ * `process.exitCode` (default 0) when the app closed, 1 when closing failed or took past the grace.
+ */
+export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}): (signal: string) => void {
+  const graceMs = options.graceMs ?? SHUTDOWN_GRACE_MS;
+  const lastStepMs = options.lastStepMs ?? LAST_STEP_MS;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  let closing = false;
+  return (signal) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    // Past the grace the last resort decides, and the exit code is 1 whatever app.close() does.
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      void lastResort(app, lastStepMs).finally(() => exit(1));
+    }, graceMs);
+    timer.unref();
+    app.close().then(
+      () => {
+        if (late) return;
+        clearTimeout(timer);
+        exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+      },
+      (err) => {
+        app.log.error({ err }, 'error during shutdown');
+        if (late) return;
+        clearTimeout(timer);
+        exit(1);
+      },
+    );
+  };
+}

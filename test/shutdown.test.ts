@@ -1,0 +1,49 @@
+/**
+ * `shutdownOnce` (src/shutdown.ts), in process: a shutdown whose onClose hooks hang past the grace
+ * still stores the open memory windows and closes the store, then exits 1. (The process as a whole,
+ * SIGTERM with slow clients: test/faults/shutdown.test.ts.)
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { shutdownOnce } from '../src/shutdown.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import { testApp } from './helpers.js';
+import { item, joined, ROOM } from './rooms/helpers.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('shutdownOnce', () => {
+  it('past its grace, stores the open memory windows and closes the store before exiting 1', async () => {
+    const t = await testApp({}, { roomOptions: { shutdownGraceMs: 100 } });
+    // An onClose hook that never ends on its own: it runs before the memory's and the store's.
+    let release = () => {};
+    t.app.addHook('onClose', () => new Promise<void>((resolve) => (release = resolve)));
+    await t.app.salon.store.upsertItem(item(ROOM, { title: 'Tide tables' }));
+    await t.app.ready();
+    const { client, welcome } = await joined(t.app, 'Mara');
+    for (const n of [1, 2, 3]) client.send({ type: 'say', text: `line ${n} about the tide tables`, clientId: `t${n}` });
+    await client.next('message', (f) => f.message.clientId === 't3');
+
+    const code = await new Promise<number>((resolve) => shutdownOnce(t.app, { graceMs: 200, lastStepMs: 5_000, exit: resolve })('SIGTERM'));
+    expect(code).toBe(1);
+    // The window the hanging hook kept from memory.close() was stored by the last resort.
+    const store = new SqliteStore({ filename: join(t.config.DATA_DIR, 'salon.db') });
+    cleanups.push(async () => {
+      release();
+      await store.close();
+      await t.close();
+    });
+    expect(await store.countMemoryChunks(welcome.threadId)).toBe(1);
+  });
+
+  it('exits with 0 once the app has closed within its grace', async () => {
+    const t = await testApp();
+    await t.app.ready();
+    const code = await new Promise<number>((resolve) => shutdownOnce(t.app, { exit: resolve })('SIGTERM'));
+    expect(code).toBe(0);
+    cleanups.push(() => t.close());
+  });
+});
