@@ -55,8 +55,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // Limits count the client's address: behind a proxy, only the proxies named here may tell it.
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // A client that trickles its request (slowloris) is cut off; idle keep-alives outlive a proxy's.
+    // Node checks headersTimeout <= requestTimeout when it creates the server, before Fastify sets
+    // requestTimeout: both go in at creation, or any value past Node's default (300 s) fails there.
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
-    http: { headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+    http: {
+      requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
     // Fastify's default (10 s) bounds each plugin and onReady hook: loading the index of a large
     // store takes longer than that, and the server would refuse to start with its data.
     pluginTimeout: config.STARTUP_TIMEOUT_MS,

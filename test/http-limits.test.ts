@@ -101,6 +101,22 @@ describe('HTTP timeouts', () => {
     expect(a.server.keepAliveTimeout).toBe(7000);
   });
 
+  it('starts and listens with either end of each timeout range, past Node’s own default request timeout included', async () => {
+    for (const [requestMs, keepAliveMs] of [
+      ['1000', '1000'],
+      ['300001', '65000'],
+      ['600000', '600000'],
+    ]) {
+      const a = await app({ HTTP_REQUEST_TIMEOUT_MS: requestMs, HTTP_KEEP_ALIVE_TIMEOUT_MS: keepAliveMs });
+      await a.listen({ host: '127.0.0.1', port: 0 });
+      expect(a.server.requestTimeout).toBe(Number(requestMs));
+      expect(a.server.headersTimeout).toBe(Number(requestMs));
+      expect(a.server.keepAliveTimeout).toBe(Number(keepAliveMs));
+      await close!();
+      close = undefined;
+    }
+  });
+
   it('closes a connection that sends nothing, or half its headers, once HTTP_REQUEST_TIMEOUT_MS has passed', async () => {
     const a = await app({ HTTP_REQUEST_TIMEOUT_MS: '1000' });
     await a.listen({ host: '127.0.0.1', port: 0 });
