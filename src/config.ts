@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseSourceLines, type SourceSpec } from './content/refresh/source-spec.js';
+import { serializedOrigin } from './origins.js';
 
 /** Raised when an environment variable holds a value Salon cannot use. */
 export class ConfigError extends Error {
@@ -93,11 +94,10 @@ const list: Parser<string[]> = (raw) =>
 const origins: Parser<string[]> = (raw) =>
   list(raw).map((o) => {
     if (o === '*') return o;
-    try {
-      return new URL(o).origin;
-    } catch {
-      throw new Error(`expected comma-separated origins like https://example.com, got "${o}"`);
-    }
+    const origin = serializedOrigin(o);
+    if (origin) return origin;
+    const hint = /^[\w.-]+:\d+$/.test(o) ? `; did you mean http://${o}?` : '';
+    throw new Error(`expected comma-separated origins, scheme://host[:port] without a path (https://example.com), got "${o}"${hint}`);
   });
 
 interface Setting<T> {
@@ -178,7 +178,11 @@ export const SETTINGS = {
     true,
   ),
   ADMIN_TOKEN: setting(text, undefined, 'bearer token for admin routes (unset: a random one is logged at start)', true),
-  ALLOWED_ORIGINS: setting(origins, [] as string[], 'extra origins allowed to open room sockets (same origin is always allowed; * allows any)'),
+  ALLOWED_ORIGINS: setting(
+    origins,
+    [] as string[],
+    'extra origins allowed to open room sockets, each scheme://host[:port] without a path, compared exactly (same origin is always allowed; * allows any)',
+  ),
   ROOM_HELLO_TIMEOUT_MS: setting(integer(100, 600_000), 10_000, 'how long a room socket may stay open without sending hello (then 4408)'),
   ROOM_HEARTBEAT_MS: setting(integer(100, 600_000), 30_000, 'ping interval of room sockets; a socket that misses a pong is dropped'),
   ROOM_MAX_CONNECTIONS_PER_IP: setting(integer(1, 10_000_000), 100, 'open room sockets allowed per client address (IPv6: per /64)'),

@@ -79,10 +79,30 @@ describe('config', () => {
   });
 
   it('parses booleans, lists and origins', () => {
-    const c = loadConfig({ SEED_DEMO: 'off', ALLOWED_ORIGINS: 'https://a.example/path, http://b.example:8080', FETCH_ALLOW_HOSTS: '127.0.0.1, localhost' });
+    const c = loadConfig({ SEED_DEMO: 'off', ALLOWED_ORIGINS: 'https://A.example/, http://b.example:8080', FETCH_ALLOW_HOSTS: '127.0.0.1, localhost' });
     expect(c.SEED_DEMO).toBe(false);
     expect(c.ALLOWED_ORIGINS).toEqual(['https://a.example', 'http://b.example:8080']);
     expect(c.FETCH_ALLOW_HOSTS).toEqual(['127.0.0.1', 'localhost']);
+  });
+
+  it('takes ALLOWED_ORIGINS as exact origins, a custom scheme as itself, and refuses what is no origin, naming the variable', () => {
+    expect(loadConfig({ ALLOWED_ORIGINS: 'capacitor://localhost, chrome-extension://abcdef, https://a.example:443' }).ALLOWED_ORIGINS).toEqual([
+      'capacitor://localhost',
+      'chrome-extension://abcdef',
+      'https://a.example',
+    ]);
+    // Each became the opaque origin "null", which every page with a custom scheme shares.
+    for (const value of ['localhost:3000', 'https://a.example/app', 'https://a.example?x=1', 'file:///srv/app', 'null', 'https://user:pw@a.example', 'app:x']) {
+      let caught: unknown;
+      try {
+        loadConfig({ ALLOWED_ORIGINS: `https://ok.example, ${value}` });
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught, value).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variable).toBe('ALLOWED_ORIGINS');
+    }
+    expect(() => loadConfig({ ALLOWED_ORIGINS: 'localhost:3000' })).toThrow(/did you mean http:\/\/localhost:3000\?/);
   });
 
   it('treats empty strings as unset', () => {

@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebsocketPluginOptions } from '@fastify/websocket';
 import type { RawData, WebSocket } from 'ws';
 import { errors } from '../errors.js';
+import { serializedOrigin } from '../origins.js';
 import { CloseCode } from '../protocol/close-codes.js';
 import type { RoomHub } from '../rooms/hub.js';
 import { errorFrame, type Session } from '../rooms/session.js';
@@ -31,17 +32,17 @@ export interface RoomsWebsocketOptions {
   log: { error(details: Record<string, unknown>, msg: string): void };
 }
 
-/** True when a socket opened with this Origin and Host may join rooms. */
+/**
+ * True when a socket opened with this Origin and Host may join rooms: no Origin, the page's own
+ * (an http(s) origin on the Host's host and port), or exactly one of `allowed` (serialised origins,
+ * src/origins.ts).
+ */
 export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
   if (origin === undefined || allowed.includes('*')) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (host && url.host === host.toLowerCase()) return true;
-  return allowed.includes(url.origin);
+  const serialized = serializedOrigin(origin);
+  if (serialized === null) return false;
+  if (host && /^https?:/.test(serialized) && new URL(serialized).host === host.toLowerCase()) return true;
+  return allowed.includes(serialized);
 }
 
 /** Detaches the HTTP response Node assigned to the upgraded TCP socket. */

@@ -136,6 +136,15 @@ describe('origins', () => {
     }
   });
 
+  it('lets in the custom-scheme origin listed, and no other custom scheme', async () => {
+    const { app } = await start({ ALLOWED_ORIGINS: 'capacitor://localhost' });
+    expect(await hello(await inject(app, ROOM, { origin: 'capacitor://localhost', host: 'salon.test' }))).toBe('welcome');
+    for (const origin of ['evil-scheme://attacker.example', 'chrome-extension://abcdefgh']) {
+      const c = await inject(app, ROOM, { origin, host: 'salon.test' });
+      expect((await c.closed).code).toBe(CloseCode.ORIGIN_NOT_ALLOWED);
+    }
+  });
+
   it('allows any origin with ALLOWED_ORIGINS=*', async () => {
     const { app } = await start({ ALLOWED_ORIGINS: '*' });
     expect(await hello(await inject(app, ROOM, { origin: 'https://anyone.example', host: 'salon.test' }))).toBe('welcome');

@@ -2,6 +2,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { askQuestion, parseCommand } from '../../src/rooms/commands.js';
 import { decodeEnvelope, encodeEnvelope, parseThreadMove } from '../../src/rooms/envelope.js';
 import { FloodGuard } from '../../src/rooms/flood-guard.js';
@@ -239,6 +240,16 @@ describe('origins', () => {
     expect(originAllowed('https://b.example', 'h', ['https://a.example'])).toBe(false);
     expect(originAllowed('null', 'h', [])).toBe(false);
     expect(originAllowed('https://h:8443', 'h', [])).toBe(false);
+  });
+
+  it('compares a custom scheme’s origin exactly, never as the opaque origin "null" every such scheme shares', () => {
+    const allowed = loadConfig({ ALLOWED_ORIGINS: 'capacitor://localhost' }).ALLOWED_ORIGINS;
+    expect(originAllowed('capacitor://localhost', 'salon.test', allowed)).toBe(true);
+    for (const origin of ['evil-scheme://attacker.example', 'chrome-extension://abcdefgh', 'capacitor://localhost.evil', 'null', 'http://localhost']) {
+      expect(originAllowed(origin, 'salon.test', allowed), origin).toBe(false);
+    }
+    // The page's own origin is an http(s) one: another scheme on the same host is not it.
+    expect(originAllowed('evil-scheme://salon.test', 'salon.test', [])).toBe(false);
   });
 });
 
