@@ -11,6 +11,7 @@ import assistantPlugin from './plugins/assistant.js';
 import contentPlugin from './plugins/content.js';
 import roomsPlugin from './plugins/rooms.js';
 import searchPlugin from './plugins/search.js';
+import { AdminAuth } from './routes/auth.js';
 import { readEmptyJsonBodyAsNone } from './routes/empty-json-body.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
@@ -76,6 +77,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   const services = createServices(config, app.log, overrides);
   app.decorate('salon', services);
+  app.decorate('adminAuth', new AdminAuth(services.adminToken));
   app.addHook('onClose', async () => {
     await services.store.close();
   });

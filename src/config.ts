@@ -85,6 +85,17 @@ function secretText(minChars: number): Parser<string> {
   };
 }
 
+/** Shortest ADMIN_TOKEN accepted: guesses are limited per address, not per token (routes/auth.ts). */
+export const ADMIN_TOKEN_MIN_CHARS = 16;
+
+/** A bearer token of at least `minChars` characters, taken as it is; errors never echo it. */
+function bearerToken(minChars: number): Parser<string> {
+  return (raw) => {
+    if (raw.length < minChars) throw new Error(`expected at least ${minChars} characters (openssl rand -hex 32 makes one), got ${raw.length}`);
+    return raw;
+  };
+}
+
 const list: Parser<string[]> = (raw) =>
   raw
     .split(',')
@@ -177,7 +188,12 @@ export const SETTINGS = {
     'signs member identities (at least 32 characters: openssl rand -hex 32); every node must have the same one, so REDIS_URL requires it (unset: generated once in DATA_DIR)',
     true,
   ),
-  ADMIN_TOKEN: setting(text, undefined, 'bearer token for admin routes (unset: a random one is logged at start)', true),
+  ADMIN_TOKEN: setting(
+    bearerToken(ADMIN_TOKEN_MIN_CHARS),
+    undefined,
+    'bearer token for admin routes, at least 16 characters (unset: a random one is logged at start); 10 failed attempts a minute from one address are answered 429 until the minute has passed',
+    true,
+  ),
   ALLOWED_ORIGINS: setting(
     origins,
     [] as string[],

@@ -110,10 +110,23 @@ describe('config', () => {
   });
 
   it('never shows secrets when redacted', () => {
-    const c = loadConfig({ OPENAI_API_KEY: 'sk-secret', ADMIN_TOKEN: 'tok' });
+    const c = loadConfig({ OPENAI_API_KEY: 'sk-secret', ADMIN_TOKEN: 'an-admin-token-of-32-characters!' });
     const shown = JSON.stringify(redactConfig(c));
     expect(shown).not.toContain('sk-secret');
-    expect(shown).not.toContain('"tok"');
+    expect(shown).not.toContain('an-admin-token');
+  });
+
+  it('refuses an ADMIN_TOKEN shorter than 16 characters, naming the variable and not the token', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ ADMIN_TOKEN: 'hunter2' });
+    } catch (err) {
+      caught = err;
+    }
+    expect((caught as ConfigError).variable).toBe('ADMIN_TOKEN');
+    expect((caught as Error).message).toMatch(/at least 16 characters/);
+    expect((caught as Error).message).not.toContain('hunter2');
+    expect(loadConfig({ ADMIN_TOKEN: 'x'.repeat(16) }).ADMIN_TOKEN).toBe('x'.repeat(16));
   });
 
   it('describes every setting for --help and the README', () => {

@@ -7,6 +7,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
+import { ADMIN_FAILURES_PER_MINUTE, AdminAuth } from '../src/routes/auth.js';
 import { startFakeOllama } from './fakes/ollama-server.js';
 import { ADMIN, testApp } from './helpers.js';
 import { item } from './store/contract.js';
@@ -62,6 +63,46 @@ describe('API rate limits', () => {
       for (let i = 0; i < 2; i++) expect((await get(url)).statusCode).not.toBe(429);
       expect((await get(url)).json().error.code).toBe('ERR_RATE_LIMITED');
     }
+  });
+});
+
+describe('admin token guesses', () => {
+  const wrong = { authorization: 'Bearer not-the-admin-token' };
+
+  it('answers 429 on every admin route, the right token included, to an address past 10 failed attempts a minute', async () => {
+    const a = await app({});
+    const from = (remoteAddress: string, headers: Record<string, string>, method: 'POST' | 'DELETE', url: string) =>
+      a.inject({ method, url, remoteAddress, headers, payload: method === 'POST' ? {} : undefined });
+    // Failures count together over the admin routes: thread operations, deletions, ingest.
+    for (let i = 0; i < 4; i++) expect((await from('198.51.100.7', wrong, 'POST', '/api/v1/threads/merge')).statusCode).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await from('198.51.100.7', {}, 'DELETE', '/api/v1/threads/nope')).statusCode).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await from('198.51.100.7', wrong, 'POST', '/api/v1/ingest')).statusCode).toBe(401);
+    const blocked = await from('198.51.100.7', ADMIN, 'POST', '/api/v1/threads/merge');
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json().error.code).toBe('ERR_RATE_LIMITED');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await from('198.51.100.7', ADMIN, 'DELETE', '/api/v1/threads/nope')).statusCode).toBe(429);
+    // Another address (an IPv6 /64 is one) is not held back; the token still works from it.
+    expect((await from('198.51.100.8', ADMIN, 'DELETE', '/api/v1/threads/nope')).statusCode).toBe(404);
+    for (let i = 0; i < 10; i++) await from(`2001:db8:7::${i}`, wrong, 'DELETE', '/api/v1/threads/nope');
+    expect((await from('2001:db8:7::ff', ADMIN, 'DELETE', '/api/v1/threads/nope')).statusCode).toBe(429);
+  });
+
+  it('counts a wrong token offered to /readyz, and then shows no details to that address', async () => {
+    const a = await app({});
+    const readyz = (headers: Record<string, string>) => a.inject({ method: 'GET', url: '/readyz', remoteAddress: '198.51.100.9', headers });
+    expect((await readyz(ADMIN)).json().checks.store.detail).toBeDefined();
+    // No token is no attempt.
+    for (let i = 0; i < 20; i++) await readyz({});
+    for (let i = 0; i < 10; i++) expect((await readyz(wrong)).json().checks.store.detail).toBeUndefined();
+    expect((await readyz(ADMIN)).json().checks.store.detail).toBeUndefined();
+  });
+
+  it('lets an address try again once its oldest failure is a minute old', () => {
+    const auth = new AdminAuth('the-right-admin-token');
+    for (let i = 0; i < ADMIN_FAILURES_PER_MINUTE; i++) expect(auth.check('Bearer guess', '203.0.113.5', 1_000 + i)).toEqual({ ok: false, blockedForMs: 0 });
+    expect(auth.check('Bearer the-right-admin-token', '203.0.113.5', 30_000)).toEqual({ ok: false, blockedForMs: 31_000 });
+    expect(auth.check('Bearer the-right-admin-token', '203.0.113.5', 61_000)).toEqual({ ok: true });
   });
 });
 

@@ -36,6 +36,13 @@ export class WindowLimiter {
     if (++this.records % SWEEP_EVERY === 0) for (const k of [...this.hits.keys()]) this.recent(k, now);
   }
 
+  /** Milliseconds from `now` until one more event for `key` fits (0 when one fits now). */
+  waitMs(key: string, now = Date.now()): number {
+    const list = this.recent(key, now);
+    if (list.length < this.options.limit) return 0;
+    return list[list.length - this.options.limit] + this.options.windowMs - now;
+  }
+
   /** Takes back one event recorded for `key` at `at` (one that did not happen after all). */
   forget(key: string, at: number): void {
     const list = this.hits.get(key);

@@ -1,6 +1,19 @@
+/**
+ * Admin authentication: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. Failed
+ * attempts are counted per client address (IPv6: per /64) on every admin route and wherever a
+ * token is offered for more detail (`/readyz`): past ADMIN_FAILURES_PER_MINUTE in a minute, every
+ * admin attempt from that address is refused with 429 until the minute has passed, the right token
+ * included, so guessing learns nothing more. Each node counts its own.
+ */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
+import { WindowLimiter } from '../rag/rate-limit.js';
+import { addressKey } from '../rooms/address.js';
+
+/** Failed admin authentications one client address may make a minute. */
+export const ADMIN_FAILURES_PER_MINUTE = 10;
+const MINUTE_MS = 60_000;
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -8,21 +21,61 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** How one request's admin authentication went. */
+export type AdminCheck = { ok: true } | { ok: false; blockedForMs: number };
+
+/** The admin token and the failed attempts of each client address (one per app). */
+export class AdminAuth {
+  private readonly failures = new WindowLimiter({ limit: ADMIN_FAILURES_PER_MINUTE, windowMs: MINUTE_MS }, 'AdminAuth');
+
+  constructor(private readonly token: string) {}
+
+  /**
+   * Checks `header` (an Authorization header) from `address`. An address past its failures is
+   * refused without a comparison (`blockedForMs` > 0); any other failure is counted.
+   */
+  check(header: string | undefined, address: string, now = Date.now()): AdminCheck {
+    const key = addressKey(address);
+    const blockedForMs = this.failures.waitMs(key, now);
+    if (blockedForMs > 0) return { ok: false, blockedForMs };
+    const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
+    if (m !== null && sameSecret(m[1].trim(), this.token)) return { ok: true };
+    this.failures.record(key, now);
+    return { ok: false, blockedForMs: 0 };
+  }
+}
+
 /**
  * onRequest hook for admin routes: needs `Authorization: Bearer <ADMIN_TOKEN>`. It runs before the
  * body is read and validated, so an unauthenticated caller learns nothing about the schema and
- * cannot make the server parse a large body.
+ * cannot make the server parse a large body. 401 when the token is wrong or missing; 429 (with
+ * Retry-After) from an address past its failed attempts.
  */
-export async function requireAdmin(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  if (!isAdmin(request)) throw new errors.ERR_UNAUTHORIZED();
+export async function requireAdmin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const checked = request.server.adminAuth.check(request.headers.authorization, request.ip);
+  if (checked.ok) return;
+  if (checked.blockedForMs > 0) {
+    const seconds = Math.ceil(checked.blockedForMs / 1000);
+    reply.header('retry-after', String(seconds));
+    throw new errors.ERR_RATE_LIMITED(`at most ${ADMIN_FAILURES_PER_MINUTE} failed admin attempts a minute from one address; retry in ${seconds} s`);
+  }
+  throw new errors.ERR_UNAUTHORIZED();
 }
 
-/** Whether the request carries `Authorization: Bearer <ADMIN_TOKEN>` (for routes that show admins more). */
+/**
+ * Whether the request carries `Authorization: Bearer <ADMIN_TOKEN>` (for routes that show admins
+ * more). A wrong token counts as a failed attempt; no Authorization header is no attempt.
+ */
 export function isAdmin(request: FastifyRequest): boolean {
-  const header = request.headers.authorization ?? '';
-  const m = /^Bearer\s+(.+)$/i.exec(header);
-  return m !== null && sameSecret(m[1].trim(), request.server.salon.adminToken);
+  if (request.headers.authorization === undefined) return false;
+  return request.server.adminAuth.check(request.headers.authorization, request.ip).ok;
 }
 
 /** Security scheme for admin routes in the OpenAPI document. */
 export const adminSecurity = [{ adminToken: [] as string[] }];
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    adminAuth: AdminAuth;
+  }
+}

@@ -22,7 +22,7 @@ describe('rooms across two nodes', () => {
     // Both nodes share the store; each closing app must not close it under the other.
     const shared = new Proxy(store, { get: (t, p) => (p === 'close' ? async () => {} : Reflect.get(t, p)) });
     const network = new InProcessBusNetwork();
-    const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 't' });
+    const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 'multi-node-admin-token' });
     nodes = [];
     buses = [];
     for (let i = 0; i < 2; i++) {

@@ -16,7 +16,7 @@ import { tcpProxy, type TcpProxy } from '../redis/tcp-proxy.js';
 import { ACTIVE_ROOMS_FRESH_MS } from '../../src/rooms/node-sync.js';
 import { ROOM, item, joined, listen, member, until } from './helpers.js';
 
-const ADMIN = { authorization: 'Bearer t' };
+const ADMIN = { authorization: 'Bearer redis-nodes-admin-token' };
 type Joined = Awaited<ReturnType<typeof joined>>;
 const names = (frame: { members: { name: string }[] }) => frame.members.map((m) => m.name);
 
@@ -35,7 +35,7 @@ describeRedis('rooms across three nodes on one Redis', () => {
     const shared = new Proxy(store, { get: (t, p) => (p === 'close' ? async () => {} : Reflect.get(t, p)) });
     network = redisNetwork();
     proxy = await tcpProxy(REDIS_URL);
-    const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 't', IDENTITY_SECRET: 'one secret for every node of this test' });
+    const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 'redis-nodes-admin-token', IDENTITY_SECRET: 'one secret for every node of this test' });
     nodes = [];
     for (let i = 0; i < 3; i++) {
       // The third node reaches Redis through the proxy, so a test can cut it off alone.
