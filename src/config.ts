@@ -88,9 +88,14 @@ function secretText(minChars: number): Parser<string> {
 /** Shortest ADMIN_TOKEN accepted: guesses are limited per address, not per token (routes/auth.ts). */
 export const ADMIN_TOKEN_MIN_CHARS = 16;
 
-/** A bearer token of at least `minChars` characters, taken as it is; errors never echo it. */
+/**
+ * A bearer token of at least `minChars` characters, taken as it is; errors never echo it. Spaces
+ * around it are refused, not trimmed: a client's header cannot carry them, and trimming here would
+ * hide a token file or .env line that differs from what its clients send.
+ */
 function bearerToken(minChars: number): Parser<string> {
   return (raw) => {
+    if (raw !== raw.trim()) throw new Error('has spaces or a line break before or after it, which no Authorization header can carry; remove them');
     if (raw.length < minChars) throw new Error(`expected at least ${minChars} characters (openssl rand -hex 32 makes one), got ${raw.length}`);
     return raw;
   };
@@ -191,7 +196,7 @@ export const SETTINGS = {
   ADMIN_TOKEN: setting(
     bearerToken(ADMIN_TOKEN_MIN_CHARS),
     undefined,
-    'bearer token for admin routes, at least 16 characters (unset: a random one is logged at start); 10 failed attempts a minute from one address are answered 429 until the minute has passed',
+    'bearer token for admin routes, at least 16 characters, no spaces around it (unset: a random one is logged at start); 10 failed attempts a minute from one address are answered 429 until the minute has passed',
     true,
   ),
   ALLOWED_ORIGINS: setting(

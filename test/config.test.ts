@@ -129,6 +129,20 @@ describe('config', () => {
     expect(loadConfig({ ADMIN_TOKEN: 'x'.repeat(16) }).ADMIN_TOKEN).toBe('x'.repeat(16));
   });
 
+  it('refuses an ADMIN_TOKEN with spaces or a line break around it, which no client could send', () => {
+    for (const value of [' a-token-of-twenty-chars', 'a-token-of-twenty-chars\n', 'a-token-of-twenty-chars\t']) {
+      let caught: unknown;
+      try {
+        loadConfig({ ADMIN_TOKEN: value });
+      } catch (err) {
+        caught = err;
+      }
+      expect((caught as ConfigError).variable, JSON.stringify(value)).toBe('ADMIN_TOKEN');
+      expect((caught as Error).message).toMatch(/spaces or a line break/);
+      expect((caught as Error).message).not.toContain('a-token-of-twenty-chars');
+    }
+  });
+
   it('describes every setting for --help and the README', () => {
     const rows = describeSettings();
     expect(rows.map((r) => r.name)).toEqual(Object.keys(SETTINGS));
