@@ -3,6 +3,7 @@
  * with its default, a parser and a one-line description; `loadConfig` turns an environment into a
  * typed, frozen Config or throws ConfigError naming the first bad variable.
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseSourceLines, type SourceSpec } from './content/refresh/source-spec.js';
@@ -64,6 +65,15 @@ function url(...protocols: string[]): Parser<string> {
 /** Fastify's `trustProxy`: false, true (any proxy), a hop count, or the proxies' addresses/CIDRs. */
 export type TrustProxy = boolean | number | string[];
 
+/** Whether `text` is an IP address, or a CIDR range whose prefix fits it (1-32, 1-128), as proxy-addr takes them. */
+function addressOrCidr(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 const trustProxy: Parser<TrustProxy> = (raw) => {
   const v = raw.trim().toLowerCase();
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
@@ -71,9 +81,18 @@ const trustProxy: Parser<TrustProxy> = (raw) => {
   if (/^\d+$/.test(v)) return Number(v);
   const proxies = list(raw);
   for (const p of proxies) {
-    if (!/^[0-9a-f:.]+(\/\d{1,3})?$/i.test(p)) throw new Error(`expected true, a hop count, or comma-separated proxy addresses/CIDRs, got "${p}"`);
+    if (!addressOrCidr(p)) throw new Error(`expected true, a hop count, or comma-separated proxy addresses/CIDRs (10.0.0.5, 10.0.0.0/8, fd00::/8), got "${p}"`);
   }
   return proxies;
+};
+
+/** A host name (RFC 1123 labels) or an IP address to listen on. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+const listenHost: Parser<string> = (raw) => {
+  const v = raw.trim();
+  if (isIP(v) || HOST_NAME.test(v)) return v;
+  const hint = /^\[.*\]$/.test(v) ? '; write an IPv6 address without brackets' : '';
+  throw new Error(`expected an IP address or a host name, got "${raw}"${hint}`);
 };
 
 /** A secret of at least `minChars` characters; errors never echo it. */
@@ -130,7 +149,7 @@ function setting<T>(parse: Parser<T>, def: Setting<T>['default'], description: s
 /** Every environment variable Salon reads, in the order the README's table lists them. */
 export const SETTINGS = {
   PORT: setting(integer(0, 65535), 3000, 'HTTP port (0 picks a free one)'),
-  HOST: setting(text, '127.0.0.1', 'interface to listen on'),
+  HOST: setting(listenHost, '127.0.0.1', 'interface to listen on (an IP address or a host name)'),
   DATA_DIR: setting(text, './data', 'where the SQLite file, the vector index and the identity secret live'),
   LOG_LEVEL: setting(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'info', 'pino log level'),
   AI_PROVIDER: setting(oneOf('local', 'ollama', 'openai'), 'local', 'embedder and chat model: built-in offline, Ollama, or an OpenAI-compatible server'),

@@ -4,17 +4,18 @@ import { ConfigError, loadConfig } from './config.js';
 import { yieldHelperThreads } from './helper-threads.js';
 import { shutdownOnce } from './shutdown.js';
 
+/** Errors of `listen` that mean HOST names no interface of this machine (or no address at all). */
+const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
+
+/** A listen error as the setting it comes from, when it is one. */
+function listenError(err: unknown, host: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code && HOST_ERRORS.has(code)) return new ConfigError('HOST', `cannot listen on ${host} (${code}): no interface of this machine has that address`);
+  return err;
+}
+
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`salon: bad configuration: ${err.message}`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfig();
   // Before the app starts threads of its own: every other thread now is Node's.
   const helpers = yieldHelperThreads();
   const app = await buildApp(config);
@@ -32,10 +33,18 @@ async function main(): Promise<void> {
   };
   process.on('uncaughtException', fatal('uncaughtException'));
   process.on('unhandledRejection', fatal('unhandledRejection'));
-  await app.listen({ port: config.PORT, host: config.HOST });
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (err) {
+    throw listenError(err, config.HOST);
+  }
 }
 
 main().catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(`salon: bad configuration: ${err.message}`);
+    process.exit(2);
+  }
   console.error(`salon: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

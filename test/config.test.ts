@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, SETTINGS, describeSettings, loadConfig, redactConfig } from '../src/config.js';
+import { salon, tempDir } from './helpers.js';
 
 describe('config', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -104,6 +105,25 @@ describe('config', () => {
     }
     expect(() => loadConfig({ ALLOWED_ORIGINS: 'localhost:3000' })).toThrow(/did you mean http:\/\/localhost:3000\?/);
   });
+
+  it('takes HOST as an IP address or a host name, and names it otherwise', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'salon-1.internal']) expect(loadConfig({ HOST: host }).HOST).toBe(host);
+    for (const host of ['not a host', '[::1]', 'http://localhost', 'host_name', '-x.example', '10.0.0.1:3000']) {
+      expect(() => loadConfig({ HOST: host }), host).toThrow(/^HOST: /);
+    }
+  });
+
+  it('stops start-up naming HOST, with exit code 2, when no interface of the machine has its address', async () => {
+    const data = tempDir('salon-host-');
+    try {
+      // TEST-NET-1: a valid address that is nobody's.
+      const run = await salon(['serve'], { DATA_DIR: data.dir, HOST: '192.0.2.1', PORT: '0', SEARCH_WORKERS: '1' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^salon: bad configuration: HOST: cannot listen on 192\.0\.2\.1 \(EADDRNOTAVAIL\)/m);
+    } finally {
+      data.cleanup();
+    }
+  }, 60_000);
 
   it('treats empty strings as unset', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(3000);

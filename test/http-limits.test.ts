@@ -132,6 +132,13 @@ describe('TRUST_PROXY', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16, ::1' }).TRUST_PROXY).toEqual(['10.0.0.1', '192.168.0.0/16', '::1']);
     expect(() => loadConfig({ TRUST_PROXY: 'my proxy' })).toThrow(/TRUST_PROXY/);
   });
+
+  it('refuses proxy entries proxy-addr would refuse at start-up, naming the variable', () => {
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, fd00::/8, ::ffff:10.0.0.5, 192.168.1.1/32' }).TRUST_PROXY).toHaveLength(4);
+    for (const value of ['deadbeef', '...', '10.0.0.5/99', '10.0.0.5/0', '::1/129', '10.0.0.5/8/8', '10.0.0.256', '10.0.0.5/']) {
+      expect(() => loadConfig({ TRUST_PROXY: `10.0.0.1, ${value}` }), value).toThrow(/^TRUST_PROXY: /);
+    }
+  });
 });
 
 describe('HTTP timeouts', () => {
