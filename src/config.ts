@@ -215,7 +215,7 @@ export const SETTINGS = {
   ADMIN_TOKEN: setting(
     bearerToken(ADMIN_TOKEN_MIN_CHARS),
     undefined,
-    'bearer token for admin routes, at least 16 characters, no spaces around it (unset: a random one is logged at start); 10 failed attempts a minute from one address are answered 429 until the minute has passed',
+    'bearer token for admin routes, at least 16 characters, no spaces around it (unset: a random one, printed on stderr at start whatever LOG_LEVEL is); 10 failed attempts a minute from one address are answered 429 until the minute has passed',
     true,
   ),
   ALLOWED_ORIGINS: setting(

@@ -1,6 +1,7 @@
 /** Process entry: load config, build the app, listen, and shut down cleanly on SIGINT/SIGTERM. */
+import { randomBytes } from 'node:crypto';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { yieldHelperThreads } from './helper-threads.js';
 import { shutdownOnce } from './shutdown.js';
 
@@ -14,8 +15,21 @@ function listenError(err: unknown, host: string): unknown {
   return err;
 }
 
+/**
+ * The config with an ADMIN_TOKEN: when it is unset, a random one, written straight to stderr as the
+ * bad-configuration message is, so that it is shown whatever LOG_LEVEL says (a warning in the log
+ * was the only place it appeared, and LOG_LEVEL=error left the admin routes without a token anyone
+ * could know).
+ */
+function withAdminToken(config: Config): Config {
+  if (config.ADMIN_TOKEN) return config;
+  const token = randomBytes(24).toString('base64url');
+  process.stderr.write(`salon: ADMIN_TOKEN is unset; until this server stops, admin routes accept this generated token: ${token}\n`);
+  return Object.freeze({ ...config, ADMIN_TOKEN: token });
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = withAdminToken(loadConfig());
   // Before the app starts threads of its own: every other thread now is Node's.
   const helpers = yieldHelperThreads();
   const app = await buildApp(config);
