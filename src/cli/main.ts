@@ -47,6 +47,15 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
+/**
+ * A reader that closed early (`salon search … | head -1`) ends what the command prints, not the
+ * command: later lines are dropped, and the command finishes with its own exit code (an ingest
+ * piped to `head` still stores every item). An unhandled EPIPE ended it with a stack trace, exit 1.
+ */
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

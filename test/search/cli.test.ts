@@ -1,4 +1,6 @@
 // `salon search` and `salon reindex` as processes over a DATA_DIR the app filled. Needs the build (bin/salon.js runs dist/).
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
@@ -66,6 +68,20 @@ describe('salon search / salon reindex', () => {
     const off = await salon(['search', q, '--source', 'elsewhere.test', '--json'], env);
     expect(off.code).toBe(0);
     expect(off.stdout.trim()).toBe('');
+  });
+
+  it('stops printing quietly and exits 0 when its reader closes early (salon search … | head)', async () => {
+    const child = spawn(process.execPath, [join(__dirname, '../../bin/salon.js'), 'search', corpus[2].questions[0], '--k', '50'], {
+      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reader is gone before the first line: every write the command makes meets EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('exits 2 with a message on bad arguments', async () => {
