@@ -10,6 +10,23 @@ export interface Command {
   run(args: string[]): Promise<number>;
 }
 
+/** A mistake in how a command was called: it prints the message with its usage and exits 2. */
+export class UsageError extends Error {}
+
+/**
+ * The whole number `--name` was given (decimal digits only: `Number` would take `0x3`, `1e1` and
+ * the `true` of a flag given no value, which is 1), or undefined when it was not given. Throws a
+ * UsageError naming the option.
+ */
+export function wholeNumberOption(options: Map<string, string | true>, name: string, min: number, max: number): number | undefined {
+  const value = options.get(name);
+  if (value === undefined) return undefined;
+  if (value === true) throw new UsageError(`--${name} needs a value, a whole number from ${min} to ${max}`);
+  const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
 /** The first `--option` of `args` that `flags` does not name (before a `--`), or null. */
 export function unknownFlag(args: string[], flags: readonly string[]): string | null {
   for (const a of args) {

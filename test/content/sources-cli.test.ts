@@ -50,5 +50,10 @@ describe('salon sources', () => {
     expect((await run(['remove', id], config)).code).toBe(1);
     expect((await run(['frobnicate'], config)).code).toBe(2);
     expect((await run(['add', 'feed'], config)).code).toBe(2);
+    for (const every of [[], ['0x10'], ['1e2'], ['0'], ['99999']]) {
+      const bad = await run(['add', 'feed', `${web.origin}/other.xml`, '--every', ...every], config);
+      expect(bad.code, JSON.stringify(every)).toBe(2);
+      expect(bad.err).toMatch(/--every (needs a value|must be a whole number from 1 to 10080)/);
+    }
   });
 });

@@ -350,6 +350,10 @@ describe('salon threads', () => {
     expect((await run(['split', t.id, '--parts', '[{"title": "X", "messageIds": ["m_nope"]}]'], 1)).stderr).toContain('ERR_BAD_THREAD_OP');
     await run(['unlock', child]);
     expect(JSON.parse((await run(['merge', t.id, child])).stdout).thread.id).toBe(t.id);
+    // A threshold without a value, or written as Number reads 0x1 or 9e-1, is a usage error, and nothing is fused.
+    for (const value of [[], ['0x1'], ['9e-1'], ['0'], ['1.5']]) {
+      expect((await run(['fuse', t.id, u.id, '--threshold', ...value], 2)).stderr).toMatch(/^salon threads: --threshold (needs a value|must be)/);
+    }
     const fused = JSON.parse((await run(['fuse', t.id, u.id, '--threshold', '0.9'])).stdout);
     expect(fused.thread).toMatchObject({ isMerged: true, origin: 'fused' });
     expect(JSON.parse((await run(['compact', t.id])).stdout)).toMatchObject({ released: false });

@@ -92,6 +92,16 @@ describe('salon search / salon reindex', () => {
     }
   });
 
+  it('takes --k as decimal digits only, and a --k without a value is an error naming it, not k = 1', async () => {
+    for (const k of [[], ['0x3'], ['1e1'], ['3.0'], [' 3'], ['']]) {
+      const r = await salon(['search', corpus[2].questions[0], '--k', ...k], env);
+      expect(r.code, JSON.stringify(k)).toBe(2);
+      expect(r.stderr).toMatch(/^salon search: --k (needs a value|must be a whole number)/);
+      expect(r.stderr).toContain('usage: salon search');
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('after a change of embedder, searches by text and says to reindex; reindex fixes it', async () => {
     const wider = { ...env, LOCAL_EMBED_DIM: '320' };
     const p = corpus[5];

@@ -9,20 +9,18 @@
 import { OfflineChanges } from '../../sync/offline-changes.js';
 import { loadConfig, type Config } from '../../config.js';
 import { defaultIngestDeps } from '../../content/ingest/ingest-deps.js';
-import { IngestService, type IngestRequest } from '../../content/ingest/ingest.js';
+import { IngestService, MAX_INGEST_LIMIT, type IngestRequest } from '../../content/ingest/ingest.js';
 import { createItemPipeline } from '../../content/ingest/pipeline.js';
 import { SalonError, errors } from '../../errors.js';
 import { openStore } from '../../parts.js';
 import type { IngestJob } from '../../store/types.js';
-import { parseArgs, type Command } from '../command.js';
+import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
 import { ProgressBar } from '../progress.js';
 
 const USAGE = 'ingest URL|--feed URL|--hn ID|--file F...';
 const FULL_USAGE = 'ingest URL | --feed URL | --youtube-feed URL | --hn ID|top | --file F... [--limit N]';
 const EXIT_USAGE = 2;
 const EXIT_INTERRUPTED = 130;
-
-class UsageError extends Error {}
 
 function requestFrom(args: string[]): IngestRequest {
   const { positionals, options } = parseArgs(args);
@@ -31,9 +29,8 @@ function requestFrom(args: string[]): IngestRequest {
     if (typeof v !== 'string') throw new UsageError(`--${name} needs a value`);
     return v;
   };
-  const limitRaw = options.has('limit') ? value('limit') : undefined;
-  if (limitRaw !== undefined && !/^\d+$/.test(limitRaw)) throw new UsageError('--limit must be a whole number');
-  const limit = limitRaw === undefined ? {} : { limit: Number(limitRaw) };
+  const limitN = wholeNumberOption(options, 'limit', 1, MAX_INGEST_LIMIT);
+  const limit = limitN === undefined ? {} : { limit: limitN };
   const known = new Set(['feed', 'youtube-feed', 'hn', 'file', 'limit']);
   for (const k of options.keys()) if (!known.has(k)) throw new UsageError(`unknown option --${k}`);
   const sources = ['feed', 'youtube-feed', 'hn', 'file'].filter((k) => options.has(k));

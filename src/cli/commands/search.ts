@@ -5,10 +5,12 @@ import { normalizeSite } from '../../protocol/search.js';
 import { DEFAULT_SEARCH_K, MAX_QUERY_CHARS, MAX_SEARCH_K } from '../../routes/search.js';
 import { openCliSearch } from '../../search/cli-stack.js';
 import type { ItemHit } from '../../search/types.js';
-import { parseArgs, type Command } from '../command.js';
+import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
+
+const USAGE = 'search "query" [--k N] [--kind K] [--source SITE] [--json] [--verbose]';
 
 function usageError(message: string): number {
-  console.error(`salon search: ${message}`);
+  console.error(`salon search: ${message}\nusage: salon ${USAGE}`);
   return 2;
 }
 
@@ -20,16 +22,20 @@ function printHit(hit: ItemHit, n: number): void {
 
 const search: Command = {
   summary: 'search the indexed content (by meaning; by text when the embedder is down)',
-  usage: 'search "query" [--k N] [--kind K] [--source SITE] [--json] [--verbose]',
+  usage: USAGE,
   flags: ['k', 'kind', 'source', 'json', 'verbose'],
   async run(args) {
     const { positionals, options } = parseArgs(args, ['json', 'verbose']);
     const query = positionals.join(' ').trim();
     if (!query) return usageError('give a query, e.g. salon search "solar power"');
     if (query.length > MAX_QUERY_CHARS) return usageError(`the query is longer than ${MAX_QUERY_CHARS} characters`);
-    const rawK = options.get('k') ?? String(DEFAULT_SEARCH_K);
-    const k = Number(rawK);
-    if (!Number.isInteger(k) || k < 1 || k > MAX_SEARCH_K) return usageError(`--k must be a whole number from 1 to ${MAX_SEARCH_K}, got ${String(rawK)}`);
+    let k: number;
+    try {
+      k = wholeNumberOption(options, 'k', 1, MAX_SEARCH_K) ?? DEFAULT_SEARCH_K;
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      return usageError(err.message);
+    }
     const kind = options.get('kind');
     if (kind !== undefined && !CONTENT_KINDS.includes(kind as ContentKind)) return usageError(`--kind must be one of ${CONTENT_KINDS.join(', ')}`);
     const source = options.get('source');

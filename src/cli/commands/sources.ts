@@ -14,7 +14,8 @@ import { fixedSources } from '../../content/refresh/fixed-sources.js';
 import { SourceService, type SourceView } from '../../content/refresh/source-service.js';
 import { SalonError } from '../../errors.js';
 import { openStore } from '../../parts.js';
-import { parseArgs, type Command } from '../command.js';
+import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT } from '../../content/refresh/source-spec.js';
+import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
 
 const USAGE = 'sources list|add|remove|refresh …';
 const EXIT_USAGE = 2;
@@ -27,19 +28,10 @@ const HELP = [
   '  salon sources refresh ID',
 ].join('\n');
 
-class UsageError extends Error {}
-
 function line(s: SourceView): string {
   const state = s.lastError ? `FAILING ×${s.failures} ${s.lastError.code}` : s.lastPolledAt ? 'ok' : 'new';
   const target = s.url ?? `${s.list} stories`;
   return `${s.id}  ${s.kind.padEnd(7)} ${target}  every ${s.everyMinutes} min  ${s.itemCount} items  ${state}  next ${s.nextDueAt}${s.origin === 'config' ? '  (config)' : ''}`;
-}
-
-function number(options: Map<string, string | true>, name: string): number | undefined {
-  const v = options.get(name);
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
-  return Number(v);
 }
 
 /** The command with its config and streams passed in (tests); `run` reads the environment. */
@@ -80,8 +72,8 @@ export async function sourcesCommand(
         const s = await sources.add({
           kind,
           ...(isList ? { list: target } : { url: target }),
-          everyMinutes: number(options, 'every'),
-          limit: number(options, 'limit'),
+          everyMinutes: wholeNumberOption(options, 'every', 1, MAX_EVERY_MINUTES),
+          limit: wholeNumberOption(options, 'limit', 1, MAX_SOURCE_LIMIT),
         });
         out.write(`${line(s)}\n`);
         return 0;

@@ -18,7 +18,7 @@ import { threadView } from '../../memory/threads/thread-view.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import type { SplitLock, Thread } from '../../store/types.js';
-import { parseArgs, type Command } from '../command.js';
+import { parseArgs, UsageError, type Command } from '../command.js';
 
 const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
 const EXIT_USAGE = 2;
@@ -51,10 +51,12 @@ function line(t: Thread, messages: number): string {
   return `${t.id}  ${t.title}  [${badges.join(', ')}]  ${messages} messages`;
 }
 
+/** `--threshold`: a decimal fraction in (0, 1] written out (0.82, not 8.2e-1 or 0x1), or undefined. */
 function threshold(value: string | true | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value === true || !Number.isFinite(n)) throw new errors.ERR_BAD_THREAD_OP('--threshold needs a number in (0, 1]');
+  if (value === true) throw new UsageError('--threshold needs a value, a decimal number in (0, 1] such as 0.82');
+  const n = /^(\d{1,16}(\.\d{1,16})?|\.\d{1,16})$/.test(value) ? Number(value) : NaN;
+  if (!(n > 0 && n <= 1)) throw new UsageError(`--threshold must be a decimal number in (0, 1] such as 0.82, got "${value}"`);
   return n;
 }
 
@@ -160,7 +162,7 @@ const threadsCommand: Command = {
       return 0;
     } catch (err) {
       if (err instanceof UsageError) {
-        console.error(HELP);
+        console.error(err.message ? `salon threads: ${err.message}\n${HELP}` : HELP);
         return EXIT_USAGE;
       }
       if (!(err instanceof SalonError)) throw err;
@@ -175,7 +177,5 @@ const threadsCommand: Command = {
     }
   },
 };
-
-class UsageError extends Error {}
 
 export default threadsCommand;
