@@ -1,6 +1,7 @@
 /** `salon doctor`: one line per check, the fix in failing lines, exit 0 only when all pass. */
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
@@ -17,14 +18,31 @@ describe('salon doctor', () => {
   afterEach(async () => {
     for (const c of cleanups.splice(0)) await c();
   });
-  const dataDir = () => {
+  /** A DATA_DIR holding an empty store, as a server's first start leaves it. */
+  const dataDir = async () => {
     const t = tempDir();
     cleanups.push(t.cleanup);
+    await new SqliteStore({ filename: join(t.dir, 'salon.db') }).close();
     return t.dir;
   };
 
+  it('fails the store check in a DATA_DIR without data, and creates nothing there', async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const missing = join(t.dir, 'not-there');
+    for (const dir of [missing, t.dir]) {
+      const results = await runDoctor(testConfig({ DATA_DIR: dir }));
+      const store = results.find((r) => r.name === 'store')!;
+      expect(store.ok).toBe(false);
+      expect(store.detail).toContain(`no Salon data in ${dir} (DATA_DIR)`);
+      expect(results.find((r) => r.name === 'index-model')!.ok).toBe(false);
+    }
+    expect(existsSync(missing)).toBe(false);
+    expect(readdirSync(t.dir)).toEqual([]);
+  });
+
   it('passes every check with the local provider', async () => {
-    const results = await runDoctor(testConfig({ DATA_DIR: dataDir() }));
+    const results = await runDoctor(testConfig({ DATA_DIR: await dataDir() }));
     expect(results.map((r) => r.name)).toEqual(['store', 'ai', 'index-model', 'bus']);
     expect(results.every((r) => r.ok)).toBe(true);
     expect(results[0].detail).toMatch(/sqlite at .*salon\.db: 0 items, 0 chunks/);
@@ -33,7 +51,7 @@ describe('salon doctor', () => {
   it('checks Ollama and its models through the API', async () => {
     const fake: FakeServer = await startFakeOllama({ models: ['nomic-embed-text:latest'] });
     cleanups.push(() => fake.close());
-    const results = await runDoctor(testConfig({ DATA_DIR: dataDir(), AI_PROVIDER: 'ollama', OLLAMA_HOST: fake.url }));
+    const results = await runDoctor(testConfig({ DATA_DIR: await dataDir(), AI_PROVIDER: 'ollama', OLLAMA_HOST: fake.url }));
     const ai = results.find((r) => r.name === 'ai')!;
     expect(ai.ok).toBe(false);
     expect(ai.detail).toContain('run `ollama pull llama3.2`');
@@ -41,7 +59,7 @@ describe('salon doctor', () => {
   });
 
   it('reports an index built by another embedder with the reindex fix', async () => {
-    const dir = dataDir();
+    const dir = await dataDir();
     const store = new SqliteStore({ filename: join(dir, 'salon.db') });
     await store.setMeta(INDEX_EMBEDDER_META_KEY, JSON.stringify({ model: 'ollama:nomic-embed-text', dimensions: 768 }));
     await store.close();
@@ -66,7 +84,7 @@ describe('salon doctor', () => {
     const bin = join(__dirname, '../../dist/src/cli/main.js');
     const url = await closedPortUrl();
     const res = spawnSync(process.execPath, [bin, 'doctor'], {
-      env: { ...process.env, DATA_DIR: dataDir(), AI_PROVIDER: 'ollama', OLLAMA_HOST: url, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATA_DIR: await dataDir(), AI_PROVIDER: 'ollama', OLLAMA_HOST: url, LOG_LEVEL: 'silent' },
       encoding: 'utf8',
       timeout: 20_000,
     });

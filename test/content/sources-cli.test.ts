@@ -1,4 +1,6 @@
 /** `salon sources list|add|remove|refresh` on DATA_DIR, through the real fetcher against a loopback feed (needs the build). */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourcesCommand } from '../../src/cli/commands/sources.js';
@@ -50,6 +52,14 @@ describe('salon sources', () => {
     expect((await run(['remove', id], config)).code).toBe(1);
     expect((await run(['frobnicate'], config)).code).toBe(2);
     expect((await run(['add', 'feed'], config)).code).toBe(2);
+    // Reading the sources of a DATA_DIR that holds no data fails, and creates none.
+    const missing = join(dir.dir, 'not-there');
+    for (const args of [['list'], ['remove', id], ['refresh', id]]) {
+      const r = await run(args, testConfig({ DATA_DIR: missing }));
+      expect(r.code, args[0]).toBe(1);
+      expect(r.err).toContain(`no Salon data in ${missing} (DATA_DIR)`);
+    }
+    expect(existsSync(missing)).toBe(false);
     for (const every of [[], ['0x10'], ['1e2'], ['0'], ['99999']]) {
       const bad = await run(['add', 'feed', `${web.origin}/other.xml`, '--every', ...every], config);
       expect(bad.code, JSON.stringify(every)).toBe(2);

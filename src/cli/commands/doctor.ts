@@ -1,7 +1,8 @@
 /**
  * `salon doctor`: checks what Salon needs — the store, the AI provider and its models, that the
  * index was built by the configured embedder, and the room bus — one line per check with ok or
- * FAIL and the fix. Exit code 0 only when every check passes.
+ * FAIL and the fix. Exit code 0 only when every check passes. It changes nothing: a DATA_DIR (or
+ * PostgreSQL schema) without Salon's data fails the store check instead of getting a new store.
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -71,7 +72,8 @@ export async function runDoctor(config: Config): Promise<CheckResult[]> {
   let store: Store | undefined;
   results.push(
     await check('store', async () => {
-      store = openStore(config);
+      // Never a new store: a checking command creates nothing, and a DATA_DIR without data is what it should catch.
+      store = openStore(config, { mustExist: true });
       return storeCheck(store, config.DATABASE_URL ? 'DATABASE_URL' : join(config.DATA_DIR, 'salon.db'));
     }),
   );

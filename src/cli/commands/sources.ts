@@ -14,6 +14,7 @@ import { fixedSources } from '../../content/refresh/fixed-sources.js';
 import { SourceService, type SourceView } from '../../content/refresh/source-service.js';
 import { SalonError } from '../../errors.js';
 import { openStore } from '../../parts.js';
+import type { Store } from '../../store/types.js';
 import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT } from '../../content/refresh/source-spec.js';
 import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
 
@@ -47,7 +48,15 @@ export async function sourcesCommand(
     err.write(`${HELP}\n`);
     return EXIT_USAGE;
   }
-  const store = openStore(config);
+  // Only `add` may start a store: the others read or change sources that must already be there,
+  // and a mistyped DATA_DIR would otherwise get a store of its own and an empty list.
+  let store: Store;
+  try {
+    store = openStore(config, { mustExist: action !== 'add' });
+  } catch (e) {
+    err.write(`salon sources: ${(e as Error).message}\n`);
+    return 1;
+  }
   const ingest = new IngestService({
     store,
     pipeline: createItemPipeline({ store, bodyMaxChars: config.BODY_MAX_CHARS, chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP } }),
