@@ -71,6 +71,17 @@ describe('GET /metrics', () => {
       .map((l) => l.split(/[{ ]/)[0]);
     expect(names.every((n) => n.startsWith('salon_'))).toBe(true);
   });
+
+  it('counts the process’s CPU from its start, not from the first scrape', async () => {
+    const t = await roomsApp();
+    closers.push(t.close);
+    // Whatever the process did before (loading modules, other apps, this one's start) is in it.
+    const used = process.cpuUsage();
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    const cpu = sample(res.body, 'salon_process_cpu_seconds_total');
+    expect(cpu).toBeGreaterThanOrEqual((used.user + used.system) / 1e6 - 0.01);
+    expect(sample(res.body, 'salon_process_cpu_user_seconds_total')).toBeGreaterThanOrEqual(used.user / 1e6 - 0.01);
+  });
 });
 
 describe('the metered bus', () => {

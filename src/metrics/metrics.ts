@@ -15,12 +15,21 @@ const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /**
  * Process metrics (CPU, memory, event-loop lag, GC), collected once per process however many apps
  * it runs (tests build hundreds): prom-client's collectors install observers that would pile up.
+ * They start with the first SalonMetrics, at start-up: started at the first scrape, they missed
+ * the index load, the seeding and every GC before it. prom-client's CPU counters count from when
+ * they were created, so they are given the CPU time the process had used by then, and count it
+ * from its start, as Prometheus's `process_cpu_seconds_total` does.
  */
 let processRegistry: Registry | null = null;
 function processMetrics(): Registry {
   if (!processRegistry) {
+    const before = process.cpuUsage();
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry, prefix: 'salon_' });
+    const add = (name: string, micros: number) => (processRegistry!.getSingleMetric(`salon_${name}`) as Counter | undefined)?.inc(micros / 1e6);
+    add('process_cpu_user_seconds_total', before.user);
+    add('process_cpu_system_seconds_total', before.system);
+    add('process_cpu_seconds_total', before.user + before.system);
   }
   return processRegistry;
 }
@@ -57,6 +66,7 @@ export class SalonMetrics {
   private readonly storeErrors: Counter<'operation'>;
 
   constructor(sources: MetricSources) {
+    processMetrics();
     const registers = [this.registry];
     this.messages = new Counter({ name: 'salon_messages_total', help: 'Messages stored by this node (people, the assistant, imports)', registers });
     let counted = 0;
