@@ -4,10 +4,25 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_MAX_JOBS } from '../content/ingest/ingest.js';
-import { adminSecurity, requireAdmin } from './auth.js';
+import type { IngestJob } from '../store/types.js';
+import { adminSecurity, isAdmin, requireAdmin } from './auth.js';
 import { ingestBodySchema, jobParamsSchema, jobSchema } from './content-schemas.js';
 import { errorBodySchema } from './error-handler.js';
+import { withoutQueries } from './public-urls.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
+
+/**
+ * A job as anyone holding its id may read it: URLs in its request and failures without their query
+ * (a source's poll names a private feed's URL, key included, in its failures; routes/public-urls.ts).
+ */
+function publicJob(job: IngestJob): IngestJob {
+  const strip = (v: unknown): unknown => (typeof v === 'string' ? withoutQueries(v) : Array.isArray(v) ? v.map(strip) : v);
+  return {
+    ...job,
+    request: Object.fromEntries(Object.entries(job.request).map(([k, v]) => [k, strip(v)])),
+    failures: job.failures.map((f) => ({ ...f, ref: withoutQueries(f.ref), message: withoutQueries(f.message) })),
+  };
+}
 
 /** Registers the ingest routes over services.ingest. */
 export default async function ingestRoutes(app: FastifyInstance): Promise<void> {
@@ -45,13 +60,17 @@ export default async function ingestRoutes(app: FastifyInstance): Promise<void> 
     {
       schema: {
         summary: 'Progress and per-item failures of an ingest job',
-        description: 'Job ids are unguessable; knowing one is enough to read its progress.',
+        description:
+          'Job ids are unguessable; knowing one is enough to read its progress. URLs in its request and failures are shown without their query and fragment unless the request carries the admin token.',
         tags: ['ingest'],
         params: jobParamsSchema,
         response: { 200: jobSchema, 404: errorBodySchema },
       },
     },
-    async (request) => app.salon.ingest.getJob(request.params.jobId),
+    async (request) => {
+      const job = await app.salon.ingest.getJob(request.params.jobId);
+      return isAdmin(request) ? job : publicJob(job);
+    },
   );
 
   app.delete<{ Params: { jobId: string } }>(

@@ -5,8 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT, SOURCE_KINDS, SOURCE_LISTS } from '../content/refresh/source-spec.js';
-import { adminSecurity, requireAdmin } from './auth.js';
+import type { SourceView } from '../content/refresh/source-service.js';
+import { adminSecurity, isAdmin, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
+import { withoutQueries, withoutQuery } from './public-urls.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 
 const string = { type: 'string' } as const;
@@ -37,6 +39,15 @@ const sourceSchema = {
 } as const;
 
 const params = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['id'] } as const;
+
+/** A source as anyone may read it: its URL, and URLs in its last error, without their query (routes/public-urls.ts). */
+function publicView(s: SourceView): SourceView {
+  return {
+    ...s,
+    url: s.url === null ? null : withoutQuery(s.url),
+    lastError: s.lastError === null ? null : { ...s.lastError, message: withoutQueries(s.lastError.message) },
+  };
+}
 
 /** Registers the source routes over services.sources. */
 export default async function sourceRoutes(app: FastifyInstance): Promise<void> {
@@ -81,18 +92,25 @@ export default async function sourceRoutes(app: FastifyInstance): Promise<void> 
       schema: {
         summary: 'Every source with its poll state',
         description:
-          'Oldest first: when each was last polled, its last error, the failures in a row, how many entries it stored, when it is next due, and the job of a poll running now.',
+          'Oldest first: when each was last polled, its last error, the failures in a row, how many entries it stored, when it is next due, and the job of a poll running now. ' +
+          'URLs (the source’s, and any in its last error) are shown without their query and fragment, where a private feed keeps its key, unless the request carries the admin token.',
         tags: ['sources'],
         response: { 200: { type: 'object', properties: { sources: { type: 'array', items: sourceSchema } }, required: ['sources'] } },
       },
     },
-    async () => ({ sources: await app.salon.sources.list() }),
+    async (request) => {
+      const sources = await app.salon.sources.list();
+      return { sources: isAdmin(request) ? sources : sources.map(publicView) };
+    },
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/sources/:id',
     { schema: { summary: 'One source with its poll state', tags: ['sources'], params, response: { 200: sourceSchema, 404: errorBodySchema } } },
-    async (request) => app.salon.sources.get(request.params.id),
+    async (request) => {
+      const source = await app.salon.sources.get(request.params.id);
+      return isAdmin(request) ? source : publicView(source);
+    },
   );
 
   app.patch<{ Params: { id: string }; Body: { everyMinutes?: number; limit?: number } }>(

@@ -70,6 +70,34 @@ describe('sources API', () => {
     }
   });
 
+  it('shows a feed URL, and URLs in its last error, without their query except to the admin: private feeds keep their key there', async () => {
+    const { app, close } = await testApp({ SOURCE_POLLING: 'false' }, { ingestDeps: loopbackDeps() });
+    try {
+      const url = `${web.origin}/private.xml?token=abc123`;
+      const source = (await app.inject({ method: 'POST', url: '/api/v1/sources', headers: ADMIN, payload: { kind: 'feed', url } })).json();
+      // The fixture server has no /private.xml: the poll fails, and its error names the URL.
+      const { jobId } = (await app.inject({ method: 'POST', url: `/api/v1/sources/${source.id}/refresh`, headers: ADMIN })).json();
+      await app.salon.ingest.idle();
+      const full = (await app.inject({ url: `/api/v1/sources/${source.id}`, headers: ADMIN })).json();
+      expect(full.url).toBe(url);
+      expect(full.lastError.message).toContain('abc123');
+
+      for (const shown of [
+        (await app.inject({ url: '/api/v1/sources' })).json().sources[0],
+        (await app.inject({ url: `/api/v1/sources/${source.id}` })).json(),
+      ]) {
+        expect(shown).toMatchObject({ id: source.id, url: `${web.origin}/private.xml` });
+        expect(shown.lastError.code).toBe(full.lastError.code);
+        expect(shown.lastError.message).toContain(`${web.origin}/private.xml`);
+        expect(JSON.stringify(shown)).not.toContain('abc123');
+      }
+      // Nor does the poll's job, which the list names while it runs.
+      expect(JSON.stringify((await app.inject({ url: `/api/v1/ingest/${jobId}` })).json())).not.toContain('abc123');
+    } finally {
+      await close();
+    }
+  });
+
   it('takes configured sources from DATA_DIR/sources and SOURCES, and refuses a bad entry at start naming it', async () => {
     const { dir, cleanup } = tempDir();
     try {
