@@ -53,6 +53,20 @@ describe('docs/api.md', () => {
       await close();
     }
   });
+
+  it('lists every series of GET /metrics the app defines (the process’s go by their prefixes)', async () => {
+    const { app, close } = await testApp();
+    try {
+      const row = read('docs/api.md')
+        .split('\n')
+        .find((l) => l.startsWith('| `GET /metrics`'))!;
+      const names = (await app.salon.metrics.registry.getMetricsAsJSON()).map((m) => m.name);
+      expect(names.length).toBeGreaterThan(10);
+      for (const name of names) expect(row, name).toMatch(new RegExp(`\`${name}[\`{]`));
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe('salon --help', () => {
