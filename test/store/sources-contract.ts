@@ -99,7 +99,8 @@ export function sourcesContract(store: () => Store): void {
     await store().addSource(source('src_long'));
     // Random characters: PostgreSQL compresses a repetitive key enough to fit.
     const long = `tag:example.com,2026:€${randomBytes(6_000).toString('base64url')}`;
-    const other = `${long.slice(0, -1)}x`;
+    // Differs in its last character only (never the same: base64url may end in "x").
+    const other = `${long.slice(0, -1)}${long.endsWith('x') ? 'y' : 'x'}`;
     await store().putSourceEntry('src_long', long, 'h1', 'news_1', T0);
     await store().putSourceEntry('src_long', other, 'h2', 'news_2', T0);
     await store().putSourceEntry('src_long', long, 'h1b', 'news_1', T1);
