@@ -38,8 +38,11 @@ export function cleanName(raw: unknown): string | null {
   return name;
 }
 
+/** The assistant's name, on its messages and in the chat lines its model reads. */
+export const ASSISTANT_NAME = 'Salon AI';
+
 /** Names that would pass for the assistant (`Salon AI`), the system or the people running it. */
-const RESERVED_NAMES = ['AI', 'Assistant', 'Salon', 'Salon AI', 'Salon Assistant', 'System', 'Admin', 'Administrator', 'Moderator'];
+const RESERVED_NAMES = ['AI', 'Assistant', 'Salon', ASSISTANT_NAME, 'Salon Assistant', 'System', 'Admin', 'Administrator', 'Moderator'];
 
 /** Cyrillic and Greek letters that look like Latin ones (NFKC leaves them alone). */
 const LOOKALIKES: Record<string, string> = {

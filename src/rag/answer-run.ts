@@ -11,6 +11,7 @@ import type { Store } from '../store/types.js';
 import { survivorOf } from '../store/thread-survivor.js';
 import { DeltaBatcher } from './delta-batcher.js';
 import { citedSources } from './cited-sources.js';
+import { ASSISTANT_NAME } from '../protocol/names.js';
 import { isNotCovered } from '../ai/grounded-prompt.js';
 import { safeCut } from '../content/text.js';
 import { since, type RagPipeline } from './pipeline.js';
@@ -28,7 +29,7 @@ export const ABSTAIN_TEXT = 'I could not find this in the sources of this room o
 export const ANSWER_MAX_CHARS = 64_000;
 
 /** The assistant's author on every answer. */
-export const ASSISTANT_AUTHOR: Author = { id: 'assistant', name: 'Salon AI', kind: 'assistant' };
+export const ASSISTANT_AUTHOR: Author = { id: 'assistant', name: ASSISTANT_NAME, kind: 'assistant' };
 
 export interface AnswerDeps {
   store: Store;

@@ -266,3 +266,31 @@ describe('extractive text tools', () => {
     expect(() => new LocalChatModel(undefined, { pieceDelayMs: -1 })).toThrow(/pieceDelayMs/);
   });
 });
+
+describe('the assistant’s own earlier answers in the chat', () => {
+  const carol = 'My cousin Dmitri works at the Kaldmere magnet works and he told me the fusion team ordered 400 spare coils last spring.';
+  const stamp = (minute: number) => `(28 Nov 2026, 12:${minute})`;
+  const chat = (lines: string[]): GroundedSource => ({
+    n: 3,
+    label: 'From this discussion — Carol, Salon AI, 28 Nov 2026',
+    section: 'recent',
+    content: lines.join('\n'),
+  });
+  const answerTo = async (source: GroundedSource) =>
+    (await collect(new LocalChatModel(new LocalEmbedder()).stream(ask('How many spare coils did the fusion team order?', [...SOURCES, source])))).join('');
+
+  it('cites the person, once, not the assistant quoting them', async () => {
+    const answer = await answerTo(
+      chat([`Carol ${stamp(10)}: ${carol}`, `Salon AI ${stamp(12)}: Carol: ${carol}`, `Salon AI ${stamp(14)}: Salon AI: Carol: ${carol}`]),
+    );
+    expect(answer).toContain(`Carol: ${carol} [3]`);
+    expect(answer).not.toContain('Salon AI');
+    expect(answer.split('400 spare coils')).toHaveLength(2);
+  });
+
+  it('quotes an earlier answer as its words, without the assistant as speaker, when the person’s line has gone', async () => {
+    const answer = await answerTo(chat([`Salon AI ${stamp(12)}: Carol: ${carol}`]));
+    expect(answer).toContain(`Carol: ${carol} [3]`);
+    expect(answer).not.toContain('Salon AI');
+  });
+});

@@ -15,6 +15,7 @@ import { cosine } from '../vectors.js';
 import { CHAT_STAMP, clip } from '../../text.js';
 import { markdownLiteral, withoutLiteralEscapes } from '../../protocol/markdown-literal.js';
 import { categoryOfTopicTitle } from '../../protocol/room-ids.js';
+import { ASSISTANT_NAME } from '../../protocol/names.js';
 import { numberWithin, wholeNumber } from '../../options.js';
 
 export const LOCAL_CHAT_MODEL = 'salon-local-extractive-v1';
@@ -125,7 +126,7 @@ export class LocalChatModel implements ChatModel {
     const prompt = { ...asked, question: withAntecedent(asked.question, recent, asked.topic.split('\n', 1)[0]) };
     const sim = await this.similarities(prompt, signal);
     const primary = primarySource(prompt)?.n;
-    const ranked = scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary);
+    const ranked = withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary));
     const top = ranked[0];
     if (!top) return NOT_COVERED;
     const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
@@ -136,10 +137,9 @@ export class LocalChatModel implements ChatModel {
       // An answer begun from the room's own item goes on from it, not from another article's words.
       if (top.n === primary && s.n !== primary) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
-      if (!chosen.some((c) => spokenText(c.text) === spokenText(s.text))) chosen.push(s);
+      if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
     }
-    // A quoted chat line keeps its speaker, not its time stamp (`Ann: …`); a remembered exchange's line loses its `Q:`/`A:`.
-    return chosen.map((s) => `${quoted(s.text.replace(CHAT_LINE_STAMP, ': ').replace(EXCHANGE_MARK, ''))} [${s.n}]`).join(' ');
+    return chosen.map((s) => `${quoted(asQuoted(s.text))} [${s.n}]`).join(' ');
   }
 
   /**
@@ -229,6 +229,35 @@ function topicOverview(about: string[]): string {
 
 /** `Alice (24 Nov 2026, 19:20): text` → `Alice: text`. */
 const CHAT_LINE_STAMP = new RegExp(` ${CHAT_STAMP.source}: `);
+/** A line of chat the assistant wrote: its answers, read back from the recent chat. */
+const ASSISTANT_LINE = new RegExp(`^${ASSISTANT_NAME} ${CHAT_STAMP.source}: `);
+/** `Carol: ` before quoted words (an answer quoting the chat); a name has no colon and at most 32 characters. */
+const QUOTED_SPEAKER = /^[^:\n]{1,40}: /;
+
+/**
+ * A sentence as an answer quotes it: a chat line keeps its speaker, not its time stamp (`Ann: …`),
+ * except the assistant's own, which is its earlier answer's words (`Carol: …`, not `Salon AI:
+ * Carol: …`); a remembered exchange's line loses its `Q:`/`A:`.
+ */
+function asQuoted(sentence: string): string {
+  return (ASSISTANT_LINE.test(sentence) ? spokenText(sentence) : sentence.replace(CHAT_LINE_STAMP, ': ')).replace(EXCHANGE_MARK, '');
+}
+
+/** What a sentence says, without who said it or who quoted whom: the same words from Carol and from an answer quoting her agree. */
+function quoteKey(sentence: string): string {
+  let text = spokenText(sentence).replace(EXCHANGE_MARK, '');
+  for (let i = 0; i < 4 && QUOTED_SPEAKER.test(text); i++) text = text.replace(QUOTED_SPEAKER, '');
+  return text.trim();
+}
+
+/**
+ * The ranked sentences without the assistant's own lines that only say again what a person or a
+ * source said: an answer cites the person, not the assistant's echo of them.
+ */
+function withoutEchoes<S extends { text: string }>(ranked: S[]): S[] {
+  const original = new Set(ranked.filter((s) => !ASSISTANT_LINE.test(s.text)).map((s) => quoteKey(s.text)));
+  return ranked.filter((s) => !ASSISTANT_LINE.test(s.text) || !original.has(quoteKey(s.text)));
+}
 /** The `Q: ` or `A: ` a remembered exchange's lines start with. */
 const EXCHANGE_MARK = /^[QA]: /;
 

@@ -14,7 +14,7 @@ import type { NewMemoryEntry, NewThread, SplitLock, Store, StoredMemoryChunk, Th
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, squash } from '../../text.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
-import { hasHiddenCharacters } from '../../protocol/names.js';
+import { ASSISTANT_NAME, hasHiddenCharacters } from '../../protocol/names.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import { Turns } from './turns.js';
@@ -542,7 +542,7 @@ export class ThreadService {
         {
           roomId: a.roomId,
           threadId: id,
-          author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+          author: { id: 'assistant', name: ASSISTANT_NAME, kind: 'assistant' },
           text: introText(a, b, topics, shown),
         },
       ],
