@@ -27,20 +27,20 @@ function job(id: string, status: IngestJob['status'], runner: IngestJob['runner'
   };
 }
 
+/** Ingest deps for tests that never fetch or extract: any call fails. */
+function unusedDeps(): IngestDeps {
+  const unused = async (): Promise<never> => {
+    throw new Error('not used');
+  };
+  return { fetchPage: unused, fetchJson: unused, extract: unused };
+}
+
 describe('closing the app', () => {
   it('closes the fetcher and worker pools behind ingestion', async () => {
     const { dir, cleanup } = tempDir();
     let closed = 0;
     const deps: IngestDeps = {
-      fetchPage: async () => {
-        throw new Error('not used');
-      },
-      fetchJson: async () => {
-        throw new Error('not used');
-      },
-      extract: async () => {
-        throw new Error('not used');
-      },
+      ...unusedDeps(),
       close: async () => {
         closed++;
       },
@@ -123,17 +123,7 @@ describe('ingest jobs after a crash', () => {
 });
 
 describe('ingest jobs on a store several nodes share', () => {
-  const deps: IngestDeps = {
-    fetchPage: async () => {
-      throw new Error('not used');
-    },
-    fetchJson: async () => {
-      throw new Error('not used');
-    },
-    extract: async () => {
-      throw new Error('not used');
-    },
-  };
+  const deps = unusedDeps();
   const node = (store: SqliteStore, nodeId: string) =>
     new IngestService({
       store,
