@@ -86,6 +86,42 @@ describeBrowser('reconnecting after the server restarts', () => {
     }
   });
 
+  it('says "offline" as soon as the browser goes offline, keeps what is written meanwhile and sends it once back online', async () => {
+    server ??= await startServer(suite.dataDir);
+    await server.app.salon.store.upsertItem(item('news_net', { title: 'Network drill' }));
+    const url = `${server.url}/chat?id=news_net`;
+    const ada = await person(suite.browser, 'Ada');
+    const bob = await person(suite.browser, 'Bob');
+    try {
+      await ada.page.goto(url);
+      await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await bob.page.goto(url);
+      await bob.page.locator('salon-member-list .count[data-count="2"]').waitFor();
+      await say(ada.page, 'before the drop');
+      await expect.poll(() => messageTexts(bob.page)).toEqual(['before the drop']);
+
+      // The socket is not closed by going offline: it hangs. The page must not wait for its
+      // silence watchdog (a minute) to say so.
+      await ada.context.setOffline(true);
+      await ada.page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 5_000 });
+      await say(ada.page, 'written offline');
+      await ada.page.locator('salon-message-item[state=sending]').waitFor();
+      expect(await ada.page.locator('salon-composer .hint').textContent()).toContain('sent once you reconnect');
+
+      await ada.context.setOffline(false);
+      for (const p of [ada.page, bob.page]) {
+        await expect.poll(() => messageTexts(p), { timeout: 20_000 }).toEqual(['before the drop', 'written offline']);
+      }
+      await expect.poll(() => ada.page.locator('salon-message-item[state=sending]').count()).toBe(0);
+      expect(await ada.page.locator('salon-connection-status [data-state]').count()).toBe(0);
+      const stored = await server.app.salon.store.recentMessages('news_net', 10);
+      expect(stored.map((m) => m.text)).toEqual(['before the drop', 'written offline']);
+    } finally {
+      await ada.context.close();
+      await bob.context.close();
+    }
+  });
+
   it('shows the sessionStorage copy while the room cannot be reached, then the server history as the truth', async () => {
     server ??= await startServer(suite.dataDir);
     await server.app.salon.store.upsertItem(item('news_off', { title: 'Offline drill' }));

@@ -1,6 +1,7 @@
 /**
  * One room's WebSocket, kept alive: reconnects with jittered, capped backoff after the socket
- * drops, pings while idle, treats a silent socket as dead, and waits for the browser to be online.
+ * drops, pings while idle, treats a silent socket as dead, and waits for the browser to be online
+ * (going offline closes the socket at once: one left open would hang until the silence watchdog).
  * It knows nothing of the room's state: frames go out to `handlers`, and the owner decides after
  * each close whether to try again.
  */
@@ -35,6 +36,8 @@ const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 const WATCHDOG_INTERVAL_MS = 5_000;
 /** A client may close only with 1000 or 3000–4999; this one means "we gave up on a silent socket". */
 const CLOSE_STALE = 4000;
+/** The browser went offline: the socket is given up at once, and the next one opens when it is back online. */
+const CLOSE_OFFLINE = 4001;
 
 export class RoomConnection {
   private readonly backoff: Backoff;
@@ -191,8 +194,20 @@ export class RoomConnection {
     }
   };
 
+  /**
+   * The browser says it is offline. A socket open then does not close by itself: it hangs until
+   * the silence watchdog gives up on it (a minute), while the member saw nothing and their
+   * messages sat at "Sending…". So it is closed now, the owner is told as for any close, and no
+   * retry is scheduled: `online` connects again.
+   */
   private readonly onOffline = () => {
-    if (!this.socket) this.setStatus('offline');
+    if (!this.running) return;
+    clearTimeout(this.retryTimer);
+    if (this.socket) {
+      this.drop(CLOSE_OFFLINE, 'offline');
+      this.handlers.closed(CLOSE_OFFLINE, 'offline');
+    }
+    this.setStatus('offline');
   };
 
   private setStatus(status: ConnectionStatus, retryInMs?: number): void {
