@@ -1,6 +1,6 @@
 /**
  * Limits per client address, across all of its sockets: how many sockets it holds, how many frames
- * a second all of them together may send, how many slash commands a minute (a listing counts every
+ * a second all of them together may send (typing frames apart, from a budget of the same size), how many slash commands a minute (a listing counts every
  * thread's messages: it costs more than a frame), and how many new identities it may take a minute (a
  * flood from one address cannot hide behind fresh sockets or fresh names). Addresses are keys from
  * `addressKey` (IPv6 by /64). An address with no socket and nothing left to remember is forgotten,
@@ -22,6 +22,7 @@ export interface AddressLimitOptions {
 interface AddressState {
   sockets: number;
   frames: TokenBucket;
+  typing: TokenBucket;
   identities: TokenBucket;
   commands: TokenBucket;
 }
@@ -55,6 +56,11 @@ export class AddressLimits {
     return this.state(address, now).frames.take(now);
   }
 
+  /** Takes one typing frame from the address's own budget for them; false when it is spent. */
+  typing(address: string, now: number): boolean {
+    return this.state(address, now).typing.take(now);
+  }
+
   /** Takes one new identity from the address's budget; false when it is spent. */
   newIdentity(address: string, now: number): boolean {
     return this.state(address, now).identities.take(now);
@@ -77,6 +83,7 @@ export class AddressLimits {
       state = {
         sockets: 0,
         frames: new TokenBucket(fps, fps * 2, now),
+        typing: new TokenBucket(fps, fps * 2, now),
         identities: new TokenBucket(ipm / 60, ipm, now),
         commands: new TokenBucket(cpm / 60, Math.max(1, Math.floor(cpm / 2)), now),
       };
@@ -89,7 +96,7 @@ export class AddressLimits {
   private sweep(now: number): void {
     this.sweptAt = now;
     for (const [address, s] of this.addresses) {
-      if (s.sockets === 0 && s.frames.full(now) && s.identities.full(now) && s.commands.full(now)) this.addresses.delete(address);
+      if (s.sockets === 0 && s.frames.full(now) && s.typing.full(now) && s.identities.full(now) && s.commands.full(now)) this.addresses.delete(address);
     }
   }
 }

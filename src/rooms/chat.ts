@@ -154,6 +154,8 @@ export class Chat {
 
   private async command(session: Session, command: { name: string; args: string }, clientId: string, requestedThread?: string): Promise<void> {
     const { room, member } = joined(session);
+    // Typing the command is over, as a sent message's is: the client need not say so first.
+    if (room.typing.clear(member.id, Date.now())) this.host.sendTyping(room, member, false);
     if (!this.host.admitCommand(session)) throw new errors.ERR_RATE_LIMITED('too many commands from one address; wait a moment');
     const threadId = await this.thread(room, requestedThread);
     const handler = command.name === 'help' ? undefined : this.host.commands.get(command.name);

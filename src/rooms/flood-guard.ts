@@ -1,7 +1,8 @@
 /**
  * Per-connection flood control: a token bucket admits frames (`ratePerSecond`, up to `rateBurst`
- * at once); rejected frames are counted, and too many rejections in one window mean abuse.
- * Four numbers per connection, no timers.
+ * at once), and a bucket of the same size of its own admits typing frames, so that a client's
+ * typing notices never spend what its messages need; rejected frames of either kind are counted,
+ * and too many rejections in one window mean abuse. Six numbers per connection, no timers.
  */
 import { TokenBucket } from './token-bucket.js';
 
@@ -16,6 +17,7 @@ export type Admission = 'ok' | 'rejected' | 'abuse';
 
 export class FloodGuard {
   private readonly bucket: TokenBucket;
+  private readonly typing: TokenBucket;
   private rejections = 0;
   private windowStart = 0;
 
@@ -24,11 +26,17 @@ export class FloodGuard {
     now: number,
   ) {
     this.bucket = new TokenBucket(limits.ratePerSecond, limits.rateBurst, now);
+    this.typing = new TokenBucket(limits.ratePerSecond, limits.rateBurst, now);
   }
 
   /** Takes one token for a frame arriving at `now` (ms). */
   admit(now: number): Admission {
     return this.bucket.take(now) ? 'ok' : this.reject(now);
+  }
+
+  /** Takes one token for a typing frame arriving at `now` (ms) from typing's own bucket. */
+  admitTyping(now: number): Admission {
+    return this.typing.take(now) ? 'ok' : this.reject(now);
   }
 
   /** Counts a rejection; 'abuse' once the window holds `abuseRejections` of them. */

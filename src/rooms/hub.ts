@@ -239,6 +239,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return this.addresses.frame(session.address, now);
   }
 
+  /** Takes a typing frame from the budget its address shares with all of the address's sockets for them. */
+  admitTyping(session: Session, now: number): boolean {
+    return this.addresses.typing(session.address, now);
+  }
+
   async join(session: Session, hello: HelloFrame): Promise<void> {
     if (!hello.token && !this.addresses.newIdentity(session.address, Date.now())) {
       return session.fail(

@@ -20,6 +20,8 @@ export interface SessionHost {
   typing(session: Session, active: boolean): void;
   /** Takes a frame from the budget the session's address shares with its other sockets. */
   admitFrame(session: Session, now: number): boolean;
+  /** Takes a typing frame from the address's budget for them, apart from other frames'. */
+  admitTyping(session: Session, now: number): boolean;
   /** The connection is gone (closed by either side) or must leave its room now. */
   detach(session: Session): void;
   /** Logs an unexpected failure of a frame handler. */
@@ -67,6 +69,7 @@ export class Session implements RoomSession, QueuedBytesHolder {
     const parsed = parseClientFrame(raw, this.options.maxTextChars);
     if (!parsed.ok) return this.refuse(parsed.error, parsed.clientId, this.guard.reject(now), CloseCode.BAD_MESSAGE);
     const frame = parsed.frame;
+    if (frame.type === 'typing') return this.receiveTyping(frame, now);
     const clientId = 'clientId' in frame ? frame.clientId : undefined;
     const admission = this.guard.admit(now);
     if (admission !== 'ok')
@@ -76,6 +79,20 @@ export class Session implements RoomSession, QueuedBytesHolder {
       return this.refuse(err, clientId, this.guard.reject(now), CloseCode.RATE_LIMITED);
     }
     this.dispatch(frame, clientId);
+  }
+
+  /**
+   * A typing frame is admitted from budgets of its own (per connection and per address), never
+   * from those of the other frames: a client announcing typing before each message spent half of
+   * them, and a member sending a few short messages quickly had the last ones refused. Past those
+   * budgets it is dropped without an error (typing is best-effort), and counted as refused.
+   */
+  private receiveTyping(frame: Extract<ClientMessage, { type: 'typing' }>, now: number): void {
+    let admission = this.guard.admitTyping(now);
+    if (admission === 'ok' && !this.host.admitTyping(this, now)) admission = this.guard.reject(now);
+    if (admission === 'abuse')
+      return this.fail(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} typing frames per second`), CloseCode.RATE_LIMITED);
+    if (admission === 'ok') this.dispatch(frame, undefined);
   }
 
   /** Handles a binary frame, which the protocol does not use. */

@@ -34,6 +34,33 @@ describe('room limits', () => {
     expect(floodMessages.length).toBeLessThan(15);
   });
 
+  it('admits typing frames from a budget of their own: announcing typing around every message never gets one refused', async () => {
+    const { url } = await start();
+    const ana = await member(url(), 'Ana');
+    const ben = await member(url(), 'Ben');
+    // A burst as a client that announced typing before and after each message sent it: hello and
+    // eight messages fit the frame budget (bursts of 10), with the sixteen typing frames around them.
+    for (let i = 0; i < 8; i++) {
+      ana.client.send({ type: 'typing', active: true });
+      ana.client.send({ type: 'typing', active: false });
+      ana.client.send({ type: 'say', text: `m${i}`, clientId: `m${i}` });
+    }
+    await ben.client.next('message', (f) => f.message.text === 'm7');
+    expect(ben.client.all('message').map((f) => f.message.text)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
+    expect(ana.client.all('error')).toEqual([]);
+  });
+
+  it('drops typing frames past their budget silently, and closes a connection that floods them with 4429', async () => {
+    const { url } = await start();
+    const flood = await member(url(), 'Flood');
+    const calm = await member(url(), 'Calm');
+    for (let i = 0; i < 40; i++) flood.client.send({ type: 'typing', active: i % 2 === 0 });
+    expect((await flood.client.closed).code).toBe(CloseCode.RATE_LIMITED);
+    expect(flood.client.all('error').map((e) => e.code)).toEqual(['ERR_RATE_LIMITED']);
+    calm.client.send({ type: 'say', text: 'still fine', clientId: 'c1' });
+    await calm.client.next('message', (f) => f.message.text === 'still fine');
+  });
+
   it('closes a connection that keeps sending bad frames with 4400', async () => {
     const { url } = await start();
     const c = await connect(url());

@@ -118,6 +118,27 @@ describe('presence and typing', () => {
   });
 });
 
+describe('typing ended by a slash command', () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => close?.());
+
+  it('clears a typist who sends a slash command, which posts nothing: a client need not say it stopped first', async () => {
+    // The default timings: a typist expires only 15 s after their last refresh.
+    const started = await roomsApp();
+    close = started.close;
+    const url = await listen(started.app);
+    const a = await connect(url());
+    await a.hello('Ana');
+    const b = await connect(url());
+    await b.hello('Ben');
+    a.send({ type: 'typing', active: true });
+    await b.next('typing');
+    a.send({ type: 'say', text: '/threads', clientId: 'c' });
+    await a.next('message', (f) => f.message.clientId === 'c');
+    expect((await b.next('typing')).active).toBe(false);
+  });
+});
+
 describe('presence frames a room sends', () => {
   afterEach(() => vi.useRealTimers());
 
