@@ -154,6 +154,30 @@ describeBrowser('a room in two browsers', () => {
     }
   });
 
+  it('sends a few short messages typed quickly without a refusal, and no "stopped typing" before each', async () => {
+    const hal = await person(suite.browser, 'Hal');
+    const sent: Record<string, unknown>[] = [];
+    hal.page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(JSON.parse(String(f.payload)) as Record<string, unknown>)));
+    try {
+      await hal.page.goto(`${suite.server.url}/chat?id=news_r1`);
+      await hal.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      const box = hal.page.locator('salon-composer textarea');
+      const answers = ['yes', 'no', 'ok', 'sure', 'fine', 'done'];
+      for (const text of answers) {
+        await box.pressSequentially(text);
+        await box.press('Enter');
+      }
+      await expect.poll(() => hal.page.locator('salon-message-item[mine][state=sent]').count()).toBe(answers.length);
+      expect(await hal.page.locator('salon-message-item[state=failed]').count()).toBe(0);
+      // Each message is announced by one "typing" at its first key; the server ends it on the say.
+      const frames = sent.filter((f) => f.type === 'typing' || f.type === 'say');
+      expect(frames.filter((f) => f.type === 'say').map((f) => f.text)).toEqual(answers);
+      expect(frames.filter((f) => f.type === 'typing' && f.active === false)).toEqual([]);
+    } finally {
+      await hal.context.close();
+    }
+  });
+
   it('shows a rate-limit refusal on the message and lets the member retry it', async () => {
     const gus = await person(suite.browser, 'Gus');
     try {

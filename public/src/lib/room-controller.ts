@@ -126,7 +126,10 @@ export class RoomController implements ReactiveController {
     const clientId = newClientId();
     const author = { id: this.you?.id ?? '', name: this.you?.name ?? this.name, kind: 'user' as const };
     this.memory.log.addLocal(clientId, finalText, author, this.threadId, this.roomId, privately);
-    this.setTyping(false);
+    // The server ends the member's typing when their message or command arrives: a `false` frame
+    // just before it only spent the frame budget. A private question posts nothing, so it does not.
+    if (privately) this.setTyping(false);
+    else this.typingActive = false;
     this.transmit(clientId, finalText, privately, this.threadId);
     this.changed();
     return true;
