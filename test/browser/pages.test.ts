@@ -180,4 +180,17 @@ describeBrowser('content pages and their Discuss links', () => {
     await page.goto(`${suite.server.url}/watch?id=video_nope`);
     await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe('No such video');
   });
+
+  it('says an article or a post is not a video, with a link to its own page, instead of playing it', async () => {
+    for (const kind of ['news', 'post']) {
+      const other = await firstOf(kind);
+      await page.goto(`${suite.server.url}/watch?id=${other.id}`);
+      const alert = page.locator('salon-watch-page [role=alert]');
+      await expect.poll(() => alert.locator('h1').textContent(), { message: kind }).toBe('Not a video');
+      expect(await alert.locator('.error').textContent()).toContain(other.title);
+      const expected = kind === 'post' ? `/post?id=${other.id}` : `/chat?id=${other.id}`;
+      expect(await alert.getByRole('link', { name: 'Open it' }).getAttribute('href')).toBe(expected);
+      expect(await page.locator('salon-watch-page .player').count()).toBe(0);
+    }
+  });
 });

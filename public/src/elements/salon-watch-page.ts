@@ -1,9 +1,11 @@
 /**
  * `<salon-watch-page>`: one video (`/watch?id=video_…`) — thumbnail linking to the original,
- * title, channel, description — and the Discuss link with who is in its room now.
+ * title, channel, description — and the Discuss link with who is in its room now. Another kind of
+ * item is not shown as a video: the page says so and links to that item's own page.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
+import { itemPagePath } from '../../../src/protocol/content.js';
 import { ApiError, getContent, type ContentDetail } from '../lib/api.js';
 import { formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
@@ -82,15 +84,11 @@ export class SalonWatchPage extends LitElement {
   }
 
   protected override render() {
-    if (this.error) {
-      return html`<div role="alert">
-        <h1>${this.error.status === 404 ? 'No such video' : 'Could not load this video'}</h1>
-        <p class="error">${this.error.message}</p>
-        <p><a href="/videos">All videos</a></p>
-      </div>`;
-    }
+    if (this.error)
+      return this.renderProblem(this.error.status === 404 || this.error.status === 400 ? 'No such video' : 'Could not load this video', this.error.message);
     const item = this.item;
     if (!item) return html`<p role="status">Loading…</p>`;
+    if (item.kind !== 'video') return this.renderProblem('Not a video', `“${item.title}” is not a video.`, itemPagePath(item));
     const original = safeHttpUrl(item.url);
     const thumb = safeHttpUrl(item.thumbnail ?? item.image);
     return html`<article data-item=${item.id}>
@@ -114,6 +112,15 @@ export class SalonWatchPage extends LitElement {
     </article>`;
   }
 
+  /** An address that shows no video: why, and where to go (the item's own page when it is another kind). */
+  private renderProblem(heading: string, message: string, elsewhere?: string) {
+    return html`<div role="alert">
+      <h1>${heading}</h1>
+      <p class="error">${message}</p>
+      <p>${elsewhere ? html`<a href=${elsewhere}>Open it</a> · ` : nothing}<a href="/videos">All videos</a></p>
+    </div>`;
+  }
+
   private async load(): Promise<void> {
     this.item = null;
     this.error = null;
@@ -123,7 +130,7 @@ export class SalonWatchPage extends LitElement {
     }
     try {
       this.item = await getContent(this.itemId);
-      document.title = `${this.item.title} · Salon`;
+      if (this.item.kind === 'video') document.title = `${this.item.title} · Salon`;
     } catch (err) {
       this.error = ApiError.from(err);
     }
