@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
-import { ARTIFACTS, browserSuite, describeBrowser, instrument, messageTexts, probeResults, scanDom } from './harness.js';
+import { ARTIFACTS, browserSuite, describeBrowser, instrument, item, messageTexts, probeResults, scanDom } from './harness.js';
 
 interface Summary {
   id: string;
@@ -179,6 +179,31 @@ describeBrowser('content pages and their Discuss links', () => {
   it('explains an unknown video instead of showing nothing', async () => {
     await page.goto(`${suite.server.url}/watch?id=video_nope`);
     await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe('No such video');
+  });
+
+  it('shows a video’s whole description, chapters included, as text', async () => {
+    const res = await fetch(`${suite.server.url}/api/v1/content/video_v01`);
+    const video = (await res.json()) as { body: string; description: string };
+    // The stored description is an excerpt for cards; the body holds the whole text.
+    expect(video.body).toContain('00:00 Intro');
+    expect(video.description).not.toContain('00:00 Intro');
+    await page.goto(`${suite.server.url}/watch?id=video_v01`);
+    const description = page.locator('salon-watch-page .description');
+    await expect.poll(() => description.textContent()).toContain('Chapters');
+    const text = (await description.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain(video.body.replace(/\s+/g, ' ').trim());
+    // The chapter list keeps its lines.
+    expect(await description.innerText()).toMatch(/00:00 Intro\n01:45 Timeline/);
+
+    // A description is text: markup in it shows as typed and runs nothing.
+    const hostile = '<img src=x onerror="window.__xss=1"> <script>window.__xss=2</script>\n\n**not bold** [link](javascript:alert(1))';
+    await suite.server.app.salon.store.upsertItem(item('video_hostile', { title: 'Hostile description', description: 'Short.', body: hostile }));
+    await page.goto(`${suite.server.url}/watch?id=video_hostile`);
+    await expect.poll(() => description.textContent()).toContain('<script>');
+    expect(await description.innerText()).toContain('**not bold** [link](javascript:alert(1))');
+    expect(await description.locator('img, script, a, strong').count()).toBe(0);
+    expect(await scanDom(page)).toEqual([]);
+    expect((await probeResults(page)).xss).toBeUndefined();
   });
 
   it('says an article or a post is not a video, with a link to its own page, instead of playing it', async () => {

@@ -1,7 +1,8 @@
 /**
  * `<salon-watch-page>`: one video (`/watch?id=video_…`) — thumbnail linking to the original,
- * title, channel, description — and the Discuss link with who is in its room now. Another kind of
- * item is not shown as a video: the page says so and links to that item's own page.
+ * title, channel, its whole description (chapter timestamps included) — and the Discuss link with
+ * who is in its room now. Another kind of item is not shown as a video: the page says so and links
+ * to that item's own page.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
@@ -11,6 +12,15 @@ import { formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-discuss-link.js';
+
+/**
+ * A video's description in full, as paragraphs: its body holds the whole text (chapters and all),
+ * while `description` is an excerpt of ~300 characters for cards. Shown as text, never as markup.
+ */
+function fullDescription(item: ContentDetail): string[] {
+  const text = item.body.trim() ? item.body : item.description;
+  return text.split(/\n\s*\n/).filter((p) => p.trim());
+}
 
 @customElement('salon-watch-page')
 export class SalonWatchPage extends LitElement {
@@ -108,7 +118,7 @@ export class SalonWatchPage extends LitElement {
         ${item.publishedAt ? html`<time datetime=${item.publishedAt}>${formatDate(item.publishedAt)}</time>` : nothing}
         <salon-discuss-link .contentId=${item.id} .itemTitle=${item.title} .count=${this.counts.countOf(item.id)}></salon-discuss-link>
       </div>
-      <div class="description">${item.description.split(/\n{2,}/).map((p) => html`<p>${p}</p>`)}</div>
+      <div class="description">${fullDescription(item).map((p) => html`<p>${p}</p>`)}</div>
     </article>`;
   }
 
