@@ -294,3 +294,19 @@ describe('the assistant’s own earlier answers in the chat', () => {
     expect(answer).not.toContain('Salon AI');
   });
 });
+
+describe('a question asking how many', () => {
+  it('is answered by the sentence whose number counts what it asks about, not one with a date or another number', async () => {
+    const outbreak: GroundedSource = {
+      n: 1,
+      label: 'Dunmere flu outbreak grows',
+      content:
+        'A flu outbreak in Dunmere has grown to 212 confirmed infections since March, and officials said on Friday that clinics would stay open. ' +
+        'The council met on Friday to discuss the schools. ' +
+        'The first infection, confirmed on 3 March, was a teacher who had travelled abroad. ' +
+        'Most later infections were among pupils aged between five and ten in the two eastern districts.',
+    };
+    const answer = (await collect(new LocalChatModel(new LocalEmbedder()).stream(ask('how many infections are there?', [outbreak])))).join('');
+    expect(answer).toMatch(/^A flu outbreak in Dunmere has grown to 212 confirmed infections/);
+  });
+});

@@ -42,6 +42,11 @@ export interface AnswerWeights {
    * of the question: a question asked in an item's room is about that item first.
    */
   primary: number;
+  /**
+   * Pull of a number that counts what a "how many" question asks about (`140 confirmed cases`), on
+   * top of `cue`, which any number in the sentence earns (`confirmed on 12 January`).
+   */
+  count: number;
 }
 
 export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
@@ -53,6 +58,7 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
   semantic: 1,
   label: 0.5,
   primary: 1,
+  count: 0.4,
 };
 
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
@@ -166,6 +172,7 @@ export function scoreSentences(
       weights.pair * pairScore +
       weights.proximity * proximity(s.terms, qSet) +
       (hasCue(type, s.text, qWords) ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
+      (type === 'number' && countsQuestionTerm(s.text, qSet) ? weights.count : 0) +
       weights.neighbour * Math.max(prev, next) +
       weights.semantic * (cosines?.get(s.text) ?? 0) +
       (s.n === primary ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
@@ -173,6 +180,26 @@ export function scoreSentences(
     return { n: s.n, index: s.index, text: s.text, score, coverage: coverage[i] };
   });
   return scored.sort((a, b) => b.score - a.score);
+}
+
+/** A number, in digits or words. */
+const NUMBER_TOKEN = new RegExp(`^(\\d[\\d.,]*|${NUMBER_WORDS})$`, 'i');
+/** Words a number may stand before the term it counts: `140 confirmed cases`. */
+const COUNTED_WITHIN = 3;
+
+/**
+ * Whether a number in the sentence counts one of the question's terms ("how many cases?" and
+ * `140 confirmed cases`), not only stands somewhere in it (`confirmed on 12 January`).
+ */
+function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
+  const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!NUMBER_TOKEN.test(tokens[i].replace(/[.,]+$/, ''))) continue;
+    for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
+      if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
+    }
+  }
+  return false;
 }
 
 function pairs(terms: string[]): Set<string> {
