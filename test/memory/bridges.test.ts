@@ -68,6 +68,44 @@ describe('thread bridges', () => {
     expect(BRIDGE_MIN).toBeLessThan(SUGGEST_MIN);
   });
 
+  it('never suggests merging a fused thread with a thread it was made from, or one that absorbed it since', async () => {
+    const a = await app();
+    const trains = await threadSaying(a, 'Trains', TRAIN_TALK);
+    const moreTrains = await threadSaying(a, 'More trains', [...TRAIN_TALK].reverse());
+    const { thread: fused } = await a.salon.threads.fuse([trains, moreTrains], 'admin');
+    const sleepers = await threadSaying(a, 'Sleepers', TRAIN_TALK);
+    // The app's own bridges refresh on a timer after memory changes: only this test's may write here.
+    a.salon.threads.bridges.close();
+    const bridges = new ThreadBridges(a.salon.store, a.salon.memory);
+    closers.push(() => bridges.close());
+    const pairsOf = async (id: string) => {
+      const suggested = await bridges.suggestions((await a.salon.store.getThread(id))!);
+      return suggested.map((s) => [s.survivorId, s.absorbedId].sort().join(' ')).sort();
+    };
+    const pair = (x: string, y: string) => [x, y].sort().join(' ');
+
+    const made = await bridges.refresh(ROOM);
+    // The fusion is as alike to its sources as threads get: bridged, but never offered as a merge.
+    const toSource = made.find((b) => pair(b.threadId, b.otherId) === pair(fused.id, trains));
+    expect(toSource?.weight, JSON.stringify(made)).toBeGreaterThanOrEqual(SUGGEST_MIN);
+    expect(await pairsOf(fused.id)).toEqual([pair(fused.id, sleepers)]);
+    expect(await pairsOf(trains)).not.toContain(pair(fused.id, trains));
+    expect(await pairsOf(moreTrains)).not.toContain(pair(fused.id, moreTrains));
+    // Threads on the same subject that are not its sources are still suggested.
+    expect(await pairsOf(sleepers)).toContain(pair(trains, sleepers));
+
+    // A source merged into another source: the survivor is still what the fusion was made from.
+    await a.salon.threads.merge(trains, moreTrains, 'admin');
+    await bridges.refresh(ROOM);
+    expect(await pairsOf(fused.id)).toEqual([pair(fused.id, sleepers)]);
+    expect(await pairsOf(trains)).toEqual([pair(trains, sleepers)]);
+    // A source absorbed by a third thread: that thread now holds it.
+    await a.salon.threads.merge(sleepers, trains, 'admin');
+    await bridges.refresh(ROOM);
+    expect(await pairsOf(fused.id)).toEqual([]);
+    expect(await pairsOf(sleepers)).toEqual([]);
+  });
+
   it('computes and writes nothing for a room with one active thread, but drops a bridge it still has', async () => {
     const a = await app();
     const trains = await threadSaying(a, 'Trains', TRAIN_TALK);

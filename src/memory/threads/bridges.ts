@@ -2,11 +2,13 @@
  * Bridges between threads (docs/architecture.md, "Threads"): each thread's centroid is the mean of
  * its public memory vectors; two active threads of a room whose centroids are close are bridged,
  * weighted by that cosine. Bridges are refreshed a little after a thread's memory changes (a
- * debounce per room), and strong ones become merge suggestions. Nothing ever merges by itself.
+ * debounce per room), and strong ones become merge suggestions, except between a fused thread and
+ * the threads it was made from. Nothing ever merges by itself.
  */
 import { cosine } from '../../ai/vectors.js';
 import type { Logger } from '../../logger.js';
 import { silentLogger } from '../../logger.js';
+import { survivorOf } from '../../store/thread-survivor.js';
 import type { Store, Thread, ThreadBridge } from '../../store/types.js';
 import type { MemoryService } from '../memory-service.js';
 import { RecentMap } from '../recent-map.js';
@@ -35,6 +37,8 @@ const PAGE = 512;
  * past it is summed from the store again when its room's bridges are next refreshed.
  */
 export const DEFAULT_MAX_THREAD_SUMS = 1_024;
+/** A fused thread's history events read for the fusion that made it (a thread's history is short). */
+const HISTORY_READ = 1_000;
 
 /** A suggested merge (survivor: the main thread, else the heavier, else the older). */
 export type { MergeSuggestion } from '../../protocol/threads.js';
@@ -146,19 +150,47 @@ export class ThreadBridges {
     return bridges;
   }
 
-  /** Strong bridges of the thread to active threads, neither split-locked: what the room is told it could merge. */
+  /**
+   * Strong bridges of the thread to active threads, neither split-locked nor a fusion made from the
+   * other: what the room is told it could merge.
+   */
   async suggestions(thread: Thread): Promise<MergeSuggestion[]> {
     if (thread.status !== 'active' || thread.splitLockedUntil) return [];
     const out: MergeSuggestion[] = [];
+    const madeFrom = await this.fusedFrom(thread);
     for (const b of await this.store.threadBridges(thread.id)) {
-      if (b.weight < SUGGEST_MIN) continue;
+      if (b.weight < SUGGEST_MIN || madeFrom.has(b.otherId)) continue;
       const other = await this.store.getThread(b.otherId);
       if (!other || other.status !== 'active' || other.splitLockedUntil) continue;
+      if ((await this.fusedFrom(other)).has(thread.id)) continue;
       const thisSurvives =
         thread.main || (!other.main && (thread.weight > other.weight || (thread.weight === other.weight && thread.createdAt <= other.createdAt)));
       out.push(
         thisSurvives ? { survivorId: thread.id, absorbedId: other.id, weight: b.weight } : { survivorId: other.id, absorbedId: thread.id, weight: b.weight },
       );
+    }
+    return out;
+  }
+
+  /**
+   * The threads a fused thread was made from, and those that absorbed them since (through merges
+   * of merges); empty for a thread that is not a fusion. A fusion holds copies of its sources'
+   * memory, so it is as alike to them as threads get, and merging it into one of them (or one into
+   * it) would only undo the fusion: such a pair is bridged, never suggested.
+   */
+  private async fusedFrom(thread: Thread): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (!thread.isMerged) return out;
+    for (const event of await this.store.threadHistory(thread.id, HISTORY_READ)) {
+      // The fusion's own event names its sources; the sources' events name the fusion (fusedInto).
+      const { sourceIds, fusedInto } = event.details;
+      if (event.action !== 'fuse' || fusedInto !== undefined || !Array.isArray(sourceIds)) continue;
+      for (const id of sourceIds) {
+        if (typeof id !== 'string') continue;
+        out.add(id);
+        const survivor = await survivorOf(this.store, id);
+        if (survivor) out.add(survivor.id);
+      }
     }
     return out;
   }
