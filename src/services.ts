@@ -185,13 +185,13 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     bus: meteredBus(bus, metrics),
     options: overrides.roomOptions,
   });
-  rooms.commands.register(memoryCommand(store, memory, config.THREAD_OPS));
   const bridges = new ThreadBridges(store, memory, { log });
   memory.onIndexed((chunk, vector) => {
     if (!chunk.privileged) bridges.chunkAdded(chunk.threadId, chunk.roomId, vector);
   });
   const threads = new ThreadService({ store, memory, chat: ai.chat, bridges, outlet: rooms, log });
   for (const command of threadCommands(threads, config.THREAD_OPS)) rooms.commands.register(command);
+  rooms.commands.register(memoryCommand(store, memory, threads, config.THREAD_OPS));
   assistant =
     overrides.assistant ??
     new SalonAssistant({

@@ -1,15 +1,16 @@
 /**
  * `/memory on|off` in a room: switches the current thread's memory (what `PUT
- * /api/v1/threads/:id/config {"enable_chat_history_rag"}` does over HTTP); `/memory` alone says
- * whether it is on and how much the thread remembers. THREAD_OPS=admin leaves the switch to the
- * admin's HTTP route.
+ * /api/v1/threads/:id/config {"enable_chat_history_rag"}` does over HTTP), and the room is told
+ * when it changed; `/memory` alone says whether it is on and how much the thread remembers.
+ * THREAD_OPS=admin leaves the switch to the admin's HTTP route.
  */
 import { errors } from '../errors.js';
 import type { SlashCommand } from '../rooms/commands.js';
 import type { Store } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
+import type { ThreadService } from './threads/thread-service.js';
 
-export function memoryCommand(store: Store, memory: MemoryService, threadOps: 'members' | 'admin'): SlashCommand {
+export function memoryCommand(store: Store, memory: MemoryService, threads: ThreadService, threadOps: 'members' | 'admin'): SlashCommand {
   return {
     name: 'memory',
     usage: '/memory [on|off]',
@@ -24,7 +25,7 @@ export function memoryCommand(store: Store, memory: MemoryService, threadOps: 'm
       }
       if (wanted !== 'on' && wanted !== 'off') throw new errors.ERR_BAD_MESSAGE('use /memory on or /memory off');
       if (threadOps !== 'members') throw new errors.ERR_FORBIDDEN('only the admin may switch a thread’s memory here (THREAD_OPS=admin)');
-      await store.setThreadMemory(threadId, wanted === 'on');
+      await threads.setMemory(threadId, wanted === 'on');
       return wanted === 'on'
         ? 'Memory is on: the assistant searches and cites what this thread discussed before.'
         : 'Memory is off: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).';

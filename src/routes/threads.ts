@@ -126,11 +126,9 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     async (request) => {
       const t = await thread(request.params.id);
       const { enable_chat_history_rag: memoryEnabled, privileged } = request.body;
-      await store.applyThreadChange({
-        at: new Date().toISOString(),
-        expect: [],
-        updateThreads: [{ id: t.id, ...(memoryEnabled === undefined ? {} : { memoryEnabled }), ...(privileged === undefined ? {} : { privileged }) }],
-      });
+      if (privileged !== undefined) await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: t.id, privileged }] });
+      // The room is told when the memory switch changed, as when a member switches it.
+      if (memoryEnabled !== undefined) await threads.setMemory(t.id, memoryEnabled);
       return detail(t.id);
     },
   );

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { ADMIN, salon, tempDir } from '../helpers.js';
-import { joined, roomsApp, ROOM, OTHER_ROOM, item, until } from '../rooms/helpers.js';
+import { Client, connect, joined, listen, roomsApp, ROOM, OTHER_ROOM, item, until } from '../rooms/helpers.js';
 import { ROOM_MAX_ACTIVE_THREADS } from '../../src/protocol/threads.js';
 import { ARCHIVED_LISTED } from '../../src/memory/threads/thread-commands.js';
 import { MEMBER_THREAD_CHANGES_PER_MINUTE } from '../../src/memory/threads/change-gate.js';
@@ -306,6 +306,47 @@ describe('thread slash commands', () => {
     for (const r of results)
       if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringMatching(/at most 100 active/) });
     expect((await threads.list(ROOM)).threads.filter((t) => t.status === 'active')).toHaveLength(ROOM_MAX_ACTIVE_THREADS);
+  });
+});
+
+describe('the memory switch in a room', () => {
+  it('tells every member of the room when /memory or the API switches a thread’s memory, and only when it changed', async () => {
+    const a = await app();
+    const url = await listen(a);
+    const ann = await connect(url());
+    const { threadId } = await ann.hello('Ann');
+    const cy = await connect(url());
+    await cy.hello('Cy');
+    const told = (client: Client) => client.all('message').filter((f) => f.message.author.kind === 'system' && !f.message.clientId);
+    const command = async (text: string, clientId: string) => {
+      ann.send({ type: 'say', text, clientId });
+      return (await ann.next('message', (f) => f.message.clientId === clientId)).message.text as string;
+    };
+
+    expect(await command('/memory off', 'm1')).toMatch(/^Memory is off/);
+    const off = await cy.next('message', (f) => f.message.author.kind === 'system');
+    expect(off.message).toMatchObject({ seq: 0, threadId, author: { id: 'system', name: 'Salon' } });
+    expect(off.message.clientId).toBeUndefined();
+    expect(off.message.text).toBe(
+      'Memory is off in “Main”: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).',
+    );
+    // The one who switched it hears it too, as for every thread operation.
+    await until(() => told(ann).length === 1);
+
+    // Switching it to what it already is changes nothing, and nobody is told.
+    expect(await command('/memory off', 'm2')).toMatch(/^Memory is off/);
+    expect(await command('/memory on', 'm3')).toMatch(/^Memory is on/);
+    expect((await cy.next('message', (f) => f.message.author.kind === 'system')).message.text).toMatch(/^Memory is on in “Main”/);
+    expect(told(cy)).toHaveLength(2);
+
+    const put = await a.inject({ method: 'PUT', url: `/api/v1/threads/${threadId}/config`, headers: ADMIN, payload: { enable_chat_history_rag: false } });
+    expect(put.statusCode).toBe(200);
+    expect(put.json().thread.config.enable_chat_history_rag).toBe(false);
+    expect((await cy.next('message', (f) => f.message.author.kind === 'system')).message.text).toMatch(/^Memory is off in “Main”/);
+    const privileged = await a.inject({ method: 'PUT', url: `/api/v1/threads/${threadId}/config`, headers: ADMIN, payload: { privileged: true } });
+    expect(privileged.json().thread.config).toEqual({ enable_chat_history_rag: false, privileged: true });
+    await until(() => told(ann).length === 3);
+    expect(told(cy)).toHaveLength(3);
   });
 });
 

@@ -199,6 +199,27 @@ export class ThreadService {
   }
 
   /**
+   * Switches whether the assistant searches and cites the thread's memory (`/memory on|off`, `PUT
+   * …/config`). A change is told to everyone in the room, as every thread operation is: it changes
+   * what the assistant answers all of them, not only whoever switched it.
+   */
+  async setMemory(id: string, enabled: boolean): Promise<Thread> {
+    const before = await this.get(id);
+    await this.options.store.setThreadMemory(id, enabled);
+    const thread = await this.get(id);
+    if (before.memoryEnabled !== enabled) {
+      const title = `“${literal(thread.title)}”`;
+      this.announce(
+        thread,
+        enabled
+          ? `Memory is on in ${title}: the assistant searches and cites what this thread discussed before.`
+          : `Memory is off in ${title}: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).`,
+      );
+    }
+    return thread;
+  }
+
+  /**
    * The survivor absorbs the other thread: its messages (in time order, by seq), its memory and
    * centroid, its topics and bridges. The absorbed thread is archived and tagged, never deleted.
    */
