@@ -243,6 +243,34 @@ describeBrowser('threads in the browser', () => {
     }
   });
 
+  it('shows everyone in the room that a thread’s memory is off once a member switches it, and that it is on again', async () => {
+    await suite.server.app.salon.store.upsertItem(item('news_th6', { title: 'Story news_th6' }));
+    const ada = await openAs(suite.browser, 'Ada', DESKTOP);
+    const bob = await openAs(suite.browser, 'Bob', DESKTOP);
+    try {
+      for (const p of [ada.page, bob.page]) {
+        await p.goto(`${suite.server.url}/chat?id=news_th6`);
+        await expect.poll(() => threadButton(p, 'Main').count()).toBe(1);
+      }
+      await bob.page.locator('salon-member-list .count[data-count="2"]').waitFor();
+      expect(await bob.page.locator('[data-badge="memory-off"]').count()).toBe(0);
+      await say(ada.page, '/memory off');
+      for (const p of [bob.page, ada.page]) {
+        await expect.poll(() => threadButton(p, 'Main').locator('[data-badge="memory-off"]').textContent()).toBe('memory off');
+        expect(await p.locator('salon-thread-header [data-badge="memory-off"]').count()).toBe(1);
+        expect(await p.locator('salon-thread-header [data-memory-off]').textContent()).toContain('Memory is off in this thread');
+      }
+      await say(ada.page, '/memory on');
+      for (const p of [bob.page, ada.page]) {
+        await expect.poll(() => p.locator('[data-badge="memory-off"]').count()).toBe(0);
+        expect(await p.locator('salon-thread-header [data-memory-off]').count()).toBe(0);
+      }
+    } finally {
+      await ada.context.close();
+      await bob.context.close();
+    }
+  });
+
   it('lists a room’s newest archived threads only, and says how many older ones it leaves out', async () => {
     const { store } = suite.server.app.salon;
     const room = 'news_th4';

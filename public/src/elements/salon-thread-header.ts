@@ -1,7 +1,7 @@
 /**
  * `<salon-thread-header>`: the open thread above its messages — title, badges, message count, a
- * "Split this thread…" action, what a fused thread is, and the merges the server suggests for it
- * (shown as suggestions: nothing merges until the member confirms).
+ * "Split this thread…" action, what a fused thread is, whether its memory is off, and the merges
+ * the server suggests for it (shown as suggestions: nothing merges until the member confirms).
  *
  * @fires salon-open-split - {threadId} the member wants to split the open thread.
  * @fires salon-merge - {survivorId, absorbedId} the member confirmed a suggested merge.
@@ -12,7 +12,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { CommandReply } from '../lib/command-replies.js';
 import { plural } from '../lib/format.js';
 import { badgeStyles, baseStyles } from '../lib/styles.js';
-import { threadBadges, type MergeSuggestion, type ThreadView } from '../lib/threads-api.js';
+import { memoryOff, threadBadges, type MergeSuggestion, type ThreadView } from '../lib/threads-api.js';
 
 const suggestionKey = (s: MergeSuggestion) => `${s.survivorId}>${s.absorbedId}`;
 
@@ -51,7 +51,8 @@ export class SalonThreadHeader extends LitElement {
       .split {
         margin-left: auto;
       }
-      .fused {
+      .fused,
+      .memory-off {
         margin: 0.35rem 0 0;
         color: var(--salon-muted);
       }
@@ -127,6 +128,14 @@ export class SalonThreadHeader extends LitElement {
           ? html`<p class="fused" data-fused-note>
               A fused thread: it copies no messages; its memory joins both discussions, and the assistant answers here from what was said in either. Its
               introduction comes first.
+            </p>`
+          : nothing
+      }
+      ${
+        memoryOff(t)
+          ? html`<p class="memory-off" data-memory-off>
+              Memory is off in this thread: the assistant does not search or cite what was discussed here before (the recent chat still counts).
+              <code>/memory on</code> turns it back on.
             </p>`
           : nothing
       }

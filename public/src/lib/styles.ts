@@ -66,7 +66,7 @@ export const baseStyles = css`
   }
 `;
 
-/** Thread badges (main, fused, locked, archived, merged), shared by the thread list and the thread header. */
+/** Thread badges (main, fused, memory off, locked, archived, merged), shared by the thread list and the thread header. */
 export const badgeStyles = css`
   .badge {
     display: inline-block;
@@ -86,6 +86,11 @@ export const badgeStyles = css`
   .badge[data-badge='locked'] {
     background: var(--salon-warning-bg);
     color: var(--salon-warning-fg);
+  }
+  .badge[data-badge='memory-off'] {
+    background: transparent;
+    color: var(--salon-warning-fg);
+    border: 1px dashed var(--salon-warning-fg);
   }
   .badge[data-badge='archived'],
   .badge[data-badge='merged'] {

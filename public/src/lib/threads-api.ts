@@ -96,13 +96,19 @@ export function splitCommand(threadId: string, parts: readonly SplitPart[], lock
   throw new Error('Too many messages for one split: split off fewer at a time.');
 }
 
-/** The badges a thread shows: main, fused, locked (with its mode), split, archived or merged. */
+/** The badges a thread shows: main, fused, memory off, locked (with its mode), split, archived or merged. */
 export function threadBadges(t: ThreadView, titleOf: (id: string) => string | undefined): { kind: string; label: string }[] {
   const out: { kind: string; label: string }[] = [];
   if (t.main) out.push({ kind: 'main', label: 'main' });
   if (t.isMerged) out.push({ kind: 'fused', label: 'fused' });
+  if (memoryOff(t)) out.push({ kind: 'memory-off', label: 'memory off' });
   if (t.splitLockedUntil) out.push({ kind: 'locked', label: `locked · ${t.splitLockedUntil.replace('_', ' ')}` });
   if (t.mergedInto) out.push({ kind: 'merged', label: `merged into ${titleOf(t.mergedInto) ?? 'another thread'}` });
   else if (t.status === 'archived') out.push({ kind: 'archived', label: 'archived' });
   return out;
+}
+
+/** The assistant does not search or cite what the thread discussed before (`/memory off`). */
+export function memoryOff(t: ThreadView): boolean {
+  return t.config?.enable_chat_history_rag === false;
 }
