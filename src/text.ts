@@ -1,6 +1,7 @@
 /**
  * Small text helpers every part uses, in one place: cutting text to a length for display or a
- * prompt, naming the site a URL is on, and how chat lines date their messages. (Content cleaning lives in content/text.ts, word
+ * prompt, counting things in words (`plural`), naming the site a URL is on, and how chat lines
+ * date their messages. (Content cleaning lives in content/text.ts, word
  * features in ai/local/.)
  */
 
@@ -16,6 +17,11 @@ export function clip(text: string, max: number): string {
   const cut = text.slice(0, end);
   const space = cut.lastIndexOf(' ');
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** `n` and the noun for it, in English: `1 message`, `0 messages`, `2 messages`. */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 function isHighSurrogate(code: number): boolean {

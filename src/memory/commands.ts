@@ -7,6 +7,7 @@
 import { errors } from '../errors.js';
 import type { SlashCommand } from '../rooms/commands.js';
 import type { Store } from '../store/types.js';
+import { plural } from '../text.js';
 import type { MemoryService } from './memory-service.js';
 import type { ThreadService } from './threads/thread-service.js';
 
@@ -21,7 +22,8 @@ export function memoryCommand(store: Store, memory: MemoryService, threads: Thre
       const wanted = args.toLowerCase();
       if (wanted === '') {
         const { chunks, pending } = await memory.stats(threadId);
-        return `Memory is ${thread.memoryEnabled ? 'on' : 'off'} in this thread: ${chunks} remembered passages${pending ? `, ${pending} messages waiting` : ''}.`;
+        const waiting = pending ? `, ${plural(pending, 'message', 'messages')} waiting` : '';
+        return `Memory is ${thread.memoryEnabled ? 'on' : 'off'} in this thread: ${plural(chunks, 'remembered passage', 'remembered passages')}${waiting}.`;
       }
       if (wanted !== 'on' && wanted !== 'off') throw new errors.ERR_BAD_MESSAGE('use /memory on or /memory off');
       if (threadOps !== 'members') throw new errors.ERR_FORBIDDEN('only the admin may switch a thread’s memory here (THREAD_OPS=admin)');

@@ -105,6 +105,37 @@ describe('thread slash commands', () => {
     expect(notices.every((f) => f.message.seq === 0)).toBe(true);
   });
 
+  it('counts in its replies in words that agree with the numbers: 1 message, 2 messages', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    const one = threadIdIn((await ann.command('/thread new One')).text!);
+    await ann.say('The only message here', one);
+    const two = threadIdIn((await ann.command('/thread new Two')).text!);
+    await ann.say('A first message', two);
+    await ann.say('A second message', two);
+    const listed = (await ann.command('/threads')).text!;
+    expect(listed).toContain(`${one} · One · active · 1 message, `);
+    expect(listed).toContain(`${two} · Two · active · 2 messages, `);
+    expect(listed).toMatch(/ · Main · main, active · 0 messages, /);
+    expect(listed).not.toMatch(/\b1 messages\b/);
+
+    // One message in the memory's open window, none remembered yet.
+    const said = await member(a, 'Cy');
+    const main = (await a.salon.store.ensureMainThread(ROOM)).id;
+    await said.say('Only this one so far', main);
+    expect((await said.command('/memory')).text).toBe('Memory is on in this thread: 0 remembered passages, 1 message waiting.');
+    a.salon.memory.flush(main);
+    await a.salon.memory.idle();
+    expect((await said.command('/memory')).text).toBe('Memory is on in this thread: 1 remembered passage.');
+
+    // One archived thread past those listed.
+    for (let i = 0; i <= ARCHIVED_LISTED; i++) {
+      const t = await a.salon.threads.create(ROOM, `Old ${i}`, 'u_someone');
+      await a.salon.threads.merge(main, t.id, 'u_someone');
+    }
+    expect((await ann.command('/threads')).text).toContain('… and 1 older archived thread (GET');
+  });
+
   it('refuses bad arguments, threads of other rooms, and changes when THREAD_OPS=admin', async () => {
     const a = await app();
     const ann = await member(a, 'Ann');

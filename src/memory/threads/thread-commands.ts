@@ -14,6 +14,7 @@ import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { ThreadChangeGate } from './change-gate.js';
 import { FUSION_FALLBACK_NOTICE, type SplitListing, type ThreadService } from './thread-service.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
+import { plural } from '../../text.js';
 
 /** Characters of a message id the split listing shows (and the shortest prefix accepted). */
 export const SHORT_ID_CHARS = 8;
@@ -35,10 +36,12 @@ export async function describeThreads(threads: ThreadService, roomId: string): P
   const lines = await Promise.all(
     list.map(async (t) => {
       const { messages, chunks } = await threads.counts(t.id);
-      return `${t.id} · ${literal(t.title)} · ${badges(t).join(', ')} · ${messages} messages, ${chunks} remembered`;
+      return `${t.id} · ${literal(t.title)} · ${badges(t).join(', ')} · ${plural(messages, 'message', 'messages')}, ${chunks} remembered`;
     }),
   );
-  const more = hidden ? [`… and ${hidden} older archived threads (GET /api/v1/rooms/${roomId}/threads lists them all)`] : [];
+  const more = hidden
+    ? [`… and ${plural(hidden, 'older archived thread', 'older archived threads')} (GET /api/v1/rooms/${roomId}/threads lists them all)`]
+    : [];
   return ['Threads of this room:', ...lines, ...more].join('\n');
 }
 

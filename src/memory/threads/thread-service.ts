@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type { NewMemoryEntry, NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
-import { clip, squash } from '../../text.js';
+import { clip, plural, squash } from '../../text.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
 import { ASSISTANT_NAME, hasHiddenCharacters } from '../../protocol/names.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
@@ -718,7 +718,7 @@ function introText(a: Thread, b: Thread, topics: string[], r: { fused: number; k
   const covered = topics.length ? ` Topics covered: ${topics.slice(0, 12).map(literal).join(', ')}.` : '';
   return (
     `This thread fuses the discussions "${literal(a.title)}" and "${literal(b.title)}". It holds no copied messages: ` +
-    `its memory joins both (${r.fused} passages said in both were made one, ${r.kept} kept from the second), ` +
+    `its memory joins both (${plural(r.fused, 'passage', 'passages')} said in both ${r.fused === 1 ? 'was' : 'were'} made one, ${r.kept} kept from the second), ` +
     `so questions here are answered from what was said in either.${covered}`
   );
 }
