@@ -12,7 +12,9 @@ import { testConfig } from '../../src/config.js';
 import { ADMIN, salon, tempDir } from '../helpers.js';
 import { Client, connect, joined, listen, roomsApp, ROOM, OTHER_ROOM, item, until } from '../rooms/helpers.js';
 import { ROOM_MAX_ACTIVE_THREADS } from '../../src/protocol/threads.js';
-import { ARCHIVED_LISTED } from '../../src/memory/threads/thread-commands.js';
+import { ARCHIVED_LISTED, fusedReply } from '../../src/memory/threads/thread-commands.js';
+import { FUSION_FALLBACK_NOTICE } from '../../src/memory/threads/thread-service.js';
+import type { Thread } from '../../src/store/types.js';
 import { MEMBER_THREAD_CHANGES_PER_MINUTE } from '../../src/memory/threads/change-gate.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -91,7 +93,11 @@ describe('thread slash commands', () => {
     await ann.say('Tomatoes need six hours of sun', other);
     await a.salon.memory.idle();
     const fused = await ann.command(`/fuse ${trains} ${other}`);
-    expect(fused.text).toMatch(/^Fused into “Night trains \+ Gardening” \(thr_[0-9a-f-]+\): \d+ pairs made one, \d+ kept\./);
+    // In words: what the new thread holds, not the fusion plan's terms.
+    expect(fused.text).toMatch(
+      /^Fused “Night trains” and “Gardening” into a new thread, “Night trains \+ Gardening” \(thr_[0-9a-f-]+\)\. It copies no messages; its memory holds what “Night trains” remembers and (\d+ passages?|nothing more from) /,
+    );
+    expect(fused.text).not.toMatch(/pairs|made one/);
     // Bob saw none of the replies; everyone hears what changed, without it being stored.
     const notices = bob.client.frames.filter((f) => f.type === 'message' && f.message.author.kind === 'system');
     expect(notices.filter((f) => f.message.clientId)).toEqual([]);
@@ -103,6 +109,21 @@ describe('thread slash commands', () => {
       'A new thread started: “Gardening”.',
     ]);
     expect(notices.every((f) => f.message.seq === 0)).toBe(true);
+  });
+
+  it('tells a fusion in plain words: what the new thread holds from each source', () => {
+    const t = (id: string, title: string) => ({ id, title }) as Thread;
+    const [a, b, f] = [t('thr_a', 'Night trains'), t('thr_b', 'Sleepers'), t('thr_f', 'Night trains + Sleepers')];
+    expect(fusedReply(a, b, { thread: f, fused: 2, kept: 1 })).toBe(
+      'Fused “Night trains” and “Sleepers” into a new thread, “Night trains + Sleepers” (thr_f). It copies no messages; ' +
+        'its memory holds what “Night trains” remembers and 1 passage only “Sleepers” had (2 passages said in both are kept once).',
+    );
+    expect(fusedReply(a, b, { thread: f, fused: 1, kept: 0, fallback: 'internal detail' })).toBe(
+      'Fused “Night trains” and “Sleepers” into a new thread, “Night trains + Sleepers” (thr_f). It copies no messages; ' +
+        'its memory holds what “Night trains” remembers and nothing more from “Sleepers” (1 passage said in both is kept once). ' +
+        FUSION_FALLBACK_NOTICE,
+    );
+    expect(fusedReply(a, b, { thread: f, fused: 0, kept: 3 })).toMatch(/and 3 passages only “Sleepers” had\.$/);
   });
 
   it('counts in its replies in words that agree with the numbers: 1 message, 2 messages', async () => {

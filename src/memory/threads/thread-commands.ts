@@ -12,7 +12,7 @@ import type { SlashCommand } from '../../rooms/commands.js';
 import type { SplitLock, Thread } from '../../store/types.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { ThreadChangeGate } from './change-gate.js';
-import { FUSION_FALLBACK_NOTICE, type SplitListing, type ThreadService } from './thread-service.js';
+import { FUSION_FALLBACK_NOTICE, type FuseOutcome, type SplitListing, type ThreadService } from './thread-service.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
 import { plural } from '../../text.js';
 
@@ -107,11 +107,11 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       async run({ roomId, args, user, address }) {
         const [a, b, threshold] = args.split(/\s+/);
         mayChange();
-        await inRoom(roomId, a);
-        await inRoom(roomId, b);
+        const first = await inRoom(roomId, a);
+        const second = await inRoom(roomId, b);
         const value = threshold === undefined ? undefined : Number(threshold);
         const r = await gate.run(roomId, { userId: user.id, address }, () => threads.fuse([a, b], actorOf(user), value));
-        return `Fused into “${literal(r.thread.title)}” (${r.thread.id}): ${r.fused} pairs made one, ${r.kept} kept.${r.fallback ? ` ${FUSION_FALLBACK_NOTICE}` : ''}`;
+        return fusedReply(first, second, r);
       },
     },
     {
@@ -152,6 +152,20 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
       },
     },
   ];
+}
+
+/**
+ * What a member is told of their fusion, in words: what the new thread holds, not the plan's
+ * terms ("0 pairs made one, 0 kept" meant nothing to whoever typed /fuse).
+ */
+export function fusedReply(a: Thread, b: Thread, r: FuseOutcome): string {
+  const [first, second] = [`“${literal(a.title)}”`, `“${literal(b.title)}”`];
+  const fromSecond = r.kept ? `${plural(r.kept, 'passage', 'passages')} only ${second} had` : `nothing more from ${second}`;
+  const both = r.fused ? ` (${plural(r.fused, 'passage', 'passages')} said in both ${r.fused === 1 ? 'is' : 'are'} kept once)` : '';
+  return (
+    `Fused ${first} and ${second} into a new thread, “${literal(r.thread.title)}” (${r.thread.id}). It copies no messages; ` +
+    `its memory holds what ${first} remembers and ${fromSecond}${both}.${r.fallback ? ` ${FUSION_FALLBACK_NOTICE}` : ''}`
+  );
 }
 
 function listing(thread: Thread, shown: SplitListing[], total: number): string {
