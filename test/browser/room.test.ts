@@ -244,6 +244,29 @@ describeBrowser('a room in two browsers', () => {
     }
   });
 
+  it('lays out each paragraph of a message in the direction of its own text: Hebrew and Arabic right to left', async () => {
+    const rae = await person(suite.browser, 'Rae');
+    try {
+      await rae.page.goto(`${suite.server.url}/chat?id=news_r1`);
+      await rae.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await say(rae.page, 'מה שלומך? Salon עובד!');
+      await say(rae.page, 'مرحبا بالجميع\n\nHello everyone, and **welcome**');
+      await expect.poll(() => rae.page.locator('salon-message-item[mine][state=sent]').count()).toBe(2);
+      const directions = await rae.page
+        .locator('salon-message-item salon-markdown')
+        .evaluateAll((els) => els.map((el) => Array.from(el.shadowRoot!.querySelectorAll('p')).map((p) => getComputedStyle(p).direction)));
+      expect(directions).toEqual([['rtl'], ['rtl', 'ltr']]);
+      // What is being written, too.
+      const box = rae.page.locator('salon-composer textarea');
+      await box.fill('שלום');
+      expect(await box.evaluate((el) => el.matches(':dir(rtl)'))).toBe(true);
+      await box.fill('Hello');
+      expect(await box.evaluate((el) => el.matches(':dir(ltr)'))).toBe(true);
+    } finally {
+      await rae.context.close();
+    }
+  });
+
   it('says plainly when a room does not exist', async () => {
     const dee = await person(suite.browser, 'Dee');
     try {

@@ -110,6 +110,7 @@ export class SalonComposer extends LitElement {
         id="message"
         name="message"
         rows="2"
+        dir="auto"
         placeholder=${asking ? 'Ask the AI about this item…' : 'Write a message… (@ai to ask the AI)'}
         .value=${this.text}
         maxlength=${this.maxLength}

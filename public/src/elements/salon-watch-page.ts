@@ -118,7 +118,7 @@ export class SalonWatchPage extends LitElement {
         ${item.publishedAt ? html`<time datetime=${item.publishedAt}>${formatDate(item.publishedAt)}</time>` : nothing}
         <salon-discuss-link .contentId=${item.id} .itemTitle=${item.title} .count=${this.counts.countOf(item.id)}></salon-discuss-link>
       </div>
-      <div class="description">${fullDescription(item).map((p) => html`<p>${p}</p>`)}</div>
+      <div class="description">${fullDescription(item).map((p) => html`<p dir="auto">${p}</p>`)}</div>
     </article>`;
   }
 

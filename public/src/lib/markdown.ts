@@ -38,6 +38,12 @@ const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 const LINK_REL = 'noopener noreferrer nofollow';
 const ALLOWED_TAGS = ['p', 'br', 'strong', 'em', 'code', 'pre', 'a', 'ul', 'ol', 'li', 'blockquote'];
 const ALLOWED_ATTR = ['href', 'target', 'rel', 'start'];
+/**
+ * Blocks that take their direction from their own text (`dir="auto"`, set after sanitising: no
+ * input chooses it): a Hebrew or Arabic paragraph lays out right to left, an English one beside it
+ * left to right. Code stays left to right.
+ */
+const AUTO_DIRECTION_BLOCKS = 'p, li, blockquote, h2, h3, h4, h5, h6';
 /** A document's headings start at h2 (the page's title is its h1). */
 const DOCUMENT_TAGS = [...ALLOWED_TAGS, 'h2', 'h3', 'h4', 'h5', 'h6', 'hr'];
 
@@ -181,10 +187,16 @@ function documentHtml(text: string): string {
     .join('\n');
 }
 
+/** Marks each block of a rendered fragment `dir="auto"`. */
+function autoDirection(fragment: DocumentFragment): DocumentFragment {
+  for (const block of Array.from(fragment.querySelectorAll(AUTO_DIRECTION_BLOCKS))) block.setAttribute('dir', 'auto');
+  return fragment;
+}
+
 /** A document (a post's body) → an inert DocumentFragment: headings from h2, the message subset otherwise. */
 export function renderDocument(text: string): DocumentFragment {
   purifier ??= createPurifier();
-  return purifier.sanitize(documentHtml(text), { ...SANITIZE_DOCUMENT, RETURN_DOM_FRAGMENT: true });
+  return autoDirection(purifier.sanitize(documentHtml(text), { ...SANITIZE_DOCUMENT, RETURN_DOM_FRAGMENT: true }));
 }
 
 /** renderDocument as a sanitised HTML string (for inspection). */
@@ -202,5 +214,5 @@ export function renderMarkdownToString(text: string): string {
 /** Markdown → an inert DocumentFragment, ready for lit to insert as nodes. */
 export function renderMarkdown(text: string): DocumentFragment {
   purifier ??= createPurifier();
-  return purifier.sanitize(toHtml(text), { ...SANITIZE, RETURN_DOM_FRAGMENT: true });
+  return autoDirection(purifier.sanitize(toHtml(text), { ...SANITIZE, RETURN_DOM_FRAGMENT: true }));
 }
