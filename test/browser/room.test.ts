@@ -245,9 +245,10 @@ describeBrowser('a room in two browsers', () => {
   });
 
   it('lays out each paragraph of a message in the direction of its own text: Hebrew and Arabic right to left', async () => {
+    await suite.server.app.salon.store.upsertItem(item('news_rtl', { title: 'Both directions' }));
     const rae = await person(suite.browser, 'Rae');
     try {
-      await rae.page.goto(`${suite.server.url}/chat?id=news_r1`);
+      await rae.page.goto(`${suite.server.url}/chat?id=news_rtl`);
       await rae.page.locator('salon-member-list .count[data-count="1"]').waitFor();
       await say(rae.page, 'מה שלומך? Salon עובד!');
       await say(rae.page, 'مرحبا بالجميع\n\nHello everyone, and **welcome**');
