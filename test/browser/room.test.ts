@@ -281,6 +281,68 @@ describeBrowser('a room in two browsers', () => {
     }
   });
 
+  it('fits a 360 × 740 phone: the sections on one line, one row of thread buttons, the composer on screen', async () => {
+    const room = 'news_r360';
+    const { store, threads } = suite.server.app.salon;
+    await store.upsertItem(item(room, { title: 'Port Avelin measles outbreak reaches 140 cases; school vaccination clinics extended' }));
+    await store.ensureMainThread(room);
+    for (const title of ['Vaccination clinics and the queues outside them', 'School closures + the exam timetable'])
+      await threads.create(room, title, 'u_someone');
+    const nia = await person(suite.browser, 'Nia', { width: 360, height: 740 });
+    try {
+      await nia.page.goto(`${suite.server.url}/chat?id=${room}`);
+      await nia.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await expect.poll(() => nia.page.locator('salon-thread-list button.thread').count()).toBe(3);
+      // The header's sections on one line (they wrapped into three rows beside the name).
+      const navTops = await nia.page.locator('salon-app nav a').evaluateAll((links) => links.map((a) => Math.round(a.getBoundingClientRect().top)));
+      expect(new Set(navTops).size).toBe(1);
+      // Each thread button one line high: a long title no longer makes the row tall.
+      const heights = await nia.page.locator('salon-thread-list button.thread').evaluateAll((b) => b.map((x) => Math.round(x.getBoundingClientRect().height)));
+      expect(Math.max(...heights) - Math.min(...heights)).toBeLessThanOrEqual(1);
+      // The whole composer is on screen: the box (its placeholder whole), Send and the Ask AI switch.
+      for (const target of ['salon-composer textarea', 'salon-composer button[type=submit]', 'salon-composer input[name=ask]']) {
+        const box = (await nia.page.locator(target).boundingBox())!;
+        expect(box.y + box.height, target).toBeLessThanOrEqual(740);
+      }
+      const placeholder = await nia.page.locator('salon-composer textarea').evaluate((el) => {
+        const t = el as HTMLTextAreaElement;
+        const probe = document.createElement('div');
+        const style = getComputedStyle(t);
+        Object.assign(probe.style, {
+          position: 'absolute',
+          visibility: 'hidden',
+          font: style.font,
+          width: `${t.clientWidth}px`,
+          padding: style.padding,
+          boxSizing: 'border-box',
+          whiteSpace: 'pre-wrap',
+          lineHeight: style.lineHeight,
+        });
+        probe.textContent = t.placeholder;
+        document.body.append(probe);
+        const fits = probe.getBoundingClientRect().height <= t.clientHeight;
+        probe.remove();
+        return fits;
+      });
+      expect(placeholder).toBe(true);
+      expect(await nia.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await nia.page.screenshot({ path: join(ARTIFACTS, 'room-360.png') });
+      // A shorter phone scrolls the page to the composer (the wheel, as a reader would), never cuts it off.
+      await nia.page.setViewportSize({ width: 360, height: 600 });
+      await nia.page.mouse.move(180, 300);
+      await nia.page.mouse.wheel(0, 2000);
+      await expect
+        .poll(async () => {
+          const box = (await nia.page.locator('salon-composer input[name=ask]').boundingBox())!;
+          return box.y + box.height <= 600;
+        })
+        .toBe(true);
+    } finally {
+      await nia.context.close();
+    }
+  });
+
   it('is readable at phone width (375 px): nothing overflows sideways', async () => {
     const eve = await person(suite.browser, 'Eve', { width: 375, height: 740 });
     try {

@@ -127,13 +127,30 @@ export class SalonApp extends LitElement {
         .page {
           padding: 0.75rem 0.6rem 1.5rem;
         }
+        /* Narrow: the sections stay on one line beside the name (scrolling sideways if even that is
+           too wide) and the search box takes the next row, instead of the sections wrapping into a
+           column of three rows. */
         .bar {
           padding: 0.4rem 0.6rem;
-          gap: 0.5rem;
+          gap: 0.35rem 0.5rem;
+        }
+        nav {
+          flex: 1 1 0;
+          min-width: 0;
+        }
+        nav ul {
           flex-wrap: nowrap;
+          overflow-x: auto;
         }
         nav a {
           padding: 0.3rem 0.45rem;
+          white-space: nowrap;
+        }
+      }
+      @media (max-width: 560px) {
+        salon-search {
+          flex: 1 1 100%;
+          max-width: none;
         }
       }
     `,

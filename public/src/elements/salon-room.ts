@@ -97,6 +97,10 @@ export class SalonRoom extends LitElement {
         .bottom {
           padding: 0.4rem 0.5rem 0.5rem;
         }
+        /* A phone's height must still hold the composer below the messages. */
+        salon-message-list {
+          min-height: 6rem;
+        }
       }
     `,
   ];

@@ -132,8 +132,17 @@ export class SalonThreadList extends LitElement {
           flex: none;
           max-width: 70vw;
         }
+        /* One line per thread in the row: a long title wrapping made its button, and so the whole
+           row, several lines tall, an empty band under the shorter buttons. */
+        .thread {
+          flex-wrap: nowrap;
+          white-space: nowrap;
+        }
         .title {
-          flex-basis: auto;
+          flex: 0 1 auto;
+          overflow: hidden;
+          text-overflow: ellipsis;
+          overflow-wrap: normal;
         }
       }
     `,
