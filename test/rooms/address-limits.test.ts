@@ -147,6 +147,23 @@ describe('per-address limits on room sockets', () => {
     expect((await over.closed).code).toBe(CloseCode.TRY_AGAIN_LATER);
   });
 
+  it('tells an asker the assistant’s limits refused what the limits are and when to ask again', async () => {
+    const { url } = await start({ ASK_LIMIT_USER: '2', ASK_LIMIT_ROOM: '20', ASK_LIMIT_IP: '12' });
+    const ann = await connect(url(), from('127.0.0.11'));
+    await ann.hello('Ann');
+    for (let i = 0; i < 2; i++) {
+      ann.send({ type: 'say', text: `@ai question ${i}?`, clientId: `q${i}` });
+      await ann.next('message', (f) => f.message.clientId === `q${i}`);
+    }
+    const told =
+      /^Slow down: .+ \(the assistant takes 2 questions a minute from each member, 20 from each room and 12 from each address\); ask again within a minute$/;
+    ann.send({ type: 'say', text: '@ai one too many?', clientId: 'q2' });
+    expect(await ann.next('error', (e) => e.clientId === 'q2')).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(told) });
+    // A private question is refused in the same words.
+    ann.send({ type: 'ask', text: 'and privately?', clientId: 'p1', private: true });
+    expect(await ann.next('error', (e) => e.clientId === 'p1')).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(told) });
+  });
+
   it('limits one room’s message rate, whoever sends', async () => {
     const { url } = await start({ ROOM_MESSAGES_PER_SECOND: '2' });
     const a = await connect(url(), from('127.0.0.9'));
