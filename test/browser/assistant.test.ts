@@ -289,6 +289,26 @@ describeBrowser('the assistant in a room', () => {
     expect(await ada.page.locator(`salon-message-item[data-id="${first.id}"]`).count()).toBe(0);
   });
 
+  it('says what the assistant’s limit is and when to ask again when a question is refused for it', async () => {
+    const dir = tempDir();
+    const server = await startServer(dir.dir, { env: { SEED_DEMO: 'false', ASK_LIMIT_USER: '1' } });
+    servers.push(server);
+    await server.app.salon.store.upsertItem(item('news_lim', { title: 'Limits drill' }));
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    await enter(ada, `${server.url}/chat?id=news_lim`, 1);
+    await ask(ada.page, 'What is this about?');
+    await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    await say(ada.page, 'And what else?');
+    const failed = ada.page.locator('salon-message-item[state=failed]');
+    await expect.poll(() => failed.count()).toBe(1);
+    const why = (await failed.locator('.failed').textContent())!;
+    expect(why).toContain('the assistant takes 1 question a minute from each member');
+    expect(why).toContain('ask again within a minute');
+    expect(why).not.toContain('sending messages too fast');
+    expect(await ada.page.locator('salon-connection-status [data-notice=ERR_RATE_LIMITED]').textContent()).toContain('ask again within a minute');
+  });
+
   it('asks privately: only the asker sees the question and the answer, and the room keeps neither', async () => {
     const dir = tempDir();
     const server = await startServer(dir.dir, { env: { SEED_DEMO: 'true' } });

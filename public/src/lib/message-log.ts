@@ -154,6 +154,13 @@ export class MessageLog {
     this.put({ ...entry, state: 'sent', order: this.lastSeq + 0.5 });
   }
 
+  /** The member's own message with this clientId while it is not confirmed; undefined otherwise. */
+  unconfirmed(clientId: string): LogEntry | undefined {
+    const key = this.keyByClientId.get(clientId);
+    const entry = key ? this.byKey.get(key) : undefined;
+    return entry && entry.state !== 'sent' ? entry : undefined;
+  }
+
   /** Marks an unconfirmed message as failed, with the reason shown next to it. */
   fail(clientId: string, error: string): boolean {
     const key = this.keyByClientId.get(clientId);

@@ -13,7 +13,7 @@ import { displayName, identityToken, newClientId, saveIdentityToken } from './id
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
 import { memoryOf, saveMemory, type RoomMemory } from './room-memory.js';
-import { closeNotice, noticeFor, type Notice } from './room-notices.js';
+import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
 import { TypingList } from './typing-list.js';
 
@@ -342,7 +342,9 @@ export class RoomController implements ReactiveController {
   }
 
   private onError(code: string, message: string, clientId?: string): void {
-    const notice = noticeFor(code, message);
+    const entry = clientId ? this.memory!.log.unconfirmed(clientId) : undefined;
+    const question = !!entry && (!!entry.private || AI_PREFIX.test(entry.message.text));
+    const notice = code === 'ERR_RATE_LIMITED' && question ? askRefusedNotice(message) : noticeFor(code, message);
     if (clientId) this.memory!.log.fail(clientId, notice.message);
     // An assistant failure ends every answer still shown as in progress; none will finish.
     if (/^ERR_(AI|ASSISTANT)_/.test(code)) this.answers = [];

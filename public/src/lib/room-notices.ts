@@ -22,6 +22,18 @@ const FRIENDLY: Record<string, string> = {
   ERR_NAME_UNUSABLE: `A name needs 1 to ${MAX_NAME_CHARS} visible characters and no invisible ones. Choose another name.`,
 };
 
+/**
+ * A question the assistant's limits refused: the server's own words, which say the limits and when
+ * to ask again ("You are sending messages too fast" was wrong for a single question).
+ */
+export function askRefusedNotice(serverMessage: string): Notice {
+  return {
+    code: 'ERR_RATE_LIMITED',
+    level: 'error',
+    message: serverMessage || 'The assistant takes only a few questions a minute. Ask again within a minute.',
+  };
+}
+
 /** A notice for an `error` or `warning` frame: our wording when we have one, the server's otherwise. */
 export function noticeFor(code: string, serverMessage: string, level: NoticeLevel = 'error'): Notice {
   return { code, level, message: (Object.hasOwn(FRIENDLY, code) && FRIENDLY[code]) || serverMessage || code };
