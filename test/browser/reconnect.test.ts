@@ -19,6 +19,19 @@ async function person(browser: Browser, name: string): Promise<Person> {
   return { context, page, hellos };
 }
 
+/** Ada, then Bob, in the room of a new item `id`, each page showing both once they are in (the browser's close ends their contexts if joining fails). */
+async function adaAndBobIn(browser: Browser, server: TestServer, id: string, title: string): Promise<{ ada: Person; bob: Person }> {
+  await server.app.salon.store.upsertItem(item(id, { title }));
+  const url = `${server.url}/chat?id=${id}`;
+  const ada = await person(browser, 'Ada');
+  const bob = await person(browser, 'Bob');
+  await ada.page.goto(url);
+  await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+  await bob.page.goto(url);
+  await bob.page.locator('salon-member-list .count[data-count="2"]').waitFor();
+  return { ada, bob };
+}
+
 describeBrowser('reconnecting after the server restarts', () => {
   // The tests start, stop and restart the server themselves, over the suite's directory.
   let server: TestServer | undefined;
@@ -27,16 +40,8 @@ describeBrowser('reconnecting after the server restarts', () => {
   it('loses nothing and duplicates nothing, and sends what was written while the server was down', async () => {
     server = await startServer(suite.dataDir);
     const port = server.port;
-    await server.app.salon.store.upsertItem(item('news_rc', { title: 'Restart drill' }));
-    const url = `${server.url}/chat?id=news_rc`;
-    const ada = await person(suite.browser, 'Ada');
-    const bob = await person(suite.browser, 'Bob');
+    const { ada, bob } = await adaAndBobIn(suite.browser, server, 'news_rc', 'Restart drill');
     try {
-      await ada.page.goto(url);
-      await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
-      await bob.page.goto(url);
-      await bob.page.locator('salon-member-list .count[data-count="2"]').waitFor();
-
       const before = ['one from Ada', 'two from Bob', 'three from Ada'];
       await say(ada.page, before[0]);
       await expect.poll(() => messageTexts(bob.page)).toEqual(before.slice(0, 1));
@@ -88,22 +93,15 @@ describeBrowser('reconnecting after the server restarts', () => {
 
   it('says "offline" as soon as the browser goes offline, keeps what is written meanwhile and sends it once back online', async () => {
     server ??= await startServer(suite.dataDir);
-    await server.app.salon.store.upsertItem(item('news_net', { title: 'Network drill' }));
-    const url = `${server.url}/chat?id=news_net`;
-    const ada = await person(suite.browser, 'Ada');
-    const bob = await person(suite.browser, 'Bob');
+    const { ada, bob } = await adaAndBobIn(suite.browser, server, 'news_net', 'Network drill');
     try {
-      await ada.page.goto(url);
-      await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
-      await bob.page.goto(url);
-      await bob.page.locator('salon-member-list .count[data-count="2"]').waitFor();
       await say(ada.page, 'before the drop');
       await expect.poll(() => messageTexts(bob.page)).toEqual(['before the drop']);
 
       // The socket is not closed by going offline: it hangs. The page must not wait for its
       // silence watchdog (a minute) to say so.
       await ada.context.setOffline(true);
-      await ada.page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 5_000 });
+      await ada.page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 20_000 }); // the watchdog's minute would be 60 s
       await say(ada.page, 'written offline');
       await ada.page.locator('salon-message-item[state=sending]').waitFor();
       expect(await ada.page.locator('salon-composer .hint').textContent()).toContain('sent once you reconnect');
