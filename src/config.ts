@@ -113,10 +113,10 @@ export const ADMIN_TOKEN_MIN_CHARS = 16;
  * hide a token file or .env line that differs from what its clients send.
  */
 function bearerToken(minChars: number): Parser<string> {
+  const secret = secretText(minChars);
   return (raw) => {
     if (raw !== raw.trim()) throw new Error('has spaces or a line break before or after it, which no Authorization header can carry; remove them');
-    if (raw.length < minChars) throw new Error(`expected at least ${minChars} characters (openssl rand -hex 32 makes one), got ${raw.length}`);
-    return raw;
+    return secret(raw);
   };
 }
 
