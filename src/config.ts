@@ -230,7 +230,7 @@ export const SETTINGS = {
   ROOM_ADDRESS_FRAMES_PER_SECOND: setting(
     integer(1, 1_000_000),
     20,
-    'frames a second one client address may send over all its room sockets (bursts of twice that)',
+    'frames a second one client address may send over all its room sockets (bursts of twice that); typing frames have a budget of their own of the same size',
   ),
   ROOM_NEW_IDENTITIES_PER_MINUTE: setting(integer(1, 1_000_000), 30, 'new member identities (hello without a token) one client address may take a minute'),
   ROOM_MESSAGES_PER_SECOND: setting(integer(1, 1_000_000), 30, 'messages a second one room accepts from all its members together (bursts of twice that)'),
