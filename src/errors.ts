@@ -16,6 +16,11 @@ export class SalonError extends Error {
    * should read (a model server's address, its own error text); see clientMessage.
    */
   publicMessage?: string;
+  /**
+   * Whole seconds until the same request can succeed, when that is known (a refusal by a rate
+   * limit); the HTTP error handler sends it as Retry-After.
+   */
+  retryAfterSeconds?: number;
   constructor(code: string, statusCode: number, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SalonError';

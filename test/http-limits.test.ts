@@ -258,6 +258,29 @@ describe('request bodies', () => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('refuses an ask past the assistant’s limit with 429, the limit in words and Retry-After in step with its seconds', async () => {
+    const a = await app({ ASK_LIMIT_USER: '1' });
+    await a.salon.store.upsertItem(item('news_1'));
+    const ask = () =>
+      a.inject({
+        method: 'POST',
+        url: '/api/v1/rooms/news_1/ask',
+        remoteAddress: '198.51.100.20',
+        headers: json,
+        payload: { text: 'what is this?', name: 'Ada' },
+      });
+    expect((await ask()).statusCode).toBe(200);
+    const refused = await ask();
+    expect(refused.statusCode).toBe(429);
+    const { code, message } = refused.json().error;
+    expect(code).toBe('ERR_RATE_LIMITED');
+    const seconds = /^Slow down: the assistant takes 1 question a minute from each member; ask again in (\d+) s$/.exec(message)?.[1];
+    expect(seconds).toBeDefined();
+    expect(refused.headers['retry-after']).toBe(seconds);
+    expect(Number(seconds)).toBeGreaterThan(0);
+    expect(Number(seconds)).toBeLessThanOrEqual(60);
+  });
+
   it('refuses an ask body past what its fields can need with 413, before parsing it', async () => {
     const a = await app({});
     await a.salon.store.upsertItem(item('news_1'));

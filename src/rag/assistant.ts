@@ -17,7 +17,7 @@ import { runAnswer, toSalonError, type AnswerDeps } from './answer-run.js';
 import { DELTA_INTERVAL_MS } from './delta-batcher.js';
 import { FairQueue, type FairQueueOptions } from './fair-queue.js';
 import { RagPipeline } from './pipeline.js';
-import { WindowLimiter, type WindowLimit } from './rate-limit.js';
+import { WindowLimiter, refuseOverLimit, type WindowLimit } from './rate-limit.js';
 import { type RoomView } from './types.js';
 import type { MemorySearch } from '../memory/types.js';
 import { silentLogger, type Logger } from '../logger.js';
@@ -162,10 +162,10 @@ export class SalonAssistant implements RoomAssistant {
   private check(request: AskRequest, limits: boolean): void {
     if (!request.text.trim()) throw new errors.ERR_BAD_MESSAGE('the question is empty');
     if (limits) {
-      if (!this.users.allows(request.asker.id)) throw new errors.ERR_RATE_LIMITED('at most a few questions to the assistant per minute');
-      if (!this.rooms.allows(request.roomId)) throw new errors.ERR_RATE_LIMITED('this room asked the assistant too often; wait a minute');
-      if (request.address && !this.addresses.allows(request.address))
-        throw new errors.ERR_RATE_LIMITED('too many questions to the assistant from this address; wait a minute');
+      const now = Date.now();
+      refuseOverLimit(this.users, request.asker.id, 'each member', now);
+      refuseOverLimit(this.rooms, request.roomId, 'each room', now);
+      if (request.address) refuseOverLimit(this.addresses, request.address, 'each address', now);
     }
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
   }

@@ -1,5 +1,7 @@
 /** Sliding-window counters for the assistant's per-room and per-user ask limits. */
+import { errors } from '../errors.js';
 import { positiveNumber, wholeNumber } from '../options.js';
+import { plural } from '../text.js';
 
 export interface WindowLimit {
   /** Asks allowed per window. */
@@ -36,6 +38,16 @@ export class WindowLimiter {
     if (++this.records % SWEEP_EVERY === 0) for (const k of [...this.hits.keys()]) this.recent(k, now);
   }
 
+  /** Events allowed per window. */
+  get limit(): number {
+    return this.options.limit;
+  }
+
+  /** The window's length, in milliseconds. */
+  get windowMs(): number {
+    return this.options.windowMs;
+  }
+
   /** Milliseconds from `now` until one more event for `key` fits (0 when one fits now). */
   waitMs(key: string, now = Date.now()): number {
     const list = this.recent(key, now);
@@ -65,4 +77,25 @@ export class WindowLimiter {
     if (!list.length) this.hits.delete(key);
     return list;
   }
+}
+
+/** "a minute", "10 s": the window a limit counts over, in words. */
+function windowWords(windowMs: number): string {
+  return windowMs === 60_000 ? 'a minute' : `every ${Math.ceil(windowMs / 1000)} s`;
+}
+
+/**
+ * Throws ERR_RATE_LIMITED when one more event for `key` does not fit `limiter` at `now`. Its
+ * message names the limit and whose it is ("each member") and the whole seconds until the next
+ * place comes free, which `retryAfterSeconds` carries too (an HTTP refusal's Retry-After).
+ */
+export function refuseOverLimit(limiter: WindowLimiter, key: string, whose: string, now = Date.now()): void {
+  const waitMs = limiter.waitMs(key, now);
+  if (waitMs <= 0) return;
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const refused = new errors.ERR_RATE_LIMITED(
+    `the assistant takes ${plural(limiter.limit, 'question', 'questions')} ${windowWords(limiter.windowMs)} from ${whose}; ask again in ${seconds} s`,
+  );
+  refused.retryAfterSeconds = seconds;
+  throw refused;
 }

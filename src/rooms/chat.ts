@@ -11,8 +11,7 @@ import { ASK_MARK, askQuestion, parseCommand, type CommandRegistry } from './com
 import type { Room } from './room.js';
 import type { Session } from './session.js';
 import { activeThreadFor } from './thread-target.js';
-import type { AskAdmission, AskLimits, RoomAssistant } from './types.js';
-import { plural } from '../text.js';
+import type { AskAdmission, RoomAssistant } from './types.js';
 
 /** What Chat needs from the hub. */
 export interface ChatHost {
@@ -25,26 +24,10 @@ export interface ChatHost {
   sendTyping(room: Room, member: Member, active: boolean): void;
   /** Takes a slash command from the budget the session's address shares with its other sockets. */
   admitCommand(session: Session): boolean;
-  /** The assistant's limits, named to an asker refused for them. */
-  readonly askLimits?: AskLimits;
   warn(details: Record<string, unknown>, msg: string): void;
 }
 
 const SYSTEM_AUTHOR = Object.freeze({ id: 'system', name: 'Salon', kind: 'system' as const });
-/** What every ERR_RATE_LIMITED message starts with (the catalogue's template before its detail). */
-const RATE_LIMITED_LEAD = errors.ERR_RATE_LIMITED.template.split('%s')[0];
-
-/**
- * An ask the assistant's limits refused, told with those limits and when to ask again: the
- * assistant's own refusal said "at most a few questions … per minute", neither how many nor when.
- * Its limits count the last minute, so a place comes free within a minute.
- */
-function limitedAsk(err: SalonError, limits: AskLimits): SalonError {
-  const why = err.message.startsWith(RATE_LIMITED_LEAD) ? err.message.slice(RATE_LIMITED_LEAD.length) : err.message;
-  const allowed = `${plural(limits.member, 'question', 'questions')} a minute from each member, ${limits.room} from each room and ${limits.address} from each address`;
-  return new errors.ERR_RATE_LIMITED(`${why} (the assistant takes ${allowed}); ask again within a minute`);
-}
-
 function joined(session: Session): { room: Room; member: Member } {
   if (!session.room || !session.member) throw new errors.ERR_NOT_JOINED('talking');
   return { room: session.room, member: session.member };
@@ -163,7 +146,6 @@ export class Chat {
 
   /** What the asker is told of a failed ask or admission: its own refusal, or a failure without details. */
   private askFailure(roomId: string, err: unknown): SalonError {
-    if (err instanceof errors.ERR_RATE_LIMITED && this.host.askLimits) return limitedAsk(err, this.host.askLimits);
     if (err instanceof SalonError) return err;
     this.host.warn({ roomId, err: (err as Error)?.message }, 'assistant ask failed');
     return new errors.ERR_ASSISTANT_FAILED('internal error');

@@ -23,7 +23,7 @@ import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { SendBudget } from './send-budget.js';
 import { storeResolver } from './resolver.js';
-import type { AskLimits, Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
+import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
 
@@ -47,8 +47,6 @@ export interface RoomHubDeps {
   bus: RoomBus;
   /** Looked up on every ask, so the assistant may be wired after the hub is built. */
   assistant?: () => RoomAssistant | undefined;
-  /** The assistant's limits, named to an asker it refuses for them (the assistant's own refusal does not say them). */
-  askLimits?: AskLimits;
   /** Told of every member message posted on this node, after it was stored (conversation memory hooks in here). */
   onMessage?: (message: Message) => void;
   /** Told of every stored message this node delivered to its members, once per room (delivery lag is measured here). */
@@ -133,7 +131,6 @@ export class RoomHub implements SessionHost, RoomOutlet {
       publishMessage: (room, message) => this.publishMessage(room, message),
       sendTyping: (room, member, active) => this.sendTyping(room, member, active),
       admitCommand: (session) => this.addresses.command(session.address, Date.now()),
-      askLimits: deps.askLimits,
       warn: (details, msg) => this.log.warn(details, msg),
     });
     this.sync = new NodeSync({

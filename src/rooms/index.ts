@@ -48,7 +48,6 @@ export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
     identity: new Identity(config.IDENTITY_SECRET ? Buffer.from(config.IDENTITY_SECRET, 'utf8') : loadOrCreateSecret(config.DATA_DIR)),
     log: deps.log,
     assistant: deps.assistant,
-    askLimits: { member: config.ASK_LIMIT_USER, room: config.ASK_LIMIT_ROOM, address: config.ASK_LIMIT_IP },
     onMessage: deps.onMessage,
     onDelivered: deps.onDelivered,
     onThreadGone: deps.onThreadGone,

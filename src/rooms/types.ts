@@ -153,13 +153,6 @@ export interface AskAdmission {
   readonly roomId: string;
 }
 
-/** The assistant's ask limits, in questions a minute (ASK_LIMIT_USER, ASK_LIMIT_ROOM, ASK_LIMIT_IP): what a refused asker is told. */
-export interface AskLimits {
-  member: number;
-  room: number;
-  address: number;
-}
-
 /** The room's AI assistant: queues asks fairly and streams answers through a RoomOutlet. */
 export interface RoomAssistant {
   /**

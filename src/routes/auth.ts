@@ -6,7 +6,7 @@
  * included, so guessing learns nothing more. Each node counts its own.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { WindowLimiter } from '../rag/rate-limit.js';
 import { addressKey } from '../rooms/address.js';
@@ -51,13 +51,14 @@ export class AdminAuth {
  * cannot make the server parse a large body. 401 when the token is wrong or missing; 429 (with
  * Retry-After) from an address past its failed attempts.
  */
-export async function requireAdmin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function requireAdmin(request: FastifyRequest): Promise<void> {
   const checked = request.server.adminAuth.check(request.headers.authorization, request.ip);
   if (checked.ok) return;
   if (checked.blockedForMs > 0) {
     const seconds = Math.ceil(checked.blockedForMs / 1000);
-    reply.header('retry-after', String(seconds));
-    throw new errors.ERR_RATE_LIMITED(`at most ${ADMIN_FAILURES_PER_MINUTE} failed admin attempts a minute from one address; retry in ${seconds} s`);
+    const refused = new errors.ERR_RATE_LIMITED(`at most ${ADMIN_FAILURES_PER_MINUTE} failed admin attempts a minute from one address; retry in ${seconds} s`);
+    refused.retryAfterSeconds = seconds;
+    throw refused;
   }
   throw new errors.ERR_UNAUTHORIZED();
 }

@@ -43,6 +43,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const salonError = toSalonError(err);
     if (salonError.statusCode >= 500) request.log.error({ err }, 'request failed');
+    if (salonError.retryAfterSeconds !== undefined) reply.header('retry-after', String(salonError.retryAfterSeconds));
     reply.status(salonError.statusCode).send({ error: { code: salonError.code, message: clientMessage(salonError) } });
   });
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {

@@ -303,10 +303,9 @@ describeBrowser('the assistant in a room', () => {
     const failed = ada.page.locator('salon-message-item[state=failed]');
     await expect.poll(() => failed.count()).toBe(1);
     const why = (await failed.locator('.failed').textContent())!;
-    expect(why).toContain('the assistant takes 1 question a minute from each member');
-    expect(why).toContain('ask again within a minute');
+    expect(why).toMatch(/the assistant takes 1 question a minute from each member; ask again in \d+ s/);
     expect(why).not.toContain('sending messages too fast');
-    expect(await ada.page.locator('salon-connection-status [data-notice=ERR_RATE_LIMITED]').textContent()).toContain('ask again within a minute');
+    expect(await ada.page.locator('salon-connection-status [data-notice=ERR_RATE_LIMITED]').textContent()).toMatch(/ask again in \d+ s/);
   });
 
   it('asks privately: only the asker sees the question and the answer, and the room keeps neither', async () => {

@@ -1,5 +1,5 @@
 /** The room assistant with doubles: streaming frames, late joiners, queueing, limits, failures, private asks. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { SalonError } from '../../src/errors.js';
 import { SalonAssistant, type AssistantOptions } from '../../src/rag/assistant.js';
@@ -230,6 +230,45 @@ describe('fairness', () => {
     expect(() => a.ask(third)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('address') }));
     dones.push(a.ask(await request({ asker: { id: 'x3', name: 'Z' }, address: '203.0.113.10' })).done);
     await Promise.all(dones);
+  });
+
+  it('names the limit that refused an ask, whose it is and the seconds until a place comes free', async () => {
+    const a = make(new ScriptedChat({ pieces: ['ok'] }), {
+      userLimit: { limit: 2, windowMs: 60_000 },
+      roomLimit: { limit: 3, windowMs: 10_000 },
+      maxWaitingPerRoom: 10,
+    });
+    const req = await request();
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+    try {
+      const dones = [a.ask(req).done];
+      vi.setSystemTime(1_020_000);
+      dones.push(a.ask(req).done);
+      vi.setSystemTime(1_030_500);
+      const refusal = (of = req): SalonError => {
+        try {
+          a.admit(of);
+        } catch (err) {
+          return err as SalonError;
+        }
+        throw new Error('the ask was admitted');
+      };
+      // The first ask leaves the member's minute at 1,060,000: 29.5 s from now, told as 30.
+      expect(refusal()).toMatchObject({
+        code: 'ERR_RATE_LIMITED',
+        message: 'Slow down: the assistant takes 2 questions a minute from each member; ask again in 30 s',
+        retryAfterSeconds: 30,
+      });
+      vi.setSystemTime(1_060_000);
+      for (const id of ['u2', 'u3', 'u4']) dones.push(a.ask(await request({ asker: { id, name: id } })).done);
+      expect(refusal(await request({ asker: { id: 'u5', name: 'u5' } }))).toMatchObject({
+        message: 'Slow down: the assistant takes 3 questions every 10 s from each room; ask again in 10 s',
+        retryAfterSeconds: 10,
+      });
+      await Promise.all(dones);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
