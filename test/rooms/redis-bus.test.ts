@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RedisRoomBus } from '../../src/rooms/redis-bus.js';
+import type { RedisRoomBus, RedisRoomBusOptions } from '../../src/rooms/redis-bus.js';
 import { describeRedis, redisNetwork, REDIS_URL } from '../redis/gate.js';
 import { tcpProxy, type TcpProxy } from '../redis/tcp-proxy.js';
 import { busContract, presenceContract, type BusNetwork } from './bus-contract.js';
@@ -36,14 +36,17 @@ describeRedis('Redis room bus', () => {
       await network?.cleanup();
     });
 
-    async function twoNodes(): Promise<{ a: RedisRoomBus; b: RedisRoomBus }> {
+    /** Node a on Redis directly (with `aOptions`), node b through the proxy the test can cut. */
+    async function twoNodes(aOptions: Partial<RedisRoomBusOptions> = {}): Promise<{ a: RedisRoomBus; b: RedisRoomBus }> {
       network = redisNetwork();
       proxy = await tcpProxy(REDIS_URL);
-      return { a: await network.bus(), b: await network.bus({ url: proxy.url }) };
+      return { a: await network.bus(aOptions), b: await network.bus({ url: proxy.url }) };
     }
 
     it('lets the members of a node that dies expire, and says which rooms to read again', async () => {
-      const { a, b } = await twoNodes();
+      // Node a's own entries live a minute: on a loaded machine a heartbeat 400 ms late would let
+      // them expire too, and a's heartbeat would delete b's expired entry before it is seen.
+      const { a, b } = await twoNodes({ presenceTtlMs: 60_000 });
       await a.presence.set('news_1', { id: 'u1', name: 'Ana' }, 1);
       await b.presence.set('news_1', { id: 'u2', name: 'Ben' }, 2);
       expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u1', 'u2']);
