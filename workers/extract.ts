@@ -4,10 +4,11 @@
  * SalonError loses its class and code on the way out of a worker.
  */
 import { extractArticle, type ExtractedArticle } from '../src/content/extract/index.js';
+import { markStarted, type StartStamped } from '../src/content/worker-task.js';
 import { toWorkerError, type WorkerError } from '../src/worker-errors.js';
 
 /** One page to extract: its HTML (text, or bytes decoded here by `contentType`'s charset or a sniffed one) and options. */
-export interface ExtractTask {
+export interface ExtractTask extends StartStamped {
   html: string | Uint8Array;
   url?: string;
   maxChars?: number;
@@ -19,6 +20,7 @@ export type ExtractResult = { ok: true; article: ExtractedArticle } | { ok: fals
 
 /** Extracts the article of `task.html`. */
 export function extract(task: ExtractTask): ExtractResult {
+  markStarted(task);
   const html = typeof task.html === 'string' ? task.html : Buffer.from(task.html.buffer, task.html.byteOffset, task.html.byteLength);
   try {
     return { ok: true, article: extractArticle(html, { url: task.url, maxChars: task.maxChars, contentType: task.contentType }) };

@@ -6,10 +6,11 @@
  */
 import { toPlainFeed } from '../src/content/sources/feed-items.js';
 import { parseFeed, type ParsedFeed } from '../src/content/sources/feeds.js';
+import { markStarted, type StartStamped } from '../src/content/worker-task.js';
 import { toWorkerError, type WorkerError } from '../src/worker-errors.js';
 
 /** One feed document: its bytes (decoded by declaration or detection) and a name for errors. */
-export interface FeedTask {
+export interface FeedTask extends StartStamped {
   bytes: Uint8Array;
   ref: string;
 }
@@ -18,6 +19,7 @@ export type FeedResult = { ok: true; feed: ParsedFeed } | { ok: false; error: Wo
 
 /** Parses `task.bytes` as a feed, with plain-text entries. */
 export function parse(task: FeedTask): FeedResult {
+  markStarted(task);
   try {
     return { ok: true, feed: toPlainFeed(parseFeed(task.bytes, task.ref)) };
   } catch (err) {

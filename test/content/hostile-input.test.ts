@@ -133,8 +133,7 @@ describe('hostile markup costs linear time', () => {
 
 describe('worker time limits', () => {
   it('fails a stuck extraction with ERR_PROCESSING_TIMEOUT and replaces its worker', async () => {
-    // The limit also covers starting the fresh worker the second page runs on, which a busy CI
-    // machine took more than 300 ms to do: long enough for that, short for a test.
+    // Long enough for a busy machine to pass a page to a worker and back, short for a test.
     const pool = new ExtractPool({ filename: fileURLToPath(new URL('./fixtures/stuck-worker.mjs', import.meta.url)), maxThreads: 1, taskTimeoutMs: 3_000 });
     try {
       const err = await pool.extract('spin', { url: 'https://hostile.example/' }).catch((e: unknown) => e);
@@ -143,6 +142,18 @@ describe('worker time limits', () => {
       expect((err as SalonError).message).toContain('https://hostile.example/');
       // One thread: had the stuck worker stayed, this page would wait behind it forever.
       expect((await pool.extract('fine')).title).toBe('fine');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('counts a page’s time limit from when its worker starts it, not while it waits behind others', async () => {
+    // One thread, two pages ahead that each take 60% of the limit: the third waits longer than the
+    // limit before it runs, and runs at once.
+    const pool = new ExtractPool({ filename: fileURLToPath(new URL('./fixtures/stuck-worker.mjs', import.meta.url)), maxThreads: 1, taskTimeoutMs: 2_500 });
+    try {
+      const pages = await Promise.all(['busy:1500', 'busy:1500', 'waited'].map((page) => pool.extract(page).then((a) => a.title)));
+      expect(pages).toEqual(['busy:1500', 'busy:1500', 'waited']);
     } finally {
       await pool.close();
     }
