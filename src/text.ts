@@ -24,6 +24,14 @@ export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/**
+ * `text` with its ASCII capitals in lower case and every other character as it is: how categories
+ * compare, as SQLite's NOCASE and the PostgreSQL store's `lower(… COLLATE "C")` compare them.
+ */
+export function foldAsciiCase(text: string): string {
+  return text.replace(/[A-Z]+/g, (capitals) => capitals.toLowerCase());
+}
+
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }

@@ -1,6 +1,6 @@
 /** Text helpers every part uses (src/text.ts). */
 import { describe, expect, it } from 'vitest';
-import { clip, wellFormed } from '../src/text.js';
+import { clip, foldAsciiCase, wellFormed } from '../src/text.js';
 
 describe('clip', () => {
   it('cuts on a character, never between the halves of a surrogate pair', () => {
@@ -15,5 +15,13 @@ describe('clip', () => {
   it('leaves short text alone and prefers a near word boundary', () => {
     expect(clip('short', 10)).toBe('short');
     expect(clip('one two three four', 16)).toBe('one two three…');
+  });
+});
+
+describe('foldAsciiCase', () => {
+  it('lowers ASCII capitals only, as SQLite’s NOCASE does', () => {
+    expect(foldAsciiCase('Tech NEWS')).toBe('tech news');
+    expect(foldAsciiCase('ÉCONOMIE')).toBe('Économie');
+    expect(foldAsciiCase('İSTANBUL')).toBe('İstanbul');
   });
 });

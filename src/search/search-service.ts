@@ -15,6 +15,7 @@ import type { ChunkHit, ChunkRef, ChunkSearchOptions, ItemHit, ItemSearchOptions
 import { MAX_K, checkK } from './vectors.js';
 import type { Logger } from '../logger.js';
 import { required } from '../options.js';
+import { foldAsciiCase } from '../text.js';
 
 /** Chunks fetched per wanted item at first: items have several chunks, and filters drop some. */
 const ITEM_OVERFETCH = 5;
@@ -181,13 +182,14 @@ export class DefaultSearchService implements SearchService {
    */
   private toItems(hits: ChunkHit[], query: string, options: ItemSearchOptions, only: { since: number | null; site: string | null }): ItemHit[] {
     const { since, site } = only;
+    const category = options.category === undefined ? undefined : foldAsciiCase(options.category);
     const out: ItemHit[] = [];
     const seen = new Set<string>();
     for (const hit of hits) {
       const c = hit.chunk;
       if (seen.has(c.itemId)) continue;
       seen.add(c.itemId);
-      if (options.category !== undefined && c.category !== options.category) continue;
+      if (category !== undefined && (c.category === null || foldAsciiCase(c.category) !== category)) continue;
       if (since !== null && !(c.itemPublishedAt && Date.parse(c.itemPublishedAt) >= since)) continue;
       const itemSite = siteOf(c.itemUrl);
       if (site !== null && !onSite(itemSite, site)) continue;

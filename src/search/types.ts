@@ -136,6 +136,7 @@ export interface ChunkSearchOptions {
 export interface ItemSearchOptions {
   k: number;
   kind?: ContentKind;
+  /** Only items of this category, its ASCII letters in any case (as the content list matches it). */
   category?: string;
   /** ISO date: only items published at or after it. */
   since?: string;

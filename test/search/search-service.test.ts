@@ -82,6 +82,8 @@ describe('DefaultSearchService', () => {
     const topicIds = new Set(corpus.filter((p) => p.topic === topic).map((p) => p.id));
     expect(inTopic.length).toBeGreaterThan(0);
     expect(inTopic.every((h) => topicIds.has(h.id.replace(/^(news|post)_/, '')))).toBe(true);
+    // Categories compare as the content list compares them: ASCII letters in any case.
+    expect(await search.searchItems(q, { k: 10, category: topic.toUpperCase() })).toEqual(inTopic);
 
     const recent = await search.searchItems(q, { k: 10, since: '2024-01-01' });
     const recentIds = new Set(corpus.slice(30).map((p) => p.id));
