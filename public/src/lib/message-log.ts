@@ -24,6 +24,11 @@ export interface LogEntry {
   private?: boolean;
 }
 
+/** A confirmed private question (never echoed, so it has no id) or a private answer (`private_…` id): private-asks.ts keeps them. */
+export function isPrivateEntry(entry: LogEntry): boolean {
+  return entry.state === 'sent' && (!!entry.private || entry.message.id.startsWith('private_'));
+}
+
 /** Most messages kept in memory per room; the oldest confirmed ones go first. */
 export const MAX_LOG_ENTRIES = 500;
 /** Most messages the member may gather by paging back ("Load earlier messages"). */
@@ -195,16 +200,34 @@ export class MessageLog {
 
   /**
    * Makes the server's history the truth: confirmed messages the client held are replaced by
-   * `history`; the member's own unconfirmed messages stay.
+   * `history`; the member's own unconfirmed messages stay, and so do their private questions and
+   * answers, which the server never had.
    */
   resetTo(history: readonly Message[]): void {
-    for (const entry of [...this.byKey.values()]) if (entry.state === 'sent') this.remove(entry);
+    for (const entry of [...this.byKey.values()]) if (entry.state === 'sent' && !isPrivateEntry(entry)) this.remove(entry);
     for (const m of history) this.receive(m);
   }
 
-  /** A JSON-able copy for sessionStorage. */
+  /** The member's private questions and answers, in the conversation's order (what private-asks.ts keeps). */
+  privateEntries(): LogEntry[] {
+    return this.entries.filter(isPrivateEntry);
+  }
+
+  /** Puts back private entries kept from before a reload; an entry the log holds already stays as it is. */
+  restorePrivate(entries: readonly LogEntry[]): void {
+    for (const entry of entries) if (!this.byKey.has(entry.key)) this.put({ ...entry, private: true });
+  }
+
+  /** Removes the private entries `drop` picks; returns true when one went. */
+  forgetPrivate(drop: (entry: LogEntry) => boolean): boolean {
+    const gone = this.privateEntries().filter(drop);
+    for (const entry of gone) this.remove(entry);
+    return gone.length > 0;
+  }
+
+  /** A JSON-able copy for sessionStorage; private entries are kept apart (private-asks.ts). */
   snapshot(): Snapshot {
-    const confirmed = this.entries.filter((e) => e.state === 'sent').slice(-MAX_CACHED_ENTRIES);
+    const confirmed = this.entries.filter((e) => e.state === 'sent' && !isPrivateEntry(e)).slice(-MAX_CACHED_ENTRIES);
     return { v: 1, entries: [...confirmed, ...this.entries.filter((e) => e.state !== 'sent')] };
   }
 
@@ -264,7 +287,8 @@ export class MessageLog {
 
   private trim(): void {
     if (this.byKey.size <= MAX_LOG_ENTRIES) return;
-    const confirmed = this.entries.filter((e) => e.state === 'sent');
+    // Private entries exist nowhere else to fetch again; private-asks.ts caps them on its own.
+    const confirmed = this.entries.filter((e) => e.state === 'sent' && !isPrivateEntry(e));
     for (const entry of confirmed.slice(0, this.byKey.size - MAX_LOG_ENTRIES)) this.remove(entry);
   }
 }

@@ -12,7 +12,7 @@ import type { AssistantStage, Member, RoomInfo, ServerMessage } from '../../../s
 import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
-import { memoryOf, saveMemory, type RoomMemory } from './room-memory.js';
+import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
 import { TypingList } from './typing-list.js';
@@ -143,6 +143,16 @@ export class RoomController implements ReactiveController {
     this.changed();
   }
 
+  /** Forgets the member's private questions and answers in this room, here and in the tab's storage. */
+  forgetPrivate(): void {
+    if (this.memory?.log.forgetPrivate(() => true)) this.changed();
+  }
+
+  /** How many private questions and answers of this room the tab keeps. */
+  get privateCount(): number {
+    return this.memory?.log.privateEntries().length ?? 0;
+  }
+
   discard(clientId: string): void {
     this.memory?.log.discard(clientId);
     this.changed();
@@ -262,6 +272,8 @@ export class RoomController implements ReactiveController {
         log.adopt({ id: frame.you.id, name: frame.you.name, kind: 'user' });
         const serverReset = frame.seq < log.lastSeq;
         if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId) {
+          // The room's data was reset: the private entries' places among its messages are gone too.
+          if (serverReset) log.forgetPrivate(() => true);
           log.resetTo(frame.history);
           // Seqs start at 1 in every room: a floor above 1 means older history to page back to.
           memory.windowFloor = frame.history.length ? Math.min(...frame.history.map((m) => m.seq)) : frame.seq + 1;
@@ -372,6 +384,7 @@ export class RoomController implements ReactiveController {
 
   private changed(): void {
     this.host.requestUpdate();
+    if (this.memory && this.roomId) savePrivate(this.roomId, this.memory);
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => this.saveNow(), CACHE_SAVE_DELAY_MS);
   }

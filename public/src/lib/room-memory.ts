@@ -2,9 +2,11 @@
  * What the page remembers of each room it has shown: the messages (MessageLog), whether the room
  * has welcomed this page yet, and which thread is open. Kept per room id while the page lives, so
  * switching topics and back keeps each topic's conversation; copied to sessionStorage only as an
- * offline fallback.
+ * offline fallback. The member's private questions and answers are copied apart
+ * (private-asks.ts): the server never has them, so that copy is their only record.
  */
-import { MessageLog } from './message-log.js';
+import { MessageLog, type LogEntry } from './message-log.js';
+import { readPrivate, tabStorage, writePrivate } from './private-asks.js';
 import { parseUntrustedJson } from './untrusted-json.js';
 
 export interface RoomMemory {
@@ -27,6 +29,8 @@ export interface RoomMemory {
 }
 
 const memories = new Map<string, RoomMemory>();
+/** The private entries last written per room: unchanged ones are not serialised again on every save. */
+const privateWritten = new WeakMap<RoomMemory, readonly LogEntry[]>();
 
 function cacheKey(roomId: string): string {
   return `salon.room.${roomId}`;
@@ -50,8 +54,10 @@ export function memoryOf(roomId: string): RoomMemory {
       cached = null;
     }
     const threads = (cached ?? {}) as Cached;
+    const log = MessageLog.restore(cached);
+    log.restorePrivate(readPrivate(tabStorage(), roomId));
     memory = {
-      log: MessageLog.restore(cached),
+      log,
       joined: false,
       mainThreadId: text(threads.mainThreadId),
       threadId: text(threads.threadId),
@@ -60,12 +66,27 @@ export function memoryOf(roomId: string): RoomMemory {
       paged: new Set(),
     };
     memories.set(roomId, memory);
+    privateWritten.set(memory, log.privateEntries());
   }
   return memory;
 }
 
-/** Copies the room's messages and open thread to sessionStorage. */
+/**
+ * Copies the room's private entries to sessionStorage when they changed. Called at once after
+ * every change, not later with the rest: they are rare, and a reload straight after an answer
+ * must find it.
+ */
+export function savePrivate(roomId: string, memory: RoomMemory): void {
+  const privately = memory.log.privateEntries();
+  const before = privateWritten.get(memory);
+  if (before && before.length === privately.length && privately.every((e, i) => e === before[i])) return;
+  writePrivate(tabStorage(), roomId, privately);
+  privateWritten.set(memory, privately);
+}
+
+/** Copies the room's messages and open thread to sessionStorage, and its private entries when they changed. */
 export function saveMemory(roomId: string, memory: RoomMemory): void {
+  savePrivate(roomId, memory);
   try {
     const copy = { ...memory.log.snapshot(), mainThreadId: memory.mainThreadId, threadId: memory.threadId };
     sessionStorage.setItem(cacheKey(roomId), JSON.stringify(copy));

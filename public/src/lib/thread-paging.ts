@@ -4,7 +4,7 @@
  * its oldest seq (the window floor); below it each thread pages back on its own through
  * `GET /api/v1/threads/:id/messages`, so switching threads keeps what each has loaded.
  */
-import type { LogEntry } from './message-log.js';
+import { isPrivateEntry, type LogEntry } from './message-log.js';
 import type { RoomMemory } from './room-memory.js';
 import { threadMessages } from './threads-api.js';
 
@@ -14,24 +14,34 @@ export const OLDER_PAGE = 50;
 const REGROUP_PAGE = 100;
 const REGROUP_MAX_PAGES = 20;
 
-const views = new WeakMap<RoomMemory, { all: readonly LogEntry[]; threadId: string; entries: readonly LogEntry[] }>();
+const views = new WeakMap<RoomMemory, { all: readonly LogEntry[]; threadId: string; floor: number; entries: readonly LogEntry[] }>();
 
 /** The thread shown: the one the member opened, else the main thread ('' before any welcome). */
 export function openThread(memory: RoomMemory): string {
   return memory.threadId || memory.mainThreadId;
 }
 
-/** The entries of `threadId` (the same array until the log or the thread changes). Before any welcome, all of them. */
+/**
+ * The entries of `threadId` (the same array until the log or the thread changes). Before any welcome, all of them.
+ * A private entry kept from before a reload shows once the messages around it are loaded: above
+ * the oldest one held, or anywhere when nothing older is left to page back to.
+ */
 export function entriesOf(memory: RoomMemory, threadId: string): readonly LogEntry[] {
   const all = memory.log.entries;
   if (!threadId) return all;
+  const floor = hasOlder(memory, threadId) ? pageBefore(memory, threadId) : 0;
   const cached = views.get(memory);
-  if (cached && cached.all === all && cached.threadId === threadId) return cached.entries;
+  if (cached && cached.all === all && cached.threadId === threadId && cached.floor === floor) return cached.entries;
+  const held = threadEntries(all, memory, threadId);
+  const entries = floor ? held.filter((e) => !(isPrivateEntry(e) && (e.order ?? 0) < floor)) : held;
+  views.set(memory, { all, threadId, floor, entries });
+  return entries;
+}
+
+function threadEntries(all: readonly LogEntry[], memory: RoomMemory, threadId: string): readonly LogEntry[] {
   // A message written before the main thread was known belongs to it.
   const isMain = threadId === memory.mainThreadId;
-  const entries = all.filter((e) => e.message.threadId === threadId || (isMain && !e.message.threadId));
-  views.set(memory, { all, threadId, entries });
-  return entries;
+  return all.filter((e) => e.message.threadId === threadId || (isMain && !e.message.threadId));
 }
 
 /**
@@ -40,7 +50,7 @@ export function entriesOf(memory: RoomMemory, threadId: string): readonly LogEnt
  */
 function pageBefore(memory: RoomMemory, threadId: string): number {
   let oldest = memory.windowFloor;
-  for (const e of entriesOf(memory, threadId)) {
+  for (const e of threadEntries(memory.log.entries, memory, threadId)) {
     const seq = e.message.seq;
     if (e.state === 'sent' && seq > 0 && seq < oldest) oldest = seq;
   }
