@@ -2,9 +2,11 @@
  * `<salon-composer>`: writes a message. Enter sends, Shift+Enter starts a new line; the "Ask AI"
  * switch (or starting with `@ai`) makes it a question for the assistant, and "Only me" a private
  * one: not posted, answered to this member alone, remembered only for their own private questions.
+ * While "Only me" is on, a line says where private questions are kept: in this tab only.
  *
  * @fires salon-send - {text, ask, private} the member sends a message.
  * @fires salon-typing - {active} the member started or stopped typing (never told while writing a private question).
+ * @fires salon-forget-private - the member asks to forget this room's private questions and answers kept in the tab.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
@@ -14,6 +16,8 @@ import { baseStyles } from '../lib/styles.js';
 const COUNTER_FROM = 500;
 /** "Stopped typing" after this long without a key. */
 const TYPING_IDLE_MS = 4_000;
+/** Where private questions are kept (lib/private-asks.ts), said while "Only me" is on. */
+const PRIVATE_NOTE = 'Private questions stay in this tab only: not saved on the server, gone when the tab closes.';
 
 @customElement('salon-composer')
 export class SalonComposer extends LitElement {
@@ -69,6 +73,17 @@ export class SalonComposer extends LitElement {
           display: none;
         }
       }
+      .private-note {
+        grid-column: 1 / -1;
+        margin: 0;
+        font-size: 0.85rem;
+        color: var(--salon-muted);
+      }
+      .private-note button {
+        font-size: 0.8rem;
+        padding: 0.1rem 0.5rem;
+        margin-left: 0.4rem;
+      }
       .count {
         margin-left: auto;
         color: var(--salon-muted);
@@ -85,6 +100,8 @@ export class SalonComposer extends LitElement {
   @property({ type: Number }) maxLength = 4000;
   /** Shown when messages will wait for the connection. */
   @property({ type: Boolean }) queued = false;
+  /** Private questions and answers of this room kept in the tab (offers to forget them when any). */
+  @property({ type: Number }) privateCount = 0;
   @state() private text = '';
   @state() private ask = false;
   @state() private onlyMe = false;
@@ -104,6 +121,7 @@ export class SalonComposer extends LitElement {
   protected override render() {
     const left = this.maxLength - this.text.length;
     const asking = this.ask || /^@ai\s/i.test(this.text);
+    const privately = asking && this.onlyMe;
     return html`<form @submit=${this.onSubmit}>
       <label class="visually-hidden" for="message">Message</label>
       <textarea
@@ -114,7 +132,7 @@ export class SalonComposer extends LitElement {
         placeholder=${asking ? 'Ask the AI about this item…' : 'Write a message… (@ai to ask the AI)'}
         .value=${this.text}
         maxlength=${this.maxLength}
-        aria-describedby="hint"
+        aria-describedby=${privately ? 'hint private-note' : 'hint'}
         @input=${this.onInput}
         @keydown=${this.onKeyDown}
         @blur=${() => this.stopTyping()}
@@ -140,7 +158,18 @@ export class SalonComposer extends LitElement {
         >
         ${left < COUNTER_FROM ? html`<span class="count ${left < 0 ? 'over' : ''}" aria-live="polite">${left} characters left</span>` : nothing}
       </div>
+      ${privately ? this.renderPrivateNote() : nothing}
     </form>`;
+  }
+
+  private renderPrivateNote() {
+    return html`<p class="private-note" id="private-note">
+      ${PRIVATE_NOTE}${
+        this.privateCount
+          ? html`<button type="button" class="forget" @click=${() => this.emit('salon-forget-private', {})}>Forget this room's private questions</button>`
+          : nothing
+      }
+    </p>`;
   }
 
   /** Whether what is typed would go as a private question: the room is then not told the member is typing. */

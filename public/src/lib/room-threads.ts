@@ -12,6 +12,8 @@ import { listThreads, threadDetail, type MergeSuggestion, type ThreadView } from
 
 /** Thread details fetched at once at most. */
 const DETAIL_CONCURRENCY = 4;
+/** Active threads the server lists at most (GET /api/v1/rooms/:id/threads). */
+const ACTIVE_LISTED = 100;
 
 /** What a refresh found. */
 export interface ThreadsChange {
@@ -41,6 +43,13 @@ export class RoomThreads {
   private queued: Promise<ThreadsChange> | null = null;
 
   constructor(readonly roomId: string) {}
+
+  /** The list names every thread of the room (none left out by the server's caps), so a thread missing from it was deleted. */
+  get complete(): boolean {
+    if (!this.loaded) return false;
+    const archived = this.list.filter((t) => t.status !== 'active').length;
+    return archived >= this.archivedTotal && this.list.length - archived < ACTIVE_LISTED;
+  }
 
   byId(id: string): ThreadView | undefined {
     return this.list.find((t) => t.id === id);

@@ -101,11 +101,22 @@ export class ThreadNavigator {
       const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
       if (memory !== this.memory) return;
       if (memory.threadId && !threads.byId(memory.threadId)) memory.threadId = '';
-      if (moved.some(Boolean)) this.host.changed();
+      if (moved.some(Boolean) || this.forgetDeleted(memory)) this.host.changed();
       this.fill();
     } catch {
       // The list stays as it was; the next event fetches it again.
     }
+  }
+
+  /**
+   * Forgets the private entries of threads that were deleted. Only a complete list proves a
+   * thread gone: the server lists at most 100 active threads and the newest archived ones.
+   */
+  private forgetDeleted(memory: RoomMemory): boolean {
+    const threads = this.threads;
+    if (!threads.complete || !memory.mainThreadId) return false;
+    const { mainThreadId } = memory;
+    return memory.log.forgetPrivate((e) => !!e.message.threadId && e.message.threadId !== mainThreadId && !threads.byId(e.message.threadId));
   }
 
   /** The open thread gets a page at once when it shows nothing yet or was never paged (see wantsFirstPage). */

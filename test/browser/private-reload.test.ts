@@ -1,0 +1,227 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import { browserSuite, describeBrowser, messageTexts, openAs, probeResults, say, scanDom, shadowText, type Person } from './harness.js';
+
+// A member's private questions and answers are never stored by the server; the tab keeps them
+// (sessionStorage) so a reload shows them again, in their place, and nowhere else.
+
+const person = (browser: Browser, name: string): Promise<Person> => openAs(browser, name, { width: 1200, height: 860 });
+
+async function enter(page: Page, url: string, count: number): Promise<void> {
+  await page.goto(url);
+  await page.locator(`salon-member-list .count[data-count="${count}"]`).waitFor();
+}
+
+async function privateMode(page: Page): Promise<void> {
+  await page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
+  await page.locator('salon-composer label.switch', { hasText: 'Only me' }).click();
+  expect(await page.locator('salon-composer input[name=private]').isChecked()).toBe(true);
+}
+
+/** Waits until `page` shows `text` as a confirmed message. */
+async function sees(page: Page, text: string): Promise<void> {
+  await expect.poll(() => page.locator('salon-message-item[state=sent]', { hasText: text }).count(), { timeout: 15_000 }).toBe(1);
+}
+
+/** Collects the page's uncaught errors. */
+function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  return errors;
+}
+
+const QUESTION = 'What energy density did the cell reach in the independent tests?';
+
+describeBrowser('private questions kept in the tab', () => {
+  const suite = browserSuite({ server: { env: { SEED_DEMO: 'true' } } });
+  const people: Person[] = [];
+  let stories: { id: string; title: string }[] = [];
+
+  beforeAll(async () => {
+    const page1 = (await (await fetch(`${suite.server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
+    stories = [...page1.items].sort((a, b) => Number(/sodium-ion/i.test(b.title)) - Number(/sodium-ion/i.test(a.title)));
+  });
+
+  afterEach(async () => {
+    for (const p of people.splice(0)) await p.context.close();
+  });
+
+  it('shows a private question and its answer again after a reload, in place, in that tab only, until forgotten', async () => {
+    const url = `${suite.server.url}/chat?id=${stories[0].id}`;
+    const ada = await person(suite.browser, 'Ada');
+    const bob = await person(suite.browser, 'Bob');
+    people.push(ada, bob);
+    const errors = pageErrors(ada.page);
+    await enter(ada.page, url, 1);
+    await enter(bob.page, url, 2);
+
+    await say(bob.page, 'before the question');
+    await sees(ada.page, 'before the question');
+    const note = ada.page.locator('salon-composer .private-note');
+    expect(await note.count()).toBe(0);
+    await privateMode(ada.page);
+    expect(await note.textContent()).toContain('Private questions stay in this tab only: not saved on the server, gone when the tab closes.');
+    expect(await ada.page.locator('salon-composer textarea').getAttribute('aria-describedby')).toContain('private-note');
+    expect(await note.locator('button').count()).toBe(0);
+    await say(ada.page, QUESTION);
+    const answer = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+    await expect.poll(() => answer.count(), { timeout: 30_000 }).toBe(1);
+    const answerText = await shadowText(answer.locator('salon-markdown'));
+    await say(bob.page, 'after the question');
+    await sees(ada.page, 'after the question');
+    const shown = await messageTexts(ada.page);
+    expect(shown).toHaveLength(4);
+    expect(shown[0]).toBe('before the question');
+    expect(shown[1]).toBe(QUESTION);
+    expect(shown[3]).toBe('after the question');
+
+    await ada.page.reload();
+    await ada.page.locator('salon-member-list .count[data-count="2"]').waitFor();
+    await sees(ada.page, 'after the question');
+    expect(await messageTexts(ada.page)).toEqual(shown);
+    const question = ada.page.locator('salon-message-item[kind=user][only-you]', { hasText: 'What energy density' });
+    expect(await question.locator('.badge').textContent()).toBe('asked the AI privately');
+    expect(await answer.locator('.badge.private').textContent()).toBe('only you see this');
+    expect(await shadowText(answer.locator('salon-markdown'))).toBe(answerText);
+
+    // Another tab of the same member (same identity, its own sessionStorage) and the other member never see them.
+    const second = await ada.context.newPage();
+    await second.goto(url);
+    await sees(second, 'after the question');
+    await bob.page.reload();
+    await sees(bob.page, 'after the question');
+    for (const page of [second, bob.page]) {
+      expect(await messageTexts(page)).toEqual(['before the question', 'after the question']);
+    }
+    await second.close();
+
+    // Forgetting them removes them here and from the tab's storage: a reload does not bring them back.
+    await privateMode(ada.page);
+    await note.locator('button', { hasText: 'Forget' }).click();
+    await expect.poll(() => messageTexts(ada.page)).toEqual(['before the question', 'after the question']);
+    expect(await note.locator('button').count()).toBe(0);
+    await ada.page.reload();
+    await sees(ada.page, 'after the question');
+    expect(await messageTexts(ada.page)).toEqual(['before the question', 'after the question']);
+    expect(await ada.page.evaluate((id) => sessionStorage.getItem(`salon.private.${id}`), stories[0].id)).toBeNull();
+    expect(errors).toEqual([]);
+  });
+
+  it('forgets the private questions of a thread that was deleted, and keeps those of the threads still there', async () => {
+    const roomId = stories[2].id;
+    const url = `${suite.server.url}/chat?id=${roomId}`;
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    await enter(ada.page, url, 1);
+    const answers = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+    await privateMode(ada.page);
+    await say(ada.page, 'asked in the main thread');
+    await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
+
+    await ada.page.getByRole('button', { name: 'New thread' }).click();
+    await ada.page.getByLabel('Title of the new thread').fill('Side');
+    await ada.page.getByLabel('Title of the new thread').press('Enter');
+    const side = ada.page.locator('salon-thread-list button.thread', { has: ada.page.locator('.title', { hasText: 'Side' }) });
+    await expect.poll(() => side.getAttribute('aria-current')).toBe('true');
+    await say(ada.page, 'asked in the side thread');
+    await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => messageTexts(ada.page)).toContain('asked in the side thread');
+    const stored = () => ada.page.evaluate((id) => sessionStorage.getItem(`salon.private.${id}`) ?? '', roomId);
+    expect(await stored()).toContain('asked in the side thread');
+
+    const { threads } = (await (await fetch(`${suite.server.url}/api/v1/rooms/${roomId}/threads`)).json()) as { threads: { id: string; title: string }[] };
+    const sideId = threads.find((t) => t.title === 'Side')!.id;
+    const deleted = await fetch(`${suite.server.url}/api/v1/threads/${sideId}`, { method: 'DELETE', headers: { authorization: 'Bearer test-admin-token' } });
+    expect(deleted.ok).toBe(true);
+    await ada.page.reload();
+    await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+    await expect.poll(stored).not.toContain('asked in the side thread');
+    expect(await stored()).toContain('asked in the main thread');
+    await expect.poll(() => messageTexts(ada.page)).toContain('asked in the main thread');
+    expect(await answers.count()).toBe(1);
+  });
+
+  it('keeps working when the tab’s stored copies are corrupt or hostile, showing hostile text as text', async () => {
+    const roomId = stories[1].id;
+    const url = `${suite.server.url}/chat?id=${roomId}`;
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    const errors = pageErrors(ada.page);
+    await enter(ada.page, url, 1);
+
+    const hostile = {
+      v: 1,
+      entries: [
+        null,
+        'junk',
+        { key: 'c:x', order: 'first', message: {} },
+        {
+          key: 'c:p1',
+          order: 0.5,
+          state: 'sent',
+          private: true,
+          message: {
+            id: '',
+            seq: 0,
+            roomId,
+            threadId: '',
+            author: { id: 'u', name: '<b onmouseover=alert(1)>Eve</b>', kind: 'user' },
+            text: '<img src=x onerror=alert(1)> kept question',
+            ts: 'not a date',
+            clientId: 'p1',
+          },
+        },
+        {
+          key: 'm:private_1',
+          order: 0.5,
+          state: 'sent',
+          message: {
+            id: 'private_1',
+            seq: 0,
+            roomId,
+            threadId: '',
+            author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+            text: '[click](javascript:alert(1)) <script>alert(2)</script> kept answer',
+            ts: '2026-01-01T00:00:00.000Z',
+            sources: [
+              { n: 1, id: 'x', kind: 'news', title: '<svg onload=alert(3)>', url: 'javascript:alert(4)', sourceType: 'document', snippet: 's' },
+              { n: {} },
+            ],
+          },
+        },
+      ],
+    };
+    const room = '{"v":1,"entries":[{"key":"m:x","state":"sent","message":{"id":"x","seq":0,"text":"t","author":{"name":"n"}}},{"key":7}],"threadId":{"a":1}}';
+    await ada.page.evaluate(
+      ([id, privateCopy, roomCopy]) => {
+        sessionStorage.setItem(`salon.private.${id}`, privateCopy);
+        sessionStorage.setItem(`salon.room.${id}`, roomCopy);
+      },
+      [roomId, JSON.stringify(hostile), room],
+    );
+    await ada.page.reload();
+    await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+    await expect
+      .poll(() => messageTexts(ada.page))
+      .toEqual(['<img src=x onerror=alert(1)> kept question', '[click](javascript:alert(1)) <script>alert(2)</script> kept answer']);
+    await say(ada.page, 'still works');
+    await sees(ada.page, 'still works');
+
+    // Not even JSON: the copies are ignored.
+    await ada.page.evaluate((id) => {
+      sessionStorage.setItem(`salon.private.${id}`, '{"v":1,"entries":[');
+      sessionStorage.setItem(`salon.room.${id}`, '\u0000not json');
+    }, roomId);
+    await ada.page.reload();
+    await sees(ada.page, 'still works');
+    expect(await messageTexts(ada.page)).toEqual(['still works']);
+    await say(ada.page, 'and again');
+    await sees(ada.page, 'and again');
+
+    expect(await scanDom(ada.page)).toEqual([]);
+    const probe = await probeResults(ada.page);
+    expect(probe.alerts).toEqual([]);
+    expect(probe.xss).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+});
