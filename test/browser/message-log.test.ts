@@ -41,6 +41,20 @@ describe('MessageLog', () => {
     expect(restored.entries.find((e) => e.message.clientId === 'c1')?.private).toBeUndefined();
   });
 
+  it('marks a private question the server refused as failed (nothing echoes it), so it is offered again and not kept as asked', () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.addLocal('p1', 'too many questions', ADA, 't1', 'news_1', true);
+    log.sentPrivately('p1');
+    expect(log.unconfirmed('p1')?.private).toBe(true);
+    expect(log.fail('p1', 'the assistant takes 1 question a minute')).toBe(true);
+    expect(log.entries.at(-1)).toMatchObject({ state: 'failed', error: 'the assistant takes 1 question a minute', private: true });
+    expect(log.privateEntries()).toEqual([]);
+    expect(log.retry('p1')).toMatchObject({ state: 'sending', private: true });
+    log.sentPrivately('p1');
+    expect(log.privateEntries().map((e) => e.message.text)).toEqual(['too many questions']);
+  });
+
   it('takes pages of older messages past its usual size, and says where paging continues', () => {
     const log = new MessageLog();
     for (let seq = 1001; seq <= 1000 + MAX_LOG_ENTRIES; seq++) log.receive(msg(seq));

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { browserSuite, describeBrowser, messageTexts, openAs, probeResults, say, scanDom, shadowText, type Person } from './harness.js';
+import { tempDir } from '../helpers.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom, shadowText, startServer, type Person } from './harness.js';
 
 // A member's private questions and answers are never stored by the server; the tab keeps them
 // (sessionStorage) so a reload shows them again, in their place, and nowhere else.
@@ -139,6 +140,31 @@ describeBrowser('private questions kept in the tab', () => {
     expect(await stored()).toContain('asked in the main thread');
     await expect.poll(() => messageTexts(ada.page)).toContain('asked in the main thread');
     expect(await answers.count()).toBe(1);
+  });
+
+  it('does not keep a private question the assistant’s limit refused as if it was asked', async () => {
+    const dir = tempDir();
+    const server = await startServer(dir.dir, { env: { SEED_DEMO: 'false', ASK_LIMIT_USER: '1' } });
+    try {
+      await server.app.salon.store.upsertItem(item('news_plim', { title: 'Limits drill' }));
+      const ada = await person(suite.browser, 'Ada');
+      people.push(ada);
+      await enter(ada.page, `${server.url}/chat?id=news_plim`, 1);
+      await privateMode(ada.page);
+      await say(ada.page, 'first private question');
+      await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+      await say(ada.page, 'second private question');
+      const refused = ada.page.locator('salon-message-item[state=failed]', { hasText: 'second private question' });
+      await expect.poll(() => refused.count()).toBe(1);
+      expect(await refused.locator('.failed').textContent()).toContain('ask again within a minute');
+      expect(await refused.getByRole('button', { name: 'Retry' }).count()).toBe(1);
+      const stored = await ada.page.evaluate(() => sessionStorage.getItem('salon.private.news_plim') ?? '');
+      expect(stored).toContain('first private question');
+      expect(stored).not.toContain('second private question');
+    } finally {
+      await server.close();
+      dir.cleanup();
+    }
   });
 
   it('keeps working when the tab’s stored copies are corrupt or hostile, showing hostile text as text', async () => {

@@ -159,18 +159,20 @@ export class MessageLog {
     this.put({ ...entry, state: 'sent', order: this.lastSeq + 0.5 });
   }
 
-  /** The member's own message with this clientId while it is not confirmed; undefined otherwise. */
+  /**
+   * The member's own message with this clientId while it is not confirmed; undefined otherwise. A
+   * private question is never confirmed (nothing echoes it): the server may still refuse it.
+   */
   unconfirmed(clientId: string): LogEntry | undefined {
     const key = this.keyByClientId.get(clientId);
     const entry = key ? this.byKey.get(key) : undefined;
-    return entry && entry.state !== 'sent' ? entry : undefined;
+    return entry && (entry.state !== 'sent' || entry.private) ? entry : undefined;
   }
 
-  /** Marks an unconfirmed message as failed, with the reason shown next to it. */
+  /** Marks an unconfirmed message (or a private question, see `unconfirmed`) as failed, with the reason shown next to it. */
   fail(clientId: string, error: string): boolean {
-    const key = this.keyByClientId.get(clientId);
-    const entry = key ? this.byKey.get(key) : undefined;
-    if (!entry || entry.state === 'sent') return false;
+    const entry = this.unconfirmed(clientId);
+    if (!entry) return false;
     this.put({ ...entry, state: 'failed', error });
     return true;
   }
