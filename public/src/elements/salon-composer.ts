@@ -80,9 +80,19 @@ export class SalonComposer extends LitElement {
         color: var(--salon-muted);
       }
       .private-note button {
-        font-size: 0.8rem;
-        padding: 0.1rem 0.5rem;
+        border: none;
+        background: none;
+        padding: 0;
+        min-height: 0;
         margin-left: 0.4rem;
+        color: var(--salon-link);
+        text-decoration: underline;
+        font-size: inherit;
+      }
+      @media (max-width: 720px) {
+        .private-note {
+          font-size: 0.78rem;
+        }
       }
       .count {
         margin-left: auto;
@@ -166,7 +176,9 @@ export class SalonComposer extends LitElement {
     return html`<p class="private-note" id="private-note">
       ${PRIVATE_NOTE}${
         this.privateCount
-          ? html`<button type="button" class="forget" @click=${() => this.emit('salon-forget-private', {})}>Forget this room's private questions</button>`
+          ? html`<button type="button" class="forget" aria-label="Forget this room's private questions" @click=${() => this.emit('salon-forget-private', {})}>
+              Forget them
+            </button>`
           : nothing
       }
     </p>`;
