@@ -145,7 +145,7 @@ describe('private questions kept in the tab', () => {
       { ...good, message: { ...good.message, roomId: 'news_2' } },
       { ...good, message: { ...good.message, seq: 5 } },
       { ...good, message: { ...good.message, author: { ...ADA, kind: 'system' } } },
-      { ...good, message: { ...good.message, text: 'x'.repeat(30_000) } },
+      { ...good, message: { ...good.message, text: 'x'.repeat(MAX_PRIVATE_CHARS + 1) } },
       { ...good, message: { ...good.message, text: { toString: 'evil' } } },
       { ...good, key: 'm:m7', message: { ...good.message, id: 'm7' } },
       { ...answer, key: 'm:public', message: { ...answer.message, id: 'public' } },
@@ -155,6 +155,10 @@ describe('private questions kept in the tab', () => {
     const read = readPrivate(storage, ROOM);
     expect(read.map((e) => e.key)).toEqual(['c:p1', 'm:private_1']);
     expect(read[1].message.sources).toHaveLength(1);
+
+    // A longer text than the renderer shows is cut where the renderer cuts it.
+    storage.setItem(privateKey(ROOM), JSON.stringify({ v: 1, entries: [{ ...good, message: { ...good.message, text: 'y'.repeat(30_000) } }] }));
+    expect(readPrivate(storage, ROOM)[0].message.text).toHaveLength(20_000);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

@@ -16,7 +16,7 @@ import { parseUntrustedJson } from './untrusted-json.js';
 export const MAX_PRIVATE_ENTRIES = 300;
 /** Most characters of JSON kept per room (sessionStorage holds a few MB per site, shared by every room). */
 export const MAX_PRIVATE_CHARS = 400_000;
-/** Longest text read back: the server's cap for a question; an answer is bounded by the prompt budget. */
+/** Longest text shown from the copy: the markdown renderer cuts every message there anyway. */
 const MAX_TEXT_CHARS = 20_000;
 /** Most sources read back per answer. */
 const MAX_SOURCES = 50;
@@ -106,7 +106,7 @@ function entryFrom(raw: unknown, roomId: string): LogEntry | null {
 function messageFrom(raw: unknown, roomId: string): Message | null {
   if (!isObject(raw) || raw.roomId !== roomId || raw.seq !== 0) return null;
   const { id, threadId, text, ts, clientId, replyTo } = raw;
-  if (!isText(id) || !isText(threadId) || !isText(text, MAX_TEXT_CHARS) || !isText(ts, 64)) return null;
+  if (!isText(id) || !isText(threadId) || !isText(text, MAX_PRIVATE_CHARS) || !isText(ts, 64)) return null;
   if ((clientId !== undefined && !isText(clientId)) || (replyTo !== undefined && !isText(replyTo))) return null;
   const author = authorFrom(raw.author);
   if (!author) return null;
@@ -122,7 +122,7 @@ function messageFrom(raw: unknown, roomId: string): Message | null {
     roomId,
     threadId,
     author,
-    text,
+    text: text.slice(0, MAX_TEXT_CHARS),
     ts,
     ...(clientId !== undefined ? { clientId } : {}),
     ...(replyTo !== undefined ? { replyTo } : {}),
