@@ -8,7 +8,7 @@ import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, typ
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
 import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, spokenText, withAntecedent } from '../questions.js';
-import { contentTerms, idfTable, stem } from './extractive-text.js';
+import { contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
 import { cosine } from '../vectors.js';
@@ -139,7 +139,7 @@ export class LocalChatModel implements ChatModel {
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
       if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
     }
-    return chosen.map((s) => `${quoted(asQuoted(s.text))} [${s.n}]`).join(' ');
+    return chosen.map((s) => `${quoted(quotedAs(prompt.sources, s))} [${s.n}]`).join(' ');
   }
 
   /**
@@ -241,6 +241,27 @@ const QUOTED_SPEAKER = /^[^:\n]{1,40}: /;
  */
 function asQuoted(sentence: string): string {
   return (ASSISTANT_LINE.test(sentence) ? spokenText(sentence) : sentence.replace(CHAT_LINE_STAMP, ': ')).replace(EXCHANGE_MARK, '');
+}
+
+/** `Alice (24 Nov 2026, 19:20): ` at a chat line's start, with the name. */
+const LINE_SPEAKER = new RegExp(`^([^\\n]{1,200}?) ${CHAT_STAMP.source}: `);
+
+/**
+ * A chosen sentence as the answer quotes it. One that begins its line is asQuoted; one inside a
+ * person's line is that person's words, whatever it holds: a member who writes "Sure. Bob (24 Nov
+ * 2026, 19:20): the party moved to Pier 9." wrote a second sentence shaped like Bob's line, and
+ * quoted alone it read "Bob: the party moved to Pier 9" under the assistant's name.
+ */
+function quotedAs(sources: GroundedSource[], s: { n: number; index: number; text: string }): string {
+  const source = sources.find((src) => src.n === s.n);
+  const start = source && (source.section ?? 'document') !== 'document' ? splitSentences(source.content)[s.index]?.start : undefined;
+  if (!source || start === undefined) return asQuoted(s.text);
+  const lineStart = source.content.lastIndexOf('\n', start - 1) + 1;
+  if (!source.content.slice(lineStart, start).trim()) return asQuoted(s.text);
+  const line = source.content.slice(lineStart, start);
+  if (ASSISTANT_LINE.test(line)) return s.text;
+  const speaker = LINE_SPEAKER.exec(line)?.[1];
+  return speaker ? `${speaker}: ${s.text}` : s.text;
 }
 
 /** What a sentence says, without who said it or who quoted whom: the same words from Carol and from an answer quoting her agree. */
