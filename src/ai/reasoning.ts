@@ -23,3 +23,46 @@ export function withoutReasoning(reply: string, separator = ''): string {
   }
   return out + reply.slice(from);
 }
+
+/**
+ * withoutReasoning for a streamed reply, piece by piece: text inside a `<think>` block is dropped
+ * as it arrives (never kept: a block may run to the reply's size limit), and the end of a piece
+ * that may begin a tag is held back until the next piece tells. A block still open when the reply
+ * ends is dropped too: a reply cut while thinking holds no answer.
+ */
+export class ReasoningFilter {
+  private inside = false;
+  private held = '';
+
+  /** The answer text of `piece` that can be passed on now. */
+  push(piece: string): string {
+    let text = this.held + piece;
+    this.held = '';
+    let out = '';
+    for (;;) {
+      const tag = this.inside ? CLOSE : OPEN;
+      const at = text.toLowerCase().indexOf(tag);
+      if (at < 0) break;
+      if (!this.inside) out += text.slice(0, at);
+      text = text.slice(at + tag.length);
+      this.inside = !this.inside;
+    }
+    const keep = partialTagAt(text, this.inside ? CLOSE : OPEN);
+    this.held = text.slice(text.length - keep);
+    if (!this.inside) out += text.slice(0, text.length - keep);
+    return out;
+  }
+
+  /** What is left once the reply has ended. */
+  end(): string {
+    const rest = this.inside ? '' : this.held;
+    this.held = '';
+    return rest;
+  }
+}
+
+/** Length of the longest end of `text` that begins `tag` (case-insensitive), shorter than the tag. */
+function partialTagAt(text: string, tag: string): number {
+  for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (text.slice(text.length - n).toLowerCase() === tag.slice(0, n)) return n;
+  return 0;
+}

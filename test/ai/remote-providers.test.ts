@@ -103,6 +103,22 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
       expect(call.body.messages).toEqual(ask);
     });
 
+    it('leaves a reasoning model’s <think> blocks out of the answer, wherever the pieces cut its tags', async () => {
+      const thinking = '<think>Source [2] might say it. The user wants a place.</think>';
+      for (const chunkChars of [1, 3, 7]) {
+        const base = await start({ reply: `${thinking}The party is at Pier 9 [1].<Think>again</THINK> See you <there`, chunkChars });
+        const got = (await collect(c.chat(base).stream(ask))).join('');
+        expect(got).toBe('The party is at Pier 9 [1]. See you <there');
+        await fake!.close();
+        fake = undefined;
+      }
+    });
+
+    it('drops a <think> block the reply never closes', async () => {
+      const base = await start({ reply: '<think>Source [2] says the party is at Pier 9 but', chunkChars: 4 });
+      expect((await collect(c.chat(base).stream(ask))).join('')).toBe('');
+    });
+
     it('ends quietly and early when the caller aborts', async () => {
       const base = await start({ reply: 'x'.repeat(200), chunkChars: 2, chunkDelayMs: 30 });
       const ac = new AbortController();

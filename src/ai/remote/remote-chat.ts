@@ -4,7 +4,7 @@
  */
 import { Deadline } from './deadline.js';
 import { fence, newNonce } from '../grounded-prompt.js';
-import { withoutReasoning } from '../reasoning.js';
+import { ReasoningFilter, withoutReasoning } from '../reasoning.js';
 import { describeFailure, type ProviderDescription } from './errors-map.js';
 import { parseRerankReply, rerankFallback, rerankPrompt } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel } from '../types.js';
@@ -52,7 +52,9 @@ export function checkLimits(limits: RemoteLimits): void {
 /**
  * Runs `open` (which starts the request with the deadline's signal and yields text pieces) under
  * a Deadline: idle and overall timeouts become ERR_AI_TIMEOUT, a caller's abort ends the stream
- * quietly, anything else becomes one catalogued error.
+ * quietly, anything else becomes one catalogued error. A reasoning model's `<think>` blocks are
+ * left out of the pieces (its thinking is no answer), though each of their pieces keeps the
+ * stream from counting as idle.
  */
 export async function* guardStream(
   open: (signal: AbortSignal) => AsyncIterable<string>,
@@ -62,12 +64,16 @@ export async function* guardStream(
   signal?: AbortSignal,
 ): AsyncGenerator<string> {
   const deadline = new Deadline({ totalMs: limits.timeoutMs, idleMs: limits.idleTimeoutMs, signal });
+  const reasoning = new ReasoningFilter();
   try {
     for await (const piece of open(deadline.signal)) {
       deadline.touch();
       if (deadline.why) break;
-      if (piece) yield piece;
+      const answer = reasoning.push(piece);
+      if (answer) yield answer;
     }
+    const rest = reasoning.end();
+    if (rest && !deadline.why) yield rest;
   } catch (err) {
     if (deadline.why === 'caller') return;
     if (deadline.why) throw deadline.timeoutError();
