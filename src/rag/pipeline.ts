@@ -212,6 +212,12 @@ export class RagPipeline {
       promptChars: prompt.chars,
       promptTokens: prompt.tokens,
     };
+    if (!prompt.sources.length) {
+      // Nothing found had text to show (an item with only a title, items deleted meanwhile): a
+      // model asked with no sources answers from its own memory, so the ask abstains instead.
+      this.log.info({ roomId: room.id, selected: selected.length }, 'no source has text for the prompt: abstaining');
+      return { abstained: true, messages: [], sources: [], candidates, selected, stages: { search, rerank, context } };
+    }
     return {
       abstained: false,
       messages: prompt.messages,

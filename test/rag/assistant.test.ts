@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { SalonError } from '../../src/errors.js';
 import { SalonAssistant, type AssistantOptions } from '../../src/rag/assistant.js';
-import { ANSWER_MAX_CHARS } from '../../src/rag/answer-run.js';
+import { ABSTAIN_TEXT, ANSWER_MAX_CHARS } from '../../src/rag/answer-run.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 import type { AskRequest } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
@@ -326,6 +326,19 @@ describe('failures', () => {
       .join('');
     expect(sent.trim()).toBe(message.text);
     expect((await store.recentMessages('news_1', 5)).at(-1)?.text).toBe(message.text);
+  });
+
+  it('abstains without calling the model when nothing it found has text for the prompt (an item with only a title)', async () => {
+    const title = 'Meridian stablecoin loses its dollar peg';
+    for (const id of ['news_1', 'news_2']) await store.deleteItem(id);
+    await store.upsertItem(item('news_9', { title, body: '', description: '' }));
+    await store.replaceChunks('news_9', [{ ord: 0, part: 'body', text: title }]);
+    const chat = new ScriptedChat({ pieces: ['Meridian collapsed because of a bank run [1].'] });
+    const a = make(chat);
+    const result = await a.ask(await request({ roomId: 'news_9', text: 'Why did the Meridian stablecoin lose its peg?' })).done;
+    expect(chat.streamed).toEqual([]);
+    expect(result).toMatchObject({ abstained: true, sources: [], message: { text: ABSTAIN_TEXT } });
+    expect(outlet.ofType('assistant.done')[0]).toMatchObject({ abstained: true });
   });
 
   it('reports an unknown room as ERR_ROOM_NOT_FOUND', async () => {
