@@ -88,9 +88,29 @@ export function newNonce(): string {
   return noncePool.toString('hex', nonceAt - NONCE_BYTES, nonceAt);
 }
 
-/** Wraps untrusted text in nonce tags; any copy of the tag inside the text is defused. */
+/**
+ * Text spelled like a chat template's control tokens: ChatML's and Llama 3's `<|im_end|>`,
+ * `<|eot_id|>` (any `<|`, and DeepSeek's full-width `<｜`), Llama 2's and Mistral's `<s>`,
+ * `</s>`, `[INST]`, `<<SYS>>`, Gemma's `<start_of_turn>`. Model servers (llama.cpp, Ollama, vLLM)
+ * tokenise the prompt their template makes with its special tokens parsed, so such text from a
+ * page or a member becomes the token itself and ends the user's turn, whatever tags fence it.
+ */
+const TEMPLATE_TOKEN =
+  /<[|｜]|<\/?s>|<<\/?SYS>>|\[\/?(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\]|<(?:start_of_turn|end_of_turn|bos|eos)>/g;
+
+/** `text` with every TEMPLATE_TOKEN spelled apart by a space after its first character (`< |im_end|>`). */
+function withoutTemplateTokens(text: string): string {
+  return text.replace(TEMPLATE_TOKEN, (token) => `${token[0]} ${token.slice(1)}`);
+}
+
+/**
+ * Wraps untrusted text in nonce tags; any copy of the tag inside the text is defused, and so is
+ * any spelling of a chat template's control tokens (withoutTemplateTokens).
+ */
 export function fence(text: string, nonce: string): string {
-  const safe = text.split(`data-${nonce}`).join(`data-${'x'.repeat(nonce.length)}`);
+  const safe = withoutTemplateTokens(text)
+    .split(`data-${nonce}`)
+    .join(`data-${'x'.repeat(nonce.length)}`);
   return `<data-${nonce}>\n${safe}\n</data-${nonce}>`;
 }
 
