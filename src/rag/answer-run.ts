@@ -10,7 +10,7 @@ import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
 import { survivorOf } from '../store/thread-survivor.js';
 import { DeltaBatcher } from './delta-batcher.js';
-import { citedSources } from './cited-sources.js';
+import { citedSources, withoutUngivenCitations } from './cited-sources.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
 import { isNotCovered } from '../ai/grounded-prompt.js';
 import { safeCut } from '../content/text.js';
@@ -103,13 +103,15 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     }
     controller.signal.throwIfAborted();
     batcher.finish();
-    const text = full.trim();
-    if (!text) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
-    const write = { ms: since(t), chars: text.length };
+    const said = full.trim();
+    if (!said) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
+    const write = { ms: since(t), chars: said.length };
     t = performance.now();
     // An abstention, the pipeline's or the model's own, cites nothing and says so with an empty
-    // list (clients read `sources` on every answer); an answer lists the sources it cites.
-    const abstained = prepared.abstained || isNotCovered(text);
+    // list (clients read `sources` on every answer); an answer lists the sources it cites, and
+    // cites none it was not given.
+    const abstained = prepared.abstained || isNotCovered(said);
+    const text = abstained ? said : withoutUngivenCitations(said, new Set(prepared.sources.map((s) => s.n))) || said;
     const sources = abstained ? [] : citedSources(text, prepared.sources);
     const message = await persist(deps, request, pending.id, text, sources);
     deps.emit(request, { type: 'assistant.done', message, ...(abstained ? { abstained: true as const } : {}) });

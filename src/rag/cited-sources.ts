@@ -23,3 +23,32 @@ export function citedSources<S extends { n: number }>(text: string, sources: S[]
   const kept = sources.filter((s) => cited.has(s.n));
   return kept.length ? kept : sources;
 }
+
+/** A character after which `[n]` is code (`list[7]`, `f(x)[2]`, `` `a`[1] ``), not a citation. */
+const CODE_BEFORE = /[\p{L}\p{N}_)`]/u;
+
+/**
+ * `text` without its citations of sources it was not given: `[7]` under an answer given three
+ * sources names one nobody can read (a model's invention, or a page's footnote it copied). A
+ * marker keeps the numbers that were given (`[2, 7]` → `[2]`) and goes, with the spaces before it,
+ * when none was; one that is code is left alone (right after CODE_BEFORE, or after code's own
+ * `[n]`: `grid[1][7]`).
+ */
+export function withoutUngivenCitations(text: string, given: ReadonlySet<number>): string {
+  let out = '';
+  let from = 0;
+  let codeEnd = -1;
+  for (const m of text.matchAll(CITATION)) {
+    const at = m.index;
+    if (at > 0 && (CODE_BEFORE.test(text[at - 1]) || at === codeEnd)) {
+      codeEnd = at + m[0].length;
+      continue;
+    }
+    const numbers = m[1].split(',').map(Number);
+    const kept = numbers.filter((n) => given.has(n));
+    if (kept.length === numbers.length) continue;
+    out += kept.length ? `${text.slice(from, at)}[${kept.join(', ')}]` : text.slice(from, at).trimEnd();
+    from = at + m[0].length;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}

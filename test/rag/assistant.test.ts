@@ -341,6 +341,15 @@ describe('failures', () => {
     expect(outlet.ofType('assistant.done')[0]).toMatchObject({ abstained: true });
   });
 
+  it('shows no citation of a source the model was not given', async () => {
+    const a = make(new ScriptedChat({ pieces: ['It shipped a new edition [1][7]. ', 'Lava came [2, 9] as foretold [9].'] }));
+    const result = await a.ask(await request()).done;
+    expect(result.sources.map((s) => s.n)).toEqual([1, 2]);
+    expect(result.message.text).toBe('It shipped a new edition [1]. Lava came [2] as foretold.');
+    expect(outlet.ofType('assistant.done')[0].message.text).toBe(result.message.text);
+    expect((await store.recentMessages('news_1', 1))[0].text).toBe(result.message.text);
+  });
+
   it('reports an unknown room as ERR_ROOM_NOT_FOUND', async () => {
     const a = make(new ScriptedChat());
     await expect(a.ask({ roomId: 'nowhere', threadId: 't', text: 'q', asker: { id: 'u', name: 'u' } }).done).rejects.toMatchObject({

@@ -1,6 +1,6 @@
 // Which sources an answer lists: the ones its text cites.
 import { describe, expect, it } from 'vitest';
-import { citedNumbers, citedSources } from '../../src/rag/cited-sources.js';
+import { citedNumbers, citedSources, withoutUngivenCitations } from '../../src/rag/cited-sources.js';
 
 const sources = [1, 2, 3, 4, 5].map((n) => ({ n, title: `Source ${n}` }));
 
@@ -17,5 +17,19 @@ describe('citedSources', () => {
 
   it('reads only bracketed whole numbers as citations', () => {
     expect([...citedNumbers('[1] [ 2 ] [3a] [1234] [4,5] \\[6\\]')].sort()).toEqual([1, 4, 5]);
+  });
+});
+
+describe('withoutUngivenCitations', () => {
+  const given = new Set([1, 2, 3]);
+
+  it('drops the numbers of sources the answer was not given, and a marker left with none', () => {
+    expect(withoutUngivenCitations('It opened in 1924 [7]. It closed [1][9].', given)).toBe('It opened in 1924. It closed [1].');
+    expect(withoutUngivenCitations('Both agree [2, 7] and [8,9] too.', given)).toBe('Both agree [2] and too.');
+  });
+
+  it('leaves given citations, code and other brackets as they are', () => {
+    const text = 'Fine [1] and [2, 3]; list[7], grid[1][7], f(x)[9], `a`[8] and [year] stay.';
+    expect(withoutUngivenCitations(text, given)).toBe(text);
   });
 });
