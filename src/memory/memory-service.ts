@@ -18,7 +18,7 @@ import type { CopyEntry, VectorEntry, VectorFilter, VectorIndex, VectorMeta } fr
 import type { Store, StoredMemoryChunk } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { errors } from '../errors.js';
-import { withoutCitations } from '../text.js';
+import { squash, withoutCitations } from '../text.js';
 import { wholeNumber } from '../options.js';
 import { MessageWindows, type WindowOptions } from './windows.js';
 import { scopeOf, scopesFor } from './scopes.js';
@@ -88,9 +88,13 @@ export function filterFor(asker: MemoryAsker): VectorFilter {
   return { scopes: scopesFor(asker), includePrivileged: asker.private };
 }
 
-/** `Q: … A: …` of an answer, without its citation markers (their numbers belonged to that prompt). */
+/**
+ * `Q: …` and `A: …` of an answer, one line each (as the recent chat shows a message), without its
+ * citation markers (their numbers belonged to that prompt). A question of several lines, `where is
+ * it?` then `A: at Pier 9`, had put words in the assistant's mouth for every later prompt.
+ */
 export function exchangeText(question: string, answer: string): string {
-  return `Q: ${question.trim()}\nA: ${withoutCitations(answer).trim()}`;
+  return `Q: ${squash(question)}\nA: ${squash(withoutCitations(answer))}`;
 }
 
 /** The vectors of chunks read without them, left where the memory index keeps them (MemoryService.indexedVectors). */
