@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { REPLY_MAX_CHARS, SUMMARY_MAX_CHARS } from '../../src/ai/remote/remote-chat.js';
 import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES, MAX_STREAM_LINE_BYTES } from '../../src/ai/remote/answer-limits.js';
 import { toUnitVectors } from '../../src/ai/vectors.js';
+import { clientMessage, type SalonError } from '../../src/errors.js';
 import type { FakeServer } from '../fakes/common.js';
 import { REMOTE_CASES, collect, rejection } from './remote-cases.js';
 
@@ -73,6 +74,19 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
     const err = await rejection(collect(c.chat(base, PATIENT).stream(ask)));
     expect(err.code).toBe('ERR_AI_BAD_RESPONSE');
     expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('tells members an error the server streams without its text, and keeps a few hundred characters of it for the log', async () => {
+    const detail = `upstream 10.0.0.5:8443 failed: ${'x'.repeat(100_000)}`;
+    const base = await start((_req, res) => {
+      res.writeHead(200, { 'content-type': streamType });
+      res.end(piece('Hi') + line(JSON.stringify(c.name === 'ollama' ? { error: detail } : { error: { message: detail } })));
+    });
+    const err = await rejection(collect(c.chat(base, PATIENT).stream(ask)));
+    expect(err.code).toBe('ERR_AI_BAD_RESPONSE');
+    expect(clientMessage(err as SalonError)).not.toContain('10.0.0.5');
+    expect(err.message).toContain('upstream 10.0.0.5:8443 failed');
+    expect(err.message.length).toBeLessThan(1_000);
   });
 
   it('ends an answer larger than any the API gives at its size limit', async () => {

@@ -184,10 +184,9 @@ export class OpenAIChatModel extends RemoteChatModel {
             throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk was not JSON');
           }
           if (!chunk || typeof chunk !== 'object') throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk was not a JSON object');
-          if (chunk.error)
-            throw new errors.ERR_AI_BAD_RESPONSE(
-              scrub(typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? 'error'), client.provider.secrets),
-            );
+          // A plain Error, as the Ollama client throws for its streamed `{error}`: describeFailure
+          // keeps the server's words (scrubbed, cut) for the log and tells the room only that it failed.
+          if (chunk.error) throw new Error(typeof chunk.error === 'string' ? chunk.error : String(chunk.error.message ?? 'error'));
           const content = Array.isArray(chunk.choices) ? chunk.choices[0]?.delta?.content : undefined;
           yield typeof content === 'string' ? content : '';
         }
