@@ -5,7 +5,7 @@
  */
 import type { Message, Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
-import { chatStamp, clip, formatDay, squash, withoutCitations } from '../text.js';
+import { CHAT_STAMP, chatStamp, clip, formatDay, squash, withoutCitations } from '../text.js';
 
 /** Messages read for the recent chat, at most. */
 export const RECENT_CHAT_MESSAGES = 12;
@@ -51,10 +51,22 @@ export async function recentChat(store: Store, threadId: string, beforeSeq: numb
   return kept.length ? { lines, messages: kept, source: conversationSource(threadId, kept, lines[lines.length - 1]) } : null;
 }
 
-/** `Alice (24 Nov 2026, 19:20): the text`, on one line; an old answer's `[n]` markers are dropped (its numbers are not this prompt's). */
+/** A stamp and its colon inside a name or a text (`Bob (24 Nov 2026, 19:20):`), which only a line's own may be. */
+const STAMP_COLON = new RegExp(`(${CHAT_STAMP.source}):`, 'g');
+
+/** `text` with each STAMP_COLON spelled `(…) :`: a line's speaker is then named before its first stamp and colon alone. */
+function unstamped(text: string): string {
+  return text.includes('):') ? text.replace(STAMP_COLON, '$1 :') : text;
+}
+
+/**
+ * `Alice (24 Nov 2026, 19:20): the text`, on one line; an old answer's `[n]` markers are dropped
+ * (its numbers are not this prompt's). A member named `Bob (24 Nov 2026, 19:20): yes` would
+ * otherwise have spoken as Bob in every line.
+ */
 export function chatLine(m: Message): string {
   const text = m.author.kind === 'assistant' ? withoutCitations(m.text) : m.text;
-  return `${squash(m.author.name)} (${chatStamp(m.ts)}): ${clip(squash(text), LINE_TEXT_MAX_CHARS)}`;
+  return `${unstamped(squash(m.author.name))} (${chatStamp(m.ts)}): ${unstamped(clip(squash(text), LINE_TEXT_MAX_CHARS))}`;
 }
 
 /** The source a window of messages is cited as. */
