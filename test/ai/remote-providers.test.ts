@@ -1,4 +1,5 @@
 /** One suite, run against the Ollama and the OpenAI-compatible provider through their loopback fakes. */
+import markdownIt from 'markdown-it';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeVector } from '../fakes/common.js';
 import type { FakeServer } from '../fakes/common.js';
@@ -109,6 +110,21 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
         const base = await start({ reply: `${thinking}The party is at Pier 9 [1].<Think>again</THINK> See you <there`, chunkChars });
         const got = (await collect(c.chat(base).stream(ask))).join('');
         expect(got).toBe('The party is at Pier 9 [1]. See you <there');
+        await fake!.close();
+        fake = undefined;
+      }
+    });
+
+    it('spells out the markdown links of an answer, wherever the pieces cut them, so none renders as a link', async () => {
+      const reply = 'Tickets: [the official box office](https://evil.example/login?q=locker+4417) [1].';
+      const md = markdownIt('zero').enable(['link', 'escape']);
+      for (const chunkChars of [1, 2, 5]) {
+        const base = await start({ reply, chunkChars });
+        const got = (await collect(c.chat(base).stream(ask))).join('');
+        expect(got).toBe('Tickets: [the official box office]\\(https://evil.example/login?q=locker+4417) [1].');
+        expect(md.render(reply)).toContain('<a href');
+        expect(md.render(got)).not.toContain('<a');
+        expect(md.render(got)).toContain('[the official box office](https://evil.example/login?q=locker+4417)');
         await fake!.close();
         fake = undefined;
       }

@@ -5,6 +5,7 @@
 import { Deadline } from './deadline.js';
 import { fence, newNonce } from '../grounded-prompt.js';
 import { ReasoningFilter, withoutReasoning } from '../reasoning.js';
+import { PlainLinks } from './plain-links.js';
 import { describeFailure, type ProviderDescription } from './errors-map.js';
 import { parseRerankReply, rerankFallback, rerankPrompt } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel } from '../types.js';
@@ -54,7 +55,7 @@ export function checkLimits(limits: RemoteLimits): void {
  * a Deadline: idle and overall timeouts become ERR_AI_TIMEOUT, a caller's abort ends the stream
  * quietly, anything else becomes one catalogued error. A reasoning model's `<think>` blocks are
  * left out of the pieces (its thinking is no answer), though each of their pieces keeps the
- * stream from counting as idle.
+ * stream from counting as idle, and markdown links are spelled out (PlainLinks).
  */
 export async function* guardStream(
   open: (signal: AbortSignal) => AsyncIterable<string>,
@@ -65,14 +66,15 @@ export async function* guardStream(
 ): AsyncGenerator<string> {
   const deadline = new Deadline({ totalMs: limits.timeoutMs, idleMs: limits.idleTimeoutMs, signal });
   const reasoning = new ReasoningFilter();
+  const links = new PlainLinks();
   try {
     for await (const piece of open(deadline.signal)) {
       deadline.touch();
       if (deadline.why) break;
-      const answer = reasoning.push(piece);
+      const answer = links.push(reasoning.push(piece));
       if (answer) yield answer;
     }
-    const rest = reasoning.end();
+    const rest = links.push(reasoning.end());
     if (rest && !deadline.why) yield rest;
   } catch (err) {
     if (deadline.why === 'caller') return;
