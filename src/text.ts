@@ -112,14 +112,14 @@ export function chatStamp(iso: string): string {
 export const CHAT_STAMP = /\(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d\)/;
 
 /**
- * The text without its `[n]` citation markers and the spaces before them: an old answer's numbers
- * belong to another prompt. The markers are found first and the spaces trimmed back from each:
+ * The text without its `[n]` (or `[n, m]`) citation markers and the spaces before them: an old
+ * answer's numbers belong to another prompt. The markers are found first and the spaces trimmed back from each:
  * as one pattern (`\s*\[\d{1,2}\]`), a run of spaces with no marker after it was rescanned from
  * each of its positions, and a model's answer of 64,000 spaces took seconds of the event loop,
  * once when remembered and again in every later ask's recent chat.
  */
 export function withoutCitations(text: string): string {
-  const marker = /\[\d{1,2}\]/g;
+  const marker = /\[\d{1,2}(?:\s*,\s*\d{1,2})*\]/g;
   let out = '';
   let from = 0;
   for (let m = marker.exec(text); m; m = marker.exec(text)) {
