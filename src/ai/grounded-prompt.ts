@@ -6,7 +6,7 @@
  * parseGroundedPrompt.
  */
 import { randomFillSync } from 'node:crypto';
-import { squash } from '../text.js';
+import { squash, withoutCitations } from '../text.js';
 
 /** Where a source comes from: the indexed content, the thread's memory, or its recent chat. */
 export type SourceSection = 'document' | 'memory' | 'recent';
@@ -53,10 +53,13 @@ export function commenterOf(label: string): string | null {
  */
 export const NOT_COVERED = 'The sources I found do not answer this question.';
 
-/** Whether an answer is the model declining (NOT_COVERED alone, whatever its case or final stop). */
+/**
+ * Whether an answer is the model declining (NOT_COVERED alone, whatever its case, final stop or
+ * citation markers: a model that cites out of habit declines all the same).
+ */
 export function isNotCovered(answer: string): boolean {
   return (
-    answer
+    withoutCitations(answer)
       .trim()
       .replace(/[.!]+$/, '')
       .toLowerCase() === NOT_COVERED.slice(0, -1).toLowerCase()

@@ -14,6 +14,7 @@ import { citedSources, withoutUngivenCitations } from './cited-sources.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
 import { isNotCovered } from '../ai/grounded-prompt.js';
 import { safeCut } from '../content/text.js';
+import { withoutCitations } from '../text.js';
 import { since, type RagPipeline } from './pipeline.js';
 import type { RoomView } from './types.js';
 import type { Logger } from '../logger.js';
@@ -111,7 +112,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     // list (clients read `sources` on every answer); an answer lists the sources it cites, and
     // cites none it was not given.
     const abstained = prepared.abstained || isNotCovered(said);
-    const text = abstained ? said : withoutUngivenCitations(said, new Set(prepared.sources.map((s) => s.n))) || said;
+    const text = abstained ? withoutCitations(said) : withoutUngivenCitations(said, new Set(prepared.sources.map((s) => s.n))) || said;
     const sources = abstained ? [] : citedSources(text, prepared.sources);
     const message = await persist(deps, request, pending.id, text, sources);
     deps.emit(request, { type: 'assistant.done', message, ...(abstained ? { abstained: true as const } : {}) });

@@ -5,6 +5,7 @@ import { SalonError } from '../../src/errors.js';
 import { SalonAssistant, type AssistantOptions } from '../../src/rag/assistant.js';
 import { ABSTAIN_TEXT, ANSWER_MAX_CHARS } from '../../src/rag/answer-run.js';
 import type { ChatMessage } from '../../src/ai/types.js';
+import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import type { AskRequest } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
@@ -348,6 +349,12 @@ describe('failures', () => {
     expect(result.message.text).toBe('It shipped a new edition [1]. Lava came [2] as foretold.');
     expect(outlet.ofType('assistant.done')[0].message.text).toBe(result.message.text);
     expect((await store.recentMessages('news_1', 1))[0].text).toBe(result.message.text);
+  });
+
+  it('takes a decline with a citation marker for the abstention it is', async () => {
+    const a = make(new ScriptedChat({ pieces: [`${NOT_COVERED.slice(0, -1)} `, '[1].'] }));
+    const result = await a.ask(await request()).done;
+    expect(result).toMatchObject({ abstained: true, sources: [], message: { text: NOT_COVERED } });
   });
 
   it('reports an unknown room as ERR_ROOM_NOT_FOUND', async () => {
