@@ -3,7 +3,7 @@
  * not its first 1,000 chars. Windows of whole sentences are scored by the IDF-weighted question
  * terms they cover; ties go to the window best centred on the strongest sentence.
  */
-import { contentTerms, idfTable } from '../ai/local/extractive-text.js';
+import { askedTerms, idfTable } from '../ai/local/extractive-text.js';
 import { squash } from '../text.js';
 import { matchQuery } from './query-match.js';
 import { clip } from '../text.js';
@@ -19,7 +19,7 @@ const DENSITY_WEIGHT = 0.25;
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
   if (text.length <= max) return squash(text);
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
-  const { flat, sentences, matches: matched } = matchQuery(text, new Set(contentTerms(question)));
+  const { flat, sentences, matches: matched } = matchQuery(text, new Set(askedTerms(question)));
   if (flat.length <= max) return flat;
   const idf = idfTable(matched);
   const scores = matched.map((m) => m.reduce((sum, t) => sum + idf(t), 0));

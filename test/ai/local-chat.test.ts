@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
 import { answerType } from '../../src/ai/local/extractive-answer.js';
 import { centralSentences } from '../../src/ai/local/extractive-summary.js';
-import { splitSentences, stem } from '../../src/ai/local/extractive-text.js';
+import { askedTerms, contentTerms, splitSentences, stem } from '../../src/ai/local/extractive-text.js';
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview } from '../../src/ai/questions.js';
@@ -266,6 +266,12 @@ describe('extractive text tools', () => {
     expect(answerType('Who designed the bridge?')).toBe('person');
     expect(answerType('Where is the stadium?')).toBe('place');
     expect(answerType('Why did it fail?')).toBe('other');
+  });
+
+  it('does not count the word after "how" as something the question is about', () => {
+    expect(askedTerms('How long did Orrery-2 sustain plasma?')).toEqual(contentTerms('Orrery-2 sustain plasma'));
+    expect(askedTerms('How far is the long beach?')).toEqual(contentTerms('long beach'));
+    expect(askedTerms('Why is the line so long?')).toEqual(contentTerms('line long'));
   });
 
   it('validates its options by name', () => {

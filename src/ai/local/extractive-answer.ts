@@ -5,7 +5,7 @@
  * (numbers for "how many", dates for "when", names for "who", places for "where") and the
  * source's rank.
  */
-import { contentTerms, idfTable, splitSentences, stem, words, STOPWORDS } from './extractive-text.js';
+import { askedTerms, contentTerms, idfTable, splitSentences, stem, words, STOPWORDS } from './extractive-text.js';
 import type { GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 
@@ -129,7 +129,8 @@ export function scoreSentences(
   cosines?: Map<string, number>,
   primary?: number,
 ): ScoredSentence[] {
-  const qTerms = [...new Set(contentTerms(question))];
+  const asked = askedTerms(question);
+  const qTerms = [...new Set(asked)];
   const qSet = new Set(qTerms);
   const all = sources
     .flatMap((src, rank) => {
@@ -143,7 +144,7 @@ export function scoreSentences(
     new Set(qTerms),
   );
   const total = qTerms.reduce((sum, t) => sum + idf(t), 0) || 1;
-  const qPairs = pairs(contentTerms(question));
+  const qPairs = pairs(asked);
   const qWords = new Set(words(question));
   const type = answerType(question);
 

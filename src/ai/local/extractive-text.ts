@@ -173,6 +173,20 @@ export function contentTerms(text: string): string[] {
   return out;
 }
 
+/**
+ * "how long", "how far", "how old": the word after "how" says what kind of answer is asked, not
+ * what it is about. Counted as a question term it drew "removing heat for long periods" before
+ * "held a plasma for 26 minutes" to "how long did Orrery-2 sustain plasma?".
+ */
+const HOW_MEASURE = /\bhow\s+(long|far|old|large|big|tall|high|often|wide|deep|heavy|fast)\b/gi;
+
+/** The question's content terms in order, less the measure word of a "how long"-type question. */
+export function askedTerms(question: string): string[] {
+  const measures = new Set([...question.matchAll(HOW_MEASURE)].flatMap((m) => contentTerms(m[1])));
+  const terms = contentTerms(question);
+  return measures.size ? terms.filter((t) => !measures.has(t)) : terms;
+}
+
 /** A lower-cased word's term: its stem, or '' for a stopword (cached with the stems). */
 export function termOf(word: string): string {
   let t = termCache.get(word);

@@ -1,0 +1,60 @@
+/**
+ * Questions a user asked in the demo (fixtures/demo) that the built-in AI abstained on or answered
+ * wrongly: "how long" asked in the item's room or naming it from another room's, a question after
+ * an unrelated sentence, a follow-up that leans on the answer before it. Asked over HTTP in a real
+ * app with the local providers and the demo content, each in a thread of its own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { demoEntries, defaultDemoDir, putDemoEntries } from '../../src/content/ingest/seed.js';
+import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
+import { ABSTAIN_TEXT } from '../../src/rag/answer-run.js';
+import { testApp } from '../helpers.js';
+
+let app: FastifyInstance;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  const t = await testApp({ ASK_LIMIT_USER: '1000', ASK_LIMIT_ROOM: '1000', ASK_LIMIT_IP: '1000' } as never, { roomOptions: { shutdownGraceMs: 100 } });
+  ({ app, close } = t);
+  await app.ready();
+  const seeded = await putDemoEntries(app.salon.ingest!.pipeline, await demoEntries(defaultDemoDir()));
+  expect(seeded.failures).toEqual([]);
+}, 60_000);
+afterAll(async () => {
+  await close?.();
+});
+
+/** Asks in a thread of its own unless given one: the answers before it are no part of the question. */
+async function ask(roomId: string, text: string, threadId?: string): Promise<{ answer: string; sources: { id: string }[] }> {
+  const thread = threadId ?? (await threadWith(roomId, []));
+  const res = await app.inject({ method: 'POST', url: `/api/v1/rooms/${roomId}/ask`, payload: { text, threadId: thread } });
+  expect(res.statusCode).toBe(200);
+  const body = res.json();
+  expect(body.answer).not.toBe(ABSTAIN_TEXT);
+  expect(body.answer).not.toBe(NOT_COVERED);
+  return body;
+}
+
+let threads = 0;
+/** A new thread of `roomId` holding `said` (name, text) in order, for a follow-up. */
+async function threadWith(roomId: string, said: [name: string, text: string][]): Promise<string> {
+  const { store } = app.salon;
+  const thread = await store.createThread({ id: `thr_test_${++threads}`, roomId, title: 'a question' }, 'test');
+  for (const [name, text] of said) {
+    const author = name === 'Salon AI' ? { id: 'assistant', name, kind: 'assistant' as const } : { id: `u_${name}`, name, kind: 'user' as const };
+    await store.appendMessage({ roomId, threadId: thread.id, author, text });
+  }
+  return thread.id;
+}
+
+describe('a "how long" question', () => {
+  it('is answered with how long, not with a sentence that says "long"', async () => {
+    expect((await ask('news_n05', 'How long did the stellarator sustain plasma?')).answer).toMatch(/^[^[]*26 minutes/);
+  });
+
+  it('naming another item is answered from that item, not from the room’s own', async () => {
+    const { answer, sources } = await ask('news_n01', 'How long did Orrery-2 sustain plasma?');
+    expect(answer).toMatch(/^[^[]*26 minutes/);
+    expect(sources.map((s) => s.id)).not.toContain('news_n01');
+  });
+});
