@@ -4,7 +4,7 @@
  * whether the recent chat can answer (so the ask is no abstention); the local model to choose
  * what to quote.
  */
-import { contentTerms } from './local/extractive-text.js';
+import { contentTerms, splitSentences } from './local/extractive-text.js';
 import { CHAT_STAMP } from '../text.js';
 
 /** "What is this about?", "tl;dr", "summarize": questions about the subject as a whole. */
@@ -111,6 +111,30 @@ export function chatAnswers(question: string, lines: string[]): boolean {
 export function sharedTerms(question: string, line: string): number {
   const have = new Set(contentTerms(line));
   return new Set(contentTerms(question).filter((t) => have.has(t))).size;
+}
+
+/** A sentence that asks: it ends with a question mark, or begins with a question word or an auxiliary. */
+const ASKING = /\?\s*$|^\W*(?:who|whom|whose|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|should|has|have|had)\b/i;
+
+/**
+ * The part of a question that asks, for searching and choosing sentences: in "My locker code is
+ * 7391. How long did Orrery-2 sustain plasma?" the first sentence's rare words drowned the
+ * question: the answer abstained, or quoted the chat line where the code was said before. It is
+ * the last sentence that asks and what follows it ("… I mean for Orrery-2."), without what came
+ * before; when that part points back ("how long did it run?") or says too little alone, the names
+ * said before go with it ("I read about Orrery-2. How long did it run?"), and without any names
+ * the whole question is kept. A question whose only asking sentence is its first is kept whole.
+ */
+export function questionFocus(question: string): string {
+  const sentences = splitSentences(question).map((s) => s.text);
+  if (sentences.length < 2) return question;
+  const at = sentences.findLastIndex((s) => ASKING.test(s));
+  if (at <= 0) return question;
+  const asked = sentences.slice(at).join(' ');
+  if (!pointsBack(asked) && new Set(contentTerms(asked)).size >= SPECIFIC_TERMS_MIN) return asked;
+  const have = new Set(contentTerms(asked));
+  const names = [...new Set(sentences.slice(0, at).flatMap(namesIn))].filter((w) => contentTerms(w).some((t) => !have.has(t)));
+  return names.length ? `${asked} (${names.join(' ')})` : question;
 }
 
 /** A pronoun that points back at someone or something named before: "what did she say?", "when did it open?". */

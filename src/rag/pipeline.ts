@@ -14,7 +14,7 @@ import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
-import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers, pointsBack, withAntecedent } from '../ai/questions.js';
+import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers, pointsBack, questionFocus, withAntecedent } from '../ai/questions.js';
 import type { MemorySearch } from '../memory/types.js';
 import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
@@ -106,10 +106,13 @@ export class RagPipeline {
     const asker = thread?.asker;
     let questionVector!: (vector: Float32Array | null) => void;
     const vector = new Promise<Float32Array | null>((resolve) => (questionVector = resolve));
-    // A follow-up that points back ("what did she say?") is searched with the names of the question
-    // before it, so its recent chat is read first; any other question's is read beside the searches.
-    const earlyChat = thread && pointsBack(question) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
-    const searched = earlyChat ? withAntecedent(question, earlyChat.lines, room.title) : question;
+    // What the question asks, without a sentence in front that asks nothing; the prompt keeps the
+    // asker's words. A follow-up that points back ("what did she say?") is searched with the names
+    // of the question before it, so its recent chat is read first; any other question's is read
+    // beside the searches.
+    const asked = questionFocus(question);
+    const earlyChat = thread && pointsBack(asked) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
+    const searched = earlyChat ? withAntecedent(asked, earlyChat.lines, room.title) : asked;
     const [found, chat, remembered] = await Promise.all([
       broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, searched, undefined, questionVector, signal).finally(() =>
         questionVector(null),
@@ -121,7 +124,7 @@ export class RagPipeline {
     ]);
     // Asked what the comments say in an item's room, its commenters are the sources (their words
     // rarely share the question's, so search may find none of them), never another item's.
-    const aboutComments = room.category === undefined && asksAboutComments(question);
+    const aboutComments = room.category === undefined && asksAboutComments(asked);
     const candidates =
       room.category !== undefined
         ? inCategory(found.candidates, room.category)
@@ -146,10 +149,10 @@ export class RagPipeline {
           )),
         ]
       : [];
-    const documentsRelevant = candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(question) || comments.length > 0);
-    const chatRelevant = chat !== null && chatAnswers(question, chat.lines);
+    const documentsRelevant = candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(asked) || comments.length > 0);
+    const chatRelevant = chat !== null && chatAnswers(asked, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
-    const past = choosePast(searched, remembered, recentIds, threshold, asksAboutDiscussion(question));
+    const past = choosePast(searched, remembered, recentIds, threshold, asksAboutDiscussion(asked));
     if (!documentsRelevant && !chatRelevant && !past.length) {
       this.log.info({ roomId: room.id, best: round(found.questionBest), threshold }, 'nothing relevant enough: abstaining');
       const none = { ms: 0, method: 'skipped' as RerankMethod, selected: 0 };

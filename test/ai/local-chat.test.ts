@@ -6,7 +6,7 @@ import { centralSentences } from '../../src/ai/local/extractive-summary.js';
 import { askedTerms, contentTerms, splitSentences, stem } from '../../src/ai/local/extractive-text.js';
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
-import { asksForDiscussionOverview, asksForOverview } from '../../src/ai/questions.js';
+import { asksForDiscussionOverview, asksForOverview, questionFocus } from '../../src/ai/questions.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 
@@ -266,6 +266,17 @@ describe('extractive text tools', () => {
     expect(answerType('Who designed the bridge?')).toBe('person');
     expect(answerType('Where is the stadium?')).toBe('place');
     expect(answerType('Why did it fail?')).toBe('other');
+  });
+
+  it('reads the sentence that asks, not the ones said before it', () => {
+    expect(questionFocus('My locker code is 7391. How long did Orrery-2 sustain plasma?')).toBe('How long did Orrery-2 sustain plasma?');
+    expect(questionFocus('Thanks! Who built the coils? I mean for Orrery-2.')).toBe('Who built the coils? I mean for Orrery-2.');
+    // One sentence, or none that asks: as it is.
+    expect(questionFocus('How long did Orrery-2 sustain plasma?')).toBe('How long did Orrery-2 sustain plasma?');
+    expect(questionFocus('Tell me about Orrery-2. I am curious.')).toBe('Tell me about Orrery-2. I am curious.');
+    // A sentence that asks too little alone keeps the others' names, or the whole question without any.
+    expect(questionFocus('I read about Orrery-2 today. How long did it run?')).toBe('How long did it run? (Orrery-2)');
+    expect(questionFocus('My locker code is 7391. Why?')).toBe('My locker code is 7391. Why?');
   });
 
   it('does not count the word after "how" as something the question is about', () => {

@@ -58,3 +58,19 @@ describe('a "how long" question', () => {
     expect(sources.map((s) => s.id)).not.toContain('news_n01');
   });
 });
+
+describe('a question after an unrelated sentence', () => {
+  it('is answered from its question, in the item’s room and in a topic room', async () => {
+    expect((await ask('news_n05', 'My locker code is 7391. How long did the stellarator sustain plasma?')).answer).toMatch(/^[^[]*26 minutes/);
+    expect((await ask('topic_science', 'My locker code is 7391. How long did Orrery-2 sustain plasma?')).answer).toMatch(/^[^[]*26 minutes/);
+    const long = 'My locker code is 7391, my bike lock is 0420 and my badge says Blue Falcon. How long did Orrery-2 sustain plasma?';
+    expect((await ask('news_n05', long)).answer).toMatch(/^[^[]*26 minutes/);
+  });
+
+  it('is not answered with the unrelated sentence said before in the discussion', async () => {
+    const threadId = await threadWith('news_n05', [['Ann', 'My locker code is 7391, remind me later']]);
+    const { answer } = await ask('news_n05', 'My locker code is 7391. How long did the stellarator sustain plasma?', threadId);
+    expect(answer).toMatch(/^[^[]*26 minutes/);
+    expect(answer).not.toContain('locker');
+  });
+});

@@ -7,7 +7,7 @@
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
-import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, spokenText, withAntecedent } from '../questions.js';
+import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, questionFocus, spokenText, withAntecedent } from '../questions.js';
 import { contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -123,7 +123,7 @@ export class LocalChatModel implements ChatModel {
 
   private async quote(asked: GroundedPrompt, signal?: AbortSignal): Promise<string> {
     const recent = asked.sources.filter((s) => s.section === 'recent').flatMap((s) => s.content.split('\n'));
-    const prompt = { ...asked, question: withAntecedent(asked.question, recent, asked.topic.split('\n', 1)[0]) };
+    const prompt = { ...asked, question: withAntecedent(questionFocus(asked.question), recent, asked.topic.split('\n', 1)[0]) };
     const sim = await this.similarities(prompt, signal);
     const primary = primarySource(prompt)?.n;
     const ranked = withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary));
