@@ -6,6 +6,7 @@
  */
 import { contentTerms, splitSentences } from './local/extractive-text.js';
 import { CHAT_STAMP } from '../text.js';
+import { ASSISTANT_NAME } from '../protocol/names.js';
 
 /** "What is this about?", "tl;dr", "summarize": questions about the subject as a whole. */
 const OVERVIEW =
@@ -145,33 +146,78 @@ export function pointsBack(question: string): boolean {
   return POINTS_BACK.test(question);
 }
 
+/** "and …", "so …", "what about …": a question that goes on from the exchange before it. */
+const GOES_ON = /^\W*(?:and|so|but|also|then|what about|how about)\b/i;
+
+/**
+ * Whether the question leans on the exchange before it, and so is read with the recent chat
+ * (withAntecedent): it points back with a pronoun, goes on from it ("and the cost?"), or says too
+ * little alone ("why?"). Not a question about the room's subject or its discussion as a whole
+ * ("what is this about?", "what did we discuss?"), which needs no antecedent.
+ */
+export function leansBack(question: string): boolean {
+  if (pointsBack(question)) return true;
+  if (asksForOverview(question) || asksAboutDiscussion(question)) return false;
+  return GOES_ON.test(question) || new Set(contentTerms(question)).size < SPECIFIC_TERMS_MIN;
+}
+
 /**
  * The question a follow-up stands for, to search and to pick sentences with: "what did she say
  * about density?" after "@ai who is Ingrid Aasvold?" is about Ingrid Aasvold too. When the
- * question points back with a pronoun, the names of the last question put to the assistant in the
- * chat `lines` (oldest first, as recentChat gives them) that the question lacks are appended to it,
- * looking further back past questions that pointed back themselves ("and what does she run?").
+ * question leans on the exchange before it (leansBack), the names of the last question put to the
+ * assistant in the chat `lines` (oldest first, as recentChat gives them) that the question lacks
+ * are appended to it, and for a pronoun after a "who"/"which" question those of the lead of its
+ * answer, looking further back past questions that leaned back themselves ("and what does she run?").
  * A question that names nobody new lends its subject instead: "how long does it last?" after "how
  * dense is the cell?" is about the cell (subjectOf). Otherwise the question is returned as it is.
  * Words the room's `title` holds are not appended: the room's own subject is searched for already,
  * and a term found in most of its sentences would only favour the wordiest.
  */
 export function withAntecedent(question: string, lines: readonly string[], title = ''): string {
-  if (!pointsBack(question)) return question;
+  if (!leansBack(question)) return question;
   const have = new Set(contentTerms(`${question} ${title}`));
   const lacking = (words: string[]) => [...new Set(words)].filter((w) => w.length <= LENT_WORD_MAX_CHARS && contentTerms(w).some((t) => !have.has(t)));
   for (let i = lines.length - 1; i >= 0; i--) {
     const said = spokenText(lines[i]).trimStart();
     if (!ASKED.test(said)) continue;
     const earlier = said.replace(ASKED, '');
-    const names = lacking(namesIn(earlier));
+    // "They" after "who voted against?" stands for whom the answer named; "what about the budget?"
+    // goes on from the question's subject, not the answer's names.
+    const named = pointsBack(question) && asksWhoOrWhich(earlier) ? namesIn(firstSentence(answerAfter(lines, i))) : [];
+    const names = lacking([...namesIn(earlier), ...named]);
     if (names.length) return `${question} (${names.join(' ')})`;
     // A follow-up before this one is about what its own question was: look further back.
-    if (pointsBack(earlier)) continue;
+    if (leansBack(earlier)) continue;
     const subject = lacking(subjectOf(earlier));
     return subject.length ? `${question} (${subject.join(' ')})` : question;
   }
   return question;
+}
+
+/** "who voted against?", "which parties…": a question whose answer names someone it does not ("who is Ingrid Aasvold?" names her). */
+const WHO_OR_WHICH = /^\W*(?:(?:and|so)\s+)?(?:who|whom|which)\b(?!\s+(?:is|was|are|were)\b)/i;
+
+/**
+ * Whether the question asks who or which: the names its answer gives are what a follow-up's
+ * "they" stands for ("who voted against the tram?" → "the Liberals and the Citizens' Alliance
+ * voted against…" → "and what did they argue?").
+ */
+function asksWhoOrWhich(question: string): boolean {
+  return WHO_OR_WHICH.test(question);
+}
+
+/** A line of chat the assistant wrote (`Salon AI (24 Nov 2026, 19:20): …`). */
+const ANSWER_LINE = new RegExp(`^${ASSISTANT_NAME} ${CHAT_STAMP.source}: `);
+
+/** What the assistant answered first after the line at `at`, or '' when it has not. */
+function answerAfter(lines: readonly string[], at: number): string {
+  for (let j = at + 1; j < lines.length; j++) if (ANSWER_LINE.test(lines[j])) return spokenText(lines[j]);
+  return '';
+}
+
+/** The first sentence of a text: an answer's lead, which names what it is about. */
+function firstSentence(text: string): string {
+  return splitSentences(text)[0]?.text ?? '';
 }
 
 /** "the cell", "this new battery", "a pilot": a determiner and up to three words after it. */

@@ -14,7 +14,7 @@ import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
-import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers, pointsBack, questionFocus, withAntecedent } from '../ai/questions.js';
+import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers, leansBack, questionFocus, withAntecedent } from '../ai/questions.js';
 import type { MemorySearch } from '../memory/types.js';
 import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
@@ -107,11 +107,11 @@ export class RagPipeline {
     let questionVector!: (vector: Float32Array | null) => void;
     const vector = new Promise<Float32Array | null>((resolve) => (questionVector = resolve));
     // What the question asks, without a sentence in front that asks nothing; the prompt keeps the
-    // asker's words. A follow-up that points back ("what did she say?") is searched with the names
-    // of the question before it, so its recent chat is read first; any other question's is read
-    // beside the searches.
+    // asker's words. A follow-up that leans on the exchange before it ("what did she say?", "and
+    // why?") is searched with the names of that exchange, so its recent chat is read first; any
+    // other question's is read beside the searches.
     const asked = questionFocus(question);
-    const earlyChat = thread && pointsBack(asked) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
+    const earlyChat = thread && leansBack(asked) ? await recentChat(this.options.store, thread.id, thread.beforeSeq) : undefined;
     const searched = earlyChat ? withAntecedent(asked, earlyChat.lines, room.title) : asked;
     const [found, chat, remembered] = await Promise.all([
       broadSearch({ search: this.options.search, store: this.options.store, log: this.log }, room, searched, undefined, questionVector, signal).finally(() =>

@@ -74,3 +74,17 @@ describe('a question after an unrelated sentence', () => {
     expect(answer).not.toContain('locker');
   });
 });
+
+describe('a follow-up that leans on the answer before it', () => {
+  it('reads "they" as whom the answer named', async () => {
+    const threadId = await threadWith('news_n05', [
+      ['Ann', '@ai Who voted against the Harbour Line budget?'],
+      [
+        'Salon AI',
+        "The Lowmark Liberals and the Citizens' Alliance voted against, arguing that the cost had grown too fast and that the route would disrupt businesses on Quay Street for years. [1]",
+      ],
+    ]);
+    const { answer } = await ask('news_n05', 'and what did they argue?', threadId);
+    expect(answer).toContain('the cost had grown too fast');
+  });
+});

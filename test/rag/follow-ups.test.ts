@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import { pointsBack, withAntecedent } from '../../src/ai/questions.js';
+import { leansBack, pointsBack, withAntecedent } from '../../src/ai/questions.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { RagPipeline } from '../../src/rag/pipeline.js';
 import { chatLine } from '../../src/rag/recent-chat.js';
@@ -68,6 +68,25 @@ describe('withAntecedent', () => {
     expect(withAntecedent('how long does it last?', lines(['Bob', '@ai how dense is the cell?']), 'Veldra cell reaches 168 Wh/kg')).toBe(
       'how long does it last?',
     );
+  });
+
+  it('reads a question that goes on from the exchange, or says too little alone, as a follow-up too', () => {
+    for (const q of ['and the cost?', 'what about the budget?', 'why?', 'how much?']) expect(leansBack(q), q).toBe(true);
+    for (const q of ['what did the nurses decide?', 'what is this about?', 'what did we discuss?']) expect(leansBack(q), q).toBe(false);
+    expect(withAntecedent('and why?', asked)).toBe('and why? (Ingrid Aasvold)');
+    expect(withAntecedent('what about the budget?', lines(['Ann', '@ai how dense is the cell?']))).toBe('what about the budget? (cell)');
+  });
+
+  it('reads "they" after a "who" or "which" question as whom its answer named first', () => {
+    const voted = lines(
+      ['Ann', '@ai Who voted against the Harbour Line budget?'],
+      ['Salon AI', "The Lowmark Liberals and the Citizens' Alliance voted against, arguing that the cost had grown too fast. Others abstained."],
+    );
+    expect(withAntecedent('and what did they argue?', voted)).toBe("and what did they argue? (Harbour Line Lowmark Liberals Citizens' Alliance)");
+    // Without a pronoun, the question goes on from the earlier question's subject, not the answer's names.
+    expect(withAntecedent('what about the budget?', voted)).toBe('what about the budget? (Harbour Line)');
+    // "Who is Ingrid Aasvold?" names whom "she" stands for; its answer's names are not lent.
+    expect(withAntecedent('what did she say?', asked)).toBe('what did she say? (Ingrid Aasvold)');
   });
 
   it('appends no name the question or the room’s title already holds', () => {
