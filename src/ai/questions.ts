@@ -255,6 +255,6 @@ function subjectOf(question: string): string[] {
 }
 
 /** Capitalised words after the first: the names a question mentions. */
-function namesIn(question: string): string[] {
+export function namesIn(question: string): string[] {
   return (question.match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).slice(1).filter((w) => /^\p{Lu}/u.test(w));
 }

@@ -88,3 +88,11 @@ describe('a follow-up that leans on the answer before it', () => {
     expect(answer).toContain('the cost had grown too fast');
   });
 });
+
+describe('a question naming another item than the room’s', () => {
+  it('is answered from that item, without the room’s own item pulling its words first', async () => {
+    const { answer, sources } = await ask('news_n11', 'How much does the Kestrel K1 cost?');
+    expect(answer).toContain('€899');
+    expect(sources.map((s) => s.id)).not.toContain('news_n11');
+  });
+});

@@ -7,7 +7,16 @@
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
-import { asksAboutComments, asksAboutDiscussion, asksForDiscussionOverview, asksForOverview, questionFocus, spokenText, withAntecedent } from '../questions.js';
+import {
+  asksAboutComments,
+  asksAboutDiscussion,
+  asksForDiscussionOverview,
+  asksForOverview,
+  namesIn,
+  questionFocus,
+  spokenText,
+  withAntecedent,
+} from '../questions.js';
 import { contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -188,7 +197,21 @@ export class LocalChatModel implements ChatModel {
  */
 function primarySource(prompt: GroundedPrompt): GroundedPrompt['sources'][number] | undefined {
   const title = prompt.topic.split('\n', 1)[0].trim();
-  return title ? prompt.sources.find((s) => (s.section ?? 'document') === 'document' && s.label.trim() === title) : undefined;
+  const primary = title ? prompt.sources.find((s) => (s.section ?? 'document') === 'document' && s.label.trim() === title) : undefined;
+  return primary && !namesAnotherItem(prompt, primary) ? primary : undefined;
+}
+
+/**
+ * Whether the question names something the room's item and topic never mention while another
+ * document does: "how much does the Kestrel K1 cost?" asked in the tram's room is about the
+ * laptop, and the tram's "the cost had grown too fast", pulled first as the room's own, was too
+ * weak an answer to give, so the question was "not covered".
+ */
+function namesAnotherItem(prompt: GroundedPrompt, primary: GroundedSource): boolean {
+  const own = new Set(contentTerms(`${prompt.topic}\n${primary.label}\n${primary.content}`));
+  const others = prompt.sources.filter((s) => s !== primary && (s.section ?? 'document') === 'document');
+  const elsewhere = new Set(others.flatMap((s) => contentTerms(`${s.label}\n${s.content}`)));
+  return namesIn(prompt.question).some((name) => contentTerms(name).some((t) => !own.has(t) && elsewhere.has(t)));
 }
 
 /**
