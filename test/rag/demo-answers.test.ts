@@ -1,8 +1,9 @@
 /**
  * Questions a user asked in the demo (fixtures/demo) that the built-in AI abstained on or answered
  * wrongly: "how long" asked in the item's room or naming it from another room's, a question after
- * an unrelated sentence, a follow-up that leans on the answer before it. Asked over HTTP in a real
- * app with the local providers and the demo content, each in a thread of its own.
+ * an unrelated sentence, a follow-up that leans on the answer before it, a question naming another
+ * item, a question asked again. Asked over HTTP in a real app with the local providers and the
+ * demo content, each in a thread of its own unless it follows an exchange.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -94,5 +95,14 @@ describe('a question naming another item than the room’s', () => {
     const { answer, sources } = await ask('news_n11', 'How much does the Kestrel K1 cost?');
     expect(answer).toContain('€899');
     expect(sources.map((s) => s.id)).not.toContain('news_n11');
+  });
+});
+
+describe('a question asked again in the same thread', () => {
+  it('is answered as it was the first time, not from the earlier answer’s second sentence', async () => {
+    const threadId = await threadWith('news_n05', []);
+    const first = await ask('news_n05', 'How long did the stellarator sustain plasma?', threadId);
+    expect(first.answer).toMatch(/^[^[]*26 minutes/);
+    expect((await ask('news_n05', 'How long did the stellarator sustain plasma, again?', threadId)).answer).toMatch(/^[^[]*26 minutes/);
   });
 });

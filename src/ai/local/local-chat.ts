@@ -174,7 +174,10 @@ export class LocalChatModel implements ChatModel {
       const gq = vec.get(g.query)!;
       for (const s of g.sentences) {
         question.set(s, cosine(q, vec.get(s)!));
-        ranking.set(s, cosine(gq, vec.get(s)!));
+        // A sentence in two sources (a document's, quoted again by an earlier answer in the chat)
+        // keeps its first source's ranking: the chat's query keeps the title words the document's
+        // leaves out, and overwriting it lifted the quoted sentence over the document's better one.
+        if (!ranking.has(s)) ranking.set(s, cosine(gq, vec.get(s)!));
       }
     }
     return { question, ranking };
