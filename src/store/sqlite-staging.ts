@@ -139,7 +139,7 @@ function slices(positions: number[], weight: (position: number) => number): numb
  * thread that fed a fusion). It starts a turn after its caller (whose transaction has just held the
  * event loop) and does DELETE_SLICE_MS of work per transaction, with a turn between.
  */
-export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[]): Promise<void> {
+export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[], stopped: () => boolean = () => false): Promise<void> {
   await nextTurn();
   // By time rather than by count: a row whose copies take its lines costs ~20 times one that has
   // none. Returns where the next slice starts, counted only once its transaction has committed.
@@ -153,6 +153,7 @@ export async function deleteStaged(host: StagingHost, threadIds: string[], ids: 
     return at;
   });
   for (let from = 0; from < ids.length;) {
+    if (stopped()) return;
     from = drop.immediate(from);
     await nextTurn();
   }
@@ -167,7 +168,12 @@ export async function deleteStaged(host: StagingHost, threadIds: string[], ids: 
     } while (full && performance.now() - start < DELETE_SLICE_MS);
     return full;
   });
-  for (const id of threadIds) while (dropMessages.immediate(id)) await nextTurn();
+  for (const id of threadIds) {
+    while (dropMessages.immediate(id)) {
+      await nextTurn();
+      if (stopped()) return;
+    }
+  }
   host.db
     .transaction(() => {
       for (const id of threadIds) {
@@ -182,19 +188,25 @@ export async function deleteStaged(host: StagingHost, threadIds: string[], ids: 
     .immediate();
 }
 
-/** Deletes what a process that died while staging left (entries started before `before`). Synchronous: the store is opening. */
-export function cleanStaleStaging(host: StagingHost, before: string): void {
+/**
+ * Deletes what a process that died while staging or deleting left (entries started before
+ * `before`), in slices as deleteStaged does: in one transaction at open, a thread of 200,000
+ * messages held the write lock for 1.5 s, and a server writing to the same file waited that long
+ * (better-sqlite3 waits synchronously) or failed past its busy timeout, each time a CLI command
+ * opened the store while a large deletion was still going. `stopped` ends it between slices (the
+ * store is closing); the entries left are taken up by the next open.
+ */
+export async function cleanStaleStaging(host: StagingHost, before: string, stopped: () => boolean): Promise<void> {
   const stale = (host.sql('SELECT thread_id FROM memory_staging WHERE started_at < ?').all(before) as Row[]).map((r) => r.thread_id as string);
   for (const threadId of stale) {
-    host.db.transaction(() => {
-      // A thread that exists committed (its entry is dropped in the same transaction, so this is only a safeguard).
-      if (!host.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) {
-        const ids = (host.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
-        host.deleteMemory(ids);
-        host.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId);
-      }
+    if (stopped()) return;
+    // A thread that exists committed (its entry is dropped in the same transaction, so this is only a safeguard).
+    if (host.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) {
       host.sql('DELETE FROM memory_staging WHERE thread_id = ?').run(threadId);
-    })();
+      continue;
+    }
+    const ids = (host.sql('SELECT id FROM memory_chunks WHERE thread_id = ?').all(threadId) as Row[]).map((r) => r.id as number);
+    await deleteStaged(host, [threadId], ids, stopped);
   }
 }
 

@@ -203,7 +203,7 @@ export class SqliteStore implements Store {
       this.db.close();
       throw err;
     }
-    cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString());
+    this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
   }
 
@@ -251,6 +251,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     while (this.applying.size || this.deleting.size) await Promise.all([...this.applying, ...this.deleting]);
     const checkpointer = this.checkpointer;
     this.checkpointer = null;
@@ -737,15 +738,28 @@ export class SqliteStore implements Store {
     if (!deleted) return null;
     if (deleted.sliced) {
       // A failed slice leaves the entry: the rows stay hidden, and the next open deletes them.
-      const rows = deleteStaged(this.staging, [threadId], deleted.memoryIds).catch(() => {});
-      this.deleting.add(rows);
-      void rows.finally(() => this.deleting.delete(rows));
+      this.track(deleteStaged(this.staging, [threadId], deleted.memoryIds));
     }
     return { messages: deleted.messages, memoryIds: deleted.memoryIds };
   }
 
-  /** Hidden memory rows of deleted threads being deleted in slices (deleteThread); close() waits for them. */
+  /** Hidden memory rows of deleted threads being deleted in slices (deleteThread, and at open); close() waits for them. */
   private readonly deleting = new Set<Promise<void>>();
+  /** Set by close(): the clean-up begun at open stops at its next slice (the next open goes on with it). */
+  private closing = false;
+  /**
+   * What a process that died while staging or deleting left, deleted in slices from the open on
+   * (sqlite-staging.ts): resolves when that is done or stopped by close().
+   */
+  readonly staleCleanup: Promise<void>;
+
+  /** Adds a deletion in slices to those close() waits for; a failed slice leaves its entry, and the next open deletes the rows. */
+  private track(rows: Promise<void>): Promise<void> {
+    const tracked = rows.catch(() => {});
+    this.deleting.add(tracked);
+    void tracked.finally(() => this.deleting.delete(tracked));
+    return tracked;
+  }
   /**
    * Thread changes whose new memory is being written in slices (applyStaged); close() waits for them
    * too: closed between two slices, the next slice and the cleanup failed, leaving the rows hidden

@@ -676,8 +676,10 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       await a.close();
       diedMidDeletion(file, 'thr_talk');
       const b = new SqliteStore({ filename: file });
-      expect(rows(b, 'SELECT count(*) AS n FROM messages')).toBe(1);
+      // Hidden from readers at once, deleted in slices.
       expect((await b.recentMessages('news_1', 10)).map((m) => m.id)).toEqual([message.id]);
+      await b.staleCleanup;
+      expect(rows(b, 'SELECT count(*) AS n FROM messages')).toBe(1);
       await b.close();
     }));
 
@@ -708,10 +710,69 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       await a.close();
       diedMidDeletion(file, 'thr_big');
       const b = new SqliteStore({ filename: file });
+      await b.staleCleanup;
       expect(rows(b, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
       expect(rows(b, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
       expect((await b.searchMemoryLines('staged line 0', ['thr_copy'], 5)).map((h) => h.chunkId)).toContain(copies[0]);
       await b.close();
+    }));
+
+  it('deletes, after it opens, what a stopped deletion left in slices, so another process writes between them (it held the write lock for the whole thread)', () =>
+    withFile(async (file) => {
+      const a = new SqliteStore({ filename: file });
+      const { copies } = await bigThreadCopied(a);
+      const author = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+      await a.appendMessages(Array.from({ length: 3 }, (_, i) => ({ roomId: 'news_1', threadId: 'thr_big', author, text: `old ${i}` })));
+      await a.close();
+      diedMidDeletion(file, 'thr_big');
+      // A clock on which each look at the time comes 1 ms after the last: slices end by time, not by count.
+      let clock = 0;
+      const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
+      const b = new SqliteStore({ filename: file });
+      try {
+        const left = () => rows(b, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_big'");
+        const before = left();
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
+        // Between two slices the write lock is free: a writer that does not wait at all gets in.
+        const other = new Database(file);
+        other.pragma('busy_timeout = 0');
+        other.prepare("INSERT INTO meta (key, value) VALUES ('between', 'slices')").run();
+        other.close();
+        expect(left()).toBeGreaterThan(0);
+        expect(left()).toBeLessThan(before);
+        await b.staleCleanup;
+        now.mockRestore();
+        expect(left()).toBe(0);
+        expect(rows(b, "SELECT count(*) AS n FROM messages WHERE thread_id = 'thr_big'")).toBe(0);
+        expect(rows(b, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+        expect(rows(b, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
+      } finally {
+        now.mockRestore();
+        await b.close();
+      }
+    }));
+
+  it('stops the clean-up begun at open when it closes, and the next open finishes it', () =>
+    withFile(async (file) => {
+      const a = new SqliteStore({ filename: file });
+      const { copies } = await bigThreadCopied(a);
+      await a.close();
+      diedMidDeletion(file, 'thr_big');
+      let clock = 0;
+      const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1));
+      const b = new SqliteStore({ filename: file });
+      await new Promise((resolve) => setImmediate(resolve));
+      await b.close();
+      now.mockRestore();
+      const raw = new Database(file, { readonly: true });
+      expect((raw.prepare('SELECT count(*) AS n FROM memory_staging').get() as { n: number }).n).toBe(1);
+      raw.close();
+      const c = new SqliteStore({ filename: file });
+      await c.staleCleanup;
+      expect(rows(c, 'SELECT count(*) AS n FROM memory_chunks')).toBe(copies.length);
+      expect(rows(c, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+      await c.close();
     }));
 
   it('deletes, when it opens, what a process that died while staging left', () =>
@@ -725,6 +786,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
       a.db.prepare("INSERT INTO memory_staging (thread_id, started_at) VALUES ('thr_dead', '2020-01-01T00:00:00.000Z')").run();
       await a.close();
       const b = new SqliteStore({ filename: file });
+      await b.staleCleanup;
       expect((await b.scanMemoryChunks(0, 10)).map((c) => c.threadId)).toEqual(['thr_kept']);
       expect(rows(b, 'SELECT count(*) AS n FROM memory_chunks')).toBe(1);
       expect(rows(b, 'SELECT count(*) AS n FROM memory_lines')).toBe(1);
