@@ -441,6 +441,13 @@ describe('salon threads', () => {
     expect(split.threads[0]).toMatchObject({ parentId: t.id, splitLockedUntil: 'force' });
     expect((await run(['merge', t.id, child], 1)).stderr).toContain('ERR_THREAD_LOCKED');
     expect((await run(['split', t.id, '--parts', '[{"title": "X", "messageIds": ["m_nope"]}]'], 1)).stderr).toContain('ERR_BAD_THREAD_OP');
+    // A parts file that is not there, or not a file, is named with the reason, not a bare "salon: ENOENT".
+    const missing = join(dir, 'no-such-parts.json');
+    expect((await run(['split', t.id, '--parts', `@${missing}`], 1)).stderr).toBe(
+      `salon threads: ERR_BAD_THREAD_OP: Cannot do that: --parts @${missing}: cannot read the file (no such file)\n`,
+    );
+    expect((await run(['split', t.id, '--parts', `@${dir}`], 1)).stderr).toContain(`--parts @${dir}: cannot read the file (it is a directory)`);
+    expect((await run(['split', t.id, '--parts', '{"title": "X"}'], 1)).stderr).toContain('--parts must be a JSON array');
     await run(['unlock', child]);
     expect(JSON.parse((await run(['merge', t.id, child])).stdout).thread.id).toBe(t.id);
     // A threshold without a value, or written as Number reads 0x1 or 9e-1, is a usage error, and nothing is fused.

@@ -60,14 +60,28 @@ function threshold(value: string | true | undefined): number | undefined {
   return n;
 }
 
+/** The text of `--parts @FILE`; a file that cannot be read is named with the reason, as `salon import` names its FILE. */
+async function partsFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.message;
+    throw new errors.ERR_BAD_THREAD_OP(`--parts @${file}: cannot read the file (${why})`);
+  }
+}
+
 async function partsOf(value: string | true | undefined): Promise<SplitPart[]> {
   if (typeof value !== 'string') throw new errors.ERR_BAD_THREAD_OP('--parts needs JSON or @FILE');
-  const text = value.startsWith('@') ? await readFile(value.slice(1), 'utf8') : value;
+  const text = value.startsWith('@') ? await partsFile(value.slice(1)) : value;
+  let parts: unknown;
   try {
-    return JSON.parse(text) as SplitPart[];
+    parts = JSON.parse(text);
   } catch (err) {
     throw new errors.ERR_BAD_THREAD_OP(`--parts is not JSON: ${(err as Error).message}`);
   }
+  if (!Array.isArray(parts)) throw new errors.ERR_BAD_THREAD_OP('--parts must be a JSON array: [{"title": "…", "messageIds": ["…"]}, …]');
+  return parts as SplitPart[];
 }
 
 const threadsCommand: Command = {
