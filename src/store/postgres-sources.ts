@@ -43,6 +43,11 @@ export async function leaseSource(sql: Sql, id: string, owner: string, jobId: st
   return taken.rowCount === 1;
 }
 
+export async function renewSourceLease(sql: Sql, id: string, owner: string, jobId: string, until: string): Promise<boolean> {
+  const renewed = await sql.query('UPDATE sources SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND lease_job = $4', [until, id, owner, jobId]);
+  return renewed.rowCount === 1;
+}
+
 export async function endSourcePoll(sql: Sql, id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
   const done = await sql.query(
     'UPDATE sources SET state = $1, next_due_at = $2, lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE id = $3 AND lease_owner = $4',

@@ -483,6 +483,10 @@ export class PostgresStore implements Store {
     return sources.leaseSource(this.db, id, owner, jobId, now, until);
   }
 
+  async renewSourceLease(id: string, owner: string, jobId: string, until: string): Promise<boolean> {
+    return sources.renewSourceLease(this.db, id, owner, jobId, until);
+  }
+
   async endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
     return sources.endSourcePoll(this.db, id, owner, state, nextDueAt);
   }

@@ -1175,6 +1175,10 @@ export class SqliteStore implements Store {
     return sources.leaseSource((t) => this.sql(t), id, owner, jobId, now, until);
   }
 
+  async renewSourceLease(id: string, owner: string, jobId: string, until: string): Promise<boolean> {
+    return sources.renewSourceLease((t) => this.sql(t), id, owner, jobId, until);
+  }
+
   async endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
     return sources.endSourcePoll((t) => this.sql(t), id, owner, state, nextDueAt);
   }

@@ -471,6 +471,11 @@ export interface Store {
    * nodes asking at once exactly one gets it. True when this call took it.
    */
   leaseSource(id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean>;
+  /**
+   * Extends the lease `owner` holds for the poll `jobId` to `until` (a poll waiting for a job slot
+   * or still running). False, changing nothing, when that lease is no longer theirs.
+   */
+  renewSourceLease(id: string, owner: string, jobId: string, until: string): Promise<boolean>;
   /** Records a poll's outcome and releases the lease, if `owner` still holds it; false otherwise. */
   endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean>;
   /** The stored hashes of a source's entries by key (guid, url or `hn:<id>`), for the keys asked. */

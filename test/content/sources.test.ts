@@ -230,6 +230,48 @@ describe('sources that refresh', () => {
     await other.stop();
   });
 
+  it('keeps the lease of a poll queued behind a slow one, so neither this node nor another polls the source twice', async () => {
+    // One job slot, held by a feed that answers only when released.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    web.routes.set('/slow.xml', async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, ['slow']) }));
+    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
+    const narrow = new IngestService({
+      store,
+      pipeline,
+      deps: loopbackDeps(),
+      hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
+      bodyMaxChars: 200_000,
+      maxRunning: 1,
+    });
+    const a = service('node-a', store, narrow);
+    const b = service('node-b', store, narrow);
+    try {
+      const slow = await a.add({ kind: 'feed', url: `${web.origin}/slow.xml`, everyMinutes: 60 });
+      const [slowJob] = await a.tick();
+      const { id } = await a.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 60 });
+      const [queued] = await a.tick();
+      expect(queued).toBeDefined();
+      // Past the 15-minute lease taken at submission, looking every 10 minutes: nobody polls either source again.
+      for (let look = 0; look < 4; look++) {
+        clock += 10 * MIN;
+        expect(await a.tick()).toEqual([]);
+        expect(await b.tick()).toEqual([]);
+      }
+      expect((await a.get(id)).polling).toBe(queued);
+      expect((await a.get(slow.id)).polling).toBe(slowJob);
+      release();
+      await narrow.idle();
+      expect(await narrow.getJob(queued)).toMatchObject({ status: 'done', done: 2 });
+      expect(await a.get(id)).toMatchObject({ polling: null, lastError: null, lastPolledAt: new Date(clock).toISOString() });
+      expect(await store.countItems()).toBe(3);
+    } finally {
+      release();
+      await Promise.all([a.stop(), b.stop()]);
+      await narrow.close();
+    }
+  });
+
   it('checks sources with typed errors and keeps configured ones in step with the configuration', async () => {
     await expect(sources.add({ kind: 'feed' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
     await expect(sources.add({ kind: 'hn', list: 'top', url: 'https://news.ycombinator.com/item?id=1' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });

@@ -69,6 +69,18 @@ export function sourcesContract(store: () => Store): void {
     expect((await store().getSource('src_l'))?.leaseOwner).toBe('node-b');
   });
 
+  it('renews a lease only for the owner and poll that hold it', async () => {
+    await store().addSource(source('src_r'));
+    expect(await store().leaseSource('src_r', 'node-a', 'job_1', T0, T1)).toBe(true);
+    expect(await store().renewSourceLease('src_r', 'node-b', 'job_1', T2)).toBe(false);
+    expect(await store().renewSourceLease('src_r', 'node-a', 'job_other', T2)).toBe(false);
+    expect(await store().renewSourceLease('src_r', 'node-a', 'job_1', T2)).toBe(true);
+    expect(await store().getSource('src_r')).toMatchObject({ leaseOwner: 'node-a', leaseJob: 'job_1', leaseUntil: T2 });
+    // renewed past T1: still held then
+    expect(await store().leaseSource('src_r', 'node-b', 'job_2', T1, T2)).toBe(false);
+    expect(await store().renewSourceLease('src_nope', 'node-a', 'job_1', T2)).toBe(false);
+  });
+
   it('keeps one entry per key with its latest hash, counts them as the source item count, and drops them with the source', async () => {
     await store().addSource(source('src_e'));
     await store().putSourceEntry('src_e', 'guid-1', 'h1', 'news_1', T0);

@@ -5,6 +5,9 @@
  * doubled per failure in a row, at most a day) and reports its error. At most one poll of a source
  * runs at a time, on one node: a poll starts only after taking the source's lease in the store (a
  * conditional update), and ends by releasing it; a node that dies leaves a lease that expires.
+ * A node renews the leases of its polls at every look for due sources, however long they wait for
+ * a job slot or run: a lease taken once at submission ran out while the poll was still queued
+ * behind slow ones, and the source was polled again, by this node's next look or another node's.
  */
 import type { Logger } from '../../logger.js';
 import { errors, SalonError } from '../../errors.js';
@@ -60,6 +63,8 @@ export class SourceService {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  /** The polls this node submitted that have not ended: source id → the poll's job id (the lease names it). */
+  private readonly mine = new Map<string, string>();
 
   constructor(private readonly options: SourceServiceOptions) {
     required('SourceService', 'store', options.store);
@@ -201,15 +206,28 @@ export class SourceService {
   /** Starts a poll of every due source whose lease is free; resolves with the jobs started. */
   async tick(): Promise<string[]> {
     const now = this.now();
+    await this.renewLeases(now);
     const started: string[] = [];
     for (const s of await this.options.store.listSources()) {
       if (this.stopped) break;
+      if (this.mine.has(s.id)) continue;
       if (Date.parse(s.nextDueAt) > now) continue;
       if (s.leaseUntil && Date.parse(s.leaseUntil) >= now) continue;
       const jobId = await this.startPoll(s);
       if (jobId) started.push(jobId);
     }
     return started;
+  }
+
+  /** Extends the leases of this node's polls by leaseMs from `now`; one it no longer holds is reported (its outcome will not be recorded). */
+  private async renewLeases(now: number): Promise<void> {
+    for (const [id, jobId] of this.mine) {
+      const held = await this.options.store.renewSourceLease(id, this.options.owner, jobId, this.iso(now + this.options.leaseMs)).catch((err) => {
+        this.options.log?.warn({ err, sourceId: id }, 'renewing a source poll lease failed; trying again at the next look');
+        return true;
+      });
+      if (!held && this.mine.get(id) === jobId) this.options.log?.warn({ sourceId: id, jobId }, 'a source poll lost its lease before it ended');
+    }
   }
 
   private lease(s: SourceRecord, jobId: string): Promise<boolean> {
@@ -221,9 +239,11 @@ export class SourceService {
   private async startPoll(s: SourceRecord): Promise<string | null> {
     const jobId = newJobId();
     if (!(await this.lease(s, jobId))) return null;
+    this.mine.set(s.id, jobId);
     try {
       await this.options.ingest.submitTask(this.pollTask(s, jobId));
     } catch (err) {
+      this.forget(s.id, jobId);
       await this.options.store.endSourcePoll(s.id, this.options.owner, pollState(s), s.nextDueAt);
       throw err;
     }
@@ -245,8 +265,12 @@ export class SourceService {
           throw err;
         }
       },
-      onEnd: (job: IngestJob) => this.endPoll(s, job, outcome, failure),
+      onEnd: (job: IngestJob) => this.endPoll(s, job, outcome, failure).finally(() => this.forget(s.id, jobId)),
     };
+  }
+
+  private forget(sourceId: string, jobId: string): void {
+    if (this.mine.get(sourceId) === jobId) this.mine.delete(sourceId);
   }
 
   /** Records a poll's outcome and next time, and releases the lease. */
