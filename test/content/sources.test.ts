@@ -181,6 +181,23 @@ describe('sources that refresh', () => {
     expect(s).toMatchObject({ failures: 0, lastError: null, itemCount: 2, nextDueAt: new Date(clock + 10 * MIN).toISOString() });
   });
 
+  it('polls a source whose next time was set on a clock since turned back at once, not after as long as the clock was ahead', async () => {
+    feedStatus = 503;
+    const failing = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+    // The machine started with its clock a year ahead; the source was polled (and failed) then.
+    const ahead = T0 + 365 * 24 * 60 * MIN;
+    clock = ahead;
+    await pollDue();
+    expect((await sources.get(failing.id)).nextDueAt).toBe(new Date(ahead + 60 * MIN).toISOString());
+    feedStatus = 200;
+    // The clock is set right: within its longest backoff, the source waits; further ahead, it is due at once.
+    clock = ahead - 5 * MIN;
+    expect(await pollDue()).toEqual([]);
+    clock = T0;
+    expect(await pollDue()).toHaveLength(1);
+    expect(await sources.get(failing.id)).toMatchObject({ failures: 0, itemCount: 2, nextDueAt: new Date(T0 + 30 * MIN).toISOString() });
+  });
+
   it('polls HN: one story by URL, a list, and an HN entry in a feed, each with article body and comments', async () => {
     const story = await sources.add({ kind: 'hn', url: 'https://news.ycombinator.com/item?id=7001', everyMinutes: 15 });
     expect(story.limit).toBe(1);

@@ -210,8 +210,7 @@ export class SourceService {
     const started: string[] = [];
     for (const s of await this.options.store.listSources()) {
       if (this.stopped) break;
-      if (this.mine.has(s.id)) continue;
-      if (Date.parse(s.nextDueAt) > now) continue;
+      if (this.mine.has(s.id) || !isDue(s, now)) continue;
       if (s.leaseUntil && Date.parse(s.leaseUntil) >= now) continue;
       const jobId = await this.startPoll(s);
       if (jobId) started.push(jobId);
@@ -322,6 +321,22 @@ export class SourceService {
       this.options.log?.warn({ sourceId: s.id }, 'a source poll outlived its lease; its outcome was not recorded');
     } else this.options.log?.info({ sourceId: s.id, jobId: job.id }, 'source deleted while it was polled');
   }
+}
+
+/** The longest wait a poll's end can give `s` (its interval, or its backoff after failures in a row), jitter included. */
+function longestWait(s: SourceRecord): number {
+  const every = s.everyMinutes * MINUTE_MS;
+  return (s.failures > 0 ? Math.min(every * 2 ** s.failures, MAX_BACKOFF_MS) : every) * (1 + JITTER);
+}
+
+/**
+ * Due at its next time, or at once when that time is further ahead than any wait it can have been
+ * given: it was set on a clock since turned back (a machine that started with its clock ahead, set
+ * right later), and the source would have gone unpolled for as long as the clock had been ahead.
+ */
+function isDue(s: SourceRecord, now: number): boolean {
+  const due = Date.parse(s.nextDueAt);
+  return due <= now || due - now > longestWait(s);
 }
 
 function pollState(s: SourceRecord): SourcePollState {
