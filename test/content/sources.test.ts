@@ -198,6 +198,32 @@ describe('sources that refresh', () => {
     expect(await sources.get(failing.id)).toMatchObject({ failures: 0, itemCount: 2, nextDueAt: new Date(T0 + 30 * MIN).toISOString() });
   });
 
+  it('goes on with an HN list when the API fails on one of its stories, and tries that story again at the next poll', async () => {
+    const topstories = hn.routes.get('/v0/topstories.json')!;
+    hn.routes.set('/v0/topstories.json', { type: 'application/json', body: '[9002, 7001]' });
+    hn.routes.set('/v0/item/9002.json', { status: 503, type: 'text/plain', body: 'busy' });
+    try {
+      const top = await sources.add({ kind: 'hn', list: 'top', limit: 2, everyMinutes: 10 });
+      const [jobId] = await pollDue();
+      const job = await ingest.getJob(jobId);
+      expect(job).toMatchObject({ status: 'done', total: 2, done: 1, failed: 1 });
+      expect(job.failures.map((f) => f.ref)).toEqual(['hn:9002']);
+      expect(await store.getItem('news_hn7001')).not.toBeNull();
+      expect(await sources.get(top.id)).toMatchObject({ failures: 0, lastError: null, itemCount: 1 });
+      hn.routes.set('/v0/item/9002.json', {
+        type: 'application/json',
+        body: JSON.stringify({ by: 'poster', id: 9002, time: 1700000000, title: 'Back again', type: 'story', text: 'A story told here.' }),
+      });
+      clock += 11 * MIN;
+      await pollDue();
+      expect((await store.getItem('news_hn9002'))?.title).toBe('Back again');
+      expect((await sources.get(top.id)).itemCount).toBe(2);
+    } finally {
+      hn.routes.set('/v0/topstories.json', topstories);
+      hn.routes.delete('/v0/item/9002.json');
+    }
+  });
+
   it('polls HN: one story by URL, a list, and an HN entry in a feed, each with article body and comments', async () => {
     const story = await sources.add({ kind: 'hn', url: 'https://news.ycombinator.com/item?id=7001', everyMinutes: 15 });
     expect(story.limit).toBe(1);

@@ -79,6 +79,23 @@ async function pollFeed(ctx: IngestContext, store: Store, source: SourceRecord, 
   return outcome;
 }
 
+/**
+ * Story `id` as the HN API answers it, or null. Of a list, a story the API fails on is a failure
+ * of the job, as a feed entry's is: the poll goes on with the others, and the next one tries it
+ * again (a failed story ended the whole poll, left the rest of the list unread and backed the
+ * source off). A source that is one story fails with it.
+ */
+async function listedStory(ctx: IngestContext, source: SourceRecord, id: number): Promise<HnItem | null> {
+  try {
+    return await ctx.hn.item(id, ctx.signal);
+  } catch (err) {
+    if (!source.list || ctx.signal.aborted) throw err;
+    ctx.tracker.addTotal(1);
+    ctx.tracker.itemFailed(`hn:${id}`, err);
+    return null;
+  }
+}
+
 async function pollHn(ctx: IngestContext, store: Store, source: SourceRecord, now: () => string): Promise<PollOutcome> {
   const ids = source.list ? await ctx.hn.storyIds(source.list, source.limit, ctx.signal) : [hnStoryIdOf(source.url!)!];
   const known = await store.sourceEntryHashes(
@@ -88,7 +105,7 @@ async function pollHn(ctx: IngestContext, store: Store, source: SourceRecord, no
   const outcome: PollOutcome = { notModified: false, etag: null, lastModified: null, added: 0, changed: 0 };
   for (const id of ids) {
     const key = `hn:${id}`;
-    const story = await ctx.hn.item(id, ctx.signal);
+    const story = await listedStory(ctx, source, id);
     if (!story) continue;
     const hash = storyHash(story);
     if (known.get(key) === hash) continue;
