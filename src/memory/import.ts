@@ -14,6 +14,8 @@ import { wellFormed } from '../text.js';
 
 /** Messages one import may carry, at most. */
 export const IMPORT_MAX_MESSAGES = 5_000;
+/** The JSON of one import, at most: IMPORT_MAX_MESSAGES messages at the rooms' longest text, with room for JSON. */
+export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
 
 /** One message of an import, as given. */
 export interface ImportedMessage {
@@ -44,7 +46,7 @@ export function checkImport(messages: unknown, maxTextChars: number): ImportedMe
   return messages.map((raw, i) => {
     const m = raw as Partial<ImportedMessage> | null;
     const bad = (why: string) => new errors.ERR_BAD_REQUEST(`messages[${i}]: ${why}`);
-    if (!m || typeof m !== 'object') throw bad('expected an object {author: {name}, text, ts}');
+    if (!m || typeof m !== 'object' || Array.isArray(m)) throw bad('expected an object {author: {name}, text, ts}');
     const name = cleanName(m.author?.name);
     if (name === null) throw bad(`author.name must be 1–${MAX_NAME_CHARS} visible characters`);
     if (isReservedName(name)) throw bad(`author.name "${name}" is reserved`);

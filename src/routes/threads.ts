@@ -11,7 +11,7 @@ import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 import { DEFAULT_HISTORY_PAGE, historyPageSchema, historyQuerySchema } from './rooms-http.js';
-import { checkImport, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
+import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
 import { detailSchema, idParams, threadSchema } from './thread-schemas.js';
 import { threadView } from '../memory/threads/thread-view.js';
 
@@ -21,8 +21,6 @@ import { threadView } from '../memory/threads/thread-view.js';
  */
 const ARCHIVED_DEFAULT = 50;
 const ARCHIVED_MAX = 500;
-/** An import of IMPORT_MAX_MESSAGES messages at the rooms' longest text, with room for JSON. */
-const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 
 export default async function threadRoutes(app: FastifyInstance): Promise<void> {
   const { store, memory, rooms, threads } = app.salon;
@@ -174,7 +172,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     '/api/v1/rooms/:id/import',
     {
       onRequest: requireAdmin,
-      bodyLimit: IMPORT_BODY_LIMIT,
+      bodyLimit: IMPORT_MAX_BYTES,
       schema: {
         summary: 'Bring a discussion into a room (admin)',
         description:

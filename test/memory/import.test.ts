@@ -2,13 +2,13 @@
  * Bringing a discussion in: `POST /api/v1/rooms/:id/import` (checked together, all or nothing, time
  * order, memory built from it) and `salon import` as a process over a DATA_DIR (needs the build).
  */
-import { writeFileSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { IMPORT_MAX_MESSAGES } from '../../src/memory/import.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES } from '../../src/memory/import.js';
 import { item } from '../store/contract.js';
 import { ADMIN, salon, tempDir, testApp } from '../helpers.js';
 
@@ -70,6 +70,8 @@ describe('POST /api/v1/rooms/:id/import', () => {
       [[{ author: { name: 'Ann' }, text: 'x'.repeat(4001), ts: day(9) }], /longer than 4000/],
       [[{ author: { name: 'Ann' }, text: '\u{1F3FB}'.repeat(100), ts: day(9) }], /messages\[0\]: text: .*combining marks/],
       [[null], /messages\[0\]/],
+      // A list where a message should be is named as such, not as a bad author name.
+      [[[conversation[0]]], /messages\[0\]: expected an object/],
     ];
     for (const [messages, why] of bad) {
       const res = await post(a, 'news_1', { messages });
@@ -111,6 +113,13 @@ describe('salon import', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/ERR_BAD_REQUEST: .*messages\[4\]: ts/);
     expect((await salon(['import', file], env)).code).toBe(2);
+    // A file past what one import takes is refused without being read whole (a sparse file: no disk used).
+    const huge = join(dir, 'huge.json');
+    writeFileSync(huge, '');
+    truncateSync(huge, IMPORT_MAX_BYTES + 1);
+    const tooBig = await salon(['import', huge, '--room', 'news_1'], env);
+    expect(tooBig.code).toBe(1);
+    expect(tooBig.stderr).toBe(`salon import: cannot read ${huge}: it is larger than 32 MiB, the most one import takes (5000 messages); split it\n`);
 
     const again = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }));
     try {

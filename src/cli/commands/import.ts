@@ -8,10 +8,10 @@
  * A running server's memory picks up the imported chunks when it next starts.
  */
 import { OfflineChanges } from '../../sync/offline-changes.js';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
-import { checkImport, importMessages } from '../../memory/import.js';
+import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages } from '../../memory/import.js';
 import { MemoryService } from '../../memory/memory-service.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import { storeResolver } from '../../rooms/resolver.js';
@@ -21,6 +21,25 @@ import { ProgressBar } from '../progress.js';
 
 const USAGE = 'import FILE --room ID [--thread THREAD]';
 const EXIT_USAGE = 2;
+const MIB = 1024 * 1024;
+
+/**
+ * FILE's text, refused once it passes IMPORT_MAX_BYTES (what POST …/import takes) without reading
+ * further: read whole, a file of gigabytes ran the command out of memory before any check, and a
+ * device such as /dev/zero never ended.
+ */
+async function readImportFile(file: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > IMPORT_MAX_BYTES) {
+      throw new Error(`it is larger than ${IMPORT_MAX_BYTES / MIB} MiB, the most one import takes (${IMPORT_MAX_MESSAGES} messages); split it`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 const importCommand: Command = {
   summary: 'bring an exported discussion ([{author: {name}, text, ts}]) into a room and build its memory',
@@ -37,7 +56,7 @@ const importCommand: Command = {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(await readFile(positionals[0], 'utf8'));
+      raw = JSON.parse(await readImportFile(positionals[0]));
     } catch (err) {
       console.error(`salon import: cannot read ${positionals[0]}: ${(err as Error).message}`);
       return 1;
