@@ -77,4 +77,15 @@ describe('salon --help', () => {
     for (const name of cliCommands()) expect(r.stdout, name).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     for (const name of Object.keys(SETTINGS)) expect(r.stdout, name).toContain(name);
   });
+
+  it('prints a command’s own usage for `salon COMMAND --help`, all its forms, with exit 0 (it was refused as an unknown option)', () => {
+    const bin = join(ROOT, 'bin/salon.js');
+    const help = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+    const threads = help('threads', '--help');
+    expect(threads.status, threads.stderr).toBe(0);
+    expect(threads.stdout).toContain('salon threads split THREAD --parts JSON|@FILE');
+    expect(help('sources', 'add', '-h').stdout).toContain('salon sources add hn top|best|new|STORY_URL');
+    expect(help('ingest', '--help').stdout).toContain('--youtube-feed URL');
+    expect(help('search', '--help').stdout).toMatch(/^usage: salon search "query"/);
+  });
 });

@@ -4,6 +4,8 @@ export interface Command {
   summary: string;
   /** Usage line, e.g. `extract FILE... [--url URL] --json`. */
   usage: string;
+  /** The full usage, for a command with several forms (`salon threads --help`); default the usage line. */
+  help?: string;
   /** The options it takes (`--name`), each named without its dashes: any other is refused before it runs. */
   flags: readonly string[];
   /** Runs the command; resolves to the process exit code. */
@@ -25,6 +27,12 @@ export function wholeNumberOption(options: Map<string, string | true>, name: str
   const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
   if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${value}"`);
   return n;
+}
+
+/** Whether `args` ask for the command's help (`--help` or `-h` before any `--`). */
+export function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
 /** The first `--option` of `args` that `flags` does not name (before a `--`), or null. */

@@ -1,6 +1,6 @@
 /** `salon <command>`: dispatches to src/cli/commands/<command>.ts. */
 import { describeSettings } from '../config.js';
-import { unknownFlag, type Command } from './command.js';
+import { asksForHelp, unknownFlag, type Command } from './command.js';
 
 /** Every subcommand, loaded on demand so `salon extract` does not start a server. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
@@ -38,6 +38,11 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const command = (await load()).default;
+  // `salon threads --help` prints the command's usage, instead of refusing --help as an unknown option.
+  if (asksForHelp(rest)) {
+    console.log(`${command.help ?? `usage: salon ${command.usage}`}\n\n${command.summary}`);
+    return 0;
+  }
   // A mistyped option would otherwise be ignored, and the command run with its default.
   const unknown = unknownFlag(rest, command.flags);
   if (unknown) {

@@ -123,6 +123,7 @@ export async function ingestCommand(
 const ingest: Command = {
   summary: 'ingest into DATA_DIR (also --youtube-feed URL, --hn top, --limit N)',
   usage: USAGE,
+  help: `usage: salon ${FULL_USAGE}`,
   flags: ['feed', 'youtube-feed', 'hn', 'file', 'limit'],
   run: (args) => ingestCommand(args, loadConfig()),
 };

@@ -120,6 +120,7 @@ export async function sourcesCommand(
 const sourcesCmd: Command = {
   summary: 'list, add, remove or poll now the sources that refresh (in DATA_DIR)',
   usage: USAGE,
+  help: HELP,
   flags: ['json', 'every', 'limit'],
   run: (args) => sourcesCommand(args, loadConfig()),
 };

@@ -87,6 +87,7 @@ async function partsOf(value: string | true | undefined): Promise<SplitPart[]> {
 const threadsCommand: Command = {
   summary: 'list, show, merge, split, unlock, fuse and compact threads; their history',
   usage: USAGE,
+  help: HELP,
   flags: ['room', 'json', 'parts', 'lock', 'threshold'],
   async run(args) {
     const { positionals, options } = parseArgs(args, ['json']);
