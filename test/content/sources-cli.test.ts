@@ -59,6 +59,14 @@ describe('salon sources', () => {
       expect(r.code, args[0]).toBe(1);
       expect(r.err).toContain(`no Salon data in ${missing} (DATA_DIR)`);
     }
+    // Nor does an `add` that is wrongly written or names a bad source.
+    for (const args of [
+      ['add', 'feed'],
+      ['add', 'rss', `${web.origin}/feed.xml`],
+      ['add', 'feed', `${web.origin}/feed.xml`, '--every', '0'],
+    ]) {
+      expect((await run(args, testConfig({ DATA_DIR: missing }))).code, args.join(' ')).toBeGreaterThan(0);
+    }
     expect(existsSync(missing)).toBe(false);
     for (const every of [[], ['0x10'], ['1e2'], ['0'], ['99999']]) {
       const bad = await run(['add', 'feed', `${web.origin}/other.xml`, '--every', ...every], config);

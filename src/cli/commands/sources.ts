@@ -15,7 +15,7 @@ import { SourceService, type SourceView } from '../../content/refresh/source-ser
 import { SalonError } from '../../errors.js';
 import { openStore } from '../../parts.js';
 import type { Store } from '../../store/types.js';
-import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT } from '../../content/refresh/source-spec.js';
+import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT, validateSourceSpec } from '../../content/refresh/source-spec.js';
 import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
 
 const USAGE = 'sources list|add|remove|refresh …';
@@ -28,6 +28,21 @@ const HELP = [
   '  salon sources remove ID',
   '  salon sources refresh ID',
 ].join('\n');
+
+/** What `add kind target [--every M] [--limit N]` asks for, checked (UsageError, ERR_BAD_REQUEST) without a store. */
+function addRequest(positionals: string[], options: Map<string, string | true>): Record<string, unknown> {
+  if (positionals.length !== 2) throw new UsageError('add takes a kind and a target');
+  const [kind, target] = positionals;
+  const isList = kind === 'hn' && !/^https?:/i.test(target);
+  const request = {
+    kind,
+    ...(isList ? { list: target } : { url: target }),
+    everyMinutes: wholeNumberOption(options, 'every', 1, MAX_EVERY_MINUTES),
+    limit: wholeNumberOption(options, 'limit', 1, MAX_SOURCE_LIMIT),
+  };
+  validateSourceSpec(request);
+  return request;
+}
 
 function line(s: SourceView): string {
   const state = s.lastError ? `FAILING ×${s.failures} ${s.lastError.code}` : s.lastPolledAt ? 'ok' : 'new';
@@ -47,6 +62,20 @@ export async function sourcesCommand(
   if (!['list', 'add', 'remove', 'refresh'].includes(action ?? '')) {
     err.write(`${HELP}\n`);
     return EXIT_USAGE;
+  }
+  // Checked before the store opens: a mistyped `add` created a store in a DATA_DIR that had none.
+  let request: Record<string, unknown> | undefined;
+  try {
+    if (action === 'add') request = addRequest(positionals, options);
+    else if (action !== 'list' && positionals.length !== 1) throw new UsageError(`${action} takes a source id`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err.write(`salon sources: ${e.message}\n${HELP}\n`);
+      return EXIT_USAGE;
+    }
+    if (!(e instanceof SalonError)) throw e;
+    err.write(`salon sources: ${e.code} ${e.message}\n`);
+    return 1;
   }
   // Only `add` may start a store: the others read or change sources that must already be there,
   // and a mistyped DATA_DIR would otherwise get a store of its own and an empty list.
@@ -75,26 +104,15 @@ export async function sourcesCommand(
         return 0;
       }
       case 'add': {
-        if (positionals.length !== 2) throw new UsageError('add takes a kind and a target');
-        const [kind, target] = positionals;
-        const isList = kind === 'hn' && !/^https?:/i.test(target);
-        const s = await sources.add({
-          kind,
-          ...(isList ? { list: target } : { url: target }),
-          everyMinutes: wholeNumberOption(options, 'every', 1, MAX_EVERY_MINUTES),
-          limit: wholeNumberOption(options, 'limit', 1, MAX_SOURCE_LIMIT),
-        });
-        out.write(`${line(s)}\n`);
+        out.write(`${line(await sources.add(request))}\n`);
         return 0;
       }
       case 'remove': {
-        if (positionals.length !== 1) throw new UsageError('remove takes a source id');
         await sources.remove(positionals[0]);
         out.write(`removed ${positionals[0]}\n`);
         return 0;
       }
       default: {
-        if (positionals.length !== 1) throw new UsageError('refresh takes a source id');
         const { job, source } = await sources.refreshHere(positionals[0]);
         err.write(
           `${source.id}: ${job.status}, ${job.done} stored, ${job.failed} failed${source.lastError ? ` (${source.lastError.code} ${source.lastError.message})` : ''}\n`,
