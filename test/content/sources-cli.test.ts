@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourcesCommand } from '../../src/cli/commands/sources.js';
 import { testConfig } from '../../src/config.js';
-import { articlePage, startFixtureServer, type FixtureServer } from '../fixtures-servers/http.js';
+import { articlePage, startFixtureServer, type Answer, type FixtureServer } from '../fixtures-servers/http.js';
 import { tempDir } from '../helpers.js';
 
 async function run(args: string[], config: ReturnType<typeof testConfig>): Promise<{ code: number; out: string; err: string }> {
@@ -73,5 +73,36 @@ describe('salon sources', () => {
       expect(bad.code, JSON.stringify(every)).toBe(2);
       expect(bad.err).toMatch(/--every (needs a value|must be a whole number from 1 to 10080)/);
     }
+  });
+
+  it('releases the source, as it was, when a refresh is interrupted (Ctrl-C), and exits 130', async () => {
+    const config = testConfig({ DATA_DIR: dir.dir, FETCH_ALLOW_HOSTS: '127.0.0.1' });
+    let asked = () => {};
+    const reached = new Promise<void>((resolve) => (asked = resolve));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    web.routes.set('/slow.xml', async (): Promise<Answer> => {
+      asked();
+      await held;
+      return { type: 'application/rss+xml', body: '<?xml version="1.0"?><rss version="2.0"><channel><title>S</title></channel></rss>' };
+    });
+    const id = (await run(['add', 'feed', `${web.origin}/slow.xml`], config)).out.split(/\s+/)[0];
+    const refreshing = run(['refresh', id], config);
+    await reached;
+    process.emit('SIGINT');
+    release();
+    const r = await refreshing;
+    expect(r.code, r.err).toBe(130);
+    expect(r.err).toContain(`${id}: failed`);
+    const listed = await run(['list', '--json'], config);
+    const source = listed.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((s) => s.id === id);
+    // Not held, not counted against the source, and still due.
+    expect(source).toMatchObject({ polling: null, failures: 0, lastError: null, lastPolledAt: null });
+    // So polling it again needs no wait for a lease to expire.
+    expect((await run(['refresh', id], config)).code).toBe(0);
   });
 });

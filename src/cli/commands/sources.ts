@@ -12,7 +12,7 @@ import { IngestService } from '../../content/ingest/ingest.js';
 import { createItemPipeline } from '../../content/ingest/pipeline.js';
 import { fixedSources } from '../../content/refresh/fixed-sources.js';
 import { SourceService, type SourceView } from '../../content/refresh/source-service.js';
-import { SalonError } from '../../errors.js';
+import { SalonError, errors } from '../../errors.js';
 import { openStore } from '../../parts.js';
 import type { Store } from '../../store/types.js';
 import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT, validateSourceSpec } from '../../content/refresh/source-spec.js';
@@ -20,6 +20,7 @@ import { parseArgs, UsageError, wholeNumberOption, type Command } from '../comma
 
 const USAGE = 'sources list|add|remove|refresh …';
 const EXIT_USAGE = 2;
+const EXIT_INTERRUPTED = 130;
 const HELP = [
   'usage:',
   '  salon sources list [--json]',
@@ -113,11 +114,23 @@ export async function sourcesCommand(
         return 0;
       }
       default: {
-        const { job, source } = await sources.refreshHere(positionals[0]);
+        // Ctrl-C cancels the poll, which releases the source's lease: a killed command left it
+        // held for the job budget and a minute, and no server polled the source meanwhile.
+        const controller = new AbortController();
+        const interrupt = () => controller.abort(new errors.ERR_JOB_CANCELLED('interrupted'));
+        process.once('SIGINT', interrupt);
+        let polled: Awaited<ReturnType<SourceService['refreshHere']>>;
+        try {
+          polled = await sources.refreshHere(positionals[0], undefined, controller.signal);
+        } finally {
+          process.off('SIGINT', interrupt);
+        }
+        const { job, source } = polled;
         err.write(
           `${source.id}: ${job.status}, ${job.done} stored, ${job.failed} failed${source.lastError ? ` (${source.lastError.code} ${source.lastError.message})` : ''}\n`,
         );
         for (const id of job.itemIds) out.write(`${id}\n`);
+        if (controller.signal.aborted) return EXIT_INTERRUPTED;
         return job.status === 'done' && !source.lastError ? 0 : 1;
       }
     }

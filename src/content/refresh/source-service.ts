@@ -166,13 +166,16 @@ export class SourceService {
     throw new errors.ERR_NOT_READY(`source ${id} is being polled; try again shortly`);
   }
 
-  /** Polls a source in the foreground (`salon sources refresh`), under the same lease. */
-  async refreshHere(id: string, onProgress?: (job: IngestJob) => void): Promise<{ job: IngestJob; source: SourceView }> {
+  /**
+   * Polls a source in the foreground (`salon sources refresh`), under the same lease; `signal`
+   * cancels the poll, which then releases the lease with the source's state as it was.
+   */
+  async refreshHere(id: string, onProgress?: (job: IngestJob) => void, signal?: AbortSignal): Promise<{ job: IngestJob; source: SourceView }> {
     const s = await this.record(id);
     const jobId = newJobId();
     if (!(await this.lease(s, jobId)))
       throw new errors.ERR_NOT_READY(`source ${id} is being polled by ${s.leaseOwner ?? 'another process'}; try again shortly`);
-    const job = await this.options.ingest.runTask(this.pollTask(s, jobId), onProgress);
+    const job = await this.options.ingest.runTask(this.pollTask(s, jobId), onProgress, signal);
     return { job, source: await this.get(id) };
   }
 
