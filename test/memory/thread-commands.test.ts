@@ -428,6 +428,9 @@ describe('salon threads', () => {
       return r;
     };
     expect((await run(['list', '--room', ROOM])).stdout).toContain(`${t.id}  Trains  [active]  2 messages`);
+    // A room that does not exist is refused, and gets no main thread for being named.
+    expect((await run(['list', '--room', 'news_nope'], 1)).stderr).toContain('ERR_ROOM_NOT_FOUND');
+    expect((await run(['list', '--room', 'news_nope'], 1)).stderr).toContain('ERR_ROOM_NOT_FOUND');
     const shown = JSON.parse((await run(['show', t.id])).stdout);
     expect(shown).toMatchObject({ thread: { id: t.id, title: 'Trains', config: { enable_chat_history_rag: true, privileged: false } }, messages: 2 });
     // As the HTTP API shows a thread, not as the store keeps it.

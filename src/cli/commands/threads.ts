@@ -17,7 +17,8 @@ import { ThreadService, type SplitPart } from '../../memory/threads/thread-servi
 import { threadView } from '../../memory/threads/thread-view.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
-import type { SplitLock, Thread } from '../../store/types.js';
+import { storeResolver } from '../../rooms/resolver.js';
+import type { SplitLock, Store, Thread } from '../../store/types.js';
 import { parseArgs, UsageError, type Command } from '../command.js';
 
 const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
@@ -84,6 +85,18 @@ async function partsOf(value: string | true | undefined): Promise<SplitPart[]> {
   return parts as SplitPart[];
 }
 
+/**
+ * The threads of `room`, as GET /api/v1/rooms/:id/threads lists them (its main thread made when
+ * missing) for a room that exists; for one that does not, those the store still has (its item was
+ * deleted), or ERR_ROOM_NOT_FOUND. Listing created a main thread for any room id given, mistyped or not.
+ */
+async function roomThreads(store: Store, threads: ThreadService, room: string): Promise<Thread[]> {
+  if (await storeResolver(store)(room)) return (await threads.list(room)).threads;
+  const kept = await store.listThreads(room);
+  if (!kept.length) throw new errors.ERR_ROOM_NOT_FOUND(room);
+  return kept;
+}
+
 const threadsCommand: Command = {
   summary: 'list, show, merge, split, unlock, fuse and compact threads; their history',
   usage: USAGE,
@@ -121,7 +134,7 @@ const threadsCommand: Command = {
         case 'list': {
           const room = options.get('room');
           if (typeof room !== 'string') throw new UsageError();
-          const { threads: list } = await threads.list(room);
+          const list = await roomThreads(store, threads, room);
           const counts = await Promise.all(list.map((t) => store.countThreadMessages(t.id)));
           if (json) out(list.map((t, i) => ({ ...threadView(t), messages: counts[i] })));
           else for (const [i, t] of list.entries()) console.log(line(t, counts[i]));
