@@ -28,7 +28,7 @@ import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
 import type { SalonAssistant } from '../src/rag/assistant.js';
 import { roomViews } from '../src/rag/room-context.js';
 import { percentile, withLocalApp } from './local-app.js';
-import { answerable, readSamples, sessionsOf, turnsOf, type LocomoTurn, type Sample } from './locomo.js';
+import { answerable, readSamples, roomIdOf, sessionsOf, turnsOf, type LocomoTurn, type Sample } from './locomo.js';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -99,7 +99,7 @@ interface Totals {
 /** One conversation: its halves fused, then two copies of it fused. */
 async function evaluate(app: FastifyInstance, assistant: SalonAssistant, sample: Sample, threshold: number, t: Totals): Promise<void> {
   const { store, threads } = app.salon;
-  const base = `post_${sample.sample_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const base = roomIdOf(sample);
   const { speaker_a: sa, speaker_b: sb } = sample.conversation;
   const turns = turnsOf(sample);
   const sessions = sessionsOf(sample);

@@ -22,7 +22,7 @@ import { checkImport, importMessages } from '../src/memory/import.js';
 import { roomViews } from '../src/rag/room-context.js';
 import { percentile, withLocalApp } from './local-app.js';
 import { answerOf } from './squad.js';
-import { answerable, readSamples, turnsOf } from './locomo.js';
+import { answerable, readSamples, roomIdOf, turnsOf } from './locomo.js';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -41,7 +41,7 @@ async function main(): Promise<number> {
     const { store, memory, ingest } = app.salon;
     const views = roomViews(app.salon.rooms.resolve);
     for (const sample of samples) {
-      const roomId = `post_${sample.sample_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const roomId = roomIdOf(sample);
       const { speaker_a: a, speaker_b: b } = sample.conversation;
       await ingest.pipeline.put(blankItem(roomId, { title: `${a} and ${b}`, body: `A conversation between ${a} and ${b}.`, category: 'Conversations' }));
       const turns = turnsOf(sample);

@@ -34,11 +34,48 @@ export function sessionTime(text: string): number {
   return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
 }
 
-/** The samples of a LoCoMo JSON file. */
+/** The room a sample's conversation is imported into: `post_` and its id, other characters made `_`. */
+export function roomIdOf(sample: Pick<Sample, 'sample_id'>): string {
+  return `post_${sample.sample_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/**
+ * The samples of a LoCoMo JSON file, checked before any is imported: an error names the file, the
+ * sample and what is wrong. Two samples whose ids give one room (`conv-1`, `conv_1`) were imported
+ * into one thread, each answering from the other's turns; a turn id given twice made the evidence
+ * ambiguous; a session that is not a list ended the evaluation with a TypeError.
+ */
 export function readSamples(file: string): Sample[] {
   const samples = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
   if (!Array.isArray(samples)) throw new Error(`${file}: expected an array of LoCoMo samples`);
+  const rooms = new Map<string, string>();
+  samples.forEach((sample, i) => {
+    const where = `${file}: sample ${i}`;
+    if (!sample || typeof sample !== 'object' || typeof sample.sample_id !== 'string' || !sample.sample_id) throw new Error(`${where} has no sample_id`);
+    const named = `${where} (${sample.sample_id})`;
+    if (!sample.conversation || typeof sample.conversation !== 'object') throw new Error(`${named} has no conversation`);
+    if (!Array.isArray(sample.qa)) throw new Error(`${named}: qa is not a list`);
+    const room = roomIdOf(sample);
+    const other = rooms.get(room);
+    if (other !== undefined) throw new Error(`${named} and sample "${other}" would share room ${room}: give each a distinct sample_id`);
+    rooms.set(room, sample.sample_id);
+    checkTurns(sample, named);
+  });
   return samples;
+}
+
+function checkTurns(sample: Sample, named: string): void {
+  const seen = new Set<string>();
+  for (const n of sessionsOf(sample)) {
+    const turns = sample.conversation[`session_${n}`];
+    if (!Array.isArray(turns)) throw new Error(`${named}: session_${n} is not a list of turns`);
+    for (const turn of turns as Partial<Turn>[]) {
+      const id = turn?.dia_id;
+      if (typeof id !== 'string' || !id) throw new Error(`${named}: a turn of session_${n} has no dia_id`);
+      if (seen.has(id)) throw new Error(`${named}: dia_id ${id} is given to two turns`);
+      seen.add(id);
+    }
+  }
 }
 
 /** The numbers of the conversation's sessions, in order. */
