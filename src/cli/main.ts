@@ -56,10 +56,14 @@ async function main(argv: string[]): Promise<number> {
  * A reader that closed early (`salon search … | head -1`) ends what the command prints, not the
  * command: later lines are dropped, and the command finishes with its own exit code (an ingest
  * piped to `head` still stores every item). An unhandled EPIPE ended it with a stack trace, exit 1.
+ * Stderr too (`salon ingest … 2>&1 | head -1`): the progress and summary lines go there, and an
+ * EPIPE on them ended an ingest at its summary, before it told running servers of its items.
  */
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
-});
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
 
 main(process.argv.slice(2)).then(
   (code) => {
