@@ -5,7 +5,8 @@
  * before anything is written; then they are stored in one transaction and the thread's memory is
  * built, with a progress bar on stderr. Prints `{threadId, messageIds}` to stdout.
  *
- * A running server's memory picks up the imported chunks when it next starts.
+ * Running servers on the same store index the imported chunks within 30 s, from the store's change
+ * log (OfflineChanges), as README says.
  */
 import { OfflineChanges } from '../../sync/offline-changes.js';
 import { createReadStream } from 'node:fs';
