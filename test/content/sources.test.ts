@@ -181,6 +181,40 @@ describe('sources that refresh', () => {
     expect(s).toMatchObject({ failures: 0, lastError: null, itemCount: 2, nextDueAt: new Date(clock + 10 * MIN).toISOString() });
   });
 
+  it('leaves a source as it was when the server shuts down while its poll waits for a job slot (it was counted as failing and backed off)', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    web.routes.set('/slow.xml', async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, ['slow']) }));
+    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
+    const narrow = new IngestService({
+      store,
+      pipeline,
+      deps: loopbackDeps(),
+      hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
+      bodyMaxChars: 200_000,
+      maxRunning: 1,
+    });
+    const a = service('node-a', store, narrow);
+    try {
+      const slow = await a.add({ kind: 'feed', url: `${web.origin}/slow.xml`, everyMinutes: 60 });
+      await a.tick();
+      const queued = await a.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 60 });
+      expect(await a.tick()).toHaveLength(1);
+      await a.stop();
+      const closing = narrow.close();
+      // The feed answers once the shutdown has begun (the fetcher's close waits for its request).
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      await closing;
+      for (const id of [queued.id, slow.id]) {
+        expect(await a.get(id)).toMatchObject({ polling: null, failures: 0, lastError: null, lastPolledAt: null, nextDueAt: new Date(T0).toISOString() });
+      }
+    } finally {
+      release();
+      await narrow.close();
+    }
+  });
+
   it('polls a source whose next time was set on a clock since turned back at once, not after as long as the clock was ahead', async () => {
     feedStatus = 503;
     const failing = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });

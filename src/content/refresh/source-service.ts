@@ -293,7 +293,7 @@ export class SourceService {
         { sourceId: s.id, jobId: job.id, ...outcome },
         outcome.notModified ? 'source not modified' : `source polled: ${outcome.added} new, ${outcome.changed} changed`,
       );
-    } else if (failure instanceof SalonError && failure.code === 'ERR_JOB_CANCELLED') {
+    } else if (wasCancelled(job, failure)) {
       // Shut down or cancelled: not the source's fault; it stays due as it was.
       state = pollState(s);
       nextDue = s.nextDueAt;
@@ -340,6 +340,16 @@ function longestWait(s: SourceRecord): number {
 function isDue(s: SourceRecord, now: number): boolean {
   const due = Date.parse(s.nextDueAt);
   return due <= now || due - now > longestWait(s);
+}
+
+/**
+ * Whether a poll that recorded no outcome was cancelled (shut down, or by an admin): by its own
+ * error, or, when it never ran (cancelled while it waited for a job slot), by the reason its job
+ * noted. A queued poll cancelled by a shutdown was counted as the source failing, and backed off.
+ */
+function wasCancelled(job: IngestJob, failure: unknown): boolean {
+  if (failure !== null) return failure instanceof SalonError && failure.code === 'ERR_JOB_CANCELLED';
+  return job.failures.at(-1)?.code === 'ERR_JOB_CANCELLED';
 }
 
 function pollState(s: SourceRecord): SourcePollState {
