@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
 import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import { cleanName, isReservedName, MAX_NAME_CHARS } from '../protocol/names.js';
-import type { NewMessage, Store } from '../store/types.js';
+import { activeThreadFor } from '../rooms/thread-target.js';
+import type { NewMessage, Store, Thread } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
 import { wellFormed } from '../text.js';
 
@@ -56,6 +57,22 @@ export function checkImport(messages: unknown, maxTextChars: number): ImportedMe
     if (typeof m.ts !== 'string' || Number.isNaN(Date.parse(m.ts))) throw bad('ts must be an ISO-8601 time');
     return { author: { name }, text: wellFormed(m.text), ts: new Date(m.ts).toISOString() };
   });
+}
+
+/**
+ * The thread an import of `roomId` goes to: the room's main thread, or `threadId`, where a merged
+ * thread stands for the thread it was merged into, as for live messages. Messages imported into a
+ * merged thread stayed in it, archived, while their memory went to the survivor. ERR_THREAD_NOT_FOUND
+ * for no such thread; ERR_BAD_REQUEST for another room's, or one archived otherwise.
+ */
+export async function importTarget(store: Store, roomId: string, threadId?: string): Promise<Thread> {
+  if (threadId === undefined) return store.ensureMainThread(roomId);
+  const given = await store.getThread(threadId);
+  if (!given) throw new errors.ERR_THREAD_NOT_FOUND(threadId);
+  if (given.roomId !== roomId) throw new errors.ERR_BAD_REQUEST(`threadId ${threadId} is not a thread of room ${roomId}`);
+  const target = await activeThreadFor(store, roomId, threadId);
+  if (!target) throw new errors.ERR_BAD_REQUEST(`thread ${threadId} is archived; import into an active thread`);
+  return target;
 }
 
 /**

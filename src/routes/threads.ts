@@ -11,7 +11,7 @@ import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 import { DEFAULT_HISTORY_PAGE, historyPageSchema, historyQuerySchema } from './rooms-http.js';
-import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages } from '../memory/import.js';
+import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../memory/import.js';
 import { detailSchema, idParams, threadSchema } from './thread-schemas.js';
 import { threadView } from '../memory/threads/thread-view.js';
 
@@ -207,8 +207,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       const roomId = request.params.id;
       if (!(await rooms.resolve(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
       const messages = checkImport(request.body.messages, rooms.options.maxTextChars);
-      const target = request.body.threadId ? await thread(request.body.threadId) : await store.ensureMainThread(roomId);
-      if (target.roomId !== roomId) throw new errors.ERR_BAD_REQUEST(`threadId ${target.id} is not a thread of room ${roomId}`);
+      const target = await importTarget(store, roomId, request.body.threadId || undefined);
       return importMessages(store, memory, roomId, target.id, messages);
     },
   );

@@ -89,6 +89,22 @@ describe('POST /api/v1/rooms/:id/import', () => {
   });
 });
 
+describe('importing into a merged thread', () => {
+  it('goes to the thread it was merged into, as live messages do, messages and memory together', async () => {
+    const a = await app();
+    const main = await a.salon.store.ensureMainThread('news_1');
+    const side = await a.salon.threads.create('news_1', 'Side', 'admin');
+    await a.salon.threads.merge(main.id, side.id, 'admin');
+    const res = await post(a, 'news_1', { threadId: side.id, messages: conversation });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().threadId).toBe(main.id);
+    await a.salon.memory.idle();
+    expect(await a.salon.store.countThreadMessages(main.id)).toBe(4);
+    expect(await a.salon.store.countThreadMessages(side.id)).toBe(0);
+    expect(await a.salon.store.countMemoryChunks(main.id)).toBeGreaterThan(0);
+  });
+});
+
 describe('salon import', () => {
   it('imports a file into a room of DATA_DIR, prints the ids and builds the memory; refuses a bad file whole', async () => {
     const { dir, cleanup } = tempDir('salon-cli-import-');

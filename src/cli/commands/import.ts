@@ -12,7 +12,7 @@ import { OfflineChanges } from '../../sync/offline-changes.js';
 import { createReadStream } from 'node:fs';
 import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
-import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages } from '../../memory/import.js';
+import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../../memory/import.js';
 import { MemoryService } from '../../memory/memory-service.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import { storeResolver } from '../../rooms/resolver.js';
@@ -81,8 +81,7 @@ const importCommand: Command = {
     try {
       const messages = checkImport(Array.isArray(raw) ? raw : (raw as { messages?: unknown })?.messages, DEFAULT_MAX_TEXT_CHARS);
       if (!(await storeResolver(store)(room))) throw new errors.ERR_ROOM_NOT_FOUND(room);
-      const thread = typeof threadOption === 'string' ? await store.getThread(threadOption) : await store.ensureMainThread(room);
-      if (!thread || thread.roomId !== room) throw new errors.ERR_THREAD_NOT_FOUND(`${String(threadOption)} in room ${room}`);
+      const thread = await importTarget(store, room, typeof threadOption === 'string' ? threadOption : undefined);
       bar = new ProgressBar('import', messages.length);
       // The memory is rebuilt from the store first, so repeats of what it holds are recognised.
       await memory.load();
