@@ -87,5 +87,6 @@ describe('salon --help', () => {
     expect(help('sources', 'add', '-h').stdout).toContain('salon sources add hn top|best|new|STORY_URL');
     expect(help('ingest', '--help').stdout).toContain('--youtube-feed URL');
     expect(help('search', '--help').stdout).toMatch(/^usage: salon search "query"/);
+    expect(help('help', 'import').stdout).toMatch(/^usage: salon import FILE --room ID/);
   });
 });

@@ -27,6 +27,8 @@ async function help(): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // `salon help import` is `salon import --help`.
+  if (argv[0] === 'help' && argv.length === 2) return main([argv[1], '--help']);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     await help();
