@@ -2,7 +2,8 @@
  * Sources that refresh, against loopback sites and an injected clock: a feed that gains an entry
  * gives exactly one new item; an unchanged feed answered 304 costs no parse; a failing source
  * backs off and reports its error; HN stories (one by URL, a list, an HN entry in a feed) arrive
- * with article body and comments; of two nodes on one store, one polls a due source.
+ * with article body and comments; of two nodes on one store (SQLite, and PostgreSQL with a node
+ * each), one polls a due source, and keeps polls it has queued.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
@@ -13,8 +14,10 @@ import { SourceService } from '../../src/content/refresh/source-service.js';
 import { parseSourceLines, sourceIdOf } from '../../src/content/refresh/source-spec.js';
 import type { IngestDeps } from '../../src/content/sources/article.js';
 import { parseFeed } from '../../src/content/sources/feeds.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { loopbackDeps } from '../fixtures-servers/deps.js';
+import { describePostgres, freshSchema, POSTGRES_URL } from '../store/postgres-harness.js';
 import { startHnServer, type HnServer } from '../fixtures-servers/hn-server.js';
 import { articlePage, startFixtureServer, type Answer, type FixtureServer } from '../fixtures-servers/http.js';
 
@@ -379,5 +382,60 @@ describe('sources that refresh', () => {
     expect(() => parseSourceLines('feed', 'SOURCES')).toThrow(/SOURCES entry 1/);
     expect(() => parseSourceLines('rss https://x.test/feed', 'SOURCES')).toThrow(/kind must be one of/);
     expect(parseSourceLines('feed https://alice:s3cret@x.test/feed', 'SOURCES')[0].url).toBe('https://x.test/feed');
+  });
+});
+
+describePostgres('sources that refresh, two nodes on PostgreSQL', () => {
+  it('keeps a queued poll on the node that took it: the other node, looking after the first lease ran out, polls nothing', async () => {
+    const schema = await freshSchema();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const web = await startFixtureServer({}, (path) =>
+      path.startsWith('/a/') ? { body: articlePage(`Story ${path.slice(3)}`, PARAS) } : { status: 404, body: 'not found' },
+    );
+    web.routes.set('/slow.xml', async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, ['slow']) }));
+    web.routes.set('/feed.xml', { type: 'application/rss+xml', body: rss(web.origin, ['one', 'two']) });
+    let clock = T0;
+    const node = async (owner: string) => {
+      const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema: schema.schema });
+      const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
+      const ingest = new IngestService({
+        store,
+        pipeline,
+        deps: loopbackDeps(),
+        hn: { base: web.origin, commentLimit: 10, intervalMs: 0 },
+        bodyMaxChars: 200_000,
+        maxRunning: 1,
+      });
+      const sources = new SourceService({ store, ingest, owner, leaseMs: 15 * MIN, now: () => clock, random: () => 0.5 });
+      return { store, ingest, sources };
+    };
+    const a = await node('node-a');
+    const b = await node('node-b');
+    try {
+      await a.sources.add({ kind: 'feed', url: `${web.origin}/slow.xml` });
+      await a.sources.tick();
+      const { id } = await a.sources.add({ kind: 'feed', url: `${web.origin}/feed.xml` });
+      const [queued] = await a.sources.tick();
+      for (let look = 0; look < 3; look++) {
+        clock += 10 * MIN;
+        expect(await a.sources.tick()).toEqual([]);
+        expect(await b.sources.tick()).toEqual([]);
+      }
+      release();
+      await a.ingest.idle();
+      expect(await a.ingest.getJob(queued)).toMatchObject({ status: 'done', done: 2 });
+      expect(await b.sources.get(id)).toMatchObject({ polling: null, itemCount: 2, lastError: null });
+      expect(web.requests.filter((r) => r.path === '/feed.xml')).toHaveLength(1);
+    } finally {
+      release();
+      for (const n of [a, b]) {
+        await n.sources.stop();
+        await n.ingest.close();
+        await n.store.close();
+      }
+      await web.close();
+      await schema.drop();
+    }
   });
 });
