@@ -3,6 +3,10 @@
  * checked all together, then stored in one transaction in time order, then fed to the thread's
  * memory like live messages (windows close at the quiet spells the times show). Used by
  * `POST /api/v1/rooms/:id/import` and `salon import`.
+ *
+ * Importing the same messages into the same thread again stores nothing twice: each message's
+ * clientId is made from the thread, its author, time and text (and its place among identical
+ * ones), so the store finds it again as it finds a resent chat message.
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
@@ -28,13 +32,25 @@ export interface ImportedMessage {
 
 export interface ImportResult {
   threadId: string;
-  /** The stored messages' ids, in the order they were given. */
+  /** The stored messages' ids, in the order they were given (an earlier import's, for a message it stored). */
   messageIds: string[];
+  /** How many of them this import stored; the others were stored by an earlier import of them. */
+  stored: number;
 }
 
 /** The id every imported message of one name gets: stable, and never a live member's (those start with `u_`). */
 export function importedAuthorId(name: string): string {
   return `imp_${createHash('sha256').update(name.toLowerCase()).digest('base64url').slice(0, 16)}`;
+}
+
+/**
+ * The clientId of an imported message: the same for the same message imported into the same
+ * thread again. `nth` tells apart identical messages of one import (the same author, time and text).
+ */
+function importClientId(threadId: string, message: ImportedMessage, nth: number): string {
+  const hash = createHash('sha256');
+  for (const part of [threadId, message.author.name.toLowerCase(), message.ts, message.text, String(nth)]) hash.update(`${part.length}:${part}`);
+  return `import_${hash.digest('base64url').slice(0, 32)}`;
 }
 
 /**
@@ -87,19 +103,28 @@ export async function importMessages(
   messages: ImportedMessage[],
 ): Promise<ImportResult> {
   const order = messages.map((_, i) => i).sort((a, b) => messages[a].ts.localeCompare(messages[b].ts) || a - b);
-  const rows: NewMessage[] = order.map((i) => ({
-    roomId,
-    threadId,
-    author: { id: importedAuthorId(messages[i].author.name), name: messages[i].author.name, kind: 'user' },
-    text: messages[i].text,
-    ts: messages[i].ts,
-  }));
-  const stored = await store.appendMessages(rows);
+  const seen = new Map<string, number>();
+  const rows: NewMessage[] = order.map((i) => {
+    const m = messages[i];
+    const same = `${m.author.name.toLowerCase()}\n${m.ts}\n${m.text}`;
+    const nth = seen.get(same) ?? 0;
+    seen.set(same, nth + 1);
+    return {
+      roomId,
+      threadId,
+      author: { id: importedAuthorId(m.author.name), name: m.author.name, kind: 'user' },
+      text: m.text,
+      ts: m.ts,
+      clientId: importClientId(threadId, m, nth),
+    };
+  });
+  const appended = await store.appendMessages(rows);
   const ids: string[] = new Array(messages.length);
-  order.forEach((given, k) => (ids[given] = stored[k].id));
+  order.forEach((given, k) => (ids[given] = appended[k].message.id));
+  const fresh = appended.filter((a) => !a.duplicate).map((a) => a.message);
   // Live chat of the thread is closed into its own window first, so windows never mix the two.
   memory.flush(threadId);
-  for (const m of stored) memory.onMessage(m);
+  for (const m of fresh) memory.onMessage(m);
   memory.flush(threadId);
-  return { threadId, messageIds: ids };
+  return { threadId, messageIds: ids, stored: fresh.length };
 }

@@ -193,8 +193,12 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
         response: {
           200: {
             type: 'object',
-            properties: { threadId: { type: 'string' }, messageIds: { type: 'array', items: { type: 'string' } } },
-            required: ['threadId', 'messageIds'],
+            properties: {
+              threadId: { type: 'string' },
+              messageIds: { type: 'array', items: { type: 'string' } },
+              stored: { type: 'integer', description: 'messages this import stored; the others an earlier import of the same messages stored' },
+            },
+            required: ['threadId', 'messageIds', 'stored'],
           },
           400: errorBodySchema,
           401: errorBodySchema,

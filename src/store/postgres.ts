@@ -232,10 +232,10 @@ export class PostgresStore implements Store {
     return this.db.tx((sql) => appendIn(sql, m));
   }
 
-  appendMessages(messages: NewMessage[]): Promise<Message[]> {
+  appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
     return this.db.tx(async (sql) => {
-      const out: Message[] = [];
-      for (const m of messages) out.push((await appendIn(sql, m)).message);
+      const out: { message: Message; duplicate: boolean }[] = [];
+      for (const m of messages) out.push(await appendIn(sql, m));
       return out;
     });
   }

@@ -559,8 +559,8 @@ export class SqliteStore implements Store {
 
   private appendTx?: Database.Transaction<(m: NewMessage) => { message: Message; duplicate: boolean }>;
 
-  async appendMessages(messages: NewMessage[]): Promise<Message[]> {
-    const tx = this.db.transaction((all: NewMessage[]) => all.map((m) => this.appendInTransaction(m).message));
+  async appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
+    const tx = this.db.transaction((all: NewMessage[]) => all.map((m) => this.appendInTransaction(m)));
     return tx.immediate(messages);
   }
 

@@ -331,8 +331,11 @@ export interface Store {
    * was already stored is not stored again: the original is returned with duplicate=true.
    */
   appendMessage(message: NewMessage): Promise<{ message: Message; duplicate: boolean }>;
-  /** Appends several messages in one transaction, in the order given: all of them, or on any failure none. */
-  appendMessages(messages: NewMessage[]): Promise<Message[]>;
+  /**
+   * Appends several messages in one transaction, in the order given: all of them, or on any
+   * failure none. Each is kept or found again by its clientId as appendMessage does.
+   */
+  appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]>;
   /** Messages with seq > afterSeq, oldest first, at most `limit`. */
   messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]>;
   /** The last `limit` messages, oldest first. */

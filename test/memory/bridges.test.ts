@@ -37,7 +37,7 @@ async function threadSaying(a: FastifyInstance, title: string, lines: string[]):
   const stored = await a.salon.store.appendMessages(
     lines.map((text, i) => ({ roomId: ROOM, threadId: t.id, author, text, ts: new Date(Date.UTC(2026, 10, 2, 10, i)).toISOString() })),
   );
-  for (const m of stored) a.salon.memory.onMessage(m);
+  for (const { message } of stored) a.salon.memory.onMessage(message);
   a.salon.memory.flush(t.id);
   await a.salon.memory.idle();
   return t.id;
@@ -150,7 +150,7 @@ describe('thread bridges', () => {
         ts: new Date(Date.UTC(2026, 10, 2, 11, i)).toISOString(),
       })),
     );
-    for (const m of stored) a.salon.memory.onMessage(m);
+    for (const { message } of stored) a.salon.memory.onMessage(message);
     a.salon.memory.flush(other);
     await a.salon.memory.idle();
     expect(await a.salon.store.threadBridges(trains)).toEqual([]);

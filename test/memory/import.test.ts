@@ -59,6 +59,31 @@ describe('POST /api/v1/rooms/:id/import', () => {
     expect(sources.some((s) => s.sourceType === 'conversation' && s.messageIds?.includes(messageIds[0]))).toBe(true);
   });
 
+  it('stores nothing twice when the same messages are imported into the same thread again, identical messages of one import included', async () => {
+    const a = await app();
+    const twice = [...conversation, conversation[1]];
+    const first = (await post(a, 'news_1', { messages: twice })).json() as { threadId: string; messageIds: string[]; stored: number };
+    expect(first.stored).toBe(5);
+    expect(new Set(first.messageIds).size).toBe(5);
+    await a.salon.memory.idle();
+    const chunks = (await a.salon.memory.stats(first.threadId)).chunks;
+    const lastSeq = await a.salon.store.lastSeq('news_1');
+
+    const again = await post(a, 'news_1', { messages: twice });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual({ threadId: first.threadId, messageIds: first.messageIds, stored: 0 });
+    await a.salon.memory.idle();
+    expect((await a.salon.memory.stats(first.threadId)).chunks).toBe(chunks);
+    // One more message on top: only it is new.
+    const more = { author: { name: 'Melanie' }, text: 'The race raised money for a clinic.', ts: day(21, 0) };
+    const plusOne = (await post(a, 'news_1', { messages: [...twice, more] })).json() as { messageIds: string[]; stored: number };
+    expect(plusOne.stored).toBe(1);
+    expect(plusOne.messageIds.slice(0, 5)).toEqual(first.messageIds);
+    await a.salon.memory.idle();
+    expect(await a.salon.store.lastSeq('news_1')).toBe(lastSeq + 1);
+    expect((await a.salon.store.threadMessages(first.threadId, 20)).length).toBe(6);
+  });
+
   it('writes nothing when any message is bad, and refuses strangers, unknown rooms, other rooms’ threads and too many messages', async () => {
     const a = await app();
     const thread = await a.salon.store.ensureMainThread('news_1');

@@ -436,9 +436,9 @@ describe('salon threads', () => {
     // As the HTTP API shows a thread, not as the store keeps it.
     expect(shown.thread).not.toHaveProperty('memoryEnabled');
     expect(Object.keys(shown.thread).sort()).toEqual(httpKeys);
-    expect(JSON.parse((await run(['split', t.id])).stdout).messages.map((m: { id: string }) => m.id)).toEqual(said.map((m) => m.id));
+    expect(JSON.parse((await run(['split', t.id])).stdout).messages.map((m: { id: string }) => m.id)).toEqual(said.map((s) => s.message.id));
     const partsFile = join(dir, 'parts.json');
-    writeFileSync(partsFile, JSON.stringify([{ title: 'Prices', messageIds: [said[1].id] }]));
+    writeFileSync(partsFile, JSON.stringify([{ title: 'Prices', messageIds: [said[1].message.id] }]));
     const split = JSON.parse((await run(['split', t.id, '--parts', `@${partsFile}`, '--lock', 'force'])).stdout);
     const child = split.threads[0].id as string;
     expect(split.threads[0]).toMatchObject({ parentId: t.id, splitLockedUntil: 'force' });

@@ -368,8 +368,8 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(message).toMatchObject({ text: 'a\uFFFDb', author: { name: 'N\uFFFD' } });
         expect((await store.messagesAfter('news_1', 0, 1))[0]).toEqual(message);
         const [imported] = await store.appendMessages([{ roomId: 'news_1', threadId: t.id, author: { id: 'u', name: 'N', kind: 'user' }, text: '\u0000' }]);
-        expect(imported.text).toBe('\uFFFD');
-        expect((await store.messagesAfter('news_1', 1, 1))[0]).toEqual(imported);
+        expect(imported.message.text).toBe('\uFFFD');
+        expect((await store.messagesAfter('news_1', 1, 1))[0]).toEqual(imported.message);
       });
 
       it('numbers messages per room and keeps clientIds idempotent', async () => {
@@ -383,6 +383,18 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(again.message).toEqual(a.message);
         expect(await store.lastSeq('news_1')).toBe(2);
         expect(await store.lastSeq('news_none')).toBe(0);
+        // Several at once: the stored ones are found again, the new ones numbered on.
+        const batch = await store.appendMessages([
+          { roomId: 'news_1', threadId: t.id, author: user('u1'), text: 'hi (in a batch)', clientId: 'c1' },
+          { roomId: 'news_1', threadId: t.id, author: user('u1'), text: 'new', clientId: 'c2' },
+          { roomId: 'news_1', threadId: t.id, author: user('u1'), text: 'new again', clientId: 'c2' },
+        ]);
+        expect(batch.map((m) => [m.duplicate, m.message.seq, m.message.text])).toEqual([
+          [true, 1, 'hi'],
+          [false, 3, 'new'],
+          [true, 3, 'new'],
+        ]);
+        expect(await store.lastSeq('news_1')).toBe(3);
       });
 
       it('replays after a seq and returns the recent tail oldest first', async () => {

@@ -3,7 +3,7 @@
  * the store in DATA_DIR (not through a running server), like `POST /api/v1/rooms/:id/import`:
  * FILE holds `[{author: {name}, text, ts}, …]` or `{messages: […]}`. Every message is checked
  * before anything is written; then they are stored in one transaction and the thread's memory is
- * built, with a progress bar on stderr. Prints `{threadId, messageIds}` to stdout.
+ * built, with a progress bar on stderr. Prints `{threadId, messageIds, stored}` to stdout.
  *
  * Running servers on the same store index the imported chunks within 30 s, from the store's change
  * log (OfflineChanges), as README says.
