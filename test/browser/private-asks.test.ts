@@ -79,6 +79,23 @@ describe('private questions kept in the tab', () => {
     expect(JSON.stringify(log.snapshot())).not.toContain('question 1');
   });
 
+  it('mark a question whose answer a reload cut off, and only that one, in each thread', () => {
+    const storage = new FakeStorage();
+    const log = new MessageLog();
+    log.receive(msg(1));
+    askPrivately(log, 1);
+    // Asked, then the page reloaded before its answer came: asked again, answered.
+    log.addLocal('p2', 'question 2', ADA, 't1', ROOM, true);
+    log.sentPrivately('p2');
+    askPrivately(log, 3);
+    // In another thread, a question still waiting.
+    log.addLocal('p4', 'question 4', ADA, 't2', ROOM, true);
+    log.sentPrivately('p4');
+    const after = reload(log, storage, [msg(1)]);
+    const marked = after.entries.filter((e) => e.unanswered).map((e) => e.message.text);
+    expect(marked).toEqual(['question 2', 'question 4']);
+  });
+
   it('survive the server history replacing the log, and the log trimming its oldest messages', () => {
     const log = new MessageLog();
     log.receive(msg(1));

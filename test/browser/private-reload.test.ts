@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import type { AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import { tempDir } from '../helpers.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom, shadowText, startServer, type Person } from './harness.js';
 
@@ -29,6 +30,30 @@ function pageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
   return errors;
+}
+
+/** An assistant that starts every answer and finishes none until it is closed: a reload always comes mid-answer. */
+class StalledAssistant implements RoomAssistant {
+  private outlet: RoomOutlet | undefined;
+  private n = 0;
+  private readonly stop: (() => void)[] = [];
+  attach(outlet: RoomOutlet): void {
+    this.outlet = outlet;
+  }
+  pending() {
+    return [];
+  }
+  async close(): Promise<void> {
+    for (const end of this.stop.splice(0)) end();
+  }
+  ask(request: Parameters<RoomAssistant['ask']>[0]): { id: string; position: number; done: Promise<AskResult> } {
+    const id = `answer_${++this.n}`;
+    this.outlet!.sendToUser(request.roomId, request.asker.id, { type: 'assistant.progress', id, stage: 'writing' });
+    this.outlet!.sendToUser(request.roomId, request.asker.id, { type: 'assistant.delta', id, text: 'Half an ans' });
+    const done = new Promise<AskResult>((_resolve, reject) => this.stop.push(() => reject(new Error('closed'))));
+    done.catch(() => {});
+    return { id, position: 0, done };
+  }
 }
 
 const QUESTION = 'What energy density did the cell reach in the independent tests?';
@@ -161,6 +186,32 @@ describeBrowser('private questions kept in the tab', () => {
       const stored = await ada.page.evaluate(() => sessionStorage.getItem('salon.private.news_plim') ?? '');
       expect(stored).toContain('first private question');
       expect(stored).not.toContain('second private question');
+    } finally {
+      await server.close();
+      dir.cleanup();
+    }
+  });
+
+  it('says why a private question restored by a reload in the middle of its answer has no answer', async () => {
+    const dir = tempDir();
+    const server = await startServer(dir.dir, { env: { SEED_DEMO: 'false' }, overrides: { assistant: new StalledAssistant() } });
+    try {
+      await server.app.salon.store.upsertItem(item('news_pstall', { title: 'Stalled answers' }));
+      const ada = await person(suite.browser, 'Ada');
+      people.push(ada);
+      const url = `${server.url}/chat?id=news_pstall`;
+      await enter(ada.page, url, 1);
+      await privateMode(ada.page);
+      await say(ada.page, 'a question cut short');
+      await ada.page.locator('salon-message-item[state=streaming]', { hasText: 'Half an ans' }).waitFor();
+      const question = ada.page.locator('salon-message-item[kind=user][only-you]', { hasText: 'a question cut short' });
+      expect(await question.locator('[data-unanswered]').count()).toBe(0);
+
+      await ada.page.reload();
+      await enter(ada.page, url, 1);
+      await question.waitFor();
+      expect(await ada.page.locator('salon-message-item[state=streaming]').count()).toBe(0);
+      expect(await question.locator('[data-unanswered]').textContent()).toContain('No answer: the page was reloaded while it was being written.');
     } finally {
       await server.close();
       dir.cleanup();

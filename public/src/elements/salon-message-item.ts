@@ -135,6 +135,8 @@ export class SalonMessageItem extends LitElement {
   @property({ type: Boolean, reflect: true }) mine = false;
   /** A private question or its answer: only this member sees it. */
   @property({ type: Boolean, reflect: true, attribute: 'only-you' }) onlyYou = false;
+  /** A private question whose answer was never written: the page was reloaded while it was. */
+  @property({ type: Boolean, reflect: true }) unanswered = false;
   /** The introduction of a fused thread (its first message). */
   @property({ type: Boolean, reflect: true }) intro = false;
 
@@ -162,6 +164,9 @@ export class SalonMessageItem extends LitElement {
 
   private renderStatus() {
     if (this.state === 'sending') return html`<div class="status muted">Sending…</div>`;
+    if (this.unanswered && this.state === 'sent') {
+      return html`<div class="status muted" data-unanswered>No answer: the page was reloaded while it was being written. Ask again to get one.</div>`;
+    }
     if (this.state !== 'failed') return nothing;
     return html`<div class="status failed" role="alert">
       <span>Not sent: ${this.error || 'the server did not accept it.'}</span>

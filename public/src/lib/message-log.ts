@@ -22,6 +22,8 @@ export interface LogEntry {
   order?: number;
   /** A private question (an `ask` frame with `private: true`): never posted, so never echoed. */
   private?: boolean;
+  /** A private question read back after a reload whose answer never came: the reload ended the ask. */
+  unanswered?: boolean;
 }
 
 /** A confirmed private question (never echoed, so it has no id) or a private answer (`private_…` id): private-asks.ts keeps them. */

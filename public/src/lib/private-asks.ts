@@ -81,7 +81,26 @@ export function readPrivate(storage: StorageLike | null, roomId: string): LogEnt
     seen.add(entry.key);
     entries.push(entry);
   }
-  return entries;
+  return markUnanswered(entries);
+}
+
+/**
+ * Marks the questions no answer follows. An answer is not kept while it is written, and a reload
+ * ends the private ask on the server, so a question asked just before a reload comes back alone.
+ * Answers carry no link to their question: in each thread an answer goes to the newest question
+ * before it still without one, so asking again after a reload leaves the first question marked.
+ */
+function markUnanswered(entries: LogEntry[]): LogEntry[] {
+  const waiting = new Map<string, LogEntry[]>();
+  // Written in the conversation's order; sorted again (stable: a question and its answer share an order) in case the copy was not.
+  for (const entry of [...entries].sort((a, b) => (a.order ?? 0) - (b.order ?? 0))) {
+    const stack = waiting.get(entry.message.threadId) ?? [];
+    waiting.set(entry.message.threadId, stack);
+    if (entry.message.author.kind === 'user') stack.push(entry);
+    else stack.pop();
+  }
+  const unanswered = new Set([...waiting.values()].flat());
+  return entries.map((e) => (unanswered.has(e) ? { ...e, unanswered: true } : e));
 }
 
 type Loose = Record<string, unknown>;
