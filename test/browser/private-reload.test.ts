@@ -192,6 +192,30 @@ describeBrowser('private questions kept in the tab', () => {
     }
   });
 
+  it('fits the private-mode composer, its line and Forget them on a 360 × 740 phone without scrolling the page', async () => {
+    const nia = await openAs(suite.browser, 'Nia', { width: 360, height: 740 });
+    people.push(nia);
+    await enter(nia.page, `${suite.server.url}/chat?id=${stories[1].id}`, 1);
+    await privateMode(nia.page);
+    await say(nia.page, QUESTION);
+    await expect.poll(() => nia.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    const forget = nia.page.locator('salon-composer .private-note button', { hasText: 'Forget them' });
+    await forget.waitFor();
+    expect(await nia.page.locator('salon-composer .private-note').innerText()).toContain('In this tab only, not on the server.');
+    for (const target of [
+      'salon-composer textarea',
+      'salon-composer button[type=submit]',
+      'salon-composer input[name=private]',
+      'salon-composer .private-note',
+    ]) {
+      const box = (await nia.page.locator(target).boundingBox())!;
+      expect(box.y + box.height, target).toBeLessThanOrEqual(740);
+    }
+    expect(await nia.page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(740);
+    // Screen readers hear the note that is shown (the long one is not rendered on a phone).
+    expect(await nia.page.locator('salon-composer .private-note .long').isVisible()).toBe(false);
+  });
+
   it('says why a private question restored by a reload in the middle of its answer has no answer', async () => {
     const dir = tempDir();
     const server = await startServer(dir.dir, { env: { SEED_DEMO: 'false' }, overrides: { assistant: new StalledAssistant() } });

@@ -18,6 +18,8 @@ const COUNTER_FROM = 500;
 const TYPING_IDLE_MS = 4_000;
 /** Where private questions are kept (lib/private-asks.ts), said while "Only me" is on. */
 const PRIVATE_NOTE = 'Private questions stay in this tab only: not saved on the server, gone when the tab closes.';
+/** The same on a phone, short enough to share one line with "Forget them" at 360 px: the composer must fit below the messages. */
+const PRIVATE_NOTE_SHORT = 'In this tab only, not on the server.';
 
 @customElement('salon-composer')
 export class SalonComposer extends LitElement {
@@ -89,9 +91,18 @@ export class SalonComposer extends LitElement {
         text-decoration: underline;
         font-size: inherit;
       }
+      .private-note .short {
+        display: none;
+      }
       @media (max-width: 720px) {
         .private-note {
           font-size: 0.78rem;
+        }
+        .private-note .long {
+          display: none;
+        }
+        .private-note .short {
+          display: inline;
         }
       }
       .count {
@@ -174,7 +185,7 @@ export class SalonComposer extends LitElement {
 
   private renderPrivateNote() {
     return html`<p class="private-note" id="private-note">
-      ${PRIVATE_NOTE}${
+      <span class="long">${PRIVATE_NOTE}</span><span class="short">${PRIVATE_NOTE_SHORT}</span>${
         this.privateCount
           ? html`<button type="button" class="forget" aria-label="Forget this room's private questions" @click=${() => this.emit('salon-forget-private', {})}>
               Forget them
