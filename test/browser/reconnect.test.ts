@@ -120,6 +120,40 @@ describeBrowser('reconnecting after the server restarts', () => {
     }
   });
 
+  it('keeps the whole composer on a 360 × 740 phone while offline or reconnecting, the page not scrolling', async () => {
+    server ??= await startServer(suite.dataDir);
+    const room = 'news_phone_drop';
+    await server.app.salon.store.upsertItem(item(room, { title: 'Port Avelin measles outbreak reaches 140 cases; school vaccination clinics extended' }));
+    await server.app.salon.store.ensureMainThread(room);
+    await server.app.salon.threads.create(room, 'Vaccination clinics and the queues outside them', 'u_someone');
+    const nia = await openAs(suite.browser, 'Nia', { width: 360, height: 740 });
+    let blocked = false;
+    await nia.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+      if (blocked) ws.close();
+      else ws.connectToServer();
+    });
+    const fits = async (state: string) => {
+      await nia.page.locator(`salon-connection-status [data-state=${state}]`).waitFor({ timeout: 20_000 });
+      for (const target of ['salon-composer textarea', 'salon-composer button[type=submit]', 'salon-composer input[name=ask]']) {
+        const box = (await nia.page.locator(target).boundingBox())!;
+        expect(box.y + box.height, `${state}: ${target}`).toBeLessThanOrEqual(740);
+      }
+      expect(await nia.page.evaluate(() => document.documentElement.scrollHeight), state).toBeLessThanOrEqual(740);
+    };
+    try {
+      await nia.page.goto(`${server.url}/chat?id=${room}`);
+      await nia.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await nia.context.setOffline(true);
+      await say(nia.page, 'written offline');
+      await fits('offline');
+      blocked = true;
+      await nia.context.setOffline(false);
+      await fits('reconnecting');
+    } finally {
+      await nia.context.close();
+    }
+  });
+
   it('shows the sessionStorage copy while the room cannot be reached, then the server history as the truth', async () => {
     server ??= await startServer(suite.dataDir);
     await server.app.salon.store.upsertItem(item('news_off', { title: 'Offline drill' }));

@@ -71,7 +71,8 @@ export class SalonComposer extends LitElement {
         color: var(--salon-muted);
       }
       @media (max-width: 720px) {
-        .hint .keys {
+        /* The connection bar above the room says the same while the composer queues; a phone has no line to spare. */
+        .hint {
           display: none;
         }
       }

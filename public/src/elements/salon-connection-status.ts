@@ -48,6 +48,20 @@ export class SalonConnectionStatus extends LitElement {
         font-size: 0.85rem;
         margin-left: auto;
       }
+      /* A phone's height must still hold the composer below the messages: one line where it can. */
+      @media (max-width: 720px) {
+        .bar {
+          font-size: 0.8rem;
+          padding: 0.25rem 0.5rem;
+          gap: 0.4rem;
+          margin-bottom: 0.35rem;
+        }
+        .bar button {
+          min-height: 1.6rem;
+          font-size: 0.8rem;
+          padding: 0 0.55rem;
+        }
+      }
     `,
   ];
 
