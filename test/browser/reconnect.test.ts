@@ -154,6 +154,33 @@ describeBrowser('reconnecting after the server restarts', () => {
     }
   });
 
+  it('does not read the reconnect countdown out every second: its live region says "Reconnecting" once', async () => {
+    server ??= await startServer(suite.dataDir);
+    await server.app.salon.store.upsertItem(item('news_countdown', { title: 'Countdown drill' }));
+    const eve = await openAs(suite.browser, 'Eve');
+    let blocked = false;
+    await eve.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+      if (blocked) ws.close();
+      else ws.connectToServer();
+    });
+    try {
+      await eve.page.goto(`${server.url}/chat?id=news_countdown`);
+      await eve.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      blocked = true;
+      await eve.context.setOffline(true);
+      await eve.page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 20_000 });
+      await eve.context.setOffline(false);
+      const bar = eve.page.locator('salon-connection-status [data-state=reconnecting]');
+      await expect.poll(() => bar.innerText(), { timeout: 20_000 }).toMatch(/Reconnecting in \d+ s/);
+      const heard = await eve.page.locator('salon-connection-status [role=status]').ariaSnapshot();
+      expect(heard).toContain('Connection lost. Reconnecting.');
+      expect(heard).not.toMatch(/\d+ s/);
+      expect(await bar.getByRole('button', { name: 'Retry now' }).count()).toBe(1);
+    } finally {
+      await eve.context.close();
+    }
+  });
+
   it('shows the sessionStorage copy while the room cannot be reached, then the server history as the truth', async () => {
     server ??= await startServer(suite.dataDir);
     await server.app.salon.store.upsertItem(item('news_off', { title: 'Offline drill' }));

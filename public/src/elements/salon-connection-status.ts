@@ -97,8 +97,12 @@ export class SalonConnectionStatus extends LitElement {
         return html`<div class="bar info" data-state="connecting">Connecting to the room…</div>`;
       case 'reconnecting': {
         const seconds = this.retryAt ? Math.max(0, Math.ceil((this.retryAt - this.now) / 1000)) : 0;
+        // The countdown changes every second inside a live region: screen readers would read each one out.
         return html`<div class="bar warning" data-state="reconnecting">
-          <span>Connection lost. ${seconds > 0 ? `Reconnecting in ${seconds} s…` : 'Reconnecting…'}</span>
+          <span
+            >Connection lost. <span aria-hidden="true">${seconds > 0 ? `Reconnecting in ${seconds} s…` : 'Reconnecting…'}</span
+            ><span class="visually-hidden">Reconnecting.</span></span
+          >
           <button type="button" @click=${() => this.emit('salon-reconnect')}>Retry now</button>
         </div>`;
       }
