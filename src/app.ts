@@ -17,7 +17,7 @@ import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
 import apiRateLimit, { API_RATE_LIMIT } from './routes/rate-limit.js';
-import webRoutes from './routes/web.js';
+import webRoutes, { readShell } from './routes/web.js';
 import { createServices, type ServiceOverrides } from './services.js';
 
 /** Implementations that replace the ones the config would choose, and test-only settings. */
@@ -82,7 +82,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await services.store.close();
   });
 
-  installErrorHandlers(app);
+  installErrorHandlers(app, { notFoundPage: () => readShell() });
   readEmptyJsonBodyAsNone(app);
   refuseNonFiniteNumbers(app);
   await app.register(apiRateLimit, { perMinute: config.API_RATE_LIMIT_PER_MINUTE });

@@ -38,8 +38,25 @@ export function frameworkErrors(err: FastifyError, _request: FastifyRequest, rep
   void reply.status(e.statusCode).send({ error: { code: e.code, message: e.message } });
 }
 
+/** What `installErrorHandlers` takes besides the app. */
+export interface ErrorHandlerOptions {
+  /**
+   * The browser client's HTML shell, or null when it is not built. A browser opening an address
+   * no route takes gets it with the 404, and the client says "Not found" with a way back, instead
+   * of a page of JSON.
+   */
+  notFoundPage?: () => Promise<string | null>;
+}
+
+/** A browser navigating to a page (not the API, a socket or an asset): a GET that accepts HTML. */
+function wantsPage(request: FastifyRequest): boolean {
+  if (request.method !== 'GET') return false;
+  if (/^\/(api|ws|assets)(\/|$)/.test(request.url)) return false;
+  return /\btext\/html\b/.test(request.headers.accept ?? '');
+}
+
 /** Installs the error and not-found handlers on `app`. */
-export function installErrorHandlers(app: FastifyInstance): void {
+export function installErrorHandlers(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const salonError = toSalonError(err);
     if (salonError.statusCode >= 500) request.log.error({ err }, 'request failed');
@@ -52,11 +69,16 @@ export function installErrorHandlers(app: FastifyInstance): void {
   };
   // A request no route takes is answered before its body is read: Fastify parses the body of a
   // POST or OPTIONS to any path first, and 1 MB of nested arrays held the event loop ~100 ms, with
-  // no route to limit how often.
+  // no route to limit how often. A page's GET has no body: it goes on to the not-found handler,
+  // after every onRequest hook, so the page gets helmet's CSP like any other.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return notFound(request, reply);
+    if (request.is404 && !(options.notFoundPage && wantsPage(request))) return notFound(request, reply);
   });
-  app.setNotFoundHandler(notFound);
+  app.setNotFoundHandler(async (request, reply) => {
+    const html = options.notFoundPage && wantsPage(request) ? await options.notFoundPage() : null;
+    if (html === null) return notFound(request, reply);
+    return reply.status(404).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
+  });
 }
 
 /** JSON schema of the error body, for route schemas and the OpenAPI document. */

@@ -60,8 +60,12 @@ export const CSP_DIRECTIVES = {
   upgradeInsecureRequests: null,
 };
 
+/** The HTML shell the build wrote to `publicDir`, or null before a build. Read per request: a rebuild changes the hashed names while the server runs. */
+export function readShell(publicDir: string = defaultPublicDir()): Promise<string | null> {
+  return readFile(join(publicDir, 'index.html'), 'utf8').catch(() => null);
+}
+
 async function pages(app: FastifyInstance, publicDir: string): Promise<void> {
-  const shell = join(publicDir, 'index.html');
   await app.register(fastifyStatic, {
     root: join(publicDir, 'assets'),
     prefix: '/assets/',
@@ -74,8 +78,7 @@ async function pages(app: FastifyInstance, publicDir: string): Promise<void> {
   });
   for (const url of PAGE_ROUTES) {
     app.get(url, { schema: { hide: true } }, async (_request, reply) => {
-      // Read per request: a rebuild changes the hashed names while the server runs.
-      const html = await readFile(shell, 'utf8').catch(() => null);
+      const html = await readShell(publicDir);
       if (html === null) throw new errors.ERR_NOT_READY('the browser client is not built; run npm run build');
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
     });

@@ -181,6 +181,25 @@ describeBrowser('content pages and their Discuss links', () => {
     await expect.poll(() => page.locator('salon-watch-page h1').textContent()).toBe('No such video');
   });
 
+  it('answers a mistyped address with the page saying "Not found" and a way back, not a page of JSON', async () => {
+    for (const path of ['/nosuch', '/rooms/news_n1', '/chat/news_n1']) {
+      const response = await page.goto(`${suite.server.url}${path}`);
+      expect(response!.status(), path).toBe(404);
+      expect(response!.headers()['content-security-policy'], path).toContain("script-src 'self'");
+      await expect.poll(() => page.locator('salon-app main h1').textContent()).toBe('Not found');
+      expect(await page.locator('salon-app main a[href="/"]').textContent()).toBe('Back to the news');
+      expect(await page.title()).toBe('Not found · Salon');
+    }
+    // The API and the assets still answer in their own terms.
+    const api = await page.goto(`${suite.server.url}/api/v1/nope`);
+    expect(api!.status()).toBe(404);
+    expect(await api!.json()).toMatchObject({ error: { code: 'ERR_NOT_FOUND' } });
+    const asset = await fetch(`${suite.server.url}/assets/nope.js`, { headers: { accept: 'text/html' } });
+    expect(asset.status).toBe(404);
+    expect(asset.headers.get('content-type')).toMatch(/json/);
+    expect(await probeResults(page)).toMatchObject({ violations: [] });
+  });
+
   it('shows a video’s whole description, chapters included, as text', async () => {
     const res = await fetch(`${suite.server.url}/api/v1/content/video_v01`);
     const video = (await res.json()) as { body: string; description: string };

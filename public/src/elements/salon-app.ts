@@ -161,7 +161,7 @@ export class SalonApp extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    document.title = `${TITLES[this.path] ?? 'Salon'} · Salon`;
+    document.title = `${Object.hasOwn(TITLES, this.path) ? TITLES[this.path] : 'Not found'} · Salon`;
   }
 
   protected override render() {
