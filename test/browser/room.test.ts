@@ -213,6 +213,31 @@ describeBrowser('a room in two browsers', () => {
     }
   });
 
+  it('answers a mistyped command under it, without a Retry that would be refused again or a banner repeating it', async () => {
+    const hal = await person(suite.browser, 'Hal');
+    try {
+      await hal.page.goto(`${suite.server.url}/chat?id=news_r1`);
+      await hal.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      for (const [command, reason] of [
+        ['/split', 'name the thread by its id'],
+        ['/merge nope', ''],
+        ['/ask', 'ask needs a question'],
+      ]) {
+        await say(hal.page, command);
+        const refused = hal.page.locator('salon-message-item[state=failed]').filter({ hasText: command });
+        await expect.poll(() => refused.count(), { message: command }).toBe(1);
+        expect(await refused.locator('.failed').textContent(), command).toContain(reason ? reason : 'Not sent');
+        expect(await refused.getByRole('button', { name: 'Retry' }).count(), command).toBe(0);
+        expect(await refused.getByRole('button', { name: 'Discard' }).count(), command).toBe(1);
+      }
+      expect(await hal.page.locator('salon-connection-status [data-notice]').count()).toBe(0);
+      await hal.page.locator('salon-message-item[state=failed]').first().getByRole('button', { name: 'Discard' }).click();
+      await expect.poll(() => hal.page.locator('salon-message-item[state=failed]').count()).toBe(2);
+    } finally {
+      await hal.context.close();
+    }
+  });
+
   it('joins as a guest when the saved name would be refused, and keeps its name when a new one would be', async () => {
     // A name saved before the server refused invisible characters: sent at every join, it never got in.
     const ivy = await person(suite.browser, 'Ivy\u200b');

@@ -135,6 +135,8 @@ export class SalonMessageItem extends LitElement {
   @property({ type: Boolean, reflect: true }) mine = false;
   /** A private question or its answer: only this member sees it. */
   @property({ type: Boolean, reflect: true, attribute: 'only-you' }) onlyYou = false;
+  /** A failed message worth sending again; false for a command refused as written. */
+  @property({ type: Boolean }) retryable = true;
   /** A private question whose answer was never written: the page was reloaded while it was. */
   @property({ type: Boolean, reflect: true }) unanswered = false;
   /** The introduction of a fused thread (its first message). */
@@ -170,7 +172,7 @@ export class SalonMessageItem extends LitElement {
     if (this.state !== 'failed') return nothing;
     return html`<div class="status failed" role="alert">
       <span>Not sent: ${this.error || 'the server did not accept it.'}</span>
-      <button type="button" @click=${() => this.emit('salon-retry')}>Retry</button>
+      ${this.retryable ? html`<button type="button" @click=${() => this.emit('salon-retry')}>Retry</button>` : nothing}
       <button type="button" @click=${() => this.emit('salon-discard')}>Discard</button>
     </div>`;
   }

@@ -220,6 +220,7 @@ export class SalonMessageList extends LitElement {
               .sources=${e.message.sources ?? []}
               ?only-you=${!!e.private || e.message.id.startsWith('private_')}
               ?unanswered=${!!e.unanswered}
+              .retryable=${!e.final}
               ?intro=${!!this.introId && e.message.id === this.introId}
               ?mine=${e.message.author.kind === 'user' && (e.state !== 'sent' || (!!this.youId && e.message.author.id === this.youId))}
             ></salon-message-item>`,

@@ -24,6 +24,8 @@ export interface LogEntry {
   private?: boolean;
   /** A private question read back after a reload whose answer never came: the reload ended the ask. */
   unanswered?: boolean;
+  /** A failed command the server refused as written (a typo, a missing id): sending it again would be refused again. */
+  final?: boolean;
 }
 
 /** A confirmed private question (never echoed, so it has no id) or a private answer (`private_…` id): private-asks.ts keeps them. */
@@ -172,10 +174,10 @@ export class MessageLog {
   }
 
   /** Marks an unconfirmed message (or a private question, see `unconfirmed`) as failed, with the reason shown next to it. */
-  fail(clientId: string, error: string): boolean {
+  fail(clientId: string, error: string, final = false): boolean {
     const entry = this.unconfirmed(clientId);
     if (!entry) return false;
-    this.put({ ...entry, state: 'failed', error });
+    this.put({ ...entry, state: 'failed', error, ...(final ? { final: true } : {}) });
     return true;
   }
 

@@ -24,6 +24,8 @@ const TYPING_RESEND_MS = 3_000;
 const CACHE_SAVE_DELAY_MS = 250;
 const AI_PREFIX = /^(@ai|\/ask)\s/i;
 /** Notices a successful rejoin does not clear. */
+/** Refusals of a command as written (a typo, a missing or wrong id): the same text would be refused again. */
+const REFUSED_AS_WRITTEN = new Set(['ERR_BAD_MESSAGE', 'ERR_BAD_THREAD_OP', 'ERR_THREAD_NOT_FOUND', 'ERR_FORBIDDEN', 'ERR_MESSAGE_TOO_LONG']);
 const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
 
 /** An assistant answer still being written. */
@@ -357,6 +359,12 @@ export class RoomController implements ReactiveController {
     const entry = clientId ? this.memory!.log.unconfirmed(clientId) : undefined;
     const question = !!entry && (!!entry.private || AI_PREFIX.test(entry.message.text));
     const notice = code === 'ERR_RATE_LIMITED' && question ? askRefusedNotice(message) : noticeFor(code, message);
+    // A typed command refused as written: the reason under it is the answer, with no Retry (it
+    // would be refused again) and no banner repeating it above the room.
+    if (entry && !entry.private && entry.message.text.startsWith('/') && !question && REFUSED_AS_WRITTEN.has(code)) {
+      this.memory!.log.fail(clientId!, notice.message, true);
+      return;
+    }
     if (clientId) this.memory!.log.fail(clientId, notice.message);
     // An assistant failure ends every answer still shown as in progress; none will finish.
     if (/^ERR_(AI|ASSISTANT)_/.test(code)) this.answers = [];
