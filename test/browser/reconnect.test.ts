@@ -102,6 +102,11 @@ describeBrowser('reconnecting after the server restarts', () => {
       // silence watchdog (a minute) to say so.
       await ada.context.setOffline(true);
       await ada.page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 20_000 }); // the watchdog's minute would be 60 s
+      // Not connected, the page does not know who is here: no "(0)", no "0 people in the room" read out.
+      const members = ada.page.locator('salon-member-list');
+      expect(await members.locator('[data-unknown]').textContent()).toBe('(not connected)');
+      expect(await members.locator('.count').count()).toBe(0);
+      expect(await members.innerText()).not.toMatch(/\b0\b/);
       await say(ada.page, 'written offline');
       await ada.page.locator('salon-message-item[state=sending]').waitFor();
       expect(await ada.page.locator('salon-composer .hint').textContent()).toContain('sent once you reconnect');
@@ -111,6 +116,7 @@ describeBrowser('reconnecting after the server restarts', () => {
         await expect.poll(() => messageTexts(p), { timeout: 20_000 }).toEqual(['before the drop', 'written offline']);
       }
       await expect.poll(() => ada.page.locator('salon-message-item[state=sending]').count()).toBe(0);
+      await members.locator('.count[data-count="2"]').waitFor();
       expect(await ada.page.locator('salon-connection-status [data-state]').count()).toBe(0);
       const stored = await server.app.salon.store.recentMessages('news_net', 10);
       expect(stored.map((m) => m.text)).toEqual(['before the drop', 'written offline']);

@@ -126,9 +126,14 @@ export class SalonMemberList extends LitElement {
   @property({ type: Number }) count = 0;
   /** The member's own id. */
   @property() youId = '';
+  /** Whether the list is the room's now: false while the page is not connected to it. */
+  @property({ type: Boolean }) known = true;
   @state() private editing = false;
 
   protected override render() {
+    // Not connected, the page does not know who is here: "(0)" and "0 people in the room" would say nobody is, the member included.
+    // Not connected, the page does not know who is here: "(0)" and "0 people in the room" would say nobody is, the member included.
+    if (!this.known) return html`<h2 id="members-heading">Here now <span class="muted" data-unknown>(not connected)</span></h2>`;
     const count = Math.max(this.count, this.members.length);
     const unlisted = count - this.members.length;
     return html`<h2 id="members-heading">Here now <span class="count" data-count=${count}>(${count})</span></h2>

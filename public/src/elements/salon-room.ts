@@ -157,7 +157,13 @@ export class SalonRoom extends LitElement {
             ></salon-thread-list>
           </aside>
           <aside class="members" aria-label="People in this room">
-            <salon-member-list .members=${c.members} .count=${c.memberCount} .youId=${c.you?.id ?? ''} @salon-rename=${this.onRename}></salon-member-list>
+            <salon-member-list
+              .members=${c.members}
+              .count=${c.memberCount}
+              .youId=${c.you?.id ?? ''}
+              .known=${c.status === 'open'}
+              @salon-rename=${this.onRename}
+            ></salon-member-list>
           </aside>
         </div>
         <section class="chat" aria-label="Discussion">
