@@ -308,6 +308,21 @@ describeBrowser('threads in the browser', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, 'threads-375.png') });
+
+      // A thread started there is said by its title alone, and its button, open, is scrolled into sight.
+      await page.getByRole('button', { name: 'New thread' }).click();
+      await page.getByLabel('Title of the new thread').fill('Started on a phone, with a rather long title');
+      await page.getByLabel('Title of the new thread').press('Enter');
+      const status = page.locator('salon-thread-list p.status');
+      await expect.poll(() => status.textContent()).toBe('Started thread “Started on a phone, with a rather long title”.');
+      const open = page.locator(`salon-thread-list button.thread[aria-current='true']`);
+      await expect.poll(() => open.textContent()).toContain('Started on a phone');
+      await expect
+        .poll(async () => {
+          const box = (await open.boundingBox())!;
+          return box.x >= 0 && box.x + box.width <= 375;
+        })
+        .toBe(true);
     } finally {
       await context.close();
     }

@@ -167,6 +167,10 @@ export class SalonThreadList extends LitElement {
   protected override updated(changed: PropertyValues<this>): void {
     // A thread was started: the form's work is done.
     if (changed.has('pending') && !this.pending && changed.get('pending') && this.status?.ok && this.adding) this.closeForm();
+    // On a phone the threads are one scrolling row: the open one (just started, say) must be in sight.
+    if (changed.has('current') || changed.has('threads')) {
+      this.renderRoot.querySelector<HTMLElement>(`button.thread[aria-current='true']`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    }
   }
 
   protected override render() {

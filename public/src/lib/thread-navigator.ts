@@ -132,7 +132,11 @@ export class ThreadNavigator {
       const wanted = title.replace(/\s+/g, ' ').trim();
       const fresh = this.threads.list.filter((t) => !before.has(t.id));
       const created = fresh.find((t) => t.title === wanted) ?? fresh.find((t) => t.origin === 'original');
-      if (created) this.select(created.id);
+      if (created) {
+        this.select(created.id);
+        // The server's reply names the thread's id, which is of no use to read (a phone spent two lines on it).
+        return { ok: true, text: `Started thread “${created.title}”.` };
+      }
     }
     return reply;
   }
