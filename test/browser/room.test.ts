@@ -213,6 +213,39 @@ describeBrowser('a room in two browsers', () => {
     }
   });
 
+  it('keeps a notice and its Dismiss on the same lines on a 360 px phone, not a line of its own for the button', async () => {
+    const ivy = await person(suite.browser, 'Ivy', { width: 360, height: 740 });
+    try {
+      await ivy.page.goto(`${suite.server.url}/chat?id=news_r1`);
+      await ivy.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await ivy.page.evaluate(() => {
+        const find = (root: Document | ShadowRoot): Element | null => {
+          for (const el of Array.from(root.querySelectorAll('*'))) {
+            if (el.tagName === 'SALON-COMPOSER') return el;
+            const inner = el.shadowRoot && find(el.shadowRoot);
+            if (inner) return inner;
+          }
+          return null;
+        };
+        const composer = find(document)!;
+        for (let i = 1; i <= 16; i++) {
+          composer.dispatchEvent(new CustomEvent('salon-send', { detail: { text: `burst ${i}`, ask: false }, bubbles: true, composed: true }));
+        }
+      });
+      const notice = ivy.page.locator('salon-connection-status [data-notice=ERR_RATE_LIMITED]');
+      await notice.waitFor();
+      const text = (await notice.locator('span').first().boundingBox())!;
+      const dismiss = notice.getByRole('button', { name: 'Dismiss this notice' });
+      const button = (await dismiss.boundingBox())!;
+      expect(button.y).toBeLessThan(text.y + text.height);
+      expect(button.x).toBeGreaterThan(text.x + text.width - 1);
+      await dismiss.click();
+      expect(await ivy.page.locator('salon-connection-status [data-notice]').count()).toBe(0);
+    } finally {
+      await ivy.context.close();
+    }
+  });
+
   it('answers a mistyped command under it, without a Retry that would be refused again or a banner repeating it', async () => {
     const hal = await person(suite.browser, 'Hal');
     try {

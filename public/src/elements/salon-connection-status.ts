@@ -49,9 +49,13 @@ export class SalonConnectionStatus extends LitElement {
         margin-left: auto;
       }
       /* A phone's height must still hold the composer below the messages: one line where it can. */
+      .bar .narrow {
+        display: none;
+      }
       @media (max-width: 720px) {
         .bar {
           font-size: 0.8rem;
+          line-height: 1.35;
           padding: 0.25rem 0.5rem;
           gap: 0.4rem;
           margin-bottom: 0.35rem;
@@ -60,6 +64,24 @@ export class SalonConnectionStatus extends LitElement {
           min-height: 1.6rem;
           font-size: 0.8rem;
           padding: 0 0.55rem;
+        }
+        /* A notice keeps its text and a small × on the same lines, not a line of its own for "Dismiss". */
+        .bar[data-notice] {
+          flex-wrap: nowrap;
+        }
+        .bar[data-notice] > span {
+          flex: 1 1 auto;
+          min-width: 0;
+        }
+        .bar[data-notice] button {
+          flex: none;
+          min-width: 1.9rem;
+        }
+        .bar .wide {
+          display: none;
+        }
+        .bar .narrow {
+          display: inline;
         }
       }
     `,
@@ -118,7 +140,9 @@ export class SalonConnectionStatus extends LitElement {
     if (!n) return nothing;
     return html`<div class="bar ${n.level}" data-notice=${n.code}>
       <span>${n.message}</span>
-      <button type="button" @click=${() => this.emit('salon-dismiss-notice')} aria-label="Dismiss this notice">Dismiss</button>
+      <button type="button" @click=${() => this.emit('salon-dismiss-notice')} aria-label="Dismiss this notice">
+        <span class="wide">Dismiss</span><span class="narrow" aria-hidden="true">×</span>
+      </button>
     </div>`;
   }
 
