@@ -91,6 +91,23 @@ describe('sources that refresh', () => {
     await store.close();
   });
 
+  /** An ingest service with one job slot, and a feed at /slow.xml that answers only once `release` is called. */
+  function oneSlotBehindSlowFeed(): { narrow: IngestService; release: () => void } {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    web.routes.set('/slow.xml', async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, ['slow']) }));
+    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
+    const narrow = new IngestService({
+      store,
+      pipeline,
+      deps: loopbackDeps(),
+      hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
+      bodyMaxChars: 200_000,
+      maxRunning: 1,
+    });
+    return { narrow, release };
+  }
+
   async function pollDue(s = sources): Promise<string[]> {
     const jobs = await s.tick();
     await ingest.idle();
@@ -185,18 +202,7 @@ describe('sources that refresh', () => {
   });
 
   it('leaves a source as it was when the server shuts down while its poll waits for a job slot (it was counted as failing and backed off)', async () => {
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    web.routes.set('/slow.xml', async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, ['slow']) }));
-    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
-    const narrow = new IngestService({
-      store,
-      pipeline,
-      deps: loopbackDeps(),
-      hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
-      bodyMaxChars: 200_000,
-      maxRunning: 1,
-    });
+    const { narrow, release } = oneSlotBehindSlowFeed();
     const a = service('node-a', store, narrow);
     try {
       const slow = await a.add({ kind: 'feed', url: `${web.origin}/slow.xml`, everyMinutes: 60 });
@@ -311,19 +317,7 @@ describe('sources that refresh', () => {
   });
 
   it('keeps the lease of a poll queued behind a slow one, so neither this node nor another polls the source twice', async () => {
-    // One job slot, held by a feed that answers only when released.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    web.routes.set('/slow.xml', async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, ['slow']) }));
-    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
-    const narrow = new IngestService({
-      store,
-      pipeline,
-      deps: loopbackDeps(),
-      hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
-      bodyMaxChars: 200_000,
-      maxRunning: 1,
-    });
+    const { narrow, release } = oneSlotBehindSlowFeed();
     const a = service('node-a', store, narrow);
     const b = service('node-b', store, narrow);
     try {

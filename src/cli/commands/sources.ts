@@ -51,6 +51,17 @@ function line(s: SourceView): string {
   return `${s.id}  ${s.kind.padEnd(7)} ${target}  every ${s.everyMinutes} min  ${s.itemCount} items  ${state}  next ${s.nextDueAt}${s.origin === 'config' ? '  (config)' : ''}`;
 }
 
+/** The exit code of a usage error (told with the help) or a SalonError (told with its code); anything else is rethrown. */
+function failure(e: unknown, err: NodeJS.WritableStream): number {
+  if (e instanceof UsageError) {
+    err.write(`salon sources: ${e.message}\n${HELP}\n`);
+    return EXIT_USAGE;
+  }
+  if (!(e instanceof SalonError)) throw e;
+  err.write(`salon sources: ${e.code} ${e.message}\n`);
+  return 1;
+}
+
 /** The command with its config and streams passed in (tests); `run` reads the environment. */
 export async function sourcesCommand(
   args: string[],
@@ -70,13 +81,7 @@ export async function sourcesCommand(
     if (action === 'add') request = addRequest(positionals, options);
     else if (action !== 'list' && positionals.length !== 1) throw new UsageError(`${action} takes a source id`);
   } catch (e) {
-    if (e instanceof UsageError) {
-      err.write(`salon sources: ${e.message}\n${HELP}\n`);
-      return EXIT_USAGE;
-    }
-    if (!(e instanceof SalonError)) throw e;
-    err.write(`salon sources: ${e.code} ${e.message}\n`);
-    return 1;
+    return failure(e, err);
   }
   // Only `add` may start a store: the others read or change sources that must already be there,
   // and a mistyped DATA_DIR would otherwise get a store of its own and an empty list.
@@ -135,13 +140,7 @@ export async function sourcesCommand(
       }
     }
   } catch (e) {
-    if (e instanceof UsageError) {
-      err.write(`salon sources: ${e.message}\n${HELP}\n`);
-      return EXIT_USAGE;
-    }
-    if (!(e instanceof SalonError)) throw e;
-    err.write(`salon sources: ${e.code} ${e.message}\n`);
-    return 1;
+    return failure(e, err);
   } finally {
     await ingest.close();
     await store.close();
