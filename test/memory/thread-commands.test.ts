@@ -436,7 +436,10 @@ describe('salon threads', () => {
     // As the HTTP API shows a thread, not as the store keeps it.
     expect(shown.thread).not.toHaveProperty('memoryEnabled');
     expect(Object.keys(shown.thread).sort()).toEqual(httpKeys);
-    expect(JSON.parse((await run(['split', t.id])).stdout).messages.map((m: { id: string }) => m.id)).toEqual(said.map((s) => s.message.id));
+    const listing = JSON.parse((await run(['split', t.id])).stdout);
+    expect(listing.messages.map((m: { id: string }) => m.id)).toEqual(said.map((s) => s.message.id));
+    // The listing's thread too, as GET /api/v1/threads/:id/split shows it (it printed the store's record).
+    expect(Object.keys(listing.thread).sort()).toEqual(httpKeys);
     const partsFile = join(dir, 'parts.json');
     writeFileSync(partsFile, JSON.stringify([{ title: 'Prices', messageIds: [said[1].message.id] }]));
     const split = JSON.parse((await run(['split', t.id, '--parts', `@${partsFile}`, '--lock', 'force'])).stdout);

@@ -154,7 +154,7 @@ const threadsCommand: Command = {
         case 'split': {
           const [id] = need(1);
           if (!options.has('parts')) {
-            out(await threads.splitListing(id));
+            out(withView(await threads.splitListing(id)));
             return 0;
           }
           const lock = (options.get('lock') ?? 'compaction') as SplitLock;
