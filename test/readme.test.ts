@@ -54,6 +54,23 @@ describe('docs/api.md', () => {
     }
   });
 
+  it('shows a thread with every field the API returns, config’s own fields included (privileged was missing)', async () => {
+    const { app, close } = await testApp();
+    try {
+      type Schema = { properties?: Record<string, Schema>; items?: Schema };
+      const doc = (await app.inject('/api/v1/openapi.json')).json() as {
+        paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: Schema }> }> }>>;
+      };
+      const thread = doc.paths['/api/v1/rooms/{id}/threads'].get.responses['200'].content['application/json'].schema.properties!.threads.items!.properties!;
+      const shape = /a thread is `(\{.*?\})`/.exec(read('docs/api.md'))?.[1] ?? '';
+      for (const field of Object.keys(thread)) expect(shape, field).toMatch(new RegExp(`[{ ]${field}[,:}]`));
+      const config = /config: \{([^}]*)\}/.exec(shape)?.[1] ?? '';
+      expect(config.split(',').map((s) => s.trim())).toEqual(Object.keys(thread.config.properties!));
+    } finally {
+      await close();
+    }
+  });
+
   it('lists every series of GET /metrics the app defines (the process’s go by their prefixes)', async () => {
     const { app, close } = await testApp();
     try {
@@ -66,6 +83,18 @@ describe('docs/api.md', () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe('docs/protocol.md', () => {
+  it('names every warning code a room can be sent (ASSISTANT_QUEUED and FUSION_FALLBACK were not)', () => {
+    const sources = spawnSync('grep', ['-rhoPz', "type: 'warning',\\s*code: '\\w+'", join(ROOT, 'src')], { encoding: 'utf8' }).stdout;
+    const codes = [...sources.matchAll(/code: '(\w+)'/g)].map((m) => m[1]);
+    expect(codes.length).toBeGreaterThan(1);
+    const row = read('docs/protocol.md')
+      .split('\n')
+      .find((l) => l.startsWith('| `warning` |'))!;
+    for (const code of codes) expect(row, code).toContain(`\`${code}\``);
   });
 });
 
