@@ -32,6 +32,16 @@ describe('README', () => {
     expect(scripts.length).toBeGreaterThan(0);
     for (const s of scripts) expect(readme, s).toContain(`npm run ${s}`);
   });
+  it('names every flag each bench and eval prints in its --help (needs a build)', () => {
+    const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
+    for (const [name, command] of Object.entries(scripts).filter(([s]) => /^(bench|eval):/.test(s))) {
+      const r = spawnSync(process.execPath, [join(ROOT, command.split(' ').pop()!), '--help'], { encoding: 'utf8' });
+      expect(r.status, `${name}: ${r.stderr}`).toBe(0);
+      const flags = [...new Set(r.stdout.match(/--[a-z][a-z-]*/g))];
+      expect(flags.length, name).toBeGreaterThan(0);
+      for (const flag of flags) expect(readme, `${name} ${flag}`).toContain(flag);
+    }
+  });
   it('links the API, protocol, client and error docs, and they exist', () => {
     for (const doc of ['docs/api.md', 'docs/protocol.md', 'docs/client.md', 'docs/errors.md']) {
       expect(readme, doc).toContain(`](${doc})`);
@@ -105,6 +115,19 @@ describe('salon --help', () => {
     expect(r.status, r.stderr).toBe(0);
     for (const name of cliCommands()) expect(r.stdout, name).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     for (const name of Object.keys(SETTINGS)) expect(r.stdout, name).toContain(name);
+  });
+
+  it('matches the README’s CLI table for every command of one form (extract’s --json is optional)', () => {
+    const rows = read('README.md').split('\n');
+    for (const name of cliCommands()) {
+      const usage = spawnSync(process.execPath, [join(ROOT, 'bin/salon.js'), name, '--help'], { encoding: 'utf8' }).stdout.split('\n')[0];
+      if (!usage.startsWith('usage: salon ')) continue; // several forms, one a line: threads, sources
+      const cell = rows
+        .find((l) => l.startsWith(`| \`${name}`))!
+        .split(/(?<!\\)\|/)[1]
+        .trim();
+      expect(cell.slice(1, -1).replace(/\\\|/g, '|'), name).toBe(usage.slice('usage: salon '.length).replace(/ \| /g, '|'));
+    }
   });
 
   it('prints a command’s own usage for `salon COMMAND --help`, all its forms, with exit 0 (it was refused as an unknown option)', () => {
