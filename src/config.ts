@@ -19,36 +19,41 @@ export class ConfigError extends Error {
   }
 }
 
-type Parser<T> = (raw: string) => T;
+/** Turns a variable's raw text into its value, or throws; `accepts` says in a few words what it takes (README, --help). */
+type Parser<T> = ((raw: string) => T) & { accepts?: string };
+
+function accepting<T>(accepts: string, parse: (raw: string) => T): Parser<T> {
+  return Object.assign(parse, { accepts });
+}
 
 const text: Parser<string> = (raw) => raw;
 
 function integer(min: number, max: number): Parser<number> {
-  return (raw) => {
+  return accepting(`${min}–${max}`, (raw) => {
     if (!/^-?\d+$/.test(raw.trim())) throw new Error(`expected a whole number, got "${raw}"`);
     const n = Number(raw);
     if (n < min || n > max) throw new Error(`expected a number from ${min} to ${max}, got ${n}`);
     return n;
-  };
+  });
 }
 
-const boolean: Parser<boolean> = (raw) => {
+const boolean: Parser<boolean> = accepting('true, false (or 1, 0, yes, no, on, off)', (raw) => {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new Error(`expected true or false, got "${raw}"`);
-};
+});
 
 function oneOf<T extends string>(...values: T[]): Parser<T> {
-  return (raw) => {
+  return accepting(values.join(', '), (raw) => {
     const v = raw.trim().toLowerCase() as T;
     if (!values.includes(v)) throw new Error(`expected one of ${values.join(', ')}, got "${raw}"`);
     return v;
-  };
+  });
 }
 
 function url(...protocols: string[]): Parser<string> {
-  return (raw) => {
+  return accepting(`${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL`, (raw) => {
     let parsed: URL;
     try {
       parsed = new URL(raw.trim());
@@ -59,7 +64,7 @@ function url(...protocols: string[]): Parser<string> {
       throw new Error(`expected a ${protocols.join(' or ')} URL, got "${raw}"`);
     }
     return raw.trim().replace(/\/+$/, '');
-  };
+  });
 }
 
 /** Fastify's `trustProxy`: false, true (any proxy), a hop count, or the proxies' addresses/CIDRs. */
@@ -74,7 +79,7 @@ function addressOrCidr(text: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
-const trustProxy: Parser<TrustProxy> = (raw) => {
+const trustProxy: Parser<TrustProxy> = accepting('false, true, a hop count, or addresses/CIDRs, comma-separated', (raw) => {
   const v = raw.trim().toLowerCase();
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   if (['true', 'yes', 'on'].includes(v)) return true;
@@ -84,24 +89,24 @@ const trustProxy: Parser<TrustProxy> = (raw) => {
     if (!addressOrCidr(p)) throw new Error(`expected true, a hop count, or comma-separated proxy addresses/CIDRs (10.0.0.5, 10.0.0.0/8, fd00::/8), got "${p}"`);
   }
   return proxies;
-};
+});
 
 /** A host name (RFC 1123 labels) or an IP address to listen on. */
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
-const listenHost: Parser<string> = (raw) => {
+const listenHost: Parser<string> = accepting('an IP address or a host name', (raw) => {
   const v = raw.trim();
   if (isIP(v) || HOST_NAME.test(v)) return v;
   const hint = /^\[.*\]$/.test(v) ? '; write an IPv6 address without brackets' : '';
   throw new Error(`expected an IP address or a host name, got "${raw}"${hint}`);
-};
+});
 
 /** A secret of at least `minChars` characters; errors never echo it. */
 function secretText(minChars: number): Parser<string> {
-  return (raw) => {
+  return accepting(`${minChars} characters or more`, (raw) => {
     const v = raw.trim();
     if (v.length < minChars) throw new Error(`expected at least ${minChars} characters (openssl rand -hex 32 makes one), got ${v.length}`);
     return v;
-  };
+  });
 }
 
 /** Shortest ADMIN_TOKEN accepted: guesses are limited per address, not per token (routes/auth.ts). */
@@ -114,26 +119,28 @@ export const ADMIN_TOKEN_MIN_CHARS = 16;
  */
 function bearerToken(minChars: number): Parser<string> {
   const secret = secretText(minChars);
-  return (raw) => {
+  return accepting(`${minChars} characters or more`, (raw) => {
     if (raw !== raw.trim()) throw new Error('has spaces or a line break before or after it, which no Authorization header can carry; remove them');
     return secret(raw);
-  };
+  });
 }
 
-const list: Parser<string[]> = (raw) =>
+const list: Parser<string[]> = accepting('a comma-separated list', (raw) =>
   raw
     .split(',')
     .map((s) => s.trim())
-    .filter(Boolean);
+    .filter(Boolean),
+);
 
-const origins: Parser<string[]> = (raw) =>
+const origins: Parser<string[]> = accepting('origins or *, comma-separated', (raw) =>
   list(raw).map((o) => {
     if (o === '*') return o;
     const origin = serializedOrigin(o);
     if (origin) return origin;
     const hint = /^[\w.-]+:\d+$/.test(o) ? `; did you mean http://${o}?` : '';
     throw new Error(`expected comma-separated origins, scheme://host[:port] without a path (https://example.com), got "${o}"${hint}`);
-  });
+  }),
+);
 
 interface Setting<T> {
   parse: Parser<T>;
@@ -255,7 +262,7 @@ export const SETTINGS = {
   ROOM_NODE_BUFFERED_BYTES: setting(
     integer(65_536, 68_719_476_736),
     268_435_456,
-    'unsent bytes all room sockets of this node may queue together; past it, a socket more than 64 KiB behind is closed with 1013',
+    'unsent bytes all room sockets of this node may queue together (at least ROOM_MAX_BUFFERED_BYTES); past it, a socket more than 64 KiB behind is closed with 1013',
   ),
   SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),
   HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
@@ -290,7 +297,7 @@ export const SETTINGS = {
     'longest one page extraction or feed parse may run in its worker before the worker is replaced',
   ),
   SOURCES: setting(
-    (raw): SourceSpec[] => parseSourceLines(raw, 'SOURCES'),
+    accepting('entries separated by ;', (raw): SourceSpec[] => parseSourceLines(raw, 'SOURCES')),
     [] as SourceSpec[],
     'sources polled in the background besides those added over the API and DATA_DIR/sources: "kind target [everyMinutes]" entries separated by ;, e.g. "feed https://example.com/rss 30; hn top 15"',
   ),
@@ -301,7 +308,7 @@ export const SETTINGS = {
     'total time an ingest job may run before it stops as failed, keeping the items it finished',
   ),
   CHUNK_SIZE: setting(integer(100, 20_000), 800, 'characters per indexed chunk'),
-  CHUNK_OVERLAP: setting(integer(0, 10_000), 160, 'characters shared by neighbouring chunks'),
+  CHUNK_OVERLAP: setting(integer(0, 10_000), 160, 'characters shared by neighbouring chunks (fewer than CHUNK_SIZE)'),
   TOPIC_SUMMARY_INTERVAL_MS: setting(integer(1000, 7 * 86_400_000), 3_600_000, 'how often topic room summaries are regenerated'),
   THREAD_OPS: setting(oneOf('members', 'admin'), 'members', 'who may run thread slash commands in a room'),
   SALON_CORPORA: setting(text, '../shared/corpora', 'the shared corpora that tests, benchmarks and evaluations read in place (not used by the server)'),
@@ -360,12 +367,12 @@ export function testConfig(overrides: Partial<Record<keyof Settings, string>> = 
   return loadConfig({ SEED_DEMO: 'false', LOG_LEVEL: 'silent', SEARCH_WORKERS: '1', ...overrides });
 }
 
-/** Rows for `salon --help` and the README table: name, default, description. */
-export function describeSettings(): { name: string; default: string; description: string }[] {
+/** Rows for `salon --help` and the README table: name, default, what values it accepts (empty: any text), description. */
+export function describeSettings(): { name: string; default: string; accepts: string; description: string }[] {
   return Object.entries(SETTINGS).map(([name, s]) => {
     const d = (s as Setting<unknown>).default;
     const shown = typeof d === 'function' ? 'number of cores' : d === undefined ? '' : Array.isArray(d) ? d.join(',') : String(d);
-    return { name, default: shown, description: s.description };
+    return { name, default: shown, accepts: (s.parse as Parser<unknown>).accepts ?? '', description: s.description };
   });
 }
 

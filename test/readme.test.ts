@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../src/config.js';
+import { SETTINGS, describeSettings } from '../src/config.js';
 import { testApp } from './helpers.js';
 
 const ROOT = join(__dirname, '..');
@@ -19,6 +19,20 @@ describe('README', () => {
   const readme = read('README.md');
   it('lists every configuration variable', () => {
     for (const name of Object.keys(SETTINGS)) expect(readme, name).toContain(`| \`${name}\` |`);
+  });
+  it('gives each configuration variable the default and the values config.ts takes (the table had no ranges)', () => {
+    const cells = (line: string) => line.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+    const table = new Map(
+      readme
+        .split('| variable | default | accepts | meaning |')[1]
+        .split('\n\n')[0]
+        .split('\n')
+        .filter((l) => /^\| `[A-Z0-9_]+` \|/.test(l))
+        .map(cells)
+        .map(([, name, def, accepts]) => [name.replace(/`/g, ''), { default: def.replace(/`/g, ''), accepts }]),
+    );
+    expect(table.size).toBe(describeSettings().length);
+    for (const s of describeSettings()) expect(table.get(s.name), s.name).toEqual({ default: s.default, accepts: s.accepts });
   });
   it('states the two commands', () => {
     expect(readme).toContain('npm install && npm start');

@@ -22,7 +22,10 @@ async function help(): Promise<void> {
     lines.push(`  ${c.usage.padEnd(44)} ${c.summary}`);
   }
   lines.push('', 'configuration (environment variables):');
-  for (const s of describeSettings()) lines.push(`  ${s.name.padEnd(26)} ${s.description}${s.default ? ` [${s.default}]` : ''}`);
+  for (const s of describeSettings()) {
+    const values = [s.default && `default ${s.default}`, s.accepts].filter(Boolean).join('; ');
+    lines.push(`  ${s.name.padEnd(26)} ${s.description}${values ? ` [${values}]` : ''}`);
+  }
   console.log(lines.join('\n'));
 }
 
