@@ -26,6 +26,22 @@ describe('app skeleton', () => {
     expect(res.json()).toEqual({ error: { code: 'ERR_NOT_FOUND', message: 'No route GET /api/v1/nope' } });
   });
 
+  it('names the content type it refuses with 415 (it said "Unsupported content type: Unsupported Media Type")', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/content',
+      headers: { ...ADMIN, 'content-type': 'application/xml; charset=utf-8' },
+      payload: '<x/>',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({
+      error: { code: 'ERR_UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type: application/xml (send application/json)' },
+    });
+    // What a client wrote comes back only as printable ASCII, and short.
+    const odd = await app.inject({ method: 'POST', url: '/api/v1/content', headers: { ...ADMIN, 'content-type': `x/${'y'.repeat(300)}\t` }, payload: 'z' });
+    expect(odd.json().error.message).toBe(`Unsupported content type: x/${'y'.repeat(98)} (send application/json)`);
+  });
+
   it('serves an OpenAPI document', async () => {
     const res = await app.inject('/api/v1/openapi.json');
     expect(res.statusCode).toBe(200);

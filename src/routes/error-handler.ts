@@ -6,14 +6,21 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SalonError, clientMessage, errors } from '../errors.js';
 
-function toSalonError(err: FastifyError): SalonError {
+/** The media type a request declared, as printable ASCII and at most 100 characters: it is echoed back. */
+function declaredMediaType(request: FastifyRequest): string {
+  const declared = (request.headers['content-type'] ?? '').split(';')[0].replace(/[^\x21-\x7e]/g, '');
+  return declared.slice(0, 100) || 'none';
+}
+
+function toSalonError(err: FastifyError, request: FastifyRequest): SalonError {
   if (err instanceof SalonError) return err;
   if (err.validation) return new errors.ERR_BAD_REQUEST(err.message);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new errors.ERR_PAYLOAD_TOO_LARGE();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new errors.ERR_UNSUPPORTED_MEDIA_TYPE(err.message.replace(/^Unsupported Media Type:\s*/, ''));
+      // Fastify 5's own message is a bare "Unsupported Media Type", which named nothing.
+      return new errors.ERR_UNSUPPORTED_MEDIA_TYPE(`${declaredMediaType(request)} (send application/json)`);
     default:
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         return new errors.ERR_BAD_REQUEST(err.message);
@@ -58,7 +65,7 @@ function wantsPage(request: FastifyRequest): boolean {
 /** Installs the error and not-found handlers on `app`. */
 export function installErrorHandlers(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const salonError = toSalonError(err);
+    const salonError = toSalonError(err, request);
     if (salonError.statusCode >= 500) request.log.error({ err }, 'request failed');
     if (salonError.retryAfterSeconds !== undefined) reply.header('retry-after', String(salonError.retryAfterSeconds));
     reply.status(salonError.statusCode).send({ error: { code: salonError.code, message: clientMessage(salonError) } });
