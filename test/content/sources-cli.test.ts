@@ -40,7 +40,7 @@ describe('salon sources', () => {
     expect(added.code).toBe(0);
     const id = added.out.split(/\s+/)[0];
     expect(id).toMatch(/^src_[0-9a-f]{16}$/);
-    expect((await run(['add', 'feed', `${web.origin}/feed.xml`], config)).err).toContain('ERR_SOURCE_EXISTS');
+    expect((await run(['add', 'feed', `${web.origin}/feed.xml`], config)).err).toContain('salon sources: ERR_SOURCE_EXISTS: ');
     const refreshed = await run(['refresh', id], config);
     expect(refreshed).toMatchObject({ code: 0 });
     expect(refreshed.out.trim().split('\n')).toHaveLength(1);

@@ -110,7 +110,7 @@ export async function ingestCommand(
     return job.status === 'done' && job.failed === 0 ? 0 : 1;
   } catch (e) {
     if (!(e instanceof SalonError)) throw e;
-    err.write(`salon ingest: ${e.code} ${e.message}\n`);
+    err.write(`salon ingest: ${e.code}: ${e.message}\n`);
     return 1;
   } finally {
     process.off('SIGINT', interrupt);

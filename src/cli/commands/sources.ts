@@ -58,7 +58,7 @@ function failure(e: unknown, err: NodeJS.WritableStream): number {
     return EXIT_USAGE;
   }
   if (!(e instanceof SalonError)) throw e;
-  err.write(`salon sources: ${e.code} ${e.message}\n`);
+  err.write(`salon sources: ${e.code}: ${e.message}\n`);
   return 1;
 }
 
