@@ -225,9 +225,12 @@ export class SalonAssistant implements RoomAssistant {
     return this.queue.size;
   }
 
-  pending(roomId: string): PendingAnswer[] {
+  pending(roomId: string, forUserId?: string): PendingAnswer[] {
     const out: PendingAnswer[] = [];
-    for (const a of this.answers.values()) if (a.request.roomId === roomId && !a.request.private) out.push({ ...a.pending });
+    for (const a of this.answers.values()) {
+      if (a.request.roomId !== roomId || (a.request.private && a.request.asker.id !== forUserId)) continue;
+      out.push({ ...a.pending });
+    }
     return out;
   }
 

@@ -97,6 +97,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly onDelivered?: (message: Message) => void;
   private readonly onThreadGone?: (threadId: string, how: ThreadGone) => void;
   private readonly rooms = new Map<string, Room>();
+  /** Members gone from a room whose private asks end unless they are back in time (roomId\nuserId → timer). */
+  private readonly leftAskers = new Map<string, NodeJS.Timeout>();
   private readonly sessions = new Set<Session>();
   private readonly sendBudget: SendBudget;
   private readonly budgetSweep: NodeJS.Timeout;
@@ -268,7 +270,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
         const replay = replayHistory(room, read, hello.lastSeq, replayLimit, replayMaxBytes);
         const { member, isNew, renamed, since } = room.join(session, hello.name);
         Object.assign(session, { member, room, state: 'joined', welcomedAhead: room.notDelivered(replay.history) });
-        session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id))));
+        this.askerBack(room.id, member.id);
+        session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id, member.id))));
         if (!isNew && !renamed) return;
         this.sync.memberSet(room, member, since);
         // A user already listed through another node is not announced again.
@@ -317,10 +320,37 @@ export class RoomHub implements SessionHost, RoomOutlet {
       this.sync.memberGone(room, left);
       if (!room.members.elsewhere(left.id)) {
         room.presence({ left }, Date.now());
-        this.getAssistant()?.askerLeft?.(room.id, left.id);
+        this.awaitAskerReturn(room.id, left.id);
       }
     }
     this.dropIfEmpty(room);
+  }
+
+  /**
+   * A member left the room with no connection in it anywhere: their private asks end unless they
+   * are back within `askerReturnGraceMs` (a reload, a dropped connection), when the answer goes on
+   * to their new connection, whose welcome lists it among the answers being written.
+   */
+  private awaitAskerReturn(roomId: string, userId: string): void {
+    const key = `${roomId}\n${userId}`;
+    clearTimeout(this.leftAskers.get(key));
+    const timer = setTimeout(() => {
+      this.leftAskers.delete(key);
+      const room = this.rooms.get(roomId);
+      // Back on this node, or on another that this node hears of (a room with no member here is
+      // not followed: the asker is taken as gone).
+      if (room && (room.members.get(userId) || room.members.elsewhere(userId))) return;
+      this.getAssistant()?.askerLeft?.(roomId, userId);
+    }, this.options.askerReturnGraceMs);
+    timer.unref();
+    this.leftAskers.set(key, timer);
+  }
+
+  /** A member (re)joined: a private ask of theirs waiting for their return goes on. */
+  private askerBack(roomId: string, userId: string): void {
+    const key = `${roomId}\n${userId}`;
+    clearTimeout(this.leftAskers.get(key));
+    this.leftAskers.delete(key);
   }
 
   failed(session: Session, err: unknown): void {
@@ -404,6 +434,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
   async close(code: CloseCodeValue = CloseCode.GOING_AWAY): Promise<void> {
     this.closing = true;
     clearInterval(this.budgetSweep);
+    for (const timer of this.leftAskers.values()) clearTimeout(timer);
+    this.leftAskers.clear();
     // Answers being written end first, so their members hear why before their sockets close.
     await this.getAssistant()
       ?.close()
@@ -499,9 +531,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.deliverLocal(roomId, 'history', frame, undefined, message);
   }
 
-  private pending(roomId: string): PendingAnswer[] {
+  private pending(roomId: string, forUserId: string): PendingAnswer[] {
     try {
-      return this.getAssistant()?.pending(roomId) ?? [];
+      return this.getAssistant()?.pending(roomId, forUserId) ?? [];
     } catch (err) {
       this.log.warn({ roomId, err }, 'assistant.pending failed');
       return [];

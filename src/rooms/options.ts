@@ -64,6 +64,11 @@ export const DEFAULT_MAX_LISTED_MEMBERS = 100;
 export const DEFAULT_CONTEXT_CHARS = 2_000;
 /** How long shutdown waits for clients to answer the 1001 close before cutting them off. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
+/**
+ * How long an asker who left a room (a reload, a dropped connection) may take to come back before
+ * their private asks end: long enough for a reload or a reconnect's first retries.
+ */
+export const DEFAULT_ASKER_RETURN_GRACE_MS = 15_000;
 
 export interface RoomOptions {
   helloTimeoutMs: number;
@@ -95,6 +100,7 @@ export interface RoomOptions {
   maxListedMembers: number;
   contextChars: number;
   shutdownGraceMs: number;
+  askerReturnGraceMs: number;
 }
 
 export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
@@ -127,6 +133,7 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
   maxListedMembers: DEFAULT_MAX_LISTED_MEMBERS,
   contextChars: DEFAULT_CONTEXT_CHARS,
   shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
+  askerReturnGraceMs: DEFAULT_ASKER_RETURN_GRACE_MS,
 });
 
 /** Defaults plus `overrides`; throws naming the first option that is not a positive whole number. */

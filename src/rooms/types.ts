@@ -171,9 +171,13 @@ export interface RoomAssistant {
   admit?(request: AskRequest): AskAdmission;
   /** Gives back an admission whose ask will not be made (its question was not posted after all). */
   release?(admission: AskAdmission): void;
-  /** The asker has no connection left in the room on any node: their private asks end. */
+  /**
+   * The asker has no connection left in the room on any node, and did not come back within the
+   * rooms' `askerReturnGraceMs`: their private asks end.
+   */
   askerLeft?(roomId: string, userId: string): void;
-  pending(roomId: string): PendingAnswer[];
+  /** The room's answers being written, for a welcome: the public ones, and `forUserId`'s own private ones. */
+  pending(roomId: string, forUserId?: string): PendingAnswer[];
   /** Connects the assistant to the rooms core once both exist. */
   attach(outlet: RoomOutlet): void;
   close(): Promise<void>;

@@ -96,6 +96,19 @@ describe('private questions kept in the tab', () => {
     expect(marked).toEqual(['question 2', 'question 4']);
   });
 
+  it('unmark a question when its answer comes after the reload: the server went on with it for the returning asker', () => {
+    const storage = new FakeStorage();
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.addLocal('p1', 'question 1', ADA, 't1', ROOM, true);
+    log.sentPrivately('p1');
+    const after = reload(log, storage, [msg(1)]);
+    expect(after.entries.filter((e) => e.unanswered).map((e) => e.message.text)).toEqual(['question 1']);
+    after.receive(privateAnswer(1));
+    expect(after.entries.filter((e) => e.unanswered)).toEqual([]);
+    expect(texts(after.entries)).toEqual(['message 1', 'question 1', 'answer 1']);
+  });
+
   it('survive the server history replacing the log, and the log trimming its oldest messages', () => {
     const log = new MessageLog();
     log.receive(msg(1));

@@ -235,7 +235,9 @@ describeBrowser('private questions kept in the tab', () => {
       await enter(ada.page, url, 1);
       await question.waitFor();
       expect(await ada.page.locator('salon-message-item[state=streaming]').count()).toBe(0);
-      expect(await question.locator('[data-unanswered]').textContent()).toContain('No answer: the page was reloaded while it was being written.');
+      expect(await question.locator('[data-unanswered]').textContent()).toContain(
+        'The page was reloaded while this was being answered: if no answer follows, ask again.',
+      );
     } finally {
       await server.close();
       dir.cleanup();

@@ -292,7 +292,8 @@ describe('the assistant remembers', () => {
   });
 
   it('ends a private answer when its asker leaves the room, and asks nothing of the model for their waiting one', async () => {
-    const t = await testApp(LIMITS, { chat: new AbortAwareChat(), roomOptions: { shutdownGraceMs: 100 } });
+    // Not back within 1 ms: gone.
+    const t = await testApp(LIMITS, { chat: new AbortAwareChat(), roomOptions: { shutdownGraceMs: 100, askerReturnGraceMs: 1 } });
     closers.push(t.close);
     const { app } = t;
     await app.ready();
@@ -312,6 +313,27 @@ describe('the assistant remembers', () => {
     const { client: bo } = await joined(app, 'Bo', 'news_1');
     bo.send({ type: 'ask', text: 'When does the locker room open?', clientId: 'b1' });
     expect((await AbortAwareChat.next()).question).toContain('When does the locker room open?');
+  });
+
+  it('goes on with a private answer when its asker reloads, listing it in their welcome alone and finishing it on their new socket', async () => {
+    const { app, writing, release } = await appWithHeldAnswers();
+    const url = await listen(app);
+    const ann = await connect(url('news_1'));
+    const { you } = (await ann.hello('Ann')) as { you: { token: string } };
+    ann.send({ type: 'ask', text: 'When does the locker room open?', clientId: 'p1', private: true });
+    await writing;
+    const started = await ann.next('assistant.progress', () => true);
+    ann.close();
+    // The reload: the same identity, a new socket, well within the grace.
+    const back = await connect(url('news_1'));
+    const welcome = (await back.hello('Ann', { token: you.token })) as { pending: { id: string }[] };
+    expect(welcome.pending.map((p) => p.id)).toEqual([started.id]);
+    const { welcome: bos } = await joined(app, 'Bo', 'news_1');
+    expect(bos.pending ?? []).toEqual([]);
+    release();
+    const done = await back.next('assistant.done', () => true, 10_000);
+    expect(done.message.text).toContain('Monday');
+    back.close();
   });
 
   it('keeps nothing of an answer its thread was deleted under while it was being written', async () => {

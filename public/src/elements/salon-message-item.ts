@@ -167,7 +167,7 @@ export class SalonMessageItem extends LitElement {
   private renderStatus() {
     if (this.state === 'sending') return html`<div class="status muted">Sending…</div>`;
     if (this.unanswered && this.state === 'sent') {
-      return html`<div class="status muted" data-unanswered>No answer: the page was reloaded while it was being written. Ask again to get one.</div>`;
+      return html`<div class="status muted" data-unanswered>The page was reloaded while this was being answered: if no answer follows, ask again.</div>`;
     }
     if (this.state !== 'failed') return nothing;
     return html`<div class="status failed" role="alert">

@@ -109,8 +109,20 @@ export class MessageLog {
     const order = message.seq > 0 ? message.seq : this.lastSeq + 0.5;
     if (message.seq > 0) this.dropSeqClash(message, known);
     this.put({ key: known ?? `m:${message.id}`, message, state: 'sent', order });
+    if (message.author.kind === 'assistant' && message.id.startsWith('private_')) this.answered(message.threadId);
     this.trim();
     return true;
+  }
+
+  /**
+   * A private answer came in `threadId`: the newest question there marked unanswered (brought back
+   * by a reload while its answer was being written, which the server went on with) has it after all.
+   */
+  private answered(threadId: string): void {
+    const waiting = this.privateEntries()
+      .filter((e) => e.unanswered && e.message.threadId === threadId)
+      .at(-1);
+    if (waiting) this.put({ ...waiting, unanswered: false });
   }
 
   /** A confirmed message with this id is held. */
