@@ -1,5 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import type { ChatMessage } from '../../src/ai/types.js';
 import type { AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import { tempDir } from '../helpers.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom, shadowText, startServer, type Person } from './harness.js';
@@ -30,6 +33,22 @@ function pageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
   return errors;
+}
+
+/** The built-in model, whose answers wait to be written until `release` is called. */
+function heldChat(): { chat: LocalChatModel; writing: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let started!: () => void;
+  const writing = new Promise<void>((resolve) => (started = resolve));
+  class HeldChat extends LocalChatModel {
+    override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+      started();
+      await held;
+      yield* super.stream(messages, signal);
+    }
+  }
+  return { chat: new HeldChat(new LocalEmbedder()), writing, release };
 }
 
 /** An assistant that starts every answer and finishes none until it is closed: a reload always comes mid-answer. */
@@ -239,6 +258,35 @@ describeBrowser('private questions kept in the tab', () => {
         'The page was reloaded while this was being answered: if no answer follows, ask again.',
       );
     } finally {
+      await server.close();
+      dir.cleanup();
+    }
+  });
+
+  it('finishes a private answer the page was reloaded in the middle of, on the reloaded page, and drops the reload note', async () => {
+    const dir = tempDir();
+    const { chat, writing, release } = heldChat();
+    const server = await startServer(dir.dir, { env: { SEED_DEMO: 'false' }, overrides: { chat } });
+    try {
+      await server.app.salon.ingest.pipeline.put(item('news_pheld', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
+      const ada = await person(suite.browser, 'Ada');
+      people.push(ada);
+      const url = `${server.url}/chat?id=news_pheld`;
+      await enter(ada.page, url, 1);
+      await privateMode(ada.page);
+      await say(ada.page, 'When does the locker room open?');
+      await writing;
+      await ada.page.reload();
+      await enter(ada.page, url, 1);
+      const question = ada.page.locator('salon-message-item[kind=user][only-you]', { hasText: 'When does the locker room open?' });
+      await question.locator('[data-unanswered]').waitFor();
+      release();
+      const answer = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+      await expect.poll(() => answer.count(), { timeout: 30_000 }).toBe(1);
+      expect(await shadowText(answer.locator('salon-markdown'))).toContain('Monday');
+      expect(await question.locator('[data-unanswered]').count()).toBe(0);
+    } finally {
+      release();
       await server.close();
       dir.cleanup();
     }
