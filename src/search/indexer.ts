@@ -1,7 +1,8 @@
 /**
  * Keeps the vector index in step with the store's chunks (the ChunkSink ingestion calls): embeds
  * added chunks, upserts them with their metadata, removes removed rows. At start it loads the
- * index from the store; `reindex` re-embeds everything after a change of embedder. It records
+ * index from the store (rebuilding one an earlier built-in embedder made); `reindex` re-embeds
+ * everything after a change of embedder. It records
  * which embedder built the index (store meta `index-embedder`, read by the AI area's model check).
  */
 import { INDEX_EMBEDDER_META_KEY, checkIndexModel } from '../ai/model-check.js';
@@ -123,6 +124,10 @@ export class Indexer implements ChunkSink {
   /** Compares the configured embedder with the one that built the index; false (state `mismatch`) when they differ. */
   private async checkModel(): Promise<boolean> {
     const check = await checkIndexModel(this.options.store, this.options.embedder);
+    if (check.ok && check.outdated) {
+      // Every start embeds every chunk again (the index lives in memory): this one's vectors replace the earlier ones.
+      this.options.log?.info({ was: check.stored?.model, now: check.current.model }, 'the index was built by an earlier built-in embedder; rebuilding it');
+    }
     if (check.ok) return true;
     this.state = 'mismatch';
     this.options.log?.error({ code: 'ERR_INDEX_MODEL_MISMATCH' }, `${check.message} Until then search matches text only.`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkIndexModel, indexModelHealth, INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
+import { LOCAL_EMBEDDER_MODEL } from '../../src/ai/local/local-embedder.js';
 
 function metaStore(value: string | null) {
   return { getMeta: async (key: string) => (key === INDEX_EMBEDDER_META_KEY ? value : null) };
@@ -34,6 +35,21 @@ describe('checkIndexModel', () => {
     });
     expect(r.ok).toBe(false);
     expect(r.message).toContain('512');
+  });
+
+  it('takes an index of an earlier built-in embedder as outdated, to rebuild, not as a mismatch', async () => {
+    const current = { model: LOCAL_EMBEDDER_MODEL, dimensions: 2048 };
+    const earlier = { model: LOCAL_EMBEDDER_MODEL.replace(/\d+$/, (v) => String(Number(v) - 1)), dimensions: 2048 };
+    expect(await checkIndexModel(metaStore(JSON.stringify(earlier)), current)).toEqual({ ok: true, outdated: true, stored: earlier, current });
+    expect((await indexModelHealth(metaStore(JSON.stringify(earlier)), current)).detail).toContain('rebuilt at start');
+    // Another dimension, a later version or another model still asks for `salon reindex`.
+    for (const stored of [
+      { ...earlier, dimensions: 512 },
+      { model: 'salon-local-hash-v999', dimensions: 2048 },
+      { model: 'ollama:nomic-embed-text', dimensions: 2048 },
+    ]) {
+      expect((await checkIndexModel(metaStore(JSON.stringify(stored)), current)).ok).toBe(false);
+    }
   });
 
   it('compares by name only while a remote dimension is unknown', async () => {

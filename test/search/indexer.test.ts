@@ -1,6 +1,7 @@
 // The Indexer (ChunkSink) over a real SQLite store and the built-in embedder. Needs the build.
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { LOCAL_EMBEDDER_MODEL, LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { CachedEmbedder } from '../../src/ai/cached-embedder.js';
 import type { Embedder } from '../../src/ai/types.js';
 import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
 import { Indexer } from '../../src/search/indexer.js';
@@ -61,6 +62,30 @@ describe('Indexer', () => {
     await indexer.chunksChanged(await putItem(store, itemOf(paragraphs(2)[1])));
     expect(index.size).toBe(0);
     expect(JSON.parse((await store.getMeta(INDEX_EMBEDDER_META_KEY))!).model).toBe('nomic-embed-text');
+  });
+
+  it('rebuilds an index an earlier built-in embedder made, at load: no mismatch, no old vector left', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    // The earlier version, as the store knows it: its name on the index and its vectors in the embedding cache.
+    const current = new LocalEmbedder({ dimensions: 256 });
+    const [elsewhere] = await current.embed(['an unrelated vector space of another version']);
+    const model = LOCAL_EMBEDDER_MODEL.replace(/\d+$/, (v) => String(Number(v) - 1));
+    const earlier: Embedder = { ...current, model, dimensions: 256, embed: async (texts) => texts.map(() => elsewhere) };
+    const old = setup(new CachedEmbedder(earlier, store), store);
+    for (const p of paragraphs(3)) await old.indexer.chunksChanged(await putItem(store, itemOf(p)));
+    expect(JSON.parse((await store.getMeta(INDEX_EMBEDDER_META_KEY))!).model).toBe(model);
+    await old.indexer.close();
+
+    const { index, indexer } = setup(new CachedEmbedder(current, store), store);
+    await indexer.load();
+    expect(indexer.state).toBe('ready');
+    const chunks = await store.scanChunks(0, 1000);
+    expect(index.size).toBe(chunks.length);
+    expect(JSON.parse((await store.getMeta(INDEX_EMBEDDER_META_KEY))!)).toEqual({ model: LOCAL_EMBEDDER_MODEL, dimensions: 256 });
+    for (const chunk of chunks) {
+      const [vector] = await current.embed([chunk.text]);
+      expect((await index.search(vector, 1))[0]).toMatchObject({ rowId: chunk.rowId, score: expect.closeTo(1, 3) });
+    }
   });
 
   it('keeps ingestion going when the embedder is down and indexes the chunks once it is back', async () => {

@@ -16,8 +16,24 @@ import { numberWithin, wholeNumber } from '../../options.js';
 export const DEFAULT_LOCAL_DIMENSIONS = 2048;
 export const MIN_LOCAL_DIMENSIONS = 32;
 export const MAX_LOCAL_DIMENSIONS = 4096;
-/** Bump when features change, so stored vectors are recognised as stale (`salon reindex`). */
+/**
+ * Bump when features change, so stored vectors are recognised as stale: the index of an earlier
+ * version is rebuilt at start (isEarlierLocalModel), memory's and the embedding cache's vectors
+ * are keyed by it.
+ */
 export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v1';
+const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
+
+/**
+ * Whether vectors of `stored` were made by an earlier version of the built-in embedder that
+ * `current` is, at the same dimension: made again at start, offline, without `salon reindex`.
+ */
+export function isEarlierLocalModel(stored: { model: string; dimensions: number }, current: { model: string; dimensions: number }): boolean {
+  const was = LOCAL_MODEL_VERSION.exec(stored.model);
+  const is = LOCAL_MODEL_VERSION.exec(current.model);
+  return !!was && !!is && current.model === LOCAL_EMBEDDER_MODEL && Number(was[1]) < Number(is[1]) && stored.dimensions === current.dimensions;
+}
+
 /**
  * Cosine under which two texts count as unrelated. Measured on the XQuAD passages at 2048
  * dimensions: a question and its own passage score 0.33 at the median (under 1 % fall below
