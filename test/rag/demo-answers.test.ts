@@ -2,7 +2,7 @@
  * Questions a user asked in the demo (fixtures/demo) that the built-in AI abstained on or answered
  * wrongly: "how long" asked in the item's room or naming it from another room's, a question after
  * an unrelated sentence, a follow-up that leans on the answer before it, a question naming another
- * item, a question asked again. Asked over HTTP in a real app with the local providers and the
+ * item, a question asked again, a question of polarity ("who voted against …"). Asked over HTTP in a real app with the local providers and the
  * demo content, each in a thread of its own unless it follows an exchange.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,5 +104,20 @@ describe('a question asked again in the same thread', () => {
     const first = await ask('news_n05', 'How long did the stellarator sustain plasma?', threadId);
     expect(first.answer).toMatch(/^[^[]*26 minutes/);
     expect((await ask('news_n05', 'How long did the stellarator sustain plasma, again?', threadId)).answer).toMatch(/^[^[]*26 minutes/);
+  });
+});
+
+describe('a question of polarity', () => {
+  it('"who voted against" is answered with who voted against, not who voted in favour', async () => {
+    const against = /^The Lowmark Liberals and the Citizens' Alliance voted against, arguing/;
+    expect((await ask('news_n11', 'Who voted against the Harbour Line budget?')).answer).toMatch(against);
+    expect((await ask('topic_politics', 'Who voted against the Harbour Line budget?')).answer).toMatch(against);
+    expect((await ask('news_n14', 'Who voted against the Durable Devices Act?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
+  });
+
+  it('"who voted in favour" still gets who voted in favour', async () => {
+    expect((await ask('news_n11', 'Who voted in favour of the Harbour Line budget?')).answer).toMatch(
+      /^The coalition of the Civic Greens, [^[]*voted in favour\./,
+    );
   });
 });

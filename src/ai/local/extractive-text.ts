@@ -3,9 +3,15 @@
  * tokens, a light stemmer, stopwords, sentence splitting with offsets and IDF-weighted overlap.
  */
 
-/** Function words that carry no topic; questions words are kept out of matching too. */
+/**
+ * Function words that carry no topic; questions words are kept out of matching too. "against" is
+ * not one: "who voted against …" was answered with who voted in favour, the sentence without the
+ * word, as neither search nor sentence choice saw it. "not" and "no" stay: a question's negation is
+ * seldom its answer's words ("how many firms did not keep the four-day week?" is answered by "four
+ * have returned to their previous hours"), and as terms they drew sentences that merely hold one.
+ */
 export const STOPWORDS = new Set(
-  `a about above after again against all also am an and any are as at be because been before being below between both but by
+  `a about above after again all also am an and any are as at be because been before being below between both but by
   can could did do does doing down during each few for from further had has have having he her here hers herself him himself his
   how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves
   out over own same she should so some such than that the their theirs them themselves then there these they this those through

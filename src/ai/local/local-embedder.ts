@@ -19,9 +19,9 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
 /**
  * Bump when features change, so stored vectors are recognised as stale: the index of an earlier
  * version is rebuilt at start (isEarlierLocalModel), memory's and the embedding cache's vectors
- * are keyed by it.
+ * are keyed by it. v2: "against" is a word of the text, no longer a stopword.
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v1';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v2';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
