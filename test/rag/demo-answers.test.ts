@@ -115,6 +115,12 @@ describe('a question of polarity', () => {
     expect((await ask('news_n14', 'Who voted against the Durable Devices Act?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
   });
 
+  it('a negated question is answered with the sentence negating its words, not the one affirming them', async () => {
+    expect((await ask('news_n12', 'What is not affected by the delay?')).answer).toMatch(/^The company's €220 million loan [^[]* is not affected/);
+    // A negation its answer does not say again draws nothing: "four have returned", not "could not be compressed".
+    expect((await ask('news_n15', 'How many firms did not keep the four-day week?')).answer).toMatch(/^[^[]*four have returned to their previous hours/);
+  });
+
   it('"who voted in favour" still gets who voted in favour', async () => {
     expect((await ask('news_n11', 'Who voted in favour of the Harbour Line budget?')).answer).toMatch(
       /^The coalition of the Civic Greens, [^[]*voted in favour\./,

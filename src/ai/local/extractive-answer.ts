@@ -47,6 +47,12 @@ export interface AnswerWeights {
    * top of `cue`, which any number in the sentence earns (`confirmed on 12 January`).
    */
   count: number;
+  /**
+   * Pull of a negation bearing on a question term (`is not affected`) when the question is negated
+   * ("what is not affected by the delay?"): without it the sentence saying the opposite (`the
+   * delay affects …`), which holds the same terms, came first.
+   */
+  negation: number;
 }
 
 export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
@@ -59,6 +65,7 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
   label: 0.5,
   primary: 1,
   count: 0.4,
+  negation: 0.4,
 };
 
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
@@ -147,6 +154,7 @@ export function scoreSentences(
   const qPairs = pairs(asked);
   const qWords = new Set(words(question));
   const type = answerType(question);
+  const negated = NEGATOR.test(question);
 
   const coverage: number[] = [];
   const ranking: number[] = [];
@@ -174,6 +182,7 @@ export function scoreSentences(
       weights.proximity * proximity(s.terms, qSet) +
       (hasCue(type, s.text, qWords) ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
       (type === 'number' && countsQuestionTerm(s.text, qSet) ? weights.count : 0) +
+      (negated && negatesQuestionTerm(s.text, qSet) ? weights.negation * Math.min(1, ranking[i] * 2) : 0) +
       weights.neighbour * Math.max(prev, next) +
       weights.semantic * (cosines?.get(s.text) ?? 0) +
       (s.n === primary ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
@@ -197,6 +206,27 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
   for (let i = 0; i < tokens.length; i++) {
     if (!NUMBER_TOKEN.test(tokens[i].replace(/[.,]+$/, ''))) continue;
     for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
+      if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
+    }
+  }
+  return false;
+}
+
+/** A word that negates what follows it. */
+const NEGATOR = /\b(not|no|never|cannot|nobody|nothing|none|neither|nor|without)\b|n[’']t\b/i;
+/** Words a negation may stand before the term it negates: `was not yet affected`. */
+const NEGATED_WITHIN = 3;
+
+/**
+ * Whether a negation in the sentence bears on one of the question's terms (`not eligible to vote`),
+ * not only stands somewhere in it (`work that could not be compressed` for "how many firms did not
+ * keep the four-day week?", whose answer is "four have returned to their previous hours").
+ */
+function negatesQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
+  const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’]*/gu) ?? [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!NEGATOR.test(tokens[i])) continue;
+    for (let j = i + 1; j <= i + NEGATED_WITHIN && j < tokens.length; j++) {
       if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
     }
   }
