@@ -184,6 +184,15 @@ export function withAntecedent(question: string, lines: readonly string[], title
     // "They" after "who voted against?" stands for whom the answer named; "what about the budget?"
     // goes on from the question's subject, not the answer's names.
     const named = pointsBack(question) && asksWhoOrWhich(earlier) ? namesIn(firstSentence(answerAfter(lines, i))) : [];
+    // "why?" asks the reason of what was asked: "who voted against the budget?" → "and why?" is
+    // why they voted against, which the earlier question's names or subject alone ("budget") lose.
+    // Its every word, the title's too: so the chat line asking it is that question again, not an answer.
+    if (asksOnlyWhy(question)) {
+      const asked = [...new Set(earlier.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [])].filter(
+        (w) => w.length <= LENT_WORD_MAX_CHARS && contentTerms(w).length,
+      );
+      if (asked.length) return `${question} (${asked.join(' ')})`;
+    }
     const names = lacking([...namesIn(earlier), ...named]);
     if (names.length) return `${question} (${names.join(' ')})`;
     // A follow-up before this one is about what its own question was: look further back.
@@ -192,6 +201,11 @@ export function withAntecedent(question: string, lines: readonly string[], title
     return subject.length ? `${question} (${subject.join(' ')})` : question;
   }
   return question;
+}
+
+/** "why?", "and why not?": a question of its reason alone, naming nothing. */
+function asksOnlyWhy(question: string): boolean {
+  return /\bwhy\b/i.test(question) && contentTerms(question).length === 0;
 }
 
 /** "who voted against?", "which parties…": a question whose answer names someone it does not ("who is Ingrid Aasvold?" names her). */

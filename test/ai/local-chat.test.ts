@@ -265,7 +265,8 @@ describe('extractive text tools', () => {
     expect(answerType('When was the treaty signed?')).toBe('date');
     expect(answerType('Who designed the bridge?')).toBe('person');
     expect(answerType('Where is the stadium?')).toBe('place');
-    expect(answerType('Why did it fail?')).toBe('other');
+    expect(answerType('Why did it fail?')).toBe('reason');
+    expect(answerType('What did the court decide?')).toBe('other');
   });
 
   it('reads the sentence that asks, not the ones said before it', () => {

@@ -2,7 +2,7 @@
  * Questions a user asked in the demo (fixtures/demo) that the built-in AI abstained on or answered
  * wrongly: "how long" asked in the item's room or naming it from another room's, a question after
  * an unrelated sentence, a follow-up that leans on the answer before it, a question naming another
- * item, a question asked again, a question of polarity ("who voted against …"). Asked over HTTP in a real app with the local providers and the
+ * item, a question asked again, "and why?" after an answer, a question of polarity ("who voted against …"). Asked over HTTP in a real app with the local providers and the
  * demo content, each in a thread of its own unless it follows an exchange.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,29 @@ describe('a follow-up that leans on the answer before it', () => {
     ]);
     const { answer } = await ask('news_n05', 'and what did they argue?', threadId);
     expect(answer).toContain('the cost had grown too fast');
+  });
+});
+
+describe('"and why?" after an answer', () => {
+  it('asks the reason of what was asked, not for a sentence about its subject', async () => {
+    const threadId = await threadWith('news_n11', [
+      ['Ann', '@ai Who voted against the Harbour Line budget?'],
+      [
+        'Salon AI',
+        "The Lowmark Liberals and the Citizens' Alliance voted against, arguing that the cost had grown too fast and that the route would disrupt businesses on Quay Street for years. [1]",
+      ],
+    ]);
+    expect((await ask('news_n11', 'and why?', threadId)).answer).toMatch(/^[^[]*arguing that the cost had grown too fast/);
+  });
+
+  it('is answered with a sentence giving the reason, not with the question it follows', async () => {
+    const threadId = await threadWith('news_n11', [
+      ['Ann', '@ai How much did the Harbour Line’s cost go up since 2023?'],
+      ['Salon AI', 'The project’s estimated cost was €960 million when it was first presented in 2023. [1]'],
+    ]);
+    const { answer } = await ask('news_n11', 'and why?', threadId);
+    expect(answer).toMatch(/^Achterberg said the increase since 2023 was mostly due to construction inflation/);
+    expect(answer).not.toContain('@ai');
   });
 });
 

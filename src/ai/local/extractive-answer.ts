@@ -2,14 +2,15 @@
  * Answer-sentence selection for the local extractive model: which sentences of the numbered
  * sources answer the question. Scores combine IDF-weighted question-term coverage (IDF over the
  * given sources' sentences), matched word pairs, proximity of the matches, an answer-type cue
- * (numbers for "how many", dates for "when", names for "who", places for "where") and the
+ * (numbers for "how many", dates for "when", names for "who", places for "where", a reason's
+ * words for "why") and the
  * source's rank.
  */
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words, STOPWORDS } from './extractive-text.js';
 import type { GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 
-export type AnswerType = 'number' | 'date' | 'person' | 'place' | 'other';
+export type AnswerType = 'number' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
 /** A scored sentence of one source. */
 export interface ScoredSentence {
@@ -71,6 +72,8 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
 /** A preposition of place followed by a capitalised name. */
 const PLACE_CUE = /\b(in|at|near|from|to|across|outside|inside)\s+(the\s+)?\p{Lu}/u;
+/** Words that give a reason: `because`, `due to`, `arguing that`. */
+const REASON_CUE = /\b(because|due to|owing to|thanks to|caused by|as a result|the reasons?|so that|in order to|arguing|argued|argues|citing|blamed)\b/i;
 const NUMBER_WORDS =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion|dozen|half';
 
@@ -81,6 +84,7 @@ export function answerType(question: string): AnswerType {
   if (/\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q)) return 'date';
   if (/\bwho\b|\bwhom\b|\bwhose\b|\b(which|what) (person|man|woman|people|scientist|author|leader|president|king|queen|company|organization|group)\b/.test(q))
     return 'person';
+  if (/\bwhy\b|\bfor what reason\b|\bwhat (was|is|were|are) the reasons?\b/.test(q)) return 'reason';
   if (/\bwhere\b|\b(which|what) (city|country|state|place|region|location|continent|river|island|area)\b/.test(q)) return 'place';
   return 'other';
 }
@@ -98,6 +102,8 @@ export function hasCue(type: AnswerType, sentence: string, questionWords: Set<st
       return newNames(sentence, questionWords).length > 0;
     case 'place':
       return PLACE_CUE.test(stripKnown(sentence, questionWords));
+    case 'reason':
+      return REASON_CUE.test(stripKnown(sentence, questionWords));
     default:
       return false;
   }
