@@ -266,6 +266,8 @@ describe('extractive text tools', () => {
     expect(answerType('Who designed the bridge?')).toBe('person');
     expect(answerType('Where is the stadium?')).toBe('place');
     expect(answerType('Why did it fail?')).toBe('reason');
+    expect(answerType('How long did the plasma last?')).toBe('duration');
+    expect(answerType('How long is the tram line?')).toBe('number');
     expect(answerType('What did the court decide?')).toBe('other');
   });
 

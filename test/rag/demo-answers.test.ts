@@ -53,6 +53,12 @@ describe('a "how long" question', () => {
     expect((await ask('news_n05', 'How long did the stellarator sustain plasma?')).answer).toMatch(/^[^[]*26 minutes/);
   });
 
+  it('is answered with a time, not with any number beside the question’s words', async () => {
+    // "6 MW for runs of at least ten minutes" holds "runs" and a number, but counts nothing asked.
+    expect((await ask('news_n12', 'How long did Orrery-2 run?')).answer).toMatch(/^[^[]*ran a hydrogen plasma for 26 minutes/);
+    expect((await ask('topic_science', 'How long did Orrery-2 run?')).answer).toMatch(/^[^[]*ran a hydrogen plasma for 26 minutes/);
+  });
+
   it('naming another item is answered from that item, not from the room’s own', async () => {
     const { answer, sources } = await ask('news_n01', 'How long did Orrery-2 sustain plasma?');
     expect(answer).toMatch(/^[^[]*26 minutes/);

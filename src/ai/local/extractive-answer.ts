@@ -10,7 +10,7 @@ import { askedTerms, contentTerms, idfTable, splitSentences, stem, words, STOPWO
 import type { GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 
-export type AnswerType = 'number' | 'date' | 'person' | 'place' | 'reason' | 'other';
+export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
 /** A scored sentence of one source. */
 export interface ScoredSentence {
@@ -44,7 +44,7 @@ export interface AnswerWeights {
    */
   primary: number;
   /**
-   * Pull of a number that counts what a "how many" question asks about (`140 confirmed cases`), on
+   * Pull of a number that counts what a "how many" or "how much" question asks about (`140 confirmed cases`), on
    * top of `cue`, which any number in the sentence earns (`confirmed on 12 January`).
    */
   count: number;
@@ -72,6 +72,8 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
 /** A preposition of place followed by a capitalised name. */
 const PLACE_CUE = /\b(in|at|near|from|to|across|outside|inside)\s+(the\s+)?\p{Lu}/u;
+/** A unit of time after a number: `26 minutes`, `a 26-minute run`, `eight years`. */
+const TIME_UNIT = '(seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|century|centuries)\\b';
 /** Words that give a reason: `because`, `due to`, `arguing that`. */
 const REASON_CUE = /\b(because|due to|owing to|thanks to|caused by|as a result|the reasons?|so that|in order to|arguing|argued|argues|citing|blamed)\b/i;
 const NUMBER_WORDS =
@@ -80,6 +82,8 @@ const NUMBER_WORDS =
 /** What kind of thing the question asks for. */
 export function answerType(question: string): AnswerType {
   const q = question.toLowerCase();
+  // "How long did it run?" asks a time; "how long is the line?" may ask a length, a number of any kind.
+  if (/\bhow long\b(?!\s+(is|was|are|were)\b)/.test(q)) return 'duration';
   if (/\bhow (many|much|long|far|old|large|big|tall|high|often)\b|\bwhat (percentage|percent|number|amount|size|proportion)\b/.test(q)) return 'number';
   if (/\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q)) return 'date';
   if (/\bwho\b|\bwhom\b|\bwhose\b|\b(which|what) (person|man|woman|people|scientist|author|leader|president|king|queen|company|organization|group)\b/.test(q))
@@ -94,6 +98,8 @@ export function hasCue(type: AnswerType, sentence: string, questionWords: Set<st
   switch (type) {
     case 'number':
       return new RegExp(`\\d|\\b(${NUMBER_WORDS})\\b`, 'i').test(stripKnown(sentence, questionWords));
+    case 'duration':
+      return new RegExp(`(\\d|\\b(${NUMBER_WORDS}))[\\s-]+${TIME_UNIT}`, 'i').test(stripKnown(sentence, questionWords));
     case 'date':
       return new RegExp(`\\b(1\\d{3}|20\\d{2}|\\d{1,2}(st|nd|rd|th))\\b|\\b(${MONTHS})\\b|\\bcentury\\b|\\b\\d{2,4}s\\b`, 'i').test(
         stripKnown(sentence, questionWords),
@@ -160,6 +166,7 @@ export function scoreSentences(
   const qPairs = pairs(asked);
   const qWords = new Set(words(question));
   const type = answerType(question);
+  const counting = COUNT_ASKED.test(question);
   const negated = NEGATOR.test(question);
 
   const coverage: number[] = [];
@@ -187,7 +194,7 @@ export function scoreSentences(
       weights.pair * pairScore +
       weights.proximity * proximity(s.terms, qSet) +
       (hasCue(type, s.text, qWords) ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
-      (type === 'number' && countsQuestionTerm(s.text, qSet) ? weights.count : 0) +
+      (counting && countsQuestionTerm(s.text, qSet) ? weights.count : 0) +
       (negated && negatesQuestionTerm(s.text, qSet) ? weights.negation * Math.min(1, ranking[i] * 2) : 0) +
       weights.neighbour * Math.max(prev, next) +
       weights.semantic * (cosines?.get(s.text) ?? 0) +
@@ -198,6 +205,12 @@ export function scoreSentences(
   return scored.sort((a, b) => b.score - a.score);
 }
 
+/**
+ * A question that asks how many or how much of something: a number before one of its terms counts
+ * it (`140 confirmed cases`). Not "how long did Orrery-2 run?": `6 MW for runs of at least ten
+ * minutes` does not count runs, and was quoted before "ran a hydrogen plasma for 26 minutes".
+ */
+const COUNT_ASKED = /\bhow (many|much)\b|\bwhat (number|amount)\b/i;
 /** A number, in digits or words. */
 const NUMBER_TOKEN = new RegExp(`^(\\d[\\d.,]*|${NUMBER_WORDS})$`, 'i');
 /** Words a number may stand before the term it counts: `140 confirmed cases`. */
