@@ -1,10 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { LocalChatModel } from '../../src/ai/local/local-chat.js';
-import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import type { ChatMessage } from '../../src/ai/types.js';
 import type { AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import { tempDir } from '../helpers.js';
+import { heldLocalChat } from '../rag/fakes.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom, shadowText, startServer, type Person } from './harness.js';
 
 // A member's private questions and answers are never stored by the server; the tab keeps them
@@ -33,22 +31,6 @@ function pageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
   return errors;
-}
-
-/** The built-in model, whose answers wait to be written until `release` is called. */
-function heldChat(): { chat: LocalChatModel; writing: Promise<void>; release: () => void } {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let started!: () => void;
-  const writing = new Promise<void>((resolve) => (started = resolve));
-  class HeldChat extends LocalChatModel {
-    override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
-      started();
-      await held;
-      yield* super.stream(messages, signal);
-    }
-  }
-  return { chat: new HeldChat(new LocalEmbedder()), writing, release };
 }
 
 /** An assistant that starts every answer and finishes none until it is closed: a reload always comes mid-answer. */
@@ -265,7 +247,7 @@ describeBrowser('private questions kept in the tab', () => {
 
   it('finishes a private answer the page was reloaded in the middle of, on the reloaded page, and drops the reload note', async () => {
     const dir = tempDir();
-    const { chat, writing, release } = heldChat();
+    const { chat, writing, release } = heldLocalChat();
     const server = await startServer(dir.dir, { env: { SEED_DEMO: 'false' }, overrides: { chat } });
     try {
       await server.app.salon.ingest.pipeline.put(item('news_pheld', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));

@@ -1,12 +1,30 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { member } from '../rooms/helpers.js';
 import { ARTIFACTS, browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom } from './harness.js';
 
 const DESKTOP = { width: 1200, height: 800 };
 const person = (browser: Browser, name: string, viewport = DESKTOP) => openAs(browser, name, viewport);
+
+/** Faster than anyone types: 16 sends in one go through the composer, past the server's burst allowance. */
+async function burst(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const find = (root: Document | ShadowRoot): Element | null => {
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        if (el.tagName === 'SALON-COMPOSER') return el;
+        const inner = el.shadowRoot && find(el.shadowRoot);
+        if (inner) return inner;
+      }
+      return null;
+    };
+    const composer = find(document)!;
+    for (let i = 1; i <= 16; i++) {
+      composer.dispatchEvent(new CustomEvent('salon-send', { detail: { text: `burst ${i}`, ask: false }, bubbles: true, composed: true }));
+    }
+  });
+}
 
 describeBrowser('a room in two browsers', () => {
   const suite = browserSuite({ server: true });
@@ -183,21 +201,7 @@ describeBrowser('a room in two browsers', () => {
     try {
       await gus.page.goto(`${suite.server.url}/chat?id=news_r1`);
       await gus.page.locator('salon-member-list .count[data-count="1"]').waitFor();
-      // Faster than anyone types: 16 sends in one go, past the server's burst allowance.
-      await gus.page.evaluate(() => {
-        const find = (root: Document | ShadowRoot): Element | null => {
-          for (const el of Array.from(root.querySelectorAll('*'))) {
-            if (el.tagName === 'SALON-COMPOSER') return el;
-            const inner = el.shadowRoot && find(el.shadowRoot);
-            if (inner) return inner;
-          }
-          return null;
-        };
-        const composer = find(document)!;
-        for (let i = 1; i <= 16; i++) {
-          composer.dispatchEvent(new CustomEvent('salon-send', { detail: { text: `burst ${i}`, ask: false }, bubbles: true, composed: true }));
-        }
-      });
+      await burst(gus.page);
       const failed = gus.page.locator('salon-message-item[state=failed]');
       await expect.poll(() => failed.count()).toBeGreaterThan(0);
       expect(await failed.first().locator('.failed').textContent()).toContain('too fast');
@@ -218,20 +222,7 @@ describeBrowser('a room in two browsers', () => {
     try {
       await ivy.page.goto(`${suite.server.url}/chat?id=news_r1`);
       await ivy.page.locator('salon-member-list .count[data-count="1"]').waitFor();
-      await ivy.page.evaluate(() => {
-        const find = (root: Document | ShadowRoot): Element | null => {
-          for (const el of Array.from(root.querySelectorAll('*'))) {
-            if (el.tagName === 'SALON-COMPOSER') return el;
-            const inner = el.shadowRoot && find(el.shadowRoot);
-            if (inner) return inner;
-          }
-          return null;
-        };
-        const composer = find(document)!;
-        for (let i = 1; i <= 16; i++) {
-          composer.dispatchEvent(new CustomEvent('salon-send', { detail: { text: `burst ${i}`, ask: false }, bubbles: true, composed: true }));
-        }
-      });
+      await burst(ivy.page);
       const notice = ivy.page.locator('salon-connection-status [data-notice=ERR_RATE_LIMITED]');
       await notice.waitFor();
       const text = (await notice.locator('span').first().boundingBox())!;

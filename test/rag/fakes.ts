@@ -2,6 +2,8 @@
  * Small doubles for the RAG tests: a brute-force SearchService over the store's chunks, a RoomOutlet
  * that records frames, and a ChatModel whose rerank/stream/summarize a test scripts.
  */
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage, ChatModel, Embedder } from '../../src/ai/types.js';
 import type { ServerMessage } from '../../src/protocol/messages.js';
 import type { RoomOutlet } from '../../src/rooms/types.js';
@@ -140,4 +142,23 @@ export class ScriptedChat implements ChatModel {
     }
     if (this.options.failAfter !== undefined && i >= this.options.failAfter) throw new Error('model exploded');
   }
+}
+
+/**
+ * The built-in model, whose answers wait to be written until `release` is called: `writing`
+ * settles when the first answer starts streaming (its search and rerank are done).
+ */
+export function heldLocalChat(): { chat: LocalChatModel; writing: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let started!: () => void;
+  const writing = new Promise<void>((resolve) => (started = resolve));
+  class HeldChat extends LocalChatModel {
+    override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+      started();
+      await held;
+      yield* super.stream(messages, signal);
+    }
+  }
+  return { chat: new HeldChat(new LocalEmbedder()), writing, release };
 }

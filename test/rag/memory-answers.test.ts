@@ -14,6 +14,7 @@ import type { Source } from '../../src/protocol/messages.js';
 import { item } from '../store/contract.js';
 import { ADMIN, tempDir, testApp } from '../helpers.js';
 import { connect, joined, listen } from '../rooms/helpers.js';
+import { heldLocalChat } from './fakes.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -49,18 +50,8 @@ class AbortAwareChat extends LocalChatModel {
  * being written. The room news_1 has an article about the gym.
  */
 async function appWithHeldAnswers(): Promise<{ app: FastifyInstance; writing: Promise<void>; release: () => void }> {
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let started!: () => void;
-  const writing = new Promise<void>((r) => (started = r));
-  class HeldChat extends LocalChatModel {
-    override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
-      started();
-      await held;
-      yield* super.stream(messages, signal);
-    }
-  }
-  const t = await testApp(LIMITS, { chat: new HeldChat(new LocalEmbedder()), roomOptions: { shutdownGraceMs: 100 } });
+  const { chat, writing, release } = heldLocalChat();
+  const t = await testApp(LIMITS, { chat, roomOptions: { shutdownGraceMs: 100 } });
   closers.push(t.close);
   await t.app.ready();
   await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
