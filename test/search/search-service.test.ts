@@ -187,6 +187,16 @@ describe('snippetFor', () => {
     expect(s.startsWith('…')).toBe(true);
   });
 
+  it('never cuts between the halves of an emoji in text without spaces', () => {
+    const loneHalf = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    for (const pad of ['', 'a', 'ab']) {
+      const text = `${pad}${'😀'.repeat(150)}. Then the ${'🚋'.repeat(150)} tram sentence ${'🎉'.repeat(150)}`;
+      const s = snippetFor(text, 'tram');
+      expect(s).toContain('tram');
+      expect(loneHalf.test(s)).toBe(false);
+    }
+  });
+
   it('drops a leading copy of the title and keeps short text whole', () => {
     expect(snippetFor('My Title\n\nShort body.', 'body', 'My Title')).toBe('Short body.');
   });
