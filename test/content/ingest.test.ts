@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingestCommand } from '../../src/cli/commands/ingest.js';
@@ -7,6 +7,7 @@ import { testConfig } from '../../src/config.js';
 import { idForUrl } from '../../src/content/ids.js';
 import { IngestService, validateIngestRequest } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { LOCAL_FILE_MAX_BYTES } from '../../src/local-files.js';
 import type { ChunkRow } from '../../src/content/types.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { loopbackDeps } from '../fixtures-servers/deps.js';
@@ -236,6 +237,40 @@ describe('IngestService', () => {
       expect(job.failures.map((f) => f.code)).toEqual(['ERR_FETCH_BLOCKED_ADDRESS', 'ERR_FETCH_BLOCKED_ADDRESS', 'ERR_INVALID_CONTENT']);
       expect(job.failures[2]).toMatchObject({ ref: join(dir, 'missing.md'), message: expect.stringContaining('does not exist') });
     } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('local files that are not files, or too large', () => {
+  it('fails a device, a pipe or an oversized file by name without reading it, and goes on with the rest', async () => {
+    const { dir, cleanup } = tempDir();
+    const store = new SqliteStore({ filename: ':memory:' });
+    const service = new IngestService({
+      store,
+      pipeline: createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } }),
+      deps: loopbackDeps(),
+      hn: { base: 'http://127.0.0.1:9', commentLimit: 10, intervalMs: 0 },
+      bodyMaxChars: 200_000,
+    });
+    try {
+      // Named as a feed and a post, each endless: read whole, either never ended.
+      symlinkSync('/dev/zero', join(dir, 'zero.xml'));
+      symlinkSync('/dev/zero', join(dir, 'zero.md'));
+      writeFileSync(join(dir, 'huge.json'), '');
+      truncateSync(join(dir, 'huge.json'), LOCAL_FILE_MAX_BYTES + 1);
+      writeFileSync(join(dir, 'fine.md'), '---\ntitle: Fine\n---\nA post that reads.');
+      const job = await service.run({ file: ['zero.xml', 'zero.md', 'huge.json', 'fine.md'].map((f) => join(dir, f)) });
+      expect(job).toMatchObject({ status: 'done', done: 1, failed: 3 });
+      expect(job.itemIds).toEqual(['post_fine']);
+      expect(job.failures.map((f) => [f.code, f.message.replace(dir, 'DIR')])).toEqual([
+        ['ERR_INVALID_CONTENT', expect.stringContaining('it is not a regular file')],
+        ['ERR_INVALID_CONTENT', expect.stringContaining('it is not a regular file')],
+        ['ERR_INVALID_CONTENT', expect.stringContaining('it is larger than 32 MiB')],
+      ]);
+    } finally {
+      await service.close();
+      await store.close();
       cleanup();
     }
   });

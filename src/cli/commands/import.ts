@@ -9,7 +9,6 @@
  * log (OfflineChanges), as README says.
  */
 import { OfflineChanges } from '../../sync/offline-changes.js';
-import { createReadStream } from 'node:fs';
 import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../../memory/import.js';
@@ -17,29 +16,16 @@ import { MemoryService } from '../../memory/memory-service.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import { storeResolver } from '../../rooms/resolver.js';
 import { DEFAULT_MAX_TEXT_CHARS } from '../../rooms/options.js';
+import { readLocalFile } from '../../local-files.js';
 import { parseArgs, type Command } from '../command.js';
 import { ProgressBar } from '../progress.js';
 
 const USAGE = 'import FILE --room ID [--thread THREAD]';
 const EXIT_USAGE = 2;
-const MIB = 1024 * 1024;
-
-/**
- * FILE's text, refused once it passes IMPORT_MAX_BYTES (what POST …/import takes) without reading
- * further: read whole, a file of gigabytes ran the command out of memory before any check, and a
- * device such as /dev/zero never ended.
- */
+/** FILE's text, refused past IMPORT_MAX_BYTES (what POST …/import takes) before it is read. */
 async function readImportFile(file: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > IMPORT_MAX_BYTES) {
-      throw new Error(`it is larger than ${IMPORT_MAX_BYTES / MIB} MiB, the most one import takes (${IMPORT_MAX_MESSAGES} messages); split it`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const tooLarge = `it is larger than ${IMPORT_MAX_BYTES / (1024 * 1024)} MiB, the most one import takes (${IMPORT_MAX_MESSAGES} messages); split it`;
+  return (await readLocalFile(file, IMPORT_MAX_BYTES, tooLarge)).toString('utf8');
 }
 
 const importCommand: Command = {

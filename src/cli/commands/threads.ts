@@ -8,7 +8,6 @@
  * within 30 s (OfflineChanges).
  */
 import { OfflineChanges } from '../../sync/offline-changes.js';
-import { readFile } from 'node:fs/promises';
 import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import { MemoryService } from '../../memory/memory-service.js';
@@ -19,6 +18,7 @@ import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import { storeResolver } from '../../rooms/resolver.js';
 import type { SplitLock, Store, Thread } from '../../store/types.js';
+import { LocalFileError, readLocalFile } from '../../local-files.js';
 import { parseArgs, UsageError, type Command } from '../command.js';
 
 const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
@@ -64,11 +64,10 @@ function threshold(value: string | true | undefined): number | undefined {
 /** The text of `--parts @FILE`; a file that cannot be read is named with the reason, as `salon import` names its FILE. */
 async function partsFile(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return (await readLocalFile(file)).toString('utf8');
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.message;
-    throw new errors.ERR_BAD_THREAD_OP(`--parts @${file}: cannot read the file (${why})`);
+    if (!(err instanceof LocalFileError)) throw err;
+    throw new errors.ERR_BAD_THREAD_OP(`--parts @${file}: cannot read the file (${err.message})`);
   }
 }
 

@@ -3,7 +3,8 @@
  * the URL serves), a feed, a YouTube channel feed, Hacker News stories, local files. Every item
  * goes through the item pipeline; a failing item is recorded and the rest go on.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readLocalFile } from '../../local-files.js';
 import { extname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { SalonError, errors } from '../../errors.js';
@@ -168,7 +169,7 @@ async function ingestMarkdown(ctx: IngestContext, paths: string[]): Promise<void
 async function ingestVideoJson(ctx: IngestContext, path: string): Promise<void> {
   let doc: unknown;
   try {
-    doc = JSON.parse(await readFile(path, 'utf8'));
+    doc = JSON.parse((await readLocalFile(path)).toString('utf8'));
   } catch (err) {
     throw new errors.ERR_INVALID_CONTENT(`${path} is not readable JSON (${(err as Error).message})`);
   }
@@ -182,6 +183,15 @@ async function ingestVideoJson(ctx: IngestContext, path: string): Promise<void> 
   }
 }
 
+/** A local file's bytes; one that cannot be read, or is too large, is ERR_INVALID_CONTENT naming it and why. */
+async function readLocalFileAs(path: string): Promise<Buffer> {
+  try {
+    return await readLocalFile(path);
+  } catch (err) {
+    throw new errors.ERR_INVALID_CONTENT(`${path} cannot be read (${(err as Error).message})`);
+  }
+}
+
 async function ingestFile(ctx: IngestContext, path: string, limit: number): Promise<void> {
   const info = await stat(path).catch(() => null);
   if (!info) throw new errors.ERR_INVALID_CONTENT(`${path} does not exist`);
@@ -189,7 +199,7 @@ async function ingestFile(ctx: IngestContext, path: string, limit: number): Prom
   if (info.isDirectory()) return ingestMarkdown(ctx, await markdownFiles(path));
   if (MARKDOWN_EXTENSIONS.includes(ext)) return ingestMarkdown(ctx, [path]);
   if (ext === '.json') return ingestVideoJson(ctx, path);
-  if (FEED_EXTENSIONS.includes(ext)) return ingestFeedDocument(ctx, await readFeed(ctx, await readFile(path), path), undefined, limit);
+  if (FEED_EXTENSIONS.includes(ext)) return ingestFeedDocument(ctx, await readFeed(ctx, await readLocalFileAs(path), path), undefined, limit);
   throw new errors.ERR_INVALID_CONTENT(`${path}: expected a folder of posts, a .md post, a .json video file or a .xml/.rss/.atom feed`);
 }
 

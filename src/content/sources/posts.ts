@@ -4,11 +4,12 @@
  * markdown it was written in (the post page renders it, sanitised, as it does a post sent through
  * the API); what is indexed, cited and shown as context is its text (`readableBody`).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
 import { SalonError, errors } from '../../errors.js';
+import { readLocalFile } from '../../local-files.js';
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { qualifyId, slugify } from '../ids.js';
@@ -112,10 +113,10 @@ export type PostEntry = { ref: string; item: Record<string, unknown> } | { ref: 
 /** Reads and converts one markdown file. */
 export async function readPostFile(path: string, source = 'markdown'): Promise<PostEntry> {
   try {
-    return { ref: path, item: postFromMarkdown(await readFile(path, 'utf8'), basename(path), source) };
+    return { ref: path, item: postFromMarkdown((await readLocalFile(path)).toString('utf8'), basename(path), source) };
   } catch (err) {
     if (err instanceof SalonError) return { ref: path, error: err };
-    return { ref: path, error: new errors.ERR_INVALID_CONTENT(`${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`) };
+    return { ref: path, error: new errors.ERR_INVALID_CONTENT(`${path} cannot be read (${(err as Error).message})`) };
   }
 }
 
