@@ -23,6 +23,18 @@ function msg(seq: number, fields: Partial<Message> = {}): Message {
 const texts = (log: MessageLog) => log.entries.map((e) => e.message.text);
 
 describe('MessageLog', () => {
+  it('keeps a command refused as written final (no Retry) across a reload, and only a failed one', () => {
+    const log = new MessageLog();
+    log.addLocal('c1', '/split', ADA, 't1', 'news_1');
+    log.addLocal('c2', 'too fast', ADA, 't1', 'news_1');
+    log.fail('c1', 'a split needs a thread id', true);
+    log.fail('c2', 'You are sending messages too fast');
+    const restored = MessageLog.restore(JSON.parse(JSON.stringify(log.snapshot())));
+    const byClient = (id: string) => restored.entries.find((e) => e.message.clientId === id);
+    expect(byClient('c1')).toMatchObject({ state: 'failed', final: true });
+    expect(byClient('c2')?.final).toBeUndefined();
+  });
+
   it('counts a private question as sent once handed over, places it after what is known, and keeps it out of the room snapshot', () => {
     const log = new MessageLog();
     log.receive(msg(1));

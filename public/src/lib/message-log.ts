@@ -263,6 +263,8 @@ export class MessageLog {
         error: e.error,
         order: e.order ?? e.message.seq,
         ...(e.private === true ? { private: true } : {}),
+        // A command refused as written stays without Retry after a reload.
+        ...(e.final === true && e.state === 'failed' ? { final: true } : {}),
       });
     }
     return log;
