@@ -270,7 +270,11 @@ describe('sources that refresh', () => {
   it('polls HN: one story by URL, a list, and an HN entry in a feed, each with article body and comments', async () => {
     const story = await sources.add({ kind: 'hn', url: 'https://news.ycombinator.com/item?id=7001', everyMinutes: 15 });
     expect(story.limit).toBe(1);
+    const storyReads = () => hn.requests.filter((r) => r.path === '/v0/item/7001.json').length;
+    const readBefore = storyReads();
     await pollDue();
+    // Read once: the poll's look at the story is the story it stores.
+    expect(storyReads() - readBefore).toBe(1);
     const item = (await store.getItem('news_hn7001'))!;
     expect(item.body).toContain('sixty years');
     expect(item.comments.map((c) => c.by)).toEqual(['alice', 'bob']);

@@ -13,7 +13,7 @@ import { findThread, type CommentSource } from '../sources/comment-source.js';
 import { entryRef, entryUrl, newsItemFromEntry, videoItemFromEntry } from '../sources/feed-items.js';
 import { parseFeed, type FeedEntry, type ParsedFeed } from '../sources/feeds.js';
 import { looksLikeFeed } from '../sources/feed-sniff.js';
-import { HnComments, type HnClient } from '../sources/hn.js';
+import { HnComments, type HnClient, type HnItem } from '../sources/hn.js';
 import type { Logger } from '../../logger.js';
 import type { JobTracker } from './ingest-job.js';
 import type { ItemPipeline } from './pipeline.js';
@@ -143,9 +143,12 @@ export async function ingestUrl(ctx: IngestContext, url: string, limit: number):
   await putOne(ctx, url, async () => newsItemFromArticle(url, await articleOfPage(ctx.deps, page, ctx.bodyMaxChars, ctx.signal)));
 }
 
-/** One Hacker News story with its linked article and comments; resolves with its item id, or null when it failed. */
-export function ingestStory(ctx: IngestContext, id: number): Promise<string | null> {
-  return ingestDiscussion(ctx, new HnComments(ctx.hn), String(id), `hn:${id}`);
+/**
+ * One Hacker News story with its linked article and comments; resolves with its item id, or null
+ * when it failed. `read`: the story's item when the caller has just read it.
+ */
+export function ingestStory(ctx: IngestContext, id: number, read?: HnItem): Promise<string | null> {
+  return ingestDiscussion(ctx, new HnComments(ctx.hn, read ? new Map([[id, read]]) : undefined), String(id), `hn:${id}`);
 }
 
 /** One Hacker News story, or the first `limit` top stories. */

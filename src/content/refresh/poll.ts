@@ -110,7 +110,7 @@ async function pollHn(ctx: IngestContext, store: Store, source: SourceRecord, no
     const hash = storyHash(story);
     if (known.get(key) === hash) continue;
     ctx.tracker.addTotal(1);
-    const itemId = await ingestStory(ctx, id);
+    const itemId = await ingestStory(ctx, id, story);
     if (!itemId) continue;
     if (!(await store.putSourceEntry(source.id, key, hash, itemId, now()))) return { ...outcome, gone: true };
     if (known.has(key)) outcome.changed++;

@@ -94,9 +94,13 @@ export class HnClient {
     return raw.filter((id): id is number => Number.isInteger(id) && id > 0).slice(0, limit);
   }
 
-  /** A story and its first `commentLimit` live first-level comments as plain text. */
-  async story(id: number, signal?: AbortSignal): Promise<{ story: HnItem; comments: Comment[] }> {
-    const story = await this.item(id, signal);
+  /**
+   * A story and its first `commentLimit` live first-level comments as plain text. `read`: the
+   * story's item as the caller just read it (a poll compares it with what it stored before), so it
+   * is not asked for twice.
+   */
+  async story(id: number, signal?: AbortSignal, read?: HnItem): Promise<{ story: HnItem; comments: Comment[] }> {
+    const story = read ?? (await this.item(id, signal));
     // The item's id names the stored item (news_hn<id>): an answer about another item must not overwrite it.
     if (!story || story.id !== id || story.deleted || story.dead) throw new errors.ERR_CONTENT_NOT_FOUND(`hn:${id} (no live Hacker News item with that id)`);
     if (!STORY_TYPES.has(story.type ?? '')) throw new errors.ERR_INVALID_CONTENT(`Hacker News item ${id} is a ${story.type ?? 'thing'}, not a story`);
@@ -155,7 +159,11 @@ function isHttp(url: string): boolean {
 export class HnComments implements CommentSource {
   readonly name = 'hn';
 
-  constructor(private readonly client: HnClient) {}
+  /** `read`: stories already read, by id, taken instead of asking the API for them again. */
+  constructor(
+    private readonly client: HnClient,
+    private readonly read: ReadonlyMap<number, HnItem> = new Map(),
+  ) {}
 
   threadOf(url: string): string | null {
     const id = hnStoryIdOf(url);
@@ -164,7 +172,7 @@ export class HnComments implements CommentSource {
 
   async discussion(thread: string, signal?: AbortSignal): Promise<Discussion> {
     const id = Number(thread);
-    const { story, comments } = await this.client.story(id, signal);
+    const { story, comments } = await this.client.story(id, signal, this.read.get(id));
     return {
       label: `HN story ${id}`,
       link: story.url && isHttp(story.url) ? story.url : null,
