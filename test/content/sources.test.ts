@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { IngestService } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
-import { SourceService } from '../../src/content/refresh/source-service.js';
+import { JITTER, MAX_BACKOFF_MS, SourceService, backoff } from '../../src/content/refresh/source-service.js';
 import { parseSourceLines, sourceIdOf } from '../../src/content/refresh/source-spec.js';
 import type { IngestDeps } from '../../src/content/sources/article.js';
 import { parseFeed } from '../../src/content/sources/feeds.js';
@@ -380,6 +380,23 @@ describe('sources that refresh', () => {
     expect(() => parseSourceLines('feed', 'SOURCES')).toThrow(/SOURCES entry 1/);
     expect(() => parseSourceLines('rss https://x.test/feed', 'SOURCES')).toThrow(/kind must be one of/);
     expect(parseSourceLines('feed https://alice:s3cret@x.test/feed', 'SOURCES')[0].url).toBe('https://x.test/feed');
+  });
+});
+
+describe('backoff', () => {
+  it('doubles the interval per failure with its jitter, and never waits past a day, the jitter then only shortening the wait', () => {
+    const hour = 3_600_000;
+    expect(backoff(hour, 1, 1)).toBe(2 * hour);
+    expect(backoff(hour, 2, 1 + JITTER)).toBeCloseTo(4 * hour * (1 + JITTER));
+    // 16 h doubled past the day: a day at most, whatever the jitter.
+    for (const jitter of [1 - JITTER, 1, 1 + JITTER]) {
+      expect(backoff(hour, 5, jitter)).toBeLessThanOrEqual(MAX_BACKOFF_MS);
+      expect(backoff(hour, 30, jitter)).toBeLessThanOrEqual(MAX_BACKOFF_MS);
+    }
+    // Just under the cap, the jitter's 10 % more is cut to the day.
+    expect(backoff(22 * hour, 0, 1 + JITTER)).toBe(MAX_BACKOFF_MS);
+    // At the cap the jitter still moves sources apart.
+    expect(backoff(hour, 30, 1 + JITTER)).toBeLessThan(backoff(hour, 30, 1));
   });
 });
 

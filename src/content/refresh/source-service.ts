@@ -312,7 +312,7 @@ export class SourceService {
         lastError: { code: lastError.code, message: truncate(lastError.message, FAILURE_TEXT_MAX) },
         failures,
       };
-      nextDue = this.iso(now + Math.min(every * 2 ** failures, MAX_BACKOFF_MS) * jitter);
+      nextDue = this.iso(now + backoff(every, failures, jitter));
       this.options.log?.warn({ sourceId: s.id, jobId: job.id, failures, code: lastError.code }, `source poll failed; next try ${nextDue}`);
     }
     const released = await this.options.store.endSourcePoll(s.id, this.options.owner, state, nextDue).catch((err) => {
@@ -326,10 +326,20 @@ export class SourceService {
   }
 }
 
+/**
+ * The wait after `failures` failed polls in a row: the interval doubled per failure, moved by
+ * `jitter` (a factor around 1), and never past MAX_BACKOFF_MS: at the cap the jitter only
+ * shortens the wait, so "at most a day" holds and sources failing together still drift apart.
+ */
+export function backoff(every: number, failures: number, jitter: number): number {
+  const doubled = every * 2 ** failures;
+  return doubled >= MAX_BACKOFF_MS ? MAX_BACKOFF_MS * (1 - Math.abs(jitter - 1)) : Math.min(doubled * jitter, MAX_BACKOFF_MS);
+}
+
 /** The longest wait a poll's end can give `s` (its interval, or its backoff after failures in a row), jitter included. */
 function longestWait(s: SourceRecord): number {
   const every = s.everyMinutes * MINUTE_MS;
-  return (s.failures > 0 ? Math.min(every * 2 ** s.failures, MAX_BACKOFF_MS) : every) * (1 + JITTER);
+  return s.failures > 0 ? Math.min(every * 2 ** s.failures * (1 + JITTER), MAX_BACKOFF_MS) : every * (1 + JITTER);
 }
 
 /**
