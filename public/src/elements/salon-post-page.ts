@@ -5,13 +5,15 @@
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { itemPagePath } from '../../../src/protocol/content.js';
 import { ApiError, getContent, type ContentDetail } from '../lib/api.js';
 import { formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
+import { itemPageProblem, type ItemPageKind } from '../lib/item-page-problem.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-discuss-link.js';
 import './salon-markdown.js';
+
+const POST_PAGE: ItemPageKind = { kind: 'post', noun: 'post', listHref: '/posts', listLabel: 'All posts' };
 
 @customElement('salon-post-page')
 export class SalonPostPage extends LitElement {
@@ -89,11 +91,10 @@ export class SalonPostPage extends LitElement {
   }
 
   protected override render() {
-    if (this.error)
-      return this.renderProblem(this.error.status === 404 || this.error.status === 400 ? 'No such post' : 'Could not load this post', this.error.message);
+    const problem = itemPageProblem(POST_PAGE, this.error, this.item);
+    if (problem) return problem;
     const item = this.item;
     if (!item) return html`<p role="status">Loading…</p>`;
-    if (item.kind !== 'post') return this.renderProblem('Not a post', `“${item.title}” is not a post.`, itemPagePath(item));
     const original = safeHttpUrl(item.url);
     const picture = this.imageFailed ? null : safeHttpUrl(item.image);
     const discuss = html`<salon-discuss-link .contentId=${item.id} .itemTitle=${item.title} .count=${this.counts.countOf(item.id)}></salon-discuss-link>`;
@@ -113,15 +114,6 @@ export class SalonPostPage extends LitElement {
         <a href="/posts">All posts</a>
       </footer>
     </article>`;
-  }
-
-  /** An address that shows no post: why, and where to go (the item's own page when it is another kind). */
-  private renderProblem(heading: string, message: string, elsewhere?: string) {
-    return html`<div role="alert">
-      <h1>${heading}</h1>
-      <p class="error">${message}</p>
-      <p>${elsewhere ? html`<a href=${elsewhere}>Open it</a> · ` : nothing}<a href="/posts">All posts</a></p>
-    </div>`;
   }
 
   private async load(): Promise<void> {

@@ -6,10 +6,10 @@
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { itemPagePath } from '../../../src/protocol/content.js';
 import { ApiError, getContent, type ContentDetail } from '../lib/api.js';
 import { formatDate, hostOf, safeHttpUrl } from '../lib/format.js';
 import { RoomCountsController } from '../lib/room-counts-controller.js';
+import { itemPageProblem, type ItemPageKind } from '../lib/item-page-problem.js';
 import { baseStyles } from '../lib/styles.js';
 import './salon-discuss-link.js';
 
@@ -21,6 +21,8 @@ function fullDescription(item: ContentDetail): string[] {
   const text = item.body.trim() ? item.body : item.description;
   return text.split(/\n\s*\n/).filter((p) => p.trim());
 }
+
+const WATCH_PAGE: ItemPageKind = { kind: 'video', noun: 'video', listHref: '/videos', listLabel: 'All videos' };
 
 @customElement('salon-watch-page')
 export class SalonWatchPage extends LitElement {
@@ -94,11 +96,10 @@ export class SalonWatchPage extends LitElement {
   }
 
   protected override render() {
-    if (this.error)
-      return this.renderProblem(this.error.status === 404 || this.error.status === 400 ? 'No such video' : 'Could not load this video', this.error.message);
+    const problem = itemPageProblem(WATCH_PAGE, this.error, this.item);
+    if (problem) return problem;
     const item = this.item;
     if (!item) return html`<p role="status">Loading…</p>`;
-    if (item.kind !== 'video') return this.renderProblem('Not a video', `“${item.title}” is not a video.`, itemPagePath(item));
     const original = safeHttpUrl(item.url);
     const thumb = safeHttpUrl(item.thumbnail ?? item.image);
     return html`<article data-item=${item.id}>
@@ -120,15 +121,6 @@ export class SalonWatchPage extends LitElement {
       </div>
       <div class="description">${fullDescription(item).map((p) => html`<p dir="auto">${p}</p>`)}</div>
     </article>`;
-  }
-
-  /** An address that shows no video: why, and where to go (the item's own page when it is another kind). */
-  private renderProblem(heading: string, message: string, elsewhere?: string) {
-    return html`<div role="alert">
-      <h1>${heading}</h1>
-      <p class="error">${message}</p>
-      <p>${elsewhere ? html`<a href=${elsewhere}>Open it</a> · ` : nothing}<a href="/videos">All videos</a></p>
-    </div>`;
   }
 
   private async load(): Promise<void> {
