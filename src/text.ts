@@ -32,15 +32,6 @@ export function foldAsciiCase(text: string): string {
   return text.replace(/[A-Z]+/g, (capitals) => capitals.toLowerCase());
 }
 
-/** Whether cutting `text` at `index` would part the halves of a surrogate pair (an emoji). */
-export function splitsPair(text: string, index: number): boolean {
-  return index > 0 && index < text.length && isHighSurrogate(text.charCodeAt(index - 1)) && isLowSurrogate(text.charCodeAt(index));
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
-
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }

@@ -1,6 +1,6 @@
 /** The snippet `GET /api/v1/search` shows: about 200 characters around a chunk's best-matching sentence. */
 import { contentTerms, splitSentences, type Sentence } from '../ai/local/extractive-text.js';
-import { splitsPair } from '../text.js';
+import { safeCut } from '../content/text.js';
 
 export const SNIPPET_CHARS = 200;
 
@@ -46,9 +46,9 @@ export function cutAround(flat: string, anchor: Sentence | undefined, terms: Set
     const space = flat.lastIndexOf(' ', end);
     if (space > start + size * 0.6) end = space;
   }
-  // Text without spaces (emoji, CJK beyond the BMP) is cut by count: never between a pair's halves.
-  if (splitsPair(flat, start)) start--;
-  if (splitsPair(flat, end)) end--;
+  // Text without spaces (emoji, CJK beyond the BMP) is cut by count: never inside a character.
+  start = safeCut(flat, start);
+  end = safeCut(flat, end);
   return `${start > 0 ? '…' : ''}${flat.slice(start, end).trim()}${end < flat.length ? '…' : ''}`;
 }
 
