@@ -6,7 +6,9 @@
  *
  * Importing the same messages into the same thread again stores nothing twice: each message's
  * clientId is made from the thread, its author, time and text (and its place among identical
- * ones), so the store finds it again as it finds a resent chat message.
+ * ones), so the store finds it again as it finds a resent chat message. Such a re-run still gives
+ * the memory what no chunk of the thread holds yet: the rest of an import stopped while its memory
+ * was being built.
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
@@ -93,7 +95,7 @@ export async function importTarget(store: Store, roomId: string, threadId?: stri
 
 /**
  * Stores checked messages in `threadId` of `roomId`, in time order (ties keep the given order),
- * all or nothing, then hands them to the thread's memory.
+ * all or nothing, then hands the thread's memory those it does not hold yet.
  */
 export async function importMessages(
   store: Store,
@@ -121,10 +123,30 @@ export async function importMessages(
   const appended = await store.appendMessages(rows);
   const ids: string[] = new Array(messages.length);
   order.forEach((given, k) => (ids[given] = appended[k].message.id));
-  const fresh = appended.filter((a) => !a.duplicate).map((a) => a.message);
+  const stored = appended.filter((a) => !a.duplicate).length;
+  const held = stored < appended.length ? await rememberedMessageIds(store, threadId) : new Set<string>();
+  const unremembered = appended.filter((a) => !a.duplicate || !held.has(a.message.id)).map((a) => a.message);
   // Live chat of the thread is closed into its own window first, so windows never mix the two.
   memory.flush(threadId);
-  for (const m of fresh) memory.onMessage(m);
+  for (const m of unremembered) memory.onMessage(m);
   memory.flush(threadId);
-  return { threadId, messageIds: ids, stored: fresh.length };
+  return { threadId, messageIds: ids, stored };
+}
+
+/** Memory chunks read a page at a time when looking for the messages a thread's memory holds. */
+const MEMORY_PAGE = 500;
+
+/**
+ * The ids of the messages some memory chunk of the thread holds. A message that an earlier import
+ * stored but that no chunk holds was left when that import stopped before its memory was built (a
+ * message whose chunk was pruned since is remembered again, as a first import of it would be).
+ */
+async function rememberedMessageIds(store: Store, threadId: string): Promise<Set<string>> {
+  const held = new Set<string>();
+  for (let after = 0; ;) {
+    const page = await store.scanThreadMemory(threadId, after, MEMORY_PAGE, false);
+    for (const chunk of page) for (const id of chunk.messageIds) held.add(id);
+    if (page.length < MEMORY_PAGE) return held;
+    after = page[page.length - 1].id;
+  }
 }

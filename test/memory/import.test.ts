@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES } from '../../src/memory/import.js';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, checkImport, importMessages } from '../../src/memory/import.js';
+import type { MemoryService } from '../../src/memory/memory-service.js';
 import { item } from '../store/contract.js';
 import { ADMIN, salon, tempDir, testApp } from '../helpers.js';
 
@@ -82,6 +83,31 @@ describe('POST /api/v1/rooms/:id/import', () => {
     await a.salon.memory.idle();
     expect(await a.salon.store.lastSeq('news_1')).toBe(lastSeq + 1);
     expect((await a.salon.store.threadMessages(first.threadId, 20)).length).toBe(6);
+  });
+
+  it('builds on a re-run the memory an import stopped before building, and nothing it had built twice', async () => {
+    const a = await app();
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    // The first import stores its messages, then stops before its memory is built (a process killed then).
+    const stopped = { flush: () => {}, onMessage: () => {} } as unknown as MemoryService;
+    const first = await importMessages(a.salon.store, stopped, 'news_1', thread.id, checkImport(conversation.slice(0, 2), 4000));
+    expect(first.stored).toBe(2);
+    expect((await a.salon.memory.stats(thread.id)).chunks).toBe(0);
+
+    const again = (await post(a, 'news_1', { messages: conversation })).json() as { messageIds: string[]; stored: number };
+    expect(again.stored).toBe(2);
+    expect(again.messageIds.slice(0, 2)).toEqual(first.messageIds);
+    await a.salon.memory.idle();
+    expect((await a.salon.memory.stats(thread.id)).chunks).toBe(3);
+    const answer = await a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload: { text: 'When did Caroline go to the LGBTQ support group?' } });
+    const sources = answer.json().sources as { sourceType: string; messageIds?: string[] }[];
+    expect(sources.some((s) => s.sourceType === 'conversation' && s.messageIds?.includes(first.messageIds[0]))).toBe(true);
+
+    await a.salon.memory.idle();
+    const withExchange = (await a.salon.memory.stats(thread.id)).chunks;
+    await post(a, 'news_1', { messages: conversation });
+    await a.salon.memory.idle();
+    expect((await a.salon.memory.stats(thread.id)).chunks).toBe(withExchange);
   });
 
   it('writes nothing when any message is bad, and refuses strangers, unknown rooms, other rooms’ threads and too many messages', async () => {
