@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
+import { openStore } from '../../src/parts.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, checkImport, importMessages } from '../../src/memory/import.js';
 import type { MemoryService } from '../../src/memory/memory-service.js';
 import { item } from '../store/contract.js';
@@ -164,6 +165,26 @@ describe('salon import', () => {
     const seeded = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }));
     await seeded.ready();
     await seeded.salon.store.upsertItem(item('news_1', { title: 'Rust 2.0 released' }));
+    await seeded.salon.store.upsertItem(item('news_2', { title: 'Volcano erupts' }));
+    // Another room's memory, made by an embedder since replaced: the import neither reads nor re-embeds it.
+    const elsewhere = await seeded.salon.store.ensureMainThread('news_2');
+    const now = new Date().toISOString();
+    const old = await seeded.salon.store.addMemoryChunk(
+      {
+        threadId: elsewhere.id,
+        roomId: 'news_2',
+        kind: 'window',
+        text: 'Ann: the lava reached the town',
+        messageIds: [],
+        authors: ['Ann'],
+        firstTs: now,
+        lastTs: now,
+        privileged: false,
+        owner: null,
+      },
+      now,
+      { vector: new Float32Array(8).fill(0.5), model: 'retired@8' },
+    );
     await seeded.close();
 
     const file = join(dir, 'chat.json');
@@ -174,6 +195,12 @@ describe('salon import', () => {
     expect(result.messageIds).toHaveLength(4);
     expect(ok.stderr).toMatch(/import: 4 done, 0 failed of 4/);
     expect(ok.stderr).toMatch(/3 memory chunks in the thread/);
+    const store = openStore(testConfig(env), { mustExist: true });
+    try {
+      expect((await store.getMemoryChunks([old.id]))[0]?.vectorModel).toBe('retired@8');
+    } finally {
+      await store.close();
+    }
 
     writeFileSync(file, JSON.stringify([...conversation, { author: { name: 'Ann' }, text: 'bad time', ts: 'soon' }]));
     const refused = await salon(['import', file, '--room', 'news_1'], env);

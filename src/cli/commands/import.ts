@@ -69,8 +69,8 @@ const importCommand: Command = {
       if (!(await storeResolver(store)(room))) throw new errors.ERR_ROOM_NOT_FOUND(room);
       const thread = await importTarget(store, room, typeof threadOption === 'string' ? threadOption : undefined);
       bar = new ProgressBar('import', messages.length);
-      // The memory is rebuilt from the store first, so repeats of what it holds are recognised.
-      await memory.load();
+      // No memory.load(): repeats are found in the store, and the index only has to hold what this
+      // import adds; loading it read (and re-embedded, after an embedder change) every thread's memory.
       const result = await importMessages(store, memory, room, thread.id, messages);
       await memory.idle();
       bar.finish(`(${await store.countMemoryChunks(thread.id)} memory chunks in the thread)`);
