@@ -148,8 +148,9 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
               messages: { type: 'integer' },
               memoryChunks: { type: 'integer' },
               fusedInto: { type: 'array', items: { type: 'string' } },
+              absorbed: { type: 'array', items: { type: 'string' }, description: 'threads merged into it, deleted with it' },
             },
-            required: ['deleted', 'messages', 'memoryChunks', 'fusedInto'],
+            required: ['deleted', 'messages', 'memoryChunks', 'fusedInto', 'absorbed'],
           },
           401: errorBodySchema,
           404: errorBodySchema,
@@ -160,11 +161,23 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       const t = await thread(request.params.id);
       // Read before the deletion takes the thread's history with it.
       const fusedInto = await threads.fusedFrom(t.id);
-      const removed = await store.deleteThread(t.id);
-      if (!removed) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
-      await memory.forgetThread(t.id, removed.memoryIds);
-      await rooms.threadDeleted(t.roomId, t.id);
-      return { deleted: t.id, messages: removed.messages, memoryChunks: removed.memoryIds.length, fusedInto };
+      // The threads merged into it (through merges of merges) are archived shells whose messages
+      // and memory it holds: they go first, so none is left pointing at a thread that is gone.
+      const absorbed = await threads.absorbedBy(t);
+      let messages = 0;
+      let memoryChunks = 0;
+      for (const id of [...absorbed, t.id]) {
+        const removed = await store.deleteThread(id);
+        if (!removed) {
+          if (id === t.id) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
+          continue;
+        }
+        messages += removed.messages;
+        memoryChunks += removed.memoryIds.length;
+        await memory.forgetThread(id, removed.memoryIds);
+        await rooms.threadDeleted(t.roomId, id);
+      }
+      return { deleted: t.id, messages, memoryChunks, fusedInto, absorbed };
     },
   );
 

@@ -113,6 +113,26 @@ describe('merge', () => {
     expect(survivor.history.at(-1)).toMatchObject({ actor: 'admin', action: 'merge', details: { absorbedId: garden.id, messages: 5 } });
   });
 
+  it('deletes with a thread the threads merged into it, through merges of merges, and leaves the others', async () => {
+    const a = await threadsApp(closers);
+    const [x, y, z, w] = [
+      await threadWith(a, ROOM, 'X', TRAINS),
+      await threadWith(a, ROOM, 'Y', GARDEN),
+      await threadWith(a, ROOM, 'Z', GARDEN),
+      await threadWith(a, ROOM, 'W', TRAINS),
+    ];
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: y.id, absorbedId: z.id });
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: x.id, absorbedId: y.id });
+    const res = await call(a, 'DELETE', `/api/v1/threads/${x.id}`);
+    expect(res).toMatchObject({ deleted: x.id, fusedInto: [] });
+    expect([...res.absorbed].sort()).toEqual([y.id, z.id].sort());
+    expect(res.messages).toBe(TRAINS.length + 2 * GARDEN.length);
+    for (const gone of [x, y, z]) await call(a, 'GET', `/api/v1/threads/${gone.id}`, undefined, 404);
+    const { threads } = await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads`);
+    expect(threads.map((t: Json) => t.id)).toContain(w.id);
+    expect(threads.some((t: Json) => t.mergedInto)).toBe(false);
+  });
+
   it('rewires bridges: the absorbed thread’s move to the survivor, and theirs disappears', async () => {
     const a = await threadsApp(closers);
     const [x, y, z] = [await threadWith(a, ROOM, 'X', TRAINS), await threadWith(a, ROOM, 'Y', GARDEN), await threadWith(a, ROOM, 'Z', GARDEN)];

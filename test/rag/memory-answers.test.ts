@@ -258,7 +258,7 @@ describe('the assistant remembers', () => {
     const thread = await app.salon.store.ensureMainThread('news_1');
     expect((await app.inject({ method: 'DELETE', url: `/api/v1/threads/${thread.id}` })).statusCode).toBe(401);
     const res = await app.inject({ method: 'DELETE', url: `/api/v1/threads/${thread.id}`, headers: ADMIN });
-    expect(res.json()).toEqual({ deleted: thread.id, messages: 2, memoryChunks: 1, fusedInto: [] });
+    expect(res.json()).toEqual({ deleted: thread.id, messages: 2, memoryChunks: 1, fusedInto: [], absorbed: [] });
     expect((await app.inject({ method: 'GET', url: `/api/v1/threads/${thread.id}` })).json().error.code).toBe('ERR_THREAD_NOT_FOUND');
     expect(app.salon.memoryIndex.size).toBe(0);
     const again = await ask(app, 'Where is our launch party?');

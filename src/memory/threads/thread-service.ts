@@ -144,6 +144,23 @@ export class ThreadService {
     return made.filter((_, i) => standing[i] !== null);
   }
 
+  /** The threads merged into `thread`, and into those (merges of merges): the archived shells it absorbed. */
+  async absorbedBy(thread: Thread): Promise<string[]> {
+    const archived = (await this.options.store.listThreads(thread.roomId)).filter((t) => t.mergedInto);
+    const absorbed: string[] = [];
+    const into = new Set([thread.id]);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const t of archived) {
+        if (into.has(t.id) || !into.has(t.mergedInto!)) continue;
+        into.add(t.id);
+        absorbed.push(t.id);
+        grew = true;
+      }
+    }
+    return absorbed;
+  }
+
   /**
    * The room's threads: main first, then by age; every active one and the newest `archived`
    * archived ones (all when omitted), marked by status, and how many are archived in all.
