@@ -40,13 +40,14 @@ export async function deleteMemory(sql: Sql, ids: number[]): Promise<void> {
   if (ids.length) await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[])', [ids]);
 }
 
-/** Moves chunks to another thread, their lines to its scope; ERR_BAD_THREAD_OP when one is gone. */
-export async function moveMemory(sql: Sql, ids: number[], threadId: string, roomId: string): Promise<void> {
+/** Moves chunks to another thread, their lines to its scope; returns the id of the first chunk that is gone, if one is. */
+export async function moveMemory(sql: Sql, ids: number[], threadId: string, roomId: string): Promise<number | undefined> {
   for (const id of ids) {
     const { rows } = await sql.query('UPDATE memory_chunks SET thread_id = $1, room_id = $2 WHERE id = $3 RETURNING privileged, owner', [threadId, roomId, id]);
-    if (!rows.length) throw new errors.ERR_BAD_THREAD_OP(`memory chunk ${id} is gone`);
+    if (!rows.length) return id;
     await rescopeLines(sql, id, scopeOf({ threadId, privileged: rows[0].privileged === 1, owner: rows[0].owner }));
   }
+  return undefined;
 }
 
 /** Store.pruneMemory; call inside a transaction. */

@@ -9,7 +9,7 @@ import type { Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
 import { deleteMemory, insertMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
-import { listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
+import { goneMeanwhile, listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
 import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 export async function getThread(sql: Sql, id: string): Promise<Thread | null> {
@@ -110,11 +110,17 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
     const max = change.maxActiveThreads!;
     if (rows[0].n > max) throw roomFull(max, rows[0].n - created);
   }
-  for (const { ids, threadId } of change.moveMessages ?? []) await moveMessages(sql, ids, threadId);
+  for (const { ids, threadId } of change.moveMessages ?? []) {
+    const gone = await moveMessages(sql, ids, threadId);
+    if (gone !== undefined) throw goneMeanwhile(change, `message ${gone}`);
+  }
   for (const { fromThreadId, threadId } of change.moveThreadMessages ?? []) {
     await sql.query('UPDATE messages SET thread_id = $1 WHERE thread_id = $2', [threadId, fromThreadId]);
   }
-  for (const { ids, threadId, roomId } of change.moveMemory ?? []) await moveMemory(sql, ids, threadId, roomId);
+  for (const { ids, threadId, roomId } of change.moveMemory ?? []) {
+    const gone = await moveMemory(sql, ids, threadId, roomId);
+    if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
+  }
   await deleteMemory(sql, change.deleteMemory ?? []);
   const added: number[] = [];
   for (const m of change.addMemory ?? []) added.push((await insertMemory(sql, m.chunk, change.at, m, m.updatedAt)).id);
@@ -130,12 +136,11 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
   return { addedMemoryIds: added, appended };
 }
 
-/** Moves messages by id; ERR_BAD_THREAD_OP naming the first one that is gone. */
-async function moveMessages(sql: Sql, ids: string[], threadId: string): Promise<void> {
+/** Moves messages by id; returns the first id that is gone, if one is. */
+async function moveMessages(sql: Sql, ids: string[], threadId: string): Promise<string | undefined> {
   const { rows } = await sql.query('UPDATE messages SET thread_id = $1 WHERE id = ANY($2::text[]) RETURNING id', [threadId, ids]);
   const moved = new Set(rows.map((r) => r.id as string));
-  const gone = ids.find((id) => !moved.has(id));
-  if (gone !== undefined) throw new errors.ERR_BAD_THREAD_OP(`message ${gone} is gone`);
+  return ids.find((id) => !moved.has(id));
 }
 
 async function setBridge(sql: Sql, threadId: string, otherId: string, weight: number): Promise<void> {

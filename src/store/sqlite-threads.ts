@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import type { Row } from './rows.js';
-import { listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
+import { goneMeanwhile, listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
 import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 /** What the thread tables need of the store: its statement cache and its memory-chunk writes. */
@@ -16,8 +16,8 @@ export interface ThreadTablesHost {
   /** Inserts memory chunks with their lines and vectors; returns their ids, in order. */
   insertMemory(entries: NonNullable<ThreadChange['addMemory']>, at: string): number[];
   deleteMemory(ids: number[]): void;
-  /** Moves chunks to another thread (their lines' scope follows). */
-  moveMemory(ids: number[], threadId: string, roomId: string): void;
+  /** Moves chunks to another thread (their lines' scope follows); returns the id of the first chunk that is gone, if one is. */
+  moveMemory(ids: number[], threadId: string, roomId: string): number | undefined;
   appendMessage(message: NewMessage): Message;
 }
 
@@ -88,11 +88,14 @@ export class SqliteThreadTables {
     }
     for (const { ids, threadId } of change.moveMessages ?? []) {
       const move = sql('UPDATE messages SET thread_id = ? WHERE id = ?');
-      for (const id of ids) if (!move.run(threadId, id).changes) throw new errors.ERR_BAD_THREAD_OP(`message ${id} is gone`);
+      for (const id of ids) if (!move.run(threadId, id).changes) throw goneMeanwhile(change, `message ${id}`);
     }
     for (const { fromThreadId, threadId } of change.moveThreadMessages ?? [])
       sql('UPDATE messages SET thread_id = ? WHERE thread_id = ?').run(threadId, fromThreadId);
-    for (const { ids, threadId, roomId } of change.moveMemory ?? []) this.host.moveMemory(ids, threadId, roomId);
+    for (const { ids, threadId, roomId } of change.moveMemory ?? []) {
+      const gone = this.host.moveMemory(ids, threadId, roomId);
+      if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
+    }
     if (change.deleteMemory?.length) this.host.deleteMemory(change.deleteMemory);
     const added = this.host.insertMemory(change.addMemory ?? [], change.at);
     for (const id of change.dropBridgesOf ?? []) sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(id, id);

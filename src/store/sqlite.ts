@@ -943,15 +943,16 @@ export class SqliteStore implements Store {
     return { fused: of('fused'), kept: of('kept') };
   }
 
-  private moveMemory(ids: number[], threadId: string, roomId: string): void {
+  private moveMemory(ids: number[], threadId: string, roomId: string): number | undefined {
     const move = this.sql('UPDATE memory_chunks SET thread_id = ?, room_id = ? WHERE id = ? RETURNING privileged, owner');
     const rescope = this.sql('UPDATE memory_lines SET scope = ? WHERE rowid = ?');
     for (const id of ids) {
       const row = move.get(threadId, roomId, id) as Row | undefined;
-      if (!row) throw new errors.ERR_BAD_THREAD_OP(`memory chunk ${id} is gone`);
+      if (!row) return id;
       const scope = scopeOf({ threadId, privileged: row.privileged === 1, owner: row.owner });
       for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) rescope.run(scope, id * MEMORY_LINES_PER_CHUNK + i);
     }
+    return undefined;
   }
 
   private deleteMemoryRows(ids: number[]): void {

@@ -6,6 +6,17 @@ import type { NewThread, Thread, ThreadChange, ThreadFields } from './types.js';
 import type { Row } from './rows.js';
 import { errors } from '../errors.js';
 
+/**
+ * A message or memory chunk a change moves is gone: deleted or pruned after the operation read the
+ * thread (the operation checked the ids it was given against what it read). Nothing is changed and
+ * the operation can be tried again, so ERR_THREAD_CHANGED, naming the thread the change read last:
+ * the one whose rows it moves (a merge's absorbed thread, a split's thread).
+ */
+export function goneMeanwhile(change: ThreadChange, what: string) {
+  const read = change.expect.at(-1)?.id;
+  return read ? new errors.ERR_THREAD_CHANGED(read) : new errors.ERR_BAD_THREAD_OP(`${what} is gone`);
+}
+
 /** Column of each settable thread field, and how its value is written. */
 const COLUMNS: { [K in keyof ThreadFields]: [column: string, write: (v: ThreadFields[K]) => unknown] } = {
   title: ['title', (v) => v],

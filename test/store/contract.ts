@@ -883,6 +883,41 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getThread('thr_new')).toBeNull();
         expect((await store.threadMessages(t.id, 10)).map((x) => x.id)).toEqual([m.message.id]);
         expect(await store.getThread(t.id)).toMatchObject({ title: 'T2', version: 1 });
+        // A message or chunk gone since the operation read the thread (deleted, pruned): it changed
+        // meanwhile, nothing is written and the operation may be tried again.
+        const chunk = await store.addMemoryChunk(
+          {
+            threadId: t.id,
+            roomId: 'news_1',
+            kind: 'window',
+            text: 'Ann: stay',
+            messageIds: [m.message.id],
+            authors: ['Ann'],
+            firstTs: '2026-11-02T10:00:00.000Z',
+            lastTs: '2026-11-02T10:00:00.000Z',
+            privileged: false,
+            owner: null,
+          },
+          '2026-11-02T10:00:00.000Z',
+        );
+        for (const move of [
+          { moveMessages: [{ ids: [m.message.id, 'm_gone'], threadId: 'thr_new' }] },
+          { moveMemory: [{ ids: [chunk.id, chunk.id + 1000], threadId: 'thr_new', roomId: 'news_1' }] },
+        ]) {
+          await expect(
+            store.applyThreadChange({
+              at: '2026-11-02T10:00:00.000Z',
+              expect: [{ id: t.id, version: 1 }],
+              createThreads: [{ id: 'thr_new', roomId: 'news_1', title: 'New' }],
+              updateThreads: [{ id: t.id, title: 'moved' }],
+              ...move,
+            }),
+          ).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED', message: expect.stringContaining(t.id) });
+          expect(await store.getThread('thr_new')).toBeNull();
+          expect(await store.getThread(t.id)).toMatchObject({ title: 'T2', version: 1 });
+          expect((await store.threadMessages(t.id, 10)).map((x) => x.id)).toEqual([m.message.id]);
+          expect((await store.getMemoryChunks([chunk.id]))[0]?.threadId).toBe(t.id);
+        }
         await expect(store.applyThreadChange({ at: '', expect: [{ id: 'thr_none', version: 0 }] })).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
       });
 
