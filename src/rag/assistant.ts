@@ -15,7 +15,7 @@ import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { runAnswer, toSalonError, type AnswerDeps } from './answer-run.js';
 import { DELTA_INTERVAL_MS } from './delta-batcher.js';
-import { FairQueue, type FairQueueOptions } from './fair-queue.js';
+import { FairQueue, type FairQueueOptions, type QueueHold } from './fair-queue.js';
 import { RagPipeline } from './pipeline.js';
 import { WindowLimiter, refuseOverLimit, type WindowLimit } from './rate-limit.js';
 import { type RoomView } from './types.js';
@@ -63,11 +63,13 @@ export interface AssistantOptions {
 /** An ask's place in the assistant's rate limits, taken before its question was posted. */
 export type Admission = AskAdmission;
 
-/** What one admission counted, so that `release` can give it back. */
+/** What one admission counted and holds, so that `release` can give it back. */
 interface Counted {
   askerId: string;
   address?: string;
   at: number;
+  /** Its place in the queue, held while its question is posted. */
+  hold: QueueHold;
 }
 
 export class SalonAssistant implements RoomAssistant {
@@ -126,16 +128,18 @@ export class SalonAssistant implements RoomAssistant {
   /**
    * Throws what `ask` would throw for this request now (ERR_BAD_MESSAGE, ERR_RATE_LIMITED,
    * ERR_ASSISTANT_BUSY) without queueing it, so a caller can refuse before writing anything; an
-   * ask it lets through is counted against the rate limits at once, and `ask` then takes the
-   * admission instead of counting it again: asks that arrive together cannot all pass the check
-   * while the first are still being posted.
+   * ask it lets through is counted against the rate limits at once and holds its place in the
+   * queue, and `ask` then takes the admission instead of checking it again: asks that arrive
+   * together cannot all pass the check while the first are still being posted, and none of them
+   * can take the place of a question posted meanwhile (refused ERR_ASSISTANT_BUSY once posted).
    */
   admit(request: AskRequest): Admission {
-    this.refusing(() => this.check(request, true));
+    this.refusing(() => this.check(request));
+    const hold = this.queue.hold(request.roomId);
     const at = Date.now();
     this.count(request, at);
     const admission = { roomId: request.roomId };
-    this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at });
+    this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at, hold });
     return admission;
   }
 
@@ -144,6 +148,7 @@ export class SalonAssistant implements RoomAssistant {
     const counted = this.admissions.get(admission);
     if (!counted) return;
     this.admissions.delete(admission);
+    this.queue.release(counted.hold);
     this.users.forget(counted.askerId, counted.at);
     this.rooms.forget(admission.roomId, counted.at);
     if (counted.address) this.addresses.forget(counted.address, counted.at);
@@ -159,14 +164,14 @@ export class SalonAssistant implements RoomAssistant {
     }
   }
 
-  private check(request: AskRequest, limits: boolean): void {
+  /** The question, then (unless an admission checked them already) the rate limits and the queue's places. */
+  private check(request: AskRequest, admitted = false): void {
     if (!request.text.trim()) throw new errors.ERR_BAD_MESSAGE('the question is empty');
-    if (limits) {
-      const now = Date.now();
-      refuseOverLimit(this.users, request.asker.id, 'each member', now);
-      refuseOverLimit(this.rooms, request.roomId, 'each room', now);
-      if (request.address) refuseOverLimit(this.addresses, request.address, 'each address', now);
-    }
+    if (admitted) return;
+    const now = Date.now();
+    refuseOverLimit(this.users, request.asker.id, 'each member', now);
+    refuseOverLimit(this.rooms, request.roomId, 'each room', now);
+    if (request.address) refuseOverLimit(this.addresses, request.address, 'each address', now);
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
   }
 
@@ -178,8 +183,15 @@ export class SalonAssistant implements RoomAssistant {
 
   /** Queues an ask; with an admission from `admit` for its room, its rate limits were counted already. */
   ask(request: AskRequest, admission?: Admission): { id: string; position: number; done: Promise<AskResult> } {
-    const admitted = admission !== undefined && admission.roomId === request.roomId && this.admissions.delete(admission);
-    this.refusing(() => this.check(request, !admitted));
+    const counted = admission !== undefined && admission.roomId === request.roomId ? this.admissions.get(admission) : undefined;
+    if (counted) this.admissions.delete(admission!);
+    const admitted = counted !== undefined;
+    try {
+      this.refusing(() => this.check(request, admitted));
+    } catch (err) {
+      if (counted) this.queue.release(counted.hold);
+      throw err;
+    }
     const text = request.text.trim();
     const id = `ans_${randomUUID()}`;
     const req = { ...request, text };
@@ -189,25 +201,28 @@ export class SalonAssistant implements RoomAssistant {
     done.catch(() => {});
     const waiting = req.private ? { request: req, abandoned: false } : null;
     if (waiting) this.waitingPrivate.set(id, waiting);
-    const position = this.queue.push({
-      roomId: req.roomId,
-      run: () =>
-        this.runUnlessAbandoned(id, req, waiting).then(
-          (result) => {
-            this.options.onOutcome?.(result.abstained ? 'abstained' : 'answered', result);
-            settle.resolve(result);
-          },
-          (err) => {
-            this.options.onOutcome?.('failed');
-            settle.reject(err);
-            throw err;
-          },
-        ),
-      cancel: (reason) => {
-        this.waitingPrivate.delete(id);
-        settle.reject(toSalonError(reason));
+    const position = this.queue.push(
+      {
+        roomId: req.roomId,
+        run: () =>
+          this.runUnlessAbandoned(id, req, waiting).then(
+            (result) => {
+              this.options.onOutcome?.(result.abstained ? 'abstained' : 'answered', result);
+              settle.resolve(result);
+            },
+            (err) => {
+              this.options.onOutcome?.('failed');
+              settle.reject(err);
+              throw err;
+            },
+          ),
+        cancel: (reason) => {
+          this.waitingPrivate.delete(id);
+          settle.reject(toSalonError(reason));
+        },
       },
-    });
+      counted?.hold,
+    );
     if (!admitted) this.count(req);
     if (position > 0) {
       this.log.info({ roomId: req.roomId, answerId: id, position }, 'ask queued');

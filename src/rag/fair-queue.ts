@@ -4,6 +4,11 @@
  * from promising answers it cannot give). Each room gets a fair share of the waiting places: with
  * n rooms waiting, none may hold more than maxWaiting / (n + 1) of them, so there is always room
  * in line for a room that has not asked yet, however busy the others are.
+ *
+ * A place can be held before its job exists (`hold`): an ask is admitted, its question posted (a
+ * store write), then queued. A held place counts as a waiting job until `push` takes it or
+ * `release` gives it back, so asks arriving in that gap cannot fill the line and leave a posted
+ * question refused.
  */
 import { errors } from '../errors.js';
 import { wholeNumber } from '../options.js';
@@ -19,6 +24,11 @@ export interface QueueJob {
   cancel(reason: Error): void;
 }
 
+/** A place in line held for a job not pushed yet (FairQueue.hold). */
+export interface QueueHold {
+  readonly roomId: string;
+}
+
 export interface FairQueueOptions {
   concurrency?: number;
   maxWaiting?: number;
@@ -31,6 +41,10 @@ export class FairQueue {
   private readonly busyRooms = new Set<string>();
   private running = 0;
   private closed = false;
+  /** Places held per room (hold), and their sum. */
+  private readonly held = new Map<string, number>();
+  private heldTotal = 0;
+  private readonly holds = new WeakSet<QueueHold>();
 
   constructor(options: FairQueueOptions = {}) {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -39,9 +53,9 @@ export class FairQueue {
     wholeNumber('FairQueue', 'maxWaiting', this.maxWaiting, 0);
   }
 
-  /** Jobs waiting for this room (not counting one running). */
+  /** Jobs waiting for this room (not counting one running), places held for it included. */
   waitingIn(roomId: string): number {
-    return this.waiting.reduce((n, j) => n + (j.roomId === roomId ? 1 : 0), 0);
+    return this.waiting.reduce((n, j) => n + (j.roomId === roomId ? 1 : 0), this.held.get(roomId) ?? 0);
   }
 
   /** Whether `push` would take a job for this room now. */
@@ -51,27 +65,50 @@ export class FairQueue {
 
   /** Waiting places one room may hold now: its fair share of the line. */
   shareOf(roomId: string): number {
-    const rooms = new Set(this.waiting.map((j) => j.roomId));
+    const rooms = new Set([...this.waiting.map((j) => j.roomId), ...this.held.keys()]);
     rooms.delete(roomId);
     // The +1 keeps a share free for a room that is not in line yet.
     return Math.max(1, Math.floor(this.maxWaiting / (rooms.size + 2)));
   }
 
+  /** Jobs waiting, places held included. */
   get size(): number {
-    return this.waiting.length;
+    return this.waiting.length + this.heldTotal;
+  }
+
+  /** Holds a place for a job of `roomId` to be pushed later; ERR_ASSISTANT_BUSY when `push` would refuse it now. */
+  hold(roomId: string): QueueHold {
+    if (!this.accepts(roomId)) throw new errors.ERR_ASSISTANT_BUSY();
+    const hold: QueueHold = { roomId };
+    this.holds.add(hold);
+    this.held.set(roomId, (this.held.get(roomId) ?? 0) + 1);
+    this.heldTotal++;
+    return hold;
+  }
+
+  /** Gives a held place back (no job will come for it); a place pushed or released already is ignored. */
+  release(hold: QueueHold): void {
+    if (!this.holds.delete(hold)) return;
+    const n = this.held.get(hold.roomId)! - 1;
+    if (n > 0) this.held.set(hold.roomId, n);
+    else this.held.delete(hold.roomId);
+    this.heldTotal--;
   }
 
   /**
    * Queues a job. Returns 0 when it starts at once, else its place in line (1 = next).
-   * Throws ERR_ASSISTANT_BUSY when the line is full.
+   * Throws ERR_ASSISTANT_BUSY when the line is full, unless `hold` held a place for it (the line
+   * may then hold one more than its size while a job that could start when held waits instead).
    */
-  push(job: QueueJob): number {
+  push(job: QueueJob, hold?: QueueHold): number {
     if (this.closed) throw new errors.ERR_ASSISTANT_BUSY();
+    const held = hold !== undefined && hold.roomId === job.roomId && this.holds.has(hold);
+    if (held) this.release(hold);
     if (this.canStart(job.roomId)) {
       this.start(job);
       return 0;
     }
-    if (!this.hasPlaceFor(job.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
+    if (!held && !this.hasPlaceFor(job.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
     this.waiting.push(job);
     return this.waiting.length;
   }
@@ -83,7 +120,7 @@ export class FairQueue {
   }
 
   private hasPlaceFor(roomId: string): boolean {
-    return this.waiting.length < this.maxWaiting && this.waitingIn(roomId) < this.shareOf(roomId);
+    return this.size < this.maxWaiting && this.waitingIn(roomId) < this.shareOf(roomId);
   }
 
   private canStart(roomId: string): boolean {

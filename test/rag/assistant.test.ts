@@ -204,6 +204,21 @@ describe('fairness', () => {
     await Promise.all(dones);
   });
 
+  it('holds an admitted ask’s place in the queue while its question is posted, so asks meanwhile cannot leave it refused', async () => {
+    const a = make(new ScriptedChat({ pieces: ['slow'], pieceDelayMs: 200 }), { queue: { concurrency: 1, maxWaiting: 2 }, maxWaitingPerRoom: 5 });
+    const first = a.ask(await request({ roomId: 'news_1', asker: { id: 'u1', name: 'x' } }));
+    const admitted = await request({ roomId: 'news_2', asker: { id: 'u2', name: 'x' } });
+    const admission = a.admit(admitted);
+    // While its question is being posted, others ask: one takes the last free place, the next is refused.
+    const other = a.ask(await request({ roomId: 'news_3', asker: { id: 'u3', name: 'x' } }));
+    const late = await request({ roomId: 'topic_tech', asker: { id: 'u4', name: 'x' } });
+    expect(() => a.ask(late)).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    const asked = a.ask(admitted, admission);
+    expect(asked.position).toBe(2);
+    await a.close();
+    await Promise.allSettled([first.done, other.done, asked.done]);
+  });
+
   it('gives a released admission’s place in the limits back, and takes it no more', async () => {
     const a = make(new ScriptedChat({ pieces: ['ok'] }), {
       userLimit: { limit: 1, windowMs: 60_000 },

@@ -64,6 +64,35 @@ describe('FairQueue', () => {
     expect(() => q.push(job('r4', log, never))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
   });
 
+  it('holds a place for a job pushed later: others cannot take it, the job always gets it, and a released place is free again', () => {
+    const log: string[] = [];
+    const never = new Promise<void>(() => {});
+    const q = new FairQueue({ concurrency: 1, maxWaiting: 2 });
+    q.push(job('r1', log, never));
+    const held = q.hold('r2');
+    expect(q.waitingIn('r2')).toBe(1);
+    expect(q.size).toBe(1);
+    q.push(job('r3', log, never));
+    // The line is full with the held place: a job without one is refused, and so is another hold.
+    expect(q.accepts('r4')).toBe(false);
+    expect(() => q.push(job('r4', log, never))).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    expect(() => q.hold('r4')).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    expect(q.push(job('r2', log, never), held)).toBe(2);
+    expect(q.waitingIn('r2')).toBe(1);
+    expect(q.size).toBe(2);
+    // A place is taken once: pushed again with it, a job is refused like any other.
+    expect(() => q.push(job('r2', log, never), held)).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+
+    const p = new FairQueue({ concurrency: 1, maxWaiting: 2 });
+    p.push(job('r1', log, never));
+    const given = p.hold('r2');
+    p.release(given);
+    p.release(given);
+    expect(p.size).toBe(0);
+    expect(p.waitingIn('r2')).toBe(0);
+    expect(() => p.push(job('r2', log, never), given)).not.toThrow();
+  });
+
   it('keeps a fair share of the line for rooms that have not asked yet, however one room floods', () => {
     const log: string[] = [];
     const never = new Promise<void>(() => {});
