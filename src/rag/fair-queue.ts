@@ -98,7 +98,8 @@ export class FairQueue {
   /**
    * Queues a job. Returns 0 when it starts at once, else its place in line (1 = next).
    * Throws ERR_ASSISTANT_BUSY when the line is full, unless `hold` held a place for it (the line
-   * may then hold one more than its size while a job that could start when held waits instead).
+   * may then run over its size: a place held for a room that could start at once is not refused
+   * by a full line, and its job may have to wait by the time it comes).
    */
   push(job: QueueJob, hold?: QueueHold): number {
     if (this.closed) throw new errors.ERR_ASSISTANT_BUSY();
