@@ -155,6 +155,37 @@ describe('MessageLog', () => {
     expect(log.unsent().map((e) => e.message.clientId)).toEqual(['c-a', 'c-b']);
   });
 
+  it('keeps a failed message where it was written: what others write next comes after it, also after a reload', () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.addLocal('c-1', 'refused', ADA, 't1', 'news_1');
+    log.receive(msg(2));
+    log.fail('c-1', 'slow down');
+    log.receive(msg(3));
+    log.receive(msg(4));
+    expect(texts(log)).toEqual(['message 1', 'message 2', 'refused', 'message 3', 'message 4']);
+    log.addLocal('c-2', 'on its way', ADA, 't1', 'news_1');
+    log.receive(msg(5));
+    expect(texts(log)).toEqual(['message 1', 'message 2', 'refused', 'message 3', 'message 4', 'message 5', 'on its way']);
+    const copy = MessageLog.restore(JSON.parse(JSON.stringify(log.snapshot())));
+    copy.receive(msg(6));
+    expect(texts(copy)).toEqual(['message 1', 'message 2', 'refused', 'message 3', 'message 4', 'message 5', 'message 6', 'on its way']);
+    // Sent again, it goes where it will be confirmed: after what is known now.
+    copy.retry('c-1');
+    expect(texts(copy).slice(-2)).toEqual(['refused', 'on its way']);
+  });
+
+  it('keeps a failed message after what already shared its place, and before what takes that place later', () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.addLocal('c-1', 'refused', ADA, 't1', 'news_1');
+    const system = { id: 'system', name: 'Salon', kind: 'system' as const };
+    log.receive(msg(0, { id: 'sys_1', author: system, text: 'a reply before' }));
+    log.fail('c-1', 'slow down');
+    log.receive(msg(0, { id: 'sys_2', author: system, text: 'a reply after' }));
+    expect(texts(log)).toEqual(['message 1', 'a reply before', 'refused', 'a reply after']);
+  });
+
   it('marks a refused message failed, retries it, and discards it on request', () => {
     const log = new MessageLog();
     log.addLocal('c-1', 'too fast', ADA, 't1', 'news_1');

@@ -17,7 +17,8 @@ export interface LogEntry {
   error?: string;
   /**
    * Where a confirmed message sorts: its seq, or for a message without one (a command's reply, a
-   * private answer: seq 0) just after the newest message known when it arrived.
+   * private answer: seq 0) just after the newest message known when it arrived. A failed message
+   * keeps the place it had when it failed: just after the newest message known then.
    */
   order?: number;
   /** A private question (an `ask` frame with `private: true`): never posted, so never echoed. */
@@ -52,7 +53,10 @@ export class MessageLog {
   private readonly keyByClientId = new Map<string, string>();
   private sorted: LogEntry[] | null = [];
 
-  /** All entries: confirmed by seq, then unconfirmed in the order they were written. A new array after each change. */
+  /**
+   * All entries: confirmed by seq with failed ones where they failed, then those still sending in
+   * the order they were written. A new array after each change.
+   */
   get entries(): readonly LogEntry[] {
     this.sorted ??= [...this.byKey.values()].sort(compareEntries);
     return this.sorted;
@@ -189,7 +193,11 @@ export class MessageLog {
   fail(clientId: string, error: string, final = false): boolean {
     const entry = this.unconfirmed(clientId);
     if (!entry) return false;
-    this.put({ ...entry, state: 'failed', error, ...(final ? { final: true } : {}) });
+    // It stays where it is now (the end, or a private question's place), not below what others write next.
+    const order = entry.state === 'sent' ? entry.order : this.lastSeq + 0.5;
+    // Entries sharing a place keep the order they took it in (the map's), and this one takes it now.
+    if (entry.state !== 'sent') this.byKey.delete(entry.key);
+    this.put({ ...entry, state: 'failed', error, order, ...(final ? { final: true } : {}) });
     return true;
   }
 
@@ -261,7 +269,8 @@ export class MessageLog {
         message: e.message,
         state: e.state,
         error: e.error,
-        order: e.order ?? e.message.seq,
+        // A failed entry from a snapshot written before failed ones kept a place goes last, as it showed then.
+        order: e.state === 'sending' || (e.state === 'failed' && typeof e.order !== 'number') ? undefined : (e.order ?? e.message.seq),
         ...(e.private === true ? { private: true } : {}),
         // A command refused as written stays without Retry after a reload.
         ...(e.final === true && e.state === 'failed' ? { final: true } : {}),
@@ -313,11 +322,18 @@ export class MessageLog {
   }
 }
 
+/** Where an entry sorts: a confirmed or failed one by its place, one still sending after all of them. */
+function placeOf(e: LogEntry): number {
+  if (e.state === 'sending' || (e.state === 'failed' && e.order === undefined)) return Infinity;
+  return e.order ?? e.message.seq;
+}
+
+/** Entries sharing a place stay in the order they took it (a stable sort); those still sending go by when they were written. */
 function compareEntries(a: LogEntry, b: LogEntry): number {
-  const aSent = a.state === 'sent';
-  const bSent = b.state === 'sent';
-  if (aSent && bSent) return (a.order ?? a.message.seq) - (b.order ?? b.message.seq);
-  if (aSent !== bSent) return aSent ? -1 : 1;
+  const aPlace = placeOf(a);
+  const bPlace = placeOf(b);
+  if (aPlace !== bPlace) return aPlace < bPlace ? -1 : 1;
+  if (aPlace !== Infinity) return 0;
   return a.message.ts < b.message.ts ? -1 : a.message.ts > b.message.ts ? 1 : 0;
 }
 
