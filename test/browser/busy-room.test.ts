@@ -35,7 +35,8 @@ describeBrowser('a busy room', () => {
       await ada.locator('salon-message-item[kind=assistant][state=sent]').waitFor({ timeout: 30_000 });
       await sayConfirmed(bob, 'Thanks! So roughly 11 years of daily cycling before hitting 80%.');
       await phone.page.goto(url);
-      await phone.page.locator('salon-member-list .count[data-count="5"]').waitFor();
+      // On a phone the people fold behind the room's Details toggle, which says how many are here.
+      await phone.page.locator('salon-room .details-toggle [data-here="5"]').waitFor();
       await chen.locator('salon-composer textarea').pressSequentially('Worth noting');
       await dana.locator('salon-typing-indicator span').waitFor();
       await phone.page.locator('salon-typing-indicator span').waitFor();

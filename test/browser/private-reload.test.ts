@@ -12,7 +12,8 @@ const person = (browser: Browser, name: string): Promise<Person> => openAs(brows
 
 async function enter(page: Page, url: string, count: number): Promise<void> {
   await page.goto(url);
-  await page.locator(`salon-member-list .count[data-count="${count}"]`).waitFor();
+  // Attached, not visible: on a phone the people fold behind the room's Details toggle.
+  await page.locator(`salon-member-list .count[data-count="${count}"]`).waitFor({ state: 'attached' });
 }
 
 async function privateMode(page: Page): Promise<void> {

@@ -148,7 +148,7 @@ describeBrowser('reconnecting after the server restarts', () => {
     };
     try {
       await nia.page.goto(`${server.url}/chat?id=${room}`);
-      await nia.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await nia.page.locator('salon-room .details-toggle [data-here="1"]').waitFor();
       await nia.context.setOffline(true);
       await say(nia.page, 'written offline');
       await fits('offline');

@@ -221,7 +221,7 @@ describeBrowser('a room in two browsers', () => {
     const ivy = await person(suite.browser, 'Ivy', { width: 360, height: 740 });
     try {
       await ivy.page.goto(`${suite.server.url}/chat?id=news_r1`);
-      await ivy.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await ivy.page.locator('salon-room .details-toggle [data-here="1"]').waitFor();
       await burst(ivy.page);
       const notice = ivy.page.locator('salon-connection-status [data-notice=ERR_RATE_LIMITED]');
       await notice.waitFor();
@@ -340,7 +340,7 @@ describeBrowser('a room in two browsers', () => {
     const nia = await person(suite.browser, 'Nia', { width: 360, height: 740 });
     try {
       await nia.page.goto(`${suite.server.url}/chat?id=${room}`);
-      await nia.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await nia.page.locator('salon-room .details-toggle [data-here="1"]').waitFor();
       await expect.poll(() => nia.page.locator('salon-thread-list button.thread').count()).toBe(3);
       // The header's sections on one line (they wrapped into three rows beside the name).
       const navTops = await nia.page.locator('salon-app nav a').evaluateAll((links) => links.map((a) => Math.round(a.getBoundingClientRect().top)));
@@ -389,6 +389,85 @@ describeBrowser('a room in two browsers', () => {
         .toBe(true);
     } finally {
       await nia.context.close();
+    }
+  });
+
+  it('gives the messages at least half of a 360 × 740 phone: the head folds behind a Details toggle the keyboard opens and closes', async () => {
+    const room = 'news_rfold';
+    const { store, threads } = suite.server.app.salon;
+    await store.upsertItem(
+      item(room, {
+        title: 'Port Avelin measles outbreak reaches 140 cases; school vaccination clinics extended',
+        description: 'Health officials said the outbreak is spreading in two schools. Clinics stay open until Friday.',
+      }),
+    );
+    await store.ensureMainThread(room);
+    for (const title of ['Vaccination clinics and the queues outside them', 'School closures + the exam timetable'])
+      await threads.create(room, title, 'u_someone');
+    const nia = await person(suite.browser, 'Nia', { width: 360, height: 740 });
+    const bob = await person(suite.browser, 'Bob');
+    try {
+      await nia.page.goto(`${suite.server.url}/chat?id=${room}`);
+      await bob.page.goto(`${suite.server.url}/chat?id=${room}`);
+      await nia.page.locator('salon-room .details-toggle [data-here="2"]').waitFor();
+      await expect.poll(() => nia.page.locator('salon-thread-list button.thread').count()).toBe(3);
+      const toggle = nia.page.getByRole('button', { name: /^Details/ });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+
+      // Folded: the list has at least half the screen, the composer is whole, the page does not scroll.
+      const list = (await nia.page.locator('salon-message-list .scroller').boundingBox())!;
+      expect(list.height).toBeGreaterThanOrEqual(740 / 2);
+      const composer = (await nia.page.locator('salon-composer').boundingBox())!;
+      expect(composer.y + composer.height).toBeLessThanOrEqual(740);
+      expect(await nia.page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(740);
+      // The title and the threads to switch to stay; what folds is hidden from screen readers too.
+      expect(await nia.page.locator('salon-room-header h1').isVisible()).toBe(true);
+      expect(await nia.page.getByRole('button', { name: /School closures/ }).isVisible()).toBe(true);
+      const folded = () => [
+        nia.page.locator('salon-room-header [data-context]'),
+        nia.page.locator('salon-room-header a[data-original]'),
+        nia.page.getByRole('button', { name: 'New thread' }),
+        nia.page.locator('salon-member-list ul'),
+        nia.page.getByRole('button', { name: 'Split this thread…' }),
+      ];
+      for (const part of folded()) expect(await part.isVisible(), String(part)).toBe(false);
+      expect(await nia.page.getByRole('button', { name: 'Split this thread…' }).count()).toBe(0);
+      // The toggle names what it controls, in its own tree.
+      const controls = await nia.page
+        .locator('salon-room')
+        .evaluate((el) =>
+          (el.shadowRoot!.querySelector('.details-toggle')!.getAttribute('aria-controls') ?? '').split(' ').map((id) => !!el.shadowRoot!.getElementById(id)),
+        );
+      expect(controls).toEqual([true, true, true]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await nia.page.screenshot({ path: join(ARTIFACTS, 'room-360-folded.png') });
+
+      // Enter opens it, everything is there, and Space folds it again, the focus staying on the toggle.
+      await toggle.focus();
+      await nia.page.keyboard.press('Enter');
+      await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('true');
+      for (const part of folded()) expect(await part.isVisible(), String(part)).toBe(true);
+      expect(await nia.page.locator('salon-member-list li .name').allTextContents()).toEqual(expect.arrayContaining(['Nia', 'Bob']));
+      const openComposer = (await nia.page.locator('salon-composer').boundingBox())!;
+      expect(openComposer.y + openComposer.height).toBeLessThanOrEqual(740);
+      await nia.page.screenshot({ path: join(ARTIFACTS, 'room-360-details.png') });
+      await nia.page.keyboard.press('Space');
+      await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
+      expect(await toggle.evaluate((el) => el.getRootNode() instanceof ShadowRoot && (el.getRootNode() as ShadowRoot).activeElement === el)).toBe(true);
+
+      // Folded, a leave still changes the count shown and the one read out.
+      await bob.context.close();
+      await nia.page.locator('salon-room .details-toggle [data-here="1"]').waitFor();
+      expect(await nia.page.locator('salon-member-list [aria-live]').textContent()).toBe('1 person in the room');
+
+      // On a desktop there is nothing to fold: no toggle, the people listed.
+      await nia.page.setViewportSize(DESKTOP);
+      expect(await nia.page.getByRole('button', { name: /^Details/ }).count()).toBe(0);
+      expect(await nia.page.locator('salon-member-list ul').isVisible()).toBe(true);
+      expect(await nia.page.locator('salon-room-header [data-context]').isVisible()).toBe(true);
+    } finally {
+      await nia.context.close();
+      await bob.context.close();
     }
   });
 

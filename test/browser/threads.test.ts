@@ -310,6 +310,7 @@ describeBrowser('threads in the browser', () => {
       await page.screenshot({ path: join(ARTIFACTS, 'threads-375.png') });
 
       // A thread started there is said by its title alone, and its button, open, is scrolled into sight.
+      await page.getByRole('button', { name: /^Details/ }).click();
       await page.getByRole('button', { name: 'New thread' }).click();
       await page.getByLabel('Title of the new thread').fill('Started on a phone, with a rather long title');
       await page.getByLabel('Title of the new thread').press('Enter');

@@ -117,6 +117,12 @@ export class SalonMemberList extends LitElement {
           border-radius: 999px;
           padding: 0.1rem 0.6rem 0.1rem 0.15rem;
         }
+        /* Folded behind the room's Details toggle; the live count is still read out. */
+        :host([folded]) h2,
+        :host([folded]) ul,
+        :host([folded]) .more {
+          display: none;
+        }
       }
     `,
   ];
@@ -128,10 +134,11 @@ export class SalonMemberList extends LitElement {
   @property() youId = '';
   /** Whether the list is the room's now: false while the page is not connected to it. */
   @property({ type: Boolean }) known = true;
+  /** On a phone, only the count's live announcement is kept: the room folds the list away. */
+  @property({ type: Boolean, reflect: true }) folded = false;
   @state() private editing = false;
 
   protected override render() {
-    // Not connected, the page does not know who is here: "(0)" and "0 people in the room" would say nobody is, the member included.
     // Not connected, the page does not know who is here: "(0)" and "0 people in the room" would say nobody is, the member included.
     if (!this.known) return html`<h2 id="members-heading">Here now <span class="muted" data-unknown>(not connected)</span></h2>`;
     const count = Math.max(this.count, this.members.length);

@@ -2,6 +2,8 @@
  * `<salon-room-header>`: what the room is about — its title, the first sentence of its context
  * and a link to the original; for a topic room, its digest: the category's recent items, each
  * with its line, a link to its page in Salon and one to the original.
+ *
+ * @csspart kind - the line above the title naming the room's kind (there, empty, while joining).
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
@@ -49,6 +51,18 @@ export class SalonRoomHeader extends LitElement {
           -webkit-box-orient: vertical;
           overflow: hidden;
         }
+        /* Folded behind the room's Details toggle: the title on one line, the rest hidden. */
+        :host([folded]) h1 {
+          font-size: 1rem;
+          margin: 0;
+          white-space: nowrap;
+          overflow: hidden;
+          text-overflow: ellipsis;
+          overflow-wrap: normal;
+        }
+        :host([folded]) .more {
+          display: none;
+        }
       }
       details {
         margin: 0 0 0.4rem;
@@ -90,19 +104,22 @@ export class SalonRoomHeader extends LitElement {
   @property({ attribute: false }) room: RoomInfo | null = null;
   /** Shown as the title until the room has answered. */
   @property() roomId = '';
+  /** On a phone, only the title shows, on one line: the room folds the rest away. */
+  @property({ type: Boolean, reflect: true }) folded = false;
 
   protected override render() {
     const room = this.room;
     if (!room) {
-      return html`<h1>${this.roomId.startsWith('topic_') ? `#${this.roomId.slice(6)}` : 'Joining the discussion…'}</h1>`;
+      return html`<div class="kind more" part="kind"></div>
+        <h1>${this.roomId.startsWith('topic_') ? `#${this.roomId.slice(6)}` : 'Joining the discussion…'}</h1>`;
     }
     const original = safeHttpUrl(room.url);
     const digest = room.kind === 'topic' && Array.isArray(room.digest) && room.digest.length ? room.digest : null;
     const sentence = digest ? leadOf(room.context, room.title) : firstSentence(room.context, room.title);
-    return html`<div class="kind">${KIND_LABEL[room.kind] ?? room.kind}</div>
+    return html`<div class="kind more" part="kind">${KIND_LABEL[room.kind] ?? room.kind}</div>
       <h1>${room.title}</h1>
-      ${sentence ? html`<p data-context>${sentence}</p>` : nothing} ${digest ? this.renderDigest(digest) : nothing}
-      <div class="links">
+      ${sentence ? html`<p class="more" data-context>${sentence}</p>` : nothing} ${digest ? this.renderDigest(digest) : nothing}
+      <div class="links more">
         ${
           original
             ? html`<a href=${original} target="_blank" rel="noopener noreferrer nofollow" data-original
@@ -116,7 +133,7 @@ export class SalonRoomHeader extends LitElement {
   }
 
   private renderDigest(digest: DigestEntry[]) {
-    return html`<details data-digest>
+    return html`<details class="more" data-digest>
       <summary>Recent in this topic (${digest.length})</summary>
       <ol class="digest">
         ${digest.map((entry) => {

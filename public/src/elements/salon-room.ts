@@ -2,6 +2,10 @@
  * `<salon-room>`: a live room — header, its threads and who is here, the open thread's messages,
  * who is typing, the composer — and the split dialog. The socket and the room's state live in a
  * RoomController; this element only lays them out and hands the children's events to it.
+ *
+ * On a phone (720 px and narrower) the head folds to one line — the title and a "Details" toggle
+ * (`aria-expanded`) with the number of people here — so the messages get most of the screen; the
+ * toggle opens the room's details, the people, starting a thread and the open thread's header.
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
@@ -49,6 +53,10 @@ export class SalonRoom extends LitElement {
       }
       .head {
         grid-area: head;
+        min-width: 0;
+      }
+      .details-toggle {
+        display: none;
       }
       .side {
         grid-area: members;
@@ -101,6 +109,64 @@ export class SalonRoom extends LitElement {
         salon-message-list {
           min-height: 6rem;
         }
+        /* Folded (the default on a phone), the head is one line: the title and the toggle that opens
+           what it folds: the room's details, the people here, starting a thread, the thread's header.
+           The threads stay as one row of buttons when there is another to switch to. */
+        .head {
+          display: flex;
+          align-items: center;
+          gap: 0.5rem;
+        }
+        salon-room-header {
+          flex: 1;
+          min-width: 0;
+        }
+        .details-toggle {
+          display: inline-flex;
+          flex: none;
+          align-self: flex-start;
+          min-height: 2rem;
+          padding: 0.15rem 0.65rem;
+          font-size: 0.85rem;
+          white-space: nowrap;
+        }
+        .details-toggle .chevron {
+          display: inline-block;
+          transition: transform 0.15s;
+        }
+        .details-toggle[aria-expanded='true'] .chevron {
+          transform: rotate(180deg);
+        }
+        /* Open, the title keeps the whole width: the toggle sits at the end of the line above it. */
+        .open .head {
+          display: block;
+          position: relative;
+        }
+        .open .details-toggle {
+          position: absolute;
+          top: 0;
+          right: 0;
+        }
+        .open salon-room-header::part(kind) {
+          display: flex;
+          align-items: center;
+          min-height: 2.25rem;
+          margin-right: 9rem;
+        }
+        .folded .fold {
+          display: none;
+        }
+        .folded .side {
+          gap: 0;
+        }
+        .folded .members {
+          height: 0;
+        }
+      }
+      @media (max-width: 720px) and (prefers-reduced-motion: reduce) {
+        .details-toggle .chevron {
+          transition: none;
+        }
       }
     `,
   ];
@@ -112,6 +178,8 @@ export class SalonRoom extends LitElement {
   @state() private newThread: CommandState = IDLE;
   @state() private merging: CommandState = IDLE;
   @state() private splitting: CommandState & { threadId: string } = { ...IDLE, threadId: '' };
+  /** On a phone, the room's details, people and thread tools are shown (they fold behind a toggle). */
+  @state() private detailsOpen = false;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('roomId')) this.controller.setRoom(this.roomId);
@@ -134,6 +202,9 @@ export class SalonRoom extends LitElement {
     const queued = c.status === 'offline' || c.status === 'reconnecting';
     const { threads } = c.nav;
     const open = threads.byId(c.threadId) ?? null;
+    const folded = !this.detailsOpen;
+    // Folded, the row of threads shows only when there is another thread to switch to.
+    const switchable = threads.list.filter((t) => t.status === 'active').length > 1 || (!!open && open.status !== 'active');
     return html`<salon-connection-status
         .status=${c.status}
         .retryAt=${c.retryAt}
@@ -141,11 +212,24 @@ export class SalonRoom extends LitElement {
         @salon-reconnect=${() => c.reconnectNow()}
         @salon-dismiss-notice=${() => c.dismissNotice()}
       ></salon-connection-status>
-      <div class="layout">
-        <div class="head"><salon-room-header .room=${c.room} .roomId=${this.roomId}></salon-room-header></div>
-        <div class="side">
-          <aside class="threads" aria-label="Threads">
+      <div class="layout ${folded ? 'folded' : 'open'}">
+        <div class="head">
+          <salon-room-header id="room-about" .room=${c.room} .roomId=${this.roomId} ?folded=${folded}></salon-room-header>
+          <button
+            class="details-toggle"
+            type="button"
+            aria-expanded=${folded ? 'false' : 'true'}
+            aria-controls="room-about room-side thread-about"
+            @click=${this.toggleDetails}
+          >
+            Details${c.status === 'open' ? html` <span class="muted" data-here=${c.memberCount}>· ${c.memberCount} here</span>` : nothing}
+            <span class="chevron" aria-hidden="true">▾</span>
+          </button>
+        </div>
+        <div class="side" id="room-side">
+          <aside class="threads ${switchable ? '' : 'fold'}" aria-label="Threads">
             <salon-thread-list
+              ?folded=${folded}
               .threads=${threads.list}
               .archivedTotal=${threads.archivedTotal}
               .counts=${threads.counts}
@@ -158,6 +242,7 @@ export class SalonRoom extends LitElement {
           </aside>
           <aside class="members" aria-label="People in this room">
             <salon-member-list
+              ?folded=${folded}
               .members=${c.members}
               .count=${c.memberCount}
               .youId=${c.you?.id ?? ''}
@@ -170,6 +255,8 @@ export class SalonRoom extends LitElement {
           ${
             open
               ? html`<salon-thread-header
+                  id="thread-about"
+                  class=${open.status === 'active' ? 'fold' : ''}
                   .thread=${open}
                   .threads=${threads.list}
                   .count=${threads.counts[open.id]}
@@ -216,6 +303,10 @@ export class SalonRoom extends LitElement {
         @salon-close-split=${() => (this.splitting = { ...IDLE, threadId: '' })}
       ></salon-split-dialog>`;
   }
+
+  private toggleDetails = () => {
+    this.detailsOpen = !this.detailsOpen;
+  };
 
   private onSelectThread = (e: CustomEvent<{ threadId: string }>) => {
     this.merging = IDLE;

@@ -144,6 +144,12 @@ export class SalonThreadList extends LitElement {
           text-overflow: ellipsis;
           overflow-wrap: normal;
         }
+        /* Folded behind the room's Details toggle: only the row of threads to switch to. */
+        :host([folded]) .top,
+        :host([folded]) form,
+        :host([folded]) details {
+          display: none;
+        }
       }
     `,
   ];
@@ -159,6 +165,8 @@ export class SalonThreadList extends LitElement {
   @property({ type: Boolean }) pending = false;
   /** The answer to the last "new thread". */
   @property({ attribute: false }) status: CommandReply | null = null;
+  /** On a phone, only the row of active threads shows: the room folds the rest away. */
+  @property({ type: Boolean, reflect: true }) folded = false;
   @state() private adding = false;
   @state() private problem = '';
   @query('#new-title') private titleInput?: HTMLInputElement;
