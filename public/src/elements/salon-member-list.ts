@@ -107,6 +107,7 @@ export class SalonMemberList extends LitElement {
         }
         li {
           flex: none;
+          max-width: 70vw;
         }
         :host {
           flex-wrap: nowrap;

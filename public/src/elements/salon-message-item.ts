@@ -64,6 +64,8 @@ export class SalonMessageItem extends LitElement {
       }
       .author {
         font-weight: 650;
+        min-width: 0;
+        overflow-wrap: anywhere;
       }
       .badge {
         font-size: 0.72rem;
@@ -110,6 +112,7 @@ export class SalonMessageItem extends LitElement {
         flex-wrap: wrap;
         gap: 0.4rem;
         align-items: center;
+        overflow-wrap: anywhere;
       }
       .failed {
         color: var(--salon-danger);

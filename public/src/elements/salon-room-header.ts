@@ -21,6 +21,7 @@ export class SalonRoomHeader extends LitElement {
     css`
       :host {
         display: block;
+        overflow-wrap: anywhere;
       }
       .kind {
         font-size: 0.75rem;

@@ -81,6 +81,7 @@ export class SalonSourceList extends LitElement {
       }
       li > span {
         min-width: 0;
+        overflow-wrap: anywhere;
       }
       button.show {
         font: inherit;

@@ -57,6 +57,7 @@ export class SalonThreadHeader extends LitElement {
         color: var(--salon-muted);
       }
       .suggestions {
+        overflow-wrap: anywhere;
         margin-top: 0.4rem;
         padding: 0.4rem 0.6rem;
         border: 1px dashed var(--salon-border-strong);

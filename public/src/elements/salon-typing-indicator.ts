@@ -19,6 +19,7 @@ export class SalonTypingIndicator extends LitElement {
       font-size: 0.82rem;
       color: var(--salon-muted);
       font-style: italic;
+      overflow-wrap: anywhere;
     }
   `;
 
