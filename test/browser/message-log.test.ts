@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { Backoff } from '../../public/src/lib/backoff.js';
-import { MAX_LOG_ENTRIES, MessageLog } from '../../public/src/lib/message-log.js';
+import { MAX_LOG_ENTRIES, MAX_SCROLLBACK_ENTRIES, MessageLog } from '../../public/src/lib/message-log.js';
 import { parseUntrustedJson } from '../../public/src/lib/untrusted-json.js';
 
 const ADA = { id: 'u_ada', name: 'Ada', kind: 'user' as const };
@@ -247,6 +247,20 @@ describe('MessageLog', () => {
     for (const junk of [null, 42, { v: 2 }, { v: 1, entries: [{ key: 1 }, null, { key: 'x', state: 'sent', message: { text: 1 } }] }]) {
       expect(MessageLog.restore(junk).size).toBe(0);
     }
+  });
+
+  it('keeps the older pages the member loaded when new messages come in, up to the scrollback cap', () => {
+    const log = new MessageLog();
+    for (let seq = 1001; seq <= 1000 + MAX_LOG_ENTRIES; seq++) log.receive(msg(seq));
+    const older = Array.from({ length: 50 }, (_, i) => msg(951 + i));
+    expect(log.receiveOlder(older)).toBe(true);
+    log.receive(msg(1000 + MAX_LOG_ENTRIES + 1));
+    // The page the member is reading stays (it went with the first live message).
+    expect(log.entries[0].message.seq).toBe(951);
+    expect(log.size).toBe(MAX_LOG_ENTRIES + 51);
+    // Still bounded: past the scrollback cap the oldest go.
+    for (let seq = 2000; seq < 2000 + MAX_SCROLLBACK_ENTRIES; seq++) log.receive(msg(seq));
+    expect(log.size).toBe(MAX_SCROLLBACK_ENTRIES);
   });
 
   it(`keeps at most ${MAX_LOG_ENTRIES} messages, dropping the oldest`, () => {

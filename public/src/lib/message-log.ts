@@ -36,7 +36,7 @@ export function isPrivateEntry(entry: LogEntry): boolean {
 
 /** Most messages kept in memory per room; the oldest confirmed ones go first. */
 export const MAX_LOG_ENTRIES = 500;
-/** Most messages the member may gather by paging back ("Load earlier messages"). */
+/** Most messages the member may gather by paging back ("Load earlier messages"); once they have, new messages trim to this too. */
 export const MAX_SCROLLBACK_ENTRIES = 2_000;
 /** Most confirmed messages written to sessionStorage per room. */
 export const MAX_CACHED_ENTRIES = 200;
@@ -52,6 +52,8 @@ export class MessageLog {
   /** The member's own entries (`c:` keys) only: every member sees every clientId in the broadcasts. */
   private readonly keyByClientId = new Map<string, string>();
   private sorted: LogEntry[] | null = [];
+  /** The member paged back: the log may hold MAX_SCROLLBACK_ENTRIES, so new messages do not trim away what they loaded. */
+  private scrollback = false;
 
   /**
    * All entries: confirmed by seq with failed ones where they failed, then those still sending in
@@ -76,6 +78,7 @@ export class MessageLog {
    */
   receiveOlder(messages: readonly Message[]): boolean {
     if (this.byKey.size >= MAX_SCROLLBACK_ENTRIES) return false;
+    this.scrollback = true;
     for (const message of messages) {
       if (this.keyById.has(message.id) || message.seq <= 0) continue;
       this.put({ key: `m:${message.id}`, message, state: 'sent', order: message.seq });
@@ -230,6 +233,7 @@ export class MessageLog {
    * answers, which the server never had.
    */
   resetTo(history: readonly Message[]): void {
+    this.scrollback = false;
     for (const entry of [...this.byKey.values()]) if (entry.state === 'sent' && !isPrivateEntry(entry)) this.remove(entry);
     for (const m of history) this.receive(m);
   }
@@ -315,10 +319,11 @@ export class MessageLog {
   }
 
   private trim(): void {
-    if (this.byKey.size <= MAX_LOG_ENTRIES) return;
+    const cap = this.scrollback ? MAX_SCROLLBACK_ENTRIES : MAX_LOG_ENTRIES;
+    if (this.byKey.size <= cap) return;
     // Private entries exist nowhere else to fetch again; private-asks.ts caps them on its own.
     const confirmed = this.entries.filter((e) => e.state === 'sent' && !isPrivateEntry(e));
-    for (const entry of confirmed.slice(0, this.byKey.size - MAX_LOG_ENTRIES)) this.remove(entry);
+    for (const entry of confirmed.slice(0, this.byKey.size - cap)) this.remove(entry);
   }
 }
 
