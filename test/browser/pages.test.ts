@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
-import { ARTIFACTS, browserSuite, describeBrowser, instrument, item, messageTexts, probeResults, scanDom } from './harness.js';
+import { ARTIFACTS, browserSuite, describeBrowser, instrument, item, messageTexts, openAs, probeResults, scanDom } from './harness.js';
 
 interface Summary {
   id: string;
@@ -153,6 +153,36 @@ describeBrowser('content pages and their Discuss links', () => {
     // All of it happened in one page: no reloads.
     expect(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage)).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'topic.png') });
+  });
+
+  it('starts each topic room afresh: a thread being started in one leaves nothing of it in the next', async () => {
+    const gil = await openAs(suite.browser, 'Gil', { width: 1200, height: 800 });
+    let hold = false;
+    // The answer to the command never comes: the room is left while it is pending.
+    await gil.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+      const server = ws.connectToServer();
+      server.onMessage((frame) => {
+        const text = String(frame);
+        if (!(hold && text.includes('"type":"message"') && text.includes('"kind":"system"'))) ws.send(frame);
+      });
+    });
+    try {
+      await gil.page.goto(`${suite.server.url}/chat?topic=tech`);
+      await gil.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      hold = true;
+      await gil.page.getByRole('button', { name: 'New thread' }).click();
+      await gil.page.getByLabel('Title of the new thread').fill('Meant for tech');
+      await gil.page.getByLabel('Title of the new thread').press('Enter');
+      await gil.page.getByRole('button', { name: 'Starting…' }).waitFor();
+      await gil.page.locator('salon-topic-tabs a[data-topic="science"]').click();
+      await expect.poll(() => gil.page.locator('salon-room-header h1').textContent()).toBe('Topic: Science');
+      await gil.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      // Neither tech's form nor its failed answer ("the connection closed…") shows in science.
+      expect(await gil.page.getByLabel('Title of the new thread').count()).toBe(0);
+      expect((await gil.page.locator('salon-thread-list p.status').textContent())?.trim()).toBe('');
+    } finally {
+      await gil.context.close();
+    }
   });
 
   it('shows a topic room’s digest: each recent item with its date, line and links', async () => {

@@ -1,9 +1,11 @@
 /**
  * `<salon-chat-page>`: `/chat?id=<contentId>` opens an item's room; `/chat?topic=<slug>` a topic
- * room, with tabs to switch topics in place (each topic keeps its messages while the page lives).
+ * room, with tabs to switch topics in place (each topic keeps its messages while the page lives;
+ * each gets a `<salon-room>` of its own, so nothing else of one shows in the next).
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
+import { keyed } from 'lit/directives/keyed.js';
 import { clampClusters } from '../../../src/protocol/clusters.js';
 import { TOPIC_ROOM_PREFIX, topicSlug } from '../../../src/protocol/room-ids.js';
 import { listContent } from '../lib/api.js';
@@ -74,7 +76,9 @@ export class SalonChatPage extends LitElement {
     }
     ${
       roomId
-        ? html`<salon-room .roomId=${roomId}></salon-room>`
+        ? // A room element per room: what one shows for the member (a command's answer, a form, a
+          // dialog) never carries into the next; the messages stay in each room's memory.
+          keyed(roomId, html`<salon-room .roomId=${roomId}></salon-room>`)
         : html`<h1>Topics</h1>
             <p>Pick a topic above to talk about whatever is new in it. Each topic has its own room.</p>`
     }`;
