@@ -237,6 +237,36 @@ describeBrowser('a room in two browsers', () => {
     }
   });
 
+  it('leaves the keyboard focus on the messages after Retry or Discard, not on the page body', async () => {
+    const kim = await person(suite.browser, 'Kim');
+    const focused = () =>
+      kim.page.evaluate(() => {
+        let el: Element | null = document.activeElement;
+        while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+        return el ? `${el.tagName.toLowerCase()}${el.getAttribute('role') ? `[role=${el.getAttribute('role')}]` : ''}` : 'none';
+      });
+    try {
+      await kim.page.goto(`${suite.server.url}/chat?id=news_r1`);
+      await kim.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await burst(kim.page);
+      const retry = kim.page.locator('salon-message-item[state=failed]').first().getByRole('button', { name: 'Retry' });
+      await retry.waitFor();
+      await retry.focus();
+      await kim.page.keyboard.press('Enter');
+      await expect.poll(focused).toBe('div[role=log]');
+
+      await say(kim.page, '/ask');
+      const discard = kim.page.locator('salon-message-item[state=failed]', { hasText: '/ask' }).getByRole('button', { name: 'Discard' });
+      await discard.waitFor();
+      await discard.focus();
+      await kim.page.keyboard.press('Enter');
+      await expect.poll(() => kim.page.locator('salon-message-item', { hasText: '/ask' }).count()).toBe(0);
+      await expect.poll(focused).toBe('div[role=log]');
+    } finally {
+      await kim.context.close();
+    }
+  });
+
   it('answers a mistyped command under it, without a Retry that would be refused again or a banner repeating it', async () => {
     const hal = await person(suite.browser, 'Hal');
     try {

@@ -23,7 +23,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { LogEntry } from '../lib/message-log.js';
 import type { AnswerInProgress } from '../lib/room-controller.js';
 import { baseStyles } from '../lib/styles.js';
-import './salon-message-item.js';
+import { SalonMessageItem } from './salon-message-item.js';
 
 /** How long cited messages stay marked after a source is followed. */
 const HIGHLIGHT_MS = 2_500;
@@ -100,14 +100,40 @@ export class SalonMessageList extends LitElement {
   /** The place to go back to once the newly shown thread has rendered. */
   private restore: { top: number; stick: boolean } | null = null;
 
+  /** A message whose Retry or Discard was pressed: once it has re-rendered, the focus must not be left on nothing. */
+  private acted: SalonMessageItem | null = null;
+
   override connectedCallback(): void {
     super.connectedCallback();
     this.addEventListener('salon-show-messages', this.onShowMessages as EventListener);
+    this.addEventListener('salon-retry', this.onEntryAction);
+    this.addEventListener('salon-discard', this.onEntryAction);
   }
 
   override disconnectedCallback(): void {
     this.removeEventListener('salon-show-messages', this.onShowMessages as EventListener);
+    this.removeEventListener('salon-retry', this.onEntryAction);
+    this.removeEventListener('salon-discard', this.onEntryAction);
     super.disconnectedCallback();
+  }
+
+  private onEntryAction = (event: Event) => {
+    // The item that fired it: at this host the event's target is the host itself.
+    const item = event.composedPath()[0];
+    if (item instanceof SalonMessageItem) this.acted = item;
+  };
+
+  /**
+   * Retry and Discard remove the button pressed (the message is sending again, or gone): the focus
+   * would fall to the page's body, and a keyboard or screen-reader user would start over from the
+   * top. It goes to the list of messages instead.
+   */
+  private keepFocus(item: SalonMessageItem): void {
+    void item.updateComplete.then(() => {
+      if (!this.isConnected || this.renderRoot.activeElement || (item.isConnected && item.shadowRoot?.activeElement)) return;
+      if (document.activeElement && document.activeElement !== document.body) return;
+      this.scroller.focus({ preventScroll: true });
+    });
   }
 
   private onShowMessages = (event: CustomEvent<{ messageIds: string[] }>) => {
@@ -162,6 +188,10 @@ export class SalonMessageList extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
+    if (this.acted) {
+      this.keepFocus(this.acted);
+      this.acted = null;
+    }
     if (this.seeking && (changed.has('entries') || changed.has('loadingOlder'))) queueMicrotask(() => this.seek());
     if (this.restore) {
       const place = this.restore;
