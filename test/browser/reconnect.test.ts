@@ -160,6 +160,37 @@ describeBrowser('reconnecting after the server restarts', () => {
     }
   });
 
+  it('pages back from the newest messages after a reconnect that missed too many, the gap before them included', async () => {
+    server ??= await startServer(suite.dataDir);
+    const room = 'news_gap';
+    const { store } = server.app.salon;
+    await store.upsertItem(item(room, { title: 'Gap drill' }));
+    const main = await store.ensureMainThread(room);
+    const zed = { id: 'u_zed', name: 'Zed', kind: 'user' as const };
+    const post = (from: number, to: number) =>
+      store.appendMessages(Array.from({ length: to - from + 1 }, (_, i) => ({ roomId: room, threadId: main.id, author: zed, text: `filler ${from + i}` })));
+    await post(1, 2);
+    const eve = await openAs(suite.browser, 'Eve');
+    try {
+      await eve.page.goto(`${server.url}/chat?id=${room}`);
+      await expect.poll(() => messageTexts(eve.page)).toEqual(['filler 1', 'filler 2']);
+      await eve.context.setOffline(true);
+      await eve.page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 20_000 });
+      // More than the 500 a rejoin is given: it gets the newest 500, truncated.
+      await post(3, 602);
+      await eve.context.setOffline(false);
+      await eve.page.locator('salon-connection-status [data-notice=HISTORY_TRUNCATED]').waitFor({ timeout: 20_000 });
+      await expect.poll(async () => (await messageTexts(eve.page)).at(-1)).toBe('filler 602');
+      // "Load earlier messages", as the notice says, brings what comes just before them, not what comes before filler 1.
+      await eve.page.getByRole('button', { name: 'Load earlier messages' }).click();
+      await expect.poll(async () => (await messageTexts(eve.page)).includes('filler 102')).toBe(true);
+      const texts = await messageTexts(eve.page);
+      expect(texts.indexOf('filler 102')).toBeLessThan(texts.indexOf('filler 103'));
+    } finally {
+      await eve.context.close();
+    }
+  });
+
   it('does not read the reconnect countdown out every second: its live region says "Reconnecting" once', async () => {
     server ??= await startServer(suite.dataDir);
     await server.app.salon.store.upsertItem(item('news_countdown', { title: 'Countdown drill' }));

@@ -273,7 +273,9 @@ export class RoomController implements ReactiveController {
         const memory = this.memory!;
         log.adopt({ id: frame.you.id, name: frame.you.name, kind: 'user' });
         const serverReset = frame.seq < log.lastSeq;
-        if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId) {
+        // A truncated rejoin left a gap before its history that paging back must start above, so it
+        // starts afresh from that history too (what was held before the gap comes back by paging).
+        if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId || frame.truncated) {
           // The room's data was reset: the private entries' places among its messages are gone too.
           if (serverReset) log.forgetPrivate(() => true);
           log.resetTo(frame.history);
