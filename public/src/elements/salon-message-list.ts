@@ -130,7 +130,7 @@ export class SalonMessageList extends LitElement {
    */
   private keepFocus(item: SalonMessageItem): void {
     void item.updateComplete.then(() => {
-      if (!this.isConnected || this.renderRoot.activeElement || (item.isConnected && item.shadowRoot?.activeElement)) return;
+      if (!this.isConnected || this.shadowRoot?.activeElement || (item.isConnected && item.shadowRoot?.activeElement)) return;
       if (document.activeElement && document.activeElement !== document.body) return;
       this.scroller.focus({ preventScroll: true });
     });
