@@ -7,11 +7,12 @@
  * (`aria-expanded`) with the number of people here — so the messages get most of the screen; the
  * toggle opens the room's details, the people, starting a thread and the open thread's header.
  */
-import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
+import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { CommandReply } from '../lib/command-replies.js';
 import { saveDisplayName } from '../lib/identity.js';
 import { MAX_MESSAGE_CHARS, RoomController } from '../lib/room-controller.js';
+import { roomLayoutStyles } from '../lib/room-layout.js';
 import { baseStyles } from '../lib/styles.js';
 import type { SplitLock, SplitPart } from '../lib/threads-api.js';
 import './salon-composer.js';
@@ -33,143 +34,7 @@ const IDLE: CommandState = { pending: false, reply: null };
 
 @customElement('salon-room')
 export class SalonRoom extends LitElement {
-  static override styles = [
-    baseStyles,
-    css`
-      :host {
-        display: flex;
-        flex-direction: column;
-        min-height: 0;
-        height: 100%;
-      }
-      .layout {
-        flex: 1;
-        min-height: 0;
-        display: grid;
-        grid-template-columns: minmax(0, 1fr) 16rem;
-        grid-template-rows: auto minmax(0, 1fr);
-        grid-template-areas: 'head members' 'chat members';
-        gap: 0.75rem 1.25rem;
-      }
-      .head {
-        grid-area: head;
-        min-width: 0;
-      }
-      .details-toggle {
-        display: none;
-      }
-      .side {
-        grid-area: members;
-        border-left: 1px solid var(--salon-border);
-        padding-left: 1rem;
-        overflow-y: auto;
-        display: flex;
-        flex-direction: column;
-        gap: 1.25rem;
-      }
-      .chat {
-        grid-area: chat;
-        display: flex;
-        flex-direction: column;
-        min-height: 0;
-        border: 1px solid var(--salon-border);
-        border-radius: 14px;
-        background: var(--salon-panel);
-      }
-      salon-message-list {
-        flex: 1;
-        min-height: 12rem;
-      }
-      .bottom {
-        border-top: 1px solid var(--salon-border);
-        padding: 0.4rem 0.75rem 0.75rem;
-      }
-      .fatal {
-        padding: 2rem 0;
-        max-width: 40rem;
-      }
-      @media (max-width: 720px) {
-        .layout {
-          grid-template-columns: minmax(0, 1fr);
-          grid-template-rows: auto auto minmax(0, 1fr);
-          grid-template-areas: 'head' 'members' 'chat';
-          gap: 0.5rem;
-        }
-        .side {
-          border-left: none;
-          padding-left: 0;
-          overflow: visible;
-          min-width: 0;
-          gap: 0.5rem;
-        }
-        .bottom {
-          padding: 0.4rem 0.5rem 0.5rem;
-        }
-        /* A phone's height must still hold the composer below the messages. */
-        salon-message-list {
-          min-height: 6rem;
-        }
-        /* Folded (the default on a phone), the head is one line: the title and the toggle that opens
-           what it folds: the room's details, the people here, starting a thread, the thread's header.
-           The threads stay as one row of buttons when there is another to switch to. */
-        .head {
-          display: flex;
-          align-items: center;
-          gap: 0.5rem;
-        }
-        salon-room-header {
-          flex: 1;
-          min-width: 0;
-        }
-        .details-toggle {
-          display: inline-flex;
-          flex: none;
-          align-self: flex-start;
-          min-height: 2rem;
-          padding: 0.15rem 0.65rem;
-          font-size: 0.85rem;
-          white-space: nowrap;
-        }
-        .details-toggle .chevron {
-          display: inline-block;
-          transition: transform 0.15s;
-        }
-        .details-toggle[aria-expanded='true'] .chevron {
-          transform: rotate(180deg);
-        }
-        /* Open, the title keeps the whole width: the toggle sits at the end of the line above it. */
-        .open .head {
-          display: block;
-          position: relative;
-        }
-        .open .details-toggle {
-          position: absolute;
-          top: 0;
-          right: 0;
-        }
-        .open salon-room-header::part(kind) {
-          display: flex;
-          align-items: center;
-          min-height: 2.25rem;
-          margin-right: 9rem;
-        }
-        .folded .fold {
-          display: none;
-        }
-        .folded .side {
-          gap: 0;
-        }
-        .folded .members {
-          height: 0;
-        }
-      }
-      @media (max-width: 720px) and (prefers-reduced-motion: reduce) {
-        .details-toggle .chevron {
-          transition: none;
-        }
-      }
-    `,
-  ];
+  static override styles = [baseStyles, roomLayoutStyles];
 
   /** `news_42`, `topic_tech`… */
   @property() roomId = '';

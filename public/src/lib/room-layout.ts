@@ -1,0 +1,141 @@
+/**
+ * The layout of `<salon-room>`: the head, the threads and people beside the conversation (above it
+ * on a phone), and on a phone the head folded behind the Details toggle until it is opened
+ * (`.layout.folded` / `.layout.open`; what folds carries the `fold` class).
+ */
+import { css } from 'lit';
+
+export const roomLayoutStyles = css`
+  :host {
+    display: flex;
+    flex-direction: column;
+    min-height: 0;
+    height: 100%;
+  }
+  .layout {
+    flex: 1;
+    min-height: 0;
+    display: grid;
+    grid-template-columns: minmax(0, 1fr) 16rem;
+    grid-template-rows: auto minmax(0, 1fr);
+    grid-template-areas: 'head members' 'chat members';
+    gap: 0.75rem 1.25rem;
+  }
+  .head {
+    grid-area: head;
+    min-width: 0;
+  }
+  .details-toggle {
+    display: none;
+  }
+  .side {
+    grid-area: members;
+    border-left: 1px solid var(--salon-border);
+    padding-left: 1rem;
+    overflow-y: auto;
+    display: flex;
+    flex-direction: column;
+    gap: 1.25rem;
+  }
+  .chat {
+    grid-area: chat;
+    display: flex;
+    flex-direction: column;
+    min-height: 0;
+    border: 1px solid var(--salon-border);
+    border-radius: 14px;
+    background: var(--salon-panel);
+  }
+  salon-message-list {
+    flex: 1;
+    min-height: 12rem;
+  }
+  .bottom {
+    border-top: 1px solid var(--salon-border);
+    padding: 0.4rem 0.75rem 0.75rem;
+  }
+  .fatal {
+    padding: 2rem 0;
+    max-width: 40rem;
+  }
+  @media (max-width: 720px) {
+    .layout {
+      grid-template-columns: minmax(0, 1fr);
+      grid-template-rows: auto auto minmax(0, 1fr);
+      grid-template-areas: 'head' 'members' 'chat';
+      gap: 0.5rem;
+    }
+    .side {
+      border-left: none;
+      padding-left: 0;
+      overflow: visible;
+      min-width: 0;
+      gap: 0.5rem;
+    }
+    .bottom {
+      padding: 0.4rem 0.5rem 0.5rem;
+    }
+    /* A phone's height must still hold the composer below the messages. */
+    salon-message-list {
+      min-height: 6rem;
+    }
+    /* Folded (the default on a phone), the head is one line: the title and the toggle that opens
+       what it folds: the room's details, the people here, starting a thread, the thread's header.
+       The threads stay as one row of buttons when there is another to switch to. */
+    .head {
+      display: flex;
+      align-items: center;
+      gap: 0.5rem;
+    }
+    salon-room-header {
+      flex: 1;
+      min-width: 0;
+    }
+    .details-toggle {
+      display: inline-flex;
+      flex: none;
+      align-self: flex-start;
+      min-height: 2rem;
+      padding: 0.15rem 0.65rem;
+      font-size: 0.85rem;
+      white-space: nowrap;
+    }
+    .details-toggle .chevron {
+      display: inline-block;
+      transition: transform 0.15s;
+    }
+    .details-toggle[aria-expanded='true'] .chevron {
+      transform: rotate(180deg);
+    }
+    /* Open, the title keeps the whole width: the toggle sits at the end of the line above it. */
+    .open .head {
+      display: block;
+      position: relative;
+    }
+    .open .details-toggle {
+      position: absolute;
+      top: 0;
+      right: 0;
+    }
+    .open salon-room-header::part(kind) {
+      display: flex;
+      align-items: center;
+      min-height: 2.25rem;
+      margin-right: 9rem;
+    }
+    .folded .fold {
+      display: none;
+    }
+    .folded .side {
+      gap: 0;
+    }
+    .folded .members {
+      height: 0;
+    }
+  }
+  @media (max-width: 720px) and (prefers-reduced-motion: reduce) {
+    .details-toggle .chevron {
+      transition: none;
+    }
+  }
+`;
