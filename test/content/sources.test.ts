@@ -3,7 +3,8 @@
  * gives exactly one new item; an unchanged feed answered 304 costs no parse; a failing source
  * backs off and reports its error; HN stories (one by URL, a list, an HN entry in a feed) arrive
  * with article body and comments; of two nodes on one store (SQLite, and PostgreSQL with a node
- * each), one polls a due source, and keeps polls it has queued.
+ * each), one polls a due source, and keeps polls it has queued; due sources spread over nodes by
+ * their free job slots.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
@@ -208,7 +209,9 @@ describe('sources that refresh', () => {
       const slow = await a.add({ kind: 'feed', url: `${web.origin}/slow.xml`, everyMinutes: 60 });
       await a.tick();
       const queued = await a.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 60 });
-      expect(await a.tick()).toHaveLength(1);
+      // A look leaves a source to other nodes when its job slots are full; a refresh queues it.
+      expect(await a.tick()).toEqual([]);
+      await a.refresh(queued.id);
       await a.stop();
       const closing = narrow.close();
       // The feed answers once the shutdown has begun (the fetcher's close waits for its request).
@@ -328,8 +331,7 @@ describe('sources that refresh', () => {
       const slow = await a.add({ kind: 'feed', url: `${web.origin}/slow.xml`, everyMinutes: 60 });
       const [slowJob] = await a.tick();
       const { id } = await a.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 60 });
-      const [queued] = await a.tick();
-      expect(queued).toBeDefined();
+      const { jobId: queued } = await a.refresh(id);
       // Past the 15-minute lease taken at submission, looking every 10 minutes: nobody polls either source again.
       for (let look = 0; look < 4; look++) {
         clock += 10 * MIN;
@@ -347,6 +349,45 @@ describe('sources that refresh', () => {
       release();
       await Promise.all([a.stop(), b.stop()]);
       await narrow.close();
+    }
+  });
+
+  it('spreads due sources over nodes: a node leases only as many as it has free job slots (one node took them all and queued them)', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
+    const slots = () =>
+      new IngestService({
+        store,
+        pipeline,
+        deps: loopbackDeps(),
+        hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
+        bodyMaxChars: 200_000,
+        maxRunning: 2,
+      });
+    const [ingestA, ingestB] = [slots(), slots()];
+    const a = service('node-a', store, ingestA);
+    const b = service('node-b', store, ingestB);
+    try {
+      for (const n of [1, 2, 3, 4, 5]) {
+        web.routes.set(`/held-${n}.xml`, async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, [`held${n}`]) }));
+        await a.add({ kind: 'feed', url: `${web.origin}/held-${n}.xml` });
+      }
+      expect(await a.tick()).toHaveLength(2);
+      expect(await b.tick()).toHaveLength(2);
+      // Both nodes busy: the fifth source waits for a free slot, leased by nobody.
+      expect(await a.tick()).toEqual([]);
+      const leased = (await a.list()).map((s) => s.polling !== null);
+      expect(leased).toEqual([true, true, true, true, false]);
+      release();
+      await Promise.all([ingestA.idle(), ingestB.idle()]);
+      expect(await b.tick()).toHaveLength(1);
+      await ingestB.idle();
+      expect(await store.countItems()).toBe(5);
+    } finally {
+      release();
+      await Promise.all([a.stop(), b.stop()]);
+      await Promise.all([ingestA.close(), ingestB.close()]);
     }
   });
 
@@ -431,7 +472,7 @@ describePostgres('sources that refresh, two nodes on PostgreSQL', () => {
       await a.sources.add({ kind: 'feed', url: `${web.origin}/slow.xml` });
       await a.sources.tick();
       const { id } = await a.sources.add({ kind: 'feed', url: `${web.origin}/feed.xml` });
-      const [queued] = await a.sources.tick();
+      const { jobId: queued } = await a.sources.refresh(id);
       for (let look = 0; look < 3; look++) {
         clock += 10 * MIN;
         expect(await a.sources.tick()).toEqual([]);

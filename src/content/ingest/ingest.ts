@@ -331,6 +331,11 @@ export class IngestService {
     return this.running.size;
   }
 
+  /** Jobs this service could start now without one waiting for a slot (maxRunning less those running or queued). */
+  get freeSlots(): number {
+    return Math.max(0, this.maxRunning - this.running.size);
+  }
+
   /** Resolves when no background job is running or queued. */
   async idle(): Promise<void> {
     while (this.running.size) await Promise.all([...this.running.values()].map((r) => r.done));

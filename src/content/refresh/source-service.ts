@@ -5,6 +5,8 @@
  * doubled per failure in a row, at most a day) and reports its error. At most one poll of a source
  * runs at a time, on one node: a poll starts only after taking the source's lease in the store (a
  * conditional update), and ends by releasing it; a node that dies leaves a lease that expires.
+ * A node leases no more due sources than it has free job slots, so due sources spread over the
+ * nodes instead of queueing on the first to look.
  * A node renews the leases of its polls at every look for due sources, however long they wait for
  * a job slot or run: a lease taken once at submission ran out while the poll was still queued
  * behind slow ones, and the source was polled again, by this node's next look or another node's.
@@ -206,13 +208,16 @@ export class SourceService {
     await this.ticking;
   }
 
-  /** Starts a poll of every due source whose lease is free; resolves with the jobs started. */
+  /**
+   * Starts a poll of due sources whose lease is free, as many as this node has free job slots;
+   * resolves with the jobs started. The others stay for other nodes, or this one's next look.
+   */
   async tick(): Promise<string[]> {
     const now = this.now();
     await this.renewLeases(now);
     const started: string[] = [];
     for (const s of await this.options.store.listSources()) {
-      if (this.stopped) break;
+      if (this.stopped || this.options.ingest.freeSlots === 0) break;
       if (this.mine.has(s.id) || !isDue(s, now)) continue;
       if (s.leaseUntil && Date.parse(s.leaseUntil) >= now) continue;
       const jobId = await this.startPoll(s);
