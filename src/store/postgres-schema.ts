@@ -255,6 +255,12 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   `
   UPDATE items SET sort_key = coalesce(published_at, created_at) WHERE sort_key <> coalesce(published_at, created_at);
   `,
+  // 10: when a poll last found each source entry listed, so entries the feed dropped long ago can
+  // be deleted (Store.sweepSourceEntries); the rows there were count as seen when last stored.
+  `
+  ALTER TABLE source_entries ADD COLUMN seen_at text COLLATE "C";
+  UPDATE source_entries SET seen_at = updated_at;
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

@@ -77,9 +77,10 @@ const FOREIGN_KEY_VIOLATION = '23503';
 export async function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<boolean> {
   try {
     const { rowCount } = await sql.query(
-      `INSERT INTO source_entries (source_id, key, key_hash, hash, item_id, updated_at)
-       SELECT $1::text, $2::text, ${KEY_HASH('$2::text')}, $3::text, $4::text, $5::text WHERE EXISTS (SELECT 1 FROM sources WHERE id = $1)
-       ON CONFLICT (source_id, key_hash) DO UPDATE SET key = excluded.key, hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
+      `INSERT INTO source_entries (source_id, key, key_hash, hash, item_id, updated_at, seen_at)
+       SELECT $1::text, $2::text, ${KEY_HASH('$2::text')}, $3::text, $4::text, $5::text, $5::text WHERE EXISTS (SELECT 1 FROM sources WHERE id = $1)
+       ON CONFLICT (source_id, key_hash) DO UPDATE SET key = excluded.key, hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at,
+         seen_at = excluded.seen_at`,
       [sourceId, key, hash, itemId, now],
     );
     return rowCount === 1;
@@ -88,4 +89,16 @@ export async function putSourceEntry(sql: Sql, sourceId: string, key: string, ha
     if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false;
     throw err;
   }
+}
+
+/** Store.sweepSourceEntries: one statement, the touch a CTE the delete runs after (it sees the rows as they were, so it skips those touched). */
+export async function sweepSourceEntries(sql: Sql, sourceId: string, listed: string[], now: string, forgetBefore: string): Promise<number> {
+  const { rowCount } = await sql.query(
+    `WITH seen AS (
+       UPDATE source_entries SET seen_at = $3 WHERE source_id = $1 AND key_hash = ANY(ARRAY(SELECT ${KEY_HASH('k')} FROM unnest($2::text[]) AS k)) RETURNING key_hash
+     )
+     DELETE FROM source_entries WHERE source_id = $1 AND seen_at < $4 AND key_hash NOT IN (SELECT key_hash FROM seen)`,
+    [sourceId, listed, now, forgetBefore],
+  );
+  return rowCount ?? 0;
 }

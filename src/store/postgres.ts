@@ -499,6 +499,10 @@ export class PostgresStore implements Store {
     return sources.putSourceEntry(this.db, sourceId, key, hash, itemId, now);
   }
 
+  async sweepSourceEntries(sourceId: string, listed: string[], now: string, forgetBefore: string): Promise<number> {
+    return sources.sweepSourceEntries(this.db, sourceId, listed, now, forgetBefore);
+  }
+
   // meta
 
   async getMeta(key: string): Promise<string | null> {

@@ -371,6 +371,12 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   UPDATE items SET sort_key = coalesce(published_at, created_at) WHERE sort_key <> coalesce(published_at, created_at);
   `,
+  // 23: when a poll last found each source entry listed, so entries the feed dropped long ago can
+  // be deleted (Store.sweepSourceEntries), as in PostgreSQL (its migration 10).
+  `
+  ALTER TABLE source_entries ADD COLUMN seen_at TEXT;
+  UPDATE source_entries SET seen_at = updated_at;
+  `,
 ];
 
 /**

@@ -75,9 +75,18 @@ export function sourceEntryHashes(sql: Sql, sourceId: string, keys: string[]): M
 /** Store.putSourceEntry: nothing, and false, for a source that is gone. */
 export function putSourceEntry(sql: Sql, sourceId: string, key: string, hash: string, itemId: string, now: string): boolean {
   const put = sql(
-    `INSERT INTO source_entries (source_id, key, hash, item_id, updated_at)
-     SELECT @sourceId, @key, @hash, @itemId, @now WHERE EXISTS (SELECT 1 FROM sources WHERE id = @sourceId)
-     ON CONFLICT (source_id, key) DO UPDATE SET hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at`,
+    `INSERT INTO source_entries (source_id, key, hash, item_id, updated_at, seen_at)
+     SELECT @sourceId, @key, @hash, @itemId, @now, @now WHERE EXISTS (SELECT 1 FROM sources WHERE id = @sourceId)
+     ON CONFLICT (source_id, key) DO UPDATE SET hash = excluded.hash, item_id = excluded.item_id, updated_at = excluded.updated_at, seen_at = excluded.seen_at`,
   ).run({ sourceId, key, hash, itemId, now });
   return put.changes === 1;
+}
+
+/** Store.sweepSourceEntries; call inside a transaction. */
+export function sweepSourceEntries(sql: Sql, sourceId: string, listed: string[], now: string, forgetBefore: string): number {
+  for (let i = 0; i < listed.length; i += IN_BATCH) {
+    const batch = listed.slice(i, i + IN_BATCH);
+    sql(`UPDATE source_entries SET seen_at = ? WHERE source_id = ? AND key IN (${batch.map(() => '?').join(', ')})`).run(now, sourceId, ...batch);
+  }
+  return sql('DELETE FROM source_entries WHERE source_id = ? AND seen_at < ?').run(sourceId, forgetBefore).changes;
 }

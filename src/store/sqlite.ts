@@ -1192,6 +1192,10 @@ export class SqliteStore implements Store {
     return sources.putSourceEntry((t) => this.sql(t), sourceId, key, hash, itemId, now);
   }
 
+  async sweepSourceEntries(sourceId: string, listed: string[], now: string, forgetBefore: string): Promise<number> {
+    return this.db.transaction(() => sources.sweepSourceEntries((t) => this.sql(t), sourceId, listed, now, forgetBefore)).immediate();
+  }
+
   // meta
 
   async getMeta(key: string): Promise<string | null> {

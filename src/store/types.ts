@@ -488,6 +488,12 @@ export interface Store {
    * nothing, when the source is gone (deleted while it was polled).
    */
   putSourceEntry(sourceId: string, key: string, hash: string, itemId: string, now: string): Promise<boolean>;
+  /**
+   * After a poll that read the source's list: marks its stored entries among `listed` (keys) as
+   * seen `now`, then deletes its entries last seen before `forgetBefore` (no longer listed for
+   * that long). Returns how many it deleted.
+   */
+  sweepSourceEntries(sourceId: string, listed: string[], now: string, forgetBefore: string): Promise<number>;
 
   // small key/value facts (seeding marker, index model, topic summaries)
   getMeta(key: string): Promise<string | null>;

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { IngestService } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { SOURCE_ENTRY_KEPT_MS } from '../../src/content/refresh/poll.js';
 import { JITTER, MAX_BACKOFF_MS, SourceService, backoff } from '../../src/content/refresh/source-service.js';
 import { parseSourceLines, sourceIdOf } from '../../src/content/refresh/source-spec.js';
 import type { IngestDeps } from '../../src/content/sources/article.js';
@@ -177,6 +178,29 @@ describe('sources that refresh', () => {
     } finally {
       web.routes.delete('/a/one');
     }
+  });
+
+  it('forgets the entries a feed stopped listing a month ago, keeping their items (a source remembered every entry it ever stored)', async () => {
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 60 });
+    await pollDue();
+    feedBody = rss(web.origin, ['two', 'three']);
+    clock += 60 * MIN;
+    await pollDue();
+    // "one" is unlisted for an hour only: still known, so its return would cost no fetch.
+    expect((await sources.get(id)).itemCount).toBe(3);
+    feedBody = rss(web.origin, ['three', 'four']);
+    clock += SOURCE_ENTRY_KEPT_MS + MIN;
+    await pollDue();
+    expect((await sources.get(id)).itemCount).toBe(2);
+    expect(await store.countItems()).toBe(4);
+    expect(
+      await store
+        .sourceEntryHashes(
+          id,
+          ['one', 'two', 'three', 'four'].map((s) => `${web.origin}/a/${s}`),
+        )
+        .then((m) => m.size),
+    ).toBe(2);
   });
 
   it('backs off a failing source, reports its error, and recovers', async () => {

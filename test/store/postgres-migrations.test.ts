@@ -82,6 +82,8 @@ describePostgres('PostgreSQL migrations', () => {
     await store.putSourceEntry('src_a', 'guid-€', 'h2b', 'news_1', 'b');
     expect(await store.sourceEntryHashes('src_a', ['guid-€'])).toEqual(new Map([['guid-€', 'h2b']]));
     expect((await store.getSource('src_a'))?.itemCount).toBe(2);
+    // Migration 10: an entry counts as last seen when it was last stored, so a sweep can forget it.
+    expect(await store.sweepSourceEntries('src_a', [], 'c', 'aa')).toBe(1);
     expect((await adminQuery(`SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = $1 AND indexname = 'items_url'`, [schema])).rows[0].n).toBe(0);
   });
 

@@ -97,6 +97,28 @@ export function sourcesContract(store: () => Store): void {
     expect((await store().sourceEntryHashes('src_e', ['guid-1'])).size).toBe(0);
   });
 
+  it('forgets the entries a source no longer lists once they have gone unseen long enough, keeping those listed however old (they grew for good)', async () => {
+    await store().addSource(source('src_s'));
+    await store().addSource(source('src_other'));
+    for (const key of ['guid-1', 'guid-2', 'guid-3', 'guid-€']) await store().putSourceEntry('src_s', key, 'h', 'news_1', T0);
+    await store().putSourceEntry('src_s', 'guid-4', 'h', 'news_4', T1);
+    await store().putSourceEntry('src_other', 'guid-2', 'h', 'news_2', T0);
+    // Listed now: guid-1 and guid-€ (as old as the rest); guid-4 is unlisted but seen since the cut.
+    expect(await store().sweepSourceEntries('src_s', ['guid-1', 'guid-€', 'guid-9'], T2, T1)).toBe(2);
+    expect(
+      [
+        ...(await store()
+          .sourceEntryHashes('src_s', ['guid-1', 'guid-2', 'guid-3', 'guid-4', 'guid-€'])
+          .then((m) => m.keys())),
+      ].sort(),
+    ).toEqual(['guid-1', 'guid-4', 'guid-€']);
+    expect((await store().getSource('src_other'))?.itemCount).toBe(1);
+    // The listed ones were marked seen at T2: a later sweep with nothing listed keeps them until T2 is past.
+    expect(await store().sweepSourceEntries('src_s', [], T2, T2)).toBe(1);
+    expect((await store().getSource('src_s'))?.itemCount).toBe(2);
+    expect(await store().sweepSourceEntries('src_nope', ['guid-1'], T2, T2)).toBe(0);
+  });
+
   it('records no entry for a source that is gone, answering false instead of failing', async () => {
     await store().addSource(source('src_gone'));
     expect(await store().putSourceEntry('src_gone', 'guid-1', 'h1', 'news_1', T0)).toBe(true);

@@ -2,7 +2,9 @@
  * One poll of a source, run as an ingest job: read the feed (conditionally: a 304 ends the poll
  * before any parse) or the HN list, and put only the entries that are new or changed since the
  * source last stored them — each entry is known by its key (guid, else link, else title; `hn:<id>`
- * for a story) and a hash of what the feed says about it, kept per source in the store.
+ * for a story) and a hash of what the feed says about it, kept per source in the store. An entry
+ * the list has not shown for SOURCE_ENTRY_KEPT_MS is forgotten: each poll that read the list marks
+ * the entries listed as seen and deletes the rest past that age.
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../../errors.js';
@@ -13,6 +15,12 @@ import { entryUrl } from '../sources/feed-items.js';
 import type { FeedEntry } from '../sources/feeds.js';
 import type { HnItem } from '../sources/hn.js';
 
+/**
+ * How long an entry no poll has found listed is remembered: a month, four polls of the slowest
+ * source (MAX_EVERY_MINUTES, a week). One that comes back later is fetched and stored again.
+ */
+export const SOURCE_ENTRY_KEPT_MS = 30 * 86_400_000;
+
 /** What one poll found. */
 export interface PollOutcome {
   /** The feed answered 304: nothing was parsed. */
@@ -22,6 +30,8 @@ export interface PollOutcome {
   /** Entries stored for the first time, and entries stored again because they changed. */
   added: number;
   changed: number;
+  /** Entries deleted because the list had not shown them for SOURCE_ENTRY_KEPT_MS. */
+  forgotten?: number;
   /** The source was deleted while it was polled: the poll stopped at the first entry it could not record. */
   gone?: boolean;
 }
@@ -76,7 +86,13 @@ async function pollFeed(ctx: IngestContext, store: Store, source: SourceRecord, 
     if (known.has(e.key)) outcome.changed++;
     else outcome.added++;
   }
-  return outcome;
+  return forget(
+    store,
+    source,
+    entries.map((e) => e.key),
+    now,
+    outcome,
+  );
 }
 
 /**
@@ -116,5 +132,19 @@ async function pollHn(ctx: IngestContext, store: Store, source: SourceRecord, no
     if (known.has(key)) outcome.changed++;
     else outcome.added++;
   }
-  return outcome;
+  return forget(
+    store,
+    source,
+    ids.map((id) => `hn:${id}`),
+    now,
+    outcome,
+  );
+}
+
+/** Marks the entries `listed` as seen and forgets the source's entries unlisted for SOURCE_ENTRY_KEPT_MS. */
+async function forget(store: Store, source: SourceRecord, listed: string[], now: () => string, outcome: PollOutcome): Promise<PollOutcome> {
+  const at = now();
+  const forgetBefore = new Date(Date.parse(at) - SOURCE_ENTRY_KEPT_MS).toISOString();
+  const forgotten = await store.sweepSourceEntries(source.id, listed, at, forgetBefore);
+  return forgotten ? { ...outcome, forgotten } : outcome;
 }
