@@ -12,6 +12,7 @@ import demoAssets from '../routes/demo-assets.js';
 import ingestRoutes from '../routes/ingest.js';
 import sourceRoutes from '../routes/sources.js';
 import { fixedSources } from '../content/refresh/fixed-sources.js';
+import { succeedNode } from '../content/ingest/predecessor.js';
 
 export interface ContentPluginOptions {
   /** A folder laid out as fixtures/demo to seed from; default fixtures/demo. */
@@ -20,8 +21,9 @@ export interface ContentPluginOptions {
 
 async function contentPlugin(app: FastifyInstance, options: ContentPluginOptions): Promise<void> {
   const { config, store, ingest, sources } = app.salon;
-  // Before any route can submit a job: every queued or running server job is an orphan now.
-  await ingest.failInterruptedJobs();
+  // Before any route can submit a job: the jobs of the process this one succeeds on DATA_DIR, and
+  // those of nodes silent too long (on SQLite: every other), are orphans now.
+  await ingest.failInterruptedJobs(succeedNode(config.DATA_DIR, ingest.node, { log: app.log }));
   // A bad DATA_DIR/sources line stops start-up, naming the file and the entry.
   await sources.syncFixed(await fixedSources(config));
   // preClose runs before any onClose hook, so running jobs stop while the store is still open;

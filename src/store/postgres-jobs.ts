@@ -31,8 +31,8 @@ export async function failUnfinished(sql: Sql, runner: JobRunner, failure: JobFa
   // The database's clock on both sides, as for the change log: nodes' clocks may differ.
   const { rows } = await sql.query(
     `SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = $1 AND ($2::text IS NULL OR node IS DISTINCT FROM $2)
-       AND (alive_at IS NULL OR alive_at <= now() - $3 * interval '1 millisecond') ORDER BY id COLLATE "C" FOR UPDATE`,
-    [runner, except.node ?? null, except.silentForMs ?? 0],
+       AND (alive_at IS NULL OR alive_at <= now() - $3 * interval '1 millisecond' OR node = $4) ORDER BY id COLLATE "C" FOR UPDATE`,
+    [runner, except.node ?? null, except.silentForMs ?? 0, except.gone ?? null],
   );
   const ids: string[] = [];
   for (const row of rows) {
@@ -40,5 +40,6 @@ export async function failUnfinished(sql: Sql, runner: JobRunner, failure: JobFa
     await save(sql, { ...job, status: 'failed', failures: [...job.failures, failure], updatedAt: now });
     ids.push(job.id);
   }
+  if (ids.length) await sql.query('UPDATE sources SET lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE lease_job = ANY($1::text[])', [ids]);
   return ids;
 }

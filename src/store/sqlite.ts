@@ -1119,12 +1119,14 @@ export class SqliteStore implements Store {
     const mark = this.db.transaction(() => {
       const rows = this.sql(
         `SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = @runner AND (@node IS NULL OR node IS NOT @node)
-           AND coalesce(alive_at, 0) <= @silentSince ORDER BY id`,
-      ).all({ runner, node: except.node ?? null, silentSince: Date.now() - (except.silentForMs ?? 0) }) as Row[];
+           AND (coalesce(alive_at, 0) <= @silentSince OR node = @gone) ORDER BY id`,
+      ).all({ runner, node: except.node ?? null, silentSince: Date.now() - (except.silentForMs ?? 0), gone: except.gone ?? null }) as Row[];
       const ids: string[] = [];
+      const release = this.sql('UPDATE sources SET lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE lease_job = ?');
       for (const row of rows) {
         const job = JSON.parse(row.data) as IngestJob;
         this.saveJobNow({ ...job, status: 'failed', failures: [...job.failures, failure], updatedAt: now });
+        release.run(job.id);
         ids.push(job.id);
       }
       return ids;

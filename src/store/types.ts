@@ -176,6 +176,8 @@ export interface LiveJobs {
   node?: string;
   /** Jobs saved or touched this recently (ms, by the store's clock); default 0. */
   silentForMs?: number;
+  /** A node known to be gone (the process this one succeeds): its jobs are failed however recently touched. */
+  gone?: string;
 }
 
 export interface IngestJob {
@@ -452,7 +454,8 @@ export interface Store {
    * Marks every `queued` or `running` job of `runner` as `failed`, appending `failure` and setting
    * updatedAt to `now`, but those of `except.node` and those saved or touched within the last
    * `except.silentForMs` by the store's clock (their node may be running them). A starting server
-   * calls it for `server` jobs whose process is gone. Returns the ids it marked.
+   * calls it for `server` jobs whose process is gone. A source poll lease held by a job it marks is
+   * released, so the source is polled again at the next look. Returns the ids it marked.
    */
   failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except?: LiveJobs): Promise<string[]>;
   /** Deletes the jobs that ended (done, failed, cancelled) and were last updated before `endedBefore`; returns how many. */

@@ -1,13 +1,16 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { IngestService, JOB_RETENTION_MS } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
+import { NODE_FILE, succeedNode } from '../../src/content/ingest/predecessor.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { IngestJob } from '../../src/store/types.js';
 import type { IngestDeps } from '../../src/content/sources/article.js';
 import { tempDir } from '../helpers.js';
+import { source } from '../store/sources-contract.js';
 
 /** A job last updated `ageMs` ago (an hour by default: well within JOB_RETENTION_MS). */
 function job(id: string, status: IngestJob['status'], runner: IngestJob['runner'], ageMs = 3_600_000): IngestJob {
@@ -159,6 +162,91 @@ describe('ingest jobs on a store several nodes share', () => {
       await a.close();
       await b.close();
       await store.close();
+    }
+  });
+
+  it('a restarted node fails its predecessor’s jobs at once, not once they fall silent, and frees the source it was polling', async () => {
+    const { dir, cleanup } = tempDir();
+    const store = new SqliteStore({ filename: ':memory:' });
+    const before = node(store, 'node_before');
+    const after = node(store, 'node_after');
+    try {
+      // The process before, on this DATA_DIR, pid 4242 (gone now), was polling a source when it died.
+      expect(succeedNode(dir, 'node_before', { pid: 4242, alive: () => true, started: new Set() })).toBeNull();
+      await store.saveJob({ ...job('job_poll', 'running', 'server'), node: 'node_before', request: { source: 'src_a' } });
+      await store.addSource({ ...source('src_a') });
+      await store.leaseSource('src_a', 'node_before', 'job_poll', new Date().toISOString(), new Date(Date.now() + 960_000).toISOString());
+      const predecessor = succeedNode(dir, 'node_after', { pid: 4343, alive: (pid) => pid !== 4242, started: new Set() });
+      expect(predecessor).toBe('node_before');
+      // Saved a moment ago, well within jobSilenceMs: only knowing whose it was fails it now.
+      expect(await after.failInterruptedJobs(predecessor)).toEqual(['job_poll']);
+      expect(await store.getJob('job_poll')).toMatchObject({ status: 'failed', failures: [{ code: 'ERR_JOB_CANCELLED' }] });
+      expect(await store.getSource('src_a')).toMatchObject({ leaseOwner: null, leaseJob: null });
+    } finally {
+      await before.close();
+      await after.close();
+      await store.close();
+      cleanup();
+    }
+  });
+});
+
+describe('the node a server succeeds on its DATA_DIR', () => {
+  it('is the one DATA_DIR/node names when its process is gone, or had this very pid, and never one still running', () => {
+    const { dir, cleanup } = tempDir();
+    // Each call a new process (nothing started before it) unless it shares `here`.
+    const run = (pid: number, alive: (pid: number) => boolean, started = new Set<string>()) => ({ pid, alive, started });
+    const here = new Set<string>();
+    try {
+      expect(
+        succeedNode(
+          dir,
+          'n_1',
+          run(10, () => true),
+        ),
+      ).toBeNull();
+      // n_1's process (pid 10) still runs: a second server on the same DATA_DIR succeeds nobody.
+      expect(
+        succeedNode(
+          dir,
+          'n_2',
+          run(11, () => true),
+        ),
+      ).toBeNull();
+      expect(
+        succeedNode(
+          dir,
+          'n_3',
+          run(12, (pid) => pid !== 11),
+        ),
+      ).toBe('n_2');
+      // A container restarted: pid 12 again, and that is this process, so n_3 is gone.
+      expect(
+        succeedNode(
+          dir,
+          'n_4',
+          run(12, () => true, here),
+        ),
+      ).toBe('n_3');
+      // A node this process started (an app before, in a test) is not its predecessor, though the pid is its own.
+      expect(
+        succeedNode(
+          dir,
+          'n_5',
+          run(12, () => false, here),
+        ),
+      ).toBeNull();
+      writeFileSync(join(dir, NODE_FILE), '{"nodeId": 7}');
+      expect(
+        succeedNode(
+          dir,
+          'n_6',
+          run(13, () => false),
+        ),
+      ).toBeNull();
+      expect(JSON.parse(readFileSync(join(dir, NODE_FILE), 'utf8'))).toEqual({ nodeId: 'n_6', pid: 13 });
+    } finally {
+      cleanup();
     }
   });
 });

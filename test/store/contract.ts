@@ -9,7 +9,7 @@ import type { ContentItem } from '../../src/content/types.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { IngestJob, JobRunner, Store } from '../../src/store/types.js';
-import { sourcesContract } from './sources-contract.js';
+import { source, sourcesContract } from './sources-contract.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
   const kind = id.split('_')[0] as ContentItem['kind'];
@@ -1008,6 +1008,14 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         await store.touchJobs('n_c');
         // n_c showed life within the last second, n_d did not.
         expect(await store.failUnfinishedJobs('server', failure, 'c', { node: 'n_b', silentForMs: 1_000 })).toEqual(['j_d']);
+        expect(await store.getJob('j_c')).toMatchObject({ status: 'running' });
+
+        // A node known gone (a restarted node's predecessor): its job is failed at once, and the source lease it held is free.
+        await store.saveJob(job('j_e', 'n_e'));
+        await store.addSource(source('src_e'));
+        expect(await store.leaseSource('src_e', 'n_e', 'j_e', '2026-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z')).toBe(true);
+        expect(await store.failUnfinishedJobs('server', failure, 'c', { node: 'n_b', silentForMs: 60_000, gone: 'n_e' })).toEqual(['j_e']);
+        expect(await store.getSource('src_e')).toMatchObject({ leaseOwner: null, leaseUntil: null, leaseJob: null });
         expect(await store.getJob('j_c')).toMatchObject({ status: 'running' });
       });
 

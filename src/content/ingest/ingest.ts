@@ -163,6 +163,8 @@ export class IngestService {
   /** The heartbeat's store calls under way, which close() waits for. */
   private beating: Promise<void> = Promise.resolve();
   private lastPrune = 0;
+  /** The node this one succeeds on its DATA_DIR, gone: its jobs are orphans however recently touched. */
+  private predecessor: string | null = null;
 
   constructor(private readonly options: IngestServiceOptions) {
     required('IngestService', 'store', options.store);
@@ -179,6 +181,11 @@ export class IngestService {
     const fetchJson = (url: string, signal?: AbortSignal) => options.deps.fetchJson(url, signal);
     this.hn = new HnClient({ ...options.hn, fetchJson });
     this.commentSources = [new HnComments(this.hn), new RedditComments({ ...(options.reddit ?? DEFAULT_REDDIT), fetchJson })];
+  }
+
+  /** The node id recorded in this service's jobs. */
+  get node(): string {
+    return this.nodeId;
   }
 
   /** The paced HN API client every job shares (HN_REQUEST_INTERVAL_MS holds across jobs). */
@@ -210,9 +217,11 @@ export class IngestService {
    * then on this node touches its own unfinished jobs every `heartbeatMs`, and with `jobSilenceMs`
    * (a shared store) fails those of other nodes that stopped touching theirs, at start and at each
    * beat. Jobs of a `salon ingest` still running beside the server are left alone. Jobs that
-   * ended over JOB_RETENTION_MS ago are deleted, at start and then hourly.
+   * ended over JOB_RETENTION_MS ago are deleted, at start and then hourly. The jobs of
+   * `predecessor`, a node known to be gone (src/content/ingest/predecessor.ts), are failed at once.
    */
-  async failInterruptedJobs(): Promise<string[]> {
+  async failInterruptedJobs(predecessor: string | null = null): Promise<string[]> {
+    this.predecessor = predecessor;
     const ids = await this.sweep();
     await this.pruneEndedJobs();
     this.heartbeat ??= setInterval(() => {
@@ -224,7 +233,7 @@ export class IngestService {
   /** Fails the unfinished server jobs of nodes that are gone (failInterruptedJobs). */
   private async sweep(): Promise<string[]> {
     const failure = toFailure('restart', new errors.ERR_JOB_CANCELLED('the server stopped before the job finished'));
-    const except = { node: this.nodeId, silentForMs: this.jobSilenceMs };
+    const except = { node: this.nodeId, silentForMs: this.jobSilenceMs, gone: this.predecessor ?? undefined };
     const ids = await this.options.store.failUnfinishedJobs('server', failure, new Date().toISOString(), except);
     if (ids.length) this.options.log?.warn({ jobIds: ids }, `marked ${ids.length} interrupted ingest job(s) as failed`);
     return ids;
