@@ -328,22 +328,39 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   /**
    * A member left the room with no connection in it anywhere: their private asks end unless they
-   * are back within `askerReturnGraceMs` (a reload, a dropped connection), when the answer goes on
-   * to their new connection, whose welcome lists it among the answers being written.
+   * are back within `askerReturnGraceMs` (a reload, a dropped connection), on this node or another,
+   * when the answer goes on to their new connection (over the bus from here); a welcome here lists it
+   * among the answers being written.
    */
   private awaitAskerReturn(roomId: string, userId: string): void {
     const key = `${roomId}\n${userId}`;
     clearTimeout(this.leftAskers.get(key));
     const timer = setTimeout(() => {
       this.leftAskers.delete(key);
-      const room = this.rooms.get(roomId);
-      // Back on this node, or on another that this node hears of (a room with no member here is
-      // not followed: the asker is taken as gone).
-      if (room && (room.members.get(userId) || room.members.elsewhere(userId))) return;
-      this.getAssistant()?.askerLeft?.(roomId, userId);
+      void this.askerGone(roomId, userId).then((gone) => {
+        // Gone again meanwhile after a return: that leaving's own wait decides.
+        if (gone && !this.leftAskers.has(key)) this.getAssistant()?.askerLeft?.(roomId, userId);
+      });
     }, this.options.askerReturnGraceMs);
     timer.unref();
     this.leftAskers.set(key, timer);
+  }
+
+  /**
+   * Whether a member who left has no connection in the room on any node. A room whose last member
+   * here left is no longer followed here, so another node's members of it are read from the shared
+   * presence (this node's own entries aside: its room says); unreadable, the asker counts as gone.
+   */
+  private async askerGone(roomId: string, userId: string): Promise<boolean> {
+    const here = () => this.rooms.get(roomId);
+    const known = here();
+    if (known && (known.members.get(userId) || known.members.elsewhere(userId))) return false;
+    const entries = await this.bus.presence.list(roomId).catch((err: unknown) => {
+      this.log.warn({ roomId, err }, 'reading the room presence failed; a private asker who left counts as gone');
+      return [];
+    });
+    if (entries.some((e) => e.id === userId && e.node !== this.bus.nodeId)) return false;
+    return !here()?.members.get(userId);
   }
 
   /** A member (re)joined: a private ask of theirs waiting for their return goes on. */

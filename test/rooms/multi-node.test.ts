@@ -5,6 +5,8 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { ACTIVE_ROOMS_FRESH_MS } from '../../src/rooms/node-sync.js';
+import { DEFAULT_ASKER_RETURN_GRACE_MS } from '../../src/rooms/options.js';
+import type { SalonAssistant } from '../../src/rag/assistant.js';
 import type { Store } from '../../src/store/types.js';
 import { tempStore } from '../helpers.js';
 import { ROOM, item, joined } from './helpers.js';
@@ -116,6 +118,24 @@ describe('rooms across two nodes', () => {
     expect(res.statusCode).toBe(200);
     const question = await a.client.next('message', (f) => f.message.text === '@ai who am I?');
     expect(question.message.author.name).toBe('ana (2)');
+  });
+
+  it('keeps the private asks of an asker back on the other node within the grace (they were ended as if the asker had gone)', async () => {
+    const assistant = nodes[0].salon.assistant as SalonAssistant;
+    const left = vi.spyOn(assistant, 'askerLeft');
+    const ana = await joined(nodes[0], 'Ana');
+    const ben = await joined(nodes[0], 'Ben');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    ana.client.close();
+    ben.client.close();
+    // Node 0 has nobody left in the room, so it no longer follows it.
+    await vi.waitFor(() => expect(nodes[0].salon.rooms!.listRooms()).toEqual([]));
+    const back = await joined(nodes[1], 'Ana', ROOM, { token: ana.welcome.you.token });
+    expect(back.welcome.you.id).toBe(ana.welcome.you.id);
+    await vi.waitFor(async () => expect((await buses[0].presence.list(ROOM)).map((e) => e.id)).toEqual([ana.welcome.you.id]));
+    await vi.advanceTimersByTimeAsync(DEFAULT_ASKER_RETURN_GRACE_MS);
+    // Ben did not come back anywhere: his private asks end; Ana's go on.
+    expect(left.mock.calls).toEqual([[ROOM, ben.welcome.you.id]]);
   });
 
   it('accepts a token issued by the other node (shared DATA_DIR secret)', async () => {
