@@ -48,10 +48,10 @@ export async function renewSourceLease(sql: Sql, id: string, owner: string, jobI
   return renewed.rowCount === 1;
 }
 
-export async function endSourcePoll(sql: Sql, id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
+export async function endSourcePoll(sql: Sql, id: string, owner: string, jobId: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
   const done = await sql.query(
-    'UPDATE sources SET state = $1, next_due_at = $2, lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE id = $3 AND lease_owner = $4',
-    [JSON.stringify(state), nextDueAt, id, owner],
+    'UPDATE sources SET state = $1, next_due_at = $2, lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE id = $3 AND lease_owner = $4 AND lease_job = $5',
+    [JSON.stringify(state), nextDueAt, id, owner, jobId],
   );
   return done.rowCount === 1;
 }

@@ -487,8 +487,8 @@ export class PostgresStore implements Store {
     return sources.renewSourceLease(this.db, id, owner, jobId, until);
   }
 
-  async endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
-    return sources.endSourcePoll(this.db, id, owner, state, nextDueAt);
+  async endSourcePoll(id: string, owner: string, jobId: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
+    return sources.endSourcePoll(this.db, id, owner, jobId, state, nextDueAt);
   }
 
   async sourceEntryHashes(sourceId: string, keys: string[]): Promise<Map<string, string>> {

@@ -52,10 +52,10 @@ export function renewSourceLease(sql: Sql, id: string, owner: string, jobId: str
   return sql('UPDATE sources SET lease_until = ? WHERE id = ? AND lease_owner = ? AND lease_job = ?').run(until, id, owner, jobId).changes === 1;
 }
 
-export function endSourcePoll(sql: Sql, id: string, owner: string, state: SourcePollState, nextDueAt: string): boolean {
+export function endSourcePoll(sql: Sql, id: string, owner: string, jobId: string, state: SourcePollState, nextDueAt: string): boolean {
   const done = sql(
-    'UPDATE sources SET state = ?, next_due_at = ?, lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE id = ? AND lease_owner = ?',
-  ).run(JSON.stringify(state), nextDueAt, id, owner);
+    'UPDATE sources SET state = ?, next_due_at = ?, lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE id = ? AND lease_owner = ? AND lease_job = ?',
+  ).run(JSON.stringify(state), nextDueAt, id, owner, jobId);
   return done.changes === 1;
 }
 

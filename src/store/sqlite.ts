@@ -1182,8 +1182,8 @@ export class SqliteStore implements Store {
     return sources.renewSourceLease((t) => this.sql(t), id, owner, jobId, until);
   }
 
-  async endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
-    return sources.endSourcePoll((t) => this.sql(t), id, owner, state, nextDueAt);
+  async endSourcePoll(id: string, owner: string, jobId: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {
+    return sources.endSourcePoll((t) => this.sql(t), id, owner, jobId, state, nextDueAt);
   }
 
   async sourceEntryHashes(sourceId: string, keys: string[]): Promise<Map<string, string>> {

@@ -482,8 +482,8 @@ export interface Store {
    * or still running). False, changing nothing, when that lease is no longer theirs.
    */
   renewSourceLease(id: string, owner: string, jobId: string, until: string): Promise<boolean>;
-  /** Records a poll's outcome and releases the lease, if `owner` still holds it; false otherwise. */
-  endSourcePoll(id: string, owner: string, state: SourcePollState, nextDueAt: string): Promise<boolean>;
+  /** Records a poll's outcome and releases the lease, if `owner` still holds it for the poll `jobId`; false otherwise. */
+  endSourcePoll(id: string, owner: string, jobId: string, state: SourcePollState, nextDueAt: string): Promise<boolean>;
   /** The stored hashes of a source's entries by key (guid, url or `hn:<id>`), for the keys asked. */
   sourceEntryHashes(sourceId: string, keys: string[]): Promise<Map<string, string>>;
   /**

@@ -415,6 +415,28 @@ describe('sources that refresh', () => {
     }
   });
 
+  it('keeps the lease of a poll started after an earlier one of the node lost it, when the earlier one ends (it released the later one’s lease)', async () => {
+    const gates: (() => void)[] = [];
+    const opened = [new Promise<void>((resolve) => gates.push(resolve)), new Promise<void>((resolve) => gates.push(resolve))];
+    let asked = 0;
+    web.routes.set('/gated.xml', async (): Promise<Answer> => (await opened[asked++], { type: 'application/rss+xml', body: rss(web.origin, ['gated']) }));
+    const requests = () => web.requests.filter((r) => r.path === '/gated.xml').length;
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/gated.xml`, everyMinutes: 60 });
+    const [first] = await sources.tick();
+    await expect.poll(requests).toBe(1);
+    // No look renewed the lease (its store failing, say) and it ran out: a refresh takes it again.
+    clock += 16 * MIN;
+    const { jobId: second } = await sources.refresh(id);
+    expect(second).not.toBe(first);
+    await expect.poll(requests).toBe(2);
+    gates[0]();
+    await expect.poll(async () => (await ingest.getJob(first)).status).toBe('done');
+    expect((await sources.get(id)).polling).toBe(second);
+    gates[1]();
+    await ingest.idle();
+    expect(await sources.get(id)).toMatchObject({ polling: null, lastError: null, lastPolledAt: new Date(clock).toISOString() });
+  });
+
   it('checks sources with typed errors and keeps configured ones in step with the configuration', async () => {
     await expect(sources.add({ kind: 'feed' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });
     await expect(sources.add({ kind: 'hn', list: 'top', url: 'https://news.ycombinator.com/item?id=1' })).rejects.toMatchObject({ code: 'ERR_BAD_REQUEST' });

@@ -60,8 +60,10 @@ export function sourcesContract(store: () => Store): void {
     expect(await store().leaseSource('src_l', 'node-c', 'job_3', T1, T2)).toBe(false);
     // another owner cannot end it
     const state = { etag: '"e"', lastModified: null, lastPolledAt: T1, lastError: null, failures: 0 };
-    expect(await store().endSourcePoll('src_l', 'node-c', state, T2)).toBe(false);
-    expect(await store().endSourcePoll('src_l', holder, state, T2)).toBe(true);
+    expect(await store().endSourcePoll('src_l', 'node-c', a ? 'job_1' : 'job_2', state, T2)).toBe(false);
+    // The holder's earlier poll, whose lease ran out and was taken again, releases nothing.
+    expect(await store().endSourcePoll('src_l', holder, 'job_0', state, T2)).toBe(false);
+    expect(await store().endSourcePoll('src_l', holder, a ? 'job_1' : 'job_2', state, T2)).toBe(true);
     expect(await store().getSource('src_l')).toMatchObject({ leaseOwner: null, leaseJob: null, etag: '"e"', lastPolledAt: T1, nextDueAt: T2 });
     // an expired lease is taken over
     expect(await store().leaseSource('src_l', 'node-a', 'job_4', T0, T1)).toBe(true);

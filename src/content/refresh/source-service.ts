@@ -251,7 +251,7 @@ export class SourceService {
       await this.options.ingest.submitTask(this.pollTask(s, jobId));
     } catch (err) {
       this.forget(s.id, jobId);
-      await this.options.store.endSourcePoll(s.id, this.options.owner, pollState(s), s.nextDueAt);
+      await this.options.store.endSourcePoll(s.id, this.options.owner, jobId, pollState(s), s.nextDueAt);
       throw err;
     }
     return jobId;
@@ -320,7 +320,7 @@ export class SourceService {
       nextDue = this.iso(now + backoff(every, failures, jitter));
       this.options.log?.warn({ sourceId: s.id, jobId: job.id, failures, code: lastError.code }, `source poll failed; next try ${nextDue}`);
     }
-    const released = await this.options.store.endSourcePoll(s.id, this.options.owner, state, nextDue).catch((err) => {
+    const released = await this.options.store.endSourcePoll(s.id, this.options.owner, job.id, state, nextDue).catch((err) => {
       this.options.log?.error({ err, sourceId: s.id }, 'recording a source poll failed; its lease will expire');
       return true;
     });
