@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { yieldHelperThreads } from './helper-threads.js';
-import { shutdownOnce } from './shutdown.js';
+import { listenUnlessShutDown, shutdownOnce } from './shutdown.js';
 
 /** Errors of `listen` that mean HOST names no interface of this machine (or no address at all). */
 const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
@@ -48,7 +48,8 @@ async function main(): Promise<void> {
   process.on('uncaughtException', fatal('uncaughtException'));
   process.on('unhandledRejection', fatal('unhandledRejection'));
   try {
-    await app.listen({ port: config.PORT, host: config.HOST });
+    // A signal during start-up (loading the index may take minutes) stops it before the port is bound.
+    await listenUnlessShutDown(app, { port: config.PORT, host: config.HOST }, shutdown);
   } catch (err) {
     throw listenError(err, config.HOST);
   }

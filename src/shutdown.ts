@@ -45,16 +45,22 @@ async function lastResort(app: FastifyInstance, stepMs: number): Promise<void> {
   app.log.error({ memory: stored, store: closed }, 'shutdown took too long; stored what memory it could and closed the store');
 }
 
+/** Shuts the app down once (later calls do nothing); `begun` tells whether it was called. */
+export interface Shutdown {
+  (signal: string): void;
+  readonly begun: boolean;
+}
+
 /**
  * A function that shuts the app down once (later calls do nothing) and then ends the process:
  * `process.exitCode` (default 0) when the app closed, 1 when closing failed or took past the grace.
  */
-export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}): (signal: string) => void {
+export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}): Shutdown {
   const graceMs = options.graceMs ?? SHUTDOWN_GRACE_MS;
   const lastStepMs = options.lastStepMs ?? LAST_STEP_MS;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let closing = false;
-  return (signal) => {
+  const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
@@ -79,4 +85,22 @@ export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}
       },
     );
   };
+  return Object.defineProperty(shutdown, 'begun', { get: () => closing }) as Shutdown;
+}
+
+/**
+ * Loads the app (its plugins: the index, the demo seeding), then listens on `at`, unless `shutdown`
+ * began meanwhile: then it never listens and resolves to false, and the shutdown ends the process.
+ * Fastify's own `listen` binds the port after an `app.close()` that came during loading, so a
+ * SIGTERM during start-up had the server accept connections until the process exited.
+ */
+export async function listenUnlessShutDown(app: FastifyInstance, at: { port: number; host: string }, shutdown: Shutdown): Promise<boolean> {
+  await app.ready();
+  if (shutdown.begun) return false;
+  await app.listen(at);
+  if (!shutdown.begun) return true;
+  // The signal came while HOST's name was being looked up: the close found no server to close.
+  app.server.close();
+  app.server.closeAllConnections();
+  return false;
 }

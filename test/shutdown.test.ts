@@ -1,11 +1,12 @@
 /**
  * `shutdownOnce` (src/shutdown.ts), in process: a shutdown whose onClose hooks hang past the grace
- * still stores the open memory windows and closes the store, then exits 1. (The process as a whole,
+ * still stores the open memory windows and closes the store, then exits 1; a shutdown during start-up
+ * never binds the port (`listenUnlessShutDown`). (The process as a whole,
  * SIGTERM with slow clients: test/faults/shutdown.test.ts.)
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shutdownOnce } from '../src/shutdown.js';
+import { listenUnlessShutDown, shutdownOnce } from '../src/shutdown.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { testApp } from './helpers.js';
 import { item, joined, ROOM } from './rooms/helpers.js';
@@ -45,5 +46,35 @@ describe('shutdownOnce', () => {
     const code = await new Promise<number>((resolve) => shutdownOnce(t.app, { exit: resolve })('SIGTERM'));
     expect(code).toBe(0);
     cleanups.push(() => t.close());
+  });
+
+  it('during start-up, never binds the port and exits 0 once loading has ended', async () => {
+    const t = await testApp();
+    // A plugin still loading when the signal comes, as the index of a large store does.
+    let loaded = () => {};
+    t.app.register(() => new Promise<void>((resolve) => (loaded = resolve)));
+    let listened = false;
+    t.app.server.on('listening', () => (listened = true));
+    let exited: (code: number) => void = () => {};
+    const code = new Promise<number>((resolve) => (exited = resolve));
+    const shutdown = shutdownOnce(t.app, { exit: exited });
+    const started = listenUnlessShutDown(t.app, { port: 0, host: '127.0.0.1' }, shutdown);
+    await new Promise((r) => setImmediate(r));
+    shutdown('SIGTERM');
+    expect(shutdown.begun).toBe(true);
+    loaded();
+    expect(await started).toBe(false);
+    expect(await code).toBe(0);
+    expect(listened).toBe(false);
+    expect(t.app.server.listening).toBe(false);
+    cleanups.push(() => t.close());
+  });
+
+  it('listens when no shutdown began', async () => {
+    const t = await testApp();
+    cleanups.push(() => t.close());
+    const shutdown = shutdownOnce(t.app, { exit: () => {} });
+    expect(await listenUnlessShutDown(t.app, { port: 0, host: '127.0.0.1' }, shutdown)).toBe(true);
+    expect(t.app.server.listening).toBe(true);
   });
 });
