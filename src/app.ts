@@ -16,6 +16,7 @@ import { readEmptyJsonBodyAsNone } from './routes/empty-json-body.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
+import { warnOfUntrustedProxy } from './routes/proxy-check.js';
 import apiRateLimit, { API_RATE_LIMIT } from './routes/rate-limit.js';
 import webRoutes, { readShell } from './routes/web.js';
 import { createServices, type ServiceOverrides } from './services.js';
@@ -83,6 +84,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
 
   installErrorHandlers(app, { notFoundPage: () => readShell() });
+  warnOfUntrustedProxy(app, config.TRUST_PROXY);
   readEmptyJsonBodyAsNone(app);
   refuseNonFiniteNumbers(app);
   await app.register(apiRateLimit, { perMinute: config.API_RATE_LIMIT_PER_MINUTE });

@@ -249,7 +249,7 @@ export const SETTINGS = {
   TRUST_PROXY: setting(
     trustProxy,
     false as TrustProxy,
-    "trust X-Forwarded-For from: false (no proxy), true (any), a hop count, or the proxies' addresses/CIDRs",
+    "trust X-Forwarded-For from: false (no proxy), true (any), a hop count, or the proxies' addresses/CIDRs; with false, a private-network peer that forwards requests is warned of once in the log",
   ),
   HTTP_REQUEST_TIMEOUT_MS: setting(integer(1000, 600_000), 30_000, 'longest a client may take to send a whole HTTP request'),
   STARTUP_TIMEOUT_MS: setting(

@@ -7,6 +7,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
+import { isLocalNetworkAddress } from '../src/rooms/address.js';
 import { ADMIN_FAILURES_PER_MINUTE, AdminAuth } from '../src/routes/auth.js';
 import { startFakeOllama } from './fakes/ollama-server.js';
 import { ADMIN, testApp } from './helpers.js';
@@ -75,7 +76,7 @@ describe('admin token guesses', () => {
       a.inject({ method, url, remoteAddress, headers, payload: method === 'POST' ? {} : undefined });
     // Failures count together over the admin routes: thread operations, deletions, ingest.
     for (let i = 0; i < 4; i++) expect((await from('198.51.100.7', wrong, 'POST', '/api/v1/threads/merge')).statusCode).toBe(401);
-    for (let i = 0; i < 3; i++) expect((await from('198.51.100.7', {}, 'DELETE', '/api/v1/threads/nope')).statusCode).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await from('198.51.100.7', wrong, 'DELETE', '/api/v1/threads/nope')).statusCode).toBe(401);
     for (let i = 0; i < 3; i++) expect((await from('198.51.100.7', wrong, 'POST', '/api/v1/ingest')).statusCode).toBe(401);
     const blocked = await from('198.51.100.7', ADMIN, 'POST', '/api/v1/threads/merge');
     expect(blocked.statusCode).toBe(429);
@@ -98,9 +99,35 @@ describe('admin token guesses', () => {
     expect((await readyz(ADMIN)).json().checks.store.detail).toBeUndefined();
   });
 
+  it('counts no request that offers no bearer token, so a scanner or a client without one cannot lock the admin out', async () => {
+    const a = await app({});
+    const from = (headers: Record<string, string>) => a.inject({ method: 'DELETE', url: '/api/v1/threads/nope', remoteAddress: '198.51.100.10', headers });
+    for (let i = 0; i < 2 * ADMIN_FAILURES_PER_MINUTE; i++) {
+      expect((await from({})).statusCode).toBe(401);
+      expect((await from({ authorization: 'Basic YWRtaW46YWRtaW4=' })).statusCode).toBe(401);
+      expect((await from({ authorization: 'Bearer' })).statusCode).toBe(401);
+    }
+    expect((await from(ADMIN)).statusCode).toBe(404);
+  });
+
+  it('logs the address a lock-out holds back, once, with a hint when it is a local proxy', async () => {
+    const a = await app({});
+    const warn = vi.spyOn(a.log, 'warn');
+    const guess = (remoteAddress: string) =>
+      a.inject({ method: 'DELETE', url: '/api/v1/threads/nope', remoteAddress, headers: { authorization: 'Bearer not-the-admin-token' } });
+    for (let i = 0; i < ADMIN_FAILURES_PER_MINUTE + 5; i++) await guess('198.51.100.11');
+    for (let i = 0; i < ADMIN_FAILURES_PER_MINUTE; i++) await guess('10.0.0.2');
+    const lines = warn.mock.calls.map((c) => String(c[1]));
+    expect(lines.filter((l) => l.includes('198.51.100.11'))).toEqual([expect.stringMatching(/10 failed admin attempts .* refused for a minute$/)]);
+    expect(lines.filter((l) => l.includes('10.0.0.2'))).toEqual([expect.stringMatching(/set TRUST_PROXY to its address$/)]);
+    expect(lines.join('\n')).not.toContain('not-the-admin-token');
+  });
+
   it('lets an address try again once its oldest failure is a minute old', () => {
     const auth = new AdminAuth('the-right-admin-token');
-    for (let i = 0; i < ADMIN_FAILURES_PER_MINUTE; i++) expect(auth.check('Bearer guess', '203.0.113.5', 1_000 + i)).toEqual({ ok: false, blockedForMs: 0 });
+    for (let i = 0; i < ADMIN_FAILURES_PER_MINUTE - 1; i++)
+      expect(auth.check('Bearer guess', '203.0.113.5', 1_000 + i)).toEqual({ ok: false, blockedForMs: 0 });
+    expect(auth.check('Bearer guess', '203.0.113.5', 1_009)).toEqual({ ok: false, blockedForMs: 0, lockedOut: true });
     expect(auth.check('Bearer the-right-admin-token', '203.0.113.5', 30_000)).toEqual({ ok: false, blockedForMs: 31_000 });
     expect(auth.check('Bearer the-right-admin-token', '203.0.113.5', 61_000)).toEqual({ ok: true });
   });
@@ -114,6 +141,34 @@ describe('TRUST_PROXY', () => {
     expect((await viaProxy('203.0.113.1')).statusCode).toBe(200);
     // Without TRUST_PROXY a forged header changes nothing: the proxy's own address is limited.
     expect((await viaProxy('203.0.113.2')).statusCode).toBe(429);
+  });
+
+  it('warns once, naming TRUST_PROXY, when a local proxy forwards requests it does not trust', async () => {
+    const a = await app({});
+    const warn = vi.spyOn(a.log, 'warn');
+    const proxied = (remoteAddress: string, headers: Record<string, string>) => a.inject({ url: '/healthz', remoteAddress, headers });
+    // A stranger on the internet sending the header is no proxy of ours: no advice to trust it.
+    await proxied('203.0.113.9', { 'x-forwarded-for': '198.51.100.1' });
+    await proxied('127.0.0.1', {});
+    expect(warn).not.toHaveBeenCalled();
+    await proxied('127.0.0.1', { 'x-forwarded-for': '198.51.100.1' });
+    await proxied('10.1.2.3', { forwarded: 'for=198.51.100.2' });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toMatchObject({ proxy: '127.0.0.1', variable: 'TRUST_PROXY' });
+    expect(String(warn.mock.calls[0][1])).toContain('TRUST_PROXY=127.0.0.1');
+  });
+
+  it('takes loopback, private, shared and link-local addresses for a local proxy, and nothing public', () => {
+    for (const ip of ['127.0.0.1', '::1', '::ffff:10.0.0.7', '172.20.1.1', '192.168.1.9', '100.64.0.1', '169.254.1.1', 'fd00::1', 'fe80::1%eth0'])
+      expect(isLocalNetworkAddress(ip), ip).toBe(true);
+    for (const ip of ['203.0.113.9', '172.32.0.1', '::ffff:8.8.8.8', '2001:db8::1', 'not an address']) expect(isLocalNetworkAddress(ip), ip).toBe(false);
+  });
+
+  it('does not warn when TRUST_PROXY names the proxy', async () => {
+    const a = await app({ TRUST_PROXY: '127.0.0.1' });
+    const warn = vi.spyOn(a.log, 'warn');
+    await a.inject({ url: '/healthz', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.1' } });
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it('takes the client address from X-Forwarded-For when the proxy is trusted', async () => {

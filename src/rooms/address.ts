@@ -3,7 +3,7 @@
  * pick any address in it, so IPv6 addresses are grouped by their /64; an IPv4 address arriving
  * IPv4-mapped (`::ffff:1.2.3.4`, as a dual-stack socket reports it) is that IPv4 address.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail becomes two groups). */
 function ipv6Groups(ip: string): number[] | null {
@@ -38,4 +38,27 @@ export function addressKey(ip: string): string {
     .slice(0, 4)
     .map((x) => x.toString(16))
     .join(':')}::/64`;
+}
+
+/** Loopback, private, shared (CGNAT), link-local and unique-local ranges: where a site's own proxy sits. */
+const LOCAL_NETWORKS = new BlockList();
+for (const [net, prefix] of [
+  ['127.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+] as const)
+  LOCAL_NETWORKS.addSubnet(net, prefix, 'ipv4');
+LOCAL_NETWORKS.addAddress('::1', 'ipv6');
+LOCAL_NETWORKS.addSubnet('fc00::', 7, 'ipv6');
+LOCAL_NETWORKS.addSubnet('fe80::', 10, 'ipv6');
+
+/** True when `ip` is on this machine or a private network (not reachable from the internet as itself). */
+export function isLocalNetworkAddress(ip: string): boolean {
+  const key = addressKey(ip);
+  if (isIPv4(key)) return LOCAL_NETWORKS.check(key, 'ipv4');
+  const address = ip.split('%')[0];
+  return isIPv6(address) && LOCAL_NETWORKS.check(address, 'ipv6');
 }
