@@ -352,6 +352,34 @@ describe('request bodies', () => {
 });
 
 describe('/readyz', () => {
+  it('runs its checks once for all the calls that arrive while they run, so a flood cannot queue store pings', async () => {
+    const a = await app({});
+    await a.ready();
+    const store = a.salon.store;
+    const ping = store.ping.bind(store);
+    let pings = 0;
+    let answer = () => {};
+    store.ping = async () => {
+      pings++;
+      await new Promise<void>((resolve) => (answer = resolve));
+      return ping();
+    };
+    const calls = Array.from({ length: 50 }, (_, i) => a.inject({ url: '/readyz', headers: i === 0 ? ADMIN : {} }));
+    await vi.waitFor(() => expect(pings).toBe(1), { timeout: 10_000 });
+    answer();
+    const answers = await Promise.all(calls);
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
+    // Each caller still gets its own view: details for the admin only.
+    expect(answers[0].json().checks.store.detail).toBe('sqlite');
+    expect(answers[1].json().checks.store).toEqual({ ok: true });
+    expect(pings).toBe(1);
+    // A call after they ended checks again: what /readyz says is never older than the call.
+    const later = a.inject('/readyz');
+    await vi.waitFor(() => expect(pings).toBe(2), { timeout: 10_000 });
+    answer();
+    expect((await later).statusCode).toBe(200);
+  });
+
   it('checks the AI provider once for every call within a few seconds, so strangers cannot make the server call it', async () => {
     const ollama = await startFakeOllama();
     try {
