@@ -14,7 +14,7 @@ import searchPlugin from './plugins/search.js';
 import { AdminAuth } from './routes/auth.js';
 import { readEmptyJsonBodyAsNone } from './routes/empty-json-body.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
-import { frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
+import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
 import { warnOfUntrustedProxy } from './routes/proxy-check.js';
 import apiRateLimit, { API_RATE_LIMIT } from './routes/rate-limit.js';
@@ -74,6 +74,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // schema bounds it; the router's own refusals (a bad %-escape) answer in the error contract.
     routerOptions: { maxParamLength: MAX_PATH_PARAM_CHARS },
     frameworkErrors,
+    // Requests that arrive while the app closes are answered by answerWhileClosing, in the error contract.
+    return503OnClosing: false,
   });
 
   const services = createServices(config, app.log, overrides);
@@ -84,6 +86,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
 
   installErrorHandlers(app, { notFoundPage: () => readShell() });
+  answerWhileClosing(app);
   warnOfUntrustedProxy(app, config.TRUST_PROXY);
   readEmptyJsonBodyAsNone(app);
   refuseNonFiniteNumbers(app);

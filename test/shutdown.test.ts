@@ -4,6 +4,8 @@
  * never binds the port (`listenUnlessShutDown`). (The process as a whole,
  * SIGTERM with slow clients: test/faults/shutdown.test.ts.)
  */
+import { Agent, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenUnlessShutDown, shutdownOnce } from '../src/shutdown.js';
@@ -76,5 +78,37 @@ describe('shutdownOnce', () => {
     const shutdown = shutdownOnce(t.app, { exit: () => {} });
     expect(await listenUnlessShutDown(t.app, { port: 0, host: '127.0.0.1' }, shutdown)).toBe(true);
     expect(t.app.server.listening).toBe(true);
+  });
+
+  it('answers a request that arrives while the app closes with 503 ERR_NOT_READY and Connection: close', async () => {
+    const t = await testApp();
+    cleanups.push(() => t.close());
+    // The rooms draining their answers: the close waits here while a keep-alive client asks again.
+    let drained = () => {};
+    t.app.addHook('preClose', () => new Promise<void>((resolve) => (drained = resolve)));
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path, agent }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect((await get('/healthz')).status).toBe(200);
+    const closed = t.app.close();
+    await new Promise((r) => setImmediate(r));
+    const late = await get('/api/v1/rooms');
+    drained();
+    await closed;
+    agent.destroy();
+    expect(late.status).toBe(503);
+    expect(late.connection).toBe('close');
+    expect(JSON.parse(late.body)).toEqual({ error: { code: 'ERR_NOT_READY', message: 'Not ready: the server is shutting down' } });
   });
 });

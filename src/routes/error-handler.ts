@@ -88,6 +88,25 @@ export function installErrorHandlers(app: FastifyInstance, options: ErrorHandler
   });
 }
 
+/**
+ * Answers every request that arrives once `app` has begun to close (on a keep-alive connection,
+ * while the rooms drain their answers) with `503 ERR_NOT_READY` and `Connection: close`. Fastify's
+ * own answer then, with its `return503OnClosing`, is a body of its own shape
+ * (`{"error":"Service Unavailable",…}`), whose `error.code` a client reads as missing. Call before
+ * any other preClose hook is added, so the flag is up while they run.
+ */
+export function answerWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new errors.ERR_NOT_READY('the server is shutting down');
+  });
+}
+
 /** JSON schema of the error body, for route schemas and the OpenAPI document. */
 export const errorBodySchema = {
   type: 'object',
