@@ -201,6 +201,7 @@ async function runOnce(kind: ServerKind): Promise<Record<string, unknown>> {
   // Every load client comes from 127.0.0.1: the per-address limits would stop the benchmark itself.
   const unlimited = {
     ROOM_MAX_CONNECTIONS_PER_IP: '10000000',
+    HTTP_MAX_CONNECTIONS_PER_IP: '10000000',
     ROOM_MAX_CONNECTIONS: '10000000',
     ROOM_ADDRESS_FRAMES_PER_SECOND: '1000000',
     ROOM_NEW_IDENTITIES_PER_MINUTE: '1000000',

@@ -12,6 +12,7 @@ import contentPlugin from './plugins/content.js';
 import roomsPlugin from './plugins/rooms.js';
 import searchPlugin from './plugins/search.js';
 import { AdminAuth } from './routes/auth.js';
+import { capConnectionsPerAddress, trustsPeer } from './routes/connection-cap.js';
 import { readEmptyJsonBodyAsNone } from './routes/empty-json-body.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
@@ -78,6 +79,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     return503OnClosing: false,
   });
 
+  capConnectionsPerAddress(app.server, config.HTTP_MAX_CONNECTIONS_PER_IP, trustsPeer(config.TRUST_PROXY));
   const services = createServices(config, app.log, overrides);
   app.decorate('salon', services);
   app.decorate('adminAuth', new AdminAuth(services.adminToken));

@@ -234,6 +234,11 @@ export const SETTINGS = {
   ROOM_HEARTBEAT_MS: setting(integer(100, 600_000), 30_000, 'ping interval of room sockets; a socket that misses a pong is dropped'),
   ROOM_MAX_CONNECTIONS_PER_IP: setting(integer(1, 10_000_000), 100, 'open room sockets allowed per client address (IPv6: per /64)'),
   ROOM_MAX_CONNECTIONS: setting(integer(1, 10_000_000), 20_000, 'open room sockets allowed on this node; past it new sockets close with 1013'),
+  HTTP_MAX_CONNECTIONS_PER_IP: setting(
+    integer(1, 10_000_000),
+    500,
+    'open TCP connections one client address may hold, HTTP and room sockets together (IPv6: per /64); past it a new one is closed at once (a proxy TRUST_PROXY trusts is not counted)',
+  ),
   ROOM_ADDRESS_FRAMES_PER_SECOND: setting(
     integer(1, 1_000_000),
     20,

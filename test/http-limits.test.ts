@@ -3,12 +3,13 @@
  * (@fastify/rate-limit), the client address taken from X-Forwarded-For only when TRUST_PROXY names
  * the proxy, and request timeouts.
  */
-import { connect, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
 import { isLocalNetworkAddress } from '../src/rooms/address.js';
 import { ADMIN_FAILURES_PER_MINUTE, AdminAuth } from '../src/routes/auth.js';
+import { trustsPeer } from '../src/routes/connection-cap.js';
 import { startFakeOllama } from './fakes/ollama-server.js';
 import { ADMIN, testApp } from './helpers.js';
 import { item } from './store/contract.js';
@@ -193,6 +194,54 @@ describe('TRUST_PROXY', () => {
     for (const value of ['deadbeef', '...', '10.0.0.5/99', '10.0.0.5/0', '::1/129', '10.0.0.5/8/8', '10.0.0.256', '10.0.0.5/']) {
       expect(() => loadConfig({ TRUST_PROXY: `10.0.0.1, ${value}` }), value).toThrow(/^TRUST_PROXY: /);
     }
+  });
+});
+
+describe('connections per address', () => {
+  /** A TCP connection to `port` that sends one keep-alive request: its status line, or 'closed' when closed unanswered. */
+  const held: Socket[] = [];
+  afterEach(() => {
+    for (const socket of held.splice(0)) socket.destroy();
+  });
+  function ask(port: number): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      held.push(socket);
+      let got = '';
+      socket.on('data', (d) => {
+        got += d;
+        if (got.includes('\r\n\r\n')) resolve(got.split('\r\n')[0]);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(got.split('\r\n')[0] || 'closed'));
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    });
+  }
+
+  it('closes a new connection from an address that holds HTTP_MAX_CONNECTIONS_PER_IP already, and serves it again once one closes', async () => {
+    const a = await app({ HTTP_MAX_CONNECTIONS_PER_IP: '3' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    for (let i = 0; i < 3; i++) expect(await ask(port)).toBe('HTTP/1.1 200 OK');
+    expect(await ask(port)).toBe('closed');
+    held[0].destroy();
+    await vi.waitFor(async () => expect(await ask(port)).toBe('HTTP/1.1 200 OK'), { timeout: 10_000 });
+  });
+
+  it('does not count a proxy TRUST_PROXY trusts', async () => {
+    const a = await app({ HTTP_MAX_CONNECTIONS_PER_IP: '2', TRUST_PROXY: '127.0.0.1' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    for (let i = 0; i < 4; i++) expect(await ask(port)).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('takes a peer for a trusted proxy as TRUST_PROXY names it', () => {
+    expect(trustsPeer(false)('127.0.0.1')).toBe(false);
+    expect(trustsPeer(true)('203.0.113.1')).toBe(true);
+    expect(trustsPeer(1)('203.0.113.1')).toBe(true);
+    const listed = trustsPeer(['10.0.0.0/8', '::ffff:192.0.2.5', 'fd00::/8']);
+    for (const ip of ['10.1.2.3', '::ffff:10.1.2.3', '192.0.2.5', 'fd00::7']) expect(listed(ip), ip).toBe(true);
+    for (const ip of ['11.0.0.1', '192.0.2.6', 'fe80::1']) expect(listed(ip), ip).toBe(false);
   });
 });
 
