@@ -13,9 +13,11 @@ import { addressKey } from '../rooms/address.js';
 
 /** Whether TRUST_PROXY trusts a direct peer at an address (then it is a proxy of ours). */
 export function trustsPeer(trust: TrustProxy): (ip: string) => boolean {
-  if (typeof trust === 'boolean') return () => trust;
   // A hop count trusts whatever is next to us, the first hop.
-  if (typeof trust === 'number') return () => trust > 0;
+  if (!Array.isArray(trust)) {
+    const all = trust === true || (typeof trust === 'number' && trust > 0);
+    return () => all;
+  }
   const list = new BlockList();
   for (const entry of trust) {
     const [address, prefix] = entry.split('/');
