@@ -22,6 +22,9 @@ function toSalonError(err: FastifyError, request: FastifyRequest): SalonError {
       // Fastify 5's own message is a bare "Unsupported Media Type", which named nothing.
       return new errors.ERR_UNSUPPORTED_MEDIA_TYPE(`${declaredMediaType(request)} (send application/json)`);
     default:
+      // @fastify/static refuses a directory (`/assets/`) or a dotfile with 403 and a missing file
+      // with 404: no such asset, as any other path that is not there.
+      if (err.statusCode === 403 || err.statusCode === 404) return new errors.ERR_NOT_FOUND(`${request.method} ${request.url.split('?')[0]}`);
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         return new errors.ERR_BAD_REQUEST(err.message);
       }

@@ -52,6 +52,9 @@ describe('web routes', () => {
     expect(icon.headers['cache-control']).toBe('no-cache');
     expect((await app.inject('/assets/../index.html')).statusCode).toBe(404);
     expect((await app.inject('/assets/nope.js')).statusCode).toBe(404);
+    // The folder itself and a dotfile are no asset either: 404, not the static plugin's 403 as a 400.
+    for (const path of ['/assets/', '/assets/.hidden', '/demo/img/'])
+      expect((await app.inject(path)).json(), path).toMatchObject({ error: { code: 'ERR_NOT_FOUND' } });
   });
 
   it('sends a strict CSP: own scripts only, no inline script, the socket origin, Trusted Types', async () => {
