@@ -1,6 +1,7 @@
 /** `salon <command>`: dispatches to src/cli/commands/<command>.ts. */
 import { describeSettings } from '../config.js';
 import { asksForHelp, unknownFlag, type Command } from './command.js';
+import { printable } from './printable.js';
 
 /** Every subcommand, loaded on demand so `salon extract` does not start a server. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
@@ -75,7 +76,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    console.error(`salon: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`salon: ${printable(err instanceof Error ? err.message : String(err))}`);
     process.exitCode = 1;
   },
 );

@@ -403,11 +403,26 @@ describe('salon ingest (CLI)', () => {
       const config = testConfig({ DATA_DIR: dir });
       const err = capture();
       expect(await ingestCommand(['--file', join(dir, 'missing.md')], config, capture(), err)).toBe(1);
+      console.log(JSON.stringify(err.text()));
       expect(err.text()).toContain('ERR_INVALID_CONTENT');
       for (const args of [[], ['--hn', 'best'], ['https://a.test', '--feed', 'https://b.test'], ['--limit', 'x', 'https://a.test'], ['--bogus', 'x']]) {
         expect(await ingestCommand(args, config, capture(), capture()), args.join(' ')).toBe(2);
       }
       expect(await ingestCommand(['not a url'], config, capture(), capture())).toBe(1);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('prints what it could not fetch with its control characters escaped, not sent to the terminal', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const err = capture();
+      // An address pasted from a hostile page: the failure echoes it.
+      expect(await ingestCommand(['http://exa mple.test/\u001b]0;pwned\u0007\u001b[2J\u202e'], testConfig({ DATA_DIR: dir }), capture(), err)).toBe(1);
+      expect(err.text()).toContain('ERR_FETCH_BAD_URL');
+      expect(err.text()).toContain('\\x1b]0;pwned\\x07\\x1b[2J\\u202e');
+      expect(err.text()).not.toMatch(/[\u0007\u001b\u202e]/);
     } finally {
       cleanup();
     }

@@ -12,6 +12,7 @@ import { loadConfig, type Config } from '../../config.js';
 import { createAi, openStore } from '../../parts.js';
 import type { Store } from '../../store/types.js';
 import type { Command } from '../command.js';
+import { printable } from '../printable.js';
 
 const BUS_TIMEOUT_MS = 3_000;
 
@@ -106,7 +107,7 @@ const doctor: Command = {
     try {
       config = loadConfig();
     } catch (err) {
-      console.log(`FAIL config  ${(err as Error).message}`);
+      console.log(`FAIL config  ${printable((err as Error).message)}`);
       return 1;
     }
     const results = await runDoctor(config);

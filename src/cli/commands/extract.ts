@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { loadConfig } from '../../config.js';
 import { extractArticle, type ExtractedArticle } from '../../content/extract/index.js';
 import { parseArgs, type Command } from '../command.js';
+import { printable } from '../printable.js';
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 const USAGE = 'extract FILE... [--url URL] [--json]';
@@ -22,7 +23,7 @@ export async function readHtmlFile(file: string): Promise<Buffer> {
 type Line = { file: string } & (Pick<ExtractedArticle, 'title' | 'byline' | 'publishedTime' | 'siteName' | 'excerpt' | 'text'> | { error: string });
 
 function readable(line: Line): string {
-  if ('error' in line) return `${line.file}: error: ${line.error}\n`;
+  if ('error' in line) return `${line.file}: error: ${printable(line.error)}\n`;
   const meta = [line.byline && `by ${line.byline}`, line.siteName, line.publishedTime].filter(Boolean).join(' · ');
   return `== ${line.file}\n${line.title}\n${meta ? `${meta}\n` : ''}\n${line.text}\n\n`;
 }

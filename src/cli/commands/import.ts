@@ -19,6 +19,7 @@ import { DEFAULT_MAX_TEXT_CHARS } from '../../rooms/options.js';
 import { readLocalFile } from '../../local-files.js';
 import { parseArgs, type Command } from '../command.js';
 import { ProgressBar } from '../progress.js';
+import { printable } from '../printable.js';
 
 const USAGE = 'import FILE --room ID [--thread THREAD]';
 const EXIT_USAGE = 2;
@@ -45,7 +46,7 @@ const importCommand: Command = {
     try {
       raw = JSON.parse(await readImportFile(positionals[0]));
     } catch (err) {
-      console.error(`salon import: cannot read ${positionals[0]}: ${(err as Error).message}`);
+      console.error(`salon import: cannot read ${printable(positionals[0])}: ${printable((err as Error).message)}`);
       return 1;
     }
     const config = loadConfig();
@@ -78,7 +79,7 @@ const importCommand: Command = {
       return 0;
     } catch (err) {
       if (!(err instanceof SalonError)) throw err;
-      console.error(`salon import: ${err.code}: ${err.message}`);
+      console.error(`salon import: ${err.code}: ${printable(err.message)}`);
       return 1;
     } finally {
       await memory.close();

@@ -16,6 +16,7 @@ import { openStore } from '../../parts.js';
 import type { IngestJob } from '../../store/types.js';
 import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
 import { ProgressBar } from '../progress.js';
+import { printable } from '../printable.js';
 
 const USAGE = 'ingest URL|--feed URL|--hn ID|--file F...';
 const FULL_USAGE = 'ingest URL | --feed URL | --youtube-feed URL | --hn ID|top | --file F... [--limit N]';
@@ -78,7 +79,7 @@ export async function ingestCommand(
     request = requestFrom(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    err.write(`salon ingest: ${e.message}\nusage: salon ${FULL_USAGE}\n`);
+    err.write(`salon ingest: ${printable(e.message)}\nusage: salon ${FULL_USAGE}\n`);
     return EXIT_USAGE;
   }
   const store = openStore(config);
@@ -105,12 +106,12 @@ export async function ingestCommand(
     const job = await service.run(request, tracker(bar), controller.signal);
     bar.finish(job.status === 'failed' ? '(job failed)' : '');
     for (const id of job.itemIds) out.write(`${id}\n`);
-    for (const f of job.failures) err.write(`  ${f.ref}: ${f.code} ${f.message}\n`);
+    for (const f of job.failures) err.write(`  ${printable(f.ref)}: ${f.code} ${printable(f.message)}\n`);
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
     return job.status === 'done' && job.failed === 0 ? 0 : 1;
   } catch (e) {
     if (!(e instanceof SalonError)) throw e;
-    err.write(`salon ingest: ${e.code}: ${e.message}\n`);
+    err.write(`salon ingest: ${e.code}: ${printable(e.message)}\n`);
     return 1;
   } finally {
     process.off('SIGINT', interrupt);

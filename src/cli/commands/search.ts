@@ -6,11 +6,12 @@ import { DEFAULT_SEARCH_K, MAX_QUERY_CHARS, MAX_SEARCH_K } from '../../routes/se
 import { openCliSearch } from '../../search/cli-stack.js';
 import type { ItemHit } from '../../search/types.js';
 import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
+import { printable } from '../printable.js';
 
 const USAGE = 'search "query" [--k N] [--kind K] [--source SITE] [--json] [--verbose]';
 
 function usageError(message: string): number {
-  console.error(`salon search: ${message}\nusage: salon ${USAGE}`);
+  console.error(`salon search: ${printable(message)}\nusage: salon ${USAGE}`);
   return 2;
 }
 

@@ -17,6 +17,7 @@ import { openStore } from '../../parts.js';
 import type { Store } from '../../store/types.js';
 import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT, validateSourceSpec } from '../../content/refresh/source-spec.js';
 import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
+import { printable } from '../printable.js';
 
 const USAGE = 'sources list|add|remove|refresh …';
 const EXIT_USAGE = 2;
@@ -47,18 +48,18 @@ function addRequest(positionals: string[], options: Map<string, string | true>):
 
 function line(s: SourceView): string {
   const state = s.lastError ? `FAILING ×${s.failures} ${s.lastError.code}` : s.lastPolledAt ? 'ok' : 'new';
-  const target = s.url ?? `${s.list} stories`;
+  const target = printable(s.url ?? `${s.list} stories`);
   return `${s.id}  ${s.kind.padEnd(7)} ${target}  every ${s.everyMinutes} min  ${s.itemCount} items  ${state}  next ${s.nextDueAt}${s.origin === 'config' ? '  (config)' : ''}`;
 }
 
 /** The exit code of a usage error (told with the help) or a SalonError (told with its code); anything else is rethrown. */
 function failure(e: unknown, err: NodeJS.WritableStream): number {
   if (e instanceof UsageError) {
-    err.write(`salon sources: ${e.message}\n${HELP}\n`);
+    err.write(`salon sources: ${printable(e.message)}\n${HELP}\n`);
     return EXIT_USAGE;
   }
   if (!(e instanceof SalonError)) throw e;
-  err.write(`salon sources: ${e.code}: ${e.message}\n`);
+  err.write(`salon sources: ${e.code}: ${printable(e.message)}\n`);
   return 1;
 }
 
@@ -132,7 +133,7 @@ export async function sourcesCommand(
         }
         const { job, source } = polled;
         err.write(
-          `${source.id}: ${job.status}, ${job.done} stored, ${job.failed} failed${source.lastError ? ` (${source.lastError.code} ${source.lastError.message})` : ''}\n`,
+          `${source.id}: ${job.status}, ${job.done} stored, ${job.failed} failed${source.lastError ? ` (${source.lastError.code} ${printable(source.lastError.message)})` : ''}\n`,
         );
         for (const id of job.itemIds) out.write(`${id}\n`);
         if (controller.signal.aborted) return EXIT_INTERRUPTED;

@@ -20,6 +20,7 @@ import { storeResolver } from '../../rooms/resolver.js';
 import type { SplitLock, Store, Thread } from '../../store/types.js';
 import { LocalFileError, readLocalFile } from '../../local-files.js';
 import { parseArgs, UsageError, type Command } from '../command.js';
+import { printable } from '../printable.js';
 
 const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
 const EXIT_USAGE = 2;
@@ -189,11 +190,11 @@ const threadsCommand: Command = {
       return 0;
     } catch (err) {
       if (err instanceof UsageError) {
-        console.error(err.message ? `salon threads: ${err.message}\n${HELP}` : HELP);
+        console.error(err.message ? `salon threads: ${printable(err.message)}\n${HELP}` : HELP);
         return EXIT_USAGE;
       }
       if (!(err instanceof SalonError)) throw err;
-      console.error(`salon threads: ${err.code}: ${err.message}`);
+      console.error(`salon threads: ${err.code}: ${printable(err.message)}`);
       return 1;
     } finally {
       bridges.close();
