@@ -22,6 +22,9 @@ export class InProcessPresence implements RoomPresence {
     private readonly node: string,
   ) {}
 
+  /** Entries here never expire, so never lapse. */
+  onLapsed(): void {}
+
   async set(roomId: string, member: { id: string; name: string }, since: number): Promise<void> {
     let room = this.table.get(roomId);
     if (!room) this.table.set(roomId, (room = { entries: new Map(), users: new Map() }));

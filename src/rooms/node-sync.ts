@@ -58,6 +58,7 @@ export class NodeSync {
 
   constructor(private readonly deps: NodeSyncDeps) {
     deps.bus.onConnectionChange((connected) => (connected ? this.reconnected() : this.cutOff()));
+    deps.bus.presence.onLapsed((roomIds) => this.lapsed(roomIds));
     const every = deps.bus.presence.recheckMs;
     if (every > 0) {
       this.timer = setInterval(() => void this.recheck(), every);
@@ -165,6 +166,11 @@ export class NodeSync {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     for (const roomId of [...this.pokes]) this.flushPoke(roomId);
+  }
+
+  /** This node's members of `roomIds` were back in the shared presence after it was late: the others read them again. */
+  private lapsed(roomIds: string[]): void {
+    for (const roomId of roomIds) if (this.deps.room(roomId)?.info) this.poke(roomId);
   }
 
   /** Tells the other nodes, once per room per turn of the event loop, that the room's presence changed. */

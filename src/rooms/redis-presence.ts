@@ -6,7 +6,8 @@
  * for another `ttlMs` are deleted by whichever node next writes the room (nodes notice the
  * expiry in between), and a room nobody writes any more expires as a key. `<prefix>presence-rooms`
  * lists the rooms with entries, each scored by when its newest entry expires, so any node can list
- * every active room without scanning keys.
+ * every active room without scanning keys. A heartbeat that comes after this node's entries may
+ * have expired (the node was late) tells the node's listeners which rooms to announce again.
  */
 import type { RedisLink } from './redis-link.js';
 import { compareJoins, type PresenceEntry, type RoomPresence } from './types.js';
@@ -41,6 +42,9 @@ export class RedisPresence implements RoomPresence {
   private readonly ttlMs: number;
   /** This node's entries as written: roomId → userId → encoded entry. The source of every rewrite. */
   private readonly own = new Map<string, Map<string, string>>();
+  /** roomId → when this node's oldest entry in the room expires as last written (Redis's clock). */
+  private readonly expiresAt = new Map<string, number>();
+  private readonly lapseListeners: ((roomIds: string[]) => void)[] = [];
 
   constructor(options: RedisPresenceOptions) {
     this.link = options.link;
@@ -61,6 +65,7 @@ export class RedisPresence implements RoomPresence {
     const tx = this.link.cmd.multi();
     if (old && old !== entry) tx.zrem(key, old);
     const expires = this.link.now() + this.ttlMs;
+    if (!this.expiresAt.has(roomId)) this.expiresAt.set(roomId, expires);
     await tx
       .zadd(key, expires, entry)
       .pexpire(key, this.ttlMs * 2)
@@ -73,7 +78,10 @@ export class RedisPresence implements RoomPresence {
     const old = room?.get(userId);
     if (!room || !old) return;
     room.delete(userId);
-    if (!room.size) this.own.delete(roomId);
+    if (!room.size) {
+      this.own.delete(roomId);
+      this.expiresAt.delete(roomId);
+    }
     if (this.link.isUp) await this.link.cmd.zrem(this.key(roomId), old);
   }
 
@@ -119,12 +127,23 @@ export class RedisPresence implements RoomPresence {
     return out.sort((a, b) => b.count - a.count || a.roomId.localeCompare(b.roomId)).slice(0, max);
   }
 
-  /** Rewrites every entry of this node with a fresh expiry, and deletes long-expired ones. */
+  onLapsed(listener: (roomIds: string[]) => void): void {
+    this.lapseListeners.push(listener);
+  }
+
+  /**
+   * Rewrites every entry of this node with a fresh expiry, and deletes long-expired ones. Rooms
+   * whose entries it rewrote within a heartbeat of their expiry or later go to the lapse
+   * listeners: another node's recheck may have dropped those members, and would not notice
+   * them back (a rewritten entry is no longer stale). The heartbeat of margin covers the nodes'
+   * readings of Redis's clock differing a little.
+   */
   async heartbeat(): Promise<void> {
     if (!this.link.isUp) return;
     await this.link.syncClock();
     if (!this.own.size) return;
     const now = this.link.now();
+    const rooms = [...this.own.keys()];
     const pipe = this.link.cmd.pipeline();
     for (const [roomId, room] of this.own) {
       const key = this.key(roomId);
@@ -135,19 +154,35 @@ export class RedisPresence implements RoomPresence {
       pipe.zremrangebyscore(key, '-inf', `(${now - this.ttlMs}`);
       pipe.pexpire(key, this.ttlMs * 2);
     }
-    pipe.zadd(this.roomsKey, 'GT', ...[...this.own.keys()].flatMap((roomId) => [now + this.ttlMs, roomId]));
+    pipe.zadd(this.roomsKey, 'GT', ...rooms.flatMap((roomId) => [now + this.ttlMs, roomId]));
     pipe.zremrangebyscore(this.roomsKey, '-inf', `(${now - this.ttlMs}`);
     await pipe.exec();
+    this.renewed(rooms, now + this.ttlMs);
   }
 
   /** Deletes this node's entries (a clean close); the node writes nothing after this. */
   async clear(): Promise<void> {
     const rooms = [...this.own];
     this.own.clear();
+    this.expiresAt.clear();
     if (!rooms.length || !this.link.isUp) return;
     const pipe = this.link.cmd.pipeline();
     for (const [roomId, room] of rooms) pipe.zrem(this.key(roomId), ...room.values());
     await pipe.exec();
+  }
+
+  /** Records the rooms a heartbeat rewrote to expire at `expires`; tells the listeners those that had lapsed. */
+  private renewed(rooms: string[], expires: number): void {
+    const landed = this.link.now() + this.recheckMs;
+    const lapsed: string[] = [];
+    for (const roomId of rooms) {
+      if (!this.own.has(roomId)) continue;
+      const was = this.expiresAt.get(roomId);
+      if (was !== undefined && landed >= was) lapsed.push(roomId);
+      this.expiresAt.set(roomId, expires);
+    }
+    if (!lapsed.length) return;
+    for (const listener of this.lapseListeners) listener(lapsed);
   }
 
   private get roomsKey(): string {

@@ -89,6 +89,13 @@ export interface RoomPresence {
    * rooms (the busiest when there are more).
    */
   activeRooms(max: number): Promise<{ roomId: string; count: number }[]>;
+  /**
+   * Calls `listener` with the rooms where this node's entries were renewed only after they may
+   * have expired (the node was late: a stalled process, a slow store). Other nodes may have
+   * dropped those members meanwhile: announce the rooms so they list them again. Never called
+   * where entries do not expire.
+   */
+  onLapsed(listener: (roomIds: string[]) => void): void;
 }
 
 /** Resolves a room id to what `welcome` shows; null when there is no such room. */

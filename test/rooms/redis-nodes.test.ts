@@ -2,9 +2,10 @@
  * Three app nodes in one process on one Redis (their own key prefix) and one shared store: rooms,
  * presence and typing span the nodes; a node that dies takes its members with it; Redis going
  * away for one node (a loopback proxy the test cuts) leaves its members served locally, shows in
- * its /readyz, and everything missed is delivered once it is back.
+ * its /readyz, and everything missed is delivered once it is back; a node late with its heartbeat
+ * gets its members back on the others.
  */
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
@@ -14,6 +15,7 @@ import { tempStore } from '../helpers.js';
 import { describeRedis, redisNetwork, REDIS_URL } from '../redis/gate.js';
 import { tcpProxy, type TcpProxy } from '../redis/tcp-proxy.js';
 import { ACTIVE_ROOMS_FRESH_MS } from '../../src/rooms/node-sync.js';
+import type { RedisRoomBus } from '../../src/rooms/redis-bus.js';
 import { ROOM, item, joined, listen, member, until } from './helpers.js';
 
 const ADMIN = { authorization: 'Bearer redis-nodes-admin-token' };
@@ -22,6 +24,7 @@ const names = (frame: { members: { name: string }[] }) => frame.members.map((m) 
 
 describeRedis('rooms across three nodes on one Redis', () => {
   let nodes: FastifyInstance[];
+  let buses: RedisRoomBus[];
   let closeStore: () => Promise<void>;
   let network: ReturnType<typeof redisNetwork>;
   let proxy: TcpProxy;
@@ -37,9 +40,11 @@ describeRedis('rooms across three nodes on one Redis', () => {
     proxy = await tcpProxy(REDIS_URL);
     const config = testConfig({ DATA_DIR: temp.dir, ADMIN_TOKEN: 'redis-nodes-admin-token', IDENTITY_SECRET: 'one secret for every node of this test' });
     nodes = [];
+    buses = [];
     for (let i = 0; i < 3; i++) {
       // The third node reaches Redis through the proxy, so a test can cut it off alone.
       const bus = await network.bus({ nodeId: `node-${i}`, ...(i === 2 ? { url: proxy.url } : {}) });
+      buses.push(bus);
       const app = await buildApp(config, { store: shared, roomBus: bus, roomOptions: { shutdownGraceMs: 50 } });
       await app.ready();
       nodes.push(app);
@@ -141,6 +146,21 @@ describeRedis('rooms across three nodes on one Redis', () => {
     const cy = await joined(nodes[1], 'Cy');
     const earlier = (cy.welcome.history as { text: string; threadId: string }[]).find((m) => m.text === 'on the side');
     expect(earlier?.threadId).toBe(main);
+  });
+
+  it('brings back on every node the members of a node whose heartbeat came after they expired', async () => {
+    const ana = await joined(nodes[0], 'Ana');
+    await joined(nodes[2], 'Cy');
+    await sees(ana, ['Ana', 'Cy']);
+    // Node 2 stays connected but stops renewing, as when its process stalls: node 0 drops Cy.
+    const beat = vi.spyOn(buses[2].presence, 'heartbeat').mockResolvedValue();
+    const gone = await sees(ana, ['Ana']);
+    expect(gone.left).toMatchObject({ name: 'Cy' });
+    beat.mockRestore();
+    const back = await sees(ana, ['Ana', 'Cy']);
+    expect(back.joined).toMatchObject({ name: 'Cy' });
+    const newcomer = await joined(nodes[0], 'Dan');
+    expect(names(newcomer.welcome as never)).toEqual(['Ana', 'Cy', 'Dan']);
   });
 
   it('hears a room’s channel on a node only while the room has members there', async () => {
