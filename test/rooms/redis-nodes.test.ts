@@ -21,6 +21,20 @@ import { ROOM, item, joined, listen, member, until } from './helpers.js';
 const ADMIN = { authorization: 'Bearer redis-nodes-admin-token' };
 type Joined = Awaited<ReturnType<typeof joined>>;
 const names = (frame: { members: { name: string }[] }) => frame.members.map((m) => m.name);
+/**
+ * Presence TTL of nodes 0 and 1, whose death no test is about: with the 400-ms TTL of the test
+ * timings, a loaded machine that runs a heartbeat late lets their members expire on the others.
+ * Node 2 keeps the short TTL: the tests cut it off (or stop its heartbeats) to see it go.
+ */
+const LIVE_TTL_MS = 60_000;
+/**
+ * Redis command timeout of every node here. The test timings' 1 s is for a Redis that hangs, which
+ * no test here plays (the proxy is cut, which fails commands at once); on a loaded machine a
+ * process paused that long times out a reply that came meanwhile, and a join read nobody elsewhere.
+ */
+const COMMAND_TIMEOUT_MS = 10_000;
+/** How long a wait for the nodes to agree may take on a loaded machine (a bound, not a measure). */
+const WAIT_MS = 10_000;
 
 describeRedis('rooms across three nodes on one Redis', () => {
   let nodes: FastifyInstance[];
@@ -43,7 +57,11 @@ describeRedis('rooms across three nodes on one Redis', () => {
     buses = [];
     for (let i = 0; i < 3; i++) {
       // The third node reaches Redis through the proxy, so a test can cut it off alone.
-      const bus = await network.bus({ nodeId: `node-${i}`, ...(i === 2 ? { url: proxy.url } : {}) });
+      const bus = await network.bus({
+        nodeId: `node-${i}`,
+        commandTimeoutMs: COMMAND_TIMEOUT_MS,
+        ...(i === 2 ? { url: proxy.url } : { presenceTtlMs: LIVE_TTL_MS }),
+      });
       buses.push(bus);
       const app = await buildApp(config, { store: shared, roomBus: bus, roomOptions: { shutdownGraceMs: 50 } });
       await app.ready();
@@ -58,7 +76,7 @@ describeRedis('rooms across three nodes on one Redis', () => {
   });
 
   /** Waits until `who` got a presence frame listing exactly `expected`. */
-  const sees = (who: Joined, expected: string[]) => who.client.next('presence', (f) => names(f as never).join() === expected.join(), 5_000);
+  const sees = (who: Joined, expected: string[]) => who.client.next('presence', (f) => names(f as never).join() === expected.join(), WAIT_MS);
 
   it('lets users on different nodes chat, see one presence list and see each other type', async () => {
     const ana = await joined(nodes[0], 'Ana');
@@ -105,7 +123,7 @@ describeRedis('rooms across three nodes on one Redis', () => {
     const rooms = async (node: FastifyInstance, query = '') => (await node.inject(`/api/v1/rooms${query}`)).json().rooms as { id: string; members: number }[];
     // Other nodes' rooms are read once a second (ACTIVE_ROOMS_FRESH_MS) for every caller: a listing may lag that long.
     const lists = async (node: FastifyInstance, members: number, query = '') => {
-      const deadline = Date.now() + 3_000;
+      const deadline = Date.now() + WAIT_MS;
       for (;;) {
         const got = await rooms(node, query);
         if (got.length === 1 && got[0].id === ROOM && got[0].members === members) return;
@@ -120,12 +138,19 @@ describeRedis('rooms across three nodes on one Redis', () => {
     for (const node of nodes) await lists(node, 2);
     await lists(nodes[2], 2, `?ids=${ROOM}`);
     expect(await rooms(nodes[2], '?ids=news_other')).toEqual([]);
-    // Ana on a second node is still one member.
+    // Ana on a second node is still one member, in a reading of every node's rooms made after
+    // node 1 wrote her entry (an earlier one serves for ACTIVE_ROOMS_FRESH_MS).
     await joined(nodes[1], 'Ana', ROOM, { token: ana.welcome.you.token });
-    await new Promise((r) => setTimeout(r, ACTIVE_ROOMS_FRESH_MS));
-    expect(await rooms(nodes[2])).toEqual([expect.objectContaining({ id: ROOM, members: 2 })]);
+    while (!(await buses[2].presence.list(ROOM)).some((e) => e.node === 'node-1')) await new Promise((r) => setTimeout(r, 20));
+    const readings = vi.spyOn(buses[2].presence, 'activeRooms');
+    let got = await rooms(nodes[2]);
+    while (!readings.mock.calls.length) {
+      await new Promise((r) => setTimeout(r, ACTIVE_ROOMS_FRESH_MS / 10));
+      got = await rooms(nodes[2]);
+    }
+    expect(got).toEqual([expect.objectContaining({ id: ROOM, members: 2 })]);
     ben.client.close();
-    await until(() => nodes[0].salon.rooms.listRooms()[0]?.members === 1);
+    await until(() => nodes[0].salon.rooms.listRooms()[0]?.members === 1, WAIT_MS);
     await lists(nodes[2], 1);
   });
 
