@@ -37,11 +37,13 @@
  * and ms), and the store's calls made during it with the time each spent synchronously (`store`:
  * ms by method; on SQLite that is all of their work, on PostgreSQL only the part before the
  * round trip), and how each vector index answered the searches made during it (`searches`: by
- * exact scan or by its graph, which is busy while vectors are being added to it).
+ * exact scan or by its graph, which is busy while vectors are being added to it), and the main
+ * thread's time on a core and waiting for one during the ask (`main_thread`: Linux schedstat; the
+ * wait is other threads and processes holding both cores, which the overhead's wall time counts).
  * `--data-dir DIR` keeps the data in DIR and, when DIR already holds N items, skips the ingest
  * (for repeated runs while working on the pipeline; report figures from fresh runs).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -265,6 +267,19 @@ function traceAsks(store: Store, indexes: Record<string, unknown>): { next(): As
   };
 }
 
+/**
+ * The main thread's time on a core and time runnable but waiting for one, in ms since it started
+ * (Linux schedstat); null where the kernel does not keep it.
+ */
+function mainThreadTimes(): { cpu: number; wait: number } | null {
+  try {
+    const [cpu, wait] = readFileSync('/proc/thread-self/schedstat', 'latin1').trim().split(' ').map(Number);
+    return { cpu: cpu / 1e6, wait: wait / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
 /** p50 and p95 of a list (sorted in place). */
 function spread(values: number[]): { p50_ms: number; p95_ms: number } {
   values.sort((a, b) => a - b);
@@ -408,10 +423,12 @@ async function main(): Promise<void> {
       const threadId = (await store.ensureMainThread(item.id)).id;
       clock = { model: ZERO, searchModel: ZERO, streamModel: ZERO };
       tracer?.next();
+      const threadFrom = tracer ? mainThreadTimes() : null;
       const from = mark();
       const { done } = assistant.ask({ roomId: item.id, threadId, text: questionAbout(item, i), asker: { id: `bench_${i}`, name: 'Bench' } });
       await done;
       const to = mark();
+      const threadTo = threadFrom ? mainThreadTimes() : null;
       if (i < WARMUP_ASKS) continue;
       const parts = segments(clock, from, to);
       if (!parts) throw new Error('an ask made no search or no stream call');
@@ -428,6 +445,7 @@ async function main(): Promise<void> {
             gc: { count: t.gcCount, ms: ms(t.gcMs) },
             searches: t.searches,
             store: Object.fromEntries(Object.entries(t.store).map(([name, v]) => [name, Math.round(v * 1000) / 1000])),
+            ...(threadFrom && threadTo && { main_thread: { cpu_ms: ms(threadTo.cpu - threadFrom.cpu), wait_ms: ms(threadTo.wait - threadFrom.wait) } }),
           }),
         );
       }
