@@ -24,9 +24,19 @@ export interface ThreadTablesHost {
 export class SqliteThreadTables {
   constructor(private readonly host: ThreadTablesHost) {}
 
+  /**
+   * One statement, its children's ids aggregated in it: each statement outside a transaction takes
+   * and releases the WAL's read lock (two fcntl calls, most of a small read's cost here), and an
+   * ask reads its thread twice (docs/benchmarks.md, twenty-fifth session).
+   */
   get(id: string): Thread | null {
-    const row = this.host.sql('SELECT * FROM threads WHERE id = ?').get(id) as Row | undefined;
-    return row ? rowToThread(row, this.childIds(id)) : null;
+    const row = this.host
+      .sql(
+        `SELECT t.*, (SELECT json_group_array(c.id ORDER BY c.created_at, c.id) FROM threads c WHERE c.parent_id = t.id) AS child_ids
+         FROM threads t WHERE t.id = ?`,
+      )
+      .get(id) as Row | undefined;
+    return row ? rowToThread(row, JSON.parse(row.child_ids as string) as string[]) : null;
   }
 
   list(roomId: string, archived?: number): Thread[] {
@@ -108,9 +118,5 @@ export class SqliteThreadTables {
     for (const e of change.history ?? []) this.record(e, change.at);
     const appended = (change.appendMessages ?? []).map((m) => this.host.appendMessage(m));
     return { addedMemoryIds: added, appended };
-  }
-
-  private childIds(id: string): string[] {
-    return (this.host.sql('SELECT id FROM threads WHERE parent_id = ? ORDER BY created_at, id').all(id) as Row[]).map((r) => r.id as string);
   }
 }

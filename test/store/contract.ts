@@ -865,6 +865,23 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.threadMessagesAfter('thr_child', 0, 10)).map((x) => x.text)).toEqual(['intro']);
       });
 
+      it("reads a thread's children oldest first, then by id, as listThreads does", async () => {
+        const main = await store.ensureMainThread('news_1');
+        const split = (id: string, at: string) =>
+          store.applyThreadChange({
+            at,
+            expect: [],
+            createThreads: [{ id, roomId: 'news_1', title: id, parentId: main.id, origin: 'split', splitLockedUntil: 'force', weight: 0.5 }],
+          });
+        await split('thr_z', '2026-11-02T10:00:00.000Z');
+        await split('thr_b', '2026-11-03T10:00:00.000Z');
+        await split('thr_a', '2026-11-03T10:00:00.000Z');
+        const listed = (await store.listThreads('news_1')).find((t) => t.id === main.id)!.childIds;
+        expect(listed).toEqual(['thr_z', 'thr_a', 'thr_b']);
+        expect((await store.getThread(main.id))!.childIds).toEqual(listed);
+        expect((await store.getThread('thr_a'))!.childIds).toEqual([]);
+      });
+
       it('changes nothing when an expected version moved or any part fails', async () => {
         const t = await store.createThread({ id: 'thr_t', roomId: 'news_1', title: 'T' }, 'admin');
         const m = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'stay' });
