@@ -1028,11 +1028,15 @@ export class SqliteStore implements Store {
     return bestLinePerChunk(lineHits(rows, 'chunk_id'), limit);
   }
 
-  /** Whether the threads of `scopes` hold chunks whose lines are other rows' (a fused thread's memory): a probe of each partial index. */
+  /**
+   * Whether the threads of `scopes` hold chunks whose lines are other rows' (a fused thread's
+   * memory): a probe of each partial index, both in one statement (each statement outside a
+   * transaction takes and releases the WAL's read lock, and every memory search asks this).
+   */
   private sharesLines(scopes: string[]): boolean {
     const threads = [...new Set(scopes.map(threadOfScope))];
-    const probe = (column: string) => `SELECT 1 FROM memory_chunks WHERE ${column} IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}) LIMIT 1`;
-    return this.sql(probe('copy_of')).get(...threads) !== undefined || this.sql(probe('lines_a')).get(...threads) !== undefined;
+    const probe = (column: string) => `EXISTS (SELECT 1 FROM memory_chunks WHERE ${column} IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}))`;
+    return (this.sql(`SELECT ${probe('copy_of')} OR ${probe('lines_a')} AS shared`).get(...threads, ...threads) as Row).shared === 1;
   }
 
   /**
