@@ -26,8 +26,8 @@ export class SqliteThreadTables {
 
   /**
    * One statement, its children's ids aggregated in it: each statement outside a transaction takes
-   * and releases the WAL's read lock (two fcntl calls, most of a small read's cost here), and an
-   * ask reads its thread twice (docs/benchmarks.md, twenty-fifth session).
+   * and releases the WAL's read lock (two fcntl calls, most of a small read's cost in a warm loop),
+   * and an ask reads its thread twice (docs/benchmarks.md, twenty-fifth session).
    */
   get(id: string): Thread | null {
     const row = this.host
