@@ -1,9 +1,11 @@
 /**
  * Stage 3 passage choice: the part of an item (up to 1,000 chars) that best answers the question,
  * not its first 1,000 chars. Windows of whole sentences are scored by the IDF-weighted question
- * terms they cover; ties go to the window best centred on the strongest sentence.
+ * terms they cover (a hyphenated word's terms once, ai/local/asked-units.ts) and by their best
+ * sentence; ties go to the window best centred on the strongest sentence.
  */
 import { askedTerms, idfTable } from '../ai/local/extractive-text.js';
+import { askedUnits } from '../ai/local/asked-units.js';
 import { squash } from '../text.js';
 import { matchQuery } from './query-match.js';
 import { clip } from '../text.js';
@@ -11,6 +13,12 @@ import { clip } from '../text.js';
 export const PASSAGE_CHARS = 1000;
 /** Weight of the per-sentence scores beside the window's distinct coverage. */
 const DENSITY_WEIGHT = 0.25;
+/**
+ * Weight of the window's best sentence on top: the question's words together in one sentence
+ * answer it more than the same words spread over several. Without it the window naming Veldra
+ * in four sentences beat the one whose sentence held "energy density" beside Veldra and the cell.
+ */
+const STRONGEST_WEIGHT = 0.25;
 
 /**
  * The most relevant passage of `text` for `question`, at most `max` chars. `hint` (the chunk search
@@ -18,11 +26,13 @@ const DENSITY_WEIGHT = 0.25;
  */
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
   if (text.length <= max) return squash(text);
+  const asked = askedTerms(question);
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
-  const { flat, sentences, matches: matched } = matchQuery(text, new Set(askedTerms(question)));
+  const { flat, sentences, matches: matched } = matchQuery(text, new Set(asked));
   if (flat.length <= max) return flat;
   const idf = idfTable(matched);
-  const scores = matched.map((m) => m.reduce((sum, t) => sum + idf(t), 0));
+  const weigh = askedUnits(question, asked);
+  const scores = matched.map((m) => weigh(m, idf));
   const top = scores.reduce((b, s, i) => (s > scores[b] ? i : b), 0);
   if (scores[top] === 0) return fromHint(flat, max, hint);
 
@@ -31,34 +41,32 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   let best = { start: 0, end: 0, score: -1, offCentre: Infinity };
   const anchorCentre = (sentences[top].start + sentences[top].end) / 2;
   const inside = new Map<string, number>();
-  let covered = 0;
   let density = 0;
   let j = -1;
   for (let i = 0; i < sentences.length; i++) {
     while (j + 1 < sentences.length && (j < i || sentences[j + 1].end - sentences[i].start <= max)) {
       j++;
       density += scores[j];
-      for (const t of matched[j]) {
-        const n = inside.get(t) ?? 0;
-        if (n === 0) covered += idf(t);
-        inside.set(t, n + 1);
-      }
+      for (const t of matched[j]) inside.set(t, (inside.get(t) ?? 0) + 1);
     }
     if (density > 0) {
-      const score = covered + DENSITY_WEIGHT * density;
+      const covered = weigh(held(inside), idf);
+      const strongest = Math.max(...scores.slice(i, j + 1));
+      const score = covered + DENSITY_WEIGHT * density + STRONGEST_WEIGHT * strongest;
       const offCentre = Math.abs((sentences[i].start + sentences[j].end) / 2 - anchorCentre);
       if (score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && offCentre < best.offCentre)) {
         best = { start: i, end: j, score, offCentre };
       }
     }
     density -= scores[i];
-    for (const t of matched[i]) {
-      const n = inside.get(t)! - 1;
-      if (n === 0) covered -= idf(t);
-      inside.set(t, n);
-    }
+    for (const t of matched[i]) inside.set(t, inside.get(t)! - 1);
   }
   return clip(flat.slice(sentences[best.start].start, sentences[best.end].end), max);
+}
+
+/** The terms a window holds now. */
+function* held(inside: Map<string, number>): Iterable<string> {
+  for (const [t, n] of inside) if (n > 0) yield t;
 }
 
 function fromHint(flat: string, max: number, hint?: string): string {

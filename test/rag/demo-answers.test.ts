@@ -66,6 +66,17 @@ describe('a "how long" question', () => {
   });
 });
 
+describe('a question naming a model such as "VS-2"', () => {
+  it('counts the name once, and is answered with what it asks in the room of an item that names it elsewhere', async () => {
+    // "VS-2" was the rare terms "vs" and "2": the passage naming the cell's cathode won over the one
+    // giving its energy density, and the room's own item pulled that passage's sentence first.
+    const density = /^[^[]*energy density of 168 watt-hours per kilogram/;
+    expect((await ask('news_n12', 'What energy density did the Veldra VS-2 cell reach?')).answer).toMatch(density);
+    expect((await ask('news_n01', 'What energy density did the Veldra VS-2 cell reach?')).answer).toMatch(density);
+    expect((await ask('topic_tech', 'What energy density did the Veldra VS-2 cell reach?')).answer).toMatch(density);
+  });
+});
+
 describe('a question after an unrelated sentence', () => {
   it('is answered from its question, in the item’s room and in a topic room', async () => {
     expect((await ask('news_n05', 'My locker code is 7391. How long did the stellarator sustain plasma?')).answer).toMatch(/^[^[]*26 minutes/);

@@ -9,6 +9,7 @@
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words, STOPWORDS } from './extractive-text.js';
 import type { GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
+import { askedUnits } from './asked-units.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
@@ -162,7 +163,8 @@ export function scoreSentences(
     all.map((s) => s.terms),
     new Set(qTerms),
   );
-  const total = qTerms.reduce((sum, t) => sum + idf(t), 0) || 1;
+  const weigh = askedUnits(question, qTerms);
+  const total = weigh(qTerms, idf) || 1;
   const qPairs = pairs(asked);
   const qWords = new Set(words(question));
   const type = answerType(question);
@@ -172,15 +174,9 @@ export function scoreSentences(
   const coverage: number[] = [];
   const ranking: number[] = [];
   for (const s of all) {
-    let got = 0;
-    let ranked = 0;
-    for (const t of new Set(s.terms)) {
-      if (!qSet.has(t)) continue;
-      got += idf(t);
-      ranked += idf(t) * (s.label.has(t) ? weights.label : 1);
-    }
-    coverage.push(got / total);
-    ranking.push(ranked / total);
+    const held = s.terms.filter((t) => qSet.has(t));
+    coverage.push(weigh(held, idf) / total);
+    ranking.push(weigh(held, (t) => idf(t) * (s.label.has(t) ? weights.label : 1)) / total);
   }
   const scored = all.map((s, i) => {
     const sPairs = pairs(s.terms);

@@ -208,13 +208,17 @@ function primarySource(prompt: GroundedPrompt): GroundedPrompt['sources'][number
  * Whether the question names something the room's item and topic never mention while another
  * document does: "how much does the Kestrel K1 cost?" asked in the tram's room is about the
  * laptop, and the tram's "the cost had grown too fast", pulled first as the room's own, was too
- * weak an answer to give, so the question was "not covered".
+ * weak an answer to give, so the question was "not covered". A question that also names something
+ * of the room's own is about it: "what energy density did the Veldra VS-2 cell reach?" in the room
+ * of Veldra's factory delay, whose passage says the density but not "VS-2".
  */
 function namesAnotherItem(prompt: GroundedPrompt, primary: GroundedSource): boolean {
   const own = new Set(contentTerms(`${prompt.topic}\n${primary.label}\n${primary.content}`));
   const others = prompt.sources.filter((s) => s !== primary && (s.section ?? 'document') === 'document');
   const elsewhere = new Set(others.flatMap((s) => contentTerms(`${s.label}\n${s.content}`)));
-  return namesIn(prompt.question).some((name) => contentTerms(name).some((t) => !own.has(t) && elsewhere.has(t)));
+  const names = namesIn(prompt.question).map((name) => contentTerms(name));
+  if (names.some((terms) => terms.some((t) => own.has(t)))) return false;
+  return names.some((terms) => terms.some((t) => !own.has(t) && elsewhere.has(t)));
 }
 
 /**
