@@ -127,6 +127,28 @@ const ASKING = /\?\s*$|^\W*(?:who|whom|whose|what|which|when|where|why|how|is|ar
  * the whole question is kept. A question whose only asking sentence is its first is kept whole.
  */
 export function questionFocus(question: string): string {
+  return sidesAsSaid(askingPart(question));
+}
+
+/**
+ * A side taken, as sources say it: "voted for" is "voted in favour of" ("for" is a stopword, and
+ * "who voted for the Durable Devices Act?" was answered with how many votes it passed by), and
+ * "opposed" is "against" ("who opposed the Harbour Line budget?" was answered with the budget
+ * sentence, or under the relevance gate "not covered"). The stemmer makes "opposed" in a source
+ * "against" too (extractive-text.ts); the question's own words are changed so that the embedder's
+ * character n-grams see the sources' word as well.
+ */
+const SIDES: [RegExp, string][] = [
+  [/\b(vot(?:e|es|ed|ing))\s+for\b/gi, '$1 in favour of'],
+  [/\bopposed\s+to\b/gi, 'against'],
+  [/\boppos(?:e|es|ed|ing)\b/gi, 'against'],
+];
+
+function sidesAsSaid(question: string): string {
+  return SIDES.reduce((q, [side, said]) => q.replace(side, said), question);
+}
+
+function askingPart(question: string): string {
   const sentences = splitSentences(question).map((s) => s.text);
   if (sentences.length < 2) return question;
   const at = sentences.findLastIndex((s) => ASKING.test(s));

@@ -161,6 +161,24 @@ describe('a question of polarity', () => {
     expect((await ask('news_n15', 'How many firms did not keep the four-day week?')).answer).toMatch(/^[^[]*four have returned to their previous hours/);
   });
 
+  it('"who opposed" is read as who was against, in the item’s room and in a topic room', async () => {
+    expect((await ask('news_n11', 'Who opposed the Harbour Line budget?')).answer).toMatch(
+      /^The Lowmark Liberals and the Citizens' Alliance voted against, arguing/,
+    );
+    expect((await ask('news_n14', 'Who opposed the Durable Devices Act?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
+    expect((await ask('topic_politics', 'Which party opposed the Durable Devices Act?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
+  });
+
+  it('"who voted for" is read as who voted in favour, not as how many votes it passed by', async () => {
+    expect((await ask('news_n14', 'Who voted for the Durable Devices Act?')).answer).toMatch(/^The governing coalition of [^[]* voted in favour/);
+    expect((await ask('news_n11', 'Which parties voted for the Harbour Line budget?')).answer).toMatch(
+      /^The coalition of the Civic Greens, [^[]*voted in favour\./,
+    );
+    expect((await ask('topic_politics', 'Who voted for the Harbour Line budget?')).answer).toMatch(
+      /^The coalition of the Civic Greens, [^[]*voted in favour\./,
+    );
+  });
+
   it('"who voted in favour" still gets who voted in favour', async () => {
     expect((await ask('news_n11', 'Who voted in favour of the Harbour Line budget?')).answer).toMatch(
       /^The coalition of the Civic Greens, [^[]*voted in favour\./,

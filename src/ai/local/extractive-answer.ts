@@ -55,6 +55,11 @@ export interface AnswerWeights {
    * delay affects …`), which holds the same terms, came first.
    */
   negation: number;
+  /**
+   * Pull of a sentence taking the side the question asks about ("who opposed the budget?" and
+   * `voted against`): the side is what is asked, the subject often named a sentence before.
+   */
+  stance: number;
 }
 
 export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
@@ -68,6 +73,7 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
   primary: 1,
   count: 0.4,
   negation: 0.4,
+  stance: 1,
 };
 
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
@@ -170,6 +176,7 @@ export function scoreSentences(
   const type = answerType(question);
   const counting = COUNT_ASKED.test(question);
   const negated = NEGATOR.test(question);
+  const sides = qTerms.filter((t) => STANCES.has(t));
 
   const coverage: number[] = [];
   const ranking: number[] = [];
@@ -192,6 +199,7 @@ export function scoreSentences(
       (hasCue(type, s.text, qWords) ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
       (counting && countsQuestionTerm(s.text, qSet) ? weights.count : 0) +
       (negated && negatesQuestionTerm(s.text, qSet) ? weights.negation * Math.min(1, ranking[i] * 2) : 0) +
+      (sides.some((t) => s.terms.includes(t)) ? weights.stance : 0) +
       weights.neighbour * Math.max(prev, next) +
       weights.semantic * (cosines?.get(s.text) ?? 0) +
       (s.n === primary ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
@@ -226,6 +234,9 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
   }
   return false;
 }
+
+/** The terms of a side taken ("against", "opposed"; "in favour", "voted for": extractive-text.ts). */
+const STANCES = new Set(['against', 'favour']);
 
 /** A word that negates what follows it. */
 const NEGATOR = /\b(not|no|never|cannot|nobody|nothing|none|neither|nor|without)\b|n[’']t\b/i;

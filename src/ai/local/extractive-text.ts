@@ -44,7 +44,9 @@ const IRREGULAR = new Map<string, string>(
   wore:wear worn:wear broke:break broken:break froze:freeze frozen:freeze drove:drive driven:drive rode:ride ridden:ride
   hid:hide hidden:hide bit:bite bitten:bite shot:shoot kept:keep slept:sleep felt:feel dealt:deal meant:mean lost:lose
   caught:catch sought:seek shook:shake shaken:shake forgot:forget forgotten:forget
-  better:good best:good worse:bad worst:bad`
+  better:good best:good worse:bad worst:bad
+  oppose:against opposed:against opposes:against opposing:against
+  favor:favour favors:favour favored:favour favoring:favour favorable:favour`
     .split(/\s+/)
     .filter(Boolean)
     .map((pair) => pair.split(':') as [string, string]),

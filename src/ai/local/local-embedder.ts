@@ -19,9 +19,10 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
 /**
  * Bump when features change, so stored vectors are recognised as stale: the index of an earlier
  * version is rebuilt at start (isEarlierLocalModel), memory's and the embedding cache's vectors
- * are keyed by it. v2: "against" is a word of the text, no longer a stopword.
+ * are keyed by it. v2: "against" is a word of the text, no longer a stopword. v3: "opposed" is
+ * the word "against", "favor" the word "favour".
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v2';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v3';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
