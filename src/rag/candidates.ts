@@ -97,13 +97,43 @@ export async function broadSearch(
   const idf = idfTable(texts.map(termsOf), query);
   const candidates: Candidate[] = [];
   merged.forEach(({ hit, search, score }, i) =>
-    candidates.push(candidateOf(hit.group, rows.get(hit.rowId)!, evidence[i], score, search, windowOf(texts[i], idf))),
+    candidates.push(candidateOf(hit.group, rows.get(hit.rowId)!, evidence[i], score, search, windowOf(texts[i], idf), mostHeld(texts[i]))),
   );
   const questionBest = results[results.length - 1].reduce((best, hit) => Math.max(best, hit.score), -Infinity);
   return { candidates, counts: results.map((r) => r.length), serviceMs, questionBest };
 }
 
-function candidateOf(key: string, hitRow: ChunkRow, chunk: ChunkRow, score: number, search: 1 | 2, excerpt: string): Candidate {
+/** The most distinct query terms one sentence of a matched text holds. */
+function mostHeld(m: MatchedText): number {
+  return m.matches.reduce((most, terms) => Math.max(most, terms.length), 0);
+}
+
+/** Share of a question's distinct content terms one sentence must hold to show the question is about it. */
+export const HELD_TOGETHER_SHARE = 2 / 3;
+
+/** The distinct content terms of `question` one sentence must hold: most of them, at least two. */
+function termsNeeded(question: string): number {
+  return Math.max(2, Math.ceil(HELD_TOGETHER_SHARE * new Set(contentTerms(question)).size));
+}
+
+/**
+ * Whether one sentence of a candidate's chunk, or of the room's own item (`itemId`, in an item's
+ * room), holds most of the question's content terms: the question is about it, whatever the cosine
+ * of its few words. "How much did the wait times drop?" scored 0.14 against the triage pilot's
+ * article, under the built-in embedder's 0.18, so the item's own room abstained, where "by how many
+ * minutes did waits fall?" scored 0.23; "waiting time" stands in one of its sentences. The room's
+ * item is read only when the candidates' chunks fall short: its title search shows the chunk
+ * naming its title, not the one holding the question's words.
+ */
+export async function heldTogether(store: Store, candidates: Candidate[], question: string, itemId?: string): Promise<boolean> {
+  const needed = termsNeeded(question);
+  if (candidates.some((c) => c.held >= needed)) return true;
+  if (itemId === undefined) return false;
+  const query = new Set(contentTerms(question));
+  return (await store.chunksOfItem(itemId)).some((c) => c.part !== 'comment' && mostHeld(matchQuery(c.text, query)) >= needed);
+}
+
+function candidateOf(key: string, hitRow: ChunkRow, chunk: ChunkRow, score: number, search: 1 | 2, excerpt: string, held: number): Candidate {
   const comment = hitRow.part === 'comment' && hitRow.commentBy ? hitRow.commentBy : null;
   const label = comment ? commentLabel(comment, hitRow.itemSource) : hitRow.itemTitle;
   return {
@@ -117,6 +147,7 @@ function candidateOf(key: string, hitRow: ChunkRow, chunk: ChunkRow, score: numb
     itemTitle: hitRow.itemTitle,
     url: hitRow.itemUrl,
     excerpt,
+    held,
     snippet: makeSnippet(label, excerpt),
   };
 }
@@ -143,7 +174,7 @@ export async function itemCommentCandidates(store: Store, itemId: string, questi
     .map(([key, c], i) => ({ key, c, i }))
     .sort((a, b) => found[b.i] - found[a.i] || a.i - b.i)
     .slice(0, max)
-    .map(({ key, c, i }) => candidateOf(key, c, c, 0, 2, windowOf(texts[i], idf)));
+    .map(({ key, c, i }) => candidateOf(key, c, c, 0, 2, windowOf(texts[i], idf), mostHeld(texts[i])));
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ChatMessage, ChatModel } from '../ai/types.js';
 import type { AssistantStage, Source } from '../protocol/messages.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
-import { broadSearch, itemCommentCandidates } from './candidates.js';
+import { broadSearch, heldTogether, itemCommentCandidates } from './candidates.js';
 import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
@@ -149,7 +149,12 @@ export class RagPipeline {
           )),
         ]
       : [];
-    const documentsRelevant = candidates.length > 0 && (found.questionBest >= threshold || aboutTheRoom(asked) || comments.length > 0);
+    const documentsRelevant =
+      candidates.length > 0 &&
+      (found.questionBest >= threshold ||
+        aboutTheRoom(asked) ||
+        comments.length > 0 ||
+        (await heldTogether(this.options.store, candidates, searched, room.category === undefined ? room.id : undefined)));
     const chatRelevant = chat !== null && chatAnswers(asked, chat.lines);
     const recentIds = new Set(chat?.messages.map((m) => m.id) ?? []);
     const past = choosePast(searched, remembered, recentIds, threshold, asksAboutDiscussion(asked));

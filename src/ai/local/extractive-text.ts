@@ -46,7 +46,10 @@ const IRREGULAR = new Map<string, string>(
   caught:catch sought:seek shook:shake shaken:shake forgot:forget forgotten:forget
   better:good best:good worse:bad worst:bad
   oppose:against opposed:against opposes:against opposing:against
-  favor:favour favors:favour favored:favour favoring:favour favorable:favour`
+  favor:favour favors:favour favored:favour favoring:favour favorable:favour
+  drop:fall drops:fall dropped:fall dropping:fall decline:fall declines:fall declined:fall declining:fall
+  decrease:fall decreases:fall decreased:fall decreasing:fall
+  increase:rise increases:rise increased:rise increasing:rise`
     .split(/\s+/)
     .filter(Boolean)
     .map((pair) => pair.split(':') as [string, string]),

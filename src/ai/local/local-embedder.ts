@@ -20,9 +20,10 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * Bump when features change, so stored vectors are recognised as stale: the index of an earlier
  * version is rebuilt at start (isEarlierLocalModel), memory's and the embedding cache's vectors
  * are keyed by it. v2: "against" is a word of the text, no longer a stopword. v3: "opposed" is
- * the word "against", "favor" the word "favour".
+ * the word "against", "favor" the word "favour". v4: "drop", "decline" and "decrease" are the
+ * word "fall", "increase" the word "rise".
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v3';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v4';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
