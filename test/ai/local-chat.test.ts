@@ -7,6 +7,7 @@ import { askedTerms, contentTerms, splitSentences, stem } from '../../src/ai/loc
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview, questionFocus } from '../../src/ai/questions.js';
+import { askedUnits } from '../../src/ai/local/asked-units.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 
@@ -286,6 +287,37 @@ describe('extractive text tools', () => {
     expect(askedTerms('How long did Orrery-2 sustain plasma?')).toEqual(contentTerms('Orrery-2 sustain plasma'));
     expect(askedTerms('How far is the long beach?')).toEqual(contentTerms('long beach'));
     expect(askedTerms('Why is the line so long?')).toEqual(contentTerms('line long'));
+  });
+
+  it('reads a side taken as sources say it', () => {
+    expect(questionFocus('Who voted for the Durable Devices Act?')).toBe('Who voted in favour of the Durable Devices Act?');
+    expect(questionFocus('Which parties opposed the budget?')).toBe('Which parties against the budget?');
+    expect(questionFocus('Was anyone opposed to the tram?')).toBe('Was anyone against the tram?');
+    // A source's "opposed" and "favor" are the words "against" and "favour" too.
+    expect(contentTerms('the Liberals opposed it, the Greens favored it')).toEqual(contentTerms('the Liberals against it, the Greens favour it'));
+    expect(questionFocus('What is the vote for?')).toBe('What is the vote in favour of?');
+  });
+
+  it('counts a name with a number once, and its number alone not at all', () => {
+    const question = 'What energy density did the Veldra VS-2 cell reach?';
+    const asked = askedTerms(question);
+    const weigh = (text: string) =>
+      askedUnits(question, asked)(
+        contentTerms(text).filter((t) => asked.includes(t)),
+        () => 1,
+      );
+    expect(weigh("Veldra's VS-2 cells")).toBe(3);
+    expect(weigh('the VS cell')).toBe(2);
+    expect(weigh('two customers and 2.1 kV')).toBe(0);
+    // Words of letters only keep their terms apart: "four" alone still counts.
+    const week = 'How many firms did not keep the four-day week?';
+    const weekTerms = askedTerms(week);
+    expect(
+      askedUnits(week, weekTerms)(
+        contentTerms('four have returned').filter((t) => weekTerms.includes(t)),
+        () => 1,
+      ),
+    ).toBe(1);
   });
 
   it('validates its options by name', () => {
