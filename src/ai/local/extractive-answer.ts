@@ -176,7 +176,7 @@ export function scoreSentences(
   const type = answerType(question);
   const counting = COUNT_ASKED.test(question);
   const negated = NEGATOR.test(question);
-  const sides = qTerms.filter((t) => STANCES.has(t));
+  const sides = asksWhoTookSide(question, type) ? qTerms.filter((t) => STANCES.has(t)) : [];
 
   const coverage: number[] = [];
   const ranking: number[] = [];
@@ -237,6 +237,19 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
 
 /** The terms of a side taken ("against", "opposed"; "in favour", "voted for": extractive-text.ts). */
 const STANCES = new Set(['against', 'favour']);
+/** A side taken, as a question says it once questionFocus has read it (`opposed` is `against`). */
+const SIDE_TAKEN = /\b(against|in favou?r)\b/i;
+/** Who took it: a person, or a party, group or country. */
+const WHICH_SIDE = /\b(which|what)\s+(party|parties|group|groups|members?|countries|country|nations?|states?|councillors?|MPs?)\b/i;
+
+/**
+ * Whether the question asks who took a side ("who voted against …?", "which party opposed …?"),
+ * not where "against" or "favoured" only stands in it ("his claim against ENEL", "what party is
+ * favored in Bendigo?"): a sentence taking a side answers only the first.
+ */
+function asksWhoTookSide(question: string, type: AnswerType): boolean {
+  return SIDE_TAKEN.test(question) && (type === 'person' || WHICH_SIDE.test(question));
+}
 
 /** A word that negates what follows it. */
 const NEGATOR = /\b(not|no|never|cannot|nobody|nothing|none|neither|nor|without)\b|n[’']t\b/i;
