@@ -127,7 +127,7 @@ function termsNeeded(question: string): number {
  */
 export async function heldTogether(store: Store, candidates: Candidate[], question: string, itemId?: string): Promise<boolean> {
   const needed = termsNeeded(question);
-  if (candidates.some((c) => c.held >= needed)) return true;
+  if (candidates.some((c) => (c.held ?? 0) >= needed)) return true;
   if (itemId === undefined) return false;
   const query = new Set(contentTerms(question));
   return (await store.chunksOfItem(itemId)).some((c) => c.part !== 'comment' && mostHeld(matchQuery(c.text, query)) >= needed);

@@ -31,6 +31,6 @@ export interface Candidate {
   excerpt: string;
   /** `label: excerpt`: all the reranker sees of this candidate. */
   snippet: string;
-  /** The most distinct content terms of the question one sentence of the chunk holds. */
-  held: number;
+  /** The most distinct content terms of the question one sentence of the chunk holds (0 when unknown). */
+  held?: number;
 }
