@@ -742,6 +742,20 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
     describe('sources', () => sourcesContract(() => store));
 
     describe('threads, jobs, meta', () => {
+      /** A memory window of one stored message, in its thread. */
+      const windowOf = (m: Message, text: string): NewMemoryChunk => ({
+        threadId: m.threadId,
+        roomId: m.roomId,
+        kind: 'window',
+        text,
+        messageIds: [m.id],
+        authors: [m.author.name],
+        firstTs: m.ts,
+        lastTs: m.ts,
+        privileged: false,
+        owner: null,
+      });
+
       it('creates the main thread once', async () => {
         const a = await store.ensureMainThread('news_1');
         const b = await store.ensureMainThread('news_1');
@@ -820,21 +834,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side', tags: ['a'] }, 'u_ann');
         expect(side).toMatchObject({ status: 'active', origin: 'original', weight: 1, tags: ['a'], splitLockedUntil: null, privileged: false, version: 0 });
         const m = await store.appendMessage({ roomId: 'news_1', threadId: side.id, author: user('u'), text: 'moving' });
-        const chunk = await store.addMemoryChunk(
-          {
-            threadId: side.id,
-            roomId: 'news_1',
-            kind: 'window',
-            text: 'U (1 Nov 2026, 10:00): moving',
-            messageIds: [m.message.id],
-            authors: ['U'],
-            firstTs: m.message.ts,
-            lastTs: m.message.ts,
-            privileged: false,
-            owner: null,
-          },
-          '2026-11-01T10:00:00.000Z',
-        );
+        const chunk = await store.addMemoryChunk(windowOf(m.message, 'U (1 Nov 2026, 10:00): moving'), '2026-11-01T10:00:00.000Z');
         const result = await store.applyThreadChange({
           at: '2026-11-02T10:00:00.000Z',
           expect: [
@@ -902,21 +902,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getThread(t.id)).toMatchObject({ title: 'T2', version: 1 });
         // A message or chunk gone since the operation read the thread (deleted, pruned): it changed
         // meanwhile, nothing is written and the operation may be tried again.
-        const chunk = await store.addMemoryChunk(
-          {
-            threadId: t.id,
-            roomId: 'news_1',
-            kind: 'window',
-            text: 'Ann: stay',
-            messageIds: [m.message.id],
-            authors: ['Ann'],
-            firstTs: '2026-11-02T10:00:00.000Z',
-            lastTs: '2026-11-02T10:00:00.000Z',
-            privileged: false,
-            owner: null,
-          },
-          '2026-11-02T10:00:00.000Z',
-        );
+        const chunk = await store.addMemoryChunk(windowOf(m.message, 'U: stay'), '2026-11-02T10:00:00.000Z');
         for (const move of [
           { moveMessages: [{ ids: [m.message.id, 'm_gone'], threadId: 'thr_new' }] },
           { moveMemory: [{ ids: [chunk.id, chunk.id + 1000], threadId: 'thr_new', roomId: 'news_1' }] },
