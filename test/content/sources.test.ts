@@ -18,6 +18,7 @@ import type { IngestDeps } from '../../src/content/sources/article.js';
 import { parseFeed } from '../../src/content/sources/feeds.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
 import { loopbackDeps } from '../fixtures-servers/deps.js';
 import { describePostgres, freshSchema, POSTGRES_URL } from '../store/postgres-harness.js';
 import { startHnServer, type HnServer } from '../fixtures-servers/hn-server.js';
@@ -28,6 +29,12 @@ const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const MIN = 60_000;
 
 /** An RSS feed of the given entries (each linking to `/a/<slug>` on the site), served with an ETag. */
+/** An ingest service on `store` with `maxRunning` job slots, fetching over loopback. */
+function slottedIngest(store: Store, hnBase: string, maxRunning: number): IngestService {
+  const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
+  return new IngestService({ store, pipeline, deps: loopbackDeps(), hn: { base: hnBase, commentLimit: 10, intervalMs: 0 }, bodyMaxChars: 200_000, maxRunning });
+}
+
 function rss(origin: string, slugs: string[], extra = ''): string {
   const items = slugs.map(
     (s) => `<item><title>Story ${s}</title><link>${origin}/a/${s}</link><guid>${origin}/a/${s}</guid><description>About ${s}.</description></item>`,
@@ -98,16 +105,7 @@ describe('sources that refresh', () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     web.routes.set('/slow.xml', async (): Promise<Answer> => (await held, { type: 'application/rss+xml', body: rss(web.origin, ['slow']) }));
-    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
-    const narrow = new IngestService({
-      store,
-      pipeline,
-      deps: loopbackDeps(),
-      hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
-      bodyMaxChars: 200_000,
-      maxRunning: 1,
-    });
-    return { narrow, release };
+    return { narrow: slottedIngest(store, hn.base, 1), release };
   }
 
   async function pollDue(s = sources): Promise<string[]> {
@@ -379,17 +377,7 @@ describe('sources that refresh', () => {
   it('spreads due sources over nodes: a node leases only as many as it has free job slots (one node took them all and queued them)', async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
-    const slots = () =>
-      new IngestService({
-        store,
-        pipeline,
-        deps: loopbackDeps(),
-        hn: { base: hn.base, commentLimit: 10, intervalMs: 0 },
-        bodyMaxChars: 200_000,
-        maxRunning: 2,
-      });
-    const [ingestA, ingestB] = [slots(), slots()];
+    const [ingestA, ingestB] = [slottedIngest(store, hn.base, 2), slottedIngest(store, hn.base, 2)];
     const a = service('node-a', store, ingestA);
     const b = service('node-b', store, ingestB);
     try {
@@ -500,15 +488,7 @@ describePostgres('sources that refresh, two nodes on PostgreSQL', () => {
     let clock = T0;
     const node = async (owner: string) => {
       const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema: schema.schema });
-      const pipeline = createItemPipeline({ store, bodyMaxChars: 200_000, chunk: { size: 300, overlap: 50 } });
-      const ingest = new IngestService({
-        store,
-        pipeline,
-        deps: loopbackDeps(),
-        hn: { base: web.origin, commentLimit: 10, intervalMs: 0 },
-        bodyMaxChars: 200_000,
-        maxRunning: 1,
-      });
+      const ingest = slottedIngest(store, web.origin, 1);
       const sources = new SourceService({ store, ingest, owner, leaseMs: 15 * MIN, now: () => clock, random: () => 0.5 });
       return { store, ingest, sources };
     };
