@@ -28,6 +28,11 @@ async function burst(page: Page): Promise<void> {
 
 describeBrowser('a room in two browsers', () => {
   const suite = browserSuite({ server: true });
+  /** Opens news_r1 on `page` and waits until its member is listed there, alone. */
+  const enterAlone = async (page: Page) => {
+    await page.goto(`${suite.server.url}/chat?id=news_r1`);
+    await page.locator('salon-member-list .count[data-count="1"]').waitFor();
+  };
 
   beforeAll(async () => {
     await suite.server.app.salon.store.upsertItem(
@@ -133,8 +138,7 @@ describeBrowser('a room in two browsers', () => {
   it('works from the keyboard, with labelled controls and a polite live region', async () => {
     const fay = await person(suite.browser, 'Fay');
     try {
-      await fay.page.goto(`${suite.server.url}/chat?id=news_r1`);
-      await fay.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await enterAlone(fay.page);
       const log = fay.page.getByRole('log', { name: 'Messages' });
       expect(await log.getAttribute('aria-live')).toBe('polite');
       expect(await fay.page.getByRole('switch', { name: 'Ask AI' }).count()).toBe(1);
@@ -177,8 +181,7 @@ describeBrowser('a room in two browsers', () => {
     const sent: Record<string, unknown>[] = [];
     hal.page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(JSON.parse(String(f.payload)) as Record<string, unknown>)));
     try {
-      await hal.page.goto(`${suite.server.url}/chat?id=news_r1`);
-      await hal.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await enterAlone(hal.page);
       const box = hal.page.locator('salon-composer textarea');
       const answers = ['yes', 'no', 'ok', 'sure', 'fine', 'done'];
       for (const text of answers) {
@@ -199,8 +202,7 @@ describeBrowser('a room in two browsers', () => {
   it('shows a rate-limit refusal on the message and lets the member retry it', async () => {
     const gus = await person(suite.browser, 'Gus');
     try {
-      await gus.page.goto(`${suite.server.url}/chat?id=news_r1`);
-      await gus.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await enterAlone(gus.page);
       await burst(gus.page);
       const failed = gus.page.locator('salon-message-item[state=failed]');
       await expect.poll(() => failed.count()).toBeGreaterThan(0);
@@ -246,8 +248,7 @@ describeBrowser('a room in two browsers', () => {
         return el ? `${el.tagName.toLowerCase()}${el.getAttribute('role') ? `[role=${el.getAttribute('role')}]` : ''}` : 'none';
       });
     try {
-      await kim.page.goto(`${suite.server.url}/chat?id=news_r1`);
-      await kim.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await enterAlone(kim.page);
       await burst(kim.page);
       const retry = kim.page.locator('salon-message-item[state=failed]').first().getByRole('button', { name: 'Retry' });
       await retry.waitFor();
@@ -270,8 +271,7 @@ describeBrowser('a room in two browsers', () => {
   it('answers a mistyped command under it, without a Retry that would be refused again or a banner repeating it', async () => {
     const hal = await person(suite.browser, 'Hal');
     try {
-      await hal.page.goto(`${suite.server.url}/chat?id=news_r1`);
-      await hal.page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      await enterAlone(hal.page);
       for (const [command, reason] of [
         ['/split', 'name the thread by its id'],
         ['/merge nope', ''],
