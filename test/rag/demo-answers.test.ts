@@ -103,15 +103,18 @@ describe('a question after an unrelated sentence', () => {
   });
 });
 
+/** An exchange both follow-up tests lean on: who voted against the Harbour Line budget, and why. */
+const WHO_VOTED_AGAINST: [string, string][] = [
+  ['Ann', '@ai Who voted against the Harbour Line budget?'],
+  [
+    'Salon AI',
+    "The Lowmark Liberals and the Citizens' Alliance voted against, arguing that the cost had grown too fast and that the route would disrupt businesses on Quay Street for years. [1]",
+  ],
+];
+
 describe('a follow-up that leans on the answer before it', () => {
   it('reads "they" as whom the answer named', async () => {
-    const threadId = await threadWith('news_n05', [
-      ['Ann', '@ai Who voted against the Harbour Line budget?'],
-      [
-        'Salon AI',
-        "The Lowmark Liberals and the Citizens' Alliance voted against, arguing that the cost had grown too fast and that the route would disrupt businesses on Quay Street for years. [1]",
-      ],
-    ]);
+    const threadId = await threadWith('news_n05', WHO_VOTED_AGAINST);
     const { answer } = await ask('news_n05', 'and what did they argue?', threadId);
     expect(answer).toContain('the cost had grown too fast');
   });
@@ -119,13 +122,7 @@ describe('a follow-up that leans on the answer before it', () => {
 
 describe('"and why?" after an answer', () => {
   it('asks the reason of what was asked, not for a sentence about its subject', async () => {
-    const threadId = await threadWith('news_n11', [
-      ['Ann', '@ai Who voted against the Harbour Line budget?'],
-      [
-        'Salon AI',
-        "The Lowmark Liberals and the Citizens' Alliance voted against, arguing that the cost had grown too fast and that the route would disrupt businesses on Quay Street for years. [1]",
-      ],
-    ]);
+    const threadId = await threadWith('news_n11', WHO_VOTED_AGAINST);
     expect((await ask('news_n11', 'and why?', threadId)).answer).toMatch(/^[^[]*arguing that the cost had grown too fast/);
   });
 
