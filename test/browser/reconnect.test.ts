@@ -1,6 +1,16 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, say, startServer, type Person as BasePerson, type TestServer } from './harness.js';
+
+/** Routes `page`'s room sockets to the server until `block()`: from then each new one is closed at once, until `unblock()`. */
+async function blockableSockets(page: Page): Promise<{ block(): void; unblock(): void }> {
+  let blocked = false;
+  await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+    if (blocked) ws.close();
+    else ws.connectToServer();
+  });
+  return { block: () => (blocked = true), unblock: () => (blocked = false) };
+}
 
 /** A person whose page records every `hello` it sends. */
 interface Person extends BasePerson {
@@ -133,11 +143,7 @@ describeBrowser('reconnecting after the server restarts', () => {
     await server.app.salon.store.ensureMainThread(room);
     await server.app.salon.threads.create(room, 'Vaccination clinics and the queues outside them', 'u_someone');
     const nia = await openAs(suite.browser, 'Nia', { width: 360, height: 740 });
-    let blocked = false;
-    await nia.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
-      if (blocked) ws.close();
-      else ws.connectToServer();
-    });
+    const sockets = await blockableSockets(nia.page);
     const fits = async (state: string) => {
       await nia.page.locator(`salon-connection-status [data-state=${state}]`).waitFor({ timeout: 20_000 });
       for (const target of ['salon-composer textarea', 'salon-composer button[type=submit]', 'salon-composer input[name=ask]']) {
@@ -152,7 +158,7 @@ describeBrowser('reconnecting after the server restarts', () => {
       await nia.context.setOffline(true);
       await say(nia.page, 'written offline');
       await fits('offline');
-      blocked = true;
+      sockets.block();
       await nia.context.setOffline(false);
       await fits('reconnecting');
     } finally {
@@ -195,15 +201,11 @@ describeBrowser('reconnecting after the server restarts', () => {
     server ??= await startServer(suite.dataDir);
     await server.app.salon.store.upsertItem(item('news_countdown', { title: 'Countdown drill' }));
     const eve = await openAs(suite.browser, 'Eve');
-    let blocked = false;
-    await eve.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
-      if (blocked) ws.close();
-      else ws.connectToServer();
-    });
+    const sockets = await blockableSockets(eve.page);
     try {
       await eve.page.goto(`${server.url}/chat?id=news_countdown`);
       await eve.page.locator('salon-member-list .count[data-count="1"]').waitFor();
-      blocked = true;
+      sockets.block();
       await eve.context.setOffline(true);
       await eve.page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 20_000 });
       await eve.context.setOffline(false);
@@ -224,11 +226,7 @@ describeBrowser('reconnecting after the server restarts', () => {
     const url = `${server.url}/chat?id=news_off`;
     const ada = await person(suite.browser, 'Ada');
     const bob = await person(suite.browser, 'Bob');
-    let blocked = false;
-    await ada.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
-      if (blocked) ws.close();
-      else ws.connectToServer();
-    });
+    const sockets = await blockableSockets(ada.page);
     try {
       await ada.page.goto(url);
       await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor();
@@ -256,7 +254,7 @@ describeBrowser('reconnecting after the server restarts', () => {
         sessionStorage.setItem('salon.room.news_off', JSON.stringify(snap));
       });
 
-      blocked = true;
+      sockets.block();
       await ada.page.reload();
       await ada.page.locator('salon-connection-status [data-state=reconnecting]').waitFor({ timeout: 10_000 });
       expect(await messageTexts(ada.page)).toEqual(['cached one', 'cached two', 'ghost from the cache']);
@@ -264,7 +262,7 @@ describeBrowser('reconnecting after the server restarts', () => {
       await bob.page.goto(url);
       await bob.page.locator('salon-member-list .count[data-count="1"]').waitFor();
       await say(bob.page, 'while you were away');
-      blocked = false;
+      sockets.unblock();
       // The backoff timer may reconnect on its own first, taking the button away; only a button
       // still there while the room is unreachable is a failure.
       await ada.page
