@@ -55,10 +55,18 @@ LOCAL_NETWORKS.addAddress('::1', 'ipv6');
 LOCAL_NETWORKS.addSubnet('fc00::', 7, 'ipv6');
 LOCAL_NETWORKS.addSubnet('fe80::', 10, 'ipv6');
 
+/**
+ * Whether `list` holds `ip`: an IPv4-mapped address as its IPv4 address, an IPv6 one without its
+ * zone (`%eth0`); false for what is no address.
+ */
+export function listHolds(list: BlockList, ip: string): boolean {
+  const key = addressKey(ip);
+  if (isIPv4(key)) return list.check(key, 'ipv4');
+  const address = ip.split('%')[0];
+  return isIPv6(address) && list.check(address, 'ipv6');
+}
+
 /** True when `ip` is on this machine or a private network (not reachable from the internet as itself). */
 export function isLocalNetworkAddress(ip: string): boolean {
-  const key = addressKey(ip);
-  if (isIPv4(key)) return LOCAL_NETWORKS.check(key, 'ipv4');
-  const address = ip.split('%')[0];
-  return isIPv6(address) && LOCAL_NETWORKS.check(address, 'ipv6');
+  return listHolds(LOCAL_NETWORKS, ip);
 }

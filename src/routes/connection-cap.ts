@@ -9,7 +9,7 @@
 import type { Server } from 'node:http';
 import { BlockList, isIPv4, type Socket } from 'node:net';
 import type { TrustProxy } from '../config.js';
-import { addressKey } from '../rooms/address.js';
+import { addressKey, listHolds } from '../rooms/address.js';
 
 /** Whether TRUST_PROXY trusts a direct peer at an address (then it is a proxy of ours). */
 export function trustsPeer(trust: TrustProxy): (ip: string) => boolean {
@@ -25,10 +25,7 @@ export function trustsPeer(trust: TrustProxy): (ip: string) => boolean {
     if (prefix === undefined) list.addAddress(address, type);
     else list.addSubnet(address, Number(prefix), type);
   }
-  return (ip) => {
-    const key = addressKey(ip);
-    return isIPv4(key) ? list.check(key, 'ipv4') : list.check(ip.split('%')[0], 'ipv6');
-  };
+  return (ip) => listHolds(list, ip);
 }
 
 /** Closes each new connection to `server` from an address that holds `max` already (trusted peers aside). */
