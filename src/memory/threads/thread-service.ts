@@ -146,16 +146,19 @@ export class ThreadService {
 
   /** The threads merged into `thread`, and into those (merges of merges): the archived shells it absorbed. */
   async absorbedBy(thread: Thread): Promise<string[]> {
-    const archived = (await this.options.store.listThreads(thread.roomId)).filter((t) => t.mergedInto);
+    const mergedInto = new Map<string, string[]>();
+    for (const t of await this.options.store.listThreads(thread.roomId)) {
+      if (t.mergedInto) mergedInto.set(t.mergedInto, [...(mergedInto.get(t.mergedInto) ?? []), t.id]);
+    }
+    // Breadth first, each thread once: a cycle (which merges cannot make) would end, not loop.
+    const seen = new Set([thread.id]);
     const absorbed: string[] = [];
-    const into = new Set([thread.id]);
-    for (let grew = true; grew;) {
-      grew = false;
-      for (const t of archived) {
-        if (into.has(t.id) || !into.has(t.mergedInto!)) continue;
-        into.add(t.id);
-        absorbed.push(t.id);
-        grew = true;
+    for (const next = [thread.id]; next.length;) {
+      for (const id of mergedInto.get(next.shift()!) ?? []) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        absorbed.push(id);
+        next.push(id);
       }
     }
     return absorbed;
