@@ -147,7 +147,7 @@ describe('background WAL checkpoints', () => {
       onCheckpoint: (c) => checkpoints.push(c),
     });
     cleanups.push(() => checkpointer.stop());
-    await until(() => running.length > 0);
+    await until(() => running.length > 0, 30_000);
     // Twice: fill the WAL past the threshold, wait until the worker has copied every frame, and
     // check that the next commit starts the WAL over. Waiting on the wal-index (not on a timer or
     // a message count) keeps this independent of machine load.
@@ -157,9 +157,14 @@ describe('background WAL checkpoints', () => {
         const { message } = await store.appendMessage(newMessage(++n));
         expect(message.seq).toBe(n);
       }
+      // The worker reports a checkpoint once its call has returned. Until then it may still hold
+      // the wal-index lock it copied under (marking every frame copied comes just before letting
+      // go, and a SCHED_IDLE thread can wait long between the two on a busy machine), and a commit
+      // meanwhile cannot start the WAL over.
       await until(() => {
         const { frames, backfilled } = walState(file);
-        return frames >= 40 && backfilled === frames;
+        const last = checkpoints.at(-1);
+        return frames >= 40 && backfilled === frames && last !== undefined && last.log === frames && last.checkpointed === frames;
       }, 30_000);
       const before = walFrames(file);
       // The restarting commit runs unsynced: the worker's next checkpoint syncs the new header.
@@ -189,7 +194,7 @@ describe('background WAL checkpoints', () => {
     const running: boolean[] = [];
     const checkpointer = new SqliteCheckpointer({ filename: file, busyTimeoutMs: 5000, onRunning: (r) => running.push(r) });
     cleanups.push(() => checkpointer.stop());
-    await until(() => running.length > 0);
+    await until(() => running.length > 0, 30_000);
     expect(checkpointer.scheduling).toBe('idle');
     expect(threadsUnder(SCHED_IDLE)).toBe(idleBefore + 1);
     await checkpointer.stop();
