@@ -122,6 +122,13 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
     if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
   }
   await deleteMemory(sql, change.deleteMemory ?? []);
+  const moved: number[] = [];
+  for (const { fromThreadId, threadId, roomId } of change.moveThreadMemory ?? []) {
+    const { rows } = await sql.query('SELECT id FROM memory_chunks WHERE thread_id = $1 ORDER BY id FOR UPDATE', [fromThreadId]);
+    const ids = rows.map((r) => r.id as number);
+    await moveMemory(sql, ids, threadId, roomId);
+    moved.push(...ids);
+  }
   const added: number[] = [];
   for (const m of change.addMemory ?? []) added.push((await insertMemory(sql, m.chunk, change.at, m, m.updatedAt)).id);
   for (const id of change.dropBridgesOf ?? []) await sql.query('DELETE FROM thread_bridges WHERE thread_id = $1 OR other_id = $1', [id]);
@@ -133,7 +140,7 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
   for (const e of change.history ?? []) await recordEvent(sql, e, change.at);
   const appended = [];
   for (const m of change.appendMessages ?? []) appended.push((await appendIn(sql, m)).message);
-  return { addedMemoryIds: added, appended };
+  return { addedMemoryIds: added, movedMemoryIds: moved, appended };
 }
 
 /** Moves messages by id; returns the first id that is gone, if one is. */

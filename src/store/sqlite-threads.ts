@@ -18,6 +18,8 @@ export interface ThreadTablesHost {
   deleteMemory(ids: number[]): void;
   /** Moves chunks to another thread (their lines' scope follows); returns the id of the first chunk that is gone, if one is. */
   moveMemory(ids: number[], threadId: string, roomId: string): number | undefined;
+  /** Ids of the memory chunks of a thread, oldest first. */
+  memoryIdsOf(threadId: string): number[];
   appendMessage(message: NewMessage): Message;
 }
 
@@ -107,6 +109,11 @@ export class SqliteThreadTables {
       if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
     }
     if (change.deleteMemory?.length) this.host.deleteMemory(change.deleteMemory);
+    const moved = (change.moveThreadMemory ?? []).flatMap(({ fromThreadId, threadId, roomId }) => {
+      const ids = this.host.memoryIdsOf(fromThreadId);
+      this.host.moveMemory(ids, threadId, roomId);
+      return ids;
+    });
     const added = this.host.insertMemory(change.addMemory ?? [], change.at);
     for (const id of change.dropBridgesOf ?? []) sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(id, id);
     const bridge = sql('INSERT OR REPLACE INTO thread_bridges (thread_id, other_id, weight) VALUES (?, ?, ?)');
@@ -117,6 +124,6 @@ export class SqliteThreadTables {
     }
     for (const e of change.history ?? []) this.record(e, change.at);
     const appended = (change.appendMessages ?? []).map((m) => this.host.appendMessage(m));
-    return { addedMemoryIds: added, appended };
+    return { addedMemoryIds: added, movedMemoryIds: moved, appended };
   }
 }

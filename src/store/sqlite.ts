@@ -214,6 +214,7 @@ export class SqliteStore implements Store {
     insertMemory: (entries, at) => this.insertMemoryEntries(entries, at),
     deleteMemory: (ids) => this.deleteMemoryRows(ids),
     moveMemory: (ids, threadId, roomId) => this.moveMemory(ids, threadId, roomId),
+    memoryIdsOf: (threadId) => this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? ORDER BY id').pluck().all(threadId) as number[],
     appendMessage: (m) => this.appendInTransaction(m).message,
   });
 

@@ -127,6 +127,13 @@ export interface ThreadChange {
   moveMemory?: { ids: number[]; threadId: string; roomId: string }[];
   deleteMemory?: number[];
   /**
+   * Every memory chunk still in a thread, after `moveMemory` and `deleteMemory`, moving to another
+   * thread of the same room (a merge): the chunks stored in the absorbed thread after the merge read
+   * its memory, which would otherwise stay in an archived thread nobody searches. Their ids come
+   * back in `movedMemoryIds`.
+   */
+  moveThreadMemory?: { fromThreadId: string; threadId: string; roomId: string }[];
+  /**
    * New memory chunks with their vectors (fusion), and when they were last seen (default: `at`),
    * which retention orders by. `copyOf` names a stored chunk whose stored vector `vector` is (a
    * copy): a store may refer to that row's vector instead of writing it again.
@@ -157,6 +164,8 @@ export interface NewMemoryEntry {
 /** What a thread change did that the caller must tell the vector index and the rooms. */
 export interface ThreadChangeResult {
   addedMemoryIds: number[];
+  /** The chunks `moveThreadMemory` moved, for the vector index. */
+  movedMemoryIds: number[];
   appended: Message[];
 }
 

@@ -184,6 +184,39 @@ describe('merge', () => {
     expect(await memory.stats(garden.id)).toMatchObject({ chunks: 0 });
   });
 
+  it('takes along what the absorbed thread remembered after the merge read its memory, searchable in the survivor', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    const { embedder, memory, memoryIndex, store } = a.salon;
+    const late = 'Marigolds keep the aphids off the tomatoes too.';
+    // Between the merge's read of the garden's memory and its commit, the garden remembers one more passage.
+    const apply = store.applyThreadChange.bind(store);
+    let intercepted = false;
+    store.applyThreadChange = async (change) => {
+      store.applyThreadChange = apply;
+      intercepted = true;
+      await call(a, 'POST', `/api/v1/rooms/${ROOM}/import`, {
+        threadId: garden.id,
+        messages: [{ author: { name: 'Bo' }, text: late, ts: new Date().toISOString() }],
+      });
+      await memory.idle();
+      return apply(change);
+    };
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: trains.id, absorbedId: garden.id });
+    expect(intercepted).toBe(true);
+    const held = await store.scanThreadMemory(trains.id, 0, 100, false);
+    const lateChunk = held.find((c) => c.text.includes('Marigolds'));
+    expect(lateChunk).toBeDefined();
+    expect(await store.countMemoryChunks(garden.id)).toBe(0);
+    const [vector] = await embedder.embed([late]);
+    const inTrains = await memoryIndex.search(vector, 10, { scopes: [trains.id] });
+    expect(inTrains.map((h) => h.rowId)).toContain(lateChunk!.id);
+    expect(await memoryIndex.search(vector, 10, { scopes: [garden.id] })).toEqual([]);
+    const found = await memory.search('What keeps the aphids off?', { threadId: trains.id, userId: 'u_x', private: false }, 6);
+    expect(found.map((h) => h.chunk.id)).toContain(lateChunk!.id);
+  });
+
   it('remembers a window open in the absorbed thread when it closes after the merge in the survivor', async () => {
     const a = await threadsApp(closers);
     const trains = await threadWith(a, ROOM, 'Trains', TRAINS);

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { summarizeItem } from '../../src/content/items.js';
 import type { ContentItem } from '../../src/content/types.js';
+import { privateScope } from '../../src/memory/scopes.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { IngestJob, JobRunner, Store } from '../../src/store/types.js';
@@ -863,6 +864,43 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         ]);
         expect((await store.threadHistory(side.id, 10)).map((e) => e.action)).toEqual(['created']);
         expect((await store.threadMessagesAfter('thr_child', 0, 10)).map((x) => x.text)).toEqual(['intro']);
+      });
+
+      it("moves what is left of a thread's memory after the listed moves and deletes, public and private, and names it", async () => {
+        const main = await store.ensureMainThread('news_1');
+        const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_ann');
+        const m = await store.appendMessage({ roomId: 'news_1', threadId: side.id, author: user('u'), text: 'x' });
+        const listed = await store.addMemoryChunk(windowOf(m.message, 'U: listed herons'), '2026-11-01T10:00:00.000Z');
+        const dropped = await store.addMemoryChunk(windowOf(m.message, 'U: dropped herons'), '2026-11-01T10:00:00.000Z');
+        // Stored after the operation read the thread: in no list of the change.
+        const late = await store.addMemoryChunk(windowOf(m.message, 'U: late herons'), '2026-11-01T10:01:00.000Z');
+        const secret = await store.addMemoryChunk({ ...windowOf(m.message, 'U: secret herons'), privileged: true, owner: 'u_ann' }, '2026-11-01T10:02:00.000Z');
+        const other = await store.addMemoryChunk({ ...windowOf(m.message, 'U: other herons'), threadId: main.id }, '2026-11-01T10:00:00.000Z');
+        const result = await store.applyThreadChange({
+          at: '2026-11-02T10:00:00.000Z',
+          expect: [{ id: side.id, version: side.version }],
+          updateThreads: [{ id: side.id, status: 'archived', mergedInto: main.id }],
+          moveMemory: [{ ids: [listed.id], threadId: main.id, roomId: 'news_1' }],
+          deleteMemory: [dropped.id],
+          moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: 'news_1' }],
+        });
+        expect(result.movedMemoryIds).toEqual([late.id, secret.id]);
+        expect(await store.countMemoryChunks(side.id)).toBe(0);
+        expect((await store.scanThreadMemory(main.id, 0, 10)).map((c) => c.id).sort((x, y) => x - y)).toEqual(
+          [listed.id, late.id, secret.id, other.id].sort((x, y) => x - y),
+        );
+        expect(await store.getMemoryChunks([dropped.id])).toEqual([]);
+        const found = async (scopes: string[]) => (await store.searchMemoryLines('herons', scopes, 10)).map((h) => h.chunkId).sort((x, y) => x - y);
+        expect(await found([main.id])).toEqual([listed.id, late.id, other.id].sort((x, y) => x - y));
+        expect(await found([main.id, privateScope(main.id, 'u_ann')])).toEqual([listed.id, late.id, secret.id, other.id].sort((x, y) => x - y));
+        expect(await found([side.id, privateScope(side.id, 'u_ann')])).toEqual([]);
+        // Nothing left to move: nothing named.
+        const again = await store.applyThreadChange({
+          at: '2026-11-02T10:00:00.000Z',
+          expect: [],
+          moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: 'news_1' }],
+        });
+        expect(again.movedMemoryIds).toEqual([]);
       });
 
       it("reads a thread's children oldest first, then by id, as listThreads does", async () => {

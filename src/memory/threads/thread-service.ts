@@ -282,6 +282,8 @@ export class ThreadService {
       moveThreadMessages: [{ fromThreadId: b.id, threadId: a.id }],
       moveMemory: [{ ids: memoryIds, threadId: a.id, roomId: a.roomId }],
       deleteMemory: [...dropped],
+      // What was remembered in the absorbed thread after the read above goes along too.
+      moveThreadMemory: [{ fromThreadId: b.id, threadId: a.id, roomId: a.roomId }],
       dropBridgesOf: [a.id, b.id],
       setBridges: [...bridgesOfA].map(([otherId, weight]) => ({ threadId: a.id, otherId, weight })),
       history: [
@@ -295,10 +297,11 @@ export class ThreadService {
         { threadId: b.id, actor, action: 'merged_into', details: { survivorId: a.id } },
       ],
     };
-    await store.applyThreadChange(change);
-    this.log.info({ survivorId: a.id, absorbedId: b.id, messages, memoryChunks: memoryIds.length, dropped: dropped.size }, 'threads merged');
+    const { movedMemoryIds } = await store.applyThreadChange(change);
+    const moved = [...memoryIds, ...movedMemoryIds];
+    this.log.info({ survivorId: a.id, absorbedId: b.id, messages, memoryChunks: moved.length, dropped: dropped.size }, 'threads merged');
     await this.options.memory.forget([...dropped]);
-    await this.options.memory.reindex(memoryIds);
+    await this.options.memory.reindex(moved);
     this.bridges.invalidate([a.id, b.id]);
     this.options.outlet?.threadMerged(a.roomId, b.id, a.id);
     this.announce(a, `“${literal(b.title)}” was merged into “${literal(a.title)}”.`);
