@@ -5,14 +5,14 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { Config, TrustProxy } from './config.js';
+import { HTTP_RESERVE_CONNECTIONS, type Config, type TrustProxy } from './config.js';
 import aiPlugin from './plugins/ai.js';
 import assistantPlugin from './plugins/assistant.js';
 import contentPlugin from './plugins/content.js';
 import roomsPlugin from './plugins/rooms.js';
 import searchPlugin from './plugins/search.js';
 import { AdminAuth } from './routes/auth.js';
-import { capConnectionsPerAddress, trustsPeer } from './routes/connection-cap.js';
+import { capConnections, trustsPeer } from './routes/connection-cap.js';
 import { readEmptyJsonBodyAsNone } from './routes/empty-json-body.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
@@ -79,8 +79,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     return503OnClosing: false,
   });
 
-  capConnectionsPerAddress(app.server, config.HTTP_MAX_CONNECTIONS_PER_IP, trustsPeer(config.TRUST_PROXY));
   const services = createServices(config, app.log, overrides);
+  capConnections(app, {
+    perAddress: config.HTTP_MAX_CONNECTIONS_PER_IP,
+    total: config.HTTP_MAX_CONNECTIONS,
+    reserve: HTTP_RESERVE_CONNECTIONS,
+    trusted: trustsPeer(config.TRUST_PROXY),
+    onRefused: (limit) => services.metrics.connectionRefused(limit),
+  });
   app.decorate('salon', services);
   app.decorate('adminAuth', new AdminAuth(services.adminToken));
   app.addHook('onClose', async () => {

@@ -3,6 +3,7 @@
  * with its default, a parser and a one-line description; `loadConfig` turns an environment into a
  * typed, frozen Config or throws ConfigError naming the first bad variable.
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -147,10 +148,48 @@ interface Setting<T> {
   default: T | (() => T) | undefined;
   description: string;
   secret?: boolean;
+  /** How a default computed at start-up is described (README, --help). */
+  shownDefault?: string;
 }
 
 function setting<T>(parse: Parser<T>, def: Setting<T>['default'], description: string, secret = false): Setting<T> {
   return { parse, default: def, description, secret };
+}
+
+/** A setting whose default is worked out at start-up, described as `shown`. */
+function computed<T>(parse: Parser<T>, def: () => T, shown: string, description: string): Setting<T> {
+  return { parse, default: def, description, shownDefault: shown };
+}
+
+/**
+ * The soft limit on open files of this process (`ulimit -n`, as Node raised it at start), from
+ * /proc/self/limits; undefined where that cannot be read (not Linux) or there is no limit.
+ */
+export function openFileLimit(limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+  try {
+    const soft = /^Max open files\s+(\d+)/m.exec(limits())?.[1];
+    return soft === undefined ? undefined : Number(soft);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Connections taken past HTTP_MAX_CONNECTIONS that serve only the health routes and admin requests. */
+export const HTTP_RESERVE_CONNECTIONS = 32;
+
+/** HTTP_MAX_CONNECTIONS when unset with an open-file limit unknown (macOS allows 10,240 files a process by default). */
+export const CONNECTIONS_UNKNOWN_LIMIT = 7_500;
+/** HTTP_MAX_CONNECTIONS's largest default: the room-socket cap (ROOM_MAX_CONNECTIONS) and 5,000 HTTP connections. */
+export const CONNECTIONS_MOST = 25_000;
+
+/**
+ * HTTP_MAX_CONNECTIONS's default for an open-file limit: three quarters of it, at most
+ * CONNECTIONS_MOST. The quarter left is for the store, the workers, the model server's and Redis's
+ * connections and the health reserve, which fail with EMFILE once clients hold every descriptor.
+ */
+export function defaultConnectionCap(limit: number | undefined): number {
+  if (limit === undefined) return CONNECTIONS_UNKNOWN_LIMIT;
+  return Math.max(1, Math.min(CONNECTIONS_MOST, Math.floor((limit * 3) / 4)));
 }
 
 /** Every environment variable Salon reads, in the order the README's table lists them. */
@@ -239,6 +278,12 @@ export const SETTINGS = {
     500,
     'open TCP connections one client address may hold, HTTP and room sockets together (IPv6: per /64); past it a new one is closed at once (a proxy TRUST_PROXY trusts is not counted)',
   ),
+  HTTP_MAX_CONNECTIONS: computed(
+    integer(1, 10_000_000),
+    () => defaultConnectionCap(openFileLimit()),
+    `¾ of the open-file limit (ulimit -n), at most ${CONNECTIONS_MOST}; ${CONNECTIONS_UNKNOWN_LIMIT} where it is unknown`,
+    `open TCP connections this node serves, HTTP and room sockets together; past it ${HTTP_RESERVE_CONNECTIONS} more serve only /healthz, /readyz, /metrics and admin requests (others get 503 ERR_SERVER_FULL), and a new one past those is closed at once (counted in salon_connections_refused_total)`,
+  ),
   ROOM_ADDRESS_FRAMES_PER_SECOND: setting(
     integer(1, 1_000_000),
     20,
@@ -271,9 +316,10 @@ export const SETTINGS = {
   ),
   SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),
   HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
-  SEARCH_WORKERS: setting(
+  SEARCH_WORKERS: computed(
     integer(1, 64),
     () => Math.max(1, availableParallelism()),
+    'number of cores',
     'search worker threads (flat scans), and the threads an HNSW graph is built on',
   ),
   MEMORY_HNSW_THRESHOLD: setting(
@@ -376,7 +422,7 @@ export function testConfig(overrides: Partial<Record<keyof Settings, string>> = 
 export function describeSettings(): { name: string; default: string; accepts: string; description: string }[] {
   return Object.entries(SETTINGS).map(([name, s]) => {
     const d = (s as Setting<unknown>).default;
-    const shown = typeof d === 'function' ? 'number of cores' : d === undefined ? '' : Array.isArray(d) ? d.join(',') : String(d);
+    const shown = typeof d === 'function' ? ((s as Setting<unknown>).shownDefault ?? '') : d === undefined ? '' : Array.isArray(d) ? d.join(',') : String(d);
     return { name, default: shown, accepts: (s.parse as Parser<unknown>).accepts ?? '', description: s.description };
   });
 }

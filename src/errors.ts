@@ -127,7 +127,7 @@ export const errors = {
   ERR_ORIGIN_NOT_ALLOWED: define('ERR_ORIGIN_NOT_ALLOWED', 403, 'Origin %s may not open room sockets'),
   ERR_RATE_LIMITED: define('ERR_RATE_LIMITED', 429, 'Slow down: %s'),
   ERR_TOO_MANY_CONNECTIONS: define('ERR_TOO_MANY_CONNECTIONS', 429, 'Too many connections from this address'),
-  ERR_SERVER_FULL: define('ERR_SERVER_FULL', 503, 'The server holds as many room connections as it can; try again shortly'),
+  ERR_SERVER_FULL: define('ERR_SERVER_FULL', 503, 'The server holds as many connections as it can; try again shortly'),
   ERR_MESSAGE_TOO_LONG: define('ERR_MESSAGE_TOO_LONG', 400, 'Message is longer than %s characters'),
   ERR_NOT_JOINED: define('ERR_NOT_JOINED', 400, 'Send hello before %s'),
   ERR_HELLO_TIMEOUT: define('ERR_HELLO_TIMEOUT', 408, 'No hello within %s ms'),

@@ -5,7 +5,7 @@
  */
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { defaultConnectionCap, HTTP_RESERVE_CONNECTIONS, loadConfig, openFileLimit } from '../src/config.js';
 import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
 import { isLocalNetworkAddress } from '../src/rooms/address.js';
 import { ADMIN_FAILURES_PER_MINUTE, AdminAuth } from '../src/routes/auth.js';
@@ -242,6 +242,83 @@ describe('connections per address', () => {
     const listed = trustsPeer(['10.0.0.0/8', '::ffff:192.0.2.5', 'fd00::/8']);
     for (const ip of ['10.1.2.3', '::ffff:10.1.2.3', '192.0.2.5', 'fd00::7']) expect(listed(ip), ip).toBe(true);
     for (const ip of ['11.0.0.1', '192.0.2.6', 'fe80::1']) expect(listed(ip), ip).toBe(false);
+  });
+});
+
+describe('connections on the node', () => {
+  const held: Socket[] = [];
+  afterEach(() => {
+    for (const socket of held.splice(0)) socket.destroy();
+  });
+  /** A keep-alive GET of `path` on a new connection: its status line and body, or 'closed' when closed unanswered. */
+  function get(port: number, path: string, headers = ''): Promise<{ status: string; body: string }> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      held.push(socket);
+      let got = '';
+      const answer = () => {
+        const [head, body = ''] = got.split('\r\n\r\n');
+        return { status: head.split('\r\n')[0] || 'closed', body };
+      };
+      socket.on('data', (d) => {
+        got += d;
+        const length = /content-length: (\d+)/i.exec(got)?.[1];
+        if (length !== undefined && answer().body.length >= Number(length)) resolve(answer());
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(answer()));
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n${headers}\r\n`);
+    });
+  }
+
+  it('serves HTTP_MAX_CONNECTIONS connections from every address together, keeps a reserve for health and admin requests, and counts what it refuses', async () => {
+    // The per-address cap is out of the way: the loopback peer is a trusted proxy.
+    const a = await app({ HTTP_MAX_CONNECTIONS: '2', TRUST_PROXY: '127.0.0.1' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    for (let i = 0; i < 2; i++) expect((await get(port, '/api/v1/content')).status).toBe('HTTP/1.1 200 OK');
+    // Past the cap: the reserve answers an API request 503 and closes, but serves an admin and the health routes.
+    const refused = await get(port, '/api/v1/content');
+    expect(refused.status).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(JSON.parse(refused.body).error.code).toBe('ERR_SERVER_FULL');
+    expect((await get(port, '/api/v1/content', `authorization: ${ADMIN.authorization}\r\n`)).status).toBe('HTTP/1.1 200 OK');
+    // The refused connection was closed, and its place in the reserve comes free once the server sees it.
+    for (let i = 1; i < HTTP_RESERVE_CONNECTIONS; i++) {
+      await vi.waitFor(async () => expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK'), { timeout: 10_000 });
+    }
+    // Past the reserve a new connection is closed unanswered, whatever it asks.
+    expect((await get(port, '/healthz')).status).toBe('closed');
+    const metrics = (await a.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('salon_connections_refused_total{limit="node"} 2');
+    // A connection that closes makes room for a new one.
+    held[0].destroy();
+    await vi.waitFor(async () => expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK'), { timeout: 10_000 });
+  });
+
+  it('counts connections refused by the per-address cap apart', async () => {
+    const a = await app({ HTTP_MAX_CONNECTIONS_PER_IP: '1' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK');
+    expect((await get(port, '/healthz')).status).toBe('closed');
+    expect((await a.inject({ method: 'GET', url: '/metrics' })).body).toContain('salon_connections_refused_total{limit="address"} 1');
+  });
+
+  it('defaults HTTP_MAX_CONNECTIONS to three quarters of the open-file limit, at most 25,000, and refuses a bad value naming it', () => {
+    expect(openFileLimit(() => 'Limit   Soft Limit   Hard Limit   Units\nMax open files            1024                 524288               files\n')).toBe(
+      1024,
+    );
+    expect(openFileLimit(() => 'Max open files            unlimited            unlimited            files\n')).toBeUndefined();
+    expect(
+      openFileLimit(() => {
+        throw new Error('ENOENT');
+      }),
+    ).toBeUndefined();
+    expect(defaultConnectionCap(1024)).toBe(768);
+    expect(defaultConnectionCap(1_048_576)).toBe(25_000);
+    expect(defaultConnectionCap(undefined)).toBe(7_500);
+    expect(loadConfig({}).HTTP_MAX_CONNECTIONS).toBe(defaultConnectionCap(openFileLimit()));
+    for (const bad of ['0', 'many', '-5', '1.5']) expect(() => loadConfig({ HTTP_MAX_CONNECTIONS: bad }), bad).toThrow(/^HTTP_MAX_CONNECTIONS: /);
   });
 });
 

@@ -64,6 +64,7 @@ export class SalonMetrics {
   private readonly ingestJobs: Counter<'status'>;
   private readonly storeLatency: Histogram<'operation'>;
   private readonly storeErrors: Counter<'operation'>;
+  private readonly refusedConnections: Counter<'limit'>;
 
   constructor(sources: MetricSources) {
     processMetrics();
@@ -116,6 +117,12 @@ export class SalonMetrics {
       registers,
     });
     this.storeErrors = new Counter({ name: 'salon_store_errors_total', help: 'Store operations that failed', labelNames: ['operation'], registers });
+    this.refusedConnections = new Counter({
+      name: 'salon_connections_refused_total',
+      help: 'TCP connections (and requests on the reserve past HTTP_MAX_CONNECTIONS) refused, by the cap that refused them (node, address)',
+      labelNames: ['limit'],
+      registers,
+    });
     const level = (name: string, help: string, read: () => number) =>
       new Gauge({
         name,
@@ -182,6 +189,11 @@ export class SalonMetrics {
   storeOperation(operation: string, seconds: number, failed: boolean): void {
     this.storeLatency.observe({ operation }, seconds);
     if (failed) this.storeErrors.inc({ operation });
+  }
+
+  /** A connection was refused by the node's cap or its address's (routes/connection-cap.ts). */
+  connectionRefused(limit: 'node' | 'address'): void {
+    this.refusedConnections.inc({ limit });
   }
 
   /** The exposition text (this app's series and the process's) and its content type. */

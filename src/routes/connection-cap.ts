@@ -1,15 +1,31 @@
 /**
- * A cap on the TCP connections one client address holds at once, HTTP and room sockets together
- * (HTTP_MAX_CONNECTIONS_PER_IP; IPv6: per /64). Timeouts drop a connection that trickles its
- * request or idles, but only after 30 and 65 s: one address that kept opening them held as many
- * as it liked, each a file descriptor and some kilobytes, and the room-socket cap counts a socket
- * only once it is upgraded. Past the cap a new connection is closed before Node reads a byte of it.
- * A proxy TRUST_PROXY trusts is not counted: it carries many clients, whom the other limits count.
+ * Caps on the TCP connections this node holds, HTTP and room sockets together: per client address
+ * (HTTP_MAX_CONNECTIONS_PER_IP; IPv6: per /64) and in all (HTTP_MAX_CONNECTIONS).
+ *
+ * Per address: timeouts drop a connection that trickles its request or idles, but only after 30
+ * and 65 s: one address that kept opening them held as many as it liked, each a file descriptor
+ * and some kilobytes, and the room-socket cap counts a socket only once it is upgraded. A proxy
+ * TRUST_PROXY trusts is not counted there: it carries many clients, whom the other limits count.
+ *
+ * In all: many addresses together (or one trusted proxy) could still open connections until the
+ * process ran out of file descriptors, and then the store, the workers and the model server's
+ * connections failed with EMFILE as well. Past the cap a few connections more (HTTP_RESERVE_CONNECTIONS)
+ * are taken but serve only the health routes and admin requests, so a full node can still be
+ * probed and managed; past those a new connection is closed before Node reads a byte of it.
  */
 import type { Server } from 'node:http';
 import { BlockList, isIPv4, type Socket } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config.js';
+import { errors } from '../errors.js';
 import { addressKey, listHolds } from '../rooms/address.js';
+import { isAdmin } from './auth.js';
+
+/** Routes a connection from the reserve may reach without the admin token. */
+const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Which cap refused a connection. */
+export type ConnectionLimit = 'address' | 'node';
 
 /** Whether TRUST_PROXY trusts a direct peer at an address (then it is a proxy of ours). */
 export function trustsPeer(trust: TrustProxy): (ip: string) => boolean {
@@ -28,24 +44,64 @@ export function trustsPeer(trust: TrustProxy): (ip: string) => boolean {
   return (ip) => listHolds(list, ip);
 }
 
-/** Closes each new connection to `server` from an address that holds `max` already (trusted peers aside). */
-export function capConnectionsPerAddress(server: Server, max: number, trusted: (ip: string) => boolean): void {
-  const open = new Map<string, number>();
+/** What `capConnections` takes. */
+export interface ConnectionCaps {
+  /** Connections one address may hold (HTTP_MAX_CONNECTIONS_PER_IP). */
+  perAddress: number;
+  /** Connections the node serves fully (HTTP_MAX_CONNECTIONS). */
+  total: number;
+  /** Connections past `total` that serve the health routes and admin requests only (HTTP_RESERVE_CONNECTIONS). */
+  reserve: number;
+  /** Whether a peer is a proxy TRUST_PROXY trusts (not counted per address). */
+  trusted: (ip: string) => boolean;
+  /** Called for each connection or request refused, with the cap that refused it. */
+  onRefused: (limit: ConnectionLimit) => void;
+}
+
+/**
+ * Installs the caps on `app`'s server: a new connection past either is closed at once; one taken
+ * from the reserve is answered `503 ERR_SERVER_FULL` (and closed) unless it asks for a health
+ * route or carries the admin token.
+ */
+export function capConnections(app: FastifyInstance, caps: ConnectionCaps): void {
+  const fromReserve = new WeakSet<Socket>();
+  const server: Server = app.server;
+  const perAddress = new Map<string, number>();
+  let open = 0;
   // Before Node's own listener, so a refused connection never gets a parser.
   server.prependListener('connection', (socket: Socket) => {
+    if (open >= caps.total + caps.reserve) return refuse(socket, 'node');
     const ip = socket.remoteAddress;
-    if (ip === undefined || trusted(ip)) return;
-    const key = addressKey(ip);
-    const held = open.get(key) ?? 0;
-    if (held >= max) {
-      socket.destroy();
-      return;
+    const key = ip === undefined || caps.trusted(ip) ? undefined : addressKey(ip);
+    if (key !== undefined) {
+      const held = perAddress.get(key) ?? 0;
+      if (held >= caps.perAddress) return refuse(socket, 'address');
+      perAddress.set(key, held + 1);
     }
-    open.set(key, held + 1);
+    if (open >= caps.total) fromReserve.add(socket);
+    open++;
     socket.once('close', () => {
-      const left = (open.get(key) ?? 1) - 1;
-      if (left > 0) open.set(key, left);
-      else open.delete(key);
+      open--;
+      if (key === undefined) return;
+      const left = (perAddress.get(key) ?? 1) - 1;
+      if (left > 0) perAddress.set(key, left);
+      else perAddress.delete(key);
     });
   });
+  const refuse = (socket: Socket, limit: ConnectionLimit) => {
+    socket.destroy();
+    caps.onRefused(limit);
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    if (!fromReserve.has(request.raw.socket) || servedFromReserve(request)) return;
+    caps.onRefused('node');
+    reply.header('connection', 'close');
+    throw new errors.ERR_SERVER_FULL();
+  });
+}
+
+/** Whether a request on a connection from the reserve is served: a health route, or an admin's. */
+function servedFromReserve(request: FastifyRequest): boolean {
+  if (HEALTH_PATHS.has(request.url.split('?')[0]) && request.method === 'GET') return true;
+  return isAdmin(request);
 }
