@@ -18,6 +18,7 @@ import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
 import { warnOfUntrustedProxy } from './routes/proxy-check.js';
+import { queryFreeLogging } from './routes/request-log.js';
 import apiRateLimit, { API_RATE_LIMIT } from './routes/rate-limit.js';
 import webRoutes, { readShell } from './routes/web.js';
 import { createServices, type ServiceOverrides } from './services.js';
@@ -26,6 +27,8 @@ import { createServices, type ServiceOverrides } from './services.js';
 export interface AppOverrides extends ServiceOverrides {
   /** A folder laid out as fixtures/demo to seed from instead of fixtures/demo. */
   demoDir?: string;
+  /** Where the log's lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 const BODY_LIMIT_BYTES = 1_048_576;
@@ -53,7 +56,13 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
 /** Builds the app; call `listen()` to serve or `inject()` to test, and always `close()`. */
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    // Request URLs are logged by their path: a query holds what people search for, maybe a token.
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      ...queryFreeLogging,
+      ...(overrides.logStream && { stream: overrides.logStream }),
+    },
     bodyLimit: BODY_LIMIT_BYTES,
     // Limits count the client's address: behind a proxy, only the proxies named here may tell it.
     trustProxy: trustProxyOption(config.TRUST_PROXY),

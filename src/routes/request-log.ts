@@ -1,0 +1,90 @@
+/**
+ * What the log keeps of a request's URL: its path, never its query. A query holds what people
+ * searched for (`/api/v1/search?q=…`) and may hold a token a client put there; the log is kept,
+ * shipped and read by more people than the data. Fastify logs the URL in more than one place (the
+ * `req` of "incoming request", "Route GET:/x?q=… not found", an upgrade to a route without a
+ * socket handler, errors naming the URL), so besides the serializers every log call is scrubbed of
+ * a request-like URL's query: a path starting with one `/` (absolute URLs, a fetched feed's, are
+ * left as they are).
+ */
+import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+
+/** The pino options Fastify's `logger` takes. */
+type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
+
+/** A request URL as the log keeps it: the path, without its query. */
+export function loggedPath(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** A relative URL's query in free text: after a space, quote, bracket or colon, one `/`, a path, then `?…`. */
+const RELATIVE_URL_QUERY = /(^|[\s"'(:=])(\/(?!\/)[^\s"'()?]*)\?[^\s"')]*/g;
+
+/** `text` with the query of every request-like URL in it dropped. */
+export function withoutQueries(text: string): string {
+  return text.replace(RELATIVE_URL_QUERY, '$1$2');
+}
+
+/** Fastify's `req` serializer with the path in place of the URL. */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: loggedPath(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** Fields of a log call's details that may carry a request URL. */
+const URL_FIELDS = ['url', 'path'];
+
+/**
+ * `err` with the queries scrubbed from its message and stack, and without the parser's `rawPacket`
+ * (the bytes of a malformed request, its request line among them, that Node puts on a client
+ * error): a copy with the same prototype, so the log's error serializer reads it as it would `err`.
+ */
+function errorForLog(err: Error): Error {
+  const raw = err as Error & { rawPacket?: unknown };
+  const message = withoutQueries(err.message);
+  const stack = err.stack === undefined ? undefined : withoutQueries(err.stack);
+  if (raw.rawPacket === undefined && message === err.message && stack === err.stack) return err;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as Error & { rawPacket?: unknown }, err);
+  delete copy.rawPacket;
+  Object.defineProperty(copy, 'message', { value: message, enumerable: false, writable: true, configurable: true });
+  Object.defineProperty(copy, 'stack', { value: stack, enumerable: false, writable: true, configurable: true });
+  if (err.cause !== undefined) Object.defineProperty(copy, 'cause', { value: err.cause, enumerable: false, writable: true, configurable: true });
+  return copy;
+}
+
+/** A log call's details with the URL fields and the error scrubbed of queries (the same object when nothing changes). */
+function detailsForLog(details: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  const set = (name: string, value: unknown) => {
+    if (value === details[name]) return;
+    copy ??= { ...details };
+    copy[name] = value;
+  };
+  for (const name of URL_FIELDS) if (typeof details[name] === 'string') set(name, withoutQueries(details[name] as string));
+  if (details.err instanceof Error) set('err', errorForLog(details.err));
+  return copy ?? details;
+}
+
+/** pino's logMethod hook: the message, its arguments, the details' URL fields and error scrubbed of queries. */
+function scrubQueries(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
+  const scrubbed = args.map((arg) => {
+    if (typeof arg === 'string') return withoutQueries(arg);
+    if (arg instanceof Error) return errorForLog(arg);
+    if (arg === null || typeof arg !== 'object' || Array.isArray(arg)) return arg;
+    return detailsForLog(arg as Record<string, unknown>);
+  });
+  method.apply(this, scrubbed);
+}
+
+/** The logger options that keep queries out of the log. */
+export const queryFreeLogging = {
+  serializers: { req: requestForLog },
+  hooks: { logMethod: scrubQueries },
+} satisfies LoggerOptions;

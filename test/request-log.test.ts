@@ -1,0 +1,70 @@
+/**
+ * The log keeps a request's path, never its query: what people search for and any token a client
+ * put in a URL stay out of it, in every line Fastify and the routes write (the request, a route
+ * not found, an upgrade to a route without a socket, a malformed request, an error naming the URL).
+ */
+import { connect, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loggedPath, withoutQueries } from '../src/routes/request-log.js';
+import { testApp } from './helpers.js';
+
+const SECRET = 'hushhush-needle';
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+/** Sends `request` on a new connection to `port` and resolves once the server has answered or closed it. */
+function raw(port: number, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let got = '';
+    socket.on('data', (d) => {
+      got += d;
+      if (got.includes('\r\n\r\n')) socket.destroy();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(got.split('\r\n')[0]));
+  });
+}
+
+describe('request URLs in the log', () => {
+  it('logs the path of every request, never its query, in any line', async () => {
+    const lines: string[] = [];
+    const t = await testApp({ LOG_LEVEL: 'trace' }, { logStream: { write: (line) => void lines.push(line) } });
+    close = t.close;
+    const a = t.app;
+    a.get('/api/v1/broken', async (request) => {
+      throw new Error(`could not serve ${request.url}`);
+    });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    expect((await a.inject({ method: 'GET', url: `/api/v1/search?q=${SECRET}` })).statusCode).toBe(200);
+    expect((await a.inject({ method: 'GET', url: `/no/such/page?token=${SECRET}` })).statusCode).toBe(404);
+    expect((await a.inject({ method: 'GET', url: `/api/v1/broken?token=${SECRET}` })).statusCode).toBe(500);
+    // An upgrade to a route that takes no socket: @fastify/websocket logs the URL it refused.
+    const upgrade = `GET /api/v1/openapi.json?q=${SECRET} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+    await raw(port, upgrade);
+    // A request Node's parser refuses: its bytes were logged with the client error.
+    expect(await raw(port, `GET /api/v1/search?q=${SECRET} HTTP/1.1\r\nHost: x\r\nBad header line\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    await vi.waitFor(() => expect(lines.join('')).toContain('client error'));
+    await vi.waitFor(() => expect(lines.join('')).toContain('no websocket handler'));
+    const logged = lines.map((line) => JSON.parse(line) as { msg?: string; req?: { url?: string } });
+    expect(logged.filter((l) => l.msg === 'incoming request').map((l) => l.req?.url)).toEqual(
+      expect.arrayContaining(['/api/v1/search', '/no/such/page', '/api/v1/broken']),
+    );
+    expect(lines.join('')).toContain('could not serve /api/v1/broken');
+    for (const line of lines) expect(line).not.toContain(SECRET);
+  });
+
+  it('drops the query of a relative URL in free text and leaves absolute URLs as they are', () => {
+    expect(loggedPath('/api/v1/search?q=a&k=5')).toBe('/api/v1/search');
+    expect(loggedPath('/healthz')).toBe('/healthz');
+    expect(withoutQueries('Route GET:/x/y?q=secret not found')).toBe('Route GET:/x/y not found');
+    expect(withoutQueries('did you forget to "return reply" in the "/a?b=c" (GET) route?')).toBe('did you forget to "return reply" in the "/a" (GET) route?');
+    expect(withoutQueries('fetching https://example.com/feed?page=2 failed')).toBe('fetching https://example.com/feed?page=2 failed');
+    expect(withoutQueries('no query in /data/salon.db here')).toBe('no query in /data/salon.db here');
+  });
+});
