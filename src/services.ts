@@ -72,6 +72,12 @@ export interface Services {
   metrics: SalonMetrics;
   /** Keeps both vector indexes in step with what other nodes commit (src/sync); idle on a lone node. */
   indexSync: IndexSync;
+  /**
+   * Aborted when a shutdown begins (src/shutdown.ts): the long start-up steps (the index load, the
+   * demo seeding, the memory load) stop at their next safe point instead of running to their end
+   * while the signal waits, and embedding in progress stops.
+   */
+  stopping: AbortController;
 }
 
 /** Implementations that replace the ones the config would choose (tests). */
@@ -118,12 +124,14 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
   });
   // Documents and memory scan on the same threads: each index holds the pool open until it closes.
   const scanPool = createScanPool(config);
+  const stopping = new AbortController();
   const searchStack = createSearchStack({
     store,
     embedder: ai.embedder,
     index: overrides.index ?? createVectorIndex(config, ai.embedder, { log, pool: scanPool }),
     log,
     onChanged: (rowIds) => void indexSync.record('documents', rowIds),
+    signal: stopping.signal,
   });
 
   const pipeline = createItemPipeline({
@@ -234,6 +242,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     threads,
     metrics,
     indexSync,
+    stopping,
   };
 }
 

@@ -45,6 +45,11 @@ async function lastResort(app: FastifyInstance, stepMs: number): Promise<void> {
   app.log.error({ memory: stored, store: closed }, 'shutdown took too long; stored what memory it could and closed the store');
 }
 
+/** `process.exitCode` as a number (0 when unset): 1 once a fatal error set it. */
+function exitCodeSoFar(): number {
+  return process.exitCode === undefined ? 0 : Number(process.exitCode);
+}
+
 /** Shuts the app down once (later calls do nothing); `begun` tells whether it was called. */
 export interface Shutdown {
   (signal: string): void;
@@ -64,6 +69,9 @@ export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    // Before close(), which waits for start-up to end: its long steps stop at their next safe point.
+    const stopped = new Error(`shutting down (${signal})`);
+    app.salon.stopping.abort(stopped);
     // Past the grace the last resort decides, and the exit code is 1 whatever app.close() does.
     let late = false;
     const timer = setTimeout(() => {
@@ -75,13 +83,15 @@ export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}
       () => {
         if (late) return;
         clearTimeout(timer);
-        exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+        exit(exitCodeSoFar());
       },
       (err) => {
-        app.log.error({ err }, 'error during shutdown');
+        // A start-up step the abort stopped: close() ran every hook and only reports why start-up ended.
+        const clean = err === stopped;
+        if (!clean) app.log.error({ err }, 'error during shutdown');
         if (late) return;
         clearTimeout(timer);
-        exit(1);
+        exit(clean ? exitCodeSoFar() : 1);
       },
     );
   };
@@ -95,7 +105,13 @@ export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}
  * SIGTERM during start-up had the server accept connections until the process exited.
  */
 export async function listenUnlessShutDown(app: FastifyInstance, at: { port: number; host: string }, shutdown: Shutdown): Promise<boolean> {
-  await app.ready();
+  try {
+    await app.ready();
+  } catch (err) {
+    // The shutdown stopped a start-up step: not a failure to start, and the shutdown ends the process.
+    if (shutdown.begun) return false;
+    throw err;
+  }
   if (shutdown.begun) return false;
   await app.listen(at);
   if (!shutdown.begun) return true;

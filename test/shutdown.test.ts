@@ -8,9 +8,13 @@ import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
+import { buildApp } from '../src/app.js';
+import { testConfig } from '../src/config.js';
+import { DEMO_SEED_KEY } from '../src/content/ingest/seed.js';
 import { listenUnlessShutDown, shutdownOnce } from '../src/shutdown.js';
 import { SqliteStore } from '../src/store/sqlite.js';
-import { testApp } from './helpers.js';
+import { tempDir, testApp } from './helpers.js';
 import { item, joined, ROOM } from './rooms/helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -110,5 +114,74 @@ describe('shutdownOnce', () => {
     expect(late.status).toBe(503);
     expect(late.connection).toBe('close');
     expect(JSON.parse(late.body)).toEqual({ error: { code: 'ERR_NOT_READY', message: 'Not ready: the server is shutting down' } });
+  });
+});
+
+/**
+ * The built-in embedder, except that from its `blockFrom`-th call on it waits as a slow remote
+ * model does, until the call's signal is aborted; `blocked` settles when it first waits.
+ */
+class SlowEmbedder extends LocalEmbedder {
+  blockFrom = Infinity;
+  private calls = 0;
+  private started = () => {};
+  readonly blocked = new Promise<void>((resolve) => (this.started = resolve));
+
+  override async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (++this.calls >= this.blockFrom) {
+      this.started();
+      await new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+    }
+    return super.embed(texts, signal);
+  }
+}
+
+describe('a shutdown during a long start-up step', () => {
+  /** Starts `app` as the server does and sends SIGTERM once `embedder` waits; the exit code and whether it listened. */
+  async function stopWhileSlow(app: Awaited<ReturnType<typeof buildApp>>, embedder: SlowEmbedder): Promise<{ code: number; listened: boolean }> {
+    let exited: (code: number) => void = () => {};
+    const code = new Promise<number>((resolve) => (exited = resolve));
+    const shutdown = shutdownOnce(app, { exit: exited });
+    const started = listenUnlessShutDown(app, { port: 0, host: '127.0.0.1' }, shutdown);
+    await embedder.blocked;
+    shutdown('SIGTERM');
+    // Past the grace (10 s) the exit would be 1: the step ran on until the process gave up on it.
+    return { code: await code, listened: await started };
+  }
+
+  it('stops loading the index: the process exits 0 without listening', async () => {
+    const embedder = new SlowEmbedder();
+    const t = await testApp({}, { embedder });
+    cleanups.push(() => t.close());
+    for (const n of [1, 2, 3]) await t.app.salon.ingest.pipeline.put(item(`news_slow${n}`, { title: `Slow item ${n}` }));
+    embedder.blockFrom = 0;
+    expect(await stopWhileSlow(t.app, embedder)).toEqual({ code: 0, listened: false });
+    expect(t.app.server.listening).toBe(false);
+  });
+
+  it('stops seeding the demo between items, each stored whole, and the next start seeds what is missing', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const config = testConfig({ DATA_DIR: dir, SEED_DEMO: 'true', ADMIN_TOKEN: 'test-admin-token' });
+    const embedder = new SlowEmbedder();
+    embedder.blockFrom = 3;
+    const first = await buildApp(config, { embedder });
+    expect(await stopWhileSlow(first, embedder)).toEqual({ code: 0, listened: false });
+
+    const store = new SqliteStore({ filename: join(dir, 'salon.db') });
+    // Not "seeding", which would keep every later start from seeding until the claim went stale.
+    expect(JSON.parse((await store.getMeta(DEMO_SEED_KEY))!).state).toBe('failed');
+    const stored = await store.countItems();
+    expect(stored).toBeGreaterThan(0);
+    // Every stored item has its chunks: it went in whole, in one transaction.
+    const withChunks = new Set((await store.scanChunks(0, 100_000)).map((c) => c.itemId));
+    expect(withChunks.size).toBe(stored);
+    await store.close();
+
+    const second = await buildApp(config);
+    cleanups.push(() => second.close());
+    await second.ready();
+    expect(JSON.parse((await second.salon.store.getMeta(DEMO_SEED_KEY))!).state).toBe('done');
+    expect(await second.salon.store.countItems()).toBeGreaterThan(stored);
   });
 });

@@ -241,12 +241,13 @@ export class MemoryService implements MemorySearch {
   /**
    * Rebuilds the index from the store (at start, and after `salon reindex` changes the embedder):
    * stored vectors of the current embedder are used as they are; other chunks are embedded again
-   * and their new vectors kept.
+   * and their new vectors kept. `signal` (a shutdown) stops it between pages, before the prune.
    */
-  async load(): Promise<number> {
+  async load(signal?: AbortSignal): Promise<number> {
     let after = 0;
     let loaded = 0;
     for (;;) {
+      signal?.throwIfAborted();
       const page = await this.options.store.scanMemoryChunks(after, LOAD_PAGE);
       if (!page.length) break;
       after = page[page.length - 1].id;

@@ -10,16 +10,21 @@ import threadOpRoutes from '../routes/thread-ops.js';
 import threadRoutes from '../routes/threads.js';
 
 async function assistantPlugin(app: FastifyInstance): Promise<void> {
-  const { topics, assistant, rooms, memory, memoryIndex, threads, indexSync } = app.salon;
+  const { topics, assistant, rooms, memory, memoryIndex, threads, indexSync, stopping } = app.salon;
   let loading: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => topics.start());
   // Memory is rebuilt in the background: until it is, answers find none of it.
   app.addHook('onReady', async () => {
+    // A shutdown stops the load between pages (the close waits for it).
     loading = memory
-      .load()
-      .catch((err: unknown) => app.log.error({ err: (err as Error)?.message }, 'conversation memory not loaded'))
+      .load(stopping.signal)
+      .catch((err: unknown) => {
+        if (!stopping.signal.aborted) app.log.error({ err: (err as Error)?.message }, 'conversation memory not loaded');
+      })
       // Both indexes are loaded (search's before the app was ready): follow other nodes from here.
-      .then(() => indexSync.start());
+      .then(() => {
+        if (!stopping.signal.aborted) return indexSync.start();
+      });
   });
   app.addHook('onClose', async () => topics.close());
   app.addHook('onClose', async () => {

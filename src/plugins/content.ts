@@ -42,11 +42,13 @@ async function contentPlugin(app: FastifyInstance, options: ContentPluginOptions
   if (!config.SEED_DEMO) return;
   app.addHook('onReady', async () => {
     try {
-      const r = await seedDemo({ store, pipeline: ingest.pipeline, dir: demoDir, log: app.log });
+      const r = await seedDemo({ store, pipeline: ingest.pipeline, dir: demoDir, log: app.log, signal: app.salon.stopping.signal });
       if (r.seeded)
         app.log.info({ created: r.created, updated: r.updated, unchanged: r.unchanged, failed: r.failures.length }, `demo content seeded (${r.reason})`);
       else app.log.debug(`demo content not seeded: ${r.reason}`);
     } catch (err) {
+      // A shutdown: start-up stops here (the next start seeds what is missing).
+      if (app.salon.stopping.signal.aborted) throw err;
       app.log.error({ err }, 'seeding the demo content failed; the server runs without it');
     }
   });

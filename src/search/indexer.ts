@@ -38,6 +38,13 @@ export interface IndexerOptions {
   retryMs?: number;
   /** Told the row ids of each change this node made (src/sync tells the other nodes), not of changes followed from them. */
   onChanged?: (rowIds: number[]) => void;
+  /**
+   * Aborted when the process shuts down: the load stops between pages and embedding between
+   * batches (the embedder's call in progress is aborted too), rejecting with the signal's reason.
+   * Safe at any of those points: the index lives in memory and is rebuilt from the store at the
+   * next start, and a chunk is in the store before it is embedded.
+   */
+  signal?: AbortSignal;
 }
 
 /** Progress of load and reindex, e.g. a CLI ProgressBar. */
@@ -146,6 +153,7 @@ export class Indexer implements ChunkSink {
     progress?.setTotal(await store.countChunks());
     const run = async () => {
       for (let after = 0; ;) {
+        this.options.signal?.throwIfAborted();
         const rows = await store.scanChunks(after, SCAN_PAGE);
         if (rows.length === 0) break;
         after = rows[rows.length - 1].rowId;
@@ -161,17 +169,21 @@ export class Indexer implements ChunkSink {
 
   /** Embeds in batches; a failing batch goes to the backlog instead of failing ingestion. */
   private async embedAndUpsert(chunks: IndexableChunk[], progress?: IndexProgress): Promise<void> {
+    const { signal } = this.options;
     for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+      signal?.throwIfAborted();
       const batch = chunks.slice(i, i + EMBED_BATCH);
       let vectors: Float32Array[];
       try {
         vectors = await this.options.embedder.embed(
           batch.map((c) => c.text),
-          undefined,
+          signal,
           'document',
         );
         if (vectors.length !== batch.length) throw new Error(`the embedder returned ${vectors.length} vectors for ${batch.length} texts`);
       } catch (err) {
+        // Shutting down, not a failing embedder: no retry, and the load or the ingest stops here.
+        signal?.throwIfAborted();
         for (const c of batch) this.backlog.set(c.rowId, c);
         batch.forEach(() => progress?.tick(false));
         this.options.log?.warn({ err, chunks: batch.length }, `embedding ${batch.length} chunks failed; retrying in ${this.retryMs / 1000} s`);
@@ -206,6 +218,9 @@ export class Indexer implements ChunkSink {
         const retry = [...this.backlog.values()].filter((c) => stillStored.has(c.rowId));
         this.backlog.clear();
         await this.embedAndUpsert(retry);
+      }).catch((err: unknown) => {
+        // A shutdown stopped the retry: the chunks are in the store, and the next start embeds them.
+        if (!this.options.signal?.aborted) this.options.log?.warn({ err }, 'retrying the embedding of waiting chunks failed');
       });
     }, this.retryMs);
     this.retryTimer.unref();

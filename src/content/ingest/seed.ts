@@ -92,6 +92,11 @@ export interface SeedOptions {
   /** Folder laid out as fixtures/demo; default {@link defaultDemoDir}. */
   dir?: string;
   log?: Logger;
+  /**
+   * Aborted when the process shuts down: seeding stops between items (each is stored whole, in one
+   * transaction) and the claim is marked failed, so the next start seeds what is missing.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SeedResult {
@@ -139,14 +144,16 @@ async function claim(store: Store): Promise<{ ok: boolean; reason: string }> {
 }
 
 /** Puts every demo entry through the pipeline; bad entries are reported, not fatal. */
-export async function putDemoEntries(pipeline: ItemPipeline, entries: DemoEntry[]): Promise<Omit<SeedResult, 'seeded' | 'reason'>> {
+export async function putDemoEntries(pipeline: ItemPipeline, entries: DemoEntry[], signal?: AbortSignal): Promise<Omit<SeedResult, 'seeded' | 'reason'>> {
   const result = { created: 0, updated: 0, unchanged: 0, failures: [] as JobFailure[] };
   for (const e of entries) {
+    signal?.throwIfAborted();
     try {
       if ('error' in e) throw e.error;
       const { status } = await pipeline.put(e.item);
       result[status]++;
     } catch (err) {
+      signal?.throwIfAborted();
       result.failures.push(toFailure(e.ref, err));
     }
   }
@@ -161,9 +168,9 @@ export async function seedDemo(options: SeedOptions): Promise<SeedResult> {
   if (!decision.ok) return { seeded: false, reason: decision.reason, created: 0, updated: 0, unchanged: 0, failures: [] };
   let counts: Awaited<ReturnType<typeof putDemoEntries>>;
   try {
-    counts = await putDemoEntries(pipeline, await demoEntries(dir));
+    counts = await putDemoEntries(pipeline, await demoEntries(dir), options.signal);
   } catch (err) {
-    // Unreadable demo files: let the next start try again rather than leave a claim behind.
+    // Unreadable demo files or a shutdown: let the next start try again rather than leave a claim behind.
     await store.setMeta(DEMO_SEED_KEY, JSON.stringify({ state: 'failed', at: new Date().toISOString() } satisfies Claim));
     throw err;
   }
