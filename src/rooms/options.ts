@@ -65,6 +65,13 @@ export const DEFAULT_CONTEXT_CHARS = 2_000;
 /** How long shutdown waits for clients to answer the 1001 close before cutting them off. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 2_000;
 /**
+ * How long a socket the server closed (1013, 4429, 4408 …) may take to answer the close before its
+ * TCP connection is cut. Until then its unsent frames stay queued, a client that stopped reading
+ * never answers, and `ws` waits 30 s by default: sockets dropped for being 1 MiB behind held that
+ * MiB each for 30 s after the send budget stopped counting them.
+ */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
+/**
  * How long an asker who left a room (a reload, a dropped connection) may take to come back before
  * their private asks end: long enough for a reload or a reconnect's first retries.
  */
@@ -100,6 +107,7 @@ export interface RoomOptions {
   maxListedMembers: number;
   contextChars: number;
   shutdownGraceMs: number;
+  closeTimeoutMs: number;
   askerReturnGraceMs: number;
 }
 
@@ -133,6 +141,7 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
   maxListedMembers: DEFAULT_MAX_LISTED_MEMBERS,
   contextChars: DEFAULT_CONTEXT_CHARS,
   shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
+  closeTimeoutMs: DEFAULT_CLOSE_TIMEOUT_MS,
   askerReturnGraceMs: DEFAULT_ASKER_RETURN_GRACE_MS,
 });
 

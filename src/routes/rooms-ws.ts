@@ -166,7 +166,14 @@ export function roomsWebsocket(
   }
 
   const pluginOptions: WebsocketPluginOptions = {
-    options: { maxPayload: hub.options.maxPayloadBytes, perMessageDeflate: false, clientTracking: false },
+    options: {
+      maxPayload: hub.options.maxPayloadBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+      // A socket the server closed is cut off if the client has not answered the close by then
+      // (ws 8.23 takes it; @types/ws does not list it yet).
+      ...({ closeTimeout: hub.options.closeTimeoutMs } as object),
+    },
     preClose(done) {
       shutdown().then(
         () => done(),

@@ -210,3 +210,20 @@ describe('heartbeat and shutdown', () => {
     expect((await injected.client.closed).code).toBe(CloseCode.GOING_AWAY);
   });
 });
+
+describe('closes a client does not answer', () => {
+  it('cuts the TCP connection of a socket the server closed once closeTimeoutMs passes without the client answering', async () => {
+    const { app, url } = await start({ ROOM_HELLO_TIMEOUT_MS: '100' }, { roomOptions: { closeTimeoutMs: 200 } });
+    const open = () => new Promise<number>((resolve, reject) => app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+    const silent = await connect(url());
+    // A client that stopped reading: the 4408 close waits in its kernel buffer, never answered.
+    (silent.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    expect(await open()).toBe(1);
+    // ws waited 30 s for the answer, holding the socket and whatever it still had to send.
+    let left = 1;
+    await until(() => {
+      void open().then((n) => (left = n));
+      return left === 0;
+    }, 10_000);
+  });
+});
