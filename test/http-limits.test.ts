@@ -295,6 +295,26 @@ describe('connections on the node', () => {
     await vi.waitFor(async () => expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK'), { timeout: 10_000 });
   });
 
+  it('answers an upgrade on a connection from the reserve 503 ERR_SERVER_FULL: room sockets do not take it', async () => {
+    const a = await app({ HTTP_MAX_CONNECTIONS: '1' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK');
+    const upgrade = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      held.push(socket);
+      let got = '';
+      socket.on('data', (d) => (got += d));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(got));
+      socket.write(
+        'GET /ws/rooms/news_1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      );
+    });
+    expect(upgrade.split('\r\n')[0]).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(JSON.parse(upgrade.split('\r\n\r\n')[1]).error.code).toBe('ERR_SERVER_FULL');
+  });
+
   it('counts connections refused by the per-address cap apart', async () => {
     const a = await app({ HTTP_MAX_CONNECTIONS_PER_IP: '1' });
     await a.listen({ host: '127.0.0.1', port: 0 });
