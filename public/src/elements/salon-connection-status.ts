@@ -94,6 +94,12 @@ export class SalonConnectionStatus extends LitElement {
   @state() private now = Date.now();
   private ticker: ReturnType<typeof setInterval> | undefined;
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Taken out of the page and put back (a re-render moving it), the countdown goes on.
+    this.restartCountdown();
+  }
+
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     clearInterval(this.ticker);
@@ -101,11 +107,15 @@ export class SalonConnectionStatus extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (!changed.has('retryAt')) return;
+    if (changed.has('retryAt')) this.restartCountdown();
+  }
+
+  /** Ticks once a second while a reconnect is due and the element is in the page. */
+  private restartCountdown(): void {
     clearInterval(this.ticker);
     this.ticker = undefined;
     this.now = Date.now();
-    if (this.retryAt) this.ticker = setInterval(() => (this.now = Date.now()), 1000);
+    if (this.retryAt && this.isConnected) this.ticker = setInterval(() => (this.now = Date.now()), 1000);
   }
 
   protected override render() {

@@ -300,6 +300,9 @@ export class RoomController implements ReactiveController {
           };
         }
         this.connection?.joined();
+        // A new socket: the server knows nothing of the member typing, so the next key is told at once.
+        this.typingActive = false;
+        this.lastTypingSent = 0;
         for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text, !!entry.private, entry.message.threadId);
         void this.nav.refresh();
         this.nav.fill();

@@ -24,9 +24,9 @@ export interface NavigatorHost {
 export class ThreadNavigator {
   /** The room's threads: list, counts, suggestions. */
   threads: RoomThreads = threadsOf('');
-  /** A page of older messages is being fetched. */
-  loadingOlder = false;
   private memory: RoomMemory | null = null;
+  /** Threads whose page of older messages is being fetched: each thread pages on its own. */
+  private readonly loading = new Set<string>();
 
   constructor(private readonly host: NavigatorHost) {}
 
@@ -42,6 +42,11 @@ export class ThreadNavigator {
   /** The open thread's messages. */
   get messages() {
     return this.memory ? entriesOf(this.memory, this.threadId) : [];
+  }
+
+  /** A page of the open thread's older messages is being fetched (another thread's fetch does not count). */
+  get loadingOlder(): boolean {
+    return this.loading.has(this.threadId);
   }
 
   /** The open thread has older messages on the server than the oldest one held. */
@@ -70,22 +75,18 @@ export class ThreadNavigator {
   /** Fetches the open thread's page of messages before the oldest one held. */
   async loadOlder(): Promise<void> {
     const memory = this.memory;
-    if (!memory || this.loadingOlder || !this.hasOlder) return;
     const threadId = this.threadId;
-    this.loadingOlder = true;
+    if (!memory || this.loading.has(threadId) || !this.hasOlder) return;
+    this.loading.add(threadId);
     this.host.changed();
-    let loaded = false;
     try {
       await loadOlderPage(memory, threadId);
-      loaded = true;
     } catch (err) {
       this.host.failed((err as { code?: string }).code ?? 'ERR_NETWORK', (err as Error).message);
     } finally {
-      this.loadingOlder = false;
+      this.loading.delete(threadId);
       this.host.changed();
     }
-    // The member opened another thread meanwhile: it may need its first page too.
-    if (loaded && threadId !== this.threadId) this.fill();
   }
 
   /**

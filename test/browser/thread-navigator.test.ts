@@ -1,0 +1,75 @@
+/** The thread navigator's paging, thread by thread (no browser needed: fetch is a stub). */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../src/protocol/messages.js';
+import { MessageLog } from '../../public/src/lib/message-log.js';
+import type { RoomMemory } from '../../public/src/lib/room-memory.js';
+import { ThreadNavigator } from '../../public/src/lib/thread-navigator.js';
+
+const ROOM = 'news_nav';
+const OLD = { id: 'u_old', name: 'Old', kind: 'user' as const };
+
+function msg(seq: number, threadId: string): Message {
+  return { id: `m${seq}`, seq, roomId: ROOM, threadId, author: OLD, text: `message ${seq}`, ts: new Date(1_700_000_000_000 + seq * 1000).toISOString() };
+}
+
+function thread(id: string, main: boolean) {
+  return {
+    id,
+    roomId: ROOM,
+    title: id,
+    main,
+    status: 'active',
+    parentId: null,
+    childIds: [],
+    mergedInto: null,
+    splitLockedUntil: null,
+    isMerged: false,
+    weight: 1,
+  };
+}
+
+const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+
+describe('ThreadNavigator', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('says "loading earlier messages" only for the thread being paged: another thread opened meanwhile gets its own first page', async () => {
+    const log = new MessageLog();
+    for (let seq = 100; seq < 110; seq++) log.receive(msg(seq, seq % 2 ? 't_b' : 't_main'));
+    const memory: RoomMemory = { log, joined: true, mainThreadId: 't_main', threadId: '', windowFloor: 100, noneBelow: new Map(), paged: new Set() };
+
+    let releaseMain: (r: Response) => void = () => {};
+    const asked: string[] = [];
+    vi.stubGlobal('fetch', (url: string) => {
+      asked.push(url);
+      if (url.startsWith('/api/v1/threads/t_main/messages')) return new Promise<Response>((resolve) => (releaseMain = resolve));
+      if (url.startsWith('/api/v1/threads/t_b/messages')) return Promise.resolve(json({ messages: [msg(90, 't_b')], hasMore: true }));
+      if (url.startsWith(`/api/v1/rooms/${ROOM}/threads`))
+        return Promise.resolve(json({ threads: [thread('t_main', true), thread('t_b', false)], archivedTotal: 0 }));
+      if (url.startsWith('/api/v1/threads/')) return Promise.resolve(json({ thread: thread('t_b', false), messages: 5, suggestions: [] }));
+      return Promise.reject(new Error(`unexpected ${url}`));
+    });
+
+    const nav = new ThreadNavigator({ command: () => Promise.reject(new Error('no commands here')), changed: () => {}, failed: () => {} });
+    nav.attach(ROOM, memory, () => {});
+    const mainPage = nav.loadOlder();
+    expect(nav.loadingOlder).toBe(true);
+
+    // The main thread's page is still on its way when the member opens another thread.
+    nav.select('t_b');
+    expect(nav.threadId).toBe('t_b');
+    await vi.waitFor(() => expect(asked.some((u) => u.startsWith('/api/v1/threads/t_b/messages'))).toBe(true));
+    await vi.waitFor(() => expect(nav.messages.map((e) => e.message.seq)).toContain(90));
+    expect(nav.loadingOlder).toBe(false);
+
+    // Back on the main thread, its page is still loading, and then it is not.
+    nav.select('t_main');
+    expect(nav.loadingOlder).toBe(true);
+    releaseMain(json({ messages: [msg(80, 't_main')], hasMore: true }));
+    await mainPage;
+    expect(nav.loadingOlder).toBe(false);
+    expect(nav.messages.map((e) => e.message.seq)).toContain(80);
+  });
+});
