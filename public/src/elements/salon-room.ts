@@ -12,9 +12,10 @@ import { customElement, property, state } from 'lit/decorators.js';
 import type { CommandReply } from '../lib/command-replies.js';
 import { saveDisplayName } from '../lib/identity.js';
 import { MAX_MESSAGE_CHARS, RoomController } from '../lib/room-controller.js';
+import { plural } from '../lib/format.js';
 import { roomLayoutStyles } from '../lib/room-layout.js';
 import { baseStyles } from '../lib/styles.js';
-import type { SplitLock, SplitPart } from '../lib/threads-api.js';
+import { memoryOff, type SplitLock, type SplitPart, type ThreadView } from '../lib/threads-api.js';
 import './salon-composer.js';
 import './salon-connection-status.js';
 import './salon-member-list.js';
@@ -70,6 +71,8 @@ export class SalonRoom extends LitElement {
     const folded = !this.detailsOpen;
     // Folded, the row of threads shows only when there is another thread to switch to.
     const switchable = threads.list.filter((t) => t.status === 'active').length > 1 || (!!open && open.status !== 'active');
+    // Folded, an active thread's header is hidden: the toggle says what it would show.
+    const hiddenNotes = folded && open?.status === 'active' ? notesIn(open, threads.suggestions[open.id]?.length ?? 0) : [];
     return html`<salon-connection-status
         .status=${c.status}
         .retryAt=${c.retryAt}
@@ -88,6 +91,12 @@ export class SalonRoom extends LitElement {
             @click=${this.toggleDetails}
           >
             Details${c.status === 'open' ? html` <span class="muted" data-here=${c.memberCount}>· ${c.memberCount} here</span>` : nothing}
+            ${
+              hiddenNotes.length
+                ? html`<span class="notes-dot" data-hidden-notes=${hiddenNotes.length} aria-hidden="true"></span
+                    ><span class="visually-hidden">, ${hiddenNotes.join(', ')}</span>`
+                : nothing
+            }
             <span class="chevron" aria-hidden="true">▾</span>
           </button>
         </div>
@@ -204,6 +213,14 @@ export class SalonRoom extends LitElement {
     if ('name' in saved) this.controller.rename(saved.name);
     else this.controller.refuseName(saved.refused);
   };
+}
+
+/** What an open thread's header shows that the member should not miss, in words for the Details toggle. */
+function notesIn(thread: ThreadView, suggestions: number): string[] {
+  const notes: string[] = [];
+  if (suggestions) notes.push(plural(suggestions, 'merge suggestion', 'merge suggestions'));
+  if (memoryOff(thread)) notes.push('memory is off');
+  return notes;
 }
 
 declare global {

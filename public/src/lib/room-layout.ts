@@ -107,6 +107,16 @@ export const roomLayoutStyles = css`
     .details-toggle[aria-expanded='true'] .chevron {
       transform: rotate(180deg);
     }
+    /* Folded, what the thread's header would say (merge suggestions, memory off) is marked on the toggle. */
+    .notes-dot {
+      align-self: center;
+      width: 0.55rem;
+      height: 0.55rem;
+      margin-left: 0.35rem;
+      border-radius: 50%;
+      background: var(--salon-accent-strong);
+      forced-color-adjust: none;
+    }
     /* Open, the title keeps the whole width: the toggle sits at the end of the line above it. */
     .open .head {
       display: block;
@@ -116,6 +126,24 @@ export const roomLayoutStyles = css`
       position: absolute;
       top: 0;
       right: 0;
+    }
+    /* Open, the head, the threads and people, and the thread's header each scroll within a share of
+       the screen: a very long title or many suggestions must not push the composer off it. */
+    .open .head {
+      max-height: 20dvh;
+      overflow-y: auto;
+      overscroll-behavior: contain;
+    }
+    .open .side {
+      max-height: 16dvh;
+      overflow-y: auto;
+      overscroll-behavior: contain;
+    }
+    .open salon-thread-header {
+      max-height: 16dvh;
+      overflow-y: auto;
+      overscroll-behavior: contain;
+      flex: none;
     }
     .open salon-room-header::part(kind) {
       display: flex;
