@@ -6,6 +6,12 @@
  * Above the oldest message, a "Load earlier messages" button pages back through the room's
  * history; the reader's place stays put while older messages appear above it.
  *
+ * A long list stays cheap: only a window of the newest messages is rendered (RENDER_WINDOW), and
+ * older ones already held render as the reader scrolls up to them, or presses "Load earlier
+ * messages" (which fetches only once every held one is rendered); back at the bottom the window
+ * shrinks again. Each item skips layout and paint while
+ * off screen (`content-visibility: auto`), and an item whose message did not change is not updated.
+ *
  * The list shows one thread at a time (`view`); each thread keeps its own place, so switching
  * threads and back returns the reader to where they were.
  *
@@ -20,6 +26,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
+import type { Source } from '../../../src/protocol/messages.js';
 import type { LogEntry } from '../lib/message-log.js';
 import type { AnswerInProgress } from '../lib/room-controller.js';
 import { baseStyles } from '../lib/styles.js';
@@ -31,6 +38,14 @@ const HIGHLIGHT_MS = 2_500;
 const SEEK_MAX_PAGES = 10;
 /** Within this many pixels of the bottom counts as "reading the latest". */
 const STICK_THRESHOLD_PX = 96;
+/** Newest messages rendered while the reader is at the bottom. */
+export const RENDER_WINDOW = 150;
+/** Held messages rendered at once when the reader scrolls up to the oldest one rendered. */
+const REVEAL_STEP = 100;
+/** Within this many pixels of the top, held older messages are rendered. */
+const REVEAL_THRESHOLD_PX = 600;
+/** One empty list for every message without sources: a new `[]` per render would update every item. */
+const NO_SOURCES: readonly Source[] = Object.freeze([]);
 const ASSISTANT = { id: 'assistant', name: 'Salon AI', kind: 'assistant' as const };
 
 @customElement('salon-message-list')
@@ -60,6 +75,13 @@ export class SalonMessageList extends LitElement {
       }
       .older {
         align-self: center;
+      }
+      salon-message-item {
+        /* Off screen, an item costs no layout or paint; its last size is kept as its placeholder. */
+        content-visibility: auto;
+        contain-intrinsic-size: auto 4.5rem;
+        /* Size-contained, an item's minimum height in the column would be 0: never shrink it. */
+        flex: none;
       }
       salon-message-item[highlight] {
         outline: 2px solid var(--salon-accent, #2563eb);
@@ -96,9 +118,18 @@ export class SalonMessageList extends LitElement {
   /** Messages a followed source cites that are not shown yet, and the pages still allowed to find them. */
   private seeking: { ids: string[]; pagesLeft: number } | null = null;
   /** Where the reader was in each thread shown before. */
-  private readonly places = new Map<string, { top: number; stick: boolean }>();
+  private readonly places = new Map<string, Place>();
   /** The place to go back to once the newly shown thread has rendered. */
-  private restore: { top: number; stick: boolean } | null = null;
+  private restore: Place | null = null;
+  /**
+   * The oldest message rendered, while the reader is away from the bottom ('' at the bottom: the
+   * newest RENDER_WINDOW render). Kept by key so new messages do not move what the reader sees.
+   */
+  @state() private windowStart = '';
+  /** The entries rendered (from the window's start), computed before each render. */
+  private shown: readonly LogEntry[] = [];
+  /** Older messages are being put in above the reader: the live region should not read them out. */
+  @state() private prepending = false;
 
   /** A message whose Retry or Discard was pressed: once it has re-rendered, the focus must not be left on nothing. */
   private acted: SalonMessageItem | null = null;
@@ -144,10 +175,18 @@ export class SalonMessageList extends LitElement {
     this.seek();
   };
 
-  /** Shows the sought messages when they are loaded; otherwise asks for the page before the oldest. */
+  /** Shows the sought messages when they are loaded (rendering them if need be); otherwise asks for the page before the oldest. */
   private seek(): void {
     const sought = this.seeking;
     if (!sought) return;
+    const held = sought.ids.map((id) => this.entries.findIndex((e) => e.message.id === id)).filter((i) => i >= 0);
+    const oldest = held.length ? Math.min(...held) : -1;
+    if (oldest >= 0 && oldest < this.entries.length - this.shown.length) {
+      // Held but above the window: render from there, then look again.
+      this.stick = false;
+      this.windowStart = this.entries[oldest].key;
+      return;
+    }
     const items = sought.ids
       .map((id) => this.renderRoot.querySelector<HTMLElement>(`salon-message-item[data-id="${CSS.escape(id)}"]`))
       .filter((e) => e !== null);
@@ -170,16 +209,26 @@ export class SalonMessageList extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('view') && this.scroller) {
-      this.places.set(changed.get('view') ?? '', { top: this.scroller.scrollTop, stick: this.stick });
-      this.restore = this.places.get(this.view) ?? { top: 0, stick: true };
+      this.places.set(changed.get('view') ?? '', { top: this.scroller.scrollTop, stick: this.stick, start: this.windowStart });
+      this.restore = this.places.get(this.view) ?? { top: 0, stick: true, start: '' };
+      this.windowStart = this.restore.start;
+      this.shown = this.windowOf(this.entries);
       this.keepFromBottom = null;
       this.seeking = null;
       this.unseen = false;
       return;
     }
-    const firstOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.[0]?.key;
-    if (firstOld && this.entries[0]?.key !== firstOld && this.scroller && !this.stick) {
+    const before = this.shown;
+    const oldEntries = changed.get('entries') as readonly LogEntry[] | undefined;
+    // Everything held was rendered and a page of older messages came in: it renders too.
+    if (oldEntries && before.length && before[0] === oldEntries[0] && this.entries[0]?.key !== oldEntries[0]?.key && !this.stick) {
+      this.windowStart = this.entries[0]?.key ?? '';
+    }
+    this.shown = this.windowOf(this.entries);
+    const firstOld = before[0]?.key;
+    if (firstOld && this.shown[0]?.key !== firstOld && this.scroller && !this.stick) {
       this.keepFromBottom = this.scroller.scrollHeight - this.scroller.scrollTop;
+      this.prepending = true;
     }
     // The member's own new message always brings the view to the bottom.
     const lastOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.at(-1)?.key;
@@ -192,7 +241,8 @@ export class SalonMessageList extends LitElement {
       this.keepFocus(this.acted);
       this.acted = null;
     }
-    if (this.seeking && (changed.has('entries') || changed.has('loadingOlder'))) queueMicrotask(() => this.seek());
+    if (this.seeking && (changed.has('entries') || changed.has('loadingOlder') || (changed as Map<PropertyKey, unknown>).has('windowStart')))
+      queueMicrotask(() => this.seek());
     if (this.restore) {
       const place = this.restore;
       this.restore = null;
@@ -203,13 +253,16 @@ export class SalonMessageList extends LitElement {
       requestAnimationFrame(apply);
       return;
     }
-    if (!changed.has('entries') && !changed.has('answers')) return;
+    if (!changed.has('entries') && !changed.has('answers') && !(changed as Map<PropertyKey, unknown>).has('windowStart')) return;
     if (this.keepFromBottom !== null) {
       // Older messages came in above: the reader stays on what they were reading.
       const keep = this.keepFromBottom;
       this.keepFromBottom = null;
       this.scroller.scrollTop = this.scroller.scrollHeight - keep;
-      requestAnimationFrame(() => (this.scroller.scrollTop = this.scroller.scrollHeight - keep));
+      requestAnimationFrame(() => {
+        this.scroller.scrollTop = this.scroller.scrollHeight - keep;
+        this.prepending = false;
+      });
       return;
     }
     if (this.stick) {
@@ -223,17 +276,33 @@ export class SalonMessageList extends LitElement {
 
   protected override render() {
     const empty = this.entries.length === 0 && this.answers.length === 0;
-    return html`<div class="scroller" role="log" aria-live="polite" aria-relevant="additions" aria-label="Messages" tabindex="0" @scroll=${this.onScroll}>
+    const hidden = this.entries.length - this.shown.length;
+    return html`<div
+        class="scroller"
+        role="log"
+        aria-live="polite"
+        aria-relevant="additions"
+        aria-busy=${this.prepending || this.loadingOlder ? 'true' : 'false'}
+        aria-label="Messages"
+        tabindex="0"
+        @scroll=${this.onScroll}
+      >
         ${
-          this.hasOlder
-            ? html`<button class="older" type="button" ?disabled=${this.loadingOlder} @click=${this.loadOlder}>
-                ${this.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
+          hidden > 0 || this.hasOlder
+            ? html`<button
+                class="older"
+                type="button"
+                data-held=${hidden}
+                ?disabled=${!hidden && this.loadingOlder}
+                @click=${hidden ? this.reveal : this.loadOlder}
+              >
+                ${!hidden && this.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
               </button>`
             : nothing
         }
         ${empty ? html`<p class="empty">No messages yet. Say hello, or ask the AI about this item.</p>` : nothing}
         ${repeat(
-          this.entries,
+          this.shown,
           (e) => e.key,
           (e) =>
             html`<salon-message-item
@@ -247,7 +316,7 @@ export class SalonMessageList extends LitElement {
               .state=${e.state}
               .error=${e.error ?? ''}
               .clientId=${e.message.clientId ?? ''}
-              .sources=${e.message.sources ?? []}
+              .sources=${e.message.sources ?? NO_SOURCES}
               ?only-you=${!!e.private || e.message.id.startsWith('private_')}
               ?unanswered=${!!e.unanswered}
               .retryable=${!e.final}
@@ -277,11 +346,35 @@ export class SalonMessageList extends LitElement {
     this.unseen = false;
   }
 
-  /** Follows the reader: near the bottom means "keep me on the latest". */
+  /** The entries from the window's start: the newest RENDER_WINDOW when the reader is at the bottom. */
+  private windowOf(entries: readonly LogEntry[]): readonly LogEntry[] {
+    const at = this.windowStart ? entries.findIndex((e) => e.key === this.windowStart) : -1;
+    if (at >= 0) return at === 0 ? entries : entries.slice(at);
+    // At the bottom, or the window's first message is gone (trimmed, discarded): the newest.
+    return entries.length > RENDER_WINDOW ? entries.slice(-RENDER_WINDOW) : entries;
+  }
+
+  /** Renders up to REVEAL_STEP more of the held messages above the oldest one rendered. */
+  private reveal = () => {
+    const at = this.entries.length - this.shown.length;
+    if (at <= 0) return;
+    this.stick = false;
+    this.windowStart = this.entries[Math.max(0, at - REVEAL_STEP)].key;
+  };
+
+  /** Follows the reader: near the bottom means "keep me on the latest"; near the top, older held messages render. */
   private onScroll = () => {
     const { scrollTop, scrollHeight, clientHeight } = this.scroller;
     this.stick = scrollHeight - scrollTop - clientHeight < STICK_THRESHOLD_PX;
-    if (this.stick) this.unseen = false;
+    if (this.stick) {
+      this.unseen = false;
+      // Back at the latest: the window shrinks to the newest again (what it drops is above the reader).
+      if (this.windowStart) this.windowStart = '';
+      return;
+    }
+    // Away from the bottom, the window keeps its first message while new ones arrive below.
+    if (!this.windowStart && this.shown.length) this.windowStart = this.shown[0].key;
+    if (scrollTop < REVEAL_THRESHOLD_PX && this.shown.length < this.entries.length && !this.prepending) this.reveal();
   };
 
   private loadOlder = () => {
@@ -291,9 +384,17 @@ export class SalonMessageList extends LitElement {
 
   private jumpToLatest = () => {
     this.stick = true;
+    this.windowStart = '';
     this.toBottom();
     this.scroller.focus();
   };
+}
+
+/** Where the reader was in a thread: scrolled to `top`, or at the bottom, and the window's first message. */
+interface Place {
+  top: number;
+  stick: boolean;
+  start: string;
 }
 
 declare global {
