@@ -1,7 +1,7 @@
 /**
  * A room's head on a 360 × 740 phone: opened with a very long title, context and thread title, it
  * never pushes the composer off the screen; folded, the Details toggle says what it hides (merge
- * suggestions, the thread's memory off).
+ * suggestions, the thread's memory off), and the row of threads shows a title beside its badges.
  */
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
@@ -41,6 +41,9 @@ describeBrowser('a room head on a phone', () => {
       await say(page, '/memory off');
       await expect.poll(() => page.getByRole('button', { name: /^Details.*1 merge suggestion.*memory is off/ }).count()).toBe(1);
       await page.screenshot({ path: join(ARTIFACTS, 'room-360-folded-notes.png') });
+      // The open thread's button in the row still shows its title whole beside its two badges.
+      const title = page.locator('salon-thread-list button.thread[aria-current="true"] .title');
+      await expect.poll(() => title.evaluate((el) => el.clientWidth > 0 && el.scrollWidth <= el.clientWidth)).toBe(true);
 
       // Opened, the suggestions and the note are there to read: no marker.
       await toggle.click();

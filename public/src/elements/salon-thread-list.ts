@@ -138,11 +138,21 @@ export class SalonThreadList extends LitElement {
           flex-wrap: nowrap;
           white-space: nowrap;
         }
+        /* The title keeps its width up to 60 % of the button; the badges and the count give way
+           first (cut with an ellipsis), or "Main" with two badges showed no title at all. */
         .title {
-          flex: 0 1 auto;
+          flex: 0 0 auto;
+          max-width: 60%;
           overflow: hidden;
           text-overflow: ellipsis;
           overflow-wrap: normal;
+        }
+        .thread .badge,
+        .count {
+          flex: 0 1 auto;
+          min-width: 0;
+          overflow: hidden;
+          text-overflow: ellipsis;
         }
         /* Folded behind the room's Details toggle: only the row of threads to switch to. */
         :host([folded]) .top,
