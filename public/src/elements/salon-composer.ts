@@ -10,6 +10,7 @@
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
+import { plural } from '../lib/format.js';
 import { baseStyles } from '../lib/styles.js';
 
 /** Show the remaining characters once fewer than this are left. */
@@ -153,7 +154,6 @@ export class SalonComposer extends LitElement {
         dir="auto"
         placeholder=${asking ? 'Ask the AI about this item…' : 'Write a message… (@ai to ask the AI)'}
         .value=${this.text}
-        maxlength=${this.maxLength}
         aria-describedby=${privately ? 'hint private-note' : 'hint'}
         @input=${this.onInput}
         @keydown=${this.onKeyDown}
@@ -178,7 +178,13 @@ export class SalonComposer extends LitElement {
             this.queued ? html` <strong>Offline: messages are sent once you reconnect.</strong>` : nothing
           }</span
         >
-        ${left < COUNTER_FROM ? html`<span class="count ${left < 0 ? 'over' : ''}" aria-live="polite">${left} characters left</span>` : nothing}
+        ${
+          left < COUNTER_FROM
+            ? html`<span class="count ${left < 0 ? 'over' : ''}" aria-live="polite" data-left=${left}
+                >${left < 0 ? `${plural(-left, 'character', 'characters')} too many: shorten it to send` : `${plural(left, 'character', 'characters')} left`}</span
+              >`
+            : nothing
+        }
       </div>
       ${privately ? this.renderPrivateNote() : nothing}
     </form>`;

@@ -1,0 +1,47 @@
+/** The composer with a text past the room's limit: nothing typed or pasted is cut off, and it says by how much to shorten it. */
+import { beforeAll, expect, it } from 'vitest';
+import { browserSuite, describeBrowser, item, openAs } from './harness.js';
+
+describeBrowser('the composer', () => {
+  const suite = browserSuite({ server: true });
+
+  beforeAll(async () => {
+    await suite.server.app.salon.store.upsertItem(item('news_compose', { title: 'Composer drill' }));
+  });
+
+  it('keeps a pasted text longer than the limit whole, says how many characters too many, and sends it once short enough', async () => {
+    const { context, page } = await openAs(suite.browser, 'Cal');
+    const says: string[] = [];
+    page.on('websocket', (ws) =>
+      ws.on('framesent', (f) => {
+        const frame = JSON.parse(String(f.payload)) as { type?: string; text?: string };
+        if (frame.type === 'say') says.push(frame.text ?? '');
+      }),
+    );
+    try {
+      await page.goto(`${suite.server.url}/chat?id=news_compose`);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      const box = page.locator('salon-composer textarea');
+      await box.focus();
+      // As a paste arrives: one insertion of 4,100 characters.
+      const long = `${'word '.repeat(819)}tail!`;
+      expect(long.length).toBe(4_100);
+      await page.keyboard.insertText(long);
+      expect(await box.inputValue()).toBe(long);
+      const counter = page.locator('salon-composer .count');
+      expect(await counter.textContent()).toBe('100 characters too many: shorten it to send');
+      expect(await page.locator('salon-composer button[type=submit]').isDisabled()).toBe(true);
+      await box.press('Enter');
+      expect(await box.inputValue()).toBe(long);
+
+      // Shortened to the limit, it goes.
+      await box.press('End');
+      for (let i = 0; i < 100; i++) await box.press('Backspace');
+      expect(await counter.textContent()).toBe('0 characters left');
+      await box.press('Enter');
+      await expect.poll(() => says).toEqual([long.slice(0, 4_000).trim()]);
+    } finally {
+      await context.close();
+    }
+  });
+});
