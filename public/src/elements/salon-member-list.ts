@@ -4,7 +4,7 @@
  *
  * @fires salon-rename - {name} the member chose a new display name.
  */
-import { LitElement, css, html, nothing } from 'lit';
+import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { Member } from '../../../src/protocol/messages.js';
@@ -138,6 +138,11 @@ export class SalonMemberList extends LitElement {
   /** On a phone, only the count's live announcement is kept: the room folds the list away. */
   @property({ type: Boolean, reflect: true }) folded = false;
   @state() private editing = false;
+  /**
+   * The name form closed, so the focus goes back to "change": at once ('now'), or also once the
+   * list is back after the rejoin a rename makes ('rejoin': while not connected it shows no one).
+   */
+  private refocus: 'now' | 'rejoin' | null = null;
 
   protected override render() {
     // Not connected, the page does not know who is here: "(0)" and "0 people in the room" would say nobody is, the member included.
@@ -158,14 +163,15 @@ export class SalonMemberList extends LitElement {
 
   private renderMember(m: Member) {
     const you = m.id === this.youId;
-    const initial = (m.name.trim()[0] ?? '?').toUpperCase();
+    // The first character, not the first UTF-16 unit: half an emoji shows as "�".
+    const initial = (Array.from(m.name.trim())[0] ?? '?').toUpperCase();
     if (you && this.editing) {
       return html`<li data-member=${m.id}>
-        <form @submit=${this.onRename}>
+        <form @submit=${this.onRename} @keydown=${this.onFormKey}>
           <label class="visually-hidden" for="name">Your name</label>
           <input id="name" name="name" .value=${m.name} maxlength=${MAX_NAME_CHARS} required autocomplete="nickname" />
           <button type="submit">Save</button>
-          <button type="button" @click=${() => (this.editing = false)}>Cancel</button>
+          <button type="button" @click=${() => this.stopEditing()}>Cancel</button>
         </form>
       </li>`;
     }
@@ -187,10 +193,35 @@ export class SalonMemberList extends LitElement {
     this.renderRoot.querySelector<HTMLInputElement>('#name')?.select();
   }
 
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('known') && !this.known && this.refocus === 'rejoin') this.refocus = 'now';
+  }
+
+  protected override updated(): void {
+    if (!this.refocus) return;
+    const change = this.renderRoot.querySelector<HTMLButtonElement>('button.link');
+    if (!change) return;
+    if (this.refocus === 'now') this.refocus = null;
+    // Only when the focus went nowhere (the form it was in is gone): never taken from elsewhere.
+    const active = document.activeElement;
+    if (!active || active === document.body) change.focus();
+  }
+
+  private stopEditing = (then: 'now' | 'rejoin' = 'now') => {
+    this.editing = false;
+    this.refocus = then;
+  };
+
+  private onFormKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape') return;
+    e.preventDefault();
+    this.stopEditing();
+  };
+
   private onRename(e: Event): void {
     e.preventDefault();
     const name = new FormData(e.target as HTMLFormElement).get('name')?.toString().trim();
-    this.editing = false;
+    this.stopEditing(name ? 'rejoin' : 'now');
     if (name) this.dispatchEvent(new CustomEvent('salon-rename', { detail: { name }, bubbles: true, composed: true }));
   }
 }
