@@ -102,6 +102,12 @@ describeBrowser('a long message list', () => {
       await expect.poll(async () => Math.abs((await topOf(page, first)) - before)).toBeLessThanOrEqual(2);
       // The keyboard's way up: "Load earlier messages" renders the held ones first, until the first message.
       const show = page.getByRole('button', { name: 'Load earlier messages' });
+      // Older messages put in above are not read out as new: the log is busy while they go in.
+      await log.evaluate((el) => {
+        const w = window as unknown as { __busy: string[] };
+        w.__busy = [];
+        new MutationObserver(() => w.__busy.push(el.getAttribute('aria-busy') ?? '')).observe(el, { attributes: true, attributeFilter: ['aria-busy'] });
+      });
       while ((await messageTexts(page))[0] !== 'old 1') {
         const shown = (await messageTexts(page)).length;
         await show.focus();
@@ -110,6 +116,8 @@ describeBrowser('a long message list', () => {
       }
       expect(await messageTexts(page)).toEqual([...Array.from({ length: HELD }, (_, i) => `old ${i + 1}`), 'a new one']);
       expect(await show.count()).toBe(0);
+      await expect.poll(() => log.getAttribute('aria-busy')).toBe('false');
+      expect(await page.evaluate(() => (window as unknown as { __busy: string[] }).__busy)).toContain('true');
     } finally {
       await lea.context.close();
       await bob.context.close();
