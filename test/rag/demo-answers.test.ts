@@ -2,7 +2,7 @@
  * Questions a user asked in the demo (fixtures/demo) that the built-in AI abstained on or answered
  * wrongly: "how long" asked in the item's room or naming it from another room's, a question after
  * an unrelated sentence, a follow-up that leans on the answer before it, a question naming another
- * item, a question asked again, "and why?" after an answer, a question of polarity ("who voted against …"). Asked over HTTP in a real app with the local providers and the
+ * item, a question asked again, "and why?" after an answer, a question of polarity ("who voted against …"), a cost, a span of time. Asked over HTTP in a real app with the local providers and the
  * demo content, each in a thread of its own unless it follows an exchange.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,12 @@ describe('a "how long" question', () => {
     expect((await ask('topic_science', 'How long did Orrery-2 run?')).answer).toMatch(/^[^[]*ran a hydrogen plasma for 26 minutes/);
   });
 
+  it('in the item’s room is answered with the span it ran, not a planned one nor another span the item names', async () => {
+    // The item's passage leaves out its own "26 minutes" sentence; its "plans to push … for runs of
+    // at least ten minutes", "the run ended as planned" and "an 18-month upgrade" came first.
+    expect((await ask('news_n05', 'How long did Orrery-2 run?')).answer).toMatch(/^[^[]*ran a hydrogen plasma for 26 minutes/);
+  });
+
   it('naming another item is answered from that item, not from the room’s own', async () => {
     const { answer, sources } = await ask('news_n01', 'How long did Orrery-2 sustain plasma?');
     expect(answer).toMatch(/^[^[]*26 minutes/);
@@ -84,6 +90,24 @@ describe('a question in other words than its answer’s', () => {
     expect((await ask('news_n18', 'how much did the wait times drop?')).answer).toMatch(fell);
     expect((await ask('topic_health', 'how much did the wait times drop?')).answer).toMatch(fell);
     expect((await ask('news_n18', 'By how many minutes did waits fall?')).answer).toMatch(fell);
+  });
+});
+
+describe('a question of how much', () => {
+  it('asking a cost is answered with an amount of money, not with another number beside the item’s name', async () => {
+    expect((await ask('news_n05', 'How much did Orrery-2 cost?')).answer).toMatch(/^Orrery-2 was built for €1\.9 billion/);
+  });
+
+  it('asking how much a cost rose is answered with the figure, not the reason it rose', async () => {
+    const { answer } = await ask('news_n11', 'How much did the Harbour Line’s cost increase since 2023?');
+    expect(answer).toMatch(/^[^[]*€960 million/);
+    expect(answer).not.toMatch(/^Achterberg said the increase/);
+  });
+});
+
+describe('a question of who someone is', () => {
+  it('is answered with the sentence saying what they are, though it names nobody new', async () => {
+    expect((await ask('news_n11', 'Who is Selma Achterberg?')).answer).toMatch(/^[^[]*said Selma Achterberg, the deputy mayor responsible for transport/);
   });
 });
 
@@ -174,6 +198,12 @@ describe('a question of polarity', () => {
     );
     expect((await ask('news_n14', 'Who opposed the Durable Devices Act?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
     expect((await ask('topic_politics', 'Which party opposed the Durable Devices Act?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
+  });
+
+  it('"who opposed" is answered with who voted against, not with a legal challenge against the same tram', async () => {
+    expect((await ask('topic_politics', 'Who opposed the Harbour Line budget?')).answer).toMatch(
+      /^The Lowmark Liberals and the Citizens' Alliance voted against, arguing/,
+    );
   });
 
   it('"who voted for" is read as who voted in favour, not as how many votes it passed by', async () => {

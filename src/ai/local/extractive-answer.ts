@@ -6,7 +6,7 @@
  * words for "why") and the
  * source's rank.
  */
-import { askedTerms, contentTerms, idfTable, splitSentences, stem, words, STOPWORDS } from './extractive-text.js';
+import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words, STOPWORDS } from './extractive-text.js';
 import type { GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits } from './asked-units.js';
@@ -185,28 +185,85 @@ export function scoreSentences(
     coverage.push(weigh(held, idf) / total);
     ranking.push(weigh(held, (t) => idf(t) * (s.label.has(t) ? weights.label : 1)) / total);
   }
+  const happened = type === 'duration' && asksWhatHappened(question);
+  const pricing = type === 'number' && PRICE_ASKED.test(question);
+  const holdsOrNot = HELD_OR_NOT.has(type) && !ASKS_WHO_SOMEONE_IS.test(question);
   const scored = all.map((s, i) => {
     const sPairs = pairs(s.terms);
+    const cue =
+      hasCue(type, s.text, qWords) &&
+      (type !== 'duration' || measuresAskedSpan(s.text, qSet, happened)) &&
+      (!pricing || MONEY.test(stripKnown(s.text, qWords)));
     let pairHits = 0;
     for (const p of qPairs) if (sPairs.has(p)) pairHits++;
     const pairScore = qPairs.size ? pairHits / qPairs.size : 0;
     const prev = i > 0 && all[i - 1].n === s.n ? ranking[i - 1] : 0;
     const next = i + 1 < all.length && all[i + 1].n === s.n ? ranking[i + 1] : 0;
+    const sided = sides.some((t) => s.terms.includes(t)) && takesSide(s.text, sides);
     const score =
       ranking[i] +
       weights.pair * pairScore +
       weights.proximity * proximity(s.terms, qSet) +
-      (hasCue(type, s.text, qWords) ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
+      (cue ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
       (counting && countsQuestionTerm(s.text, qSet) ? weights.count : 0) +
       (negated && negatesQuestionTerm(s.text, qSet) ? weights.negation * Math.min(1, ranking[i] * 2) : 0) +
-      (sides.some((t) => s.terms.includes(t)) ? weights.stance : 0) +
+      (sided ? weights.stance : 0) +
       weights.neighbour * Math.max(prev, next) +
       weights.semantic * (cosines?.get(s.text) ?? 0) +
-      (s.n === primary ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
+      (s.n === primary && (cue || !holdsOrNot) ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
       weights.rank * s.rank;
     return { n: s.n, index: s.index, text: s.text, score, coverage: coverage[i] };
   });
   return scored.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Types whose answer a sentence either holds or does not (a measure, a date, a name): the room's
+ * item pulls only its sentences that hold one. It comes first among the answers, not over them:
+ * "the run ended as planned", pulled as the item's own, came before another source's "ran a
+ * hydrogen plasma for 26 minutes" for "how long did Orrery-2 run?". Not a reason: its cue words
+ * (`because`, `due to`) are too few to tell a sentence without one from no answer.
+ */
+const HELD_OR_NOT = new Set<AnswerType>(['number', 'duration', 'date', 'person']);
+/** "Who is Selma Achterberg?": asks what someone is, not for a name the sentence holds. */
+const ASKS_WHO_SOMEONE_IS = /\b[Ww]ho(?:'s|\s+(?:is|was|are|were))\s+\p{Lu}/u;
+
+/**
+ * "How much did Orrery-2 cost?", "how much was paid …?": a number question whose answer is an
+ * amount of money. Any number was its cue, and `1,260 water-cooled tungsten tiles` beside the
+ * machine's name came before `was built for €1.9 billion`.
+ */
+const PRICE_ASKED =
+  /\bhow much\b.*\b(costs?|costing|pa(y|ys|id)|spen(d|ds|t)|charge[ds]?|worth|price[ds]?|budget|funds?|funded|invest(s|ed)?|raise[ds]?|earn(s|ed)?|money)\b/i;
+/** An amount of money: `€1.9 billion`, `$410m`, `12 million euros`, `US$3`. */
+const MONEY = /[€$£¥₹]\s?\d|\d\s*(million|billion|thousand|bn|m|k)?\s*(euros?|dollars?|pounds?|yen|francs?|marks|kron(a|or|er)|rupees?|pesos?|cents?)\b/i;
+
+/** "did", "was", "were", "had": a question asked of the past. */
+const ASKED_OF_THE_PAST = /\b(did|was|were|had)\b/i;
+/** "will", "can", "may", "might", "could": a modal in the question asks what may happen, not what did. */
+const MODAL = /\b(will|would|can|could|may|might|shall|should)\b/;
+/** What is planned or possible, not what happened: `can in principle run`, `plans to push`, `is expected to take`. */
+const PLAN_OR_POSSIBILITY =
+  /\b(will|can|may|might|shall)\b|\b(plans?|planned|planning|aims?|aimed|aiming|intends?|intended|hopes?|hoped|expects?|expected|scheduled)\s+to\b/;
+
+/**
+ * Whether a sentence states the span of time a "how long" question asks: one beside a question
+ * term (timesQuestionTerm) and, asked what happened (`happened`), not a plan or a possibility
+ * (`plans to push … for runs of at least ten minutes`, `can in principle run continuously`). Only
+ * for spans: a count may be stated beside a plan ("54 will continue …, four have returned …").
+ */
+function measuresAskedSpan(sentence: string, qTerms: Set<string>, happened: boolean): boolean {
+  return timesQuestionTerm(sentence, qTerms) && !(happened && tellsPlanOrPossibility(sentence));
+}
+
+/** Whether the question asks what happened ("how long did Orrery-2 run?"), not what may or will. */
+function asksWhatHappened(question: string): boolean {
+  return ASKED_OF_THE_PAST.test(question) && !MODAL.test(question.toLowerCase());
+}
+
+/** Whether the sentence tells what is planned or possible (`the team now plans to push …`), lower-case modals only (`May` is a month). */
+function tellsPlanOrPossibility(sentence: string): boolean {
+  return PLAN_OR_POSSIBILITY.test(sentence);
 }
 
 /**
@@ -249,6 +306,63 @@ const WHICH_SIDE = /\b(which|what)\s+(party|parties|group|groups|members?|countr
  */
 function asksWhoTookSide(question: string, type: AnswerType): boolean {
   return SIDE_TAKEN.test(question) && (type === 'person' || WHICH_SIDE.test(question));
+}
+
+/** A span of time: `26 minutes`, `18-month`, `eleven years`. */
+const DURATION_TOKEN = new RegExp(`^(\\d[\\d.,]*|${NUMBER_WORDS})(-${TIME_UNIT.replace('\\b', '')})?$`, 'i');
+const TIME_UNIT_TOKEN = new RegExp(`^${TIME_UNIT}`, 'i');
+/** Words either side of a span of time that a question term may stand to be what it times. */
+const TIMED_WITHIN = 6;
+
+/**
+ * Whether a span of time in the sentence stands beside one of the question's terms ("how long did
+ * Orrery-2 run?" and `ran a hydrogen plasma for 26 minutes`), and so may time what is asked, not
+ * something else the sentence names (`Orrery-2's divertor … installed during an 18-month upgrade`).
+ */
+function timesQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
+  const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i].replace(/[.,]+$/, '');
+    const m = DURATION_TOKEN.exec(token);
+    if (!m || (!m[2] && !TIME_UNIT_TOKEN.test(tokens[i + 1] ?? ''))) continue;
+    for (let j = Math.max(0, i - TIMED_WITHIN); j <= i + TIMED_WITHIN && j < tokens.length; j++) {
+      if (j !== i && contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Words after which a side is taken (`voted against`, `is against`, `spoke in favour`), not only
+ * named: `a legal challenge by shopkeepers … against Vessbridge's Harbour Line tram` is no vote.
+ */
+const TAKING_SIDE = new Set(
+  `vote votes voted voting is are was were be been being am stand stands stood standing speak speaks spoke spoken speaking
+  argue argues argued arguing campaign campaigns campaigned campaigning lobby lobbies lobbied lobbying come comes came
+  side sides sided siding rule rules ruled ruling decide decides decided deciding`.split(/\s+/),
+);
+/**
+ * The side words themselves (`against`, `in favour`), taken only after a word of taking a side. A
+ * verb that stems to a side (`opposed`, `favoured`) takes it by itself.
+ */
+const SIDE_WORDS = new Set(['against', 'favour', 'favor']);
+
+/**
+ * Whether the sentence takes one of `sides` (terms such as `against`): by a verb that stems to it
+ * (`opposed the plan`), or after a word of taking a side (`voted against`, `were in favour`), an
+ * adverb (`voted narrowly against`) or `out` (`came out against`) between them.
+ */
+function takesSide(sentence: string, sides: string[]): boolean {
+  const tokens = words(sentence);
+  for (let i = 0; i < tokens.length; i++) {
+    if (!sides.includes(termOf(tokens[i]))) continue;
+    if (!SIDE_WORDS.has(tokens[i])) return true;
+    let before = i - 1;
+    if (tokens[i] !== 'against' && tokens[before] === 'in') before--;
+    if (/ly$/.test(tokens[before] ?? '') || tokens[before] === 'out') before--;
+    if (TAKING_SIDE.has(tokens[before] ?? '')) return true;
+  }
+  return false;
 }
 
 /** A word that negates what follows it. */
