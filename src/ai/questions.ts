@@ -132,16 +132,20 @@ export function questionFocus(question: string): string {
 
 /**
  * A side taken, as sources say it: "voted for" is "voted in favour of" ("for" is a stopword, and
- * "who voted for the Durable Devices Act?" was answered with how many votes it passed by), and
+ * "who voted for the Durable Devices Act?" was answered with how many votes it passed by),
  * "opposed" is "against" ("who opposed the Harbour Line budget?" was answered with the budget
- * sentence, or under the relevance gate "not covered"). The stemmer makes "opposed" in a source
- * "against" too (extractive-text.ts); the question's own words are changed so that the embedder's
- * character n-grams see the sources' word as well.
+ * sentence, or under the relevance gate "not covered"), and "who supported …?", "which party
+ * backed …?" ask who was in favour (answered with how many votes it passed by, or "not covered").
+ * The stemmer makes "opposed" in a source "against", and "supported" and "backed" "favour", too
+ * (extractive-text.ts); the question's own words are changed so that the embedder's character
+ * n-grams see the sources' word as well. "Support" is changed only as the verb of who or which
+ * took the side: "which platforms does the laptop support?" asks no side.
  */
 const SIDES: [RegExp, string][] = [
   [/\b(vot(?:e|es|ed|ing))\s+for\b/gi, '$1 in favour of'],
   [/\bopposed\s+to\b/gi, 'against'],
   [/\boppos(?:e|es|ed|ing)\b/gi, 'against'],
+  [/\b(who|(?:which|what)\s+\p{L}+)\s+(?:support|back)(?:s|ed)\b/giu, '$1 in favour of'],
 ];
 
 function sidesAsSaid(question: string): string {

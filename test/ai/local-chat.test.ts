@@ -370,3 +370,20 @@ describe('a question asking how many', () => {
     expect(answer).toMatch(/^A flu outbreak in Dunmere has grown to 212 confirmed infections/);
   });
 });
+
+describe('a question of who took a side', () => {
+  it('passes the relevance gate with the sentence before the side, which names what the side is on', async () => {
+    const vote: GroundedSource = {
+      n: 1,
+      label: 'Council session',
+      content:
+        'The Dunmere harbour tram budget was approved by 31 votes to 18 on Wednesday. ' +
+        'The Greens and the Social Democrats voted in favour. ' +
+        'The session ended shortly before midnight.',
+    };
+    // The side-taking sentence alone covers "voted" and "favour", under half of the question's weight.
+    const model = new LocalChatModel(undefined, { minCoverage: 0.5 });
+    const answer = (await collect(model.stream(ask('Who supported the Dunmere harbour tram budget?', [vote])))).join('');
+    expect(answer).toMatch(/^The Greens and the Social Democrats voted in favour\. \[1\]/);
+  });
+});

@@ -2,7 +2,7 @@
  * Questions a user asked in the demo (fixtures/demo) that the built-in AI abstained on or answered
  * wrongly: "how long" asked in the item's room or naming it from another room's, a question after
  * an unrelated sentence, a follow-up that leans on the answer before it, a question naming another
- * item, a question asked again, "and why?" after an answer, a question of polarity ("who voted against …"), a cost, a span of time. Asked over HTTP in a real app with the local providers and the
+ * item, a question asked again, "and why?" after an answer, a question of polarity ("who voted against …", "who supported …"), a cost, a span of time. Asked over HTTP in a real app with the local providers and the
  * demo content, each in a thread of its own unless it follows an exchange.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -204,6 +204,17 @@ describe('a question of polarity', () => {
     expect((await ask('topic_politics', 'Who opposed the Harbour Line budget?')).answer).toMatch(
       /^The Lowmark Liberals and the Citizens' Alliance voted against, arguing/,
     );
+  });
+
+  it('"who supported" and "who backed" are read as who was in favour', async () => {
+    const inFavour = /^The coalition of the Civic Greens, [^[]*voted in favour\./;
+    expect((await ask('news_n11', 'Who supported the Harbour Line budget?')).answer).toMatch(inFavour);
+    expect((await ask('topic_politics', 'Who backed the Harbour Line budget?')).answer).toMatch(inFavour);
+    expect((await ask('news_n14', 'Who supported the Durable Devices Act?')).answer).toMatch(/^The governing coalition of [^[]* voted in favour/);
+    // "Backed" is the sources' "supporting" too: this was "not covered".
+    expect((await ask('news_n03', 'Who backed the fork?')).answer).toMatch(/^[^[]*signed a public letter supporting the fork/);
+    // "Supported" as the sources say it still finds who did.
+    expect((await ask('news_n18', 'Who supported the use of the technology?')).answer).toMatch(/^The Lowmark Nurses' Union said it supported the use/);
   });
 
   it('"who voted for" is read as who voted in favour, not as how many votes it passed by', async () => {

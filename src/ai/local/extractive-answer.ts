@@ -180,8 +180,10 @@ export function scoreSentences(
 
   const coverage: number[] = [];
   const ranking: number[] = [];
+  const helds: string[][] = [];
   for (const s of all) {
     const held = s.terms.filter((t) => qSet.has(t));
+    helds.push(held);
     coverage.push(weigh(held, idf) / total);
     ranking.push(weigh(held, (t) => idf(t) * (s.label.has(t) ? weights.label : 1)) / total);
   }
@@ -212,7 +214,10 @@ export function scoreSentences(
       weights.semantic * (cosines?.get(s.text) ?? 0) +
       (s.n === primary && (cue || !holdsOrNot) ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
       weights.rank * s.rank;
-    return { n: s.n, index: s.index, text: s.text, score, coverage: coverage[i] };
+    // A side taken is read with the sentence before it, which names what it is taken on: `The Durable
+    // Devices Act was approved by 88 votes to 62. The governing coalition … voted in favour`.
+    const before = sided && i > 0 && all[i - 1].n === s.n ? weigh([...helds[i - 1], ...helds[i]], idf) / total : 0;
+    return { n: s.n, index: s.index, text: s.text, score, coverage: Math.max(coverage[i], before) };
   });
   return scored.sort((a, b) => b.score - a.score);
 }
@@ -221,7 +226,9 @@ export function scoreSentences(
  * Types whose answer a sentence either holds or does not (a measure, a date, a name): the room's
  * item pulls only its sentences that hold one. It comes first among the answers, not over them:
  * "the run ended as planned", pulled as the item's own, came before another source's "ran a
- * hydrogen plasma for 26 minutes" for "how long did Orrery-2 run?". Not a reason: its cue words
+ * hydrogen plasma for 26 minutes" for "how long did Orrery-2 run?", and "the Durable Devices Act
+ * was approved by 88 votes to 62", which names nobody new, before "the governing coalition of …
+ * voted in favour" for "who supported the Durable Devices Act?". Not a reason: its cue words
  * (`because`, `due to`) are too few to tell a sentence without one from no answer.
  */
 const HELD_OR_NOT = new Set<AnswerType>(['number', 'duration', 'date', 'person']);
@@ -292,10 +299,13 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
   return false;
 }
 
-/** The terms of a side taken ("against", "opposed"; "in favour", "voted for": extractive-text.ts). */
+/** The terms of a side taken ("against", "opposed"; "in favour", "voted for", "supported", "backed": extractive-text.ts). */
 const STANCES = new Set(['against', 'favour']);
-/** A side taken, as a question says it once questionFocus has read it (`opposed` is `against`). */
-const SIDE_TAKEN = /\b(against|in favou?r)\b/i;
+/**
+ * A side taken, as a question says it once questionFocus has read it (`opposed` is `against`), or
+ * taken by the question's verb: "who supported …?", "which party backed …?".
+ */
+const SIDE_TAKEN = /\b(against|in favou?r|support(s|ed|ing)?|back(s|ed))\b/i;
 /** Who took it: a person, or a party, group or country. */
 const WHICH_SIDE = /\b(which|what)\s+(party|parties|group|groups|members?|countries|country|nations?|states?|councillors?|MPs?)\b/i;
 
@@ -342,10 +352,11 @@ const TAKING_SIDE = new Set(
   side sides sided siding rule rules ruled ruling decide decides decided deciding`.split(/\s+/),
 );
 /**
- * The side words themselves (`against`, `in favour`), taken only after a word of taking a side. A
- * verb that stems to a side (`opposed`, `favoured`) takes it by itself.
+ * The side words themselves (`against`, `in favour`, `in support`), taken only after a word of
+ * taking a side: `vector extension support` takes none. A verb that stems to a side (`opposed`,
+ * `supported`, `backed`) takes it by itself.
  */
-const SIDE_WORDS = new Set(['against', 'favour', 'favor']);
+const SIDE_WORDS = new Set(['against', 'favour', 'favor', 'support']);
 
 /**
  * Whether the sentence takes one of `sides` (terms such as `against`): by a verb that stems to it

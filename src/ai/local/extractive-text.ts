@@ -47,6 +47,7 @@ const IRREGULAR = new Map<string, string>(
   better:good best:good worse:bad worst:bad
   oppose:against opposed:against opposes:against opposing:against
   favor:favour favors:favour favored:favour favoring:favour favorable:favour
+  support:favour supports:favour supported:favour supporting:favour backed:favour backing:favour
   drop:fall drops:fall dropped:fall dropping:fall decline:fall declines:fall declined:fall declining:fall
   decrease:fall decreases:fall decreased:fall decreasing:fall
   increase:rise increases:rise increased:rise increasing:rise`

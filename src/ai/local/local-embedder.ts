@@ -21,9 +21,10 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * version is rebuilt at start (isEarlierLocalModel), memory's and the embedding cache's vectors
  * are keyed by it. v2: "against" is a word of the text, no longer a stopword. v3: "opposed" is
  * the word "against", "favor" the word "favour". v4: "drop", "decline" and "decrease" are the
- * word "fall", "increase" the word "rise".
+ * word "fall", "increase" the word "rise". v5: "support", "supported" and "backed" are the word
+ * "favour".
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v4';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v5';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
