@@ -147,20 +147,28 @@ export class NodeSync {
   }
 
   /**
-   * Rooms with members on any node (at most `max`, busiest first); [] when the shared presence
-   * cannot be read. A reading serves every caller for ACTIVE_ROOMS_FRESH_MS: it goes over every
-   * member of every room, and each open page polls it.
+   * Rooms with members on any node (at most `max`, busiest first). A reading serves every caller
+   * for ACTIVE_ROOMS_FRESH_MS: it goes over every member of every room, and each open page polls
+   * it. When the shared presence cannot be read, the last good reading serves ([] before any),
+   * and the failure is not kept: the next call reads again.
    */
-  activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
-    return this.activeReading.get(max);
+  async activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {
+    try {
+      return await this.activeReading.get(max);
+    } catch (err) {
+      this.deps.log.debug({ err }, 'presence read failed');
+      return this.lastActive?.max === max ? this.lastActive.rooms : [];
+    }
   }
 
-  private readonly activeReading = new FreshReading(ACTIVE_ROOMS_FRESH_MS, (max: number) =>
-    this.deps.bus.presence.activeRooms(max).catch((err: unknown) => {
-      this.deps.log.debug({ err }, 'presence read failed');
-      return [];
-    }),
-  );
+  /** The last reading of every node's active rooms that succeeded. */
+  private lastActive: { max: number; rooms: { roomId: string; count: number }[] } | null = null;
+
+  private readonly activeReading = new FreshReading(ACTIVE_ROOMS_FRESH_MS, async (max: number) => {
+    const rooms = await this.deps.bus.presence.activeRooms(max);
+    this.lastActive = { max, rooms };
+    return rooms;
+  });
 
   /** Stops rechecking and sends the announcements still pending (the leaves of a closing node). */
   close(): void {

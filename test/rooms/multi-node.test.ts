@@ -56,6 +56,22 @@ describe('rooms across two nodes', () => {
     expect(read).toHaveBeenCalledTimes(2);
   });
 
+  it('serves the last good reading of the other node’s rooms while the shared presence fails, and keeps no failure', async () => {
+    const read = vi.spyOn(buses[1].presence, 'activeRooms');
+    await joined(nodes[0], 'Ana');
+    const listed = async () => (await nodes[1].inject('/api/v1/rooms')).json().rooms;
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    expect(await listed()).toEqual([expect.objectContaining({ id: ROOM, members: 1 })]);
+    // A transient failure: the room is still listed, not an empty list for a second.
+    read.mockRejectedValueOnce(new Error('Redis blinked'));
+    vi.setSystemTime(Date.now() + ACTIVE_ROOMS_FRESH_MS);
+    expect(await listed()).toEqual([expect.objectContaining({ id: ROOM, members: 1 })]);
+    // The failure was not kept: the next listing, within the second, reads again and sees Ben.
+    await joined(nodes[0], 'Ben');
+    expect(await listed()).toEqual([expect.objectContaining({ id: ROOM, members: 2 })]);
+    expect(read).toHaveBeenCalledTimes(3);
+  });
+
   it('delivers messages, typing and answers to members on the other node exactly once', async () => {
     const a = await joined(nodes[0], 'Ana');
     const b = await joined(nodes[1], 'Ben', ROOM, {});
