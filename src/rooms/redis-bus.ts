@@ -164,8 +164,9 @@ export class RedisRoomBus implements RoomBus {
   private async beat(): Promise<void> {
     if (!this.link.isUp) return;
     if (this.behind) return this.restore();
-    await this.link.probe();
-    await this.presence.heartbeat().catch((err: unknown) => this.log.debug({ err }, 'presence heartbeat failed'));
+    // Entries are renewed beside the probe, not after it: a ping of a stalled subscriber
+    // connection waits up to the command timeout, and the entries' margin before they expire with it.
+    await Promise.all([this.presence.heartbeat().catch((err: unknown) => this.log.debug({ err }, 'presence heartbeat failed')), this.link.probe()]);
   }
 
   private announce(connected: boolean): void {

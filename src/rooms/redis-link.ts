@@ -39,6 +39,7 @@ export class RedisLink {
   private lastError = '';
   private downSince = Date.now();
   private clockOffset = 0;
+  private clockRead = false;
   /**
    * Connections dropped by `probe` whose socket has not closed yet. A frozen peer never answers the
    * FIN, so the socket lingers until ioredis destroys it (2 s) and the connection still says
@@ -106,12 +107,18 @@ export class RedisLink {
     return Date.now() + this.clockOffset;
   }
 
+  /** Whether Redis's clock was read since the link last came up (a Redis back may be another machine). */
+  get clockKnown(): boolean {
+    return this.clockRead;
+  }
+
   /** Reads Redis's clock (TIME), halving the round trip. */
   async syncClock(): Promise<void> {
     const before = Date.now();
     const [seconds, micros] = (await this.cmd.time()).map(Number);
     const after = Date.now();
     this.clockOffset = seconds * 1000 + Math.floor(micros / 1000) - Math.round((before + after) / 2);
+    this.clockRead = this.up;
   }
 
   /**
@@ -153,6 +160,7 @@ export class RedisLink {
       this.log.info({ redis: this.where }, 'room bus connected to Redis');
     } else {
       this.downSince = Date.now();
+      this.clockRead = false;
       if (!this.closed)
         this.log.warn({ redis: this.where, err: this.lastError || undefined }, 'room bus lost Redis; serving local members only until it is back');
     }

@@ -136,11 +136,21 @@ export class RedisPresence implements RoomPresence {
    * whose entries it rewrote within a heartbeat of their expiry or later go to the lapse
    * listeners: another node's recheck may have dropped those members, and would not notice
    * them back (a rewritten entry is no longer stale). The heartbeat of margin covers the nodes'
-   * readings of Redis's clock differing a little.
+   * readings of Redis's clock differing a little. The entries are written first, on the clock as
+   * last read (it drifts by microseconds between heartbeats), and the clock read after, for the
+   * next: reading it first delayed every renewal by a round trip. A link that came back reads it first.
    */
   async heartbeat(): Promise<void> {
     if (!this.link.isUp) return;
+    if (!this.link.clockKnown) {
+      await this.link.syncClock();
+      return this.renew();
+    }
+    await this.renew();
     await this.link.syncClock();
+  }
+
+  private async renew(): Promise<void> {
     if (!this.own.size) return;
     const now = this.link.now();
     const rooms = [...this.own.keys()];

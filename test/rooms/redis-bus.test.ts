@@ -59,6 +59,19 @@ describeRedis('Redis room bus', () => {
       expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u1']);
     });
 
+    it('renews its entries without waiting for its connections’ probe or a reading of the clock', async () => {
+      network = redisNetwork();
+      const [a, b] = await network.nodes(2);
+      await b.presence.set('news_1', { id: 'u2', name: 'Ben' }, 2);
+      const expiry = async () => Number((await a.link.cmd.zrange(`${network.prefix}presence:news_1`, '0', '0', 'WITHSCORES'))[1]);
+      const first = await expiry();
+      // A stalled connection's ping, and TIME, waiting up to the command timeout each.
+      vi.spyOn(b.link, 'probe').mockReturnValue(new Promise<void>(() => {}));
+      vi.spyOn(b.link, 'syncClock').mockReturnValue(new Promise<void>(() => {}));
+      await eventually(expiry, (score) => score > first);
+      expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u2']);
+    });
+
     it('drops publishes while cut off, reports it, and comes back hearing its rooms with its presence rewritten', async () => {
       const { a, b } = await twoNodes();
       const changes: boolean[] = [];
