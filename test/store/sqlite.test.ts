@@ -235,6 +235,45 @@ describe('SqliteStore on disk', () => {
     }
   });
 
+  it('dates when every source entry was last listed by its last update (migration 23), keeping every entry, and sweeps by it', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v22.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 22).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 22');
+      old
+        .prepare(
+          `INSERT INTO sources (id, kind, url, list, max_entries, every_minutes, origin, created_at, next_due_at, state)
+           VALUES ('src_1', 'feed', 'https://feed.example/rss', NULL, 50, 60, 'api', '2026-01-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z', '{}')`,
+        )
+        .run();
+      const entry = old.prepare(`INSERT INTO source_entries (source_id, key, hash, item_id, updated_at) VALUES ('src_1', ?, ?, ?, ?)`);
+      entry.run('guid-old', 'h-old', 'news_old', '2026-01-02T00:00:00.000Z');
+      entry.run('guid-relisted', 'h-relisted', 'news_relisted', '2026-01-03T00:00:00.000Z');
+      entry.run('guid-recent', 'h-recent', 'news_recent', '2026-05-20T00:00:00.000Z');
+      old.close();
+      const store = new SqliteStore({ filename: file });
+      try {
+        expect(store.db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+        expect(store.db.prepare('SELECT key, hash, item_id, updated_at, seen_at FROM source_entries ORDER BY key').all()).toEqual([
+          { key: 'guid-old', hash: 'h-old', item_id: 'news_old', updated_at: '2026-01-02T00:00:00.000Z', seen_at: '2026-01-02T00:00:00.000Z' },
+          { key: 'guid-recent', hash: 'h-recent', item_id: 'news_recent', updated_at: '2026-05-20T00:00:00.000Z', seen_at: '2026-05-20T00:00:00.000Z' },
+          { key: 'guid-relisted', hash: 'h-relisted', item_id: 'news_relisted', updated_at: '2026-01-03T00:00:00.000Z', seen_at: '2026-01-03T00:00:00.000Z' },
+        ]);
+        // A poll on 1 June listing one old entry: the other old one, unlisted since January, goes; the recent one stays.
+        expect(await store.sweepSourceEntries('src_1', ['guid-relisted'], '2026-06-01T00:00:00.000Z', '2026-05-02T00:00:00.000Z')).toBe(1);
+        const left = await store.sourceEntryHashes('src_1', ['guid-old', 'guid-relisted', 'guid-recent']);
+        expect(Object.fromEntries(left)).toEqual({ 'guid-relisted': 'h-relisted', 'guid-recent': 'h-recent' });
+        expect(store.db.prepare("SELECT seen_at FROM source_entries WHERE key = 'guid-relisted'").pluck().get()).toBe('2026-06-01T00:00:00.000Z');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
   it('gives jobs written before migration 19 their status and runner, and a restart fails the unfinished server ones', async () => {
     const { dir, cleanup } = tempDir();
     try {
