@@ -151,6 +151,8 @@ export const jobSchema = {
   properties: {
     id: string,
     runner: { type: 'string', enum: ['server', 'cli'] },
+    /** How many times a server started it: a job whose node stopped under it is run again, up to 3 starts. */
+    attempts: integer,
     request: { type: 'object', additionalProperties: true },
     status: { type: 'string', enum: ['queued', 'running', 'done', 'failed', 'cancelled'] },
     total: integer,

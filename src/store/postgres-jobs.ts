@@ -3,8 +3,8 @@
  * runner as columns (migration 6) so that nothing parses the JSON in SQL.
  */
 import type { Sql } from './postgres-db.js';
-import { jobJson } from './rows.js';
-import type { IngestJob, JobFailure, JobRunner, LiveJobs } from './types.js';
+import { jobJson, unfinished } from './rows.js';
+import type { IngestJob, JobRunner, LiveJobs } from './types.js';
 
 /** Saves a job; the save is a sign of life of its node (alive_at, by the database's clock). */
 export async function save(sql: Sql, job: IngestJob): Promise<void> {
@@ -26,20 +26,22 @@ export async function get(sql: Sql, id: string): Promise<IngestJob | null> {
   return rows.length ? (JSON.parse(rows[0].data) as IngestJob) : null;
 }
 
-/** Store.failUnfinishedJobs; call inside a transaction. */
-export async function failUnfinished(sql: Sql, runner: JobRunner, failure: JobFailure, now: string, except: LiveJobs = {}): Promise<string[]> {
-  // The database's clock on both sides, as for the change log: nodes' clocks may differ.
+/** Store.settleUnfinishedJobs; call inside a transaction. */
+export async function settleUnfinished(sql: Sql, runner: JobRunner, except: LiveJobs, settle: (job: IngestJob) => IngestJob): Promise<IngestJob[]> {
+  // The database's clock on both sides, as for the change log: nodes' clocks may differ. A row
+  // another sweep settled while this one waited for its lock is checked again as it now is.
   const { rows } = await sql.query(
     `SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = $1 AND ($2::text IS NULL OR node IS DISTINCT FROM $2)
        AND (alive_at IS NULL OR alive_at <= now() - $3 * interval '1 millisecond' OR node = $4) ORDER BY id COLLATE "C" FOR UPDATE`,
     [runner, except.node ?? null, except.silentForMs ?? 0, except.gone ?? null],
   );
-  const ids: string[] = [];
+  const settled: IngestJob[] = [];
   for (const row of rows) {
-    const job = JSON.parse(row.data) as IngestJob;
-    await save(sql, { ...job, status: 'failed', failures: [...job.failures, failure], updatedAt: now });
-    ids.push(job.id);
+    const job = settle(JSON.parse(row.data) as IngestJob);
+    await save(sql, job);
+    settled.push(job);
   }
-  if (ids.length) await sql.query('UPDATE sources SET lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE lease_job = ANY($1::text[])', [ids]);
-  return ids;
+  const ended = settled.filter((job) => !unfinished(job)).map((job) => job.id);
+  if (ended.length) await sql.query('UPDATE sources SET lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE lease_job = ANY($1::text[])', [ended]);
+  return settled;
 }

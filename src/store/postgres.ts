@@ -430,8 +430,18 @@ export class PostgresStore implements Store {
     await jobs.touch(this.db, node);
   }
 
-  failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except?: LiveJobs): Promise<string[]> {
-    return this.db.tx((sql) => jobs.failUnfinished(sql, runner, failure, now, except));
+  async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except: LiveJobs = {}): Promise<string[]> {
+    const failed = await this.settleUnfinishedJobs(runner, except, (job) => ({
+      ...job,
+      status: 'failed',
+      failures: [...job.failures, failure],
+      updatedAt: now,
+    }));
+    return failed.map((job) => job.id);
+  }
+
+  settleUnfinishedJobs(runner: JobRunner, except: LiveJobs, settle: (job: IngestJob) => IngestJob): Promise<IngestJob[]> {
+    return this.db.tx((sql) => jobs.settleUnfinished(sql, runner, except, settle));
   }
 
   // change log

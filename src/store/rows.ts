@@ -298,3 +298,8 @@ export const SOURCE_SELECT = 'SELECT s.*, (SELECT count(*) FROM source_entries e
 export function jobJson(job: IngestJob): string {
   return JSON.stringify(job, (_key, value: unknown) => (typeof value === 'string' ? wellFormed(withoutNul(value)) : value));
 }
+
+/** Whether a job is still to run or running (a sweep's jobs that are not have ended). */
+export function unfinished(job: IngestJob): boolean {
+  return job.status === 'queued' || job.status === 'running';
+}

@@ -41,6 +41,7 @@ import {
   fusedVector,
   itemToRow,
   jobJson,
+  unfinished,
   memoryChunkValues,
   messageValues,
   newMessage,
@@ -1121,20 +1122,30 @@ export class SqliteStore implements Store {
   }
 
   async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except: LiveJobs = {}): Promise<string[]> {
+    const failed = await this.settleUnfinishedJobs(runner, except, (job) => ({
+      ...job,
+      status: 'failed',
+      failures: [...job.failures, failure],
+      updatedAt: now,
+    }));
+    return failed.map((job) => job.id);
+  }
+
+  async settleUnfinishedJobs(runner: JobRunner, except: LiveJobs, settle: (job: IngestJob) => IngestJob): Promise<IngestJob[]> {
     const mark = this.db.transaction(() => {
       const rows = this.sql(
         `SELECT data FROM jobs WHERE status IN ('queued', 'running') AND runner = @runner AND (@node IS NULL OR node IS NOT @node)
            AND (coalesce(alive_at, 0) <= @silentSince OR node = @gone) ORDER BY id`,
       ).all({ runner, node: except.node ?? null, silentSince: Date.now() - (except.silentForMs ?? 0), gone: except.gone ?? null }) as Row[];
-      const ids: string[] = [];
+      const settled: IngestJob[] = [];
       const release = this.sql('UPDATE sources SET lease_owner = NULL, lease_until = NULL, lease_job = NULL WHERE lease_job = ?');
       for (const row of rows) {
-        const job = JSON.parse(row.data) as IngestJob;
-        this.saveJobNow({ ...job, status: 'failed', failures: [...job.failures, failure], updatedAt: now });
-        release.run(job.id);
-        ids.push(job.id);
+        const job = settle(JSON.parse(row.data) as IngestJob);
+        this.saveJobNow(job);
+        if (!unfinished(job)) release.run(job.id);
+        settled.push(job);
       }
-      return ids;
+      return settled;
     });
     return mark.immediate();
   }

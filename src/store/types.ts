@@ -198,6 +198,11 @@ export interface IngestJob {
    * lives (Store.touchJobs), so other nodes can tell its jobs from those of a node that is gone.
    */
   node?: string;
+  /**
+   * How many times a server started the job: one that the node running it left unfinished is run
+   * again by another (IngestService), up to MAX_JOB_ATTEMPTS. Absent on records from before.
+   */
+  attempts?: number;
   /** What was asked for, e.g. `{url}` or `{feed}`. */
   request: Record<string, unknown>;
   status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -467,6 +472,12 @@ export interface Store {
    * released, so the source is polled again at the next look. Returns the ids it marked.
    */
   failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except?: LiveJobs): Promise<string[]>;
+  /**
+   * The jobs failUnfinishedJobs would mark, each saved as `settle` returns it (failed, or queued
+   * again under another node), in one transaction that holds them from other sweeps. The source
+   * poll lease of a job it ends is released. Returns the jobs as saved, by id.
+   */
+  settleUnfinishedJobs(runner: JobRunner, except: LiveJobs, settle: (job: IngestJob) => IngestJob): Promise<IngestJob[]>;
   /** Deletes the jobs that ended (done, failed, cancelled) and were last updated before `endedBefore`; returns how many. */
   pruneJobs(endedBefore: string): Promise<number>;
 

@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { IngestService, JOB_RETENTION_MS } from '../../src/content/ingest/ingest.js';
+import { IngestService, JOB_RETENTION_MS, MAX_JOB_ATTEMPTS } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { NODE_FILE, succeedNode } from '../../src/content/ingest/predecessor.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { IngestJob } from '../../src/store/types.js';
 import type { IngestDeps } from '../../src/content/sources/article.js';
+import { loopbackDeps } from '../fixtures-servers/deps.js';
+import { articlePage, startFixtureServer } from '../fixtures-servers/http.js';
 import { tempDir } from '../helpers.js';
 import { source } from '../store/sources-contract.js';
 
@@ -29,6 +31,8 @@ function job(id: string, status: IngestJob['status'], runner: IngestJob['runner'
     updatedAt: at,
   };
 }
+
+const PIER = 'The harbour council voted on Tuesday to rebuild the old pier with timber from local forests, ending a decade of debate.';
 
 /** Ingest deps for tests that never fetch or extract: any call fails. */
 function unusedDeps(): IngestDeps {
@@ -61,37 +65,53 @@ describe('closing the app', () => {
 });
 
 describe('ingest jobs after a crash', () => {
-  it('a starting server marks the jobs an earlier server left queued or running as failed', async () => {
+  it('a starting server runs an admin’s jobs an earlier server left queued or running again, up to MAX_JOB_ATTEMPTS starts, and fails its polls', async () => {
     const { dir, cleanup } = tempDir();
+    const web = await startFixtureServer({
+      '/pier': { body: articlePage('Harbour council backs timber pier', [PIER]) },
+      '/quay': { body: articlePage('The quay reopens', [PIER]) },
+    });
     try {
       // What a crashed server process leaves behind in its DATA_DIR.
       const before = new SqliteStore({ filename: join(dir, 'salon.db') });
       const jobs = [
-        job('job_running', 'running', 'server'),
-        job('job_queued', 'queued', 'server'),
+        // Saved before attempts were counted: started once.
+        { ...job('job_running', 'running', 'server'), request: { url: `${web.origin}/pier` } },
+        { ...job('job_queued', 'queued', 'server'), request: { url: `${web.origin}/quay` } },
+        // Started MAX_JOB_ATTEMPTS times already: it may be what crashes the server.
+        { ...job('job_spent', 'running', 'server'), attempts: MAX_JOB_ATTEMPTS },
+        { ...job('job_poll', 'running', 'server'), request: { source: 'src_gone' } },
         job('job_done', 'done', 'server'),
         job('job_cli', 'running', 'cli'),
       ];
       for (const j of jobs) await before.saveJob(j);
       await before.close();
 
-      const app = await buildApp(testConfig({ DATA_DIR: dir }));
+      const app = await buildApp(testConfig({ DATA_DIR: dir }), { ingestDeps: loopbackDeps() });
       try {
-        for (const id of ['job_running', 'job_queued']) {
-          const res = await app.inject(`/api/v1/ingest/${id}`);
-          expect(res.statusCode).toBe(200);
-          const got = res.json();
-          expect(got).toMatchObject({ id, status: 'failed', done: 2, itemIds: ['news_a', 'news_b'] });
-          expect(got.failures).toEqual([{ ref: 'restart', code: 'ERR_JOB_CANCELLED', message: expect.stringContaining('stopped before the job finished') }]);
-          expect(Date.parse(got.updatedAt)).toBeGreaterThan(Date.parse(jobs[0].updatedAt));
-        }
-        expect((await app.inject('/api/v1/ingest/job_done')).json()).toMatchObject({ status: 'done', failures: [] });
+        await app.ready();
+        await app.salon.ingest.idle();
+        const read = async (id: string) => (await app.inject(`/api/v1/ingest/${id}`)).json();
+        const running = await read('job_running');
+        expect(running).toMatchObject({ status: 'done', attempts: 2, total: 1, done: 1, failed: 0, itemIds: [expect.any(String)] });
+        expect(running.failures).toEqual([{ ref: 'restart', code: 'ERR_JOB_CANCELLED', message: expect.stringContaining('queued again (start 2 of 3)') }]);
+        expect(await read('job_queued')).toMatchObject({ status: 'done', attempts: 1, done: 1 });
+        for (const id of ['job_running', 'job_queued']) expect((await app.inject(`/api/v1/content/${(await read(id)).itemIds[0]}`)).statusCode).toBe(200);
+        const spent = await read('job_spent');
+        expect(spent).toMatchObject({ status: 'failed', attempts: MAX_JOB_ATTEMPTS, done: 2, itemIds: ['news_a', 'news_b'] });
+        expect(spent.failures).toEqual([{ ref: 'restart', code: 'ERR_JOB_CANCELLED', message: expect.stringContaining('3 times; it is not run again') }]);
+        const poll = await read('job_poll');
+        expect(poll).toMatchObject({ status: 'failed', done: 2 });
+        expect(poll.failures).toEqual([{ ref: 'restart', code: 'ERR_JOB_CANCELLED', message: expect.stringContaining('stopped before the job finished') }]);
+        expect(Date.parse(poll.updatedAt)).toBeGreaterThan(Date.parse(jobs[0].updatedAt));
+        expect(await read('job_done')).toMatchObject({ status: 'done', failures: [] });
         // A `salon ingest` may still be running beside the server: its job is not touched.
-        expect((await app.inject('/api/v1/ingest/job_cli')).json()).toMatchObject({ status: 'running', runner: 'cli' });
+        expect(await read('job_cli')).toMatchObject({ status: 'running', runner: 'cli' });
       } finally {
         await app.close();
       }
     } finally {
+      await web.close();
       cleanup();
     }
   });
@@ -147,7 +167,7 @@ describe('ingest jobs on a store several nodes share', () => {
     try {
       await a.failInterruptedJobs();
       const running = await a.submitTask({ request: { source: 's' }, ref: 's', work: () => new Promise<void>((resolve) => (finish = resolve)) });
-      await store.saveJob({ ...job('job_gone', 'running', 'server'), node: 'node_gone' });
+      await store.saveJob({ ...job('job_gone', 'running', 'server'), node: 'node_gone', request: { source: 's_gone' } });
       // Node b starts while a runs its job and the gone node's job was saved a moment ago.
       expect(await b.failInterruptedJobs()).toEqual([]);
       // The gone node never touches its job again: b's heartbeat fails it once it has been silent long enough.

@@ -1060,6 +1060,46 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getJob('j_c')).toMatchObject({ status: 'running' });
       });
 
+      it('settles each orphaned job once as told, queued again under another node or failed, freeing only an ended job’s lease', async () => {
+        const job = (id: string): IngestJob => ({
+          id,
+          runner: 'server',
+          node: 'n_gone',
+          request: { url: id },
+          status: 'running',
+          total: 2,
+          done: 1,
+          failed: 0,
+          itemIds: ['news_1'],
+          failures: [],
+          createdAt: 'a',
+          updatedAt: 'b',
+        });
+        const ids = Array.from({ length: 6 }, (_, i) => `j_${i}`);
+        for (const id of ids) await store.saveJob(job(id));
+        for (const id of ['j_0', 'j_1']) {
+          await store.addSource(source(`src_${id}`));
+          expect(await store.leaseSource(`src_${id}`, 'n_gone', id, '2026-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z')).toBe(true);
+        }
+        // Two live nodes sweep at once: each takes the jobs it finds, even ones queued again, and no job is taken twice.
+        const takeOver =
+          (node: string) =>
+          (j: IngestJob): IngestJob =>
+            j.id === 'j_0' ? { ...j, status: 'failed', updatedAt: 'c' } : { ...j, node, status: 'queued', attempts: 1, done: 0, itemIds: [], updatedAt: 'c' };
+        const [x, y] = await Promise.all([
+          store.settleUnfinishedJobs('server', { node: 'n_x', silentForMs: 60_000, gone: 'n_gone' }, takeOver('n_x')),
+          store.settleUnfinishedJobs('server', { node: 'n_y', silentForMs: 60_000, gone: 'n_gone' }, takeOver('n_y')),
+        ]);
+        expect([...x, ...y].map((j) => j.id).sort()).toEqual(ids);
+        for (const settled of [...x, ...y]) expect(await store.getJob(settled.id)).toEqual(settled);
+        expect(await store.getJob('j_2')).toMatchObject({ status: 'queued', attempts: 1, done: 0 });
+        expect(await store.getSource('src_j_0')).toMatchObject({ leaseOwner: null, leaseJob: null });
+        // A job queued again keeps its lease (no poll is queued again; the lease is its holder's to end).
+        expect(await store.getSource('src_j_1')).toMatchObject({ leaseOwner: 'n_gone', leaseJob: 'j_1' });
+        // Saved just now under a live node, they are that node's: another sweep leaves them alone.
+        expect(await store.settleUnfinishedJobs('server', { node: 'n_z', silentForMs: 60_000, gone: 'n_gone' }, (j) => j)).toEqual([]);
+      });
+
       it('prunes the jobs that ended before a time, keeping unfinished and later ones', async () => {
         const job = (id: string, status: IngestJob['status'], updatedAt: string): IngestJob => ({
           id,

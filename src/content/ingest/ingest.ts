@@ -52,6 +52,12 @@ export const JOB_SILENCE_MS = 4 * JOB_HEARTBEAT_MS;
  * it: every source's poll is a job, so a source polled each minute left 1,440 rows a day, for good.
  */
 export const JOB_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/**
+ * How many times a server starts an admin's job (a `POST /api/v1/ingest` request) in all: one whose
+ * node stopped under it is run again by the node that finds it orphaned, but a job that crashes its
+ * node would crash every node that took it on, so past this many starts it is failed instead.
+ */
+export const MAX_JOB_ATTEMPTS = 3;
 /** How often a server deletes the jobs past JOB_RETENTION_MS (at start, then at most this often). */
 const JOB_PRUNE_EVERY_MS = 60 * 60_000;
 const DEFAULT_REDDIT = { base: 'https://www.reddit.com', commentLimit: 10, intervalMs: 1000 };
@@ -212,8 +218,11 @@ export class IngestService {
   }
 
   /**
-   * Marks the background jobs a server process that is gone left queued or running as failed
-   * (ERR_JOB_CANCELLED): nothing will ever finish them. Call once at start, before `submit`; from
+   * Takes over the background jobs a server process that is gone left queued or running: an
+   * admin's job is queued again here, its progress reset, `attempts` kept and a note of the
+   * interruption in its failures, until MAX_JOB_ATTEMPTS starts; the rest (sources' polls, whose
+   * sources are polled again anyway, and jobs out of attempts) are marked failed
+   * (ERR_JOB_CANCELLED). Returns the ids of those marked failed. Call once at start, before `submit`; from
    * then on this node touches its own unfinished jobs every `heartbeatMs`, and with `jobSilenceMs`
    * (a shared store) fails those of other nodes that stopped touching theirs, at start and at each
    * beat. Jobs of a `salon ingest` still running beside the server are left alone. Jobs that
@@ -230,13 +239,46 @@ export class IngestService {
     return ids;
   }
 
-  /** Fails the unfinished server jobs of nodes that are gone (failInterruptedJobs). */
+  /** Runs again or fails the unfinished server jobs of nodes that are gone (failInterruptedJobs). */
   private async sweep(): Promise<string[]> {
-    const failure = toFailure('restart', new errors.ERR_JOB_CANCELLED('the server stopped before the job finished'));
+    const now = new Date().toISOString();
     const except = { node: this.nodeId, silentForMs: this.jobSilenceMs, gone: this.predecessor ?? undefined };
-    const ids = await this.options.store.failUnfinishedJobs('server', failure, new Date().toISOString(), except);
+    const settled = await this.options.store.settleUnfinishedJobs('server', except, (job) => this.takeOver(job, now));
+    const ids = settled.filter((job) => job.status === 'failed').map((job) => job.id);
     if (ids.length) this.options.log?.warn({ jobIds: ids }, `marked ${ids.length} interrupted ingest job(s) as failed`);
+    const again = settled.filter((job) => job.status === 'queued');
+    if (again.length) this.options.log?.warn({ jobIds: again.map((job) => job.id) }, `queued ${again.length} interrupted ingest job(s) again`);
+    for (const job of again) {
+      const request = rerunnable(job.request) as IngestRequest;
+      this.start(structuredClone(job), { request, ref: describeRequest(request), work: (ctx) => this.work(ctx, request) });
+    }
     return ids;
+  }
+
+  /** What an orphaned job becomes: queued again on this node while it has attempts left and can be, else failed. */
+  private takeOver(job: IngestJob, now: string): IngestJob {
+    const stopped = 'the server stopped before the job finished';
+    // A record from before attempts were counted: a running one was started once.
+    const attempts = job.attempts ?? (job.status === 'running' ? 1 : 0);
+    const request = this.closed ? null : rerunnable(job.request);
+    if (!request || attempts >= MAX_JOB_ATTEMPTS) {
+      const why = request ? `${stopped}, ${attempts} times; it is not run again` : stopped;
+      return { ...job, status: 'failed', failures: [...job.failures, toFailure('restart', new errors.ERR_JOB_CANCELLED(why))], updatedAt: now };
+    }
+    const note = toFailure('restart', new errors.ERR_JOB_CANCELLED(`${stopped}; queued again (start ${attempts + 1} of ${MAX_JOB_ATTEMPTS})`));
+    return {
+      ...job,
+      node: this.nodeId,
+      status: 'queued',
+      attempts,
+      // The run starts over: what the interrupted one counted is counted again (items unchanged cost no rewrite).
+      total: 0,
+      done: 0,
+      failed: 0,
+      itemIds: [],
+      failures: [...job.failures.filter((f) => f.ref === 'restart'), note],
+      updatedAt: now,
+    };
   }
 
   /** Deletes the jobs that ended more than JOB_RETENTION_MS ago. */
@@ -289,13 +331,18 @@ export class IngestService {
     if (this.closed) throw new errors.ERR_NOT_READY('the server is shutting down');
     const job = this.newJob(task.request, 'server', task.jobId);
     await this.options.store.saveJob(job);
+    this.start(job, task);
+    return structuredClone(job);
+  }
+
+  /** Runs a saved, queued job in the background when a slot is free. */
+  private start(job: IngestJob, task: IngestTask): void {
     const controller = new AbortController();
     const done = this.whenSlotFree(controller.signal)
       .then((slot) => this.execute(job, task, controller.signal).finally(() => slot && this.releaseSlot()))
       .catch((err) => this.options.log?.error({ err, jobId: job.id }, 'ingest job crashed'))
       .finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });
-    return structuredClone(job);
   }
 
   /** Runs a request in the foreground (the CLI); `onProgress` sees every change. */
@@ -411,6 +458,7 @@ export class IngestService {
     };
     try {
       if (jobSignal.aborted) throw jobSignal.reason;
+      job.attempts = (job.attempts ?? 0) + 1;
       tracker.setStatus('running');
       await task.work(ctx);
       if (jobSignal.aborted) throw jobSignal.reason;
@@ -433,6 +481,16 @@ export class IngestService {
     if ('youtubeFeed' in request) return ingestFeedUrl(ctx, request.youtubeFeed, request.limit ?? DEFAULT_FEED_LIMIT, true);
     if ('hn' in request) return ingestHn(ctx, request.hn, request.limit ?? HN_DEFAULT_TOP_LIMIT);
     return ingestFiles(ctx, request.file, request.limit ?? MAX_INGEST_LIMIT);
+  }
+}
+
+/** An admin's request a job records, when it can be run again by a server (not a source's poll, not files). */
+function rerunnable(request: Record<string, unknown>): IngestRequest | null {
+  try {
+    const valid = validateIngestRequest(request);
+    return 'file' in valid ? null : valid;
+  } catch {
+    return null;
   }
 }
 
