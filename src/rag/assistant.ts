@@ -249,6 +249,14 @@ export class SalonAssistant implements RoomAssistant {
     return out;
   }
 
+  /** Whether `userId` has a private ask in the room waiting or being answered here. */
+  hasPrivateAsks(roomId: string, userId: string): boolean {
+    const theirs = (request: AskRequest) => request.private === true && request.roomId === roomId && request.asker.id === userId;
+    for (const waiting of this.waitingPrivate.values()) if (!waiting.abandoned && theirs(waiting.request)) return true;
+    for (const a of this.answers.values()) if (theirs(a.request)) return true;
+    return false;
+  }
+
   /**
    * The asker has no connection left in the room, on any node: their private asks end, waiting or
    * being answered, since nobody else may read them. A public answer goes on: the room reads it.

@@ -339,7 +339,12 @@ export class RoomHub implements SessionHost, RoomOutlet {
       this.leftAskers.delete(key);
       void this.askerGone(roomId, userId).then((gone) => {
         // Gone again meanwhile after a return: that leaving's own wait decides.
-        if (gone && !this.leftAskers.has(key)) this.getAssistant()?.askerLeft?.(roomId, userId);
+        if (this.leftAskers.has(key) || this.closing) return;
+        const assistant = this.getAssistant();
+        if (gone) assistant?.askerLeft?.(roomId, userId);
+        // Back on another node only: nothing here hears them leave it, so look again a grace later
+        // while an ask of theirs still runs here (it streams to them there).
+        else if (!this.rooms.get(roomId)?.members.get(userId) && assistant?.hasPrivateAsks?.(roomId, userId)) this.awaitAskerReturn(roomId, userId);
       });
     }, this.options.askerReturnGraceMs);
     timer.unref();

@@ -183,6 +183,8 @@ export interface RoomAssistant {
    * rooms' `askerReturnGraceMs`: their private asks end.
    */
   askerLeft?(roomId: string, userId: string): void;
+  /** Whether `userId` has a private ask in the room waiting or being answered on this node. */
+  hasPrivateAsks?(roomId: string, userId: string): boolean;
   /** The room's answers being written, for a welcome: the public ones, and `forUserId`'s own private ones. */
   pending(roomId: string, forUserId?: string): PendingAnswer[];
   /** Connects the assistant to the rooms core once both exist. */

@@ -154,6 +154,26 @@ describe('rooms across two nodes', () => {
     expect(left.mock.calls).toEqual([[ROOM, ben.welcome.you.id]]);
   });
 
+  it('ends the private asks of an asker followed on the other node once they leave it too', async () => {
+    const assistant = nodes[0].salon.assistant as SalonAssistant;
+    const left = vi.spyOn(assistant, 'askerLeft');
+    const ana = await joined(nodes[0], 'Ana');
+    // An answer of hers being written on node 0.
+    vi.spyOn(assistant, 'hasPrivateAsks').mockImplementation((roomId, userId) => roomId === ROOM && userId === ana.welcome.you.id);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    ana.client.close();
+    await vi.waitFor(() => expect(nodes[0].salon.rooms!.listRooms()).toEqual([]));
+    const back = await joined(nodes[1], 'Ana', ROOM, { token: ana.welcome.you.token });
+    await vi.waitFor(async () => expect((await buses[0].presence.list(ROOM)).map((e) => e.id)).toEqual([ana.welcome.you.id]));
+    await vi.advanceTimersByTimeAsync(DEFAULT_ASKER_RETURN_GRACE_MS);
+    expect(left).not.toHaveBeenCalled();
+    // She leaves node 1 as well: node 0, which answers her, hears of it within a grace or two.
+    back.client.close();
+    await vi.waitFor(async () => expect(await buses[0].presence.list(ROOM)).toEqual([]));
+    await vi.advanceTimersByTimeAsync(2 * DEFAULT_ASKER_RETURN_GRACE_MS);
+    expect(left.mock.calls).toEqual([[ROOM, ana.welcome.you.id]]);
+  });
+
   it('accepts a token issued by the other node (shared DATA_DIR secret)', async () => {
     const a = await joined(nodes[0], 'Ana');
     const again = await joined(nodes[1], 'Ana', ROOM, { token: a.welcome.you.token });
