@@ -487,12 +487,14 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /** Delivers on this node, then publishes for the others; a failing bus never blocks local delivery. */
   private route(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message): void {
     this.deliverLocal(roomId, delivery, frame, user, message);
-    try {
-      this.bus
-        .publish(roomId, encodeEnvelope({ node: this.bus.nodeId, delivery, frame, ...(user ? { user } : {}) }))
-        .catch((err: unknown) => this.log.warn({ roomId, err }, 'room bus publish failed'));
-    } catch (err) {
+    const failed = (err: unknown) => {
       this.log.warn({ roomId, err }, 'room bus publish failed');
+      if (message && message.seq > 0 && !this.closing) this.sync.publishFailed(roomId, message.seq);
+    };
+    try {
+      this.bus.publish(roomId, encodeEnvelope({ node: this.bus.nodeId, delivery, frame, ...(user ? { user } : {}) })).catch(failed);
+    } catch (err) {
+      failed(err);
     }
   }
 
@@ -550,7 +552,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
       return;
     }
     if (message.seq > room.seq + MAX_SEQ_LEAD) return this.sync.readAhead(room);
+    const before = room.seq;
     this.deliverLocal(roomId, 'history', frame, undefined, message);
+    if (message.seq > before + 1) this.sync.gap(room, before, message.seq);
   }
 
   private pending(roomId: string, forUserId: string): PendingAnswer[] {

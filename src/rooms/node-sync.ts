@@ -28,6 +28,13 @@ const RESYNC_SLACK = 100;
  * on an envelope's word alone became the room's seq and the floor of every joiner's welcome.
  */
 export const MAX_SEQ_LEAD = 128;
+/**
+ * How long a room waits for the seqs a message heard on the bus skipped before reading them from
+ * the store: two nodes' messages may arrive in another order than they were stored, a moment apart.
+ */
+export const GAP_WAIT_MS = 1_000;
+/** How long a node waits after a message's publish failed before telling the others to read the store (a `sync`). */
+export const SYNC_AFTER_FAILED_PUBLISH_MS = 1_000;
 /** How long a reading of every node's active rooms serves (browsers refresh their counts every 10 s). */
 export const ACTIVE_ROOMS_FRESH_MS = 1_000;
 
@@ -54,6 +61,10 @@ export class NodeSync {
   private readonly pokes = new Set<string>();
   /** Rooms with a read of the store queued by a message far ahead of them (readAhead). */
   private readonly readingAhead = new Set<Room>();
+  /** Rooms waiting to see whether seqs a bus message skipped arrive (gap). */
+  private readonly gaps = new Map<Room, { after: number; upTo: number }>();
+  /** roomId → the lowest seq whose publish failed, for the `sync` to send (publishFailed). */
+  private readonly failedPublishes = new Map<string, number>();
   private readonly timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: NodeSyncDeps) {
@@ -122,6 +133,48 @@ export class NodeSync {
       this.readingAhead.delete(room);
       return room.seq;
     });
+  }
+
+  /**
+   * A message heard on the bus skipped the seqs after `after`: another node's publish may still be
+   * on its way, or lost (a publish that failed while the connection stayed up). Those still missing
+   * GAP_WAIT_MS later are read from the store and delivered, in the room's queue. One wait per room
+   * at a time, covering every gap found meanwhile.
+   */
+  gap(room: Room, after: number, upTo: number): void {
+    const waiting = this.gaps.get(room);
+    if (waiting) {
+      waiting.after = Math.min(waiting.after, after);
+      waiting.upTo = Math.max(waiting.upTo, upTo);
+      return;
+    }
+    const span = { after, upTo };
+    this.gaps.set(room, span);
+    setTimeout(() => {
+      this.gaps.delete(room);
+      if (this.deps.room(room.id) !== room || room.deliveredThrough(span.after, span.upTo - 1)) return;
+      void this.fromStore(room, () => Math.max(span.after, room.seq - DEFAULT_SEQ_WINDOW));
+    }, GAP_WAIT_MS).unref();
+  }
+
+  /**
+   * This node's publish of a stored message failed while the bus seemed up: the other nodes did not
+   * hear it and, when nothing follows it, would never notice. A `sync` from before it, sent a moment
+   * later (once per room meanwhile), makes them read the store.
+   */
+  publishFailed(roomId: string, seq: number): void {
+    const waiting = this.failedPublishes.get(roomId);
+    if (waiting !== undefined) {
+      this.failedPublishes.set(roomId, Math.min(waiting, seq));
+      return;
+    }
+    this.failedPublishes.set(roomId, seq);
+    setTimeout(() => {
+      const from = this.failedPublishes.get(roomId) ?? seq;
+      this.failedPublishes.delete(roomId);
+      // Cut off meanwhile: the return's own `sync` covers it.
+      if (this.connected) this.publish(roomId, 'sync', JSON.stringify({ from: from - 1 }));
+    }, SYNC_AFTER_FAILED_PUBLISH_MS).unref();
   }
 
   /** Members of a room this node has no live copy of, from the shared presence. */

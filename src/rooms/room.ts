@@ -108,6 +108,12 @@ export class Room {
     return true;
   }
 
+  /** Whether every seq after `after` up to `upTo` was delivered (or is older than the window). */
+  deliveredThrough(after: number, upTo: number): boolean {
+    for (let seq = after + 1; seq <= upTo; seq++) if (!this.delivered.has(seq)) return false;
+    return true;
+  }
+
   /** Seqs of `messages` this node has not delivered yet (a welcome read them from the store first). */
   notDelivered(messages: readonly Message[]): Set<number> {
     const seqs = new Set<number>();

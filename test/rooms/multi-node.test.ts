@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
-import { ACTIVE_ROOMS_FRESH_MS } from '../../src/rooms/node-sync.js';
+import { ACTIVE_ROOMS_FRESH_MS, GAP_WAIT_MS, SYNC_AFTER_FAILED_PUBLISH_MS } from '../../src/rooms/node-sync.js';
 import { DEFAULT_ASKER_RETURN_GRACE_MS } from '../../src/rooms/options.js';
 import type { SalonAssistant } from '../../src/rag/assistant.js';
 import type { Store } from '../../src/store/types.js';
@@ -99,6 +99,31 @@ describe('rooms across two nodes', () => {
 
     const c = await joined(nodes[1], 'Cy');
     expect(c.welcome.history.map((m: { seq: number }) => m.seq)).toEqual([1, 2]);
+  });
+
+  it('reads from the store a message whose publish was lost, when a later one skips it or the publish failed', async () => {
+    const a = await joined(nodes[0], 'Ana');
+    const b = await joined(nodes[1], 'Ben', ROOM, {});
+    const publish = buses[0].publish.bind(buses[0]);
+    // The publish of "lost" vanishes (taken as sent); that of "refused" fails, and nothing follows it.
+    vi.spyOn(buses[0], 'publish').mockImplementation(async (roomId, payload) => {
+      if (payload.includes('lost')) return;
+      if (payload.includes('refused')) throw new Error('Command timed out');
+      return publish(roomId, payload);
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    a.client.send({ type: 'say', text: 'lost', clientId: 'x1' });
+    await a.client.next('message', (f) => f.message.text === 'lost');
+    a.client.send({ type: 'say', text: 'after', clientId: 'x2' });
+    expect((await b.client.next('message', (f) => f.message.text === 'after')).message.seq).toBe(2);
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS);
+    expect((await b.client.next('message', (f) => f.message.text === 'lost')).message.seq).toBe(1);
+
+    a.client.send({ type: 'say', text: 'refused', clientId: 'x3' });
+    await a.client.next('message', (f) => f.message.text === 'refused');
+    await vi.advanceTimersByTimeAsync(SYNC_AFTER_FAILED_PUBLISH_MS);
+    expect((await b.client.next('message', (f) => f.message.text === 'refused')).message.seq).toBe(3);
+    expect(b.client.all('message').map((f) => f.message.seq)).toEqual([2, 1, 3]);
   });
 
   it('shows one member list across the nodes, and drops the members of a node that closes', async () => {
