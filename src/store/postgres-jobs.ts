@@ -6,14 +6,19 @@ import type { Sql } from './postgres-db.js';
 import { jobJson, unfinished } from './rows.js';
 import type { IngestJob, JobRunner, LiveJobs } from './types.js';
 
-/** Saves a job; the save is a sign of life of its node (alive_at, by the database's clock). */
-export async function save(sql: Sql, job: IngestJob): Promise<void> {
-  await sql.query(
+/**
+ * Saves a job; the save is a sign of life of its node (alive_at, by the database's clock). `owned`:
+ * not over a job stored under another node (Store.saveJob); false when it was not written.
+ */
+export async function save(sql: Sql, job: IngestJob, owned = false): Promise<boolean> {
+  const { rowCount } = await sql.query(
     `INSERT INTO jobs (id, data, updated_at, status, runner, node, alive_at) VALUES ($1, $2, $3, $4, $5, $6, now())
      ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, status = excluded.status, runner = excluded.runner,
-       node = excluded.node, alive_at = excluded.alive_at`,
+       node = excluded.node, alive_at = excluded.alive_at
+     ${owned ? 'WHERE jobs.node IS NOT DISTINCT FROM excluded.node' : ''}`,
     [job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server', job.node ?? null],
   );
+  return rowCount === 1;
 }
 
 /** Store.touchJobs. */

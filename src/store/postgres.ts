@@ -413,8 +413,8 @@ export class PostgresStore implements Store {
 
   // jobs
 
-  async saveJob(job: IngestJob): Promise<void> {
-    await jobs.save(this.db, job);
+  async saveJob(job: IngestJob): Promise<boolean> {
+    return jobs.save(this.db, job, true);
   }
 
   getJob(id: string): Promise<IngestJob | null> {

@@ -1095,17 +1095,19 @@ export class SqliteStore implements Store {
 
   // jobs
 
-  async saveJob(job: IngestJob): Promise<void> {
-    this.saveJobNow(job);
+  async saveJob(job: IngestJob): Promise<boolean> {
+    return this.saveJobNow(job, true);
   }
 
-  /** Saves a job; the save is a sign of life of its node (alive_at). */
-  private saveJobNow(job: IngestJob): void {
-    this.sql(
+  /** Saves a job; the save is a sign of life of its node (alive_at). `owned`: not over a job stored under another node. */
+  private saveJobNow(job: IngestJob, owned = false): boolean {
+    const saved = this.sql(
       `INSERT INTO jobs (id, data, updated_at, status, runner, node, alive_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, status = excluded.status, runner = excluded.runner,
-         node = excluded.node, alive_at = excluded.alive_at`,
+         node = excluded.node, alive_at = excluded.alive_at
+       ${owned ? 'WHERE jobs.node IS excluded.node' : ''}`,
     ).run(job.id, jobJson(job), job.updatedAt, job.status, job.runner ?? 'server', job.node ?? null, Date.now());
+    return saved.changes === 1;
   }
 
   async pruneJobs(endedBefore: string): Promise<number> {

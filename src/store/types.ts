@@ -459,8 +459,11 @@ export interface Store {
   pruneIndexChanges(keepMs: number): Promise<number>;
 
   // ingest jobs
-  /** Saves a job, which also counts as a sign of life of its node (touchJobs). */
-  saveJob(job: IngestJob): Promise<void>;
+  /**
+   * Saves a job, which also counts as a sign of life of its node (touchJobs). False, and nothing
+   * written, when the job is stored under another node: that node took it over (settleUnfinishedJobs).
+   */
+  saveJob(job: IngestJob): Promise<boolean>;
   getJob(id: string): Promise<IngestJob | null>;
   /** A sign of life of `node`: its unfinished jobs are touched now, by the store's clock. */
   touchJobs(node: string): Promise<void>;

@@ -34,6 +34,11 @@ function job(id: string, status: IngestJob['status'], runner: IngestJob['runner'
 
 const PIER = 'The harbour council voted on Tuesday to rebuild the old pier with timber from local forests, ending a decade of debate.';
 
+/** The ids of the jobs in a SQLite store. */
+async function jobIds(store: SqliteStore): Promise<string[]> {
+  return store.db.prepare('SELECT id FROM jobs ORDER BY id').pluck().all() as string[];
+}
+
 /** Ingest deps for tests that never fetch or extract: any call fails. */
 function unusedDeps(): IngestDeps {
   const unused = async (): Promise<never> => {
@@ -181,6 +186,42 @@ describe('ingest jobs on a store several nodes share', () => {
       finish();
       await a.close();
       await b.close();
+      await store.close();
+    }
+  });
+
+  it('a node that fell silent stops a job another node took over, leaving the taker’s record as it is', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const a = node(store, 'node_a');
+    let progress = () => {};
+    try {
+      const stopped = new Promise<unknown>((resolve) => {
+        void a.submitTask({
+          request: { url: 'https://example.com/slow' },
+          ref: 'slow',
+          work: (ctx) =>
+            new Promise<void>((_, reject) => {
+              progress = () => ctx.tracker.addTotal(1);
+              ctx.signal.addEventListener('abort', () => {
+                resolve(ctx.signal.reason);
+                reject(ctx.signal.reason);
+              });
+            }),
+        });
+      });
+      await expect.poll(async () => (await store.getJob((await jobIds(store))[0]))?.status).toBe('running');
+      const [id] = await jobIds(store);
+      // Node b found node a silent and took the job over.
+      await store.settleUnfinishedJobs('server', { node: 'node_b' }, (j) => ({ ...j, node: 'node_b', status: 'queued', attempts: 1 }));
+      const taken = await store.getJob(id);
+      // Progress is saved at most every 250 ms: reported until a save meets the taker's record.
+      const reporting = setInterval(() => progress(), 50);
+      await stopped.finally(() => clearInterval(reporting));
+      expect(await stopped).toMatchObject({ code: 'ERR_JOB_CANCELLED', message: expect.stringContaining('another node took the job over') });
+      await a.idle();
+      expect(await store.getJob(id)).toEqual(taken);
+    } finally {
+      await a.close();
       await store.close();
     }
   });

@@ -1098,6 +1098,12 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.getSource('src_j_1')).toMatchObject({ leaseOwner: 'n_gone', leaseJob: 'j_1' });
         // Saved just now under a live node, they are that node's: another sweep leaves them alone.
         expect(await store.settleUnfinishedJobs('server', { node: 'n_z', silentForMs: 60_000, gone: 'n_gone' }, (j) => j)).toEqual([]);
+        // The node that fell silent comes back and saves its progress: refused, the taker's record stays.
+        const taken = (await store.getJob('j_2'))!;
+        expect(await store.saveJob({ ...job('j_2'), done: 2 })).toBe(false);
+        expect(await store.getJob('j_2')).toEqual(taken);
+        expect(await store.saveJob({ ...taken, status: 'running' })).toBe(true);
+        expect(await store.getJob('j_2')).toMatchObject({ status: 'running', node: taken.node });
       });
 
       it('prunes the jobs that ended before a time, keeping unfinished and later ones', async () => {

@@ -33,6 +33,8 @@ export class JobTracker {
     private readonly store: Store,
     private readonly log?: Logger,
     private readonly onChange?: (job: IngestJob) => void,
+    /** A save was refused: another node took the job over (it found this node silent too long). */
+    private readonly onTakenOver?: () => void,
   ) {}
 
   /** Announces more work (totals grow as feeds and folders are read). */
@@ -83,6 +85,9 @@ export class JobTracker {
     const snapshot: IngestJob = structuredClone(this.job);
     this.saving = this.saving
       .then(() => this.store.saveJob(snapshot))
+      .then((saved) => {
+        if (!saved) this.onTakenOver?.();
+      })
       .catch((err) => this.log?.error({ err, jobId: this.job.id }, 'saving an ingest job failed'));
   }
 }

@@ -441,9 +441,12 @@ export class IngestService {
   }
 
   private async execute(job: IngestJob, task: IngestTask, signal: AbortSignal, onProgress?: (job: IngestJob) => void): Promise<IngestJob> {
-    const tracker = new JobTracker(job, this.options.store, this.options.log, onProgress);
     // The budget runs from the job's start, not from when it was queued.
     const budget = new AbortController();
+    const tracker = new JobTracker(job, this.options.store, this.options.log, onProgress, () => {
+      this.options.log?.warn({ jobId: job.id }, 'another node took this ingest job over after this node fell silent; stopping it here');
+      budget.abort(new errors.ERR_JOB_CANCELLED('another node took the job over'));
+    });
     const timer = setTimeout(() => budget.abort(new errors.ERR_JOB_BUDGET(this.jobBudgetMs)), this.jobBudgetMs);
     const jobSignal = AbortSignal.any([signal, budget.signal]);
     const ctx: IngestContext = {
