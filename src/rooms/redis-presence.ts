@@ -45,6 +45,12 @@ export class RedisPresence implements RoomPresence {
   /** roomId → when this node's oldest entry in the room expires as last written (Redis's clock). */
   private readonly expiresAt = new Map<string, number>();
   private readonly lapseListeners: ((roomIds: string[]) => void)[] = [];
+  /**
+   * roomId → this node's entries replaced or removed while Redis was away, deleted at the next
+   * heartbeat: left there, another node listed a member who had left (or their old name) until the
+   * entry expired, up to `ttlMs` after the link came back.
+   */
+  private readonly stranded = new Map<string, Set<string>>();
 
   constructor(options: RedisPresenceOptions) {
     this.link = options.link;
@@ -60,7 +66,10 @@ export class RedisPresence implements RoomPresence {
     const entry = JSON.stringify([this.node, member.id, member.name, since]);
     const old = room.get(member.id);
     room.set(member.id, entry);
-    if (!this.link.isUp) return;
+    if (!this.link.isUp) {
+      if (old && old !== entry) this.strand(roomId, old);
+      return;
+    }
     const key = this.key(roomId);
     const tx = this.link.cmd.multi();
     if (old && old !== entry) tx.zrem(key, old);
@@ -83,6 +92,13 @@ export class RedisPresence implements RoomPresence {
       this.expiresAt.delete(roomId);
     }
     if (this.link.isUp) await this.link.cmd.zrem(this.key(roomId), old);
+    else this.strand(roomId, old);
+  }
+
+  private strand(roomId: string, entry: string): void {
+    let entries = this.stranded.get(roomId);
+    if (!entries) this.stranded.set(roomId, (entries = new Set()));
+    entries.add(entry);
   }
 
   async list(roomId: string): Promise<PresenceEntry[]> {
@@ -151,10 +167,14 @@ export class RedisPresence implements RoomPresence {
   }
 
   private async renew(): Promise<void> {
-    if (!this.own.size) return;
+    const stranded = [...this.stranded];
+    if (!this.own.size && !stranded.length) return;
+    this.stranded.clear();
     const now = this.link.now();
     const rooms = [...this.own.keys()];
     const pipe = this.link.cmd.pipeline();
+    // Before the rewrite: an entry removed and then written again as it was stays.
+    for (const [roomId, entries] of stranded) pipe.zrem(this.key(roomId), ...entries);
     for (const [roomId, room] of this.own) {
       const key = this.key(roomId);
       const entries = [...room.values()];
@@ -164,9 +184,16 @@ export class RedisPresence implements RoomPresence {
       pipe.zremrangebyscore(key, '-inf', `(${now - this.ttlMs}`);
       pipe.pexpire(key, this.ttlMs * 2);
     }
-    pipe.zadd(this.roomsKey, 'GT', ...rooms.flatMap((roomId) => [now + this.ttlMs, roomId]));
-    pipe.zremrangebyscore(this.roomsKey, '-inf', `(${now - this.ttlMs}`);
-    await pipe.exec();
+    if (rooms.length) {
+      pipe.zadd(this.roomsKey, 'GT', ...rooms.flatMap((roomId) => [now + this.ttlMs, roomId]));
+      pipe.zremrangebyscore(this.roomsKey, '-inf', `(${now - this.ttlMs}`);
+    }
+    try {
+      await pipe.exec();
+    } catch (err) {
+      for (const [roomId, entries] of stranded) for (const entry of entries) this.strand(roomId, entry);
+      throw err;
+    }
     this.renewed(rooms, now + this.ttlMs);
   }
 

@@ -101,6 +101,28 @@ describeRedis('Redis room bus', () => {
       expect(got).toEqual(['heard', 'heard too']);
     });
 
+    it('deletes, once back, the entries of members who left or took another name while Redis was away', async () => {
+      // Entries live a minute: only the node deleting them takes them out of the list in time.
+      network = redisNetwork();
+      proxy = await tcpProxy(REDIS_URL);
+      const a = await network.bus();
+      const b = await network.bus({ url: proxy.url, presenceTtlMs: 60_000 });
+      const changes: boolean[] = [];
+      b.onConnectionChange((connected) => changes.push(connected));
+      await b.presence.set('news_1', { id: 'u1', name: 'Ana' }, 1);
+      await b.presence.set('news_1', { id: 'u2', name: 'Ben' }, 2);
+      await b.presence.set('post_2', { id: 'u3', name: 'Cy' }, 3);
+      await proxy.cut();
+      await until(() => changes.includes(false));
+      await b.presence.remove('news_1', 'u1');
+      await b.presence.set('news_1', { id: 'u2', name: 'Benjamin' }, 2);
+      await b.presence.remove('post_2', 'u3');
+      await proxy.restore();
+      await until(() => changes.at(-1) === true, 5_000);
+      expect((await a.presence.list('news_1')).map((e) => e.name)).toEqual(['Benjamin']);
+      expect(await a.presence.list('post_2')).toEqual([]);
+    });
+
     it('notices a Redis that stops answering without closing, fails its commands instead of waiting, and comes back', async () => {
       const { a, b } = await twoNodes();
       const changes: boolean[] = [];
