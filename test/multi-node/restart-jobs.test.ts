@@ -2,10 +2,11 @@
  * A node killed with SIGKILL while it polls a source, restarted on its DATA_DIR, on a shared
  * PostgreSQL and Redis: the poll's job is failed and the source's lease freed at its start, and the
  * source polled again, instead of the job waiting out JOB_SILENCE_MS (two minutes) and the lease
- * the job budget (sixteen). Processes, schema, keys and the fixture site are removed whatever happens.
+ * the job budget (sixteen); and an admin's job it was running is run again there, its second start.
+ * Processes, schema, keys and the fixture site are removed whatever happens.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFixtureServer, type Answer, type FixtureServer } from '../fixtures-servers/http.js';
+import { articlePage, startFixtureServer, type Answer, type FixtureServer } from '../fixtures-servers/http.js';
 import { FAULTS_ADMIN_TOKEN, startServer, type ServerProcess } from '../faults/server-process.js';
 import { tempDir } from '../helpers.js';
 import { describeRedis, deleteKeys, REDIS_URL, testPrefix } from '../redis/gate.js';
@@ -35,6 +36,9 @@ describePostgres('a node restarted while it polls (PostgreSQL)', () => {
     let hang = true;
     let release = () => {};
     const hung = new Promise<void>((resolve) => (release = resolve));
+    let hangArticle = true;
+    let releaseArticle = () => {};
+    const articleHung = new Promise<void>((resolve) => (releaseArticle = resolve));
 
     beforeAll(async () => {
       schema = await freshSchema();
@@ -43,10 +47,15 @@ describePostgres('a node restarted while it polls (PostgreSQL)', () => {
         if (hang) await hung;
         return { type: 'application/rss+xml', body: '<?xml version="1.0"?><rss version="2.0"><channel><title>Empty</title></channel></rss>' };
       });
+      site.routes.set('/article', async (): Promise<Answer> => {
+        if (hangArticle) await articleHung;
+        return { body: articlePage('The pier reopens', ['The harbour council reopened the old pier on Tuesday after a year of repairs to its timber deck.']) };
+      });
     });
 
     afterAll(async () => {
       release();
+      releaseArticle();
       await node?.stop(5_000);
       await site?.close();
       await schema?.drop();
@@ -90,6 +99,26 @@ describePostgres('a node restarted while it polls (PostgreSQL)', () => {
         'the source to be polled again',
       );
       expect(polled).toMatchObject({ lastError: null, failures: 0 });
+    }, 120_000);
+
+    it('runs an admin’s job the killed node was running again at the restart, its second start', async () => {
+      node ??= await startServer({ env: env(), dataDir: data.dir });
+      const { jobId } = await api('/api/v1/ingest', { method: 'POST', body: JSON.stringify({ url: `${site!.origin}/article` }) });
+      await eventually(
+        async () => site!.requests.filter((r) => r.path === '/article').length,
+        (n) => n > 0,
+        'the job to ask for the article',
+      );
+      await node.kill9();
+      hangArticle = false;
+      node = await startServer({ env: env(), dataDir: data.dir });
+      const job = await eventually(
+        () => api(`/api/v1/ingest/${jobId}`),
+        (j) => j.status !== 'queued' && j.status !== 'running',
+        'the killed job to run again',
+      );
+      expect(job).toMatchObject({ status: 'done', attempts: 2, done: 1, failed: 0 });
+      expect(job.failures).toEqual([expect.objectContaining({ ref: 'restart', code: 'ERR_JOB_CANCELLED', message: expect.stringContaining('start 2 of 3') })]);
     }, 120_000);
   });
 });
