@@ -132,6 +132,26 @@ describe('answering in a room', () => {
   });
 });
 
+describe('private asks of an asker followed elsewhere', () => {
+  it('says whether the asker has a private ask waiting or being answered in the room, until it ends or they leave', async () => {
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 }));
+    const first = a.ask(await request({ private: true }));
+    const waiting = a.ask(await request({ private: true, clientId: 'c2' }));
+    const open = a.ask(await request({ asker: { id: 'u2', name: 'Bob' }, clientId: 'c3' }));
+    expect(a.hasPrivateAsks('news_1', 'u1')).toBe(true);
+    // A public ask is the room's; another room's are not this one's.
+    expect(a.hasPrivateAsks('news_1', 'u2')).toBe(false);
+    expect(a.hasPrivateAsks('news_2', 'u1')).toBe(false);
+    await Promise.all([first.done, waiting.done, open.done]);
+    expect(a.hasPrivateAsks('news_1', 'u1')).toBe(false);
+
+    const left = a.ask(await request({ private: true, clientId: 'c4' }));
+    a.askerLeft('news_1', 'u1');
+    await left.done.catch(() => {});
+    expect(a.hasPrivateAsks('news_1', 'u1')).toBe(false);
+  });
+});
+
 describe('fairness', () => {
   it('answers one question at a time per room and tells the waiting asker its place', async () => {
     const chat = new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 });
