@@ -140,8 +140,13 @@ export class RoomHub implements SessionHost, RoomOutlet {
       store: this.store,
       room: (id) => this.rooms.get(id),
       rooms: () => this.rooms.values(),
-      deliver: (room, m) => this.deliverLocal(room.id, 'history', JSON.stringify({ type: 'message', message: m }), undefined, m),
+      deliverMissed: (room, m) => {
+        const live = room.held.take(m.seq);
+        return live ? this.deliverMessage(room, live.frame, live.message) : this.deliverMessage(room, JSON.stringify({ type: 'message', message: m }), m);
+      },
+      deliverHeld: (room, held) => this.deliverMessage(room, held.frame, held.message),
       pageSize: this.options.replayLimit,
+      memberSliceBytes: this.options.softBufferedBytes,
       log: this.log,
     });
     this.bus.subscribe((roomId, payload) => this.fromBus(roomId, payload));
@@ -506,10 +511,20 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (delivery === 'all') return room.sendAll(frame);
     const m = message ?? (JSON.parse(frame) as { message: Message }).message;
     if (!(m?.seq > 0)) return room.sendAll(frame);
-    if (room.remember(m)) {
-      room.sendAll(frame, m.seq, frame.startsWith(ASSISTANT_DONE_FRAME));
-      this.onDelivered?.(m);
+    if (room.held.holding) {
+      // A catch-up is under way: the message waits behind the missed ones (Room.held).
+      if (room.held.hold({ frame, message: m }, frame.startsWith(ASSISTANT_DONE_FRAME))) return;
+      for (const held of room.held.drain()) this.deliverMessage(room, held.frame, held.message);
     }
+    this.deliverMessage(room, frame, m);
+  }
+
+  /** Delivers a stored message to the room's members unless it was delivered; the bytes of its frame, 0 when it was. */
+  private deliverMessage(room: Room, frame: string, m: Message): number {
+    if (!room.remember(m)) return 0;
+    room.sendAll(frame, m.seq, frame.startsWith(ASSISTANT_DONE_FRAME));
+    this.onDelivered?.(m);
+    return Buffer.byteLength(frame);
   }
 
   /** What another node sent on a room's channel: each kind is checked here, and a malformed one dropped with a warning. */

@@ -5,12 +5,15 @@
  * `presence.recheckMs` for members whose node died. Resync: when the bus was cut off, each room
  * remembers its seq at the cut; once the bus is back the node delivers what it missed from the
  * store and sends a `sync` envelope so the others fetch what it could not publish meanwhile.
+ * What a node delivers from the store goes out in slices, one per turn of the event loop, while the
+ * room holds its live messages back (held-messages.ts).
  */
 import type { Logger } from '../logger.js';
 import type { Message, Member } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { encodeEnvelope, type Envelope } from './envelope.js';
 import { FreshReading } from './fresh-reading.js';
+import type { HeldMessage } from './held-messages.js';
 import type { Room } from './room.js';
 import { RoomMembers } from './room-members.js';
 import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
@@ -35,6 +38,12 @@ export const MAX_SEQ_LEAD = 128;
 export const GAP_WAIT_MS = 1_000;
 /** How long a node waits after a message's publish failed before telling the others to read the store (a `sync`). */
 export const SYNC_AFTER_FAILED_PUBLISH_MS = 1_000;
+/**
+ * Bytes of frames a catch-up hands to one room's sockets in one turn of the event loop, all members
+ * together (a frame sent to 1,000 members counts 1,000 times): about what one live message to a
+ * room of 10,000 costs. A slice is one message at least, however many members get it.
+ */
+export const CATCH_UP_TURN_BYTES = 4 * 1024 * 1024;
 /** How long a reading of every node's active rooms serves (browsers refresh their counts every 10 s). */
 export const ACTIVE_ROOMS_FRESH_MS = 1_000;
 
@@ -45,10 +54,20 @@ export interface NodeSyncDeps {
   room(roomId: string): Room | undefined;
   /** Every live room of this node. */
   rooms(): Iterable<Room>;
-  /** Delivers a stored message to this node's members of the room, once. */
-  deliver(room: Room, message: Message): void;
+  /**
+   * Delivers a stored message this node's members of the room missed, once (the live copy the room
+   * holds of it, if any, in its place); the bytes of the frame each member got, 0 when none was sent.
+   */
+  deliverMissed(room: Room, message: Message): number;
+  /** Delivers a live message the room held during a catch-up, once; the bytes of its frame, 0 when none was sent. */
+  deliverHeld(room: Room, held: HeldMessage): number;
   /** Messages per store read when resyncing. */
   pageSize: number;
+  /**
+   * Bytes of frames one member gets from a catch-up in one turn (the soft send limit): the
+   * send limits see a socket's queue only once a turn's frames are written.
+   */
+  memberSliceBytes: number;
   log: Logger;
 }
 
@@ -340,22 +359,66 @@ export class NodeSync {
     return this.fromStore(room, () => Math.max(from, room.seq - DEFAULT_SEQ_WINDOW));
   }
 
-  /** Delivers the room's stored messages after the seq `start` gives once the room's queue reaches the read. */
+  /**
+   * Delivers the room's stored messages after the seq `start` gives once the room's queue reaches
+   * the read. Live messages wait from the moment it is asked for (Room.held) and go out after it,
+   * or in their place among the missed ones. Every message goes out in slices of at most
+   * `memberSliceBytes` a member and CATCH_UP_TURN_BYTES for the room, one per turn of the event
+   * loop: frames a turn sends are written at its end, so the send limits (per socket and the node's
+   * budget) see them only from the next turn on, and a catch-up of 500 messages to thousands of
+   * members in one turn held the event loop and a copy of every message per member.
+   */
   private async fromStore(room: Room, start: () => number): Promise<void> {
     const { store, pageSize, log } = this.deps;
+    room.held.begin();
     try {
       await room.run(async () => {
-        let after = start();
-        for (;;) {
-          const page = await store.messagesAfter(room.id, after, pageSize);
-          if (this.deps.room(room.id) !== room) return;
-          for (const m of page) this.deps.deliver(room, m);
-          if (page.length < pageSize) return;
-          after = page[page.length - 1].seq;
+        try {
+          let after = start();
+          for (;;) {
+            const page = await store.messagesAfter(room.id, after, pageSize);
+            if (!(await this.sendSliced(room, page, (m) => this.deps.deliverMissed(room, m)))) return;
+            if (page.length < pageSize) return;
+            after = page[page.length - 1].seq;
+          }
+        } finally {
+          await this.sendHeld(room);
         }
       });
     } catch (err) {
       log.warn({ roomId: room.id, err }, 'resync from the store failed');
+    } finally {
+      for (const held of room.held.end()) this.deps.deliverHeld(room, held);
     }
   }
+
+  /**
+   * The last catch-up of a room sends what the room held meanwhile, in slices too, holding what
+   * arrives while it does; an earlier one leaves them to the next, whose messages may be older.
+   */
+  private async sendHeld(room: Room): Promise<void> {
+    while (room.held.last) {
+      const held = room.held.drain();
+      if (!held.length || !(await this.sendSliced(room, held, (h) => this.deps.deliverHeld(room, h)))) return;
+    }
+  }
+
+  /** Sends `items` a slice per turn of the event loop; false once the room was dropped. */
+  private async sendSliced<T>(room: Room, items: readonly T[], send: (item: T) => number): Promise<boolean> {
+    let i = 0;
+    while (i < items.length) {
+      if (this.deps.room(room.id) !== room) return false;
+      const limit = Math.min(this.deps.memberSliceBytes, Math.floor(CATCH_UP_TURN_BYTES / Math.max(1, room.sessions.size)));
+      let bytes = 0;
+      while (i < items.length && bytes < limit) bytes += send(items[i++]);
+      // The next slice (of this page, the next one or the held messages) goes out in a later turn.
+      if (bytes > 0) await nextTurn();
+    }
+    return this.deps.room(room.id) === room;
+  }
+}
+
+/** Resolves in a later turn of the event loop, after the frames of this one were written. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -4,6 +4,7 @@
  * coalesced presence.
  * Broadcasts take an already-serialised frame and loop without allocating per member.
  */
+import { HeldMessages } from './held-messages.js';
 import { TokenBucket } from './token-bucket.js';
 import type { Member, Message, RoomInfo } from '../protocol/messages.js';
 import type { RoomOptions } from './options.js';
@@ -43,6 +44,8 @@ export class Room {
   readonly typing: TypingTracker;
   /** Threads of this room other than the main one that messages were already checked against. */
   readonly knownThreads = new Set<string>();
+  /** Live messages waiting while the room catches up from the store (NodeSync). */
+  readonly held = new HeldMessages();
   private history: Message[] = [];
   /** Seqs already delivered, so a message arriving twice (bus and resync) goes out once. */
   private readonly delivered = new SeqWindow();
