@@ -76,9 +76,13 @@ class TurnSocket implements Connection {
   get welcomed(): boolean {
     return this.sent.some((f) => f.startsWith('{"type":"welcome"'));
   }
-  /** Seqs of the message frames received, in order. */
+  /** The message and answer frames received, in order. */
+  messages(): { type: string; message: Message }[] {
+    return this.sent.filter((f) => f.startsWith('{"type":"message"') || f.startsWith('{"type":"assistant.done"')).map((f) => JSON.parse(f));
+  }
+  /** Seqs of the message and answer frames received, in order. */
   seqs(): number[] {
-    return this.sent.filter((f) => f.startsWith('{"type":"message"')).map((f) => (JSON.parse(f) as { message: Message }).message.seq);
+    return this.messages().map((f) => f.message.seq);
   }
 }
 
@@ -197,10 +201,12 @@ describe('a catch-up from the store', () => {
     vi.spyOn(store, 'messagesAfter').mockImplementation(async (roomId, after, limit) => {
       const page = await read(roomId, after, limit);
       if (after === 200 && !newest) {
-        // While the last page is read: a message stored since, and a copy of one the page holds, arrive live.
+        // While the last page is read: a message stored since, a copy of one the page holds and the
+        // end of an answer the page holds arrive live.
         [newest] = await storedElsewhere(1, 10);
         await live(newest);
         await live(missed[219]);
+        await publish('history', JSON.stringify({ type: 'assistant.done', message: missed[229] }));
         await new Promise((resolve) => setImmediate(resolve));
       }
       return page;
@@ -219,7 +225,11 @@ describe('a catch-up from the store', () => {
     await syncFrom(0);
     await until(() => sockets.every((s) => s.seqs().length === 251), 60_000);
     expect(echoed).toBe(true);
-    for (const s of sockets) expect(s.seqs()).toEqual(upTo(251));
+    for (const s of sockets) {
+      expect(s.seqs()).toEqual(upTo(251));
+      // The answer's end is what tells a client it is finished: it goes out in the place of the stored copy.
+      expect(s.messages()[229].type).toBe('assistant.done');
+    }
   });
 });
 
