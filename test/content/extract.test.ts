@@ -84,6 +84,14 @@ describe('extractArticle: where the body comes from', () => {
     expect(text).toContain(PROSE[1]);
     expect(text).toContain(PROSE[2]);
   });
+
+  it('wraps any number of loose runs: the nesting ceiling counts the page’s parse, not the paragraphs added after it', () => {
+    // 400 runs of text, each beside a block: flat markup, never more than 4 elements open at once.
+    const runs = Array.from({ length: 400 }, (_, i) => `Line ${i}: ${PROSE[i % 3]}<div class="spacer"></div>`).join('');
+    const { text } = extractArticle(page(`<div class="transcript">${runs}</div>`));
+    expect(text.split('\n\n')).toHaveLength(400);
+    expect(text).toContain(`Line 399: ${PROSE[0]}`);
+  });
 });
 
 describe('extractArticle: cleaning', () => {

@@ -57,6 +57,12 @@ describe('hostile markup costs linear time', () => {
     expect(() => loadDocument('<div>'.repeat(MAX_OPEN_ELEMENTS - 1))).toThrow(NestingTooDeepError);
   });
 
+  it('wraps 200,000 runs of loose text beside blocks without splicing the container once per run', () => {
+    const article = `<article><p>${'Real article text goes here. '.repeat(30)}</p></article>`;
+    const runs = `<div>${'Fish and chips.<hr>'.repeat(200_000)}</div>`;
+    expect(extractArticle(`<html><body>${article}${runs}</body></html>`).text).toContain('Real article text goes here.');
+  });
+
   it('turns deeply nested fragments into text without recursion', () => {
     const nested = `${'<b>'.repeat(60_000)}deep${'</b>'.repeat(60_000)}`;
     expect(htmlToText(nested)).toBe('deep');

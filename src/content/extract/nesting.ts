@@ -32,19 +32,27 @@ export class NestingTooDeepError extends Error {
 /**
  * Loads a whole HTML document (parse5, as cheerio does by default), refusing it with
  * NestingTooDeepError as soon as its stack of open elements outgrows {@link MAX_OPEN_ELEMENTS}.
+ * Only the document's own parse counts: the CheerioAPI keeps the tree adapter for the fragments
+ * cleaning parses later (`wrapAll('<p></p>')`), and a fragment's parse ends without popping the
+ * elements it opened, so counting those refused a page after ~250 wrapped runs of loose text.
  */
 export function loadDocument(html: string): CheerioAPI {
   let open = 0;
+  let parsing = true;
   const treeAdapter = {
     ...domAdapter,
     onItemPush() {
-      if (++open > MAX_OPEN_ELEMENTS) throw new NestingTooDeepError();
+      if (parsing && ++open > MAX_OPEN_ELEMENTS) throw new NestingTooDeepError();
     },
     onItemPop() {
       open--;
     },
   };
-  return load(html, { treeAdapter });
+  try {
+    return load(html, { treeAdapter });
+  } finally {
+    parsing = false;
+  }
 }
 
 /** A DomHandler that counts the elements open at once and gives up past the ceiling. */
