@@ -63,6 +63,12 @@ describe('hostile markup costs linear time', () => {
     expect(extractArticle(`<html><body>${article}${runs}</body></html>`).text).toContain('Real article text goes here.');
   });
 
+  it('drops 400,000 boilerplate blocks of an article without splicing their parent once per block', () => {
+    const text = 'Real article text goes here. '.repeat(30).trim();
+    const html = `<html><body><article><p>${text}</p>${'<header>x</header>'.repeat(400_000)}<div>Advertisement<span class="share">Share</span></div></article></body></html>`;
+    expect(extractArticle(html).text).toBe(text);
+  });
+
   it('turns deeply nested fragments into text without recursion', () => {
     const nested = `${'<b>'.repeat(60_000)}deep${'</b>'.repeat(60_000)}`;
     expect(htmlToText(nested)).toBe('deep');

@@ -5,7 +5,7 @@
  * (after Readability's conditional cleaning).
  */
 import type { Element } from 'domhandler';
-import { classAndId, descendants, innerText, isElement } from './dom.js';
+import { classAndId, descendants, isElement } from './dom.js';
 import { classWeight, isUnlikely } from './score.js';
 import type { TextStats } from './stats.js';
 
@@ -58,7 +58,7 @@ function inSentence(el: Element, stats: TextStats): boolean {
 
 function isLabel(el: Element, stats: TextStats): boolean {
   const { chars } = stats.of(el);
-  return chars > 0 && chars <= LABEL_MAX_CHARS && LABEL.test(innerText(el));
+  return chars > 0 && chars <= LABEL_MAX_CHARS && LABEL.test(stats.text(el));
 }
 
 /** Drops headers, captions and author credits, and an `<h1>` that comes before the first paragraph. */
@@ -83,8 +83,9 @@ export function removeBoilerplate(containers: Element[], stats: TextStats): void
   for (const container of containers) {
     const total = stats.of(container).chars;
     dropHeadlineAndCredits(container, stats);
+    stats.detachRemoved();
     for (const el of descendants(container).reverse()) {
-      if (!el.parent) continue;
+      if (stats.isRemoved(el)) continue;
       const { chars } = stats.of(el);
       if ((DROP_STANDALONE_TAGS.has(el.name) && !inSentence(el, stats)) || isLabel(el, stats) || (el.name === 'figure' && chars < FIGURE_TEXT_CHARS)) {
         stats.remove(el);
@@ -93,5 +94,6 @@ export function removeBoilerplate(containers: Element[], stats: TextStats): void
       if (!CONDITIONAL_TAGS.has(el.name) || chars > total * BODY_SHARE) continue;
       if (isUnlikely(el) || looksLikeBoilerplate(el, stats)) stats.remove(el);
     }
+    stats.detachRemoved();
   }
 }
