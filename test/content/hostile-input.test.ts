@@ -61,6 +61,8 @@ describe('hostile markup costs linear time', () => {
     const article = `<article><p>${'Real article text goes here. '.repeat(30)}</p></article>`;
     const runs = `<div>${'Fish and chips.<hr>'.repeat(200_000)}</div>`;
     expect(extractArticle(`<html><body>${article}${runs}</body></html>`).text).toContain('Real article text goes here.');
+    const images = `<div><p>${'Real article text goes here. '.repeat(30)}</p>${'<img src="a.png">'.repeat(300_000)}</div>`;
+    expect(extractArticle(`<html><body>${images}</body></html>`).text).toContain('Real article text goes here.');
   });
 
   it('drops 400,000 boilerplate blocks of an article without splicing their parent once per block', () => {

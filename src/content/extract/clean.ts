@@ -118,7 +118,10 @@ export function wrapLooseText($: CheerioAPI): void {
         const p = emptyParagraph.cloneNode(false);
         adopt(p, run);
         children.push(p);
-      } else children.push(...run);
+      } else {
+        // Not push(...run): a run of 300,000 images is as many arguments, past the stack.
+        for (const n of run) children.push(n);
+      }
       run = [];
     };
     for (const child of el.children) {
