@@ -71,6 +71,11 @@ describe('hostile markup costs linear time', () => {
     expect(extractArticle(html).text).toBe(text);
   });
 
+  it('fosters the text of 400,000 open tables out of them without rescanning their parent', () => {
+    const text = 'Real article text goes here. '.repeat(30).trim();
+    expect(extractArticle(`<html><body><article><p>${text}</p>${'<table>x'.repeat(400_000)}</article></body></html>`).text).toContain(text);
+  });
+
   it('turns deeply nested fragments into text without recursion', () => {
     const nested = `${'<b>'.repeat(60_000)}deep${'</b>'.repeat(60_000)}`;
     expect(htmlToText(nested)).toBe('deep');
