@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HnClient, storyToItem, toComment, type HnItem } from '../../src/content/sources/hn.js';
+import { RedditComments } from '../../src/content/sources/reddit.js';
 import { FIELD_CAPS } from '../../src/content/limits.js';
 import { htmlToText } from '../../src/content/extract/html-text.js';
 import { validateItem } from '../../src/content/items.js';
@@ -194,5 +195,43 @@ describe('storyToItem', () => {
     // without the article: the story's own title, no body, the link's host as site
     const bare = validateItem(storyToItem(story, comments, null), opts);
     expect(bare).toMatchObject({ url: 'http://www.getdropbox.com/u/2/screencast.html', body: '', siteName: 'getdropbox.com', author: 'dhouston' });
+  });
+});
+
+describe('timestamps an API sends out of range', () => {
+  const opts = { bodyMaxChars: 200_000 };
+  const BAD_TIMES = [1e20, -5, 1.5e300];
+
+  it('leave an HN story undated and its comments at 0, each kid asked once, instead of failing the story', async () => {
+    const items: Record<number, unknown> = {
+      1: { id: 1, type: 'story', by: 'op', title: 'Far future', url: 'https://example.com/a', time: 1e20, kids: [2, 3, 4, 5, 5, 5] },
+      2: { id: 2, type: 'comment', by: 'a', text: 'negative', time: -5 },
+      3: { id: 3, type: 'comment', by: 'b', text: 'fractional', time: 1700000000.5 },
+      4: { id: 4, type: 'comment', by: 'c', text: 'huge', time: 1.5e300 },
+      5: { id: 5, type: 'comment', by: 'd', text: 'listed three times', time: 1700000000 },
+    };
+    const asked: string[] = [];
+    const fetchJson = async (url: string) => (asked.push(url), items[Number(/item\/(\d+)\.json$/.exec(url)![1])] ?? null);
+    const { story, comments } = await new HnClient({ base: 'http://hn.test/v0', fetchJson, commentLimit: 10, intervalMs: 0 }).story(1);
+    const item = validateItem(storyToItem(story, comments, null), opts);
+    expect(item.publishedAt).toBeNull();
+    expect(item.comments.map((c) => [c.by, c.time])).toEqual([
+      ['a', 0],
+      ['b', 1700000000],
+      ['c', 0],
+      ['d', 1700000000],
+    ]);
+    expect(asked.filter((u) => u.endsWith('/item/5.json'))).toHaveLength(1);
+  });
+
+  it.each(BAD_TIMES)('leave a Reddit thread undated and its comments at 0 (created_utc %s)', async (time) => {
+    const thread = [
+      { data: { children: [{ kind: 't3', data: { id: 'abc12', title: 'Post', selftext: 'Own text of the post.', is_self: true, created_utc: time } }] } },
+      { data: { children: [{ kind: 't1', data: { author: 'x', body: 'a comment', created_utc: time } }] } },
+    ];
+    const reddit = new RedditComments({ base: 'http://reddit.test', fetchJson: async () => thread, commentLimit: 10, intervalMs: 0 });
+    const item = validateItem((await reddit.discussion('abc12')).toItem(null), opts);
+    expect(item.publishedAt).toBeNull();
+    expect(item.comments).toEqual([{ by: 'x', text: 'a comment', time: 0 }]);
   });
 });

@@ -67,6 +67,19 @@ export function findThread(sources: readonly CommentSource[], url: string | null
   return null;
 }
 
+/** Latest instant a JavaScript Date holds, in Unix seconds (±8.64e15 ms). */
+const MAX_UNIX_SECONDS = 8.64e12;
+
+/**
+ * An API's timestamp as whole Unix seconds a Date can hold, or null: a negative, fractional past
+ * the second, or far-future `time` made `toISOString()` throw, or failed the whole item's
+ * validation for one comment's time.
+ */
+export function unixSeconds(value: unknown): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_UNIX_SECONDS) return null;
+  return Math.floor(value);
+}
+
 /** The URL parsed, or null when it is not an absolute http(s) URL. */
 export function httpUrl(raw: string): URL | null {
   try {

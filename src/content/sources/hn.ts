@@ -6,7 +6,7 @@
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
 import type { Pacer } from './pacer.js';
-import { pacedApi, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
+import { pacedApi, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { hnItemId, hnStoryIdOf } from '../ids.js';
@@ -54,7 +54,7 @@ function asItem(raw: unknown): HnItem | null {
     id: r.id,
     type: typeof r.type === 'string' ? r.type : undefined,
     by: typeof r.by === 'string' ? r.by : undefined,
-    time: typeof r.time === 'number' ? r.time : undefined,
+    time: unixSeconds(r.time) ?? undefined,
     text: typeof r.text === 'string' ? r.text : undefined,
     title: typeof r.title === 'string' ? r.title : undefined,
     url: typeof r.url === 'string' ? r.url : undefined,
@@ -106,7 +106,8 @@ export class HnClient {
     if (!STORY_TYPES.has(story.type ?? '')) throw new errors.ERR_INVALID_CONTENT(`Hacker News item ${id} is a ${story.type ?? 'thing'}, not a story`);
     const comments: Comment[] = [];
     const limit = this.options.commentLimit;
-    for (const kid of (story.kids ?? []).slice(0, limit + EXTRA_KIDS)) {
+    // Each kid asked once: a kids list naming one comment twice would attach it twice.
+    for (const kid of new Set((story.kids ?? []).slice(0, limit + EXTRA_KIDS))) {
       if (comments.length >= limit) break;
       const c = await this.item(kid, signal);
       const comment = c && toComment(c);
@@ -121,13 +122,14 @@ export function toComment(item: HnItem): Comment | null {
   if (item.deleted || item.dead || item.type !== 'comment' || !item.by || !item.text) return null;
   const text = htmlToText(capField(item.text, FIELD_CAPS.comment), { links: 'text+href' });
   if (!text) return null;
-  return { by: item.by, text, time: item.time ?? 0 };
+  return { by: item.by, text, time: unixSeconds(item.time) ?? 0 };
 }
 
 export const HN_DEFAULT_CATEGORY = 'Tech';
 
 /** The news item (unvalidated pipeline input) for a story, with its linked article when one was extracted. */
 export function storyToItem(story: HnItem, comments: Comment[], article: ArticleFields | null): Record<string, unknown> {
+  const seconds = unixSeconds(story.time);
   const ownText = story.text ? htmlToText(capField(story.text, FIELD_CAPS.comment), { links: 'text+href' }) : '';
   const body = article?.text?.trim() || ownText;
   const image = decorationUrl(article?.image);
@@ -143,7 +145,7 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
     body,
     comments,
     category: HN_DEFAULT_CATEGORY,
-    publishedAt: story.time ? new Date(story.time * 1000).toISOString() : null,
+    publishedAt: seconds ? new Date(seconds * 1000).toISOString() : null,
     image,
     author: article?.byline || by,
     siteName: article?.siteName || (link ? hostOf(link) : 'Hacker News'),

@@ -8,7 +8,7 @@
 import { errors } from '../../errors.js';
 import { hostOf } from '../../text.js';
 import type { ArticleFields } from './article.js';
-import { httpUrl, pacedApi, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
+import { httpUrl, pacedApi, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { excerpt } from '../text.js';
 import type { Comment } from '../types.js';
@@ -68,7 +68,7 @@ function toComment(data: Json): Comment | null {
   const body = str(data.body);
   if (!by || !body || GONE.has(by) || GONE.has(body.trim()) || data.stickied === true) return null;
   const text = capField(body, FIELD_CAPS.comment).trim();
-  return text ? { by, text, time: typeof data.created_utc === 'number' ? Math.floor(data.created_utc) : 0 } : null;
+  return text ? { by, text, time: unixSeconds(data.created_utc) ?? 0 } : null;
 }
 
 /** Reddit through its thread JSON (see the module comment). */
@@ -121,7 +121,8 @@ function threadToItem(
 ): Record<string, unknown> {
   const own = capField(str(post.selftext) ?? '', FIELD_CAPS.content).trim();
   const body = article?.text?.trim() || own;
-  const created = typeof post.created_utc === 'number' ? new Date(post.created_utc * 1000).toISOString() : null;
+  const seconds = unixSeconds(post.created_utc);
+  const created = seconds === null ? null : new Date(seconds * 1000).toISOString();
   return {
     id: `news_reddit${thread.toLowerCase()}`,
     kind: 'news',
