@@ -13,6 +13,8 @@ import { toWorkerError, type WorkerError } from '../src/worker-errors.js';
 export interface FeedTask extends StartStamped {
   bytes: Uint8Array;
   ref: string;
+  /** The Content-Type the feed came with: its charset decodes an undeclared feed that is not UTF-8. */
+  contentType?: string;
 }
 
 export type FeedResult = { ok: true; feed: ParsedFeed } | { ok: false; error: WorkerError };
@@ -21,7 +23,7 @@ export type FeedResult = { ok: true; feed: ParsedFeed } | { ok: false; error: Wo
 export function parse(task: FeedTask): FeedResult {
   markStarted(task);
   try {
-    return { ok: true, feed: toPlainFeed(parseFeed(task.bytes, task.ref)) };
+    return { ok: true, feed: toPlainFeed(parseFeed(task.bytes, task.ref, task.contentType)) };
   } catch (err) {
     return { ok: false, error: toWorkerError(err) };
   }

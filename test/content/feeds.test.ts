@@ -8,9 +8,12 @@ import { idForUrl } from '../../src/content/ids.js';
 import { validateItem } from '../../src/content/items.js';
 import { SalonError, errors } from '../../src/errors.js';
 import { FAILURE_TEXT_MAX, toFailure } from '../../src/content/ingest/ingest-job.js';
+import { decodeWindows1252 } from '../../src/content/extract/decode.js';
 import { CORPORA } from '../helpers.js';
 
 const FEEDS = join(CORPORA, 'feeds/rss-parser/test');
+/** The end of a one-item RSS feed, after the item's title. */
+const ITEM_END = Buffer.from('</title><link>https://e.example/a</link></item></channel></rss>');
 
 /**
  * rss-parser decoded the two Latin-1 feeds as UTF-8, so its expected strings hold U+FFFD where
@@ -75,6 +78,24 @@ describe('parseFeed details', () => {
       ]);
       expect(parseFeed(xml).entries[0].title, declaration || 'undeclared').toBe('“Hi” – €5');
     }
+  });
+
+  it('decodes an undeclared feed that is not UTF-8 by the charset its Content-Type names, never over a declaration or valid UTF-8', () => {
+    const title = (name: string, declaration: string, bytes: Buffer, contentType: string) =>
+      parseFeed(
+        Buffer.concat([Buffer.from(`<?xml version="1.0"${declaration}?><rss><channel><title>t</title><item><title>`), bytes, ITEM_END]),
+        name,
+        contentType,
+      ).entries[0].title;
+    const cyrillic = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]); // Привет in windows-1251
+    const japanese = Buffer.from([0x93, 0xfa, 0x96, 0x7b]); // 日本 in Shift_JIS
+    expect(title('ru', '', cyrillic, 'application/rss+xml; charset=windows-1251')).toBe('Привет');
+    expect(title('jp', '', japanese, 'text/xml; charset="Shift_JIS"')).toBe('日本');
+    // Servers name a default charset whatever the feed holds: a declaration and valid UTF-8 outrank it.
+    expect(title('declared', ' encoding="windows-1251"', cyrillic, 'text/xml; charset=ISO-8859-1')).toBe('Привет');
+    expect(title('utf-8', '', Buffer.from('Привет'), 'text/xml; charset=ISO-8859-1')).toBe('Привет');
+    // A UTF-16 label without a byte-order mark is not believed, as in pages.
+    expect(title('utf-16', '', cyrillic, 'text/xml; charset=utf-16')).toBe(decodeWindows1252(cyrillic));
   });
 
   it('tells RSS 2.0, RDF and Atom apart', () => {
@@ -213,6 +234,8 @@ describe('FeedPool', () => {
         expect(viaWorker.plainText).toBe(true);
         expect(viaWorker).toEqual(toPlainFeed(parseFeed(bytes, file)));
       }
+      const cp1251 = Buffer.concat([Buffer.from('<rss><channel><title>t</title><item><title>'), Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]), ITEM_END]);
+      expect((await pool.parse(cp1251, 'cp1251', undefined, 'application/rss+xml; charset=windows-1251')).entries[0].title).toBe('Привет');
       await expect(pool.parse(readFileSync(join(FEEDS, 'input', 'unrecognized.rss')), 'unrecognized.rss')).rejects.toSatisfy(
         (e: unknown) => e instanceof SalonError && e.code === 'ERR_FEED_PARSE' && e.message.includes('unrecognized.rss'),
       );

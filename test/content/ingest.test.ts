@@ -22,6 +22,9 @@ const PARAS = [
   'Fishermen welcomed the decision but asked that work pause during the herring season between March and May.',
 ];
 
+/** Привет in windows-1251. */
+const CP1251_TITLE = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]);
+
 function rssFeed(origin: string): string {
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>Fixture Feed</title><link>${origin}/</link>
 <item><title>Pier rebuilt</title><link>${origin}/pier</link><description>&lt;p&gt;Short pier summary.&lt;/p&gt;</description><pubDate>Tue, 02 Jan 2024 10:00:00 GMT</pubDate><category>Local</category></item>
@@ -54,6 +57,15 @@ describe('IngestService', () => {
       '/feedburner': { type: 'text/xml; charset=UTF-8', body: readFileSync(join(FEEDS, 'feedburner.atom')) },
     });
     web.routes.set('/feed.xml', { type: 'application/rss+xml; charset=utf-8', body: rssFeed(web.origin) });
+    // No XML declaration: only the Content-Type says windows-1251.
+    web.routes.set('/cp1251.xml', {
+      type: 'application/rss+xml; charset=windows-1251',
+      body: Buffer.concat([
+        Buffer.from('<rss><channel><title>t</title><item><title>'),
+        CP1251_TITLE,
+        Buffer.from(`</title><link>${web.origin}/pier</link></item></channel></rss>`),
+      ]),
+    });
     hn = await startHnServer(
       {
         7001: { by: 'poster', id: 7001, kids: [8001, 8004, 8002], time: 1700000000, title: 'Linked story', type: 'story', url: `${web.origin}/story` },
@@ -134,6 +146,13 @@ describe('IngestService', () => {
     expect(pier.body).toContain('herring season');
     const gone = (await store.getItem(idForUrl('news', `${web.origin}/gone`)))!;
     expect(gone.body).toBe("The feed's own text about the gone story.");
+  });
+
+  it('decodes a feed by the charset its Content-Type names, as a feed and as a URL that serves one', async () => {
+    for (const request of [{ feed: `${web.origin}/cp1251.xml` }, { url: `${web.origin}/cp1251.xml` }]) {
+      expect(await service.run(request)).toMatchObject({ status: 'done', done: 1 });
+      expect((await store.getItem(idForUrl('news', `${web.origin}/pier`)))!.title).toBe('Привет');
+    }
   });
 
   it('treats a URL that serves a feed as that feed', async () => {

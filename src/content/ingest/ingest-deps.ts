@@ -23,7 +23,7 @@ export function defaultIngestDeps(config: Config): IngestDeps {
     // The bytes go to the worker, which decodes them: a 5 MB page in a single-byte charset took
     // 0.4 s of the event loop to decode here.
     extract: (page, maxChars, signal) => pages.extract(page.body, { url: page.url, maxChars, contentType: page.contentType }, signal),
-    parseFeed: (bytes, ref, signal) => feeds.parse(bytes, ref, signal),
+    parseFeed: (bytes, ref, signal, contentType) => feeds.parse(bytes, ref, signal, contentType),
     async close() {
       await Promise.all([fetcher.close(), pages.close(), feeds.close()]);
     },

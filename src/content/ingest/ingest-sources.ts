@@ -41,9 +41,9 @@ function checkAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof SalonError ? signal.reason : new errors.ERR_JOB_CANCELLED('the job was cancelled');
 }
 
-/** Parses a feed through the deps (a worker for large ones) or in-process. */
-export function readFeed(ctx: IngestContext, bytes: Buffer, ref: string): Promise<ParsedFeed> {
-  return ctx.deps.parseFeed ? ctx.deps.parseFeed(bytes, ref, ctx.signal) : Promise.resolve().then(() => parseFeed(bytes, ref));
+/** Parses a feed through the deps (a worker for large ones) or in-process; `contentType` as it was fetched. */
+export function readFeed(ctx: IngestContext, bytes: Buffer, ref: string, contentType?: string): Promise<ParsedFeed> {
+  return ctx.deps.parseFeed ? ctx.deps.parseFeed(bytes, ref, ctx.signal, contentType) : Promise.resolve().then(() => parseFeed(bytes, ref, contentType));
 }
 
 /**
@@ -116,7 +116,7 @@ export async function ingestFeedDocument(ctx: IngestContext, feed: ParsedFeed, f
 
 async function fetchFeed(ctx: IngestContext, url: string): Promise<{ feed: ParsedFeed; url: string }> {
   const page = await ctx.deps.fetchPage(url, ctx.signal);
-  return { feed: await readFeed(ctx, page.body, url), url: page.url };
+  return { feed: await readFeed(ctx, page.body, url, page.contentType), url: page.url };
 }
 
 /** A feed URL; with `youtubeOnly`, a feed that is not a YouTube channel feed is refused. */
@@ -136,7 +136,7 @@ export async function ingestUrl(ctx: IngestContext, url: string, limit: number):
   }
   const page = await ctx.deps.fetchPage(url, ctx.signal);
   if (looksLikeFeed(page.contentType, page.body)) {
-    await ingestFeedDocument(ctx, await readFeed(ctx, page.body, url), page.url, limit);
+    await ingestFeedDocument(ctx, await readFeed(ctx, page.body, url, page.contentType), page.url, limit);
     return;
   }
   ctx.tracker.addTotal(1);

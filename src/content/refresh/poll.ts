@@ -65,7 +65,7 @@ async function pollFeed(ctx: IngestContext, store: Store, source: SourceRecord, 
   const validators = { etag: page.etag ?? null, lastModified: page.lastModified ?? null };
   if (page.status === 304)
     return { notModified: true, etag: validators.etag ?? source.etag, lastModified: validators.lastModified ?? source.lastModified, added: 0, changed: 0 };
-  const feed = await readFeed(ctx, page.body, url);
+  const feed = await readFeed(ctx, page.body, url, page.contentType);
   if (source.kind === 'youtube' && !feed.youtube) throw new errors.ERR_FEED_PARSE(`${url} is a feed but not a YouTube channel feed (no yt:videoId entries)`);
   const seen = new Set<string>();
   const entries = feed.entries

@@ -55,8 +55,11 @@ export interface IngestDeps {
   fetchJson(url: string, signal?: AbortSignal): Promise<unknown>;
   /** Extracts the article of a fetched page (decoding it by its charset), preferably off the main thread. */
   extract(page: FetchedPage, maxChars: number, signal?: AbortSignal): Promise<ArticleFields>;
-  /** Parses a feed document, off the main thread when large; default: parseFeed in-process. */
-  parseFeed?(bytes: Buffer, ref: string, signal?: AbortSignal): Promise<ParsedFeed>;
+  /**
+   * Parses a feed document, off the main thread when large; default: parseFeed in-process.
+   * `contentType`: the Content-Type it was fetched with, whose charset decodes an undeclared feed.
+   */
+  parseFeed?(bytes: Buffer, ref: string, signal?: AbortSignal, contentType?: string): Promise<ParsedFeed>;
   /** Releases connection pools and workers; called when ingestion shuts down. */
   close?(): Promise<void>;
 }

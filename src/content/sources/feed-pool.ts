@@ -46,7 +46,7 @@ export class FeedPool {
    * Parses a feed into plain-text entries (toPlainFeed); rejects with ERR_FEED_PARSE like
    * parseFeed, or ERR_PROCESSING_TIMEOUT past the time limit.
    */
-  async parse(bytes: Uint8Array, ref: string, signal?: AbortSignal): Promise<ParsedFeed> {
+  async parse(bytes: Uint8Array, ref: string, signal?: AbortSignal, contentType?: string): Promise<ParsedFeed> {
     if (!this.pool) {
       this.pool = new Piscina({
         filename: this.filename,
@@ -59,7 +59,7 @@ export class FeedPool {
       });
       keepPoolUp(this.pool, 'feed');
     }
-    const task: FeedTask = { bytes: new Uint8Array(bytes), ref };
+    const task: FeedTask = { bytes: new Uint8Array(bytes), ref, contentType };
     const result = await runTimedTask<FeedResult>(this.pool, task, { name: 'parse', signal, timeoutMs: this.taskTimeoutMs, ref, heapMb: this.heapMb });
     if (result.ok) return result.feed;
     if (result.error.code) throw fromWorkerError(result.error);

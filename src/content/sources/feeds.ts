@@ -219,11 +219,12 @@ function atomEntry(entry: Element, feedTitle: string): FeedEntry {
 }
 
 /**
- * Parses a feed document (bytes are decoded by their declared or detected encoding).
- * Throws ERR_FEED_PARSE naming `ref` when the document is not an RSS, RDF or Atom feed.
+ * Parses a feed document (bytes are decoded by their declared or detected encoding, or the charset
+ * of the `contentType` they came with: decodeXml). Throws ERR_FEED_PARSE naming `ref` when the
+ * document is not an RSS, RDF or Atom feed.
  */
-export function parseFeed(input: string | Uint8Array, ref = 'document'): ParsedFeed {
-  const xml = typeof input === 'string' ? input : decodeXml(input);
+export function parseFeed(input: string | Uint8Array, ref = 'document', contentType?: string): ParsedFeed {
+  const xml = typeof input === 'string' ? input : decodeXml(input, contentType);
   const $ = load(xml, { xml: true });
   const root = elements($.root()[0] as unknown as AnyNode)[0];
   if (!root) throw new errors.ERR_FEED_PARSE(`${ref} holds no XML elements`);
