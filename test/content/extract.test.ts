@@ -234,6 +234,15 @@ describe('extractArticle: metadata', () => {
     expect(isoDate('yesterday')).toBeNull();
   });
 
+  it('skips JSON-LD nested deeper than any real block, whatever field holds the nesting', () => {
+    const deep = `${'['.repeat(10_000)}"Ada"${']'.repeat(10_000)}`;
+    for (const field of ['author', 'headline', 'image', 'publisher']) {
+      const ld = `<script type="application/ld+json">{"@type":"NewsArticle","${field}":${deep}}</script>`;
+      const html = page(`<article><h1>Harbour plan</h1>${paragraphs(PROSE)}</article>`, ld);
+      expect(extractArticle(html), field).toMatchObject({ title: 'Harbour plan', text: PROSE.join('\n\n') });
+    }
+  });
+
   it('survives malformed JSON-LD', () => {
     const a = extractArticle(
       page(`<article>${paragraphs(PROSE)}</article>`, '<script type="application/ld+json">{"@type": "NewsArticle", </script><title>Only title</title>'),

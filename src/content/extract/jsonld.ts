@@ -1,5 +1,6 @@
 /** What an article's JSON-LD (`<script type="application/ld+json">`) says about it. */
 import type { CheerioAPI } from 'cheerio';
+import { nestsDeeperThan } from '../../json-depth.js';
 import { rawText } from './dom.js';
 
 /** Article fields read from JSON-LD; each is undefined when no article node gives it. */
@@ -13,6 +14,11 @@ export interface JsonLdArticle {
 }
 
 const ARTICLE_TYPE = /Article|BlogPosting|NewsArticle|Report|WebPage|Posting|Story/i;
+/**
+ * Deepest JSON-LD block read; real ones nest a handful of levels. The fields are read recursively,
+ * so an `author` nested 10,000 arrays deep overflowed the stack and failed the whole page.
+ */
+const MAX_DEPTH = 64;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -50,12 +56,14 @@ function imageUrl(value: Json | undefined): string | undefined {
   return undefined;
 }
 
-/** Parses every JSON-LD block and reads the first article-like node; malformed blocks are skipped. */
+/** Parses every JSON-LD block and reads the first article-like node; malformed or too deep blocks are skipped. */
 export function readJsonLd($: CheerioAPI): JsonLdArticle {
   const nodes: Record<string, Json>[] = [];
   $('script[type="application/ld+json"]').each((_, el) => {
+    const text = rawText(el);
+    if (nestsDeeperThan(Buffer.from(text), MAX_DEPTH)) return;
     try {
-      nodesOf(JSON.parse(rawText(el)) as Json, nodes);
+      nodesOf(JSON.parse(text) as Json, nodes);
     } catch {
       // Hand-written JSON-LD is often malformed; metadata then comes from elsewhere.
     }
