@@ -260,6 +260,16 @@ describe('extractArticle: charsets from bytes', () => {
     );
     expect(extractArticle(bytes).text).toContain('“Cafés” charge €5 for crème brûlée – a price');
   });
+  it('honours a <meta charset> past the first 4 KB when the bytes are not UTF-8, and only then', () => {
+    const head = (charset: string) => `<script>var config = "${'x'.repeat(6000)}";</script><meta charset="${charset}"><title>News</title>`;
+    const body = (title: Buffer) =>
+      Buffer.concat([Buffer.from('<body><article><h1>'), title, Buffer.from(`</h1>${paragraphs(PROSE)}</article></body></html>`)]);
+    const shiftJis = Buffer.from([0x93, 0xfa, 0x96, 0x7b]); // 日本
+    expect(extractArticle(Buffer.concat([Buffer.from(`<html><head>${head('shift_jis')}</head>`), body(shiftJis)])).title).toBe('日本');
+    // Valid UTF-8 stays UTF-8 whatever a late tag claims.
+    expect(extractArticle(Buffer.concat([Buffer.from(`<html><head>${head('windows-1251')}</head>`), body(Buffer.from('日本'))])).title).toBe('日本');
+  });
+
   it('decodes UTF-8 with a BOM and without any declaration', () => {
     const utf8 = `<article><p>Zoë’s naïve café — ${PROSE[0]}</p></article>`;
     expect(extractArticle(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(utf8)])).text).toContain('Zoë’s naïve café —');

@@ -7,6 +7,12 @@
 
 /** How far into the document the `<meta>` / XML declaration prescan looks. */
 const PRESCAN_BYTES = 4096;
+/**
+ * How far a second look for `<meta charset>` goes when the prescan found none and the bytes are
+ * not UTF-8: 11 of the extraction corpus's 147 declared pages name it past 4 KB (after inline
+ * scripts and styles), one at 69 KB, and browsers still honour it there.
+ */
+const LATE_PRESCAN_BYTES = 131_072;
 const FALLBACK_ENCODING = 'windows-1252';
 
 function bomEncoding(bytes: Uint8Array): string | null {
@@ -32,9 +38,9 @@ export function charsetOfContentType(contentType: string | null | undefined): st
   return m ? m[2] : null;
 }
 
-function prescanEncoding(bytes: Uint8Array): string | null {
+function prescanEncoding(bytes: Uint8Array, length: number): string | null {
   // latin1 maps bytes 1:1, so ASCII markup survives whatever the real encoding is.
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, PRESCAN_BYTES)).toString('latin1');
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, length)).toString('latin1');
   const xml = /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']/i.exec(head);
   if (xml) return xml[1];
   for (const tag of head.match(/<meta\b[^>]*>/gi) ?? []) {
@@ -55,10 +61,12 @@ function isValidUtf8(bytes: Uint8Array): boolean {
 
 /** The encoding to decode `bytes` with, given the transport's Content-Type if known. */
 export function sniffEncoding(bytes: Uint8Array, contentType?: string | null): string {
-  const declared = bomEncoding(bytes) ?? normaliseEncoding(charsetOfContentType(contentType)) ?? normaliseEncoding(prescanEncoding(bytes));
+  const declared = bomEncoding(bytes) ?? normaliseEncoding(charsetOfContentType(contentType)) ?? normaliseEncoding(prescanEncoding(bytes, PRESCAN_BYTES));
   // A page that declares UTF-16 in ASCII-compatible markup cannot really be UTF-16 (HTML spec).
   if (declared && !(declared.startsWith('utf-16') && !bomEncoding(bytes))) return declared;
-  return isValidUtf8(bytes) ? 'utf-8' : FALLBACK_ENCODING;
+  if (isValidUtf8(bytes)) return 'utf-8';
+  const late = bytes.byteLength > PRESCAN_BYTES ? normaliseEncoding(prescanEncoding(bytes, LATE_PRESCAN_BYTES)) : null;
+  return late && !late.startsWith('utf-16') ? late : FALLBACK_ENCODING;
 }
 
 /** What windows-1252 puts at 0x80-0x9F (where ISO-8859-1 has C1 controls); 0 marks unassigned bytes. */
