@@ -198,6 +198,13 @@ describe('storyToItem', () => {
   });
 });
 
+describe('HN story lists', () => {
+  it('reads each story of a list once, however often the list names it', async () => {
+    const client = new HnClient({ base: 'http://hn.test/v0', fetchJson: async () => [3, 3, 1, 'x', 3, 2, 1, -4, 5], commentLimit: 1, intervalMs: 0 });
+    expect(await client.storyIds('top', 3)).toEqual([3, 1, 2]);
+  });
+});
+
 describe('timestamps an API sends out of range', () => {
   const opts = { bodyMaxChars: 200_000 };
   const BAD_TIMES = [1e20, -5, 1.5e300];

@@ -91,7 +91,8 @@ export class HnClient {
   async storyIds(list: HnList, limit: number, signal?: AbortSignal): Promise<number[]> {
     const raw = await this.get(`${list}stories.json`, signal);
     if (!Array.isArray(raw)) throw new errors.ERR_FETCH_FAILED(`${this.options.base}/${list}stories.json`, 'expected a JSON array of ids');
-    return raw.filter((id): id is number => Number.isInteger(id) && id > 0).slice(0, limit);
+    // Each story once: a list naming one twice had a poll fetch and store it twice.
+    return [...new Set(raw.filter((id): id is number => Number.isInteger(id) && id > 0))].slice(0, limit);
   }
 
   /**
