@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { extractArticle } from '../../src/content/extract/index.js';
-import { MAX_OPEN_ELEMENTS, NestingTooDeepError, loadDocument } from '../../src/content/extract/nesting.js';
+import { MAX_OPEN_ELEMENTS, MAX_OPEN_XML_ELEMENTS, NestingTooDeepError, loadDocument } from '../../src/content/extract/nesting.js';
 import { cleanTitle } from '../../src/content/extract/metadata.js';
 import { toPlainFeed } from '../../src/content/sources/feed-items.js';
 import { FeedPool } from '../../src/content/sources/feed-pool.js';
@@ -136,6 +136,19 @@ describe('hostile markup costs linear time', () => {
   it('parses a feed nested 60,000 elements deep', () => {
     const xml = `<rss><channel><item><title>t</title><link>https://x.example/</link><description>${'<x>'.repeat(60_000)}deep${'</x>'.repeat(60_000)}</description></item></channel></rss>`;
     expect(parseFeed(xml, 'deep').entries[0].summaryHtml).toBe('deep');
+  });
+
+  it('refuses a feed nested past its ceiling with ERR_FEED_PARSE before the parse grows quadratic', () => {
+    const xml = `<feed><entry><title>t</title><link href="/a"/><content type="xhtml"><div>${'<b>'.repeat(830_000)}x</div></content></entry></feed>`;
+    const err = (() => {
+      try {
+        return parseFeed(xml, 'deep atom');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toMatchObject({ code: 'ERR_FEED_PARSE' });
+    expect((err as Error).message).toContain(`deep atom: the markup nests deeper than ${MAX_OPEN_XML_ELEMENTS} elements`);
   });
 
   it('reads only the entries a caller can use of a feed with enormous item counts, in every format', () => {

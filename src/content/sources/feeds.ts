@@ -8,6 +8,7 @@ import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { errors } from '../../errors.js';
 import { domToText, textContent as textOf } from '../extract/html-text.js';
+import { NestingTooDeepError, parseXml } from '../extract/nesting.js';
 import { truncate } from '../text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { decodeXml } from './xml-decode.js';
@@ -225,7 +226,14 @@ function atomEntry(entry: Element, feedTitle: string): FeedEntry {
  */
 export function parseFeed(input: string | Uint8Array, ref = 'document', contentType?: string): ParsedFeed {
   const xml = typeof input === 'string' ? input : decodeXml(input, contentType);
-  const $ = load(xml, { xml: true });
+  let document;
+  try {
+    document = parseXml(xml);
+  } catch (err) {
+    if (err instanceof NestingTooDeepError) throw new errors.ERR_FEED_PARSE(`${ref}: ${err.message}`);
+    throw err;
+  }
+  const $ = load(document, { xml: true });
   const root = elements($.root()[0] as unknown as AnyNode)[0];
   if (!root) throw new errors.ERR_FEED_PARSE(`${ref} holds no XML elements`);
   const rootName = lname(root);
