@@ -11,6 +11,7 @@ import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutCommen
 import { wordsKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
+import { failUnfinished } from './job-sweep.js';
 import { CHUNK_SELECT, hasChunks, listItemSummariesIn, listItemsIn, lockItem, replaceChunksIn, upsertItemIn } from './postgres-content.js';
 import * as embeddings from './postgres-embeddings.js';
 import * as jobs from './postgres-jobs.js';
@@ -431,13 +432,7 @@ export class PostgresStore implements Store {
   }
 
   async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except: LiveJobs = {}): Promise<string[]> {
-    const failed = await this.settleUnfinishedJobs(runner, except, (job) => ({
-      ...job,
-      status: 'failed',
-      failures: [...job.failures, failure],
-      updatedAt: now,
-    }));
-    return failed.map((job) => job.id);
+    return failUnfinished(this, runner, failure, now, except);
   }
 
   settleUnfinishedJobs(runner: JobRunner, except: LiveJobs, settle: (job: IngestJob) => IngestJob): Promise<IngestJob[]> {

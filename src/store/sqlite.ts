@@ -10,6 +10,7 @@ import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutCommen
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
+import { failUnfinished } from './job-sweep.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { WriterSync, type WriterSettings } from './sqlite-writer-sync.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
@@ -1124,13 +1125,7 @@ export class SqliteStore implements Store {
   }
 
   async failUnfinishedJobs(runner: JobRunner, failure: JobFailure, now: string, except: LiveJobs = {}): Promise<string[]> {
-    const failed = await this.settleUnfinishedJobs(runner, except, (job) => ({
-      ...job,
-      status: 'failed',
-      failures: [...job.failures, failure],
-      updatedAt: now,
-    }));
-    return failed.map((job) => job.id);
+    return failUnfinished(this, runner, failure, now, except);
   }
 
   async settleUnfinishedJobs(runner: JobRunner, except: LiveJobs, settle: (job: IngestJob) => IngestJob): Promise<IngestJob[]> {

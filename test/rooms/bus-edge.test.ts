@@ -6,46 +6,27 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
 import { parseBusMessage } from '../../src/rooms/bus-message.js';
-import { RoomHub } from '../../src/rooms/hub.js';
-import { Identity } from '../../src/rooms/identity.js';
-import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import type { RoomHub } from '../../src/rooms/hub.js';
+import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { MAX_SEQ_LEAD } from '../../src/rooms/node-sync.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { silentLogger } from '../../src/logger.js';
-import { tempStore } from '../helpers.js';
-import { FakeConnection, ROOM, until } from './helpers.js';
+import { FakeConnection, hubBesideOtherNode, ROOM, until } from './helpers.js';
 
 describe('the room bus edge', () => {
   let store: SqliteStore;
-  let closeStore: () => Promise<void>;
+  let closeAll: () => Promise<void>;
   let hub: RoomHub;
   let other: InProcessBus;
   let warnings: string[];
   let n = 0;
 
   beforeEach(async () => {
-    const temp = tempStore();
-    store = temp.store;
-    closeStore = temp.close;
     warnings = [];
-    const network = new InProcessBusNetwork();
-    other = network.node('other');
-    await other.join(ROOM);
-    hub = new RoomHub({
-      store,
-      identity: new Identity(Buffer.alloc(32, 7)),
-      bus: network.node('here'),
-      resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
-      log: { ...silentLogger, warn: (_details, msg) => void warnings.push(msg) },
-      options: { maxConnectionsPerIp: 100_000 },
-    });
+    ({ store, hub, other, close: closeAll } = await hubBesideOtherNode({ ...silentLogger, warn: (_details, msg) => void warnings.push(msg) }));
   });
-  afterEach(async () => {
-    await hub.close();
-    await other.close();
-    await closeStore();
-  });
+  afterEach(() => closeAll());
 
   async function member(name: string) {
     const conn = new FakeConnection(`c${++n}`);

@@ -10,16 +10,14 @@ import { CloseCode } from '../../src/protocol/close-codes.js';
 import type { Message } from '../../src/protocol/messages.js';
 import { encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
 import { HeldMessages, MAX_HELD_MESSAGES } from '../../src/rooms/held-messages.js';
-import { RoomHub } from '../../src/rooms/hub.js';
-import { Identity } from '../../src/rooms/identity.js';
-import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import type { RoomHub } from '../../src/rooms/hub.js';
+import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { CATCH_UP_TURN_BYTES } from '../../src/rooms/node-sync.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Connection } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { silentLogger } from '../../src/logger.js';
-import { tempStore } from '../helpers.js';
-import { ROOM, until } from './helpers.js';
+import { hubBesideOtherNode, ROOM, until } from './helpers.js';
 
 /**
  * Counts the bytes sent in each turn of the event loop, to the room and to each socket, and ends
@@ -97,34 +95,17 @@ const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 describe('a catch-up from the store', () => {
   let store: SqliteStore;
-  let closeStore: () => Promise<void>;
+  let closeAll: () => Promise<void>;
   let hub: RoomHub;
   let other: InProcessBus;
   let meter: TurnMeter;
   let n = 0;
 
   async function start(options: Partial<RoomOptions> = {}): Promise<void> {
-    const temp = tempStore();
-    store = temp.store;
-    closeStore = temp.close;
     meter = new TurnMeter();
-    const network = new InProcessBusNetwork();
-    other = network.node('other');
-    await other.join(ROOM);
-    hub = new RoomHub({
-      store,
-      identity: new Identity(Buffer.alloc(32, 7)),
-      bus: network.node('here'),
-      resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
-      log: silentLogger,
-      options: { maxConnectionsPerIp: 100_000, newIdentitiesPerMinute: 100_000, ...options },
-    });
+    ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger, { newIdentitiesPerMinute: 100_000, ...options }));
   }
-  afterEach(async () => {
-    await hub.close();
-    await other.close();
-    await closeStore();
-  });
+  afterEach(() => closeAll());
 
   /** Members joined at once, `readers` of them reading everything and the rest nothing. */
   async function members(readers: number, stalled = 0): Promise<TurnSocket[]> {

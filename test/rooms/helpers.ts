@@ -3,8 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import type { AppOverrides } from '../../src/app.js';
 import type { ServerMessage } from '../../src/protocol/messages.js';
+import type { Logger } from '../../src/logger.js';
+import { RoomHub } from '../../src/rooms/hub.js';
+import { Identity } from '../../src/rooms/identity.js';
+import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Connection } from '../../src/rooms/types.js';
-import { testApp } from '../helpers.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
+import { tempStore, testApp } from '../helpers.js';
 import { item } from '../store/contract.js';
 
 export { item };
@@ -178,4 +184,38 @@ export async function until(check: () => boolean, timeoutMs = 3000): Promise<voi
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** A hub of node `here` on a fresh store, and node `other` on the same in-process bus network, following ROOM. */
+export async function hubBesideOtherNode(
+  log: Logger,
+  options: Partial<RoomOptions> = {},
+): Promise<{
+  store: SqliteStore;
+  hub: RoomHub;
+  other: InProcessBus;
+  close(): Promise<void>;
+}> {
+  const temp = tempStore();
+  const network = new InProcessBusNetwork();
+  const other = network.node('other');
+  await other.join(ROOM);
+  const hub = new RoomHub({
+    store: temp.store,
+    identity: new Identity(Buffer.alloc(32, 7)),
+    bus: network.node('here'),
+    resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
+    log,
+    options: { maxConnectionsPerIp: 100_000, ...options },
+  });
+  return {
+    store: temp.store,
+    hub,
+    other,
+    async close() {
+      await hub.close();
+      await other.close();
+      await temp.close();
+    },
+  };
 }

@@ -962,19 +962,23 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         await expect(store.applyThreadChange({ at: '', expect: [{ id: 'thr_none', version: 0 }] })).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
       });
 
+      /** A job of the jobs tests: running, one of two done, in news_1; `fields` replace any of that. */
+      const jobOf = (id: string, fields: Partial<IngestJob> = {}): IngestJob => ({
+        id,
+        request: { url: id },
+        status: 'running',
+        total: 2,
+        done: 1,
+        failed: 0,
+        itemIds: ['news_1'],
+        failures: [],
+        createdAt: 'a',
+        updatedAt: 'b',
+        ...fields,
+      });
+
       it('saves and reads jobs', async () => {
-        const job = {
-          id: 'j1',
-          request: { url: 'x' },
-          status: 'running' as const,
-          total: 2,
-          done: 1,
-          failed: 0,
-          itemIds: ['news_1'],
-          failures: [],
-          createdAt: 'a',
-          updatedAt: 'b',
-        };
+        const job = jobOf('j1', { request: { url: 'x' } });
         await store.saveJob(job);
         await store.saveJob({ ...job, status: 'done', done: 2 });
         expect(await store.getJob('j1')).toMatchObject({ status: 'done', done: 2 });
@@ -982,19 +986,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
 
       it('fails the unfinished jobs of one runner, leaving finished jobs and the other runner alone', async () => {
-        const job = (id: string, status: IngestJob['status'], runner?: JobRunner): IngestJob => ({
-          id,
-          request: { url: id },
-          status,
-          total: 3,
-          done: 1,
-          failed: 0,
-          itemIds: ['news_1'],
-          failures: [],
-          createdAt: 'a',
-          updatedAt: 'b',
-          ...(runner ? { runner } : {}),
-        });
+        const job = (id: string, status: IngestJob['status'], runner?: JobRunner): IngestJob => jobOf(id, { status, total: 3, ...(runner ? { runner } : {}) });
         const jobs = [
           job('running', 'running', 'server'),
           job('queued', 'queued', 'server'),
@@ -1022,20 +1014,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
 
       it('leaves alone, when failing unfinished jobs, those of the node named and those saved or touched within silentForMs', async () => {
-        const job = (id: string, node?: string): IngestJob => ({
-          id,
-          runner: 'server',
-          ...(node ? { node } : {}),
-          request: { url: id },
-          status: 'running',
-          total: 1,
-          done: 0,
-          failed: 0,
-          itemIds: [],
-          failures: [],
-          createdAt: 'a',
-          updatedAt: 'b',
-        });
+        const job = (id: string, node?: string): IngestJob => jobOf(id, { runner: 'server', ...(node ? { node } : {}), total: 1, done: 0, itemIds: [] });
         const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'Ingest stopped: the server stopped' };
         for (const j of [job('j_a', 'n_a'), job('j_b', 'n_b'), job('j_legacy')]) await store.saveJob(j);
         // Another node, just saved: it may be running its job.
@@ -1061,20 +1040,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
 
       it('settles each orphaned job once as told, queued again under another node or failed, freeing only an ended job’s lease', async () => {
-        const job = (id: string): IngestJob => ({
-          id,
-          runner: 'server',
-          node: 'n_gone',
-          request: { url: id },
-          status: 'running',
-          total: 2,
-          done: 1,
-          failed: 0,
-          itemIds: ['news_1'],
-          failures: [],
-          createdAt: 'a',
-          updatedAt: 'b',
-        });
+        const job = (id: string): IngestJob => jobOf(id, { runner: 'server', node: 'n_gone' });
         const ids = Array.from({ length: 6 }, (_, i) => `j_${i}`);
         for (const id of ids) await store.saveJob(job(id));
         for (const id of ['j_0', 'j_1']) {
@@ -1107,19 +1073,8 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
 
       it('prunes the jobs that ended before a time, keeping unfinished and later ones', async () => {
-        const job = (id: string, status: IngestJob['status'], updatedAt: string): IngestJob => ({
-          id,
-          runner: 'server',
-          request: { url: id },
-          status,
-          total: 0,
-          done: 0,
-          failed: 0,
-          itemIds: [],
-          failures: [],
-          createdAt: updatedAt,
-          updatedAt,
-        });
+        const job = (id: string, status: IngestJob['status'], updatedAt: string): IngestJob =>
+          jobOf(id, { runner: 'server', status, total: 0, done: 0, itemIds: [], createdAt: updatedAt, updatedAt });
         const old = '2026-01-01T00:00:00.000Z';
         const recent = '2026-03-01T00:00:00.000Z';
         for (const j of [
@@ -1138,19 +1093,17 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('keeps a job whose failure quotes a NUL or half a surrogate pair, with U+FFFD for them, and still fails it at a restart', async () => {
         const quoted = 'bad\u0000id \ud800 \ud83d\ude86';
-        await store.saveJob({
-          id: 'j_nul',
-          runner: 'server',
-          request: { file: [quoted] },
-          status: 'running',
-          total: 1,
-          done: 0,
-          failed: 1,
-          itemIds: [],
-          failures: [{ ref: quoted, code: 'ERR_BAD_ITEM', message: `id "${quoted}" is not allowed` }],
-          createdAt: 'a',
-          updatedAt: 'b',
-        });
+        await store.saveJob(
+          jobOf('j_nul', {
+            runner: 'server',
+            request: { file: [quoted] },
+            total: 1,
+            done: 0,
+            failed: 1,
+            itemIds: [],
+            failures: [{ ref: quoted, code: 'ERR_BAD_ITEM', message: `id "${quoted}" is not allowed` }],
+          }),
+        );
         const kept = 'bad\uFFFDid \uFFFD \ud83d\ude86';
         expect(await store.getJob('j_nul')).toMatchObject({ request: { file: [kept] }, failures: [{ ref: kept, message: `id "${kept}" is not allowed` }] });
         const failure = { ref: 'restart', code: 'ERR_JOB_CANCELLED', message: 'Ingest stopped: the server stopped' };
