@@ -112,7 +112,8 @@ function mostHeld(m: MatchedText): number {
 export const HELD_TOGETHER_SHARE = 2 / 3;
 
 /** The distinct content terms of `question` one sentence must hold: most of them, at least two. */
-function termsNeeded(question: string): number {
+/** How many of the question's distinct content terms one sentence must hold to be about it. */
+export function termsNeeded(question: string): number {
   return Math.max(2, Math.ceil(HELD_TOGETHER_SHARE * new Set(contentTerms(question)).size));
 }
 

@@ -2,12 +2,16 @@
  * Stage 3 passage choice: the part of an item (up to 1,000 chars) that best answers the question,
  * not its first 1,000 chars. Windows of whole sentences are scored by the IDF-weighted question
  * terms they cover (a hyphenated word's terms once, ai/local/asked-units.ts) and by their best
- * sentence; ties go to the window best centred on the strongest sentence.
+ * sentence; ties go to the window best centred on the strongest sentence. A window holding a
+ * strongest sentence that also holds most of the question's terms and an answer of the asked type
+ * (a date for "when", a number for "how many") comes before any that holds none.
  */
-import { askedTerms, idfTable } from '../ai/local/extractive-text.js';
+import { askedTerms, idfTable, words } from '../ai/local/extractive-text.js';
+import { answerType, hasCue } from '../ai/local/extractive-answer.js';
 import { askedUnits } from '../ai/local/asked-units.js';
 import { squash } from '../text.js';
 import { matchQuery } from './query-match.js';
+import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
 
 export const PASSAGE_CHARS = 1000;
@@ -35,18 +39,21 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   const scores = matched.map((m) => weigh(m, idf));
   const top = scores.reduce((b, s, i) => (s > scores[b] ? i : b), 0);
   if (scores[top] === 0) return fromHint(flat, max, hint);
+  const answering = answeringSentences(question, sentences, matched, scores, scores[top]);
 
   // Windows of whole sentences, slid with counts of the question terms inside, so a long body
   // costs one pass.
-  let best = { start: 0, end: 0, score: -1, offCentre: Infinity };
+  let best = { start: 0, end: 0, score: -1, answers: false, offCentre: Infinity };
   const anchorCentre = (sentences[top].start + sentences[top].end) / 2;
   const inside = new Map<string, number>();
   let density = 0;
+  let answered = 0;
   let j = -1;
   for (let i = 0; i < sentences.length; i++) {
     while (j + 1 < sentences.length && (j < i || sentences[j + 1].end - sentences[i].start <= max)) {
       j++;
       density += scores[j];
+      if (answering[j]) answered++;
       for (const t of matched[j]) inside.set(t, (inside.get(t) ?? 0) + 1);
     }
     if (density > 0) {
@@ -54,14 +61,35 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
       const strongest = Math.max(...scores.slice(i, j + 1));
       const score = covered + DENSITY_WEIGHT * density + STRONGEST_WEIGHT * strongest;
       const offCentre = Math.abs((sentences[i].start + sentences[j].end) / 2 - anchorCentre);
-      if (score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && offCentre < best.offCentre)) {
-        best = { start: i, end: j, score, offCentre };
+      const answers = answered > 0;
+      const outscores = score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && offCentre < best.offCentre);
+      if (answers !== best.answers ? answers : outscores) {
+        best = { start: i, end: j, score, answers, offCentre };
       }
     }
     density -= scores[i];
+    if (answering[i]) answered--;
     for (const t of matched[i]) inside.set(t, inside.get(t)! - 1);
   }
   return clip(flat.slice(sentences[best.start].start, sentences[best.end].end), max);
+}
+
+/**
+ * Per sentence, whether it is a strongest one (`strongest`, the top score), holds most of the
+ * question's terms (as the relevance gate counts them, rag/candidates.ts) and an answer of the
+ * type the question asks. "When will the comet be visible?": the lead sentence says "could
+ * become visible to the naked eye in October", but the window further on named the comet in more
+ * sentences and won, and with it "magnitude 3.5, which would make the comet visible", which holds
+ * the same words and no date. Only a sentence holding most of the question counts: in the tram
+ * budget's room, "how much does the Kestrel K1 cost?" found the budget's "estimated cost was €960
+ * million", which holds the one word "cost". No type ("what is not affected by the delay?") marks
+ * none.
+ */
+function answeringSentences(question: string, sentences: { text: string }[], matched: string[][], scores: number[], strongest: number): boolean[] {
+  const type = answerType(question);
+  const qWords = new Set(words(question));
+  const needed = termsNeeded(question);
+  return sentences.map((s, i) => scores[i] >= strongest - 1e-9 && matched[i].length >= needed && hasCue(type, s.text, qWords));
 }
 
 /** The terms a window holds now. */

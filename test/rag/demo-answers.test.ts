@@ -233,3 +233,11 @@ describe('a question of polarity', () => {
     );
   });
 });
+
+describe('a question whose answer the item’s lead sentence gives', () => {
+  it('"when" is answered with the lead’s date, not a sentence further on holding the same words without one', async () => {
+    // The passage was the window further on, naming the comet in more sentences: "magnitude 3.5,
+    // which would make the comet visible" was quoted, and "the last comet … was in 2020".
+    expect((await ask('news_n07', 'When will the comet be visible?')).answer).toMatch(/^[^[]*visible to the naked eye in October/);
+  });
+});
