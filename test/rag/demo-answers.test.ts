@@ -241,3 +241,11 @@ describe('a question whose answer the item’s lead sentence gives', () => {
     expect((await ask('news_n07', 'When will the comet be visible?')).answer).toMatch(/^[^[]*visible to the naked eye in October/);
   });
 });
+
+describe('a question of how many there will be', () => {
+  it('is answered with the figure foretold, not with today’s count of the same thing', async () => {
+    // "The bus routes 9 and 14, which the tram will largely replace, carry about 41,000 passengers a
+    // day" holds "carry" too, and was quoted before the department's projection.
+    expect((await ask('news_n11', 'How many passengers will the Harbour Line carry?')).answer).toMatch(/^[^[]*projects 68,000 passengers per weekday/);
+  });
+});

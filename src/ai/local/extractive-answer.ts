@@ -46,7 +46,9 @@ export interface AnswerWeights {
   primary: number;
   /**
    * Pull of a number that counts what a "how many" or "how much" question asks about (`140 confirmed cases`), on
-   * top of `cue`, which any number in the sentence earns (`confirmed on 12 January`).
+   * top of `cue`, which any number in the sentence earns (`confirmed on 12 January`). Asked what
+   * will be ("how many passengers will the line carry?"), only a count foretold pulls (`projects
+   * 68,000 passengers`), not today's (`the buses carry about 41,000 passengers a day`).
    */
   count: number;
   /**
@@ -176,6 +178,11 @@ export function scoreSentences(
   const type = answerType(question);
   const counting = COUNT_ASKED.test(question);
   const negated = NEGATOR.test(question);
+  // "How many passengers will the line carry?": only a count foretold answers it, as only a span
+  // that happened answers "how long did it run?" (measuresAskedSpan), when the sources foretell one
+  // ("how much methanol will it buy?" and `agreed to buy 400,000 tonnes` foretell nothing). Not a
+  // price: `will cost €2.3 billion` names the cost before the sum.
+  const forecasting = counting && !PRICE_ASKED.test(question) && asksWhatWillBe(question) && all.some((s) => foretellsCount(s.text, qSet));
   const sides = asksWhoTookSide(question, type) ? qTerms.filter((t) => STANCES.has(t)) : [];
 
   const coverage: number[] = [];
@@ -192,10 +199,12 @@ export function scoreSentences(
   const holdsOrNot = HELD_OR_NOT.has(type) && !ASKS_WHO_SOMEONE_IS.test(question);
   const scored = all.map((s, i) => {
     const sPairs = pairs(s.terms);
+    const counted = counting && (forecasting ? foretellsCount(s.text, qSet) : countsQuestionTerm(s.text, qSet));
     const cue =
       hasCue(type, s.text, qWords) &&
       (type !== 'duration' || measuresAskedSpan(s.text, qSet, happened)) &&
-      (!pricing || MONEY.test(stripKnown(s.text, qWords)));
+      (!pricing || MONEY.test(stripKnown(s.text, qWords))) &&
+      (!forecasting || counted);
     let pairHits = 0;
     for (const p of qPairs) if (sPairs.has(p)) pairHits++;
     const pairScore = qPairs.size ? pairHits / qPairs.size : 0;
@@ -207,7 +216,7 @@ export function scoreSentences(
       weights.pair * pairScore +
       weights.proximity * proximity(s.terms, qSet) +
       (cue ? weights.cue * Math.min(1, ranking[i] * 2) : 0) +
-      (counting && countsQuestionTerm(s.text, qSet) ? weights.count : 0) +
+      (counted ? weights.count : 0) +
       (negated && negatesQuestionTerm(s.text, qSet) ? weights.negation * Math.min(1, ranking[i] * 2) : 0) +
       (sided ? weights.stance : 0) +
       weights.neighbour * Math.max(prev, next) +
@@ -292,6 +301,39 @@ function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
   const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? [];
   for (let i = 0; i < tokens.length; i++) {
     if (!NUMBER_TOKEN.test(tokens[i].replace(/[.,]+$/, ''))) continue;
+    for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
+      if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
+    }
+  }
+  return false;
+}
+
+/** "Will" or "shall", or "going to": a question asked of what will be. */
+const ASKED_OF_THE_FUTURE = /\b(will|shall|going to)\b/i;
+/** Words that foretell a figure: `projects 68,000`, `is expected to reach 3 million`, `will carry 240`. */
+const FORETELLING =
+  /^(will|shall|projects?|projected|projecting|projections?|forecasts?|forecasted|forecasting|expects?|expected|predicts?|predicted|anticipates?|anticipated|plans?|planned|aims?|targets?|targeted)$/i;
+/** Words a foretelling word may stand before the number it foretells: `is expected to reach 3 million`. */
+const FORETOLD_WITHIN = 3;
+
+/** Whether the question asks what will be ("how many passengers will the line carry?"), not what was or is. */
+function asksWhatWillBe(question: string): boolean {
+  return ASKED_OF_THE_FUTURE.test(question) && !ASKED_OF_THE_PAST.test(question);
+}
+
+/**
+ * Whether a number in the sentence is foretold (a foretelling word within three words before it)
+ * and counts one of the question's terms (`projects 68,000 passengers per weekday`). Not a number
+ * after a foretelling word that counts something else (`will order 24 low-floor trams, each …
+ * carrying up to 240 passengers`), nor a count of today far from one (`the buses, which the tram
+ * will largely replace, carry about 41,000 passengers`).
+ */
+function foretellsCount(sentence: string, qTerms: Set<string>): boolean {
+  const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!NUMBER_TOKEN.test(tokens[i].replace(/[.,]+$/, ''))) continue;
+    const before = tokens.slice(Math.max(0, i - FORETOLD_WITHIN), i).map((t) => t.replace(/[.,]+$/, ''));
+    if (!before.some((t) => FORETELLING.test(t))) continue;
     for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
       if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
     }
