@@ -9,6 +9,7 @@
 import { askedTerms, idfTable, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue } from '../ai/local/extractive-answer.js';
 import { askedUnits } from '../ai/local/asked-units.js';
+import { asAsked, kinOf } from '../ai/local/kin.js';
 import { squash } from '../text.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
@@ -32,8 +33,12 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   if (text.length <= max) return squash(text);
   const asked = askedTerms(question);
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
-  const { flat, sentences, matches: matched } = matchQuery(text, new Set(asked));
+  // A kin ("melodrama" for "film") is found as the question's own term.
+  const kin = kinOf(asked);
+  const found = matchQuery(text, new Set([...asked, ...kin.keys()]));
+  const { flat, sentences } = found;
   if (flat.length <= max) return flat;
+  const matched = found.matches.map((m) => [...new Set(asAsked(m, kin))]);
   const idf = idfTable(matched);
   const weigh = askedUnits(question, asked);
   const scores = matched.map((m) => weigh(m, idf));

@@ -249,3 +249,11 @@ describe('a question of how many there will be', () => {
     expect((await ask('news_n11', 'How many passengers will the Harbour Line carry?')).answer).toMatch(/^[^[]*projects 68,000 passengers per weekday/);
   });
 });
+
+describe('a question of how long something is', () => {
+  it('is answered with its length, though the sentence names it in another word', async () => {
+    // "The 78-minute melodrama" holds no "film": "about 4 per cent of the film" and "2,100 hours …
+    // restoring the film" were quoted.
+    expect((await ask('news_n22', 'How long is the film?')).answer).toMatch(/^The 78-minute melodrama/);
+  });
+});

@@ -10,6 +10,7 @@ import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words
 import type { GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits } from './asked-units.js';
+import { asAsked, kinOf } from './kin.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
@@ -160,10 +161,11 @@ export function scoreSentences(
   const asked = askedTerms(question);
   const qTerms = [...new Set(asked)];
   const qSet = new Set(qTerms);
+  const kin = kinOf(qTerms);
   const all = sources
     .flatMap((src, rank) => {
-      const label = new Set(contentTerms(src.label));
-      return splitSentences(src.content).map((s, index) => ({ n: src.n, rank, index, text: s.text, terms: contentTerms(s.text), label }));
+      const label = new Set(asAsked(contentTerms(src.label), kin));
+      return splitSentences(src.content).map((s, index) => ({ n: src.n, rank, index, text: s.text, terms: asAsked(contentTerms(s.text), kin), label }));
     })
     .filter((s) => !repeatsQuestion(s.text, qSet));
   if (!all.length) return [];
@@ -196,6 +198,7 @@ export function scoreSentences(
   }
   const happened = type === 'duration' && asksWhatHappened(question);
   const pricing = type === 'number' && PRICE_ASKED.test(question);
+  const measuring = type === 'number' && LENGTH_ASKED.test(question);
   const holdsOrNot = HELD_OR_NOT.has(type) && !ASKS_WHO_SOMEONE_IS.test(question);
   const scored = all.map((s, i) => {
     const sPairs = pairs(s.terms);
@@ -204,6 +207,7 @@ export function scoreSentences(
       hasCue(type, s.text, qWords) &&
       (type !== 'duration' || measuresAskedSpan(s.text, qSet, happened)) &&
       (!pricing || MONEY.test(stripKnown(s.text, qWords))) &&
+      (!measuring || MEASURE.test(stripKnown(s.text, qWords))) &&
       (!forecasting || counted);
     let pairHits = 0;
     for (const p of qPairs) if (sPairs.has(p)) pairHits++;
@@ -253,6 +257,18 @@ const PRICE_ASKED =
   /\bhow much\b.*\b(costs?|costing|pa(y|ys|id)|spen(d|ds|t)|charge[ds]?|worth|price[ds]?|budget|funds?|funded|invest(s|ed)?|raise[ds]?|earn(s|ed)?|money)\b/i;
 /** An amount of money: `€1.9 billion`, `$410m`, `12 million euros`, `US$3`. */
 const MONEY = /[€$£¥₹]\s?\d|\d\s*(million|billion|thousand|bn|m|k)?\s*(euros?|dollars?|pounds?|yen|francs?|marks|kron(a|or|er)|rupees?|pesos?|cents?)\b/i;
+
+/**
+ * "How long is the film?", "how long was the line?": a length or a span of time, not any number.
+ * `About 4 per cent of the film` and `2,100 hours … restoring the film` were as good an answer as
+ * `the 78-minute melodrama` (a span beside a question term is not asked: "is" does not time a deed).
+ */
+const LENGTH_ASKED = /\bhow long\s+(is|was|are|were)\b/i;
+/** A number with a unit of time or length: `78-minute`, `11.8 kilometres`, `36 metres long`. */
+const MEASURE = new RegExp(
+  `(\\d|\\b(${NUMBER_WORDS}))[\\s-]+(${TIME_UNIT}|(kilometres?|kilometers?|km|metres?|meters?|m|miles?|feet|foot|ft|inch(es)?|yards?|centimetres?|centimeters?|cm|millimetres?|millimeters?|mm)\\b)`,
+  'i',
+);
 
 /** "did", "was", "were", "had": a question asked of the past. */
 const ASKED_OF_THE_PAST = /\b(did|was|were|had)\b/i;
