@@ -169,6 +169,13 @@ describe('a question naming another item than the room’s', () => {
   });
 });
 
+describe('a question whose words a source says otherwise', () => {
+  it('is answered from the vessels’ total price for the ships’ cost', async () => {
+    // `The vessels … for a total price of $1.68 billion` holds neither "ships" nor "cost".
+    expect((await ask('news_n16', 'How much did the ships cost?')).answer).toMatch(/^[^[]*total price of \$1\.68 billion/);
+  });
+});
+
 describe('a question asked again in the same thread', () => {
   it('is answered as it was the first time, not from the earlier answer’s second sentence', async () => {
     const threadId = await threadWith('news_n05', []);

@@ -9,7 +9,11 @@
 import { stem } from './extractive-text.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
-const KIN_GROUPS = [['film', 'movie', 'melodrama', 'documentary']].map((group) => group.map(stem));
+const KIN_GROUPS = [
+  ['film', 'movie', 'melodrama', 'documentary'],
+  ['ship', 'vessel'],
+  ['cost', 'price'],
+].map((group) => group.map(stem));
 
 /**
  * For `asked` (a question's terms), the terms that stand for one of them: each kin of an asked

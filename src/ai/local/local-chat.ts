@@ -17,7 +17,8 @@ import {
   spokenText,
   withAntecedent,
 } from '../questions.js';
-import { contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
+import { askedTerms, contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
+import { asAsked, kinOf } from './kin.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
 import { cosine } from '../vectors.js';
@@ -140,11 +141,13 @@ export class LocalChatModel implements ChatModel {
     if (!top) return NOT_COVERED;
     const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
     if (!relevant) return NOT_COVERED;
+    const named = sourcesNaming(prompt, top.text);
     const chosen = [top];
     for (const s of ranked.slice(1)) {
       if (chosen.length >= this.maxSentences || s.score < FOLLOW_RATIO * top.score) break;
       // An answer begun from the room's own item goes on from it, not from another article's words.
       if (top.n === primary && s.n !== primary) continue;
+      if (named && !named.has(s.n) && !sharesMoreThanAWord(prompt.question, s.text)) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
       if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
     }
@@ -219,6 +222,28 @@ function namesAnotherItem(prompt: GroundedPrompt, primary: GroundedSource): bool
   const names = namesIn(prompt.question).map((name) => contentTerms(name));
   if (names.some((terms) => terms.some((t) => own.has(t)))) return false;
   return names.some((terms) => terms.some((t) => !own.has(t) && elsewhere.has(t)));
+}
+
+/**
+ * When the answer begins with a sentence naming what the question names ("how much does the
+ * Kestrel K1 cost?" and `The K1 costs €899`), the numbers of the sources naming it; else null. A
+ * follow-up sentence from another source holding one word of the question is about another thing
+ * (sharesMoreThanAWord): the tram's "the project's estimated cost was €960 million" once "price"
+ * was "cost".
+ */
+function sourcesNaming(prompt: GroundedPrompt, first: string): Set<number> | null {
+  const firstTerms = new Set(contentTerms(first));
+  const names = new Set(namesIn(prompt.question).flatMap((name) => contentTerms(name)));
+  if (![...names].some((t) => firstTerms.has(t))) return null;
+  const naming = prompt.sources.filter((s) => contentTerms(`${s.label}\n${s.content}`).some((t) => names.has(t)));
+  return naming.length ? new Set(naming.map((s) => s.n)) : null;
+}
+
+/** Whether `sentence` holds two or more of the question's distinct terms (a kin counting as its term). */
+function sharesMoreThanAWord(question: string, sentence: string): boolean {
+  const asked = new Set(askedTerms(question));
+  const held = new Set(asAsked(contentTerms(sentence), kinOf(asked)).filter((t) => asked.has(t)));
+  return held.size > 1;
 }
 
 /**
