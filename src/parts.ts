@@ -27,6 +27,8 @@ export interface StoreOptions {
   mustExist?: boolean;
   /** Checkpoint the WAL off the event loop (the server: chat commits run on it). */
   backgroundCheckpoints?: boolean;
+  /** Run the memory's line search on a reader thread (the server: it runs beside an ask's other work). */
+  readerThread?: boolean;
 }
 
 /**
@@ -43,7 +45,12 @@ export function openStore(config: Config, options: StoreOptions = {}): Store {
   if (options.mustExist && !existsSync(filename)) {
     throw new Error(`no Salon data in ${config.DATA_DIR} (DATA_DIR); start the server or ingest content first`);
   }
-  return new SqliteStore({ filename, backgroundCheckpoints: options.backgroundCheckpoints, synchronous: config.SQLITE_SYNCHRONOUS });
+  return new SqliteStore({
+    filename,
+    backgroundCheckpoints: options.backgroundCheckpoints,
+    readerThread: options.readerThread,
+    synchronous: config.SQLITE_SYNCHRONOUS,
+  });
 }
 
 /**

@@ -113,7 +113,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     ingestRunning: () => ingest.activeJobs,
     deliveries: () => framesSent.total,
   });
-  const store = meteredStore(overrides.store ?? openStore(config, { backgroundCheckpoints: true }), metrics);
+  const store = meteredStore(overrides.store ?? openStore(config, { backgroundCheckpoints: true, readerThread: true }), metrics);
   const adminToken = config.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   if (!config.ADMIN_TOKEN) log.warn({}, `ADMIN_TOKEN is unset; admin routes accept this generated token: ${adminToken}`);
 

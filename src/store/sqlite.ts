@@ -12,6 +12,7 @@ import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { failUnfinished } from './job-sweep.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { WriterSync, type WriterSettings } from './sqlite-writer-sync.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
@@ -181,6 +182,11 @@ export interface SqliteStoreOptions {
    * file. `full`: every commit is fsynced before it is acknowledged, so it survives a power loss.
    */
   synchronous?: 'normal' | 'full';
+  /**
+   * Run the memory's line search on a reader thread of its own (the server sets this: it runs
+   * beside the rest of an ask instead of holding the event loop). Files only.
+   */
+  readerThread?: boolean;
 }
 
 export class SqliteStore implements Store {
@@ -188,6 +194,7 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
 
   private checkpointer: SqliteCheckpointer | null = null;
+  private readonly reader: SqliteReader | null;
   private writerSync: WriterSync | null = null;
 
   constructor(private readonly options: SqliteStoreOptions) {
@@ -207,6 +214,8 @@ export class SqliteStore implements Store {
     }
     this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
+    this.reader =
+      options.readerThread && options.filename !== ':memory:' ? new SqliteReader({ filename: options.filename, busyTimeoutMs: BUSY_TIMEOUT_MS }) : null;
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -256,6 +265,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.closing = true;
     while (this.applying.size || this.deleting.size) await Promise.all([...this.applying, ...this.deleting]);
+    await this.reader?.stop();
     const checkpointer = this.checkpointer;
     this.checkpointer = null;
     await checkpointer?.stop();
@@ -1009,12 +1019,13 @@ export class SqliteStore implements Store {
     // may match, so more lines than chunks are read.
     const marks = scopes.map(() => '?').join(',');
     if (!this.sharesLines(scopes)) {
-      const rows = this.sql(
+      const rows = await this.readLines(
         // FTS5's own `rank` column (bm25, as configured) sorts inside FTS5 and reads a line's text and
         // scope only when SQLite reaches it; `bm25(memory_lines) AS rank` read both for every matching
         // line first (twice the time at 16,000 matches, ~15 % at 300).
         `SELECT rowid, text, rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
-      ).all(match, ...scopes, limit * 4) as Row[];
+        [match, ...scopes, limit * 4],
+      );
       return bestLinePerChunk(lineHits(rows, 'rowid'), limit);
     }
     // The lines of the chunks in `scopes`, the lines of originals whose copies are in them (a copy
@@ -1022,12 +1033,13 @@ export class SqliteStore implements Store {
     // (migration 13): one full-text match serves all three.
     const sharing = (column: string) =>
       `SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.${column} = h.rowid / ${MEMORY_LINES_PER_CHUNK} WHERE ${CHUNK_SCOPE} IN (${marks})`;
-    const rows = this.sql(
+    const rows = await this.readLines(
       `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, rank FROM memory_lines WHERE memory_lines MATCH ?)
        SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
        UNION ALL ${sharing('copy_of')} UNION ALL ${sharing('lines_a')} UNION ALL ${sharing('lines_b')}
        ORDER BY rank LIMIT ?`,
-    ).all(match, ...scopes, ...scopes, ...scopes, ...scopes, limit * 4) as Row[];
+      [match, ...scopes, ...scopes, ...scopes, ...scopes, limit * 4],
+    );
     return bestLinePerChunk(lineHits(rows, 'chunk_id'), limit);
   }
 
@@ -1036,6 +1048,11 @@ export class SqliteStore implements Store {
    * memory): a probe of each partial index, both in one statement (each statement outside a
    * transaction takes and releases the WAL's read lock, and every memory search asks this).
    */
+  /** The line search's rows, read on the reader thread when the store has one (sqlite-reader.ts), else here. */
+  private async readLines(text: string, params: unknown[]): Promise<Row[]> {
+    return (await this.reader?.all(text, params)) ?? (this.sql(text).all(...params) as Row[]);
+  }
+
   private sharesLines(scopes: string[]): boolean {
     const threads = [...new Set(scopes.map(threadOfScope))];
     const probe = (column: string) => `EXISTS (SELECT 1 FROM memory_chunks WHERE ${column} IS NOT NULL AND thread_id IN (${threads.map(() => '?').join(',')}))`;
