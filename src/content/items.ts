@@ -3,6 +3,7 @@
  * files): every field is type-checked, cleaned of control characters and capped, and a bad field
  * fails with ERR_INVALID_CONTENT naming it. Also the summary shape the list API returns.
  */
+import { isoDateOf } from './dates.js';
 import { errors } from '../errors.js';
 import { CONTENT_KINDS, type Comment, type ContentItem, type ContentKind, type ItemSummary, type StoredItem, kindOfId } from './types.js';
 import { idForUrl, qualifyId, slugify } from './ids.js';
@@ -110,9 +111,9 @@ export function decorationUrl(raw: string | null | undefined, base?: string): st
 function date(v: unknown, field: string): string | null {
   const s = optionalString(v, field);
   if (s === null || s.trim() === '') return null;
-  const ms = Date.parse(s.trim());
-  if (Number.isNaN(ms)) fail(field, `is not a date: "${truncate(s, 60)}"`);
-  return new Date(ms).toISOString();
+  const iso = isoDateOf(s.trim());
+  if (iso === null) fail(field, `is not a date in the years 0000–9999: "${truncate(s, 60)}"`);
+  return iso;
 }
 
 function body(v: unknown, max: number): string {

@@ -232,6 +232,9 @@ describe('extractArticle: metadata', () => {
     expect(isoDate('Tue, 19 Nov 2019 13:03:00 GMT')).toBe('2019-11-19T13:03:00.000Z');
     expect(isoDate('1574168580')).toBe('2019-11-19T13:03:00.000Z');
     expect(isoDate('yesterday')).toBeNull();
+    // Six-digit years parse, but their signed ISO strings would not sort as dates among the others.
+    expect(isoDate('-271821-04-20')).toBeNull();
+    expect(isoDate('+275760-09-13T00:00:00Z')).toBeNull();
   });
 
   it('skips JSON-LD nested deeper than any real block, whatever field holds the nesting', () => {

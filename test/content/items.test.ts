@@ -165,3 +165,37 @@ describe('images and thumbnails sources find', () => {
     );
   });
 });
+
+describe('item dates', () => {
+  // Date.parse takes six-digit years; their ISO strings carry a sign and would sort by it, not by date.
+  const far = ['-271821-04-20', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z', '+010000-01-01T00:00:00Z'];
+
+  it('stores a date as ISO 8601 with a four-digit year, and refuses one outside the years 0000–9999 naming the field', () => {
+    expect(validateItem({ ...base, publishedAt: 'Tue, 10 Jun 2025 04:00:00 GMT' }, opts).publishedAt).toBe('2025-06-10T04:00:00.000Z');
+    expect(validateItem({ ...base, publishedAt: '0001-01-01T00:00:00Z' }, opts).publishedAt).toBe('0001-01-01T00:00:00.000Z');
+    for (const date of far) {
+      expect(() => validateItem({ ...base, publishedAt: date }, opts), date).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_CONTENT', message: expect.stringContaining('publishedAt') }),
+      );
+    }
+  });
+
+  it('leaves a feed entry dated outside those years undated, in RSS and Atom, and keeps the entry', () => {
+    for (const date of far) {
+      const rss = `<rss><channel><title>F</title><item><title>Far</title><link>https://example.com/far</link><pubDate>${date}</pubDate></item></channel></rss>`;
+      const atom = `<feed xmlns="http://www.w3.org/2005/Atom"><title>F</title><entry><title>Far</title><link href="https://example.com/far"/><published>${date}</published></entry></feed>`;
+      for (const xml of [rss, atom]) {
+        const feed = parseFeed(xml, 'far');
+        expect(
+          feed.entries.map((e) => [e.title, e.published]),
+          date,
+        ).toEqual([['Far', null]]);
+      }
+    }
+    const near = parseFeed(
+      '<rss><channel><title>F</title><item><title>Near</title><link>https://example.com/n</link><pubDate>Tue, 10 Jun 2025 04:00:00 GMT</pubDate></item></channel></rss>',
+      'near',
+    );
+    expect(near.entries[0].published).toBe('2025-06-10T04:00:00.000Z');
+  });
+});

@@ -3,6 +3,7 @@
  * time, site name, lead image, description and language. Read before the document is cleaned,
  * since cleaning removes the JSON-LD scripts.
  */
+import { isoFromMs } from '../dates.js';
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { innerText } from './dom.js';
@@ -91,7 +92,7 @@ export function isoDate(value: string | undefined): string | null {
   const v = value.trim();
   // Bare digits are epoch seconds or milliseconds.
   const ms = /^\d{10}$/.test(v) ? Number(v) * 1000 : /^\d{13}$/.test(v) ? Number(v) : Date.parse(v);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+  return isoFromMs(ms);
 }
 
 const squash = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');

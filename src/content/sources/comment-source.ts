@@ -67,8 +67,8 @@ export function findThread(sources: readonly CommentSource[], url: string | null
   return null;
 }
 
-/** Latest instant a JavaScript Date holds, in Unix seconds (±8.64e15 ms). */
-const MAX_UNIX_SECONDS = 8.64e12;
+/** Latest instant an item's date may be, in Unix seconds: the end of the year 9999 (content/dates.ts). */
+const MAX_UNIX_SECONDS = 253_402_300_799;
 
 /**
  * An API's timestamp as whole Unix seconds a Date can hold, or null: a negative, fractional past

@@ -2,6 +2,7 @@
  * Feed entries to items: YouTube entries become video items; other entries become news items
  * whose body is the linked article when it could be fetched, else the feed's own content.
  */
+import { isoDateOf } from '../dates.js';
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
 import type { EntryFormats, FeedEntry, ParsedFeed, TextFormat } from './feeds.js';
@@ -112,8 +113,7 @@ function plainTitle(feed: ParsedFeed): string {
 }
 
 function validDate(raw: string | null | undefined): string | null {
-  if (!raw) return null;
-  return Number.isNaN(Date.parse(raw)) ? null : raw;
+  return raw ? isoDateOf(raw) : null;
 }
 
 /** The video item (unvalidated) for a YouTube feed entry; throws ERR_INVALID_CONTENT for other entries. */

@@ -4,6 +4,7 @@
  * with the format to read it in; the item builders in feed-items.ts turn entries into news or
  * video items.
  */
+import { isoDateOf } from '../dates.js';
 import { load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { errors } from '../../errors.js';
@@ -113,9 +114,7 @@ function attr(el: Element | undefined, name: string): string | null {
 }
 
 function isoDate(raw: string): string | null {
-  if (!raw) return null;
-  const ms = Date.parse(raw);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  return raw ? isoDateOf(raw) : null;
 }
 
 function imageOf(el: Element): string | null {
