@@ -111,8 +111,7 @@ function mostHeld(m: MatchedText): number {
 /** Share of a question's distinct content terms one sentence must hold to show the question is about it. */
 export const HELD_TOGETHER_SHARE = 2 / 3;
 
-/** The distinct content terms of `question` one sentence must hold: most of them, at least two. */
-/** How many of the question's distinct content terms one sentence must hold to be about it. */
+/** How many of the question's distinct content terms one sentence must hold to be about it: most of them, at least two. */
 export function termsNeeded(question: string): number {
   return Math.max(2, Math.ceil(HELD_TOGETHER_SHARE * new Set(contentTerms(question)).size));
 }
