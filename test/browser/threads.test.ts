@@ -131,6 +131,22 @@ describeBrowser('threads in the browser', () => {
       await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
       const partTitle = dialog.getByLabel('Title of part 1');
       await expect.poll(() => partTitle.evaluate((el) => el.matches(':focus'))).toBe(true);
+      // The browser fires `close` a task after a close request, and runs input first: a click
+      // that opens the dialog again in between must not be undone by that late event.
+      const reopened = await dialog.evaluate(
+        async (d, button) => {
+          const closeFired = new Promise((resolve) => d.addEventListener('close', resolve, { once: true }));
+          (d as HTMLDialogElement & { requestClose(): void }).requestClose();
+          for (let i = 0; i < 20; i++) await null;
+          (button as HTMLElement).click();
+          await Promise.race([closeFired, new Promise((resolve) => setTimeout(resolve, 1000))]);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return (d as HTMLDialogElement).open;
+        },
+        await split.elementHandle(),
+      );
+      expect(reopened).toBe(true);
+      await expect.poll(() => dialog.locator('li.message').count()).toBe(3);
       // Nothing picked yet: the dialog says so instead of sending.
       await partTitle.fill('Beta and gamma');
       await dialog.getByRole('button', { name: 'Split', exact: true }).click();

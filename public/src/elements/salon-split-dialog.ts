@@ -153,7 +153,7 @@ export class SalonSplitDialog extends LitElement {
 
   protected override render() {
     const done = this.result?.ok === true;
-    return html`<dialog aria-labelledby="split-heading" @close=${this.onClose}>
+    return html`<dialog aria-labelledby="split-heading" @cancel=${this.onCancel} @close=${this.onClose}>
       <form method="dialog" @submit=${this.onSubmit}>
         <h2 id="split-heading">Split “${this.threadTitle}”</h2>
         ${done ? this.renderDone() : this.renderForm()}
@@ -328,13 +328,25 @@ export class SalonSplitDialog extends LitElement {
 
   private close = () => {
     this.dialog.close();
+    this.tellClosed();
   };
 
+  // Escape (or any close request) fires `cancel` at once but `close` a task later, and the
+  // browser runs input first: a click that opens the dialog again can come in between. So the
+  // room is told here, and a late `close` of a dialog open again changes nothing.
+  private onCancel = () => this.tellClosed();
+
   private onClose = () => {
+    if (this.dialog.open) return;
     this.returnFocus?.focus();
     this.returnFocus = null;
-    this.dispatchEvent(new CustomEvent('salon-close-split', { bubbles: true, composed: true }));
+    this.tellClosed();
   };
+
+  private tellClosed(): void {
+    if (!this.open) return;
+    this.dispatchEvent(new CustomEvent('salon-close-split', { bubbles: true, composed: true }));
+  }
 }
 
 declare global {
