@@ -1,4 +1,4 @@
-/** The composer with a text past the room's limit: nothing typed or pasted is cut off, and it says by how much to shorten it. */
+/** The composer with a text near or past the room's limit: nothing typed or pasted is cut off, it says by how much to shorten it, and a screen reader hears each step once. */
 import { beforeAll, expect, it } from 'vitest';
 import { browserSuite, describeBrowser, item, openAs } from './harness.js';
 
@@ -29,7 +29,9 @@ describeBrowser('the composer', () => {
       await page.keyboard.insertText(long);
       expect(await box.inputValue()).toBe(long);
       const counter = page.locator('salon-composer .count');
+      const status = page.locator('salon-composer [data-limit-status]');
       expect(await counter.textContent()).toBe('100 characters too many: shorten it to send');
+      expect(await status.textContent()).toBe('Too long to send: shorten the message.');
       expect(await page.locator('salon-composer button[type=submit]').isDisabled()).toBe(true);
       await box.press('Enter');
       expect(await box.inputValue()).toBe(long);
@@ -38,8 +40,35 @@ describeBrowser('the composer', () => {
       await box.press('End');
       for (let i = 0; i < 100; i++) await box.press('Backspace');
       expect(await counter.textContent()).toBe('0 characters left');
+      expect(await status.textContent()).toBe('Fewer than 20 characters left.');
       await box.press('Enter');
       await expect.poll(() => says).toEqual([long.slice(0, 4_000).trim()]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('tells a screen reader each step toward the limit once, not every key', async () => {
+    const { context, page } = await openAs(suite.browser, 'Dee');
+    try {
+      await page.goto(`${suite.server.url}/chat?id=news_compose`);
+      const box = page.locator('salon-composer textarea');
+      const counter = page.locator('salon-composer .count');
+      const status = page.locator('salon-composer [data-limit-status]');
+      await box.focus();
+      await page.keyboard.insertText('x'.repeat(3_000));
+      expect(await status.textContent()).toBe('');
+      await page.keyboard.insertText('y'.repeat(600));
+      expect(await counter.textContent()).toBe('400 characters left');
+      expect(await status.textContent()).toBe('Fewer than 500 characters left.');
+      // The visible count changes with every key; what is announced does not.
+      await box.press('z');
+      expect(await counter.textContent()).toBe('399 characters left');
+      expect(await status.textContent()).toBe('Fewer than 500 characters left.');
+      expect(await counter.getAttribute('aria-live')).toBeNull();
+      expect(await page.locator('salon-composer [aria-live]:not([role="status"])').count()).toBe(0);
+      await page.keyboard.insertText('w'.repeat(350));
+      expect(await status.textContent()).toBe('Fewer than 100 characters left.');
     } finally {
       await context.close();
     }

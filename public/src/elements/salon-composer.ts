@@ -15,6 +15,11 @@ import { baseStyles } from '../lib/styles.js';
 
 /** Show the remaining characters once fewer than this are left. */
 const COUNTER_FROM = 500;
+/**
+ * What a screen reader is told as the text nears the limit: one sentence a step, from the last
+ * one crossed, so a change of step is announced and a key within a step is not.
+ */
+const LIMIT_STEPS = [20, 100, COUNTER_FROM];
 /** "Stopped typing" after this long without a key. */
 const TYPING_IDLE_MS = 4_000;
 /** Where private questions are kept (lib/private-asks.ts), said while "Only me" is on. */
@@ -180,11 +185,12 @@ export class SalonComposer extends LitElement {
         >
         ${
           left < COUNTER_FROM
-            ? html`<span class="count ${left < 0 ? 'over' : ''}" aria-live="polite" data-left=${left}
+            ? html`<span class="count ${left < 0 ? 'over' : ''}" data-left=${left}
                 >${left < 0 ? `${plural(-left, 'character', 'characters')} too many: shorten it to send` : `${plural(left, 'character', 'characters')} left`}</span
               >`
             : nothing
         }
+        <span class="visually-hidden" role="status" data-limit-status>${limitStatus(left)}</span>
       </div>
       ${privately ? this.renderPrivateNote() : nothing}
     </form>`;
@@ -259,6 +265,13 @@ export class SalonComposer extends LitElement {
   private emit(type: string, detail: unknown): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
+}
+
+/** The composer's step toward the limit, in words ('' while far from it); see LIMIT_STEPS. */
+function limitStatus(left: number): string {
+  if (left < 0) return 'Too long to send: shorten the message.';
+  const step = LIMIT_STEPS.find((n) => left < n);
+  return step === undefined ? '' : `Fewer than ${step} characters left.`;
 }
 
 declare global {
