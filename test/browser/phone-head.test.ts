@@ -76,6 +76,26 @@ describeBrowser('a room head on a phone', () => {
       const title = page.locator('salon-room-header h1');
       await title.scrollIntoViewIfNeeded();
       expect(await title.isVisible()).toBe(true);
+      // Scrolled to its end, the head still shows the toggle that closes it, on top of what scrolled under it.
+      await page.locator('salon-room .head').evaluate((head) => (head.scrollTop = head.scrollHeight));
+      const toggle = page.locator('salon-room .details-toggle');
+      const at = (await toggle.boundingBox())!;
+      const head = (await page.locator('salon-room .head').boundingBox())!;
+      expect(at.y).toBeGreaterThanOrEqual(head.y - 1);
+      expect(at.y + at.height).toBeLessThanOrEqual(head.y + head.height + 1);
+      expect(
+        await toggle.evaluate(
+          (el, [x, y]) => {
+            const root = el.getRootNode() as ShadowRoot;
+            const hit = root.elementFromPoint(x, y);
+            return !!hit && (hit === el || el.contains(hit));
+          },
+          [at.x + at.width / 2, at.y + at.height / 2],
+        ),
+      ).toBe(true);
+      await toggle.click();
+      await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
+      await toggle.click();
       const merge = page.getByRole('button', { name: /^Merge “The same council meeting/ });
       await merge.scrollIntoViewIfNeeded();
       const box = (await merge.boundingBox())!;

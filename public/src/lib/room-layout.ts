@@ -117,15 +117,22 @@ export const roomLayoutStyles = css`
       background: var(--salon-accent-strong);
       forced-color-adjust: none;
     }
-    /* Open, the title keeps the whole width: the toggle sits at the end of the line above it. */
+    /* Open, the title keeps the whole width: the toggle sits at the end of the line above it, and
+       stays there while the head scrolls (it closes what scrolls). Put first and taking no height,
+       it sticks from the head's top without moving the header down. */
     .open .head {
-      display: block;
-      position: relative;
+      display: flex;
+      flex-direction: column;
+      align-items: stretch;
     }
     .open .details-toggle {
-      position: absolute;
+      order: -1;
+      position: sticky;
       top: 0;
-      right: 0;
+      z-index: 1;
+      align-self: flex-end;
+      height: 2rem;
+      margin-bottom: -2rem;
     }
     /* Open, the head, the threads and people, and the thread's header each scroll within a share of
        the screen: a very long title or many suggestions must not push the composer off it. */
