@@ -206,6 +206,7 @@ async function runOnce(kind: ServerKind): Promise<Record<string, unknown>> {
     HTTP_MAX_CONNECTIONS: '10000000',
     ROOM_ADDRESS_FRAMES_PER_SECOND: '1000000',
     ROOM_NEW_IDENTITIES_PER_MINUTE: '1000000',
+    ROOM_ADDRESS_CONNECTS_PER_MINUTE: '1000000',
     ROOM_MESSAGES_PER_SECOND: '1000000',
   };
   const engines = sharedEngines ? await sharedEnginesEnv() : null;

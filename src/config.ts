@@ -290,6 +290,11 @@ export const SETTINGS = {
     'frames a second one client address may send over all its room sockets (bursts of twice that); typing frames have a budget of their own of the same size',
   ),
   ROOM_NEW_IDENTITIES_PER_MINUTE: setting(integer(1, 1_000_000), 30, 'new member identities (hello without a token) one client address may take a minute'),
+  ROOM_ADDRESS_CONNECTS_PER_MINUTE: setting(
+    integer(1, 1_000_000),
+    60,
+    'room sockets one client address may open a minute (IPv6: per /64; bursts of as many); past it a new socket gets ERR_RATE_LIMITED and closes with 4429 before its hello (counted in salon_room_sockets_refused_total)',
+  ),
   ROOM_MESSAGES_PER_SECOND: setting(integer(1, 1_000_000), 30, 'messages a second one room accepts from all its members together (bursts of twice that)'),
   API_RATE_LIMIT_PER_MINUTE: setting(
     integer(1, 10_000_000),

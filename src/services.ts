@@ -186,6 +186,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
     onDelivered: (message) => metrics.delivered(message.ts),
+    onRefused: (why) => metrics.roomSocketRefused(why),
     onThreadGone: (threadId, how) => {
       memory.threadGone(threadId, how);
       bridges.invalidate([threadId]);

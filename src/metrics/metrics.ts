@@ -65,6 +65,7 @@ export class SalonMetrics {
   private readonly storeLatency: Histogram<'operation'>;
   private readonly storeErrors: Counter<'operation'>;
   private readonly refusedConnections: Counter<'limit'>;
+  private readonly refusedRoomSockets: Counter<'reason'>;
 
   constructor(sources: MetricSources) {
     processMetrics();
@@ -121,6 +122,12 @@ export class SalonMetrics {
       name: 'salon_connections_refused_total',
       help: 'TCP connections (and requests on the reserve past HTTP_MAX_CONNECTIONS) refused, by the cap that refused them (node, address)',
       labelNames: ['limit'],
+      registers,
+    });
+    this.refusedRoomSockets = new Counter({
+      name: 'salon_room_sockets_refused_total',
+      help: 'Room sockets closed before their hello, by why: the address opened too many a minute (rate), holds too many (address), or the node holds too many (node)',
+      labelNames: ['reason'],
       registers,
     });
     const level = (name: string, help: string, read: () => number) =>
@@ -194,6 +201,11 @@ export class SalonMetrics {
   /** A connection was refused by the node's cap or its address's (routes/connection-cap.ts). */
   connectionRefused(limit: 'node' | 'address'): void {
     this.refusedConnections.inc({ limit });
+  }
+
+  /** A new room socket was refused and closed by the rooms core (rooms/hub.ts). */
+  roomSocketRefused(reason: 'rate' | 'address' | 'node'): void {
+    this.refusedRoomSockets.inc({ reason });
   }
 
   /** The exposition text (this app's series and the process's) and its content type. */

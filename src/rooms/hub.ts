@@ -4,7 +4,7 @@
  * dropped), presence across nodes (node-sync.ts), and the RoomOutlet the assistant streams
  * through. Knows connections only as `Connection` (docs/architecture.md).
  */
-import { errors } from '../errors.js';
+import { errors, type SalonError } from '../errors.js';
 import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
@@ -14,6 +14,7 @@ import { isServerFrame, parseBusMessage } from './bus-message.js';
 import { decodeEnvelope, encodeEnvelope, parseThreadMove, type Delivery, type ThreadMove } from './envelope.js';
 import type { Identity } from './identity.js';
 import { AddressLimits } from './address-limits.js';
+import { AddressRate } from './address-rate.js';
 import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
 import { loadRoom, readReplay, replayHistory, welcomeFrame } from './loading.js';
@@ -37,6 +38,11 @@ const ASSISTANT_DONE_FRAME = '{"type":"assistant.done"';
 export const MAX_LISTED_ROOMS = 500;
 /** How often the node's queued bytes are counted again from every socket (see SendBudget). */
 const BUDGET_SWEEP_MS = 1_000;
+/** Addresses whose rate of new sockets is remembered at most (~150 bytes each; see AddressRate). */
+export const CONNECT_RATE_ADDRESSES = 100_000;
+
+/** Why a new connection was refused: the address opens sockets too fast, holds too many, or the node is full. */
+export type RefusedConnection = 'rate' | 'address' | 'node';
 
 export interface RoomHubDeps {
   store: Store;
@@ -57,6 +63,8 @@ export interface RoomHubDeps {
    * chat (memory windows, bridge sums) is dropped here.
    */
   onThreadGone?: (threadId: string, how: ThreadGone) => void;
+  /** Told of every new connection refused (and closed), with the limit that refused it (metrics). */
+  onRefused?: (why: RefusedConnection) => void;
   log?: Logger;
   options?: Partial<RoomOptions>;
 }
@@ -96,6 +104,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly onMessage?: (message: Message) => void;
   private readonly onDelivered?: (message: Message) => void;
   private readonly onThreadGone?: (threadId: string, how: ThreadGone) => void;
+  private readonly onRefused?: (why: RefusedConnection) => void;
   private readonly rooms = new Map<string, Room>();
   /** Members gone from a room whose private asks end unless they are back in time (roomId\nuserId → timer). */
   private readonly leftAskers = new Map<string, NodeJS.Timeout>();
@@ -103,6 +112,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly sendBudget: SendBudget;
   private readonly budgetSweep: NodeJS.Timeout;
   private readonly addresses: AddressLimits;
+  private readonly connects: AddressRate;
   private readonly chat: Chat;
   private readonly sync: NodeSync;
   private closing = false;
@@ -119,6 +129,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       newIdentitiesPerMinute: this.options.newIdentitiesPerMinute,
       commandsPerMinute: this.options.commandsPerMinutePerAddress,
     });
+    this.connects = new AddressRate({ perMinute: this.options.connectsPerMinutePerAddress, maxAddresses: CONNECT_RATE_ADDRESSES });
     this.resolve = deps.resolver ?? storeResolver(deps.store, this.options.contextChars);
     this.bus = required('RoomHub', 'bus', deps.bus);
     this.log = deps.log ?? silentLogger;
@@ -126,6 +137,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.onMessage = deps.onMessage;
     this.onDelivered = deps.onDelivered;
     this.onThreadGone = deps.onThreadGone;
+    this.onRefused = deps.onRefused;
     this.chat = new Chat({
       store: this.store,
       commands: this.commands,
@@ -218,27 +230,33 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   /**
    * Accepts a new connection for `roomId` from the client address `ip`; null when it was refused
-   * (and closed): 1013 past the node's socket cap, 4429 past the address's.
+   * (and closed): 4429 past the address's rate of new sockets, 1013 past the node's socket cap,
+   * 4429 past the address's. Every new socket counts toward the rate, refused or not, before it
+   * costs a hello, a join and presence frames.
    */
   connect(conn: Connection, meta: { roomId: string; ip: string }): Session | null {
     if (this.closing) {
       conn.close(CloseCode.GOING_AWAY);
       return null;
     }
-    if (this.sessions.size >= this.options.maxConnections) {
-      conn.send(errorFrame(new errors.ERR_SERVER_FULL()));
-      conn.close(CloseCode.TRY_AGAIN_LATER);
-      return null;
-    }
     const address = addressKey(meta.ip);
-    if (!this.addresses.open(address, Date.now())) {
-      conn.send(errorFrame(new errors.ERR_TOO_MANY_CONNECTIONS()));
-      conn.close(CloseCode.RATE_LIMITED);
-      return null;
+    const now = Date.now();
+    if (!this.connects.take(address, now)) {
+      const perMinute = this.options.connectsPerMinutePerAddress;
+      return this.refuse(conn, 'rate', new errors.ERR_RATE_LIMITED(`at most ${perMinute} room sockets a minute from one address`), CloseCode.RATE_LIMITED);
     }
+    if (this.sessions.size >= this.options.maxConnections) return this.refuse(conn, 'node', new errors.ERR_SERVER_FULL(), CloseCode.TRY_AGAIN_LATER);
+    if (!this.addresses.open(address, now)) return this.refuse(conn, 'address', new errors.ERR_TOO_MANY_CONNECTIONS(), CloseCode.RATE_LIMITED);
     const session = new Session(conn, meta.roomId, address, this, this.options, this.sendBudget);
     this.sessions.add(session);
     return session;
+  }
+
+  private refuse(conn: Connection, why: RefusedConnection, err: SalonError, code: CloseCodeValue): null {
+    conn.send(errorFrame(err));
+    conn.close(code);
+    this.onRefused?.(why);
+    return null;
   }
 
   /** Takes a frame from the budget its address shares with all of the address's sockets. */

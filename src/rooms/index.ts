@@ -20,6 +20,8 @@ export interface CreateRoomsDeps {
   onDelivered?: (message: Message) => void;
   /** RoomHubDeps.onThreadGone. */
   onThreadGone?: RoomHubDeps['onThreadGone'];
+  /** RoomHubDeps.onRefused. */
+  onRefused?: RoomHubDeps['onRefused'];
   bus: RoomBus;
   /** Overrides for tests (shorter timers, smaller limits). */
   options?: Partial<RoomOptions>;
@@ -34,6 +36,7 @@ export function roomOptionsFromConfig(config: Config): Partial<RoomOptions> {
     maxConnections: config.ROOM_MAX_CONNECTIONS,
     framesPerSecondPerAddress: config.ROOM_ADDRESS_FRAMES_PER_SECOND,
     newIdentitiesPerMinute: config.ROOM_NEW_IDENTITIES_PER_MINUTE,
+    connectsPerMinutePerAddress: config.ROOM_ADDRESS_CONNECTS_PER_MINUTE,
     roomMessagesPerSecond: config.ROOM_MESSAGES_PER_SECOND,
     hardBufferedBytes: config.ROOM_MAX_BUFFERED_BYTES,
     softBufferedBytes: Math.min(DEFAULT_SOFT_BUFFERED_BYTES, config.ROOM_MAX_BUFFERED_BYTES),
@@ -51,6 +54,7 @@ export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
     onMessage: deps.onMessage,
     onDelivered: deps.onDelivered,
     onThreadGone: deps.onThreadGone,
+    onRefused: deps.onRefused,
     bus: deps.bus,
     options: { ...roomOptionsFromConfig(config), ...deps.options },
   });

@@ -13,6 +13,11 @@ export const DEFAULT_MAX_CONNECTIONS = 20_000;
 export const DEFAULT_ADDRESS_FRAMES_PER_SECOND = 20;
 /** Identities one address may take a minute (a hello without a token issues one). */
 export const DEFAULT_NEW_IDENTITIES_PER_MINUTE = 30;
+/**
+ * Room sockets one address may open a minute (bursts of as many): each costs a hello, a join and
+ * presence frames to the room, and the other per-address limits count sockets held, not opened.
+ */
+export const DEFAULT_ADDRESS_CONNECTS_PER_MINUTE = 60;
 /** Messages a second one room accepts from all its members together (bursts of twice that). */
 export const DEFAULT_ROOM_MESSAGES_PER_SECOND = 30;
 /**
@@ -84,6 +89,7 @@ export interface RoomOptions {
   maxConnections: number;
   framesPerSecondPerAddress: number;
   newIdentitiesPerMinute: number;
+  connectsPerMinutePerAddress: number;
   commandsPerMinutePerAddress: number;
   roomMessagesPerSecond: number;
   historySize: number;
@@ -118,6 +124,7 @@ export const DEFAULT_ROOM_OPTIONS: Readonly<RoomOptions> = Object.freeze({
   maxConnections: DEFAULT_MAX_CONNECTIONS,
   framesPerSecondPerAddress: DEFAULT_ADDRESS_FRAMES_PER_SECOND,
   newIdentitiesPerMinute: DEFAULT_NEW_IDENTITIES_PER_MINUTE,
+  connectsPerMinutePerAddress: DEFAULT_ADDRESS_CONNECTS_PER_MINUTE,
   commandsPerMinutePerAddress: DEFAULT_ADDRESS_COMMANDS_PER_MINUTE,
   roomMessagesPerSecond: DEFAULT_ROOM_MESSAGES_PER_SECOND,
   historySize: DEFAULT_HISTORY_SIZE,

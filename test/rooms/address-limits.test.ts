@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CloseCode } from '../../src/protocol/close-codes.js';
 import { AddressLimits } from '../../src/rooms/address-limits.js';
+import { AddressRate } from '../../src/rooms/address-rate.js';
 import { connect, listen, member, roomsApp, until } from './helpers.js';
 
 type Started = Awaited<ReturnType<typeof roomsApp>>;
@@ -68,7 +69,68 @@ describe('AddressLimits', () => {
   });
 });
 
+describe('AddressRate', () => {
+  it('allows a burst of a minute’s budget per address, then refills at that rate', () => {
+    const rate = new AddressRate({ perMinute: 3, maxAddresses: 100 });
+    expect([1, 2, 3, 4].map(() => rate.take('a', 0))).toEqual([true, true, true, false]);
+    expect(rate.take('b', 0)).toBe(true);
+    expect(rate.take('a', 19_999)).toBe(false);
+    expect(rate.take('a', 20_000)).toBe(true); // 3 a minute is one every 20 s
+    expect(rate.take('a', 20_000)).toBe(false);
+  });
+
+  it('holds at most maxAddresses, forgetting the one seen longest ago, so an address that keeps coming stays limited', () => {
+    const rate = new AddressRate({ perMinute: 2, maxAddresses: 3 });
+    rate.take('hot', 0);
+    rate.take('hot', 0);
+    for (let i = 0; i < 1000; i++) {
+      rate.take(`stranger${i}`, 0);
+      expect(rate.take('hot', 0)).toBe(false);
+      expect(rate.size).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('forgets addresses whose budget has refilled as new ones come', () => {
+    const rate = new AddressRate({ perMinute: 60, maxAddresses: 1_000 });
+    for (let i = 0; i < 10; i++) rate.take(`a${i}`, 0);
+    expect(rate.size).toBe(10);
+    for (let i = 0; i < 10; i++) rate.take(`b${i}`, 60_000);
+    expect(rate.size).toBe(10);
+  });
+});
+
 describe('per-address limits on room sockets', () => {
+  it('closes the sockets an address opens past ROOM_ADDRESS_CONNECTS_PER_MINUTE with ERR_RATE_LIMITED and 4429 before any hello, and counts them', async () => {
+    const { app, url } = await start({ ROOM_ADDRESS_CONNECTS_PER_MINUTE: '2' });
+    // The clock stands still unless moved, so however slow the machine, no socket is refilled.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      // Open and closed again: it is the opening that counts, not how many are held.
+      for (const name of ['One', 'Two']) {
+        const c = await connect(url(), from('127.0.0.12'));
+        await c.hello(name);
+        c.close();
+        await c.closed;
+      }
+      const third = await connect(url(), from('127.0.0.12'));
+      const refused = await third.next('error');
+      expect(refused).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('2 room sockets a minute from one address') });
+      expect((await third.closed).code).toBe(CloseCode.RATE_LIMITED);
+      expect(third.all('welcome')).toHaveLength(0);
+      // Another address is not held back.
+      expect((await (await connect(url(), from('127.0.0.13'))).hello('Elsewhere')).you.name).toBe('Elsewhere');
+      // 2 a minute is one every 30 s.
+      vi.setSystemTime(Date.now() + 30_000);
+      expect((await (await connect(url(), from('127.0.0.12'))).hello('Later')).you.name).toBe('Later');
+      const again = await connect(url(), from('127.0.0.12'));
+      expect((await again.closed).code).toBe(CloseCode.RATE_LIMITED);
+    } finally {
+      vi.useRealTimers();
+    }
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('salon_room_sockets_refused_total{reason="rate"} 2');
+  });
+
   it('answers a flood from many sockets of one address with ERR_RATE_LIMITED, then 4429; a member elsewhere keeps chatting', async () => {
     const { url } = await start({ ROOM_ADDRESS_FRAMES_PER_SECOND: '5' });
     const quiet = await connect(url(), from('127.0.0.2'));
@@ -115,7 +177,7 @@ describe('per-address limits on room sockets', () => {
   });
 
   it('caps sockets per address across rooms, and other addresses are unaffected', async () => {
-    const { url } = await start({ ROOM_MAX_CONNECTIONS_PER_IP: '2' });
+    const { app, url } = await start({ ROOM_MAX_CONNECTIONS_PER_IP: '2' });
     await connect(url(), from('127.0.0.4'));
     await connect(url('post_2'), from('127.0.0.4'));
     const third = await connect(url(), from('127.0.0.4'));
@@ -123,6 +185,7 @@ describe('per-address limits on room sockets', () => {
     expect((await third.closed).code).toBe(CloseCode.RATE_LIMITED);
     const elsewhere = await member(url(), 'Elsewhere');
     expect(elsewhere.welcome.you.name).toBe('Elsewhere');
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toContain('salon_room_sockets_refused_total{reason="address"} 1');
   });
 
   it('limits new identities per address; a returning member with a token still joins', async () => {
