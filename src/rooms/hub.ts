@@ -164,7 +164,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.bus.subscribe((roomId, payload) => this.fromBus(roomId, payload));
     this.sendBudget = new SendBudget(this.options.nodeBufferedBytes);
     this.budgetSweep = setInterval(() => {
-      if (this.sendBudget.queued > 0) this.sendBudget.recount(this.sessions);
+      if (this.sendBudget.queued > 0) this.sendBudget.recount();
     }, BUDGET_SWEEP_MS);
     this.budgetSweep.unref();
   }

@@ -10,6 +10,10 @@
  * Counting is incremental, so a delivery costs two additions: each holder's share is updated when
  * something is sent to it, and a sweep once a second re-reads every socket, because a socket's
  * queue drains without anything being sent to it (until then the total may run high, never low).
+ *
+ * A holder counts from `add` until `release`: a socket the server closed still holds its queue
+ * until its transport is gone (up to the close timeout later), so it is released then, not when it
+ * leaves its room.
  */
 
 /** A socket as the budget counts it: the share last counted is kept on the holder itself. */
@@ -22,6 +26,7 @@ export interface QueuedBytesHolder {
 
 export class SendBudget {
   private total = 0;
+  private readonly holders = new Set<QueuedBytesHolder>();
 
   /** @param limitBytes the node's budget: bytes all holders together may queue. */
   constructor(readonly limitBytes: number) {}
@@ -29,6 +34,11 @@ export class SendBudget {
   /** Bytes queued on the node, as last counted. */
   get queued(): number {
     return this.total;
+  }
+
+  /** Counts `holder` from now until it is released. */
+  add(holder: QueuedBytesHolder): void {
+    this.holders.add(holder);
   }
 
   /** Counts `holder`'s queue again after a send; true when the node is over its budget. */
@@ -40,14 +50,15 @@ export class SendBudget {
 
   /** The holder is gone: its share no longer counts. */
   release(holder: QueuedBytesHolder): void {
+    if (!this.holders.delete(holder)) return;
     this.total -= holder.countedBytes;
     holder.countedBytes = 0;
   }
 
   /** Re-reads every holder's queue (the sweep). */
-  recount(holders: Iterable<QueuedBytesHolder>): void {
+  recount(): void {
     let total = 0;
-    for (const holder of holders) {
+    for (const holder of this.holders) {
       const bytes = holder.queuedBytes;
       holder.countedBytes = bytes;
       total += bytes;

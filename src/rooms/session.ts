@@ -58,6 +58,7 @@ export class Session implements RoomSession, QueuedBytesHolder {
     private readonly budget: SendBudget,
   ) {
     this.guard = new FloodGuard(options, Date.now());
+    budget.add(this);
     this.helloTimer = setTimeout(() => this.fail(new errors.ERR_HELLO_TIMEOUT(options.helloTimeoutMs), CloseCode.HELLO_TIMEOUT), options.helloTimeoutMs);
     this.helloTimer.unref();
   }
@@ -101,13 +102,10 @@ export class Session implements RoomSession, QueuedBytesHolder {
     this.refuse(new errors.ERR_BAD_MESSAGE('binary frames are not part of the protocol'), undefined, this.guard.reject(Date.now()), CloseCode.BAD_MESSAGE);
   }
 
-  /** The transport closed. */
+  /** The transport is gone (closed by either side): so is what it had queued. */
   closed(): void {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    this.clearHelloTimer();
     this.budget.release(this);
-    this.host.detach(this);
+    this.leave();
   }
 
   deliver(frame: string): void {
@@ -139,11 +137,22 @@ export class Session implements RoomSession, QueuedBytesHolder {
     this.close(code);
   }
 
-  /** Closes the connection and leaves the room at once. */
+  /**
+   * Closes the connection and leaves the room at once. What it still has queued stays in the
+   * node's budget until the transport is gone (`closed`): a client that stopped reading never
+   * answers the close, and its queue is held until the close timeout cuts it.
+   */
   close(code: CloseCodeValue): void {
     if (this.state === 'closed') return;
     this.conn.close(code);
-    this.closed();
+    this.leave();
+  }
+
+  private leave(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.clearHelloTimer();
+    this.host.detach(this);
   }
 
   /** Marks the hello as handled. */

@@ -116,6 +116,9 @@ describe('RoomHub with fake connections', () => {
     // Ana was counted first (60,000 of 100,000); Ben's share tipped the node over.
     expect(a.conn.closedWith).toBeNull();
     expect(b.conn.closedWith).toBe(CloseCode.TRY_AGAIN_LATER);
+    // Ben's queue is the node's until his transport is gone.
+    expect(hub.queuedBytes).toBe(120_000);
+    b.session.closed();
     expect(hub.queuedBytes).toBe(60_000);
     c.session.receive(JSON.stringify({ type: 'say', text: 'two', clientId: 't' }));
     await until(() => a.conn.frames('message').length === 2);
@@ -129,6 +132,32 @@ describe('RoomHub with fake connections', () => {
     await until(() => a.conn.frames('message').length === 3);
     expect(hub.queuedBytes).toBe(5_000);
     a.session.closed();
+    expect(hub.queuedBytes).toBe(0);
+  });
+
+  it('keeps counting the queue of a socket it closed until its transport is gone, and closes laggards by it', async () => {
+    makeHub({ softBufferedBytes: 1000, hardBufferedBytes: 50_000, nodeBufferedBytes: 100_000 });
+    const a = await member('Ana');
+    const b = await member('Ben');
+    const c = await member('Cy');
+    a.conn.bufferedAmount = 60_000;
+    c.session.receive(JSON.stringify({ type: 'say', text: 'one', clientId: 'o' }));
+    await until(() => a.conn.closedWith !== null);
+    expect(a.conn.closedWith).toBe(CloseCode.TRY_AGAIN_LATER);
+    // Closed, Ana's client has not answered: her 60,000 bytes are still queued on the node.
+    expect(hub.queuedBytes).toBe(60_000);
+    expect(hub.connectionCount).toBe(2);
+    // The sweep reads what her socket still holds, as it does an open one's.
+    a.conn.bufferedAmount = 70_000;
+    await until(() => hub.queuedBytes === 70_000, 10_000);
+    // Ben, 40,000 behind, is under his own limit; with Ana's queue the node is over its budget.
+    b.conn.bufferedAmount = 40_000;
+    c.session.receive(JSON.stringify({ type: 'say', text: 'two', clientId: 't' }));
+    await until(() => b.conn.closedWith !== null);
+    expect(b.conn.closedWith).toBe(CloseCode.TRY_AGAIN_LATER);
+    // Gone at last, their queues leave the budget with them.
+    a.session.closed();
+    b.session.closed();
     expect(hub.queuedBytes).toBe(0);
   });
 
