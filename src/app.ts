@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { HTTP_RESERVE_CONNECTIONS, type Config, type TrustProxy } from './config.js';
+import { HTTP_RESERVE_CONNECTIONS, HTTP_RESERVE_PER_ADDRESS, HTTP_RESERVE_REQUEST_MS, type Config, type TrustProxy } from './config.js';
 import aiPlugin from './plugins/ai.js';
 import assistantPlugin from './plugins/assistant.js';
 import contentPlugin from './plugins/content.js';
@@ -93,6 +93,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     perAddress: config.HTTP_MAX_CONNECTIONS_PER_IP,
     total: config.HTTP_MAX_CONNECTIONS,
     reserve: HTTP_RESERVE_CONNECTIONS,
+    reservePerAddress: HTTP_RESERVE_PER_ADDRESS,
+    reserveRequestMs: HTTP_RESERVE_REQUEST_MS,
     trusted: trustsPeer(config.TRUST_PROXY),
     onRefused: (limit) => services.metrics.connectionRefused(limit),
   });

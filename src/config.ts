@@ -176,6 +176,13 @@ export function openFileLimit(limits: () => string = () => readFileSync('/proc/s
 
 /** Connections taken past HTTP_MAX_CONNECTIONS that serve only the health routes and admin requests. */
 export const HTTP_RESERVE_CONNECTIONS = 32;
+/**
+ * How long a connection from the reserve may take to send its request, and then to take its answer
+ * (it serves one request and closes): a probe or an admin's client sends at once.
+ */
+export const HTTP_RESERVE_REQUEST_MS = 2_000;
+/** Connections of the reserve one client address may hold (a proxy TRUST_PROXY trusts is not counted). */
+export const HTTP_RESERVE_PER_ADDRESS = 4;
 
 /** HTTP_MAX_CONNECTIONS when unset with an open-file limit unknown (macOS allows 10,240 files a process by default). */
 export const CONNECTIONS_UNKNOWN_LIMIT = 7_500;
@@ -282,7 +289,7 @@ export const SETTINGS = {
     integer(1, 10_000_000),
     () => defaultConnectionCap(openFileLimit()),
     `¾ of the open-file limit (ulimit -n), at most ${CONNECTIONS_MOST}; ${CONNECTIONS_UNKNOWN_LIMIT} where it is unknown`,
-    `open TCP connections this node serves, HTTP and room sockets together; past it ${HTTP_RESERVE_CONNECTIONS} more serve only /healthz, /readyz, /metrics and admin requests (others get 503 ERR_SERVER_FULL), and a new one past those is closed at once (counted in salon_connections_refused_total)`,
+    `open TCP connections this node serves, HTTP and room sockets together; past it ${HTTP_RESERVE_CONNECTIONS} more (${HTTP_RESERVE_PER_ADDRESS} per address) serve only /healthz, /readyz, /metrics and admin requests (others get 503 ERR_SERVER_FULL), one request each, sent within ${HTTP_RESERVE_REQUEST_MS / 1000} s, and a new one past those is closed at once (counted in salon_connections_refused_total)`,
   ),
   ROOM_ADDRESS_FRAMES_PER_SECOND: setting(
     integer(1, 1_000_000),

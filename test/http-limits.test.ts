@@ -4,8 +4,9 @@
  * the proxy, and request timeouts.
  */
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defaultConnectionCap, HTTP_RESERVE_CONNECTIONS, loadConfig, openFileLimit } from '../src/config.js';
+import { defaultConnectionCap, HTTP_RESERVE_CONNECTIONS, HTTP_RESERVE_PER_ADDRESS, HTTP_RESERVE_REQUEST_MS, loadConfig, openFileLimit } from '../src/config.js';
 import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
 import { isLocalNetworkAddress } from '../src/rooms/address.js';
 import { ADMIN_FAILURES_PER_MINUTE, AdminAuth } from '../src/routes/auth.js';
@@ -250,15 +251,18 @@ describe('connections on the node', () => {
   afterEach(() => {
     for (const socket of held.splice(0)) socket.destroy();
   });
-  /** A keep-alive GET of `path` on a new connection: its status line and body, or 'closed' when closed unanswered. */
-  function get(port: number, path: string, headers = ''): Promise<{ status: string; body: string }> {
+  /**
+   * A keep-alive GET of `path` on a new connection (from `localAddress`, a loopback address): its
+   * status line, head and body, or 'closed' when closed unanswered.
+   */
+  function get(port: number, path: string, headers = '', localAddress?: string): Promise<{ status: string; head: string; body: string }> {
     return new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1');
+      const socket = connect({ port, host: '127.0.0.1', localAddress });
       held.push(socket);
       let got = '';
       const answer = () => {
         const [head, body = ''] = got.split('\r\n\r\n');
-        return { status: head.split('\r\n')[0] || 'closed', body };
+        return { status: head.split('\r\n')[0] || 'closed', head, body };
       };
       socket.on('data', (d) => {
         got += d;
@@ -269,6 +273,29 @@ describe('connections on the node', () => {
       socket.on('close', () => resolve(answer()));
       socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n${headers}\r\n`);
     });
+  }
+
+  /** A connection that sends nothing, from `localAddress` (a loopback address). */
+  function idle(port: number, localAddress?: string): Socket {
+    const socket = connect({ port, host: '127.0.0.1', localAddress });
+    socket.on('error', () => {});
+    held.push(socket);
+    return socket;
+  }
+  /**
+   * Waits until the server holds `n` connections (without timers: tests here fake them). Node counts
+   * a connection gone when it is destroyed, and its `close` listeners (the caps' own count) run in
+   * the loop's close phase: two turns more see them run.
+   */
+  async function serverHolds(a: FastifyInstance, n: number): Promise<void> {
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    for (;;) {
+      const open = await new Promise<number>((resolve, reject) => a.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+      if (open === n) break;
+      await turn();
+    }
+    await turn();
+    await turn();
   }
 
   it('serves HTTP_MAX_CONNECTIONS connections from every address together, keeps a reserve for health and admin requests, and counts what it refuses', async () => {
@@ -282,17 +309,66 @@ describe('connections on the node', () => {
     expect(refused.status).toBe('HTTP/1.1 503 Service Unavailable');
     expect(JSON.parse(refused.body).error.code).toBe('ERR_SERVER_FULL');
     expect((await get(port, '/api/v1/content', `authorization: ${ADMIN.authorization}\r\n`)).status).toBe('HTTP/1.1 200 OK');
-    // The refused connection was closed, and its place in the reserve comes free once the server sees it.
-    for (let i = 1; i < HTTP_RESERVE_CONNECTIONS; i++) {
-      await vi.waitFor(async () => expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK'), { timeout: 10_000 });
+    await serverHolds(a, 2);
+    // Connections that send nothing fill the reserve while the clock stands still.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < HTTP_RESERVE_CONNECTIONS; i++) idle(port);
+      await serverHolds(a, 2 + HTTP_RESERVE_CONNECTIONS);
+      // Past the reserve a new connection is closed unanswered, whatever it asks.
+      expect((await get(port, '/healthz')).status).toBe('closed');
+      const metrics = (await a.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toContain('salon_connections_refused_total{limit="node"} 2');
+    } finally {
+      vi.useRealTimers();
     }
-    // Past the reserve a new connection is closed unanswered, whatever it asks.
-    expect((await get(port, '/healthz')).status).toBe('closed');
-    const metrics = (await a.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(metrics).toContain('salon_connections_refused_total{limit="node"} 2');
     // A connection that closes makes room for a new one.
     held[0].destroy();
     await vi.waitFor(async () => expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK'), { timeout: 10_000 });
+  });
+
+  it('cuts a connection of the reserve that sends no request in HTTP_RESERVE_REQUEST_MS, and closes one once it is answered', async () => {
+    const a = await app({ HTTP_MAX_CONNECTIONS: '1', TRUST_PROXY: '127.0.0.1' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK');
+    await serverHolds(a, 1);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      // A health check on the reserve is served once, and the connection closed after its answer.
+      const probe = await get(port, '/healthz');
+      expect(probe.status).toBe('HTTP/1.1 200 OK');
+      expect(probe.head.toLowerCase()).toContain('connection: close');
+      await serverHolds(a, 1);
+      // Idle ones are held until the reserve's time runs out, not the request timeout's 30 s.
+      for (let i = 0; i < HTTP_RESERVE_CONNECTIONS; i++) idle(port);
+      await serverHolds(a, 1 + HTTP_RESERVE_CONNECTIONS);
+      expect((await get(port, '/healthz')).status).toBe('closed');
+      vi.advanceTimersByTime(HTTP_RESERVE_REQUEST_MS);
+      await serverHolds(a, 1);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await get(port, '/healthz')).status).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('gives one address at most HTTP_RESERVE_PER_ADDRESS connections of the reserve', async () => {
+    const a = await app({ HTTP_MAX_CONNECTIONS: '1' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    expect((await get(port, '/healthz', '', '127.0.0.1')).status).toBe('HTTP/1.1 200 OK');
+    await serverHolds(a, 1);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < HTTP_RESERVE_PER_ADDRESS; i++) idle(port, '127.0.0.1');
+      await serverHolds(a, 1 + HTTP_RESERVE_PER_ADDRESS);
+      expect((await get(port, '/healthz', '', '127.0.0.1')).status).toBe('closed');
+      // Another address still reaches /healthz.
+      expect((await get(port, '/healthz', '', '127.0.0.2')).status).toBe('HTTP/1.1 200 OK');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await a.inject({ method: 'GET', url: '/metrics' })).body).toContain('salon_connections_refused_total{limit="address"} 1');
   });
 
   it('answers an upgrade on a connection from the reserve 503 ERR_SERVER_FULL: room sockets do not take it', async () => {

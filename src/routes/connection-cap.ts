@@ -12,6 +12,11 @@
  * connections failed with EMFILE as well. Past the cap a few connections more (HTTP_RESERVE_CONNECTIONS)
  * are taken but serve only the health routes and admin requests, so a full node can still be
  * probed and managed; past those a new connection is closed before Node reads a byte of it.
+ *
+ * The reserve is held only while it serves: a connection from it answers one request and closes,
+ * must send that request within `reserveRequestMs` and take the answer within as long again, and
+ * one address holds at most `reservePerAddress` of it. Under the request timeout alone (30 s) a
+ * stranger's idle connections, or a probe's keep-alive, held the reserve and starved /healthz.
  */
 import type { Server } from 'node:http';
 import { BlockList, isIPv4, type Socket } from 'node:net';
@@ -52,51 +57,91 @@ export interface ConnectionCaps {
   total: number;
   /** Connections past `total` that serve the health routes and admin requests only (HTTP_RESERVE_CONNECTIONS). */
   reserve: number;
+  /** Connections of the reserve one address may hold (HTTP_RESERVE_PER_ADDRESS). */
+  reservePerAddress: number;
+  /** How long a connection of the reserve may take to send its request, and to take its answer (HTTP_RESERVE_REQUEST_MS). */
+  reserveRequestMs: number;
   /** Whether a peer is a proxy TRUST_PROXY trusts (not counted per address). */
   trusted: (ip: string) => boolean;
   /** Called for each connection or request refused, with the cap that refused it. */
   onRefused: (limit: ConnectionLimit) => void;
 }
 
+/** Adds `n` to `key`'s count in `counts`, forgetting it at 0. */
+function count(counts: Map<string, number>, key: string, n: number): void {
+  const left = (counts.get(key) ?? 0) + n;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
+}
+
 /**
  * Installs the caps on `app`'s server: a new connection past either is closed at once; one taken
  * from the reserve is answered `503 ERR_SERVER_FULL` (and closed) unless it asks for a health
- * route or carries the admin token.
+ * route or carries the admin token, and is cut if it does not send its request, or take its
+ * answer, in time.
  */
 export function capConnections(app: FastifyInstance, caps: ConnectionCaps): void {
-  const fromReserve = new WeakSet<Socket>();
+  // A connection of the reserve and the timer that cuts it unless it is being served.
+  const fromReserve = new Map<Socket, NodeJS.Timeout | undefined>();
   const server: Server = app.server;
   const perAddress = new Map<string, number>();
+  const inReserve = new Map<string, number>();
   let open = 0;
   // Before Node's own listener, so a refused connection never gets a parser.
   server.prependListener('connection', (socket: Socket) => {
     if (open >= caps.total + caps.reserve) return refuse(socket, 'node');
     const ip = socket.remoteAddress;
     const key = ip === undefined || caps.trusted(ip) ? undefined : addressKey(ip);
+    const reserved = open >= caps.total;
     if (key !== undefined) {
-      const held = perAddress.get(key) ?? 0;
-      if (held >= caps.perAddress) return refuse(socket, 'address');
-      perAddress.set(key, held + 1);
+      if ((perAddress.get(key) ?? 0) >= caps.perAddress) return refuse(socket, 'address');
+      if (reserved && (inReserve.get(key) ?? 0) >= caps.reservePerAddress) return refuse(socket, 'address');
+      count(perAddress, key, 1);
+      if (reserved) count(inReserve, key, 1);
     }
-    if (open >= caps.total) fromReserve.add(socket);
+    if (reserved) deadline(socket);
     open++;
     socket.once('close', () => {
       open--;
+      if (reserved) {
+        clearTimeout(fromReserve.get(socket));
+        fromReserve.delete(socket);
+      }
       if (key === undefined) return;
-      const left = (perAddress.get(key) ?? 1) - 1;
-      if (left > 0) perAddress.set(key, left);
-      else perAddress.delete(key);
+      count(perAddress, key, -1);
+      if (reserved) count(inReserve, key, -1);
     });
   });
   const refuse = (socket: Socket, limit: ConnectionLimit) => {
     socket.destroy();
     caps.onRefused(limit);
   };
+  /** (Re)starts the time a connection of the reserve has to do its part. */
+  const deadline = (socket: Socket) => {
+    clearTimeout(fromReserve.get(socket));
+    const timer = setTimeout(() => socket.destroy(), caps.reserveRequestMs);
+    timer.unref();
+    fromReserve.set(socket, timer);
+  };
   app.addHook('onRequest', async (request, reply) => {
-    if (!fromReserve.has(request.raw.socket) || servedFromReserve(request)) return;
-    caps.onRefused('node');
+    const socket = request.raw.socket;
+    if (!fromReserve.has(socket)) return;
+    // One request a connection: a keep-alive would hold a place of the reserve between requests.
     reply.header('connection', 'close');
+    if (servedFromReserve(request)) {
+      // While a health check or an admin's request (its body too) is handled, the time is theirs.
+      clearTimeout(fromReserve.get(socket));
+      fromReserve.set(socket, undefined);
+      return;
+    }
+    caps.onRefused('node');
     throw new errors.ERR_SERVER_FULL();
+  });
+  // The answer is the client's to take in time.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const socket = request.raw.socket;
+    if (fromReserve.has(socket) && !socket.destroyed) deadline(socket);
+    done(null, payload);
   });
 }
 
