@@ -18,6 +18,7 @@ import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
 import { warnOfUntrustedProxy } from './routes/proxy-check.js';
+import { cutStalledReaders } from './routes/stalled-readers.js';
 import { queryFreeLogging } from './routes/request-log.js';
 import apiRateLimit, { API_RATE_LIMIT } from './routes/rate-limit.js';
 import webRoutes, { readShell } from './routes/web.js';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     trusted: trustsPeer(config.TRUST_PROXY),
     onRefused: (limit) => services.metrics.connectionRefused(limit),
   });
+  cutStalledReaders(app, config.HTTP_REQUEST_TIMEOUT_MS);
   app.decorate('salon', services);
   app.decorate('adminAuth', new AdminAuth(services.adminToken));
   app.addHook('onClose', async () => {

@@ -313,7 +313,11 @@ export const SETTINGS = {
     false as TrustProxy,
     "trust X-Forwarded-For from: false (no proxy), true (any), a hop count, or the proxies' addresses/CIDRs; with false, a private-network peer that forwards requests is warned of once in the log",
   ),
-  HTTP_REQUEST_TIMEOUT_MS: setting(integer(1000, 600_000), 30_000, 'longest a client may take to send a whole HTTP request'),
+  HTTP_REQUEST_TIMEOUT_MS: setting(
+    integer(1000, 600_000),
+    30_000,
+    'longest a client may take to send a whole HTTP request, and longest it may go without taking any of an answer',
+  ),
   STARTUP_TIMEOUT_MS: setting(
     integer(1000, 86_400_000),
     600_000,

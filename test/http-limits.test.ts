@@ -465,6 +465,48 @@ describe('HTTP timeouts', () => {
   });
 });
 
+describe('answers a client does not take', () => {
+  const held: Socket[] = [];
+  afterEach(() => {
+    for (const socket of held.splice(0)) socket.destroy();
+  });
+  const connections = (a: FastifyInstance) => new Promise<number>((resolve, reject) => a.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
+  it('cuts a connection whose client takes nothing of its answer for HTTP_REQUEST_TIMEOUT_MS', async () => {
+    const a = await app({ HTTP_REQUEST_TIMEOUT_MS: '1000' });
+    await a.ready();
+    // Far more than the loopback's socket buffers take: most of it waits in the server's memory.
+    await a.salon.store.upsertItem(item('news_big', { title: 'Big', body: 'x'.repeat(16_000_000) }));
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    held.push(socket);
+    socket.on('error', () => {});
+    socket.pause();
+    socket.write('GET /api/v1/content/news_big HTTP/1.1\r\nHost: x\r\n\r\n');
+    await vi.waitFor(async () => expect(await connections(a)).toBe(1), { timeout: 10_000 });
+    // Node held it until the client read or left, however long that took.
+    await vi.waitFor(async () => expect(await connections(a)).toBe(0), { timeout: 20_000, interval: 100 });
+  });
+
+  it('leaves an idle keep-alive connection to the keep-alive timeout once its answer is taken', async () => {
+    const a = await app({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    held.push(socket);
+    let got = '';
+    socket.on('data', (d) => (got += d));
+    const answers = () => got.split('HTTP/1.1 200 OK').length - 1;
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await vi.waitFor(() => expect(answers()).toBe(1), { timeout: 10_000 });
+    // Longer than the answer's timeout: only the keep-alive timeout applies to an idle connection.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await vi.waitFor(() => expect(answers()).toBe(2), { timeout: 10_000 });
+  });
+});
+
 describe('numbers in the query', () => {
   it('refuses Infinity and overflowing numbers with 400 ERR_BAD_REQUEST, on every route that takes one', async () => {
     const a = await app({ API_RATE_LIMIT_PER_MINUTE: '10000' });
