@@ -49,7 +49,17 @@ export function closeNotice(code: number): { notice: Notice | null; retry: 'retr
     case CloseCode.BAD_TOKEN:
       return { notice: noticeFor('ERR_BAD_TOKEN', '', 'warning'), retry: 'now' };
     case CloseCode.RATE_LIMITED:
-      return { notice: noticeFor('ERR_RATE_LIMITED', ''), retry: 'retry' };
+      // The server closes with 4429 for a page's own flood and for an address opening too many
+      // rooms at once (a whole office behind one address): the words must fit both. The code stays
+      // the refusal's, so the notice outlives the rejoin as a flood's did.
+      return {
+        notice: {
+          code: 'ERR_RATE_LIMITED',
+          level: 'error',
+          message: 'Too much at once from this page or its network: the server paused the connection. Wait a moment, then try again.',
+        },
+        retry: 'retry',
+      };
     case CloseCode.MESSAGE_TOO_BIG:
       return { notice: { code: 'CLOSE_1009', level: 'error', message: 'The last message was too large for the server.' }, retry: 'retry' };
     case CloseCode.BAD_MESSAGE:
