@@ -14,7 +14,7 @@ import { defaultIngestDeps } from './content/ingest/ingest-deps.js';
 import { createItemPipeline } from './content/ingest/pipeline.js';
 import { SourceService } from './content/refresh/source-service.js';
 import { createAi, createChangeFeed, createMemoryIndex, createRoomBus, createScanPool, createVectorIndex, openStore } from './parts.js';
-import { memoryCommand } from './memory/commands.js';
+import { forgetCommand, memoryCommand } from './memory/commands.js';
 import { meteredBus } from './metrics/metered-bus.js';
 import { meteredStore } from './metrics/metered-store.js';
 import { SalonMetrics } from './metrics/metrics.js';
@@ -201,6 +201,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
   const threads = new ThreadService({ store, memory, chat: ai.chat, bridges, outlet: rooms, log });
   for (const command of threadCommands(threads, config.THREAD_OPS)) rooms.commands.register(command);
   rooms.commands.register(memoryCommand(store, memory, threads, config.THREAD_OPS));
+  rooms.commands.register(forgetCommand(store, memory, threads));
   assistant =
     overrides.assistant ??
     new SalonAssistant({

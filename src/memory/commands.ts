@@ -2,10 +2,12 @@
  * `/memory on|off` in a room: switches the current thread's memory (what `PUT
  * /api/v1/threads/:id/config {"enable_chat_history_rag"}` does over HTTP), and the room is told
  * when it changed; `/memory` alone says whether it is on and how much the thread remembers.
- * THREAD_OPS=admin leaves the switch to the admin's HTTP route.
+ * THREAD_OPS=admin leaves the switch to the admin's HTTP route. `/forget private` makes the
+ * assistant forget the sender's private asks in the room (docs/architecture.md).
  */
 import { errors } from '../errors.js';
 import type { SlashCommand } from '../rooms/commands.js';
+import { survivorOf } from '../store/thread-survivor.js';
 import type { Store } from '../store/types.js';
 import { plural } from '../text.js';
 import type { MemoryService } from './memory-service.js';
@@ -33,4 +35,48 @@ export function memoryCommand(store: Store, memory: MemoryService, threads: Thre
         : 'Memory is off: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).';
     },
   };
+}
+
+/**
+ * `/forget private`: the sender's private memory of the room (their private asks' exchanges, and
+ * what a privileged thread kept for them alone) is deleted, wherever it went: the room's threads,
+ * archived ones included, and the fusions made from them, in other rooms too. The browser's
+ * "Forget them" sends it beside clearing the tab's copy.
+ */
+export function forgetCommand(store: Store, memory: MemoryService, threads: ThreadService): SlashCommand {
+  return {
+    name: 'forget',
+    usage: '/forget private',
+    summary: 'the assistant forgets your private questions in this room and its answers to them',
+    async run({ roomId, user, args }) {
+      if (args.toLowerCase() !== 'private') throw new errors.ERR_BAD_MESSAGE('use /forget private');
+      const forgotten = await memory.forgetPrivate(user.id, roomId, await threadsHolding(store, threads, roomId));
+      return forgotten
+        ? `Forgotten: the assistant no longer remembers ${plural(forgotten, 'private exchange', 'private exchanges')} of yours in this room.`
+        : 'The assistant remembers no private exchange of yours in this room.';
+    },
+  };
+}
+
+/** Fusions followed from a room's threads, at most (each reads a thread's history). */
+const MAX_FUSIONS_FOLLOWED = 1_000;
+
+/**
+ * The threads that may hold a member's private memory of `roomId`: the room's, the fusions made
+ * from them, and from those, each with the thread it was merged into since (its memory went there).
+ */
+async function threadsHolding(store: Store, threads: ThreadService, roomId: string): Promise<string[]> {
+  const found = new Set((await store.listThreads(roomId)).map((t) => t.id));
+  const next = [...found];
+  for (let followed = 0; next.length && followed < MAX_FUSIONS_FOLLOWED; followed++) {
+    for (const fused of await threads.fusedFrom(next.shift()!)) {
+      const survivor = (await survivorOf(store, fused))?.id;
+      for (const id of survivor && survivor !== fused ? [fused, survivor] : [fused]) {
+        if (found.has(id)) continue;
+        found.add(id);
+        next.push(id);
+      }
+    }
+  }
+  return [...found];
 }

@@ -116,6 +116,10 @@ export class MemoryService implements MemorySearch {
   private tail: Promise<void> = Promise.resolve();
   /** Public chunks waiting to be stored, by thread (private ones are nobody else's business). */
   private readonly queuedPublic = new Map<string, number>();
+  /** Exchanges waiting to be stored (each has its asker as owner): forgetPrivate looks through them. */
+  private readonly queuedExchanges = new Set<NewMemoryChunk>();
+  /** Queued exchanges whose asker forgot their private memory meanwhile: not stored if they are private (forgetPrivate). */
+  private readonly forgotten = new WeakSet<NewMemoryChunk>();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -489,6 +493,35 @@ export class MemoryService implements MemorySearch {
     this.changed(ids);
   }
 
+  /**
+   * Forgets `owner`'s private memory of `roomId` (`/forget private`): their privileged chunks in
+   * `threadIds` (the room's threads and the fusions made from them elsewhere) that belong to the
+   * room or trace back to one of those threads (a fusion's copy), deleted from the store with their
+   * lines, dropped from the index (and from other nodes' through onChanged); an exchange of theirs
+   * still queued is not stored, nor one being stored. Returns how many chunks were deleted.
+   */
+  async forgetPrivate(owner: string, roomId: string, threadIds: string[]): Promise<number> {
+    const { store } = this.options;
+    const named = new Set(threadIds);
+    const theirs = (c: NewMemoryChunk) => c.owner === owner && (c.roomId === roomId || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
+    // Marked before the store is read: whatever is stored from here on is caught by remember's checks or by the scan below.
+    for (const c of this.queuedExchanges) if (theirs(c)) this.forgotten.add(c);
+    const ids: number[] = [];
+    for (const threadId of named) {
+      for (let after = 0; ;) {
+        const page = await store.scanThreadMemory(threadId, after, LOAD_PAGE, false);
+        if (!page.length) break;
+        after = page[page.length - 1].id;
+        for (const c of page) if (c.privileged && theirs(c)) ids.push(c.id);
+      }
+    }
+    if (!ids.length) return 0;
+    await store.applyThreadChange({ at: new Date(this.now()).toISOString(), expect: [], deleteMemory: ids });
+    this.recount();
+    await this.forget(ids);
+    return ids.length;
+  }
+
   /** Drops chunks from the index (the store deleted them). */
   async forget(ids: number[]): Promise<void> {
     if (ids.length) await this.options.index.remove(ids);
@@ -561,11 +594,13 @@ export class MemoryService implements MemorySearch {
   private enqueue(chunk: NewMemoryChunk): void {
     const counted = !chunk.privileged;
     if (counted) this.queuedPublic.set(chunk.threadId, (this.queuedPublic.get(chunk.threadId) ?? 0) + 1);
+    if (chunk.kind === 'exchange' && chunk.owner) this.queuedExchanges.add(chunk);
     const stored = this.background
       .run(() => this.remember(chunk))
       .then(() => this.options.onStored?.(chunk))
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
       .finally(() => {
+        this.queuedExchanges.delete(chunk);
         if (!counted) return;
         const left = (this.queuedPublic.get(chunk.threadId) ?? 1) - 1;
         if (left > 0) this.queuedPublic.set(chunk.threadId, left);
@@ -581,6 +616,9 @@ export class MemoryService implements MemorySearch {
     if (!thread) return;
     const given = thread.id === closed.threadId ? closed : { ...closed, threadId: thread.id };
     const chunk = thread.privileged && given.kind === 'exchange' && given.owner ? { ...given, privileged: true } : given;
+    // Its asker forgot their private memory after it was queued (forgetPrivate).
+    const forgotten = () => chunk.privileged && this.forgotten.has(closed);
+    if (forgotten()) return;
     const now = new Date(this.now()).toISOString();
     let vector: Float32Array | undefined;
     try {
@@ -591,6 +629,7 @@ export class MemoryService implements MemorySearch {
     }
     if (vector) {
       const repeat = await this.repeatOf(chunk, vector);
+      if (forgotten()) return;
       if (repeat && (await store.touchMemoryChunk(repeat.id, now))) return;
     }
     let stored: MemoryChunk;
@@ -601,6 +640,11 @@ export class MemoryService implements MemorySearch {
     } catch (err) {
       if (err instanceof errors.ERR_THREAD_NOT_FOUND) return;
       throw err;
+    }
+    // Forgotten while it was being written: forgetPrivate's read of the store may have missed it.
+    if (forgotten()) {
+      await store.applyThreadChange({ at: now, expect: [], deleteMemory: [stored.id] });
+      return;
     }
     if (vector) {
       await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);

@@ -1,0 +1,230 @@
+/**
+ * A member forgets their private asks (`/forget private`, the browser's "Forget them"): what the
+ * assistant remembered of them in the room goes from the store, the line search and the memory
+ * index, wherever thread operations took it (a fusion's copy in another room), and an exchange
+ * still waiting to be stored is not stored; nobody else's memory, and none of theirs in other
+ * rooms, is touched. On SQLite (the line search on its reader thread) and on PostgreSQL.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import type { EmbedPurpose, Embedder } from '../../src/ai/types.js';
+import { MemoryService } from '../../src/memory/memory-service.js';
+import { privateScope } from '../../src/memory/scopes.js';
+import { newChunkOf } from '../../src/memory/threads/fusion.js';
+import type { Message } from '../../src/protocol/messages.js';
+import type { AskRequest, AskResult } from '../../src/rooms/types.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
+import { tempDir, testApp } from '../helpers.js';
+import { joined } from '../rooms/helpers.js';
+import { item } from '../store/contract.js';
+import { POSTGRES_URL, describePostgres, dropSchema, schemaName } from '../store/postgres-harness.js';
+
+const AT = '2026-11-24T12:00:00.000Z';
+const embedder: Embedder = new LocalEmbedder();
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** An embedder that holds its first query embedding (a private exchange's) until `release`. */
+function heldEmbedder(): { embedder: Embedder; held: Promise<void>; release: () => void } {
+  let reached!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let first = true;
+  const wrapped: Embedder = {
+    model: embedder.model,
+    dimensions: embedder.dimensions,
+    similarityThreshold: embedder.similarityThreshold,
+    relevanceThreshold: embedder.relevanceThreshold,
+    async embed(texts: string[], signal?: AbortSignal, purpose?: EmbedPurpose) {
+      if (purpose === 'query' && first) {
+        first = false;
+        reached();
+        await gate;
+      }
+      return embedder.embed(texts, signal, purpose);
+    },
+  };
+  return { embedder: wrapped, held, release };
+}
+
+function memoryOf(store: Store, over: Embedder = embedder): { memory: MemoryService; index: SearchIndex } {
+  const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 1, threshold: 1_000_000, hnswMode: 'off' });
+  const memory = new MemoryService({ store, embedder: over, index });
+  cleanups.push(
+    () => index.close(),
+    () => memory.close(),
+  );
+  return { memory, index };
+}
+
+let n = 0;
+function answered(threadId: string, roomId: string, asker: string, question: string, answer: string, isPrivate = true): [AskRequest, AskResult] {
+  n++;
+  const message: Message = {
+    id: isPrivate ? `private_${n}` : `a${n}`,
+    seq: isPrivate ? 0 : n,
+    roomId,
+    threadId,
+    author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+    text: answer,
+    ts: AT,
+  };
+  return [
+    { roomId, threadId, text: question, asker: { id: `u_${asker}`, name: asker }, private: isPrivate, ...(isPrivate ? {} : { questionId: `q${n}` }) },
+    { message, sources: [], abstained: false, stages: {} },
+  ];
+}
+
+const privateAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: true });
+
+/** The texts a private ask of `user` in `threadId` recalls for `question`. */
+async function recalled(memory: MemoryService, question: string, threadId: string, user: string): Promise<string[]> {
+  return (await memory.search(question, privateAsk(threadId, user), 5)).map((h) => h.chunk.text);
+}
+
+/** `owner`'s private chunks stored in `threadIds`. */
+async function privateRows(store: Store, owner: string, threadIds: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const t of threadIds) ids.push(...(await store.scanThreadMemory(t, 0, 100, false)).filter((c) => c.privileged && c.owner === owner).map((c) => c.id));
+  return ids;
+}
+
+function forgets(name: string, open: () => Promise<Store>): void {
+  describe(`forgetting a member's private memory (${name})`, () => {
+    it('deletes their private exchanges of the room from the store, the line search and the index, a fusion’s copy elsewhere too, and nothing else', async () => {
+      const store = await open();
+      const { memory, index } = memoryOf(store);
+      const main = await store.ensureMainThread('news_1');
+      const elsewhere = await store.ensureMainThread('news_2');
+      await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 'thr_side', roomId: 'news_1', title: 'Side' }] });
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my locker code?', 'Your locker code is 4417.'));
+      memory.onAnswer(...answered('thr_side', 'news_1', 'Ann', 'Where did I park the heron van?', 'The heron van is on level 3.'));
+      memory.onAnswer(...answered(main.id, 'news_1', 'Bo', 'What is my locker code?', 'Your locker code is 9031.'));
+      memory.onAnswer(...answered(elsewhere.id, 'news_2', 'Ann', 'What is my locker code?', 'Your locker code is 5520.'));
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'When does the ferry leave?', 'The ferry leaves at noon.', false));
+      await memory.idle();
+      // A fusion in the other room took a copy of Ann's first private exchange (SQLite stores it as a reference to the row).
+      const [original] = (await store.scanThreadMemory(main.id, 0, 10)).filter((c) => c.privileged && c.owner === 'u_Ann');
+      const { addedMemoryIds } = await store.applyThreadChange({
+        at: AT,
+        expect: [],
+        createThreads: [{ id: 'thr_fused', roomId: 'news_2', title: 'Fused' }],
+        addMemory: [
+          {
+            chunk: {
+              ...newChunkOf(original),
+              threadId: 'thr_fused',
+              roomId: 'news_2',
+              fusion: 'kept',
+              lineage: { chunkIds: [original.id], threadIds: [main.id] },
+            },
+            vector: original.vector!,
+            model: memory.vectorModel,
+            copyOf: original.id,
+          },
+        ],
+      });
+      await memory.reindex(addedMemoryIds);
+      const held = ['thr_side', main.id, 'thr_fused'];
+      const theirs = await privateRows(store, 'u_Ann', held);
+      expect(theirs).toHaveLength(3);
+      expect(index.heads(theirs).every(Boolean)).toBe(true);
+      expect(await recalled(memory, 'what is my locker code', 'thr_fused', 'Ann')).toEqual([expect.stringContaining('4417')]);
+
+      expect(await memory.forgetPrivate('u_Ann', 'news_1', held)).toBe(3);
+
+      expect(await privateRows(store, 'u_Ann', held)).toEqual([]);
+      expect(await store.getMemoryChunks(theirs)).toEqual([]);
+      expect(index.heads(theirs)).toEqual(theirs.map(() => undefined));
+      const lines = [main.id, 'thr_side', 'thr_fused'].map((t) => privateScope(t, 'u_Ann'));
+      expect(await store.searchMemoryLines('locker code 4417', lines, 5)).toEqual([]);
+      expect(await store.searchMemoryLines('heron van level', lines, 5)).toEqual([]);
+      // (A search returns its best k whatever they score: the public exchange is among them.)
+      expect((await recalled(memory, 'what is my locker code', main.id, 'Ann')).join('\n')).not.toMatch(/4417|9031/);
+      expect(await recalled(memory, 'what is my locker code', 'thr_fused', 'Ann')).toEqual([]);
+      expect(await recalled(memory, 'where is the heron van', 'thr_side', 'Ann')).toEqual([]);
+      // Another member's, Ann's in another room, and the public exchange stay.
+      expect((await recalled(memory, 'what is my locker code', main.id, 'Bo')).join('\n')).toContain('9031');
+      expect(await recalled(memory, 'what is my locker code', elsewhere.id, 'Ann')).toEqual([expect.stringContaining('5520')]);
+      expect((await memory.search('when does the ferry leave', { threadId: main.id, userId: 'u_Cy', private: false }, 5)).map((h) => h.chunk.text)).toEqual([
+        expect.stringContaining('noon'),
+      ]);
+      expect(await memory.forgetPrivate('u_Ann', 'news_1', held)).toBe(0);
+    });
+
+    it('does not store a private exchange of theirs that was waiting, or being embedded, when they forgot', async () => {
+      const store = await open();
+      const slow = heldEmbedder();
+      const { memory } = memoryOf(store, slow.embedder);
+      const main = await store.ensureMainThread('news_1');
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my locker code?', 'Your locker code is 4417.'));
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'Where did I park the heron van?', 'The heron van is on level 3.'));
+      // The first is being embedded, the second waits behind it.
+      await slow.held;
+      expect(await memory.forgetPrivate('u_Ann', 'news_1', [main.id])).toBe(0);
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my bike lock code?', 'Your bike lock code is 1234.'));
+      slow.release();
+      await memory.idle();
+      // Asked after the forgetting, the third is remembered.
+      expect((await store.scanThreadMemory(main.id, 0, 10, false)).map((c) => c.text)).toEqual([expect.stringContaining('1234')]);
+    });
+  });
+}
+
+forgets('SQLite', async () => {
+  const { dir, cleanup } = tempDir();
+  const store = new SqliteStore({ filename: join(dir, 'salon.db'), readerThread: true });
+  cleanups.push(cleanup, () => store.close());
+  return store;
+});
+
+describePostgres('PostgreSQL', () => {
+  forgets('PostgreSQL', async () => {
+    const schema = schemaName();
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    cleanups.push(
+      () => dropSchema(schema),
+      () => store.close(),
+    );
+    return store;
+  });
+});
+
+describe('/forget private in a room', () => {
+  it('makes the assistant forget what the sender told it privately, and only that', async () => {
+    const t = await testApp({ ASK_LIMIT_USER: '100' } as never, { roomOptions: { shutdownGraceMs: 100 } });
+    cleanups.push(t.close);
+    await t.app.ready();
+    await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+    const ann = (await joined(t.app, 'Ann', 'news_1')).client;
+    const bo = (await joined(t.app, 'Bo', 'news_1')).client;
+    for (const [client, word] of [
+      [ann, 'zqann'],
+      [bo, 'zqbo'],
+    ] as const) {
+      client.send({ type: 'ask', text: `My secret word is ${word}; is Rust 2.0 out?`, clientId: 'p1', private: true });
+      await client.next('assistant.done', () => true, 10_000);
+    }
+    await t.app.salon.memory.idle();
+
+    ann.send({ type: 'say', text: '/forget private', clientId: 'f1' });
+    const reply = await ann.next('message', (f) => f.message.clientId === 'f1');
+    expect(reply.message).toMatchObject({ author: { kind: 'system' } });
+    expect(reply.message.text).toContain('no longer remembers 1 private exchange');
+    ann.send({ type: 'say', text: '/forget everything', clientId: 'f2' });
+    expect((await ann.next('error', (f) => f.clientId === 'f2')).code).toBe('ERR_BAD_MESSAGE');
+
+    ann.send({ type: 'ask', text: 'What is my secret word?', clientId: 'p2', private: true });
+    expect((await ann.next('assistant.done', () => true, 10_000)).message.text).not.toContain('zqann');
+    bo.send({ type: 'ask', text: 'What is my secret word?', clientId: 'p2', private: true });
+    expect((await bo.next('assistant.done', () => true, 10_000)).message.text).toContain('zqbo');
+  });
+});
