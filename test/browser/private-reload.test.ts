@@ -5,7 +5,8 @@ import { tempDir } from '../helpers.js';
 import { heldLocalChat } from '../rag/fakes.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom, shadowText, startServer, type Person } from './harness.js';
 
-// A member's private questions and answers are never stored by the server; the tab keeps them
+// A member's private questions and answers are never stored by the server as messages (the
+// assistant remembers each exchange for its asker alone, until they forget it); the tab keeps them
 // (sessionStorage) so a reload shows them again, in their place, and nowhere else.
 
 const person = (browser: Browser, name: string): Promise<Person> => openAs(browser, name, { width: 1200, height: 860 });
@@ -74,6 +75,14 @@ describeBrowser('private questions kept in the tab', () => {
     for (const p of people.splice(0)) await p.context.close();
   });
 
+  /** The private exchanges the server remembers in the room's threads. */
+  async function privateChunks(roomId: string): Promise<number> {
+    const { store } = suite.server.app.salon;
+    let n = 0;
+    for (const t of await store.listThreads(roomId)) n += (await store.scanThreadMemory(t.id, 0, 1000, false)).filter((c) => c.privileged).length;
+    return n;
+  }
+
   it('shows a private question and its answer again after a reload, in place, in that tab only, until forgotten', async () => {
     const url = `${suite.server.url}/chat?id=${stories[0].id}`;
     const ada = await person(suite.browser, 'Ada');
@@ -88,7 +97,7 @@ describeBrowser('private questions kept in the tab', () => {
     const note = ada.page.locator('salon-composer .private-note');
     expect(await note.count()).toBe(0);
     await privateMode(ada.page);
-    expect(await note.textContent()).toContain('Private questions stay in this tab only: not saved on the server, gone when the tab closes.');
+    expect(await note.textContent()).toContain('Private questions show in this tab only; the assistant remembers them for you until you forget them.');
     expect(await ada.page.locator('salon-composer textarea').getAttribute('aria-describedby')).toContain('private-note');
     expect(await note.locator('button').count()).toBe(0);
     await say(ada.page, QUESTION);
@@ -123,10 +132,14 @@ describeBrowser('private questions kept in the tab', () => {
     }
     await second.close();
 
-    // Forgetting them removes them here and from the tab's storage: a reload does not bring them back.
+    // Forgetting them removes them here, from the tab's storage and from the assistant's memory (a
+    // reload does not bring them back, and the exchange is gone from the server).
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(stories[0].id)).toBe(1);
     await privateMode(ada.page);
     await note.locator('button', { hasText: 'Forget' }).click();
     await expect.poll(() => messageTexts(ada.page)).toEqual(['before the question', 'after the question']);
+    await expect.poll(() => privateChunks(stories[0].id)).toBe(0);
     expect(await note.locator('button').count()).toBe(0);
     await ada.page.reload();
     await sees(ada.page, 'after the question');
@@ -203,7 +216,7 @@ describeBrowser('private questions kept in the tab', () => {
     await expect.poll(() => nia.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
     const forget = nia.page.locator('salon-composer .private-note button', { hasText: 'Forget them' });
     await forget.waitFor();
-    expect(await nia.page.locator('salon-composer .private-note').innerText()).toContain('In this tab only, not on the server.');
+    expect(await nia.page.locator('salon-composer .private-note').innerText()).toContain('Shown in this tab only.');
     for (const target of [
       'salon-composer textarea',
       'salon-composer button[type=submit]',

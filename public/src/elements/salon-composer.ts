@@ -2,11 +2,12 @@
  * `<salon-composer>`: writes a message. Enter sends, Shift+Enter starts a new line; the "Ask AI"
  * switch (or starting with `@ai`) makes it a question for the assistant, and "Only me" a private
  * one: not posted, answered to this member alone, remembered only for their own private questions.
- * While "Only me" is on, a line says where private questions are kept: in this tab only.
+ * While "Only me" is on, a line says where private questions are shown (in this tab only) and that the
+ * assistant remembers them for the member until they are forgotten.
  *
  * @fires salon-send - {text, ask, private} the member sends a message.
  * @fires salon-typing - {active} the member started or stopped typing (never told while writing a private question).
- * @fires salon-forget-private - the member asks to forget this room's private questions and answers kept in the tab.
+ * @fires salon-forget-private - the member asks to forget this room's private questions and answers: the tab's and the assistant's memory of them.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
@@ -23,9 +24,9 @@ const LIMIT_STEPS = [20, 100, COUNTER_FROM];
 /** "Stopped typing" after this long without a key. */
 const TYPING_IDLE_MS = 4_000;
 /** Where private questions are kept (lib/private-asks.ts), said while "Only me" is on. */
-const PRIVATE_NOTE = 'Private questions stay in this tab only: not saved on the server, gone when the tab closes.';
+const PRIVATE_NOTE = 'Private questions show in this tab only; the assistant remembers them for you until you forget them.';
 /** The same on a phone, short enough to share one line with "Forget them" at 360 px: the composer must fit below the messages. */
-const PRIVATE_NOTE_SHORT = 'In this tab only, not on the server.';
+const PRIVATE_NOTE_SHORT = 'Shown in this tab only.';
 
 @customElement('salon-composer')
 export class SalonComposer extends LitElement {

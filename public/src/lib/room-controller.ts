@@ -145,9 +145,14 @@ export class RoomController implements ReactiveController {
     this.changed();
   }
 
-  /** Forgets the member's private questions and answers in this room, here and in the tab's storage. */
+  /**
+   * Forgets the member's private questions and answers in this room, here and in the tab's storage,
+   * and asks the server to forget its memory of them (`/forget private`): the assistant kept each
+   * exchange for the member's later private questions.
+   */
   forgetPrivate(): void {
     if (this.memory?.log.forgetPrivate(() => true)) this.changed();
+    void this.command('/forget private', this.threadId);
   }
 
   /** How many private questions and answers of this room the tab keeps. */
