@@ -41,6 +41,9 @@ const LOAD_PAGE = 256;
 /** Vectors copied from the index between two event-loop turns (8 MB at 2,048 dimensions). */
 const COPY_PAGE = 1024;
 
+/** Reads of a member's threads forgetPrivate makes at most: another while a thread operation changed one of them during the last. */
+const FORGET_PASSES = 3;
+
 /** How often expired chunks are looked for while chunks are being stored (and at every load). */
 export const RETENTION_SWEEP_MS = 60_000;
 
@@ -506,20 +509,30 @@ export class MemoryService implements MemorySearch {
     const theirs = (c: NewMemoryChunk) => c.owner === owner && (c.roomId === roomId || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
     // Marked before the store is read: whatever is stored from here on is caught by remember's checks or by the scan below.
     for (const c of this.queuedExchanges) if (theirs(c)) this.forgotten.add(c);
-    const ids: number[] = [];
-    for (const threadId of named) {
-      for (let after = 0; ;) {
-        const page = await store.scanThreadMemory(threadId, after, LOAD_PAGE, false);
-        if (!page.length) break;
-        after = page[page.length - 1].id;
-        for (const c of page) if (c.privileged && theirs(c)) ids.push(c.id);
+    let forgotten = 0;
+    // Read again while a thread changed during a read: a merge committed then may have moved a
+    // chunk from a thread not read yet into one read already.
+    const versions = async () => (await Promise.all([...named].map((t) => store.getThread(t)))).map((t) => t?.version ?? -1).join();
+    for (let pass = 0; pass < FORGET_PASSES; pass++) {
+      const before = await versions();
+      const ids: number[] = [];
+      for (const threadId of named) {
+        for (let after = 0; ;) {
+          const page = await store.scanThreadMemory(threadId, after, LOAD_PAGE, false);
+          if (!page.length) break;
+          after = page[page.length - 1].id;
+          for (const c of page) if (c.privileged && theirs(c)) ids.push(c.id);
+        }
       }
+      if (ids.length) {
+        await store.applyThreadChange({ at: new Date(this.now()).toISOString(), expect: [], deleteMemory: ids });
+        this.recount();
+        await this.forget(ids);
+        forgotten += ids.length;
+      }
+      if ((await versions()) === before) break;
     }
-    if (!ids.length) return 0;
-    await store.applyThreadChange({ at: new Date(this.now()).toISOString(), expect: [], deleteMemory: ids });
-    this.recount();
-    await this.forget(ids);
-    return ids.length;
+    return forgotten;
   }
 
   /** Drops chunks from the index (the store deleted them). */

@@ -160,6 +160,34 @@ function forgets(name: string, open: () => Promise<Store>): void {
       expect(await memory.forgetPrivate('u_Ann', 'news_1', held)).toBe(0);
     });
 
+    it('finds what a merge moved, while it read, from a thread not read yet into one read already', async () => {
+      const store = await open();
+      const { memory } = memoryOf(store);
+      const main = await store.ensureMainThread('news_1');
+      await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 'thr_side', roomId: 'news_1', title: 'Side' }] });
+      memory.onAnswer(...answered('thr_side', 'news_1', 'Ann', 'What is my locker code?', 'Your locker code is 4417.'));
+      await memory.idle();
+      // The merge of Side into Main commits once Main has been read.
+      const scan = store.scanThreadMemory.bind(store);
+      let merged = false;
+      store.scanThreadMemory = async (threadId, after, limit, vectors) => {
+        const page = await scan(threadId, after, limit, vectors);
+        if (threadId === main.id && !page.length && !merged) {
+          merged = true;
+          await store.applyThreadChange({
+            at: AT,
+            expect: [],
+            updateThreads: [{ id: main.id }, { id: 'thr_side', status: 'archived', mergedInto: main.id }],
+            moveThreadMemory: [{ fromThreadId: 'thr_side', threadId: main.id, roomId: 'news_1' }],
+          });
+        }
+        return page;
+      };
+      expect(await memory.forgetPrivate('u_Ann', 'news_1', [main.id, 'thr_side'])).toBe(1);
+      expect(merged).toBe(true);
+      expect(await privateRows(store, 'u_Ann', [main.id, 'thr_side'])).toEqual([]);
+    });
+
     it('does not store a private exchange of theirs that was waiting, or being embedded, when they forgot', async () => {
       const store = await open();
       const slow = heldEmbedder();
