@@ -1,9 +1,17 @@
 /**
- * Live messages a room holds back while it catches up from the store (NodeSync.fromStore), so that
- * none overtakes a missed one: a catch-up hands its messages to the sockets over several turns of
- * the event loop, and a message heard meanwhile (from the bus, or stored here) would otherwise
+ * Live frames a room holds back while it catches up from the store (NodeSync.fromStore), so that
+ * none overtakes a missed message: a catch-up hands its messages to the sockets over several turns
+ * of the event loop, and a message heard meanwhile (from the bus, or stored here) would otherwise
  * reach the members before the older ones still to come. The catch-up sends a held message in its
  * place when it reaches that seq; what is left goes out in seq order once the last catch-up ends.
+ *
+ * Frames for every member that carry no seq (an answer's progress and deltas, the error of a
+ * failed answer, notices) wait too, in the order they came, each behind the newest message held
+ * when it came: an answer's deltas must not reach a member before the question they answer, nor
+ * an answer's failure before the question it failed (the asker's client would mark it unsent).
+ * They go out once the last catch-up ends. An answer whose stored end went out first has its
+ * waiting frames dropped: that end holds its whole text. Typing and presence are about people, not
+ * messages, and never wait (Room.offerAll).
  */
 import type { Message } from '../protocol/messages.js';
 
@@ -13,18 +21,47 @@ export interface HeldMessage {
   readonly message: Message;
 }
 
+/** A live frame for every member without a seq, waiting behind the messages held before it came. */
+export interface HeldFrame {
+  readonly frame: string;
+  readonly message?: undefined;
+  /** The newest seq held when the frame came: it goes out after that message and before any newer one. */
+  readonly after: number;
+  /** The answer it is a piece of (`assistant.progress` / `assistant.delta`), dropped once that answer's end went out. */
+  readonly answer?: string;
+  /** Its place among every frame the room held (`framesHeld`): a member who joined after it came does not get it. */
+  readonly n: number;
+}
+
+export type Held = HeldMessage | HeldFrame;
+
 /**
  * Most messages one room holds. A catch-up whose store read hangs must not hold a busy room's
- * traffic without bound: past this, what is held goes out at once, in seq order, and ordering
- * against the rest of that catch-up is given up (nothing is lost; the catch-up skips what went).
+ * traffic without bound: past this, what is held goes out (NodeSync.releaseHeld), in seq order,
+ * and ordering against the rest of that catch-up is given up (nothing is lost; the catch-up skips
+ * what went).
  */
 export const MAX_HELD_MESSAGES = 1_000;
+/** Most frames without a seq one room holds (an answer streams ~25 a second): past this, likewise. */
+export const MAX_HELD_FRAMES = 1_000;
+/**
+ * What a room holds at most, whatever happens: past the caps, what is held is sent in slices a turn
+ * at a time; should arrivals outrun that, one arriving past twice the caps goes out at once.
+ */
+const HARD_CAP_FACTOR = 2;
+/** Answers whose end went out during a catch-up, remembered so that late pieces of them are dropped. */
+const MAX_ANSWERED = 1_000;
 
 export class HeldMessages {
   private catchUps = 0;
   private readonly held = new Map<number, HeldMessage>();
+  private frames: HeldFrame[] = [];
+  /** The newest seq held since holding began. */
+  private newest = 0;
+  private readonly answered = new Set<string>();
+  private framesCount = 0;
 
-  /** Whether a catch-up is under way, so live messages wait. */
+  /** Whether a catch-up is under way, so live frames wait. */
   get holding(): boolean {
     return this.catchUps > 0;
   }
@@ -34,26 +71,66 @@ export class HeldMessages {
     return this.catchUps === 1;
   }
 
-  /** A catch-up was asked for: live messages wait from now on. */
+  /** Whether the room holds as much as its caps allow: what it holds should go out now (in slices). */
+  get full(): boolean {
+    return this.held.size >= MAX_HELD_MESSAGES || this.frames.length >= MAX_HELD_FRAMES;
+  }
+
+  /**
+   * Frames without a seq held so far, over the room's life. A member who joins now gets none of
+   * those still held: they came before its welcome, which holds what they said (an answer's text so
+   * far is in its `pending`), as it would have had they gone out at once.
+   */
+  get framesHeld(): number {
+    return this.framesCount;
+  }
+
+  /** A catch-up was asked for: live frames wait from now on. */
   begin(): void {
     this.catchUps++;
   }
 
-  /** A catch-up ended: the messages still held, in seq order, once no other one is under way. */
-  end(): HeldMessage[] {
+  /** A catch-up ended: what is still held, in order, once no other one is under way. */
+  end(): Held[] {
     this.catchUps = Math.max(0, this.catchUps - 1);
-    return this.catchUps ? [] : this.drain();
+    if (this.catchUps) return [];
+    const rest = this.drain();
+    this.newest = 0;
+    this.answered.clear();
+    return rest;
   }
 
   /**
-   * Holds a live message with a seq; false when nothing is being held, or when the room holds too
-   * many (then `drain` them first). A second copy of a seq replaces the first only when it ends an
-   * answer: an `assistant.done` is what tells a client the answer it shows as pending is finished.
+   * Holds a live message with a seq; false when nothing is being held, or when the room holds
+   * twice its caps (then send it at once). A second copy of a seq replaces the first only when it
+   * ends an answer: an `assistant.done` is what tells a client the answer it shows as pending is
+   * finished.
    */
   hold(item: HeldMessage, endsAnAnswer: boolean): boolean {
-    if (!this.catchUps || this.held.size >= MAX_HELD_MESSAGES) return false;
+    if (!this.catchUps || this.held.size >= MAX_HELD_MESSAGES * HARD_CAP_FACTOR) return false;
     if (!this.held.has(item.message.seq) || endsAnAnswer) this.held.set(item.message.seq, item);
+    this.newest = Math.max(this.newest, item.message.seq);
     return true;
+  }
+
+  /**
+   * Holds a live frame without a seq behind the messages held so far; false when nothing is being
+   * held or the room holds twice its caps (then send it at once). A piece of an answer whose end
+   * already went out is taken and dropped.
+   */
+  holdFrame(frame: string, answer?: string): boolean {
+    if (!this.catchUps || this.frames.length >= MAX_HELD_FRAMES * HARD_CAP_FACTOR) return false;
+    if (answer !== undefined && this.answered.has(answer)) return true;
+    this.frames.push({ frame, after: this.newest, n: this.framesCount++, ...(answer !== undefined ? { answer } : {}) });
+    return true;
+  }
+
+  /** The answer `answer` ended (its stored message went out): its waiting pieces are dropped, and any later ones. */
+  ended(answer: string): void {
+    if (!this.catchUps) return;
+    if (this.frames.some((f) => f.answer === answer)) this.frames = this.frames.filter((f) => f.answer !== answer);
+    this.answered.add(answer);
+    if (this.answered.size > MAX_ANSWERED) this.answered.delete(this.answered.values().next().value!);
   }
 
   /** The live copy of `seq`, taken out, for the catch-up to send in its place. */
@@ -63,10 +140,24 @@ export class HeldMessages {
     return item;
   }
 
-  /** Every held message, in seq order, taken out. */
-  drain(): HeldMessage[] {
-    const items = [...this.held.values()].sort((a, b) => a.message.seq - b.message.seq);
+  /** Everything held, taken out: messages in seq order, each frame without a seq after the message it came behind. */
+  drain(): Held[] {
+    const messages = [...this.held.values()].sort((a, b) => a.message.seq - b.message.seq);
+    const frames = this.frames;
     this.held.clear();
-    return items;
+    this.frames = [];
+    if (!frames.length) return messages;
+    const out: Held[] = [];
+    // Answers whose end is among these: pieces of them that would follow it are dropped.
+    const ended = new Set<string>();
+    const pass = (frame: HeldFrame) => frame.answer === undefined || !ended.has(frame.answer);
+    let f = 0;
+    for (const m of messages) {
+      for (; f < frames.length && frames[f].after < m.message.seq; f++) if (pass(frames[f])) out.push(frames[f]);
+      out.push(m);
+      if (m.message.author?.kind === 'assistant' && m.message.clientId) ended.add(m.message.clientId);
+    }
+    for (; f < frames.length; f++) if (pass(frames[f])) out.push(frames[f]);
+    return out;
   }
 }

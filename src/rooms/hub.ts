@@ -19,6 +19,7 @@ import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
 import { loadRoom, readReplay, replayHistory, welcomeFrame } from './loading.js';
 import { FreshReading } from './fresh-reading.js';
+import type { HeldFrame } from './held-messages.js';
 import { ACTIVE_ROOMS_FRESH_MS, MAX_SEQ_LEAD, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
@@ -33,6 +34,20 @@ import { required } from '../options.js';
  * with its `type` first, which JSON.stringify keeps first.
  */
 const ASSISTANT_DONE_FRAME = '{"type":"assistant.done"';
+
+/** How a frame of an answer in progress begins (`assistant.progress`, `assistant.delta`). */
+const ASSISTANT_FRAME = '{"type":"assistant.';
+
+/** The answer a frame is a piece of (`assistant.progress` or `assistant.delta`: its `id`); read only while a room holds. */
+function answerOf(frame: string): string | undefined {
+  if (!frame.startsWith(ASSISTANT_FRAME) || frame.startsWith(ASSISTANT_DONE_FRAME)) return undefined;
+  try {
+    const v = JSON.parse(frame) as { id?: unknown };
+    return typeof v.id === 'string' ? v.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Rooms GET /api/v1/rooms lists at most (the busiest). */
 export const MAX_LISTED_ROOMS = 500;
@@ -154,9 +169,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
       rooms: () => this.rooms.values(),
       deliverMissed: (room, m) => {
         const live = room.held.take(m.seq);
-        return live ? this.deliverMessage(room, live.frame, live.message) : this.deliverMessage(room, JSON.stringify({ type: 'message', message: m }), m);
+        if (live) return this.deliverMessage(room, live.frame, live.message);
+        // A catch-up rereads up to a window of seqs, mostly delivered already: no frame is built for those.
+        return room.hasDelivered(m.seq) ? 0 : this.deliverMessage(room, JSON.stringify({ type: 'message', message: m }), m);
       },
-      deliverHeld: (room, held) => this.deliverMessage(room, held.frame, held.message),
+      deliverHeld: (room, held) => (held.message ? this.deliverMessage(room, held.frame, held.message) : this.sendHeldFrame(room, held)),
       pageSize: this.options.replayLimit,
       memberSliceBytes: this.options.softBufferedBytes,
       log: this.log,
@@ -292,7 +309,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
         // The history is built and the session joined in one tick: no message is delivered between.
         const replay = replayHistory(room, read, hello.lastSeq, replayLimit, replayMaxBytes);
         const { member, isNew, renamed, since } = room.join(session, hello.name);
-        Object.assign(session, { member, room, state: 'joined', welcomedAhead: room.notDelivered(replay.history) });
+        Object.assign(session, { member, room, state: 'joined', welcomedAhead: room.notDelivered(replay.history), heldFramesFrom: room.held.framesHeld });
         this.askerBack(room.id, member.id);
         session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id, member.id))));
         if (!isNew && !renamed) return;
@@ -526,23 +543,42 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (!room || delivery === 'threads') return;
     if (delivery === 'typing') return room.offerAll(frame, user);
     if (delivery === 'user') return user ? room.sendToUser(user, frame) : undefined;
-    if (delivery === 'all') return room.sendAll(frame);
+    if (delivery === 'all') return this.toEveryone(room, frame);
     const m = message ?? (JSON.parse(frame) as { message: Message }).message;
-    if (!(m?.seq > 0)) return room.sendAll(frame);
-    if (room.held.holding) {
-      // A catch-up is under way: the message waits behind the missed ones (Room.held).
-      if (room.held.hold({ frame, message: m }, frame.startsWith(ASSISTANT_DONE_FRAME))) return;
-      for (const held of room.held.drain()) this.deliverMessage(room, held.frame, held.message);
-    }
+    if (!(m?.seq > 0)) return this.toEveryone(room, frame);
+    // A catch-up is under way: the message waits behind the missed ones (Room.held).
+    if (room.held.hold({ frame, message: m }, frame.startsWith(ASSISTANT_DONE_FRAME))) return this.heldOne(room);
     this.deliverMessage(room, frame, m);
+  }
+
+  /**
+   * A frame for every member without a seq (an answer's progress or delta, a failure, a notice):
+   * while the room catches up it waits behind the messages held before it (held-messages.ts).
+   */
+  private toEveryone(room: Room, frame: string): void {
+    if (room.held.holding && room.held.holdFrame(frame, answerOf(frame))) return this.heldOne(room);
+    room.sendAll(frame);
+  }
+
+  /** Past its caps, what the room holds goes out now, in slices, rather than after a catch-up that may hang. */
+  private heldOne(room: Room): void {
+    if (room.held.full) this.sync.releaseHeld(room);
   }
 
   /** Delivers a stored message to the room's members unless it was delivered; the bytes of its frame, 0 when it was. */
   private deliverMessage(room: Room, frame: string, m: Message): number {
+    // An answer's stored end holds its whole text: pieces of it still waiting are dropped.
+    if (m.author.kind === 'assistant' && m.clientId) room.held.ended(m.clientId);
     if (!room.remember(m)) return 0;
     room.sendAll(frame, m.seq, frame.startsWith(ASSISTANT_DONE_FRAME));
     this.onDelivered?.(m);
     return Buffer.byteLength(frame);
+  }
+
+  /** Sends a held frame without a seq to the room's members who were there when it came; the bytes of the frame. */
+  private sendHeldFrame(room: Room, held: HeldFrame): number {
+    room.sendHeldFrame(held.frame, held.n);
+    return Buffer.byteLength(held.frame);
   }
 
   /** What another node sent on a room's channel: each kind is checked here, and a malformed one dropped with a warning. */

@@ -13,7 +13,7 @@ import type { Message, Member } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { encodeEnvelope, type Envelope } from './envelope.js';
 import { FreshReading } from './fresh-reading.js';
-import type { HeldMessage } from './held-messages.js';
+import type { Held } from './held-messages.js';
 import type { Room } from './room.js';
 import { RoomMembers } from './room-members.js';
 import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
@@ -59,8 +59,8 @@ export interface NodeSyncDeps {
    * holds of it, if any, in its place); the bytes of the frame each member got, 0 when none was sent.
    */
   deliverMissed(room: Room, message: Message): number;
-  /** Delivers a live message the room held during a catch-up, once; the bytes of its frame, 0 when none was sent. */
-  deliverHeld(room: Room, held: HeldMessage): number;
+  /** Delivers a live frame the room held during a catch-up (a message once); the bytes of its frame, 0 when none was sent. */
+  deliverHeld(room: Room, held: Held): number;
   /** Messages per store read when resyncing. */
   pageSize: number;
   /**
@@ -80,6 +80,8 @@ export class NodeSync {
   private readonly pokes = new Set<string>();
   /** Rooms with a read of the store queued by a message far ahead of them (readAhead). */
   private readonly readingAhead = new Set<Room>();
+  /** Rooms whose held frames are being sent (sendHeld), each by the last sender queued for it. */
+  private readonly releasing = new Map<Room, Promise<void>>();
   /** Rooms waiting to see whether seqs a bus message skipped arrive (gap). */
   private readonly gaps = new Map<Room, { after: number; upTo: number }>();
   /** roomId → the lowest seq whose publish failed, for the `sync` to send (publishFailed). */
@@ -382,7 +384,7 @@ export class NodeSync {
             after = page[page.length - 1].seq;
           }
         } finally {
-          await this.sendHeld(room);
+          await this.sendHeld(room, () => room.held.last);
         }
       });
     } catch (err) {
@@ -393,14 +395,36 @@ export class NodeSync {
   }
 
   /**
-   * The last catch-up of a room sends what the room held meanwhile, in slices too, holding what
-   * arrives while it does; an earlier one leaves them to the next, whose messages may be older.
+   * The room holds as much as its caps allow (a catch-up whose store read hangs, in a busy room):
+   * what it holds goes out now, in slices, without waiting for the catch-up, and the room holds
+   * again from there. It went out in one turn: up to 1,000 messages to every member at once, the
+   * burst the slices are there to prevent.
    */
-  private async sendHeld(room: Room): Promise<void> {
-    while (room.held.last) {
-      const held = room.held.drain();
-      if (!held.length || !(await this.sendSliced(room, held, (h) => this.deps.deliverHeld(room, h)))) return;
-    }
+  releaseHeld(room: Room): void {
+    if (!this.releasing.has(room)) void this.sendHeld(room, () => room.held.full);
+  }
+
+  /**
+   * Sends what the room holds, in slices, holding what arrives while it does, for as long as `go`
+   * says and something is held: the room's last catch-up does so before it ends (an earlier one
+   * leaves them to the next, whose messages may be older), and so does a room past its caps. One
+   * sender per room at a time, so that held messages go out in order.
+   */
+  private sendHeld(room: Room, go: () => boolean): Promise<void> {
+    const send = async () => {
+      while (go()) {
+        const held = room.held.drain();
+        if (!held.length || !(await this.sendSliced(room, held, (h) => this.deps.deliverHeld(room, h)))) return;
+      }
+    };
+    const run: Promise<void> = (this.releasing.get(room) ?? Promise.resolve())
+      .then(send)
+      .catch((err: unknown) => this.deps.log.warn({ roomId: room.id, err }, 'sending held messages failed'))
+      .finally(() => {
+        if (this.releasing.get(room) === run) this.releasing.delete(room);
+      });
+    this.releasing.set(room, run);
+    return run;
   }
 
   /** Sends `items` a slice per turn of the event loop; false once the room was dropped. */

@@ -20,6 +20,8 @@ export interface RoomSession {
    * ahead of the room): their live frames are skipped.
    */
   readonly welcomedAhead: Set<number>;
+  /** Frames without a seq held before the connection joined (HeldMessages.framesHeld then): it does not get them. */
+  readonly heldFramesFrom: number;
   /** Sends a frame the member must get (messages, answers, errors). */
   deliver(frame: string): void;
   /** Sends an optional frame (typing, presence); skipped while the connection is backed up. */
@@ -44,7 +46,7 @@ export class Room {
   readonly typing: TypingTracker;
   /** Threads of this room other than the main one that messages were already checked against. */
   readonly knownThreads = new Set<string>();
-  /** Live messages waiting while the room catches up from the store (NodeSync). */
+  /** Live frames waiting while the room catches up from the store (NodeSync, held-messages.ts). */
   readonly held = new HeldMessages();
   private history: Message[] = [];
   /** Seqs already delivered, so a message arriving twice (bus and resync) goes out once. */
@@ -109,6 +111,11 @@ export class Room {
     if (h.length > this.options.historySize) h.shift();
     this.seq = Math.max(this.seq, m.seq);
     return true;
+  }
+
+  /** Whether this node delivered `seq` to the room's members (or it is older than the window). */
+  hasDelivered(seq: number): boolean {
+    return this.delivered.has(seq);
   }
 
   /** Whether every seq after `after` up to `upTo` was delivered (or is older than the window). */
@@ -185,6 +192,11 @@ export class Room {
   sendAll(frame: string, seq = 0, endsAnAnswer = false): void {
     // The room delivers each seq once, so a carried one is forgotten either way.
     for (const s of this.sessions) if (seq === 0 || !s.welcomedAhead.delete(seq) || endsAnAnswer) s.deliver(frame);
+  }
+
+  /** Sends a frame without a seq the room held during a catch-up (the `n`th) to the connections joined before it came. */
+  sendHeldFrame(frame: string, n: number): void {
+    for (const s of this.sessions) if (n >= s.heldFramesFrom) s.deliver(frame);
   }
 
   /** Offers an optional frame to every connection except those of `exceptUser`. */

@@ -43,6 +43,7 @@ export class Session implements RoomSession, QueuedBytesHolder {
   member: Member | null = null;
   room: Room | null = null;
   welcomedAhead = new Set<number>();
+  heldFramesFrom = 0;
   countedBytes = 0;
   private helloTimer: NodeJS.Timeout | null;
   private readonly guard: FloodGuard;

@@ -9,11 +9,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CloseCode } from '../../src/protocol/close-codes.js';
 import type { Message } from '../../src/protocol/messages.js';
 import { encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
-import { HeldMessages, MAX_HELD_MESSAGES } from '../../src/rooms/held-messages.js';
+import { HeldMessages, MAX_HELD_FRAMES, MAX_HELD_MESSAGES } from '../../src/rooms/held-messages.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
 import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { CATCH_UP_TURN_BYTES } from '../../src/rooms/node-sync.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
+import type { Room } from '../../src/rooms/room.js';
 import type { Connection } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { silentLogger } from '../../src/logger.js';
@@ -91,6 +92,8 @@ class TurnSocket implements Connection {
 /** Whether a frame carries a message (a chat message or an answer's end). */
 const isMessage = (frame: string) => frame.startsWith('{"type":"message"') || frame.startsWith('{"type":"assistant.done"');
 
+const ZED = { id: 'u_zed', name: 'Zed', kind: 'user' as const };
+
 const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 describe('a catch-up from the store', () => {
@@ -121,12 +124,12 @@ describe('a catch-up from the store', () => {
   }
 
   /** Messages the other node stored and this one never heard of. */
-  async function storedElsewhere(count: number, chars: number): Promise<Message[]> {
+  async function storedElsewhere(count: number, chars: number, author: Message['author'] = ZED, clientId?: string): Promise<Message[]> {
     const thread = await store.ensureMainThread(ROOM);
     const out: Message[] = [];
     for (let i = 0; i < count; i++) {
       const text = `${i} `.padEnd(chars, 'x');
-      out.push((await store.appendMessage({ roomId: ROOM, threadId: thread.id, author: { id: 'u_zed', name: 'Zed', kind: 'user' }, text })).message);
+      out.push((await store.appendMessage({ roomId: ROOM, threadId: thread.id, author, text, clientId })).message);
     }
     return out;
   }
@@ -135,6 +138,24 @@ describe('a catch-up from the store', () => {
   /** The other node says it missed what was published after `from`: this one reads the store from there. */
   const syncFrom = (from: number) => publish('sync', JSON.stringify({ from }));
   const live = (message: Message) => publish('history', JSON.stringify({ type: 'message', message }));
+  /** Every frame a socket got, parsed, in order. */
+  const framesOf = (s: TurnSocket): Record<string, any>[] => s.sent.map((f) => JSON.parse(f));
+
+  /** Makes the catch-up's store read after `at` wait until `release()`; `reached` once one does. */
+  function hangRead(at: number): { reached: () => boolean; release(): void } {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached = false;
+    const read = store.messagesAfter.bind(store);
+    vi.spyOn(store, 'messagesAfter').mockImplementation(async (roomId, after, limit) => {
+      if (after === at) {
+        reached = true;
+        await gate;
+      }
+      return read(roomId, after, limit);
+    });
+    return { reached: () => reached, release };
+  }
 
   it('sends 500 missed messages to 200 members a bounded slice per turn, each once and in order', async () => {
     await start();
@@ -219,6 +240,128 @@ describe('a catch-up from the store', () => {
       expect(s.messages()[229].type).toBe('assistant.done');
     }
   });
+
+  it('sends an answer’s progress, deltas and failure only after the held question, drops the pieces of an answer whose end went first, and lets typing pass', async () => {
+    await start({ replayLimit: 100 });
+    const sockets = await members(2);
+    await storedElsewhere(250, 1_500);
+    const read = store.messagesAfter.bind(store);
+    let question: Message | null = null;
+    vi.spyOn(store, 'messagesAfter').mockImplementation(async (roomId, after, limit) => {
+      if (after === 200 && !question) {
+        // Before the catch-up reads its last page: a question, the start of its answer and that
+        // answer's failure; typing; and the pieces and the stored end of another answer.
+        [question] = await storedElsewhere(1, 10);
+        await live(question);
+        await publish('all', JSON.stringify({ type: 'assistant.progress', id: 'a1', stage: 'searching' }));
+        await publish('all', JSON.stringify({ type: 'assistant.delta', id: 'a1', text: 'Half' }));
+        await publish('all', JSON.stringify({ type: 'error', code: 'ERR_AI_TIMEOUT', message: 'too slow', clientId: 'q1' }));
+        await publish('typing', JSON.stringify({ type: 'typing', user: { id: 'u_zed', name: 'Zed' }, active: true }));
+        await publish('all', JSON.stringify({ type: 'assistant.progress', id: 'a2', stage: 'writing' }));
+        await publish('all', JSON.stringify({ type: 'assistant.delta', id: 'a2', text: 'Who' }));
+        const [answer] = await storedElsewhere(1, 10, { id: 'assistant', name: 'Salon', kind: 'assistant' }, 'a2');
+        await publish('history', JSON.stringify({ type: 'assistant.done', message: answer }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return read(roomId, after, limit);
+    });
+    await syncFrom(0);
+    await until(() => sockets.every((s) => s.seqs().length === 252), 60_000);
+    for (const s of sockets) {
+      expect(s.seqs()).toEqual(upTo(252));
+      const frames = framesOf(s);
+      const at = (match: (f: Record<string, any>) => boolean) => frames.findIndex(match);
+      const asked = at((f) => f.type === 'message' && f.message.seq === 251);
+      const typing = at((f) => f.type === 'typing');
+      expect(typing).toBeGreaterThanOrEqual(0);
+      expect(typing).toBeLessThan(asked);
+      expect(frames.filter((f) => f.id === 'a1').map((f) => f.type)).toEqual(['assistant.progress', 'assistant.delta']);
+      expect(at((f) => f.id === 'a1')).toBeGreaterThan(asked);
+      expect(at((f) => f.type === 'error')).toBeGreaterThan(at((f) => f.type === 'assistant.delta' && f.id === 'a1'));
+      // The catch-up sent the stored end in its place, which holds the whole answer: the pieces
+      // still waiting are not sent after it.
+      expect(frames.filter((f) => f.id === 'a2')).toEqual([]);
+      expect(frames[at((f) => f.message?.seq === 252)].type).toBe('assistant.done');
+    }
+  });
+
+  it('builds no frame for the stored messages it finds delivered already (a sync from far back rereads up to 4,096)', async () => {
+    await start();
+    const [member] = await members(1);
+    for (const message of await storedElsewhere(300, 100)) hub.broadcast(ROOM, { type: 'message', message });
+    await until(() => member.seqs().length === 300);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      await syncFrom(0);
+      const room = (hub as unknown as { rooms: Map<string, Room> }).rooms.get(ROOM)!;
+      expect(room.held.holding).toBe(true);
+      await until(() => !room.held.holding);
+      expect(stringify.mock.calls.filter(([v]) => (v as { type?: string } | null)?.type === 'message')).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
+    expect(member.seqs()).toEqual(upTo(300));
+  });
+
+  it('gives a member who joins while frames are held only those that came after its welcome', async () => {
+    await start();
+    const [early] = await members(1);
+    for (const message of await storedElsewhere(30, 10)) hub.broadcast(ROOM, { type: 'message', message });
+    await until(() => early.seqs().length === 30);
+    // A rejoin from seq 5, older than the room's memory, reads the store: the join waits there.
+    let letJoin!: () => void;
+    const joinRead = new Promise<void>((resolve) => (letJoin = resolve));
+    const before = store.messagesBefore.bind(store);
+    vi.spyOn(store, 'messagesBefore').mockImplementation(async (...args) => {
+      await joinRead;
+      return before(...args);
+    });
+    const late = new TurnSocket('late', true, meter);
+    hub.connect(late, { roomId: ROOM, ip: '10.8.0.1' })!.receive(JSON.stringify({ type: 'hello', name: 'Late', lastSeq: 5 }));
+    const read = hangRead(30);
+    await syncFrom(30);
+    await publish('all', JSON.stringify({ type: 'assistant.delta', id: 'a1', text: 'before' }));
+    letJoin();
+    await until(() => late.welcomed);
+    await publish('all', JSON.stringify({ type: 'assistant.delta', id: 'a1', text: 'after' }));
+    await until(() => read.reached());
+    read.release();
+    await until(() => framesOf(early).filter((f) => f.type === 'assistant.delta').length === 2);
+    await until(() => framesOf(late).some((f) => f.text === 'after'));
+    // The welcome's `pending` already holds what came before it (the answer's text so far).
+    expect(
+      framesOf(late)
+        .filter((f) => f.type === 'assistant.delta')
+        .map((f) => f.text),
+    ).toEqual(['after']);
+    expect(
+      framesOf(early)
+        .filter((f) => f.type === 'assistant.delta')
+        .map((f) => f.text),
+    ).toEqual(['before', 'after']);
+  });
+
+  it('sends what a room holds past its cap in slices while the catch-up’s store read hangs, each message once', async () => {
+    await start();
+    const sockets = await members(2);
+    const stored = await storedElsewhere(MAX_HELD_MESSAGES + 100, 200);
+    const frameBytes = Buffer.byteLength(JSON.stringify({ type: 'message', message: stored[0] })) + 16;
+    const read = hangRead(0);
+    await syncFrom(0);
+    await until(() => read.reached());
+    // Stored messages told to the room while it waits for the store (HTTP asks, answers, posts).
+    for (const message of stored) hub.broadcast(ROOM, { type: 'message', message });
+    await until(() => sockets.every((s) => s.seqs().length >= MAX_HELD_MESSAGES), 20_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    // All 1,000 at once would be ~300 KB to each member in one turn.
+    expect(meter.maxSocketBytes).toBeLessThanOrEqual(hub.options.softBufferedBytes + frameBytes);
+    await until(() => sockets.every((s) => s.seqs().length === stored.length), 20_000);
+    for (const s of sockets) expect(s.seqs()).toEqual(upTo(stored.length));
+    read.release();
+    const room = (hub as unknown as { rooms: Map<string, Room> }).rooms.get(ROOM)!;
+    await until(() => !room.held.holding);
+    for (const s of sockets) expect(s.seqs()).toEqual(upTo(stored.length));
+  });
 });
 
 describe('HeldMessages', () => {
@@ -234,19 +377,45 @@ describe('HeldMessages', () => {
     expect(h.take(6)?.frame).toBe('m6');
     expect(h.end()).toEqual([]);
     expect(h.last).toBe(true);
-    expect(h.end().map((m) => m.message.seq)).toEqual([5, 7]);
+    expect(h.end().map((m) => m.message?.seq)).toEqual([5, 7]);
     expect(h.holding).toBe(false);
   });
 
-  it('keeps an answer’s end over a plain copy of its seq, and refuses past its cap', () => {
+  it('keeps an answer’s end over a plain copy of its seq, is full at its cap, and refuses at twice it', () => {
     const h = new HeldMessages();
     h.begin();
     h.hold(held(1, 'message'), false);
     h.hold(held(1, 'done'), true);
     h.hold(held(1, 'again'), false);
     expect(h.take(1)?.frame).toBe('done');
-    for (let seq = 1; seq <= MAX_HELD_MESSAGES; seq++) expect(h.hold(held(seq), false)).toBe(true);
-    expect(h.hold(held(MAX_HELD_MESSAGES + 1), false)).toBe(false);
-    expect(h.drain()).toHaveLength(MAX_HELD_MESSAGES);
+    for (let seq = 1; seq < MAX_HELD_MESSAGES; seq++) expect(h.hold(held(seq), false)).toBe(true);
+    expect(h.full).toBe(false);
+    expect(h.hold(held(MAX_HELD_MESSAGES), false)).toBe(true);
+    expect(h.full).toBe(true);
+    for (let seq = MAX_HELD_MESSAGES + 1; seq <= 2 * MAX_HELD_MESSAGES; seq++) expect(h.hold(held(seq), false)).toBe(true);
+    expect(h.hold(held(2 * MAX_HELD_MESSAGES + 1), false)).toBe(false);
+    expect(h.drain()).toHaveLength(2 * MAX_HELD_MESSAGES);
+    for (let i = 0; i < MAX_HELD_FRAMES; i++) h.holdFrame(`f${i}`);
+    expect(h.full).toBe(true);
+  });
+
+  it('gives frames without a seq back behind the message held before them, and drops the pieces of an answer that ended', () => {
+    const h = new HeldMessages();
+    expect(h.holdFrame('early')).toBe(false);
+    h.begin();
+    h.holdFrame('first');
+    h.hold(held(5), false);
+    h.holdFrame('p1', 'a1');
+    h.holdFrame('p2', 'a2');
+    h.hold(held(3), false);
+    h.hold(held(7), false);
+    h.holdFrame('p1 again', 'a1');
+    h.holdFrame('p3', 'a3');
+    h.ended('a2');
+    expect(h.holdFrame('p2 late', 'a2')).toBe(true);
+    const a3end = { frame: 'a3 done', message: { seq: 6, author: { kind: 'assistant' }, clientId: 'a3' } as Message };
+    h.hold(a3end, true);
+    expect(h.end().map((x) => x.frame)).toEqual(['first', 'm3', 'm5', 'p1', 'a3 done', 'm7', 'p1 again']);
+    expect(h.holding).toBe(false);
   });
 });

@@ -150,6 +150,7 @@ describe('presence frames a room sends', () => {
     const session = (userId: string, keep: boolean): RoomSession => ({
       userId,
       welcomedAhead: new Set(),
+      heldFramesFrom: 0,
       deliver: (f) => void (keep && got.push(f)),
       offer: (f) => void (keep && got.push(f)),
     });
