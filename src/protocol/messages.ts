@@ -136,6 +136,19 @@ export interface MessageFrame {
   type: 'message';
   message: Message;
 }
+/**
+ * The sender's own message is stored, and its `message` echo waits behind older messages the room
+ * is still sending (a catch-up after a server lost touch with the others): shown as sent meanwhile.
+ * It carries no seq on purpose: a client resumes from the newest seq it received, and the older
+ * ones are still to come.
+ */
+export interface AckFrame {
+  type: 'ack';
+  /** The `clientId` the message was sent with. */
+  clientId: string;
+  /** The stored message's id: its echo carries the same. */
+  id: string;
+}
 export interface TypingEventFrame {
   type: 'typing';
   user: Member;
@@ -177,6 +190,7 @@ export type ServerMessage =
   | WelcomeFrame
   | PresenceFrame
   | MessageFrame
+  | AckFrame
   | TypingEventFrame
   | AssistantProgressFrame
   | AssistantDeltaFrame

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SalonError, errors } from '../errors.js';
-import type { AskFrame, Member, Message, SayFrame } from '../protocol/messages.js';
+import type { AckFrame, AskFrame, Member, Message, SayFrame } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { ASK_MARK, askQuestion, parseCommand, type CommandRegistry } from './commands.js';
 import type { Room } from './room.js';
@@ -28,6 +28,16 @@ export interface ChatHost {
 }
 
 const SYSTEM_AUTHOR = Object.freeze({ id: 'system', name: 'Salon', kind: 'system' as const });
+
+/**
+ * Tells the poster their message is stored while its echo waits behind older messages the room is
+ * still sending (a catch-up): the echo carries the seq a client resumes from, so it cannot go
+ * ahead of them, but the poster's confirmation need not wait for them.
+ */
+function ackFrame(message: Message): string {
+  const ack: AckFrame = { type: 'ack', clientId: message.clientId ?? '', id: message.id };
+  return JSON.stringify(ack);
+}
 function joined(session: Session): { room: Room; member: Member } {
   if (!session.room || !session.member) throw new errors.ERR_NOT_JOINED('talking');
   return { room: session.room, member: session.member };
@@ -60,7 +70,7 @@ export class Chat {
   private post(session: Session, text: string, clientId: string, threadId: string): Promise<Message | null> {
     const { room, member } = joined(session);
     if (room.typing.sent(member.id)) this.host.sendTyping(room, member, false);
-    return room.run(async () => {
+    return room.runPost(async () => {
       const { message, duplicate } = await this.host.store.appendMessage({
         roomId: room.id,
         threadId,
@@ -69,10 +79,13 @@ export class Chat {
         clientId,
       });
       if (duplicate) {
-        session.deliver(JSON.stringify({ type: 'message', message }));
+        // The original again, unless it waits behind a catch-up: it comes in its place, in seq order.
+        session.deliver(!room.hasDelivered(message.seq) && room.held.holding ? ackFrame(message) : JSON.stringify({ type: 'message', message }));
         return null;
       }
       this.host.publishMessage(room, message);
+      // Its echo waits behind a catch-up (Room.held): the poster is told it is stored meanwhile.
+      if (!room.hasDelivered(message.seq)) session.deliver(ackFrame(message));
       return message;
     });
   }

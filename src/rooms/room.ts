@@ -54,6 +54,7 @@ export class Room {
   /** Messages remembered while joiners' replays are read from the store, one list per joiner (catchArrivals). */
   private readonly catches = new Set<Message[]>();
   private tail: Promise<unknown> = Promise.resolve();
+  private postsTail: Promise<unknown> = Promise.resolve();
   private typingTimer: NodeJS.Timeout | null = null;
   private presenceTimer: NodeJS.Timeout | null = null;
   private presenceAt = 0;
@@ -75,10 +76,21 @@ export class Room {
     return this.messages.take(now);
   }
 
-  /** Runs `task` after every task queued before it, so appends are broadcast in seq order. */
+  /** Runs `task` after every task queued before it: joins, and catch-ups from the store (NodeSync). */
   run<T>(task: () => Promise<T>): Promise<T> {
     const next = this.tail.then(task);
     this.tail = next.catch(() => {});
+    return next;
+  }
+
+  /**
+   * Runs a member's post after every post queued before it, so this node's posts are broadcast in
+   * seq order. Posts do not wait behind joins and catch-ups (`run`): a post stored during a
+   * catch-up waits in `held` like any live message, while the other nodes get it at once.
+   */
+  runPost<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.postsTail.then(task);
+    this.postsTail = next.catch(() => {});
     return next;
   }
 

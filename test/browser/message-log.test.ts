@@ -53,6 +53,25 @@ describe('MessageLog', () => {
     expect(restored.entries.find((e) => e.message.clientId === 'c1')?.private).toBeUndefined();
   });
 
+  it('shows a message the server acked as sent without counting a seq for it, until its echo places it among the older ones still coming', () => {
+    const log = new MessageLog();
+    log.receive(msg(1));
+    log.addLocal('c1', 'mine', ADA, 't1', 'news_1');
+    expect(log.stored('c1', 'm9')).toBe(true);
+    expect(log.entries.at(-1)).toMatchObject({ state: 'sent', message: { id: 'm9', seq: 0, text: 'mine' } });
+    expect(log.unsent()).toEqual([]);
+    // A reconnect now asks for everything after seq 1: the older messages the echo waits behind are not skipped.
+    expect(log.lastSeq).toBe(1);
+    // A failure naming its clientId (an answer to it failed) does not make it unsent.
+    expect(log.fail('c1', 'the assistant failed')).toBe(false);
+    log.receive(msg(2));
+    log.receive(msg(9, { author: ADA, text: 'mine', clientId: 'c1' }));
+    expect(texts(log)).toEqual(['message 1', 'message 2', 'mine']);
+    expect(log.entries.filter((e) => e.message.clientId === 'c1')).toHaveLength(1);
+    expect(log.lastSeq).toBe(9);
+    expect(log.stored('c1', 'm9')).toBe(false);
+  });
+
   it('marks a private question the server refused as failed (nothing echoes it), so it is offered again and not kept as asked', () => {
     const log = new MessageLog();
     log.receive(msg(1));

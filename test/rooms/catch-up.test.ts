@@ -15,6 +15,7 @@ import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { CATCH_UP_TURN_BYTES } from '../../src/rooms/node-sync.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Room } from '../../src/rooms/room.js';
+import type { Session } from '../../src/rooms/session.js';
 import type { Connection } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { silentLogger } from '../../src/logger.js';
@@ -110,6 +111,9 @@ describe('a catch-up from the store', () => {
   }
   afterEach(() => closeAll());
 
+  /** The session of each socket `members` joined. */
+  const sessions = new Map<TurnSocket, Session>();
+
   /** Members joined at once, `readers` of them reading everything and the rest nothing. */
   async function members(readers: number, stalled = 0): Promise<TurnSocket[]> {
     const sockets: TurnSocket[] = [];
@@ -117,6 +121,7 @@ describe('a catch-up from the store', () => {
       const socket = new TurnSocket(`c${++n}`, i < readers, meter);
       const session = hub.connect(socket, { roomId: ROOM, ip: `10.${n >> 16}.${(n >> 8) & 255}.${n & 255}` })!;
       session.receive(JSON.stringify({ type: 'hello', name: `M${n}` }));
+      sessions.set(socket, session);
       sockets.push(socket);
     }
     await until(() => sockets.every((s) => s.welcomed), 20_000);
@@ -339,6 +344,37 @@ describe('a catch-up from the store', () => {
         .filter((f) => f.type === 'assistant.delta')
         .map((f) => f.text),
     ).toEqual(['before', 'after']);
+  });
+
+  it('stores a post made during a catch-up at once, acks it to its poster, and echoes it in seq order after the missed ones', async () => {
+    await start({ replayLimit: 100 });
+    const [poster, neighbour] = await members(2);
+    await storedElsewhere(250, 1_500);
+    const heard: string[] = [];
+    other.subscribe((_roomId, payload) => heard.push(payload));
+    const read = hangRead(100);
+    await syncFrom(0);
+    await until(() => read.reached() && poster.seqs().length === 100, 20_000);
+    const say = () => sessions.get(poster)!.receive(JSON.stringify({ type: 'say', text: 'mine', clientId: 'c-mine' }));
+    const acks = () => framesOf(poster).filter((f) => f.type === 'ack');
+    say();
+    // Stored and on its way to the other node while the catch-up still waits for the store.
+    await until(() => acks().length === 1);
+    expect(heard.some((p) => p.includes('"clientId":"c-mine"'))).toBe(true);
+    // Sent again meanwhile (a client resends what it has no echo of): acked again, not echoed ahead of the missed ones.
+    say();
+    await until(() => acks().length === 2);
+    expect(poster.messages().some((f) => f.message.clientId === 'c-mine')).toBe(false);
+    read.release();
+    await until(() => [poster, neighbour].every((s) => s.seqs().length === 251), 60_000);
+    for (const s of [poster, neighbour]) expect(s.seqs()).toEqual(upTo(251));
+    const echo = poster.messages().find((f) => f.message.clientId === 'c-mine')!;
+    expect(echo.message.seq).toBe(251);
+    expect(acks()).toEqual([
+      { type: 'ack', clientId: 'c-mine', id: echo.message.id },
+      { type: 'ack', clientId: 'c-mine', id: echo.message.id },
+    ]);
+    expect(framesOf(neighbour).some((f) => f.type === 'ack')).toBe(false);
   });
 
   it('sends what a room holds past its cap in slices while the catch-up’s store read hangs, each message once', async () => {

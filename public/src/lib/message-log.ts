@@ -192,6 +192,20 @@ export class MessageLog {
     return entry && (entry.state !== 'sent' || entry.private) ? entry : undefined;
   }
 
+  /**
+   * The server stored the member's message as `id` while its echo waits behind older messages the
+   * room is still sending (an `ack`): it shows as sent, after what is known, and its echo (the same
+   * id) gives it its seq and place. Until then it has no seq, so a reconnect still asks for
+   * everything after the newest message received. Returns false when no such message is unconfirmed.
+   */
+  stored(clientId: string, id: string): boolean {
+    const entry = this.unconfirmed(clientId);
+    if (!entry || entry.private || !id || this.keyById.has(id)) return false;
+    this.byKey.delete(entry.key);
+    this.put({ key: entry.key, message: { ...entry.message, id }, state: 'sent', order: this.lastSeq + 0.5 });
+    return true;
+  }
+
   /** Marks an unconfirmed message (or a private question, see `unconfirmed`) as failed, with the reason shown next to it. */
   fail(clientId: string, error: string, final = false): boolean {
     const entry = this.unconfirmed(clientId);

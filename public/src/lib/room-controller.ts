@@ -333,6 +333,10 @@ export class RoomController implements ReactiveController {
         if (m.author.kind === 'system') void this.nav.refresh();
         break;
       }
+      case 'ack':
+        // Stored; its echo follows behind older messages the room is still sending.
+        if (!log.stored(frame.clientId, frame.id)) return;
+        break;
       case 'typing':
         if (frame.user.id !== this.you?.id) this.typists.note(frame.user, frame.active);
         break;
