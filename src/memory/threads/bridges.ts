@@ -1,9 +1,9 @@
 /**
- * Bridges between threads (docs/architecture.md, "Threads"): each thread's centroid is the mean of
- * its public memory vectors; two active threads of a room whose centroids are close are bridged,
- * weighted by that cosine. Bridges are refreshed a little after a thread's memory changes (a
- * debounce per room), and strong ones become merge suggestions, except between a fused thread and
- * the threads it was made from. Nothing ever merges by itself.
+ * Bridges between threads (docs/architecture.md, "Threads: merge, split, fusion and bridges"): each
+ * thread's centroid is the mean of its public memory vectors; two active threads of a room whose
+ * centroids are close are bridged, weighted by that cosine. Bridges are refreshed a little after a
+ * thread's memory changes (a debounce per room), and strong ones become merge suggestions, except
+ * between a fused thread and the threads it was made from. Nothing ever merges by itself.
  */
 import { cosine } from '../../ai/vectors.js';
 import type { Logger } from '../../logger.js';

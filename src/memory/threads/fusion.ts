@@ -1,13 +1,14 @@
 /**
- * Vector fusion of two threads' memories (docs/architecture.md, "Threads"): a hybrid of union and
- * fusion. The working set starts as A's chunks; each chunk w of B takes its nearest chunk of A of
- * the same audience not fused yet (candidates from scratch graphs over sketches of A's vectors,
- * neighbours.ts, scored exactly). When their cosine reaches the threshold **and** their words say
- * the same thing (same-meaning.ts, or the caller's gate), the two become one chunk: vector
- * normalize(nn + w), content `[A]: …\n[B]: …`, lineage of both. Otherwise w is kept as it is.
- * Each chunk of A fuses at most once, so the result has between max(|A|, |B|) and |A| + |B|
- * chunks, and a thread fused with a copy of itself keeps its size. A chunk taken over unchanged
- * names the stored chunk whose vector it copies (`copyOf`), so the store need not write it again.
+ * Vector fusion of two threads' memories (docs/architecture.md, "Threads: merge, split, fusion and
+ * bridges"): a hybrid of union and fusion. The working set starts as A's chunks; each chunk w of B
+ * takes its nearest chunk of A of the same audience not fused yet (candidates from scratch graphs
+ * over sketches of A's vectors, neighbours.ts, scored exactly). When their cosine reaches the
+ * threshold **and** their words say the same thing (same-meaning.ts, or the caller's gate), the two
+ * become one chunk: vector normalize(nn + w), content `[A]: …\n[B]: …`, lineage of both. Otherwise
+ * w is kept as it is. Each chunk of A fuses at most once, so the result has between max(|A|, |B|)
+ * and |A| + |B| chunks, and a thread fused with a copy of itself keeps its size. A chunk taken over
+ * unchanged names the stored chunk whose vector it copies (`copyOf`), so the store need not write
+ * it again.
  *
  * Compaction (consolidate) runs the same loop over one thread's chunks, oldest first, each
  * compared with the ones kept before it.

@@ -1,9 +1,10 @@
 /**
- * Thread operations (docs/architecture.md, "Threads"): start, merge, split, unlock, compact and
- * fuse. Each reads what it needs, checks it, and writes everything it changes as one ThreadChange
- * (one store transaction that also checks nobody changed the threads meanwhile); on any error
- * nothing is changed and the caller gets a catalogue code. Only after the commit are the vector
- * index, the rooms and the thread summaries told, in the background where they can be.
+ * Thread operations (docs/architecture.md, "Threads: merge, split, fusion and bridges"): start,
+ * merge, split, unlock, compact and fuse. Each reads what it needs, checks it, and writes
+ * everything it changes as one ThreadChange (one store transaction that also checks nobody changed
+ * the threads meanwhile); on any error nothing is changed and the caller gets a catalogue code.
+ * Only after the commit are the vector index, the rooms and the thread summaries told, in the
+ * background where they can be.
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../../ai/types.js';
