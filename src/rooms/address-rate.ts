@@ -1,6 +1,6 @@
 /**
  * A rate per client address (a key from `addressKey`) in a table of bounded size: one token bucket
- * per address, `perMinute` a minute in bursts of as many. The table is kept in the order addresses
+ * per address, `perMinute` a minute in bursts of `burst` (as many by default). The table is kept in the order addresses
  * were last seen: each take forgets the oldest address if its bucket has refilled (it then holds
  * nothing worth keeping), so the table shrinks as fast as it grows and holds about the addresses of
  * the last minute; past `maxAddresses` the oldest is forgotten whatever it holds. An address
@@ -12,8 +12,10 @@ import { TokenBucket } from './token-bucket.js';
 
 /** What `AddressRate` takes. */
 export interface AddressRateOptions {
-  /** Takes one address may make a minute (and in one burst). */
+  /** Takes one address may make a minute. */
   perMinute: number;
+  /** Takes one address may make at once (default: perMinute). */
+  burst?: number;
   /** Addresses remembered at most. */
   maxAddresses: number;
 }
@@ -21,10 +23,12 @@ export interface AddressRateOptions {
 export class AddressRate {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly perMinute: number;
+  private readonly burst: number;
   private readonly maxAddresses: number;
 
   constructor(options: AddressRateOptions) {
     this.perMinute = wholeNumber('AddressRate', 'perMinute', options.perMinute, 1);
+    this.burst = wholeNumber('AddressRate', 'burst', options.burst ?? options.perMinute, 1);
     this.maxAddresses = wholeNumber('AddressRate', 'maxAddresses', options.maxAddresses, 1);
   }
 
@@ -32,7 +36,7 @@ export class AddressRate {
   take(address: string, now: number): boolean {
     let bucket = this.buckets.get(address);
     if (bucket) this.buckets.delete(address);
-    else bucket = new TokenBucket(this.perMinute / 60, this.perMinute, now);
+    else bucket = new TokenBucket(this.perMinute / 60, this.burst, now);
     this.forgetOldest(now);
     this.buckets.set(address, bucket);
     return bucket.take(now);

@@ -144,7 +144,13 @@ export class RoomHub implements SessionHost, RoomOutlet {
       newIdentitiesPerMinute: this.options.newIdentitiesPerMinute,
       commandsPerMinute: this.options.commandsPerMinutePerAddress,
     });
-    this.connects = new AddressRate({ perMinute: this.options.connectsPerMinutePerAddress, maxAddresses: CONNECT_RATE_ADDRESSES });
+    // An address may fill what it may hold at once (all its members reconnecting after a restart),
+    // then open connectsPerMinutePerAddress a minute.
+    this.connects = new AddressRate({
+      perMinute: this.options.connectsPerMinutePerAddress,
+      burst: Math.max(this.options.connectsPerMinutePerAddress, this.options.maxConnectionsPerIp),
+      maxAddresses: CONNECT_RATE_ADDRESSES,
+    });
     this.resolve = deps.resolver ?? storeResolver(deps.store, this.options.contextChars);
     this.bus = required('RoomHub', 'bus', deps.bus);
     this.log = deps.log ?? silentLogger;

@@ -90,6 +90,13 @@ describe('AddressRate', () => {
     }
   });
 
+  it("takes a burst of its own when given one, refilling at the minute's rate", () => {
+    const rate = new AddressRate({ perMinute: 2, burst: 5, maxAddresses: 100 });
+    expect(Array.from({ length: 6 }, () => rate.take('a', 0))).toEqual([true, true, true, true, true, false]);
+    expect(rate.take('a', 29_999)).toBe(false);
+    expect(rate.take('a', 30_000)).toBe(true);
+  });
+
   it('forgets addresses whose budget has refilled as new ones come', () => {
     const rate = new AddressRate({ perMinute: 60, maxAddresses: 1_000 });
     for (let i = 0; i < 10; i++) rate.take(`a${i}`, 0);
@@ -101,7 +108,7 @@ describe('AddressRate', () => {
 
 describe('per-address limits on room sockets', () => {
   it('closes the sockets an address opens past ROOM_ADDRESS_CONNECTS_PER_MINUTE with ERR_RATE_LIMITED and 4429 before any hello, and counts them', async () => {
-    const { app, url } = await start({ ROOM_ADDRESS_CONNECTS_PER_MINUTE: '2' });
+    const { app, url } = await start({ ROOM_ADDRESS_CONNECTS_PER_MINUTE: '2', ROOM_MAX_CONNECTIONS_PER_IP: '2' });
     // The clock stands still unless moved, so however slow the machine, no socket is refilled.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     try {
@@ -129,6 +136,23 @@ describe('per-address limits on room sockets', () => {
     }
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('salon_room_sockets_refused_total{reason="rate"} 2');
+  });
+
+  it('lets an address open at once as many room sockets as it may hold (its members reconnecting together), then limits it to the rate', async () => {
+    const { url } = await start({ ROOM_ADDRESS_CONNECTS_PER_MINUTE: '2', ROOM_MAX_CONNECTIONS_PER_IP: '4' });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const office = await Promise.all(Array.from({ length: 4 }, () => connect(url(), from('127.0.0.14'))));
+      const welcomes = await Promise.all(office.map((c, i) => c.hello(`Desk${i}`)));
+      expect(welcomes.map((w) => w.you.name)).toEqual(['Desk0', 'Desk1', 'Desk2', 'Desk3']);
+      for (const c of office) c.close();
+      await Promise.all(office.map((c) => c.closed));
+      const fifth = await connect(url(), from('127.0.0.14'));
+      expect(await fifth.next('error')).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('room sockets a minute') });
+      expect((await fifth.closed).code).toBe(CloseCode.RATE_LIMITED);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('answers a flood from many sockets of one address with ERR_RATE_LIMITED, then 4429; a member elsewhere keeps chatting', async () => {
