@@ -387,3 +387,77 @@ describe('a question of who took a side', () => {
     expect(answer).toMatch(/^The Greens and the Social Democrats voted in favour\. \[1\]/);
   });
 });
+
+/** The answer of the built-in model with the built-in embedder to `question` over `sources`. */
+async function answerOf(question: string, sources: GroundedSource[]): Promise<string> {
+  return (await collect(new LocalChatModel(new LocalEmbedder()).stream(ask(question, sources)))).join('');
+}
+
+describe('a question of what something cost', () => {
+  const ferries: GroundedSource = {
+    n: 1,
+    label: 'Nordby Ferries orders two electric ferries',
+    content:
+      'Nordby Ferries has ordered two electric ferries for its island routes. ' +
+      'The ferries will be built by Halvik Yard for a total price of €84 million and delivered in 2028. ' +
+      'The port authority said it would build a new charging terminal, which it estimates will cost €40 million, by the end of 2027. ' +
+      'Each ferry carries 300 passengers and 60 cars.',
+  };
+  const battery: GroundedSource = {
+    n: 2,
+    label: 'Comment by cellwatcher',
+    content: 'Whether the $58/kWh pack cost target for 2028 holds is the real question.',
+  };
+
+  it('is answered with the price of what it asks about, not another thing’s price after it', async () => {
+    const answer = await answerOf('How much did the ferries cost?', [ferries, battery]);
+    expect(answer).toMatch(/^The ferries will be built by Halvik Yard for a total price of €84 million/);
+    expect(answer).not.toContain('€40 million');
+    expect(answer).not.toContain('$58');
+  });
+});
+
+describe('a question of why', () => {
+  it('is answered with the sentence giving the reason, not a commenter’s holding the same words', async () => {
+    const report: GroundedSource = {
+      n: 1,
+      label: 'How to read a club’s accounts',
+      content:
+        'Last month the Tarnby football club lost its licence after its treasurer, Ola Brandt, resigned because he could not reconcile £2 million of transfer fees. ' +
+        'The league gave the club six weeks to appoint a new one.',
+    };
+    const comment: GroundedSource = {
+      n: 2,
+      label: 'Comment by terrace_view',
+      content: 'The treasurer resigning is the first time anyone looked at the books.',
+    };
+    const answer = await answerOf('Why did the treasurer resign?', [comment, report]);
+    expect(answer).toMatch(/^Last month the Tarnby football club [^[]*resigned because he could not reconcile/);
+  });
+});
+
+describe('a question of who did something', () => {
+  it('is answered with who did it, not with a sentence naming the deed as a thing', async () => {
+    const fork: GroundedSource = {
+      n: 1,
+      label: 'Quillstore drops its open licence; users fork it as Inkwell',
+      content:
+        'From version 3.0, due on 1 May, Quillstore will be distributed under the Quill Business Licence. ' +
+        'Within a day, three former Quill engineers had forked the last open release under the name Inkwell. ' +
+        'By Friday evening, 30 of the 45 outside contributors to Quillstore had signed a letter supporting the fork.',
+    };
+    const answer = await answerOf('Who forked Quillstore?', [fork]);
+    expect(answer).toMatch(/^Within a day, three former Quill engineers had forked the last open release/);
+  });
+
+  it('still takes a name beside the question’s words where no source tells the deed', async () => {
+    const games: GroundedSource = {
+      n: 1,
+      label: 'Playoffs',
+      content:
+        'The Bears beat the defending Cup XII champion Harbour Hawks in the semi-final, 20–18. ' +
+        'With four minutes left, the Bears had a chance to mount a game-winning drive.',
+    };
+    expect(await answerOf('Who won Cup XII?', [games])).toMatch(/Harbour Hawks/);
+  });
+});

@@ -2,7 +2,7 @@
  * Questions a user asked in the demo (fixtures/demo) that the built-in AI abstained on or answered
  * wrongly: "how long" asked in the item's room or naming it from another room's, a question after
  * an unrelated sentence, a follow-up that leans on the answer before it, a question naming another
- * item, a question asked again, "and why?" after an answer, a question of polarity ("who voted against …", "who supported …"), a cost, a span of time. Asked over HTTP in a real app with the local providers and the
+ * item, a question asked again, "and why?" after an answer, a question of polarity ("who voted against …", "who supported …"), a cost, a span of time, a reason, who did something. Asked over HTTP in a real app with the local providers and the
  * demo content, each in a thread of its own unless it follows an exchange.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,6 +174,16 @@ describe('a question whose words a source says otherwise', () => {
     // `The vessels … for a total price of $1.68 billion` holds neither "ships" nor "cost".
     expect((await ask('news_n16', 'How much did the ships cost?')).answer).toMatch(/^[^[]*total price of \$1\.68 billion/);
   });
+
+  it('goes on only with sentences naming what is priced, not another thing’s cost', async () => {
+    // The plant's `will cost €2.3 billion` and a battery cell's `cost target`, in a topic room, hold
+    // "cost" and an amount, but not the ships.
+    for (const room of ['news_n16', 'topic_business']) {
+      const { answer } = await ask(room, 'How much did the ships cost?');
+      expect(answer).toMatch(/^The vessels, [^[]*total price of \$1\.68 billion/);
+      expect(answer).not.toMatch(/€2\.3 billion|cost target|cell-cost/);
+    }
+  });
 });
 
 describe('a question asked again in the same thread', () => {
@@ -262,5 +272,23 @@ describe('a question of how long something is', () => {
     // "The 78-minute melodrama" holds no "film": "about 4 per cent of the film" and "2,100 hours …
     // restoring the film" were quoted.
     expect((await ask('news_n22', 'How long is the film?')).answer).toMatch(/^The 78-minute melodrama/);
+  });
+});
+
+describe('a question of why', () => {
+  it('is answered with the sentence giving the reason, not a commenter’s holding the same words', async () => {
+    // 0xkelp's "The auditor resigning is the first time anybody read the footnotes." led.
+    for (const room of ['news_n08', 'topic_crypto']) {
+      expect((await ask(room, 'Why did the auditor resign?')).answer).toMatch(/^[^[]*resigned because it could not verify \$1\.3 billion of reserves/);
+    }
+  });
+});
+
+describe('a question of who did something', () => {
+  it('is answered with who did it, not the sentence naming the deed as a thing', async () => {
+    // `signed a public letter supporting the fork` holds "fork" and "TesseraDB" and led.
+    for (const room of ['news_n03', 'topic_tech']) {
+      expect((await ask(room, 'Who forked TesseraDB?')).answer).toMatch(/^Within 48 hours of the announcement, a group of outside contributors had forked/);
+    }
   });
 });

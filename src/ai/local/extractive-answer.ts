@@ -7,10 +7,11 @@
  * source's rank.
  */
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words, STOPWORDS } from './extractive-text.js';
-import type { GroundedSource } from '../grounded-prompt.js';
+import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits } from './asked-units.js';
 import { asAsked, kinOf } from './kin.js';
+import { deedAsked, explainsQuestionTerm, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
@@ -63,6 +64,25 @@ export interface AnswerWeights {
    * `voted against`): the side is what is asked, the subject often named a sentence before.
    */
   stance: number;
+  /**
+   * Pull of a reason bearing on a question term ("why did the auditor resign?" and `resigned
+   * because it could not verify …`), on top of `cue`, which a reason's word anywhere earns: the
+   * sentence holding the question's words without a reason (a commenter's `the auditor resigning is
+   * the first time anybody read the footnotes`) came first.
+   */
+  reason: number;
+  /**
+   * Pull of a sentence telling the deed a "who" question asks the doer of ("who forked TesseraDB?"
+   * and `contributors had forked the last Apache-licensed release`), not only naming it as a thing
+   * (`a public letter supporting the fork`).
+   */
+  deed: number;
+  /**
+   * What a commenter's sentence loses beside an article's: comments are opinions, not facts from
+   * the article (as the prompt tells remote models), and `the auditor resigning is the first time
+   * anybody read the footnotes`, which holds the question's words, came before the reason.
+   */
+  comment: number;
 }
 
 export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
@@ -77,6 +97,9 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = {
   count: 0.4,
   negation: 0.4,
   stance: 1,
+  reason: 0.4,
+  deed: 0.4,
+  comment: 0.3,
 };
 
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
@@ -84,8 +107,6 @@ const MONTHS = 'january|february|march|april|may|june|july|august|september|octo
 const PLACE_CUE = /\b(in|at|near|from|to|across|outside|inside)\s+(the\s+)?\p{Lu}/u;
 /** A unit of time after a number: `26 minutes`, `a 26-minute run`, `eight years`. */
 const TIME_UNIT = '(seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|century|centuries)\\b';
-/** Words that give a reason: `because`, `due to`, `arguing that`. */
-const REASON_CUE = /\b(because|due to|owing to|thanks to|caused by|as a result|the reasons?|so that|in order to|arguing|argued|argues|citing|blamed)\b/i;
 const NUMBER_WORDS =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion|dozen|half';
 
@@ -165,7 +186,16 @@ export function scoreSentences(
   const all = sources
     .flatMap((src, rank) => {
       const label = new Set(asAsked(contentTerms(src.label), kin));
-      return splitSentences(src.content).map((s, index) => ({ n: src.n, rank, index, text: s.text, terms: asAsked(contentTerms(s.text), kin), label }));
+      const comment = (src.section ?? 'document') === 'document' && commenterOf(src.label) !== null;
+      return splitSentences(src.content).map((s, index) => ({
+        n: src.n,
+        rank,
+        index,
+        text: s.text,
+        terms: asAsked(contentTerms(s.text), kin),
+        label,
+        comment,
+      }));
     })
     .filter((s) => !repeatsQuestion(s.text, qSet));
   if (!all.length) return [];
@@ -180,12 +210,32 @@ export function scoreSentences(
   const type = answerType(question);
   const counting = COUNT_ASKED.test(question);
   const negated = NEGATOR.test(question);
+  // "How much did the ships cost?": `cost` names the kind of answer; a sentence whose only
+  // question term it is prices another thing (`the plant … will cost €2.3 billion`).
+  const price = priceTerms(question);
+  const subject = new Set(qTerms.filter((t) => !price.has(t)));
   // "How many passengers will the line carry?": only a count foretold answers it, as only a span
   // that happened answers "how long did it run?" (measuresAskedSpan), when the sources foretell one
   // ("how much methanol will it buy?" and `agreed to buy 400,000 tonnes` foretell nothing). Not a
   // price: `will cost €2.3 billion` names the cost before the sum.
-  const forecasting = counting && !PRICE_ASKED.test(question) && asksWhatWillBe(question) && all.some((s) => foretellsCount(s.text, qSet));
+  const forecasting = counting && !price.size && asksWhatWillBe(question) && all.some((s) => foretellsCount(s.text, qSet));
   const sides = asksWhoTookSide(question, type) ? qTerms.filter((t) => STANCES.has(t)) : [];
+  // "Who forked TesseraDB?": where a source about what is asked tells the deed, a name answers
+  // only beside it (not `due on 1 June, TesseraDB will be distributed under the Tessera Community
+  // Licence`); where none does, a name beside the question's words still may (`the defending
+  // Super Bowl XLIX champion New England Patriots` for "who won Super Bowl XLIX?").
+  const deed = type === 'person' ? deedAsked(question) : null;
+  // The deed told in a source naming something else the question does (`I've made mistakes`, in
+  // the studio's article, tells no deed for "who makes orvaglutide?").
+  const bySource = new Map<number, Set<string>>();
+  for (const s of all) {
+    const terms = bySource.get(s.n) ?? new Set(s.label);
+    for (const t of s.terms) terms.add(t);
+    bySource.set(s.n, terms);
+  }
+  const aboutTheRest = (n: number, term: string) => qTerms.some((t) => t !== term && bySource.get(n)!.has(t));
+  const told = deed ? all.map((s) => tellsDeed(s.text, deed) && aboutTheRest(s.n, deed.term)) : [];
+  const deedTold = told.some(Boolean);
 
   const coverage: number[] = [];
   const ranking: number[] = [];
@@ -197,16 +247,20 @@ export function scoreSentences(
     ranking.push(weigh(held, (t) => idf(t) * (s.label.has(t) ? weights.label : 1)) / total);
   }
   const happened = type === 'duration' && asksWhatHappened(question);
-  const pricing = type === 'number' && PRICE_ASKED.test(question);
+  // Cued by an amount of money, not any number (`1,260 water-cooled tungsten tiles` beside
+  // Orrery-2's name came before `was built for €1.9 billion`), and no count: a price is no count
+  // of what is priced (`9,200 TEU ships` does not say what they cost).
+  const pricing = type === 'number' && price.size > 0;
   const measuring = type === 'number' && LENGTH_ASKED.test(question);
   const holdsOrNot = HELD_OR_NOT.has(type) && !ASKS_WHO_SOMEONE_IS.test(question);
   const scored = all.map((s, i) => {
     const sPairs = pairs(s.terms);
-    const counted = counting && (forecasting ? foretellsCount(s.text, qSet) : countsQuestionTerm(s.text, qSet));
+    const counted = counting && !pricing && (forecasting ? foretellsCount(s.text, qSet) : countsQuestionTerm(s.text, qSet));
     const cue =
       hasCue(type, s.text, qWords) &&
       (type !== 'duration' || measuresAskedSpan(s.text, qSet, happened)) &&
-      (!pricing || MONEY.test(stripKnown(s.text, qWords))) &&
+      (!pricing || (MONEY.test(stripKnown(s.text, qWords)) && namesSubject(helds[i], price, subject))) &&
+      (!deedTold || told[i]) &&
       (!measuring || MEASURE.test(stripKnown(s.text, qWords))) &&
       (!forecasting || counted);
     let pairHits = 0;
@@ -223,10 +277,13 @@ export function scoreSentences(
       (counted ? weights.count : 0) +
       (negated && negatesQuestionTerm(s.text, qSet) ? weights.negation * Math.min(1, ranking[i] * 2) : 0) +
       (sided ? weights.stance : 0) +
+      (type === 'reason' && explainsQuestionTerm(s.text, qSet) ? weights.reason : 0) +
+      (deedTold && told[i] ? weights.deed : 0) +
       weights.neighbour * Math.max(prev, next) +
       weights.semantic * (cosines?.get(s.text) ?? 0) +
       (s.n === primary && (cue || !holdsOrNot) ? weights.primary * Math.min(1, coverage[i] * 2) : 0) -
-      weights.rank * s.rank;
+      weights.rank * s.rank -
+      (s.comment ? weights.comment : 0);
     // A side taken is read with the sentence before it, which names what it is taken on: `The Durable
     // Devices Act was approved by 88 votes to 62. The governing coalition … voted in favour`.
     const before = sided && i > 0 && all[i - 1].n === s.n ? weigh([...helds[i - 1], ...helds[i]], idf) / total : 0;
@@ -248,13 +305,6 @@ const HELD_OR_NOT = new Set<AnswerType>(['number', 'duration', 'date', 'person']
 /** "Who is Selma Achterberg?": asks what someone is, not for a name the sentence holds. */
 const ASKS_WHO_SOMEONE_IS = /\b[Ww]ho(?:'s|\s+(?:is|was|are|were))\s+\p{Lu}/u;
 
-/**
- * "How much did Orrery-2 cost?", "how much was paid …?": a number question whose answer is an
- * amount of money. Any number was its cue, and `1,260 water-cooled tungsten tiles` beside the
- * machine's name came before `was built for €1.9 billion`.
- */
-const PRICE_ASKED =
-  /\bhow much\b.*\b(costs?|costing|pa(y|ys|id)|spen(d|ds|t)|charge[ds]?|worth|price[ds]?|budget|funds?|funded|invest(s|ed)?|raise[ds]?|earn(s|ed)?|money)\b/i;
 /** An amount of money: `€1.9 billion`, `$410m`, `12 million euros`, `US$3`. */
 const MONEY = /[€$£¥₹]\s?\d|\d\s*(million|billion|thousand|bn|m|k)?\s*(euros?|dollars?|pounds?|yen|francs?|marks|kron(a|or|er)|rupees?|pesos?|cents?)\b/i;
 

@@ -56,6 +56,11 @@ const IRREGULAR = new Map<string, string>(
     .map((pair) => pair.split(':') as [string, string]),
 );
 
+/** The base word of an irregular form (`wrote` → `write`, `won` → `win`), or undefined for a regular one. */
+export function irregularBase(word: string): string | undefined {
+  return IRREGULAR.get(word);
+}
+
 /**
  * The one stemmer (the local embedder, the extractive model and the RAG stages all use it): plurals,
  * -ing, -ed, -ly, a final -e and derivational endings stripped, irregular forms mapped, number

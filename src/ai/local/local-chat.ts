@@ -19,6 +19,7 @@ import {
 } from '../questions.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
+import { namesSubject, priceTerms } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
 import { cosine } from '../vectors.js';
@@ -142,12 +143,14 @@ export class LocalChatModel implements ChatModel {
     const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
     if (!relevant) return NOT_COVERED;
     const named = sourcesNaming(prompt, top.text);
+    const namesWhatIsAsked = namingSubject(prompt.question);
     const chosen = [top];
     for (const s of ranked.slice(1)) {
       if (chosen.length >= this.maxSentences || s.score < FOLLOW_RATIO * top.score) break;
       // An answer begun from the room's own item goes on from it, not from another article's words.
       if (top.n === primary && s.n !== primary) continue;
       if (named && !named.has(s.n) && !sharesMoreThanAWord(prompt.question, s.text)) continue;
+      if (!namesWhatIsAsked(s.text)) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
       if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
     }
@@ -237,6 +240,25 @@ function sourcesNaming(prompt: GroundedPrompt, first: string): Set<number> | nul
   if (![...names].some((t) => firstTerms.has(t))) return null;
   const naming = prompt.sources.filter((s) => contentTerms(`${s.label}\n${s.content}`).some((t) => names.has(t)));
   return naming.length ? new Set(naming.map((s) => s.n)) : null;
+}
+
+/**
+ * Whether a sentence names something of what the question asks about, not only the kind of answer
+ * it asks (namesSubject): after `the vessels … for a total price of $1.68 billion`, "how much did
+ * the ships cost?" went on with `the plant, which it estimates will cost €2.3 billion`, and in a
+ * topic room with another article's `cell cost target`.
+ */
+function namingSubject(question: string): (sentence: string) => boolean {
+  const asked = new Set(askedTerms(question));
+  const price = priceTerms(question);
+  const subject = new Set([...asked].filter((t) => !price.has(t)));
+  const kin = kinOf(asked);
+  return (sentence) =>
+    namesSubject(
+      asAsked(contentTerms(sentence), kin).filter((t) => asked.has(t)),
+      price,
+      subject,
+    );
 }
 
 /** Whether `sentence` holds two or more of the question's distinct terms (a kin counting as its term). */

@@ -1,0 +1,110 @@
+/**
+ * What a question's words say beyond its terms, for the built-in model's sentence choice: which of
+ * them only name the kind of answer asked (the "cost" of "how much did the ships cost?"), which
+ * deed a "who" question asks the doer of ("who forked TesseraDB?"), and whether a sentence's
+ * reason bears on the question's words ("resigned because …").
+ */
+import { irregularBase, termOf, words } from './extractive-text.js';
+
+/**
+ * A price asked: "how much did Orrery-2 cost?", "how much was paid …?". The words after "how much"
+ * that name a price are the kind of answer, not what it is about.
+ */
+const PRICE_WORD =
+  /\b(costs?|costing|pa(?:y|ys|id)|spen(?:d|ds|t)|charge[ds]?|worth|price[ds]?|budget(?:s|ed)?|funds?|funded|invest(?:s|ed)?|raise[ds]?|earn(?:s|ed)?|money)\b/gi;
+const HOW_MUCH = /\bhow much\b/i;
+
+/**
+ * The terms of the words that name the price a "how much …?" question asks (`cost`, `price`,
+ * `paid`); empty for any other question. A sentence holding only these of the question's terms
+ * prices another thing: `the plant, which it estimates will cost €2.3 billion` for "how much did
+ * the ships cost?".
+ */
+export function priceTerms(question: string): Set<string> {
+  const at = HOW_MUCH.exec(question);
+  if (!at) return new Set();
+  const after = question.slice(at.index + at[0].length);
+  return new Set([...after.matchAll(PRICE_WORD)].map((m) => termOf(m[0].toLowerCase())).filter(Boolean));
+}
+
+/**
+ * Whether `held` (a sentence's question terms) names something of what the question is about, not
+ * only the kind of answer (`kind`, e.g. priceTerms): true when the question has nothing else to
+ * name (`subject` empty) or the sentence holds none of the question's terms at all.
+ */
+export function namesSubject(held: Iterable<string>, kind: ReadonlySet<string>, subject: ReadonlySet<string>): boolean {
+  if (!kind.size || !subject.size) return true;
+  let any = false;
+  for (const t of held) {
+    if (subject.has(t)) return true;
+    any = true;
+  }
+  return !any;
+}
+
+/** Words after "who" that are no deed: "who is …?", "who did the council choose?". */
+const NOT_A_DEED = new Set(`is was are were be been am has have had do does did will would can could shall should may might must 's s else`.split(/\s+/));
+/** "who forked", "who will build", "who has won", "who was elected": the deed's word is the group. */
+const WHO_THEN =
+  /^\W*(?:(?:and|so|but)\s+)?who\s+(?:(?:will|would|can|could|shall|should|may|might|must|has|have|had)\s+|(?:is|was|are|were)\s+(?=\p{L}+(?:ed|ing)\b))?([\p{L}'’-]+)/iu;
+/** Sides taken are read by the stance weight ("who against …?" once "opposed" is "against"). */
+const SIDE_TERMS = new Set(['against', 'favour']);
+
+/**
+ * The deed a "who" question asks the doer of, as its word and term: "who forked TesseraDB?" →
+ * `forked`/`fork`, "who will build the ships?" → `build`. Null for "who is …?", "who did …?" and a
+ * side taken alone ("who against …?"; "who voted against" asks a vote, which is its deed).
+ */
+export function deedAsked(question: string): { word: string; term: string } | null {
+  const m = WHO_THEN.exec(question);
+  if (!m) return null;
+  const word = m[1].toLowerCase().replace(/['’]s$/, '');
+  if (NOT_A_DEED.has(word)) return null;
+  const term = termOf(word);
+  return term && !SIDE_TERMS.has(term) ? { word, term } : null;
+}
+
+/** Words after which a word is a thing, not a deed: `the forked release`, `its founding`. */
+const THING_BEFORE = new Set(`the a an this that these those its their his her our my your whose each every any no another such of`.split(/\s+/));
+/** A word in a form a verb takes: `forked`, `forking`. */
+const VERB_ENDING = /(?:ed|ing)$/;
+/** A word as written, a hyphenated compound (`game-winning`, an adjective) kept whole. */
+const WRITTEN = /[\p{L}\p{N}]+(?:[-\u2010\u2011][\p{L}\p{N}]+)*/gu;
+
+/**
+ * Whether the sentence tells the deed done (`had forked the last release`, `wrote it`), not only
+ * names it as a thing (`a public letter supporting the fork`, `on a hard fork`): a word of the
+ * deed's term in the question's own form, a verb's ending or an irregular form (`wrote`, `won`),
+ * not right after a determiner or a number, nor part of a compound (`a game-winning drive`).
+ */
+export function tellsDeed(sentence: string, deed: { word: string; term: string }): boolean {
+  const tokens = sentence.toLowerCase().match(WRITTEN) ?? [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (termOf(t) !== deed.term) continue;
+    if (t !== deed.word && !VERB_ENDING.test(t) && irregularBase(t) === undefined) continue;
+    const before = tokens[i - 1] ?? '';
+    if (!THING_BEFORE.has(before) && !/^\d/.test(before)) return true;
+  }
+  return false;
+}
+
+/** Words that give a reason: `because`, `due to`, `arguing that`. */
+export const REASON_CUE = /\b(because|due to|owing to|thanks to|caused by|as a result|the reasons?|so that|in order to|arguing|argued|argues|citing|blamed)\b/i;
+const REASON_CUE_ALL = new RegExp(REASON_CUE.source, 'gi');
+/** Words either side of a reason's cue a question term may stand to be what it explains. */
+const EXPLAINED_WITHIN = 3;
+
+/**
+ * Whether a reason in the sentence bears on one of the question's terms: the cue stands within
+ * three words of one (`Harrow & Finch, resigned because it could not verify …` for "why did the
+ * auditor resign?"), not only somewhere in the sentence.
+ */
+export function explainsQuestionTerm(sentence: string, qTerms: ReadonlySet<string>): boolean {
+  for (const m of sentence.matchAll(REASON_CUE_ALL)) {
+    const before = words(sentence.slice(0, m.index)).slice(-EXPLAINED_WITHIN);
+    const after = words(sentence.slice(m.index + m[0].length)).slice(0, EXPLAINED_WITHIN);
+    if ([...before, ...after].some((w) => qTerms.has(termOf(w)))) return true;
+  }
+  return false;
+}
