@@ -461,3 +461,18 @@ describe('a question of who did something', () => {
     expect(await answerOf('Who won Cup XII?', [games])).toMatch(/Harbour Hawks/);
   });
 });
+
+describe('a question a document asks', () => {
+  it('is not quoted as the answer, though it holds the question’s words', async () => {
+    const essay: GroundedSource = {
+      n: 1,
+      label: 'Why we left the league',
+      content:
+        'In March the Tarnby rowing club voted to leave the national league. ' +
+        'People keep asking me the same thing: your crew won the cup, and you voted to leave the league? ' +
+        'We left because the travel costs had tripled in two years.',
+    };
+    const answer = await answerOf('Why did the club vote to leave the league?', [essay]);
+    expect(answer).not.toContain('you voted to leave the league?');
+  });
+});

@@ -137,7 +137,9 @@ export class LocalChatModel implements ChatModel {
     const prompt = { ...asked, question: withAntecedent(questionFocus(asked.question), recent, asked.topic.split('\n', 1)[0]) };
     const sim = await this.similarities(prompt, signal);
     const primary = primarySource(prompt)?.n;
-    const ranked = withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary));
+    const ranked = withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
+      (s) => !asksInDocument(prompt.sources, s),
+    );
     const top = ranked[0];
     if (!top) return NOT_COVERED;
     const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
@@ -259,6 +261,20 @@ function namingSubject(question: string): (sentence: string) => boolean {
       price,
       subject,
     );
+}
+
+/** A sentence that ends asking: `… and you voted to unionise?`, closing quotes or brackets after the mark. */
+const ASKS = /\?["'\u201d\u2019)\]]*$/;
+
+/**
+ * Whether a ranked sentence is a question a document asks (an interviewer's, a writer's
+ * rhetorical one): it holds the question's words and answers nothing ("why did the workers vote to
+ * unionise?" was answered with a post's "… and you voted to unionise?"). It still lends its words
+ * to the sentences beside it, which is where such a source answers. A chat line may ask and tell at
+ * once ("the party is at Pier 9; is Rust 2.0 out by then?"), so the discussion's are kept.
+ */
+function asksInDocument(sources: GroundedSource[], s: { n: number; text: string }): boolean {
+  return ASKS.test(s.text) && (sources.find((src) => src.n === s.n)?.section ?? 'document') === 'document';
 }
 
 /** Whether `sentence` holds two or more of the question's distinct terms (a kin counting as its term). */
