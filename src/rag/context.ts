@@ -4,11 +4,14 @@
  */
 import { readableBody } from '../content/sources/posts.js';
 import type { GroundedSource } from '../ai/grounded-prompt.js';
-import { contentTerms, idfTable, weightedOverlap } from '../ai/local/extractive-text.js';
+import { askedTerms, contentTerms, idfTable, weightedOverlap } from '../ai/local/extractive-text.js';
 import type { Comment, ItemWithoutComments, StoredItem } from '../content/types.js';
 import type { Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { bestPassage, PASSAGE_CHARS } from './passage.js';
+import { termsNeeded } from './candidates.js';
+import { answerType } from '../ai/local/extractive-answer.js';
+import { headlineCause } from '../ai/local/answer-cues.js';
 import { stripTitle } from './snippets.js';
 import type { Candidate } from './types.js';
 
@@ -49,7 +52,19 @@ export async function buildContext(store: Store, selected: Candidate[], question
 
 function documentPassage(item: ItemWithoutComments, c: Candidate, question: string, maxChars: number): string {
   const text = readableBody(item).trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
-  return bestPassage(text, question, maxChars, stripTitle(c.chunk.text, item.title));
+  return bestPassage(text, withHeadlineCause(question, item.title), maxChars, stripTitle(c.chunk.text, item.title));
+}
+
+/**
+ * A "why" question about what the item's title reports, with the word heading the cause the title
+ * gives (headlineCause): the passage of `… workers vote to unionise after 'Ember Tide' crunch`
+ * for "why did the workers vote to unionise?" is the one on the crunch, which shares no other word
+ * with the question.
+ */
+function withHeadlineCause(question: string, title: string): string {
+  if (answerType(question) !== 'reason') return question;
+  const cause = headlineCause(title, new Set(askedTerms(question)), termsNeeded(question));
+  return cause ? `${question} ${cause.word}` : question;
 }
 
 /** The commenter's words: their comment that best matches the question, then their others while they fit. */

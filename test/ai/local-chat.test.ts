@@ -476,3 +476,27 @@ describe('a question a document asks', () => {
     expect(answer).not.toContain('you voted to leave the league?');
   });
 });
+
+describe('a question of why whose reason only the headline names', () => {
+  it('is answered with the sentence on the cause the headline gives, though it holds no word of the question', async () => {
+    const strike: GroundedSource = {
+      n: 1,
+      label: 'Harlow dock workers strike after pension cut',
+      content:
+        'Dock workers in Harlow went on strike on Monday, the first stoppage at the port in thirty years. ' +
+        'In March the operator cut the pension of staff hired before 2010 by a fifth. ' +
+        'Pickets said the strike would last at least a week, and ferries were diverted to Oster.',
+    };
+    expect(await answerOf('Why did the dock workers strike?', [strike])).toMatch(/^In March the operator cut the pension/);
+  });
+
+  it('is not given a cause by a headline about something else', async () => {
+    const strike: GroundedSource = {
+      n: 1,
+      label: 'Harlow ferries diverted after storm',
+      content:
+        'Dock workers in Harlow went on strike on Monday because the operator reduced their pension. ' + 'The storm closed the outer harbour for two days.',
+    };
+    expect(await answerOf('Why did the dock workers strike?', [strike])).toMatch(/^Dock workers in Harlow went on strike on Monday because/);
+  });
+});

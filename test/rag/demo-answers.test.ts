@@ -284,6 +284,17 @@ describe('a question of why', () => {
   });
 });
 
+describe('a question of why whose reason only the headline names', () => {
+  it('is answered with the sentence on the cause the headline gives', async () => {
+    // `… workers vote to unionise after 'Ember Tide' crunch`: the crunch sentence shares no word
+    // with the question, which drew a researcher's "When the flagship studio unionises …" and, in
+    // the topic room, a commenter's and a post's question "… and you voted to unionise?".
+    for (const room of ['news_n21', 'topic_culture']) {
+      expect((await ask(room, 'Why did the workers vote to unionise?')).answer).toMatch(/^[^[]*more than 60 hours a week [^[]*known in the industry as crunch/);
+    }
+  });
+});
+
 describe('a question of who did something', () => {
   it('is answered with who did it, not the sentence naming the deed as a thing', async () => {
     // `signed a public letter supporting the fork` holds "fork" and "TesseraDB" and led.

@@ -108,3 +108,23 @@ export function explainsQuestionTerm(sentence: string, qTerms: ReadonlySet<strin
   }
   return false;
 }
+
+/** A headline's cause of what it reports: `… vote to unionise after 'Ember Tide' crunch`. */
+const HEADLINE_CAUSE = /^(.*)\b(?:after|amid|following)\s+(.+)$/i;
+
+/**
+ * For a "why" question about what a headline (`label`) reports, the word heading the cause the
+ * headline gives it, as written and as a term: "why did the workers vote to unionise?" and
+ * `Brightwater Interactive workers vote to unionise after 'Ember Tide' crunch` → `crunch`. The
+ * headline's words before the cause must hold most of the question's terms (`needed` of `qTerms`);
+ * the cause's last word heads it (`Meridian losses`, `'Ember Tide' crunch`). Null otherwise.
+ */
+export function headlineCause(label: string, qTerms: ReadonlySet<string>, needed: number): { word: string; term: string } | null {
+  const m = HEADLINE_CAUSE.exec(label.trim());
+  if (!m) return null;
+  const event = new Set(words(m[1]).map(termOf));
+  if ([...qTerms].filter((t) => event.has(t)).length < needed) return null;
+  const cause = words(m[2]).filter((w) => termOf(w) && !qTerms.has(termOf(w)));
+  const word = cause[cause.length - 1];
+  return word ? { word, term: termOf(word) } : null;
+}

@@ -11,7 +11,7 @@ import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits } from './asked-units.js';
 import { asAsked, kinOf } from './kin.js';
-import { deedAsked, explainsQuestionTerm, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
+import { deedAsked, explainsQuestionTerm, headlineCause, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
@@ -246,6 +246,18 @@ export function scoreSentences(
     coverage.push(weigh(held, idf) / total);
     ranking.push(weigh(held, (t) => idf(t) * (s.label.has(t) ? weights.label : 1)) / total);
   }
+  // "Why did the workers vote to unionise?" under `… workers vote to unionise after 'Ember Tide'
+  // crunch`: a sentence on the crunch gives the reason in words the question lacks, and covers the
+  // question as much as the headline does. Only in a source about the question's event: another
+  // article's `without risking data loss` gives no reason for Tollgate's `… after Meridian losses`.
+  const causes = type === 'reason' ? headlineCauses(sources, qSet, weigh, idf, total) : new Map<string, number>();
+  const needed = eventTermsNeeded(qSet);
+  const aboutEvent = (n: number) => qTerms.filter((t) => bySource.get(n)!.has(t)).length >= needed;
+  const caused = all.map((s) => (causes.size && aboutEvent(s.n) ? Math.max(0, ...s.terms.map((t) => causes.get(t) ?? 0)) : 0));
+  caused.forEach((share, i) => {
+    coverage[i] = Math.max(coverage[i], share);
+    ranking[i] = Math.max(ranking[i], share);
+  });
   const happened = type === 'duration' && asksWhatHappened(question);
   // Cued by an amount of money, not any number (`1,260 water-cooled tungsten tiles` beside
   // Orrery-2's name came before `was built for €1.9 billion`), and no count: a price is no count
@@ -257,7 +269,7 @@ export function scoreSentences(
     const sPairs = pairs(s.terms);
     const counted = counting && !pricing && (forecasting ? foretellsCount(s.text, qSet) : countsQuestionTerm(s.text, qSet));
     const cue =
-      hasCue(type, s.text, qWords) &&
+      (hasCue(type, s.text, qWords) || caused[i] > 0) &&
       (type !== 'duration' || measuresAskedSpan(s.text, qSet, happened)) &&
       (!pricing || (MONEY.test(stripKnown(s.text, qWords)) && namesSubject(helds[i], price, subject))) &&
       (!deedTold || told[i]) &&
@@ -277,7 +289,7 @@ export function scoreSentences(
       (counted ? weights.count : 0) +
       (negated && negatesQuestionTerm(s.text, qSet) ? weights.negation * Math.min(1, ranking[i] * 2) : 0) +
       (sided ? weights.stance : 0) +
-      (type === 'reason' && explainsQuestionTerm(s.text, qSet) ? weights.reason : 0) +
+      (type === 'reason' && (caused[i] > 0 || explainsQuestionTerm(s.text, qSet)) ? weights.reason : 0) +
       (deedTold && told[i] ? weights.deed : 0) +
       weights.neighbour * Math.max(prev, next) +
       weights.semantic * (cosines?.get(s.text) ?? 0) +
@@ -290,6 +302,37 @@ export function scoreSentences(
     return { n: s.n, index: s.index, text: s.text, score, coverage: Math.max(coverage[i], before) };
   });
   return scored.sort((a, b) => b.score - a.score);
+}
+
+/** How many of the question's terms a headline or a source must hold to be about what it asks (rag/candidates.ts's termsNeeded). */
+function eventTermsNeeded(qSet: Set<string>): number {
+  return Math.max(2, Math.ceil((2 / 3) * qSet.size));
+}
+
+/**
+ * The causes headlines give for what the question asks about (headlineCause), each as its term and
+ * the share of the question its headline covers.
+ */
+function headlineCauses(
+  sources: GroundedSource[],
+  qSet: Set<string>,
+  weigh: (terms: Iterable<string>, weight: (t: string) => number) => number,
+  idf: (t: string) => number,
+  total: number,
+): Map<string, number> {
+  const needed = eventTermsNeeded(qSet);
+  const out = new Map<string, number>();
+  for (const src of sources) {
+    const cause = headlineCause(src.label, qSet, needed);
+    if (!cause) continue;
+    const share =
+      weigh(
+        contentTerms(src.label).filter((t) => qSet.has(t)),
+        idf,
+      ) / total;
+    out.set(cause.term, Math.max(out.get(cause.term) ?? 0, share));
+  }
+  return out;
 }
 
 /**
