@@ -9,7 +9,7 @@
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words, STOPWORDS } from './extractive-text.js';
 import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
-import { askedUnits } from './asked-units.js';
+import { askedUnits, type UnitWeigher } from './asked-units.js';
 import { asAsked, kinOf } from './kin.js';
 import { deedAsked, explainsQuestionTerm, headlineCause, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
@@ -313,13 +313,7 @@ function eventTermsNeeded(qSet: Set<string>): number {
  * The causes headlines give for what the question asks about (headlineCause), each as its term and
  * the share of the question its headline covers.
  */
-function headlineCauses(
-  sources: GroundedSource[],
-  qSet: Set<string>,
-  weigh: (terms: Iterable<string>, weight: (t: string) => number) => number,
-  idf: (t: string) => number,
-  total: number,
-): Map<string, number> {
+function headlineCauses(sources: GroundedSource[], qSet: Set<string>, weigh: UnitWeigher, idf: (t: string) => number, total: number): Map<string, number> {
   const needed = eventTermsNeeded(qSet);
   const out = new Map<string, number>();
   for (const src of sources) {
