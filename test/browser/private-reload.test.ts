@@ -148,6 +148,31 @@ describeBrowser('private questions kept in the tab', () => {
     expect(errors).toEqual([]);
   });
 
+  it('tells the server to forget them once the room is back, when Forget them is pressed offline', async () => {
+    const roomId = stories[1].id;
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
+    await privateMode(ada.page);
+    await say(ada.page, 'What happened?');
+    const answers = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+    await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(roomId)).toBe(1);
+
+    await ada.context.setOffline(true);
+    await ada.page.locator('salon-connection-status [data-state=offline]').waitFor();
+    await ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }).click();
+    await expect.poll(() => answers.count()).toBe(0);
+    const pending = ada.page.locator('salon-connection-status [data-notice=FORGET_PENDING]');
+    expect(await pending.textContent()).toContain('forgets your private questions as soon as the room is back');
+    expect(await privateChunks(roomId)).toBe(1);
+
+    await ada.context.setOffline(false);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => pending.count()).toBe(0);
+  });
+
   it('forgets the private questions of a thread that was deleted, and keeps those of the threads still there', async () => {
     const roomId = stories[2].id;
     const url = `${suite.server.url}/chat?id=${roomId}`;

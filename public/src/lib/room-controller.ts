@@ -23,9 +23,15 @@ export const MAX_MESSAGE_CHARS = 4_000;
 const TYPING_RESEND_MS = 3_000;
 const CACHE_SAVE_DELAY_MS = 250;
 const AI_PREFIX = /^(@ai|\/ask)\s/i;
-/** Notices a successful rejoin does not clear. */
+/** Said while "Forget them" waits for the room to be back. */
+const FORGET_PENDING: Notice = {
+  code: 'FORGET_PENDING',
+  level: 'info',
+  message: 'Not connected: the assistant forgets your private questions as soon as the room is back.',
+};
 /** Refusals of a command as written (a typo, a missing or wrong id): the same text would be refused again. */
 const REFUSED_AS_WRITTEN = new Set(['ERR_BAD_MESSAGE', 'ERR_BAD_THREAD_OP', 'ERR_THREAD_NOT_FOUND', 'ERR_FORBIDDEN', 'ERR_MESSAGE_TOO_LONG']);
+/** Notices a successful rejoin does not clear. */
 const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
 
 /** An assistant answer still being written. */
@@ -71,6 +77,8 @@ export class RoomController implements ReactiveController {
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private lastTypingSent = 0;
   private typingActive = false;
+  /** The member pressed "Forget them" and the server has not been told yet (offline then). */
+  private forgetPending = false;
   private name = displayName();
   private readonly commands = new CommandReplies();
 
@@ -152,7 +160,28 @@ export class RoomController implements ReactiveController {
    */
   forgetPrivate(): void {
     if (this.memory?.log.forgetPrivate(() => true)) this.changed();
-    void this.command('/forget private', this.threadId);
+    this.forgetPending = true;
+    this.sendForget();
+  }
+
+  /**
+   * Sends the pending `/forget private` while the room is open; otherwise says it will, and the
+   * next welcome sends it. A reply the connection lost leaves it pending: forgetting twice is harmless.
+   */
+  private sendForget(): void {
+    if (!this.forgetPending) return;
+    if (this.status !== 'open') {
+      this.notice = FORGET_PENDING;
+      this.host.requestUpdate();
+      return;
+    }
+    this.forgetPending = false;
+    if (this.notice?.code === FORGET_PENDING.code) this.notice = null;
+    void this.command('/forget private', this.threadId).then((reply) => {
+      if (reply.ok || (reply.code !== 'ERR_NETWORK' && reply.code !== 'ERR_NOT_JOINED')) return;
+      this.forgetPending = true;
+      this.sendForget();
+    });
   }
 
   /** How many private questions and answers of this room the tab keeps. */
@@ -305,6 +334,7 @@ export class RoomController implements ReactiveController {
           };
         }
         this.connection?.joined();
+        this.sendForget();
         // A new socket: the server knows nothing of the member typing, so the next key is told at once.
         this.typingActive = false;
         this.lastTypingSent = 0;
