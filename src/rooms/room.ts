@@ -53,8 +53,8 @@ export class Room {
   private readonly delivered = new SeqWindow();
   /** Messages remembered while joiners' replays are read from the store, one list per joiner (catchArrivals). */
   private readonly catches = new Set<Message[]>();
-  private tail: Promise<unknown> = Promise.resolve();
-  private postsTail: Promise<unknown> = Promise.resolve();
+  private readonly tasks = new TaskChain();
+  private readonly posts = new TaskChain();
   private typingTimer: NodeJS.Timeout | null = null;
   private presenceTimer: NodeJS.Timeout | null = null;
   private presenceAt = 0;
@@ -78,9 +78,7 @@ export class Room {
 
   /** Runs `task` after every task queued before it: joins, and catch-ups from the store (NodeSync). */
   run<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(task);
-    this.tail = next.catch(() => {});
-    return next;
+    return this.tasks.run(task);
   }
 
   /**
@@ -89,9 +87,7 @@ export class Room {
    * catch-up waits in `held` like any live message, while the other nodes get it at once.
    */
   runPost<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.postsTail.then(task);
-    this.postsTail = next.catch(() => {});
-    return next;
+    return this.posts.run(task);
   }
 
   /** Fills the loaded state, keeping messages that arrived while loading. */
@@ -310,5 +306,16 @@ export class Room {
     if (this.typingTimer) clearTimeout(this.typingTimer);
     if (this.presenceTimer) clearTimeout(this.presenceTimer);
     this.typingTimer = this.presenceTimer = null;
+  }
+}
+
+/** Tasks run one after another, each after every task queued before it; one that fails does not stop the next. */
+class TaskChain {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(task);
+    this.tail = next.catch(() => {});
+    return next;
   }
 }
