@@ -1,0 +1,160 @@
+/**
+ * "Find in this room"'s matching (public/src/lib/room-find.ts), without a browser: what matches,
+ * in which order, where in the shown text, and how a find session follows new messages and pages
+ * back through older ones.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/protocol/messages.js';
+import type { LogEntry } from '../../public/src/lib/message-log.js';
+import { FIND_MAX_PAGES, findMatches, fold, locate, RoomFind, type FindSource } from '../../public/src/lib/room-find.js';
+
+const ADA = { id: 'u_ada', name: 'Ada', kind: 'user' as const };
+
+function entry(seq: number, text = `message ${seq}`): LogEntry {
+  const message: Message = {
+    id: `m${seq}`,
+    seq,
+    roomId: 'news_1',
+    threadId: 't1',
+    author: ADA,
+    text,
+    ts: new Date(1_700_000_000_000 + seq * 1000).toISOString(),
+  };
+  return { key: `m:m${seq}`, message, state: 'sent', order: seq };
+}
+
+/** The text of each place `locate` found, read back from the pieces. */
+function found(pieces: string[], query: string): string[] {
+  return locate(pieces, query).map(({ start, end }) => {
+    if (start.piece === end.piece) return pieces[start.piece].slice(start.offset, end.offset);
+    return pieces[start.piece].slice(start.offset) + pieces.slice(start.piece + 1, end.piece).join('') + pieces[end.piece].slice(0, end.offset);
+  });
+}
+
+/** A thread's history on the server, paged back 50 at a time into `messages` as the navigator does. */
+function historySource(held: LogEntry[], older: LogEntry[], pageSize = 50): FindSource & { loads: number } {
+  const source = {
+    messages: held as readonly LogEntry[],
+    loads: 0,
+    get hasOlder() {
+      return older.length > 0;
+    },
+    async loadOlder() {
+      source.loads++;
+      const page = older.splice(Math.max(0, older.length - pageSize));
+      source.messages = [...page, ...source.messages];
+    },
+  };
+  return source;
+}
+
+describe('fold', () => {
+  it('compares without case, accents, runs of white space or markdown emphasis marks, and knows where each character came from', () => {
+    expect(fold('  Café   **Avelin**\n\n_harbour_ `VOTE`').text).toBe('cafe avelin harbour vote');
+    const folded = fold('Ünter  x');
+    expect(folded.text).toBe('unter x');
+    // "x" comes from index 7 of the original (after the two spaces), the end is the original's length.
+    expect(folded.origin?.[6]).toBe(7);
+    expect(folded.origin?.at(-1)).toBe(8);
+    // Plain lower-case ASCII maps one to one: no table is kept.
+    expect(fold('plain words').origin).toBeNull();
+  });
+});
+
+describe('findMatches', () => {
+  it('finds the messages holding the words, newest first, whatever their case, accents or emphasis', () => {
+    const entries = [entry(1, 'The **Port Avelin** lighthouse'), entry(2, 'nothing here'), entry(3, 'port   avelin again'), entry(4, 'Le café de PORT AVÉLIN')];
+    expect(findMatches(entries, 'port avelin')).toEqual(['m:m4', 'm:m3', 'm:m1']);
+    expect(findMatches(entries, '  LIGHTHOUSE ')).toEqual(['m:m1']);
+    expect(findMatches(entries, 'cafe')).toEqual(['m:m4']);
+    expect(findMatches(entries, 'harbour')).toEqual([]);
+    // Nothing to look for finds nothing (not every message).
+    expect(findMatches(entries, '   ')).toEqual([]);
+    expect(findMatches(entries, '**')).toEqual([]);
+  });
+
+  it('looks through thousands of held messages, not a window of them', () => {
+    const entries = Array.from({ length: 2_000 }, (_, i) => entry(i + 1, i === 4 ? 'the lighthouse keeper' : `old ${i + 1}`));
+    expect(findMatches(entries, 'lighthouse')).toEqual(['m:m5']);
+    expect(findMatches(entries, 'old 1999')).toEqual(['m:m1999']);
+  });
+});
+
+describe('locate', () => {
+  it('finds every place in the shown text, across text nodes, at the original offsets', () => {
+    // "Port **Avelin** and port avelin" as shown: three text nodes.
+    expect(found(['Port ', 'Avelin', ' and port  avelin'], 'port avelin')).toEqual(['Port Avelin', 'port  avelin']);
+    const places = locate(['Port ', 'Avelin', ' x'], 'port avelin');
+    expect(places).toEqual([{ start: { piece: 0, offset: 0 }, end: { piece: 1, offset: 6 } }]);
+    // Accented and astral characters keep their whole length in the original.
+    expect(found(['Un café à Orléans 🎉 café'], 'CAFE')).toEqual(['café', 'café']);
+    expect(found(['a 🎉 b'], '🎉')).toEqual(['🎉']);
+    expect(found(['nothing here'], 'lighthouse')).toEqual([]);
+  });
+});
+
+describe('RoomFind', () => {
+  it('starts at the newest match, steps back and forth with wrapping, and keeps its match while new messages come in', () => {
+    const entries = [entry(1, 'vote one'), entry(2, 'other'), entry(3, 'vote two'), entry(4, 'vote three')];
+    const find = new RoomFind();
+    expect(find.search('vote', entries)).toBe('m:m4');
+    expect([find.position, find.matches.length]).toEqual([1, 3]);
+    expect(find.step(1)).toBe('m:m3');
+    expect(find.step(1)).toBe('m:m1');
+    expect(find.atOldest).toBe(true);
+    expect(find.step(1)).toBe('m:m4');
+    expect(find.step(-1)).toBe('m:m1');
+
+    // A new matching message: the count grows, the current match stays the same message.
+    find.update([...entries, entry(5, 'a new vote')]);
+    expect(find.currentKey).toBe('m:m1');
+    expect([find.position, find.matches.length]).toEqual([4, 4]);
+    // Its message trimmed away: no current match, the rest still counted.
+    find.update([entry(2, 'other'), entry(3, 'vote two'), entry(5, 'a new vote')]);
+    expect(find.currentKey).toBe('');
+    expect(find.position).toBe(0);
+    expect(find.step(1)).toBe('m:m5');
+  });
+
+  it('pages back until a page holds an older match, which becomes the current one', async () => {
+    const all = Array.from({ length: 400 }, (_, i) => entry(i + 1, i + 1 === 120 || i + 1 === 3 ? `the lighthouse ${i + 1}` : `old ${i + 1}`));
+    const source = historySource(all.slice(380), all.slice(0, 380));
+    const find = new RoomFind();
+    find.search('lighthouse', source.messages);
+    expect(find.matches).toEqual([]);
+
+    // 331–380, 281–330, …, 81–130: six pages to reach message 120.
+    expect(await find.searchEarlier(source)).toEqual({ found: true, added: 300 });
+    expect(source.loads).toBe(6);
+    expect(find.currentKey).toBe('m:m120');
+    expect(find.atOldest).toBe(true);
+    expect(await find.searchEarlier(source)).toEqual({ found: true, added: 80 });
+    expect(find.currentKey).toBe('m:m3');
+    expect(find.position).toBe(2);
+    // The thread's start: nothing more to fetch.
+    expect(await find.searchEarlier(source)).toEqual({ found: false, added: 0 });
+    expect(source.loads).toBe(8);
+  });
+
+  it('fetches at most FIND_MAX_PAGES pages per search, and stops when a page brings nothing', async () => {
+    const many = Array.from({ length: 2_000 }, (_, i) => entry(i + 1, `old ${i + 1}`));
+    const source = historySource(many.slice(1_980), many.slice(0, 1_980));
+    const find = new RoomFind();
+    find.search('lighthouse', source.messages);
+    expect(await find.searchEarlier(source)).toEqual({ found: false, added: FIND_MAX_PAGES * 50 });
+    expect(source.loads).toBe(FIND_MAX_PAGES);
+
+    // A page that brings nothing (the log is full, or the fetch failed) ends the search.
+    const stuck: FindSource = { messages: [entry(1)], hasOlder: true, loadOlder: async () => {} };
+    let loads = 0;
+    const counting: FindSource = {
+      get messages() {
+        return stuck.messages;
+      },
+      hasOlder: true,
+      loadOlder: async () => void loads++,
+    };
+    expect(await find.searchEarlier(counting)).toEqual({ found: false, added: 0 });
+    expect(loads).toBe(1);
+  });
+});
