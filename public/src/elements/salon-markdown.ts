@@ -71,6 +71,17 @@ export class SalonMarkdown extends LitElement {
       :host([document]) p {
         margin-bottom: 0.9em;
       }
+      /* The room's find bar marks the words it found here (lib/find-highlight.ts). */
+      ::highlight(salon-find) {
+        background-color: #fde047;
+        color: #1d1c1a;
+      }
+      @media (forced-colors: active) {
+        ::highlight(salon-find) {
+          background-color: Mark;
+          color: MarkText;
+        }
+      }
     `,
   ];
 

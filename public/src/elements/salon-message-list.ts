@@ -15,6 +15,12 @@
  * The list shows one thread at a time (`view`); each thread keeps its own place, so switching
  * threads and back returns the reader to where they were.
  *
+ * The room's find bar (`showFound`) brings a match into view: when it is outside the window, the
+ * window moves to a stretch of messages around it (its end no longer the newest until the reader
+ * scrolls down to it, presses "Show later messages" or goes back to the latest), so even the oldest
+ * held message costs no more items than the newest do. The match is outlined and the words found
+ * in it highlighted (lib/find-highlight.ts).
+ *
  * An answer's discussion source (`salon-show-messages` from its source list) scrolls to the first
  * message it cites and marks the cited ones for a moment; when they are older than what is shown,
  * earlier pages are loaded until they appear (or there are none left).
@@ -29,6 +35,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { Source } from '../../../src/protocol/messages.js';
 import type { LogEntry } from '../lib/message-log.js';
 import type { AnswerInProgress } from '../lib/room-controller.js';
+import { clearFoundHighlight, highlightFound } from '../lib/find-highlight.js';
 import { baseStyles } from '../lib/styles.js';
 import { SalonMessageItem } from './salon-message-item.js';
 
@@ -42,8 +49,10 @@ const STICK_THRESHOLD_PX = 96;
 export const RENDER_WINDOW = 150;
 /** Held messages rendered at once when the reader scrolls up to the oldest one rendered. */
 const REVEAL_STEP = 100;
-/** Within this many pixels of the top, held older messages are rendered. */
+/** Within this many pixels of the top (or of the bottom, when the window ends early), held messages are rendered. */
 const REVEAL_THRESHOLD_PX = 600;
+/** Messages rendered above a found message brought into view from outside the window. */
+const FOUND_CONTEXT = 50;
 /** One empty list for every message without sources: a new `[]` per render would update every item. */
 const NO_SOURCES: readonly Source[] = Object.freeze([]);
 const ASSISTANT = { id: 'assistant', name: 'Salon AI', kind: 'assistant' as const };
@@ -73,8 +82,13 @@ export class SalonMessageList extends LitElement {
         color: var(--salon-muted);
         padding: 2rem 1rem;
       }
-      .older {
+      .older,
+      .later {
         align-self: center;
+      }
+      /* The window ends early: "Show later messages" must scroll clear of the "Latest messages" button over it. */
+      .scroller.cut {
+        padding-bottom: 3.5rem;
       }
       salon-message-item {
         /* Off screen, an item costs no layout or paint; its last size is kept as its placeholder. */
@@ -82,6 +96,11 @@ export class SalonMessageList extends LitElement {
         contain-intrinsic-size: auto 4.5rem;
         /* Size-contained, an item's minimum height in the column would be 0: never shrink it. */
         flex: none;
+      }
+      salon-message-item[found] {
+        outline: 3px solid var(--salon-accent-strong, #8f341e);
+        outline-offset: 2px;
+        border-radius: 0.5rem;
       }
       salon-message-item[highlight] {
         outline: 2px solid var(--salon-accent, #2563eb);
@@ -94,6 +113,7 @@ export class SalonMessageList extends LitElement {
         bottom: 0.75rem;
         transform: translateX(-50%);
         box-shadow: 0 2px 8px rgb(0 0 0 / 0.15);
+        white-space: nowrap;
       }
     `,
   ];
@@ -126,8 +146,24 @@ export class SalonMessageList extends LitElement {
    * newest RENDER_WINDOW render). Kept by key so new messages do not move what the reader sees.
    */
   @state() private windowStart = '';
+  /**
+   * The newest message rendered when the window ends before the newest held one ('' otherwise): a
+   * found message far back is shown with the messages around it, not with everything after it.
+   */
+  @state() private windowEnd = '';
   /** The entries rendered (from the window's start), computed before each render. */
   private shown: readonly LogEntry[] = [];
+  /** How many held entries come before the rendered ones. */
+  private shownFrom = 0;
+  /** The find bar's current match (its key) and the words looked for; '' when there is none. */
+  @state() private foundKey = '';
+  private foundQuery = '';
+  /** The found message is still to be brought into the window (its entry may not have come in yet). */
+  private foundPending = false;
+  /** The found message was brought into the window: scroll to it once rendered. */
+  private foundScroll = false;
+  /** Held messages are being rendered below the window's end (see `prepending`). */
+  private appending = false;
   /** Older messages are being put in above the reader: the live region should not read them out. */
   @state() private prepending = false;
 
@@ -145,6 +181,7 @@ export class SalonMessageList extends LitElement {
     this.removeEventListener('salon-show-messages', this.onShowMessages as EventListener);
     this.removeEventListener('salon-retry', this.onEntryAction);
     this.removeEventListener('salon-discard', this.onEntryAction);
+    if (this.foundKey) clearFoundHighlight();
     super.disconnectedCallback();
   }
 
@@ -181,10 +218,11 @@ export class SalonMessageList extends LitElement {
     if (!sought) return;
     const held = sought.ids.map((id) => this.entries.findIndex((e) => e.message.id === id)).filter((i) => i >= 0);
     const oldest = held.length ? Math.min(...held) : -1;
-    if (oldest >= 0 && oldest < this.entries.length - this.shown.length) {
-      // Held but above the window: render from there, then look again.
+    if (oldest >= 0 && (oldest < this.shownFrom || oldest >= this.shownFrom + this.shown.length)) {
+      // Held but outside the window: render from there, then look again.
       this.stick = false;
       this.windowStart = this.entries[oldest].key;
+      this.windowEnd = '';
       return;
     }
     const items = sought.ids
@@ -209,12 +247,16 @@ export class SalonMessageList extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('view') && this.scroller) {
-      this.places.set(changed.get('view') ?? '', { top: this.scroller.scrollTop, stick: this.stick, start: this.windowStart });
-      this.restore = this.places.get(this.view) ?? { top: 0, stick: true, start: '' };
+      this.places.set(changed.get('view') ?? '', { top: this.scroller.scrollTop, stick: this.stick, start: this.windowStart, end: this.windowEnd });
+      this.restore = this.places.get(this.view) ?? { top: 0, stick: true, start: '', end: '' };
       this.windowStart = this.restore.start;
+      this.windowEnd = this.restore.end;
       this.shown = this.windowOf(this.entries);
       this.keepFromBottom = null;
       this.seeking = null;
+      if (this.foundKey) clearFoundHighlight();
+      this.foundKey = '';
+      this.foundPending = false;
       this.unseen = false;
       return;
     }
@@ -224,16 +266,74 @@ export class SalonMessageList extends LitElement {
     if (oldEntries && before.length && before[0] === oldEntries[0] && this.entries[0]?.key !== oldEntries[0]?.key && !this.stick) {
       this.windowStart = this.entries[0]?.key ?? '';
     }
+    // The member's own new message always brings the view to the bottom.
+    const lastOld = oldEntries?.at(-1)?.key;
+    const last = this.entries.at(-1);
+    if (last && last.key !== lastOld && last.state === 'sending') {
+      this.stick = true;
+      this.windowEnd = '';
+    }
     this.shown = this.windowOf(this.entries);
+    if (this.foundPending) this.bringFound();
     const firstOld = before[0]?.key;
-    if (firstOld && this.shown[0]?.key !== firstOld && this.scroller && !this.stick) {
+    if (this.foundScroll) {
+      // Moved to a found message: nothing to keep in place, and the items put in are not news.
+      if (this.shown[0]?.key !== firstOld) this.prepending = true;
+    } else if (firstOld && this.shown[0]?.key !== firstOld && this.scroller && !this.stick) {
       this.keepFromBottom = this.scroller.scrollHeight - this.scroller.scrollTop;
       this.prepending = true;
     }
-    // The member's own new message always brings the view to the bottom.
-    const lastOld = (changed.get('entries') as readonly LogEntry[] | undefined)?.at(-1)?.key;
-    const last = this.entries.at(-1);
-    if (last && last.key !== lastOld && last.state === 'sending') this.stick = true;
+  }
+
+  /**
+   * Shows the find bar's current match (the entry keyed `key`): brings it into the rendered window,
+   * scrolls it to the middle of the list, outlines it and highlights `query`'s words in it. An
+   * empty key clears the mark.
+   */
+  showFound(key: string, query = ''): void {
+    this.foundKey = key;
+    this.foundQuery = query;
+    this.foundPending = !!key;
+    if (!key) clearFoundHighlight();
+    this.requestUpdate();
+  }
+
+  /** Moves the window to the found entry when it is not rendered (FOUND_CONTEXT messages above it, RENDER_WINDOW in all). */
+  private bringFound(): void {
+    const at = this.entries.findIndex((e) => e.key === this.foundKey);
+    if (at < 0) return;
+    this.foundPending = false;
+    this.foundScroll = true;
+    this.stick = false;
+    if (at >= this.shownFrom && at < this.shownFrom + this.shown.length) return;
+    const from = Math.max(0, at - FOUND_CONTEXT);
+    const last = Math.max(at, from + RENDER_WINDOW - 1);
+    this.windowStart = this.entries[from].key;
+    this.windowEnd = last >= this.entries.length - 1 ? '' : this.entries[last].key;
+    this.keepFromBottom = null;
+    this.shown = this.windowOf(this.entries);
+  }
+
+  /** Scrolls the list (not the page) so the found item sits in its middle, and highlights the words in it. */
+  private scrollToFound(): void {
+    const key = this.foundKey;
+    const item = key ? this.renderRoot.querySelector<SalonMessageItem>(`salon-message-item[data-key="${CSS.escape(key)}"]`) : null;
+    if (!item) {
+      this.prepending = false;
+      return;
+    }
+    const centre = () => {
+      const box = item.getBoundingClientRect();
+      const view = this.scroller.getBoundingClientRect();
+      this.scroller.scrollTop += box.top - view.top - Math.max(0, (view.height - box.height) / 2);
+    };
+    centre();
+    void highlightFound(item, this.foundQuery);
+    // Items render after this list does, and the ones above take their real height: centre again then.
+    requestAnimationFrame(() => {
+      if (this.foundKey === key && item.isConnected) centre();
+      this.prepending = false;
+    });
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -243,6 +343,11 @@ export class SalonMessageList extends LitElement {
     }
     if (this.seeking && (changed.has('entries') || changed.has('loadingOlder') || (changed as Map<PropertyKey, unknown>).has('windowStart')))
       queueMicrotask(() => this.seek());
+    if (this.foundScroll && !this.restore) {
+      this.foundScroll = false;
+      this.scrollToFound();
+      return;
+    }
     if (this.restore) {
       const place = this.restore;
       this.restore = null;
@@ -253,7 +358,13 @@ export class SalonMessageList extends LitElement {
       requestAnimationFrame(apply);
       return;
     }
-    if (!changed.has('entries') && !changed.has('answers') && !(changed as Map<PropertyKey, unknown>).has('windowStart')) return;
+    if (this.appending) {
+      this.appending = false;
+      requestAnimationFrame(() => (this.prepending = false));
+      return;
+    }
+    const moved = (changed as Map<PropertyKey, unknown>).has('windowStart') || (changed as Map<PropertyKey, unknown>).has('windowEnd');
+    if (!changed.has('entries') && !changed.has('answers') && !moved) return;
     if (this.keepFromBottom !== null) {
       // Older messages came in above: the reader stays on what they were reading.
       const keep = this.keepFromBottom;
@@ -276,9 +387,10 @@ export class SalonMessageList extends LitElement {
 
   protected override render() {
     const empty = this.entries.length === 0 && this.answers.length === 0;
-    const hidden = this.entries.length - this.shown.length;
+    const hidden = this.shownFrom;
+    const below = this.entries.length - this.shownFrom - this.shown.length;
     return html`<div
-        class="scroller"
+        class="scroller ${below > 0 ? 'cut' : ''}"
         role="log"
         aria-live="polite"
         aria-relevant="additions"
@@ -321,11 +433,13 @@ export class SalonMessageList extends LitElement {
               ?unanswered=${!!e.unanswered}
               .retryable=${!e.final}
               ?intro=${!!this.introId && e.message.id === this.introId}
+              ?found=${!!this.foundKey && e.key === this.foundKey}
               ?mine=${e.message.author.kind === 'user' && (e.state !== 'sent' || (!!this.youId && e.message.author.id === this.youId))}
             ></salon-message-item>`,
         )}
+        ${below > 0 ? html`<button class="later" type="button" data-below=${below} @click=${this.revealLater}>Show later messages</button>` : nothing}
         ${repeat(
-          this.answers,
+          below > 0 ? [] : this.answers,
           (a) => `answer:${a.id}`,
           (a) =>
             html`<salon-message-item
@@ -338,7 +452,11 @@ export class SalonMessageList extends LitElement {
             ></salon-message-item>`,
         )}
       </div>
-      ${this.unseen ? html`<button class="jump primary" type="button" @click=${this.jumpToLatest}>New messages ↓</button>` : nothing}`;
+      ${
+        this.unseen || below > 0
+          ? html`<button class="jump primary" type="button" @click=${this.jumpToLatest}>${this.unseen ? 'New messages ↓' : 'Latest messages ↓'}</button>`
+          : nothing
+      }`;
   }
 
   private toBottom(): void {
@@ -346,35 +464,58 @@ export class SalonMessageList extends LitElement {
     this.unseen = false;
   }
 
-  /** The entries from the window's start: the newest RENDER_WINDOW when the reader is at the bottom. */
+  /**
+   * The entries from the window's start to its end (the newest unless `windowEnd` says otherwise):
+   * the newest RENDER_WINDOW when the reader is at the bottom. Sets `shownFrom`.
+   */
   private windowOf(entries: readonly LogEntry[]): readonly LogEntry[] {
-    const at = this.windowStart ? entries.findIndex((e) => e.key === this.windowStart) : -1;
-    if (at >= 0) return at === 0 ? entries : entries.slice(at);
+    let from = this.windowStart ? entries.findIndex((e) => e.key === this.windowStart) : -1;
     // At the bottom, or the window's first message is gone (trimmed, discarded): the newest.
-    return entries.length > RENDER_WINDOW ? entries.slice(-RENDER_WINDOW) : entries;
+    if (from < 0) from = Math.max(0, entries.length - RENDER_WINDOW);
+    const last = this.windowEnd ? entries.findIndex((e) => e.key === this.windowEnd) : -1;
+    const to = last >= from ? last + 1 : entries.length;
+    this.shownFrom = from;
+    return from === 0 && to === entries.length ? entries : entries.slice(from, to);
   }
 
   /** Renders up to REVEAL_STEP more of the held messages above the oldest one rendered. */
   private reveal = () => {
-    const at = this.entries.length - this.shown.length;
+    const at = this.shownFrom;
     if (at <= 0) return;
     this.stick = false;
     this.windowStart = this.entries[Math.max(0, at - REVEAL_STEP)].key;
   };
 
+  /** Renders up to REVEAL_STEP more of the held messages below the newest one rendered (the window ends early after a find). */
+  private revealLater = () => {
+    const next = this.shownFrom + this.shown.length;
+    if (next >= this.entries.length) return;
+    // Rendered until now from the bottom up: the window keeps its first message while it grows below.
+    if (!this.windowStart && this.shown.length) this.windowStart = this.shown[0].key;
+    const last = next + REVEAL_STEP - 1;
+    this.windowEnd = last >= this.entries.length - 1 ? '' : this.entries[last].key;
+    // Held messages put in below are not news either: the live region should not read them out.
+    this.prepending = true;
+    this.appending = true;
+  };
+
   /** Follows the reader: near the bottom means "keep me on the latest"; near the top, older held messages render. */
   private onScroll = () => {
     const { scrollTop, scrollHeight, clientHeight } = this.scroller;
-    this.stick = scrollHeight - scrollTop - clientHeight < STICK_THRESHOLD_PX;
+    const toBottom = scrollHeight - scrollTop - clientHeight;
+    const below = this.entries.length - this.shownFrom - this.shown.length;
+    this.stick = below === 0 && toBottom < STICK_THRESHOLD_PX;
     if (this.stick) {
       this.unseen = false;
       // Back at the latest: the window shrinks to the newest again (what it drops is above the reader).
       if (this.windowStart) this.windowStart = '';
+      if (this.windowEnd) this.windowEnd = '';
       return;
     }
+    if (below > 0 && toBottom < REVEAL_THRESHOLD_PX && !this.prepending) this.revealLater();
     // Away from the bottom, the window keeps its first message while new ones arrive below.
     if (!this.windowStart && this.shown.length) this.windowStart = this.shown[0].key;
-    if (scrollTop < REVEAL_THRESHOLD_PX && this.shown.length < this.entries.length && !this.prepending) this.reveal();
+    if (scrollTop < REVEAL_THRESHOLD_PX && this.shownFrom > 0 && !this.prepending) this.reveal();
   };
 
   private loadOlder = () => {
@@ -385,16 +526,18 @@ export class SalonMessageList extends LitElement {
   private jumpToLatest = () => {
     this.stick = true;
     this.windowStart = '';
+    this.windowEnd = '';
     this.toBottom();
     this.scroller.focus();
   };
 }
 
-/** Where the reader was in a thread: scrolled to `top`, or at the bottom, and the window's first message. */
+/** Where the reader was in a thread: scrolled to `top`, or at the bottom, and the window's first and last messages. */
 interface Place {
   top: number;
   stick: boolean;
   start: string;
+  end: string;
 }
 
 declare global {
