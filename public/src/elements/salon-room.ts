@@ -6,9 +6,13 @@
  * On a phone (720 px and narrower) the head folds to one line — the title and a "Details" toggle
  * (`aria-expanded`) with the number of people here — so the messages get most of the screen; the
  * toggle opens the room's details, the people, starting a thread and the open thread's header.
+ *
+ * "Find" in the head (or Ctrl+Shift+F anywhere in the room; the browser's own Ctrl+F is left
+ * alone) opens a find bar above the messages that looks through every message the page holds for
+ * the open thread, and older pages on demand (`<salon-room-find>`).
  */
-import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { customElement, property, state } from 'lit/decorators.js';
+import { LitElement, html, nothing, svg, type PropertyValues } from 'lit';
+import { customElement, property, query, state } from 'lit/decorators.js';
 import type { CommandReply } from '../lib/command-replies.js';
 import { saveDisplayName } from '../lib/identity.js';
 import { MAX_MESSAGE_CHARS, RoomController } from '../lib/room-controller.js';
@@ -20,7 +24,10 @@ import './salon-composer.js';
 import './salon-connection-status.js';
 import './salon-member-list.js';
 import './salon-message-list.js';
+import './salon-room-find.js';
 import './salon-room-header.js';
+import type { SalonMessageList } from './salon-message-list.js';
+import type { SalonRoomFind } from './salon-room-find.js';
 import './salon-split-dialog.js';
 import './salon-thread-header.js';
 import './salon-thread-list.js';
@@ -32,6 +39,19 @@ interface CommandState {
   reply: CommandReply | null;
 }
 const IDLE: CommandState = { pending: false, reply: null };
+const FIND_ICON = svg`<svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true" focusable="false"><circle cx="8.5" cy="8.5" r="5.5" fill="none" stroke="currentColor" stroke-width="2"/><path d="M12.6 12.6 17 17" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`;
+
+/** Ctrl+Shift+F: opens the room's find bar. Not Ctrl+F, which stays the browser's find-in-page; not `/`, the site search's key. */
+function isFindShortcut(e: KeyboardEvent): boolean {
+  return e.ctrlKey && e.shiftKey && !e.altKey && !e.metaKey && (e.key === 'F' || e.key === 'f');
+}
+
+/** The element that has the focus, looking into shadow roots. */
+function focusedElement(): HTMLElement | null {
+  let el = document.activeElement;
+  while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+  return el instanceof HTMLElement && el !== document.body ? el : null;
+}
 
 @customElement('salon-room')
 export class SalonRoom extends LitElement {
@@ -46,6 +66,23 @@ export class SalonRoom extends LitElement {
   @state() private splitting: CommandState & { threadId: string } = { ...IDLE, threadId: '' };
   /** On a phone, the room's details, people and thread tools are shown (they fold behind a toggle). */
   @state() private detailsOpen = false;
+  /** The find bar is open. */
+  @state() private findOpen = false;
+  /** Where the focus was when the find bar opened: it goes back there when the bar closes. */
+  private findOpener: HTMLElement | null = null;
+  @query('salon-message-list') private list!: SalonMessageList;
+  @query('salon-room-find') private finder!: SalonRoomFind;
+  @query('.find-toggle') private findToggle!: HTMLButtonElement;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    document.addEventListener('keydown', this.onDocumentKey);
+  }
+
+  override disconnectedCallback(): void {
+    document.removeEventListener('keydown', this.onDocumentKey);
+    super.disconnectedCallback();
+  }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('roomId')) this.controller.setRoom(this.roomId);
@@ -83,22 +120,36 @@ export class SalonRoom extends LitElement {
       <div class="layout ${folded ? 'folded' : 'open'}">
         <div class="head">
           <salon-room-header id="room-about" .room=${c.room} .roomId=${this.roomId} ?folded=${folded}></salon-room-header>
-          <button
-            class="details-toggle"
-            type="button"
-            aria-expanded=${folded ? 'false' : 'true'}
-            aria-controls="room-about room-side thread-about"
-            @click=${this.toggleDetails}
-          >
-            Details${c.status === 'open' ? html` <span class="muted" data-here=${c.memberCount}>· ${c.memberCount} here</span>` : nothing}
-            ${
-              hiddenNotes.length
-                ? html`<span class="notes-dot" data-hidden-notes=${hiddenNotes.length} aria-hidden="true"></span
-                    ><span class="visually-hidden">, ${hiddenNotes.join(', ')}</span>`
-                : nothing
-            }
-            <span class="chevron" aria-hidden="true">▾</span>
-          </button>
+          <div class="head-tools">
+            <button
+              class="find-toggle"
+              type="button"
+              aria-label="Find in this room"
+              aria-expanded=${this.findOpen ? 'true' : 'false'}
+              aria-controls="room-find"
+              aria-keyshortcuts="Control+Shift+F"
+              title="Find in this room (Ctrl+Shift+F)"
+              @click=${this.toggleFind}
+            >
+              ${FIND_ICON}<span class="find-label">Find</span>
+            </button>
+            <button
+              class="details-toggle"
+              type="button"
+              aria-expanded=${folded ? 'false' : 'true'}
+              aria-controls="room-about room-side thread-about"
+              @click=${this.toggleDetails}
+            >
+              Details${c.status === 'open' ? html` <span class="muted" data-here=${c.memberCount}>· ${c.memberCount} here</span>` : nothing}
+              ${
+                hiddenNotes.length
+                  ? html`<span class="notes-dot" data-hidden-notes=${hiddenNotes.length} aria-hidden="true"></span
+                      ><span class="visually-hidden">, ${hiddenNotes.join(', ')}</span>`
+                  : nothing
+              }
+              <span class="chevron" aria-hidden="true">▾</span>
+            </button>
+          </div>
         </div>
         <div class="side" id="room-side">
           <aside class="threads ${switchable ? '' : 'fold'}" aria-label="Threads">
@@ -142,6 +193,15 @@ export class SalonRoom extends LitElement {
                 ></salon-thread-header>`
               : nothing
           }
+          <salon-room-find
+            id="room-find"
+            ?open=${this.findOpen}
+            ?threaded=${threads.list.length > 1}
+            .entries=${c.messages}
+            .source=${c.nav}
+            @salon-find-show=${(e: CustomEvent<{ key: string; query: string }>) => this.list.showFound(e.detail.key, e.detail.query)}
+            @salon-find-close=${this.closeFind}
+          ></salon-room-find>
           <salon-message-list
             .entries=${c.messages}
             .answers=${c.answers}
@@ -180,6 +240,32 @@ export class SalonRoom extends LitElement {
 
   private toggleDetails = () => {
     this.detailsOpen = !this.detailsOpen;
+  };
+
+  private toggleFind = () => {
+    if (this.findOpen) this.closeFind();
+    else this.openFind();
+  };
+
+  /** Opens the find bar (or, open, takes the focus back to it) with its words selected. */
+  private openFind(): void {
+    if (!this.findOpen) this.findOpener = focusedElement();
+    this.findOpen = true;
+    this.finder.focus();
+  }
+
+  private closeFind = () => {
+    this.findOpen = false;
+    this.list.showFound('');
+    const back = this.findOpener?.isConnected ? this.findOpener : this.findToggle;
+    this.findOpener = null;
+    back?.focus();
+  };
+
+  private onDocumentKey = (e: KeyboardEvent) => {
+    if (!isFindShortcut(e) || e.defaultPrevented || this.controller.fatal) return;
+    e.preventDefault();
+    this.openFind();
   };
 
   private onSelectThread = (e: CustomEvent<{ threadId: string }>) => {

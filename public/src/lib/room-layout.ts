@@ -24,6 +24,19 @@ export const roomLayoutStyles = css`
   .head {
     grid-area: head;
     min-width: 0;
+    display: flex;
+    align-items: flex-start;
+    gap: 0.75rem;
+  }
+  salon-room-header {
+    flex: 1;
+    min-width: 0;
+  }
+  .head-tools {
+    flex: none;
+    display: flex;
+    align-items: flex-start;
+    gap: 0.35rem;
   }
   .details-toggle {
     display: none;
@@ -87,14 +100,20 @@ export const roomLayoutStyles = css`
       align-items: center;
       gap: 0.5rem;
     }
-    salon-room-header {
-      flex: 1;
-      min-width: 0;
+    .head-tools {
+      align-self: flex-start;
+    }
+    /* The find button is its icon alone here; its name stays "Find in this room". */
+    .find-toggle {
+      min-height: 2rem;
+      padding: 0.15rem 0.55rem;
+    }
+    .find-label {
+      display: none;
     }
     .details-toggle {
       display: inline-flex;
       flex: none;
-      align-self: flex-start;
       min-height: 2rem;
       padding: 0.15rem 0.65rem;
       font-size: 0.85rem;
@@ -117,15 +136,15 @@ export const roomLayoutStyles = css`
       background: var(--salon-accent-strong);
       forced-color-adjust: none;
     }
-    /* Open, the title keeps the whole width: the toggle sits at the end of the line above it, and
-       stays there while the head scrolls (it closes what scrolls). Put first and taking no height,
-       it sticks from the head's top without moving the header down. */
+    /* Open, the title keeps the whole width: Find and the toggle sit at the end of the line above
+       it, and stay there while the head scrolls (the toggle closes what scrolls). Put first and
+       taking no height, they stick from the head's top without moving the header down. */
     .open .head {
       display: flex;
       flex-direction: column;
       align-items: stretch;
     }
-    .open .details-toggle {
+    .open .head-tools {
       order: -1;
       position: sticky;
       top: 0;
@@ -156,7 +175,7 @@ export const roomLayoutStyles = css`
       display: flex;
       align-items: center;
       min-height: 2.25rem;
-      margin-right: 9rem;
+      margin-right: 12rem;
     }
     .folded .fold {
       display: none;
