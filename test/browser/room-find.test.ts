@@ -3,9 +3,11 @@
  * in which order, where in the shown text, and how a find session follows new messages and pages
  * back through older ones.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
-import type { LogEntry } from '../../public/src/lib/message-log.js';
+import { MessageLog, type LogEntry } from '../../public/src/lib/message-log.js';
+import type { RoomMemory } from '../../public/src/lib/room-memory.js';
+import { ThreadNavigator } from '../../public/src/lib/thread-navigator.js';
 import { FIND_MAX_PAGES, findMatches, fold, locate, RoomFind, type FindSource } from '../../public/src/lib/room-find.js';
 
 const ADA = { id: 'u_ada', name: 'Ada', kind: 'user' as const };
@@ -94,6 +96,10 @@ describe('locate', () => {
 });
 
 describe('RoomFind', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
   it('starts at the newest match, steps back and forth with wrapping, and keeps its match while new messages come in', () => {
     const entries = [entry(1, 'vote one'), entry(2, 'other'), entry(3, 'vote two'), entry(4, 'vote three')];
     const find = new RoomFind();
@@ -156,5 +162,34 @@ describe('RoomFind', () => {
     };
     expect(await find.searchEarlier(counting)).toEqual({ found: false, added: 0 });
     expect(loads).toBe(1);
+  });
+
+  it('pages back through the room’s thread navigator and stops once the log is full, saying so', async () => {
+    const log = new MessageLog();
+    for (let seq = 2_061; seq <= 2_080; seq++) log.receive(entry(seq).message);
+    // The member paged back already: the log holds 1,980 of the 2,000 it may.
+    log.receiveOlder(Array.from({ length: 1_960 }, (_, i) => entry(101 + i).message));
+    const memory: RoomMemory = { log, joined: true, mainThreadId: 't1', threadId: '', windowFloor: 2_061, noneBelow: new Map(), paged: new Set() };
+    const asked: string[] = [];
+    vi.stubGlobal('fetch', (url: string) => {
+      asked.push(url);
+      const before = Number(new URL(url, 'http://x').searchParams.get('before'));
+      const messages = Array.from({ length: 50 }, (_, i) => entry(before - 50 + i, before - 50 + i === 1 ? 'lighthouse, too far back' : 'old').message).filter(
+        (m) => m.seq > 0,
+      );
+      return Promise.resolve(new Response(JSON.stringify({ messages, hasMore: true }), { status: 200, headers: { 'content-type': 'application/json' } }));
+    });
+    const nav = new ThreadNavigator({ command: () => Promise.reject(new Error('no commands here')), changed: () => {}, failed: () => {} });
+    nav.attach('news_1', memory, () => {});
+    expect([nav.full, nav.hasOlder]).toEqual([false, true]);
+
+    const find = new RoomFind();
+    find.search('lighthouse', nav.messages);
+    // The first page (51–100) is taken, the log not full yet; the second, with a match, is refused: the log is full.
+    const result = await find.searchEarlier(nav);
+    expect(asked).toHaveLength(2);
+    expect(result).toEqual({ found: false, added: 50 });
+    expect(find.matches).toEqual([]);
+    expect([nav.full, nav.hasOlder]).toEqual([true, false]);
   });
 });

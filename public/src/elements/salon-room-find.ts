@@ -14,7 +14,7 @@
  */
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
-import type { LogEntry } from '../lib/message-log.js';
+import { MAX_SCROLLBACK_ENTRIES, type LogEntry } from '../lib/message-log.js';
 import { formatTime, plural } from '../lib/format.js';
 import { MAX_FIND_CHARS, RoomFind, type FindSource } from '../lib/room-find.js';
 import { baseStyles } from '../lib/styles.js';
@@ -222,7 +222,11 @@ export class SalonRoomFind extends LitElement {
         return;
       }
       const more = added ? `No earlier matches in ${plural(added, 'more message', 'more messages')}.` : 'No earlier matches.';
-      this.earlierNote = this.source.hasOlder ? `${more} There are older ones still.` : `${more} That is the start of this thread.`;
+      this.earlierNote = this.source.full
+        ? `${more} This page keeps at most ${MAX_SCROLLBACK_ENTRIES.toLocaleString('en')} messages, so it looks no further back.`
+        : this.source.hasOlder
+          ? `${more} There are older ones still.`
+          : `${more} That is the start of this thread.`;
       this.announcement = this.earlierNote;
     } finally {
       this.searching = false;

@@ -126,6 +126,8 @@ export function locate(pieces: readonly string[], query: string): Array<{ start:
 export interface FindSource {
   readonly messages: readonly LogEntry[];
   readonly hasOlder: boolean;
+  /** The page holds as many messages as it may keep: older pages are no longer taken. */
+  readonly full?: boolean;
   loadOlder(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@
  * a command.
  */
 import type { CommandReply } from './command-replies.js';
+import { MAX_SCROLLBACK_ENTRIES } from './message-log.js';
 import type { RoomMemory } from './room-memory.js';
 import { threadsOf, type RoomThreads } from './room-threads.js';
 import { entriesOf, hasOlder, loadOlderPage, openThread, regroup, wantsFirstPage } from './thread-paging.js';
@@ -47,6 +48,11 @@ export class ThreadNavigator {
   /** A page of the open thread's older messages is being fetched (another thread's fetch does not count). */
   get loadingOlder(): boolean {
     return this.loading.has(this.threadId);
+  }
+
+  /** The room's log holds as many messages as paging back may gather (MAX_SCROLLBACK_ENTRIES): no older page is taken. */
+  get full(): boolean {
+    return !!this.memory && this.memory.log.size >= MAX_SCROLLBACK_ENTRIES;
   }
 
   /** The open thread has older messages on the server than the oldest one held. */
