@@ -3,9 +3,13 @@
  * a second all of them together may send (typing frames apart, from a budget of the same size), how many slash commands a minute (a listing counts every
  * thread's messages: it costs more than a frame), and how many new identities it may take a minute (a
  * flood from one address cannot hide behind fresh sockets or fresh names). Addresses are keys from
- * `addressKey` (IPv6 by /64). An address with no socket and nothing left to remember is forgotten,
- * so the table never outgrows the clients actually present.
+ * `addressKey` (IPv6 by /64). An address with no socket and nothing left to remember is forgotten
+ * by a sweep once a minute; between sweeps the table holds at most `maxAddresses`, past which the
+ * address seen first that holds no socket is forgotten whatever its budgets hold (IPv6 gives one
+ * client millions of /64s, each a new entry). Addresses holding sockets are never forgotten: their
+ * count is what caps them, and the node's socket cap bounds how many there are.
  */
+import { wholeNumber } from '../options.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface AddressLimitOptions {
@@ -17,7 +21,16 @@ export interface AddressLimitOptions {
   newIdentitiesPerMinute: number;
   /** Slash commands one address may send a minute (bursts of half that). */
   commandsPerMinute: number;
+  /** Addresses remembered at most, besides those holding sockets (default DEFAULT_MAX_ADDRESSES). */
+  maxAddresses?: number;
 }
+
+/**
+ * Addresses remembered at most by default (~480 bytes each with their five buckets, ~48 MB): an address
+ * forgotten early starts again with full budgets, which only a client holding this many addresses
+ * can arrange, and such a client has that many budgets anyway.
+ */
+export const DEFAULT_MAX_ADDRESSES = 100_000;
 
 interface AddressState {
   sockets: number;
@@ -33,21 +46,26 @@ const SWEEP_INTERVAL_MS = 60_000;
 export class AddressLimits {
   private readonly addresses = new Map<string, AddressState>();
   private sweptAt = 0;
+  private readonly maxAddresses: number;
+  /** Addresses holding at least one socket (never forgotten). */
+  private holding = 0;
 
-  constructor(private readonly options: AddressLimitOptions) {}
+  constructor(private readonly options: AddressLimitOptions) {
+    this.maxAddresses = wholeNumber('AddressLimits', 'maxAddresses', options.maxAddresses ?? DEFAULT_MAX_ADDRESSES, 1);
+  }
 
   /** Counts a new socket of `address`; false (nothing counted) when it already holds the maximum. */
   open(address: string, now: number): boolean {
     const state = this.state(address, now);
     if (state.sockets >= this.options.maxConnectionsPerAddress) return false;
-    state.sockets++;
+    if (state.sockets++ === 0) this.holding++;
     return true;
   }
 
   /** A socket of `address` closed. */
   close(address: string, now: number): void {
     const state = this.addresses.get(address);
-    if (state) state.sockets = Math.max(0, state.sockets - 1);
+    if (state && state.sockets > 0 && --state.sockets === 0) this.holding--;
     if (now - this.sweptAt >= SWEEP_INTERVAL_MS) this.sweep(now);
   }
 
@@ -87,9 +105,23 @@ export class AddressLimits {
         identities: new TokenBucket(ipm / 60, ipm, now),
         commands: new TokenBucket(cpm / 60, Math.max(1, Math.floor(cpm / 2)), now),
       };
+      if (this.addresses.size >= this.maxAddresses && this.addresses.size > this.holding) this.forgetOldestIdle();
       this.addresses.set(address, state);
     }
     return state;
+  }
+
+  /**
+   * Forgets the address seen first that holds no socket. One holding sockets met on the way goes
+   * to the back, so the next look starts past it: each is passed over once per round of the table.
+   */
+  private forgetOldestIdle(): void {
+    for (let looked = 0, n = this.addresses.size; looked < n; looked++) {
+      const [address, state] = this.addresses.entries().next().value!;
+      this.addresses.delete(address);
+      if (state.sockets === 0) return;
+      this.addresses.set(address, state);
+    }
   }
 
   /** Forgets addresses without sockets whose budgets have refilled: they hold nothing to remember. */

@@ -53,7 +53,7 @@ function answerOf(frame: string): string | undefined {
 export const MAX_LISTED_ROOMS = 500;
 /** How often the node's queued bytes are counted again from every socket (see SendBudget). */
 const BUDGET_SWEEP_MS = 1_000;
-/** Addresses whose rate of new sockets is remembered at most (~150 bytes each; see AddressRate). */
+/** Addresses whose rate of new sockets, and whose budgets, are remembered at most (see AddressRate, AddressLimits). */
 export const CONNECT_RATE_ADDRESSES = 100_000;
 
 /** Why a new connection was refused: the address opens sockets too fast, holds too many, or the node is full. */
@@ -143,6 +143,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       framesPerSecondPerAddress: this.options.framesPerSecondPerAddress,
       newIdentitiesPerMinute: this.options.newIdentitiesPerMinute,
       commandsPerMinute: this.options.commandsPerMinutePerAddress,
+      maxAddresses: CONNECT_RATE_ADDRESSES,
     });
     // An address may fill what it may hold at once (all its members reconnecting after a restart),
     // then open connectsPerMinutePerAddress a minute.

@@ -67,6 +67,42 @@ describe('AddressLimits', () => {
     l.close('a', 120_000);
     expect(l.size).toBe(0);
   });
+
+  it('holds at most maxAddresses between sweeps, forgetting the oldest that holds no socket, so a flood from many addresses stays bounded', () => {
+    const l = new AddressLimits({
+      maxConnectionsPerAddress: 2,
+      framesPerSecondPerAddress: 5,
+      newIdentitiesPerMinute: 3,
+      commandsPerMinute: 60,
+      maxAddresses: 100,
+    });
+    // An address that holds its sockets and has spent its budgets stays remembered, first seen as it is.
+    expect([l.open('held', 0), l.open('held', 0)]).toEqual([true, true]);
+    while (l.frame('held', 0));
+    // The clock stands still: no sweep runs, every stranger's identity budget is spent.
+    for (let i = 0; i < 20_000; i++) {
+      const stranger = `2001:db8:${i.toString(16)}::`;
+      l.open(stranger, 0);
+      l.newIdentity(stranger, 0);
+      l.close(stranger, 0);
+      expect(l.size).toBeLessThanOrEqual(100);
+    }
+    expect(l.open('held', 0)).toBe(false);
+    expect(l.frame('held', 0)).toBe(false);
+  });
+
+  it('keeps every address that holds a socket, past maxAddresses if need be', () => {
+    const l = new AddressLimits({
+      maxConnectionsPerAddress: 1,
+      framesPerSecondPerAddress: 5,
+      newIdentitiesPerMinute: 3,
+      commandsPerMinute: 60,
+      maxAddresses: 10,
+    });
+    for (let i = 0; i < 50; i++) expect(l.open(`a${i}`, 0)).toBe(true);
+    expect(l.size).toBe(50);
+    for (let i = 0; i < 50; i++) expect(l.open(`a${i}`, 0)).toBe(false);
+  });
 });
 
 describe('AddressRate', () => {
