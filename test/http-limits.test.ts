@@ -125,6 +125,16 @@ describe('admin token guesses', () => {
     expect(lines.join('\n')).not.toContain('not-the-admin-token');
   });
 
+  it('remembers the failures of a bounded number of addresses, however many guess within a minute', () => {
+    const auth = new AdminAuth('the-right-admin-token', 1_000);
+    for (let i = 0; i < ADMIN_FAILURES_PER_MINUTE; i++) auth.check('Bearer guess', '203.0.113.5', 0);
+    // IPv6 gives one client a /64 per guess; each is a new address.
+    for (let i = 0; i < 20_000; i++) {
+      auth.check('Bearer guess', `2001:db8:${i.toString(16)}::1`, 1);
+      expect(auth.addresses).toBeLessThanOrEqual(1_000);
+    }
+  });
+
   it('lets an address try again once its oldest failure is a minute old', () => {
     const auth = new AdminAuth('the-right-admin-token');
     for (let i = 0; i < ADMIN_FAILURES_PER_MINUTE - 1; i++)

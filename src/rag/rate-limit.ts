@@ -9,19 +9,35 @@ export interface WindowLimit {
   windowMs: number;
 }
 
-/** Counts events per key over the last `windowMs`; refuses the one past `limit`. */
+/** Records between two sweeps of the keys whose events have all left the window. */
 const SWEEP_EVERY = 1000;
 
+/**
+ * Keys a WindowLimiter remembers at most by default. Keys come from outside (client addresses,
+ * IPv6 giving one client millions of /64s): past the cap the key whose last event is oldest is
+ * forgotten whatever it holds, which frees it of its window early, and only a client holding this
+ * many keys can arrange that, one that has this many windows anyway.
+ */
+export const DEFAULT_MAX_KEYS = 100_000;
+
+/**
+ * Counts events per key over the last `windowMs`; refuses the one past `limit`. Keys are kept in
+ * the order of their last event, so those whose events have all left the window are at the front:
+ * a sweep drops them without walking the others, and the cap drops the oldest first.
+ */
 export class WindowLimiter {
   private readonly hits = new Map<string, number[]>();
   private records = 0;
+  private readonly maxKeys: number;
 
   constructor(
     private readonly options: WindowLimit,
     name = 'WindowLimiter',
+    maxKeys = DEFAULT_MAX_KEYS,
   ) {
     wholeNumber(name, 'limit', options.limit, 1);
     positiveNumber(name, 'windowMs', options.windowMs);
+    this.maxKeys = wholeNumber(name, 'maxKeys', maxKeys, 1);
   }
 
   /** Whether one more event for `key` fits now (without recording it). */
@@ -33,9 +49,16 @@ export class WindowLimiter {
   record(key: string, now = Date.now()): void {
     const list = this.recent(key, now);
     list.push(now);
+    this.hits.delete(key);
+    if (this.hits.size >= this.maxKeys) this.hits.delete(this.hits.keys().next().value!);
     this.hits.set(key, list);
-    // Keys of askers who never come back would pile up: drop the expired ones now and then.
-    if (++this.records % SWEEP_EVERY === 0) for (const k of [...this.hits.keys()]) this.recent(k, now);
+    // Keys that never come back would pile up: drop the expired ones now and then.
+    if (++this.records % SWEEP_EVERY === 0) this.sweep(now);
+  }
+
+  /** Drops the keys at the front whose events have all left the window, up to the first that has one in it. */
+  private sweep(now: number): void {
+    for (const key of this.hits.keys()) if (this.recent(key, now).length > 0) return;
   }
 
   /** Events allowed per window. */

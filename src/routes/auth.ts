@@ -15,7 +15,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import { WindowLimiter } from '../rag/rate-limit.js';
+import { DEFAULT_MAX_KEYS, WindowLimiter } from '../rag/rate-limit.js';
 import { addressKey, isLocalNetworkAddress } from '../rooms/address.js';
 
 /** Failed admin authentications one client address may make a minute. */
@@ -45,9 +45,20 @@ function offeredToken(header: string | undefined): string | null {
 
 /** The admin token and the failed attempts of each client address (one per app). */
 export class AdminAuth {
-  private readonly failures = new WindowLimiter({ limit: ADMIN_FAILURES_PER_MINUTE, windowMs: MINUTE_MS }, 'AdminAuth');
+  private readonly failures: WindowLimiter;
 
-  constructor(private readonly token: string) {}
+  /** `maxAddresses`: addresses whose failures are remembered at most (see WindowLimiter's cap). */
+  constructor(
+    private readonly token: string,
+    maxAddresses = DEFAULT_MAX_KEYS,
+  ) {
+    this.failures = new WindowLimiter({ limit: ADMIN_FAILURES_PER_MINUTE, windowMs: MINUTE_MS }, 'AdminAuth', maxAddresses);
+  }
+
+  /** Addresses whose failed attempts are remembered now (tests). */
+  get addresses(): number {
+    return this.failures.size;
+  }
 
   /**
    * Checks `header` (an Authorization header) from `address`. An address past its failures is

@@ -21,6 +21,19 @@ describe('WindowLimiter', () => {
     l.record('late', 1000);
     expect(l.size).toBe(1);
   });
+
+  it('holds at most maxKeys, forgetting the key whose last event is oldest, however many keys come within a window', () => {
+    const l = new WindowLimiter({ limit: 2, windowMs: 60_000 }, 'test', 100);
+    l.record('hot', 0);
+    l.record('hot', 0);
+    for (let i = 0; i < 10_000; i++) {
+      l.record(`stranger${i}`, 1);
+      if (i % 50 === 0) l.record('hot', 1); // still counted, and so still remembered
+      expect(l.size).toBeLessThanOrEqual(100);
+    }
+    expect(l.allows('hot', 1)).toBe(false);
+    expect(l.allows('stranger0', 1)).toBe(true);
+  });
 });
 
 describe('FairQueue', () => {
