@@ -23,9 +23,10 @@ export function cutStalledReaders(app: FastifyInstance, ms: number): void {
   /** Each connection's unfinished answers, in the order Node writes them. */
   const inLine = new WeakMap<Socket, ServerResponse[]>();
   const sent = new WeakSet<ServerResponse>();
-  // Counted as Node parses each request, before any hook can wait: a pipelined request is in
-  // line from the moment the answer before it could end.
-  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  // Counted as Node parses each request, ahead of Fastify's own listener: a pipelined request is
+  // in line from the moment the answer before it could end, and an answer sent at once finds its
+  // request counted.
+  app.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     let line = inLine.get(socket);
     if (!line) inLine.set(socket, (line = []));
