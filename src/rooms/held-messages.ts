@@ -61,6 +61,16 @@ export class HeldMessages {
   private readonly answered = new Set<string>();
   private framesCount = 0;
 
+  /** The newest seq held since holding began (0 when nothing is held). */
+  get newestSeq(): number {
+    return this.newest;
+  }
+
+  /** Whether a live copy of `seq` is held. */
+  has(seq: number): boolean {
+    return this.held.has(seq);
+  }
+
   /** Whether a catch-up is under way, so live frames wait. */
   get holding(): boolean {
     return this.catchUps > 0;

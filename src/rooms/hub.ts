@@ -612,9 +612,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   /**
-   * A message another node stored. Within MAX_SEQ_LEAD of the room's seq it is delivered as it
-   * came; further ahead the room reads what came since from the store instead of taking the seq on
-   * the envelope's word. A room still loading learns its seq first.
+   * A message another node stored. Within MAX_SEQ_LEAD of the newest seq the room heard (delivered,
+   * or held during a catch-up) it is delivered as it came; further ahead the room reads what came
+   * since from the store instead of taking the seq on the envelope's word. A room still loading
+   * learns its seq first.
    */
   private historyFromBus(roomId: string, frame: string, message: Message): void {
     const room = this.rooms.get(roomId);
@@ -627,8 +628,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
         .catch((err: unknown) => this.log.warn({ roomId, err }, 'room bus payload not delivered'));
       return;
     }
-    if (message.seq > room.seq + MAX_SEQ_LEAD) return this.sync.readAhead(room);
-    const before = room.seq;
+    const before = room.heardSeq;
+    if (message.seq > before + MAX_SEQ_LEAD) return this.sync.readAhead(room);
     this.deliverLocal(roomId, 'history', frame, undefined, message);
     if (message.seq > before + 1) this.sync.gap(room, before, message.seq);
   }

@@ -173,7 +173,7 @@ export class NodeSync {
     this.gaps.set(room, span);
     setTimeout(() => {
       this.gaps.delete(room);
-      if (this.deps.room(room.id) !== room || room.deliveredThrough(span.after, span.upTo - 1)) return;
+      if (this.deps.room(room.id) !== room || room.heardThrough(span.after, span.upTo - 1)) return;
       void this.fromStore(room, () => Math.max(span.after, room.seq - DEFAULT_SEQ_WINDOW));
     }, GAP_WAIT_MS).unref();
   }

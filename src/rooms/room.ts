@@ -126,9 +126,18 @@ export class Room {
     return this.delivered.has(seq);
   }
 
-  /** Whether every seq after `after` up to `upTo` was delivered (or is older than the window). */
-  deliveredThrough(after: number, upTo: number): boolean {
-    for (let seq = after + 1; seq <= upTo; seq++) if (!this.delivered.has(seq)) return false;
+  /**
+   * Highest seq this node delivered or holds to deliver (a catch-up holds live messages, Room.held):
+   * where the next message from another node follows on. `seq` alone stays behind while the room
+   * holds, and every message from the others then looked like a gap, or too far ahead.
+   */
+  get heardSeq(): number {
+    return Math.max(this.seq, this.held.newestSeq);
+  }
+
+  /** Whether every seq after `after` up to `upTo` was delivered (or is older than the window), or is held to be. */
+  heardThrough(after: number, upTo: number): boolean {
+    for (let seq = after + 1; seq <= upTo; seq++) if (!this.delivered.has(seq) && !this.held.has(seq)) return false;
     return true;
   }
 

@@ -12,7 +12,7 @@ import { encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
 import { HeldMessages, MAX_HELD_FRAMES, MAX_HELD_MESSAGES } from '../../src/rooms/held-messages.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
 import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
-import { CATCH_UP_TURN_BYTES } from '../../src/rooms/node-sync.js';
+import { CATCH_UP_TURN_BYTES, GAP_WAIT_MS, MAX_SEQ_LEAD } from '../../src/rooms/node-sync.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Room } from '../../src/rooms/room.js';
 import type { Session } from '../../src/rooms/session.js';
@@ -109,7 +109,10 @@ describe('a catch-up from the store', () => {
     meter = new TurnMeter();
     ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger, { newIdentitiesPerMinute: 100_000, ...options }));
   }
-  afterEach(() => closeAll());
+  afterEach(async () => {
+    vi.useRealTimers();
+    await closeAll();
+  });
 
   /** The session of each socket `members` joined. */
   const sessions = new Map<TurnSocket, Session>();
@@ -377,6 +380,45 @@ describe('a catch-up from the store', () => {
       { type: 'ack', clientId: 'c-mine', id: echo.message.id },
     ]);
     expect(framesOf(neighbour).some((f) => f.type === 'ack')).toBe(false);
+  });
+
+  /** The hub's live room. */
+  const liveRoom = () => (hub as unknown as { rooms: Map<string, Room> }).rooms.get(ROOM)!;
+
+  /** A member who got messages 1–`count`, and a catch-up from `count` whose store read waits until released. */
+  async function catchingUpAfter(count: number): Promise<{ member: TurnSocket; read: ReturnType<typeof hangRead> }> {
+    const [member] = await members(1);
+    for (const message of await storedElsewhere(count, 10)) hub.broadcast(ROOM, { type: 'message', message });
+    await until(() => member.seqs().length === count);
+    const read = hangRead(count);
+    await syncFrom(count);
+    await until(() => read.reached());
+    return { member, read };
+  }
+
+  it('takes the messages it holds as heard: the next seq from the other node is no gap, and asks for no second catch-up', async () => {
+    await start();
+    const { member, read } = await catchingUpAfter(10);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    // The other node goes on: 11, 12, … follow one another, held behind the catch-up; 13 comes a
+    // moment before 12 (two nodes' publishes), which the room then holds too.
+    const fresh = await storedElsewhere(5, 10);
+    for (const i of [0, 2, 1, 3, 4]) await live(fresh[i]);
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS);
+    expect(liveRoom().held.last).toBe(true);
+    read.release();
+    await until(() => member.seqs().length === 15 && !liveRoom().held.holding);
+    expect(member.seqs()).toEqual(upTo(15));
+  });
+
+  it('measures how far ahead a message from the other node is from the newest it holds, not from the last it delivered', async () => {
+    await start();
+    const { member, read } = await catchingUpAfter(10);
+    for (const message of await storedElsewhere(MAX_SEQ_LEAD + 20, 10)) await live(message);
+    expect(liveRoom().held.last).toBe(true);
+    read.release();
+    await until(() => member.seqs().length === MAX_SEQ_LEAD + 30 && !liveRoom().held.holding);
+    expect(member.seqs()).toEqual(upTo(MAX_SEQ_LEAD + 30));
   });
 
   it('sends what a room holds past its cap in slices while the catch-up’s store read hangs, each message once', async () => {
