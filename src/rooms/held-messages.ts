@@ -10,8 +10,9 @@
  * when it came: an answer's deltas must not reach a member before the question they answer, nor
  * an answer's failure before the question it failed (the asker's client would mark it unsent).
  * They go out once the last catch-up ends. An answer whose stored end went out first has its
- * waiting frames dropped: that end holds its whole text. Typing and presence are about people, not
- * messages, and never wait (Room.offerAll).
+ * waiting frames dropped: that end holds its whole text. The pieces of an answer that was already
+ * streaming when the room began to hold do not wait: its question went out before them. Typing and
+ * presence are about people, not messages, and never wait (Room.offerAll).
  */
 import type { Message } from '../protocol/messages.js';
 
@@ -51,6 +52,12 @@ export const MAX_HELD_FRAMES = 1_000;
 const HARD_CAP_FACTOR = 2;
 /** Answers whose end went out during a catch-up, remembered so that late pieces of them are dropped. */
 const MAX_ANSWERED = 1_000;
+/**
+ * Answers remembered as streaming to the members (their pieces went out as they came), far more
+ * than one room has written at once. One forgotten (an answer that failed has no end to forget it
+ * by) only has its pieces wait during a catch-up, as every answer's did.
+ */
+const MAX_STREAMING = 100;
 
 export class HeldMessages {
   private catchUps = 0;
@@ -59,6 +66,8 @@ export class HeldMessages {
   /** The newest seq held since holding began. */
   private newest = 0;
   private readonly answered = new Set<string>();
+  /** Answers whose pieces went out as they came, in the order they began (streamed). */
+  private readonly streaming = new Set<string>();
   private framesCount = 0;
 
   /** The newest seq held since holding began (0 when nothing is held). */
@@ -125,18 +134,32 @@ export class HeldMessages {
 
   /**
    * Holds a live frame without a seq behind the messages held so far; false when nothing is being
-   * held or the room holds twice its caps (then send it at once). A piece of an answer whose end
-   * already went out is taken and dropped.
+   * held, when it is a piece of an answer that was streaming (`streamed`), or when the room holds
+   * twice its caps: then send it at once. A piece of an answer whose end already went out is taken
+   * and dropped.
    */
   holdFrame(frame: string, answer?: string): boolean {
     if (!this.catchUps || this.frames.length >= MAX_HELD_FRAMES * HARD_CAP_FACTOR) return false;
     if (answer !== undefined && this.answered.has(answer)) return true;
+    if (answer !== undefined && this.streaming.has(answer)) return false;
     this.frames.push({ frame, after: this.newest, n: this.framesCount++, ...(answer !== undefined ? { answer } : {}) });
     return true;
   }
 
+  /**
+   * A piece of `answer` went out as it came, while the room held nothing: its question went out
+   * before it, so its later pieces go on as they come during a catch-up (members would see the
+   * answer stop mid-sentence), and its end waits in seq order like any message.
+   */
+  streamed(answer: string): void {
+    if (this.streaming.has(answer)) return;
+    this.streaming.add(answer);
+    if (this.streaming.size > MAX_STREAMING) this.streaming.delete(this.streaming.values().next().value!);
+  }
+
   /** The answer `answer` ended (its stored message went out): its waiting pieces are dropped, and any later ones. */
   ended(answer: string): void {
+    this.streaming.delete(answer);
     if (!this.catchUps) return;
     if (this.frames.some((f) => f.answer === answer)) this.frames = this.frames.filter((f) => f.answer !== answer);
     this.answered.add(answer);

@@ -38,9 +38,15 @@ const ASSISTANT_DONE_FRAME = '{"type":"assistant.done"';
 /** How a frame of an answer in progress begins (`assistant.progress`, `assistant.delta`). */
 const ASSISTANT_FRAME = '{"type":"assistant.';
 
-/** The answer a frame is a piece of (`assistant.progress` or `assistant.delta`: its `id`); read only while a room holds. */
+/** How a piece of an answer begins as JSON.stringify writes it here and on every other node: its `id` second. */
+const ANSWER_PIECE = /^\{"type":"assistant\.(?:progress|delta)","id":"([^"\\]*)"/;
+
+/** The answer a frame is a piece of (`assistant.progress` or `assistant.delta`: its `id`). */
 function answerOf(frame: string): string | undefined {
   if (!frame.startsWith(ASSISTANT_FRAME) || frame.startsWith(ASSISTANT_DONE_FRAME)) return undefined;
+  // Every piece of every answer comes here: its id is read off its start, not parsed.
+  const id = ANSWER_PIECE.exec(frame)?.[1];
+  if (id !== undefined) return id;
   try {
     const v = JSON.parse(frame) as { id?: unknown };
     return typeof v.id === 'string' ? v.id : undefined;
@@ -560,10 +566,13 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   /**
    * A frame for every member without a seq (an answer's progress or delta, a failure, a notice):
-   * while the room catches up it waits behind the messages held before it (held-messages.ts).
+   * while the room catches up it waits behind the messages held before it (held-messages.ts),
+   * unless it is a piece of an answer that was streaming to the members already.
    */
   private toEveryone(room: Room, frame: string): void {
-    if (room.held.holding && room.held.holdFrame(frame, answerOf(frame))) return this.heldOne(room);
+    const answer = answerOf(frame);
+    if (room.held.holding && room.held.holdFrame(frame, answer)) return this.heldOne(room);
+    if (answer !== undefined && !room.held.holding) room.held.streamed(answer);
     room.sendAll(frame);
   }
 

@@ -385,11 +385,18 @@ describe('a catch-up from the store', () => {
   /** The hub's live room. */
   const liveRoom = () => (hub as unknown as { rooms: Map<string, Room> }).rooms.get(ROOM)!;
 
-  /** A member who got messages 1–`count`, and a catch-up from `count` whose store read waits until released. */
-  async function catchingUpAfter(count: number): Promise<{ member: TurnSocket; read: ReturnType<typeof hangRead> }> {
+  /**
+   * A member who got messages 1–`count` (and whatever `first` sends then), and a catch-up from
+   * `count` whose store read waits until released.
+   */
+  async function catchingUpAfter(
+    count: number,
+    first: (member: TurnSocket) => Promise<void> = async () => {},
+  ): Promise<{ member: TurnSocket; read: ReturnType<typeof hangRead> }> {
     const [member] = await members(1);
     for (const message of await storedElsewhere(count, 10)) hub.broadcast(ROOM, { type: 'message', message });
     await until(() => member.seqs().length === count);
+    await first(member);
     const read = hangRead(count);
     await syncFrom(count);
     await until(() => read.reached());
@@ -419,6 +426,33 @@ describe('a catch-up from the store', () => {
     read.release();
     await until(() => member.seqs().length === MAX_SEQ_LEAD + 30 && !liveRoom().held.holding);
     expect(member.seqs()).toEqual(upTo(MAX_SEQ_LEAD + 30));
+  });
+
+  it('lets an answer that was streaming when the catch-up began go on streaming; one begun during it waits behind its question', async () => {
+    await start();
+    const delta = (id: string, text: string) => publish('all', JSON.stringify({ type: 'assistant.delta', id, text }));
+    const deltas = (s: TurnSocket, id: string) =>
+      framesOf(s)
+        .filter((f) => f.type === 'assistant.delta' && f.id === id)
+        .map((f) => f.text);
+    const { member, read } = await catchingUpAfter(10, async (m) => {
+      await delta('a1', 'Hel');
+      await until(() => deltas(m, 'a1').length === 1);
+    });
+    // A question the room holds behind the catch-up, and the start of its answer.
+    const [question] = await storedElsewhere(1, 10);
+    await live(question);
+    await delta('a2', 'Who');
+    await delta('a1', 'lo');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(deltas(member, 'a1')).toEqual(['Hel', 'lo']);
+    expect(deltas(member, 'a2')).toEqual([]);
+    read.release();
+    await until(() => deltas(member, 'a2').length === 1 && !liveRoom().held.holding);
+    const frames = framesOf(member);
+    const at = (match: (f: Record<string, any>) => boolean) => frames.findIndex(match);
+    expect(at((f) => f.message?.seq === 11)).toBeGreaterThan(at((f) => f.text === 'lo'));
+    expect(at((f) => f.id === 'a2')).toBeGreaterThan(at((f) => f.message?.seq === 11));
   });
 
   it('sends what a room holds past its cap in slices while the catch-up’s store read hangs, each message once', async () => {
