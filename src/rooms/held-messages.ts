@@ -47,7 +47,8 @@ export const MAX_HELD_MESSAGES = 1_000;
 export const MAX_HELD_FRAMES = 1_000;
 /**
  * What a room holds at most, whatever happens: past the caps, what is held is sent in slices a turn
- * at a time; should arrivals outrun that, one arriving past twice the caps goes out at once.
+ * at a time; should arrivals outrun that, past twice the caps (counting what is on its way out) the
+ * oldest goes out at once for each that arrives (`overfull`, `oldest`), so the order holds.
  */
 const HARD_CAP_FACTOR = 2;
 /** Answers whose end went out during a catch-up, remembered so that late pieces of them are dropped. */
@@ -69,15 +70,21 @@ export class HeldMessages {
   /** Answers whose pieces went out as they came, in the order they began (streamed). */
   private readonly streaming = new Set<string>();
   private framesCount = 0;
+  /** What was taken out of `held` and `frames` to go out (`release`), in order; sent from `outAt` on. */
+  private out: Held[] = [];
+  private outAt = 0;
+  /** Of `out` still to send: the messages' seqs, and how many are frames. */
+  private readonly outSeqs = new Set<number>();
+  private outFrames = 0;
 
   /** The newest seq held since holding began (0 when nothing is held). */
   get newestSeq(): number {
     return this.newest;
   }
 
-  /** Whether a live copy of `seq` is held. */
+  /** Whether a live copy of `seq` is held, or on its way out. */
   has(seq: number): boolean {
-    return this.held.has(seq);
+    return this.held.has(seq) || this.outSeqs.has(seq);
   }
 
   /** Whether a catch-up is under way, so live frames wait. */
@@ -93,6 +100,16 @@ export class HeldMessages {
   /** Whether the room holds as much as its caps allow: what it holds should go out now (in slices). */
   get full(): boolean {
     return this.held.size >= MAX_HELD_MESSAGES || this.frames.length >= MAX_HELD_FRAMES;
+  }
+
+  /** Whether the room holds more than twice its caps, counting what is on its way out: its oldest should go out now (`oldest`). */
+  get overfull(): boolean {
+    return this.held.size + this.outSeqs.size > MAX_HELD_MESSAGES * HARD_CAP_FACTOR || this.frames.length + this.outFrames > MAX_HELD_FRAMES * HARD_CAP_FACTOR;
+  }
+
+  /** Whether something taken out to go out (`release`) is still to be sent. */
+  get releasing(): boolean {
+    return this.outAt < this.out.length;
   }
 
   /**
@@ -113,20 +130,19 @@ export class HeldMessages {
   end(): Held[] {
     this.catchUps = Math.max(0, this.catchUps - 1);
     if (this.catchUps) return [];
-    const rest = this.drain();
+    const rest = [...this.takeOut(), ...this.drain()];
     this.newest = 0;
     this.answered.clear();
     return rest;
   }
 
   /**
-   * Holds a live message with a seq; false when nothing is being held, or when the room holds
-   * twice its caps (then send it at once). A second copy of a seq replaces the first only when it
-   * ends an answer: an `assistant.done` is what tells a client the answer it shows as pending is
-   * finished.
+   * Holds a live message with a seq; false when nothing is being held (then send it at once). A
+   * second copy of a seq replaces the first only when it ends an answer: an `assistant.done` is
+   * what tells a client the answer it shows as pending is finished.
    */
   hold(item: HeldMessage, endsAnAnswer: boolean): boolean {
-    if (!this.catchUps || this.held.size >= MAX_HELD_MESSAGES * HARD_CAP_FACTOR) return false;
+    if (!this.catchUps) return false;
     if (!this.held.has(item.message.seq) || endsAnAnswer) this.held.set(item.message.seq, item);
     this.newest = Math.max(this.newest, item.message.seq);
     return true;
@@ -134,12 +150,11 @@ export class HeldMessages {
 
   /**
    * Holds a live frame without a seq behind the messages held so far; false when nothing is being
-   * held, when it is a piece of an answer that was streaming (`streamed`), or when the room holds
-   * twice its caps: then send it at once. A piece of an answer whose end already went out is taken
-   * and dropped.
+   * held, or when it is a piece of an answer that was streaming (`streamed`): then send it at once.
+   * A piece of an answer whose end already went out is taken and dropped.
    */
   holdFrame(frame: string, answer?: string): boolean {
-    if (!this.catchUps || this.frames.length >= MAX_HELD_FRAMES * HARD_CAP_FACTOR) return false;
+    if (!this.catchUps) return false;
     if (answer !== undefined && this.answered.has(answer)) return true;
     if (answer !== undefined && this.streaming.has(answer)) return false;
     this.frames.push({ frame, after: this.newest, n: this.framesCount++, ...(answer !== undefined ? { answer } : {}) });
@@ -173,8 +188,51 @@ export class HeldMessages {
     return item;
   }
 
+  /**
+   * Takes everything held out to go out, after what was taken before: `next` gives it a piece at a
+   * time. What arrives meanwhile is held again, behind it.
+   */
+  release(): void {
+    const taken = this.drain();
+    if (!taken.length) return;
+    if (this.outAt >= this.out.length) {
+      this.out = taken;
+      this.outAt = 0;
+    } else for (const item of taken) this.out.push(item);
+    for (const item of taken) {
+      if (item.message) this.outSeqs.add(item.message.seq);
+      else this.outFrames++;
+    }
+  }
+
+  /** The next of what was released to go out, taken; undefined once all went. */
+  next(): Held | undefined {
+    if (this.outAt >= this.out.length) return undefined;
+    const item = this.out[this.outAt++];
+    if (this.outAt === this.out.length) {
+      this.out = [];
+      this.outAt = 0;
+    }
+    if (item.message) this.outSeqs.delete(item.message.seq);
+    else this.outFrames--;
+    return item;
+  }
+
+  /** The oldest of what the room holds or released, taken, for a room `overfull` to send at once. */
+  oldest(): Held | undefined {
+    if (!this.releasing) this.release();
+    return this.next();
+  }
+
+  /** What was released and not sent yet, taken. */
+  private takeOut(): Held[] {
+    const rest: Held[] = [];
+    for (let item = this.next(); item; item = this.next()) rest.push(item);
+    return rest;
+  }
+
   /** Everything held, taken out: messages in seq order, each frame without a seq after the message it came behind. */
-  drain(): Held[] {
+  private drain(): Held[] {
     const messages = [...this.held.values()].sort((a, b) => a.message.seq - b.message.seq);
     const frames = this.frames;
     this.held.clear();

@@ -19,7 +19,7 @@ import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
 import { loadRoom, readReplay, replayHistory, welcomeFrame } from './loading.js';
 import { FreshReading } from './fresh-reading.js';
-import type { HeldFrame } from './held-messages.js';
+import type { Held, HeldFrame } from './held-messages.js';
 import { ACTIVE_ROOMS_FRESH_MS, MAX_SEQ_LEAD, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
@@ -186,7 +186,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
         // A catch-up rereads up to a window of seqs, mostly delivered already: no frame is built for those.
         return room.hasDelivered(m.seq) ? 0 : this.deliverMessage(room, JSON.stringify({ type: 'message', message: m }), m);
       },
-      deliverHeld: (room, held) => (held.message ? this.deliverMessage(room, held.frame, held.message) : this.sendHeldFrame(room, held)),
+      deliverHeld: (room, held) => this.deliverHeld(room, held),
       pageSize: this.options.replayLimit,
       memberSliceBytes: this.options.softBufferedBytes,
       log: this.log,
@@ -576,9 +576,23 @@ export class RoomHub implements SessionHost, RoomOutlet {
     room.sendAll(frame);
   }
 
-  /** Past its caps, what the room holds goes out now, in slices, rather than after a catch-up that may hang. */
+  /**
+   * Past its caps, what the room holds goes out now, in slices, rather than after a catch-up that
+   * may hang. Past twice them (arrivals outrunning the slices), the oldest it holds goes out at once
+   * for the one that came, which waits behind it: order kept, and memory bounded.
+   */
   private heldOne(room: Room): void {
-    if (room.held.full) this.sync.releaseHeld(room);
+    while (room.held.overfull) {
+      const oldest = room.held.oldest();
+      if (!oldest) break;
+      this.deliverHeld(room, oldest);
+    }
+    if (room.held.full || room.held.releasing) this.sync.releaseHeld(room);
+  }
+
+  /** Delivers a live frame the room held (a message once); the bytes of its frame, 0 when none was sent. */
+  private deliverHeld(room: Room, held: Held): number {
+    return held.message ? this.deliverMessage(room, held.frame, held.message) : this.sendHeldFrame(room, held);
   }
 
   /** Delivers a stored message to the room's members unless it was delivered; the bytes of its frame, 0 when it was. */

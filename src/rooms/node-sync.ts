@@ -379,7 +379,15 @@ export class NodeSync {
           let after = start();
           for (;;) {
             const page = await store.messagesAfter(room.id, after, pageSize);
-            if (!(await this.sendSliced(room, page, (m) => this.deps.deliverMissed(room, m)))) return;
+            const missed = page.values();
+            if (
+              !(await this.sendSliced(
+                room,
+                () => missed.next().value,
+                (m) => this.deps.deliverMissed(room, m),
+              ))
+            )
+              return;
             if (page.length < pageSize) return;
             after = page[page.length - 1].seq;
           }
@@ -408,13 +416,26 @@ export class NodeSync {
    * Sends what the room holds, in slices, holding what arrives while it does, for as long as `go`
    * says and something is held: the room's last catch-up does so before it ends (an earlier one
    * leaves them to the next, whose messages may be older), and so does a room past its caps. One
-   * sender per room at a time, so that held messages go out in order.
+   * sender per room at a time, so that held messages go out in order; what it took out to send is
+   * taken a piece at a time (HeldMessages.next), so a room past twice its caps can send the oldest
+   * of it at once, ahead of the sender and in order.
    */
   private sendHeld(room: Room, go: () => boolean): Promise<void> {
     const send = async () => {
-      while (go()) {
-        const held = room.held.drain();
-        if (!held.length || !(await this.sendSliced(room, held, (h) => this.deps.deliverHeld(room, h)))) return;
+      for (;;) {
+        if (!room.held.releasing) {
+          if (!go()) return;
+          room.held.release();
+          if (!room.held.releasing) return;
+        }
+        if (
+          !(await this.sendSliced(
+            room,
+            () => room.held.next(),
+            (h) => this.deps.deliverHeld(room, h),
+          ))
+        )
+          return;
       }
     };
     const run: Promise<void> = (this.releasing.get(room) ?? Promise.resolve())
@@ -427,14 +448,23 @@ export class NodeSync {
     return run;
   }
 
-  /** Sends `items` a slice per turn of the event loop; false once the room was dropped. */
-  private async sendSliced<T>(room: Room, items: readonly T[], send: (item: T) => number): Promise<boolean> {
-    let i = 0;
-    while (i < items.length) {
+  /**
+   * Sends what `next` gives a slice per turn of the event loop, taking each item only as it sends
+   * it; false once the room was dropped.
+   */
+  private async sendSliced<T>(room: Room, next: () => T | undefined, send: (item: T) => number): Promise<boolean> {
+    for (let done = false; !done;) {
       if (this.deps.room(room.id) !== room) return false;
       const limit = Math.min(this.deps.memberSliceBytes, Math.floor(CATCH_UP_TURN_BYTES / Math.max(1, room.sessions.size)));
       let bytes = 0;
-      while (i < items.length && bytes < limit) bytes += send(items[i++]);
+      while (bytes < limit) {
+        const item = next();
+        if (item === undefined) {
+          done = true;
+          break;
+        }
+        bytes += send(item);
+      }
       // The next slice (of this page, the next one or the held messages) goes out in a later turn.
       if (bytes > 0) await nextTurn();
     }

@@ -476,6 +476,24 @@ describe('a catch-up from the store', () => {
     await until(() => !room.held.holding);
     for (const s of sockets) expect(s.seqs()).toEqual(upTo(stored.length));
   });
+
+  it('keeps the order past twice its cap: what it held longest goes out first, a message at a time, and the newest waits', async () => {
+    await start();
+    const sockets = await members(2);
+    const stored = await storedElsewhere(2 * MAX_HELD_MESSAGES + 10, 20);
+    const read = hangRead(0);
+    await syncFrom(0);
+    await until(() => read.reached());
+    // All told to the room in one turn: the slices that send what it holds past its cap cannot keep up.
+    for (const message of stored) hub.broadcast(ROOM, { type: 'message', message });
+    for (const s of sockets) expect(s.seqs()).toEqual(upTo(10));
+    // What it took out to send goes out in slices; what came after waits for the catch-up, as below the caps.
+    await until(() => sockets.every((s) => s.seqs().length === 2 * MAX_HELD_MESSAGES + 1), 20_000);
+    for (const s of sockets) expect(s.seqs()).toEqual(upTo(2 * MAX_HELD_MESSAGES + 1));
+    read.release();
+    await until(() => !liveRoom().held.holding);
+    for (const s of sockets) expect(s.seqs()).toEqual(upTo(stored.length));
+  });
 });
 
 describe('HeldMessages', () => {
@@ -495,7 +513,7 @@ describe('HeldMessages', () => {
     expect(h.holding).toBe(false);
   });
 
-  it('keeps an answer’s end over a plain copy of its seq, is full at its cap, and refuses at twice it', () => {
+  it('keeps an answer’s end over a plain copy of its seq, is full at its cap, and past twice it gives its oldest, counting what it released', () => {
     const h = new HeldMessages();
     h.begin();
     h.hold(held(1, 'message'), false);
@@ -506,11 +524,23 @@ describe('HeldMessages', () => {
     expect(h.full).toBe(false);
     expect(h.hold(held(MAX_HELD_MESSAGES), false)).toBe(true);
     expect(h.full).toBe(true);
-    for (let seq = MAX_HELD_MESSAGES + 1; seq <= 2 * MAX_HELD_MESSAGES; seq++) expect(h.hold(held(seq), false)).toBe(true);
-    expect(h.hold(held(2 * MAX_HELD_MESSAGES + 1), false)).toBe(false);
-    expect(h.drain()).toHaveLength(2 * MAX_HELD_MESSAGES);
+    // Taken out to go out in slices: no longer full, but still counted, and still held as far as the bus is concerned.
+    h.release();
+    expect(h.full).toBe(false);
+    expect(h.has(1)).toBe(true);
+    expect(h.next()?.message?.seq).toBe(1);
+    expect(h.has(1)).toBe(false);
+    for (let seq = MAX_HELD_MESSAGES + 1; seq <= 2 * MAX_HELD_MESSAGES + 2; seq++) expect(h.hold(held(seq), false)).toBe(true);
+    expect(h.overfull).toBe(true);
+    expect(h.oldest()?.message?.seq).toBe(2);
+    expect(h.overfull).toBe(false);
     for (let i = 0; i < MAX_HELD_FRAMES; i++) h.holdFrame(`f${i}`);
     expect(h.full).toBe(true);
+    // What it released goes first, then what it held since, in order.
+    expect(h.end().map((x) => x.message?.seq ?? x.frame)).toEqual([
+      ...Array.from({ length: 2 * MAX_HELD_MESSAGES }, (_, i) => i + 3),
+      ...Array.from({ length: MAX_HELD_FRAMES }, (_, i) => `f${i}`),
+    ]);
   });
 
   it('gives frames without a seq back behind the message held before them, and drops the pieces of an answer that ended', () => {
