@@ -7,7 +7,7 @@
  *
  * Frames for every member that carry no seq (an answer's progress and deltas, the error of a
  * failed answer, notices) wait too, in the order they came, each behind the newest message held
- * when it came: an answer's deltas must not reach a member before the question they answer, nor
+ * when it came, and so do notices to one member (the asker's "queued" warning): an answer's deltas must not reach a member before the question they answer, nor
  * an answer's failure before the question it failed (the asker's client would mark it unsent).
  * They go out once the last catch-up ends. An answer whose stored end went out first has its
  * waiting frames dropped: that end holds its whole text. The pieces of an answer that was already
@@ -32,6 +32,8 @@ export interface HeldFrame {
   readonly answer?: string;
   /** Its place among every frame the room held (`framesHeld`): a member who joined after it came does not get it. */
   readonly n: number;
+  /** The member it is for (a notice to one member); every member's when absent. */
+  readonly user?: string;
 }
 
 export type Held = HeldMessage | HeldFrame;
@@ -151,13 +153,19 @@ export class HeldMessages {
   /**
    * Holds a live frame without a seq behind the messages held so far; false when nothing is being
    * held, or when it is a piece of an answer that was streaming (`streamed`): then send it at once.
-   * A piece of an answer whose end already went out is taken and dropped.
+   * A piece of an answer whose end already went out is taken and dropped. `to`: for one member.
    */
-  holdFrame(frame: string, answer?: string): boolean {
+  holdFrame(frame: string, answer?: string, to?: string): boolean {
     if (!this.catchUps) return false;
     if (answer !== undefined && this.answered.has(answer)) return true;
     if (answer !== undefined && this.streaming.has(answer)) return false;
-    this.frames.push({ frame, after: this.newest, n: this.framesCount++, ...(answer !== undefined ? { answer } : {}) });
+    this.frames.push({
+      frame,
+      after: this.newest,
+      n: this.framesCount++,
+      ...(answer !== undefined ? { answer } : {}),
+      ...(to !== undefined ? { user: to } : {}),
+    });
     return true;
   }
 

@@ -35,6 +35,9 @@ import { required } from '../options.js';
  */
 const ASSISTANT_DONE_FRAME = '{"type":"assistant.done"';
 
+/** How a notice begins (`warning`). */
+const WARNING_FRAME = '{"type":"warning"';
+
 /** How a frame of an answer in progress begins (`assistant.progress`, `assistant.delta`). */
 const ASSISTANT_FRAME = '{"type":"assistant.';
 
@@ -555,7 +558,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const room = this.rooms.get(roomId);
     if (!room || delivery === 'threads') return;
     if (delivery === 'typing') return room.offerAll(frame, user);
-    if (delivery === 'user') return user ? room.sendToUser(user, frame) : undefined;
+    if (delivery === 'user') return user ? this.toUser(room, user, frame) : undefined;
     if (delivery === 'all') return this.toEveryone(room, frame);
     const m = message ?? (JSON.parse(frame) as { message: Message }).message;
     if (!(m?.seq > 0)) return this.toEveryone(room, frame);
@@ -574,6 +577,16 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (room.held.holding && room.held.holdFrame(frame, answer)) return this.heldOne(room);
     if (answer !== undefined && !room.held.holding) room.held.streamed(answer);
     room.sendAll(frame);
+  }
+
+  /**
+   * A frame for one member: a notice waits during a catch-up like one for everyone, as it may be
+   * about a message the room holds (the asker's "queued" warning, about their question). The frames
+   * of a private answer do not: a private ask posts nothing that could be held.
+   */
+  private toUser(room: Room, user: string, frame: string): void {
+    if (room.held.holding && frame.startsWith(WARNING_FRAME) && room.held.holdFrame(frame, undefined, user)) return this.heldOne(room);
+    room.sendToUser(user, frame);
   }
 
   /**
@@ -607,7 +620,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   /** Sends a held frame without a seq to the room's members who were there when it came; the bytes of the frame. */
   private sendHeldFrame(room: Room, held: HeldFrame): number {
-    room.sendHeldFrame(held.frame, held.n);
+    room.sendHeldFrame(held.frame, held.n, held.user);
     return Buffer.byteLength(held.frame);
   }
 

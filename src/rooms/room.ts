@@ -211,9 +211,12 @@ export class Room {
     for (const s of this.sessions) if (seq === 0 || !s.welcomedAhead.delete(seq) || endsAnAnswer) s.deliver(frame);
   }
 
-  /** Sends a frame without a seq the room held during a catch-up (the `n`th) to the connections joined before it came. */
-  sendHeldFrame(frame: string, n: number): void {
-    for (const s of this.sessions) if (n >= s.heldFramesFrom) s.deliver(frame);
+  /**
+   * Sends a frame without a seq the room held during a catch-up (the `n`th) to the connections
+   * joined before it came: `user`'s alone when it was for one member.
+   */
+  sendHeldFrame(frame: string, n: number, user?: string): void {
+    for (const s of this.sessions) if (n >= s.heldFramesFrom && (user === undefined || s.userId === user)) s.deliver(frame);
   }
 
   /** Offers an optional frame to every connection except those of `exceptUser`. */

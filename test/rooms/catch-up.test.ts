@@ -477,6 +477,23 @@ describe('a catch-up from the store', () => {
     for (const s of sockets) expect(s.seqs()).toEqual(upTo(stored.length));
   });
 
+  it('sends an asker’s "queued" notice after the held question it is about', async () => {
+    await start();
+    const { member, read } = await catchingUpAfter(10);
+    const asker = sessions.get(member)!;
+    // The question, asked on the other node by the member (from another tab), waits behind the
+    // catch-up here; the assistant there tells the asker, on every node, that it is queued.
+    const [question] = await storedElsewhere(1, 10, { id: asker.userId, name: 'M', kind: 'user' });
+    await live(question);
+    const queued = JSON.stringify({ type: 'warning', code: 'ASSISTANT_QUEUED', message: 'The assistant is busy; your question is number 2 in line.' });
+    await other.publish(ROOM, encodeEnvelope({ node: 'other', delivery: 'user', frame: queued, user: asker.userId }));
+    await new Promise((resolve) => setImmediate(resolve));
+    read.release();
+    await until(() => member.seqs().length === 11 && framesOf(member).some((f) => f.type === 'warning'));
+    const frames = framesOf(member);
+    expect(frames.findIndex((f) => f.type === 'warning')).toBeGreaterThan(frames.findIndex((f) => f.message?.seq === 11));
+  });
+
   it('keeps the order past twice its cap: what it held longest goes out first, a message at a time, and the newest waits', async () => {
     await start();
     const sockets = await members(2);
