@@ -72,6 +72,32 @@ describe('MessageLog', () => {
     expect(log.stored('c1', 'm9')).toBe(false);
   });
 
+  it('shows an acked message once across a truncated rejoin and the paging back that follows, in its place', () => {
+    const mine = msg(5, { author: ADA, text: 'mine', clientId: 'c1' });
+    const page = [msg(3), msg(4), mine, msg(6)];
+    // Acked, then the rejoin's history starts after it: the ack's copy goes with the rest, and
+    // its echo and the page back each place it once.
+    const acked = new MessageLog();
+    acked.receive(msg(2));
+    acked.addLocal('c1', 'mine', ADA, 't1', 'news_1');
+    acked.stored('c1', 'm5');
+    acked.resetTo([msg(7), msg(8)]);
+    acked.receive(mine);
+    acked.receiveOlder(page);
+    expect(texts(acked)).toEqual(['message 3', 'message 4', 'mine', 'message 6', 'message 7', 'message 8']);
+    // Sent again after the rejoin (its first ack was lost with the socket) and acked: the page
+    // back comes before its echo, and gives it its seq and place.
+    const resent = new MessageLog();
+    resent.addLocal('c1', 'mine', ADA, 't1', 'news_1');
+    resent.resetTo([msg(7), msg(8)]);
+    resent.stored('c1', 'm5');
+    resent.receiveOlder(page);
+    expect(texts(resent)).toEqual(['message 3', 'message 4', 'mine', 'message 6', 'message 7', 'message 8']);
+    expect(resent.entries.find((e) => e.message.clientId === 'c1')?.message.seq).toBe(5);
+    resent.receive(mine);
+    expect(texts(resent)).toEqual(['message 3', 'message 4', 'mine', 'message 6', 'message 7', 'message 8']);
+  });
+
   it('marks a private question the server refused as failed (nothing echoes it), so it is offered again and not kept as asked', () => {
     const log = new MessageLog();
     log.receive(msg(1));

@@ -74,13 +74,18 @@ export class MessageLog {
   /**
    * Adds a page of older messages the member asked for. They are kept even past MAX_LOG_ENTRIES
    * (trimming would drop exactly them), up to MAX_SCROLLBACK_ENTRIES. Returns false when the log
-   * is that full and took nothing.
+   * is that full and took nothing. A message held already is not added again; one of the member's
+   * own known only by its `ack` (no seq yet: its echo is still to come) takes its seq and place.
    */
   receiveOlder(messages: readonly Message[]): boolean {
     if (this.byKey.size >= MAX_SCROLLBACK_ENTRIES) return false;
     this.scrollback = true;
     for (const message of messages) {
-      if (this.keyById.has(message.id) || message.seq <= 0) continue;
+      if (message.seq <= 0) continue;
+      const known = this.keyById.get(message.id);
+      const entry = known ? this.byKey.get(known) : undefined;
+      if (entry?.state === 'sent' && entry.message.seq === 0) this.put({ ...entry, message, order: message.seq });
+      if (known) continue;
       this.put({ key: `m:${message.id}`, message, state: 'sent', order: message.seq });
     }
     return true;
