@@ -7,8 +7,9 @@
  *
  * Frames for every member that carry no seq (an answer's progress and deltas, the error of a
  * failed answer, notices) wait too, in the order they came, each behind the newest message held
- * when it came, and so do notices to one member (the asker's "queued" warning): an answer's deltas must not reach a member before the question they answer, nor
- * an answer's failure before the question it failed (the asker's client would mark it unsent).
+ * when it came, and so do notices to one member (the asker's "queued" warning): an answer's deltas
+ * must not reach a member before the question they answer, nor an answer's failure before the
+ * question it failed (the asker's client would mark it unsent), nor a notice before what it is about.
  * They go out once the last catch-up ends. An answer whose stored end went out first has its
  * waiting frames dropped: that end holds its whole text. The pieces of an answer that was already
  * streaming when the room began to hold do not wait: its question went out before them. Typing and
@@ -75,8 +76,9 @@ export class HeldMessages {
   /** What was taken out of `held` and `frames` to go out (`release`), in order; sent from `outAt` on. */
   private out: Held[] = [];
   private outAt = 0;
-  /** Of `out` still to send: the messages' seqs, and how many are frames. */
+  /** Of `out` still to send: the messages' seqs, how many messages and how many frames. */
   private readonly outSeqs = new Set<number>();
+  private outMessages = 0;
   private outFrames = 0;
 
   /** The newest seq held since holding began (0 when nothing is held). */
@@ -106,7 +108,7 @@ export class HeldMessages {
 
   /** Whether the room holds more than twice its caps, counting what is on its way out: its oldest should go out now (`oldest`). */
   get overfull(): boolean {
-    return this.held.size + this.outSeqs.size > MAX_HELD_MESSAGES * HARD_CAP_FACTOR || this.frames.length + this.outFrames > MAX_HELD_FRAMES * HARD_CAP_FACTOR;
+    return this.held.size + this.outMessages > MAX_HELD_MESSAGES * HARD_CAP_FACTOR || this.frames.length + this.outFrames > MAX_HELD_FRAMES * HARD_CAP_FACTOR;
   }
 
   /** Whether something taken out to go out (`release`) is still to be sent. */
@@ -208,8 +210,10 @@ export class HeldMessages {
       this.outAt = 0;
     } else for (const item of taken) this.out.push(item);
     for (const item of taken) {
-      if (item.message) this.outSeqs.add(item.message.seq);
-      else this.outFrames++;
+      if (item.message) {
+        this.outSeqs.add(item.message.seq);
+        this.outMessages++;
+      } else this.outFrames++;
     }
   }
 
@@ -221,8 +225,10 @@ export class HeldMessages {
       this.out = [];
       this.outAt = 0;
     }
-    if (item.message) this.outSeqs.delete(item.message.seq);
-    else this.outFrames--;
+    if (item.message) {
+      this.outSeqs.delete(item.message.seq);
+      this.outMessages--;
+    } else this.outFrames--;
     return item;
   }
 
