@@ -164,6 +164,35 @@ describe('RoomFind', () => {
     expect(loads).toBe(1);
   });
 
+  it('shares the page "Load earlier messages" is already fetching: the find waits for it and looks through it', async () => {
+    const log = new MessageLog();
+    for (let seq = 381; seq <= 400; seq++) log.receive(entry(seq).message);
+    const memory: RoomMemory = { log, joined: true, mainThreadId: 't1', threadId: '', windowFloor: 381, noneBelow: new Map(), paged: new Set() };
+    const pending: Array<{ before: number; release: () => void }> = [];
+    vi.stubGlobal('fetch', (url: string) => {
+      const before = Number(new URL(url, 'http://x').searchParams.get('before'));
+      const messages = Array.from({ length: 50 }, (_, i) => entry(before - 50 + i, before - 50 + i === 350 ? 'the lighthouse' : 'old').message);
+      const body = new Response(JSON.stringify({ messages, hasMore: true }), { status: 200, headers: { 'content-type': 'application/json' } });
+      return new Promise<Response>((resolve) => pending.push({ before, release: () => resolve(body) }));
+    });
+    const nav = new ThreadNavigator({ command: () => Promise.reject(new Error('no commands here')), changed: () => {}, failed: () => {} });
+    nav.attach('news_1', memory, () => {});
+
+    // The member pressed "Load earlier messages"; its page is on its way when the find asks for one.
+    const pressed = nav.loadOlder();
+    expect(nav.loadingOlder).toBe(true);
+    const find = new RoomFind();
+    find.search('lighthouse', nav.messages);
+    const searching = find.searchEarlier(nav);
+    await vi.waitFor(() => expect(pending).toHaveLength(1));
+    pending[0].release();
+    await pressed;
+    expect(await searching).toEqual({ found: true, added: 50 });
+    expect(find.currentKey).toBe('m:m350');
+    // One request for the one page.
+    expect(pending.map((p) => p.before)).toEqual([381]);
+  });
+
   it('pages back through the room’s thread navigator and stops once the log is full, saying so', async () => {
     const log = new MessageLog();
     for (let seq = 2_061; seq <= 2_080; seq++) log.receive(entry(seq).message);

@@ -26,8 +26,12 @@ export class ThreadNavigator {
   /** The room's threads: list, counts, suggestions. */
   threads: RoomThreads = threadsOf('');
   private memory: RoomMemory | null = null;
-  /** Threads whose page of older messages is being fetched: each thread pages on its own. */
-  private readonly loading = new Set<string>();
+  /**
+   * The page of older messages being fetched, by thread: each thread pages on its own, and whoever
+   * asks for a thread's page while one is on its way ("Load earlier messages", the find bar, a
+   * followed source) waits for that one rather than being told there was nothing.
+   */
+  private readonly loading = new Map<string, Promise<void>>();
 
   constructor(private readonly host: NavigatorHost) {}
 
@@ -78,13 +82,23 @@ export class ThreadNavigator {
     this.fill();
   }
 
-  /** Fetches the open thread's page of messages before the oldest one held. */
-  async loadOlder(): Promise<void> {
+  /**
+   * Fetches the open thread's page of messages before the oldest one held; resolves once it is in
+   * the log. While that thread's page is on its way, resolves with that same fetch.
+   */
+  loadOlder(): Promise<void> {
     const memory = this.memory;
     const threadId = this.threadId;
-    if (!memory || this.loading.has(threadId) || !this.hasOlder) return;
-    this.loading.add(threadId);
+    const inFlight = this.loading.get(threadId);
+    if (inFlight) return inFlight;
+    if (!memory || !this.hasOlder) return Promise.resolve();
+    const page = this.fetchOlder(memory, threadId);
+    this.loading.set(threadId, page);
     this.host.changed();
+    return page;
+  }
+
+  private async fetchOlder(memory: RoomMemory, threadId: string): Promise<void> {
     try {
       await loadOlderPage(memory, threadId);
     } catch (err) {
