@@ -188,6 +188,27 @@ describeBrowser('find in this room', () => {
     }
   });
 
+  it('searching earlier pages keeps the list to a window, even when every message held was rendered', async () => {
+    const { context, page } = await openAs(suite.browser, 'Noa', DESKTOP);
+    try {
+      await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(`old ${HELD}`);
+      // One page back: every message held is rendered, from the first.
+      await page.getByRole('button', { name: 'Load earlier messages' }).click();
+      await expect.poll(async () => (await messageTexts(page)).length).toBe(70);
+      await page.getByRole('button', { name: 'Find in this room' }).click();
+      await page.getByRole('searchbox', { name: 'Find in this room' }).fill('lighthouse');
+      await expect.poll(() => count(page)).toBe('No matches');
+      // Five pages back to message 120: they are searched, not all rendered.
+      await page.getByRole('button', { name: 'Search earlier messages' }).click();
+      await expect.poll(() => count(page)).toBe('1 of 1');
+      await expect.poll(() => foundItem(page)).toEqual({ text: TEXTS[120], inView: true });
+      expect((await messageTexts(page)).length).toBeLessThanOrEqual(WINDOW);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('works on a 360 × 740 phone: Find in the folded head, the bar and the composer on screen, the match in view', async () => {
     const { context, page } = await openAs(suite.browser, 'Pia', PHONE);
     try {

@@ -22,9 +22,10 @@
  * in it highlighted (lib/find-highlight.ts).
  *
  * An answer's discussion source (`salon-show-messages` from its source list) scrolls to the first
- * message it cites and marks the cited ones for a moment; when they are older than what is shown,
- * earlier pages are loaded until they appear (or there are none left).
- *
+ * message it cites and marks the cited ones for a moment; when they are older than what is held,
+ * earlier pages are loaded until they appear (or there are none left). Outside the window, the
+ * window moves to a stretch around the first cited message, as for a found one.
+ * *
  * @fires salon-load-older - the reader asked for the page before the oldest message shown.
  * @fires salon-retry - {clientId} (from a failed message) re-sent by the room.
  * @fires salon-discard - {clientId} (from a failed message) dropped by the room.
@@ -166,6 +167,14 @@ export class SalonMessageList extends LitElement {
   private appending = false;
   /** Older messages are being put in above the reader: the live region should not read them out. */
   @state() private prepending = false;
+  /**
+   * The reader asked this list for the page before the oldest message ("Load earlier messages"):
+   * when everything held was rendered, that page renders too. A page fetched for the find bar or a
+   * followed source does not grow the window (they move it to what they bring into view).
+   */
+  private growOnPage = false;
+  /** The window moved to a followed source's message: nothing to keep in place, the items put in are not news. */
+  private jumped = false;
 
   /** A message whose Retry or Discard was pressed: once it has re-rendered, the focus must not be left on nothing. */
   private acted: SalonMessageItem | null = null;
@@ -219,10 +228,10 @@ export class SalonMessageList extends LitElement {
     const held = sought.ids.map((id) => this.entries.findIndex((e) => e.message.id === id)).filter((i) => i >= 0);
     const oldest = held.length ? Math.min(...held) : -1;
     if (oldest >= 0 && (oldest < this.shownFrom || oldest >= this.shownFrom + this.shown.length)) {
-      // Held but outside the window: render from there, then look again.
+      // Held but outside the window: render a stretch around it, then look again.
       this.stick = false;
-      this.windowStart = this.entries[oldest].key;
-      this.windowEnd = '';
+      this.jumped = true;
+      this.moveWindowTo(oldest);
       return;
     }
     const items = sought.ids
@@ -234,15 +243,22 @@ export class SalonMessageList extends LitElement {
       items[0].scrollIntoView({ block: 'center' });
       for (const item of items) item.setAttribute('highlight', '');
       setTimeout(() => items.forEach((item) => item.removeAttribute('highlight')), HIGHLIGHT_MS);
+      // Items render after this list does, and the ones above take their real height: centre again then.
+      requestAnimationFrame(() => {
+        if (items[0].isConnected) items[0].scrollIntoView({ block: 'center' });
+        this.prepending = false;
+      });
       return;
     }
     if (!this.hasOlder || sought.pagesLeft <= 0) {
       this.seeking = null;
+      this.prepending = false;
       return;
     }
     if (this.loadingOlder) return;
     sought.pagesLeft--;
-    this.loadOlder();
+    this.stick = false;
+    this.requestOlder();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -254,6 +270,7 @@ export class SalonMessageList extends LitElement {
       this.shown = this.windowOf(this.entries);
       this.keepFromBottom = null;
       this.seeking = null;
+      this.jumped = false;
       if (this.foundKey) clearFoundHighlight();
       this.foundKey = '';
       this.foundPending = false;
@@ -262,21 +279,34 @@ export class SalonMessageList extends LitElement {
     }
     const before = this.shown;
     const oldEntries = changed.get('entries') as readonly LogEntry[] | undefined;
-    // Everything held was rendered and a page of older messages came in: it renders too.
-    if (oldEntries && before.length && before[0] === oldEntries[0] && this.entries[0]?.key !== oldEntries[0]?.key && !this.stick) {
+    // Everything held was rendered and the page of older messages the reader asked for came in: it renders too.
+    if (
+      this.growOnPage &&
+      oldEntries &&
+      before.length &&
+      before[0] === oldEntries[0] &&
+      this.entries[0]?.key !== oldEntries[0]?.key &&
+      !this.stick &&
+      !this.seeking
+    ) {
       this.windowStart = this.entries[0]?.key ?? '';
     }
+    if (changed.has('loadingOlder') && !this.loadingOlder) this.growOnPage = false;
     // The member's own new message always brings the view to the bottom.
-    const lastOld = oldEntries?.at(-1)?.key;
     const last = this.entries.at(-1);
-    if (last && last.key !== lastOld && last.state === 'sending') {
+    if (last && last.key !== oldEntries?.at(-1)?.key && last.state === 'sending') {
       this.stick = true;
       this.windowEnd = '';
     }
     this.shown = this.windowOf(this.entries);
     if (this.foundPending) this.bringFound();
     const firstOld = before[0]?.key;
-    if (this.foundScroll) {
+    if (this.jumped) {
+      // Moved to a followed source's message: scrolled to by `seek` once rendered.
+      this.jumped = false;
+      this.keepFromBottom = null;
+      if (this.shown[0]?.key !== firstOld || this.shown.at(-1)?.key !== before.at(-1)?.key) this.prepending = true;
+    } else if (this.foundScroll) {
       // Moved to a found message: nothing to keep in place, and the items put in are not news.
       if (this.shown[0]?.key !== firstOld) this.prepending = true;
     } else if (firstOld && this.shown[0]?.key !== firstOld && this.scroller && !this.stick) {
@@ -306,12 +336,17 @@ export class SalonMessageList extends LitElement {
     this.foundScroll = true;
     this.stick = false;
     if (at >= this.shownFrom && at < this.shownFrom + this.shown.length) return;
+    this.moveWindowTo(at);
+    this.shown = this.windowOf(this.entries);
+  }
+
+  /** Moves the window to a stretch around the entry at `at`: FOUND_CONTEXT messages above it, RENDER_WINDOW in all. */
+  private moveWindowTo(at: number): void {
     const from = Math.max(0, at - FOUND_CONTEXT);
     const last = Math.max(at, from + RENDER_WINDOW - 1);
     this.windowStart = this.entries[from].key;
     this.windowEnd = last >= this.entries.length - 1 ? '' : this.entries[last].key;
     this.keepFromBottom = null;
-    this.shown = this.windowOf(this.entries);
   }
 
   /** Scrolls the list (not the page) so the found item sits in its middle, and highlights the words in it. */
@@ -341,8 +376,8 @@ export class SalonMessageList extends LitElement {
       this.keepFocus(this.acted);
       this.acted = null;
     }
-    if (this.seeking && (changed.has('entries') || changed.has('loadingOlder') || (changed as Map<PropertyKey, unknown>).has('windowStart')))
-      queueMicrotask(() => this.seek());
+    const moved = (changed as Map<PropertyKey, unknown>).has('windowStart') || (changed as Map<PropertyKey, unknown>).has('windowEnd');
+    if (this.seeking && (changed.has('entries') || changed.has('loadingOlder') || moved)) queueMicrotask(() => this.seek());
     if (this.foundScroll && !this.restore) {
       this.foundScroll = false;
       this.scrollToFound();
@@ -363,7 +398,6 @@ export class SalonMessageList extends LitElement {
       requestAnimationFrame(() => (this.prepending = false));
       return;
     }
-    const moved = (changed as Map<PropertyKey, unknown>).has('windowStart') || (changed as Map<PropertyKey, unknown>).has('windowEnd');
     if (!changed.has('entries') && !changed.has('answers') && !moved) return;
     if (this.keepFromBottom !== null) {
       // Older messages came in above: the reader stays on what they were reading.
@@ -473,7 +507,8 @@ export class SalonMessageList extends LitElement {
     // At the bottom, or the window's first message is gone (trimmed, discarded): the newest.
     if (from < 0) from = Math.max(0, entries.length - RENDER_WINDOW);
     const last = this.windowEnd ? entries.findIndex((e) => e.key === this.windowEnd) : -1;
-    const to = last >= from ? last + 1 : entries.length;
+    // The window's last message is gone (moved to another thread, discarded): a window's worth, not everything after its start.
+    const to = last >= from ? last + 1 : this.windowEnd ? Math.min(entries.length, from + RENDER_WINDOW) : entries.length;
     this.shownFrom = from;
     return from === 0 && to === entries.length ? entries : entries.slice(from, to);
   }
@@ -518,10 +553,16 @@ export class SalonMessageList extends LitElement {
     if (scrollTop < REVEAL_THRESHOLD_PX && this.shownFrom > 0 && !this.prepending) this.reveal();
   };
 
+  /** "Load earlier messages": the page renders when it comes in (see `growOnPage`). */
   private loadOlder = () => {
     this.stick = false;
-    this.dispatchEvent(new CustomEvent('salon-load-older', { bubbles: true, composed: true }));
+    this.growOnPage = true;
+    this.requestOlder();
   };
+
+  private requestOlder(): void {
+    this.dispatchEvent(new CustomEvent('salon-load-older', { bubbles: true, composed: true }));
+  }
 
   private jumpToLatest = () => {
     this.stick = true;

@@ -1,0 +1,119 @@
+/**
+ * The message list renders a bounded window of the messages it holds, whatever brings a message
+ * into view: following an answer's discussion source to a message far back (held already, or
+ * paged back to) renders a stretch around it, never everything from it to the newest.
+ */
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import type { Message, Source } from '../../src/protocol/messages.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs } from './harness.js';
+
+const DESKTOP = { width: 1200, height: 800 };
+const ROOM = 'news_window';
+const HELD = 400;
+/** RENDER_WINDOW in salon-message-list.ts. */
+const WINDOW = 150;
+const ANSWER = 'Port Avelin sold its lighthouse, as was said here [1].';
+
+const scrollList = (page: Page, to: 'top' | 'bottom') =>
+  page.locator('salon-message-list .scroller').evaluate((el, where) => (el.scrollTop = where === 'top' ? 0 : el.scrollHeight), to);
+
+describeBrowser('the message list’s window', () => {
+  const suite = browserSuite({ server: true });
+  let cited: Message;
+
+  beforeAll(async () => {
+    const { store } = suite.server.app.salon;
+    await store.upsertItem(item(ROOM, { title: 'The lighthouse sale' }));
+    const thread = await store.ensureMainThread(ROOM);
+    const old = { id: 'u_old', name: 'Old', kind: 'user' as const };
+    for (let i = 1; i <= HELD; i++) {
+      const { message } = await store.appendMessage({
+        roomId: ROOM,
+        threadId: thread.id,
+        author: old,
+        text: i === 3 ? 'The lighthouse is for sale' : `old ${i}`,
+      });
+      if (i === 3) cited = message;
+    }
+    const source: Source = {
+      n: 1,
+      id: thread.id,
+      kind: 'thread',
+      title: 'From this discussion — Old',
+      url: null,
+      sourceType: 'conversation',
+      snippet: cited.text,
+      messageIds: [cited.id],
+      authors: ['Old'],
+      from: cited.ts,
+      to: cited.ts,
+    };
+    await store.appendMessage({
+      roomId: ROOM,
+      threadId: thread.id,
+      author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+      text: ANSWER,
+      sources: [source],
+    });
+  });
+
+  /** Clicks the answer's discussion source and waits for the cited message to be marked. */
+  async function followSource(page: Page): Promise<void> {
+    await page.locator('salon-message-item[kind=assistant] salon-source-list button.show').click();
+    await page.locator(`salon-message-item[data-id="${cited.id}"][highlight]`).waitFor({ state: 'attached' });
+    // Within the list's visible area (the mark itself goes after a moment).
+    await expect
+      .poll(() =>
+        page.locator(`salon-message-item[data-id="${cited.id}"]`).evaluate((el) => {
+          const box = el.getBoundingClientRect();
+          const view = (el.getRootNode() as ShadowRoot).querySelector('.scroller')!.getBoundingClientRect();
+          return box.top >= view.top - 1 && box.bottom <= view.bottom + 1;
+        }),
+      )
+      .toBe(true);
+  }
+
+  it('follows a source to a message older than those held: pages back to it and renders a window around it, not everything after it', async () => {
+    const { context, page } = await openAs(suite.browser, 'Lea', DESKTOP);
+    try {
+      await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(ANSWER);
+      await followSource(page);
+      const shown = await messageTexts(page);
+      expect(shown).toContain(cited.text);
+      expect(shown.length).toBeLessThanOrEqual(WINDOW);
+      // Below the window, the later messages are a button away.
+      expect(await page.getByRole('button', { name: 'Show later messages' }).count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('follows a source to a held message outside the window: renders a window around it, not everything after it', async () => {
+    const { context, page } = await openAs(suite.browser, 'Mo', DESKTOP);
+    try {
+      await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(ANSWER);
+      const older = page.getByRole('button', { name: 'Load earlier messages' });
+      while ((await messageTexts(page))[0] !== 'old 1') {
+        const shown = (await messageTexts(page)).length;
+        await older.click();
+        await expect.poll(async () => (await messageTexts(page)).length).toBeGreaterThan(shown);
+      }
+      // Back at the newest: only a window renders, without the cited message.
+      await scrollList(page, 'bottom');
+      await expect.poll(async () => (await messageTexts(page)).length).toBe(WINDOW);
+      expect(await messageTexts(page)).not.toContain(cited.text);
+
+      await followSource(page);
+      expect((await messageTexts(page)).length).toBeLessThanOrEqual(WINDOW);
+      // "Latest messages" takes the reader back to the newest window.
+      await page.getByRole('button', { name: 'Latest messages ↓' }).click();
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(ANSWER);
+      expect((await messageTexts(page)).length).toBe(WINDOW);
+    } finally {
+      await context.close();
+    }
+  });
+});
