@@ -1,12 +1,14 @@
 /**
  * The message list renders a bounded window of the messages it holds, whatever brings a message
  * into view: following an answer's discussion source to a message far back (held already, or
- * paged back to) renders a stretch around it, never everything from it to the newest.
+ * paged back to) renders a stretch around it, never everything from it to the newest. And the
+ * "New messages ↓" jump means what it says: it shows when messages arrived below the view, not
+ * because the reader scrolled up.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import type { Message, Source } from '../../src/protocol/messages.js';
-import { browserSuite, describeBrowser, item, messageTexts, openAs } from './harness.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, say } from './harness.js';
 
 const DESKTOP = { width: 1200, height: 800 };
 const ROOM = 'news_window';
@@ -14,6 +16,21 @@ const HELD = 400;
 /** RENDER_WINDOW in salon-message-list.ts. */
 const WINDOW = 150;
 const ANSWER = 'Port Avelin sold its lighthouse, as was said here [1].';
+
+/** The message list's update finished, after the browser ran its pending scroll events (they fire at the next frame). */
+const settled = (page: Page) =>
+  page.evaluate(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const find = (root: Document | ShadowRoot): Element | null => {
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        if (el.tagName === 'SALON-MESSAGE-LIST') return el;
+        const inner = el.shadowRoot && find(el.shadowRoot);
+        if (inner) return inner;
+      }
+      return null;
+    };
+    await (find(document) as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+  });
 
 const scrollList = (page: Page, to: 'top' | 'bottom') =>
   page.locator('salon-message-list .scroller').evaluate((el, where) => (el.scrollTop = where === 'top' ? 0 : el.scrollHeight), to);
@@ -114,6 +131,35 @@ describeBrowser('the message list’s window', () => {
       expect((await messageTexts(page)).length).toBe(WINDOW);
     } finally {
       await context.close();
+    }
+  });
+
+  it('shows "New messages ↓" only when messages arrived below the view, not because the reader scrolled up', async () => {
+    const lea = await openAs(suite.browser, 'Ada', DESKTOP);
+    const bob = await openAs(suite.browser, 'Bob', DESKTOP);
+    const { page } = lea;
+    try {
+      await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(ANSWER);
+      const jump = page.locator('salon-message-list button.jump');
+      await scrollList(page, 'top');
+      await settled(page);
+      expect(await page.locator('salon-message-list .scroller').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeGreaterThan(96);
+      expect(await jump.count()).toBe(0);
+
+      // Someone writes while the reader is up there: now there is something new below.
+      await bob.page.goto(`${suite.server.url}/chat?id=${ROOM}`);
+      await page.locator('salon-member-list .count[data-count="2"]').waitFor();
+      await say(bob.page, 'news from below');
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('news from below');
+      const news = page.getByRole('button', { name: 'New messages ↓' });
+      await news.waitFor();
+      await news.click();
+      await expect.poll(() => jump.count()).toBe(0);
+      expect(await page.locator('salon-message-item', { hasText: 'news from below' }).isVisible()).toBe(true);
+    } finally {
+      await lea.context.close();
+      await bob.context.close();
     }
   });
 });

@@ -25,7 +25,10 @@
  * message it cites and marks the cited ones for a moment; when they are older than what is held,
  * earlier pages are loaded until they appear (or there are none left). Outside the window, the
  * window moves to a stretch around the first cited message, as for a found one.
- * *
+ *
+ * "New messages ↓" shows when messages arrived below what the reader sees (scrolling up alone does
+ * not show it); "Latest messages ↓" when the window ends before the newest.
+ *
  * @fires salon-load-older - the reader asked for the page before the oldest message shown.
  * @fires salon-retry - {clientId} (from a failed message) re-sent by the room.
  * @fires salon-discard - {clientId} (from a failed message) dropped by the room.
@@ -175,6 +178,8 @@ export class SalonMessageList extends LitElement {
   private growOnPage = false;
   /** The window moved to a followed source's message: nothing to keep in place, the items put in are not news. */
   private jumped = false;
+  /** Messages (or an answer being written) arrived after the newest held one in this update. */
+  private arrived = false;
 
   /** A message whose Retry or Discard was pressed: once it has re-rendered, the focus must not be left on nothing. */
   private acted: SalonMessageItem | null = null;
@@ -292,6 +297,7 @@ export class SalonMessageList extends LitElement {
       this.windowStart = this.entries[0]?.key ?? '';
     }
     if (changed.has('loadingOlder') && !this.loadingOlder) this.growOnPage = false;
+    this.arrived = (!!oldEntries && arrivedBelow(oldEntries, this.entries)) || answerStarted(changed.get('answers'), this.answers);
     // The member's own new message always brings the view to the bottom.
     const last = this.entries.at(-1);
     if (last && last.key !== oldEntries?.at(-1)?.key && last.state === 'sending') {
@@ -414,7 +420,7 @@ export class SalonMessageList extends LitElement {
       // Items render after this list does; scroll again once they have.
       this.toBottom();
       requestAnimationFrame(() => this.stick && this.toBottom());
-    } else if (!this.unseen) {
+    } else if (this.arrived && !this.unseen) {
       this.unseen = true;
     }
   }
@@ -571,6 +577,23 @@ export class SalonMessageList extends LitElement {
     this.toBottom();
     this.scroller.focus();
   };
+}
+
+/** A message came in after the newest one held before (not a page of older ones, an edit or a removal). */
+function arrivedBelow(before: readonly LogEntry[], after: readonly LogEntry[]): boolean {
+  const last = after.at(-1);
+  const lastBefore = before.at(-1);
+  if (!last || last.key === lastBefore?.key) return false;
+  if (!lastBefore) return true;
+  const at = after.findIndex((e) => e.key === lastBefore.key);
+  // The newest held before is gone (discarded): something new is last only if it was not held before.
+  return at >= 0 ? at < after.length - 1 : !before.some((e) => e.key === last.key);
+}
+
+/** An answer began to be written (it shows below the messages). */
+function answerStarted(before: readonly AnswerInProgress[] | undefined, after: readonly AnswerInProgress[]): boolean {
+  if (!before) return false;
+  return after.some((a) => !before.some((b) => b.id === a.id));
 }
 
 /** Where the reader was in a thread: scrolled to `top`, or at the bottom, and the window's first and last messages. */
