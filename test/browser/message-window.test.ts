@@ -75,10 +75,24 @@ describeBrowser('the message list’s window', () => {
     });
   });
 
-  /** Clicks the answer's discussion source and waits for the cited message to be marked. */
+  /**
+   * Clicks the answer's discussion source and waits for the cited message to be marked; no more
+   * than a window of items was rendered at any update on the way, and the message is in view.
+   */
   async function followSource(page: Page): Promise<void> {
+    await page.evaluate(() => {
+      const w = window as unknown as { __mostItems: number };
+      w.__mostItems = 0;
+      const cls = customElements.get('salon-message-list') as unknown as { prototype: { updated(this: HTMLElement, c: unknown): void } };
+      const original = cls.prototype.updated;
+      cls.prototype.updated = function (this: HTMLElement, changed: unknown) {
+        w.__mostItems = Math.max(w.__mostItems, this.shadowRoot!.querySelectorAll('salon-message-item').length);
+        original.call(this, changed);
+      };
+    });
     await page.locator('salon-message-item[kind=assistant] salon-source-list button.show').click();
     await page.locator(`salon-message-item[data-id="${cited.id}"][highlight]`).waitFor({ state: 'attached' });
+    expect(await page.evaluate(() => (window as unknown as { __mostItems: number }).__mostItems)).toBeLessThanOrEqual(WINDOW);
     // Within the list's visible area (the mark itself goes after a moment).
     await expect
       .poll(() =>
