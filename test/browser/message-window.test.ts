@@ -32,6 +32,20 @@ const settled = (page: Page) =>
     await (find(document) as unknown as { updateComplete: Promise<unknown> }).updateComplete;
   });
 
+/** From now on, records the most message items the list has rendered at the end of any of its updates. */
+const countMostItems = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as unknown as { __mostItems: number };
+    w.__mostItems = 0;
+    const cls = customElements.get('salon-message-list') as unknown as { prototype: { updated(this: HTMLElement, c: unknown): void } };
+    const original = cls.prototype.updated;
+    cls.prototype.updated = function (this: HTMLElement, changed: unknown) {
+      w.__mostItems = Math.max(w.__mostItems, this.shadowRoot!.querySelectorAll('salon-message-item').length);
+      original.call(this, changed);
+    };
+  });
+const mostItems = (page: Page) => page.evaluate(() => (window as unknown as { __mostItems: number }).__mostItems);
+
 const scrollList = (page: Page, to: 'top' | 'bottom') =>
   page.locator('salon-message-list .scroller').evaluate((el, where) => (el.scrollTop = where === 'top' ? 0 : el.scrollHeight), to);
 
@@ -80,19 +94,10 @@ describeBrowser('the message list’s window', () => {
    * than a window of items was rendered at any update on the way, and the message is in view.
    */
   async function followSource(page: Page): Promise<void> {
-    await page.evaluate(() => {
-      const w = window as unknown as { __mostItems: number };
-      w.__mostItems = 0;
-      const cls = customElements.get('salon-message-list') as unknown as { prototype: { updated(this: HTMLElement, c: unknown): void } };
-      const original = cls.prototype.updated;
-      cls.prototype.updated = function (this: HTMLElement, changed: unknown) {
-        w.__mostItems = Math.max(w.__mostItems, this.shadowRoot!.querySelectorAll('salon-message-item').length);
-        original.call(this, changed);
-      };
-    });
+    await countMostItems(page);
     await page.locator('salon-message-item[kind=assistant] salon-source-list button.show').click();
     await page.locator(`salon-message-item[data-id="${cited.id}"][highlight]`).waitFor({ state: 'attached' });
-    expect(await page.evaluate(() => (window as unknown as { __mostItems: number }).__mostItems)).toBeLessThanOrEqual(WINDOW);
+    expect(await mostItems(page)).toBeLessThanOrEqual(WINDOW);
     // Within the list's visible area (the mark itself goes after a moment).
     await expect
       .poll(() =>
@@ -174,6 +179,42 @@ describeBrowser('the message list’s window', () => {
     } finally {
       await lea.context.close();
       await bob.context.close();
+    }
+  });
+
+  it('renders a step of a reconnect’s catch-up below a reader who is up the list, not all of it at once', async () => {
+    const { store } = suite.server.app.salon;
+    const room = 'news_catchup';
+    await store.upsertItem(item(room, { title: 'Catching up' }));
+    const thread = await store.ensureMainThread(room);
+    const post = async (from: number, to: number) => {
+      for (let i = from; i <= to; i++)
+        await store.appendMessage({ roomId: room, threadId: thread.id, author: { id: 'u_old', name: 'Old', kind: 'user' }, text: `catch ${i}` });
+    };
+    await post(1, 30);
+    const { context, page } = await openAs(suite.browser, 'Eve', DESKTOP);
+    try {
+      await page.goto(`${suite.server.url}/chat?id=${room}`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('catch 30');
+      await scrollList(page, 'top');
+      await settled(page);
+      await context.setOffline(true);
+      await page.locator('salon-connection-status [data-state=offline]').waitFor({ timeout: 20_000 });
+      // 300 missed: fewer than the 500 a rejoin is given, so they all come in its welcome.
+      await post(31, 330);
+      await countMostItems(page);
+      await context.setOffline(false);
+      const news = page.getByRole('button', { name: 'New messages ↓' });
+      await news.waitFor({ timeout: 20_000 });
+      // The reader's 20 and a step of 100 below them; the rest wait below the window.
+      expect(await mostItems(page)).toBeLessThanOrEqual(120);
+      expect(await page.getByRole('button', { name: 'Show later messages' }).count()).toBe(1);
+      expect((await messageTexts(page))[0]).toBe('catch 11');
+      await news.click();
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('catch 330');
+      expect((await messageTexts(page)).length).toBe(WINDOW);
+    } finally {
+      await context.close();
     }
   });
 });

@@ -27,7 +27,8 @@
  * window moves to a stretch around the first cited message, as for a found one.
  *
  * "New messages ↓" shows when messages arrived below what the reader sees (scrolling up alone does
- * not show it); "Latest messages ↓" when the window ends before the newest.
+ * not show it); "Latest messages ↓" when the window ends before the newest. Many arriving at once
+ * below a reader up the list (a reconnect's catch-up) render REVEAL_STEP at a time.
  *
  * @fires salon-load-older - the reader asked for the page before the oldest message shown.
  * @fires salon-retry - {clientId} (from a failed message) re-sent by the room.
@@ -304,6 +305,7 @@ export class SalonMessageList extends LitElement {
       this.stick = true;
       this.windowEnd = '';
     }
+    if (this.arrived) this.limitArrivals(before);
     this.shown = this.windowOf(this.entries);
     if (this.foundPending) this.bringFound();
     const firstOld = before[0]?.key;
@@ -319,6 +321,17 @@ export class SalonMessageList extends LitElement {
       this.keepFromBottom = this.scroller.scrollHeight - this.scroller.scrollTop;
       this.prepending = true;
     }
+  }
+
+  /**
+   * Many messages at once below a reader who is up the list (a reconnect's catch-up brings up to
+   * 500): REVEAL_STEP of them render, the rest wait below the window's end ("Show later messages",
+   * scrolling down, "New messages ↓") rather than all rendering in one go.
+   */
+  private limitArrivals(before: readonly LogEntry[]): void {
+    if (this.stick || !this.windowStart || this.windowEnd || !before.length) return;
+    const at = this.entries.findIndex((e) => e.key === before.at(-1)!.key);
+    if (at >= 0 && this.entries.length - 1 - at > REVEAL_STEP) this.windowEnd = this.entries[at + REVEAL_STEP].key;
   }
 
   /**
