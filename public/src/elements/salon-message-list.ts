@@ -41,6 +41,7 @@ import type { Source } from '../../../src/protocol/messages.js';
 import type { LogEntry } from '../lib/message-log.js';
 import type { AnswerInProgress } from '../lib/room-controller.js';
 import { clearFoundHighlight, highlightFound } from '../lib/find-highlight.js';
+import { windowRange } from '../lib/render-window.js';
 import { baseStyles } from '../lib/styles.js';
 import { SalonMessageItem } from './salon-message-item.js';
 
@@ -522,12 +523,7 @@ export class SalonMessageList extends LitElement {
    * the newest RENDER_WINDOW when the reader is at the bottom. Sets `shownFrom`.
    */
   private windowOf(entries: readonly LogEntry[]): readonly LogEntry[] {
-    let from = this.windowStart ? entries.findIndex((e) => e.key === this.windowStart) : -1;
-    // At the bottom, or the window's first message is gone (trimmed, discarded): the newest.
-    if (from < 0) from = Math.max(0, entries.length - RENDER_WINDOW);
-    const last = this.windowEnd ? entries.findIndex((e) => e.key === this.windowEnd) : -1;
-    // The window's last message is gone (moved to another thread, discarded): a window's worth, not everything after its start.
-    const to = last >= from ? last + 1 : this.windowEnd ? Math.min(entries.length, from + RENDER_WINDOW) : entries.length;
+    const { from, to } = windowRange(entries, this.windowStart, this.windowEnd, RENDER_WINDOW);
     this.shownFrom = from;
     return from === 0 && to === entries.length ? entries : entries.slice(from, to);
   }
