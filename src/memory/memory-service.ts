@@ -532,7 +532,18 @@ export class MemoryService implements MemorySearch {
       }
       if ((await versions()) === before) break;
     }
+    if (forgotten) await this.purge();
     return forgotten;
+  }
+
+  /** What was forgotten goes from the store's files too (Store.purgeDeleted); a failure is only logged: the next forget tries again. */
+  private async purge(): Promise<void> {
+    try {
+      if (!(await this.options.store.purgeDeleted()))
+        this.log.warn({}, 'forgotten memory may stay in the store’s files until the next forget: the WAL stayed busy');
+    } catch (err) {
+      this.log.warn({ err: (err as Error)?.message }, 'forgotten memory may stay in the store’s files until the next forget');
+    }
   }
 
   /** Drops chunks from the index (the store deleted them). */
@@ -657,6 +668,7 @@ export class MemoryService implements MemorySearch {
     // Forgotten while it was being written: forgetPrivate's read of the store may have missed it.
     if (forgotten()) {
       await store.applyThreadChange({ at: now, expect: [], deleteMemory: [stored.id] });
+      await this.purge();
       return;
     }
     if (vector) {

@@ -97,6 +97,15 @@ export class PostgresStore implements Store {
     return this.db.close();
   }
 
+  /**
+   * Nothing PostgreSQL can do online: a deleted row's bytes stay on its page after a VACUUM (which
+   * only marks the space reusable) and its terms in the GIN index; only VACUUM FULL, which locks
+   * the tables against every read while it rewrites them, removes them (docs/architecture.md).
+   */
+  async purgeDeleted(): Promise<boolean> {
+    return true;
+  }
+
   // content
 
   async upsertItem(item: ContentItem): Promise<{ item: StoredItem; status: UpsertStatus }> {

@@ -66,6 +66,7 @@ const db = new Database(workerData.filename, { fileMustExist: true });
 db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 db.pragma('synchronous = NORMAL');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const truncate = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)');
 
 const walFramesOf = ${walFramesOf.toString()};
 const header = Buffer.alloc(${WAL_INDEX_HEADER_BYTES});
@@ -115,6 +116,15 @@ const timer = setInterval(() => {
 }, workerData.pollMs);
 parentPort.on('message', (m) => {
   if (m === 'stop') stop();
+  else if (m && m.type === 'truncate') {
+    try {
+      const r = truncate.get();
+      lastLog = r.log;
+      parentPort.postMessage({ type: 'truncated', id: m.id, emptied: r.busy === 0 });
+    } catch (err) {
+      parentPort.postMessage({ type: 'truncated', id: m.id, emptied: false, message: String((err && err.message) || err) });
+    }
+  }
 });
 parentPort.postMessage({ type: 'ready', scheduling });
 `;
@@ -151,6 +161,8 @@ export class SqliteCheckpointer {
   scheduling: CheckpointerScheduling | null = null;
   private readonly worker: Worker;
   private running = false;
+  private readonly truncations = new Map<number, (emptied: boolean | null) => void>();
+  private nextTruncation = 0;
   private readonly exited: Promise<void>;
 
   constructor(private readonly options: CheckpointerOptions) {
@@ -177,17 +189,46 @@ export class SqliteCheckpointer {
       },
     });
     this.worker.unref();
-    this.worker.on('message', (m: { type: string; log?: number; checkpointed?: number; scheduling?: CheckpointerScheduling }) => {
-      if (m.type === 'ready') {
-        this.scheduling = m.scheduling ?? 'normal';
-        this.setRunning(true);
-      } else if (m.type === 'checkpointed') options.onCheckpoint?.({ log: m.log!, checkpointed: m.checkpointed! });
-      else if (m.type === 'failed') this.setRunning(false);
-    });
+    this.worker.on(
+      'message',
+      (m: { type: string; id?: number; emptied?: boolean; log?: number; checkpointed?: number; scheduling?: CheckpointerScheduling }) => {
+        if (m.type === 'truncated') this.settleTruncation(m.id!, m.emptied!);
+        else if (m.type === 'ready') {
+          this.scheduling = m.scheduling ?? 'normal';
+          this.setRunning(true);
+        } else if (m.type === 'checkpointed') options.onCheckpoint?.({ log: m.log!, checkpointed: m.checkpointed! });
+        else if (m.type === 'failed') this.setRunning(false);
+      },
+    );
     // A failed worker only costs the latency it saved: the writer checkpoints itself again.
     this.worker.on('error', () => this.setRunning(false));
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
-    void this.exited.then(() => this.setRunning(false));
+    void this.exited.then(() => {
+      this.setRunning(false);
+      for (const id of [...this.truncations.keys()]) this.settleTruncation(id, null);
+    });
+  }
+
+  /**
+   * Checkpoints every frame and truncates the WAL to nothing, on the worker's connection (the
+   * writer may not checkpoint while the worker runs: sqlite-writer-sync.ts). The WAL keeps every
+   * page version a commit wrote, deleted rows' text among them, until it is overwritten or
+   * truncated. Resolves to whether the WAL was emptied (false: a reader or writer kept it busy past
+   * the busy timeout), or null when the worker is gone.
+   */
+  truncateWal(): Promise<boolean | null> {
+    if (!this.running) return Promise.resolve(null);
+    const id = this.nextTruncation++;
+    return new Promise((resolve) => {
+      this.truncations.set(id, resolve);
+      this.worker.postMessage({ type: 'truncate', id });
+    });
+  }
+
+  private settleTruncation(id: number, emptied: boolean | null): void {
+    const settle = this.truncations.get(id);
+    this.truncations.delete(id);
+    settle?.(emptied);
   }
 
   /** Stops the worker and waits for its connection to close. */

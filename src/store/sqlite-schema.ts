@@ -377,6 +377,15 @@ export const SQLITE_MIGRATIONS: string[] = [
   ALTER TABLE source_entries ADD COLUMN seen_at TEXT;
   UPDATE source_entries SET seen_at = updated_at;
   `,
+  // 24: the terms of every memory line deleted so far leave the full-text index. FTS5 only records
+  // a deletion, keeping the line's terms in its segments until a merge happens to rewrite them,
+  // readable by anyone with the file: forgotten private exchanges among them (docs/architecture.md;
+  // private lines are now deleted with FTS5's secure-delete, SqliteStore.erasingLines). 'optimize'
+  // merges all segments into one without them; the pages it frees are overwritten (secure_delete
+  // is on before migrating).
+  `
+  INSERT INTO memory_lines (memory_lines) VALUES ('optimize');
+  `,
 ];
 
 /**

@@ -206,6 +206,10 @@ export class SqliteStore implements Store {
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    // Deleted content is overwritten with zeros, on freed pages too (FAST leaves those as they
+    // were: an exchange longer than ~800 bytes spills onto overflow pages, freed whole):
+    // docs/architecture.md. Set before migrating: migration 24's merge frees old index pages.
+    this.db.pragma('secure_delete = ON');
     try {
       this.migrate();
     } catch (err) {
@@ -736,9 +740,10 @@ export class SqliteStore implements Store {
       if (sliced) this.sql('INSERT INTO memory_staging (thread_id, started_at) VALUES (?, ?)').run(threadId, DELETION_STARTED_AT);
       else {
         // Rows first: a row that others copy hands its lines to one of them as it goes (migration 9).
+        const privileged = this.privilegedAmong(memoryIds);
         this.ownVectorsBefore(memoryIds);
         this.sql('DELETE FROM memory_chunks WHERE thread_id = ?').run(threadId);
-        this.linesAfterDeleting(memoryIds);
+        this.linesAfterDeleting(memoryIds, privileged);
         this.sql('DELETE FROM messages WHERE thread_id = ?').run(threadId);
       }
       this.sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(threadId, threadId);
@@ -754,6 +759,15 @@ export class SqliteStore implements Store {
       this.track(deleteStaged(this.staging, [threadId], deleted.memoryIds));
     }
     return { messages: deleted.messages, memoryIds: deleted.memoryIds };
+  }
+
+  async purgeDeleted(): Promise<boolean> {
+    if (this.options.filename === ':memory:' || !this.db.open) return true;
+    const emptied = (await this.checkpointer?.truncateWal()) ?? null;
+    if (emptied !== null) return emptied;
+    // No worker (or it is gone): the writer checkpoints itself, as it then does anyway.
+    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return result.busy === 0;
   }
 
   /** Hidden memory rows of deleted threads being deleted in slices (deleteThread, and at open); close() waits for them. */
@@ -962,17 +976,69 @@ export class SqliteStore implements Store {
     for (const id of ids) {
       const row = move.get(threadId, roomId, id) as Row | undefined;
       if (!row) return id;
-      const scope = scopeOf({ threadId, privileged: row.privileged === 1, owner: row.owner });
-      for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) rescope.run(scope, id * MEMORY_LINES_PER_CHUNK + i);
+      const privileged = row.privileged === 1;
+      const scope = scopeOf({ threadId, privileged, owner: row.owner });
+      if (privileged) this.rescopePrivateLines(id, scope);
+      else for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) rescope.run(scope, id * MEMORY_LINES_PER_CHUNK + i);
     }
     return undefined;
   }
 
+  /**
+   * A private chunk's lines under a new scope: deleted erasingLines, then written again. An update
+   * is FTS5's deletion and a new line, which would leave the old line's terms behind; and an
+   * update, or a line written again, with secure-delete on, then deleted with it, corrupted the
+   * index in SQLite 3.53.2 (lines of more than ~4 KB: docs/architecture.md), so lines are only
+   * ever written with it off.
+   */
+  private rescopePrivateLines(chunkId: number, scope: string): void {
+    const read = this.sql('SELECT rowid, text FROM memory_lines WHERE rowid = ?');
+    const lines: Row[] = [];
+    for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) {
+      const line = read.get(chunkId * MEMORY_LINES_PER_CHUNK + i) as Row | undefined;
+      if (line) lines.push(line);
+    }
+    if (!lines.length) return;
+    const remove = this.sql('DELETE FROM memory_lines WHERE rowid = ?');
+    this.erasingLines(() => {
+      for (const l of lines) remove.run(l.rowid);
+    });
+    const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
+    for (const l of lines) insert.run(l.rowid, l.text, scope);
+  }
+
   private deleteMemoryRows(ids: number[]): void {
+    const privileged = this.privilegedAmong(ids);
     this.ownVectorsBefore(ids);
     const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
     for (const id of ids) remove.run(id);
-    this.linesAfterDeleting(ids);
+    this.linesAfterDeleting(ids, privileged);
+  }
+
+  /** The private (privileged) chunks among `ids`. */
+  private privilegedAmong(ids: number[]): Set<number> {
+    if (!ids.length) return new Set();
+    return new Set(
+      this.sql('SELECT c.id FROM json_each(?) j JOIN memory_chunks c ON c.id = j.value WHERE c.privileged = 1').pluck().all(JSON.stringify(ids)) as number[],
+    );
+  }
+
+  /**
+   * Runs `change` (inside the caller's transaction) with FTS5's secure-delete on: the lines it
+   * deletes or updates leave the index's segments at once. Otherwise FTS5 only records a deletion,
+   * and the line's terms stay in the file until a merge rewrites their segment. It costs ~25 times a
+   * plain deletion (11 against 0.4 ms a chunk at 3,000 chunks), so only private lines get it
+   * (docs/architecture.md); the setting is written back off in the same transaction. `change`
+   * only deletes lines (see rescopePrivateLines).
+   */
+  private erasingLines(change: () => void): void {
+    // Literals: FTS5 takes an integer only, and better-sqlite3 binds a number as a real.
+    this.sql("INSERT INTO memory_lines (memory_lines, rank) VALUES ('secure-delete', 1)").run();
+    try {
+      change();
+    } finally {
+      this.sql("INSERT INTO memory_lines (memory_lines, rank) VALUES ('secure-delete', 0)").run();
+    }
   }
 
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
@@ -1103,10 +1169,15 @@ export class SqliteStore implements Store {
    * slot: FTS5 answers `rowid BETWEEN` by scanning the whole table (16 ms a chunk at 160,000 lines,
    * against 0.04 ms for its 16 slots one by one).
    */
-  private linesAfterDeleting(chunkIds: number[]): void {
+  private linesAfterDeleting(chunkIds: number[], privileged: Set<number>): void {
     const remove = this.sql('DELETE FROM memory_lines WHERE rowid = ?');
     let deleted = 0;
-    for (const id of chunkIds) for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) deleted += remove.run(id * MEMORY_LINES_PER_CHUNK + i).changes;
+    const removeLines = (ids: number[]) => {
+      for (const id of ids) for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) deleted += remove.run(id * MEMORY_LINES_PER_CHUNK + i).changes;
+    };
+    const secret = chunkIds.filter((id) => privileged.has(id));
+    if (secret.length) this.erasingLines(() => removeLines(secret));
+    removeLines(chunkIds.filter((id) => !privileged.has(id)));
     this.termLines.linesDeleted(deleted);
     this.ownLinesAfter(chunkIds);
   }

@@ -396,6 +396,14 @@ export interface Store {
    * messages count.
    */
   deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null>;
+  /**
+   * Makes the memory rows deleted so far as unreadable in the store's files as the store can
+   * (`/forget private`): SQLite overwrites deleted content as it deletes and here truncates the
+   * WAL, which still holds the pages as they were; PostgreSQL cannot without locking the tables
+   * (docs/architecture.md says what remains). Resolves to false when it could not finish (SQLite:
+   * the WAL stayed busy), to be tried again by the next call.
+   */
+  purgeDeleted(): Promise<boolean>;
   /** Starts a thread in a room (`/thread new`). */
   createThread(thread: NewThread, actor: string): Promise<Thread>;
   /** Applies a thread operation in one transaction (ERR_THREAD_CHANGED when an expected version moved). */

@@ -5,6 +5,7 @@
  * still waiting to be stored is not stored; nobody else's memory, and none of theirs in other
  * rooms, is touched. On SQLite (the line search on its reader thread) and on PostgreSQL.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
@@ -224,6 +225,58 @@ describePostgres('PostgreSQL', () => {
     );
     return store;
   });
+});
+
+/**
+ * Whether `word` is in the SQLite file `filename` or its WAL, as raw bytes. A full-text index
+ * stores a term without the letters it shares with the term before it: `word` is checked without
+ * its first letter too (the exchange's `Q:` line makes the term `q`).
+ */
+function onDisk(filename: string, word: string): boolean {
+  const files = [filename, `${filename}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
+  return files.some((bytes) => bytes.includes(word.slice(1)));
+}
+
+describe('a forgotten private exchange in the SQLite files', () => {
+  for (const [name, settings] of [
+    ['the server’s settings: checkpoints on a worker, line searches on a reader thread', { backgroundCheckpoints: true, readerThread: true }],
+    ['one connection', {}],
+  ] as const) {
+    it(`leaves none of its words in the database file or the WAL, open or closed (${name})`, async () => {
+      const { dir, cleanup } = tempDir();
+      const filename = join(dir, 'salon.db');
+      const store = new SqliteStore({ filename, ...settings });
+      cleanups.push(cleanup, () => store.close());
+      const { memory } = memoryOf(store);
+      const main = await store.ensureMainThread('news_1');
+      await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 'thr_side', roomId: 'news_1', title: 'Side' }] });
+      // No other term starts with its first two letters; the stemmer leaves it whole.
+      const secret = 'qjxvorpak';
+      // Long enough to spill onto overflow pages, freed whole (more than the deletion's own writes reuse).
+      const answer = `${'Your locker is in the east hall, second row. '.repeat(160)}The code is ${secret}.`;
+      memory.onAnswer(...answered('thr_side', 'news_1', 'Ann', `Remember my locker code ${secret}, please.`, answer));
+      memory.onAnswer(...answered(main.id, 'news_1', 'Bo', 'What is my locker code?', 'Your locker code is 9031.'));
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'When does the ferry leave?', 'The ferry leaves at noon.', false));
+      await memory.idle();
+      // A merge moves it: its lines are written again under their new scope.
+      await store.applyThreadChange({
+        at: AT,
+        expect: [],
+        updateThreads: [{ id: main.id }, { id: 'thr_side', status: 'archived', mergedInto: main.id }],
+        moveThreadMemory: [{ fromThreadId: 'thr_side', threadId: main.id, roomId: 'news_1' }],
+      });
+      expect(onDisk(filename, secret)).toBe(true);
+
+      expect(await memory.forgetPrivate('u_Ann', 'news_1', [main.id, 'thr_side'])).toBe(1);
+      expect(onDisk(filename, secret)).toBe(false);
+      store.db.exec("INSERT INTO memory_lines (memory_lines) VALUES ('integrity-check')");
+      // The others' stay, readable.
+      expect((await recalled(memory, 'what is my locker code', main.id, 'Bo')).join('\n')).toContain('9031');
+      await memory.close();
+      await store.close();
+      expect(onDisk(filename, secret)).toBe(false);
+    });
+  }
 });
 
 describe('/forget private in a room', () => {
