@@ -173,6 +173,38 @@ describeBrowser('private questions kept in the tab', () => {
     await expect.poll(() => pending.count()).toBe(0);
   });
 
+  it('sends a Forget them pressed offline from the next page of the browser, in its own room only, when the first page is gone', async () => {
+    const [here, there] = [stories[3].id, stories[4].id];
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    const answers = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+    for (const roomId of [there, here]) {
+      await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
+      await privateMode(ada.page);
+      await say(ada.page, 'What happened?');
+      await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
+    }
+    await suite.server.app.salon.memory.idle();
+    expect([await privateChunks(here), await privateChunks(there)]).toEqual([1, 1]);
+
+    await ada.context.setOffline(true);
+    await ada.page.locator('salon-connection-status [data-state=offline]').waitFor();
+    await ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }).click();
+    await ada.page.locator('salon-connection-status [data-notice=FORGET_PENDING]').waitFor();
+    // The page goes before the room is back (a reload, the tab closed).
+    await ada.page.close();
+    await ada.context.setOffline(false);
+
+    // The browser's next page, in the other room first: its private memory is not the one forgotten.
+    const next = await ada.context.newPage();
+    await enter(next, `${suite.server.url}/chat?id=${there}`, 1);
+    await enter(next, `${suite.server.url}/chat?id=${here}`, 1);
+    await expect.poll(() => privateChunks(here), { timeout: 20_000 }).toBe(0);
+    expect(await privateChunks(there)).toBe(1);
+    await expect.poll(() => next.locator('salon-connection-status [data-notice=FORGET_PENDING]').count()).toBe(0);
+    expect(await next.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('salon.forget.')))).toEqual([]);
+  });
+
   it('forgets the private questions of a thread that was deleted, and keeps those of the threads still there', async () => {
     const roomId = stories[2].id;
     const url = `${suite.server.url}/chat?id=${roomId}`;

@@ -12,6 +12,7 @@ import type { AssistantStage, Member, RoomInfo, ServerMessage } from '../../../s
 import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
+import { PendingForgets } from './pending-forgets.js';
 import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
@@ -77,8 +78,12 @@ export class RoomController implements ReactiveController {
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private lastTypingSent = 0;
   private typingActive = false;
-  /** The member pressed "Forget them" and the server has not been told yet (offline then). */
-  private forgetPending = false;
+  /** "Forget them" pressed and the server not told yet (offline then), by room and identity; kept across reloads. */
+  private readonly pendingForgets = new PendingForgets();
+  /** Rooms and identities whose `/forget private` awaits its reply. */
+  private readonly forgetsSent = new Set<string>();
+  /** The identity token of the room's current welcome. */
+  private token: string | undefined;
   private name = displayName();
   private readonly commands = new CommandReplies();
 
@@ -160,27 +165,40 @@ export class RoomController implements ReactiveController {
    */
   forgetPrivate(): void {
     if (this.memory?.log.forgetPrivate(() => true)) this.changed();
-    this.forgetPending = true;
+    const token = this.identity();
+    if (!token) return; // No identity yet: the server holds nothing of this browser's.
+    this.pendingForgets.add(this.roomId, token);
     this.sendForget();
   }
 
+  /** Who the room knows this page as: the welcome's token, or before it the one the hello sends. */
+  private identity(): string | undefined {
+    return this.status === 'open' ? this.token : identityToken();
+  }
+
   /**
-   * Sends the pending `/forget private` while the room is open; otherwise says it will, and the
-   * next welcome sends it. A reply the connection lost leaves it pending: forgetting twice is harmless.
+   * Sends this room's pending `/forget private` while the room is open; otherwise says it will,
+   * and the next welcome sends it, in this page or a reloaded one (pending-forgets.ts). It stays
+   * pending until the server answers: a reply the connection lost leaves it for the next welcome
+   * (forgetting twice is harmless).
    */
   private sendForget(): void {
-    if (!this.forgetPending) return;
+    const roomId = this.roomId;
+    const token = this.identity();
+    if (!token || !this.pendingForgets.has(roomId, token)) return;
     if (this.status !== 'open') {
       this.notice = FORGET_PENDING;
       this.host.requestUpdate();
       return;
     }
-    this.forgetPending = false;
     if (this.notice?.code === FORGET_PENDING.code) this.notice = null;
+    const sent = `${roomId}\n${token}`;
+    if (this.forgetsSent.has(sent)) return;
+    this.forgetsSent.add(sent);
     void this.command('/forget private', this.threadId).then((reply) => {
-      if (reply.ok || (reply.code !== 'ERR_NETWORK' && reply.code !== 'ERR_NOT_JOINED')) return;
-      this.forgetPending = true;
-      this.sendForget();
+      this.forgetsSent.delete(sent);
+      if (reply.ok || (reply.code !== 'ERR_NETWORK' && reply.code !== 'ERR_NOT_JOINED')) this.pendingForgets.remove(roomId, token);
+      else if (this.roomId === roomId) this.sendForget();
     });
   }
 
@@ -262,6 +280,8 @@ export class RoomController implements ReactiveController {
       },
     });
     this.connection.start();
+    // A request left by an earlier page says it is waiting, as it did there.
+    this.sendForget();
     this.host.requestUpdate();
   }
 
@@ -300,6 +320,7 @@ export class RoomController implements ReactiveController {
     switch (frame.type) {
       case 'welcome': {
         saveIdentityToken(frame.you.token);
+        this.token = frame.you.token;
         this.you = { id: frame.you.id, name: frame.you.name };
         this.room = frame.room;
         this.members = frame.members;
