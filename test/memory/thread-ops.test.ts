@@ -351,6 +351,36 @@ describe('thread config', () => {
     expect((await search('u_other', true)).some((h) => h.chunk.kind === 'exchange')).toBe(false);
     expect((await search(owner, true)).some((h) => h.chunk.kind === 'exchange')).toBe(true);
   });
+
+  it('keeps a privileged exchange whole and its asker’s alone when a split parts its question from its answer', async () => {
+    const a = await threadsApp(closers);
+    const t = await threadWith(a, ROOM, 'Trains', TRAINS);
+    await call(a, 'PUT', `/api/v1/threads/${t.id}/config`, { privileged: true });
+    const asked = await a.inject({
+      method: 'POST',
+      url: `/api/v1/rooms/${ROOM}/ask`,
+      payload: { text: 'When does the night train to Vienna leave?', threadId: t.id, name: 'Ann' },
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    await a.salon.memory.idle();
+    const [exchange] = (await a.salon.store.scanThreadMemory(t.id, 0, 100)).filter((c) => c.kind === 'exchange');
+    const [questionId, answerId] = exchange.messageIds;
+    expect(answerId).toBe(asked.json().message.id);
+
+    // The question goes to a thread of its own; the answer stays.
+    const { threads } = await call(a, 'POST', `/api/v1/threads/${t.id}/split`, { parts: [{ title: 'Vienna', messageIds: [questionId] }] });
+    await a.salon.memory.idle();
+    const exchangesOf = async (id: string) => (await a.salon.store.scanThreadMemory(id, 0, 100)).filter((c) => c.kind === 'exchange');
+    expect(await exchangesOf(t.id)).toEqual([]);
+    expect(await exchangesOf(threads[0].id)).toEqual([
+      expect.objectContaining({ text: exchange.text, messageIds: [questionId, answerId], privileged: true, owner: exchange.owner }),
+    ]);
+    const search = (userId: string, isPrivate: boolean) =>
+      a.salon.memory.search('night train Vienna', { threadId: threads[0].id, userId, private: isPrivate }, 8);
+    expect((await search(exchange.owner!, true)).filter((h) => h.chunk.kind === 'exchange').map((h) => h.chunk.text)).toEqual([exchange.text]);
+    expect((await search(exchange.owner!, false)).some((h) => h.chunk.kind === 'exchange')).toBe(false);
+    expect((await search('u_other', true)).some((h) => h.chunk.kind === 'exchange')).toBe(false);
+  });
 });
 
 describe('privileged threads through merges and fusions', () => {

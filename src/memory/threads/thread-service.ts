@@ -336,7 +336,8 @@ export class ThreadService {
   /**
    * Step 2: each part becomes a child thread (origin split, locked with `lock`, 0.8 × the parent's
    * weight) with its messages; the parent keeps the rest. Memory chunks wholly inside one part move
-   * with it; chunks that straddled parts are rebuilt from their messages where those now are.
+   * with it; windows that straddled parts are rebuilt from their messages where those now are, and
+   * an exchange goes whole with its question.
    */
   async split(id: string, parts: SplitPart[], lock: SplitLock = 'compaction', actor: Actor): Promise<{ parent: Thread; threads: Thread[] }> {
     const { store, memory } = this.options;
@@ -370,11 +371,14 @@ export class ThreadService {
       memoryEnabled: parent.memoryEnabled,
       privileged: parent.privileged,
     }));
-    // Memory: a chunk wholly inside one part moves with it; one that straddles is rebuilt.
+    // Memory: a chunk wholly inside one part moves with it; a window that straddles is rebuilt.
     const moves = children.map((c) => ({ ids: [] as number[], threadId: c.id, roomId: c.roomId }));
     const rebuilt: number[] = [];
     for (const chunk of await this.allMemory(id)) {
-      const where = new Set(chunk.messageIds.map((m) => partOf.get(m) ?? -1));
+      // An exchange (question, then answer) goes whole with its question: rebuilt from messages it
+      // would be a window of the question alone (windows hold members' messages), and a privileged
+      // one would no longer be its asker's alone.
+      const where = new Set((chunk.kind === 'exchange' ? chunk.messageIds.slice(0, 1) : chunk.messageIds).map((m) => partOf.get(m) ?? -1));
       if (!chunk.messageIds.length || (where.size === 1 && where.has(-1))) continue;
       if (where.size === 1) moves[[...where][0]].ids.push(chunk.id);
       else rebuilt.push(chunk.id);
