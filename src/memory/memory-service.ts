@@ -46,6 +46,13 @@ const FORGET_PASSES = 3;
 
 /** How often expired chunks are looked for while chunks are being stored (and at every load). */
 export const RETENTION_SWEEP_MS = 60_000;
+/**
+ * Chunks one retention or forget transaction deletes at most, the event loop turning between two:
+ * a private chunk's erasure costs ~2–5 ms (its lines deleted with FTS5's secure-delete), so a
+ * backlog of expired chunks (a server started after weeks down), or a member's hundreds of private
+ * exchanges forgotten at once, would otherwise hold the loop for seconds.
+ */
+export const DELETE_SLICE = 16;
 
 export interface MemoryOptions {
   store: Store;
@@ -524,11 +531,13 @@ export class MemoryService implements MemorySearch {
           for (const c of page) if (c.privileged && theirs(c)) ids.push(c.id);
         }
       }
-      if (ids.length) {
-        await store.applyThreadChange({ at: new Date(this.now()).toISOString(), expect: [], deleteMemory: ids });
+      for (let i = 0; i < ids.length; i += DELETE_SLICE) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        const slice = ids.slice(i, i + DELETE_SLICE);
+        await store.applyThreadChange({ at: new Date(this.now()).toISOString(), expect: [], deleteMemory: slice });
         this.recount();
-        await this.forget(ids);
-        forgotten += ids.length;
+        await this.forget(slice);
+        forgotten += slice.length;
       }
       if ((await versions()) === before) break;
     }
@@ -703,9 +712,13 @@ export class MemoryService implements MemorySearch {
   private async prune(threadId: string | null): Promise<void> {
     this.nextRetentionSweep = this.now() + RETENTION_SWEEP_MS;
     const olderThan = new Date(this.now() - this.retentionMs).toISOString();
-    const removed = await this.options.store.pruneMemory(threadId, this.maxChunksPerThread, olderThan);
-    if (removed.length) await this.options.index.remove(removed);
-    this.changed(removed);
+    for (;;) {
+      const removed = await this.options.store.pruneMemory(threadId, this.maxChunksPerThread, olderThan, DELETE_SLICE);
+      if (removed.length) await this.options.index.remove(removed);
+      this.changed(removed);
+      if (removed.length < DELETE_SLICE) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   private changed(ids: number[]): void {

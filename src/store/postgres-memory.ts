@@ -51,15 +51,16 @@ export async function moveMemory(sql: Sql, ids: number[], threadId: string, room
 }
 
 /** Store.pruneMemory; call inside a transaction. */
-export async function pruneIn(sql: Sql, threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
-  const expired = await sql.query('SELECT id FROM memory_chunks WHERE updated_at < $1 ORDER BY updated_at, id FOR UPDATE', [olderThan]);
+export async function pruneIn(sql: Sql, threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]> {
+  const expired = await sql.query('SELECT id FROM memory_chunks WHERE updated_at < $1 ORDER BY updated_at, id LIMIT $2 FOR UPDATE', [olderThan, limit ?? null]);
   const ids = expired.rows.map((r) => r.id as number);
-  if (threadId !== null) {
+  if (threadId !== null && (limit === undefined || ids.length < limit)) {
     const over = await sql.query(
       'SELECT id FROM memory_chunks WHERE thread_id = $1 AND updated_at >= $2 ORDER BY updated_at DESC, id DESC OFFSET $3 FOR UPDATE',
       [threadId, olderThan, maxPerThread],
     );
-    ids.push(...over.rows.map((r) => r.id as number).reverse());
+    const oldestFirst = over.rows.map((r) => r.id as number).reverse();
+    ids.push(...(limit === undefined ? oldestFirst : oldestFirst.slice(0, limit - ids.length)));
   }
   await deleteMemory(sql, ids);
   return ids;

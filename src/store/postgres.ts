@@ -417,8 +417,8 @@ export class PostgresStore implements Store {
     return searchLines(this.db, query, scopes, limit);
   }
 
-  pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
-    return this.db.tx((sql) => pruneIn(sql, threadId, maxPerThread, olderThan));
+  pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]> {
+    return this.db.tx((sql) => pruneIn(sql, threadId, maxPerThread, olderThan, limit));
   }
 
   // jobs

@@ -1144,18 +1144,19 @@ export class SqliteStore implements Store {
     return (this.sql(`SELECT count(*) AS n FROM memory_chunks WHERE ${where}`).get(threadId) as Row).n;
   }
 
-  async pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]> {
+  async pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string, limit = -1): Promise<number[]> {
     const tx = this.db.transaction(() => {
-      const ids = (this.sql(`SELECT id FROM memory_chunks WHERE updated_at < ? AND ${NOT_STAGED} ORDER BY updated_at, id`).all(olderThan) as Row[]).map(
-        (r) => r.id as number,
-      );
-      if (threadId !== null) {
+      const ids = (
+        this.sql(`SELECT id FROM memory_chunks WHERE updated_at < ? AND ${NOT_STAGED} ORDER BY updated_at, id LIMIT ?`).all(olderThan, limit) as Row[]
+      ).map((r) => r.id as number);
+      if (threadId !== null && (limit < 0 || ids.length < limit)) {
         const over = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT -1 OFFSET ?').all(
           threadId,
           olderThan,
           maxPerThread,
         ) as Row[];
-        ids.push(...over.map((r) => r.id as number).reverse());
+        const oldestFirst = over.map((r) => r.id as number).reverse();
+        ids.push(...(limit < 0 ? oldestFirst : oldestFirst.slice(0, limit - ids.length)));
       }
       this.deleteMemoryRows(ids);
       return ids;

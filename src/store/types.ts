@@ -449,9 +449,10 @@ export interface Store {
   searchMemoryLines(query: string, scopes: string[], limit: number): Promise<{ chunkId: number; line: string; score: number }[]>;
   /**
    * Retention: removes the thread's chunks beyond its newest `maxPerThread`, and every chunk (of
-   * any thread) last updated before `olderThan`, oldest first. Returns the ids removed.
+   * any thread) last updated before `olderThan`, oldest first; at most `limit` of them in one call
+   * (the expired first), so a caller prunes a backlog in short transactions. Returns the ids removed.
    */
-  pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string): Promise<number[]>;
+  pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]>;
 
   // the change log of the vector indexes (src/sync): what a node that missed notices catches up from
   /** Logs that `target`'s rows `ids` changed, after the change committed; returns the entry's seq. */

@@ -5,7 +5,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { Embedder } from '../../src/ai/types.js';
-import { contextLineOf, exchangeText, MemoryService, ownersFollowContext, RETENTION_SWEEP_MS, type MemoryOptions } from '../../src/memory/memory-service.js';
+import {
+  contextLineOf,
+  exchangeText,
+  MemoryService,
+  ownersFollowContext,
+  DELETE_SLICE,
+  RETENTION_SWEEP_MS,
+  type MemoryOptions,
+} from '../../src/memory/memory-service.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
@@ -286,6 +294,58 @@ describe('conversation memory', () => {
     expect((await store.scanMemoryChunks(0, 10)).map((c) => c.text.split('\n')[1])).toEqual(['A: The harbour is dredged yearly.']);
     expect(index.size).toBe(1);
     expect(await search('when does the museum open')).toEqual(['Q: What about the harbour?\nA: The harbour is dredged yearly.']);
+  });
+
+  it('forgets a backlog of expired chunks a slice at a time, private ones among them, so no transaction holds the loop long', async () => {
+    let now = Date.UTC(2026, 10, 1);
+    const store = new SqliteStore({ filename: ':memory:' });
+    const removedPerCall: number[] = [];
+    const prune = store.pruneMemory.bind(store);
+    store.pruneMemory = async (...args) => {
+      const removed = await prune(...args);
+      removedPerCall.push(removed.length);
+      return removed;
+    };
+    const { memory, index, thread } = await setup({ maxChunksPerThread: 1_000, retentionDays: 30, now: () => now }, store);
+    const backlog = DELETE_SLICE * 3 + 5;
+    for (let i = 1; i <= backlog; i++) {
+      memory.onAnswer(...answered(thread.id, 'Ann', `What is fact number ${i}?`, `Fact ${i} is about topic ${i * 7}.`, i % 3 === 0));
+      now += 1_000;
+    }
+    await memory.idle();
+    expect(await store.countMemoryChunks(thread.id)).toBe(backlog);
+    removedPerCall.length = 0;
+    now += 40 * 86_400_000;
+    memory.onAnswer(...answered(thread.id, 'Ann', 'What about the harbour?', 'The harbour is dredged yearly.'));
+    await memory.idle();
+    expect((await store.scanMemoryChunks(0, 100)).map((c) => c.text.split('\n')[1])).toEqual(['A: The harbour is dredged yearly.']);
+    expect(index.size).toBe(1);
+    expect(removedPerCall.reduce((a, b) => a + b, 0)).toBe(backlog);
+    expect(Math.max(...removedPerCall)).toBeLessThanOrEqual(DELETE_SLICE);
+  });
+
+  it('forgets a member’s many private exchanges a slice at a time, every one of them', async () => {
+    let now = Date.UTC(2026, 10, 1);
+    const store = new SqliteStore({ filename: ':memory:' });
+    const deletedPerCall: number[] = [];
+    const apply = store.applyThreadChange.bind(store);
+    store.applyThreadChange = (change) => {
+      if (change.deleteMemory?.length) deletedPerCall.push(change.deleteMemory.length);
+      return apply(change);
+    };
+    const { memory, index, thread } = await setup({ maxChunksPerThread: 1_000, now: () => now }, store);
+    const many = DELETE_SLICE * 3 + 2;
+    for (let i = 1; i <= many; i++) {
+      memory.onAnswer(...answered(thread.id, 'Ann', `What is my code number ${i}?`, `Your code ${i} is ${i * 7919}.`, true));
+      now += 1_000;
+    }
+    memory.onAnswer(...answered(thread.id, 'Ann', 'When does the ferry leave?', 'The ferry leaves at noon.'));
+    await memory.idle();
+    expect(await memory.forgetPrivate('u_Ann', 'news_1', [thread.id])).toBe(many);
+    expect((await store.scanMemoryChunks(0, 100)).map((c) => c.text.split('\n')[1])).toEqual(['A: The ferry leaves at noon.']);
+    expect(index.size).toBe(1);
+    expect(deletedPerCall.reduce((a, b) => a + b, 0)).toBe(many);
+    expect(Math.max(...deletedPerCall)).toBeLessThanOrEqual(DELETE_SLICE);
   });
 
   it('holds a thread to its cap after every chunk while counting it only when its headroom runs out', async () => {

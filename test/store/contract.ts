@@ -636,6 +636,16 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.pruneMemory(null, 1, at(2))).toEqual([]);
       });
 
+      it('prunes at most `limit` chunks a call, the expired first and then the oldest over the cap', async () => {
+        const ids: number[] = [];
+        for (let day = 1; day <= 6; day++) ids.push((await store.addMemoryChunk(chunk('t1', `day ${day}`), at(day))).id);
+        // Days 1–2 expired; of days 3–6, the thread keeps its newest 2.
+        expect(await store.pruneMemory('t1', 2, at(3), 3)).toEqual([ids[0], ids[1], ids[2]]);
+        expect(await store.pruneMemory('t1', 2, at(3), 3)).toEqual([ids[3]]);
+        expect(await store.pruneMemory('t1', 2, at(3), 3)).toEqual([]);
+        expect((await store.scanMemoryChunks(0, 100)).map((c) => c.id)).toEqual([ids[4], ids[5]]);
+      });
+
       it('switches a thread’s memory and deletes a thread with its messages and memory only', async () => {
         const t = await store.ensureMainThread('news_1');
         const keep = await store.ensureMainThread('news_2');
