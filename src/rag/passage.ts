@@ -4,13 +4,13 @@
  * terms they cover (a hyphenated word's terms once, ai/local/asked-units.ts) and by their best
  * sentence; ties go to the window best centred on the strongest sentence. A window holding a
  * strongest sentence that also holds most of the question's terms and an answer of the asked type
- * (a date for "when", a number for "how many") comes before any that holds none.
+ * (a date for "when", a number for "how many") comes before any that holds none. A list's entries
+ * keep their line breaks.
  */
-import { askedTerms, idfTable, words } from '../ai/local/extractive-text.js';
+import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue } from '../ai/local/extractive-answer.js';
 import { askedUnits } from '../ai/local/asked-units.js';
 import { asAsked, kinOf } from '../ai/local/kin.js';
-import { squash } from '../text.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
@@ -30,12 +30,13 @@ const STRONGEST_WEIGHT = 0.25;
  * matched) locates the passage when the question shares no words with the text.
  */
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
-  if (text.length <= max) return squash(text);
+  // A list's entries keep their lines: the built-in model reads each as a sentence of its own.
+  if (text.length <= max) return squashKeepingListEntries(text);
   const asked = askedTerms(question);
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
   // A kin ("melodrama" for "film") is found as the question's own term.
   const kin = kinOf(asked);
-  const found = matchQuery(text, new Set([...asked, ...kin.keys()]));
+  const found = matchQuery(text, new Set([...asked, ...kin.keys()]), squashKeepingListEntries);
   const { flat, sentences } = found;
   if (flat.length <= max) return flat;
   const matched = found.matches.map((m) => [...new Set(asAsked(m, kin))]);
@@ -103,7 +104,7 @@ function* held(inside: Map<string, number>): Iterable<string> {
 }
 
 function fromHint(flat: string, max: number, hint?: string): string {
-  const probe = hint === undefined ? '' : squash(hint).slice(0, 60);
+  const probe = hint === undefined ? '' : squashKeepingListEntries(hint).slice(0, 60);
   const at = probe ? flat.indexOf(probe) : -1;
   return clip(flat.slice(Math.max(0, at)), max);
 }

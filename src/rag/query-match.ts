@@ -14,16 +14,19 @@ import { squash } from '../text.js';
 
 /** A text cut into sentences, each with the distinct query terms it holds. */
 export interface MatchedText {
-  /** The text with whitespace squashed; sentence offsets point into it. */
+  /** The text with whitespace squashed (a list entry's line break may stay); sentence offsets point into it. */
   flat: string;
   sentences: Sentence[];
   /** Per sentence, the distinct query terms in it, in the order they first appear. */
   matches: string[][];
 }
 
-/** Splits `text` (whitespace squashed) into sentences and finds the query terms of each. */
-export function matchQuery(text: string, query: ReadonlySet<string>): MatchedText {
-  const flat = squash(text);
+/**
+ * Splits `text` (whitespace squashed by `flatten`) into sentences and finds the query terms of
+ * each.
+ */
+export function matchQuery(text: string, query: ReadonlySet<string>, flatten: (text: string) => string = squash): MatchedText {
+  const flat = flatten(text);
   const sentences = splitSentences(flat);
   if (query.size === 0) return { flat, sentences, matches: sentences.map(() => []) };
   const matches = ASCII_ONLY.test(flat) ? asciiMatches(flat, sentences, query) : sentences.map((s) => inOrder(contentTerms(s.text), query));

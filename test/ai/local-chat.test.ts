@@ -253,6 +253,31 @@ describe('extractive text tools', () => {
     expect(s.map((x) => x.text)).toEqual(['Mr. Smith met J. R. Tolkien in the U.S. on Jan. 5.', 'They talked.', '"Really?"', 'Yes!']);
   });
 
+  it('ends a sentence at a unit’s symbol after a number, which is no initial', () => {
+    // "°C." was read as an initial: the vent's temperature and the next sentence were one sentence.
+    const s = splitSentences('The hottest vent was venting fluid at 362 °C. Around the vents lived shrimp. The line runs at 750 V. It opened in 1911.');
+    expect(s.map((x) => x.text)).toEqual([
+      'The hottest vent was venting fluid at 362 °C.',
+      'Around the vents lived shrimp.',
+      'The line runs at 750 V.',
+      'It opened in 1911.',
+    ]);
+    expect(splitSentences('She met John F. Kennedy in Dallas.').length).toBe(1);
+  });
+
+  it('ends a sentence at each entry of a list, which ends without a full stop', () => {
+    const chapters = 'Chapters\n00:00 Saturday: the letter\n22:10 Friday: withdrawals halted\n1:02:15 What comes next';
+    expect(splitSentences(chapters).map((x) => x.text)).toEqual([
+      'Chapters',
+      '00:00 Saturday: the letter',
+      '22:10 Friday: withdrawals halted',
+      '1:02:15 What comes next',
+    ]);
+    expect(splitSentences('What to bring:\n- a torch\n- warm socks').map((x) => x.text)).toEqual(['What to bring:', '- a torch', '- warm socks']);
+    // A line wrapped inside a sentence is no entry.
+    expect(splitSentences('The council met at\nnoon and voted at\n9 pm.').length).toBe(1);
+  });
+
   it('stems regular and irregular forms together, and number words to digits', () => {
     expect(stem('died')).toBe(stem('die'));
     expect(stem('sang')).toBe(stem('sing'));

@@ -295,6 +295,13 @@ describe('a question of why whose reason only the headline names', () => {
   });
 });
 
+describe('a sentence ending with a unit after a number', () => {
+  it('is quoted alone, not with the sentence after it', async () => {
+    const { answer } = await ask('news_n06', 'How hot was the hottest vent?');
+    expect(answer).toMatch(/^The hottest vent measured, named Lanternfield by the team, was venting fluid at 362 °C\. \[1\]/);
+  });
+});
+
 describe('a question of who did something', () => {
   it('is answered with who did it, not the sentence naming the deed as a thing', async () => {
     // `signed a public letter supporting the fork` holds "fork" and "TesseraDB" and led.

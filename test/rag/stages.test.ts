@@ -245,6 +245,12 @@ describe('stage 3: passage choice', () => {
     expect(text.indexOf('Isambard')).toBeGreaterThan(1000);
   });
 
+  it('keeps the lines of a list, each a sentence to the built-in model', () => {
+    const description = 'Chapters\n00:00 Saturday: the letter\n22:10 Friday: withdrawals halted';
+    expect(bestPassage(description, 'why were withdrawals halted?')).toBe('Chapters\n00:00 Saturday: the letter\n22:10 Friday: withdrawals halted');
+    expect(bestPassage(`${filler(30)}\n- a torch\n- warm socks\n${filler(30)}`, 'which socks?')).toContain('\n- warm socks');
+  });
+
   it('keeps short texts whole and uses the matched chunk when no word is shared', () => {
     expect(bestPassage('Short text.', 'anything')).toBe('Short text.');
     const text = `${filler(30)} Unique marker sentence right here. ${filler(30)}`;

@@ -2,6 +2,7 @@
  * Small, dependency-free text tools shared by the local extractive model and the RAG pipeline:
  * tokens, a light stemmer, stopwords, sentence splitting with offsets and IDF-weighted overlap.
  */
+import { squash } from '../../text.js';
 
 /**
  * Function words that carry no topic; questions words are kept out of matching too. "against" is
@@ -261,23 +262,53 @@ const ABBREVIATIONS = new Set(
   ),
 );
 
+/**
+ * A number or a degree sign just before a capital: the capital is a unit's symbol (`362 °C`,
+ * `230 V`), not a name's initial.
+ */
+const AFTER_A_NUMBER = /(?:\p{N}|°)\s?$/u;
+
 /** Whether the text before a full stop ends in an abbreviation or an initial, not a sentence. */
 function isAbbreviation(before: string): boolean {
   const m = /([\p{L}.]+)\.$/u.exec(before);
   if (!m) return false;
   const token = m[1].toLowerCase();
   if (ABBREVIATIONS.has(token)) return true;
-  return /^\p{Lu}$/u.test(m[1]) || /^(\p{L}\.)+\p{L}$/u.test(m[1]);
+  if (/^\p{Lu}$/u.test(m[1])) return !AFTER_A_NUMBER.test(before.slice(0, m.index));
+  return /^(\p{L}\.)+\p{L}$/u.test(m[1]);
 }
 
-/** Splits text into sentences (and at blank lines), keeping offsets into the original text. */
+/**
+ * A line that starts an entry of a list: a time stamp (`22:10 Friday: withdrawals halted`, a video's
+ * chapter), a bullet or a number (`1. `). Entries end without a full stop, and a video's chapter
+ * list read as one sentence held most of the words of any question about the video: "why did
+ * Tollgate halt withdrawals?" was answered with the whole list.
+ */
+const ENTRY_START = String.raw`(?:\d{1,2}:\d{2}(?::\d{2})?|[-*•]|\d{1,3}[.)])[ \t]`;
+const LIST_ENTRY = String.raw`\n(?=[ \t]*${ENTRY_START})`;
+/** Whitespace before a list entry (kept as one line break), or any other run of whitespace. */
+const ENTRY_BREAK_OR_SPACE = new RegExp(String.raw`(\s*\n[ \t]*(?=${ENTRY_START}))|\s+`, 'g');
+
+/**
+ * `text` with each run of whitespace made one space, except a line break before a list entry,
+ * which stays one: squashed, a video's chapter list reaches the built-in model as one sentence.
+ */
+export function squashKeepingListEntries(text: string): string {
+  return text.includes('\n') ? text.replace(ENTRY_BREAK_OR_SPACE, (_, entry?: string) => (entry ? '\n' : ' ')).trim() : squash(text);
+}
+
+/**
+ * Where a sentence may end. The lookbehind starts a match only at the first mark of a run: without
+ * it a long run of dots that no capital follows is rescanned from every dot (quadratic on hostile
+ * text). matchAll runs on a copy, so one pattern serves every call.
+ */
+const SENTENCE_BOUNDARY = new RegExp(String.raw`(?<![.!?])([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}])|\n\s*\n|${LIST_ENTRY}`, 'gu');
+
+/** Splits text into sentences (and at blank lines and list entries), keeping offsets into the original text. */
 export function splitSentences(text: string): Sentence[] {
   const out: Sentence[] = [];
-  // The lookbehind starts a match only at the first mark of a run: without it a long run of dots
-  // that no capital follows is rescanned from every dot (quadratic on hostile text).
-  const boundary = /(?<![.!?])([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}])|\n\s*\n/gu;
   let start = 0;
-  for (const m of text.matchAll(boundary)) {
+  for (const m of text.matchAll(SENTENCE_BOUNDARY)) {
     const cut = m.index + (m[1] ? m[1].length : 0);
     if (m[1] && m[1] === '.' && isAbbreviation(text.slice(Math.max(0, cut - 12), cut))) continue;
     push(out, text, start, cut);
