@@ -411,6 +411,42 @@ describe('a question of who took a side', () => {
     const answer = (await collect(model.stream(ask('Who supported the Dunmere harbour tram budget?', [vote])))).join('');
     expect(answer).toMatch(/^The Greens and the Social Democrats voted in favour\. \[1\]/);
   });
+
+  const budgetVote: GroundedSource = {
+    n: 1,
+    label: 'Dunmere approves the harbour tram budget',
+    content:
+      'The Dunmere harbour tram budget was approved by 31 votes to 18 on Wednesday. ' +
+      'The Greens and the Social Democrats voted in favour. ' +
+      'The Liberals and the Farmers voted against, arguing that the budget had grown too fast.',
+  };
+
+  it('goes on with no sentence taking the other side', async () => {
+    const session: GroundedSource = {
+      n: 1,
+      label: 'Council session',
+      content:
+        'The motion passed by 31 votes to 18. ' +
+        "The Greens and the Harbour Residents' List voted in favour. " +
+        'The Liberals and the Farmers voted against, arguing that the tram had grown too costly.',
+    };
+    const answer = (await collect(new LocalChatModel(new LocalEmbedder()).stream(ask('Who voted against the harbour tram budget?', [session])))).join('');
+    expect(answer).toMatch(/^The Liberals and the Farmers voted against/);
+    expect(answer).not.toContain('voted in favour');
+  });
+
+  it('is not answered with a side taken in a source about another thing', async () => {
+    const otherVote: GroundedSource = {
+      n: 2,
+      label: 'Dunmere passes the repair act',
+      content: 'The repair act was approved by 88 votes to 62. The Liberals voted against.',
+    };
+    const answer = (
+      await collect(new LocalChatModel(new LocalEmbedder()).stream(ask('Who voted against the Dunmere harbour tram budget?', [budgetVote, otherVote])))
+    ).join('');
+    expect(answer).toMatch(/^The Liberals and the Farmers voted against/);
+    expect(answer).not.toContain('[2]');
+  });
 });
 
 /** The answer of the built-in model with the built-in embedder to `question` over `sources`. */
@@ -439,6 +475,24 @@ describe('a question of what something cost', () => {
     expect(answer).toMatch(/^The ferries will be built by Halvik Yard for a total price of €84 million/);
     expect(answer).not.toContain('€40 million');
     expect(answer).not.toContain('$58');
+  });
+
+  it('goes on with no other source’s sentence that holds no price', async () => {
+    const order: GroundedSource = {
+      n: 1,
+      label: 'Nordby orders ferries',
+      content:
+        'The ferries will be built by Halvik Yard for a total price of €84 million and delivered in 2028. ' +
+        'The running cost of the route will fall, the company said. Fuel cost half the budget last year.',
+    };
+    const charging: GroundedSource = {
+      n: 2,
+      label: 'Battery notes',
+      content: 'Electric ferries can be charged in twelve minutes at each end of a short route.',
+    };
+    const answer = await answerOf('How much did the ferries cost?', [order, charging]);
+    expect(answer).toMatch(/^The ferries will be built by Halvik Yard for a total price of €84 million/);
+    expect(answer).not.toContain('[2]');
   });
 });
 

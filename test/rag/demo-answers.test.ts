@@ -177,11 +177,12 @@ describe('a question whose words a source says otherwise', () => {
 
   it('goes on only with sentences naming what is priced, not another thing’s cost', async () => {
     // The plant's `will cost €2.3 billion` and a battery cell's `cost target`, in a topic room, hold
-    // "cost" and an amount, but not the ships.
+    // "cost" and an amount, but not the ships; a post's `cells can be shipped … at zero volts` holds
+    // "ships" and no price.
     for (const room of ['news_n16', 'topic_business']) {
       const { answer } = await ask(room, 'How much did the ships cost?');
       expect(answer).toMatch(/^The vessels, [^[]*total price of \$1\.68 billion/);
-      expect(answer).not.toMatch(/€2\.3 billion|cost target|cell-cost/);
+      expect(answer).not.toMatch(/€2\.3 billion|cost target|cell-cost|shipped/);
     }
   });
 });
@@ -201,6 +202,14 @@ describe('a question of polarity', () => {
     expect((await ask('news_n11', 'Who voted against the Harbour Line budget?')).answer).toMatch(against);
     expect((await ask('topic_politics', 'Who voted against the Harbour Line budget?')).answer).toMatch(against);
     expect((await ask('news_n14', 'Who voted against the Durable Devices Act?')).answer).toMatch(/^The Lowmark Liberals voted against\. \[1\]/);
+  });
+
+  it('"who voted against" goes on with neither who voted in favour nor who voted against another act', async () => {
+    for (const room of ['news_n11', 'topic_politics']) {
+      const { answer } = await ask(room, 'Who voted against the Harbour Line budget?');
+      expect(answer).not.toContain('voted in favour');
+      expect(answer).not.toContain('The Lowmark Liberals voted against.');
+    }
   });
 
   it('a negated question is answered with the sentence negating its words, not the one affirming them', async () => {

@@ -24,6 +24,17 @@ export interface ScoredSentence {
   score: number;
   /** Share of the question's IDF weight this sentence covers, 0..1. */
   coverage: number;
+  /**
+   * Whether the sentence takes a side that does not answer a "who" question asking one: the other
+   * side (`voted in favour` for "who voted against …?"), or the side asked in a source about
+   * another thing.
+   */
+  contrary?: boolean;
+  /**
+   * Whether the question asks for a figure, a span or a date and this sentence holds none of it:
+   * it may continue an answer from its own source, not add another's.
+   */
+  lacksAnswer?: boolean;
 }
 
 /** Tuning weights; defaults chosen on SQuAD-style questions. */
@@ -220,6 +231,12 @@ export function scoreSentences(
   // price: `will cost €2.3 billion` names the cost before the sum.
   const forecasting = counting && !price.size && asksWhatWillBe(question) && all.some((s) => foretellsCount(s.text, qSet));
   const sides = asksWhoTookSide(question, type) ? qTerms.filter((t) => STANCES.has(t)) : [];
+  // "Who voted against the Harbour Line budget?": a side taken in a source about another thing
+  // (`The Lowmark Liberals voted against.`, on another act) is no side taken on what is asked. A
+  // source is about what the side is taken on when it holds half of the question's other terms
+  // (not `against` nor `voted`).
+  const sidedOn = qTerms.filter((t) => !STANCES.has(t) && !SIDE_TAKING_TERMS.has(t));
+  const aboutSideTaken = (n: number) => 2 * sidedOn.filter((t) => bySource.get(n)!.has(t)).length >= sidedOn.length;
   // "Who forked TesseraDB?": where a source about what is asked tells the deed, a name answers
   // only beside it (not `due on 1 June, TesseraDB will be distributed under the Tessera Community
   // Licence`); where none does, a name beside the question's words still may (`the defending
@@ -280,7 +297,7 @@ export function scoreSentences(
     const pairScore = qPairs.size ? pairHits / qPairs.size : 0;
     const prev = i > 0 && all[i - 1].n === s.n ? ranking[i - 1] : 0;
     const next = i + 1 < all.length && all[i + 1].n === s.n ? ranking[i + 1] : 0;
-    const sided = sides.some((t) => s.terms.includes(t)) && takesSide(s.text, sides);
+    const sided = sides.some((t) => s.terms.includes(t)) && takesSide(s.text, sides) && aboutSideTaken(s.n);
     const score =
       ranking[i] +
       weights.pair * pairScore +
@@ -299,7 +316,17 @@ export function scoreSentences(
     // A side taken is read with the sentence before it, which names what it is taken on: `The Durable
     // Devices Act was approved by 88 votes to 62. The governing coalition … voted in favour`.
     const before = sided && i > 0 && all[i - 1].n === s.n ? weigh([...helds[i - 1], ...helds[i]], idf) / total : 0;
-    return { n: s.n, index: s.index, text: s.text, score, coverage: Math.max(coverage[i], before) };
+    const contrary = sides.length > 0 && !sided && takesSide(s.text, [...STANCES]);
+    const lacksAnswer = MEASURED.has(type) && !cue;
+    return {
+      n: s.n,
+      index: s.index,
+      text: s.text,
+      score,
+      coverage: Math.max(coverage[i], before),
+      ...(contrary ? { contrary } : {}),
+      ...(lacksAnswer ? { lacksAnswer } : {}),
+    };
   });
   return scored.sort((a, b) => b.score - a.score);
 }
@@ -339,6 +366,12 @@ function headlineCauses(sources: GroundedSource[], qSet: Set<string>, weigh: Uni
  * (`because`, `due to`) are too few to tell a sentence without one from no answer.
  */
 const HELD_OR_NOT = new Set<AnswerType>(['number', 'duration', 'date', 'person']);
+/**
+ * Types whose cue a sentence without an answer never earns: a figure, a span or a date is seen
+ * wherever it stands, where a name is missed as a sentence's first word (`Paleoclimatologists
+ * seek …`), so a sentence without a name's cue may still answer "who".
+ */
+const MEASURED = new Set<AnswerType>(['number', 'duration', 'date']);
 /** "Who is Selma Achterberg?": asks what someone is, not for a name the sentence holds. */
 const ASKS_WHO_SOMEONE_IS = /\b[Ww]ho(?:'s|\s+(?:is|was|are|were))\s+\p{Lu}/u;
 
@@ -496,6 +529,8 @@ const TAKING_SIDE = new Set(
   argue argues argued arguing campaign campaigns campaigned campaigning lobby lobbies lobbied lobbying come comes came
   side sides sided siding rule rules ruled ruling decide decides decided deciding`.split(/\s+/),
 );
+/** The terms of the words of taking a side: `vote` for "who voted against …?". */
+const SIDE_TAKING_TERMS = new Set([...TAKING_SIDE].map(termOf).filter(Boolean));
 /**
  * The side words themselves (`against`, `in favour`, `in support`), taken only after a word of
  * taking a side: `vector extension support` takes none. A verb that stems to a side (`opposed`,

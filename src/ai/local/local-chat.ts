@@ -153,6 +153,11 @@ export class LocalChatModel implements ChatModel {
       if (top.n === primary && s.n !== primary) continue;
       if (named && !named.has(s.n) && !sharesMoreThanAWord(prompt.question, s.text)) continue;
       if (!namesWhatIsAsked(s.text)) continue;
+      // "Who voted against …?" is not answered with who voted in favour.
+      if (s.contrary) continue;
+      // Another source's sentence adds to the answer only with an answer of its own: after the
+      // ships' `total price of $1.68 billion`, a post's `cells can be shipped … at zero volts`.
+      if (s.lacksAnswer && s.n !== top.n) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
       if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
     }
