@@ -4,12 +4,13 @@
  * terms they cover (a hyphenated word's terms once, ai/local/asked-units.ts) and by their best
  * sentence; ties go to the window best centred on the strongest sentence. A window holding a
  * strongest sentence that also holds most of the question's terms and an answer of the asked type
- * (a date for "when", a number for "how many") comes before any that holds none. A list's entries
- * keep their line breaks.
+ * (a date for "when", a number for "how many", for "who did it" a sentence telling the deed, best
+ * with its doer) comes before any that holds none. A list's entries keep their line breaks.
  */
 import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue } from '../ai/local/extractive-answer.js';
 import { askedUnits } from '../ai/local/asked-units.js';
+import { deedAsked, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
 import { asAsked, kinOf } from '../ai/local/kin.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
@@ -49,17 +50,18 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
 
   // Windows of whole sentences, slid with counts of the question terms inside, so a long body
   // costs one pass.
-  let best = { start: 0, end: 0, score: -1, answers: false, offCentre: Infinity };
+  let best = { start: 0, end: 0, score: -1, answers: 0, offCentre: Infinity };
   const anchorCentre = (sentences[top].start + sentences[top].end) / 2;
   const inside = new Map<string, number>();
   let density = 0;
-  let answered = 0;
+  // Sentences inside the window answering at each level (answeringSentences).
+  const answered = [0, 0, 0];
   let j = -1;
   for (let i = 0; i < sentences.length; i++) {
     while (j + 1 < sentences.length && (j < i || sentences[j + 1].end - sentences[i].start <= max)) {
       j++;
       density += scores[j];
-      if (answering[j]) answered++;
+      answered[answering[j]]++;
       for (const t of matched[j]) inside.set(t, (inside.get(t) ?? 0) + 1);
     }
     if (density > 0) {
@@ -67,35 +69,47 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
       const strongest = Math.max(...scores.slice(i, j + 1));
       const score = covered + DENSITY_WEIGHT * density + STRONGEST_WEIGHT * strongest;
       const offCentre = Math.abs((sentences[i].start + sentences[j].end) / 2 - anchorCentre);
-      const answers = answered > 0;
+      const answers = answered[2] > 0 ? 2 : answered[1] > 0 ? 1 : 0;
       const outscores = score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && offCentre < best.offCentre);
-      if (answers !== best.answers ? answers : outscores) {
+      if (answers !== best.answers ? answers > best.answers : outscores) {
         best = { start: i, end: j, score, answers, offCentre };
       }
     }
     density -= scores[i];
-    if (answering[i]) answered--;
+    answered[answering[i]]--;
     for (const t of matched[i]) inside.set(t, inside.get(t)! - 1);
   }
   return clip(flat.slice(sentences[best.start].start, sentences[best.end].end), max);
 }
 
 /**
- * Per sentence, whether it is a strongest one (`strongest`, the top score), holds most of the
- * question's terms (as the relevance gate counts them, rag/candidates.ts) and an answer of the
- * type the question asks. "When will the comet be visible?": the lead sentence says "could
- * become visible to the naked eye in October", but the window further on named the comet in more
- * sentences and won, and with it "magnitude 3.5, which would make the comet visible", which holds
- * the same words and no date. Only a sentence holding most of the question counts: in the tram
+ * Per sentence, how well it answers: 1 when it is a strongest one (`strongest`, the top score),
+ * holds most of the question's terms (as the relevance gate counts them, rag/candidates.ts) and an
+ * answer of the type the question asks, else 0. "When will the comet be visible?": the lead
+ * sentence says "could become visible to the naked eye in October", but the window further on
+ * named the comet in more sentences and won, and with it "magnitude 3.5, which would make the
+ * comet visible", which holds the same words and no date. Only a sentence holding most of the question counts: in the tram
  * budget's room, "how much does the Kestrel K1 cost?" found the budget's "estimated cost was €960
  * million", which holds the one word "cost". No type ("what is not affected by the delay?") marks
  * none.
+ *
+ * Asked who did a deed ("who will build the ships?"), where a sentence holding most of the question
+ * tells the deed (answer-cues.ts's tellsDeed) those are the ones that answer, 2 when they name its
+ * doer after "by" (`will be built by Seowon Heavy Industries`): the lead sentence saying so lost to
+ * a window further on naming the ships in more sentences, `older vessels built between 2004 and
+ * 2008` and an analyst's `plant being built on time` among them; "who restored the film?" got the
+ * passage of `the restored film will tour` and `the restoration cost`, not of `… restoring the film`.
  */
-function answeringSentences(question: string, sentences: { text: string }[], matched: string[][], scores: number[], strongest: number): boolean[] {
+function answeringSentences(question: string, sentences: { text: string }[], matched: string[][], scores: number[], strongest: number): number[] {
   const type = answerType(question);
-  const qWords = new Set(words(question));
   const needed = termsNeeded(question);
-  return sentences.map((s, i) => scores[i] >= strongest - 1e-9 && matched[i].length >= needed && hasCue(type, s.text, qWords));
+  const deed = type === 'person' ? deedAsked(question) : null;
+  if (deed) {
+    const told = sentences.map((s, i) => matched[i].length >= needed && tellsDeed(s.text, deed));
+    if (told.some(Boolean)) return told.map((t, i) => (!t ? 0 : namesDoer(sentences[i].text, deed) ? 2 : 1));
+  }
+  const qWords = new Set(words(question));
+  return sentences.map((s, i) => (scores[i] >= strongest - 1e-9 && matched[i].length >= needed && hasCue(type, s.text, qWords) ? 1 : 0));
 }
 
 /** The terms a window holds now. */

@@ -8,6 +8,7 @@ import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview, questionFocus } from '../../src/ai/questions.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
+import { deedAsked } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 
@@ -527,6 +528,14 @@ describe('a question of who did something', () => {
     };
     const answer = await answerOf('Who forked Quillstore?', [fork]);
     expect(answer).toMatch(/^Within a day, three former Quill engineers had forked the last open release/);
+  });
+
+  it('reads what is had as no deed, and a participle after "has" or "had" as one', () => {
+    // "Five" as the deed made every sentence holding "five" tell it (`returned it five yards`).
+    expect(deedAsked('Who had five sacks in nine games as a starter?')).toBeNull();
+    expect(deedAsked('Who has won the cup?')).toEqual({ word: 'won', term: 'win' });
+    expect(deedAsked('Who had forked the release?')).toEqual({ word: 'forked', term: 'fork' });
+    expect(deedAsked('Who will build the ships?')).toEqual({ word: 'build', term: 'build' });
   });
 
   it('still takes a name beside the question’s words where no source tells the deed', async () => {

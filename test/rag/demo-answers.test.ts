@@ -312,6 +312,18 @@ describe('a sentence ending with a unit after a number', () => {
 });
 
 describe('a question of who did something', () => {
+  it('is answered from the passage that tells who did it, not from one naming the deed more often', async () => {
+    // The item's passage was its end, naming the ships in more sentences: `older vessels built
+    // between 2004 and 2008`, an analyst's `plant being built on time`; and for the film, `the
+    // restored film will tour …`.
+    for (const room of ['news_n16', 'topic_business']) {
+      expect((await ask(room, 'Who will build the ships?')).answer).toMatch(/^[^[]*will be built by Seowon Heavy Industries/);
+    }
+    for (const room of ['news_n22', 'topic_culture']) {
+      expect((await ask(room, 'Who restored the film?')).answer).toMatch(/^The archive's restoration team [^[]*restoring the film/);
+    }
+  });
+
   it('is answered with who did it, not the sentence naming the deed as a thing', async () => {
     // `signed a public letter supporting the fork` holds "fork" and "TesseraDB" and led.
     for (const room of ['news_n03', 'topic_tech']) {

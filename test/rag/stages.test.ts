@@ -245,6 +245,26 @@ describe('stage 3: passage choice', () => {
     expect(text.indexOf('Isambard')).toBeGreaterThan(1000);
   });
 
+  it('asked who did a deed, takes the passage naming who did it over one naming the deed and its object more often', () => {
+    // The lead said who will build the ferries; further on, more sentences name the ferries and
+    // "built" (`older ferries built in 1998`, `a terminal being built on time`), and won.
+    const text =
+      'Nordby Ferries has ordered six electric ferries for its island routes. ' +
+      'The ferries will be built by Halvik Yard and delivered in 2028. ' +
+      `${filler(20)} ` +
+      'The ferries will serve four islands. The new ferries replace eight older ferries built in 1998. ' +
+      'Each of the ferries carries 300 passengers. "The ferries only work if the charging terminal is being built on time," said Ola Berg, an analyst. ' +
+      'The ferries will charge for twelve minutes at each end.';
+    const p = bestPassage(text, 'Who will build the ferries?');
+    expect(p).toContain('will be built by Halvik Yard');
+    // Told without a name: the sentence restoring the film, not the ones naming the restored film.
+    const film =
+      `The restored film will tour eight cities. ${filler(24)} ` +
+      'The archive’s team spent two years restoring the film frame by frame. ' +
+      `${filler(4)} The restored film has a new score. The historian Yusuf Berg said the restoration gives back a whole film. The restored film opens on Friday.`;
+    expect(bestPassage(film, 'Who restored the film?')).toContain('spent two years restoring the film');
+  });
+
   it('keeps the lines of a list, each a sentence to the built-in model', () => {
     const description = 'Chapters\n00:00 Saturday: the letter\n22:10 Friday: withdrawals halted';
     expect(bestPassage(description, 'why were withdrawals halted?')).toBe('Chapters\n00:00 Saturday: the letter\n22:10 Friday: withdrawals halted');

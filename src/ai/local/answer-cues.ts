@@ -44,22 +44,31 @@ export function namesSubject(held: Iterable<string>, kind: ReadonlySet<string>, 
 
 /** Words after "who" that are no deed: "who is …?", "who did the council choose?". */
 const NOT_A_DEED = new Set(`is was are were be been am has have had do does did will would can could shall should may might must 's s else`.split(/\s+/));
-/** "who forked", "who will build", "who has won", "who was elected": the deed's word is the group. */
+/**
+ * "who forked", "who will build", "who has won", "who was elected": the deed's word is the second
+ * group; the first is "has", "have" or "had" before it, where the word after may be a participle
+ * (`has won`) or what is had (`had five sacks`).
+ */
 const WHO_THEN =
-  /^\W*(?:(?:and|so|but)\s+)?who\s+(?:(?:will|would|can|could|shall|should|may|might|must|has|have|had)\s+|(?:is|was|are|were)\s+(?=\p{L}+(?:ed|ing)\b))?([\p{L}'’-]+)/iu;
+  /^\W*(?:(?:and|so|but)\s+)?who\s+(?:(?:will|would|can|could|shall|should|may|might|must)\s+|(has|have|had)\s+|(?:is|was|are|were)\s+(?=\p{L}+(?:ed|ing)\b))?([\p{L}'’-]+)/iu;
+/** A participle after "has", "have" or "had": `won`, `forked`, `written`. */
+const PARTICIPLE = /(?:ed|en|wn)$/;
 /** Sides taken are read by the stance weight ("who against …?" once "opposed" is "against"). */
 const SIDE_TERMS = new Set(['against', 'favour']);
 
 /**
  * The deed a "who" question asks the doer of, as its word and term: "who forked TesseraDB?" →
- * `forked`/`fork`, "who will build the ships?" → `build`. Null for "who is …?", "who did …?" and a
- * side taken alone ("who against …?"; "who voted against" asks a vote, which is its deed).
+ * `forked`/`fork`, "who will build the ships?" → `build`. Null for "who is …?", "who did …?", what
+ * is had ("who had five sacks …?") and a side taken alone ("who against …?"; "who voted against"
+ * asks a vote, which is its deed).
  */
 export function deedAsked(question: string): { word: string; term: string } | null {
   const m = WHO_THEN.exec(question);
   if (!m) return null;
-  const word = m[1].toLowerCase().replace(/['’]s$/, '');
+  const word = m[2].toLowerCase().replace(/['’]s$/, '');
   if (NOT_A_DEED.has(word)) return null;
+  // "Who had five sacks …?" asks who had them: "five" is no deed.
+  if (m[1] && !PARTICIPLE.test(word) && irregularBase(word) === undefined) return null;
   const term = termOf(word);
   return term && !SIDE_TERMS.has(term) ? { word, term } : null;
 }
@@ -85,6 +94,32 @@ export function tellsDeed(sentence: string, deed: { word: string; term: string }
     if (t !== deed.word && !VERB_ENDING.test(t) && irregularBase(t) === undefined) continue;
     const before = tokens[i - 1] ?? '';
     if (!THING_BEFORE.has(before) && !/^\d/.test(before)) return true;
+  }
+  return false;
+}
+
+/** Words before the doer's name in a passive: `built by the`, `restored by a`. */
+const DOER_DETERMINERS = new Set(['the', 'a', 'an']);
+/** A word as written, its case kept: a name starts with a capital. */
+const WRITTEN_CASED = /[\p{L}\p{N}]+(?:[-\u2010\u2011'’][\p{L}\p{N}]+)*/gu;
+
+/**
+ * Whether the sentence names the doer of the deed in the passive, a name right after `by`: "who
+ * will build the ships?" and `will be built by Seowon Heavy Industries`, not `being built on time`
+ * nor `vessels built between 2004 and 2008`, which tell the deed and name nobody who did it. An
+ * adverb may stand between (`built largely by`).
+ */
+export function namesDoer(sentence: string, deed: { word: string; term: string }): boolean {
+  const tokens = sentence.match(WRITTEN_CASED) ?? [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i].toLowerCase();
+    if (termOf(t) !== deed.term || (!VERB_ENDING.test(t) && irregularBase(t) === undefined)) continue;
+    let at = i + 1;
+    if (/ly$/i.test(tokens[at] ?? '')) at++;
+    if (tokens[at]?.toLowerCase() !== 'by') continue;
+    at++;
+    if (DOER_DETERMINERS.has(tokens[at]?.toLowerCase() ?? '')) at++;
+    if (/^\p{Lu}/u.test(tokens[at] ?? '')) return true;
   }
   return false;
 }
