@@ -52,7 +52,7 @@ export async function buildContext(store: Store, selected: Candidate[], question
 
 function documentPassage(item: ItemWithoutComments, c: Candidate, question: string, maxChars: number): string {
   const text = readableBody(item).trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
-  return bestPassage(text, withHeadlineCause(question, item.title), maxChars, stripTitle(c.chunk.text, item.title));
+  return bestPassage(text, withHeadlineCause(question, item.title, text), maxChars, stripTitle(c.chunk.text, item.title));
 }
 
 /**
@@ -61,9 +61,11 @@ function documentPassage(item: ItemWithoutComments, c: Candidate, question: stri
  * for "why did the workers vote to unionise?" is the one on the crunch, which shares no other word
  * with the question.
  */
-function withHeadlineCause(question: string, title: string): string {
+function withHeadlineCause(question: string, title: string, text: string): string {
   if (answerType(question) !== 'reason') return question;
-  const cause = headlineCause(title, new Set(askedTerms(question)), termsNeeded(question));
+  let said: Set<string> | undefined;
+  const isSaid = (term: string) => (said ??= new Set(contentTerms(text))).has(term);
+  const cause = headlineCause(title, new Set(askedTerms(question)), termsNeeded(question), isSaid);
   return cause ? `${question} ${cause.word}` : question;
 }
 

@@ -578,6 +578,21 @@ describe('a question of why whose reason only the headline names', () => {
     expect(await answerOf('Why did the dock workers strike?', [strike])).toMatch(/^In March the operator cut the pension/);
   });
 
+  it('where its article never says the cause’s head, reads the cause by the word before it', async () => {
+    // `… after Corvin losses`: the article tells of Corvin, never of "losses"; another source's
+    // `data losses` is no cause of the exchange's.
+    const exchange: GroundedSource = {
+      n: 1,
+      label: 'Brask exchange halts withdrawals after Corvin losses',
+      content:
+        'The Brask exchange halted all withdrawals on Friday, the busiest day of its year. ' +
+        'Brask had lent most of its customers’ deposits to Corvin Capital, which could not repay them when its fund collapsed. ' +
+        'Customers were told to wait for news.',
+    };
+    const backups: GroundedSource = { n: 2, label: 'Backups', content: 'Restoring from a backup avoids data losses.' };
+    expect(await answerOf('Why did Brask halt withdrawals?', [exchange, backups])).toMatch(/^Brask had lent most of its customers’ deposits to Corvin Capital/);
+  });
+
   it('is not given a cause by a headline about something else', async () => {
     const strike: GroundedSource = {
       n: 1,

@@ -304,6 +304,19 @@ describe('a question of why whose reason only the headline names', () => {
   });
 });
 
+describe('a question of why about a video’s subject', () => {
+  it('is answered with the reason, not with the video’s chapter list', async () => {
+    // The chapters (`22:10 Friday: withdrawals halted`, one sentence with the rest) held every word
+    // of the question; the headline's `… after Meridian losses` names a cause its article tells
+    // as the Meridian position's fall, never as "losses".
+    for (const room of ['news_n09', 'topic_crypto']) {
+      const { answer } = await ask(room, 'Why did Tollgate halt withdrawals?');
+      expect(answer).toMatch(/^[^[]*Meridian/);
+      expect(answer).not.toMatch(/Chapters|\d\d:\d\d [A-Z]/);
+    }
+  });
+});
+
 describe('a sentence ending with a unit after a number', () => {
   it('is quoted alone, not with the sentence after it', async () => {
     const { answer } = await ask('news_n06', 'How hot was the hottest vent?');

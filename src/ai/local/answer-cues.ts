@@ -152,14 +152,23 @@ const HEADLINE_CAUSE = /^(.*)\b(?:after|amid|following)\s+(.+)$/i;
  * headline gives it, as written and as a term: "why did the workers vote to unionise?" and
  * `Brightwater Interactive workers vote to unionise after 'Ember Tide' crunch` → `crunch`. The
  * headline's words before the cause must hold most of the question's terms (`needed` of `qTerms`);
- * the cause's last word heads it (`Meridian losses`, `'Ember Tide' crunch`). Null otherwise.
+ * the cause's last word heads it (`Meridian losses`, `'Ember Tide' crunch`). When the sources never
+ * say the head (`said`: whether they hold a term), the cause's last word they do say stands for it:
+ * Tollgate's `… halts withdrawals … after Meridian losses` reports what its article tells as
+ * `after the Meridian USD stablecoin lost its dollar peg` and `the value of the Meridian position
+ * fell`, never "losses". Null otherwise.
  */
-export function headlineCause(label: string, qTerms: ReadonlySet<string>, needed: number): { word: string; term: string } | null {
+export function headlineCause(
+  label: string,
+  qTerms: ReadonlySet<string>,
+  needed: number,
+  said: (term: string) => boolean = () => true,
+): { word: string; term: string } | null {
   const m = HEADLINE_CAUSE.exec(label.trim());
   if (!m) return null;
   const event = new Set(words(m[1]).map(termOf));
   if ([...qTerms].filter((t) => event.has(t)).length < needed) return null;
   const cause = words(m[2]).filter((w) => termOf(w) && !qTerms.has(termOf(w)));
-  const word = cause[cause.length - 1];
+  const word = cause.findLast((w) => said(termOf(w))) ?? cause[cause.length - 1];
   return word ? { word, term: termOf(word) } : null;
 }

@@ -267,7 +267,7 @@ export function scoreSentences(
   // crunch`: a sentence on the crunch gives the reason in words the question lacks, and covers the
   // question as much as the headline does. Only in a source about the question's event: another
   // article's `without risking data loss` gives no reason for Tollgate's `… after Meridian losses`.
-  const causes = type === 'reason' ? headlineCauses(sources, qSet, weigh, idf, total) : new Map<string, number>();
+  const causes = type === 'reason' ? headlineCauses(sources, qSet, weigh, idf, total, all) : new Map<string, number>();
   const needed = eventTermsNeeded(qSet);
   const aboutEvent = (n: number) => qTerms.filter((t) => bySource.get(n)!.has(t)).length >= needed;
   const caused = all.map((s) => (causes.size && aboutEvent(s.n) ? Math.max(0, ...s.terms.map((t) => causes.get(t) ?? 0)) : 0));
@@ -337,14 +337,24 @@ function eventTermsNeeded(qSet: Set<string>): number {
 }
 
 /**
- * The causes headlines give for what the question asks about (headlineCause), each as its term and
- * the share of the question its headline covers.
+ * The causes headlines give for what the question asks about (headlineCause, read in the words of
+ * each headline's own source), each as its term and the share of the question its headline covers.
  */
-function headlineCauses(sources: GroundedSource[], qSet: Set<string>, weigh: UnitWeigher, idf: (t: string) => number, total: number): Map<string, number> {
+function headlineCauses(
+  sources: GroundedSource[],
+  qSet: Set<string>,
+  weigh: UnitWeigher,
+  idf: (t: string) => number,
+  total: number,
+  sentences: { n: number; terms: string[] }[],
+): Map<string, number> {
   const needed = eventTermsNeeded(qSet);
   const out = new Map<string, number>();
   for (const src of sources) {
-    const cause = headlineCause(src.label, qSet, needed);
+    // What the headline's own article says: another's `data loss` does not say Tollgate's losses.
+    let said: Set<string> | undefined;
+    const isSaid = (term: string) => (said ??= new Set(sentences.filter((s) => s.n === src.n).flatMap((s) => s.terms))).has(term);
+    const cause = headlineCause(src.label, qSet, needed, isSaid);
     if (!cause) continue;
     const share =
       weigh(
