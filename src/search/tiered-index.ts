@@ -107,6 +107,8 @@ export class TieredIndex implements VectorIndex {
   /** Changes were forwarded to the pending graph, so a loaded graph differs from its file. */
   private changedWhilePending = false;
   private closed = false;
+  /** The dropped graph a failed search was last logged for (its other searches under way are not). */
+  private failedSearchGraph: HnswGraph | null = null;
 
   constructor(options: TieredIndexOptions) {
     wholeNumber('TieredIndex', 'threshold', options.threshold, 0);
@@ -219,7 +221,15 @@ export class TieredIndex implements VectorIndex {
     // index: conversation memory is often one long thread.
     if (fraction < SELECTIVE_FRACTION || (enc.scopes && fraction * this.flat.size <= EXACT_SCAN_ROWS)) return exactAll();
     const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
-    const found = await graph.searchMany(queries, fetch);
+    let found: VectorHit[][];
+    try {
+      found = await graph.searchMany(queries, fetch);
+    } catch (err) {
+      // A graph still in its worker (its move to the main thread failed) fails a search under way
+      // when it is dropped or its worker dies: the exact scan answers instead, with the same filter.
+      this.graphSearchFailed(graph, err);
+      return exactAll();
+    }
     // Encoded again: scopes that lost their last row during the graph's search are forgotten.
     const passes = this.flat.passing(this.flat.stats.encode(filter));
     const unlinked = [...this.unlinked.values()].filter(passes);
@@ -352,6 +362,17 @@ export class TieredIndex implements VectorIndex {
       // Rows a failed or abandoned graph never took are no longer on their way to it.
       releaseTo(rowIds.length);
     }
+  }
+
+  /**
+   * A graph search failed: logged once per graph (every search under way when a worker dies fails
+   * with it), and a graph still in use is dropped, so later searches scan while it is rebuilt.
+   */
+  private graphSearchFailed(graph: HnswGraph, err: unknown): void {
+    if (this.failedSearchGraph === graph) return;
+    this.failedSearchGraph = graph;
+    if (graph === this.graph) return this.graphFailed(graph, err);
+    this.options.log?.warn({ err }, 'a search of the HNSW index failed as it was dropped; answered by exact scan');
   }
 
   private graphFailed(target: HnswGraph, err: unknown): void {

@@ -3,7 +3,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FlatIndex } from '../../src/search/flat/flat-index.js';
-import type { HnswGraph } from '../../src/search/graph/hnsw-graph.js';
+import { HnswGraph } from '../../src/search/graph/hnsw-graph.js';
 import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
 import { EXACT_SCAN_ROWS, MAIN_THREAD_ADD_LIMIT, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
@@ -140,6 +140,35 @@ describe('TieredIndex', () => {
     const rest = rows.slice(140);
     const exactAgain = await index.search(query, 10);
     expect(exactAgain.map((h) => h.rowId)).toEqual(exact(rest, query, 10).map((h) => h.rowId));
+  });
+
+  it('answers by exact scan, logging once, when the worker of a graph it could not move to the main thread dies', async () => {
+    const rows = entries(clustered(400, DIM, 8, 29));
+    const move = vi.spyOn(HnswGraph.prototype, 'moveToMainThread').mockRejectedValue(new Error('no room for the file'));
+    const index = tiered(300);
+    try {
+      await index.upsert(rows);
+      await index.settled();
+    } finally {
+      move.mockRestore();
+    }
+    expect(index.mode).toBe('hnsw');
+    expect(index.graphOnMainThread).toBe(false);
+    const worker = (index as unknown as { graph: { graph: HnswWorkerClient } }).graph.graph;
+    await (worker as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    logs.length = 0;
+    const filter = { kinds: ['news' as const, 'post' as const, 'thread' as const] };
+    const queries = [3, 77, 210].map((i, seed) => near(rows[i].vector, seed));
+    // Three searches under way at once, all sent to the dead worker before the first fails.
+    const got = await Promise.all(queries.map((q) => index.search(q, 10, filter)));
+    got.forEach((hits, i) => expect(hits).toEqual(exact(rows, queries[i], 10, filter).map((h) => ({ rowId: h.rowId, score: expect.closeTo(h.score, 4) }))));
+    expect(logs.filter((l) => l.startsWith('WARN'))).toEqual(['WARN the HNSW index failed; searching by exact scan until it is rebuilt']);
+    // The graph is built again in a new worker, and answers once it is.
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    const before = index.searches.hnsw;
+    expect((await index.search(rows[5].vector, 1))[0].rowId).toBe(rows[5].rowId);
+    expect(index.searches.hnsw).toBe(before + 1);
   });
 
   it('keeps following upserts and deletes once on HNSW, and filters by meta', async () => {
