@@ -12,7 +12,7 @@ import type { Store } from '../store/types.js';
 import { chunkGroup } from './chunk-refs.js';
 import type { VectorEntry, VectorIndex, VectorMeta } from './types.js';
 import type { Logger } from '../logger.js';
-import { required } from '../options.js';
+import { required, wholeNumber } from '../options.js';
 
 /** Texts per embed call: large enough to amortise a remote round trip, small enough to retry cheaply. */
 export const EMBED_BATCH = 64;
@@ -20,6 +20,14 @@ export const EMBED_BATCH = 64;
 const SCAN_PAGE = 512;
 /** How often chunks whose embedding failed (provider down) are tried again. */
 export const DEFAULT_RETRY_MS = 30_000;
+/**
+ * Most row ids of chunks waiting for the embedder kept in memory (~1 MB). Past it the store is
+ * searched again, once the embedder is back, for the chunks the index lacks: an outage lasting
+ * through a large ingest (or a start) must not hold every chunk it touched.
+ */
+export const DEFAULT_MAX_WAITING = 50_000;
+/** Waiting chunks read from the store and embedded per retry step (one serial step each, so ingestion interleaves). */
+export const RETRY_BATCH = EMBED_BATCH * 4;
 
 /** A chunk as the indexer takes it: conversation memory may add its scope and privilege. */
 export type IndexableChunk = ChunkRow & { scope?: string | null; privileged?: boolean };
@@ -36,6 +44,8 @@ export interface IndexerOptions {
   embedder: Embedder;
   log?: Logger;
   retryMs?: number;
+  /** Most waiting row ids kept in memory (default DEFAULT_MAX_WAITING). */
+  maxWaiting?: number;
   /** Told the row ids of each change this node made (src/sync tells the other nodes), not of changes followed from them. */
   onChanged?: (rowIds: number[]) => void;
   /**
@@ -66,22 +76,38 @@ export function metaOf(chunk: IndexableChunk): VectorMeta {
 
 export class Indexer implements ChunkSink {
   state: IndexerState = 'idle';
-  /** Chunks whose embedding failed, retried later. */
-  private readonly backlog = new Map<number, IndexableChunk>();
+  /**
+   * Row ids of chunks whose embedding failed, retried later: ids only, the text is in the store.
+   * At most maxWaiting of them; those past it are found again in the store (`rescanAfter`).
+   */
+  private readonly waiting = new Set<number>();
+  /**
+   * Set when a failed chunk found `waiting` full: rows after this id may lack a vector, and the
+   * retry scans the store from here (a cursor, so the scan is paged) once `waiting` is empty.
+   */
+  private rescanAfter: number | null = null;
+  private retrying = false;
   private queue: Promise<unknown> = Promise.resolve();
   private recorded = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly retryMs: number;
+  private readonly maxWaiting: number;
 
   constructor(private readonly options: IndexerOptions) {
     for (const name of ['store', 'index', 'embedder'] as const) required('Indexer', name, options[name]);
     this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
+    this.maxWaiting = wholeNumber('Indexer', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 1);
   }
 
-  /** Chunks waiting for a retry of their embedding. */
+  /** Chunks known to wait for a retry of their embedding (more may, past maxWaiting: see `behind`). */
   get pending(): number {
-    return this.backlog.size;
+    return this.waiting.size;
+  }
+
+  /** Whether chunks past maxWaiting failed and will be found again in the store by a retry. */
+  get behind(): boolean {
+    return this.rescanAfter !== null;
   }
 
   async chunksChanged(change: { added: IndexableChunk[]; removed: number[] }): Promise<void> {
@@ -112,7 +138,8 @@ export class Indexer implements ChunkSink {
   reindex(progress?: IndexProgress): Promise<void> {
     return this.serial(async () => {
       this.state = 'loading';
-      this.backlog.clear();
+      this.waiting.clear();
+      this.rescanAfter = null;
       await this.options.index.reset?.();
       this.recorded = false;
       await this.indexAll(progress);
@@ -123,7 +150,7 @@ export class Indexer implements ChunkSink {
   private async follow(change: { added: IndexableChunk[]; removed: number[] }): Promise<void> {
     if (this.state === 'idle') await this.checkModel();
     if (this.state === 'mismatch') return; // `salon reindex` picks them up
-    for (const id of change.removed) this.backlog.delete(id);
+    for (const id of change.removed) this.waiting.delete(id);
     await this.options.index.remove(change.removed);
     await this.embedAndUpsert(change.added);
   }
@@ -161,15 +188,18 @@ export class Indexer implements ChunkSink {
       }
     };
     await (index.bulk ? index.bulk(run) : run());
-    this.options.log?.info(
-      { vectors: index.size, waiting: this.backlog.size },
-      `vector index loaded: ${index.size} chunks${this.backlog.size ? `, ${this.backlog.size} waiting for the embedder` : ''}`,
-    );
+    const waiting = this.waiting.size ? `, ${this.waiting.size}${this.behind ? ' or more' : ''} waiting for the embedder` : '';
+    this.options.log?.info({ vectors: index.size, waiting: this.waiting.size }, `vector index loaded: ${index.size} chunks${waiting}`);
   }
 
-  /** Embeds in batches; a failing batch goes to the backlog instead of failing ingestion. */
-  private async embedAndUpsert(chunks: IndexableChunk[], progress?: IndexProgress): Promise<void> {
+  /**
+   * Embeds in batches; a failing batch waits for a retry instead of failing ingestion. With
+   * `stopOnFailure` (a retry) the batches after a failing one wait too, untried: the embedder is
+   * still down. Resolves to whether every chunk was embedded.
+   */
+  private async embedAndUpsert(chunks: IndexableChunk[], progress?: IndexProgress, stopOnFailure = false): Promise<boolean> {
     const { signal } = this.options;
+    let ok = true;
     for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
       signal?.throwIfAborted();
       const batch = chunks.slice(i, i + EMBED_BATCH);
@@ -184,20 +214,33 @@ export class Indexer implements ChunkSink {
       } catch (err) {
         // Shutting down, not a failing embedder: no retry, and the load or the ingest stops here.
         signal?.throwIfAborted();
-        for (const c of batch) this.backlog.set(c.rowId, c);
+        const failed = stopOnFailure ? chunks.slice(i) : batch;
+        this.wait(failed.map((c) => c.rowId));
         batch.forEach(() => progress?.tick(false));
-        this.options.log?.warn({ err, chunks: batch.length }, `embedding ${batch.length} chunks failed; retrying in ${this.retryMs / 1000} s`);
+        this.options.log?.warn({ err, chunks: failed.length }, `embedding ${failed.length} chunks failed; retrying in ${this.retryMs / 1000} s`);
         this.scheduleRetry();
+        ok = false;
+        if (stopOnFailure) break;
         continue;
       }
       const entries: VectorEntry[] = batch.map((c, j) => ({ rowId: c.rowId, vector: vectors[j], meta: metaOf(c) }));
       await this.options.index.upsert(entries);
-      for (const c of batch) this.backlog.delete(c.rowId);
+      for (const c of batch) this.waiting.delete(c.rowId);
       batch.forEach(() => progress?.tick(true));
       await this.record(vectors[0].length);
       // A batch is CPU work on the event loop with the built-in embedder: let sockets and other
       // requests through between batches of a large item.
       if (i + EMBED_BATCH < chunks.length) await new Promise((resolve) => setImmediate(resolve));
+    }
+    return ok;
+  }
+
+  /** Remembers rows to retry; past maxWaiting only where to look for them in the store. */
+  private wait(rowIds: number[]): void {
+    for (const id of rowIds) {
+      if (this.waiting.has(id)) continue;
+      if (this.waiting.size < this.maxWaiting) this.waiting.add(id);
+      else this.rescanAfter = Math.min(this.rescanAfter ?? Infinity, id - 1);
     }
   }
 
@@ -212,18 +255,58 @@ export class Indexer implements ChunkSink {
     if (this.retryTimer || this.closed) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      void this.serial(async () => {
-        if (this.state === 'mismatch' || this.backlog.size === 0) return;
-        const stillStored = new Set((await this.options.store.getChunks([...this.backlog.keys()])).map((c) => c.rowId));
-        const retry = [...this.backlog.values()].filter((c) => stillStored.has(c.rowId));
-        this.backlog.clear();
-        await this.embedAndUpsert(retry);
-      }).catch((err: unknown) => {
-        // A shutdown stopped the retry: the chunks are in the store, and the next start embeds them.
-        if (!this.options.signal?.aborted) this.options.log?.warn({ err }, 'retrying the embedding of waiting chunks failed');
-      });
+      void this.retry();
     }, this.retryMs);
     this.retryTimer.unref();
+  }
+
+  /**
+   * Embeds what waits, one step of at most RETRY_BATCH chunks at a time, each its own serial job:
+   * the ids kept in memory first, then the rows a store scan finds without a vector. Stops at the
+   * first failure (the failed step scheduled the next retry).
+   */
+  private async retry(): Promise<void> {
+    // One retry at a time: an ingest failing meanwhile schedules another, which finds this one going.
+    if (this.retrying) return;
+    this.retrying = true;
+    try {
+      while (!this.closed && (await this.serial(() => this.retryStep()))) {
+        // Let requests through between steps (the built-in embedder runs on the event loop).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (err) {
+      // A shutdown stopped the retry: the chunks are in the store, and the next start embeds them.
+      if (!this.options.signal?.aborted) {
+        this.options.log?.warn({ err }, 'retrying the embedding of waiting chunks failed');
+        this.scheduleRetry();
+      }
+    } finally {
+      this.retrying = false;
+    }
+  }
+
+  /** One retry step; true when it succeeded and more may wait. */
+  private async retryStep(): Promise<boolean> {
+    if (this.state === 'mismatch' || this.closed) return false;
+    const { store, index } = this.options;
+    if (this.waiting.size > 0) {
+      const ids = [...take(this.waiting, RETRY_BATCH)];
+      // Rows removed meanwhile are no longer in the store and are skipped.
+      const rows = await store.getChunks(ids);
+      for (const id of ids) this.waiting.delete(id);
+      return (await this.embedAndUpsert(rows, undefined, true)) && (this.waiting.size > 0 || this.rescanAfter !== null);
+    }
+    if (this.rescanAfter === null) return false;
+    const rows = await store.scanChunks(this.rescanAfter, RETRY_BATCH);
+    if (rows.length === 0) {
+      this.rescanAfter = null;
+      return false;
+    }
+    this.rescanAfter = rows[rows.length - 1].rowId;
+    const heads = index.heads?.(rows.map((r) => r.rowId));
+    const missing = heads ? rows.filter((_, i) => heads[i] === undefined) : rows;
+    // A failure puts the cursor back to the first row it could not keep.
+    return (await this.embedAndUpsert(missing, undefined, true)) && (this.waiting.size > 0 || this.rescanAfter !== null);
   }
 
   /** Runs index changes one at a time, in call order. */
@@ -231,5 +314,15 @@ export class Indexer implements ChunkSink {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+}
+
+/** The first `n` values of `set`, in insertion order. */
+function* take<T>(set: Set<T>, n: number): Generator<T> {
+  if (n <= 0) return;
+  let i = 0;
+  for (const v of set) {
+    yield v;
+    if (++i >= n) return;
   }
 }

@@ -40,7 +40,7 @@ export function createSearchStack(options: SearchStackOptions): SearchStack {
     search,
     describe: () => {
       const mode = index instanceof SearchIndex ? index.mode : 'custom';
-      const pending = indexer.pending ? `, ${indexer.pending} chunks waiting for the embedder` : '';
+      const pending = indexer.pending ? `, ${indexer.pending}${indexer.behind ? ' or more' : ''} chunks waiting for the embedder` : '';
       return indexer.state === 'mismatch' ? 'text matching only until `salon reindex`' : `${index.size} vectors, ${mode}${pending}`;
     },
     close: async () => {

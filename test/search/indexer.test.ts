@@ -1,10 +1,10 @@
 // The Indexer (ChunkSink) over a real SQLite store and the built-in embedder. Needs the build.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LOCAL_EMBEDDER_MODEL, LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { CachedEmbedder } from '../../src/ai/cached-embedder.js';
 import type { Embedder } from '../../src/ai/types.js';
 import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
-import { Indexer } from '../../src/search/indexer.js';
+import { Indexer, RETRY_BATCH } from '../../src/search/indexer.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { FlakyEmbedder, itemOf, paragraphs, putItem } from './corpus.js';
@@ -98,6 +98,44 @@ describe('Indexer', () => {
     flaky.down = false;
     await expect.poll(() => indexer.pending, { timeout: 5000 }).toBe(0);
     expect(index.size).toBe(await store.countChunks());
+  });
+
+  it('holds at most maxWaiting ids while the embedder is down, and embeds everything in bounded steps once it is back', async () => {
+    const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
+    const store = new SqliteStore({ filename: ':memory:' });
+    const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
+    const indexer = new Indexer({ store, index, embedder: flaky, retryMs: 20, maxWaiting: 25 });
+    open.push(store, index, indexer);
+    const asked: number[] = [];
+    const getChunks = store.getChunks.bind(store);
+    vi.spyOn(store, 'getChunks').mockImplementation(async (ids) => (asked.push(ids.length), getChunks(ids)));
+    flaky.down = true;
+    const items = paragraphs(150);
+    for (const p of items) {
+      await indexer.chunksChanged(await putItem(store, itemOf(p)));
+      expect(indexer.pending).toBeLessThanOrEqual(25);
+    }
+    // Retries while it is down try one batch each, and keep the bound.
+    const calls = flaky.calls;
+    await expect.poll(() => flaky.calls, { timeout: 5000 }).toBeGreaterThan(calls + 2);
+    expect(indexer.pending).toBeLessThanOrEqual(25);
+    // Removed while waiting: never embedded.
+    const gone = await putItem(store, { ...itemOf(items[0]), body: 'A short new body.' });
+    await indexer.chunksChanged(gone);
+    const total = await store.countChunks();
+    expect(total).toBeGreaterThan(RETRY_BATCH);
+    expect(index.size).toBe(0);
+    expect(indexer.behind).toBe(true);
+
+    flaky.down = false;
+    await expect.poll(() => index.size, { timeout: 10_000 }).toBe(total);
+    await expect.poll(() => indexer.behind, { timeout: 5000 }).toBe(false);
+    expect(indexer.pending).toBe(0);
+    const stored = (await store.scanChunks(0, 10_000)).map((c) => c.rowId);
+    expect(index.heads(stored).every(Boolean)).toBe(true);
+    expect(index.heads(gone.removed).some(Boolean)).toBe(false);
+    // The store was asked for waiting rows a bounded batch at a time.
+    expect(Math.max(...asked)).toBeLessThanOrEqual(RETRY_BATCH);
   });
 
   it('reindexes with a new embedder: new dimension, every chunk re-embedded, record updated', async () => {
