@@ -4,10 +4,11 @@
  * backs off and reports its error; HN stories (one by URL, a list, an HN entry in a feed) arrive
  * with article body and comments; of two nodes on one store (SQLite, and PostgreSQL with a node
  * each), one polls a due source, and keeps polls it has queued; due sources spread over nodes by
- * their free job slots.
+ * their free job slots; on PostgreSQL, a feed entry whose guid is too long for a btree entry polls
+ * like any other.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { IngestService } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
@@ -475,7 +476,46 @@ describe('backoff', () => {
   });
 });
 
-describePostgres('sources that refresh, two nodes on PostgreSQL', () => {
+describePostgres('sources that refresh on PostgreSQL', () => {
+  it('polls a feed one of whose entries has a guid of 8,000 random characters, far past a btree entry, again and again', async () => {
+    const schema = await freshSchema();
+    const web = await startFixtureServer({}, (path) =>
+      path.startsWith('/a/') ? { body: articlePage(`Story ${path.slice(3)}`, PARAS) } : { status: 404, body: 'not found' },
+    );
+    // Random characters: PostgreSQL would compress a repetitive guid enough to fit an index entry.
+    const guid = `tag:${randomBytes(6_000).toString('base64url')}`;
+    const hostile = `<item><title>Story long</title><link>${web.origin}/a/long</link><guid>${guid}</guid><description>About long.</description></item>`;
+    web.routes.set('/feed.xml', { type: 'application/rss+xml', body: rss(web.origin, ['one', 'two'], hostile) });
+    let clock = T0;
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema: schema.schema });
+    const ingest = slottedIngest(store, web.origin, 1);
+    const sources = new SourceService({ store, ingest, owner: 'node-a', leaseMs: 15 * MIN, now: () => clock, random: () => 0.5 });
+    try {
+      const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+      for (let poll = 0; poll < 2; poll++) {
+        const [jobId] = await sources.tick();
+        await ingest.idle();
+        expect(await ingest.getJob(jobId)).toMatchObject({ status: 'done' });
+        expect(await sources.get(id)).toMatchObject({ itemCount: 3, lastError: null, failures: 0 });
+        clock += 31 * MIN;
+      }
+      // The second poll knew every entry, the long one by its guid: no article fetched twice.
+      expect(
+        web.requests
+          .filter((r) => r.path.startsWith('/a/'))
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/a/long', '/a/one', '/a/two']);
+      expect((await store.sourceEntryHashes(id, [guid])).size).toBe(1);
+    } finally {
+      await sources.stop();
+      await ingest.close();
+      await store.close();
+      await web.close();
+      await schema.drop();
+    }
+  });
+
   it('keeps a queued poll on the node that took it: the other node, looking after the first lease ran out, polls nothing', async () => {
     const schema = await freshSchema();
     let release = () => {};
