@@ -1,7 +1,9 @@
 // GET /api/v1/search through the whole app: content posted through the pipeline, found by the index.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ContentItem } from '../../src/content/types.js';
+import { HnswGraph } from '../../src/search/graph/hnsw-graph.js';
+import type { SearchIndex } from '../../src/search/search-index.js';
 import { ADMIN, testApp } from '../helpers.js';
 import { FlakyEmbedder, itemOf, paragraphs } from './corpus.js';
 
@@ -139,5 +141,42 @@ describe('GET /api/v1/search', () => {
   it('reports the index in /readyz', async () => {
     const r = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
     expect(r.json().checks.search).toEqual({ ok: true, detail: expect.stringMatching(/^\d+ vectors, flat/) });
+  });
+});
+
+describe('GET /api/v1/search over an HNSW graph left in its worker', () => {
+  const corpus = paragraphs(24);
+  let t: Awaited<ReturnType<typeof testApp>>;
+
+  beforeAll(async () => {
+    // The move to the main thread fails: the graph is searched in its worker.
+    const move = vi.spyOn(HnswGraph.prototype, 'moveToMainThread').mockRejectedValue(new Error('no room for the file'));
+    try {
+      t = await testApp({ HNSW_THRESHOLD: '20' }, { embedder: new LocalEmbedder({ dimensions: 256 }) });
+      const items = corpus.map((p) => input(itemOf(p)));
+      const r = await t.app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items } });
+      expect(r.statusCode).toBe(200);
+      await (t.app.salon.searchStack.index as SearchIndex).settled();
+    } finally {
+      move.mockRestore();
+    }
+  });
+  afterAll(async () => t.close());
+
+  it('answers by exact scan, not 500, once the worker has died', async () => {
+    const index = (t.app.salon.searchStack.index as SearchIndex).current!;
+    expect(index.mode).toBe('hnsw');
+    expect(index.graphOnMainThread).toBe(false);
+    const p = corpus[6];
+    const url = `/api/v1/search?q=${encodeURIComponent(p.questions[0])}&k=3`;
+    const before = await t.app.inject({ method: 'GET', url });
+    expect(before.statusCode).toBe(200);
+    const worker = (index as unknown as { graph: { graph: { worker: { terminate(): Promise<number> } } } }).graph.graph.worker;
+    await worker.terminate();
+    const flat = index.searches.flat;
+    const r = await t.app.inject({ method: 'GET', url });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().hits.map((h: { id: string }) => h.id)).toContain(`news_${p.id}`);
+    expect(index.searches.flat).toBeGreaterThan(flat);
   });
 });
