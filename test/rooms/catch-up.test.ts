@@ -23,8 +23,9 @@ import { hubBesideOtherNode, ROOM, until } from './helpers.js';
 
 /**
  * Counts the bytes sent in each turn of the event loop, to the room and to each socket, and ends
- * the turn as the transport does. The room's count is of messages alone: the joins' presence,
- * coalesced over up to a second in a large room, may go out in any turn of a catch-up.
+ * the turn as the transport does. The counts are of messages alone: the joins' presence,
+ * coalesced over up to a second in a large room, may go out in any turn of a catch-up (on a busy
+ * machine, a member's in the turn that already carried its soft limit of messages).
  */
 class TurnMeter {
   maxRoomBytes = 0;
@@ -40,7 +41,10 @@ class TurnMeter {
     }
     if (socket.thisTurn === 0) this.sockets.push(socket);
     socket.thisTurn += bytes;
-    if (message) this.roomBytes += bytes;
+    if (message) {
+      this.roomBytes += bytes;
+      socket.messageBytesThisTurn += bytes;
+    }
   }
 
   private endTurn(): void {
@@ -48,7 +52,7 @@ class TurnMeter {
     this.maxRoomBytes = Math.max(this.maxRoomBytes, this.roomBytes);
     this.roomBytes = 0;
     for (const socket of this.sockets.splice(0)) {
-      this.maxSocketBytes = Math.max(this.maxSocketBytes, socket.thisTurn);
+      this.maxSocketBytes = Math.max(this.maxSocketBytes, socket.messageBytesThisTurn);
       socket.written();
     }
   }
@@ -60,6 +64,7 @@ class TurnSocket implements Connection {
   bufferedAmount = 0;
   closedWith: number | null = null;
   thisTurn = 0;
+  messageBytesThisTurn = 0;
   constructor(
     readonly id: string,
     private readonly reads: boolean,
@@ -73,6 +78,7 @@ class TurnSocket implements Connection {
   written(): void {
     if (!this.reads) this.bufferedAmount += this.thisTurn;
     this.thisTurn = 0;
+    this.messageBytesThisTurn = 0;
   }
   close(code: number): void {
     this.closedWith = code;
