@@ -38,8 +38,8 @@ export interface AnswerDeps {
   pipeline: RagPipeline;
   log: Logger;
   resolveRoom(roomId: string): Promise<RoomView | null>;
-  /** Sends a frame to the room, or only to the asker for a private ask. */
-  emit(request: AskRequest, frame: ServerMessage): void;
+  /** Sends a frame of the answer `answerId` to the room, or only to the asker for a private ask. */
+  emit(request: AskRequest, frame: ServerMessage, answerId: string): void;
   deltaIntervalMs: number;
   timeoutMs: number;
 }
@@ -49,11 +49,11 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
   const started = performance.now();
   const setStage = (stage: AssistantStage) => {
     pending.stage = stage;
-    deps.emit(request, { type: 'assistant.progress', id: pending.id, stage });
+    deps.emit(request, { type: 'assistant.progress', id: pending.id, stage }, pending.id);
   };
   const batcher = new DeltaBatcher((text) => {
     pending.text += text;
-    deps.emit(request, { type: 'assistant.delta', id: pending.id, text });
+    deps.emit(request, { type: 'assistant.delta', id: pending.id, text }, pending.id);
   }, deps.deltaIntervalMs);
   const controller = new AbortController();
   const abort = () => controller.abort(signal.reason);
@@ -115,7 +115,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     const text = abstained ? withoutCitations(said) : withoutUngivenCitations(said, new Set(prepared.sources.map((s) => s.n))) || said;
     const sources = abstained ? [] : citedSources(text, prepared.sources);
     const message = await persist(deps, request, pending.id, text, sources);
-    deps.emit(request, { type: 'assistant.done', message, ...(abstained ? { abstained: true as const } : {}) });
+    deps.emit(request, { type: 'assistant.done', message, ...(abstained ? { abstained: true as const } : {}) }, pending.id);
     const done = { ms: since(t) };
     const stages = { room: { ms: roomMs }, ...prepared.stages, write, done, totalMs: since(started) };
     return { message, sources, abstained, stages };
@@ -123,7 +123,11 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     batcher.cancel();
     const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? (controller.signal.reason ?? err) : err);
     deps.log.error({ roomId: request.roomId, answerId: pending.id, code: failure.code, err: (err as Error)?.message }, 'assistant failed');
-    deps.emit(request, { type: 'error', code: failure.code, message: clientMessage(failure), ...(request.clientId ? { clientId: request.clientId } : {}) });
+    deps.emit(
+      request,
+      { type: 'error', code: failure.code, message: clientMessage(failure), ...(request.clientId ? { clientId: request.clientId } : {}) },
+      pending.id,
+    );
     throw failure;
   } finally {
     clearTimeout(deadline);

@@ -115,7 +115,7 @@ export class SalonAssistant implements RoomAssistant {
       pipeline: this.pipeline,
       log: this.log,
       resolveRoom: options.resolveRoom,
-      emit: (request, frame) => this.emit(request, frame),
+      emit: (request, frame, answerId) => this.emit(request, frame, answerId),
       deltaIntervalMs: options.deltaIntervalMs ?? DELTA_INTERVAL_MS,
       timeoutMs,
     };
@@ -302,9 +302,9 @@ export class SalonAssistant implements RoomAssistant {
     }
   }
 
-  private emit(request: AskRequest, frame: ServerMessage): void {
+  private emit(request: AskRequest, frame: ServerMessage, answerId: string): void {
     if (!this.outlet) return;
     if (request.private) this.outlet.sendToUser(request.roomId, request.asker.id, frame);
-    else this.outlet.broadcast(request.roomId, frame);
+    else this.outlet.broadcast(request.roomId, frame, { answer: answerId, ...(request.questionSeq !== undefined ? { questionSeq: request.questionSeq } : {}) });
   }
 }

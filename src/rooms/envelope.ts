@@ -3,6 +3,7 @@
  * to deliver, then the already-serialised frame. Receivers read the header and pass the frame on
  * untouched, so a frame is serialised once on its first node and never again.
  */
+import type { AnswerTag } from './types.js';
 
 /** How a receiving node delivers the frame. */
 export type Delivery =
@@ -26,12 +27,20 @@ export interface Envelope {
   delivery: Delivery;
   /** The user a `typing` frame is not echoed to, or the recipient of a `user` frame. */
   user?: string;
+  /** The answer an `all` frame of the assistant is part of, and its question's seq (header `a`, `q`). */
+  answer?: AnswerTag;
   frame: string;
 }
 
 /** Serialises an envelope for RoomBus.publish, with the time it was sent (`t`, epoch ms: the bus-lag metric reads it). */
 export function encodeEnvelope(e: Envelope): string {
-  const header = JSON.stringify(e.user ? { n: e.node, d: e.delivery, u: e.user, t: Date.now() } : { n: e.node, d: e.delivery, t: Date.now() });
+  const header = JSON.stringify({
+    n: e.node,
+    d: e.delivery,
+    ...(e.user ? { u: e.user } : {}),
+    ...(e.answer ? { a: e.answer.answer, ...(e.answer.questionSeq !== undefined ? { q: e.answer.questionSeq } : {}) } : {}),
+    t: Date.now(),
+  });
   return `${header}\n${e.frame}`;
 }
 
@@ -73,11 +82,14 @@ export const MAX_ENVELOPE_NAME_CHARS = 256;
 
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ENVELOPE_NAME_CHARS;
 
-/** Parses a bus payload; null when it is not an envelope (a `user` one names its recipient). */
+/**
+ * Parses a bus payload; null when it is not an envelope (a `user` one names its recipient). An
+ * envelope from a node that tags no answer (`a`) has none: its frames wait during a catch-up as before.
+ */
 export function decodeEnvelope(payload: string): Envelope | null {
   const nl = payload.indexOf('\n');
   if (nl < 0) return null;
-  let h: { n?: unknown; d?: unknown; u?: unknown };
+  let h: { n?: unknown; d?: unknown; u?: unknown; a?: unknown; q?: unknown };
   try {
     h = JSON.parse(payload.slice(0, nl));
   } catch {
@@ -86,10 +98,13 @@ export function decodeEnvelope(payload: string): Envelope | null {
   if (!isName(h.n) || typeof h.d !== 'string' || !DELIVERIES.has(h.d)) return null;
   if (h.u !== undefined && !isName(h.u)) return null;
   if (h.d === 'user' && h.u === undefined) return null;
+  if (h.a !== undefined && !isName(h.a)) return null;
+  if (h.q !== undefined && !(Number.isSafeInteger(h.q) && (h.q as number) > 0)) return null;
   return {
     node: h.n,
     delivery: h.d as Delivery,
     ...(typeof h.u === 'string' ? { user: h.u } : {}),
+    ...(typeof h.a === 'string' ? { answer: { answer: h.a, ...(typeof h.q === 'number' ? { questionSeq: h.q } : {}) } } : {}),
     frame: payload.slice(nl + 1),
   };
 }

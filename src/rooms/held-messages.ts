@@ -12,8 +12,10 @@
  * question it failed (the asker's client would mark it unsent), nor a notice before what it is about.
  * They go out once the last catch-up ends. An answer whose stored end went out first has its
  * waiting frames dropped: that end holds its whole text. The pieces of an answer that was already
- * streaming when the room began to hold do not wait: its question went out before them. Typing and
- * presence are about people, not messages, and never wait (Room.offerAll).
+ * streaming when the room began to hold do not wait, nor does its failure: its question went out
+ * before them. Nor do those of an answer begun during the catch-up whose question the members have
+ * (the room delivered it) while none of its pieces waits. Typing and presence are about people, not
+ * messages, and never wait (Room.offerAll).
  */
 import type { Message } from '../protocol/messages.js';
 
@@ -29,7 +31,7 @@ export interface HeldFrame {
   readonly message?: undefined;
   /** The newest seq held when the frame came: it goes out after that message and before any newer one. */
   readonly after: number;
-  /** The answer it is a piece of (`assistant.progress` / `assistant.delta`), dropped once that answer's end went out. */
+  /** The answer it is part of (`assistant.progress`, `assistant.delta`, its failure's `error`), dropped once that answer's end went out. */
   readonly answer?: string;
   /** Its place among every frame the room held (`framesHeld`): a member who joined after it came does not get it. */
   readonly n: number;
@@ -58,8 +60,9 @@ const HARD_CAP_FACTOR = 2;
 const MAX_ANSWERED = 1_000;
 /**
  * Answers remembered as streaming to the members (their pieces went out as they came), far more
- * than one room has written at once. One forgotten (an answer that failed has no end to forget it
- * by) only has its pieces wait during a catch-up, as every answer's did.
+ * than one room has written at once; one is forgotten at its end or its failure. One forgotten (a
+ * failure from a node that does not tag it with its answer) only has its pieces wait during a
+ * catch-up, as every answer's did.
  */
 const MAX_STREAMING = 100;
 
@@ -72,6 +75,8 @@ export class HeldMessages {
   private readonly answered = new Set<string>();
   /** Answers whose pieces went out as they came, in the order they began (streamed). */
   private readonly streaming = new Set<string>();
+  /** Answers with a frame held (or on its way out) since holding began: none of their later frames may pass it. */
+  private readonly waiting = new Set<string>();
   private framesCount = 0;
   /** What was taken out of `held` and `frames` to go out (`release`), in order; sent from `outAt` on. */
   private out: Held[] = [];
@@ -137,6 +142,7 @@ export class HeldMessages {
     const rest = [...this.takeOut(), ...this.drain()];
     this.newest = 0;
     this.answered.clear();
+    this.waiting.clear();
     return rest;
   }
 
@@ -154,13 +160,22 @@ export class HeldMessages {
 
   /**
    * Holds a live frame without a seq behind the messages held so far; false when nothing is being
-   * held, or when it is a piece of an answer that was streaming (`streamed`): then send it at once.
-   * A piece of an answer whose end already went out is taken and dropped. `to`: for one member.
+   * held, or when it is part of an answer that was streaming (`streamed`): then send it at once. So
+   * it is when `asked` (the room delivered the answer's question) and no frame of the answer waits:
+   * the answer streams from then on, as one begun before the catch-up. A piece of an answer whose
+   * end already went out is taken and dropped. `to`: for one member.
    */
-  holdFrame(frame: string, answer?: string, to?: string): boolean {
+  holdFrame(frame: string, answer?: string, to?: string, asked = false): boolean {
     if (!this.catchUps) return false;
-    if (answer !== undefined && this.answered.has(answer)) return true;
-    if (answer !== undefined && this.streaming.has(answer)) return false;
+    if (answer !== undefined) {
+      if (this.answered.has(answer)) return true;
+      if (this.streaming.has(answer)) return false;
+      if (asked && !this.waiting.has(answer)) {
+        this.streamed(answer);
+        return false;
+      }
+      this.waiting.add(answer);
+    }
     this.frames.push({
       frame,
       after: this.newest,
@@ -180,6 +195,11 @@ export class HeldMessages {
     if (this.streaming.has(answer)) return;
     this.streaming.add(answer);
     if (this.streaming.size > MAX_STREAMING) this.streaming.delete(this.streaming.values().next().value!);
+  }
+
+  /** The answer `answer` failed and its `error` went out: it has no more frames. */
+  failed(answer: string): void {
+    this.streaming.delete(answer);
   }
 
   /** The answer `answer` ended (its stored message went out): its waiting pieces are dropped, and any later ones. */

@@ -25,7 +25,7 @@ import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { SendBudget } from './send-budget.js';
 import { storeResolver } from './resolver.js';
-import type { Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
+import type { AnswerTag, Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
 
@@ -37,6 +37,9 @@ const ASSISTANT_DONE_FRAME = '{"type":"assistant.done"';
 
 /** How a notice begins (`warning`). */
 const WARNING_FRAME = '{"type":"warning"';
+
+/** How a failure begins (`error`): a failed answer's last frame. */
+const ERROR_FRAME = '{"type":"error"';
 
 /** How a frame of an answer in progress begins (`assistant.progress`, `assistant.delta`). */
 const ASSISTANT_FRAME = '{"type":"assistant.';
@@ -435,11 +438,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.log.error({ roomId: session.roomId, err }, 'room frame failed');
   }
 
-  /** RoomOutlet: a frame for every member on every node; messages and answers join the history. */
-  broadcast(roomId: string, frame: ServerMessage): void {
+  /** RoomOutlet: a frame for every member on every node; messages and answers join the history. `tag`: the answer it is part of. */
+  broadcast(roomId: string, frame: ServerMessage, tag?: AnswerTag): void {
     const text = JSON.stringify(frame);
     const message = frame.type === 'message' || frame.type === 'assistant.done' ? frame.message : undefined;
-    this.route(roomId, message ? 'history' : 'all', text, undefined, message);
+    this.route(roomId, message ? 'history' : 'all', text, undefined, message, message ? undefined : tag);
   }
 
   /** RoomOutlet: a frame for one user's connections in the room, on every node. */
@@ -541,25 +544,27 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   /** Delivers on this node, then publishes for the others; a failing bus never blocks local delivery. */
-  private route(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message): void {
-    this.deliverLocal(roomId, delivery, frame, user, message);
+  private route(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message, tag?: AnswerTag): void {
+    this.deliverLocal(roomId, delivery, frame, user, message, tag);
     const failed = (err: unknown) => {
       this.log.warn({ roomId, err }, 'room bus publish failed');
       if (message && message.seq > 0 && !this.closing) this.sync.publishFailed(roomId, message.seq);
     };
     try {
-      this.bus.publish(roomId, encodeEnvelope({ node: this.bus.nodeId, delivery, frame, ...(user ? { user } : {}) })).catch(failed);
+      this.bus
+        .publish(roomId, encodeEnvelope({ node: this.bus.nodeId, delivery, frame, ...(user ? { user } : {}), ...(tag ? { answer: tag } : {}) }))
+        .catch(failed);
     } catch (err) {
       failed(err);
     }
   }
 
-  private deliverLocal(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message): void {
+  private deliverLocal(roomId: string, delivery: Delivery, frame: string, user?: string, message?: Message, tag?: AnswerTag): void {
     const room = this.rooms.get(roomId);
     if (!room || delivery === 'threads') return;
     if (delivery === 'typing') return room.offerAll(frame, user);
     if (delivery === 'user') return user ? this.toUser(room, user, frame) : undefined;
-    if (delivery === 'all') return this.toEveryone(room, frame);
+    if (delivery === 'all') return this.toEveryone(room, frame, tag);
     const m = message ?? (JSON.parse(frame) as { message: Message }).message;
     if (!(m?.seq > 0)) return this.toEveryone(room, frame);
     // A catch-up is under way: the message waits behind the missed ones (Room.held).
@@ -570,12 +575,22 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /**
    * A frame for every member without a seq (an answer's progress or delta, a failure, a notice):
    * while the room catches up it waits behind the messages held before it (held-messages.ts),
-   * unless it is a piece of an answer that was streaming to the members already.
+   * unless it is part of an answer streaming to the members already, or of one whose question they
+   * have (`tag`). A failed answer's `error` names its question's clientId, so only the tag says
+   * which answer it ends: untagged (from a node that tags none) it waits as any notice does.
    */
-  private toEveryone(room: Room, frame: string): void {
-    const answer = answerOf(frame);
-    if (room.held.holding && room.held.holdFrame(frame, answer)) return this.heldOne(room);
-    if (answer !== undefined && !room.held.holding) room.held.streamed(answer);
+  private toEveryone(room: Room, frame: string, tag?: AnswerTag): void {
+    const piece = answerOf(frame);
+    const tagged = tag !== undefined && (piece === undefined || piece === tag.answer) ? tag : undefined;
+    const answer = piece ?? (tagged && frame.startsWith(ERROR_FRAME) ? tagged.answer : undefined);
+    if (room.held.holding) {
+      const asked = tagged?.questionSeq !== undefined && room.hasDelivered(tagged.questionSeq);
+      if (room.held.holdFrame(frame, answer, undefined, asked)) return this.heldOne(room);
+    }
+    if (answer !== undefined) {
+      if (piece === undefined) room.held.failed(answer);
+      else if (!room.held.holding) room.held.streamed(answer);
+    }
     room.sendAll(frame);
   }
 
@@ -641,7 +656,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
         return message ? this.historyFromBus(roomId, frame, message) : this.log.warn({ roomId, node }, 'malformed message on the room bus dropped');
       }
       if (!isServerFrame(frame)) return this.log.warn({ roomId, node, delivery }, 'malformed frame on the room bus dropped');
-      this.deliverLocal(roomId, delivery, frame, user);
+      this.deliverLocal(roomId, delivery, frame, user, undefined, envelope.answer);
     } catch (err) {
       this.log.warn({ roomId, node, err }, 'room bus payload not delivered');
     }

@@ -115,10 +115,26 @@ export interface TopicSummary {
   digest?: DigestEntry[];
 }
 
+/**
+ * What the assistant tells the rooms core beside a frame of a public answer, never inside it (the
+ * protocol fixes the frames' fields): the answer it is part of and the seq of its question. During
+ * a catch-up the frames of an answer whose question went out already need not wait
+ * (held-messages.ts); an `error` frame names the question's clientId, not the answer.
+ */
+export interface AnswerTag {
+  /** The answer's id, as its `assistant.progress` and `assistant.delta` frames carry it. */
+  readonly answer: string;
+  /** The seq of the room message that asked; absent when none was posted. */
+  readonly questionSeq?: number;
+}
+
 /** What the rooms core lets the assistant do in a room. */
 export interface RoomOutlet {
-  /** Sends a frame to every member of the room (on every node). An `assistant.done` frame also joins the room's in-memory history. */
-  broadcast(roomId: string, frame: ServerMessage): void;
+  /**
+   * Sends a frame to every member of the room (on every node). An `assistant.done` frame also joins
+   * the room's in-memory history. `tag`: the answer a frame of the assistant is part of.
+   */
+  broadcast(roomId: string, frame: ServerMessage, tag?: AnswerTag): void;
   /** Sends a frame to one user's connections in the room. */
   sendToUser(roomId: string, userId: string, frame: ServerMessage): void;
 }

@@ -312,11 +312,15 @@ describe('failures', () => {
   it('gives the room an error when the model fails, and answers the next ask', async () => {
     const chat = new ScriptedChat({ pieces: ['half ', 'an ', 'answer'], failAfter: 2 });
     const a = make(chat);
-    const failed = a.ask(await request());
+    const failed = a.ask(await request({ questionId: 'm_q', questionSeq: 7 }));
     await expect(failed.done).rejects.toMatchObject({ code: 'ERR_ASSISTANT_FAILED' });
     const [error] = outlet.ofType('error');
     expect(error).toMatchObject({ code: 'ERR_ASSISTANT_FAILED', clientId: 'c1' });
     expect(error.message).not.toContain('exploded');
+    // The frame names the question's clientId; the rooms core is told beside it which answer it ends
+    // (a catch-up lets it through as it lets that answer's pieces through), as for every frame of it.
+    expect(outlet.frames.every((f) => f.frame.type === 'assistant.done' || f.tag?.answer === failed.id)).toBe(true);
+    expect(outlet.frames.find((f) => f.frame.type === 'error')?.tag).toEqual({ answer: failed.id, questionSeq: 7 });
     expect(a.pending('news_1')).toEqual([]);
     expect(await store.recentMessages('news_1', 5)).toEqual([]);
 

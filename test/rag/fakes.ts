@@ -6,7 +6,7 @@ import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage, ChatModel, Embedder } from '../../src/ai/types.js';
 import type { ServerMessage } from '../../src/protocol/messages.js';
-import type { RoomOutlet } from '../../src/rooms/types.js';
+import type { AnswerTag, RoomOutlet } from '../../src/rooms/types.js';
 import { refOf } from '../../src/search/chunk-refs.js';
 import type { ChunkHit, ChunkRef, ChunkSearchOptions, ItemHit, SearchService } from '../../src/search/types.js';
 import type { Store } from '../../src/store/types.js';
@@ -82,14 +82,16 @@ export interface SentFrame {
   /** The user a frame was sent to alone; undefined for a broadcast. */
   to?: string;
   frame: ServerMessage;
+  /** The answer a broadcast frame was told to be part of. */
+  tag?: AnswerTag;
   at: number;
 }
 
 /** Records every frame the assistant sends. */
 export class RecordingOutlet implements RoomOutlet {
   frames: SentFrame[] = [];
-  broadcast(roomId: string, frame: ServerMessage): void {
-    this.frames.push({ roomId, frame, at: performance.now() });
+  broadcast(roomId: string, frame: ServerMessage, tag?: AnswerTag): void {
+    this.frames.push({ roomId, frame, ...(tag ? { tag } : {}), at: performance.now() });
   }
   sendToUser(roomId: string, userId: string, frame: ServerMessage): void {
     this.frames.push({ roomId, to: userId, frame, at: performance.now() });

@@ -461,6 +461,74 @@ describe('a catch-up from the store', () => {
     expect(at((f) => f.id === 'a2')).toBeGreaterThan(at((f) => f.message?.seq === 11));
   });
 
+  /** A frame of an answer from the other node, with the header that says which answer it is part of and its question's seq. */
+  const tagged = (frame: Record<string, unknown>, answer: string, questionSeq: number) =>
+    other.publish(ROOM, encodeEnvelope({ node: 'other', delivery: 'all', frame: JSON.stringify(frame), answer: { answer, questionSeq } }));
+  const textsOf = (s: TurnSocket, id: string) =>
+    framesOf(s)
+      .filter((f) => f.type === 'assistant.delta' && f.id === id)
+      .map((f) => f.text);
+  const errorsOf = (s: TurnSocket) => framesOf(s).filter((f) => f.type === 'error');
+
+  it('sends the failure of an answer streaming when the catch-up began at once, as its pieces; an untagged failure still waits', async () => {
+    await start();
+    const { member, read } = await catchingUpAfter(10, async (m) => {
+      // Two answers to message 10 streaming: one written on the other node, one on this one.
+      await tagged({ type: 'assistant.delta', id: 'a1', text: 'Hel' }, 'a1', 10);
+      hub.broadcast(ROOM, { type: 'assistant.delta', id: 'a3', text: 'Wh' }, { answer: 'a3', questionSeq: 10 });
+      await until(() => textsOf(m, 'a1').length === 1 && textsOf(m, 'a3').length === 1);
+    });
+    // A question the room holds behind the catch-up; then both answers fail, and a failure from a
+    // node that tags none (it could be about the held question) comes.
+    const [question] = await storedElsewhere(1, 10);
+    await live(question);
+    await tagged({ type: 'error', code: 'ERR_AI_TIMEOUT', message: 'too slow', clientId: 'q1' }, 'a1', 10);
+    hub.broadcast(ROOM, { type: 'error', code: 'ERR_AI_BAD_RESPONSE', message: 'empty', clientId: 'q3' }, { answer: 'a3', questionSeq: 10 });
+    await publish('all', JSON.stringify({ type: 'error', code: 'ERR_AI_TIMEOUT', message: 'too slow', clientId: 'q4' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errorsOf(member).map((f) => f.clientId)).toEqual(['q1', 'q3']);
+    expect(member.seqs()).toEqual(upTo(10));
+    read.release();
+    await until(() => member.seqs().length === 11 && !liveRoom().held.holding);
+    const frames = framesOf(member);
+    expect(errorsOf(member).map((f) => f.clientId)).toEqual(['q1', 'q3', 'q4']);
+    expect(frames.findIndex((f) => f.clientId === 'q4')).toBeGreaterThan(frames.findIndex((f) => f.message?.seq === 11));
+  });
+
+  it('lets an answer begun during the catch-up stream once the member has its question; one whose question is held waits behind it', async () => {
+    await start();
+    const { member, read } = await catchingUpAfter(10);
+    const [question] = await storedElsewhere(1, 10);
+    await live(question);
+    // Answers to message 10, which the member has (one from the other node, one written here), and
+    // to message 11, which the room holds.
+    await tagged({ type: 'assistant.progress', id: 'a2', stage: 'searching' }, 'a2', 10);
+    await tagged({ type: 'assistant.delta', id: 'a2', text: 'Who' }, 'a2', 10);
+    hub.broadcast(ROOM, { type: 'assistant.delta', id: 'a4', text: 'Yes' }, { answer: 'a4', questionSeq: 10 });
+    await tagged({ type: 'assistant.delta', id: 'a5', text: 'Not yet' }, 'a5', 11);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(
+      framesOf(member)
+        .filter((f) => f.id === 'a2')
+        .map((f) => f.type),
+    ).toEqual(['assistant.progress', 'assistant.delta']);
+    expect(textsOf(member, 'a4')).toEqual(['Yes']);
+    expect(textsOf(member, 'a5')).toEqual([]);
+    // It goes on streaming; its end waits in seq order like any message.
+    await tagged({ type: 'assistant.delta', id: 'a2', text: ' knows' }, 'a2', 10);
+    const [end] = await storedElsewhere(1, 10, { id: 'assistant', name: 'Salon', kind: 'assistant' }, 'a2');
+    await publish('history', JSON.stringify({ type: 'assistant.done', message: end }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(textsOf(member, 'a2')).toEqual(['Who', ' knows']);
+    expect(member.seqs()).toEqual(upTo(10));
+    read.release();
+    await until(() => member.seqs().length === 12 && textsOf(member, 'a5').length === 1 && !liveRoom().held.holding);
+    expect(member.seqs()).toEqual(upTo(12));
+    const frames = framesOf(member);
+    expect(frames[frames.findIndex((f) => f.message?.seq === 12)].type).toBe('assistant.done');
+    expect(frames.findIndex((f) => f.id === 'a5')).toBeGreaterThan(frames.findIndex((f) => f.message?.seq === 11));
+  });
+
   it('sends what a room holds past its cap in slices while the catch-up’s store read hangs, each message once', async () => {
     await start();
     const sockets = await members(2);
@@ -564,6 +632,26 @@ describe('HeldMessages', () => {
       ...Array.from({ length: 2 * MAX_HELD_MESSAGES }, (_, i) => i + 3),
       ...Array.from({ length: MAX_HELD_FRAMES }, (_, i) => `f${i}`),
     ]);
+  });
+
+  it('lets through the frames of an answer whose question went out, unless one of them waits, and forgets an answer that failed', () => {
+    const h = new HeldMessages();
+    h.streamed('a1');
+    h.begin();
+    expect(h.holdFrame('a1 piece', 'a1')).toBe(false);
+    h.failed('a1');
+    expect(h.holdFrame('a1 late', 'a1')).toBe(true);
+    // Asked before the catch-up: it streams from its first frame on, its question asked or not.
+    expect(h.holdFrame('a2 first', 'a2', undefined, true)).toBe(false);
+    expect(h.holdFrame('a2 second', 'a2')).toBe(false);
+    // Its question was held when it began: its frames keep their order behind it once the question is out.
+    h.hold(held(4), false);
+    expect(h.holdFrame('a3 first', 'a3')).toBe(true);
+    expect(h.holdFrame('a3 second', 'a3', undefined, true)).toBe(true);
+    expect(h.end().map((x) => x.frame)).toEqual(['a1 late', 'm4', 'a3 first', 'a3 second']);
+    // The next catch-up finds none of its frames waiting.
+    h.begin();
+    expect(h.holdFrame('a3 after', 'a3', undefined, true)).toBe(false);
   });
 
   it('gives frames without a seq back behind the message held before them, and drops the pieces of an answer that ended', () => {

@@ -186,13 +186,22 @@ describe('bus envelopes', () => {
     const frame = JSON.stringify({ type: 'message', message: { text: 'line\nbreak' } });
     const e = { node: 'n1', delivery: 'typing' as const, user: 'u_1', frame };
     expect(decodeEnvelope(encodeEnvelope(e))).toEqual(e);
+    // A frame of an answer says beside it which answer it is part of, and its question's seq.
+    const piece = { node: 'n1', delivery: 'all' as const, answer: { answer: 'ans_1', questionSeq: 7 }, frame: '{"type":"error"}' };
+    expect(decodeEnvelope(encodeEnvelope(piece))).toEqual(piece);
+    const unasked = { ...piece, answer: { answer: 'ans_1' } };
+    expect(decodeEnvelope(encodeEnvelope(unasked))).toEqual(unasked);
     for (const bad of ['', 'no newline', '{bad json}\nx', '{"n":"a","d":"everyone"}\nx']) expect(decodeEnvelope(bad)).toBeNull();
-    // A header naming no node, a user that is no id, or a `user` frame for nobody.
+    // A header naming no node, a user that is no id, a `user` frame for nobody, or an answer or a question seq that is none.
     for (const header of [
       { n: '', d: 'all' },
       { n: 'x'.repeat(257), d: 'all' },
       { n: 'a', d: 'typing', u: 5 },
       { n: 'a', d: 'user' },
+      { n: 'a', d: 'all', a: '' },
+      { n: 'a', d: 'all', a: 'ans_1', q: 0 },
+      { n: 'a', d: 'all', a: 'ans_1', q: 1.5 },
+      { n: 'a', d: 'all', a: 'ans_1', q: '7' },
     ]) {
       expect(decodeEnvelope(`${JSON.stringify(header)}\n{}`), JSON.stringify(header)).toBeNull();
     }
