@@ -66,6 +66,11 @@ export class SearchIndex implements VectorIndex {
     return this.tiered;
   }
 
+  /** Whether the HNSW graph answers as it should (TieredIndex.graphHealth); no graph needed is healthy. */
+  get graphHealth(): TieredIndex['graphHealth'] {
+    return this.tiered?.graphHealth ?? { ok: true, detail: 'flat' };
+  }
+
   /** `flat`, `building` or `hnsw` (see TieredIndex.mode). */
   get mode(): TieredIndex['mode'] {
     return this.tiered?.mode ?? 'flat';

@@ -47,6 +47,22 @@ export const DEFAULT_SAVE_DELAY_MS = 30_000;
  * a fused thread's 17,000 chunks would be many seconds of the event loop's time.
  */
 export const MAIN_THREAD_ADD_LIMIT = 1_000;
+/**
+ * A graph that fails (its worker dies, its build fails) is rebuilt at once the first time; failing
+ * again, it waits this long before the next rebuild, doubling with each failure in a row up to
+ * GRAPH_RETRY_MAX_MS, exact scans answering meanwhile: a worker that dies at every build must not
+ * keep the cores building.
+ */
+export const GRAPH_RETRY_BASE_MS = 5_000;
+export const GRAPH_RETRY_MAX_MS = 10 * 60_000;
+/** A failure after a graph served this long (none failing meanwhile) starts the count of failures in a row again. */
+export const GRAPH_STABLE_MS = GRAPH_RETRY_MAX_MS;
+
+/** How long the rebuild after the `failures`-th failure in a row waits. */
+export function graphRetryDelay(failures: number): number {
+  return failures <= 1 ? 0 : Math.min(GRAPH_RETRY_MAX_MS, GRAPH_RETRY_BASE_MS * 2 ** (failures - 2));
+}
+
 /** Rebuild the graph once deleted elements outnumber this fraction of the live ones. */
 export const TOMBSTONE_REBUILD_FRACTION = 0.5;
 /** Candidates asked of the graph per expected survivor of a filter (the pass rate is an estimate). */
@@ -109,6 +125,15 @@ export class TieredIndex implements VectorIndex {
   private closed = false;
   /** The dropped graph a failed search was last logged for (its other searches under way are not). */
   private failedSearchGraph: HnswGraph | null = null;
+  /** Failures of the graph in a row (a worker died, a build failed), for the rebuild's backoff. */
+  private failures = 0;
+  /** The last failure, kept until a graph serves again: /readyz's `hnsw` check. */
+  private failure: { reason: string; at: number } | null = null;
+  /** No graph is started before this time (Date.now()) after a failure. */
+  private retryAt = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** When the last graph began to serve, if none failed since. */
+  private healthySince: number | null = null;
 
   constructor(options: TieredIndexOptions) {
     wholeNumber('TieredIndex', 'threshold', options.threshold, 0);
@@ -128,6 +153,19 @@ export class TieredIndex implements VectorIndex {
   /** Which structure answers unselective searches now. */
   get mode(): 'flat' | 'building' | 'hnsw' {
     return this.graph ? 'hnsw' : this.pendingGraph ? 'building' : 'flat';
+  }
+
+  /**
+   * Whether the graph answers as it should (/readyz): not from a failure (its worker died, its build
+   * failed) until a new graph serves, searches going to the exact scan meanwhile.
+   */
+  get graphHealth(): { ok: boolean; detail: string } {
+    const failure = this.failure;
+    if (!failure) return { ok: true, detail: this.mode };
+    const times = this.failures > 1 ? `, ${this.failures} times in a row` : '';
+    const wait = Math.max(0, this.retryAt - Date.now());
+    const next = this.starting ? 'rebuilding it' : `rebuilding it in ${Math.ceil(wait / 1000)} s`;
+    return { ok: false, detail: `the HNSW graph failed at ${new Date(failure.at).toISOString()} (${failure.reason})${times}; ${next}, exact scans meanwhile` };
   }
 
   /** Whether the graph in use is searched on the main thread (after its build or load), not in workers. */
@@ -269,6 +307,7 @@ export class TieredIndex implements VectorIndex {
     if (this.closed) return;
     this.closed = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     // Terminating the pending graph's worker ends a build in progress (its next add rejects).
     await this.pendingGraph?.close();
     await this.settled().catch(() => undefined);
@@ -320,11 +359,40 @@ export class TieredIndex implements VectorIndex {
     if (this.bulkDepth > 0 || this.closed || this.options.mode === 'off') return;
     const { threshold } = this.options;
     if (this.size > threshold && !this.graph && !this.starting) {
-      this.starting = this.startGraph().finally(() => (this.starting = null));
+      const wait = this.retryAt - Date.now();
+      if (wait > 0) return this.retryLater(wait);
+      this.starting = this.startGraph().finally(() => {
+        this.starting = null;
+        // A build that failed is tried again (after the backoff).
+        if (this.failure && !this.graph) this.checkSwitch();
+      });
     } else if (this.graph && this.size < threshold * DOWNSHIFT_FACTOR) {
       this.options.log?.info({ vectors: this.size }, `vector count ${this.size} fell below the HNSW threshold; searching by exact scan`);
       this.dropGraph();
+    } else if (!this.graph && this.size <= threshold) {
+      // No graph is wanted any more: none is missing.
+      this.failure = null;
     }
+  }
+
+  /** Checks again in `ms` whether a graph should be started (once: a later failure moves retryAt on, and the check waits again). */
+  private retryLater(ms: number): void {
+    if (this.retryTimer || this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.checkSwitch();
+    }, ms);
+    this.retryTimer.unref();
+  }
+
+  /** A graph failed: counted for the backoff, and reported by /readyz until a graph serves again. */
+  private noteFailure(err: unknown): void {
+    const now = Date.now();
+    if (this.healthySince !== null && now - this.healthySince >= GRAPH_STABLE_MS) this.failures = 0;
+    this.healthySince = null;
+    this.failures++;
+    this.retryAt = now + graphRetryDelay(this.failures);
+    this.failure = { reason: err instanceof Error ? err.message : String(err), at: now };
   }
 
   private dropGraph(): void {
@@ -378,12 +446,30 @@ export class TieredIndex implements VectorIndex {
   private graphFailed(target: HnswGraph, err: unknown): void {
     if (target !== this.graph && target !== this.pendingGraph) return;
     this.options.log?.warn({ err }, 'the HNSW index failed; searching by exact scan until it is rebuilt');
-    if (target === this.graph) this.dropGraph();
+    if (target === this.graph) {
+      this.noteFailure(err);
+      this.dropGraph();
+    }
+  }
+
+  /**
+   * The worker of the graph in use died (its `exit` or `error` event): dropped at once, so searches
+   * go to the exact scan and /readyz says so until the rebuild (started now, or after the backoff)
+   * serves. A graph being built needs nothing here: its call under way rejects, and the build fails.
+   */
+  private workerDied(graph: HnswGraph, err: Error): void {
+    if (graph !== this.graph) return;
+    // Searches under way in the worker fail with it: this warning says it for them.
+    this.failedSearchGraph = graph;
+    this.options.log?.warn({ err }, "the HNSW index's worker died; searching by exact scan until it is rebuilt");
+    this.noteFailure(err);
+    this.dropGraph();
   }
 
   /** Loads the saved graph when it matches the flat rows, else (mode `auto`) builds one. */
   private async startGraph(): Promise<void> {
     const graph = new HnswGraph(this.dimensions, this.options.params, this.options.buildThreads ?? 1);
+    graph.onWorkerDeath = (err) => this.workerDied(graph, err);
     this.pendingGraph = graph;
     this.changedWhilePending = false;
     try {
@@ -399,9 +485,15 @@ export class TieredIndex implements VectorIndex {
       }
       await this.build(graph);
       await graph.moveToMainThread().catch((err) => this.options.log?.warn({ err }, 'the HNSW index stays in its worker'));
+      // The worker died as the graph was moved out of it: nothing is left to serve.
+      const died = graph.workerFailure;
+      if (died) throw died;
       this.promote(graph, true);
     } catch (err) {
-      if (!this.closed) this.options.log?.warn({ err }, 'the HNSW index could not be built');
+      if (!this.closed) {
+        this.options.log?.warn({ err }, 'the HNSW index could not be built');
+        if (this.pendingGraph === graph) this.noteFailure(err);
+      }
       await this.abandon(graph);
     }
   }
@@ -426,6 +518,8 @@ export class TieredIndex implements VectorIndex {
     if (this.closed || this.pendingGraph !== graph) return void graph.close();
     this.pendingGraph = null;
     this.graph = graph;
+    this.failure = null;
+    this.healthySince = Date.now();
     if (fresh || this.changedWhilePending) {
       this.dirty = true;
       this.scheduleSave();

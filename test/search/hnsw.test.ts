@@ -6,12 +6,36 @@ import { FlatIndex } from '../../src/search/flat/flat-index.js';
 import { HnswGraph } from '../../src/search/graph/hnsw-graph.js';
 import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
-import { EXACT_SCAN_ROWS, MAIN_THREAD_ADD_LIMIT, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
+import { EXACT_SCAN_ROWS, GRAPH_RETRY_BASE_MS, GRAPH_STABLE_MS, MAIN_THREAD_ADD_LIMIT, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
 import type { VectorEntry } from '../../src/search/types.js';
 import { tempDir } from '../helpers.js';
 import { clustered, entries, exact, near, recall } from './helpers.js';
 
 const DIM = 32;
+
+/** Kills the thread of the worker holding the index's graph (one left in its worker): a real death, as a crash would be. */
+async function killGraphWorker(index: TieredIndex): Promise<void> {
+  const graph = (index as unknown as { graph: { graph: { worker: { terminate(): Promise<number> } } } | null }).graph;
+  expect(graph).not.toBeNull();
+  await graph!.graph.worker.terminate();
+}
+
+/** Holds every graph build at its start until `release`, so a test sees the state before the rebuild ends. */
+function holdGraphBuilds(): { release(): void } {
+  const init = HnswGraph.prototype.init;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const spy = vi.spyOn(HnswGraph.prototype, 'init').mockImplementation(async function (this: HnswGraph, capacity: number) {
+    await gate;
+    return init.call(this, capacity);
+  });
+  return {
+    release() {
+      spy.mockRestore();
+      release();
+    },
+  };
+}
 
 describe('HnswWorkerClient', () => {
   let graph: HnswWorkerClient;
@@ -142,7 +166,7 @@ describe('TieredIndex', () => {
     expect(exactAgain.map((h) => h.rowId)).toEqual(exact(rest, query, 10).map((h) => h.rowId));
   });
 
-  it('answers by exact scan, logging once, when the worker of a graph it could not move to the main thread dies', async () => {
+  it('drops a graph whose worker dies when it dies, answering by exact scan and logging once, and rebuilds it at once', async () => {
     const rows = entries(clustered(400, DIM, 8, 29));
     const move = vi.spyOn(HnswGraph.prototype, 'moveToMainThread').mockRejectedValue(new Error('no room for the file'));
     const index = tiered(300);
@@ -154,21 +178,121 @@ describe('TieredIndex', () => {
     }
     expect(index.mode).toBe('hnsw');
     expect(index.graphOnMainThread).toBe(false);
-    const worker = (index as unknown as { graph: { graph: HnswWorkerClient } }).graph.graph;
-    await (worker as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
-    logs.length = 0;
+    expect(index.graphHealth).toEqual({ ok: true, detail: 'hnsw' });
     const filter = { kinds: ['news' as const, 'post' as const, 'thread' as const] };
     const queries = [3, 77, 210].map((i, seed) => near(rows[i].vector, seed));
-    // Three searches under way at once, all sent to the dead worker before the first fails.
-    const got = await Promise.all(queries.map((q) => index.search(q, 10, filter)));
-    got.forEach((hits, i) => expect(hits).toEqual(exact(rows, queries[i], 10, filter).map((h) => ({ rowId: h.rowId, score: expect.closeTo(h.score, 4) }))));
-    expect(logs.filter((l) => l.startsWith('WARN'))).toEqual(['WARN the HNSW index failed; searching by exact scan until it is rebuilt']);
-    // The graph is built again in a new worker, and answers once it is.
+    const rebuild = holdGraphBuilds();
+    try {
+      // Searches under way in the worker as it dies are answered all the same (by it, or by exact scan).
+      const inFlight = queries.map((q) => index.search(q, 10, filter));
+      logs.length = 0;
+      await killGraphWorker(index);
+      // Noticed at the worker's exit, before any search or change: dropped, and built again at once.
+      expect(index.mode).toBe('building');
+      expect(index.graphHealth).toEqual({
+        ok: false,
+        detail: expect.stringMatching(/^the HNSW graph failed at \S+ \(the HNSW worker exited with code 1\); rebuilding it, exact scans meanwhile$/),
+      });
+      for (const hits of await Promise.all(inFlight)) expect(hits).toHaveLength(10);
+      const flat = index.searches.flat;
+      const got = await Promise.all(queries.map((q) => index.search(q, 10, filter)));
+      got.forEach((hits, i) => expect(hits).toEqual(exact(rows, queries[i], 10, filter).map((h) => ({ rowId: h.rowId, score: expect.closeTo(h.score, 4) }))));
+      expect(index.searches.flat).toBe(flat + queries.length);
+      expect(logs.filter((l) => l.startsWith('WARN'))).toEqual(["WARN the HNSW index's worker died; searching by exact scan until it is rebuilt"]);
+    } finally {
+      rebuild.release();
+    }
+    // The new graph answers once it is built, and is healthy.
     await index.settled();
     expect(index.mode).toBe('hnsw');
+    expect(index.graphHealth).toEqual({ ok: true, detail: 'hnsw' });
     const before = index.searches.hnsw;
     expect((await index.search(rows[5].vector, 1))[0].rowId).toBe(rows[5].rowId);
     expect(index.searches.hnsw).toBe(before + 1);
+  });
+
+  it('backs off rebuilding a graph whose worker keeps dying, exact scans answering meanwhile', async () => {
+    const rows = entries(clustered(400, DIM, 8, 31));
+    // Every graph stays in its worker, so every one can die.
+    const move = vi.spyOn(HnswGraph.prototype, 'moveToMainThread').mockRejectedValue(new Error('no room for the file'));
+    const fake = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
+    try {
+      const index = tiered(300);
+      await index.upsert(rows);
+      await index.settled();
+      // The first death is rebuilt at once.
+      await killGraphWorker(index);
+      expect(index.mode).toBe('building');
+      await index.settled();
+      expect(index.mode).toBe('hnsw');
+      expect(index.graphHealth.ok).toBe(true);
+
+      // The second in a row waits GRAPH_RETRY_BASE_MS, searched by exact scan and not ready meanwhile.
+      fake();
+      await killGraphWorker(index);
+      expect(index.mode).toBe('flat');
+      expect(index.graphHealth).toEqual({ ok: false, detail: expect.stringMatching(/, 2 times in a row; rebuilding it in 5 s, exact scans meanwhile$/) });
+      const query = near(rows[9].vector, 3);
+      expect(await index.search(query, 10)).toEqual(exact(rows, query, 10).map((h) => ({ rowId: h.rowId, score: expect.closeTo(h.score, 4) })));
+      await vi.advanceTimersByTimeAsync(GRAPH_RETRY_BASE_MS - 1);
+      expect(index.mode).toBe('flat');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(index.mode).toBe('building');
+      vi.useRealTimers();
+      await index.settled();
+      expect(index.mode).toBe('hnsw');
+      expect(index.graphHealth.ok).toBe(true);
+
+      // The third waits twice as long.
+      fake();
+      await killGraphWorker(index);
+      expect(index.graphHealth.detail).toMatch(/, 3 times in a row; rebuilding it in 10 s,/);
+      await vi.advanceTimersByTimeAsync(2 * GRAPH_RETRY_BASE_MS - 1);
+      expect(index.mode).toBe('flat');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(index.mode).toBe('building');
+      vi.useRealTimers();
+      await index.settled();
+      expect(index.mode).toBe('hnsw');
+
+      // A graph that served GRAPH_STABLE_MS before it died starts the count again: rebuilt at once.
+      fake();
+      vi.setSystemTime(Date.now() + GRAPH_STABLE_MS);
+      await killGraphWorker(index);
+      expect(index.mode).toBe('building');
+      expect(index.graphHealth.detail).not.toMatch(/in a row/);
+      vi.useRealTimers();
+      await index.settled();
+      expect(index.mode).toBe('hnsw');
+    } finally {
+      vi.useRealTimers();
+      move.mockRestore();
+    }
+  });
+
+  it('tries a build that failed again, after the backoff, and is not ready meanwhile', async () => {
+    const rows = entries(clustered(400, DIM, 8, 33));
+    const init = vi.spyOn(HnswGraph.prototype, 'init').mockRejectedValue(new Error('out of memory'));
+    const index = tiered(300);
+    try {
+      await index.upsert(rows);
+      await index.settled();
+      // The first failure is tried again at once; it failed again, and waits.
+      expect(init).toHaveBeenCalledTimes(2);
+      expect(index.mode).toBe('flat');
+      expect(index.graphHealth).toEqual({
+        ok: false,
+        detail: expect.stringMatching(/\(out of memory\), 2 times in a row; rebuilding it in \d+ s, exact scans meanwhile$/),
+      });
+    } finally {
+      init.mockRestore();
+    }
+    // A change does not start a build before the backoff is over.
+    await index.upsert(entries(clustered(1, DIM, 1, 34), 10_000));
+    expect(index.mode).toBe('flat');
+    // Below the threshold no graph is wanted, so none is missing.
+    await index.remove(rows.slice(0, 200).map((r) => r.rowId));
+    expect(index.graphHealth).toEqual({ ok: true, detail: 'flat' });
   });
 
   it('keeps following upserts and deletes once on HNSW, and filters by meta', async () => {

@@ -163,20 +163,50 @@ describe('GET /api/v1/search over an HNSW graph left in its worker', () => {
   });
   afterAll(async () => t.close());
 
-  it('answers by exact scan, not 500, once the worker has died', async () => {
+  it('answers by exact scan, not 500, once the worker has died, and /readyz says so until the graph is rebuilt', async () => {
     const index = (t.app.salon.searchStack.index as SearchIndex).current!;
     expect(index.mode).toBe('hnsw');
     expect(index.graphOnMainThread).toBe(false);
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().checks.hnsw).toEqual({ ok: true, detail: 'documents: hnsw; memory: flat' });
     const p = corpus[6];
     const url = `/api/v1/search?q=${encodeURIComponent(p.questions[0])}&k=3`;
     const before = await t.app.inject({ method: 'GET', url });
     expect(before.statusCode).toBe(200);
-    const worker = (index as unknown as { graph: { graph: { worker: { terminate(): Promise<number> } } } }).graph.graph.worker;
-    await worker.terminate();
-    const flat = index.searches.flat;
-    const r = await t.app.inject({ method: 'GET', url });
-    expect(r.statusCode).toBe(200);
-    expect(r.json().hits.map((h: { id: string }) => h.id)).toContain(`news_${p.id}`);
-    expect(index.searches.flat).toBeGreaterThan(flat);
+    // The rebuild waits at its start, so the state between the death and the new graph is seen.
+    const init = HnswGraph.prototype.init;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = vi.spyOn(HnswGraph.prototype, 'init').mockImplementation(async function (this: HnswGraph, capacity: number) {
+      await gate;
+      return init.call(this, capacity);
+    });
+    try {
+      const worker = (index as unknown as { graph: { graph: { worker: { terminate(): Promise<number> } } } }).graph.graph.worker;
+      await worker.terminate();
+      // Noticed when the worker died, not at the next search.
+      const down = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
+      expect(down.statusCode).toBe(503);
+      expect(down.json().checks.hnsw).toEqual({
+        ok: false,
+        detail: expect.stringMatching(/^documents: the HNSW graph failed .*worker exited.*; rebuilding it, exact scans meanwhile; memory: flat$/),
+      });
+      expect(down.json().checks.search.ok).toBe(true);
+      const stranger = await t.app.inject({ method: 'GET', url: '/readyz' });
+      expect(stranger.json().checks.hnsw).toEqual({ ok: false });
+      const flat = index.searches.flat;
+      const r = await t.app.inject({ method: 'GET', url });
+      expect(r.statusCode).toBe(200);
+      expect(r.json().hits.map((h: { id: string }) => h.id)).toContain(`news_${p.id}`);
+      expect(index.searches.flat).toBeGreaterThan(flat);
+    } finally {
+      held.mockRestore();
+      release();
+    }
+    await index.settled();
+    const again = await t.app.inject({ method: 'GET', url: '/readyz', headers: ADMIN });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().checks.hnsw).toEqual({ ok: true, detail: 'documents: hnsw; memory: flat' });
   });
 });

@@ -29,6 +29,8 @@ export class HnswGraph {
   /** A load or a move to the main thread in progress: changes wait for it, in order. */
   private moving: Promise<unknown> | null = null;
   private closed = false;
+  /** Told when the graph's worker dies unclosed (HnswWorkerClient.onDeath); a graph on the main thread has none. */
+  onWorkerDeath: ((err: Error) => void) | null = null;
 
   constructor(dimensions: number, params: Partial<HnswParams> = {}, buildThreads = 1) {
     this.dimensions = wholeNumber('HnswGraph', 'dimensions', dimensions, 1);
@@ -58,6 +60,11 @@ export class HnswGraph {
     return this.moving === null && this.graph instanceof LocalGraph;
   }
 
+  /** Why the worker holding the graph stopped answering (it died); null on the main thread or while it serves. */
+  get workerFailure(): Error | null {
+    return !this.closed && this.graph instanceof HnswWorkerClient ? this.graph.failed : null;
+  }
+
   /** Whether the graph is searched on the main thread. */
   get onMainThread(): boolean {
     return this.graph instanceof LocalGraph;
@@ -71,6 +78,9 @@ export class HnswGraph {
   /** Starts an empty graph in its worker, with room for `capacity` elements. */
   async init(capacity: number): Promise<void> {
     const worker = new HnswWorkerClient(this.dimensions, this.params, this.buildThreads);
+    worker.onDeath = (err) => {
+      if (this.graph === worker) this.onWorkerDeath?.(err);
+    };
     this.graph = worker;
     await worker.init(capacity);
   }

@@ -59,6 +59,11 @@ export class HnswWorkerClient {
   private exited = false;
   /** Elements in the graph, deleted ones included (hnswlib never frees them). */
   elements = 0;
+  /**
+   * Told, once, when the worker dies without being closed (its `exit` or `error` event), so the
+   * owner hears of it at once rather than at its next call.
+   */
+  onDeath: ((err: Error) => void) | null = null;
 
   constructor(dimensions: number, params: Partial<HnswParams> = {}, buildThreads = 1) {
     wholeNumber('HnswWorkerClient', 'dimensions', dimensions, 1);
@@ -78,6 +83,11 @@ export class HnswWorkerClient {
   /** True while adds or deletes are still being applied; searches then see a lagging graph. */
   get busy(): boolean {
     return this.mutationsInFlight > 0;
+  }
+
+  /** Why the worker stopped answering (it died, or was closed); null while it serves. */
+  get failed(): Error | null {
+    return this.failure;
   }
 
   /** Creates an empty graph with room for `capacity` elements (it grows with resizeIndex). */
@@ -179,9 +189,12 @@ export class HnswWorkerClient {
   }
 
   private fail(err: Error): void {
+    // Closing sets the failure first: only a worker that was not closed died.
+    const died = this.failure === null;
     this.failure ??= err;
     for (const p of this.pending.values()) p.reject(this.failure);
     this.pending.clear();
     this.mutationsInFlight = 0;
+    if (died) this.onDeath?.(err);
   }
 }
