@@ -131,6 +131,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     index: overrides.index ?? createVectorIndex(config, ai.embedder, { log, pool: scanPool }),
     log,
     onChanged: (rowIds) => void indexSync.record('documents', rowIds),
+    onEmbedFailure: () => metrics.embeddingFailed('documents'),
     signal: stopping.signal,
   });
 
@@ -166,6 +167,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
     retentionDays: config.MEMORY_RETENTION_DAYS,
     onChanged: (ids) => void indexSync.record('memory', ids),
+    onEmbedFailure: () => metrics.embeddingFailed('memory'),
   });
   // A poll's lease outlasts the longest poll (an ingest job's budget), so it never expires under a running poll.
   const sources = new SourceService({ store, ingest, owner: bus.nodeId, log, leaseMs: config.INGEST_JOB_BUDGET_MS + 60_000 });

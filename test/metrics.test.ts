@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RoomBus } from '../src/rooms/types.js';
-import { ADMIN } from './helpers.js';
+import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
+import { ADMIN, testApp } from './helpers.js';
+import { FlakyEmbedder, itemOf, paragraphs } from './search/corpus.js';
 import { joined, roomsApp, ROOM } from './rooms/helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -70,6 +72,24 @@ describe('GET /metrics', () => {
       .filter((l) => l && !l.startsWith('#'))
       .map((l) => l.split(/[{ ]/)[0]);
     expect(names.every((n) => n.startsWith('salon_'))).toBe(true);
+  });
+
+  it('counts every failed embedding of a batch of document chunks', async () => {
+    const embedder = new FlakyEmbedder(new LocalEmbedder({ dimensions: 64 }));
+    const t = await testApp({}, { embedder });
+    closers.push(t.close);
+    await t.app.ready();
+    embedder.down = true;
+    const items = paragraphs(3).map((p) => {
+      const { source: _source, ...item } = itemOf(p);
+      return item;
+    });
+    for (const item of items) {
+      const r = await t.app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: item });
+      expect(r.statusCode).toBe(200);
+    }
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(sample(text, 'salon_embedding_failures_total{index="documents"}')).toBe(3);
   });
 
   it('counts the process’s CPU from its start, not from the first scrape', async () => {

@@ -25,6 +25,7 @@ import { scopeOf, scopesFor } from './scopes.js';
 import { namedPeriods, saidWithin } from './named-dates.js';
 import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
 import { IdleGate, type BackgroundRunner } from '../idle-gate.js';
+import { RepeatedFailureLog } from '../repeated-failure-log.js';
 import { survivorOf } from '../store/thread-survivor.js';
 
 export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
@@ -71,6 +72,8 @@ export interface MemoryOptions {
   now?: () => number;
   /** Told the ids of chunks this node stored, moved or removed (src/sync tells the other nodes), not of changes followed from them. */
   onChanged?: (ids: number[]) => void;
+  /** Told of every chunk whose embedding failed as it was stored (metrics), however few of them the log shows. */
+  onEmbedFailure?: () => void;
   /**
    * Runs each queued chunk's storing, one at a time: by default an IdleGate, so that storing memory
    * gives way to chat.
@@ -141,12 +144,15 @@ export class MemoryService implements MemorySearch {
   private nextRetentionSweep = -Infinity;
   private readonly background: BackgroundRunner;
   private readonly options: MemoryOptions;
+  /** An embedder that is down fails every chunk: the first is logged, then a summary a minute. */
+  private readonly embedFailures: RepeatedFailureLog;
 
   constructor(options: MemoryOptions) {
     // A chunk keeps its vector in its row: through a remote embedder's cache its text's hash and
     // vector would stay behind when the chunk is deleted (its thread, retention, a compaction).
     this.options = { ...options, embedder: uncached(options.embedder) };
     this.log = options.log ?? silentLogger;
+    this.embedFailures = new RepeatedFailureLog({ log: this.log, what: 'embedding conversation memory' });
     this.maxChunksPerThread = options.maxChunksPerThread ?? DEFAULT_MAX_CHUNKS_PER_THREAD;
     wholeNumber('MemoryService', 'maxChunksPerThread', this.maxChunksPerThread, 1);
     const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
@@ -612,6 +618,7 @@ export class MemoryService implements MemorySearch {
   /** Stores what is open and queued, then stops taking more. */
   async close(): Promise<void> {
     this.windows.close();
+    this.embedFailures.close();
     this.closed = true;
     await this.idle();
   }
@@ -656,9 +663,11 @@ export class MemoryService implements MemorySearch {
     let vector: Float32Array | undefined;
     try {
       [vector] = await this.embed([chunk]);
+      this.embedFailures.succeeded();
     } catch (err) {
       // Kept all the same: the next start's load embeds it again.
-      this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not embedded; it is indexed at the next start');
+      this.options.onEmbedFailure?.();
+      this.embedFailures.failed((err as Error)?.message, { threadId: chunk.threadId }, 'memory chunk not embedded; it is indexed at the next start');
     }
     if (vector) {
       const repeat = await this.repeatOf(chunk, vector);

@@ -64,6 +64,7 @@ export class SalonMetrics {
   private readonly ingestJobs: Counter<'status'>;
   private readonly storeLatency: Histogram<'operation'>;
   private readonly storeErrors: Counter<'operation'>;
+  private readonly embeddingFailures: Counter<'index'>;
   private readonly refusedConnections: Counter<'limit'>;
   private readonly refusedRoomSockets: Counter<'reason'>;
 
@@ -118,6 +119,12 @@ export class SalonMetrics {
       registers,
     });
     this.storeErrors = new Counter({ name: 'salon_store_errors_total', help: 'Store operations that failed', labelNames: ['operation'], registers });
+    this.embeddingFailures = new Counter({
+      name: 'salon_embedding_failures_total',
+      help: 'Embeddings for an index that failed, by index: a batch of document chunks, a conversation memory chunk (each counted; the log summarises them)',
+      labelNames: ['index'],
+      registers,
+    });
     this.refusedConnections = new Counter({
       name: 'salon_connections_refused_total',
       help: 'TCP connections (and requests on the reserve past HTTP_MAX_CONNECTIONS) refused, by the cap that refused them (node, address)',
@@ -191,6 +198,11 @@ export class SalonMetrics {
 
   ingestJobEnded(status: string): void {
     this.ingestJobs.inc({ status });
+  }
+
+  /** Embedding chunks for an index failed: an indexer's batch (its chunks wait for a retry) or a memory chunk being stored. */
+  embeddingFailed(index: 'documents' | 'memory'): void {
+    this.embeddingFailures.inc({ index });
   }
 
   storeOperation(operation: string, seconds: number, failed: boolean): void {

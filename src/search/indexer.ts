@@ -13,6 +13,7 @@ import { chunkGroup } from './chunk-refs.js';
 import type { VectorEntry, VectorIndex, VectorMeta } from './types.js';
 import type { Logger } from '../logger.js';
 import { required, wholeNumber } from '../options.js';
+import { RepeatedFailureLog } from '../repeated-failure-log.js';
 
 /** Texts per embed call: large enough to amortise a remote round trip, small enough to retry cheaply. */
 export const EMBED_BATCH = 64;
@@ -48,6 +49,8 @@ export interface IndexerOptions {
   maxWaiting?: number;
   /** Told the row ids of each change this node made (src/sync tells the other nodes), not of changes followed from them. */
   onChanged?: (rowIds: number[]) => void;
+  /** Told of every embedder call that failed (metrics), however few of them the log shows. */
+  onEmbedFailure?: () => void;
   /**
    * Aborted when the process shuts down: the load stops between pages and embedding between
    * batches (the embedder's call in progress is aborted too), rejecting with the signal's reason.
@@ -93,11 +96,14 @@ export class Indexer implements ChunkSink {
   private closed = false;
   private readonly retryMs: number;
   private readonly maxWaiting: number;
+  /** An embedder that is down fails every batch: the first is logged, then a summary a minute. */
+  private readonly embedFailures: RepeatedFailureLog;
 
   constructor(private readonly options: IndexerOptions) {
     for (const name of ['store', 'index', 'embedder'] as const) required('Indexer', name, options[name]);
     this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
     this.maxWaiting = wholeNumber('Indexer', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 1);
+    this.embedFailures = new RepeatedFailureLog({ log: options.log, what: 'embedding chunks for the index' });
   }
 
   /** Chunks known to wait for a retry of their embedding (more may, past maxWaiting: see `behind`). */
@@ -172,6 +178,7 @@ export class Indexer implements ChunkSink {
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.embedFailures.close();
     await this.queue.catch(() => undefined);
   }
 
@@ -211,13 +218,15 @@ export class Indexer implements ChunkSink {
           'document',
         );
         if (vectors.length !== batch.length) throw new Error(`the embedder returned ${vectors.length} vectors for ${batch.length} texts`);
+        this.embedFailures.succeeded();
       } catch (err) {
         // Shutting down, not a failing embedder: no retry, and the load or the ingest stops here.
         signal?.throwIfAborted();
         const failed = stopOnFailure ? chunks.slice(i) : batch;
         this.wait(failed.map((c) => c.rowId));
         batch.forEach(() => progress?.tick(false));
-        this.options.log?.warn({ err, chunks: failed.length }, `embedding ${failed.length} chunks failed; retrying in ${this.retryMs / 1000} s`);
+        this.options.onEmbedFailure?.();
+        this.embedFailures.failed(err, { chunks: failed.length }, `embedding ${failed.length} chunks failed; retrying in ${this.retryMs / 1000} s`);
         this.scheduleRetry();
         ok = false;
         if (stopOnFailure) break;

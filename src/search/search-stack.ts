@@ -17,6 +17,8 @@ export interface SearchStackOptions {
   log?: Logger;
   /** Told the row ids of each change this node made to the index (src/sync). */
   onChanged?: (rowIds: number[]) => void;
+  /** Told of every embedder call the indexer saw fail (metrics). */
+  onEmbedFailure?: () => void;
   /** Aborted when the process shuts down: the load and any embedding stop (IndexerOptions.signal). */
   signal?: AbortSignal;
 }
@@ -31,8 +33,8 @@ export interface SearchStack {
 }
 
 export function createSearchStack(options: SearchStackOptions): SearchStack {
-  const { store, embedder, index, log, onChanged, signal } = options;
-  const indexer = new Indexer({ store, index, embedder, log, onChanged, signal });
+  const { store, embedder, index, log, onChanged, onEmbedFailure, signal } = options;
+  const indexer = new Indexer({ store, index, embedder, log, onChanged, onEmbedFailure, signal });
   const search = new DefaultSearchService({ store, index, embedder, indexer, log });
   return {
     index,

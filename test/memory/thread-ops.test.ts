@@ -182,6 +182,9 @@ describe('merge', () => {
     const heads = memoryIndex.heads!(held.map((c) => c.id));
     held.forEach((c, i) => expect(heads[i] !== undefined, c.text).toBe(!c.text.includes('Marigolds')));
     expect(await memory.stats(garden.id)).toMatchObject({ chunks: 0 });
+    // The failed embedding is counted in the metrics.
+    const failures = await a.salon.metrics.registry.getSingleMetric('salon_embedding_failures_total')!.get();
+    expect(failures.values.find((v) => v.labels.index === 'memory')?.value).toBeGreaterThanOrEqual(1);
   });
 
   it('takes along what the absorbed thread remembered after the merge read its memory, searchable in the survivor', async () => {

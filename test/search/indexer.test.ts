@@ -7,6 +7,7 @@ import { INDEX_EMBEDDER_META_KEY } from '../../src/ai/model-check.js';
 import { Indexer, RETRY_BATCH } from '../../src/search/indexer.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { FlakyEmbedder, itemOf, paragraphs, putItem } from './corpus.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -98,6 +99,66 @@ describe('Indexer', () => {
     flaky.down = false;
     await expect.poll(() => indexer.pending, { timeout: 5000 }).toBe(0);
     expect(index.size).toBe(await store.countChunks());
+  });
+
+  it('logs a failing embedder once, then at most a summary a minute, and its recovery once; every failure is counted', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
+    try {
+      const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
+      const store = new SqliteStore({ filename: ':memory:' });
+      const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
+      const lines: string[] = [];
+      const log = {
+        debug() {},
+        info: (_d: object, m: string) => lines.push(`INFO ${m}`),
+        warn: (_d: object, m: string) => lines.push(`WARN ${m}`),
+        error: (_d: object, m: string) => lines.push(`ERROR ${m}`),
+      };
+      let counted = 0;
+      // Retries an hour apart: only the ingests below call the embedder.
+      const indexer = new Indexer({ store, index, embedder: flaky, log, retryMs: 3_600_000, onEmbedFailure: () => counted++ });
+      open.push(store, index, indexer);
+      const items = paragraphs(6);
+      const ingest = async (i: number) => indexer.chunksChanged(await putItem(store, itemOf(items[i])));
+
+      flaky.down = true;
+      await ingest(0);
+      const first = lines[0];
+      expect(lines).toEqual([expect.stringMatching(/^WARN embedding \d+ chunks failed; retrying in 3600 s$/)]);
+      await ingest(1);
+      await ingest(2);
+      expect(lines).toEqual([first]);
+      expect(counted).toBe(3);
+      expect(counted).toBe(flaky.calls);
+      // One summary at the end of the minute, with the count not logged and the last error.
+      await vi.advanceTimersByTimeAsync(FAILURE_SUMMARY_INTERVAL_MS - 1);
+      expect(lines).toEqual([first]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(lines).toEqual([
+        first,
+        'WARN embedding chunks for the index failed 2 more time(s) in the last 60 s; the last: connect ECONNREFUSED 127.0.0.1:11434',
+      ]);
+      // A minute without failures writes nothing; a failure after it is summarised a minute later.
+      await vi.advanceTimersByTimeAsync(FAILURE_SUMMARY_INTERVAL_MS);
+      await ingest(3);
+      expect(lines).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(FAILURE_SUMMARY_INTERVAL_MS);
+      expect(lines.slice(2)).toEqual([
+        'WARN embedding chunks for the index failed 1 more time(s) in the last 60 s; the last: connect ECONNREFUSED 127.0.0.1:11434',
+      ]);
+      expect(counted).toBe(4);
+
+      // Back: one line, then nothing.
+      flaky.down = false;
+      await ingest(4);
+      expect(lines.slice(3)).toEqual(['INFO embedding chunks for the index works again after 4 failure(s) in 180 s']);
+      await ingest(5);
+      await vi.advanceTimersByTimeAsync(2 * FAILURE_SUMMARY_INTERVAL_MS);
+      expect(lines).toHaveLength(4);
+      expect(counted).toBe(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('holds at most maxWaiting ids while the embedder is down, and embeds everything in bounded steps once it is back', async () => {

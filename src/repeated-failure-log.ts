@@ -1,0 +1,91 @@
+/**
+ * The log of a failure that may repeat many times a minute: with a remote embedder down, every
+ * batch of every ingest and retry fails, and a warning each filled the log. The first failure is
+ * logged at once; the ones after it are counted, and at most one summary line per interval says
+ * how many were not logged and the last one's error; the first success after them logs once that
+ * it works again. Counting every failure is for metrics, not for this.
+ */
+import type { Logger } from './logger.js';
+
+/** Summaries of repeated failures are written at most this often. */
+export const FAILURE_SUMMARY_INTERVAL_MS = 60_000;
+
+export interface RepeatedFailureLogOptions {
+  log?: Logger;
+  /** What fails, as a summary line starts: `embedding documents`. */
+  what: string;
+  /** Default FAILURE_SUMMARY_INTERVAL_MS. */
+  intervalMs?: number;
+}
+
+export class RepeatedFailureLog {
+  private readonly intervalMs: number;
+  /** When the failures began (the first since the last success); null while it works. */
+  private since: number | null = null;
+  /** Failures since `since`, and those not logged yet. */
+  private total = 0;
+  private unlogged = 0;
+  private lastError: unknown = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: RepeatedFailureLogOptions) {
+    this.intervalMs = options.intervalMs ?? FAILURE_SUMMARY_INTERVAL_MS;
+  }
+
+  /** Whether the last outcome was a failure. */
+  get failing(): boolean {
+    return this.since !== null;
+  }
+
+  /** A failure: `message` is logged (with `details` and `err`) only when it is the first since the last success. */
+  failed(err: unknown, details: object, message: string): void {
+    this.total++;
+    this.lastError = err;
+    if (this.since === null) {
+      this.since = Date.now();
+      this.options.log?.warn({ ...details, err }, message);
+    } else this.unlogged++;
+    this.summarizeLater();
+  }
+
+  /** A success: after failures, logged once with how many there were. */
+  succeeded(): void {
+    if (this.since === null) return;
+    const seconds = Math.round((Date.now() - this.since) / 1000);
+    this.options.log?.info({ failures: this.total, seconds }, `${this.options.what} works again after ${this.total} failure(s) in ${seconds} s`);
+    this.reset();
+  }
+
+  /** Stops the summary timer (the process or its part is closing). */
+  close(): void {
+    this.reset();
+  }
+
+  private summarizeLater(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.unlogged === 0) return;
+      const err = this.lastError;
+      const reason = err instanceof Error ? err.message : String(err);
+      const s = this.intervalMs / 1000;
+      this.options.log?.warn(
+        { err, failures: this.unlogged },
+        `${this.options.what} failed ${this.unlogged} more time(s) in the last ${s} s; the last: ${reason}`,
+      );
+      this.unlogged = 0;
+      // Another interval: a failure in it is summarised at its end, never sooner.
+      this.summarizeLater();
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  private reset(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.since = null;
+    this.total = 0;
+    this.unlogged = 0;
+    this.lastError = null;
+  }
+}
