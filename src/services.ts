@@ -32,6 +32,7 @@ import type { RoomOptions } from './rooms/options.js';
 import type { RoomAssistant, RoomBus } from './rooms/types.js';
 import { createSearchStack, type SearchStack } from './search/search-stack.js';
 import type { SearchService, VectorIndex } from './search/types.js';
+import { indexGraphHealth } from './search/graph-health.js';
 import type { Store } from './store/types.js';
 import { IndexSync } from './sync/index-sync.js';
 
@@ -110,6 +111,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     rooms: () => rooms.listRooms().length,
     queueDepth: () => (assistant instanceof SalonAssistant ? assistant.queueDepth : 0),
     indexSize: () => ({ documents: searchStack.index.size, memory: memoryIndex.size }),
+    graphFailed: () => ({ documents: !indexGraphHealth(searchStack.index).ok, memory: !indexGraphHealth(memoryIndex).ok }),
     ingestRunning: () => ingest.activeJobs,
     deliveries: () => framesSent.total,
   });

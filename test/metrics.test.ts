@@ -116,6 +116,7 @@ describe('the metered bus', () => {
       rooms: zero,
       queueDepth: zero,
       indexSize: () => ({ documents: 0, memory: 0 }),
+      graphFailed: () => ({ documents: false, memory: false }),
       ingestRunning: zero,
       deliveries: zero,
     });

@@ -45,6 +45,8 @@ export interface MetricSources {
   queueDepth(): number;
   /** Vectors in the documents' and the memory's indexes. */
   indexSize(): { documents: number; memory: number };
+  /** Whether each index's HNSW graph has failed and not yet been rebuilt (exact scans answer meanwhile). */
+  graphFailed(): { documents: boolean; memory: boolean };
   /** Ingest jobs running in the background. */
   ingestRunning(): number;
   /** Frames written to room sockets since the process started (a running total). */
@@ -160,6 +162,17 @@ export class SalonMetrics {
         const { documents, memory } = sources.indexSize();
         this.set({ index: 'documents' }, documents);
         this.set({ index: 'memory' }, memory);
+      },
+    });
+    new Gauge({
+      name: 'salon_search_graph_failed',
+      help: "Whether an index's HNSW graph failed (its worker died, its build failed) and is not rebuilt yet: 1 while exact scans answer in its place",
+      labelNames: ['index'],
+      registers,
+      collect() {
+        const { documents, memory } = sources.graphFailed();
+        this.set({ index: 'documents' }, documents ? 1 : 0);
+        this.set({ index: 'memory' }, memory ? 1 : 0);
       },
     });
   }
