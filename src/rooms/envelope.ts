@@ -34,13 +34,11 @@ export interface Envelope {
 
 /** Serialises an envelope for RoomBus.publish, with the time it was sent (`t`, epoch ms: the bus-lag metric reads it). */
 export function encodeEnvelope(e: Envelope): string {
-  const header = JSON.stringify({
-    n: e.node,
-    d: e.delivery,
-    ...(e.user ? { u: e.user } : {}),
-    ...(e.answer ? { a: e.answer.answer, ...(e.answer.questionSeq !== undefined ? { q: e.answer.questionSeq } : {}) } : {}),
-    t: Date.now(),
-  });
+  const t = Date.now();
+  // Chat messages (no answer, no user) take the first branch: one small literal per publish.
+  const header = e.answer
+    ? JSON.stringify({ n: e.node, d: e.delivery, ...(e.user ? { u: e.user } : {}), a: e.answer.answer, q: e.answer.questionSeq, t })
+    : JSON.stringify(e.user ? { n: e.node, d: e.delivery, u: e.user, t } : { n: e.node, d: e.delivery, t });
   return `${header}\n${e.frame}`;
 }
 

@@ -551,9 +551,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       if (message && message.seq > 0 && !this.closing) this.sync.publishFailed(roomId, message.seq);
     };
     try {
-      this.bus
-        .publish(roomId, encodeEnvelope({ node: this.bus.nodeId, delivery, frame, ...(user ? { user } : {}), ...(tag ? { answer: tag } : {}) }))
-        .catch(failed);
+      this.bus.publish(roomId, encodeEnvelope({ node: this.bus.nodeId, delivery, frame, user, answer: tag })).catch(failed);
     } catch (err) {
       failed(err);
     }
