@@ -537,6 +537,8 @@ export class MemoryService implements MemorySearch {
           for (const c of page) if (c.privileged && theirs(c)) ids.push(c.id);
         }
       }
+      // Compared before the deletions below, which change the versions of the threads they delete from.
+      const read = await versions();
       for (let i = 0; i < ids.length; i += DELETE_SLICE) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
         const slice = ids.slice(i, i + DELETE_SLICE);
@@ -545,7 +547,7 @@ export class MemoryService implements MemorySearch {
         await this.forget(slice);
         forgotten += slice.length;
       }
-      if ((await versions()) === before) break;
+      if (read === before) break;
     }
     if (forgotten) await this.purge();
     return forgotten;

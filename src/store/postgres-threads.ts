@@ -7,7 +7,7 @@
 import { errors } from '../errors.js';
 import type { Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
-import { deleteMemory, insertMemory, moveMemory } from './postgres-memory.js';
+import { insertMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
 import { goneMeanwhile, listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
 import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
@@ -121,7 +121,7 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
     const gone = await moveMemory(sql, ids, threadId, roomId);
     if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
   }
-  await deleteMemory(sql, change.deleteMemory ?? []);
+  if (change.deleteMemory?.length) await deleteMemoryOfThreads(sql, change.deleteMemory);
   const moved: number[] = [];
   for (const { fromThreadId, threadId, roomId } of change.moveThreadMemory ?? []) {
     const { rows } = await sql.query('SELECT id FROM memory_chunks WHERE thread_id = $1 ORDER BY id FOR UPDATE', [fromThreadId]);
@@ -141,6 +141,22 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
   const appended = [];
   for (const m of change.appendMessages ?? []) appended.push((await appendIn(sql, m)).message);
   return { addedMemoryIds: added, movedMemoryIds: moved, appended };
+}
+
+/**
+ * Deletes memory chunks and bumps the versions of the threads that held them: an operation that
+ * read those threads before (a fusion or a compaction planning for seconds) must not commit a copy
+ * or summary of what went. The threads are locked first, in one order as every change locks them;
+ * a chunk that a merge moved meanwhile is deleted where it is now, and that thread changes too.
+ */
+async function deleteMemoryOfThreads(sql: Sql, ids: number[]): Promise<void> {
+  const locked = await sql.query(
+    'SELECT id FROM threads WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id = ANY($1::bigint[])) ORDER BY id FOR UPDATE',
+    [ids],
+  );
+  const { rows } = await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[]) RETURNING thread_id', [ids]);
+  const held = [...new Set([...locked.rows.map((r) => r.id as string), ...rows.map((r) => r.thread_id as string)])];
+  await sql.query('UPDATE threads SET version = version + 1 WHERE id = ANY($1::text[])', [held]);
 }
 
 /** Moves messages by id; returns the first id that is gone, if one is. */

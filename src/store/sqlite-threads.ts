@@ -108,7 +108,14 @@ export class SqliteThreadTables {
       const gone = this.host.moveMemory(ids, threadId, roomId);
       if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
     }
-    if (change.deleteMemory?.length) this.host.deleteMemory(change.deleteMemory);
+    if (change.deleteMemory?.length) {
+      // The threads that held them change: an operation that read them before (a fusion or a
+      // compaction planning for seconds) must not commit a copy or summary of what went.
+      sql('UPDATE threads SET version = version + 1 WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id IN (SELECT value FROM json_each(?)))').run(
+        JSON.stringify(change.deleteMemory),
+      );
+      this.host.deleteMemory(change.deleteMemory);
+    }
     const moved = (change.moveThreadMemory ?? []).flatMap(({ fromThreadId, threadId, roomId }) => {
       const ids = this.host.memoryIdsOf(fromThreadId);
       this.host.moveMemory(ids, threadId, roomId);

@@ -125,6 +125,11 @@ export interface ThreadChange {
   moveThreadMessages?: { fromThreadId: string; threadId: string }[];
   /** Memory chunks moving to another thread, keeping their vectors. */
   moveMemory?: { ids: number[]; threadId: string; roomId: string }[];
+  /**
+   * Memory chunks deleted with their lines. The threads that held them get a new version, as if
+   * updated: an operation that read them before (a fusion's copies, a compaction's summaries) then
+   * fails with ERR_THREAD_CHANGED rather than storing again what was deleted (`/forget private`).
+   */
   deleteMemory?: number[];
   /**
    * Every memory chunk still in a thread, after `moveMemory` and `deleteMemory`, moving to another

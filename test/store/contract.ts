@@ -693,6 +693,21 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.countFusedMemory(t.id)).toEqual({ fused: 1, kept: 0 });
       });
 
+      it('gives every thread whose memory a change deletes a new version, so what read it before cannot commit', async () => {
+        const gone = await store.addMemoryChunk(chunk('t1', 'a window'), at(1));
+        const secret = await store.addMemoryChunk(chunk('t2', 'a secret', { kind: 'exchange', privileged: true, owner: 'u_ann', messageIds: [] }), at(1));
+        await store.addMemoryChunk(chunk('t1', 'kept'), at(1));
+        await store.applyThreadChange({ at: at(2), expect: [], createThreads: [{ id: 't3', roomId: 'news_1', title: 't3' }] });
+        const version = async (id: string) => (await store.getThread(id))!.version;
+        const before = await Promise.all(['t1', 't2', 't3'].map(version));
+        await store.applyThreadChange({ at: at(2), expect: [], deleteMemory: [gone.id, secret.id] });
+        expect(await Promise.all(['t1', 't2', 't3'].map(version))).toEqual([before[0] + 1, before[1] + 1, before[2]]);
+        await expect(
+          store.applyThreadChange({ at: at(3), expect: [{ id: 't2', version: before[1] }], updateThreads: [{ id: 't2', title: 'late' }] }),
+        ).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+        expect((await store.getThread('t2'))!.title).toBe('t2');
+      });
+
       it('refuses a message for a thread that no longer exists, writing nothing and taking no seq', async () => {
         const t = await store.ensureMainThread('news_1');
         const other = (

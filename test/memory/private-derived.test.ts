@@ -1,0 +1,128 @@
+/**
+ * What thread operations derive from a thread's memory (a compaction's summaries, a fusion's copies
+ * and pairs) never keeps a private exchange its asker forgot (`/forget private`), not even one the
+ * operation read before the forgetting and would store after it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { ChatModel } from '../../src/ai/types.js';
+import { forgetCommand } from '../../src/memory/commands.js';
+import { ThreadService } from '../../src/memory/threads/thread-service.js';
+import type { ThreadChange } from '../../src/store/types.js';
+import { OTHER_ROOM, ROOM } from '../rooms/helpers.js';
+import { GARDEN, threadsApp, threadWith, TRAINS } from './thread-helpers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+const EVE = 'u_eveeveeveeveevee';
+const PIN = 'Q: Which PIN did I choose for the garden shed lock?\nA: You chose 4921 for the garden shed lock.';
+const DOCTOR = 'Q: When is my appointment with the skin doctor?\nA: On Tuesday at 9:40 with Dr. Lind.';
+
+/** Private asks' exchanges of EVE in `threadId` of `roomId`, stored and indexed as memory keeps them. */
+async function privateAsks(a: FastifyInstance, threadId: string, texts: string[], roomId = ROOM): Promise<void> {
+  const ts = new Date(Date.UTC(2026, 10, 2)).toISOString();
+  for (const text of texts) {
+    await a.salon.store.addMemoryChunk(
+      { threadId, roomId, kind: 'exchange', text, messageIds: [], authors: ['Eve', 'Salon AI'], firstTs: ts, lastTs: ts, privileged: true, owner: EVE },
+      ts,
+    );
+  }
+  await a.salon.memory.load();
+}
+
+/** EVE types `/forget private` in `roomId`; the reply. */
+function forget(a: FastifyInstance, roomId: string): Promise<string> {
+  const { store, memory, threads } = a.salon;
+  return forgetCommand(store, memory, threads).run({ roomId, threadId: '', user: { id: EVE, name: 'Eve' }, address: '203.0.113.1', args: 'private' });
+}
+
+/** Every memory text of every thread of the rooms, archived ones included. */
+async function everyText(a: FastifyInstance): Promise<string> {
+  const { store } = a.salon;
+  const texts: string[] = [];
+  for (const roomId of [ROOM, OTHER_ROOM]) {
+    for (const t of await store.listThreads(roomId)) texts.push(...(await store.scanThreadMemory(t.id, 0, 10_000, false)).map((c) => c.text));
+  }
+  return texts.join('\n');
+}
+
+/** A gate a test opens: `reached` resolves when something waits at it, `open` lets it through. */
+function gate(): { reached: Promise<void>; wait: () => Promise<void>; open: () => void } {
+  let arrive!: () => void;
+  let open!: () => void;
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    reached,
+    wait: () => {
+      arrive();
+      return opened;
+    },
+    open,
+  };
+}
+
+describe('an operation that read a private exchange forgotten before it commits', () => {
+  it('a compaction that summarised it fails as a lost race and stores no summary of it', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    // An old long exchange (summarised once twenty newer ones follow it) and the twenty.
+    const key = `Q: Where did I hide the spare key?\nA: ${'Under the third flowerpot by the blue door, behind the bench. '.repeat(20)}`;
+    await privateAsks(a, trains.id, [
+      key,
+      ...Array.from({ length: 20 }, (_, i) => `Q: What is locker ${i + 1} for?\nA: Locker ${i + 1} holds box ${i * 7 + 3}.`),
+    ]);
+    const held = gate();
+    const base = a.salon.chat;
+    // The model's summary takes its time (a remote model: seconds), and the asker forgets meanwhile.
+    const chat: ChatModel = Object.assign(Object.create(base) as ChatModel, {
+      async summarize(): Promise<string> {
+        await held.wait();
+        return 'Eve hid the spare key under the qzflowerpot.';
+      },
+    });
+    const { store, memory, rooms } = a.salon;
+    const service = new ThreadService({ store, memory, chat, bridges: a.salon.threads.bridges, outlet: rooms });
+    const compacting = service.compact(trains.id, 'admin');
+    compacting.catch(() => {});
+    await held.reached;
+    expect(await forget(a, ROOM)).toContain('no longer remembers 21 private exchanges');
+    held.open();
+    await expect(compacting).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+    expect(await everyText(a)).not.toMatch(/qzflowerpot|flowerpot/);
+    expect((await store.scanThreadMemory(trains.id, 0, 1000, false)).filter((c) => c.owner === EVE)).toEqual([]);
+  });
+
+  it('a fusion that made a pair of it fails as a lost race and creates no thread holding it', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    // The same private exchanges in both: the plan makes them pairs, text and vector computed.
+    await privateAsks(a, trains.id, [PIN, DOCTOR]);
+    await privateAsks(a, garden.id, [PIN, DOCTOR]);
+    const { store, threads } = a.salon;
+    const before = (await store.listThreads(ROOM)).length;
+    const held = gate();
+    const apply = store.applyThreadChange.bind(store);
+    // The plan is made; its change waits (a large fusion plans and writes for seconds).
+    store.applyThreadChange = async (change: ThreadChange) => {
+      if (change.createThreads?.some((t) => t.origin === 'fused')) await held.wait();
+      return apply(change);
+    };
+    try {
+      const fusing = threads.fuse([trains.id, garden.id], 'admin');
+      fusing.catch(() => {});
+      await held.reached;
+      expect(await forget(a, ROOM)).toContain('no longer remembers 4 private exchanges');
+      held.open();
+      await expect(fusing).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+    } finally {
+      store.applyThreadChange = apply;
+    }
+    expect((await store.listThreads(ROOM)).length).toBe(before);
+    expect(await everyText(a)).not.toMatch(/4921|Dr\. Lind/);
+  });
+});
