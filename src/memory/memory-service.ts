@@ -42,7 +42,7 @@ const LOAD_PAGE = 256;
 /** Vectors copied from the index between two event-loop turns (8 MB at 2,048 dimensions). */
 const COPY_PAGE = 1024;
 
-/** Reads of a member's threads forgetPrivate makes at most: another while a thread operation changed one of them during the last. */
+/** Reads of a member's private memory forgetPrivate makes at most: another after each that found some (a fusion may have copied it meanwhile). */
 const FORGET_PASSES = 3;
 
 /** How often expired chunks are looked for while chunks are being stored (and at every load). */
@@ -510,35 +510,34 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
-   * Forgets `owner`'s private memory of `roomId` (`/forget private`): their privileged chunks in
-   * `threadIds` (the room's threads and the fusions made from them elsewhere) that belong to the
-   * room or trace back to one of those threads (a fusion's copy), deleted from the store with their
-   * lines, dropped from the index (and from other nodes' through onChanged); an exchange of theirs
-   * still queued is not stored, nor one being stored. Returns how many chunks were deleted.
+   * Forgets `owner`'s private memory of `roomId` (`/forget private`): their privileged chunks,
+   * wherever thread operations took them, that belong to the room or came from it (a fusion's copy
+   * elsewhere: its lineage names the room or, in a lineage older than that, one of `threadIds`, the
+   * room's threads and the fusions made from them), deleted from the store with their lines,
+   * dropped from the index (and from other nodes' through onChanged); an exchange of theirs still
+   * queued is not stored, nor one being stored. Returns how many chunks were deleted.
    */
   async forgetPrivate(owner: string, roomId: string, threadIds: string[]): Promise<number> {
     const { store } = this.options;
     const named = new Set(threadIds);
-    const theirs = (c: NewMemoryChunk) => c.owner === owner && (c.roomId === roomId || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
+    const theirs = (c: NewMemoryChunk) =>
+      c.owner === owner && (c.roomId === roomId || (c.lineage?.roomIds ?? []).includes(roomId) || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
     // Marked before the store is read: whatever is stored from here on is caught by remember's checks or by the scan below.
     for (const c of this.queuedExchanges) if (theirs(c)) this.forgotten.add(c);
     let forgotten = 0;
-    // Read again while a thread changed during a read: a merge committed then may have moved a
-    // chunk from a thread not read yet into one read already.
-    const versions = async () => (await Promise.all([...named].map((t) => store.getThread(t)))).map((t) => t?.version ?? -1).join();
+    // Read by owner, in every thread: a merge moving a chunk meanwhile keeps its id, and a copy in
+    // a fusion whose source thread is gone is found. Read again after deleting: a fusion that
+    // committed between the read and the deletions made copies under new ids (one that commits
+    // after them fails, as the deletions changed its sources' versions).
     for (let pass = 0; pass < FORGET_PASSES; pass++) {
-      const before = await versions();
       const ids: number[] = [];
-      for (const threadId of named) {
-        for (let after = 0; ;) {
-          const page = await store.scanThreadMemory(threadId, after, LOAD_PAGE, false);
-          if (!page.length) break;
-          after = page[page.length - 1].id;
-          for (const c of page) if (c.privileged && theirs(c)) ids.push(c.id);
-        }
+      for (let after = 0; ;) {
+        const page = await store.scanPrivateMemory(owner, after, LOAD_PAGE);
+        if (!page.length) break;
+        after = page[page.length - 1].id;
+        for (const c of page) if (theirs(c)) ids.push(c.id);
       }
-      // Compared before the deletions below, which change the versions of the threads they delete from.
-      const read = await versions();
+      if (!ids.length) break;
       for (let i = 0; i < ids.length; i += DELETE_SLICE) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
         const slice = ids.slice(i, i + DELETE_SLICE);
@@ -547,7 +546,6 @@ export class MemoryService implements MemorySearch {
         await this.forget(slice);
         forgotten += slice.length;
       }
-      if (read === before) break;
     }
     if (forgotten) await this.purge();
     return forgotten;

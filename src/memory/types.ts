@@ -39,6 +39,11 @@ export interface NewMemoryChunk {
 export interface MemoryLineage {
   chunkIds: number[];
   threadIds: string[];
+  /**
+   * The rooms of the source chunks: `/forget private` in one of them finds its asker's copies after
+   * the source thread is gone (absent from lineages made before it was recorded).
+   */
+  roomIds?: string[];
 }
 
 export interface MemoryChunk extends NewMemoryChunk {

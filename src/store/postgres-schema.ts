@@ -261,6 +261,11 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   ALTER TABLE source_entries ADD COLUMN seen_at text COLLATE "C";
   UPDATE source_entries SET seen_at = updated_at;
   `,
+  // 11: each asker's private chunks, found by owner in every thread (Store.scanPrivateMemory), as
+  // in SQLite (its migration 25).
+  `
+  CREATE INDEX memory_private_owner ON memory_chunks (owner, id) WHERE privileged = 1;
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

@@ -399,6 +399,14 @@ export class PostgresStore implements Store {
     return rows.map(rowToStoredMemoryChunk);
   }
 
+  async scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]> {
+    const { rows } = await this.db.query(
+      `SELECT ${MEMORY_COLUMNS_BARE} FROM memory_chunks WHERE owner = $1 AND privileged = 1 AND id > $2 ORDER BY id LIMIT $3`,
+      [owner, afterId, limit],
+    );
+    return rows.map(rowToMemoryChunk);
+  }
+
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
     const { rows } = await this.db.query(
       'SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = $1 AND fusion IS NOT NULL AND privileged = 0 GROUP BY fusion',

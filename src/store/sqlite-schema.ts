@@ -386,6 +386,12 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   INSERT INTO memory_lines (memory_lines) VALUES ('optimize');
   `,
+  // 25: each asker's private chunks, found by owner in every thread (Store.scanPrivateMemory):
+  // `/forget private` finds a fusion's copy of an exchange whose source thread is gone, which no
+  // thread of the room leads to any more.
+  `
+  CREATE INDEX memory_private_owner ON memory_chunks (owner, id) WHERE privileged = 1;
+  `,
 ];
 
 /**

@@ -962,6 +962,14 @@ export class SqliteStore implements Store {
     return this.selectIn(`${select} WHERE c.id`, ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
   }
 
+  async scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]> {
+    // The ids from the owners' index of private rows (migration 25), then those rows.
+    const ids = this.sql(`SELECT id FROM memory_chunks WHERE owner = ? AND privileged = 1 AND id > ? AND ${NOT_STAGED} ORDER BY id LIMIT ?`)
+      .pluck()
+      .all(owner, afterId, limit) as number[];
+    return this.selectIn(`${MEMORY_SELECT_BARE} WHERE c.id`, ids, (r) => r.id as number).map(rowToMemoryChunk);
+  }
+
   async countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }> {
     const rows = this.sql('SELECT fusion, count(*) AS n FROM memory_chunks WHERE thread_id = ? AND fusion IS NOT NULL AND privileged = 0 GROUP BY fusion').all(
       threadId,

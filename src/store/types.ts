@@ -423,6 +423,12 @@ export interface Store {
    * (vector and vectorModel null) when `vectors` is false, which reads a fraction of the bytes.
    */
   scanThreadMemory(threadId: string, afterId: number, limit: number, vectors?: boolean): Promise<StoredMemoryChunk[]>;
+  /**
+   * `owner`'s private (privileged) chunks in every thread, with id > afterId in id order, without
+   * their vectors: what `/forget private` looks through, wherever thread operations took them
+   * (rows of a thread still being written or deleted in slices left out).
+   */
+  scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]>;
   /** Counts of a thread's public (not privileged) fused and kept (fusion) chunks, as anyone may see them. */
   countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }>;
 

@@ -161,19 +161,19 @@ function forgets(name: string, open: () => Promise<Store>): void {
       expect(await memory.forgetPrivate('u_Ann', 'news_1', held)).toBe(0);
     });
 
-    it('finds what a merge moved, while it read, from a thread not read yet into one read already', async () => {
+    it('deletes what a merge moved between the read of their memory and its deletion, where it went', async () => {
       const store = await open();
       const { memory } = memoryOf(store);
       const main = await store.ensureMainThread('news_1');
       await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 'thr_side', roomId: 'news_1', title: 'Side' }] });
       memory.onAnswer(...answered('thr_side', 'news_1', 'Ann', 'What is my locker code?', 'Your locker code is 4417.'));
       await memory.idle();
-      // The merge of Side into Main commits once Main has been read.
-      const scan = store.scanThreadMemory.bind(store);
+      // The merge of Side into Main commits once Ann's memory has been read.
+      const scan = store.scanPrivateMemory.bind(store);
       let merged = false;
-      store.scanThreadMemory = async (threadId, after, limit, vectors) => {
-        const page = await scan(threadId, after, limit, vectors);
-        if (threadId === main.id && !page.length && !merged) {
+      store.scanPrivateMemory = async (owner, after, limit) => {
+        const page = await scan(owner, after, limit);
+        if (page.length && !merged) {
           merged = true;
           await store.applyThreadChange({
             at: AT,
@@ -187,6 +187,7 @@ function forgets(name: string, open: () => Promise<Store>): void {
       expect(await memory.forgetPrivate('u_Ann', 'news_1', [main.id, 'thr_side'])).toBe(1);
       expect(merged).toBe(true);
       expect(await privateRows(store, 'u_Ann', [main.id, 'thr_side'])).toEqual([]);
+      expect(await store.searchMemoryLines('locker code 4417', [privateScope(main.id, 'u_Ann')], 5)).toEqual([]);
     });
 
     it('does not store a private exchange of theirs that was waiting, or being embedded, when they forgot', async () => {

@@ -96,7 +96,7 @@ describe('the fusion plan', () => {
     expect([r.fused, r.kept, r.chunks.length]).toEqual([1, 3, 6]);
     const fused = r.chunks.find((c) => c.chunk.fusion === 'fused')!;
     expect(fused.chunk.text).toBe('[A]: The night train to Vienna leaves at 22:10\n[B]: the night train to Vienna leaves at 22:10');
-    expect(fused.chunk.lineage).toEqual({ chunkIds: [1, 11], threadIds: ['A', 'B'] });
+    expect(fused.chunk.lineage).toEqual({ chunkIds: [1, 11], threadIds: ['A', 'B'], roomIds: ['news_1'] });
     expect(fused.chunk.messageIds).toEqual(['m1', 'm11']);
     expect(fused.chunk.threadId).toBe('thr_f');
     expect(Math.hypot(...fused.vector)).toBeCloseTo(1, 5);

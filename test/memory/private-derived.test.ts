@@ -1,7 +1,8 @@
 /**
  * What thread operations derive from a thread's memory (a compaction's summaries, a fusion's copies
- * and pairs) never keeps a private exchange its asker forgot (`/forget private`), not even one the
- * operation read before the forgetting and would store after it.
+ * and pairs) never keeps a private exchange its asker forgot (`/forget private`): not one the
+ * operation read before the forgetting and stores after it, nor a copy in a fusion whose source
+ * thread is gone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -10,7 +11,7 @@ import { forgetCommand } from '../../src/memory/commands.js';
 import { ThreadService } from '../../src/memory/threads/thread-service.js';
 import type { ThreadChange } from '../../src/store/types.js';
 import { OTHER_ROOM, ROOM } from '../rooms/helpers.js';
-import { GARDEN, threadsApp, threadWith, TRAINS } from './thread-helpers.js';
+import { call, GARDEN, threadsApp, threadWith, TRAINS } from './thread-helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -124,5 +125,27 @@ describe('an operation that read a private exchange forgotten before it commits'
     }
     expect((await store.listThreads(ROOM)).length).toBe(before);
     expect(await everyText(a)).not.toMatch(/4921|Dr\. Lind/);
+  });
+});
+
+describe('a fusion’s copy of a private exchange', () => {
+  it('is forgotten by `/forget private` in the room it was asked in after its source thread was deleted', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const ferries = await threadWith(a, OTHER_ROOM, 'Ferries', GARDEN);
+    await privateAsks(a, ferries.id, [PIN], OTHER_ROOM);
+    await privateAsks(a, trains.id, [DOCTOR]);
+    // Fused into a thread of the first room, then the source in the other room is deleted (its copy in the fusion stays).
+    const { thread: fused } = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [trains.id, ferries.id] });
+    await call(a, 'DELETE', `/api/v1/threads/${ferries.id}`);
+    const { store } = a.salon;
+    const eves = async () => (await store.scanThreadMemory(fused.id, 0, 1000, false)).filter((c) => c.owner === EVE).map((c) => c.text);
+    // Copies of the first thread's chunks come first.
+    expect(await eves()).toEqual([DOCTOR, PIN]);
+
+    expect(await forget(a, OTHER_ROOM)).toContain('no longer remembers 1 private exchange');
+    expect(await eves()).toEqual([DOCTOR]);
+    expect(await everyText(a)).not.toContain('4921');
+    expect(await a.salon.store.searchMemoryLines('PIN garden shed lock 4921', [`${fused.id}\u0000${EVE}`], 5)).toEqual([]);
   });
 });

@@ -708,6 +708,22 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.getThread('t2'))!.title).toBe('t2');
       });
 
+      it('reads an owner’s private chunks in every thread, in id order, a page at a time', async () => {
+        const mine = { kind: 'exchange' as const, privileged: true, owner: 'u_ann', messageIds: [] };
+        const first = await store.addMemoryChunk(chunk('t1', 'mine in t1', mine), at(1));
+        await store.addMemoryChunk(chunk('t1', 'another asker’s', { ...mine, owner: 'u_bo' }), at(1));
+        // A public exchange keeps its asker as owner (a privileged thread's): not private memory.
+        await store.addMemoryChunk(chunk('t2', 'asked in public', { kind: 'exchange', owner: 'u_ann' }), at(1));
+        const second = await store.addMemoryChunk(chunk('t2', 'mine in t2', mine), at(2));
+        expect((await store.scanPrivateMemory('u_ann', 0, 10)).map((c) => [c.id, c.threadId, c.text, c.privileged])).toEqual([
+          [first.id, 't1', 'mine in t1', true],
+          [second.id, 't2', 'mine in t2', true],
+        ]);
+        expect((await store.scanPrivateMemory('u_ann', 0, 1)).map((c) => c.id)).toEqual([first.id]);
+        expect((await store.scanPrivateMemory('u_ann', first.id, 10)).map((c) => c.id)).toEqual([second.id]);
+        expect(await store.scanPrivateMemory('u_cy', 0, 10)).toEqual([]);
+      });
+
       it('refuses a message for a thread that no longer exists, writing nothing and taking no seq', async () => {
         const t = await store.ensureMainThread('news_1');
         const other = (

@@ -18,7 +18,7 @@ import { LocalGraph } from '../../search/graph/local-graph.js';
 import { Neighbours, type ReadVectors } from './neighbours.js';
 import { Turns } from './turns.js';
 import type { StoredMemoryChunk } from '../../store/types.js';
-import type { NewMemoryChunk } from '../types.js';
+import type { MemoryLineage, NewMemoryChunk } from '../types.js';
 import { saySameThing } from './same-meaning.js';
 
 /** Cosine from which two chunks are candidates for fusion (the fusion plan's default). */
@@ -422,7 +422,7 @@ function dimensionsOf(chunks: VectorChunk[], stored?: StoredVectors): number {
 
 /** A chunk as a new chunk of `target`, tracing back to where it came from. */
 function copyOf(c: StoredMemoryChunk | NewMemoryChunk, target: { threadId: string; roomId: string }): NewMemoryChunk {
-  const lineage = c.lineage ?? ('id' in c ? { chunkIds: [c.id], threadIds: [c.threadId] } : undefined);
+  const lineage = c.lineage ?? ('id' in c ? lineageOf(c) : undefined);
   // newChunkOf's object completed in place, not spread into another (a fusion copies ~14,000).
   const chunk = newChunkOf(c);
   chunk.threadId = target.threadId;
@@ -459,9 +459,9 @@ function fusedPair(
     add(y.vector);
   }
   const vector = scaleToUnit(sum!, norm);
-  const lineageOf = (c: StoredMemoryChunk) => c.lineage ?? { chunkIds: [c.id], threadIds: [c.threadId] };
-  const lx = lineageOf(x.chunk);
-  const ly = lineageOf(y.chunk);
+  const lx = x.chunk.lineage ?? lineageOf(x.chunk);
+  const ly = y.chunk.lineage ?? lineageOf(y.chunk);
+  const roomIds = [...new Set([...(lx.roomIds ?? []), ...(ly.roomIds ?? [])])];
   const text = marks ? `[${marks[0]}]: ${x.chunk.text}\n[${marks[1]}]: ${y.chunk.text}` : longer(x.chunk.text, y.chunk.text);
   return {
     chunk: {
@@ -474,11 +474,20 @@ function fusedPair(
       firstTs: x.chunk.firstTs < y.chunk.firstTs ? x.chunk.firstTs : y.chunk.firstTs,
       lastTs: x.chunk.lastTs > y.chunk.lastTs ? x.chunk.lastTs : y.chunk.lastTs,
       fusion: 'fused',
-      lineage: { chunkIds: [...new Set([...lx.chunkIds, ...ly.chunkIds])], threadIds: [...new Set([...lx.threadIds, ...ly.threadIds])] },
+      lineage: {
+        chunkIds: [...new Set([...lx.chunkIds, ...ly.chunkIds])],
+        threadIds: [...new Set([...lx.threadIds, ...ly.threadIds])],
+        ...(roomIds.length ? { roomIds } : {}),
+      },
     },
     vector,
     ...(marks ? { linesOf: [x.chunk.id, y.chunk.id] as [number, number] } : {}),
   };
+}
+
+/** The lineage of a stored chunk that has none yet: itself, its thread and its room. */
+export function lineageOf(c: Pick<StoredMemoryChunk, 'id' | 'threadId' | 'roomId'>): MemoryLineage {
+  return { chunkIds: [c.id], threadIds: [c.threadId], roomIds: [c.roomId] };
 }
 
 /** The later of two ISO times. */

@@ -24,6 +24,7 @@ import {
   consolidate,
   DEFAULT_FUSION_THRESHOLD,
   fuseMemories,
+  lineageOf,
   newChunkOf,
   type FusionResult,
   type PlannedChunk,
@@ -730,7 +731,7 @@ function unionOf(a: VectorChunk[], b: VectorChunk[], target: { threadId: string;
     chunk: {
       ...newChunkOf(c.chunk),
       ...target,
-      lineage: c.chunk.lineage ?? { chunkIds: [c.chunk.id], threadIds: [c.chunk.threadId] },
+      lineage: c.chunk.lineage ?? lineageOf(c.chunk),
       ...(kept ? { fusion: 'kept' as const } : {}),
     },
     get vector() {
