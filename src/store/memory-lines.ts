@@ -1,7 +1,8 @@
 /**
  * The line search of conversation memory, as both stores do it: each chunk's lines are indexed for
- * full-text search under the chunk's scope; a query keeps only its rarer terms, and a chunk scores
- * by its best line plus a little for each further matching line.
+ * full-text search and searched within the chunks' scopes (PostgreSQL keeps the scope on each
+ * line, SQLite reads it from the line's chunk); a query keeps only its rarer terms, and a chunk
+ * scores by its best line plus a little for each further matching line.
  */
 
 /** Lines a query term may match before the line search leaves it out (the vector search covers such questions). */

@@ -392,18 +392,31 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   CREATE INDEX memory_private_owner ON memory_chunks (owner, id) WHERE privileged = 1;
   `,
+  // 26: memory lines name no thread. The line search reads each matching line's chunk for its scope
+  // (SqliteStore.searchMemoryLines), so moving a chunk to another thread (a merge, a split) writes
+  // none of its lines: a private chunk's had to be deleted with FTS5's secure-delete and written
+  // again, ~4 ms each, all in the merge's one transaction. New lines leave the scope column empty
+  // (an FTS5 column cannot be dropped), the heir of a deleted original too; older lines keep theirs,
+  // which nothing reads (rewriting them would update private lines, which FTS5's secure-delete
+  // corrupted the index over: see SqliteStore.erasingLines).
+  `
+  DROP TRIGGER memory_copy_heir;
+  ${copyHeirTrigger(['text', 'message_ids', 'authors', 'words_key'], true, false)}
+  `,
 ];
 
 /**
- * The trigger that gives a deleted original's copies an heir (migrations 9, 12, 14 and 15): the lowest
- * copy takes the original's lines (under its own scope), its vector and the `inherited` columns;
+ * The trigger that gives a deleted original's copies an heir (migrations 9, 12, 14, 15 and 26): the lowest
+ * copy takes the original's lines (under its own scope, unless `scoped` is false), its vector and the `inherited` columns;
  * the other copies refer to the heir, so a reference never dangles and never chains; with
  * `lineRefs`, so do the fused pairs that referred to the original's lines (migration 13). Migration
  * 9's text is what it always was (`inherited` empty): a released migration never changes.
  */
-function copyHeirTrigger(inherited: string[], lineRefs = false): string {
+function copyHeirTrigger(inherited: string[], lineRefs = false, scoped = true): string {
   const takes = inherited.length ? `,\n      ${inherited.map((c) => `${c} = OLD.${c}`).join(', ')}` : '';
   const heir = '(SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)';
+  // Migration 26 on: lines name no thread.
+  const scope = scoped ? "CASE WHEN h.privileged = 1 AND coalesce(h.owner, '') <> '' THEN h.thread_id || char(0) || h.owner ELSE h.thread_id END" : "''";
   const refers = lineRefs
     ? `
     UPDATE memory_chunks SET lines_a = ${heir} WHERE lines_a = OLD.id;
@@ -415,7 +428,7 @@ function copyHeirTrigger(inherited: string[], lineRefs = false): string {
     -- The line slots one by one (16 = MEMORY_LINES_PER_CHUNK): FTS5 answers a rowid range by scanning everything.
     INSERT INTO memory_lines (rowid, text, scope)
       SELECT h.id * 16 + (l.rowid - OLD.id * 16), l.text,
-        CASE WHEN h.privileged = 1 AND coalesce(h.owner, '') <> '' THEN h.thread_id || char(0) || h.owner ELSE h.thread_id END
+        ${scope}
       FROM memory_chunks h, memory_lines l
       WHERE h.id = (SELECT min(id) FROM memory_chunks WHERE copy_of = OLD.id)
         AND l.rowid IN (OLD.id * 16 + 0, OLD.id * 16 + 1, OLD.id * 16 + 2, OLD.id * 16 + 3, OLD.id * 16 + 4, OLD.id * 16 + 5, OLD.id * 16 + 6, OLD.id * 16 + 7,

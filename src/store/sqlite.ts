@@ -16,7 +16,7 @@ import { SqliteReader } from './sqlite-reader.js';
 import { WriterSync, type WriterSettings } from './sqlite-writer-sync.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
-import { scopeOf, threadOfScope } from '../memory/scopes.js';
+import { threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables } from './sqlite-threads.js';
@@ -815,7 +815,7 @@ export class SqliteStore implements Store {
   /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */
   private writeMemoryRow(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
     const written = this.writeMemoryRowOnly(id, c, now, updatedAt, vector);
-    this.writeMemoryLines(written, c);
+    this.writeMemoryLines(written, c.text);
     return written;
   }
 
@@ -834,11 +834,15 @@ export class SqliteStore implements Store {
     return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector), lines?.[0] ?? null, lines?.[1] ?? null) as Row).id as number;
   }
 
-  private writeMemoryLines(id: number, c: Pick<NewMemoryChunk, 'text' | 'threadId' | 'privileged' | 'owner'>): void {
-    const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
-    const scope = scopeOf(c);
+  /**
+   * A chunk's lines, under its rowids (chunk id × 16 + line). They carry no scope (migration 26: the
+   * column stays, empty): the line search reads each matching line's chunk for it, so a chunk that
+   * moves to another thread keeps its lines as they are.
+   */
+  private writeMemoryLines(id: number, text: string): void {
+    const insert = this.sql("INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, '')");
     let written = 0;
-    lineSlots(c.text).forEach((text, i) => text.trim() && (written += insert.run(id * MEMORY_LINES_PER_CHUNK + i, text, scope).changes));
+    lineSlots(text).forEach((line, i) => line.trim() && (written += insert.run(id * MEMORY_LINES_PER_CHUNK + i, line).changes));
     this.termLines.linesWritten(written);
   }
 
@@ -887,7 +891,7 @@ export class SqliteStore implements Store {
       const vector = shared[k]?.vectors ? { vector: null, model: e.model } : e;
       this.writeMemoryRowOnly(ids[i], e.chunk, at, e.updatedAt ?? at, vector, shared[k]?.rows);
     });
-    full.forEach((i, k) => shared[k] || this.writeMemoryLines(ids[i], entries[i].chunk));
+    full.forEach((i, k) => shared[k] || this.writeMemoryLines(ids[i], entries[i].chunk.text));
     return ids;
   }
 
@@ -934,12 +938,12 @@ export class SqliteStore implements Store {
    */
   private ownLinesAfter(gone: number[]): void {
     const referring = this.sql(
-      'SELECT id, copy_of, text, thread_id, privileged, owner FROM memory_chunks WHERE lines_a = ? UNION SELECT id, copy_of, text, thread_id, privileged, owner FROM memory_chunks WHERE lines_b = ?',
+      'SELECT id, copy_of, text FROM memory_chunks WHERE lines_a = ? UNION SELECT id, copy_of, text FROM memory_chunks WHERE lines_b = ?',
     );
     const drop = this.sql('UPDATE memory_chunks SET lines_a = NULL, lines_b = NULL WHERE id = ?');
     for (const id of gone) {
       for (const r of referring.all(id, id) as Row[]) {
-        if (r.copy_of === null) this.writeMemoryLines(r.id, { text: r.text, threadId: r.thread_id, privileged: r.privileged === 1, owner: r.owner });
+        if (r.copy_of === null) this.writeMemoryLines(r.id, r.text);
         drop.run(r.id);
       }
     }
@@ -978,41 +982,16 @@ export class SqliteStore implements Store {
     return { fused: of('fused'), kept: of('kept') };
   }
 
-  private moveMemory(ids: number[], threadId: string, roomId: string): number | undefined {
-    const move = this.sql('UPDATE memory_chunks SET thread_id = ?, room_id = ? WHERE id = ? RETURNING privileged, owner');
-    const rescope = this.sql('UPDATE memory_lines SET scope = ? WHERE rowid = ?');
-    for (const id of ids) {
-      const row = move.get(threadId, roomId, id) as Row | undefined;
-      if (!row) return id;
-      const privileged = row.privileged === 1;
-      const scope = scopeOf({ threadId, privileged, owner: row.owner });
-      if (privileged) this.rescopePrivateLines(id, scope);
-      else for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) rescope.run(scope, id * MEMORY_LINES_PER_CHUNK + i);
-    }
-    return undefined;
-  }
-
   /**
-   * A private chunk's lines under a new scope: deleted erasingLines, then written again. An update
-   * is FTS5's deletion and a new line, which would leave the old line's terms behind; and an
-   * update, or a line written again, with secure-delete on, then deleted with it, corrupted the
-   * index in SQLite 3.53.2 (lines of more than ~4 KB: docs/architecture.md), so lines are only
-   * ever written with it off.
+   * Moves chunks to another thread: their rows only. Their lines name no thread (writeMemoryLines),
+   * so none is written: a private chunk's lines had to be deleted with FTS5's secure-delete and
+   * written again (~4 ms each), and a merge of a thread holding hundreds of private exchanges held
+   * the event loop that long in its one transaction.
    */
-  private rescopePrivateLines(chunkId: number, scope: string): void {
-    const read = this.sql('SELECT rowid, text FROM memory_lines WHERE rowid = ?');
-    const lines: Row[] = [];
-    for (let i = 0; i < MEMORY_LINES_PER_CHUNK; i++) {
-      const line = read.get(chunkId * MEMORY_LINES_PER_CHUNK + i) as Row | undefined;
-      if (line) lines.push(line);
-    }
-    if (!lines.length) return;
-    const remove = this.sql('DELETE FROM memory_lines WHERE rowid = ?');
-    this.erasingLines(() => {
-      for (const l of lines) remove.run(l.rowid);
-    });
-    const insert = this.sql('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)');
-    for (const l of lines) insert.run(l.rowid, l.text, scope);
+  private moveMemory(ids: number[], threadId: string, roomId: string): number | undefined {
+    const move = this.sql('UPDATE memory_chunks SET thread_id = ?, room_id = ? WHERE id = ?');
+    for (const id of ids) if (!move.run(threadId, roomId, id).changes) return id;
+    return undefined;
   }
 
   private deleteMemoryRows(ids: number[]): void {
@@ -1037,7 +1016,9 @@ export class SqliteStore implements Store {
    * and the line's terms stay in the file until a merge rewrites their segment. It costs ~25 times a
    * plain deletion (11 against 0.4 ms a chunk at 3,000 chunks), so only private lines get it
    * (docs/architecture.md); the setting is written back off in the same transaction. `change`
-   * only deletes lines (see rescopePrivateLines).
+   * only deletes lines: a line written again, or updated, with secure-delete on and later deleted
+   * with it corrupted the index in SQLite 3.53.2 (lines of more than ~4 KB: docs/architecture.md),
+   * so lines are only ever written with it off, and never updated.
    */
   private erasingLines(change: () => void): void {
     // Literals: FTS5 takes an integer only, and better-sqlite3 binds a number as a real.
@@ -1092,29 +1073,32 @@ export class SqliteStore implements Store {
     // Lines, best first; a chunk's first line in that order is its best. Several lines of one chunk
     // may match, so more lines than chunks are read.
     const marks = scopes.map(() => '?').join(',');
+    // A line names no thread (writeMemoryLines): the chunk it is a line of, read by rowid, says
+    // whose it is, as it says for a copy's and a fused pair's below.
     if (!this.sharesLines(scopes)) {
       const rows = await this.readLines(
-        // FTS5's own `rank` column (bm25, as configured) sorts inside FTS5 and reads a line's text and
-        // scope only when SQLite reaches it; `bm25(memory_lines) AS rank` read both for every matching
-        // line first (twice the time at 16,000 matches, ~15 % at 300).
-        `SELECT rowid, text, rank FROM memory_lines WHERE memory_lines MATCH ? AND scope IN (${marks}) ORDER BY rank LIMIT ?`,
+        // FTS5's own `rank` column (bm25, as configured) sorts inside FTS5 and reads a line's text
+        // only when SQLite reaches it; `bm25(memory_lines) AS rank` read it for every matching line
+        // first (twice the time at 16,000 matches, ~15 % at 300).
+        `SELECT memory_lines.rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, memory_lines.text AS text, memory_lines.rank AS rank
+           FROM memory_lines JOIN memory_chunks c ON c.id = memory_lines.rowid / ${MEMORY_LINES_PER_CHUNK}
+          WHERE memory_lines MATCH ? AND ${CHUNK_SCOPE} IN (${marks}) ORDER BY memory_lines.rank LIMIT ?`,
         [match, ...scopes, limit * 4],
       );
-      return bestLinePerChunk(lineHits(rows, 'rowid'), limit);
+      return bestLinePerChunk(lineHits(rows), limit);
     }
     // The lines of the chunks in `scopes`, the lines of originals whose copies are in them (a copy
     // has none of its own, migration 9) and those of the rows whose lines a fused pair's are
-    // (migration 13): one full-text match serves all three.
-    const sharing = (column: string) =>
+    // (migration 13): one full-text match serves all four.
+    const of = (column: string) =>
       `SELECT c.id AS chunk_id, h.text, h.rank FROM hits h JOIN memory_chunks c ON c.${column} = h.rowid / ${MEMORY_LINES_PER_CHUNK} WHERE ${CHUNK_SCOPE} IN (${marks})`;
     const rows = await this.readLines(
-      `WITH hits AS MATERIALIZED (SELECT rowid, text, scope, rank FROM memory_lines WHERE memory_lines MATCH ?)
-       SELECT rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, text, rank FROM hits WHERE scope IN (${marks})
-       UNION ALL ${sharing('copy_of')} UNION ALL ${sharing('lines_a')} UNION ALL ${sharing('lines_b')}
+      `WITH hits AS MATERIALIZED (SELECT rowid, text, rank FROM memory_lines WHERE memory_lines MATCH ?)
+       ${of('id')} UNION ALL ${of('copy_of')} UNION ALL ${of('lines_a')} UNION ALL ${of('lines_b')}
        ORDER BY rank LIMIT ?`,
       [match, ...scopes, ...scopes, ...scopes, ...scopes, limit * 4],
     );
-    return bestLinePerChunk(lineHits(rows, 'chunk_id'), limit);
+    return bestLinePerChunk(lineHits(rows), limit);
   }
 
   /**
@@ -1329,11 +1313,11 @@ export const TEXT_SEARCH_MAX_POSTINGS = 5_000;
 
 const CHUNK_SELECT = `SELECT c.*, i.kind AS item_kind, i.title AS item_title, i.url AS item_url, i.published_at AS item_published_at, i.source AS item_source, i.category AS category FROM chunks c JOIN items i ON i.id = c.item_id`;
 
-/** Line rows as LineHits: the chunk is `rowid` / 16 for a chunk's own lines, or the copy's id (`chunk_id`). */
-function lineHits(rows: Row[], chunk: 'rowid' | 'chunk_id'): LineHit[] {
+/** Line rows as LineHits: `chunk_id` is the chunk a line is found for (its own, a copy's or a fused pair's). */
+function lineHits(rows: Row[]): LineHit[] {
   // bm25() is lower-is-better and negative; flip it so higher is better.
   return rows.map((r) => ({
-    chunkId: chunk === 'rowid' ? Math.floor(r.rowid / MEMORY_LINES_PER_CHUNK) : (r.chunk_id as number),
+    chunkId: r.chunk_id as number,
     line: r.text as string,
     score: -r.rank,
   }));

@@ -31,7 +31,7 @@ function chunk(threadId: string, text: string, owner: string | null = null): New
 /** Line-search statements a store prepared on its own connection (its statement cache, read for the test). */
 function preparedMatches(store: SqliteStore): number {
   const statements = (store as unknown as { statements: Map<string, unknown> }).statements;
-  return [...statements.keys()].filter((sql) => /memory_lines MATCH \?( AND scope IN|\))/.test(sql) && !sql.includes('count(*)')).length;
+  return [...statements.keys()].filter((sql) => /memory_lines MATCH \?( AND |\))/.test(sql) && !sql.includes('count(*)')).length;
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];

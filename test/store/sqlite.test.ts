@@ -1106,3 +1106,104 @@ describe('SqliteStore: a fused pair’s lines and vector are its sources’ (mig
     await store.close();
   });
 });
+
+describe('SqliteStore: a chunk that moves keeps its full-text lines as they are (migration 26)', () => {
+  const AT = '2026-11-02T10:00:00.000Z';
+  const harbourVector = Float32Array.from([0.6, 0.8, 0]);
+  /** Every row of the full-text index's own tables: what a transaction that touches none of its lines leaves as it was. */
+  function fullText(store: SqliteStore): string {
+    const rows = (table: string) => store.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all();
+    return JSON.stringify(['memory_lines_data', 'memory_lines_idx', 'memory_lines_content', 'memory_lines_docsize', 'memory_lines_config'].map(rows), (_, v) =>
+      Buffer.isBuffer(v) ? v.toString('hex') : v,
+    );
+  }
+  const secret = (threadId: string, owner: string, text: string, n: number): NewMemoryChunk => ({
+    ...memoryWindow(threadId, text, n),
+    kind: 'exchange',
+    text: `Q: ${text}?\nA: ${'It is in the east hall, second row. '.repeat(140)}${text}.`,
+    messageIds: [],
+    privileged: true,
+    owner,
+  });
+
+  it('merges a thread holding private exchanges without writing a line: the full-text index is the same after its transaction', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    try {
+      await newThreads(store, 'thr_a', 'thr_b');
+      const kept = await store.addMemoryChunk(memoryWindow('thr_a', 'the harbour pier opens in May', 1), AT);
+      const moved = await store.addMemoryChunk(memoryWindow('thr_b', 'the harbour ferry leaves at noon', 2), AT);
+      const ann = await Promise.all([0, 1, 2].map((i) => store.addMemoryChunk(secret('thr_b', 'u_ann', `harbour locker ${i} code`, 3 + i), AT)));
+      const bo = await store.addMemoryChunk(secret('thr_b', 'u_bo', 'harbour bike code', 9), AT);
+      // A copy of one in a third thread (its lines are its original's).
+      await newThreads(store, 'thr_c');
+      await store.applyThreadChange({
+        at: AT,
+        expect: [],
+        addMemory: [{ chunk: secret('thr_c', 'u_ann', 'harbour locker 0 code', 3), vector: harbourVector, model: 'm@3', copyOf: ann[0].id }],
+      });
+      const before = fullText(store);
+
+      await store.applyThreadChange({
+        at: AT,
+        expect: [],
+        updateThreads: [{ id: 'thr_a' }, { id: 'thr_b', status: 'archived', mergedInto: 'thr_a' }],
+        moveMemory: [{ ids: [moved.id, ann[0].id, ann[1].id], threadId: 'thr_a', roomId: 'news_1' }],
+        moveThreadMemory: [{ fromThreadId: 'thr_b', threadId: 'thr_a', roomId: 'news_1' }],
+      });
+      expect(fullText(store)).toBe(before);
+      // Lines name no thread.
+      expect(store.db.prepare("SELECT count(*) FROM memory_lines WHERE scope <> ''").pluck().get()).toBe(0);
+
+      // Each line is found where its chunk is now, by whoever may see it there only.
+      const found = async (scopes: string[]) => (await store.searchMemoryLines('harbour', scopes, 20)).map((h) => h.chunkId).sort((x, y) => x - y);
+      const ids = (...chunks: { id: number }[]) => chunks.map((c) => c.id).sort((x, y) => x - y);
+      expect(await found(['thr_a'])).toEqual(ids(kept, moved));
+      expect(await found(['thr_a', 'thr_a\u0000u_ann'])).toEqual(ids(kept, moved, ...ann));
+      expect(await found(['thr_a\u0000u_bo'])).toEqual(ids(bo));
+      expect(await found(['thr_b', 'thr_b\u0000u_ann', 'thr_b\u0000u_bo'])).toEqual([]);
+      expect(await found(['thr_c\u0000u_ann'])).toHaveLength(1);
+      expect(await found(['thr_c'])).toEqual([]);
+      // Forgotten where it went, its lines go with it, and the index stays whole.
+      await store.applyThreadChange({ at: AT, expect: [], deleteMemory: ids(...ann) });
+      expect(await found(['thr_a', 'thr_a\u0000u_ann', 'thr_c\u0000u_ann'])).toEqual(
+        ids(kept, moved, { id: (await store.scanThreadMemory('thr_c', 0, 5))[0].id }),
+      );
+      store.db.exec("INSERT INTO memory_lines (memory_lines) VALUES ('integrity-check')");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('finds the lines written before it by their chunks, whatever scope they were written under', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v25.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 25).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 25');
+      old.exec(`INSERT INTO threads (id, room_id, title, created_at) VALUES ('thr_a', 'news_1', 'A', '${AT}'), ('thr_b', 'news_1', 'B', '${AT}')`);
+      const insert = old.prepare(
+        `INSERT INTO memory_chunks (id, thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at)
+         VALUES (?, 'thr_b', 'news_1', 'exchange', ?, '[]', '["Ann"]', '${AT}', '${AT}', ?, ?, ?, '${AT}', '${AT}')`,
+      );
+      insert.run(1, 'Q: where is the harbour pier?', 0, null, 'k1');
+      insert.run(2, 'Q: my harbour locker code?', 1, 'u_ann', 'k2');
+      old.prepare('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)').run(16, 'Q: where is the harbour pier?', 'thr_b');
+      old.prepare('INSERT INTO memory_lines (rowid, text, scope) VALUES (?, ?, ?)').run(32, 'Q: my harbour locker code?', 'thr_b\u0000u_ann');
+      old.close();
+
+      const store = new SqliteStore({ filename: file });
+      try {
+        await store.applyThreadChange({ at: AT, expect: [], moveThreadMemory: [{ fromThreadId: 'thr_b', threadId: 'thr_a', roomId: 'news_1' }] });
+        const found = async (scopes: string[]) => (await store.searchMemoryLines('harbour', scopes, 5)).map((h) => h.chunkId).sort();
+        expect(await found(['thr_a'])).toEqual([1]);
+        expect(await found(['thr_a', 'thr_a\u0000u_ann'])).toEqual([1, 2]);
+        expect(await found(['thr_b', 'thr_b\u0000u_ann'])).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});
