@@ -149,3 +149,40 @@ describe('a fusion’s copy of a private exchange', () => {
     expect(await a.salon.store.searchMemoryLines('PIN garden shed lock 4921', [`${fused.id}\u0000${EVE}`], 5)).toEqual([]);
   });
 });
+
+describe('what is derived from a thread that already keeps private text to its asker (locked in)', () => {
+  it('a merge’s new thread summary is made from messages only; a compaction’s summary of a private exchange is its asker’s and forgotten with it', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    const key = `Q: Where did I hide the spare key?\nA: ${'Under the third qzflowerpot by the blue door, behind the bench. '.repeat(20)}`;
+    await privateAsks(a, garden.id, [
+      key,
+      ...Array.from({ length: 20 }, (_, i) => `Q: What is locker ${i + 1} for?\nA: Locker ${i + 1} holds box ${i * 7 + 3}.`),
+    ]);
+    const base = a.salon.chat;
+    const summarised: string[] = [];
+    const chat: ChatModel = Object.assign(Object.create(base) as ChatModel, {
+      async summarize(text: string, query?: string): Promise<string> {
+        summarised.push(text);
+        return query?.startsWith('What was asked') ? 'Eve keeps the spare key under a qzflowerpot.' : 'Trains and gardens.';
+      },
+    });
+    const { store, memory, rooms } = a.salon;
+    const service = new ThreadService({ store, memory, chat, bridges: a.salon.threads.bridges, outlet: rooms });
+    await service.merge(trains.id, garden.id, 'admin');
+    for (let turn = 0; turn < 1_000 && (await store.getThread(trains.id))!.summary !== 'Trains and gardens.'; turn++)
+      await new Promise((r) => setTimeout(r, 5));
+    expect((await store.getThread(trains.id))!.summary).toBe('Trains and gardens.');
+    expect(summarised.join('\n')).not.toContain('qzflowerpot');
+
+    await service.compact(trains.id, 'admin');
+    const [summary] = (await store.scanThreadMemory(trains.id, 0, 1000, false)).filter((c) => c.text.includes('qzflowerpot'));
+    expect(summary).toMatchObject({ text: 'Eve keeps the spare key under a qzflowerpot.', privileged: true, owner: EVE, roomId: ROOM });
+    expect(
+      (await memory.search('where is the spare key', { threadId: trains.id, userId: 'u_someone', private: true }, 30)).map((h) => h.chunk.text).join('\n'),
+    ).not.toContain('qzflowerpot');
+    expect(await forget(a, ROOM)).toContain('no longer remembers 21 private exchanges');
+    expect(await everyText(a)).not.toContain('qzflowerpot');
+  });
+});
