@@ -5,6 +5,7 @@
  */
 import { commentLabel } from '../ai/grounded-prompt.js';
 import { contentTerms, idfTable } from '../ai/local/extractive-text.js';
+import { asAsked, compoundsOf } from '../ai/local/kin.js';
 import type { ChunkRow } from '../content/types.js';
 import { chunkGroup } from '../search/chunk-refs.js';
 import type { SearchService } from '../search/types.js';
@@ -88,6 +89,7 @@ export async function broadSearch(
   const query = new Set(contentTerms(question));
   const texts: MatchedText[] = [];
   const evidence: ChunkRow[] = [];
+  const titleOf = (i: number) => rows.get(merged[i].hit.rowId)!.itemTitle;
   for (const m of merged) {
     const title = rows.get(m.hit.rowId)!.itemTitle;
     const chunk = await evidenceChunk(deps.store, rows.get(m.evidence.rowId)!, title, query);
@@ -95,9 +97,20 @@ export async function broadSearch(
     texts.push(matchQuery(stripTitle(chunk.text, title), query));
   }
   const idf = idfTable(texts.map(termsOf), query);
+  const held = heldIn(question, query);
   const candidates: Candidate[] = [];
   merged.forEach(({ hit, search, score }, i) =>
-    candidates.push(candidateOf(hit.group, rows.get(hit.rowId)!, evidence[i], score, search, windowOf(texts[i], idf), mostHeld(texts[i]))),
+    candidates.push(
+      candidateOf(
+        hit.group,
+        rows.get(hit.rowId)!,
+        evidence[i],
+        score,
+        search,
+        windowOf(texts[i], idf),
+        held(stripTitle(evidence[i].text, titleOf(i)), texts[i]),
+      ),
+    ),
   );
   const questionBest = results[results.length - 1].reduce((best, hit) => Math.max(best, hit.score), -Infinity);
   return { candidates, counts: results.map((r) => r.length), serviceMs, questionBest };
@@ -106,6 +119,19 @@ export async function broadSearch(
 /** The most distinct query terms one sentence of a matched text holds. */
 function mostHeld(m: MatchedText): number {
   return m.matches.reduce((most, terms) => Math.max(most, terms.length), 0);
+}
+
+/**
+ * The most distinct terms of `question` (`query`, its terms) one sentence of a text holds, a word
+ * it writes with a hyphen found written as one too (`post-mortem` and `postmortem`, kin.ts): "who
+ * wrote the post-mortem?" held one term of the article's "according to the postmortem, signed
+ * by …" and abstained. `matched` is the text matched with `query` already.
+ */
+function heldIn(question: string, query: ReadonlySet<string>): (text: string, matched: MatchedText) => number {
+  const compounds = compoundsOf(question, query);
+  if (!compounds.size) return (_, matched) => mostHeld(matched);
+  const wider = new Set([...query, ...compounds.keys()]);
+  return (text) => matchQuery(text, wider).matches.reduce((most, terms) => Math.max(most, new Set(asAsked(terms, compounds)).size), 0);
 }
 
 /** Share of a question's distinct content terms one sentence must hold to show the question is about it. */
@@ -130,7 +156,11 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
   if (candidates.some((c) => (c.held ?? 0) >= needed)) return true;
   if (itemId === undefined) return false;
   const query = new Set(contentTerms(question));
-  return (await store.chunksOfItem(itemId)).some((c) => c.part !== 'comment' && mostHeld(matchQuery(c.text, query)) >= needed);
+  const held = heldIn(question, query);
+  return (await store.chunksOfItem(itemId)).some((c) => {
+    if (c.part === 'comment') return false;
+    return held(c.text, matchQuery(c.text, query)) >= needed;
+  });
 }
 
 function candidateOf(key: string, hitRow: ChunkRow, chunk: ChunkRow, score: number, search: 1 | 2, excerpt: string, held: number): Candidate {

@@ -10,7 +10,7 @@
 import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
 import { answerType, hasCue } from '../ai/local/extractive-answer.js';
 import { askedUnits } from '../ai/local/asked-units.js';
-import { deedAsked, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
+import { deedAsked, isLightDeed, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
 import { asAsked, kinOf } from '../ai/local/kin.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
@@ -36,11 +36,19 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   const asked = askedTerms(question);
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
   // A kin ("melodrama" for "film") is found as the question's own term.
-  const kin = kinOf(asked);
+  const kin = kinOf(asked, question);
   const found = matchQuery(text, new Set([...asked, ...kin.keys()]), squashKeepingListEntries);
   const { flat, sentences } = found;
   if (flat.length <= max) return flat;
-  const matched = found.matches.map((m) => [...new Set(asAsked(m, kin))]);
+  // "Who makes orvaglutide?": a light verb not done to what is asked (`makes a weekly tablet
+  // possible`) is not the deed asked, and holds no term of the question (extractive-answer.ts).
+  const deed = answerType(question) === 'person' ? deedAsked(question) : null;
+  const light = deed !== null && isLightDeed(deed) ? deed : null;
+  const doneTo = new Set(asked.filter((t) => t !== light?.term));
+  const matched = found.matches.map((m, i) => {
+    const terms = [...new Set(asAsked(m, kin))];
+    return light && terms.includes(light.term) && !tellsDeed(sentences[i].text, light, doneTo) ? terms.filter((t) => t !== light.term) : terms;
+  });
   const idf = idfTable(matched);
   const weigh = askedUnits(question, asked);
   const scores = matched.map((m) => weigh(m, idf));
@@ -105,7 +113,8 @@ function answeringSentences(question: string, sentences: { text: string }[], mat
   const needed = termsNeeded(question);
   const deed = type === 'person' ? deedAsked(question) : null;
   if (deed) {
-    const told = sentences.map((s, i) => matched[i].length >= needed && tellsDeed(s.text, deed));
+    const others = new Set(matched.flat().filter((t) => t !== deed.term));
+    const told = sentences.map((s, i) => matched[i].length >= needed && tellsDeed(s.text, deed, others));
     if (told.some(Boolean)) return told.map((t, i) => (!t ? 0 : namesDoer(sentences[i].text, deed) ? 2 : 1));
   }
   const qWords = new Set(words(question));

@@ -9,7 +9,7 @@ import type { ChatMessage, ChatModel } from '../ai/types.js';
 import type { AssistantStage, Source } from '../protocol/messages.js';
 import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
-import { broadSearch, heldTogether, itemCommentCandidates } from './candidates.js';
+import { broadSearch, heldTogether, itemCommentCandidates, termsNeeded } from './candidates.js';
 import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
@@ -127,7 +127,7 @@ export class RagPipeline {
     const aboutComments = room.category === undefined && asksAboutComments(asked);
     const candidates =
       room.category !== undefined
-        ? inCategory(found.candidates, room.category)
+        ? inCategory(found.candidates, room.category, searched)
         : aboutComments
           ? found.candidates.filter((c) => c.kind !== 'comment' || c.itemId === room.id)
           : found.candidates;
@@ -240,11 +240,18 @@ export class RagPipeline {
 /**
  * The candidates of a topic room's category, when stage 1 found any: a topic room's questions are
  * about its category ("what is this room about?" in the Tech room was answered from a triage
- * pilot's nurses), but its title says little to the searches.
+ * pilot's nurses), but its title says little to the searches. Not when only another category's
+ * items hold most of the question's words in one sentence (`held`, termsNeeded) and none of the
+ * category's does: a story runs across categories, and "why did Veldra delay the gigafactory?" in
+ * the Tech room was answered from the Tech article's funding round, which names the factory, while
+ * the Business article on the delay gave the reason.
  */
-function inCategory(candidates: Candidate[], category: string): Candidate[] {
+function inCategory(candidates: Candidate[], category: string, question: string): Candidate[] {
   const kept = candidates.filter((c) => c.chunk.category === category);
-  return kept.length ? kept : candidates;
+  if (!kept.length) return candidates;
+  const needed = termsNeeded(question);
+  const about = (c: Candidate) => (c.held ?? 0) >= needed;
+  return kept.some(about) || !candidates.some(about) ? kept : candidates;
 }
 
 /** The listed sources the prompt kept; a recent chat that lost its oldest lines lists only the messages left. */

@@ -8,7 +8,7 @@ import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview, questionFocus } from '../../src/ai/questions.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
-import { deedAsked } from '../../src/ai/local/answer-cues.js';
+import { deedAsked, tellsDeed } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 
@@ -547,6 +547,100 @@ describe('a question of who did something', () => {
         'With four minutes left, the Bears had a chance to mount a game-winning drive.',
     };
     expect(await answerOf('Who won Cup XII?', [games])).toMatch(/Harbour Hawks/);
+  });
+});
+
+describe('a question of who makes something', () => {
+  it('reads a light verb not done to what is asked as no making of it', async () => {
+    // `makes a weekly tablet possible` held both of the question's words and told "makes": it was
+    // the whole answer, and the maker went unnamed.
+    const trial: GroundedSource = {
+      n: 1,
+      label: 'Weekly pill lorvatide cuts weight by 11%',
+      content:
+        'On 3 May, Brannoch Pharma presented the results of the phase 3 trial of lorvatide in Lisbon. ' +
+        "Lorvatide's half-life of about five days makes a weekly tablet possible. " +
+        'Nausea was the most common side effect.',
+    };
+    expect(await answerOf('Who makes lorvatide?', [trial])).toContain('Brannoch Pharma presented');
+  });
+
+  it('still reads the verb as the deed when done to what is asked', () => {
+    const deed = deedAsked('Who makes lorvatide?')!;
+    const others = new Set(['lorvatid']);
+    expect(tellsDeed('Brannoch Pharma makes lorvatide at its plant in Tarnby.', deed, others)).toBe(true);
+    expect(tellsDeed('Lorvatide is made by Brannoch Pharma.', deed, others)).toBe(true);
+    expect(tellsDeed('The scanner, made by Ostby Medical, was tested too.', deed, others)).toBe(false);
+    expect(tellsDeed("Lorvatide's half-life makes a weekly tablet possible.", deed, others)).toBe(false);
+    expect(tellsDeed('Twelve people have made more than 50 commits to lorvatide.', deed, others)).toBe(false);
+  });
+});
+
+describe('a question writing a word with a hyphen', () => {
+  it('finds the word its source writes as one', async () => {
+    // The question's "post" and "mortem" were not the report's "postmortem": "not covered".
+    const outage: GroundedSource = {
+      n: 1,
+      label: 'Harlow Rail signals fail for three hours',
+      content:
+        'Trains across the Harlow network stopped for three hours on Monday. ' +
+        "According to the postmortem, signed by the operator's head of safety, Mirela Vasquez-Orr, a software update had reset the signal timings. " +
+        'Services resumed at noon.',
+    };
+    expect(await answerOf('Who wrote the post-mortem?', [outage])).toMatch(/^According to the postmortem, signed by [^[]*Mirela Vasquez-Orr/);
+  });
+
+  it('finds a word its source writes with a hyphen where the question writes it as one', async () => {
+    const outage: GroundedSource = {
+      n: 1,
+      label: 'Harlow Rail signals fail for three hours',
+      content: 'The post-mortem, by Mirela Vasquez-Orr, blamed a software update. Services resumed at noon.',
+    };
+    expect(await answerOf('Who wrote the postmortem?', [outage])).toMatch(/^The post-mortem, by Mirela Vasquez-Orr/);
+  });
+});
+
+describe('a question of why answered without a reason', () => {
+  it('goes on with the sentence after the one saying what is asked about, which bears it out', async () => {
+    // "Early reviews suggest it is not yet fast." was the whole answer to "why are early benchmarks mixed?".
+    const review: GroundedSource = {
+      n: 1,
+      label: 'Harlow X1 phone goes on sale',
+      content:
+        'Harlow began selling the X1 phone on Monday. ' +
+        'Early reviews of the camera are poor. ' +
+        'In low light, testers found its pictures blurred and dark, though daylight shots were sharp. ' +
+        'Chapters',
+    };
+    expect(await answerOf('Why are early reviews of the camera poor?', [review])).toMatch(
+      /^Early reviews of the camera are poor\. \[1\] In low light, testers found its pictures blurred/,
+    );
+  });
+});
+
+describe('a question of what something costs', () => {
+  it('is led by a sentence holding its price, not by one holding its words and no amount', async () => {
+    // A comment's "anyone comparing it with a bus lane cost …" led over the council's `€1.42 billion`.
+    const budget: GroundedSource = {
+      n: 1,
+      label: 'Dunmere approves the harbour tram',
+      content: 'Dunmere council approved a budget of €800 million for the harbour tram. Construction starts in May.',
+    };
+    const comment: GroundedSource = {
+      n: 2,
+      label: 'Comment by railfan',
+      content: 'Anyone weighing the tram cost against a bus lane cost should count that a tram lasts forty years.',
+    };
+    expect(await answerOf('How much does the tram cost?', [budget, comment])).toMatch(/^Dunmere council approved a budget of €800 million/);
+  });
+
+  it('is still answered by a sentence saying no price was given, where no sentence holds one', async () => {
+    const pill: GroundedSource = {
+      n: 1,
+      label: 'Brannoch reports lorvatide trial',
+      content: 'Brannoch Pharma did not disclose what lorvatide will cost. The trial enrolled 2,000 adults.',
+    };
+    expect(await answerOf('How much does lorvatide cost?', [pill])).toMatch(/^Brannoch Pharma did not disclose what lorvatide will cost\./);
   });
 });
 

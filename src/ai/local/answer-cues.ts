@@ -4,7 +4,7 @@
  * deed a "who" question asks the doer of ("who forked TesseraDB?"), and whether a sentence's
  * reason bears on the question's words ("resigned because …").
  */
-import { irregularBase, termOf, words } from './extractive-text.js';
+import { contentTerms, irregularBase, termOf, words } from './extractive-text.js';
 
 /**
  * A price asked: "how much did Orrery-2 cost?", "how much was paid …?". The words after "how much"
@@ -81,21 +81,51 @@ const VERB_ENDING = /(?:ed|ing)$/;
 const WRITTEN = /[\p{L}\p{N}]+(?:[-\u2010\u2011][\p{L}\p{N}]+)*/gu;
 
 /**
+ * Verbs whose sense is carried by what follows them: `makes a weekly tablet possible`, `made more
+ * than 50 commits`, `takes six months`, `gives it a half-life` tell no making, taking or giving of
+ * the thing asked about.
+ */
+const LIGHT_VERBS = new Set(['make', 'take', 'give', 'get'].map(termOf));
+/** Words after a light verb within which the thing asked about must stand to be what the deed is done to: `makes the drug orvaglutide`. */
+const DONE_TO_WITHIN = 3;
+
+/**
  * Whether the sentence tells the deed done (`had forked the last release`, `wrote it`), not only
  * names it as a thing (`a public letter supporting the fork`, `on a hard fork`): a word of the
  * deed's term in the question's own form, a verb's ending or an irregular form (`wrote`, `won`),
- * not right after a determiner or a number, nor part of a compound (`a game-winning drive`).
+ * not right after a determiner or a number, nor part of a compound (`a game-winning drive`). A
+ * light verb (`make`, `take`, …) tells the deed only when done to what the question names
+ * (`others`, its terms besides the deed's; doneTo): "who makes orvaglutide?" was answered with `orvaglutide's half-life of about six days makes
+ * a weekly tablet possible`, which names no maker.
  */
-export function tellsDeed(sentence: string, deed: { word: string; term: string }): boolean {
+export function tellsDeed(sentence: string, deed: { word: string; term: string }, others?: ReadonlySet<string>): boolean {
   const tokens = sentence.toLowerCase().match(WRITTEN) ?? [];
+  const light = others !== undefined && isLightDeed(deed);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (termOf(t) !== deed.term) continue;
     if (t !== deed.word && !VERB_ENDING.test(t) && irregularBase(t) === undefined) continue;
     const before = tokens[i - 1] ?? '';
-    if (!THING_BEFORE.has(before) && !/^\d/.test(before)) return true;
+    if (THING_BEFORE.has(before) || /^\d/.test(before)) continue;
+    if (!light || doneTo(tokens, i, others)) return true;
   }
   return false;
+}
+
+/** Whether the deed's verb is a light one (`make`, `take`, `give`, `get`), whose sense is what it is done to. */
+export function isLightDeed(deed: { term: string }): boolean {
+  return LIGHT_VERBS.has(deed.term);
+}
+
+/**
+ * Whether the light verb at `at` is done to one of `others`: within DONE_TO_WITHIN words after it
+ * (`makes orvaglutide`), or before it in a passive with its doer (`orvaglutide, made by`; not
+ * `the software, TriageAssist, made by …` for "who makes orvaglutide?").
+ */
+function doneTo(tokens: string[], at: number, others: ReadonlySet<string>): boolean {
+  const asked = (w: string) => contentTerms(w).some((t) => others.has(t));
+  if (tokens[at + 1] === 'by') return tokens.slice(0, at).some(asked);
+  return tokens.slice(at + 1, at + 1 + DONE_TO_WITHIN).some(asked);
 }
 
 /** Words before the doer's name in a passive: `built by the`, `restored by a`. */

@@ -10,8 +10,8 @@ import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words
 import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits, type UnitWeigher } from './asked-units.js';
-import { asAsked, kinOf } from './kin.js';
-import { deedAsked, explainsQuestionTerm, headlineCause, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
+import { asAsked, kinOf, withJoined } from './kin.js';
+import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
@@ -193,7 +193,14 @@ export function scoreSentences(
   const asked = askedTerms(question);
   const qTerms = [...new Set(asked)];
   const qSet = new Set(qTerms);
-  const kin = kinOf(qTerms);
+  const kin = kinOf(qTerms, question);
+  const type = answerType(question);
+  // "Who makes orvaglutide?": a light verb not done to what is asked (`makes a weekly tablet
+  // possible`) is another sense of the word, and holds no term of the question.
+  const deed = type === 'person' ? deedAsked(question) : null;
+  const doneTo = deed ? new Set([...qTerms, ...kin.keys()].filter((t) => t !== deed.term)) : undefined;
+  const otherSense = (text: string, terms: string[]) =>
+    deed !== null && isLightDeed(deed) && terms.includes(deed.term) && !tellsDeed(text, deed, doneTo) ? terms.filter((t) => t !== deed.term) : terms;
   const all = sources
     .flatMap((src, rank) => {
       const label = new Set(asAsked(contentTerms(src.label), kin));
@@ -203,7 +210,7 @@ export function scoreSentences(
         rank,
         index,
         text: s.text,
-        terms: asAsked(contentTerms(s.text), kin),
+        terms: otherSense(s.text, asAsked(withJoined(contentTerms(s.text), s.text, qSet), kin)),
         label,
         comment,
       }));
@@ -218,7 +225,6 @@ export function scoreSentences(
   const total = weigh(qTerms, idf) || 1;
   const qPairs = pairs(asked);
   const qWords = new Set(words(question));
-  const type = answerType(question);
   const counting = COUNT_ASKED.test(question);
   const negated = NEGATOR.test(question);
   // "How much did the ships cost?": `cost` names the kind of answer; a sentence whose only
@@ -241,7 +247,6 @@ export function scoreSentences(
   // only beside it (not `due on 1 June, TesseraDB will be distributed under the Tessera Community
   // Licence`); where none does, a name beside the question's words still may (`the defending
   // Super Bowl XLIX champion New England Patriots` for "who won Super Bowl XLIX?").
-  const deed = type === 'person' ? deedAsked(question) : null;
   // The deed told in a source naming something else the question does (`I've made mistakes`, in
   // the studio's article, tells no deed for "who makes orvaglutide?").
   const bySource = new Map<number, Set<string>>();
@@ -251,7 +256,7 @@ export function scoreSentences(
     bySource.set(s.n, terms);
   }
   const aboutTheRest = (n: number, term: string) => qTerms.some((t) => t !== term && bySource.get(n)!.has(t));
-  const told = deed ? all.map((s) => tellsDeed(s.text, deed) && aboutTheRest(s.n, deed.term)) : [];
+  const told = deed ? all.map((s) => tellsDeed(s.text, deed, doneTo) && aboutTheRest(s.n, deed.term)) : [];
   const deedTold = told.some(Boolean);
 
   const coverage: number[] = [];
@@ -387,6 +392,11 @@ const ASKS_WHO_SOMEONE_IS = /\b[Ww]ho(?:'s|\s+(?:is|was|are|were))\s+\p{Lu}/u;
 
 /** An amount of money: `€1.9 billion`, `$410m`, `12 million euros`, `US$3`. */
 const MONEY = /[€$£¥₹]\s?\d|\d\s*(million|billion|thousand|bn|m|k)?\s*(euros?|dollars?|pounds?|yen|francs?|marks|kron(a|or|er)|rupees?|pesos?|cents?)\b/i;
+
+/** Whether the sentence holds an amount of money (`€1.9 billion`, `12 million euros`). */
+export function holdsMoney(sentence: string): boolean {
+  return MONEY.test(sentence);
+}
 
 /**
  * "How long is the film?", "how long was the line?": a length or a span of time, not any number.

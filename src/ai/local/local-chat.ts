@@ -5,7 +5,15 @@
  * do not; summarises by picking the most central sentences. Answers stream word by word.
  */
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
-import { scoreSentences, sourceSentences, type AnswerWeights, DEFAULT_ANSWER_WEIGHTS } from './extractive-answer.js';
+import {
+  answerType,
+  holdsMoney,
+  scoreSentences,
+  sourceSentences,
+  type AnswerWeights,
+  type ScoredSentence,
+  DEFAULT_ANSWER_WEIGHTS,
+} from './extractive-answer.js';
 import { centralSentences } from './extractive-summary.js';
 import {
   asksAboutComments,
@@ -19,7 +27,7 @@ import {
 } from '../questions.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
-import { namesSubject, priceTerms } from './answer-cues.js';
+import { namesSubject, priceTerms, REASON_CUE } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
 import { cosine } from '../vectors.js';
@@ -137,13 +145,16 @@ export class LocalChatModel implements ChatModel {
     const prompt = { ...asked, question: withAntecedent(questionFocus(asked.question), recent, asked.topic.split('\n', 1)[0]) };
     const sim = await this.similarities(prompt, signal);
     const primary = primarySource(prompt)?.n;
-    const ranked = withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
-      (s) => !asksInDocument(prompt.sources, s),
+    const relevant = (s: ScoredSentence) =>
+      sim ? s.coverage + COSINE_WEIGHT * (sim.question.get(s.text) ?? 0) >= this.minRelevance : s.coverage >= this.minCoverage;
+    const ranked = pricedFirst(
+      prompt.question,
+      withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter((s) => !asksInDocument(prompt.sources, s)),
+      relevant,
     );
     const top = ranked[0];
     if (!top) return NOT_COVERED;
-    const relevant = sim ? top.coverage + COSINE_WEIGHT * (sim.question.get(top.text) ?? 0) >= this.minRelevance : top.coverage >= this.minCoverage;
-    if (!relevant) return NOT_COVERED;
+    if (!relevant(top)) return NOT_COVERED;
     const named = sourcesNaming(prompt, top.text);
     const namesWhatIsAsked = namingSubject(prompt.question);
     const chosen = [top];
@@ -160,6 +171,12 @@ export class LocalChatModel implements ChatModel {
       if (s.lacksAnswer && s.n !== top.n) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
       if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
+    }
+    // "Why are early benchmarks mixed?": a sentence saying what is asked about without a reason
+    // (`Early reviews suggest it is not yet fast.`) is borne out by the prose after it in its source.
+    if (chosen.length === 1 && chosen.length < this.maxSentences && answerType(prompt.question) === 'reason' && !REASON_CUE.test(top.text)) {
+      const next = ranked.find((s) => s.n === top.n && s.index === top.index + 1);
+      if (next && isDocument(prompt.sources, next.n) && PROSE_END.test(next.text) && quoteKey(next.text) !== quoteKey(top.text)) chosen.push(next);
     }
     return chosen.map((s) => `${quoted(quotedAs(prompt.sources, s))} [${s.n}]`).join(' ');
   }
@@ -259,13 +276,26 @@ function namingSubject(question: string): (sentence: string) => boolean {
   const asked = new Set(askedTerms(question));
   const price = priceTerms(question);
   const subject = new Set([...asked].filter((t) => !price.has(t)));
-  const kin = kinOf(asked);
+  const kin = kinOf(asked, question);
   return (sentence) =>
     namesSubject(
       asAsked(contentTerms(sentence), kin).filter((t) => asked.has(t)),
       price,
       subject,
     );
+}
+
+/**
+ * The ranked sentences, for a price question ("how much does the tram cost?") led by the best one
+ * holding a price of what it asks about (one not `lacksAnswer`) when that one is relevant, not by a
+ * sentence holding the question's words and no amount of money at all: a comment's "anyone comparing it
+ * with a bus lane cost should include …" led over the council's `approved a budget of €1.42
+ * billion`. With no such sentence the order stays: "it did not disclose a planned price" answers.
+ */
+function pricedFirst(question: string, ranked: ScoredSentence[], relevant: (s: ScoredSentence) => boolean): ScoredSentence[] {
+  if (!ranked[0] || holdsMoney(ranked[0].text) || answerType(question) !== 'number' || !priceTerms(question).size) return ranked;
+  const priced = ranked.find((s) => !s.lacksAnswer);
+  return priced && relevant(priced) ? [priced, ...ranked.filter((s) => s !== priced)] : ranked;
 }
 
 /** A sentence that ends asking: `… and you voted to unionise?`, closing quotes or brackets after the mark. */
@@ -282,10 +312,18 @@ function asksInDocument(sources: GroundedSource[], s: { n: number; text: string 
   return ASKS.test(s.text) && (sources.find((src) => src.n === s.n)?.section ?? 'document') === 'document';
 }
 
+/** A sentence of prose ends with a full stop or an exclamation mark: a list's entries and headings (`Chapters`) end with none. */
+const PROSE_END = /[.!]["'\u201d\u2019)\]]*$/;
+
+/** Whether source `n` is a document (not the discussion nor a remembered exchange). */
+function isDocument(sources: GroundedSource[], n: number): boolean {
+  return (sources.find((src) => src.n === n)?.section ?? 'document') === 'document';
+}
+
 /** Whether `sentence` holds two or more of the question's distinct terms (a kin counting as its term). */
 function sharesMoreThanAWord(question: string, sentence: string): boolean {
   const asked = new Set(askedTerms(question));
-  const held = new Set(asAsked(contentTerms(sentence), kinOf(asked)).filter((t) => asked.has(t)));
+  const held = new Set(asAsked(contentTerms(sentence), kinOf(asked, question)).filter((t) => asked.has(t)));
   return held.size > 1;
 }
 
