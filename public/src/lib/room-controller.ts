@@ -8,7 +8,7 @@
  * holds a copy only so an offline page still shows the conversation and the unsent messages.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { AssistantStage, Member, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
+import type { Member, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
 import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
@@ -16,6 +16,7 @@ import { PendingForgets } from './pending-forgets.js';
 import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
+import { AnswersInProgress, type AnswerInProgress } from './answers-in-progress.js';
 import { TypingList } from './typing-list.js';
 
 /** The server refuses longer messages (DESIGN: text is capped at 4,000 characters). */
@@ -35,12 +36,7 @@ const REFUSED_AS_WRITTEN = new Set(['ERR_BAD_MESSAGE', 'ERR_BAD_THREAD_OP', 'ERR
 /** Notices a successful rejoin does not clear. */
 const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
 
-/** An assistant answer still being written. */
-export interface AnswerInProgress {
-  id: string;
-  stage: AssistantStage;
-  text: string;
-}
+export type { AnswerInProgress };
 
 function socketUrl(roomId: string): string {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -57,7 +53,7 @@ export class RoomController implements ReactiveController {
   members: Member[] = [];
   /** Everyone in the room; the server lists at most the first 200 in `members`. */
   memberCount = 0;
-  answers: AnswerInProgress[] = [];
+  private readonly inProgress = new AnswersInProgress();
   /** The latest problem worth showing; cleared by `dismissNotice` or a good reconnect. */
   notice: Notice | null = null;
   /** Set when the room cannot be joined at all (no such room). */
@@ -99,6 +95,11 @@ export class RoomController implements ReactiveController {
   /** The thread messages are shown from and sent to; '' before the room's first welcome. */
   get threadId(): string {
     return this.nav.threadId;
+  }
+
+  /** The assistant's answers still being written. */
+  get answers(): readonly AnswerInProgress[] {
+    return this.inProgress.list;
   }
 
   /** Other members typing now. */
@@ -294,7 +295,7 @@ export class RoomController implements ReactiveController {
     this.saveNow();
     this.members = [];
     this.memberCount = 0;
-    this.answers = [];
+    this.inProgress.clear();
     this.room = null;
     this.typists.clear();
   }
@@ -307,6 +308,7 @@ export class RoomController implements ReactiveController {
   private transmit(clientId: string, text: string, isPrivate: boolean, thread: string): void {
     if (this.status !== 'open') return;
     const threadId = thread || undefined;
+    if (isPrivate || AI_PREFIX.test(text)) this.inProgress.questionOut(clientId);
     if (!isPrivate) {
       this.connection?.send({ type: 'say', text, clientId, threadId });
       return;
@@ -344,7 +346,7 @@ export class RoomController implements ReactiveController {
         memory.mainThreadId = frame.threadId;
         memory.joined = true;
         this.status = 'open';
-        this.answers = (frame.pending ?? []).map((p) => ({ ...p }));
+        this.inProgress.replace(frame.pending ?? []);
         // Connection troubles are over; what the member should still read stays until dismissed.
         if (!KEEP_ON_REJOIN.has(this.notice?.code ?? '')) this.notice = null;
         if (frame.truncated) {
@@ -379,7 +381,9 @@ export class RoomController implements ReactiveController {
         this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.has(m.id));
         log.receive(m);
         this.typists.stop(m.author.id);
-        if (m.author.kind === 'assistant') this.answers = this.answers.filter((a) => a.id !== m.clientId);
+        if (m.author.kind === 'assistant') this.inProgress.finished([m.clientId]);
+        // Another member's question: an answer first seen before it is not its answer (answers-in-progress.ts).
+        else if (m.author.kind === 'user' && m.clientId && AI_PREFIX.test(m.text)) this.inProgress.questionOut(m.clientId);
         // A command typed in the composer may have changed the threads.
         if (m.author.kind === 'system') void this.nav.refresh();
         break;
@@ -392,17 +396,16 @@ export class RoomController implements ReactiveController {
         if (frame.user.id !== this.you?.id) this.typists.note(frame.user, frame.active);
         break;
       case 'assistant.progress':
-        this.updateAnswer(frame.id, (a) => ({ ...a, stage: frame.stage }));
+        this.inProgress.update(frame.id, (a) => ({ ...a, stage: frame.stage }));
         break;
       case 'assistant.delta':
-        this.updateAnswer(frame.id, (a) => ({ ...a, stage: 'writing', text: a.text + frame.text }));
+        this.inProgress.update(frame.id, (a) => ({ ...a, stage: 'writing', text: a.text + frame.text }));
         break;
       case 'assistant.done': {
         // The stored answer has its own id; the id it streamed under comes back as its clientId.
-        const done = new Set([frame.message.id, frame.message.clientId]);
         this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.has(frame.message.id));
         log.receive(frame.message);
-        this.answers = this.answers.filter((a) => !done.has(a.id));
+        this.inProgress.finished([frame.message.id, frame.message.clientId]);
         break;
       }
       case 'error':
@@ -431,8 +434,8 @@ export class RoomController implements ReactiveController {
       return;
     }
     if (clientId) this.memory!.log.fail(clientId, notice.message);
-    // An assistant failure ends every answer still shown as in progress; none will finish.
-    if (/^ERR_(AI|ASSISTANT)_/.test(code)) this.answers = [];
+    // An assistant failure ends the answer it concerns, not the others still being written.
+    this.inProgress.failed(code, clientId);
     this.notice = notice;
   }
 
@@ -446,13 +449,6 @@ export class RoomController implements ReactiveController {
     this.memberCount = 0;
     this.host.requestUpdate();
     return retry;
-  }
-
-  private updateAnswer(id: string, change: (a: AnswerInProgress) => AnswerInProgress): void {
-    const i = this.answers.findIndex((a) => a.id === id);
-    const current = i >= 0 ? this.answers[i] : { id, stage: 'searching' as AssistantStage, text: '' };
-    const next = change(current);
-    this.answers = i >= 0 ? this.answers.map((a, j) => (j === i ? next : a)) : [...this.answers, next];
   }
 
   private changed(): void {
