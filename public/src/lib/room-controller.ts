@@ -17,6 +17,7 @@ import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memor
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
 import { AnswersInProgress, type AnswerInProgress } from './answers-in-progress.js';
+import { storeWasReset } from './store-reset.js';
 import { TypingList } from './typing-list.js';
 
 /** The server refuses longer messages (DESIGN: text is capped at 4,000 characters). */
@@ -329,7 +330,9 @@ export class RoomController implements ReactiveController {
         this.memberCount = frame.memberCount ?? frame.members.length;
         const memory = this.memory!;
         log.adopt({ id: frame.you.id, name: frame.you.name, kind: 'user' });
-        const serverReset = frame.seq < log.lastSeq;
+        // A seq below what the page holds: a wiped store, or a node behind the others, whose history
+        // agrees with the page's and whose catch-up brings the rest (store-reset.ts).
+        const serverReset = storeWasReset(frame, log);
         // A truncated rejoin left a gap before its history that paging back must start above, so it
         // starts afresh from that history too (what was held before the gap comes back by paging).
         if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId || frame.truncated) {
