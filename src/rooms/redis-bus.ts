@@ -89,8 +89,19 @@ export class RedisRoomBus implements RoomBus {
   async join(roomId: string): Promise<void> {
     this.rooms.add(roomId);
     if (this.link.sub.status !== 'ready') return;
-    // A failure means the link is going down; the reconnection subscribes every room again.
-    await this.link.sub.subscribe(this.channelPrefix + roomId).catch(() => {});
+    await this.link.sub.subscribe(this.channelPrefix + roomId).catch((err: unknown) => this.subscribeFailed(roomId, err));
+  }
+
+  /**
+   * A link going down subscribes every room again when it is back. A SUBSCRIBE that fails on a link
+   * that stays up (a timeout, a refusal) left the room unheard on this node until the next outage,
+   * its members missing every other node's messages: the next heartbeat now subscribes every room
+   * again and tells the rooms core, which reads what they missed from the store, as after an outage.
+   */
+  private subscribeFailed(roomId: string, err: unknown): void {
+    if (this.closed || !this.link.isUp) return;
+    this.log.warn({ roomId, err }, 'room bus could not hear a room; subscribing every room again at the next heartbeat');
+    this.behind = true;
   }
 
   leave(roomId: string): void {

@@ -59,6 +59,29 @@ describeRedis('Redis room bus', () => {
       expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u1']);
     });
 
+    it('hears a room whose SUBSCRIBE failed on a link that stayed up, from the next heartbeat, and says it is back', async () => {
+      network = redisNetwork();
+      const [a, b] = await network.nodes(2);
+      const got: string[] = [];
+      b.subscribe((room, payload) => got.push(`${room}:${payload}`));
+      const changes: boolean[] = [];
+      b.onConnectionChange((connected) => changes.push(connected));
+      // A timeout or a refusal of this one command; the connection stays up.
+      const subscribe = vi.spyOn(b.link.sub, 'subscribe').mockRejectedValueOnce(new Error('Command timed out'));
+      await b.join('news_1');
+      expect(subscribe).toHaveBeenCalledTimes(1);
+      expect(b.link.isUp).toBe(true);
+      await eventually(
+        async () => {
+          await a.publish('news_1', 'hello');
+          return got;
+        },
+        (heard) => heard.includes('news_1:hello'),
+      );
+      // The rooms core is told, and reads from the store what the room missed meanwhile.
+      expect(changes).toContain(true);
+    });
+
     it('renews its entries without waiting for its connections’ probe or a reading of the clock', async () => {
       network = redisNetwork();
       const [a, b] = await network.nodes(2);
