@@ -9,6 +9,9 @@ import { required } from '../options.js';
 import type { RedisLink } from '../rooms/redis-link.js';
 import type { ChangeFeed } from './change-feed.js';
 
+/** Wait before subscribing again after a SUBSCRIBE failed on a link that stayed up. */
+export const RESUBSCRIBE_MS = 1_000;
+
 export interface RedisChangeFeedOptions {
   /** The room bus's connections (RedisRoomBus.link). */
   link: RedisLink;
@@ -48,13 +51,18 @@ export class RedisChangeFeed implements ChangeFeed {
     this.changeHandlers.push(handler);
   }
 
-  /** Subscribes (the link's connections do not resubscribe by themselves), then says the feed is heard. */
+  /**
+   * Subscribes (the link's connections do not resubscribe by themselves), then says the feed is
+   * heard. A failure on a link going down is retried by its return; one on a link that stays up (a
+   * timeout, a refusal) is retried here, or no notice would be heard until the next outage.
+   */
   private async listen(): Promise<void> {
     try {
       await this.link.sub.subscribe(this.channel);
     } catch (err) {
-      // The link is going down again; its return calls this once more.
-      this.log.debug({ err }, 'index change feed not subscribed');
+      if (!this.link.isUp) return void this.log.debug({ err }, 'index change feed not subscribed');
+      this.log.warn({ err }, `index change feed not subscribed; trying again in ${RESUBSCRIBE_MS / 1000} s`);
+      setTimeout(() => this.link.isUp && void this.listen(), RESUBSCRIBE_MS).unref();
       return;
     }
     this.announce(true);
