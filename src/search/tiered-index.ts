@@ -127,7 +127,7 @@ export class TieredIndex implements VectorIndex {
   private failedSearchGraph: HnswGraph | null = null;
   /** Failures of the graph in a row (a worker died, a build failed), for the rebuild's backoff. */
   private failures = 0;
-  /** The last failure, kept until a graph serves again: /readyz's `hnsw` check. */
+  /** The last failure, kept until a graph serves again: said in /readyz's `search` detail and the `salon_search_graph_failed` gauge. */
   private failure: { reason: string; at: number } | null = null;
   /** No graph is started before this time (Date.now()) after a failure. */
   private retryAt = 0;
