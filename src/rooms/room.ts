@@ -95,6 +95,12 @@ export class Room {
     this.info = info;
     this.threadId = threadId;
     this.seq = Math.max(this.seq, lastSeq);
+    // What was stored before the oldest message loaded is older than anything a member here gets
+    // live (every one joins after the load, its welcome read from memory or the store): it counts
+    // as delivered, so a catch-up does not send it again and an answer to it streams during one
+    // (hub.ts, toEveryone). The store commits seqs in order, so all of it was readable; a seq newer
+    // than that and missing from `recent` is not taken as delivered.
+    if (recent.length) this.delivered.addThrough(recent[0].seq - 1);
     for (const m of recent) this.remember(m);
   }
 
@@ -121,7 +127,13 @@ export class Room {
     return true;
   }
 
-  /** Whether this node delivered `seq` to the room's members (or it is older than the window). */
+  /**
+   * Whether this node delivered `seq` to the room's members, or it is older than the window, or it
+   * was stored before the oldest message the room loaded (Room.init). Not "at or below `seq`":
+   * messages from the bus go out as they come, so a seq a gap skipped stays undelivered below newer
+   * ones until the gap is read from the store (NodeSync.gap), and `seq` starts at the store's last
+   * seq read beside the loaded history, which may be newer than it.
+   */
   hasDelivered(seq: number): boolean {
     return this.delivered.has(seq);
   }

@@ -36,6 +36,26 @@ export class SeqWindow {
     this.bits[i >>> 5] |= 1 << (i & 31);
   }
 
+  /**
+   * Counts every seq up to `seq` as added, without a bit per seq older than the window: a room's
+   * messages stored before the oldest one it loaded (Room.init). `has` is as before.
+   */
+  addThrough(seq: number): void {
+    if (!isSeq(seq)) return;
+    if (seq > this.top) {
+      // Every seq the window then covers is at most `seq`.
+      this.bits.fill(0xffffffff);
+      this.top = seq;
+      return;
+    }
+    for (let s = Math.max(1, this.top - this.size + 1); s <= seq; s++) this.set(s);
+  }
+
+  private set(seq: number): void {
+    const i = seq % this.size;
+    this.bits[i >>> 5] |= 1 << (i & 31);
+  }
+
   private clear(seq: number): void {
     const i = seq % this.size;
     this.bits[i >>> 5] &= ~(1 << (i & 31));

@@ -529,6 +529,60 @@ describe('a catch-up from the store', () => {
     expect(frames.findIndex((f) => f.id === 'a5')).toBeGreaterThan(frames.findIndex((f) => f.message?.seq === 11));
   });
 
+  it('lets an answer to a question older than the history the room loaded stream during a catch-up, which sends none of those again', async () => {
+    await start();
+    // Thirty messages stored before anyone here joined: the room loads the newest (historySize, 20).
+    await storedElsewhere(30, 10);
+    const [member] = await members(1);
+    const welcome = framesOf(member).find((f) => f.type === 'welcome')!;
+    expect(welcome.history.map((m: Message) => m.seq)).toEqual(upTo(30).slice(-hub.options.historySize));
+    // Twenty-five more, delivered here: the room's memory moves on to the newest 20 (36–55).
+    for (const message of await storedElsewhere(25, 10)) hub.broadcast(ROOM, { type: 'message', message });
+    await until(() => member.seqs().length === 25);
+    // A catch-up from the room's start (a `sync` from far back) whose store read waits.
+    const read = hangRead(0);
+    await syncFrom(0);
+    await until(() => read.reached());
+    // An answer to message 5, stored before the room loaded (every member here joined after it),
+    // and one to message 35, delivered here and no longer in the room's memory.
+    await tagged({ type: 'assistant.progress', id: 'a1', stage: 'searching' }, 'a1', 5);
+    await tagged({ type: 'assistant.delta', id: 'a1', text: 'Old' }, 'a1', 5);
+    await tagged({ type: 'assistant.delta', id: 'a2', text: 'Less old' }, 'a2', 35);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(
+      framesOf(member)
+        .filter((f) => f.id === 'a1')
+        .map((f) => f.type),
+    ).toEqual(['assistant.progress', 'assistant.delta']);
+    expect(textsOf(member, 'a2')).toEqual(['Less old']);
+    read.release();
+    await until(() => !liveRoom().held.holding);
+    // The catch-up read messages 1–55 and found them all delivered: 1–10 are older than the
+    // welcome, and sent now they would arrive after it.
+    expect(member.seqs()).toEqual(upTo(55).slice(30));
+  });
+
+  it('holds an answer to a question a gap skipped, though the room delivered twenty newer ones, until the question went out', async () => {
+    await start();
+    const [member] = await members(1);
+    const stored = await storedElsewhere(40, 10);
+    // Every read from after message 10 waits: the catch-up below, and the gap's own a second on.
+    const read = hangRead(10);
+    // The other node's messages come as they were published, save 11 (its publish was lost): 12–40
+    // go out as they come, and the room's history (its newest 20) moves past 11.
+    for (const message of stored) if (message.seq !== 11) await live(message);
+    await until(() => member.seqs().length === 39);
+    await syncFrom(10);
+    await until(() => read.reached());
+    await tagged({ type: 'assistant.delta', id: 'a1', text: 'About 11' }, 'a1', 11);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(textsOf(member, 'a1')).toEqual([]);
+    read.release();
+    await until(() => textsOf(member, 'a1').length === 1 && !liveRoom().held.holding);
+    const frames = framesOf(member);
+    expect(frames.findIndex((f) => f.id === 'a1')).toBeGreaterThan(frames.findIndex((f) => f.message?.seq === 11));
+  });
+
   it('sends what a room holds past its cap in slices while the catch-up’s store read hangs, each message once', async () => {
     await start();
     const sockets = await members(2);

@@ -121,6 +121,21 @@ describe('SeqWindow', () => {
     expect([100, 999, 1000].map((s) => w.has(s))).toEqual([true, false, true]);
   });
 
+  it('counts every seq up to one as delivered at once, older than its window or not, and goes on from there', () => {
+    const fresh = new SeqWindow(64);
+    fresh.addThrough(100);
+    expect([1, 36, 37, 99, 100, 101].map((s) => fresh.has(s))).toEqual([true, true, true, true, true, false]);
+    fresh.add(103);
+    expect([100, 101, 102, 103].map((s) => fresh.has(s))).toEqual([true, false, false, true]);
+    // Below its top: the seqs up to it are added, those above are as they were.
+    const w = new SeqWindow(64);
+    for (const s of [50, 52, 90]) w.add(s);
+    w.addThrough(60);
+    expect([27, 40, 51, 59, 60, 61, 89, 90].map((s) => w.has(s))).toEqual([true, true, true, true, true, false, false, true]);
+    w.addThrough(0);
+    expect(w.has(61)).toBe(false);
+  });
+
   it('counts a seq that is no whole number ≥ 1 as delivered, and never takes it as its top', () => {
     const w = new SeqWindow(64);
     w.add(5);
