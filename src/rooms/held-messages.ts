@@ -237,19 +237,28 @@ export class HeldMessages {
     }
   }
 
-  /** The next of what was released to go out, taken; undefined once all went. */
+  /**
+   * The next of what was released to go out, taken; undefined once all went. A piece (or failure)
+   * of an answer whose end went out after it was released is dropped, as a held one is (`ended`):
+   * a catch-up sends the stored end of an answer whose live end is on its way out (`take` finds
+   * only what is held), and a delta after the end makes clients show an answer that never ends.
+   */
   next(): Held | undefined {
-    if (this.outAt >= this.out.length) return undefined;
-    const item = this.out[this.outAt++];
-    if (this.outAt === this.out.length) {
-      this.out = [];
-      this.outAt = 0;
+    for (;;) {
+      if (this.outAt >= this.out.length) return undefined;
+      const item = this.out[this.outAt++];
+      if (this.outAt === this.out.length) {
+        this.out = [];
+        this.outAt = 0;
+      }
+      if (item.message) {
+        this.outSeqs.delete(item.message.seq);
+        this.outMessages--;
+        return item;
+      }
+      this.outFrames--;
+      if (item.answer === undefined || !this.answered.has(item.answer)) return item;
     }
-    if (item.message) {
-      this.outSeqs.delete(item.message.seq);
-      this.outMessages--;
-    } else this.outFrames--;
-    return item;
   }
 
   /** The oldest of what the room holds or released, taken, for a room `overfull` to send at once. */

@@ -708,6 +708,22 @@ describe('HeldMessages', () => {
     expect(h.holdFrame('a3 after', 'a3', undefined, true)).toBe(false);
   });
 
+  it('drops a piece of an answer on its way out (released past the cap) once the answer’s end went out before it', () => {
+    const h = new HeldMessages();
+    h.begin();
+    h.hold(held(4), false);
+    h.holdFrame('p1', 'a1');
+    h.holdFrame('notice');
+    h.release();
+    // The catch-up sends the answer's stored end (its live one, if any, is on its way out too).
+    h.ended('a1');
+    const out: string[] = [];
+    for (let item = h.next(); item; item = h.next()) out.push(item.frame);
+    expect(out).toEqual(['m4', 'notice']);
+    expect(h.releasing).toBe(false);
+    expect(h.end()).toEqual([]);
+  });
+
   it('gives frames without a seq back behind the message held before them, and drops the pieces of an answer that ended', () => {
     const h = new HeldMessages();
     expect(h.holdFrame('early')).toBe(false);
