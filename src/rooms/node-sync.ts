@@ -84,8 +84,8 @@ export class NodeSync {
   private readonly releasing = new Map<Room, Promise<void>>();
   /** Rooms waiting to see whether seqs a bus message skipped arrive (gap). */
   private readonly gaps = new Map<Room, { after: number; upTo: number }>();
-  /** roomId → the lowest seq whose publish failed, for the `sync` to send (publishFailed). */
-  private readonly failedPublishes = new Map<string, number>();
+  /** roomId → the lowest seq whose publish failed, for the `sync` to send (publishFailed), and its timer. */
+  private readonly failedPublishes = new Map<string, { seq: number; timer: NodeJS.Timeout }>();
   private readonly timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: NodeSyncDeps) {
@@ -186,16 +186,22 @@ export class NodeSync {
   publishFailed(roomId: string, seq: number): void {
     const waiting = this.failedPublishes.get(roomId);
     if (waiting !== undefined) {
-      this.failedPublishes.set(roomId, Math.min(waiting, seq));
+      waiting.seq = Math.min(waiting.seq, seq);
       return;
     }
-    this.failedPublishes.set(roomId, seq);
-    setTimeout(() => {
-      const from = this.failedPublishes.get(roomId) ?? seq;
-      this.failedPublishes.delete(roomId);
-      // Cut off meanwhile: the return's own `sync` covers it.
-      if (this.connected) this.publish(roomId, 'sync', JSON.stringify({ from: from - 1 }));
-    }, SYNC_AFTER_FAILED_PUBLISH_MS).unref();
+    const timer = setTimeout(() => this.flushFailedPublish(roomId), SYNC_AFTER_FAILED_PUBLISH_MS);
+    timer.unref();
+    this.failedPublishes.set(roomId, { seq, timer });
+  }
+
+  /** Sends the `sync` a failed publish in `roomId` waits for (publishFailed), now. */
+  private flushFailedPublish(roomId: string): void {
+    const waiting = this.failedPublishes.get(roomId);
+    if (!waiting) return;
+    clearTimeout(waiting.timer);
+    this.failedPublishes.delete(roomId);
+    // Cut off meanwhile: the return's own `sync` covers it.
+    if (this.connected) this.publish(roomId, 'sync', JSON.stringify({ from: waiting.seq - 1 }));
   }
 
   /** Members of a room this node has no live copy of, from the shared presence. */
@@ -244,10 +250,15 @@ export class NodeSync {
     return rooms;
   });
 
-  /** Stops rechecking and sends the announcements still pending (the leaves of a closing node). */
+  /**
+   * Stops rechecking and sends the announcements still pending: the leaves of a closing node, and
+   * the `sync` of a publish that failed in its last second (sent when its timer fired, it found the
+   * bus closed, and the other nodes never read the message). A gap's wait finds its room gone.
+   */
   close(): void {
     if (this.timer) clearInterval(this.timer);
     for (const roomId of [...this.pokes]) this.flushPoke(roomId);
+    for (const roomId of [...this.failedPublishes.keys()]) this.flushFailedPublish(roomId);
   }
 
   /** This node's members of `roomIds` were back in the shared presence after it was late: the others read them again. */

@@ -4,7 +4,7 @@
  * on the envelope's word but read from the store, and the room goes on either way.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
+import { decodeEnvelope, encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
 import { parseBusMessage } from '../../src/rooms/bus-message.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
 import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
@@ -103,6 +103,32 @@ describe('the room bus edge', () => {
     expect(ann.conn.frames('message').map((f) => f.message.seq)).toEqual(Array.from({ length: last.seq - 1 }, (_, i) => i + 2));
     expect(read).toHaveBeenCalled();
     expect((await member('Bob')).welcome.history.map((m: Message) => m.text)).not.toContain('a notice');
+  });
+
+  it('tells the other nodes to read a message whose publish failed when it closes before the second it waits is up', async () => {
+    await member('Ann');
+    const heard: string[] = [];
+    other.subscribe((_roomId, payload) => void heard.push(payload));
+    const publish = hub.bus.publish.bind(hub.bus);
+    vi.spyOn(hub.bus, 'publish').mockImplementation(async (roomId, payload) => {
+      if (payload.includes('refused')) throw new Error('Command timed out');
+      return publish(roomId, payload);
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      hub.broadcast(ROOM, { type: 'message', message: await storedElsewhere('refused') });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual(['room bus publish failed']);
+      await hub.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      const syncs = heard.map((p) => decodeEnvelope(p)).filter((e) => e?.delivery === 'sync');
+      expect(syncs.map((e) => JSON.parse(e!.frame))).toEqual([{ from: 0 }]);
+      // Nothing is left to fire on the closed bus.
+      await vi.runOnlyPendingTimersAsync();
+      expect(warnings.filter((w) => w === 'room bus publish failed')).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reads a message from the bus only when it is one of this room’s, whole', () => {
