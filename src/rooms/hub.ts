@@ -392,6 +392,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
    * among the answers being written.
    */
   private awaitAskerReturn(roomId: string, userId: string): void {
+    // Closing: the assistant ended every ask first, and each socket closed leaves its room after
+    // `close` cleared these timers; one armed now would read the presence of a closed bus.
+    if (this.closing) return;
     const key = `${roomId}\n${userId}`;
     clearTimeout(this.leftAskers.get(key));
     const timer = setTimeout(() => {

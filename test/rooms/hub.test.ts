@@ -230,6 +230,19 @@ describe('RoomHub with fake connections', () => {
     expect(leave.mock.calls).toEqual([['news_1']]);
   });
 
+  it('arms no wait for an asker’s return for the members its closing sends away', async () => {
+    await member('Ann');
+    const read = vi.spyOn(hub.bus.presence, 'list');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await hub.close();
+      await vi.runOnlyPendingTimersAsync();
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('keeps memory bounded: a dropped room holds no members or sessions', async () => {
     const a = await member('Ana');
     a.session.closed();
