@@ -52,16 +52,45 @@ export async function moveMemory(sql: Sql, ids: number[], threadId: string, room
 
 /** Store.pruneMemory; call inside a transaction. */
 export async function pruneIn(sql: Sql, threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]> {
-  const expired = await sql.query('SELECT id FROM memory_chunks WHERE updated_at < $1 ORDER BY updated_at, id LIMIT $2 FOR UPDATE', [olderThan, limit ?? null]);
-  const ids = expired.rows.map((r) => r.id as number);
+  const expired = await sql.query('SELECT id FROM memory_chunks WHERE updated_at < $1 ORDER BY updated_at, id LIMIT $2', [olderThan, limit ?? null]);
+  const ids = await deleteExpired(
+    sql,
+    expired.rows.map((r) => r.id as number),
+    olderThan,
+  );
   if (threadId !== null && (limit === undefined || ids.length < limit)) {
     const over = await sql.query(
       'SELECT id FROM memory_chunks WHERE thread_id = $1 AND updated_at >= $2 ORDER BY updated_at DESC, id DESC OFFSET $3 FOR UPDATE',
       [threadId, olderThan, maxPerThread],
     );
     const oldestFirst = over.rows.map((r) => r.id as number).reverse();
-    ids.push(...(limit === undefined ? oldestFirst : oldestFirst.slice(0, limit - ids.length)));
+    const dropped = limit === undefined ? oldestFirst : oldestFirst.slice(0, limit - ids.length);
+    await deleteMemory(sql, dropped);
+    ids.push(...dropped);
   }
-  await deleteMemory(sql, ids);
   return ids;
+}
+
+/**
+ * Deletes the chunks of `candidates` still expired, oldest first, and gives the threads that held
+ * them a new version, as a thread change that deletes memory does (postgres-threads.ts): a fusion
+ * or compaction that read them before must not commit a copy or summary of what expired. The
+ * threads are locked first, in id order, as every change locks them (locking the chunks first, as
+ * this did, and then a thread would deadlock against a merge holding that thread and moving them),
+ * but only against updates: the appends and chunks that share-lock a thread's key go on. A chunk a
+ * repeat refreshed meanwhile stays.
+ */
+async function deleteExpired(sql: Sql, candidates: number[], olderThan: string): Promise<number[]> {
+  if (!candidates.length) return [];
+  await sql.query('SELECT id FROM threads WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id = ANY($1::bigint[])) ORDER BY id FOR NO KEY UPDATE', [
+    candidates,
+  ]);
+  const { rows } = await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[]) AND updated_at < $2 RETURNING id, thread_id', [
+    candidates,
+    olderThan,
+  ]);
+  if (!rows.length) return [];
+  await sql.query('UPDATE threads SET version = version + 1 WHERE id = ANY($1::text[])', [[...new Set(rows.map((r) => r.thread_id as string))]]);
+  const deleted = new Set(rows.map((r) => r.id as number));
+  return candidates.filter((id) => deleted.has(id));
 }

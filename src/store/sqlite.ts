@@ -1141,6 +1141,12 @@ export class SqliteStore implements Store {
       const ids = (
         this.sql(`SELECT id FROM memory_chunks WHERE updated_at < ? AND ${NOT_STAGED} ORDER BY updated_at, id LIMIT ?`).all(olderThan, limit) as Row[]
       ).map((r) => r.id as number);
+      // The threads that held what expired change, as when a thread change deletes memory: a fusion
+      // or compaction that read them before must not commit a copy or summary of it (Store.pruneMemory).
+      if (ids.length)
+        this.sql('UPDATE threads SET version = version + 1 WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id IN (SELECT value FROM json_each(?)))').run(
+          JSON.stringify(ids),
+        );
       if (threadId !== null && (limit < 0 || ids.length < limit)) {
         const over = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT -1 OFFSET ?').all(
           threadId,

@@ -462,6 +462,11 @@ export interface Store {
    * Retention: removes the thread's chunks beyond its newest `maxPerThread`, and every chunk (of
    * any thread) last updated before `olderThan`, oldest first; at most `limit` of them in one call
    * (the expired first), so a caller prunes a backlog in short transactions. Returns the ids removed.
+   * The threads that held an expired chunk get a new version, as a thread change's `deleteMemory`
+   * gives them: an operation that read it before (a fusion's copies, a compaction's summaries)
+   * fails with ERR_THREAD_CHANGED rather than storing again what expired. The chunks beyond the
+   * cap change no version: a thread at its cap loses one at every chunk it gains, and a busy
+   * thread's fusion or compaction would never commit.
    */
   pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]>;
 

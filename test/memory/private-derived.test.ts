@@ -128,6 +128,40 @@ describe('an operation that read a private exchange forgotten before it commits'
   });
 });
 
+describe('an operation that read a private exchange that expires before it commits', () => {
+  it('a compaction that summarised it fails as a lost race and stores no summary of it', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const key = `Q: Where did I hide the spare key?\nA: ${'Under the third flowerpot by the blue door, behind the bench. '.repeat(20)}`;
+    await privateAsks(a, trains.id, [
+      key,
+      ...Array.from({ length: 20 }, (_, i) => `Q: What is locker ${i + 1} for?\nA: Locker ${i + 1} holds box ${i * 7 + 3}.`),
+    ]);
+    const held = gate();
+    const base = a.salon.chat;
+    const chat: ChatModel = Object.assign(Object.create(base) as ChatModel, {
+      async summarize(): Promise<string> {
+        await held.wait();
+        return 'Eve hid the spare key under the qzflowerpot.';
+      },
+    });
+    const { store, memory, rooms } = a.salon;
+    const service = new ThreadService({ store, memory, chat, bridges: a.salon.threads.bridges, outlet: rooms });
+    const compacting = service.compact(trains.id, 'admin');
+    compacting.catch(() => {});
+    await held.reached;
+    // The key's exchange was last seen long ago (past MEMORY_RETENTION_DAYS): the next sweep (one
+    // runs at every load) deletes it while the model summarises it.
+    const [stored] = (await store.scanThreadMemory(trains.id, 0, 1000, false)).filter((c) => c.text === key);
+    await store.touchMemoryChunk(stored.id, '2000-01-01T00:00:00.000Z');
+    await memory.load();
+    expect(await store.getMemoryChunks([stored.id])).toEqual([]);
+    held.open();
+    await expect(compacting).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+    expect(await everyText(a)).not.toMatch(/qzflowerpot|flowerpot/);
+  });
+});
+
 describe('a fusion’s copy of a private exchange', () => {
   it('is forgotten by `/forget private` in the room it was asked in after its source thread was deleted', async () => {
     const a = await threadsApp(closers);

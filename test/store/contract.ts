@@ -646,6 +646,26 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.scanMemoryChunks(0, 100)).map((c) => c.id)).toEqual([ids[4], ids[5]]);
       });
 
+      it('gives every thread whose chunk expires a new version, so what read it before cannot commit; the cap changes none', async () => {
+        await store.applyThreadChange({ at: at(1), expect: [], createThreads: [{ id: 't3', roomId: 'news_1', title: 't3' }] });
+        const old = await store.addMemoryChunk(chunk('t1', 'an old window'), at(1));
+        const secret = await store.addMemoryChunk(chunk('t2', 'an old secret', { kind: 'exchange', privileged: true, owner: 'u_ann', messageIds: [] }), at(1));
+        await store.addMemoryChunk(chunk('t2', 'a new window'), at(5));
+        const t3: number[] = [];
+        for (let day = 5; day <= 7; day++) t3.push((await store.addMemoryChunk(chunk('t3', `day ${day} in t3`), at(day))).id);
+        const version = async (id: string) => (await store.getThread(id))!.version;
+        const before = await Promise.all(['t1', 't2', 't3'].map(version));
+        expect(await store.pruneMemory(null, 100, at(2))).toEqual([old.id, secret.id]);
+        expect(await Promise.all(['t1', 't2', 't3'].map(version))).toEqual([before[0] + 1, before[1] + 1, before[2]]);
+        // What a thread at its cap drops changes no version: it drops one at every chunk it gains.
+        expect(await store.pruneMemory('t3', 1, at(2))).toEqual([t3[0], t3[1]]);
+        expect(await version('t3')).toBe(before[2]);
+        await expect(
+          store.applyThreadChange({ at: at(8), expect: [{ id: 't2', version: before[1] }], updateThreads: [{ id: 't2', title: 'late' }] }),
+        ).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+        expect((await store.getThread('t2'))!.title).toBe('t2');
+      });
+
       it('switches a thread’s memory and deletes a thread with its messages and memory only', async () => {
         const t = await store.ensureMainThread('news_1');
         const keep = await store.ensureMainThread('news_2');
