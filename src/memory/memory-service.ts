@@ -513,8 +513,9 @@ export class MemoryService implements MemorySearch {
    * Forgets `owner`'s private memory of `roomId` (`/forget private`): their privileged chunks,
    * wherever thread operations took them, that belong to the room or came from it (a fusion's copy
    * elsewhere: its lineage names the room or, in a lineage older than that, one of `threadIds`, the
-   * room's threads and the fusions made from them), deleted from the store with their lines,
-   * dropped from the index (and from other nodes' through onChanged); an exchange of theirs still
+   * room's threads and the fusions made from them; such an older lineage naming a thread that is
+   * gone may come from any room, and goes too), deleted from the store with their lines, dropped
+   * from the index (and from other nodes' through onChanged); an exchange of theirs still
    * queued is not stored, nor one being stored. Returns how many chunks were deleted.
    */
   async forgetPrivate(owner: string, roomId: string, threadIds: string[]): Promise<number> {
@@ -524,6 +525,20 @@ export class MemoryService implements MemorySearch {
       c.owner === owner && (c.roomId === roomId || (c.lineage?.roomIds ?? []).includes(roomId) || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
     // Marked before the store is read: whatever is stored from here on is caught by remember's checks or by the scan below.
     for (const c of this.queuedExchanges) if (theirs(c)) this.forgotten.add(c);
+    // A lineage from before lineages named rooms, one of whose threads is gone (deleted with its
+    // history): the room its exchange was asked in cannot be told any more, so any of its asker's
+    // forgets takes it (theirs, wherever they forget) rather than none.
+    const gone = new Map<string, Promise<boolean>>();
+    const isGone = (id: string) => {
+      let answer = gone.get(id);
+      if (!answer) gone.set(id, (answer = store.getThread(id).then((t) => t === null)));
+      return answer;
+    };
+    const unplaced = async (c: NewMemoryChunk) => {
+      if (c.owner !== owner || !c.lineage || c.lineage.roomIds) return false;
+      for (const id of c.lineage.threadIds) if (await isGone(id)) return true;
+      return false;
+    };
     let forgotten = 0;
     // Read by owner, in every thread: a merge moving a chunk meanwhile keeps its id, and a copy in
     // a fusion whose source thread is gone is found. Read again after deleting: a fusion that
@@ -535,7 +550,7 @@ export class MemoryService implements MemorySearch {
         const page = await store.scanPrivateMemory(owner, after, LOAD_PAGE);
         if (!page.length) break;
         after = page[page.length - 1].id;
-        for (const c of page) if (theirs(c)) ids.push(c.id);
+        for (const c of page) if (theirs(c) || (await unplaced(c))) ids.push(c.id);
       }
       if (!ids.length) break;
       for (let i = 0; i < ids.length; i += DELETE_SLICE) {

@@ -266,6 +266,17 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   `
   CREATE INDEX memory_private_owner ON memory_chunks (owner, id) WHERE privileged = 1;
   `,
+  // 12: a private chunk's lineage from before lineages named rooms names the rooms of its threads
+  // when every one still stands, as in SQLite (its migration 27).
+  `
+  UPDATE memory_chunks c SET lineage = jsonb_set(c.lineage::jsonb, '{roomIds}', (
+    SELECT jsonb_agg(DISTINCT t.room_id) FROM jsonb_array_elements_text(c.lineage::jsonb -> 'threadIds') j (id) JOIN threads t ON t.id = j.id COLLATE "C"))::text
+  WHERE c.privileged = 1 AND coalesce(c.owner, '') <> '' AND c.lineage IS NOT NULL AND NOT (c.lineage::jsonb ? 'roomIds')
+    AND jsonb_array_length(c.lineage::jsonb -> 'threadIds') > 0
+    AND NOT EXISTS (
+      SELECT 1 FROM jsonb_array_elements_text(c.lineage::jsonb -> 'threadIds') j (id) WHERE NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = j.id COLLATE "C")
+    );
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

@@ -403,6 +403,17 @@ export const SQLITE_MIGRATIONS: string[] = [
   DROP TRIGGER memory_copy_heir;
   ${copyHeirTrigger(['text', 'message_ids', 'authors', 'words_key'], true, false)}
   `,
+  // 27: a private chunk's lineage from before lineages named rooms (a fusion's copy or pair) names
+  // the rooms of its threads, when every one of them still stands: `/forget private` in such a
+  // room then finds it after its thread is deleted (a lineage naming a thread already gone cannot
+  // tell its room, and any forget of its asker takes it: MemoryService.forgetPrivate).
+  `
+  UPDATE memory_chunks SET lineage = json_set(lineage, '$.roomIds', json((
+    SELECT json_group_array(DISTINCT t.room_id) FROM json_each(memory_chunks.lineage, '$.threadIds') j JOIN threads t ON t.id = j.value)))
+  WHERE privileged = 1 AND coalesce(owner, '') <> '' AND lineage IS NOT NULL AND json_type(lineage, '$.roomIds') IS NULL
+    AND json_array_length(lineage, '$.threadIds') > 0
+    AND NOT EXISTS (SELECT 1 FROM json_each(memory_chunks.lineage, '$.threadIds') j WHERE j.value NOT IN (SELECT id FROM threads));
+  `,
 ];
 
 /**

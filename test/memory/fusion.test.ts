@@ -110,6 +110,15 @@ describe('the fusion plan', () => {
     }
   });
 
+  it('names no rooms in a pair one of whose sources has a lineage from before lineages named them', async () => {
+    // A copy from an old fusion: its lineage names its source thread only (OLD, in some room).
+    const old = chunk(11, 'B', 'the night train to Vienna leaves at 22:10', { 0: 1, 5: 0.2 }, { lineage: { chunkIds: [7], threadIds: ['OLD'] } });
+    const r = await fuseMemories(a, [old, ...b.slice(1)], { target });
+    const fused = r.chunks.find((c) => c.chunk.fusion === 'fused')!;
+    // With A's room alone it would read as asked there and nowhere else (its old source's room unsaid).
+    expect(fused.chunk.lineage).toEqual({ chunkIds: [1, 7], threadIds: ['A', 'OLD'] });
+  });
+
   it('takes B while it is still being read: the same plan as with B in hand', async () => {
     let arrive!: (chunks: VectorChunk[]) => void;
     const pending = new Promise<VectorChunk[]>((resolve) => (arrive = resolve));

@@ -184,6 +184,48 @@ describe('a fusion’s copy of a private exchange', () => {
   });
 });
 
+describe('a fusion’s copy of a private exchange made before lineages named rooms', () => {
+  it('is forgotten by `/forget private` after its source thread was deleted, though its room cannot be told; one whose source stands stays its room’s', async () => {
+    const a = await threadsApp(closers);
+    const ferries = await threadWith(a, OTHER_ROOM, 'Ferries', GARDEN);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    const fused = await threadWith(a, ROOM, 'Trains + Ferries', TRAINS);
+    const { store } = a.salon;
+    // Rows as fusions wrote them before lineages named rooms: the copy sits in the fusion's room,
+    // its lineage names only its source chunk and thread.
+    const ts = new Date(Date.UTC(2026, 10, 2)).toISOString();
+    const copy = (text: string, sourceThread: string) =>
+      store.addMemoryChunk(
+        {
+          threadId: fused.id,
+          roomId: ROOM,
+          kind: 'exchange',
+          text,
+          messageIds: [],
+          authors: ['Eve', 'Salon AI'],
+          firstTs: ts,
+          lastTs: ts,
+          privileged: true,
+          owner: EVE,
+          fusion: 'kept',
+          lineage: { chunkIds: [1_000_000], threadIds: [sourceThread] },
+        },
+        ts,
+      );
+    await copy(PIN, ferries.id);
+    await copy(DOCTOR, garden.id);
+    await a.salon.memory.load();
+    await call(a, 'DELETE', `/api/v1/threads/${ferries.id}`);
+    const eves = async () => (await store.scanThreadMemory(fused.id, 0, 1000, false)).filter((c) => c.owner === EVE).map((c) => c.text);
+    expect(await eves()).toEqual([PIN, DOCTOR]);
+
+    expect(await forget(a, OTHER_ROOM)).toContain('no longer remembers 1 private exchange');
+    expect(await eves()).toEqual([DOCTOR]);
+    expect(await everyText(a)).not.toContain('4921');
+    expect(await store.searchMemoryLines('PIN garden shed lock 4921', [`${fused.id}\u0000${EVE}`], 5)).toEqual([]);
+  });
+});
+
 describe('what is derived from a thread that already keeps private text to its asker (locked in)', () => {
   it('a merge’s new thread summary is made from messages only; a compaction’s summary of a private exchange is its asker’s and forgotten with it', async () => {
     const a = await threadsApp(closers);

@@ -142,4 +142,37 @@ describePostgres('PostgreSQL migrations', () => {
     // Every row's JSON is one PostgreSQL reads.
     expect((await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.jobs WHERE data::json ->> 'status' IS NOT NULL`)).rows[0].n).toBe(3);
   });
+
+  it('names the rooms of a private chunk’s lineage from before lineages named them when every thread stands (migration 12), as SQLite does', async () => {
+    schema = schemaName();
+    await schemaAt(schema, 11);
+    const at = '2026-11-02T10:00:00.000Z';
+    await adminQuery(
+      `INSERT INTO ${schema}.threads (id, room_id, title, created_at) VALUES ('thr_f', 'news_1', 'F', $1), ('thr_a', 'post_2', 'A', $1), ('thr_b', 'news_1', 'B', $1)`,
+      [at],
+    );
+    const lineage = (threadIds: string[], more = {}) => JSON.stringify({ chunkIds: [7, 8], threadIds, ...more });
+    const rows: [string, number, string | null, string][] = [
+      ['Q: my locker code?', 1, 'u_ann', lineage(['thr_a', 'thr_b'])],
+      ['Q: my bike lock code?', 1, 'u_ann', lineage(['thr_a', 'thr_gone'])],
+      ['Q: where is the pier?', 0, null, lineage(['thr_a'])],
+      ['Q: my door code?', 1, 'u_ann', lineage(['thr_a'], { roomIds: ['elsewhere'] })],
+    ];
+    const ids: number[] = [];
+    for (const [text, privileged, owner, l] of rows) {
+      const { rows: inserted } = await adminQuery(
+        `INSERT INTO ${schema}.memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, fusion, lineage)
+         VALUES ('thr_f', 'news_1', 'exchange', $1, '[]', '["Ann"]', $2, $2, $3, $4, $1, $2, $2, 'fused', $5) RETURNING id`,
+        [text, at, privileged, owner, l],
+      );
+      ids.push(Number(inserted[0].id));
+    }
+    const store = await open();
+    const lineages = (await store.getMemoryChunks(ids)).map((c) => c.lineage);
+    expect(lineages[0]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a', 'thr_b'], roomIds: expect.arrayContaining(['post_2', 'news_1']) });
+    expect(lineages[0]!.roomIds).toHaveLength(2);
+    expect(lineages[1]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a', 'thr_gone'] });
+    expect(lineages[2]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'] });
+    expect(lineages[3]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'], roomIds: ['elsewhere'] });
+  });
 });

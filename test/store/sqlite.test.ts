@@ -1207,3 +1207,45 @@ describe('SqliteStore: a chunk that moves keeps its full-text lines as they are 
     }
   });
 });
+
+describe('SqliteStore: a private chunk’s lineage from before lineages named rooms (migration 27)', () => {
+  const AT = '2026-11-02T10:00:00.000Z';
+  it('names the rooms of its threads when every one stands, and is left as it was when one is gone', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v26.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 26).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 26');
+      old.exec(
+        `INSERT INTO threads (id, room_id, title, created_at) VALUES ('thr_f', 'news_1', 'F', '${AT}'), ('thr_a', 'post_2', 'A', '${AT}'), ('thr_b', 'news_1', 'B', '${AT}')`,
+      );
+      const insert = old.prepare(
+        `INSERT INTO memory_chunks (id, thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, fusion, lineage)
+         VALUES (?, 'thr_f', 'news_1', 'exchange', ?, '[]', '["Ann"]', '${AT}', '${AT}', ?, ?, ?, '${AT}', '${AT}', 'fused', ?)`,
+      );
+      const lineage = (threadIds: string[], more = {}) => JSON.stringify({ chunkIds: [7, 8], threadIds, ...more });
+      insert.run(1, 'Q: my locker code?', 1, 'u_ann', 'k1', lineage(['thr_a', 'thr_b']));
+      insert.run(2, 'Q: my bike lock code?', 1, 'u_ann', 'k2', lineage(['thr_a', 'thr_gone']));
+      insert.run(3, 'Q: where is the pier?', 0, null, 'k3', lineage(['thr_a']));
+      insert.run(4, 'Q: my door code?', 1, 'u_ann', 'k4', lineage(['thr_a'], { roomIds: ['elsewhere'] }));
+      old.close();
+
+      const store = new SqliteStore({ filename: file });
+      try {
+        const lineages = (await store.getMemoryChunks([1, 2, 3, 4])).map((c) => c.lineage);
+        expect(lineages[0]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a', 'thr_b'], roomIds: expect.arrayContaining(['post_2', 'news_1']) });
+        expect(lineages[0]!.roomIds).toHaveLength(2);
+        // A thread gone: its room cannot be told (any forget of its asker takes it).
+        expect(lineages[1]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a', 'thr_gone'] });
+        // Public chunks are no one's to forget; lineages that name rooms already are left alone.
+        expect(lineages[2]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'] });
+        expect(lineages[3]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'], roomIds: ['elsewhere'] });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});

@@ -461,7 +461,10 @@ function fusedPair(
   const vector = scaleToUnit(sum!, norm);
   const lx = x.chunk.lineage ?? lineageOf(x.chunk);
   const ly = y.chunk.lineage ?? lineageOf(y.chunk);
-  const roomIds = [...new Set([...(lx.roomIds ?? []), ...(ly.roomIds ?? [])])];
+  // Rooms only when both lineages name theirs: a lineage from before they did leaves its source's
+  // room to its threads, which /forget private reads while they stand and, once one is gone, takes
+  // as from any room (MemoryService.forgetPrivate); the other side's rooms alone would hide that.
+  const roomIds = lx.roomIds && ly.roomIds ? [...new Set([...lx.roomIds, ...ly.roomIds])] : [];
   const text = marks ? `[${marks[0]}]: ${x.chunk.text}\n[${marks[1]}]: ${y.chunk.text}` : longer(x.chunk.text, y.chunk.text);
   return {
     chunk: {
