@@ -1,12 +1,15 @@
-import type { Page, WebSocketRoute } from 'playwright-core';
+import type { Page, Route, WebSocketRoute } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
+import type { Store } from '../../src/store/types.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, say } from './harness.js';
 
 // Rejoining a node that is behind the others (freshly started, or not caught up) gives a welcome
 // whose seq is below the page's: its history agrees with what the page holds, so the page keeps
 // its state (the private questions above all, which exist nowhere else). A store that was wiped
-// gives messages the page never had at seqs it holds: that one is a reset.
+// gives messages the page never had at seqs it holds: that one is a reset. A node more than its
+// history's length behind shares no message with the page: the store is asked whether the page's
+// messages are still there (reset-probe.ts), without the page waiting for the answer.
 
 type Rewrite = (welcome: { seq: number; history: Message[] }) => void;
 
@@ -20,6 +23,7 @@ async function routed(page: Page): Promise<{ messages: Message[]; rejoin(rewrite
   let toServer: WebSocketRoute | undefined;
   let rewrite: Rewrite | undefined;
   let rewritten: (() => void) | undefined;
+  let threadId = '';
   const messages: Message[] = [];
   await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
     route = ws;
@@ -28,19 +32,21 @@ async function routed(page: Page): Promise<{ messages: Message[]; rejoin(rewrite
     ws.onMessage((m) => {
       const frame = JSON.parse(String(m)) as { type: string; clientId?: string; threadId?: string };
       if (frame.type !== 'ask') return server.send(m);
-      const last = messages.at(-1)!;
       const answer = {
-        ...last,
         id: `private_${frame.clientId}`,
         seq: 0,
+        roomId: messages.at(-1)?.roomId ?? '',
+        threadId: frame.threadId ?? threadId,
         author: { id: 'assistant', name: 'Assistant', kind: 'assistant' },
         text: 'A private answer.',
+        ts: new Date().toISOString(),
       };
       ws.send(JSON.stringify({ type: 'assistant.done', message: { ...answer, clientId: 'ans_private' } }));
     });
     server.onMessage((m) => {
-      const frame = JSON.parse(String(m)) as { type: string; message?: Message; seq: number; history: Message[] };
+      const frame = JSON.parse(String(m)) as { type: string; message?: Message; seq: number; history: Message[]; threadId?: string };
       if (frame.type === 'message' && frame.message!.seq > 0) messages.push(frame.message!);
+      if (frame.type === 'welcome') threadId = frame.threadId!;
       if (frame.type === 'welcome' && rewrite) {
         rewrite(frame);
         rewrite = undefined;
@@ -66,6 +72,36 @@ async function privateMode(page: Page): Promise<void> {
   await page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
   await page.locator('salon-composer label.switch', { hasText: 'Only me' }).click();
 }
+
+/** The room's history requests (the probe's `?before=`), held by the test until it answers them. */
+async function holdProbes(page: Page): Promise<Route[]> {
+  const held: Route[] = [];
+  await page.route(/\/api\/v1\/rooms\/[^/]+\/messages\?/, (route) => void held.push(route));
+  return held;
+}
+
+/** Answers a held probe as a wiped store would: only `messages`, none of the page's. Too late to be heard is fine. */
+async function answerGone(route: Route, messages: Message[] = []): Promise<void> {
+  await route.fulfill({ json: { messages, hasMore: false } }).catch(() => {});
+}
+
+/** The page held its private question and answer (in the tab's storage too). */
+const keptPrivate = (page: Page) => page.evaluate(() => Object.keys(sessionStorage).some((k) => k.startsWith('salon.private.')));
+
+/** Seeds `count` messages (`old 1`…) in `room`; returns them oldest first. */
+async function seed(store: Store, room: string, count: number): Promise<Message[]> {
+  await store.upsertItem(item(room, { title: 'Far behind' }));
+  const thread = await store.ensureMainThread(room);
+  const out: Message[] = [];
+  for (let i = 1; i <= count; i++) {
+    const { message } = await store.appendMessage({ roomId: room, threadId: thread.id, author: { id: 'u_old', name: 'Old', kind: 'user' }, text: `old ${i}` });
+    out.push(message);
+  }
+  return out;
+}
+
+/** The page's list, its updates done after the next frames. */
+const settled = (page: Page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 describeBrowser('rejoining a node that is behind', () => {
   const suite = browserSuite({ server: true });
@@ -94,6 +130,97 @@ describeBrowser('rejoining a node that is behind', () => {
       // A wiped store: its first message is not the page's first.
       await socket.rejoin((w) => Object.assign(w, { seq: 1, history: [{ ...one, id: 'msg_after_the_wipe', text: 'a new start' }] }));
       await expect.poll(() => messageTexts(page)).toEqual(['a new start']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('asks the store about a node more than its history behind: the messages still there, the page keeps its state', async () => {
+    // 45 messages: the page is welcomed with the newest 20; a node that stopped at 15 welcomes 1–15.
+    const old = await seed(suite.server.app.salon.store, 'news_far', 45);
+    const { context, page } = await openAs(suite.browser, 'Ada');
+    try {
+      const socket = await routed(page);
+      await page.goto(`${suite.server.url}/chat?id=news_far`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('old 45');
+      await privateMode(page);
+      await say(page, 'my own question');
+      const shown = [...old.slice(25).map((m) => m.text), 'my own question', 'A private answer.'];
+      await expect.poll(() => messageTexts(page)).toEqual(shown);
+
+      const probe = page.waitForResponse(/\/api\/v1\/rooms\/news_far\/messages\?before=46&/, { timeout: 15_000 }).catch(() => null);
+      await socket.rejoin((w) => Object.assign(w, { seq: 15, history: old.slice(0, 15) }));
+      const answered = await probe;
+      await settled(page);
+      expect(await messageTexts(page)).toEqual(shown);
+      expect(await keptPrivate(page)).toBe(true);
+      expect(answered?.status()).toBe(200);
+      // The 20 between the node's 15 and the page's 26 are paged back to, not skipped.
+      expect(await page.getByRole('button', { name: 'Load earlier messages' }).count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('takes the messages gone from the store for a reset, forgetting only the private entries held before it', async () => {
+    const old = await seed(suite.server.app.salon.store, 'news_wiped', 45);
+    const { context, page } = await openAs(suite.browser, 'Ada');
+    try {
+      const socket = await routed(page);
+      await page.goto(`${suite.server.url}/chat?id=news_wiped`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('old 45');
+      await privateMode(page);
+      await say(page, 'before the wipe');
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('A private answer.');
+
+      // A wiped store that has one new message: the page holds nothing at its seq, so it cannot say.
+      const fresh = { ...old[0], id: 'msg_after_the_wipe', text: 'a new start' };
+      const probes = await holdProbes(page);
+      await socket.rejoin((w) => Object.assign(w, { seq: 1, history: [fresh] }));
+      await expect.poll(() => probes.length).toBe(1);
+      // Kept while the store is asked, and usable: a private question asked now is the new store's.
+      expect(await messageTexts(page)).toContain('before the wipe');
+      await say(page, 'after the wipe');
+      await expect.poll(async () => (await messageTexts(page)).filter((t) => t === 'A private answer.').length).toBe(2);
+      await answerGone(probes[0], [fresh]);
+      await expect.poll(() => messageTexts(page)).toEqual(['a new start', 'after the wipe', 'A private answer.']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('never waits for a probe: one that hangs gives up, and a newer welcome drops an older probe’s answer', async () => {
+    const old = await seed(suite.server.app.salon.store, 'news_hangs', 45);
+    const { context, page } = await openAs(suite.browser, 'Ada');
+    try {
+      const socket = await routed(page);
+      await page.clock.install();
+      await page.goto(`${suite.server.url}/chat?id=news_hangs`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('old 45');
+      await privateMode(page);
+      await say(page, 'my own question');
+      const shown = [...old.slice(25).map((m) => m.text), 'my own question', 'A private answer.'];
+      await expect.poll(() => messageTexts(page)).toEqual(shown);
+      const probes = await holdProbes(page);
+      const behind = (w: { seq: number; history: Message[] }) => Object.assign(w, { seq: 15, history: old.slice(0, 15) });
+
+      // A probe with no answer: the page goes on meanwhile, and gives it up after 10 s.
+      await socket.rejoin(behind);
+      await expect.poll(() => probes.length).toBe(1);
+      await expect.poll(() => page.locator('salon-connection-status [data-state]').count()).toBe(0);
+      await page.clock.runFor(10_001);
+      await answerGone(probes[0]);
+      await settled(page);
+      expect(await messageTexts(page)).toEqual(shown);
+
+      // Another probe, then a newer welcome (one that is not behind): the older probe's answer acts on nothing.
+      await socket.rejoin(behind);
+      await expect.poll(() => probes.length).toBe(2);
+      await socket.rejoin(() => {});
+      await answerGone(probes[1]);
+      await settled(page);
+      expect(await messageTexts(page)).toEqual(shown);
+      expect(await keptPrivate(page)).toBe(true);
     } finally {
       await context.close();
     }

@@ -8,16 +8,17 @@
  * holds a copy only so an offline page still shows the conversation and the unsent messages.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { Member, RoomInfo, ServerMessage } from '../../../src/protocol/messages.js';
+import type { Member, Message, RoomInfo, ServerMessage, WelcomeFrame } from '../../../src/protocol/messages.js';
 import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
 import { PendingForgets } from './pending-forgets.js';
 import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
+import { ResetProbe } from './reset-probe.js';
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
 import { AnswersInProgress, type AnswerInProgress } from './answers-in-progress.js';
-import { storeWasReset } from './store-reset.js';
+import { heldMessages, judgeWelcome, type HeldMessage } from './store-reset.js';
 import { TypingList } from './typing-list.js';
 
 /** The server refuses longer messages (DESIGN: text is capped at 4,000 characters). */
@@ -39,6 +40,15 @@ const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FAL
 
 export type { AnswerInProgress };
 
+/** The log becomes `history` (unsent and private entries kept), its oldest seq the floor paging back starts from. */
+function startAfresh(memory: RoomMemory, history: readonly Message[], seq: number): void {
+  memory.log.resetTo(history);
+  // Seqs start at 1 in every room: a floor above 1 means older history to page back to.
+  memory.windowFloor = history.length ? Math.min(...history.map((m) => m.seq)) : seq + 1;
+  memory.noneBelow.clear();
+  memory.paged.clear();
+}
+
 function socketUrl(roomId: string): string {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${location.host}/ws/rooms/${encodeURIComponent(roomId)}`;
@@ -55,6 +65,8 @@ export class RoomController implements ReactiveController {
   /** Everyone in the room; the server lists at most the first 200 in `members`. */
   memberCount = 0;
   private readonly inProgress = new AnswersInProgress();
+  /** Asks the store about a welcome behind the page that cannot say whether the store was wiped. */
+  private readonly probe = new ResetProbe();
   /** The latest problem worth showing; cleared by `dismissNotice` or a good reconnect. */
   notice: Notice | null = null;
   /** Set when the room cannot be joined at all (no such room). */
@@ -288,6 +300,7 @@ export class RoomController implements ReactiveController {
   }
 
   private close(): void {
+    this.probe.cancel();
     this.commands.abandonAll('The connection to the room closed before the answer came.');
     this.nav.attach(this.roomId, null, () => {});
     this.setTyping(false);
@@ -329,21 +342,24 @@ export class RoomController implements ReactiveController {
         this.members = frame.members;
         this.memberCount = frame.memberCount ?? frame.members.length;
         const memory = this.memory!;
+        // A probe of an earlier welcome asks about a state this one replaces.
+        this.probe.cancel();
         log.adopt({ id: frame.you.id, name: frame.you.name, kind: 'user' });
         // A seq below what the page holds: a wiped store, or a node behind the others, whose history
-        // agrees with the page's and whose catch-up brings the rest (store-reset.ts).
-        const serverReset = storeWasReset(frame, log);
+        // agrees with the page's and whose catch-up brings the rest (store-reset.ts). A history that
+        // cannot say is kept as "behind" while the store is asked (reset-probe.ts).
+        const verdict = judgeWelcome(frame, log);
+        const serverReset = verdict === 'reset';
+        if (verdict === 'unsure') this.askStore(frame, heldMessages(log), new Set(log.privateEntries().map((e) => e.key)));
         // A truncated rejoin left a gap before its history that paging back must start above, so it
         // starts afresh from that history too (what was held before the gap comes back by paging).
         if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId || frame.truncated) {
           // The room's data was reset: the private entries' places among its messages are gone too.
           if (serverReset) log.forgetPrivate(() => true);
-          log.resetTo(frame.history);
-          // Seqs start at 1 in every room: a floor above 1 means older history to page back to.
-          memory.windowFloor = frame.history.length ? Math.min(...frame.history.map((m) => m.seq)) : frame.seq + 1;
-          memory.noneBelow.clear();
-          memory.paged.clear();
-        } else {
+          startAfresh(memory, frame.history, frame.seq);
+        } else if (verdict !== 'unsure') {
+          // An unsure history lies wholly below what the page holds: merged, paging back would skip
+          // the messages between it and the page's, so it is left to paging.
           for (const m of frame.history) log.receive(m);
         }
         memory.mainThreadId = frame.threadId;
@@ -383,6 +399,7 @@ export class RoomController implements ReactiveController {
         }
         this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.has(m.id));
         log.receive(m);
+        this.probe.noteArrival(m);
         this.typists.stop(m.author.id);
         if (m.author.kind === 'assistant') this.inProgress.finished([m.clientId]);
         // Another member's question: an answer first seen before it is not its answer (answers-in-progress.ts).
@@ -408,6 +425,7 @@ export class RoomController implements ReactiveController {
         // The stored answer has its own id; the id it streamed under comes back as its clientId.
         this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.has(frame.message.id));
         log.receive(frame.message);
+        this.probe.noteArrival(frame.message);
         this.inProgress.finished([frame.message.id, frame.message.clientId]);
         break;
       }
@@ -424,6 +442,24 @@ export class RoomController implements ReactiveController {
         return;
     }
     this.changed();
+  }
+
+  /**
+   * Asks the store whether the messages the page `held` before `welcome` are still there; the page
+   * meanwhile goes on as for a node behind. Gone, the welcome was a reset after all: the private
+   * entries held before it are forgotten, and the log starts afresh from its history and what came
+   * since. Any other answer leaves everything as it is. A newer welcome, a closed socket or another
+   * room cancels the probe (its answer then acts on nothing).
+   */
+  private askStore(welcome: WelcomeFrame, held: readonly HeldMessage[], privateBefore: ReadonlySet<string>): void {
+    const memory = this.memory!;
+    this.probe.start(this.roomId, held, (answer, arrived) => {
+      if (answer !== 'gone' || this.memory !== memory) return;
+      memory.log.forgetPrivate((e) => privateBefore.has(e.key));
+      startAfresh(memory, [...welcome.history, ...arrived], welcome.seq);
+      this.changed();
+      void this.nav.refresh();
+    });
   }
 
   private onError(code: string, message: string, clientId?: string): void {
@@ -443,6 +479,8 @@ export class RoomController implements ReactiveController {
   }
 
   private onClosed(code: number): 'retry' | 'now' | 'stop' {
+    // The next welcome judges the store afresh (and asks again if it must).
+    this.probe.cancel();
     const { notice, retry } = closeNotice(code);
     if (code === 4401) saveIdentityToken(null);
     this.commands.abandonAll('The connection to the room closed before the answer came.');

@@ -7,28 +7,51 @@
  * Message ids are never reused, so the history decides: a node that is behind sends messages the
  * page holds, with the same ids at the same seqs; a wiped store sends new messages, none of which
  * the page holds, and a seq the page holds under another id. With nothing to compare (an empty
- * history, or one wholly below what the page holds) the page cannot tell, and takes it as the
- * reset it looks like: kept as "behind", the page would ask from a seq a wiped store never reaches.
+ * history, or one wholly below what the page holds: a node more than its history's length behind)
+ * the welcome cannot say, and the store is asked instead (reset-probe.ts).
  */
 import type { Message } from '../../../src/protocol/messages.js';
 import { isPrivateEntry, type MessageLog } from './message-log.js';
 
-/** Whether the room's store was wiped since the page last heard from it (see the module's comment). */
-export function storeWasReset(welcome: { seq: number; history: readonly Message[] }, log: MessageLog): boolean {
-  if (welcome.seq >= log.lastSeq) return false;
-  const seqById = new Map<string, number>();
-  const idBySeq = new Map<number, string>();
+/**
+ * What a welcome says of the room's store beside what the page holds: `current` (not behind the
+ * page), `behind` (a node behind the others: its history agrees with the page), `reset` (a wiped
+ * store: its history gives a held seq to another message) or `unsure` (behind the page, and its
+ * history shares no message with it).
+ */
+export type WelcomeVerdict = 'current' | 'behind' | 'reset' | 'unsure';
+
+/** A message the page holds from the server: its id at its seq. */
+export interface HeldMessage {
+  id: string;
+  seq: number;
+}
+
+/** The messages the page holds from the room's store (confirmed, with a seq; not the member's private ones), oldest first. */
+export function heldMessages(log: MessageLog): HeldMessage[] {
+  const held: HeldMessage[] = [];
   for (const e of log.entries) {
     if (e.state !== 'sent' || e.message.seq <= 0 || isPrivateEntry(e)) continue;
-    seqById.set(e.message.id, e.message.seq);
-    idBySeq.set(e.message.seq, e.message.id);
+    held.push({ id: e.message.id, seq: e.message.seq });
+  }
+  return held;
+}
+
+/** What `welcome` says of the room's store (see WelcomeVerdict and the module's comment). */
+export function judgeWelcome(welcome: { seq: number; history: readonly Message[] }, log: MessageLog): WelcomeVerdict {
+  if (welcome.seq >= log.lastSeq) return 'current';
+  const seqById = new Map<string, number>();
+  const idBySeq = new Map<number, string>();
+  for (const { id, seq } of heldMessages(log)) {
+    seqById.set(id, seq);
+    idBySeq.set(seq, id);
   }
   let agrees = false;
   for (const m of welcome.history) {
     const heldSeq = seqById.get(m.id);
     const heldId = idBySeq.get(m.seq);
-    if ((heldSeq !== undefined && heldSeq !== m.seq) || (heldId !== undefined && heldId !== m.id)) return true;
+    if ((heldSeq !== undefined && heldSeq !== m.seq) || (heldId !== undefined && heldId !== m.id)) return 'reset';
     if (heldSeq === m.seq) agrees = true;
   }
-  return !agrees;
+  return agrees ? 'behind' : 'unsure';
 }
