@@ -3,7 +3,8 @@ import { expect, it } from 'vitest';
 import { browserSuite, describeBrowser, item, openAs, say, shadowText } from './harness.js';
 
 // Two answers written at once in a room (another member's, and the page's own question's): the
-// failure of one ends only its progress and partial text; the other goes on streaming.
+// failure of one ends only its progress and partial text; the other goes on streaming. An answer
+// a failure set aside that speaks again is not news for "New messages ↓": it was shown before.
 
 /** Routes the page's room socket to the server, except the questions it asks, which the test answers itself. */
 async function routeQuestions(page: Page): Promise<{ socket(): WebSocketRoute; asked: string[] }> {
@@ -53,6 +54,50 @@ describeBrowser('an assistant failure among answers in progress', () => {
       send({ type: 'assistant.delta', id: 'ans_bob', text: 'the rest.' });
       await expect.poll(() => shadowText(answer(page, 'ans_bob').locator('salon-markdown'))).toContain('Bob is told the rest.');
       expect(await answer(page, 'ans_ada').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('does not count an answer set aside and speaking again as new below a reader up the list; a new answer counts', async () => {
+    const { store } = suite.server.app.salon;
+    await store.upsertItem(item('news_an', { title: 'Answers come back' }));
+    const thread = await store.ensureMainThread('news_an');
+    for (let i = 1; i <= 30; i++)
+      await store.appendMessage({
+        roomId: 'news_an',
+        threadId: thread.id,
+        author: { id: 'u_old', name: 'Old', kind: 'user' },
+        text: `old ${i}\n\nsaid at length`,
+      });
+    const { context, page } = await openAs(suite.browser, 'Ada', { width: 1200, height: 700 });
+    try {
+      const routed = await routeQuestions(page);
+      await page.goto(`${suite.server.url}/chat?id=news_an`);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+      const send = (frame: object) => routed.socket().send(JSON.stringify(frame));
+      const jump = page.locator('salon-message-list button.jump');
+      const settled = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+      // Bob's answer starts while the reader is at the bottom; then they scroll up the list.
+      send({ type: 'assistant.progress', id: 'ans_bob', stage: 'searching' });
+      await answer(page, 'ans_bob').waitFor();
+      await page.locator('salon-message-list .scroller').evaluate((el) => (el.scrollTop = 0));
+      await settled();
+      expect(await page.locator('salon-message-list .scroller').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeGreaterThan(96);
+      expect(await jump.count()).toBe(0);
+
+      // A failure of an HTTP ask (no clientId) sets it aside; it speaks again: not news.
+      send({ type: 'error', code: 'ERR_AI_TIMEOUT', message: 'The assistant took too long.' });
+      await expect.poll(() => answer(page, 'ans_bob').count()).toBe(0);
+      send({ type: 'assistant.delta', id: 'ans_bob', text: 'Bob is told.' });
+      await answer(page, 'ans_bob').waitFor({ state: 'attached' });
+      await settled();
+      expect(await jump.count()).toBe(0);
+
+      // An answer never shown before is.
+      send({ type: 'assistant.progress', id: 'ans_new', stage: 'searching' });
+      await page.getByRole('button', { name: 'New messages ↓' }).waitFor();
     } finally {
       await context.close();
     }

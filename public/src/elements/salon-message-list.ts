@@ -40,6 +40,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import type { Source } from '../../../src/protocol/messages.js';
 import type { LogEntry } from '../lib/message-log.js';
 import type { AnswerInProgress } from '../lib/room-controller.js';
+import { AnswerNews } from '../lib/answer-news.js';
 import { clearFoundHighlight, highlightFound } from '../lib/find-highlight.js';
 import { windowRange } from '../lib/render-window.js';
 import { baseStyles } from '../lib/styles.js';
@@ -182,6 +183,8 @@ export class SalonMessageList extends LitElement {
   private jumped = false;
   /** Messages (or an answer being written) arrived after the newest held one in this update. */
   private arrived = false;
+  /** Which answers being written were shown before: one shown again is not news. */
+  private readonly answerNews = new AnswerNews();
 
   /** A message whose Retry or Discard was pressed: once it has re-rendered, the focus must not be left on nothing. */
   private acted: SalonMessageItem | null = null;
@@ -269,6 +272,8 @@ export class SalonMessageList extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // Noted even when the thread shown changes: an answer shown then is not news when it next changes.
+    const answerStarted = changed.has('answers') && this.answerNews.note(this.answers, changed.get('answers') === undefined);
     if (changed.has('view') && this.scroller) {
       this.places.set(changed.get('view') ?? '', { top: this.scroller.scrollTop, stick: this.stick, start: this.windowStart, end: this.windowEnd });
       this.restore = this.places.get(this.view) ?? { top: 0, stick: true, start: '', end: '' };
@@ -299,7 +304,7 @@ export class SalonMessageList extends LitElement {
       this.windowStart = this.entries[0]?.key ?? '';
     }
     if (changed.has('loadingOlder') && !this.loadingOlder) this.growOnPage = false;
-    this.arrived = (!!oldEntries && arrivedBelow(oldEntries, this.entries)) || answerStarted(changed.get('answers'), this.answers);
+    this.arrived = (!!oldEntries && arrivedBelow(oldEntries, this.entries)) || answerStarted;
     // The member's own new message always brings the view to the bottom.
     const last = this.entries.at(-1);
     if (last && last.key !== oldEntries?.at(-1)?.key && last.state === 'sending') {
@@ -597,12 +602,6 @@ function arrivedBelow(before: readonly LogEntry[], after: readonly LogEntry[]): 
   const at = after.findIndex((e) => e.key === lastBefore.key);
   // The newest held before is gone (discarded): something new is last only if it was not held before.
   return at >= 0 ? at < after.length - 1 : !before.some((e) => e.key === last.key);
-}
-
-/** An answer began to be written (it shows below the messages). */
-function answerStarted(before: readonly AnswerInProgress[] | undefined, after: readonly AnswerInProgress[]): boolean {
-  if (!before) return false;
-  return after.some((a) => !before.some((b) => b.id === a.id));
 }
 
 /** Where the reader was in a thread: scrolled to `top`, or at the bottom, and the window's first and last messages. */
