@@ -56,6 +56,22 @@ export class RepeatedFailureLog {
     this.reset();
   }
 
+  /**
+   * The work these failures belong to ended without a success to tell them apart (a load that left
+   * some items out): the failures not logged yet are summarised now, not at the interval's end (a
+   * command-line tool may have exited by then), and a failure after this is logged at once again.
+   */
+  finish(): void {
+    if (this.unlogged > 0) {
+      const err = this.lastError;
+      this.options.log?.warn(
+        { err, failures: this.unlogged },
+        `${this.options.what} failed ${this.unlogged} more time(s) before it ended; the last: ${reasonOf(err)}`,
+      );
+    }
+    this.reset();
+  }
+
   /** Stops the summary timer (the process or its part is closing). */
   close(): void {
     this.reset();
@@ -67,7 +83,7 @@ export class RepeatedFailureLog {
       this.timer = null;
       if (this.unlogged === 0) return;
       const err = this.lastError;
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = reasonOf(err);
       const s = this.intervalMs / 1000;
       this.options.log?.warn(
         { err, failures: this.unlogged },
@@ -88,4 +104,8 @@ export class RepeatedFailureLog {
     this.unlogged = 0;
     this.lastError = null;
   }
+}
+
+function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -266,12 +266,19 @@ export class MemoryService implements MemorySearch {
   async load(signal?: AbortSignal): Promise<number> {
     let after = 0;
     let loaded = 0;
-    for (;;) {
-      signal?.throwIfAborted();
-      const page = await this.options.store.scanMemoryChunks(after, LOAD_PAGE);
-      if (!page.length) break;
-      after = page[page.length - 1].id;
-      loaded += await this.indexLoaded(page);
+    // Texts a remote model refuses may be many (its length limit): the first is logged, then a
+    // summary a minute and one when the load ends.
+    const refused = new RepeatedFailureLog({ log: this.log, what: 'indexing memory chunks at load' });
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const page = await this.options.store.scanMemoryChunks(after, LOAD_PAGE);
+        if (!page.length) break;
+        after = page[page.length - 1].id;
+        loaded += await this.indexLoaded(page, refused);
+      }
+    } finally {
+      refused.finish();
     }
     await this.prune(null);
     return loaded;
@@ -283,7 +290,7 @@ export class MemoryService implements MemorySearch {
    * the page and every page after it; when no chunk of the page can be embedded the embedder
    * itself is failing, and the load stops as before.
    */
-  private async indexLoaded(page: StoredMemoryChunk[]): Promise<number> {
+  private async indexLoaded(page: StoredMemoryChunk[], refused: RepeatedFailureLog): Promise<number> {
     try {
       return (await this.indexChunks(page)).length;
     } catch (err) {
@@ -293,10 +300,7 @@ export class MemoryService implements MemorySearch {
           await this.indexChunks([chunk]);
           indexed++;
         } catch (one) {
-          this.log.warn(
-            { chunkId: chunk.id, threadId: chunk.threadId, err: (one as Error)?.message },
-            'memory chunk not indexed: its text could not be embedded',
-          );
+          refused.failed((one as Error)?.message, { chunkId: chunk.id, threadId: chunk.threadId }, 'memory chunk not indexed: its text could not be embedded');
         }
       }
       if (!indexed) throw err;

@@ -98,12 +98,15 @@ export class Indexer implements ChunkSink {
   private readonly maxWaiting: number;
   /** An embedder that is down fails every batch: the first is logged, then a summary a minute. */
   private readonly embedFailures: RepeatedFailureLog;
+  /** A store that fails every retry (it is away or locked): the first is logged, then a summary a minute. */
+  private readonly retryFailures: RepeatedFailureLog;
 
   constructor(private readonly options: IndexerOptions) {
     for (const name of ['store', 'index', 'embedder'] as const) required('Indexer', name, options[name]);
     this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
     this.maxWaiting = wholeNumber('Indexer', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 1);
     this.embedFailures = new RepeatedFailureLog({ log: options.log, what: 'embedding chunks for the index' });
+    this.retryFailures = new RepeatedFailureLog({ log: options.log, what: 'retrying the embedding of waiting chunks' });
   }
 
   /** Chunks known to wait for a retry of their embedding (more may, past maxWaiting: see `behind`). */
@@ -179,6 +182,7 @@ export class Indexer implements ChunkSink {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.embedFailures.close();
+    this.retryFailures.close();
     await this.queue.catch(() => undefined);
   }
 
@@ -283,10 +287,16 @@ export class Indexer implements ChunkSink {
         // Let requests through between steps (the built-in embedder runs on the event loop).
         await new Promise((resolve) => setImmediate(resolve));
       }
+      this.retryFailures.succeeded();
     } catch (err) {
       // A shutdown stopped the retry: the chunks are in the store, and the next start embeds them.
       if (!this.options.signal?.aborted) {
-        this.options.log?.warn({ err }, 'retrying the embedding of waiting chunks failed');
+        // A store that stays away fails every retry: logged once, then summarised.
+        this.retryFailures.failed(
+          err,
+          { waiting: this.waiting.size },
+          `retrying the embedding of waiting chunks failed; trying again in ${this.retryMs / 1000} s`,
+        );
         this.scheduleRetry();
       }
     } finally {

@@ -19,6 +19,7 @@ import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
+import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -406,6 +407,51 @@ describe('conversation memory', () => {
     expect(index.size).toBe(2);
     const [hit] = await restarted.search('when does the ferry leave?', publicAsk(thread.id, 'Cy'), 3);
     expect(hit.chunk.text).toContain('ferry leaves at noon');
+  });
+
+  it('logs the texts a load cannot embed once, then a summary a minute and one at its end', async () => {
+    // A remote model that refuses some members' words, and takes 25 s to say so for one text.
+    const picky: Embedder = {
+      model: embedder.model,
+      dimensions: embedder.dimensions,
+      similarityThreshold: embedder.similarityThreshold,
+      relevanceThreshold: embedder.relevanceThreshold,
+      embed: (texts, signal) => {
+        if (!texts.some((t) => t.includes('refused'))) return embedder.embed(texts, signal);
+        if (texts.length === 1 && vi.isFakeTimers()) vi.advanceTimersByTime(25_000);
+        return Promise.reject(new Error('input rejected'));
+      },
+    };
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { memory, thread } = await setup({ embedder: picky, windows: { maxMessages: 1, quietMs: 1_000 } }, store);
+    const texts = ['The pier opened in March', ...[1, 2, 3, 4, 5].map((i) => `Line ${i} is refused by the model`), 'The ferry leaves at noon'];
+    for (const text of texts) memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', text));
+    await memory.idle();
+    expect(await store.countMemoryChunks(thread.id)).toBe(7);
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
+    try {
+      const lines: string[] = [];
+      const log = {
+        debug() {},
+        info: (_d: object, m: string) => lines.push(`INFO ${m}`),
+        warn: (_d: object, m: string) => lines.push(`WARN ${m}`),
+        error: (_d: object, m: string) => lines.push(`ERROR ${m}`),
+      };
+      const restarted = new MemoryService({ store, embedder: picky, index: memoryIndex(), log });
+      cleanups.push(() => restarted.close());
+      // Refused at 25, 50, 75, 100 and 125 s: the first logged, two summarised a minute after it, two at the end.
+      expect(await restarted.load()).toBe(2);
+      expect(lines).toEqual([
+        'WARN memory chunk not indexed: its text could not be embedded',
+        'WARN indexing memory chunks at load failed 2 more time(s) in the last 60 s; the last: input rejected',
+        'WARN indexing memory chunks at load failed 2 more time(s) before it ended; the last: input rejected',
+      ]);
+      await vi.advanceTimersByTimeAsync(2 * FAILURE_SUMMARY_INTERVAL_MS);
+      expect(lines).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('finds nothing while the thread’s memory is off, and everything again after a restart', async () => {

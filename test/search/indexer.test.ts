@@ -161,6 +161,57 @@ describe('Indexer', () => {
     }
   });
 
+  it('logs a store failing every retry of the waiting chunks once, then at most a summary a minute, and its recovery once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
+    try {
+      const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
+      const store = new SqliteStore({ filename: ':memory:' });
+      const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
+      const lines: string[] = [];
+      const log = {
+        debug() {},
+        info: (_d: object, m: string) => lines.push(`INFO ${m}`),
+        warn: (_d: object, m: string) => lines.push(`WARN ${m}`),
+        error: (_d: object, m: string) => lines.push(`ERROR ${m}`),
+      };
+      const indexer = new Indexer({ store, index, embedder: flaky, log, retryMs: 10_000 });
+      open.push(store, index, indexer);
+      // Chunks wait for the embedder; it is back, but the store fails the retries' reads.
+      flaky.down = true;
+      await indexer.chunksChanged(await putItem(store, itemOf(paragraphs(1)[0])));
+      const waiting = indexer.pending;
+      expect(waiting).toBeGreaterThan(0);
+      flaky.down = false;
+      const getChunks = store.getChunks.bind(store);
+      const read = vi.spyOn(store, 'getChunks').mockRejectedValue(new Error('SQLITE_BUSY: database is locked'));
+      const retries = () => lines.filter((l) => l.includes('retrying the embedding of waiting chunks'));
+
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(read).toHaveBeenCalledTimes(1);
+      expect(retries()).toEqual([expect.stringMatching(/^WARN retrying the embedding of waiting chunks failed/)]);
+      // Five more failing retries within the minute: counted, not logged, until its end.
+      await vi.advanceTimersByTimeAsync(FAILURE_SUMMARY_INTERVAL_MS - 10_000);
+      expect(read).toHaveBeenCalledTimes(6);
+      expect(retries()).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(read).toHaveBeenCalledTimes(7);
+      expect(retries().slice(1)).toEqual([
+        'WARN retrying the embedding of waiting chunks failed 5 more time(s) in the last 60 s; the last: SQLITE_BUSY: database is locked',
+      ]);
+
+      // The store is back: the next retry embeds what waited, and says so once.
+      read.mockImplementation(getChunks);
+      await vi.advanceTimersByTimeAsync(10_000);
+      await expect.poll(() => indexer.pending).toBe(0);
+      expect(index.size).toBe(waiting);
+      expect(retries().slice(2)).toEqual(['INFO retrying the embedding of waiting chunks works again after 7 failure(s) in 70 s']);
+      await vi.advanceTimersByTimeAsync(2 * FAILURE_SUMMARY_INTERVAL_MS);
+      expect(retries()).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('holds at most maxWaiting ids while the embedder is down, and embeds everything in bounded steps once it is back', async () => {
     const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
     const store = new SqliteStore({ filename: ':memory:' });
