@@ -113,6 +113,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     indexSize: () => ({ documents: searchStack.index.size, memory: memoryIndex.size }),
     graphFailed: () => ({ documents: !indexGraphHealth(searchStack.index).ok, memory: !indexGraphHealth(memoryIndex).ok }),
     ingestRunning: () => ingest.activeJobs,
+    busRoomsUnheard: () => bus.unheardRooms ?? 0,
     deliveries: () => framesSent.total,
   });
   const store = meteredStore(overrides.store ?? openStore(config, { backgroundCheckpoints: true, readerThread: true }), metrics);

@@ -118,6 +118,7 @@ describe('the metered bus', () => {
       indexSize: () => ({ documents: 0, memory: 0 }),
       graphFailed: () => ({ documents: false, memory: false }),
       ingestRunning: zero,
+      busRoomsUnheard: zero,
       deliveries: zero,
     });
     let deliver: (roomId: string, payload: string) => void = () => {};

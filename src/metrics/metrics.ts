@@ -49,6 +49,8 @@ export interface MetricSources {
   graphFailed(): { documents: boolean; memory: boolean };
   /** Ingest jobs running in the background. */
   ingestRunning(): number;
+  /** Rooms with members on this node whose bus channel is not subscribed though the bus is connected (RoomBus.unheardRooms). */
+  busRoomsUnheard(): number;
   /** Frames written to room sockets since the process started (a running total). */
   deliveries(): number;
 }
@@ -153,6 +155,11 @@ export class SalonMetrics {
     level('salon_rooms', 'Rooms with a member on this node', sources.rooms);
     level('salon_assistant_queue_depth', 'Asks waiting for the assistant', sources.queueDepth);
     level('salon_ingest_jobs_running', 'Ingest jobs running in the background', sources.ingestRunning);
+    level(
+      'salon_bus_rooms_unheard',
+      "Rooms with members on this node that the bus does not hear though Redis is up (their SUBSCRIBE failed or was refused; tried again less and less often): their members miss other nodes' messages",
+      sources.busRoomsUnheard,
+    );
     new Gauge({
       name: 'salon_index_vectors',
       help: 'Vectors in the vector indexes',

@@ -73,8 +73,13 @@ export interface NodeSyncDeps {
 
 export class NodeSync {
   private connected = true;
-  /** room.seq when the bus was cut off, for rooms open then or opened since. */
+  /** room.seq when the bus was cut off, for rooms open then or opened since, or when the bus stopped hearing the room alone. */
   private readonly marks = new Map<string, number>();
+  /**
+   * Rooms the bus does not hear though it is connected (their SUBSCRIBE failed): `true` once heard
+   * again before the room finished loading, for `opened` to resync it.
+   */
+  private readonly unheard = new Map<string, boolean>();
   private readonly refreshing = new Map<Room, Promise<void>>();
   private readonly again = new Set<Room>();
   private readonly pokes = new Set<string>();
@@ -90,6 +95,7 @@ export class NodeSync {
 
   constructor(private readonly deps: NodeSyncDeps) {
     deps.bus.onConnectionChange((connected) => (connected ? this.reconnected() : this.cutOff()));
+    deps.bus.onRoomHeard?.((roomId, heard) => (heard ? this.roomHeard(roomId) : this.roomUnheard(roomId)));
     deps.bus.presence.onLapsed((roomIds) => this.lapsed(roomIds));
     const every = deps.bus.presence.recheckMs;
     if (every > 0) {
@@ -105,13 +111,20 @@ export class NodeSync {
 
   /** The room loaded: learn who is in it on other nodes. */
   async opened(room: Room): Promise<void> {
-    if (!this.connected) this.marks.set(room.id, room.seq);
+    const unheard = this.unheard.get(room.id);
+    if (!this.connected || unheard !== undefined) this.marks.set(room.id, room.seq);
+    // Heard again while it loaded: the load may have read the store before what it missed was stored.
+    if (unheard === true && this.connected) {
+      this.unheard.delete(room.id);
+      this.resync(room, false);
+    }
     await this.refresh(room);
   }
 
   /** The room was dropped on this node. */
   closed(roomId: string): void {
     this.marks.delete(roomId);
+    this.unheard.delete(roomId);
     this.deps.bus.leave(roomId);
   }
 
@@ -334,15 +347,42 @@ export class NodeSync {
 
   private reconnected(): void {
     this.connected = true;
-    for (const room of this.deps.rooms()) {
-      if (!room.info) continue;
-      const from = Math.max(0, (this.marks.get(room.id) ?? room.seq) - RESYNC_SLACK);
-      this.marks.delete(room.id);
-      void this.refresh(room);
-      void this.reloadHistory(room);
-      void this.catchUp(room, from);
-      this.publish(room.id, 'sync', JSON.stringify({ from }));
-    }
+    // The bus subscribed every room again.
+    this.unheard.clear();
+    for (const room of this.deps.rooms()) if (room.info) this.resync(room, true);
+  }
+
+  /** The bus does not hear this room though it is connected: the room alone misses what the others say. */
+  private roomUnheard(roomId: string): void {
+    this.unheard.set(roomId, false);
+    const room = this.deps.room(roomId);
+    if (room?.info && !this.marks.has(roomId)) this.marks.set(roomId, room.seq);
+  }
+
+  /** The bus hears the room again: that room alone reads what it missed (every room does after an outage). */
+  private roomHeard(roomId: string): void {
+    if (!this.unheard.has(roomId)) return;
+    const room = this.deps.room(roomId);
+    if (!room) return void this.unheard.delete(roomId);
+    // Still loading: `opened` resyncs it.
+    if (!room.info) return void this.unheard.set(roomId, true);
+    this.unheard.delete(roomId);
+    // Cut off meanwhile: the reconnection resyncs every room.
+    if (this.connected) this.resync(room, false);
+  }
+
+  /**
+   * Reads what the room missed while the bus did not hear it: its members elsewhere, its history
+   * again, the messages after its mark. `tellOthers` (after an outage): a `sync` makes the other
+   * nodes read what this one could not publish meanwhile.
+   */
+  private resync(room: Room, tellOthers: boolean): void {
+    const from = Math.max(0, (this.marks.get(room.id) ?? room.seq) - RESYNC_SLACK);
+    this.marks.delete(room.id);
+    void this.refresh(room);
+    void this.reloadHistory(room);
+    void this.catchUp(room, from);
+    if (tellOthers) this.publish(room.id, 'sync', JSON.stringify({ from }));
   }
 
   /**

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
 import { positiveNumber, required } from '../options.js';
+import { RepeatedFailureLog } from '../repeated-failure-log.js';
 import { RedisLink, type RedisLinkOptions } from './redis-link.js';
 import { RedisPresence } from './redis-presence.js';
 import type { RoomBus } from './types.js';
@@ -20,6 +21,12 @@ export const DEFAULT_HEARTBEAT_MS = 2_000;
 export const DEFAULT_PRESENCE_TTL_MS = 6_000;
 /** Channels per SUBSCRIBE when a reconnection subscribes every room again. */
 const SUBSCRIBE_BATCH = 1_000;
+/**
+ * Longest wait between two SUBSCRIBEs of a room whose SUBSCRIBE failed while the link stayed up.
+ * The first is tried again at the next heartbeat, and the wait doubles with each failure up to this:
+ * a refusal for good (an ACL forbidding the channel: NOPERM) is not sent again every heartbeat.
+ */
+export const RESUBSCRIBE_MAX_MS = 60_000;
 
 export interface RedisRoomBusOptions extends RedisLinkOptions {
   nodeId?: string;
@@ -43,8 +50,18 @@ export class RedisRoomBus implements RoomBus {
   private readonly log: Logger;
   private readonly handlers: Handler[] = [];
   private readonly changeHandlers: ((connected: boolean) => void)[] = [];
+  private readonly roomHandlers: ((roomId: string, heard: boolean) => void)[] = [];
   /** Rooms this node hears: subscribed while the link is up, subscribed again when it comes back. */
   private readonly rooms = new Set<string>();
+  /**
+   * Rooms whose SUBSCRIBE failed while the link stayed up, not heard until one succeeds: the
+   * heartbeats before the next try (doubling with each failure) and why the last one failed.
+   */
+  private readonly unheard = new Map<string, { waitBeats: number; left: number; reason: string }>();
+  /** Those SUBSCRIBEs' failures: the first is logged, then a summary a minute, then that they work again. */
+  private readonly subscribeFailures: RepeatedFailureLog;
+  private resubscribing = false;
+  private readonly heartbeatMs: number;
   private readonly timer: NodeJS.Timeout;
   private readyWaiters: (() => void)[] = [];
   /** Rooms and presence are not yet restored since the link last came up. */
@@ -57,10 +74,11 @@ export class RedisRoomBus implements RoomBus {
     this.nodeId = options.nodeId ?? randomUUID();
     required('RedisRoomBus', 'nodeId', this.nodeId);
     const prefix = (this.prefix = options.prefix ?? DEFAULT_REDIS_PREFIX);
-    const heartbeatMs = positiveNumber('RedisRoomBus', 'heartbeatMs', options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    const heartbeatMs = (this.heartbeatMs = positiveNumber('RedisRoomBus', 'heartbeatMs', options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS));
     const ttlMs = positiveNumber('RedisRoomBus', 'presenceTtlMs', options.presenceTtlMs ?? DEFAULT_PRESENCE_TTL_MS);
     if (ttlMs < 2 * heartbeatMs) throw new RangeError('RedisRoomBus: options.presenceTtlMs must be at least twice options.heartbeatMs');
     this.log = options.log ?? silentLogger;
+    this.subscribeFailures = new RepeatedFailureLog({ log: this.log, what: 'subscribing rooms on the room bus' });
     this.channelPrefix = `${prefix}room:`;
     this.link = new RedisLink({ ...options, name: options.name ?? `salon-${this.nodeId}` });
     this.presence = new RedisPresence({ link: this.link, nodeId: this.nodeId, prefix, heartbeatMs, ttlMs });
@@ -94,18 +112,63 @@ export class RedisRoomBus implements RoomBus {
 
   /**
    * A link going down subscribes every room again when it is back. A SUBSCRIBE that fails on a link
-   * that stays up (a timeout, a refusal) left the room unheard on this node until the next outage,
-   * its members missing every other node's messages: the next heartbeat now subscribes every room
-   * again and tells the rooms core, which reads what they missed from the store, as after an outage.
+   * that stays up (a timeout, a refusal) leaves only this room unheard: it is subscribed again at
+   * the next heartbeat, then after twice as many at each failure (up to RESUBSCRIBE_MAX_MS), and
+   * the rooms core is told when it is heard again, to read what it missed from the store (that
+   * room alone; an outage resyncs every room).
    */
   private subscribeFailed(roomId: string, err: unknown): void {
-    if (this.closed || !this.link.isUp) return;
-    this.log.warn({ roomId, err }, 'room bus could not hear a room; subscribing every room again at the next heartbeat');
-    this.behind = true;
+    if (this.closed || !this.link.isUp || !this.rooms.has(roomId)) return;
+    const was = this.unheard.get(roomId);
+    const maxBeats = Math.max(1, Math.ceil(RESUBSCRIBE_MAX_MS / this.heartbeatMs));
+    const waitBeats = was ? Math.min(was.waitBeats * 2, maxBeats) : 1;
+    this.unheard.set(roomId, { waitBeats, left: waitBeats, reason: err instanceof Error ? err.message : String(err) });
+    this.subscribeFailures.failed(
+      err,
+      { roomId, unheard: this.unheard.size },
+      'room bus could not hear a room; subscribing it again at the next heartbeat, then less often while it fails',
+    );
+    if (!was) this.tellRoom(roomId, false);
+  }
+
+  /** Subscribes again the unheard rooms whose wait is over, each on its own: one refused channel fails the whole command. */
+  private async resubscribe(): Promise<void> {
+    if (this.resubscribing || !this.unheard.size) return;
+    const due = [...this.unheard].filter(([, u]) => --u.left <= 0).map(([roomId]) => roomId);
+    if (!due.length) return;
+    this.resubscribing = true;
+    try {
+      await Promise.all(
+        due.map((roomId) =>
+          this.link.sub.subscribe(this.channelPrefix + roomId).then(
+            () => this.heardAgain(roomId),
+            (err: unknown) => this.subscribeFailed(roomId, err),
+          ),
+        ),
+      );
+    } finally {
+      this.resubscribing = false;
+    }
+  }
+
+  private heardAgain(roomId: string): void {
+    if (this.closed || !this.unheard.delete(roomId)) return;
+    if (!this.unheard.size) this.subscribeFailures.succeeded();
+    if (this.rooms.has(roomId)) this.tellRoom(roomId, true);
+  }
+
+  /** Rooms with members on this node whose channel is not subscribed though the link is up (the gauge `salon_bus_rooms_unheard`). */
+  get unheardRooms(): number {
+    return this.unheard.size;
+  }
+
+  onRoomHeard(handler: (roomId: string, heard: boolean) => void): void {
+    this.roomHandlers.push(handler);
   }
 
   leave(roomId: string): void {
     this.rooms.delete(roomId);
+    if (this.unheard.delete(roomId) && !this.unheard.size) this.subscribeFailures.succeeded();
     if (this.link.sub.status === 'ready') this.link.sub.unsubscribe(this.channelPrefix + roomId).catch(() => {});
   }
 
@@ -118,16 +181,32 @@ export class RedisRoomBus implements RoomBus {
     if (problem) return { ok: false, provider: 'redis', detail: problem };
     try {
       await this.link.cmd.ping();
-      return { ok: true, provider: 'redis', detail: `Redis at ${this.link.where}; ${this.rooms.size} room(s) heard on this node` };
+      return {
+        ok: true,
+        provider: 'redis',
+        detail: `Redis at ${this.link.where}; ${this.rooms.size - this.unheard.size} room(s) heard on this node${this.unheardDetail()}`,
+      };
     } catch (err) {
       return { ok: false, provider: 'redis', detail: `Redis at ${this.link.where}: ${(err as Error).message}` };
     }
+  }
+
+  /**
+   * The rooms not heard for a failed SUBSCRIBE, for /readyz's bus detail. They leave the node ready:
+   * its other rooms work, and an ACL refusing a channel would refuse it on every node alike.
+   */
+  private unheardDetail(): string {
+    if (!this.unheard.size) return '';
+    const [roomId, last] = [...this.unheard].reduce((a, b) => (b[1].waitBeats > a[1].waitBeats ? b : a));
+    const seconds = Math.round((last.left * this.heartbeatMs) / 1000);
+    return `; ${this.unheard.size} room(s) not heard, their SUBSCRIBE failed (${roomId}: ${last.reason}; tried again in ${seconds} s)`;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    this.subscribeFailures.close();
     await this.presence.clear().catch((err: unknown) => this.log.warn({ err }, 'removing presence from Redis failed'));
     await this.link.close();
   }
@@ -157,9 +236,18 @@ export class RedisRoomBus implements RoomBus {
   }
 
   private async restoreOnce(): Promise<void> {
+    const refused: [string, unknown][] = [];
     try {
-      const channels = [...this.rooms].map((id) => this.channelPrefix + id);
-      for (let i = 0; i < channels.length; i += SUBSCRIBE_BATCH) await this.link.sub.subscribe(...channels.slice(i, i + SUBSCRIBE_BATCH));
+      const rooms = [...this.rooms];
+      for (let i = 0; i < rooms.length; i += SUBSCRIBE_BATCH) {
+        const batch = rooms.slice(i, i + SUBSCRIBE_BATCH);
+        await this.link.sub.subscribe(...batch.map((id) => this.channelPrefix + id)).catch(async (err: unknown) => {
+          if (!this.link.isUp || this.closed) throw err;
+          // One refused channel (NOPERM) fails the whole command: each room on its own, so that the
+          // refused ones alone stay unheard, not every room of the node at every heartbeat.
+          await Promise.all(batch.map((id) => this.link.sub.subscribe(this.channelPrefix + id).catch((one: unknown) => void refused.push([id, one]))));
+        });
+      }
       await this.presence.heartbeat();
     } catch (err) {
       this.log.warn({ err }, 'room bus could not restore its rooms; retrying at the next heartbeat');
@@ -168,7 +256,12 @@ export class RedisRoomBus implements RoomBus {
     if (!this.link.isUp || this.closed) return;
     this.behind = false;
     this.connectedOnce = true;
+    // Every room was subscribed again: what was unheard is heard, and every room resyncs.
+    const wasUnheard = this.unheard.size > 0;
+    this.unheard.clear();
     this.announce(true);
+    for (const [roomId, err] of refused) this.subscribeFailed(roomId, err);
+    if (wasUnheard && !this.unheard.size) this.subscribeFailures.succeeded();
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 
@@ -177,7 +270,21 @@ export class RedisRoomBus implements RoomBus {
     if (this.behind) return this.restore();
     // Entries are renewed beside the probe, not after it: a ping of a stalled subscriber
     // connection waits up to the command timeout, and the entries' margin before they expire with it.
-    await Promise.all([this.presence.heartbeat().catch((err: unknown) => this.log.debug({ err }, 'presence heartbeat failed')), this.link.probe()]);
+    await Promise.all([
+      this.presence.heartbeat().catch((err: unknown) => this.log.debug({ err }, 'presence heartbeat failed')),
+      this.link.probe(),
+      this.resubscribe(),
+    ]);
+  }
+
+  private tellRoom(roomId: string, heard: boolean): void {
+    for (const handler of this.roomHandlers) {
+      try {
+        handler(roomId, heard);
+      } catch (err) {
+        this.log.error({ err }, 'room bus room handler failed');
+      }
+    }
   }
 
   private announce(connected: boolean): void {

@@ -39,6 +39,14 @@ export interface RoomBus {
    * back (`true`: rooms heard again, this node's presence written again). Traffic in between was lost.
    */
   onConnectionChange(handler: (connected: boolean) => void): void;
+  /**
+   * Registers a handler told when one room is not heard though the bus is connected (`false`: its
+   * SUBSCRIBE failed, a timeout or a refusal) and when it is heard again (`true`): that room alone
+   * missed the other nodes' traffic in between. A bus whose join cannot fail on its own leaves it out.
+   */
+  onRoomHeard?(handler: (roomId: string, heard: boolean) => void): void;
+  /** Rooms joined but not heard though the bus is connected (see onRoomHeard); absent where that cannot happen. */
+  readonly unheardRooms?: number;
   /** Whether the bus reaches the other nodes (`/readyz`). */
   health(): Promise<{ ok: boolean; provider: string; detail: string }>;
   close(): Promise<void>;

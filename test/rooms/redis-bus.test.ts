@@ -3,13 +3,15 @@
  * what only Redis does: a node that dies without closing, and Redis going away and coming back
  * (through a loopback proxy the test cuts).
  */
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RedisRoomBus, RedisRoomBusOptions } from '../../src/rooms/redis-bus.js';
-import { describeRedis, redisNetwork, REDIS_URL } from '../redis/gate.js';
+import { describeRedis, FAST, redisNetwork, REDIS_URL } from '../redis/gate.js';
 import { tcpProxy, type TcpProxy } from '../redis/tcp-proxy.js';
 import { busContract, presenceContract, type BusNetwork } from './bus-contract.js';
 import { until } from './helpers.js';
+import type { Logger } from '../../src/logger.js';
 
 const redis = (): BusNetwork => redisNetwork();
 
@@ -31,9 +33,13 @@ describeRedis('Redis room bus', () => {
   describe('failures', () => {
     let network: ReturnType<typeof redisNetwork>;
     let proxy: TcpProxy;
+    const cleanups: (() => Promise<unknown>)[] = [];
     afterEach(async () => {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
       await proxy?.close();
       await network?.cleanup();
+      for (const cleanup of cleanups.splice(0)) await cleanup();
     });
 
     /** Node a on Redis directly (with `aOptions`), node b through the proxy the test can cut. */
@@ -59,18 +65,23 @@ describeRedis('Redis room bus', () => {
       expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u1']);
     });
 
-    it('hears a room whose SUBSCRIBE failed on a link that stayed up, from the next heartbeat, and says it is back', async () => {
+    it('hears a room whose SUBSCRIBE failed on a link that stayed up, from the next heartbeat, and tells the rooms core of that room alone', async () => {
       network = redisNetwork();
       const [a, b] = await network.nodes(2);
       const got: string[] = [];
       b.subscribe((room, payload) => got.push(`${room}:${payload}`));
       const changes: boolean[] = [];
       b.onConnectionChange((connected) => changes.push(connected));
+      const rooms: string[] = [];
+      b.onRoomHeard((roomId, heard) => rooms.push(`${roomId}:${heard}`));
+      await b.join('post_2');
       // A timeout or a refusal of this one command; the connection stays up.
       const subscribe = vi.spyOn(b.link.sub, 'subscribe').mockRejectedValueOnce(new Error('Command timed out'));
       await b.join('news_1');
       expect(subscribe).toHaveBeenCalledTimes(1);
       expect(b.link.isUp).toBe(true);
+      expect(rooms).toEqual(['news_1:false']);
+      expect(b.unheardRooms).toBe(1);
       await eventually(
         async () => {
           await a.publish('news_1', 'hello');
@@ -78,8 +89,147 @@ describeRedis('Redis room bus', () => {
         },
         (heard) => heard.includes('news_1:hello'),
       );
-      // The rooms core is told, and reads from the store what the room missed meanwhile.
-      expect(changes).toContain(true);
+      // The rooms core is told that this room is heard again, and reads from the store what it
+      // missed meanwhile; the bus was never cut off, and the other rooms need no resync.
+      await until(() => rooms.length === 2);
+      expect(rooms).toEqual(['news_1:false', 'news_1:true']);
+      expect(changes).toEqual([]);
+      expect(b.unheardRooms).toBe(0);
+      // Only the failed room was subscribed again.
+      expect(subscribe.mock.calls.map((c) => c.map(String))).toEqual([[`${network.prefix}room:news_1`], [`${network.prefix}room:news_1`]]);
+    });
+
+    /**
+     * A Redis user (ACL) that may use every key but, of the channels, only those matching `allowed`:
+     * its URL, a way to allow more, and its connections' end (an outage). Deleted after the test.
+     */
+    async function restrictedUser(allowed: string) {
+      const admin = new Redis(REDIS_URL);
+      const name = `salon-test-${randomUUID()}`;
+      const password = randomUUID();
+      await admin.call('ACL', 'SETUSER', name, 'on', `>${password}`, '~*', 'resetchannels', `&${allowed}`, '+@all');
+      cleanups.push(async () => {
+        await admin.call('ACL', 'DELUSER', name);
+        admin.disconnect();
+      });
+      const url = new URL(REDIS_URL);
+      url.username = name;
+      url.password = password;
+      return {
+        url: url.toString(),
+        allow: (pattern: string) => admin.call('ACL', 'SETUSER', name, `&${pattern}`),
+        cut: () => admin.call('CLIENT', 'KILL', 'USER', name),
+      };
+    }
+
+    function lines(): { log: Logger; lines: string[] } {
+      const written: string[] = [];
+      const log: Logger = {
+        debug() {},
+        info: (_d, m) => void written.push(`INFO ${m}`),
+        warn: (_d, m) => void written.push(`WARN ${m}`),
+        error: (_d, m) => void written.push(`ERROR ${m}`),
+      };
+      return { log, lines: written };
+    }
+
+    it('backs off a SUBSCRIBE refused for good (a Redis ACL), logs it once, reports it, and hears the room once allowed', async () => {
+      network = redisNetwork();
+      const user = await restrictedUser(`${network.prefix}room:news_*`);
+      const a = await network.bus();
+      const { log, lines: written } = lines();
+      // The heartbeats on a fake clock (the connections keep their real timers).
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      // A patient command timeout: a probe timing out on a loaded machine would be an outage.
+      const b = await network.bus({ url: user.url, log, commandTimeoutMs: 10_000 });
+      written.length = 0;
+      const got: string[] = [];
+      b.subscribe((room, payload) => got.push(`${room}:${payload}`));
+      // The heartbeat each SUBSCRIBE of post_2 was sent at, and every SUBSCRIBE not answered yet.
+      let beat = 0;
+      const tried: number[] = [];
+      const pending = new Set<Promise<unknown>>();
+      const sub = b.link.sub;
+      const subscribe = sub.subscribe.bind(sub) as (...channels: string[]) => Promise<unknown>;
+      vi.spyOn(sub, 'subscribe').mockImplementation(((...channels: string[]) => {
+        if (channels.some((c) => c.endsWith('post_2'))) tried.push(beat);
+        const sent = subscribe(...channels);
+        pending.add(sent);
+        void sent.catch(() => {}).finally(() => pending.delete(sent));
+        return sent;
+      }) as never);
+      /** One heartbeat, and what it sent answered. */
+      const heartbeat = async () => {
+        beat++;
+        await vi.advanceTimersByTimeAsync(FAST.heartbeatMs!);
+        while (pending.size) await Promise.allSettled([...pending]);
+        await new Promise((r) => setTimeout(r, 5));
+      };
+
+      await b.join('news_1');
+      await b.join('post_2');
+      expect(b.unheardRooms).toBe(1);
+      for (let i = 0; i < 16; i++) await heartbeat();
+      // Tried again at the next heartbeat, then after 2, 4 and 8 of them; logged once.
+      expect(tried).toEqual([0, 1, 3, 7, 15]);
+      expect(written).toEqual(['WARN room bus could not hear a room; subscribing it again at the next heartbeat, then less often while it fails']);
+      expect(b.unheardRooms).toBe(1);
+      const health = await b.health();
+      expect(health.ok).toBe(true);
+      expect(health.detail).toMatch(/1 room\(s\) heard on this node; 1 room\(s\) not heard, their SUBSCRIBE failed \(post_2: NOPERM.*; tried again in \d+ s\)/);
+      // The other room is heard.
+      await eventually(
+        async () => {
+          await a.publish('news_1', 'hello');
+          return got;
+        },
+        (heard) => heard.includes('news_1:hello'),
+      );
+
+      // Allowed: heard from the next try on, and that is logged once.
+      await user.allow(`${network.prefix}room:*`);
+      for (let i = 0; i < 32 && b.unheardRooms > 0; i++) await heartbeat();
+      expect(b.unheardRooms).toBe(0);
+      expect(tried).toHaveLength(6);
+      expect(written.slice(1)).toEqual([expect.stringMatching(/^INFO subscribing rooms on the room bus works again after 5 failure\(s\) in \d+ s$/)]);
+      expect((await b.health()).detail).toMatch(/2 room\(s\) heard on this node$/);
+      await eventually(
+        async () => {
+          await a.publish('post_2', 'allowed');
+          return got;
+        },
+        (heard) => heard.includes('post_2:allowed'),
+      );
+    });
+
+    it('hears every room it may again after an outage, though one of them stays refused', async () => {
+      network = redisNetwork();
+      const user = await restrictedUser(`${network.prefix}room:news_*`);
+      const a = await network.bus();
+      const b = await network.bus({ url: user.url });
+      const got: string[] = [];
+      b.subscribe((room, payload) => got.push(`${room}:${payload}`));
+      const changes: boolean[] = [];
+      b.onConnectionChange((connected) => changes.push(connected));
+      await b.join('news_1');
+      await b.join('news_2');
+      await b.join('post_2');
+      expect(b.unheardRooms).toBe(1);
+      // Redis drops the node's connections; they come back, and every room is subscribed again
+      // (one SUBSCRIBE for all, which the refused channel fails as a whole).
+      await user.cut();
+      await until(() => changes.length >= 2, 5_000);
+      expect(changes).toEqual([false, true]);
+      for (const room of ['news_1', 'news_2'])
+        await eventually(
+          async () => {
+            await a.publish(room, 'after');
+            return got;
+          },
+          (heard) => heard.includes(`${room}:after`),
+        );
+      expect(b.unheardRooms).toBe(1);
+      expect((await b.health()).detail).toContain('2 room(s) heard on this node; 1 room(s) not heard');
     });
 
     it('renews its entries without waiting for its connections’ probe or a reading of the clock', async () => {
