@@ -6,11 +6,14 @@
  */
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
+import { RepeatedFailureLog } from '../repeated-failure-log.js';
 import type { RedisLink } from '../rooms/redis-link.js';
 import type { ChangeFeed } from './change-feed.js';
 
-/** Wait before subscribing again after a SUBSCRIBE failed on a link that stayed up. */
+/** Wait before subscribing again after a SUBSCRIBE failed on a link that stayed up; it doubles with each failure. */
 export const RESUBSCRIBE_MS = 1_000;
+/** Longest wait between two SUBSCRIBEs that fail: a refusal for good (an ACL forbidding the channel) is not sent every second. */
+export const RESUBSCRIBE_MAX_MS = 60_000;
 
 export interface RedisChangeFeedOptions {
   /** The room bus's connections (RedisRoomBus.link). */
@@ -27,11 +30,16 @@ export class RedisChangeFeed implements ChangeFeed {
   private readonly log: Logger;
   private readonly handlers: ((notice: string) => void)[] = [];
   private readonly changeHandlers: ((connected: boolean) => void)[] = [];
+  /** Failed SUBSCRIBEs on a link that stayed up: the first is logged, then a summary a minute. */
+  private readonly failures: RepeatedFailureLog;
+  private retryMs = RESUBSCRIBE_MS;
+  private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(options: RedisChangeFeedOptions) {
     this.link = required('RedisChangeFeed', 'link', options.link);
     this.channel = `${required('RedisChangeFeed', 'prefix', options.prefix)}index`;
     this.log = options.log ?? silentLogger;
+    this.failures = new RepeatedFailureLog({ log: this.log, what: 'subscribing the index change feed' });
     this.link.sub.on('message', (channel: string, notice: string) => {
       if (channel === this.channel) for (const handler of this.handlers) handler(notice);
     });
@@ -54,17 +62,25 @@ export class RedisChangeFeed implements ChangeFeed {
   /**
    * Subscribes (the link's connections do not resubscribe by themselves), then says the feed is
    * heard. A failure on a link going down is retried by its return; one on a link that stays up (a
-   * timeout, a refusal) is retried here, or no notice would be heard until the next outage.
+   * timeout, a refusal) is retried here, or no notice would be heard until the next outage: a
+   * second later, then twice as long after each failure, up to RESUBSCRIBE_MAX_MS.
    */
   private async listen(): Promise<void> {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     try {
       await this.link.sub.subscribe(this.channel);
     } catch (err) {
       if (!this.link.isUp) return void this.log.debug({ err }, 'index change feed not subscribed');
-      this.log.warn({ err }, `index change feed not subscribed; trying again in ${RESUBSCRIBE_MS / 1000} s`);
-      setTimeout(() => this.link.isUp && void this.listen(), RESUBSCRIBE_MS).unref();
+      const wait = this.retryMs;
+      this.retryMs = Math.min(wait * 2, RESUBSCRIBE_MAX_MS);
+      this.failures.failed(err, {}, `index change feed not subscribed; trying again in ${wait / 1000} s, then less often while it fails`);
+      this.retryTimer = setTimeout(() => this.link.isUp && void this.listen(), wait);
+      this.retryTimer.unref();
       return;
     }
+    this.retryMs = RESUBSCRIBE_MS;
+    this.failures.succeeded();
     this.announce(true);
   }
 

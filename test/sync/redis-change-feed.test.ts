@@ -4,12 +4,15 @@
  */
 import { afterEach, expect, it, vi } from 'vitest';
 import { RedisLink } from '../../src/rooms/redis-link.js';
-import { RedisChangeFeed } from '../../src/sync/redis-change-feed.js';
+import type { Logger } from '../../src/logger.js';
+import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
+import { RedisChangeFeed, RESUBSCRIBE_MAX_MS } from '../../src/sync/redis-change-feed.js';
 import { describeRedis, FAST, REDIS_URL, testPrefix } from '../redis/gate.js';
 
 describeRedis('Redis index change feed', () => {
   const links: RedisLink[] = [];
   afterEach(async () => {
+    vi.useRealTimers();
     vi.restoreAllMocks();
     await Promise.all(links.splice(0).map((l) => l.close()));
   });
@@ -41,5 +44,50 @@ describeRedis('Redis index change feed', () => {
     expect(subscribe.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(mine.isUp).toBe(true);
     expect(connected).toContain(true);
+  });
+
+  it('tries a SUBSCRIBE refused for good less and less often, logs it once then a summary a minute, and once when it works again', async () => {
+    const prefix = testPrefix();
+    const mine = await link();
+    const lines: string[] = [];
+    const log: Logger = {
+      debug() {},
+      info: (_d, m) => void lines.push(`INFO ${m}`),
+      warn: (_d, m) => void lines.push(`WARN ${m}`),
+      error: (_d, m) => void lines.push(`ERROR ${m}`),
+    };
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
+    const start = Date.now();
+    // Refused without reaching Redis (as an ACL's NOPERM is), while the link stays up.
+    const tried: number[] = [];
+    const subscribe = vi.spyOn(mine.sub, 'subscribe').mockImplementation((() => {
+      tried.push(Date.now() - start);
+      return Promise.reject(new Error('NOPERM No permissions to access a channel'));
+    }) as never);
+    const feed = new RedisChangeFeed({ link: mine, prefix, log });
+    const connected: boolean[] = [];
+    feed.onConnectionChange((up) => connected.push(up));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(lines).toEqual([expect.stringMatching(/^WARN index change feed not subscribed; trying again in 1 s/)]);
+    await vi.advanceTimersByTimeAsync(FAILURE_SUMMARY_INTERVAL_MS);
+    // Tried a second later, then 2, 4, 8, 16 s after each failure…
+    expect(tried).toEqual([0, 1_000, 3_000, 7_000, 15_000, 31_000]);
+    expect(lines.slice(1)).toEqual([
+      'WARN subscribing the index change feed failed 5 more time(s) in the last 60 s; the last: NOPERM No permissions to access a channel',
+    ]);
+    // …then once a minute at most.
+    await vi.advanceTimersByTimeAsync(3 * RESUBSCRIBE_MAX_MS);
+    expect(tried.slice(6)).toEqual([63_000, 123_000, 183_000]);
+    expect(lines).toHaveLength(5);
+    expect(connected).toEqual([]);
+
+    // Allowed: heard from the next try on (at 243 s), logged once.
+    subscribe.mockRestore();
+    await vi.advanceTimersByTimeAsync(3_000);
+    // Redis answers on its own time, with the clock still at 243 s.
+    const deadline = performance.now() + 5_000;
+    while (!connected.length && performance.now() < deadline) await new Promise((r) => setImmediate(r));
+    expect(connected).toEqual([true]);
+    expect(lines.slice(5)).toEqual(['INFO subscribing the index change feed works again after 9 failure(s) in 243 s']);
   });
 });
