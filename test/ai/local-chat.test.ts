@@ -1,14 +1,14 @@
 /** The local extractive ChatModel: quoting with [n], admitting gaps, reranking, summaries, streaming. */
 import { describe, expect, it } from 'vitest';
 import { newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
-import { answerType } from '../../src/ai/local/extractive-answer.js';
+import { answerType, namesSomeone } from '../../src/ai/local/extractive-answer.js';
 import { centralSentences } from '../../src/ai/local/extractive-summary.js';
-import { askedTerms, contentTerms, splitSentences, stem } from '../../src/ai/local/extractive-text.js';
+import { askedTerms, contentTerms, splitSentences, squashKeepingListEntries, stem } from '../../src/ai/local/extractive-text.js';
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview, questionFocus } from '../../src/ai/questions.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
-import { deedAsked, tellsDeed } from '../../src/ai/local/answer-cues.js';
+import { deedAsked, namesModels, tellsDeed } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
 
@@ -695,5 +695,97 @@ describe('a question of why whose reason only the headline names', () => {
         'Dock workers in Harlow went on strike on Monday because the operator reduced their pension. ' + 'The storm closed the outer harbour for two days.',
     };
     expect(await answerOf('Why did the dock workers strike?', [strike])).toMatch(/^Dock workers in Harlow went on strike on Monday because/);
+  });
+});
+
+describe('what names someone a "who" question asks for', () => {
+  const none = () => false;
+  it('is a capitalised name, an organisation’s too, not a day, a number word or a unit after a number', () => {
+    const asked = new Set(['who', 'makes', 'quillstore']);
+    expect(namesSomeone('Quill Data, the company behind Quillstore, said so on Monday.', asked, none)).toBe(true);
+    expect(namesSomeone("We walk through Harlow's report line by line.", asked, none)).toBe(true);
+    expect(namesSomeone('By Thursday evening, 41 of the 63 people outside the company had signed.', asked, none)).toBe(false);
+    expect(namesSomeone('Quillstore ships with 16 GB and costs less in March.', asked, none)).toBe(false);
+  });
+
+  it('is not a word the sources write in lower case, capitalised where a heading runs into its paragraph', () => {
+    const common = (w: string) => w === 'failure';
+    expect(namesSomeone('Three things the report gets right Failure detectors must not share fate.', new Set(['who', 'wrote', 'report']), common)).toBe(false);
+  });
+});
+
+describe('a "who" question whose best sentence points back with a pronoun', () => {
+  it('is answered with the sentence naming whom the pronoun stands for, then that one', async () => {
+    // `… he wrote in a blog post` named nobody who wrote it.
+    const letter: GroundedSource = {
+      n: 1,
+      label: 'Harlow Rail changes its timetable',
+      content:
+        'Harlow Rail cut its night services in March. ' +
+        "The operator's chief executive, Ines Borg, said the change was overdue. " +
+        '"We could not go on running empty trains," she wrote in a letter to staff.',
+    };
+    expect(await answerOf('Who wrote the letter to staff?', [letter])).toMatch(
+      /^The operator's chief executive, Ines Borg, said the change was overdue\. \[1\] "We could not go on running empty trains," she wrote in a letter to staff\. \[1\]/,
+    );
+  });
+});
+
+describe('a "who" question whose sources name nobody who did it', () => {
+  it('is answered that the sources do not say, not with a sentence naming nobody', async () => {
+    const outage: GroundedSource = {
+      n: 1,
+      label: 'Signals fail for three hours',
+      content: 'The report on the outage was published on Monday. Trains across the network stopped for three hours.',
+    };
+    expect(await answerOf('Who wrote the report on the outage?', [outage])).toBe(NOT_COVERED);
+  });
+
+  it('keeps a sentence telling the deed, its doer named or not', async () => {
+    const film: GroundedSource = {
+      n: 1,
+      label: 'A lost film is shown again',
+      content: "The archive's restoration team spent two years restoring the film. The film was shown on Monday.",
+    };
+    expect(await answerOf('Who restored the film?', [film])).toMatch(/^The archive's restoration team spent two years restoring the film\./);
+  });
+});
+
+describe('a light verb’s doer named by its noun', () => {
+  it('tells the deed beside what is asked about', () => {
+    const deed = deedAsked('Who makes the Quill Q1?')!;
+    const others = new Set(['quill', 'q1']);
+    expect(tellsDeed('Ana Lind, founder of the laptop maker Quill Systems, spoke first.', deed, others)).toBe(true);
+    expect(tellsDeed('The Q1 is the maker’s first laptop.', deed, new Set(['tram']))).toBe(false);
+  });
+
+  it('is read for a light verb only: another verb tells its deed itself', () => {
+    const deed = deedAsked('Who led the league in goals?')!;
+    expect(tellsDeed('He was the league’s career goal leader.', deed, new Set(['leagu', 'goal']))).toBe(false);
+  });
+});
+
+describe('a question of what a model costs', () => {
+  it('takes a price only from a sentence writing the model', () => {
+    expect(namesModels('How much does the Quill Q2 cost?', 'A replacement battery for the Q1 costs €69.')).toBe(false);
+    expect(namesModels('How much does the Quill Q1 cost?', 'The Q1 costs €899.')).toBe(true);
+    expect(namesModels('How much did oil cost in the 1990s?', 'Oil cost $20 a barrel.')).toBe(true);
+  });
+
+  it('is answered that the sources do not price it, where the best sentence holds no price of it', async () => {
+    const laptop: GroundedSource = {
+      n: 1,
+      label: 'Quill ships the Q1',
+      content: 'The Quill Q1 costs €899 with 16 GB of memory. Quill plans a second model, the Q2, for late 2027.',
+    };
+    expect(await answerOf('How much does the Quill Q2 cost?', [laptop])).toBe(NOT_COVERED);
+    expect(await answerOf('How much does the Quill Q1 cost?', [laptop])).toMatch(/^The Quill Q1 costs €899/);
+  });
+});
+
+describe('a heading before its paragraph', () => {
+  it('is a sentence of its own once squashed', () => {
+    const text = squashKeepingListEntries('It ends here.\n\nThree things the report gets right\n\nFailure detectors must not share fate.');
+    expect(splitSentences(text).map((s) => s.text)).toEqual(['It ends here.', 'Three things the report gets right', 'Failure detectors must not share fate.']);
   });
 });

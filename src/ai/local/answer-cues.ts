@@ -42,6 +42,23 @@ export function namesSubject(held: Iterable<string>, kind: ReadonlySet<string>, 
   return !any;
 }
 
+/** A model's name, letters and digits in one word: `K2`, `A9`, `VS-2`, `Orrery-2`. */
+const MODEL = /(?=[\p{L}\p{N}-]*\p{L})(?=[\p{L}\p{N}-]*\p{N})[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+
+/** `3rd`, `21st`, `1990s`: a number's ending, no model. */
+const ORDINAL_OR_DECADE = /^\p{N}+(?:st|nd|rd|th|s)$/iu;
+
+/**
+ * Whether `sentence` writes every model the question names (`K2`, `VS-2`): a price of the K1 or
+ * of its battery (`a replacement battery costs €69`) is none of the K2, though both are Kestrel's.
+ */
+export function namesModels(question: string, sentence: string): boolean {
+  const models = question.match(MODEL)?.filter((m) => !ORDINAL_OR_DECADE.test(m));
+  if (!models?.length) return true;
+  const written = new Set((sentence.match(MODEL) ?? []).map((m) => m.toLowerCase()));
+  return models.every((m) => written.has(m.toLowerCase()));
+}
+
 /** Words after "who" that are no deed: "who is …?", "who did the council choose?". */
 const NOT_A_DEED = new Set(`is was are were be been am has have had do does did will would can could shall should may might must 's s else`.split(/\s+/));
 /**
@@ -103,7 +120,11 @@ export function tellsDeed(sentence: string, deed: { word: string; term: string }
   const light = others !== undefined && isLightDeed(deed);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (termOf(t) !== deed.term) continue;
+    if (termOf(t) !== deed.term) {
+      // `the Vessbridge laptop maker Kestrel Systems`: a light verb's doer is told by its noun.
+      if (light && doerNoun(t, deed.term) && doneTo(tokens, i, others, true)) return true;
+      continue;
+    }
     if (t !== deed.word && !VERB_ENDING.test(t) && irregularBase(t) === undefined) continue;
     const before = tokens[i - 1] ?? '';
     if (THING_BEFORE.has(before) || /^\d/.test(before)) continue;
@@ -122,10 +143,27 @@ export function isLightDeed(deed: { term: string }): boolean {
  * (`makes orvaglutide`), or before it in a passive with its doer (`orvaglutide, made by`; not
  * `the software, TriageAssist, made by …` for "who makes orvaglutide?").
  */
-function doneTo(tokens: string[], at: number, others: ReadonlySet<string>): boolean {
+function doneTo(tokens: string[], at: number, others: ReadonlySet<string>, either = false): boolean {
   const asked = (w: string) => contentTerms(w).some((t) => others.has(t));
   if (tokens[at + 1] === 'by') return tokens.slice(0, at).some(asked);
-  return tokens.slice(at + 1, at + 1 + DONE_TO_WITHIN).some(asked);
+  return tokens.slice(at + 1, at + 1 + DONE_TO_WITHIN).some(asked) || (either && tokens.slice(Math.max(0, at - DONE_TO_WITHIN), at).some(asked));
+}
+
+/**
+ * Whether `word` is the noun of the one who does the deed whose term is `term`: `maker` (make),
+ * `founder` (found), `writer` (write), `supplier` (supply), `investor` (invest). Read for a light
+ * verb only (tellsDeed): its verb mostly tells another sense (`makes a weekly tablet possible`), so
+ * news text names its doer by the noun, with what is asked about within three words either side
+ * (`Aino Pellervo, founder of the Vessbridge laptop maker Kestrel Systems`, `the K1's maker`).
+ * Another verb tells its deed itself: read for "who led the Panthers in sacks?", `the NFL's active
+ * career sack leader` came before `Kawann Short led the team in sacks`.
+ */
+export function doerNoun(word: string, term: string): boolean {
+  const bases: string[] = [];
+  if (word.endsWith('ier')) bases.push(`${word.slice(0, -3)}y`);
+  if (word.endsWith('er')) bases.push(word.slice(0, -2), word.slice(0, -2).replace(/([b-df-hj-np-tv-z])\1$/, '$1'), word.slice(0, -1));
+  if (word.endsWith('or')) bases.push(word.slice(0, -2));
+  return bases.some((b) => b.length > 2 && termOf(b) === term);
 }
 
 /** Words before the doer's name in a passive: `built by the`, `restored by a`. */

@@ -11,7 +11,7 @@ import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits, type UnitWeigher } from './asked-units.js';
 import { asAsked, kinOf, withJoined } from './kin.js';
-import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
+import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
 
@@ -173,6 +173,33 @@ function newNames(sentence: string, questionWords: Set<string>): string[] {
   return out;
 }
 
+/** Names of days and months: `on Thursday` names a time, not someone. */
+const TIME_NAMES = new Set([...MONTHS.split('|'), 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);
+const NUMBER_WORD = new RegExp(`^(${NUMBER_WORDS})$`, 'i');
+/** A word as written, a possessive's `'s` and a hyphenated name (`Okonkwo-Reyes`) kept with it. */
+const NAME_TOKEN = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
+
+/**
+ * Whether `sentence` names someone a "who" question does not name already (`asked`, the question's
+ * lower-cased words): a capitalised word, an organisation's as much as a person's (`Nimbic's`,
+ * `Tessera Data`, `Fjordline Capital`), the sentence's first too when it is not a word the sources
+ * write in lower case (`common`): not a day or a month (`By Thursday evening, 41 of the 63 people
+ * …`), a number word, a unit after a number (`16 GB`), nor a common word written with a capital
+ * (`Three more things the postmortem gets right Failure detectors …`, a heading run into its
+ * first line).
+ */
+export function namesSomeone(sentence: string, asked: ReadonlySet<string>, common: (word: string) => boolean): boolean {
+  const tokens = sentence.match(NAME_TOKEN) ?? [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!/^\p{Lu}/u.test(tokens[i])) continue;
+    const word = tokens[i].toLowerCase().replace(/['’]s$/, '');
+    if (asked.has(word) || STOPWORDS.has(word) || TIME_NAMES.has(word) || NUMBER_WORD.test(word) || common(word)) continue;
+    if (i > 0 && /^\p{N}/u.test(tokens[i - 1])) continue;
+    return true;
+  }
+  return false;
+}
+
 /** The sentences of each source, in order: what scoreSentences scores. */
 export function sourceSentences(sources: GroundedSource[]): string[] {
   return sources.flatMap((src) => splitSentences(src.content).map((s) => s.text));
@@ -293,7 +320,7 @@ export function scoreSentences(
     const cue =
       (hasCue(type, s.text, qWords) || caused[i] > 0) &&
       (type !== 'duration' || measuresAskedSpan(s.text, qSet, happened)) &&
-      (!pricing || (MONEY.test(stripKnown(s.text, qWords)) && namesSubject(helds[i], price, subject))) &&
+      (!pricing || (MONEY.test(stripKnown(s.text, qWords)) && namesSubject(helds[i], price, subject) && namesModels(question, s.text))) &&
       (!deedTold || told[i]) &&
       (!measuring || MEASURE.test(stripKnown(s.text, qWords))) &&
       (!forecasting || counted);

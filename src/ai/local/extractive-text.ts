@@ -286,15 +286,23 @@ function isAbbreviation(before: string): boolean {
  */
 const ENTRY_START = String.raw`(?:\d{1,2}:\d{2}(?::\d{2})?|[-*•]|\d{1,3}[.)])[ \t]`;
 const LIST_ENTRY = String.raw`\n(?=[ \t]*${ENTRY_START})`;
-/** Whitespace before a list entry (kept as one line break), or any other run of whitespace. */
-const ENTRY_BREAK_OR_SPACE = new RegExp(String.raw`(\s*\n[ \t]*(?=${ENTRY_START}))|\s+`, 'g');
+/**
+ * Whitespace before a list entry (kept as one line break), a blank line after a heading (a line
+ * ending without a sentence's mark, kept as a blank line), or any other run of whitespace.
+ */
+const ENTRY_BREAK_OR_SPACE = new RegExp(String.raw`(\s*\n[ \t]*(?=${ENTRY_START}))|((?<=[^\s.!?…:;"'\u201d\u2019)\]])[ \t]*\n[ \t]*\n\s*)|\s+`, 'g');
 
 /**
  * `text` with each run of whitespace made one space, except a line break before a list entry,
- * which stays one: squashed, a video's chapter list reaches the built-in model as one sentence.
+ * which stays one, and a blank line after a heading, which stays one: squashed, a video's chapter
+ * list reaches the built-in model as one sentence, and a post's heading as the first words of the
+ * paragraph after it (`Three more things the postmortem gets right Failure detectors must not …`
+ * was quoted for "who wrote the post-mortem?", its heading's capital read as a name).
  */
 export function squashKeepingListEntries(text: string): string {
-  return text.includes('\n') ? text.replace(ENTRY_BREAK_OR_SPACE, (_, entry?: string) => (entry ? '\n' : ' ')).trim() : squash(text);
+  return text.includes('\n')
+    ? text.replace(ENTRY_BREAK_OR_SPACE, (_, entry?: string, heading?: string) => (entry ? '\n' : heading ? '\n\n' : ' ')).trim()
+    : squash(text);
 }
 
 /**

@@ -8,6 +8,7 @@ import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, typ
 import {
   answerType,
   holdsMoney,
+  namesSomeone,
   scoreSentences,
   sourceSentences,
   type AnswerWeights,
@@ -25,9 +26,9 @@ import {
   spokenText,
   withAntecedent,
 } from '../questions.js';
-import { askedTerms, contentTerms, idfTable, splitSentences, stem } from './extractive-text.js';
+import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
-import { namesSubject, priceTerms, REASON_CUE } from './answer-cues.js';
+import { deedAsked, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
 import { cosine } from '../vectors.js';
@@ -152,14 +153,22 @@ export class LocalChatModel implements ChatModel {
       withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter((s) => !asksInDocument(prompt.sources, s)),
       relevant,
     );
-    const top = ranked[0];
+    const first = ranked[0];
+    if (!first) return NOT_COVERED;
+    if (!relevant(first)) return NOT_COVERED;
+    if (!pricesWhatIsAsked(prompt.question, first)) return NOT_COVERED;
+    const top = whoAnswer(prompt, ranked, relevant);
     if (!top) return NOT_COVERED;
-    if (!relevant(top)) return NOT_COVERED;
     const named = sourcesNaming(prompt, top.text);
     const namesWhatIsAsked = namingSubject(prompt.question);
     const chosen = [top];
-    for (const s of ranked.slice(1)) {
-      if (chosen.length >= this.maxSentences || s.score < FOLLOW_RATIO * top.score) break;
+    // "… he wrote in a blog post": a pronoun doer is read with the sentence naming who it stands for.
+    const antecedent = top === first && namesNoOne(prompt, top) ? namedBefore(prompt, ranked, top) : undefined;
+    if (antecedent) chosen.unshift(antecedent);
+    for (const s of ranked) {
+      if (s === top || chosen.includes(s)) continue;
+      // The sentence naming whom a pronoun stands for is read with the answer, not in its place.
+      if (chosen.length >= this.maxSentences + (antecedent ? 1 : 0) || s.score < FOLLOW_RATIO * top.score) break;
       // An answer begun from the room's own item goes on from it, not from another article's words.
       if (top.n === primary && s.n !== primary) continue;
       if (named && !named.has(s.n) && !sharesMoreThanAWord(prompt.question, s.text)) continue;
@@ -296,6 +305,97 @@ function pricedFirst(question: string, ranked: ScoredSentence[], relevant: (s: S
   if (!ranked[0] || holdsMoney(ranked[0].text) || answerType(question) !== 'number' || !priceTerms(question).size) return ranked;
   const priced = ranked.find((s) => !s.lacksAnswer);
   return priced && relevant(priced) ? [priced, ...ranked.filter((s) => s !== priced)] : ranked;
+}
+
+/** "Who is Selma Achterberg?": asks what someone is, not for someone the answer names (extractive-answer.ts). */
+const ASKS_WHO_SOMEONE_IS = /\b[Ww]ho(?:'s|\s+(?:is|was|are|were))\s+\p{Lu}/u;
+/** A personal pronoun: the doer a sentence names by pointing back (`… he wrote in a blog post`). */
+const PERSONAL_PRONOUN = /\b(?:he|she|they)\b/i;
+
+/**
+ * Whether the question asks who did a deed ("who wrote the post-mortem?", deedAsked), not what
+ * someone is nor who someone is to what ("… is done by who?", whose answer may be `stratigraphers`).
+ */
+function asksForSomeone(question: string): boolean {
+  return answerType(question) === 'person' && !ASKS_WHO_SOMEONE_IS.test(question) && deedAsked(question) !== null;
+}
+
+/** The words the sources write in lower case, as a test: a capitalised one of them starts a sentence or a heading, and names nobody. */
+function writtenInLowerCase(sources: GroundedSource[]): (word: string) => boolean {
+  let seen: Set<string> | undefined;
+  return (word) => (seen ??= new Set(sources.flatMap((s) => s.content.match(/(?<![\p{L}\p{N}'’-])\p{Ll}[\p{L}'’-]*/gu) ?? []))).has(word);
+}
+
+/** Whether a "who" question's answer `s` names nobody the question does not (namesSomeone). */
+function namesNoOne(prompt: GroundedPrompt, s: ScoredSentence, common = writtenInLowerCase(prompt.sources)): boolean {
+  return asksForSomeone(prompt.question) && !namesSomeone(s.text, new Set(words(prompt.question)), common);
+}
+
+/** The sentence before `s` in its source when `s` points back with a pronoun and that one names someone: whom `he` stands for. */
+function namedBefore(
+  prompt: GroundedPrompt,
+  ranked: ScoredSentence[],
+  s: ScoredSentence,
+  common = writtenInLowerCase(prompt.sources),
+): ScoredSentence | undefined {
+  if (!PERSONAL_PRONOUN.test(s.text) || !isDocument(prompt.sources, s.n)) return undefined;
+  const before = ranked.find((r) => r.n === s.n && r.index === s.index - 1);
+  return before && namesSomeone(before.text, new Set(words(prompt.question)), common) ? before : undefined;
+}
+
+/**
+ * The sentence a "who" question's answer begins with: the best one (`ranked[0]`) when it names
+ * someone (namesSomeone), points back with a pronoun to a sentence that does, or tells the deed
+ * (tellsDeed: its doer is its subject, `the archive's restoration team … restoring the film`); else the best
+ * relevant one scoring at least FOLLOW_RATIO of it that names someone and holds a term of the
+ * question besides its deed's (not `… he wrote in a blog post` for "who wrote the post-mortem?"),
+ * one naming someone as its first words first (`Tessera Data, the company behind … TesseraDB, said
+ * …` before `… under the Tessera Community Licence`); undefined when none does: the sources do
+ * not say who. Any other question's is the best one.
+ */
+function whoAnswer(prompt: GroundedPrompt, ranked: ScoredSentence[], relevant: (s: ScoredSentence) => boolean): ScoredSentence | undefined {
+  const [first] = ranked;
+  if (!asksForSomeone(prompt.question)) return first;
+  const common = writtenInLowerCase(prompt.sources);
+  if (!namesNoOne(prompt, first, common) || namedBefore(prompt, ranked, first, common)) return first;
+  const asked = new Set(askedTerms(prompt.question));
+  const kin = kinOf(asked, prompt.question);
+  const deedOf = deedAsked(prompt.question)!;
+  const deed = deedOf.term;
+  // `The archive's restoration team spent … restoring the film`: told, the deed has its doer, named or not.
+  if (tellsDeed(first.text, deedOf, new Set([...asked, ...kin.keys()].filter((t) => t !== deed)))) return first;
+  const qWords = new Set(words(prompt.question));
+  const eligible = ranked.filter(
+    (s) =>
+      s !== first &&
+      s.score >= FOLLOW_RATIO * first.score &&
+      !s.contrary &&
+      relevant(s) &&
+      asAsked(contentTerms(s.text), kin).some((t) => asked.has(t) && t !== deed) &&
+      namesSomeone(s.text, qWords, common),
+  );
+  return eligible.find((s) => opensWithName(s.text, qWords, common)) ?? eligible[0];
+}
+
+/** Whether the sentence's first word is a name (namesSomeone's tests): who it is about is its subject. */
+function opensWithName(sentence: string, qWords: ReadonlySet<string>, common: (word: string) => boolean): boolean {
+  const [word] = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/u) ?? [''];
+  return namesSomeone(word, qWords, common);
+}
+
+/**
+ * Whether the best sentence (`s`) answers a price question ("how much does the Kestrel K2 cost?"):
+ * one holding the price of what is asked (not `lacksAnswer`), or one saying something of that
+ * price, a price word beside what is asked (`did not disclose what lorvatide will cost`). Else the
+ * sources do not price it: `a replacement battery costs €69` for the K2, `the A8 was the first
+ * RISC-V chip` for the A8's cost. True for any other question.
+ */
+function pricesWhatIsAsked(question: string, s: ScoredSentence): boolean {
+  const price = priceTerms(question);
+  if (answerType(question) !== 'number' || !price.size || !s.lacksAnswer) return true;
+  const asked = new Set(askedTerms(question));
+  const held = asAsked(contentTerms(s.text), kinOf(asked, question)).filter((t) => asked.has(t));
+  return held.some((t) => price.has(t)) && held.some((t) => !price.has(t)) && namesModels(question, s.text);
 }
 
 /** A sentence that ends asking: `… and you voted to unionise?`, closing quotes or brackets after the mark. */
