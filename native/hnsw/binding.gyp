@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "salon_hnsw",
-      "sources": ["src/graph.cc", "src/scan.cc", "src/thread.cc"],
+      "sources": ["src/graph.cc", "src/pages.cc", "src/scan.cc", "src/thread.cc"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "vendor"

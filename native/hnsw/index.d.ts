@@ -128,3 +128,11 @@ export declare function backgroundThread(): boolean;
  * skipped. Returns how many threads it changed; 0 where it is not possible.
  */
 export declare function backgroundThreads(threadIds: number[]): number;
+
+/**
+ * Asks Linux to back the whole pages of `view`'s memory with transparent huge pages (madvise
+ * MADV_HUGEPAGE): one page fault per 2 MB instead of one per 4 KB when it is first written. True
+ * where the advice was taken; false where it is not possible (another OS, THP not in the kernel).
+ * Memory added to the buffer later (a grown WebAssembly.Memory) needs asking again.
+ */
+export declare function hugePages(view: ArrayBufferView): boolean;

@@ -10,3 +10,4 @@ exports.dotRows = binding.dotRows;
 exports.scanKernel = binding.scanKernel;
 exports.backgroundThread = binding.backgroundThread;
 exports.backgroundThreads = binding.backgroundThreads;
+exports.hugePages = binding.hugePages;

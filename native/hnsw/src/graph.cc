@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hnswlib/hnswlib.h"
+#include "pages.h"
 #include "scan.h"
 #include "thread.h"
 
@@ -600,9 +601,20 @@ class Graph : public Napi::ObjectWrap<Graph> {
     try {
       index_ = std::make_unique<Index>(space_.get(), info[1].As<Napi::Number>().Uint32Value(), info[2].As<Napi::Number>().Uint32Value(),
                                        info[3].As<Napi::Number>().Uint32Value(), info[4].As<Napi::Number>().Uint32Value());
+      AdviseLevel0();
     } catch (const std::exception& e) {
       Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
     }
+  }
+
+  // The level-0 block (every element's vector and links: nearly all of a graph's memory) in huge
+  // pages: a build writes hundreds of MB into memory never touched, a page fault every 4 KB else.
+  void AdviseLevel0() { salon::AdviseHugePages(index_->data_level0_memory_, index_->max_elements_ * index_->size_data_per_element_); }
+
+  // hnswlib's resize, whose new block is advised again (realloc may have moved it).
+  void Grow(size_t elements) {
+    index_->resizeIndex(elements);
+    AdviseLevel0();
   }
 
   size_t dim_ = 0;
@@ -680,7 +692,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     const float* data = vectors.Data();
     try {
       const size_t needed = index_->getCurrentElementCount() + n;
-      if (needed > index_->max_elements_) index_->resizeIndex(std::max(needed, index_->max_elements_ + index_->max_elements_ / 2));
+      if (needed > index_->max_elements_) Grow(std::max(needed, index_->max_elements_ + index_->max_elements_ / 2));
       Index* index = index_.get();
       const size_t dim = dim_;
       // The first point is added alone: hnswlib needs an entry point before concurrent inserts help.
@@ -807,7 +819,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Napi::Env env = info.Env();
     if (!Ready(env, true)) return env.Undefined();
     try {
-      index_->resizeIndex(info[0].As<Napi::Number>().Uint32Value());
+      Grow(info[0].As<Napi::Number>().Uint32Value());
     } catch (const std::exception& e) {
       Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
     }
@@ -932,7 +944,7 @@ Napi::Value Graph::AddPointsAsync(const Napi::CallbackInfo& info) {
   // Grown here, before the add starts: searches run beside the add, and a resize moves the memory they read.
   try {
     const size_t needed = index_->getCurrentElementCount() + n;
-    if (needed > index_->max_elements_) index_->resizeIndex(std::max(needed, index_->max_elements_ + index_->max_elements_ / 2));
+    if (needed > index_->max_elements_) Grow(std::max(needed, index_->max_elements_ + index_->max_elements_ / 2));
   } catch (const std::exception& e) {
     Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
     return env.Undefined();
@@ -1013,7 +1025,7 @@ Napi::Value Graph::Read(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
-  return salon::InitThread(env, salon::InitScan(env, Graph::Init(env, exports)));
+  return salon::InitPages(env, salon::InitThread(env, salon::InitScan(env, Graph::Init(env, exports))));
 }
 
 }  // namespace

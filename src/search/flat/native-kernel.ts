@@ -6,7 +6,7 @@
  * faster than the native portable loop.
  */
 import { createRequire } from 'node:module';
-import type { dotRows as DotRowsFn, ScanSpec, scanFloor as ScanFloorFn, scanTop as ScanTopFn } from 'salon-hnsw';
+import type { dotRows as DotRowsFn, hugePages as HugePagesFn, ScanSpec, scanFloor as ScanFloorFn, scanTop as ScanTopFn } from 'salon-hnsw';
 import type { EncodedFilter, Layout, ScanResult } from './layout.js';
 
 /** Which kernel scans: `native` (salon-hnsw), `wasm` (workers/search-kernel.wat), or `auto`. */
@@ -17,6 +17,8 @@ interface NativeScan {
   scanFloor: typeof ScanFloorFn;
   scanKernel: 'avx2' | 'portable';
   dotRows: typeof DotRowsFn;
+  /** Absent from a binding built before it (an `npm install` since builds it). */
+  hugePages?: typeof HugePagesFn;
 }
 
 let loaded: NativeScan | null | undefined;
@@ -38,6 +40,14 @@ export function requireNativeScan(): NativeScan {
   const binding = nativeScan();
   if (!binding) throw new Error('the native scan kernel (salon-hnsw) is not built: run npm install');
   return binding;
+}
+
+/**
+ * Asks for transparent huge pages under `view`'s memory (salon-hnsw's hugePages, native/hnsw/src/pages.cc);
+ * false where the binding is not built or the OS cannot.
+ */
+export function adviseHugePages(view: ArrayBufferView): boolean {
+  return nativeScan()?.hugePages?.(view) ?? false;
 }
 
 /** The kernel a pool created with `choice` runs; `native` without a binding is an error. */
