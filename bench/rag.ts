@@ -36,7 +36,7 @@
  * into: its overhead and stages (ms), the garbage collections that began during it (`gc`: count
  * and ms), and the store's calls made during it with the time each spent synchronously (`store`:
  * ms by method; on SQLite that is all of their work, on PostgreSQL only the part before the
- * round trip), and how each vector index answered the searches made during it (`searches`: by
+ * round trip), the process's minor page faults during it (`minor_faults`: every thread's), and how each vector index answered the searches made during it (`searches`: by
  * exact scan or by its graph, which is busy while vectors are being added to it), and the main
  * thread's time on a core and waiting for one during the ask (`main_thread`: Linux schedstat; the
  * wait is other threads and processes holding both cores, which the overhead's wall time counts).
@@ -424,11 +424,13 @@ async function main(): Promise<void> {
       clock = { model: ZERO, searchModel: ZERO, streamModel: ZERO };
       tracer?.next();
       const threadFrom = tracer ? mainThreadTimes() : null;
+      const faultsFrom = tracer ? process.resourceUsage().minorPageFault : 0;
       const from = mark();
       const { done } = assistant.ask({ roomId: item.id, threadId, text: questionAbout(item, i), asker: { id: `bench_${i}`, name: 'Bench' } });
       await done;
       const to = mark();
       const threadTo = threadFrom ? mainThreadTimes() : null;
+      const faults = tracer ? process.resourceUsage().minorPageFault - faultsFrom : 0;
       if (i < WARMUP_ASKS) continue;
       const parts = segments(clock, from, to);
       if (!parts) throw new Error('an ask made no search or no stream call');
@@ -443,6 +445,7 @@ async function main(): Promise<void> {
             total_ms: ms(to.wall - from.wall),
             stages: Object.fromEntries(Object.entries(parts).map(([name, m]) => [name, ms(m.wall)])),
             gc: { count: t.gcCount, ms: ms(t.gcMs) },
+            minor_faults: faults,
             searches: t.searches,
             store: Object.fromEntries(Object.entries(t.store).map(([name, v]) => [name, Math.round(v * 1000) / 1000])),
             ...(threadFrom && threadTo && { main_thread: { cpu_ms: ms(threadTo.cpu - threadFrom.cpu), wait_ms: ms(threadTo.wait - threadFrom.wait) } }),
