@@ -19,8 +19,9 @@
  *   the fused chunks taken out; `plan_other_ms`: the rest: cosines, the word gate, fused pairs);
  * - `store_ms`: the store's change: the fused thread's chunks written in slices (sqlite-staging.ts),
  *   then the one transaction that creates the thread;
- * - `index_ms`: the new chunks into the memory's vector index (with the vectors the plan holds),
- *   after the index has mapped memory for their rows on a scan thread (`index_reserve_ms`);
+ * - `index_ms`: from the store's change to the new chunks in the memory's vector index (with the
+ *   vectors the plan holds): what is left of the index mapping memory for their rows on a scan
+ *   thread, begun with the store's change (`index_reserve_ms`, all of it, beside the store), then the copy;
  * - `other_ms`: what is left (thread reads, the intro's broadcast);
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
  *   that long);
@@ -205,6 +206,7 @@ async function fuseOnce(
   const planFrom = calls('indexedVectors')[1].to;
   const planTo = calls('applyThreadChange')[0].from;
   const plan = planTo - planFrom;
+  const index = Math.max(...calls('indexStored').map((c) => c.to)) - calls('applyThreadChange')[0].to;
   const phases: Phases = {
     fuse_ms: t1 - t0,
     read_ms: planFrom - t0,
@@ -215,9 +217,9 @@ async function fuseOnce(
     plan_graph_remove_ms: ms('graphRemove'),
     plan_other_ms: plan - ms('graphAdd') - ms('graphSearch') - ms('graphRemove'),
     store_ms: ms('applyThreadChange'),
-    index_ms: ms('reserve') + ms('indexStored'),
+    index_ms: index,
     index_reserve_ms: ms('reserve'),
-    other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - ms('reserve') - ms('indexStored'),
+    other_ms: t1 - t0 - (planFrom - t0) - plan - ms('applyThreadChange') - index,
     loop_delay_max_ms: loop.max / 1e6,
     cpu_ms: (cpu.user + cpu.system) / 1000,
     main_cpu_ms: main,

@@ -414,7 +414,7 @@ describe('a fused thread', () => {
     expect(await ann.next('warning')).toMatchObject({ code: 'PROBE' });
   });
 
-  it('maps the memory index for the fused rows after the store has written them, then indexes them', async () => {
+  it('maps the memory index for the fused rows while the store writes them, and indexes them once both are done', async () => {
     const a = await threadsApp(closers);
     const x = await threadWith(a, ROOM, 'X', TRAINS);
     const y = await threadWith(a, ROOM, 'Y', GARDEN);
@@ -436,8 +436,11 @@ describe('a fused thread', () => {
     traced(memory, 'indexStored');
     const indexed = a.salon.memoryIndex.size;
     const fused = await threads.fuse([x.id, y.id], 'admin');
-    // Page faults beside the store's writes had doubled their time (docs/benchmarks.md, "Twentieth session").
-    expect(events).toEqual(['applyThreadChange begins', 'applyThreadChange ends', 'reserve begins', 'reserve ends', 'indexStored begins', 'indexStored ends']);
+    // In huge pages the mapping hides behind the store's writes (docs/benchmarks.md, "Thirtieth
+    // session"); the rows are copied only into mapped memory, and only once they are stored.
+    expect(events.slice(0, 2)).toEqual(['reserve begins', 'applyThreadChange begins']);
+    expect(events.slice(-2)).toEqual(['indexStored begins', 'indexStored ends']);
+    expect(events.indexOf('indexStored begins')).toBeGreaterThan(Math.max(events.indexOf('reserve ends'), events.indexOf('applyThreadChange ends')));
     const chunks = await store.countMemoryChunks(fused.thread.id);
     expect(chunks).toBeGreaterThan(0);
     expect(a.salon.memoryIndex.size).toBe(indexed + chunks);

@@ -561,6 +561,11 @@ export class ThreadService {
       threshold,
       ...(fallback ? { fallback: FUSION_FALLBACK_NOTICE } : {}),
     };
+    // The index maps the new rows' memory on a scan thread while the store writes, then copies into
+    // it (no page fault on the event loop). In huge pages that mapping no longer slows the store's
+    // writes as 4 KB faults on the other core did (docs/benchmarks.md, "Thirtieth session"); it never
+    // rejects, and one left mapping after a lost race only made room for rows that did not come.
+    const reserving = memory.reserve(result.chunks.length);
     const { addedMemoryIds, appended } = await store.applyThreadChange({
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
@@ -597,10 +602,7 @@ export class ThreadService {
         },
       ],
     });
-    // The index maps the new rows' memory on a scan thread, then copies into it (no page fault on
-    // the event loop). After the store's writes, not beside them: page faults on another core
-    // doubled the time SQLite took to write (docs/benchmarks.md, "Twentieth session").
-    await memory.reserve(result.chunks.length);
+    await reserving;
     await memory.indexStored(addedMemoryIds, result.chunks);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
     if (fallback) {
