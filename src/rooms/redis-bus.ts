@@ -237,8 +237,9 @@ export class RedisRoomBus implements RoomBus {
 
   private async restoreOnce(): Promise<void> {
     const refused: [string, unknown][] = [];
+    const restored = new Set(this.rooms);
     try {
-      const rooms = [...this.rooms];
+      const rooms = [...restored];
       for (let i = 0; i < rooms.length; i += SUBSCRIBE_BATCH) {
         const batch = rooms.slice(i, i + SUBSCRIBE_BATCH);
         await this.link.sub.subscribe(...batch.map((id) => this.channelPrefix + id)).catch(async (err: unknown) => {
@@ -256,10 +257,14 @@ export class RedisRoomBus implements RoomBus {
     if (!this.link.isUp || this.closed) return;
     this.behind = false;
     this.connectedOnce = true;
-    // Every room was subscribed again: what was unheard is heard, and every room resyncs.
+    // Every room of the list was subscribed again: what was unheard of it is heard, and every room
+    // resyncs. A room joined meanwhile is not in the list: its own SUBSCRIBE may have failed, and it
+    // stays unheard, told again once the rooms core heard that every room is.
     const wasUnheard = this.unheard.size > 0;
-    this.unheard.clear();
+    const joinedMeanwhile = [...this.unheard.keys()].filter((roomId) => !restored.has(roomId));
+    for (const roomId of restored) this.unheard.delete(roomId);
     this.announce(true);
+    for (const roomId of joinedMeanwhile) if (this.unheard.has(roomId)) this.tellRoom(roomId, false);
     for (const [roomId, err] of refused) this.subscribeFailed(roomId, err);
     if (wasUnheard && !this.unheard.size) this.subscribeFailures.succeeded();
     for (const resolve of this.readyWaiters.splice(0)) resolve();

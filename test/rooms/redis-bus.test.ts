@@ -232,6 +232,58 @@ describeRedis('Redis room bus', () => {
       expect((await b.health()).detail).toContain('2 room(s) heard on this node; 1 room(s) not heard');
     });
 
+    it('keeps trying a room joined while its rooms are restored whose own SUBSCRIBE failed, and tells the rooms core after the reconnection', async () => {
+      const { a, b } = await twoNodes();
+      const got: string[] = [];
+      b.subscribe((room, payload) => got.push(`${room}:${payload}`));
+      const events: string[] = [];
+      b.onConnectionChange((connected) => events.push(`connected:${connected}`));
+      b.onRoomHeard((roomId, heard) => events.push(`${roomId}:${heard}`));
+      await b.join('news_1');
+      // The restore's SUBSCRIBE of every room waits until `release`; post_2's own one is refused while `refusing`.
+      let refusing = true;
+      let restoring: () => void = () => {};
+      const seen = new Promise<void>((resolve) => (restoring = resolve));
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const sub = b.link.sub;
+      const subscribe = sub.subscribe.bind(sub) as (...channels: string[]) => Promise<unknown>;
+      vi.spyOn(sub, 'subscribe').mockImplementation(((...channels: string[]) => {
+        if (channels.some((c) => c.endsWith('post_2'))) {
+          return refusing ? Promise.reject(new Error('NOPERM this user has no permissions to access one of the channels')) : subscribe(...channels);
+        }
+        if (channels.some((c) => c.endsWith('news_1'))) {
+          restoring();
+          return gate.then(() => subscribe(...channels));
+        }
+        return subscribe(...channels);
+      }) as never);
+
+      await proxy.cut();
+      await until(() => events.includes('connected:false'));
+      await proxy.restore();
+      // The rooms are being subscribed again (the restore took its list of rooms) when post_2 is joined.
+      await seen;
+      await b.join('post_2');
+      expect(b.unheardRooms).toBe(1);
+      release();
+      await until(() => events.includes('connected:true'), 5_000);
+      // Still not heard, and said so after the reconnection (which told the rooms core every room is heard).
+      expect(b.unheardRooms).toBe(1);
+      expect(events.slice(events.indexOf('connected:true'))).toContain('post_2:false');
+      // Tried again: heard once allowed.
+      refusing = false;
+      await eventually(
+        async () => {
+          await a.publish('post_2', 'heard at last');
+          return got;
+        },
+        (heard) => heard.includes('post_2:heard at last'),
+      );
+      await until(() => events.at(-1) === 'post_2:true');
+      expect(b.unheardRooms).toBe(0);
+    });
+
     it('renews its entries without waiting for its connections’ probe or a reading of the clock', async () => {
       network = redisNetwork();
       const [a, b] = await network.nodes(2);
