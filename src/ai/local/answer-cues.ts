@@ -42,8 +42,19 @@ export function namesSubject(held: Iterable<string>, kind: ReadonlySet<string>, 
   return !any;
 }
 
-/** A model's name, letters and digits in one word: `K2`, `A9`, `VS-2`, `Orrery-2`. */
-const MODEL = /(?=[\p{L}\p{N}-]*\p{L})(?=[\p{L}\p{N}-]*\p{N})[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+/** A word, or words joined by hyphens: each match starts where the last one ended. */
+const WORD_OR_COMPOUND = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+const LETTER = /\p{L}/u;
+const DIGIT = /\p{N}/u;
+
+/**
+ * Models' names in `text`, letters and digits in one word: `K2`, `A9`, `VS-2`, `Orrery-2`. Words
+ * first, then a look inside each: lookaheads for both at every position of one regular expression
+ * read a long word again from each of its letters (a 32,000-letter word held the loop ~1 s).
+ */
+function modelNames(text: string): string[] {
+  return (text.match(WORD_OR_COMPOUND) ?? []).filter((w) => LETTER.test(w) && DIGIT.test(w));
+}
 
 /** `3rd`, `21st`, `1990s`: a number's ending, no model. */
 const ORDINAL_OR_DECADE = /^\p{N}+(?:st|nd|rd|th|s)$/iu;
@@ -53,9 +64,9 @@ const ORDINAL_OR_DECADE = /^\p{N}+(?:st|nd|rd|th|s)$/iu;
  * of its battery (`a replacement battery costs €69`) is none of the K2, though both are Kestrel's.
  */
 export function namesModels(question: string, sentence: string): boolean {
-  const models = question.match(MODEL)?.filter((m) => !ORDINAL_OR_DECADE.test(m));
-  if (!models?.length) return true;
-  const written = new Set((sentence.match(MODEL) ?? []).map((m) => m.toLowerCase()));
+  const models = modelNames(question).filter((m) => !ORDINAL_OR_DECADE.test(m));
+  if (!models.length) return true;
+  const written = new Set(modelNames(sentence).map((m) => m.toLowerCase()));
   return models.every((m) => written.has(m.toLowerCase()));
 }
 
