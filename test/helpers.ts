@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOverrides } from '../src/app.js';
 import { readSetting, testConfig, type Config } from '../src/config.js';
+import type { Logger } from '../src/logger.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 
 /** The shared corpora (SALON_CORPORA, default ../shared/corpora), read in place. */
@@ -100,4 +101,11 @@ export function threadsUnder(policy: number): number {
     }
   }
   return n;
+}
+
+/** A logger that keeps each line above debug as `LEVEL message`, for tests of what is logged. */
+export function linesLog(): { lines: string[]; log: Logger } {
+  const lines: string[] = [];
+  const keep = (level: string) => (_details: object, msg: string) => void lines.push(`${level} ${msg}`);
+  return { lines, log: { debug() {}, info: keep('INFO'), warn: keep('WARN'), error: keep('ERROR') } };
 }

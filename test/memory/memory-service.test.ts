@@ -20,6 +20,7 @@ import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
+import { linesLog } from '../helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -431,13 +432,7 @@ describe('conversation memory', () => {
 
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
     try {
-      const lines: string[] = [];
-      const log = {
-        debug() {},
-        info: (_d: object, m: string) => lines.push(`INFO ${m}`),
-        warn: (_d: object, m: string) => lines.push(`WARN ${m}`),
-        error: (_d: object, m: string) => lines.push(`ERROR ${m}`),
-      };
+      const { lines, log } = linesLog();
       const restarted = new MemoryService({ store, embedder: picky, index: memoryIndex(), log });
       cleanups.push(() => restarted.close());
       // Refused at 25, 50, 75, 100 and 125 s: the first logged, two summarised a minute after it, two at the end.

@@ -66,30 +66,38 @@ function gate(): { reached: Promise<void>; wait: () => Promise<void>; open: () =
   };
 }
 
+/**
+ * A thread with an old long private exchange (summarised once twenty newer ones follow it) and the
+ * twenty, and a compaction of it held while the model summarises that exchange.
+ */
+async function compactionHeldAtSummary() {
+  const a = await threadsApp(closers);
+  const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+  const key = `Q: Where did I hide the spare key?\nA: ${'Under the third flowerpot by the blue door, behind the bench. '.repeat(20)}`;
+  await privateAsks(a, trains.id, [
+    key,
+    ...Array.from({ length: 20 }, (_, i) => `Q: What is locker ${i + 1} for?\nA: Locker ${i + 1} holds box ${i * 7 + 3}.`),
+  ]);
+  const held = gate();
+  const chat: ChatModel = Object.assign(Object.create(a.salon.chat) as ChatModel, {
+    async summarize(): Promise<string> {
+      await held.wait();
+      return 'Eve hid the spare key under the qzflowerpot.';
+    },
+  });
+  const { store, memory, rooms } = a.salon;
+  const service = new ThreadService({ store, memory, chat, bridges: a.salon.threads.bridges, outlet: rooms });
+  const compacting = service.compact(trains.id, 'admin');
+  compacting.catch(() => {});
+  await held.reached;
+  return { a, trains, key, held, compacting };
+}
+
 describe('an operation that read a private exchange forgotten before it commits', () => {
   it('a compaction that summarised it fails as a lost race and stores no summary of it', async () => {
-    const a = await threadsApp(closers);
-    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
-    // An old long exchange (summarised once twenty newer ones follow it) and the twenty.
-    const key = `Q: Where did I hide the spare key?\nA: ${'Under the third flowerpot by the blue door, behind the bench. '.repeat(20)}`;
-    await privateAsks(a, trains.id, [
-      key,
-      ...Array.from({ length: 20 }, (_, i) => `Q: What is locker ${i + 1} for?\nA: Locker ${i + 1} holds box ${i * 7 + 3}.`),
-    ]);
-    const held = gate();
-    const base = a.salon.chat;
+    const { a, trains, held, compacting } = await compactionHeldAtSummary();
+    const { store } = a.salon;
     // The model's summary takes its time (a remote model: seconds), and the asker forgets meanwhile.
-    const chat: ChatModel = Object.assign(Object.create(base) as ChatModel, {
-      async summarize(): Promise<string> {
-        await held.wait();
-        return 'Eve hid the spare key under the qzflowerpot.';
-      },
-    });
-    const { store, memory, rooms } = a.salon;
-    const service = new ThreadService({ store, memory, chat, bridges: a.salon.threads.bridges, outlet: rooms });
-    const compacting = service.compact(trains.id, 'admin');
-    compacting.catch(() => {});
-    await held.reached;
     expect(await forget(a, ROOM)).toContain('no longer remembers 21 private exchanges');
     held.open();
     await expect(compacting).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
@@ -130,26 +138,8 @@ describe('an operation that read a private exchange forgotten before it commits'
 
 describe('an operation that read a private exchange that expires before it commits', () => {
   it('a compaction that summarised it fails as a lost race and stores no summary of it', async () => {
-    const a = await threadsApp(closers);
-    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
-    const key = `Q: Where did I hide the spare key?\nA: ${'Under the third flowerpot by the blue door, behind the bench. '.repeat(20)}`;
-    await privateAsks(a, trains.id, [
-      key,
-      ...Array.from({ length: 20 }, (_, i) => `Q: What is locker ${i + 1} for?\nA: Locker ${i + 1} holds box ${i * 7 + 3}.`),
-    ]);
-    const held = gate();
-    const base = a.salon.chat;
-    const chat: ChatModel = Object.assign(Object.create(base) as ChatModel, {
-      async summarize(): Promise<string> {
-        await held.wait();
-        return 'Eve hid the spare key under the qzflowerpot.';
-      },
-    });
-    const { store, memory, rooms } = a.salon;
-    const service = new ThreadService({ store, memory, chat, bridges: a.salon.threads.bridges, outlet: rooms });
-    const compacting = service.compact(trains.id, 'admin');
-    compacting.catch(() => {});
-    await held.reached;
+    const { a, trains, key, held, compacting } = await compactionHeldAtSummary();
+    const { store, memory } = a.salon;
     // The key's exchange was last seen long ago (past MEMORY_RETENTION_DAYS): the next sweep (one
     // runs at every load) deletes it while the model summarises it.
     const [stored] = (await store.scanThreadMemory(trains.id, 0, 1000, false)).filter((c) => c.text === key);

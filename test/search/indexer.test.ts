@@ -9,6 +9,7 @@ import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { FlakyEmbedder, itemOf, paragraphs, putItem } from './corpus.js';
+import { linesLog } from '../helpers.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -107,13 +108,7 @@ describe('Indexer', () => {
       const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
       const store = new SqliteStore({ filename: ':memory:' });
       const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
-      const lines: string[] = [];
-      const log = {
-        debug() {},
-        info: (_d: object, m: string) => lines.push(`INFO ${m}`),
-        warn: (_d: object, m: string) => lines.push(`WARN ${m}`),
-        error: (_d: object, m: string) => lines.push(`ERROR ${m}`),
-      };
+      const { lines, log } = linesLog();
       let counted = 0;
       // Retries an hour apart: only the ingests below call the embedder.
       const indexer = new Indexer({ store, index, embedder: flaky, log, retryMs: 3_600_000, onEmbedFailure: () => counted++ });
@@ -167,13 +162,7 @@ describe('Indexer', () => {
       const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
       const store = new SqliteStore({ filename: ':memory:' });
       const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
-      const lines: string[] = [];
-      const log = {
-        debug() {},
-        info: (_d: object, m: string) => lines.push(`INFO ${m}`),
-        warn: (_d: object, m: string) => lines.push(`WARN ${m}`),
-        error: (_d: object, m: string) => lines.push(`ERROR ${m}`),
-      };
+      const { lines, log } = linesLog();
       const indexer = new Indexer({ store, index, embedder: flaky, log, retryMs: 10_000 });
       open.push(store, index, indexer);
       // Chunks wait for the embedder; it is back, but the store fails the retries' reads.

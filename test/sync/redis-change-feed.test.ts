@@ -4,10 +4,10 @@
  */
 import { afterEach, expect, it, vi } from 'vitest';
 import { RedisLink } from '../../src/rooms/redis-link.js';
-import type { Logger } from '../../src/logger.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { RedisChangeFeed, RESUBSCRIBE_MAX_MS } from '../../src/sync/redis-change-feed.js';
 import { describeRedis, FAST, REDIS_URL, testPrefix } from '../redis/gate.js';
+import { linesLog } from '../helpers.js';
 
 describeRedis('Redis index change feed', () => {
   const links: RedisLink[] = [];
@@ -49,13 +49,7 @@ describeRedis('Redis index change feed', () => {
   it('tries a SUBSCRIBE refused for good less and less often, logs it once then a summary a minute, and once when it works again', async () => {
     const prefix = testPrefix();
     const mine = await link();
-    const lines: string[] = [];
-    const log: Logger = {
-      debug() {},
-      info: (_d, m) => void lines.push(`INFO ${m}`),
-      warn: (_d, m) => void lines.push(`WARN ${m}`),
-      error: (_d, m) => void lines.push(`ERROR ${m}`),
-    };
+    const { lines, log } = linesLog();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
     const start = Date.now();
     // Refused without reaching Redis (as an ACL's NOPERM is), while the link stays up.
