@@ -157,13 +157,15 @@ export class LocalChatModel implements ChatModel {
     if (!first) return NOT_COVERED;
     if (!relevant(first)) return NOT_COVERED;
     if (!pricesWhatIsAsked(prompt.question, first)) return NOT_COVERED;
-    const top = whoAnswer(prompt, ranked, relevant);
+    // Built at its first use, once for the answer's three checks of who a sentence names.
+    const common = writtenInLowerCase(prompt.sources);
+    const top = whoAnswer(prompt, ranked, relevant, common);
     if (!top) return NOT_COVERED;
     const named = sourcesNaming(prompt, top.text);
     const namesWhatIsAsked = namingSubject(prompt.question);
     const chosen = [top];
     // "… he wrote in a blog post": a pronoun doer is read with the sentence naming who it stands for.
-    const antecedent = top === first && namesNoOne(prompt, top) ? namedBefore(prompt, ranked, top) : undefined;
+    const antecedent = top === first && namesNoOne(prompt, top, common) ? namedBefore(prompt, ranked, top, common) : undefined;
     if (antecedent) chosen.unshift(antecedent);
     for (const s of ranked) {
       if (s === top || chosen.includes(s)) continue;
@@ -327,17 +329,12 @@ function writtenInLowerCase(sources: GroundedSource[]): (word: string) => boolea
 }
 
 /** Whether a "who" question's answer `s` names nobody the question does not (namesSomeone). */
-function namesNoOne(prompt: GroundedPrompt, s: ScoredSentence, common = writtenInLowerCase(prompt.sources)): boolean {
+function namesNoOne(prompt: GroundedPrompt, s: ScoredSentence, common: (word: string) => boolean): boolean {
   return asksForSomeone(prompt.question) && !namesSomeone(s.text, new Set(words(prompt.question)), common);
 }
 
 /** The sentence before `s` in its source when `s` points back with a pronoun and that one names someone: whom `he` stands for. */
-function namedBefore(
-  prompt: GroundedPrompt,
-  ranked: ScoredSentence[],
-  s: ScoredSentence,
-  common = writtenInLowerCase(prompt.sources),
-): ScoredSentence | undefined {
+function namedBefore(prompt: GroundedPrompt, ranked: ScoredSentence[], s: ScoredSentence, common: (word: string) => boolean): ScoredSentence | undefined {
   if (!PERSONAL_PRONOUN.test(s.text) || !isDocument(prompt.sources, s.n)) return undefined;
   const before = ranked.find((r) => r.n === s.n && r.index === s.index - 1);
   return before && namesSomeone(before.text, new Set(words(prompt.question)), common) ? before : undefined;
@@ -353,10 +350,14 @@ function namedBefore(
  * …` before `… under the Tessera Community Licence`); undefined when none does: the sources do
  * not say who. Any other question's is the best one.
  */
-function whoAnswer(prompt: GroundedPrompt, ranked: ScoredSentence[], relevant: (s: ScoredSentence) => boolean): ScoredSentence | undefined {
+function whoAnswer(
+  prompt: GroundedPrompt,
+  ranked: ScoredSentence[],
+  relevant: (s: ScoredSentence) => boolean,
+  common: (word: string) => boolean,
+): ScoredSentence | undefined {
   const [first] = ranked;
   if (!asksForSomeone(prompt.question)) return first;
-  const common = writtenInLowerCase(prompt.sources);
   if (!namesNoOne(prompt, first, common) || namedBefore(prompt, ranked, first, common)) return first;
   const asked = new Set(askedTerms(prompt.question));
   const kin = kinOf(asked, prompt.question);
