@@ -11,6 +11,14 @@ import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { FlakyEmbedder, itemOf, paragraphs, putItem } from './corpus.js';
 import { linesLog } from '../helpers.js';
 
+/** An indexer's parts for the tests of what it logs: a flaky embedder, a store, an index and a log kept as lines. */
+function loggedParts() {
+  const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
+  const store = new SqliteStore({ filename: ':memory:' });
+  const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
+  return { flaky, store, index, ...linesLog() };
+}
+
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
@@ -105,10 +113,7 @@ describe('Indexer', () => {
   it('logs a failing embedder once, then at most a summary a minute, and its recovery once; every failure is counted', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
     try {
-      const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
-      const store = new SqliteStore({ filename: ':memory:' });
-      const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
-      const { lines, log } = linesLog();
+      const { flaky, store, index, lines, log } = loggedParts();
       let counted = 0;
       // Retries an hour apart: only the ingests below call the embedder.
       const indexer = new Indexer({ store, index, embedder: flaky, log, retryMs: 3_600_000, onEmbedFailure: () => counted++ });
@@ -159,10 +164,7 @@ describe('Indexer', () => {
   it('logs a store failing every retry of the waiting chunks once, then at most a summary a minute, and its recovery once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
     try {
-      const flaky = new FlakyEmbedder(new LocalEmbedder({ dimensions: 128 }));
-      const store = new SqliteStore({ filename: ':memory:' });
-      const index = new SearchIndex({ model: flaky.model, dimensions: 128, threads: 1, threshold: 10_000 });
-      const { lines, log } = linesLog();
+      const { flaky, store, index, lines, log } = loggedParts();
       const indexer = new Indexer({ store, index, embedder: flaky, log, retryMs: 10_000 });
       open.push(store, index, indexer);
       // Chunks wait for the embedder; it is back, but the store fails the retries' reads.
