@@ -84,6 +84,8 @@ export async function applyStaged(host: StagingHost, change: ThreadChange, stage
     .immediate();
   const ids: number[] = [];
   try {
+    // The caller may have run for tens of milliseconds before this call: a turn before the first slice too.
+    await nextTurn();
     const write = host.db.transaction((slice: number[]) =>
       host.insertMemory(
         slice.map((i) => entries[i]),

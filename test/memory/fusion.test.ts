@@ -446,6 +446,28 @@ describe('a fused thread', () => {
     expect(a.salon.memoryIndex.size).toBe(indexed + chunks);
   });
 
+  it('lets the event loop run between building the change and handing it to the store', async () => {
+    const a = await threadsApp(closers);
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    const { store, memory, threads } = a.salon;
+    // reserve() is called just before the change is built; a turn after it runs this callback.
+    let turned = false;
+    let turnedBeforeStore: boolean | undefined;
+    const reserve = memory.reserve.bind(memory);
+    memory.reserve = (chunks: number) => {
+      setImmediate(() => (turned = true));
+      return reserve(chunks);
+    };
+    const apply = store.applyThreadChange.bind(store);
+    store.applyThreadChange = (change) => {
+      turnedBeforeStore = turned;
+      return apply(change);
+    };
+    await threads.fuse([x.id, y.id], 'admin');
+    expect(turnedBeforeStore).toBe(true);
+  });
+
   it('keeps a fused memory within MEMORY_MAX_CHUNKS_PER_THREAD, leaving out the least recently seen', async () => {
     const t = await roomsApp({ MEMORY_MAX_CHUNKS_PER_THREAD: '3' });
     closers.push(t.close);

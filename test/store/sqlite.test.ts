@@ -473,6 +473,22 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     await store.close();
   });
 
+  it('lets the event loop run between the staging entry and the first slice', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    let seen: { staging: number; chunks: number } | undefined;
+    // Queued before the call: it runs at the first turn the change gives the event loop.
+    setImmediate(() => {
+      seen = {
+        staging: rows(store, 'SELECT count(*) AS n FROM memory_staging'),
+        chunks: rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_fused'"),
+      };
+    });
+    await store.applyThreadChange(fusion(source, 'thr_fused'));
+    expect(seen).toEqual({ staging: 1, chunks: 0 });
+    await store.close();
+  });
+
   it('lets a change being written in slices finish when the store closes meanwhile', async () => {
     const { dir, cleanup } = tempDir();
     try {

@@ -536,6 +536,11 @@ export class ThreadService {
       result = unionOf(ca, bChunks, target);
     }
     this.log.info({ threadId: id, sourceIds, fused: result.fused, kept: result.kept }, `Fused ${result.fused} pairs, kept ${result.kept} unique`);
+    // The plan, the counting below, building the change and the store's first slice are each 10–40 ms
+    // for a fusion of 2 × 10,000 chunks on a slow machine; run back to back they held every room for
+    // 110–160 ms (docs/benchmarks.md, "Thirty-first session"). A turn of the event loop between them.
+    const turns = new Turns();
+    await turns.next();
     // What members read (the reply, the room's message, the history) counts public passages only:
     // a pair is of one audience, so the public pairs are the public chunks the plan has fewer than its sources.
     const publicB = publicCount((await cb).map((c) => c.chunk));
@@ -566,7 +571,7 @@ export class ThreadService {
     // writes as 4 KB faults on the other core did (docs/benchmarks.md, "Thirtieth session"); it never
     // rejects, and one left mapping after a lost race only made room for rows that did not come.
     const reserving = memory.reserve(result.chunks.length);
-    const { addedMemoryIds, appended } = await store.applyThreadChange({
+    const change: ThreadChange = {
       at: new Date().toISOString(),
       expect: [a, b].map(({ id: tid, version }) => ({ id: tid, version })),
       createThreads: [
@@ -601,7 +606,9 @@ export class ThreadService {
           text: introText(a, b, topics, shown),
         },
       ],
-    });
+    };
+    await turns.next();
+    const { addedMemoryIds, appended } = await store.applyThreadChange(change);
     await reserving;
     await memory.indexStored(addedMemoryIds, result.chunks);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
