@@ -189,7 +189,7 @@ describeBrowser('rejoining a node that is behind', () => {
     }
   });
 
-  it('never waits for a probe: one that hangs gives up, and a newer welcome drops an older probe’s answer', async () => {
+  it('never waits for a probe: one that hangs gives up, and one a newer welcome leaves asking is still heard', async () => {
     const old = await seed(suite.server.app.salon.store, 'news_hangs', 45);
     const { context, page } = await openAs(suite.browser, 'Ada');
     try {
@@ -213,14 +213,49 @@ describeBrowser('rejoining a node that is behind', () => {
       await settled(page);
       expect(await messageTexts(page)).toEqual(shown);
 
-      // Another probe, then a newer welcome (one that is not behind): the older probe's answer acts on nothing.
+      // Another probe, then a newer welcome (one that is not behind): the probe goes on asking, and
+      // the store's answer (the page's messages are there) keeps everything.
       await socket.rejoin(behind);
       await expect.poll(() => probes.length).toBe(2);
       await socket.rejoin(() => {});
-      await answerGone(probes[1]);
+      await probes[1].continue();
       await settled(page);
       expect(await messageTexts(page)).toEqual(shown);
       expect(await keptPrivate(page)).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keeps one probe through a flapping connection: later welcomes wait for its answer, and a wiped store is still found', async () => {
+    const old = await seed(suite.server.app.salon.store, 'news_flaps', 45);
+    const { context, page } = await openAs(suite.browser, 'Ada');
+    try {
+      const socket = await routed(page);
+      await page.goto(`${suite.server.url}/chat?id=news_flaps`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('old 45');
+      await privateMode(page);
+      await say(page, 'before the wipe');
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe('A private answer.');
+
+      const fresh = { ...old[0], id: 'msg_after_the_wipe', text: 'a new start' };
+      const wiped = (w: { seq: number; history: Message[] }) => Object.assign(w, { seq: 1, history: [fresh] });
+      const probes = await holdProbes(page);
+      await socket.rejoin(wiped);
+      await expect.poll(() => probes.length).toBe(1);
+      // The socket drops and comes back twice before the store answers (faster than a probe's 10 s):
+      // no probe is cancelled or started again, and the page keeps what it holds meanwhile.
+      await socket.rejoin(wiped);
+      await expect.poll(() => page.locator('salon-connection-status [data-state]').count()).toBe(0);
+      await socket.rejoin(wiped);
+      await expect.poll(() => page.locator('salon-connection-status [data-state]').count()).toBe(0);
+      await settled(page);
+      expect(probes.length).toBe(1);
+      expect(await messageTexts(page)).toContain('before the wipe');
+      // The first probe's answer is still heard: the store was wiped.
+      await answerGone(probes[0], [fresh]);
+      await expect.poll(() => messageTexts(page)).toEqual(['a new start']);
+      expect(await keptPrivate(page)).toBe(false);
     } finally {
       await context.close();
     }

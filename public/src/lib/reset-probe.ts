@@ -8,7 +8,7 @@
  * Only an answer that proves a reset counts as one: the page's messages missing from the newest
  * page before its newest seq, or the room unknown to the store. Anything else (no network, a 5xx,
  * rate limiting, no answer within PROBE_TIMEOUT_MS) proves nothing, and the page keeps what it
- * holds: the member's private questions exist nowhere else, and the next welcome asks again.
+ * holds: the member's private questions exist nowhere else, and the next welcome that cannot say asks again.
  */
 import type { Message } from '../../../src/protocol/messages.js';
 import { ApiError, getJson } from './api.js';
@@ -52,13 +52,24 @@ function isMessageRef(m: unknown): boolean {
   return !!x && typeof x.id === 'string' && typeof x.seq === 'number';
 }
 
+/** What a reset found by the probe starts afresh from: the latest welcome's history and seq, and what arrived after it. */
+export interface FreshStart {
+  history: readonly Message[];
+  seq: number;
+  arrived: readonly Message[];
+}
+
 /**
- * One room's probe at a time: a newer welcome, a closed socket or another room cancels the one
- * asking, whose answer then acts on nothing. It keeps the messages that arrive while it asks, so a
- * reset found late starts afresh from the welcome's history and what came after it.
+ * One room's probe at a time, kept until it answers or gives up. A newer welcome does not cancel
+ * it: the question (are the messages the page held still in the store?) is the same whatever
+ * connection asks it, and ids are never reused, so "gone" stays true once it is; a welcome only
+ * moves what a reset found starts afresh from (`rebase`). A socket that reconnects more often than
+ * the probe takes to answer would otherwise cancel every probe and never settle the question.
+ * Only another room (or the page leaving the room) cancels it.
  */
 export class ResetProbe {
-  private run: { abort: AbortController; timer: ReturnType<typeof setTimeout>; arrived: Message[] } | null = null;
+  private run: { abort: AbortController; timer: ReturnType<typeof setTimeout>; base: { history: readonly Message[]; seq: number }; arrived: Message[] } | null =
+    null;
 
   /** Whether a probe is asking. */
   get pending(): boolean {
@@ -66,21 +77,36 @@ export class ResetProbe {
   }
 
   /**
-   * Asks the store of `roomId` about `held` (cancelling any probe still asking). `done` runs once
-   * with the answer and the messages that arrived meanwhile, unless the probe was cancelled first;
-   * after PROBE_TIMEOUT_MS the request is aborted and the answer is `unknown`.
+   * Asks the store of `roomId` about `held`, unless a probe is asking already (then that one's
+   * answer serves this welcome too, and returns false). `done` runs once with the answer and what
+   * a reset starts afresh from (`welcome`, or the newest welcome `rebase` gave since, and the
+   * messages that arrived after it), unless the probe was cancelled first; after PROBE_TIMEOUT_MS
+   * the request is aborted and the answer is `unknown`.
    */
-  start(roomId: string, held: readonly HeldMessage[], done: (answer: StoreAnswer, arrived: readonly Message[]) => void): void {
-    this.cancel();
+  start(
+    roomId: string,
+    held: readonly HeldMessage[],
+    welcome: { history: readonly Message[]; seq: number },
+    done: (answer: StoreAnswer, fresh: FreshStart) => void,
+  ): boolean {
+    if (this.run) return false;
     const abort = new AbortController();
-    const run = { abort, timer: setTimeout(() => abort.abort(), PROBE_TIMEOUT_MS), arrived: [] as Message[] };
+    const run = { abort, timer: setTimeout(() => abort.abort(), PROBE_TIMEOUT_MS), base: welcome, arrived: [] as Message[] };
     this.run = run;
     void askStore(roomId, held, abort.signal).then((answer) => {
       if (this.run !== run) return;
       clearTimeout(run.timer);
       this.run = null;
-      done(answer, run.arrived);
+      done(answer, { history: run.base.history, seq: run.base.seq, arrived: run.arrived });
     });
+    return true;
+  }
+
+  /** A newer welcome of the room while the probe asks: a reset found starts afresh from it and what arrives after it. */
+  rebase(welcome: { history: readonly Message[]; seq: number }): void {
+    if (!this.run) return;
+    this.run.base = welcome;
+    this.run.arrived = [];
   }
 
   /** A message of the room arrived while the probe asks (kept for a reset found late). */

@@ -127,12 +127,14 @@ export class RoomController implements ReactiveController {
 
   hostDisconnected(): void {
     document.removeEventListener('visibilitychange', this.onVisible);
+    this.probe.cancel();
     this.close();
   }
 
   /** Switches to another room; the old room's messages stay in memory for when it comes back. */
   setRoom(roomId: string): void {
     if (roomId === this.roomId) return;
+    this.probe.cancel();
     this.close();
     this.roomId = roomId;
     if (roomId) this.open();
@@ -299,8 +301,8 @@ export class RoomController implements ReactiveController {
     this.host.requestUpdate();
   }
 
+  /** Closes the room's socket (a rename's rejoin, another room, the page leaving); a probe asking is the callers' to cancel. */
   private close(): void {
-    this.probe.cancel();
     this.commands.abandonAll('The connection to the room closed before the answer came.');
     this.nav.attach(this.roomId, null, () => {});
     this.setTyping(false);
@@ -342,14 +344,16 @@ export class RoomController implements ReactiveController {
         this.members = frame.members;
         this.memberCount = frame.memberCount ?? frame.members.length;
         const memory = this.memory!;
-        // A probe of an earlier welcome asks about a state this one replaces.
-        this.probe.cancel();
         log.adopt({ id: frame.you.id, name: frame.you.name, kind: 'user' });
         // A seq below what the page holds: a wiped store, or a node behind the others, whose history
         // agrees with the page's and whose catch-up brings the rest (store-reset.ts). A history that
         // cannot say is kept as "behind" while the store is asked (reset-probe.ts).
         const verdict = judgeWelcome(frame, log);
         const serverReset = verdict === 'reset';
+        // A reset settles a probe still asking; any other welcome leaves it asking (a flapping socket
+        // would otherwise never hear an answer), and a reset it finds starts from this welcome.
+        if (serverReset) this.probe.cancel();
+        else this.probe.rebase(frame);
         if (verdict === 'unsure') this.askStore(frame, heldMessages(log), new Set(log.privateEntries().map((e) => e.key)));
         // A truncated rejoin left a gap before its history that paging back must start above, so it
         // starts afresh from that history too (what was held before the gap comes back by paging).
@@ -445,18 +449,19 @@ export class RoomController implements ReactiveController {
   }
 
   /**
-   * Asks the store whether the messages the page `held` before `welcome` are still there; the page
-   * meanwhile goes on as for a node behind. Gone, the welcome was a reset after all: the private
-   * entries held before it are forgotten, and the log starts afresh from its history and what came
-   * since. Any other answer leaves everything as it is. A newer welcome, a closed socket or another
-   * room cancels the probe (its answer then acts on nothing).
+   * Asks the store whether the messages the page `held` before `welcome` are still there, unless
+   * a probe asks already (its answer serves this welcome too); the page meanwhile goes on as for a
+   * node behind. Gone, the store was wiped: the private entries held before the first welcome that
+   * could not say are forgotten, and the log starts afresh from the newest welcome's history and
+   * what came since. Any other answer leaves everything as it is. Neither a newer welcome nor a
+   * closed socket cancels the probe, only another room or a reset welcome (reset-probe.ts).
    */
   private askStore(welcome: WelcomeFrame, held: readonly HeldMessage[], privateBefore: ReadonlySet<string>): void {
     const memory = this.memory!;
-    this.probe.start(this.roomId, held, (answer, arrived) => {
+    this.probe.start(this.roomId, held, welcome, (answer, fresh) => {
       if (answer !== 'gone' || this.memory !== memory) return;
       memory.log.forgetPrivate((e) => privateBefore.has(e.key));
-      startAfresh(memory, [...welcome.history, ...arrived], welcome.seq);
+      startAfresh(memory, [...fresh.history, ...fresh.arrived], fresh.seq);
       this.changed();
       void this.nav.refresh();
     });
@@ -479,8 +484,7 @@ export class RoomController implements ReactiveController {
   }
 
   private onClosed(code: number): 'retry' | 'now' | 'stop' {
-    // The next welcome judges the store afresh (and asks again if it must).
-    this.probe.cancel();
+    // A probe asking goes on: its answer is the store's, whichever socket is open (reset-probe.ts).
     const { notice, retry } = closeNotice(code);
     if (code === 4401) saveIdentityToken(null);
     this.commands.abandonAll('The connection to the room closed before the answer came.');
