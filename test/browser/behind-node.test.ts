@@ -261,3 +261,52 @@ describeBrowser('rejoining a node that is behind', () => {
     }
   });
 });
+
+describeBrowser('a welcome naming another main thread', () => {
+  const suite = browserSuite({ server: true });
+
+  it("forgets a deleted main thread's private entries once the store says it is gone, even when the room's list is cut", async () => {
+    const { store } = suite.server.app.salon;
+    await store.upsertItem(item('news_main_gone', { title: 'Main thread deleted' }));
+    const { context, page } = await openAs(suite.browser, 'Ada');
+    try {
+      // The server's list is cut (more archived threads than it lists): a thread missing from it proves nothing.
+      await page.route(/\/api\/v1\/rooms\/news_main_gone\/threads/, async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, json: { ...((await response.json()) as object), archivedTotal: 50 } });
+      });
+      const socket = await routed(page);
+      await page.goto(`${suite.server.url}/chat?id=news_main_gone`);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+      await privateMode(page);
+      await say(page, 'asked in the main thread');
+      await expect.poll(() => messageTexts(page)).toEqual(['asked in the main thread', 'A private answer.']);
+      const oldMain = (await store.ensureMainThread('news_main_gone')).id;
+
+      // The store does not answer about the old main thread: the entries are kept (and asked about again).
+      let detail: 'fail' | 'pass' = 'fail';
+      const asked: string[] = [];
+      await page.route(/\/api\/v1\/threads\/[^/?]+$/, async (route) => {
+        asked.push(route.request().url());
+        if (detail === 'fail') await route.fulfill({ status: 503, json: { error: { code: 'ERR_UNAVAILABLE', message: 'try later' } } });
+        else await route.continue();
+      });
+      const deleted = await fetch(`${suite.server.url}/api/v1/threads/${oldMain}`, { method: 'DELETE', headers: { authorization: 'Bearer test-admin-token' } });
+      expect(deleted.ok).toBe(true);
+      const newMain = (await store.ensureMainThread('news_main_gone')).id;
+      expect(newMain).not.toBe(oldMain);
+      await socket.rejoin(() => {});
+      await expect.poll(() => asked.some((u) => u.endsWith(`/api/v1/threads/${oldMain}`))).toBe(true);
+      await settled(page);
+      expect(await keptPrivate(page)).toBe(true);
+
+      // Asked again at the next welcome, the store says the thread is gone: so are its private entries.
+      detail = 'pass';
+      await socket.rejoin(() => {});
+      await expect.poll(() => keptPrivate(page)).toBe(false);
+      expect(await messageTexts(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

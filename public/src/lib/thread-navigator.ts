@@ -5,12 +5,13 @@
  * asked. RoomController owns the socket and hands this class the room's memory and a way to send
  * a command.
  */
+import { ApiError } from './api.js';
 import type { CommandReply } from './command-replies.js';
 import { MAX_SCROLLBACK_ENTRIES } from './message-log.js';
 import type { RoomMemory } from './room-memory.js';
 import { threadsOf, type RoomThreads } from './room-threads.js';
 import { entriesOf, hasOlder, loadOlderPage, openThread, regroup, wantsFirstPage } from './thread-paging.js';
-import { mergeCommand, newThreadCommand, splitCommand, type SplitLock, type SplitPart } from './threads-api.js';
+import { mergeCommand, newThreadCommand, splitCommand, threadDetail, type SplitLock, type SplitPart } from './threads-api.js';
 
 /** What the navigator needs from the room's controller. */
 export interface NavigatorHost {
@@ -20,6 +21,22 @@ export interface NavigatorHost {
   changed(): void;
   /** A page of history could not be fetched. */
   failed(code: string, message: string): void;
+}
+
+/** Threads missing from a cut list that one refresh asks the store about (private entries are rarely spread over more). */
+const MAX_THREAD_CHECKS = 10;
+
+/** Of `ids`, the threads the store no longer has (ERR_THREAD_NOT_FOUND); any other answer proves nothing. */
+async function threadsGone(ids: readonly string[]): Promise<Set<string>> {
+  const gone = new Set<string>();
+  for (const id of ids) {
+    try {
+      await threadDetail(id);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'ERR_THREAD_NOT_FOUND') gone.add(id);
+    }
+  }
+  return gone;
 }
 
 export class ThreadNavigator {
@@ -122,7 +139,9 @@ export class ThreadNavigator {
       const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
       if (memory !== this.memory) return;
       if (memory.threadId && !threads.byId(memory.threadId)) memory.threadId = '';
-      if (moved.some(Boolean) || this.forgetDeleted(memory)) this.host.changed();
+      const forgot = await this.forgetDeleted(memory);
+      if (memory !== this.memory) return;
+      if (moved.some(Boolean) || forgot) this.host.changed();
       this.fill();
     } catch {
       // The list stays as it was; the next event fetches it again.
@@ -130,14 +149,24 @@ export class ThreadNavigator {
   }
 
   /**
-   * Forgets the private entries of threads that were deleted. Only a complete list proves a
-   * thread gone: the server lists at most 100 active threads and the newest archived ones.
+   * Forgets the private entries of threads that were deleted (a deleted main thread's too, once a
+   * welcome names another). A thread missing from a complete list is gone; missing from a list the
+   * server cut (at most 100 active threads, the newest archived ones), the store is asked about it
+   * (`GET /api/v1/threads/:id`), and only its ERR_THREAD_NOT_FOUND proves it gone: entries kept
+   * for want of an answer are judged again at the next refresh.
    */
-  private forgetDeleted(memory: RoomMemory): boolean {
+  private async forgetDeleted(memory: RoomMemory): Promise<boolean> {
     const threads = this.threads;
-    if (!threads.complete || !memory.mainThreadId) return false;
     const { mainThreadId } = memory;
-    return memory.log.forgetPrivate((e) => !!e.message.threadId && e.message.threadId !== mainThreadId && !threads.byId(e.message.threadId));
+    if (!threads.loaded || !mainThreadId) return false;
+    const missing = new Set<string>();
+    for (const e of memory.log.privateEntries()) {
+      const id = e.message.threadId;
+      if (id && id !== mainThreadId && !threads.byId(id)) missing.add(id);
+    }
+    if (!missing.size) return false;
+    const gone = threads.complete ? missing : await threadsGone([...missing].slice(0, MAX_THREAD_CHECKS));
+    return memory.log.forgetPrivate((e) => gone.has(e.message.threadId));
   }
 
   /** The open thread gets a page at once when it shows nothing yet or was never paged (see wantsFirstPage). */
