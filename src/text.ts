@@ -80,6 +80,17 @@ export function squash(text: string): string {
   return NEEDS_SQUASH.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
 }
 
+/**
+ * Bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069). On one line they reorder
+ * the text after them, so a label could pose as other text. The LRM and RLM marks stay: mixed-direction text needs them.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** `text` without bidi embedding, override and isolate controls: what a one-line label shows. */
+export function withoutBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, '');
+}
+
 /** Whitespace other than single spaces between non-spaces. */
 const NEEDS_SQUASH = /[^\S ]| {2}|^ | $/;
 

@@ -1,6 +1,6 @@
 /** Small plain-text helpers shared by the content sources: cleaning, truncating, excerpts. */
 import { clampClusters } from '../protocol/clusters.js';
-import { wellFormed } from '../text.js';
+import { wellFormed, withoutBidiControls } from '../text.js';
 
 /** Characters of an item's description (an excerpt of its summary or body). */
 export const DESCRIPTION_CHARS = 300;
@@ -24,18 +24,13 @@ export function trimSpacesEnd(text: string): string {
 }
 
 /**
- * Bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069). On one line they reorder
- * the text after them, so a title could pose as other text, as names and thread titles (which
- * refuse them, protocol/names.ts) could. The LRM and RLM marks stay: mixed-direction titles need them.
- */
-const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
-
-/**
- * One line: cleaned, bidi embedding, override and isolate controls dropped, every run of
- * whitespace (newlines included) folded to one space, trimmed.
+ * One line: cleaned, bidi embedding, override and isolate controls dropped (on one line they
+ * reorder the text after them, so a title could pose as other text, as names and thread titles,
+ * which refuse them, protocol/names.ts, could), every run of whitespace (newlines included)
+ * folded to one space, trimmed.
  */
 export function oneLine(text: string): string {
-  return cleanText(text).replace(BIDI_CONTROLS, '').replace(/\s+/g, ' ').trim();
+  return withoutBidiControls(cleanText(text)).replace(/\s+/g, ' ').trim();
 }
 
 /** Whether index i falls between the two halves of a surrogate pair or before a combining mark. */

@@ -9,7 +9,7 @@ import type { GroundedSource } from '../ai/grounded-prompt.js';
 import type { ChatModel } from '../ai/types.js';
 import type { MemoryHit } from '../memory/types.js';
 import type { Source } from '../protocol/messages.js';
-import { clip } from '../text.js';
+import { clip, withoutBidiControls } from '../text.js';
 import { chatAnswers, sharedTerms } from '../ai/questions.js';
 import { conversationLabel } from './recent-chat.js';
 
@@ -78,7 +78,7 @@ export async function pastSources(
       title,
       url: null,
       sourceType: 'conversation',
-      snippet: clip(chunk.text.replace(/\s+/g, ' '), SNIPPET_CHARS),
+      snippet: clip(withoutBidiControls(chunk.text).replace(/\s+/g, ' '), SNIPPET_CHARS),
       messageIds: chunk.messageIds,
       authors: chunk.authors,
       from: chunk.firstTs,

@@ -5,7 +5,7 @@
  */
 import type { Message, Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
-import { CHAT_STAMP, chatStamp, clip, formatDay, squash, withoutCitations } from '../text.js';
+import { CHAT_STAMP, chatStamp, clip, formatDay, squash, withoutBidiControls, withoutCitations } from '../text.js';
 
 /** Messages read for the recent chat, at most. */
 export const RECENT_CHAT_MESSAGES = 12;
@@ -80,7 +80,8 @@ export function conversationSource(threadId: string, messages: Message[], snippe
     title: conversationLabel(authors, from, to),
     url: null,
     sourceType: 'conversation',
-    snippet: clip(snippet, SNIPPET_CHARS),
+    // One line under the source's title: a bidi control in a message would reorder what follows it there.
+    snippet: clip(withoutBidiControls(snippet), SNIPPET_CHARS),
     messageIds: messages.map((m) => m.id),
     authors,
     from,

@@ -57,6 +57,13 @@ describe('recent chat', () => {
     expect(chat.source.messageIds).toEqual(chat.messages.map((m) => m.id));
   });
 
+  it('drops bidi controls from the source’s one-line snippet (a message keeps them; the snippet would reorder what follows)', async () => {
+    const { store, thread } = await threadWith([['Ann', 'pay \u202Eyrrac\u202C now \u2067and\u2069 go\u202B']]);
+    const chat = (await recentChat(store, thread.id, undefined))!;
+    expect(chat.source.snippet).toBe('Ann (24 Nov 2026, 19:00): pay yrrac now and go');
+    expect(chat.messages[0].text).toContain('\u202E');
+  });
+
   it('keeps the newest messages within its character budget, and skips system notices', async () => {
     const { store, thread } = await threadWith([
       ['Ann', 'first '.repeat(30)],

@@ -13,10 +13,15 @@ export class SalonMarkdown extends LitElement {
   static override styles = [
     baseStyles,
     css`
+      /* A body is a bidi isolate of its own: no control in it reorders what the page shows around it. */
       :host {
         display: block;
         overflow-wrap: anywhere;
         line-height: 1.5;
+        unicode-bidi: isolate;
+      }
+      pre {
+        unicode-bidi: isolate;
       }
       p,
       ul,

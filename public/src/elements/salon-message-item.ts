@@ -62,6 +62,11 @@ export class SalonMessageItem extends LitElement {
         margin-bottom: 0.2rem;
         font-size: 0.85rem;
       }
+      /* Isolated, as <bdi> would be: a right-to-left name cannot pull the time or badges beside it into its run. */
+      .author,
+      time {
+        unicode-bidi: isolate;
+      }
       .author {
         font-weight: 650;
         min-width: 0;

@@ -51,9 +51,11 @@ export class SalonSplitPicker extends LitElement {
       .author {
         font-weight: 650;
       }
+      /* The name, the time and the message's text are each a bidi isolate (the text a <bdi>): none reorders the others. */
       time {
         color: var(--salon-muted);
         font-size: 0.8rem;
+        unicode-bidi: isolate;
       }
       .choices {
         display: flex;
@@ -127,7 +129,7 @@ export class SalonSplitPicker extends LitElement {
       >`;
     return html`<li class="message" data-message=${m.id}>
       <fieldset>
-        <legend><span class="author">${m.author.name}</span> <time datetime=${m.ts}>${formatTime(m.ts)}</time>: ${text}</legend>
+        <legend><bdi class="author">${m.author.name}</bdi> <time datetime=${m.ts}>${formatTime(m.ts)}</time>: <bdi class="excerpt">${text}</bdi></legend>
         <div class="choices">${choice(STAYS, 'Stays')} ${Array.from({ length: this.parts }, (_, i) => choice(i, `Part ${i + 1}`))}</div>
       </fieldset>
     </li>`;

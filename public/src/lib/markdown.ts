@@ -187,6 +187,61 @@ function documentHtml(text: string): string {
     .join('\n');
 }
 
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+const PDF = '\u202C';
+const PDI = '\u2069';
+
+/**
+ * `text` with its bidi embeddings, overrides and isolates (U+202A–202E, U+2066–2069) kept to
+ * itself: each one left open is closed at the end (PDF, PDI, innermost first), and a PDF or PDI
+ * that closes nothing opened in `text` is dropped (it would close an embedding or isolate around
+ * it). Line breaks end every one, as a paragraph's end does.
+ */
+export function containBidi(text: string): string {
+  if (!BIDI_CONTROL.test(text)) return text;
+  let out = '';
+  const open: string[] = [];
+  const closeAll = () => {
+    while (open.length) out += open.pop();
+  };
+  for (const ch of text) {
+    if (ch >= '\u202A' && ch <= '\u202E' && ch !== PDF) {
+      open.push(PDF);
+    } else if (ch >= '\u2066' && ch <= '\u2068') {
+      open.push(PDI);
+    } else if (ch === PDF) {
+      // A PDF inside an isolate opened after its embedding closes nothing (UAX #9, X7).
+      if (open.at(-1) !== PDF) continue;
+      open.pop();
+    } else if (ch === PDI) {
+      // A PDI closes its isolate and whatever was opened inside it (X6a).
+      const at = open.lastIndexOf(PDI);
+      if (at < 0) continue;
+      open.length = at;
+    } else if (ch === '\n' || ch === '\u2029') {
+      closeAll();
+    }
+    out += ch;
+  }
+  closeAll();
+  return out;
+}
+
+/**
+ * Keeps the bidi controls of each text node of a rendered fragment to that node (containBidi):
+ * an override in a message cannot reorder the text after its paragraph, its inline element or
+ * its line, nor a stray PDI end an isolate the page put around it.
+ */
+function containBidiIn(fragment: DocumentFragment): DocumentFragment {
+  const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.nodeValue ?? '';
+    const contained = containBidi(text);
+    if (contained !== text) node.nodeValue = contained;
+  }
+  return fragment;
+}
+
 /** Marks each block of a rendered fragment `dir="auto"`. */
 function autoDirection(fragment: DocumentFragment): DocumentFragment {
   for (const block of Array.from(fragment.querySelectorAll(AUTO_DIRECTION_BLOCKS))) block.setAttribute('dir', 'auto');
@@ -196,7 +251,7 @@ function autoDirection(fragment: DocumentFragment): DocumentFragment {
 /** A document (a post's body) → an inert DocumentFragment: headings from h2, the message subset otherwise. */
 export function renderDocument(text: string): DocumentFragment {
   purifier ??= createPurifier();
-  return autoDirection(purifier.sanitize(documentHtml(text), { ...SANITIZE_DOCUMENT, RETURN_DOM_FRAGMENT: true }));
+  return autoDirection(containBidiIn(purifier.sanitize(documentHtml(text), { ...SANITIZE_DOCUMENT, RETURN_DOM_FRAGMENT: true })));
 }
 
 /** renderDocument as a sanitised HTML string (for inspection). */
@@ -214,5 +269,5 @@ export function renderMarkdownToString(text: string): string {
 /** Markdown → an inert DocumentFragment, ready for lit to insert as nodes. */
 export function renderMarkdown(text: string): DocumentFragment {
   purifier ??= createPurifier();
-  return autoDirection(purifier.sanitize(toHtml(text), { ...SANITIZE, RETURN_DOM_FRAGMENT: true }));
+  return autoDirection(containBidiIn(purifier.sanitize(toHtml(text), { ...SANITIZE, RETURN_DOM_FRAGMENT: true })));
 }

@@ -16,9 +16,10 @@ function usageError(message: string): number {
 }
 
 function printHit(hit: ItemHit, n: number): void {
-  console.log(`${String(n).padStart(2)}. ${hit.score.toFixed(3)}  ${hit.id}  ${hit.title}`);
-  if (hit.url) console.log(`    ${hit.url}`);
-  if (hit.snippet) console.log(`    ${hit.snippet}`);
+  // A stored title or body may hold terminal escapes or bidi controls: shown as escapes, as every CLI path does.
+  console.log(`${String(n).padStart(2)}. ${hit.score.toFixed(3)}  ${printable(hit.id)}  ${printable(hit.title)}`);
+  if (hit.url) console.log(`    ${printable(hit.url)}`);
+  if (hit.snippet) console.log(`    ${printable(hit.snippet)}`);
 }
 
 const search: Command = {
