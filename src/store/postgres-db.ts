@@ -44,6 +44,29 @@ export interface Sql {
   query(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>;
 }
 
+/** Rounds of lockCovering before it leaves the matter to the transaction's retry. */
+const LOCK_ROUNDS = 8;
+
+/**
+ * Runs `lock` (one statement locking rows in one order, inside a transaction) until `missed` finds
+ * no row it should have locked: the statement reads which rows to lock in its own snapshot, and
+ * what it waited for may have changed them. Each round's locks are given back (a savepoint) before
+ * the next round takes them again, so they are only ever taken in that one order, never added to
+ * out of it. Rounds that keep missing rows end in a serialization failure, which `tx` runs again.
+ */
+export async function lockCovering<T>(sql: Sql, lock: () => Promise<T>, missed: (locked: T) => Promise<boolean>): Promise<T> {
+  await sql.query('SAVEPOINT lock_covering');
+  for (let round = 1; ; round++) {
+    const locked = await lock();
+    if (!(await missed(locked))) {
+      await sql.query('RELEASE SAVEPOINT lock_covering');
+      return locked;
+    }
+    await sql.query('ROLLBACK TO SAVEPOINT lock_covering');
+    if (round >= LOCK_ROUNDS) throw Object.assign(new Error(`the rows to lock kept changing while they were locked (${round} rounds)`), { code: '40001' });
+  }
+}
+
 /** Options for PgDatabase. */
 export interface PgDatabaseOptions {
   /** postgres:// URL (DATABASE_URL). */

@@ -6,7 +6,7 @@ import { errors } from '../errors.js';
 import { wordsKey } from '../memory/repeats.js';
 import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
-import { placeholders, type Sql } from './postgres-db.js';
+import { lockCovering, placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
 import { MEMORY_CHUNK_COLUMNS, memoryChunkValues } from './rows.js';
 
@@ -75,16 +75,13 @@ export async function pruneIn(sql: Sql, threadId: string | null, maxPerThread: n
  * Deletes the chunks of `candidates` still expired, oldest first, and gives the threads that held
  * them a new version, as a thread change that deletes memory does (postgres-threads.ts): a fusion
  * or compaction that read them before must not commit a copy or summary of what expired. The
- * threads are locked first, in id order, as every change locks them (locking the chunks first, as
- * this did, and then a thread would deadlock against a merge holding that thread and moving them),
- * but only against updates: the appends and chunks that share-lock a thread's key go on. A chunk a
+ * threads are locked first, in id order, as every change locks them (lockThreadsOfMemory), but
+ * only against updates: the appends and chunks that share-lock a thread's key go on. A chunk a
  * repeat refreshed meanwhile stays.
  */
 async function deleteExpired(sql: Sql, candidates: number[], olderThan: string): Promise<number[]> {
   if (!candidates.length) return [];
-  await sql.query('SELECT id FROM threads WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id = ANY($1::bigint[])) ORDER BY id FOR NO KEY UPDATE', [
-    candidates,
-  ]);
+  await lockThreadsOfMemory(sql, candidates, 'NO KEY UPDATE');
   const { rows } = await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[]) AND updated_at < $2 RETURNING id, thread_id', [
     candidates,
     olderThan,
@@ -93,4 +90,40 @@ async function deleteExpired(sql: Sql, candidates: number[], olderThan: string):
   await sql.query('UPDATE threads SET version = version + 1 WHERE id = ANY($1::text[])', [[...new Set(rows.map((r) => r.thread_id as string))]]);
   const deleted = new Set(rows.map((r) => r.id as number));
   return candidates.filter((id) => deleted.has(id));
+}
+
+/**
+ * Locks the threads that hold the chunks `ids`, in id order, and returns their ids; call inside a
+ * transaction, before the chunks are touched. Every thread change locks its threads in id order
+ * and then its chunks, so a deletion of memory must lock, before it deletes anything, every thread
+ * it will give a new version. The threads are read in the locking statement's snapshot: a merge or
+ * split holding one of them may move a chunk and commit while the lock waits, and the deletion
+ * then found that chunk in a thread it had not locked and updated that thread while holding the
+ * deleted chunks, a deadlock against any change holding that thread and waiting for one of them.
+ * So the threads are read again once locked; if a chunk has moved, the locks are given back (a
+ * savepoint) and taken again, in order, of the threads that hold the chunks now. Once this
+ * returns, no chunk of `ids` can leave its thread before the transaction ends: a move needs its
+ * thread's lock.
+ */
+export async function lockThreadsOfMemory(sql: Sql, ids: number[], strength: 'UPDATE' | 'NO KEY UPDATE'): Promise<string[]> {
+  return lockCovering(
+    sql,
+    async () => {
+      const { rows } = await sql.query(
+        `SELECT id FROM threads WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id = ANY($1::bigint[])) ORDER BY id FOR ${strength}`,
+        [ids],
+      );
+      return rows.map((r) => r.id as string);
+    },
+    // A chunk whose thread row is gone changes no version: it cannot count as moved.
+    async (locked) =>
+      Boolean(
+        (
+          await sql.query(
+            'SELECT 1 FROM memory_chunks c JOIN threads t ON t.id = c.thread_id WHERE c.id = ANY($1::bigint[]) AND c.thread_id <> ALL($2::text[]) LIMIT 1',
+            [ids, locked],
+          )
+        ).rowCount,
+      ),
+  );
 }

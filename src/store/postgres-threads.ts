@@ -7,7 +7,7 @@
 import { errors } from '../errors.js';
 import type { Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
-import { insertMemory, moveMemory } from './postgres-memory.js';
+import { insertMemory, lockThreadsOfMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
 import { goneMeanwhile, listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
 import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
@@ -146,17 +146,14 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
 /**
  * Deletes memory chunks and bumps the versions of the threads that held them: an operation that
  * read those threads before (a fusion or a compaction planning for seconds) must not commit a copy
- * or summary of what went. The threads are locked first, in one order as every change locks them;
- * a chunk that a merge moved meanwhile is deleted where it is now, and that thread changes too.
+ * or summary of what went. The threads are locked first, in one order as every change locks them
+ * (lockThreadsOfMemory); a chunk that a merge moved meanwhile is deleted where it is now, and that
+ * thread, locked in that order too, changes.
  */
 async function deleteMemoryOfThreads(sql: Sql, ids: number[]): Promise<void> {
-  const locked = await sql.query(
-    'SELECT id FROM threads WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id = ANY($1::bigint[])) ORDER BY id FOR UPDATE',
-    [ids],
-  );
-  const { rows } = await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[]) RETURNING thread_id', [ids]);
-  const held = [...new Set([...locked.rows.map((r) => r.id as string), ...rows.map((r) => r.thread_id as string)])];
-  await sql.query('UPDATE threads SET version = version + 1 WHERE id = ANY($1::text[])', [held]);
+  const locked = await lockThreadsOfMemory(sql, ids, 'UPDATE');
+  await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[])', [ids]);
+  await sql.query('UPDATE threads SET version = version + 1 WHERE id = ANY($1::text[])', [locked]);
 }
 
 /** Moves messages by id; returns the first id that is gone, if one is. */

@@ -1,0 +1,196 @@
+/**
+ * The order in which the PostgreSQL store's memory deletions lock rows, against thread operations
+ * on other nodes. Each node's transaction runs here on a connection of its own, the store's own
+ * statements (pruneIn, applyChangeIn) without the store's retry, so a transaction PostgreSQL
+ * aborts to break a deadlock shows as its error (40P01) instead of being run again. The
+ * interleaving is made by holding transactions open and one statement back, and by waiting until
+ * PostgreSQL reports a connection blocked by another (pg_blocking_pids): nothing depends on timing.
+ */
+import pg from 'pg';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { NewMemoryChunk } from '../../src/memory/types.js';
+import type { Sql } from '../../src/store/postgres-db.js';
+import { pruneIn } from '../../src/store/postgres-memory.js';
+import { applyChangeIn } from '../../src/store/postgres-threads.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import type { ThreadChange } from '../../src/store/types.js';
+import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName, urlWithSchema } from './postgres-harness.js';
+
+const ROOM = 'news_1';
+const AT = '2026-11-20T10:00:00.000Z';
+/** Retention's cut: the chunk below was last seen before it. */
+const EXPIRED_BEFORE = '2026-11-10T00:00:00.000Z';
+const OID_INT8 = 20;
+
+/** One node's transaction on a connection of its own. */
+interface NodeTx {
+  sql: Sql;
+  pid: number;
+  /** Keeps the `nth` statement starting with `prefix` back until released. */
+  holdBefore(prefix: string, nth?: number): { reached: Promise<void>; release: () => void };
+  /** Commits when `work` resolves, rolls back when it rejects; settles as `work` did. */
+  finish<T>(work: Promise<T>): Promise<T>;
+  end(): Promise<void>;
+}
+
+async function nodeTx(url: string): Promise<NodeTx> {
+  // bigint ids as numbers, as the store reads them.
+  const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
+    oid === OID_INT8 && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'];
+  const client = new pg.Client({ connectionString: url, types: { getTypeParser } });
+  await client.connect();
+  const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+  await client.query('BEGIN');
+  let hold: { prefix: string; left: number; reached: () => void; released: Promise<void> } | undefined;
+  return {
+    pid,
+    sql: {
+      async query(text: string, values?: unknown[]) {
+        if (hold && text.startsWith(hold.prefix) && --hold.left === 0) {
+          const { reached, released } = hold;
+          hold = undefined;
+          reached();
+          await released;
+        }
+        return client.query(text, values);
+      },
+    },
+    holdBefore(prefix, nth = 1) {
+      let reached!: () => void;
+      let release!: () => void;
+      const reachedP = new Promise<void>((resolve) => (reached = resolve));
+      hold = { prefix, left: nth, reached, released: new Promise<void>((resolve) => (release = resolve)) };
+      return { reached: reachedP, release: () => release() };
+    },
+    finish: (work) =>
+      work.then(
+        async (result) => {
+          await client.query('COMMIT');
+          return result;
+        },
+        async (err) => {
+          await client.query('ROLLBACK');
+          throw err;
+        },
+      ),
+    end: () => client.end(),
+  };
+}
+
+/** Waits until `waiter` is blocked by a lock `holder` holds (then 'blocked'), or until `work` settles first ('settled'). */
+async function blockedOrSettled(waiter: NodeTx, holder: NodeTx, work: Promise<unknown>): Promise<'blocked' | 'settled'> {
+  let settled = false;
+  work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (;;) {
+    if (settled) return 'settled';
+    const { rows } = await adminQuery('SELECT $2::int = ANY(pg_blocking_pids($1::int)) AS blocked', [waiter.pid, holder.pid]);
+    if (rows[0].blocked) return 'blocked';
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** How a transaction ended: 'ok', or its error's code (40P01 for a deadlock's victim). */
+const outcome = (o: PromiseSettledResult<unknown>) => (o.status === 'fulfilled' ? 'ok' : ((o.reason as { code?: string }).code ?? String(o.reason)));
+
+/** A merge's change: `absorbed` archived into `survivor`, with the chunks it read in `absorbed` and whatever else is there. */
+const mergeChange = (survivor: string, absorbed: string, chunkIds: number[], versions: Record<string, number>): ThreadChange => ({
+  at: AT,
+  expect: [survivor, absorbed].map((id) => ({ id, version: versions[id] })),
+  updateThreads: [{ id: survivor }, { id: absorbed, status: 'archived', mergedInto: survivor }],
+  moveThreadMessages: [{ fromThreadId: absorbed, threadId: survivor }],
+  moveMemory: [{ ids: chunkIds, threadId: survivor, roomId: ROOM }],
+  moveThreadMemory: [{ fromThreadId: absorbed, threadId: survivor, roomId: ROOM }],
+});
+
+describePostgres('PostgreSQL store: lock order of memory deletions against thread operations', () => {
+  let schema: string;
+  let store: PostgresStore;
+  const opened: NodeTx[] = [];
+  const begin = async () => {
+    const tx = await nodeTx(urlWithSchema(schema));
+    opened.push(tx);
+    return tx;
+  };
+  const version = async (id: string) => (await store.getThread(id))!.version;
+
+  beforeEach(async () => {
+    schema = schemaName();
+    store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema, poolSize: 2 });
+    await store.applyThreadChange({
+      at: AT,
+      expect: [],
+      createThreads: ['thr_a', 'thr_b', 'thr_d'].map((id) => ({ id, roomId: ROOM, title: id })),
+    });
+  });
+
+  afterEach(async () => {
+    for (const tx of opened.splice(0)) await tx.end().catch(() => undefined);
+    await store.close();
+    await dropSchema(schema);
+  });
+
+  const chunk = (over: Partial<NewMemoryChunk> = {}): NewMemoryChunk => ({
+    threadId: 'thr_a',
+    roomId: ROOM,
+    kind: 'window',
+    text: 'an old window about the harbour',
+    messageIds: ['m1', 'm2'],
+    authors: ['Ann', 'Cy'],
+    firstTs: '2026-11-01T10:00:00.000Z',
+    lastTs: '2026-11-01T10:05:00.000Z',
+    privileged: false,
+    owner: null,
+    ...over,
+  });
+
+  /**
+   * Node 1 merges thread A into B, moving the chunk, and holds its transaction open; node 2's
+   * deletion of the chunk starts and waits for A's lock; the merge commits. Node 3 then merges B
+   * into D, listing the chunk it read in B. The deletion is held before it bumps versions until
+   * node 3 is blocked by it (or has finished). The deletion must have locked B, where the chunk
+   * is now, before deleting it: it used to delete it there still holding only A, and then wait
+   * for B while node 3 held B and waited for the chunk.
+   */
+  async function deletionRacingMerges(deletion: (sql: Sql, chunkId: number) => Promise<unknown>, over: Partial<NewMemoryChunk> = {}) {
+    const c = await store.addMemoryChunk(chunk(over), '2026-11-01T10:05:00.000Z');
+    const merge = await begin();
+    await applyChangeIn(merge.sql, mergeChange('thr_b', 'thr_a', [c.id], { thr_a: await version('thr_a'), thr_b: await version('thr_b') }));
+    const deleting = await begin();
+    const bump = deleting.holdBefore('UPDATE threads SET version');
+    const deleted = deleting.finish(deletion(deleting.sql, c.id));
+    expect(await blockedOrSettled(deleting, merge, deleted)).toBe('blocked');
+    await merge.finish(Promise.resolve());
+    await Promise.race([bump.reached, deleted.catch(() => undefined)]);
+
+    const versionOfB = await version('thr_b');
+    const second = await begin();
+    const merged = second.finish(applyChangeIn(second.sql, mergeChange('thr_d', 'thr_b', [c.id], { thr_b: versionOfB, thr_d: await version('thr_d') })));
+    expect(await blockedOrSettled(second, deleting, merged)).toBe('blocked');
+    bump.release();
+    const outcomes = await Promise.allSettled([deleted, merged]);
+    return { c, versionOfB, outcomes };
+  }
+
+  it('retention locks the thread a merge moved an expired chunk to before deleting it, so a second merge cannot deadlock with it', async () => {
+    const { c, versionOfB, outcomes } = await deletionRacingMerges((sql) => pruneIn(sql, null, 100, EXPIRED_BEFORE, 16));
+    // The expired chunk goes from B and B changes; the merge that read B before loses the race, as to any change.
+    expect(outcomes.map(outcome)).toEqual(['ok', 'ERR_THREAD_CHANGED']);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: [c.id] });
+    expect(await store.getMemoryChunks([c.id])).toEqual([]);
+    expect(await version('thr_b')).toBe(versionOfB + 1);
+    expect((await store.getThread('thr_b'))!.status).toBe('active');
+  });
+
+  it('/forget private locks the thread a merge moved the chunk to before deleting it, so a second merge cannot deadlock with it', async () => {
+    // A member's private exchange, deleted as forgetPrivate deletes a slice of them.
+    const secret = { kind: 'exchange' as const, privileged: true, owner: 'u_ann', messageIds: ['m1'] };
+    const { c, versionOfB, outcomes } = await deletionRacingMerges((sql, id) => applyChangeIn(sql, { at: AT, expect: [], deleteMemory: [id] }), secret);
+    expect(outcomes.map(outcome)).toEqual(['ok', 'ERR_THREAD_CHANGED']);
+    expect(await store.getMemoryChunks([c.id])).toEqual([]);
+    expect(await version('thr_b')).toBe(versionOfB + 1);
+    expect((await store.getThread('thr_b'))!.status).toBe('active');
+  });
+});
