@@ -5,7 +5,7 @@
  * on the same thread waits for the first to commit, then finds the version moved.
  */
 import { errors } from '../errors.js';
-import type { Sql } from './postgres-db.js';
+import { lockCovering, type Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
 import { insertMemory, lockThreadsOfMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
@@ -79,6 +79,47 @@ export async function recordEvent(sql: Sql, event: Omit<ThreadEvent, 'at'>, at: 
     event.action,
     JSON.stringify(event.details),
   ]);
+}
+
+/**
+ * Store.deleteThread; call inside a transaction. The thread's children lose their parent, so they
+ * are updated too: they are locked with the thread, in id order, as every change locks its threads
+ * (lockThreadAndChildren).
+ */
+export async function deleteThreadIn(sql: Sql, threadId: string): Promise<{ messages: number; memoryIds: number[] } | null> {
+  if (!(await lockThreadAndChildren(sql, threadId))) return null;
+  // Lines go with their chunks (foreign key).
+  const memory = await sql.query('DELETE FROM memory_chunks WHERE thread_id = $1 RETURNING id', [threadId]);
+  const messages = await sql.query('DELETE FROM messages WHERE thread_id = $1', [threadId]);
+  await sql.query('DELETE FROM thread_bridges WHERE thread_id = $1 OR other_id = $1', [threadId]);
+  await sql.query('DELETE FROM thread_history WHERE thread_id = $1', [threadId]);
+  await sql.query('UPDATE threads SET parent_id = NULL WHERE parent_id = $1', [threadId]);
+  await sql.query('DELETE FROM threads WHERE id = $1', [threadId]);
+  return { messages: messages.rowCount ?? 0, memoryIds: memory.rows.map((r) => r.id as number).sort((a, b) => a - b) };
+}
+
+/**
+ * Locks a thread and its children, in id order; false when the thread does not exist. The thread
+ * alone was locked first and its children later, when their parent was cleared: a merge or fusion
+ * of a child that sorts before its parent with that parent locks the child, then waits for the
+ * parent, and the deletion then waited for the child (a deadlock). The children are locked only
+ * against updates, so appends to them go on; the thread itself then for update, against appends
+ * and chunks stored in it. A split of the thread committed while this waited adds children its
+ * snapshot did not see; they are then taken again (a savepoint gives the locks back). Once the
+ * thread is locked, no child can be added (a split needs its lock).
+ */
+async function lockThreadAndChildren(sql: Sql, threadId: string): Promise<boolean> {
+  const locked = await lockCovering(
+    sql,
+    async () =>
+      (await sql.query('SELECT id FROM threads WHERE id = $1 OR parent_id = $1 ORDER BY id FOR NO KEY UPDATE', [threadId])).rows.map((r) => r.id as string),
+    async (locked) =>
+      locked.includes(threadId) &&
+      Boolean((await sql.query('SELECT 1 FROM threads WHERE parent_id = $1 AND id <> ALL($2::text[]) LIMIT 1', [threadId, locked])).rowCount),
+  );
+  if (!locked.includes(threadId)) return false;
+  await sql.query('SELECT 1 FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
+  return true;
 }
 
 /** Applies `change`; call inside a transaction. */

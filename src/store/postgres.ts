@@ -337,17 +337,7 @@ export class PostgresStore implements Store {
   }
 
   async deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null> {
-    return this.db.tx(async (sql) => {
-      if (!(await sql.query('SELECT 1 FROM threads WHERE id = $1 FOR UPDATE', [threadId])).rowCount) return null;
-      // Lines go with their chunks (foreign key).
-      const memory = await sql.query('DELETE FROM memory_chunks WHERE thread_id = $1 RETURNING id', [threadId]);
-      const messages = await sql.query('DELETE FROM messages WHERE thread_id = $1', [threadId]);
-      await sql.query('DELETE FROM thread_bridges WHERE thread_id = $1 OR other_id = $1', [threadId]);
-      await sql.query('DELETE FROM thread_history WHERE thread_id = $1', [threadId]);
-      await sql.query('UPDATE threads SET parent_id = NULL WHERE parent_id = $1', [threadId]);
-      await sql.query('DELETE FROM threads WHERE id = $1', [threadId]);
-      return { messages: messages.rowCount ?? 0, memoryIds: memory.rows.map((r) => r.id as number).sort((a, b) => a - b) };
-    });
+    return this.db.tx((sql) => threads.deleteThreadIn(sql, threadId));
   }
 
   // conversation memory

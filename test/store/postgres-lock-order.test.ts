@@ -1,17 +1,18 @@
 /**
- * The order in which the PostgreSQL store's memory deletions lock rows, against thread operations
- * on other nodes. Each node's transaction runs here on a connection of its own, the store's own
- * statements (pruneIn, applyChangeIn) without the store's retry, so a transaction PostgreSQL
- * aborts to break a deadlock shows as its error (40P01) instead of being run again. The
- * interleaving is made by holding transactions open and one statement back, and by waiting until
- * PostgreSQL reports a connection blocked by another (pg_blocking_pids): nothing depends on timing.
+ * The order in which the PostgreSQL store's deletions (of memory, of a thread) lock rows, against
+ * thread operations on other nodes. Each node's transaction runs here on a connection of its own,
+ * the store's own statements (pruneIn, applyChangeIn, deleteThreadIn) without the store's retry,
+ * so a transaction PostgreSQL aborts to break a deadlock shows as its error (40P01) instead of
+ * being run again. The interleaving is made by holding transactions open and one statement back,
+ * and by waiting until PostgreSQL reports a connection blocked by another (pg_blocking_pids):
+ * nothing depends on timing.
  */
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { Sql } from '../../src/store/postgres-db.js';
 import { pruneIn } from '../../src/store/postgres-memory.js';
-import { applyChangeIn } from '../../src/store/postgres-threads.js';
+import { applyChangeIn, deleteThreadIn } from '../../src/store/postgres-threads.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { ThreadChange } from '../../src/store/types.js';
 import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName, urlWithSchema } from './postgres-harness.js';
@@ -105,7 +106,7 @@ const mergeChange = (survivor: string, absorbed: string, chunkIds: number[], ver
   moveThreadMemory: [{ fromThreadId: absorbed, threadId: survivor, roomId: ROOM }],
 });
 
-describePostgres('PostgreSQL store: lock order of memory deletions against thread operations', () => {
+describePostgres('PostgreSQL store: lock order of deletions against thread operations', () => {
   let schema: string;
   let store: PostgresStore;
   const opened: NodeTx[] = [];
@@ -192,5 +193,25 @@ describePostgres('PostgreSQL store: lock order of memory deletions against threa
     expect(await store.getMemoryChunks([c.id])).toEqual([]);
     expect(await version('thr_b')).toBe(versionOfB + 1);
     expect((await store.getThread('thr_b'))!.status).toBe('active');
+  });
+
+  it('deletes a thread with its children locked in id order, so a merge of a child with its parent cannot deadlock with it', async () => {
+    // The child sorts before its parent: a merge of the two locks the child, then the parent.
+    await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 'thr_p', roomId: ROOM, title: 'parent' }] });
+    await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 'thr_c', roomId: ROOM, title: 'child', parentId: 'thr_p' }] });
+    const versions = { thr_c: await version('thr_c'), thr_p: await version('thr_p') };
+    const deletion = await begin();
+    const started = deletion.holdBefore('DELETE FROM memory_chunks');
+    const deleted = deletion.finish(deleteThreadIn(deletion.sql, 'thr_p'));
+    await started.reached;
+    const merge = await begin();
+    const merged = merge.finish(applyChangeIn(merge.sql, mergeChange('thr_p', 'thr_c', [], versions)));
+    expect(await blockedOrSettled(merge, deletion, merged)).toBe('blocked');
+    started.release();
+    const outcomes = await Promise.allSettled([deleted, merged]);
+    // The merge finds its survivor gone, as after any deletion that landed first.
+    expect(outcomes.map(outcome)).toEqual(['ok', 'ERR_THREAD_NOT_FOUND']);
+    expect(await store.getThread('thr_p')).toBeNull();
+    expect(await store.getThread('thr_c')).toMatchObject({ status: 'active', parentId: null });
   });
 });
