@@ -50,14 +50,18 @@ export async function moveMemory(sql: Sql, ids: number[], threadId: string, room
   return undefined;
 }
 
-/** Store.pruneMemory; call inside a transaction. */
+/**
+ * Store.pruneMemory; call inside a transaction. The threads it changes are locked first, in id
+ * order (lockThreadsOfMemory): those holding the expired chunks, and `threadId`, whose chunks over
+ * the cap it locks next. Those were locked without their thread, newest first, while a merge
+ * moving them locks its threads and then the chunks in id order: each waited for a chunk the
+ * other held.
+ */
 export async function pruneIn(sql: Sql, threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]> {
   const expired = await sql.query('SELECT id FROM memory_chunks WHERE updated_at < $1 ORDER BY updated_at, id LIMIT $2', [olderThan, limit ?? null]);
-  const ids = await deleteExpired(
-    sql,
-    expired.rows.map((r) => r.id as number),
-    olderThan,
-  );
+  const candidates = expired.rows.map((r) => r.id as number);
+  await lockThreadsOfMemory(sql, candidates, 'NO KEY UPDATE', threadId);
+  const ids = await deleteExpired(sql, candidates, olderThan);
   if (threadId !== null && (limit === undefined || ids.length < limit)) {
     const over = await sql.query(
       'SELECT id FROM memory_chunks WHERE thread_id = $1 AND updated_at >= $2 ORDER BY updated_at DESC, id DESC OFFSET $3 FOR UPDATE',
@@ -75,13 +79,12 @@ export async function pruneIn(sql: Sql, threadId: string | null, maxPerThread: n
  * Deletes the chunks of `candidates` still expired, oldest first, and gives the threads that held
  * them a new version, as a thread change that deletes memory does (postgres-threads.ts): a fusion
  * or compaction that read them before must not commit a copy or summary of what expired. The
- * threads are locked first, in id order, as every change locks them (lockThreadsOfMemory), but
- * only against updates: the appends and chunks that share-lock a thread's key go on. A chunk a
- * repeat refreshed meanwhile stays.
+ * threads are locked before (pruneIn), in id order, as every change locks them, but only against
+ * updates: the appends and chunks that share-lock a thread's key go on. A chunk a repeat
+ * refreshed meanwhile stays.
  */
 async function deleteExpired(sql: Sql, candidates: number[], olderThan: string): Promise<number[]> {
   if (!candidates.length) return [];
-  await lockThreadsOfMemory(sql, candidates, 'NO KEY UPDATE');
   const { rows } = await sql.query('DELETE FROM memory_chunks WHERE id = ANY($1::bigint[]) AND updated_at < $2 RETURNING id, thread_id', [
     candidates,
     olderThan,
@@ -93,10 +96,10 @@ async function deleteExpired(sql: Sql, candidates: number[], olderThan: string):
 }
 
 /**
- * Locks the threads that hold the chunks `ids`, in id order, and returns their ids; call inside a
- * transaction, before the chunks are touched. Every thread change locks its threads in id order
- * and then its chunks, so a deletion of memory must lock, before it deletes anything, every thread
- * it will give a new version. The threads are read in the locking statement's snapshot: a merge or
+ * Locks the threads that hold the chunks `ids`, and `alsoThread`, in id order, and returns their
+ * ids; call inside a transaction, before the chunks are touched. Every thread change locks its
+ * threads in id order and then its chunks, so a deletion of memory must lock, before it deletes
+ * anything, every thread it will give a new version. The threads are read in the locking statement's snapshot: a merge or
  * split holding one of them may move a chunk and commit while the lock waits, and the deletion
  * then found that chunk in a thread it had not locked and updated that thread while holding the
  * deleted chunks, a deadlock against any change holding that thread and waiting for one of them.
@@ -105,13 +108,17 @@ async function deleteExpired(sql: Sql, candidates: number[], olderThan: string):
  * returns, no chunk of `ids` can leave its thread before the transaction ends: a move needs its
  * thread's lock.
  */
-export async function lockThreadsOfMemory(sql: Sql, ids: number[], strength: 'UPDATE' | 'NO KEY UPDATE'): Promise<string[]> {
+export async function lockThreadsOfMemory(sql: Sql, ids: number[], strength: 'UPDATE' | 'NO KEY UPDATE', alsoThread: string | null = null): Promise<string[]> {
+  if (!ids.length) {
+    if (alsoThread === null) return [];
+    return (await sql.query(`SELECT id FROM threads WHERE id = $1 FOR ${strength}`, [alsoThread])).rows.map((r) => r.id as string);
+  }
   return lockCovering(
     sql,
     async () => {
       const { rows } = await sql.query(
-        `SELECT id FROM threads WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id = ANY($1::bigint[])) ORDER BY id FOR ${strength}`,
-        [ids],
+        `SELECT id FROM threads WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id = ANY($1::bigint[])) OR id = $2 ORDER BY id FOR ${strength}`,
+        [ids, alsoThread],
       );
       return rows.map((r) => r.id as string);
     },

@@ -214,4 +214,25 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     expect(await store.getThread('thr_p')).toBeNull();
     expect(await store.getThread('thr_c')).toMatchObject({ status: 'active', parentId: null });
   });
+
+  it('prunes a thread over its cap with the thread locked first, so a merge moving its chunks cannot deadlock with it', async () => {
+    // The cap locks a thread's chunks newest first, a merge moves them in id order: the second is the newer.
+    const first = await store.addMemoryChunk(chunk({ text: 'the first window' }), '2026-11-17T10:00:00.000Z');
+    const second = await store.addMemoryChunk(chunk({ text: 'the second window' }), '2026-11-18T10:00:00.000Z');
+    const merge = await begin();
+    const moving = merge.holdBefore('UPDATE memory_chunks SET thread_id', 2);
+    const versions = { thr_a: await version('thr_a'), thr_b: await version('thr_b') };
+    const merged = merge.finish(applyChangeIn(merge.sql, mergeChange('thr_b', 'thr_a', [first.id, second.id], versions)));
+    await moving.reached;
+    // A chunk landed in A at its cap (none kept), on another node.
+    const pruning = await begin();
+    const pruned = pruning.finish(pruneIn(pruning.sql, 'thr_a', 0, EXPIRED_BEFORE));
+    expect(await blockedOrSettled(pruning, merge, pruned)).toBe('blocked');
+    moving.release();
+    const outcomes = await Promise.allSettled([merged, pruned]);
+    expect(outcomes.map(outcome)).toEqual(['ok', 'ok']);
+    // The merge took both to B before the cap of A read what it holds.
+    expect(outcomes[1]).toEqual({ status: 'fulfilled', value: [] });
+    expect((await store.getMemoryChunks([first.id, second.id])).map((c) => c.threadId)).toEqual(['thr_b', 'thr_b']);
+  });
 });
