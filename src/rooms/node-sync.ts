@@ -87,8 +87,8 @@ export class NodeSync {
   private readonly readingAhead = new Set<Room>();
   /** Rooms whose held frames are being sent (sendHeld), each by the last sender queued for it. */
   private readonly releasing = new Map<Room, Promise<void>>();
-  /** Rooms waiting to see whether seqs a bus message skipped arrive (gap). */
-  private readonly gaps = new Map<Room, { after: number; upTo: number }>();
+  /** Rooms waiting to see whether seqs a bus message skipped arrive (gap), with the wait's timer. */
+  private readonly gaps = new Map<Room, { after: number; upTo: number; timer: NodeJS.Timeout }>();
   /** roomId → the lowest seq whose publish failed, for the `sync` to send (publishFailed), and its timer. */
   private readonly failedPublishes = new Map<string, { seq: number; timer: NodeJS.Timeout }>();
   private readonly timer: NodeJS.Timeout | null = null;
@@ -121,10 +121,15 @@ export class NodeSync {
     await this.refresh(room);
   }
 
-  /** The room was dropped on this node. */
+  /** The room was dropped on this node: a gap it waited for is read by nobody. */
   closed(roomId: string): void {
     this.marks.delete(roomId);
     this.unheard.delete(roomId);
+    for (const [room, gap] of this.gaps) {
+      if (room.id !== roomId) continue;
+      clearTimeout(gap.timer);
+      this.gaps.delete(room);
+    }
     this.deps.bus.leave(roomId);
   }
 
@@ -183,12 +188,14 @@ export class NodeSync {
       return;
     }
     const span = { after, upTo };
-    this.gaps.set(room, span);
-    setTimeout(() => {
+    const timer = setTimeout(() => {
       this.gaps.delete(room);
       if (this.deps.room(room.id) !== room || room.heardThrough(span.after, span.upTo - 1)) return;
       void this.fromStore(room, () => Math.max(span.after, room.seq - DEFAULT_SEQ_WINDOW));
-    }, GAP_WAIT_MS).unref();
+    }, GAP_WAIT_MS);
+    timer.unref();
+    // The wait widens `span` itself (above) while it runs.
+    this.gaps.set(room, Object.assign(span, { timer }));
   }
 
   /**
@@ -266,10 +273,12 @@ export class NodeSync {
   /**
    * Stops rechecking and sends the announcements still pending: the leaves of a closing node, and
    * the `sync` of a publish that failed in its last second (sent when its timer fired, it found the
-   * bus closed, and the other nodes never read the message). A gap's wait finds its room gone.
+   * bus closed, and the other nodes never read the message). The rooms' gap waits end unread.
    */
   close(): void {
     if (this.timer) clearInterval(this.timer);
+    for (const gap of this.gaps.values()) clearTimeout(gap.timer);
+    this.gaps.clear();
     for (const roomId of [...this.pokes]) this.flushPoke(roomId);
     for (const roomId of [...this.failedPublishes.keys()]) this.flushFailedPublish(roomId);
   }

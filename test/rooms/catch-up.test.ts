@@ -11,15 +11,15 @@ import type { Message } from '../../src/protocol/messages.js';
 import { encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
 import { HeldMessages, MAX_HELD_FRAMES, MAX_HELD_MESSAGES } from '../../src/rooms/held-messages.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
-import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
-import { CATCH_UP_TURN_BYTES, GAP_WAIT_MS, MAX_SEQ_LEAD } from '../../src/rooms/node-sync.js';
-import type { RoomOptions } from '../../src/rooms/options.js';
-import type { Room } from '../../src/rooms/room.js';
+import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import { CATCH_UP_TURN_BYTES, GAP_WAIT_MS, MAX_SEQ_LEAD, NodeSync } from '../../src/rooms/node-sync.js';
+import { roomOptions, type RoomOptions } from '../../src/rooms/options.js';
+import { Room } from '../../src/rooms/room.js';
 import type { Session } from '../../src/rooms/session.js';
 import type { Connection } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { silentLogger } from '../../src/logger.js';
-import { hubBesideOtherNode, ROOM, until } from './helpers.js';
+import { hubBesideOtherNode, OTHER_ROOM, ROOM, until } from './helpers.js';
 
 /**
  * Counts the bytes sent in each turn of the event loop, to the room and to each socket, and ends
@@ -742,5 +742,36 @@ describe('HeldMessages', () => {
     h.hold(a3end, true);
     expect(h.end().map((x) => x.frame)).toEqual(['first', 'm3', 'm5', 'p1', 'a3 done', 'm7', 'p1 again']);
     expect(h.holding).toBe(false);
+  });
+});
+
+describe('NodeSync', () => {
+  it('stops a room’s wait for the seqs a message skipped when the room is dropped, and every room’s when the node closes', () => {
+    vi.useFakeTimers();
+    try {
+      const rooms = new Map<string, Room>();
+      const sync = new NodeSync({
+        bus: new InProcessBusNetwork().node('here'),
+        store: {} as SqliteStore,
+        room: (id) => rooms.get(id),
+        rooms: () => rooms.values(),
+        deliverMissed: () => 0,
+        deliverHeld: () => 0,
+        pageSize: 100,
+        memberSliceBytes: 64 * 1024,
+        log: silentLogger,
+      });
+      for (const id of [ROOM, OTHER_ROOM]) rooms.set(id, new Room(id, roomOptions(), () => {}));
+      expect(vi.getTimerCount()).toBe(0);
+      for (const room of rooms.values()) sync.gap(room, 1, 3);
+      expect(vi.getTimerCount()).toBe(2);
+      rooms.delete(ROOM);
+      sync.closed(ROOM);
+      expect(vi.getTimerCount()).toBe(1);
+      sync.close();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
