@@ -78,11 +78,14 @@ export class HeldMessages {
   /** Answers with a frame held (or on its way out) since holding began: none of their later frames may pass it. */
   private readonly waiting = new Set<string>();
   private framesCount = 0;
-  /** What was taken out of `held` and `frames` to go out (`release`), in order; sent from `outAt` on. */
-  private out: Held[] = [];
+  /**
+   * What was taken out of `held` and `frames` to go out (`release`), in order; sent from `outAt` on.
+   * A message the catch-up took from it to send in its place (`take`) leaves a hole (null).
+   */
+  private out: (Held | null)[] = [];
   private outAt = 0;
-  /** Of `out` still to send: the messages' seqs, how many messages and how many frames. */
-  private readonly outSeqs = new Set<number>();
+  /** Of `out` still to send: each message's seq and its place there, how many messages and how many frames. */
+  private readonly outSeqs = new Map<number, number>();
   private outMessages = 0;
   private outFrames = 0;
 
@@ -211,11 +214,24 @@ export class HeldMessages {
     if (this.answered.size > MAX_ANSWERED) this.answered.delete(this.answered.values().next().value!);
   }
 
-  /** The live copy of `seq`, taken out, for the catch-up to send in its place. */
+  /**
+   * The live copy of `seq`, taken out, for the catch-up to send in its place: held, or on its way
+   * out (released past the cap, not sent yet). The catch-up would otherwise send the stored copy
+   * ahead of it, and the live one, an `assistant.done` where the answer ends, would go nowhere.
+   */
   take(seq: number): HeldMessage | undefined {
     const item = this.held.get(seq);
-    if (item) this.held.delete(seq);
-    return item;
+    if (item) {
+      this.held.delete(seq);
+      return item;
+    }
+    const at = this.outSeqs.get(seq);
+    if (at === undefined) return undefined;
+    const out = this.out[at] as HeldMessage;
+    this.out[at] = null;
+    this.outSeqs.delete(seq);
+    this.outMessages--;
+    return out;
   }
 
   /**
@@ -226,14 +242,15 @@ export class HeldMessages {
     const taken = this.drain();
     if (!taken.length) return;
     if (this.outAt >= this.out.length) {
-      this.out = taken;
+      this.out = [];
       this.outAt = 0;
-    } else for (const item of taken) this.out.push(item);
+    }
     for (const item of taken) {
       if (item.message) {
-        this.outSeqs.add(item.message.seq);
+        this.outSeqs.set(item.message.seq, this.out.length);
         this.outMessages++;
       } else this.outFrames++;
+      this.out.push(item);
     }
   }
 
@@ -246,13 +263,16 @@ export class HeldMessages {
   next(): Held | undefined {
     for (;;) {
       if (this.outAt >= this.out.length) return undefined;
-      const item = this.out[this.outAt++];
+      const at = this.outAt++;
+      const item = this.out[at];
       if (this.outAt === this.out.length) {
         this.out = [];
         this.outAt = 0;
       }
+      // Taken by the catch-up (`take`), which sent it in its place.
+      if (item === null) continue;
       if (item.message) {
-        this.outSeqs.delete(item.message.seq);
+        if (this.outSeqs.get(item.message.seq) === at) this.outSeqs.delete(item.message.seq);
         this.outMessages--;
         return item;
       }

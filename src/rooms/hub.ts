@@ -61,6 +61,20 @@ function answerOf(frame: string): string | undefined {
   }
 }
 
+/** Whether a stored message is an assistant's answer: its `clientId` is the id its pieces streamed under. */
+function isAnswer(m: Message): boolean {
+  return m.author.kind === 'assistant' && !!m.clientId;
+}
+
+/**
+ * The frame of a message read back from the store (a catch-up): an answer's is an `assistant.done`,
+ * as live, since that is what ends the answer for a client showing it in progress (a welcome's
+ * `pending` promises one). The store keeps no `abstained`: the text says so.
+ */
+function storedFrame(m: Message): string {
+  return JSON.stringify({ type: isAnswer(m) ? 'assistant.done' : 'message', message: m });
+}
+
 /** Rooms GET /api/v1/rooms lists at most (the busiest). */
 export const MAX_LISTED_ROOMS = 500;
 /** How often the node's queued bytes are counted again from every socket (see SendBudget). */
@@ -190,7 +204,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
         const live = room.held.take(m.seq);
         if (live) return this.deliverMessage(room, live.frame, live.message);
         // A catch-up rereads up to a window of seqs, mostly delivered already: no frame is built for those.
-        return room.hasDelivered(m.seq) ? 0 : this.deliverMessage(room, JSON.stringify({ type: 'message', message: m }), m);
+        return room.hasDelivered(m.seq) ? 0 : this.deliverMessage(room, storedFrame(m), m);
       },
       deliverHeld: (room, held) => this.deliverHeld(room, held),
       pageSize: this.options.replayLimit,
@@ -627,7 +641,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /** Delivers a stored message to the room's members unless it was delivered; the bytes of its frame, 0 when it was. */
   private deliverMessage(room: Room, frame: string, m: Message): number {
     // An answer's stored end holds its whole text: pieces of it still waiting are dropped.
-    if (m.author.kind === 'assistant' && m.clientId) room.held.ended(m.clientId);
+    if (isAnswer(m)) room.held.ended(m.clientId!);
     if (!room.remember(m)) return 0;
     room.sendAll(frame, m.seq, frame.startsWith(ASSISTANT_DONE_FRAME));
     this.onDelivered?.(m);

@@ -639,6 +639,64 @@ describe('a catch-up from the store', () => {
     await until(() => !liveRoom().held.holding);
     for (const s of sockets) expect(s.seqs()).toEqual(upTo(stored.length));
   });
+
+  const ASSISTANT = { id: 'assistant', name: 'Salon', kind: 'assistant' as const };
+
+  it('sends the ends of answers on their way out past the cap as `assistant.done`, in place of the store’s copies, each seq once', async () => {
+    await start();
+    const [early] = await members(1);
+    for (const message of await storedElsewhere(10, 10)) hub.broadcast(ROOM, { type: 'message', message });
+    await until(() => early.seqs().length === 10);
+    // A member back from seq 5, and an answer streaming to both.
+    const back = new TurnSocket('back', true, meter);
+    hub.connect(back, { roomId: ROOM, ip: '10.9.0.1' })!.receive(JSON.stringify({ type: 'hello', name: 'Back', lastSeq: 5 }));
+    await until(() => back.welcomed);
+    hub.broadcast(ROOM, { type: 'assistant.delta', id: 'a0', text: 'Hel' }, { answer: 'a0', questionSeq: 10 });
+    const read = hangRead(10);
+    await syncFrom(10);
+    await until(() => read.reached());
+    // More than the cap told to the room while the catch-up waits, every tenth the end of an answer
+    // (a0's first); the read goes on as the room starts sending what it holds.
+    const told: Message[] = [];
+    for (let i = 0; i < MAX_HELD_MESSAGES + 100; i++) {
+      const answer = i % 10 === 0 ? `a${i / 10}` : undefined;
+      told.push(...(await storedElsewhere(1, 200, answer ? ASSISTANT : ZED, answer)));
+    }
+    for (const message of told) {
+      if (message.clientId) hub.broadcast(ROOM, { type: 'assistant.done', message }, { answer: message.clientId, questionSeq: 10 });
+      else hub.broadcast(ROOM, { type: 'message', message });
+    }
+    read.release();
+    const last = told.at(-1)!.seq;
+    await until(() => early.seqs().length === last && back.seqs().length === last - 10 && !liveRoom().held.holding, 20_000);
+    const answers = new Set(told.filter((m) => m.clientId).map((m) => m.seq));
+    for (const [s, from] of [
+      [early, 1],
+      [back, 11],
+    ] as const) {
+      expect([...s.seqs()].sort((x, y) => x - y)).toEqual(upTo(last).slice(from - 1));
+      const ends = s.messages().filter((f) => answers.has(f.message.seq));
+      expect(ends).toHaveLength(answers.size);
+      expect(ends.filter((f) => f.type !== 'assistant.done').map((f) => f.message.seq)).toEqual([]);
+      const frames = framesOf(s);
+      expect(frames.findIndex((f) => f.type === 'assistant.done' && f.message.clientId === 'a0')).toBeGreaterThan(frames.findLastIndex((f) => f.id === 'a0'));
+    }
+  });
+
+  it('sends an answer it reads from the store alone as `assistant.done`: what ends it for a member who saw it streaming', async () => {
+    await start();
+    const [member] = await members(1);
+    for (const message of await storedElsewhere(10, 10)) hub.broadcast(ROOM, { type: 'message', message });
+    await until(() => member.seqs().length === 10);
+    await tagged({ type: 'assistant.delta', id: 'a1', text: 'Hel' }, 'a1', 10);
+    // Its end is stored on the other node, whose publish of it was lost; the other node says so.
+    const [end] = await storedElsewhere(1, 10, ASSISTANT, 'a1');
+    await syncFrom(10);
+    await until(() => member.seqs().length === 11 && !liveRoom().held.holding);
+    const sent = member.messages().at(-1)!;
+    expect(sent.type).toBe('assistant.done');
+    expect(sent.message).toEqual(end);
+  });
 });
 
 describe('HeldMessages', () => {
@@ -720,6 +778,19 @@ describe('HeldMessages', () => {
     const out: string[] = [];
     for (let item = h.next(); item; item = h.next()) out.push(item.frame);
     expect(out).toEqual(['m4', 'notice']);
+    expect(h.releasing).toBe(false);
+    expect(h.end()).toEqual([]);
+  });
+
+  it('lets the catch-up take a live copy on its way out (released past the cap), which then goes out no more', () => {
+    const h = new HeldMessages();
+    h.begin();
+    for (const seq of [4, 5, 6]) h.hold(held(seq), false);
+    h.release();
+    expect(h.take(5)?.frame).toBe('m5');
+    expect(h.has(5)).toBe(false);
+    expect(h.take(5)).toBeUndefined();
+    expect([h.next(), h.next(), h.next()].map((x) => x?.frame)).toEqual(['m4', 'm6', undefined]);
     expect(h.releasing).toBe(false);
     expect(h.end()).toEqual([]);
   });
