@@ -235,6 +235,20 @@ export class HeldMessages {
   }
 
   /**
+   * Gives every message held, or on its way out, back as `move` makes it: a thread merged or split
+   * while they waited. Sent as they came, they named a thread that no longer holds them (the
+   * catch-up even sent such a copy in place of the store's), and the room remembered them so for
+   * newcomers' welcomes.
+   */
+  rewrite(move: (m: Message) => Message): void {
+    for (const [seq, item] of this.held) this.held.set(seq, moved(item, move));
+    for (let at = this.outAt; at < this.out.length; at++) {
+      const item = this.out[at];
+      if (item?.message) this.out[at] = moved(item, move);
+    }
+  }
+
+  /**
    * Takes everything held out to go out, after what was taken before: `next` gives it a piece at a
    * time. What arrives meanwhile is held again, behind it.
    */
@@ -314,4 +328,12 @@ export class HeldMessages {
     for (; f < frames.length; f++) if (pass(frames[f])) out.push(frames[f]);
     return out;
   }
+}
+
+/** `item` with the message `move` makes of it, its frame built again around it; itself when unchanged. */
+function moved(item: HeldMessage, move: (m: Message) => Message): HeldMessage {
+  const message = move(item.message);
+  if (message === item.message) return item;
+  // The frame keeps its type (`message` or `assistant.done`) and its other fields (`abstained`).
+  return { frame: JSON.stringify({ ...(JSON.parse(item.frame) as object), message }), message };
 }

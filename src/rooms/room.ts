@@ -30,6 +30,9 @@ export interface RoomSession {
 
 export type LoadState = 'ok' | 'missing' | 'failed';
 
+/** Threads deleted while a room was live that it remembers (the newest), far more than are deleted while a message is on its way. */
+const MAX_GONE_THREADS = 100;
+
 export class Room {
   info: RoomInfo | null = null;
   threadId = '';
@@ -46,6 +49,8 @@ export class Room {
   readonly typing: TypingTracker;
   /** Threads of this room other than the main one that messages were already checked against. */
   readonly knownThreads = new Set<string>();
+  /** Threads deleted while the room was live (the newest MAX_GONE_THREADS): messages of theirs delivered later join no welcome. */
+  private readonly goneThreads = new Set<string>();
   /** Live frames waiting while the room catches up from the store (NodeSync, held-messages.ts). */
   readonly held = new HeldMessages();
   private history: Message[] = [];
@@ -108,6 +113,12 @@ export class Room {
   remember(m: Message): boolean {
     if (this.delivered.has(m.seq)) return false;
     this.delivered.add(m.seq);
+    if (this.goneThreads.has(m.threadId)) {
+      // Held during a catch-up (or on its way) when its thread was deleted: the members here get it
+      // as they would have (it may end an answer they saw begin), but a welcome would serve it on.
+      this.seq = Math.max(this.seq, m.seq);
+      return true;
+    }
     for (const caught of this.catches) {
       caught.push(m);
       // More than a replay may carry never reaches a welcome: the newest are kept.
@@ -171,22 +182,28 @@ export class Room {
     return { arrived, stop: () => void this.catches.delete(arrived) };
   }
 
-  /** Messages of the in-memory history moved to another thread (a merge or split). */
+  /** Messages of the in-memory history, and those held during a catch-up, moved to another thread (a merge or split). */
   moveMessages(ids: ReadonlySet<string>, threadId: string): void {
-    this.history = this.history.map((m) => (ids.has(m.id) ? { ...m, threadId } : m));
+    const move = (m: Message) => (ids.has(m.id) && m.threadId !== threadId ? { ...m, threadId } : m);
+    this.history = this.history.map(move);
+    this.held.rewrite(move);
     this.knownThreads.add(threadId);
   }
 
-  /** Every message of the in-memory history in `absorbedId` now belongs to `survivorId`. */
+  /** Every message of the in-memory history, and of those held during a catch-up, in `absorbedId` now belongs to `survivorId`. */
   mergeThread(absorbedId: string, survivorId: string): void {
-    this.history = this.history.map((m) => (m.threadId === absorbedId ? { ...m, threadId: survivorId } : m));
+    const move = (m: Message) => (m.threadId === absorbedId ? { ...m, threadId: survivorId } : m);
+    this.history = this.history.map(move);
+    this.held.rewrite(move);
     this.knownThreads.delete(absorbedId);
   }
 
-  /** Drops a deleted thread's messages from the in-memory history. */
+  /** Drops a deleted thread's messages from the in-memory history, and keeps those delivered later out of it. */
   forgetThread(threadId: string): void {
     this.history = this.history.filter((m) => m.threadId !== threadId);
     this.knownThreads.delete(threadId);
+    this.goneThreads.add(threadId);
+    if (this.goneThreads.size > MAX_GONE_THREADS) this.goneThreads.delete(this.goneThreads.values().next().value!);
   }
 
   /**

@@ -697,6 +697,67 @@ describe('a catch-up from the store', () => {
     expect(sent.type).toBe('assistant.done');
     expect(sent.message).toEqual(end);
   });
+
+  it('moves the messages it holds with a thread merged or split meanwhile: members and later welcomes see them where the store has them', async () => {
+    await start();
+    const { member, read } = await catchingUpAfter(10);
+    const main = await store.ensureMainThread(ROOM);
+    const at = new Date().toISOString();
+    await store.applyThreadChange({
+      at,
+      expect: [],
+      createThreads: [
+        { id: 'thr_side', roomId: ROOM, title: 'Side', origin: 'original' },
+        { id: 'thr_part', roomId: ROOM, title: 'Part', origin: 'original' },
+      ],
+    });
+    // Two messages the other node stored and published while this one catches up: the room holds them.
+    const aside = (await store.appendMessage({ roomId: ROOM, threadId: 'thr_side', author: ZED, text: 'aside' })).message;
+    const moving = (await store.appendMessage({ roomId: ROOM, threadId: main.id, author: ZED, text: 'moving' })).message;
+    await live(aside);
+    await live(moving);
+    // The other node merges the side thread into the main one and splits the second message off.
+    await store.applyThreadChange({
+      at,
+      expect: [],
+      updateThreads: [{ id: 'thr_side', status: 'archived' }],
+      moveThreadMessages: [{ fromThreadId: 'thr_side', threadId: main.id }],
+      moveMessages: [{ ids: [moving.id], threadId: 'thr_part' }],
+    });
+    await publish('threads', JSON.stringify({ merged: { absorbedId: 'thr_side', survivorId: main.id } }));
+    await publish('threads', JSON.stringify({ moves: [{ ids: [moving.id], threadId: 'thr_part' }] }));
+    read.release();
+    await until(() => member.seqs().length === 12 && !liveRoom().held.holding);
+    const threadsOf = (messages: Message[]) => messages.slice(-2).map((m) => [m.seq, m.threadId]);
+    const stored = await store.messagesAfter(ROOM, 10, 10);
+    expect(threadsOf(stored)).toEqual([
+      [11, main.id],
+      [12, 'thr_part'],
+    ]);
+    expect(threadsOf(member.messages().map((f) => f.message))).toEqual(threadsOf(stored));
+    const [late] = await members(1);
+    expect(threadsOf(framesOf(late).find((f) => f.type === 'welcome')!.history)).toEqual(threadsOf(stored));
+  });
+
+  it('keeps a message it held out of later welcomes when its thread was deleted meanwhile', async () => {
+    await start();
+    const { member, read } = await catchingUpAfter(10);
+    await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      createThreads: [{ id: 'thr_gone', roomId: ROOM, title: 'Gone', origin: 'original' }],
+    });
+    const doomed = (await store.appendMessage({ roomId: ROOM, threadId: 'thr_gone', author: ZED, text: 'doomed' })).message;
+    await live(doomed);
+    // The other node deletes the thread: the store first, then the word on the room's channel.
+    expect(await store.deleteThread('thr_gone')).not.toBeNull();
+    await publish('threads', JSON.stringify({ deleted: 'thr_gone' }));
+    read.release();
+    await until(() => member.seqs().length === 11 && !liveRoom().held.holding);
+    const [late] = await members(1);
+    const history: Message[] = framesOf(late).find((f) => f.type === 'welcome')!.history;
+    expect(history.map((m) => m.seq)).toEqual(upTo(10));
+  });
 });
 
 describe('HeldMessages', () => {
