@@ -34,6 +34,7 @@ import { createSearchStack, type SearchStack } from './search/search-stack.js';
 import type { SearchService, VectorIndex } from './search/types.js';
 import { indexGraphHealth } from './search/graph-health.js';
 import type { Store } from './store/types.js';
+import type { ChangeFeed } from './sync/change-feed.js';
 import { IndexSync } from './sync/index-sync.js';
 
 /** A named readiness check for `/readyz` and `salon doctor`. */
@@ -73,6 +74,8 @@ export interface Services {
   metrics: SalonMetrics;
   /** Keeps both vector indexes in step with what other nodes commit (src/sync); idle on a lone node. */
   indexSync: IndexSync;
+  /** The feed of index change notices IndexSync follows (src/parts.ts): closed after it. */
+  changeFeed: ChangeFeed;
   /**
    * Aborted when a shutdown begins (src/shutdown.ts): the long start-up steps (the index load, the
    * demo seeding, the memory load) stop at their next safe point instead of running to their end
@@ -174,9 +177,10 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
   });
   // A poll's lease outlasts the longest poll (an ingest job's budget), so it never expires under a running poll.
   const sources = new SourceService({ store, ingest, owner: bus.nodeId, log, leaseMs: config.INGEST_JOB_BUDGET_MS + 60_000 });
+  const changeFeed = createChangeFeed(bus, { log });
   const indexSync = new IndexSync({
     store,
-    feed: createChangeFeed(bus, { log }),
+    feed: changeFeed,
     nodeId: bus.nodeId,
     targets: { documents: searchStack.indexer, memory },
     resyncMs: overrides.indexResyncMs,
@@ -249,6 +253,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     threads,
     metrics,
     indexSync,
+    changeFeed,
     stopping,
   };
 }

@@ -10,7 +10,7 @@ import threadOpRoutes from '../routes/thread-ops.js';
 import threadRoutes from '../routes/threads.js';
 
 async function assistantPlugin(app: FastifyInstance): Promise<void> {
-  const { topics, assistant, rooms, memory, memoryIndex, threads, indexSync, stopping } = app.salon;
+  const { topics, assistant, rooms, memory, memoryIndex, threads, indexSync, changeFeed, stopping } = app.salon;
   let loading: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => topics.start());
   // Memory is rebuilt in the background: until it is, answers find none of it.
@@ -29,6 +29,8 @@ async function assistantPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('onClose', async () => topics.close());
   app.addHook('onClose', async () => {
     await indexSync.close();
+    // Its timers and its subscription end with it (the bus closes the connections it shares).
+    changeFeed.close();
     // Answers end first (their exchanges join the memory queue), then the memory stores what it holds.
     await assistant.close();
     await loading;

@@ -91,9 +91,16 @@ export class RedisLink {
     return `Redis at ${this.where} unreachable since ${new Date(this.downSince).toISOString()}${why}; this node serves its own members and keeps reconnecting`;
   }
 
-  /** Called with `false` when the link goes down and `true` when it is back (both connections ready). */
-  onChange(listener: (up: boolean) => void): void {
+  /**
+   * Called with `false` when the link goes down and `true` when it is back (both connections
+   * ready). Returns what stops the calls, for a part that closes before the link (the change feed).
+   */
+  onChange(listener: (up: boolean) => void): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   /** Resolves when the link is up (at once when it is). */

@@ -14,6 +14,8 @@ export interface ChangeFeed {
   subscribe(handler: (notice: string) => void): void;
   /** Registers a handler told when the feed is cut off (`false`) and when it hears notices again (`true`). */
   onConnectionChange(handler: (connected: boolean) => void): void;
+  /** Stops for good: no timer left, nothing heard, sent or told from here on (the process closes, after IndexSync). */
+  close(): void;
 }
 
 /** The feed of a single node. */
@@ -22,4 +24,5 @@ export const LONE_NODE_FEED: ChangeFeed = {
   publish: async () => {},
   subscribe: () => {},
   onConnectionChange: () => {},
+  close: () => {},
 };

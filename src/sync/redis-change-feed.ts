@@ -34,21 +34,26 @@ export class RedisChangeFeed implements ChangeFeed {
   private readonly failures: RepeatedFailureLog;
   private retryMs = RESUBSCRIBE_MS;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** A SUBSCRIBE of the channel went through: `close` unsubscribes it (the link is the bus's and may outlive the feed). */
+  private subscribed = false;
+  private closed = false;
+  private readonly hear = (channel: string, notice: string): void => {
+    if (channel === this.channel) for (const handler of this.handlers) handler(notice);
+  };
+  private readonly stopFollowingLink: () => void;
 
   constructor(options: RedisChangeFeedOptions) {
     this.link = required('RedisChangeFeed', 'link', options.link);
     this.channel = `${required('RedisChangeFeed', 'prefix', options.prefix)}index`;
     this.log = options.log ?? silentLogger;
     this.failures = new RepeatedFailureLog({ log: this.log, what: 'subscribing the index change feed' });
-    this.link.sub.on('message', (channel: string, notice: string) => {
-      if (channel === this.channel) for (const handler of this.handlers) handler(notice);
-    });
-    this.link.onChange((up) => (up ? void this.listen() : this.announce(false)));
+    this.link.sub.on('message', this.hear);
+    this.stopFollowingLink = this.link.onChange((up) => (up ? void this.listen() : this.announce(false)));
     if (this.link.isUp) void this.listen();
   }
 
   async publish(notice: string): Promise<void> {
-    if (this.link.isUp) await this.link.cmd.publish(this.channel, notice);
+    if (!this.closed && this.link.isUp) await this.link.cmd.publish(this.channel, notice);
   }
 
   subscribe(handler: (notice: string) => void): void {
@@ -60,17 +65,36 @@ export class RedisChangeFeed implements ChangeFeed {
   }
 
   /**
+   * Stops the feed for good: the retry waiting is cancelled and so is the failures' summary, the
+   * link's changes no longer subscribe, the channel is unsubscribed (a SUBSCRIBE still on its way
+   * is undone when it answers) and no handler is told anything more. Publishes are dropped from
+   * here on: the store's change log has what they said. The link is the bus's, which closes it.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.failures.close();
+    this.stopFollowingLink();
+    this.link.sub.off('message', this.hear);
+    this.unsubscribe();
+  }
+
+  /**
    * Subscribes (the link's connections do not resubscribe by themselves), then says the feed is
    * heard. A failure on a link going down is retried by its return; one on a link that stays up (a
    * timeout, a refusal) is retried here, or no notice would be heard until the next outage: a
    * second later, then twice as long after each failure, up to RESUBSCRIBE_MAX_MS.
    */
   private async listen(): Promise<void> {
+    if (this.closed) return;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     try {
       await this.link.sub.subscribe(this.channel);
     } catch (err) {
+      if (this.closed) return;
       if (!this.link.isUp) return void this.log.debug({ err }, 'index change feed not subscribed');
       const wait = this.retryMs;
       this.retryMs = Math.min(wait * 2, RESUBSCRIBE_MAX_MS);
@@ -79,12 +103,20 @@ export class RedisChangeFeed implements ChangeFeed {
       this.retryTimer.unref();
       return;
     }
+    this.subscribed = true;
+    if (this.closed) return this.unsubscribe();
     this.retryMs = RESUBSCRIBE_MS;
     this.failures.succeeded();
     this.announce(true);
   }
 
+  private unsubscribe(): void {
+    if (this.subscribed && this.link.sub.status === 'ready') this.link.sub.unsubscribe(this.channel).catch(() => {});
+    this.subscribed = false;
+  }
+
   private announce(connected: boolean): void {
+    if (this.closed) return;
     for (const handler of this.changeHandlers) {
       try {
         handler(connected);

@@ -27,6 +27,7 @@ class FakeFeed implements ChangeFeed {
   onConnectionChange(handler: (connected: boolean) => void): void {
     this.changeHandlers.push(handler);
   }
+  close(): void {}
   hear(notice: object): void {
     this.hearRaw(JSON.stringify(notice));
   }

@@ -1,13 +1,16 @@
 /**
  * The index change feed on a real Redis: a SUBSCRIBE that fails while the link stays up (a timeout,
- * a refusal) is tried again, so the node hears other nodes' notices before the next outage.
+ * a refusal) is tried again, so the node hears other nodes' notices before the next outage; a feed
+ * closed (with its app) leaves no timer and subscribes nothing more.
  */
 import { afterEach, expect, it, vi } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
 import { RedisLink } from '../../src/rooms/redis-link.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { RedisChangeFeed, RESUBSCRIBE_MAX_MS } from '../../src/sync/redis-change-feed.js';
-import { describeRedis, FAST, REDIS_URL, testPrefix } from '../redis/gate.js';
-import { linesLog } from '../helpers.js';
+import { describeRedis, FAST, REDIS_URL, redisNetwork, testPrefix } from '../redis/gate.js';
+import { linesLog, tempStore } from '../helpers.js';
 
 describeRedis('Redis index change feed', () => {
   const links: RedisLink[] = [];
@@ -83,5 +86,77 @@ describeRedis('Redis index change feed', () => {
     while (!connected.length && performance.now() < deadline) await new Promise((r) => setImmediate(r));
     expect(connected).toEqual([true]);
     expect(lines.slice(5)).toEqual(['INFO subscribing the index change feed works again after 9 failure(s) in 243 s']);
+  });
+
+  it('leaves no timer once closed, and subscribes nothing more, not even when the link comes back', async () => {
+    const mine = await link();
+    const { lines, log } = linesLog();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
+    const subscribe = vi.spyOn(mine.sub, 'subscribe').mockRejectedValue(new Error('NOPERM No permissions to access a channel'));
+    const feed = new RedisChangeFeed({ link: mine, prefix: testPrefix(), log });
+    const connected: boolean[] = [];
+    feed.onConnectionChange((up) => connected.push(up));
+    // Refused, then refused again a second later: a retry and the failures' summary are pending.
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(subscribe).toHaveBeenCalledTimes(2);
+    expect(vi.getTimerCount()).toBe(2);
+
+    feed.close();
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10 * RESUBSCRIBE_MAX_MS);
+    expect(subscribe).toHaveBeenCalledTimes(2);
+    expect(lines).toHaveLength(1);
+
+    // The link goes down and comes back: the feed is not subscribed again, and tells nobody.
+    vi.useRealTimers();
+    const changes: boolean[] = [];
+    mine.onChange((up) => changes.push(up));
+    mine.sub.disconnect(true);
+    await vi.waitFor(() => expect(changes).toEqual([false, true]), { timeout: 5_000, interval: 20 });
+    expect(subscribe).toHaveBeenCalledTimes(2);
+    expect(connected).toEqual([]);
+    expect(lines).toHaveLength(1);
+  });
+
+  it('undoes a SUBSCRIBE that answers after the feed closed, tells nobody, and sends nothing', async () => {
+    const prefix = testPrefix();
+    const mine = await link();
+    const sub = mine.sub;
+    const subscribe = sub.subscribe.bind(sub) as (...channels: string[]) => Promise<unknown>;
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    vi.spyOn(sub, 'subscribe').mockImplementationOnce(((...channels: string[]) => answered.then(() => subscribe(...channels))) as never);
+    const unsubscribe = vi.spyOn(sub, 'unsubscribe');
+    const feed = new RedisChangeFeed({ link: mine, prefix });
+    const connected: boolean[] = [];
+    feed.onConnectionChange((up) => connected.push(up));
+    feed.close();
+    answer();
+    await vi.waitFor(() => expect(unsubscribe).toHaveBeenCalledWith(`${prefix}index`), { timeout: 5_000, interval: 20 });
+    expect(connected).toEqual([]);
+    // Nothing sent either.
+    const publish = vi.spyOn(mine.cmd, 'publish');
+    await feed.publish('not sent');
+    expect(publish).not.toHaveBeenCalled();
+  });
+
+  it('is closed by the app that made it, when the app closes', async () => {
+    const temp = tempStore();
+    const network = redisNetwork();
+    try {
+      const bus = await network.bus();
+      const app = await buildApp(testConfig({ DATA_DIR: temp.dir, IDENTITY_SECRET: 'one secret for the nodes of this test' }), {
+        store: temp.store,
+        roomBus: bus,
+      });
+      await app.ready();
+      expect(app.salon.changeFeed).toBeInstanceOf(RedisChangeFeed);
+      const close = vi.spyOn(app.salon.changeFeed, 'close');
+      await app.close();
+      expect(close).toHaveBeenCalledTimes(1);
+    } finally {
+      await network.cleanup();
+      await temp.close();
+    }
   });
 });
