@@ -168,7 +168,8 @@ export class RedisRoomBus implements RoomBus {
 
   leave(roomId: string): void {
     this.rooms.delete(roomId);
-    if (this.unheard.delete(roomId) && !this.unheard.size) this.subscribeFailures.succeeded();
+    // The last room not heard is gone, not heard again: its failures end, without a "works again".
+    if (this.unheard.delete(roomId) && !this.unheard.size) this.subscribeFailures.finish();
     if (this.link.sub.status === 'ready') this.link.sub.unsubscribe(this.channelPrefix + roomId).catch(() => {});
   }
 

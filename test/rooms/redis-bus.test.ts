@@ -11,6 +11,7 @@ import { describeRedis, FAST, redisNetwork, REDIS_URL } from '../redis/gate.js';
 import { tcpProxy, type TcpProxy } from '../redis/tcp-proxy.js';
 import { busContract, presenceContract, type BusNetwork } from './bus-contract.js';
 import { until } from './helpers.js';
+import { linesLog } from '../helpers.js';
 import type { Logger } from '../../src/logger.js';
 
 const redis = (): BusNetwork => redisNetwork();
@@ -200,6 +201,45 @@ describeRedis('Redis room bus', () => {
         },
         (heard) => heard.includes('post_2:allowed'),
       );
+    });
+
+    /** Makes `bus`'s SUBSCRIBE of the rooms `refused` names fail with NOPERM, the link staying up. */
+    function refuse(bus: RedisRoomBus, refused: (roomId: string) => boolean) {
+      const sub = bus.link.sub;
+      const subscribe = sub.subscribe.bind(sub) as (...channels: string[]) => Promise<unknown>;
+      return vi
+        .spyOn(sub, 'subscribe')
+        .mockImplementation(((...channels: string[]) =>
+          channels.some((c) => refused(c.slice(c.lastIndexOf(':') + 1)))
+            ? Promise.reject(new Error('NOPERM this user has no permissions to access one of the channels'))
+            : subscribe(...channels)) as never);
+    }
+
+    it('says nothing works again when the rooms it could not hear are left: it ends their failures', async () => {
+      network = redisNetwork();
+      const { lines: written, log } = linesLog();
+      // No heartbeat tries a room again meanwhile.
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const b = await network.bus({ log });
+      written.length = 0;
+      const rooms: string[] = [];
+      b.onRoomHeard((roomId, heard) => rooms.push(`${roomId}:${heard}`));
+      refuse(b, (roomId) => roomId.startsWith('post_'));
+      await b.join('post_2');
+      await b.join('post_3');
+      expect(b.unheardRooms).toBe(2);
+      expect(written).toEqual(['WARN room bus could not hear a room; subscribing it again at the next heartbeat, then less often while it fails']);
+      b.leave('post_2');
+      b.leave('post_3');
+      // The failure not logged yet is summarised; nothing was heard again.
+      expect(b.unheardRooms).toBe(0);
+      expect(written.slice(1)).toEqual([
+        'WARN subscribing rooms on the room bus failed 1 more time(s) before it ended; the last: NOPERM this user has no permissions to access one of the channels',
+      ]);
+      expect(rooms).toEqual(['post_2:false', 'post_3:false']);
+      // A room refused later is a new failure, logged at once.
+      await b.join('post_4');
+      expect(written.slice(2)).toEqual([expect.stringMatching(/^WARN room bus could not hear a room/)]);
     });
 
     it('hears every room it may again after an outage, though one of them stays refused', async () => {
