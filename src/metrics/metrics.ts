@@ -49,7 +49,7 @@ export interface MetricSources {
   graphFailed(): { documents: boolean; memory: boolean };
   /** Ingest jobs running in the background. */
   ingestRunning(): number;
-  /** Rooms with members on this node whose bus channel is not subscribed though the bus is connected (RoomBus.unheardRooms). */
+  /** Rooms with members on this node whose bus channel is not subscribed though Redis is up (RoomBus.unheardRooms); 0 while it is away. */
   busRoomsUnheard(): number;
   /** Frames written to room sockets since the process started (a running total). */
   deliveries(): number;
@@ -157,7 +157,7 @@ export class SalonMetrics {
     level('salon_ingest_jobs_running', 'Ingest jobs running in the background', sources.ingestRunning);
     level(
       'salon_bus_rooms_unheard',
-      "Rooms with members on this node that the bus does not hear though Redis is up (their SUBSCRIBE failed or was refused; tried again less and less often): their members miss other nodes' messages",
+      "Rooms with members on this node that the bus does not hear though Redis is up (their SUBSCRIBE failed or was refused; tried again less and less often): their members miss other nodes' messages. 0 while Redis is away, which /readyz reports (every room is unheard then)",
       sources.busRoomsUnheard,
     );
     new Gauge({

@@ -157,9 +157,13 @@ export class RedisRoomBus implements RoomBus {
     if (this.rooms.has(roomId)) this.tellRoom(roomId, true);
   }
 
-  /** Rooms with members on this node whose channel is not subscribed though the link is up (the gauge `salon_bus_rooms_unheard`). */
+  /**
+   * Rooms with members on this node whose channel is not subscribed though the link is up (the
+   * gauge `salon_bus_rooms_unheard`): their SUBSCRIBE failed, for a reason of their own. 0 while
+   * the link is down: every room is unheard then, for the outage, which `/readyz` reports.
+   */
   get unheardRooms(): number {
-    return this.unheard.size;
+    return this.link.isUp ? this.unheard.size : 0;
   }
 
   onRoomHeard(handler: (roomId: string, heard: boolean) => void): void {

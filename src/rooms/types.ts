@@ -45,7 +45,7 @@ export interface RoomBus {
    * missed the other nodes' traffic in between. A bus whose join cannot fail on its own leaves it out.
    */
   onRoomHeard?(handler: (roomId: string, heard: boolean) => void): void;
-  /** Rooms joined but not heard though the bus is connected (see onRoomHeard); absent where that cannot happen. */
+  /** Rooms joined but not heard though the bus is connected (see onRoomHeard), 0 while it is cut off; absent where that cannot happen. */
   readonly unheardRooms?: number;
   /** Whether the bus reaches the other nodes (`/readyz`). */
   health(): Promise<{ ok: boolean; provider: string; detail: string }>;

@@ -242,6 +242,28 @@ describeRedis('Redis room bus', () => {
       expect(written.slice(2)).toEqual([expect.stringMatching(/^WARN room bus could not hear a room/)]);
     });
 
+    it('counts no room unheard while Redis is away (every room is, for the outage), and the refused ones again once back', async () => {
+      const { b } = await twoNodes();
+      const events: string[] = [];
+      b.onConnectionChange((connected) => events.push(`connected:${connected}`));
+      b.onRoomHeard((roomId, heard) => events.push(`${roomId}:${heard}`));
+      refuse(b, (roomId) => roomId === 'post_2');
+      await b.join('news_1');
+      await b.join('post_2');
+      expect(b.unheardRooms).toBe(1);
+      await proxy.cut();
+      await until(() => events.includes('connected:false'));
+      // The outage is what /readyz reports; the gauge counts rooms refused on a link that is up.
+      expect(b.unheardRooms).toBe(0);
+      expect((await b.health()).ok).toBe(false);
+      await proxy.restore();
+      await until(() => events.includes('connected:true'), 5_000);
+      // The reconnection's SUBSCRIBE is refused again for post_2 alone.
+      await until(() => events.at(-1) === 'post_2:false');
+      expect(b.unheardRooms).toBe(1);
+      expect((await b.health()).detail).toContain('1 room(s) heard on this node; 1 room(s) not heard');
+    });
+
     it('hears every room it may again after an outage, though one of them stays refused', async () => {
       network = redisNetwork();
       const user = await restrictedUser(`${network.prefix}room:news_*`);
