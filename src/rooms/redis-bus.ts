@@ -51,8 +51,13 @@ export class RedisRoomBus implements RoomBus {
   private readonly handlers: Handler[] = [];
   private readonly changeHandlers: ((connected: boolean) => void)[] = [];
   private readonly roomHandlers: ((roomId: string, heard: boolean) => void)[] = [];
-  /** Rooms this node hears: subscribed while the link is up, subscribed again when it comes back. */
-  private readonly rooms = new Set<string>();
+  /**
+   * Rooms this node hears (subscribed while the link is up, subscribed again when it comes back),
+   * each with the number of its join: the answer to a SUBSCRIBE sent for a join since left (the room
+   * maybe joined again) is about no room of this node, and is ignored.
+   */
+  private readonly rooms = new Map<string, number>();
+  private joins = 0;
   /**
    * Rooms whose SUBSCRIBE failed while the link stayed up, not heard until one succeeds: the
    * heartbeats before the next try (doubling with each failure) and why the last one failed.
@@ -105,9 +110,10 @@ export class RedisRoomBus implements RoomBus {
   }
 
   async join(roomId: string): Promise<void> {
-    this.rooms.add(roomId);
+    const join = ++this.joins;
+    this.rooms.set(roomId, join);
     if (this.link.sub.status !== 'ready') return;
-    await this.link.sub.subscribe(this.channelPrefix + roomId).catch((err: unknown) => this.subscribeFailed(roomId, err));
+    await this.link.sub.subscribe(this.channelPrefix + roomId).catch((err: unknown) => this.subscribeFailed(roomId, join, err));
   }
 
   /**
@@ -117,8 +123,8 @@ export class RedisRoomBus implements RoomBus {
    * the rooms core is told when it is heard again, to read what it missed from the store (that
    * room alone; an outage resyncs every room).
    */
-  private subscribeFailed(roomId: string, err: unknown): void {
-    if (this.closed || !this.link.isUp || !this.rooms.has(roomId)) return;
+  private subscribeFailed(roomId: string, join: number | undefined, err: unknown): void {
+    if (this.closed || !this.link.isUp || this.rooms.get(roomId) !== join) return;
     const was = this.unheard.get(roomId);
     const maxBeats = Math.max(1, Math.ceil(RESUBSCRIBE_MAX_MS / this.heartbeatMs));
     const waitBeats = was ? Math.min(was.waitBeats * 2, maxBeats) : 1;
@@ -139,22 +145,23 @@ export class RedisRoomBus implements RoomBus {
     this.resubscribing = true;
     try {
       await Promise.all(
-        due.map((roomId) =>
-          this.link.sub.subscribe(this.channelPrefix + roomId).then(
-            () => this.heardAgain(roomId),
-            (err: unknown) => this.subscribeFailed(roomId, err),
-          ),
-        ),
+        due.map((roomId) => {
+          const join = this.rooms.get(roomId);
+          return this.link.sub.subscribe(this.channelPrefix + roomId).then(
+            () => this.heardAgain(roomId, join),
+            (err: unknown) => this.subscribeFailed(roomId, join, err),
+          );
+        }),
       );
     } finally {
       this.resubscribing = false;
     }
   }
 
-  private heardAgain(roomId: string): void {
-    if (this.closed || !this.unheard.delete(roomId)) return;
+  private heardAgain(roomId: string, join: number | undefined): void {
+    if (this.closed || this.rooms.get(roomId) !== join || !this.unheard.delete(roomId)) return;
     if (!this.unheard.size) this.subscribeFailures.succeeded();
-    if (this.rooms.has(roomId)) this.tellRoom(roomId, true);
+    this.tellRoom(roomId, true);
   }
 
   /**
@@ -242,9 +249,9 @@ export class RedisRoomBus implements RoomBus {
 
   private async restoreOnce(): Promise<void> {
     const refused: [string, unknown][] = [];
-    const restored = new Set(this.rooms);
+    const restored = new Map(this.rooms);
     try {
-      const rooms = [...restored];
+      const rooms = [...restored.keys()];
       for (let i = 0; i < rooms.length; i += SUBSCRIBE_BATCH) {
         const batch = rooms.slice(i, i + SUBSCRIBE_BATCH);
         await this.link.sub.subscribe(...batch.map((id) => this.channelPrefix + id)).catch(async (err: unknown) => {
@@ -263,14 +270,14 @@ export class RedisRoomBus implements RoomBus {
     this.behind = false;
     this.connectedOnce = true;
     // Every room of the list was subscribed again: what was unheard of it is heard, and every room
-    // resyncs. A room joined meanwhile is not in the list: its own SUBSCRIBE may have failed, and it
-    // stays unheard, told again once the rooms core heard that every room is.
+    // resyncs. A room joined meanwhile (or left and joined again) is not in the list: its own
+    // SUBSCRIBE may have failed, and it stays unheard, told again once the rooms core heard that every room is.
     const wasUnheard = this.unheard.size > 0;
-    const joinedMeanwhile = [...this.unheard.keys()].filter((roomId) => !restored.has(roomId));
-    for (const roomId of restored) this.unheard.delete(roomId);
+    const joinedMeanwhile = [...this.unheard.keys()].filter((roomId) => restored.get(roomId) !== this.rooms.get(roomId));
+    for (const [roomId, join] of restored) if (this.rooms.get(roomId) === join) this.unheard.delete(roomId);
     this.announce(true);
     for (const roomId of joinedMeanwhile) if (this.unheard.has(roomId)) this.tellRoom(roomId, false);
-    for (const [roomId, err] of refused) this.subscribeFailed(roomId, err);
+    for (const [roomId, err] of refused) this.subscribeFailed(roomId, restored.get(roomId), err);
     if (wasUnheard && !this.unheard.size) this.subscribeFailures.succeeded();
     for (const resolve of this.readyWaiters.splice(0)) resolve();
   }

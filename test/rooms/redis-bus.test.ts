@@ -264,6 +264,51 @@ describeRedis('Redis room bus', () => {
       expect((await b.health()).detail).toContain('1 room(s) heard on this node; 1 room(s) not heard');
     });
 
+    it('ignores the answer to a retry sent before the room was left and joined again', async () => {
+      network = redisNetwork();
+      const [a, b] = await network.nodes(2);
+      const got: string[] = [];
+      b.subscribe((room, payload) => got.push(`${room}:${payload}`));
+      const rooms: string[] = [];
+      b.onRoomHeard((roomId, heard) => rooms.push(`${roomId}:${heard}`));
+      // post_2's join is refused, the heartbeat's retry waits for `answerRetry`, the next join goes through.
+      const sub = b.link.sub;
+      const subscribe = sub.subscribe.bind(sub) as (...channels: string[]) => Promise<unknown>;
+      let tries = 0;
+      let answerRetry: (err: Error) => void = () => {};
+      vi.spyOn(sub, 'subscribe').mockImplementation(((...channels: string[]) => {
+        if (!channels.some((c) => c.endsWith('post_2'))) return subscribe(...channels);
+        tries++;
+        if (tries === 1) return Promise.reject(new Error('NOPERM this user has no permissions to access one of the channels'));
+        if (tries === 2) return new Promise((_resolve, reject) => (answerRetry = reject));
+        return subscribe(...channels);
+      }) as never);
+      const probe = vi.spyOn(b.link, 'probe');
+      await b.join('post_2');
+      expect(b.unheardRooms).toBe(1);
+      await until(() => tries === 2);
+      b.leave('post_2');
+      await b.join('post_2');
+      expect(tries).toBe(3);
+      // The retry fails now: it was for the room left, not the one joined since, which is heard.
+      answerRetry(new Error('Command timed out'));
+      await new Promise((r) => setImmediate(r));
+      expect(b.unheardRooms).toBe(0);
+      expect(rooms).toEqual(['post_2:false']);
+      await eventually(
+        async () => {
+          await a.publish('post_2', 'heard');
+          return got;
+        },
+        (heard) => heard.includes('post_2:heard'),
+      );
+      // Nothing is tried again at the next heartbeats, and the rooms core resyncs nothing.
+      const beats = probe.mock.calls.length;
+      await until(() => probe.mock.calls.length >= beats + 3, 5_000);
+      expect(tries).toBe(3);
+      expect(rooms).toEqual(['post_2:false']);
+    });
+
     it('hears every room it may again after an outage, though one of them stays refused', async () => {
       network = redisNetwork();
       const user = await restrictedUser(`${network.prefix}room:news_*`);
