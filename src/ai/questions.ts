@@ -127,7 +127,19 @@ const ASKING = /\?\s*$|^\W*(?:who|whom|whose|what|which|when|where|why|how|is|ar
  * the whole question is kept. A question whose only asking sentence is its first is kept whole.
  */
 export function questionFocus(question: string): string {
-  return sidesAsSaid(askingPart(question));
+  return sidesAsSaid(askingPart(withPlainApostrophes(question)));
+}
+
+/** Apostrophes as phones and word processors type them: `’` (and `‘`, `ʼ`, `＇`). */
+const TYPED_APOSTROPHE = /[\u2018\u2019\u02bc\uff07]/g;
+
+/**
+ * The question with every apostrophe written `'`, as the cues that read questions spell it: "Who’s
+ * Ana?" (U+2019, a phone's) was no "who's …?" to them, nor "what’s this about?" an overview. Done
+ * once where a question is read (questionFocus, the built-in model's answer), not in each cue.
+ */
+export function withPlainApostrophes(question: string): string {
+  return question.replace(TYPED_APOSTROPHE, "'");
 }
 
 /**

@@ -6,7 +6,7 @@ import { centralSentences } from '../../src/ai/local/extractive-summary.js';
 import { askedTerms, contentTerms, splitSentences, squashKeepingListEntries, stem } from '../../src/ai/local/extractive-text.js';
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
-import { asksForDiscussionOverview, asksForOverview, questionFocus } from '../../src/ai/questions.js';
+import { asksForDiscussionOverview, asksForOverview, questionFocus, withPlainApostrophes } from '../../src/ai/questions.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
 import { deedAsked, namesModels, tellsDeed } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
@@ -695,6 +695,40 @@ describe('a question of why whose reason only the headline names', () => {
         'Dock workers in Harlow went on strike on Monday because the operator reduced their pension. ' + 'The storm closed the outer harbour for two days.',
     };
     expect(await answerOf('Why did the dock workers strike?', [strike])).toMatch(/^Dock workers in Harlow went on strike on Monday because/);
+  });
+});
+
+describe('a question typed with a phone’s apostrophe', () => {
+  const harbour: GroundedSource = {
+    n: 1,
+    label: 'Nordby opens its new harbour',
+    content: '"The harbour will pay back for generations," said Ana Lind, the harbour master. The harbour opened on Monday with a brass band.',
+  };
+  const strike: GroundedSource = {
+    n: 2,
+    label: 'Ferry strike ends',
+    content: 'Ana Lind met Bo Berg of the Ferry Union in Vessbridge on Friday. The strike ended the same evening.',
+  };
+  const inRoom = async (question: string) =>
+    (
+      await collect(
+        new LocalChatModel(new LocalEmbedder()).stream([
+          {
+            role: 'user',
+            content: renderGroundedPrompt({ topic: 'Nordby opens its new harbour\n\nThe new harbour.', sources: [harbour, strike], question }, newNonce()),
+          },
+        ]),
+      )
+    ).join('');
+
+  it('is read as one typed with a straight one: "Who’s Ana Lind?" asks what she is, "What’s this about?" for an overview', async () => {
+    expect(withPlainApostrophes('Who’s Ana? What‘s ʼthisʼ about＇')).toBe("Who's Ana? What's 'this' about'");
+    const who = await inRoom("Who's Ana Lind?");
+    expect(who).toMatch(/^"The harbour will pay back for generations," said Ana Lind, the harbour master\. \[1\]/);
+    expect(await inRoom('Who’s Ana Lind?')).toBe(who);
+    const about = await inRoom("What's this about?");
+    expect(about).toMatch(/ \[1\]$/);
+    expect(await inRoom('What’s this about?')).toBe(about);
   });
 });
 

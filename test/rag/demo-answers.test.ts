@@ -109,6 +109,11 @@ describe('a question of who someone is', () => {
   it('is answered with the sentence saying what they are, though it names nobody new', async () => {
     expect((await ask('news_n11', 'Who is Selma Achterberg?')).answer).toMatch(/^[^[]*said Selma Achterberg, the deputy mayor responsible for transport/);
   });
+
+  it('is read so when typed with a phone’s apostrophe', async () => {
+    // "Who’s" (U+2019) was no "who's": the item's pull went to its sentences naming someone new.
+    expect((await ask('news_n11', 'Who’s Selma Achterberg?')).answer).toMatch(/^[^[]*said Selma Achterberg, the deputy mayor responsible for transport/);
+  });
 });
 
 describe('a question after an unrelated sentence', () => {

@@ -414,8 +414,16 @@ const HELD_OR_NOT = new Set<AnswerType>(['number', 'duration', 'date', 'person']
  * seek …`), so a sentence without a name's cue may still answer "who".
  */
 const MEASURED = new Set<AnswerType>(['number', 'duration', 'date']);
-/** "Who is Selma Achterberg?": asks what someone is, not for a name the sentence holds. */
+/**
+ * "Who is Selma Achterberg?", "who's Ana?": asks what someone is, not for a name the sentence
+ * holds. A typed `’` is read as `'` where the question is read (withPlainApostrophes).
+ */
 const ASKS_WHO_SOMEONE_IS = /\b[Ww]ho(?:'s|\s+(?:is|was|are|were))\s+\p{Lu}/u;
+
+/** Whether the question asks what someone is ("who is Selma Achterberg?"), not for someone a sentence names. */
+export function asksWhoSomeoneIs(question: string): boolean {
+  return ASKS_WHO_SOMEONE_IS.test(question);
+}
 
 /** An amount of money: `€1.9 billion`, `$410m`, `12 million euros`, `US$3`. */
 const MONEY = /[€$£¥₹]\s?\d|\d\s*(million|billion|thousand|bn|m|k)?\s*(euros?|dollars?|pounds?|yen|francs?|marks|kron(a|or|er)|rupees?|pesos?|cents?)\b/i;

@@ -7,6 +7,7 @@
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
   answerType,
+  asksWhoSomeoneIs,
   holdsMoney,
   namesSomeone,
   scoreSentences,
@@ -25,6 +26,7 @@ import {
   questionFocus,
   spokenText,
   withAntecedent,
+  withPlainApostrophes,
 } from '../questions.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
@@ -128,8 +130,9 @@ export class LocalChatModel implements ChatModel {
   /** The whole answer to a conversation whose last user message is a grounded prompt. */
   async answer(messages: ChatMessage[], signal?: AbortSignal): Promise<string> {
     const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-    const prompt = parseGroundedPrompt(user);
-    if (!prompt || !prompt.sources.length) return NOT_GROUNDED;
+    const parsed = parseGroundedPrompt(user);
+    if (!parsed || !parsed.sources.length) return NOT_GROUNDED;
+    const prompt = { ...parsed, question: withPlainApostrophes(parsed.question) };
     const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
     const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];
@@ -309,8 +312,6 @@ function pricedFirst(question: string, ranked: ScoredSentence[], relevant: (s: S
   return priced && relevant(priced) ? [priced, ...ranked.filter((s) => s !== priced)] : ranked;
 }
 
-/** "Who is Selma Achterberg?": asks what someone is, not for someone the answer names (extractive-answer.ts). */
-const ASKS_WHO_SOMEONE_IS = /\b[Ww]ho(?:'s|\s+(?:is|was|are|were))\s+\p{Lu}/u;
 /** A personal pronoun: the doer a sentence names by pointing back (`… he wrote in a blog post`). */
 const PERSONAL_PRONOUN = /\b(?:he|she|they)\b/i;
 
@@ -319,7 +320,7 @@ const PERSONAL_PRONOUN = /\b(?:he|she|they)\b/i;
  * someone is nor who someone is to what ("… is done by who?", whose answer may be `stratigraphers`).
  */
 function asksForSomeone(question: string): boolean {
-  return answerType(question) === 'person' && !ASKS_WHO_SOMEONE_IS.test(question) && deedAsked(question) !== null;
+  return answerType(question) === 'person' && !asksWhoSomeoneIs(question) && deedAsked(question) !== null;
 }
 
 /** The words the sources write in lower case, as a test: a capitalised one of them starts a sentence or a heading, and names nobody. */
