@@ -4,8 +4,9 @@
  * turned into a short snippet for the reranker.
  */
 import { commentLabel } from '../ai/grounded-prompt.js';
-import { contentTerms, idfTable } from '../ai/local/extractive-text.js';
-import { asAsked, compoundsOf } from '../ai/local/kin.js';
+import { contentTerms, idfTable, termSpellings } from '../ai/local/extractive-text.js';
+import { deedAsked } from '../ai/local/answer-cues.js';
+import { asAsked, compoundsOf, withJoined } from '../ai/local/kin.js';
 import type { ChunkRow } from '../content/types.js';
 import { chunkGroup } from '../search/chunk-refs.js';
 import type { SearchService } from '../search/types.js';
@@ -122,16 +123,22 @@ function mostHeld(m: MatchedText): number {
 }
 
 /**
- * The most distinct terms of `question` (`query`, its terms) one sentence of a text holds, a word
- * it writes with a hyphen found written as one too (`post-mortem` and `postmortem`, kin.ts): "who
- * wrote the post-mortem?" held one term of the article's "according to the postmortem, signed
- * by …" and abstained. `matched` is the text matched with `query` already.
+ * The most distinct terms of `question` (`query`, its terms) one sentence of a text holds, a
+ * compound found however either writes it (kin.ts): the question's `post-mortem` or `post mortem`
+ * as the text's `postmortem`, its `postmortem` as the text's `post-mortem` or `post mortem`. "Who
+ * wrote the post-mortem?" held one term of the article's "according to the postmortem, signed by
+ * …" and abstained. `matched` is the text matched with `query` already.
  */
 function heldIn(question: string, query: ReadonlySet<string>): (text: string, matched: MatchedText) => number {
   const compounds = compoundsOf(question, query);
-  if (!compounds.size) return (_, matched) => mostHeld(matched);
   const wider = new Set([...query, ...compounds.keys()]);
-  return (text) => matchQuery(text, wider).matches.reduce((most, terms) => Math.max(most, new Set(asAsked(terms, compounds)).size), 0);
+  const joined = [...compounds.keys()].map((t) => termSpellings(t).prefix);
+  return (text, matched) => {
+    // Matched again only where a compound written as one may stand (two words side by side make one for any question).
+    const lower = joined.length ? text.toLowerCase() : '';
+    const found = joined.some((prefix) => lower.includes(prefix)) ? matchQuery(text, wider) : matched;
+    return found.matches.reduce((most, terms, i) => Math.max(most, new Set(asAsked(withJoined(terms, found.sentences[i].text, query), compounds)).size), 0);
+  };
 }
 
 /** Share of a question's distinct content terms one sentence must hold to show the question is about it. */
@@ -154,13 +161,29 @@ export function termsNeeded(question: string): number {
 export async function heldTogether(store: Store, candidates: Candidate[], question: string, itemId?: string): Promise<boolean> {
   const needed = termsNeeded(question);
   if (candidates.some((c) => (c.held ?? 0) >= needed)) return true;
-  if (itemId === undefined) return false;
   const query = new Set(contentTerms(question));
+  const subject = deedSubject(question, query);
+  const holdsSubject = (text: string) => subject !== undefined && matchQuery(text, subject).matches.some((m) => m.length > 0);
+  if (candidates.some((c) => holdsSubject(c.chunk.text))) return true;
+  if (itemId === undefined) return false;
   const held = heldIn(question, query);
   return (await store.chunksOfItem(itemId)).some((c) => {
     if (c.part === 'comment') return false;
-    return held(c.text, matchQuery(c.text, query)) >= needed;
+    return held(c.text, matchQuery(c.text, query)) >= needed || holdsSubject(c.text);
   });
+}
+
+/**
+ * The one term a "who did it?" question names besides its deed ("who wrote the postmortem?" →
+ * postmortem), as a query; undefined for any other question. Sources tell a deed in their own
+ * words (`the postmortem, signed by …`, `published by`), and with the deed counted a question of
+ * one thing needs both in a sentence: the one-word "postmortem" abstained where "post-mortem",
+ * two terms found in the article's "postmortem", passed.
+ */
+function deedSubject(question: string, query: ReadonlySet<string>): ReadonlySet<string> | undefined {
+  const deed = deedAsked(question);
+  const others = deed ? [...query].filter((t) => t !== deed.term) : [];
+  return others.length === 1 ? new Set(others) : undefined;
 }
 
 function candidateOf(key: string, hitRow: ChunkRow, chunk: ChunkRow, score: number, search: 1 | 2, excerpt: string, held: number): Candidate {

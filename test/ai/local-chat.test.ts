@@ -7,6 +7,7 @@ import { askedTerms, contentTerms, splitSentences, squashKeepingListEntries, ste
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview, questionFocus, withPlainApostrophes } from '../../src/ai/questions.js';
+import { compoundsOf, withJoined } from '../../src/ai/local/kin.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
 import { deedAsked, namesModels, tellsDeed } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
@@ -695,6 +696,30 @@ describe('a question of why whose reason only the headline names', () => {
         'Dock workers in Harlow went on strike on Monday because the operator reduced their pension. ' + 'The storm closed the outer harbour for two days.',
     };
     expect(await answerOf('Why did the dock workers strike?', [strike])).toMatch(/^Dock workers in Harlow went on strike on Monday because/);
+  });
+});
+
+describe('a question writing a word apart with a space', () => {
+  const report = (content: string): GroundedSource => ({ n: 1, label: 'Harlow Rail signals fail for three hours', content });
+
+  it('finds the word its source writes as one, or with a hyphen', async () => {
+    // "post" and "mortem" were two words of the question, and the report's "postmortem" none of them.
+    const joined = report(
+      'Trains across the Harlow network stopped for three hours on Monday. ' +
+        "According to the postmortem, signed by the operator's head of safety, Mirela Vasquez-Orr, a software update had reset the signal timings.",
+    );
+    expect(await answerOf('Who wrote the post mortem?', [joined])).toMatch(/^According to the postmortem, signed by [^[]*Mirela Vasquez-Orr/);
+  });
+
+  it('is found where the question writes it as one word', async () => {
+    const apart = report('The post mortem, by Mirela Vasquez-Orr, blamed a software update. Services resumed at noon.');
+    expect(await answerOf('Who wrote the postmortem?', [apart])).toMatch(/^The post mortem, by Mirela Vasquez-Orr/);
+  });
+
+  it('reads a 50,000-letter word once, in a question and in a source', () => {
+    const long = 'k'.repeat(50_000);
+    expect([...compoundsOf(`Who wrote the ${long} post mortem ${long}?`, ['write', 'post', 'mortem']).keys()]).toEqual(['postmortem']);
+    expect(withJoined(['mortem'], `The ${long} post mortem ${long}-${long} blamed it.`, new Set(['postmortem', 'write']))).toEqual(['mortem', 'postmortem']);
   });
 });
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { contentTerms, splitSentences, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
 import { squash } from '../../src/text.js';
 import { matchQuery } from '../../src/rag/query-match.js';
+import { heldTogether } from '../../src/rag/candidates.js';
 import { CORPORA } from '../helpers.js';
 
 /** What matchQuery must equal: every sentence tokenised, its distinct terms kept if the query has them. */
@@ -128,5 +129,23 @@ describe('matchQuery', () => {
     expect(squash(clean)).toBe(clean);
     expect(squash(' a  b\tc\n')).toBe('a b c');
     expect(squash('a\u00a0b')).toBe('a b');
+  });
+});
+
+describe('heldTogether', () => {
+  /** A store whose room item has one body chunk of `text`. */
+  const itemOf = (text: string) => ({ chunksOfItem: async () => [{ part: 'body', text }] }) as never;
+
+  it('finds a compound however the question and the item write it: as one word, with a hyphen or a space', async () => {
+    // "post mortem" asked was not the article's "postmortem", nor "postmortem" asked its "post-mortem".
+    const joined = itemOf("Trains stopped on Monday. According to the postmortem, signed by the operator's head of safety, the timings were reset.");
+    expect(await heldTogether(itemOf('x'), [], 'Who wrote the post mortem?', 'item')).toBe(false);
+    expect(await heldTogether(joined, [], 'Who wrote the post mortem?', 'item')).toBe(true);
+    expect(await heldTogether(joined, [], 'Who wrote the post-mortem?', 'item')).toBe(true);
+    for (const written of ['post-mortem', 'post mortem']) {
+      expect(
+        await heldTogether(itemOf(`Trains stopped on Monday. Mirela Vasquez-Orr wrote the ${written} a week later.`), [], 'Who wrote the postmortem?', 'item'),
+      ).toBe(true);
+    }
   });
 });

@@ -6,7 +6,7 @@
  * each word its own, so "documentary evidence" is no film to them. A kin found counts as the question's
  * own term, with its weight, once.
  */
-import { contentTerms, stem } from './extractive-text.js';
+import { contentTerms, stem, STOPWORDS, termOf, termSpellings } from './extractive-text.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
 const KIN_GROUPS = [
@@ -15,18 +15,15 @@ const KIN_GROUPS = [
   ['cost', 'price'],
 ].map((group) => group.map(stem));
 
-/** A word written with hyphens between its parts: `post-mortem`, `co-founder`, `e-mail`. */
-const HYPHENATED = /\p{L}+(?:[-\u2010\u2011]\p{L}+)+/gu;
-
 /** What a source's word stands for among a question's terms: one term (a kin), or the parts of a compound. */
 export type Kin = ReadonlyMap<string, string | readonly string[]>;
 
 /**
  * For `asked` (a question's terms), the terms that stand for one of them: each kin of an asked
  * term maps to it, unless the question asks for the kin itself. Given the question, a word it
- * writes with a hyphen (`post-mortem`) is found written as one word too (`postmortem`), which
- * stands for all its parts: "who wrote the post-mortem?" held no term of the article's "according
- * to the postmortem, signed by …", and was "not covered".
+ * writes apart (`post-mortem`, `post mortem`) is found written as one word too (`postmortem`),
+ * which stands for all its parts: "who wrote the post-mortem?" held no term of the article's
+ * "according to the postmortem, signed by …", and was "not covered".
  */
 export function kinOf(asked: Iterable<string>, question?: string): Map<string, string | string[]> {
   const wanted = new Set(asked);
@@ -37,24 +34,65 @@ export function kinOf(asked: Iterable<string>, question?: string): Map<string, s
       for (const kin of group) if (!wanted.has(kin) && !out.has(kin)) out.set(kin, term);
     }
   }
-  if (question !== undefined) for (const [joined, parts] of compoundsOf(question, wanted)) if (!out.has(joined)) out.set(joined, parts);
+  if (question === undefined) return out;
+  for (const [joined, parts] of compoundsOf(question, wanted)) if (!out.has(joined)) out.set(joined, parts);
   return out;
 }
 
 /**
- * The words `question` writes with a hyphen, each as its term written as one word (`postmortem`)
- * and the parts among `asked` it stands for (`post`, `mortem`).
+ * The compounds `question` writes apart, each as its term written as one word (`postmortem`) and
+ * the parts among `asked` it stands for (`post`, `mortem`): a word written with hyphens, or two
+ * words side by side that are both asked (`post mortem`).
  */
 export function compoundsOf(question: string, asked: Iterable<string>): Map<string, string[]> {
   const wanted = new Set(asked);
   const out = new Map<string, string[]>();
-  for (const word of question.match(HYPHENATED) ?? []) {
-    const parts = contentTerms(word).filter((t) => wanted.has(t));
-    const joined = contentTerms(word.replace(/[-\u2010\u2011]/g, ''))[0];
-    if (parts.length && joined && !wanted.has(joined) && !out.has(joined)) out.set(joined, parts);
+  for (const { parts: written, spaced } of writtenApart(question.toLowerCase())) {
+    const parts = written.flatMap((part) => contentTerms(part)).filter((t) => wanted.has(t));
+    if (!parts.length || (spaced && parts.length < written.length)) continue;
+    const joined = contentTerms(written.join(''))[0];
+    if (joined && !wanted.has(joined) && !out.has(joined)) out.set(joined, parts);
   }
   return out;
 }
+
+/** A run of letters: a word, or a part of one written with hyphens. */
+const LETTERS = /\p{L}+/gu;
+/** Shortest part of two words side by side read as one (`post mortem`): `a lot` is no `alot`. */
+const SPACED_PART_MIN = 2;
+
+/**
+ * The compounds `lower` (lower-cased text) may write apart, as their parts: each word written with
+ * hyphens (`post-mortem`, `state-of-the-art`), and each two words with only spaces between
+ * (`post mortem`). Words are found one run at a time and the gaps between them read once, so a
+ * 50,000-letter word costs one pass (a pattern for a hyphenated word tried from each of its
+ * letters read it again from each).
+ */
+function* writtenApart(lower: string): Generator<{ parts: string[]; spaced: boolean }> {
+  let chain: string[] = [];
+  let before = '';
+  let end = -1;
+  for (const m of lower.matchAll(LETTERS)) {
+    const join = end < 0 ? 'none' : gapKind(lower, end, m.index);
+    if (join === 'hyphen') chain.push(m[0]);
+    else {
+      if (chain.length > 1) yield { parts: chain, spaced: false };
+      chain = [m[0]];
+    }
+    if (join === 'space' && before.length >= SPACED_PART_MIN && m[0].length >= SPACED_PART_MIN) yield { parts: [before, m[0]], spaced: true };
+    before = m[0];
+    end = m.index + m[0].length;
+  }
+  if (chain.length > 1) yield { parts: chain, spaced: false };
+}
+
+/** What stands between two words from `from` to `to`: one hyphen, spaces or tabs only, or anything else. */
+function gapKind(text: string, from: number, to: number): 'hyphen' | 'space' | 'other' {
+  if (to - from === 1 && HYPHENS.has(text[from])) return 'hyphen';
+  for (let i = from; i < to; i++) if (text[i] !== ' ' && text[i] !== '\t') return 'other';
+  return to > from ? 'space' : 'other';
+}
+const HYPHENS = new Set(['-', '\u2010', '\u2011']);
 
 /** `terms` with each kin read as the asked term it stands for, and a compound as its parts, in order. */
 export function asAsked(terms: string[], kin: Kin): string[] {
@@ -62,11 +100,23 @@ export function asAsked(terms: string[], kin: Kin): string[] {
 }
 
 /**
- * `terms` (a text's) with the terms of its hyphenated words written as one that the question asks
- * (`wanted`): "who wrote the postmortem?" and a report's `post-mortem`.
+ * `terms` (a text's) with the terms of the words it writes apart that the question writes as one
+ * (`wanted`): "who wrote the postmortem?" and a report's `post-mortem` or `post mortem`. Only a
+ * pair whose first part begins an asked term is stemmed, so the words of every text are not.
  */
 export function withJoined(terms: string[], text: string, wanted: ReadonlySet<string>): string[] {
-  if (!text.includes('-') && !/[\u2010\u2011]/.test(text)) return terms;
-  const joined = (text.match(HYPHENATED) ?? []).flatMap((word) => contentTerms(word.replace(/[-\u2010\u2011]/g, '')).filter((t) => wanted.has(t)));
-  return joined.length ? [...terms, ...joined] : terms;
+  const prefixes = [...wanted].map((t) => termSpellings(t).prefix).filter((p) => p.length > SPACED_PART_MIN);
+  if (!prefixes.length) return terms;
+  let joined: string[] | undefined;
+  for (const { parts, spaced } of writtenApart(text.toLowerCase())) {
+    const [first] = parts;
+    if (!prefixes.some((p) => p.length > first.length && p.startsWith(first))) continue;
+    // `in vested interests` is no `invested`: words side by side join only as two content words.
+    if (spaced && parts.some((part) => STOPWORDS.has(part))) continue;
+    const word = parts.join('');
+    if (!prefixes.some((p) => word.startsWith(p))) continue;
+    const term = termOf(word);
+    if (term && wanted.has(term)) (joined ??= []).push(term);
+  }
+  return joined ? [...terms, ...joined] : terms;
 }
