@@ -7,7 +7,7 @@ import { askedTerms, contentTerms, splitSentences, squashKeepingListEntries, ste
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview, questionFocus, withPlainApostrophes } from '../../src/ai/questions.js';
-import { compoundsOf, withJoined } from '../../src/ai/local/kin.js';
+import { compoundsOf, kinOf, withJoined } from '../../src/ai/local/kin.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
 import { deedAsked, namesModels, tellsDeed } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
@@ -754,6 +754,26 @@ describe('a question typed with a phone’s apostrophe', () => {
     const about = await inRoom("What's this about?");
     expect(about).toMatch(/ \[1\]$/);
     expect(await inRoom('What’s this about?')).toBe(about);
+  });
+});
+
+describe('a question of who invested', () => {
+  it('is answered by the round the company raised and who led it, though it names neither the deed nor the company', async () => {
+    // `The company raised … led by Fjordline Capital` holds neither "invested" nor "Veldra": "not covered".
+    const round: GroundedSource = {
+      n: 1,
+      label: 'Quill Energy’s cell passes independent tests',
+      content:
+        'Quill Energy says its second cell passed independent tests in Aarlund. ' +
+        'The company raised €40 million in a Series B round in May, led by Northwind Partners, to build a factory. ' +
+        'Quill plans first sales in 2027.',
+    };
+    expect(await answerOf('Who invested in Quill?', [round])).toMatch(/^The company raised €40 million [^[]*led by Northwind Partners/);
+  });
+
+  it('is read so only when it asks who invested: "how much did it raise?" is not', () => {
+    expect(kinOf(['invest', 'quill'], 'Who invested in Quill?').get(stem('raised'))).toBe('invest');
+    expect(kinOf(['quill', 'rais'], 'How much did Quill raise?').has(stem('invested'))).toBe(false);
   });
 });
 

@@ -395,6 +395,18 @@ describe('a question writing a word with a hyphen', () => {
   });
 });
 
+describe('a question of who invested', () => {
+  it('is answered by who led the round the company raised, in its rooms and in the other Veldra article’s', async () => {
+    // `The company raised €310 million … led by Fjordline Capital` holds neither "invested" nor
+    // "Veldra": "not covered", and in the delay's room its chief supplier's chief executive.
+    for (const room of ['news_n01', 'topic_tech', 'news_n12']) {
+      expect((await ask(room, 'Who invested in Veldra?')).answer).toMatch(
+        /^The company raised €310 million in a Series C round in November 2025, led by Fjordline Capital/,
+      );
+    }
+  });
+});
+
 describe('a question of what something costs', () => {
   it('is led by a sentence holding the price, not by one holding the question’s words and no amount', async () => {
     // A comment's "anyone comparing it with a bus lane cost …" and a video's chapter "11:50

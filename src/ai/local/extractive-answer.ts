@@ -10,7 +10,7 @@ import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words
 import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits, type UnitWeigher } from './asked-units.js';
-import { asAsked, kinOf, withJoined } from './kin.js';
+import { asAsked, deedFromTheOtherSide, kinOf, withJoined } from './kin.js';
 import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
@@ -283,7 +283,10 @@ export function scoreSentences(
     bySource.set(s.n, terms);
   }
   const aboutTheRest = (n: number, term: string) => qTerms.some((t) => t !== term && bySource.get(n)!.has(t));
-  const told = deed ? all.map((s) => tellsDeed(s.text, deed, doneTo) && aboutTheRest(s.n, deed.term)) : [];
+  // `The company raised €310 million …, led by Fjordline Capital` tells "who invested?" from the other side.
+  const otherSide = deed ? deedFromTheOtherSide(deed.term) : undefined;
+  const tells = (text: string) => tellsDeed(text, deed!, doneTo) || (otherSide !== undefined && tellsDeed(text, { word: otherSide, term: otherSide }));
+  const told = deed ? all.map((s) => tells(s.text) && aboutTheRest(s.n, deed.term)) : [];
   const deedTold = told.some(Boolean);
 
   const coverage: number[] = [];

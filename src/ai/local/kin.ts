@@ -6,6 +6,7 @@
  * each word its own, so "documentary evidence" is no film to them. A kin found counts as the question's
  * own term, with its weight, once.
  */
+import { deedAsked } from './answer-cues.js';
 import { contentTerms, stem, STOPWORDS, termOf, termSpellings } from './extractive-text.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
@@ -14,6 +15,24 @@ const KIN_GROUPS = [
   ['ship', 'vessel'],
   ['cost', 'price'],
 ].map((group) => group.map(stem));
+
+/**
+ * Deeds news text tells from the other side of the deal: "who invested in Veldra?" is answered by
+ * `The company raised €310 million in a Series C round …, led by Fjordline Capital`, which holds
+ * neither "invested" nor "Veldra", and was "not covered". Read only for a "who" question asking
+ * the deed (deedAsked), where the one who raised is the one asked about: "how much did Veldra
+ * raise?" and "why did the council raise fares?" ask no investor.
+ */
+const TOLD_FROM_THE_OTHER_SIDE = new Map([
+  [stem('invest'), stem('raise')],
+  [stem('fund'), stem('raise')],
+  [stem('finance'), stem('raise')],
+]);
+
+/** The term of the deed that tells the deed whose term is `term` from the other side (`rais` for `invest`), if any. */
+export function deedFromTheOtherSide(term: string): string | undefined {
+  return TOLD_FROM_THE_OTHER_SIDE.get(term);
+}
 
 /** What a source's word stands for among a question's terms: one term (a kin), or the parts of a compound. */
 export type Kin = ReadonlyMap<string, string | readonly string[]>;
@@ -35,6 +54,9 @@ export function kinOf(asked: Iterable<string>, question?: string): Map<string, s
     }
   }
   if (question === undefined) return out;
+  const deed = deedAsked(question);
+  const otherSide = deed && wanted.has(deed.term) ? TOLD_FROM_THE_OTHER_SIDE.get(deed.term) : undefined;
+  if (otherSide && !wanted.has(otherSide) && !out.has(otherSide)) out.set(otherSide, deed!.term);
   for (const [joined, parts] of compoundsOf(question, wanted)) if (!out.has(joined)) out.set(joined, parts);
   return out;
 }
