@@ -161,11 +161,12 @@ export function termsNeeded(question: string): number {
 export async function heldTogether(store: Store, candidates: Candidate[], question: string, itemId?: string): Promise<boolean> {
   const needed = termsNeeded(question);
   if (candidates.some((c) => (c.held ?? 0) >= needed)) return true;
+  if (itemId === undefined) return false;
   const query = new Set(contentTerms(question));
+  // Only in the thing's own room: anywhere, one term in a sentence let "who wrote the postmortem?"
+  // in an unrelated room quote a video that walks through a postmortem and names no author.
   const subject = deedSubject(question, query);
   const holdsSubject = (text: string) => subject !== undefined && matchQuery(text, subject).matches.some((m) => m.length > 0);
-  if (candidates.some((c) => holdsSubject(c.chunk.text))) return true;
-  if (itemId === undefined) return false;
   const held = heldIn(question, query);
   return (await store.chunksOfItem(itemId)).some((c) => {
     if (c.part === 'comment') return false;

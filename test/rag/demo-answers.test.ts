@@ -393,6 +393,15 @@ describe('a question writing a word with a hyphen', () => {
     expect((await ask('news_n02', 'Who wrote the post mortem?')).answer).toMatch(/^According to the postmortem, signed by [^[]*Dana Okonkwo-Reyes/);
     expect((await ask('news_n02', 'Who wrote the postmortem?')).answer).toMatch(/^[^[]*Okonkwo-Reyes/);
   });
+
+  it('quotes no sentence that only names the thing, outside the thing’s own room', async () => {
+    // The one-term pass is the item's room's: anywhere, "who wrote the postmortem?" quoted a video
+    // that walks through a postmortem and names no author.
+    const threadId = await threadWith('news_n05', []);
+    const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_n05/ask', payload: { text: 'Who wrote the postmortem?', threadId } });
+    const { answer } = res.json();
+    expect([ABSTAIN_TEXT, NOT_COVERED].includes(answer) || /Okonkwo-Reyes/.test(answer), answer).toBe(true);
+  });
 });
 
 describe('a question of who invested', () => {
