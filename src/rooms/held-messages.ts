@@ -333,7 +333,10 @@ export class HeldMessages {
 /** `item` with the message `move` makes of it, its frame built again around it; itself when unchanged. */
 function moved(item: HeldMessage, move: (m: Message) => Message): HeldMessage {
   const message = move(item.message);
-  if (message === item.message) return item;
-  // The frame keeps its type (`message` or `assistant.done`) and its other fields (`abstained`).
-  return { frame: JSON.stringify({ ...(JSON.parse(item.frame) as object), message }), message };
+  return message === item.message ? item : { frame: withMessage(item.frame, message), message };
+}
+
+/** A message's frame (`message` or `assistant.done`) built again around `message`, its type and other fields (`abstained`) kept. */
+export function withMessage(frame: string, message: Message): string {
+  return JSON.stringify({ ...(JSON.parse(frame) as object), message });
 }

@@ -19,7 +19,7 @@ import { addressKey } from './address.js';
 import { roomOptions, type RoomOptions } from './options.js';
 import { loadRoom, readReplay, replayHistory, welcomeFrame } from './loading.js';
 import { FreshReading } from './fresh-reading.js';
-import type { Held, HeldFrame } from './held-messages.js';
+import { withMessage, type Held, type HeldFrame } from './held-messages.js';
 import { ACTIVE_ROOMS_FRESH_MS, MAX_SEQ_LEAD, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
@@ -638,14 +638,19 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return held.message ? this.deliverMessage(room, held.frame, held.message) : this.sendHeldFrame(room, held);
   }
 
-  /** Delivers a stored message to the room's members unless it was delivered; the bytes of its frame, 0 when it was. */
-  private deliverMessage(room: Room, frame: string, m: Message): number {
+  /**
+   * Delivers a stored message to the room's members unless it was delivered; the bytes of its
+   * frame, 0 when it was. One of a thread merged meanwhile goes out under the survivor (Room.filed).
+   */
+  private deliverMessage(room: Room, frame: string, message: Message): number {
+    const m = room.filed(message);
     // An answer's stored end holds its whole text: pieces of it still waiting are dropped.
     if (isAnswer(m)) room.held.ended(m.clientId!);
     if (!room.remember(m)) return 0;
-    room.sendAll(frame, m.seq, frame.startsWith(ASSISTANT_DONE_FRAME));
+    const sent = m === message ? frame : withMessage(frame, m);
+    room.sendAll(sent, m.seq, sent.startsWith(ASSISTANT_DONE_FRAME));
     this.onDelivered?.(m);
-    return Buffer.byteLength(frame);
+    return Buffer.byteLength(sent);
   }
 
   /** Sends a held frame without a seq to the room's members who were there when it came; the bytes of the frame. */

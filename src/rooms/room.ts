@@ -30,7 +30,10 @@ export interface RoomSession {
 
 export type LoadState = 'ok' | 'missing' | 'failed';
 
-/** Threads deleted while a room was live that it remembers (the newest), far more than are deleted while a message is on its way. */
+/**
+ * Threads deleted, and threads merged, while a room was live that it remembers (the newest of
+ * each): far more than are deleted or merged while a message is on its way.
+ */
 const MAX_GONE_THREADS = 100;
 
 export class Room {
@@ -51,6 +54,11 @@ export class Room {
   readonly knownThreads = new Set<string>();
   /** Threads deleted while the room was live (the newest MAX_GONE_THREADS): messages of theirs delivered later join no welcome. */
   private readonly goneThreads = new Set<string>();
+  /**
+   * Threads merged while the room was live (the newest MAX_GONE_THREADS) → the thread holding their
+   * messages now, merges of merges followed: messages of theirs delivered later are filed there.
+   */
+  private readonly mergedInto = new Map<string, string>();
   /** Live frames waiting while the room catches up from the store (NodeSync, held-messages.ts). */
   readonly held = new HeldMessages();
   private history: Message[] = [];
@@ -190,12 +198,33 @@ export class Room {
     this.knownThreads.add(threadId);
   }
 
-  /** Every message of the in-memory history, and of those held during a catch-up, in `absorbedId` now belongs to `survivorId`. */
+  /**
+   * Every message of the in-memory history, and of those held during a catch-up, in `absorbedId`
+   * now belongs to `survivorId`, and so do those delivered later (`filed`).
+   */
   mergeThread(absorbedId: string, survivorId: string): void {
-    const move = (m: Message) => (m.threadId === absorbedId ? { ...m, threadId: survivorId } : m);
+    // Two nodes' notices may cross: a merge of the survivor itself, heard first, says where it went.
+    const into = this.mergedInto.get(survivorId) ?? survivorId;
+    const move = (m: Message) => (m.threadId === absorbedId ? { ...m, threadId: into } : m);
     this.history = this.history.map(move);
     this.held.rewrite(move);
     this.knownThreads.delete(absorbedId);
+    // Threads merged into the absorbed one before go on to its survivor: one lookup per message.
+    for (const [merged, to] of this.mergedInto) if (to === absorbedId) this.mergedInto.set(merged, into);
+    this.mergedInto.delete(absorbedId);
+    this.mergedInto.set(absorbedId, into);
+    if (this.mergedInto.size > MAX_GONE_THREADS) this.mergedInto.delete(this.mergedInto.keys().next().value!);
+  }
+
+  /**
+   * `m` as the room delivers and remembers it: under the survivor when its thread was merged while
+   * the room was live. Stored before the merge and heard after it (another node's publish running
+   * late), it names the thread the merge moved it out of; stored after it (a say whose thread was
+   * resolved before), it went to the archived shell, whose survivor (`survivorOf`) is the same.
+   */
+  filed(m: Message): Message {
+    const survivor = this.mergedInto.get(m.threadId);
+    return survivor === undefined ? m : { ...m, threadId: survivor };
   }
 
   /** Drops a deleted thread's messages from the in-memory history, and keeps those delivered later out of it. */
