@@ -8,7 +8,6 @@ import { SalonError, clientMessage, errors } from '../errors.js';
 import type { AssistantStage, Author, Message, ServerMessage } from '../protocol/messages.js';
 import type { AskRequest, AskResult, PendingAnswer } from '../rooms/types.js';
 import type { Store } from '../store/types.js';
-import { survivorOf } from '../store/thread-survivor.js';
 import { DeltaBatcher } from './delta-batcher.js';
 import { citedSources, withoutUngivenCitations } from './cited-sources.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
@@ -157,11 +156,10 @@ async function persist(deps: AnswerDeps, request: AskRequest, answerId: string, 
       ...(sources ? { sources } : {}),
     };
   }
-  // An answer written while its thread was merged goes where the question went.
-  const thread = await survivorOf(deps.store, request.threadId);
+  // An answer written while its thread was merged goes where the question went: the store follows the merge.
   const { message } = await deps.store.appendMessage({
     roomId: request.roomId,
-    threadId: thread?.id ?? request.threadId,
+    threadId: request.threadId,
     author: ASSISTANT_AUTHOR,
     text,
     clientId: answerId,

@@ -2,30 +2,43 @@
  * Appending messages in the PostgreSQL store. The room's next seq comes from an upsert of its
  * `room_seq` row, which row-locks it until the transaction ends: appends to one room queue there
  * from every node, so seqs are gapless and the duplicate check after it sees every earlier append.
- * A message for a thread that no longer exists is refused (ERR_THREAD_NOT_FOUND).
+ * A message for a thread that no longer exists is refused (ERR_THREAD_NOT_FOUND); one for a thread
+ * merged meanwhile is stored in the thread that absorbed it.
  */
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { placeholders, type Sql } from './postgres-db.js';
 import { MESSAGE_COLUMNS, messageValues, newMessage, rowToMessage } from './rows.js';
 import type { NewMessage } from './types.js';
+import { MAX_MERGE_HOPS } from './thread-survivor.js';
 
 /**
  * Stores `m` with its room's next seq; call inside a transaction. A message whose (room, author,
  * clientId) is stored already is returned instead, duplicate, and the seq taken is given back.
  */
 export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Message; duplicate: boolean }> {
-  // The thread's row is share-locked until this transaction ends, so a deleteThread (which locks it
-  // for update) either sees this message and deletes it, or ran first and this one is refused.
-  const { rows } = await sql.query(
-    `WITH thread AS (SELECT 1 FROM threads WHERE id = $2 FOR KEY SHARE)
-     INSERT INTO room_seq (room_id, seq) SELECT $1, 1 FROM thread
-     ON CONFLICT (room_id) DO UPDATE SET seq = room_seq.seq + 1 RETURNING seq`,
-    [m.roomId, m.threadId],
-  );
-  if (!rows.length) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
-  const seq = rows[0].seq as number;
-  const message = newMessage(m, seq);
+  // The thread's row is share-locked until this transaction ends, so a deleteThread or a merge
+  // (which lock it for update) either sees this message and deletes or moves it, or ran first: then
+  // the row read after the wait says so, and the message is refused or follows the merge.
+  let threadId = m.threadId;
+  let seq: number;
+  for (let hops = 0; ; hops++) {
+    const { rows } = await sql.query(
+      `WITH thread AS (SELECT merged_into FROM threads WHERE id = $2 FOR KEY SHARE)
+       INSERT INTO room_seq (room_id, seq) SELECT $1, 1 FROM thread WHERE merged_into IS NULL OR $3
+       ON CONFLICT (room_id) DO UPDATE SET seq = room_seq.seq + 1 RETURNING seq`,
+      [m.roomId, threadId, hops >= MAX_MERGE_HOPS],
+    );
+    if (rows.length) {
+      seq = rows[0].seq as number;
+      break;
+    }
+    const { rows: merged } = await sql.query('SELECT merged_into FROM threads WHERE id = $1 FOR KEY SHARE', [threadId]);
+    if (!merged.length) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
+    // Merged: its messages are in the thread that absorbed it (once merged, a thread never changes again).
+    threadId = merged[0].merged_into as string;
+  }
+  const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
   const values = messageValues(message);
   const inserted = await sql.query(
     `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(values.length)})

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutComments, NewChunk, StoredItem } from '../content/types.js';
 import { errors } from '../errors.js';
+import { MAX_MERGE_HOPS } from './thread-survivor.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { failUnfinished } from './job-sweep.js';
@@ -587,13 +588,28 @@ export class SqliteStore implements Store {
         Row | undefined;
       if (dup) return { message: rowToMessage(dup), duplicate: true };
     }
-    // A thread deleted while a message was on its way (an answer being written, a say in flight)
-    // takes nothing more: the row would outlive its thread, served to anyone and deletable by no one.
-    if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(m.threadId)) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
+    const threadId = this.threadTakingMessages(m.threadId);
     const seq = this.lastSeqNow(m.roomId) + 1;
-    const message = newMessage(m, seq);
+    const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
     this.sql(INSERT_MESSAGE).run(...messageValues(message));
     return { message, duplicate: false };
+  }
+
+  /**
+   * The thread a message for `threadId` is stored in (inside the append's transaction): that one,
+   * or the thread that absorbed it when it was merged meanwhile (merges of merges followed), where
+   * the merge moved its messages; in the archived shell nobody would read or search it. A thread
+   * deleted while the message was on its way (an answer being written, a say in flight) takes
+   * nothing: the row would outlive its thread, served to anyone and deletable by no one.
+   */
+  private threadTakingMessages(threadId: string): string {
+    let id = threadId;
+    for (let hops = 0; ; hops++) {
+      const row = this.sql('SELECT merged_into FROM threads WHERE id = ?').get(id) as { merged_into: string | null } | undefined;
+      if (!row) throw new errors.ERR_THREAD_NOT_FOUND(threadId);
+      if (!row.merged_into || hops >= MAX_MERGE_HOPS) return id;
+      id = row.merged_into;
+    }
   }
 
   async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {

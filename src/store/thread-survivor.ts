@@ -6,7 +6,7 @@
 import type { Store, Thread } from './types.js';
 
 /** Merges of merges followed at most: a chain longer than a room's threads would be a cycle. */
-const MAX_MERGE_HOPS = 100;
+export const MAX_MERGE_HOPS = 100;
 
 /** `threadId`'s thread, or the thread that absorbed it (through merges of merges); null when it is gone. */
 export async function survivorOf(store: Pick<Store, 'getThread'>, threadId: string): Promise<Thread | null> {

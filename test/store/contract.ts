@@ -9,7 +9,7 @@ import type { ContentItem } from '../../src/content/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
-import type { IngestJob, JobRunner, Store } from '../../src/store/types.js';
+import type { IngestJob, JobRunner, Store, Thread } from '../../src/store/types.js';
 import { source, sourcesContract } from './sources-contract.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
@@ -742,6 +742,31 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.scanPrivateMemory('u_ann', 0, 1)).map((c) => c.id)).toEqual([first.id]);
         expect((await store.scanPrivateMemory('u_ann', first.id, 10)).map((c) => c.id)).toEqual([second.id]);
         expect(await store.scanPrivateMemory('u_cy', 0, 10)).toEqual([]);
+      });
+
+      it('stores a message for a thread merged meanwhile in the thread that absorbed it, merges of merges followed', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const mid = await store.createThread({ id: 'thr_mid', roomId: 'news_1', title: 'Mid' }, 'u_ann');
+        const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_ann');
+        const merge = (from: Thread, into: Thread) =>
+          store.applyThreadChange({
+            at: at(1),
+            expect: [
+              { id: from.id, version: from.version },
+              { id: into.id, version: into.version },
+            ],
+            updateThreads: [{ id: from.id, status: 'archived', mergedInto: into.id }],
+          });
+        await merge(side, mid);
+        await merge((await store.getThread(mid.id))!, main);
+        // A say whose thread was resolved before the merges, an answer begun in the side thread.
+        const { message } = await store.appendMessage({ roomId: 'news_1', threadId: side.id, author: user('u'), text: 'late say' });
+        expect(message.threadId).toBe(main.id);
+        const [batch] = await store.appendMessages([{ roomId: 'news_1', threadId: mid.id, author: user('u'), text: 'late batch' }]);
+        expect(batch.message.threadId).toBe(main.id);
+        expect((await store.threadMessages(main.id, 10)).map((m) => m.text)).toEqual(['late say', 'late batch']);
+        expect(await store.threadMessages(side.id, 10)).toEqual([]);
+        expect(await store.threadMessages(mid.id, 10)).toEqual([]);
       });
 
       it('refuses a message for a thread that no longer exists, writing nothing and taking no seq', async () => {
