@@ -91,7 +91,7 @@ export async function deleteThreadIn(sql: Sql, threadId: string): Promise<{ mess
   // Lines go with their chunks (foreign key).
   const memory = await sql.query('DELETE FROM memory_chunks WHERE thread_id = $1 RETURNING id', [threadId]);
   const messages = await sql.query('DELETE FROM messages WHERE thread_id = $1', [threadId]);
-  await sql.query('DELETE FROM thread_bridges WHERE thread_id = $1 OR other_id = $1', [threadId]);
+  await writeBridgesIn(sql, { dropBridgesOf: [threadId] });
   await sql.query('DELETE FROM thread_history WHERE thread_id = $1', [threadId]);
   await sql.query('UPDATE threads SET parent_id = NULL WHERE parent_id = $1', [threadId]);
   await sql.query('DELETE FROM threads WHERE id = $1', [threadId]);
@@ -172,12 +172,7 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
   }
   const added: number[] = [];
   for (const m of change.addMemory ?? []) added.push((await insertMemory(sql, m.chunk, change.at, m, m.updatedAt)).id);
-  for (const id of change.dropBridgesOf ?? []) await sql.query('DELETE FROM thread_bridges WHERE thread_id = $1 OR other_id = $1', [id]);
-  for (const b of change.setBridges ?? []) {
-    if (b.threadId === b.otherId) continue;
-    await setBridge(sql, b.threadId, b.otherId, b.weight);
-    await setBridge(sql, b.otherId, b.threadId, b.weight);
-  }
+  await writeBridgesIn(sql, change);
   for (const e of change.history ?? []) await recordEvent(sql, e, change.at);
   const appended = [];
   for (const m of change.appendMessages ?? []) appended.push((await appendIn(sql, m)).message);
@@ -204,12 +199,66 @@ async function moveMessages(sql: Sql, ids: string[], threadId: string): Promise<
   return ids.find((id) => !moved.has(id));
 }
 
-async function setBridge(sql: Sql, threadId: string, otherId: string, weight: number): Promise<void> {
+/**
+ * Rewrites bridges (ThreadChange `dropBridgesOf`, `setBridges`, `bridgesRead`); call inside a
+ * transaction, after the change's thread locks. Merges, splits, fusions, deletions and every node's
+ * periodic refresh rewrite a room's bridges, and a refresh locks no thread: written row by row in
+ * each caller's own order, two of them deadlocked (a merge dropping A's bridges then B's, a refresh
+ * listing B before A), and a refresh that read its threads before a merge committed wrote bridges
+ * of the thread the merge had just archived. So each writer first takes a lock per room of the
+ * threads named (advisory, until the commit), in one order, after the change's thread locks; then the refresh's versions are checked, the rows to drop are locked in key
+ * order (a bridge of a fusion joins two rooms, so writers holding different rooms' locks can meet
+ * on it) and deleted, and only bridges between threads still active are written, in key order.
+ */
+export async function writeBridgesIn(sql: Sql, change: Pick<ThreadChange, 'dropBridgesOf' | 'setBridges' | 'bridgesRead'>): Promise<void> {
+  const set = (change.setBridges ?? []).filter((b) => b.threadId !== b.otherId);
+  const dropped = sortedUnique(change.dropBridgesOf ?? []);
+  const named = sortedUnique([...dropped, ...(change.bridgesRead ?? []).map((r) => r.id), ...set.flatMap((b) => [b.threadId, b.otherId])]);
+  if (!named.length) return;
+  const rooms = await sql.query('SELECT DISTINCT room_id FROM threads WHERE id = ANY($1::text[])', [named]);
+  for (const roomId of sortedUnique(rooms.rows.map((r) => r.room_id as string))) {
+    await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('salon:room-bridges:' || $1, 0))", [roomId]);
+  }
+  if (change.bridgesRead?.length) await checkVersionsRead(sql, change.bridgesRead);
+  if (dropped.length) {
+    await sql.query(
+      'SELECT count(*) FROM (SELECT 1 FROM thread_bridges WHERE thread_id = ANY($1::text[]) OR other_id = ANY($1::text[]) ORDER BY thread_id COLLATE "C", other_id FOR UPDATE) locked',
+      [dropped],
+    );
+    await sql.query('DELETE FROM thread_bridges WHERE thread_id = ANY($1::text[]) OR other_id = ANY($1::text[])', [dropped]);
+  }
+  if (!set.length) return;
+  const { rows } = await sql.query("SELECT id FROM threads WHERE id = ANY($1::text[]) AND status = 'active'", [named]);
+  const active = new Set(rows.map((r) => r.id as string));
+  // Both ways, the last given winning as when they were written one by one.
+  const written = new Map<string, ThreadBridge>();
+  for (const b of set) {
+    if (!active.has(b.threadId) || !active.has(b.otherId)) continue;
+    written.set(`${b.threadId}\0${b.otherId}`, b);
+    written.set(`${b.otherId}\0${b.threadId}`, { threadId: b.otherId, otherId: b.threadId, weight: b.weight });
+  }
+  const ordered = [...written.values()].sort((x, y) => textOrder(x.threadId, y.threadId) || textOrder(x.otherId, y.otherId));
+  if (!ordered.length) return;
   await sql.query(
-    'INSERT INTO thread_bridges (thread_id, other_id, weight) VALUES ($1, $2, $3) ON CONFLICT (thread_id, other_id) DO UPDATE SET weight = excluded.weight',
-    [threadId, otherId, weight],
+    `INSERT INTO thread_bridges (thread_id, other_id, weight)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::float8[]) AS b(thread_id, other_id, weight) ORDER BY thread_id COLLATE "C", other_id
+     ON CONFLICT (thread_id, other_id) DO UPDATE SET weight = excluded.weight`,
+    [ordered.map((b) => b.threadId), ordered.map((b) => b.otherId), ordered.map((b) => b.weight)],
   );
 }
+
+/** A refresh's threads must still be there at the versions it read (ThreadChange.bridgesRead). */
+async function checkVersionsRead(sql: Sql, read: { id: string; version: number }[]): Promise<void> {
+  const { rows } = await sql.query('SELECT id, version FROM threads WHERE id = ANY($1::text[])', [read.map((r) => r.id)]);
+  const versions = new Map(rows.map((r) => [r.id as string, r.version as number]));
+  for (const { id, version } of read) {
+    if (!versions.has(id)) throw new errors.ERR_THREAD_NOT_FOUND(id);
+    if (versions.get(id) !== version) throw new errors.ERR_THREAD_CHANGED(id);
+  }
+}
+
+const textOrder = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+const sortedUnique = (ids: string[]) => [...new Set(ids)].sort(textOrder);
 
 function placeholders(n: number): string {
   return Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');

@@ -122,10 +122,26 @@ export class SqliteThreadTables {
       return ids;
     });
     const added = this.host.insertMemory(change.addMemory ?? [], change.at);
+    // A refresh read its threads before this (serialised) transaction, with turns of the event loop
+    // between: a thread operation may have landed since (ThreadChange.bridgesRead).
+    for (const { id, version } of change.bridgesRead ?? []) {
+      const row = sql('SELECT version FROM threads WHERE id = ?').get(id) as Row | undefined;
+      if (!row) throw new errors.ERR_THREAD_NOT_FOUND(id);
+      if (row.version !== version) throw new errors.ERR_THREAD_CHANGED(id);
+    }
     for (const id of change.dropBridgesOf ?? []) sql('DELETE FROM thread_bridges WHERE thread_id = ? OR other_id = ?').run(id, id);
     const bridge = sql('INSERT OR REPLACE INTO thread_bridges (thread_id, other_id, weight) VALUES (?, ?, ?)');
+    const named = (change.setBridges ?? []).flatMap((b) => [b.threadId, b.otherId]);
+    const active = new Set(
+      named.length
+        ? (sql("SELECT id FROM threads WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active'").all(JSON.stringify(named)) as Row[]).map(
+            (r) => r.id as string,
+          )
+        : [],
+    );
     for (const b of change.setBridges ?? []) {
-      if (b.threadId === b.otherId) continue;
+      // Deleted or merged away since the caller read it: no bridge to a thread nobody lists.
+      if (b.threadId === b.otherId || !active.has(b.threadId) || !active.has(b.otherId)) continue;
       bridge.run(b.threadId, b.otherId, b.weight);
       bridge.run(b.otherId, b.threadId, b.weight);
     }

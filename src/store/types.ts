@@ -144,9 +144,20 @@ export interface ThreadChange {
    * copy): a store may refer to that row's vector instead of writing it again.
    */
   addMemory?: NewMemoryEntry[];
-  /** Bridges replaced: every bridge of these threads is dropped first, then `set` is written (both ways). */
+  /**
+   * Bridges replaced: every bridge of these threads is dropped first, then `set` is written (both
+   * ways). A bridge naming a thread that is gone or no longer active when the change is applied
+   * (deleted or merged away after the caller read it) is left out.
+   */
   dropBridgesOf?: string[];
   setBridges?: ThreadBridge[];
+  /**
+   * The threads a bridge refresh read, with their versions: the change is refused (ERR_THREAD_CHANGED,
+   * or ERR_THREAD_NOT_FOUND) when one has moved or is gone, checked once the rooms' bridges are
+   * locked. Unlike `expect`, the threads themselves are not locked: a refresh is only recomputed
+   * later, and must not hold up appends to every thread of its room.
+   */
+  bridgesRead?: { id: string; version: number }[];
   history?: Omit<ThreadEvent, 'at'>[];
   /** Messages appended (after every other change), e.g. a fused thread's introduction. */
   appendMessages?: NewMessage[];

@@ -51,7 +51,7 @@ describe('thread bridges', () => {
     const garden = await threadSaying(a, 'Garden', GARDEN_TALK);
     const bridges = new ThreadBridges(a.salon.store, a.salon.memory);
     closers.push(() => bridges.close());
-    const made = await bridges.refresh(ROOM);
+    const made = (await bridges.refresh(ROOM))!;
     expect(made, JSON.stringify(made)).toHaveLength(1);
     expect(made[0]).toMatchObject({ threadId: trains, otherId: moreTrains });
     expect(made[0].weight).toBeGreaterThanOrEqual(SUGGEST_MIN);
@@ -84,7 +84,7 @@ describe('thread bridges', () => {
     };
     const pair = (x: string, y: string) => [x, y].sort().join(' ');
 
-    const made = await bridges.refresh(ROOM);
+    const made = (await bridges.refresh(ROOM))!;
     // The fusion is as alike to its sources as threads get: bridged, but never offered as a merge.
     const toSource = made.find((b) => pair(b.threadId, b.otherId) === pair(fused.id, trains));
     expect(toSource?.weight, JSON.stringify(made)).toBeGreaterThanOrEqual(SUGGEST_MIN);
@@ -104,6 +104,31 @@ describe('thread bridges', () => {
     await bridges.refresh(ROOM);
     expect(await pairsOf(fused.id)).toEqual([]);
     expect(await pairsOf(sleepers)).toEqual([]);
+  });
+
+  it('writes nothing when a thread operation lands while it computes, and so no bridge of a thread merged away meanwhile', async () => {
+    const a = await app();
+    const trains = await threadSaying(a, 'Trains', TRAIN_TALK);
+    const moreTrains = await threadSaying(a, 'More trains', [...TRAIN_TALK].reverse());
+    await threadSaying(a, 'Garden', GARDEN_TALK);
+    const store = a.salon.store;
+    // The app's own bridges refresh on a timer after memory changes: only this test's may write here.
+    a.salon.threads.bridges.close();
+    const bridges = new ThreadBridges(store, a.salon.memory);
+    closers.push(() => bridges.close());
+    // Someone merges the two train threads after the refresh listed the room's threads, before it writes.
+    const write = store.applyThreadChange.bind(store);
+    vi.spyOn(store, 'applyThreadChange').mockImplementationOnce(async (change) => {
+      await a.salon.threads.merge(trains, moreTrains, 'admin');
+      return write(change);
+    });
+    expect(await bridges.refresh(ROOM)).toBeNull();
+    expect(await store.threadBridges(moreTrains)).toEqual([]);
+    expect((await store.threadBridges(trains)).map((b) => b.otherId)).not.toContain(moreTrains);
+    // Computed again from the room as it is now.
+    const again = await bridges.refresh(ROOM);
+    expect(again).not.toBeNull();
+    expect(again!.flatMap((b) => [b.threadId, b.otherId])).not.toContain(moreTrains);
   });
 
   it('computes and writes nothing for a room with one active thread, but drops a bridge it still has', async () => {

@@ -952,6 +952,31 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.threadMessagesAfter('thr_child', 0, 10)).map((x) => x.text)).toEqual(['intro']);
       });
 
+      it('writes no bridge of a thread gone or archived since it was read, and refuses a refresh whose threads moved', async () => {
+        const main = await store.ensureMainThread('news_1');
+        for (const id of ['thr_x', 'thr_y', 'thr_z']) await store.createThread({ id, roomId: 'news_1', title: id }, 'u_ann');
+        const read = (await store.listThreads('news_1', 0)).map(({ id, version }) => ({ id, version }));
+        // Merged away and deleted after a merge, a split or a refresh read them.
+        await store.applyThreadChange({
+          at: '2026-11-02T10:00:00.000Z',
+          expect: [],
+          updateThreads: [{ id: 'thr_y', status: 'archived', mergedInto: main.id }],
+        });
+        await store.deleteThread('thr_z');
+        const pairs = ['thr_x', 'thr_y', 'thr_z'].map((otherId) => ({ threadId: main.id, otherId, weight: 0.7 }));
+        await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [], dropBridgesOf: [main.id], setBridges: pairs });
+        expect(await store.threadBridges(main.id)).toEqual([{ threadId: main.id, otherId: 'thr_x', weight: 0.7 }]);
+        expect(await store.threadBridges('thr_y')).toEqual([]);
+        expect(await store.threadBridges('thr_z')).toEqual([]);
+        const refresh = (bridgesRead: { id: string; version: number }[]) =>
+          store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [], bridgesRead, dropBridgesOf: bridgesRead.map((r) => r.id), setBridges: [] });
+        await expect(refresh(read)).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+        await expect(refresh(read.filter((r) => r.id !== 'thr_y'))).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+        expect(await store.threadBridges(main.id)).toHaveLength(1);
+        await refresh([main.id, 'thr_x'].map((id) => read.find((r) => r.id === id)!));
+        expect(await store.threadBridges(main.id)).toEqual([]);
+      });
+
       it("moves what is left of a thread's memory after the listed moves and deletes, public and private, and names it", async () => {
         const main = await store.ensureMainThread('news_1');
         const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_ann');

@@ -23,12 +23,15 @@ const AT = '2026-11-20T10:00:00.000Z';
 const EXPIRED_BEFORE = '2026-11-10T00:00:00.000Z';
 const OID_INT8 = 20;
 
+/** Picks a statement by its text and values. */
+type StatementTest = (text: string, values?: unknown[]) => boolean;
+
 /** One node's transaction on a connection of its own. */
 interface NodeTx {
   sql: Sql;
   pid: number;
-  /** Keeps the `nth` statement starting with `prefix` back until released. */
-  holdBefore(prefix: string, nth?: number): { reached: Promise<void>; release: () => void };
+  /** Keeps the `nth` statement starting with `prefix` (or that `prefix` picks) back until released. */
+  holdBefore(prefix: string | StatementTest, nth?: number): { reached: Promise<void>; release: () => void };
   /** Commits when `work` resolves, rolls back when it rejects; settles as `work` did. */
   finish<T>(work: Promise<T>): Promise<T>;
   end(): Promise<void>;
@@ -42,12 +45,12 @@ async function nodeTx(url: string): Promise<NodeTx> {
   await client.connect();
   const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
   await client.query('BEGIN');
-  let hold: { prefix: string; left: number; reached: () => void; released: Promise<void> } | undefined;
+  let hold: { picks: StatementTest; left: number; reached: () => void; released: Promise<void> } | undefined;
   return {
     pid,
     sql: {
       async query(text: string, values?: unknown[]) {
-        if (hold && text.startsWith(hold.prefix) && --hold.left === 0) {
+        if (hold && hold.picks(text, values) && --hold.left === 0) {
           const { reached, released } = hold;
           hold = undefined;
           reached();
@@ -60,7 +63,8 @@ async function nodeTx(url: string): Promise<NodeTx> {
       let reached!: () => void;
       let release!: () => void;
       const reachedP = new Promise<void>((resolve) => (reached = resolve));
-      hold = { prefix, left: nth, reached, released: new Promise<void>((resolve) => (release = resolve)) };
+      const picks: StatementTest = typeof prefix === 'string' ? (text) => text.startsWith(prefix) : prefix;
+      hold = { picks, left: nth, reached, released: new Promise<void>((resolve) => (release = resolve)) };
       return { reached: reachedP, release: () => release() };
     },
     finish: (work) =>
@@ -213,6 +217,50 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     expect(outcomes.map(outcome)).toEqual(['ok', 'ERR_THREAD_NOT_FOUND']);
     expect(await store.getThread('thr_p')).toBeNull();
     expect(await store.getThread('thr_c')).toMatchObject({ status: 'active', parentId: null });
+  });
+
+  it('a bridge refresh and a merge rewrite a room’s bridges one after the other, and the refresh that read the threads before the merge writes nothing', async () => {
+    // A's and B's bridges to D, as a refresh wrote them.
+    await store.applyThreadChange({ at: AT, expect: [], setBridges: ['thr_a', 'thr_b'].map((id) => ({ threadId: id, otherId: 'thr_d', weight: 0.7 })) });
+    // Another node's refresh lists the room's threads (A before B) and computes, while B absorbs A.
+    const listed = await store.listThreads(ROOM, 0);
+    expect(listed.map((t) => t.id)).toEqual(['thr_a', 'thr_b', 'thr_d']);
+    const versions = { thr_a: await version('thr_a'), thr_b: await version('thr_b') };
+    // The merge drops the survivor's bridges, then the absorbed thread's: it is held before A's.
+    const merge = await begin();
+    const dropping = merge.holdBefore((text, values) => text.startsWith('DELETE FROM thread_bridges') && JSON.stringify(values).includes('"thr_a"'));
+    const merged = merge.finish(
+      applyChangeIn(merge.sql, {
+        ...mergeChange('thr_b', 'thr_a', [], versions),
+        dropBridgesOf: ['thr_b', 'thr_a'],
+        setBridges: [{ threadId: 'thr_b', otherId: 'thr_d', weight: 0.7 }],
+      }),
+    );
+    await dropping.reached;
+    const refresh = await begin();
+    const refreshed = refresh.finish(
+      applyChangeIn(refresh.sql, {
+        at: AT,
+        expect: [],
+        bridgesRead: listed.map(({ id, version: v }) => ({ id, version: v })),
+        dropBridgesOf: listed.map((t) => t.id),
+        setBridges: [
+          { threadId: 'thr_a', otherId: 'thr_b', weight: 0.9 },
+          { threadId: 'thr_a', otherId: 'thr_d', weight: 0.7 },
+          { threadId: 'thr_b', otherId: 'thr_d', weight: 0.7 },
+        ],
+      }),
+    );
+    expect(await blockedOrSettled(refresh, merge, refreshed)).toBe('blocked');
+    dropping.release();
+    const outcomes = await Promise.allSettled([merged, refreshed]);
+    // Written in list order, the refresh held A's rows and waited for B's, the merge the other way
+    // round: one of them was aborted (40P01). Now the refresh waits for the room, then finds A and B
+    // changed and gives way (ThreadBridges refreshes the room again later).
+    expect(outcomes.map(outcome)).toEqual(['ok', 'ERR_THREAD_CHANGED']);
+    expect(await store.threadBridges('thr_a')).toEqual([]);
+    expect(await store.threadBridges('thr_b')).toEqual([{ threadId: 'thr_b', otherId: 'thr_d', weight: 0.7 }]);
+    expect(await store.threadBridges('thr_d')).toEqual([{ threadId: 'thr_d', otherId: 'thr_b', weight: 0.7 }]);
   });
 
   it('prunes a thread over its cap with the thread locked first, so a merge moving its chunks cannot deadlock with it', async () => {

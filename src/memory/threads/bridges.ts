@@ -6,6 +6,7 @@
  * between a fused thread and the threads it was made from. Nothing ever merges by itself.
  */
 import { cosine } from '../../ai/vectors.js';
+import { errors } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { silentLogger } from '../../logger.js';
 import { survivorOf } from '../../store/thread-survivor.js';
@@ -120,17 +121,19 @@ export class ThreadBridges {
 
   /**
    * Recomputes the bridges among the room's active threads now: a bridge for every pair whose
-   * centroids reach BRIDGE_MIN, and always one between a split thread and its parent.
+   * centroids reach BRIDGE_MIN, and always one between a split thread and its parent. A thread
+   * operation (here or on another node) that changed or removed one of the threads while this
+   * computed wins: nothing is written (its own bridges stand), null comes back, and the room is
+   * refreshed again later, from the memory as it is now.
    */
-  async refresh(roomId: string): Promise<ThreadBridge[]> {
+  async refresh(roomId: string): Promise<ThreadBridge[] | null> {
     const threads = await this.store.listThreads(roomId, 0); // active threads only: no archived one asked for
     this.dropGone(roomId, new Set(threads.map((t) => t.id)));
     // A room with one active thread (most rooms) has no pair to bridge: nothing to compute, and
     // nothing to write unless a bridge of that thread is left from before.
     if (threads.length < 2) {
       const stale = threads.length ? await this.store.threadBridges(threads[0].id) : [];
-      if (stale.length)
-        await this.store.applyThreadChange({ at: new Date().toISOString(), expect: [], dropBridgesOf: threads.map((t) => t.id), setBridges: [] });
+      if (stale.length && !(await this.write(roomId, threads, []))) return null;
       return [];
     }
     const centroids = new Map<string, Float32Array | null>();
@@ -146,8 +149,26 @@ export class ThreadBridges {
         if (weight >= BRIDGE_MIN || related) bridges.push({ threadId: a.id, otherId: b.id, weight });
       }
     }
-    await this.store.applyThreadChange({ at: new Date().toISOString(), expect: [], dropBridgesOf: threads.map((t) => t.id), setBridges: bridges });
-    return bridges;
+    return (await this.write(roomId, threads, bridges)) ? bridges : null;
+  }
+
+  /** Replaces the bridges of `threads` with `bridges`; false when a thread operation changed one of them since it was listed. */
+  private async write(roomId: string, threads: Thread[], bridges: ThreadBridge[]): Promise<boolean> {
+    try {
+      await this.store.applyThreadChange({
+        at: new Date().toISOString(),
+        expect: [],
+        bridgesRead: threads.map(({ id, version }) => ({ id, version })),
+        dropBridgesOf: threads.map((t) => t.id),
+        setBridges: bridges,
+      });
+      return true;
+    } catch (err) {
+      if (!(err instanceof errors.ERR_THREAD_CHANGED || err instanceof errors.ERR_THREAD_NOT_FOUND)) throw err;
+      this.log.debug({ roomId, err: (err as Error).message }, 'thread bridges not refreshed: a thread changed meanwhile; refreshing again later');
+      this.schedule(roomId);
+      return false;
+    }
   }
 
   /**
