@@ -1,6 +1,6 @@
 /**
- * The order in which the PostgreSQL store's deletions (of memory, of a thread) lock rows, against
- * thread operations on other nodes. Each node's transaction runs here on a connection of its own,
+ * The order in which the PostgreSQL store's deletions (of memory, of a thread) and bridge rewrites
+ * lock rows, against thread operations on other nodes. Each node's transaction runs here on a connection of its own,
  * the store's own statements (pruneIn, applyChangeIn, deleteThreadIn) without the store's retry,
  * so a transaction PostgreSQL aborts to break a deadlock shows as its error (40P01) instead of
  * being run again. The interleaving is made by holding transactions open and one statement back,
