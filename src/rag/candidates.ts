@@ -6,7 +6,7 @@
 import { commentLabel } from '../ai/grounded-prompt.js';
 import { contentTerms, idfTable, termSpellings } from '../ai/local/extractive-text.js';
 import { deedAsked } from '../ai/local/answer-cues.js';
-import { asAsked, compoundsOf, withJoined } from '../ai/local/kin.js';
+import { asAsked, compoundsOf, joinerFor } from '../ai/local/kin.js';
 import type { ChunkRow } from '../content/types.js';
 import { chunkGroup } from '../search/chunk-refs.js';
 import type { SearchService } from '../search/types.js';
@@ -133,11 +133,12 @@ function heldIn(question: string, query: ReadonlySet<string>): (text: string, ma
   const compounds = compoundsOf(question, query);
   const wider = new Set([...query, ...compounds.keys()]);
   const joined = [...compounds.keys()].map((t) => termSpellings(t).prefix);
+  const withJoined = joinerFor(query);
   return (text, matched) => {
     // Matched again only where a compound written as one may stand (two words side by side make one for any question).
     const lower = joined.length ? text.toLowerCase() : '';
     const found = joined.some((prefix) => lower.includes(prefix)) ? matchQuery(text, wider) : matched;
-    return found.matches.reduce((most, terms, i) => Math.max(most, new Set(asAsked(withJoined(terms, found.sentences[i].text, query), compounds)).size), 0);
+    return found.matches.reduce((most, terms, i) => Math.max(most, new Set(asAsked(withJoined(terms, found.sentences[i].text), compounds)).size), 0);
   };
 }
 

@@ -11,7 +11,7 @@ import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/loc
 import { answerType, hasCue } from '../ai/local/extractive-answer.js';
 import { askedUnits } from '../ai/local/asked-units.js';
 import { deedAsked, isLightDeed, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
-import { asAsked, kinOf, withJoined } from '../ai/local/kin.js';
+import { asAsked, kinOf, joinerFor } from '../ai/local/kin.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
@@ -45,10 +45,10 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   const deed = answerType(question) === 'person' ? deedAsked(question) : null;
   const light = deed !== null && isLightDeed(deed) ? deed : null;
   const doneTo = new Set(asked.filter((t) => t !== light?.term));
-  const wanted = new Set(asked);
+  const joined = joinerFor(new Set(asked));
   const matched = found.matches.map((m, i) => {
     // "Who wrote the postmortem?" and a report's `post-mortem`: the compound written apart is the question's word.
-    const terms = [...new Set(asAsked(withJoined(m, sentences[i].text, wanted), kin))];
+    const terms = [...new Set(asAsked(joined(m, sentences[i].text), kin))];
     return light && terms.includes(light.term) && !tellsDeed(sentences[i].text, light, doneTo) ? terms.filter((t) => t !== light.term) : terms;
   });
   const idf = idfTable(matched);

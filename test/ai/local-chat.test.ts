@@ -716,6 +716,15 @@ describe('a question writing a word apart with a space', () => {
     expect(await answerOf('Who wrote the postmortem?', [apart])).toMatch(/^The post mortem, by Mirela Vasquez-Orr/);
   });
 
+  it('scans only sentences that may write an asked word apart, and misses none of those', () => {
+    // joinerFor skips a sentence with no hyphen and no beginning of an asked term before a space or tab.
+    const wanted = new Set(['postmortem', 'write']);
+    for (const text of ['The POST MORTEM was late.', 'The post\tmortem was late.', 'The post   mortem was late.', 'The post-mortem was late.'])
+      expect(withJoined([], text, wanted), text).toEqual(['postmortem']);
+    expect(withJoined([], 'The postal mortgage was late.', wanted)).toEqual([]);
+    expect(withJoined([], 'A ghost most mortals fear.', wanted)).toEqual([]);
+  });
+
   it('reads a 50,000-letter word once, in a question and in a source', () => {
     const long = 'k'.repeat(50_000);
     expect([...compoundsOf(`Who wrote the ${long} post mortem ${long}?`, ['write', 'post', 'mortem']).keys()]).toEqual(['postmortem']);

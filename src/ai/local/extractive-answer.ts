@@ -10,7 +10,7 @@ import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words
 import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits, type UnitWeigher } from './asked-units.js';
-import { asAsked, deedFromTheOtherSide, kinOf, withJoined } from './kin.js';
+import { asAsked, deedFromTheOtherSide, kinOf, joinerFor } from './kin.js';
 import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
@@ -220,6 +220,7 @@ export function scoreSentences(
   const asked = askedTerms(question);
   const qTerms = [...new Set(asked)];
   const qSet = new Set(qTerms);
+  const joined = joinerFor(qSet);
   const kin = kinOf(qTerms, question);
   const type = answerType(question);
   // "Who makes orvaglutide?": a light verb not done to what is asked (`makes a weekly tablet
@@ -237,7 +238,7 @@ export function scoreSentences(
         rank,
         index,
         text: s.text,
-        terms: otherSense(s.text, asAsked(withJoined(contentTerms(s.text), s.text, qSet), kin)),
+        terms: otherSense(s.text, asAsked(joined(contentTerms(s.text), s.text), kin)),
         label,
         comment,
       }));
