@@ -189,12 +189,14 @@ export class Chat {
 
   /**
    * The thread a message goes to: the room's main thread unless another thread of this room is
-   * named; a thread merged into another sends its messages on to the survivor.
+   * named; a thread merged into another sends its messages on to the survivor. A thread the room
+   * does not have (deleted, or another room's) is ERR_THREAD_NOT_FOUND, not ERR_BAD_MESSAGE: the
+   * frame is well formed, and a client must tell "this thread is gone" from "this text is refused".
    */
   private async thread(room: Room, requested?: string): Promise<string> {
     if (!requested || requested === room.threadId || room.knownThreads.has(requested)) return requested || room.threadId;
     const thread = await activeThreadFor(this.host.store, room.id, requested);
-    if (!thread) throw new errors.ERR_BAD_MESSAGE(`no thread ${requested} in this room`);
+    if (!thread) throw new errors.ERR_THREAD_NOT_FOUND(`${requested} in this room`);
     room.knownThreads.add(thread.id);
     return thread.id;
   }

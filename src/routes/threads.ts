@@ -177,6 +177,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
         await memory.forgetThread(id, removed.memoryIds);
         await rooms.threadDeleted(t.roomId, id);
       }
+      threads.announceDeleted(t);
       return { deleted: t.id, messages, memoryChunks, fusedInto, absorbed };
     },
   );

@@ -202,6 +202,26 @@ describe('room protocol', () => {
     expect(await app.salon.store.lastSeq(ROOM)).toBe(2);
   });
 
+  it('refuses a message to a thread the room does not have with ERR_THREAD_NOT_FOUND, and tells the room its main thread was deleted', async () => {
+    const a = await joined(app, 'Ana');
+    a.client.send({ type: 'say', text: 'nowhere', clientId: 'lost', threadId: 'thr_never_was' });
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND', clientId: 'lost' });
+
+    const oldMain = a.welcome.threadId;
+    const deleted = await app.inject({ method: 'DELETE', url: `/api/v1/threads/${oldMain}`, headers: { authorization: 'Bearer test-admin-token' } });
+    expect(deleted.statusCode).toBe(200);
+    const told = (await a.client.next('message', (f) => f.message.author.kind === 'system')).message;
+    expect(told).toMatchObject({ seq: 0, threadId: oldMain, text: '“Main” was deleted with its messages: a new main thread takes what is said next.' });
+    expect(told.clientId).toBeUndefined();
+    // A message naming the deleted main thread is refused as one naming any gone thread; one naming none goes to the new main thread.
+    a.client.send({ type: 'say', text: 'to the old main', clientId: 'old', threadId: oldMain });
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND', clientId: 'old' });
+    a.client.send({ type: 'say', text: 'to the main thread', clientId: 'main' });
+    const posted = (await a.client.next('message', (f) => f.message.clientId === 'main')).message;
+    expect(posted.threadId).toBe((await app.salon.store.ensureMainThread(ROOM)).id);
+    expect(posted.threadId).not.toBe(oldMain);
+  });
+
   it('replays exactly the messages after lastSeq', async () => {
     const a = await joined(app, 'Ana');
     for (let i = 1; i <= 5; i++) a.client.send({ type: 'say', text: `m${i}`, clientId: `c${i}` });

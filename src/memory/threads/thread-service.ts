@@ -640,6 +640,17 @@ export class ThreadService {
   }
 
   /**
+   * Tells the room a thread was deleted (`DELETE /api/v1/threads/:id`, which deletes it itself), as
+   * every other thread operation is told: the members' browsers fetch the thread list again on it,
+   * and so learn at once of the new main thread that replaces a deleted main one (the list names it;
+   * until now a page kept sending to the old main thread until its next welcome).
+   */
+  announceDeleted(thread: Thread): void {
+    const what = thread.main ? ' with its messages: a new main thread takes what is said next.' : ' with its messages.';
+    this.announce(thread, `“${literal(thread.title)}” was deleted${what}`);
+  }
+
+  /**
    * Tells everyone in the thread's room what changed, as a system message that is not stored
    * (their browsers refresh the thread list on it). Its text is rendered as markdown: the titles
    * it quotes go through markdownLiteral.
