@@ -175,7 +175,12 @@ describe('RoomFind', () => {
       const body = new Response(JSON.stringify({ messages, hasMore: true }), { status: 200, headers: { 'content-type': 'application/json' } });
       return new Promise<Response>((resolve) => pending.push({ before, release: () => resolve(body) }));
     });
-    const nav = new ThreadNavigator({ command: () => Promise.reject(new Error('no commands here')), changed: () => {}, failed: () => {} });
+    const nav = new ThreadNavigator({
+      command: () => Promise.reject(new Error('no commands here')),
+      changed: () => {},
+      failed: () => {},
+      mainReplaced: () => {},
+    });
     nav.attach('news_1', memory, () => {});
 
     // The member pressed "Load earlier messages"; its page is on its way when the find asks for one.
@@ -208,7 +213,12 @@ describe('RoomFind', () => {
       );
       return Promise.resolve(new Response(JSON.stringify({ messages, hasMore: true }), { status: 200, headers: { 'content-type': 'application/json' } }));
     });
-    const nav = new ThreadNavigator({ command: () => Promise.reject(new Error('no commands here')), changed: () => {}, failed: () => {} });
+    const nav = new ThreadNavigator({
+      command: () => Promise.reject(new Error('no commands here')),
+      changed: () => {},
+      failed: () => {},
+      mainReplaced: () => {},
+    });
     nav.attach('news_1', memory, () => {});
     expect([nav.full, nav.hasOlder]).toEqual([false, true]);
 

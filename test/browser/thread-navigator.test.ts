@@ -52,7 +52,12 @@ describe('ThreadNavigator', () => {
       return Promise.reject(new Error(`unexpected ${url}`));
     });
 
-    const nav = new ThreadNavigator({ command: () => Promise.reject(new Error('no commands here')), changed: () => {}, failed: () => {} });
+    const nav = new ThreadNavigator({
+      command: () => Promise.reject(new Error('no commands here')),
+      changed: () => {},
+      failed: () => {},
+      mainReplaced: () => {},
+    });
     nav.attach(ROOM, memory, () => {});
     const mainPage = nav.loadOlder();
     expect(nav.loadingOlder).toBe(true);

@@ -179,12 +179,45 @@ export class MessageLog {
     return entry;
   }
 
-  /** A private question went out: the server echoes none, so it counts as sent once handed to an open socket. */
-  sentPrivately(clientId: string): void {
+  /**
+   * A private question went out: the server echoes none, so it counts as sent once handed to an open
+   * socket. One written in the main view ('' thread) is filed under `mainThreadId`, the thread the
+   * server took it to: nothing else will ever say, and its answer comes filed there.
+   */
+  sentPrivately(clientId: string, mainThreadId = ''): void {
     const key = this.keyByClientId.get(clientId);
     const entry = key ? this.byKey.get(key) : undefined;
     if (!entry?.private || entry.state === 'sent') return;
-    this.put({ ...entry, state: 'sent', order: this.lastSeq + 0.5 });
+    const message = entry.message.threadId || !mainThreadId ? entry.message : { ...entry.message, threadId: mainThreadId };
+    this.put({ ...entry, message, state: 'sent', order: this.lastSeq + 0.5 });
+  }
+
+  /**
+   * The room's main thread `formerMain` was replaced (deleted, or the store wiped): the member's
+   * messages not sent yet that were filed under it were written in the main view, so they go to the
+   * room's main thread, whichever it is when they are sent ('' thread). Returns true when one moved.
+   */
+  toMainView(formerMain: string): boolean {
+    let moved = false;
+    for (const entry of [...this.byKey.values()]) {
+      if (!formerMain || entry.message.threadId !== formerMain || !entry.key.startsWith('c:')) continue;
+      if (entry.state === 'sent' || entry.final) continue;
+      this.put({ ...entry, message: { ...entry.message, threadId: '' } });
+      moved = true;
+    }
+    return moved;
+  }
+
+  /**
+   * Files private entries with no thread (kept by a page that filed private questions only once
+   * sent, under '') under `threadId`, the main thread they were asked in: unfiled, they showed under
+   * whichever thread was main later, and were never forgotten with their own.
+   */
+  fileUnfiled(threadId: string): boolean {
+    if (!threadId) return false;
+    const unfiled = this.privateEntries().filter((e) => !e.message.threadId);
+    for (const entry of unfiled) this.put({ ...entry, message: { ...entry.message, threadId } });
+    return unfiled.length > 0;
   }
 
   /**
@@ -220,6 +253,18 @@ export class MessageLog {
     // Entries sharing a place keep the order they took it in (the map's), and this one takes it now.
     if (entry.state !== 'sent') this.byKey.delete(entry.key);
     this.put({ ...entry, state: 'failed', error, order, ...(final ? { final: true } : {}) });
+    return true;
+  }
+
+  /**
+   * Marks an unconfirmed message as failed for good, filed in the main view (''): the thread it was
+   * written in is gone, so no view of it is left to show it in, and sending it anywhere is the
+   * member's choice.
+   */
+  failInGoneThread(clientId: string, error: string): boolean {
+    if (!this.fail(clientId, error, true)) return false;
+    const entry = this.byKey.get(this.keyByClientId.get(clientId)!)!;
+    this.put({ ...entry, message: { ...entry.message, threadId: '' } });
     return true;
   }
 

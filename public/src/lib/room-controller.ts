@@ -35,6 +35,8 @@ const FORGET_PENDING: Notice = {
 };
 /** Refusals of a command as written (a typo, a missing or wrong id): the same text would be refused again. */
 const REFUSED_AS_WRITTEN = new Set(['ERR_BAD_MESSAGE', 'ERR_BAD_THREAD_OP', 'ERR_THREAD_NOT_FOUND', 'ERR_FORBIDDEN', 'ERR_MESSAGE_TOO_LONG']);
+/** Said under a message whose named thread the server no longer has: sent again it would be refused again. */
+const THREAD_GONE = 'the thread it was written in was deleted. Copy the text to say it in another thread.';
 /** Notices a successful rejoin does not clear. */
 const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
 
@@ -79,6 +81,7 @@ export class RoomController implements ReactiveController {
       this.notice = noticeFor(code, message);
       this.host.requestUpdate();
     },
+    mainReplaced: (formerMain) => this.memory?.log.toMainView(formerMain),
   });
 
   private memory: RoomMemory | null = null;
@@ -156,12 +159,15 @@ export class RoomController implements ReactiveController {
     const finalText = privately ? body.replace(AI_PREFIX, '') : ask && !AI_PREFIX.test(body) ? `@ai ${body}` : body;
     const clientId = newClientId();
     const author = { id: this.you?.id ?? '', name: this.you?.name ?? this.name, kind: 'user' as const };
-    this.memory.log.addLocal(clientId, finalText, author, this.threadId, this.roomId, privately);
+    // Written in the main view: filed under '' (shown in the main view), sent without a threadId, so it
+    // goes to the room's main thread whichever it is by then (a deleted main thread is replaced).
+    const threadId = this.memory.threadId;
+    this.memory.log.addLocal(clientId, finalText, author, threadId, this.roomId, privately);
     // The server ends the member's typing when their message or command arrives: a `false` frame
     // just before it only spent the frame budget. A private question posts nothing, so it does not.
     if (privately) this.setTyping(false);
     else this.typingActive = false;
-    this.transmit(clientId, finalText, privately, this.threadId);
+    this.transmit(clientId, finalText, privately, threadId);
     this.changed();
     return true;
   }
@@ -321,16 +327,18 @@ export class RoomController implements ReactiveController {
     this.connection?.send({ type: 'hello', name: this.name, token: identityToken(), ...(lastSeq ? { lastSeq } : {}) });
   }
 
+  /** Sends the member's message; `thread` '' (or the main thread's id) leaves the thread to the server: the room's main one. */
   private transmit(clientId: string, text: string, isPrivate: boolean, thread: string): void {
     if (this.status !== 'open') return;
-    const threadId = thread || undefined;
+    const mainThreadId = this.memory?.mainThreadId ?? '';
+    const threadId = thread && thread !== mainThreadId ? thread : undefined;
     if (isPrivate || AI_PREFIX.test(text)) this.inProgress.questionOut(clientId);
     if (!isPrivate) {
       this.connection?.send({ type: 'say', text, clientId, threadId });
       return;
     }
     this.connection?.send({ type: 'ask', text, clientId, threadId, private: true });
-    this.memory?.log.sentPrivately(clientId);
+    this.memory?.log.sentPrivately(clientId, mainThreadId);
   }
 
   private onFrame(frame: ServerMessage): void {
@@ -355,6 +363,11 @@ export class RoomController implements ReactiveController {
         if (serverReset) this.probe.cancel();
         else this.probe.rebase(frame);
         if (verdict === 'unsure') this.askStore(frame, heldMessages(log), new Set(log.privateEntries().map((e) => e.key)));
+        // Private entries an older page kept without a thread were asked in the main thread it knew.
+        log.fileUnfiled(memory.mainThreadId || frame.threadId);
+        // Another main thread: the old one was deleted (or the store wiped). What the member wrote in
+        // the main view and is not sent yet goes to the new one, not to a thread the server refuses.
+        if (memory.mainThreadId && memory.mainThreadId !== frame.threadId) log.toMainView(memory.mainThreadId);
         // A truncated rejoin left a gap before its history that paging back must start above, so it
         // starts afresh from that history too (what was held before the gap comes back by paging).
         if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId || frame.truncated) {
@@ -475,6 +488,17 @@ export class RoomController implements ReactiveController {
     // would be refused again) and no banner repeating it above the room.
     if (entry && !entry.private && entry.message.text.startsWith('/') && !question && REFUSED_AS_WRITTEN.has(code)) {
       this.memory!.log.fail(clientId!, notice.message, true);
+      return;
+    }
+    // A message or question not taken (a command's ERR_THREAD_NOT_FOUND, above, may name its
+    // argument; a private question already asked gets it when its thread goes mid-answer) written in
+    // a thread that is gone (deleted; a merged one's messages go to the survivor): it would be refused
+    // again, so no Retry and no banner, the reason under it, in the main view (its own is gone). One
+    // written in the main view names no thread, so this is not it: that one was refused while the
+    // room replaced its main thread, and Retry sends it to the new one.
+    if (entry && entry.state !== 'sent' && code === 'ERR_THREAD_NOT_FOUND' && entry.message.threadId) {
+      this.memory!.log.failInGoneThread(clientId!, THREAD_GONE);
+      this.inProgress.failed(code, clientId);
       return;
     }
     if (clientId) this.memory!.log.fail(clientId, notice.message);

@@ -21,6 +21,8 @@ export interface NavigatorHost {
   changed(): void;
   /** A page of history could not be fetched. */
   failed(code: string, message: string): void;
+  /** The store's list names another main thread: `formerMain` was deleted while the page stayed connected. */
+  mainReplaced(formerMain: string): void;
 }
 
 /** Threads missing from a cut list that one refresh asks the store about (private entries are rarely spread over more). */
@@ -134,18 +136,39 @@ export class ThreadNavigator {
     const memory = this.memory;
     const threads = this.threads;
     if (!memory || !threads.roomId) return;
+    // The list is fetched after this call (a run under way is followed by another, not shared): it is
+    // as new as the main thread the page knows now, unless a welcome changes that meanwhile.
+    const mainBefore = memory.mainThreadId;
     try {
       const { regrouped } = await threads.refresh(this.threadId);
       const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
       if (memory !== this.memory) return;
+      // A list fetched before a welcome named the main thread is older than that: it judges no main thread.
+      const current = memory.mainThreadId === mainBefore;
+      const replaced = current && this.followMain(memory);
       if (memory.threadId && !threads.byId(memory.threadId)) memory.threadId = '';
-      const forgot = await this.forgetDeleted(memory);
+      const forgot = current && (await this.forgetDeleted(memory));
       if (memory !== this.memory) return;
-      if (moved.some(Boolean) || forgot) this.host.changed();
+      if (moved.some(Boolean) || forgot || replaced) this.host.changed();
       this.fill();
     } catch {
       // The list stays as it was; the next event fetches it again.
     }
+  }
+
+  /**
+   * Takes the list's main thread as the room's when the one the page knows is gone from the list: it
+   * was deleted and the room made a new one (the room is told of the deletion, and fetches the list
+   * on it), and the page must show and send to the new one now, not from its next welcome. Only the
+   * store's list decides, never a list that still names the page's main thread.
+   */
+  private followMain(memory: RoomMemory): boolean {
+    const formerMain = memory.mainThreadId;
+    const main = this.threads.list.find((t) => t.main && t.status === 'active');
+    if (!formerMain || !main || main.id === formerMain || this.threads.byId(formerMain)) return false;
+    memory.mainThreadId = main.id;
+    this.host.mainReplaced(formerMain);
+    return true;
   }
 
   /**
