@@ -53,6 +53,43 @@ describe('MessageLog', () => {
     expect(restored.entries.find((e) => e.message.clientId === 'c1')?.private).toBeUndefined();
   });
 
+  it('moves what was written under a replaced main thread to the main view, fails a gone thread’s message for good there, and files unfiled private entries', () => {
+    const log = new MessageLog();
+    log.addLocal('c1', 'in the old main', ADA, 't_old', 'news_1');
+    log.addLocal('c2', 'failed in the old main', ADA, 't_old', 'news_1');
+    log.fail('c2', 'refused');
+    log.addLocal('c3', 'in a side thread', ADA, 't_side', 'news_1');
+    log.addLocal('p1', 'asked before the welcome', ADA, '', 'news_1', true);
+    log.sentPrivately('p1', 't_old');
+    log.addLocal('p2', 'asked in a side thread', ADA, 't_side', 'news_1', true);
+    log.sentPrivately('p2', 't_old');
+    log.receive(msg(1, { threadId: 't_old' }));
+    const threadOf = (clientId: string) => log.entries.find((e) => e.message.clientId === clientId)?.message.threadId;
+    expect([threadOf('p1'), threadOf('p2')]).toEqual(['t_old', 't_side']);
+
+    expect(log.toMainView('t_old')).toBe(true);
+    // Unsent ones (failed too, for Retry) go to the main view; confirmed messages and private entries stay with their thread.
+    expect(['c1', 'c2', 'c3', 'p1'].map(threadOf)).toEqual(['', '', 't_side', 't_old']);
+    expect(log.entries.find((e) => e.message.id === 'm1')?.message.threadId).toBe('t_old');
+
+    expect(log.failInGoneThread('c3', 'the thread is gone')).toBe(true);
+    expect(log.entries.find((e) => e.message.clientId === 'c3')).toMatchObject({
+      state: 'failed',
+      final: true,
+      error: 'the thread is gone',
+      message: { threadId: '' },
+    });
+
+    // A private entry an older page kept under '' is filed under the main thread it was asked in.
+    const restored = new MessageLog();
+    restored.restorePrivate([
+      { key: 'c:p9', message: { ...msg(0, { id: '', threadId: '', author: ADA, clientId: 'p9' }) }, state: 'sent', order: 0.5, private: true },
+    ]);
+    expect(restored.fileUnfiled('')).toBe(false);
+    expect(restored.fileUnfiled('t_main')).toBe(true);
+    expect(restored.privateEntries()[0].message.threadId).toBe('t_main');
+  });
+
   it('shows a message the server acked as sent without counting a seq for it, until its echo places it among the older ones still coming', () => {
     const log = new MessageLog();
     log.receive(msg(1));
