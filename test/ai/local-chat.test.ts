@@ -725,6 +725,15 @@ describe('a question writing a word apart with a space', () => {
     expect(withJoined([], 'A ghost most mortals fear.', wanted)).toEqual([]);
   });
 
+  it('reads a sentence once for a question of a 4,000-letter word, or of many words', () => {
+    // Every beginning of such a word in one expression took seconds to make, and longer to test.
+    const long = 'k'.repeat(4_000);
+    expect(withJoined([], `The ${'k'.repeat(50_000)} post mortem.`, new Set([long, 'postmortem']))).toEqual(['postmortem']);
+    const letters = (i: number) => String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26));
+    const many = new Set(Array.from({ length: 600 }, (_, i) => `w${letters(i)}xyz`));
+    expect(withJoined([], `The ${'wba xyz '.repeat(5_000)}end.`, many)).toEqual(Array(5_000).fill('wbaxyz'));
+  });
+
   it('reads a 50,000-letter word once, in a question and in a source', () => {
     const long = 'k'.repeat(50_000);
     expect([...compoundsOf(`Who wrote the ${long} post mortem ${long}?`, ['write', 'post', 'mortem']).keys()]).toEqual(['postmortem']);

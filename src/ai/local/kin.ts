@@ -139,10 +139,9 @@ export function withJoined(terms: string[], text: string, wanted: ReadonlySet<st
 export function joinerFor(wanted: ReadonlySet<string>): (terms: string[], text: string) => string[] {
   const prefixes = [...wanted].map((t) => termSpellings(t).prefix).filter((p) => p.length > SPACED_PART_MIN);
   if (!prefixes.length) return (terms) => terms;
-  const firstParts = new Set(prefixes.flatMap((p) => Array.from({ length: p.length - SPACED_PART_MIN }, (_, i) => p.slice(0, SPACED_PART_MIN + i))));
-  const spacedPair = new RegExp(`(?:${[...firstParts].map(escapeRegExp).join('|')})[ \t]`, 'iu');
+  const spacedPair = spacedPairFilter(prefixes);
   return (terms, text) => {
-    if (!HYPHEN_IN.test(text) && !spacedPair.test(text)) return terms;
+    if (spacedPair && !HYPHEN_IN.test(text) && !spacedPair.test(text)) return terms;
     let joined: string[] | undefined;
     for (const { parts, spaced } of writtenApart(text.toLowerCase())) {
       const [first] = parts;
@@ -159,6 +158,27 @@ export function joinerFor(wanted: ReadonlySet<string>): (terms: string[], text: 
 }
 
 const HYPHEN_IN = /[-\u2010\u2011]/;
+
+/** Asked terms the filter covers, and the longest first part: past either, every sentence is scanned. */
+const FILTER_MAX_TERMS = 16;
+const FILTER_MAX_PART = 24;
+
+/**
+ * What a text must hold to write an asked term apart with a space or tab: a beginning of it, two
+ * letters or more and short of the whole, then a space or tab (`po`, `pos`, … `postmorte`, each
+ * before `[ \t]`), as one expression of nested optional letters (`po(?:s(?:t…)?)?[ \t]`), linear in
+ * the text. Null for a question of many or long terms (a 4,000-letter word), which every sentence
+ * is scanned for instead: a list of every beginning of such a word took seconds to make and test.
+ */
+function spacedPairFilter(prefixes: string[]): RegExp | null {
+  if (prefixes.length > FILTER_MAX_TERMS || prefixes.some((p) => p.length > FILTER_MAX_PART + 1)) return null;
+  const beginnings = prefixes.map((p) => {
+    const letters = Array.from(p.slice(0, -1));
+    const rest = letters.slice(SPACED_PART_MIN).reduceRight((inner, letter) => `(?:${escapeRegExp(letter)}${inner})?`, '');
+    return letters.slice(0, SPACED_PART_MIN).map(escapeRegExp).join('') + rest;
+  });
+  return new RegExp(`(?:${beginnings.join('|')})[ \\t]`, 'iu');
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
