@@ -141,7 +141,7 @@ export function joinerFor(wanted: ReadonlySet<string>): (terms: string[], text: 
   if (!prefixes.length) return (terms) => terms;
   const spacedPair = spacedPairFilter(prefixes);
   return (terms, text) => {
-    if (spacedPair && !HYPHEN_IN.test(text) && !spacedPair.test(text)) return terms;
+    if (spacedPair && !HYPHEN_IN.test(text) && !holdsBeginning(text, spacedPair)) return terms;
     let joined: string[] | undefined;
     for (const { parts, spaced } of writtenApart(text.toLowerCase())) {
       const [first] = parts;
@@ -164,10 +164,10 @@ const FILTER_MAX_TERMS = 16;
 const FILTER_MAX_PART = 24;
 
 /**
- * What a text must hold to write an asked term apart with a space or tab: a beginning of it, two
- * letters or more and short of the whole, then a space or tab (`po`, `pos`, … `postmorte`, each
- * before `[ \t]`), as one expression of nested optional letters (`po(?:s(?:t…)?)?[ \t]`), linear in
- * the text. Null for a question of many or long terms (a 4,000-letter word), which every sentence
+ * What a text must hold to write an asked term apart with a space or tab: a whole word that is a
+ * beginning of it, two letters or more and short of the whole, before a space or tab (`po`, `pos`,
+ * … `postmorte`), as one expression of nested optional letters (`po(?:s(?:t…)?)?`), linear in the
+ * text; a stopword found so is passed over (`in` for `industry`). Null for a question of many or long terms (a 4,000-letter word), which every sentence
  * is scanned for instead: a list of every beginning of such a word took seconds to make and test.
  */
 function spacedPairFilter(prefixes: string[]): RegExp | null {
@@ -177,7 +177,13 @@ function spacedPairFilter(prefixes: string[]): RegExp | null {
     const rest = letters.slice(SPACED_PART_MIN).reduceRight((inner, letter) => `(?:${escapeRegExp(letter)}${inner})?`, '');
     return letters.slice(0, SPACED_PART_MIN).map(escapeRegExp).join('') + rest;
   });
-  return new RegExp(`(?:${beginnings.join('|')})[ \\t]`, 'iu');
+  return new RegExp(`(?<!\\p{L})(?:${beginnings.join('|')})(?=[ \\t])`, 'giu');
+}
+
+/** Whether `text` holds a whole word `filter` matches (a beginning of an asked term) that is no stopword (writtenApart's pairs skip those). */
+function holdsBeginning(text: string, filter: RegExp): boolean {
+  for (const m of text.matchAll(filter)) if (!STOPWORDS.has(m[0].toLowerCase())) return true;
+  return false;
 }
 
 function escapeRegExp(text: string): string {
