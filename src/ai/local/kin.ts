@@ -136,12 +136,12 @@ export function withJoined(terms: string[], text: string, wanted: ReadonlySet<st
  * an ask. A sentence is scanned only where it holds a hyphen or the beginning of an asked term
  * followed by a space or a tab (`post ` for `postmortem`); most hold neither.
  */
-export function joinerFor(wanted: ReadonlySet<string>): (terms: string[], text: string) => string[] {
+export function joinerFor(wanted: ReadonlySet<string>): Joiner {
   const prefixes = [...wanted].map((t) => termSpellings(t).prefix).filter((p) => p.length > SPACED_PART_MIN);
-  if (!prefixes.length) return (terms) => terms;
-  const spacedPair = spacedPairFilter(prefixes);
-  return (terms, text) => {
-    if (spacedPair && !HYPHEN_IN.test(text) && !holdsBeginning(text, spacedPair)) return terms;
+  const spacedPair = prefixes.length ? spacedPairFilter(prefixes) : null;
+  const mayJoin = (text: string) => prefixes.length > 0 && (!spacedPair || HYPHEN_IN.test(text) || holdsBeginning(text, spacedPair));
+  const join = (terms: string[], text: string) => {
+    if (!mayJoin(text)) return terms;
     let joined: string[] | undefined;
     for (const { parts, spaced } of writtenApart(text.toLowerCase())) {
       const [first] = parts;
@@ -155,6 +155,14 @@ export function joinerFor(wanted: ReadonlySet<string>): (terms: string[], text: 
     }
     return joined ? [...terms, ...joined] : terms;
   };
+  return Object.assign(join, { mayJoin });
+}
+
+/** withJoined for one question's terms (joinerFor). */
+export interface Joiner {
+  (terms: string[], text: string): string[];
+  /** False where no sentence of `text` can write an asked term apart: the joiner gives back the terms of each as they are. */
+  mayJoin(text: string): boolean;
 }
 
 const HYPHEN_IN = /[-\u2010\u2011]/;
