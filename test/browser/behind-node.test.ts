@@ -2,7 +2,7 @@ import type { Page, Route, WebSocketRoute } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import type { Store } from '../../src/store/types.js';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, say } from './harness.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswerFrame, say } from './harness.js';
 
 // Rejoining a node that is behind the others (freshly started, or not caught up) gives a welcome
 // whose seq is below the page's: its history agrees with what the page holds, so the page keeps
@@ -32,16 +32,7 @@ async function routed(page: Page): Promise<{ messages: Message[]; rejoin(rewrite
     ws.onMessage((m) => {
       const frame = JSON.parse(String(m)) as { type: string; clientId?: string; threadId?: string };
       if (frame.type !== 'ask') return server.send(m);
-      const answer = {
-        id: `private_${frame.clientId}`,
-        seq: 0,
-        roomId: messages.at(-1)?.roomId ?? '',
-        threadId: frame.threadId ?? threadId,
-        author: { id: 'assistant', name: 'Assistant', kind: 'assistant' },
-        text: 'A private answer.',
-        ts: new Date().toISOString(),
-      };
-      ws.send(JSON.stringify({ type: 'assistant.done', message: { ...answer, clientId: 'ans_private' } }));
+      ws.send(privateAnswerFrame(frame, messages.at(-1)?.roomId ?? '', threadId));
     });
     server.onMessage((m) => {
       const frame = JSON.parse(String(m)) as { type: string; message?: Message; seq: number; history: Message[]; threadId?: string };

@@ -222,6 +222,23 @@ export async function openAs(browser: Browser, name: string, viewport?: { width:
 }
 
 /** Types `text` into the room's composer and sends it with Enter. */
+/**
+ * The `assistant.done` of a private answer to an `ask` frame caught on a routed socket (a private
+ * answer is never stored, so a test that holds the server back answers it itself).
+ */
+export function privateAnswerFrame(ask: { clientId?: string; threadId?: string }, roomId: string, mainThreadId: string): string {
+  const answer = {
+    id: `private_${ask.clientId}`,
+    seq: 0,
+    roomId,
+    threadId: ask.threadId ?? mainThreadId,
+    author: { id: 'assistant', name: 'Assistant', kind: 'assistant' },
+    text: 'A private answer.',
+    ts: new Date().toISOString(),
+  };
+  return JSON.stringify({ type: 'assistant.done', message: { ...answer, clientId: 'ans_private' } });
+}
+
 export async function say(page: Page, text: string): Promise<void> {
   const box = page.locator('salon-composer textarea');
   await box.fill(text);

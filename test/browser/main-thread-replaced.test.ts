@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, say } from './harness.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswerFrame, say } from './harness.js';
 
 // A room's main thread is replaced when it is deleted (the room makes a new one) or the store is
 // wiped. What the member wrote in the main view belongs to the room's main thread, whichever it is
@@ -125,16 +125,7 @@ describeBrowser('a main thread replaced', () => {
         ws.onMessage((m) => {
           const frame = JSON.parse(String(m)) as { type: string; clientId?: string; threadId?: string };
           if (frame.type !== 'ask') return server.send(m);
-          const answer = {
-            id: `private_${frame.clientId}`,
-            seq: 0,
-            roomId: 'news_early_private',
-            threadId: frame.threadId ?? mainId,
-            author: { id: 'assistant', name: 'Assistant', kind: 'assistant' },
-            text: 'A private answer.',
-            ts: new Date().toISOString(),
-          };
-          ws.send(JSON.stringify({ type: 'assistant.done', message: { ...answer, clientId: 'ans_private' } }));
+          ws.send(privateAnswerFrame(frame, 'news_early_private', mainId));
         });
         let mainId = '';
         server.onMessage((m) => {
