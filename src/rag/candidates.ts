@@ -139,7 +139,7 @@ function heldIn(question: string, query: ReadonlySet<string>): (text: string, ma
     const lower = joined.length ? text.toLowerCase() : '';
     const rematch = joined.some((prefix) => lower.includes(prefix));
     // No compound either way (most texts): the most distinct terms a sentence holds, as matched, with
-    // no set of terms built for each sentence of each candidate (~0.5 ms an ask).
+    // no set of terms built for each sentence of each candidate.
     if (!rematch && !withJoined.mayJoin(matched.flat)) return mostHeld(matched);
     const found = rematch ? matchQuery(text, wider) : matched;
     return found.matches.reduce((most, terms, i) => Math.max(most, new Set(asAsked(withJoined(terms, found.sentences[i].text), compounds)).size), 0);

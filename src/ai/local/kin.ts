@@ -131,10 +131,10 @@ export function withJoined(terms: string[], text: string, wanted: ReadonlySet<st
 }
 
 /**
- * withJoined for one question's terms (`wanted`), made once for all the sentences it reads: an ask
- * reads a few hundred, and scanning each for words side by side cost ~10 µs a sentence, 1.5–3 ms
- * an ask. A sentence is scanned only where it holds a hyphen or the beginning of an asked term
- * followed by a space or a tab (`post ` for `postmortem`); most hold neither.
+ * withJoined for one question's terms (`wanted`), made once for all the sentences it reads (an ask
+ * reads a few hundred). Scanning a sentence for words side by side cost ~10 µs in a loop of one, so
+ * a sentence is scanned only where it holds a hyphen, or a whole word, no stopword, that begins an
+ * asked term before a space or tab (`post ` for `postmortem`); most hold neither.
  */
 export function joinerFor(wanted: ReadonlySet<string>): Joiner {
   const prefixes = [...wanted].map((t) => termSpellings(t).prefix).filter((p) => p.length > SPACED_PART_MIN);
@@ -175,8 +175,9 @@ const FILTER_MAX_PART = 24;
  * What a text must hold to write an asked term apart with a space or tab: a whole word that is a
  * beginning of it, two letters or more and short of the whole, before a space or tab (`po`, `pos`,
  * … `postmorte`), as one expression of nested optional letters (`po(?:s(?:t…)?)?`), linear in the
- * text; a stopword found so is passed over (`in` for `industry`). Null for a question of many or long terms (a 4,000-letter word), which every sentence
- * is scanned for instead: a list of every beginning of such a word took seconds to make and test.
+ * text; a stopword found so is passed over (`in` for `industry`). Null for a question of many or
+ * long terms (a 4,000-letter word), which every sentence is scanned for instead: a list of every
+ * beginning of such a word took seconds to make and test.
  */
 function spacedPairFilter(prefixes: string[]): RegExp | null {
   if (prefixes.length > FILTER_MAX_TERMS || prefixes.some((p) => p.length > FILTER_MAX_PART + 1)) return null;
