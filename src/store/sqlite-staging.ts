@@ -19,6 +19,7 @@
 import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
 import type { Row } from './rows.js';
+import { SliceBudget } from './slice-budget.js';
 import type { NewMemoryEntry, ThreadChange, ThreadChangeResult } from './types.js';
 
 /** Below this many chunks for new threads, the change is simply one transaction. */
@@ -34,11 +35,12 @@ export const STAGE_SLICE = 256;
  * cost less (2,048 copies: ~20–40 ms).
  */
 export const COPIES_PER_FULL_CHUNK = 8;
-/** How long one transaction of deleteStaged may run before the event loop gets a turn, and the rows it deletes between checks. */
+/** How long one transaction of deleteStaged may hold the event loop, its commit included. */
 const DELETE_SLICE_MS = 15;
-const DELETE_STEP = 16;
-/** Messages deleted by one statement of a slice (~1.5 ms here). */
-const DELETE_MESSAGES_STEP = 512;
+/** Rows deleted between two checks of the time: a row whose copies take its lines can cost ~1.5 ms. */
+const DELETE_STEP = 4;
+/** Messages deleted by one statement of a slice (~2–3 ms here, and about as much again at the commit). */
+const DELETE_MESSAGES_STEP = 128;
 /**
  * The start a deleted thread's entry is given: older than any STALE_STAGING_MS, so whichever
  * process opens the store next finishes the deletion (no process is writing those rows).
@@ -139,39 +141,52 @@ function slices(positions: number[], weight: (position: number) => number): numb
  * deleted thread's large memory and messages (SqliteStore.deleteThread), whose originals copied
  * into other threads each hand their lines to an heir as they go (~1 s in one transaction for a
  * thread that fed a fusion). It starts a turn after its caller (whose transaction has just held the
- * event loop) and does DELETE_SLICE_MS of work per transaction, with a turn between.
+ * event loop) and holds the loop about DELETE_SLICE_MS per transaction, its commit included
+ * (SliceBudget), with a turn between.
  */
 export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[], stopped: () => boolean = () => false): Promise<void> {
   await nextTurn();
   // By time rather than by count: a row whose copies take its lines costs ~20 times one that has
   // none. Returns where the next slice starts, counted only once its transaction has committed.
-  const drop = host.db.transaction((from: number) => {
-    const start = performance.now();
-    let at = from;
-    do {
-      host.deleteMemory(ids.slice(at, at + DELETE_STEP));
-      at += DELETE_STEP;
-    } while (at < ids.length && performance.now() - start < DELETE_SLICE_MS);
-    return at;
-  });
+  const rows = new SliceBudget(DELETE_SLICE_MS);
+  const drop = host.db.transaction(
+    rows.timed((from: number) => {
+      let at = from;
+      do {
+        host.deleteMemory(ids.slice(at, at + DELETE_STEP));
+        at += DELETE_STEP;
+      } while (at < ids.length && rows.more(at - from));
+      return Math.min(at, ids.length);
+    }),
+  );
   for (let from = 0; from < ids.length;) {
     if (stopped()) return;
-    from = drop.immediate(from);
+    const next = drop.immediate(from);
+    rows.committed(next - from);
+    from = next;
     await nextTurn();
   }
   // A deleted thread's messages (a thread that exists keeps its own); true while there may be more.
-  const dropMessages = host.db.transaction((threadId: string) => {
-    if (host.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return false;
-    const start = performance.now();
-    const some = host.sql('DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE thread_id = ? LIMIT ?)');
-    let full: boolean;
-    do {
-      full = some.run(threadId, DELETE_MESSAGES_STEP).changes === DELETE_MESSAGES_STEP;
-    } while (full && performance.now() - start < DELETE_SLICE_MS);
-    return full;
-  });
+  const messages = new SliceBudget(DELETE_SLICE_MS);
+  let steps = 0;
+  const dropMessages = host.db.transaction(
+    messages.timed((threadId: string) => {
+      steps = 0;
+      if (host.sql('SELECT 1 FROM threads WHERE id = ?').get(threadId)) return false;
+      const some = host.sql('DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE thread_id = ? LIMIT ?)');
+      let full: boolean;
+      do {
+        full = some.run(threadId, DELETE_MESSAGES_STEP).changes === DELETE_MESSAGES_STEP;
+        steps++;
+      } while (full && messages.more(steps));
+      return full;
+    }),
+  );
   for (const id of threadIds) {
-    while (dropMessages.immediate(id)) {
+    for (;;) {
+      const more = dropMessages.immediate(id);
+      messages.committed(steps);
+      if (!more) break;
       await nextTurn();
       if (stopped()) return;
     }
