@@ -723,6 +723,44 @@ describe('a question writing a word apart with a space', () => {
       expect(withJoined([], text, wanted), text).toEqual(['postmortem']);
     expect(withJoined([], 'The postal mortgage was late.', wanted)).toEqual([]);
     expect(withJoined([], 'A ghost most mortals fear.', wanted)).toEqual([]);
+    // A one-letter first part is found from its hyphen, a hyphen first in the sentence passed over.
+    expect(withJoined([], '-- Send an e-mail.', new Set(['email']))).toEqual(['email']);
+  });
+
+  it('passes over no sentence the full scan would join, whatever its hyphens, spaces, case and letters', () => {
+    // Past 16 asked terms there is no filter and every sentence is scanned: the same question's
+    // terms with 17 that match nothing give what the scan alone finds.
+    const questions: [string[], string[]][] = [
+      [
+        ['postmortem', 'write'],
+        ['post', 'Post', 'POST', 'mortem', 'Mortem', 'po', 'st', 'mort', 'the', '7', 'x7', '𝒜', 'é'],
+      ],
+      [['email'], ['e', 'E', 'mail', 'Mail', 'em', 'ai', 'a', 'x7', 'ﬁ']],
+      [
+        ['inhous', 'team'],
+        ['in', 'In', 'house', 'hous', 'the', 'a', '𝒜'],
+      ],
+      [['xray'], ['x', 'X', 'ray', 'Ray', 'xr', 'a', '7']],
+      [
+        ['post', 'mortem'],
+        ['post', 'mortem', 'po', 'the'],
+      ],
+    ];
+    const gaps = [' ', '  ', '\t', '-', '\u2010', '\u2011', '--', ', ', ''];
+    let seed = 17;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const unmatched = Array.from({ length: 17 }, (_, i) => `zq${String.fromCharCode(97 + i)}zq`);
+    let joined = 0;
+    for (let i = 0; i < 4_000; i++) {
+      const [terms, pieces] = questions[i % questions.length];
+      let text = next(3) === 0 ? gaps[next(gaps.length)] : '';
+      for (let w = 1 + next(6); w > 0; w--) text += pieces[next(pieces.length)] + gaps[next(gaps.length)];
+      const scanned = withJoined([], text, new Set([...terms, ...unmatched]));
+      expect(withJoined([], text, new Set(terms)), JSON.stringify(text)).toEqual(scanned);
+      if (scanned.length) joined++;
+    }
+    // The sentences exercise the joiner: some of them write an asked word apart.
+    expect(joined).toBeGreaterThan(50);
   });
 
   it('reads a sentence once for a question of a 4,000-letter word, or of many words', () => {

@@ -38,14 +38,36 @@ export function deedFromTheOtherSide(term: string): string | undefined {
 export type Kin = ReadonlyMap<string, string | readonly string[]>;
 
 /**
+ * The last questions' kin and joiners: an ask reads its question at several places, and for each
+ * source it quotes (passage.ts), each time making the same sets and expressions.
+ */
+const RECENT_QUESTIONS = 8;
+const recentKin = new Map<string, Kin>();
+const recentJoiners = new Map<string, Joiner>();
+
+function recently<V>(cache: Map<string, V>, key: string, make: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    if (cache.size >= RECENT_QUESTIONS) cache.delete(cache.keys().next().value as string);
+    cache.set(key, value);
+  }
+  return value;
+}
+
+/**
  * For `asked` (a question's terms), the terms that stand for one of them: each kin of an asked
  * term maps to it, unless the question asks for the kin itself. Given the question, a word it
  * writes apart (`post-mortem`, `post mortem`) is found written as one word too (`postmortem`),
  * which stands for all its parts: "who wrote the post-mortem?" held no term of the article's
  * "according to the postmortem, signed by …", and was "not covered".
  */
-export function kinOf(asked: Iterable<string>, question?: string): Map<string, string | string[]> {
+export function kinOf(asked: Iterable<string>, question?: string): Kin {
   const wanted = new Set(asked);
+  return question === undefined ? kinOfTerms(wanted) : recently(recentKin, `${question}\u0000${[...wanted].join(' ')}`, () => kinOfQuestion(wanted, question));
+}
+
+function kinOfTerms(wanted: ReadonlySet<string>): Map<string, string | string[]> {
   const out = new Map<string, string | string[]>();
   for (const term of wanted) {
     for (const group of KIN_GROUPS) {
@@ -53,7 +75,11 @@ export function kinOf(asked: Iterable<string>, question?: string): Map<string, s
       for (const kin of group) if (!wanted.has(kin) && !out.has(kin)) out.set(kin, term);
     }
   }
-  if (question === undefined) return out;
+  return out;
+}
+
+function kinOfQuestion(wanted: ReadonlySet<string>, question: string): Kin {
+  const out = kinOfTerms(wanted);
   const deed = deedAsked(question);
   const otherSide = deed && wanted.has(deed.term) ? TOLD_FROM_THE_OTHER_SIDE.get(deed.term) : undefined;
   if (otherSide && !wanted.has(otherSide) && !out.has(otherSide)) out.set(otherSide, deed!.term);
@@ -118,7 +144,19 @@ const HYPHENS = new Set(['-', '\u2010', '\u2011']);
 
 /** `terms` with each kin read as the asked term it stands for, and a compound as its parts, in order. */
 export function asAsked(terms: string[], kin: Kin): string[] {
-  return kin.size ? terms.flatMap((t) => kin.get(t) ?? t) : terms;
+  if (!kin.size) return terms;
+  // Read for every sentence of every source an ask quotes: most hold no kin, and keep their array.
+  let out: string[] | undefined;
+  for (let i = 0; i < terms.length; i++) {
+    const asked = kin.get(terms[i]);
+    if (asked === undefined) out?.push(terms[i]);
+    else {
+      out ??= terms.slice(0, i);
+      if (typeof asked === 'string') out.push(asked);
+      else out.push(...asked);
+    }
+  }
+  return out ?? terms;
 }
 
 /**
@@ -132,18 +170,25 @@ export function withJoined(terms: string[], text: string, wanted: ReadonlySet<st
 
 /**
  * withJoined for one question's terms (`wanted`), made once for all the sentences it reads (an ask
- * reads a few hundred). Scanning a sentence for words side by side cost ~10 µs in a loop of one, so
- * a sentence is scanned only where it holds a hyphen, or a whole word, no stopword, that begins an
- * asked term before a space or tab (`post ` for `postmortem`); most hold neither.
+ * reads a few hundred, at three places). Scanning a sentence for words side by side cost ~10 µs in
+ * a loop of one, so a sentence is scanned only where it holds a hyphen, or a whole word, no
+ * stopword, that begins an asked term before a space or tab (`post ` for `postmortem`); most hold
+ * neither.
  */
 export function joinerFor(wanted: ReadonlySet<string>): Joiner {
+  return recently(recentJoiners, [...wanted].join(' '), () => newJoiner(new Set(wanted)));
+}
+
+function newJoiner(wanted: ReadonlySet<string>): Joiner {
   const prefixes = [...wanted].map((t) => termSpellings(t).prefix).filter((p) => p.length > SPACED_PART_MIN);
-  const spacedPair = prefixes.length ? spacedPairFilter(prefixes) : null;
-  const mayJoin = (text: string) => prefixes.length > 0 && (!spacedPair || HYPHEN_IN.test(text) || holdsBeginning(text, spacedPair));
+  const places = prefixes.length ? firstPartsOf(prefixes) : null;
+  // A question of many or long terms has no places to look at: every text is scanned whole.
+  const apart = (lower: string) => (places ? writtenApartFrom(lower, places(lower)) : writtenApart(lower));
+  const mayJoin = (text: string) => prefixes.length > 0 && (!places || places(text.toLowerCase(), true).length > 0);
   const join = (terms: string[], text: string) => {
-    if (!mayJoin(text)) return terms;
+    if (!prefixes.length) return terms;
     let joined: string[] | undefined;
-    for (const { parts, spaced } of writtenApart(text.toLowerCase())) {
+    for (const { parts, spaced } of apart(text.toLowerCase())) {
       const [first] = parts;
       if (!prefixes.some((p) => p.length > first.length && p.startsWith(first))) continue;
       // `in vested interests` is no `invested`: words side by side join only as two content words.
@@ -165,36 +210,132 @@ export interface Joiner {
   mayJoin(text: string): boolean;
 }
 
-const HYPHEN_IN = /[-\u2010\u2011]/;
-
-/** Asked terms the filter covers, and the longest first part: past either, every sentence is scanned. */
+/** Asked terms the places cover, and the longest first part: past either, every sentence is scanned. */
 const FILTER_MAX_TERMS = 16;
 const FILTER_MAX_PART = 24;
 
+/** A word of a lower-cased text that may be the first part of an asked term written apart: from `at` to `end`. */
+interface FirstPart {
+  at: number;
+  end: number;
+  /** Before a space or tab (`post mortem`), else before a hyphen (`post-mortem`). */
+  spaced: boolean;
+}
+
 /**
- * What a text must hold to write an asked term apart with a space or tab: a whole word that is a
- * beginning of it, two letters or more and short of the whole, before a space or tab (`po`, `pos`,
- * … `postmorte`), as one expression of nested optional letters (`po(?:s(?:t…)?)?`), linear in the
- * text; a stopword found so is passed over (`in` for `industry`). Null for a question of many or
- * long terms (a 4,000-letter word), which every sentence is scanned for instead: a list of every
- * beginning of such a word took seconds to make and test.
+ * Where a lower-cased text may write an asked term apart, as writtenApart reads it: each whole
+ * word that is a beginning of an asked term and short of the whole, before a space or tab (two
+ * letters or more, no stopword: `po`, `pos`, … `postmorte` for `postmortem`) or before a hyphen
+ * (`post-`, `e-` for `email`). A word before a space is looked for only where its first two letters
+ * stand, one before a hyphen from the hyphen. Scanning every word of every sentence cost ~5 µs a
+ * sentence, and a hyphen alone sent a fifth of news sentences to it. Null for a question of many or
+ * long terms (a 4,000-letter word): a list of every beginning of such a word took seconds to make.
  */
-function spacedPairFilter(prefixes: string[]): RegExp | null {
+function firstPartsOf(prefixes: string[]): ((lower: string, firstOnly?: boolean) => FirstPart[]) | null {
   if (prefixes.length > FILTER_MAX_TERMS || prefixes.some((p) => p.length > FILTER_MAX_PART + 1)) return null;
-  const beginnings = prefixes.map((p) => {
-    const letters = Array.from(p.slice(0, -1));
-    const rest = letters.slice(SPACED_PART_MIN).reduceRight((inner, letter) => `(?:${escapeRegExp(letter)}${inner})?`, '');
-    return letters.slice(0, SPACED_PART_MIN).map(escapeRegExp).join('') + rest;
-  });
-  return new RegExp(`(?<!\\p{L})(?:${beginnings.join('|')})(?=[ \\t])`, 'giu');
+  // writtenApart's words are runs of letters: a beginning with a digit is never one.
+  const letters = prefixes.map((p) => p.slice(0, p.match(NOT_LETTER)?.index ?? p.length));
+  const beforeSpace = new Set<string>();
+  const beforeHyphen = new Set<string>();
+  for (const [i, p] of prefixes.entries()) {
+    for (let n = 1; n < p.length && n <= letters[i].length; n++) {
+      const beginning = p.slice(0, n);
+      beforeHyphen.add(beginning);
+      if (n >= SPACED_PART_MIN && !STOPWORDS.has(beginning)) beforeSpace.add(beginning);
+    }
+  }
+  const starts = [...new Set([...beforeSpace].map((b) => b.slice(0, SPACED_PART_MIN)))];
+  return (lower, firstOnly = false) => {
+    const found: FirstPart[] = [];
+    for (const hyphen of HYPHENS) {
+      for (let end = lower.indexOf(hyphen); end >= 0; end = lower.indexOf(hyphen, end + 1)) {
+        // Beginnings are at most FILTER_MAX_PART letters: a longer run is cut, and found in none.
+        const word = WORD_BEFORE.exec(lower.slice(Math.max(0, end - FILTER_MAX_PART - 1), end));
+        if (word && beforeHyphen.has(word[0]) && !letterBefore(lower, end - word[0].length)) {
+          found.push({ at: end - word[0].length, end, spaced: false });
+          if (firstOnly) return found;
+        }
+      }
+    }
+    for (const start of starts) {
+      for (let at = lower.indexOf(start); at >= 0; at = lower.indexOf(start, at + 1)) {
+        if (letterBefore(lower, at)) continue;
+        const end = wordEnd(lower, at);
+        if ((lower[end] === ' ' || lower[end] === '\t') && beforeSpace.has(lower.slice(at, end))) {
+          found.push({ at, end, spaced: true });
+          if (firstOnly) return found;
+        }
+      }
+    }
+    return found;
+  };
 }
 
-/** Whether `text` holds a whole word `filter` matches (a beginning of an asked term) that is no stopword (writtenApart's pairs skip those). */
-function holdsBeginning(text: string, filter: RegExp): boolean {
-  for (const m of text.matchAll(filter)) if (!STOPWORDS.has(m[0].toLowerCase())) return true;
-  return false;
+/**
+ * writtenApart's compounds, each once and in its order, read only from the first parts found
+ * (firstPartsOf): a hyphen's word that begins a chain, with the rest of the chain, and a spaced
+ * word with the word after it.
+ */
+function writtenApartFrom(lower: string, firstParts: FirstPart[]): { parts: string[]; spaced: boolean }[] {
+  // writtenApart yields a chain as it reaches the next word (or the end), before that word's pair.
+  const found: { order: number; parts: string[]; spaced: boolean }[] = [];
+  for (const { at, end, spaced } of firstParts) {
+    const first = lower.slice(at, end);
+    if (spaced) {
+      let next = end;
+      while (lower[next] === ' ' || lower[next] === '\t') next++;
+      const second = wordAt(lower, next);
+      if (second && second.length >= SPACED_PART_MIN) found.push({ order: 2 * next + 1, parts: [first, second], spaced });
+      continue;
+    }
+    // A word after a hyphen that follows a word is inside a chain, not its first part.
+    if (at >= 2 && HYPHENS.has(lower[at - 1]) && letterBefore(lower, at - 1)) continue;
+    const parts = [first];
+    let to = end;
+    for (let part = wordAt(lower, to + 1); HYPHENS.has(lower[to]) && part; part = wordAt(lower, to + 1)) {
+      parts.push(part);
+      to += 1 + part.length;
+    }
+    if (parts.length < 2) continue;
+    LETTER_ANYWHERE.lastIndex = to;
+    found.push({ order: 2 * (LETTER_ANYWHERE.exec(lower)?.index ?? lower.length), parts, spaced });
+  }
+  return found.length > 1 ? found.sort((a, b) => a.order - b.order) : found;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The run of letters that begins at `at`, or undefined. */
+function wordAt(lower: string, at: number): string | undefined {
+  WORD_AT.lastIndex = at;
+  return WORD_AT.exec(lower)?.[0];
 }
+
+/** Whether a letter ends just before `at` (a surrogate pair read as one character). */
+function letterBefore(lower: string, at: number): boolean {
+  if (at <= 0) return false;
+  // Most text is ASCII, read without an expression; the rest as Unicode tells.
+  const c = lower.charCodeAt(at - 1);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+  return LETTER_LAST.test(lower.slice(Math.max(0, at - 2), at));
+}
+
+/** Where the run of letters that begins at `at` ends. */
+function wordEnd(lower: string, at: number): number {
+  for (let i = at; ; i++) {
+    const c = lower.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) continue;
+    if (!(c >= 128)) return i;
+    // A letter past ASCII (or not): the expression reads the whole run.
+    WORD_AT.lastIndex = at;
+    return at + (WORD_AT.exec(lower)?.[0].length ?? 0);
+  }
+}
+
+const NOT_LETTER = /\P{L}/u;
+/** The run of letters at `lastIndex`. */
+const WORD_AT = /\p{L}+/uy;
+/** The run of letters a string ends with. */
+const WORD_BEFORE = /\p{L}+$/u;
+/** A string that ends in a letter (a surrogate pair read as one character). */
+const LETTER_LAST = /\p{L}$/u;
+/** The next letter from `lastIndex`. */
+const LETTER_ANYWHERE = /\p{L}/gu;
