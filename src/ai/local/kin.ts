@@ -171,9 +171,8 @@ export function withJoined(terms: string[], text: string, wanted: ReadonlySet<st
 /**
  * withJoined for one question's terms (`wanted`), made once for all the sentences it reads (an ask
  * reads a few hundred, at three places). Scanning a sentence for words side by side cost ~10 µs in
- * a loop of one, so a sentence is scanned only where it holds a hyphen, or a whole word, no
- * stopword, that begins an asked term before a space or tab (`post ` for `postmortem`); most hold
- * neither.
+ * a loop of one, so a sentence is read only from where the first part of an asked term written
+ * apart may stand (firstPartsOf: `post ` or `post-` for `postmortem`); most sentences hold none.
  */
 export function joinerFor(wanted: ReadonlySet<string>): Joiner {
   return recently(recentJoiners, [...wanted].join(' '), () => newJoiner(new Set(wanted)));
