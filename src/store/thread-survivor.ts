@@ -1,11 +1,19 @@
 /**
  * Where what was begun in a thread goes once that thread is merged: an answer being written, a
- * memory window closing. The merge moved the thread's messages and memory; what lands after it
- * must follow them, not settle in the archived thread where nobody reads or searches it.
+ * memory window closing, a message naming it. The merge moved the thread's messages and memory;
+ * what lands after it must follow them, not settle in the archived thread where nobody reads or
+ * searches it.
  */
 import type { Store, Thread } from './types.js';
 
-/** Merges of merges followed at most: a chain longer than a room's threads would be a cycle. */
+/**
+ * Merges of merges followed at most, by every walk along `merged_into` (this one, the stores'
+ * appends, the rooms' `activeThreadFor`). A merge takes two active threads and archives one, so a
+ * chain has no cycle and its length is how many merges were made one after another; it grows with
+ * a room's history, not with its active threads. The bound only stops a walk over damaged rows
+ * (a cycle), so it is far beyond a chain anyone merges by hand while small enough to walk: at most
+ * 100 primary-key reads, which SQLite's append makes inside its write transaction.
+ */
 export const MAX_MERGE_HOPS = 100;
 
 /** `threadId`'s thread, or the thread that absorbed it (through merges of merges); null when it is gone. */

@@ -222,6 +222,22 @@ describe('room protocol', () => {
     expect(posted.threadId).not.toBe(oldMain);
   });
 
+  it('sends a message naming a thread merged many times over to the survivor at the end of its merges', async () => {
+    const { store } = app.salon;
+    const a = await joined(app, 'Ana');
+    // thr_c0 merged into thr_c1, that one into thr_c2, …, thr_c11 into the main thread: 12 merges.
+    const chain = Array.from({ length: 12 }, (_, i) => `thr_c${i}`);
+    for (const id of chain) await store.createThread({ id, roomId: ROOM, title: id }, 'admin');
+    const survivor = a.welcome.threadId;
+    const at = new Date().toISOString();
+    const into = (i: number) => chain[i + 1] ?? survivor;
+    for (const [i, id] of chain.entries()) await store.applyThreadChange({ at, expect: [], updateThreads: [{ id, status: 'archived', mergedInto: into(i) }] });
+    a.client.send({ type: 'say', text: 'to the oldest shell', clientId: 'far', threadId: 'thr_c0' });
+    const posted = (await a.client.next('message', (f) => f.message.clientId === 'far')).message;
+    expect(posted.threadId).toBe(survivor);
+    expect((await store.threadMessages(survivor, 10)).map((m) => m.text)).toEqual(['to the oldest shell']);
+  });
+
   it('replays exactly the messages after lastSeq', async () => {
     const a = await joined(app, 'Ana');
     for (let i = 1; i <= 5; i++) a.client.send({ type: 'say', text: `m${i}`, clientId: `c${i}` });
