@@ -3,14 +3,15 @@
  * `room_seq` row, which row-locks it until the transaction ends: appends to one room queue there
  * from every node, so seqs are gapless and the duplicate check after it sees every earlier append.
  * A message for a thread that no longer exists is refused (ERR_THREAD_NOT_FOUND); one for a thread
- * merged meanwhile is stored in the thread that absorbed it.
+ * merged meanwhile is stored in the thread that absorbed it; one whose thread is archived and leads
+ * to no active thread is refused (ERR_THREAD_ARCHIVED, see takesNoMessages).
  */
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import { placeholders, type Sql } from './postgres-db.js';
 import { MESSAGE_COLUMNS, messageValues, newMessage, rowToMessage } from './rows.js';
 import type { NewMessage } from './types.js';
-import { MAX_MERGE_HOPS } from './thread-survivor.js';
+import { MAX_MERGE_HOPS, takesNoMessages } from './thread-survivor.js';
 
 /**
  * Stores `m` with its room's next seq; call inside a transaction. A message whose (room, author,
@@ -24,19 +25,21 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
   let seq: number;
   for (let hops = 0; ; hops++) {
     const { rows } = await sql.query(
-      `WITH thread AS (SELECT merged_into FROM threads WHERE id = $2 FOR KEY SHARE)
-       INSERT INTO room_seq (room_id, seq) SELECT $1, 1 FROM thread WHERE merged_into IS NULL OR $3
+      `WITH thread AS (SELECT status FROM threads WHERE id = $2 FOR KEY SHARE)
+       INSERT INTO room_seq (room_id, seq) SELECT $1, 1 FROM thread WHERE status = 'active'
        ON CONFLICT (room_id) DO UPDATE SET seq = room_seq.seq + 1 RETURNING seq`,
-      [m.roomId, threadId, hops >= MAX_MERGE_HOPS],
+      [m.roomId, threadId],
     );
     if (rows.length) {
       seq = rows[0].seq as number;
       break;
     }
-    const { rows: merged } = await sql.query('SELECT merged_into FROM threads WHERE id = $1 FOR KEY SHARE', [threadId]);
-    if (!merged.length) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
+    const { rows: archived } = await sql.query('SELECT merged_into FROM threads WHERE id = $1 FOR KEY SHARE', [threadId]);
+    if (!archived.length) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
+    const next = archived[0].merged_into as string | null;
+    if (!next || hops >= MAX_MERGE_HOPS) throw takesNoMessages(m.threadId, next);
     // Merged: its messages are in the thread that absorbed it (once merged, a thread never changes again).
-    threadId = merged[0].merged_into as string;
+    threadId = next;
   }
   const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
   const values = messageValues(message);

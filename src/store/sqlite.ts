@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutComments, NewChunk, StoredItem } from '../content/types.js';
 import { errors } from '../errors.js';
-import { MAX_MERGE_HOPS } from './thread-survivor.js';
+import { MAX_MERGE_HOPS, takesNoMessages } from './thread-survivor.js';
 import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { failUnfinished } from './job-sweep.js';
@@ -600,14 +600,17 @@ export class SqliteStore implements Store {
    * or the thread that absorbed it when it was merged meanwhile (merges of merges followed), where
    * the merge moved its messages; in the archived shell nobody would read or search it. A thread
    * deleted while the message was on its way (an answer being written, a say in flight) takes
-   * nothing: the row would outlive its thread, served to anyone and deletable by no one.
+   * nothing: the row would outlive its thread, served to anyone and deletable by no one. Nor does an
+   * archived thread the walk ends on (`takesNoMessages`). Synchronous, as better-sqlite3's
+   * transactions are: no merge commits between the walk's reads and the insert.
    */
   private threadTakingMessages(threadId: string): string {
     let id = threadId;
     for (let hops = 0; ; hops++) {
-      const row = this.sql('SELECT merged_into FROM threads WHERE id = ?').get(id) as { merged_into: string | null } | undefined;
+      const row = this.sql('SELECT merged_into, status FROM threads WHERE id = ?').get(id) as { merged_into: string | null; status: string } | undefined;
       if (!row) throw new errors.ERR_THREAD_NOT_FOUND(threadId);
-      if (!row.merged_into || hops >= MAX_MERGE_HOPS) return id;
+      if (row.status === 'active') return id;
+      if (!row.merged_into || hops >= MAX_MERGE_HOPS) throw takesNoMessages(threadId, row.merged_into);
       id = row.merged_into;
     }
   }

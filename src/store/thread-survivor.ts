@@ -4,6 +4,7 @@
  * what lands after it must follow them, not settle in the archived thread where nobody reads or
  * searches it.
  */
+import { errors } from '../errors.js';
 import type { Store, Thread } from './types.js';
 
 /**
@@ -21,4 +22,13 @@ export async function survivorOf(store: Pick<Store, 'getThread'>, threadId: stri
   let thread = await store.getThread(threadId);
   for (let hops = 0; thread?.mergedInto && hops < MAX_MERGE_HOPS; hops++) thread = await store.getThread(thread.mergedInto);
   return thread;
+}
+
+/**
+ * The refusal of a message for `requested` whose walk along `merged_into` ended on an archived
+ * thread: one archived without a merge, or a shell still merged on after MAX_MERGE_HOPS (`mergedInto`
+ * its next hop). Nothing is stored: in the archived shell nobody would read or search it.
+ */
+export function takesNoMessages(requested: string, mergedInto: string | null): Error {
+  return new errors.ERR_THREAD_ARCHIVED(requested, mergedInto ? `more than ${MAX_MERGE_HOPS} merges from an active thread` : 'it takes no messages');
 }

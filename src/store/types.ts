@@ -360,7 +360,9 @@ export interface Store {
   // messages
   /**
    * Persists a message with the room's next seq. A message whose (roomId, author.id, clientId)
-   * was already stored is not stored again: the original is returned with duplicate=true.
+   * was already stored is not stored again: the original is returned with duplicate=true. A merged
+   * thread's message goes to the thread that absorbed it (thread-survivor.ts); one whose thread is
+   * gone is ERR_THREAD_NOT_FOUND, one whose thread leads to no active thread ERR_THREAD_ARCHIVED.
    */
   appendMessage(message: NewMessage): Promise<{ message: Message; duplicate: boolean }>;
   /**

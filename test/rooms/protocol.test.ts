@@ -238,6 +238,23 @@ describe('room protocol', () => {
     expect((await store.threadMessages(survivor, 10)).map((m) => m.text)).toEqual(['to the oldest shell']);
   });
 
+  it('refuses a message to a thread archived without a merge, storing nothing, and the socket goes on', async () => {
+    const { store } = app.salon;
+    const a = await joined(app, 'Ana');
+    await store.createThread({ id: 'thr_shut', roomId: ROOM, title: 'Shut' }, 'admin');
+    a.client.send({ type: 'say', text: 'while it is active', clientId: 'before', threadId: 'thr_shut' });
+    await a.client.next('message', (f) => f.message.clientId === 'before');
+    // No thread operation archives a thread without merging it; only a write to the store can.
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: 'thr_shut', status: 'archived' }] });
+    a.client.send({ type: 'say', text: 'into the shell', clientId: 'after', threadId: 'thr_shut' });
+    expect(await a.client.next('error')).toMatchObject({ code: 'ERR_THREAD_ARCHIVED', clientId: 'after' });
+    a.client.send({ type: 'ask', text: 'anyone here?', clientId: 'asked', threadId: 'thr_shut' });
+    expect(await a.client.next('error', (f) => f.clientId === 'asked')).toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+    expect((await store.threadMessages('thr_shut', 10)).map((m) => m.text)).toEqual(['while it is active']);
+    a.client.send({ type: 'say', text: 'to the main thread', clientId: 'main' });
+    expect((await a.client.next('message', (f) => f.message.clientId === 'main')).message.seq).toBe(2);
+  });
+
   it('replays exactly the messages after lastSeq', async () => {
     const a = await joined(app, 'Ana');
     for (let i = 1; i <= 5; i++) a.client.send({ type: 'say', text: `m${i}`, clientId: `c${i}` });

@@ -10,6 +10,7 @@ import { privateScope } from '../../src/memory/scopes.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { IngestJob, JobRunner, Store, Thread } from '../../src/store/types.js';
+import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { source, sourcesContract } from './sources-contract.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
@@ -791,6 +792,35 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.recentMessages('news_1', 10)).map((m) => m.text)).toEqual([]);
         const next = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'next' });
         expect(next.message.seq).toBe(2);
+      });
+
+      it('stores a message through as many merges as MAX_MERGE_HOPS, and refuses one merged on past them, writing nothing', async () => {
+        const main = await store.ensureMainThread('news_1');
+        // thr_h0 merged into thr_h1, …, the last one into the main thread: MAX_MERGE_HOPS + 1 merges.
+        const chain = Array.from({ length: MAX_MERGE_HOPS + 1 }, (_, i) => `thr_h${i}`);
+        await store.applyThreadChange({ at: at(1), expect: [], createThreads: chain.map((id) => ({ id, roomId: 'news_1', title: id })) });
+        for (const [i, id] of chain.entries())
+          await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id, status: 'archived', mergedInto: chain[i + 1] ?? main.id }] });
+        const near = await store.appendMessage({ roomId: 'news_1', threadId: chain[1], author: user('u'), text: 'near' });
+        expect(near.message.threadId).toBe(main.id);
+        const far = { roomId: 'news_1', threadId: chain[0], author: user('u'), text: 'far' };
+        await expect(store.appendMessage(far)).rejects.toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+        await expect(store.appendMessages([far])).rejects.toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+        expect(await store.lastSeq('news_1')).toBe(1);
+        expect((await store.recentMessages('news_1', 10)).map((m) => [m.threadId, m.text])).toEqual([[main.id, 'near']]);
+      });
+
+      it('refuses a message for a thread archived without a merge, writing nothing and taking no seq', async () => {
+        const main = await store.ensureMainThread('news_1');
+        await store.createThread({ id: 'thr_shut', roomId: 'news_1', title: 'Shut' }, 'u_ann');
+        await store.appendMessage({ roomId: 'news_1', threadId: 'thr_shut', author: user('u'), text: 'said while it was active' });
+        await store.applyThreadChange({ at: at(1), expect: [], updateThreads: [{ id: 'thr_shut', status: 'archived' }] });
+        const late = { roomId: 'news_1', threadId: 'thr_shut', author: user('u'), text: 'late' };
+        await expect(store.appendMessage({ ...late, clientId: 'c-late' })).rejects.toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+        await expect(store.appendMessages([{ ...late, threadId: main.id }, late])).rejects.toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+        await expect(store.applyThreadChange({ at: at(2), expect: [], appendMessages: [late] })).rejects.toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+        expect(await store.lastSeq('news_1')).toBe(1);
+        expect((await store.recentMessages('news_1', 10)).map((m) => m.text)).toEqual(['said while it was active']);
       });
     });
 
