@@ -255,6 +255,34 @@ describe('merge', () => {
     expect((await merge(x.id, y.id, 409)).error.code).toBe('ERR_THREAD_ARCHIVED');
     expect((await call(a, 'GET', `/api/v1/threads/${x.id}`)).messages).toBe(3);
   });
+
+  it('archives a thread only by merging it: no other operation changes a status, so every archived thread has a survivor', async () => {
+    const a = await threadsApp(closers);
+    const { store } = a.salon;
+    const writes = vi.spyOn(store, 'applyThreadChange');
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    const { threads } = await call(a, 'POST', `/api/v1/threads/${y.id}/split`, { parts: [{ title: 'Part', messageIds: [y.messageIds[0]] }], lock: 'force' });
+    await call(a, 'POST', `/api/v1/threads/${threads[0].id}/unlock`);
+    await call(a, 'POST', `/api/v1/threads/${x.id}/compact`);
+    const fused = (await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [x.id, y.id] })).thread;
+    await call(a, 'PUT', `/api/v1/threads/${fused.id}/config`, { privileged: true, enable_chat_history_rag: false });
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: fused.id, absorbedId: threads[0].id });
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: x.id, absorbedId: fused.id });
+    await call(a, 'DELETE', `/api/v1/threads/${y.id}`);
+    const statusWrites = writes.mock.calls.flatMap(([change]) => (change.updateThreads ?? []).filter((u) => u.status !== undefined));
+    expect(statusWrites.map((u) => [u.id, u.status, u.mergedInto])).toEqual([
+      [threads[0].id, 'archived', fused.id],
+      [fused.id, 'archived', x.id],
+    ]);
+    const archived = (await store.listThreads(ROOM)).filter((t) => t.status !== 'active');
+    expect(new Map(archived.map((t) => [t.id, t.mergedInto]))).toEqual(
+      new Map([
+        [threads[0].id, fused.id],
+        [fused.id, x.id],
+      ]),
+    );
+  });
 });
 
 describe('split', () => {
