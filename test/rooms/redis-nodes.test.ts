@@ -3,7 +3,8 @@
  * presence and typing span the nodes; a node that dies takes its members with it; Redis going
  * away for one node (a loopback proxy the test cuts) leaves its members served locally, shows in
  * its /readyz, and everything missed is delivered once it is back; a node late with its heartbeat
- * gets its members back on the others.
+ * gets its members back on the others; a thread deleted on one node is told to the members on the
+ * others.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -247,6 +248,22 @@ describeRedis('rooms across three nodes on one Redis', () => {
     }
     expect(texts).toContain('kept in the main thread');
     expect(texts).not.toContain('said in the thread deleted later');
+  });
+
+  it('tells a member on another node that a thread was deleted, and drops its messages there', async () => {
+    const { thread } = (await nodes[0].inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/threads`, headers: ADMIN, payload: { title: 'Side' } })).json();
+    const ana = await joined(nodes[0], 'Ana');
+    const ben = await joined(nodes[1], 'Ben');
+    await sees(ana, ['Ana', 'Ben']);
+    ana.client.send({ type: 'say', text: 'on the side', clientId: 'a1', threadId: thread.id });
+    await ben.client.next('message', (f) => f.message.clientId === 'a1', WAIT_MS);
+
+    expect((await nodes[0].inject({ method: 'DELETE', url: `/api/v1/threads/${thread.id}`, headers: ADMIN })).statusCode).toBe(200);
+    const told = await ben.client.next('message', (f) => f.message.author.kind === 'system', WAIT_MS);
+    expect(told.message).toMatchObject({ seq: 0, threadId: thread.id, text: '“Side” was deleted with its messages.' });
+    // The deletion went ahead of its announcement on the room's channel: node 1's room dropped the thread's messages.
+    const newcomer = await joined(nodes[1], 'Cy');
+    expect((newcomer.welcome.history as { text: string }[]).map((m) => m.text)).not.toContain('on the side');
   });
 
   it('serves a cut-off node’s members locally, reports it in /readyz and resyncs when Redis is back', async () => {
