@@ -191,6 +191,12 @@ export class RedisRoomBus implements RoomBus {
   async health() {
     const problem = this.link.problem();
     if (problem) return { ok: false, provider: 'redis', detail: problem };
+    // Ready only once the rooms are heard again: a node ready before that got new members whose
+    // rooms missed every other node's messages until the restore ended.
+    if (this.behind) {
+      const detail = `Redis at ${this.link.where} answers; this node is subscribing its ${this.rooms.size} room(s) again and rewriting its presence: other nodes' messages for them are not heard yet`;
+      return { ok: false, provider: 'redis', detail };
+    }
     try {
       await this.link.cmd.ping();
       return {

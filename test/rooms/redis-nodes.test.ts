@@ -2,9 +2,9 @@
  * Three app nodes in one process on one Redis (their own key prefix) and one shared store: rooms,
  * presence and typing span the nodes; a node that dies takes its members with it; Redis going
  * away for one node (a loopback proxy the test cuts) leaves its members served locally, shows in
- * its /readyz, and everything missed is delivered once it is back; a node late with its heartbeat
- * gets its members back on the others; a thread deleted on one node is told to the members on the
- * others.
+ * its /readyz until it hears its rooms again, and everything missed is delivered once it is back;
+ * a node late with its heartbeat gets its members back on the others; a thread deleted on one node
+ * is told to the members on the others.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -264,6 +264,52 @@ describeRedis('rooms across three nodes on one Redis', () => {
     // The deletion went ahead of its announcement on the room's channel: node 1's room dropped the thread's messages.
     const newcomer = await joined(nodes[1], 'Cy');
     expect((newcomer.welcome.history as { text: string }[]).map((m) => m.text)).not.toContain('on the side');
+  });
+
+  it('answers /readyz 503 naming the bus from an outage until the node hears its rooms again, then 200', async () => {
+    const ana = await joined(nodes[0], 'Ana');
+    const cy = await joined(nodes[2], 'Cy');
+    await sees(ana, ['Ana', 'Cy']);
+    const readiness = async () => {
+      const res = await nodes[2].inject({ url: '/readyz', headers: ADMIN });
+      return { status: res.statusCode, bus: res.json().checks.bus as { ok: boolean; detail: string } };
+    };
+    expect((await readiness()).status).toBe(200);
+    // The reconnection's SUBSCRIBE of the room's channel waits until `release`.
+    const sub = buses[2].link.sub;
+    const subscribe = sub.subscribe.bind(sub) as (...channels: string[]) => Promise<unknown>;
+    let resubscribing: () => void = () => {};
+    const seen = new Promise<void>((resolve) => (resubscribing = resolve));
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = vi.spyOn(sub, 'subscribe').mockImplementation(((...channels: string[]) => {
+      if (!channels.some((c) => c.endsWith(`room:${ROOM}`))) return subscribe(...channels);
+      resubscribing();
+      return gate.then(() => subscribe(...channels));
+    }) as never);
+
+    await proxy.cut();
+    await until(() => !buses[2].link.isUp, WAIT_MS);
+    const cutOff = await readiness();
+    expect(cutOff.status).toBe(503);
+    expect(cutOff.bus).toMatchObject({ ok: false, detail: expect.stringContaining('unreachable') });
+    // Anyone is told which check fails, without its detail.
+    expect((await nodes[2].inject('/readyz')).json()).toEqual(expect.objectContaining({ ok: false, checks: expect.objectContaining({ bus: { ok: false } }) }));
+
+    await proxy.restore();
+    await seen;
+    // Redis answers again, but the room's channel is not subscribed yet.
+    expect(buses[2].link.isUp).toBe(true);
+    const restoring = await readiness();
+    expect(restoring.status).toBe(503);
+    expect(restoring.bus).toMatchObject({ ok: false, detail: expect.stringContaining('subscribing its 1 room(s) again') });
+
+    release();
+    await expect.poll(async () => (await readiness()).status, { timeout: WAIT_MS }).toBe(200);
+    held.mockRestore();
+    // Ready means heard: what is said on node 0 reaches the member on node 2.
+    ana.client.send({ type: 'say', text: 'heard once ready', clientId: 'a1' });
+    expect((await cy.client.next('message', (f) => f.message.text === 'heard once ready', WAIT_MS)).message.seq).toBe(1);
   });
 
   it('serves a cut-off node’s members locally, reports it in /readyz and resyncs when Redis is back', async () => {
