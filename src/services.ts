@@ -117,6 +117,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     graphFailed: () => ({ documents: !indexGraphHealth(searchStack.index).ok, memory: !indexGraphHealth(memoryIndex).ok }),
     ingestRunning: () => ingest.activeJobs,
     busRoomsUnheard: () => bus.unheardRooms ?? 0,
+    busConnected: () => bus.connected ?? true,
     deliveries: () => framesSent.total,
   });
   const store = meteredStore(overrides.store ?? openStore(config, { backgroundCheckpoints: true, readerThread: true }), metrics);
@@ -148,6 +149,9 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     sink: () => searchStack.indexer,
   });
   const bus = overrides.roomBus ?? createRoomBus(config, { log });
+  bus.onConnectionChange((connected) => {
+    if (!connected) metrics.busCutOff();
+  });
   const ingest = new IngestService({
     store,
     pipeline,

@@ -66,6 +66,9 @@ describe('GET /metrics', () => {
     expect(sample(after, 'salon_ingest_jobs_total{status="failed"}')).toBe(1);
     expect(sample(after, 'salon_store_seconds_count{operation="appendMessage"}')).toBeGreaterThanOrEqual(2);
     expect(sample(after, 'salon_bus_messages_total{direction="publish"}')).toBeGreaterThan(0);
+    // A lone node's bus is never cut off.
+    expect(sample(after, 'salon_bus_connected')).toBe(1);
+    expect(sample(after, 'salon_bus_outages_total')).toBe(0);
     expect(after).toMatch(/^salon_process_cpu_user_seconds_total /m);
     const names = after
       .split('\n')
@@ -119,6 +122,7 @@ describe('the metered bus', () => {
       graphFailed: () => ({ documents: false, memory: false }),
       ingestRunning: zero,
       busRoomsUnheard: zero,
+      busConnected: () => true,
       deliveries: zero,
     });
     let deliver: (roomId: string, payload: string) => void = () => {};

@@ -51,6 +51,8 @@ export interface MetricSources {
   ingestRunning(): number;
   /** Rooms with members on this node whose bus channel is not subscribed though Redis is up (RoomBus.unheardRooms); 0 while it is away. */
   busRoomsUnheard(): number;
+  /** Whether the bus reaches the other nodes and hears every room it joined again (RoomBus.connected); true for a bus never cut off. */
+  busConnected(): boolean;
   /** Frames written to room sockets since the process started (a running total). */
   deliveries(): number;
 }
@@ -65,6 +67,7 @@ export class SalonMetrics {
   private readonly busMessages: Counter<'direction'>;
   private readonly busBytes: Counter<'direction'>;
   private readonly busLag: Histogram;
+  private readonly busOutages: Counter;
   private readonly ingestJobs: Counter<'status'>;
   private readonly storeLatency: Histogram<'operation'>;
   private readonly storeErrors: Counter<'operation'>;
@@ -114,6 +117,12 @@ export class SalonMetrics {
       buckets: SECONDS,
       registers,
     });
+    // The gauge misses an outage shorter than the scrape interval; the counter does not.
+    this.busOutages = new Counter({
+      name: 'salon_bus_outages_total',
+      help: 'Times this node lost Redis after having reached it (salon_bus_connected went to 0)',
+      registers,
+    });
     this.ingestJobs = new Counter({ name: 'salon_ingest_jobs_total', help: 'Ingest jobs by how they ended', labelNames: ['status'], registers });
     this.storeLatency = new Histogram({
       name: 'salon_store_seconds',
@@ -159,6 +168,11 @@ export class SalonMetrics {
       'salon_bus_rooms_unheard',
       "Rooms with members on this node that the bus does not hear though Redis is up (their SUBSCRIBE failed or was refused; tried again less and less often): their members miss other nodes' messages. 0 while Redis is away, which /readyz reports (every room is unheard then)",
       sources.busRoomsUnheard,
+    );
+    level(
+      'salon_bus_connected',
+      'Whether the room bus reaches the other nodes and hears every room with members here: 0 while Redis is away and until the rooms are subscribed again (/readyz fails meanwhile), 1 otherwise (always on a lone node)',
+      () => (sources.busConnected() ? 1 : 0),
     );
     new Gauge({
       name: 'salon_index_vectors',
@@ -214,6 +228,11 @@ export class SalonMetrics {
     this.busMessages.inc({ direction: 'receive' });
     this.busBytes.inc({ direction: 'receive' }, bytes);
     if (sentAt !== undefined) this.busLag.observe(Math.max(0, Date.now() - sentAt) / 1000);
+  }
+
+  /** The bus lost Redis (RoomBus.onConnectionChange told `false`). */
+  busCutOff(): void {
+    this.busOutages.inc();
   }
 
   ingestJobEnded(status: string): void {

@@ -188,6 +188,11 @@ export class RedisRoomBus implements RoomBus {
     this.changeHandlers.push(handler);
   }
 
+  /** The link is up and every room is subscribed again since it came up: as `onConnectionChange` last said (false before the first connection). */
+  get connected(): boolean {
+    return this.link.isUp && !this.behind;
+  }
+
   async health() {
     const problem = this.link.problem();
     if (problem) return { ok: false, provider: 'redis', detail: problem };

@@ -47,6 +47,11 @@ export interface RoomBus {
   onRoomHeard?(handler: (roomId: string, heard: boolean) => void): void;
   /** Rooms joined but not heard though the bus is connected (see onRoomHeard), 0 while it is cut off; absent where that cannot happen. */
   readonly unheardRooms?: number;
+  /**
+   * Whether the bus reaches the other nodes and hears every room it joined: false while it is cut
+   * off, and once back until its rooms are subscribed again. Absent where it is never cut off.
+   */
+  readonly connected?: boolean;
   /** Whether the bus reaches the other nodes (`/readyz`). */
   health(): Promise<{ ok: boolean; provider: string; detail: string }>;
   close(): Promise<void>;

@@ -2,9 +2,9 @@
  * Three app nodes in one process on one Redis (their own key prefix) and one shared store: rooms,
  * presence and typing span the nodes; a node that dies takes its members with it; Redis going
  * away for one node (a loopback proxy the test cuts) leaves its members served locally, shows in
- * its /readyz until it hears its rooms again, and everything missed is delivered once it is back;
- * a node late with its heartbeat gets its members back on the others; a thread deleted on one node
- * is told to the members on the others.
+ * its /readyz and salon_bus_connected until it hears its rooms again, and everything missed is
+ * delivered once it is back; a node late with its heartbeat gets its members back on the others; a
+ * thread deleted on one node is told to the members on the others.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -266,7 +266,7 @@ describeRedis('rooms across three nodes on one Redis', () => {
     expect((newcomer.welcome.history as { text: string }[]).map((m) => m.text)).not.toContain('on the side');
   });
 
-  it('answers /readyz 503 naming the bus from an outage until the node hears its rooms again, then 200', async () => {
+  it('answers /readyz 503 naming the bus, and reads salon_bus_connected 0, from an outage until the node hears its rooms again', async () => {
     const ana = await joined(nodes[0], 'Ana');
     const cy = await joined(nodes[2], 'Cy');
     await sees(ana, ['Ana', 'Cy']);
@@ -274,7 +274,14 @@ describeRedis('rooms across three nodes on one Redis', () => {
       const res = await nodes[2].inject({ url: '/readyz', headers: ADMIN });
       return { status: res.statusCode, bus: res.json().checks.bus as { ok: boolean; detail: string } };
     };
+    /** Node 2's gauge of the outage, and its count of outages. */
+    const bus = async () => {
+      const body = (await nodes[2].inject('/metrics')).body;
+      const read = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(body)?.[1]);
+      return { connected: read('salon_bus_connected'), outages: read('salon_bus_outages_total') };
+    };
     expect((await readiness()).status).toBe(200);
+    expect(await bus()).toEqual({ connected: 1, outages: 0 });
     // The reconnection's SUBSCRIBE of the room's channel waits until `release`.
     const sub = buses[2].link.sub;
     const subscribe = sub.subscribe.bind(sub) as (...channels: string[]) => Promise<unknown>;
@@ -295,6 +302,7 @@ describeRedis('rooms across three nodes on one Redis', () => {
     expect(cutOff.bus).toMatchObject({ ok: false, detail: expect.stringContaining('unreachable') });
     // Anyone is told which check fails, without its detail.
     expect((await nodes[2].inject('/readyz')).json()).toEqual(expect.objectContaining({ ok: false, checks: expect.objectContaining({ bus: { ok: false } }) }));
+    expect(await bus()).toEqual({ connected: 0, outages: 1 });
 
     await proxy.restore();
     await seen;
@@ -303,10 +311,12 @@ describeRedis('rooms across three nodes on one Redis', () => {
     const restoring = await readiness();
     expect(restoring.status).toBe(503);
     expect(restoring.bus).toMatchObject({ ok: false, detail: expect.stringContaining('subscribing its 1 room(s) again') });
+    expect(await bus()).toEqual({ connected: 0, outages: 1 });
 
     release();
     await expect.poll(async () => (await readiness()).status, { timeout: WAIT_MS }).toBe(200);
     held.mockRestore();
+    expect(await bus()).toEqual({ connected: 1, outages: 1 });
     // Ready means heard: what is said on node 0 reaches the member on node 2.
     ana.client.send({ type: 'say', text: 'heard once ready', clientId: 'a1' });
     expect((await cy.client.next('message', (f) => f.message.text === 'heard once ready', WAIT_MS)).message.seq).toBe(1);
