@@ -72,6 +72,8 @@ export class RedisRoomBus implements RoomBus {
   /** Rooms and presence are not yet restored since the link last came up. */
   private behind = true;
   private restoring: Promise<void> | null = null;
+  /** Times the link went down: a restore that saw it go down meanwhile subscribed its rooms on a connection since replaced. */
+  private cuts = 0;
   private connectedOnce = false;
   private closed = false;
 
@@ -248,6 +250,7 @@ export class RedisRoomBus implements RoomBus {
   }
 
   private cutOff(): void {
+    this.cuts++;
     this.behind = true;
     if (this.connectedOnce && !this.closed) this.announce(false);
   }
@@ -259,6 +262,7 @@ export class RedisRoomBus implements RoomBus {
   }
 
   private async restoreOnce(): Promise<void> {
+    const cuts = this.cuts;
     const refused: [string, unknown][] = [];
     const restored = new Map(this.rooms);
     try {
@@ -277,7 +281,9 @@ export class RedisRoomBus implements RoomBus {
       this.log.warn({ err }, 'room bus could not restore its rooms; retrying at the next heartbeat');
       return;
     }
-    if (!this.link.isUp || this.closed) return;
+    // A link that went down and came back during the restore asked for a restore and got this one:
+    // the bus stays behind, and the next heartbeat subscribes the rooms on the new connections.
+    if (!this.link.isUp || this.closed || this.cuts !== cuts) return;
     this.behind = false;
     this.connectedOnce = true;
     // Every room of the list was subscribed again: what was unheard of it is heard, and every room

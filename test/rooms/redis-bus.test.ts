@@ -391,6 +391,45 @@ describeRedis('Redis room bus', () => {
       expect(b.unheardRooms).toBe(0);
     });
 
+    it('subscribes its rooms again when the link dropped and came back while it restored them, and only then says it is back', async () => {
+      const { a, b } = await twoNodes();
+      const got: string[] = [];
+      b.subscribe((room, payload) => got.push(`${room}:${payload}`));
+      const changes: boolean[] = [];
+      b.onConnectionChange((connected) => changes.push(connected));
+      await b.join('news_1');
+      await proxy.cut();
+      await until(() => changes.includes(false));
+      // The restore's presence rewrite, after its SUBSCRIBEs, waits until `release`.
+      const heartbeat = b.presence.heartbeat.bind(b.presence);
+      let rewriting: () => void = () => {};
+      const seen = new Promise<void>((resolve) => (rewriting = resolve));
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      vi.spyOn(b.presence, 'heartbeat').mockImplementationOnce(async () => {
+        rewriting();
+        await gate;
+        return heartbeat();
+      });
+      await proxy.restore();
+      await seen;
+      // The link drops and comes back meanwhile: the room was subscribed on a connection now gone.
+      await proxy.cut();
+      await until(() => !b.link.isUp);
+      await proxy.restore();
+      await until(() => b.link.isUp, 5_000);
+      release();
+      await eventually(
+        async () => {
+          await a.publish('news_1', 'heard');
+          return got;
+        },
+        (heard) => heard.includes('news_1:heard'),
+      );
+      expect(changes.at(-1)).toBe(true);
+      expect((await b.health()).ok).toBe(true);
+    });
+
     it('renews its entries without waiting for its connections’ probe or a reading of the clock', async () => {
       network = redisNetwork();
       const [a, b] = await network.nodes(2);
