@@ -36,6 +36,12 @@ export type LoadState = 'ok' | 'missing' | 'failed';
  */
 const MAX_GONE_THREADS = 100;
 
+/**
+ * Messages a split moved that the room did not hold (SPLIT_MAX_MESSAGES, one split's most): one of
+ * them may still be on its way from the node that stored it, behind the split's notice.
+ */
+const MAX_MOVED_MESSAGES = 5_000;
+
 export class Room {
   info: RoomInfo | null = null;
   threadId = '';
@@ -59,6 +65,11 @@ export class Room {
    * messages now, merges of merges followed: messages of theirs delivered later are filed there.
    */
   private readonly mergedInto = new Map<string, string>();
+  /**
+   * Messages a split moved while the room was live that it did not hold then (the newest
+   * MAX_MOVED_MESSAGES) → the thread they moved to: one delivered later is filed there, once.
+   */
+  private readonly movedTo = new Map<string, string>();
   /** Live frames waiting while the room catches up from the store (NodeSync, held-messages.ts). */
   readonly held = new HeldMessages();
   private history: Message[] = [];
@@ -114,7 +125,8 @@ export class Room {
     // (hub.ts, toEveryone). The store commits seqs in order, so all of it was readable; a seq newer
     // than that and missing from `recent` is not taken as delivered.
     if (recent.length) this.delivered.addThrough(recent[0].seq - 1);
-    for (const m of recent) this.remember(m);
+    // A merge or split heard while the store was read may have moved some of them since.
+    for (const m of recent) this.remember(this.filed(m));
   }
 
   /** Adds a message to the in-memory history; false when it was already there or already delivered. */
@@ -192,10 +204,22 @@ export class Room {
 
   /** Messages of the in-memory history, and those held during a catch-up, moved to another thread (a merge or split). */
   moveMessages(ids: ReadonlySet<string>, threadId: string): void {
-    const move = (m: Message) => (ids.has(m.id) && m.threadId !== threadId ? { ...m, threadId } : m);
+    const found = new Set<string>();
+    const move = (m: Message) => {
+      if (!ids.has(m.id)) return m;
+      found.add(m.id);
+      return m.threadId === threadId ? m : { ...m, threadId };
+    };
     this.history = this.history.map(move);
     this.held.rewrite(move);
     this.knownThreads.add(threadId);
+    // Most are older than the history; the few still on their way are among them, unknowable by id alone.
+    for (const id of ids) {
+      if (found.has(id)) continue;
+      this.movedTo.delete(id);
+      this.movedTo.set(id, threadId);
+      if (this.movedTo.size > MAX_MOVED_MESSAGES) this.movedTo.delete(this.movedTo.keys().next().value!);
+    }
   }
 
   /**
@@ -217,14 +241,18 @@ export class Room {
   }
 
   /**
-   * `m` as the room delivers and remembers it: under the survivor when its thread was merged while
-   * the room was live. Stored before the merge and heard after it (another node's publish running
-   * late), it names the thread the merge moved it out of; stored after it (a say whose thread was
-   * resolved before), it went to the archived shell, whose survivor (`survivorOf`) is the same.
+   * `m` as the room delivers and remembers it: under the thread a split moved it to, and under the
+   * survivor when its thread was merged, while the room was live. Stored before the move and heard
+   * after it (another node's publish running late), it names the thread it was moved out of; stored
+   * after a merge (a say whose thread was resolved before), it went to the archived shell, whose
+   * survivor (`survivorOf`) is the same.
    */
   filed(m: Message): Message {
-    const survivor = this.mergedInto.get(m.threadId);
-    return survivor === undefined ? m : { ...m, threadId: survivor };
+    const moved = this.movedTo.size ? this.movedTo.get(m.id) : undefined;
+    if (moved !== undefined) this.movedTo.delete(m.id);
+    const threadId = moved ?? m.threadId;
+    const now = this.mergedInto.get(threadId) ?? threadId;
+    return now === m.threadId ? m : { ...m, threadId: now };
   }
 
   /** Drops a deleted thread's messages from the in-memory history, and keeps those delivered later out of it. */

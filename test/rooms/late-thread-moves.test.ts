@@ -1,9 +1,10 @@
 /**
- * A message stored before its thread was merged or deleted can reach a node after the word of it
- * (another node's publish running late): outside any catch-up, the room files it where the store
- * has it now, for its members and for later welcomes.
+ * A message stored before its thread was merged, split or deleted can reach a node after the word
+ * of it (another node's publish running late), and a room's history read from the store can be
+ * older than a notice heard while it was read: outside any catch-up, the room files each where the
+ * store has it now, for its members and for later welcomes.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { encodeEnvelope, type Delivery } from '../../src/rooms/envelope.js';
 import type { RoomHub } from '../../src/rooms/hub.js';
@@ -135,6 +136,92 @@ describe('a message heard after its thread was merged or deleted', () => {
     const stored = (await store.messagesAfter(ROOM, 0, 10)).map((m) => [m.seq, m.threadId]);
     expect(stored).toEqual([[kept.seq, main.id]]);
     const { welcome } = await member('Bo');
+    expect(welcome.history.map((m: Message) => [m.seq, m.threadId])).toEqual(stored);
+  });
+});
+
+describe('a message heard after its thread was split', () => {
+  let store: SqliteStore;
+  let closeAll: () => Promise<void>;
+  let hub: RoomHub;
+  let other: InProcessBus;
+  let n = 0;
+
+  beforeEach(async () => {
+    ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger));
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    return closeAll();
+  });
+
+  async function member(name: string) {
+    const conn = new FakeConnection(`c${++n}`);
+    hub.connect(conn, { roomId: ROOM, ip: `10.0.1.${n}` })!.receive(JSON.stringify({ type: 'hello', name }));
+    await until(() => conn.frames('welcome').length === 1);
+    return { conn, welcome: conn.frames('welcome')[0] };
+  }
+
+  const publish = (delivery: Delivery, frame: string) => other.publish(ROOM, encodeEnvelope({ node: 'other', delivery, frame }));
+  const late = (message: Message) => publish('history', JSON.stringify({ type: 'message', message }));
+  const filed = (conn: FakeConnection) => conn.frames('message').map((f) => [f.message.seq, f.message.threadId]);
+  const threads = (...ids: string[]) =>
+    store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      createThreads: ids.map((id) => ({ id, roomId: ROOM, title: id, origin: 'original' as const })),
+    });
+  const say = async (threadId: string, text: string) => (await store.appendMessage({ roomId: ROOM, threadId, author: ZED, text })).message;
+
+  it('files a message a split moved, heard after the split notice, under the thread it moved to: live, and in later welcomes', async () => {
+    const main = await store.ensureMainThread(ROOM);
+    const { conn } = await member('Ana');
+    await threads('thr_child');
+    // Stored by the other node in the main thread; its publish runs late, behind the split's notice.
+    const moved = await say(main.id, 'moved');
+    const stays = await say(main.id, 'stays');
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMessages: [{ ids: [moved.id], threadId: 'thr_child' }] });
+    await publish('threads', JSON.stringify({ moves: [{ ids: [moved.id], threadId: 'thr_child' }] }));
+    await late(moved);
+    await late(stays);
+    await until(() => filed(conn).length === 2);
+    const stored = (await store.messagesAfter(ROOM, 0, 10)).map((m) => [m.seq, m.threadId]);
+    expect(stored).toEqual([
+      [moved.seq, 'thr_child'],
+      [stays.seq, main.id],
+    ]);
+    expect(filed(conn)).toEqual(stored);
+    const { welcome } = await member('Bo');
+    expect(welcome.history.map((m: Message) => [m.seq, m.threadId])).toEqual(stored);
+  });
+
+  it('files the history a room loads through a merge and a split it heard while the store was read', async () => {
+    const main = await store.ensureMainThread(ROOM);
+    await threads('thr_a', 'thr_child');
+    const merged = await say('thr_a', 'merged');
+    const moved = await say(main.id, 'moved');
+    const read = store.recentMessages.bind(store);
+    vi.spyOn(store, 'recentMessages').mockImplementationOnce(async (...args) => {
+      const before = await read(...args);
+      // The other node merges and splits after the read; its notices arrive before the room is filled.
+      await store.applyThreadChange({
+        at: new Date().toISOString(),
+        expect: [],
+        updateThreads: [{ id: 'thr_a', status: 'archived', mergedInto: main.id }],
+        moveThreadMessages: [{ fromThreadId: 'thr_a', threadId: main.id }],
+      });
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMessages: [{ ids: [moved.id], threadId: 'thr_child' }] });
+      await publish('threads', JSON.stringify({ merged: { absorbedId: 'thr_a', survivorId: main.id } }));
+      await publish('threads', JSON.stringify({ moves: [{ ids: [moved.id], threadId: 'thr_child' }] }));
+      await new Promise((resolve) => setImmediate(resolve));
+      return before;
+    });
+    const { welcome } = await member('Ana');
+    const stored = (await store.messagesAfter(ROOM, 0, 10)).map((m) => [m.seq, m.threadId]);
+    expect(stored).toEqual([
+      [merged.seq, main.id],
+      [moved.seq, 'thr_child'],
+    ]);
     expect(welcome.history.map((m: Message) => [m.seq, m.threadId])).toEqual(stored);
   });
 });
