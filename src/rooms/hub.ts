@@ -25,6 +25,7 @@ import { Room, type LoadState } from './room.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { SendBudget } from './send-budget.js';
 import { storeResolver } from './resolver.js';
+import { ThreadLookups } from './thread-lookups.js';
 import type { AnswerTag, Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
@@ -156,6 +157,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly connects: AddressRate;
   private readonly chat: Chat;
   private readonly sync: NodeSync;
+  private readonly threadLookups: ThreadLookups;
   private closing = false;
 
   constructor(deps: RoomHubDeps) {
@@ -211,6 +213,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       memberSliceBytes: this.options.softBufferedBytes,
       log: this.log,
     });
+    this.threadLookups = new ThreadLookups(this.store, this.log);
     this.bus.subscribe((roomId, payload) => this.fromBus(roomId, payload));
     this.sendBudget = new SendBudget(this.options.nodeBufferedBytes);
     this.budgetSweep = setInterval(() => {
@@ -702,6 +705,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const before = room.heardSeq;
     if (message.seq > before + MAX_SEQ_LEAD) return this.sync.readAhead(room);
     this.deliverLocal(roomId, 'history', frame, undefined, message);
+    if (message.seq > 0) this.threadLookups.lookUp(room, message.threadId);
     if (message.seq > before + 1) this.sync.gap(room, before, message.seq);
   }
 

@@ -7,6 +7,7 @@
 import { HeldMessages } from './held-messages.js';
 import { TokenBucket } from './token-bucket.js';
 import type { Member, Message, RoomInfo } from '../protocol/messages.js';
+import type { Thread } from '../store/types.js';
 import type { RoomOptions } from './options.js';
 import { RoomMembers, type PresenceChange } from './room-members.js';
 import { SeqWindow } from './seq-window.js';
@@ -70,6 +71,8 @@ export class Room {
    * MAX_MOVED_MESSAGES) → the thread they moved to: one delivered later is filed there, once.
    */
   private readonly movedTo = new Map<string, string>();
+  /** Threads a message from another node named that are being looked up in the store (thread-lookups.ts). */
+  readonly lookingUp = new Set<string>();
   /** Live frames waiting while the room catches up from the store (NodeSync, held-messages.ts). */
   readonly held = new HeldMessages();
   private history: Message[] = [];
@@ -253,6 +256,32 @@ export class Room {
     const threadId = moved ?? m.threadId;
     const now = this.mergedInto.get(threadId) ?? threadId;
     return now === m.threadId ? m : { ...m, threadId: now };
+  }
+
+  /**
+   * Whether messages of `threadId` are filed without asking the store: the main thread, one the
+   * room checked, merged or deleted while it was live, or one being looked up.
+   */
+  knowsThread(threadId: string): boolean {
+    return (
+      threadId === this.threadId ||
+      this.knownThreads.has(threadId) ||
+      this.mergedInto.has(threadId) ||
+      this.goneThreads.has(threadId) ||
+      this.lookingUp.has(threadId)
+    );
+  }
+
+  /**
+   * What the store says of a thread the room never heard of: `now` is the thread holding its
+   * messages (itself, or the survivor of its merges), null when it is gone. Messages of a thread
+   * gone, or of another room's, are kept out of welcomes as a deleted thread's are. Only an active
+   * thread joins `knownThreads`, which a say's thread check trusts (chat.ts).
+   */
+  learnThread(threadId: string, now: Pick<Thread, 'id' | 'roomId' | 'status'> | null): void {
+    if (!now || now.roomId !== this.id) this.forgetThread(threadId);
+    else if (now.id !== threadId) this.mergeThread(threadId, now.id);
+    else if (now.status === 'active') this.knownThreads.add(threadId);
   }
 
   /** Drops a deleted thread's messages from the in-memory history, and keeps those delivered later out of it. */

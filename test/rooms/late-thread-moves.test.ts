@@ -2,7 +2,8 @@
  * A message stored before its thread was merged, split or deleted can reach a node after the word
  * of it (another node's publish running late), and a room's history read from the store can be
  * older than a notice heard while it was read: outside any catch-up, the room files each where the
- * store has it now, for its members and for later welcomes.
+ * store has it now, for its members and for later welcomes. A thread it never heard of (deleted
+ * before the room opened here) is looked up in the store, a bounded number a second.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
@@ -11,6 +12,7 @@ import type { RoomHub } from '../../src/rooms/hub.js';
 import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { survivorOf } from '../../src/store/thread-survivor.js';
+import { UNKNOWN_THREAD_LOOKUPS_BURST } from '../../src/rooms/thread-lookups.js';
 import { silentLogger } from '../../src/logger.js';
 import { FakeConnection, hubBesideOtherNode, ROOM, until } from './helpers.js';
 
@@ -140,7 +142,7 @@ describe('a message heard after its thread was merged or deleted', () => {
   });
 });
 
-describe('a message heard after its thread was split', () => {
+describe('a message heard after its thread was split, or of a thread the room never heard of', () => {
   let store: SqliteStore;
   let closeAll: () => Promise<void>;
   let hub: RoomHub;
@@ -223,5 +225,51 @@ describe('a message heard after its thread was split', () => {
       [moved.seq, 'thr_child'],
     ]);
     expect(welcome.history.map((m: Message) => [m.seq, m.threadId])).toEqual(stored);
+  });
+
+  it('keeps a message of a thread deleted before the room opened out of later welcomes, and files one of a new thread as it came', async () => {
+    await store.ensureMainThread(ROOM);
+    await threads('thr_gone');
+    const doomed = await say('thr_gone', 'doomed');
+    expect(await store.deleteThread('thr_gone')).not.toBeNull();
+    const { conn } = await member('Ana');
+    await threads('thr_new');
+    const fresh = await say('thr_new', 'fresh');
+    const reads = vi.spyOn(store, 'getThread');
+    await late(doomed);
+    await late(fresh);
+    await until(() => filed(conn).length === 2);
+    // The lookups (begun as each was delivered): their answers, and what the room did with them.
+    await Promise.all(reads.mock.results.map((r) => r.value));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(filed(conn)).toEqual([
+      [doomed.seq, 'thr_gone'],
+      [fresh.seq, 'thr_new'],
+    ]);
+    const { welcome } = await member('Bo');
+    expect(welcome.history.map((m: Message) => [m.seq, m.threadId])).toEqual([[fresh.seq, 'thr_new']]);
+  });
+
+  it('reads the store for a bounded number of unknown threads: made-up ids past the rate are filed as they came, without a read', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    await store.ensureMainThread(ROOM);
+    const { conn } = await member('Ana');
+    const reads = vi.spyOn(store, 'getThread');
+    const made = Array.from({ length: 50 }, (_, i) => ({
+      id: `m_made_${i}`,
+      seq: 1 + i,
+      roomId: ROOM,
+      threadId: `thr_made_${i}`,
+      author: ZED,
+      text: 'flood',
+      ts: new Date().toISOString(),
+    }));
+    for (const m of made) await late(m);
+    await until(() => filed(conn).length === made.length);
+    expect(reads.mock.calls.length).toBe(UNKNOWN_THREAD_LOOKUPS_BURST);
+    // Each made-up id looked up is remembered as gone: the same ids again cost nothing.
+    for (const m of made.slice(0, UNKNOWN_THREAD_LOOKUPS_BURST)) await late({ ...m, id: `${m.id}_again`, seq: m.seq + made.length });
+    await until(() => filed(conn).length === made.length + UNKNOWN_THREAD_LOOKUPS_BURST);
+    expect(reads.mock.calls.length).toBe(UNKNOWN_THREAD_LOOKUPS_BURST);
   });
 });
