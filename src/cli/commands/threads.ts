@@ -4,11 +4,12 @@
  * slash commands use, as the actor `admin`. Results print as JSON on stdout, threads as the HTTP API
  * shows them (`list` and `history`
  * print lines unless `--json`); a refused operation exits 1 with its catalogue code and changes
- * nothing. Running servers on the same store follow the changes from the store's change log
- * within 30 s (OfflineChanges).
+ * nothing. Running servers on the same store follow the memory changes from the store's change
+ * log within 30 s (OfflineChanges); their live rooms are told of a change on the Redis bus when
+ * REDIS_URL is set (room-notices.ts), and the command says so on stderr when they cannot be.
  */
 import { OfflineChanges } from '../../sync/offline-changes.js';
-import { loadConfig } from '../../config.js';
+import { loadConfig, type Config } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import { MemoryService } from '../../memory/memory-service.js';
 import { ThreadBridges } from '../../memory/threads/bridges.js';
@@ -21,6 +22,7 @@ import type { SplitLock, Store, Thread } from '../../store/types.js';
 import { LocalFileError, readLocalFile } from '../../local-files.js';
 import { parseArgs, UsageError, type Command } from '../command.js';
 import { printable } from '../printable.js';
+import { NOT_TOLD_WITHOUT_REDIS, REDIS_WAIT_MS, RoomNotices, UNTOLD_ROOMS_SEE } from '../room-notices.js';
 
 const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
 const EXIT_USAGE = 2;
@@ -39,6 +41,10 @@ const HELP = [
   '  salon threads fuse THREAD_A THREAD_B [--threshold 0.82]',
   '  salon threads compact THREAD [--threshold 0.82]',
   '  salon threads history THREAD [--json]',
+  '',
+  'merge, split, unlock, fuse and compact tell the live rooms of running servers over Redis',
+  '(REDIS_URL), as the HTTP API does; without REDIS_URL no running server can be reached, and',
+  'the command says so on stderr: a room open on a server shows the change once it is opened again.',
 ].join('\n');
 
 /** One line per thread for `list`. */
@@ -97,6 +103,18 @@ async function roomThreads(store: Store, threads: ThreadService, room: string): 
   return kept;
 }
 
+/** Tells running servers' live rooms what the operation changed, or says on stderr why they were not told. */
+async function tellRooms(config: Config, notices: RoomNotices): Promise<void> {
+  if (!notices.pending) return;
+  if (!config.REDIS_URL) return console.error(`salon threads: ${NOT_TOLD_WITHOUT_REDIS}`);
+  // The change is stored: a failure here is told, not thrown.
+  const why = await notices.publish(config).then(
+    (told) => (told ? null : `Redis did not answer within ${REDIS_WAIT_MS / 1000} s`),
+    (err: unknown) => `publishing on Redis failed (${printable((err as Error)?.message ?? String(err))})`,
+  );
+  if (why) console.error(`salon threads: rooms open on running servers were not told: ${why}. ${UNTOLD_ROOMS_SEE}`);
+}
+
 const threadsCommand: Command = {
   summary: 'list, show, merge, split, unlock, fuse and compact threads; their history',
   usage: USAGE,
@@ -124,7 +142,9 @@ const threadsCommand: Command = {
       onChanged: (ids) => changes.record('memory', ids),
     });
     const bridges = new ThreadBridges(store, memory);
-    const threads = new ThreadService({ store, memory, chat: ai.chat, bridges });
+    // What the operation tells the rooms, sent once it is stored (tellRooms).
+    const notices = new RoomNotices();
+    const threads = new ThreadService({ store, memory, chat: ai.chat, bridges, outlet: notices });
     const need = (n: number) => {
       if (ids.length !== n) throw new UsageError();
       return ids;
@@ -171,7 +191,7 @@ const threadsCommand: Command = {
         }
         case 'unlock':
           out({ thread: threadView(await threads.unlock(need(1)[0], ACTOR)) });
-          return 0;
+          break;
         case 'fuse': {
           const [a, b] = need(2);
           await memory.load();
@@ -187,6 +207,7 @@ const threadsCommand: Command = {
       }
       // Chunks rebuilt from messages (a split) are stored before the command ends.
       await memory.idle();
+      await tellRooms(config, notices);
       return 0;
     } catch (err) {
       if (err instanceof UsageError) {

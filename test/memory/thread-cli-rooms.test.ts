@@ -1,0 +1,82 @@
+/**
+ * `salon threads` beside a running server on the same store (needs the build: the command runs as
+ * a process). With REDIS_URL the server's live room is told as the HTTP API tells it: its members
+ * get the notice and its history follows the merge or split. Without it no server can be reached,
+ * and the command says so plainly; the live room keeps what it holds, as the command says.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { NOT_TOLD_WITHOUT_REDIS } from '../../src/cli/room-notices.js';
+import { testConfig } from '../../src/config.js';
+import type { Message } from '../../src/protocol/messages.js';
+import type { RedisRoomBus } from '../../src/rooms/redis-bus.js';
+import { salon, tempDir } from '../helpers.js';
+import { deleteKeys, describeRedis, REDIS_URL, testPrefix } from '../redis/gate.js';
+import { item, joined, ROOM } from '../rooms/helpers.js';
+
+const ANN = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/** A running server on a fresh DATA_DIR whose room holds a thread "Trains" with one message; `env` is the command's. */
+async function server(extra: Record<string, string> = {}) {
+  const { dir, cleanup } = tempDir('salon-cli-rooms-');
+  const env = { DATA_DIR: dir, LOCAL_EMBED_DIM: '256', SEARCH_WORKERS: '1', IDENTITY_SECRET: 'one secret for the server and the command', ...extra };
+  // Shutdown waits only briefly for sockets: injectWS sockets never report their close.
+  const app = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }), { roomOptions: { shutdownGraceMs: 100 } });
+  closers.push(async () => {
+    await app.close();
+    cleanup();
+  });
+  await app.ready();
+  const { store, threads } = app.salon;
+  await store.upsertItem(item(ROOM, { title: 'Rust 2.0 released' }));
+  const main = await store.ensureMainThread(ROOM);
+  const trains = await threads.create(ROOM, 'Trains', 'admin');
+  const said = (await store.appendMessage({ roomId: ROOM, threadId: trains.id, author: ANN, text: 'The night train leaves at 22:10' })).message;
+  return { app, env, main, trains, said };
+}
+
+/** Frames as the room helpers' Client keeps them (any fields). */
+type Frame = Record<string, any>;
+const filing = (welcome: Frame) => (welcome.history as Message[]).map((m) => [m.id, m.threadId]);
+const notice = (f: Frame) => (f.message as Message).author.kind === 'system';
+
+describe('salon threads without REDIS_URL', () => {
+  it('says that rooms open on a running server were not told; such a room keeps what it holds, as it says', async () => {
+    const { app, env, main, trains, said } = await server();
+    await joined(app, 'Ann');
+    const merged = await salon(['threads', 'merge', main.id, trains.id], env);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stderr).toBe(`salon threads: ${NOT_TOLD_WITHOUT_REDIS}\n`);
+    const { welcome } = await joined(app, 'Bo');
+    expect(filing(welcome)).toEqual([[said.id, trains.id]]);
+    // Reading changes nothing, and has nothing to tell.
+    const shown = await salon(['threads', 'show', main.id], env);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+  }, 60_000);
+});
+
+describeRedis('salon threads beside a server on Redis', () => {
+  it('tells the live room of a merge and a split on the bus, as the HTTP API does', async () => {
+    const prefix = testPrefix();
+    closers.push(() => deleteKeys(prefix));
+    const { app, env, main, trains, said } = await server({ REDIS_URL, REDIS_KEY_PREFIX: prefix });
+    await (app.salon.rooms.bus as RedisRoomBus).ready();
+    const { client } = await joined(app, 'Ann');
+
+    const merged = await salon(['threads', 'merge', main.id, trains.id], env);
+    expect(merged).toMatchObject({ code: 0, stderr: '' });
+    expect((await client.next('message', notice, 10_000)).message.text).toMatch(/^“Trains” was merged into “.+”\.$/);
+    expect(filing((await joined(app, 'Bo')).welcome)).toEqual([[said.id, main.id]]);
+
+    const parts = JSON.stringify([{ title: 'Night trains', messageIds: [said.id] }]);
+    const split = await salon(['threads', 'split', main.id, '--parts', parts], env);
+    expect(split.code, split.stderr).toBe(0);
+    const child = JSON.parse(split.stdout).threads[0].id as string;
+    expect((await client.next('message', notice, 10_000)).message.text).toMatch(/was split: “Night trains” is a thread of its own now\.$/);
+    expect(filing((await joined(app, 'Cy')).welcome)).toEqual([[said.id, child]]);
+  }, 60_000);
+});
