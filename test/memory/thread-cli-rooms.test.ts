@@ -1,12 +1,13 @@
 /**
  * `salon threads` beside a running server on the same store (needs the build: the command runs as
  * a process). With REDIS_URL the server's live room is told as the HTTP API tells it: its members
- * get the notice and its history follows the merge or split. Without it no server can be reached,
- * and the command says so plainly; the live room keeps what it holds, as the command says.
+ * get the notice and its history follows the merge or split. Without it no server can be reached:
+ * then, and when the Redis named does not answer, the command says so plainly, and the live room
+ * keeps what it holds, as the command says.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { NOT_TOLD_WITHOUT_REDIS } from '../../src/cli/room-notices.js';
+import { NOT_TOLD_WITHOUT_REDIS, REDIS_WAIT_MS, UNTOLD_ROOMS_SEE } from '../../src/cli/room-notices.js';
 import { testConfig } from '../../src/config.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { RedisRoomBus } from '../../src/rooms/redis-bus.js';
@@ -56,6 +57,17 @@ describe('salon threads without REDIS_URL', () => {
     // Reading changes nothing, and has nothing to tell.
     const shown = await salon(['threads', 'show', main.id], env);
     expect(shown).toMatchObject({ code: 0, stderr: '' });
+  }, 60_000);
+
+  it('says so when the Redis it names does not answer: the change is stored, and the command succeeds', async () => {
+    const { env, main, trains } = await server();
+    // Nothing listens on port 1: the command waits REDIS_WAIT_MS for it.
+    const merged = await salon(['threads', 'merge', main.id, trains.id], { ...env, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(JSON.parse(merged.stdout).thread.id).toBe(main.id);
+    expect(merged.stderr).toBe(
+      `salon threads: rooms open on running servers were not told: Redis did not answer within ${REDIS_WAIT_MS / 1000} s. ${UNTOLD_ROOMS_SEE}\n`,
+    );
   }, 60_000);
 });
 
