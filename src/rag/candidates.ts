@@ -13,6 +13,7 @@ import type { SearchService } from '../search/types.js';
 import type { Store } from '../store/types.js';
 import { mergeHits, SEARCH_K } from './merge.js';
 import { matchQuery, type MatchedText } from './query-match.js';
+import { squash } from '../text.js';
 import { makeSnippet, stripTitle, termsOf, windowOf } from './snippets.js';
 import type { Candidate, RoomView } from './types.js';
 import type { Logger } from '../logger.js';
@@ -95,7 +96,7 @@ export async function broadSearch(
     const title = rows.get(m.hit.rowId)!.itemTitle;
     const chunk = await evidenceChunk(deps.store, rows.get(m.evidence.rowId)!, title, query);
     evidence.push(chunk);
-    texts.push(matchQuery(stripTitle(chunk.text, title), query));
+    texts.push(matchQuery(stripTitle(chunk.text, title), query, squash, true));
   }
   const idf = idfTable(texts.map(termsOf), query);
   const held = heldIn(question, query);
@@ -127,7 +128,9 @@ function mostHeld(m: MatchedText): number {
  * compound found however either writes it (kin.ts): the question's `post-mortem` or `post mortem`
  * as the text's `postmortem`, its `postmortem` as the text's `post-mortem` or `post mortem`. "Who
  * wrote the post-mortem?" held one term of the article's "according to the postmortem, signed by
- * …" and abstained. `matched` is the text matched with `query` already.
+ * …" and abstained. A compound that is a kind of an asked word is that word (`gigafactory` for
+ * "factory", matchQuery's `kinds`), as it is where sentences are chosen. `matched` is the text
+ * matched with `query` already.
  */
 function heldIn(question: string, query: ReadonlySet<string>): (text: string, matched: MatchedText) => number {
   const compounds = compoundsOf(question, query);
@@ -141,7 +144,7 @@ function heldIn(question: string, query: ReadonlySet<string>): (text: string, ma
     // No compound either way (most texts): the most distinct terms a sentence holds, as matched, with
     // no set of terms built for each sentence of each candidate.
     if (!rematch && !withJoined.mayJoin(matched.flat)) return mostHeld(matched);
-    const found = rematch ? matchQuery(text, wider) : matched;
+    const found = rematch ? matchQuery(text, wider, squash, true) : matched;
     return found.matches.reduce((most, terms, i) => Math.max(most, new Set(asAsked(withJoined(terms, found.sentences[i].text), compounds)).size), 0);
   };
 }
@@ -175,7 +178,7 @@ export async function heldTogether(store: Store, candidates: Candidate[], questi
   const held = heldIn(question, query);
   return (await store.chunksOfItem(itemId)).some((c) => {
     if (c.part === 'comment') return false;
-    return held(c.text, matchQuery(c.text, query)) >= needed || holdsSubject(c.text);
+    return held(c.text, matchQuery(c.text, query, squash, true)) >= needed || holdsSubject(c.text);
   });
 }
 

@@ -11,7 +11,7 @@ import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/loc
 import { answerType, hasCue } from '../ai/local/extractive-answer.js';
 import { askedUnits } from '../ai/local/asked-units.js';
 import { deedAsked, isLightDeed, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
-import { asAsked, kinOf, joinerFor } from '../ai/local/kin.js';
+import { asAsked, headsAsked, kindsOf, kinOf, joinerFor, type Kin } from '../ai/local/kin.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
@@ -37,9 +37,16 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   // Only question terms matter, so each sentence is reduced to the question terms it holds.
   // A kin ("melodrama" for "film") is found as the question's own term.
   const kin = kinOf(asked, question);
-  const found = matchQuery(text, new Set([...asked, ...kin.keys()]), squashKeepingListEntries);
+  // A compound that is a kind of an asked word (`gigafactory` for "factory") is found inside the
+  // word's own finds (matchQuery's `kinds`), not searched for under each combining form.
+  const kinds = kindsOf(asked);
+  // The head of a compound asked (`factory` for "gigafactory") is the compound in a text naming it.
+  const heads = headsAsked(question, asked);
+  const searched = [...asked, ...[...kin.keys()].filter((k) => !kinds.has(k)), ...heads.keys()];
+  const found = matchQuery(text, new Set(searched), squashKeepingListEntries, true);
   const { flat, sentences } = found;
   if (flat.length <= max) return flat;
+  const read = heads.size ? readingHeads(found.matches, kin, heads) : kin;
   // "Who makes orvaglutide?": a light verb not done to what is asked (`makes a weekly tablet
   // possible`) is not the deed asked, and holds no term of the question (extractive-answer.ts).
   const deed = answerType(question) === 'person' ? deedAsked(question) : null;
@@ -48,7 +55,7 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   const joined = joinerFor(new Set(asked));
   const matched = found.matches.map((m, i) => {
     // "Who wrote the postmortem?" and a report's `post-mortem`: the compound written apart is the question's word.
-    const terms = [...new Set(asAsked(joined(m, sentences[i].text), kin))];
+    const terms = [...new Set(asAsked(joined(m, sentences[i].text), read))];
     return light && terms.includes(light.term) && !tellsDeed(sentences[i].text, light, doneTo) ? terms.filter((t) => t !== light.term) : terms;
   });
   const idf = idfTable(matched);
@@ -121,6 +128,19 @@ function answeringSentences(question: string, sentences: { text: string }[], mat
   }
   const qWords = new Set(words(question));
   return sentences.map((s, i) => (scores[i] >= strongest - 1e-9 && matched[i].length >= needed && hasCue(type, s.text, qWords) ? 1 : 0));
+}
+
+/**
+ * The kin a text's sentences (`matches`, their query terms) are read with, given the heads of the
+ * compounds the question asks (headsAsked): where a sentence names a compound, its head stands for
+ * it; elsewhere the head is no term of the question (a market is no supermarket).
+ */
+function readingHeads(matches: string[][], kin: Kin, heads: ReadonlyMap<string, string>): Kin {
+  const compounds = new Set(heads.values());
+  if (matches.some((m) => m.some((t) => compounds.has(t)))) return new Map([...heads, ...kin]);
+  const out = new Map<string, string | readonly string[]>(kin);
+  for (const head of heads.keys()) if (!out.has(head)) out.set(head, []);
+  return out;
 }
 
 /** The terms a window holds now. */

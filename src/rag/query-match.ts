@@ -9,7 +9,8 @@
  * (termSpellings), and each word found is confirmed by termOf, so the result is exactly that of
  * contentTerms on every sentence (test/rag/query-match.test.ts checks it on real passages).
  */
-import { contentTerms, splitSentences, termOf, termSpellings, type Sentence } from '../ai/local/extractive-text.js';
+import { contentTerms, splitSentences, termOf, termSpellings, words, type Sentence } from '../ai/local/extractive-text.js';
+import { headTermOf, isCombiningForm, LONGEST_FORM, mayHead } from '../ai/local/kin.js';
 import { squash } from '../text.js';
 
 /** A text cut into sentences, each with the distinct query terms it holds. */
@@ -23,14 +24,30 @@ export interface MatchedText {
 
 /**
  * Splits `text` (whitespace squashed by `flatten`) into sentences and finds the query terms of
- * each.
+ * each. With `kinds`, a compound of a combining form and a query term's word is that term
+ * (kin.ts's headTermOf: a source's `gigafactory` is the question's `factory`) unless its own term
+ * is in the query: it is found where the term's word is, inside the compound, so no more is searched.
  */
-export function matchQuery(text: string, query: ReadonlySet<string>, flatten: (text: string) => string = squash): MatchedText {
+export function matchQuery(text: string, query: ReadonlySet<string>, flatten: (text: string) => string = squash, kinds = false): MatchedText {
   const flat = flatten(text);
   const sentences = splitSentences(flat);
   if (query.size === 0) return { flat, sentences, matches: sentences.map(() => []) };
-  const matches = ASCII_ONLY.test(flat) ? asciiMatches(flat, sentences, query) : sentences.map((s) => inOrder(contentTerms(s.text), query));
+  const matches = ASCII_ONLY.test(flat)
+    ? asciiMatches(flat, sentences, query, kinds)
+    : sentences.map((s) => inOrder(kinds ? termsReadingKinds(s.text, query) : contentTerms(s.text), query));
   return { flat, sentences, matches };
+}
+
+/** contentTerms of `text`, a compound whose head is a query term read as that term (matchQuery's `kinds`). */
+function termsReadingKinds(text: string, query: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    const t = termOf(w);
+    if (!t) continue;
+    const head = query.has(t) ? '' : headTermOf(w);
+    out.push(head && query.has(head) ? head : t);
+  }
+  return out;
 }
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
@@ -41,7 +58,7 @@ function inOrder(terms: string[], query: ReadonlySet<string>): string[] {
 }
 
 /** Plain ASCII text: words are runs of [a-z0-9], as contentTerms's fast path has them. */
-function asciiMatches(flat: string, sentences: Sentence[], query: ReadonlySet<string>): string[][] {
+function asciiMatches(flat: string, sentences: Sentence[], query: ReadonlySet<string>, kinds: boolean): string[][] {
   const lower = flat.toLowerCase();
   // Where each query term's words start: [position, term] pairs.
   const found: [number, string][] = [];
@@ -49,7 +66,11 @@ function asciiMatches(flat: string, sentences: Sentence[], query: ReadonlySet<st
     const { prefix, whole } = termSpellings(term);
     for (const needle of [prefix, ...whole]) {
       for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
-        if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
+        if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) {
+          const start = kinds ? compoundStart(lower, at, term, query) : -1;
+          if (start >= 0) found.push([start, term]);
+          continue;
+        }
         let end = at + needle.length;
         while (end < lower.length && isWordChar(lower.charCodeAt(end))) end++;
         if (termOf(lower.slice(at, end)) === term) found.push([at, term]);
@@ -66,6 +87,25 @@ function asciiMatches(flat: string, sentences: Sentence[], query: ReadonlySet<st
     if (at >= sentences[s].start && !matches[s].includes(term)) matches[s].push(term);
   }
   return matches;
+}
+
+/**
+ * Where the compound holding `term`'s word at `at` begins, when a combining form is all that comes
+ * before it in its word and the compound is a kind of the term (headTermOf) whose own term is not
+ * queried; else -1. At most LONGEST_FORM letters are read back.
+ */
+function compoundStart(lower: string, at: number, term: string, query: ReadonlySet<string>): number {
+  if (!mayHead(term)) return -1;
+  let start = at;
+  while (start > 0 && isWordChar(lower.charCodeAt(start - 1))) {
+    if (at - start >= LONGEST_FORM) return -1;
+    start--;
+  }
+  if (!isCombiningForm(lower.slice(start, at))) return -1;
+  let end = at;
+  while (end < lower.length && isWordChar(lower.charCodeAt(end))) end++;
+  const word = lower.slice(start, end);
+  return headTermOf(word) === term && !query.has(termOf(word)) ? start : -1;
 }
 
 function isWordChar(c: number): boolean {

@@ -2,9 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentTerms, splitSentences, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
+import { contentTerms, splitSentences, stem, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
 import { squash } from '../../src/text.js';
 import { matchQuery } from '../../src/rag/query-match.js';
+import { headTermOf } from '../../src/ai/local/kin.js';
 import { heldTogether } from '../../src/rag/candidates.js';
 import { CORPORA } from '../helpers.js';
 
@@ -13,6 +14,20 @@ function reference(text: string, query: Set<string>) {
   const flat = text.replace(/\s+/g, ' ').trim();
   const sentences = splitSentences(flat);
   return { flat, sentences, matches: sentences.map((s) => [...new Set(contentTerms(s.text))].filter((t) => query.has(t))) };
+}
+
+/** matchQuery with `kinds`: each word's term, or its head's (headTermOf) where that is queried and the word's own term is not. */
+function referenceReadingKinds(text: string, query: Set<string>) {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const sentences = splitSentences(flat);
+  const termsOf = (sentence: string) =>
+    words(sentence).flatMap((w) => {
+      const t = termOf(w);
+      if (!t || query.has(t)) return t ? [t] : [];
+      const head = headTermOf(w);
+      return [head && query.has(head) ? head : t];
+    });
+  return { flat, sentences, matches: sentences.map((s) => [...new Set(termsOf(s.text))].filter((t) => query.has(t))) };
 }
 
 type XquadParagraph = { context: string; qas: { question: string }[] };
@@ -120,6 +135,25 @@ describe('matchQuery', () => {
     for (const c of cases) expect(matchQuery(c, query)).toEqual(reference(c, query));
   });
 
+  it('with kinds, reads a compound of a combining form as its head, and equals reading every word', () => {
+    const text =
+      'The gigafactory and two Gigafactories opened. A supermarket, a SUPERMARKET and a hypermarket-style store. ' +
+      'A semifinal, a microphone and relationships; concatenate the cat. A megagigafactory, gigafactory3 and super factory.';
+    const query = new Set(['factory', 'market', 'final', 'phone', 'ship', 'cat', 'store'].map(stem));
+    expect(matchQuery(text, query, squash, true).matches).toEqual([['factory'], ['market', 'stor'], ['cat'], ['factory']]);
+    for (const t of [text, `${text} Ünïcode gigafactory.`, 'Gigafactory, factory.', 'Ü gigafactory.'])
+      for (const q of [query, new Set(['factory', 'gigafactory']), new Set(['gigafactory'])])
+        expect(matchQuery(t, q, squash, true), t).toEqual(referenceReadingKinds(t, q));
+    // Asked itself, the compound is its own term, not its head's.
+    expect(matchQuery('The gigafactory opened.', new Set(['factory', 'gigafactory']), squash, true).matches).toEqual([['gigafactory']]);
+    for (const p of corpusParagraphs()) {
+      for (const q of p.qas) {
+        const asked = new Set(contentTerms(q.question));
+        expect(matchQuery(p.context, asked, squash, true)).toEqual(referenceReadingKinds(p.context, asked));
+      }
+    }
+  });
+
   it('gives every sentence an empty list for an empty query', () => {
     expect(matchQuery('One sentence. Another one.', new Set()).matches).toEqual([[], []]);
   });
@@ -147,5 +181,12 @@ describe('heldTogether', () => {
         await heldTogether(itemOf(`Trains stopped on Monday. Mirela Vasquez-Orr wrote the ${written} a week later.`), [], 'Who wrote the postmortem?', 'item'),
       ).toBe(true);
     }
+  });
+
+  it('finds a word in a compound that is a kind of it (a gigafactory is a factory), not in any word ending so', async () => {
+    // `The gigafactory will cost €2.1 billion` held one term of "how much will the factory cost?".
+    const plant = itemOf('Lindqvist opened a gigafactory in Tarnby. The gigafactory will cost €2.1 billion.');
+    expect(await heldTogether(plant, [], 'How much will the factory cost?', 'item')).toBe(true);
+    expect(await heldTogether(itemOf('The semifinal will cost the club €2 million.'), [], 'How much will the final cost?', 'item')).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words
 import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
 import { repeatsQuestion } from '../questions.js';
 import { askedUnits, type UnitWeigher } from './asked-units.js';
-import { asAsked, deedFromTheOtherSide, kinOf, joinerFor } from './kin.js';
+import { asAsked, deedFromTheOtherSide, headsAsked, kinOf, joinerFor } from './kin.js';
 import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
 export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
@@ -245,6 +245,10 @@ export function scoreSentences(
     })
     .filter((s) => !repeatsQuestion(s.text, qSet));
   if (!all.length) return [];
+  // "How much does the gigafactory cost?": in a source naming the gigafactory, `the factory's total
+  // cost` is its cost; elsewhere a factory may be any (a market is no supermarket).
+  const heads = headsAsked(question, qTerms);
+  if (heads.size) readHeads(all, heads);
   const idf = idfTable(
     all.map((s) => s.terms),
     new Set(qTerms),
@@ -365,6 +369,24 @@ export function scoreSentences(
     };
   });
   return scored.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The sentences' terms (`all`, each with its source `n` and its label's terms) with the head of
+ * each compound asked (`heads`, headsAsked) read as the compound, in the sources whose label or
+ * sentences name it.
+ */
+function readHeads(all: { n: number; terms: string[]; label: Set<string> }[], heads: ReadonlyMap<string, string>): void {
+  const compounds = new Set(heads.values());
+  const naming = new Set(all.filter((s) => s.terms.some((t) => compounds.has(t)) || [...s.label].some((t) => compounds.has(t))).map((s) => s.n));
+  const labels = new Set<Set<string>>();
+  for (const s of all) {
+    if (!naming.has(s.n)) continue;
+    s.terms = asAsked(s.terms, heads);
+    if (labels.has(s.label)) continue;
+    labels.add(s.label);
+    for (const [head, compound] of heads) if (s.label.delete(head)) s.label.add(compound);
+  }
 }
 
 /** How many of the question's terms a headline or a source must hold to be about what it asks (rag/candidates.ts's termsNeeded). */

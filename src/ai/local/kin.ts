@@ -7,7 +7,7 @@
  * own term, with its weight, once.
  */
 import { deedAsked } from './answer-cues.js';
-import { contentTerms, stem, STOPWORDS, termOf, termSpellings } from './extractive-text.js';
+import { contentTerms, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
 const KIN_GROUPS = [
@@ -60,7 +60,8 @@ function recently<V>(cache: Map<string, V>, key: string, make: () => V): V {
  * term maps to it, unless the question asks for the kin itself. Given the question, a word it
  * writes apart (`post-mortem`, `post mortem`) is found written as one word too (`postmortem`),
  * which stands for all its parts: "who wrote the post-mortem?" held no term of the article's
- * "according to the postmortem, signed by …", and was "not covered".
+ * "according to the postmortem, signed by …", and was "not covered". A compound that is a kind of
+ * an asked term (kindsOf: `gigafactory` for `factory`) stands for it.
  */
 export function kinOf(asked: Iterable<string>, question?: string): Kin {
   const wanted = new Set(asked);
@@ -84,6 +85,97 @@ function kinOfQuestion(wanted: ReadonlySet<string>, question: string): Kin {
   const otherSide = deed && wanted.has(deed.term) ? TOLD_FROM_THE_OTHER_SIDE.get(deed.term) : undefined;
   if (otherSide && !wanted.has(otherSide) && !out.has(otherSide)) out.set(otherSide, deed!.term);
   for (const [joined, parts] of compoundsOf(question, wanted)) if (!out.has(joined)) out.set(joined, parts);
+  for (const [kind, term] of kindsOf(wanted)) if (!out.has(kind)) out.set(kind, term);
+  return out;
+}
+
+/**
+ * Combining forms that make a word written as one with a whole word after it a kind of that word:
+ * a gigafactory is a factory, a supermarket a market, a minibus a bus. Only forms of size and
+ * number: `semi` (a semifinal is no final) and `sub` (substance) are not, nor is a word before a
+ * word (relationship, deadline, birthday): with no list of words, a prefix that is one cannot be
+ * told from a stem before a suffix.
+ */
+const COMBINING_FORMS = ['giga', 'mega', 'super', 'hyper', 'ultra', 'mini', 'micro', 'nano', 'multi'];
+const FORMS = new Set(COMBINING_FORMS);
+/** Longest combining form: a word with more letters before a found term is no compound of it. */
+export const LONGEST_FORM = Math.max(...COMBINING_FORMS.map((f) => f.length));
+/** Fewest letters of a compound's head: `superb` is no `b`, `minimum` no `mum`. */
+const HEAD_MIN = 4;
+/** Heads a form makes no kind of: units it scales (a gigawatt is no watt) and bound halves (a microphone is no phone). */
+const NO_KIND_OF = new Set(
+  ['watt', 'byte', 'hertz', 'volt', 'joule', 'gram', 'metre', 'meter', 'litre', 'liter', 'second', 'tonne', 'phone', 'scope', 'graph'].map(stem),
+);
+const LETTERS_ONLY = /^\p{L}+$/u;
+
+/**
+ * The term of the head of `word` (lower-cased) when it is a closed compound of a combining form
+ * and a whole word of HEAD_MIN letters or more that the form makes a kind of (`gigafactories` →
+ * `factory`); '' for any other word. `concatenate` holds `cat` but no form before it.
+ */
+export function headTermOf(word: string): string {
+  for (const form of COMBINING_FORMS) {
+    if (!word.startsWith(form)) continue;
+    const head = word.slice(form.length);
+    if (head.length < HEAD_MIN || !LETTERS_ONLY.test(head)) return '';
+    const term = termOf(head);
+    return term && mayHead(term) ? term : '';
+  }
+  return '';
+}
+
+/** Whether `part` is a combining form (`giga` before `factory`). */
+export function isCombiningForm(part: string): boolean {
+  return FORMS.has(part);
+}
+
+/** Whether a term may be the head of a compound (headTermOf): long enough, and a form makes it no other thing. */
+export function mayHead(term: string): boolean {
+  return term.length >= HEAD_MIN && !NO_KIND_OF.has(term);
+}
+
+/**
+ * For `asked` (a question's terms), the terms of the compounds that are kinds of one of them, each
+ * mapped to it (`gigafactory` → `factory`): a source's gigafactory is the question's factory. Made
+ * once a term and remembered: a kin table is read word by word, so a source's words cost one look
+ * up each, not a test of every form.
+ */
+export function kindsOf(asked: Iterable<string>): Map<string, string> {
+  const wanted = new Set(asked);
+  const out = new Map<string, string>();
+  for (const term of wanted) {
+    for (const kind of kindTerms(term)) if (!wanted.has(kind) && !out.has(kind)) out.set(kind, term);
+  }
+  return out;
+}
+
+function kindTerms(term: string): readonly string[] {
+  let kinds = kindCache.get(term);
+  if (kinds === undefined) {
+    kinds = mayHead(term) && LETTERS_ONLY.test(term) && !headTermOf(term) ? COMBINING_FORMS.map((form) => stem(form + term)) : [];
+    if (kindCache.size >= KIND_CACHE_SIZE) kindCache.clear();
+    kindCache.set(term, kinds);
+  }
+  return kinds;
+}
+const KIND_CACHE_SIZE = 10_000;
+const kindCache = new Map<string, readonly string[]>();
+
+/**
+ * The heads of the compounds `question` asks (`gigafactory` → `factory`, headTermOf), each mapped
+ * to its compound's term, for sources that name the compound too: there `the factory's total
+ * cost` is the gigafactory's. Anywhere else the head may be another thing (a market is no
+ * supermarket), so a caller reads them only in such a source.
+ */
+export function headsAsked(question: string, asked: Iterable<string>): Map<string, string> {
+  const wanted = new Set(asked);
+  const out = new Map<string, string>();
+  for (const word of words(question)) {
+    const term = termOf(word);
+    if (!wanted.has(term)) continue;
+    const head = headTermOf(word);
+    if (head && !wanted.has(head) && !out.has(head)) out.set(head, term);
+  }
   return out;
 }
 
