@@ -456,6 +456,19 @@ async function answerOf(question: string, sources: GroundedSource[]): Promise<st
   return (await collect(new LocalChatModel(new LocalEmbedder()).stream(ask(question, sources)))).join('');
 }
 
+describe('a question of a short word with a final e (use, age)', () => {
+  it('has its -ed and -ing forms stemmed as the word', () => {
+    // `used` and `using` were terms of their own ("what are cilia used for?" and `animals that use cilia`).
+    for (const [a, b] of [
+      ['use', 'used'],
+      ['use', 'using'],
+      ['age', 'aged'],
+      ['eye', 'eying'],
+    ])
+      expect(stem(b), b).toBe(stem(a));
+  });
+});
+
 describe('a compound of a combining form and a word (a gigafactory)', () => {
   it('in a source, is a kind of the word a question asks', async () => {
     // `The gigafactory cost €2.1 billion to build` held "cost" and no "factory": not covered.

@@ -183,6 +183,13 @@ describe('heldTogether', () => {
     }
   });
 
+  it('finds a short word with a final e in its -ed and -ing forms (use, used, using)', async () => {
+    // "What are cilia used for?" held one term of `animals that use cilia …` and abstained.
+    const ctenophores = itemOf('Ctenophores live in every ocean. They are the largest animals that use cilia as their main method of locomotion.');
+    expect(await heldTogether(ctenophores, [], 'What are cilia used for?', 'item')).toBe(true);
+    expect(await heldTogether(itemOf('Using cilia, they swim.'), [], 'What are cilia used for?', 'item')).toBe(true);
+  });
+
   it('finds a word in a compound that is a kind of it (a gigafactory is a factory), not in any word ending so', async () => {
     // `The gigafactory will cost €2.1 billion` held one term of "how much will the factory cost?".
     const plant = itemOf('Lindqvist opened a gigafactory in Tarnby. The gigafactory will cost €2.1 billion.');

@@ -33,6 +33,9 @@ export function words(text: string): string[] {
 /**
  * Irregular forms and their base word (which is then stemmed like any other). Maps, not object
  * literals: a word is anyone's text, and `constructor` or `__proto__` must not find Object's own.
+ * The forms of a base of a vowel, a consonant and a final e (use, age, owe, eye, ice) are here
+ * too: too short for the suffix rules, `used` and `using` were terms of their own, and "what are
+ * cilia used for?" held one term of `animals that use cilia … as their main method of locomotion`.
  */
 const IRREGULAR = new Map<string, string>(
   `children:child men:man women:woman people:person mice:mouse feet:foot teeth:tooth geese:goose
@@ -41,6 +44,7 @@ const IRREGULAR = new Map<string, string>(
   thought:think taught:teach sold:sell told:tell paid:pay spent:spend sent:send met:meet knew:know known:know
   grew:grow grown:grow drew:draw drawn:draw chose:choose chosen:choose fell:fall fallen:fall rose:rise risen:rise
   spoke:speak spoken:speak stood:stand struck:strike went:go gone:go saw:see seen:see did:do done:do ate:eat eaten:eat
+  used:use using:use aged:age aging:age owed:owe owing:owe eyed:eye eying:eye iced:ice icing:ice
   died:die dying:die dies:die lay:lie lying:lie tied:tie lied:lie flew:fly flown:fly threw:throw thrown:throw
   wore:wear worn:wear broke:break broken:break froze:freeze frozen:freeze drove:drive driven:drive rode:ride ridden:ride
   hid:hide hidden:hide bit:bite bitten:bite shot:shoot kept:keep slept:sleep felt:feel dealt:deal meant:mean lost:lose
