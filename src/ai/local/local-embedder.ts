@@ -22,9 +22,10 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * are keyed by it. v2: "against" is a word of the text, no longer a stopword. v3: "opposed" is
  * the word "against", "favor" the word "favour". v4: "drop", "decline" and "decrease" are the
  * word "fall", "increase" the word "rise". v5: "support", "supported" and "backed" are the word
- * "favour".
+ * "favour". v6: "used", "using", "aged", "owed", "eyed", "iced" and their -ing forms are their
+ * base word, as the shared stemmer now reads them.
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v5';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v6';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
