@@ -19,26 +19,31 @@ import { FakeConnection, hubBesideOtherNode, ROOM, until } from './helpers.js';
 const ZED = { id: 'u_zed', name: 'Zed', kind: 'user' as const };
 const BOT = { id: 'assistant', name: 'Salon', kind: 'assistant' as const };
 
+// Each test: a hub on this node beside another node's bus, and members joining the one room.
+let store: SqliteStore;
+let closeAll: () => Promise<void>;
+let hub: RoomHub;
+let other: InProcessBus;
+let n = 0;
+
+beforeEach(async () => {
+  ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger));
+});
+afterEach(() => {
+  vi.useRealTimers();
+  return closeAll();
+});
+
+async function member(name: string) {
+  const conn = new FakeConnection(`c${++n}`);
+  hub.connect(conn, { roomId: ROOM, ip: `10.0.0.${n}` })!.receive(JSON.stringify({ type: 'hello', name }));
+  await until(() => conn.frames('welcome').length === 1);
+  return { conn, welcome: conn.frames('welcome')[0] };
+}
+
+const publish = (delivery: Delivery, frame: string) => other.publish(ROOM, encodeEnvelope({ node: 'other', delivery, frame }));
+
 describe('a message heard after its thread was merged or deleted', () => {
-  let store: SqliteStore;
-  let closeAll: () => Promise<void>;
-  let hub: RoomHub;
-  let other: InProcessBus;
-  let n = 0;
-
-  beforeEach(async () => {
-    ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger));
-  });
-  afterEach(() => closeAll());
-
-  async function member(name: string) {
-    const conn = new FakeConnection(`c${++n}`);
-    hub.connect(conn, { roomId: ROOM, ip: `10.0.0.${n}` })!.receive(JSON.stringify({ type: 'hello', name }));
-    await until(() => conn.frames('welcome').length === 1);
-    return { conn, welcome: conn.frames('welcome')[0] };
-  }
-
-  const publish = (delivery: Delivery, frame: string) => other.publish(ROOM, encodeEnvelope({ node: 'other', delivery, frame }));
   /** The other node's publish of a message it stored, reaching this node now. */
   const late = (message: Message, type = 'message', extra: object = {}) => publish('history', JSON.stringify({ type, message, ...extra }));
   /** Messages and answers a member got, as [type, seq, threadId]. */
@@ -143,28 +148,6 @@ describe('a message heard after its thread was merged or deleted', () => {
 });
 
 describe('a message heard after its thread was split, or of a thread the room never heard of', () => {
-  let store: SqliteStore;
-  let closeAll: () => Promise<void>;
-  let hub: RoomHub;
-  let other: InProcessBus;
-  let n = 0;
-
-  beforeEach(async () => {
-    ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger));
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-    return closeAll();
-  });
-
-  async function member(name: string) {
-    const conn = new FakeConnection(`c${++n}`);
-    hub.connect(conn, { roomId: ROOM, ip: `10.0.1.${n}` })!.receive(JSON.stringify({ type: 'hello', name }));
-    await until(() => conn.frames('welcome').length === 1);
-    return { conn, welcome: conn.frames('welcome')[0] };
-  }
-
-  const publish = (delivery: Delivery, frame: string) => other.publish(ROOM, encodeEnvelope({ node: 'other', delivery, frame }));
   const late = (message: Message) => publish('history', JSON.stringify({ type: 'message', message }));
   const filed = (conn: FakeConnection) => conn.frames('message').map((f) => [f.message.seq, f.message.threadId]);
   const threads = (...ids: string[]) =>
