@@ -52,7 +52,9 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   const deed = answerType(question) === 'person' ? deedAsked(question) : null;
   const light = deed !== null && isLightDeed(deed) ? deed : null;
   const doneTo = new Set(asked.filter((t) => t !== light?.term));
-  const joined = joinerFor(new Set(asked));
+  const joiner = joinerFor(new Set(asked));
+  // Read once on the whole text: most texts write no asked term apart, and their sentences are not read again.
+  const joined = joiner.mayJoin(flat) ? joiner : (terms: string[]) => terms;
   const matched = found.matches.map((m, i) => {
     // "Who wrote the postmortem?" and a report's `post-mortem`: the compound written apart is the question's word.
     const terms = [...new Set(asAsked(joined(m, sentences[i].text), read))];

@@ -265,6 +265,14 @@ describe('stage 3: passage choice', () => {
     expect(bestPassage(film, 'Who restored the film?')).toContain('spent two years restoring the film');
   });
 
+  it('finds an asked word its source writes apart, far into a long text', () => {
+    // The joiner reads the whole text once before its sentences: a text that passes is read sentence by sentence.
+    const text =
+      `The signals failed at dawn. ${filler(30)} The weather report, written by Ola Berg, came late. ${filler(30)} ` +
+      `The post mortem, written by Mirela Vasquez, blamed a software update. ${filler(30)}`;
+    expect(bestPassage(text, 'Who wrote the postmortem?')).toContain('The post mortem, written by Mirela Vasquez');
+  });
+
   it('keeps the lines of a list, each a sentence to the built-in model', () => {
     const description = 'Chapters\n00:00 Saturday: the letter\n22:10 Friday: withdrawals halted';
     expect(bestPassage(description, 'why were withdrawals halted?')).toBe('Chapters\n00:00 Saturday: the letter\n22:10 Friday: withdrawals halted');
