@@ -45,11 +45,12 @@ const RECENT_QUESTIONS = 8;
 const recentKin = new Map<string, Kin>();
 const recentJoiners = new Map<string, Joiner>();
 
-function recently<V>(cache: Map<string, V>, key: string, make: () => V): V {
+/** `key`'s value in `cache`, made once while it is among the last `max` made. */
+function recently<V>(cache: Map<string, V>, key: string, make: () => V, max = RECENT_QUESTIONS): V {
   let value = cache.get(key);
   if (value === undefined) {
     value = make();
-    if (cache.size >= RECENT_QUESTIONS) cache.delete(cache.keys().next().value as string);
+    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
     cache.set(key, value);
   }
   return value;
@@ -150,13 +151,12 @@ export function kindsOf(asked: Iterable<string>): Map<string, string> {
 }
 
 function kindTerms(term: string): readonly string[] {
-  let kinds = kindCache.get(term);
-  if (kinds === undefined) {
-    kinds = mayHead(term) && LETTERS_ONLY.test(term) && !headTermOf(term) ? COMBINING_FORMS.map((form) => stem(form + term)) : [];
-    if (kindCache.size >= KIND_CACHE_SIZE) kindCache.clear();
-    kindCache.set(term, kinds);
-  }
-  return kinds;
+  return recently(
+    kindCache,
+    term,
+    () => (mayHead(term) && LETTERS_ONLY.test(term) && !headTermOf(term) ? COMBINING_FORMS.map((form) => stem(form + term)) : []),
+    KIND_CACHE_SIZE,
+  );
 }
 const KIND_CACHE_SIZE = 10_000;
 const kindCache = new Map<string, readonly string[]>();
