@@ -8,10 +8,11 @@
  * with its doer) comes before any that holds none. A list's entries keep their line breaks.
  */
 import { askedTerms, idfTable, squashKeepingListEntries, words } from '../ai/local/extractive-text.js';
-import { answerType, hasCue } from '../ai/local/extractive-answer.js';
-import { askedUnits } from '../ai/local/asked-units.js';
+import { answerType, hasCue, type AnswerType } from '../ai/local/extractive-answer.js';
+import { askedUnits, type UnitWeigher } from '../ai/local/asked-units.js';
 import { deedAsked, isLightDeed, namesDoer, tellsDeed } from '../ai/local/answer-cues.js';
-import { asAsked, headsAsked, kindsOf, kinOf, joinerFor, type Kin } from '../ai/local/kin.js';
+import { asAsked, headsAsked, kindsOf, kinOf, joinerFor, RECENT_QUESTIONS, type Joiner, type Kin } from '../ai/local/kin.js';
+import { recently } from '../ai/local/recently.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
@@ -33,39 +34,25 @@ const STRONGEST_WEIGHT = 0.25;
 export function bestPassage(text: string, question: string, max = PASSAGE_CHARS, hint?: string): string {
   // A list's entries keep their lines: the built-in model reads each as a sentence of its own.
   if (text.length <= max) return squashKeepingListEntries(text);
-  const asked = askedTerms(question);
-  // Only question terms matter, so each sentence is reduced to the question terms it holds.
-  // A kin ("melodrama" for "film") is found as the question's own term.
-  const kin = kinOf(asked, question);
-  // A compound that is a kind of an asked word (`gigafactory` for "factory") is found inside the
-  // word's own finds (matchQuery's `kinds`), not searched for under each combining form.
-  const kinds = kindsOf(asked);
-  // The head of a compound asked (`factory` for "gigafactory") is the compound in a text naming it.
-  const heads = headsAsked(question, asked);
-  const searched = [...asked, ...[...kin.keys()].filter((k) => !kinds.has(k)), ...heads.keys()];
-  const found = matchQuery(text, new Set(searched), squashKeepingListEntries, true);
+  const q = readingOf(question);
+  const found = matchQuery(text, q.searched, squashKeepingListEntries, true);
   const { flat, sentences } = found;
   if (flat.length <= max) return flat;
-  const read = heads.size ? readingHeads(found.matches, kin, heads) : kin;
-  // "Who makes orvaglutide?": a light verb not done to what is asked (`makes a weekly tablet
-  // possible`) is not the deed asked, and holds no term of the question (extractive-answer.ts).
-  const deed = answerType(question) === 'person' ? deedAsked(question) : null;
-  const light = deed !== null && isLightDeed(deed) ? deed : null;
-  const doneTo = new Set(asked.filter((t) => t !== light?.term));
-  const joiner = joinerFor(new Set(asked));
+  const read = q.heads.size ? readingHeads(found.matches, q.kin, q.heads) : q.kin;
+  const { light, doneTo } = q;
   // Read once on the whole text: most texts write no asked term apart, and their sentences are not read again.
-  const joined = joiner.mayJoin(flat) ? joiner : (terms: string[]) => terms;
+  const joined = q.joiner.mayJoin(flat) ? q.joiner : (terms: string[]) => terms;
   const matched = found.matches.map((m, i) => {
     // "Who wrote the postmortem?" and a report's `post-mortem`: the compound written apart is the question's word.
     const terms = [...new Set(asAsked(joined(m, sentences[i].text), read))];
     return light && terms.includes(light.term) && !tellsDeed(sentences[i].text, light, doneTo) ? terms.filter((t) => t !== light.term) : terms;
   });
   const idf = idfTable(matched);
-  const weigh = askedUnits(question, asked);
+  const { weigh } = q;
   const scores = matched.map((m) => weigh(m, idf));
   const top = scores.reduce((b, s, i) => (s > scores[b] ? i : b), 0);
   if (scores[top] === 0) return fromHint(flat, max, hint);
-  const answering = answeringSentences(question, sentences, matched, scores, scores[top]);
+  const answering = answeringSentences(q, sentences, matched, scores, scores[top]);
 
   // Windows of whole sentences, slid with counts of the question terms inside, so a long body
   // costs one pass.
@@ -119,17 +106,73 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
  * 2008` and an analyst's `plant being built on time` among them; "who restored the film?" got the
  * passage of `the restored film will tour` and `the restoration cost`, not of `… restoring the film`.
  */
-function answeringSentences(question: string, sentences: { text: string }[], matched: string[][], scores: number[], strongest: number): number[] {
-  const type = answerType(question);
-  const needed = termsNeeded(question);
-  const deed = type === 'person' ? deedAsked(question) : null;
+function answeringSentences(q: QuestionReading, sentences: { text: string }[], matched: string[][], scores: number[], strongest: number): number[] {
+  const { type, needed, deed } = q;
   if (deed) {
     const others = new Set(matched.flat().filter((t) => t !== deed.term));
     const told = sentences.map((s, i) => matched[i].length >= needed && tellsDeed(s.text, deed, others));
     if (told.some(Boolean)) return told.map((t, i) => (!t ? 0 : namesDoer(sentences[i].text, deed) ? 2 : 1));
   }
-  const qWords = new Set(words(question));
-  return sentences.map((s, i) => (scores[i] >= strongest - 1e-9 && matched[i].length >= needed && hasCue(type, s.text, qWords) ? 1 : 0));
+  return sentences.map((s, i) => (scores[i] >= strongest - 1e-9 && matched[i].length >= needed && hasCue(type, s.text, q.words) ? 1 : 0));
+}
+
+/**
+ * What the passage choice reads of a question, whatever the text: its terms, their kin, the heads
+ * of the compounds it asks, the deed and the type of answer it asks for. An ask quotes several
+ * sources (context.ts), each read with the same question; this is made once for them all.
+ */
+interface QuestionReading {
+  /** The terms a text is matched with: the asked terms, their kin (not the kinds matchQuery finds inside them) and the heads of compounds asked. */
+  searched: ReadonlySet<string>;
+  kin: Kin;
+  heads: ReadonlyMap<string, string>;
+  /** "Who makes orvaglutide?": a light verb, which counts only where it is done to what is asked (`doneTo`). */
+  light: { word: string; term: string } | null;
+  doneTo: ReadonlySet<string>;
+  joiner: Joiner;
+  weigh: UnitWeigher;
+  type: AnswerType;
+  /** Terms of the question a sentence must hold to be about it (termsNeeded). */
+  needed: number;
+  /** The deed a "who did it?" question asks, if it is one. */
+  deed: { word: string; term: string } | null;
+  words: Set<string>;
+}
+
+const readings = new Map<string, QuestionReading>();
+
+function readingOf(question: string): QuestionReading {
+  return recently(readings, question, () => newReading(question), RECENT_QUESTIONS);
+}
+
+function newReading(question: string): QuestionReading {
+  const asked = askedTerms(question);
+  // Only question terms matter, so each sentence is reduced to the question terms it holds.
+  // A kin ("melodrama" for "film") is found as the question's own term.
+  const kin = kinOf(asked, question);
+  // A compound that is a kind of an asked word (`gigafactory` for "factory") is found inside the
+  // word's own finds (matchQuery's `kinds`), not searched for under each combining form.
+  const kinds = kindsOf(asked);
+  // The head of a compound asked (`factory` for "gigafactory") is the compound in a text naming it.
+  const heads = headsAsked(question, asked);
+  const type = answerType(question);
+  // "Who makes orvaglutide?": a light verb not done to what is asked (`makes a weekly tablet
+  // possible`) is not the deed asked, and holds no term of the question (extractive-answer.ts).
+  const deed = type === 'person' ? deedAsked(question) : null;
+  const light = deed !== null && isLightDeed(deed) ? deed : null;
+  return {
+    searched: new Set([...asked, ...[...kin.keys()].filter((k) => !kinds.has(k)), ...heads.keys()]),
+    kin,
+    heads,
+    light,
+    doneTo: new Set(asked.filter((t) => t !== light?.term)),
+    joiner: joinerFor(new Set(asked)),
+    weigh: askedUnits(question, asked),
+    type,
+    needed: termsNeeded(question),
+    deed,
+    words: new Set(words(question)),
+  };
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { deedAsked } from './answer-cues.js';
 import { contentTerms, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
+import { recently } from './recently.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
 const KIN_GROUPS = [
@@ -41,20 +42,9 @@ export type Kin = ReadonlyMap<string, string | readonly string[]>;
  * The last questions' kin and joiners: an ask reads its question at several places, and for each
  * source it quotes (passage.ts), each time making the same sets and expressions.
  */
-const RECENT_QUESTIONS = 8;
+export const RECENT_QUESTIONS = 8;
 const recentKin = new Map<string, Kin>();
 const recentJoiners = new Map<string, Joiner>();
-
-/** `key`'s value in `cache`, made once while it is among the last `max` made. */
-function recently<V>(cache: Map<string, V>, key: string, make: () => V, max = RECENT_QUESTIONS): V {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = make();
-    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-    cache.set(key, value);
-  }
-  return value;
-}
 
 /**
  * For `asked` (a question's terms), the terms that stand for one of them: each kin of an asked
@@ -66,7 +56,9 @@ function recently<V>(cache: Map<string, V>, key: string, make: () => V, max = RE
  */
 export function kinOf(asked: Iterable<string>, question?: string): Kin {
   const wanted = new Set(asked);
-  return question === undefined ? kinOfTerms(wanted) : recently(recentKin, `${question}\u0000${[...wanted].join(' ')}`, () => kinOfQuestion(wanted, question));
+  return question === undefined
+    ? kinOfTerms(wanted)
+    : recently(recentKin, `${question}\u0000${[...wanted].join(' ')}`, () => kinOfQuestion(wanted, question), RECENT_QUESTIONS);
 }
 
 function kinOfTerms(wanted: ReadonlySet<string>): Map<string, string | string[]> {
@@ -267,7 +259,7 @@ export function withJoined(terms: string[], text: string, wanted: ReadonlySet<st
  * apart may stand (firstPartsOf: `post ` or `post-` for `postmortem`); most sentences hold none.
  */
 export function joinerFor(wanted: ReadonlySet<string>): Joiner {
-  return recently(recentJoiners, [...wanted].join(' '), () => newJoiner(new Set(wanted)));
+  return recently(recentJoiners, [...wanted].join(' '), () => newJoiner(new Set(wanted)), RECENT_QUESTIONS);
 }
 
 function newJoiner(wanted: ReadonlySet<string>): Joiner {
