@@ -120,7 +120,7 @@ export class SalonMetrics {
     // The gauge misses an outage shorter than the scrape interval; the counter does not.
     this.busOutages = new Counter({
       name: 'salon_bus_outages_total',
-      help: 'Times this node lost Redis after having reached it (salon_bus_connected went to 0)',
+      help: 'Outages of the room bus: times this node lost Redis (salon_bus_connected went to 0), and a start at which its first attempt to reach Redis failed (a start that reaches Redis is none)',
       registers,
     });
     this.ingestJobs = new Counter({ name: 'salon_ingest_jobs_total', help: 'Ingest jobs by how they ended', labelNames: ['status'], registers });
@@ -230,7 +230,7 @@ export class SalonMetrics {
     if (sentAt !== undefined) this.busLag.observe(Math.max(0, Date.now() - sentAt) / 1000);
   }
 
-  /** The bus lost Redis (RoomBus.onConnectionChange told `false`). */
+  /** The bus lost Redis, or could not reach it at start (RoomBus.onConnectionChange told `false`). */
   busCutOff(): void {
     this.busOutages.inc();
   }

@@ -74,7 +74,6 @@ export class RedisRoomBus implements RoomBus {
   private restoring: Promise<void> | null = null;
   /** Times the link went down: a restore that saw it go down meanwhile subscribed its rooms on a connection since replaced. */
   private cuts = 0;
-  private connectedOnce = false;
   private closed = false;
 
   constructor(options: RedisRoomBusOptions) {
@@ -252,7 +251,8 @@ export class RedisRoomBus implements RoomBus {
   private cutOff(): void {
     this.cuts++;
     this.behind = true;
-    if (this.connectedOnce && !this.closed) this.announce(false);
+    // A start with Redis away is told too: the link says so once, when its first attempt fails.
+    if (!this.closed) this.announce(false);
   }
 
   /** The link is back: hear every room again, rewrite presence, then tell the rooms core. */
@@ -285,7 +285,6 @@ export class RedisRoomBus implements RoomBus {
     // the bus stays behind, and the next heartbeat subscribes the rooms on the new connections.
     if (!this.link.isUp || this.closed || this.cuts !== cuts) return;
     this.behind = false;
-    this.connectedOnce = true;
     // Every room of the list was subscribed again: what was unheard of it is heard, and every room
     // resyncs. A room joined meanwhile (or left and joined again) is not in the list: its own
     // SUBSCRIBE may have failed, and it stays unheard, told again once the rooms core heard that every room is.

@@ -34,7 +34,8 @@ export class RedisLink {
   private readonly log: Logger;
   private readonly listeners: ((up: boolean) => void)[] = [];
   private waiters: (() => void)[] = [];
-  private up = false;
+  /** Null until the first attempt to connect succeeds or fails: a start with Redis away is an outage too. */
+  private up: boolean | null = null;
   private closed = false;
   private lastError = '';
   private downSince = Date.now();
@@ -70,7 +71,7 @@ export class RedisLink {
       client.on('ready', () => this.changed());
       client.on('close', () => {
         this.dropping.delete(client);
-        this.changed();
+        this.changed(true);
       });
       client.on('error', (err: Error) => {
         this.lastError = err.message;
@@ -80,7 +81,7 @@ export class RedisLink {
 
   /** Both connections are ready. */
   get isUp(): boolean {
-    return this.up;
+    return this.up === true;
   }
 
   /** Why the link is down, for `/readyz`; null when it is up. */
@@ -92,8 +93,8 @@ export class RedisLink {
   }
 
   /**
-   * Called with `false` when the link goes down and `true` when it is back (both connections
-   * ready). Returns what stops the calls, for a part that closes before the link (the change feed).
+   * Called with `false` when the link goes down, or when the first attempt to connect fails, and
+   * `true` when it is up (both connections ready). Returns what stops the calls, for a part that closes before the link (the change feed).
    */
   onChange(listener: (up: boolean) => void): () => void {
     this.listeners.push(listener);
@@ -125,7 +126,7 @@ export class RedisLink {
     const [seconds, micros] = (await this.cmd.time()).map(Number);
     const after = Date.now();
     this.clockOffset = seconds * 1000 + Math.floor(micros / 1000) - Math.round((before + after) / 2);
-    this.clockRead = this.up;
+    this.clockRead = this.up === true;
   }
 
   /**
@@ -158,18 +159,27 @@ export class RedisLink {
     );
   }
 
-  private changed(): void {
+  /** `closing`: a connection closed (or an attempt to connect failed), rather than one came up. */
+  private changed(closing = false): void {
     const up = !this.closed && this.cmd.status === 'ready' && this.sub.status === 'ready';
-    if (up === this.up) return;
+    // Before the first connection, one ready before the other is no outage: only a failure is.
+    if (up === this.up || (this.up === null && !up && !closing)) return;
+    const starting = this.up === null;
     this.up = up;
     if (up) {
       this.lastError = '';
       this.log.info({ redis: this.where }, 'room bus connected to Redis');
     } else {
-      this.downSince = Date.now();
+      // Down since the start when it never came up.
+      if (!starting) this.downSince = Date.now();
       this.clockRead = false;
       if (!this.closed)
-        this.log.warn({ redis: this.where, err: this.lastError || undefined }, 'room bus lost Redis; serving local members only until it is back');
+        this.log.warn(
+          { redis: this.where, err: this.lastError || undefined },
+          starting
+            ? 'room bus cannot reach Redis; serving local members only until it can'
+            : 'room bus lost Redis; serving local members only until it is back',
+        );
     }
     for (const listener of this.listeners.slice()) {
       try {
