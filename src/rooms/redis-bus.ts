@@ -205,8 +205,10 @@ export class RedisRoomBus implements RoomBus {
     }
     try {
       await this.link.cmd.ping();
+      // Not ready while a room's SUBSCRIBE fails either: new members of that room here would miss
+      // every other node's messages. The retries go on, and the first ready answer follows the success.
       return {
-        ok: true,
+        ok: this.unheard.size === 0,
         provider: 'redis',
         detail: `Redis at ${this.link.where}; ${this.rooms.size - this.unheard.size} room(s) heard on this node${this.unheardDetail()}`,
       };
@@ -215,10 +217,7 @@ export class RedisRoomBus implements RoomBus {
     }
   }
 
-  /**
-   * The rooms not heard for a failed SUBSCRIBE, for /readyz's bus detail. They leave the node ready:
-   * its other rooms work, and an ACL refusing a channel would refuse it on every node alike.
-   */
+  /** The rooms not heard for a failed SUBSCRIBE, for /readyz's bus detail: how many, the one failing longest, why, and the next try. */
   private unheardDetail(): string {
     if (!this.unheard.size) return '';
     const [roomId, last] = [...this.unheard].reduce((a, b) => (b[1].waitBeats > a[1].waitBeats ? b : a));

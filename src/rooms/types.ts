@@ -52,7 +52,7 @@ export interface RoomBus {
    * off, and once back until its rooms are subscribed again. Absent where it is never cut off.
    */
   readonly connected?: boolean;
-  /** Whether the bus reaches the other nodes (`/readyz`). */
+  /** Whether the bus reaches the other nodes and hears every room it joined (`/readyz`). */
   health(): Promise<{ ok: boolean; provider: string; detail: string }>;
   close(): Promise<void>;
 }

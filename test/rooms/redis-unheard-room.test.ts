@@ -1,7 +1,7 @@
 /**
  * Two app nodes on one Redis and one store: a room whose SUBSCRIBE fails on a node while Redis
  * stays up (a timeout, a refusal) is resynced alone once it is heard again, not every room of the
- * node as after an outage; /metrics and /readyz say meanwhile that it is not heard.
+ * node as after an outage; /metrics says meanwhile that it is not heard, and /readyz fails.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -83,11 +83,13 @@ describeRedis('a room the bus does not hear while Redis stays up', () => {
     const dan = await joined(nodes[0], 'Dan', OTHER_ROOM);
     dan.client.send({ type: 'say', text: 'said while unheard', clientId: 'd1' });
     await dan.client.next('message', (f) => f.message.text === 'said while unheard');
-    // Operators see it: one room not heard, the node still ready.
+    // Operators see it: one room not heard, and the node not ready (a new member of the room here
+    // would miss the other nodes' messages), the admin's detail saying which room and why.
     expect(await gauge(nodes[1])).toBe(1);
-    const ready = await nodes[1].inject({ url: '/readyz', headers: ADMIN });
-    expect(ready.statusCode).toBe(200);
-    expect(ready.json().checks.bus.detail).toMatch(new RegExp(`1 room\\(s\\) not heard.*${OTHER_ROOM}: NOPERM`));
+    const unready = await nodes[1].inject({ url: '/readyz', headers: ADMIN });
+    expect(unready.statusCode).toBe(503);
+    expect(unready.json().checks.bus).toEqual({ ok: false, detail: expect.stringMatching(new RegExp(`1 room\\(s\\) not heard.*${OTHER_ROOM}: NOPERM`)) });
+    expect((await nodes[0].inject('/readyz')).statusCode).toBe(200);
     // ROOM is heard all along.
     cy.client.send({ type: 'say', text: 'heard all along', clientId: 'c1' });
     expect((await ana.client.next('message', () => true, WAIT_MS)).message.text).toBe('heard all along');
@@ -100,6 +102,7 @@ describeRedis('a room the bus does not hear while Redis stays up', () => {
     dan.client.send({ type: 'say', text: 'said once heard again', clientId: 'd2' });
     expect((await ben.client.next('message', () => true, WAIT_MS)).message).toMatchObject({ seq: 2, text: 'said once heard again' });
     await expect.poll(() => gauge(nodes[1]), { timeout: WAIT_MS }).toBe(0);
+    expect((await nodes[1].inject('/readyz')).statusCode).toBe(200);
     // Only the room that was not heard was read again from the store; ROOM was not resynced.
     expect(read).toContain(OTHER_ROOM);
     expect(read).not.toContain(ROOM);
