@@ -240,7 +240,11 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     config,
     store,
     adminToken,
-    readiness: new Map<string, ReadinessCheck>([['bus', () => rooms.bus.health()]]),
+    readiness: new Map<string, ReadinessCheck>([
+      ['bus', () => rooms.bus.health()],
+      // Shared nodes only: one that does not hear the others' index changes serves stale searches.
+      ...(changeFeed.health ? [['index-feed', () => changeFeed.health!()] as const] : []),
+    ]),
     embedder: ai.embedder,
     chat: ai.chat,
     aiHealth: () => ai.health(),

@@ -2,8 +2,9 @@
  * The ChangeFeed of many nodes: one Redis channel (`<prefix>index`) on the room bus's own
  * connections, so the feed is up exactly when the bus is. Like the bus it drops what is published
  * while Redis is away; each time the channel is heard again it says so, and the nodes catch up
- * from the store's change log (index-sync.ts).
+ * from the store's change log (index-sync.ts). Until then `/readyz` fails its `index-feed` check.
  */
+import type { ProviderHealth } from '../ai/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
 import { RepeatedFailureLog } from '../repeated-failure-log.js';
@@ -34,6 +35,10 @@ export class RedisChangeFeed implements ChangeFeed {
   private readonly failures: RepeatedFailureLog;
   private retryMs = RESUBSCRIBE_MS;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** When the retry waiting is due, and why the last SUBSCRIBE failed, for `/readyz`. */
+  private retry: { at: number; reason: string } | null = null;
+  /** The channel is subscribed on the link as it is now: notices of other nodes arrive. */
+  private heard = false;
   /** A SUBSCRIBE of the channel went through: `close` unsubscribes it (the link is the bus's and may outlive the feed). */
   private subscribed = false;
   private closed = false;
@@ -48,7 +53,7 @@ export class RedisChangeFeed implements ChangeFeed {
     this.log = options.log ?? silentLogger;
     this.failures = new RepeatedFailureLog({ log: this.log, what: 'subscribing the index change feed' });
     this.link.sub.on('message', this.hear);
-    this.stopFollowingLink = this.link.onChange((up) => (up ? void this.listen() : this.announce(false)));
+    this.stopFollowingLink = this.link.onChange((up) => (up ? void this.listen() : this.cutOff()));
     if (this.link.isUp) void this.listen();
   }
 
@@ -65,6 +70,21 @@ export class RedisChangeFeed implements ChangeFeed {
   }
 
   /**
+   * Whether the feed hears the other nodes' notices (`/readyz`'s `index-feed`): not while the link
+   * is down, nor until the channel is subscribed on it (a SUBSCRIBE on its way, or failed and retried).
+   */
+  async health(): Promise<ProviderHealth> {
+    const problem = this.closed ? 'closed' : this.link.problem();
+    const missing = "other nodes' index changes reach this node's indexes only from the store's change log meanwhile";
+    if (problem) return { ok: false, provider: 'redis', detail: `${problem}; ${missing}` };
+    if (this.heard) return { ok: true, provider: 'redis', detail: `channel ${this.channel} subscribed` };
+    const why = this.retry
+      ? `its SUBSCRIBE failed (${this.retry.reason}; tried again in ${Math.max(0, Math.round((this.retry.at - Date.now()) / 1000))} s)`
+      : 'its SUBSCRIBE is on its way';
+    return { ok: false, provider: 'redis', detail: `channel ${this.channel} not subscribed: ${why}; ${missing}` };
+  }
+
+  /**
    * Stops the feed for good: the retry waiting is cancelled and so is the failures' summary, the
    * link's changes no longer subscribe, the channel is unsubscribed (a SUBSCRIBE still on its way
    * is undone when it answers) and no handler is told anything more. Publishes are dropped from
@@ -75,6 +95,7 @@ export class RedisChangeFeed implements ChangeFeed {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    this.heard = false;
     this.failures.close();
     this.stopFollowingLink();
     this.link.sub.off('message', this.hear);
@@ -98,6 +119,7 @@ export class RedisChangeFeed implements ChangeFeed {
       if (!this.link.isUp) return void this.log.debug({ err }, 'index change feed not subscribed');
       const wait = this.retryMs;
       this.retryMs = Math.min(wait * 2, RESUBSCRIBE_MAX_MS);
+      this.retry = { at: Date.now() + wait, reason: err instanceof Error ? err.message : String(err) };
       this.failures.failed(err, {}, `index change feed not subscribed; trying again in ${wait / 1000} s, then less often while it fails`);
       this.retryTimer = setTimeout(() => this.link.isUp && void this.listen(), wait);
       this.retryTimer.unref();
@@ -106,8 +128,18 @@ export class RedisChangeFeed implements ChangeFeed {
     this.subscribed = true;
     if (this.closed) return this.unsubscribe();
     this.retryMs = RESUBSCRIBE_MS;
+    this.retry = null;
+    // Heard only while the link that answered is still up: one that dropped meanwhile subscribes again when back.
+    this.heard = this.link.isUp;
     this.failures.succeeded();
     this.announce(true);
+  }
+
+  /** The link went down: its subscription went with it. */
+  private cutOff(): void {
+    this.heard = false;
+    this.retry = null;
+    this.announce(false);
   }
 
   private unsubscribe(): void {

@@ -1,7 +1,10 @@
 /**
- * One app node on Redis, through a loopback proxy the test cuts: what /readyz and /metrics say
- * about Redis from the node's start on, a start while Redis is away included.
+ * One app node on Redis (through a loopback proxy the test cuts, or as a Redis user whose ACL
+ * refuses a channel): what /readyz and /metrics say about Redis from the node's start on, a start
+ * while Redis is away included, and the index change feed's channel holding /readyz.
  */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -54,6 +57,8 @@ describeRedis('a node’s readiness and metrics on Redis', () => {
     const down = await app.inject({ url: '/readyz', headers: ADMIN });
     expect(down.statusCode).toBe(503);
     expect(down.json().checks.bus.detail).toContain('unreachable');
+    // The index change feed rides on the same link: it does not hear the other nodes either.
+    expect(down.json().checks['index-feed']).toEqual({ ok: false, detail: expect.stringContaining('unreachable') });
 
     await proxy.restore();
     await expect.poll(async () => (await app.inject('/readyz')).statusCode, { timeout: WAIT_MS }).toBe(200);
@@ -66,5 +71,47 @@ describeRedis('a node’s readiness and metrics on Redis', () => {
     const { app, bus } = await node(proxy.url);
     await bus.ready();
     expect(await busMetrics(app)).toEqual({ connected: 1, outages: 0 });
+  });
+
+  /** A Redis user that may use every key but, of the channels, only those matching `allowed`; deleted after the test. */
+  async function restrictedUser(allowed: string) {
+    const admin = new Redis(REDIS_URL);
+    const name = `salon-test-${randomUUID()}`;
+    const password = randomUUID();
+    await admin.call('ACL', 'SETUSER', name, 'on', `>${password}`, '~*', 'resetchannels', `&${allowed}`, '+@all');
+    closers.push(async () => {
+      await admin.call('ACL', 'DELUSER', name);
+      admin.disconnect();
+    });
+    const url = new URL(REDIS_URL);
+    url.username = name;
+    url.password = password;
+    return { url: url.toString(), allow: (pattern: string) => admin.call('ACL', 'SETUSER', name, `&${pattern}`) };
+  }
+
+  it('is not ready while Redis refuses the index change channel, says why, and is once the channel is heard', async () => {
+    const prefix = testPrefix();
+    // The rooms' channels are allowed, the index change feed's is not.
+    const user = await restrictedUser(`${prefix}room:*`);
+    const { app, bus } = await node(user.url, prefix);
+    await bus.ready();
+    const feedDetail = async () => (await app.inject({ url: '/readyz', headers: ADMIN })).json().checks['index-feed']?.detail;
+    await expect.poll(feedDetail, { timeout: WAIT_MS }).toMatch(/SUBSCRIBE failed/);
+    const refused = await app.inject({ url: '/readyz', headers: ADMIN });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json().checks.bus.ok).toBe(true);
+    expect(refused.json().checks['index-feed']).toEqual({
+      ok: false,
+      detail: expect.stringMatching(new RegExp(`channel ${prefix}index not subscribed: its SUBSCRIBE failed \\(NOPERM.*; tried again in \\d+ s\\)`)),
+    });
+    // Anyone is told which check fails, without its detail.
+    expect((await app.inject('/readyz')).json().checks['index-feed']).toEqual({ ok: false });
+
+    await user.allow(`${prefix}index`);
+    await expect.poll(async () => (await app.inject('/readyz')).statusCode, { timeout: WAIT_MS }).toBe(200);
+    expect((await app.inject({ url: '/readyz', headers: ADMIN })).json().checks['index-feed']).toEqual({
+      ok: true,
+      detail: `channel ${prefix}index subscribed`,
+    });
   });
 });
