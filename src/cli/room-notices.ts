@@ -23,6 +23,12 @@ export const UNTOLD_ROOMS_SEE =
 /** Why the rooms of a lone server are not told, for the command's stderr. */
 export const NOT_TOLD_WITHOUT_REDIS = `rooms open on a running server were not told: without REDIS_URL a server's rooms cannot be reached from outside its process. ${UNTOLD_ROOMS_SEE}`;
 
+/** The rooms a `publish` did not tell (each once, in the order of their notices), and why. */
+export interface Untold {
+  rooms: string[];
+  why: string;
+}
+
 interface Notice {
   roomId: string;
   delivery: Delivery;
@@ -52,18 +58,28 @@ export class RoomNotices implements ThreadOutlet {
   }
 
   /**
-   * Publishes what was kept, in order, on the Redis bus `config` names; false when Redis did not
-   * answer within `waitMs` (nothing was published). Servers not hearing a room then get none of it.
+   * Publishes what was kept, in order, on the Redis bus `config` names; null when every notice went
+   * out. Otherwise the rooms of the first notice not published and of every one after it: when Redis
+   * did not answer within `waitMs`, a publish failed, or the link dropped between two publishes (the
+   * bus drops a publish while cut off, as a server's must, so that is checked before each one).
    */
-  async publish(config: Config, waitMs = REDIS_WAIT_MS): Promise<boolean> {
-    if (!this.notices.length) return true;
+  async publish(config: Config, waitMs = REDIS_WAIT_MS): Promise<Untold | null> {
+    if (!this.notices.length) return null;
     const bus = new RedisRoomBus({ url: config.REDIS_URL!, prefix: config.REDIS_KEY_PREFIX, nodeId: `salon-cli-${randomUUID()}` });
+    const untold = (from: number, why: string): Untold => ({ rooms: [...new Set(this.notices.slice(from).map((n) => n.roomId))], why });
     let timer: NodeJS.Timeout | undefined;
     try {
       const up = await Promise.race([bus.ready().then(() => true), new Promise<false>((resolve) => (timer = setTimeout(resolve, waitMs, false)))]);
-      if (!up) return false;
-      for (const { roomId, delivery, frame } of this.notices) await bus.publish(roomId, encodeEnvelope({ node: bus.nodeId, delivery, frame }));
-      return true;
+      if (!up) return untold(0, `Redis did not answer within ${waitMs / 1000} s`);
+      for (const [i, { roomId, delivery, frame }] of this.notices.entries()) {
+        if (!bus.link.isUp) return untold(i, 'the connection to Redis dropped while the rooms were being told');
+        try {
+          await bus.publish(roomId, encodeEnvelope({ node: bus.nodeId, delivery, frame }));
+        } catch (err) {
+          return untold(i, `publishing on Redis failed (${err instanceof Error ? err.message : String(err)})`);
+        }
+      }
+      return null;
     } finally {
       clearTimeout(timer);
       await bus.close();

@@ -22,7 +22,7 @@ import type { SplitLock, Store, Thread } from '../../store/types.js';
 import { LocalFileError, readLocalFile } from '../../local-files.js';
 import { parseArgs, UsageError, type Command } from '../command.js';
 import { printable } from '../printable.js';
-import { NOT_TOLD_WITHOUT_REDIS, REDIS_WAIT_MS, RoomNotices, UNTOLD_ROOMS_SEE } from '../room-notices.js';
+import { NOT_TOLD_WITHOUT_REDIS, RoomNotices, UNTOLD_ROOMS_SEE } from '../room-notices.js';
 
 const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
 const EXIT_USAGE = 2;
@@ -103,16 +103,20 @@ async function roomThreads(store: Store, threads: ThreadService, room: string): 
   return kept;
 }
 
-/** Tells running servers' live rooms what the operation changed, or says on stderr why they were not told. */
+/**
+ * Tells running servers' live rooms what the operation changed, or says on stderr which were not
+ * told and why. The change is stored either way: a failure here is told, not thrown, and the
+ * command still succeeds (running it again would not tell the rooms; it would repeat a done change).
+ */
 async function tellRooms(config: Config, notices: RoomNotices): Promise<void> {
   if (!notices.pending) return;
   if (!config.REDIS_URL) return console.error(`salon threads: ${NOT_TOLD_WITHOUT_REDIS}`);
-  // The change is stored: a failure here is told, not thrown.
-  const why = await notices.publish(config).then(
-    (told) => (told ? null : `Redis did not answer within ${REDIS_WAIT_MS / 1000} s`),
-    (err: unknown) => `publishing on Redis failed (${printable((err as Error)?.message ?? String(err))})`,
-  );
-  if (why) console.error(`salon threads: rooms open on running servers were not told: ${why}. ${UNTOLD_ROOMS_SEE}`);
+  const untold = await notices
+    .publish(config)
+    .catch((err: unknown) => ({ rooms: [], why: `publishing on Redis failed (${(err as Error)?.message ?? String(err)})` }));
+  if (!untold) return;
+  const rooms = untold.rooms.length ? ` (${untold.rooms.join(', ')})` : '';
+  console.error(printable(`salon threads: the change is saved, but rooms open on running servers were not told${rooms}: ${untold.why}. ${UNTOLD_ROOMS_SEE}`));
 }
 
 const threadsCommand: Command = {
