@@ -596,13 +596,14 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The thread a message for `threadId` is stored in (inside the append's transaction): that one,
-   * or the thread that absorbed it when it was merged meanwhile (merges of merges followed), where
-   * the merge moved its messages; in the archived shell nobody would read or search it. A thread
-   * deleted while the message was on its way (an answer being written, a say in flight) takes
-   * nothing: the row would outlive its thread, served to anyone and deletable by no one. Nor does an
-   * archived thread the walk ends on (`takesNoMessages`). Synchronous, as better-sqlite3's
-   * transactions are: no merge commits between the walk's reads and the insert.
+   * The thread a message (or a memory chunk) for `threadId` is stored in (inside the write's
+   * transaction): that one, or the thread that absorbed it when it was merged meanwhile (merges of
+   * merges followed), where the merge moved its messages and memory; in the archived shell nobody
+   * would read or search it. A thread deleted while the row was on its way (an answer being
+   * written, a say in flight, a window being embedded) takes nothing: the row would outlive its
+   * thread, served to anyone and deletable by no one. Nor does an archived thread the walk ends on
+   * (`takesNoMessages`). Synchronous, as better-sqlite3's transactions are: no merge commits
+   * between the walk's reads and the insert.
    */
   private threadTakingMessages(threadId: string): string {
     let id = threadId;
@@ -825,10 +826,12 @@ export class SqliteStore implements Store {
   private setVectorTx?: Database.Transaction<(id: number, vector: Float32Array, model: string) => void>;
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
 
+  /** The chunk goes where a message for its thread would (`threadTakingMessages`), or nowhere. */
   private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
-    if (!this.sql('SELECT 1 FROM threads WHERE id = ?').get(c.threadId)) throw new errors.ERR_THREAD_NOT_FOUND(c.threadId);
-    const id = this.writeMemoryRow(null, c, now, now, vector);
-    return { ...c, id, createdAt: now, updatedAt: now };
+    const threadId = this.threadTakingMessages(c.threadId);
+    const filed = threadId === c.threadId ? c : { ...c, threadId };
+    const id = this.writeMemoryRow(null, filed, now, now, vector);
+    return { ...filed, id, createdAt: now, updatedAt: now };
   }
 
   /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */

@@ -448,7 +448,9 @@ export interface Store {
   // conversation memory (src/memory/)
   /**
    * Stores a memory chunk (with its vector, when it has one); `now` is its createdAt and updatedAt.
-   * ERR_THREAD_NOT_FOUND, and nothing stored, when its thread is gone (checked in the write's transaction).
+   * Filed as appendMessage files a message, in the write's transaction: a merged thread's chunk goes
+   * to the thread that absorbed it (the returned chunk names that thread); ERR_THREAD_NOT_FOUND
+   * when its thread is gone, ERR_THREAD_ARCHIVED when it leads to no active thread, nothing stored.
    */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
   /** Keeps a chunk's vector (one embedded after it was stored, or again by another embedder). */

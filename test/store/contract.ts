@@ -490,6 +490,38 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.searchMemoryLines('late', ['thr_gone'], 5)).toEqual([]);
       });
 
+      it('files a chunk of a merged thread under the thread that absorbed it, merges of merges followed, as a message', async () => {
+        const main = await store.ensureMainThread('news_1');
+        // t1 merged into t2, t2 into the main thread: a window embedded across both merges.
+        await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id: 't1', status: 'archived', mergedInto: 't2' }] });
+        await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id: 't2', status: 'archived', mergedInto: main.id }] });
+        const v = Float32Array.from([0.6, 0.8, 0]);
+        const stored = await store.addMemoryChunk(chunk('t1', 'the lighthouse keeper retired'), at(3), { vector: v, model: 'm@3' });
+        expect(stored).toMatchObject({ threadId: main.id, roomId: 'news_1', text: 'the lighthouse keeper retired', createdAt: at(3) });
+        expect((await store.getMemoryChunks([stored.id]))[0]).toMatchObject({ threadId: main.id, vectorModel: 'm@3' });
+        expect([await store.countMemoryChunks('t1'), await store.countMemoryChunks('t2'), await store.countMemoryChunks(main.id)]).toEqual([0, 0, 1]);
+        // Its lines are found in the survivor's scope (PostgreSQL's lines carry it), none in the shells'.
+        expect((await store.searchMemoryLines('lighthouse', [main.id], 5)).map((h) => h.chunkId)).toEqual([stored.id]);
+        expect(await store.searchMemoryLines('lighthouse', ['t1', 't2'], 5)).toEqual([]);
+        expect((await store.scanThreadMemory(main.id, 0, 10)).map((c) => c.id)).toEqual([stored.id]);
+      });
+
+      it('refuses a chunk of a thread archived without a merge, or merged on past MAX_MERGE_HOPS, storing nothing', async () => {
+        const main = await store.ensureMainThread('news_1');
+        await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id: 't1', status: 'archived' }] });
+        const chain = Array.from({ length: MAX_MERGE_HOPS + 1 }, (_, i) => `thr_h${i}`);
+        await store.applyThreadChange({ at: at(2), expect: [], createThreads: chain.map((id) => ({ id, roomId: 'news_1', title: id })) });
+        for (const [i, id] of chain.entries())
+          await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id, status: 'archived', mergedInto: chain[i + 1] ?? main.id }] });
+        await expect(store.addMemoryChunk(chunk('t1', 'into the shell'), at(3))).rejects.toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+        await expect(store.addMemoryChunk(chunk(chain[0], 'too far'), at(3))).rejects.toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+        // One merge fewer reaches the main thread.
+        const near = await store.addMemoryChunk(chunk(chain[1], 'near enough'), at(3));
+        expect(near.threadId).toBe(main.id);
+        expect((await store.scanMemoryChunks(0, 10)).map((c) => [c.threadId, c.text])).toEqual([[main.id, 'near enough']]);
+        expect(await store.searchMemoryLines('shell', ['t1'], 5)).toEqual([]);
+      });
+
       it('stores chunks and reads them back by id, in the order asked, and by scan', async () => {
         const a = await store.addMemoryChunk(chunk('t1', 'first'), at(1));
         const b = await store.addMemoryChunk(chunk('t1', 'secret', { kind: 'exchange', privileged: true, owner: 'u_ann', messageIds: [] }), at(2));

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { Sql } from '../../src/store/postgres-db.js';
-import { pruneIn } from '../../src/store/postgres-memory.js';
+import { insertMemoryInThread, pruneIn } from '../../src/store/postgres-memory.js';
 import { applyChangeIn, deleteThreadIn } from '../../src/store/postgres-threads.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { ThreadChange } from '../../src/store/types.js';
@@ -282,5 +282,24 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     // The merge took both to B before the cap of A read what it holds.
     expect(outcomes[1]).toEqual({ status: 'fulfilled', value: [] });
     expect((await store.getMemoryChunks([first.id, second.id])).map((c) => c.threadId)).toEqual(['thr_b', 'thr_b']);
+  });
+
+  it('stores a chunk that waited for a merge of its thread in the survivor, where the merge put the rest of its memory', async () => {
+    const before = await store.addMemoryChunk(chunk({ text: 'a window before the merge' }), AT);
+    const versions = { thr_a: await version('thr_a'), thr_b: await version('thr_b') };
+    // The merge is applied and not committed yet: it holds A's row for update.
+    const merge = await begin();
+    await applyChangeIn(merge.sql, mergeChange('thr_b', 'thr_a', [before.id], versions));
+    // Another node stores a window of A, embedded before the merge began.
+    const adding = await begin();
+    const added = adding.finish(insertMemoryInThread(adding.sql, chunk({ text: 'a window about the lighthouse' }), AT));
+    expect(await blockedOrSettled(adding, merge, added)).toBe('blocked');
+    await merge.finish(Promise.resolve());
+    const stored = await added;
+    // It waited for A's row and read it archived: it went on to B, not into the shell nobody searches.
+    expect(stored.threadId).toBe('thr_b');
+    expect((await store.getMemoryChunks([before.id, stored.id])).map((c) => c.threadId)).toEqual(['thr_b', 'thr_b']);
+    expect(await store.countMemoryChunks('thr_a')).toBe(0);
+    expect((await store.searchMemoryLines('lighthouse', ['thr_b'], 5)).map((h) => h.chunkId)).toEqual([stored.id]);
   });
 });
