@@ -695,11 +695,18 @@ export class MemoryService implements MemorySearch {
     }
     let stored: MemoryChunk;
     try {
-      // The store refuses a chunk of a thread deleted meanwhile (the embedding may take a model
-      // server seconds), in the write's own transaction: it would be a chunk nobody can read or delete.
+      // The embedding may take a model server seconds: the store files the chunk, in the write's own
+      // transaction, where a message for its thread would go now. A thread merged meanwhile sends it
+      // to the survivor (`stored.threadId`), with the messages it holds; a thread deleted meanwhile
+      // or archived without a merge takes nothing, as it takes no message: the chunk would be one
+      // nobody can read or delete, or one nobody searches. Its messages are stored already.
       stored = await store.addMemoryChunk(chunk, now, vector && { vector, model: this.vectorModel });
     } catch (err) {
       if (err instanceof errors.ERR_THREAD_NOT_FOUND) return;
+      if (err instanceof errors.ERR_THREAD_ARCHIVED) {
+        this.log.info({ threadId: closed.threadId, reason: (err as Error).message }, 'memory chunk dropped: its thread takes no memory');
+        return;
+      }
       throw err;
     }
     // Forgotten while it was being written: forgetPrivate's read of the store may have missed it.
@@ -713,7 +720,7 @@ export class MemoryService implements MemorySearch {
       for (const listen of this.indexListeners) listen(stored, vector);
     }
     this.changed([stored.id]);
-    await this.pruneAfterAdding(chunk.threadId);
+    await this.pruneAfterAdding(stored.threadId);
   }
 
   /** Keeps the thread within its cap and, once a RETENTION_SWEEP_MS, forgets what expired. */

@@ -523,6 +523,63 @@ describe('conversation memory', () => {
     expect(await store.scanMemoryChunks(0, 10)).toEqual([]);
     expect(index.size).toBe(0);
   });
+
+  /** An embedder that waits for `release` once `started` says it was asked. */
+  function heldEmbedder() {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const embedding = new Promise<void>((r) => (started = r));
+    class HeldEmbedder extends LocalEmbedder {
+      override async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+        started();
+        await held;
+        return super.embed(texts, signal);
+      }
+    }
+    return { embedder: new HeldEmbedder(), embedding, release: () => release() };
+  }
+
+  it('files a chunk of a thread merged while it was being embedded under the survivor, where its messages went', async () => {
+    const held = heldEmbedder();
+    const { store, memory, index, thread } = await setup({ embedder: held.embedder });
+    const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
+    memory.onAnswer(...answered(side.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
+    await held.embedding;
+    // The merge commits between the service's read of the thread and its write.
+    const main = (await store.getThread(thread.id))!;
+    await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [main, side].map(({ id, version }) => ({ id, version })),
+      updateThreads: [{ id: side.id, status: 'archived', mergedInto: main.id }],
+      moveThreadMessages: [{ fromThreadId: side.id, threadId: main.id }],
+      moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: main.roomId }],
+    });
+    held.release();
+    await memory.idle();
+    expect((await store.scanMemoryChunks(0, 10)).map((c) => [c.threadId, c.text.split('\n')[1]])).toEqual([[main.id, 'A: The ferry leaves at noon.']]);
+    expect(await store.countMemoryChunks(side.id)).toBe(0);
+    expect(index.size).toBe(1);
+    const [hit] = await memory.search('when does the ferry leave?', publicAsk(main.id, 'Cy'), 3);
+    expect(hit.chunk).toMatchObject({ threadId: main.id, text: expect.stringContaining('noon') });
+  });
+
+  it('drops a chunk of a thread archived without a merge while it was being embedded, says so, and goes on', async () => {
+    const held = heldEmbedder();
+    const { lines, log } = linesLog();
+    const { store, memory, index, thread } = await setup({ embedder: held.embedder, log });
+    const shut = await store.createThread({ id: 'thr_shut', roomId: 'news_1', title: 'Shut' }, 'u_Ann');
+    memory.onAnswer(...answered(shut.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
+    await held.embedding;
+    // No thread operation archives without merging; a write to the store can (takesNoMessages).
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: shut.id, status: 'archived' }] });
+    memory.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'The pier was approved in March.'));
+    held.release();
+    await memory.idle();
+    expect((await store.scanMemoryChunks(0, 10)).map((c) => [c.threadId, c.text.split('\n')[1]])).toEqual([[thread.id, 'A: The pier was approved in March.']]);
+    expect(index.size).toBe(1);
+    expect(lines).toEqual(['INFO memory chunk dropped: its thread takes no memory']);
+  });
 });
 
 describe('the window that holds a context line', () => {
