@@ -10,7 +10,7 @@ import type { Store } from '../store/types.js';
 import { ASK_MARK, askQuestion, parseCommand, type CommandRegistry } from './commands.js';
 import type { Room } from './room.js';
 import type { Session } from './session.js';
-import { activeThreadFor } from './thread-target.js';
+import { threadTakingMessages } from './thread-target.js';
 import type { AskAdmission, RoomAssistant } from './types.js';
 
 /** What Chat needs from the hub. */
@@ -192,11 +192,11 @@ export class Chat {
    * named; a thread merged into another sends its messages on to the survivor. A thread the room
    * does not have (deleted, or another room's) is ERR_THREAD_NOT_FOUND, not ERR_BAD_MESSAGE: the
    * frame is well formed, and a client must tell "this thread is gone" from "this text is refused".
+   * One that leads to no active thread is ERR_THREAD_ARCHIVED, as the store's append says of it.
    */
   private async thread(room: Room, requested?: string): Promise<string> {
     if (!requested || requested === room.threadId || room.knownThreads.has(requested)) return requested || room.threadId;
-    const thread = await activeThreadFor(this.host.store, room.id, requested);
-    if (!thread) throw new errors.ERR_THREAD_NOT_FOUND(`${requested} in this room`);
+    const thread = await threadTakingMessages(this.host.store, room.id, requested);
     room.knownThreads.add(thread.id);
     return thread.id;
   }

@@ -3,11 +3,26 @@
  * room, or, when it was merged, the survivor that took its messages (followed through later merges).
  * A socket's `say` and `ask` and the HTTP ask resolve a requested thread the same way.
  */
-import { survivorOf } from '../store/thread-survivor.js';
+import { errors } from '../errors.js';
+import { survivorOf, takesNoMessages } from '../store/thread-survivor.js';
 import type { Store, Thread } from '../store/types.js';
 
 /** The active thread of `roomId` that `requested` leads to, or null when it leads to none. */
 export async function activeThreadFor(store: Pick<Store, 'getThread'>, roomId: string, requested: string): Promise<Thread | null> {
   const thread = await survivorOf(store, requested);
   return thread && thread.roomId === roomId && thread.status === 'active' ? thread : null;
+}
+
+/**
+ * The active thread of `roomId` that takes a message naming `requested`, refused as the store's
+ * append refuses it: ERR_THREAD_NOT_FOUND when the room has no such thread (gone, or another
+ * room's), ERR_THREAD_ARCHIVED when it leads to no active thread (archived without a merge, or
+ * merged on past MAX_MERGE_HOPS). A client then hears the same code whether the room or the store
+ * found the thread archived.
+ */
+export async function threadTakingMessages(store: Pick<Store, 'getThread'>, roomId: string, requested: string): Promise<Thread> {
+  const thread = await survivorOf(store, requested);
+  if (!thread || thread.roomId !== roomId) throw new errors.ERR_THREAD_NOT_FOUND(`${requested} in this room`);
+  if (thread.status !== 'active') throw takesNoMessages(requested, thread.mergedInto);
+  return thread;
 }

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { CloseCode } from '../../src/protocol/close-codes.js';
 import { topicSummaryKey } from '../../src/rooms/types.js';
+import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { OTHER_ROOM, ROOM, inject, joined, roomsApp } from './helpers.js';
 
 describe('room protocol', () => {
@@ -253,6 +254,40 @@ describe('room protocol', () => {
     expect((await store.threadMessages('thr_shut', 10)).map((m) => m.text)).toEqual(['while it is active']);
     a.client.send({ type: 'say', text: 'to the main thread', clientId: 'main' });
     expect((await a.client.next('message', (f) => f.message.clientId === 'main')).message.seq).toBe(2);
+  });
+
+  it('refuses a message naming a thread it never resolved that leads to no active thread with the store’s ERR_THREAD_ARCHIVED', async () => {
+    const { store } = app.salon;
+    const main = (await store.ensureMainThread(ROOM)).id;
+    // Archived before any member named it: the room resolves it itself, without asking the store to append.
+    await store.createThread({ id: 'thr_closed', roomId: ROOM, title: 'Closed' }, 'admin');
+    const at = new Date().toISOString();
+    await store.applyThreadChange({ at, expect: [], updateThreads: [{ id: 'thr_closed', status: 'archived' }] });
+    const chain = Array.from({ length: MAX_MERGE_HOPS + 1 }, (_, i) => `thr_far${i}`);
+    for (const id of chain) await store.createThread({ id, roomId: ROOM, title: id }, 'admin');
+    for (const [i, id] of chain.entries())
+      await store.applyThreadChange({ at, expect: [], updateThreads: [{ id, status: 'archived', mergedInto: chain[i + 1] ?? main }] });
+    // What the store says of a message for each (the HTTP import and an answer begun there hear it too).
+    const storeSays = async (threadId: string) =>
+      store.appendMessage({ roomId: ROOM, threadId, author: { id: 'u_x', name: 'X', kind: 'user' }, text: 'x' }).then(
+        () => 'stored',
+        (err: { code?: string }) => err.code,
+      );
+    expect([await storeSays('thr_closed'), await storeSays(chain[0])]).toEqual(['ERR_THREAD_ARCHIVED', 'ERR_THREAD_ARCHIVED']);
+
+    const a = await joined(app, 'Ana');
+    a.client.send({ type: 'say', text: 'into the closed one', clientId: 'closed', threadId: 'thr_closed' });
+    expect(await a.client.next('error', (f) => f.clientId === 'closed')).toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+    a.client.send({ type: 'ask', text: 'anyone there?', clientId: 'closed-ask', threadId: 'thr_closed', private: true });
+    expect(await a.client.next('error', (f) => f.clientId === 'closed-ask')).toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+    a.client.send({ type: 'say', text: 'too far down the merges', clientId: 'far', threadId: chain[0] });
+    expect(await a.client.next('error', (f) => f.clientId === 'far')).toMatchObject({ code: 'ERR_THREAD_ARCHIVED' });
+    // A thread the room does not have is still ERR_THREAD_NOT_FOUND; the socket goes on.
+    a.client.send({ type: 'say', text: 'nowhere', clientId: 'none', threadId: 'thr_never_was' });
+    expect(await a.client.next('error', (f) => f.clientId === 'none')).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+    a.client.send({ type: 'say', text: 'to the main thread', clientId: 'main' });
+    expect((await a.client.next('message', (f) => f.message.clientId === 'main')).message).toMatchObject({ threadId: main, seq: 1 });
+    expect(await store.lastSeq(ROOM)).toBe(1);
   });
 
   it('replays exactly the messages after lastSeq', async () => {
