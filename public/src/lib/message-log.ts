@@ -137,6 +137,18 @@ export class MessageLog {
     if (waiting) this.put({ ...waiting, unanswered: false });
   }
 
+  /**
+   * The thread the member wrote `message` in ('' for the main view), when `message` is the server's
+   * first copy of one of their own (still sending or failed, or known only by its `ack`); undefined
+   * otherwise. The server may file it elsewhere: a thread merged meanwhile sends it to the survivor.
+   */
+  writtenIn(message: Message): string | undefined {
+    const key = this.keyById.get(message.id) ?? this.ownPendingKey(message);
+    const entry = key?.startsWith('c:') ? this.byKey.get(key) : undefined;
+    if (!entry || entry.private || (entry.state === 'sent' && entry.message.seq > 0)) return undefined;
+    return entry.message.author.id === message.author.id ? entry.message.threadId : undefined;
+  }
+
   /** A confirmed message with this id is held. */
   has(id: string): boolean {
     return this.keyById.has(id);

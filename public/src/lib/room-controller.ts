@@ -34,9 +34,18 @@ const FORGET_PENDING: Notice = {
   message: 'Not connected: the assistant forgets your private questions as soon as the room is back.',
 };
 /** Refusals of a command as written (a typo, a missing or wrong id): the same text would be refused again. */
-const REFUSED_AS_WRITTEN = new Set(['ERR_BAD_MESSAGE', 'ERR_BAD_THREAD_OP', 'ERR_THREAD_NOT_FOUND', 'ERR_FORBIDDEN', 'ERR_MESSAGE_TOO_LONG']);
+const REFUSED_AS_WRITTEN = new Set([
+  'ERR_BAD_MESSAGE',
+  'ERR_BAD_THREAD_OP',
+  'ERR_THREAD_NOT_FOUND',
+  'ERR_THREAD_ARCHIVED',
+  'ERR_FORBIDDEN',
+  'ERR_MESSAGE_TOO_LONG',
+]);
 /** Said under a message whose named thread the server no longer has: sent again it would be refused again. */
 const THREAD_GONE = 'the thread it was written in was deleted. Copy the text to say it in another thread.';
+/** Said under a message whose thread is archived and leads to no active thread: sent again it would be refused again. */
+const THREAD_ARCHIVED = 'the thread it was written in is archived and takes no messages. Copy the text to say it in another thread.';
 /** Notices a successful rejoin does not clear. */
 const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
 
@@ -415,7 +424,9 @@ export class RoomController implements ReactiveController {
           break;
         }
         this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.has(m.id));
+        const writtenIn = log.writtenIn(m);
         log.receive(m);
+        if (writtenIn && writtenIn !== m.threadId) this.followOwnMessage(writtenIn, m.threadId);
         this.probe.noteArrival(m);
         this.typists.stop(m.author.id);
         if (m.author.kind === 'assistant') this.inProgress.finished([m.clientId]);
@@ -501,10 +512,36 @@ export class RoomController implements ReactiveController {
       this.inProgress.failed(code, clientId);
       return;
     }
+    // Its thread is archived and leads to no active one (a merged thread's messages go to the
+    // survivor, followOwnMessage): the same, but the thread is still there to show it in.
+    if (entry && entry.state !== 'sent' && code === 'ERR_THREAD_ARCHIVED' && entry.message.threadId) {
+      this.memory!.log.fail(clientId!, THREAD_ARCHIVED, true);
+      this.inProgress.failed(code, clientId);
+      return;
+    }
     if (clientId) this.memory!.log.fail(clientId, notice.message);
     // An assistant failure ends the answer it concerns, not the others still being written.
     this.inProgress.failed(code, clientId);
     this.notice = notice;
+  }
+
+  /**
+   * The server filed the member's own message in `threadId`, not in `writtenIn`, the thread it was
+   * written in: that one was merged (by someone else, or before the page heard of it) and the
+   * message went to the survivor. While the member still has `writtenIn` open, the view follows the
+   * message there, and says why: left on the archived thread, the message vanished from it.
+   */
+  private followOwnMessage(writtenIn: string, threadId: string): void {
+    if (this.nav.threadId !== writtenIn || !threadId) return;
+    const titleOf = (id: string) => this.nav.threads.byId(id)?.title;
+    const from = titleOf(writtenIn);
+    const to = titleOf(threadId) ?? (threadId === this.nav.mainThreadId ? 'Main' : undefined);
+    this.notice = {
+      code: 'THREAD_FOLLOWED',
+      level: 'info',
+      message: `${from ? `“${from}”` : 'The thread you wrote in'} was merged into ${to ? `“${to}”` : 'another thread'}: your message went there, and so does this view.`,
+    };
+    this.nav.select(threadId);
   }
 
   private onClosed(code: number): 'retry' | 'now' | 'stop' {

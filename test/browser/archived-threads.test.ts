@@ -1,0 +1,118 @@
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { ADMIN } from '../helpers.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, say } from './harness.js';
+
+// A member writing in a thread that someone else merged or archived meanwhile: a merged thread's
+// message goes to the survivor and the view follows it there; one the server refuses because the
+// thread is archived keeps its text, says why, and offers no Retry (it would be refused again).
+
+const threadButton = (page: Page, title: string) => page.locator('salon-thread-list button.thread', { has: page.locator('.title', { hasText: title }) });
+
+/** The message `text` as the page shows it: its state, and its failure's words and buttons. */
+async function shown(page: Page, text: string): Promise<{ state: string | null; status: string; buttons: string[] }> {
+  const el = page.locator('salon-message-item', { hasText: text });
+  if ((await el.count()) !== 1) return { state: `${await el.count()} items`, status: '', buttons: [] };
+  return el.evaluate((node) => ({
+    state: node.getAttribute('state'),
+    status: node.shadowRoot?.querySelector('.status')?.textContent?.replace(/\s+/g, ' ').trim() ?? '',
+    buttons: Array.from(node.shadowRoot?.querySelectorAll('button') ?? []).map((b) => b.textContent?.trim() ?? ''),
+  }));
+}
+
+/** The notice bar above the room: its code and words, or null when none shows. */
+async function notice(page: Page): Promise<{ code: string | null; text: string } | null> {
+  return page.evaluate(() => {
+    const find = (root: Document | ShadowRoot): Element | null => {
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        if (el.matches('[data-notice]')) return el;
+        const inner = el.shadowRoot && find(el.shadowRoot);
+        if (inner) return inner;
+      }
+      return null;
+    };
+    const bar = find(document);
+    return bar ? { code: bar.getAttribute('data-notice'), text: bar.textContent?.replace(/\s+/g, ' ').trim() ?? '' } : null;
+  });
+}
+
+describeBrowser('writing in a thread merged or archived meanwhile', () => {
+  const suite = browserSuite({ server: true });
+
+  const post = async <T>(path: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${suite.server.url}${path}`, {
+      method: 'POST',
+      headers: { ...ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, `${path}: ${res.status}`).toBe(200);
+    return (await res.json()) as T;
+  };
+  const newThread = async (roomId: string, title: string) => (await post<{ thread: { id: string } }>(`/api/v1/rooms/${roomId}/threads`, { title })).thread.id;
+  const textsOf = async (threadId: string) => (await suite.server.app.salon.store.threadMessages(threadId, 100)).map((m) => m.text);
+
+  /** Ada in `roomId` with the thread `title` open. */
+  const inThread = async (roomId: string, title: string) => {
+    const ada = await openAs(suite.browser, 'Ada');
+    await ada.page.goto(`${suite.server.url}/chat?id=${roomId}`);
+    await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+    await threadButton(ada.page, title).click();
+    await expect.poll(() => threadButton(ada.page, title).getAttribute('aria-current')).toBe('true');
+    return ada;
+  };
+
+  it('follows the member’s message to the survivor when someone else merged the open thread, and says so', async () => {
+    const { store } = suite.server.app.salon;
+    await store.upsertItem(item('news_merged_away', { title: 'Merged away' }));
+    const main = (await store.ensureMainThread('news_merged_away')).id;
+    const side = await newThread('news_merged_away', 'Harbour works');
+    const { context, page } = await inThread('news_merged_away', 'Harbour works');
+    try {
+      await say(page, 'said before the merge');
+      await expect.poll(() => shown(page, 'said before the merge')).toMatchObject({ state: 'sent' });
+
+      // Someone else merges the thread Ada has open; she writes on in it.
+      await post('/api/v1/threads/merge', { survivorId: main, absorbedId: side });
+      await expect.poll(() => threadButton(page, 'Harbour works').locator('[data-badge="merged"]').count(), { timeout: 15_000 }).toBe(1);
+      await say(page, 'written after the merge');
+
+      // The server filed it under the survivor; the view went with it, and the page says why.
+      await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current'), { timeout: 15_000 }).toBe('true');
+      await expect.poll(() => shown(page, 'written after the merge')).toMatchObject({ state: 'sent' });
+      expect(await messageTexts(page)).toEqual(['said before the merge', 'written after the merge']);
+      expect(await notice(page)).toEqual({
+        code: 'THREAD_FOLLOWED',
+        text: expect.stringContaining('“Harbour works” was merged into “Main”: your message went there, and so does this view.'),
+      });
+      expect(await textsOf(main)).toEqual(['said before the merge', 'written after the merge']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keeps a message an archived thread refused, says why under it, and offers no Retry', async () => {
+    const { store } = suite.server.app.salon;
+    await store.upsertItem(item('news_archived_open', { title: 'Archived while open' }));
+    await store.ensureMainThread('news_archived_open');
+    const shut = await newThread('news_archived_open', 'Closed topic');
+    const { context, page } = await inThread('news_archived_open', 'Closed topic');
+    try {
+      // No thread operation archives without merging; a write to the store can (takesNoMessages).
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: shut, status: 'archived' }] });
+      await say(page, 'into the archived thread');
+      await expect
+        .poll(() => shown(page, 'into the archived thread'), { timeout: 15_000 })
+        .toEqual({
+          state: 'failed',
+          status: 'Not sent: the thread it was written in is archived and takes no messages. Copy the text to say it in another thread. Discard',
+          buttons: ['Discard'],
+        });
+      // It stays in the thread it was written in, which is still there to show it; no banner repeats the reason.
+      expect(await threadButton(page, 'Closed topic').getAttribute('aria-current')).toBe('true');
+      expect(await notice(page)).toBeNull();
+      expect(await textsOf(shut)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
