@@ -36,6 +36,7 @@ export function words(text: string): string[] {
  * The forms of a base of a vowel, a consonant and a final e (use, age, owe, eye, ice) are here
  * too: too short for the suffix rules, `used` and `using` were terms of their own, and "what are
  * cilia used for?" held one term of `animals that use cilia … as their main method of locomotion`.
+ * So are `rising` and `losing`, whose final e baseOf does not give back after an s.
  */
 const IRREGULAR = new Map<string, string>(
   `children:child men:man women:woman people:person mice:mouse feet:foot teeth:tooth geese:goose
@@ -44,7 +45,7 @@ const IRREGULAR = new Map<string, string>(
   thought:think taught:teach sold:sell told:tell paid:pay spent:spend sent:send met:meet knew:know known:know
   grew:grow grown:grow drew:draw drawn:draw chose:choose chosen:choose fell:fall fallen:fall rose:rise risen:rise
   spoke:speak spoken:speak stood:stand struck:strike went:go gone:go saw:see seen:see did:do done:do ate:eat eaten:eat
-  used:use using:use aged:age aging:age owed:owe owing:owe eyed:eye eying:eye iced:ice icing:ice
+  used:use using:use aged:age aging:age owed:owe owing:owe eyed:eye eying:eye iced:ice icing:ice rising:rise losing:lose
   died:die dying:die dies:die lay:lie lying:lie tied:tie lied:lie flew:fly flown:fly threw:throw thrown:throw
   wore:wear worn:wear broke:break broken:break froze:freeze frozen:freeze drove:drive driven:drive rode:ride ridden:ride
   hid:hide hidden:hide bit:bite bitten:bite shot:shoot kept:keep slept:sleep felt:feel dealt:deal meant:mean lost:lose
@@ -129,8 +130,8 @@ function suffixes(word: string): string {
   if (/ie[sd]$/.test(w)) w = w.length > 4 ? `${w.slice(0, -3)}y` : w.slice(0, -1);
   else if (w.endsWith('sses')) w = w.slice(0, -2);
   else if (w.endsWith('s') && !/(ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
-  if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
-  else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
+  if (w.endsWith('ing') && w.length > 5) w = baseOf(w.slice(0, -3));
+  else if (w.endsWith('ed') && w.length > 4) w = baseOf(w.slice(0, -2));
   else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
   if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
   return derivation(w);
@@ -181,6 +182,24 @@ function derivation(word: string): string {
   return w;
 }
 
+/**
+ * The base of a regular -ed or -ing form, once the ending is off: a doubled consonant undone
+ * (`hopped` → `hop`), or, where three letters are left, the final e given back to a base of a
+ * consonant, a vowel and a consonant, which doubles none (`voted` → `vote`, `hoping` → `hope`). A
+ * base of five letters or more loses its final e anyway (`writing` and `write` are `writ`); one of
+ * four kept it, so `vote` and `votes` were `vote` but `voted` and `voting` `vot`, and `noted`,
+ * `rated`, `coded` and `hoped` were the words `not`, `rat`, `cod` and `hop`. The last consonant is
+ * no w, x or y, which are never doubled (`sewed`, `fixed`, `played`), and no s: `bused` is the bus's,
+ * and `based` is mostly "based on", no base (given back, it moved two XQuAD questions' passages
+ * from first to second, docs/benchmarks.md). Three letters left are the whole base otherwise: the
+ * double of `added` or `erred` is the base's own, not the form's.
+ */
+function baseOf(w: string): string {
+  if (w.length > 3) return undouble(w);
+  return SHORT_E_BASE.test(w) ? `${w}e` : w;
+}
+const SHORT_E_BASE = /^[b-df-hj-np-tv-z][aeiouy][b-df-hj-nprtvz]$/;
+
 function undouble(w: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
 }
@@ -224,17 +243,32 @@ const termCache = new Map<string, string>();
 
 /**
  * Where the words whose term is `term` are, so a text can be searched for a term without
- * tokenising it: every such word starts with `prefix` or is one of `whole` (irregular forms and
- * number words). The stemmer only strips suffixes, except that -ies/-ied become -y, so a term is
- * a prefix of its words once a final y is dropped. Candidates still need termOf to confirm.
+ * tokenising it: every such word starts with `prefix` or with one of `whole` (irregular forms,
+ * number words, and a short base's -ing form: `ratings` begins with `rating`). The stemmer only
+ * strips suffixes, except that -ies/-ied become -y and a short base gets its final e back
+ * (`voting` → `vote`), so a term is a prefix of its other words once a final y is dropped.
+ * Candidates still need termOf to confirm.
  */
 export function termSpellings(term: string): { prefix: string; whole: readonly string[] } {
-  return { prefix: spellingPrefix(term), whole: spelledApart().get(term) ?? [] };
+  return { prefix: spellingPrefix(term), whole: wholeSpellings(term) };
 }
 
 function spellingPrefix(term: string): string {
   return term.length > 1 && term.endsWith('y') ? term.slice(0, -1) : term;
 }
+
+/**
+ * Spellings that begin the words of `term` without its prefix: irregular forms and number words,
+ * and the -ing form of a base that baseOf gives its final e back to (`voting` for `vote`; its
+ * `voted` and `votes` begin with the term). Searched for as the start of a word, as the prefix is.
+ */
+function wholeSpellings(term: string): readonly string[] {
+  const forms = spelledApart().get(term) ?? NO_FORMS;
+  return SHORT_E_TERM.test(term) ? [...forms, `${term.slice(0, -1)}ing`] : forms;
+}
+const NO_FORMS: readonly string[] = [];
+/** A term baseOf may have given a final e back to. */
+const SHORT_E_TERM = /^[b-df-hj-np-tv-z][aeiouy][b-df-hj-nprtvz]e$/;
 
 let apart: Map<string, string[]> | undefined;
 

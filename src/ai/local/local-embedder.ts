@@ -23,9 +23,11 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * the word "against", "favor" the word "favour". v4: "drop", "decline" and "decrease" are the
  * word "fall", "increase" the word "rise". v5: "support", "supported" and "backed" are the word
  * "favour". v6: "used", "using", "aged", "owed", "eyed", "iced" and their -ing forms are their
- * base word, as the shared stemmer now reads them.
+ * base word, as the shared stemmer now reads them. v7: the -ed and -ing forms of a base of four
+ * letters and a final e are the base (`voted` and `voting` are `vote`, no longer `vot`; `rated` is
+ * no longer `rat`; `rising` is `rise`), and `added` is `add`.
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v6';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v7';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**

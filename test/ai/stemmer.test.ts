@@ -1,0 +1,169 @@
+// The shared stemmer on real words: which forms meet and which stay apart.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { irregularBase, stem, words } from '../../src/ai/local/extractive-text.js';
+import { CORPORA } from '../helpers.js';
+
+let vocabulary: Map<string, number> | undefined;
+/** Words of the corpora's prose (XQuAD, LoCoMo, the extraction benchmark's articles) and how often each is written. */
+function corpusWords(): Map<string, number> {
+  if (vocabulary) return vocabulary;
+  const texts: string[] = [];
+  const xquad = JSON.parse(readFileSync(join(CORPORA, 'qa/xquad-en.dev.json'), 'utf8')) as {
+    data: { paragraphs: { context: string; qas: { question: string }[] }[] }[];
+  };
+  for (const p of xquad.data.flatMap((a) => a.paragraphs)) texts.push(p.context, ...p.qas.map((q) => q.question));
+  const locomo = JSON.parse(readFileSync(join(CORPORA, 'memory/locomo/locomo-dev.json'), 'utf8')) as {
+    conversation: Record<string, unknown>;
+    qa: { question: string }[];
+  }[];
+  for (const sample of locomo) {
+    for (const session of Object.values(sample.conversation)) if (Array.isArray(session)) texts.push(...session.map((turn: { text: string }) => turn.text));
+    texts.push(...sample.qa.map((q) => q.question));
+  }
+  const articles = JSON.parse(readFileSync(join(CORPORA, 'extraction/ground-truth.json'), 'utf8')) as Record<string, { articleBody: string }>;
+  texts.push(...Object.values(articles).map((a) => a.articleBody));
+  vocabulary = new Map();
+  for (const text of texts) for (const w of words(text)) if (/^[a-z]+$/.test(w)) vocabulary.set(w, (vocabulary.get(w) ?? 0) + 1);
+  return vocabulary;
+}
+
+/** A base of four letters: a consonant, a vowel, a consonant but s, and a final e (`vote`, `rate`; `base` is left apart from `based`). */
+const SHORT_E_BASE = /^[b-df-hj-np-tv-z][aeiouy][b-df-hj-nprtvz]e$/;
+
+describe('the stemmer', () => {
+  it('maps real words to these stems', () => {
+    const table: Record<string, string> = {
+      // A base of four letters and a final e, and its -s, -ed and -ing forms.
+      vote: 'vote',
+      votes: 'vote',
+      voted: 'vote',
+      voting: 'vote',
+      note: 'note',
+      noted: 'note',
+      noting: 'note',
+      rate: 'rate',
+      rated: 'rate',
+      rating: 'rate',
+      ratings: 'rate',
+      code: 'code',
+      coded: 'code',
+      coding: 'code',
+      hope: 'hope',
+      hoped: 'hope',
+      hoping: 'hope',
+      make: 'make',
+      making: 'make',
+      made: 'make',
+      give: 'give',
+      giving: 'give',
+      live: 'live',
+      lived: 'live',
+      living: 'live',
+      care: 'care',
+      cared: 'care',
+      caring: 'care',
+      type: 'type',
+      typed: 'type',
+      typing: 'type',
+      rise: 'rise',
+      rising: 'rise',
+      losing: 'lose',
+      // No e after an s: `based` is mostly "based on", and `bused` the bus's.
+      based: 'bas',
+      base: 'base',
+      bite: 'bite',
+      biting: 'bite',
+      // Short words of their own, whose consonant an -ed or -ing form doubles.
+      not: 'not',
+      rat: 'rat',
+      rats: 'rat',
+      cod: 'cod',
+      hop: 'hop',
+      hopped: 'hop',
+      hopping: 'hop',
+      car: 'car',
+      cars: 'car',
+      planned: 'plan',
+      // A last w, x or y is never doubled, and no final e comes back.
+      sewed: 'sew',
+      fixed: 'fix',
+      fixing: 'fix',
+      played: 'play',
+      paying: 'pay',
+      // Two consonants or two vowels before the ending: no e either.
+      ended: 'end',
+      added: 'add',
+      aimed: 'aim',
+      acted: 'act',
+      // Five letters or more: the final e goes from every form, as before.
+      write: 'writ',
+      writing: 'writ',
+      update: 'updat',
+      updated: 'updat',
+      // Irregular forms, -ies and the derivations, as before.
+      used: 'use',
+      using: 'use',
+      studies: 'study',
+      connection: 'connect',
+      relational: 'relat',
+    };
+    const got = Object.fromEntries(Object.keys(table).map((w) => [w, stem(w)]));
+    expect(got).toEqual(table);
+  });
+
+  it('gives a base and its forms one stem, and keeps apart the words they were mistaken for', () => {
+    const meet = [
+      ['vote', 'votes', 'voted', 'voting'],
+      ['code', 'codes', 'coded', 'coding'],
+      ['note', 'notes', 'noted', 'noting'],
+      ['rate', 'rates', 'rated', 'rating'],
+      ['hope', 'hopes', 'hoped', 'hoping'],
+      ['bite', 'bites', 'biting', 'bitten'],
+      ['use', 'uses', 'used', 'using'],
+      ['hop', 'hops', 'hopped', 'hopping'],
+      ['rat', 'rats', 'ratted'],
+    ];
+    for (const forms of meet) for (const form of forms) expect(stem(form), `${form} with ${forms[0]}`).toBe(stem(forms[0]));
+    const apart = [
+      ['note', 'not'],
+      ['noted', 'not'],
+      ['rate', 'rat'],
+      ['rated', 'rat'],
+      ['rating', 'rats'],
+      ['coded', 'cod'],
+      ['coding', 'cod'],
+      ['hope', 'hop'],
+      ['hoped', 'hopped'],
+      ['hoping', 'hopping'],
+      ['cared', 'car'],
+      ['use', 'us'],
+      ['based', 'base'],
+    ];
+    for (const [a, b] of apart) expect(stem(a), `${a} apart from ${b}`).not.toBe(stem(b));
+  });
+
+  it('gives every short base with a final e in the corpora the stem of its forms there, and not that of the word without the e', () => {
+    const vocab = corpusWords();
+    expect(vocab.size).toBeGreaterThan(10_000);
+    let pairs = 0;
+    const missed: string[] = [];
+    for (const base of vocab.keys()) {
+      // Irregular forms are their base's (`rose` is `rise`, `roses` the flower).
+      if (!SHORT_E_BASE.test(base) || irregularBase(base)) continue;
+      for (const form of [`${base}s`, `${base}d`, `${base.slice(0, -1)}ing`]) {
+        if (!vocab.has(form) || irregularBase(form)) continue;
+        pairs++;
+        if (stem(form) !== stem(base)) missed.push(`${form} (${stem(form)}) ≠ ${base} (${stem(base)})`);
+      }
+      const bare = base.slice(0, -1);
+      const doubled = bare + bare.slice(-1);
+      for (const other of [bare, `${doubled}ed`, `${doubled}ing`]) {
+        if (vocab.has(other) && !irregularBase(other) && stem(other) === stem(base)) missed.push(`${other} meets ${base} (${stem(base)})`);
+      }
+    }
+    expect(missed).toEqual([]);
+    expect(pairs).toBeGreaterThan(100);
+  });
+});
