@@ -502,23 +502,13 @@ describe('conversation memory', () => {
   });
 
   it('stores nothing for a thread deleted while its chunk was being embedded', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const embedding = new Promise<void>((r) => (started = r));
-    class HeldEmbedder extends LocalEmbedder {
-      override async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-        started();
-        await held;
-        return super.embed(texts, signal);
-      }
-    }
-    const { store, memory, index, thread } = await setup({ embedder: new HeldEmbedder() });
+    const held = heldEmbedder();
+    const { store, memory, index, thread } = await setup({ embedder: held.embedder });
     memory.onAnswer(...answered(thread.id, 'Ann', 'What is my locker code?', 'It is zq7391.'));
-    await embedding;
+    await held.embedding;
     const deleted = (await store.deleteThread(thread.id))!;
     await memory.forgetThread(thread.id, deleted.memoryIds);
-    release();
+    held.release();
     await memory.idle();
     expect(await store.scanMemoryChunks(0, 10)).toEqual([]);
     expect(index.size).toBe(0);
