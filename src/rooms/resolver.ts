@@ -64,7 +64,9 @@ export function storeResolver(store: Store, contextChars = DEFAULT_CONTEXT_CHARS
 }
 
 async function contentRoom(store: Store, roomId: string, contextChars: number): Promise<RoomInfo | null> {
-  const item = await store.getItem(roomId);
+  // Without its comments: every join and every ask describes the room, and a Hacker News thread's
+  // hundreds of comments took ~1 ms a read to parse, for a view that shows none of them.
+  const [item] = await store.getItemsWithoutComments([roomId]);
   if (!item) return null;
   const about = item.description.trim() || readableBody(item).trim();
   const context = clip([item.title, about].filter(Boolean).join('\n\n'), contextChars);

@@ -13,20 +13,22 @@ import { tempStore } from '../helpers.js';
 import { item } from '../store/contract.js';
 import { until } from './helpers.js';
 
-/** `store` with its listCategories calls counted. */
-function counting(store: Store): { store: Store; reads: () => number } {
+/** `store` with its listCategories calls counted, and the names of every method called. */
+function counting(store: Store): { store: Store; reads: () => number; called: Set<string> } {
   let reads = 0;
+  const called = new Set<string>();
   const wrapped = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         if (prop === 'listCategories') reads++;
+        called.add(String(prop));
         return value.apply(target, args);
       };
     },
   });
-  return { store: wrapped, reads: () => reads };
+  return { store: wrapped, reads: () => reads, called };
 }
 
 describe('storeResolver', () => {
@@ -47,6 +49,24 @@ describe('storeResolver', () => {
     const info = await storeResolver(store)('news_1');
     expect(info).toMatchObject({ id: 'news_1', kind: 'news', title: 'First', url: 'https://example.com/news_1' });
     expect(info!.context.startsWith('First\n\nBody of news_1.')).toBe(true);
+  });
+
+  it('describes a content room without reading its comments', async () => {
+    const comments = Array.from({ length: 3 }, (_, i) => ({
+      id: `c${i}`,
+      by: `user${i}`,
+      text: `Comment ${i}`,
+      at: '2026-01-01T00:00:00.000Z',
+      parent: null,
+      depth: 0,
+    }));
+    await store.upsertItem(item('news_3', { title: 'Discussed', description: 'What it is about.', comments }));
+    const counted = counting(store);
+    const info = await storeResolver(counted.store)('news_3');
+    expect(info).toMatchObject({ id: 'news_3', kind: 'news', title: 'Discussed', context: 'Discussed\n\nWhat it is about.' });
+    // The room's view shows none of the comments: a thread's hundreds of them are not read for it.
+    expect([...counted.called].filter((m) => ['getItem', 'getItems'].includes(m))).toEqual([]);
+    expect(await storeResolver(store)('news_missing')).toBeNull();
   });
 
   it('describes a topic room by its slug, from recent titles until a summary exists', async () => {
