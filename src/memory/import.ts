@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
 import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import { cleanName, isReservedName, MAX_NAME_CHARS } from '../protocol/names.js';
-import { activeThreadFor } from '../rooms/thread-target.js';
+import { requestedThread } from '../rooms/thread-target.js';
 import type { NewMessage, Store, Thread } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
 import { wellFormed } from '../text.js';
@@ -79,18 +79,14 @@ export function checkImport(messages: unknown, maxTextChars: number): ImportedMe
 
 /**
  * The thread an import of `roomId` goes to: the room's main thread, or `threadId`, where a merged
- * thread stands for the thread it was merged into, as for live messages. Messages imported into a
- * merged thread stayed in it, archived, while their memory went to the survivor. ERR_THREAD_NOT_FOUND
- * for no such thread; ERR_BAD_REQUEST for another room's, or one archived otherwise.
+ * thread stands for the thread it was merged into, as for live messages (messages imported into a
+ * merged thread stayed in it, archived, while their memory went to the survivor). Refused as the
+ * store refuses a message: ERR_THREAD_NOT_FOUND for no such thread, ERR_THREAD_ARCHIVED for one
+ * leading to no active thread; ERR_BAD_REQUEST for another room's.
  */
 export async function importTarget(store: Store, roomId: string, threadId?: string): Promise<Thread> {
   if (threadId === undefined) return store.ensureMainThread(roomId);
-  const given = await store.getThread(threadId);
-  if (!given) throw new errors.ERR_THREAD_NOT_FOUND(threadId);
-  if (given.roomId !== roomId) throw new errors.ERR_BAD_REQUEST(`threadId ${threadId} is not a thread of room ${roomId}`);
-  const target = await activeThreadFor(store, roomId, threadId);
-  if (!target) throw new errors.ERR_BAD_REQUEST(`thread ${threadId} is archived; import into an active thread`);
-  return target;
+  return requestedThread(store, roomId, threadId);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Where a message or question naming a thread goes: that thread when it is an active thread of the
  * room, or, when it was merged, the survivor that took its messages (followed through later merges).
- * A socket's `say` and `ask` and the HTTP ask resolve a requested thread the same way.
+ * A socket's `say` and `ask`, the HTTP ask and an import resolve a requested thread the same way.
  */
 import { errors } from '../errors.js';
 import { survivorOf, takesNoMessages } from '../store/thread-survivor.js';
@@ -25,4 +25,15 @@ export async function threadTakingMessages(store: Pick<Store, 'getThread'>, room
   if (!thread || thread.roomId !== roomId) throw new errors.ERR_THREAD_NOT_FOUND(`${requested} in this room`);
   if (thread.status !== 'active') throw takesNoMessages(requested, thread.mergedInto);
   return thread;
+}
+
+/**
+ * `threadTakingMessages` for an HTTP request that names both a room and a thread (the ask, an
+ * import): a thread of another room is ERR_BAD_REQUEST there, the two ids not going together,
+ * where a socket, which names no room per message, hears ERR_THREAD_NOT_FOUND.
+ */
+export async function requestedThread(store: Pick<Store, 'getThread'>, roomId: string, requested: string): Promise<Thread> {
+  const given = await store.getThread(requested);
+  if (given && given.roomId !== roomId) throw new errors.ERR_BAD_REQUEST(`threadId ${requested} is not a thread of room ${roomId}`);
+  return threadTakingMessages(store, roomId, requested);
 }

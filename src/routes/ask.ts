@@ -9,7 +9,7 @@ import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import type { Member, Message } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../protocol/names.js';
 import { addressKey } from '../rooms/address.js';
-import { activeThreadFor } from '../rooms/thread-target.js';
+import { requestedThread } from '../rooms/thread-target.js';
 import type { RoomResolver } from '../rooms/types.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
@@ -141,8 +141,7 @@ async function postQuestion(app: FastifyInstance, roomId: string, threadId: stri
 async function threadFor(app: FastifyInstance, roomId: string, threadId?: string): Promise<string> {
   const { store } = app.salon;
   if (!threadId) return (await store.ensureMainThread(roomId)).id;
-  // A merged thread's questions go to its survivor, as a socket's do.
-  const thread = await activeThreadFor(store, roomId, threadId);
-  if (!thread) throw new errors.ERR_BAD_REQUEST(`threadId ${threadId} is not an active thread of room ${roomId}`);
-  return thread.id;
+  // A merged thread's questions go to its survivor and an archived one's are refused, as a socket's
+  // and the store's are: one code for one thread, whichever way it was asked.
+  return (await requestedThread(store, roomId, threadId)).id;
 }

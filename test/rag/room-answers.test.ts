@@ -133,7 +133,7 @@ describe('POST /api/v1/rooms/:id/ask', () => {
     expect(answer.sources).toEqual([]);
   });
 
-  it('answers unknown rooms with ERR_ROOM_NOT_FOUND and bad bodies with ERR_BAD_REQUEST, writing nothing', async () => {
+  it('answers unknown rooms with ERR_ROOM_NOT_FOUND, unknown threads with ERR_THREAD_NOT_FOUND and bad bodies with ERR_BAD_REQUEST, writing nothing', async () => {
     const app = await appWithContent();
     const missing = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_404/ask', payload: { text: 'hi' } });
     expect(missing.statusCode).toBe(404);
@@ -144,12 +144,15 @@ describe('POST /api/v1/rooms/:id/ask', () => {
       { text: 'x'.repeat(2001) },
       { text: `a${'\u0301'.repeat(100)}` },
       { text: 'ok', extra: 1 },
-      { text: 'ok', threadId: 'thread_of_another_room' },
+      { text: 'ok', threadId: (await app.salon.store.ensureMainThread('news_2')).id },
     ]) {
       const res = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload, headers: ADMIN });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().error.code).toBe('ERR_BAD_REQUEST');
     }
+    // A thread no room has is not found, as the store and a room socket say.
+    const unknown = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', payload: { text: 'ok', threadId: 'thr_none' } });
+    expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'ERR_THREAD_NOT_FOUND']);
     expect(await app.salon.store.recentMessages('news_1', 5)).toEqual([]);
   });
 
