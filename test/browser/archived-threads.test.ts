@@ -1,11 +1,13 @@
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ADMIN } from '../helpers.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, say } from './harness.js';
 
-// A member writing in a thread that someone else merged or archived meanwhile: a merged thread's
-// message goes to the survivor and the view follows it there; one the server refuses because the
-// thread is archived keeps its text, says why, and offers no Retry (it would be refused again).
+// A member with a thread open that someone else merged or archived meanwhile: the view moves to the
+// survivor as soon as the page hears of the merge, keeping what is being typed; a message written
+// before the page heard of it goes to the survivor and the view follows it there; one the server
+// refuses because the thread is archived keeps its text, says why, and offers no Retry (it would be
+// refused again).
 
 const threadButton = (page: Page, title: string) => page.locator('salon-thread-list button.thread', { has: page.locator('.title', { hasText: title }) });
 
@@ -18,6 +20,23 @@ async function shown(page: Page, text: string): Promise<{ state: string | null; 
     status: node.shadowRoot?.querySelector('.status')?.textContent?.replace(/\s+/g, ' ').trim() ?? '',
     buttons: Array.from(node.shadowRoot?.querySelectorAll('button') ?? []).map((b) => b.textContent?.trim() ?? ''),
   }));
+}
+
+/**
+ * Holds the page's fetches of `roomId`'s thread list until the returned function is called: the
+ * page is told of a merge and learns what it did from that list, so held, it has not heard of it.
+ */
+async function holdThreadList(page: Page, roomId: string): Promise<() => Promise<void>> {
+  const held: Route[] = [];
+  let holding = true;
+  await page.route(
+    (url) => url.pathname === `/api/v1/rooms/${roomId}/threads`,
+    (route) => (holding ? held.push(route) : route.continue()),
+  );
+  return async () => {
+    holding = false;
+    for (const route of held.splice(0)) await route.continue();
+  };
 }
 
 /** The notice bar above the room: its code and words, or null when none shows. */
@@ -61,7 +80,41 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
     return ada;
   };
 
-  it('follows the member’s message to the survivor when someone else merged the open thread, and says so', async () => {
+  it('moves the view to the survivor as soon as it hears the open thread was merged, keeping the text being typed', async () => {
+    const { store } = suite.server.app.salon;
+    await store.upsertItem(item('news_merged_heard', { title: 'Merged and heard' }));
+    const main = (await store.ensureMainThread('news_merged_heard')).id;
+    const side = await newThread('news_merged_heard', 'Night trains');
+    const { context, page } = await inThread('news_merged_heard', 'Night trains');
+    try {
+      await say(page, 'said before the merge');
+      await expect.poll(() => shown(page, 'said before the merge')).toMatchObject({ state: 'sent' });
+      const box = page.locator('salon-composer textarea');
+      await box.fill('half a thought');
+
+      // Someone else merges the thread Ada has open while she is typing.
+      await post('/api/v1/threads/merge', { survivorId: main, absorbedId: side });
+
+      // The view is on the survivor, with the thread's messages, before she sends anything; her text waits in the composer.
+      await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current'), { timeout: 15_000 }).toBe('true');
+      expect(await notice(page)).toEqual({
+        code: 'THREAD_FOLLOWED',
+        text: expect.stringContaining('“Night trains” was merged into “Main”: this view follows it there.'),
+      });
+      expect(await box.inputValue()).toBe('half a thought');
+      await expect.poll(() => messageTexts(page)).toEqual(['said before the merge']);
+
+      // Sent from there, it goes to the survivor as written there.
+      await box.press('Enter');
+      await expect.poll(() => shown(page, 'half a thought')).toMatchObject({ state: 'sent' });
+      expect(await messageTexts(page)).toEqual(['said before the merge', 'half a thought']);
+      expect(await textsOf(main)).toEqual(['said before the merge', 'half a thought']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('follows the member’s message to the survivor when it was written before the page heard of the merge, and says so', async () => {
     const { store } = suite.server.app.salon;
     await store.upsertItem(item('news_merged_away', { title: 'Merged away' }));
     const main = (await store.ensureMainThread('news_merged_away')).id;
@@ -71,15 +124,16 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
       await say(page, 'said before the merge');
       await expect.poll(() => shown(page, 'said before the merge')).toMatchObject({ state: 'sent' });
 
-      // Someone else merges the thread Ada has open; she writes on in it.
+      // Someone else merges the thread Ada has open; she writes on in it before her page hears of it.
+      const release = await holdThreadList(page, 'news_merged_away');
       await post('/api/v1/threads/merge', { survivorId: main, absorbedId: side });
-      await expect.poll(() => threadButton(page, 'Harbour works').locator('[data-badge="merged"]').count(), { timeout: 15_000 }).toBe(1);
       await say(page, 'written after the merge');
 
       // The server filed it under the survivor; the view went with it, and the page says why.
       await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current'), { timeout: 15_000 }).toBe('true');
+      await release();
       await expect.poll(() => shown(page, 'written after the merge')).toMatchObject({ state: 'sent' });
-      expect(await messageTexts(page)).toEqual(['said before the merge', 'written after the merge']);
+      await expect.poll(() => messageTexts(page)).toEqual(['said before the merge', 'written after the merge']);
       expect(await notice(page)).toEqual({
         code: 'THREAD_FOLLOWED',
         text: expect.stringContaining('“Harbour works” was merged into “Main”: your message went there, and so does this view.'),

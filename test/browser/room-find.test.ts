@@ -180,6 +180,7 @@ describe('RoomFind', () => {
       changed: () => {},
       failed: () => {},
       mainReplaced: () => {},
+      followedMerge: () => {},
     });
     nav.attach('news_1', memory, () => {});
 
@@ -218,6 +219,7 @@ describe('RoomFind', () => {
       changed: () => {},
       failed: () => {},
       mainReplaced: () => {},
+      followedMerge: () => {},
     });
     nav.attach('news_1', memory, () => {});
     expect([nav.full, nav.hasOlder]).toEqual([false, true]);

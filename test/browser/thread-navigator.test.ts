@@ -1,6 +1,7 @@
 /** The thread navigator's paging, thread by thread (no browser needed: fetch is a stub). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
+import type { CommandReply } from '../../public/src/lib/command-replies.js';
 import { MessageLog } from '../../public/src/lib/message-log.js';
 import type { RoomMemory } from '../../public/src/lib/room-memory.js';
 import { ThreadNavigator } from '../../public/src/lib/thread-navigator.js';
@@ -57,6 +58,7 @@ describe('ThreadNavigator', () => {
       changed: () => {},
       failed: () => {},
       mainReplaced: () => {},
+      followedMerge: () => {},
     });
     nav.attach(ROOM, memory, () => {});
     const mainPage = nav.loadOlder();
@@ -76,5 +78,62 @@ describe('ThreadNavigator', () => {
     await mainPage;
     expect(nav.loadingOlder).toBe(false);
     expect(nav.messages.map((e) => e.message.seq)).toContain(80);
+  });
+
+  it('opens the survivor when a refresh is how it hears the open thread was merged (through merges of merges), without a notice for the member’s own merge, and not when the member opens a merged thread', async () => {
+    const room = 'news_nav_merge';
+    const memory: RoomMemory = {
+      log: new MessageLog(),
+      joined: true,
+      mainThreadId: 't_main',
+      threadId: 't_b',
+      windowFloor: 0,
+      noneBelow: new Map(),
+      paged: new Set(),
+    };
+    const active = [thread('t_main', true), thread('t_b', false), thread('t_c', false)];
+    let list: { id: string; status: string; mergedInto: string | null }[] = active;
+    vi.stubGlobal('fetch', (url: string) => {
+      if (url.startsWith(`/api/v1/rooms/${room}/threads`))
+        return Promise.resolve(json({ threads: list, archivedTotal: list.filter((t) => t.status !== 'active').length }));
+      if (/^\/api\/v1\/threads\/[^/]+\/messages/.test(url)) return Promise.resolve(json({ messages: [], hasMore: false }));
+      if (url.startsWith('/api/v1/threads/')) return Promise.resolve(json({ thread: list[0], messages: 0, suggestions: [] }));
+      return Promise.reject(new Error(`unexpected ${url}`));
+    });
+    const followed: string[][] = [];
+    let reply = (): CommandReply => ({ ok: false, code: 'ERR_BAD_MESSAGE', message: 'no commands yet' });
+    const nav = new ThreadNavigator({
+      command: () => Promise.resolve(reply()),
+      changed: () => {},
+      failed: () => {},
+      mainReplaced: () => {},
+      followedMerge: (absorbedId, survivorId) => followed.push([absorbedId, survivorId]),
+    });
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect([nav.threadId, followed]).toEqual(['t_b', []]);
+
+    // t_b merged into t_c, and t_c into the main thread, while t_b is open.
+    const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
+    list = [active[0], merged('t_b', 't_c'), merged('t_c', 't_main')];
+    await nav.refresh();
+    expect([nav.threadId, memory.threadId, followed]).toEqual(['t_main', '', [['t_b', 't_main']]]);
+
+    // The member opens the archived shell from the list: it stays open.
+    nav.select('t_b');
+    await nav.refresh();
+    expect([nav.threadId, followed.length]).toEqual(['t_b', 1]);
+
+    // The member's own merge of the open thread moves the view too, without telling them what they did.
+    const shells = list;
+    list = [...shells, thread('t_d', false), thread('t_e', false)];
+    await nav.refresh();
+    nav.select('t_e');
+    reply = () => {
+      list = [...shells, thread('t_d', false), merged('t_e', 't_d')];
+      return { ok: true, text: 'Merged.' };
+    };
+    expect(await nav.merge('t_d', 't_e')).toEqual({ ok: true, text: 'Merged.' });
+    expect([nav.threadId, followed.length]).toEqual(['t_d', 1]);
   });
 });

@@ -91,6 +91,9 @@ export class RoomController implements ReactiveController {
       this.host.requestUpdate();
     },
     mainReplaced: (formerMain) => this.memory?.log.toMainView(formerMain),
+    followedMerge: (absorbedId, survivorId) => {
+      this.notice = this.mergedNotice(absorbedId, survivorId, 'this view follows it there.');
+    },
   });
 
   private memory: RoomMemory | null = null;
@@ -533,15 +536,20 @@ export class RoomController implements ReactiveController {
    */
   private followOwnMessage(writtenIn: string, threadId: string): void {
     if (this.nav.threadId !== writtenIn || !threadId) return;
+    this.notice = this.mergedNotice(writtenIn, threadId, 'your message went there, and so does this view.');
+    this.nav.select(threadId);
+  }
+
+  /** Why the view left `absorbedId` for `survivorId` (`then`: what followed the merge there). */
+  private mergedNotice(absorbedId: string, survivorId: string, then: string): Notice {
     const titleOf = (id: string) => this.nav.threads.byId(id)?.title;
-    const from = titleOf(writtenIn);
-    const to = titleOf(threadId) ?? (threadId === this.nav.mainThreadId ? 'Main' : undefined);
-    this.notice = {
+    const from = titleOf(absorbedId);
+    const to = titleOf(survivorId) ?? (survivorId === this.nav.mainThreadId ? 'Main' : undefined);
+    return {
       code: 'THREAD_FOLLOWED',
       level: 'info',
-      message: `${from ? `“${from}”` : 'The thread you wrote in'} was merged into ${to ? `“${to}”` : 'another thread'}: your message went there, and so does this view.`,
+      message: `${from ? `“${from}”` : 'The thread you had open'} was merged into ${to ? `“${to}”` : 'another thread'}: ${then}`,
     };
-    this.nav.select(threadId);
   }
 
   private onClosed(code: number): 'retry' | 'now' | 'stop' {

@@ -15,10 +15,18 @@ const DETAIL_CONCURRENCY = 4;
 /** Active threads the server lists at most (GET /api/v1/rooms/:id/threads). */
 const ACTIVE_LISTED = 100;
 
+/** A merge a refresh found: `absorbedId` was listed unmerged before, and is merged into `survivorId` now. */
+export interface ThreadMerge {
+  absorbedId: string;
+  survivorId: string;
+}
+
 /** What a refresh found. */
 export interface ThreadsChange {
   /** Threads whose messages may have come from other threads (split children, merge survivors). */
   regrouped: string[];
+  /** Threads the previous list named unmerged that this one names merged (none on the first fetch). */
+  merged: ThreadMerge[];
 }
 
 /** The fields whose change means the thread's messages or count may have changed. */
@@ -53,6 +61,18 @@ export class RoomThreads {
 
   byId(id: string): ThreadView | undefined {
     return this.list.find((t) => t.id === id);
+  }
+
+  /**
+   * The active thread `id` was merged into, through merges of merges, as far as the list names
+   * them; undefined when the walk ends on a thread that is not listed or not active (the server
+   * then refuses a message for it, ERR_THREAD_ARCHIVED).
+   */
+  survivorOf(id: string): ThreadView | undefined {
+    let thread = this.byId(id);
+    // Each thread once: a cycle (which merges cannot make) ends the walk.
+    for (const seen = new Set<string>(); thread?.mergedInto && !seen.has(thread.id); thread = this.byId(thread.mergedInto)) seen.add(thread.id);
+    return thread?.status === 'active' ? thread : undefined;
   }
 
   /** A live message arrived: count it, or fetch the list when its thread is new to the page. */
@@ -105,11 +125,15 @@ export class RoomThreads {
     const known = new Set(this.list.map((t) => t.id));
     const changed = list.filter((t) => this.shapes.get(t.id) !== shapeOf(t) || !(t.id in this.counts)).map((t) => t.id);
     const regrouped = new Set<string>();
+    const merged: ThreadMerge[] = [];
     for (const t of list) {
       if (!hadList) break;
       if (!known.has(t.id)) regrouped.add(t.id);
       const before = this.byId(t.id);
-      if (t.mergedInto && before && before.mergedInto !== t.mergedInto) regrouped.add(t.mergedInto);
+      if (t.mergedInto && before && before.mergedInto !== t.mergedInto) {
+        regrouped.add(t.mergedInto);
+        merged.push({ absorbedId: t.id, survivorId: t.mergedInto });
+      }
     }
     this.list = list;
     this.loaded = true;
@@ -118,7 +142,7 @@ export class RoomThreads {
     const details = new Set(changed);
     if (current && this.byId(current)) details.add(current);
     await this.detailsOf([...details]);
-    return { regrouped: [...regrouped] };
+    return { regrouped: [...regrouped], merged };
   }
 
   private async detailsOf(ids: string[]): Promise<void> {

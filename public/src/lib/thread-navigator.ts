@@ -9,7 +9,7 @@ import { ApiError } from './api.js';
 import type { CommandReply } from './command-replies.js';
 import { MAX_SCROLLBACK_ENTRIES } from './message-log.js';
 import type { RoomMemory } from './room-memory.js';
-import { threadsOf, type RoomThreads } from './room-threads.js';
+import { threadsOf, type RoomThreads, type ThreadMerge } from './room-threads.js';
 import { entriesOf, hasOlder, loadOlderPage, openThread, regroup, wantsFirstPage } from './thread-paging.js';
 import { mergeCommand, newThreadCommand, splitCommand, threadDetail, type SplitLock, type SplitPart } from './threads-api.js';
 
@@ -23,6 +23,8 @@ export interface NavigatorHost {
   failed(code: string, message: string): void;
   /** The store's list names another main thread: `formerMain` was deleted while the page stayed connected. */
   mainReplaced(formerMain: string): void;
+  /** The open thread, `absorbedId`, was merged into `survivorId`, which the view now shows. */
+  followedMerge(absorbedId: string, survivorId: string): void;
 }
 
 /** Threads missing from a cut list that one refresh asks the store about (private entries are rarely spread over more). */
@@ -51,6 +53,8 @@ export class ThreadNavigator {
    * followed source) waits for that one rather than being told there was nothing.
    */
   private readonly loading = new Map<string, Promise<void>>();
+  /** The thread the member's own merge from the page absorbs, while it runs: the view leaves it without a notice. */
+  private merging = '';
 
   constructor(private readonly host: NavigatorHost) {}
 
@@ -140,16 +144,17 @@ export class ThreadNavigator {
     // as new as the main thread the page knows now, unless a welcome changes that meanwhile.
     const mainBefore = memory.mainThreadId;
     try {
-      const { regrouped } = await threads.refresh(this.threadId);
+      const { regrouped, merged } = await threads.refresh(this.threadId);
       const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
       if (memory !== this.memory) return;
+      const followed = this.followMerge(memory, merged);
       // A list fetched before a welcome named the main thread is older than that: it judges no main thread.
       const current = memory.mainThreadId === mainBefore;
       const replaced = current && this.followMain(memory);
       if (memory.threadId && !threads.byId(memory.threadId)) memory.threadId = '';
       const forgot = current && (await this.forgetDeleted(memory));
       if (memory !== this.memory) return;
-      if (moved.some(Boolean) || forgot || replaced) this.host.changed();
+      if (moved.some(Boolean) || forgot || replaced || followed) this.host.changed();
       this.fill();
     } catch {
       // The list stays as it was; the next event fetches it again.
@@ -168,6 +173,25 @@ export class ThreadNavigator {
     if (!formerMain || !main || main.id === formerMain || this.threads.byId(formerMain)) return false;
     memory.mainThreadId = main.id;
     this.host.mainReplaced(formerMain);
+    return true;
+  }
+
+  /**
+   * Opens the survivor when this refresh is how the page heard that the open thread was merged (the
+   * room's members are told of a merge, and fetch the list on it): the merge moved the thread's
+   * messages there, and what is written goes there, so the view left on the emptied shell showed
+   * nothing until the member sent a message. Only a merge heard while the thread is open moves the
+   * view: an archived thread the member opens from the list stays open. The member's own merge of
+   * it (from the page) moves the view without a notice.
+   */
+  private followMerge(memory: RoomMemory, merged: readonly ThreadMerge[]): boolean {
+    const open = memory.threadId;
+    if (!open || !merged.some((m) => m.absorbedId === open)) return false;
+    const survivor = this.threads.survivorOf(open);
+    if (!survivor) return false;
+    memory.threadId = survivor.id === memory.mainThreadId ? '' : survivor.id;
+    // The member who merged it needs no telling: the merge's reply says it.
+    if (open !== this.merging) this.host.followedMerge(open, survivor.id);
     return true;
   }
 
@@ -216,7 +240,13 @@ export class ThreadNavigator {
 
   /** `/merge <survivor> <absorbed>`; the survivor is opened when the absorbed thread was. */
   async merge(survivorId: string, absorbedId: string): Promise<CommandReply> {
-    const reply = await this.run(mergeCommand(survivorId, absorbedId));
+    this.merging = absorbedId;
+    let reply: CommandReply;
+    try {
+      reply = await this.run(mergeCommand(survivorId, absorbedId));
+    } finally {
+      this.merging = '';
+    }
     if (reply.ok && this.threadId === absorbedId) this.select(survivorId);
     return reply;
   }
