@@ -106,7 +106,11 @@ export function askRoutes(resolveRoom: RoomResolver) {
           if (admission) assistant.release?.(admission);
           throw err;
         }
-        const { id, position, done } = assistant.ask({ roomId, threadId, text, asker, address, questionId: question.id, questionSeq: question.seq }, admission);
+        // The thread the store filed the question in: a merge committed since the lookup moved it to the survivor.
+        const { id, position, done } = assistant.ask(
+          { roomId, threadId: question.threadId, text, asker, address, questionId: question.id, questionSeq: question.seq },
+          admission,
+        );
         const result = await done;
         return {
           id,

@@ -4,7 +4,7 @@
  * thread, ERR_THREAD_NOT_FOUND (404) for one that is gone; a merged thread leads to its survivor.
  * Run on SQLite and, where it answers, PostgreSQL.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { ADMIN } from '../helpers.js';
@@ -56,6 +56,26 @@ function suite(open: () => Promise<FastifyInstance>) {
     expect([gone.statusCode, gone.json().error.code]).toEqual([404, 'ERR_THREAD_NOT_FOUND']);
     // Nothing was posted in the room for any of them.
     expect(await app.salon.store.lastSeq(ROOM)).toBe(0);
+  });
+
+  it('asks the assistant in the thread the question was filed in, when a merge commits between the lookup and the post', async () => {
+    const app = await open();
+    const { store } = app.salon;
+    const main = (await store.ensureMainThread(ROOM)).id;
+    await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
+    const append = store.appendMessage.bind(store);
+    // The merge lands after the route looked the thread up and before it posts the question.
+    const merged = vi.spyOn(store, 'appendMessage').mockImplementationOnce(async (m) => {
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: 'thr_side', status: 'archived', mergedInto: main }] });
+      return append(m);
+    });
+    const asked = vi.spyOn(app.salon.assistant, 'ask');
+    const res = await ask(app, 'thr_side');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(merged).toHaveBeenCalled();
+    // The question went to the survivor, so the answer searches and remembers the survivor's thread.
+    expect(asked.mock.calls[0][0].threadId).toBe(main);
+    expect(res.json().message.threadId).toBe(main);
   });
 
   it('refuses an import into a thread that leads to no active thread with ERR_THREAD_ARCHIVED, and files one into a merged thread under its survivor', async () => {
