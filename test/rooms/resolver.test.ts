@@ -52,14 +52,7 @@ describe('storeResolver', () => {
   });
 
   it('describes a content room without reading its comments', async () => {
-    const comments = Array.from({ length: 3 }, (_, i) => ({
-      id: `c${i}`,
-      by: `user${i}`,
-      text: `Comment ${i}`,
-      at: '2026-01-01T00:00:00.000Z',
-      parent: null,
-      depth: 0,
-    }));
+    const comments = Array.from({ length: 3 }, (_, i) => ({ by: `user${i}`, text: `Comment ${i}`, time: i + 1 }));
     await store.upsertItem(item('news_3', { title: 'Discussed', description: 'What it is about.', comments }));
     const counted = counting(store);
     const info = await storeResolver(counted.store)('news_3');
