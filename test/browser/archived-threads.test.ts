@@ -1,26 +1,13 @@
 import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ADMIN } from '../helpers.js';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, say } from './harness.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, say, shownMessage, threadButton } from './harness.js';
 
 // A member with a thread open that someone else merged or archived meanwhile: the view moves to the
 // survivor as soon as the page hears of the merge, keeping what is being typed; a message written
 // before the page heard of it goes to the survivor and the view follows it there; one the server
 // refuses because the thread is archived keeps its text, says why, and offers no Retry (it would be
 // refused again).
-
-const threadButton = (page: Page, title: string) => page.locator('salon-thread-list button.thread', { has: page.locator('.title', { hasText: title }) });
-
-/** The message `text` as the page shows it: its state, and its failure's words and buttons. */
-async function shown(page: Page, text: string): Promise<{ state: string | null; status: string; buttons: string[] }> {
-  const el = page.locator('salon-message-item', { hasText: text });
-  if ((await el.count()) !== 1) return { state: `${await el.count()} items`, status: '', buttons: [] };
-  return el.evaluate((node) => ({
-    state: node.getAttribute('state'),
-    status: node.shadowRoot?.querySelector('.status')?.textContent?.replace(/\s+/g, ' ').trim() ?? '',
-    buttons: Array.from(node.shadowRoot?.querySelectorAll('button') ?? []).map((b) => b.textContent?.trim() ?? ''),
-  }));
-}
 
 /**
  * Holds the page's fetches of `roomId`'s thread list until the returned function is called: the
@@ -88,7 +75,7 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
     const { context, page } = await inThread('news_merged_heard', 'Night trains');
     try {
       await say(page, 'said before the merge');
-      await expect.poll(() => shown(page, 'said before the merge')).toMatchObject({ state: 'sent' });
+      await expect.poll(() => shownMessage(page, 'said before the merge')).toMatchObject({ state: 'sent' });
       const box = page.locator('salon-composer textarea');
       await box.fill('half a thought');
 
@@ -106,7 +93,7 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
 
       // Sent from there, it goes to the survivor as written there.
       await box.press('Enter');
-      await expect.poll(() => shown(page, 'half a thought')).toMatchObject({ state: 'sent' });
+      await expect.poll(() => shownMessage(page, 'half a thought')).toMatchObject({ state: 'sent' });
       expect(await messageTexts(page)).toEqual(['said before the merge', 'half a thought']);
       expect(await textsOf(main)).toEqual(['said before the merge', 'half a thought']);
     } finally {
@@ -122,7 +109,7 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
     const { context, page } = await inThread('news_merged_away', 'Harbour works');
     try {
       await say(page, 'said before the merge');
-      await expect.poll(() => shown(page, 'said before the merge')).toMatchObject({ state: 'sent' });
+      await expect.poll(() => shownMessage(page, 'said before the merge')).toMatchObject({ state: 'sent' });
 
       // Someone else merges the thread Ada has open; she writes on in it before her page hears of it.
       const release = await holdThreadList(page, 'news_merged_away');
@@ -132,7 +119,7 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
       // The server filed it under the survivor; the view went with it, and the page says why.
       await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current'), { timeout: 15_000 }).toBe('true');
       await release();
-      await expect.poll(() => shown(page, 'written after the merge')).toMatchObject({ state: 'sent' });
+      await expect.poll(() => shownMessage(page, 'written after the merge')).toMatchObject({ state: 'sent' });
       await expect.poll(() => messageTexts(page)).toEqual(['said before the merge', 'written after the merge']);
       expect(await notice(page)).toEqual({
         code: 'THREAD_FOLLOWED',
@@ -155,7 +142,7 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
       await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: shut, status: 'archived' }] });
       await say(page, 'into the archived thread');
       await expect
-        .poll(() => shown(page, 'into the archived thread'), { timeout: 15_000 })
+        .poll(() => shownMessage(page, 'into the archived thread'), { timeout: 15_000 })
         .toEqual({
           state: 'failed',
           status: 'Not sent: the thread it was written in is archived and takes no messages. Copy the text to say it in another thread. Discard',

@@ -239,6 +239,22 @@ export function privateAnswerFrame(ask: { clientId?: string; threadId?: string }
   return JSON.stringify({ type: 'assistant.done', message: { ...answer, clientId: 'ans_private' } });
 }
 
+/** The thread list's button for the thread titled `title`. */
+export function threadButton(page: Page, title: string): Locator {
+  return page.locator('salon-thread-list button.thread', { has: page.locator('.title', { hasText: title }) });
+}
+
+/** The message `text` as the page shows it: its state, and its failure's words and buttons. */
+export async function shownMessage(page: Page, text: string): Promise<{ state: string | null; status: string; buttons: string[] }> {
+  const el = page.locator('salon-message-item', { hasText: text });
+  if ((await el.count()) !== 1) return { state: `${await el.count()} items`, status: '', buttons: [] };
+  return el.evaluate((node) => ({
+    state: node.getAttribute('state'),
+    status: node.shadowRoot?.querySelector('.status')?.textContent?.replace(/\s+/g, ' ').trim() ?? '',
+    buttons: Array.from(node.shadowRoot?.querySelectorAll('button') ?? []).map((b) => b.textContent?.trim() ?? ''),
+  }));
+}
+
 export async function say(page: Page, text: string): Promise<void> {
   const box = page.locator('salon-composer textarea');
   await box.fill(text);

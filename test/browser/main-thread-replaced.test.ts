@@ -1,25 +1,12 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswerFrame, say } from './harness.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswerFrame, say, shownMessage, threadButton } from './harness.js';
 
 // A room's main thread is replaced when it is deleted (the room makes a new one) or the store is
 // wiped. What the member wrote in the main view belongs to the room's main thread, whichever it is
 // when it is sent; what they wrote in a named thread that is gone cannot be sent anywhere by itself.
 
 const ADMIN = { authorization: 'Bearer test-admin-token' };
-
-const threadButton = (page: Page, title: string) => page.locator('salon-thread-list button.thread', { has: page.locator('.title', { hasText: title }) });
-
-/** The message `text` as the page shows it: its state, and its failure's words and buttons. */
-async function shown(page: Page, text: string): Promise<{ state: string | null; status: string; buttons: string[] }> {
-  const el = page.locator('salon-message-item', { hasText: text });
-  if ((await el.count()) !== 1) return { state: `${await el.count()} items`, status: '', buttons: [] };
-  return el.evaluate((node) => ({
-    state: node.getAttribute('state'),
-    status: node.shadowRoot?.querySelector('.status')?.textContent?.replace(/\s+/g, ' ').trim() ?? '',
-    buttons: Array.from(node.shadowRoot?.querySelectorAll('button') ?? []).map((b) => b.textContent?.trim() ?? ''),
-  }));
-}
 
 describeBrowser('a main thread replaced', () => {
   const suite = browserSuite({ server: true });
@@ -52,7 +39,7 @@ describeBrowser('a main thread replaced', () => {
       await say(page, 'written in Side while away');
       await threadButton(page, 'Main').click();
       await say(page, 'written in the main view while away');
-      await expect.poll(() => shown(page, 'written in the main view while away')).toMatchObject({ state: 'sending' });
+      await expect.poll(() => shownMessage(page, 'written in the main view while away')).toMatchObject({ state: 'sending' });
 
       await deleteThread(oldMain);
       await deleteThread(side);
@@ -61,11 +48,11 @@ describeBrowser('a main thread replaced', () => {
       await context.setOffline(false);
 
       // The main view's message went to the new main thread and shows as sent there.
-      await expect.poll(() => shown(page, 'written in the main view while away'), { timeout: 15_000 }).toMatchObject({ state: 'sent' });
+      await expect.poll(() => shownMessage(page, 'written in the main view while away'), { timeout: 15_000 }).toMatchObject({ state: 'sent' });
       expect(await textsOf(newMain)).toEqual(['written in the main view while away']);
       // Side's message says why it was not sent, in the main view (Side is gone), with no Retry.
       await expect
-        .poll(() => shown(page, 'written in Side while away'), { timeout: 15_000 })
+        .poll(() => shownMessage(page, 'written in Side while away'), { timeout: 15_000 })
         .toEqual({
           state: 'failed',
           status: 'Not sent: the thread it was written in was deleted. Copy the text to say it in another thread. Discard',
@@ -88,7 +75,7 @@ describeBrowser('a main thread replaced', () => {
       await ada.page.goto(`${suite.server.url}/chat?id=news_live_main`);
       await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
       await say(ada.page, 'before the deletion');
-      await expect.poll(() => shown(ada.page, 'before the deletion')).toMatchObject({ state: 'sent' });
+      await expect.poll(() => shownMessage(ada.page, 'before the deletion')).toMatchObject({ state: 'sent' });
       let sockets = 0;
       ada.page.on('websocket', () => sockets++);
 
@@ -101,7 +88,7 @@ describeBrowser('a main thread replaced', () => {
       await say(bob.page, 'from Bob in the new main thread');
       await expect.poll(() => messageTexts(ada.page), { timeout: 15_000 }).toEqual(['from Bob in the new main thread']);
       await say(ada.page, 'from Ada after the deletion');
-      await expect.poll(() => shown(ada.page, 'from Ada after the deletion')).toMatchObject({ state: 'sent' });
+      await expect.poll(() => shownMessage(ada.page, 'from Ada after the deletion')).toMatchObject({ state: 'sent' });
       expect(await textsOf(newMain)).toEqual(['from Bob in the new main thread', 'from Ada after the deletion']);
       // All of it without a new socket: the room told the page.
       expect(sockets).toBe(0);
@@ -142,7 +129,7 @@ describeBrowser('a main thread replaced', () => {
       await say(page, 'asked before the welcome');
       release();
       await expect.poll(() => messageTexts(page), { timeout: 15_000 }).toEqual(['asked before the welcome', 'A private answer.']);
-      expect(await shown(page, 'asked before the welcome')).toMatchObject({ state: 'sent' });
+      expect(await shownMessage(page, 'asked before the welcome')).toMatchObject({ state: 'sent' });
 
       // The main thread is deleted, with the private exchange the server remembered in it: the tab forgets both.
       await deleteThread((await store.ensureMainThread('news_early_private')).id);

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { ADMIN } from '../helpers.js';
-import { ARTIFACTS, browserSuite, describeBrowser, item, messageTexts, openAs, say, shadowText } from './harness.js';
+import { ARTIFACTS, browserSuite, describeBrowser, item, messageTexts, openAs, say, shadowText, threadButton } from './harness.js';
 
 const DESKTOP = { width: 1200, height: 800 };
 
@@ -39,7 +39,6 @@ describeBrowser('threads in the browser', () => {
     api<T>(path, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   /** The thread list's button for a thread of that title. */
-  const threadButton = (page: Page, title: string) => page.locator('salon-thread-list button.thread', { has: page.locator('.title', { hasText: title }) });
   const scroller = (page: Page) => page.locator('salon-message-list .scroller');
 
   beforeAll(async () => {
