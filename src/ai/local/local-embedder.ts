@@ -25,9 +25,12 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * "favour". v6: "used", "using", "aged", "owed", "eyed", "iced" and their -ing forms are their
  * base word, as the shared stemmer now reads them. v7: the -ed and -ing forms of a base of four
  * letters and a final e are the base (`voted` and `voting` are `vote`, no longer `vot`; `rated` is
- * no longer `rat`; `rising` is `rise`), and `added` is `add`.
+ * no longer `rat`; `rising` is `rise`), and `added` is `add`. v8: an -eed word's forms lose
+ * its -ed as the word does (`speeding` is `spe`, as `speed` is), the -ed form of an -ee verb is
+ * its base (`freed` is `free`, `guaranteed` `guarante`), and `gases`, `buses`, `ashes` are `gas`,
+ * `bus`, `ash`.
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v7';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v8';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
