@@ -117,16 +117,19 @@ export async function importMessages(
     };
   });
   const appended = await store.appendMessages(rows);
+  // The thread the store filed them in (one transaction, one thread): a merge committed since the
+  // caller looked `threadId` up sends them on to its survivor, and their memory goes with them.
+  const filed = appended[0]?.message.threadId ?? threadId;
   const ids: string[] = new Array(messages.length);
   order.forEach((given, k) => (ids[given] = appended[k].message.id));
   const stored = appended.filter((a) => !a.duplicate).length;
-  const held = stored < appended.length ? await rememberedMessageIds(store, threadId) : new Set<string>();
+  const held = stored < appended.length ? await rememberedMessageIds(store, filed) : new Set<string>();
   const unremembered = appended.filter((a) => !a.duplicate || !held.has(a.message.id)).map((a) => a.message);
   // Live chat of the thread is closed into its own window first, so windows never mix the two.
-  memory.flush(threadId);
+  memory.flush(filed);
   for (const m of unremembered) memory.onMessage(m);
-  memory.flush(threadId);
-  return { threadId, messageIds: ids, stored };
+  memory.flush(filed);
+  return { threadId: filed, messageIds: ids, stored };
 }
 
 /** Memory chunks read a page at a time when looking for the messages a thread's memory holds. */

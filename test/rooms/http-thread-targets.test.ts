@@ -78,6 +78,26 @@ function suite(open: () => Promise<FastifyInstance>) {
     expect(res.json().message.threadId).toBe(main);
   });
 
+  it('gives an import the thread its messages were filed in, with their memory, when a merge commits between the lookup and the write', async () => {
+    const app = await open();
+    const { store, memory } = app.salon;
+    const main = (await store.ensureMainThread(ROOM)).id;
+    await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
+    const append = store.appendMessages.bind(store);
+    const merged = vi.spyOn(store, 'appendMessages').mockImplementationOnce(async (rows) => {
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: 'thr_side', status: 'archived', mergedInto: main }] });
+      return append(rows);
+    });
+    const res = await importInto(app, 'thr_side');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(merged).toHaveBeenCalled();
+    expect(res.json().threadId).toBe(main);
+    await memory.idle();
+    expect(await store.countThreadMessages(main)).toBe(1);
+    // The import's last window was closed in the thread that holds its messages.
+    expect(await memory.stats(main)).toEqual({ chunks: 1, pending: 0 });
+  });
+
   it('refuses an import into a thread that leads to no active thread with ERR_THREAD_ARCHIVED, and files one into a merged thread under its survivor', async () => {
     const app = await open();
     const t = await archivedThreads(app);
