@@ -9,7 +9,7 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { lockCovering, placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
 import { MEMORY_CHUNK_COLUMNS, memoryChunkValues } from './rows.js';
-import { MAX_MERGE_HOPS, takesNoMessages } from './thread-survivor.js';
+import { activeThreadLocked } from './postgres-messages.js';
 
 /** Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was last seen. */
 export async function insertMemory(
@@ -27,24 +27,13 @@ export async function insertMemory(
 }
 
 /**
- * insertMemory into the thread a message for `c.threadId` would go to (appendIn): that thread when
- * it is active, or the thread that absorbed it, through merges of merges, where the merge moved its
- * memory. Each thread row walked is share-locked until the transaction ends, as appendIn locks it,
- * so a deleteThread or a merge on any node either sees this chunk and deletes or moves it, or ran
- * first: then the row read after the wait says so, and the chunk is refused (ERR_THREAD_NOT_FOUND)
- * or follows the merge. One whose walk ends on an archived thread is refused (ERR_THREAD_ARCHIVED,
- * see takesNoMessages): in the archived shell nobody would search it.
+ * insertMemory into the thread a message for `c.threadId` would go to (appendIn): the active thread
+ * activeThreadLocked walks to, its row share-locked as appendIn locks it, so a deleteThread or a
+ * merge on any node either sees this chunk and deletes or moves it, or ran first and the chunk is
+ * refused or follows the merge.
  */
 export async function insertMemoryInThread(sql: Sql, c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
-  let threadId = c.threadId;
-  for (let hops = 0; ; hops++) {
-    const { rows } = await sql.query('SELECT status, merged_into FROM threads WHERE id = $1 FOR KEY SHARE', [threadId]);
-    if (!rows.length) throw new errors.ERR_THREAD_NOT_FOUND(c.threadId);
-    if (rows[0].status === 'active') break;
-    const next = rows[0].merged_into as string | null;
-    if (!next || hops >= MAX_MERGE_HOPS) throw takesNoMessages(c.threadId, next);
-    threadId = next;
-  }
+  const threadId = await activeThreadLocked(sql, c.threadId);
   // The lines' scope names the thread (insertLines), so the chunk is filed before they are written.
   return insertMemory(sql, threadId === c.threadId ? c : { ...c, threadId }, now, vector);
 }

@@ -23,7 +23,7 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
   // the row read after the wait says so, and the message is refused or follows the merge.
   let threadId = m.threadId;
   let seq: number;
-  for (let hops = 0; ; hops++) {
+  for (;;) {
     const { rows } = await sql.query(
       `WITH thread AS (SELECT status FROM threads WHERE id = $2 FOR KEY SHARE)
        INSERT INTO room_seq (room_id, seq) SELECT $1, 1 FROM thread WHERE status = 'active'
@@ -34,12 +34,8 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
       seq = rows[0].seq as number;
       break;
     }
-    const { rows: archived } = await sql.query('SELECT merged_into FROM threads WHERE id = $1 FOR KEY SHARE', [threadId]);
-    if (!archived.length) throw new errors.ERR_THREAD_NOT_FOUND(m.threadId);
-    const next = archived[0].merged_into as string | null;
-    if (!next || hops >= MAX_MERGE_HOPS) throw takesNoMessages(m.threadId, next);
-    // Merged: its messages are in the thread that absorbed it (once merged, a thread never changes again).
-    threadId = next;
+    // Not active: the thread that absorbed it, share-locked as active, so the seq is taken there next.
+    threadId = await activeThreadLocked(sql, m.threadId, threadId);
   }
   const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
   const values = messageValues(message);
@@ -53,4 +49,25 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
   await sql.query('UPDATE room_seq SET seq = seq - 1 WHERE room_id = $1', [m.roomId]);
   const dup = await sql.query('SELECT * FROM messages WHERE room_id = $1 AND author_id = $2 AND client_id = $3', [m.roomId, m.author.id, m.clientId]);
   return { message: rowToMessage(dup.rows[0]), duplicate: true };
+}
+
+/**
+ * The active thread a row written for `requested` is filed in (inside a transaction), walking from
+ * `from` along merged_into: that thread when it is active, else the thread that absorbed it, through
+ * merges of merges, where the merge moved its messages and memory. Each row read is share-locked
+ * until the transaction ends, so the thread returned stays active until then (a merge or a
+ * deleteThread locks it for update). ERR_THREAD_NOT_FOUND when a thread on the way is gone;
+ * ERR_THREAD_ARCHIVED (takesNoMessages) when the walk ends on an archived thread or passes
+ * MAX_MERGE_HOPS: in the archived shell nobody would read or search the row.
+ */
+export async function activeThreadLocked(sql: Sql, requested: string, from = requested): Promise<string> {
+  let threadId = from;
+  for (let hops = 0; ; hops++) {
+    const { rows } = await sql.query('SELECT status, merged_into FROM threads WHERE id = $1 FOR KEY SHARE', [threadId]);
+    if (!rows.length) throw new errors.ERR_THREAD_NOT_FOUND(requested);
+    if (rows[0].status === 'active') return threadId;
+    const next = rows[0].merged_into as string | null;
+    if (!next || hops >= MAX_MERGE_HOPS) throw takesNoMessages(requested, next);
+    threadId = next;
+  }
 }

@@ -9,7 +9,7 @@ import type { Store, Thread } from './types.js';
 
 /**
  * Merges of merges followed at most, by every walk along `merged_into` (this one, the stores'
- * appends, the rooms' `activeThreadFor`). A merge takes two active threads and archives one, so a
+ * appends and memory writes, the rooms' `threadTakingMessages`). A merge takes two active threads and archives one, so a
  * chain has no cycle and its length is how many merges were made one after another; it grows with
  * a room's history, not with its active threads. The bound only stops a walk over damaged rows
  * (a cycle), so it is far beyond a chain anyone merges by hand while small enough to walk: at most
