@@ -7,12 +7,6 @@ import { errors } from '../errors.js';
 import { survivorOf, takesNoMessages } from '../store/thread-survivor.js';
 import type { Store, Thread } from '../store/types.js';
 
-/** The active thread of `roomId` that `requested` leads to, or null when it leads to none. */
-export async function activeThreadFor(store: Pick<Store, 'getThread'>, roomId: string, requested: string): Promise<Thread | null> {
-  const thread = await survivorOf(store, requested);
-  return thread && thread.roomId === roomId && thread.status === 'active' ? thread : null;
-}
-
 /**
  * The active thread of `roomId` that takes a message naming `requested`, refused as the store's
  * append refuses it: ERR_THREAD_NOT_FOUND when the room has no such thread (gone, or another
