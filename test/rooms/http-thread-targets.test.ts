@@ -44,6 +44,22 @@ async function archivedThreads(app: FastifyInstance) {
   return { main, closed: 'thr_closed', far: chain[0], near: chain[1], gone: 'thr_gone' };
 }
 
+/**
+ * A thread `thr_side` of ROOM, merged into the room's main thread just before the store's next
+ * `write` runs: after the route looked the thread up, before what it writes reaches the store.
+ */
+async function mergedBeforeNext(app: FastifyInstance, write: 'appendMessage' | 'appendMessages') {
+  const { store } = app.salon;
+  const main = (await store.ensureMainThread(ROOM)).id;
+  await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
+  const original = (store[write] as (...args: unknown[]) => Promise<unknown>).bind(store);
+  const merged = vi.spyOn(store, write).mockImplementationOnce((async (...args: unknown[]) => {
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: 'thr_side', status: 'archived', mergedInto: main }] });
+    return original(...args);
+  }) as never);
+  return { main, merged };
+}
+
 function suite(open: () => Promise<FastifyInstance>) {
   it('refuses an ask naming a thread that leads to no active thread with ERR_THREAD_ARCHIVED, and a gone one with ERR_THREAD_NOT_FOUND', async () => {
     const app = await open();
@@ -60,15 +76,8 @@ function suite(open: () => Promise<FastifyInstance>) {
 
   it('asks the assistant in the thread the question was filed in, when a merge commits between the lookup and the post', async () => {
     const app = await open();
-    const { store } = app.salon;
-    const main = (await store.ensureMainThread(ROOM)).id;
-    await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
-    const append = store.appendMessage.bind(store);
     // The merge lands after the route looked the thread up and before it posts the question.
-    const merged = vi.spyOn(store, 'appendMessage').mockImplementationOnce(async (m) => {
-      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: 'thr_side', status: 'archived', mergedInto: main }] });
-      return append(m);
-    });
+    const { main, merged } = await mergedBeforeNext(app, 'appendMessage');
     const asked = vi.spyOn(app.salon.assistant, 'ask');
     const res = await ask(app, 'thr_side');
     expect(res.statusCode, res.body).toBe(200);
@@ -81,13 +90,7 @@ function suite(open: () => Promise<FastifyInstance>) {
   it('gives an import the thread its messages were filed in, with their memory, when a merge commits between the lookup and the write', async () => {
     const app = await open();
     const { store, memory } = app.salon;
-    const main = (await store.ensureMainThread(ROOM)).id;
-    await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
-    const append = store.appendMessages.bind(store);
-    const merged = vi.spyOn(store, 'appendMessages').mockImplementationOnce(async (rows) => {
-      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: 'thr_side', status: 'archived', mergedInto: main }] });
-      return append(rows);
-    });
+    const { main, merged } = await mergedBeforeNext(app, 'appendMessages');
     const res = await importInto(app, 'thr_side');
     expect(res.statusCode, res.body).toBe(200);
     expect(merged).toHaveBeenCalled();
