@@ -166,7 +166,7 @@ export class SalonMetrics {
     level('salon_ingest_jobs_running', 'Ingest jobs running in the background', sources.ingestRunning);
     level(
       'salon_bus_rooms_unheard',
-      "Rooms with members on this node that the bus does not hear though Redis is up (their SUBSCRIBE failed or was refused; tried again less and less often): their members miss other nodes' messages, and /readyz fails. 0 while Redis is away, which /readyz reports (every room is unheard then)",
+      "Rooms with members on this node that the bus does not hear though Redis is up (their SUBSCRIBE failed or was refused; tried again less and less often): their members miss other nodes' messages, and /readyz fails unless Redis refused them (NOPERM). 0 while Redis is away, which /readyz reports (every room is unheard then)",
       sources.busRoomsUnheard,
     );
     level(

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
 import { positiveNumber, required } from '../options.js';
 import { RepeatedFailureLog } from '../repeated-failure-log.js';
-import { RedisLink, type RedisLinkOptions } from './redis-link.js';
+import { RedisLink, refusedByAcl, type RedisLinkOptions } from './redis-link.js';
 import { RedisPresence } from './redis-presence.js';
 import type { RoomBus } from './types.js';
 
@@ -60,9 +60,10 @@ export class RedisRoomBus implements RoomBus {
   private joins = 0;
   /**
    * Rooms whose SUBSCRIBE failed while the link stayed up, not heard until one succeeds: the
-   * heartbeats before the next try (doubling with each failure) and why the last one failed.
+   * heartbeats before the next try (doubling with each failure), why the last one failed, and
+   * whether Redis refused it (an ACL's NOPERM) rather than failing to answer.
    */
-  private readonly unheard = new Map<string, { waitBeats: number; left: number; reason: string }>();
+  private readonly unheard = new Map<string, { waitBeats: number; left: number; reason: string; refused: boolean }>();
   /** Those SUBSCRIBEs' failures: the first is logged, then a summary a minute, then that they work again. */
   private readonly subscribeFailures: RepeatedFailureLog;
   private resubscribing = false;
@@ -129,7 +130,8 @@ export class RedisRoomBus implements RoomBus {
     const was = this.unheard.get(roomId);
     const maxBeats = Math.max(1, Math.ceil(RESUBSCRIBE_MAX_MS / this.heartbeatMs));
     const waitBeats = was ? Math.min(was.waitBeats * 2, maxBeats) : 1;
-    this.unheard.set(roomId, { waitBeats, left: waitBeats, reason: err instanceof Error ? err.message : String(err) });
+    const reason = err instanceof Error ? err.message : String(err);
+    this.unheard.set(roomId, { waitBeats, left: waitBeats, reason, refused: refusedByAcl(err) });
     this.subscribeFailures.failed(
       err,
       { roomId, unheard: this.unheard.size },
@@ -205,10 +207,11 @@ export class RedisRoomBus implements RoomBus {
     }
     try {
       await this.link.cmd.ping();
-      // Not ready while a room's SUBSCRIBE fails either: new members of that room here would miss
-      // every other node's messages. The retries go on, and the first ready answer follows the success.
+      // Not ready while a room's SUBSCRIBE goes unanswered: this node's link is failing it, and new
+      // members of that room are better served by another node. A refusal (NOPERM) leaves it ready:
+      // an ACL refuses the channel on every node alike, and failing them all would shut every room.
       return {
-        ok: this.unheard.size === 0,
+        ok: ![...this.unheard.values()].some((u) => !u.refused),
         provider: 'redis',
         detail: `Redis at ${this.link.where}; ${this.rooms.size - this.unheard.size} room(s) heard on this node${this.unheardDetail()}`,
       };

@@ -13,6 +13,15 @@ export const DEFAULT_RETRY_MIN_MS = 100;
 export const DEFAULT_RETRY_MAX_MS = 5_000;
 export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
+/**
+ * Whether a command's error is Redis refusing it (NOPERM: the user's ACL does not allow the channel
+ * or key) rather than failing to answer. An ACL is the same on every node, so a refusal is not this
+ * node's fault and `/readyz` does not fail for it; a timeout is, and it does.
+ */
+export function refusedByAcl(err: unknown): boolean {
+  return /^NOPERM\b/.test(err instanceof Error ? err.message : String(err));
+}
+
 export interface RedisLinkOptions {
   /** `redis://` or `rediss://` URL (REDIS_URL). */
   url: string;

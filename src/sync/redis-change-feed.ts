@@ -8,7 +8,7 @@ import type { ProviderHealth } from '../ai/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required } from '../options.js';
 import { RepeatedFailureLog } from '../repeated-failure-log.js';
-import type { RedisLink } from '../rooms/redis-link.js';
+import { refusedByAcl, type RedisLink } from '../rooms/redis-link.js';
 import type { ChangeFeed } from './change-feed.js';
 
 /** Wait before subscribing again after a SUBSCRIBE failed on a link that stayed up; it doubles with each failure. */
@@ -36,7 +36,7 @@ export class RedisChangeFeed implements ChangeFeed {
   private retryMs = RESUBSCRIBE_MS;
   private retryTimer: NodeJS.Timeout | null = null;
   /** When the retry waiting is due, and why the last SUBSCRIBE failed, for `/readyz`. */
-  private retry: { at: number; reason: string } | null = null;
+  private retry: { at: number; reason: string; refused: boolean } | null = null;
   /** The channel is subscribed on the link as it is now: notices of other nodes arrive. */
   private heard = false;
   /** A SUBSCRIBE of the channel went through: `close` unsubscribes it (the link is the bus's and may outlive the feed). */
@@ -81,7 +81,9 @@ export class RedisChangeFeed implements ChangeFeed {
     const why = this.retry
       ? `its SUBSCRIBE failed (${this.retry.reason}; tried again in ${Math.max(0, Math.round((this.retry.at - Date.now()) / 1000))} s)`
       : 'its SUBSCRIBE is on its way';
-    return { ok: false, provider: 'redis', detail: `channel ${this.channel} not subscribed: ${why}; ${missing}` };
+    // A refusal (NOPERM) leaves the node ready: the ACL refuses the channel on every node alike, and
+    // the change log's periodic read brings the other nodes' changes meanwhile.
+    return { ok: Boolean(this.retry?.refused), provider: 'redis', detail: `channel ${this.channel} not subscribed: ${why}; ${missing}` };
   }
 
   /**
@@ -119,7 +121,7 @@ export class RedisChangeFeed implements ChangeFeed {
       if (!this.link.isUp) return void this.log.debug({ err }, 'index change feed not subscribed');
       const wait = this.retryMs;
       this.retryMs = Math.min(wait * 2, RESUBSCRIBE_MAX_MS);
-      this.retry = { at: Date.now() + wait, reason: err instanceof Error ? err.message : String(err) };
+      this.retry = { at: Date.now() + wait, reason: err instanceof Error ? err.message : String(err), refused: refusedByAcl(err) };
       this.failures.failed(err, {}, `index change feed not subscribed; trying again in ${wait / 1000} s, then less often while it fails`);
       this.retryTimer = setTimeout(() => this.link.isUp && void this.listen(), wait);
       this.retryTimer.unref();
