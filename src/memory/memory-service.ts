@@ -689,7 +689,10 @@ export class MemoryService implements MemorySearch {
       this.embedFailures.failed((err as Error)?.message, { threadId: chunk.threadId }, 'memory chunk not embedded; it is indexed at the next start');
     }
     if (vector) {
-      const repeat = await this.repeatOf(chunk, vector);
+      // Looked for where the store will file the chunk: a merge committed during the embedding sends
+      // it to the survivor (addMemoryChunk), whose memory now holds what the absorbed thread's did.
+      const filing = await survivorOf(store, chunk.threadId);
+      const repeat = filing && (await this.repeatOf({ ...chunk, threadId: filing.id }, vector));
       if (forgotten()) return;
       if (repeat && (await store.touchMemoryChunk(repeat.id, now))) return;
     }

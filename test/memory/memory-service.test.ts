@@ -554,6 +554,49 @@ describe('conversation memory', () => {
     expect(hit.chunk).toMatchObject({ threadId: main.id, text: expect.stringContaining('noon') });
   });
 
+  it('refreshes the survivor’s chunk that a chunk of a thread merged while it was being embedded repeats, instead of adding a copy', async () => {
+    let now = Date.UTC(2026, 10, 24, 12);
+    const held = heldEmbedder();
+    const { store, memory, index, thread } = await setup({ embedder: held.embedder, now: () => now });
+    const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
+    // The survivor holds the exchange already (stored as the service stores one, with its vector).
+    const [request, result] = answered(thread.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
+    const text = exchangeText(request.text, result.message.text);
+    const [vector] = await embedder.embed([text]);
+    const at = new Date(now).toISOString();
+    const chunk = {
+      threadId: thread.id,
+      roomId: 'news_1',
+      kind: 'exchange' as const,
+      text,
+      messageIds: [],
+      authors: ['Ann', 'Salon AI'],
+      firstTs: at,
+      lastTs: at,
+      privileged: false,
+      owner: 'u_Ann',
+    };
+    const held0 = await store.addMemoryChunk(chunk, at, { vector, model: embedder.model });
+    now += 60_000;
+    memory.onAnswer(...answered(side.id, 'Cy', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
+    await held.embedding;
+    // The merge commits while the side thread's chunk is being embedded.
+    const main = (await store.getThread(thread.id))!;
+    await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [main, side].map(({ id, version }) => ({ id, version })),
+      updateThreads: [{ id: side.id, status: 'archived', mergedInto: main.id }],
+      moveThreadMessages: [{ fromThreadId: side.id, threadId: main.id }],
+      moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: main.roomId }],
+    });
+    held.release();
+    await memory.idle();
+    const chunks = await store.scanMemoryChunks(0, 10);
+    expect(chunks.map((c) => [c.id, c.threadId])).toEqual([[held0.id, main.id]]);
+    expect(chunks[0].updatedAt).toBe(new Date(now).toISOString());
+    expect(index.size).toBe(0);
+  });
+
   it('drops a chunk of a thread archived without a merge while it was being embedded, says so, and goes on', async () => {
     const held = heldEmbedder();
     const { lines, log } = linesLog();
