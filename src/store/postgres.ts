@@ -250,6 +250,16 @@ export class PostgresStore implements Store {
     });
   }
 
+  async storedClientIds(roomId: string, keys: { authorId: string; clientId: string }[]): Promise<boolean[]> {
+    if (!keys.length) return [];
+    const { rows } = await this.db.query(
+      'SELECT author_id, client_id FROM messages WHERE room_id = $1 AND client_id IS NOT NULL AND (author_id, client_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))',
+      [roomId, keys.map((k) => k.authorId), keys.map((k) => k.clientId)],
+    );
+    const stored = new Set(rows.map((r) => JSON.stringify([r.author_id, r.client_id])));
+    return keys.map((k) => stored.has(JSON.stringify([k.authorId, k.clientId])));
+  }
+
   async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {
     return this.messages('SELECT * FROM messages WHERE room_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [roomId, afterSeq, limit]);
   }

@@ -582,6 +582,11 @@ export class SqliteStore implements Store {
     return tx.immediate(messages);
   }
 
+  async storedClientIds(roomId: string, keys: { authorId: string; clientId: string }[]): Promise<boolean[]> {
+    const find = this.sql('SELECT 1 FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?');
+    return keys.map((k) => find.get(roomId, k.authorId, k.clientId) !== undefined);
+  }
+
   private appendInTransaction(m: NewMessage): { message: Message; duplicate: boolean } {
     if (m.clientId) {
       const dup = this.sql('SELECT * FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?').get(m.roomId, m.author.id, m.clientId) as

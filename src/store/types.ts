@@ -370,6 +370,11 @@ export interface Store {
    * failure none. Each is kept or found again by its clientId as appendMessage does.
    */
   appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]>;
+  /**
+   * Which of `keys` the room's messages hold already (an author's clientId, as appendMessage finds a
+   * message again), in the order given: an import looks for its messages under earlier keys too.
+   */
+  storedClientIds(roomId: string, keys: { authorId: string; clientId: string }[]): Promise<boolean[]>;
   /** Messages with seq > afterSeq, oldest first, at most `limit`. */
   messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]>;
   /** The last `limit` messages, oldest first. */

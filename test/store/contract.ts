@@ -399,6 +399,20 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.lastSeq('news_1')).toBe(3);
       });
 
+      it('says which of an author’s clientIds a room holds, in the order asked', async () => {
+        const t = await store.ensureMainThread('news_1');
+        await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u1'), text: 'hi', clientId: 'c1' });
+        await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u2'), text: 'no clientId' });
+        const asked = [
+          { authorId: 'u2', clientId: 'c1' },
+          { authorId: 'u1', clientId: 'c1' },
+          { authorId: 'u1', clientId: 'c2' },
+        ];
+        expect(await store.storedClientIds('news_1', asked)).toEqual([false, true, false]);
+        expect(await store.storedClientIds('news_2', asked)).toEqual([false, false, false]);
+        expect(await store.storedClientIds('news_1', [])).toEqual([]);
+      });
+
       it('replays after a seq and returns the recent tail oldest first', async () => {
         const t = await store.ensureMainThread('r');
         for (let i = 1; i <= 30; i++) await store.appendMessage({ roomId: 'r', threadId: t.id, author: user('u'), text: `m${i}` });
