@@ -6,15 +6,18 @@
  *
  * Importing the same messages into the same thread again stores nothing twice: each message's
  * clientId is made from the thread, its author, time and text (and its place among identical
- * ones), so the store finds it again as it finds a resent chat message. Such a re-run still gives
- * the memory what no chunk of the thread holds yet: the rest of an import stopped while its memory
- * was being built.
+ * ones), so the store finds it again as it finds a resent chat message. A thread merged into the
+ * target since counts as the target: its messages went to the survivor under keys naming it (a merge
+ * after the first import, or one committing while it was written), so they are looked for under
+ * those keys too. Such a re-run still gives the memory what no chunk of the thread holds yet: the
+ * rest of an import stopped while its memory was being built.
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
 import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import { cleanName, isReservedName, MAX_NAME_CHARS } from '../protocol/names.js';
 import { requestedThread } from '../rooms/thread-target.js';
+import { MAX_MERGE_HOPS } from '../store/thread-survivor.js';
 import type { NewMessage, Store, Thread } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
 import { wellFormed } from '../text.js';
@@ -102,20 +105,22 @@ export async function importMessages(
 ): Promise<ImportResult> {
   const order = messages.map((_, i) => i).sort((a, b) => messages[a].ts.localeCompare(messages[b].ts) || a - b);
   const seen = new Map<string, number>();
-  const rows: NewMessage[] = order.map((i) => {
+  const heard: Heard[] = order.map((i) => {
     const m = messages[i];
     const same = `${m.author.name.toLowerCase()}\n${m.ts}\n${m.text}`;
     const nth = seen.get(same) ?? 0;
     seen.set(same, nth + 1);
-    return {
-      roomId,
-      threadId,
-      author: { id: importedAuthorId(m.author.name), name: m.author.name, kind: 'user' },
-      text: m.text,
-      ts: m.ts,
-      clientId: importClientId(threadId, m, nth),
-    };
+    return { message: m, nth };
   });
+  const clientIds = await importKeys(store, roomId, threadId, heard);
+  const rows: NewMessage[] = heard.map(({ message: m }, k) => ({
+    roomId,
+    threadId,
+    author: { id: importedAuthorId(m.author.name), name: m.author.name, kind: 'user' },
+    text: m.text,
+    ts: m.ts,
+    clientId: clientIds[k],
+  }));
   const appended = await store.appendMessages(rows);
   // The thread the store filed them in (one transaction, one thread): a merge committed since the
   // caller looked `threadId` up sends them on to its survivor, and their memory goes with them.
@@ -130,6 +135,49 @@ export async function importMessages(
   for (const m of unremembered) memory.onMessage(m);
   memory.flush(filed);
   return { threadId: filed, messageIds: ids, stored };
+}
+
+/** An imported message, with its place among identical messages of its import (importClientId's `nth`). */
+interface Heard {
+  message: ImportedMessage;
+  nth: number;
+}
+
+/**
+ * The clientIds of an import into `threadId`, in the order of `heard`: each naming `threadId`, but
+ * for a message the room holds under the key naming a thread merged into it, which keeps that key so
+ * the store finds the message again. Every key still names one thread: imports of the same messages
+ * into two active threads stay apart.
+ */
+async function importKeys(store: Store, roomId: string, threadId: string, heard: Heard[]): Promise<string[]> {
+  const keys = heard.map((h) => importClientId(threadId, h.message, h.nth));
+  const absorbed = await absorbedBy(store, roomId, threadId);
+  if (!absorbed.length) return keys;
+  let missing = heard.map((_, k) => k);
+  // Its own thread's key first: a message stored under it (the same import run before) keeps it.
+  for (const named of [threadId, ...absorbed]) {
+    if (!missing.length) break;
+    const tried = missing.map((k) => ({
+      authorId: importedAuthorId(heard[k].message.author.name),
+      clientId: importClientId(named, heard[k].message, heard[k].nth),
+    }));
+    const stored = await store.storedClientIds(roomId, tried);
+    missing.forEach((k, j) => stored[j] && (keys[k] = tried[j].clientId));
+    missing = missing.filter((_, j) => !stored[j]);
+  }
+  return keys;
+}
+
+/** The room's threads merged into `threadId`, through merges of merges (as far as MAX_MERGE_HOPS), nearest first. */
+async function absorbedBy(store: Store, roomId: string, threadId: string): Promise<string[]> {
+  const into = new Map<string, string[]>();
+  for (const t of await store.listThreads(roomId)) if (t.mergedInto) into.set(t.mergedInto, [...(into.get(t.mergedInto) ?? []), t.id]);
+  const found: string[] = [];
+  for (let level = [threadId], hops = 0; level.length && hops < MAX_MERGE_HOPS; hops++) {
+    level = level.flatMap((id) => into.get(id) ?? []);
+    found.push(...level);
+  }
+  return found;
 }
 
 /** Memory chunks read a page at a time when looking for the messages a thread's memory holds. */

@@ -157,6 +157,28 @@ describe('importing into a merged thread', () => {
   });
 });
 
+describe('importing into a thread merged since', () => {
+  it('finds the messages imported into the absorbed thread again, and keeps imports into two active threads apart', async () => {
+    const a = await app();
+    const main = await a.salon.store.ensureMainThread('news_1');
+    const side = await a.salon.threads.create('news_1', 'Side', 'admin');
+    const other = await a.salon.threads.create('news_1', 'Other', 'admin');
+    const intoSide = (await post(a, 'news_1', { threadId: side.id, messages: conversation })).json();
+    const intoOther = (await post(a, 'news_1', { threadId: other.id, messages: conversation })).json();
+    expect([intoSide.stored, intoOther.stored]).toEqual([4, 4]);
+    expect(intoOther.messageIds.filter((id: string) => intoSide.messageIds.includes(id))).toEqual([]);
+    await a.salon.threads.merge(main.id, side.id, 'admin');
+    const lastSeq = await a.salon.store.lastSeq('news_1');
+    for (const threadId of [side.id, main.id]) {
+      const again = await post(a, 'news_1', { threadId, messages: conversation });
+      expect(again.json(), threadId).toEqual({ threadId: main.id, messageIds: intoSide.messageIds, stored: 0 });
+    }
+    expect((await post(a, 'news_1', { threadId: other.id, messages: conversation })).json()).toEqual({ ...intoOther, stored: 0 });
+    expect(await a.salon.store.lastSeq('news_1')).toBe(lastSeq);
+    await a.salon.memory.idle();
+  });
+});
+
 describe('salon import', () => {
   it('imports a file into a room of DATA_DIR, prints the ids and builds the memory; refuses a bad file whole', async () => {
     const { dir, cleanup } = tempDir('salon-cli-import-');

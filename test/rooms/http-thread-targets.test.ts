@@ -101,6 +101,23 @@ function suite(open: () => Promise<FastifyInstance>) {
     expect(await memory.stats(main)).toEqual({ chunks: 1, pending: 0 });
   });
 
+  it('stores nothing new when an import a merge raced is run again, into the survivor or the absorbed thread', async () => {
+    const app = await open();
+    const { store } = app.salon;
+    const { main, merged } = await mergedBeforeNext(app, 'appendMessages');
+    const first = await importInto(app, 'thr_side');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(merged).toHaveBeenCalled();
+    const lastSeq = await store.lastSeq(ROOM);
+    // Its messages were filed in the survivor with keys naming the thread the import looked up.
+    for (const threadId of [main, 'thr_side']) {
+      const again = await importInto(app, threadId);
+      expect(again.json(), threadId).toEqual({ ...first.json(), stored: 0 });
+    }
+    expect(await store.lastSeq(ROOM)).toBe(lastSeq);
+    expect(await store.countThreadMessages(main)).toBe(1);
+  });
+
   it('refuses an import into a thread that leads to no active thread with ERR_THREAD_ARCHIVED, and files one into a merged thread under its survivor', async () => {
     const app = await open();
     const t = await archivedThreads(app);
