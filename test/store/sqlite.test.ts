@@ -39,6 +39,33 @@ storeContract(
 );
 
 describe('SqliteStore on disk', () => {
+  it('looks many client ids up in slices, giving the event loop turns between them, and answers in order', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    try {
+      const thread = await store.ensureMainThread('news_1');
+      const author = { id: 'imported_ann', name: 'Ann', kind: 'user' as const };
+      for (const clientId of ['k3', 'k40']) await store.appendMessage({ roomId: 'news_1', threadId: thread.id, author, text: clientId, clientId });
+      const keys = Array.from({ length: 50 }, (_, i) => ({ authorId: author.id, clientId: `k${i}` }));
+      // Each lookup seems to take a millisecond: a slice (10 ms) holds about ten of them.
+      let clock = 0;
+      vi.spyOn(performance, 'now').mockImplementation(() => clock++);
+      let turns = 0;
+      const tick = () => {
+        turns++;
+        if (!done) setImmediate(tick);
+      };
+      let done = false;
+      setImmediate(tick);
+      const found = await store.storedClientIds('news_1', keys);
+      done = true;
+      expect(found).toEqual(keys.map((k) => k.clientId === 'k3' || k.clientId === 'k40'));
+      expect(turns).toBeGreaterThanOrEqual(3);
+    } finally {
+      vi.restoreAllMocks();
+      await store.close();
+    }
+  });
+
   it('uses WAL and NORMAL sync and survives a reopen', async () => {
     const { dir, cleanup } = tempDir();
     try {
