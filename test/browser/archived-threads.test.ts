@@ -131,6 +131,42 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
     }
   });
 
+  it('opens the survivor when the page is loaded onto a thread merged while it was away (through merges of merges), with its messages, and sends there', async () => {
+    const { store } = suite.server.app.salon;
+    const room = 'news_merged_reload';
+    await store.upsertItem(item(room, { title: 'Merged while away' }));
+    await store.ensureMainThread(room);
+    const absorbed = await newThread(room, 'Ferry timetable');
+    const middle = await newThread(room, 'Ferry prices');
+    const survivor = await newThread(room, 'Ferries');
+    await store.appendMessage({ roomId: room, threadId: survivor, author: { id: 'u_bob', name: 'Bob', kind: 'user' }, text: 'said in the ferries thread' });
+    const { context, page } = await inThread(room, 'Ferry timetable');
+    try {
+      await say(page, 'said in the timetable thread');
+      await expect.poll(() => shownMessage(page, 'said in the timetable thread')).toMatchObject({ state: 'sent' });
+      // The tab keeps the open thread; Ada leaves the room, and meanwhile the thread is merged, and its survivor too.
+      await expect.poll(() => page.evaluate((key) => JSON.parse(sessionStorage.getItem(key) ?? '{}').threadId, `salon.room.${room}`)).toBe(absorbed);
+      await page.goto(`${suite.server.url}/`);
+      await post('/api/v1/threads/merge', { survivorId: middle, absorbedId: absorbed });
+      await post('/api/v1/threads/merge', { survivorId: survivor, absorbedId: middle });
+
+      await page.goto(`${suite.server.url}/chat?id=${room}`);
+      await expect.poll(() => threadButton(page, 'Ferries').getAttribute('aria-current'), { timeout: 15_000 }).toBe('true');
+      await expect.poll(() => messageTexts(page)).toEqual(['said in the ferries thread', 'said in the timetable thread']);
+      expect(await notice(page)).toEqual({
+        code: 'THREAD_FOLLOWED',
+        text: expect.stringContaining('“Ferry timetable” was merged into “Ferries”: this view follows it there.'),
+      });
+
+      await say(page, 'said after coming back');
+      await expect.poll(() => shownMessage(page, 'said after coming back')).toMatchObject({ state: 'sent' });
+      expect(await messageTexts(page)).toEqual(['said in the ferries thread', 'said in the timetable thread', 'said after coming back']);
+      expect(await textsOf(survivor)).toEqual(['said in the ferries thread', 'said in the timetable thread', 'said after coming back']);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('keeps a message an archived thread refused, says why under it, and offers no Retry', async () => {
     const { store } = suite.server.app.salon;
     await store.upsertItem(item('news_archived_open', { title: 'Archived while open' }));

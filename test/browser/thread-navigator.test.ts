@@ -136,4 +136,42 @@ describe('ThreadNavigator', () => {
     expect(await nav.merge('t_d', 't_e')).toEqual({ ok: true, text: 'Merged.' });
     expect([nav.threadId, followed.length]).toEqual(['t_d', 1]);
   });
+
+  it('opens the survivor when the room’s first list shows the thread the page restored was merged (through merges of merges), but not one the member opens later', async () => {
+    const room = 'news_nav_restored';
+    // A reload restored t_b as the open thread (sessionStorage); it was merged into t_c, and t_c into t_d, meanwhile.
+    const memory: RoomMemory = {
+      log: new MessageLog(),
+      joined: true,
+      mainThreadId: 't_main',
+      threadId: 't_b',
+      windowFloor: 0,
+      noneBelow: new Map(),
+      paged: new Set(),
+    };
+    const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
+    const list = [thread('t_main', true), merged('t_b', 't_c'), merged('t_c', 't_d'), thread('t_d', false)];
+    vi.stubGlobal('fetch', (url: string) => {
+      if (url.startsWith(`/api/v1/rooms/${room}/threads`)) return Promise.resolve(json({ threads: list, archivedTotal: 2 }));
+      if (/^\/api\/v1\/threads\/[^/]+\/messages/.test(url)) return Promise.resolve(json({ messages: [], hasMore: false }));
+      if (url.startsWith('/api/v1/threads/')) return Promise.resolve(json({ thread: list[0], messages: 0, suggestions: [] }));
+      return Promise.reject(new Error(`unexpected ${url}`));
+    });
+    const followed: string[][] = [];
+    const nav = new ThreadNavigator({
+      command: () => Promise.reject(new Error('no commands here')),
+      changed: () => {},
+      failed: () => {},
+      mainReplaced: () => {},
+      followedMerge: (absorbedId, survivorId) => followed.push([absorbedId, survivorId]),
+    });
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect([nav.threadId, memory.threadId, followed]).toEqual(['t_d', 't_d', [['t_b', 't_d']]]);
+
+    // The member opens the archived shell from the list afterwards: it stays open.
+    nav.select('t_b');
+    await nav.refresh();
+    expect([nav.threadId, followed.length]).toEqual(['t_b', 1]);
+  });
 });

@@ -27,6 +27,8 @@ export interface ThreadsChange {
   regrouped: string[];
   /** Threads the previous list named unmerged that this one names merged (none on the first fetch). */
   merged: ThreadMerge[];
+  /** This was the room's first list in this page: the open thread, if any, is the one the page restored, not one picked from a list. */
+  first: boolean;
 }
 
 /** The fields whose change means the thread's messages or count may have changed. */
@@ -142,7 +144,7 @@ export class RoomThreads {
     const details = new Set(changed);
     if (current && this.byId(current)) details.add(current);
     await this.detailsOf([...details]);
-    return { regrouped: [...regrouped], merged };
+    return { regrouped: [...regrouped], merged, first: !hadList };
   }
 
   private async detailsOf(ids: string[]): Promise<void> {

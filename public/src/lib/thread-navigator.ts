@@ -144,10 +144,10 @@ export class ThreadNavigator {
     // as new as the main thread the page knows now, unless a welcome changes that meanwhile.
     const mainBefore = memory.mainThreadId;
     try {
-      const { regrouped, merged } = await threads.refresh(this.threadId);
+      const { regrouped, merged, first } = await threads.refresh(this.threadId);
       const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
       if (memory !== this.memory) return;
-      const followed = this.followMerge(memory, merged);
+      const followed = this.followMerge(memory, merged, first);
       // A list fetched before a welcome named the main thread is older than that: it judges no main thread.
       const current = memory.mainThreadId === mainBefore;
       const replaced = current && this.followMain(memory);
@@ -180,13 +180,16 @@ export class ThreadNavigator {
    * Opens the survivor when this refresh is how the page heard that the open thread was merged (the
    * room's members are told of a merge, and fetch the list on it): the merge moved the thread's
    * messages there, and what is written goes there, so the view left on the emptied shell showed
-   * nothing until the member sent a message. Only a merge heard while the thread is open moves the
-   * view: an archived thread the member opens from the list stays open. The member's own merge of
-   * it (from the page) moves the view without a notice.
+   * nothing until the member sent a message. The room's `first` list does the same for a merged
+   * thread the page restored (a reload, sessionStorage): the page was not there to hear the merge.
+   * After that, only a merge heard while the thread is open moves the view: an archived thread the
+   * member opens from the list stays open. The member's own merge of it (from the page) moves the
+   * view without a notice.
    */
-  private followMerge(memory: RoomMemory, merged: readonly ThreadMerge[]): boolean {
+  private followMerge(memory: RoomMemory, merged: readonly ThreadMerge[], first: boolean): boolean {
     const open = memory.threadId;
-    if (!open || !merged.some((m) => m.absorbedId === open)) return false;
+    const restoredShell = first && !!this.threads.byId(open)?.mergedInto;
+    if (!open || !(restoredShell || merged.some((m) => m.absorbedId === open))) return false;
     const survivor = this.threads.survivorOf(open);
     if (!survivor) return false;
     memory.threadId = survivor.id === memory.mainThreadId ? '' : survivor.id;
