@@ -1,7 +1,7 @@
 import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ADMIN } from '../helpers.js';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, say, shownMessage, threadButton } from './harness.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswerFrame, say, shownMessage, threadButton } from './harness.js';
 
 // A member with a thread open that someone else merged or archived meanwhile: the view moves to the
 // survivor as soon as the page hears of the merge, keeping what is being typed; a message written
@@ -24,6 +24,12 @@ async function holdThreadList(page: Page, roomId: string): Promise<() => Promise
     holding = false;
     for (const route of held.splice(0)) await route.continue();
   };
+}
+
+/** Turns the composer to asking the assistant privately ("Ask AI", "Only me"). */
+async function privateMode(page: Page): Promise<void> {
+  await page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
+  await page.locator('salon-composer label.switch', { hasText: 'Only me' }).click();
 }
 
 /** The notice bar above the room: its code and words, or null when none shows. */
@@ -162,6 +168,77 @@ describeBrowser('writing in a thread merged or archived meanwhile', () => {
       await expect.poll(() => shownMessage(page, 'said after coming back')).toMatchObject({ state: 'sent' });
       expect(await messageTexts(page)).toEqual(['said in the ferries thread', 'said in the timetable thread', 'said after coming back']);
       expect(await textsOf(survivor)).toEqual(['said in the ferries thread', 'said in the timetable thread', 'said after coming back']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('files a private question and its answer under the survivor when their thread is merged, live and after a reload', async () => {
+    const { store } = suite.server.app.salon;
+    const room = 'news_private_merged';
+    await store.upsertItem(item(room, { title: 'Asked, then merged' }));
+    const main = (await store.ensureMainThread(room)).id;
+    const side = await newThread(room, 'Tide tables');
+    const { context, page } = await inThread(room, 'Tide tables');
+    try {
+      await say(page, 'before the question');
+      await expect.poll(() => shownMessage(page, 'before the question')).toMatchObject({ state: 'sent' });
+      await privateMode(page);
+      await say(page, 'When is high tide at the harbour?');
+      const answer = page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+      await expect.poll(() => answer.count(), { timeout: 30_000 }).toBe(1);
+      const shown = await messageTexts(page);
+      expect(shown).toHaveLength(3);
+      expect(shown.slice(0, 2)).toEqual(['before the question', 'When is high tide at the harbour?']);
+
+      // Someone else merges the thread: the view follows, and the private exchange with it, in its place.
+      await post('/api/v1/threads/merge', { survivorId: main, absorbedId: side });
+      await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current'), { timeout: 15_000 }).toBe('true');
+      await expect.poll(() => messageTexts(page)).toEqual(shown);
+
+      // The tab's copy files them there too.
+      await page.reload();
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+      await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current')).toBe('true');
+      await expect.poll(() => messageTexts(page)).toEqual(shown);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('files a private answer that names a thread merged while it was written under the survivor, with its question', async () => {
+    const { store } = suite.server.app.salon;
+    const room = 'news_private_late';
+    await store.upsertItem(item(room, { title: 'Answered after the merge' }));
+    const main = (await store.ensureMainThread(room)).id;
+    const side = await newThread(room, 'Lighthouses');
+    const { context, page } = await openAs(suite.browser, 'Ada');
+    try {
+      // The test answers the private ask itself, once the merge is done: the answer names the thread it was asked in.
+      const asks: { clientId?: string; threadId?: string }[] = [];
+      let answer: (ask: { clientId?: string; threadId?: string }) => void = () => {};
+      await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+        const server = ws.connectToServer();
+        ws.onMessage((m) => {
+          const frame = JSON.parse(String(m)) as { type: string; clientId?: string; threadId?: string };
+          if (frame.type === 'ask') asks.push(frame);
+          else server.send(m);
+        });
+        server.onMessage((m) => ws.send(m));
+        answer = (ask) => ws.send(privateAnswerFrame(ask, room, main));
+      });
+      await page.goto(`${suite.server.url}/chat?id=${room}`);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+      await threadButton(page, 'Lighthouses').click();
+      await expect.poll(() => threadButton(page, 'Lighthouses').getAttribute('aria-current')).toBe('true');
+      await privateMode(page);
+      await say(page, 'Which lighthouse is the oldest?');
+      await expect.poll(() => asks.map((a) => a.threadId)).toEqual([side]);
+
+      await post('/api/v1/threads/merge', { survivorId: main, absorbedId: side });
+      await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current'), { timeout: 15_000 }).toBe('true');
+      answer(asks[0]);
+      await expect.poll(() => messageTexts(page)).toEqual(['Which lighthouse is the oldest?', 'A private answer.']);
     } finally {
       await context.close();
     }

@@ -90,6 +90,33 @@ describe('MessageLog', () => {
     expect(restored.privateEntries()[0].message.threadId).toBe('t_main');
   });
 
+  it('files private questions and answers of a merged thread, sent or not, under its survivor, and leaves the rest where it is', () => {
+    const log = new MessageLog();
+    log.receive(msg(1, { threadId: 't_absorbed' }));
+    log.addLocal('p1', 'asked in the absorbed thread', ADA, 't_absorbed', 'news_1', true);
+    log.sentPrivately('p1');
+    log.receive(msg(0, { id: 'private_1', author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' }, text: 'answered there', threadId: 't_absorbed' }));
+    log.addLocal('p2', 'still sending there', ADA, 't_absorbed', 'news_1', true);
+    log.addLocal('p3', 'asked elsewhere', ADA, 't_other', 'news_1', true);
+    log.sentPrivately('p3');
+    log.addLocal('c1', 'a public message still sending', ADA, 't_absorbed', 'news_1');
+    const survivorOf = (id: string) => (id === 't_absorbed' ? 't_survivor' : undefined);
+    expect(log.followMergesPrivately(survivorOf)).toBe(true);
+    const threadOf = (text: string) => log.entries.find((e) => e.message.text === text)?.message.threadId;
+    expect(['asked in the absorbed thread', 'answered there', 'still sending there'].map(threadOf)).toEqual(['t_survivor', 't_survivor', 't_survivor']);
+    // Public messages are the server's to move (the page files them again from the survivor's pages); one still sending, the server files there itself.
+    expect(['message 1', 'asked elsewhere', 'a public message still sending'].map(threadOf)).toEqual(['t_absorbed', 't_other', 't_absorbed']);
+    expect(texts(log)).toEqual([
+      'message 1',
+      'asked in the absorbed thread',
+      'answered there',
+      'asked elsewhere',
+      'still sending there',
+      'a public message still sending',
+    ]);
+    expect(log.followMergesPrivately(survivorOf)).toBe(false);
+  });
+
   it('shows a message the server acked as sent without counting a seq for it, until its echo places it among the older ones still coming', () => {
     const log = new MessageLog();
     log.receive(msg(1));

@@ -233,6 +233,23 @@ export class MessageLog {
   }
 
   /**
+   * Files the member's private questions and answers (sent or not) under the thread their own was
+   * merged into, as `survivorOf` names it (undefined for a thread not merged): the merge moved the
+   * thread's messages there on the server, which never had these. Returns true when one moved.
+   */
+  followMergesPrivately(survivorOf: (threadId: string) => string | undefined): boolean {
+    let moved = false;
+    for (const entry of [...this.byKey.values()]) {
+      if (!entry.private && !isPrivateEntry(entry)) continue;
+      const survivor = entry.message.threadId ? survivorOf(entry.message.threadId) : undefined;
+      if (!survivor || survivor === entry.message.threadId) continue;
+      this.put({ ...entry, message: { ...entry.message, threadId: survivor } });
+      moved = true;
+    }
+    return moved;
+  }
+
+  /**
    * The member's own message with this clientId while it is not confirmed; undefined otherwise. A
    * private question is never confirmed (nothing echoes it): the server may still refuse it.
    */

@@ -455,7 +455,10 @@ export class RoomController implements ReactiveController {
       case 'assistant.done': {
         // The stored answer has its own id; the id it streamed under comes back as its clientId.
         this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.has(frame.message.id));
-        log.receive(frame.message);
+        // A private answer names the thread its question was asked in, which may have been merged
+        // since: the store files a stored answer under the survivor, this one the page files there.
+        const privateAnswer = frame.message.id.startsWith('private_');
+        log.receive(privateAnswer ? { ...frame.message, threadId: this.nav.filedUnder(frame.message.threadId) } : frame.message);
         this.probe.noteArrival(frame.message);
         this.inProgress.finished([frame.message.id, frame.message.clientId]);
         break;

@@ -77,6 +77,11 @@ export class RoomThreads {
     return thread?.status === 'active' ? thread : undefined;
   }
 
+  /** The active thread `id` was merged into (through merges of merges, see survivorOf); undefined when `id` is not merged, or leads to no active thread. */
+  mergedSurvivorOf(id: string): string | undefined {
+    return this.byId(id)?.mergedInto ? this.survivorOf(id)?.id : undefined;
+  }
+
   /** A live message arrived: count it, or fetch the list when its thread is new to the page. */
   noteMessage(threadId: string, isNew: boolean): void {
     if (!threadId) return;

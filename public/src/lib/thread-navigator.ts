@@ -95,6 +95,14 @@ export class ThreadNavigator {
     if (memory) this.threads.onChange = onChange;
   }
 
+  /**
+   * The thread to file a message of `threadId` under that the server does not file itself (a
+   * private answer): the active thread the list says `threadId` was merged into, else `threadId`.
+   */
+  filedUnder(threadId: string): string {
+    return this.threads.mergedSurvivorOf(threadId) ?? threadId;
+  }
+
   /** Opens another thread of the room: its messages show, and what is written goes to it. */
   select(threadId: string): void {
     const memory = this.memory;
@@ -148,13 +156,14 @@ export class ThreadNavigator {
       const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
       if (memory !== this.memory) return;
       const followed = this.followMerge(memory, merged, first);
+      const refiled = memory.log.followMergesPrivately((id) => threads.mergedSurvivorOf(id));
       // A list fetched before a welcome named the main thread is older than that: it judges no main thread.
       const current = memory.mainThreadId === mainBefore;
       const replaced = current && this.followMain(memory);
       if (memory.threadId && !threads.byId(memory.threadId)) memory.threadId = '';
       const forgot = current && (await this.forgetDeleted(memory));
       if (memory !== this.memory) return;
-      if (moved.some(Boolean) || forgot || replaced || followed) this.host.changed();
+      if (moved.some(Boolean) || forgot || replaced || followed || refiled) this.host.changed();
       this.fill();
     } catch {
       // The list stays as it was; the next event fetches it again.
