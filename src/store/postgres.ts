@@ -468,6 +468,12 @@ export class PostgresStore implements Store {
     return rows.map(rowToIndexChange);
   }
 
+  async indexChangesAt(seqs: number[]): Promise<IndexChange[]> {
+    if (seqs.length === 0) return [];
+    const { rows } = await this.db.query('SELECT * FROM index_changes WHERE seq = ANY($1::bigint[]) ORDER BY seq', [seqs]);
+    return rows.map(rowToIndexChange);
+  }
+
   async lastIndexChange(): Promise<number> {
     const { rows } = await this.db.query('SELECT coalesce(max(seq), 0) AS seq FROM index_changes');
     return Number(rows[0].seq);

@@ -1287,6 +1287,12 @@ export class SqliteStore implements Store {
     return (this.sql('SELECT * FROM index_changes WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Row[]).map(rowToIndexChange);
   }
 
+  async indexChangesAt(seqs: number[]): Promise<IndexChange[]> {
+    if (seqs.length === 0) return [];
+    const rows = this.sql('SELECT * FROM index_changes WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq').all(JSON.stringify(seqs)) as Row[];
+    return rows.map(rowToIndexChange);
+  }
+
   async lastIndexChange(): Promise<number> {
     return (this.sql('SELECT coalesce(max(seq), 0) AS seq FROM index_changes').get() as Row).seq;
   }

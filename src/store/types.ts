@@ -495,6 +495,12 @@ export interface Store {
   logIndexChange(target: ChangeTarget, ids: number[]): Promise<number>;
   /** Entries with seq > afterSeq, oldest first, at most `limit`. */
   indexChangesAfter(afterSeq: number, limit: number): Promise<IndexChange[]>;
+  /**
+   * The entries under `seqs` that the log holds, oldest first (a seq it does not hold is left out):
+   * how a node looks again for seqs it found missing below its position. Callers pass at most a
+   * few thousand seqs.
+   */
+  indexChangesAt(seqs: number[]): Promise<IndexChange[]>;
   /** The newest entry's seq; 0 when the log is empty. */
   lastIndexChange(): Promise<number>;
   /**

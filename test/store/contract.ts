@@ -886,6 +886,18 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.indexChangesAfter(0, 1)).toHaveLength(1);
       });
 
+      it('reads back the entries under given seqs, oldest first, leaving out seqs it does not hold', async () => {
+        const a = await store.logIndexChange('documents', [4]);
+        const b = await store.logIndexChange('memory', [5, 6]);
+        const c = await store.logIndexChange('documents', [7]);
+        expect(await store.indexChangesAt([])).toEqual([]);
+        expect(await store.indexChangesAt([c + 1_000, c, a, 2 ** 40])).toEqual([
+          { seq: a, target: 'documents', ids: [4] },
+          { seq: c, target: 'documents', ids: [7] },
+        ]);
+        expect(await store.indexChangesAt([b])).toEqual([{ seq: b, target: 'memory', ids: [5, 6] }]);
+      });
+
       it('prunes entries logged longer ago than it is told to keep them', async () => {
         const a = await store.logIndexChange('documents', [1]);
         await new Promise((resolve) => setTimeout(resolve, 400));
