@@ -11,6 +11,11 @@
  * A notice is applied at once, but only the log moves the node's position: a notice's seq is the
  * sender's word, and one notice of seq 1e300 once put the node past every real entry (and every
  * catch-up asked PostgreSQL for entries after 1e+300, which it refused) until a restart.
+ *
+ * A seq is taken before its insert commits, so a smaller one may become visible after a larger
+ * (PostgreSQL). A seq the log skipped below the position is a gap: every read of the log looks for
+ * the open gaps by seq (one query) before reading on from the position, until the entry shows up or
+ * the gap is older than GAP_WAIT_MS. Only the log makes gaps, never a notice.
  */
 import { createHash } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
@@ -20,10 +25,21 @@ import type { ChangeFeed } from './change-feed.js';
 
 export const DEFAULT_RESYNC_MS = 30_000;
 /**
- * Entries before the newest applied one that a catch-up reads again: an entry's seq is taken
- * before its insert commits, so a smaller seq may become visible after a larger one.
+ * How long a seq missing below the position is looked for before it is given up. A seq is missing
+ * while its insert has not committed (an insert is one statement: 30 s at most before the node that
+ * logs it gives up, DEFAULT_QUERY_TIMEOUT_MS in store/postgres-db.ts, though PostgreSQL may finish it
+ * later: that timeout is the client's), and for good when the store skipped it (a rolled-back insert,
+ * the values a PostgreSQL sequence caches or loses in a crash). Ten times that timeout: a gap costs a
+ * few bytes and a seq in the query every catch-up (ten of them at the default resync), an entry
+ * given up too early is missing from this node's index until a restart.
  */
-const REREAD = 100;
+export const GAP_WAIT_MS = 5 * 60_000;
+/**
+ * Open gaps kept at most (the lowest are given up first). Only inserts in flight leave a gap that
+ * fills, one per pooled connection of every node; a store that skips a huge range of seqs (setval)
+ * must not make the node track every seq in it.
+ */
+export const MAX_GAPS = 1_000;
 const LOG_PAGE = 500;
 /** Row ids one entry (and its notice) carries at most: a larger change is logged as several entries. */
 export const MAX_CHANGE_IDS = 10_000;
@@ -31,7 +47,7 @@ export const MAX_CHANGE_IDS = 10_000;
  * How far past the node's position a notice is applied before the log is read: other nodes log
  * this many entries only while this node fails to read the log. Further ahead, the log is read
  * first (a notice's entry is applied from there), and `applied` never holds more than
- * REREAD + MAX_NOTICE_LEAD entries, whatever seqs notices name.
+ * MAX_NOTICE_LEAD + MAX_GAPS entries, whatever seqs notices name.
  */
 const MAX_NOTICE_LEAD = 1_000;
 /** Longest node id a notice may name. */
@@ -70,15 +86,24 @@ export class IndexSync {
   private readonly log: Logger;
   private readonly resyncMs: number;
   private readonly retentionMs: number;
+  /** GAP_WAIT_MS, or three catch-ups when they come further apart: a gap is looked for again before it is given up. */
+  private readonly gapWaitMs: number;
   private readonly now: () => number;
-  /** The newest seq read from the log and applied (or read at `begin`): where the next catch-up starts. */
+  /** The newest seq read from the log (or read at `begin`): where the next read goes on from. */
   private newest = 0;
-  /** Seqs applied within REREAD of `newest` (and notices' ahead of it), each with what was applied under it (fingerprint). */
+  /**
+   * Seqs below `newest` that are not applied yet, each with when it was found missing (null: the log
+   * holds it but applying it failed, tried again at every read until it succeeds). At most MAX_GAPS.
+   */
+  private readonly gaps = new Map<number, number | null>();
+  /** Seqs applied ahead of `newest` or in a gap (notices'), each with what was applied under it (fingerprint). */
   private readonly applied = new Map<number, string>();
   private started = false;
   private closed = false;
-  /** The read of the log waiting to run: from `newest` (`ahead`) or from REREAD before it (`reread`). */
-  private readQueued: 'ahead' | 'reread' | null = null;
+  /** Whether a read of the log waits to run. */
+  private readQueued = false;
+  /** Gaps given up during the read running because there were more than MAX_GAPS. */
+  private gapsDropped = 0;
   private queue: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
@@ -88,6 +113,7 @@ export class IndexSync {
   constructor(private readonly options: IndexSyncOptions) {
     for (const name of ['store', 'feed', 'nodeId', 'targets'] as const) required('IndexSync', name, options[name]);
     this.resyncMs = positiveNumber('IndexSync', 'resyncMs', options.resyncMs ?? DEFAULT_RESYNC_MS);
+    this.gapWaitMs = Math.max(GAP_WAIT_MS, 3 * this.resyncMs);
     this.log = options.log ?? silentLogger;
     this.retentionMs = positiveNumber('IndexSync', 'retentionMs', options.retentionMs ?? DEFAULT_LOG_RETENTION_MS);
     positiveNumber('IndexSync', 'pruneEveryMs', options.pruneEveryMs ?? DEFAULT_PRUNE_EVERY_MS);
@@ -139,10 +165,12 @@ export class IndexSync {
   private async recordOne(target: ChangeTarget, ids: number[]): Promise<void> {
     try {
       const seq = await this.options.store.logIndexChange(target, ids);
-      this.applied.set(seq, fingerprint({ target, ids }));
+      // Committed, and this node's indexes made the change already.
+      if (this.gaps.delete(seq)) this.applied.delete(seq);
+      else if (seq > this.newest) this.applied.set(seq, fingerprint({ target, ids }));
       // The store gave the seq, but entries between `newest` and it may be others' not yet applied.
       if (seq === this.newest + 1) this.advance(seq);
-      else if (seq > this.newest) this.readLog('ahead');
+      else if (seq > this.newest) this.readLog();
       await this.options.feed.publish(JSON.stringify({ n: this.options.nodeId, s: seq, t: target, i: ids }));
     } catch (err) {
       this.log.warn({ err, target, rows: ids.length }, 'index change not sent to the other nodes');
@@ -159,52 +187,53 @@ export class IndexSync {
 
   /**
    * Another node's notice: its ids are looked up at once, then the log says whether the entry is
-   * there and moves the node on. A notice far ahead is left to the log; one that names a seq
-   * already applied with other ids makes the node read the log again.
+   * there and moves the node on. A notice far ahead is left to the log, as is one below the
+   * position outside a gap (the log applied that entry); one that names a seq already applied with
+   * other ids makes the node read the log again.
    */
   private heard(payload: string): void {
     const notice = parseNotice(payload);
     if (!notice) return this.log.warn({ notice: payload.slice(0, 200) }, 'malformed index change notice dropped');
     if (notice.node === this.options.nodeId || !this.started || this.closed) return;
-    if (notice.seq <= this.newest - REREAD) return;
+    if (notice.seq <= this.newest && !this.gaps.has(notice.seq)) return;
     const seen = this.applied.get(notice.seq);
     if (seen !== undefined) {
-      if (seen !== fingerprint(notice)) this.readLog('reread');
+      if (seen !== fingerprint(notice)) this.readLog();
       return;
     }
-    if (notice.seq <= this.newest + MAX_NOTICE_LEAD) void this.serial(() => this.apply(notice, false));
-    if (notice.seq > this.newest) this.readLog('ahead');
+    if (notice.seq <= this.newest + MAX_NOTICE_LEAD) void this.serial(async () => void (await this.apply(notice)));
+    this.readLog();
   }
 
-  /** Reads the log from a little before the newest applied entry and every `resyncMs`. */
+  /** Reads the log (after the feed comes back and every `resyncMs`). */
   private catchUp(): void {
-    this.readLog('reread');
+    this.readLog();
   }
 
   /**
-   * Reads the log after `newest` (`ahead`: what notices just named) or from REREAD before it
-   * (`reread`), applying what was not applied as logged; a request while a read waits to run is
-   * that read (a reread when either asked for one).
+   * Looks for the open gaps, then reads the log after `newest`, applying what was not applied as
+   * logged; a request while a read waits to run is that read.
    */
-  private readLog(from: 'ahead' | 'reread'): void {
-    if (!this.started || this.closed) return;
-    if (this.readQueued) {
-      if (from === 'reread') this.readQueued = from;
-      return;
-    }
-    this.readQueued = from;
+  private readLog(): void {
+    if (!this.started || this.closed || this.readQueued) return;
+    this.readQueued = true;
     void this.serial(async () => {
-      const reread = this.readQueued === 'reread';
-      this.readQueued = null;
+      this.readQueued = false;
       const startedAt = this.now();
-      for (let after = reread ? Math.max(0, this.newest - REREAD) : this.newest; !this.closed;) {
+      await this.readGaps(startedAt);
+      for (let after = this.newest; !this.closed;) {
         const page = await this.options.store.indexChangesAfter(after, LOG_PAGE);
         for (const change of page) {
-          if (this.applied.get(change.seq) === fingerprint(change)) this.advance(change.seq);
-          else await this.apply(change, true);
+          this.missing(after, change.seq, startedAt);
+          if (!(await this.applyLogged(change))) this.keepGap(change.seq, null);
+          this.advance(change.seq);
+          after = change.seq;
         }
         if (page.length < LOG_PAGE) break;
-        after = page[page.length - 1].seq;
+      }
+      if (this.gapsDropped) {
+        this.log.warn({ count: this.gapsDropped, kept: MAX_GAPS }, 'index change log seqs given up: too many missing below the position');
+        this.gapsDropped = 0;
       }
       // Entries this node never read may have been pruned meanwhile: only a restart (which rebuilds
       // the indexes from the store) is sure to hold everything again.
@@ -218,26 +247,79 @@ export class IndexSync {
   }
 
   /**
-   * Applies one entry, read from the log (`logged`: the node's position moves to it) or heard in a
-   * notice; one that fails stays unapplied, so the next catch-up tries it again.
+   * Gives up the gaps older than `gapWaitMs`, then reads the others' entries by seq: what shows up
+   * is applied and its gap closed.
    */
-  private async apply(change: IndexChange, logged: boolean): Promise<void> {
+  private async readGaps(now: number): Promise<void> {
+    const givenUp: number[] = [];
+    for (const [seq, since] of this.gaps) if (since !== null && now - since > this.gapWaitMs) givenUp.push(seq);
+    for (const seq of givenUp) this.forgetGap(seq);
+    if (givenUp.length)
+      this.log.warn(
+        { seqs: givenUp.slice(0, 20), count: givenUp.length, waitedMs: this.gapWaitMs },
+        'index change log seqs never seen given up (most likely skipped by the store: an insert rolled back)',
+      );
+    if (this.gaps.size === 0) return;
+    for (const change of await this.options.store.indexChangesAt([...this.gaps.keys()])) {
+      if (this.closed) return;
+      if (await this.applyLogged(change)) this.forgetGap(change.seq);
+      // Still open unless this node's own entry closed it meanwhile (record).
+      else if (this.gaps.has(change.seq)) this.gaps.set(change.seq, null);
+    }
+  }
+
+  /** Notes the seqs between `after` and `seq` (exclusive), which the log skipped, as gaps (the highest MAX_GAPS). */
+  private missing(after: number, seq: number, now: number): void {
+    const from = Math.max(after + 1, seq - MAX_GAPS);
+    this.gapsDropped += from - (after + 1);
+    for (let s = from; s < seq; s++) this.keepGap(s, now);
+  }
+
+  /** Opens the gap at `seq`, above every open one; past MAX_GAPS the lowest is given up. */
+  private keepGap(seq: number, since: number | null): void {
+    if (this.gaps.size >= MAX_GAPS) {
+      // Gaps open in increasing seq order (all below the position, each new one above it): the first is the lowest.
+      this.forgetGap(this.gaps.keys().next().value as number);
+      this.gapsDropped++;
+    }
+    this.gaps.set(seq, since);
+  }
+
+  private forgetGap(seq: number): void {
+    this.gaps.delete(seq);
+    this.applied.delete(seq);
+  }
+
+  /** Applies an entry read from the log unless a notice applied the same already; false when it failed. */
+  private async applyLogged(change: IndexChange): Promise<boolean> {
+    if (this.applied.get(change.seq) === fingerprint(change)) return true;
+    return this.apply(change);
+  }
+
+  /**
+   * Applies one entry, read from the log or heard in a notice; one that fails stays unapplied, so
+   * the next read of the log tries it again. False when it failed.
+   */
+  private async apply(change: IndexChange): Promise<boolean> {
     const done = fingerprint(change);
-    if (this.closed || this.applied.get(change.seq) === done) return;
+    if (this.closed) return false;
+    if (this.applied.get(change.seq) === done) return true;
     const target = this.options.targets[change.target];
     try {
       if (target) await target.applyStored(change.ids);
       this.applied.set(change.seq, done);
-      if (logged) this.advance(change.seq);
+      return true;
     } catch (err) {
       this.log.warn({ err, seq: change.seq, target: change.target }, 'index change from another node not applied yet');
+      return false;
     }
   }
 
+  /** Moves the position to `seq`: what is applied at or below it matters only in a gap. */
   private advance(seq: number): void {
     if (seq <= this.newest) return;
     this.newest = seq;
-    for (const s of this.applied.keys()) if (s <= seq - REREAD) this.applied.delete(s);
+    for (const s of this.applied.keys()) if (s <= seq && !this.gaps.has(s)) this.applied.delete(s);
   }
 
   /** Changes are applied one at a time, so a later look-up never lands before an earlier one. */

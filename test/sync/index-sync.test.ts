@@ -1,17 +1,22 @@
 /**
  * IndexSync with a fake feed and a real (SQLite) change log: what other nodes log is applied once,
- * its own echoes never; a notice that skips seqs, and the feed coming back, make it read the log.
+ * its own echoes never; a notice that skips seqs, and the feed coming back, make it read the log;
+ * a seq the log skipped is looked for again until it shows up or is given up.
  */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChangeFeed } from '../../src/sync/change-feed.js';
-import { IndexSync, MAX_CHANGE_IDS } from '../../src/sync/index-sync.js';
+import { DEFAULT_LOG_RETENTION_MS, DEFAULT_RESYNC_MS, GAP_WAIT_MS, IndexSync, MAX_CHANGE_IDS, MAX_GAPS } from '../../src/sync/index-sync.js';
 import { silentLogger } from '../../src/logger.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../../src/store/postgres-db.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
-import type { Store } from '../../src/store/types.js';
+import type { IndexChange, Store } from '../../src/store/types.js';
 import { tempStore } from '../helpers.js';
 import { until } from '../rooms/helpers.js';
-import { POSTGRES_URL, describePostgres, dropSchema, schemaName } from '../store/postgres-harness.js';
+import { POSTGRES_URL, describePostgres, dropSchema, schemaName, urlWithSchema } from '../store/postgres-harness.js';
 
 class FakeFeed implements ChangeFeed {
   readonly shared = true;
@@ -229,6 +234,67 @@ describePostgres('IndexSync on PostgreSQL', () =>
   }),
 );
 
+describePostgres('IndexSync on PostgreSQL: an insert committed after later ones', () => {
+  it('applies the entry whose transaction stayed open while more than a hundred later ones committed', async () => {
+    const schema = schemaName();
+    const pgStore = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    const other = new pg.Client({ connectionString: urlWithSchema(schema) });
+    const ids: number[] = [];
+    const own = new IndexSync({
+      store: pgStore,
+      feed,
+      nodeId: 'me',
+      targets: { documents: { applyStored: async (changed: number[]) => void ids.push(...changed) }, memory: { applyStored: async () => {} } },
+      resyncMs: 3_600_000,
+    });
+    try {
+      await own.begin();
+      own.start();
+      await other.connect();
+      await other.query('BEGIN');
+      // Its seq is taken now; nobody else sees the row until COMMIT.
+      const { rows } = await other.query("INSERT INTO index_changes (target, ids) VALUES ('documents', '[1]') RETURNING seq");
+      for (let i = 2; i <= 150; i++) await pgStore.logIndexChange('documents', [i]);
+      feed.connected();
+      await until(() => ids.length === 149);
+      expect(ids).not.toContain(1);
+      await other.query('COMMIT');
+      feed.connected();
+      await until(() => ids.includes(1));
+      expect(Number(rows[0].seq)).toBeLessThan(await pgStore.lastIndexChange());
+    } finally {
+      await other.end().catch(() => undefined);
+      await own.close();
+      await pgStore.close();
+      await dropSchema(schema);
+    }
+  });
+});
+
+it('applies an entry whose first apply failed at a later read, however many entries came after it', async () => {
+  let failing = true;
+  const ids: number[] = [];
+  const flaky = {
+    applyStored: async (changed: number[]) => {
+      if (failing && changed.includes(1)) throw new Error('embedder away');
+      ids.push(...changed);
+    },
+  };
+  const own = new IndexSync({ store, feed, nodeId: 'me', targets: { documents: flaky, memory: flaky }, resyncMs: 3_600_000 });
+  try {
+    await own.begin();
+    own.start();
+    for (let i = 1; i <= 150; i++) await theirs('documents', [i]);
+    feed.connected();
+    await until(() => ids.length === 149);
+    failing = false;
+    feed.connected();
+    await until(() => ids.includes(1));
+  } finally {
+    await own.close();
+  }
+});
+
 it('logs a change of more ids than a notice carries as several entries, each sent', async () => {
   await sync.begin();
   sync.start();
@@ -238,4 +304,138 @@ it('logs a change of more ids than a notice carries as several entries, each sen
   expect(sent.map((n) => n.i.length)).toEqual([MAX_CHANGE_IDS, MAX_CHANGE_IDS, 5]);
   expect(sent.flatMap((n) => n.i)).toEqual(ids);
   expect((await store.indexChangesAfter(0, 10)).map((c) => c.seq)).toEqual(sent.map((n) => n.s));
+});
+
+/**
+ * A store whose entries under `hidden` are not visible yet, as an insert PostgreSQL has not
+ * committed, though later seqs are; `show` commits one.
+ */
+function withUncommitted(inner: Store) {
+  const hidden = new Set<number>();
+  const askedAt: number[][] = [];
+  const visible = (changes: IndexChange[]) => changes.filter((c) => !hidden.has(c.seq));
+  const store = Object.assign(Object.create(inner) as Store, {
+    indexChangesAfter: async (after: number, limit: number) => visible(await inner.indexChangesAfter(after, limit)),
+    indexChangesAt: async (seqs: number[]) => (askedAt.push(seqs), visible(await inner.indexChangesAt(seqs))),
+  });
+  return { store, hidden, askedAt, show: (seq: number) => hidden.delete(seq) };
+}
+
+describe('seqs that become visible after later ones (gaps)', () => {
+  let slow: ReturnType<typeof withUncommitted>;
+  let own: IndexSync;
+  let warnings: string[];
+
+  /** An IndexSync on the store with uncommitted entries, catching up every `resyncMs`; call after fake timers, if any. */
+  async function following(resyncMs = 3_600_000) {
+    slow = withUncommitted(store);
+    warnings = [];
+    const log = { ...silentLogger, warn: (_: object, message: string) => void warnings.push(message) };
+    const target = (name: string) => ({ applyStored: async (ids: number[]) => void applied.push({ target: name, ids }) });
+    own = new IndexSync({ store: slow.store, feed, nodeId: 'me', targets: { documents: target('documents'), memory: target('memory') }, log, resyncMs });
+    await own.begin();
+    own.start();
+  }
+  afterEach(async () => {
+    await own?.close();
+    vi.useRealTimers();
+  });
+
+  const appliedIds = () => applied.map((a) => a.ids[0]);
+
+  /** Another node's change whose insert has not committed (hidden before it is logged: a read may run meanwhile). */
+  async function uncommitted(target: 'documents' | 'memory', ids: number[]) {
+    const seq = (await store.lastIndexChange()) + 1;
+    slow.hidden.add(seq);
+    const notice = await theirs(target, ids);
+    expect(notice.s).toBe(seq);
+    return notice;
+  }
+
+  it('applies an entry committed after more than a hundred later ones at the next catch-up', async () => {
+    await following();
+    const late = await uncommitted('documents', [1]);
+    for (let i = 2; i <= 150; i++) await theirs('documents', [i]);
+    feed.connected();
+    await until(() => applied.length === 149);
+    expect(appliedIds()).not.toContain(1);
+    slow.show(late.s);
+    feed.connected();
+    await until(() => appliedIds().includes(1));
+    // Found once: the catch-up after that neither applies it again nor asks for it.
+    const asked = slow.askedAt.length;
+    feed.connected();
+    await theirs('memory', [500]);
+    feed.connected();
+    await until(() => appliedIds().includes(500));
+    expect(appliedIds().filter((id) => id === 1)).toHaveLength(1);
+    expect(slow.askedAt.slice(asked).flat()).not.toContain(late.s);
+  });
+
+  it('applies a gap’s entry when its notice comes, and the log later only confirms it', async () => {
+    await following();
+    const late = await uncommitted('memory', [7]);
+    for (let i = 0; i < 120; i++) await theirs('documents', [100 + i]);
+    feed.connected();
+    await until(() => applied.length === 120);
+    slow.show(late.s);
+    feed.hear(late);
+    await until(() => appliedIds().includes(7));
+    feed.connected();
+    await theirs('documents', [999]);
+    feed.connected();
+    await until(() => appliedIds().includes(999));
+    expect(appliedIds().filter((id) => id === 7)).toHaveLength(1);
+  });
+
+  it('gives a gap that never fills up after GAP_WAIT_MS and no longer asks the store for it', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const resyncMs = 30_000;
+    await following(resyncMs);
+    const skipped = await uncommitted('documents', [1]);
+    await theirs('documents', [2]);
+    feed.connected();
+    await until(() => applied.length === 1);
+    await vi.advanceTimersByTimeAsync(resyncMs);
+    expect(slow.askedAt.flat()).toContain(skipped.s);
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS);
+    expect(warnings).toContain('index change log seqs never seen given up (most likely skipped by the store: an insert rolled back)');
+    const asked = slow.askedAt.length;
+    await vi.advanceTimersByTimeAsync(resyncMs * 3);
+    expect(slow.askedAt.slice(asked).flat()).not.toContain(skipped.s);
+    // Committed after all that (PostgreSQL finished an insert its client had given up on): too late here.
+    slow.show(skipped.s);
+    await vi.advanceTimersByTimeAsync(resyncMs);
+    expect(appliedIds()).toEqual([2]);
+  });
+
+  it('tracks at most MAX_GAPS missing seqs, the highest, whatever seqs the log or notices name', async () => {
+    await following();
+    // Notices never open gaps: far ahead or a long run of seqs the log does not hold.
+    feed.hear({ n: 'evil', s: 2 ** 52, t: 'memory', i: [1] });
+    for (let s = 1; s <= 50; s++) feed.hear({ n: 'evil', s: s * 1_000, t: 'memory', i: [2] });
+    const first = await theirs('documents', [3]);
+    feed.connected();
+    await until(() => appliedIds().includes(3));
+    expect(slow.askedAt).toEqual([]);
+    // A store that skips a huge range (a sequence set forward): only the highest MAX_GAPS below it are looked for.
+    const raw = new Database(join(temp.dir, 'salon.db'));
+    raw.prepare('INSERT INTO index_changes (seq, target, ids, logged_at) VALUES (?, ?, ?, ?)').run(first.s + 10 ** 12, 'documents', '[4]', Date.now());
+    raw.close();
+    feed.connected();
+    await until(() => appliedIds().includes(4));
+    feed.connected();
+    await until(() => slow.askedAt.length > 0);
+    const asked = slow.askedAt[0];
+    expect(asked).toHaveLength(MAX_GAPS);
+    expect(Math.min(...asked)).toBe(first.s + 10 ** 12 - MAX_GAPS);
+    expect(Math.max(...asked)).toBe(first.s + 10 ** 12 - 1);
+    expect(warnings).toContain('index change log seqs given up: too many missing below the position');
+  });
+});
+
+it('keeps the gap bound well past the longest a PostgreSQL statement waits for its answer', () => {
+  expect(GAP_WAIT_MS).toBeGreaterThanOrEqual(5 * DEFAULT_QUERY_TIMEOUT_MS);
+  expect(GAP_WAIT_MS).toBeGreaterThanOrEqual(5 * DEFAULT_RESYNC_MS);
+  expect(GAP_WAIT_MS).toBeLessThan(DEFAULT_LOG_RETENTION_MS);
 });
