@@ -137,11 +137,13 @@ export class RoomController implements ReactiveController {
 
   hostConnected(): void {
     document.addEventListener('visibilitychange', this.onVisible);
+    window.addEventListener('pagehide', this.onLeave);
     if (this.roomId) this.open();
   }
 
   hostDisconnected(): void {
     document.removeEventListener('visibilitychange', this.onVisible);
+    window.removeEventListener('pagehide', this.onLeave);
     this.probe.cancel();
     this.close();
   }
@@ -293,8 +295,13 @@ export class RoomController implements ReactiveController {
   }
 
   private onVisible = () => {
-    if (document.visibilityState === 'visible' && this.nav.threads.loaded) void this.nav.refresh();
+    // Hidden may be the last the page hears (a tab closed, a phone's browser killed in the background).
+    if (document.visibilityState === 'hidden') this.saveNow();
+    else if (document.visibilityState === 'visible' && this.nav.threads.loaded) void this.nav.refresh();
   };
+
+  /** The page is going (a reload, a link, the tab closing): what the save delay still holds is written now. */
+  private onLeave = () => this.saveNow();
 
   private open(): void {
     this.memory = memoryOf(this.roomId);
@@ -575,8 +582,17 @@ export class RoomController implements ReactiveController {
     this.saveTimer = setTimeout(() => this.saveNow(), CACHE_SAVE_DELAY_MS);
   }
 
+  /**
+   * Writes the room's copy now. It may run as the page unloads, where a throw is lost and ends the
+   * handler: saveMemory builds the whole copy before one setItem (a refused write keeps the previous
+   * copy whole), and nothing else may escape.
+   */
   private saveNow(): void {
     clearTimeout(this.saveTimer);
-    if (this.memory && this.roomId) saveMemory(this.roomId, this.memory);
+    try {
+      if (this.memory && this.roomId) saveMemory(this.roomId, this.memory);
+    } catch {
+      // The copy is a convenience: a page that cannot write it goes on, or goes.
+    }
   }
 }

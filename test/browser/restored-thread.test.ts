@@ -1,0 +1,60 @@
+import type { BrowserContext } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { ADMIN } from '../helpers.js';
+import { browserSuite, describeBrowser, item, messageTexts, openAs, threadButton } from './harness.js';
+
+// The open thread a page restores from the tab (sessionStorage, `salon.room.<roomId>`): written as
+// the page goes, not only after the save delay.
+
+/**
+ * Holds every 250 ms timer of the pages of `context` (the room copy's save delay) for good: what
+ * the tab keeps then is only what the page wrote as it went.
+ */
+async function holdSaveDelay(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const later = window.setTimeout.bind(window);
+    window.setTimeout = ((fn: TimerHandler, ms?: number, ...args: unknown[]) => (ms === 250 ? 0 : later(fn, ms, ...args))) as typeof window.setTimeout;
+  });
+}
+
+describeBrowser('the open thread kept in the tab', () => {
+  const suite = browserSuite({ server: true });
+
+  const post = async <T>(path: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${suite.server.url}${path}`, {
+      method: 'POST',
+      headers: { ...ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, `${path}: ${res.status}`).toBe(200);
+    return (await res.json()) as T;
+  };
+  const newThread = async (roomId: string, title: string) => (await post<{ thread: { id: string } }>(`/api/v1/rooms/${roomId}/threads`, { title })).thread.id;
+  const savedThread = (key: string) => JSON.parse(sessionStorage.getItem(key) ?? '{}').threadId as string | undefined;
+
+  it('keeps the thread opened just before a reload, with no wait for the save delay', async () => {
+    const { store } = suite.server.app.salon;
+    const room = 'news_fast_reload';
+    await store.upsertItem(item(room, { title: 'Reloaded at once' }));
+    await store.ensureMainThread(room);
+    const side = await newThread(room, 'Quick look');
+    await store.appendMessage({ roomId: room, threadId: side, author: { id: 'u_bob', name: 'Bob', kind: 'user' }, text: 'said in the quick thread' });
+    const { context, page } = await openAs(suite.browser, 'Ada');
+    try {
+      await holdSaveDelay(context);
+      await page.goto(`${suite.server.url}/chat?id=${room}`);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+      await threadButton(page, 'Quick look').click();
+      await expect.poll(() => threadButton(page, 'Quick look').getAttribute('aria-current')).toBe('true');
+      // Nothing wrote the copy yet: the save delay never ends in this page.
+      expect(await page.evaluate(savedThread, `salon.room.${room}`)).not.toBe(side);
+
+      await page.reload();
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+      await expect.poll(() => threadButton(page, 'Quick look').getAttribute('aria-current')).toBe('true');
+      await expect.poll(() => messageTexts(page)).toEqual(['said in the quick thread']);
+    } finally {
+      await context.close();
+    }
+  });
+});
