@@ -174,4 +174,92 @@ describe('ThreadNavigator', () => {
     await nav.refresh();
     expect([nav.threadId, followed.length]).toEqual(['t_b', 1]);
   });
+
+  /**
+   * A navigator over `room` whose first list holds the main thread, `listed` and 50 archived ones
+   * of 60 (so it is cut), and whose store answers `GET /api/v1/threads/:id` with `unlisted(id)`.
+   */
+  function cutListRoom(room: string, listed: ReturnType<typeof thread>[], unlisted: (id: string) => Response | Promise<Response>) {
+    const archived = Array.from({ length: 50 }, (_, i) => ({ ...thread(`t_arch${i}`, false), status: 'archived' }));
+    const list = [thread('t_main', true), ...listed, ...archived];
+    const asked: string[] = [];
+    vi.stubGlobal('fetch', (url: string) => {
+      if (url.startsWith(`/api/v1/rooms/${room}/threads`)) return Promise.resolve(json({ threads: list, archivedTotal: 60 }));
+      if (/^\/api\/v1\/threads\/[^/]+\/messages/.test(url)) return Promise.resolve(json({ messages: [], hasMore: false }));
+      const id = decodeURIComponent(url.slice('/api/v1/threads/'.length));
+      const inList = list.find((t) => t.id === id);
+      if (inList) return Promise.resolve(json({ thread: inList, messages: 0, suggestions: [] }));
+      asked.push(id);
+      return Promise.resolve(unlisted(id));
+    });
+    const followed: string[][] = [];
+    const nav = new ThreadNavigator({
+      command: () => Promise.reject(new Error('no commands here')),
+      changed: () => {},
+      failed: () => {},
+      mainReplaced: () => {},
+      followedMerge: (absorbedId, survivorId) => followed.push([absorbedId, survivorId]),
+    });
+    return { nav, asked, followed };
+  }
+
+  const restoredOn = (threadId: string): RoomMemory => ({
+    log: new MessageLog(),
+    joined: true,
+    mainThreadId: 't_main',
+    threadId,
+    windowFloor: 0,
+    noneBelow: new Map(),
+    paged: new Set(),
+  });
+
+  it('asks the store about a restored thread the room’s cut list leaves out: opens its survivor through unlisted merges of merges, and files its private entries there', async () => {
+    const room = 'news_nav_unlisted_merged';
+    const memory = restoredOn('t_old');
+    memory.log.addLocal('c_priv', 'a private question', OLD, 't_old', room, true);
+    memory.log.sentPrivately('c_priv');
+    const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
+    const views: Record<string, unknown> = { t_old: merged('t_old', 't_mid'), t_mid: merged('t_mid', 't_new') };
+    const { nav, asked, followed } = cutListRoom(room, [thread('t_new', false)], (id) =>
+      views[id] ? json({ thread: views[id], messages: 0, suggestions: [] }) : Promise.reject(new Error(`unexpected ${id}`)),
+    );
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect([nav.threadId, memory.threadId, followed]).toEqual(['t_new', 't_new', [['t_old', 't_new']]]);
+    expect(asked).toEqual(['t_old', 't_mid']);
+    expect(nav.threads.byId('t_old')?.title).toBe('t_old');
+    expect(memory.log.privateEntries().map((e) => e.message.threadId)).toEqual(['t_new']);
+  });
+
+  it('leaves a restored thread the cut list leaves out for the main thread when the store has no such thread', async () => {
+    const room = 'news_nav_unlisted_gone';
+    const memory = restoredOn('t_gone');
+    const notFound = new Response(JSON.stringify({ error: { code: 'ERR_THREAD_NOT_FOUND', message: 'no such thread' } }), { status: 404 });
+    const { nav, asked, followed } = cutListRoom(room, [], () => notFound);
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect([nav.threadId, memory.threadId, followed, asked]).toEqual(['t_main', '', [], ['t_gone']]);
+  });
+
+  it('keeps a restored thread the cut list leaves out open while the store cannot be reached, and asks again at the next refresh', async () => {
+    const room = 'news_nav_unlisted_offline';
+    const memory = restoredOn('t_far');
+    let reachable = false;
+    const far = { ...thread('t_far', false), title: 'Far away' };
+    const { nav, asked, followed } = cutListRoom(room, [], () =>
+      reachable ? json({ thread: far, messages: 3, suggestions: [] }) : Promise.reject(new TypeError('Failed to fetch')),
+    );
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect([nav.threadId, memory.threadId, asked]).toEqual(['t_far', 't_far', ['t_far']]);
+
+    // The store answers at the next refresh: an active thread, kept open and known by id though the list leaves it out.
+    reachable = true;
+    await nav.refresh();
+    expect([nav.threadId, followed]).toEqual(['t_far', []]);
+    expect(asked).toEqual(['t_far', 't_far']);
+    expect(nav.threads.byId('t_far')?.title).toBe('Far away');
+    await nav.refresh();
+    expect(nav.threadId).toBe('t_far');
+  });
 });

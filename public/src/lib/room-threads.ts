@@ -49,6 +49,8 @@ export class RoomThreads {
   /** Merge suggestions per thread id (a new object after each change). */
   suggestions: Readonly<Record<string, readonly MergeSuggestion[]>> = {};
   private readonly shapes = new Map<string, string>();
+  /** Threads the cut list leaves out that the store was asked about (a restored open thread, what it was merged into), until a list names them. */
+  private readonly unlisted = new Map<string, ThreadView>();
   private running: Promise<ThreadsChange> | null = null;
   private queued: Promise<ThreadsChange> | null = null;
 
@@ -61,8 +63,15 @@ export class RoomThreads {
     return archived >= this.archivedTotal && this.list.length - archived < ACTIVE_LISTED;
   }
 
+  /** The thread as the list names it, or as the store described it when the list leaves it out (noteUnlisted). */
   byId(id: string): ThreadView | undefined {
-    return this.list.find((t) => t.id === id);
+    return this.list.find((t) => t.id === id) ?? this.unlisted.get(id);
+  }
+
+  /** Takes the store's word on threads the list leaves out, so byId and survivorOf know them until a list names them. */
+  noteUnlisted(threads: readonly ThreadView[]): void {
+    for (const t of threads) if (!this.list.some((l) => l.id === t.id)) this.unlisted.set(t.id, t);
+    this.onChange();
   }
 
   /**
@@ -143,6 +152,7 @@ export class RoomThreads {
       }
     }
     this.list = list;
+    for (const t of list) this.unlisted.delete(t.id);
     this.loaded = true;
     for (const t of list) this.shapes.set(t.id, shapeOf(t));
     this.onChange();

@@ -5,13 +5,13 @@
  * asked. RoomController owns the socket and hands this class the room's memory and a way to send
  * a command.
  */
-import { ApiError } from './api.js';
 import type { CommandReply } from './command-replies.js';
 import { MAX_SCROLLBACK_ENTRIES } from './message-log.js';
 import type { RoomMemory } from './room-memory.js';
 import { threadsOf, type RoomThreads, type ThreadMerge } from './room-threads.js';
 import { entriesOf, hasOlder, loadOlderPage, openThread, regroup, wantsFirstPage } from './thread-paging.js';
-import { mergeCommand, newThreadCommand, splitCommand, threadDetail, type SplitLock, type SplitPart } from './threads-api.js';
+import { mergeCommand, newThreadCommand, splitCommand, type SplitLock, type SplitPart } from './threads-api.js';
+import { lookUpUnlisted, threadsGone } from './unlisted-thread.js';
 
 /** What the navigator needs from the room's controller. */
 export interface NavigatorHost {
@@ -30,19 +30,6 @@ export interface NavigatorHost {
 /** Threads missing from a cut list that one refresh asks the store about (private entries are rarely spread over more). */
 const MAX_THREAD_CHECKS = 10;
 
-/** Of `ids`, the threads the store no longer has (ERR_THREAD_NOT_FOUND); any other answer proves nothing. */
-async function threadsGone(ids: readonly string[]): Promise<Set<string>> {
-  const gone = new Set<string>();
-  for (const id of ids) {
-    try {
-      await threadDetail(id);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'ERR_THREAD_NOT_FOUND') gone.add(id);
-    }
-  }
-  return gone;
-}
-
 export class ThreadNavigator {
   /** The room's threads: list, counts, suggestions. */
   threads: RoomThreads = threadsOf('');
@@ -55,6 +42,8 @@ export class ThreadNavigator {
   private readonly loading = new Map<string, Promise<void>>();
   /** The thread the member's own merge from the page absorbs, while it runs: the view leaves it without a notice. */
   private merging = '';
+  /** The open thread the page restored that the room's first list left out (cut), until the store says where it leads. */
+  private unlisted = '';
 
   constructor(private readonly host: NavigatorHost) {}
 
@@ -92,6 +81,7 @@ export class ThreadNavigator {
     this.threads.onChange = () => {};
     this.memory = memory;
     this.threads = threadsOf(roomId);
+    this.unlisted = '';
     if (memory) this.threads.onChange = onChange;
   }
 
@@ -108,6 +98,7 @@ export class ThreadNavigator {
     const memory = this.memory;
     if (!memory || threadId === this.threadId) return;
     memory.threadId = threadId === memory.mainThreadId ? '' : threadId;
+    this.unlisted = '';
     this.host.changed();
     void this.refresh();
     this.fill();
@@ -151,23 +142,54 @@ export class ThreadNavigator {
     // The list is fetched after this call (a run under way is followed by another, not shared): it is
     // as new as the main thread the page knows now, unless a welcome changes that meanwhile.
     const mainBefore = memory.mainThreadId;
+    const openBefore = memory.threadId;
     try {
       const { regrouped, merged, first } = await threads.refresh(this.threadId);
       const moved = await Promise.all(regrouped.map((id) => regroup(memory, id).catch(() => false)));
       if (memory !== this.memory) return;
-      const followed = this.followMerge(memory, merged, first);
+      // The first list is the page's first word on the thread it restored; one left out of a cut list is asked about.
+      const restored = first ? memory.threadId : '';
+      if (restored && !threads.byId(restored) && !threads.complete) this.unlisted = restored;
+      const resolved = await this.lookUpRestored(memory);
+      if (memory !== this.memory) return;
+      const followed = this.followMerge(memory, merged, restored || resolved);
       const refiled = memory.log.followMergesPrivately((id) => threads.mergedSurvivorOf(id));
       // A list fetched before a welcome named the main thread is older than that: it judges no main thread.
       const current = memory.mainThreadId === mainBefore;
       const replaced = current && this.followMain(memory);
-      if (memory.threadId && !threads.byId(memory.threadId)) memory.threadId = '';
+      // The open thread missing from the list was deleted; one the store is still to be asked about stays open meanwhile.
+      if (memory.threadId && memory.threadId !== this.unlisted && !threads.byId(memory.threadId)) memory.threadId = '';
       const forgot = current && (await this.forgetDeleted(memory));
       if (memory !== this.memory) return;
-      if (moved.some(Boolean) || forgot || replaced || followed || refiled) this.host.changed();
+      if (moved.some(Boolean) || forgot || replaced || followed || refiled || memory.threadId !== openBefore) this.host.changed();
       this.fill();
     } catch {
       // The list stays as it was; the next event fetches it again.
     }
+  }
+
+  /**
+   * Asks the store where the restored open thread the room's first list left out leads
+   * (unlisted-thread.ts), and tells the list what it said, so the thread and what it was merged
+   * into are known by id: followMerge then opens an active survivor as for a listed thread, and
+   * the private entries filed under it follow. A thread not merged stays open (an archived one, as
+   * one opened from the list does); one the store does not have leaves the view on the main
+   * thread. Without an answer (a network failure) the view stays where it is and the next refresh
+   * asks again. Returns the thread's id once the store answered, else ''.
+   */
+  private async lookUpRestored(memory: RoomMemory): Promise<string> {
+    const id = this.unlisted;
+    if (!id) return '';
+    const found = await lookUpUnlisted(id, (t) => this.threads.byId(t));
+    // The member opened another thread meanwhile, or another room: what was asked no longer matters.
+    if (memory !== this.memory || this.unlisted !== id || found.kind === 'unknown') return '';
+    this.unlisted = '';
+    if (found.kind === 'gone') {
+      if (memory.threadId === id) memory.threadId = '';
+      return '';
+    }
+    this.threads.noteUnlisted(found.chain);
+    return id;
   }
 
   /**
@@ -193,11 +215,12 @@ export class ThreadNavigator {
    * thread the page restored (a reload, sessionStorage): the page was not there to hear the merge.
    * After that, only a merge heard while the thread is open moves the view: an archived thread the
    * member opens from the list stays open. The member's own merge of it (from the page) moves the
-   * view without a notice.
+   * view without a notice. `restored`: the thread the page restored, when this refresh is the
+   * page's first word on it (the first list, or the store's answer about one that list left out).
    */
-  private followMerge(memory: RoomMemory, merged: readonly ThreadMerge[], first: boolean): boolean {
+  private followMerge(memory: RoomMemory, merged: readonly ThreadMerge[], restored: string): boolean {
     const open = memory.threadId;
-    const restoredShell = first && !!this.threads.byId(open)?.mergedInto;
+    const restoredShell = !!restored && restored === open && !!this.threads.byId(open)?.mergedInto;
     if (!open || !(restoredShell || merged.some((m) => m.absorbedId === open))) return false;
     const survivor = this.threads.survivorOf(open);
     if (!survivor) return false;
