@@ -33,7 +33,7 @@ describeBrowser('the open thread kept in the tab', () => {
   const newThread = async (roomId: string, title: string) => (await post<{ thread: { id: string } }>(`/api/v1/rooms/${roomId}/threads`, { title })).thread.id;
   const savedThread = (key: string) => JSON.parse(sessionStorage.getItem(key) ?? '{}').threadId as string | undefined;
 
-  it('keeps the thread opened just before a reload, with no wait for the save delay', async () => {
+  it('keeps the thread opened just before a reload, and the one opened before the tab is hidden, with no wait for the save delay', async () => {
     const { store } = suite.server.app.salon;
     const room = 'news_fast_reload';
     await store.upsertItem(item(room, { title: 'Reloaded at once' }));
@@ -54,6 +54,16 @@ describeBrowser('the open thread kept in the tab', () => {
       await page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
       await expect.poll(() => threadButton(page, 'Quick look').getAttribute('aria-current')).toBe('true');
       await expect.poll(() => messageTexts(page)).toEqual(['said in the quick thread']);
+
+      // Back to the main thread, then the tab is hidden (a phone's browser may never run another line): written then.
+      await threadButton(page, 'Main').click();
+      await expect.poll(() => threadButton(page, 'Main').getAttribute('aria-current')).toBe('true');
+      expect(await page.evaluate(savedThread, `salon.room.${room}`)).toBe(side);
+      await page.evaluate(() => {
+        Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+      expect(await page.evaluate(savedThread, `salon.room.${room}`)).toBe('');
     } finally {
       await context.close();
     }
