@@ -5,6 +5,7 @@
 
 const NAME_KEY = 'salon.name';
 const TOKEN_KEY = 'salon.token';
+import { userIdOfToken } from '../../../src/protocol/identity-token.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../../../src/protocol/names.js';
 
 function read(key: string): string | null {
@@ -65,6 +66,12 @@ export function saveDisplayName(name: string): ReturnType<typeof usableName> {
 
 export function identityToken(): string | undefined {
   return read(TOKEN_KEY) ?? undefined;
+}
+
+/** The user id of the saved token (unchecked: the server checks it at `hello`). */
+export function identityUserId(): string | undefined {
+  const token = identityToken();
+  return token ? userIdOfToken(token) : undefined;
 }
 
 export function saveIdentityToken(token: string | null): void {

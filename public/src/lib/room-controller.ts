@@ -9,7 +9,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Member, Message, RoomInfo, ServerMessage, WelcomeFrame } from '../../../src/protocol/messages.js';
-import { displayName, identityToken, newClientId, saveIdentityToken } from './identity.js';
+import { displayName, identityToken, identityUserId, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
 import { PendingForgets } from './pending-forgets.js';
@@ -106,8 +106,6 @@ export class RoomController implements ReactiveController {
   private readonly pendingForgets = new PendingForgets();
   /** Rooms and identities whose `/forget private` awaits its reply. */
   private readonly forgetsSent = new Set<string>();
-  /** The identity token of the room's current welcome. */
-  private token: string | undefined;
   private name = displayName();
   private readonly commands = new CommandReplies();
 
@@ -201,15 +199,18 @@ export class RoomController implements ReactiveController {
    */
   forgetPrivate(): void {
     if (this.memory?.log.forgetPrivate(() => true)) this.changed();
-    const token = this.identity();
-    if (!token) return; // No identity yet: the server holds nothing of this browser's.
-    this.pendingForgets.add(this.roomId, token);
+    const userId = this.identity();
+    if (!userId) return; // No identity yet: the server holds nothing of this browser's.
+    this.pendingForgets.add(this.roomId, userId);
     this.sendForget();
   }
 
-  /** Who the room knows this page as: the welcome's token, or before it the one the hello sends. */
+  /**
+   * Who the room knows this page as: the welcome's user id, or before it the id of the token the
+   * hello sends. An id, not a token: every welcome renews the token, never the id.
+   */
   private identity(): string | undefined {
-    return this.status === 'open' ? this.token : identityToken();
+    return this.status === 'open' ? this.you?.id : identityUserId();
   }
 
   /**
@@ -220,20 +221,20 @@ export class RoomController implements ReactiveController {
    */
   private sendForget(): void {
     const roomId = this.roomId;
-    const token = this.identity();
-    if (!token || !this.pendingForgets.has(roomId, token)) return;
+    const userId = this.identity();
+    if (!userId || !this.pendingForgets.has(roomId, userId)) return;
     if (this.status !== 'open') {
       this.notice = FORGET_PENDING;
       this.host.requestUpdate();
       return;
     }
     if (this.notice?.code === FORGET_PENDING.code) this.notice = null;
-    const sent = `${roomId}\n${token}`;
+    const sent = `${roomId}\n${userId}`;
     if (this.forgetsSent.has(sent)) return;
     this.forgetsSent.add(sent);
     void this.command('/forget private', this.threadId).then((reply) => {
       this.forgetsSent.delete(sent);
-      if (reply.ok || (reply.code !== 'ERR_NETWORK' && reply.code !== 'ERR_NOT_JOINED')) this.pendingForgets.remove(roomId, token);
+      if (reply.ok || (reply.code !== 'ERR_NETWORK' && reply.code !== 'ERR_NOT_JOINED')) this.pendingForgets.remove(roomId, userId);
       else if (this.roomId === roomId) this.sendForget();
     });
   }
@@ -365,7 +366,6 @@ export class RoomController implements ReactiveController {
     switch (frame.type) {
       case 'welcome': {
         saveIdentityToken(frame.you.token);
-        this.token = frame.you.token;
         this.you = { id: frame.you.id, name: frame.you.name };
         this.room = frame.room;
         this.members = frame.members;
