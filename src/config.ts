@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseSourceLines, type SourceSpec } from './content/refresh/source-spec.js';
 import { serializedOrigin } from './origins.js';
+import { DEFAULT_TOKEN_TTL_DAYS } from './rooms/identity.js';
 
 /** Raised when an environment variable holds a value Salon cannot use. */
 export class ConfigError extends Error {
@@ -264,6 +265,11 @@ export const SETTINGS = {
     undefined,
     'signs member identities (at least 32 characters: openssl rand -hex 32); every node must have the same one, so REDIS_URL requires it (unset: generated once in DATA_DIR)',
     true,
+  ),
+  IDENTITY_TOKEN_TTL_DAYS: setting(
+    integer(1, 3650),
+    DEFAULT_TOKEN_TTL_DAYS,
+    "days a member's identity token is accepted after it was issued; every join renews it, so only an identity unused that long expires (its holder joins as a new member, without the old one's private memory); v1 tokens from before expiry count as issued when the server first ran with it",
   ),
   ADMIN_TOKEN: setting(
     bearerToken(ADMIN_TOKEN_MIN_CHARS),

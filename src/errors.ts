@@ -124,6 +124,7 @@ export const errors = {
   ERR_THREAD_CHANGED: define('ERR_THREAD_CHANGED', 409, 'Thread %s changed while this operation ran; nothing was changed, try again'),
   ERR_BAD_THREAD_OP: define('ERR_BAD_THREAD_OP', 400, 'Cannot do that: %s'),
   ERR_BAD_TOKEN: define('ERR_BAD_TOKEN', 401, 'The identity token is invalid'),
+  ERR_TOKEN_EXPIRED: define('ERR_TOKEN_EXPIRED', 401, 'The identity token has expired: it was issued more than %s days ago'),
   ERR_ORIGIN_NOT_ALLOWED: define('ERR_ORIGIN_NOT_ALLOWED', 403, 'Origin %s may not open room sockets'),
   ERR_RATE_LIMITED: define('ERR_RATE_LIMITED', 429, 'Slow down: %s'),
   ERR_TOO_MANY_CONNECTIONS: define('ERR_TOO_MANY_CONNECTIONS', 429, 'Too many connections from this address'),

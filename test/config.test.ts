@@ -12,6 +12,12 @@ describe('config', () => {
     expect(c.HNSW_THRESHOLD).toBe(10_000);
     expect(c.SEARCH_WORKERS).toBeGreaterThanOrEqual(1);
     expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.IDENTITY_TOKEN_TTL_DAYS).toBe(30);
+  });
+
+  it('takes an identity token lifetime in whole days', () => {
+    expect(loadConfig({ IDENTITY_TOKEN_TTL_DAYS: ' 7 ' }).IDENTITY_TOKEN_TTL_DAYS).toBe(7);
+    expect(loadConfig({ IDENTITY_TOKEN_TTL_DAYS: '3650' }).IDENTITY_TOKEN_TTL_DAYS).toBe(3650);
   });
 
   it.each([
@@ -26,6 +32,11 @@ describe('config', () => {
     ['REDIS_URL', 'http://x'],
     ['ALLOWED_ORIGINS', 'https://ok.example, ::bad'],
     ['LOG_LEVEL', 'loud'],
+    ['IDENTITY_TOKEN_TTL_DAYS', '0'],
+    ['IDENTITY_TOKEN_TTL_DAYS', '-5'],
+    ['IDENTITY_TOKEN_TTL_DAYS', '1.5'],
+    ['IDENTITY_TOKEN_TTL_DAYS', '30d'],
+    ['IDENTITY_TOKEN_TTL_DAYS', '3651'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     let caught: unknown;
     try {

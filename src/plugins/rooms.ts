@@ -1,6 +1,7 @@
 /**
  * The rooms plugin: @fastify/websocket with the room limits, `GET /ws/rooms/:roomId`, the rooms
- * HTTP routes, the transport self-test before the first socket, and the assistant's outlet.
+ * HTTP routes, the transport self-test and the v1 tokens' issue time before the first socket, and
+ * the assistant's outlet.
  */
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
@@ -8,9 +9,10 @@ import fp from 'fastify-plugin';
 import roomsHttpRoutes from '../routes/rooms-http.js';
 import { endRefusedUpgrades, roomsWebsocket } from '../routes/rooms-ws.js';
 import { checkTransport } from '../routes/rooms-ws-transport.js';
+import { adoptLegacyTokenTime } from '../rooms/legacy-tokens.js';
 
 async function roomsPlugin(app: FastifyInstance): Promise<void> {
-  const { rooms, config, assistant } = app.salon;
+  const { rooms, config, assistant, store } = app.salon;
   const ws = roomsWebsocket(rooms, {
     allowedOrigins: config.ALLOWED_ORIGINS,
     heartbeatMs: rooms.options.heartbeatMs,
@@ -25,6 +27,8 @@ async function roomsPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('onReady', async () => {
     await checkTransport(app.log);
   });
+  // Before the first socket: from when v1 identity tokens count (legacy-tokens.ts).
+  app.addHook('onReady', async () => adoptLegacyTokenTime(rooms.identity, store, app.log));
   app.addHook('onReady', async () => assistant.attach(rooms));
   app.addHook('onClose', async () => ws.stop());
 }

@@ -329,8 +329,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
         CloseCode.RATE_LIMITED,
       );
     }
-    const who = hello.token ? { id: this.identity.verify(hello.token), token: hello.token } : this.identity.issue();
-    if (!who.id) return session.fail(new errors.ERR_BAD_TOKEN(), CloseCode.BAD_TOKEN);
+    const who = this.whoIs(hello.token);
+    if ('refused' in who) return session.fail(who.refused, CloseCode.BAD_TOKEN);
     session.userId = who.id;
     const room = this.roomFor(session.roomId);
     room.pendingJoins++;
@@ -360,6 +360,18 @@ export class RoomHub implements SessionHost, RoomOutlet {
       room.pendingJoins--;
       this.dropIfEmpty(room);
     }
+  }
+
+  /**
+   * The member a hello's token proves, with a token issued now (sliding renewal: an active member
+   * never expires, and a `v1` token becomes a `v2` one); a new member without a token; or why the
+   * token is refused.
+   */
+  private whoIs(token: string | undefined): { id: string; token: string } | { refused: SalonError } {
+    if (!token) return this.identity.issue();
+    const check = this.identity.check(token);
+    if (check.ok) return { id: check.userId, token: this.identity.renew(check.userId) };
+    return { refused: check.reason === 'expired' ? new errors.ERR_TOKEN_EXPIRED(this.identity.tokenTtlDays) : new errors.ERR_BAD_TOKEN() };
   }
 
   say(session: Session, frame: SayFrame): Promise<void> {

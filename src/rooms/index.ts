@@ -1,4 +1,4 @@
-/** Builds the rooms core from the config: the identity secret (IDENTITY_SECRET, else DATA_DIR's), the bus src/parts.ts chose. */
+/** Builds the rooms core from the config: the identity secret (IDENTITY_SECRET, else DATA_DIR's) and token lifetime, the bus src/parts.ts chose. */
 import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';
 import { RoomHub, type RoomHubDeps } from './hub.js';
@@ -48,7 +48,9 @@ export function roomOptionsFromConfig(config: Config): Partial<RoomOptions> {
 export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
   return new RoomHub({
     store: deps.store,
-    identity: new Identity(config.IDENTITY_SECRET ? Buffer.from(config.IDENTITY_SECRET, 'utf8') : loadOrCreateSecret(config.DATA_DIR)),
+    identity: new Identity(config.IDENTITY_SECRET ? Buffer.from(config.IDENTITY_SECRET, 'utf8') : loadOrCreateSecret(config.DATA_DIR), {
+      tokenTtlDays: config.IDENTITY_TOKEN_TTL_DAYS,
+    }),
     log: deps.log,
     assistant: deps.assistant,
     onMessage: deps.onMessage,

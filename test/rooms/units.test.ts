@@ -170,10 +170,10 @@ describe('Identity', () => {
       expect(statSync(join(dir, 'data', IDENTITY_SECRET_FILE)).mode & 0o777).toBe(0o600);
       const b = new Identity(loadOrCreateSecret(join(dir, 'data')));
       const { id, token } = a.issue();
-      expect(b.verify(token)).toBe(id);
+      expect(b.check(token)).toEqual({ ok: true, userId: id, legacy: false });
       const other = new Identity(loadOrCreateSecret(join(dir, 'elsewhere')));
-      expect(other.verify(token)).toBeNull();
-      expect(a.verify(token.replace(id, other.issue().id))).toBeNull();
+      expect(other.check(token)).toEqual({ ok: false, reason: 'invalid' });
+      expect(a.check(token.replace(id, other.issue().id))).toEqual({ ok: false, reason: 'invalid' });
       expect(a.issue().id).not.toBe(id);
     } finally {
       cleanup();
