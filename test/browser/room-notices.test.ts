@@ -16,4 +16,15 @@ describe('closeNotice', () => {
     expect(closeNotice(CloseCode.ROOM_NOT_FOUND).retry).toBe('stop');
     expect(closeNotice(CloseCode.BAD_TOKEN).retry).toBe('now');
   });
+
+  it('says plainly that an expired identity was replaced when the error before the 4401 said it had expired', () => {
+    const { notice: expired, retry } = closeNotice(CloseCode.BAD_TOKEN, 'ERR_TOKEN_EXPIRED');
+    expect(retry).toBe('now');
+    expect(expired).toMatchObject({ code: 'ERR_TOKEN_EXPIRED', level: 'warning' });
+    expect(expired?.message).toBe(
+      'Your earlier identity in this browser expired after going unused for a long time, so you have joined with a new one. The private questions you asked under it stay with the old identity.',
+    );
+    expect(closeNotice(CloseCode.BAD_TOKEN, 'ERR_BAD_TOKEN').notice?.code).toBe('ERR_BAD_TOKEN');
+    expect(closeNotice(CloseCode.BAD_TOKEN).notice?.code).toBe('ERR_BAD_TOKEN');
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * Who this browser is: a display name and the identity token the server handed out in `welcome`.
- * Both live in localStorage so the same person keeps their id across reloads and reconnects.
+ * Who this browser is: a display name and the identity token the server handed out in the latest
+ * `welcome` (each one renews it). Both live in localStorage so the same person keeps their id
+ * across reloads and reconnects.
  */
 
 const NAME_KEY = 'salon.name';

@@ -9,6 +9,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Member, Message, RoomInfo, ServerMessage, WelcomeFrame } from '../../../src/protocol/messages.js';
+import { CloseCode } from '../../../src/protocol/close-codes.js';
 import { displayName, identityToken, identityUserId, newClientId, saveIdentityToken } from './identity.js';
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
@@ -47,7 +48,7 @@ const THREAD_GONE = 'the thread it was written in was deleted. Copy the text to 
 /** Said under a message whose thread is archived and leads to no active thread: sent again it would be refused again. */
 const THREAD_ARCHIVED = 'the thread it was written in is archived and takes no messages. Copy the text to say it in another thread.';
 /** Notices a successful rejoin does not clear. */
-const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
+const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_TOKEN_EXPIRED', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
 
 export type { AnswerInProgress };
 
@@ -365,6 +366,7 @@ export class RoomController implements ReactiveController {
     const log = this.memory!.log;
     switch (frame.type) {
       case 'welcome': {
+        // Every welcome renews the token (a later issue time, the same id): the newest is kept.
         saveIdentityToken(frame.you.token);
         this.you = { id: frame.you.id, name: frame.you.name };
         this.room = frame.room;
@@ -564,8 +566,9 @@ export class RoomController implements ReactiveController {
 
   private onClosed(code: number): 'retry' | 'now' | 'stop' {
     // A probe asking goes on: its answer is the store's, whichever socket is open (reset-probe.ts).
-    const { notice, retry } = closeNotice(code);
-    if (code === 4401) saveIdentityToken(null);
+    // The `error` frame before a 4401 said whether the token was bad or had expired: the notice shows it still.
+    const { notice, retry } = closeNotice(code, this.notice?.code);
+    if (code === CloseCode.BAD_TOKEN) saveIdentityToken(null);
     this.commands.abandonAll('The connection to the room closed before the answer came.');
     if (retry === 'stop') this.fatal = notice;
     else if (notice) this.notice = notice;

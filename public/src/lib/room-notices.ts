@@ -18,6 +18,8 @@ const FRIENDLY: Record<string, string> = {
   ERR_ORIGIN_NOT_ALLOWED: 'This page is not allowed to open rooms on this server.',
   ERR_ASSISTANT_BUSY: 'The assistant has too many questions queued. Ask again in a moment.',
   ERR_BAD_TOKEN: 'Your saved identity was not accepted; you have joined with a new one.',
+  ERR_TOKEN_EXPIRED:
+    'Your earlier identity in this browser expired after going unused for a long time, so you have joined with a new one. The private questions you asked under it stay with the old identity.',
   ERR_NAME_RESERVED: 'That name is kept for the assistant and the people running this server. Choose another name.',
   ERR_NAME_UNUSABLE: `A name needs 1 to ${MAX_NAME_CHARS} visible characters and no invisible ones. Choose another name.`,
 };
@@ -39,15 +41,19 @@ export function noticeFor(code: string, serverMessage: string, level: NoticeLeve
   return { code, level, message: (Object.hasOwn(FRIENDLY, code) && FRIENDLY[code]) || serverMessage || code };
 }
 
-/** What a close code means for the member, and whether to try again. */
-export function closeNotice(code: number): { notice: Notice | null; retry: 'retry' | 'now' | 'stop' } {
+/**
+ * What a close code means for the member, and whether to try again. `lastError`: the code of the
+ * `error` frame just before the close, which tells an expired token (ERR_TOKEN_EXPIRED) from a bad
+ * one, both closed with 4401.
+ */
+export function closeNotice(code: number, lastError?: string): { notice: Notice | null; retry: 'retry' | 'now' | 'stop' } {
   switch (code) {
     case CloseCode.ROOM_NOT_FOUND:
       return { notice: noticeFor('ERR_ROOM_NOT_FOUND', ''), retry: 'stop' };
     case CloseCode.ORIGIN_NOT_ALLOWED:
       return { notice: noticeFor('ERR_ORIGIN_NOT_ALLOWED', ''), retry: 'stop' };
     case CloseCode.BAD_TOKEN:
-      return { notice: noticeFor('ERR_BAD_TOKEN', '', 'warning'), retry: 'now' };
+      return { notice: noticeFor(lastError === 'ERR_TOKEN_EXPIRED' ? lastError : 'ERR_BAD_TOKEN', '', 'warning'), retry: 'now' };
     case CloseCode.RATE_LIMITED:
       // The server closes with 4429 for a page's own flood and for an address opening too many
       // rooms at once (a whole office behind one address): the words must fit both. The code stays
