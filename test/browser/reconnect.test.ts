@@ -253,14 +253,18 @@ describeBrowser('reconnecting after the server restarts', () => {
           }),
         )
         .toEqual(['cached one', 'cached two']);
-      // A copy the server never had: the server's history must win over it.
-      await ada.page.evaluate(() => {
+      // A copy the server never had: the server's history must win over it. Put in as the reloaded
+      // page starts, before the app reads it: the page leaving writes its own copy (pagehide).
+      await ada.page.addInitScript(() => {
+        if (!sessionStorage.getItem('test.ghost')) return;
+        sessionStorage.removeItem('test.ghost');
         const snap = JSON.parse(sessionStorage.getItem('salon.room.news_off')!);
         const ghost = { ...snap.entries[0], key: 'm:ghost', order: 2.5 };
         ghost.message = { ...ghost.message, id: 'ghost', seq: 2.5, text: 'ghost from the cache' };
         snap.entries.push(ghost);
         sessionStorage.setItem('salon.room.news_off', JSON.stringify(snap));
       });
+      await ada.page.evaluate(() => sessionStorage.setItem('test.ghost', '1'));
 
       sockets.block();
       await ada.page.reload();
