@@ -1292,3 +1292,37 @@ describe('SqliteStore: a private chunk’s lineage from before lineages named ro
     }
   });
 });
+
+describe('SqliteStore: the repeat lookup is compiled once', () => {
+  it('binds no value its plan depends on: a bound privilege, compared with a partial index’s condition, had SQLite compile it again at every call', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    try {
+      // An index a lookup of private chunks can use only once it knows the privilege. Were the
+      // privilege bound, the plan would follow the value, which SQLite gets by compiling the
+      // statement again whenever it is bound (memory_private_owner's `privileged = 1` made every
+      // lookup do so, ten times the cost of running it).
+      store.db.exec('CREATE INDEX test_private_words ON memory_chunks (words_key, thread_id) WHERE privileged = 1');
+      const prepare = store.db.prepare.bind(store.db);
+      const prepared: string[] = [];
+      vi.spyOn(store.db, 'prepare').mockImplementation((sql: string) => {
+        prepared.push(sql);
+        return prepare(sql);
+      });
+      const chunk = memoryWindow('thr_a', 'the pier opens in June', 1);
+      await store.findMemoryRepeat(chunk);
+      await store.findMemoryRepeat({ ...chunk, privileged: true, owner: 'u_ann' });
+      vi.restoreAllMocks();
+      expect(prepared.length).toBeGreaterThan(0);
+      for (const sql of prepared) {
+        const planWith = (value: number) =>
+          store.db
+            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+            .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => value))
+            .map((r) => (r as { detail: string }).detail);
+        expect(planWith(1)).toEqual(planWith(0));
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
