@@ -137,7 +137,8 @@ function timedEmbedder(inner: Embedder): Embedder {
     dimensions: inner.dimensions,
     similarityThreshold: inner.similarityThreshold,
     relevanceThreshold: inner.relevanceThreshold,
-    embed: async (texts, signal) => (await timed(() => inner.embed(texts, signal))).value,
+    // The purpose passed on, as every wrapper of an embedder does (the local one ignores it).
+    embed: async (texts, signal, purpose) => (await timed(() => inner.embed(texts, signal, purpose))).value,
   };
 }
 
