@@ -137,6 +137,9 @@ describe('the stemmer', () => {
       cases: 'case',
       axes: 'axe',
       aches: 'ache',
+      // `bit` is mostly the noun ("a bit of", "64-bit"), not `bite`'s.
+      bit: 'bit',
+      bits: 'bit',
       // Irregular forms, -ies and the derivations, as before.
       used: 'use',
       using: 'use',
@@ -181,6 +184,7 @@ describe('the stemmer', () => {
       ['horse', 'horses'],
       ['case', 'cases'],
       ['ache', 'aches'],
+      ['bit', 'bits'],
     ];
     for (const forms of meet) for (const form of forms) expect(stem(form), `${form} with ${forms[0]}`).toBe(stem(forms[0]));
     const apart = [
@@ -206,6 +210,8 @@ describe('the stemmer', () => {
       ['cases', 'cas'],
       ['roses', 'ros'],
       ['aches', 'ach'],
+      ['bit', 'bite'],
+      ['bits', 'bites'],
     ];
     for (const [a, b] of apart) expect(stem(a), `${a} apart from ${b}`).not.toBe(stem(b));
   });

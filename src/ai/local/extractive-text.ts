@@ -36,7 +36,9 @@ export function words(text: string): string[] {
  * The forms of a base of a vowel, a consonant and a final e (use, age, owe, eye, ice) are here
  * too: too short for the suffix rules, `used` and `using` were terms of their own, and "what are
  * cilia used for?" held one term of `animals that use cilia … as their main method of locomotion`.
- * So are `rising` and `losing`, whose final e baseOf does not give back after an s.
+ * So are `rising` and `losing`, whose final e baseOf does not give back after an s. `bit` is not
+ * `bite`'s: it is mostly the noun ("a bit of", "64-bit", "bits of software"), and as `bite` it met
+ * `biting` and `bites` and stayed apart from `bits`.
  */
 const IRREGULAR = new Map<string, string>(
   `children:child men:man women:woman people:person mice:mouse feet:foot teeth:tooth geese:goose
@@ -48,7 +50,7 @@ const IRREGULAR = new Map<string, string>(
   used:use using:use aged:age aging:age owed:owe owing:owe eyed:eye eying:eye iced:ice icing:ice rising:rise losing:lose
   died:die dying:die dies:die lay:lie lying:lie tied:tie lied:lie flew:fly flown:fly threw:throw thrown:throw
   wore:wear worn:wear broke:break broken:break froze:freeze frozen:freeze drove:drive driven:drive rode:ride ridden:ride
-  hid:hide hidden:hide bit:bite bitten:bite shot:shoot kept:keep slept:sleep felt:feel dealt:deal meant:mean lost:lose
+  hid:hide hidden:hide bitten:bite shot:shoot kept:keep slept:sleep felt:feel dealt:deal meant:mean lost:lose
   caught:catch sought:seek shook:shake shaken:shake forgot:forget forgotten:forget
   better:good best:good worse:bad worst:bad
   oppose:against opposed:against opposes:against opposing:against
