@@ -97,7 +97,27 @@ describe('the stemmer', () => {
       added: 'add',
       aimed: 'aim',
       acted: 'act',
-      // Five letters or more: the final e goes from every form, as before.
+      // Five letters or more: the final e goes from every form, as before, but where the word
+      // without it is another word (`plane`, `plan`; `united`, `unit`).
+      plane: 'plane',
+      planes: 'plane',
+      planing: 'plane',
+      plan: 'plan',
+      planned: 'plan',
+      planning: 'plan',
+      quite: 'quite',
+      quit: 'quit',
+      theme: 'theme',
+      shining: 'shine',
+      scared: 'scare',
+      scarred: 'scar',
+      staring: 'stare',
+      starring: 'star',
+      united: 'unite',
+      unit: 'unit',
+      units: 'unit',
+      range: 'range',
+      ranging: 'range',
       write: 'writ',
       writing: 'writ',
       update: 'updat',
@@ -185,6 +205,15 @@ describe('the stemmer', () => {
       ['case', 'cases'],
       ['ache', 'aches'],
       ['bit', 'bits'],
+      ['plane', 'planes', 'planed', 'planing'],
+      ['shine', 'shines', 'shining'],
+      ['scare', 'scares', 'scared', 'scaring'],
+      ['stare', 'stares', 'stared', 'staring'],
+      ['probe', 'probes', 'probed', 'probing'],
+      ['theme', 'themes', 'themed'],
+      ['unite', 'unites', 'united', 'uniting'],
+      ['range', 'ranges', 'ranged', 'ranging'],
+      ['route', 'routes', 'routed', 'routing'],
     ];
     for (const forms of meet) for (const form of forms) expect(stem(form), `${form} with ${forms[0]}`).toBe(stem(forms[0]));
     const apart = [
@@ -212,6 +241,20 @@ describe('the stemmer', () => {
       ['aches', 'ach'],
       ['bit', 'bite'],
       ['bits', 'bites'],
+      ['plane', 'plan'],
+      ['planes', 'plans'],
+      ['planing', 'planning'],
+      ['quite', 'quit'],
+      ['theme', 'them'],
+      ['shame', 'sham'],
+      ['shine', 'shin'],
+      ['spite', 'spitting'],
+      ['probe', 'prob'],
+      ['scared', 'scar'],
+      ['staring', 'starring'],
+      ['united', 'unit'],
+      ['range', 'rang'],
+      ['route', 'rout'],
     ];
     for (const [a, b] of apart) expect(stem(a), `${a} apart from ${b}`).not.toBe(stem(b));
   });
@@ -222,15 +265,38 @@ describe('the stemmer', () => {
     // Irregular forms are their base's (`rose` is `rise`, `roses` the flower).
     const shortBases = [...vocab.keys()].filter((base) => SHORT_E_BASE.test(base) && !irregularBase(base));
     const { pairs, missed } = unmet(vocab, shortBases, (base) => [`${base}s`, `${base}d`, `${base.slice(0, -1)}ing`]);
-    for (const base of shortBases) {
-      const bare = base.slice(0, -1);
-      const doubled = bare + bare.slice(-1);
-      for (const other of [bare, `${doubled}ed`, `${doubled}ing`]) {
-        if (vocab.has(other) && !irregularBase(other) && stem(other) === stem(base)) missed.push(`${other} meets ${base} (${stem(base)})`);
-      }
-    }
-    expect(missed).toEqual([]);
+    expect([...missed, ...mistaken(vocab, shortBases)]).toEqual([]);
     expect(pairs).toBeGreaterThan(100);
+  });
+
+  it('keeps every five-letter base with a final e in the corpora apart from the word without the e there, but for these', () => {
+    const vocab = corpusWords();
+    const bases = [...vocab.keys()].filter((base) => base.length === 5 && base.endsWith('e') && !irregularBase(base));
+    // Names and words of other languages (`seine`, `matte`, `cooke`), forms of the base (`slid`,
+    // `agreeing`, `borne`), and `state` (kept whole, it met `statement`) and `suite` (`suited` is the suit's).
+    const known = [
+      'agreeing meets agree (agre)',
+      'born meets borne (born)',
+      'cook meets cooke (cook)',
+      'dell meets delle (dell)',
+      'fort meets forte (fort)',
+      'jahr meets jahre (jahr)',
+      'jami meets jamie (jami)',
+      'lain meets laine (lain)',
+      'mass meets masse (mass)',
+      'matt meets matte (matt)',
+      'mess meets messe (mess)',
+      'nest meets neste (nest)',
+      'part meets parte (part)',
+      'roll meets rolle (roll)',
+      'sein meets seine (sein)',
+      'seit meets seite (seit)',
+      'slid meets slide (slid)',
+      'stat meets state (stat)',
+      'suit meets suite (suit)',
+      'wolf meets wolfe (wolf)',
+    ];
+    expect(mistaken(vocab, bases).sort()).toEqual(known);
   });
 
   it('gives every -eed word of the corpora the stem of its forms there, and every -ee verb that of its -ed form', () => {
@@ -256,6 +322,23 @@ describe('the stemmer', () => {
     expect(pairs).toBeGreaterThan(30);
   });
 });
+
+/**
+ * For each of `bases` (ending in e), the words it may be mistaken for that the corpora hold,
+ * irregular forms aside: the word without the e and that word's -ed and -ing forms (`plan`,
+ * `planned`, `planning` for `plane`), each that gets the base's stem.
+ */
+function mistaken(vocab: Map<string, number>, bases: string[]): string[] {
+  const met: string[] = [];
+  for (const base of bases) {
+    const bare = base.slice(0, -1);
+    const doubled = bare + bare.slice(-1);
+    for (const other of [bare, `${doubled}ed`, `${doubled}ing`]) {
+      if (vocab.has(other) && !irregularBase(other) && stem(other) === stem(base)) met.push(`${other} meets ${base} (${stem(base)})`);
+    }
+  }
+  return met;
+}
 
 /**
  * For each of `bases`, the forms `formsOf` names that the corpora hold, irregular forms aside: how

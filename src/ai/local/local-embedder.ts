@@ -28,7 +28,9 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * no longer `rat`; `rising` is `rise`), and `added` is `add`. v8: an -eed word's forms lose
  * its -ed as the word does (`speeding` is `spe`, as `speed` is), the -ed form of an -ee verb is
  * its base (`freed` is `free`, `guaranteed` `guarante`), and `gases`, `buses`, `ashes` are `gas`,
- * `bus`, `ash`. v9: `bit` is its own word, no longer `bite`.
+ * `bus`, `ash`. v9: `bit` is its own word, no longer `bite`, and twelve bases of five letters keep
+ * their final e in every form (`plane` is no longer `plan`, `united` no longer `unit`, `quite` no
+ * longer `quit`).
  */
 export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v9';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
