@@ -1,7 +1,18 @@
 import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { ADMIN } from '../helpers.js';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswerFrame, say, shownMessage, threadButton } from './harness.js';
+import {
+  adminPost,
+  browserSuite,
+  describeBrowser,
+  item,
+  newThread as makeThread,
+  messageTexts,
+  openAs,
+  privateAnswerFrame,
+  say,
+  shownMessage,
+  threadButton,
+} from './harness.js';
 
 // A member with a thread open that someone else merged or archived meanwhile: the view moves to the
 // survivor as soon as the page hears of the merge, keeping what is being typed; a message written
@@ -51,16 +62,8 @@ async function notice(page: Page): Promise<{ code: string | null; text: string }
 describeBrowser('writing in a thread merged or archived meanwhile', () => {
   const suite = browserSuite({ server: true });
 
-  const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const res = await fetch(`${suite.server.url}${path}`, {
-      method: 'POST',
-      headers: { ...ADMIN, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status, `${path}: ${res.status}`).toBe(200);
-    return (await res.json()) as T;
-  };
-  const newThread = async (roomId: string, title: string) => (await post<{ thread: { id: string } }>(`/api/v1/rooms/${roomId}/threads`, { title })).thread.id;
+  const post = <T>(path: string, body: unknown) => adminPost<T>(suite.server, path, body);
+  const newThread = (roomId: string, title: string) => makeThread(suite.server, roomId, title);
   const textsOf = async (threadId: string) => (await suite.server.app.salon.store.threadMessages(threadId, 100)).map((m) => m.text);
 
   /** Ada in `roomId` with the thread `title` open. */

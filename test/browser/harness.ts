@@ -8,11 +8,11 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type AppOverrides } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { blankItem, type ContentItem } from '../../src/content/types.js';
-import { tempDir } from '../helpers.js';
+import { ADMIN, tempDir } from '../helpers.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
@@ -208,6 +208,22 @@ export function item(id: string, fields: Partial<ContentItem> = {}): ContentItem
 }
 
 /** A person in a browser: their own context (own localStorage, so their own identity) with probes installed. */
+/** POSTs `body` as JSON to `path` on `server` with the admin token; expects 200 and returns the answer. */
+export async function adminPost<T>(server: TestServer, path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { ...ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status, `${path}: ${res.status}`).toBe(200);
+  return (await res.json()) as T;
+}
+
+/** A new thread of `roomId` titled `title`, made through the API; its id. */
+export async function newThread(server: TestServer, roomId: string, title: string): Promise<string> {
+  return (await adminPost<{ thread: { id: string } }>(server, `/api/v1/rooms/${roomId}/threads`, { title })).thread.id;
+}
+
 export interface Person {
   context: BrowserContext;
   page: Page;

@@ -1,7 +1,6 @@
 import type { BrowserContext } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { ADMIN } from '../helpers.js';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, say, shownMessage, threadButton } from './harness.js';
+import { adminPost, browserSuite, describeBrowser, item, newThread as makeThread, messageTexts, openAs, say, shownMessage, threadButton } from './harness.js';
 
 // The open thread a page restores from the tab (sessionStorage, `salon.room.<roomId>`): written as
 // the page goes, not only after the save delay, and followed to its survivor when the room's list
@@ -21,16 +20,8 @@ async function holdSaveDelay(context: BrowserContext): Promise<void> {
 describeBrowser('the open thread kept in the tab', () => {
   const suite = browserSuite({ server: true });
 
-  const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const res = await fetch(`${suite.server.url}${path}`, {
-      method: 'POST',
-      headers: { ...ADMIN, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status, `${path}: ${res.status}`).toBe(200);
-    return (await res.json()) as T;
-  };
-  const newThread = async (roomId: string, title: string) => (await post<{ thread: { id: string } }>(`/api/v1/rooms/${roomId}/threads`, { title })).thread.id;
+  const post = <T>(path: string, body: unknown) => adminPost<T>(suite.server, path, body);
+  const newThread = (roomId: string, title: string) => makeThread(suite.server, roomId, title);
   const savedThread = (key: string) => JSON.parse(sessionStorage.getItem(key) ?? '{}').threadId as string | undefined;
 
   it('keeps the thread opened just before a reload, and the one opened before the tab is hidden, with no wait for the save delay', async () => {

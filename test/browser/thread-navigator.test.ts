@@ -31,6 +31,17 @@ function thread(id: string, main: boolean) {
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 
+/** A room's memory in the page with `threadId` open (restored from the tab's copy), nothing loaded yet. */
+const restoredOn = (threadId: string): RoomMemory => ({
+  log: new MessageLog(),
+  joined: true,
+  mainThreadId: 't_main',
+  threadId,
+  windowFloor: 0,
+  noneBelow: new Map(),
+  paged: new Set(),
+});
+
 describe('ThreadNavigator', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -82,15 +93,7 @@ describe('ThreadNavigator', () => {
 
   it('opens the survivor when a refresh is how it hears the open thread was merged (through merges of merges), without a notice for the member’s own merge, and not when the member opens a merged thread', async () => {
     const room = 'news_nav_merge';
-    const memory: RoomMemory = {
-      log: new MessageLog(),
-      joined: true,
-      mainThreadId: 't_main',
-      threadId: 't_b',
-      windowFloor: 0,
-      noneBelow: new Map(),
-      paged: new Set(),
-    };
+    const memory = restoredOn('t_b');
     const active = [thread('t_main', true), thread('t_b', false), thread('t_c', false)];
     let list: { id: string; status: string; mergedInto: string | null }[] = active;
     vi.stubGlobal('fetch', (url: string) => {
@@ -140,15 +143,7 @@ describe('ThreadNavigator', () => {
   it('opens the survivor when the room’s first list shows the thread the page restored was merged (through merges of merges), but not one the member opens later', async () => {
     const room = 'news_nav_restored';
     // A reload restored t_b as the open thread (sessionStorage); it was merged into t_c, and t_c into t_d, meanwhile.
-    const memory: RoomMemory = {
-      log: new MessageLog(),
-      joined: true,
-      mainThreadId: 't_main',
-      threadId: 't_b',
-      windowFloor: 0,
-      noneBelow: new Map(),
-      paged: new Set(),
-    };
+    const memory = restoredOn('t_b');
     const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
     const list = [thread('t_main', true), merged('t_b', 't_c'), merged('t_c', 't_d'), thread('t_d', false)];
     vi.stubGlobal('fetch', (url: string) => {
@@ -202,16 +197,6 @@ describe('ThreadNavigator', () => {
     });
     return { nav, asked, followed };
   }
-
-  const restoredOn = (threadId: string): RoomMemory => ({
-    log: new MessageLog(),
-    joined: true,
-    mainThreadId: 't_main',
-    threadId,
-    windowFloor: 0,
-    noneBelow: new Map(),
-    paged: new Set(),
-  });
 
   it('asks the store about a restored thread the room’s cut list leaves out: opens its survivor through unlisted merges of merges, and files its private entries there', async () => {
     const room = 'news_nav_unlisted_merged';
