@@ -19,6 +19,7 @@ import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
+import type { Thread } from '../../src/store/types.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { linesLog } from '../helpers.js';
 
@@ -73,6 +74,19 @@ function answered(threadId: string, asker: string, question: string, answer: str
     { roomId: 'news_1', threadId, text: question, asker: { id: `u_${asker}`, name: asker }, private: isPrivate, ...(isPrivate ? {} : { questionId: `q${n}` }) },
     { message, sources: [], abstained: false, stages: {} },
   ];
+}
+
+/** Merges `side` into the thread `survivorId` as the thread service does (its messages and memory moved); the survivor as read before. */
+async function mergeInto(store: SqliteStore, side: Thread, survivorId: string): Promise<Thread> {
+  const main = (await store.getThread(survivorId))!;
+  await store.applyThreadChange({
+    at: new Date().toISOString(),
+    expect: [main, side].map(({ id, version }) => ({ id, version })),
+    updateThreads: [{ id: side.id, status: 'archived', mergedInto: main.id }],
+    moveThreadMessages: [{ fromThreadId: side.id, threadId: main.id }],
+    moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: main.roomId }],
+  });
+  return main;
 }
 
 const publicAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: false });
@@ -537,14 +551,7 @@ describe('conversation memory', () => {
     memory.onAnswer(...answered(side.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
     await held.embedding;
     // The merge commits between the service's read of the thread and its write.
-    const main = (await store.getThread(thread.id))!;
-    await store.applyThreadChange({
-      at: new Date().toISOString(),
-      expect: [main, side].map(({ id, version }) => ({ id, version })),
-      updateThreads: [{ id: side.id, status: 'archived', mergedInto: main.id }],
-      moveThreadMessages: [{ fromThreadId: side.id, threadId: main.id }],
-      moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: main.roomId }],
-    });
+    const main = await mergeInto(store, side, thread.id);
     held.release();
     await memory.idle();
     expect((await store.scanMemoryChunks(0, 10)).map((c) => [c.threadId, c.text.split('\n')[1]])).toEqual([[main.id, 'A: The ferry leaves at noon.']]);
@@ -581,14 +588,7 @@ describe('conversation memory', () => {
     memory.onAnswer(...answered(side.id, 'Cy', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
     await held.embedding;
     // The merge commits while the side thread's chunk is being embedded.
-    const main = (await store.getThread(thread.id))!;
-    await store.applyThreadChange({
-      at: new Date().toISOString(),
-      expect: [main, side].map(({ id, version }) => ({ id, version })),
-      updateThreads: [{ id: side.id, status: 'archived', mergedInto: main.id }],
-      moveThreadMessages: [{ fromThreadId: side.id, threadId: main.id }],
-      moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: main.roomId }],
-    });
+    const main = await mergeInto(store, side, thread.id);
     held.release();
     await memory.idle();
     const chunks = await store.scanMemoryChunks(0, 10);
