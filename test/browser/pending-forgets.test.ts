@@ -1,21 +1,8 @@
 /** "Forget them" requests waiting for the room, filed by who asked: the user id, which survives the token's renewal at every welcome. */
 import { describe, expect, it } from 'vitest';
 import { PendingForgets } from '../../public/src/lib/pending-forgets.js';
-import type { StorageLike } from '../../public/src/lib/private-asks.js';
 import { userIdOfToken } from '../../src/protocol/identity-token.js';
-
-class FakeStorage implements StorageLike {
-  readonly items = new Map<string, string>();
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.items.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
-}
+import { FakeStorage } from './fake-storage.js';
 
 const ROOM = 'news_1';
 

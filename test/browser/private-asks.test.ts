@@ -4,6 +4,7 @@ import { MAX_LOG_ENTRIES, MessageLog, type LogEntry } from '../../public/src/lib
 import { MAX_PRIVATE_CHARS, MAX_PRIVATE_ENTRIES, privateKey, readPrivate, writePrivate, type StorageLike } from '../../public/src/lib/private-asks.js';
 import type { RoomMemory } from '../../public/src/lib/room-memory.js';
 import { entriesOf } from '../../public/src/lib/thread-paging.js';
+import { FakeStorage } from './fake-storage.js';
 
 // No browser needed: the storage is a plain object standing in for sessionStorage.
 
@@ -27,19 +28,6 @@ function msg(seq: number, fields: Partial<Message> = {}): Message {
 
 function privateAnswer(n: number, fields: Partial<Message> = {}): Message {
   return msg(0, { id: `private_${n}`, author: AI, text: `answer ${n}`, clientId: `answer_${n}`, ...fields });
-}
-
-class FakeStorage implements StorageLike {
-  readonly items = new Map<string, string>();
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.items.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
 }
 
 /** A private question handed over, then its answer, as RoomController records them. */
