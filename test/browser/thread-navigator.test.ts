@@ -31,6 +31,19 @@ function thread(id: string, main: boolean) {
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 
+/** A navigator whose host only records the merges it followed ([absorbedId, survivorId]); it sends no commands. */
+function followingNavigator(): { nav: ThreadNavigator; followed: string[][] } {
+  const followed: string[][] = [];
+  const nav = new ThreadNavigator({
+    command: () => Promise.reject(new Error('no commands here')),
+    changed: () => {},
+    failed: () => {},
+    mainReplaced: () => {},
+    followedMerge: (absorbedId, survivorId) => followed.push([absorbedId, survivorId]),
+  });
+  return { nav, followed };
+}
+
 /** A room's memory in the page with `threadId` open (restored from the tab's copy), nothing loaded yet. */
 const restoredOn = (threadId: string): RoomMemory => ({
   log: new MessageLog(),
@@ -64,13 +77,7 @@ describe('ThreadNavigator', () => {
       return Promise.reject(new Error(`unexpected ${url}`));
     });
 
-    const nav = new ThreadNavigator({
-      command: () => Promise.reject(new Error('no commands here')),
-      changed: () => {},
-      failed: () => {},
-      mainReplaced: () => {},
-      followedMerge: () => {},
-    });
+    const { nav } = followingNavigator();
     nav.attach(ROOM, memory, () => {});
     const mainPage = nav.loadOlder();
     expect(nav.loadingOlder).toBe(true);
@@ -152,14 +159,7 @@ describe('ThreadNavigator', () => {
       if (url.startsWith('/api/v1/threads/')) return Promise.resolve(json({ thread: list[0], messages: 0, suggestions: [] }));
       return Promise.reject(new Error(`unexpected ${url}`));
     });
-    const followed: string[][] = [];
-    const nav = new ThreadNavigator({
-      command: () => Promise.reject(new Error('no commands here')),
-      changed: () => {},
-      failed: () => {},
-      mainReplaced: () => {},
-      followedMerge: (absorbedId, survivorId) => followed.push([absorbedId, survivorId]),
-    });
+    const { nav, followed } = followingNavigator();
     nav.attach(room, memory, () => {});
     await nav.refresh();
     expect([nav.threadId, memory.threadId, followed]).toEqual(['t_d', 't_d', [['t_b', 't_d']]]);
@@ -187,14 +187,7 @@ describe('ThreadNavigator', () => {
       asked.push(id);
       return Promise.resolve(unlisted(id));
     });
-    const followed: string[][] = [];
-    const nav = new ThreadNavigator({
-      command: () => Promise.reject(new Error('no commands here')),
-      changed: () => {},
-      failed: () => {},
-      mainReplaced: () => {},
-      followedMerge: (absorbedId, survivorId) => followed.push([absorbedId, survivorId]),
-    });
+    const { nav, followed } = followingNavigator();
     return { nav, asked, followed };
   }
 
