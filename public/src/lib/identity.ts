@@ -4,10 +4,11 @@
  * across reloads and reconnects.
  */
 
-const NAME_KEY = 'salon.name';
-const TOKEN_KEY = 'salon.token';
 import { userIdOfToken } from '../../../src/protocol/identity-token.js';
 import { MAX_NAME_CHARS, cleanName, isReservedName } from '../../../src/protocol/names.js';
+
+const NAME_KEY = 'salon.name';
+const TOKEN_KEY = 'salon.token';
 
 function read(key: string): string | null {
   try {
