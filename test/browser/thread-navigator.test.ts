@@ -4,7 +4,10 @@ import type { Message } from '../../src/protocol/messages.js';
 import type { CommandReply } from '../../public/src/lib/command-replies.js';
 import { MessageLog } from '../../public/src/lib/message-log.js';
 import type { RoomMemory } from '../../public/src/lib/room-memory.js';
+import { readPrivate, writePrivate } from '../../public/src/lib/private-asks.js';
 import { ThreadNavigator } from '../../public/src/lib/thread-navigator.js';
+import { MAX_MERGE_HOPS } from '../../public/src/lib/unlisted-thread.js';
+import { FakeStorage } from './fake-storage.js';
 
 const ROOM = 'news_nav';
 const OLD = { id: 'u_old', name: 'Old', kind: 'user' as const };
@@ -22,12 +25,15 @@ function thread(id: string, main: boolean) {
     status: 'active',
     parentId: null,
     childIds: [],
-    mergedInto: null,
+    mergedInto: null as string | null,
     splitLockedUntil: null,
     isMerged: false,
     weight: 1,
   };
 }
+
+/** `id` merged into `into`: archived, an emptied shell. */
+const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 
@@ -43,6 +49,17 @@ function followingNavigator(): { nav: ThreadNavigator; followed: string[][] } {
   });
   return { nav, followed };
 }
+
+/** Files a private question asked in each of `threadIds` in `memory`'s log (texts `asked in <thread>`), as the page does when it hands one to the socket. */
+function askedPrivately(memory: RoomMemory, room: string, threadIds: readonly string[]): void {
+  threadIds.forEach((threadId, i) => {
+    memory.log.addLocal(`c_priv${i}`, `asked in ${threadId}`, OLD, threadId, room, true);
+    memory.log.sentPrivately(`c_priv${i}`);
+  });
+}
+
+/** Each private entry's text and the thread it is filed under. */
+const filedUnder = (memory: RoomMemory) => memory.log.privateEntries().map((e) => [e.message.text, e.message.threadId]);
 
 /** A room's memory in the page with `threadId` open (restored from the tab's copy), nothing loaded yet. */
 const restoredOn = (threadId: string): RoomMemory => ({
@@ -124,7 +141,6 @@ describe('ThreadNavigator', () => {
     expect([nav.threadId, followed]).toEqual(['t_b', []]);
 
     // t_b merged into t_c, and t_c into the main thread, while t_b is open.
-    const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
     list = [active[0], merged('t_b', 't_c'), merged('t_c', 't_main')];
     await nav.refresh();
     expect([nav.threadId, memory.threadId, followed]).toEqual(['t_main', '', [['t_b', 't_main']]]);
@@ -151,7 +167,6 @@ describe('ThreadNavigator', () => {
     const room = 'news_nav_restored';
     // A reload restored t_b as the open thread (sessionStorage); it was merged into t_c, and t_c into t_d, meanwhile.
     const memory = restoredOn('t_b');
-    const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
     const list = [thread('t_main', true), merged('t_b', 't_c'), merged('t_c', 't_d'), thread('t_d', false)];
     vi.stubGlobal('fetch', (url: string) => {
       if (url.startsWith(`/api/v1/rooms/${room}/threads`)) return Promise.resolve(json({ threads: list, archivedTotal: 2 }));
@@ -194,9 +209,7 @@ describe('ThreadNavigator', () => {
   it('asks the store about a restored thread the room’s cut list leaves out: opens its survivor through unlisted merges of merges, and files its private entries there', async () => {
     const room = 'news_nav_unlisted_merged';
     const memory = restoredOn('t_old');
-    memory.log.addLocal('c_priv', 'a private question', OLD, 't_old', room, true);
-    memory.log.sentPrivately('c_priv');
-    const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
+    askedPrivately(memory, room, ['t_old']);
     const views: Record<string, unknown> = { t_old: merged('t_old', 't_mid'), t_mid: merged('t_mid', 't_new') };
     const { nav, asked, followed } = cutListRoom(room, [thread('t_new', false)], (id) =>
       views[id] ? json({ thread: views[id], messages: 0, suggestions: [] }) : Promise.reject(new Error(`unexpected ${id}`)),
@@ -239,5 +252,116 @@ describe('ThreadNavigator', () => {
     expect(nav.threads.byId('t_far')?.title).toBe('Far away');
     await nav.refresh();
     expect(nav.threadId).toBe('t_far');
+  });
+
+  /** The store's answers from `views`, by id: a thread it does not hold is ERR_THREAD_NOT_FOUND. */
+  const storeOf = (views: Record<string, unknown>) => (id: string) =>
+    views[id]
+      ? json({ thread: views[id], messages: 0, suggestions: [] })
+      : new Response(JSON.stringify({ error: { code: 'ERR_THREAD_NOT_FOUND', message: 'no such thread' } }), { status: 404 });
+
+  it('asks the store where the threads of private entries the cut list leaves out lead, not only the open one’s, each once: the entries a reload restored follow merges of merges, a deleted thread’s are forgotten', async () => {
+    const room = 'news_nav_private_unlisted';
+    // The tab's copy (a reload): asked privately in t_x (twice), t_y and t_del, then back on the
+    // main thread; meanwhile t_x was merged into t_mid and t_mid into t_new, t_y into t_z, and
+    // t_del deleted. The cut list names t_new only.
+    const storage = new FakeStorage();
+    const before = restoredOn('');
+    askedPrivately(before, room, ['t_x', 't_x', 't_y', 't_del']);
+    writePrivate(storage, room, before.log.privateEntries());
+    const memory = restoredOn('');
+    memory.log.restorePrivate(readPrivate(storage, room));
+    const views = { t_x: merged('t_x', 't_mid'), t_mid: merged('t_mid', 't_new'), t_y: merged('t_y', 't_z'), t_z: thread('t_z', false) };
+    const { nav, asked, followed } = cutListRoom(room, [thread('t_new', false)], storeOf(views));
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect(filedUnder(memory)).toEqual([
+      ['asked in t_x', 't_new'],
+      ['asked in t_x', 't_new'],
+      ['asked in t_y', 't_z'],
+    ]);
+    expect(asked).toEqual(['t_x', 't_mid', 't_y', 't_z', 't_del']);
+    expect([nav.threadId, followed]).toEqual(['t_main', []]);
+  });
+
+  it('leaves private entries where they are while the store cannot say where their thread leads, and asks again at the next refresh', async () => {
+    const room = 'news_nav_private_offline';
+    const memory = restoredOn('');
+    askedPrivately(memory, room, ['t_x']);
+    let reachable = false;
+    const store = storeOf({ t_x: merged('t_x', 't_new') });
+    const { nav, asked } = cutListRoom(room, [thread('t_new', false)], (id) => (reachable ? store(id) : Promise.reject(new TypeError('Failed to fetch'))));
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect([filedUnder(memory), asked]).toEqual([[['asked in t_x', 't_x']], ['t_x']]);
+
+    reachable = true;
+    await nav.refresh();
+    expect([filedUnder(memory), asked]).toEqual([[['asked in t_x', 't_new']], ['t_x', 't_x']]);
+  });
+
+  it('asks again, after the next list, about the active threads the list leaves out that hold private entries: a merge the list cannot show moves the entries, and the view where one is open', async () => {
+    const room = 'news_nav_private_merged_later';
+    // A reload restored t_near open; private entries were asked in it and in t_far. Both active, neither listed.
+    const memory = restoredOn('t_near');
+    askedPrivately(memory, room, ['t_near', 't_far']);
+    const views: Record<string, unknown> = { t_near: thread('t_near', false), t_far: thread('t_far', false) };
+    const { nav, asked, followed } = cutListRoom(room, [thread('t_new', false)], storeOf(views));
+    nav.attach(room, memory, () => {});
+    await nav.refresh();
+    expect([nav.threadId, asked]).toEqual(['t_near', ['t_near', 't_far']]);
+    expect(filedUnder(memory)).toEqual([
+      ['asked in t_near', 't_near'],
+      ['asked in t_far', 't_far'],
+    ]);
+
+    // Both are merged into t_new; the room is told, and the page fetches the list, which still leaves them out.
+    views.t_near = merged('t_near', 't_new');
+    views.t_far = merged('t_far', 't_new');
+    await nav.refresh();
+    expect([nav.threadId, followed]).toEqual(['t_new', [['t_near', 't_new']]]);
+    expect(filedUnder(memory)).toEqual([
+      ['asked in t_near', 't_new'],
+      ['asked in t_far', 't_new'],
+    ]);
+    // The open thread's detail was the store's word on it; what it says of a merged thread stays true: neither is asked again.
+    expect(asked).toEqual(['t_near', 't_far', 't_near', 't_far']);
+    await nav.refresh();
+    expect(asked).toHaveLength(4);
+  });
+
+  it('shares one lookup between refreshes close together, and walks at most MAX_MERGE_HOPS threads from the entries’ thread, keeping the entries where the walk ends on no active thread', async () => {
+    const room = 'news_nav_private_bounded';
+    const memory = restoredOn('');
+    askedPrivately(memory, room, ['t_h0']);
+    const chain = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`t_h${i}`, merged(`t_h${i}`, `t_h${i + 1}`)]));
+    const store = storeOf(chain);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { nav, asked } = cutListRoom(room, [], async (id) => {
+      if (id === 't_h0') await held;
+      return store(id);
+    });
+    const stubbed = globalThis.fetch;
+    let lists = 0;
+    vi.stubGlobal('fetch', (url: string) => {
+      if (url.startsWith(`/api/v1/rooms/${room}/threads`)) lists++;
+      return stubbed(url);
+    });
+    nav.attach(room, memory, () => {});
+    const first = nav.refresh();
+    // The second refresh fetches its own list, and comes to the private entries, while the first one's lookup is still on its way.
+    await vi.waitFor(() => expect(asked).toEqual(['t_h0']));
+    const second = nav.refresh();
+    await vi.waitFor(() => expect(lists).toBe(2));
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+    release();
+    await Promise.all([first, second]);
+    expect(asked).toEqual(Array.from({ length: MAX_MERGE_HOPS }, (_, i) => `t_h${i}`));
+    expect(filedUnder(memory)).toEqual([['asked in t_h0', 't_h0']]);
+
+    await nav.refresh();
+    expect(asked).toHaveLength(MAX_MERGE_HOPS);
+    expect(filedUnder(memory)).toEqual([['asked in t_h0', 't_h0']]);
   });
 });

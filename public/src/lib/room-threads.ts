@@ -25,7 +25,10 @@ export interface ThreadMerge {
 export interface ThreadsChange {
   /** Threads whose messages may have come from other threads (split children, merge survivors). */
   regrouped: string[];
-  /** Threads the previous list named unmerged that this one names merged (none on the first fetch). */
+  /**
+   * Threads the previous list named unmerged that this one names merged (none on the first fetch),
+   * and the open thread the list leaves out when its detail names it merged and the store had not.
+   */
   merged: ThreadMerge[];
   /** This was the room's first list in this page: the open thread, if any, is the one the page restored, not one picked from a list. */
   first: boolean;
@@ -50,7 +53,9 @@ export class RoomThreads {
   suggestions: Readonly<Record<string, readonly MergeSuggestion[]>> = {};
   private readonly shapes = new Map<string, string>();
   /** Threads the cut list leaves out that the store was asked about (a restored open thread, what it was merged into), until a list names them. */
-  private readonly unlisted = new Map<string, ThreadView>();
+  private readonly unlisted = new Map<string, { thread: ThreadView; afterList: number }>();
+  /** Lists fetched so far: what the store said of a thread is as new as the list it was asked after. */
+  private lists = 0;
   private running: Promise<ThreadsChange> | null = null;
   private queued: Promise<ThreadsChange> | null = null;
 
@@ -65,12 +70,26 @@ export class RoomThreads {
 
   /** The thread as the list names it, or as the store described it when the list leaves it out (noteUnlisted). */
   byId(id: string): ThreadView | undefined {
-    return this.list.find((t) => t.id === id) ?? this.unlisted.get(id);
+    return this.list.find((t) => t.id === id) ?? this.unlisted.get(id)?.thread;
+  }
+
+  /** The list names `id` (a thread known only from the store, noteUnlisted, is not named). */
+  inList(id: string): boolean {
+    return this.list.some((t) => t.id === id);
+  }
+
+  /**
+   * What the store said of `id` (noteUnlisted) was said before the latest list was fetched, which
+   * may have been on news of a merge: of an active thread, it may no longer be true.
+   */
+  notedBeforeList(id: string): boolean {
+    const noted = this.unlisted.get(id);
+    return !!noted && noted.afterList < this.lists;
   }
 
   /** Takes the store's word on threads the list leaves out, so byId and survivorOf know them until a list names them. */
   noteUnlisted(threads: readonly ThreadView[]): void {
-    for (const t of threads) if (!this.list.some((l) => l.id === t.id)) this.unlisted.set(t.id, t);
+    for (const t of threads) if (!this.inList(t.id)) this.unlisted.set(t.id, { thread: t, afterList: this.lists });
     this.onChange();
   }
 
@@ -126,9 +145,10 @@ export class RoomThreads {
     return this.running;
   }
 
-  /** Fetches one thread's count and suggestions. */
+  /** Fetches one thread's count and suggestions; of a thread the list leaves out, takes the store's word on it as well. */
   async refreshDetail(id: string): Promise<void> {
     const d = await threadDetail(id);
+    if (!this.inList(id)) this.unlisted.set(id, { thread: d.thread, afterList: this.lists });
     this.counts = { ...this.counts, [id]: d.messages };
     this.suggestions = { ...this.suggestions, [id]: d.suggestions };
     this.onChange();
@@ -152,13 +172,22 @@ export class RoomThreads {
       }
     }
     this.list = list;
+    this.lists++;
     for (const t of list) this.unlisted.delete(t.id);
     this.loaded = true;
     for (const t of list) this.shapes.set(t.id, shapeOf(t));
     this.onChange();
     const details = new Set(changed);
     if (current && this.byId(current)) details.add(current);
+    // The open thread known only from the store: its detail is the store's word on it again, and may be news of a merge the list cannot show.
+    const unlistedBefore = [...details].flatMap((id) => this.unlisted.get(id)?.thread ?? []);
     await this.detailsOf([...details]);
+    for (const before of unlistedBefore) {
+      const survivorId = this.unlisted.get(before.id)?.thread.mergedInto;
+      if (!survivorId || before.mergedInto) continue;
+      regrouped.add(survivorId);
+      merged.push({ absorbedId: before.id, survivorId });
+    }
     return { regrouped: [...regrouped], merged, first: !hadList };
   }
 

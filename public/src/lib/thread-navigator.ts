@@ -11,7 +11,8 @@ import type { RoomMemory } from './room-memory.js';
 import { threadsOf, type RoomThreads, type ThreadMerge } from './room-threads.js';
 import { entriesOf, hasOlder, loadOlderPage, openThread, regroup, wantsFirstPage } from './thread-paging.js';
 import { mergeCommand, newThreadCommand, splitCommand, type SplitLock, type SplitPart } from './threads-api.js';
-import { lookUpUnlisted, threadsGone } from './unlisted-thread.js';
+import { PrivateThreads } from './private-threads.js';
+import { lookUpUnlisted } from './unlisted-thread.js';
 
 /** What the navigator needs from the room's controller. */
 export interface NavigatorHost {
@@ -27,9 +28,6 @@ export interface NavigatorHost {
   followedMerge(absorbedId: string, survivorId: string): void;
 }
 
-/** Threads missing from a cut list that one refresh asks the store about (private entries are rarely spread over more). */
-const MAX_THREAD_CHECKS = 10;
-
 export class ThreadNavigator {
   /** The room's threads: list, counts, suggestions. */
   threads: RoomThreads = threadsOf('');
@@ -44,6 +42,8 @@ export class ThreadNavigator {
   private merging = '';
   /** The open thread the page restored that the room's first list left out (cut), until the store says where it leads. */
   private unlisted = '';
+  /** What became of the threads of private entries that the room's list cannot say. */
+  private readonly privateThreads = new PrivateThreads();
 
   constructor(private readonly host: NavigatorHost) {}
 
@@ -152,15 +152,21 @@ export class ThreadNavigator {
       if (restored && !threads.byId(restored) && !threads.complete) this.unlisted = restored;
       const resolved = await this.lookUpRestored(memory);
       if (memory !== this.memory) return;
-      const followed = this.followMerge(memory, merged, restored || resolved);
+      // The restored thread still to be asked about is lookUpRestored's, at the next refresh.
+      const privateIds = privateThreadIds(memory);
+      privateIds.delete(this.unlisted);
+      const found = await this.privateThreads.check(threads, privateIds);
+      if (memory !== this.memory) return;
+      const followed = this.followMerge(memory, [...merged, ...found.merged], restored || resolved);
       const refiled = memory.log.followMergesPrivately((id) => threads.mergedSurvivorOf(id));
       // A list fetched before a welcome named the main thread is older than that: it judges no main thread.
       const current = memory.mainThreadId === mainBefore;
       const replaced = current && this.followMain(memory);
       // The open thread missing from the list was deleted; one the store is still to be asked about stays open meanwhile.
       if (memory.threadId && memory.threadId !== this.unlisted && !threads.byId(memory.threadId)) memory.threadId = '';
-      const forgot = current && (await this.forgetDeleted(memory));
-      if (memory !== this.memory) return;
+      // The entries of deleted threads go (a deleted main thread's too, once a welcome names another).
+      const { mainThreadId } = memory;
+      const forgot = current && !!mainThreadId && memory.log.forgetPrivate((e) => e.message.threadId !== mainThreadId && found.gone.has(e.message.threadId));
       if (moved.some(Boolean) || forgot || replaced || followed || refiled || memory.threadId !== openBefore) this.host.changed();
       this.fill();
     } catch {
@@ -186,6 +192,7 @@ export class ThreadNavigator {
     this.unlisted = '';
     if (found.kind === 'gone') {
       if (memory.threadId === id) memory.threadId = '';
+      this.privateThreads.noteGone(id);
       return '';
     }
     this.threads.noteUnlisted(found.chain);
@@ -228,27 +235,6 @@ export class ThreadNavigator {
     // The member who merged it needs no telling: the merge's reply says it.
     if (open !== this.merging) this.host.followedMerge(open, survivor.id);
     return true;
-  }
-
-  /**
-   * Forgets the private entries of threads that were deleted (a deleted main thread's too, once a
-   * welcome names another). A thread missing from a complete list is gone; missing from a list the
-   * server cut (at most 100 active threads, the newest archived ones), the store is asked about it
-   * (`GET /api/v1/threads/:id`), and only its ERR_THREAD_NOT_FOUND proves it gone: entries kept
-   * for want of an answer are judged again at the next refresh.
-   */
-  private async forgetDeleted(memory: RoomMemory): Promise<boolean> {
-    const threads = this.threads;
-    const { mainThreadId } = memory;
-    if (!threads.loaded || !mainThreadId) return false;
-    const missing = new Set<string>();
-    for (const e of memory.log.privateEntries()) {
-      const id = e.message.threadId;
-      if (id && id !== mainThreadId && !threads.byId(id)) missing.add(id);
-    }
-    if (!missing.size) return false;
-    const gone = threads.complete ? missing : await threadsGone([...missing].slice(0, MAX_THREAD_CHECKS));
-    return memory.log.forgetPrivate((e) => gone.has(e.message.threadId));
   }
 
   /** The open thread gets a page at once when it shows nothing yet or was never paged (see wantsFirstPage). */
@@ -303,4 +289,9 @@ export class ThreadNavigator {
     if (reply.ok) await this.refresh();
     return reply;
   }
+}
+
+/** The threads the room's private entries are filed under. */
+function privateThreadIds(memory: RoomMemory): Set<string> {
+  return new Set(memory.log.privateEntries().flatMap((e) => (e.message.threadId ? [e.message.threadId] : [])));
 }

@@ -30,9 +30,15 @@ const notFound = (err: unknown) => err instanceof ApiError && err.code === 'ERR_
 
 /**
  * Asks the store about `id`, and follows its `mergedInto` through merges of merges: a thread the
- * list names (`listed`) is taken from it, any other is fetched. Never throws.
+ * list names (`listed`) is taken from it, any other is fetched. `maxHops`: threads the chain holds
+ * at most (fewer where the walk to `id` already took some). Never throws.
  */
-export async function lookUpUnlisted(id: string, listed: (id: string) => ThreadView | undefined, fetch: FetchThread = fetchThread): Promise<UnlistedThread> {
+export async function lookUpUnlisted(
+  id: string,
+  listed: (id: string) => ThreadView | undefined,
+  fetch: FetchThread = fetchThread,
+  maxHops = MAX_MERGE_HOPS,
+): Promise<UnlistedThread> {
   let at: ThreadView;
   try {
     at = await fetch(id);
@@ -40,7 +46,7 @@ export async function lookUpUnlisted(id: string, listed: (id: string) => ThreadV
     return notFound(err) ? { kind: 'gone' } : { kind: 'unknown' };
   }
   const chain = [at];
-  while (at.mergedInto && chain.length < MAX_MERGE_HOPS) {
+  while (at.mergedInto && chain.length < maxHops) {
     const next = at.mergedInto;
     // Each thread once: a cycle (which merges cannot make) ends the walk.
     if (chain.some((t) => t.id === next)) break;
@@ -54,17 +60,4 @@ export async function lookUpUnlisted(id: string, listed: (id: string) => ThreadV
     chain.push(at);
   }
   return { kind: 'found', chain };
-}
-
-/** Of `ids`, the threads the store no longer has (ERR_THREAD_NOT_FOUND); any other answer proves nothing. */
-export async function threadsGone(ids: readonly string[], fetch: FetchThread = fetchThread): Promise<Set<string>> {
-  const gone = new Set<string>();
-  for (const id of ids) {
-    try {
-      await fetch(id);
-    } catch (err) {
-      if (notFound(err)) gone.add(id);
-    }
-  }
-  return gone;
 }
