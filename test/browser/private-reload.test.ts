@@ -1,9 +1,24 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import type { AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
-import { tempDir } from '../helpers.js';
+import { ADMIN, tempDir } from '../helpers.js';
 import { heldLocalChat } from '../rag/fakes.js';
-import { browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, say, scanDom, shadowText, startServer, type Person } from './harness.js';
+import {
+  adminPost,
+  browserSuite,
+  describeBrowser,
+  item,
+  messageTexts,
+  newThread,
+  openAs,
+  probeResults,
+  say,
+  scanDom,
+  shadowText,
+  startServer,
+  threadButton,
+  type Person,
+} from './harness.js';
 
 // A member's private questions and answers are never stored by the server as messages (the
 // assistant remembers each exchange for its asker alone, until they forget it); the tab keeps them
@@ -204,6 +219,39 @@ describeBrowser('private questions kept in the tab', () => {
     await expect.poll(() => next.locator('salon-connection-status [data-notice=FORGET_PENDING]').count()).toBe(0);
     // The entry goes when the server's answer reaches the page, which may be after the store shows the deletion.
     await expect.poll(() => next.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('salon.forget.')))).toEqual([]);
+  });
+
+  it('sends a Forget them pressed offline once the room is back, though the thread open then was merged into one deleted since', async () => {
+    const roomId = stories[5].id;
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
+    await privateMode(ada.page);
+    await say(ada.page, 'What happened?');
+    await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(roomId)).toBe(1);
+    await ada.page.getByRole('button', { name: 'New thread' }).click();
+    await ada.page.getByLabel('Title of the new thread').fill('Side');
+    await ada.page.getByLabel('Title of the new thread').press('Enter');
+    await expect.poll(() => threadButton(ada.page, 'Side').getAttribute('aria-current')).toBe('true');
+
+    await ada.context.setOffline(true);
+    await ada.page.locator('salon-connection-status [data-state=offline]').waitFor();
+    await ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }).click();
+    const pending = ada.page.locator('salon-connection-status [data-notice=FORGET_PENDING]');
+    await pending.waitFor();
+    // Meanwhile the open thread is merged into another, which is then deleted: it leads to no thread.
+    const threads = (await (await fetch(`${suite.server.url}/api/v1/rooms/${roomId}/threads`)).json()) as { threads: { id: string; title: string }[] };
+    const side = threads.threads.find((t) => t.title === 'Side')!.id;
+    const other = await newThread(suite.server, roomId, 'Other');
+    await adminPost(suite.server, '/api/v1/threads/merge', { survivorId: other, absorbedId: side });
+    expect((await fetch(`${suite.server.url}/api/v1/threads/${other}`, { method: 'DELETE', headers: ADMIN })).ok).toBe(true);
+
+    await ada.context.setOffline(false);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => pending.count()).toBe(0);
+    await expect.poll(() => ada.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('salon.forget.')))).toEqual([]);
   });
 
   it('forgets the private questions of a thread that was deleted, and keeps those of the threads still there', async () => {

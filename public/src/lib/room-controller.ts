@@ -233,7 +233,9 @@ export class RoomController implements ReactiveController {
     const sent = `${roomId}\n${userId}`;
     if (this.forgetsSent.has(sent)) return;
     this.forgetsSent.add(sent);
-    void this.command('/forget private', this.threadId).then((reply) => {
+    // The room's, whichever thread it is sent in: in the main thread, not the open one, which may lead
+    // to no thread by now (merged into one deleted since, deleted), and the server would refuse it.
+    void this.command('/forget private', '').then((reply) => {
       this.forgetsSent.delete(sent);
       if (reply.ok || (reply.code !== 'ERR_NETWORK' && reply.code !== 'ERR_NOT_JOINED')) this.pendingForgets.remove(roomId, userId);
       else if (this.roomId === roomId) this.sendForget();
