@@ -8,7 +8,8 @@ import { scopeOf } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { lockCovering, placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
-import { MEMORY_CHUNK_COLUMNS, memoryChunkValues } from './rows.js';
+import { MEMORY_CHUNK_COLUMNS, memoryChunkValues, rowToStoredMemoryChunk } from './rows.js';
+import type { MemoryFiling, StoredMemoryChunk } from './types.js';
 import { activeThreadLocked } from './postgres-messages.js';
 
 /** Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was last seen. */
@@ -33,9 +34,43 @@ export async function insertMemory(
  * refused or follows the merge.
  */
 export async function insertMemoryInThread(sql: Sql, c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
-  const threadId = await activeThreadLocked(sql, c.threadId);
   // The lines' scope names the thread (insertLines), so the chunk is filed before they are written.
-  return insertMemory(sql, threadId === c.threadId ? c : { ...c, threadId }, now, vector);
+  return insertMemory(sql, await filedChunk(sql, c), now, vector);
+}
+
+/**
+ * Store.fileMemoryChunk; call inside a transaction. The repeat is looked for once the thread the
+ * chunk goes to is share-locked (insertMemoryInThread): a merge into or of that thread locks it
+ * for update, so none commits between the lookup and the insert, and one that committed before is
+ * seen by the lookup (each statement reads what was committed when it began).
+ */
+export async function fileMemoryInThread(
+  sql: Sql,
+  c: NewMemoryChunk,
+  now: string,
+  vector: { vector: Float32Array; model: string } | undefined,
+  notRepeats: number[],
+): Promise<MemoryFiling> {
+  const filed = await filedChunk(sql, c);
+  const repeat = await findRepeatIn(sql, filed);
+  if (repeat && !notRepeats.includes(repeat.id)) return { repeat };
+  return { stored: await insertMemory(sql, filed, now, vector) };
+}
+
+/** The chunk in the thread it goes to (activeThreadLocked). */
+async function filedChunk(sql: Sql, c: NewMemoryChunk): Promise<NewMemoryChunk> {
+  const threadId = await activeThreadLocked(sql, c.threadId);
+  return threadId === c.threadId ? c : { ...c, threadId };
+}
+
+/** Store.findMemoryRepeat. */
+export async function findRepeatIn(sql: Sql, c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
+  const { rows } = await sql.query(
+    // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
+    "SELECT * FROM memory_chunks WHERE words_key = $1 AND thread_id = $2 AND privileged = $3 AND (privileged = 0 OR coalesce(owner, '') = $4) ORDER BY id LIMIT 1",
+    [wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? ''],
+  );
+  return rows.length ? rowToStoredMemoryChunk(rows[0]) : null;
 }
 
 /** Deletes chunks; their lines go with them (foreign key). */

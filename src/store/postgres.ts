@@ -8,7 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChunkRow, ContentItem, ContentKind, ItemSummary, ItemWithoutComments, NewChunk, StoredItem } from '../content/types.js';
-import { wordsKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
 import { failUnfinished } from './job-sweep.js';
@@ -16,7 +15,7 @@ import { CHUNK_SELECT, hasChunks, listItemSummariesIn, listItemsIn, lockItem, re
 import * as embeddings from './postgres-embeddings.js';
 import * as jobs from './postgres-jobs.js';
 import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
-import { insertMemoryInThread, pruneIn } from './postgres-memory.js';
+import { fileMemoryInThread, findRepeatIn, insertMemoryInThread, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as sources from './postgres-sources.js';
@@ -43,6 +42,7 @@ import type {
   JobRunner,
   ListItemsQuery,
   LiveJobs,
+  MemoryFiling,
   NewMessage,
   NewSource,
   NewThread,
@@ -356,17 +356,16 @@ export class PostgresStore implements Store {
     return this.db.tx((sql) => insertMemoryInThread(sql, c, now, vector));
   }
 
+  fileMemoryChunk(c: NewMemoryChunk, now: string, vector: { vector: Float32Array; model: string } | undefined, notRepeats: number[]): Promise<MemoryFiling> {
+    return this.db.tx((sql) => fileMemoryInThread(sql, c, now, vector, notRepeats));
+  }
+
   async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
     await this.db.query('UPDATE memory_chunks SET vector = $1, vector_model = $2 WHERE id = $3', [vectorToBlob(vector), model, id]);
   }
 
-  async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
-    const { rows } = await this.db.query(
-      // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
-      "SELECT * FROM memory_chunks WHERE words_key = $1 AND thread_id = $2 AND privileged = $3 AND (privileged = 0 OR coalesce(owner, '') = $4) ORDER BY id LIMIT 1",
-      [wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? ''],
-    );
-    return rows.length ? rowToStoredMemoryChunk(rows[0]) : null;
+  findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
+    return findRepeatIn(this.db, c);
   }
 
   async touchMemoryChunk(id: number, now: string): Promise<boolean> {

@@ -69,6 +69,7 @@ import type {
   JobRunner,
   ListItemsQuery,
   LiveJobs,
+  MemoryFiling,
   NewMemoryEntry,
   NewMessage,
   NewSource,
@@ -852,20 +853,55 @@ export class SqliteStore implements Store {
 
   async addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
     this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string, v?: { vector: Float32Array; model: string }) =>
-      this.addMemoryInTransaction(chunk, at, v),
+      this.insertNewMemory(this.filedChunk(chunk), at, v),
     );
     return this.addMemoryTx.immediate(c, now, vector);
   }
 
+  async fileMemoryChunk(
+    c: NewMemoryChunk,
+    now: string,
+    vector: { vector: Float32Array; model: string } | undefined,
+    notRepeats: number[],
+  ): Promise<MemoryFiling> {
+    this.fileMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string, v: { vector: Float32Array; model: string } | undefined, known: number[]) =>
+      this.fileMemoryInTransaction(chunk, at, v, known),
+    );
+    return this.fileMemoryTx.immediate(c, now, vector, notRepeats);
+  }
+
   private setVectorTx?: Database.Transaction<(id: number, vector: Float32Array, model: string) => void>;
   private addMemoryTx?: Database.Transaction<(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }) => MemoryChunk>;
+  private fileMemoryTx?: Database.Transaction<
+    (c: NewMemoryChunk, now: string, vector: { vector: Float32Array; model: string } | undefined, notRepeats: number[]) => MemoryFiling
+  >;
 
-  /** The chunk goes where a message for its thread would (`threadTakingMessages`), or nowhere. */
-  private addMemoryInTransaction(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
+  /**
+   * The repeat lookup and the insert in one transaction (Store.fileMemoryChunk): synchronous, as
+   * better-sqlite3's transactions are, so no merge commits between the thread's walk, the lookup
+   * in the thread it ends on and the insert.
+   */
+  private fileMemoryInTransaction(
+    c: NewMemoryChunk,
+    now: string,
+    vector: { vector: Float32Array; model: string } | undefined,
+    notRepeats: number[],
+  ): MemoryFiling {
+    const filed = this.filedChunk(c);
+    const repeat = this.repeatOf(filed);
+    if (repeat && !notRepeats.includes(repeat.id)) return { repeat };
+    return { stored: this.insertNewMemory(filed, now, vector) };
+  }
+
+  /** The chunk in the thread it goes to: where a message for its thread would (`threadTakingMessages`), or nowhere. */
+  private filedChunk(c: NewMemoryChunk): NewMemoryChunk {
     const threadId = this.threadTakingMessages(c.threadId);
-    const filed = threadId === c.threadId ? c : { ...c, threadId };
-    const id = this.writeMemoryRow(null, filed, now, now, vector);
-    return { ...filed, id, createdAt: now, updatedAt: now };
+    return threadId === c.threadId ? c : { ...c, threadId };
+  }
+
+  private insertNewMemory(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
+    const id = this.writeMemoryRow(null, c, now, now, vector);
+    return { ...c, id, createdAt: now, updatedAt: now };
   }
 
   /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */
@@ -1087,6 +1123,11 @@ export class SqliteStore implements Store {
   }
 
   async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
+    return this.repeatOf(c);
+  }
+
+  /** findMemoryRepeat, synchronous (inside a write's transaction too). */
+  private repeatOf(c: NewMemoryChunk): StoredMemoryChunk | null {
     const key = wordsKey(c.text);
     const params = c.privileged ? [key, c.threadId, c.owner ?? ''] : [key, c.threadId];
     const row = this.sql(c.privileged ? FIND_PRIVATE_REPEAT : FIND_PUBLIC_REPEAT).get(...params, ...params) as Row | undefined;

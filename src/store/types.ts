@@ -103,6 +103,13 @@ export interface StoredMemoryChunk extends MemoryChunk {
 }
 
 /**
+ * What Store.fileMemoryChunk did: stored the chunk (`stored`, naming the thread it went to), or
+ * stored nothing because the thread it would go to holds a chunk of its scope with its words
+ * (`repeat`) that the caller has not compared with it yet.
+ */
+export type MemoryFiling = { stored: MemoryChunk } | { repeat: StoredMemoryChunk };
+
+/**
  * Everything one thread operation changes, applied in one transaction: all of it, or on any error
  * (a thread changed since it was read, a message that moved meanwhile) none.
  */
@@ -458,6 +465,15 @@ export interface Store {
    * when its thread is gone, ERR_THREAD_ARCHIVED when it leads to no active thread, nothing stored.
    */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
+  /**
+   * addMemoryChunk, unless the thread the chunk goes to holds a chunk findMemoryRepeat would find
+   * for it there (same scope, same words) whose id is not in `notRepeats` (chunks the caller
+   * compared and found no repeat: their vectors are far): then that chunk is returned and nothing
+   * is stored. The lookup runs in the write's transaction, after the thread is resolved, so no merge
+   * can bring a repeat in between the two; whether the found chunk is a repeat (its vector) is the
+   * caller's to decide, and to refresh it (touchMemoryChunk) or to file again with it in `notRepeats`.
+   */
+  fileMemoryChunk(chunk: NewMemoryChunk, now: string, vector: { vector: Float32Array; model: string } | undefined, notRepeats: number[]): Promise<MemoryFiling>;
   /** Keeps a chunk's vector (one embedded after it was stored, or again by another embedder). */
   setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void>;
   /** The chunk of the same thread and scope (privilege and owner) whose words are `chunk`'s (src/memory/repeats.ts), if any. */

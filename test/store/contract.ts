@@ -520,6 +520,27 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.scanThreadMemory(main.id, 0, 10)).map((c) => c.id)).toEqual([stored.id]);
       });
 
+      it('files a chunk unless the thread it goes to holds one with its words the caller has not compared, looked up after the merges it follows', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const v = Float32Array.from([0.6, 0.8, 0]);
+        const held = await store.addMemoryChunk(chunk(main.id, 'The lighthouse keeper retired.'), at(2), { vector: v, model: 'm@3' });
+        await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id: 't1', status: 'archived', mergedInto: main.id }] });
+        const again = chunk('t1', 'the lighthouse keeper retired');
+        // Found in the survivor, not in the merged thread it was asked for: nothing stored.
+        const found = await store.fileMemoryChunk(again, at(3), { vector: v, model: 'm@3' }, []);
+        expect(found).toEqual({ repeat: expect.objectContaining({ id: held.id, threadId: main.id, vectorModel: 'm@3' }) });
+        expect(await store.countMemoryChunks(main.id)).toBe(1);
+        // Another scope holds no repeat of it: a private exchange is stored.
+        const secret = await store.fileMemoryChunk({ ...again, kind: 'exchange', privileged: true, owner: 'u_ann' }, at(3), undefined, []);
+        expect(secret).toEqual({ stored: expect.objectContaining({ threadId: main.id, privileged: true, owner: 'u_ann' }) });
+        // Compared and found no repeat (its vector far): stored beside it, the other left as it was.
+        const beside = await store.fileMemoryChunk(again, at(3), undefined, [held.id]);
+        expect(beside).toEqual({ stored: expect.objectContaining({ threadId: main.id, text: 'the lighthouse keeper retired', createdAt: at(3) }) });
+        expect(await store.countMemoryChunks(main.id)).toBe(3);
+        expect((await store.getMemoryChunks([held.id]))[0].updatedAt).toBe(at(2));
+        await expect(store.fileMemoryChunk(chunk('thr_gone', 'too late'), at(3), undefined, [])).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+      });
+
       it('refuses a chunk of a thread archived without a merge, or merged on past MAX_MERGE_HOPS, storing nothing', async () => {
         const main = await store.ensureMainThread('news_1');
         await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id: 't1', status: 'archived' }] });
