@@ -42,6 +42,13 @@ const LOAD_PAGE = 256;
 /** Vectors copied from the index between two event-loop turns (8 MB at 2,048 dimensions). */
 const COPY_PAGE = 1024;
 
+/**
+ * Writes of a chunk that found a repeat candidate where it goes at most (MemoryService.fileOrRefresh):
+ * without a change committed meanwhile two do (the candidate, then the chunk or its refresh), and
+ * each more follows a chunk with its words brought there, or deleted before it was refreshed.
+ */
+export const FILING_ROUNDS = 4;
+
 /** Reads of a member's private memory forgetPrivate makes at most: another after each that found some (a fusion may have copied it meanwhile). */
 const FORGET_PASSES = 3;
 
@@ -688,22 +695,14 @@ export class MemoryService implements MemorySearch {
       this.options.onEmbedFailure?.();
       this.embedFailures.failed((err as Error)?.message, { threadId: chunk.threadId }, 'memory chunk not embedded; it is indexed at the next start');
     }
-    if (vector) {
-      // Looked for where the store will file the chunk: a merge committed during the embedding sends
-      // it to the survivor (addMemoryChunk), whose memory now holds what the absorbed thread's did.
-      const filing = await survivorOf(store, chunk.threadId);
-      const repeat = filing && (await this.repeatOf({ ...chunk, threadId: filing.id }, vector));
-      if (forgotten()) return;
-      if (repeat && (await store.touchMemoryChunk(repeat.id, now))) return;
-    }
-    let stored: MemoryChunk;
+    let stored: MemoryChunk | null;
     try {
       // The embedding may take a model server seconds: the store files the chunk, in the write's own
       // transaction, where a message for its thread would go now. A thread merged meanwhile sends it
       // to the survivor (`stored.threadId`), with the messages it holds; a thread deleted meanwhile
       // or archived without a merge takes nothing, as it takes no message: the chunk would be one
       // nobody can read or delete, or one nobody searches. Its messages are stored already.
-      stored = await store.addMemoryChunk(chunk, now, vector && { vector, model: this.vectorModel });
+      stored = await this.fileOrRefresh(chunk, now, vector, forgotten);
     } catch (err) {
       if (err instanceof errors.ERR_THREAD_NOT_FOUND) return;
       if (err instanceof errors.ERR_THREAD_ARCHIVED) {
@@ -712,6 +711,7 @@ export class MemoryService implements MemorySearch {
       }
       throw err;
     }
+    if (!stored) return;
     // Forgotten while it was being written: forgetPrivate's read of the store may have missed it.
     if (forgotten()) {
       await store.applyThreadChange({ at: now, expect: [], deleteMemory: [stored.id] });
@@ -737,14 +737,32 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
-   * An existing chunk of the same scope that `chunk` repeats: the same words (one indexed lookup,
-   * so a thread of any size costs the same) and a near-identical vector.
+   * Stores `chunk` where the store files it, unless a chunk it files it beside repeats it: the same
+   * words in the same scope (one indexed lookup, so a thread of any size costs the same) and a
+   * near-identical vector; that one is refreshed instead and null returned (null too when the
+   * chunk was forgotten meanwhile). The words are looked up in the write's own transaction
+   * (Store.fileMemoryChunk), where the thread is resolved: looked up before, a merge committing
+   * in between could bring the survivor's repeat in, or send the chunk to a survivor holding one.
+   * The vectors are compared here (an old chunk's may have to be embedded again), and the write
+   * tried again when they are far, or when the repeat went before it was refreshed.
    */
-  private async repeatOf(chunk: NewMemoryChunk, vector: Float32Array): Promise<MemoryChunk | null> {
-    const existing = await this.options.store.findMemoryRepeat(chunk);
-    if (!existing) return null;
-    const [theirs] = await this.vectorsOf([existing]);
-    return cosine(vector, theirs) >= DUPLICATE_COSINE ? existing : null;
+  private async fileOrRefresh(chunk: NewMemoryChunk, now: string, vector: Float32Array | undefined, forgotten: () => boolean): Promise<MemoryChunk | null> {
+    const { store } = this.options;
+    // Without a vector nothing is a repeat: the vectors decide.
+    if (!vector) return store.addMemoryChunk(chunk, now);
+    const embedded = { vector, model: this.vectorModel };
+    const notRepeats: number[] = [];
+    for (let round = 0; round < FILING_ROUNDS; round++) {
+      const filed = await store.fileMemoryChunk(chunk, now, embedded, notRepeats);
+      if ('stored' in filed) return filed.stored;
+      if (forgotten()) return null;
+      const [theirs] = await this.vectorsOf([filed.repeat]);
+      if (cosine(vector, theirs) < DUPLICATE_COSINE) notRepeats.push(filed.repeat.id);
+      else if (await store.touchMemoryChunk(filed.repeat.id, now)) return null;
+    }
+    // Each round met a change committed since the one before: the chunk is kept all the same, a
+    // copy at worst (as a merge of two threads holding the same passage leaves), never a loss.
+    return store.addMemoryChunk(chunk, now, embedded);
   }
 
   private async prune(threadId: string | null): Promise<void> {

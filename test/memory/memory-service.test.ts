@@ -11,6 +11,7 @@ import {
   MemoryService,
   ownersFollowContext,
   DELETE_SLICE,
+  FILING_ROUNDS,
   RETENTION_SWEEP_MS,
   type MemoryOptions,
 } from '../../src/memory/memory-service.js';
@@ -19,9 +20,11 @@ import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
-import type { Thread } from '../../src/store/types.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import type { Store, Thread } from '../../src/store/types.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { linesLog } from '../helpers.js';
+import { POSTGRES_URL, describePostgres, dropSchema, schemaName } from '../store/postgres-harness.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -77,7 +80,7 @@ function answered(threadId: string, asker: string, question: string, answer: str
 }
 
 /** Merges `side` into the thread `survivorId` as the thread service does (its messages and memory moved); the survivor as read before. */
-async function mergeInto(store: SqliteStore, side: Thread, survivorId: string): Promise<Thread> {
+async function mergeInto(store: Store, side: Thread, survivorId: string): Promise<Thread> {
   const main = (await store.getThread(survivorId))!;
   await store.applyThreadChange({
     at: new Date().toISOString(),
@@ -635,5 +638,144 @@ describe('the window that holds a context line', () => {
     expect(ids(ownersFollowContext(ranked, context))).toEqual([1, 4, 2, 3, 5]);
     // No holder among the candidates: the order is kept.
     expect(ids(ownersFollowContext([{ id: 1, line: 'L' }, { id: 2 }], context))).toEqual([1, 2]);
+  });
+});
+
+/** `store` with the methods `replaced` replaced (the others its own). */
+function overriding(store: Store, replaced: Partial<Store>): Store {
+  return new Proxy(store, {
+    get(target, key) {
+      if (Object.hasOwn(replaced, key)) return replaced[key as keyof Store];
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * `store`, where `before` runs once, as the first memory chunk write begins: after every lookup the
+ * service makes for the chunk (its thread, a repeat), before the store's transaction.
+ */
+function writingAfter(store: Store, before: () => Promise<unknown>): Store {
+  let once: Promise<unknown> | undefined;
+  const first = () => (once ??= before());
+  return overriding(store, {
+    addMemoryChunk: async (...args) => (await first(), store.addMemoryChunk(...args)),
+    fileMemoryChunk: async (...args) => (await first(), store.fileMemoryChunk(...args)),
+  });
+}
+
+function filingRaces(name: string, open: () => Promise<Store>): void {
+  describe(`a merge committing between a chunk's lookups and its write (${name})`, () => {
+    async function setupOn(options: Partial<MemoryOptions> = {}) {
+      const store = await open();
+      const index = memoryIndex();
+      const main = await store.ensureMainThread('news_1');
+      const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
+      let merge: () => Promise<unknown> = async () => {};
+      const memory = new MemoryService({ store: writingAfter(store, () => merge()), embedder, index, ...options });
+      cleanups.push(() => memory.close());
+      return { store, index, memory, main, side, mergeAtWrite: (m: () => Promise<unknown>) => (merge = m) };
+    }
+
+    /** The chunk of `text` stored in `threadId` as the service would store it (with the service's vector of `like`, its text by default). */
+    async function alreadyStored(store: Store, memory: MemoryService, threadId: string, text: string, at: string, like = text) {
+      const [vector] = await embedder.embed([like]);
+      const c = {
+        threadId,
+        roomId: 'news_1',
+        kind: 'exchange' as const,
+        text,
+        messageIds: [],
+        authors: ['Ann', 'Salon AI'],
+        firstTs: at,
+        lastTs: at,
+        privileged: false,
+        owner: 'u_Ann',
+      };
+      return store.addMemoryChunk(c, at, { vector, model: memory.vectorModel });
+    }
+
+    const ask = (threadId: string, asker: string, question: string, answer: string) => {
+      const [request, result] = answered(threadId, asker, question, answer);
+      return { request, result, text: exchangeText(request.text, result.message.text) };
+    };
+
+    it('refreshes the repeat the survivor holds when its thread was merged after the repeat lookup, instead of adding a copy', async () => {
+      let now = Date.UTC(2026, 10, 24, 12);
+      const { store, memory, index, main, side, mergeAtWrite } = await setupOn({ now: () => now });
+      const ferry = ask(side.id, 'Cy', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
+      const repeat = await alreadyStored(store, memory, main.id, ferry.text, new Date(now).toISOString());
+      now += 60_000;
+      mergeAtWrite(() => mergeInto(store, side, main.id));
+      memory.onAnswer(ferry.request, ferry.result);
+      await memory.idle();
+      const chunks = await store.scanMemoryChunks(0, 10);
+      expect(chunks.map((c) => [c.id, c.threadId, c.updatedAt])).toEqual([[repeat.id, main.id, new Date(now).toISOString()]]);
+      expect(index.size).toBe(0);
+    });
+
+    it('refreshes the repeat a merge brought into the chunk’s own thread after the repeat lookup, and still stores one whose same words have a far vector', async () => {
+      let now = Date.UTC(2026, 10, 24, 12);
+      const { store, memory, index, main, side, mergeAtWrite } = await setupOn({ now: () => now });
+      const ferry = ask(main.id, 'Cy', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
+      const pier = ask(main.id, 'Cy', 'When was the pier approved?', 'The pier was approved in March.');
+      const before = new Date(now).toISOString();
+      const repeat = await alreadyStored(store, memory, side.id, ferry.text, before);
+      // The same words, a vector far from theirs: no repeat.
+      const far = await alreadyStored(store, memory, side.id, pier.text, before, 'Tide tables for the harbour are posted weekly.');
+      now += 60_000;
+      // The side thread, holding both, is merged into the main thread as the first chunk is written.
+      mergeAtWrite(() => mergeInto(store, side, main.id));
+      memory.onAnswer(ferry.request, ferry.result);
+      memory.onAnswer(pier.request, pier.result);
+      await memory.idle();
+      const chunks = await store.scanMemoryChunks(0, 10);
+      const later = new Date(now).toISOString();
+      expect(chunks.map((c) => [c.threadId, c.text.split('\n')[1], c.updatedAt])).toEqual([
+        [main.id, 'A: The ferry leaves at noon.', later],
+        [main.id, 'A: The pier was approved in March.', before],
+        [main.id, 'A: The pier was approved in March.', later],
+      ]);
+      expect(chunks.slice(0, 2).map((c) => c.id)).toEqual([repeat.id, far.id]);
+      expect(index.size).toBe(1);
+    });
+  });
+}
+
+filingRaces('SQLite', async () => new SqliteStore({ filename: ':memory:' }));
+
+describePostgres('PostgreSQL', () => {
+  filingRaces('PostgreSQL', async () => {
+    const schema = schemaName();
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    cleanups.push(
+      () => dropSchema(schema),
+      () => store.close(),
+    );
+    return store;
+  });
+});
+
+describe('a chunk whose repeat goes each time before it is refreshed', () => {
+  it(`is written FILING_ROUNDS (${FILING_ROUNDS}) times at most, then stored unchecked`, async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const thread = await store.ensureMainThread('news_1');
+    const [request, result] = answered(thread.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
+    const [vector] = await embedder.embed([exchangeText(request.text, result.message.text)]);
+    let writes = 0;
+    // Every write finds a near repeat (a new one each time) that is deleted before it is refreshed.
+    const racing = overriding(store, {
+      fileMemoryChunk: async (c) => ({
+        repeat: { ...c, id: 1000 + ++writes, createdAt: '', updatedAt: '', vector, vectorModel: memory.vectorModel },
+      }),
+      touchMemoryChunk: async () => false,
+    });
+    const memory = new MemoryService({ store: racing, embedder, index: memoryIndex() });
+    cleanups.push(() => memory.close());
+    memory.onAnswer(request, result);
+    await memory.idle();
+    expect(writes).toBe(FILING_ROUNDS);
+    expect((await store.scanMemoryChunks(0, 10)).map((c) => c.text.split('\n')[1])).toEqual(['A: The ferry leaves at noon.']);
   });
 });
