@@ -679,9 +679,12 @@ export class MemoryService implements MemorySearch {
     const store = this.options.store;
     // A window open (or a chunk queued) when its thread was merged goes where its messages went.
     const thread = await survivorOf(store, closed.threadId);
-    if (!thread) return;
+    const asked = thread?.id === closed.threadId ? thread : await store.getThread(closed.threadId);
+    if (!thread || !asked) return;
     const given = thread.id === closed.threadId ? closed : { ...closed, threadId: thread.id };
-    const chunk = thread.privileged && given.kind === 'exchange' && given.owner ? { ...given, privileged: true } : given;
+    // An exchange is its asker's alone if the thread it was asked in is privileged, wherever it is
+    // filed: a merge moves the chunks it finds as they are, and this one is filed as one of them.
+    const chunk = asked.privileged && given.kind === 'exchange' && given.owner ? { ...given, privileged: true } : given;
     // Its asker forgot their private memory after it was queued (forgetPrivate).
     const forgotten = () => chunk.privileged && this.forgotten.has(closed);
     if (forgotten()) return;

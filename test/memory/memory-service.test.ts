@@ -740,6 +740,33 @@ function filingRaces(name: string, open: () => Promise<Store>): void {
       expect(chunks.slice(0, 2).map((c) => c.id)).toEqual([repeat.id, far.id]);
       expect(index.size).toBe(1);
     });
+
+    it('keeps the privilege of the thread an exchange was asked in, wherever a merge sends it, as the merge keeps its chunks’', async () => {
+      const { store, memory, main, side, mergeAtWrite } = await setupOn();
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: main.id, privileged: true }] });
+      const later = await store.createThread({ id: 'thr_later', roomId: 'news_1', title: 'Later' }, 'u_Ann');
+      const ferry = ask(side.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
+      const pier = ask(later.id, 'Ann', 'When was the pier approved?', 'The pier was approved in March.');
+      const locker = ask(main.id, 'Ann', 'What is my locker code?', 'Your locker code is 4417.');
+      // Both public threads are merged into the privileged one as the first exchange is written: the
+      // second is still queued, and the service finds its thread merged when it takes it.
+      mergeAtWrite(async () => {
+        await mergeInto(store, side, main.id);
+        await mergeInto(store, later, main.id);
+      });
+      memory.onAnswer(ferry.request, ferry.result);
+      memory.onAnswer(pier.request, pier.result);
+      memory.onAnswer(locker.request, locker.result);
+      await memory.idle();
+      expect((await store.scanMemoryChunks(0, 10)).map((c) => [c.threadId, c.text.split('\n')[1], c.privileged, c.owner])).toEqual([
+        [main.id, 'A: The ferry leaves at noon.', false, 'u_Ann'],
+        [main.id, 'A: The pier was approved in March.', false, 'u_Ann'],
+        [main.id, 'A: Your locker code is 4417.', true, 'u_Ann'],
+      ]);
+      const found = await memory.search('when was the pier approved?', publicAsk(main.id, 'Cy'), 3);
+      expect(found.map((h) => h.chunk.text)).toContain(pier.text);
+      expect(found.map((h) => h.chunk.text)).not.toContain(locker.text);
+    });
   });
 }
 
