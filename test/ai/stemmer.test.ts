@@ -159,6 +159,13 @@ describe('the stemmer', () => {
       // `bit` is mostly the noun ("a bit of", "64-bit"), not `bite`'s.
       bit: 'bit',
       bits: 'bit',
+      // `lay` is the verb lay ("lay off", "lay-it-anywhere"), not `lie`'s past, and `laid` is its.
+      lay: 'lay',
+      lays: 'lay',
+      laying: 'lay',
+      laid: 'lay',
+      lie: 'lie',
+      lying: 'lie',
       // Irregular forms, -ies and the derivations, as before.
       used: 'use',
       using: 'use',
@@ -204,6 +211,8 @@ describe('the stemmer', () => {
       ['case', 'cases'],
       ['ache', 'aches'],
       ['bit', 'bits'],
+      ['lay', 'lays', 'laid', 'laying'],
+      ['lie', 'lies', 'lying', 'lied'],
       ['plane', 'planes', 'planed', 'planing'],
       ['shine', 'shines', 'shining'],
       ['scare', 'scares', 'scared', 'scaring'],
@@ -240,6 +249,8 @@ describe('the stemmer', () => {
       ['aches', 'ach'],
       ['bit', 'bite'],
       ['bits', 'bites'],
+      ['lay', 'lie'],
+      ['laid', 'lied'],
       ['plane', 'plan'],
       ['planes', 'plans'],
       ['planing', 'planning'],

@@ -30,9 +30,9 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * its base (`freed` is `free`, `guaranteed` `guarante`), and `gases`, `buses`, `ashes` are `gas`,
  * `bus`, `ash`. v9: `bit` is its own word, no longer `bite`, and twelve bases of five letters keep
  * their final e in every form (`plane` is no longer `plan`, `united` no longer `unit`, `quite` no
- * longer `quit`).
+ * longer `quit`). v10: `lay` is the verb lay's, no longer `lie`, and `laid` is `lay`.
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v9';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v10';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
