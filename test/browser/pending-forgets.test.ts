@@ -32,3 +32,59 @@ describe('PendingForgets', () => {
     expect(storage.getItem(`salon.forget.${ROOM}`)).toBeNull();
   });
 });
+
+describe('PendingForgets, the waits of a refused request', () => {
+  const ADA = 'u_AAAAAAAAAAAAAAAA';
+
+  it('keeps the refusals and the wait across pages, so a reload neither sends early nor counts afresh', () => {
+    const storage = new FakeStorage();
+    const first = new PendingForgets(storage);
+    first.add(ROOM, ADA);
+    expect(first.retry(ROOM, ADA)).toEqual({ refusals: 0, retryAt: 0 });
+    expect(first.refused(ROOM, ADA, 5_000)).toEqual({ refusals: 1, retryAt: 5_000 });
+
+    const reloaded = new PendingForgets(storage);
+    expect(reloaded.has(ROOM, ADA)).toBe(true);
+    expect(reloaded.retry(ROOM, ADA)).toEqual({ refusals: 1, retryAt: 5_000 });
+    expect(reloaded.refused(ROOM, ADA, 9_000)).toEqual({ refusals: 2, retryAt: 9_000 });
+    // Pressed again while it waits: the count goes on.
+    reloaded.add(ROOM, ADA);
+    expect(new PendingForgets(storage).retry(ROOM, ADA)).toEqual({ refusals: 2, retryAt: 9_000 });
+
+    // Answered (or refused for good): nothing is left of it, and a new press starts afresh.
+    reloaded.remove(ROOM, ADA);
+    expect(storage.items.size).toBe(0);
+    reloaded.add(ROOM, ADA);
+    expect(new PendingForgets(storage).retry(ROOM, ADA)).toEqual({ refusals: 0, retryAt: 0 });
+  });
+
+  it('keeps the count in the page when storage refuses it', () => {
+    const refusing = new FakeStorage();
+    refusing.setItem = () => {
+      throw new Error('QuotaExceededError');
+    };
+    const pending = new PendingForgets(refusing);
+    pending.add(ROOM, ADA);
+    pending.refused(ROOM, ADA, 5_000);
+    expect(pending.retry(ROOM, ADA)).toEqual({ refusals: 1, retryAt: 5_000 });
+  });
+
+  it('ignores a tampered wait rather than trusting it', () => {
+    const storage = new FakeStorage();
+    storage.setItem(`salon.forget.${ROOM}`, JSON.stringify([ADA, 'u_BBBBBBBBBBBBBBBB', 'u_CCCCCCCCCCCCCCCC']));
+    storage.setItem(
+      `salon.forget-retry.${ROOM}`,
+      JSON.stringify({
+        [ADA]: { refusals: -3, retryAt: 1 },
+        u_BBBBBBBBBBBBBBBB: { refusals: 2, retryAt: 'soon' },
+        u_CCCCCCCCCCCCCCCC: { refusals: 2, retryAt: 7 },
+      }),
+    );
+    const pending = new PendingForgets(storage);
+    expect(pending.retry(ROOM, ADA)).toEqual({ refusals: 0, retryAt: 0 });
+    expect(pending.retry(ROOM, 'u_BBBBBBBBBBBBBBBB')).toEqual({ refusals: 0, retryAt: 0 });
+    expect(pending.retry(ROOM, 'u_CCCCCCCCCCCCCCCC')).toEqual({ refusals: 2, retryAt: 7 });
+    storage.setItem(`salon.forget-retry.${ROOM}`, '[1,2]');
+    expect(new PendingForgets(storage).retry(ROOM, 'u_CCCCCCCCCCCCCCCC')).toEqual({ refusals: 0, retryAt: 0 });
+  });
+});

@@ -7,6 +7,8 @@ export interface BackoffOptions {
   capMs?: number;
   /** Random number source in [0, 1); replaceable for tests. */
   random?: () => number;
+  /** Failures counted already (a count kept across reloads); 0 unless given. */
+  failures?: number;
 }
 
 export const DEFAULT_BACKOFF_BASE_MS = 500;
@@ -23,8 +25,10 @@ export class Backoff {
     this.baseMs = options.baseMs ?? DEFAULT_BACKOFF_BASE_MS;
     this.capMs = options.capMs ?? DEFAULT_BACKOFF_CAP_MS;
     this.random = options.random ?? Math.random;
+    this.attempt = options.failures ?? 0;
     if (!(this.baseMs > 0)) throw new RangeError(`baseMs must be a positive number, got ${this.baseMs}`);
     if (!(this.capMs >= this.baseMs)) throw new RangeError(`capMs must be at least baseMs (${this.baseMs}), got ${this.capMs}`);
+    if (!Number.isInteger(this.attempt) || this.attempt < 0) throw new RangeError(`failures must be a whole number, got ${this.attempt}`);
   }
 
   /** Failures since the last reset. */

@@ -1,0 +1,45 @@
+/**
+ * What the page does with the server's answer to a pending "Forget them" (`/forget private`): done,
+ * sent again at the room's next welcome (the connection lost the answer), sent again after a
+ * backoff (a refusal that passes), or refused for good, which the member is told of. The server's
+ * refusals of the command (src/rooms/chat.ts `command`, src/memory/commands.ts `forgetCommand`,
+ * src/rooms/session.ts) carry no retry-after: neither the per-address command budget nor the frame
+ * budgets say when they refill, and an `error` frame has no field for it. So the page waits out its
+ * own backoff (backoff.ts), a bounded number of times, counted across reloads (pending-forgets.ts).
+ */
+import { Backoff } from './backoff.js';
+import type { CommandReply } from './command-replies.js';
+
+/** First wait after a passing refusal, before jitter (a command budget refills one command in seconds). */
+export const FORGET_RETRY_BASE_MS = 2_000;
+/** Longest wait between two tries, before jitter. */
+export const FORGET_RETRY_CAP_MS = 30_000;
+/** Passing refusals in a row after which the page stops and tells the member (30 to 60 s of waits in all). */
+export const MAX_FORGET_REFUSALS = 6;
+
+/**
+ * Refusals that pass: the per-address command budget or a frame budget (ERR_RATE_LIMITED), a
+ * failure of the store or the server while it forgot, or while it shut down (ERR_INTERNAL: a
+ * SalonError of status 500 or more reaches a socket as that), a thread change that crossed the
+ * forget (ERR_THREAD_CHANGED: nothing was changed, try again), and no answer within the page's wait
+ * (ERR_TIMEOUT: the server may be stuck; forgetting twice is harmless).
+ */
+const PASSING = new Set(['ERR_RATE_LIMITED', 'ERR_INTERNAL', 'ERR_THREAD_CHANGED', 'ERR_TIMEOUT']);
+/** No answer because the room is not joined: the request waits for the next welcome, as one pressed offline does. */
+const NOT_CONNECTED = new Set(['ERR_NETWORK', 'ERR_NOT_JOINED']);
+
+/** What to do with a pending forget after the server's `reply`. */
+export type ForgetOutcome =
+  { kind: 'done' } | { kind: 'at-welcome' } | { kind: 'retry'; code: string; message: string } | { kind: 'refused'; code: string; message: string };
+
+export function forgetOutcome(reply: CommandReply): ForgetOutcome {
+  if (reply.ok) return { kind: 'done' };
+  if (NOT_CONNECTED.has(reply.code)) return { kind: 'at-welcome' };
+  // Any other refusal (ERR_BAD_MESSAGE, ERR_FORBIDDEN, a code this page does not know) would come back the same.
+  return { kind: PASSING.has(reply.code) ? 'retry' : 'refused', code: reply.code, message: reply.message };
+}
+
+/** The wait before the next try, after `refusals` passing refusals in a row (1 or more). */
+export function forgetRetryDelay(refusals: number, random: () => number = Math.random): number {
+  return new Backoff({ baseMs: FORGET_RETRY_BASE_MS, capMs: FORGET_RETRY_CAP_MS, random, failures: Math.max(0, refusals - 1) }).next();
+}
