@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { FORGET_RETRY_BASE_MS, FORGET_RETRY_CAP_MS, MAX_FORGET_REFUSALS } from '../../public/src/lib/forget-retry.js';
 import type { AskResult, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
 import { ADMIN, tempDir } from '../helpers.js';
 import { heldLocalChat } from '../rag/fakes.js';
@@ -48,6 +49,42 @@ function pageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
   return errors;
+}
+
+/** Refusals `refuse` makes of `/forget private` (null: let it through to the server), and how many the page sent. */
+async function refuseForgets(page: Page, refuse: () => { code: string; message: string } | null): Promise<{ forgets: number }> {
+  const seen = { forgets: 0 };
+  await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      const frame = JSON.parse(String(m)) as { type?: string; text?: string; clientId?: string };
+      if (frame.type === 'say' && frame.text === '/forget private') {
+        seen.forgets++;
+        const refusal = refuse();
+        if (refusal) return ws.send(JSON.stringify({ type: 'error', ...refusal, clientId: frame.clientId }));
+      }
+      server.send(m);
+    });
+    server.onMessage((m) => ws.send(m));
+  });
+  return seen;
+}
+
+/** The page's localStorage keys of pending forgets and of their waits. */
+function forgetKeys(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Object.keys(localStorage)
+      .filter((k) => k.startsWith('salon.forget'))
+      .sort(),
+  );
+}
+
+/** The refusals in a row the page keeps for its one pending forget of `roomId` (0 when none). */
+function refusalsKept(page: Page, roomId: string): Promise<number> {
+  return page.evaluate((id) => {
+    const waits = JSON.parse(localStorage.getItem(`salon.forget-retry.${id}`) ?? '{}') as Record<string, { refusals: number }>;
+    return Object.values(waits)[0]?.refusals ?? 0;
+  }, roomId);
 }
 
 /** An assistant that starts every answer and finishes none until it is closed: a reload always comes mid-answer. */
@@ -476,5 +513,98 @@ describeBrowser('private questions kept in the tab', () => {
     expect(probe.alerts).toEqual([]);
     expect(probe.xss).toBeUndefined();
     expect(errors).toEqual([]);
+  });
+
+  /** Ada, her private question in `roomId` answered and remembered, the page's clock held from then on (timers run only when the test moves it). */
+  async function rememberedPrivately(roomId: string, refuse: () => { code: string; message: string } | null) {
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    const seen = await refuseForgets(ada.page, refuse);
+    await ada.page.clock.install();
+    await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
+    await privateMode(ada.page);
+    await say(ada.page, 'What happened?');
+    await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(roomId)).toBe(1);
+    await ada.page.clock.pauseAt(await ada.page.evaluate(() => Date.now() + 1_000));
+    return { ada, seen, forget: ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }) };
+  }
+
+  it('asks the server again after a backoff when its command limit refused Forget them, and the assistant forgets', async () => {
+    const roomId = stories[6].id;
+    let refusals = 1;
+    const limited = { code: 'ERR_RATE_LIMITED', message: 'Slow down: too many commands from one address; wait a moment' };
+    const { ada, seen, forget } = await rememberedPrivately(roomId, () => (refusals-- > 0 ? limited : null));
+
+    await forget.click();
+    const retrying = ada.page.locator('salon-connection-status [data-notice=FORGET_RETRYING]');
+    await retrying.waitFor();
+    expect(await retrying.textContent()).toContain('not forgotten yet');
+    expect(seen.forgets).toBe(1);
+    expect(await privateChunks(roomId)).toBe(1);
+    expect(await forgetKeys(ada.page)).toEqual([`salon.forget-retry.${roomId}`, `salon.forget.${roomId}`]);
+
+    // The first wait is at most the backoff's base: the page asks again, once.
+    await ada.page.clock.runFor(FORGET_RETRY_BASE_MS);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    expect(seen.forgets).toBe(2);
+    await expect.poll(() => retrying.count()).toBe(0);
+    await expect.poll(() => forgetKeys(ada.page)).toEqual([]);
+  });
+
+  it('stops after the last refusal it waits out and says plainly, as text, that the assistant did NOT forget; Forget them is offered again', async () => {
+    const roomId = stories[7].id;
+    let refusing = true;
+    const hostile = { code: 'ERR_RATE_LIMITED', message: 'Slow down: <img src=x onerror="window.__xss=1">' };
+    const { ada, seen, forget } = await rememberedPrivately(roomId, () => (refusing ? hostile : null));
+    const errors = pageErrors(ada.page);
+
+    await forget.click();
+    for (let refusal = 1; refusal < MAX_FORGET_REFUSALS; refusal++) {
+      // Moved on only once the page has taken the refusal in: its wait is then set, and no answer is awaited.
+      await expect.poll(() => refusalsKept(ada.page, roomId)).toBe(refusal);
+      expect(seen.forgets).toBe(refusal);
+      await ada.page.clock.runFor(Math.min(FORGET_RETRY_CAP_MS, FORGET_RETRY_BASE_MS * 2 ** (refusal - 1)));
+    }
+    const refused = ada.page.locator('salon-connection-status [data-notice=FORGET_REFUSED]');
+    await refused.waitFor();
+    const said = (await refused.textContent())!.replace(/\s+/g, ' ');
+    expect(said).toContain('Your private questions in this room were NOT forgotten: the assistant still remembers them.');
+    expect(said).toContain('Slow down: <img src=x onerror="window.__xss=1">');
+    expect(said).toContain('Press “Forget them” in private mode to try again.');
+    // No more tries, however long the page waits, and nothing left pending to be sent unseen.
+    await ada.page.clock.runFor(FORGET_RETRY_CAP_MS);
+    expect(await forgetKeys(ada.page)).toEqual([]);
+    expect(seen.forgets).toBe(MAX_FORGET_REFUSALS);
+    expect(await privateChunks(roomId)).toBe(1);
+    expect(await scanDom(ada.page)).toEqual([]);
+    expect((await probeResults(ada.page)).xss).toBeUndefined();
+
+    // The tab keeps no private question now, yet the button is there: pressed, the server takes it.
+    refusing = false;
+    await forget.click();
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    expect(seen.forgets).toBe(MAX_FORGET_REFUSALS + 1);
+    await expect.poll(() => refused.count()).toBe(0);
+    await expect.poll(() => forget.count()).toBe(0);
+    await expect.poll(() => forgetKeys(ada.page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('tells the member at once when the server refuses Forget them for good, and does not send it again', async () => {
+    const roomId = stories[8].id;
+    const { ada, seen, forget } = await rememberedPrivately(roomId, () => ({ code: 'ERR_BAD_MESSAGE', message: 'Bad message: use /forget private' }));
+
+    await forget.click();
+    const refused = ada.page.locator('salon-connection-status [data-notice=FORGET_REFUSED]');
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain('were NOT forgotten');
+    expect(await refused.textContent()).toContain('Bad message: use /forget private');
+    await ada.page.clock.runFor(FORGET_RETRY_CAP_MS);
+    expect(seen.forgets).toBe(1);
+    expect(await forgetKeys(ada.page)).toEqual([]);
+    expect(await forget.count()).toBe(1);
+    expect(await privateChunks(roomId)).toBe(1);
   });
 });

@@ -131,6 +131,8 @@ export class SalonComposer extends LitElement {
   @property({ type: Boolean }) queued = false;
   /** Private questions and answers of this room kept in the tab (offers to forget them when any). */
   @property({ type: Number }) privateCount = 0;
+  /** The server refused this room's last "Forget them": offered again though the tab keeps none. */
+  @property({ type: Boolean }) forgetRefused = false;
   @state() private text = '';
   @state() private ask = false;
   @state() private onlyMe = false;
@@ -200,7 +202,7 @@ export class SalonComposer extends LitElement {
   private renderPrivateNote() {
     return html`<p class="private-note" id="private-note">
       <span class="long">${PRIVATE_NOTE}</span><span class="short">${PRIVATE_NOTE_SHORT}</span>${
-        this.privateCount
+        this.privateCount || this.forgetRefused
           ? html`<button type="button" class="forget" aria-label="Forget this room's private questions" @click=${() => this.emit('salon-forget-private', {})}>
               Forget them
             </button>`

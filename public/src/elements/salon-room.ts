@@ -220,6 +220,7 @@ export class SalonRoom extends LitElement {
               .maxLength=${MAX_MESSAGE_CHARS}
               .queued=${queued}
               .privateCount=${c.privateCount}
+              ?forgetRefused=${c.forgetRefused}
               @salon-forget-private=${() => c.forgetPrivate()}
               @salon-send=${(e: CustomEvent<{ text: string; ask: boolean; private: boolean }>) => c.send(e.detail.text, e.detail.ask, e.detail.private)}
               @salon-typing=${(e: CustomEvent<{ active: boolean }>) => c.setTyping(e.detail.active)}

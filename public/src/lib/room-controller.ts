@@ -14,6 +14,7 @@ import { displayName, identityToken, identityUserId, newClientId, saveIdentityTo
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
 import { PendingForgets } from './pending-forgets.js';
+import { FORGET_RETRY_CAP_MS, MAX_FORGET_REFUSALS, forgetOutcome, forgetRetryDelay } from './forget-retry.js';
 import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
 import { ResetProbe } from './reset-probe.js';
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
@@ -34,6 +35,20 @@ const FORGET_PENDING: Notice = {
   level: 'info',
   message: 'Not connected: the assistant forgets your private questions as soon as the room is back.',
 };
+/** Said while a pending "Forget them" waits out a refusal that passes (forget-retry.ts). */
+const FORGET_RETRYING: Notice = {
+  code: 'FORGET_RETRYING',
+  level: 'info',
+  message: 'The server is busy: your private questions are not forgotten yet. The page asks it again in a moment.',
+};
+/** Said when the server refused "Forget them" for good, or too many times in a row: `why` is the server's last word. */
+function forgetRefusedNotice(why: string): Notice {
+  return {
+    code: 'FORGET_REFUSED',
+    level: 'error',
+    message: `Your private questions in this room were NOT forgotten: the assistant still remembers them. The server refused (${why}). Press “Forget them” in private mode to try again.`,
+  };
+}
 /** Refusals of a command as written (a typo, a missing or wrong id): the same text would be refused again. */
 const REFUSED_AS_WRITTEN = new Set([
   'ERR_BAD_MESSAGE',
@@ -48,7 +63,7 @@ const THREAD_GONE = 'the thread it was written in was deleted. Copy the text to 
 /** Said under a message whose thread is archived and leads to no active thread: sent again it would be refused again. */
 const THREAD_ARCHIVED = 'the thread it was written in is archived and takes no messages. Copy the text to say it in another thread.';
 /** Notices a successful rejoin does not clear. */
-const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_TOKEN_EXPIRED', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK']);
+const KEEP_ON_REJOIN = new Set(['ERR_BAD_TOKEN', 'ERR_TOKEN_EXPIRED', 'ERR_RATE_LIMITED', 'FUSION_FALLBACK', 'FORGET_REFUSED']);
 
 export type { AnswerInProgress };
 
@@ -107,6 +122,10 @@ export class RoomController implements ReactiveController {
   private readonly pendingForgets = new PendingForgets();
   /** Rooms and identities whose `/forget private` awaits its reply. */
   private readonly forgetsSent = new Set<string>();
+  /** Rooms and identities whose `/forget private` waits out a passing refusal: its timer (one per room and identity, as a reply is). */
+  private readonly forgetTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Rooms whose "Forget them" the server refused (forget-retry.ts): the button stays offered though the tab keeps nothing. */
+  private readonly refusedForgets = new Set<string>();
   private name = displayName();
   private readonly commands = new CommandReplies();
 
@@ -202,8 +221,16 @@ export class RoomController implements ReactiveController {
     if (this.memory?.log.forgetPrivate(() => true)) this.changed();
     const userId = this.identity();
     if (!userId) return; // No identity yet: the server holds nothing of this browser's.
+    this.refusedForgets.delete(this.roomId);
+    if (this.notice?.code === 'FORGET_REFUSED') this.notice = null;
     this.pendingForgets.add(this.roomId, userId);
     this.sendForget();
+    this.host.requestUpdate();
+  }
+
+  /** Whether the server refused this room's last "Forget them": pressing it again is offered though the tab keeps no private entry. */
+  get forgetRefused(): boolean {
+    return this.refusedForgets.has(this.roomId);
   }
 
   /**
@@ -218,7 +245,9 @@ export class RoomController implements ReactiveController {
    * Sends this room's pending `/forget private` while the room is open; otherwise says it will,
    * and the next welcome sends it, in this page or a reloaded one (pending-forgets.ts). It stays
    * pending until the server answers: a reply the connection lost leaves it for the next welcome
-   * (forgetting twice is harmless).
+   * (forgetting twice is harmless); a refusal that passes sends it again after a backoff, at most
+   * MAX_FORGET_REFUSALS times in a row; any other refusal, or the last of those, ends it and tells
+   * the member it was NOT forgotten (forget-retry.ts). One at a time: sent or waiting.
    */
   private sendForget(): void {
     const roomId = this.roomId;
@@ -231,14 +260,46 @@ export class RoomController implements ReactiveController {
     }
     if (this.notice?.code === FORGET_PENDING.code) this.notice = null;
     const sent = `${roomId}\n${userId}`;
-    if (this.forgetsSent.has(sent)) return;
+    if (this.forgetsSent.has(sent) || this.forgetTimers.has(sent)) return;
+    // A wait an earlier refusal set, in this page or one before a reload; never longer than the cap (a clock set back).
+    const wait = Math.min(this.pendingForgets.retry(roomId, userId).retryAt - Date.now(), FORGET_RETRY_CAP_MS);
+    if (wait > 0) {
+      if (!this.notice || this.notice.code === FORGET_RETRYING.code) this.notice = FORGET_RETRYING;
+      this.forgetTimers.set(
+        sent,
+        setTimeout(() => {
+          this.forgetTimers.delete(sent);
+          if (this.roomId === roomId) this.sendForget();
+        }, wait),
+      );
+      return;
+    }
     this.forgetsSent.add(sent);
     // The room's, whichever thread it is sent in: in the main thread, not the open one, which may lead
     // to no thread by now (merged into one deleted since, deleted), and the server would refuse it.
     void this.command('/forget private', '').then((reply) => {
       this.forgetsSent.delete(sent);
-      if (reply.ok || (reply.code !== 'ERR_NETWORK' && reply.code !== 'ERR_NOT_JOINED')) this.pendingForgets.remove(roomId, userId);
-      else if (this.roomId === roomId) this.sendForget();
+      const outcome = forgetOutcome(reply);
+      const here = this.roomId === roomId;
+      if (outcome.kind === 'at-welcome') {
+        if (here) this.sendForget();
+        return;
+      }
+      const refusals = this.pendingForgets.retry(roomId, userId).refusals + 1;
+      if (outcome.kind === 'done') {
+        this.pendingForgets.remove(roomId, userId);
+        if (here && this.notice?.code === FORGET_RETRYING.code) this.notice = null;
+      } else if (outcome.kind === 'retry' && refusals < MAX_FORGET_REFUSALS) {
+        this.pendingForgets.refused(roomId, userId, Date.now() + forgetRetryDelay(refusals));
+        if (here) this.sendForget();
+      } else if (here) {
+        // Refused for good (or too often): said where it was pressed, and offered again. Elsewhere
+        // (the page left the room meanwhile) it stays pending, to be sent, and told of, there.
+        this.pendingForgets.remove(roomId, userId);
+        this.refusedForgets.add(roomId);
+        this.notice = forgetRefusedNotice(outcome.message || outcome.code);
+      }
+      if (here) this.host.requestUpdate();
     });
   }
 
@@ -333,6 +394,9 @@ export class RoomController implements ReactiveController {
   /** Closes the room's socket (a rename's rejoin, another room, the page leaving); a probe asking is the callers' to cancel. */
   private close(): void {
     this.commands.abandonAll('The connection to the room closed before the answer came.');
+    // A pending forget's wait is kept with it (pending-forgets.ts): the room's next welcome takes it up.
+    for (const timer of this.forgetTimers.values()) clearTimeout(timer);
+    this.forgetTimers.clear();
     this.nav.attach(this.roomId, null, () => {});
     this.setTyping(false);
     this.connection?.stop();
