@@ -35,7 +35,8 @@
  * (`near_duplicates`: B's windows made to repeat A's, which `fused` should match; `ms` =
  * `fuse_ms`, as DESIGN §8 names it); fuse_ms and the phases are medians over the runs,
  * `fuse_ms_runs` lists every run.
- * `--cpu-prof FILE` writes a V8 CPU profile of the last run's fusion to FILE.
+ * `--cpu-prof FILE` writes a V8 CPU profile of the last run's fusion to FILE, `--delete-prof FILE`
+ * one of the deletion (sampled every 0.2 ms: its holds are tens of milliseconds).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -256,10 +257,11 @@ function median(values: number[]): number {
   );
 }
 
-const USAGE = 'npm run bench:fusion -- [--chunks N] [--dup-share S] [--runs R] [--threshold T] [--cpu-prof FILE]';
+const USAGE = 'npm run bench:fusion -- [--chunks N] [--dup-share S] [--runs R] [--threshold T] [--cpu-prof FILE] [--delete-prof FILE]';
 
-function options(): { chunks: number; dupShare: number; runs: number; threshold: number; profile?: string } {
-  return benchOptions(USAGE, { chunks: 'string', 'dup-share': 'string', runs: 'string', threshold: 'string', 'cpu-prof': 'string' }, (a) => {
+function options(): { chunks: number; dupShare: number; runs: number; threshold: number; profile?: string; deleteProfile?: string } {
+  const flags = { chunks: 'string', 'dup-share': 'string', runs: 'string', threshold: 'string', 'cpu-prof': 'string', 'delete-prof': 'string' } as const;
+  return benchOptions(USAGE, flags, (a) => {
     const threshold = a.number('threshold', DEFAULT_FUSION_THRESHOLD, { min: 0, max: 1 });
     if (threshold === 0) throw new BenchUsageError('--threshold: expected a number above 0 and ≤ 1, got "0"');
     return {
@@ -268,6 +270,7 @@ function options(): { chunks: number; dupShare: number; runs: number; threshold:
       runs: a.number('runs', DEFAULT_RUNS, { integer: true, min: 1 }),
       threshold,
       profile: a.text('cpu-prof'),
+      deleteProfile: a.text('delete-prof'),
     };
   });
 }
@@ -278,7 +281,14 @@ function options(): { chunks: number; dupShare: number; runs: number; threshold:
  * `delete_source_ms` is the whole deletion, `delete_loop_delay_max_ms` the longest the event loop
  * was held meanwhile.
  */
-async function deleteSource(app: FastifyInstance, threadId: string): Promise<{ delete_source_ms: number; delete_loop_delay_max_ms: number }> {
+async function deleteSource(app: FastifyInstance, threadId: string, profile?: string): Promise<{ delete_source_ms: number; delete_loop_delay_max_ms: number }> {
+  const session = profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+  }
   const loop = monitorEventLoopDelay({ resolution: 10 });
   // The monitor's timer measures from its first firing, and records a hold once it fires after it.
   const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -296,12 +306,18 @@ async function deleteSource(app: FastifyInstance, threadId: string): Promise<{ d
   const ms = performance.now() - t;
   await tick(30);
   loop.disable();
+  if (session) {
+    const { profile: cpu } = await session.post('Profiler.stop');
+    writeFileSync(profile!, JSON.stringify(cpu));
+    session.disconnect();
+    console.error(`CPU profile of the deletion written to ${profile}`);
+  }
   console.error(`deleting thread A: replied after ${round(replied)} ms, all deleted after ${round(ms)} ms`);
   return { delete_source_ms: round(ms), delete_loop_delay_max_ms: round(loop.max / 1e6) };
 }
 
 async function main(): Promise<void> {
-  const { chunks, dupShare, runs, threshold, profile } = options();
+  const { chunks, dupShare, runs, threshold, profile, deleteProfile } = options();
   helperThreadsAsServed();
   const dir = mkdtempSync(join(tmpdir(), 'salon-bench-fusion-'));
   const app = await buildApp(
@@ -332,7 +348,7 @@ async function main(): Promise<void> {
     const expected = duplicates(chunks, dupShare);
     if (last.fused !== expected) console.error(`warning: ${last.fused} pairs fused, but B repeats ${expected} of A's windows`);
     const phases = Object.fromEntries(Object.keys(last.phases).map((k) => [k, round(median(results.map((r) => r.phases[k])))]));
-    const deleted = await deleteSource(app, a);
+    const deleted = await deleteSource(app, a, deleteProfile);
     console.log(
       JSON.stringify({
         chunks_a: sizeA,
