@@ -26,7 +26,7 @@ import type { NewMemoryEntry, ThreadChange, ThreadChangeResult } from './types.j
 export const STAGE_MIN_CHUNKS = 512;
 /** From this many messages on, a deleted thread's messages are deleted in slices too. */
 export const STAGE_MIN_MESSAGES = 4_096;
-/** Chunks written in full per transaction (~10–20 ms with their vectors and lines); deletes go this many at a time too. */
+/** Chunks written in full per transaction (~10–20 ms with their vectors and lines). */
 export const STAGE_SLICE = 256;
 /**
  * Copies (`copyOf`) a transaction may write instead of one chunk in full: a copy is one row of one
@@ -35,10 +35,15 @@ export const STAGE_SLICE = 256;
  * cost less (2,048 copies: ~20–40 ms).
  */
 export const COPIES_PER_FULL_CHUNK = 8;
-/** How long one transaction of deleteStaged may hold the event loop, its commit included. */
-const DELETE_SLICE_MS = 15;
-/** Rows deleted between two checks of the time: a row whose copies take its lines can cost ~1.5 ms. */
-const DELETE_STEP = 4;
+/**
+ * How long one transaction of deleteStaged may hold the event loop, its commit included, as the
+ * budget sees it (SliceBudget). Below the 20 ms that anything on the event loop may hold it: a
+ * slice stops only after the row that reaches the budget (up to ~8 ms of main-thread CPU for a
+ * source row that fused pairs and copies refer to), and a commit may cost more than the estimate.
+ * At 15 ms and four rows between two looks at the clock, a deleted fusion source's slices took
+ * 12 ms of CPU at the median but up to 38 ms (docs/benchmarks.md, thirty-fifth session).
+ */
+export const DELETE_SLICE_MS = 10;
 /** Messages deleted by one statement of a slice (~2–3 ms here, and about as much again at the commit). */
 const DELETE_MESSAGES_STEP = 128;
 /**
@@ -57,6 +62,11 @@ export interface StagingHost {
   insertMemory(entries: NewMemoryEntry[], at: string): number[];
   /** Deletes chunks with their lines (inside a transaction). */
   deleteMemory(ids: number[]): void;
+  /**
+   * deleteMemory a row at a time, inside one transaction: `row` deletes a chunk, `done` then its
+   * lines, all together (FTS5 takes them best in rowid order).
+   */
+  deletingMemory(): { row(id: number): void; done(): void };
   /** Applies a change (inside a transaction). */
   apply(change: ThreadChange): ThreadChangeResult;
 }
@@ -149,16 +159,20 @@ export async function deleteStaged(host: StagingHost, threadIds: string[], ids: 
   // By time rather than by count: a row whose copies take its lines costs ~20 times one that has
   // none. Returns where the next slice starts, counted only once its transaction has committed.
   const rows = new SliceBudget(DELETE_SLICE_MS);
-  const drop = host.db.transaction(
-    rows.timed((from: number) => {
-      let at = from;
-      do {
-        host.deleteMemory(ids.slice(at, at + DELETE_STEP));
-        at += DELETE_STEP;
-      } while (at < ids.length && rows.more(at - from));
-      return Math.min(at, ids.length);
-    }),
-  );
+  // One row at a time between looks at the clock: a row costs from ~0.1 ms to several, and a step
+  // of four such rows alone held the loop 30 ms. The rows' lines go after them, with the commit
+  // (the budget learns what they cost a row).
+  const drop = host.db.transaction((from: number) => {
+    const deletion = host.deletingMemory();
+    const at = rows.timed(() => {
+      let next = from;
+      do deletion.row(ids[next++]);
+      while (next < ids.length && rows.more(next - from));
+      return next;
+    })(undefined);
+    deletion.done();
+    return at;
+  });
   for (let from = 0; from < ids.length;) {
     if (stopped()) return;
     const next = drop.immediate(from);

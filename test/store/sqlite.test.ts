@@ -1043,6 +1043,60 @@ describe('SqliteStore: a fused pair’s lines and vector are its sources’ (mig
     await store.close();
   });
 
+  it('deletes a fused source in slices whose lines leave and arrive in rowid order (FTS5 writes a segment out each time a rowid goes down)', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const entries = Array.from({ length: STAGE_MIN_CHUNKS }, (_, n) => ({
+      chunk: memoryWindow('thr_big', `filler line ${n} about the pier`, n),
+      vector,
+      model: 'm@3',
+    }));
+    const big = await create(store, 'thr_big', entries);
+    await newThreads(store, 'thr_b');
+    const other = (await store.addMemoryChunk(memoryWindow('thr_b', 'the ferry timetable changes too', 9_999), AT, { vector, model: 'm@3' })).id;
+    // Every fourth chunk of thr_big fused with the ferry chunk, in two fused threads: their lines are thr_big's.
+    const fusedOf = (threadId: string) =>
+      create(
+        store,
+        threadId,
+        big
+          .filter((_, i) => i % 4 === 0)
+          .map((id, k) => ({
+            chunk: { ...memoryWindow(threadId, '', k), text: `[A]: ${entries[k * 4].chunk.text}\n[B]: ferry` },
+            vector,
+            model: 'm@3',
+            linesOf: [id, other],
+          })),
+      );
+    const pairs = [...(await fusedOf('thr_f')), ...(await fusedOf('thr_g'))];
+    const run = vi.spyOn(Object.getPrototypeOf(store.db.prepare('SELECT 1')), 'run');
+    await store.deleteThread('thr_big');
+    const staged = () => (store.db.prepare('SELECT count(*) AS n FROM memory_staging').get() as { n: number }).n;
+    for (let turn = 0; turn < 1_000 && staged() > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(staged()).toBe(0);
+    // Within each transaction, the rowids of the lines deleted and written never go down.
+    let last = -1;
+    let descents = 0;
+    let written = 0;
+    run.mock.calls.forEach((args, i) => {
+      const source = (run.mock.contexts[i] as { source: string }).source;
+      if (/^(BEGIN|COMMIT)/.test(source)) last = -1;
+      else if (/^(DELETE FROM|INSERT INTO) memory_lines \(?rowid/i.test(source) || /^DELETE FROM memory_lines WHERE rowid/.test(source)) {
+        const rowid = args[0] as number;
+        if (rowid <= last) descents++;
+        last = rowid;
+        if (source.startsWith('INSERT')) written++;
+      }
+    });
+    run.mockRestore();
+    expect(written).toBeGreaterThan(0);
+    expect(descents).toBe(0);
+    // And the pairs have lines of their own, found by their words.
+    for (const id of pairs) expect(refs(store, id)).toEqual({ a: null, b: null });
+    expect(lineCount(store, pairs[0])).toBe(2);
+    expect(await hits(store, 'ferry', 'thr_g')).toHaveLength(5);
+    await store.close();
+  });
+
   it('stores no vector for a fused pair, and reads normalize(a + b) for it and its copies, by id, by thread and in a scan', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const { fused, pair } = await fusedPair(store);

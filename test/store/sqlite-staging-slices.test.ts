@@ -1,0 +1,115 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DELETE_SLICE_MS, deleteStaged, type StagingHost } from '../../src/store/sqlite-staging.js';
+
+/**
+ * deleteStaged's slices on a fake clock: each row deleted costs `rowMs` of the clock, its lines
+ * (deleted after the slice's rows) `linesMsPerRow` and the commit `commitMsPerRow` a row, so the
+ * rows a transaction deletes follow from the budget alone.
+ */
+describe('deleteStaged: the slices of a large deletion', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A host whose rows cost fake time; with it, the rows each transaction deleted and the event-loop turns seen before each. */
+  function costedHost(rowMs: number, linesMsPerRow: number, commitMsPerRow: number) {
+    const db = new Database(':memory:');
+    db.exec(`
+      CREATE TABLE threads (id TEXT PRIMARY KEY);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, thread_id TEXT);
+      CREATE TABLE memory_chunks (id INTEGER PRIMARY KEY, thread_id TEXT);
+      CREATE TABLE memory_staging (thread_id TEXT PRIMARY KEY, started_at TEXT);
+      INSERT INTO memory_staging VALUES ('thr_gone', '1970-01-01T00:00:00.000Z');`);
+    const slices: { rows: number[]; turns: number }[] = [];
+    let turns = 0;
+    let stop = false;
+    const tick = () => {
+      turns++;
+      if (!stop) setImmediate(tick);
+    };
+    setImmediate(tick);
+    let current: number[] | null = null;
+    // Each transaction is a slice; its commit costs the clock `commitMsPerRow` per row it deleted.
+    const costedDb = {
+      transaction(fn: (...args: never[]) => unknown) {
+        const tx = db.transaction(fn);
+        const slice =
+          (run: (...args: never[]) => unknown) =>
+          (...args: never[]) => {
+            current = [];
+            const turnsBefore = turns;
+            const out = run(...args);
+            vi.advanceTimersByTime(current.length * commitMsPerRow);
+            slices.push({ rows: current, turns: turnsBefore });
+            current = null;
+            return out;
+          };
+        return Object.assign(slice(tx), { immediate: slice(tx.immediate) });
+      },
+    } as unknown as Database.Database;
+    const host: StagingHost = {
+      db: costedDb,
+      sql: (text) => db.prepare(text),
+      insertMemory: () => [],
+      deleteMemory: (ids) => {
+        for (const id of ids) {
+          vi.advanceTimersByTime(rowMs + linesMsPerRow);
+          current!.push(id);
+        }
+      },
+      deletingMemory: () => {
+        let rows = 0;
+        return {
+          row: (id) => {
+            vi.advanceTimersByTime(rowMs);
+            current!.push(id);
+            rows++;
+          },
+          done: () => vi.advanceTimersByTime(rows * linesMsPerRow),
+        };
+      },
+      apply: () => ({ addedMemoryIds: [], movedMemoryIds: [], appended: [] }),
+    };
+    // The transactions that deleted rows (not those of the messages and the entry).
+    const rowSlices = () => slices.filter((s) => s.rows.length > 0);
+    return {
+      host,
+      slices: () => rowSlices().map((s) => s.rows),
+      turnsAtSlice: () => rowSlices().map((s) => s.turns),
+      close: () => ((stop = true), db.close()),
+    };
+  }
+
+  const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+
+  it('looks at the clock after every row: a slice of dear rows stops one row past its budget at most', async () => {
+    // A source row that fused pairs and copies refer to costs up to ~8 ms; four of them between two
+    // looks at the clock held the event loop 30 ms and more.
+    const { host, slices, close } = costedHost(6, 0, 0);
+    await deleteStaged(host, ['thr_gone'], ids);
+    close();
+    expect(slices().flat()).toEqual(ids);
+    for (const slice of slices()) expect(slice.length * 6).toBeLessThanOrEqual(DELETE_SLICE_MS + 6);
+    // Before any commit is seen, one 6 ms row plus as much again for its commit reaches the budget.
+    expect(slices()[0]).toHaveLength(1);
+  });
+
+  it('keeps each slice, its commit included, within 20 ms of the event loop, with a turn between slices', async () => {
+    // 2.5 ms a row, and 0.5 ms a row for its lines and the commit: the first slice learns what those cost.
+    const { host, slices, turnsAtSlice, close } = costedHost(2.5, 0.25, 0.25);
+    await deleteStaged(host, ['thr_gone'], ids);
+    close();
+    expect(slices().flat()).toEqual(ids);
+    const held = slices().map((s) => s.length * 3);
+    expect(Math.max(...held)).toBeLessThanOrEqual(20);
+    // 2 rows, then 4 a slice (10 ms of rows plus 2 of lines and commit): bounded turns, not one long one.
+    expect(slices().map((s) => s.length)).toEqual([2, ...Array(9).fill(4), 2]);
+    const turns = turnsAtSlice();
+    for (let i = 1; i < turns.length; i++) expect(turns[i]).toBeGreaterThan(turns[i - 1]);
+    expect(DELETE_SLICE_MS).toBeLessThan(20);
+  });
+});
