@@ -38,10 +38,11 @@ export const COPIES_PER_FULL_CHUNK = 8;
 /**
  * How long one transaction of deleteStaged may hold the event loop, its commit included, as the
  * budget sees it (SliceBudget). Below the 20 ms that anything on the event loop may hold it: a
- * slice stops only after the row that reaches the budget (up to ~8 ms of main-thread CPU for a
- * source row that fused pairs and copies refer to), and a commit may cost more than the estimate.
- * At 15 ms and four rows between two looks at the clock, a deleted fusion source's slices took
- * 12 ms of CPU at the median but up to 38 ms (docs/benchmarks.md, thirty-fifth session).
+ * slice stops only after the row that reaches the budget, and a commit may cost more than the
+ * estimate. At 15 ms and four rows between two looks at the clock, a deleted fusion source's
+ * slices took 11–16 ms of main-thread CPU at the median, 17–20 ms at the 90th percentile; at 10 ms
+ * a row at a time, 5–8 and 10–13 ms. Single statements of 20–47 ms (an FTS5 commit, a row whose
+ * heir trigger writes lines) remain (docs/benchmarks.md, "Thirty-fifth session").
  */
 export const DELETE_SLICE_MS = 10;
 /** Messages deleted by one statement of a slice (~2–3 ms here, and about as much again at the commit). */

@@ -1094,8 +1094,8 @@ export class SqliteStore implements Store {
    * (the trigger); done() then deletes the lines of all of them and gives their referrers lines of
    * their own, in the same transaction. Done row by row, the lines' rowids went down and up again
    * with every row, and FTS5 writes its pending lines out as a new segment whenever a rowid is not
-   * above the last one, then merges segments (up to 64 pages a level every 64 pages written): single
-   * row deletions held the event loop 20–36 ms.
+   * above the last one, merging older segments as it goes: single-line deletions held the event
+   * loop up to 36 ms of CPU (docs/benchmarks.md, "Thirty-fifth session").
    */
   private memoryDeletion(): { row(id: number): void; done(): void } {
     const gone: number[] = [];
