@@ -9,7 +9,7 @@
  * too many to mirror, and each rule left out was a way to nest 40,000 deep past an estimate of 0.
  */
 import { type CheerioAPI, load } from 'cheerio';
-import type { ChildNode, Document, ParentNode } from 'domhandler';
+import { type ChildNode, type Document, Element, type ParentNode } from 'domhandler';
 import { DomHandler, Parser } from 'htmlparser2';
 import { adapter as domAdapter } from 'parse5-htmlparser2-tree-adapter';
 
@@ -53,6 +53,72 @@ function insertBeforeFromEnd(parent: ParentNode, node: ChildNode, reference: Chi
   node.parent = parent;
 }
 
+type Attribute = Parameters<typeof domAdapter.createElement>[2][number];
+
+/**
+ * The `attribs` of every element without attributes: one object, frozen, since the extraction
+ * tree is only read (a write to it throws rather than reach every element).
+ */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
+
+/** Whether any attribute has a namespace or prefix (`xlink:href` in SVG). */
+function namespaced(attrs: Attribute[]): boolean {
+  return attrs.some((a) => a.namespace !== undefined || a.prefix !== undefined);
+}
+
+/**
+ * The tree adapter's createElement, lighter: an element without attributes shares
+ * {@link NO_ATTRIBUTES}, and the maps of attribute namespaces and prefixes, which only parse5's
+ * serialiser reads (domhandler's `attributes` reads them optionally), are kept only where an
+ * attribute has one. The adapter gave every element three null-prototype objects.
+ */
+function createElement(tagName: string, namespaceURI: Element['namespace'], attrs: Attribute[]): Element {
+  if (namespaced(attrs)) return domAdapter.createElement(tagName, namespaceURI as never, attrs);
+  let attribs = NO_ATTRIBUTES;
+  if (attrs.length > 0) {
+    attribs = Object.create(null) as Record<string, string>;
+    for (const a of attrs) attribs[a.name] = a.value;
+  }
+  const node = new Element(tagName, attribs, []);
+  node.namespace = namespaceURI;
+  return node;
+}
+
+/** The adapter's adoptAttributes (`<html>` or `<body>` seen again), for elements that may share {@link NO_ATTRIBUTES} or lack the maps. */
+function adoptAttributes(recipient: Element, attrs: Attribute[]): void {
+  for (const a of attrs) {
+    if (recipient.attribs[a.name] !== undefined) continue;
+    if (recipient.attribs === NO_ATTRIBUTES) recipient.attribs = Object.create(null) as Record<string, string>;
+    recipient.attribs[a.name] = a.value;
+    if (a.namespace === undefined && a.prefix === undefined) continue;
+    (recipient['x-attribsNamespace'] ??= Object.create(null) as Record<string, string>)[a.name] = a.namespace!;
+    (recipient['x-attribsPrefix'] ??= Object.create(null) as Record<string, string>)[a.name] = a.prefix!;
+  }
+}
+
+/**
+ * The adapter's appendChild, giving a first child an array of its own size: a push onto an empty
+ * array reserves seventeen slots, and most elements hold one child (their text).
+ */
+function appendChild(parent: ParentNode, node: ChildNode): void {
+  const children = parent.children;
+  const prev = children[children.length - 1];
+  if (prev) {
+    prev.next = node;
+    node.prev = prev;
+  }
+  if (children.length === 0) parent.children = [node];
+  else children.push(node);
+  node.parent = parent;
+}
+
+/** The adapter's insertText, through {@link appendChild}. */
+function insertText(parent: ParentNode, text: string): void {
+  const last = parent.children[parent.children.length - 1];
+  if (last && domAdapter.isTextNode(last)) last.data += text;
+  else appendChild(parent, domAdapter.createTextNode(text));
+}
+
 /**
  * Loads a whole HTML document (parse5, as cheerio does by default), refusing it with
  * NestingTooDeepError as soon as its stack of open elements outgrows {@link MAX_OPEN_ELEMENTS}.
@@ -65,6 +131,10 @@ export function loadDocument(html: string): CheerioAPI {
   let parsing = true;
   const treeAdapter: typeof domAdapter = {
     ...domAdapter,
+    createElement,
+    adoptAttributes,
+    appendChild,
+    insertText,
     insertBefore: insertBeforeFromEnd,
     insertTextBefore(parent, text, reference) {
       const before = reference.prev;
