@@ -22,6 +22,17 @@ export function descendants(root: ParentNode, out: Element[] = []): Element[] {
   return out;
 }
 
+/** The elements under `root` (not `root` itself) that `keep` accepts, in document order. */
+export function elementsWhere(root: ParentNode, keep: (el: Element) => boolean, out: Element[] = []): Element[] {
+  for (const child of root.children) {
+    if (isElement(child)) {
+      if (keep(child)) out.push(child);
+      elementsWhere(child, keep, out);
+    }
+  }
+  return out;
+}
+
 /** Raw text under `node`, whitespace kept. */
 export function rawText(node: AnyNode): string {
   if (node.type === 'text') return node.data;
@@ -29,6 +40,12 @@ export function rawText(node: AnyNode): string {
   let out = '';
   for (const child of node.children) out += rawText(child);
   return out;
+}
+
+/** Whether any text under `node` is more than whitespace; stops at the first text that is. */
+export function hasText(node: AnyNode): boolean {
+  if (node.type === 'text') return node.data.trim() !== '';
+  return 'children' in node && node.children.some(hasText);
 }
 
 /** Text under `node` with runs of whitespace collapsed and the ends trimmed. */

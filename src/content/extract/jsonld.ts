@@ -1,5 +1,6 @@
 /** What an article's JSON-LD (`<script type="application/ld+json">`) says about it. */
-import type { CheerioAPI } from 'cheerio';
+import type { Cheerio } from 'cheerio';
+import type { Element } from 'domhandler';
 import { nestsDeeperThan } from '../../json-depth.js';
 import { rawText } from './dom.js';
 
@@ -56,10 +57,13 @@ function imageUrl(value: Json | undefined): string | undefined {
   return undefined;
 }
 
-/** Parses every JSON-LD block and reads the first article-like node; malformed or too deep blocks are skipped. */
-export function readJsonLd($: CheerioAPI): JsonLdArticle {
+/**
+ * Parses every JSON-LD block among `scripts` (a selection holding at least the page's `<script>`s)
+ * and reads the first article-like node; malformed or too deep blocks are skipped.
+ */
+export function readJsonLd(scripts: Cheerio<Element>): JsonLdArticle {
   const nodes: Record<string, Json>[] = [];
-  $('script[type="application/ld+json"]').each((_, el) => {
+  scripts.filter('script[type="application/ld+json"]').each((_, el) => {
     const text = rawText(el);
     if (nestsDeeperThan(Buffer.from(text), MAX_DEPTH)) return;
     try {
