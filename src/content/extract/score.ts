@@ -5,7 +5,7 @@
  * that score nearly as well or read like prose.
  */
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { childElements, classAndId, contains, descendants, innerText, isElement } from './dom.js';
+import { childElements, classAndId, descendants, innerText, isElement } from './dom.js';
 import type { TextStats } from './stats.js';
 import { BLOCK_TAGS } from './text.js';
 
@@ -134,16 +134,31 @@ function isProse(el: Element, stats: TextStats): boolean {
 
 /**
  * Containers elsewhere in the document with the same tag and class as `top` that score well:
- * bodies split into sections (`<div class="body">` after each figure) come back together.
+ * bodies split into sections (`<div class="body">` after each figure) come back together. A
+ * candidate nested in a taken container, or holding one, is skipped; both are told by sets (the
+ * taken containers, and every ancestor of one) rather than by comparing it with each container
+ * taken so far, which was quadratic in the peers (100,000 same-class sections).
  */
 function samePeers(top: Element, chosen: Element[], scores: Map<Element, number>, threshold: number): Element[] {
   const cls = top.attribs.class;
   if (!cls) return [];
+  const taken = new Set<AnyNode>();
+  const aboveTaken = new Set<AnyNode>();
+  const take = (el: Element) => {
+    taken.add(el);
+    for (let a = el.parent; a && !aboveTaken.has(a); a = a.parent) aboveTaken.add(a);
+  };
+  const insideTaken = (el: Element) => {
+    for (let n: AnyNode | null = el; n; n = n.parent) if (taken.has(n)) return true;
+    return false;
+  };
+  chosen.forEach(take);
   const peers: Element[] = [];
   for (const [el, s] of scores) {
     if (el.name !== top.name || el.attribs.class !== cls || s < threshold) continue;
-    if ([...chosen, ...peers].some((c) => contains(c, el) || contains(el, c))) continue;
+    if (aboveTaken.has(el) || insideTaken(el)) continue;
     peers.push(el);
+    take(el);
   }
   return peers;
 }
