@@ -84,7 +84,7 @@ function extract(source: string, maxChars: number, label: string, url: string | 
   const body = locateBody($, stats);
   if (!body) throw new errors.ERR_EXTRACTION_FAILED(label, 'no article body found');
   removeBoilerplate(body.nodes, stats);
-  const text = capText(textOf(body.nodes), maxChars);
+  const text = capText(textOf(body.nodes, maxChars), maxChars);
   if (text.length < MIN_BODY_CHARS) throw new errors.ERR_EXTRACTION_FAILED(label, 'the body text is too short');
   return {
     title: meta.title || text.split('\n')[0].slice(0, EXCERPT_CHARS),

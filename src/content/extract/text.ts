@@ -60,26 +60,48 @@ const CELL_TAGS = new Set(['td', 'th']);
 
 class Collector {
   readonly paragraphs: string[] = [];
+  /** Length of the paragraphs joined by blank lines. */
+  private joined = 0;
   private line = '';
+  /**
+   * The line's last character ('' when it is empty), kept beside it: asking the line itself
+   * (`endsWith`) flattens the string being built, so a row of 1,000,000 cells copied it per cell.
+   */
+  private last = '';
   private lines: string[] = [];
+
+  /** `limit`: the collector is {@link done} once the joined paragraphs are longer. */
+  constructor(private readonly limit: number) {}
+
+  /** Whether the paragraphs so far are longer than the limit: what follows them cannot be kept. */
+  get done(): boolean {
+    return this.joined > this.limit;
+  }
+
+  private append(s: string): void {
+    this.line += s;
+    if (s) this.last = s[s.length - 1];
+  }
 
   text(data: string, preformatted: boolean): void {
     if (preformatted) {
       const parts = data.split('\n');
-      this.line += parts[0];
+      this.append(parts[0]);
       for (const part of parts.slice(1)) this.newline(part);
       return;
     }
-    this.line += data.replace(/\s+/g, ' ');
+    this.append(data.replace(/\s+/g, ' '));
   }
 
   space(): void {
-    if (this.line && !this.line.endsWith(' ')) this.line += ' ';
+    if (this.last && this.last !== ' ') this.append(' ');
   }
 
   newline(next = ''): void {
     this.lines.push(this.line);
-    this.line = next;
+    this.line = '';
+    this.last = '';
+    this.append(next);
   }
 
   breakParagraph(): void {
@@ -88,9 +110,13 @@ class Collector {
       .map((l) => l.replace(/[ \t\u00a0]+/g, ' ').trim())
       .filter(Boolean)
       .join('\n');
-    if (paragraph) this.paragraphs.push(paragraph);
+    if (paragraph) {
+      this.joined += (this.paragraphs.length > 0 ? 2 : 0) + paragraph.length;
+      this.paragraphs.push(paragraph);
+    }
     this.lines = [];
     this.line = '';
+    this.last = '';
   }
 }
 
@@ -109,22 +135,36 @@ function walk(node: AnyNode, out: Collector, preformatted: boolean): void {
   const pre = preformatted || name === 'pre' || name === 'textarea';
   if (block) out.breakParagraph();
   else if (CELL_TAGS.has(name)) out.space();
-  for (const child of node.children) walk(child, out, pre);
+  for (const child of node.children) {
+    if (out.done) return;
+    walk(child, out, pre);
+  }
   if (block) out.breakParagraph();
   else if (CELL_TAGS.has(name)) out.space();
 }
 
-/** The paragraphs of the given nodes, in order. */
-export function paragraphsOf(nodes: AnyNode[]): string[] {
-  const out = new Collector();
-  for (const node of nodes) walk(node, out, false);
+/**
+ * The paragraphs of the given nodes, in order; the walk stops at the first paragraph that takes
+ * their joined text past `limit` characters.
+ */
+export function paragraphsOf(nodes: AnyNode[], limit = Infinity): string[] {
+  const out = new Collector(limit);
+  for (const node of nodes) {
+    if (out.done) break;
+    walk(node, out, false);
+  }
   out.breakParagraph();
   return out.paragraphs;
 }
 
-/** Paragraph text of the given nodes: paragraphs joined by a blank line. */
-export function textOf(nodes: AnyNode[]): string {
-  return paragraphsOf(nodes).join('\n\n');
+/**
+ * Paragraph text of the given nodes: paragraphs joined by a blank line. With a `limit`, only its
+ * beginning, past `limit` characters when the whole is longer: {@link capText} to that limit cuts
+ * it as it cuts the whole, and a page of a million paragraphs is not laid out to keep 200,000
+ * characters of it.
+ */
+export function textOf(nodes: AnyNode[], limit = Infinity): string {
+  return paragraphsOf(nodes, limit).join('\n\n');
 }
 
 /** Cuts `text` to at most `maxChars`, at a word boundary when one is near. */
