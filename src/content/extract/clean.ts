@@ -4,7 +4,7 @@
  */
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { descendants, isElement, rawText, removeNodes } from './dom.js';
+import { descendants, hasText, isElement, removeNodes } from './dom.js';
 import { BLOCK_TAGS } from './text.js';
 
 /** Elements whose content is never readable text. */
@@ -114,7 +114,7 @@ export function wrapLooseText($: CheerioAPI): void {
     const children: AnyNode[] = [];
     let run: AnyNode[] = [];
     const flush = () => {
-      if (run.some((n) => rawText(n).trim() !== '')) {
+      if (run.some(hasText)) {
         const p = emptyParagraph.cloneNode(false);
         adopt(p, run);
         children.push(p);
