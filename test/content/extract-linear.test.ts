@@ -1,0 +1,104 @@
+/**
+ * Extraction's passes visit a page's nodes a bounded number of times each, whatever its shape: a
+ * page of a million elements is within the fetch limit. The nodes are made to count the reads of
+ * their `parent` and `children` (every walk up or down the tree goes through them), and the count
+ * for a page four times as large must be about four times as large: a quadratic pass makes it
+ * sixteen. No figure depends on the machine's speed.
+ */
+import type { AnyNode } from 'domhandler';
+import { describe, expect, it } from 'vitest';
+import { locateBody } from '../../src/content/extract/body.js';
+import { wrapLooseText } from '../../src/content/extract/clean.js';
+import { readMetadata } from '../../src/content/extract/metadata.js';
+import { loadDocument } from '../../src/content/extract/nesting.js';
+import { TextStats } from '../../src/content/extract/stats.js';
+import { capText, textOf } from '../../src/content/extract/text.js';
+
+const PROSE = 'The council met on Tuesday, and the vote, after a long debate, passed at last.';
+
+/** Makes every node under `root` count the reads of its `parent` and `children`. */
+function countVisits(root: AnyNode): { visits: number } {
+  const counter = { visits: 0 };
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    let parent = node.parent;
+    Object.defineProperty(node, 'parent', {
+      get: () => (counter.visits++, parent),
+      set: (value: typeof parent) => (parent = value),
+      configurable: true,
+    });
+    if (!('children' in node)) continue;
+    let children = node.children;
+    for (const child of children) stack.push(child);
+    Object.defineProperty(node, 'children', {
+      get: () => (counter.visits++, children),
+      set: (value: typeof children) => (children = value),
+      configurable: true,
+    });
+  }
+  return counter;
+}
+
+/** Elements and text nodes under `root`. */
+function nodeCount(root: AnyNode): number {
+  return 'children' in root ? root.children.reduce((n, c) => n + 1 + nodeCount(c), 0) : 0;
+}
+
+/** Visits of locating the body of `html`, and the number of body nodes found. */
+function locating(html: string): { visits: number; nodes: number } {
+  const $ = loadDocument(html);
+  const counter = countVisits($.root()[0]);
+  const body = locateBody($, new TextStats());
+  return { visits: counter.visits, nodes: body?.nodes.length ?? 0 };
+}
+
+describe('extraction visits each node a bounded number of times', () => {
+  it('gathers a body of many same-class sections without comparing each with every one taken before', () => {
+    // Five levels apart, so no common ancestor outscores them: the first is the top, the rest its peers.
+    const section = `${'<div>'.repeat(4)}<div class="story"><p>${PROSE}</p><p>${PROSE}</p></div>${'</div>'.repeat(4)}`;
+    const sections = (n: number) => `<html><body>${section.repeat(n)}</body></html>`;
+    const small = locating(sections(1_000));
+    const large = locating(sections(4_000));
+    expect(small.nodes).toBe(1_000);
+    expect(large.nodes).toBe(4_000);
+    expect(large.visits).toBeLessThan(5 * small.visits);
+  });
+
+  it('reads a page’s metadata in a walk or two, not one for each selector', () => {
+    // No <meta> byline, so every byline selector is asked too.
+    const $ = loadDocument(`<html><head><title>A page</title></head><body>${`<div><p>${PROSE}</p></div>`.repeat(5_000)}</body></html>`);
+    const nodes = nodeCount($.root()[0]);
+    const counter = countVisits($.root()[0]);
+    expect(readMetadata($).title).toBe('A page');
+    expect(counter.visits).toBeLessThan(4 * nodes);
+  });
+
+  it('lays out no more of a body than the text cap keeps', () => {
+    const visitsOf = (n: number) => {
+      const $ = loadDocument(`<html><body><article>${`<p>${PROSE}</p>`.repeat(n)}</article></body></html>`);
+      const article = $('article').toArray();
+      const counter = countVisits($.root()[0]);
+      const text = capText(textOf(article, 10_000), 10_000);
+      return { visits: counter.visits, text };
+    };
+    const small = visitsOf(1_000);
+    const large = visitsOf(4_000);
+    expect(large.text).toBe(small.text);
+    expect(small.text.length).toBeGreaterThan(9_000);
+    expect(large.visits).toBe(small.visits);
+  });
+
+  it('wraps loose text beside blocks without reading all of the text under each run', () => {
+    // Each <span> holds text, a paragraph and the next <span>: its last run is the rest of the chain.
+    const chain = (depth: number) => `<div>${'<span>x<p>A paragraph.</p>'.repeat(depth)}</div>`;
+    const perNode = (depth: number) => {
+      const $ = loadDocument(`<html><body>${chain(depth).repeat(20)}</body></html>`);
+      const nodes = nodeCount($.root()[0]);
+      const counter = countVisits($.root()[0]);
+      wrapLooseText($);
+      return counter.visits / nodes;
+    };
+    expect(perNode(200)).toBeLessThan(2 * perNode(50));
+  });
+});
