@@ -204,6 +204,16 @@ describe('worker time limits', () => {
     }
   });
 
+  it('extracts a page of 600,000 paragraphs in a worker of 384 MB, the tree no longer ~1 KB an element (needs the build)', async () => {
+    const extract = new ExtractPool({ maxThreads: 1, heapMb: 384, taskTimeoutMs: 120_000 });
+    try {
+      const article = await extract.extract(`<html><body><article>${'<p>x'.repeat(600_000)}</article></body></html>`);
+      expect(article.text.startsWith('x\n\nx\n\nx')).toBe(true);
+    } finally {
+      await extract.close();
+    }
+  }, 180_000);
+
   it('fails a page or feed whose parse outgrows the worker heap with ERR_PROCESSING_TOO_LARGE, and replaces the worker (needs the build)', async () => {
     // ~1 KB of heap an element: 2 MB of `<br/>` (400,000 elements) cannot fit in 64 MB.
     const extract = new ExtractPool({ maxThreads: 1, heapMb: 64, taskTimeoutMs: 60_000 });
