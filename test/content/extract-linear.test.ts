@@ -101,4 +101,27 @@ describe('extraction visits each node a bounded number of times', () => {
     };
     expect(perNode(200)).toBeLessThan(2 * perNode(50));
   });
+
+  it('lays out a table row of many cells without rereading the line so far at each cell', () => {
+    // Asking a string being built for its end copies all of it into one piece first.
+    const cells = 8_000;
+    const $ = loadDocument(`<html><body><table><tr>${'<td>x'.repeat(cells)}</tr></table></body></html>`);
+    const endsWith = Object.getOwnPropertyDescriptor(String.prototype, 'endsWith')!;
+    let reread = 0;
+    Object.defineProperty(String.prototype, 'endsWith', {
+      ...endsWith,
+      value(this: string, ...args: Parameters<string['endsWith']>) {
+        reread += this.length;
+        return (endsWith.value as string['endsWith']).apply(this, args);
+      },
+    });
+    let text: string;
+    try {
+      text = textOf($('table').toArray());
+    } finally {
+      Object.defineProperty(String.prototype, 'endsWith', endsWith);
+    }
+    expect(text).toBe(Array(cells).fill('x').join(' '));
+    expect(reread).toBeLessThan(10 * cells);
+  });
 });
