@@ -4,7 +4,7 @@
  */
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { descendants, hasText, isElement, removeNodes } from './dom.js';
+import { elementsWhere, hasText, isElement, removeNodes } from './dom.js';
 import { BLOCK_TAGS } from './text.js';
 
 /** Elements whose content is never readable text. */
@@ -55,16 +55,22 @@ export const MAX_DEPTH = 400;
  * itself, whatever the tree builder made of the markup. Iterative on purpose.
  */
 export function limitDepth($: CheerioAPI, maxDepth = MAX_DEPTH): void {
-  const stack: [AnyNode, number][] = [[$.root()[0], 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
+  // Two stacks, not one of [node, depth] pairs: a pair per node was 40 MB for a million elements.
+  const nodes: AnyNode[] = [$.root()[0]];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
     if (!('children' in node)) continue;
     if (depth >= maxDepth) {
       for (const child of node.children) child.parent = null;
       node.children = [];
       continue;
     }
-    for (const child of node.children) stack.push([child, depth + 1]);
+    for (const child of node.children) {
+      nodes.push(child);
+      depths.push(depth + 1);
+    }
   }
 }
 
@@ -109,8 +115,8 @@ function adopt(parent: ParentNode, children: AnyNode[]): void {
  */
 export function wrapLooseText($: CheerioAPI): void {
   const emptyParagraph = $('<p></p>')[0] as Element;
-  for (const el of descendants($.root()[0])) {
-    if (!LOOSE_TEXT_PARENTS.has(el.name) || !el.children.some(isBlock)) continue;
+  for (const el of elementsWhere($.root()[0], (e) => LOOSE_TEXT_PARENTS.has(e.name))) {
+    if (!el.children.some(isBlock)) continue;
     const children: AnyNode[] = [];
     let run: AnyNode[] = [];
     const flush = () => {

@@ -5,7 +5,7 @@
  * that score nearly as well or read like prose.
  */
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { childElements, classAndId, descendants, innerText, isElement } from './dom.js';
+import { childElements, classAndId, descendants, elementsWhere, innerText, isElement } from './dom.js';
 import type { TextStats } from './stats.js';
 import { BLOCK_TAGS } from './text.js';
 
@@ -78,7 +78,8 @@ function hasDirectText(el: Element): boolean {
 
 /** Elements that read as paragraphs: `<p>`, `<pre>`, and divs holding text without blocks. */
 function paragraphs(root: ParentNode): Element[] {
-  return descendants(root).filter(
+  return elementsWhere(
+    root,
     (el) =>
       el.name === 'p' || el.name === 'pre' || ((el.name === 'div' || el.name === 'section' || el.name === 'td') && (!hasBlockChild(el) || hasDirectText(el))),
   );
