@@ -8,6 +8,7 @@
 import type { AnyNode } from 'domhandler';
 import { describe, expect, it } from 'vitest';
 import { locateBody } from '../../src/content/extract/body.js';
+import { extractArticle } from '../../src/content/extract/index.js';
 import { wrapLooseText } from '../../src/content/extract/clean.js';
 import { readMetadata } from '../../src/content/extract/metadata.js';
 import { loadDocument } from '../../src/content/extract/nesting.js';
@@ -123,5 +124,73 @@ describe('extraction visits each node a bounded number of times', () => {
     }
     expect(text).toBe(Array(cells).fill('x').join(' '));
     expect(reread).toBeLessThan(10 * cells);
+  });
+});
+
+/**
+ * Runs `work` with Array's indexOf, lastIndexOf and splice counting the elements they scan or
+ * shift: a sibling list searched or spliced once per sibling shows up here, where the tree's own
+ * reads (countVisits) do not.
+ */
+function arrayWork<T>(work: () => T): { result: T; elements: number } {
+  const proto = Array.prototype as unknown as Record<'indexOf' | 'lastIndexOf' | 'splice', (...args: unknown[]) => unknown>;
+  const saved = { indexOf: proto.indexOf, lastIndexOf: proto.lastIndexOf, splice: proto.splice };
+  let elements = 0;
+  proto.indexOf = function (this: unknown[], ...args: unknown[]) {
+    const at = saved.indexOf.apply(this, args) as number;
+    elements += at < 0 ? this.length : at + 1;
+    return at;
+  };
+  proto.lastIndexOf = function (this: unknown[], ...args: unknown[]) {
+    const at = saved.lastIndexOf.apply(this, args) as number;
+    elements += at < 0 ? this.length : this.length - at;
+    return at;
+  };
+  proto.splice = function (this: unknown[], ...args: unknown[]) {
+    const length = this.length;
+    const start = Math.min(length, Math.max(0, Number(args[0] ?? 0) < 0 ? length + Number(args[0]) : Number(args[0] ?? 0)));
+    elements += Math.max(0, length - start);
+    return saved.splice.apply(this, args);
+  };
+  try {
+    return { result: work(), elements };
+  } finally {
+    Object.assign(proto, saved);
+  }
+}
+
+describe('hostile pages cost array work linear in their siblings', () => {
+  const text = 'Real article text goes here. '.repeat(30).trim();
+  // hostile-input.test.ts extracts these shapes at 400,000; here the work at two sizes says it is linear.
+  const grows = (page: (n: number) => string, expected: (article: string) => void) => {
+    const at = (n: number) => arrayWork(() => extractArticle(page(n)).text);
+    const small = at(5_000);
+    const large = at(20_000);
+    expected(small.result);
+    expected(large.result);
+    // Four times the siblings: about four times the work; a pass per sibling over its siblings makes it sixteen.
+    expect(large.elements).toBeLessThan(6 * small.elements);
+  };
+
+  it('drops an article’s boilerplate blocks without splicing their parent once per block', () => {
+    grows(
+      (n) =>
+        `<html><body><article><p>${text}</p>${'<header>x</header>'.repeat(n)}<div>Advertisement<span class="share">Share</span></div></article></body></html>`,
+      (article) => expect(article).toBe(text),
+    );
+  });
+
+  it('fosters the text of open tables out of them without searching their parent for each', () => {
+    grows(
+      (n) => `<html><body><article><p>${text}</p>${'<table>x'.repeat(n)}</article></body></html>`,
+      (article) => expect(article).toContain(text),
+    );
+  });
+
+  it('wraps runs of loose text beside blocks without splicing the container once per run', () => {
+    grows(
+      (n) => `<html><body><article><p>${text}</p></article><div>${'Fish and chips.<hr>'.repeat(n)}</div></body></html>`,
+      (article) => expect(article).toContain(text),
+    );
   });
 });
