@@ -42,7 +42,10 @@ export async function insertMemoryInThread(sql: Sql, c: NewMemoryChunk, now: str
  * Store.fileMemoryChunk; call inside a transaction. The repeat is looked for once the thread the
  * chunk goes to is share-locked (insertMemoryInThread): a merge into or of that thread locks it
  * for update, so none commits between the lookup and the insert, and one that committed before is
- * seen by the lookup (each statement reads what was committed when it began).
+ * seen by the lookup (each statement reads what was committed when it began). The share lock does
+ * not exclude another node filing the same words into the same thread: both looked, found
+ * nothing and inserted. So the lookup also waits for lockFiling, which one filing of those words
+ * into that thread holds until it commits; the next then sees its chunk.
  */
 export async function fileMemoryInThread(
   sql: Sql,
@@ -52,9 +55,21 @@ export async function fileMemoryInThread(
   notRepeats: number[],
 ): Promise<MemoryFiling> {
   const filed = await filedChunk(sql, c);
+  await lockFiling(sql, filed);
   const repeat = await findRepeatIn(sql, filed);
   if (repeat && !notRepeats.includes(repeat.id)) return { repeat };
   return { stored: await insertMemory(sql, filed, now, vector) };
+}
+
+/**
+ * Takes the transaction-scoped advisory lock of `c`'s words (wordsKey) in the thread it is filed
+ * in: filings of other words or into other threads go on. It adds no deadlock with merges: it is
+ * taken after the thread's key-share locks, a filing waiting for it holds only those, and its
+ * holder then only inserts, which conflicts with none of them. A hash collision only queues two
+ * unrelated filings.
+ */
+async function lockFiling(sql: Sql, c: NewMemoryChunk): Promise<void> {
+  await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('salon:memory-filing:' || $1 || ':' || $2, 0))", [c.threadId, wordsKey(c.text)]);
 }
 
 /** The chunk in the thread it goes to (activeThreadLocked). */

@@ -880,7 +880,8 @@ export class SqliteStore implements Store {
   /**
    * The repeat lookup and the insert in one transaction (Store.fileMemoryChunk): synchronous, as
    * better-sqlite3's transactions are, so no merge commits between the thread's walk, the lookup
-   * in the thread it ends on and the insert.
+   * in the thread it ends on and the insert. Nor does another filing of the same words: SQLite has
+   * one writer (`BEGIN IMMEDIATE`), so it needs no lock of the words as PostgreSQL does (lockFiling).
    */
   private fileMemoryInTransaction(
     c: NewMemoryChunk,

@@ -1,0 +1,117 @@
+/**
+ * Two nodes (two PostgreSQL stores, two pools, one schema) filing the same memory chunk into the
+ * same thread at once. The first node's transaction is held after its repeat lookup, just before
+ * its insert, until the second node's filing is blocked by it (pg_blocking_pids) or has finished:
+ * nothing depends on timing.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { NewMemoryChunk } from '../../src/memory/types.js';
+import type { PgDatabase, Sql } from '../../src/store/postgres-db.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName } from './postgres-harness.js';
+
+const ROOM = 'news_1';
+const AT = '2026-11-20T10:00:00.000Z';
+const SEEN = '2026-11-20T10:05:00.000Z';
+
+/**
+ * Holds `store`'s next transaction before its first statement starting with `prefix` until
+ * released; `reached` gives the PostgreSQL backend of the held transaction.
+ */
+function holdInNextTx(store: PostgresStore, prefix: string): { reached: Promise<number>; release: () => void } {
+  const db = (store as unknown as { db: PgDatabase }).db;
+  const tx = db.tx.bind(db);
+  let reached!: (pid: number) => void;
+  let release!: () => void;
+  const reachedP = new Promise<number>((resolve) => (reached = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = false;
+  db.tx = <T>(fn: (sql: Sql) => Promise<T>): Promise<T> =>
+    tx((sql) =>
+      fn({
+        async query(text: string, values?: unknown[]) {
+          if (!held && text.startsWith(prefix)) {
+            held = true;
+            reached((await sql.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number);
+            await released;
+          }
+          return sql.query(text, values);
+        },
+      }),
+    );
+  return { reached: reachedP, release: () => release() };
+}
+
+/** Waits until some connection is blocked by a lock backend `holder` holds (then 'blocked'), or until `work` settles first ('settled'). */
+async function blockedOrSettled(holder: number, work: Promise<unknown>): Promise<'blocked' | 'settled'> {
+  let settled = false;
+  work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (;;) {
+    if (settled) return 'settled';
+    const { rows } = await adminQuery('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))', [holder]);
+    if (rows[0].n > 0) return 'blocked';
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describePostgres('PostgreSQL store: two nodes filing the same memory chunk at once', () => {
+  let schema: string;
+  let nodeA: PostgresStore;
+  let nodeB: PostgresStore;
+
+  beforeEach(async () => {
+    schema = schemaName();
+    nodeA = await PostgresStore.open({ connectionString: POSTGRES_URL, schema, poolSize: 2 });
+    nodeB = await PostgresStore.open({ connectionString: POSTGRES_URL, schema, poolSize: 2 });
+    await nodeA.applyThreadChange({ at: AT, expect: [], createThreads: ['thr_a', 'thr_b'].map((id) => ({ id, roomId: ROOM, title: id })) });
+  });
+
+  afterEach(async () => {
+    await nodeA.close();
+    await nodeB.close();
+    await dropSchema(schema);
+  });
+
+  const chunk = (over: Partial<NewMemoryChunk> = {}): NewMemoryChunk => ({
+    threadId: 'thr_a',
+    roomId: ROOM,
+    kind: 'window',
+    text: 'the ferry to the lighthouse leaves at dawn on filing days',
+    messageIds: ['m1', 'm2'],
+    authors: ['Ann', 'Cy'],
+    firstTs: '2026-11-20T10:00:00.000Z',
+    lastTs: '2026-11-20T10:05:00.000Z',
+    privileged: false,
+    owner: null,
+    ...over,
+  });
+
+  it('stores the chunk once: the second filing waits for the first and gets its chunk as the repeat, while other words and threads go on', async () => {
+    const held = holdInNextTx(nodeA, 'INSERT INTO memory_chunks');
+    const first = nodeA.fileMemoryChunk(chunk(), SEEN, undefined, []);
+    const holder = await held.reached;
+
+    // Other words in the same thread, and the same words in another thread, are not kept waiting.
+    const otherWords = nodeB.fileMemoryChunk(chunk({ text: 'the ferry is cancelled on filing days' }), SEEN, undefined, []);
+    expect(await blockedOrSettled(holder, otherWords)).toBe('settled');
+    const otherThread = nodeB.fileMemoryChunk(chunk({ threadId: 'thr_b' }), SEEN, undefined, []);
+    expect(await blockedOrSettled(holder, otherThread)).toBe('settled');
+
+    const second = nodeB.fileMemoryChunk(chunk(), SEEN, undefined, []);
+    const state = await blockedOrSettled(holder, second);
+    held.release();
+    const [a, b] = await Promise.all([first, second]);
+
+    expect(a).toEqual({ stored: expect.objectContaining({ threadId: 'thr_a', text: chunk().text }) });
+    const storedId = 'stored' in a ? a.stored.id : undefined;
+    expect(b).toEqual({ repeat: expect.objectContaining({ id: storedId, threadId: 'thr_a' }) });
+    // The thread holds the chunk once, beside the other words' chunk.
+    expect(await nodeA.countMemoryChunks('thr_a')).toBe(2);
+    expect(state).toBe('blocked');
+    expect(await otherWords).toEqual({ stored: expect.objectContaining({ threadId: 'thr_a' }) });
+    expect(await otherThread).toEqual({ stored: expect.objectContaining({ threadId: 'thr_b' }) });
+  });
+});
