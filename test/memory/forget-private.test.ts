@@ -16,13 +16,12 @@ import { newChunkOf } from '../../src/memory/threads/fusion.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
-import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { tempDir, testApp } from '../helpers.js';
 import { joined } from '../rooms/helpers.js';
 import { item } from '../store/contract.js';
-import { POSTGRES_URL, describePostgres, dropSchema, schemaName } from '../store/postgres-harness.js';
+import { describePostgres, freshPostgresStore } from '../store/postgres-harness.js';
 
 const AT = '2026-11-24T12:00:00.000Z';
 const embedder: Embedder = new LocalEmbedder();
@@ -217,15 +216,7 @@ forgets('SQLite', async () => {
 });
 
 describePostgres('PostgreSQL', () => {
-  forgets('PostgreSQL', async () => {
-    const schema = schemaName();
-    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
-    cleanups.push(
-      () => dropSchema(schema),
-      () => store.close(),
-    );
-    return store;
-  });
+  forgets('PostgreSQL', () => freshPostgresStore(cleanups));
 });
 
 /**

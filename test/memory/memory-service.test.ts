@@ -20,11 +20,10 @@ import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
-import { PostgresStore } from '../../src/store/postgres.js';
 import type { Store, Thread } from '../../src/store/types.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { linesLog } from '../helpers.js';
-import { POSTGRES_URL, describePostgres, dropSchema, schemaName } from '../store/postgres-harness.js';
+import { describePostgres, freshPostgresStore } from '../store/postgres-harness.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -94,6 +93,24 @@ async function mergeInto(store: Store, side: Thread, survivorId: string): Promis
 
 const publicAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: false });
 const privateAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: true });
+
+/** The chunk of `text` stored in `threadId` as the service would store it (with the service's vector of `like`, its text by default). */
+async function alreadyStored(store: Store, memory: MemoryService, threadId: string, text: string, at: string, like = text) {
+  const [vector] = await embedder.embed([like]);
+  const c = {
+    threadId,
+    roomId: 'news_1',
+    kind: 'exchange' as const,
+    text,
+    messageIds: [],
+    authors: ['Ann', 'Salon AI'],
+    firstTs: at,
+    lastTs: at,
+    privileged: false,
+    owner: 'u_Ann',
+  };
+  return store.addMemoryChunk(c, at, { vector, model: memory.vectorModel });
+}
 
 describe('conversation memory', () => {
   it('remembers a window of people’s messages and finds it for its own thread only', async () => {
@@ -572,21 +589,7 @@ describe('conversation memory', () => {
     // The survivor holds the exchange already (stored as the service stores one, with its vector).
     const [request, result] = answered(thread.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
     const text = exchangeText(request.text, result.message.text);
-    const [vector] = await embedder.embed([text]);
-    const at = new Date(now).toISOString();
-    const chunk = {
-      threadId: thread.id,
-      roomId: 'news_1',
-      kind: 'exchange' as const,
-      text,
-      messageIds: [],
-      authors: ['Ann', 'Salon AI'],
-      firstTs: at,
-      lastTs: at,
-      privileged: false,
-      owner: 'u_Ann',
-    };
-    const held0 = await store.addMemoryChunk(chunk, at, { vector, model: embedder.model });
+    const held0 = await alreadyStored(store, memory, thread.id, text, new Date(now).toISOString());
     now += 60_000;
     memory.onAnswer(...answered(side.id, 'Cy', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
     await held.embedding;
@@ -678,24 +681,6 @@ function filingRaces(name: string, open: () => Promise<Store>): void {
       return { store, index, memory, main, side, mergeAtWrite: (m: () => Promise<unknown>) => (merge = m) };
     }
 
-    /** The chunk of `text` stored in `threadId` as the service would store it (with the service's vector of `like`, its text by default). */
-    async function alreadyStored(store: Store, memory: MemoryService, threadId: string, text: string, at: string, like = text) {
-      const [vector] = await embedder.embed([like]);
-      const c = {
-        threadId,
-        roomId: 'news_1',
-        kind: 'exchange' as const,
-        text,
-        messageIds: [],
-        authors: ['Ann', 'Salon AI'],
-        firstTs: at,
-        lastTs: at,
-        privileged: false,
-        owner: 'u_Ann',
-      };
-      return store.addMemoryChunk(c, at, { vector, model: memory.vectorModel });
-    }
-
     const ask = (threadId: string, asker: string, question: string, answer: string) => {
       const [request, result] = answered(threadId, asker, question, answer);
       return { request, result, text: exchangeText(request.text, result.message.text) };
@@ -773,15 +758,7 @@ function filingRaces(name: string, open: () => Promise<Store>): void {
 filingRaces('SQLite', async () => new SqliteStore({ filename: ':memory:' }));
 
 describePostgres('PostgreSQL', () => {
-  filingRaces('PostgreSQL', async () => {
-    const schema = schemaName();
-    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
-    cleanups.push(
-      () => dropSchema(schema),
-      () => store.close(),
-    );
-    return store;
-  });
+  filingRaces('PostgreSQL', () => freshPostgresStore(cleanups));
 });
 
 describe('a chunk whose repeat goes each time before it is refreshed', () => {

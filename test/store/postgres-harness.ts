@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres.js';
 import { describe, it } from 'vitest';
 
 export const POSTGRES_URL = process.env.SALON_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -74,4 +75,17 @@ export async function freshSchema(): Promise<{ schema: string; url: string; drop
 
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+/**
+ * A store on a fresh schema; `cleanups` (run last first) closes it, then drops the schema.
+ */
+export async function freshPostgresStore(cleanups: (() => Promise<unknown> | unknown)[]): Promise<PostgresStore> {
+  const schema = schemaName();
+  const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+  cleanups.push(
+    () => dropSchema(schema),
+    () => store.close(),
+  );
+  return store;
 }
