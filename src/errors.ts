@@ -21,6 +21,11 @@ export class SalonError extends Error {
    * limit); the HTTP error handler sends it as Retry-After.
    */
   retryAfterSeconds?: number;
+  /**
+   * Whole milliseconds (1 or more) until the limit that refused takes the same frame, when that is
+   * known; an ERR_RATE_LIMITED `error` frame carries it as `retryAfterMs` (see withRetryAfterMs).
+   */
+  retryAfterMs?: number;
   constructor(code: string, statusCode: number, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SalonError';
@@ -35,6 +40,12 @@ export class SalonError extends Error {
  */
 export function clientMessage(err: SalonError): string {
   return err.publicMessage ?? err.message;
+}
+
+/** Sets `err.retryAfterMs` to `waitMs` (rounded up, at least 1) when that is a finite wait; returns `err`. */
+export function withRetryAfterMs<E extends SalonError>(err: E, waitMs: number): E {
+  if (Number.isFinite(waitMs)) err.retryAfterMs = Math.max(1, Math.ceil(waitMs));
+  return err;
 }
 
 /** A constructor for one catalogued error; `new` it with the template's arguments. */

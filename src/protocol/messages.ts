@@ -176,6 +176,11 @@ export interface ErrorFrame {
   code: string;
   message: string;
   clientId?: string;
+  /**
+   * ERR_RATE_LIMITED only, and optional: whole milliseconds (1 or more) until the limit that
+   * refused takes the same frame again. Clients that do not know it ignore it.
+   */
+  retryAfterMs?: number;
 }
 export interface WarningFrame {
   type: 'warning';

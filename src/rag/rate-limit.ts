@@ -120,5 +120,6 @@ export function refuseOverLimit(limiter: WindowLimiter, key: string, whose: stri
     `the assistant takes ${plural(limiter.limit, 'question', 'questions')} ${windowWords(limiter.windowMs)} from ${whose}; ask again in ${seconds} s`,
   );
   refused.retryAfterSeconds = seconds;
+  refused.retryAfterMs = Math.max(1, Math.ceil(waitMs));
   throw refused;
 }

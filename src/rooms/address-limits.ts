@@ -89,6 +89,21 @@ export class AddressLimits {
     return this.state(address, now).commands.take(now);
   }
 
+  /** Milliseconds from `now` until the address's budget of new identities holds one again (0: it does now). */
+  newIdentityWaitMs(address: string, now: number): number {
+    return this.state(address, now).identities.waitMs(now);
+  }
+
+  /** Milliseconds from `now` until the address's frame budget holds a frame again (0: it does now). */
+  frameWaitMs(address: string, now: number): number {
+    return this.state(address, now).frames.waitMs(now);
+  }
+
+  /** Milliseconds from `now` until the address's command budget holds a command again (0: it does now). */
+  commandWaitMs(address: string, now: number): number {
+    return this.state(address, now).commands.waitMs(now);
+  }
+
   /** Addresses remembered now (tests, metrics). */
   get size(): number {
     return this.addresses.size;

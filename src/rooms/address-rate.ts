@@ -42,6 +42,11 @@ export class AddressRate {
     return bucket.take(now);
   }
 
+  /** Milliseconds from `now` until `address`'s budget holds one again (0: it does now, or the address is not remembered). */
+  waitMs(address: string, now: number): number {
+    return this.buckets.get(address)?.waitMs(now) ?? 0;
+  }
+
   /** Addresses remembered now. */
   get size(): number {
     return this.buckets.size;

@@ -4,7 +4,7 @@
  * sender alone). Idempotent by clientId: a resent message returns the original to its sender only.
  */
 import { randomUUID } from 'node:crypto';
-import { SalonError, errors } from '../errors.js';
+import { SalonError, errors, withRetryAfterMs } from '../errors.js';
 import type { AckFrame, AskFrame, Member, Message, SayFrame } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { ASK_MARK, askQuestion, parseCommand, type CommandRegistry } from './commands.js';
@@ -23,7 +23,9 @@ export interface ChatHost {
   /** Tells the room a member stopped typing. */
   sendTyping(room: Room, member: Member, active: boolean): void;
   /** Takes a slash command from the budget the session's address shares with its other sockets. */
-  admitCommand(session: Session): boolean;
+  admitCommand(session: Session, now: number): boolean;
+  /** Milliseconds from `now` until that budget holds a command again (0: it does now). */
+  commandWaitMs(session: Session, now: number): number;
   warn(details: Record<string, unknown>, msg: string): void;
 }
 
@@ -168,7 +170,9 @@ export class Chat {
     const { room, member } = joined(session);
     // Typing the command is over, as a sent message's is: the client need not say so first.
     if (room.typing.clear(member.id, Date.now())) this.host.sendTyping(room, member, false);
-    if (!this.host.admitCommand(session)) throw new errors.ERR_RATE_LIMITED('too many commands from one address; wait a moment');
+    const now = Date.now();
+    if (!this.host.admitCommand(session, now))
+      throw withRetryAfterMs(new errors.ERR_RATE_LIMITED('too many commands from one address; wait a moment'), this.host.commandWaitMs(session, now));
     const threadId = await this.thread(room, requestedThread);
     const handler = command.name === 'help' ? undefined : this.host.commands.get(command.name);
     const reply = handler

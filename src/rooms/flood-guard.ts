@@ -34,6 +34,11 @@ export class FloodGuard {
     return this.bucket.take(now) ? 'ok' : this.reject(now);
   }
 
+  /** Milliseconds from `now` until the frame bucket holds a token again (0: it does now). */
+  waitMs(now: number): number {
+    return this.bucket.waitMs(now);
+  }
+
   /** Takes one token for a typing frame arriving at `now` (ms) from typing's own bucket. */
   admitTyping(now: number): Admission {
     return this.typing.take(now) ? 'ok' : this.reject(now);

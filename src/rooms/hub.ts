@@ -4,7 +4,7 @@
  * dropped), presence across nodes (node-sync.ts), and the RoomOutlet the assistant streams
  * through. Knows connections only as `Connection` (docs/architecture.md).
  */
-import { errors, type SalonError } from '../errors.js';
+import { errors, withRetryAfterMs, type SalonError } from '../errors.js';
 import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
@@ -194,7 +194,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
       assistant: () => this.getAssistant(),
       publishMessage: (room, message) => this.publishMessage(room, message),
       sendTyping: (room, member, active) => this.sendTyping(room, member, active),
-      admitCommand: (session) => this.addresses.command(session.address, Date.now()),
+      admitCommand: (session, now) => this.addresses.command(session.address, now),
+      commandWaitMs: (session, now) => this.addresses.commandWaitMs(session.address, now),
       warn: (details, msg) => this.log.warn(details, msg),
     });
     this.sync = new NodeSync({
@@ -296,7 +297,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const now = Date.now();
     if (!this.connects.take(address, now)) {
       const perMinute = this.options.connectsPerMinutePerAddress;
-      return this.refuse(conn, 'rate', new errors.ERR_RATE_LIMITED(`at most ${perMinute} room sockets a minute from one address`), CloseCode.RATE_LIMITED);
+      const err = withRetryAfterMs(
+        new errors.ERR_RATE_LIMITED(`at most ${perMinute} room sockets a minute from one address`),
+        this.connects.waitMs(address, now),
+      );
+      return this.refuse(conn, 'rate', err, CloseCode.RATE_LIMITED);
     }
     if (this.sessions.size >= this.options.maxConnections) return this.refuse(conn, 'node', new errors.ERR_SERVER_FULL(), CloseCode.TRY_AGAIN_LATER);
     if (!this.addresses.open(address, now)) return this.refuse(conn, 'address', new errors.ERR_TOO_MANY_CONNECTIONS(), CloseCode.RATE_LIMITED);
@@ -317,17 +322,20 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return this.addresses.frame(session.address, now);
   }
 
+  frameWaitMs(session: Session, now: number): number {
+    return this.addresses.frameWaitMs(session.address, now);
+  }
+
   /** Takes a typing frame from the budget its address shares with all of the address's sockets for them. */
   admitTyping(session: Session, now: number): boolean {
     return this.addresses.typing(session.address, now);
   }
 
   async join(session: Session, hello: HelloFrame): Promise<void> {
-    if (!hello.token && !this.addresses.newIdentity(session.address, Date.now())) {
-      return session.fail(
-        new errors.ERR_RATE_LIMITED(`at most ${this.options.newIdentitiesPerMinute} new identities a minute from one address`),
-        CloseCode.RATE_LIMITED,
-      );
+    const now = Date.now();
+    if (!hello.token && !this.addresses.newIdentity(session.address, now)) {
+      const err = new errors.ERR_RATE_LIMITED(`at most ${this.options.newIdentitiesPerMinute} new identities a minute from one address`);
+      return session.fail(withRetryAfterMs(err, this.addresses.newIdentityWaitMs(session.address, now)), CloseCode.RATE_LIMITED);
     }
     const who = this.whoIs(hello.token);
     if ('refused' in who) return session.fail(who.refused, CloseCode.BAD_TOKEN);
@@ -385,8 +393,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   /** A refusal when the session's room takes no more messages this second; null when it does. */
   private admitMessage(session: Session): Promise<never> | null {
-    if (!session.room || session.room.admitMessage(Date.now())) return null;
-    return Promise.reject(new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`));
+    const now = Date.now();
+    if (!session.room || session.room.admitMessage(now)) return null;
+    const err = new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`);
+    return Promise.reject(withRetryAfterMs(err, session.room.messageWaitMs(now)));
   }
 
   typing(session: Session, active: boolean): void {

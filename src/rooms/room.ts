@@ -103,6 +103,11 @@ export class Room {
     return this.messages.take(now);
   }
 
+  /** Milliseconds from `now` until the room's rate takes a message again (0: it does now). */
+  messageWaitMs(now: number): number {
+    return this.messages.waitMs(now);
+  }
+
   /** Runs `task` after every task queued before it: joins, and catch-ups from the store (NodeSync). */
   run<T>(task: () => Promise<T>): Promise<T> {
     return this.tasks.run(task);

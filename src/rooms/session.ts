@@ -2,7 +2,7 @@
  * One client connection: the hello deadline, flood control, frame parsing and dispatch, and
  * back-pressure. It knows its Connection only through the transport-free interface (docs/architecture.md).
  */
-import { SalonError, clientMessage, errors } from '../errors.js';
+import { SalonError, clientMessage, errors, withRetryAfterMs } from '../errors.js';
 import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { ClientMessage, Member } from '../protocol/messages.js';
 import { FloodGuard } from './flood-guard.js';
@@ -20,6 +20,8 @@ export interface SessionHost {
   typing(session: Session, active: boolean): void;
   /** Takes a frame from the budget the session's address shares with its other sockets. */
   admitFrame(session: Session, now: number): boolean;
+  /** Milliseconds from `now` until the address's frame budget holds a frame again (0: it does now). */
+  frameWaitMs(session: Session, now: number): number;
   /** Takes a typing frame from the address's budget for them, apart from other frames'. */
   admitTyping(session: Session, now: number): boolean;
   /** The connection is gone (closed by either side) or must leave its room now. */
@@ -32,9 +34,16 @@ type State = 'new' | 'joining' | 'joined' | 'closed';
 
 const PONG = JSON.stringify({ type: 'pong' });
 
-/** Serialises an `error` frame. */
+/** Serialises an `error` frame; one for ERR_RATE_LIMITED says, when known, how long to wait (`retryAfterMs`). */
 export function errorFrame(err: SalonError, clientId?: string): string {
-  return JSON.stringify({ type: 'error', code: err.code, message: clientMessage(err), ...(clientId ? { clientId } : {}) });
+  const retryAfterMs = err.code === 'ERR_RATE_LIMITED' ? err.retryAfterMs : undefined;
+  return JSON.stringify({
+    type: 'error',
+    code: err.code,
+    message: clientMessage(err),
+    ...(clientId ? { clientId } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
 }
 
 export class Session implements RoomSession, QueuedBytesHolder {
@@ -74,10 +83,15 @@ export class Session implements RoomSession, QueuedBytesHolder {
     if (frame.type === 'typing') return this.receiveTyping(frame, now);
     const clientId = 'clientId' in frame ? frame.clientId : undefined;
     const admission = this.guard.admit(now);
-    if (admission !== 'ok')
-      return this.refuse(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} frames per second`), clientId, admission, CloseCode.RATE_LIMITED);
+    if (admission !== 'ok') {
+      const err = withRetryAfterMs(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} frames per second`), this.guard.waitMs(now));
+      return this.refuse(err, clientId, admission, CloseCode.RATE_LIMITED);
+    }
     if (!this.host.admitFrame(this, now)) {
-      const err = new errors.ERR_RATE_LIMITED(`at most ${this.options.framesPerSecondPerAddress} frames per second from one address`);
+      const err = withRetryAfterMs(
+        new errors.ERR_RATE_LIMITED(`at most ${this.options.framesPerSecondPerAddress} frames per second from one address`),
+        this.host.frameWaitMs(this, now),
+      );
       return this.refuse(err, clientId, this.guard.reject(now), CloseCode.RATE_LIMITED);
     }
     this.dispatch(frame, clientId);

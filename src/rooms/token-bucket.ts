@@ -32,6 +32,19 @@ export class TokenBucket {
     return this.tokens >= this.burst;
   }
 
+  /**
+   * Whole milliseconds from `now` until a token is there to take (0 when one is now): what a
+   * refused client is told to wait (`retryAfterMs` of an `error` frame). Rounded up, and checked
+   * against the refill itself, so a take that waited this long is never refused for a rounding.
+   */
+  waitMs(now: number): number {
+    this.refill(now);
+    if (this.tokens >= 1) return 0;
+    let wait = Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond));
+    while (this.tokens + (wait * this.ratePerSecond) / 1000 < 1) wait += 1;
+    return wait;
+  }
+
   private refill(now: number): void {
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) * this.ratePerSecond) / 1000);
     this.refilledAt = now;

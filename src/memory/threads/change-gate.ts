@@ -9,7 +9,7 @@
  * member's budget). Per node: with several nodes each has its own gate, which bounds what one
  * member's socket can make its node do. The admin's HTTP API is not gated.
  */
-import { errors } from '../../errors.js';
+import { errors, withRetryAfterMs } from '../../errors.js';
 import { TokenBucket } from '../../rooms/token-bucket.js';
 
 /** Thread changes one member may make at once, and then per minute. */
@@ -65,9 +65,14 @@ export class ThreadChangeGate {
     const member = this.members.of(actor.userId, now);
     const address = this.addresses.of(actor.address, now);
     // A refusal spends neither budget.
-    if (!member.has(now)) throw new errors.ERR_RATE_LIMITED(`a member may change threads ${MEMBER_THREAD_CHANGES_PER_MINUTE} times a minute`);
+    // The busy refusals above say no wait: a change under way ends when it ends.
+    if (!member.has(now))
+      throw withRetryAfterMs(new errors.ERR_RATE_LIMITED(`a member may change threads ${MEMBER_THREAD_CHANGES_PER_MINUTE} times a minute`), member.waitMs(now));
     if (!address.has(now))
-      throw new errors.ERR_RATE_LIMITED(`the members on one address may change threads ${ADDRESS_THREAD_CHANGES_PER_MINUTE} times a minute`);
+      throw withRetryAfterMs(
+        new errors.ERR_RATE_LIMITED(`the members on one address may change threads ${ADDRESS_THREAD_CHANGES_PER_MINUTE} times a minute`),
+        address.waitMs(now),
+      );
     member.take(now);
     address.take(now);
     this.busy.add(roomId);
