@@ -10,7 +10,11 @@ import { withoutLiteralEscapes } from '../../../src/protocol/markdown-literal.js
 /** How long to wait for a command's answer before giving up on it. */
 const REPLY_TIMEOUT_MS = 20_000;
 
-export type CommandReply = { ok: true; text: string } | { ok: false; code: string; message: string };
+/**
+ * A command's answer. A refusal's `retryAfterMs` is the `error` frame's field as it came (ERR_RATE_LIMITED:
+ * the server's wait until its limit takes the command): server data, checked where it is used (forget-retry.ts).
+ */
+export type CommandReply = { ok: true; text: string } | { ok: false; code: string; message: string; retryAfterMs?: unknown };
 
 interface Waiting {
   resolve: (reply: CommandReply) => void;
@@ -38,8 +42,8 @@ export class CommandReplies {
   }
 
   /** Takes an `error` frame when it answers a waiting command; false otherwise. */
-  error(code: string, message: string, clientId: string | undefined): boolean {
-    return clientId ? this.settle(clientId, { ok: false, code, message }) : false;
+  error(code: string, message: string, clientId: string | undefined, retryAfterMs?: unknown): boolean {
+    return clientId ? this.settle(clientId, { ok: false, code, message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }) : false;
   }
 
   /** Ends every wait (the connection dropped: the answers, if any, are lost). */

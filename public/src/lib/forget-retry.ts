@@ -1,11 +1,12 @@
 /**
  * What the page does with the server's answer to a pending "Forget them" (`/forget private`): done,
  * sent again at the room's next welcome (the connection lost the answer), sent again after a
- * backoff (a refusal that passes), or refused for good, which the member is told of. The server's
- * refusals of the command (src/rooms/chat.ts `command`, src/memory/commands.ts `forgetCommand`,
- * src/rooms/session.ts) carry no retry-after: neither the per-address command budget nor the frame
- * budgets say when they refill, and an `error` frame has no field for it. So the page waits out its
- * own backoff (backoff.ts), a bounded number of times, counted across reloads (pending-forgets.ts).
+ * backoff (a refusal that passes), or refused for good, which the member is told of. A refusal by
+ * a rate limit (src/rooms/chat.ts `command`, src/rooms/session.ts) may say how long until the limit
+ * takes the command (`retryAfterMs`): the page then waits that long, though never less than its own
+ * backoff's shortest wait nor more than its cap; without it (an older server, another refusal, a
+ * value that is not a wait) the page waits out its own backoff (backoff.ts). Either way a bounded
+ * number of times, counted across reloads (pending-forgets.ts).
  */
 import { Backoff } from './backoff.js';
 import type { CommandReply } from './command-replies.js';
@@ -14,6 +15,8 @@ import type { CommandReply } from './command-replies.js';
 export const FORGET_RETRY_BASE_MS = 2_000;
 /** Longest wait between two tries, before jitter. */
 export const FORGET_RETRY_CAP_MS = 30_000;
+/** The shortest wait the backoff hands out (equal jitter: half its first ceiling); a server's shorter wait is lengthened to it. */
+export const FORGET_RETRY_MIN_MS = FORGET_RETRY_BASE_MS / 2;
 /** Passing refusals in a row after which the page stops and tells the member (30 to 60 s of waits in all). */
 export const MAX_FORGET_REFUSALS = 6;
 
@@ -30,16 +33,28 @@ const NOT_CONNECTED = new Set(['ERR_NETWORK', 'ERR_NOT_JOINED']);
 
 /** What to do with a pending forget after the server's `reply`. */
 export type ForgetOutcome =
-  { kind: 'done' } | { kind: 'at-welcome' } | { kind: 'retry'; code: string; message: string } | { kind: 'refused'; code: string; message: string };
+  | { kind: 'done' }
+  | { kind: 'at-welcome' }
+  | { kind: 'retry'; code: string; message: string; retryAfterMs?: unknown }
+  | { kind: 'refused'; code: string; message: string };
 
 export function forgetOutcome(reply: CommandReply): ForgetOutcome {
   if (reply.ok) return { kind: 'done' };
   if (NOT_CONNECTED.has(reply.code)) return { kind: 'at-welcome' };
   // Any other refusal (ERR_BAD_MESSAGE, ERR_FORBIDDEN, a code this page does not know) would come back the same.
-  return { kind: PASSING.has(reply.code) ? 'retry' : 'refused', code: reply.code, message: reply.message };
+  if (!PASSING.has(reply.code)) return { kind: 'refused', code: reply.code, message: reply.message };
+  // Only a rate limit's wait is the server's to say; the other passing refusals end when they end.
+  const serverWait = reply.code === 'ERR_RATE_LIMITED' ? reply.retryAfterMs : undefined;
+  return { kind: 'retry', code: reply.code, message: reply.message, ...(serverWait !== undefined ? { retryAfterMs: serverWait } : {}) };
 }
 
-/** The wait before the next try, after `refusals` passing refusals in a row (1 or more). */
-export function forgetRetryDelay(refusals: number, random: () => number = Math.random): number {
+/**
+ * The wait before the next try, after `refusals` passing refusals in a row (1 or more). `retryAfterMs`,
+ * the server's word (untrusted), counts when it is a positive finite number: the wait is then that
+ * long, at least FORGET_RETRY_MIN_MS, at most FORGET_RETRY_CAP_MS; otherwise the backoff's.
+ */
+export function forgetRetryDelay(refusals: number, random: () => number = Math.random, retryAfterMs?: unknown): number {
+  const serverWait = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs > 0 ? Math.ceil(retryAfterMs) : undefined;
+  if (serverWait !== undefined) return Math.min(FORGET_RETRY_CAP_MS, Math.max(serverWait, FORGET_RETRY_MIN_MS));
   return new Backoff({ baseMs: FORGET_RETRY_BASE_MS, capMs: FORGET_RETRY_CAP_MS, random, failures: Math.max(0, refusals - 1) }).next();
 }

@@ -290,7 +290,7 @@ export class RoomController implements ReactiveController {
         this.pendingForgets.remove(roomId, userId);
         if (here && this.notice?.code === FORGET_RETRYING.code) this.notice = null;
       } else if (outcome.kind === 'retry' && refusals < MAX_FORGET_REFUSALS) {
-        this.pendingForgets.refused(roomId, userId, Date.now() + forgetRetryDelay(refusals));
+        this.pendingForgets.refused(roomId, userId, Date.now() + forgetRetryDelay(refusals, Math.random, outcome.retryAfterMs));
         if (here) this.sendForget();
       } else if (here) {
         // Refused for good (or too often): said where it was pressed, and offered again. Elsewhere
@@ -539,7 +539,7 @@ export class RoomController implements ReactiveController {
         break;
       }
       case 'error':
-        if (this.commands.error(frame.code, frame.message, frame.clientId)) return;
+        if (this.commands.error(frame.code, frame.message, frame.clientId, frame.retryAfterMs)) return;
         this.onError(frame.code, frame.message, frame.clientId);
         break;
       case 'warning':
