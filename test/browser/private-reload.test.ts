@@ -118,6 +118,17 @@ describeBrowser('private questions kept in the tab', () => {
   const people: Person[] = [];
   let stories: { id: string; title: string }[] = [];
 
+  /** Ada in the room at `url`, in private mode, her question answered. */
+  async function askedPrivately(url: string, question = 'What happened?'): Promise<Person> {
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    await enter(ada.page, url, 1);
+    await privateMode(ada.page);
+    await say(ada.page, question);
+    await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    return ada;
+  }
+
   beforeAll(async () => {
     const page1 = (await (await fetch(`${suite.server.url}/api/v1/content?kind=news&limit=100`)).json()) as { items: { id: string; title: string }[] };
     stories = [...page1.items].sort((a, b) => Number(/sodium-ion/i.test(b.title)) - Number(/sodium-ion/i.test(a.title)));
@@ -202,13 +213,8 @@ describeBrowser('private questions kept in the tab', () => {
 
   it('tells the server to forget them once the room is back, when Forget them is pressed offline', async () => {
     const roomId = stories[1].id;
-    const ada = await person(suite.browser, 'Ada');
-    people.push(ada);
-    await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
-    await privateMode(ada.page);
-    await say(ada.page, 'What happened?');
+    const ada = await askedPrivately(`${suite.server.url}/chat?id=${roomId}`);
     const answers = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
-    await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
     await suite.server.app.salon.memory.idle();
     expect(await privateChunks(roomId)).toBe(1);
 
@@ -260,12 +266,7 @@ describeBrowser('private questions kept in the tab', () => {
 
   it('sends a Forget them pressed offline once the room is back, though the thread open then was merged into one deleted since', async () => {
     const roomId = stories[5].id;
-    const ada = await person(suite.browser, 'Ada');
-    people.push(ada);
-    await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
-    await privateMode(ada.page);
-    await say(ada.page, 'What happened?');
-    await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    const ada = await askedPrivately(`${suite.server.url}/chat?id=${roomId}`);
     await suite.server.app.salon.memory.idle();
     expect(await privateChunks(roomId)).toBe(1);
     await ada.page.getByRole('button', { name: 'New thread' }).click();
@@ -330,12 +331,7 @@ describeBrowser('private questions kept in the tab', () => {
     const server = await startServer(dir.dir, { env: { SEED_DEMO: 'false', ASK_LIMIT_USER: '1' } });
     try {
       await server.app.salon.store.upsertItem(item('news_plim', { title: 'Limits drill' }));
-      const ada = await person(suite.browser, 'Ada');
-      people.push(ada);
-      await enter(ada.page, `${server.url}/chat?id=news_plim`, 1);
-      await privateMode(ada.page);
-      await say(ada.page, 'first private question');
-      await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+      const ada = await askedPrivately(`${server.url}/chat?id=news_plim`, 'first private question');
       await say(ada.page, 'second private question');
       const refused = ada.page.locator('salon-message-item[state=failed]', { hasText: 'second private question' });
       await expect.poll(() => refused.count()).toBe(1);

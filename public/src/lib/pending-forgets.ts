@@ -80,14 +80,18 @@ export class PendingForgets {
     return next;
   }
 
+  /** What the tab holds under `name`, parsed as untrusted; null when absent, unreadable or not JSON. */
+  private stored(name: string): unknown {
+    try {
+      return parseUntrustedJson(this.storage?.getItem(name) ?? 'null');
+    } catch {
+      return null;
+    }
+  }
+
   private read(roomId: string): Set<string> {
     const ids = new Set(this.inPage.get(roomId));
-    let stored: unknown = null;
-    try {
-      stored = parseUntrustedJson(this.storage?.getItem(key(roomId)) ?? 'null');
-    } catch {
-      stored = null;
-    }
+    const stored = this.stored(key(roomId));
     if (Array.isArray(stored)) {
       // An entry written before tokens were renewed holds the token that asked: its id is who asked.
       for (const t of stored.slice(0, MAX_IDENTITIES)) if (typeof t === 'string' && t) ids.add(userIdOfToken(t) ?? t);
@@ -97,12 +101,7 @@ export class PendingForgets {
 
   private readRetries(roomId: string): Map<string, ForgetRetry> {
     const retries = new Map(this.retriesInPage.get(roomId));
-    let stored: unknown = null;
-    try {
-      stored = parseUntrustedJson(this.storage?.getItem(retryKey(roomId)) ?? 'null');
-    } catch {
-      stored = null;
-    }
+    const stored = this.stored(retryKey(roomId));
     if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
       for (const [userId, r] of Object.entries(stored).slice(0, MAX_IDENTITIES)) {
         const { refusals, retryAt } = (r ?? {}) as Partial<ForgetRetry>;
