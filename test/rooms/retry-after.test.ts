@@ -25,6 +25,21 @@ async function joinedClient(roomOptions: Partial<RoomOptions>, address: string, 
   return client;
 }
 
+/**
+ * Says `text` a millisecond before `due` (refused, and told to wait again) and at `due` (taken):
+ * the message taken.
+ */
+async function soonerRefusedThenTaken(c: Awaited<ReturnType<typeof joinedClient>>, due: number, text: string) {
+  vi.setSystemTime(due - 1);
+  c.send({ type: 'say', text, clientId: 'early' });
+  const early = await c.next('error', (e) => e.clientId === 'early');
+  expect(early.code).toBe('ERR_RATE_LIMITED');
+  expect(early.retryAfterMs).toBeGreaterThanOrEqual(1);
+  vi.setSystemTime(due);
+  c.send({ type: 'say', text, clientId: 'then' });
+  return (await c.next('message', (m) => m.message.clientId === 'then')).message;
+}
+
 describe('TokenBucket.waitMs', () => {
   it('is the whole milliseconds until a token is there: none before it, one at it', () => {
     for (const [rate, burst] of [
@@ -77,14 +92,8 @@ describe('retryAfterMs of refused frames', () => {
     for (let i = 0; i < 4; i++) c.send({ type: 'say', text: `m${i}`, clientId: `m${i}` });
     const refused = await c.next('error', (e) => e.code === 'ERR_RATE_LIMITED');
     expect(refused).toMatchObject({ clientId: 'm3', retryAfterMs: 334 });
-    vi.setSystemTime(start + refused.retryAfterMs - 1);
-    c.send({ type: 'say', text: 'early', clientId: 'early' });
-    const early = await c.next('error', (e) => e.clientId === 'early');
-    expect(early.code).toBe('ERR_RATE_LIMITED');
-    expect(early.retryAfterMs).toBeGreaterThanOrEqual(1);
-    vi.setSystemTime(start + refused.retryAfterMs);
-    c.send({ type: 'say', text: 'then', clientId: 'then' });
-    expect((await c.next('message', (m) => m.message.clientId === 'then')).message.seq).toBeGreaterThan(0);
+    const taken = await soonerRefusedThenTaken(c, start + refused.retryAfterMs, 'a message');
+    expect(taken.seq).toBeGreaterThan(0);
   });
 
   it('a slash command past the address’s budget is told the wait of that budget: sooner is refused, then is taken', async () => {
@@ -95,13 +104,7 @@ describe('retryAfterMs of refused frames', () => {
     for (let i = 0; i < 4; i++) c.send({ type: 'say', text: '/threads', clientId: `t${i}` });
     const refused = await c.next('error', (e) => e.code === 'ERR_RATE_LIMITED');
     expect(refused).toMatchObject({ clientId: expect.stringMatching(/^t\d$/), retryAfterMs: 10_000 });
-    vi.setSystemTime(start + refused.retryAfterMs - 1);
-    c.send({ type: 'say', text: '/threads', clientId: 'early' });
-    const early = await c.next('error', (e) => e.clientId === 'early');
-    expect(early.code).toBe('ERR_RATE_LIMITED');
-    expect(early.retryAfterMs).toBeGreaterThanOrEqual(1);
-    vi.setSystemTime(start + refused.retryAfterMs);
-    c.send({ type: 'say', text: '/threads', clientId: 'then' });
-    expect((await c.next('message', (m) => m.message.clientId === 'then')).message.text).toContain('Threads of this room');
+    const taken = await soonerRefusedThenTaken(c, start + refused.retryAfterMs, '/threads');
+    expect(taken.text).toContain('Threads of this room');
   });
 });

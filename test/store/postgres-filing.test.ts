@@ -9,6 +9,7 @@ import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { PgDatabase, Sql } from '../../src/store/postgres-db.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName } from './postgres-harness.js';
+import { windowChunk } from './memory-chunk.js';
 
 const ROOM = 'news_1';
 const AT = '2026-11-20T10:00:00.000Z';
@@ -75,19 +76,8 @@ describePostgres('PostgreSQL store: two nodes filing the same memory chunk at on
     await dropSchema(schema);
   });
 
-  const chunk = (over: Partial<NewMemoryChunk> = {}): NewMemoryChunk => ({
-    threadId: 'thr_a',
-    roomId: ROOM,
-    kind: 'window',
-    text: 'the ferry to the lighthouse leaves at dawn on filing days',
-    messageIds: ['m1', 'm2'],
-    authors: ['Ann', 'Cy'],
-    firstTs: '2026-11-20T10:00:00.000Z',
-    lastTs: '2026-11-20T10:05:00.000Z',
-    privileged: false,
-    owner: null,
-    ...over,
-  });
+  const chunk = (over: Partial<NewMemoryChunk> = {}): NewMemoryChunk =>
+    windowChunk('the ferry to the lighthouse leaves at dawn on filing days', '2026-11-20', over);
 
   it('stores the chunk once: the second filing waits for the first and gets its chunk as the repeat, while other words and threads go on', async () => {
     const held = holdInNextTx(nodeA, 'INSERT INTO memory_chunks');

@@ -16,6 +16,7 @@ import { applyChangeIn, deleteThreadIn } from '../../src/store/postgres-threads.
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { ThreadChange } from '../../src/store/types.js';
 import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName, urlWithSchema } from './postgres-harness.js';
+import { windowChunk } from './memory-chunk.js';
 
 const ROOM = 'news_1';
 const AT = '2026-11-20T10:00:00.000Z';
@@ -137,19 +138,7 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     await dropSchema(schema);
   });
 
-  const chunk = (over: Partial<NewMemoryChunk> = {}): NewMemoryChunk => ({
-    threadId: 'thr_a',
-    roomId: ROOM,
-    kind: 'window',
-    text: 'an old window about the harbour',
-    messageIds: ['m1', 'm2'],
-    authors: ['Ann', 'Cy'],
-    firstTs: '2026-11-01T10:00:00.000Z',
-    lastTs: '2026-11-01T10:05:00.000Z',
-    privileged: false,
-    owner: null,
-    ...over,
-  });
+  const chunk = (over: Partial<NewMemoryChunk> = {}): NewMemoryChunk => windowChunk('an old window about the harbour', '2026-11-01', over);
 
   /**
    * Node 1 merges thread A into B, moving the chunk, and holds its transaction open; node 2's

@@ -1,0 +1,22 @@
+/** The memory chunk the PostgreSQL store tests file. */
+import type { NewMemoryChunk } from '../../src/memory/types.js';
+
+/**
+ * A public window of Ann's and Cy's two messages in thread `thr_a` of `news_1`, from 10:00 to 10:05
+ * on `day` (YYYY-MM-DD), saying `text`; `over` replaces any of its fields.
+ */
+export function windowChunk(text: string, day: string, over: Partial<NewMemoryChunk> = {}): NewMemoryChunk {
+  return {
+    threadId: 'thr_a',
+    roomId: 'news_1',
+    kind: 'window',
+    text,
+    messageIds: ['m1', 'm2'],
+    authors: ['Ann', 'Cy'],
+    firstTs: `${day}T10:00:00.000Z`,
+    lastTs: `${day}T10:05:00.000Z`,
+    privileged: false,
+    owner: null,
+    ...over,
+  };
+}
