@@ -23,7 +23,8 @@ export class SalonError extends Error {
   retryAfterSeconds?: number;
   /**
    * Whole milliseconds (1 or more) until the limit that refused takes the same frame, when that is
-   * known; an ERR_RATE_LIMITED `error` frame carries it as `retryAfterMs` (see withRetryAfterMs).
+   * known; an ERR_RATE_LIMITED `error` frame carries it as `retryAfterMs` (see withRetryAfterMs),
+   * and an HTTP answer without `retryAfterSeconds` as Retry-After, rounded up to whole seconds.
    */
   retryAfterMs?: number;
   constructor(code: string, statusCode: number, message: string, options?: { cause?: unknown }) {

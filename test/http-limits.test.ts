@@ -4,13 +4,16 @@
  * the proxy, and request timeouts.
  */
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { errors } from '../src/errors.js';
+import { MEMBER_THREAD_CHANGES_PER_MINUTE, ThreadChangeGate } from '../src/memory/threads/change-gate.js';
 import { defaultConnectionCap, HTTP_RESERVE_CONNECTIONS, HTTP_RESERVE_PER_ADDRESS, HTTP_RESERVE_REQUEST_MS, loadConfig, openFileLimit } from '../src/config.js';
 import { AI_READINESS_FRESH_MS } from '../src/plugins/ai.js';
 import { isLocalNetworkAddress } from '../src/rooms/address.js';
 import { ADMIN_FAILURES_PER_MINUTE, AdminAuth } from '../src/routes/auth.js';
 import { trustsPeer } from '../src/routes/connection-cap.js';
+import { installErrorHandlers } from '../src/routes/error-handler.js';
 import { startFakeOllama } from './fakes/ollama-server.js';
 import { ADMIN, testApp } from './helpers.js';
 import { item } from './store/contract.js';
@@ -622,6 +625,60 @@ describe('request bodies', () => {
     expect(longest.length).toBeGreaterThan(12_000);
     const fits = await a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/ask', headers: json, payload: longest });
     expect(fits.statusCode).not.toBe(413);
+  });
+});
+
+describe('Retry-After of a refusal that knows its wait in milliseconds', () => {
+  /**
+   * A bare app with the error handler whose `POST /change` runs a thread change through `gate` as
+   * one member (no route of the server does: the admin's thread routes are not gated, a member's
+   * changes come over the room socket), and whose `POST /busy` is refused by a full assistant queue.
+   */
+  async function gatedApp(gate: ThreadChangeGate) {
+    const a = Fastify();
+    installErrorHandlers(a);
+    const ann = { userId: 'u_ann', address: '198.51.100.30' };
+    a.post<{ Querystring: { room?: string } }>('/change', async (request) => ({
+      done: await gate.run(request.query.room ?? 'news_1', ann, async () => 'merged'),
+    }));
+    a.post('/busy', async () => {
+      throw new errors.ERR_ASSISTANT_BUSY();
+    });
+    await a.ready();
+    close = () => a.close();
+    return a;
+  }
+
+  it('answers a thread change the gate refuses with 429 and Retry-After, its wait rounded up to whole seconds: taken that much later, refused a millisecond sooner', async () => {
+    let now = 0;
+    const gate = new ThreadChangeGate(() => now);
+    const a = await gatedApp(gate);
+    const change = () => a.inject({ method: 'POST', url: '/change' });
+    for (let i = 0; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) expect((await change()).statusCode).toBe(200);
+    // Part of a change refilled: the gate's wait is not whole seconds (6,000 − 1,500 ms).
+    now = 1_500;
+    const waitMs = 60_000 / MEMBER_THREAD_CHANGES_PER_MINUTE - now;
+    expect(waitMs % 1000).not.toBe(0);
+    const refused = await change();
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe('ERR_RATE_LIMITED');
+    expect(refused.headers['retry-after']).toBe(String(Math.ceil(waitMs / 1000)));
+    now = 1_500 + waitMs - 1;
+    expect((await change()).statusCode).toBe(429);
+    now = 1_500 + Number(refused.headers['retry-after']) * 1000;
+    expect((await change()).statusCode).toBe(200);
+    // A refusal with no known wait says none: a change under way ends when it ends, a full queue
+    // when answers end.
+    let finish!: () => void;
+    const running = gate.run('news_2', { userId: 'u_bob', address: '198.51.100.31' }, () => new Promise<void>((resolve) => (finish = resolve)));
+    const busy = await a.inject({ method: 'POST', url: '/change?room=news_2' });
+    expect(busy.statusCode).toBe(429);
+    expect(busy.headers).not.toHaveProperty('retry-after');
+    finish();
+    await running;
+    const full = await a.inject({ method: 'POST', url: '/busy' });
+    expect(full.json().error.code).toBe('ERR_ASSISTANT_BUSY');
+    expect(full.headers).not.toHaveProperty('retry-after');
   });
 });
 

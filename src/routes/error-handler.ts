@@ -65,12 +65,24 @@ function wantsPage(request: FastifyRequest): boolean {
   return /\btext\/html\b/.test(request.headers.accept ?? '');
 }
 
+/**
+ * The Retry-After of a refusal, in whole seconds (at least 1): `retryAfterSeconds` when the limit
+ * that refused gave it, else `retryAfterMs` rounded up (a client that waits that long is never
+ * refused for the rounding); undefined when no wait is known, and then no header is sent.
+ */
+export function retryAfterSeconds(err: SalonError): number | undefined {
+  if (err.retryAfterSeconds !== undefined) return err.retryAfterSeconds;
+  if (err.retryAfterMs !== undefined) return Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+  return undefined;
+}
+
 /** Installs the error and not-found handlers on `app`. */
 export function installErrorHandlers(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const salonError = toSalonError(err, request);
     if (salonError.statusCode >= 500) request.log.error({ err }, 'request failed');
-    if (salonError.retryAfterSeconds !== undefined) reply.header('retry-after', String(salonError.retryAfterSeconds));
+    const retryAfter = retryAfterSeconds(salonError);
+    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
     reply.status(salonError.statusCode).send({ error: { code: salonError.code, message: clientMessage(salonError) } });
   });
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
