@@ -5,7 +5,7 @@
  * (after Readability's conditional cleaning).
  */
 import type { Element } from 'domhandler';
-import { classAndId, descendants, isElement } from './dom.js';
+import { classAndId, forEachElementReversed, isElement } from './dom.js';
 import { classWeight, isUnlikely } from './score.js';
 import type { TextStats } from './stats.js';
 
@@ -84,16 +84,17 @@ export function removeBoilerplate(containers: Element[], stats: TextStats): void
     const total = stats.of(container).chars;
     dropHeadlineAndCredits(container, stats);
     stats.detachRemoved();
-    for (const el of descendants(container).reverse()) {
-      if (stats.isRemoved(el)) continue;
+    // Removals only mark nodes until detachRemoved, so the walk sees a tree that does not change.
+    forEachElementReversed(container, (el) => {
+      if (stats.isRemoved(el)) return;
       const { chars } = stats.of(el);
       if ((DROP_STANDALONE_TAGS.has(el.name) && !inSentence(el, stats)) || isLabel(el, stats) || (el.name === 'figure' && chars < FIGURE_TEXT_CHARS)) {
         stats.remove(el);
-        continue;
+        return;
       }
-      if (!CONDITIONAL_TAGS.has(el.name) || chars > total * BODY_SHARE) continue;
+      if (!CONDITIONAL_TAGS.has(el.name) || chars > total * BODY_SHARE) return;
       if (isUnlikely(el) || looksLikeBoilerplate(el, stats)) stats.remove(el);
-    }
+    });
     stats.detachRemoved();
   }
 }

@@ -5,7 +5,7 @@
  * that score nearly as well or read like prose.
  */
 import type { AnyNode, Element, ParentNode } from 'domhandler';
-import { childElements, classAndId, descendants, elementsWhere, innerText, isElement } from './dom.js';
+import { childElements, classAndId, elementsWhere, forEachElementWhere, innerText, isElement } from './dom.js';
 import type { TextStats } from './stats.js';
 import { BLOCK_TAGS } from './text.js';
 
@@ -76,12 +76,10 @@ function hasDirectText(el: Element): boolean {
   return el.children.some((c) => c.type === 'text' && c.data.trim().length >= MIN_PARAGRAPH_CHARS);
 }
 
-/** Elements that read as paragraphs: `<p>`, `<pre>`, and divs holding text without blocks. */
-function paragraphs(root: ParentNode): Element[] {
-  return elementsWhere(
-    root,
-    (el) =>
-      el.name === 'p' || el.name === 'pre' || ((el.name === 'div' || el.name === 'section' || el.name === 'td') && (!hasBlockChild(el) || hasDirectText(el))),
+/** Whether an element reads as a paragraph: `<p>`, `<pre>`, and divs holding text without blocks. */
+function isParagraph(el: Element): boolean {
+  return (
+    el.name === 'p' || el.name === 'pre' || ((el.name === 'div' || el.name === 'section' || el.name === 'td') && (!hasBlockChild(el) || hasDirectText(el)))
   );
 }
 
@@ -109,9 +107,10 @@ export function paragraphScore(chars: number, commas: number): number {
 export function scoreCandidates(root: ParentNode, stats: TextStats): Map<Element, number> {
   const scores = new Map<Element, number>();
   const unlikely = unlikelyPath(root as AnyNode);
-  for (const p of paragraphs(root)) {
+  // Paragraphs are visited as found, not gathered: a million of them were 10 MB at the page's peak.
+  forEachElementWhere(root, isParagraph, (p) => {
     const { chars, commas } = stats.of(p);
-    if (chars < MIN_PARAGRAPH_CHARS || unlikely(p)) continue;
+    if (chars < MIN_PARAGRAPH_CHARS || unlikely(p)) return;
     const points = paragraphScore(chars, commas);
     let level = 0;
     for (let a = p.parent; a && isElement(a) && level < ANCESTOR_LEVELS; a = a.parent, level++) {
@@ -119,7 +118,7 @@ export function scoreCandidates(root: ParentNode, stats: TextStats): Map<Element
       const divider = level === 0 ? 1 : level === 1 ? 2 : level * 3;
       scores.set(a, scores.get(a)! + points / divider);
     }
-  }
+  });
   for (const [el, s] of scores) scores.set(el, s * (1 - stats.linkDensity(el)));
   return scores;
 }
@@ -164,9 +163,10 @@ function samePeers(top: Element, chosen: Element[], scores: Map<Element, number>
   return peers;
 }
 
+/** `nodes` (distinct, all under `root`) in document order, found in one walk rather than by numbering every element. */
 function documentOrder(nodes: Element[], root: ParentNode): Element[] {
-  const order = new Map(descendants(root).map((el, i) => [el, i]));
-  return [...nodes].sort((a, b) => order.get(a)! - order.get(b)!);
+  const wanted = new Set(nodes);
+  return elementsWhere(root, (el) => wanted.has(el));
 }
 
 /**
