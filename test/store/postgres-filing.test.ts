@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { PgDatabase, Sql } from '../../src/store/postgres-db.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName } from './postgres-harness.js';
+import { POSTGRES_URL, adminQuery, blockedOrSettled, describePostgres, dropSchema, schemaName } from './postgres-harness.js';
 import { windowChunk } from './memory-chunk.js';
 
 const ROOM = 'news_1';
@@ -44,18 +44,9 @@ function holdInNextTx(store: PostgresStore, prefix: string): { reached: Promise<
 }
 
 /** Waits until some connection is blocked by a lock backend `holder` holds (then 'blocked'), or until `work` settles first ('settled'). */
-async function blockedOrSettled(holder: number, work: Promise<unknown>): Promise<'blocked' | 'settled'> {
-  let settled = false;
-  work.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  for (;;) {
-    if (settled) return 'settled';
-    const { rows } = await adminQuery('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))', [holder]);
-    if (rows[0].n > 0) return 'blocked';
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function blockedBy(holder: number, work: Promise<unknown>): Promise<'blocked' | 'settled'> {
+  const query = 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))';
+  return blockedOrSettled(async () => (await adminQuery(query, [holder])).rows[0].n > 0, work);
 }
 
 describePostgres('PostgreSQL store: two nodes filing the same memory chunk at once', () => {
@@ -86,12 +77,12 @@ describePostgres('PostgreSQL store: two nodes filing the same memory chunk at on
 
     // Other words in the same thread, and the same words in another thread, are not kept waiting.
     const otherWords = nodeB.fileMemoryChunk(chunk({ text: 'the ferry is cancelled on filing days' }), SEEN, undefined, []);
-    expect(await blockedOrSettled(holder, otherWords)).toBe('settled');
+    expect(await blockedBy(holder, otherWords)).toBe('settled');
     const otherThread = nodeB.fileMemoryChunk(chunk({ threadId: 'thr_b' }), SEEN, undefined, []);
-    expect(await blockedOrSettled(holder, otherThread)).toBe('settled');
+    expect(await blockedBy(holder, otherThread)).toBe('settled');
 
     const second = nodeB.fileMemoryChunk(chunk(), SEEN, undefined, []);
-    const state = await blockedOrSettled(holder, second);
+    const state = await blockedBy(holder, second);
     held.release();
     const [a, b] = await Promise.all([first, second]);
 

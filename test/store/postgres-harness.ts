@@ -89,3 +89,17 @@ export async function freshPostgresStore(cleanups: (() => Promise<unknown> | unk
   );
   return store;
 }
+
+/** Polls `isBlocked` until it says so ('blocked'), or until `work` settles first ('settled'). */
+export async function blockedOrSettled(isBlocked: () => Promise<boolean>, work: Promise<unknown>): Promise<'blocked' | 'settled'> {
+  let settled = false;
+  work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (;;) {
+    if (settled) return 'settled';
+    if (await isBlocked()) return 'blocked';
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

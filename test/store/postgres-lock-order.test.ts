@@ -15,7 +15,7 @@ import { insertMemoryInThread, pruneIn } from '../../src/store/postgres-memory.j
 import { applyChangeIn, deleteThreadIn } from '../../src/store/postgres-threads.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { ThreadChange } from '../../src/store/types.js';
-import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName, urlWithSchema } from './postgres-harness.js';
+import { POSTGRES_URL, adminQuery, blockedOrSettled, describePostgres, dropSchema, schemaName, urlWithSchema } from './postgres-harness.js';
 import { windowChunk } from './memory-chunk.js';
 
 const ROOM = 'news_1';
@@ -84,18 +84,9 @@ async function nodeTx(url: string): Promise<NodeTx> {
 }
 
 /** Waits until `waiter` is blocked by a lock `holder` holds (then 'blocked'), or until `work` settles first ('settled'). */
-async function blockedOrSettled(waiter: NodeTx, holder: NodeTx, work: Promise<unknown>): Promise<'blocked' | 'settled'> {
-  let settled = false;
-  work.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  for (;;) {
-    if (settled) return 'settled';
-    const { rows } = await adminQuery('SELECT $2::int = ANY(pg_blocking_pids($1::int)) AS blocked', [waiter.pid, holder.pid]);
-    if (rows[0].blocked) return 'blocked';
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function blockedBy(waiter: NodeTx, holder: NodeTx, work: Promise<unknown>): Promise<'blocked' | 'settled'> {
+  const query = 'SELECT $2::int = ANY(pg_blocking_pids($1::int)) AS blocked';
+  return blockedOrSettled(async () => (await adminQuery(query, [waiter.pid, holder.pid])).rows[0].blocked, work);
 }
 
 /** How a transaction ended: 'ok', or its error's code (40P01 for a deadlock's victim). */
@@ -155,14 +146,14 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     const deleting = await begin();
     const bump = deleting.holdBefore('UPDATE threads SET version');
     const deleted = deleting.finish(deletion(deleting.sql, c.id));
-    expect(await blockedOrSettled(deleting, merge, deleted)).toBe('blocked');
+    expect(await blockedBy(deleting, merge, deleted)).toBe('blocked');
     await merge.finish(Promise.resolve());
     await Promise.race([bump.reached, deleted.catch(() => undefined)]);
 
     const versionOfB = await version('thr_b');
     const second = await begin();
     const merged = second.finish(applyChangeIn(second.sql, mergeChange('thr_d', 'thr_b', [c.id], { thr_b: versionOfB, thr_d: await version('thr_d') })));
-    expect(await blockedOrSettled(second, deleting, merged)).toBe('blocked');
+    expect(await blockedBy(second, deleting, merged)).toBe('blocked');
     bump.release();
     const outcomes = await Promise.allSettled([deleted, merged]);
     return { c, versionOfB, outcomes };
@@ -199,7 +190,7 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     await started.reached;
     const merge = await begin();
     const merged = merge.finish(applyChangeIn(merge.sql, mergeChange('thr_p', 'thr_c', [], versions)));
-    expect(await blockedOrSettled(merge, deletion, merged)).toBe('blocked');
+    expect(await blockedBy(merge, deletion, merged)).toBe('blocked');
     started.release();
     const outcomes = await Promise.allSettled([deleted, merged]);
     // The merge finds its survivor gone, as after any deletion that landed first.
@@ -240,7 +231,7 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
         ],
       }),
     );
-    expect(await blockedOrSettled(refresh, merge, refreshed)).toBe('blocked');
+    expect(await blockedBy(refresh, merge, refreshed)).toBe('blocked');
     dropping.release();
     const outcomes = await Promise.allSettled([merged, refreshed]);
     // Written in list order, the refresh held A's rows and waited for B's, the merge the other way
@@ -264,7 +255,7 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     // A chunk landed in A at its cap (none kept), on another node.
     const pruning = await begin();
     const pruned = pruning.finish(pruneIn(pruning.sql, 'thr_a', 0, EXPIRED_BEFORE));
-    expect(await blockedOrSettled(pruning, merge, pruned)).toBe('blocked');
+    expect(await blockedBy(pruning, merge, pruned)).toBe('blocked');
     moving.release();
     const outcomes = await Promise.allSettled([merged, pruned]);
     expect(outcomes.map(outcome)).toEqual(['ok', 'ok']);
@@ -282,7 +273,7 @@ describePostgres('PostgreSQL store: lock order of deletions against thread opera
     // Another node stores a window of A, embedded before the merge began.
     const adding = await begin();
     const added = adding.finish(insertMemoryInThread(adding.sql, chunk({ text: 'a window about the lighthouse' }), AT));
-    expect(await blockedOrSettled(adding, merge, added)).toBe('blocked');
+    expect(await blockedBy(adding, merge, added)).toBe('blocked');
     await merge.finish(Promise.resolve());
     const stored = await added;
     // It waited for A's row and read it archived: it went on to B, not into the shell nobody searches.
