@@ -17,14 +17,9 @@ export class SalonError extends Error {
    */
   publicMessage?: string;
   /**
-   * Whole seconds until the same request can succeed, when that is known (a refusal by a rate
-   * limit); the HTTP error handler sends it as Retry-After.
-   */
-  retryAfterSeconds?: number;
-  /**
-   * Whole milliseconds (1 or more) until the limit that refused takes the same frame, when that is
-   * known; an ERR_RATE_LIMITED `error` frame carries it as `retryAfterMs` (see withRetryAfterMs),
-   * and an HTTP answer without `retryAfterSeconds` as Retry-After, rounded up to whole seconds.
+   * Whole milliseconds (1 or more) until the limit that refused takes the same request or frame,
+   * when that is known (see withRetryAfterMs); an ERR_RATE_LIMITED `error` frame carries it as
+   * `retryAfterMs`, and an HTTP answer as Retry-After, rounded up to whole seconds.
    */
   retryAfterMs?: number;
   constructor(code: string, statusCode: number, message: string, options?: { cause?: unknown }) {

@@ -1,5 +1,5 @@
 /** Sliding-window counters for the assistant's per-room and per-user ask limits. */
-import { errors } from '../errors.js';
+import { errors, withRetryAfterMs } from '../errors.js';
 import { positiveNumber, wholeNumber } from '../options.js';
 import { plural } from '../text.js';
 
@@ -110,7 +110,7 @@ function windowWords(windowMs: number): string {
 /**
  * Throws ERR_RATE_LIMITED when one more event for `key` does not fit `limiter` at `now`. Its
  * message names the limit and whose it is ("each member") and the whole seconds until the next
- * place comes free, which `retryAfterSeconds` carries too (an HTTP refusal's Retry-After).
+ * place comes free, which the error's `retryAfterMs` carries to the client exactly.
  */
 export function refuseOverLimit(limiter: WindowLimiter, key: string, whose: string, now = Date.now()): void {
   const waitMs = limiter.waitMs(key, now);
@@ -119,7 +119,5 @@ export function refuseOverLimit(limiter: WindowLimiter, key: string, whose: stri
   const refused = new errors.ERR_RATE_LIMITED(
     `the assistant takes ${plural(limiter.limit, 'question', 'questions')} ${windowWords(limiter.windowMs)} from ${whose}; ask again in ${seconds} s`,
   );
-  refused.retryAfterSeconds = seconds;
-  refused.retryAfterMs = Math.max(1, Math.ceil(waitMs));
-  throw refused;
+  throw withRetryAfterMs(refused, waitMs);
 }

@@ -14,7 +14,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { errors } from '../errors.js';
+import { errors, withRetryAfterMs } from '../errors.js';
 import { DEFAULT_MAX_KEYS, WindowLimiter } from '../rag/rate-limit.js';
 import { addressKey, isLocalNetworkAddress } from '../rooms/address.js';
 
@@ -89,8 +89,7 @@ export async function requireAdmin(request: FastifyRequest): Promise<void> {
   if (checked.blockedForMs > 0) {
     const seconds = Math.ceil(checked.blockedForMs / 1000);
     const refused = new errors.ERR_RATE_LIMITED(`at most ${ADMIN_FAILURES_PER_MINUTE} failed admin attempts a minute from one address; retry in ${seconds} s`);
-    refused.retryAfterSeconds = seconds;
-    throw refused;
+    throw withRetryAfterMs(refused, checked.blockedForMs);
   }
   throw new errors.ERR_UNAUTHORIZED();
 }

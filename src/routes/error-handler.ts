@@ -66,14 +66,12 @@ function wantsPage(request: FastifyRequest): boolean {
 }
 
 /**
- * The Retry-After of a refusal, in whole seconds (at least 1): `retryAfterSeconds` when the limit
- * that refused gave it, else `retryAfterMs` rounded up (a client that waits that long is never
- * refused for the rounding); undefined when no wait is known, and then no header is sent.
+ * The Retry-After of a refusal, in whole seconds (at least 1): its `retryAfterMs` rounded up (a
+ * client that waits that long is never refused for the rounding); undefined when no wait is
+ * known, and then no header is sent.
  */
 export function retryAfterSeconds(err: SalonError): number | undefined {
-  if (err.retryAfterSeconds !== undefined) return err.retryAfterSeconds;
-  if (err.retryAfterMs !== undefined) return Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-  return undefined;
+  return err.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
 }
 
 /** Installs the error and not-found handlers on `app`. */

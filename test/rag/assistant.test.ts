@@ -293,13 +293,13 @@ describe('fairness', () => {
       expect(refusal()).toMatchObject({
         code: 'ERR_RATE_LIMITED',
         message: 'Slow down: the assistant takes 2 questions a minute from each member; ask again in 30 s',
-        retryAfterSeconds: 30,
+        retryAfterMs: 29_500,
       });
       vi.setSystemTime(1_060_000);
       for (const id of ['u2', 'u3', 'u4']) dones.push(a.ask(await request({ asker: { id, name: id } })).done);
       expect(refusal(await request({ asker: { id: 'u5', name: 'u5' } }))).toMatchObject({
         message: 'Slow down: the assistant takes 3 questions every 10 s from each room; ask again in 10 s',
-        retryAfterSeconds: 10,
+        retryAfterMs: 10_000,
       });
       await Promise.all(dones);
     } finally {
