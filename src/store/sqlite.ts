@@ -752,7 +752,10 @@ export class SqliteStore implements Store {
       sql: (text) => this.sql(text),
       insertMemory: (entries, at) => this.insertMemoryEntries(entries, at),
       deleteMemory: (ids) => this.deleteMemoryRows(ids),
-      deletingMemory: () => this.memoryDeletion(),
+      deletingMemory: () => {
+        const deletion = this.memoryDeletion();
+        return { row: (id) => deletion.rows([id]), done: () => deletion.done() };
+      },
       apply: (c) => this.threads.apply(c),
     };
   }
@@ -1090,35 +1093,36 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * deleteMemoryRows a row at a time (for slices that look at the clock between rows): each row()
-   * deletes one row, its vector handed to the chunks deriving theirs first and its lines to an heir
-   * (the trigger); done() then deletes the lines of all of them and gives their referrers lines of
-   * their own, in the same transaction. Done row by row, the lines' rowids went down and up again
-   * with every row, and FTS5 writes its pending lines out as a new segment whenever a rowid is not
-   * above the last one, merging older segments as it goes: single-line deletions held the event
-   * loop up to 36 ms of CPU (docs/benchmarks.md, "Thirty-fifth session").
+   * Deletes memory rows, in as many calls to rows() as the caller likes (the staging slices look at
+   * the clock between single rows): each deletes its rows, their vectors handed to the chunks
+   * deriving theirs first and their lines to an heir (the trigger); done() then deletes the lines
+   * of all of them and gives their referrers lines of their own, in the same transaction. Done row
+   * by row, the lines' rowids went down and up again with every row, and FTS5 writes its pending
+   * lines out as a new segment whenever a rowid is not above the last one, merging older segments
+   * as it goes: single-line deletions held the event loop up to 36 ms of CPU (docs/benchmarks.md,
+   * "Thirty-fifth session").
    */
-  private memoryDeletion(): { row(id: number): void; done(): void } {
+  private memoryDeletion(): { rows(ids: number[]): void; done(): void } {
     const gone: number[] = [];
     const privileged = new Set<number>();
     const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
     return {
-      row: (id) => {
-        for (const p of this.privilegedAmong([id])) privileged.add(p);
-        this.ownVectorsBefore([id]);
-        remove.run(id);
-        gone.push(id);
+      rows: (ids) => {
+        for (const p of this.privilegedAmong(ids)) privileged.add(p);
+        this.ownVectorsBefore(ids);
+        for (const id of ids) {
+          remove.run(id);
+          gone.push(id);
+        }
       },
       done: () => this.linesAfterDeleting(gone, privileged),
     };
   }
 
   private deleteMemoryRows(ids: number[]): void {
-    const privileged = this.privilegedAmong(ids);
-    this.ownVectorsBefore(ids);
-    const remove = this.sql('DELETE FROM memory_chunks WHERE id = ?');
-    for (const id of ids) remove.run(id);
-    this.linesAfterDeleting(ids, privileged);
+    const deletion = this.memoryDeletion();
+    deletion.rows(ids);
+    deletion.done();
   }
 
   /** The private (privileged) chunks among `ids`. */
