@@ -37,13 +37,9 @@ export function forEachElementWhere(root: ParentNode, keep: (el: Element) => boo
 }
 
 /** The elements under `root` (not `root` itself) that `keep` accepts, in document order. */
-export function elementsWhere(root: ParentNode, keep: (el: Element) => boolean, out: Element[] = []): Element[] {
-  for (const child of root.children) {
-    if (isElement(child)) {
-      if (keep(child)) out.push(child);
-      elementsWhere(child, keep, out);
-    }
-  }
+export function elementsWhere(root: ParentNode, keep: (el: Element) => boolean): Element[] {
+  const out: Element[] = [];
+  forEachElementWhere(root, keep, (el) => out.push(el));
   return out;
 }
 
