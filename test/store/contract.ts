@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { summarizeItem } from '../../src/content/items.js';
 import type { ContentItem } from '../../src/content/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
-import type { NewMemoryChunk } from '../../src/memory/types.js';
+import type { MemoryChunk, NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { IngestJob, JobRunner, Store, Thread } from '../../src/store/types.js';
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
@@ -671,25 +671,40 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         });
         expect(own.messageIds).toEqual(['m9']);
         const again = chunk('t_copy', 'ann (25 Nov 2026, 11:30): the pier opens in may');
-        expect(await store.findMemoryRepeat(again)).toMatchObject({ id: addedMemoryIds[0] });
-        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toBeNull();
+        const file = (c: NewMemoryChunk) => store.fileMemoryChunk(c, at(3), undefined, []);
+        expect(await file(again)).toEqual({ repeat: expect.objectContaining({ id: addedMemoryIds[0], threadId: 't_copy' }) });
+        // No repeat in another scope: stored.
+        expect(await file({ ...again, privileged: true, owner: 'u_ann' })).toEqual({
+          stored: expect.objectContaining({ threadId: 't_copy', privileged: true, owner: 'u_ann' }),
+        });
         // The original goes: the copy that takes its place is found on its own words.
         await store.applyThreadChange({ at: at(3), expect: [], deleteMemory: [source.id] });
-        expect(await store.findMemoryRepeat(again)).toMatchObject({ id: addedMemoryIds[0] });
-        expect(await store.findMemoryRepeat({ ...again, threadId: 't1' })).toBeNull();
+        expect(await file(again)).toEqual({ repeat: expect.objectContaining({ id: addedMemoryIds[0], threadId: 't_copy' }) });
+        // Nor in another thread (t1 held only the original); and a private chunk is no public one's repeat.
+        expect(await file({ ...again, threadId: 't1', privileged: true, owner: 'u_ann' })).toEqual({
+          stored: expect.objectContaining({ threadId: 't1', privileged: true }),
+        });
+        expect(await file({ ...again, threadId: 't1' })).toEqual({ stored: expect.objectContaining({ threadId: 't1', privileged: false }) });
       });
 
       it('finds the chunk a new one repeats: same words, times aside, in the same thread and scope only', async () => {
         const said = chunk('t1', 'Ann (24 Nov 2026, 10:00): The pier opens in May!\nCy (24 Nov 2026, 10:01): Great.');
         const stored = await store.addMemoryChunk(said, at(1));
         const again = chunk('t1', 'ann (25 Nov 2026, 11:30): the pier opens in may\nCy (25 Nov 2026, 11:31): great');
-        expect(await store.findMemoryRepeat(again)).toEqual(unembedded(stored));
-        expect(await store.findMemoryRepeat({ ...again, text: 'Ann (25 Nov 2026, 11:30): the pier opens in June' })).toBeNull();
-        expect(await store.findMemoryRepeat({ ...again, threadId: 't2' })).toBeNull();
-        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toBeNull();
-        const secret = await store.addMemoryChunk({ ...again, privileged: true, owner: 'u_ann' }, at(2));
-        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_ann' })).toEqual(unembedded(secret));
-        expect(await store.findMemoryRepeat({ ...again, privileged: true, owner: 'u_cy' })).toBeNull();
+        // Where no chunk has its words and scope, the chunk is stored: that one is found from then on.
+        const file = (c: NewMemoryChunk) => store.fileMemoryChunk(c, at(2), undefined, []);
+        const storedAs = (c: NewMemoryChunk) => ({ stored: { ...c, id: expect.any(Number), createdAt: at(2), updatedAt: at(2) } });
+        expect(await file(again)).toEqual({ repeat: unembedded(stored) });
+        const june = { ...again, text: 'Ann (25 Nov 2026, 11:30): the pier opens in June' };
+        expect(await file(june)).toEqual(storedAs(june));
+        expect(await file({ ...again, threadId: 't2' })).toEqual(storedAs({ ...again, threadId: 't2' }));
+        const mine = { ...again, privileged: true, owner: 'u_ann' };
+        const secret = await file(mine);
+        expect(secret).toEqual(storedAs(mine));
+        expect(await file(mine)).toEqual({ repeat: unembedded((secret as { stored: MemoryChunk }).stored) });
+        expect(await file({ ...again, privileged: true, owner: 'u_cy' })).toEqual(storedAs({ ...again, privileged: true, owner: 'u_cy' }));
+        // None of those is a repeat of the public chunk: it still finds the first.
+        expect(await file(again)).toEqual({ repeat: unembedded(stored) });
       });
 
       it('keeps the newest chunks per thread and drops expired ones everywhere, oldest first', async () => {

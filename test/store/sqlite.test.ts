@@ -601,7 +601,10 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [], deleteMemory: [originals[0]] });
     expect(own(addedMemoryIds[0])).toMatchObject({ text: before.text, messageIds: JSON.stringify(before.messageIds) });
     expect((await store.getMemoryChunkTexts([addedMemoryIds[0]]))[0]).toEqual(before);
-    expect(await store.findMemoryRepeat({ ...entry('thr_fused', 0).chunk })).toMatchObject({ id: addedMemoryIds[0] });
+    // The heir is found on its own words: filed again, its chunk is that heir's repeat.
+    expect(await store.fileMemoryChunk(entry('thr_fused', 0).chunk, '2026-11-02T10:00:00.000Z', undefined, [])).toEqual({
+      repeat: expect.objectContaining({ id: addedMemoryIds[0] }),
+    });
     // New chunks after the change take ids after the batch's.
     const next = await store.addMemoryChunk(entry('thr_src', 9).chunk, '2026-11-03T10:00:00.000Z');
     expect(next.id).toBeGreaterThan(addedMemoryIds[addedMemoryIds.length - 1]);
@@ -1356,6 +1359,7 @@ describe('SqliteStore: the repeat lookup is compiled once', () => {
       // statement again whenever it is bound (memory_private_owner's `privileged = 1` made every
       // lookup do so, ten times the cost of running it).
       store.db.exec('CREATE INDEX test_private_words ON memory_chunks (words_key, thread_id) WHERE privileged = 1');
+      await newThreads(store, 'thr_a');
       const prepare = store.db.prepare.bind(store.db);
       const prepared: string[] = [];
       vi.spyOn(store.db, 'prepare').mockImplementation((sql: string) => {
@@ -1363,17 +1367,27 @@ describe('SqliteStore: the repeat lookup is compiled once', () => {
         return prepare(sql);
       });
       const chunk = memoryWindow('thr_a', 'the pier opens in June', 1);
-      await store.findMemoryRepeat(chunk);
-      await store.findMemoryRepeat({ ...chunk, privileged: true, owner: 'u_ann' });
+      const at = '2026-11-01T10:00:00.000Z';
+      // Filed twice in each scope: the second filing finds the first (the public lookup, then the private one).
+      for (const c of [chunk, { ...chunk, privileged: true, owner: 'u_ann' }]) {
+        expect(await store.fileMemoryChunk(c, at, undefined, [])).toHaveProperty('stored');
+        expect(await store.fileMemoryChunk(c, at, undefined, [])).toHaveProperty('repeat');
+      }
       vi.restoreAllMocks();
-      expect(prepared.length).toBeGreaterThan(0);
-      for (const sql of prepared) {
-        const planWith = (value: number) =>
-          store.db
-            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-            .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => value))
-            .map((r) => (r as { detail: string }).detail);
-        expect(planWith(1)).toEqual(planWith(0));
+      const planWith = (sql: string, value: number) =>
+        store.db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => value))
+          .map((r) => (r as { detail: string }).detail);
+      for (const sql of prepared) expect(planWith(sql, 1)).toEqual(planWith(sql, 0));
+      // Both lookups were among them, one for public chunks, one for private ones; each finds the
+      // words through an index, and scans no table.
+      const lookups = prepared.filter((sql) => sql.includes('words_key = ?'));
+      expect(lookups).toHaveLength(2);
+      for (const sql of lookups) {
+        const plan = planWith(sql, 1);
+        expect(plan.filter((step) => step.startsWith('SCAN'))).toEqual([]);
+        expect(plan).toContainEqual(expect.stringMatching(/^SEARCH c USING (COVERING )?INDEX \w+ \(words_key=\?/));
       }
     } finally {
       await store.close();
