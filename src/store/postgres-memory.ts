@@ -78,8 +78,11 @@ async function filedChunk(sql: Sql, c: NewMemoryChunk): Promise<NewMemoryChunk> 
   return threadId === c.threadId ? c : { ...c, threadId };
 }
 
-/** Store.findMemoryRepeat. */
-export async function findRepeatIn(sql: Sql, c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
+/**
+ * The first chunk (by id) of `c`'s thread and scope (privilege and owner) whose words are its
+ * (src/memory/repeats.ts), if any: fileMemoryInThread's lookup, in the thread it files in.
+ */
+async function findRepeatIn(sql: Sql, c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
   const { rows } = await sql.query(
     // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
     "SELECT * FROM memory_chunks WHERE words_key = $1 AND thread_id = $2 AND privileged = $3 AND (privileged = 0 OR coalesce(owner, '') = $4) ORDER BY id LIMIT 1",

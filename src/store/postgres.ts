@@ -15,7 +15,7 @@ import { CHUNK_SELECT, hasChunks, listItemSummariesIn, listItemsIn, lockItem, re
 import * as embeddings from './postgres-embeddings.js';
 import * as jobs from './postgres-jobs.js';
 import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
-import { fileMemoryInThread, findRepeatIn, insertMemoryInThread, pruneIn } from './postgres-memory.js';
+import { fileMemoryInThread, insertMemoryInThread, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as sources from './postgres-sources.js';
@@ -362,10 +362,6 @@ export class PostgresStore implements Store {
 
   async setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void> {
     await this.db.query('UPDATE memory_chunks SET vector = $1, vector_model = $2 WHERE id = $3', [vectorToBlob(vector), model, id]);
-  }
-
-  findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
-    return findRepeatIn(this.db, c);
   }
 
   async touchMemoryChunk(id: number, now: string): Promise<boolean> {

@@ -255,8 +255,9 @@ export const SQLITE_MIGRATIONS: string[] = [
   `,
   // 10: copies leave the words index to their originals (they have the same words): a fusion's
   // 14,000 copies inserted into it at random places cost about half of their rows' writing time.
-  // SqliteStore.findMemoryRepeat finds a copy through its original's entry (memory_copy_of). When
-  // an original goes, the copy that takes its place (copy_of set to NULL) enters the index.
+  // The repeat lookup (SqliteStore.repeatOf) finds a copy through its original's entry
+  // (memory_copy_of). When an original goes, the copy that takes its place (copy_of set to NULL)
+  // enters the index.
   `
   DROP INDEX memory_words;
   CREATE INDEX memory_words ON memory_chunks (words_key) WHERE copy_of IS NULL;

@@ -147,7 +147,7 @@ const MEMORY_SELECT = `SELECT c.id, ${MEMORY_TEXT_COLUMNS}, coalesce(c.vector, o
   LEFT JOIN memory_chunks r ON r.id = coalesce(c.copy_of, c.id) AND typeof(c.vector) = 'null' AND ${DERIVED_VECTOR('r')}
   LEFT JOIN memory_chunks la ON la.id = r.lines_a LEFT JOIN memory_chunks lb ON lb.id = r.lines_b`;
 /**
- * The chunk of a thread and scope whose words are `?` (the words key), for SqliteStore.findMemoryRepeat;
+ * The chunk of a thread and scope whose words are `?` (the words key), for SqliteStore.repeatOf;
  * `scope` is the scope's condition on `c` (a public chunk's owner is only its asker, kept for a
  * privileged thread). Copies are not in the words index (migration 10): they are found through
  * their original's entry. The privilege is written into the SQL, not bound: a bound value compared
@@ -1153,11 +1153,10 @@ export class SqliteStore implements Store {
     }
   }
 
-  async findMemoryRepeat(c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
-    return this.repeatOf(c);
-  }
-
-  /** findMemoryRepeat, synchronous (inside a write's transaction too). */
+  /**
+   * The first chunk (by id) of `c`'s thread and scope (privilege and owner) whose words are its
+   * (src/memory/repeats.ts), if any: fileMemoryInTransaction's lookup, in the thread it files in.
+   */
   private repeatOf(c: NewMemoryChunk): StoredMemoryChunk | null {
     const key = wordsKey(c.text);
     const params = c.privileged ? [key, c.threadId, c.owner ?? ''] : [key, c.threadId];

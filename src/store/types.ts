@@ -466,18 +466,16 @@ export interface Store {
    */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
   /**
-   * addMemoryChunk, unless the thread the chunk goes to holds a chunk findMemoryRepeat would find
-   * for it there (same scope, same words) whose id is not in `notRepeats` (chunks the caller
-   * compared and found no repeat: their vectors are far): then that chunk is returned and nothing
-   * is stored. The lookup runs in the write's transaction, after the thread is resolved, so no merge
+   * addMemoryChunk, unless the thread the chunk goes to holds a chunk of the same scope (privilege
+   * and owner) whose words are the chunk's (src/memory/repeats.ts; the first such chunk by id) and
+   * its id is not in `notRepeats` (chunks the caller compared and found no repeat: their vectors
+   * are far): then that chunk is returned and nothing is stored. The lookup runs in the write's transaction, after the thread is resolved, so no merge
    * can bring a repeat in between the two; whether the found chunk is a repeat (its vector) is the
    * caller's to decide, and to refresh it (touchMemoryChunk) or to file again with it in `notRepeats`.
    */
   fileMemoryChunk(chunk: NewMemoryChunk, now: string, vector: { vector: Float32Array; model: string } | undefined, notRepeats: number[]): Promise<MemoryFiling>;
   /** Keeps a chunk's vector (one embedded after it was stored, or again by another embedder). */
   setMemoryVector(id: number, vector: Float32Array, model: string): Promise<void>;
-  /** The chunk of the same thread and scope (privilege and owner) whose words are `chunk`'s (src/memory/repeats.ts), if any. */
-  findMemoryRepeat(chunk: NewMemoryChunk): Promise<StoredMemoryChunk | null>;
   /** Marks a chunk as seen again at `now` (a repeat of it came in); false when it is gone. */
   touchMemoryChunk(id: number, now: string): Promise<boolean>;
   /** Several chunks (with their vectors) in one read, in the order asked; unknown ids are left out. */
