@@ -697,7 +697,10 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await file(again)).toEqual({ repeat: unembedded(stored) });
         const june = { ...again, text: 'Ann (25 Nov 2026, 11:30): the pier opens in June' };
         expect(await file(june)).toEqual(storedAs(june));
-        expect(await file({ ...again, threadId: 't2' })).toEqual(storedAs({ ...again, threadId: 't2' }));
+        // Another thread holds no repeat; there, a public chunk Ann asked (its owner: only its asker) is no repeat of her private one.
+        const askedThere = { ...again, threadId: 't2', owner: 'u_ann' };
+        expect(await file(askedThere)).toEqual(storedAs(askedThere));
+        expect(await file({ ...askedThere, privileged: true })).toEqual(storedAs({ ...askedThere, privileged: true }));
         const mine = { ...again, privileged: true, owner: 'u_ann' };
         const secret = await file(mine);
         expect(secret).toEqual(storedAs(mine));
