@@ -1,7 +1,15 @@
 /** What the page makes of the server's answer to a pending "Forget them", and how long it waits before asking again. */
 import { describe, expect, it, vi } from 'vitest';
 import { CommandReplies } from '../../public/src/lib/command-replies.js';
-import { FORGET_RETRY_BASE_MS, FORGET_RETRY_CAP_MS, FORGET_RETRY_MIN_MS, forgetOutcome, forgetRetryDelay } from '../../public/src/lib/forget-retry.js';
+import {
+  FORGET_RETRY_BASE_MS,
+  FORGET_RETRY_CAP_MS,
+  FORGET_RETRY_MIN_MS,
+  forgetOutcome,
+  forgetRetryDelay,
+  isForgetCommand,
+} from '../../public/src/lib/forget-retry.js';
+import { parseCommand } from '../../src/rooms/commands.js';
 import { PendingForgets } from '../../public/src/lib/pending-forgets.js';
 import { parseUntrustedJson } from '../../public/src/lib/untrusted-json.js';
 import type { ErrorFrame } from '../../src/protocol/messages.js';
@@ -87,5 +95,45 @@ describe('the server’s retryAfterMs', () => {
     );
     // Only a rate limit says when it takes the command again.
     expect(forgetOutcome({ ok: false, code: 'ERR_INTERNAL', message: 'x', retryAfterMs: 7250 })).toEqual({ kind: 'retry', code: 'ERR_INTERNAL', message: 'x' });
+  });
+});
+
+describe('isForgetCommand', () => {
+  it('is what the server reads as /forget private: any case, any spaces between the words and around them', () => {
+    for (const text of ['/forget private', '/FORGET Private', '  /forget   private  ', '/forget\tprivate', '/forget\nprivate']) {
+      expect(isForgetCommand(text), text).toBe(true);
+      const command = parseCommand(text)!;
+      expect([command.name, command.args.toLowerCase()], text).toEqual(['forget', 'private']);
+    }
+  });
+
+  it('is not another command, another argument, or a question about it', () => {
+    for (const text of [
+      '/forget',
+      '/forget all',
+      '/forget private now',
+      '/forgetprivate',
+      'forget private',
+      '@ai /forget private',
+      '/ask /forget private',
+      '/forget-private',
+    ]) {
+      expect(isForgetCommand(text), text).toBe(false);
+    }
+  });
+});
+
+describe('a thread change refused as busy', () => {
+  it('gives no wait, and the page waits out its own backoff: the same as for a refusal that never says one', () => {
+    // ThreadChangeGate's refusals while other changes are under way (src/memory/threads/change-gate.ts).
+    for (const message of [
+      'another thread change is under way in this room; try again once it is done',
+      'the server is busy with thread changes in other rooms; try again in a moment',
+    ]) {
+      const outcome = forgetOutcome({ ok: false, code: 'ERR_RATE_LIMITED', message });
+      expect(outcome).toEqual({ kind: 'retry', code: 'ERR_RATE_LIMITED', message });
+      if (outcome.kind !== 'retry') continue;
+      for (const refusals of [1, 2, 5]) expect(forgetRetryDelay(refusals, () => 0.5, outcome.retryAfterMs)).toBe(forgetRetryDelay(refusals, () => 0.5));
+    }
   });
 });

@@ -51,10 +51,24 @@ function pageErrors(page: Page): string[] {
   return errors;
 }
 
-/** Refusals `refuse` makes of `/forget private` (null: let it through to the server), and how many the page sent. */
-async function refuseForgets(page: Page, refuse: () => { code: string; message: string } | null): Promise<{ forgets: number }> {
-  const seen = { forgets: 0 };
+/** Turns "Ask AI" off: what is typed then goes as a message, and a slash command as a command. */
+async function messageMode(page: Page): Promise<void> {
+  await page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
+  expect(await page.locator('salon-composer input[name=ask]').isChecked()).toBe(false);
+}
+
+/**
+ * Refusals `refuse` makes of `/forget private` (null: let it through to the server), how many the
+ * page sent, and a way to send the page a frame of the server's on its latest socket.
+ */
+async function refuseForgets(
+  page: Page,
+  refuse: () => { code: string; message: string } | null,
+): Promise<{ forgets: number; toPage: (frame: Record<string, unknown>) => void }> {
+  let latest: { send: (m: string) => void } | undefined;
+  const seen = { forgets: 0, toPage: (frame: Record<string, unknown>) => latest!.send(JSON.stringify(frame)) };
   await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+    latest = ws;
     const server = ws.connectToServer();
     ws.onMessage((m) => {
       const frame = JSON.parse(String(m)) as { type?: string; text?: string; clientId?: string };
@@ -114,7 +128,8 @@ class StalledAssistant implements RoomAssistant {
 const QUESTION = 'What energy density did the cell reach in the independent tests?';
 
 describeBrowser('private questions kept in the tab', () => {
-  const suite = browserSuite({ server: { env: { SEED_DEMO: 'true' } } });
+  // Every test's member asks from 127.0.0.1: the address's 12 questions a minute would refuse the later ones.
+  const suite = browserSuite({ server: { env: { SEED_DEMO: 'true', ASK_LIMIT_IP: '100' } } });
   const people: Person[] = [];
   let stories: { id: string; title: string }[] = [];
 
@@ -222,13 +237,35 @@ describeBrowser('private questions kept in the tab', () => {
     await ada.page.locator('salon-connection-status [data-state=offline]').waitFor();
     await ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }).click();
     await expect.poll(() => answers.count()).toBe(0);
-    const pending = ada.page.locator('salon-connection-status [data-notice=FORGET_PENDING]');
+    const pending = ada.page.locator('salon-connection-status [data-forget=pending]');
     expect(await pending.textContent()).toContain('forgets your private questions as soon as the room is back');
     expect(await privateChunks(roomId)).toBe(1);
 
     await ada.context.setOffline(false);
     await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
     await expect.poll(() => pending.count()).toBe(0);
+  });
+
+  it('says Forget them waits for the room beside the notice the member was reading, hiding neither', async () => {
+    const roomId = stories[12].id;
+    const ada = await askedPrivately(`${suite.server.url}/chat?id=${roomId}`);
+    await suite.server.app.salon.memory.idle();
+    // A refused name: an error the member should read (going offline does not clear it).
+    await ada.page.getByRole('button', { name: 'Change your name' }).click();
+    await ada.page.locator('salon-member-list #name').fill('Salon AI');
+    await ada.page.locator('salon-member-list').getByRole('button', { name: 'Save' }).click();
+    const reserved = ada.page.locator('salon-connection-status [data-notice=ERR_NAME_RESERVED]');
+    await reserved.waitFor();
+
+    await ada.context.setOffline(true);
+    await ada.page.locator('salon-connection-status [data-state=offline]').waitFor();
+    await ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }).click();
+    await ada.page.locator('salon-connection-status').getByText('forgets your private questions as soon as the room is back').waitFor();
+    expect(await reserved.count()).toBe(1);
+
+    await ada.context.setOffline(false);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => ada.page.locator('salon-connection-status [data-forget]').count()).toBe(0);
   });
 
   it('sends a Forget them pressed offline from the next page of the browser, in its own room only, when the first page is gone', async () => {
@@ -248,7 +285,7 @@ describeBrowser('private questions kept in the tab', () => {
     await ada.context.setOffline(true);
     await ada.page.locator('salon-connection-status [data-state=offline]').waitFor();
     await ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }).click();
-    await ada.page.locator('salon-connection-status [data-notice=FORGET_PENDING]').waitFor();
+    await ada.page.locator('salon-connection-status [data-forget=pending]').waitFor();
     // The page goes before the room is back (a reload, the tab closed).
     await ada.page.close();
     await ada.context.setOffline(false);
@@ -259,7 +296,7 @@ describeBrowser('private questions kept in the tab', () => {
     await enter(next, `${suite.server.url}/chat?id=${here}`, 1);
     await expect.poll(() => privateChunks(here), { timeout: 20_000 }).toBe(0);
     expect(await privateChunks(there)).toBe(1);
-    await expect.poll(() => next.locator('salon-connection-status [data-notice=FORGET_PENDING]').count()).toBe(0);
+    await expect.poll(() => next.locator('salon-connection-status [data-forget=pending]').count()).toBe(0);
     // The entry goes when the server's answer reaches the page, which may be after the store shows the deletion.
     await expect.poll(() => next.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('salon.forget.')))).toEqual([]);
   });
@@ -277,7 +314,7 @@ describeBrowser('private questions kept in the tab', () => {
     await ada.context.setOffline(true);
     await ada.page.locator('salon-connection-status [data-state=offline]').waitFor();
     await ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }).click();
-    const pending = ada.page.locator('salon-connection-status [data-notice=FORGET_PENDING]');
+    const pending = ada.page.locator('salon-connection-status [data-forget=pending]');
     await pending.waitFor();
     // Meanwhile the open thread is merged into another, which is then deleted: it leads to no thread.
     const threads = (await (await fetch(`${suite.server.url}/api/v1/rooms/${roomId}/threads`)).json()) as { threads: { id: string; title: string }[] };
@@ -527,6 +564,84 @@ describeBrowser('private questions kept in the tab', () => {
     return { ada, seen, forget: ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' }) };
   }
 
+  const LIMITED = { code: 'ERR_RATE_LIMITED', message: 'Slow down: too many commands from one address; wait a moment' };
+
+  it('takes a typed /forget private as Forget them: kept, asked again after a backoff, one command a try, and its answer told', async () => {
+    const roomId = stories[9].id;
+    let refusals = 1;
+    const { ada, seen } = await rememberedPrivately(roomId, () => (refusals-- > 0 ? LIMITED : null));
+    await messageMode(ada.page);
+
+    await say(ada.page, '/forget private');
+    const retrying = ada.page.locator('salon-connection-status [data-forget=retrying]');
+    await retrying.waitFor();
+    expect(await retrying.textContent()).toContain('not forgotten yet');
+    expect(seen.forgets).toBe(1);
+    expect(await forgetKeys(ada.page)).toEqual([`salon.forget-retry.${roomId}`, `salon.forget.${roomId}`]);
+    // As the button does, the tab forgets its copies; the command is no message of the conversation, and no refusal shows under it.
+    await expect.poll(() => ada.page.locator('salon-message-item[only-you]').count()).toBe(0);
+    expect(await ada.page.locator('salon-message-item', { hasText: '/forget private' }).count()).toBe(0);
+    expect(await ada.page.locator('salon-connection-status [data-notice]').count()).toBe(0);
+    expect(await privateChunks(roomId)).toBe(1);
+
+    // Typed again while it waits: the one request waits on, nothing more is sent.
+    await say(ada.page, '/forget private');
+    await retrying.waitFor();
+    expect(seen.forgets).toBe(1);
+    expect(await refusalsKept(ada.page, roomId)).toBe(1);
+
+    await ada.page.clock.runFor(FORGET_RETRY_BASE_MS);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    const done = ada.page.locator('salon-connection-status [data-notice=FORGET_DONE]');
+    await done.waitFor();
+    expect(await done.textContent()).toContain('Forgotten: the assistant no longer remembers 1 private exchange of yours in this room.');
+    expect(seen.forgets).toBe(2);
+    await expect.poll(() => retrying.count()).toBe(0);
+    await expect.poll(() => forgetKeys(ada.page)).toEqual([]);
+  });
+
+  it('says plainly when a typed /forget private is refused for good that the assistant did NOT forget, and sends it no more', async () => {
+    const roomId = stories[10].id;
+    const { ada, seen } = await rememberedPrivately(roomId, () => ({ code: 'ERR_BAD_MESSAGE', message: 'Bad message: use /forget private' }));
+    await messageMode(ada.page);
+
+    await say(ada.page, '/forget private');
+    const refused = ada.page.locator('salon-connection-status [data-notice=FORGET_REFUSED]');
+    await refused.waitFor();
+    const said = (await refused.textContent())!.replace(/\s+/g, ' ');
+    expect(said).toContain('Your private questions in this room were NOT forgotten: the assistant still remembers them.');
+    expect(said).toContain('Bad message: use /forget private');
+    expect(said).toContain('Send /forget private again, or press “Forget them” in private mode, to try again.');
+    expect(await ada.page.locator('salon-message-item[state=failed]').count()).toBe(0);
+    await ada.page.clock.runFor(FORGET_RETRY_CAP_MS);
+    expect(seen.forgets).toBe(1);
+    expect(await forgetKeys(ada.page)).toEqual([]);
+    expect(await privateChunks(roomId)).toBe(1);
+  });
+
+  it('shows that Forget them waits to ask again while another notice holds the area, hiding neither', async () => {
+    const roomId = stories[11].id;
+    let refusals = 1;
+    const { ada, seen, forget } = await rememberedPrivately(roomId, () => (refusals-- > 0 ? LIMITED : null));
+    // A warning the member should read holds the notice area.
+    seen.toPage({ type: 'warning', code: 'FUSION_FALLBACK', message: 'Smart fusion failed; the memories were joined as they are.' });
+    const other = ada.page.locator('salon-connection-status [data-notice=FUSION_FALLBACK]');
+    await other.waitFor();
+
+    await forget.click();
+    // Found by its words: the page must say it, wherever.
+    const retrying = ada.page.locator('salon-connection-status').getByText('your private questions are not forgotten yet');
+    await retrying.waitFor();
+    expect(seen.forgets).toBe(1);
+    expect(await other.textContent()).toContain('Smart fusion failed');
+
+    await ada.page.clock.runFor(FORGET_RETRY_BASE_MS);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    expect(seen.forgets).toBe(2);
+    await expect.poll(() => retrying.count()).toBe(0);
+    expect(await other.count()).toBe(1);
+  });
+
   it('asks the server again after a backoff when its command limit refused Forget them, and the assistant forgets', async () => {
     const roomId = stories[6].id;
     let refusals = 1;
@@ -534,7 +649,7 @@ describeBrowser('private questions kept in the tab', () => {
     const { ada, seen, forget } = await rememberedPrivately(roomId, () => (refusals-- > 0 ? limited : null));
 
     await forget.click();
-    const retrying = ada.page.locator('salon-connection-status [data-notice=FORGET_RETRYING]');
+    const retrying = ada.page.locator('salon-connection-status [data-forget=retrying]');
     await retrying.waitFor();
     expect(await retrying.textContent()).toContain('not forgotten yet');
     expect(seen.forgets).toBe(1);

@@ -1,7 +1,9 @@
 /**
  * `<salon-connection-status>`: says plainly what the room's connection is doing (connecting,
- * reconnecting with a countdown, offline) and shows the latest problem the server reported.
- * Nothing fails silently.
+ * reconnecting with a countdown, offline), where a pending "Forget them" stands (waiting for the
+ * room, or to ask the server again), and shows the latest problem the server reported. The
+ * forget's state is a line of its own beside the notice: it neither hides a notice nor is hidden
+ * by one. Nothing fails silently.
  *
  * @fires salon-reconnect - the member wants to retry now instead of waiting.
  * @fires salon-dismiss-notice - the member closed the notice.
@@ -9,6 +11,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { ConnectionStatus } from '../lib/room-connection.js';
+import type { ForgetState } from '../lib/forget-retry.js';
 import type { Notice } from '../lib/room-notices.js';
 import { baseStyles } from '../lib/styles.js';
 
@@ -91,6 +94,8 @@ export class SalonConnectionStatus extends LitElement {
   /** Epoch ms of the next reconnect attempt. */
   @property({ type: Number }) retryAt: number | null = null;
   @property({ attribute: false }) notice: Notice | null = null;
+  /** Where a pending "Forget them" of this room stands; null when none waits. */
+  @property({ attribute: false }) forget: ForgetState | null = null;
   @state() private now = Date.now();
   private ticker: ReturnType<typeof setInterval> | undefined;
 
@@ -119,7 +124,7 @@ export class SalonConnectionStatus extends LitElement {
   }
 
   protected override render() {
-    return html`<div role="status" aria-live="polite">${this.renderConnection()}</div>
+    return html`<div role="status" aria-live="polite">${this.renderConnection()}${this.renderForget()}</div>
       <div role="alert">${this.renderNotice()}</div>`;
   }
 
@@ -140,6 +145,19 @@ export class SalonConnectionStatus extends LitElement {
       }
       case 'offline':
         return html`<div class="bar warning" data-state="offline">You are offline. Messages you write are kept and sent when the connection is back.</div>`;
+      default:
+        return nothing;
+    }
+  }
+
+  private renderForget() {
+    switch (this.forget) {
+      case 'pending':
+        return html`<div class="bar info" data-forget="pending">Not connected: the assistant forgets your private questions as soon as the room is back.</div>`;
+      case 'retrying':
+        return html`<div class="bar info" data-forget="retrying">
+          The server is busy: your private questions are not forgotten yet. The page asks it again in a moment.
+        </div>`;
       default:
         return nothing;
     }

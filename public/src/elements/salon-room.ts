@@ -114,6 +114,7 @@ export class SalonRoom extends LitElement {
         .status=${c.status}
         .retryAt=${c.retryAt}
         .notice=${c.notice}
+        .forget=${c.forgetState}
         @salon-reconnect=${() => c.reconnectNow()}
         @salon-dismiss-notice=${() => c.dismissNotice()}
       ></salon-connection-status>

@@ -1,11 +1,13 @@
 /**
- * What the page does with the server's answer to a pending "Forget them" (`/forget private`): done,
- * sent again at the room's next welcome (the connection lost the answer), sent again after a
- * backoff (a refusal that passes), or refused for good, which the member is told of. A refusal by
- * a rate limit (src/rooms/chat.ts `command`, src/rooms/session.ts) may say how long until the limit
- * takes the command (`retryAfterMs`): the page then waits that long, though never less than its own
- * backoff's shortest wait nor more than its cap; without it (an older server, another refusal, a
- * value that is not a wait) the page waits out its own backoff (backoff.ts). Either way a bounded
+ * What the page does with the server's answer to a pending "Forget them" (`/forget private`,
+ * pressed or typed: isForgetCommand): done, sent again at the room's next welcome (the connection
+ * lost the answer), sent again after a backoff (a refusal that passes), or refused for good, which
+ * the member is told of. A refusal by a rate limit (src/rooms/chat.ts `command`,
+ * src/rooms/session.ts) may say how long until the limit takes the command (`retryAfterMs`): the
+ * page then waits that long, though never less than its own backoff's shortest wait nor more than
+ * its cap; without it (an older server, a refusal that cannot know its end — a store failing, a
+ * thread change crossing the forget, or a thread change refused because others are under way —,
+ * a value that is not a wait) the page waits out its own backoff (backoff.ts). Either way a bounded
  * number of times, counted across reloads (pending-forgets.ts).
  */
 import { Backoff } from './backoff.js';
@@ -30,6 +32,21 @@ export const MAX_FORGET_REFUSALS = 6;
 const PASSING = new Set(['ERR_RATE_LIMITED', 'ERR_INTERNAL', 'ERR_THREAD_CHANGED', 'ERR_TIMEOUT']);
 /** No answer because the room is not joined: the request waits for the next welcome, as one pressed offline does. */
 const NOT_CONNECTED = new Set(['ERR_NETWORK', 'ERR_NOT_JOINED']);
+
+/**
+ * Whether `text`, sent as a message (not a question), is the command "Forget them" sends: the
+ * server's reading of it (src/rooms/commands.ts `parseCommand`, memory/commands.ts), any case, any
+ * white space between its words. Typed in the composer it is taken as the button is.
+ */
+export function isForgetCommand(text: string): boolean {
+  return /^\/forget\s+private$/i.test(text.trim());
+}
+
+/**
+ * A pending forget the page has yet to get through: waiting for the room (`pending`) or out a
+ * passing refusal (`retrying`). A state the room shows beside its notices, never in their place.
+ */
+export type ForgetState = 'pending' | 'retrying';
 
 /** What to do with a pending forget after the server's `reply`. */
 export type ForgetOutcome =

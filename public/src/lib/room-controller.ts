@@ -14,13 +14,14 @@ import { displayName, identityToken, identityUserId, newClientId, saveIdentityTo
 import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
 import { PendingForgets } from './pending-forgets.js';
-import { FORGET_RETRY_CAP_MS, MAX_FORGET_REFUSALS, forgetOutcome, forgetRetryDelay } from './forget-retry.js';
+import { FORGET_RETRY_CAP_MS, MAX_FORGET_REFUSALS, forgetOutcome, forgetRetryDelay, isForgetCommand, type ForgetState } from './forget-retry.js';
 import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
 import { ResetProbe } from './reset-probe.js';
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
 import { AnswersInProgress, type AnswerInProgress } from './answers-in-progress.js';
 import { heldMessages, judgeWelcome, type HeldMessage } from './store-reset.js';
+import type { LogEntry } from './message-log.js';
 import { TypingList } from './typing-list.js';
 
 /** The server refuses longer messages (DESIGN: text is capped at 4,000 characters). */
@@ -29,26 +30,30 @@ export const MAX_MESSAGE_CHARS = 4_000;
 const TYPING_RESEND_MS = 3_000;
 const CACHE_SAVE_DELAY_MS = 250;
 const AI_PREFIX = /^(@ai|\/ask)\s/i;
-/** Said while "Forget them" waits for the room to be back. */
-const FORGET_PENDING: Notice = {
-  code: 'FORGET_PENDING',
-  level: 'info',
-  message: 'Not connected: the assistant forgets your private questions as soon as the room is back.',
-};
-/** Said while a pending "Forget them" waits out a refusal that passes (forget-retry.ts). */
-const FORGET_RETRYING: Notice = {
-  code: 'FORGET_RETRYING',
-  level: 'info',
-  message: 'The server is busy: your private questions are not forgotten yet. The page asks it again in a moment.',
-};
-/** Said when the server refused "Forget them" for good, or too many times in a row: `why` is the server's last word. */
-function forgetRefusedNotice(why: string): Notice {
+/**
+ * Said when the server refused "Forget them" for good, or too many times in a row: `why` is the
+ * server's last word; `typed`: the member asked by typing `/forget private`, which they may type again.
+ */
+function forgetRefusedNotice(why: string, typed: boolean): Notice {
+  const again = typed
+    ? 'Send /forget private again, or press “Forget them” in private mode, to try again.'
+    : 'Press “Forget them” in private mode to try again.';
   return {
     code: 'FORGET_REFUSED',
     level: 'error',
-    message: `Your private questions in this room were NOT forgotten: the assistant still remembers them. The server refused (${why}). Press “Forget them” in private mode to try again.`,
+    message: `Your private questions in this room were NOT forgotten: the assistant still remembers them. The server refused (${why}). ${again}`,
   };
 }
+/** The server's answer to a typed `/forget private` (how many exchanges went), said where a command's answer would be. */
+function forgetDoneNotice(reply: string): Notice {
+  return { code: 'FORGET_DONE', level: 'info', message: reply || 'Forgotten: the assistant no longer remembers your private questions in this room.' };
+}
+/** Said to a typed `/forget private` from a browser that has never joined: the server holds nothing of it. */
+const NOTHING_TO_FORGET: Notice = {
+  code: 'FORGET_DONE',
+  level: 'info',
+  message: 'The assistant remembers no private exchange of yours in this room.',
+};
 /** Refusals of a command as written (a typo, a missing or wrong id): the same text would be refused again. */
 const REFUSED_AS_WRITTEN = new Set([
   'ERR_BAD_MESSAGE',
@@ -126,6 +131,8 @@ export class RoomController implements ReactiveController {
   private readonly forgetTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Rooms whose "Forget them" the server refused (forget-retry.ts): the button stays offered though the tab keeps nothing. */
   private readonly refusedForgets = new Set<string>();
+  /** Rooms and identities whose pending forget this page's member asked for by typing `/forget private`: its answer is told. */
+  private readonly typedForgets = new Set<string>();
   private name = displayName();
   private readonly commands = new CommandReplies();
 
@@ -189,6 +196,13 @@ export class RoomController implements ReactiveController {
     }
     const privately = isPrivate && (ask || AI_PREFIX.test(body));
     const finalText = privately ? body.replace(AI_PREFIX, '') : ask && !AI_PREFIX.test(body) ? `@ai ${body}` : body;
+    // Typed, "Forget them" is the button's request: pending, retried and told as it is, sent once.
+    if (!privately && isForgetCommand(finalText)) {
+      // Its command may wait (offline, a refusal's backoff): the room hears now that the typing is over.
+      this.setTyping(false);
+      this.forgetPrivate(true);
+      return true;
+    }
     const clientId = newClientId();
     const author = { id: this.you?.id ?? '', name: this.you?.name ?? this.name, kind: 'user' as const };
     // Written in the main view: filed under '' (shown in the main view), sent without a threadId, so it
@@ -206,6 +220,8 @@ export class RoomController implements ReactiveController {
 
   /** Sends a failed message again. */
   retry(clientId: string): void {
+    const failed = this.memory?.log.unconfirmed(clientId);
+    if (failed?.state === 'failed' && this.takeTypedForget(failed)) return;
     const entry = this.memory?.log.retry(clientId);
     if (!entry) return;
     this.transmit(clientId, entry.message.text, !!entry.private, entry.message.threadId);
@@ -215,17 +231,50 @@ export class RoomController implements ReactiveController {
   /**
    * Forgets the member's private questions and answers in this room, here and in the tab's storage,
    * and asks the server to forget its memory of them (`/forget private`): the assistant kept each
-   * exchange for the member's later private questions.
+   * exchange for the member's later private questions. `typed`: asked by typing the command, whose
+   * answer is then told (the button's shows in the emptied list).
    */
-  forgetPrivate(): void {
+  forgetPrivate(typed = false): void {
     if (this.memory?.log.forgetPrivate(() => true)) this.changed();
     const userId = this.identity();
-    if (!userId) return; // No identity yet: the server holds nothing of this browser's.
+    if (!userId) {
+      // No identity yet: the server holds nothing of this browser's.
+      if (typed) this.tellQuietly(NOTHING_TO_FORGET);
+      this.host.requestUpdate();
+      return;
+    }
     this.refusedForgets.delete(this.roomId);
-    if (this.notice?.code === 'FORGET_REFUSED') this.notice = null;
+    if (this.notice?.code === 'FORGET_REFUSED' || this.notice?.code === 'FORGET_DONE') this.notice = null;
+    if (typed) this.typedForgets.add(`${this.roomId}\n${userId}`);
     this.pendingForgets.add(this.roomId, userId);
     this.sendForget();
     this.host.requestUpdate();
+  }
+
+  /**
+   * A `/forget private` the log holds as a message (an older page kept it unsent, or failed with a
+   * Retry): taken out of the conversation and asked as the button asks, so it is never sent beside
+   * the pending request. False for any other entry.
+   */
+  private takeTypedForget(entry: LogEntry): boolean {
+    if (entry.private || !entry.message.clientId || !isForgetCommand(entry.message.text)) return false;
+    this.memory?.log.discard(entry.message.clientId);
+    this.forgetPrivate(true);
+    return true;
+  }
+
+  /**
+   * Where this room's pending forget stands, shown beside the notices (never in their place, nor
+   * hidden by them): waiting for the room, or waiting out a passing refusal; null when there is
+   * none, or it is on its first way to the server.
+   */
+  get forgetState(): ForgetState | null {
+    const userId = this.identity();
+    if (!userId || !this.roomId) return null;
+    const sent = `${this.roomId}\n${userId}`;
+    if (this.forgetTimers.has(sent)) return 'retrying';
+    if (this.forgetsSent.has(sent)) return this.pendingForgets.retry(this.roomId, userId).refusals > 0 ? 'retrying' : null;
+    return this.status !== 'open' && this.pendingForgets.has(this.roomId, userId) ? 'pending' : null;
   }
 
   /** Whether the server refused this room's last "Forget them": pressing it again is offered though the tab keeps no private entry. */
@@ -253,18 +302,16 @@ export class RoomController implements ReactiveController {
     const roomId = this.roomId;
     const userId = this.identity();
     if (!userId || !this.pendingForgets.has(roomId, userId)) return;
+    // Not open: the room's status says it waits (forgetState), and the next welcome sends it.
     if (this.status !== 'open') {
-      this.notice = FORGET_PENDING;
       this.host.requestUpdate();
       return;
     }
-    if (this.notice?.code === FORGET_PENDING.code) this.notice = null;
     const sent = `${roomId}\n${userId}`;
     if (this.forgetsSent.has(sent) || this.forgetTimers.has(sent)) return;
     // A wait an earlier refusal set, in this page or one before a reload; never longer than the cap (a clock set back).
     const wait = Math.min(this.pendingForgets.retry(roomId, userId).retryAt - Date.now(), FORGET_RETRY_CAP_MS);
     if (wait > 0) {
-      if (!this.notice || this.notice.code === FORGET_RETRYING.code) this.notice = FORGET_RETRYING;
       this.forgetTimers.set(
         sent,
         setTimeout(() => {
@@ -286,21 +333,30 @@ export class RoomController implements ReactiveController {
         return;
       }
       const refusals = this.pendingForgets.retry(roomId, userId).refusals + 1;
+      const typed = this.typedForgets.has(sent);
       if (outcome.kind === 'done') {
         this.pendingForgets.remove(roomId, userId);
-        if (here && this.notice?.code === FORGET_RETRYING.code) this.notice = null;
+        this.typedForgets.delete(sent);
+        // A typed command's answer, as a command's is given; the page may have gone to another room meanwhile.
+        if (here && typed) this.tellQuietly(forgetDoneNotice(reply.ok ? reply.text : ''));
       } else if (outcome.kind === 'retry' && refusals < MAX_FORGET_REFUSALS) {
         this.pendingForgets.refused(roomId, userId, Date.now() + forgetRetryDelay(refusals, Math.random, outcome.retryAfterMs));
         if (here) this.sendForget();
       } else if (here) {
-        // Refused for good (or too often): said where it was pressed, and offered again. Elsewhere
+        // Refused for good (or too often): said where it was asked, and offered again. Elsewhere
         // (the page left the room meanwhile) it stays pending, to be sent, and told of, there.
         this.pendingForgets.remove(roomId, userId);
+        this.typedForgets.delete(sent);
         this.refusedForgets.add(roomId);
-        this.notice = forgetRefusedNotice(outcome.message || outcome.code);
+        this.notice = forgetRefusedNotice(outcome.message || outcome.code, typed);
       }
       if (here) this.host.requestUpdate();
     });
+  }
+
+  /** Shows an `info` notice unless a warning or an error holds the area: news never hides a problem. */
+  private tellQuietly(notice: Notice): void {
+    if (!this.notice || this.notice.level === 'info') this.notice = notice;
   }
 
   /** How many private questions and answers of this room the tab keeps. */
@@ -484,7 +540,9 @@ export class RoomController implements ReactiveController {
         // A new socket: the server knows nothing of the member typing, so the next key is told at once.
         this.typingActive = false;
         this.lastTypingSent = 0;
-        for (const entry of log.unsent()) this.transmit(entry.message.clientId!, entry.message.text, !!entry.private, entry.message.threadId);
+        for (const entry of log.unsent()) {
+          if (!this.takeTypedForget(entry)) this.transmit(entry.message.clientId!, entry.message.text, !!entry.private, entry.message.threadId);
+        }
         void this.nav.refresh();
         this.nav.fill();
         break;
