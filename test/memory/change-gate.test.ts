@@ -49,6 +49,23 @@ describe('ThreadChangeGate', () => {
     for (let i = 1; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) await gate.run(`news_${i}`, who('u_other'), async () => i);
   });
 
+  it('says no wait when refusing as busy (a change under way ends when it ends), and the budget’s wait when refusing for it', async () => {
+    const gate = new ThreadChangeGate(() => 0);
+    const slow = Array.from({ length: MAX_CHANGES_AT_ONCE }, () => pending());
+    const running = slow.map((s, i) => gate.run(`news_${i}`, who(`u_${i}`), s.change));
+    const refusal = (roomId: string, userId: string) => gate.run(roomId, who(userId), async () => 'refused').catch((err: unknown) => err);
+    for (const busy of [await refusal('news_0', 'u_x'), await refusal('news_other', 'u_y')]) {
+      expect(busy).toMatchObject({ code: 'ERR_RATE_LIMITED' });
+      expect(busy).not.toHaveProperty('retryAfterMs');
+    }
+    for (const s of slow) s.finish();
+    await Promise.all(running);
+    for (let i = 0; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) await gate.run(`news_${i}`, who('u_ann'), async () => i);
+    const spent = (await refusal('news_x', 'u_ann')) as { code: string; retryAfterMs?: number };
+    expect(spent.code).toBe('ERR_RATE_LIMITED');
+    expect(spent.retryAfterMs).toBeGreaterThanOrEqual(60_000 / MEMBER_THREAD_CHANGES_PER_MINUTE);
+  });
+
   it('gives each member a budget of changes a minute, refilled as time passes', async () => {
     let now = 0;
     const gate = new ThreadChangeGate(() => now);
