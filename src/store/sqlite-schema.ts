@@ -415,6 +415,14 @@ export const SQLITE_MIGRATIONS: string[] = [
     AND json_array_length(lineage, '$.threadIds') > 0
     AND NOT EXISTS (SELECT 1 FROM json_each(memory_chunks.lineage, '$.threadIds') j WHERE j.value NOT IN (SELECT id FROM threads));
   `,
+  // 28: FTS5 no longer merges the memory lines' segments inside the statements that write them
+  // (64 pages a level at a time, tens of milliseconds in one statement on the event loop): the
+  // store merges them in bounded slices of its own (sqlite-line-merges.ts). The setting is stored in
+  // the table, so it holds for every connection; nothing is rewritten, and the index's segments
+  // stay as they are until those slices merge them as automerge would have.
+  `
+  INSERT INTO memory_lines (memory_lines, rank) VALUES ('automerge', 0);
+  `,
 ];
 
 /**

@@ -42,7 +42,8 @@ export const COPIES_PER_FULL_CHUNK = 8;
  * estimate. At 15 ms and four rows between two looks at the clock, a deleted fusion source's
  * slices took 11–16 ms of main-thread CPU at the median, 17–20 ms at the 90th percentile; at 10 ms
  * a row at a time, 5–8 and 10–13 ms. Single statements of 20–47 ms (an FTS5 commit, a row whose
- * heir trigger writes lines) remain (docs/benchmarks.md, "Thirty-fifth session").
+ * heir trigger writes lines) remained (docs/benchmarks.md, "Thirty-fifth session"): FTS5's merges,
+ * now in slices of their own between these (sqlite-line-merges.ts, "Thirty-sixth session").
  */
 export const DELETE_SLICE_MS = 10;
 /** Messages deleted by one statement of a slice (~2–3 ms here, and about as much again at the commit). */
@@ -70,9 +71,30 @@ export interface StagingHost {
   deletingMemory(): { row(id: number): void; done(): void };
   /** Applies a change (inside a transaction). */
   apply(change: ThreadChange): ThreadChangeResult;
+  /**
+   * The full-text index's merges (sqlite-line-merges.ts), run here between this module's slices
+   * (`slice`: one in its own transaction, true while there may be more), within `drive`.
+   */
+  merges: { slice(): boolean; drive<T>(work: () => Promise<T>): Promise<T> };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A slice of the full-text index's merges after one of the caller's own slices, each in a turn of
+ * its own: a slice that writes lines leaves segments to merge (FTS5 no longer merges them as it
+ * writes: sqlite-line-merges.ts), and merged at this pace they stay as few as before.
+ */
+async function mergeTurn(host: StagingHost): Promise<void> {
+  await nextTurn();
+  let more = false;
+  try {
+    more = host.merges.slice();
+  } catch {
+    // Not this work's failure (another process holding the write lock, say): the timer merges later.
+  }
+  if (more) await nextTurn();
+}
 
 /** The positions in `change.addMemory` of chunks for threads the change creates (what may be staged). */
 export function stageable(change: ThreadChange): number[] {
@@ -82,6 +104,10 @@ export function stageable(change: ThreadChange): number[] {
 
 /** Applies `change`, writing the chunks at `staged` (positions in addMemory) in slices first; see the module comment. */
 export async function applyStaged(host: StagingHost, change: ThreadChange, staged: number[]): Promise<ThreadChangeResult> {
+  return host.merges.drive(() => applyStagedNow(host, change, staged));
+}
+
+async function applyStagedNow(host: StagingHost, change: ThreadChange, staged: number[]): Promise<ThreadChangeResult> {
   const entries = change.addMemory ?? [];
   const perThread = new Map<string, number>();
   for (const i of staged) perThread.set(entries[i].chunk.threadId, (perThread.get(entries[i].chunk.threadId) ?? 0) + 1);
@@ -107,7 +133,7 @@ export async function applyStaged(host: StagingHost, change: ThreadChange, stage
     );
     for (const slice of slices(staged, (i) => (entries[i].copyOf === undefined ? COPIES_PER_FULL_CHUNK : 1))) {
       ids.push(...write.immediate(slice));
-      await nextTurn();
+      await mergeTurn(host);
     }
     return host.db
       .transaction(() => {
@@ -122,7 +148,7 @@ export async function applyStaged(host: StagingHost, change: ThreadChange, stage
       })
       .immediate();
   } catch (err) {
-    await deleteStaged(host, [...perThread.keys()], ids);
+    await deleteStagedNow(host, [...perThread.keys()], ids);
     throw err;
   }
 }
@@ -156,6 +182,10 @@ function slices(positions: number[], weight: (position: number) => number): numb
  * (SliceBudget), with a turn between.
  */
 export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[], stopped: () => boolean = () => false): Promise<void> {
+  return host.merges.drive(() => deleteStagedNow(host, threadIds, ids, stopped));
+}
+
+async function deleteStagedNow(host: StagingHost, threadIds: string[], ids: number[], stopped: () => boolean = () => false): Promise<void> {
   await nextTurn();
   // By time rather than by count: a row whose copies take its lines costs ~20 times one that has
   // none. Returns where the next slice starts, counted only once its transaction has committed.
@@ -179,7 +209,7 @@ export async function deleteStaged(host: StagingHost, threadIds: string[], ids: 
     const next = drop.immediate(from);
     rows.committed(next - from);
     from = next;
-    await nextTurn();
+    await mergeTurn(host);
   }
   // A deleted thread's messages (a thread that exists keeps its own); true while there may be more.
   const messages = new SliceBudget(DELETE_SLICE_MS);
@@ -202,7 +232,7 @@ export async function deleteStaged(host: StagingHost, threadIds: string[], ids: 
       const more = dropMessages.immediate(id);
       messages.committed(steps);
       if (!more) break;
-      await nextTurn();
+      await mergeTurn(host);
       if (stopped()) return;
     }
   }

@@ -13,6 +13,7 @@ import type { Message } from '../protocol/messages.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import { failUnfinished } from './job-sweep.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { LineMerges } from './sqlite-line-merges.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { WriterSync, type WriterSettings } from './sqlite-writer-sync.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
@@ -237,6 +238,10 @@ export class SqliteStore implements Store {
       this.db.close();
       throw err;
     }
+    // The full-text index's merges, in slices of their own (migration 28 took them out of the writes);
+    // asked for at once, for what a process that stopped before its slices ran left unmerged.
+    this.lineMerges = new LineMerges(this.db);
+    this.lineMerges.written();
     this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
     this.reader =
@@ -244,6 +249,7 @@ export class SqliteStore implements Store {
   }
 
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly lineMerges: LineMerges;
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
@@ -289,6 +295,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.closing = true;
+    // Slices the deletions below run go on; the timer's stop.
+    this.lineMerges.stop();
     while (this.applying.size || this.deleting.size) await Promise.all([...this.applying, ...this.deleting]);
     await this.reader?.stop();
     const checkpointer = this.checkpointer;
@@ -757,6 +765,7 @@ export class SqliteStore implements Store {
         return { row: (id) => deletion.rows([id]), done: () => deletion.done() };
       },
       apply: (c) => this.threads.apply(c),
+      merges: this.lineMerges,
     };
   }
 
@@ -941,6 +950,7 @@ export class SqliteStore implements Store {
     let written = 0;
     lineSlots(text).forEach((line, i) => line.trim() && (written += insert.run(id * MEMORY_LINES_PER_CHUNK + i, line).changes));
     this.termLines.linesWritten(written);
+    this.lineMerges.written();
   }
 
   /**
@@ -1296,6 +1306,7 @@ export class SqliteStore implements Store {
     if (secret.length) this.erasingLines(() => removeLines(secret));
     removeLines(ascending.filter((id) => !privileged.has(id)));
     this.termLines.linesDeleted(deleted);
+    this.lineMerges.written();
     this.ownLinesAfter(chunkIds);
   }
 

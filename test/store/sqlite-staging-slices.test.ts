@@ -73,6 +73,7 @@ describe('deleteStaged: the slices of a large deletion', () => {
         };
       },
       apply: () => ({ addedMemoryIds: [], movedMemoryIds: [], appended: [] }),
+      merges: { slice: () => false, drive: (work) => work() },
     };
     // The transactions that deleted rows (not those of the messages and the entry).
     const rowSlices = () => slices.filter((s) => s.rows.length > 0);
