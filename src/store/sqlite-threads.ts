@@ -32,13 +32,18 @@ export class SqliteThreadTables {
    * and an ask reads its thread twice (docs/benchmarks.md, twenty-fifth session).
    */
   get(id: string): Thread | null {
-    const row = this.host
+    const row = this.row(id);
+    return row ? threadOfRow(row) : null;
+  }
+
+  /** The row `get` reads (threadOfRow makes it a Thread). */
+  row(id: string): Row | undefined {
+    return this.host
       .sql(
         `SELECT t.*, (SELECT json_group_array(c.id ORDER BY c.created_at, c.id) FROM threads c WHERE c.parent_id = t.id) AS child_ids
          FROM threads t WHERE t.id = ?`,
       )
       .get(id) as Row | undefined;
-    return row ? rowToThread(row, JSON.parse(row.child_ids as string) as string[]) : null;
   }
 
   list(roomId: string, archived?: number): Thread[] {
@@ -149,4 +154,9 @@ export class SqliteThreadTables {
     const appended = (change.appendMessages ?? []).map((m) => this.host.appendMessage(m));
     return { addedMemoryIds: added, movedMemoryIds: moved, appended };
   }
+}
+
+/** A row of SqliteThreadTables.row as a Thread. */
+export function threadOfRow(row: Row): Thread {
+  return rowToThread(row, JSON.parse(row.child_ids as string) as string[]);
 }

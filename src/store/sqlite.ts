@@ -21,7 +21,8 @@ import { wordsKey } from '../memory/repeats.js';
 import { threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
-import { SqliteThreadTables } from './sqlite-threads.js';
+import { SqliteThreadTables, threadOfRow } from './sqlite-threads.js';
+import { UnchangedTables, type RowCache } from './sqlite-unchanged.js';
 import { TermLineCounts } from './term-line-counts.js';
 import {
   DELETION_STARTED_AT,
@@ -174,6 +175,10 @@ const MEMORY_SELECT_BARE = `SELECT c.id, ${MEMORY_TEXT_COLUMNS} FROM memory_chun
  */
 const NOT_STAGED = 'thread_id NOT IN (SELECT thread_id FROM memory_staging)';
 const BUSY_TIMEOUT_MS = 5000;
+/** Threads, items and chunks kept between reads while their tables are unchanged (sqlite-unchanged.ts). */
+const THREAD_ROWS_KEPT = 1024;
+const ITEM_ROWS_KEPT = 256;
+const CHUNK_ROWS_KEPT = 4096;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
  * over the file; with the default cache most of them are read() calls into the OS cache.
@@ -242,6 +247,12 @@ export class SqliteStore implements Store {
     // asked for at once, for what a process that stopped before its slices ran left unmerged.
     this.lineMerges = new LineMerges(this.db);
     this.lineMerges.written();
+    // After the migrations: their table rebuilds would drop the triggers.
+    this.unchanged = new UnchangedTables(this.db, ['items', 'chunks', 'threads']);
+    this.threadRows = this.unchanged.cache(['threads'], THREAD_ROWS_KEPT);
+    this.itemRows = this.unchanged.cache(['items'], ITEM_ROWS_KEPT);
+    this.chunkRows = this.unchanged.cache(['chunks', 'items'], CHUNK_ROWS_KEPT);
+    this.itemChunkRows = this.unchanged.cache(['chunks', 'items'], ITEM_ROWS_KEPT);
     this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
     this.reader =
@@ -250,6 +261,13 @@ export class SqliteStore implements Store {
 
   private readonly statements = new Map<string, Database.Statement>();
   private readonly lineMerges: LineMerges;
+
+  /** Rows read on every ask, kept while their tables are unchanged (sqlite-unchanged.ts). */
+  readonly unchanged: UnchangedTables;
+  private readonly threadRows: RowCache<string>;
+  private readonly itemRows: RowCache<string>;
+  private readonly chunkRows: RowCache<number>;
+  private readonly itemChunkRows: RowCache<string>;
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
@@ -411,7 +429,18 @@ export class SqliteStore implements Store {
   }
 
   async getItemsWithoutComments(ids: string[]): Promise<ItemWithoutComments[]> {
-    return this.selectIn(`SELECT ${ITEM_COLUMNS_BUT_COMMENTS} FROM items WHERE id`, ids, (r) => r.id as string).map(rowToItemWithoutComments);
+    const read = (keys: string[]) => this.selectIn(`SELECT ${ITEM_COLUMNS_BUT_COMMENTS} FROM items WHERE id`, keys, (r) => r.id as string);
+    return this.keptRows(this.itemRows, ids, read, (r) => r.id as string).map(rowToItemWithoutComments);
+  }
+
+  /**
+   * The rows of `keys` (each read by `read` as selectIn reads them: in order, unknown ones left
+   * out) through `cache`; a long list (an index's resync) or one naming a key twice is read as it is.
+   */
+  private keptRows<K extends string | number>(cache: RowCache<K>, keys: K[], read: (keys: K[]) => Row[], keyOf: (row: Row) => K): Row[] {
+    if (!keys.length) return [];
+    if (keys.length > cache.max / 4 || new Set(keys).size !== keys.length) return read(keys);
+    return this.unchanged.rows(cache, keys, (missing) => new Map(read(missing).map((r) => [keyOf(r), r] as const))).filter((r): r is Row => r !== undefined);
   }
 
   /**
@@ -510,11 +539,17 @@ export class SqliteStore implements Store {
   }
 
   async getChunks(rowIds: number[]): Promise<ChunkRow[]> {
-    return this.selectIn(`${CHUNK_SELECT} WHERE c.row_id`, rowIds, (r) => r.row_id as number).map(rowToChunk);
+    const read = (keys: number[]) => this.selectIn(`${CHUNK_SELECT} WHERE c.row_id`, keys, (r) => r.row_id as number);
+    return this.keptRows(this.chunkRows, rowIds, read, (r) => r.row_id as number).map(rowToChunk);
   }
 
   async chunksOfItem(itemId: string): Promise<ChunkRow[]> {
-    return (this.sql(`${CHUNK_SELECT} WHERE c.item_id = ? ORDER BY c.ord`).all(itemId) as Row[]).map(rowToChunk);
+    const [rows] = this.unchanged.rows(
+      this.itemChunkRows,
+      [itemId],
+      ([id]) => new Map<string, Row[]>([[id, this.sql(`${CHUNK_SELECT} WHERE c.item_id = ? ORDER BY c.ord`).all(id) as Row[]]]),
+    );
+    return rows!.map(rowToChunk);
   }
 
   async scanChunks(afterRowId: number, limit: number): Promise<ChunkRow[]> {
@@ -716,7 +751,11 @@ export class SqliteStore implements Store {
   }
 
   async getThread(id: string): Promise<Thread | null> {
-    return this.threads.get(id);
+    const [row] = this.unchanged.rows(this.threadRows, [id], ([key]) => {
+      const found = this.threads.row(key);
+      return new Map<string, Row>(found ? [[key, found]] : []);
+    });
+    return row ? threadOfRow(row) : null;
   }
 
   async listThreads(roomId: string, archived?: number): Promise<Thread[]> {

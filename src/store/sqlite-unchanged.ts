@@ -1,0 +1,121 @@
+/**
+ * Rows the SQLite store reads on every ask, kept between reads while the tables they come from are
+ * unchanged (SqliteStore: a room's item, its thread, the chunks and items a search keeps).
+ * Every ask in a room resolves the same item and reads the same thread, and each such read is a
+ * b-tree walk the models and the graph searches left cold (docs/benchmarks.md, thirty-sixth
+ * session); served from here it is a map lookup.
+ *
+ * Whether a table changed is known exactly, without trusting every write path to say so:
+ * - writes through this connection fire TEMP triggers on the watched tables (AFTER INSERT, UPDATE
+ *   and DELETE, row by row: cascades and every method's own statements alike) that call back into
+ *   JavaScript and bump the table's generation; a write rolled back bumps it too, which only
+ *   drops rows sooner;
+ * - writes through any other connection (a `salon` command beside the server) change SQLite's
+ *   `data_version`, read before every lookup: then every cache is dropped.
+ * A cache is dropped whole when a generation it depends on moved, so a row is never served from
+ * before a committed change of its table. Nothing is kept or served inside a transaction (a row
+ * read there could be rolled back). Rows are kept as SQLite returned them and converted at every
+ * read, so no caller shares an object with another. PostgreSQL has no such caches: its tables
+ * are written by every node.
+ */
+import type Database from 'better-sqlite3';
+import type { Row } from './rows.js';
+
+/** The SQL function the triggers call with their table's name. */
+const CHANGED_FUNCTION = 'salon_table_changed';
+
+/** One cache of rows by key, valid while its tables' generations are those it was filled at. */
+export class RowCache<K> {
+  readonly entries = new Map<K, Row | Row[]>();
+  /** Generations of `tables` when the entries were read. */
+  filledAt: number[] = [];
+
+  constructor(
+    readonly tables: readonly string[],
+    readonly max: number,
+  ) {}
+}
+
+export class UnchangedTables {
+  private readonly generations = new Map<string, number>();
+  private readonly caches: RowCache<unknown>[] = [];
+  private version: unknown;
+  private readonly dataVersion: Database.Statement;
+  /** Lookups answered from a cache and read from the store (for tests and traces). */
+  readonly counts = { hits: 0, misses: 0 };
+
+  constructor(
+    private readonly db: Database.Database,
+    tables: readonly string[],
+  ) {
+    for (const table of tables) this.generations.set(table, 0);
+    db.function(CHANGED_FUNCTION, { deterministic: false }, (table: unknown) => {
+      const name = String(table);
+      this.generations.set(name, (this.generations.get(name) ?? 0) + 1);
+      return null;
+    });
+    for (const table of tables) {
+      for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+        db.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS salon_${table}_${event.toLowerCase()}_seen AFTER ${event} ON main.${table} BEGIN SELECT ${CHANGED_FUNCTION}('${table}'); END`,
+        );
+      }
+    }
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** A cache of rows of `tables`, at most `max` keys. */
+  cache<K>(tables: readonly string[], max: number): RowCache<K> {
+    for (const t of tables) if (!this.generations.has(t)) throw new Error(`UnchangedTables: ${t} is not watched`);
+    const cache = new RowCache<K>(tables, max);
+    this.caches.push(cache as RowCache<unknown>);
+    return cache;
+  }
+
+  /**
+   * The rows of `keys` (one entry each: a row, or a key's rows), from `cache` where they are still
+   * good and read by `read` for the others, which it returns keyed. Keys `read` finds nothing for
+   * are answered undefined and not kept. Outside a transaction only; inside one, `read` reads all.
+   */
+  rows<K, V extends Row | Row[]>(cache: RowCache<K>, keys: readonly K[], read: (missing: K[]) => Map<K, V>): (V | undefined)[] {
+    if (this.db.inTransaction) {
+      const all = read([...keys]);
+      return keys.map((k) => all.get(k));
+    }
+    this.check(cache);
+    const out = new Array<V | undefined>(keys.length);
+    const missing: K[] = [];
+    keys.forEach((k, i) => {
+      const hit = cache.entries.get(k) as V | undefined;
+      if (hit !== undefined) out[i] = hit;
+      else missing.push(k);
+    });
+    this.counts.hits += keys.length - missing.length;
+    this.counts.misses += missing.length;
+    if (!missing.length) return out;
+    const found = read(missing);
+    keys.forEach((k, i) => {
+      if (out[i] !== undefined) return;
+      const v = found.get(k);
+      out[i] = v;
+      if (v === undefined) return;
+      if (cache.entries.size >= cache.max) cache.entries.delete(cache.entries.keys().next().value as K);
+      cache.entries.set(k, v);
+    });
+    return out;
+  }
+
+  /** Drops `cache`'s rows if its tables changed since they were read (every cache's, if another connection wrote). */
+  private check(cache: RowCache<unknown>): void {
+    const version = this.dataVersion.get();
+    if (version !== this.version) {
+      for (const c of this.caches) c.entries.clear();
+      this.version = version;
+    }
+    const now = cache.tables.map((t) => this.generations.get(t)!);
+    if (now.some((g, i) => g !== cache.filledAt[i])) {
+      cache.entries.clear();
+      cache.filledAt = now;
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The SQLite store's reads kept while their tables are unchanged (src/store/sqlite-unchanged.ts):
+ * every way a thread, an item or its chunks can be written, through the store or beside it, is
+ * read back as written, and a second read of what nothing wrote is answered from the cache.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { tempDir } from '../helpers.js';
+import { item } from './contract.js';
+
+const AT = '2026-11-01T10:00:00.000Z';
+const body = (text: string) => [
+  { ord: 0, part: 'title' as const, text: 'A title' },
+  { ord: 1, part: 'body' as const, text },
+];
+
+describe('SqliteStore: rows kept while their tables are unchanged', () => {
+  let dir: { dir: string; cleanup: () => void };
+  let store: SqliteStore;
+  let other: SqliteStore | undefined;
+
+  beforeEach(async () => {
+    dir = tempDir();
+    store = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
+    await store.putItems([{ item: item('news_1'), chunks: body('the pier reopens in June') }]);
+    await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 't1', roomId: 'news_1', title: 'Pier' }] });
+  });
+
+  afterEach(async () => {
+    await other?.close();
+    other = undefined;
+    await store.close();
+    dir.cleanup();
+  });
+
+  /** Reads everything an ask reads twice, and checks the second time came from the cache. */
+  async function readTwice() {
+    const read = async () => ({
+      thread: await store.getThread('t1'),
+      items: await store.getItemsWithoutComments(['news_1']),
+      chunks: await store.chunksOfItem('news_1'),
+    });
+    const first = await read();
+    const hits = store.unchanged.counts.hits;
+    const second = await read();
+    expect(second).toEqual(first);
+    expect(store.unchanged.counts.hits).toBe(hits + 3);
+    return second;
+  }
+
+  it('answers a second read of an unchanged thread, item and chunks from memory, each a copy of its own', async () => {
+    const { thread, items, chunks } = await readTwice();
+    expect(await store.getChunks(chunks.map((c) => c.rowId))).toEqual(chunks);
+    const hits = store.unchanged.counts.hits;
+    expect(await store.getChunks(chunks.map((c) => c.rowId))).toEqual(chunks);
+    expect(store.unchanged.counts.hits).toBe(hits + chunks.length);
+    // What a caller does to what it was given is not what the next caller reads.
+    thread!.tags.push('mine');
+    thread!.title = 'changed by a caller';
+    items[0].title = 'changed by a caller';
+    chunks[0].text = 'changed by a caller';
+    expect((await store.getThread('t1'))!.tags).toEqual([]);
+    expect((await store.getThread('t1'))!.title).toBe('Pier');
+    expect((await store.getItemsWithoutComments(['news_1']))[0].title).toBe('Title of news_1');
+    expect((await store.chunksOfItem('news_1'))[0].text).toBe('A title');
+  });
+
+  it('reads a thread again after its memory is turned off, a merge, a child thread and its deletion', async () => {
+    await readTwice();
+    await store.setThreadMemory('t1', false);
+    expect((await store.getThread('t1'))!.memoryEnabled).toBe(false);
+
+    await readTwice();
+    await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 't2', roomId: 'news_1', title: 'Other' }] });
+    await store.applyThreadChange({ at: AT, expect: [], updateThreads: [{ id: 't2', status: 'archived', mergedInto: 't1' }] });
+    expect(await store.getThread('t2')).toMatchObject({ status: 'archived', mergedInto: 't1' });
+
+    await readTwice();
+    // A child is another row: the parent's childIds come from it.
+    await store.applyThreadChange({ at: AT, expect: [], createThreads: [{ id: 't3', roomId: 'news_1', title: 'Child', parentId: 't1' }] });
+    expect((await store.getThread('t1'))!.childIds).toEqual(['t3']);
+
+    await readTwice();
+    await store.deleteThread('t3');
+    await store.deleteThread('t1');
+    expect(await store.getThread('t1')).toBeNull();
+    expect(await store.getThread('t3')).toBeNull();
+  });
+
+  it('reads an item and its chunks again after it is ingested again and after it is deleted', async () => {
+    await readTwice();
+    await store.putItems([{ item: item('news_1', { title: 'A new title' }), chunks: body('the pier reopens in July') }]);
+    expect((await store.getItemsWithoutComments(['news_1']))[0].title).toBe('A new title');
+    const chunks = await store.chunksOfItem('news_1');
+    expect(chunks.map((c) => [c.text, c.itemTitle])).toEqual([
+      ['A title', 'A new title'],
+      ['the pier reopens in July', 'A new title'],
+    ]);
+
+    await readTwice();
+    // The title alone (same chunks): the chunk rows carry the item's title.
+    await store.putItems([{ item: item('news_1', { title: 'A third title' }), chunks: body('the pier reopens in July') }]);
+    expect((await store.getChunks(chunks.map((c) => c.rowId))).map((c) => c.itemTitle)).toEqual(['A third title', 'A third title']);
+
+    await readTwice();
+    expect(await store.deleteItem('news_1')).toEqual(chunks.map((c) => c.rowId));
+    expect(await store.getItemsWithoutComments(['news_1'])).toEqual([]);
+    expect(await store.chunksOfItem('news_1')).toEqual([]);
+    expect(await store.getChunks(chunks.map((c) => c.rowId))).toEqual([]);
+  });
+
+  it('reads again what another connection wrote (a salon command beside the server)', async () => {
+    await readTwice();
+    other = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
+    await other.setThreadMemory('t1', false);
+    expect((await store.getThread('t1'))!.memoryEnabled).toBe(false);
+
+    await readTwice();
+    await other.putItems([{ item: item('news_1', { title: 'Retitled elsewhere' }), chunks: body('the pier reopens in May') }]);
+    expect((await store.getItemsWithoutComments(['news_1']))[0].title).toBe('Retitled elsewhere');
+    expect((await store.chunksOfItem('news_1')).map((c) => c.text)).toEqual(['A title', 'the pier reopens in May']);
+  });
+
+  it('keeps nothing read inside a transaction that is then rolled back', async () => {
+    await readTwice();
+    const rolledBack = store.db.transaction(() => {
+      store.db.prepare("UPDATE threads SET title = 'never committed', memory_enabled = 0 WHERE id = 't1'").run();
+      store.db.prepare("UPDATE items SET title = 'never committed' WHERE id = 'news_1'").run();
+      // Read inside the transaction (each read is synchronous up to its answer): its own writes show.
+      void store.getThread('t1');
+      void store.getItemsWithoutComments(['news_1']);
+      void store.chunksOfItem('news_1');
+      throw new Error('rolled back');
+    });
+    expect(() => rolledBack()).toThrow('rolled back');
+    expect(await store.getThread('t1')).toMatchObject({ title: 'Pier', memoryEnabled: true });
+    expect((await store.getItemsWithoutComments(['news_1']))[0].title).toBe('Title of news_1');
+    expect((await store.chunksOfItem('news_1'))[0].itemTitle).toBe('Title of news_1');
+  });
+});
