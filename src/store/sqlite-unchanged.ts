@@ -24,16 +24,52 @@ import type { Row } from './rows.js';
 /** The SQL function the triggers call with their table's name. */
 const CHANGED_FUNCTION = 'salon_table_changed';
 
-/** One cache of rows by key, valid while its tables' generations are those it was filled at. */
+/**
+ * One cache of rows by key, valid while its tables' generations are those it was filled at. Bounded
+ * by keys and by size: an item's body is up to BODY_MAX_CHARS (10 million at most), so a count of
+ * rows alone would not bound the memory the cache holds. Full, it drops its oldest entries.
+ */
 export class RowCache<K> {
-  readonly entries = new Map<K, Row | Row[]>();
+  readonly entries = new Map<K, { value: Row | Row[]; size: number }>();
+  /** The entries' sizes added up (rowSize). */
+  size = 0;
   /** Generations of `tables` when the entries were read. */
   filledAt: number[] = [];
 
   constructor(
     readonly tables: readonly string[],
     readonly max: number,
+    /** Most the entries may weigh together (rowSize): a larger entry is read every time. */
+    readonly maxSize: number,
   ) {}
+
+  keep(key: K, value: Row | Row[]): void {
+    const size = Array.isArray(value) ? value.reduce((sum, row) => sum + rowSize(row), 0) : rowSize(value);
+    if (size > this.maxSize) return;
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size < this.max && this.size + size <= this.maxSize) break;
+      this.entries.delete(oldest);
+      this.size -= entry.size;
+    }
+    this.entries.set(key, { value, size });
+    this.size += size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.size = 0;
+  }
+}
+
+/** Roughly what a row holds, in bytes: its strings' characters, its blobs' bytes, 8 for anything else. */
+export function rowSize(row: Row): number {
+  let size = 0;
+  for (const value of Object.values(row)) {
+    if (typeof value === 'string') size += value.length;
+    else if (value instanceof Uint8Array) size += value.byteLength;
+    else size += 8;
+  }
+  return size;
 }
 
 export class UnchangedTables {
@@ -64,10 +100,10 @@ export class UnchangedTables {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
-  /** A cache of rows of `tables`, at most `max` keys. */
-  cache<K>(tables: readonly string[], max: number): RowCache<K> {
+  /** A cache of rows of `tables`, at most `max` keys weighing `maxSize` together (rowSize). */
+  cache<K>(tables: readonly string[], max: number, maxSize: number): RowCache<K> {
     for (const t of tables) if (!this.generations.has(t)) throw new Error(`UnchangedTables: ${t} is not watched`);
-    const cache = new RowCache<K>(tables, max);
+    const cache = new RowCache<K>(tables, max, maxSize);
     this.caches.push(cache as RowCache<unknown>);
     return cache;
   }
@@ -86,7 +122,7 @@ export class UnchangedTables {
     const out = new Array<V | undefined>(keys.length);
     const missing: K[] = [];
     keys.forEach((k, i) => {
-      const hit = cache.entries.get(k) as V | undefined;
+      const hit = cache.entries.get(k)?.value as V | undefined;
       if (hit !== undefined) out[i] = hit;
       else missing.push(k);
     });
@@ -99,8 +135,7 @@ export class UnchangedTables {
       const v = found.get(k);
       out[i] = v;
       if (v === undefined) return;
-      if (cache.entries.size >= cache.max) cache.entries.delete(cache.entries.keys().next().value as K);
-      cache.entries.set(k, v);
+      cache.keep(k, v);
     });
     return out;
   }
@@ -109,12 +144,12 @@ export class UnchangedTables {
   private check(cache: RowCache<unknown>): void {
     const version = this.dataVersion.get();
     if (version !== this.version) {
-      for (const c of this.caches) c.entries.clear();
+      for (const c of this.caches) c.clear();
       this.version = version;
     }
     const now = cache.tables.map((t) => this.generations.get(t)!);
     if (now.some((g, i) => g !== cache.filledAt[i])) {
-      cache.entries.clear();
+      cache.clear();
       cache.filledAt = now;
     }
   }

@@ -179,6 +179,8 @@ const BUSY_TIMEOUT_MS = 5000;
 const THREAD_ROWS_KEPT = 1024;
 const ITEM_ROWS_KEPT = 256;
 const CHUNK_ROWS_KEPT = 4096;
+/** Most each of those caches holds, in bytes of its rows' text and blobs (RowCache.maxSize). */
+const ROWS_KEPT_BYTES = 8 * 1024 * 1024;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
  * over the file; with the default cache most of them are read() calls into the OS cache.
@@ -249,10 +251,10 @@ export class SqliteStore implements Store {
     this.lineMerges.written();
     // After the migrations: their table rebuilds would drop the triggers.
     this.unchanged = new UnchangedTables(this.db, ['items', 'chunks', 'threads']);
-    this.threadRows = this.unchanged.cache(['threads'], THREAD_ROWS_KEPT);
-    this.itemRows = this.unchanged.cache(['items'], ITEM_ROWS_KEPT);
-    this.chunkRows = this.unchanged.cache(['chunks', 'items'], CHUNK_ROWS_KEPT);
-    this.itemChunkRows = this.unchanged.cache(['chunks', 'items'], ITEM_ROWS_KEPT);
+    this.threadRows = this.unchanged.cache(['threads'], THREAD_ROWS_KEPT, ROWS_KEPT_BYTES);
+    this.itemRows = this.unchanged.cache(['items'], ITEM_ROWS_KEPT, ROWS_KEPT_BYTES);
+    this.chunkRows = this.unchanged.cache(['chunks', 'items'], CHUNK_ROWS_KEPT, ROWS_KEPT_BYTES);
+    this.itemChunkRows = this.unchanged.cache(['chunks', 'items'], ITEM_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
     this.reader =

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { RowCache, rowSize } from '../../src/store/sqlite-unchanged.js';
 import { tempDir } from '../helpers.js';
 import { item } from './contract.js';
 
@@ -137,5 +138,30 @@ describe('SqliteStore: rows kept while their tables are unchanged', () => {
     expect(await store.getThread('t1')).toMatchObject({ title: 'Pier', memoryEnabled: true });
     expect((await store.getItemsWithoutComments(['news_1']))[0].title).toBe('Title of news_1');
     expect((await store.chunksOfItem('news_1'))[0].itemTitle).toBe('Title of news_1');
+  });
+});
+
+describe('RowCache: bounded by keys and by size', () => {
+  const row = (id: number, text: string) => ({ id, text });
+
+  it('drops its oldest entries past its keys or its size, and keeps no entry larger than the whole', () => {
+    const cache = new RowCache<number>(['items'], 3, 100);
+    for (let id = 1; id <= 4; id++) cache.keep(id, row(id, 'x'.repeat(10)));
+    expect([...cache.entries.keys()]).toEqual([2, 3, 4]);
+    // 18 bytes a row (10 characters and an id): a row of 70 more pushes out the two oldest.
+    expect(rowSize(row(1, 'x'.repeat(10)))).toBe(18);
+    cache.keep(5, row(5, 'y'.repeat(62)));
+    expect([...cache.entries.keys()]).toEqual([4, 5]);
+    expect(cache.size).toBe(18 + 70);
+    // A body larger than the cache is read every time, and pushes nothing out.
+    cache.keep(6, row(6, 'z'.repeat(200)));
+    expect([...cache.entries.keys()]).toEqual([4, 5]);
+    // A key's rows weigh together; blobs count their bytes.
+    cache.keep(7, [row(7, 'a'), { id: 8, vector: new Uint8Array(4) }]);
+    expect(cache.entries.get(7)?.size).toBe(9 + 12);
+    expect(cache.size).toBeLessThanOrEqual(100);
+    cache.clear();
+    expect(cache.size).toBe(0);
+    expect(cache.entries.size).toBe(0);
   });
 });
