@@ -17,7 +17,9 @@
  * while this worker runs: sqlite-writer-sync.ts). A PASSIVE checkpoint copies the frames that existed when
  * it began, and the WAL only starts over after one that left nothing behind, so each round
  * checkpoints again while frames keep arriving, up to `catchUpTries` times. Where the header cannot
- * be read, the worker checkpoints every `intervalMs` instead.
+ * be read, the worker checkpoints every `intervalMs` instead. Work that writes for seconds without
+ * a pause (a large deletion) asks for a catch-up itself and waits for it (`catchUp`,
+ * sqlite-wal-pace.ts): otherwise no checkpoint would ever leave nothing behind.
  */
 import { createRequire } from 'node:module';
 import { endianness } from 'node:os';
@@ -83,6 +85,22 @@ function walFrames() {
 }
 
 let lastLog = -1;
+/**
+ * Asked for (a deletion paced by the WAL, sqlite-wal-pace.ts): checkpoints now until one leaves
+ * nothing behind (the next commit then starts the WAL over), up to catchUpTries times.
+ */
+function checkpointAll() {
+  let r = { busy: 1, log: -1, checkpointed: -1 };
+  for (let i = 0; i < workerData.catchUpTries; i++) {
+    r = checkpoint.get();
+    if (r.log !== lastLog) {
+      lastLog = r.log;
+      parentPort.postMessage({ type: 'checkpointed', log: r.log, checkpointed: r.checkpointed });
+    }
+    if (r.busy === 0 && r.checkpointed === r.log) break;
+  }
+  return r;
+}
 function catchUp() {
   for (let i = 0; i < workerData.catchUpTries; i++) {
     const r = checkpoint.get();
@@ -116,7 +134,14 @@ const timer = setInterval(() => {
 }, workerData.pollMs);
 parentPort.on('message', (m) => {
   if (m === 'stop') stop();
-  else if (m && m.type === 'truncate') {
+  else if (m && m.type === 'catchUp') {
+    try {
+      const r = checkpointAll();
+      parentPort.postMessage({ type: 'caughtUp', id: m.id, log: r.log, checkpointed: r.checkpointed });
+    } catch (err) {
+      parentPort.postMessage({ type: 'caughtUp', id: m.id, log: -1, checkpointed: -1, message: String((err && err.message) || err) });
+    }
+  } else if (m && m.type === 'truncate') {
     try {
       const r = truncate.get();
       lastLog = r.log;
@@ -128,6 +153,13 @@ parentPort.on('message', (m) => {
 });
 parentPort.postMessage({ type: 'ready', scheduling });
 `;
+
+/** What the worker answers a request with: `truncated` (emptied) or `caughtUp` (log, checkpointed). */
+interface WorkerReply {
+  emptied?: boolean;
+  log?: number;
+  checkpointed?: number;
+}
 
 /** How the checkpoint thread yields to the event loop (see the worker's source). */
 export type CheckpointerScheduling = 'idle' | 'nice' | 'normal';
@@ -161,8 +193,9 @@ export class SqliteCheckpointer {
   scheduling: CheckpointerScheduling | null = null;
   private readonly worker: Worker;
   private running = false;
-  private readonly truncations = new Map<number, (emptied: boolean | null) => void>();
-  private nextTruncation = 0;
+  /** Requests to the worker (truncateWal, catchUp) by id: each settles with its reply, or null once the worker is gone. */
+  private readonly requests = new Map<number, (reply: WorkerReply | null) => void>();
+  private nextRequest = 0;
   private readonly exited: Promise<void>;
 
   constructor(private readonly options: CheckpointerOptions) {
@@ -189,23 +222,20 @@ export class SqliteCheckpointer {
       },
     });
     this.worker.unref();
-    this.worker.on(
-      'message',
-      (m: { type: string; id?: number; emptied?: boolean; log?: number; checkpointed?: number; scheduling?: CheckpointerScheduling }) => {
-        if (m.type === 'truncated') this.settleTruncation(m.id!, m.emptied!);
-        else if (m.type === 'ready') {
-          this.scheduling = m.scheduling ?? 'normal';
-          this.setRunning(true);
-        } else if (m.type === 'checkpointed') options.onCheckpoint?.({ log: m.log!, checkpointed: m.checkpointed! });
-        else if (m.type === 'failed') this.setRunning(false);
-      },
-    );
+    this.worker.on('message', (m: WorkerReply & { type: string; id?: number; scheduling?: CheckpointerScheduling }) => {
+      if (m.type === 'truncated' || m.type === 'caughtUp') this.settle(m.id!, m);
+      else if (m.type === 'ready') {
+        this.scheduling = m.scheduling ?? 'normal';
+        this.setRunning(true);
+      } else if (m.type === 'checkpointed') options.onCheckpoint?.({ log: m.log!, checkpointed: m.checkpointed! });
+      else if (m.type === 'failed') this.setRunning(false);
+    });
     // A failed worker only costs the latency it saved: the writer checkpoints itself again.
     this.worker.on('error', () => this.setRunning(false));
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     void this.exited.then(() => {
       this.setRunning(false);
-      for (const id of [...this.truncations.keys()]) this.settleTruncation(id, null);
+      for (const id of [...this.requests.keys()]) this.settle(id, null);
     });
   }
 
@@ -216,19 +246,36 @@ export class SqliteCheckpointer {
    * truncated. Resolves to whether the WAL was emptied (false: a reader or writer kept it busy past
    * the busy timeout), or null when the worker is gone.
    */
-  truncateWal(): Promise<boolean | null> {
+  async truncateWal(): Promise<boolean | null> {
+    const reply = await this.request('truncate');
+    return reply ? reply.emptied! : null;
+  }
+
+  /**
+   * Checkpoints now, on the worker's connection (PASSIVE: writers go on meanwhile), again while
+   * frames keep arriving, up to `catchUpTries` times: the last checkpoint's WAL length (`log`) and
+   * frames copied (`checkpointed`; equal: the next commit starts the WAL over; -1 both: it could
+   * not checkpoint), or null when the worker is gone. A deletion paced by the WAL waits for this
+   * (sqlite-wal-pace.ts) instead of letting the writer checkpoint itself.
+   */
+  async catchUp(): Promise<{ log: number; checkpointed: number } | null> {
+    const reply = await this.request('catchUp');
+    return reply ? { log: reply.log!, checkpointed: reply.checkpointed! } : null;
+  }
+
+  private request(type: 'truncate' | 'catchUp'): Promise<WorkerReply | null> {
     if (!this.running) return Promise.resolve(null);
-    const id = this.nextTruncation++;
+    const id = this.nextRequest++;
     return new Promise((resolve) => {
-      this.truncations.set(id, resolve);
-      this.worker.postMessage({ type: 'truncate', id });
+      this.requests.set(id, resolve);
+      this.worker.postMessage({ type, id });
     });
   }
 
-  private settleTruncation(id: number, emptied: boolean | null): void {
-    const settle = this.truncations.get(id);
-    this.truncations.delete(id);
-    settle?.(emptied);
+  private settle(id: number, reply: WorkerReply | null): void {
+    const settle = this.requests.get(id);
+    this.requests.delete(id);
+    settle?.(reply);
   }
 
   /** Stops the worker and waits for its connection to close. */

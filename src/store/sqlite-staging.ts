@@ -76,6 +76,11 @@ export interface StagingHost {
    * (`slice`: one in its own transaction, true while there may be more), within `drive`.
    */
   merges: { slice(): boolean; drive<T>(work: () => Promise<T>): Promise<T> };
+  /**
+   * Between a deletion's slices: null to go on, or a promise to await first, while the checkpoint
+   * worker catches up with a long WAL (WalPacer, sqlite-wal-pace.ts; always null without a worker).
+   */
+  pace(): Promise<void> | null;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -94,6 +99,16 @@ async function mergeTurn(host: StagingHost): Promise<void> {
     // Not this work's failure (another process holding the write lock, say): the timer merges later.
   }
   if (more) await nextTurn();
+}
+
+/**
+ * Between two slices of a deletion: a merge slice (mergeTurn), then a wait while the WAL is long,
+ * so that the writer never checkpoints it itself (sqlite-wal-pace.ts).
+ */
+async function deletionTurn(host: StagingHost): Promise<void> {
+  await mergeTurn(host);
+  const paced = host.pace();
+  if (paced) await paced;
 }
 
 /** The positions in `change.addMemory` of chunks for threads the change creates (what may be staged). */
@@ -179,7 +194,8 @@ function slices(positions: number[], weight: (position: number) => number): numb
  * into other threads each hand their lines to an heir as they go (~1 s in one transaction for a
  * thread that fed a fusion). It starts a turn after its caller (whose transaction has just held the
  * event loop) and holds the loop about DELETE_SLICE_MS per transaction, its commit included
- * (SliceBudget), with a turn between.
+ * (SliceBudget), with a turn between, and waits between two while the WAL is long for the checkpoint
+ * worker to catch up (`pace`: sqlite-wal-pace.ts).
  */
 export async function deleteStaged(host: StagingHost, threadIds: string[], ids: number[], stopped: () => boolean = () => false): Promise<void> {
   return host.merges.drive(() => deleteStagedNow(host, threadIds, ids, stopped));
@@ -209,7 +225,7 @@ async function deleteStagedNow(host: StagingHost, threadIds: string[], ids: numb
     const next = drop.immediate(from);
     rows.committed(next - from);
     from = next;
-    await mergeTurn(host);
+    await deletionTurn(host);
   }
   // A deleted thread's messages (a thread that exists keeps its own); true while there may be more.
   const messages = new SliceBudget(DELETE_SLICE_MS);
@@ -232,7 +248,7 @@ async function deleteStagedNow(host: StagingHost, threadIds: string[], ids: numb
       const more = dropMessages.immediate(id);
       messages.committed(steps);
       if (!more) break;
-      await mergeTurn(host);
+      await deletionTurn(host);
       if (stopped()) return;
     }
   }

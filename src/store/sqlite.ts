@@ -15,7 +15,9 @@ import { failUnfinished } from './job-sweep.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { LineMerges } from './sqlite-line-merges.js';
 import { SqliteReader } from './sqlite-reader.js';
+import { WalPacer, type WalPaceOptions } from './sqlite-wal-pace.js';
 import { WriterSync, type WriterSettings } from './sqlite-writer-sync.js';
+import { WalIndexReader } from './wal-index.js';
 import { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 import { wordsKey } from '../memory/repeats.js';
 import { threadOfScope } from '../memory/scopes.js';
@@ -196,15 +198,22 @@ const STATEMENT_CACHE_SIZE = 256;
  */
 const LAST_SEQ = `SELECT max(coalesce((SELECT max(seq) FROM messages WHERE room_id = ?), 0), coalesce((SELECT seq FROM room_seq WHERE room_id = ?), 0))`;
 
+/** The checkpoint worker's frame counts and poll, and those of a deletion paced by the WAL (defaults: their modules'). */
+export interface BackgroundCheckpointTunables extends WalPaceOptions {
+  walFrames?: number;
+  pollMs?: number;
+}
+
 /** Options for SqliteStore. */
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
   filename: string;
   /**
    * Checkpoint the WAL from a worker thread instead of inside commits (the server sets this: chat
-   * messages commit on the event loop). Files only.
+   * messages commit on the event loop). Files only. An object sets it with the worker's and the
+   * pacing's frame counts (tests, troubleshooting; sqlite-checkpointer.ts, sqlite-wal-pace.ts).
    */
-  backgroundCheckpoints?: boolean;
+  backgroundCheckpoints?: boolean | BackgroundCheckpointTunables;
   /**
    * When a commit reaches the disk (SQLITE_SYNCHRONOUS). `normal` (default, with WAL): a commit
    * survives the process being killed; a power loss may lose the last commits, never corrupt the
@@ -225,6 +234,9 @@ export class SqliteStore implements Store {
   private checkpointer: SqliteCheckpointer | null = null;
   private readonly reader: SqliteReader | null;
   private writerSync: WriterSync | null = null;
+  /** Paces deletions in slices by the WAL's length while the checkpoint worker runs (sqlite-wal-pace.ts). */
+  private walPacer: WalPacer | null = null;
+  private walLength: WalIndexReader | null = null;
 
   constructor(private readonly options: SqliteStoreOptions) {
     if (!options.filename) throw new Error('SqliteStore: options.filename is required');
@@ -324,6 +336,7 @@ export class SqliteStore implements Store {
     await checkpointer?.stop();
     // Synced again before the close's own checkpoint.
     this.writerSync?.close();
+    this.walLength?.close();
     if (this.db.open) this.db.close();
   }
 
@@ -332,13 +345,24 @@ export class SqliteStore implements Store {
    * WAL header: sqlite-writer-sync.ts.
    */
   private startCheckpointer(): void {
+    const tunables = typeof this.options.backgroundCheckpoints === 'object' ? this.options.backgroundCheckpoints : {};
     const writerSync = new WriterSync(this.db, { filename: this.options.filename, synchronous: this.options.synchronous ?? 'normal' });
     this.writerSync = writerSync;
-    this.checkpointer = new SqliteCheckpointer({
+    const checkpointer = new SqliteCheckpointer({
       filename: this.options.filename,
       busyTimeoutMs: BUSY_TIMEOUT_MS,
+      walFrames: tunables.walFrames,
+      pollMs: tunables.pollMs,
       onRunning: (running) => writerSync.setWorkerRunning(running),
     });
+    this.checkpointer = checkpointer;
+    this.walLength = new WalIndexReader(this.options.filename);
+    this.walPacer = new WalPacer(this.walLength, checkpointer, tunables);
+  }
+
+  /** What pacing deletions by the WAL did (sqlite-wal-pace.ts); null without the checkpoint worker. */
+  get walPacing(): WalPacer['counts'] | null {
+    return this.walPacer?.counts ?? null;
   }
 
   /** The writer's sync and checkpoint settings while the checkpoint worker runs; null without one. */
@@ -807,6 +831,7 @@ export class SqliteStore implements Store {
       },
       apply: (c) => this.threads.apply(c),
       merges: this.lineMerges,
+      pace: () => this.walPacer?.pace() ?? null,
     };
   }
 

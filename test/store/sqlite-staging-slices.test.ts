@@ -74,6 +74,7 @@ describe('deleteStaged: the slices of a large deletion', () => {
       },
       apply: () => ({ addedMemoryIds: [], movedMemoryIds: [], appended: [] }),
       merges: { slice: () => false, drive: (work) => work() },
+      pace: () => null,
     };
     // The transactions that deleted rows (not those of the messages and the entry).
     const rowSlices = () => slices.filter((s) => s.rows.length > 0);
