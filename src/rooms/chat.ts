@@ -53,7 +53,9 @@ export class Chat {
     if (question !== null) return this.question(session, question, frame.text, frame.clientId, frame.threadId);
     const command = parseCommand(frame.text);
     if (command) return this.command(session, command, frame.clientId, frame.threadId);
-    await this.post(session, frame.text, frame.clientId, await this.thread(joined(session).room, frame.threadId));
+    // The member as admitted: an admitted frame is posted even if its socket closes while the thread resolves.
+    const at = joined(session);
+    await this.post(session, at, frame.text, frame.clientId, await this.thread(at.room, frame.threadId));
   }
 
   async ask(session: Session, frame: AskFrame): Promise<void> {
@@ -67,10 +69,12 @@ export class Chat {
   /**
    * Persists and broadcasts a member's message in `threadId` (resolved by the caller: one await
    * before the room's queue on every path keeps one member's messages in the order sent); null
-   * when the clientId was already used.
+   * when the clientId was already used. `at`: the room and member taken when the frame was admitted,
+   * before any await: a flooding socket closed meanwhile (its later frames refused in the same read)
+   * has left its room, and its admitted messages were dropped unstored.
    */
-  private post(session: Session, text: string, clientId: string, threadId: string): Promise<Message | null> {
-    const { room, member } = joined(session);
+  private post(session: Session, at: { room: Room; member: Member }, text: string, clientId: string, threadId: string): Promise<Message | null> {
+    const { room, member } = at;
     if (room.typing.sent(member.id)) this.host.sendTyping(room, member, false);
     return room.runPost(async () => {
       const { message, duplicate } = await this.host.store.appendMessage({
@@ -113,7 +117,7 @@ export class Chat {
     }
     let message: Message | null;
     try {
-      message = await this.post(session, text, clientId, threadId);
+      message = await this.post(session, { room, member }, text, clientId, threadId);
     } catch (err) {
       if (admission) assistant?.release?.(admission);
       throw err;

@@ -34,6 +34,30 @@ describe('room limits', () => {
     expect(floodMessages.length).toBeLessThan(15);
   });
 
+  it('posts every message it admitted from a flood that arrives in one read, though the same read closes the socket', async () => {
+    const { url } = await start();
+    const flood = await member(url(), 'Flood');
+    const calm = await member(url(), 'Calm');
+    // Corked, the frames leave in one write, so the server reads them together: its refusals close
+    // the socket before the admitted messages' first await resumes.
+    const socket = (flood.client.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    socket.cork();
+    for (let i = 0; i < 40; i++) flood.client.send({ type: 'say', text: `f${i}`, clientId: `f${i}` });
+    socket.uncork();
+    expect((await flood.client.closed).code).toBe(CloseCode.RATE_LIMITED);
+    // Frames are admitted in order until the first refusal (the burst: 10, hello took one).
+    const firstRefused = Number(String(flood.client.all('error')[0].clientId).slice(1));
+    expect(firstRefused).toBeGreaterThanOrEqual(9);
+    const admitted = Array.from({ length: firstRefused }, (_, i) => `f${i}`);
+    calm.client.send({ type: 'say', text: 'still fine', clientId: 'c1' });
+    await calm.client.next('message', (f) => f.message.text === 'still fine');
+    const seen = calm.client
+      .all('message')
+      .filter((f) => f.message.author.name === 'Flood')
+      .map((f) => f.message.clientId);
+    expect(seen).toEqual(admitted);
+  });
+
   it('admits typing frames from a budget of their own: announcing typing around every message never gets one refused', async () => {
     const { url } = await start();
     const ana = await member(url(), 'Ana');
