@@ -63,7 +63,9 @@ export class Chat {
     if (!frame.private) return this.question(session, question, `${ASK_MARK}${question}`, frame.clientId, frame.threadId);
     // A private question stays between the asker and the assistant: nothing is posted to the room.
     const { room } = joined(session);
-    this.askAssistant(session, question, frame.clientId, await this.thread(room, frame.threadId), true);
+    const threadId = await this.thread(room, frame.threadId);
+    // The asker as now: a private answer for a member gone meanwhile would go to nobody.
+    this.askAssistant(session, joined(session), question, frame.clientId, threadId, true);
   }
 
   /**
@@ -127,11 +129,14 @@ export class Chat {
       if (admission) assistant?.release?.(admission);
       return;
     }
-    this.askAssistant(session, question, clientId, message.threadId, false, message, admission);
+    // The asker as admitted, as the question was posted: one whose socket closed meanwhile still has its
+    // question asked, and its admission taken (ERR_NOT_JOINED here kept the admission's place for good).
+    this.askAssistant(session, { room, member }, question, clientId, message.threadId, false, message, admission);
   }
 
   private askAssistant(
     session: Session,
+    at: { room: Room; member: Member },
     text: string,
     clientId: string,
     threadId: string,
@@ -139,7 +144,7 @@ export class Chat {
     question?: Message,
     admission?: AskAdmission,
   ): void {
-    const { room, member } = joined(session);
+    const { room, member } = at;
     const assistant = this.host.assistant();
     if (!assistant) return session.error(new errors.ERR_ASSISTANT_FAILED('no assistant is configured'), clientId);
     try {

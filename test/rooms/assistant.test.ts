@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../src/errors.js';
 import type { AskAdmission, AskRequest, AskResult, PendingAnswer, RoomAssistant, RoomOutlet } from '../../src/rooms/types.js';
-import { ROOM, joined, roomsApp } from './helpers.js';
+import { ROOM, joined, listen, member, roomsApp, until } from './helpers.js';
 
 /** Records asks; answers when the test says so, through the attached outlet. */
 class FakeAssistant implements RoomAssistant {
@@ -265,6 +265,45 @@ describe('asks the assistant refuses', () => {
       expect(fake.released).toEqual([fake.admitted[1], fake.admitted[2]]);
       expect(fake.asks.map((r) => r.clientId)).toEqual(['q1']);
     } finally {
+      await close();
+    }
+  });
+});
+
+describe('a question whose asker leaves while it is being stored', () => {
+  it('is asked with its admission all the same: its place in the limits is neither kept nor lost', async () => {
+    const fake = new AdmittingAssistant();
+    const { app, close } = await roomsApp({}, { assistant: fake });
+    const { store } = app.salon;
+    const append = store.appendMessage.bind(store);
+    try {
+      // Real sockets: an injected one never tells the server it closed.
+      const url = await listen(app);
+      const a = await member(url(), 'Ana');
+      const b = await member(url(), 'Ben');
+      let open!: () => void;
+      const stored = new Promise<void>((resolve) => (open = resolve));
+      let appending = 0;
+      store.appendMessage = async (m) => {
+        appending++;
+        await stored;
+        return append(m);
+      };
+      a.client.send({ type: 'say', text: '@ai still there?', clientId: 'q1' });
+      await until(() => appending === 1);
+      // Admitted and on its way to the store when Ana's socket closes.
+      expect(fake.admitted).toHaveLength(1);
+      a.client.close();
+      await b.client.next('presence', (f) => f.members.every((m: { id: string }) => m.id !== a.welcome.you.id));
+      open();
+      expect((await b.client.next('message')).message.text).toBe('@ai still there?');
+      // The admission is taken by its ask or given back; the old code did neither (ERR_NOT_JOINED after the post).
+      await until(() => fake.askedWith.length + fake.released.length > 0);
+      expect(fake.askedWith).toEqual([fake.admitted[0]]);
+      expect(fake.released).toEqual([]);
+      expect(fake.asks.map((r) => [r.clientId, r.asker.name, r.questionId !== undefined])).toEqual([['q1', 'Ana', true]]);
+    } finally {
+      store.appendMessage = append;
       await close();
     }
   });
