@@ -187,7 +187,10 @@ export interface CheckpointerOptions {
   onCheckpoint?(frames: { log: number; checkpointed: number }): void;
 }
 
-/** A worker thread checkpointing one SQLite file until `stop()`. Never keeps the process alive. */
+/**
+ * A worker thread checkpointing one SQLite file until `stop()`. It keeps the process alive only while a
+ * request waits for its reply (a deletion paced by `catchUp` finishes before the process may end).
+ */
 export class SqliteCheckpointer {
   /** How the worker's thread is scheduled, once it runs: `idle` (SCHED_IDLE), `nice` (19) or `normal`. */
   scheduling: CheckpointerScheduling | null = null;
@@ -221,7 +224,6 @@ export class SqliteCheckpointer {
         ...tunables,
       },
     });
-    this.worker.unref();
     this.worker.on('message', (m: WorkerReply & { type: string; id?: number; scheduling?: CheckpointerScheduling }) => {
       if (m.type === 'truncated' || m.type === 'caughtUp') this.settle(m.id!, m);
       else if (m.type === 'ready') {
@@ -233,6 +235,8 @@ export class SqliteCheckpointer {
     // A failed worker only costs the latency it saved: the writer checkpoints itself again.
     this.worker.on('error', () => this.setRunning(false));
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    this.worker.unref();
     void this.exited.then(() => {
       this.setRunning(false);
       for (const id of [...this.requests.keys()]) this.settle(id, null);
@@ -268,6 +272,7 @@ export class SqliteCheckpointer {
     const id = this.nextRequest++;
     return new Promise((resolve) => {
       this.requests.set(id, resolve);
+      this.worker.ref();
       this.worker.postMessage({ type, id });
     });
   }
@@ -275,6 +280,7 @@ export class SqliteCheckpointer {
   private settle(id: number, reply: WorkerReply | null): void {
     const settle = this.requests.get(id);
     this.requests.delete(id);
+    if (this.requests.size === 0) this.worker.unref();
     settle?.(reply);
   }
 
