@@ -58,6 +58,22 @@ describe('PendingForgets, the waits of a refused request', () => {
     expect(new PendingForgets(storage).retry(ROOM, ADA)).toEqual({ refusals: 0, retryAt: 0 });
   });
 
+  it('keeps a request answered while another command is wanted, its refusals and wait started afresh, across pages', () => {
+    const storage = new FakeStorage();
+    const page = new PendingForgets(storage);
+    page.add(ROOM, ADA);
+    page.refused(ROOM, ADA, 5_000);
+    page.followedBy(ROOM, ADA);
+    const reloaded = new PendingForgets(storage);
+    expect(reloaded.has(ROOM, ADA)).toBe(true);
+    expect(reloaded.retry(ROOM, ADA)).toEqual({ refusals: 0, retryAt: 0 });
+
+    // Another page of the browser took the entry meanwhile (its own command answered): filed again.
+    reloaded.remove(ROOM, ADA);
+    page.followedBy(ROOM, ADA);
+    expect(new PendingForgets(storage).has(ROOM, ADA)).toBe(true);
+  });
+
   it('keeps the count in the page when storage refuses it', () => {
     const refusing = new FakeStorage();
     refusing.setItem = () => {

@@ -11,6 +11,11 @@
  * (`salon.forget-retry.<roomId>`, forget-retry.ts): kept in storage too, so that a reload neither
  * sends it before its wait is over nor starts the count again. A separate key, so that a page of
  * an older version, which reads and rewrites the list, keeps working on it.
+ *
+ * A request stays until the last `/forget private` it stands for is answered: one asked for while
+ * another was on its way, after private questions that one cannot cover, keeps the entry through
+ * the first answer (`followedBy`). A page that goes meanwhile leaves it to the next page, whose
+ * welcome sends it, later than all of them: no second flag needs keeping.
  */
 import { userIdOfToken } from '../../../src/protocol/identity-token.js';
 import { parseUntrustedJson } from './untrusted-json.js';
@@ -65,6 +70,19 @@ export class PendingForgets {
     this.writeRetry(roomId, userId, null);
     const ids = this.read(roomId);
     if (!ids.delete(userId)) return;
+    this.write(roomId, ids);
+  }
+
+  /**
+   * The request was answered, and another `/forget private` follows it (asked for after it went
+   * out: RoomController.sendForget): the entry stays, so the next page sends it if this one goes
+   * first, and its refusals and wait start afresh, as the new command's.
+   */
+  followedBy(roomId: string, userId: string): void {
+    this.writeRetry(roomId, userId, null);
+    // Kept, or filed again if another page of the browser took it meanwhile (its own command answered).
+    const ids = this.read(roomId);
+    ids.add(userId);
     this.write(roomId, ids);
   }
 
