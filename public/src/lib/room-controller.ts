@@ -125,8 +125,20 @@ export class RoomController implements ReactiveController {
   private typingActive = false;
   /** "Forget them" pressed and the server not told yet (offline then), by room and identity; kept across reloads. */
   private readonly pendingForgets = new PendingForgets();
-  /** Rooms and identities whose `/forget private` awaits its reply. */
-  private readonly forgetsSent = new Set<string>();
+  /**
+   * Rooms and identities whose `/forget private` awaits its reply, each with `privateTraffic` as it
+   * was when it went out: what the page asked privately (or heard answered) since, it may not cover.
+   */
+  private readonly forgetsSent = new Map<string, number>();
+  /**
+   * Private questions sent and private answers received by this page, counted: a forget that went
+   * out before one of them may have reached the server before its exchange was remembered.
+   */
+  private privateTraffic = 0;
+  /** Rooms and identities whose "Forget them" was asked for again while theirs was on its way, after private questions it may miss: another follows its answer. */
+  private readonly forgetsAgain = new Set<string>();
+  /** Rooms and identities whose pending forget took more than one command: its answer says what all of them did, not what the last one counted. */
+  private readonly forgetsFollowed = new Set<string>();
   /** Rooms and identities whose `/forget private` waits out a passing refusal: its timer (one per room and identity, as a reply is). */
   private readonly forgetTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Rooms whose "Forget them" the server refused (forget-retry.ts): the button stays offered though the tab keeps nothing. */
@@ -245,7 +257,13 @@ export class RoomController implements ReactiveController {
     }
     this.refusedForgets.delete(this.roomId);
     if (this.notice?.code === 'FORGET_REFUSED' || this.notice?.code === 'FORGET_DONE') this.notice = null;
-    if (typed) this.typedForgets.add(`${this.roomId}\n${userId}`);
+    const sent = `${this.roomId}\n${userId}`;
+    if (typed) this.typedForgets.add(sent);
+    // One on its way covers what the server remembered when it got there, not a private question
+    // asked (or answered) since: another is sent once it is answered. With nothing since, or none on
+    // its way (waiting for the room or out a refusal, it goes later, covering all), it is the one.
+    const wentOutAt = this.forgetsSent.get(sent);
+    if (wentOutAt !== undefined && this.privateTraffic > wentOutAt) this.forgetsAgain.add(sent);
     this.pendingForgets.add(this.roomId, userId);
     this.sendForget();
     this.host.requestUpdate();
@@ -266,7 +284,7 @@ export class RoomController implements ReactiveController {
   /**
    * Where this room's pending forget stands, shown beside the notices (never in their place, nor
    * hidden by them): waiting for the room, or waiting out a passing refusal; null when there is
-   * none, or it is on its first way to the server.
+   * none, or it is on its first way to the server (the one more sent after it too: sendForget).
    */
   get forgetState(): ForgetState | null {
     const userId = this.identity();
@@ -296,7 +314,9 @@ export class RoomController implements ReactiveController {
    * pending until the server answers: a reply the connection lost leaves it for the next welcome
    * (forgetting twice is harmless); a refusal that passes sends it again after a backoff, at most
    * MAX_FORGET_REFUSALS times in a row; any other refusal, or the last of those, ends it and tells
-   * the member it was NOT forgotten (forget-retry.ts). One at a time: sent or waiting.
+   * the member it was NOT forgotten (forget-retry.ts). One at a time: sent or waiting. Asked for
+   * again while it is on its way, after private questions it may not cover (forgetPrivate), it is
+   * sent once more when answered, as a request of its own (its refusals counted afresh).
    */
   private sendForget(): void {
     const roomId = this.roomId;
@@ -321,7 +341,9 @@ export class RoomController implements ReactiveController {
       );
       return;
     }
-    this.forgetsSent.add(sent);
+    this.forgetsSent.set(sent, this.privateTraffic);
+    // This one goes later than every private question asked so far: it is the one asked for again.
+    this.forgetsAgain.delete(sent);
     // The room's, whichever thread it is sent in: in the main thread, not the open one, which may lead
     // to no thread by now (merged into one deleted since, deleted), and the server would refuse it.
     void this.command('/forget private', '').then((reply) => {
@@ -334,11 +356,19 @@ export class RoomController implements ReactiveController {
       }
       const refusals = this.pendingForgets.retry(roomId, userId).refusals + 1;
       const typed = this.typedForgets.has(sent);
-      if (outcome.kind === 'done') {
+      if (outcome.kind === 'done' && this.forgetsAgain.delete(sent)) {
+        // Asked for again after private questions this one may have missed: one more goes now (or
+        // at the room's next welcome, in this page or the next); its answer is the one told.
+        this.pendingForgets.followedBy(roomId, userId);
+        this.forgetsFollowed.add(sent);
+        if (here) this.sendForget();
+      } else if (outcome.kind === 'done') {
         this.pendingForgets.remove(roomId, userId);
         this.typedForgets.delete(sent);
+        // What the last command counted is not what all of them forgot: the words say what holds.
+        const followed = this.forgetsFollowed.delete(sent);
         // A typed command's answer, as a command's is given; the page may have gone to another room meanwhile.
-        if (here && typed) this.tellQuietly(forgetDoneNotice(reply.ok ? reply.text : ''));
+        if (here && typed) this.tellQuietly(forgetDoneNotice(reply.ok && !followed ? reply.text : ''));
       } else if (outcome.kind === 'retry' && refusals < MAX_FORGET_REFUSALS) {
         this.pendingForgets.refused(roomId, userId, Date.now() + forgetRetryDelay(refusals, Math.random, outcome.retryAfterMs));
         if (here) this.sendForget();
@@ -347,6 +377,8 @@ export class RoomController implements ReactiveController {
         // (the page left the room meanwhile) it stays pending, to be sent, and told of, there.
         this.pendingForgets.remove(roomId, userId);
         this.typedForgets.delete(sent);
+        this.forgetsAgain.delete(sent);
+        this.forgetsFollowed.delete(sent);
         this.refusedForgets.add(roomId);
         this.notice = forgetRefusedNotice(outcome.message || outcome.code, typed);
       }
@@ -481,6 +513,7 @@ export class RoomController implements ReactiveController {
       return;
     }
     this.connection?.send({ type: 'ask', text, clientId, threadId, private: true });
+    this.privateTraffic++;
     this.memory?.log.sentPrivately(clientId, mainThreadId);
   }
 
@@ -591,6 +624,8 @@ export class RoomController implements ReactiveController {
         // A private answer names the thread its question was asked in, which may have been merged
         // since: the store files a stored answer under the survivor, this one the page files there.
         const privateAnswer = frame.message.id.startsWith('private_');
+        // Its exchange is remembered as it ends: a forget that went out before may have missed it.
+        if (privateAnswer) this.privateTraffic++;
         log.receive(privateAnswer ? { ...frame.message, threadId: this.nav.filedUnder(frame.message.threadId) } : frame.message);
         this.probe.noteArrival(frame.message);
         this.inProgress.finished([frame.message.id, frame.message.clientId]);
