@@ -58,28 +58,49 @@ async function messageMode(page: Page): Promise<void> {
 }
 
 /**
- * Refusals `refuse` makes of `/forget private` (null: let it through to the server), how many the
- * page sent, and a way to send the page a frame of the server's on its latest socket.
+ * Refusals `refuse` makes of the page's `n`th `/forget private` (null: let it through to the
+ * server), how many the page sent, and a way to send the page a frame of the server's on its latest
+ * socket. The server's answers to those `hold` picks are held back (`held`) until `release`: the
+ * server has forgotten, and the page still waits for its answer.
  */
 async function refuseForgets(
   page: Page,
-  refuse: () => { code: string; message: string } | null,
-): Promise<{ forgets: number; toPage: (frame: Record<string, unknown>) => void }> {
+  refuse: (n: number) => { code: string; message: string } | null,
+  hold: (n: number) => boolean = () => false,
+): Promise<{ forgets: number; held: number; release: () => void; toPage: (frame: Record<string, unknown>) => void }> {
   let latest: { send: (m: string) => void } | undefined;
-  const seen = { forgets: 0, toPage: (frame: Record<string, unknown>) => latest!.send(JSON.stringify(frame)) };
+  const heldBack: (() => void)[] = [];
+  const seen = {
+    forgets: 0,
+    held: 0,
+    release: () => {
+      for (const send of heldBack.splice(0)) send();
+    },
+    toPage: (frame: Record<string, unknown>) => latest!.send(JSON.stringify(frame)),
+  };
   await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
     latest = ws;
     const server = ws.connectToServer();
+    const holding = new Set<string>();
     ws.onMessage((m) => {
       const frame = JSON.parse(String(m)) as { type?: string; text?: string; clientId?: string };
       if (frame.type === 'say' && frame.text === '/forget private') {
-        seen.forgets++;
-        const refusal = refuse();
+        const refusal = refuse(++seen.forgets);
         if (refusal) return ws.send(JSON.stringify({ type: 'error', ...refusal, clientId: frame.clientId }));
+        if (hold(seen.forgets) && frame.clientId) holding.add(frame.clientId);
       }
       server.send(m);
     });
-    server.onMessage((m) => ws.send(m));
+    server.onMessage((m) => {
+      const frame = JSON.parse(String(m)) as { type?: string; clientId?: string; message?: { clientId?: string } };
+      const answers = frame.type === 'error' ? frame.clientId : frame.type === 'message' ? frame.message?.clientId : undefined;
+      if (answers && holding.delete(answers)) {
+        seen.held++;
+        heldBack.push(() => ws.send(m));
+        return;
+      }
+      ws.send(m);
+    });
   });
   return seen;
 }
@@ -549,10 +570,10 @@ describeBrowser('private questions kept in the tab', () => {
   });
 
   /** Ada, her private question in `roomId` answered and remembered, the page's clock held from then on (timers run only when the test moves it). */
-  async function rememberedPrivately(roomId: string, refuse: () => { code: string; message: string } | null) {
+  async function rememberedPrivately(roomId: string, refuse: (n: number) => { code: string; message: string } | null, hold?: (n: number) => boolean) {
     const ada = await person(suite.browser, 'Ada');
     people.push(ada);
-    const seen = await refuseForgets(ada.page, refuse);
+    const seen = await refuseForgets(ada.page, refuse, hold);
     await ada.page.clock.install();
     await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
     await privateMode(ada.page);
@@ -717,5 +738,131 @@ describeBrowser('private questions kept in the tab', () => {
     expect(await forgetKeys(ada.page)).toEqual([]);
     expect(await forget.count()).toBe(1);
     expect(await privateChunks(roomId)).toBe(1);
+  });
+
+  it('forgets a private question asked while Forget them was on its way, when Forget them is pressed again: once more, after its answer', async () => {
+    const roomId = stories[13].id;
+    const ada = await person(suite.browser, 'Ada');
+    people.push(ada);
+    // The server's answer to the first Forget them is held back: done on the server, on its way for the page.
+    const seen = await refuseForgets(
+      ada.page,
+      () => null,
+      (n) => n === 1,
+    );
+    await enter(ada.page, `${suite.server.url}/chat?id=${roomId}`, 1);
+    await privateMode(ada.page);
+    const answers = ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]');
+    const forget = ada.page.locator('salon-composer .private-note button', { hasText: 'Forget' });
+    await say(ada.page, 'What happened?');
+    await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(roomId)).toBe(1);
+
+    await forget.click();
+    await expect.poll(() => seen.held).toBe(1);
+    expect(await privateChunks(roomId)).toBe(0);
+    // Asked after the server forgot, before the page heard so: the first command cannot cover it.
+    await say(ada.page, 'What happened then?');
+    await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(roomId)).toBe(1);
+    await forget.click();
+    await expect.poll(() => answers.count()).toBe(0);
+    // One command at a time: the second waits for the first's answer.
+    expect(seen.forgets).toBe(1);
+
+    seen.release();
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => forgetKeys(ada.page)).toEqual([]);
+    expect(seen.forgets).toBe(2);
+    // The assistant no longer has it: asked again, the server says there is nothing left to forget.
+    await messageMode(ada.page);
+    await say(ada.page, '/forget private');
+    const done = ada.page.locator('salon-connection-status [data-notice=FORGET_DONE]');
+    await done.waitFor();
+    expect(await done.textContent()).toContain('The assistant remembers no private exchange of yours in this room.');
+    expect(seen.forgets).toBe(3);
+  });
+
+  it('sends a typed /forget private asked again after a private question once more, through a refusal, and tells one answer', async () => {
+    const roomId = stories[14].id;
+    const { ada, seen } = await rememberedPrivately(
+      roomId,
+      (n) => (n === 2 ? LIMITED : null),
+      (n) => n === 1,
+    );
+    await messageMode(ada.page);
+    const done = ada.page.locator('salon-connection-status [data-notice=FORGET_DONE]');
+    const retrying = ada.page.locator('salon-connection-status [data-forget=retrying]');
+
+    await say(ada.page, '/forget private');
+    await expect.poll(() => seen.held).toBe(1);
+    expect(await privateChunks(roomId)).toBe(0);
+    // Typed again with nothing asked since: the command on its way covers it, and no other is wanted.
+    await say(ada.page, '/forget private');
+    // "Only me" stays on: `@ai` makes the line a private question.
+    await say(ada.page, '@ai What happened then?');
+    await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(roomId)).toBe(1);
+    // Asked for after it: one more follows the first's answer, however often it is asked for.
+    await say(ada.page, '/forget private');
+    await say(ada.page, '/forget private');
+    expect(seen.forgets).toBe(1);
+
+    // The first's answer: the next goes at once, and is refused by the command limit.
+    seen.release();
+    await retrying.waitFor();
+    expect(seen.forgets).toBe(2);
+    expect(await refusalsKept(ada.page, roomId)).toBe(1);
+    // The first's answer is not told: the member asked for more than it did.
+    expect(await done.count()).toBe(0);
+    expect(await privateChunks(roomId)).toBe(1);
+
+    await ada.page.clock.runFor(FORGET_RETRY_BASE_MS);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    await done.waitFor();
+    // What the last command counted is not what both forgot: the words say what holds.
+    expect(await done.textContent()).toContain('Forgotten: the assistant no longer remembers your private questions in this room.');
+    await expect.poll(() => retrying.count()).toBe(0);
+    await expect.poll(() => forgetKeys(ada.page)).toEqual([]);
+    await ada.page.clock.runFor(FORGET_RETRY_CAP_MS);
+    expect(seen.forgets).toBe(3);
+    expect(await done.count()).toBe(1);
+  });
+
+  it('sends the Forget them asked again after a private question from the reloaded page, when the page goes before it is through', async () => {
+    const roomId = stories[15].id;
+    const { ada, seen, forget } = await rememberedPrivately(
+      roomId,
+      (n) => (n === 2 ? LIMITED : null),
+      (n) => n === 1,
+    );
+
+    await forget.click();
+    await expect.poll(() => seen.held).toBe(1);
+    expect(await privateChunks(roomId)).toBe(0);
+    await say(ada.page, 'What happened then?');
+    await expect.poll(() => ada.page.locator('salon-message-item[kind=assistant][only-you][state=sent]').count(), { timeout: 30_000 }).toBe(1);
+    await suite.server.app.salon.memory.idle();
+    expect(await privateChunks(roomId)).toBe(1);
+    await forget.click();
+
+    // The first is answered, the one after it refused: it waits, kept beside the request.
+    seen.release();
+    await expect.poll(() => refusalsKept(ada.page, roomId)).toBe(1);
+    expect(seen.forgets).toBe(2);
+    expect(await forgetKeys(ada.page)).toEqual([`salon.forget-retry.${roomId}`, `salon.forget.${roomId}`]);
+
+    // The page goes before its wait is over; the next one sends it once the wait is.
+    await ada.page.reload();
+    await ada.page.locator('salon-member-list .count[data-count="1"]').waitFor({ state: 'attached' });
+    await ada.page.locator('salon-connection-status [data-forget=retrying]').waitFor();
+    expect(await privateChunks(roomId)).toBe(1);
+    await ada.page.clock.runFor(FORGET_RETRY_BASE_MS);
+    await expect.poll(() => privateChunks(roomId), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => forgetKeys(ada.page)).toEqual([]);
+    expect(seen.forgets).toBe(3);
   });
 });
