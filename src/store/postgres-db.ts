@@ -82,6 +82,8 @@ export interface PgDatabaseOptions {
   mustExist?: boolean;
   /** Longest wait for one statement's answer (default DEFAULT_QUERY_TIMEOUT_MS; tests shorten it). */
   queryTimeoutMs?: number;
+  /** Longest wait for a new connection to be made (default CONNECT_TIMEOUT_MS; tests shorten it). */
+  connectTimeoutMs?: number;
 }
 
 // bigint columns (row ids, seqs, counts) as numbers: every one stays far below 2^53.
@@ -108,7 +110,7 @@ export class PgDatabase {
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: poolSize,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: wholeNumber('PgDatabase', 'connectTimeoutMs', options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, 1),
       application_name: 'salon',
       types,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
