@@ -4,7 +4,8 @@
  *
  * Private asks: every frame goes to the asker only (sendToUser), the answer is not stored and is
  * not listed in `pending` for others; `onAnswer` hooks see `private: true` and may keep the exchange
- * only where its asker alone can reach it (conversation memory keeps it as a privileged chunk).
+ * only where its asker alone can reach it (conversation memory keeps it as a privileged chunk),
+ * unless its asker forgot their private asks in the room while it ran (`forgetPrivateAsks`).
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../ai/types.js';
@@ -85,6 +86,11 @@ export class SalonAssistant implements RoomAssistant {
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
   /** Private asks waiting in the queue, by answer id: `askerLeft` abandons them. */
   private readonly waitingPrivate = new Map<string, { request: AskRequest; abandoned: boolean }>();
+  /**
+   * Private asks on this node from `ask` until they settle (waiting or being answered), by answer
+   * id: `forgetPrivateAsks` marks them `unremembered`, and their answers are not told to onAnswer.
+   */
+  private readonly privateAsks = new Map<string, { request: AskRequest; unremembered: boolean }>();
   private readonly deps: AnswerDeps;
   private readonly log: Logger;
 
@@ -200,29 +206,41 @@ export class SalonAssistant implements RoomAssistant {
     // Callers may ignore `done`; a failure must not become an unhandled rejection.
     done.catch(() => {});
     const waiting = req.private ? { request: req, abandoned: false } : null;
-    if (waiting) this.waitingPrivate.set(id, waiting);
-    const position = this.queue.push(
-      {
-        roomId: req.roomId,
-        run: () =>
-          this.runUnlessAbandoned(id, req, waiting).then(
-            (result) => {
-              this.options.onOutcome?.(result.abstained ? 'abstained' : 'answered', result);
-              settle.resolve(result);
-            },
-            (err) => {
-              this.options.onOutcome?.('failed');
-              settle.reject(err);
-              throw err;
-            },
-          ),
-        cancel: (reason) => {
-          this.waitingPrivate.delete(id);
-          settle.reject(toSalonError(reason));
+    if (waiting) {
+      this.waitingPrivate.set(id, waiting);
+      this.privateAsks.set(id, { request: req, unremembered: false });
+      void done.catch(() => {}).finally(() => this.privateAsks.delete(id));
+    }
+    let position: number;
+    try {
+      position = this.queue.push(
+        {
+          roomId: req.roomId,
+          run: () =>
+            this.runUnlessAbandoned(id, req, waiting).then(
+              (result) => {
+                this.options.onOutcome?.(result.abstained ? 'abstained' : 'answered', result);
+                settle.resolve(result);
+              },
+              (err) => {
+                this.options.onOutcome?.('failed');
+                settle.reject(err);
+                throw err;
+              },
+            ),
+          cancel: (reason) => {
+            this.waitingPrivate.delete(id);
+            settle.reject(toSalonError(reason));
+          },
         },
-      },
-      counted?.hold,
-    );
+        counted?.hold,
+      );
+    } catch (err) {
+      // Refused by a full line (or a closed queue): `done` never settles.
+      this.waitingPrivate.delete(id);
+      this.privateAsks.delete(id);
+      throw err;
+    }
     if (!admitted) this.count(req);
     if (position > 0) {
       this.log.info({ roomId: req.roomId, answerId: id, position }, 'ask queued');
@@ -268,6 +286,23 @@ export class SalonAssistant implements RoomAssistant {
   }
 
   /**
+   * `/forget private`: `userId`'s private asks in the room on this node, waiting or being answered,
+   * are never told to onAnswer (conversation memory does not keep them); their answers still reach
+   * the asker, whose they are. Returns how many it marked that will still be answered (not those
+   * the asker left, which end unanswered, nor those a forget before marked).
+   */
+  forgetPrivateAsks(roomId: string, userId: string): number {
+    let marked = 0;
+    for (const [id, ask] of this.privateAsks) {
+      if (ask.unremembered || ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
+      ask.unremembered = true;
+      const left = this.waitingPrivate.get(id)?.abandoned || this.answers.get(id)?.controller.signal.aborted;
+      if (!left) marked++;
+    }
+    return marked;
+  }
+
+  /**
    * Refuses new asks, cancels waiting ones and aborts those being answered; resolves once every
    * aborted answer has told its room it failed, so a shutdown can close the sockets after that.
    */
@@ -292,7 +327,8 @@ export class SalonAssistant implements RoomAssistant {
     try {
       const result = await answer;
       try {
-        this.options.onAnswer?.(request, result);
+        // Its asker forgot their private asks in the room while it ran: it is theirs to read, not to keep.
+        if (!this.privateAsks.get(id)?.unremembered) this.options.onAnswer?.(request, result);
       } catch (err) {
         this.log.warn({ roomId: request.roomId, err: (err as Error).message }, 'onAnswer hook failed');
       }

@@ -214,6 +214,11 @@ export interface RoomAssistant {
   askerLeft?(roomId: string, userId: string): void;
   /** Whether `userId` has a private ask in the room waiting or being answered on this node. */
   hasPrivateAsks?(roomId: string, userId: string): boolean;
+  /**
+   * `/forget private`: `userId`'s private asks in the room waiting or being answered on this node
+   * go on, but their exchanges are not remembered (onAnswer is not told). Returns how many.
+   */
+  forgetPrivateAsks?(roomId: string, userId: string): number;
   /** The room's answers being written, for a welcome: the public ones, and `forUserId`'s own private ones. */
   pending(roomId: string, forUserId?: string): PendingAnswer[];
   /** Connects the assistant to the rooms core once both exist. */

@@ -152,6 +152,33 @@ describe('private asks of an asker followed elsewhere', () => {
   });
 });
 
+describe('a member forgetting their private asks while some run', () => {
+  it('answers their asks waiting or being written in the room but tells none to onAnswer; anyone else’s, another room’s, a public one and a later one are told', async () => {
+    const told: string[] = [];
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 }), { onAnswer: (req) => void told.push(req.clientId!) });
+    const writing = a.ask(await request({ private: true, clientId: 'c1' }));
+    const queued = a.ask(await request({ private: true, clientId: 'c2' }));
+    const others = [
+      a.ask(await request({ private: true, clientId: 'c3', asker: { id: 'u2', name: 'Bob' } })),
+      a.ask(await request({ clientId: 'c4' })),
+      a.ask(await request({ private: true, clientId: 'c5', roomId: 'news_2' })),
+    ];
+    expect([writing.position, queued.position]).toEqual([0, 1]);
+    expect(a.forgetPrivateAsks('news_1', 'u1')).toBe(2);
+    // Told once: a second forget meanwhile marks nothing more.
+    expect(a.forgetPrivateAsks('news_1', 'u1')).toBe(0);
+    const later = a.ask(await request({ private: true, clientId: 'c6' }));
+    const [first, second] = await Promise.all([writing.done, queued.done, later.done, ...others.map((o) => o.done)]);
+    expect(told.sort()).toEqual(['c3', 'c4', 'c5', 'c6']);
+    // Their answers still reached them, and them alone.
+    for (const answer of [first, second]) {
+      const sent = outlet.frames.filter((f) => f.frame.type === 'assistant.done' && f.frame.message.id === answer.message.id);
+      expect(sent.map((f) => f.to)).toEqual(['u1']);
+    }
+    expect(a.forgetPrivateAsks('news_1', 'u1')).toBe(0);
+  });
+});
+
 describe('fairness', () => {
   it('answers one question at a time per room and tells the waiting asker its place', async () => {
     const chat = new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 });
