@@ -214,7 +214,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
   const threads = new ThreadService({ store, memory, chat: ai.chat, bridges, outlet: rooms, log });
   for (const command of threadCommands(threads, config.THREAD_OPS)) rooms.commands.register(command);
   rooms.commands.register(memoryCommand(store, memory, threads, config.THREAD_OPS));
-  rooms.commands.register(forgetCommand(store, memory, threads));
+  rooms.commands.register(forgetCommand(store, memory, threads, () => assistant));
   assistant =
     overrides.assistant ??
     new SalonAssistant({

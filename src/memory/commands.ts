@@ -7,6 +7,7 @@
  */
 import { errors } from '../errors.js';
 import type { SlashCommand } from '../rooms/commands.js';
+import type { RoomAssistant } from '../rooms/types.js';
 import { survivorOf } from '../store/thread-survivor.js';
 import type { Store } from '../store/types.js';
 import { plural } from '../text.js';
@@ -40,19 +41,23 @@ export function memoryCommand(store: Store, memory: MemoryService, threads: Thre
 /**
  * `/forget private`: the sender's private memory of the room (their private asks' exchanges, and
  * what a privileged thread kept for them alone) is deleted, wherever it went: the room's threads,
- * archived ones included, and the fusions made from them, in other rooms too. The browser's
- * "Forget them" sends it beside clearing the tab's copy.
+ * archived ones included, and the fusions made from them, in other rooms too; and their private
+ * asks in the room still waiting or being answered on this node are answered but never remembered
+ * (the assistant is told first, before anything is awaited: an answer that ends meanwhile is not
+ * filed). The browser's "Forget them" sends it beside clearing the tab's copy.
  */
-export function forgetCommand(store: Store, memory: MemoryService, threads: ThreadService): SlashCommand {
+export function forgetCommand(store: Store, memory: MemoryService, threads: ThreadService, assistant: () => RoomAssistant | undefined): SlashCommand {
   return {
     name: 'forget',
     usage: '/forget private',
     summary: 'the assistant forgets your private questions in this room and its answers to them',
     async run({ roomId, user, args }) {
       if (args.toLowerCase() !== 'private') throw new errors.ERR_BAD_MESSAGE('use /forget private');
-      const forgotten = await memory.forgetPrivate(user.id, roomId, await threadsHolding(store, threads, roomId));
+      const running = assistant()?.forgetPrivateAsks?.(roomId, user.id) ?? 0;
+      const forgotten = (await memory.forgetPrivate(user.id, roomId, await threadsHolding(store, threads, roomId))) + running;
+      const answering = running ? ` (${running} still being answered: the answer reaches you, and is not remembered)` : '';
       return forgotten
-        ? `Forgotten: the assistant no longer remembers ${plural(forgotten, 'private exchange', 'private exchanges')} of yours in this room.`
+        ? `Forgotten: the assistant no longer remembers ${plural(forgotten, 'private exchange', 'private exchanges')} of yours in this room${answering}.`
         : 'The assistant remembers no private exchange of yours in this room.';
     },
   };

@@ -140,6 +140,8 @@ export class MemoryService implements MemorySearch {
   private readonly queuedExchanges = new Set<NewMemoryChunk>();
   /** Queued exchanges whose asker forgot their private memory meanwhile: not stored if they are private (forgetPrivate). */
   private readonly forgotten = new WeakSet<NewMemoryChunk>();
+  /** The row a forgotten queued exchange was written to before remember saw it forgotten: forgetPrivate counts it once. */
+  private readonly forgottenRows = new WeakMap<NewMemoryChunk, number>();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -527,7 +529,10 @@ export class MemoryService implements MemorySearch {
    * room's threads and the fusions made from them; such an older lineage naming a thread that is
    * gone may come from any room, and goes too), deleted from the store with their lines, dropped
    * from the index (and from other nodes' through onChanged); an exchange of theirs still
-   * queued is not stored, nor one being stored. Returns how many chunks were deleted.
+   * queued is not stored, nor one being stored. Returns how many exchanges were forgotten: the
+   * chunks deleted, and the private exchanges queued on this node that will not be stored (each
+   * once, even when its row was written meanwhile and deleted here). An answer still being written
+   * is not queued yet: the assistant leaves it unremembered (RoomAssistant.forgetPrivateAsks).
    */
   async forgetPrivate(owner: string, roomId: string, threadIds: string[]): Promise<number> {
     const { store } = this.options;
@@ -535,7 +540,12 @@ export class MemoryService implements MemorySearch {
     const theirs = (c: NewMemoryChunk) =>
       c.owner === owner && (c.roomId === roomId || (c.lineage?.roomIds ?? []).includes(roomId) || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
     // Marked before the store is read: whatever is stored from here on is caught by remember's checks or by the scan below.
-    for (const c of this.queuedExchanges) if (theirs(c)) this.forgotten.add(c);
+    const marked: NewMemoryChunk[] = [];
+    for (const c of this.queuedExchanges) {
+      if (!theirs(c) || this.forgotten.has(c)) continue;
+      this.forgotten.add(c);
+      marked.push(c);
+    }
     // A lineage from before lineages named rooms, one of whose threads is gone (deleted with its
     // history): the room its exchange was asked in cannot be told any more, so any of its asker's
     // forgets takes it (theirs, wherever they forget) rather than none.
@@ -550,7 +560,7 @@ export class MemoryService implements MemorySearch {
       for (const id of c.lineage.threadIds) if (await isGone(id)) return true;
       return false;
     };
-    let forgotten = 0;
+    const deleted = new Set<number>();
     // Read by owner, in every thread: a merge moving a chunk meanwhile keeps its id, and a copy in
     // a fusion whose source thread is gone is found. Read again after deleting: a fusion that
     // committed between the read and the deletions made copies under new ids (one that commits
@@ -570,11 +580,15 @@ export class MemoryService implements MemorySearch {
         await store.applyThreadChange({ at: new Date(this.now()).toISOString(), expect: [], deleteMemory: slice });
         this.recount();
         await this.forget(slice);
-        forgotten += slice.length;
+        for (const id of slice) deleted.add(id);
       }
     }
-    if (forgotten) await this.purge();
-    return forgotten;
+    if (deleted.size) await this.purge();
+    // A private exchange marked here is one forgotten, unless the scan found its row (counted there).
+    // A public one is counted only when the scan finds it (whether it is its asker's alone, in a
+    // privileged thread, is decided as it is stored): the count never claims one that is kept.
+    const unfiled = marked.filter((c) => c.privileged && !deleted.has(this.forgottenRows.get(c) ?? -1)).length;
+    return deleted.size + unfiled;
   }
 
   /** What was forgotten goes from the store's files too (Store.purgeDeleted); a failure is only logged: the next forget tries again. */
@@ -717,6 +731,7 @@ export class MemoryService implements MemorySearch {
     if (!stored) return;
     // Forgotten while it was being written: forgetPrivate's read of the store may have missed it.
     if (forgotten()) {
+      this.forgottenRows.set(closed, stored.id);
       await store.applyThreadChange({ at: now, expect: [], deleteMemory: [stored.id] });
       await this.purge();
       return;

@@ -2,8 +2,9 @@
  * A member forgets their private asks (`/forget private`, the browser's "Forget them"): what the
  * assistant remembered of them in the room goes from the store, the line search and the memory
  * index, wherever thread operations took it (a fusion's copy in another room), and an exchange
- * still waiting to be stored is not stored; nobody else's memory, and none of theirs in other
- * rooms, is touched. On SQLite (the line search on its reader thread) and on PostgreSQL.
+ * still waiting to be stored is not stored, nor one whose answer is still being written (it reaches
+ * its asker all the same); nobody else's memory, and none of theirs in other rooms, is touched.
+ * On SQLite (the line search on its reader thread) and on PostgreSQL.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { tempDir, testApp } from '../helpers.js';
+import { heldLocalChat } from '../rag/fakes.js';
 import { joined } from '../rooms/helpers.js';
 import { item } from '../store/contract.js';
 import { describePostgres, freshPostgresStore } from '../store/postgres-harness.js';
@@ -198,6 +200,8 @@ function forgets(name: string, open: () => Promise<Store>): void {
       memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'Where did I park the heron van?', 'The heron van is on level 3.'));
       // The first is being embedded, the second waits behind it.
       await slow.held;
+      // Both are told forgotten, once: a second forget meanwhile finds nothing more.
+      expect(await memory.forgetPrivate('u_Ann', 'news_1', [main.id])).toBe(2);
       expect(await memory.forgetPrivate('u_Ann', 'news_1', [main.id])).toBe(0);
       memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my bike lock code?', 'Your bike lock code is 1234.'));
       slow.release();
@@ -299,5 +303,45 @@ describe('/forget private in a room', () => {
     expect((await ann.next('assistant.done', () => true, 10_000)).message.text).not.toContain('zqann');
     bo.send({ type: 'ask', text: 'What is my secret word?', clientId: 'p2', private: true });
     expect((await bo.next('assistant.done', () => true, 10_000)).message.text).toContain('zqbo');
+  });
+  it('leaves unremembered a private answer still being written when the command arrives, which reaches its asker; a private ask after it is remembered', async () => {
+    const { chat, writing, release } = heldLocalChat();
+    const t = await testApp({ ASK_LIMIT_USER: '100' } as never, { chat, roomOptions: { shutdownGraceMs: 100 } });
+    cleanups.push(t.close);
+    await t.app.ready();
+    await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+    const { store, memory } = t.app.salon;
+    const { client: ann, welcome } = await joined(t.app, 'Ann', 'news_1');
+    const annId = welcome.you.id as string;
+    const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
+
+    ann.send({ type: 'ask', text: 'My secret word is zqheld; is Rust 2.0 out?', clientId: 'p1', private: true });
+    // Its search is done and its answer is being written (held) when the command arrives.
+    await writing;
+    ann.send({ type: 'say', text: '/forget private', clientId: 'f1' });
+    const reply = (await ann.next('message', (f) => f.message.clientId === 'f1')).message.text as string;
+    release();
+    const answered = await ann.next('assistant.done', () => true, 10_000);
+    expect(answered.message.text).not.toBe('');
+    await memory.idle();
+
+    // No trace of it: not in the store, its lines, or what a later ask recalls.
+    expect(await stored()).toEqual([]);
+    const thread = await store.ensureMainThread('news_1');
+    expect(await store.searchMemoryLines('secret word zqheld', [privateScope(thread.id, annId)], 5)).toEqual([]);
+    expect((await memory.search('what is my secret word zqheld', { threadId: thread.id, userId: annId, private: true }, 5)).map((h) => h.chunk.text)).toEqual(
+      [],
+    );
+    expect(reply).toContain('no longer remembers 1 private exchange of yours in this room (1 still being answered');
+    ann.send({ type: 'ask', text: 'What is my secret word?', clientId: 'p2', private: true });
+    expect((await ann.next('assistant.done', () => true, 10_000)).message.text).not.toContain('zqheld');
+    await memory.idle();
+    expect(await stored()).toEqual([]);
+
+    // Asked after the command, a private question is remembered as before.
+    ann.send({ type: 'ask', text: 'My locker code is zqlater; is Rust 2.0 out?', clientId: 'p3', private: true });
+    await ann.next('assistant.done', () => true, 10_000);
+    await memory.idle();
+    expect(await stored()).toEqual([expect.stringContaining('zqlater')]);
   });
 });

@@ -37,7 +37,13 @@ async function privateAsks(a: FastifyInstance, threadId: string, texts: string[]
 /** EVE types `/forget private` in `roomId`; the reply. */
 function forget(a: FastifyInstance, roomId: string): Promise<string> {
   const { store, memory, threads } = a.salon;
-  return forgetCommand(store, memory, threads).run({ roomId, threadId: '', user: { id: EVE, name: 'Eve' }, address: '203.0.113.1', args: 'private' });
+  return forgetCommand(store, memory, threads, () => a.salon.assistant).run({
+    roomId,
+    threadId: '',
+    user: { id: EVE, name: 'Eve' },
+    address: '203.0.113.1',
+    args: 'private',
+  });
 }
 
 /** Every memory text of every thread of the rooms, archived ones included. */
