@@ -83,22 +83,32 @@ export interface StagingHost {
   pace(): Promise<void> | null;
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * A turn of the event loop between two slices that passes its poll phase (sockets read, a worker's
+ * messages) and its timers. One immediate does not: set from a callback of the poll phase (the
+ * worker's reply that ends a wait for the WAL, a request that deleted a thread) it runs in the same
+ * iteration, right after that callback, so the slice before it and the one after it held the loop
+ * as one (24–39 ms on a quiet machine: docs/benchmarks.md, "Thirty-seventh session"). The second
+ * immediate runs in the next iteration at the earliest; from any other phase the first has passed
+ * the poll phase already and the second only costs an empty iteration.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /**
  * A slice of the full-text index's merges after one of the caller's own slices, each in a turn of
  * its own: a slice that writes lines leaves segments to merge (FTS5 no longer merges them as it
- * writes: sqlite-line-merges.ts), and merged at this pace they stay as few as before.
+ * writes: sqlite-line-merges.ts), and merged at this pace they stay as few as before. A turn after
+ * the merge slice too, whatever it found: one that merged up to its budget and then found nothing
+ * more held the loop together with the caller's next slice.
  */
 async function mergeTurn(host: StagingHost): Promise<void> {
   await nextTurn();
-  let more = false;
   try {
-    more = host.merges.slice();
+    host.merges.slice();
   } catch {
     // Not this work's failure (another process holding the write lock, say): the timer merges later.
   }
-  if (more) await nextTurn();
+  await nextTurn();
 }
 
 /**
@@ -247,8 +257,9 @@ async function deleteStagedNow(host: StagingHost, threadIds: string[], ids: numb
     for (;;) {
       const more = dropMessages.immediate(id);
       messages.committed(steps);
-      if (!more) break;
+      // After the last slice too: the next thread's first, or the entry's transaction, in a turn of its own.
       await deletionTurn(host);
+      if (!more) break;
       if (stopped()) return;
     }
   }

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { MessageChannel } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELETE_SLICE_MS, deleteStaged, type StagingHost } from '../../src/store/sqlite-staging.js';
 
@@ -113,5 +114,61 @@ describe('deleteStaged: the slices of a large deletion', () => {
     const turns = turnsAtSlice();
     for (let i = 1; i < turns.length; i++) expect(turns[i]).toBeGreaterThan(turns[i - 1]);
     expect(DELETE_SLICE_MS).toBeLessThan(20);
+  });
+
+  it('reaches the poll phase between any two of its transactions, also after a wait that a worker’s reply ends', async () => {
+    const { host, close } = costedHost(2.5, 0.25, 0.25);
+    // Each transaction posts on a port as it ends; ports, like sockets and workers, deliver in the
+    // poll phase, so the next transaction finds every message arrived only if the loop got there.
+    const marks = new MessageChannel();
+    let posted = 0;
+    let arrived = 0;
+    marks.port2.on('message', () => arrived++);
+    const unread: { what: string; unread: number }[] = [];
+    const transaction = <T>(what: string, run: () => T): T => {
+      unread.push({ what, unread: posted - arrived });
+      try {
+        return run();
+      } finally {
+        marks.port1.postMessage(null);
+        posted++;
+      }
+    };
+    const inner = host.db;
+    const db = {
+      transaction(fn: (...args: never[]) => unknown) {
+        const tx = inner.transaction(fn);
+        const marked =
+          (run: (...args: never[]) => unknown) =>
+          (...args: never[]) =>
+            transaction('slice', () => run(...args));
+        return Object.assign(marked(tx), { immediate: marked(tx.immediate) });
+      },
+    } as unknown as Database.Database;
+    // Every third pace waits for a "worker" whose reply arrives as a port message, as the checkpoint
+    // worker's does: the slice after it runs in the poll phase. A merge slice that worked to its
+    // budget and then found nothing more returns false.
+    const worker = new MessageChannel();
+    let paces = 0;
+    const pace = () => {
+      if (++paces % 3) return null;
+      return new Promise<void>((resolve) => {
+        worker.port2.once('message', () => resolve());
+        worker.port1.postMessage(null);
+      });
+    };
+    host.sql('INSERT INTO messages (thread_id) SELECT ? FROM json_each(?)').run('thr_gone', JSON.stringify(Array(300).fill(0)));
+    try {
+      await deleteStaged({ ...host, db, pace, merges: { slice: () => transaction('merge', () => false), drive: (work) => work() } }, ['thr_gone'], ids);
+    } finally {
+      marks.port1.close();
+      worker.port1.close();
+      close();
+    }
+    expect(paces).toBeGreaterThan(6);
+    expect(unread.filter((t) => t.what === 'merge').length).toBeGreaterThan(6);
+    // The rows' slices, the merge slices, the messages' slice and the entry's transaction.
+    expect(unread.filter((t) => t.what === 'slice').length).toBeGreaterThan(12);
+    expect(unread.filter((t) => t.unread > 0)).toEqual([]);
   });
 });

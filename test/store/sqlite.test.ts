@@ -484,8 +484,8 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     const store = new SqliteStore({ filename: ':memory:' });
     const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     const applying = store.applyThreadChange(fusion(source, 'thr_fused'));
-    // The first slices are written; the thread is not there yet.
-    await new Promise((resolve) => setImmediate(resolve));
+    // The first slices are written; the thread is not there yet. A turn between slices is two immediates (sqlite-staging.ts).
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_fused'")).toBeGreaterThan(0);
     expect(await store.getThread('thr_fused')).toBeNull();
     expect(await store.scanMemoryChunks(0, 10_000)).toEqual([]);
@@ -676,15 +676,15 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     expect(await store.deleteThread('thr_big')).toEqual({ messages: 0, memoryIds: big });
     const left = () => rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_big'");
     expect(left()).toBe(big.length);
-    // The first slice runs in the next turn, the others one turn after another.
-    await new Promise((resolve) => setImmediate(resolve));
+    // The first slice runs in the next turn (two immediates: sqlite-staging.ts), the others one turn after another.
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
     now.mockRestore();
     expect(left()).toBeGreaterThan(0);
     expect(left()).toBeLessThan(big.length);
     expect(await store.getThread('thr_big')).toBeNull();
     expect((await store.scanMemoryChunks(0, 10_000)).map((c) => c.threadId)).toEqual(['thr_copy', 'thr_copy']);
     expect(await store.pruneMemory(null, 1, '2026-01-01T00:00:00.000Z')).toEqual([]);
-    for (let turn = 0; turn < 100 && rows(store, 'SELECT count(*) AS n FROM memory_staging') > 0; turn++) {
+    for (let turn = 0; turn < 400 && rows(store, 'SELECT count(*) AS n FROM memory_staging') > 0; turn++) {
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
