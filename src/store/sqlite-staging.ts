@@ -88,7 +88,7 @@ export interface StagingHost {
  * messages) and its timers. One immediate does not: set from a callback of the poll phase (the
  * worker's reply that ends a wait for the WAL, a request that deleted a thread) it runs in the same
  * iteration, right after that callback, so the slice before it and the one after it held the loop
- * as one (24–39 ms on a quiet machine: docs/benchmarks.md, "Thirty-seventh session"). The second
+ * as one (20–41 ms on the project VM: docs/benchmarks.md, "Thirty-seventh session"). The second
  * immediate runs in the next iteration at the earliest; from any other phase the first has passed
  * the poll phase already and the second only costs an empty iteration.
  */
