@@ -45,6 +45,12 @@ export class RowCache<K> {
 
   keep(key: K, value: Row | Row[]): void {
     const size = Array.isArray(value) ? value.reduce((sum, row) => sum + rowSize(row), 0) : rowSize(value);
+    // A key kept again: its old rows and their weight go.
+    const before = this.entries.get(key);
+    if (before) {
+      this.entries.delete(key);
+      this.size -= before.size;
+    }
     if (size > this.maxSize) return;
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size < this.max && this.size + size <= this.maxSize) break;

@@ -164,4 +164,17 @@ describe('RowCache: bounded by keys and by size', () => {
     expect(cache.size).toBe(0);
     expect(cache.entries.size).toBe(0);
   });
+
+  it('weighs a key kept again once, at its new rows, and counts it as the newest', () => {
+    const cache = new RowCache<number>(['items'], 3, 100);
+    cache.keep(1, row(1, 'x'.repeat(10)));
+    cache.keep(2, row(2, 'x'.repeat(10)));
+    cache.keep(1, row(1, 'x'.repeat(30)));
+    expect(cache.size).toBe(18 + 38);
+    expect([...cache.entries.keys()]).toEqual([2, 1]);
+    // Kept again and again, a key never pushes the others out by a weight it no longer has.
+    for (let i = 0; i < 5; i++) cache.keep(1, row(1, 'x'.repeat(30)));
+    expect([...cache.entries.keys()]).toEqual([2, 1]);
+    expect(cache.size).toBe(18 + 38);
+  });
 });
