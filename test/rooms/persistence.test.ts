@@ -207,7 +207,7 @@ describe('background WAL checkpoints', () => {
     const file = join(dir, 'salon.db');
     const store = new SqliteStore({ filename: file, backgroundCheckpoints: true });
     await holdThread(store);
-    await until(() => store.writerSettings?.synchronous === 'OFF');
+    await until(() => store.writerSettings?.synchronous === 'OFF', 60_000);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(0);
     expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     for (let i = 1; i <= 20; i++) await store.appendMessage(newMessage(i));
@@ -225,7 +225,7 @@ describe('background WAL checkpoints', () => {
 
   it('keeps every commit fsynced with synchronous full, the writer’s checkpoint only a safety net', async () => {
     const { store } = await storeOnFile({ backgroundCheckpoints: true, synchronous: 'full' });
-    await until(() => store.writerSettings?.autocheckpoint === SAFETY_NET_PAGES);
+    await until(() => store.writerSettings?.autocheckpoint === SAFETY_NET_PAGES, 60_000);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
   });
 
