@@ -34,6 +34,12 @@ export interface NewMemoryChunk {
   fusion?: 'fused' | 'kept';
   /** Where a fused thread's chunk came from: the source chunks and their threads. */
   lineage?: MemoryLineage;
+  /**
+   * A private ask's exchange: its asker's forget mark in the room as it was asked
+   * (Store.privateForgetMark). The store refuses the exchange once the mark has moved on, so a
+   * `/forget private` on any node covers it wherever it is still being answered or queued. Not stored.
+   */
+  forgetMark?: number;
 }
 
 export interface MemoryLineage {

@@ -9,7 +9,7 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { lockCovering, placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
 import { MEMORY_CHUNK_COLUMNS, memoryChunkValues, rowToStoredMemoryChunk } from './rows.js';
-import type { MemoryFiling, StoredMemoryChunk } from './types.js';
+import { ForgottenExchange, type MemoryFiling, type StoredMemoryChunk } from './types.js';
 import { activeThreadLocked } from './postgres-messages.js';
 
 /** Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was last seen. */
@@ -34,6 +34,7 @@ export async function insertMemory(
  * refused or follows the merge.
  */
 export async function insertMemoryInThread(sql: Sql, c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
+  await refuseForgotten(sql, c);
   // The lines' scope names the thread (insertLines), so the chunk is filed before they are written.
   return insertMemory(sql, await filedChunk(sql, c), now, vector);
 }
@@ -54,6 +55,7 @@ export async function fileMemoryInThread(
   vector: { vector: Float32Array; model: string } | undefined,
   notRepeats: number[],
 ): Promise<MemoryFiling> {
+  await refuseForgotten(sql, c);
   const filed = await filedChunk(sql, c);
   await lockFiling(sql, filed);
   const repeat = await findRepeatIn(sql, filed);
@@ -70,6 +72,42 @@ export async function fileMemoryInThread(
  */
 async function lockFiling(sql: Sql, c: NewMemoryChunk): Promise<void> {
   await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('salon:memory-filing:' || $1 || ':' || $2, 0))", [c.threadId, wordsKey(c.text)]);
+}
+
+/** The transaction-scoped advisory lock of `owner`'s forget mark in `roomId`: shared by the filings that read it, exclusive for markForgetIn. */
+function forgetLock(shared: boolean): string {
+  return `SELECT pg_advisory_xact_lock${shared ? '_shared' : ''}(hashtextextended('salon:private-forget:' || $1 || ':' || $2, 0))`;
+}
+
+/** `owner`'s forget mark in `roomId` (Store.privateForgetMark), 0 if they never forgot there. */
+export async function forgetMarkOf(sql: Sql, owner: string, roomId: string): Promise<number> {
+  const { rows } = await sql.query('SELECT mark FROM private_forgets WHERE owner = $1 AND room_id = $2', [owner, roomId]);
+  return rows.length ? Number(rows[0].mark) : 0;
+}
+
+/**
+ * Store.markPrivateForget; call inside a transaction. The exclusive lock waits for every filing
+ * that read the old mark (they hold the shared one until they commit), so the caller's read of the
+ * store after this commits finds their chunks; a filing after it reads the new mark.
+ */
+export async function markForgetIn(sql: Sql, owner: string, roomId: string): Promise<number> {
+  await sql.query(forgetLock(false), [owner, roomId]);
+  const { rows } = await sql.query(
+    'INSERT INTO private_forgets (owner, room_id, mark) VALUES ($1, $2, 1) ON CONFLICT (owner, room_id) DO UPDATE SET mark = private_forgets.mark + 1 RETURNING mark',
+    [owner, roomId],
+  );
+  return Number(rows[0].mark);
+}
+
+/**
+ * Throws ForgottenExchange for an exchange asked before its asker's last forget in its room. A
+ * row lock would not do: a member's first forget inserts the mark's row, which a filing reading
+ * it meanwhile could not have locked; the advisory lock exists before the row does.
+ */
+async function refuseForgotten(sql: Sql, c: NewMemoryChunk): Promise<void> {
+  if (c.forgetMark === undefined || !c.owner) return;
+  await sql.query(forgetLock(true), [c.owner, c.roomId]);
+  if ((await forgetMarkOf(sql, c.owner, c.roomId)) !== c.forgetMark) throw new ForgottenExchange(c.roomId);
 }
 
 /** The chunk in the thread it goes to (activeThreadLocked). */

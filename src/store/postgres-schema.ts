@@ -277,6 +277,15 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
       SELECT 1 FROM jsonb_array_elements_text(c.lineage::jsonb -> 'threadIds') j (id) WHERE NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = j.id COLLATE "C")
     );
   `,
+  // 13: each member's forget mark per room (Store.markPrivateForget), as in SQLite (its migration 29).
+  `
+  CREATE TABLE private_forgets (
+    owner text NOT NULL,
+    room_id text NOT NULL,
+    mark bigint NOT NULL,
+    PRIMARY KEY (owner, room_id)
+  );
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

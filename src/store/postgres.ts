@@ -15,7 +15,7 @@ import { CHUNK_SELECT, hasChunks, listItemSummariesIn, listItemsIn, lockItem, re
 import * as embeddings from './postgres-embeddings.js';
 import * as jobs from './postgres-jobs.js';
 import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
-import { fileMemoryInThread, insertMemoryInThread, pruneIn } from './postgres-memory.js';
+import { fileMemoryInThread, forgetMarkOf, insertMemoryInThread, markForgetIn, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as sources from './postgres-sources.js';
@@ -351,6 +351,14 @@ export class PostgresStore implements Store {
   }
 
   // conversation memory
+
+  privateForgetMark(owner: string, roomId: string): Promise<number> {
+    return forgetMarkOf(this.db, owner, roomId);
+  }
+
+  markPrivateForget(owner: string, roomId: string): Promise<number> {
+    return this.db.tx((sql) => markForgetIn(sql, owner, roomId));
+  }
 
   addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
     return this.db.tx((sql) => insertMemoryInThread(sql, c, now, vector));

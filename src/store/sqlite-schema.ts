@@ -423,6 +423,16 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   INSERT INTO memory_lines (memory_lines, rank) VALUES ('automerge', 0);
   `,
+  // 29: each member's forget mark per room (Store.markPrivateForget): a private exchange asked
+  // before their last `/forget private` there is refused as it is written, whichever node forgot.
+  `
+  CREATE TABLE private_forgets (
+    owner TEXT NOT NULL,
+    room_id TEXT NOT NULL,
+    mark INTEGER NOT NULL,
+    PRIMARY KEY (owner, room_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

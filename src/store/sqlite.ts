@@ -91,6 +91,7 @@ import type {
   ThreadEvent,
   UpsertStatus,
 } from './types.js';
+import { ForgottenExchange } from './types.js';
 
 /** `?, ?, …` for each of `columns` (comma-separated). */
 const marks = (columns: string) =>
@@ -930,10 +931,35 @@ export class SqliteStore implements Store {
 
   // conversation memory
 
+  async privateForgetMark(owner: string, roomId: string): Promise<number> {
+    return this.forgetMarkOf(owner, roomId);
+  }
+
+  async markPrivateForget(owner: string, roomId: string): Promise<number> {
+    return this.sql(
+      'INSERT INTO private_forgets (owner, room_id, mark) VALUES (?, ?, 1) ON CONFLICT (owner, room_id) DO UPDATE SET mark = mark + 1 RETURNING mark',
+    )
+      .pluck()
+      .get(owner, roomId) as number;
+  }
+
+  private forgetMarkOf(owner: string, roomId: string): number {
+    return (this.sql('SELECT mark FROM private_forgets WHERE owner = ? AND room_id = ?').pluck().get(owner, roomId) as number | undefined) ?? 0;
+  }
+
+  /**
+   * Throws ForgottenExchange for an exchange asked before its asker's last forget in its room;
+   * called inside the write's transaction, which no markPrivateForget commits into (one writer).
+   */
+  private refuseForgotten(c: NewMemoryChunk): void {
+    if (c.forgetMark !== undefined && c.owner && this.forgetMarkOf(c.owner, c.roomId) !== c.forgetMark) throw new ForgottenExchange(c.roomId);
+  }
+
   async addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
-    this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string, v?: { vector: Float32Array; model: string }) =>
-      this.insertNewMemory(this.filedChunk(chunk), at, v),
-    );
+    this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string, v?: { vector: Float32Array; model: string }) => {
+      this.refuseForgotten(chunk);
+      return this.insertNewMemory(this.filedChunk(chunk), at, v);
+    });
     return this.addMemoryTx.immediate(c, now, vector);
   }
 
@@ -967,6 +993,7 @@ export class SqliteStore implements Store {
     vector: { vector: Float32Array; model: string } | undefined,
     notRepeats: number[],
   ): MemoryFiling {
+    this.refuseForgotten(c);
     const filed = this.filedChunk(c);
     const repeat = this.repeatOf(filed);
     if (repeat && !notRepeats.includes(repeat.id)) return { repeat };

@@ -110,6 +110,18 @@ export interface StoredMemoryChunk extends MemoryChunk {
 export type MemoryFiling = { stored: MemoryChunk } | { repeat: StoredMemoryChunk };
 
 /**
+ * What Store.addMemoryChunk and Store.fileMemoryChunk throw, storing nothing, for a private
+ * exchange whose asker has forgotten their private asks in its room since it was asked: its
+ * `forgetMark` is not the store's (Store.markPrivateForget), whichever node forgot.
+ */
+export class ForgottenExchange extends Error {
+  constructor(roomId: string) {
+    super(`its asker forgot their private asks in room ${roomId} after asking it`);
+    this.name = 'ForgottenExchange';
+  }
+}
+
+/**
  * Everything one thread operation changes, applied in one transaction: all of it, or on any error
  * (a thread changed since it was read, a message that moved meanwhile) none.
  */
@@ -459,10 +471,24 @@ export interface Store {
 
   // conversation memory (src/memory/)
   /**
+   * `owner`'s forget mark in `roomId`: how many times they have forgotten their private asks there
+   * (`/forget private`), 0 if never. A private ask reads it as it is asked, and its exchange carries
+   * it (NewMemoryChunk.forgetMark).
+   */
+  privateForgetMark(owner: string, roomId: string): Promise<number>;
+  /**
+   * Moves `owner`'s forget mark in `roomId` on and returns the new one. Once it has committed, no
+   * exchange carrying an older mark is stored, from any node: addMemoryChunk and fileMemoryChunk
+   * compare the marks inside their write's transaction (ForgottenExchange), and one that committed
+   * before is there for the caller's read of the store that follows.
+   */
+  markPrivateForget(owner: string, roomId: string): Promise<number>;
+  /**
    * Stores a memory chunk (with its vector, when it has one); `now` is its createdAt and updatedAt.
    * Filed as appendMessage files a message, in the write's transaction: a merged thread's chunk goes
    * to the thread that absorbed it (the returned chunk names that thread); ERR_THREAD_NOT_FOUND
-   * when its thread is gone, ERR_THREAD_ARCHIVED when it leads to no active thread, nothing stored.
+   * when its thread is gone, ERR_THREAD_ARCHIVED when it leads to no active thread, nothing stored;
+   * ForgottenExchange when it carries a forget mark that is not its asker's any more.
    */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
   /**

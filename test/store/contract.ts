@@ -9,7 +9,7 @@ import type { ContentItem } from '../../src/content/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
-import type { IngestJob, JobRunner, Store, Thread } from '../../src/store/types.js';
+import { ForgottenExchange, type IngestJob, type JobRunner, type Store, type Thread } from '../../src/store/types.js';
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { source, sourcesContract } from './sources-contract.js';
 
@@ -539,6 +539,37 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.countMemoryChunks(main.id)).toBe(3);
         expect((await store.getMemoryChunks([held.id]))[0].updatedAt).toBe(at(2));
         await expect(store.fileMemoryChunk(chunk('thr_gone', 'too late'), at(3), undefined, [])).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+      });
+
+      it('refuses a private exchange asked before its asker last forgot their private asks in its room (its forget mark), storing nothing; marks are per member and room', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const exchange = (forgetMark: number | undefined, over: Partial<NewMemoryChunk> = {}) =>
+          chunk(main.id, 'Q: What is my locker code? A: Your locker code is 4417.', {
+            kind: 'exchange',
+            messageIds: [],
+            privileged: true,
+            owner: 'u_ann',
+            forgetMark,
+            ...over,
+          });
+        expect(await store.privateForgetMark('u_ann', 'news_1')).toBe(0);
+        expect(await store.markPrivateForget('u_ann', 'news_1')).toBe(1);
+        expect(await store.markPrivateForget('u_ann', 'news_1')).toBe(2);
+        expect(await store.privateForgetMark('u_ann', 'news_1')).toBe(2);
+        expect([await store.privateForgetMark('u_bo', 'news_1'), await store.privateForgetMark('u_ann', 'news_2')]).toEqual([0, 0]);
+        // Asked under an older mark: refused by either write, wherever its thread leads.
+        await expect(store.addMemoryChunk(exchange(1), at(3))).rejects.toBeInstanceOf(ForgottenExchange);
+        await expect(store.fileMemoryChunk(exchange(0), at(3), undefined, [])).rejects.toBeInstanceOf(ForgottenExchange);
+        await expect(
+          store.fileMemoryChunk(exchange(1, { threadId: 't1' }), at(3), { vector: Float32Array.from([1, 0, 0]), model: 'm@3' }, []),
+        ).rejects.toBeInstanceOf(ForgottenExchange);
+        expect(await store.scanPrivateMemory('u_ann', 0, 10)).toEqual([]);
+        expect(await store.searchMemoryLines('locker code 4417', [privateScope(main.id, 'u_ann'), privateScope('t1', 'u_ann')], 5)).toEqual([]);
+        // Asked under the current mark; another member's (who never forgot); one that carries no mark: stored.
+        expect(await store.fileMemoryChunk(exchange(2), at(3), undefined, [])).toEqual({ stored: expect.objectContaining({ owner: 'u_ann' }) });
+        expect((await store.addMemoryChunk(exchange(0, { owner: 'u_bo' }), at(3))).owner).toBe('u_bo');
+        expect((await store.addMemoryChunk(exchange(undefined, { threadId: 't1' }), at(3))).threadId).toBe('t1');
+        expect(await store.scanPrivateMemory('u_ann', 0, 10)).toHaveLength(2);
       });
 
       it('refuses a chunk of a thread archived without a merge, or merged on past MAX_MERGE_HOPS, storing nothing', async () => {

@@ -2,12 +2,14 @@
  * Two nodes (two PostgreSQL stores, two pools, one schema) filing the same memory chunk into the
  * same thread at once. The first node's transaction is held after its repeat lookup, just before
  * its insert, until the second node's filing is blocked by it (pg_blocking_pids) or has finished:
- * nothing depends on timing.
+ * nothing depends on timing. Likewise a private exchange filed on one node while its asker's
+ * `/forget private` moves their forget mark on the other, each held in turn.
  */
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { PgDatabase, Sql } from '../../src/store/postgres-db.js';
 import { PostgresStore } from '../../src/store/postgres.js';
+import { ForgottenExchange } from '../../src/store/types.js';
 import { POSTGRES_URL, adminQuery, blockedOrSettled, describePostgres, dropSchema, schemaName } from './postgres-harness.js';
 import { windowChunk } from './memory-chunk.js';
 
@@ -94,5 +96,47 @@ describePostgres('PostgreSQL store: two nodes filing the same memory chunk at on
     expect(state).toBe('blocked');
     expect(await otherWords).toEqual({ stored: expect.objectContaining({ threadId: 'thr_a' }) });
     expect(await otherThread).toEqual({ stored: expect.objectContaining({ threadId: 'thr_b' }) });
+  });
+
+  describe('a private exchange filed while its asker forgets on the other node', () => {
+    const exchange = (forgetMark: number): NewMemoryChunk =>
+      chunk({
+        kind: 'exchange',
+        text: 'Q: What is my locker code? A: Your locker code is 4417.',
+        messageIds: [],
+        privileged: true,
+        owner: 'u_ann',
+        forgetMark,
+      });
+
+    it('makes the forget wait for a filing that read the old mark, so the read of the store after it finds the chunk', async () => {
+      const held = holdInNextTx(nodeA, 'INSERT INTO memory_chunks');
+      const filing = nodeA.fileMemoryChunk(exchange(0), SEEN, undefined, []);
+      const holder = await held.reached;
+      const forget = nodeB.markPrivateForget('u_ann', ROOM);
+      const state = await blockedBy(holder, forget);
+      held.release();
+      expect(await filing).toEqual({ stored: expect.objectContaining({ owner: 'u_ann' }) });
+      expect(await forget).toBe(1);
+      expect(state).toBe('blocked');
+      expect((await nodeB.scanPrivateMemory('u_ann', 0, 10)).map((c) => c.text)).toEqual([exchange(0).text]);
+    });
+
+    it('makes a filing wait for a forget, the member’s first (no row yet to lock), and then refuses it', async () => {
+      const held = holdInNextTx(nodeB, 'INSERT INTO private_forgets');
+      const forget = nodeB.markPrivateForget('u_ann', ROOM);
+      const holder = await held.reached;
+      const filing = nodeA.fileMemoryChunk(exchange(0), SEEN, undefined, []);
+      const adding = nodeA.addMemoryChunk(exchange(0), SEEN);
+      const states = [await blockedBy(holder, filing), await blockedBy(holder, adding)];
+      held.release();
+      expect(await forget).toBe(1);
+      await expect(filing).rejects.toBeInstanceOf(ForgottenExchange);
+      await expect(adding).rejects.toBeInstanceOf(ForgottenExchange);
+      expect(states).toEqual(['blocked', 'blocked']);
+      expect(await nodeA.scanPrivateMemory('u_ann', 0, 10)).toEqual([]);
+      // Asked after it, under its mark: stored.
+      expect(await nodeA.fileMemoryChunk(exchange(1), SEEN, undefined, [])).toEqual({ stored: expect.objectContaining({ owner: 'u_ann' }) });
+    });
   });
 });
