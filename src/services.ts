@@ -228,7 +228,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
       promptMaxChars: config.PROMPT_TOKEN_BUDGET * CHARS_PER_TOKEN,
       relevanceThreshold: ai.embedder.relevanceThreshold,
       memory,
-      onAnswer: (request, result) => memory.onAnswer(request, result),
+      onAnswer: (request, result, forgetMark) => memory.onAnswer(request, result, forgetMark),
       onOutcome: (outcome, result) => metrics.askEnded(outcome, result?.stages),
       userLimit: { limit: config.ASK_LIMIT_USER, windowMs: 60_000 },
       roomLimit: { limit: config.ASK_LIMIT_ROOM, windowMs: 60_000 },

@@ -42,9 +42,11 @@ export function memoryCommand(store: Store, memory: MemoryService, threads: Thre
  * `/forget private`: the sender's private memory of the room (their private asks' exchanges, and
  * what a privileged thread kept for them alone) is deleted, wherever it went: the room's threads,
  * archived ones included, and the fusions made from them, in other rooms too; and their private
- * asks in the room still waiting or being answered on this node are answered but never remembered
- * (the assistant is told first, before anything is awaited: an answer that ends meanwhile is not
- * filed). The browser's "Forget them" sends it beside clearing the tab's copy.
+ * asks in the room still waiting or being answered are answered but never remembered: on this node
+ * the assistant is told first, before anything is awaited (an answer that ends meanwhile is not
+ * filed), and on any other the store refuses their exchanges (MemoryService.forgetPrivate moves
+ * the member's forget mark on). The count is what this node knows of: the asks running elsewhere
+ * are not counted. The browser's "Forget them" sends it beside clearing the tab's copy.
  */
 export function forgetCommand(store: Store, memory: MemoryService, threads: ThreadService, assistant: () => RoomAssistant | undefined): SlashCommand {
   return {

@@ -15,7 +15,7 @@ import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
 import type { CopyEntry, VectorEntry, VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
-import type { Store, StoredMemoryChunk } from '../store/types.js';
+import { ForgottenExchange, type Store, type StoredMemoryChunk } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { errors } from '../errors.js';
 import { squash, withoutCitations } from '../text.js';
@@ -178,8 +178,12 @@ export class MemoryService implements MemorySearch {
     this.windows.add(message);
   }
 
-  /** A finished answer: its exchange is remembered (a private one only for its asker). */
-  onAnswer(request: AskRequest, result: AskResult): void {
+  /**
+   * A finished answer: its exchange is remembered (a private one only for its asker). `forgetMark`:
+   * a private ask's, read as it was asked (Store.privateForgetMark); the store refuses the exchange
+   * if its asker has forgotten their private asks in the room since, on any node.
+   */
+  onAnswer(request: AskRequest, result: AskResult, forgetMark?: number): void {
     if (this.closed || result.abstained) return;
     const asked = new Date(this.now()).toISOString();
     this.enqueue({
@@ -194,6 +198,7 @@ export class MemoryService implements MemorySearch {
       privileged: request.private === true,
       // Kept for a public exchange too: in a privileged thread it becomes the asker's alone (remember).
       owner: request.asker.id,
+      ...(forgetMark !== undefined ? { forgetMark } : {}),
     });
   }
 
@@ -532,7 +537,10 @@ export class MemoryService implements MemorySearch {
    * queued is not stored, nor one being stored. Returns how many exchanges were forgotten: the
    * chunks deleted, and the private exchanges queued on this node that will not be stored (each
    * once, even when its row was written meanwhile and deleted here). An answer still being written
-   * is not queued yet: the assistant leaves it unremembered (RoomAssistant.forgetPrivateAsks).
+   * is not queued yet: the assistant leaves it unremembered (RoomAssistant.forgetPrivateAsks) on
+   * this node; on any node, its exchange carries the forget mark read as it was asked, which this
+   * moves on in the store (Store.markPrivateForget) before reading it, so the store refuses it.
+   * Those are not counted here: nothing on this node knows of them.
    */
   async forgetPrivate(owner: string, roomId: string, threadIds: string[]): Promise<number> {
     const { store } = this.options;
@@ -546,6 +554,9 @@ export class MemoryService implements MemorySearch {
       this.forgotten.add(c);
       marked.push(c);
     }
+    // From its commit on, no node stores an exchange of theirs asked before it (NewMemoryChunk.forgetMark),
+    // and what one stored before is found by the scan below.
+    await store.markPrivateForget(owner, roomId);
     // A lineage from before lineages named rooms, one of whose threads is gone (deleted with its
     // history): the room its exchange was asked in cannot be told any more, so any of its asker's
     // forgets takes it (theirs, wherever they forget) rather than none.
@@ -721,7 +732,8 @@ export class MemoryService implements MemorySearch {
       // nobody can read or delete, or one nobody searches. Its messages are stored already.
       stored = await this.fileOrRefresh(chunk, now, vector, forgotten);
     } catch (err) {
-      if (err instanceof errors.ERR_THREAD_NOT_FOUND) return;
+      // Its asker forgot their private asks in the room after asking it, here or on another node.
+      if (err instanceof errors.ERR_THREAD_NOT_FOUND || err instanceof ForgottenExchange) return;
       if (err instanceof errors.ERR_THREAD_ARCHIVED) {
         this.log.info({ threadId: closed.threadId, reason: (err as Error).message }, 'memory chunk dropped: its thread takes no memory');
         return;

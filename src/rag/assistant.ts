@@ -5,7 +5,9 @@
  * Private asks: every frame goes to the asker only (sendToUser), the answer is not stored and is
  * not listed in `pending` for others; `onAnswer` hooks see `private: true` and may keep the exchange
  * only where its asker alone can reach it (conversation memory keeps it as a privileged chunk),
- * unless its asker forgot their private asks in the room while it ran (`forgetPrivateAsks`).
+ * unless its asker forgot their private asks in the room while it ran: on this node
+ * (`forgetPrivateAsks`), or on any node, which the store tells by the forget mark each private ask
+ * reads as it is asked and hands to onAnswer (Store.privateForgetMark).
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../ai/types.js';
@@ -55,8 +57,12 @@ export interface AssistantOptions {
   /** Cosine under which indexed content does not cover a question: the embedder's relevanceThreshold (PipelineOptions.relevanceThreshold). */
   relevanceThreshold?: number;
   deltaIntervalMs?: number;
-  /** Told of every finished answer (conversation memory hooks in here). */
-  onAnswer?(request: AskRequest, result: AskResult): void;
+  /**
+   * Told of every finished answer (conversation memory hooks in here); a private ask's with its
+   * asker's forget mark in the room as it was asked (Store.privateForgetMark), under which the
+   * store refuses its exchange once they have forgotten their private asks there since.
+   */
+  onAnswer?(request: AskRequest, result: AskResult, forgetMark?: number): void;
   /** Told how every ask ended, refusals included (the metrics hook in here). */
   onOutcome?(outcome: 'answered' | 'abstained' | 'failed' | 'refused', result?: AskResult): void;
 }
@@ -73,6 +79,19 @@ interface Counted {
   hold: QueueHold;
 }
 
+/** A private ask on this node, waiting in the queue or being answered. */
+interface PrivateAsk {
+  request: AskRequest;
+  /** Taken from the queue: being answered (in `answers`). */
+  running: boolean;
+  /** Its asker left while it waited (`askerLeft`): it ends unanswered when its turn comes. */
+  abandoned: boolean;
+  /** Its asker forgot their private asks in the room meanwhile (`forgetPrivateAsks`): not told to onAnswer. */
+  unremembered: boolean;
+  /** Its asker's forget mark in the room as it was asked; null when it could not be read (it is then not remembered). */
+  forgetMark: Promise<number | null>;
+}
+
 export class SalonAssistant implements RoomAssistant {
   readonly pipeline: RagPipeline;
   private outlet: RoomOutlet | null = null;
@@ -84,13 +103,8 @@ export class SalonAssistant implements RoomAssistant {
   /** Admissions given and not yet taken by an ask (or released), with what each counted. */
   private readonly admissions = new WeakMap<Admission, Counted>();
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
-  /** Private asks waiting in the queue, by answer id: `askerLeft` abandons them. */
-  private readonly waitingPrivate = new Map<string, { request: AskRequest; abandoned: boolean }>();
-  /**
-   * Private asks on this node from `ask` until they settle (waiting or being answered), by answer
-   * id: `forgetPrivateAsks` marks them `unremembered`, and their answers are not told to onAnswer.
-   */
-  private readonly privateAsks = new Map<string, { request: AskRequest; unremembered: boolean }>();
+  /** Private asks on this node from `ask` until they are answered, fail or are cancelled, by answer id. */
+  private readonly privateAsks = new Map<string, PrivateAsk>();
   private readonly deps: AnswerDeps;
   private readonly log: Logger;
 
@@ -205,19 +219,14 @@ export class SalonAssistant implements RoomAssistant {
     const done = new Promise<AskResult>((resolve, reject) => (settle = { resolve, reject }));
     // Callers may ignore `done`; a failure must not become an unhandled rejection.
     done.catch(() => {});
-    const waiting = req.private ? { request: req, abandoned: false } : null;
-    if (waiting) {
-      this.waitingPrivate.set(id, waiting);
-      this.privateAsks.set(id, { request: req, unremembered: false });
-      void done.catch(() => {}).finally(() => this.privateAsks.delete(id));
-    }
+    if (req.private) this.privateAsks.set(id, { request: req, running: false, abandoned: false, unremembered: false, forgetMark: this.forgetMarkOf(req) });
     let position: number;
     try {
       position = this.queue.push(
         {
           roomId: req.roomId,
           run: () =>
-            this.runUnlessAbandoned(id, req, waiting).then(
+            this.runUnlessAbandoned(id, req).then(
               (result) => {
                 this.options.onOutcome?.(result.abstained ? 'abstained' : 'answered', result);
                 settle.resolve(result);
@@ -229,7 +238,7 @@ export class SalonAssistant implements RoomAssistant {
               },
             ),
           cancel: (reason) => {
-            this.waitingPrivate.delete(id);
+            this.privateAsks.delete(id);
             settle.reject(toSalonError(reason));
           },
         },
@@ -237,7 +246,6 @@ export class SalonAssistant implements RoomAssistant {
       );
     } catch (err) {
       // Refused by a full line (or a closed queue): `done` never settles.
-      this.waitingPrivate.delete(id);
       this.privateAsks.delete(id);
       throw err;
     }
@@ -269,9 +277,8 @@ export class SalonAssistant implements RoomAssistant {
 
   /** Whether `userId` has a private ask in the room waiting or being answered here. */
   hasPrivateAsks(roomId: string, userId: string): boolean {
-    const theirs = (request: AskRequest) => request.private === true && request.roomId === roomId && request.asker.id === userId;
-    for (const waiting of this.waitingPrivate.values()) if (!waiting.abandoned && theirs(waiting.request)) return true;
-    for (const a of this.answers.values()) if (theirs(a.request)) return true;
+    for (const ask of this.privateAsks.values())
+      if ((ask.running || !ask.abandoned) && ask.request.roomId === roomId && ask.request.asker.id === userId) return true;
     return false;
   }
 
@@ -280,23 +287,26 @@ export class SalonAssistant implements RoomAssistant {
    * being answered, since nobody else may read them. A public answer goes on: the room reads it.
    */
   askerLeft(roomId: string, userId: string): void {
-    const theirs = (request: AskRequest) => request.private === true && request.roomId === roomId && request.asker.id === userId;
-    for (const waiting of this.waitingPrivate.values()) if (theirs(waiting.request)) waiting.abandoned = true;
-    for (const a of this.answers.values()) if (theirs(a.request)) a.controller.abort(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
+    for (const [id, ask] of this.privateAsks) {
+      if (ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
+      if (ask.running) this.answers.get(id)?.controller.abort(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
+      else ask.abandoned = true;
+    }
   }
 
   /**
    * `/forget private`: `userId`'s private asks in the room on this node, waiting or being answered,
    * are never told to onAnswer (conversation memory does not keep them); their answers still reach
    * the asker, whose they are. Returns how many it marked that will still be answered (not those
-   * the asker left, which end unanswered, nor those a forget before marked).
+   * the asker left, which end unanswered, nor those a forget before marked). Asks on other nodes
+   * are the store's to refuse (their forget marks).
    */
   forgetPrivateAsks(roomId: string, userId: string): number {
     let marked = 0;
     for (const [id, ask] of this.privateAsks) {
       if (ask.unremembered || ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
       ask.unremembered = true;
-      const left = this.waitingPrivate.get(id)?.abandoned || this.answers.get(id)?.controller.signal.aborted;
+      const left = ask.abandoned || this.answers.get(id)?.controller.signal.aborted;
       if (!left) marked++;
     }
     return marked;
@@ -313,10 +323,22 @@ export class SalonAssistant implements RoomAssistant {
     await Promise.allSettled(running.map((a) => a.settled));
   }
 
-  private runUnlessAbandoned(id: string, request: AskRequest, waiting: { abandoned: boolean } | null): Promise<AskResult> {
-    this.waitingPrivate.delete(id);
-    if (waiting?.abandoned) return Promise.reject(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
+  private runUnlessAbandoned(id: string, request: AskRequest): Promise<AskResult> {
+    const ask = this.privateAsks.get(id);
+    if (ask?.abandoned) {
+      this.privateAsks.delete(id);
+      return Promise.reject(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
+    }
+    if (ask) ask.running = true;
     return this.run(id, request);
+  }
+
+  /** A private ask's forget mark, read now (as it is asked); null, logged, when the store fails. */
+  private forgetMarkOf(request: AskRequest): Promise<number | null> {
+    return this.options.store.privateForgetMark(request.asker.id, request.roomId).catch((err: unknown) => {
+      this.log.warn({ roomId: request.roomId, err: (err as Error)?.message }, 'forget mark not read: the private exchange will not be remembered');
+      return null;
+    });
   }
 
   private async run(id: string, request: AskRequest): Promise<AskResult> {
@@ -326,15 +348,19 @@ export class SalonAssistant implements RoomAssistant {
     this.answers.set(id, { request, pending, controller, settled: answer.catch(() => {}) });
     try {
       const result = await answer;
+      const ask = this.privateAsks.get(id);
+      const forgetMark = ask ? await ask.forgetMark : undefined;
       try {
         // Its asker forgot their private asks in the room while it ran: it is theirs to read, not to keep.
-        if (!this.privateAsks.get(id)?.unremembered) this.options.onAnswer?.(request, result);
+        if (!ask) this.options.onAnswer?.(request, result);
+        else if (!ask.unremembered && forgetMark !== null) this.options.onAnswer?.(request, result, forgetMark);
       } catch (err) {
         this.log.warn({ roomId: request.roomId, err: (err as Error).message }, 'onAnswer hook failed');
       }
       return result;
     } finally {
       this.answers.delete(id);
+      this.privateAsks.delete(id);
     }
   }
 

@@ -216,7 +216,8 @@ export interface RoomAssistant {
   hasPrivateAsks?(roomId: string, userId: string): boolean;
   /**
    * `/forget private`: `userId`'s private asks in the room waiting or being answered on this node
-   * go on, but their exchanges are not remembered (onAnswer is not told). Returns how many.
+   * go on, but their exchanges are not remembered (onAnswer is not told). Returns how many. Those
+   * on other nodes are refused by the store as they are filed (Store.markPrivateForget).
    */
   forgetPrivateAsks?(roomId: string, userId: string): number;
   /** The room's answers being written, for a welcome: the public ones, and `forUserId`'s own private ones. */

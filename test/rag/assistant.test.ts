@@ -179,6 +179,36 @@ describe('a member forgetting their private asks while some run', () => {
   });
 });
 
+describe('the forget mark a private ask carries', () => {
+  it('reads its asker’s mark in the room as it is asked and hands that one to onAnswer, however it moves meanwhile; a public ask carries none', async () => {
+    const told: [string, number | undefined][] = [];
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b'], pieceDelayMs: 15 }), { onAnswer: (req, _result, mark) => void told.push([req.clientId!, mark]) });
+    await store.markPrivateForget('u1', 'news_1');
+    const asked = a.ask(await request({ private: true, clientId: 'c1' }));
+    const other = a.ask(await request({ private: true, clientId: 'c2', roomId: 'news_2' }));
+    const open = a.ask(await request({ clientId: 'c3' }));
+    // Forgotten on another node while it is answered: the store, not this node, refuses its exchange.
+    await store.markPrivateForget('u1', 'news_1');
+    await Promise.all([asked.done, other.done, open.done]);
+    expect(told.sort()).toEqual([
+      ['c1', 1],
+      ['c2', 0],
+      ['c3', undefined],
+    ]);
+  });
+
+  it('does not tell onAnswer of a private answer whose mark could not be read: the store could not refuse its exchange', async () => {
+    const told: string[] = [];
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b'] }), { onAnswer: (req) => void told.push(req.clientId!) });
+    const read = vi.spyOn(store, 'privateForgetMark').mockRejectedValueOnce(new Error('the store is down'));
+    const result = await a.ask(await request({ private: true, clientId: 'c1' })).done;
+    expect(result.message.text).not.toBe('');
+    expect(read).toHaveBeenCalledTimes(1);
+    await a.ask(await request({ private: true, clientId: 'c2' })).done;
+    expect(told).toEqual(['c2']);
+  });
+});
+
 describe('fairness', () => {
   it('answers one question at a time per room and tells the waiting asker its place', async () => {
     const chat = new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 });
