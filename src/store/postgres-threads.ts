@@ -9,7 +9,18 @@ import { lockCovering, type Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
 import { insertMemory, lockThreadsOfMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
-import { goneMeanwhile, listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
+import {
+  crossRoom,
+  goneMeanwhile,
+  listThreadsSql,
+  newThreadRow,
+  roomFull,
+  roomsCreatedIn,
+  rowToThread,
+  threadColumns,
+  threadsWithChildren,
+  wrongRoom,
+} from './thread-rows.js';
 import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 export async function getThread(sql: Sql, id: string): Promise<Thread | null> {
@@ -152,11 +163,25 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
     if (rows[0].n > max) throw roomFull(max, rows[0].n - created);
   }
   for (const { ids, threadId } of change.moveMessages ?? []) {
-    const gone = await moveMessages(sql, ids, threadId);
-    if (gone !== undefined) throw goneMeanwhile(change, `message ${gone}`);
+    const roomId = await roomOf(sql, threadId);
+    const gone = await moveMessages(sql, ids, threadId, roomId);
+    if (gone === undefined) continue;
+    const elsewhere = await sql.query('SELECT room_id FROM messages WHERE id = $1', [gone]);
+    throw elsewhere.rows.length ? crossRoom(`message ${gone}`, elsewhere.rows[0].room_id, threadId, roomId) : goneMeanwhile(change, `message ${gone}`);
   }
   for (const { fromThreadId, threadId } of change.moveThreadMessages ?? []) {
+    const [from, to] = [await roomOf(sql, fromThreadId), await roomOf(sql, threadId)];
+    if (from !== to) throw crossRoom(`thread ${fromThreadId}`, from, threadId, to);
     await sql.query('UPDATE messages SET thread_id = $1 WHERE thread_id = $2', [threadId, fromThreadId]);
+  }
+  for (const { threadId, roomId } of change.moveMemory ?? []) {
+    const to = await roomOf(sql, threadId);
+    if (to !== roomId) throw wrongRoom(threadId, roomId, to);
+  }
+  for (const { fromThreadId, threadId, roomId } of change.moveThreadMemory ?? []) {
+    const [from, to] = [await roomOf(sql, fromThreadId), await roomOf(sql, threadId)];
+    if (from !== to) throw crossRoom(`thread ${fromThreadId}`, from, threadId, to);
+    if (to !== roomId) throw wrongRoom(threadId, roomId, to);
   }
   for (const { ids, threadId, roomId } of change.moveMemory ?? []) {
     const gone = await moveMemory(sql, ids, threadId, roomId);
@@ -192,11 +217,18 @@ async function deleteMemoryOfThreads(sql: Sql, ids: number[]): Promise<void> {
   await sql.query('UPDATE threads SET version = version + 1 WHERE id = ANY($1::text[])', [locked]);
 }
 
-/** Moves messages by id; returns the first id that is gone, if one is. */
-async function moveMessages(sql: Sql, ids: string[], threadId: string): Promise<string | undefined> {
-  const { rows } = await sql.query('UPDATE messages SET thread_id = $1 WHERE id = ANY($2::text[]) RETURNING id', [threadId, ids]);
+/** Moves messages of `roomId` by id; returns the first id that is gone or in another room, if one is. */
+async function moveMessages(sql: Sql, ids: string[], threadId: string, roomId: string): Promise<string | undefined> {
+  const { rows } = await sql.query('UPDATE messages SET thread_id = $1 WHERE id = ANY($2::text[]) AND room_id = $3 RETURNING id', [threadId, ids, roomId]);
   const moved = new Set(rows.map((r) => r.id as string));
   return ids.find((id) => !moved.has(id));
+}
+
+/** The room of a thread a change moves rows to or from (ERR_THREAD_NOT_FOUND when there is none); a thread never changes room. */
+async function roomOf(sql: Sql, threadId: string): Promise<string> {
+  const { rows } = await sql.query('SELECT room_id FROM threads WHERE id = $1', [threadId]);
+  if (!rows.length) throw new errors.ERR_THREAD_NOT_FOUND(threadId);
+  return rows[0].room_id;
 }
 
 /**

@@ -7,7 +7,18 @@ import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import type { Row } from './rows.js';
-import { goneMeanwhile, listThreadsSql, newThreadRow, roomFull, roomsCreatedIn, rowToThread, threadColumns, threadsWithChildren } from './thread-rows.js';
+import {
+  crossRoom,
+  goneMeanwhile,
+  listThreadsSql,
+  newThreadRow,
+  roomFull,
+  roomsCreatedIn,
+  rowToThread,
+  threadColumns,
+  threadsWithChildren,
+  wrongRoom,
+} from './thread-rows.js';
 import type { NewMessage, NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult, ThreadEvent } from './types.js';
 
 /** What the thread tables need of the store: its statement cache and its memory-chunk writes. */
@@ -82,6 +93,13 @@ export class SqliteThreadTables {
       .run(event.threadId, at, event.actor, event.action, JSON.stringify(event.details));
   }
 
+  /** The room of a thread a change moves rows to or from (ERR_THREAD_NOT_FOUND when there is none). */
+  private roomOf(threadId: string): string {
+    const row = this.host.sql('SELECT room_id FROM threads WHERE id = ?').get(threadId) as Row | undefined;
+    if (!row) throw new errors.ERR_THREAD_NOT_FOUND(threadId);
+    return row.room_id;
+  }
+
   /** Applies `change`; call inside a transaction. */
   apply(change: ThreadChange): ThreadChangeResult {
     const { sql } = this.host;
@@ -104,11 +122,28 @@ export class SqliteThreadTables {
       }
     }
     for (const { ids, threadId } of change.moveMessages ?? []) {
-      const move = sql('UPDATE messages SET thread_id = ? WHERE id = ?');
-      for (const id of ids) if (!move.run(threadId, id).changes) throw goneMeanwhile(change, `message ${id}`);
+      const roomId = this.roomOf(threadId);
+      const move = sql('UPDATE messages SET thread_id = ? WHERE id = ? AND room_id = ?');
+      for (const id of ids) {
+        if (move.run(threadId, id, roomId).changes) continue;
+        const elsewhere = sql('SELECT room_id FROM messages WHERE id = ?').get(id) as Row | undefined;
+        throw elsewhere ? crossRoom(`message ${id}`, elsewhere.room_id, threadId, roomId) : goneMeanwhile(change, `message ${id}`);
+      }
     }
-    for (const { fromThreadId, threadId } of change.moveThreadMessages ?? [])
+    for (const { fromThreadId, threadId } of change.moveThreadMessages ?? []) {
+      const [from, to] = [this.roomOf(fromThreadId), this.roomOf(threadId)];
+      if (from !== to) throw crossRoom(`thread ${fromThreadId}`, from, threadId, to);
       sql('UPDATE messages SET thread_id = ? WHERE thread_id = ?').run(threadId, fromThreadId);
+    }
+    for (const { threadId, roomId } of change.moveMemory ?? []) {
+      const to = this.roomOf(threadId);
+      if (to !== roomId) throw wrongRoom(threadId, roomId, to);
+    }
+    for (const { fromThreadId, threadId, roomId } of change.moveThreadMemory ?? []) {
+      const [from, to] = [this.roomOf(fromThreadId), this.roomOf(threadId)];
+      if (from !== to) throw crossRoom(`thread ${fromThreadId}`, from, threadId, to);
+      if (to !== roomId) throw wrongRoom(threadId, roomId, to);
+    }
     for (const { ids, threadId, roomId } of change.moveMemory ?? []) {
       const gone = this.host.moveMemory(ids, threadId, roomId);
       if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);

@@ -17,6 +17,24 @@ export function goneMeanwhile(change: ThreadChange, what: string) {
   return read ? new errors.ERR_THREAD_CHANGED(read) : new errors.ERR_BAD_THREAD_OP(`${what} is gone`);
 }
 
+/**
+ * A change would move messages or memory of one room under a thread of another. A message keeps
+ * its room's id and per-room seq when it moves, and a room's history, search and memory read by
+ * room: under another room's thread it would be listed by neither room rightly. Threads merge and
+ * split within their room (the thread service refuses a merge across rooms and points to fusion,
+ * which copies memory and moves nothing), so the store refuses too, whoever builds the change.
+ */
+export function crossRoom(what: string, fromRoomId: string, threadId: string, toRoomId: string): Error {
+  return new errors.ERR_BAD_THREAD_OP(
+    `${what} is in room ${fromRoomId} and thread ${threadId} in room ${toRoomId}: messages and memory move only within their room (fuse threads of different rooms instead)`,
+  );
+}
+
+/** Memory moved to a thread is given a room that is not the thread's: the chunks would be scoped to the wrong room. */
+export function wrongRoom(threadId: string, givenRoomId: string, roomId: string): Error {
+  return new errors.ERR_BAD_THREAD_OP(`memory moved to thread ${threadId} is given room ${givenRoomId}, but the thread is in room ${roomId}`);
+}
+
 /** Column of each settable thread field, and how its value is written. */
 const COLUMNS: { [K in keyof ThreadFields]: [column: string, write: (v: ThreadFields[K]) => unknown] } = {
   title: ['title', (v) => v],

@@ -1110,6 +1110,41 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.threadMessagesAfter('thr_child', 0, 10)).map((x) => x.text)).toEqual(['intro']);
       });
 
+      it('refuses a change moving messages or memory under a thread of another room, changing nothing', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const far = await store.createThread({ id: 'thr_far', roomId: 'post_2', title: 'Far' }, 'u_ann');
+        const m = await store.appendMessage({ roomId: 'post_2', threadId: far.id, author: user('u'), text: 'said in the other room' });
+        const chunk = await store.addMemoryChunk(windowOf(m.message, 'U: said in the other room'), '2026-11-01T10:00:00.000Z');
+        const change = { at: '2026-11-02T10:00:00.000Z', expect: [far, main].map(({ id, version }) => ({ id, version })) };
+        // A merge of the other room's thread into this room's main thread, as the thread service builds one.
+        const merge = store.applyThreadChange({
+          ...change,
+          updateThreads: [{ id: far.id, status: 'archived', mergedInto: main.id }],
+          moveThreadMessages: [{ fromThreadId: far.id, threadId: main.id }],
+          moveMemory: [{ ids: [chunk.id], threadId: main.id, roomId: 'news_1' }],
+          moveThreadMemory: [{ fromThreadId: far.id, threadId: main.id, roomId: 'news_1' }],
+        });
+        await expect(merge).rejects.toMatchObject({
+          code: 'ERR_BAD_THREAD_OP',
+          message: expect.stringMatching(/thread thr_far is in room post_2 .* in room news_1/),
+        });
+        await expect(store.applyThreadChange({ ...change, moveMessages: [{ ids: [m.message.id], threadId: main.id }] })).rejects.toMatchObject({
+          code: 'ERR_BAD_THREAD_OP',
+          message: expect.stringMatching(new RegExp(`message ${m.message.id} is in room post_2`)),
+        });
+        await expect(store.applyThreadChange({ ...change, moveMemory: [{ ids: [chunk.id], threadId: main.id, roomId: 'post_2' }] })).rejects.toMatchObject({
+          code: 'ERR_BAD_THREAD_OP',
+          message: expect.stringMatching(/given room post_2, but the thread is in room news_1/),
+        });
+        expect(await store.getThread(far.id)).toMatchObject({ status: 'active', mergedInto: null, version: far.version });
+        expect((await store.threadMessages(far.id, 10)).map((x) => [x.id, x.roomId])).toEqual([[m.message.id, 'post_2']]);
+        expect(await store.threadMessages(main.id, 10)).toEqual([]);
+        expect((await store.recentMessages('post_2', 10)).map((x) => x.id)).toEqual([m.message.id]);
+        expect(await store.recentMessages('news_1', 10)).toEqual([]);
+        expect((await store.scanThreadMemory(far.id, 0, 10, false)).map((c) => [c.id, c.roomId])).toEqual([[chunk.id, 'post_2']]);
+        expect(await store.countMemoryChunks(main.id)).toBe(0);
+      });
+
       it('writes no bridge of a thread gone or archived since it was read, and refuses a refresh whose threads moved', async () => {
         const main = await store.ensureMainThread('news_1');
         for (const id of ['thr_x', 'thr_y', 'thr_z']) await store.createThread({ id, roomId: 'news_1', title: id }, 'u_ann');
