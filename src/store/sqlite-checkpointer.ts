@@ -86,36 +86,37 @@ function walFrames() {
 
 let lastLog = -1;
 /**
- * Asked for (a deletion paced by the WAL, sqlite-wal-pace.ts): checkpoints now until one leaves
- * nothing behind (the next commit then starts the WAL over), up to catchUpTries times.
+ * Checkpoints up to catchUpTries times, until done(r, changed) says to stop (changed: this
+ * checkpoint found the WAL at another length than the one seen last), telling the main thread of
+ * each such change; returns the last checkpoint's result.
  */
-function checkpointAll() {
+function checkpointUntil(done) {
   let r = { busy: 1, log: -1, checkpointed: -1 };
   for (let i = 0; i < workerData.catchUpTries; i++) {
     r = checkpoint.get();
-    if (r.log !== lastLog) {
+    const changed = r.log !== lastLog;
+    if (changed) {
       lastLog = r.log;
       parentPort.postMessage({ type: 'checkpointed', log: r.log, checkpointed: r.checkpointed });
     }
-    if (r.busy === 0 && r.checkpointed === r.log) break;
+    if (done(r, changed)) break;
   }
   return r;
 }
-function catchUp() {
-  for (let i = 0; i < workerData.catchUpTries; i++) {
-    const r = checkpoint.get();
-    if (r.log === lastLog) break;
-    lastLog = r.log;
-    parentPort.postMessage({ type: 'checkpointed', log: r.log, checkpointed: r.checkpointed });
-  }
-}
+/**
+ * When asked for (a deletion paced by the WAL, sqlite-wal-pace.ts): until a checkpoint leaves
+ * nothing behind (the next commit then starts the WAL over).
+ */
+const leftNothing = (r) => r.busy === 0 && r.checkpointed === r.log;
+/** The poll's rounds: until no frames arrived since the checkpoint before. */
+const walUnchanged = (r, changed) => !changed;
 let sinceCheckpoint = 0;
 function poll() {
   sinceCheckpoint += workerData.pollMs;
   const frames = walFrames();
   if (frames === null ? sinceCheckpoint >= workerData.intervalMs : frames >= workerData.walFrames) {
     sinceCheckpoint = 0;
-    catchUp();
+    checkpointUntil(walUnchanged);
   }
 }
 function stop() {
@@ -136,7 +137,7 @@ parentPort.on('message', (m) => {
   if (m === 'stop') stop();
   else if (m && m.type === 'catchUp') {
     try {
-      const r = checkpointAll();
+      const r = checkpointUntil(leftNothing);
       parentPort.postMessage({ type: 'caughtUp', id: m.id, log: r.log, checkpointed: r.checkpointed });
     } catch (err) {
       parentPort.postMessage({ type: 'caughtUp', id: m.id, log: -1, checkpointed: -1, message: String((err && err.message) || err) });
