@@ -5,13 +5,15 @@
  * where overhead is each ask's time minus the time spent inside embedder and chat model calls
  * (embed, rerank, stream; a model call inside another counts once). Everything else is overhead:
  * admission, queueing, store reads, snippets, passages, the prompt, delta batching, frames and
- * storing the answer.
+ * storing the answer, and the caller's own code that runs after a model call has returned its
+ * promise and before the model goes on (`timed`).
  *
  * `stages` splits each ask's overhead at the moments the search service, the reranker and the
  * stream are called and return (p50/p95 in ms, model time taken out):
  * - `before_search`: admission, queue, resolving the room, the first progress frame;
  * - `search_service`: the search service call without its query embedding (the search area's:
- *   the vector search, whose hits come back as references, rows unread);
+ *   the vector search, whose hits come back as references, rows unread), and the synchronous
+ *   starts of what the pipeline runs beside it (the recent chat's read, the memory search);
  * - `candidates`: merging and deduplication, reading the kept candidates' rows (with their
  *   items' titles), evidence chunks, snippets;
  * - `rerank`: around the model call (timeout and abort wiring);
@@ -117,13 +119,28 @@ let clock: AskClock = { model: ZERO, searchModel: ZERO, streamModel: ZERO };
  */
 let modelDepth = 0;
 
+/**
+ * Runs a model call and adds its time to the ask's model time: from the call to the moment the
+ * caller resumes with its value, less the caller's own code that runs after the call returned its
+ * promise and before the current turn's stack unwinds. The model cannot run then (its remaining
+ * work is queued behind that stack), but the pipeline can: it starts the recent chat's read and
+ * the memory search beside the search's query embedding (Promise.all), and their synchronous
+ * starts ran inside that window, counted as model time and so missing from the overhead.
+ */
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; took: Mark }> {
   if (modelDepth > 0) return { value: await fn(), took: ZERO };
   modelDepth++;
   const from = mark();
   try {
-    const value = await fn();
-    const took = minus(mark(), from);
+    // Queued before fn() runs, so ahead of the continuations the model queues (the local chat
+    // model's awaits on its own embedder): it runs as soon as the stack that called fn() has
+    // unwound, before any more of the model's work, and before this call's continuation.
+    let unwound = from;
+    queueMicrotask(() => (unwound = mark()));
+    const pending = fn();
+    const returned = mark();
+    const value = await pending;
+    const took = minus(minus(mark(), from), minus(unwound, returned));
     clock.model = plus(clock.model, took);
     return { value, took };
   } finally {
