@@ -18,6 +18,7 @@
  */
 import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
+import { sliceTurn } from '../slice-turns.js';
 import type { Row } from './rows.js';
 import { SliceBudget } from './slice-budget.js';
 import type { NewMemoryEntry, ThreadChange, ThreadChangeResult } from './types.js';
@@ -85,14 +86,10 @@ export interface StagingHost {
 
 /**
  * A turn of the event loop between two slices that passes its poll phase (sockets read, a worker's
- * messages) and its timers. One immediate does not: set from a callback of the poll phase (the
- * worker's reply that ends a wait for the WAL, a request that deleted a thread) it runs in the same
- * iteration, right after that callback, so the slice before it and the one after it held the loop
- * as one (20–41 ms on the project VM: docs/benchmarks.md, "Thirty-seventh session"). The second
- * immediate runs in the next iteration at the earliest; from any other phase the first has passed
- * the poll phase already and the second only costs an empty iteration.
+ * messages) and its timers, and that no other sliced work's slice shares (sliceTurn: the vector
+ * index's removal of the deleted thread's rows runs in turns of its own beside these).
  */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+const nextTurn = sliceTurn;
 
 /**
  * A slice of the full-text index's merges after one of the caller's own slices, each in a turn of

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../errors.js';
+import { sliceTurn } from '../../slice-turns.js';
 import { instantiateKernel, type Kernel } from './kernel.js';
 import { adviseHugePages, filterSpec, layoutSpec, requireNativeScan, scanTopNative } from './native-kernel.js';
 import {
@@ -51,8 +52,16 @@ export const DEFAULT_MIN_ROWS_PER_TASK = 2048;
  * own chunks.
  */
 export const DEFAULT_INLINE_SCAN_FLOATS = 524_288;
-/** Rows copyRows copies, or remove moves, between two turns of the event loop (8 MB at 2048 dimensions). */
+/** Rows copyRows copies between two turns of the event loop (8 MB at 2048 dimensions). */
 const COPY_SLICE = 1024;
+/**
+ * Rows remove takes out between two turns of the event loop (sliceTurn). Each moves the last row
+ * into its gap and takes the row out of the metadata counts: 1,024 took 10–14 ms of the main
+ * thread on the project VM, and that step ran in the caller's turn (with a deleted thread's hiding
+ * transaction) and the next ones beside a deletion slice (docs/benchmarks.md, "Thirty-eighth
+ * session").
+ */
+export const REMOVE_STEP_ROWS = 512;
 /**
  * Bytes past the last row kept mapped ahead of the writes, on a scan thread (ScanPool.touch): a
  * row written into memory never touched before faults its pages on the event loop (a chat's memory
@@ -213,12 +222,13 @@ export class FlatIndex implements VectorIndex {
 
   async remove(rowIds: number[]): Promise<void> {
     if (rowIds.length === 0) return;
+    // More than a step: each in a turn of its own, the first too. A deleted thread's rows come
+    // straight after the transaction that hid them, and its 10,000 held the event loop ~50 ms at once.
+    const stepped = rowIds.length > REMOVE_STEP_ROWS;
     await this.lock.write(async () => {
       const words = this.layout.stride >> 2;
       for (let i = 0; i < rowIds.length; i++) {
-        // As copyRows: each removal moves the last row (8 KB at 2048 dimensions) into the gap, and
-        // a deleted thread's 10,000 held the event loop ~50 ms at once.
-        if (i > 0 && i % COPY_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (stepped && i % REMOVE_STEP_ROWS === 0) await sliceTurn();
         const rowId = rowIds[i];
         const slot = this.rowToSlot.get(rowId);
         if (slot === undefined) continue;
