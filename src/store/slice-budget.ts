@@ -30,10 +30,11 @@ export class SliceBudget {
   /**
    * Whether a slice that has done `units` so far may do more (call it between units; the first
    * always runs). Until a slice has committed, its commit is taken to cost as much as its statements.
+   * `nextMs`: what the next unit is expected to take, when the caller knows (0: nothing is counted).
    */
-  more(units: number): boolean {
+  more(units: number, nextMs = 0): boolean {
     const elapsed = performance.now() - this.#started;
-    return elapsed + (this.#commitPerUnit < 0 ? elapsed : units * this.#commitPerUnit) < this.ms;
+    return elapsed + nextMs + (this.#commitPerUnit < 0 ? elapsed : units * this.#commitPerUnit) < this.ms;
   }
 
   /**

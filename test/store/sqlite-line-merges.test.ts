@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
-import { MERGE_DELAY_MS } from '../../src/store/sqlite-line-merges.js';
+import { LineMerges, MERGE_DELAY_MS, MERGE_SLICE_MS } from '../../src/store/sqlite-line-merges.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { STAGE_MIN_CHUNKS } from '../../src/store/sqlite-staging.js';
 import type { NewMemoryEntry } from '../../src/store/types.js';
@@ -208,5 +208,44 @@ describe('SqliteStore: the full-text index merges in slices of its own (migratio
     } finally {
       cleanup();
     }
+  });
+});
+
+describe('LineMerges: the steps of a slice on a fake clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('begins a step only if one as long as the slice’s longest so far still fits its budget', () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    // Every `merge` step merges something and costs 4 ms of the clock; commits cost nothing.
+    const STEP_MS = 4;
+    let changes = 0;
+    let steps = 0;
+    const db = {
+      open: true,
+      prepare: (sql: string) =>
+        sql.includes("'merge'")
+          ? {
+              run: () => {
+                vi.advanceTimersByTime(STEP_MS);
+                changes += 2;
+                steps++;
+              },
+            }
+          : { pluck: () => ({ get: () => changes }) },
+      transaction: (fn: () => boolean) => Object.assign(() => fn(), { immediate: () => fn() }),
+    } as unknown as Database.Database;
+    const merges = new LineMerges(db);
+    const perSlice: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const before = steps;
+      expect(merges.slice()).toBe(true);
+      perSlice.push(steps - before);
+    }
+    merges.stop();
+    // Before a commit is seen it is taken to cost as much as the steps: one step; then two (8 ms), never a third (12).
+    expect(perSlice).toEqual([1, 2, 2, 2]);
+    for (const n of perSlice) expect(n * STEP_MS).toBeLessThanOrEqual(MERGE_SLICE_MS);
   });
 });
