@@ -9,7 +9,7 @@
  * (termSpellings), and each word found is confirmed by termOf, so the result is exactly that of
  * contentTerms on every sentence (test/rag/query-match.test.ts checks it on real passages).
  */
-import { contentTerms, splitSentences, termOf, termSpellings, words, type Sentence } from '../ai/local/extractive-text.js';
+import { contentTerms, splitSentences, squashKeepingListEntries, termOf, termSpellings, words, type Sentence } from '../ai/local/extractive-text.js';
 import { headTermOf, isCombiningForm, LONGEST_FORM, mayHead } from '../ai/local/kin.js';
 import { squash } from '../text.js';
 
@@ -29,13 +29,77 @@ export interface MatchedText {
  * is in the query: it is found where the term's word is, inside the compound, so no more is searched.
  */
 export function matchQuery(text: string, query: ReadonlySet<string>, flatten: (text: string) => string = squash, kinds = false): MatchedText {
+  const { flat, sentences, lower } = splitText(text, flatten);
+  if (query.size === 0) return { flat, sentences, matches: sentences.map(() => []) };
+  const matches =
+    lower !== null
+      ? asciiMatches(lower, sentences, query, kinds)
+      : sentences.map((s) => inOrder(kinds ? termsReadingKinds(s.text, query) : contentTerms(s.text), query));
+  return { flat, sentences, matches };
+}
+
+/** A text flattened and cut into sentences: what matchQuery reads whatever the query. */
+interface SplitText {
+  flat: string;
+  /** Frozen: every match of the text shares them. */
+  sentences: Sentence[];
+  /** `flat` lower-cased when it is plain ASCII (asciiMatches), else null. */
+  lower: string | null;
+}
+
+/**
+ * Characters of texts whose split is kept (each counted once for the text, once for its flattened
+ * copy and once lower-cased): about the chunks and passages of the last twenty asks in a room.
+ */
+export const SPLIT_TEXTS_CHARS = 1_000_000;
+
+/**
+ * The last texts split, by text, most recently used last, each with its split for each flattening
+ * it was matched with (FLATTENINGS; another flattening is not kept). An ask matches the same chunk
+ * several times (its snippet, the relevance check, its passage) and the asks of a room keep finding
+ * the same chunks: splitting into sentences was a third of matching. A split depends on the text
+ * alone, so it needs no invalidation; the keys are the texts themselves.
+ */
+const splits = new Map<string, (SplitText | undefined)[]>();
+const FLATTENINGS: readonly ((text: string) => string)[] = [squash, squashKeepingListEntries];
+let splitChars = 0;
+
+function splitText(text: string, flatten: (text: string) => string): SplitText {
+  const way = FLATTENINGS.indexOf(flatten);
+  const kept = way < 0 ? undefined : splits.get(text);
+  const split = kept?.[way];
+  if (kept && split) {
+    splits.delete(text);
+    splits.set(text, kept);
+    return split;
+  }
+  const made = newSplit(text, flatten);
+  if (way < 0) return made;
+  const chars = (kept ? 0 : text.length) + made.flat.length + (made.lower?.length ?? 0);
+  if (chars > SPLIT_TEXTS_CHARS) return made;
+  const ways = kept ?? [];
+  ways[way] = made;
+  splits.delete(text);
+  splits.set(text, ways);
+  splitChars += chars;
+  for (const [oldest, its] of splits) {
+    if (splitChars <= SPLIT_TEXTS_CHARS) break;
+    splits.delete(oldest);
+    splitChars -= oldest.length + its.reduce((sum, t) => sum + (t ? t.flat.length + (t.lower?.length ?? 0) : 0), 0);
+  }
+  return made;
+}
+
+function newSplit(text: string, flatten: (text: string) => string): SplitText {
   const flat = flatten(text);
   const sentences = splitSentences(flat);
-  if (query.size === 0) return { flat, sentences, matches: sentences.map(() => []) };
-  const matches = ASCII_ONLY.test(flat)
-    ? asciiMatches(flat, sentences, query, kinds)
-    : sentences.map((s) => inOrder(kinds ? termsReadingKinds(s.text, query) : contentTerms(s.text), query));
-  return { flat, sentences, matches };
+  for (const s of sentences) Object.freeze(s);
+  return { flat, sentences: Object.freeze(sentences) as Sentence[], lower: ASCII_ONLY.test(flat) ? flat.toLowerCase() : null };
+}
+
+/** How many texts' splits are kept, and their characters (tests). */
+export function splitsKept(): { texts: number; chars: number } {
+  return { texts: splits.size, chars: splitChars };
 }
 
 /** contentTerms of `text`, a compound whose head is a query term read as that term (matchQuery's `kinds`). */
@@ -58,8 +122,7 @@ function inOrder(terms: string[], query: ReadonlySet<string>): string[] {
 }
 
 /** Plain ASCII text: words are runs of [a-z0-9], as contentTerms's fast path has them. */
-function asciiMatches(flat: string, sentences: Sentence[], query: ReadonlySet<string>, kinds: boolean): string[][] {
-  const lower = flat.toLowerCase();
+function asciiMatches(lower: string, sentences: Sentence[], query: ReadonlySet<string>, kinds: boolean): string[][] {
   // Where each query term's words start: [position, term] pairs.
   const found: [number, string][] = [];
   for (const term of query) {

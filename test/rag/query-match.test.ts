@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentTerms, splitSentences, stem, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
+import { contentTerms, splitSentences, squashKeepingListEntries, stem, termOf, termSpellings, words } from '../../src/ai/local/extractive-text.js';
 import { squash } from '../../src/text.js';
-import { matchQuery } from '../../src/rag/query-match.js';
+import { matchQuery, SPLIT_TEXTS_CHARS, splitsKept } from '../../src/rag/query-match.js';
 import { headTermOf } from '../../src/ai/local/kin.js';
 import { heldTogether } from '../../src/rag/candidates.js';
 import { CORPORA } from '../helpers.js';
@@ -152,6 +152,47 @@ describe('matchQuery', () => {
         expect(matchQuery(p.context, asked, squash, true)).toEqual(referenceReadingKinds(p.context, asked));
       }
     }
+  });
+
+  it('splits a text once for every query it is matched with, by flattening, and gives what a fresh split gives', () => {
+    const text = 'A list follows.\n1. First entry\n2. Second entry with Mr. Smith. Another sentence here.';
+    const first = matchQuery(text, new Set(['entry']));
+    const second = matchQuery(text, new Set(['smith', 'sentence']));
+    expect(second.sentences).toBe(first.sentences);
+    expect(first).toEqual(reference(text, new Set(['entry'])));
+    expect(second).toEqual(reference(text, new Set(['smith', 'sentence'])));
+    // Shared by every match of the text, so nobody may change them.
+    expect(Object.isFrozen(first.sentences) && first.sentences.every((s) => Object.isFrozen(s))).toBe(true);
+    // Another flattening of the same text is split its own way, and kept beside the first.
+    const entries = matchQuery(text, new Set(['entry']), squashKeepingListEntries);
+    expect(entries.flat).toBe(squashKeepingListEntries(text));
+    expect(entries.sentences).toEqual(splitSentences(squashKeepingListEntries(text)));
+    expect(matchQuery(text, new Set(['smith']), squashKeepingListEntries).sentences).toBe(entries.sentences);
+    expect(matchQuery(text, new Set(['smith'])).sentences).toBe(first.sentences);
+    // A flattening of the caller's own is not kept.
+    const own = (t: string) => t.toUpperCase();
+    expect(matchQuery(text, new Set(), own).flat).toBe(text.toUpperCase());
+    expect(matchQuery(text, new Set(), own).sentences).not.toBe(matchQuery(text, new Set(), own).sentences);
+  });
+
+  it('keeps the splits of at most SPLIT_TEXTS_CHARS characters, the least recently used going first', () => {
+    const sentence = (i: number) => `Sentence number ${i} of a long text about harbours. `;
+    const text = (i: number) => Array.from({ length: 40 }, (_, j) => sentence(i * 40 + j)).join('');
+    const hot = matchQuery(text(0), new Set(['harbour']));
+    for (let i = 1; i * text(1).length * 2 < 3 * SPLIT_TEXTS_CHARS; i++) {
+      matchQuery(text(i), new Set(['harbour']));
+      // Used again after every other text: never the least recently used.
+      expect(matchQuery(text(0), new Set(['sentence'])).sentences).toBe(hot.sentences);
+      expect(splitsKept().chars).toBeLessThanOrEqual(SPLIT_TEXTS_CHARS);
+    }
+    expect(splitsKept().texts).toBeGreaterThan(10);
+    // The first of the others was dropped long ago: split again, to the same sentences.
+    const again = matchQuery(text(1), new Set(['harbour']));
+    expect(again).toEqual(reference(text(1), new Set(['harbour'])));
+    // A text over the whole budget is matched, not kept.
+    const huge = text(5).repeat(Math.ceil(SPLIT_TEXTS_CHARS / text(5).length));
+    expect(matchQuery(huge, new Set(['harbour'])).sentences).not.toBe(matchQuery(huge, new Set(['harbour'])).sentences);
+    expect(splitsKept().chars).toBeLessThanOrEqual(SPLIT_TEXTS_CHARS);
   });
 
   it('gives every sentence an empty list for an empty query', () => {
