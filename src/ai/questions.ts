@@ -5,6 +5,7 @@
  * what to quote.
  */
 import { contentTerms, splitSentences } from './local/extractive-text.js';
+import { recently } from './local/recently.js';
 import { CHAT_STAMP } from '../text.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
 
@@ -102,10 +103,27 @@ export function chatAnswers(question: string, lines: string[]): boolean {
   const names = new Set(contentTerms(namesIn(question).join(' ')));
   return lines.some((line) => {
     if (repeatsQuestion(line, asked)) return false;
-    const have = new Set(contentTerms(line));
+    const have = termsOfLine(line);
     if ([...names].some((t) => have.has(t))) return true;
     return terms.filter((t) => have.has(t)).length / terms.length >= CHAT_COVERAGE_MIN;
   });
+}
+
+/**
+ * Chat lines whose terms are kept (chatAnswers): an ask reads its thread's last dozen lines, and
+ * the asks after it read most of them again; a line's terms depend on its text alone.
+ */
+export const CHAT_LINES_KEPT = 64;
+const chatLineTerms = new Map<string, ReadonlySet<string>>();
+
+/** The distinct content terms of a line of chat, kept for the last CHAT_LINES_KEPT lines read. */
+function termsOfLine(line: string): ReadonlySet<string> {
+  return recently(chatLineTerms, line, () => new Set(contentTerms(line)), CHAT_LINES_KEPT);
+}
+
+/** How many chat lines' terms are kept (tests). */
+export function chatLinesKept(): number {
+  return chatLineTerms.size;
 }
 
 /** Distinct content terms of the question that `line` holds too. */

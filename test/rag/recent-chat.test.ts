@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { newNonce, parseGroundedPrompt, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
-import { asksAboutDiscussion, chatAnswers, repeatsQuestion, spokenText } from '../../src/ai/questions.js';
+import { asksAboutDiscussion, CHAT_LINES_KEPT, chatAnswers, chatLinesKept, repeatsQuestion, spokenText } from '../../src/ai/questions.js';
 import { buildPrompt, systemInstructions } from '../../src/rag/prompt.js';
 import { chatLine, conversationLabel, recentChat } from '../../src/rag/recent-chat.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
@@ -177,6 +177,23 @@ describe('questions the chat answers', () => {
     expect(repeatsQuestion('Ann (24 Nov 2026, 19:00): /ask anything new on the peg?', 'what about the peg?')).toBe(true);
     expect(spokenText('Ann (24 Nov 2026, 19:00): hello')).toBe('hello');
     expect(spokenText('no speaker here')).toBe('no speaker here');
+  });
+});
+
+describe('the terms of chat lines, kept between asks', () => {
+  it('answers the same for a line read before as for a line read the first time, and keeps the last CHAT_LINES_KEPT lines', () => {
+    const line = (i: number) => `Ann (24 Nov 2026, 19:00): ${i % 2 ? 'the ferry sailed at dawn' : 'the budget vote failed'}, line ${i}`;
+    const questions = ['when did the ferry sail at dawn?', 'why did the budget vote fail?', 'what is the capital of France?'];
+    const first = questions.map((q) => chatAnswers(q, [line(1)]));
+    expect(first).toEqual([true, false, false]);
+    for (let i = 0; i < 3 * CHAT_LINES_KEPT; i++) {
+      expect(questions.map((q) => chatAnswers(q, [line(i)]))).toEqual(i % 2 ? [true, false, false] : [false, true, false]);
+      expect(chatLinesKept()).toBeLessThanOrEqual(CHAT_LINES_KEPT);
+    }
+    // Read again after it was dropped, and again while it is kept.
+    expect(questions.map((q) => chatAnswers(q, [line(1)]))).toEqual(first);
+    expect(questions.map((q) => chatAnswers(q, [line(1)]))).toEqual(first);
+    expect(chatLinesKept()).toBe(CHAT_LINES_KEPT);
   });
 });
 
