@@ -35,11 +35,13 @@ export interface NewMemoryChunk {
   /** Where a fused thread's chunk came from: the source chunks and their threads. */
   lineage?: MemoryLineage;
   /**
-   * A private ask's exchange: its asker's forget mark in the room as it was asked
-   * (Store.privateForgetMark). The store refuses the exchange once the mark has moved on, so a
-   * `/forget private` on any node covers it wherever it is still being answered or queued. Not stored.
+   * An exchange: its asker's forget mark in the room as it was asked (Store.privateForgetMark);
+   * null when it could not be read. The store refuses the exchange if it is filed privileged (a
+   * private ask's, or one asked in a privileged thread) and the mark has moved on (or is null), so
+   * a `/forget private` on any node covers it wherever it is still being answered or queued; a
+   * public one is stored whatever its mark. Not stored.
    */
-  forgetMark?: number;
+  forgetMark?: number | null;
 }
 
 export interface MemoryLineage {

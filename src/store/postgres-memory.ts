@@ -9,7 +9,7 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { lockCovering, placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
 import { MEMORY_CHUNK_COLUMNS, memoryChunkValues, rowToStoredMemoryChunk } from './rows.js';
-import { ForgottenExchange, type MemoryFiling, type StoredMemoryChunk } from './types.js';
+import { ForgottenExchange, refusesForgotten, type MemoryFiling, type StoredMemoryChunk } from './types.js';
 import { activeThreadLocked } from './postgres-messages.js';
 
 /** Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was last seen. */
@@ -100,14 +100,15 @@ export async function markForgetIn(sql: Sql, owner: string, roomId: string): Pro
 }
 
 /**
- * Throws ForgottenExchange for an exchange asked before its asker's last forget in its room. A
- * row lock would not do: a member's first forget inserts the mark's row, which a filing reading
+ * Throws ForgottenExchange for a private exchange asked before its asker's last forget in its
+ * room (refusesForgotten); a public one takes no lock. A row lock would not do: a member's first forget inserts the mark's row, which a filing reading
  * it meanwhile could not have locked; the advisory lock exists before the row does.
  */
 async function refuseForgotten(sql: Sql, c: NewMemoryChunk): Promise<void> {
-  if (c.forgetMark === undefined || !c.owner) return;
+  if (!refusesForgotten(c)) return;
+  if (c.forgetMark === null) throw new ForgottenExchange(c.roomId);
   await sql.query(forgetLock(true), [c.owner, c.roomId]);
-  if ((await forgetMarkOf(sql, c.owner, c.roomId)) !== c.forgetMark) throw new ForgottenExchange(c.roomId);
+  if ((await forgetMarkOf(sql, c.owner!, c.roomId)) !== c.forgetMark) throw new ForgottenExchange(c.roomId);
 }
 
 /** The chunk in the thread it goes to (activeThreadLocked). */

@@ -91,7 +91,7 @@ import type {
   ThreadEvent,
   UpsertStatus,
 } from './types.js';
-import { ForgottenExchange } from './types.js';
+import { ForgottenExchange, refusesForgotten } from './types.js';
 
 /** `?, ?, …` for each of `columns` (comma-separated). */
 const marks = (columns: string) =>
@@ -948,11 +948,12 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Throws ForgottenExchange for an exchange asked before its asker's last forget in its room;
-   * called inside the write's transaction, which no markPrivateForget commits into (one writer).
+   * Throws ForgottenExchange for a private exchange asked before its asker's last forget in its
+   * room (refusesForgotten); called inside the write's transaction, which no markPrivateForget
+   * commits into (one writer).
    */
   private refuseForgotten(c: NewMemoryChunk): void {
-    if (c.forgetMark !== undefined && c.owner && this.forgetMarkOf(c.owner, c.roomId) !== c.forgetMark) throw new ForgottenExchange(c.roomId);
+    if (refusesForgotten(c) && (c.forgetMark === null || this.forgetMarkOf(c.owner!, c.roomId) !== c.forgetMark)) throw new ForgottenExchange(c.roomId);
   }
 
   async addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {

@@ -112,13 +112,23 @@ export type MemoryFiling = { stored: MemoryChunk } | { repeat: StoredMemoryChunk
 /**
  * What Store.addMemoryChunk and Store.fileMemoryChunk throw, storing nothing, for a private
  * exchange whose asker has forgotten their private asks in its room since it was asked: its
- * `forgetMark` is not the store's (Store.markPrivateForget), whichever node forgot.
+ * `forgetMark` is not the store's (Store.markPrivateForget), whichever node forgot, or is null
+ * (it could not be read as it was asked, so the exchange cannot be shown to come after a forget).
  */
 export class ForgottenExchange extends Error {
   constructor(roomId: string) {
     super(`its asker forgot their private asks in room ${roomId} after asking it`);
     this.name = 'ForgottenExchange';
   }
+}
+
+/**
+ * Whether the store checks `c`'s forget mark as it is written: it carries one and is filed as its
+ * owner's private memory (privileged: a private ask's exchange, or one asked in a privileged
+ * thread). A public exchange is the room's, which no member's forget takes: stored whatever its mark.
+ */
+export function refusesForgotten(c: NewMemoryChunk): boolean {
+  return c.forgetMark !== undefined && c.privileged && !!c.owner;
 }
 
 /**
@@ -472,8 +482,8 @@ export interface Store {
   // conversation memory (src/memory/)
   /**
    * `owner`'s forget mark in `roomId`: how many times they have forgotten their private asks there
-   * (`/forget private`), 0 if never. A private ask reads it as it is asked, and its exchange carries
-   * it (NewMemoryChunk.forgetMark).
+   * (`/forget private`), 0 if never. Every ask reads it as it is asked (its exchange may be filed
+   * as its asker's own, in a privileged thread), and its exchange carries it (NewMemoryChunk.forgetMark).
    */
   privateForgetMark(owner: string, roomId: string): Promise<number>;
   /**
@@ -488,7 +498,8 @@ export interface Store {
    * Filed as appendMessage files a message, in the write's transaction: a merged thread's chunk goes
    * to the thread that absorbed it (the returned chunk names that thread); ERR_THREAD_NOT_FOUND
    * when its thread is gone, ERR_THREAD_ARCHIVED when it leads to no active thread, nothing stored;
-   * ForgottenExchange when it carries a forget mark that is not its asker's any more.
+   * ForgottenExchange when it is privileged and carries a forget mark that is not its asker's any
+   * more (refusesForgotten).
    */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
   /**

@@ -543,7 +543,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('refuses a private exchange asked before its asker last forgot their private asks in its room (its forget mark), storing nothing; marks are per member and room', async () => {
         const main = await store.ensureMainThread('news_1');
-        const exchange = (forgetMark: number | undefined, over: Partial<NewMemoryChunk> = {}) =>
+        const exchange = (forgetMark: number | null | undefined, over: Partial<NewMemoryChunk> = {}) =>
           chunk(main.id, 'Q: What is my locker code? A: Your locker code is 4417.', {
             kind: 'exchange',
             messageIds: [],
@@ -565,11 +565,22 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         ).rejects.toBeInstanceOf(ForgottenExchange);
         expect(await store.scanPrivateMemory('u_ann', 0, 10)).toEqual([]);
         expect(await store.searchMemoryLines('locker code 4417', [privateScope(main.id, 'u_ann'), privateScope('t1', 'u_ann')], 5)).toEqual([]);
+        // A mark that could not be read as it was asked (null): nothing shows it came after the forget.
+        await expect(store.addMemoryChunk(exchange(null), at(3))).rejects.toBeInstanceOf(ForgottenExchange);
+        await expect(store.fileMemoryChunk(exchange(null), at(3), undefined, [])).rejects.toBeInstanceOf(ForgottenExchange);
+        expect(await store.scanPrivateMemory('u_ann', 0, 10)).toEqual([]);
         // Asked under the current mark; another member's (who never forgot); one that carries no mark: stored.
         expect(await store.fileMemoryChunk(exchange(2), at(3), undefined, [])).toEqual({ stored: expect.objectContaining({ owner: 'u_ann' }) });
         expect((await store.addMemoryChunk(exchange(0, { owner: 'u_bo' }), at(3))).owner).toBe('u_bo');
         expect((await store.addMemoryChunk(exchange(undefined, { threadId: 't1' }), at(3))).threadId).toBe('t1');
         expect(await store.scanPrivateMemory('u_ann', 0, 10)).toHaveLength(2);
+        // A public exchange (asked publicly where no thread kept it for its asker) is the room's: stored whatever its mark.
+        const open = (forgetMark: number | null) =>
+          exchange(forgetMark, { privileged: false, text: `Q: When did Rust 2.0 ship (${forgetMark})? A: On Tuesday.` });
+        expect((await store.addMemoryChunk(open(0), at(3))).privileged).toBe(false);
+        expect(await store.fileMemoryChunk(open(null), at(3), undefined, [])).toEqual({
+          stored: expect.objectContaining({ privileged: false, owner: 'u_ann' }),
+        });
       });
 
       it('refuses a chunk of a thread archived without a merge, or merged on past MAX_MERGE_HOPS, storing nothing', async () => {
