@@ -41,12 +41,13 @@ export function memoryCommand(store: Store, memory: MemoryService, threads: Thre
 /**
  * `/forget private`: the sender's private memory of the room (their private asks' exchanges, and
  * what a privileged thread kept for them alone) is deleted, wherever it went: the room's threads,
- * archived ones included, and the fusions made from them, in other rooms too; and their private
- * asks in the room still waiting or being answered are answered but never remembered: on this node
- * the assistant is told first, before anything is awaited (an answer that ends meanwhile is not
- * filed), and on any other the store refuses their exchanges (MemoryService.forgetPrivate moves
- * the member's forget mark on). The count is what this node knows of: the asks running elsewhere
- * are not counted. The browser's "Forget them" sends it beside clearing the tab's copy.
+ * archived ones included, and the fusions made from them, in other rooms too; and their asks in the
+ * room still waiting or being answered whose exchanges would join it (private ones, and those in a
+ * privileged thread) are answered but never remembered: on this node the assistant is told first,
+ * before anything is awaited (an answer that ends meanwhile is not filed), and on any other the
+ * store refuses their exchanges (MemoryService.forgetPrivate moves the member's forget mark on).
+ * The count is what this node knows of: the asks running elsewhere are not counted. The browser's
+ * "Forget them" sends it beside clearing the tab's copy.
  */
 export function forgetCommand(store: Store, memory: MemoryService, threads: ThreadService, assistant: () => RoomAssistant | undefined): SlashCommand {
   return {
@@ -55,8 +56,11 @@ export function forgetCommand(store: Store, memory: MemoryService, threads: Thre
     summary: 'the assistant forgets your private questions in this room and its answers to them',
     async run({ roomId, user, args }) {
       if (args.toLowerCase() !== 'private') throw new errors.ERR_BAD_MESSAGE('use /forget private');
-      const running = assistant()?.forgetPrivateAsks?.(roomId, user.id) ?? 0;
-      const forgotten = (await memory.forgetPrivate(user.id, roomId, await threadsHolding(store, threads, roomId))) + running;
+      // Marked at once, counted once their threads are read (a public ask is taken in a privileged one); it never rejects.
+      const marking = assistant()?.forgetPrivateAsks?.(roomId, user.id);
+      const deleted = await memory.forgetPrivate(user.id, roomId, await threadsHolding(store, threads, roomId));
+      const running = (await marking) ?? 0;
+      const forgotten = deleted + running;
       const answering = running ? ` (${running} still being answered: the answer reaches you, and is not remembered)` : '';
       return forgotten
         ? `Forgotten: the assistant no longer remembers ${plural(forgotten, 'private exchange', 'private exchanges')} of yours in this room${answering}.`

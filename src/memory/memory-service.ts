@@ -180,10 +180,12 @@ export class MemoryService implements MemorySearch {
 
   /**
    * A finished answer: its exchange is remembered (a private one only for its asker). `forgetMark`:
-   * a private ask's, read as it was asked (Store.privateForgetMark); the store refuses the exchange
-   * if its asker has forgotten their private asks in the room since, on any node.
+   * its asker's in the room, read as it was asked (Store.privateForgetMark; null when it could not
+   * be); the store refuses the exchange if it is filed as its asker's own (a private ask's, or one
+   * asked in a privileged thread) and they have forgotten their private asks in the room since, on
+   * any node.
    */
-  onAnswer(request: AskRequest, result: AskResult, forgetMark?: number): void {
+  onAnswer(request: AskRequest, result: AskResult, forgetMark?: number | null): void {
     if (this.closed || result.abstained) return;
     const asked = new Date(this.now()).toISOString();
     this.enqueue({

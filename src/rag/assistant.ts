@@ -4,10 +4,11 @@
  *
  * Private asks: every frame goes to the asker only (sendToUser), the answer is not stored and is
  * not listed in `pending` for others; `onAnswer` hooks see `private: true` and may keep the exchange
- * only where its asker alone can reach it (conversation memory keeps it as a privileged chunk),
- * unless its asker forgot their private asks in the room while it ran: on this node
- * (`forgetPrivateAsks`), or on any node, which the store tells by the forget mark each private ask
- * reads as it is asked and hands to onAnswer (Store.privateForgetMark).
+ * only where its asker alone can reach it (conversation memory keeps it as a privileged chunk, as
+ * it keeps any exchange asked in a privileged thread), unless its asker forgot their private asks
+ * in the room while it ran: on this node (`forgetPrivateAsks`), or on any node, which the store
+ * tells by the forget mark each ask reads as it is asked and hands to onAnswer
+ * (Store.privateForgetMark).
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../ai/types.js';
@@ -58,11 +59,12 @@ export interface AssistantOptions {
   relevanceThreshold?: number;
   deltaIntervalMs?: number;
   /**
-   * Told of every finished answer (conversation memory hooks in here); a private ask's with its
-   * asker's forget mark in the room as it was asked (Store.privateForgetMark), under which the
-   * store refuses its exchange once they have forgotten their private asks there since.
+   * Told of every finished answer (conversation memory hooks in here), with its asker's forget mark
+   * in the room as it was asked (Store.privateForgetMark; null when it could not be read), under
+   * which the store refuses its exchange, if it is filed as theirs alone (a private ask's, or one
+   * asked in a privileged thread), once they have forgotten their private asks there since.
    */
-  onAnswer?(request: AskRequest, result: AskResult, forgetMark?: number): void;
+  onAnswer?(request: AskRequest, result: AskResult, forgetMark: number | null): void;
   /** Told how every ask ended, refusals included (the metrics hook in here). */
   onOutcome?(outcome: 'answered' | 'abstained' | 'failed' | 'refused', result?: AskResult): void;
 }
@@ -79,16 +81,23 @@ interface Counted {
   hold: QueueHold;
 }
 
-/** A private ask on this node, waiting in the queue or being answered. */
-interface PrivateAsk {
+/** An ask on this node, waiting in the queue or being answered. */
+interface OpenAsk {
   request: AskRequest;
   /** Taken from the queue: being answered (in `answers`). */
   running: boolean;
-  /** Its asker left while it waited (`askerLeft`): it ends unanswered when its turn comes. */
+  /** A private ask whose asker left while it waited (`askerLeft`): it ends unanswered when its turn comes. */
   abandoned: boolean;
-  /** Its asker forgot their private asks in the room meanwhile (`forgetPrivateAsks`): not told to onAnswer. */
-  unremembered: boolean;
-  /** Its asker's forget mark in the room as it was asked; null when it could not be read (it is then not remembered). */
+  /**
+   * Its asker forgot their private asks in the room meanwhile (`forgetPrivateAsks`): resolves
+   * whether that took this one (private, or asked in a thread privileged when they forgot), which
+   * is then not told to onAnswer; null until then.
+   */
+  forgotten: Promise<boolean> | null;
+  /**
+   * Its asker's forget mark in the room as it was asked; null when it could not be read (the store
+   * then refuses the exchange if it is filed as theirs alone).
+   */
   forgetMark: Promise<number | null>;
 }
 
@@ -103,8 +112,8 @@ export class SalonAssistant implements RoomAssistant {
   /** Admissions given and not yet taken by an ask (or released), with what each counted. */
   private readonly admissions = new WeakMap<Admission, Counted>();
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
-  /** Private asks on this node from `ask` until they are answered, fail or are cancelled, by answer id. */
-  private readonly privateAsks = new Map<string, PrivateAsk>();
+  /** Asks on this node from `ask` until they are answered, fail or are cancelled, by answer id. */
+  private readonly asks = new Map<string, OpenAsk>();
   private readonly deps: AnswerDeps;
   private readonly log: Logger;
 
@@ -219,7 +228,9 @@ export class SalonAssistant implements RoomAssistant {
     const done = new Promise<AskResult>((resolve, reject) => (settle = { resolve, reject }));
     // Callers may ignore `done`; a failure must not become an unhandled rejection.
     done.catch(() => {});
-    if (req.private) this.privateAsks.set(id, { request: req, running: false, abandoned: false, unremembered: false, forgetMark: this.forgetMarkOf(req) });
+    // Read for a public ask too: whether its exchange is its asker's alone is decided as it is filed
+    // (its thread may be made privileged meanwhile), and the store checks the mark only then.
+    this.asks.set(id, { request: req, running: false, abandoned: false, forgotten: null, forgetMark: this.forgetMarkOf(req) });
     let position: number;
     try {
       position = this.queue.push(
@@ -238,7 +249,7 @@ export class SalonAssistant implements RoomAssistant {
               },
             ),
           cancel: (reason) => {
-            this.privateAsks.delete(id);
+            this.asks.delete(id);
             settle.reject(toSalonError(reason));
           },
         },
@@ -246,7 +257,7 @@ export class SalonAssistant implements RoomAssistant {
       );
     } catch (err) {
       // Refused by a full line (or a closed queue): `done` never settles.
-      this.privateAsks.delete(id);
+      this.asks.delete(id);
       throw err;
     }
     if (!admitted) this.count(req);
@@ -277,8 +288,8 @@ export class SalonAssistant implements RoomAssistant {
 
   /** Whether `userId` has a private ask in the room waiting or being answered here. */
   hasPrivateAsks(roomId: string, userId: string): boolean {
-    for (const ask of this.privateAsks.values())
-      if ((ask.running || !ask.abandoned) && ask.request.roomId === roomId && ask.request.asker.id === userId) return true;
+    for (const ask of this.asks.values())
+      if (ask.request.private && (ask.running || !ask.abandoned) && ask.request.roomId === roomId && ask.request.asker.id === userId) return true;
     return false;
   }
 
@@ -287,29 +298,51 @@ export class SalonAssistant implements RoomAssistant {
    * being answered, since nobody else may read them. A public answer goes on: the room reads it.
    */
   askerLeft(roomId: string, userId: string): void {
-    for (const [id, ask] of this.privateAsks) {
-      if (ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
+    for (const [id, ask] of this.asks) {
+      if (!ask.request.private || ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
       if (ask.running) this.answers.get(id)?.controller.abort(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
       else ask.abandoned = true;
     }
   }
 
   /**
-   * `/forget private`: `userId`'s private asks in the room on this node, waiting or being answered,
-   * are never told to onAnswer (conversation memory does not keep them); their answers still reach
-   * the asker, whose they are. Returns how many it marked that will still be answered (not those
-   * the asker left, which end unanswered, nor those a forget before marked). Asks on other nodes
-   * are the store's to refuse (their forget marks).
+   * `/forget private`: `userId`'s asks in the room on this node, waiting or being answered, whose
+   * exchanges would be their private memory (private asks, and those asked in a thread that is
+   * privileged now) are never told to onAnswer (conversation memory does not keep them); their
+   * answers still reach whoever they reach. They are marked before this returns; it resolves with
+   * how many it marked that will still be answered (not those the asker left, which end
+   * unanswered, nor those a forget before marked). Asks on other nodes, and one whose thread is
+   * made privileged after this, are the store's to refuse (their forget marks), uncounted.
    */
-  forgetPrivateAsks(roomId: string, userId: string): number {
-    let marked = 0;
-    for (const [id, ask] of this.privateAsks) {
-      if (ask.unremembered || ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
-      ask.unremembered = true;
+  async forgetPrivateAsks(roomId: string, userId: string): Promise<number> {
+    const marked: Promise<boolean>[] = [];
+    const privileged = new Map<string, Promise<boolean>>();
+    for (const [id, ask] of this.asks) {
+      if (ask.forgotten || ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
+      ask.forgotten = ask.request.private ? Promise.resolve(true) : this.privilegedNow(ask.request.threadId, privileged);
       const left = ask.abandoned || this.answers.get(id)?.controller.signal.aborted;
-      if (!left) marked++;
+      if (!left) marked.push(ask.forgotten);
     }
-    return marked;
+    return (await Promise.all(marked)).filter(Boolean).length;
+  }
+
+  /**
+   * Whether a public ask's thread is privileged now (each thread read once per forget). A thread
+   * that cannot be read counts as privileged, logged: its ask is answered but not remembered.
+   */
+  private privilegedNow(threadId: string, read: Map<string, Promise<boolean>>): Promise<boolean> {
+    let privileged = read.get(threadId);
+    if (!privileged) {
+      privileged = this.options.store.getThread(threadId).then(
+        (thread) => thread?.privileged === true,
+        (err: unknown) => {
+          this.log.warn({ threadId, err: (err as Error)?.message }, 'thread not read: its asker’s ask is answered but not remembered');
+          return true;
+        },
+      );
+      read.set(threadId, privileged);
+    }
+    return privileged;
   }
 
   /**
@@ -324,19 +357,19 @@ export class SalonAssistant implements RoomAssistant {
   }
 
   private runUnlessAbandoned(id: string, request: AskRequest): Promise<AskResult> {
-    const ask = this.privateAsks.get(id);
+    const ask = this.asks.get(id);
     if (ask?.abandoned) {
-      this.privateAsks.delete(id);
+      this.asks.delete(id);
       return Promise.reject(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
     }
     if (ask) ask.running = true;
     return this.run(id, request);
   }
 
-  /** A private ask's forget mark, read now (as it is asked); null, logged, when the store fails. */
+  /** An ask's forget mark, read now (as it is asked); null, logged, when the store fails. */
   private forgetMarkOf(request: AskRequest): Promise<number | null> {
     return this.options.store.privateForgetMark(request.asker.id, request.roomId).catch((err: unknown) => {
-      this.log.warn({ roomId: request.roomId, err: (err as Error)?.message }, 'forget mark not read: the private exchange will not be remembered');
+      this.log.warn({ roomId: request.roomId, err: (err as Error)?.message }, 'forget mark not read: the exchange will not be remembered if it is private');
       return null;
     });
   }
@@ -348,19 +381,20 @@ export class SalonAssistant implements RoomAssistant {
     this.answers.set(id, { request, pending, controller, settled: answer.catch(() => {}) });
     try {
       const result = await answer;
-      const ask = this.privateAsks.get(id);
-      const forgetMark = ask ? await ask.forgetMark : undefined;
+      const ask = this.asks.get(id)!;
+      const forgetMark = await ask.forgetMark;
+      // Its asker forgot their private asks in the room while it ran: it is theirs to read, not to keep.
+      // (Looked at after the mark's wait, which a forget may have come during.)
+      const forgotten = ask.forgotten !== null && (await ask.forgotten);
       try {
-        // Its asker forgot their private asks in the room while it ran: it is theirs to read, not to keep.
-        if (!ask) this.options.onAnswer?.(request, result);
-        else if (!ask.unremembered && forgetMark !== null) this.options.onAnswer?.(request, result, forgetMark);
+        if (!forgotten) this.options.onAnswer?.(request, result, forgetMark);
       } catch (err) {
         this.log.warn({ roomId: request.roomId, err: (err as Error).message }, 'onAnswer hook failed');
       }
       return result;
     } finally {
       this.answers.delete(id);
-      this.privateAsks.delete(id);
+      this.asks.delete(id);
     }
   }
 

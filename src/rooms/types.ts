@@ -215,11 +215,13 @@ export interface RoomAssistant {
   /** Whether `userId` has a private ask in the room waiting or being answered on this node. */
   hasPrivateAsks?(roomId: string, userId: string): boolean;
   /**
-   * `/forget private`: `userId`'s private asks in the room waiting or being answered on this node
-   * go on, but their exchanges are not remembered (onAnswer is not told). Returns how many. Those
-   * on other nodes are refused by the store as they are filed (Store.markPrivateForget).
+   * `/forget private`: `userId`'s asks in the room waiting or being answered on this node whose
+   * exchanges would be their private memory (private asks, and asks in a thread privileged now) go
+   * on, but their exchanges are not remembered (onAnswer is not told). They are marked before it
+   * returns; it resolves with how many. Those on other nodes are refused by the store as they are
+   * filed (Store.markPrivateForget).
    */
-  forgetPrivateAsks?(roomId: string, userId: string): number;
+  forgetPrivateAsks?(roomId: string, userId: string): Promise<number>;
   /** The room's answers being written, for a welcome: the public ones, and `forUserId`'s own private ones. */
   pending(roomId: string, forUserId?: string): PendingAnswer[];
   /** Connects the assistant to the rooms core once both exist. */

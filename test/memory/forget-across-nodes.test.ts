@@ -1,8 +1,9 @@
 /**
- * `/forget private` on one node covers a private ask still being answered on another: two app
- * nodes on one store and one in-process bus network, the member connected to both (two devices).
- * The ask runs on the node its socket is on, the command on the other; the exchange finishing after
- * the command must not be stored. On SQLite (one store object for both nodes) and on PostgreSQL
+ * `/forget private` on one node covers a private ask still being answered on another, and a public
+ * one in a privileged thread (its exchange is its asker's alone): two app nodes on one store and
+ * one in-process bus network, the member connected to both (two devices). The ask runs on the node
+ * its socket is on, the command on the other; the exchange finishing after the command must not be
+ * stored. On SQLite (one store object for both nodes) and on PostgreSQL
  * (a store, so a pool, per node on one schema).
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -97,6 +98,46 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       const after = await stored();
       expect(after).toContainEqual(expect.stringContaining('zqlater'));
       expect(after.join('\n')).not.toContain('zqheld');
+    });
+
+    it('leaves unremembered a public answer in a privileged thread (its asker’s alone) another node is still writing when the command arrives; one asked after it is remembered', async () => {
+      const source = await open();
+      const network = new InProcessBusNetwork();
+      const { chat, writing, release } = heldLocalChat();
+      const a = await node(source, network, 'node-a', chat);
+      const b = await node(source, network, 'node-b');
+      await a.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+      const store = a.salon.store;
+      const thread = await store.ensureMainThread('news_1');
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: thread.id, privileged: true }] });
+      const { client: laptop, welcome } = await joined(a, 'Ann', 'news_1');
+      const annId = welcome.you.id as string;
+      const { client: phone } = await joined(b, 'Ann', 'news_1', { token: welcome.you.token });
+      const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
+
+      // A public ask (its question is posted to the room), answered on node A, held.
+      laptop.send({ type: 'ask', text: 'My secret word is zqheld; is Rust 2.0 out?', clientId: 'q1' });
+      await writing;
+      phone.send({ type: 'say', text: '/forget private', clientId: 'f1' });
+      const reply = (await phone.next('message', (f) => f.message.clientId === 'f1')).message.text as string;
+      release();
+      expect((await laptop.next('assistant.done', () => true, 10_000)).message.text).toMatch(/Rust 2\.0/);
+      await a.salon.memory.idle();
+      await b.salon.memory.idle();
+
+      expect(await stored()).toEqual([]);
+      expect(await store.searchMemoryLines('secret word zqheld', [privateScope(thread.id, annId), thread.id], 5)).toEqual([]);
+      for (const n of [a, b])
+        expect(
+          (await n.salon.memory.search('what is my secret word zqheld', { threadId: thread.id, userId: annId, private: true }, 5)).map((h) => h.chunk.text),
+        ).toEqual([]);
+      expect(reply).toBe('The assistant remembers no private exchange of yours in this room.');
+
+      // Asked after the command, it is remembered for her as before.
+      laptop.send({ type: 'ask', text: 'My locker code is zqlater; is Rust 2.0 out?', clientId: 'q2' });
+      expect((await laptop.next('assistant.done', () => true, 10_000)).message.text).toMatch(/Rust 2\.0/);
+      await a.salon.memory.idle();
+      expect(await stored()).toEqual([expect.stringContaining('zqlater')]);
     });
   });
 }

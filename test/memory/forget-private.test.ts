@@ -344,4 +344,40 @@ describe('/forget private in a room', () => {
     await memory.idle();
     expect(await stored()).toEqual([expect.stringContaining('zqlater')]);
   });
+
+  it('leaves unremembered a public answer still being written in a privileged thread (its asker’s alone) when the command arrives; one asked after it is remembered for them', async () => {
+    const { chat, writing, release } = heldLocalChat();
+    const t = await testApp({ ASK_LIMIT_USER: '100' } as never, { chat, roomOptions: { shutdownGraceMs: 100 } });
+    cleanups.push(t.close);
+    await t.app.ready();
+    await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+    const { store, memory } = t.app.salon;
+    const thread = await store.ensureMainThread('news_1');
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: thread.id, privileged: true }] });
+    const { client: ann, welcome } = await joined(t.app, 'Ann', 'news_1');
+    const annId = welcome.you.id as string;
+    const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
+
+    // A public ask: its question is posted to the room, and its exchange is remembered for Ann alone.
+    ann.send({ type: 'ask', text: 'My secret word is zqheld; is Rust 2.0 out?', clientId: 'q1' });
+    await writing;
+    ann.send({ type: 'say', text: '/forget private', clientId: 'f1' });
+    const reply = (await ann.next('message', (f) => f.message.clientId === 'f1')).message.text as string;
+    release();
+    expect((await ann.next('assistant.done', () => true, 10_000)).message.text).toMatch(/Rust 2\.0/);
+    await memory.idle();
+
+    expect(await stored()).toEqual([]);
+    expect(await store.searchMemoryLines('secret word zqheld', [privateScope(thread.id, annId), thread.id], 5)).toEqual([]);
+    expect((await memory.search('what is my secret word zqheld', { threadId: thread.id, userId: annId, private: true }, 5)).map((h) => h.chunk.text)).toEqual(
+      [],
+    );
+    expect(reply).toContain('no longer remembers 1 private exchange of yours in this room (1 still being answered');
+
+    // Asked after the command, it is remembered for her as before.
+    ann.send({ type: 'ask', text: 'My locker code is zqlater; is Rust 2.0 out?', clientId: 'q2' });
+    await ann.next('assistant.done', () => true, 10_000);
+    await memory.idle();
+    expect(await stored()).toEqual([expect.stringContaining('zqlater')]);
+  });
 });

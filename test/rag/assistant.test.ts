@@ -164,9 +164,9 @@ describe('a member forgetting their private asks while some run', () => {
       a.ask(await request({ private: true, clientId: 'c5', roomId: 'news_2' })),
     ];
     expect([writing.position, queued.position]).toEqual([0, 1]);
-    expect(a.forgetPrivateAsks('news_1', 'u1')).toBe(2);
+    expect(await a.forgetPrivateAsks('news_1', 'u1')).toBe(2);
     // Told once: a second forget meanwhile marks nothing more.
-    expect(a.forgetPrivateAsks('news_1', 'u1')).toBe(0);
+    expect(await a.forgetPrivateAsks('news_1', 'u1')).toBe(0);
     const later = a.ask(await request({ private: true, clientId: 'c6' }));
     const [first, second] = await Promise.all([writing.done, queued.done, later.done, ...others.map((o) => o.done)]);
     expect(told.sort()).toEqual(['c3', 'c4', 'c5', 'c6']);
@@ -175,13 +175,36 @@ describe('a member forgetting their private asks while some run', () => {
       const sent = outlet.frames.filter((f) => f.frame.type === 'assistant.done' && f.frame.message.id === answer.message.id);
       expect(sent.map((f) => f.to)).toEqual(['u1']);
     }
-    expect(a.forgetPrivateAsks('news_1', 'u1')).toBe(0);
+    expect(await a.forgetPrivateAsks('news_1', 'u1')).toBe(0);
+  });
+
+  it('treats their public asks in a thread privileged when they forget as private ones (their exchanges would be theirs alone): answered to the room, not told, counted', async () => {
+    const told: string[] = [];
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 }), { onAnswer: (req) => void told.push(req.clientId!) });
+    const secret = await threadOf('news_1');
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: secret, privileged: true }] });
+    const writing = a.ask(await request({ clientId: 'c1' }));
+    const queued = a.ask(await request({ clientId: 'c2' }));
+    const others = [
+      a.ask(await request({ clientId: 'c3', asker: { id: 'u2', name: 'Bob' } })),
+      // Another room's main thread is not privileged.
+      a.ask(await request({ clientId: 'c4', roomId: 'news_2' })),
+    ];
+    const forgetting = a.forgetPrivateAsks('news_1', 'u1');
+    // Marked before it resolves: a second forget meanwhile marks nothing more.
+    expect(await a.forgetPrivateAsks('news_1', 'u1')).toBe(0);
+    expect(await forgetting).toBe(2);
+    const later = a.ask(await request({ clientId: 'c5' }));
+    const [first] = await Promise.all([writing.done, queued.done, later.done, ...others.map((o) => o.done)]);
+    expect(told.sort()).toEqual(['c3', 'c4', 'c5']);
+    // Public answers: the room reads them.
+    expect(outlet.frames.filter((f) => f.frame.type === 'assistant.done' && f.frame.message.id === first.message.id).map((f) => f.to)).toEqual([undefined]);
   });
 });
 
 describe('the forget mark a private ask carries', () => {
-  it('reads its asker’s mark in the room as it is asked and hands that one to onAnswer, however it moves meanwhile; a public ask carries none', async () => {
-    const told: [string, number | undefined][] = [];
+  it('reads its asker’s mark in the room as it is asked and hands that one to onAnswer, however it moves meanwhile; a public ask’s too (its thread may be privileged as it is filed)', async () => {
+    const told: [string, number | null][] = [];
     const a = make(new ScriptedChat({ pieces: ['a ', 'b'], pieceDelayMs: 15 }), { onAnswer: (req, _result, mark) => void told.push([req.clientId!, mark]) });
     await store.markPrivateForget('u1', 'news_1');
     const asked = a.ask(await request({ private: true, clientId: 'c1' }));
@@ -193,19 +216,22 @@ describe('the forget mark a private ask carries', () => {
     expect(told.sort()).toEqual([
       ['c1', 1],
       ['c2', 0],
-      ['c3', undefined],
+      ['c3', 1],
     ]);
   });
 
-  it('does not tell onAnswer of a private answer whose mark could not be read: the store could not refuse its exchange', async () => {
-    const told: string[] = [];
-    const a = make(new ScriptedChat({ pieces: ['a ', 'b'] }), { onAnswer: (req) => void told.push(req.clientId!) });
+  it('hands onAnswer a null mark when it could not be read (the store then refuses the exchange if it is filed private), and answers all the same', async () => {
+    const told: [string, number | null][] = [];
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b'] }), { onAnswer: (req, _result, mark) => void told.push([req.clientId!, mark]) });
     const read = vi.spyOn(store, 'privateForgetMark').mockRejectedValueOnce(new Error('the store is down'));
     const result = await a.ask(await request({ private: true, clientId: 'c1' })).done;
     expect(result.message.text).not.toBe('');
     expect(read).toHaveBeenCalledTimes(1);
     await a.ask(await request({ private: true, clientId: 'c2' })).done;
-    expect(told).toEqual(['c2']);
+    expect(told).toEqual([
+      ['c1', null],
+      ['c2', 0],
+    ]);
   });
 });
 
