@@ -139,11 +139,13 @@ function heldIn(question: string, query: ReadonlySet<string>): (text: string, ma
   const withJoined = joinerFor(query);
   return (text, matched) => {
     // Matched again only where a compound written as one may stand (two words side by side make one for any question).
-    const lower = joined.length ? text.toLowerCase() : '';
+    // A prefix is a word's letters, no whitespace: it stands in `text` where it stands in its squashed
+    // copy, so the split's lower-cased copy is read when there is one.
+    const lower = joined.length ? (matched.lower ?? text.toLowerCase()) : '';
     const rematch = joined.some((prefix) => lower.includes(prefix));
     // No compound either way (most texts): the most distinct terms a sentence holds, as matched, with
     // no set of terms built for each sentence of each candidate.
-    if (!rematch && !withJoined.mayJoin(matched.flat)) return mostHeld(matched);
+    if (!rematch && !withJoined.mayJoin(matched.flat, matched.lower)) return mostHeld(matched);
     const found = rematch ? matchQuery(text, wider, squash, true) : matched;
     return found.matches.reduce((most, terms, i) => Math.max(most, new Set(asAsked(withJoined(terms, found.sentences[i].text), compounds)).size), 0);
   };

@@ -41,7 +41,7 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   const read = q.heads.size ? readingHeads(found.matches, q.kin, q.heads) : q.kin;
   const { light, doneTo } = q;
   // Read once on the whole text: most texts write no asked term apart, and their sentences are not read again.
-  const joined = q.joiner.mayJoin(flat) ? q.joiner : (terms: string[]) => terms;
+  const joined = q.joiner.mayJoin(flat, found.lower) ? q.joiner : (terms: string[]) => terms;
   const matched = found.matches.map((m, i) => {
     // "Who wrote the postmortem?" and a report's `post-mortem`: the compound written apart is the question's word.
     const terms = [...new Set(asAsked(joined(m, sentences[i].text), read))];

@@ -20,6 +20,8 @@ export interface MatchedText {
   sentences: Sentence[];
   /** Per sentence, the distinct query terms in it, in the order they first appear. */
   matches: string[][];
+  /** `flat` lower-cased when it is plain ASCII (kept with the split: callers reading it lower-cased need not copy it again), else null. */
+  lower: string | null;
 }
 
 /**
@@ -30,12 +32,12 @@ export interface MatchedText {
  */
 export function matchQuery(text: string, query: ReadonlySet<string>, flatten: (text: string) => string = squash, kinds = false): MatchedText {
   const { flat, sentences, lower } = splitText(text, flatten);
-  if (query.size === 0) return { flat, sentences, matches: sentences.map(() => []) };
+  if (query.size === 0) return { flat, sentences, matches: sentences.map(() => []), lower };
   const matches =
     lower !== null
       ? asciiMatches(lower, sentences, query, kinds)
       : sentences.map((s) => inOrder(kinds ? termsReadingKinds(s.text, query) : contentTerms(s.text), query));
-  return { flat, sentences, matches };
+  return { flat, sentences, matches, lower };
 }
 
 /** A text flattened and cut into sentences: what matchQuery reads whatever the query. */

@@ -9,11 +9,14 @@ import { headTermOf } from '../../src/ai/local/kin.js';
 import { heldTogether } from '../../src/rag/candidates.js';
 import { CORPORA } from '../helpers.js';
 
+/** `flat` lower-cased when it is plain ASCII, else null: the copy matchQuery gives with its match. */
+const asciiLower = (flat: string) => (/^[\x00-\x7f]*$/.test(flat) ? flat.toLowerCase() : null);
+
 /** What matchQuery must equal: every sentence tokenised, its distinct terms kept if the query has them. */
 function reference(text: string, query: Set<string>) {
   const flat = text.replace(/\s+/g, ' ').trim();
   const sentences = splitSentences(flat);
-  return { flat, sentences, matches: sentences.map((s) => [...new Set(contentTerms(s.text))].filter((t) => query.has(t))) };
+  return { flat, sentences, matches: sentences.map((s) => [...new Set(contentTerms(s.text))].filter((t) => query.has(t))), lower: asciiLower(flat) };
 }
 
 /** matchQuery with `kinds`: each word's term, or its head's (headTermOf) where that is queried and the word's own term is not. */
@@ -27,7 +30,7 @@ function referenceReadingKinds(text: string, query: Set<string>) {
       const head = headTermOf(w);
       return [head && query.has(head) ? head : t];
     });
-  return { flat, sentences, matches: sentences.map((s) => [...new Set(termsOf(s.text))].filter((t) => query.has(t))) };
+  return { flat, sentences, matches: sentences.map((s) => [...new Set(termsOf(s.text))].filter((t) => query.has(t))), lower: asciiLower(flat) };
 }
 
 type XquadParagraph = { context: string; qas: { question: string }[] };
@@ -195,6 +198,13 @@ describe('matchQuery', () => {
     expect(splitsKept().chars).toBeLessThanOrEqual(SPLIT_TEXTS_CHARS);
   });
 
+  it('gives the flattened text lower-cased when it is plain ASCII, else null', () => {
+    const query = new Set(['train']);
+    expect(matchQuery('The  TRAINS\tStopped.\u00a0Again.', query).lower).toBe('the trains stopped. again.');
+    expect(matchQuery('The TRAINS stopped.', new Set()).lower).toBe('the trains stopped.');
+    expect(matchQuery('Die Züge hielten.', query).lower).toBeNull();
+  });
+
   it('gives every sentence an empty list for an empty query', () => {
     expect(matchQuery('One sentence. Another one.', new Set()).matches).toEqual([[], []]);
   });
@@ -221,6 +231,15 @@ describe('heldTogether', () => {
       expect(
         await heldTogether(itemOf(`Trains stopped on Monday. Mirela Vasquez-Orr wrote the ${written} a week later.`), [], 'Who wrote the postmortem?', 'item'),
       ).toBe(true);
+    }
+  });
+
+  it('finds a compound in a text of any whitespace, ASCII or not', async () => {
+    for (const text of [
+      "Trains stopped.\n\nAccording to\tthe\u00a0POSTMORTEM,  signed by the operator's head, the timings were reset.",
+      'Trains stopped in Zürich. According to the postmortem, signed by the operator, the timings were reset.',
+    ]) {
+      expect(await heldTogether(itemOf(text), [], 'Who wrote the post mortem?', 'item')).toBe(true);
     }
   });
 

@@ -267,7 +267,7 @@ function newJoiner(wanted: ReadonlySet<string>): Joiner {
   const places = prefixes.length ? firstPartsOf(prefixes) : null;
   // A question of many or long terms has no places to look at: every text is scanned whole.
   const apart = (lower: string) => (places ? writtenApartFrom(lower, places(lower)) : writtenApart(lower));
-  const mayJoin = (text: string) => prefixes.length > 0 && (!places || places(text.toLowerCase(), true).length > 0);
+  const mayJoin = (text: string, lower?: string | null) => prefixes.length > 0 && (!places || places(lower ?? text.toLowerCase(), true).length > 0);
   const join = (terms: string[], text: string) => {
     if (!prefixes.length) return terms;
     let joined: string[] | undefined;
@@ -289,8 +289,11 @@ function newJoiner(wanted: ReadonlySet<string>): Joiner {
 /** withJoined for one question's terms (joinerFor). */
 export interface Joiner {
   (terms: string[], text: string): string[];
-  /** False where no sentence of `text` can write an asked term apart: the joiner gives back the terms of each as they are. */
-  mayJoin(text: string): boolean;
+  /**
+   * False where no sentence of `text` can write an asked term apart: the joiner gives back the terms
+   * of each as they are. `lower`, when given, is `text` lower-cased (a split's copy, query-match.ts).
+   */
+  mayJoin(text: string, lower?: string | null): boolean;
 }
 
 /** Asked terms the places cover, and the longest first part: past either, every sentence is scanned. */
