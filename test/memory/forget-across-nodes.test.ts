@@ -40,21 +40,31 @@ async function node(source: StoreSource, bus: InProcessBusNetwork, name: string,
   return t.app;
 }
 
+/**
+ * Two app nodes on one store and one bus network, node A's answers held mid-stream, a page in the
+ * room, and Ann on node A (her laptop) and, with the same identity, on node B (her phone);
+ * `prepare` runs on the store before she joins.
+ */
+async function annOnTwoNodes(open: () => Promise<StoreSource>, prepare?: (store: Store) => Promise<void>) {
+  const source = await open();
+  const network = new InProcessBusNetwork();
+  const { chat, writing, release } = heldLocalChat();
+  const a = await node(source, network, 'node-a', chat);
+  const b = await node(source, network, 'node-b');
+  await a.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+  const store = a.salon.store;
+  await prepare?.(store);
+  const { client: laptop, welcome } = await joined(a, 'Ann', 'news_1');
+  const annId = welcome.you.id as string;
+  const { client: phone } = await joined(b, 'Ann', 'news_1', { token: welcome.you.token });
+  const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
+  return { a, b, store, laptop, phone, annId, writing, release, stored };
+}
+
 function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
   describe(`/forget private across two nodes (${name})`, () => {
     it('leaves unremembered a private answer another node is still writing when the command arrives; a private ask after it is remembered', async () => {
-      const source = await open();
-      const network = new InProcessBusNetwork();
-      const { chat, writing, release } = heldLocalChat();
-      const a = await node(source, network, 'node-a', chat);
-      const b = await node(source, network, 'node-b');
-      await a.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
-      const store = a.salon.store;
-      // Ann on node A (her laptop) and, with the same identity, on node B (her phone).
-      const { client: laptop, welcome } = await joined(a, 'Ann', 'news_1');
-      const annId = welcome.you.id as string;
-      const { client: phone } = await joined(b, 'Ann', 'news_1', { token: welcome.you.token });
-      const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
+      const { a, b, store, laptop, phone, annId, writing, release, stored } = await annOnTwoNodes(open);
 
       laptop.send({ type: 'ask', text: 'My secret word is zqheld; is Rust 2.0 out?', clientId: 'p1', private: true });
       // Its answer is being written on node A (held) when the phone's command reaches node B.
@@ -101,19 +111,11 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
     });
 
     it('leaves unremembered a public answer in a privileged thread (its asker’s alone) another node is still writing when the command arrives; one asked after it is remembered', async () => {
-      const source = await open();
-      const network = new InProcessBusNetwork();
-      const { chat, writing, release } = heldLocalChat();
-      const a = await node(source, network, 'node-a', chat);
-      const b = await node(source, network, 'node-b');
-      await a.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
-      const store = a.salon.store;
+      const { a, b, store, laptop, phone, annId, writing, release, stored } = await annOnTwoNodes(open, async (store) => {
+        const main = await store.ensureMainThread('news_1');
+        await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: main.id, privileged: true }] });
+      });
       const thread = await store.ensureMainThread('news_1');
-      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: thread.id, privileged: true }] });
-      const { client: laptop, welcome } = await joined(a, 'Ann', 'news_1');
-      const annId = welcome.you.id as string;
-      const { client: phone } = await joined(b, 'Ann', 'news_1', { token: welcome.you.token });
-      const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
 
       // A public ask (its question is posted to the room), answered on node A, held.
       laptop.send({ type: 'ask', text: 'My secret word is zqheld; is Rust 2.0 out?', clientId: 'q1' });
