@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RoomBus } from '../src/rooms/types.js';
+import type { Store } from '../src/store/types.js';
 import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
 import { ADMIN, testApp } from './helpers.js';
 import { FlakyEmbedder, itemOf, paragraphs } from './search/corpus.js';
@@ -149,5 +150,65 @@ describe('the metered bus', () => {
     expect(sample(text, 'salon_bus_messages_total{direction="receive"}')).toBe(1);
     expect(sample(text, 'salon_bus_bytes_total{direction="receive"}')).toBe(Buffer.byteLength(payload));
     expect(sample(text, 'salon_bus_lag_seconds_count')).toBe(1);
+  });
+});
+
+describe('the metered store', () => {
+  it('counts a refusal apart from a failure: a thread that changed or a forgotten exchange is not the store failing', async () => {
+    const { SalonMetrics } = await import('../src/metrics/metrics.js');
+    const { meteredStore } = await import('../src/metrics/metered-store.js');
+    const { errors } = await import('../src/errors.js');
+    const { ForgottenExchange } = await import('../src/store/types.js');
+    const zero = () => 0;
+    const metrics = new SalonMetrics({
+      connections: zero,
+      queuedBytes: zero,
+      rooms: zero,
+      queueDepth: zero,
+      indexSize: () => ({ documents: 0, memory: 0 }),
+      graphFailed: () => ({ documents: false, memory: false }),
+      ingestRunning: zero,
+      busRoomsUnheard: zero,
+      busConnected: () => true,
+      deliveries: zero,
+    });
+    const inner = {
+      mergeThreads: async () => {
+        throw new errors.ERR_THREAD_CHANGED('t1');
+      },
+      getThread: () => {
+        throw new errors.ERR_THREAD_NOT_FOUND('t2');
+      },
+      addMemoryChunk: async () => {
+        throw new ForgottenExchange('r1');
+      },
+      getMessages: async () => {
+        throw new Error('SQLITE_CORRUPT: database disk image is malformed');
+      },
+      countMessages: () => {
+        throw new errors.ERR_INTERNAL();
+      },
+      getRoom: async () => ({ id: 'r1' }),
+    };
+    const store = meteredStore(inner as unknown as Store, metrics) as unknown as typeof inner;
+    await expect(store.mergeThreads()).rejects.toThrow(/changed/);
+    expect(() => store.getThread()).toThrow(/t2/);
+    await expect(store.addMemoryChunk()).rejects.toBeInstanceOf(ForgottenExchange);
+    await expect(store.getMessages()).rejects.toThrow(/SQLITE_CORRUPT/);
+    expect(() => store.countMessages()).toThrow();
+    await expect(store.getRoom()).resolves.toEqual({ id: 'r1' });
+
+    const text = await metrics.registry.metrics();
+    for (const op of ['mergeThreads', 'getThread', 'addMemoryChunk']) {
+      expect(sample(text, `salon_store_refusals_total{operation="${op}"}`)).toBe(1);
+      expect(sample(text, `salon_store_errors_total{operation="${op}"}`)).toBeUndefined();
+    }
+    for (const op of ['getMessages', 'countMessages']) {
+      expect(sample(text, `salon_store_errors_total{operation="${op}"}`)).toBe(1);
+      expect(sample(text, `salon_store_refusals_total{operation="${op}"}`)).toBeUndefined();
+    }
+    expect(sample(text, 'salon_store_errors_total{operation="getRoom"}')).toBeUndefined();
+    for (const op of ['mergeThreads', 'getThread', 'addMemoryChunk', 'getMessages', 'countMessages', 'getRoom'])
+      expect(sample(text, `salon_store_seconds_count{operation="${op}"}`)).toBe(1);
   });
 });

@@ -9,6 +9,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 /** How an ask ended. */
 export type AskOutcome = 'answered' | 'abstained' | 'failed' | 'refused';
 
+/** How a store call ended (SalonMetrics.storeOperation). */
+export type StoreOutcome = 'ok' | 'failed' | 'refused';
+
 /** Latency buckets in seconds, from a fast store read to a slow model answer. */
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -71,6 +74,7 @@ export class SalonMetrics {
   private readonly ingestJobs: Counter<'status'>;
   private readonly storeLatency: Histogram<'operation'>;
   private readonly storeErrors: Counter<'operation'>;
+  private readonly storeRefusals: Counter<'operation'>;
   private readonly embeddingFailures: Counter<'index'>;
   private readonly refusedConnections: Counter<'limit'>;
   private readonly refusedRoomSockets: Counter<'reason'>;
@@ -132,6 +136,12 @@ export class SalonMetrics {
       registers,
     });
     this.storeErrors = new Counter({ name: 'salon_store_errors_total', help: 'Store operations that failed', labelNames: ['operation'], registers });
+    this.storeRefusals = new Counter({
+      name: 'salon_store_refusals_total',
+      help: 'Store operations that refused what they were asked for its own reason (a thread changed or gone, a forgotten private exchange): answered, not failed',
+      labelNames: ['operation'],
+      registers,
+    });
     this.embeddingFailures = new Counter({
       name: 'salon_embedding_failures_total',
       help: 'Embeddings for an index that failed, by index: a batch of document chunks, a conversation memory chunk (each counted; the log summarises them)',
@@ -244,9 +254,11 @@ export class SalonMetrics {
     this.embeddingFailures.inc({ index });
   }
 
-  storeOperation(operation: string, seconds: number, failed: boolean): void {
+  /** A store call ended: `ok`, `failed` (the store could not do it) or `refused` (see storeOutcome). */
+  storeOperation(operation: string, seconds: number, outcome: StoreOutcome): void {
     this.storeLatency.observe({ operation }, seconds);
-    if (failed) this.storeErrors.inc({ operation });
+    if (outcome === 'failed') this.storeErrors.inc({ operation });
+    else if (outcome === 'refused') this.storeRefusals.inc({ operation });
   }
 
   /** A connection was refused by the node's cap or its address's (routes/connection-cap.ts). */
