@@ -1,12 +1,12 @@
 // A deleted thread's slices in the store and the vector index's removal of its rows, turn by turn. Needs the build (the scan pool's workers run from dist/).
-import Database from 'better-sqlite3';
 import { MessageChannel } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlatIndex, REMOVE_STEP_ROWS } from '../src/search/flat/flat-index.js';
 import { ScanPool } from '../src/search/flat/scan-pool.js';
 import { sliceTurn } from '../src/slice-turns.js';
-import { deleteStaged, type StagingHost } from '../src/store/sqlite-staging.js';
+import { deleteStaged } from '../src/store/sqlite-staging.js';
 import { clustered, entries } from './search/helpers.js';
+import { addStagedMessages, aroundTransactions, STAGED_THREAD, stagingDb, stagingHost } from './store/staging-fake.js';
 
 /**
  * Marks on a port: ports, like sockets and workers, deliver in the poll phase, so work that finds
@@ -85,14 +85,8 @@ describe('a deleted thread: the store’s slices and the vector index’s remova
       removeRow(...args);
     };
 
-    const db = new Database(':memory:');
-    db.exec(`
-      CREATE TABLE threads (id TEXT PRIMARY KEY);
-      CREATE TABLE messages (id INTEGER PRIMARY KEY, thread_id TEXT);
-      CREATE TABLE memory_chunks (id INTEGER PRIMARY KEY, thread_id TEXT);
-      CREATE TABLE memory_staging (thread_id TEXT PRIMARY KEY, started_at TEXT);
-      INSERT INTO memory_staging VALUES ('thr_gone', '1970-01-01T00:00:00.000Z');`);
-    db.prepare('INSERT INTO messages (thread_id) SELECT ? FROM json_each(?)').run('thr_gone', JSON.stringify(Array(600).fill(0)));
+    const db = stagingDb();
+    addStagedMessages(db, 600);
     let transactions = 0;
     const transaction = <T>(run: () => T): T => {
       const other = mark.sameIteration();
@@ -104,30 +98,11 @@ describe('a deleted thread: the store’s slices and the vector index’s remova
         mark.post('store');
       }
     };
-    const markedDb = {
-      transaction(fn: (...args: never[]) => unknown) {
-        const tx = db.transaction(fn);
-        const marked =
-          (run: (...args: never[]) => unknown) =>
-          (...args: never[]) =>
-            transaction(() => run(...args));
-        return Object.assign(marked(tx), { immediate: marked(tx.immediate) });
-      },
-    } as unknown as Database.Database;
-    const host: StagingHost = {
-      db: markedDb,
-      sql: (text) => db.prepare(text),
-      insertMemory: () => [],
-      deleteMemory: () => {},
-      deletingMemory: () => ({ row: () => {}, done: () => {} }),
-      apply: () => ({ addedMemoryIds: [], movedMemoryIds: [], appended: [] }),
-      merges: { slice: () => transaction(() => false), drive: (work) => work() },
-      pace: () => null,
-    };
+    const host = stagingHost(db, { db: aroundTransactions(db, transaction), merges: { slice: () => transaction(() => false), drive: (work) => work() } });
 
     // As DELETE /api/v1/threads/:id: the store hides the thread (its slices follow), then the index forgets its rows.
     mark.post('caller');
-    const deleting = deleteStaged(host, ['thr_gone'], gone);
+    const deleting = deleteStaged(host, [STAGED_THREAD], gone);
     const removing = index.remove(gone);
     try {
       await Promise.all([deleting, removing]);

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DELETE_SLICE_MS, deleteStaged, type StagingHost } from '../../src/store/sqlite-staging.js';
+import { DELETE_SLICE_MS, deleteStaged } from '../../src/store/sqlite-staging.js';
+import { addStagedMessages, aroundTransactions, STAGED_THREAD, stagingDb, stagingHost } from './staging-fake.js';
 
 /**
  * deleteStaged's slices on a fake clock: each row deleted costs `rowMs` of the clock, its lines
@@ -18,13 +18,7 @@ describe('deleteStaged: the slices of a large deletion', () => {
 
   /** A host whose rows cost fake time; with it, the rows each transaction deleted and the event-loop turns seen before each. */
   function costedHost(rowMs: number, linesMsPerRow: number, commitMsPerRow: number) {
-    const db = new Database(':memory:');
-    db.exec(`
-      CREATE TABLE threads (id TEXT PRIMARY KEY);
-      CREATE TABLE messages (id INTEGER PRIMARY KEY, thread_id TEXT);
-      CREATE TABLE memory_chunks (id INTEGER PRIMARY KEY, thread_id TEXT);
-      CREATE TABLE memory_staging (thread_id TEXT PRIMARY KEY, started_at TEXT);
-      INSERT INTO memory_staging VALUES ('thr_gone', '1970-01-01T00:00:00.000Z');`);
+    const db = stagingDb();
     const slices: { rows: number[]; turns: number }[] = [];
     let turns = 0;
     let stop = false;
@@ -35,27 +29,17 @@ describe('deleteStaged: the slices of a large deletion', () => {
     setImmediate(tick);
     let current: number[] | null = null;
     // Each transaction is a slice; its commit costs the clock `commitMsPerRow` per row it deleted.
-    const costedDb = {
-      transaction(fn: (...args: never[]) => unknown) {
-        const tx = db.transaction(fn);
-        const slice =
-          (run: (...args: never[]) => unknown) =>
-          (...args: never[]) => {
-            current = [];
-            const turnsBefore = turns;
-            const out = run(...args);
-            vi.advanceTimersByTime(current.length * commitMsPerRow);
-            slices.push({ rows: current, turns: turnsBefore });
-            current = null;
-            return out;
-          };
-        return Object.assign(slice(tx), { immediate: slice(tx.immediate) });
-      },
-    } as unknown as Database.Database;
-    const host: StagingHost = {
-      db: costedDb,
-      sql: (text) => db.prepare(text),
-      insertMemory: () => [],
+    const slice = <T>(run: () => T): T => {
+      current = [];
+      const turnsBefore = turns;
+      const out = run();
+      vi.advanceTimersByTime(current.length * commitMsPerRow);
+      slices.push({ rows: current, turns: turnsBefore });
+      current = null;
+      return out;
+    };
+    const host = stagingHost(db, {
+      db: aroundTransactions(db, slice),
       deleteMemory: (ids) => {
         for (const id of ids) {
           vi.advanceTimersByTime(rowMs + linesMsPerRow);
@@ -73,14 +57,12 @@ describe('deleteStaged: the slices of a large deletion', () => {
           done: () => vi.advanceTimersByTime(rows * linesMsPerRow),
         };
       },
-      apply: () => ({ addedMemoryIds: [], movedMemoryIds: [], appended: [] }),
-      merges: { slice: () => false, drive: (work) => work() },
-      pace: () => null,
-    };
+    });
     // The transactions that deleted rows (not those of the messages and the entry).
     const rowSlices = () => slices.filter((s) => s.rows.length > 0);
     return {
       host,
+      db,
       slices: () => rowSlices().map((s) => s.rows),
       turnsAtSlice: () => rowSlices().map((s) => s.turns),
       close: () => ((stop = true), db.close()),
@@ -93,7 +75,7 @@ describe('deleteStaged: the slices of a large deletion', () => {
     // A source row that fused pairs and copies refer to costs up to ~8 ms; four of them between two
     // looks at the clock held the event loop 30 ms and more.
     const { host, slices, close } = costedHost(6, 0, 0);
-    await deleteStaged(host, ['thr_gone'], ids);
+    await deleteStaged(host, [STAGED_THREAD], ids);
     close();
     expect(slices().flat()).toEqual(ids);
     for (const slice of slices()) expect(slice.length * 6).toBeLessThanOrEqual(DELETE_SLICE_MS + 6);
@@ -104,7 +86,7 @@ describe('deleteStaged: the slices of a large deletion', () => {
   it('keeps each slice, its commit included, within 20 ms of the event loop, with a turn between slices', async () => {
     // 2.5 ms a row, and 0.5 ms a row for its lines and the commit: the first slice learns what those cost.
     const { host, slices, turnsAtSlice, close } = costedHost(2.5, 0.25, 0.25);
-    await deleteStaged(host, ['thr_gone'], ids);
+    await deleteStaged(host, [STAGED_THREAD], ids);
     close();
     expect(slices().flat()).toEqual(ids);
     const held = slices().map((s) => s.length * 3);
@@ -117,7 +99,7 @@ describe('deleteStaged: the slices of a large deletion', () => {
   });
 
   it('reaches the poll phase between any two of its transactions, also after a wait that a worker’s reply ends', async () => {
-    const { host, close } = costedHost(2.5, 0.25, 0.25);
+    const { host, db: raw, close } = costedHost(2.5, 0.25, 0.25);
     // Each transaction posts on a port as it ends; ports, like sockets and workers, deliver in the
     // poll phase, so the next transaction finds every message arrived only if the loop got there.
     const marks = new MessageChannel();
@@ -134,17 +116,7 @@ describe('deleteStaged: the slices of a large deletion', () => {
         posted++;
       }
     };
-    const inner = host.db;
-    const db = {
-      transaction(fn: (...args: never[]) => unknown) {
-        const tx = inner.transaction(fn);
-        const marked =
-          (run: (...args: never[]) => unknown) =>
-          (...args: never[]) =>
-            transaction('slice', () => run(...args));
-        return Object.assign(marked(tx), { immediate: marked(tx.immediate) });
-      },
-    } as unknown as Database.Database;
+    const db = aroundTransactions(host.db, (run) => transaction('slice', run));
     // Every third pace waits for a "worker" whose reply arrives as a port message, as the checkpoint
     // worker's does: the slice after it runs in the poll phase. A merge slice that worked to its
     // budget and then found nothing more returns false.
@@ -157,9 +129,9 @@ describe('deleteStaged: the slices of a large deletion', () => {
         worker.port1.postMessage(null);
       });
     };
-    host.sql('INSERT INTO messages (thread_id) SELECT ? FROM json_each(?)').run('thr_gone', JSON.stringify(Array(300).fill(0)));
+    addStagedMessages(raw, 300);
     try {
-      await deleteStaged({ ...host, db, pace, merges: { slice: () => transaction('merge', () => false), drive: (work) => work() } }, ['thr_gone'], ids);
+      await deleteStaged({ ...host, db, pace, merges: { slice: () => transaction('merge', () => false), drive: (work) => work() } }, [STAGED_THREAD], ids);
     } finally {
       marks.port1.close();
       worker.port1.close();
