@@ -304,16 +304,24 @@ describe('/forget private in a room', () => {
     bo.send({ type: 'ask', text: 'What is my secret word?', clientId: 'p2', private: true });
     expect((await bo.next('assistant.done', () => true, 10_000)).message.text).toContain('zqbo');
   });
-  it('leaves unremembered a private answer still being written when the command arrives, which reaches its asker; a private ask after it is remembered', async () => {
+  /** An app whose next answer is held while written, with news_1's main thread (made privileged if asked) and Ann in its room. */
+  async function annWithHeldAnswer(privileged: boolean) {
     const { chat, writing, release } = heldLocalChat();
     const t = await testApp({ ASK_LIMIT_USER: '100' } as never, { chat, roomOptions: { shutdownGraceMs: 100 } });
     cleanups.push(t.close);
     await t.app.ready();
     await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
     const { store, memory } = t.app.salon;
+    const thread = await store.ensureMainThread('news_1');
+    if (privileged) await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: thread.id, privileged: true }] });
     const { client: ann, welcome } = await joined(t.app, 'Ann', 'news_1');
     const annId = welcome.you.id as string;
     const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
+    return { store, memory, thread, ann, annId, stored, writing, release };
+  }
+
+  it('leaves unremembered a private answer still being written when the command arrives, which reaches its asker; a private ask after it is remembered', async () => {
+    const { store, memory, thread, ann, annId, stored, writing, release } = await annWithHeldAnswer(false);
 
     ann.send({ type: 'ask', text: 'My secret word is zqheld; is Rust 2.0 out?', clientId: 'p1', private: true });
     // Its search is done and its answer is being written (held) when the command arrives.
@@ -327,7 +335,6 @@ describe('/forget private in a room', () => {
 
     // No trace of it: not in the store, its lines, or what a later ask recalls.
     expect(await stored()).toEqual([]);
-    const thread = await store.ensureMainThread('news_1');
     expect(await store.searchMemoryLines('secret word zqheld', [privateScope(thread.id, annId)], 5)).toEqual([]);
     expect((await memory.search('what is my secret word zqheld', { threadId: thread.id, userId: annId, private: true }, 5)).map((h) => h.chunk.text)).toEqual(
       [],
@@ -346,17 +353,7 @@ describe('/forget private in a room', () => {
   });
 
   it('leaves unremembered a public answer still being written in a privileged thread (its asker’s alone) when the command arrives; one asked after it is remembered for them', async () => {
-    const { chat, writing, release } = heldLocalChat();
-    const t = await testApp({ ASK_LIMIT_USER: '100' } as never, { chat, roomOptions: { shutdownGraceMs: 100 } });
-    cleanups.push(t.close);
-    await t.app.ready();
-    await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
-    const { store, memory } = t.app.salon;
-    const thread = await store.ensureMainThread('news_1');
-    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: thread.id, privileged: true }] });
-    const { client: ann, welcome } = await joined(t.app, 'Ann', 'news_1');
-    const annId = welcome.you.id as string;
-    const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);
+    const { store, memory, thread, ann, annId, stored, writing, release } = await annWithHeldAnswer(true);
 
     // A public ask: its question is posted to the room, and its exchange is remembered for Ann alone.
     ann.send({ type: 'ask', text: 'My secret word is zqheld; is Rust 2.0 out?', clientId: 'q1' });
