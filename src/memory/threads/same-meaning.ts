@@ -4,7 +4,7 @@
  * "I no longer love the new Prius"; this gate refuses a pair when one side negates what the other
  * does not, when their numbers differ, or when they share too few content words.
  */
-import { termOf, words } from '../../ai/local/extractive-text.js';
+import { contentTerms } from '../../ai/local/extractive-text.js';
 import { CHAT_STAMP } from '../../text.js';
 
 /** Share of the shorter side's distinct content terms the other side must hold. */
@@ -38,16 +38,6 @@ function numbers(text: string): string {
   return [...distinct].sort().join(' ');
 }
 
-/** The distinct content terms of `text` (contentTerms' terms, put in a set as they are found). */
-function termSet(text: string): Set<string> {
-  const terms = new Set<string>();
-  for (const w of words(text)) {
-    const t = termOf(w);
-    if (t) terms.add(t);
-  }
-  return terms;
-}
-
 /**
  * Whether `a` and `b` say the same thing by their words: the shorter one's content terms are
  * mostly in the other, neither negates what the other affirms (the parity of their negations
@@ -58,8 +48,8 @@ export function saySameThing(a: string, b: string): boolean {
   const y = said(b);
   if (negations(x) % 2 !== negations(y) % 2) return false;
   if (numbers(x) !== numbers(y)) return false;
-  const tx = termSet(x);
-  const ty = termSet(y);
+  const tx = new Set(contentTerms(x));
+  const ty = new Set(contentTerms(y));
   const [small, large] = tx.size <= ty.size ? [tx, ty] : [ty, tx];
   if (!small.size) return x.trim().toLowerCase() === y.trim().toLowerCase();
   let shared = 0;
