@@ -22,6 +22,24 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+/** Metrics of a node with nothing going on: every source reads zero. */
+async function idleMetrics() {
+  const { SalonMetrics } = await import('../src/metrics/metrics.js');
+  const zero = () => 0;
+  return new SalonMetrics({
+    connections: zero,
+    queuedBytes: zero,
+    rooms: zero,
+    queueDepth: zero,
+    indexSize: () => ({ documents: 0, memory: 0 }),
+    graphFailed: () => ({ documents: false, memory: false }),
+    ingestRunning: zero,
+    busRoomsUnheard: zero,
+    busConnected: () => true,
+    deliveries: zero,
+  });
+}
+
 describe('GET /metrics', () => {
   it('counts what the node does, in Prometheus text, every series prefixed salon_', async () => {
     const t = await roomsApp({ ASK_LIMIT_USER: '1' });
@@ -110,22 +128,9 @@ describe('GET /metrics', () => {
 
 describe('the metered bus', () => {
   it('counts what it publishes and receives, and the lag the envelope’s send time tells', async () => {
-    const { SalonMetrics } = await import('../src/metrics/metrics.js');
     const { meteredBus } = await import('../src/metrics/metered-bus.js');
     const { encodeEnvelope, sentAtOf } = await import('../src/rooms/envelope.js');
-    const zero = () => 0;
-    const metrics = new SalonMetrics({
-      connections: zero,
-      queuedBytes: zero,
-      rooms: zero,
-      queueDepth: zero,
-      indexSize: () => ({ documents: 0, memory: 0 }),
-      graphFailed: () => ({ documents: false, memory: false }),
-      ingestRunning: zero,
-      busRoomsUnheard: zero,
-      busConnected: () => true,
-      deliveries: zero,
-    });
+    const metrics = await idleMetrics();
     let deliver: (roomId: string, payload: string) => void = () => {};
     const published: string[] = [];
     const inner = {
@@ -155,23 +160,10 @@ describe('the metered bus', () => {
 
 describe('the metered store', () => {
   it('counts a refusal apart from a failure: a thread that changed or a forgotten exchange is not the store failing', async () => {
-    const { SalonMetrics } = await import('../src/metrics/metrics.js');
     const { meteredStore } = await import('../src/metrics/metered-store.js');
     const { errors } = await import('../src/errors.js');
     const { ForgottenExchange } = await import('../src/store/types.js');
-    const zero = () => 0;
-    const metrics = new SalonMetrics({
-      connections: zero,
-      queuedBytes: zero,
-      rooms: zero,
-      queueDepth: zero,
-      indexSize: () => ({ documents: 0, memory: 0 }),
-      graphFailed: () => ({ documents: false, memory: false }),
-      ingestRunning: zero,
-      busRoomsUnheard: zero,
-      busConnected: () => true,
-      deliveries: zero,
-    });
+    const metrics = await idleMetrics();
     const inner = {
       mergeThreads: async () => {
         throw new errors.ERR_THREAD_CHANGED('t1');
