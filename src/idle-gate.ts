@@ -12,6 +12,16 @@
  *   However busy the loop stays, a task starts after `maxWaitMs`, and without waiting while more
  *   than `maxQueued` wait behind it: the background must neither starve nor pile up.
  * What the task itself does, awaits included, does not count: the look starts when it ends.
+ *
+ * Foreground work that the loop's times cannot see can hold the gate shut (`hold`): an ask being
+ * prepared waits on other threads between its stages (the memory's line search on the store's
+ * reader thread, ~2–3 ms), and the loop idles then, but the ask comes back within milliseconds. A
+ * task started in that gap made the ask wait for it: 1–5 ms each (an exchange embedded, filed and
+ * indexed), several back to back since the loop did nothing else between them
+ * (docs/benchmarks.md, "Thirty-ninth session: the ask overhead's tail"). While held, no task
+ * starts, for idleness, a quiet loop, a long queue or its longest wait, until the holds are
+ * released; then the rules above apply again. However long holds follow one another (asks in many
+ * rooms), a task starts after `maxHeldMs`.
  */
 import { performance } from 'node:perf_hooks';
 // The real timers even where a test fakes the global ones: the gate watches the real loop.
@@ -28,6 +38,8 @@ export const DEFAULT_MIN_FOREGROUND_MS = 0.5;
 export const DEFAULT_MAX_WAIT_MS = 250;
 /** Tasks waiting beyond which the next starts without waiting for idleness (the queue stays bounded). */
 export const DEFAULT_MAX_QUEUED = 64;
+/** Longest wait while holds keep the gate shut (the bound on `hold`, as maxWaitMs bounds a busy loop). */
+export const DEFAULT_MAX_HELD_MS = 1_000;
 
 export interface IdleGateOptions {
   pollMs?: number;
@@ -35,6 +47,7 @@ export interface IdleGateOptions {
   minForegroundMs?: number;
   maxWaitMs?: number;
   maxQueued?: number;
+  maxHeldMs?: number;
   /** The loop's time so far, idle and active, in ms (tests replace it). */
   loopTime?: () => { idle: number; active: number };
   /** A monotonic clock in ms (tests replace it). */
@@ -46,12 +59,18 @@ export interface BackgroundRunner {
   run<T>(task: () => Promise<T>): Promise<T>;
 }
 
-export class IdleGate implements BackgroundRunner {
+/** Keeps background tasks from starting while foreground work is under way; the function returned releases the hold (once). */
+export interface ForegroundHolds {
+  hold(): () => void;
+}
+
+export class IdleGate implements BackgroundRunner, ForegroundHolds {
   private readonly pollMs: number;
   private readonly minIdleMs: number;
   private readonly minForegroundMs: number;
   private readonly maxWaitMs: number;
   private readonly maxQueued: number;
+  private readonly maxHeldMs: number;
   private readonly loopTime: () => { idle: number; active: number };
   private readonly now: () => number;
   /** The loop's active time when the last task ended. */
@@ -59,6 +78,8 @@ export class IdleGate implements BackgroundRunner {
   private tail: Promise<unknown> = Promise.resolve();
   /** Tasks given and not finished, the one running included. */
   private queued = 0;
+  /** Holds not released (`hold`). */
+  private held = 0;
 
   constructor(options: IdleGateOptions = {}) {
     this.pollMs = options.pollMs ?? DEFAULT_IDLE_POLL_MS;
@@ -66,11 +87,26 @@ export class IdleGate implements BackgroundRunner {
     this.minForegroundMs = options.minForegroundMs ?? DEFAULT_MIN_FOREGROUND_MS;
     this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
+    this.maxHeldMs = options.maxHeldMs ?? DEFAULT_MAX_HELD_MS;
     wholeNumber('IdleGate', 'maxQueued', this.maxQueued);
-    for (const name of ['pollMs', 'minIdleMs', 'minForegroundMs', 'maxWaitMs'] as const) positiveNumber('IdleGate', name, this[name]);
+    for (const name of ['pollMs', 'minIdleMs', 'minForegroundMs', 'maxWaitMs', 'maxHeldMs'] as const) positiveNumber('IdleGate', name, this[name]);
     this.loopTime = options.loopTime ?? (() => performance.eventLoopUtilization());
     this.now = options.now ?? (() => performance.now());
     this.activeAtEnd = this.loopTime().active;
+  }
+
+  /**
+   * Holds the gate shut until the function returned is called (the first call counts; holds may
+   * overlap): a task that is waiting does not start meanwhile, one already running goes on.
+   */
+  hold(): () => void {
+    this.held++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held--;
+    };
   }
 
   /** Runs `task` once the gate opens, after every task given before it (one at a time). */
@@ -98,12 +134,14 @@ export class IdleGate implements BackgroundRunner {
       realImmediate(() =>
         realImmediate(() => {
           // A long queue means the loop has been busy for a while: waiting more would only let it grow.
-          if (this.queued > this.maxQueued || this.loopTime().active - this.activeAtEnd < this.minForegroundMs) return resolve();
+          if (!this.held && (this.queued > this.maxQueued || this.loopTime().active - this.activeAtEnd < this.minForegroundMs)) return resolve();
           const since = this.now();
           let idleBefore = this.loopTime().idle;
           const look = () => {
             const { idle } = this.loopTime();
-            if (idle - idleBefore >= this.minIdleMs || this.now() - since >= this.maxWaitMs) return resolve();
+            const waited = this.now() - since;
+            if (this.held ? waited >= this.maxHeldMs : idle - idleBefore >= this.minIdleMs || waited >= this.maxWaitMs || this.queued > this.maxQueued)
+              return resolve();
             idleBefore = idle;
             realTimeout(look, this.pollMs);
           };

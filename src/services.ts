@@ -20,6 +20,7 @@ import { meteredStore } from './metrics/metered-store.js';
 import { SalonMetrics } from './metrics/metrics.js';
 import { framesSent } from './routes/rooms-ws-connection.js';
 import { MemoryService } from './memory/memory-service.js';
+import { IdleGate } from './idle-gate.js';
 import { ThreadBridges } from './memory/threads/bridges.js';
 import { threadCommands } from './memory/threads/thread-commands.js';
 import { ThreadService } from './memory/threads/thread-service.js';
@@ -169,10 +170,13 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
   });
 
   const memoryIndex = createMemoryIndex(config, ai.embedder, { log, pool: scanPool });
+  // Memory's background gate, held shut by the assistant while an answer is prepared.
+  const background = new IdleGate();
   const memory = new MemoryService({
     store,
     embedder: ai.embedder,
     index: memoryIndex,
+    background,
     log,
     maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
     retentionDays: config.MEMORY_RETENTION_DAYS,
@@ -228,6 +232,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
       promptMaxChars: config.PROMPT_TOKEN_BUDGET * CHARS_PER_TOKEN,
       relevanceThreshold: ai.embedder.relevanceThreshold,
       memory,
+      background,
       onAnswer: (request, result, forgetMark) => memory.onAnswer(request, result, forgetMark),
       onOutcome: (outcome, result) => metrics.askEnded(outcome, result?.stages),
       userLimit: { limit: config.ASK_LIMIT_USER, windowMs: 60_000 },

@@ -115,6 +115,62 @@ describe('IdleGate', () => {
     expect(started).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('starts no task while held, however idle, quiet or queued the loop, nor after maxWaitMs; once released, the rules apply again', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate({ ...options, maxWaitMs: 50, maxQueued: 1 });
+    const release = gate.hold();
+    const started: number[] = [];
+    // Nothing else ran on the loop (a quiet loop would start the first at once), two wait (past maxQueued).
+    const tasks = [0, 1].map((i) => gate.run(async () => void started.push(i)));
+    for (let i = 0; i < 5; i++) {
+      loop.idle += 5;
+      loop.clock += 20;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(started).toEqual([]);
+    const again = gate.hold();
+    release();
+    release(); // a release counts once: the second hold still holds
+    loop.idle += 5;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toEqual([]);
+    again();
+    await Promise.all(tasks);
+    expect(started).toEqual([0, 1]);
+  });
+
+  it('starts a held task after maxHeldMs', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate({ ...options, maxHeldMs: 100 });
+    gate.hold();
+    let started = false;
+    const done = gate.run(async () => void (started = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    loop.clock += 99;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toBe(false);
+    loop.clock += 1;
+    await done;
+    expect(started).toBe(true);
+  });
+
+  it('lets a task that started before the hold go on', async () => {
+    const gate = new IdleGate();
+    let finish!: () => void;
+    const events: string[] = [];
+    const first = gate.run(async () => {
+      events.push('begins');
+      await new Promise<void>((resolve) => (finish = resolve));
+      events.push('ends');
+    });
+    await vi.waitFor(() => expect(events).toEqual(['begins']));
+    const release = gate.hold();
+    finish();
+    await first;
+    expect(events).toEqual(['begins', 'ends']);
+    release();
+  });
+
   it('runs tasks one at a time, in the order given, and a failure does not stop the next', async () => {
     const gate = new IdleGate();
     const events: string[] = [];
@@ -144,5 +200,6 @@ describe('IdleGate', () => {
     expect(() => new IdleGate({ pollMs: 0 })).toThrow(/pollMs/);
     expect(() => new IdleGate({ maxWaitMs: -1 })).toThrow(/maxWaitMs/);
     expect(() => new IdleGate({ maxQueued: 1.5 })).toThrow(/maxQueued/);
+    expect(() => new IdleGate({ maxHeldMs: 0 })).toThrow(/maxHeldMs/);
   });
 });

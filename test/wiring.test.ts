@@ -12,6 +12,7 @@ import contentPlugin from '../src/plugins/content.js';
 import { InProcessBus } from '../src/rooms/in-process-bus.js';
 import { RedisRoomBus } from '../src/rooms/redis-bus.js';
 import { SearchIndex } from '../src/search/search-index.js';
+import { IdleGate } from '../src/idle-gate.js';
 import { tempDir, testApp } from './helpers.js';
 import { clustered, entries } from './search/helpers.js';
 
@@ -67,6 +68,17 @@ describe('plugins', () => {
         expect(t.app.salon[part], part).toBeTruthy();
       }
       expect([...t.app.salon.readiness.keys()].sort()).toEqual(['ai', 'bus', 'index-model', 'search']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('hold the gate conversation memory stores through while the assistant prepares an answer', async () => {
+    const t = await testApp();
+    try {
+      const gate = (t.app.salon.memory as unknown as { background: unknown }).background;
+      expect(gate).toBeInstanceOf(IdleGate);
+      expect((t.app.salon.assistant as unknown as { options: { background?: unknown } }).options.background).toBe(gate);
     } finally {
       await t.close();
     }

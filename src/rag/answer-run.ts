@@ -41,6 +41,11 @@ export interface AnswerDeps {
   emit(request: AskRequest, frame: ServerMessage, answerId: string): void;
   deltaIntervalMs: number;
   timeoutMs: number;
+  /**
+   * Holds background work back (the memory's IdleGate, ForegroundHolds) while the answer is being
+   * prepared; released once the prompt is ready, before the model writes.
+   */
+  holdBackground?: () => () => void;
 }
 
 /** Runs one ask. `pending` is updated as the answer grows, so late joiners see the text so far. */
@@ -58,6 +63,10 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
   const abort = () => controller.abort(signal.reason);
   signal.addEventListener('abort', abort, { once: true });
   const deadline = setTimeout(() => controller.abort(new errors.ERR_AI_TIMEOUT(deps.timeoutMs)), deps.timeoutMs);
+  // The stages wait on other threads between them (the memory's line search on the store's reader):
+  // a background task started in such a gap would make the answer wait for it. The model's writing
+  // is not held: a model server's pieces leave the loop idle, and there background work costs nothing.
+  const releaseBackground = deps.holdBackground?.();
   try {
     setStage('searching');
     let t = performance.now();
@@ -78,6 +87,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
       prepared = await Promise.race([preparing, prepareStopped.promise]);
     } finally {
       prepareStopped.dispose();
+      releaseBackground?.();
     }
     setStage('writing');
     t = performance.now();
@@ -129,6 +139,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     );
     throw failure;
   } finally {
+    releaseBackground?.();
     clearTimeout(deadline);
     signal.removeEventListener('abort', abort);
   }

@@ -25,6 +25,7 @@ import { WindowLimiter, refuseOverLimit, type WindowLimit } from './rate-limit.j
 import { type RoomView } from './types.js';
 import type { MemorySearch } from '../memory/types.js';
 import { silentLogger, type Logger } from '../logger.js';
+import type { ForegroundHolds } from '../idle-gate.js';
 import { required, wholeNumber, positiveNumber } from '../options.js';
 
 export const DEFAULT_USER_LIMIT: WindowLimit = { limit: 6, windowMs: 60_000 };
@@ -65,6 +66,11 @@ export interface AssistantOptions {
    * asked in a privileged thread), once they have forgotten their private asks there since.
    */
   onAnswer?(request: AskRequest, result: AskResult, forgetMark: number | null): void;
+  /**
+   * Background work held back while each answer is prepared (the conversation memory's IdleGate):
+   * its tasks start in the gaps of the model's writing or between asks, not between an answer's stages.
+   */
+  background?: ForegroundHolds;
   /** Told how every ask ended, refusals included (the metrics hook in here). */
   onOutcome?(outcome: 'answered' | 'abstained' | 'failed' | 'refused', result?: AskResult): void;
 }
@@ -147,6 +153,7 @@ export class SalonAssistant implements RoomAssistant {
       emit: (request, frame, answerId) => this.emit(request, frame, answerId),
       deltaIntervalMs: options.deltaIntervalMs ?? DELTA_INTERVAL_MS,
       timeoutMs,
+      ...(options.background ? { holdBackground: () => options.background!.hold() } : {}),
     };
   }
 

@@ -391,6 +391,49 @@ describe('fairness', () => {
   });
 });
 
+describe('background work while an answer is prepared', () => {
+  /** A ForegroundHolds that records, at each of the model's calls, how many holds were on. */
+  function recordingHolds() {
+    const holds = { on: 0, taken: 0 };
+    return {
+      holds,
+      background: {
+        hold() {
+          holds.on++;
+          holds.taken++;
+          let released = false;
+          return () => {
+            if (!released) holds.on--;
+            released = true;
+          };
+        },
+      },
+    };
+  }
+
+  it('holds it from the ask until the prompt is ready, and lets it go before the model writes', async () => {
+    const { holds, background } = recordingHolds();
+    const seen: Record<string, number> = {};
+    const chat = new ScriptedChat({ pieces: () => ((seen.stream = holds.on), ['An ', 'answer ', '[1].']) });
+    const search = new MemorySearch(store, new LocalEmbedder());
+    const searchRefs = search.searchChunkRefsMany.bind(search);
+    search.searchChunkRefsMany = async (queries, options) => ((seen.search = holds.on), searchRefs(queries, options));
+    const a = make(chat, { background, search, resolveRoom: async (id) => ((seen.room = holds.on), { id, title: `Room ${id}`, context: '' }) });
+    await a.ask(await request()).done;
+    expect(seen).toEqual({ room: 1, search: 1, stream: 0 });
+    expect(holds).toEqual({ on: 0, taken: 1 });
+  });
+
+  it('lets it go when the answer fails while being prepared, and when the model fails', async () => {
+    const { holds, background } = recordingHolds();
+    const chat = new ScriptedChat({ pieces: ['half ', 'an answer'], failAfter: 1 });
+    const a = make(chat, { background });
+    await expect(a.ask(await request({ roomId: 'nowhere' })).done).rejects.toMatchObject({ code: 'ERR_ROOM_NOT_FOUND' });
+    await expect(a.ask(await request({ clientId: 'c2' })).done).rejects.toMatchObject({ code: 'ERR_ASSISTANT_FAILED' });
+    expect(holds).toEqual({ on: 0, taken: 2 });
+  });
+});
+
 describe('failures', () => {
   it('gives the room an error when the model fails, and answers the next ask', async () => {
     const chat = new ScriptedChat({ pieces: ['half ', 'an ', 'answer'], failAfter: 2 });
