@@ -19,9 +19,10 @@
  * task started in that gap made the ask wait for it: 1–5 ms each (an exchange embedded, filed and
  * indexed), several back to back since the loop did nothing else between them
  * (docs/benchmarks.md, "Thirty-ninth session: the ask overhead's tail"). While held, no task
- * starts, for idleness, a quiet loop, a long queue or its longest wait, until the holds are
- * released; then the rules above apply again. However long holds follow one another (asks in many
- * rooms), a task starts after `maxHeldMs`.
+ * starts for idleness, a quiet loop or `maxWaitMs`, until the holds are released; then the rules
+ * above apply again. Two bounds still hold: more than `maxQueued` waiting starts the next at once,
+ * as without a hold (the memory's queue must not grow while asks in many rooms keep the gate
+ * held), and however long holds follow one another, a task starts after `maxHeldMs`.
  */
 import { performance } from 'node:perf_hooks';
 // The real timers even where a test fakes the global ones: the gate watches the real loop.
@@ -134,13 +135,13 @@ export class IdleGate implements BackgroundRunner, ForegroundHolds {
       realImmediate(() =>
         realImmediate(() => {
           // A long queue means the loop has been busy for a while: waiting more would only let it grow.
-          if (!this.held && (this.queued > this.maxQueued || this.loopTime().active - this.activeAtEnd < this.minForegroundMs)) return resolve();
+          if (this.queued > this.maxQueued || (!this.held && this.loopTime().active - this.activeAtEnd < this.minForegroundMs)) return resolve();
           const since = this.now();
           let idleBefore = this.loopTime().idle;
           const look = () => {
             const { idle } = this.loopTime();
             const waited = this.now() - since;
-            if (this.held ? waited >= this.maxHeldMs : idle - idleBefore >= this.minIdleMs || waited >= this.maxWaitMs || this.queued > this.maxQueued)
+            if (this.queued > this.maxQueued || (this.held ? waited >= this.maxHeldMs : idle - idleBefore >= this.minIdleMs || waited >= this.maxWaitMs))
               return resolve();
             idleBefore = idle;
             realTimeout(look, this.pollMs);

@@ -115,12 +115,12 @@ describe('IdleGate', () => {
     expect(started).toEqual([0, 1, 2, 3, 4]);
   });
 
-  it('starts no task while held, however idle, quiet or queued the loop, nor after maxWaitMs; once released, the rules apply again', async () => {
+  it('starts no task while held, however idle or quiet the loop, nor after maxWaitMs; once released, the rules apply again', async () => {
     const { loop, options } = fakeLoop();
-    const gate = new IdleGate({ ...options, maxWaitMs: 50, maxQueued: 1 });
+    const gate = new IdleGate({ ...options, maxWaitMs: 50, maxQueued: 2 });
     const release = gate.hold();
     const started: number[] = [];
-    // Nothing else ran on the loop (a quiet loop would start the first at once), two wait (past maxQueued).
+    // Nothing else ran on the loop (a quiet loop would start the first at once); two wait, within maxQueued.
     const tasks = [0, 1].map((i) => gate.run(async () => void started.push(i)));
     for (let i = 0; i < 5; i++) {
       loop.idle += 5;
@@ -137,6 +137,22 @@ describe('IdleGate', () => {
     again();
     await Promise.all(tasks);
     expect(started).toEqual([0, 1]);
+  });
+
+  it('keeps its queue bounded while held: past maxQueued the next task starts at once', async () => {
+    const { loop, options } = fakeLoop();
+    const gate = new IdleGate({ ...options, maxQueued: 2 });
+    gate.hold();
+    const started: number[] = [];
+    const tasks = [0, 1].map((i) => gate.run(async () => void started.push(i)));
+    loop.idle += 5;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toEqual([]);
+    // A third one waiting is past maxQueued: the queue drains down to it, the hold still on.
+    tasks.push(gate.run(async () => void started.push(2)));
+    await vi.waitFor(() => expect(started).toEqual([0]));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toEqual([0]);
   });
 
   it('starts a held task after maxHeldMs', async () => {
