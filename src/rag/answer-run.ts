@@ -17,6 +17,7 @@ import { withoutCitations } from '../text.js';
 import { since, type RagPipeline } from './pipeline.js';
 import type { RoomView } from './types.js';
 import type { Logger } from '../logger.js';
+import type { ForegroundHolds } from '../idle-gate.js';
 
 /** What an answer says when nothing it found is relevant enough (no model is called). */
 export const ABSTAIN_TEXT = 'I could not find this in the sources of this room or in the discussion, so I cannot answer it.';
@@ -42,10 +43,10 @@ export interface AnswerDeps {
   deltaIntervalMs: number;
   timeoutMs: number;
   /**
-   * Holds background work back (the memory's IdleGate, ForegroundHolds) while the answer is being
-   * prepared; released once the prompt is ready, before the model writes.
+   * Background work held back (the memory's IdleGate) while the answer is being prepared; released
+   * once the prompt is ready, before the model writes.
    */
-  holdBackground?: () => () => void;
+  background?: ForegroundHolds;
 }
 
 /** Runs one ask. `pending` is updated as the answer grows, so late joiners see the text so far. */
@@ -66,7 +67,7 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
   // The stages wait on other threads between them (the memory's line search on the store's reader):
   // a background task started in such a gap would make the answer wait for it. The model's writing
   // is not held: a model server's pieces leave the loop idle, and there background work costs nothing.
-  const releaseBackground = deps.holdBackground?.();
+  const releaseBackground = deps.background?.hold();
   try {
     setStage('searching');
     let t = performance.now();

@@ -153,7 +153,7 @@ export class SalonAssistant implements RoomAssistant {
       emit: (request, frame, answerId) => this.emit(request, frame, answerId),
       deltaIntervalMs: options.deltaIntervalMs ?? DELTA_INTERVAL_MS,
       timeoutMs,
-      ...(options.background ? { holdBackground: () => options.background!.hold() } : {}),
+      background: options.background,
     };
   }
 
