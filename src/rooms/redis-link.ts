@@ -5,9 +5,13 @@
  * that it went down and once that it is back. It also keeps Redis's clock, so that presence
  * expiry scores written by different nodes compare on one clock, whatever the nodes' own clocks say.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { lazyPackage } from '../lazy-package.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { positiveNumber, required } from '../options.js';
+
+/** ioredis, loaded by the first link made: parts.ts imports the Redis bus, and a lone node needs none of it. */
+const ioredis = lazyPackage<typeof import('ioredis')>('ioredis');
 
 export const DEFAULT_RETRY_MIN_MS = 100;
 export const DEFAULT_RETRY_MAX_MS = 5_000;
@@ -64,7 +68,7 @@ export class RedisLink {
     const min = positiveNumber('RedisLink', 'retryMinMs', options.retryMinMs ?? DEFAULT_RETRY_MIN_MS);
     const max = positiveNumber('RedisLink', 'retryMaxMs', options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS);
     const timeout = positiveNumber('RedisLink', 'commandTimeoutMs', options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
-    this.cmd = new Redis(options.url, {
+    this.cmd = new (ioredis().Redis)(options.url, {
       connectionName: options.name,
       commandTimeout: timeout,
       connectTimeout: timeout,

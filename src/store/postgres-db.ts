@@ -4,7 +4,8 @@
  * aborts one to break a deadlock). The pool opens in the background; every query waits for it, so
  * a store can be handed out synchronously and a bad DATABASE_URL fails the first use, naming it.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyPackage } from '../lazy-package.js';
 import { required, wholeNumber } from '../options.js';
 import { withoutNul } from '../text.js';
 import { POSTGRES_MIGRATIONS } from './postgres-schema.js';
@@ -86,10 +87,13 @@ export interface PgDatabaseOptions {
   connectTimeoutMs?: number;
 }
 
+/** pg, loaded by the first database opened: parts.ts imports every store, and a server on SQLite needs none of it. */
+const loadPg = lazyPackage<typeof pg>('pg');
+
 // bigint columns (row ids, seqs, counts) as numbers: every one stays far below 2^53.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === OID_INT8 && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === OID_INT8 && format !== 'binary' ? (v: string) => Number(v) : loadPg().types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 export class PgDatabase {
@@ -107,7 +111,7 @@ export class PgDatabase {
     const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
     wholeNumber('PgDatabase', 'poolSize', poolSize, 1);
     this.queryTimeoutMs = wholeNumber('PgDatabase', 'queryTimeoutMs', options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, 1);
-    this.pool = new pg.Pool({
+    this.pool = new (loadPg().Pool)({
       connectionString: options.connectionString,
       max: poolSize,
       connectionTimeoutMillis: wholeNumber('PgDatabase', 'connectTimeoutMs', options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, 1),
