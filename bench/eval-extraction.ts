@@ -4,9 +4,8 @@
  * and `{pages, mean_f1, median_f1, failures}` as JSON on the last line of stdout.
  */
 import { join, resolve } from 'node:path';
-import { benchOptions } from './args.js';
+import { benchOptions, runBench } from './args.js';
 import { readSetting } from '../src/config.js';
-import { extractArticle } from '../src/content/extract/index.js';
 import { loadCorpus, scoreCorpus } from './extraction-score.js';
 
 /** The extraction corpus inside SALON_CORPORA. */
@@ -14,11 +13,13 @@ function defaultCorpus(): string {
   return join(resolve(readSetting('SALON_CORPORA')), 'extraction');
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { corpus, worst } = benchOptions('npm run eval:extraction -- [--corpus DIR] [--worst N]', { corpus: 'string', worst: 'string' }, (a) => ({
     corpus: a.text('corpus') ?? defaultCorpus(),
     worst: a.number('worst', 0, { integer: true, min: 0 }),
   }));
+  // Imported once the command line is accepted: `--help` and a refused flag answer without loading the extractor.
+  const { extractArticle } = await import('../src/content/extract/index.js');
   const pages = loadCorpus(corpus);
   if (pages.length === 0) throw new Error(`no pages found in ${corpus}`);
   const started = performance.now();
@@ -34,4 +35,4 @@ function main(): void {
   console.log(JSON.stringify(summary));
 }
 
-main();
+runBench(main);

@@ -21,7 +21,6 @@ import { blankItem } from '../src/content/types.js';
 import { checkImport, importMessages } from '../src/memory/import.js';
 import { roomViews } from '../src/rag/room-context.js';
 import { percentile, withLocalApp } from './local-app.js';
-import { answerOf } from './squad.js';
 import { answerable, readSamples, roomIdOf, turnsOf } from './locomo.js';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -32,6 +31,8 @@ async function main(): Promise<number> {
     { dataset: 'string', limit: 'string', misses: 'string' },
     (a) => ({ dataset: a.required('dataset'), limit: a.optionalNumber('limit', { integer: true, min: 1 }) ?? Infinity, missesFile: a.text('misses') }),
   );
+  // Imported once the command line is accepted: `--help` and a refused flag answer without loading the pipeline (~1 s).
+  const { answerOf } = await import('./squad.js');
   const samples = readSamples(dataset);
   const stats = { questions: 0, withEvidence: 0, any: 0, all: 0, contains: 0, pastMax: 0, indexMs: 0, messages: 0 };
   const byCategory = new Map<number, { questions: number; withEvidence: number; any: number; contains: number }>();

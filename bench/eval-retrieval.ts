@@ -19,7 +19,7 @@ import { withLocalApp } from './local-app.js';
 import type { FastifyInstance } from 'fastify';
 import type { ChatModel } from '../src/ai/types.js';
 import type { ContentItem } from '../src/content/types.js';
-import { abstentionSplit, EVAL_CATEGORY, evaluate, evaluateAbstention, loadSquad, type QuestionOutcome } from './squad.js';
+import type { QuestionOutcome } from './squad.js';
 import { roomViews } from '../src/rag/room-context.js';
 import { topicRoomId } from '../src/protocol/room-ids.js';
 
@@ -37,6 +37,8 @@ async function main(): Promise<number> {
     { dataset: 'string', limit: 'string', misses: 'string' },
     (a) => ({ dataset: a.required('dataset'), limit: a.optionalNumber('limit', { integer: true, min: 1 }) ?? Infinity, missesFile: a.text('misses') }),
   );
+  // Imported once the command line is accepted: `--help` and a refused flag answer without loading the pipeline (~1 s).
+  const { abstentionSplit, EVAL_CATEGORY, evaluate, evaluateAbstention, loadSquad } = await import('./squad.js');
   const set = await loadSquad(dataset, limit);
   const t0 = performance.now();
   const result = await withApp(set.items, async (app, assistant, chat) => {

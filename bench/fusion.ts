@@ -44,7 +44,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { IMPORT_MAX_MESSAGES, importMessages } from '../src/memory/import.js';
 import { DEFAULT_FUSION_THRESHOLD } from '../src/memory/threads/fusion.js';
@@ -318,6 +317,8 @@ async function deleteSource(app: FastifyInstance, threadId: string, profile?: st
 
 async function main(): Promise<void> {
   const { chunks, dupShare, runs, threshold, profile, deleteProfile } = options();
+  // Imported once the command line is accepted: `--help` and a refused flag answer without loading the app (~1 s).
+  const { buildApp } = await import('../src/app.js');
   helperThreadsAsServed();
   const dir = mkdtempSync(join(tmpdir(), 'salon-bench-fusion-'));
   const app = await buildApp(

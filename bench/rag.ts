@@ -53,7 +53,6 @@ import { join } from 'node:path';
 import { LocalChatModel } from '../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
 import type { ChatMessage, ChatModel, Embedder } from '../src/ai/types.js';
-import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { ContentItem } from '../src/content/types.js';
 import type { SearchService } from '../src/search/types.js';
@@ -367,6 +366,8 @@ async function main(): Promise<void> {
     }),
   );
   const { n, asks, memoryChunks, chatRate, profile, traceFile, keep } = o;
+  // Imported once the command line is accepted: `--help` and a refused flag answer without loading the app (~1 s).
+  const { buildApp } = await import('../src/app.js');
   readCpu = o.cpu;
   const dir = keep ?? mkdtempSync(join(tmpdir(), 'salon-bench-rag-'));
   helperThreadsAsServed();
