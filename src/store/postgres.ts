@@ -51,6 +51,7 @@ import type {
   SourcePollState,
   SourceRecord,
   Store,
+  MemoryChunkAudience,
   StoredMemoryChunk,
   TextHit,
   Thread,
@@ -400,6 +401,15 @@ export class PostgresStore implements Store {
       limit,
     ]);
     return rows.map(rowToStoredMemoryChunk);
+  }
+
+  async scanThreadMemoryAudiences(threadId: string, afterId: number, limit: number): Promise<MemoryChunkAudience[]> {
+    const { rows } = await this.db.query('SELECT id, privileged, owner FROM memory_chunks WHERE thread_id = $1 AND id > $2 ORDER BY id LIMIT $3', [
+      threadId,
+      afterId,
+      limit,
+    ]);
+    return rows.map((r) => ({ id: r.id, privileged: r.privileged === 1, owner: r.owner ?? null }));
   }
 
   async scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]> {

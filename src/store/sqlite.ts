@@ -82,6 +82,7 @@ import type {
   SourcePollState,
   SourceRecord,
   Store,
+  MemoryChunkAudience,
   StoredMemoryChunk,
   TextHit,
   Thread,
@@ -1166,6 +1167,15 @@ export class SqliteStore implements Store {
     // id had SQLite sort every remaining row of the thread, text and all, for each page.
     const ids = this.sql('SELECT id FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').pluck().all(threadId, afterId, limit) as number[];
     return this.selectIn(`${select} WHERE c.id`, ids, (r) => r.id as number).map(rowToStoredMemoryChunk);
+  }
+
+  async scanThreadMemoryAudiences(threadId: string, afterId: number, limit: number): Promise<MemoryChunkAudience[]> {
+    const rows = this.sql('SELECT id, privileged, owner FROM memory_chunks WHERE thread_id = ? AND id > ? ORDER BY id LIMIT ?').all(
+      threadId,
+      afterId,
+      limit,
+    ) as Row[];
+    return rows.map((r) => ({ id: r.id as number, privileged: r.privileged === 1, owner: (r.owner as string | null) ?? null }));
   }
 
   async scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]> {

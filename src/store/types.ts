@@ -102,6 +102,13 @@ export interface StoredMemoryChunk extends MemoryChunk {
   vectorModel: string | null;
 }
 
+/** A memory chunk's id and who may read it (Store.scanThreadMemoryAudiences). */
+export interface MemoryChunkAudience {
+  id: number;
+  privileged: boolean;
+  owner: string | null;
+}
+
 /**
  * What Store.fileMemoryChunk did: stored the chunk (`stored`, naming the thread it went to), or
  * stored nothing because the thread it would go to holds a chunk of its scope with its words
@@ -470,6 +477,12 @@ export interface Store {
    * (vector and vectorModel null) when `vectors` is false, which reads a fraction of the bytes.
    */
   scanThreadMemory(threadId: string, afterId: number, limit: number, vectors?: boolean): Promise<StoredMemoryChunk[]>;
+  /**
+   * The ids of the thread's memory chunks with id > afterId in id order, each with its audience
+   * (privileged, owner), at most `limit`: a few bytes a chunk, what a fusion starts its scratch
+   * graphs from before it reads the rows (ThreadService.fuse).
+   */
+  scanThreadMemoryAudiences(threadId: string, afterId: number, limit: number): Promise<MemoryChunkAudience[]>;
   /**
    * `owner`'s private (privileged) chunks in every thread, with id > afterId in id order, without
    * their vectors: what `/forget private` looks through, wherever thread operations took them

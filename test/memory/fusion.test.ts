@@ -3,7 +3,7 @@
  * fused thread end to end — no copied messages, one introduction, questions about either source
  * answered from it and traced back to the original messages, the union fallback with its warning.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { saySameThing } from '../../src/memory/threads/same-meaning.js';
 import { fuseMemories, consolidate, type VectorChunk } from '../../src/memory/threads/fusion.js';
@@ -444,6 +444,53 @@ describe('a fused thread', () => {
     const chunks = await store.countMemoryChunks(fused.thread.id);
     expect(chunks).toBeGreaterThan(0);
     expect(a.salon.memoryIndex.size).toBe(indexed + chunks);
+  });
+
+  it('begins A’s graphs from its ids before reading its rows, and builds them again from the rows when A changed in between', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads } = a.salon;
+    const db = (store as SqliteStore).db;
+    const audiences = store.scanThreadMemoryAudiences.bind(store);
+    const scan = store.scanThreadMemory.bind(store);
+    const builds = vi.spyOn(Neighbours, 'of');
+    closers.push(() => {
+      builds.mockRestore();
+      store.scanThreadMemoryAudiences = audiences;
+      store.scanThreadMemory = scan;
+    });
+    /** Fuses two threads that say the same, `between` run once A's ids are read and before its rows are; what the plan read and built, and the pairs stored. */
+    const fuseWith = async (between: (threadId: string) => void) => {
+      const first = await threadWith(a, ROOM, 'Night trains', TRAINS);
+      const again = await threadWith(a, OTHER_ROOM, 'Night trains again', TRAINS, Date.UTC(2026, 10, 2, 10));
+      const reads: string[] = [];
+      store.scanThreadMemoryAudiences = async (threadId, afterId, ...rest) => {
+        if (threadId === first.id && afterId === 0) reads.push('ids');
+        return audiences(threadId, afterId, ...rest);
+      };
+      store.scanThreadMemory = async (threadId, afterId, ...rest) => {
+        if (threadId === first.id && afterId === 0) {
+          reads.push('rows');
+          between(first.id);
+        }
+        return scan(threadId, afterId, ...rest);
+      };
+      builds.mockClear();
+      const r = await threads.fuse([first.id, again.id], 'admin');
+      const pairs = (await store.scanThreadMemory(r.thread.id, 0, 100, false)).filter((c) => c.fusion === 'fused').length;
+      return { reads, builds: builds.mock.calls.length, pairs };
+    };
+    // Nothing changed: the graphs begun from A's ids are the plan's (one build), and the pairs are made.
+    const same = await fuseWith(() => {});
+    expect(same.reads).toEqual(['ids', 'rows']);
+    expect(same.builds).toBe(1);
+    expect(same.pairs).toBeGreaterThan(0);
+    // A's chunks became one member's private asks in between: the same ids, another audience. The
+    // graphs begun before would offer them to B's public chunks; built again from the rows, none is
+    // a candidate, and no public chunk is made one with a private one.
+    const changed = await fuseWith((threadId) => db.prepare("UPDATE memory_chunks SET privileged = 1, owner = 'u_ann' WHERE thread_id = ?").run(threadId));
+    expect(changed.reads).toEqual(['ids', 'rows']);
+    expect(changed.builds).toBe(2);
+    expect(changed.pairs).toBe(0);
   });
 
   it('lets the event loop run between building the change and handing it to the store', async () => {

@@ -609,6 +609,15 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.touchMemoryChunk(a.id, at(3))).toBe(true);
         expect((await store.getMemoryChunks([a.id]))[0].updatedAt).toBe(at(3));
         expect(await store.touchMemoryChunk(999, at(3))).toBe(false);
+        // Ids and audiences alone, in id order, a page at a time (what a fusion starts its graphs from).
+        const c = await store.addMemoryChunk(chunk('t1', 'third'), at(4));
+        await store.addMemoryChunk(chunk('t2', 'elsewhere'), at(4));
+        expect(await store.scanThreadMemoryAudiences('t1', 0, 2)).toEqual([
+          { id: a.id, privileged: false, owner: null },
+          { id: b.id, privileged: true, owner: 'u_ann' },
+        ]);
+        expect(await store.scanThreadMemoryAudiences('t1', b.id, 2)).toEqual([{ id: c.id, privileged: false, owner: null }]);
+        expect(await store.scanThreadMemoryAudiences('t1', c.id, 2)).toEqual([]);
       });
 
       it('keeps a chunk’s vector and the model that made it', async () => {

@@ -17,7 +17,7 @@ import { cosine, scaleToUnit, sumInto } from '../../ai/vectors.js';
 import { LocalGraph } from '../../search/graph/local-graph.js';
 import { Neighbours, type ReadVectors } from './neighbours.js';
 import { Turns } from './turns.js';
-import type { StoredMemoryChunk } from '../../store/types.js';
+import type { MemoryChunkAudience, StoredMemoryChunk } from '../../store/types.js';
 import type { MemoryLineage, NewMemoryChunk } from '../types.js';
 import { saySameThing } from './same-meaning.js';
 
@@ -104,6 +104,70 @@ export interface FusionOptions {
   cosinesMany?: CosinesMany;
   /** Where the chunks' vectors are read in place (default: each chunk's `vector`). */
   stored?: StoredVectors;
+  /** A's scratch graphs begun before A's rows were read (startNeighbours): taken if A is still those chunks. */
+  early?: EarlyNeighbours;
+}
+
+/**
+ * A's scratch graphs begun from its chunks' ids and audiences and the vectors where they are
+ * stored, before A's rows are read (startNeighbours). The plan takes them only when A's rows are
+ * those chunks in that order and of those audiences (the graphs' labels are positions in A);
+ * otherwise a chunk came or went in between, and it builds them again from the rows. A vector
+ * changed in between only makes a graph propose other candidates: each is scored exactly.
+ */
+export interface EarlyNeighbours {
+  ids: number[];
+  audiences: string[];
+  /** Null when they could not be built so (a vector the store does not hold, a failed build). */
+  neighbours: Promise<Neighbours | null>;
+}
+
+/** A chunk of A known by id only, its vector read where it is stored (startNeighbours). */
+class StoredItem {
+  constructor(
+    readonly id: number,
+    readonly label: number,
+    readonly audience: string,
+  ) {}
+
+  get vector(): Float32Array {
+    throw new Error(`chunk ${this.id}: its vector is read where it is stored`);
+  }
+}
+
+/**
+ * Starts A's scratch graphs (Neighbours.of, sketched between event-loop turns and built on other
+ * threads) from `chunks`, A's ids and audiences in id order, and `stored`, so that the build runs
+ * while A's rows are read (docs/architecture.md, "Threads: merge, split, fusion and bridges").
+ */
+export function startNeighbours(chunks: MemoryChunkAudience[], stored: StoredVectors): EarlyNeighbours {
+  const items = chunks.map((c, label) => new StoredItem(c.id, label, audienceOf(c)));
+  const build = async (): Promise<Neighbours | null> => {
+    if (!items.length) return null;
+    let dimensions = 0;
+    stored([items[0].id], (_, v) => (dimensions = v.length));
+    if (!dimensions) return null;
+    let missing = false;
+    const read: ReadVectors = (slice, visit) => {
+      if (
+        stored(
+          slice.map((it) => it.id!),
+          visit,
+        ) < slice.length
+      )
+        missing = true;
+    };
+    const neighbours = await Neighbours.of(items, dimensions, read);
+    if (!missing) return neighbours;
+    neighbours.close();
+    return null;
+  };
+  return { ids: items.map((it) => it.id), audiences: items.map((it) => it.audience), neighbours: build().catch(() => null) };
+}
+
+/** Whether `early` was begun from `a`'s chunks, in a's order and of a's audiences. */
+function sameChunks(early: EarlyNeighbours, a: VectorChunk[]): boolean {
+  return early.ids.length === a.length && a.every((c, i) => c.chunk.id === early.ids[i] && audienceOf(c.chunk) === early.audiences[i]);
 }
 
 /**
@@ -124,8 +188,13 @@ export async function fuseMemories(a: VectorChunk[], pendingB: VectorChunk[] | P
     out.push(planCopy(c, copyOf(c.chunk, target)));
   }
   const item = (c: VectorChunk, label: number) => new ChunkItem(c, label);
+  const { early } = options;
+  const begun = early && sameChunks(early, a) ? early.neighbours : null;
+  // Begun from other chunks than A's rows: dropped, once built.
+  if (early && !begun) void early.neighbours.then((n) => n?.close());
+  const building = (async () => (await begun) ?? Neighbours.of(a.map(item), dimensionsOf(a, stored), read))();
   // Both at once: the graphs are built on other threads while B is read here.
-  const [neighbours, b] = await Promise.all([Neighbours.of(a.map(item), dimensionsOf(a, stored), read), pendingB]);
+  const [neighbours, b] = await Promise.all([building, pendingB]);
   // Every chunk of B's first candidates, looked up in one batch (on two threads); which of them are
   // free depends on the pairs made before, so the choice is still made one chunk at a time.
   const candidates = await neighbours.nearestEach(b.map(item), FUSION_CANDIDATES, read);
@@ -408,7 +477,7 @@ class WorkingSet {
 }
 
 /** Who may read a chunk: everyone, or one owner's private asks. Only chunks of one audience are made one. */
-function audienceOf(c: NewMemoryChunk): string {
+function audienceOf(c: Pick<NewMemoryChunk, 'privileged' | 'owner'>): string {
   return c.privileged ? `private:${c.owner ?? ''}` : 'public';
 }
 

@@ -11,7 +11,18 @@ import type { ChatModel } from '../../ai/types.js';
 import { errors } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
-import type { NewMemoryEntry, NewThread, SplitLock, Store, StoredMemoryChunk, Thread, ThreadBridge, ThreadChange, ThreadEvent } from '../../store/types.js';
+import type {
+  MemoryChunkAudience,
+  NewMemoryEntry,
+  NewThread,
+  SplitLock,
+  Store,
+  StoredMemoryChunk,
+  Thread,
+  ThreadBridge,
+  ThreadChange,
+  ThreadEvent,
+} from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, plural, squash } from '../../text.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
@@ -26,9 +37,11 @@ import {
   fuseMemories,
   lineageOf,
   newChunkOf,
+  startNeighbours,
   type FusionResult,
   type PlannedChunk,
   type SameMeaningGate,
+  type StoredVectors,
   type VectorChunk,
 } from './fusion.js';
 
@@ -48,6 +61,8 @@ export const COMPACT_KEEP_EXCHANGES = 20;
 export const COMPACT_SUMMARY_CHARS = 900;
 /** Memory chunks read per page (without vectors: ~10 ms a page). */
 const PAGE = 250;
+/** Chunks' ids and audiences read at once (a few bytes each: ~2–5 ms a page). */
+const AUDIENCE_PAGE = 2_048;
 /** Characters of each message a thread's summary is made from (as in the recent chat). */
 const SUMMARY_LINE_CHARS = 400;
 /** History entries a thread's detail shows. */
@@ -511,6 +526,10 @@ export class ThreadService {
     await this.makeRoom(a.roomId, 1);
     const id = newThreadId();
     const target = { threadId: id, roomId: a.roomId };
+    const stored: StoredVectors = (ids, visit) => memory.visitIndexedVectors(ids, visit);
+    // A's graphs are begun from its ids and the index's vectors, and built on other threads while
+    // A's rows are read (fuseMemories takes them if the rows are still those chunks).
+    const early = startNeighbours(await this.memoryAudiences(a.id), stored);
     const ca = await this.withIndexedVectors(await this.allMemory(a.id));
     // B is read while the plan builds A's graphs on other threads (fuseMemories waits for both).
     const cb = (async () => this.withIndexedVectors(await this.allMemory(b.id)))();
@@ -524,7 +543,8 @@ export class ThreadService {
         gate: this.options.gate,
         cosines: (q, ids, queryId) => memory.cosines(q, ids, queryId),
         cosinesMany: (queryIds, candidateIds) => memory.cosinesOfChunks(queryIds, candidateIds),
-        stored: (ids, visit) => memory.visitIndexedVectors(ids, visit),
+        stored,
+        early,
       });
     } catch (err) {
       // A source's memory that changed under the plan is a lost race, not a failure of fusion.
@@ -685,6 +705,20 @@ export class ThreadService {
     const both = [...(await this.allMemory(survivorId)), ...absorbed];
     both.sort((x, y) => x.updatedAt.localeCompare(y.updatedAt) || x.id - y.id);
     return both.slice(0, excess);
+  }
+
+  /** The ids and audiences of the thread's memory chunks, in id order (Store.scanThreadMemoryAudiences). */
+  private async memoryAudiences(threadId: string): Promise<MemoryChunkAudience[]> {
+    const out: MemoryChunkAudience[] = [];
+    const turns = new Turns();
+    for (let after = 0; ;) {
+      if (turns.due()) await turns.next();
+      const page = await this.options.store.scanThreadMemoryAudiences(threadId, after, AUDIENCE_PAGE);
+      if (!page.length) break;
+      for (const c of page) out.push(c);
+      after = page[page.length - 1].id;
+    }
+    return out;
   }
 
   private async allMemory(threadId: string): Promise<StoredMemoryChunk[]> {
