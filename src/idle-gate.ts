@@ -20,13 +20,19 @@
  * indexed), several back to back since the loop did nothing else between them
  * (docs/benchmarks.md, "Thirty-ninth session: the ask overhead's tail"). While held, no task
  * starts for idleness, a quiet loop or `maxWaitMs`, until the holds are released; then the rules
- * above apply again. Two bounds still hold: more than `maxQueued` waiting starts the next at once,
- * as without a hold (the memory's queue must not grow while asks in many rooms keep the gate
- * held), and however long holds follow one another, a task starts after `maxHeldMs`.
+ * above apply again. Two bounds still hold. More than `maxQueued` waiting starts the next as soon
+ * as the holds are released, or at once when holds have followed one another without a break for
+ * `longQueueHeldMs` (asks in many rooms keeping the gate held: the memory's queue must not grow
+ * then). An ask asked right after another, with the built-in model, leaves the loop no idle moment
+ * (the model writes on it), so the queue sits past `maxQueued` and one exchange starts at every
+ * look: started inside the hold, it lands in the next ask's preparation, ~0.4 ms of its stages
+ * (docs/benchmarks.md, "Fortieth session"); started at the release, it runs beside the model's
+ * writing instead, where with a model server the loop idles. And however long holds follow one
+ * another, a task starts after `maxHeldMs`.
  */
 import { performance } from 'node:perf_hooks';
 // The real timers even where a test fakes the global ones: the gate watches the real loop.
-import { setImmediate as realImmediate, setTimeout as realTimeout } from 'node:timers';
+import { clearTimeout as realClearTimeout, setImmediate as realImmediate, setTimeout as realTimeout } from 'node:timers';
 import { positiveNumber, wholeNumber } from './options.js';
 
 /** How often a waiting task looks at the loop. */
@@ -41,6 +47,11 @@ export const DEFAULT_MAX_WAIT_MS = 250;
 export const DEFAULT_MAX_QUEUED = 64;
 /** Longest wait while holds keep the gate shut (the bound on `hold`, as maxWaitMs bounds a busy loop). */
 export const DEFAULT_MAX_HELD_MS = 1_000;
+/**
+ * Unbroken holds past which a queue longer than maxQueued starts its next task at once, held or not;
+ * below it the task waits for the release. Several times an ask's preparation (~5–15 ms here).
+ */
+export const DEFAULT_LONG_QUEUE_HELD_MS = 50;
 
 export interface IdleGateOptions {
   pollMs?: number;
@@ -49,6 +60,7 @@ export interface IdleGateOptions {
   maxWaitMs?: number;
   maxQueued?: number;
   maxHeldMs?: number;
+  longQueueHeldMs?: number;
   /** The loop's time so far, idle and active, in ms (tests replace it). */
   loopTime?: () => { idle: number; active: number };
   /** A monotonic clock in ms (tests replace it). */
@@ -72,6 +84,7 @@ export class IdleGate implements BackgroundRunner, ForegroundHolds {
   private readonly maxWaitMs: number;
   private readonly maxQueued: number;
   private readonly maxHeldMs: number;
+  private readonly longQueueHeldMs: number;
   private readonly loopTime: () => { idle: number; active: number };
   private readonly now: () => number;
   /** The loop's active time when the last task ended. */
@@ -81,6 +94,10 @@ export class IdleGate implements BackgroundRunner, ForegroundHolds {
   private queued = 0;
   /** Holds not released (`hold`). */
   private held = 0;
+  /** When the holds under way began without a break (the clock's ms), while held. */
+  private heldSince = 0;
+  /** Looks at once (a turn later) instead of at the next poll: the last release with a long queue waiting. */
+  private lookNow?: () => void;
 
   constructor(options: IdleGateOptions = {}) {
     this.pollMs = options.pollMs ?? DEFAULT_IDLE_POLL_MS;
@@ -89,8 +106,10 @@ export class IdleGate implements BackgroundRunner, ForegroundHolds {
     this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
     this.maxHeldMs = options.maxHeldMs ?? DEFAULT_MAX_HELD_MS;
+    this.longQueueHeldMs = options.longQueueHeldMs ?? DEFAULT_LONG_QUEUE_HELD_MS;
     wholeNumber('IdleGate', 'maxQueued', this.maxQueued);
-    for (const name of ['pollMs', 'minIdleMs', 'minForegroundMs', 'maxWaitMs', 'maxHeldMs'] as const) positiveNumber('IdleGate', name, this[name]);
+    for (const name of ['pollMs', 'minIdleMs', 'minForegroundMs', 'maxWaitMs', 'maxHeldMs', 'longQueueHeldMs'] as const)
+      positiveNumber('IdleGate', name, this[name]);
     this.loopTime = options.loopTime ?? (() => performance.eventLoopUtilization());
     this.now = options.now ?? (() => performance.now());
     this.activeAtEnd = this.loopTime().active;
@@ -101,12 +120,15 @@ export class IdleGate implements BackgroundRunner, ForegroundHolds {
    * overlap): a task that is waiting does not start meanwhile, one already running goes on.
    */
   hold(): () => void {
-    this.held++;
+    if (this.held++ === 0) this.heldSince = this.now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.held--;
+      // A long queue's task waited for this release: it starts now, not at the next poll (an ask's
+      // release is followed by the model's writing, which may leave the loop no timer turn before
+      // the next ask holds it again).
+      if (--this.held === 0 && this.queued > this.maxQueued) this.lookNow?.();
     };
   }
 
@@ -127,6 +149,11 @@ export class IdleGate implements BackgroundRunner, ForegroundHolds {
     }
   }
 
+  /** Whether the queue is past maxQueued and no hold keeps it waiting (none, or unbroken for longQueueHeldMs). */
+  private longQueueStarts(): boolean {
+    return this.queued > this.maxQueued && (!this.held || this.now() - this.heldSince >= this.longQueueHeldMs);
+  }
+
   /** Resolves when a background task may start (see the module's comment). */
   private wait(): Promise<void> {
     // Two turns: the loop polls between them, so I/O that was waiting has been handled (and
@@ -135,18 +162,29 @@ export class IdleGate implements BackgroundRunner, ForegroundHolds {
       realImmediate(() =>
         realImmediate(() => {
           // A long queue means the loop has been busy for a while: waiting more would only let it grow.
-          if (this.queued > this.maxQueued || (!this.held && this.loopTime().active - this.activeAtEnd < this.minForegroundMs)) return resolve();
+          if (this.longQueueStarts() || (!this.held && this.loopTime().active - this.activeAtEnd < this.minForegroundMs)) return resolve();
           const since = this.now();
           let idleBefore = this.loopTime().idle;
           const look = () => {
             const { idle } = this.loopTime();
             const waited = this.now() - since;
-            if (this.queued > this.maxQueued || (this.held ? waited >= this.maxHeldMs : idle - idleBefore >= this.minIdleMs || waited >= this.maxWaitMs))
+            if (this.longQueueStarts() || (this.held ? waited >= this.maxHeldMs : idle - idleBefore >= this.minIdleMs || waited >= this.maxWaitMs))
               return resolve();
             idleBefore = idle;
-            realTimeout(look, this.pollMs);
+            later();
           };
-          realTimeout(look, this.pollMs);
+          const later = () => {
+            const timer = realTimeout(() => {
+              this.lookNow = undefined;
+              look();
+            }, this.pollMs);
+            this.lookNow = () => {
+              this.lookNow = undefined;
+              realClearTimeout(timer);
+              realImmediate(look);
+            };
+          };
+          later();
         }),
       ),
     );

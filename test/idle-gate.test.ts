@@ -139,20 +139,52 @@ describe('IdleGate', () => {
     expect(started).toEqual([0, 1]);
   });
 
-  it('keeps its queue bounded while held: past maxQueued the next task starts at once', async () => {
+  it('keeps its queue bounded while held: past maxQueued the next task starts at once once unbroken holds last longQueueHeldMs', async () => {
     const { loop, options } = fakeLoop();
-    const gate = new IdleGate({ ...options, maxQueued: 2 });
-    gate.hold();
+    const gate = new IdleGate({ ...options, maxQueued: 2, longQueueHeldMs: 50 });
+    const first = gate.hold();
     const started: number[] = [];
-    const tasks = [0, 1].map((i) => gate.run(async () => void started.push(i)));
+    const tasks = [0, 1, 2].map((i) => gate.run(async () => void started.push(i)));
     loop.idle += 5;
+    loop.clock += 30;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Past maxQueued, but the holds began 30 ms ago: the task waits for the release.
+    expect(started).toEqual([]);
+    // Overlapping holds are one unbroken spell: a second hold taken before the first is released does not restart it.
+    const second = gate.hold();
+    first();
+    loop.clock += 19;
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(started).toEqual([]);
-    // A third one waiting is past maxQueued: the queue drains down to it, the hold still on.
-    tasks.push(gate.run(async () => void started.push(2)));
+    loop.clock += 1;
+    // The queue drains down to maxQueued, the hold still on (asks in many rooms keeping it held).
     await vi.waitFor(() => expect(started).toEqual([0]));
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(started).toEqual([0]);
+    second();
+    const resting = setInterval(() => (loop.idle += 1), 2);
+    await Promise.all(tasks).finally(() => clearInterval(resting));
+    expect(started).toEqual([0, 1, 2]);
+  });
+
+  it('past maxQueued, starts the next task at the release of a short hold rather than inside it', async () => {
+    const { loop, options } = fakeLoop();
+    // No poll comes before the test ends: the release itself starts the task (with the built-in
+    // model, asks one after another leave the loop no timer turn between a release and the next hold).
+    const gate = new IdleGate({ ...options, maxQueued: 1, maxWaitMs: 60_000, pollMs: 60_000 });
+    loop.active += 20; // the loop stays busy: nothing opens the gate but the queue's length
+    const events: string[] = [];
+    const tasks = [0, 1].map((i) => gate.run(async () => void events.push(`task ${i}`)));
+    // An ask held the gate while the queue was past maxQueued (an ask right after another).
+    const release = gate.hold();
+    loop.clock += 5;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    events.push('released');
+    release();
+    await vi.waitFor(() => expect(events).toContain('task 0'));
+    // The second follows at once: nothing ran on the loop since the first ended.
+    await Promise.all(tasks);
+    expect(events).toEqual(['released', 'task 0', 'task 1']);
   });
 
   it('starts a held task after maxHeldMs', async () => {
@@ -217,5 +249,6 @@ describe('IdleGate', () => {
     expect(() => new IdleGate({ maxWaitMs: -1 })).toThrow(/maxWaitMs/);
     expect(() => new IdleGate({ maxQueued: 1.5 })).toThrow(/maxQueued/);
     expect(() => new IdleGate({ maxHeldMs: 0 })).toThrow(/maxHeldMs/);
+    expect(() => new IdleGate({ longQueueHeldMs: 0 })).toThrow(/longQueueHeldMs/);
   });
 });
