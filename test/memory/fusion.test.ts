@@ -493,6 +493,30 @@ describe('a fused thread', () => {
     expect(changed.pairs).toBe(0);
   });
 
+  it('closes the graphs begun from A’s ids when A’s rows cannot be read, and fails the fusion with the store’s error', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads } = a.salon;
+    const scan = store.scanThreadMemory.bind(store);
+    const builds = vi.spyOn(Neighbours, 'of');
+    const closes = vi.spyOn(Neighbours.prototype, 'close');
+    closers.push(() => {
+      builds.mockRestore();
+      closes.mockRestore();
+      store.scanThreadMemory = scan;
+    });
+    const first = await threadWith(a, ROOM, 'Night trains', TRAINS);
+    const again = await threadWith(a, OTHER_ROOM, 'Night trains again', TRAINS, Date.UTC(2026, 10, 2, 10));
+    store.scanThreadMemory = async (threadId, ...rest) => {
+      if (threadId === first.id) throw new Error('disk on fire');
+      return scan(threadId, ...rest);
+    };
+    builds.mockClear();
+    await expect(threads.fuse([first.id, again.id], 'admin')).rejects.toThrow('disk on fire');
+    expect(builds).toHaveBeenCalledTimes(1);
+    const begun = await builds.mock.results[0].value;
+    await vi.waitFor(() => expect(closes.mock.contexts).toContain(begun), { timeout: 10_000 });
+  });
+
   it('lets the event loop run between building the change and handing it to the store', async () => {
     const a = await threadsApp(closers);
     const x = await threadWith(a, ROOM, 'X', TRAINS);

@@ -530,7 +530,14 @@ export class ThreadService {
     // A's graphs are begun from its ids and the index's vectors, and built on other threads while
     // A's rows are read (fuseMemories takes them if the rows are still those chunks).
     const early = startNeighbours(await this.memoryAudiences(a.id), stored);
-    const ca = await this.withIndexedVectors(await this.allMemory(a.id));
+    let ca: VectorChunk[];
+    try {
+      ca = await this.withIndexedVectors(await this.allMemory(a.id));
+    } catch (err) {
+      // Nothing will take the graphs begun for A: closed once built, not kept until collected.
+      void early.neighbours.then((n) => n?.close());
+      throw err;
+    }
     // B is read while the plan builds A's graphs on other threads (fuseMemories waits for both).
     const cb = (async () => this.withIndexedVectors(await this.allMemory(b.id)))();
     cb.catch(() => {}); // awaited below; this only keeps a failed read from counting as unhandled before that
