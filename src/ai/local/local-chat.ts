@@ -202,8 +202,16 @@ export class LocalChatModel implements ChatModel {
    */
   private async similarities(prompt: GroundedPrompt, signal?: AbortSignal): Promise<{ question: Map<string, number>; ranking: Map<string, number> } | null> {
     if (!this.embedder) return null;
-    const groups = prompt.sources.map((src) => ({ query: withoutTitleWords(prompt.question, src.label), sentences: sourceSentences([src]) }));
-    const texts = [...new Set([prompt.question, ...groups.flatMap((g) => [g.query, ...g.sentences])])];
+    // A line of chat or a remembered exchange is embedded without its time stamp (`Ann: …`, not
+    // `Ann (1 Dec 2026, 16:43): …`): the minute it was written is not what it says, and its digits
+    // moved the line's cosine by as much as 0.04, enough, at some minutes of every hour, to take an
+    // earlier ask ranked first under the relevance bar and refuse a question a document answers.
+    const groups = prompt.sources.map((src) => ({
+      query: withoutTitleWords(prompt.question, src.label),
+      sentences: sourceSentences([src]),
+      said: (src.section ?? 'document') === 'document' ? (s: string) => s : unstamped,
+    }));
+    const texts = [...new Set([prompt.question, ...groups.flatMap((g) => [g.query, ...g.sentences.map(g.said)])])];
     let vectors: Float32Array[];
     try {
       vectors = await this.embedder.embed(texts, signal);
@@ -217,11 +225,12 @@ export class LocalChatModel implements ChatModel {
     for (const g of groups) {
       const gq = vec.get(g.query)!;
       for (const s of g.sentences) {
-        question.set(s, cosine(q, vec.get(s)!));
+        const v = vec.get(g.said(s))!;
+        question.set(s, cosine(q, v));
         // A sentence in two sources (a document's, quoted again by an earlier answer in the chat)
         // keeps its first source's ranking: the chat's query keeps the title words the document's
         // leaves out, and overwriting it lifted the quoted sentence over the document's better one.
-        if (!ranking.has(s)) ranking.set(s, cosine(gq, vec.get(s)!));
+        if (!ranking.has(s)) ranking.set(s, cosine(gq, v));
       }
     }
     return { question, ranking };
@@ -500,6 +509,12 @@ function quotedAs(sources: GroundedSource[], s: { n: number; index: number; text
   if (ASSISTANT_LINE.test(line)) return s.text;
   const speaker = LINE_SPEAKER.exec(line)?.[1];
   return speaker ? `${speaker}: ${s.text}` : s.text;
+}
+
+/** A sentence beginning a line of chat without the line's time stamp (`Ann: …`); any other as it is. */
+function unstamped(sentence: string): string {
+  const speaker = LINE_SPEAKER.exec(sentence);
+  return speaker ? `${speaker[1]}: ${sentence.slice(speaker[0].length)}` : sentence;
 }
 
 /** What a sentence says, without who said it or who quoted whom: the same words from Carol and from an answer quoting her agree. */
