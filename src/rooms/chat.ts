@@ -55,7 +55,7 @@ export class Chat {
     if (command) return this.command(session, command, frame.clientId, frame.threadId);
     // The member as admitted: an admitted frame is posted even if its socket closes while the thread resolves.
     const at = joined(session);
-    await this.post(session, at, frame.text, frame.clientId, await this.thread(at.room, frame.threadId));
+    await this.post(session, at, frame.text, frame.clientId, await this.thread(session, at.room, frame.threadId));
   }
 
   async ask(session: Session, frame: AskFrame): Promise<void> {
@@ -63,14 +63,14 @@ export class Chat {
     if (!frame.private) return this.question(session, question, `${ASK_MARK}${question}`, frame.clientId, frame.threadId);
     // A private question stays between the asker and the assistant: nothing is posted to the room.
     const { room } = joined(session);
-    const threadId = await this.thread(room, frame.threadId);
+    const threadId = await this.thread(session, room, frame.threadId);
     // The asker as now: a private answer for a member gone meanwhile would go to nobody.
     this.askAssistant(session, joined(session), question, frame.clientId, threadId, true);
   }
 
   /**
-   * Persists and broadcasts a member's message in `threadId` (resolved by the caller: one await
-   * before the room's queue on every path keeps one member's messages in the order sent); null
+   * Persists and broadcasts a member's message in `threadId` (resolved by the caller in the frame's
+   * turn, `thread`: one socket's messages join the room's queue in the order sent); null
    * when the clientId was already used. `at`: the room and member taken when the frame was admitted,
    * before any await: a flooding socket closed meanwhile (its later frames refused in the same read)
    * has left its room, and its admitted messages were dropped unstored.
@@ -106,7 +106,7 @@ export class Chat {
   private async question(session: Session, question: string, text: string, clientId: string, requestedThread?: string): Promise<void> {
     if (!question) throw new errors.ERR_BAD_MESSAGE('ask needs a question, e.g. "@ai what is this about?"');
     const { room, member } = joined(session);
-    const threadId = await this.thread(room, requestedThread);
+    const threadId = await this.thread(session, room, requestedThread);
     // A resend of a question the room still holds gets the original, even once the limits are spent.
     const original = room.recent().find((m) => m.clientId === clientId && m.author.id === member.id);
     if (original) return session.deliver(JSON.stringify({ type: 'message', message: original }));
@@ -182,7 +182,7 @@ export class Chat {
     const now = Date.now();
     if (!this.host.admitCommand(session, now))
       throw withRetryAfterMs(new errors.ERR_RATE_LIMITED('too many commands from one address; wait a moment'), this.host.commandWaitMs(session, now));
-    const threadId = await this.thread(room, requestedThread);
+    const threadId = await this.thread(session, room, requestedThread);
     const handler = command.name === 'help' ? undefined : this.host.commands.get(command.name);
     const reply = handler
       ? await handler.run({ roomId: room.id, threadId, user: member, address: session.address, args: command.args })
@@ -206,9 +206,17 @@ export class Chat {
    * does not have (deleted, or another room's) is ERR_THREAD_NOT_FOUND, not ERR_BAD_MESSAGE: the
    * frame is well formed, and a client must tell "this thread is gone" from "this text is refused".
    * One that leads to no active thread is ERR_THREAD_ARCHIVED, as the store's append says of it.
+   *
+   * It comes in the frame's turn (Session.inTurn): a frame whose thread is read from the store acts
+   * before one its socket sent after it whose thread the room knew. Called as the frame is
+   * dispatched, and awaited at once; not async, which would await the turn one microtask late.
    */
-  private async thread(room: Room, requested?: string): Promise<string> {
-    if (!requested || requested === room.threadId || room.knownThreads.has(requested)) return requested || room.threadId;
+  private thread(session: Session, room: Room, requested?: string): Promise<string> {
+    const known = !requested || requested === room.threadId || room.knownThreads.has(requested);
+    return session.inTurn(known ? requested || room.threadId : this.lookUp(room, requested));
+  }
+
+  private async lookUp(room: Room, requested: string): Promise<string> {
     const thread = await threadTakingMessages(this.host.store, room.id, requested);
     room.knownThreads.add(thread.id);
     return thread.id;

@@ -56,6 +56,10 @@ export class Session implements RoomSession, QueuedBytesHolder {
   countedBytes = 0;
   private helloTimer: NodeJS.Timeout | null;
   private readonly guard: FloodGuard;
+  /** The turn of the last say/ask frame that waits for one (`inTurn`); null when none does. */
+  private lastTurn: Promise<unknown> | null = null;
+  /** Say/ask frames whose turn has not come yet (`inTurn`): at most `rateBurst`. */
+  private waitingTurns = 0;
 
   constructor(
     readonly conn: Connection,
@@ -82,6 +86,12 @@ export class Session implements RoomSession, QueuedBytesHolder {
     const frame = parsed.frame;
     if (frame.type === 'typing') return this.receiveTyping(frame, now);
     const clientId = 'clientId' in frame ? frame.clientId : undefined;
+    if (this.waitingTurns >= this.options.rateBurst && (frame.type === 'say' || frame.type === 'ask')) {
+      // As many as a burst are waiting behind a frame whose thread is still being read: the next waits for them,
+      // not in memory. How long they take is the store's, which the server cannot know: no retryAfterMs.
+      const err = new errors.ERR_RATE_LIMITED(`at most ${this.options.rateBurst} messages waiting their turn on one connection`);
+      return this.refuse(err, clientId, this.guard.reject(now), CloseCode.RATE_LIMITED);
+    }
     const admission = this.guard.admit(now);
     if (admission !== 'ok') {
       const err = withRetryAfterMs(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} frames per second`), this.guard.waitMs(now));
@@ -199,6 +209,34 @@ export class Session implements RoomSession, QueuedBytesHolder {
     if (frame.type === 'say') return this.track(this.host.say(this, frame), clientId);
     if (frame.type === 'ask') return this.track(this.host.ask(this, frame), clientId);
     this.host.typing(this, frame.active);
+  }
+
+  /**
+   * `prelude` (a say, ask or command frame's thread, found or being read), once every such frame
+   * this socket sent before has had its turn: its caller acts (posts, asks, runs the command) as
+   * its await returns, before anything else runs, so one socket's frames act in the order they
+   * arrived, whatever each one's prelude awaited; what they do after acting (a post's write, an
+   * answer's stream, a command's reads) runs concurrently, as before. Called as the frame is
+   * dispatched (no await before it), and awaited at once. A frame's turn comes when the one before
+   * it has acted or failed: its error is its own. With nothing waiting and the thread known (the
+   * hot path) it costs what the await alone did: one microtask, nothing kept.
+   */
+  inTurn<T>(prelude: T | Promise<T>): Promise<T> {
+    const ahead = this.lastTurn;
+    if (!ahead && !(prelude instanceof Promise)) return Promise.resolve(prelude);
+    // A prelude that fails before its turn: handled here, still thrown to its own frame when its turn comes.
+    if (prelude instanceof Promise) prelude.catch(() => {});
+    const own = () => prelude;
+    // Registered on `ahead` after the frame before's own await: that frame acts first (microtasks run in order).
+    const turn: Promise<T> = ahead ? ahead.then(own, own) : (prelude as Promise<T>);
+    this.lastTurn = turn;
+    this.waitingTurns++;
+    const done = () => {
+      this.waitingTurns--;
+      if (this.lastTurn === turn) this.lastTurn = null;
+    };
+    turn.then(done, done);
+    return turn;
   }
 
   private track(work: Promise<void>, clientId: string | undefined): void {

@@ -1,6 +1,7 @@
 /** Room test helpers: an app with a few stored items, and a client that collects frames. */
 import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
+import { vi } from 'vitest';
 import type { AppOverrides } from '../../src/app.js';
 import type { ServerMessage } from '../../src/protocol/messages.js';
 import type { Logger } from '../../src/logger.js';
@@ -10,6 +11,7 @@ import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-proce
 import type { RoomOptions } from '../../src/rooms/options.js';
 import type { Connection } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
 import { tempStore, testApp } from '../helpers.js';
 import { item } from '../store/contract.js';
 
@@ -218,4 +220,23 @@ export async function hubBesideOtherNode(
       await temp.close();
     },
   };
+}
+
+/** Holds the store's first read of `threadId` until `release` (a spy: restore it with vi.restoreAllMocks); `reached` when it began. */
+export function holdThreadRead(store: Store, threadId: string): { reached: Promise<void>; release: () => void } {
+  const read = store.getThread.bind(store);
+  let began!: () => void;
+  const reached = new Promise<void>((resolve) => (began = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let held = false;
+  vi.spyOn(store, 'getThread').mockImplementation(async (id: string) => {
+    if (id === threadId && !held) {
+      held = true;
+      began();
+      await gate;
+    }
+    return read(id);
+  });
+  return { reached, release };
 }
