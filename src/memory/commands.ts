@@ -45,7 +45,9 @@ export function memoryCommand(store: Store, memory: MemoryService, threads: Thre
  * room still waiting or being answered whose exchanges would join it (private ones, and those in a
  * privileged thread) are answered but never remembered: on this node the assistant is told first,
  * before anything is awaited (an answer that ends meanwhile is not filed), and on any other the
- * store refuses their exchanges (MemoryService.forgetPrivate moves the member's forget mark on).
+ * store refuses their exchanges (MemoryService.forgetPrivate moves the member's forget mark on,
+ * also before anything is awaited: an ask acting after the command, sent before its reply, reads
+ * the moved mark, and its exchange is remembered).
  * The count is what this node knows of: the asks running elsewhere are not counted. The browser's
  * "Forget them" sends it beside clearing the tab's copy.
  */
@@ -58,7 +60,9 @@ export function forgetCommand(store: Store, memory: MemoryService, threads: Thre
       if (args.toLowerCase() !== 'private') throw new errors.ERR_BAD_MESSAGE('use /forget private');
       // Marked at once, counted once their threads are read (a public ask is taken in a privileged one); it never rejects.
       const marking = assistant()?.forgetPrivateAsks?.(roomId, user.id);
-      const deleted = await memory.forgetPrivate(user.id, roomId, await threadsHolding(store, threads, roomId));
+      // Called before anything is awaited too: the store's mark moves, and the asks acting after this
+      // (the member's next frame, sent before the reply) read the new one, their exchanges kept.
+      const deleted = await memory.forgetPrivate(user.id, roomId, threadsHolding(store, threads, roomId));
       const running = (await marking) ?? 0;
       const forgotten = deleted + running;
       const answering = running ? ` (${running} still being answered: the answer reaches you, and is not remembered)` : '';

@@ -49,6 +49,11 @@ const COPY_PAGE = 1024;
  */
 export const FILING_ROUNDS = 4;
 
+/** What MemoryService.forgetting is keyed by. */
+function forgetKey(owner: string, roomId: string): string {
+  return JSON.stringify([owner, roomId]);
+}
+
 /** Reads of a member's private memory forgetPrivate makes at most: another after each that found some (a fusion may have copied it meanwhile). */
 const FORGET_PASSES = 3;
 
@@ -142,6 +147,8 @@ export class MemoryService implements MemorySearch {
   private readonly forgotten = new WeakSet<NewMemoryChunk>();
   /** The row a forgotten queued exchange was written to before remember saw it forgotten: forgetPrivate counts it once. */
   private readonly forgottenRows = new WeakMap<NewMemoryChunk, number>();
+  /** The forgets running on this node (forgetPrivate), by owner and room (forgetKey): each settles when the last one started ends. */
+  private readonly forgetting = new Map<string, Promise<void>>();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -542,23 +549,62 @@ export class MemoryService implements MemorySearch {
    * is not queued yet: the assistant leaves it unremembered (RoomAssistant.forgetPrivateAsks) on
    * this node; on any node, its exchange carries the forget mark read as it was asked, which this
    * moves on in the store (Store.markPrivateForget) before reading it, so the store refuses it.
-   * Those are not counted here: nothing on this node knows of them.
+   * Those are not counted here: nothing on this node knows of them. The room's queued exchanges
+   * are marked and the mark's move is called before this returns (`threadIds` may still be being
+   * read): an ask asked after the call reads the moved mark, and its exchange, which waits to be
+   * filed on this node until this ends (its scan would take it), is kept.
    */
-  async forgetPrivate(owner: string, roomId: string, threadIds: string[]): Promise<number> {
+  forgetPrivate(owner: string, roomId: string, threadIds: readonly string[] | Promise<readonly string[]>): Promise<number> {
     const { store } = this.options;
-    const named = new Set(threadIds);
+    const queued = [...this.queuedExchanges];
+    const marked: NewMemoryChunk[] = [];
+    const mark = (theirs: (c: NewMemoryChunk) => boolean) => {
+      for (const c of queued) {
+        if (c.owner !== owner || this.forgotten.has(c) || !theirs(c)) continue;
+        this.forgotten.add(c);
+        marked.push(c);
+      }
+    };
+    // Before anything is awaited (the caller need not await either): the room's exchanges queued
+    // here are marked and the store's mark is moving, so an ask asked after this call reads the new
+    // mark (Store.privateForgetMark waits for this node's move) and its exchange is kept.
+    mark((c) => c.roomId === roomId || (c.lineage?.roomIds ?? []).includes(roomId));
+    const moved = store.markPrivateForget(owner, roomId);
+    const forgetting = this.forgetPrivateAfter(
+      owner,
+      roomId,
+      Promise.all([moved, threadIds]).then(([, ids]) => ids),
+      mark,
+      marked,
+    );
+    // Until it ends, the exchanges of theirs in the room asked since wait to be filed (remember):
+    // its scan of the store would take them for ones to forget.
+    const key = forgetKey(owner, roomId);
+    const running = Promise.all([this.forgetting.get(key), forgetting.catch(() => {})]).then(() => {});
+    this.forgetting.set(key, running);
+    void running.then(() => {
+      if (this.forgetting.get(key) === running) this.forgetting.delete(key);
+    });
+    return forgetting;
+  }
+
+  private async forgetPrivateAfter(
+    owner: string,
+    roomId: string,
+    threadIdsOnceMarked: Promise<readonly string[]>,
+    mark: (theirs: (c: NewMemoryChunk) => boolean) => void,
+    marked: NewMemoryChunk[],
+  ): Promise<number> {
+    const { store } = this.options;
+    // From the mark's commit on, no node stores an exchange of theirs asked before it
+    // (NewMemoryChunk.forgetMark), and what one stored before is found by the scan below.
+    const named = new Set(await threadIdsOnceMarked);
     const theirs = (c: NewMemoryChunk) =>
       c.owner === owner && (c.roomId === roomId || (c.lineage?.roomIds ?? []).includes(roomId) || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
-    // Marked before the store is read: whatever is stored from here on is caught by remember's checks or by the scan below.
-    const marked: NewMemoryChunk[] = [];
-    for (const c of this.queuedExchanges) {
-      if (!theirs(c) || this.forgotten.has(c)) continue;
-      this.forgotten.add(c);
-      marked.push(c);
-    }
-    // From its commit on, no node stores an exchange of theirs asked before it (NewMemoryChunk.forgetMark),
-    // and what one stored before is found by the scan below.
-    await store.markPrivateForget(owner, roomId);
+    // Those queued before the call that only an older lineage's threads tie to the room: marked
+    // before the store is read, so whatever is stored from here on is caught by remember's checks
+    // or by the scan below. (Not those queued since: asked after the forget, they are kept.)
+    mark(theirs);
     // A lineage from before lineages named rooms, one of whose threads is gone (deleted with its
     // history): the room its exchange was asked in cannot be told any more, so any of its asker's
     // forgets takes it (theirs, wherever they forget) rather than none.
@@ -724,6 +770,13 @@ export class MemoryService implements MemorySearch {
       // Kept all the same: the next start's load embeds it again.
       this.options.onEmbedFailure?.();
       this.embedFailures.failed((err as Error)?.message, { threadId: chunk.threadId }, 'memory chunk not embedded; it is indexed at the next start');
+    }
+    // Asked after a forget of its asker's in the room that is still running here (forgetPrivate):
+    // filed once its scan of the store is over, which would take it for one to forget.
+    const forgetting = chunk.privileged && chunk.owner ? this.forgetting.get(forgetKey(chunk.owner, chunk.roomId)) : undefined;
+    if (forgetting) {
+      await forgetting;
+      if (forgotten()) return;
     }
     let stored: MemoryChunk | null;
     try {

@@ -72,6 +72,12 @@ export type PostgresStoreOptions = PgDatabaseOptions;
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   private readonly db: PgDatabase;
+  /**
+   * The forget marks being moved by this store (markPrivateForget), by owner and room: each settles
+   * once every move started so far has, and a read of the mark (privateForgetMark) waits for it, so
+   * it finds the mark a move started before it has made (its caller acts in that order).
+   */
+  private readonly forgetMarksMoving = new Map<string, Promise<void>>();
 
   /** Connects and migrates in the background; every method waits for it (see `open` to wait now). */
   constructor(options: PostgresStoreOptions) {
@@ -353,12 +359,22 @@ export class PostgresStore implements Store {
 
   // conversation memory
 
-  privateForgetMark(owner: string, roomId: string): Promise<number> {
+  /** Waits for the moves of the mark this store started before (`forgetMarksMoving`): they run on other connections. */
+  async privateForgetMark(owner: string, roomId: string): Promise<number> {
+    const moving = this.forgetMarksMoving.get(JSON.stringify([owner, roomId]));
+    if (moving) await moving;
     return forgetMarkOf(this.db, owner, roomId);
   }
 
   markPrivateForget(owner: string, roomId: string): Promise<number> {
-    return this.db.tx((sql) => markForgetIn(sql, owner, roomId));
+    const key = JSON.stringify([owner, roomId]);
+    const move = this.db.tx((sql) => markForgetIn(sql, owner, roomId));
+    const settled = Promise.all([this.forgetMarksMoving.get(key), move.catch(() => {})]).then(() => {});
+    this.forgetMarksMoving.set(key, settled);
+    void settled.then(() => {
+      if (this.forgetMarksMoving.get(key) === settled) this.forgetMarksMoving.delete(key);
+    });
+    return move;
   }
 
   addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {

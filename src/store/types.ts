@@ -497,6 +497,10 @@ export interface Store {
    * `owner`'s forget mark in `roomId`: how many times they have forgotten their private asks there
    * (`/forget private`), 0 if never. Every ask reads it as it is asked (its exchange may be filed
    * as its asker's own, in a privileged thread), and its exchange carries it (NewMemoryChunk.forgetMark).
+   * A read called after a markPrivateForget of the same owner and room was called on this store
+   * (before it resolved, even) finds the mark that move made or a later one: a forget and the ask
+   * its member sends next act in that order on this node (SQLite moves the mark as it is called;
+   * PostgreSQL, whose read and move take different connections, has the read wait for the move).
    */
   privateForgetMark(owner: string, roomId: string): Promise<number>;
   /**

@@ -210,6 +210,57 @@ function forgets(name: string, open: () => Promise<Store>): void {
       // Asked after the forgetting, the third is remembered.
       expect((await store.scanThreadMemory(main.id, 0, 10, false)).map((c) => c.text)).toEqual([expect.stringContaining('1234')]);
     });
+
+    it('keeps a private exchange asked just after the forget began, under the mark it moved, though it is ready to be filed while the forget still reads the store', async () => {
+      const store = await open();
+      let embedded!: () => void;
+      const bikeEmbedded = new Promise<void>((resolve) => (embedded = resolve));
+      const watching: Embedder = {
+        ...embedder,
+        async embed(texts: string[], signal?: AbortSignal, purpose?: EmbedPurpose) {
+          const vectors = await embedder.embed(texts, signal, purpose);
+          if (texts.some((t) => t.includes('bike lock'))) embedded();
+          return vectors;
+        },
+      };
+      const { memory } = memoryOf(store, watching);
+      const main = await store.ensureMainThread('news_1');
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my locker code?', 'Your locker code is 4417.'));
+      await memory.idle();
+      // The forget's read of her memory is held; every filing is watched.
+      let reached!: () => void;
+      const scanReached = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const scan = store.scanPrivateMemory.bind(store);
+      store.scanPrivateMemory = async (owner, after, limit) => {
+        reached();
+        await gate;
+        return scan(owner, after, limit);
+      };
+      const filings: Promise<unknown>[] = [];
+      const file = store.fileMemoryChunk.bind(store);
+      store.fileMemoryChunk = (...args) => {
+        const filing = file(...args);
+        filings.push(filing.catch(() => {}));
+        return filing;
+      };
+
+      // The ask her next frame makes reads her mark as the forget's call returns (no await between).
+      const forgetting = memory.forgetPrivate('u_Ann', 'news_1', Promise.resolve([main.id]));
+      const mark = await store.privateForgetMark('u_Ann', 'news_1');
+      expect(mark).toBe(1);
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my bike lock code?', 'Your bike lock code is 1234.'), mark);
+      // Embedded while the forget reads the store: nothing else is awaited before it would be filed.
+      await Promise.all([scanReached, bikeEmbedded]);
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all(filings);
+      release();
+
+      expect(await forgetting).toBe(1);
+      await memory.idle();
+      expect((await store.scanPrivateMemory('u_Ann', 0, 10)).map((c) => c.text)).toEqual([expect.stringContaining('1234')]);
+    });
   });
 }
 
@@ -393,7 +444,7 @@ describe('/forget private in a room', () => {
   });
 
   it('does not take for forgotten a private ask sent just after the command, though the command’s thread was still being read when the ask arrived', async () => {
-    const { ann, dispatched, reached, release } = await annBesideUnreadThread();
+    const { memory, ann, stored, dispatched, reached, release } = await annBesideUnreadThread();
 
     ann.send({ type: 'say', text: '/forget private', clientId: 'f1', threadId: 'thr_side' });
     await reached;
@@ -404,10 +455,12 @@ describe('/forget private in a room', () => {
     await ann.arrived('assistant.done', () => true, 0, 10_000);
 
     // The command ran before the ask was asked: it neither counts nor marks it (before, the ask ran
-    // first, and the command took it for one of those it forgot). Whether its exchange is then stored
-    // is the store mark's affair, moved only after the command has read the room's threads: an ask
-    // sent before the reply reads the mark before it moves (docs/architecture.md, still open).
+    // first, and the command took it for one of those it forgot). Its exchange is remembered: the
+    // command moved the store's forget mark before its first await, so the ask read the new one
+    // (before, the mark moved once the room's threads were read, and the store refused the exchange).
     expect(reply).toBe('The assistant remembers no private exchange of yours in this room.');
+    await memory.idle();
+    expect(await stored()).toEqual([expect.stringContaining('zqafter')]);
   });
 
   it('leaves unremembered a public answer still being written in a privileged thread (its asker’s alone) when the command arrives; one asked after it is remembered for them', async () => {

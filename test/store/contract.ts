@@ -583,6 +583,17 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         });
       });
 
+      it('reads a forget mark as moved by a move called before the read, though the move has not resolved yet', async () => {
+        await store.ensureMainThread('news_1');
+        // Called one after the other, nothing awaited between: what a forget and the ask sent next do.
+        const moves = [store.markPrivateForget('u_ann', 'news_1'), store.markPrivateForget('u_ann', 'news_1')];
+        const read = store.privateForgetMark('u_ann', 'news_1');
+        const others = [store.privateForgetMark('u_bo', 'news_1'), store.privateForgetMark('u_ann', 'news_2')];
+        expect(await read).toBe(2);
+        expect((await Promise.all(moves)).sort()).toEqual([1, 2]);
+        expect(await Promise.all(others)).toEqual([0, 0]);
+      });
+
       it('refuses a chunk of a thread archived without a merge, or merged on past MAX_MERGE_HOPS, storing nothing', async () => {
         const main = await store.ensureMainThread('news_1');
         await store.applyThreadChange({ at: at(2), expect: [], updateThreads: [{ id: 't1', status: 'archived' }] });
