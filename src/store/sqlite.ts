@@ -1051,10 +1051,11 @@ export class SqliteStore implements Store {
   /**
    * A thread change's new chunks (inside its transaction); their ids, in order. The ids are taken
    * in advance, one after another, so that every copy (`copyOf`) of the batch is written by one
-   * INSERT … SELECT (row by row they cost about five times as much: a fusion writes ~14,000) and
-   * the rest in full between them, the ids still in the entries' order. A copy stores neither
-   * vector nor lines: its original's serve (searchMemoryLines finds them for it). One whose
-   * original is gone, or is not what it was planned from (INSERT_MEMORY_COPIES), is written in full.
+   * INSERT … SELECT (row by row they cost about five times as much: a fusion writes ~14,000), and
+   * the rest in full before it, between the copies' ids, which are still in the entries' order. A
+   * copy stores neither vector nor lines: its original's serve (searchMemoryLines finds them for
+   * it). One whose original is gone, or is not what it was planned from (INSERT_MEMORY_COPIES), is
+   * written in full after the others.
    */
   private insertMemoryEntries(entries: NewMemoryEntry[], at: string): number[] {
     if (!entries.length) return [];
@@ -1083,17 +1084,22 @@ export class SqliteStore implements Store {
             ],
           ],
     );
-    const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).pluck().all(at, JSON.stringify(copies)) as number[]) : []);
-    // All rows first, then all their lines: an FTS5 insert between two rows evicts the b-tree pages
-    // the next row is written to.
-    const full = entries.flatMap((e, i) => (copied.has(ids[i]) ? [] : [i]));
-    const shared = full.map((i) => this.sourcesToShare(entries[i]));
-    full.forEach((i, k) => {
+    // The rows written in full before the copies: written after them, between their ids, a fused
+    // pair's 2-3 KB row cost SQLite three times as much (docs/benchmarks.md, "Forty-first session").
+    const shared = new Map<number, { rows: [number, number]; vectors: boolean } | null>();
+    const writeFull = (i: number) => {
       const e = entries[i];
-      const vector = shared[k]?.vectors ? { vector: null, model: e.model } : e;
-      this.writeMemoryRowOnly(ids[i], e.chunk, at, e.updatedAt ?? at, vector, shared[k]?.rows);
-    });
-    full.forEach((i, k) => shared[k] || this.writeMemoryLines(ids[i], entries[i].chunk.text));
+      const share = this.sourcesToShare(e);
+      shared.set(i, share);
+      const vector = share?.vectors ? { vector: null, model: e.model } : e;
+      this.writeMemoryRowOnly(ids[i], e.chunk, at, e.updatedAt ?? at, vector, share?.rows);
+    };
+    entries.forEach((e, i) => e.copyOf === undefined && writeFull(i));
+    const copied = new Set(copies.length ? (this.sql(INSERT_MEMORY_COPIES).pluck().all(at, JSON.stringify(copies)) as number[]) : []);
+    entries.forEach((e, i) => e.copyOf !== undefined && !copied.has(ids[i]) && writeFull(i));
+    // All rows first, then all their lines, in id order: an FTS5 insert between two rows evicts the
+    // b-tree pages the next row is written to.
+    entries.forEach((e, i) => shared.has(i) && !shared.get(i) && this.writeMemoryLines(ids[i], e.chunk.text));
     return ids;
   }
 

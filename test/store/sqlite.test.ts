@@ -957,6 +957,43 @@ describe('SqliteStore: a fused pair’s lines and vector are its sources’ (mig
     await store.close();
   });
 
+  it('writes a batch of copies, pairs and chunks in full under ids in the entries’ order, each with its lines or references', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const { a, b, copyOfB, pair } = await fusedPair(store);
+    const at = (threadId: string, text: string, n: number) => ({ ...memoryWindow(threadId, text, n), threadId: 'thr_m' });
+    const ids = await create(store, 'thr_m', [
+      { chunk: at('thr_a', 'the harbour pier opens in May', 1), vector: harbourVector, model: 'm@3', copyOf: a },
+      { chunk: { ...pair, threadId: 'thr_m' }, vector, model: 'm@3', linesOf: [a, copyOfB] },
+      { chunk: at('thr_m', 'the lighthouse is repainted', 3), vector, model: 'm@3' },
+      // Planned from other messages than its original's: written in full, with its lines.
+      { chunk: { ...at('thr_b', 'the ferry timetable changes too', 2), messageIds: ['m9'] }, vector: ferryVector, model: 'm@3', copyOf: b },
+      { chunk: at('thr_c', 'the ferry timetable changes too', 2), vector: ferryVector, model: 'm@3', copyOf: copyOfB },
+    ]);
+    expect(ids.slice(1).map((id, i) => id - ids[i])).toEqual([1, 1, 1, 1]);
+    const rows = store.db.prepare('SELECT id, copy_of AS copyOf, lines_a AS la, lines_b AS lb FROM memory_chunks WHERE thread_id = ? ORDER BY id').all('thr_m');
+    expect(rows).toEqual([
+      { id: ids[0], copyOf: a, la: null, lb: null },
+      { id: ids[1], copyOf: null, la: a, lb: b },
+      { id: ids[2], copyOf: null, la: null, lb: null },
+      { id: ids[3], copyOf: null, la: null, lb: null },
+      { id: ids[4], copyOf: b, la: null, lb: null },
+    ]);
+    expect(ids.map((id) => lineCount(store, id))).toEqual([0, 0, 1, 1, 0]);
+    const read = await store.getMemoryChunkTexts(ids);
+    expect(read.map((c) => [c.id, c.text, c.messageIds])).toEqual([
+      [ids[0], 'Ann (1 Nov 2026, 10:00): the harbour pier opens in May', ['m1']],
+      [ids[1], pair.text, ['m1', 'm2']],
+      [ids[2], 'Ann (1 Nov 2026, 10:00): the lighthouse is repainted', ['m3']],
+      [ids[3], 'Ann (1 Nov 2026, 10:00): the ferry timetable changes too', ['m9']],
+      [ids[4], 'Ann (1 Nov 2026, 10:00): the ferry timetable changes too', ['m2']],
+    ]);
+    expect((await hits(store, 'harbour', 'thr_m')).sort()).toEqual([ids[0], ids[1]].sort());
+    expect((await hits(store, 'ferry', 'thr_m')).sort()).toEqual([ids[1], ids[3], ids[4]].sort());
+    expect(await hits(store, 'lighthouse', 'thr_m')).toEqual([ids[2]]);
+    await expectPairVector(store, ids[1]);
+    await store.close();
+  });
+
   it('gives a fused pair and its copies lines of their own when a source goes, with each found once', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
     const { a, b, fused, pair } = await fusedPair(store);
