@@ -65,6 +65,14 @@ export class RowCache<K> {
     this.entries.clear();
     this.size = 0;
   }
+
+  /** Drops `key`'s rows. */
+  forget(key: K): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.size -= entry.size;
+  }
 }
 
 /** Roughly what a row holds, in bytes: its strings' characters, its blobs' bytes, 8 for anything else. */
@@ -144,6 +152,29 @@ export class UnchangedTables {
       cache.keep(k, v);
     });
     return out;
+  }
+
+  /** How many rows of `table` this connection has written (its generation: the triggers' count). */
+  generation(table: string): number {
+    const g = this.generations.get(table);
+    if (g === undefined) throw new Error(`UnchangedTables: ${table} is not watched`);
+    return g;
+  }
+
+  /**
+   * Brings `cache` up to date after a write of its own (outside a transaction, committed) that
+   * changed `rows` rows of `table`, its generation `before` the write: when the cache was good at
+   * `before` and nothing else wrote since (the generation moved by exactly `rows`, the cache's
+   * other tables not at all), `update` is called to change its entries as the write changed the
+   * table, and they are kept at the new generation. Otherwise nothing: the next lookup drops them.
+   * Another connection's commit meanwhile is the next lookup's to see (`data_version`), as ever.
+   */
+  follow(cache: RowCache<unknown>, table: string, before: number, rows: number, update: () => void): void {
+    if (this.db.inTransaction || this.generation(table) !== before + rows) return;
+    const then = cache.tables.map((t) => (t === table ? before : this.generations.get(t)!));
+    if (then.some((g, i) => g !== cache.filledAt[i])) return;
+    update();
+    cache.filledAt = cache.tables.map((t) => this.generations.get(t)!);
   }
 
   /** Drops `cache`'s rows if its tables changed since they were read (every cache's, if another connection wrote). */

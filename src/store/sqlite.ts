@@ -186,6 +186,17 @@ const CHUNK_ROWS_KEPT = 4096;
 /** Most each of those caches holds, in bytes of its rows' text and blobs (RowCache.maxSize). */
 const ROWS_KEPT_BYTES = 8 * 1024 * 1024;
 /**
+ * The last messages of a thread kept for its recent chat (threadChat, read by every ask before
+ * its search when the question leans back), and threads kept so. An append through this store
+ * adds its message to its thread's kept tail; any other write to messages drops them all.
+ */
+const CHAT_TAIL_ROWS = 32;
+const CHAT_TAILS_KEPT = 256;
+/** The columns of a kept tail's rows (threadChat's), by name. */
+const MESSAGE_COLUMN_NAMES = MESSAGE_COLUMNS_BUT_SOURCES.split(', ');
+/** What a string may hold that SQLite would not give back as it was given: a NUL, a lone surrogate. */
+const READS_BACK_OTHERWISE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). Each ask reads ~20 chunks scattered
  * over the file; with the default cache most of them are read() calls into the OS cache.
  */
@@ -264,11 +275,12 @@ export class SqliteStore implements Store {
     this.lineMerges = new LineMerges(this.db);
     this.lineMerges.written();
     // After the migrations: their table rebuilds would drop the triggers.
-    this.unchanged = new UnchangedTables(this.db, ['items', 'chunks', 'threads']);
+    this.unchanged = new UnchangedTables(this.db, ['items', 'chunks', 'threads', 'messages']);
     this.threadRows = this.unchanged.cache(['threads'], THREAD_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.itemRows = this.unchanged.cache(['items'], ITEM_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.chunkRows = this.unchanged.cache(['chunks', 'items'], CHUNK_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.itemChunkRows = this.unchanged.cache(['chunks', 'items'], ITEM_ROWS_KEPT, ROWS_KEPT_BYTES);
+    this.chatTails = this.unchanged.cache(['messages'], CHAT_TAILS_KEPT, ROWS_KEPT_BYTES);
     this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
     this.reader =
@@ -284,6 +296,8 @@ export class SqliteStore implements Store {
   private readonly itemRows: RowCache<string>;
   private readonly chunkRows: RowCache<number>;
   private readonly itemChunkRows: RowCache<string>;
+  /** Each thread's last CHAT_TAIL_ROWS messages (fewer: all it has), oldest first, without their sources. */
+  private readonly chatTails: RowCache<string>;
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
@@ -663,7 +677,28 @@ export class SqliteStore implements Store {
   async appendMessage(m: NewMessage): Promise<{ message: Message; duplicate: boolean }> {
     // Built once: wrapping a new function per call costs as much as the insert on the chat hot path.
     this.appendTx ??= this.db.transaction((msg: NewMessage) => this.appendInTransaction(msg));
-    return this.appendTx.immediate(m);
+    const before = this.unchanged.generation('messages');
+    const appended = this.appendTx.immediate(m);
+    if (!appended.duplicate) this.unchanged.follow(this.chatTails, 'messages', before, 1, () => this.followChatTail(appended.message));
+    return appended;
+  }
+
+  /**
+   * The message just appended (its row the only one written to messages since the tails were good)
+   * goes at the end of its thread's kept tail. Unless it would not end it (a seq below the tail's
+   * last) or its row would not read back as it is (a string SQLite stores as something else): then
+   * the thread's tail goes, to be read again.
+   */
+  private followChatTail(message: Message): void {
+    const entry = this.chatTails.entries.get(message.threadId);
+    if (!entry) return;
+    const rows = entry.value as Row[];
+    const values = messageValues(message);
+    const row = Object.fromEntries(MESSAGE_COLUMN_NAMES.map((column, i) => [column, values[i]])) as Row;
+    const last = rows[rows.length - 1];
+    const readsBack = Object.values(row).every((v) => typeof v !== 'string' || !READS_BACK_OTHERWISE.test(v));
+    if ((last && last.seq >= message.seq) || !readsBack) this.chatTails.forget(message.threadId);
+    else this.chatTails.keep(message.threadId, [...rows, row].slice(-CHAT_TAIL_ROWS));
   }
 
   private appendTx?: Database.Transaction<(m: NewMessage) => { message: Message; duplicate: boolean }>;
@@ -747,7 +782,23 @@ export class SqliteStore implements Store {
   }
 
   async threadChat(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
-    return this.lastOfThread(MESSAGE_COLUMNS_BUT_SOURCES, threadId, limit, beforeSeq);
+    if (!Number.isInteger(limit) || limit < 0 || limit > CHAT_TAIL_ROWS || typeof beforeSeq !== 'number' || Number.isNaN(beforeSeq)) {
+      return this.lastOfThread(MESSAGE_COLUMNS_BUT_SOURCES, threadId, limit, beforeSeq);
+    }
+    // From the thread's kept tail (its last CHAT_TAIL_ROWS messages, or all of them when it has fewer).
+    const [tail] = this.unchanged.rows(this.chatTails, [threadId], ([key]) => {
+      const rows = this.sql(`SELECT ${MESSAGE_COLUMNS_BUT_SOURCES} FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`).all(
+        key,
+        CHAT_TAIL_ROWS,
+      ) as Row[];
+      return new Map([[key, rows.reverse()]]);
+    });
+    const rows = tail as Row[];
+    let end = rows.length;
+    while (end > 0 && rows[end - 1].seq >= beforeSeq) end--;
+    // Fewer before beforeSeq than asked for, in a tail that may not be the whole thread: read it all.
+    if (end < limit && rows.length >= CHAT_TAIL_ROWS) return this.lastOfThread(MESSAGE_COLUMNS_BUT_SOURCES, threadId, limit, beforeSeq);
+    return rows.slice(Math.max(0, end - limit), end).map(rowToMessage);
   }
 
   /** The last `limit` messages of a thread before `beforeSeq`, oldest first, with `columns` of their rows. */

@@ -141,6 +141,118 @@ describe('SqliteStore: rows kept while their tables are unchanged', () => {
   });
 });
 
+describe('SqliteStore: a thread’s recent chat kept across its own appends', () => {
+  let dir: { dir: string; cleanup: () => void };
+  let store: SqliteStore;
+  /** A second connection: what a fresh read of the file gives. */
+  let fresh: SqliteStore;
+  let n = 0;
+
+  beforeEach(async () => {
+    dir = tempDir();
+    store = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
+    await store.putItems([{ item: item('news_1'), chunks: body('the pier reopens in June') }]);
+    await store.applyThreadChange({
+      at: AT,
+      expect: [],
+      createThreads: [
+        { id: 't1', roomId: 'news_1', title: 'Pier' },
+        { id: 't2', roomId: 'news_1', title: 'Other' },
+      ],
+    });
+    fresh = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
+  });
+
+  afterEach(async () => {
+    await fresh.close();
+    await store.close();
+    dir.cleanup();
+  });
+
+  const said = (threadId = 't1', text = `line ${++n}`) => ({
+    roomId: 'news_1',
+    threadId,
+    author: { id: `u${n % 3}`, name: `Person ${n % 3}`, kind: 'user' as const },
+    text,
+    clientId: `c${n}`,
+  });
+  const append = async (count: number, threadId = 't1') => {
+    for (let i = 0; i < count; i++) await store.appendMessage(said(threadId));
+  };
+
+  /** The store's recent chat of `threadId` is the fresh connection's, for every seq it could end before and several limits. */
+  async function sameAsFresh(threadId = 't1') {
+    const seqs = (await fresh.threadMessages(threadId, 1000)).map((m) => m.seq);
+    for (const limit of [0, 1, 3, 12, 32, 40]) {
+      expect(await store.threadChat(threadId, limit)).toEqual(await fresh.threadChat(threadId, limit));
+      for (const before of [...seqs, (seqs.at(-1) ?? 0) + 1])
+        expect(await store.threadChat(threadId, limit, before)).toEqual(await fresh.threadChat(threadId, limit, before));
+    }
+  }
+
+  it('answers the recent chat from memory after appends through the store, as a fresh read gives it', async () => {
+    await append(3);
+    expect(await store.threadChat('t1', 12)).toEqual(await fresh.threadChat('t1', 12));
+    for (let i = 0; i < 40; i++) {
+      await append(1);
+      const hits = store.unchanged.counts.hits;
+      const chat = await store.threadChat('t1', 12);
+      // The append was followed: no read of the table.
+      expect(store.unchanged.counts.hits).toBe(hits + 1);
+      expect(chat).toEqual(await fresh.threadChat('t1', 12));
+      expect(chat.at(-1)!.text).toBe(`line ${n}`);
+    }
+    await sameAsFresh();
+    // What a caller does to what it was given is not what the next caller reads.
+    const chat = await store.threadChat('t1', 12);
+    chat[0].text = 'changed by a caller';
+    chat.reverse();
+    expect(await store.threadChat('t1', 12)).toEqual(await fresh.threadChat('t1', 12));
+    // A thread with no messages, then its first.
+    expect(await store.threadChat('t2', 12)).toEqual([]);
+    await append(1, 't2');
+    expect((await store.threadChat('t2', 12)).map((m) => m.text)).toEqual([`line ${n}`]);
+  });
+
+  it('reads the recent chat again after any other write to messages', async () => {
+    await append(5);
+    await store.threadChat('t1', 12);
+    // A resend (the same client id): nothing written, nothing changes.
+    await store.appendMessage({ ...said(), clientId: 'c1' });
+    await sameAsFresh();
+    // Moved to another thread.
+    const [first] = await store.threadMessages('t1', 1);
+    await store.applyThreadChange({ at: AT, expect: [], moveMessages: [{ ids: [first.id], threadId: 't2' }] });
+    await sameAsFresh();
+    await sameAsFresh('t2');
+    // Several at once.
+    await store.appendMessages([said(), said(), said('t2')]);
+    await sameAsFresh();
+    await sameAsFresh('t2');
+    // Through another connection.
+    await store.threadChat('t1', 12);
+    await fresh.appendMessage(said());
+    await sameAsFresh();
+    // Written beside the store's methods, and an append whose text SQLite would give back otherwise.
+    store.db.prepare("UPDATE messages SET text = 'edited' WHERE thread_id = 't1' AND seq = (SELECT max(seq) FROM messages WHERE thread_id = 't1')").run();
+    await sameAsFresh();
+    await store.appendMessage(said('t1', 'half a pair \ud83d'));
+    await sameAsFresh();
+    // An append rolled back inside a transaction of its own.
+    await store.threadChat('t1', 12);
+    const rolledBack = store.db.transaction(() => {
+      void store.appendMessage(said());
+      throw new Error('rolled back');
+    });
+    expect(() => rolledBack()).toThrow('rolled back');
+    await sameAsFresh();
+    // A thread merged into another, and deleted.
+    await store.applyThreadChange({ at: AT, expect: [], moveThreadMessages: [{ fromThreadId: 't2', threadId: 't1' }] });
+    await sameAsFresh();
+    await sameAsFresh('t2');
+  });
+});
+
 describe('RowCache: bounded by keys and by size', () => {
   const row = (id: number, text: string) => ({ id, text });
 
