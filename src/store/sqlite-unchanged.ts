@@ -23,6 +23,8 @@ import type { Row } from './rows.js';
 
 /** The SQL function the triggers call with their table's name. */
 const CHANGED_FUNCTION = 'salon_table_changed';
+/** The SQL function the row triggers call with their table's name and the row's key before and after. */
+const ROW_CHANGED_FUNCTION = 'salon_row_changed';
 
 /**
  * One cache of rows by key, valid while its tables' generations are those it was filled at. Bounded
@@ -75,6 +77,62 @@ export class RowCache<K> {
   }
 }
 
+/**
+ * A RowCache of one table's rows by key, dropped row by row rather than whole: each entry goes when
+ * its row is written through this connection, or the row it reads columns of beside its own
+ * (`beside`: a memory chunk's copy reads its original's text). For a table written at nearly every
+ * ask (the memory's chunks: an exchange filed, a repeat touched), where a generation would drop
+ * every kept row each time.
+ */
+export class KeptRowsByKey extends RowCache<number> {
+  /** Kept keys by the row each reads beside its own. */
+  private readonly readers = new Map<number, Set<number>>();
+
+  constructor(
+    max: number,
+    maxSize: number,
+    private readonly beside: (row: Row) => number | null,
+  ) {
+    super([], max, maxSize);
+  }
+
+  override keep(key: number, value: Row | Row[]): void {
+    super.keep(key, value);
+    const other = Array.isArray(value) ? null : this.beside(value);
+    if (other === null) return;
+    let keys = this.readers.get(other);
+    if (!keys) this.readers.set(other, (keys = new Set()));
+    keys.add(key);
+    // Keys dropped since stay listed (dropping one again is harmless); bounded by a rebuild.
+    if (this.readers.size > 4 * this.max) this.relist();
+  }
+
+  /** The row `key` was written: it goes, and every kept row that reads it beside its own. */
+  written(key: number): void {
+    this.forget(key);
+    const keys = this.readers.get(key);
+    if (!keys) return;
+    this.readers.delete(key);
+    for (const k of keys) this.forget(k);
+  }
+
+  override clear(): void {
+    super.clear();
+    this.readers.clear();
+  }
+
+  private relist(): void {
+    this.readers.clear();
+    for (const [key, { value }] of this.entries) {
+      const other = Array.isArray(value) ? null : this.beside(value);
+      if (other === null) continue;
+      let keys = this.readers.get(other);
+      if (!keys) this.readers.set(other, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+}
+
 /** Roughly what a row holds, in bytes: its strings' characters, its blobs' bytes, 8 for anything else. */
 export function rowSize(row: Row): number {
   let size = 0;
@@ -89,6 +147,8 @@ export function rowSize(row: Row): number {
 export class UnchangedTables {
   private readonly generations = new Map<string, number>();
   private readonly caches: RowCache<unknown>[] = [];
+  /** Caches dropped row by row, by their table. */
+  private readonly byRow = new Map<string, KeptRowsByKey[]>();
   private version: unknown;
   private readonly dataVersion: Database.Statement;
   /** Lookups answered from a cache and read from the store (for tests and traces). */
@@ -111,7 +171,35 @@ export class UnchangedTables {
         );
       }
     }
+    db.function(ROW_CHANGED_FUNCTION, { deterministic: false }, (table: unknown, before: unknown, after: unknown) => {
+      for (const cache of this.byRow.get(String(table)) ?? []) {
+        if (typeof before === 'number') cache.written(before);
+        if (typeof after === 'number' && after !== before) cache.written(after);
+      }
+      return null;
+    });
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /**
+   * A cache of `table`'s rows by their integer `key` column, each dropped when its row, or the row
+   * it reads beside its own (`beside`), is inserted, updated or deleted through this connection
+   * (TEMP triggers, row by row); every cache is dropped when another connection commits, as ever.
+   */
+  rowCache(table: string, key: string, max: number, maxSize: number, beside: (row: Row) => number | null): KeptRowsByKey {
+    const cache = new KeptRowsByKey(max, maxSize, beside);
+    if (!this.byRow.has(table)) {
+      this.byRow.set(table, []);
+      const keys = { insert: `NULL, NEW.${key}`, update: `OLD.${key}, NEW.${key}`, delete: `OLD.${key}, NULL` };
+      for (const [event, args] of Object.entries(keys)) {
+        this.db.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS salon_${table}_${event}_row_seen AFTER ${event.toUpperCase()} ON main.${table} BEGIN SELECT ${ROW_CHANGED_FUNCTION}('${table}', ${args}); END`,
+        );
+      }
+    }
+    this.byRow.get(table)!.push(cache);
+    this.caches.push(cache as RowCache<unknown>);
+    return cache;
   }
 
   /** A cache of rows of `tables`, at most `max` keys weighing `maxSize` together (rowSize). */

@@ -24,7 +24,7 @@ import { threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables, threadOfRow } from './sqlite-threads.js';
-import { UnchangedTables, type RowCache } from './sqlite-unchanged.js';
+import { UnchangedTables, type KeptRowsByKey, type RowCache } from './sqlite-unchanged.js';
 import { TermLineCounts } from './term-line-counts.js';
 import {
   DELETION_STARTED_AT,
@@ -173,6 +173,8 @@ const FIND_PRIVATE_REPEAT = findRepeat("c.privileged = 1 AND coalesce(c.owner, '
 const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
 /** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
 const MEMORY_SELECT_BARE = `SELECT c.id, ${MEMORY_TEXT_COLUMNS} FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
+/** The same with the row a copy reads its text from (kept rows are dropped when it is written). */
+const MEMORY_SELECT_BARE_KEPT = `SELECT c.id, ${MEMORY_TEXT_COLUMNS}, c.copy_of FROM memory_chunks c LEFT JOIN memory_chunks o ON o.id = c.copy_of`;
 /**
  * Rows of threads whose memory is still being written, or whose memory and messages are being
  * deleted (sqlite-staging.ts), are left out of whole-table reads and of a room's messages.
@@ -192,6 +194,11 @@ const ROWS_KEPT_BYTES = 8 * 1024 * 1024;
  */
 const CHAT_TAIL_ROWS = 32;
 const CHAT_TAILS_KEPT = 256;
+/**
+ * Memory chunks kept for the memory search (getMemoryChunkTexts: ~20 a search, most of them found
+ * again by the thread's next asks), each dropped when its row or its original is written.
+ */
+const MEMORY_ROWS_KEPT = 2048;
 /** The columns of a kept tail's rows (threadChat's), by name. */
 const MESSAGE_COLUMN_NAMES = MESSAGE_COLUMNS_BUT_SOURCES.split(', ');
 /** What a string may hold that SQLite would not give back as it was given: a NUL, a lone surrogate. */
@@ -281,6 +288,7 @@ export class SqliteStore implements Store {
     this.chunkRows = this.unchanged.cache(['chunks', 'items'], CHUNK_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.itemChunkRows = this.unchanged.cache(['chunks', 'items'], ITEM_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.chatTails = this.unchanged.cache(['messages'], CHAT_TAILS_KEPT, ROWS_KEPT_BYTES);
+    this.memoryTextRows = this.unchanged.rowCache('memory_chunks', 'id', MEMORY_ROWS_KEPT, ROWS_KEPT_BYTES, (r) => (r.copy_of as number | null) ?? null);
     this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
     this.reader =
@@ -298,6 +306,8 @@ export class SqliteStore implements Store {
   private readonly itemChunkRows: RowCache<string>;
   /** Each thread's last CHAT_TAIL_ROWS messages (fewer: all it has), oldest first, without their sources. */
   private readonly chatTails: RowCache<string>;
+  /** Memory chunks as getMemoryChunkTexts reads them (and the row a copy reads its text from), by id. */
+  private readonly memoryTextRows: KeptRowsByKey;
 
   private readonly threads = new SqliteThreadTables({
     sql: (text) => this.sql(text),
@@ -1344,7 +1354,8 @@ export class SqliteStore implements Store {
   }
 
   async getMemoryChunkTexts(ids: number[]): Promise<MemoryChunk[]> {
-    return this.selectIn(`${MEMORY_SELECT_BARE} WHERE c.id`, ids, (r) => r.id as number).map(rowToMemoryChunk);
+    const read = (keys: number[]) => this.selectIn(`${MEMORY_SELECT_BARE_KEPT} WHERE c.id`, keys, (r) => r.id as number);
+    return this.keptRows(this.memoryTextRows, ids, read, (r) => r.id as number).map(rowToMemoryChunk);
   }
 
   async scanMemoryChunks(afterId: number, limit: number): Promise<StoredMemoryChunk[]> {

@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import { RowCache, rowSize } from '../../src/store/sqlite-unchanged.js';
 import { tempDir } from '../helpers.js';
 import { item } from './contract.js';
+import { windowChunk } from './memory-chunk.js';
 
 const AT = '2026-11-01T10:00:00.000Z';
 const body = (text: string) => [
@@ -250,6 +251,91 @@ describe('SqliteStore: a thread’s recent chat kept across its own appends', ()
     await store.applyThreadChange({ at: AT, expect: [], moveThreadMessages: [{ fromThreadId: 't2', threadId: 't1' }] });
     await sameAsFresh();
     await sameAsFresh('t2');
+  });
+});
+
+describe('SqliteStore: memory chunks kept row by row', () => {
+  let dir: { dir: string; cleanup: () => void };
+  let store: SqliteStore;
+  /** A second connection: what a fresh read of the file gives. */
+  let fresh: SqliteStore;
+  let ids: number[];
+
+  const vector = () => new Float32Array([1, 0, 0, 0]);
+  const entry = (text: string, threadId = 't1', copyOf?: number) => ({
+    chunk: windowChunk(text, '2026-11-01', { threadId }),
+    vector: vector(),
+    model: 'm',
+    ...(copyOf !== undefined ? { copyOf } : {}),
+  });
+
+  beforeEach(async () => {
+    dir = tempDir();
+    store = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
+    await store.putItems([{ item: item('news_1'), chunks: body('the pier reopens in June') }]);
+    await store.applyThreadChange({
+      at: AT,
+      expect: [],
+      createThreads: [
+        { id: 't1', roomId: 'news_1', title: 'Pier' },
+        { id: 't2', roomId: 'news_1', title: 'Other' },
+      ],
+    });
+    const { addedMemoryIds } = await store.applyThreadChange({ at: AT, expect: [], addMemory: [entry('one'), entry('two'), entry('three')] });
+    const { addedMemoryIds: copies } = await store.applyThreadChange({ at: AT, expect: [], addMemory: [entry('one', 't2', addedMemoryIds[0])] });
+    ids = [...addedMemoryIds, ...copies];
+    fresh = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
+  });
+
+  afterEach(async () => {
+    await fresh.close();
+    await store.close();
+    dir.cleanup();
+  });
+
+  /** Reads `ids` through the store: as a fresh connection reads them; returns how many were kept. */
+  async function read(): Promise<number> {
+    const hits = store.unchanged.counts.hits;
+    expect(await store.getMemoryChunkTexts(ids)).toEqual(await fresh.getMemoryChunkTexts(ids));
+    return store.unchanged.counts.hits - hits;
+  }
+
+  it('answers a second read of unchanged chunks from memory, each a copy of its own', async () => {
+    expect(await read()).toBe(0);
+    expect(await read()).toBe(4);
+    const [first] = await store.getMemoryChunkTexts([ids[0]]);
+    first.messageIds.push('mine');
+    first.text = 'changed by a caller';
+    expect(await read()).toBe(4);
+    // A chunk filed: the others stay kept.
+    const filed = await store.fileMemoryChunk(windowChunk('four', '2026-11-02', { threadId: 't1' }), AT, { vector: vector(), model: 'm' }, []);
+    expect('stored' in filed).toBe(true);
+    expect(await read()).toBe(4);
+  });
+
+  it('reads a chunk again once it is written, and a copy once its original is', async () => {
+    await read();
+    // Touched: that row only.
+    expect(await store.touchMemoryChunk(ids[1], '2026-11-20T00:00:00.000Z')).toBe(true);
+    expect(await read()).toBe(3);
+    // The original of the copy written beside the store's methods: both read again.
+    store.db.prepare('UPDATE memory_chunks SET text = ? WHERE id = ?').run('one, said again', ids[0]);
+    expect(await read()).toBe(2);
+    expect((await store.getMemoryChunkTexts([ids[3]]))[0].text).toBe('one, said again');
+    // Deleted.
+    await store.applyThreadChange({ at: AT, expect: [], deleteMemory: [ids[2]] });
+    expect(await read()).toBe(3);
+    // Rolled back: read again all the same.
+    const rolledBack = store.db.transaction(() => {
+      store.db.prepare('UPDATE memory_chunks SET text = ? WHERE id = ?').run('never committed', ids[1]);
+      throw new Error('rolled back');
+    });
+    expect(() => rolledBack()).toThrow('rolled back');
+    expect(await read()).toBe(2);
+    // Another connection's write: everything read again.
+    await fresh.touchMemoryChunk(ids[0], '2026-11-21T00:00:00.000Z');
+    expect(await read()).toBe(0);
+    expect(await read()).toBe(3);
   });
 });
 
