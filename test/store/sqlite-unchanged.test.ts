@@ -142,6 +142,21 @@ describe('SqliteStore: rows kept while their tables are unchanged', () => {
   });
 });
 
+/** A store in `dir` with one item's room and two threads in it, t1 and t2. */
+async function storeWithTwoThreads(dir: string): Promise<SqliteStore> {
+  const store = new SqliteStore({ filename: join(dir, 'salon.db') });
+  await store.putItems([{ item: item('news_1'), chunks: body('the pier reopens in June') }]);
+  await store.applyThreadChange({
+    at: AT,
+    expect: [],
+    createThreads: [
+      { id: 't1', roomId: 'news_1', title: 'Pier' },
+      { id: 't2', roomId: 'news_1', title: 'Other' },
+    ],
+  });
+  return store;
+}
+
 describe('SqliteStore: a thread’s recent chat kept across its own appends', () => {
   let dir: { dir: string; cleanup: () => void };
   let store: SqliteStore;
@@ -151,16 +166,7 @@ describe('SqliteStore: a thread’s recent chat kept across its own appends', ()
 
   beforeEach(async () => {
     dir = tempDir();
-    store = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
-    await store.putItems([{ item: item('news_1'), chunks: body('the pier reopens in June') }]);
-    await store.applyThreadChange({
-      at: AT,
-      expect: [],
-      createThreads: [
-        { id: 't1', roomId: 'news_1', title: 'Pier' },
-        { id: 't2', roomId: 'news_1', title: 'Other' },
-      ],
-    });
+    store = await storeWithTwoThreads(dir.dir);
     fresh = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
   });
 
@@ -271,16 +277,7 @@ describe('SqliteStore: memory chunks kept row by row', () => {
 
   beforeEach(async () => {
     dir = tempDir();
-    store = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
-    await store.putItems([{ item: item('news_1'), chunks: body('the pier reopens in June') }]);
-    await store.applyThreadChange({
-      at: AT,
-      expect: [],
-      createThreads: [
-        { id: 't1', roomId: 'news_1', title: 'Pier' },
-        { id: 't2', roomId: 'news_1', title: 'Other' },
-      ],
-    });
+    store = await storeWithTwoThreads(dir.dir);
     const { addedMemoryIds } = await store.applyThreadChange({ at: AT, expect: [], addMemory: [entry('one'), entry('two'), entry('three')] });
     const { addedMemoryIds: copies } = await store.applyThreadChange({ at: AT, expect: [], addMemory: [entry('one', 't2', addedMemoryIds[0])] });
     ids = [...addedMemoryIds, ...copies];
