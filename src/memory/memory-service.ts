@@ -26,6 +26,7 @@ import { namedPeriods, saidWithin } from './named-dates.js';
 import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
 import { IdleGate, type BackgroundRunner } from '../idle-gate.js';
 import { RepeatedFailureLog } from '../repeated-failure-log.js';
+import { SettlingByKey } from '../settling-by-key.js';
 import { survivorOf } from '../store/thread-survivor.js';
 
 export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
@@ -48,11 +49,6 @@ const COPY_PAGE = 1024;
  * each more follows a chunk with its words brought there, or deleted before it was refreshed.
  */
 export const FILING_ROUNDS = 4;
-
-/** What MemoryService.forgetting is keyed by. */
-function forgetKey(owner: string, roomId: string): string {
-  return JSON.stringify([owner, roomId]);
-}
 
 /** Reads of a member's private memory forgetPrivate makes at most: another after each that found some (a fusion may have copied it meanwhile). */
 const FORGET_PASSES = 3;
@@ -147,8 +143,8 @@ export class MemoryService implements MemorySearch {
   private readonly forgotten = new WeakSet<NewMemoryChunk>();
   /** The row a forgotten queued exchange was written to before remember saw it forgotten: forgetPrivate counts it once. */
   private readonly forgottenRows = new WeakMap<NewMemoryChunk, number>();
-  /** The forgets running on this node (forgetPrivate), by owner and room (forgetKey): each settles when the last one started ends. */
-  private readonly forgetting = new Map<string, Promise<void>>();
+  /** The forgets running on this node (forgetPrivate), by owner and room. */
+  private readonly forgetting = new SettlingByKey();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -579,12 +575,7 @@ export class MemoryService implements MemorySearch {
     );
     // Until it ends, the exchanges of theirs in the room asked since wait to be filed (remember):
     // its scan of the store would take them for ones to forget.
-    const key = forgetKey(owner, roomId);
-    const running = Promise.all([this.forgetting.get(key), forgetting.catch(() => {})]).then(() => {});
-    this.forgetting.set(key, running);
-    void running.then(() => {
-      if (this.forgetting.get(key) === running) this.forgetting.delete(key);
-    });
+    this.forgetting.track([owner, roomId], forgetting);
     return forgetting;
   }
 
@@ -773,7 +764,7 @@ export class MemoryService implements MemorySearch {
     }
     // Asked after a forget of its asker's in the room that is still running here (forgetPrivate):
     // filed once its scan of the store is over, which would take it for one to forget.
-    const forgetting = chunk.privileged && chunk.owner ? this.forgetting.get(forgetKey(chunk.owner, chunk.roomId)) : undefined;
+    const forgetting = chunk.privileged && chunk.owner ? this.forgetting.settled([chunk.owner, chunk.roomId]) : undefined;
     if (forgetting) {
       await forgetting;
       if (forgotten()) return;

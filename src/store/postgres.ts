@@ -20,6 +20,7 @@ import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as sources from './postgres-sources.js';
 import * as threads from './postgres-threads.js';
+import { SettlingByKey } from '../settling-by-key.js';
 import {
   MEMORY_CHUNK_TEXT_COLUMNS,
   MESSAGE_COLUMNS_BUT_SOURCES,
@@ -73,11 +74,11 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   private readonly db: PgDatabase;
   /**
-   * The forget marks being moved by this store (markPrivateForget), by owner and room: each settles
-   * once every move started so far has, and a read of the mark (privateForgetMark) waits for it, so
-   * it finds the mark a move started before it has made (its caller acts in that order).
+   * The forget marks being moved by this store (markPrivateForget), by owner and room: a read of the
+   * mark (privateForgetMark) waits for the moves started before it, so it finds the mark they made
+   * (its caller acts in that order).
    */
-  private readonly forgetMarksMoving = new Map<string, Promise<void>>();
+  private readonly forgetMarksMoving = new SettlingByKey();
 
   /** Connects and migrates in the background; every method waits for it (see `open` to wait now). */
   constructor(options: PostgresStoreOptions) {
@@ -361,19 +362,14 @@ export class PostgresStore implements Store {
 
   /** Waits for the moves of the mark this store started before (`forgetMarksMoving`): they run on other connections. */
   async privateForgetMark(owner: string, roomId: string): Promise<number> {
-    const moving = this.forgetMarksMoving.get(JSON.stringify([owner, roomId]));
+    const moving = this.forgetMarksMoving.settled([owner, roomId]);
     if (moving) await moving;
     return forgetMarkOf(this.db, owner, roomId);
   }
 
   markPrivateForget(owner: string, roomId: string): Promise<number> {
-    const key = JSON.stringify([owner, roomId]);
     const move = this.db.tx((sql) => markForgetIn(sql, owner, roomId));
-    const settled = Promise.all([this.forgetMarksMoving.get(key), move.catch(() => {})]).then(() => {});
-    this.forgetMarksMoving.set(key, settled);
-    void settled.then(() => {
-      if (this.forgetMarksMoving.get(key) === settled) this.forgetMarksMoving.delete(key);
-    });
+    this.forgetMarksMoving.track([owner, roomId], move);
     return move;
   }
 

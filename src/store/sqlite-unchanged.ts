@@ -98,11 +98,7 @@ export class KeptRowsByKey extends RowCache<number> {
 
   override keep(key: number, value: Row | Row[]): void {
     super.keep(key, value);
-    const other = Array.isArray(value) ? null : this.beside(value);
-    if (other === null) return;
-    let keys = this.readers.get(other);
-    if (!keys) this.readers.set(other, (keys = new Set()));
-    keys.add(key);
+    this.listReader(key, value);
     // Keys dropped since stay listed (dropping one again is harmless); bounded by a rebuild.
     if (this.readers.size > 4 * this.max) this.relist();
   }
@@ -123,13 +119,16 @@ export class KeptRowsByKey extends RowCache<number> {
 
   private relist(): void {
     this.readers.clear();
-    for (const [key, { value }] of this.entries) {
-      const other = Array.isArray(value) ? null : this.beside(value);
-      if (other === null) continue;
-      let keys = this.readers.get(other);
-      if (!keys) this.readers.set(other, (keys = new Set()));
-      keys.add(key);
-    }
+    for (const [key, { value }] of this.entries) this.listReader(key, value);
+  }
+
+  /** Lists `key` under the row its value reads beside its own, if any. */
+  private listReader(key: number, value: Row | Row[]): void {
+    const other = Array.isArray(value) ? null : this.beside(value);
+    if (other === null) return;
+    let keys = this.readers.get(other);
+    if (!keys) this.readers.set(other, (keys = new Set()));
+    keys.add(key);
   }
 }
 
