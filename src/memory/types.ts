@@ -39,7 +39,9 @@ export interface NewMemoryChunk {
    * null when it could not be read. The store refuses the exchange if it is filed privileged (a
    * private ask's, or one asked in a privileged thread) and the mark has moved on (or is null), so
    * a `/forget private` on any node covers it wherever it is still being answered or queued; a
-   * public one is stored whatever its mark. Not stored.
+   * public one is stored whatever its mark. The row of one the store checked keeps it, so a forget
+   * that moved the mark to it leaves the exchange alone (Store.scanPrivateMemory); it is not read
+   * back.
    */
   forgetMark?: number | null;
 }

@@ -12,15 +12,19 @@ import { MEMORY_CHUNK_COLUMNS, memoryChunkValues, rowToStoredMemoryChunk } from 
 import { ForgottenExchange, refusesForgotten, type MemoryFiling, type StoredMemoryChunk } from './types.js';
 import { activeThreadLocked } from './postgres-messages.js';
 
-/** Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was last seen. */
+/**
+ * Stores a chunk with its lines; `now` is its createdAt, `updatedAt` (default `now`) when it was
+ * last seen; `forgetMark` the one its row keeps (memoryChunkValues).
+ */
 export async function insertMemory(
   sql: Sql,
   c: NewMemoryChunk,
   now: string,
   vector?: { vector: Float32Array; model: string },
   updatedAt = now,
+  forgetMark: number | null = null,
 ): Promise<MemoryChunk> {
-  const values = memoryChunkValues(c, now, updatedAt, vector);
+  const values = memoryChunkValues(c, now, updatedAt, vector, forgetMark);
   const { rows } = await sql.query(`INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}) VALUES (${placeholders(values.length)}) RETURNING id`, values);
   const id = rows[0].id as number;
   await insertLines(sql, id, c.text, scopeOf(c));
@@ -34,9 +38,9 @@ export async function insertMemory(
  * refused or follows the merge.
  */
 export async function insertMemoryInThread(sql: Sql, c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
-  await refuseForgotten(sql, c);
+  const forgetMark = await refuseForgotten(sql, c);
   // The lines' scope names the thread (insertLines), so the chunk is filed before they are written.
-  return insertMemory(sql, await filedChunk(sql, c), now, vector);
+  return insertMemory(sql, await filedChunk(sql, c), now, vector, now, forgetMark);
 }
 
 /**
@@ -55,12 +59,12 @@ export async function fileMemoryInThread(
   vector: { vector: Float32Array; model: string } | undefined,
   notRepeats: number[],
 ): Promise<MemoryFiling> {
-  await refuseForgotten(sql, c);
+  const forgetMark = await refuseForgotten(sql, c);
   const filed = await filedChunk(sql, c);
   await lockFiling(sql, filed);
-  const repeat = await findRepeatIn(sql, filed);
+  const repeat = await findRepeatIn(sql, filed, forgetMark);
   if (repeat && !notRepeats.includes(repeat.id)) return { repeat };
-  return { stored: await insertMemory(sql, filed, now, vector) };
+  return { stored: await insertMemory(sql, filed, now, vector, now, forgetMark) };
 }
 
 /**
@@ -102,13 +106,15 @@ export async function markForgetIn(sql: Sql, owner: string, roomId: string): Pro
 /**
  * Throws ForgottenExchange for a private exchange asked before its asker's last forget in its
  * room (refusesForgotten); a public one takes no lock. A row lock would not do: a member's first forget inserts the mark's row, which a filing reading
- * it meanwhile could not have locked; the advisory lock exists before the row does.
+ * it meanwhile could not have locked; the advisory lock exists before the row does. Returns the
+ * mark the chunk's row keeps: the one checked, or null.
  */
-async function refuseForgotten(sql: Sql, c: NewMemoryChunk): Promise<void> {
-  if (!refusesForgotten(c)) return;
+async function refuseForgotten(sql: Sql, c: NewMemoryChunk): Promise<number | null> {
+  if (!refusesForgotten(c)) return null;
   if (c.forgetMark === null) throw new ForgottenExchange(c.roomId);
   await sql.query(forgetLock(true), [c.owner, c.roomId]);
   if ((await forgetMarkOf(sql, c.owner!, c.roomId)) !== c.forgetMark) throw new ForgottenExchange(c.roomId);
+  return c.forgetMark as number;
 }
 
 /** The chunk in the thread it goes to (activeThreadLocked). */
@@ -119,13 +125,17 @@ async function filedChunk(sql: Sql, c: NewMemoryChunk): Promise<NewMemoryChunk> 
 
 /**
  * The first chunk (by id) of `c`'s thread and scope (privilege and owner) whose words are its
- * (src/memory/repeats.ts), if any: fileMemoryInThread's lookup, in the thread it files in.
+ * (src/memory/repeats.ts), if any: fileMemoryInThread's lookup, in the thread it files in. A row
+ * filed under an older forget mark than `forgetMark`, the one the chunk's row will keep, is no
+ * repeat: filed before a forget that is still deleting (its scan would delete it, refreshed, and
+ * the chunk with it).
  */
-async function findRepeatIn(sql: Sql, c: NewMemoryChunk): Promise<StoredMemoryChunk | null> {
+async function findRepeatIn(sql: Sql, c: NewMemoryChunk, forgetMark: number | null): Promise<StoredMemoryChunk | null> {
   const { rows } = await sql.query(
     // A public chunk's owner is only its asker (kept for a privileged thread); scope is privilege and, when private, owner.
-    "SELECT * FROM memory_chunks WHERE words_key = $1 AND thread_id = $2 AND privileged = $3 AND (privileged = 0 OR coalesce(owner, '') = $4) ORDER BY id LIMIT 1",
-    [wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? ''],
+    `SELECT * FROM memory_chunks WHERE words_key = $1 AND thread_id = $2 AND privileged = $3 AND (privileged = 0 OR coalesce(owner, '') = $4)
+       AND ($5::bigint IS NULL OR forget_mark IS NULL OR forget_mark >= $5) ORDER BY id LIMIT 1`,
+    [wordsKey(c.text), c.threadId, c.privileged ? 1 : 0, c.owner ?? '', forgetMark],
   );
   return rows.length ? rowToStoredMemoryChunk(rows[0]) : null;
 }

@@ -286,6 +286,11 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
     PRIMARY KEY (owner, room_id)
   );
   `,
+  // 14: each private exchange's row keeps the forget mark it was filed under, as in SQLite (its
+  // migration 30); rows from before have none (NULL): any later forget takes them.
+  `
+  ALTER TABLE memory_chunks ADD COLUMN forget_mark bigint;
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {

@@ -424,10 +424,12 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ id: r.id, privileged: r.privileged === 1, owner: r.owner ?? null }));
   }
 
-  async scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]> {
+  async scanPrivateMemory(owner: string, afterId: number, limit: number, filedSince?: { roomId: string; mark: number }): Promise<MemoryChunk[]> {
+    // A row not filed in the room since its mark became `mark` (migration 14); $4 null: any row.
     const { rows } = await this.db.query(
-      `SELECT ${MEMORY_COLUMNS_BARE} FROM memory_chunks WHERE owner = $1 AND privileged = 1 AND id > $2 ORDER BY id LIMIT $3`,
-      [owner, afterId, limit],
+      `SELECT ${MEMORY_COLUMNS_BARE} FROM memory_chunks WHERE owner = $1 AND privileged = 1 AND id > $2
+         AND ($4::text IS NULL OR room_id <> $4 OR coalesce(forget_mark, -1) < $5) ORDER BY id LIMIT $3`,
+      [owner, afterId, limit, filedSince?.roomId ?? null, filedSince?.mark ?? null],
     );
     return rows.map(rowToMemoryChunk);
   }

@@ -57,7 +57,7 @@ export function messageValues(message: Message): unknown[] {
 
 /** The columns of a memory_chunks row, in the order memoryChunkValues gives them. */
 export const MEMORY_CHUNK_COLUMNS =
-  'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, vector, vector_model, fusion, lineage';
+  'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, vector, vector_model, fusion, lineage, forget_mark';
 /** The columns a MemoryChunk is read from (all but the vector and its model), id aside. */
 export const MEMORY_CHUNK_TEXT_COLUMNS =
   'thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at, fusion, lineage';
@@ -69,12 +69,14 @@ export interface StoredVector {
 }
 
 /**
- * `key` is the chunk's repeat key (repeats.ts), when the caller knows it already (a copy's is its
- * original's). A privileged chunk without an owner is refused: its lines would be stored under the
- * thread's public scope (memory/scopes.ts), which the line search, filtering by scope alone, would
- * then show to anyone.
+ * `forgetMark`: the one the row keeps (its `forget_mark`): a private exchange's as the store checked
+ * it in the filing's transaction (refusesForgotten), so `/forget private` can tell the row from
+ * those filed before it moved the mark (Store.scanPrivateMemory's `filedSince`); null for every
+ * other row (a thread operation's too), which any later forget takes. A privileged chunk without
+ * an owner is refused: its lines would be stored under the thread's public scope
+ * (memory/scopes.ts), which the line search, filtering by scope alone, would then show to anyone.
  */
-export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: StoredVector, key = repeatKey(c)): unknown[] {
+export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: string, vector?: StoredVector, forgetMark: number | null = null): unknown[] {
   if (c.privileged && !c.owner) throw new Error(`a privileged memory chunk of thread ${c.threadId} has no owner`);
   return [
     c.threadId,
@@ -87,13 +89,14 @@ export function memoryChunkValues(c: NewMemoryChunk, now: string, updatedAt: str
     c.lastTs,
     c.privileged ? 1 : 0,
     c.owner,
-    key,
+    repeatKey(c),
     now,
     updatedAt,
     vector?.vector ? vectorToBlob(vector.vector) : null,
     vector?.model ?? null,
     c.fusion ?? null,
     c.lineage ? JSON.stringify(c.lineage) : null,
+    forgetMark,
   ];
 }
 

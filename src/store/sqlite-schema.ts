@@ -433,6 +433,16 @@ export const SQLITE_MIGRATIONS: string[] = [
     PRIMARY KEY (owner, room_id)
   ) WITHOUT ROWID;
   `,
+  // 30: each private exchange's row keeps the forget mark it was filed under (memoryChunkValues),
+  // so `/forget private` deletes only those filed before it moved the mark: one asked after it and
+  // filed while its scan runs, on any node, is kept (Store.scanPrivateMemory's `filedSince`). Rows
+  // from before have none (NULL), as a thread operation's rows have: any later forget takes them.
+  // The column lands after the vector (migration 15) and stays there: only that scan reads it, of
+  // one member's private rows, each beside its deletion's milliseconds; a NULL, every row's but a
+  // private exchange's, is told by the row's header without walking to it.
+  `
+  ALTER TABLE memory_chunks ADD COLUMN forget_mark INTEGER;
+  `,
 ];
 
 /**

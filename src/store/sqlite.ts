@@ -116,11 +116,12 @@ const INSERT_MEMORY_CHUNK = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUM
  * seen again, or goes). A copy refers to the chunk's own original if the chunk is a copy itself
  * (references never chain), and reads that row's text, messages and authors as it reads its
  * vector (migration 12: COPY_TEXT): it stores them empty, a fifth of its row. It takes that row's
- * line references too (migration 13), so a copy of a fused pair finds its sources' lines.
+ * line references too (migration 13), so a copy of a fused pair finds its sources' lines. It keeps
+ * no forget mark (migration 30): a thread operation's rows are taken by any later forget.
  */
 const INSERT_MEMORY_COPIES = `INSERT INTO memory_chunks (id, ${MEMORY_CHUNK_COLUMNS}, copy_of, lines_a, lines_b)
   SELECT j.value ->> '$[0]', j.value ->> '$[2]', j.value ->> '$[3]', o.kind, '', '', '', o.first_ts, o.last_ts,
-    o.privileged, o.owner, '', ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', nullif(j.value -> '$[6]', 'null'), r.id, r.lines_a, r.lines_b
+    o.privileged, o.owner, '', ?, j.value ->> '$[4]', NULL, NULL, j.value ->> '$[5]', nullif(j.value -> '$[6]', 'null'), NULL, r.id, r.lines_a, r.lines_b
   FROM json_each(?) j JOIN memory_chunks o ON o.id = j.value ->> '$[1]' JOIN memory_chunks r ON r.id = coalesce(o.copy_of, o.id)
   WHERE o.kind = j.value ->> '$[7]' AND o.privileged = j.value ->> '$[8]' AND coalesce(o.owner, '') = j.value ->> '$[9]'
     AND r.message_ids = j.value -> '$[10]' AND o.first_ts = j.value ->> '$[11]' AND o.last_ts = j.value ->> '$[12]'
@@ -167,8 +168,12 @@ const findRepeat = (scope: string) => `SELECT * FROM (
   ) ORDER BY id LIMIT 1`;
 /** findRepeat for a public chunk: `?` = words key, thread, twice. */
 const FIND_PUBLIC_REPEAT = findRepeat('c.privileged = 0');
-/** findRepeat for a private chunk: `?` = words key, thread, owner, twice. */
-const FIND_PRIVATE_REPEAT = findRepeat("c.privileged = 1 AND coalesce(c.owner, '') = ?");
+/**
+ * findRepeat for a private chunk: `?` = words key, thread, owner, forget mark (-1: none), twice. A
+ * row filed under an older mark than the chunk's is no repeat (migration 30): filed before a forget
+ * that is still deleting (the forget's scan would delete it, refreshed, and the chunk with it).
+ */
+const FIND_PRIVATE_REPEAT = findRepeat("c.privileged = 1 AND coalesce(c.owner, '') = ? AND (c.forget_mark IS NULL OR c.forget_mark >= ?)");
 /** The memory-chunk scope scopeOf computes (src/memory/scopes.ts), in SQL, of the chunk `c`. */
 const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
 /** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
@@ -180,6 +185,10 @@ const MEMORY_SELECT_BARE_KEPT = `SELECT c.id, ${MEMORY_TEXT_COLUMNS}, c.copy_of 
  * deleted (sqlite-staging.ts), are left out of whole-table reads and of a room's messages.
  */
 const NOT_STAGED = 'thread_id NOT IN (SELECT thread_id FROM memory_staging)';
+/** The ids of an owner's private rows after an id (`?` = owner, id), from their index (migration 25), staged ones left out: Store.scanPrivateMemory. */
+const SCAN_PRIVATE = `SELECT id FROM memory_chunks WHERE owner = ? AND privileged = 1 AND id > ? AND ${NOT_STAGED}`;
+/** A row not filed in a room (`?`) since its forget mark became a value (`?`): Store.scanPrivateMemory's `filedSince` (migration 30). */
+const FILED_BEFORE = '(room_id <> ? OR coalesce(forget_mark, -1) < ?)';
 const BUSY_TIMEOUT_MS = 5000;
 /** Threads, items and chunks kept between reads while their tables are unchanged (sqlite-unchanged.ts). */
 const THREAD_ROWS_KEPT = 1024;
@@ -1012,16 +1021,18 @@ export class SqliteStore implements Store {
   /**
    * Throws ForgottenExchange for a private exchange asked before its asker's last forget in its
    * room (refusesForgotten); called inside the write's transaction, which no markPrivateForget
-   * commits into (one writer).
+   * commits into (one writer). Returns the mark its row keeps: the one checked, or null.
    */
-  private refuseForgotten(c: NewMemoryChunk): void {
-    if (refusesForgotten(c) && (c.forgetMark === null || this.forgetMarkOf(c.owner!, c.roomId) !== c.forgetMark)) throw new ForgottenExchange(c.roomId);
+  private refuseForgotten(c: NewMemoryChunk): number | null {
+    if (!refusesForgotten(c)) return null;
+    if (c.forgetMark === null || this.forgetMarkOf(c.owner!, c.roomId) !== c.forgetMark) throw new ForgottenExchange(c.roomId);
+    return c.forgetMark as number;
   }
 
   async addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
     this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string, v?: { vector: Float32Array; model: string }) => {
-      this.refuseForgotten(chunk);
-      return this.insertNewMemory(this.filedChunk(chunk), at, v);
+      const forgetMark = this.refuseForgotten(chunk);
+      return this.insertNewMemory(this.filedChunk(chunk), at, v, forgetMark);
     });
     return this.addMemoryTx.immediate(c, now, vector);
   }
@@ -1056,11 +1067,11 @@ export class SqliteStore implements Store {
     vector: { vector: Float32Array; model: string } | undefined,
     notRepeats: number[],
   ): MemoryFiling {
-    this.refuseForgotten(c);
+    const forgetMark = this.refuseForgotten(c);
     const filed = this.filedChunk(c);
-    const repeat = this.repeatOf(filed);
+    const repeat = this.repeatOf(filed, forgetMark);
     if (repeat && !notRepeats.includes(repeat.id)) return { repeat };
-    return { stored: this.insertNewMemory(filed, now, vector) };
+    return { stored: this.insertNewMemory(filed, now, vector, forgetMark) };
   }
 
   /** The chunk in the thread it goes to: where a message for its thread would (`threadTakingMessages`), or nowhere. */
@@ -1069,21 +1080,30 @@ export class SqliteStore implements Store {
     return threadId === c.threadId ? c : { ...c, threadId };
   }
 
-  private insertNewMemory(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): MemoryChunk {
-    const id = this.writeMemoryRow(null, c, now, now, vector);
+  /** A filing's row (`forgetMark`: the one it keeps, refuseForgotten). */
+  private insertNewMemory(c: NewMemoryChunk, now: string, vector: { vector: Float32Array; model: string } | undefined, forgetMark: number | null): MemoryChunk {
+    const id = this.writeMemoryRow(null, c, now, now, vector, forgetMark);
     return { ...c, id, createdAt: now, updatedAt: now };
   }
 
   /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */
-  private writeMemoryRow(id: number | null, c: NewMemoryChunk, now: string, updatedAt: string, vector?: { vector: Float32Array; model: string }): number {
-    const written = this.writeMemoryRowOnly(id, c, now, updatedAt, vector);
+  private writeMemoryRow(
+    id: number | null,
+    c: NewMemoryChunk,
+    now: string,
+    updatedAt: string,
+    vector?: { vector: Float32Array; model: string },
+    forgetMark: number | null = null,
+  ): number {
+    const written = this.writeMemoryRowOnly(id, c, now, updatedAt, vector, null, forgetMark);
     this.writeMemoryLines(written, c.text);
     return written;
   }
 
   /**
    * `lines`: the rows whose lines stand for the chunk's own (migration 13), written then by nobody;
-   * a null `vector.vector`: the chunk derives its vector from theirs (DERIVED_VECTOR).
+   * a null `vector.vector`: the chunk derives its vector from theirs (DERIVED_VECTOR); `forgetMark`:
+   * the one the row keeps (memoryChunkValues).
    */
   private writeMemoryRowOnly(
     id: number | null,
@@ -1092,8 +1112,10 @@ export class SqliteStore implements Store {
     updatedAt: string,
     vector?: StoredVector,
     lines: [number, number] | null = null,
+    forgetMark: number | null = null,
   ): number {
-    return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...memoryChunkValues(c, now, updatedAt, vector), lines?.[0] ?? null, lines?.[1] ?? null) as Row).id as number;
+    const values = memoryChunkValues(c, now, updatedAt, vector, forgetMark);
+    return (this.sql(INSERT_MEMORY_CHUNK).get(id, ...values, lines?.[0] ?? null, lines?.[1] ?? null) as Row).id as number;
   }
 
   /**
@@ -1245,11 +1267,13 @@ export class SqliteStore implements Store {
     return rows.map((r) => ({ id: r.id as number, privileged: r.privileged === 1, owner: (r.owner as string | null) ?? null }));
   }
 
-  async scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]> {
+  async scanPrivateMemory(owner: string, afterId: number, limit: number, filedSince?: { roomId: string; mark: number }): Promise<MemoryChunk[]> {
     // The ids from the owners' index of private rows (migration 25), then those rows.
-    const ids = this.sql(`SELECT id FROM memory_chunks WHERE owner = ? AND privileged = 1 AND id > ? AND ${NOT_STAGED} ORDER BY id LIMIT ?`)
-      .pluck()
-      .all(owner, afterId, limit) as number[];
+    const ids = (
+      filedSince
+        ? this.sql(`${SCAN_PRIVATE} AND ${FILED_BEFORE} ORDER BY id LIMIT ?`).pluck().all(owner, afterId, filedSince.roomId, filedSince.mark, limit)
+        : this.sql(`${SCAN_PRIVATE} ORDER BY id LIMIT ?`).pluck().all(owner, afterId, limit)
+    ) as number[];
     return this.selectIn(`${MEMORY_SELECT_BARE} WHERE c.id`, ids, (r) => r.id as number).map(rowToMemoryChunk);
   }
 
@@ -1337,10 +1361,11 @@ export class SqliteStore implements Store {
   /**
    * The first chunk (by id) of `c`'s thread and scope (privilege and owner) whose words are its
    * (src/memory/repeats.ts), if any: fileMemoryInTransaction's lookup, in the thread it files in.
+   * `forgetMark`: the one the chunk's row will keep (refuseForgotten).
    */
-  private repeatOf(c: NewMemoryChunk): StoredMemoryChunk | null {
+  private repeatOf(c: NewMemoryChunk, forgetMark: number | null): StoredMemoryChunk | null {
     const key = wordsKey(c.text);
-    const params = c.privileged ? [key, c.threadId, c.owner ?? ''] : [key, c.threadId];
+    const params = c.privileged ? [key, c.threadId, c.owner ?? '', forgetMark ?? -1] : [key, c.threadId];
     const row = this.sql(c.privileged ? FIND_PRIVATE_REPEAT : FIND_PUBLIC_REPEAT).get(...params, ...params) as Row | undefined;
     return row ? rowToStoredMemoryChunk(row) : null;
   }

@@ -486,9 +486,14 @@ export interface Store {
   /**
    * `owner`'s private (privileged) chunks in every thread, with id > afterId in id order, without
    * their vectors: what `/forget private` looks through, wherever thread operations took them
-   * (rows of a thread still being written or deleted in slices left out).
+   * (rows of a thread still being written or deleted in slices left out). With `filedSince`, those
+   * filed in its room under its mark or a later one are left out too: exchanges addMemoryChunk or
+   * fileMemoryChunk stored with that mark (NewMemoryChunk.forgetMark), asked after the forget that
+   * moved it there, on any node. Every other row is read: one filed under an older mark, one of
+   * another room, and one that keeps no mark (written by a thread operation, or before marks were
+   * kept).
    */
-  scanPrivateMemory(owner: string, afterId: number, limit: number): Promise<MemoryChunk[]>;
+  scanPrivateMemory(owner: string, afterId: number, limit: number, filedSince?: { roomId: string; mark: number }): Promise<MemoryChunk[]>;
   /** Counts of a thread's public (not privileged) fused and kept (fusion) chunks, as anyone may see them. */
   countFusedMemory(threadId: string): Promise<{ fused: number; kept: number }>;
 

@@ -892,6 +892,69 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.scanPrivateMemory('u_cy', 0, 10)).toEqual([]);
       });
 
+      it('leaves out of an owner’s private chunks those filed in a room under a forget mark or a later one (filedSince), and reads every other', async () => {
+        const v = Float32Array.from([0.6, 0.8, 0]);
+        await store.applyThreadChange({ at: at(1), expect: [], createThreads: [{ id: 't3', roomId: 'news_2', title: 't3' }] });
+        const mine = (text: string, forgetMark: number | undefined, over: Partial<NewMemoryChunk> = {}) =>
+          chunk('t1', text, { kind: 'exchange', privileged: true, owner: 'u_ann', messageIds: [], forgetMark, ...over });
+        const before = await store.addMemoryChunk(mine('asked before the forget', 0), at(1));
+        const unmarked = await store.addMemoryChunk(mine('filed with no mark', undefined), at(1));
+        expect(await store.markPrivateForget('u_ann', 'news_1')).toBe(1);
+        await store.markPrivateForget('u_ann', 'news_2');
+        await store.markPrivateForget('u_ann', 'news_2');
+        // Asked after the forget, filed by either write: each row keeps the mark it was filed under.
+        const after = await store.addMemoryChunk(mine('asked after the forget', 1), at(2));
+        const filed = await store.fileMemoryChunk(mine('asked after it too', 1, { threadId: 't2' }), at(2), { vector: v, model: 'm@3' }, []);
+        const later = 'stored' in filed ? filed.stored : null;
+        // Another room's, under a mark higher than this room's: marks are compared within their room only.
+        const elsewhere = await store.addMemoryChunk(mine('asked in news_2', 2, { threadId: 't3', roomId: 'news_2' }), at(2));
+        // A public exchange keeps no mark; a thread operation's copy of a marked row keeps none either.
+        await store.addMemoryChunk(mine('asked in public', 1, { privileged: false }), at(2));
+        const { addedMemoryIds } = await store.applyThreadChange({
+          at: at(2),
+          expect: [],
+          addMemory: [{ chunk: mine('asked after the forget', 1), vector: v, model: 'm@3', copyOf: after.id }],
+        });
+        const scan = async (filedSince?: { roomId: string; mark: number }) => (await store.scanPrivateMemory('u_ann', 0, 10, filedSince)).map((c) => c.id);
+        expect(await scan()).toEqual([before.id, unmarked.id, after.id, later!.id, elsewhere.id, addedMemoryIds[0]]);
+        expect(await scan({ roomId: 'news_1', mark: 1 })).toEqual([before.id, unmarked.id, elsewhere.id, addedMemoryIds[0]]);
+        // A later forget's mark takes them all; another room's leaves this room's alone.
+        expect(await scan({ roomId: 'news_1', mark: 2 })).toEqual(await scan());
+        expect(await scan({ roomId: 'news_2', mark: 2 })).toEqual([before.id, unmarked.id, after.id, later!.id, addedMemoryIds[0]]);
+        // Paged as without it: a page of `limit` rows read after the ones left out.
+        expect((await store.scanPrivateMemory('u_ann', before.id, 1, { roomId: 'news_1', mark: 1 })).map((c) => c.id)).toEqual([unmarked.id]);
+        expect((await store.scanPrivateMemory('u_ann', unmarked.id, 1, { roomId: 'news_1', mark: 1 })).map((c) => c.id)).toEqual([elsewhere.id]);
+        // A merge moves a row with its mark (within its room).
+        await store.applyThreadChange({
+          at: at(3),
+          expect: [],
+          updateThreads: [{ id: 't1' }, { id: 't2', status: 'archived', mergedInto: 't1' }],
+          moveThreadMemory: [{ fromThreadId: 't2', threadId: 't1', roomId: 'news_1' }],
+        });
+        expect(await scan({ roomId: 'news_1', mark: 1 })).toEqual([before.id, unmarked.id, elsewhere.id, addedMemoryIds[0]]);
+      });
+
+      it('takes no row filed under an older forget mark for a repeat of a private exchange: a forget still deleting would take the repeat with it', async () => {
+        const mine = (threadId: string, forgetMark: number | undefined) =>
+          chunk(threadId, 'Q: What is my locker code? A: Your locker code is 4417.', {
+            kind: 'exchange',
+            privileged: true,
+            owner: 'u_ann',
+            messageIds: [],
+            forgetMark,
+          });
+        const before = await store.addMemoryChunk(mine('t1', 0), at(1));
+        const unmarked = await store.addMemoryChunk(mine('t2', undefined), at(1));
+        expect(await store.fileMemoryChunk(mine('t1', 0), at(1), undefined, [])).toEqual({ repeat: expect.objectContaining({ id: before.id }) });
+        await store.markPrivateForget('u_ann', 'news_1');
+        const filed = await store.fileMemoryChunk(mine('t1', 1), at(2), undefined, []);
+        expect(filed).toEqual({ stored: expect.objectContaining({ threadId: 't1', owner: 'u_ann' }) });
+        const since = 'stored' in filed ? filed.stored.id : -1;
+        expect(await store.fileMemoryChunk(mine('t1', 1), at(2), undefined, [])).toEqual({ repeat: expect.objectContaining({ id: since }) });
+        // A row that keeps no mark cannot be told from one filed since (a thread operation's): a repeat as before.
+        expect(await store.fileMemoryChunk(mine('t2', 1), at(2), undefined, [])).toEqual({ repeat: expect.objectContaining({ id: unmarked.id }) });
+      });
+
       it('stores a message for a thread merged meanwhile in the thread that absorbed it, merges of merges followed', async () => {
         const main = await store.ensureMainThread('news_1');
         const mid = await store.createThread({ id: 'thr_mid', roomId: 'news_1', title: 'Mid' }, 'u_ann');

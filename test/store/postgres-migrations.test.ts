@@ -175,4 +175,43 @@ describePostgres('PostgreSQL migrations', () => {
     expect(lineages[2]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'] });
     expect(lineages[3]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'], roomIds: ['elsewhere'] });
   });
+
+  it('gives a private exchange’s row from before migration 14 no forget mark, so a forget from any mark reads it, as SQLite does (its migration 30)', async () => {
+    schema = schemaName();
+    await schemaAt(schema, 13);
+    const at = '2026-11-02T10:00:00.000Z';
+    await adminQuery(`INSERT INTO ${schema}.threads (id, room_id, title, created_at) VALUES ('thr_a', 'news_1', 'A', $1)`, [at]);
+    // Ann forgot twice in the room, then asked again: her exchange was filed under mark 2.
+    await adminQuery(`INSERT INTO ${schema}.private_forgets (owner, room_id, mark) VALUES ('u_ann', 'news_1', 2)`);
+    const { rows } = await adminQuery(
+      `INSERT INTO ${schema}.memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at)
+       VALUES ('thr_a', 'news_1', 'exchange', 'Q: my locker code? A: 4417.', '[]', '["Ann"]', $1, $1, 1, 'u_ann', 'k1', $1, $1) RETURNING id`,
+      [at],
+    );
+    const before = Number(rows[0].id);
+    const store = await open();
+    expect((await adminQuery(`SELECT forget_mark FROM ${schema}.memory_chunks WHERE id = $1`, [before])).rows[0].forget_mark).toBeNull();
+    const since = await store.addMemoryChunk(
+      {
+        threadId: 'thr_a',
+        roomId: 'news_1',
+        kind: 'exchange',
+        text: 'Q: my bike lock code? A: 1234.',
+        messageIds: [],
+        authors: ['Ann'],
+        firstTs: at,
+        lastTs: at,
+        privileged: true,
+        owner: 'u_ann',
+        forgetMark: 2,
+      },
+      at,
+    );
+    const ids = async (mark: number) => (await store.scanPrivateMemory('u_ann', 0, 10, { roomId: 'news_1', mark })).map((c) => c.id);
+    // Even the scan of the forget that moved her mark to 2 reads the row from before, and leaves
+    // out the exchange filed under 2 since; her next forget reads both.
+    expect(await ids(2)).toEqual([before]);
+    expect(await store.markPrivateForget('u_ann', 'news_1')).toBe(3);
+    expect(await ids(3)).toEqual([before, since.id]);
+  });
 });

@@ -194,6 +194,7 @@ describe('SqliteStore: the full-text index merges in slices of its own (migratio
       raw.exec("INSERT INTO memory_lines (memory_lines, rank) VALUES ('automerge', 4)");
       // Nor what later migrations made: reopened at 27, each of them runs again.
       raw.exec('DROP TABLE private_forgets');
+      raw.exec('ALTER TABLE memory_chunks DROP COLUMN forget_mark');
       raw.pragma('user_version = 27');
       raw.close();
 

@@ -441,7 +441,8 @@ describe('SqliteStore on disk', () => {
       try {
         expect(store.db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
         const columns = store.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('memory_chunks') as string[];
-        expect(columns.at(-1)).toBe('vector');
+        // Only migration 30's forget mark comes after it, which no read but a forget's scan reads.
+        expect(columns.slice(columns.indexOf('vector') + 1)).toEqual(['forget_mark']);
         expect(columns).not.toContain('vector_before_15');
         const read = async () =>
           Object.fromEntries((await store.getMemoryChunks([1, 2, 3])).map((c) => [c.id, [c.vector && Array.from(c.vector), c.vectorModel]]));
@@ -1378,6 +1379,57 @@ describe('SqliteStore: a private chunk’s lineage from before lineages named ro
         // Public chunks are no one's to forget; lineages that name rooms already are left alone.
         expect(lineages[2]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'] });
         expect(lineages[3]).toEqual({ chunkIds: [7, 8], threadIds: ['thr_a'], roomIds: ['elsewhere'] });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('SqliteStore: a private exchange’s row keeps the forget mark it was filed under (migration 30)', () => {
+  const AT = '2026-11-02T10:00:00.000Z';
+  it('gives rows from before none, so a forget from any mark reads them, while one filed since under the room’s mark is left out', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'v29.db');
+      const old = new Database(file);
+      SQLITE_MIGRATIONS.slice(0, 29).forEach((sql) => old.exec(sql));
+      old.pragma('user_version = 29');
+      old.exec(`INSERT INTO threads (id, room_id, title, created_at) VALUES ('thr_a', 'news_1', 'A', '${AT}')`);
+      // Ann forgot twice in the room, then asked again: her exchange was filed under mark 2.
+      old.exec(`INSERT INTO private_forgets (owner, room_id, mark) VALUES ('u_ann', 'news_1', 2)`);
+      old.exec(
+        `INSERT INTO memory_chunks (id, thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, privileged, owner, words_key, created_at, updated_at)
+         VALUES (1, 'thr_a', 'news_1', 'exchange', 'Q: my locker code? A: 4417.', '[]', '["Ann"]', '${AT}', '${AT}', 1, 'u_ann', 'k1', '${AT}', '${AT}')`,
+      );
+      old.close();
+
+      const store = new SqliteStore({ filename: file });
+      try {
+        expect(store.db.prepare('SELECT forget_mark FROM memory_chunks WHERE id = 1').pluck().get()).toBeNull();
+        const mine: NewMemoryChunk = {
+          threadId: 'thr_a',
+          roomId: 'news_1',
+          kind: 'exchange',
+          text: 'Q: my bike lock code? A: 1234.',
+          messageIds: [],
+          authors: ['Ann'],
+          firstTs: AT,
+          lastTs: AT,
+          privileged: true,
+          owner: 'u_ann',
+          forgetMark: 2,
+        };
+        const since = await store.addMemoryChunk(mine, AT);
+        const ids = async (mark: number) => (await store.scanPrivateMemory('u_ann', 0, 10, { roomId: 'news_1', mark })).map((c) => c.id);
+        // The row from before keeps no mark: even the scan of the forget that moved her mark to 2
+        // reads it (nothing tells it from one filed before that forget), and leaves out the
+        // exchange filed under 2 since. Her next forget reads both.
+        expect(await ids(2)).toEqual([1]);
+        expect(await store.markPrivateForget('u_ann', 'news_1')).toBe(3);
+        expect(await ids(3)).toEqual([1, since.id]);
       } finally {
         await store.close();
       }
