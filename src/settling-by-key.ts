@@ -1,7 +1,7 @@
 /**
  * Tasks still running, by key: for a step that must come after every task of its key started
- * before it (a forget mark's read after its move, an exchange's filing after its asker's forget),
- * while tasks of other keys go on. A key is a list of strings (an owner and a room, say).
+ * before it (a forget mark's read after its move), while tasks of other keys go on. A key is a
+ * list of strings (an owner and a room, say).
  */
 export class SettlingByKey {
   private readonly running = new Map<string, Promise<void>>();

@@ -26,7 +26,6 @@ import { namedPeriods, saidWithin } from './named-dates.js';
 import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
 import { IdleGate, type BackgroundRunner } from '../idle-gate.js';
 import { RepeatedFailureLog } from '../repeated-failure-log.js';
-import { SettlingByKey } from '../settling-by-key.js';
 import { survivorOf } from '../store/thread-survivor.js';
 
 export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
@@ -143,8 +142,6 @@ export class MemoryService implements MemorySearch {
   private readonly forgotten = new WeakSet<NewMemoryChunk>();
   /** The row a forgotten queued exchange was written to before remember saw it forgotten: forgetPrivate counts it once. */
   private readonly forgottenRows = new WeakMap<NewMemoryChunk, number>();
-  /** The forgets running on this node (forgetPrivate), by owner and room. */
-  private readonly forgetting = new SettlingByKey();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -547,8 +544,9 @@ export class MemoryService implements MemorySearch {
    * moves on in the store (Store.markPrivateForget) before reading it, so the store refuses it.
    * Those are not counted here: nothing on this node knows of them. The room's queued exchanges
    * are marked and the mark's move is called before this returns (`threadIds` may still be being
-   * read): an ask asked after the call reads the moved mark, and its exchange, which waits to be
-   * filed on this node until this ends (its scan would take it), is kept.
+   * read): an ask asked after the call reads the moved mark, and its exchange, filed on any node
+   * under that mark, is kept, even while this still reads the store (Store.scanPrivateMemory's
+   * `filedSince` leaves it out).
    */
   forgetPrivate(owner: string, roomId: string, threadIds: readonly string[] | Promise<readonly string[]>): Promise<number> {
     const { store } = this.options;
@@ -566,30 +564,29 @@ export class MemoryService implements MemorySearch {
     // mark (Store.privateForgetMark waits for this node's move) and its exchange is kept.
     mark((c) => c.roomId === roomId || (c.lineage?.roomIds ?? []).includes(roomId));
     const moved = store.markPrivateForget(owner, roomId);
-    const forgetting = this.forgetPrivateAfter(
+    return this.forgetPrivateAfter(
       owner,
       roomId,
-      Promise.all([moved, threadIds]).then(([, ids]) => ids),
+      Promise.all([moved, threadIds]).then(([to, ids]) => ({ to, ids })),
       mark,
       marked,
     );
-    // Until it ends, the exchanges of theirs in the room asked since wait to be filed (remember):
-    // its scan of the store would take them for ones to forget.
-    this.forgetting.track([owner, roomId], forgetting);
-    return forgetting;
   }
 
   private async forgetPrivateAfter(
     owner: string,
     roomId: string,
-    threadIdsOnceMarked: Promise<readonly string[]>,
+    onceMarked: Promise<{ to: number; ids: readonly string[] }>,
     mark: (theirs: (c: NewMemoryChunk) => boolean) => void,
     marked: NewMemoryChunk[],
   ): Promise<number> {
     const { store } = this.options;
     // From the mark's commit on, no node stores an exchange of theirs asked before it
-    // (NewMemoryChunk.forgetMark), and what one stored before is found by the scan below.
-    const named = new Set(await threadIdsOnceMarked);
+    // (NewMemoryChunk.forgetMark), and what one stored before is found by the scan below; what one
+    // stores after it, under the new mark (asked after this forget), the scan leaves alone.
+    const { to, ids: threadIds } = await onceMarked;
+    const filedSince = { roomId, mark: to };
+    const named = new Set(threadIds);
     const theirs = (c: NewMemoryChunk) =>
       c.owner === owner && (c.roomId === roomId || (c.lineage?.roomIds ?? []).includes(roomId) || (c.lineage?.threadIds ?? []).some((t) => named.has(t)));
     // Those queued before the call that only an older lineage's threads tie to the room: marked
@@ -618,7 +615,7 @@ export class MemoryService implements MemorySearch {
     for (let pass = 0; pass < FORGET_PASSES; pass++) {
       const ids: number[] = [];
       for (let after = 0; ;) {
-        const page = await store.scanPrivateMemory(owner, after, LOAD_PAGE);
+        const page = await store.scanPrivateMemory(owner, after, LOAD_PAGE, filedSince);
         if (!page.length) break;
         after = page[page.length - 1].id;
         for (const c of page) if (theirs(c) || (await unplaced(c))) ids.push(c.id);
@@ -761,13 +758,6 @@ export class MemoryService implements MemorySearch {
       // Kept all the same: the next start's load embeds it again.
       this.options.onEmbedFailure?.();
       this.embedFailures.failed((err as Error)?.message, { threadId: chunk.threadId }, 'memory chunk not embedded; it is indexed at the next start');
-    }
-    // Asked after a forget of its asker's in the room that is still running here (forgetPrivate):
-    // filed once its scan of the store is over, which would take it for one to forget.
-    const forgetting = chunk.privileged && chunk.owner ? this.forgetting.settled([chunk.owner, chunk.roomId]) : undefined;
-    if (forgetting) {
-      await forgetting;
-      if (forgotten()) return;
     }
     let stored: MemoryChunk | null;
     try {

@@ -110,6 +110,39 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       expect(after.join('\n')).not.toContain('zqheld');
     });
 
+    it('keeps, and does not count, a private exchange asked on another node after the command and filed there while the command still reads the store', async () => {
+      const { a, b, laptop, phone, annId, release, stored } = await annOnTwoNodes(open);
+      release();
+      // Node B's read of her memory (the command's scan) is held.
+      let reached!: () => void;
+      const scanReached = new Promise<void>((resolve) => (reached = resolve));
+      let releaseScan!: () => void;
+      const gate = new Promise<void>((resolve) => (releaseScan = resolve));
+      const scan = b.salon.store.scanPrivateMemory.bind(b.salon.store);
+      b.salon.store.scanPrivateMemory = async (...args) => {
+        reached();
+        await gate;
+        return scan(...args);
+      };
+
+      phone.send({ type: 'say', text: '/forget private', clientId: 'f1' });
+      await scanReached;
+      // The command has moved her mark: an ask on her laptop reads the new one, and node A, which
+      // knows nothing of the command, files its exchange as it ends.
+      laptop.send({ type: 'ask', text: 'My locker code is zqduring; is Rust 2.0 out?', clientId: 'p1', private: true });
+      expect((await laptop.next('assistant.done', () => true, 10_000)).message.text).toMatch(/Rust 2\.0/);
+      await a.salon.memory.idle();
+      // (Read past the hold: on SQLite both nodes share the store object.)
+      expect((await scan(annId, 0, 100)).map((c) => c.text)).toEqual([expect.stringContaining('zqduring')]);
+      releaseScan();
+
+      const reply = (await phone.next('message', (f) => f.message.clientId === 'f1')).message.text as string;
+      await b.salon.memory.idle();
+      // Asked after the command: neither forgotten nor counted (before, the scan took it for one asked before).
+      expect(reply).toBe('The assistant remembers no private exchange of yours in this room.');
+      expect(await stored()).toEqual([expect.stringContaining('zqduring')]);
+    });
+
     it('leaves unremembered a public answer in a privileged thread (its asker’s alone) another node is still writing when the command arrives; one asked after it is remembered', async () => {
       const { a, b, store, laptop, phone, annId, writing, release, stored } = await annOnTwoNodes(open, async (store) => {
         const main = await store.ensureMainThread('news_1');

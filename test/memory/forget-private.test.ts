@@ -173,8 +173,8 @@ function forgets(name: string, open: () => Promise<Store>): void {
       // The merge of Side into Main commits once Ann's memory has been read.
       const scan = store.scanPrivateMemory.bind(store);
       let merged = false;
-      store.scanPrivateMemory = async (owner, after, limit) => {
-        const page = await scan(owner, after, limit);
+      store.scanPrivateMemory = async (...args) => {
+        const page = await scan(...args);
         if (page.length && !merged) {
           merged = true;
           await store.applyThreadChange({
@@ -233,10 +233,10 @@ function forgets(name: string, open: () => Promise<Store>): void {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       const scan = store.scanPrivateMemory.bind(store);
-      store.scanPrivateMemory = async (owner, after, limit) => {
+      store.scanPrivateMemory = async (...args) => {
         reached();
         await gate;
-        return scan(owner, after, limit);
+        return scan(...args);
       };
       const filings: Promise<unknown>[] = [];
       const file = store.fileMemoryChunk.bind(store);
@@ -251,15 +251,55 @@ function forgets(name: string, open: () => Promise<Store>): void {
       const mark = await store.privateForgetMark('u_Ann', 'news_1');
       expect(mark).toBe(1);
       memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my bike lock code?', 'Your bike lock code is 1234.'), mark);
-      // Embedded while the forget reads the store: nothing else is awaited before it would be filed.
+      // Embedded while the forget reads the store, and filed then, under the moved mark.
       await Promise.all([scanReached, bikeEmbedded]);
       await new Promise((resolve) => setImmediate(resolve));
       await Promise.all(filings);
+      expect(filings).toHaveLength(1);
       release();
 
       expect(await forgetting).toBe(1);
       await memory.idle();
       expect((await store.scanPrivateMemory('u_Ann', 0, 10)).map((c) => c.text)).toEqual([expect.stringContaining('1234')]);
+    });
+
+    it('keeps, and does not count, an exchange another node files under the mark the forget moved while the forget reads the store; older ones still go', async () => {
+      const store = await open();
+      const { memory } = memoryOf(store);
+      // Another node's memory on the same store: it knows nothing of this node's forget.
+      const { memory: otherNode } = memoryOf(store);
+      const main = await store.ensureMainThread('news_1');
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my locker code?', 'Your locker code is 4417.'), 0);
+      // Filed before marks were kept, or by a thread operation: no mark.
+      memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'Where did I park the heron van?', 'The heron van is on level 3.'));
+      await memory.idle();
+      let reached!: () => void;
+      const scanReached = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const scan = store.scanPrivateMemory.bind(store);
+      store.scanPrivateMemory = async (...args) => {
+        reached();
+        await gate;
+        return scan(...args);
+      };
+
+      const forgetting = memory.forgetPrivate('u_Ann', 'news_1', [main.id]);
+      await scanReached;
+      // Asked on the other node once the mark had moved, and filed there while the scan is held.
+      const mark = await store.privateForgetMark('u_Ann', 'news_1');
+      expect(mark).toBe(1);
+      otherNode.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my bike lock code?', 'Your bike lock code is 1234.'), mark);
+      await otherNode.idle();
+      expect(await scan('u_Ann', 0, 10)).toHaveLength(3);
+      release();
+
+      expect(await forgetting).toBe(2);
+      expect((await store.scanPrivateMemory('u_Ann', 0, 10)).map((c) => c.text)).toEqual([expect.stringContaining('1234')]);
+      expect(await recalled(otherNode, 'what is my bike lock code', main.id, 'Ann')).toEqual([expect.stringContaining('1234')]);
+      // A later forget takes it.
+      expect(await memory.forgetPrivate('u_Ann', 'news_1', [main.id])).toBe(1);
+      expect(await store.scanPrivateMemory('u_Ann', 0, 10)).toEqual([]);
     });
   });
 }
