@@ -55,6 +55,34 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
+const SHARED_BROWSER = Symbol.for('salon.test.sharedBrowser');
+type WithSharedBrowser = typeof globalThis & { [SHARED_BROWSER]?: Promise<Browser> };
+
+/**
+ * The Chromium of this test process, launched at its first call and shared by the browser files the
+ * process runs after it (vitest.config.ts: `isolate: false`); kept on globalThis so that a module
+ * evaluated again still finds it. Files share no state through it: each test opens contexts of its
+ * own and `browserSuite` closes every context at the file's end. A browser that went away (crashed)
+ * is launched again at the next call; playwright closes the last one when the process exits.
+ */
+export function sharedBrowser(): Promise<Browser> {
+  const holder = globalThis as WithSharedBrowser;
+  const existing = holder[SHARED_BROWSER];
+  if (existing) return existing;
+  const launched = launchBrowser();
+  holder[SHARED_BROWSER] = launched;
+  launched.then(
+    (browser) => browser.on('disconnected', () => holder[SHARED_BROWSER] === launched && delete holder[SHARED_BROWSER]),
+    () => holder[SHARED_BROWSER] === launched && delete holder[SHARED_BROWSER],
+  );
+  return launched;
+}
+
+/** Closes every context a file opened in the shared browser, so the next file starts from none. */
+async function closeContexts(browser: Browser): Promise<void> {
+  await Promise.all(browser.contexts().map((context) => context.close()));
+}
+
 function newestMtime(path: string): number {
   const st = statSync(path);
   if (!st.isDirectory()) return st.mtimeMs;
@@ -143,10 +171,10 @@ export interface BrowserSuite {
 
 /**
  * Registers the setup and teardown every browser suite shares; call it in `describeBrowser`'s body,
- * before the suite's own hooks. `beforeAll`: the client build, a temporary directory, Chromium, the
- * server if asked for, the artifacts directory if asked for. `afterAll`: closes the browser, then
- * `teardown`, then the server, then removes the directory, each step even when an earlier one (or
- * the setup) failed. A suite seeds its server in its own `beforeAll`, registered after this call:
+ * before the suite's own hooks. `beforeAll`: the client build, a temporary directory, the process's
+ * shared Chromium, the server if asked for, the artifacts directory if asked for. `afterAll`: closes
+ * the contexts the file opened in the browser, then `teardown`, then the server, then removes the
+ * directory, each step even when an earlier one (or the setup) failed. A suite seeds its server in its own `beforeAll`, registered after this call:
  * vitest runs beforeAll hooks in order, and none after one that failed. The handle's getters throw
  * when read before the setup has made what they return.
  */
@@ -158,14 +186,14 @@ export function browserSuite(options: BrowserSuiteOptions = {}): BrowserSuite {
   beforeAll(async () => {
     await ensureClientBuilt();
     dir = tempDir();
-    browser = await launchBrowser();
+    browser = await sharedBrowser();
     if (options.server) server = await startServer(dir.dir, options.server === true ? {} : options.server);
     if (options.artifacts) mkdirSync(ARTIFACTS, { recursive: true });
   });
 
   afterAll(async () => {
     const errors: unknown[] = [];
-    for (const step of [() => browser?.close(), options.teardown, () => server?.close(), () => dir?.cleanup()]) {
+    for (const step of [() => browser && closeContexts(browser), options.teardown, () => server?.close(), () => dir?.cleanup()]) {
       try {
         await step?.();
       } catch (err) {
