@@ -14,6 +14,7 @@ import searchPlugin from './plugins/search.js';
 import { AdminAuth } from './routes/auth.js';
 import { capConnections, trustsPeer } from './routes/connection-cap.js';
 import { readEmptyJsonBodyAsNone } from './routes/empty-json-body.js';
+import { sharedSchemaCompilers } from './routes/schema-compilers.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
@@ -87,6 +88,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     frameworkErrors,
     // Requests that arrive while the app closes are answered by answerWhileClosing, in the error contract.
     return503OnClosing: false,
+    // The routes' schemas compiled once per process, not once per app (the tests build hundreds).
+    schemaController: { compilersFactory: sharedSchemaCompilers },
   });
 
   const services = createServices(config, app.log, overrides);
