@@ -1,5 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { corporaExclusions } from './test/corpora-gate.js';
+import FileSizeSequencer from './test/file-order.js';
 
 export default defineConfig({
   test: {
@@ -17,6 +18,8 @@ export default defineConfig({
     // timers on, and no module keeps state a test depends on between files (docs/architecture.md).
     isolate: false,
     setupFiles: ['./test/between-files.ts'],
+    // Largest files first, as CI (which has no results cache) runs them, whatever a local run's cache holds.
+    sequence: { sequencer: FileSizeSequencer },
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });
