@@ -12,6 +12,7 @@ import type { ChatModel } from '../../src/ai/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
 import type { Store } from '../../src/store/types.js';
+import { holdPrivateScans } from './held-scan.js';
 import { testApp, tempStore } from '../helpers.js';
 import { heldLocalChat } from '../rag/fakes.js';
 import { joined } from '../rooms/helpers.js';
@@ -114,16 +115,7 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       const { a, b, laptop, phone, annId, release, stored } = await annOnTwoNodes(open);
       release();
       // Node B's read of her memory (the command's scan) is held.
-      let reached!: () => void;
-      const scanReached = new Promise<void>((resolve) => (reached = resolve));
-      let releaseScan!: () => void;
-      const gate = new Promise<void>((resolve) => (releaseScan = resolve));
-      const scan = b.salon.store.scanPrivateMemory.bind(b.salon.store);
-      b.salon.store.scanPrivateMemory = async (...args) => {
-        reached();
-        await gate;
-        return scan(...args);
-      };
+      const { reached: scanReached, release: releaseScan, scan } = holdPrivateScans(b.salon.store);
 
       phone.send({ type: 'say', text: '/forget private', clientId: 'f1' });
       await scanReached;

@@ -19,6 +19,7 @@ import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
+import { holdPrivateScans } from './held-scan.js';
 import { tempDir, testApp } from '../helpers.js';
 import { heldLocalChat } from '../rag/fakes.js';
 import { holdThreadRead, joined, listen, member } from '../rooms/helpers.js';
@@ -228,16 +229,7 @@ function forgets(name: string, open: () => Promise<Store>): void {
       memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'What is my locker code?', 'Your locker code is 4417.'));
       await memory.idle();
       // The forget's read of her memory is held; every filing is watched.
-      let reached!: () => void;
-      const scanReached = new Promise<void>((resolve) => (reached = resolve));
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const scan = store.scanPrivateMemory.bind(store);
-      store.scanPrivateMemory = async (...args) => {
-        reached();
-        await gate;
-        return scan(...args);
-      };
+      const { reached: scanReached, release } = holdPrivateScans(store);
       const filings: Promise<unknown>[] = [];
       const file = store.fileMemoryChunk.bind(store);
       store.fileMemoryChunk = (...args) => {
@@ -273,16 +265,7 @@ function forgets(name: string, open: () => Promise<Store>): void {
       // Filed before marks were kept, or by a thread operation: no mark.
       memory.onAnswer(...answered(main.id, 'news_1', 'Ann', 'Where did I park the heron van?', 'The heron van is on level 3.'));
       await memory.idle();
-      let reached!: () => void;
-      const scanReached = new Promise<void>((resolve) => (reached = resolve));
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const scan = store.scanPrivateMemory.bind(store);
-      store.scanPrivateMemory = async (...args) => {
-        reached();
-        await gate;
-        return scan(...args);
-      };
+      const { reached: scanReached, release, scan } = holdPrivateScans(store);
 
       const forgetting = memory.forgetPrivate('u_Ann', 'news_1', [main.id]);
       await scanReached;
