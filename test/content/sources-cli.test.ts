@@ -18,6 +18,18 @@ async function run(args: string[], config: ReturnType<typeof testConfig>): Promi
   return { code, ...chunks };
 }
 
+/**
+ * Ctrl-C as the command hears it: the SIGINT listeners added since `others` were read (the
+ * command's) are called, the test process's own are not. Playwright's, there while a browser file
+ * that ran before in this process keeps its Chromium (test/browser/harness.ts), exits the process
+ * with 130: a `process.emit('SIGINT')` here ended the vitest worker with the files after it.
+ */
+function interruptOnly(others: readonly NodeJS.SignalsListener[]): void {
+  const added = process.listeners('SIGINT').filter((l) => !others.includes(l));
+  expect(added.length).toBeGreaterThan(0);
+  for (const listener of added) listener('SIGINT');
+}
+
 describe('salon sources', () => {
   let web: FixtureServer;
   let dir: ReturnType<typeof tempDir>;
@@ -87,11 +99,22 @@ describe('salon sources', () => {
       return { type: 'application/rss+xml', body: '<?xml version="1.0"?><rss version="2.0"><channel><title>S</title></channel></rss>' };
     });
     const id = (await run(['add', 'feed', `${web.origin}/slow.xml`], config)).out.split(/\s+/)[0];
-    const refreshing = run(['refresh', id], config);
-    await reached;
-    process.emit('SIGINT');
-    release();
-    const r = await refreshing;
+    // The test process's own listener, as playwright's is while a browser is open: it must not hear it.
+    let heardElsewhere = 0;
+    const elsewhere = () => heardElsewhere++;
+    process.on('SIGINT', elsewhere);
+    let r: Awaited<ReturnType<typeof run>>;
+    try {
+      const others = process.listeners('SIGINT');
+      const refreshing = run(['refresh', id], config);
+      await reached;
+      interruptOnly(others);
+      release();
+      r = await refreshing;
+    } finally {
+      process.off('SIGINT', elsewhere);
+    }
+    expect(heardElsewhere).toBe(0);
     expect(r.code, r.err).toBe(130);
     expect(r.err).toContain(`${id}: failed`);
     const listed = await run(['list', '--json'], config);
