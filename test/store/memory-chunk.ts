@@ -1,4 +1,4 @@
-/** The memory chunk the PostgreSQL store tests file. */
+/** The memory chunks the store tests file. */
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 
 /**
@@ -18,5 +18,25 @@ export function windowChunk(text: string, day: string, over: Partial<NewMemoryCh
     privileged: false,
     owner: null,
     ...over,
+  };
+}
+
+/**
+ * Ann's private exchange in thread `thr_a` of `news_1` at `at`, saying `text`, filed under her
+ * forget mark `forgetMark`.
+ */
+export function privateExchange(text: string, at: string, forgetMark: number): NewMemoryChunk {
+  return {
+    threadId: 'thr_a',
+    roomId: 'news_1',
+    kind: 'exchange',
+    text,
+    messageIds: [],
+    authors: ['Ann'],
+    firstTs: at,
+    lastTs: at,
+    privileged: true,
+    owner: 'u_ann',
+    forgetMark,
   };
 }

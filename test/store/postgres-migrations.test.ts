@@ -9,6 +9,7 @@ import { sha256 } from '../../src/store/hashing.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, schemaName, urlWithSchema } from './postgres-harness.js';
+import { privateExchange } from './memory-chunk.js';
 
 /** A fresh schema migrated to `version` (the first `version` migrations), as that release left it. */
 async function schemaAt(schema: string, version: number): Promise<void> {
@@ -191,22 +192,7 @@ describePostgres('PostgreSQL migrations', () => {
     const before = Number(rows[0].id);
     const store = await open();
     expect((await adminQuery(`SELECT forget_mark FROM ${schema}.memory_chunks WHERE id = $1`, [before])).rows[0].forget_mark).toBeNull();
-    const since = await store.addMemoryChunk(
-      {
-        threadId: 'thr_a',
-        roomId: 'news_1',
-        kind: 'exchange',
-        text: 'Q: my bike lock code? A: 1234.',
-        messageIds: [],
-        authors: ['Ann'],
-        firstTs: at,
-        lastTs: at,
-        privileged: true,
-        owner: 'u_ann',
-        forgetMark: 2,
-      },
-      at,
-    );
+    const since = await store.addMemoryChunk(privateExchange('Q: my bike lock code? A: 1234.', at, 2), at);
     const ids = async (mark: number) => (await store.scanPrivateMemory('u_ann', 0, 10, { roomId: 'news_1', mark })).map((c) => c.id);
     // Even the scan of the forget that moved her mark to 2 reads the row from before, and leaves
     // out the exchange filed under 2 since; her next forget reads both.

@@ -10,6 +10,7 @@ import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
 import { sha256 } from '../../src/store/hashing.js';
 import { tempDir } from '../helpers.js';
 import { item, storeContract } from './contract.js';
+import { privateExchange } from './memory-chunk.js';
 
 /** A memory window of one line, said by Ann on 1 Nov 2026 (message `m<n>`). */
 function memoryWindow(threadId: string, text: string, n: number): NewMemoryChunk {
@@ -1409,20 +1410,7 @@ describe('SqliteStore: a private exchange’s row keeps the forget mark it was f
       const store = new SqliteStore({ filename: file });
       try {
         expect(store.db.prepare('SELECT forget_mark FROM memory_chunks WHERE id = 1').pluck().get()).toBeNull();
-        const mine: NewMemoryChunk = {
-          threadId: 'thr_a',
-          roomId: 'news_1',
-          kind: 'exchange',
-          text: 'Q: my bike lock code? A: 1234.',
-          messageIds: [],
-          authors: ['Ann'],
-          firstTs: AT,
-          lastTs: AT,
-          privileged: true,
-          owner: 'u_ann',
-          forgetMark: 2,
-        };
-        const since = await store.addMemoryChunk(mine, AT);
+        const since = await store.addMemoryChunk(privateExchange('Q: my bike lock code? A: 1234.', AT, 2), AT);
         const ids = async (mark: number) => (await store.scanPrivateMemory('u_ann', 0, 10, { roomId: 'news_1', mark })).map((c) => c.id);
         // The row from before keeps no mark: even the scan of the forget that moved her mark to 2
         // reads it (nothing tells it from one filed before that forget), and leaves out the
