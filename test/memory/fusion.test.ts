@@ -31,6 +31,16 @@ describe('the second gate: same words, same meaning', () => {
     expect(saySameThing('Tickets cost 1,200 euros', 'Tickets cost 1200 euros')).toBe(true);
   });
 
+  it('compares the numbers as sets: in any order and however often, none more and none fewer', () => {
+    expect(saySameThing('Trains 12 and 7 leave at 9.30', 'At 9.30 trains 7 and 12 leave, train 7 first')).toBe(true);
+    expect(saySameThing('Trains 12 and 7 leave', 'Trains 12 and 7 and 8 leave')).toBe(false);
+    expect(saySameThing('Trains 12, 7 and 8 leave', 'Trains 12 and 7 leave')).toBe(false);
+    expect(saySameThing('The pier opens in May', 'The pier opens in May 2027')).toBe(false);
+    expect(saySameThing('The pier opens in May 2027', 'The pier opens in May')).toBe(false);
+    expect(saySameThing('It cost 3.5 million', 'It cost 3,5 million')).toBe(false);
+    expect(saySameThing('It cost 1,2,3 euros', 'It cost 123 euros')).toBe(true);
+  });
+
   it('accepts two tellings of one thing, chat stamps and fusion marks aside', () => {
     expect(saySameThing('Ann (1 Nov 2026, 10:00): The pier opens in May', 'Ann (3 Nov 2026, 18:45): the pier opens in May!')).toBe(true);
     expect(saySameThing('[A]: I love the new Prius', 'I really love the new Prius')).toBe(true);
