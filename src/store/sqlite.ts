@@ -174,6 +174,12 @@ const FIND_PUBLIC_REPEAT = findRepeat('c.privileged = 0');
  * that is still deleting (the forget's scan would delete it, refreshed, and the chunk with it).
  */
 const FIND_PRIVATE_REPEAT = findRepeat("c.privileged = 1 AND coalesce(c.owner, '') = ? AND (c.forget_mark IS NULL OR c.forget_mark >= ?)");
+/**
+ * Up to how many lines (its terms' counts added up) a memory line search sorts its matches in
+ * SQLite rather than in FTS5 (searchMemoryLines): at a few dozen matches 0.47 against 0.57 ms, at
+ * 800–1,600 matches 6.9 against 6.3 ms (docs/benchmarks.md, "Forty-third session: ask overhead").
+ */
+export const LINES_SORTED_BY_SQLITE = 200;
 /** The memory-chunk scope scopeOf computes (src/memory/scopes.ts), in SQL, of the chunk `c`. */
 const CHUNK_SCOPE = "CASE WHEN c.privileged = 1 AND coalesce(c.owner, '') <> '' THEN c.thread_id || char(0) || c.owner ELSE c.thread_id END";
 /** MEMORY_SELECT without the vectors: SQLite then never reads a row's overflow pages (where a vector lives). */
@@ -254,6 +260,13 @@ export interface SqliteStoreOptions {
    * beside the rest of an ask instead of holding the event loop). Files only.
    */
   readerThread?: boolean;
+  /**
+   * Up to how many lines (the rare terms' counts added up, as last counted) the memory's line
+   * search sorts its matches by bm25() in SQLite rather than by FTS5's `rank` (searchMemoryLines):
+   * the same rows either way, the faster way for the size. Default LINES_SORTED_BY_SQLITE; tests
+   * set -1 or Infinity to run one way.
+   */
+  linesSortedBySqlite?: number;
 }
 
 export class SqliteStore implements Store {
@@ -1399,13 +1412,25 @@ export class SqliteStore implements Store {
     // A line names no thread (writeMemoryLines): the chunk it is a line of, read by rowid, says
     // whose it is, as it says for a copy's and a fused pair's below.
     if (!this.sharesLines(scopes)) {
+      const lines = rare.reduce((sum, t) => sum + (this.termLines.linesWhenCounted(t) ?? 0), 0);
       const rows = await this.readLines(
-        // FTS5's own `rank` column (bm25, as configured) sorts inside FTS5 and reads a line's text
-        // only when SQLite reaches it; `bm25(memory_lines) AS rank` read it for every matching line
-        // first (twice the time at 16,000 matches, ~15 % at 300).
-        `SELECT memory_lines.rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, memory_lines.text AS text, memory_lines.rank AS rank
-           FROM memory_lines JOIN memory_chunks c ON c.id = memory_lines.rowid / ${MEMORY_LINES_PER_CHUNK}
-          WHERE memory_lines MATCH ? AND ${CHUNK_SCOPE} IN (${marks}) ORDER BY memory_lines.rank LIMIT ?`,
+        lines <= (this.options.linesSortedBySqlite ?? LINES_SORTED_BY_SQLITE)
+          ? // bm25() sorted by SQLite in a subquery: sorting by FTS5's `rank` has FTS5 prepare a
+            // statement of its own at every query (~0.1 ms, most of a search that matches a few
+            // dozen lines). The subquery sorts the matches' rowids and scores only, so a line's text
+            // and its chunk's row are read for the lines taken, in order; the outer ORDER BY is met
+            // by the subquery's order, ties in the order SQLite's sorter gives them either way.
+            `SELECT hit.line / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, (SELECT l.text FROM memory_lines l WHERE l.rowid = hit.line) AS text, hit.score AS rank
+               FROM (SELECT rowid AS line, bm25(memory_lines) AS score FROM memory_lines WHERE memory_lines MATCH ? ORDER BY score LIMIT -1) hit
+               JOIN memory_chunks c ON c.id = hit.line / ${MEMORY_LINES_PER_CHUNK}
+              WHERE ${CHUNK_SCOPE} IN (${marks}) ORDER BY hit.score LIMIT ?`
+          : // FTS5's own `rank` column (bm25, as configured) sorts inside FTS5 and reads a line's
+            // text only when SQLite reaches it; `bm25(memory_lines) AS rank` read it for every
+            // matching line first (twice the time at 16,000 matches, ~15 % at 300), and the
+            // subquery above costs ~10 % more a match past a few hundred.
+            `SELECT memory_lines.rowid / ${MEMORY_LINES_PER_CHUNK} AS chunk_id, memory_lines.text AS text, memory_lines.rank AS rank
+               FROM memory_lines JOIN memory_chunks c ON c.id = memory_lines.rowid / ${MEMORY_LINES_PER_CHUNK}
+              WHERE memory_lines MATCH ? AND ${CHUNK_SCOPE} IN (${marks}) ORDER BY memory_lines.rank LIMIT ?`,
         [match, ...scopes, limit * 4],
       );
       return bestLinePerChunk(lineHits(rows), limit);

@@ -59,6 +59,14 @@ export class TermLineCounts {
     });
   }
 
+  /**
+   * The lines `term` was on when it was last counted (up to COMMON_TERM_LINES + 1), if it was: an
+   * estimate of a line search's size, which lines written or deleted since may have moved.
+   */
+  linesWhenCounted(term: string): number | undefined {
+    return this.counts.get(term)?.lines;
+  }
+
   private stillGood(c: Counted): boolean {
     if (c.lines <= COMMON_TERM_LINES) return this.written - c.written <= COMMON_TERM_LINES - c.lines;
     return this.deleted === c.deleted;

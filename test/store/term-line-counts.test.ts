@@ -35,6 +35,23 @@ describe('term line counts', () => {
     expect(db.counted).toEqual(['pier', 'ferry', 'pier']);
   });
 
+  it('tells the lines a term was on when last counted, as an estimate of a search size', () => {
+    const memo = new TermLineCounts();
+    const db = lines({ pier: 40, price: COMMON_TERM_LINES + 500 });
+    expect(memo.linesWhenCounted('pier')).toBeUndefined();
+    memo.rare(['pier', 'price'], db.count, 1);
+    expect(memo.linesWhenCounted('pier')).toBe(40);
+    expect(memo.linesWhenCounted('price')).toBe(COMMON_TERM_LINES + 1);
+    // Lines written since leave the count as it was until it is counted again.
+    db.on.set('pier', 45);
+    memo.linesWritten(5);
+    memo.rare(['pier'], db.count, 1);
+    expect(memo.linesWhenCounted('pier')).toBe(40);
+    // Another connection's write: counted again at the next search.
+    memo.rare(['pier'], db.count, 2);
+    expect(memo.linesWhenCounted('pier')).toBe(45);
+  });
+
   it('keeps a common term common until a line is deleted, and drops every count when another connection wrote', () => {
     const memo = new TermLineCounts();
     const db = lines({ price: COMMON_TERM_LINES + 500, vote: 3 });
