@@ -18,6 +18,11 @@ export function tempDir(prefix = 'salon-test-'): { dir: string; cleanup: () => v
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The SQL of every statement `store` prepared on its own connection (its statement cache, read for a test). */
+export function preparedStatements(store: SqliteStore): string[] {
+  return [...(store as unknown as { statements: Map<string, unknown> }).statements.keys()];
+}
+
 /** A SQLite store in a fresh temporary directory; `close()` closes it and removes the directory. */
 export function tempStore(): { store: SqliteStore; dir: string; close: () => Promise<void> } {
   const { dir, cleanup } = tempDir();

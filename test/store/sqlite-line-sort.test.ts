@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import { LINES_SORTED_BY_SQLITE, SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helpers.js';
+import { preparedStatements, tempDir } from '../helpers.js';
 
 const AT = '2026-11-01T10:00:00.000Z';
 
@@ -29,7 +29,7 @@ function chunk(threadId: string, text: string, owner: string | null = null): New
 
 /** Which sort the store's line searches so far were written with (its statement cache, read for the test). */
 function sorts(store: SqliteStore): { sqlite: number; fts5: number } {
-  const statements = [...(store as unknown as { statements: Map<string, unknown> }).statements.keys()];
+  const statements = preparedStatements(store);
   return {
     sqlite: statements.filter((sql) => sql.includes('ORDER BY hit.score')).length,
     fts5: statements.filter((sql) => sql.includes('ORDER BY memory_lines.rank')).length,

@@ -9,7 +9,7 @@ import type { NewMemoryChunk } from '../../src/memory/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import { SqliteReader } from '../../src/store/sqlite-reader.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helpers.js';
+import { preparedStatements, tempDir } from '../helpers.js';
 
 const AT = '2026-11-01T10:00:00.000Z';
 
@@ -30,8 +30,7 @@ function chunk(threadId: string, text: string, owner: string | null = null): New
 
 /** Line-search statements a store prepared on its own connection (its statement cache, read for the test). */
 function preparedMatches(store: SqliteStore): number {
-  const statements = (store as unknown as { statements: Map<string, unknown> }).statements;
-  return [...statements.keys()].filter((sql) => /memory_lines MATCH \?( AND |\))/.test(sql) && !sql.includes('count(*)')).length;
+  return preparedStatements(store).filter((sql) => /memory_lines MATCH \?( AND |\))/.test(sql) && !sql.includes('count(*)')).length;
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];
