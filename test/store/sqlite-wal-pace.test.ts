@@ -5,6 +5,7 @@
  * pacer's counters, never through durations.
  */
 import type Database from 'better-sqlite3';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteCheckpointer } from '../../src/store/sqlite-checkpointer.js';
@@ -142,28 +143,54 @@ describe('a deletion in slices paced by the WAL', () => {
   }
 
   /**
-   * The WAL's length after every commit of an immediate transaction on `db` made from now on, and
-   * how much it grew since the one before (the merge slices' commits between included).
+   * The WAL's salts from the wal-index header in `-shm` (offset 32, 8 bytes): SQLite draws new ones
+   * each time the WAL starts over, so they tell a restart that a commit's frame count alone hides
+   * (a commit that starts the WAL over and writes more frames than it held before).
+   */
+  function walSalts(file: string): string {
+    const fd = openSync(`${file}-shm`, 'r');
+    try {
+      const salts = Buffer.alloc(8);
+      readSync(fd, salts, 0, 8, 32);
+      return salts.toString('hex');
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * The WAL's length after every commit of a transaction on `db` made from now on, and how much it
+   * grew since the one before (the merge slices' commits between included; all of a commit's
+   * frames when the WAL started over in it).
    */
   function walAfterCommits(db: Database.Database, file: string): { after: number[]; added: number[]; restarts: number } {
     const wal = new WalIndexReader(file);
     cleanups.push(() => wal.close());
     const seen = { after: [] as number[], added: [] as number[], restarts: 0 };
     let last = wal.frames()!;
+    let salts = walSalts(file);
     const transaction = db.transaction.bind(db);
     vi.spyOn(db, 'transaction').mockImplementation(((fn: (...args: never[]) => unknown) => {
       const tx = transaction(fn);
-      const immediate = (...args: never[]) => {
-        const out = tx.immediate(...args);
-        const after = wal.frames()!;
-        seen.after.push(after);
-        // Fewer than before: the WAL started over in this commit.
-        seen.added.push(after >= last ? after - last : after);
-        if (after < last) seen.restarts++;
-        last = after;
-        return out;
-      };
-      return Object.assign((...args: never[]) => tx(...args), { immediate, deferred: tx.deferred, exclusive: tx.exclusive, default: tx.default });
+      const counted =
+        (run: (...args: never[]) => unknown) =>
+        (...args: never[]) => {
+          const out = run(...args);
+          const after = wal.frames()!;
+          const now = walSalts(file);
+          seen.after.push(after);
+          if (now !== salts) seen.restarts++;
+          seen.added.push(now !== salts ? after : after - last);
+          last = after;
+          salts = now;
+          return out;
+        };
+      return Object.assign(counted(tx), {
+        immediate: counted(tx.immediate),
+        deferred: counted(tx.deferred),
+        exclusive: counted(tx.exclusive),
+        default: counted(tx.default),
+      });
     }) as typeof db.transaction);
     return seen;
   }
