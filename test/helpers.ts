@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOverrides } from '../src/app.js';
 import { readSetting, testConfig, type Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
-import { SqliteStore } from '../src/store/sqlite.js';
+import { SqliteStore, type SqliteStoreOptions } from '../src/store/sqlite.js';
 
 /** The shared corpora (SALON_CORPORA, default ../shared/corpora), read in place. */
 export const CORPORA = resolve(readSetting('SALON_CORPORA'));
@@ -32,6 +32,27 @@ export function tempStore(): { store: SqliteStore; dir: string; close: () => Pro
     dir,
     close: async () => {
       await store.close();
+      cleanup();
+    },
+  };
+}
+
+/**
+ * SQLite stores on one database file in a fresh temporary directory, one for each entry of
+ * `options`; `close()` closes them all, then removes the directory.
+ */
+export function storesOnOneFile<K extends string>(
+  options: Record<K, Omit<SqliteStoreOptions, 'filename'>>,
+): { stores: Record<K, SqliteStore>; file: string; close: () => Promise<void> } {
+  const { dir, cleanup } = tempDir();
+  const file = join(dir, 'salon.db');
+  const entries = Object.entries(options) as [K, Omit<SqliteStoreOptions, 'filename'>][];
+  const stores = Object.fromEntries(entries.map(([name, opts]) => [name, new SqliteStore({ ...opts, filename: file })])) as Record<K, SqliteStore>;
+  return {
+    stores,
+    file,
+    close: async () => {
+      for (const store of Object.values<SqliteStore>(stores).reverse()) await store.close();
       cleanup();
     },
   };

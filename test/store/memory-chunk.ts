@@ -40,3 +40,23 @@ export function privateExchange(text: string, at: string, forgetMark: number): N
     forgetMark,
   };
 }
+
+/**
+ * Ann's window of one message (`messageId`) in `threadId` of `news_1` at `at`, saying `text`;
+ * private to `owner` when one is given.
+ */
+export function annsWindow(w: { threadId: string; text: string; messageId: string; at: string; owner?: string | null }): NewMemoryChunk {
+  const owner = w.owner ?? null;
+  return {
+    threadId: w.threadId,
+    roomId: 'news_1',
+    kind: 'window',
+    text: w.text,
+    messageIds: [w.messageId],
+    authors: ['Ann'],
+    firstTs: w.at,
+    lastTs: w.at,
+    privileged: owner !== null,
+    owner,
+  };
+}

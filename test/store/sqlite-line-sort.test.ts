@@ -3,28 +3,17 @@
  * FTS5 (`rank`) past them (SqliteStore.searchMemoryLines): both ways give the same hits, in the same
  * order, ties and scopes included, and each size takes its way.
  */
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import { LINES_SORTED_BY_SQLITE, SqliteStore } from '../../src/store/sqlite.js';
-import { preparedStatements, tempDir } from '../helpers.js';
+import { preparedStatements, storesOnOneFile } from '../helpers.js';
+import { annsWindow } from './memory-chunk.js';
 
 const AT = '2026-11-01T10:00:00.000Z';
 
 function chunk(threadId: string, text: string, owner: string | null = null): NewMemoryChunk {
-  return {
-    threadId,
-    roomId: 'news_1',
-    kind: 'window',
-    text,
-    messageIds: [`m_${threadId}_${text.length}`],
-    authors: ['Ann'],
-    firstTs: AT,
-    lastTs: AT,
-    privileged: owner !== null,
-    owner,
-  };
+  return annsWindow({ threadId, text, messageId: `m_${threadId}_${text.length}`, at: AT, owner });
 }
 
 /** Which sort the store's line searches so far were written with (its statement cache, read for the test). */
@@ -43,18 +32,9 @@ afterEach(async () => {
 
 /** Stores on one file: one always sorting in SQLite, one always in FTS5, one as configured by default. */
 function stores(): { bySqlite: SqliteStore; byFts5: SqliteStore; byDefault: SqliteStore } {
-  const { dir, cleanup } = tempDir();
-  const file = join(dir, 'salon.db');
-  const bySqlite = new SqliteStore({ filename: file, linesSortedBySqlite: Infinity });
-  const byFts5 = new SqliteStore({ filename: file, linesSortedBySqlite: -1 });
-  const byDefault = new SqliteStore({ filename: file });
-  cleanups.push(
-    cleanup,
-    () => bySqlite.close(),
-    () => byFts5.close(),
-    () => byDefault.close(),
-  );
-  return { bySqlite, byFts5, byDefault };
+  const { stores, close } = storesOnOneFile({ bySqlite: { linesSortedBySqlite: Infinity }, byFts5: { linesSortedBySqlite: -1 }, byDefault: {} });
+  cleanups.push(close);
+  return stores;
 }
 
 describe('the line search sorted in SQLite or in FTS5', () => {

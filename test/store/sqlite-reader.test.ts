@@ -9,23 +9,13 @@ import type { NewMemoryChunk } from '../../src/memory/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import { SqliteReader } from '../../src/store/sqlite-reader.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { preparedStatements, tempDir } from '../helpers.js';
+import { preparedStatements, storesOnOneFile, tempDir } from '../helpers.js';
+import { annsWindow } from './memory-chunk.js';
 
 const AT = '2026-11-01T10:00:00.000Z';
 
 function chunk(threadId: string, text: string, owner: string | null = null): NewMemoryChunk {
-  return {
-    threadId,
-    roomId: 'news_1',
-    kind: 'window',
-    text,
-    messageIds: [`m_${text.length}`],
-    authors: ['Ann'],
-    firstTs: AT,
-    lastTs: AT,
-    privileged: owner !== null,
-    owner,
-  };
+  return annsWindow({ threadId, text, messageId: `m_${text.length}`, at: AT, owner });
 }
 
 /** Line-search statements a store prepared on its own connection (its statement cache, read for the test). */
@@ -40,16 +30,9 @@ afterEach(async () => {
 
 /** A store on a new file with a reader thread, and one on the same file reading on its own connection. */
 function twoStores(): { threaded: SqliteStore; plain: SqliteStore; file: string } {
-  const { dir, cleanup } = tempDir();
-  const file = join(dir, 'salon.db');
-  const threaded = new SqliteStore({ filename: file, readerThread: true });
-  const plain = new SqliteStore({ filename: file });
-  cleanups.push(
-    cleanup,
-    () => threaded.close(),
-    () => plain.close(),
-  );
-  return { threaded, plain, file };
+  const { stores, file, close } = storesOnOneFile({ threaded: { readerThread: true }, plain: {} });
+  cleanups.push(close);
+  return { ...stores, file };
 }
 
 describe('the line search on a reader thread', () => {
