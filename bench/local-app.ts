@@ -34,8 +34,9 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 /**
  * What src/server.ts does first: Node's helper threads to SCHED_IDLE (src/helper-threads.ts), for
- * the benchmarks that run the app as a server runs it; BENCH_HELPERS=normal leaves them as they
- * are, to compare. Call it before the app starts threads of its own.
+ * the benchmarks that measure what a server does (bench:search's graph build among them);
+ * BENCH_HELPERS=normal leaves them as they are, to compare. Call it before starting threads of
+ * one's own.
  */
 export function helperThreadsAsServed(): void {
   if (process.env.BENCH_HELPERS !== 'normal') yieldHelperThreads();

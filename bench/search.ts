@@ -8,7 +8,8 @@
  * space per cluster) plus isotropic noise — real embeddings concentrate near a low-dimensional
  * manifold, which isotropic noise in 768 dimensions does not (`--latent 0` gives that harder case).
  * Queries are data points plus noise. Recall@10 is measured against exact brute force in plain
- * JS doubles. Event-loop delay is sampled while the graph builds. The last line is the JSON.
+ * JS doubles. Event-loop delay is sampled while the graph builds, and its longest holds are listed
+ * with the garbage-collection pauses inside them (`event_loop_stalls`). The last line is the JSON.
  *
  * The flat scan is measured against its floor in the same run: before each timed search, the same
  * query goes through salon-hnsw's `scanFloor`, a plain AVX2/FMA loop over the index's own rows on
@@ -18,7 +19,7 @@
  * the native ones (`flat_wasm`).
  */
 import { availableParallelism, totalmem } from 'node:os';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { FlatIndex } from '../src/search/flat/flat-index.js';
 import { DEFAULT_HNSW_PARAMS } from '../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../src/search/flat/scan-pool.js';
@@ -28,12 +29,70 @@ import type { VectorHit } from '../src/search/types.js';
 import { prng as rng } from './synthetic-text.js';
 import { stderrLogger } from '../src/logger.js';
 import { BenchUsageError, benchOptions } from './args.js';
+import { helperThreadsAsServed } from './local-app.js';
 
 const META = { kind: 'news', sourceType: 'document', scope: null, privileged: false } as const;
 const WARMUP = 20;
 const LOAD_BATCH = 2000;
 /** Sampling interval of the event-loop delay histogram. */
 const DELAY_RESOLUTION_MS = 5;
+/** A gap between two ticks of the stall log's timer longer than this, past its interval, is a stall. */
+const STALL_MS = 10;
+/** The stalls the output lists, longest first. */
+const STALLS_LISTED = 8;
+
+/** One hold of the event loop during the build: when (s since the build began), how long, and the GC pauses inside it. */
+interface Stall {
+  at_s: number;
+  ms: number;
+  gc_ms: number;
+  gc_major: boolean;
+}
+
+/**
+ * Finds what held the event loop during the build: a timer ticking every DELAY_RESOLUTION_MS notes
+ * each gap longer than STALL_MS past its interval, and each is matched with the garbage-collection
+ * pauses that fell inside it (the histogram says how long the loop waited, not why).
+ */
+function stallLog(): { stop(): Stall[] } {
+  const t0 = performance.now();
+  const gaps: { from: number; to: number }[] = [];
+  const pauses: { from: number; to: number; major: boolean }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
+      pauses.push({ from: e.startTime, to: e.startTime + e.duration, major: kind !== 1 });
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    if (now - last - DELAY_RESOLUTION_MS > STALL_MS) gaps.push({ from: last, to: now });
+    last = now;
+  }, DELAY_RESOLUTION_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      observer.disconnect();
+      return gaps
+        .map(({ from, to }) => {
+          const inside = pauses.filter((p) => p.to > from && p.from < to);
+          return {
+            at_s: round((from - t0) / 1000, 2),
+            ms: round(to - from - DELAY_RESOLUTION_MS, 2),
+            gc_ms: round(
+              inside.reduce((sum, p) => sum + Math.min(p.to, to) - Math.max(p.from, from), 0),
+              2,
+            ),
+            gc_major: inside.some((p) => p.major),
+          };
+        })
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, STALLS_LISTED);
+    },
+  };
+}
 
 const USAGE = `npm run bench:search -- --n N --dim D [--queries Q] [--threads T] [--clusters C]
   [--latent L] [--oracle Q] [--m M] [--ef-construction E] [--ef-search E] [--build-threads T]
@@ -238,6 +297,8 @@ async function main(): Promise<void> {
   });
   const { n, dim, threads, buildThreads, params, clusters, latent } = o;
   const [qCount, oracleCount] = [o.queries, o.oracle];
+  // Before the scan pool and the graph's worker start, as a server does it.
+  helperThreadsAsServed();
 
   const t0 = performance.now();
   const data = generate({ n, dim, clusters, latent, seed: 42 });
@@ -293,6 +354,7 @@ async function main(): Promise<void> {
     });
     const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
     delay.enable();
+    const stalls = stallLog();
     const elu = performance.eventLoopUtilization();
     const start = performance.now();
     tiered.hold()(); // crosses the threshold: the build starts in the worker
@@ -300,6 +362,7 @@ async function main(): Promise<void> {
     const buildS = (performance.now() - start) / 1000;
     const busy = performance.eventLoopUtilization(elu).utilization;
     delay.disable();
+    const buildStalls = stalls.stop();
     if (tiered.mode !== 'hnsw') throw new Error('the HNSW graph was not built');
     const sweep: Record<string, number>[] = [];
     for (const ef of o.efSweep) {
@@ -320,6 +383,8 @@ async function main(): Promise<void> {
       event_loop_max_ms: round(Math.max(0, delay.max / 1e6 - DELAY_RESOLUTION_MS), 2),
       // Share of the build the main thread spent running code (the rest it was free for rooms).
       event_loop_utilization: round(busy, 3),
+      // The longest holds of the loop during the build, and how much of each was garbage collection.
+      event_loop_stalls: buildStalls,
       m: params.m,
       ef_construction: params.efConstruction,
       ef_search: params.efSearch,
