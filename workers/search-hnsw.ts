@@ -11,9 +11,14 @@ import { checkGraphFile, saveGraphFile } from '../src/search/graph/hnsw-files.js
 import { GRAPH_ENCODING } from '../src/search/graph/hnsw-worker-client.js';
 import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../src/search/graph/hnsw-protocol.js';
 
-// Lowest CPU priority for this thread and the native threads a build starts from it (Linux applies
-// a priority set with pid 0 to the calling thread alone, and new threads inherit it): a build keeps
-// every core busy for seconds, and the event loop must win each core back the moment it wakes.
+// Lowest CPU priority for this thread (Linux applies a priority set with pid 0 to the calling thread
+// alone): the event loop must win a core back the moment it wakes. The threads a build's adds start
+// go further, into SCHED_IDLE (addPoints' `idle`), the class src/helper-threads.ts puts V8's
+// garbage-collection helpers in: a build keeps every core busy for seconds, a nice-19 thread keeps
+// its core for the rest of its slice when the event loop wakes on it, and nice 19 outweighed those
+// helpers, so a collection waiting for a starved one held the loop up to 200 ms (docs/architecture.md,
+// "Background threads yield at once"). This thread stays at nice 19 because threads it starts
+// inherit its class, and it may be the first to use libuv's pool, whose threads live on.
 if (process.platform === 'linux') {
   try {
     setPriority(19);
@@ -60,7 +65,7 @@ async function handle(req: HnswRequest): Promise<unknown> {
     // starts from the current rows, so they are rightly dropped.
     case 'add': {
       if (!index) return { count: 0, capacity: 0 } satisfies HnswReplies['add'];
-      index.addPoints(req.vectors, req.labels, threads);
+      index.addPoints(req.vectors, req.labels, threads, true);
       return { count: index.count, capacity: index.capacity } satisfies HnswReplies['add'];
     }
     case 'remove': {

@@ -20,8 +20,13 @@ export declare class Graph {
   /** Elements in the graph, deleted ones included. */
   readonly count: number;
   readonly capacity: number;
-  /** Adds or replaces rows (`labels.length × dimensions` packed) on `threads` threads; blocks until done. */
-  addPoints(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number): void;
+  /**
+   * Adds or replaces rows (`labels.length × dimensions` packed) on `threads` threads; blocks until
+   * done. With `idle`, the threads it starts (two or more) run in Linux's SCHED_IDLE class, and the
+   * calling thread stays in its own: a build of many seconds yields every core at once to a waking
+   * event loop, and outweighs no helper thread a garbage collection waits for.
+   */
+  addPoints(vectors: Float32Array, labels: Uint32Array | Int32Array, threads?: number, idle?: boolean): void;
   /**
    * addPoints run from a thread of the libuv pool, on `threads` threads (default 1; the rows are
    * copied first and the graph grown before it starts): the event loop goes on meanwhile. Until the

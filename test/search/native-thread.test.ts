@@ -1,6 +1,8 @@
 // salon-hnsw's backgroundThread: a thread that can always wait (the WAL checkpointer) moves itself
 // to SCHED_IDLE, so a waking event loop preempts it at once; no other thread of the process moves.
-// backgroundThreads moves other threads of the process by id, and nothing outside it.
+// backgroundThreads moves other threads of the process by id, and nothing outside it. addPoints'
+// `idle` starts a build's threads in SCHED_IDLE and leaves the calling thread (the graph's worker) as it is.
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
@@ -52,4 +54,74 @@ describe.runIf(process.platform === 'linux')('salon-hnsw backgroundThread', () =
       await worker.terminate();
     }
   });
+
+  it('starts the threads of a many-threaded add in SCHED_IDLE with `idle`, and in the caller’s class without', async () => {
+    for (const idle of [true, false]) {
+      const { added, caller } = await threadsOfAdds(idle);
+      expect(added.length).toBeGreaterThan(0);
+      expect(new Set(added)).toEqual(new Set([idle ? SCHED_IDLE : SCHED_OTHER]));
+      expect(caller).toBe(SCHED_OTHER);
+    }
+  });
 });
+
+/**
+ * Runs two-threaded adds in a worker until this thread has watched at least one of the threads they
+ * start for two reads (its class is set as it starts, so a single read could come first), then
+ * stops them. Returns the last class read of each thread so watched, and the worker's own class
+ * after its adds. No timing is assumed: the adds go on until the threads have been seen.
+ */
+async function threadsOfAdds(idle: boolean): Promise<{ added: number[]; caller: number }> {
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { readFileSync } = require('node:fs');
+    const { Graph } = require(workerData.binding);
+    const stop = new Int32Array(workerData.stop);
+    const dim = 16, rows = 400;
+    const graph = new Graph(dim, rows, 16, 100, 1, 'f32');
+    parentPort.postMessage({ ready: true });
+    let next = 0;
+    while (!Atomics.load(stop, 0) && next < 400_000) {
+      const vectors = new Float32Array(rows * dim).map(() => Math.random() - 0.5);
+      const labels = Uint32Array.from({ length: rows }, () => next++);
+      graph.addPoints(vectors, labels, 2, workerData.idle);
+    }
+    parentPort.postMessage({ caller: readFileSync('/proc/thread-self/stat', 'utf8') });
+  `;
+  const binding = createRequire(import.meta.url).resolve('salon-hnsw');
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(source, { eval: true, workerData: { binding, stop: stop.buffer, idle } });
+  try {
+    const messages: { ready?: boolean; caller?: string }[] = [];
+    let wake: () => void = () => {};
+    worker.on('message', (m) => {
+      messages.push(m);
+      wake();
+    });
+    const failed = new Promise<never>((_, reject) => worker.once('error', reject));
+    const next = () => Promise.race([new Promise<void>((resolve) => (wake = resolve)), failed]);
+    while (!messages.some((m) => m.ready)) await next();
+    // Every thread of the process now but the ones the adds start.
+    const before = new Set(readdirSync('/proc/self/task'));
+    const reads = new Map<string, number[]>();
+    const watched = () => [...reads.values()].filter((policies) => policies.length >= 2);
+    while (watched().length === 0 && !messages.some((m) => m.caller)) {
+      for (const task of readdirSync('/proc/self/task')) {
+        if (before.has(task)) continue;
+        try {
+          const policy = policyOf(threadStat(task));
+          reads.set(task, [...(reads.get(task) ?? []), policy]);
+        } catch {
+          // It ended between the listing and the read.
+        }
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    Atomics.store(stop, 0, 1);
+    while (!messages.some((m) => m.caller)) await next();
+    const caller = policyOf(messages.find((m) => m.caller)!.caller!);
+    return { added: watched().map((policies) => policies[policies.length - 1]), caller };
+  } finally {
+    await worker.terminate();
+  }
+}

@@ -520,8 +520,9 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> SearchKnn(Index& index
 }
 
 // Runs fn(row) for rows [0, n) on `threads` threads; the first exception stops the others and is rethrown.
+// With `idle`, the threads it starts put themselves in SCHED_IDLE first (the calling thread is left as it is).
 template <typename Fn>
-void ParallelFor(size_t n, size_t threads, Fn fn) {
+void ParallelFor(size_t n, size_t threads, Fn fn, bool idle = false) {
   if (threads <= 1 || n < 2) {
     for (size_t row = 0; row < n; row++) fn(row);
     return;
@@ -532,6 +533,7 @@ void ParallelFor(size_t n, size_t threads, Fn fn) {
   std::vector<std::thread> pool;
   for (size_t t = 0; t < threads; t++) {
     pool.emplace_back([&] {
+      if (idle) salon::IdleCallingThread();
       while (true) {
         const size_t row = next.fetch_add(1);
         if (row >= n) break;
@@ -679,8 +681,9 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return true;
   }
 
-  // addPoints(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n), threads): adds or
-  // replaces each row under its label. Grows the graph first when it is too small.
+  // addPoints(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n), threads, idle?): adds
+  // or replaces each row under its label. Grows the graph first when it is too small. With `idle`, the
+  // threads it starts run in SCHED_IDLE.
   Napi::Value AddPoints(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Ready(env, true)) return env.Undefined();
@@ -689,6 +692,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     size_t n;
     if (!Rows(env, info, &vectors, &label_data, &n)) return env.Undefined();
     const size_t threads = info[2].IsNumber() ? std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()) : 1;
+    const bool idle = info[3].IsBoolean() && info[3].As<Napi::Boolean>().Value();
     const float* data = vectors.Data();
     try {
       const size_t needed = index_->getCurrentElementCount() + n;
@@ -705,7 +709,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
       };
       size_t start = 0;
       if (index->getCurrentElementCount() == 0 && n > 0) add(start++);
-      ParallelFor(n - start, threads, [&](size_t row) { add(start + row); });
+      ParallelFor(n - start, threads, [&](size_t row) { add(start + row); }, idle);
     } catch (const std::exception& e) {
       Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
     }

@@ -57,6 +57,14 @@ Napi::Value BackgroundThreads(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+bool IdleCallingThread() {
+#ifdef __linux__
+  return ToIdle(0);
+#else
+  return false;
+#endif
+}
+
 Napi::Object InitThread(Napi::Env env, Napi::Object exports) {
   exports.Set("backgroundThread", Napi::Function::New(env, BackgroundThread, "backgroundThread"));
   exports.Set("backgroundThreads", Napi::Function::New(env, BackgroundThreads, "backgroundThreads"));

@@ -10,4 +10,7 @@ namespace salon {
  * skipped); returns how many it changed (0 where that is not possible).
  */
 Napi::Object InitThread(Napi::Env env, Napi::Object exports);
+
+/** Puts the calling thread in SCHED_IDLE (as backgroundThread() does); false where that is not possible. */
+bool IdleCallingThread();
 }  // namespace salon
