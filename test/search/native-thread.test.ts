@@ -2,7 +2,7 @@
 // to SCHED_IDLE, so a waking event loop preempts it at once; no other thread of the process moves.
 // backgroundThreads moves other threads of the process by id, and nothing outside it. addPoints'
 // `idle` starts a build's threads in SCHED_IDLE and leaves the calling thread (the graph's worker) as it is.
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
@@ -65,11 +65,15 @@ describe.runIf(process.platform === 'linux')('salon-hnsw backgroundThread', () =
   });
 });
 
+/** CPU time (ns) after which a thread an add started has certainly set its class. */
+const RAN_NS = 1_000_000;
+
 /**
- * Runs two-threaded adds in a worker until this thread has watched at least one of the threads they
- * start for two reads (its class is set as it starts, so a single read could come first), then
- * stops them. Returns the last class read of each thread so watched, and the worker's own class
- * after its adds. No timing is assumed: the adds go on until the threads have been seen.
+ * Runs two-threaded adds in a worker until this thread has read the class of one of the threads they
+ * start after that thread had run for RAN_NS (it sets its class first thing, but a new thread may
+ * wait for a core before it runs at all), then stops them. Returns the last such class read of each
+ * thread, and the worker's own class after its adds. No timing is assumed: the adds go on until
+ * such a read has been made.
  */
 async function threadsOfAdds(idle: boolean): Promise<{ added: number[]; caller: number }> {
   const source = `
@@ -103,16 +107,17 @@ async function threadsOfAdds(idle: boolean): Promise<{ added: number[]; caller: 
     while (!messages.some((m) => m.ready)) await next();
     // Every thread of the process now but the ones the adds start.
     const before = new Set(readdirSync('/proc/self/task'));
-    const reads = new Map<string, number[]>();
-    const watched = () => [...reads.values()].filter((policies) => policies.length >= 2);
-    while (watched().length === 0 && !messages.some((m) => m.caller)) {
+    // The class each thread had when last read after it had run for RAN_NS.
+    const classes = new Map<string, number>();
+    while (classes.size === 0 && !messages.some((m) => m.caller)) {
       for (const task of readdirSync('/proc/self/task')) {
         if (before.has(task)) continue;
         try {
+          const ran = Number(readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ')[0]);
           const policy = policyOf(threadStat(task));
-          reads.set(task, [...(reads.get(task) ?? []), policy]);
+          if (ran >= RAN_NS) classes.set(task, policy);
         } catch {
-          // It ended between the listing and the read.
+          // It ended between the listing and the reads.
         }
       }
       await new Promise((resolve) => setImmediate(resolve));
@@ -120,7 +125,7 @@ async function threadsOfAdds(idle: boolean): Promise<{ added: number[]; caller: 
     Atomics.store(stop, 0, 1);
     while (!messages.some((m) => m.caller)) await next();
     const caller = policyOf(messages.find((m) => m.caller)!.caller!);
-    return { added: watched().map((policies) => policies[policies.length - 1]), caller };
+    return { added: [...classes.values()], caller };
   } finally {
     await worker.terminate();
   }
