@@ -30,6 +30,7 @@ import { prng as rng } from './synthetic-text.js';
 import { stderrLogger } from '../src/logger.js';
 import { BenchUsageError, benchOptions } from './args.js';
 import { helperThreadsAsServed } from './local-app.js';
+import { GC_MINOR, gcKind } from './ws-proc.js';
 
 const META = { kind: 'news', sourceType: 'document', scope: null, privileged: false } as const;
 const WARMUP = 20;
@@ -59,10 +60,7 @@ function stallLog(): { stop(): Stall[] } {
   const gaps: { from: number; to: number }[] = [];
   const pauses: { from: number; to: number; major: boolean }[] = [];
   const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
-      pauses.push({ from: e.startTime, to: e.startTime + e.duration, major: kind !== 1 });
-    }
+    for (const e of list.getEntries()) pauses.push({ from: e.startTime, to: e.startTime + e.duration, major: gcKind(e) !== GC_MINOR });
   });
   observer.observe({ entryTypes: ['gc'] });
   let last = performance.now();

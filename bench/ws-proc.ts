@@ -27,10 +27,10 @@ export function cpuMs(): number {
 }
 
 /** V8's `kind` of a young-generation collection (a scavenge) in a `gc` performance entry. */
-const GC_MINOR = 1;
+export const GC_MINOR = 1;
 
 /** A `gc` performance entry's kind (GC_MINOR, …); 0 where the entry does not say. */
-function gcKind(entry: PerformanceEntry): number {
+export function gcKind(entry: PerformanceEntry): number {
   return (entry as { detail?: { kind?: number } }).detail?.kind ?? 0;
 }
 
