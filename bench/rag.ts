@@ -382,6 +382,8 @@ async function main(): Promise<void> {
       MEMORY_MAX_CHUNKS_PER_THREAD: '1000000',
       // The PostgreSQL store when DATABASE_URL names one (issue 15 measures both).
       ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+      // The graphs' search list size when HNSW_EF_SEARCH sets one (its cost to an ask).
+      ...(process.env.HNSW_EF_SEARCH ? { HNSW_EF_SEARCH: process.env.HNSW_EF_SEARCH } : {}),
     }),
     {
       embedder: timedEmbedder(raw),

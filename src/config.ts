@@ -338,6 +338,12 @@ export const SETTINGS = {
   ),
   SEED_DEMO: setting(boolean, true, 'fill an empty store with the demo content at start'),
   HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
+  HNSW_EF_SEARCH: setting(
+    integer(1, 4_096),
+    // DEFAULT_HNSW_PARAMS.efSearch (src/search/graph/hnsw-worker-client.ts), a graph's own default.
+    48,
+    "candidates an HNSW search keeps (hnswlib's ef), for documents and memory alike: more finds more of the exact answer and takes longer (npm run eval:graph measures both on real text)",
+  ),
   SEARCH_WORKERS: computed(
     integer(1, 64),
     () => Math.max(1, availableParallelism()),

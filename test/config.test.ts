@@ -10,6 +10,7 @@ describe('config', () => {
     expect(c.AI_PROVIDER).toBe('local');
     expect(c.SEED_DEMO).toBe(true);
     expect(c.HNSW_THRESHOLD).toBe(10_000);
+    expect(c.HNSW_EF_SEARCH).toBe(48);
     expect(c.SEARCH_WORKERS).toBeGreaterThanOrEqual(1);
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.IDENTITY_TOKEN_TTL_DAYS).toBe(30);
@@ -26,6 +27,8 @@ describe('config', () => {
     ['AI_PROVIDER', 'skynet'],
     ['SEED_DEMO', 'maybe'],
     ['HNSW_THRESHOLD', '-1'],
+    ['HNSW_EF_SEARCH', '0'],
+    ['HNSW_EF_SEARCH', '4097'],
     ['SEARCH_WORKERS', '0'],
     ['OLLAMA_HOST', 'not a url'],
     ['DATABASE_URL', 'mysql://x'],

@@ -98,4 +98,18 @@ describe('plugins', () => {
       await t.close();
     }
   });
+
+  it('search the graphs of documents and memory with HNSW_EF_SEARCH', async () => {
+    const t = await testApp({ LOCAL_EMBED_DIM: '32', HNSW_EF_SEARCH: '96' });
+    try {
+      const documents = t.app.salon.index as SearchIndex;
+      const memory = t.app.salon.memoryIndex as SearchIndex;
+      await documents.upsert(entries(clustered(4, 32, 2, 1)));
+      await memory.upsert(entries(clustered(4, 32, 2, 2)));
+      expect(documents.current?.efSearch).toBe(96);
+      expect(memory.current?.efSearch).toBe(96);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { FlatIndex } from './flat/flat-index.js';
 import type { HnswFileFacts, HnswParams } from './graph/hnsw-protocol.js';
 import { HnswGraph } from './graph/hnsw-graph.js';
-import { GRAPH_ENCODING } from './graph/hnsw-worker-client.js';
+import { DEFAULT_HNSW_PARAMS, GRAPH_ENCODING } from './graph/hnsw-worker-client.js';
 import type { CopyEntry, RowHead, VectorEntry, VectorFilter, VectorHit, VectorIndex } from './types.js';
 import { checkK, checkQuery } from './vectors.js';
 import { CountedSet } from './counted-set.js';
@@ -171,6 +171,11 @@ export class TieredIndex implements VectorIndex {
   /** Whether the graph in use is searched on the main thread (after its build or load), not in workers. */
   get graphOnMainThread(): boolean {
     return this.graph?.onMainThread ?? false;
+  }
+
+  /** The search list size (efSearch) the graph is searched with: its own, else the one a graph will be built with. */
+  get efSearch(): number {
+    return this.graph?.params.efSearch ?? this.options.params?.efSearch ?? DEFAULT_HNSW_PARAMS.efSearch;
   }
 
   /** Changes the graph's search list size (efSearch) from now on; a no-op without a graph. */

@@ -64,10 +64,10 @@ const SKETCH_SLICE = 512;
 /** Per-audience scratch graphs over sketches of A's vectors. */
 export class Neighbours {
   private readonly graphs = new Map<string, { graph: LocalGraph; size: number }>();
-  private readonly sketch: Sketch | null;
+  private readonly sketch: CountSketch | null;
 
   private constructor(private readonly dimensions: number) {
-    this.sketch = dimensions > SKETCH_DIMS ? new Sketch(dimensions) : null;
+    this.sketch = dimensions > SKETCH_DIMS ? new CountSketch(dimensions, SKETCH_DIMS) : null;
   }
 
   /** Graphs over `items` (of `dimensions`), one per audience, built between event-loop turns. */
@@ -162,12 +162,22 @@ function byAudience<T extends { audience: string }>(items: T[]): Map<string, T[]
   return groups;
 }
 
-/** A signed count sketch from `dimensions` to SKETCH_DIMS. */
-class Sketch {
+/**
+ * A signed count sketch from `dimensions` to `buckets` dimensions: each input dimension is added,
+ * with a random sign, into one bucket (fixed by SKETCH_SEED, so the same vector always has the same
+ * sketch). Inner products are kept in expectation. eval:graph measures what it costs a serving
+ * graph's recall (docs/benchmarks.md).
+ */
+export class CountSketch {
   private readonly bucket: Uint16Array;
   private readonly sign: Float32Array;
 
-  constructor(dimensions: number) {
+  constructor(
+    dimensions: number,
+    readonly buckets: number,
+  ) {
+    if (!Number.isInteger(buckets) || buckets < 1 || buckets > 0x10000)
+      throw new RangeError(`CountSketch: buckets must be a whole number in [1, 65536], got ${buckets}`);
     this.bucket = new Uint16Array(dimensions);
     this.sign = new Float32Array(dimensions);
     let state = SKETCH_SEED;
@@ -180,12 +190,12 @@ class Sketch {
     };
     for (let i = 0; i < dimensions; i++) {
       const r = random();
-      this.bucket[i] = r % SKETCH_DIMS;
+      this.bucket[i] = r % buckets;
       this.sign[i] = r & 0x80000000 ? -1 : 1;
     }
   }
 
-  /** `out` = the sketch of `vector` (in native code: a scattered add per element is 5–8 µs a vector in JS at 2,048 dimensions). */
+  /** `out` (`buckets` long) = the sketch of `vector` (in native code: a scattered add per element is 5–8 µs a vector in JS at 2,048 dimensions). */
   into(vector: Float32Array, out: Float32Array): void {
     countSketch(vector, this.bucket, this.sign, out);
   }
