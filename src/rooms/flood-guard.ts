@@ -46,7 +46,8 @@ export class FloodGuard {
 
   /** Counts a rejection; 'abuse' once the window holds `abuseRejections` of them. */
   reject(now: number): 'rejected' | 'abuse' {
-    if (now - this.windowStart > this.limits.abuseWindowMs) {
+    // A window that starts after `now` (the clock was set back) starts again, as an old one does.
+    if (now - this.windowStart > this.limits.abuseWindowMs || now < this.windowStart) {
       this.windowStart = now;
       this.rejections = 0;
     }

@@ -46,7 +46,11 @@ export class TokenBucket {
   }
 
   private refill(now: number): void {
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) * this.ratePerSecond) / 1000);
+    // A wall clock set back (NTP, an operator) refills nothing rather than taking tokens away: a
+    // negative span would leave every bucket empty, and every client refused, until the clock
+    // caught up again.
+    const elapsed = Math.max(0, now - this.refilledAt);
+    this.tokens = Math.min(this.burst, this.tokens + (elapsed * this.ratePerSecond) / 1000);
     this.refilledAt = now;
   }
 }

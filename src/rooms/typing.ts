@@ -21,6 +21,16 @@ interface Typist {
   shown: boolean;
 }
 
+/**
+ * Brings a typist's times back to `now` when they are later: they were taken before the wall clock
+ * was set back, and counted from now a typist waits forwardMs or expireMs at most, not until the
+ * clock catches up again (an hour's step left "is typing" shown, and starts held back, an hour).
+ */
+function notAfter(t: Typist, now: number): void {
+  if (t.refreshedAt !== null && t.refreshedAt > now) t.refreshedAt = now;
+  if (t.forwardedAt > now) t.forwardedAt = now;
+}
+
 export class TypingTracker {
   private readonly typists = new Map<string, Typist>();
   private readonly budget: TokenBucket;
@@ -47,6 +57,7 @@ export class TypingTracker {
   /** Records a typing frame; true when it should be forwarded to the room. */
   update(userId: string, active: boolean, now: number): boolean {
     const t = this.typists.get(userId);
+    if (t) notAfter(t, now);
     if (!active) return t ? this.stop(userId, t, now) : false;
     if (!t) {
       const fresh: Typist = { forwardedAt: -Infinity, refreshedAt: now, shown: false };
@@ -77,6 +88,7 @@ export class TypingTracker {
   expire(now: number): string[] {
     const gone: string[] = [];
     for (const [id, t] of this.typists) {
+      notAfter(t, now);
       if (t.refreshedAt !== null && now - t.refreshedAt >= this.expireMs) {
         if (t.shown) gone.push(id);
         t.refreshedAt = null;

@@ -48,6 +48,20 @@ describe('TypingTracker', () => {
     expect(t.update('u', false, 11_000)).toBe(true);
   });
 
+  it('counts from now when the clock is set back, rather than waiting for it to catch up', () => {
+    const HOUR = 3_600_000;
+    const t = new TypingTracker(FORWARD, EXPIRE, 1000, HOUR);
+    expect(t.update('u', true, HOUR)).toBe(true);
+    // The clock goes back an hour: the typist still stops showing expireMs after its last refresh.
+    expect(t.expire(0)).toEqual([]);
+    expect(t.expire(EXPIRE)).toEqual(['u']);
+    // And a start goes out forwardMs after the last, counted from the clock's new time.
+    const v = new TypingTracker(FORWARD, EXPIRE, 1000, HOUR);
+    expect(v.update('v', true, HOUR)).toBe(true);
+    expect(v.update('v', true, 0)).toBe(false);
+    expect(v.update('v', true, FORWARD)).toBe(true);
+  });
+
   it('lets the start after a sent message out at once, but not the start after leaving', () => {
     const t = new TypingTracker(FORWARD, EXPIRE, 1000, 0);
     t.update('u', true, 0);
@@ -73,18 +87,18 @@ describe('TypingTracker', () => {
     const t = new TypingTracker(FORWARD, EXPIRE, 1000, 0);
     t.update('u', true, 0);
     t.update('u', false, 1_000);
-    t.update('v', true, 20_000);
-    t.update('w', true, 25_000);
+    t.update('v', true, 2_000);
+    t.update('w', true, 5_000);
     expect(t.size).toBe(3);
     expect(t.nextExpiry()).toBe(10_000);
     expect(t.expire(10_000)).toEqual([]);
     expect(t.size).toBe(2);
-    expect(t.nextExpiry()).toBe(35_000);
-    expect(t.expire(34_999)).toEqual([]);
-    expect(t.expire(35_000)).toEqual(['v']);
+    expect(t.nextExpiry()).toBe(17_000);
+    expect(t.expire(16_999)).toEqual([]);
+    expect(t.expire(17_000)).toEqual(['v']);
     expect(t.size).toBe(1);
-    expect(t.clear('w', 36_000)).toBe(true);
-    expect(t.expire(36_000)).toEqual([]);
+    expect(t.clear('w', 18_000)).toBe(true);
+    expect(t.expire(18_000)).toEqual([]);
     expect(t.size).toBe(0);
     expect(t.nextExpiry()).toBeNull();
 

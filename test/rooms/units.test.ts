@@ -26,6 +26,20 @@ describe('FloodGuard', () => {
     expect(g.admit(10_000)).toBe('ok');
   });
 
+  it('keeps admitting at the rate when the clock is set back, and starts its abuse window again', () => {
+    const HOUR = 3_600_000;
+    const g = new FloodGuard(limits, HOUR);
+    for (let i = 0; i < 10; i++) expect(g.admit(HOUR)).toBe('ok');
+    // An hour back: the bucket neither refills nor owes an hour of tokens (it did, refusing every frame).
+    expect(g.admit(0)).toBe('rejected');
+    expect(g.admit(200)).toBe('ok');
+    expect(g.admit(400)).toBe('ok');
+    // Rejections before the step do not pile up with those after it for an hour.
+    const w = new FloodGuard(limits, HOUR);
+    for (let i = 0; i < 19; i++) expect(w.reject(HOUR + i)).toBe('rejected');
+    for (let i = 0; i < 19; i++) expect(w.reject(i)).toBe('rejected');
+  });
+
   it('calls 20 rejections within the window abuse, but not 20 spread out', () => {
     const spread = new FloodGuard(limits, 0);
     for (let i = 0; i < 40; i++) expect(spread.reject(i * 600)).toBe('rejected');
