@@ -34,6 +34,8 @@
  * asks run, so its memory is being indexed meanwhile. Both print as `memory_chunks`, `chat_rate`.
  *
  * `--cpu-prof FILE` writes a V8 CPU profile of the asks alone (not the ingest) to FILE.
+ * `--alloc-prof FILE` writes a sampled allocation profile of the asks alone (a `.heapprofile`: every
+ * sampled allocation, freed ones included), for finding what makes the collections an ask waits for.
  * `--trace FILE` writes one JSON line per measured ask, for finding what the slowest ones ran
  * into: its overhead and stages (ms), the garbage collections that began during it (`gc`: count
  * and ms), and the store's calls made during it with the time each spent synchronously (`store`:
@@ -66,7 +68,7 @@ import type { Store } from '../src/store/types.js';
 
 const DEFAULT_ITEMS = 10_000;
 const DEFAULT_ASKS = 200;
-const USAGE = `npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE]
+const USAGE = `npm run bench:rag -- --items N [--asks A] [--memory M] [--chat-rate R] [--cpu] [--cpu-prof FILE] [--alloc-prof FILE]
   [--trace FILE] [--data-dir DIR]`;
 const WARMUP_ASKS = 20;
 
@@ -353,7 +355,17 @@ function startChatter(store: Store, memory: MemoryService, roomId: string, rate:
 async function main(): Promise<void> {
   const o = benchOptions(
     USAGE,
-    { items: 'string', asks: 'string', memory: 'string', 'chat-rate': 'string', cpu: 'boolean', 'cpu-prof': 'string', trace: 'string', 'data-dir': 'string' },
+    {
+      items: 'string',
+      asks: 'string',
+      memory: 'string',
+      'chat-rate': 'string',
+      cpu: 'boolean',
+      'cpu-prof': 'string',
+      'alloc-prof': 'string',
+      trace: 'string',
+      'data-dir': 'string',
+    },
     (a) => ({
       n: a.number('items', DEFAULT_ITEMS, { integer: true, min: 1 }),
       asks: a.number('asks', DEFAULT_ASKS, { integer: true, min: 1 }),
@@ -361,11 +373,12 @@ async function main(): Promise<void> {
       chatRate: a.number('chat-rate', 0, { min: 0 }),
       cpu: a.flag('cpu'),
       profile: a.text('cpu-prof'),
+      allocProfile: a.text('alloc-prof'),
       traceFile: a.text('trace'),
       keep: a.text('data-dir'),
     }),
   );
-  const { n, asks, memoryChunks, chatRate, profile, traceFile, keep } = o;
+  const { n, asks, memoryChunks, chatRate, profile, allocProfile, traceFile, keep } = o;
   // Imported once the command line is accepted: `--help` and a refused flag answer without loading the app (~1 s).
   const { buildApp } = await import('../src/app.js');
   readCpu = o.cpu;
@@ -433,12 +446,23 @@ async function main(): Promise<void> {
     const tracer = traceFile ? traceAsks(app.salon.store, { documents: app.salon.index, memory: app.salon.memoryIndex }) : null;
     const traced: string[] = [];
     for (let i = 0; i < WARMUP_ASKS + asks; i++) {
-      if (i === WARMUP_ASKS && profile) {
+      if (i === WARMUP_ASKS && (profile || allocProfile)) {
         session = new Session();
         session.connect();
-        await session.post('Profiler.enable');
-        await session.post('Profiler.setSamplingInterval', { interval: 100 });
-        await session.post('Profiler.start');
+        if (allocProfile) {
+          // Every sampled allocation, those the collector has freed since too: what makes the collections.
+          await session.post('HeapProfiler.enable');
+          await session.post('HeapProfiler.startSampling', {
+            samplingInterval: 4096,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true,
+          });
+        }
+        if (profile) {
+          await session.post('Profiler.enable');
+          await session.post('Profiler.setSamplingInterval', { interval: 100 });
+          await session.post('Profiler.start');
+        }
       }
       const item = oneRoom ?? items[(i * 7919) % items.length];
       const threadId = (await store.ensureMainThread(item.id)).id;
@@ -487,10 +511,17 @@ async function main(): Promise<void> {
       console.error(`${traced.length} asks traced in ${traceFile}`);
     }
     if (session) {
-      const { profile: cpu } = await session.post('Profiler.stop');
-      writeFileSync(profile as string, JSON.stringify(cpu));
+      if (profile) {
+        const { profile: cpu } = await session.post('Profiler.stop');
+        writeFileSync(profile, JSON.stringify(cpu));
+        console.error(`CPU profile of the asks written to ${profile}`);
+      }
+      if (allocProfile) {
+        const { profile: heap } = await session.post('HeapProfiler.stopSampling');
+        writeFileSync(allocProfile, JSON.stringify(heap));
+        console.error(`allocation profile of the asks written to ${allocProfile}`);
+      }
       session.disconnect();
-      console.error(`CPU profile of the asks written to ${profile}`);
     }
     totals.sort((a, b) => a - b);
     const overhead = spread(overheads.wall);
