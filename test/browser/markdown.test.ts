@@ -50,6 +50,47 @@ describeBrowser('untrusted markdown in a room', () => {
     }
   });
 
+  it('links no text written as one web address to another, nor any address carrying credentials', async () => {
+    // [markdown, the link's href as shown, or null when the text shows as plain text]
+    const cases: [string, string | null][] = [
+      ['[https://bank.example/login](https://evil.example/phish)', null],
+      ['[www.bank.example](https://evil.example/)', null],
+      ['[Sign in at https://bank.example](https://evil.example/)', null],
+      ['[**https://bank.example**](https://bank.example.evil.example/)', null],
+      ['[//bank.example/login](https://evil.example/)', null],
+      ['[https://bank.example@evil.example/](https://evil.example/)', null],
+      ['[https://good.example@evil.example/](https://good.example@evil.example/)', null],
+      ['[account](https://user:secret@bank.example/)', null],
+      ['[https://bank.example/login](https://bank.example/login?next=1)', 'https://bank.example/login?next=1'],
+      ['[www.example.org](https://example.org/x)', 'https://example.org/x'],
+      ['[See https://bank.example.](https://www.bank.example/a)', 'https://www.bank.example/a'],
+      ['[Node.js](https://nodejs.org/)', 'https://nodejs.org/'],
+      ['[the docs](https://docs.example/)', 'https://docs.example/'],
+    ];
+    const shown = await page.evaluate(
+      async (texts) => {
+        const out: (string | null)[][] = [];
+        for (const text of texts) {
+          const row: (string | null)[] = [];
+          for (const asDocument of [false, true]) {
+            const el = document.createElement('salon-markdown') as HTMLElement & { text: string; document: boolean; updateComplete: Promise<boolean> };
+            el.document = asDocument;
+            document.body.append(el);
+            el.text = text;
+            await el.updateComplete;
+            const links = Array.from(el.shadowRoot!.querySelectorAll('a[href]'));
+            row.push(links.length ? links.map((a) => a.getAttribute('href')).join(' ') : null);
+            el.remove();
+          }
+          out.push(row);
+        }
+        return out;
+      },
+      cases.map(([text]) => text),
+    );
+    expect(shown).toEqual(cases.map(([, href]) => [href, href]));
+  });
+
   it('sends every corpus input as a message and leaves nothing that runs', async () => {
     const inputs = corpus();
     const before = await page.locator('salon-message-item[state=sent]').count();

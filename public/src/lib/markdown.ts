@@ -1,7 +1,8 @@
 /**
  * The one renderer for chat messages, assistant answers and post bodies: a small, safe markdown
  * subset (bold, italic, inline and fenced code, lists, quotes, http/https/mailto links, line
- * breaks; documents also headings and rules).
+ * breaks; documents also headings and rules). A link leads where its text says: one whose text
+ * names another site, or whose address carries credentials, shows as plain text.
  *
  * Three layers keep it inert: markdown-it runs with raw HTML off and a link allow-list; its
  * output goes through DOMPurify with an explicit tag and attribute allow-list; the result is a
@@ -47,13 +48,52 @@ const AUTO_DIRECTION_BLOCKS = 'p, li, blockquote, h2, h3, h4, h5, h6';
 /** A document's headings start at h2 (the page's title is its h1). */
 const DOCUMENT_TAGS = [...ALLOWED_TAGS, 'h2', 'h3', 'h4', 'h5', 'h6', 'hr'];
 
-/** True when `href` is an absolute http, https or mailto URL. */
+/**
+ * True when `href` is an absolute http, https or mailto URL without credentials: in
+ * `https://bank.example@evil.example/` the reader sees the bank and the link leads elsewhere.
+ */
 export function isSafeHref(href: string): boolean {
   try {
-    return SAFE_PROTOCOLS.has(new URL(href).protocol);
+    const url = new URL(href);
+    return SAFE_PROTOCOLS.has(url.protocol) && !url.username && !url.password;
   } catch {
     return false;
   }
+}
+
+/**
+ * A site named in a link's text: what follows `//` (`https://bank.example`, `//bank.example`), or a
+ * word starting `www.`, up to a path, a space or a bracket.
+ */
+const WRITTEN_SITE = /\/\/([^\s/?#\\<>"'()[\]]+)|\b(www\.[^\s/?#\\<>"'()[\]]+)/gi;
+
+/** `url`'s host name without a leading `www.` or a trailing dot. */
+function siteOf(url: URL): string {
+  return url.hostname.replace(/^www\./, '').replace(/\.$/, '');
+}
+
+/**
+ * True when a link's text names a site other than the one the link leads to (a stranger's
+ * `[https://bank.example/login](https://evil.example/)`), or writes one that is no address or
+ * carries a name before an `@`. Only a site written as one counts (after `//`, or starting `www.`):
+ * `[Node.js](https://nodejs.org)` is a name.
+ */
+export function misleadingLinkText(text: string, href: string): boolean {
+  let site: string;
+  try {
+    site = siteOf(new URL(href));
+  } catch {
+    return true;
+  }
+  for (const m of text.matchAll(WRITTEN_SITE)) {
+    try {
+      const written = new URL(`https://${(m[1] ?? m[2]).replace(/[.,;:!?]+$/, '')}`);
+      if (written.username || written.password || siteOf(written) !== site) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Which markdown: a chat message's, or a document's (a post body), which adds headings and rules. */
@@ -87,7 +127,7 @@ function createPurifier(): ReturnType<typeof DOMPurify> {
     if (node.nodeName !== 'A') return;
     const el = node as Element;
     const href = el.getAttribute('href');
-    if (!href || !isSafeHref(href)) el.removeAttribute('href');
+    if (!href || !isSafeHref(href) || misleadingLinkText(el.textContent ?? '', href)) el.removeAttribute('href');
     el.setAttribute('target', '_blank');
     el.setAttribute('rel', LINK_REL);
   });
