@@ -243,3 +243,43 @@ describe('timestamps an API sends out of range', () => {
     expect(item.comments).toEqual([{ by: 'x', text: 'a comment', time: 0 }]);
   });
 });
+
+describe('fields an API sends that clean to nothing', () => {
+  const opts = { bodyMaxChars: 200_000 };
+  // Only spaces, control characters or (on one line: titles, names) bidi controls: validateItem cleans each to '' and refuses it.
+  const BLANK = ['   ', '\u0001\u0002', '\u202e\u2066', '\u0085'];
+  const BLANK_TEXT = BLANK.filter((t) => !t.includes('\u202e'));
+
+  it('leave an HN comment out, not the story, and give its slot to the next kid', async () => {
+    const items: Record<number, unknown> = {
+      1: { id: 1, type: 'story', by: 'op', title: BLANK[1], text: 'The story.', time: 1700000000, kids: [2, 3, 4, 5, 6, 7] },
+      ...Object.fromEntries(BLANK.map((by, i) => [i + 2, { id: i + 2, type: 'comment', by, text: 'a word', time: 1 }])),
+      6: { id: 6, type: 'comment', by: 'e', text: '\u0007\r\n\u0008', time: 1 },
+      7: { id: 7, type: 'comment', by: 'kept', text: 'the one live comment', time: 1 },
+    };
+    const fetchJson = async (url: string) => items[Number(/item\/(\d+)\.json$/.exec(url)![1])] ?? null;
+    const { story, comments } = await new HnClient({ base: 'http://hn.test/v0', fetchJson, commentLimit: 1, intervalMs: 0 }).story(1);
+    const item = validateItem(storyToItem(story, comments, null), opts);
+    expect(item.title).toBe('Hacker News item 1');
+    expect(item.comments.map((c) => [c.by, c.text])).toEqual([['kept', 'the one live comment']]);
+  });
+
+  it('leave a Reddit comment out, not the thread', async () => {
+    const thread = [
+      { data: { children: [{ kind: 't3', data: { id: 'abc12', title: BLANK[2], selftext: 'Own text of the post.', is_self: true } }] } },
+      {
+        data: {
+          children: [
+            ...BLANK.map((author) => ({ kind: 't1', data: { author, body: 'a word' } })),
+            ...BLANK_TEXT.map((body) => ({ kind: 't1', data: { author: 'x', body } })),
+            { kind: 't1', data: { author: 'kept', body: 'the one live comment' } },
+          ],
+        },
+      },
+    ];
+    const reddit = new RedditComments({ base: 'http://reddit.test', fetchJson: async () => thread, commentLimit: 1, intervalMs: 0 });
+    const item = validateItem((await reddit.discussion('abc12')).toItem(null), opts);
+    expect(item.title).toBe('Reddit thread abc12');
+    expect(item.comments.map((c) => [c.by, c.text])).toEqual([['kept', 'the one live comment']]);
+  });
+});

@@ -6,6 +6,9 @@
  * top comments attached. Hacker News (hn.ts) and Reddit (reddit.ts) implement it.
  */
 import { numberWithin, required, wholeNumber } from '../../options.js';
+import { FIELD_CAPS, capField } from '../limits.js';
+import { cleanText, oneLine } from '../text.js';
+import type { Comment } from '../types.js';
 import type { ArticleFields } from './article.js';
 import { Pacer } from './pacer.js';
 
@@ -78,6 +81,22 @@ const MAX_UNIX_SECONDS = 253_402_300_799;
 export function unixSeconds(value: unknown): number | null {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_UNIX_SECONDS) return null;
   return Math.floor(value);
+}
+
+/**
+ * A comment as validateItem keeps it (author on one line, text cleaned), or null when its author
+ * or text cleans to nothing (spaces, control or bidi characters only): validateItem refuses such a
+ * comment, and with it the whole thread's item.
+ */
+export function commentOf(by: string, text: string, time: unknown): Comment | null {
+  const author = oneLine(capField(by, FIELD_CAPS.author));
+  const body = cleanText(text).trim();
+  return author && body ? { by: author, text: body, time: unixSeconds(time) ?? 0 } : null;
+}
+
+/** A title as one clean line, or '' when nothing is left of it (a caller falls back on another). */
+export function titleOf(raw: string | undefined): string {
+  return raw ? oneLine(capField(raw, FIELD_CAPS.title)) : '';
 }
 
 /** The URL parsed, or null when it is not an absolute http(s) URL. */

@@ -6,7 +6,7 @@
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
 import type { Pacer } from './pacer.js';
-import { pacedApi, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
+import { commentOf, pacedApi, titleOf, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { hnItemId, hnStoryIdOf } from '../ids.js';
@@ -121,9 +121,7 @@ export class HnClient {
 /** A live comment as stored, or null for deleted, dead, empty or author-less ones. */
 export function toComment(item: HnItem): Comment | null {
   if (item.deleted || item.dead || item.type !== 'comment' || !item.by || !item.text) return null;
-  const text = htmlToText(capField(item.text, FIELD_CAPS.comment), { links: 'text+href' });
-  if (!text) return null;
-  return { by: item.by, text, time: unixSeconds(item.time) ?? 0 };
+  return commentOf(item.by, htmlToText(capField(item.text, FIELD_CAPS.comment), { links: 'text+href' }), item.time);
 }
 
 export const HN_DEFAULT_CATEGORY = 'Tech';
@@ -140,7 +138,7 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
   return {
     id: hnItemId(story.id),
     kind: 'news',
-    title: (story.title && capField(story.title, FIELD_CAPS.title)) || article?.title || `Hacker News item ${story.id}`,
+    title: titleOf(story.title) || article?.title || `Hacker News item ${story.id}`,
     url: article?.url || link || `${HN_DISCUSSION}${story.id}`,
     description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
     body,

@@ -8,7 +8,7 @@
 import { errors } from '../../errors.js';
 import { hostOf } from '../../text.js';
 import type { ArticleFields } from './article.js';
-import { httpUrl, pacedApi, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
+import { commentOf, httpUrl, pacedApi, titleOf, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { excerpt } from '../text.js';
 import type { Comment } from '../types.js';
@@ -67,8 +67,7 @@ function toComment(data: Json): Comment | null {
   const by = str(data.author);
   const body = str(data.body);
   if (!by || !body || GONE.has(by) || GONE.has(body.trim()) || data.stickied === true) return null;
-  const text = capField(body, FIELD_CAPS.comment).trim();
-  return text ? { by, text, time: unixSeconds(data.created_utc) ?? 0 } : null;
+  return commentOf(by, capField(body, FIELD_CAPS.comment), data.created_utc);
 }
 
 /** Reddit through its thread JSON (see the module comment). */
@@ -126,7 +125,7 @@ function threadToItem(
   return {
     id: `news_reddit${thread.toLowerCase()}`,
     kind: 'news',
-    title: capField(str(post.title) ?? '', FIELD_CAPS.title).trim() || article?.title || `Reddit thread ${thread}`,
+    title: titleOf(str(post.title)) || article?.title || `Reddit thread ${thread}`,
     url: article?.url || link || permalink,
     description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
     body,
