@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ExtractPool } from '../../src/content/extract/extract-pool.js';
 import { extractArticle } from '../../src/content/extract/index.js';
-import { MAX_OPEN_ELEMENTS, MAX_OPEN_XML_ELEMENTS, NestingTooDeepError, loadDocument } from '../../src/content/extract/nesting.js';
+import { MAX_ATTRIBUTES, MAX_OPEN_ELEMENTS, MAX_OPEN_XML_ELEMENTS, NestingTooDeepError, loadDocument } from '../../src/content/extract/nesting.js';
 import { cleanTitle } from '../../src/content/extract/metadata.js';
 import { toPlainFeed } from '../../src/content/sources/feed-items.js';
 import { FeedPool } from '../../src/content/sources/feed-pool.js';
@@ -61,6 +61,18 @@ describe('hostile markup costs linear time', () => {
     // <html> and <body> are open too.
     expect(() => loadDocument('<div>'.repeat(MAX_OPEN_ELEMENTS - 2))).not.toThrow();
     expect(() => loadDocument('<div>'.repeat(MAX_OPEN_ELEMENTS - 1))).toThrow(NestingTooDeepError);
+  });
+
+  it('keeps an element’s first MAX_ATTRIBUTES attributes, so the tokenizer’s duplicate check never scans more', () => {
+    // parse5 compares each new attribute with every one before it in the tag: one tag of 100,000
+    // (690 KB) held the extraction worker past its time limit. Past the cap they go as duplicates do.
+    const names = Array.from({ length: 3 * MAX_ATTRIBUTES }, (_, i) => `data-a${i}`);
+    const $ = loadDocument(`<div id="x" ${names.join(' ')} data-a0="again"><p class=a class=b>${'Text of the page. '.repeat(20)}</p></div>`);
+    const attribs = $('#x')[0].attribs;
+    expect(Object.keys(attribs)).toEqual(['id', ...names.slice(0, MAX_ATTRIBUTES - 1)]);
+    expect(attribs['data-a0']).toBe('');
+    expect($('p').attr('class')).toBe('a');
+    expect($('p').text()).toContain('Text of the page.');
   });
 
   it(

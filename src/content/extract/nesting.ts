@@ -11,7 +11,8 @@
 import { type CheerioAPI, load } from 'cheerio';
 import { type ChildNode, type Document, Element, type ParentNode } from 'domhandler';
 import { DomHandler, Parser } from 'htmlparser2';
-import { adapter as domAdapter } from 'parse5-htmlparser2-tree-adapter';
+import { Parser as Html5Parser, Tokenizer } from 'parse5';
+import { adapter as domAdapter, type Htmlparser2TreeAdapterMap } from 'parse5-htmlparser2-tree-adapter';
 
 /**
  * Open elements a parse may hold at once. Real pages nest 50 deep at most in the extraction
@@ -27,6 +28,22 @@ export const MAX_OPEN_ELEMENTS = 256;
  * xhtml content (830,000 deep) took 367 s; at this ceiling a feed costs under a second.
  */
 export const MAX_OPEN_XML_ELEMENTS = 100_000;
+
+/**
+ * Attributes an element keeps, its first ones: parse5's tokenizer looks for a duplicate of each
+ * new attribute among those before it in the tag, so one tag of 100,000 attributes (690 KB) took
+ * 27 s to parse, past the extraction worker's time limit. The extraction corpus has 64 at most.
+ */
+export const MAX_ATTRIBUTES = 256;
+
+/** parse5's tokenizer, dropping a tag's attributes past {@link MAX_ATTRIBUTES} as it drops duplicates. */
+class AttributeCappedTokenizer extends Tokenizer {
+  protected override _leaveAttrName(): void {
+    const token = this.currentToken;
+    if (token && 'attrs' in token && token.attrs.length >= MAX_ATTRIBUTES) return;
+    super._leaveAttrName();
+  }
+}
 
 /** Thrown when a parse would hold more open elements than its ceiling. */
 export class NestingTooDeepError extends Error {
@@ -121,10 +138,11 @@ function insertText(parent: ParentNode, text: string): void {
 
 /**
  * Loads a whole HTML document (parse5, as cheerio does by default), refusing it with
- * NestingTooDeepError as soon as its stack of open elements outgrows {@link MAX_OPEN_ELEMENTS}.
- * Only the document's own parse counts: the CheerioAPI keeps the tree adapter for the fragments
- * cleaning parses later (`wrapAll('<p></p>')`), and a fragment's parse ends without popping the
- * elements it opened, so counting those refused a page after ~250 wrapped runs of loose text.
+ * NestingTooDeepError as soon as its stack of open elements outgrows {@link MAX_OPEN_ELEMENTS},
+ * and keeping each element's first {@link MAX_ATTRIBUTES} attributes. Only the document's own
+ * parse counts: the CheerioAPI keeps the tree adapter for the fragments cleaning parses later
+ * (`wrapAll('<p></p>')`), and a fragment's parse ends without popping the elements it opened, so
+ * counting those refused a page after ~250 wrapped runs of loose text.
  */
 export function loadDocument(html: string): CheerioAPI {
   let open = 0;
@@ -148,11 +166,14 @@ export function loadDocument(html: string): CheerioAPI {
       open--;
     },
   };
+  const parser = new Html5Parser<Htmlparser2TreeAdapterMap>({ treeAdapter });
+  parser.tokenizer = new AttributeCappedTokenizer(parser.options, parser);
   try {
-    return load(html, { treeAdapter });
+    parser.tokenizer.write(html, true);
   } finally {
     parsing = false;
   }
+  return load(parser.document, { treeAdapter });
 }
 
 /** A DomHandler that counts the elements open at once and gives up past the ceiling. */
