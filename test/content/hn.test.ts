@@ -283,3 +283,18 @@ describe('fields an API sends that clean to nothing', () => {
     expect(item.comments.map((c) => [c.by, c.text])).toEqual([['kept', 'the one live comment']]);
   });
 });
+
+describe('a Reddit permalink', () => {
+  it.each(['.evil.example/r/x/comments/abc12/', '@evil.example/x', ':8080@evil.example/', 'https://evil.example/'])(
+    'links a text post to its thread on reddit.com, whatever the API says (%s)',
+    async (permalink) => {
+      const thread = [
+        { data: { children: [{ kind: 't3', data: { id: 'abc12', title: 'Post', selftext: 'Own text.', is_self: true, permalink } }] } },
+        { data: { children: [] } },
+      ];
+      const reddit = new RedditComments({ base: 'http://reddit.test', fetchJson: async () => thread, commentLimit: 1, intervalMs: 0 });
+      const item = validateItem((await reddit.discussion('abc12')).toItem(null), { bodyMaxChars: 1000 });
+      expect(new URL(item.url!).host).toBe('www.reddit.com');
+    },
+  );
+});

@@ -98,7 +98,9 @@ export class RedditComments implements CommentSource {
       const comment = c.kind === 't1' ? toComment(c.data) : null;
       if (comment) comments.push(comment);
     }
-    const permalink = `https://www.reddit.com${str(post.permalink) ?? `/comments/${thread}/`}`;
+    // A path, so the link stays on reddit.com: `.evil.example/…` or `@evil.example` after the host made it another site's.
+    const path = str(post.permalink);
+    const permalink = `https://www.reddit.com${path?.startsWith('/') ? path : `/comments/${thread}/`}`;
     const linked = str(post.url);
     const link = post.is_self !== true && linked && httpUrl(linked) && redditThreadOf(linked) === null ? linked : null;
     return {
