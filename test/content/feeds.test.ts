@@ -98,6 +98,20 @@ describe('parseFeed details', () => {
     expect(title('utf-16', '', cyrillic, 'text/xml; charset=utf-16')).toBe(decodeWindows1252(cyrillic));
   });
 
+  it('reads a declaration of UTF-16 in single bytes as no declaration: the feed is what its bytes are', () => {
+    // UTF-16 would put a NUL in every ASCII character of the declaration (XML 1.0, appendix F).
+    const feed = (declared: string, bytes: Buffer, contentType?: string) =>
+      parseFeed(
+        Buffer.concat([Buffer.from(`<?xml version="1.0" encoding="${declared}"?><rss><channel><title>t</title><item><title>`), bytes, ITEM_END]),
+        declared,
+        contentType,
+      ).entries[0].title;
+    for (const declared of ['UTF-16', 'utf-16le', 'unicode']) {
+      expect(feed(declared, Buffer.from('Café – 日本'))).toBe('Café – 日本');
+      expect(feed(declared, Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]), 'text/xml; charset=windows-1251')).toBe('Привет');
+    }
+  });
+
   it('tells RSS 2.0, RDF and Atom apart', () => {
     expect(parseFeed(read('heraldsun.rss')).format).toBe('rss');
     expect(parseFeed(read('rss-1.rss')).format).toBe('rdf');
