@@ -56,7 +56,7 @@ export interface DigestEntry {
   title: string;
   /** One sentence about the item (its description's first, cut to a line). */
   line: string;
-  /** The original, or null. */
+  /** The original (an http or https address of 160 characters at most), or null: the item's page in Salon links to it then. */
   url: string | null;
   /** ISO-8601, or null. */
   publishedAt: string | null;

@@ -12,6 +12,10 @@ export const DIGEST_ITEMS = 10;
 /** Longest line about an item. */
 export const DIGEST_LINE_CHARS = 160;
 const TITLE_CHARS = 140;
+/**
+ * Longest original's address a digest links to. A longer one is left out, not cut: cut with an
+ * ellipsis it led to a wrong page of the same site; the item's page in Salon links to it whole.
+ */
 const URL_CHARS = 160;
 /** Longest lead. */
 export const LEAD_CHARS = 320;
@@ -90,7 +94,7 @@ export function digestEntry(item: StoredItem): DigestEntry {
     kind: item.kind,
     title: clip(squash(item.title), TITLE_CHARS),
     line: itemLine(item),
-    url: item.url && /^https?:\/\//i.test(item.url) ? clip(item.url, URL_CHARS) : null,
+    url: item.url && /^https?:\/\//i.test(item.url) && item.url.length <= URL_CHARS ? item.url : null,
     publishedAt: item.publishedAt,
   };
 }

@@ -1,8 +1,9 @@
 /** A topic room's digest: a line and a link per recent item, within the room context, and what the room sees of it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
-import { DIGEST_ITEMS, digestEntry, itemLine, leadFrom, sentences } from '../../src/rag/topic-digest.js';
+import { DIGEST_ITEMS, digestEntry, entryText, itemLine, leadFrom, sentences } from '../../src/rag/topic-digest.js';
 import { TOPIC_SUMMARY_MAX_CHARS, TopicSummaries } from '../../src/rag/topics.js';
+import { itemPagePath } from '../../src/protocol/content.js';
 import { storeResolver } from '../../src/rooms/resolver.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
@@ -62,6 +63,10 @@ describe('item lines', () => {
   it('link to the original only when it is a web address', () => {
     expect(digestEntry({ ...item('news_1'), url: 'javascript:alert(1)' } as never).url).toBeNull();
     expect(digestEntry({ ...item('news_1'), url: 'https://a.example/x' } as never).url).toBe('https://a.example/x');
+    // Too long for the room context: the item's page links to it whole, rather than a cut address to another page.
+    const long = digestEntry({ ...item('news_1'), url: `https://a.example/${'x'.repeat(200)}` } as never);
+    expect(long.url).toBeNull();
+    expect(entryText(long)).toContain(itemPagePath(long));
   });
 
   it('drop a lead that only repeats the lines (an extractive model) and keep one that says more', () => {
