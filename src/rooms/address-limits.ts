@@ -66,7 +66,8 @@ export class AddressLimits {
   close(address: string, now: number): void {
     const state = this.addresses.get(address);
     if (state && state.sockets > 0 && --state.sockets === 0) this.holding--;
-    if (now - this.sweptAt >= SWEEP_INTERVAL_MS) this.sweep(now);
+    // A sweep after `now` was taken before the clock was set back: sweep again rather than wait for it.
+    if (now - this.sweptAt >= SWEEP_INTERVAL_MS || now < this.sweptAt) this.sweep(now);
   }
 
   /** Takes one frame from the address's shared budget; false when it is spent. */

@@ -58,6 +58,21 @@ describe('AddressLimits', () => {
     expect(l.command('a', 1_000)).toBe(false);
   });
 
+  it('forgets them at the next close after the clock was set back, not once it has caught up', () => {
+    const HOUR = 3_600_000;
+    const l = limits();
+    l.open('a', HOUR);
+    l.close('a', HOUR + 120_000);
+    l.open('b', HOUR + 120_000);
+    l.frame('c', HOUR + 120_000);
+    expect(l.size).toBe(2);
+    // An hour back: the sweep runs at the next close, and forgets what owes nothing.
+    l.close('b', 120_000);
+    expect(l.size).toBe(1);
+    l.close('b', 240_000);
+    expect(l.size).toBe(0);
+  });
+
   it('forgets addresses that hold no socket and owe nothing', () => {
     const l = limits();
     l.open('a', 0);
