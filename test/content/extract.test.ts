@@ -285,4 +285,15 @@ describe('extractArticle: charsets from bytes', () => {
     expect(sniffEncoding(latin('<meta charset="utf-8">'), 'text/html; charset=shift_jis')).toBe('shift_jis');
     expect(decodeDocument(latin('<p>\xa1</p>'), 'text/html; charset=iso-8859-2')).toBe('<p>Ą</p>');
   });
+  it('reads a charset from the meta tags as they are written, however many are left open', () => {
+    const tail = '<p>caf\xe9</p>';
+    expect(sniffEncoding(latin(`<META CHARSET="KOI8-R">${tail}`))).toBe('koi8-r');
+    // A tag runs to the first `>`: a second `<meta` inside it is part of it.
+    expect(sniffEncoding(latin(`<meta name="x" <meta charset="iso-8859-2">${tail}`))).toBe('iso-8859-2');
+    // `<metadata>` is not a meta tag; the meta tag after it is read.
+    expect(sniffEncoding(latin(`<metadata charset="koi8-r"><meta charset="iso-8859-5">${tail}`))).toBe('iso-8859-5');
+    // Thousands of `<meta` that never close: no declaration, so the bytes decide.
+    expect(sniffEncoding(latin(`${'<meta '.repeat(20_000)}${tail}`))).toBe('windows-1252');
+    expect(sniffEncoding(latin(`<meta charset="iso-8859-2">${'<meta '.repeat(20_000)}${tail}`))).toBe('iso-8859-2');
+  });
 });

@@ -43,11 +43,35 @@ function prescanEncoding(bytes: Uint8Array, length: number): string | null {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, length)).toString('latin1');
   const xml = /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']/i.exec(head);
   if (xml) return xml[1];
-  for (const tag of head.match(/<meta\b[^>]*>/gi) ?? []) {
+  for (const tag of metaTags(head)) {
     const charset = /\bcharset\s*=\s*["']?([^"'\s;/>]+)/i.exec(tag);
     if (charset) return charset[1];
   }
   return null;
+}
+
+/**
+ * The `<meta …>` tags of `head` in order, as `/<meta\b[^>]*>/gi` matches them, in one pass: that
+ * regex, retried from every `<meta` of a head that never closes one, read the rest of the head each
+ * time (128 KB of them took ~1.5 s of the extraction worker).
+ */
+function* metaTags(head: string): Generator<string> {
+  // latin1 text: lower-casing keeps every index where it was.
+  const lower = head.toLowerCase();
+  let at = 0;
+  for (;;) {
+    const start = lower.indexOf('<meta', at);
+    if (start < 0) return;
+    if (/\w/.test(lower.charAt(start + 5))) {
+      at = start + 1;
+      continue;
+    }
+    const end = head.indexOf('>', start + 5);
+    // No `>` after this `<meta`, so none after any later one either.
+    if (end < 0) return;
+    yield head.slice(start, end + 1);
+    at = end + 1;
+  }
 }
 
 function isValidUtf8(bytes: Uint8Array): boolean {
