@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   }));
   // Imported once the command line is accepted: `--help` and a refused flag answer at once.
   const { LocalEmbedder } = await import('../src/ai/local/local-embedder.js');
+  const { cosine } = await import('../src/ai/vectors.js');
   const { chunkItem } = await import('../src/content/ingest/chunker.js');
   const { loadConfig } = await import('../src/config.js');
   const { DEFAULT_HNSW_PARAMS, GRAPH_ENCODING } = await import('../src/search/graph/hnsw-worker-client.js');
@@ -98,12 +99,7 @@ async function main(): Promise<void> {
   };
   const rows = await embedAll(texts);
   const queries = await embedAll(questions);
-  const dot = (a: Float32Array, b: Float32Array) => {
-    let s = 0;
-    for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-    return s;
-  };
-  const cosines = queries.map((q) => Float32Array.from(rows, (r) => dot(q, r)));
+  const cosines = queries.map((q) => Float32Array.from(rows, (r) => cosine(q, r)));
   const exact = cosines.map((c) => topRows(c, options.k));
 
   const graphs = [];

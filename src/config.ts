@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { parseSourceLines, type SourceSpec } from './content/refresh/source-spec.js';
 import { serializedOrigin } from './origins.js';
 import { DEFAULT_TOKEN_TTL_DAYS } from './rooms/identity.js';
+import { DEFAULT_HNSW_PARAMS } from './search/graph/hnsw-worker-client.js';
 
 /** Raised when an environment variable holds a value Salon cannot use. */
 export class ConfigError extends Error {
@@ -340,8 +341,7 @@ export const SETTINGS = {
   HNSW_THRESHOLD: setting(integer(0, 100_000_000), 10_000, 'vector count above which search moves from exact scan to HNSW'),
   HNSW_EF_SEARCH: setting(
     integer(1, 4_096),
-    // DEFAULT_HNSW_PARAMS.efSearch (src/search/graph/hnsw-worker-client.ts), a graph's own default.
-    48,
+    DEFAULT_HNSW_PARAMS.efSearch,
     "candidates an HNSW search keeps (hnswlib's ef), for documents and memory alike: more finds more of the exact answer and takes longer (npm run eval:graph measures both on real text)",
   ),
   SEARCH_WORKERS: computed(
