@@ -1,12 +1,13 @@
 /**
  * Bytes of an XML document (a feed) to a string: byte-order mark first, then the encoding the
  * XML declaration names (unless UTF-16, which a declaration readable in single bytes cannot be),
- * then UTF-8 when the bytes are valid UTF-8, then the charset the transport named (Content-Type), else Windows-1252 (the usual encoding of undeclared legacy feeds). The
- * declaration comes before the transport, unlike RFC 7303, because servers name a default charset
- * (ISO-8859-1 for text/xml) whatever a feed is written in; the transport still decides for an
- * undeclared feed that is not UTF-8 (a windows-1251 or Shift_JIS feed read as windows-1252 was
- * mojibake). windows-1252 and the latin1 labels decode as browsers
- * decode them (decodeWindows1252): Node's TextDecoder reads bytes 0x80-0x9F as control characters.
+ * then UTF-8 when the bytes are valid UTF-8, then the charset the transport named (Content-Type),
+ * else Windows-1252 (the usual encoding of undeclared legacy feeds). The declaration comes before
+ * the transport, unlike RFC 7303, because servers name a default charset (ISO-8859-1 for text/xml)
+ * whatever a feed is written in; the transport still decides for an undeclared feed that is not
+ * UTF-8 (a windows-1251 or Shift_JIS feed read as windows-1252 was mojibake). windows-1252 and the
+ * latin1 labels decode as browsers decode them (decodeWindows1252): Node's TextDecoder reads bytes
+ * 0x80-0x9F as control characters.
  */
 import { charsetOfContentType, decodeAs, decodeWindows1252, normaliseEncoding } from '../extract/decode.js';
 
@@ -21,8 +22,9 @@ export function decodeXml(bytes: Uint8Array, contentType?: string | null): strin
   const label = /^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/i.exec(head)?.[1];
   // Read in single bytes, a declaration of UTF-16 is wrong (UTF-16 puts a NUL in each of its ASCII
   // characters: XML 1.0, appendix F), so it counts as none; decoding by it failed the whole feed.
-  const declared = normaliseEncoding(label)?.startsWith('utf-16') ? undefined : label;
-  const encoding = normaliseEncoding(declared);
+  const named = normaliseEncoding(label);
+  const declared = named?.startsWith('utf-16') ? undefined : label;
+  const encoding = declared ? named : null;
   if (encoding && encoding !== 'utf-8') return decodeAs(bytes, encoding);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
