@@ -18,7 +18,8 @@ import type { HnswFileFacts, HnswMessage, HnswReplies, HnswRequest } from '../sr
 // its core for the rest of its slice when the event loop wakes on it, and nice 19 outweighed those
 // helpers, so a collection waiting for a starved one held the loop up to 200 ms (docs/architecture.md,
 // "Background threads yield at once"). This thread stays at nice 19 because threads it starts
-// inherit its class, and it may be the first to use libuv's pool, whose threads live on.
+// inherit its class, and in a process whose entry is CommonJS it may be the first to use libuv's
+// pool, whose threads live on (an ES-module entry, as the server's, starts the pool as it loads).
 if (process.platform === 'linux') {
   try {
     setPriority(19);
