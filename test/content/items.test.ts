@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ITEM_LIMITS, summarizeItem, validateItem } from '../../src/content/items.js';
 import { newsItemFromEntry, videoItemFromEntry } from '../../src/content/sources/feed-items.js';
 import { parseFeed } from '../../src/content/sources/feeds.js';
-import { storyToItem } from '../../src/content/sources/hn.js';
+import { HnClient, HnComments, storyToItem } from '../../src/content/sources/hn.js';
+import { RedditComments } from '../../src/content/sources/reddit.js';
 import { videoEntriesFromJson } from '../../src/content/sources/videos.js';
 import { FIELD_CAPS } from '../../src/content/limits.js';
 import { newsItemFromArticle } from '../../src/content/sources/article.js';
@@ -163,6 +164,37 @@ describe('images and thumbnails sources find', () => {
     expect(validateItem(newsItemFromArticle('https://e.example/a', { ...article, image: 'https://cdn.example/i.jpg' }), opts).image).toBe(
       'https://cdn.example/i.jpg',
     );
+  });
+});
+
+describe('links sources find that an item cannot keep', () => {
+  // Past ITEM_LIMITS.url as sent, past it once percent-encoded, and not a URL at all.
+  const UNKEPT = [`https://e.example/${'a'.repeat(ITEM_LIMITS.url)}`, `https://e.example/${'\u00e9'.repeat(ITEM_LIMITS.url / 4)}`, 'http://[bad/'];
+  const article = { title: 'T', text: 'Body text.' };
+
+  it('give way to the next link, instead of failing the story, thread, entry or article', async () => {
+    for (const url of UNKEPT) {
+      const story = { id: 1, type: 'story', by: 'op', title: 'S', url, kids: [] };
+      const hn = new HnComments(new HnClient({ base: 'http://hn.test/v0', fetchJson: async () => story, commentLimit: 1, intervalMs: 0 }));
+      const discussion = await hn.discussion('1');
+      expect(discussion.link, url).toBeNull();
+      expect(validateItem(discussion.toItem(null), opts).url, url).toBe('https://news.ycombinator.com/item?id=1');
+      const page = { ...article, url };
+      expect(validateItem(storyToItem({ ...story, url: 'https://e.example/s' }, [], page), opts).url, url).toBe('https://e.example/s');
+      expect(validateItem(newsItemFromArticle('https://e.example/a', page), opts).url, url).toBe('https://e.example/a');
+      const feed = parseFeed('<rss><channel><title>F</title><item><title>E</title><link>https://e.example/e</link></item></channel></rss>');
+      expect(validateItem(newsItemFromEntry(feed.entries[0], feed, page), opts).url, url).toBe('https://e.example/e');
+
+      const post = { id: 'abc12', title: 'P', selftext: 'Own text.', is_self: false, url, permalink: `/r/x/comments/abc12/${url}` };
+      const thread = [{ data: { children: [{ kind: 't3', data: post }] } }, { data: { children: [] } }];
+      const reddit = await new RedditComments({ base: 'http://reddit.test', fetchJson: async () => thread, commentLimit: 1, intervalMs: 0 }).discussion(
+        'abc12',
+      );
+      expect(reddit.link, url).toBeNull();
+      const kept = validateItem(reddit.toItem(null), opts).url!;
+      expect(kept, url).toMatch(/^https:\/\/www\.reddit\.com\/(r\/x\/)?comments\/abc12\//);
+      expect(kept.length).toBeLessThanOrEqual(ITEM_LIMITS.url);
+    }
   });
 });
 

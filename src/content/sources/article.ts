@@ -83,7 +83,8 @@ export async function articleOfPage(deps: IngestDeps, page: FetchedPage, maxChar
  * cut before they are cleaned: this runs on the event loop, whatever extractor made the article.
  */
 export function newsItemFromArticle(requestedUrl: string, article: ArticleFields): Record<string, unknown> {
-  const url = article.url || requestedUrl;
+  // The page's final URL only when an item can keep it: a redirect past ITEM_LIMITS.url failed the item.
+  const url = decorationUrl(article.url) ?? requestedUrl;
   const body = article.text?.trim() ?? '';
   const published = article.publishedTime && !Number.isNaN(Date.parse(article.publishedTime)) ? article.publishedTime : null;
   return {

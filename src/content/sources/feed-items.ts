@@ -94,7 +94,8 @@ export function newsItemFromEntry(entry: FeedEntry, feed: ParsedFeed, article: A
     id: idForUrl('news', url),
     kind: 'news',
     title: e.title.trim() || article?.title || url,
-    url: article?.url || url,
+    // The page's final URL only when an item can keep it: one past ITEM_LIMITS.url failed the entry.
+    url: decorationUrl(article?.url) ?? url,
     description: excerpt(summary || article?.excerpt || body, DESCRIPTION_CHARS),
     body,
     comments: [],

@@ -10,7 +10,7 @@ import { commentOf, pacedApi, titleOf, unixSeconds, type CommentApiOptions, type
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { hnItemId, hnStoryIdOf } from '../ids.js';
-import { ITEM_LIMITS, decorationUrl } from '../items.js';
+import { decorationUrl } from '../items.js';
 
 export { hnStoryIdOf };
 import type { Comment } from '../types.js';
@@ -132,14 +132,14 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
   const ownText = story.text ? htmlToText(capField(story.text, FIELD_CAPS.comment), { links: 'text+href' }) : '';
   const body = article?.text?.trim() || ownText;
   const image = decorationUrl(article?.image);
+  const link = storyLink(story);
   // The API's strings are capped like a feed's before anything reads them (a story may carry megabytes).
-  const link = story.url && story.url.length <= ITEM_LIMITS.url && isHttp(story.url) ? story.url : null;
   const by = story.by ? capField(story.by, FIELD_CAPS.author) : null;
   return {
     id: hnItemId(story.id),
     kind: 'news',
     title: titleOf(story.title) || article?.title || `Hacker News item ${story.id}`,
-    url: article?.url || link || `${HN_DISCUSSION}${story.id}`,
+    url: decorationUrl(article?.url) ?? link ?? `${HN_DISCUSSION}${story.id}`,
     description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
     body,
     comments,
@@ -154,6 +154,14 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
 
 function isHttp(url: string): boolean {
   return /^https?:\/\/[^\s]+$/i.test(url);
+}
+
+/**
+ * The story's link as an item keeps it, or null: one validateItem refuses (it does not parse, or
+ * percent-encodes past ITEM_LIMITS.url) failed the whole story, comments and all.
+ */
+function storyLink(story: HnItem): string | null {
+  return story.url && isHttp(story.url) ? decorationUrl(story.url) : null;
 }
 
 /** Hacker News as a CommentSource: an `item?id=N` URL is story N, read through the paced client. */
@@ -176,7 +184,7 @@ export class HnComments implements CommentSource {
     const { story, comments } = await this.client.story(id, signal, this.read.get(id));
     return {
       label: `HN story ${id}`,
-      link: story.url && isHttp(story.url) ? story.url : null,
+      link: storyLink(story),
       commentCount: comments.length,
       toItem: (article) => storyToItem(story, comments, article),
     };

@@ -10,6 +10,7 @@ import { hostOf } from '../../text.js';
 import type { ArticleFields } from './article.js';
 import { commentOf, httpUrl, pacedApi, titleOf, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
 import { FIELD_CAPS, capField } from '../limits.js';
+import { decorationUrl } from '../items.js';
 import { excerpt } from '../text.js';
 import type { Comment } from '../types.js';
 import type { Pacer } from './pacer.js';
@@ -32,6 +33,7 @@ export function redditRequestLimit(commentLimit: number): number {
   return Math.min(500, 2 * commentLimit + 5);
 }
 const GONE = new Set(['[deleted]', '[removed]']);
+const REDDIT_WEB = 'https://www.reddit.com';
 
 type Json = Record<string, unknown>;
 
@@ -99,10 +101,11 @@ export class RedditComments implements CommentSource {
       if (comment) comments.push(comment);
     }
     // A path, so the link stays on reddit.com: `.evil.example/…` or `@evil.example` after the host made it another site's.
+    // Links an item cannot keep (malformed, or past ITEM_LIMITS.url) give way, or they failed the whole thread.
     const path = str(post.permalink);
-    const permalink = `https://www.reddit.com${path?.startsWith('/') ? path : `/comments/${thread}/`}`;
-    const linked = str(post.url);
-    const link = post.is_self !== true && linked && httpUrl(linked) && redditThreadOf(linked) === null ? linked : null;
+    const permalink = (path?.startsWith('/') && decorationUrl(`${REDDIT_WEB}${path}`)) || `${REDDIT_WEB}/comments/${thread}/`;
+    const linked = decorationUrl(str(post.url));
+    const link = post.is_self !== true && linked && redditThreadOf(linked) === null ? linked : null;
     return {
       label: `Reddit thread ${thread}`,
       link,
@@ -128,7 +131,7 @@ function threadToItem(
     id: `news_reddit${thread.toLowerCase()}`,
     kind: 'news',
     title: titleOf(str(post.title)) || article?.title || `Reddit thread ${thread}`,
-    url: article?.url || link || permalink,
+    url: decorationUrl(article?.url) ?? link ?? permalink,
     description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
     body,
     comments,
