@@ -29,6 +29,28 @@ describeBrowser('untrusted markdown in a room', () => {
     await page.locator('salon-member-list .count[data-count="1"]').waitFor();
   });
 
+  /** Each text's links as message and as document: their hrefs joined by spaces, or null when none is a link. */
+  function linksShown(texts: string[]): Promise<(string | null)[][]> {
+    return page.evaluate(async (texts) => {
+      const out: (string | null)[][] = [];
+      for (const text of texts) {
+        const row: (string | null)[] = [];
+        for (const asDocument of [false, true]) {
+          const el = document.createElement('salon-markdown') as HTMLElement & { text: string; document: boolean; updateComplete: Promise<boolean> };
+          el.document = asDocument;
+          document.body.append(el);
+          el.text = text;
+          await el.updateComplete;
+          const links = Array.from(el.shadowRoot!.querySelectorAll('a[href]'));
+          row.push(links.length ? links.map((a) => a.getAttribute('href')).join(' ') : null);
+          el.remove();
+        }
+        out.push(row);
+      }
+      return out;
+    }, texts);
+  }
+
   it('renders the allowed subset, with safe links', async () => {
     const box = page.locator('salon-composer textarea');
     await box.fill('**b** *i* `c`\nline two [site](https://example.org/x) [mail](mailto:a@example.org)\n\n```\nfenced <b>\n```');
@@ -67,28 +89,24 @@ describeBrowser('untrusted markdown in a room', () => {
       ['[Node.js](https://nodejs.org/)', 'https://nodejs.org/'],
       ['[the docs](https://docs.example/)', 'https://docs.example/'],
     ];
-    const shown = await page.evaluate(
-      async (texts) => {
-        const out: (string | null)[][] = [];
-        for (const text of texts) {
-          const row: (string | null)[] = [];
-          for (const asDocument of [false, true]) {
-            const el = document.createElement('salon-markdown') as HTMLElement & { text: string; document: boolean; updateComplete: Promise<boolean> };
-            el.document = asDocument;
-            document.body.append(el);
-            el.text = text;
-            await el.updateComplete;
-            const links = Array.from(el.shadowRoot!.querySelectorAll('a[href]'));
-            row.push(links.length ? links.map((a) => a.getAttribute('href')).join(' ') : null);
-            el.remove();
-          }
-          out.push(row);
-        }
-        return out;
-      },
-      cases.map(([text]) => text),
-    );
-    expect(shown).toEqual(cases.map(([, href]) => [href, href]));
+    expect(await linksShown(cases.map(([text]) => text))).toEqual(cases.map(([, href]) => [href, href]));
+  });
+
+  it('reads a link’s text as it shows: invisible characters, bidi controls and lookalike slashes hide no address', async () => {
+    // [markdown, the link's href as shown, or null when the text shows as plain text]
+    const cases: [string, string | null][] = [
+      ['[https:/\u200B/bank.example/login](https://evil.example/)', null],
+      ['[www\u200B.bank.example](https://evil.example/)', null],
+      ['[https://\u2060bank.example](https://evil.example/)', null],
+      ['[https:\uFF0F\uFF0Fbank.example](https://evil.example/)', null],
+      ['[https:\u2215\u2215bank.example](https://evil.example/)', null],
+      // Shown right to left: "www.bank.example".
+      ['[\u202Eelpmaxe.knab.www](https://evil.example/)', null],
+      ['[the \u2067docs\u2069](https://docs.example/)', null],
+      ['[https://bank.example\u200B/login](https://bank.example/login)', 'https://bank.example/login'],
+      ['[Node\u00AD.js](https://nodejs.org/)', 'https://nodejs.org/'],
+    ];
+    expect(await linksShown(cases.map(([text]) => text))).toEqual(cases.map(([, href]) => [href, href]));
   });
 
   it('sends every corpus input as a message and leaves nothing that runs', async () => {

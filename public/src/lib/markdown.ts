@@ -67,6 +67,18 @@ export function isSafeHref(href: string): boolean {
  */
 const WRITTEN_SITE = /\/\/([^\s/?#\\<>"'()[\]]+)|\b(www\.[^\s/?#\\<>"'()[\]]+)/gi;
 
+/** Bidi embeddings, overrides and isolates: in a link's text they show it in another order than it is written. */
+const BIDI_IN_TEXT = /[\u202A-\u202E\u2066-\u2069]/;
+/** What shows nothing (zero-width spaces and joiners, soft hyphens, word joiners…): `https:/` U+200B `/bank.example` reads as `https://bank.example`. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+/** Slashes that are not `/` but look it (NFKC folds the fullwidth one, not these). */
+const LOOKALIKE_SLASHES = /[\u2044\u2215\u29F8]/g;
+
+/** A link's text as a reader takes it in: compatibility forms folded, what shows nothing gone, lookalike slashes read as `/`. */
+function asRead(text: string): string {
+  return text.normalize('NFKC').replace(INVISIBLE, '').replace(LOOKALIKE_SLASHES, '/');
+}
+
 /** `url`'s host name without a leading `www.` or a trailing dot. */
 function siteOf(url: URL): string {
   return url.hostname.replace(/^www\./, '').replace(/\.$/, '');
@@ -76,16 +88,18 @@ function siteOf(url: URL): string {
  * True when a link's text names a site other than the one the link leads to (a stranger's
  * `[https://bank.example/login](https://evil.example/)`), or writes one that is no address or
  * carries a name before an `@`. Only a site written as one counts (after `//`, or starting `www.`):
- * `[Node.js](https://nodejs.org)` is a name.
+ * `[Node.js](https://nodejs.org)` is a name. The text is read as it shows (`asRead`), and one
+ * holding a bidi control is misleading: U+202E `elpmaxe.knab.www` shows as `www.bank.example`.
  */
 export function misleadingLinkText(text: string, href: string): boolean {
+  if (BIDI_IN_TEXT.test(text)) return true;
   let site: string;
   try {
     site = siteOf(new URL(href));
   } catch {
     return true;
   }
-  for (const m of text.matchAll(WRITTEN_SITE)) {
+  for (const m of asRead(text).matchAll(WRITTEN_SITE)) {
     try {
       const written = new URL(`https://${(m[1] ?? m[2]).replace(/[.,;:!?]+$/, '')}`);
       if (written.username || written.password || siteOf(written) !== site) return true;
