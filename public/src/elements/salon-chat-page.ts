@@ -26,7 +26,7 @@ interface Target {
 
 function targetFromUrl(): Target {
   const params = new URLSearchParams(location.search);
-  // Shown in the room's header while it joins: an address is anyone's link.
+  // An address is anyone's link: its text is cut as all text that comes in is.
   const id = clampClusters(params.get('id') ?? '');
   if (id) return { roomId: id, topic: '' };
   const topic = topicSlug(params.get('topic') ?? '').slice(0, MAX_SLUG_CHARS);

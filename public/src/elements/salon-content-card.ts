@@ -1,7 +1,7 @@
 /**
- * `<salon-content-card>`: one article, post or video in a list — picture, category, date, title,
- * description — with its Discuss link. Videos show their thumbnail and lead to their watch page,
- * posts to their post page.
+ * `<salon-content-card>`: one article, post or video in a list — picture, category, date, author
+ * or channel, the host it is on, title, description — with its Discuss link. Videos show their
+ * thumbnail and lead to their watch page, posts to their post page.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
@@ -75,6 +75,7 @@ export class SalonContentCard extends LitElement {
         font-size: 0.8rem;
         color: var(--salon-muted);
         align-items: center;
+        overflow-wrap: anywhere;
       }
       .category {
         font-weight: 700;
@@ -125,7 +126,10 @@ export class SalonContentCard extends LitElement {
     const picture = item.kind === 'video' ? (item.thumbnail ?? item.image) : item.image;
     const src = this.imageFailed ? null : safeHttpUrl(picture);
     const description = item.description.length > DESCRIPTION_CHARS ? `${item.description.slice(0, DESCRIPTION_CHARS).trimEnd()}…` : item.description;
-    const byline = item.kind === 'video' ? item.channel : (item.author ?? item.siteName ?? (item.url ? hostOf(item.url) : null));
+    const byline = item.kind === 'video' ? item.channel : item.author;
+    // A page calls itself what it likes (its site name is its own claim): the card names the host its address is on.
+    const original = safeHttpUrl(item.url);
+    const site = original ? hostOf(original) : '';
     const target = link.external ? '_blank' : nothing;
     const rel = link.external ? 'noopener noreferrer' : nothing;
     return html`<article data-item=${item.id}>
@@ -141,7 +145,7 @@ export class SalonContentCard extends LitElement {
         <div class="meta">
           ${item.category ? html`<span class="category">${item.category}</span>` : nothing}
           ${item.publishedAt ? html`<time datetime=${item.publishedAt}>${formatDate(item.publishedAt)}</time>` : nothing}
-          ${byline ? html`<span>${byline}</span>` : nothing}
+          ${byline ? html`<span>${byline}</span>` : nothing} ${site ? html`<span data-site>${site}</span>` : nothing}
         </div>
         <h2><a href=${link.href} target=${target} rel=${rel}>${item.title}</a></h2>
         ${description ? html`<p>${description}</p>` : nothing}

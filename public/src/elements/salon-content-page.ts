@@ -80,8 +80,9 @@ export class SalonContentPage extends LitElement {
 
   protected override render() {
     const heading = HEADINGS[this.kind];
+    const category = this.knownCategory();
     return html`<header>
-        <h1>${heading.title}${this.category ? html` <span class="muted">· ${this.category}</span>` : nothing}</h1>
+        <h1>${heading.title}${category ? html` <span class="muted">· ${category}</span>` : nothing}</h1>
         <p>${heading.blurb}</p>
         ${
           this.categories.length > 1
@@ -104,6 +105,17 @@ export class SalonContentPage extends LitElement {
       ${this.loading ? html`<p class="state" role="status">Loading…</p>` : nothing}
       ${!this.loading && !this.error && this.items.length === 0 ? html`<p class="state">Nothing here yet.</p>` : nothing}
       ${this.nextCursor && !this.loading ? html`<div class="more"><button type="button" @click=${() => this.load(true)}>Load more</button></div>` : nothing}`;
+  }
+
+  /**
+   * The category the heading names: the store's spelling of the one asked for, once the filter or
+   * the list shows the store has it. An address is anyone's link: its own words never head the page.
+   */
+  private knownCategory(): string {
+    const wanted = this.category.toLowerCase();
+    if (!wanted) return '';
+    const same = (c: string | null) => c?.toLowerCase() === wanted;
+    return this.categories.find(same) ?? this.items.find((i) => same(i.category))?.category ?? '';
   }
 
   private async load(more: boolean): Promise<void> {

@@ -103,16 +103,15 @@ export class SalonRoomHeader extends LitElement {
   ];
 
   @property({ attribute: false }) room: RoomInfo | null = null;
-  /** Shown as the title until the room has answered. */
-  @property() roomId = '';
   /** On a phone, only the title shows, on one line: the room folds the rest away. */
   @property({ type: Boolean, reflect: true }) folded = false;
 
   protected override render() {
     const room = this.room;
+    // Until the room answers, nothing names it: its id is the address's, and an address is anyone's link.
     if (!room) {
       return html`<div class="kind more" part="kind"></div>
-        <h1>${this.roomId.startsWith('topic_') ? `#${this.roomId.slice(6)}` : 'Joining the discussion…'}</h1>`;
+        <h1>Joining the discussion…</h1>`;
     }
     const original = safeHttpUrl(room.url);
     const digest = room.kind === 'topic' && Array.isArray(room.digest) && room.digest.length ? room.digest : null;

@@ -120,7 +120,7 @@ export class SalonRoom extends LitElement {
       ></salon-connection-status>
       <div class="layout ${folded ? 'folded' : 'open'}">
         <div class="head">
-          <salon-room-header id="room-about" .room=${c.room} .roomId=${this.roomId} ?folded=${folded}></salon-room-header>
+          <salon-room-header id="room-about" .room=${c.room} ?folded=${folded}></salon-room-header>
           <div class="head-tools">
             <button
               class="find-toggle"

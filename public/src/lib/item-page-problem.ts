@@ -26,7 +26,9 @@ function problem(page: ItemPageKind, heading: string, message: string, elsewhere
 
 /** The page's problem for the load's `error` or an `item` of another kind; null when the item (or its loading) is to be shown. */
 export function itemPageProblem(page: ItemPageKind, error: ApiError | null, item: ContentDetail | null): TemplateResult | null {
-  if (error) return problem(page, error.status === 404 || error.status === 400 ? `No such ${page.noun}` : `Could not load this ${page.noun}`, error.message);
+  // The server's 404 repeats the id it was asked for, the address's text: anyone's words, so not shown.
+  if (error?.status === 404) return problem(page, `No such ${page.noun}`, `Nothing is stored under this address: the ${page.noun} may have been removed.`);
+  if (error) return problem(page, error.status === 400 ? `No such ${page.noun}` : `Could not load this ${page.noun}`, error.message);
   if (item && item.kind !== page.kind) return problem(page, `Not a ${page.noun}`, `“${item.title}” is not a ${page.noun}.`, itemPagePath(item));
   return null;
 }
