@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ThreadBridges, BRIDGE_MIN, SUGGEST_MIN } from '../../src/memory/threads/bridges.js';
+import { TURN_MS } from '../../src/memory/threads/turns.js';
 import { encodeEnvelope } from '../../src/rooms/envelope.js';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
 import { ADMIN } from '../helpers.js';
@@ -233,5 +234,57 @@ describe('thread bridges', () => {
     expect(await bridges.centroid(ids[0])).toEqual(first);
     expect(scans.mock.calls.some(([threadId]) => threadId === ids[0])).toBe(true);
     expect(bridges.heldSums).toBe(2);
+  });
+
+  it('gives the event loop turns while it sums a room’s threads from the store (SQLite answers every page at once)', async () => {
+    const a = await app();
+    await threadSaying(a, 'Trains', TRAIN_TALK);
+    await threadSaying(a, 'Garden', GARDEN_TALK);
+    const { store, memory } = a.salon;
+    const bridges = new ThreadBridges(store, memory);
+    closers.push(() => bridges.close());
+    const scan = store.scanThreadMemory.bind(store);
+    let turned = false;
+    const turnedAtReads: boolean[] = [];
+    store.scanThreadMemory = (...args) => {
+      turnedAtReads.push(turned);
+      return scan(...args);
+    };
+    // Every look at the clock finds TURN_MS gone by: a turn is due before each read.
+    let clock = performance.now();
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
+    setImmediate(() => (turned = true));
+    try {
+      expect(await bridges.refresh(ROOM)).not.toBeNull();
+    } finally {
+      now.mockRestore();
+      store.scanThreadMemory = scan;
+    }
+    // Two rooms' worth of threads of thousands of chunks each held the loop for seconds, read without a turn.
+    expect(turnedAtReads.length).toBeGreaterThanOrEqual(2);
+    expect(turnedAtReads[0]).toBe(true);
+  });
+
+  it('keeps no running sum read from the store across an invalidation: the thread’s memory changed under it', async () => {
+    const a = await app();
+    const trains = await threadSaying(a, 'Trains', TRAIN_TALK);
+    const { store, memory } = a.salon;
+    const bridges = new ThreadBridges(store, memory);
+    closers.push(() => bridges.close());
+    const scan = store.scanThreadMemory.bind(store);
+    // A merge commits while the sum is read (between two turns): it invalidates the thread.
+    store.scanThreadMemory = (...args) => {
+      bridges.invalidate([trains]);
+      return scan(...args);
+    };
+    try {
+      expect(await bridges.centroid(trains)).not.toBeNull();
+    } finally {
+      store.scanThreadMemory = scan;
+    }
+    expect(bridges.heldSums).toBe(0);
+    // Read again without one, it is kept.
+    await bridges.centroid(trains);
+    expect(bridges.heldSums).toBe(1);
   });
 });

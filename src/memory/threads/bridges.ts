@@ -13,6 +13,7 @@ import { survivorOf } from '../../store/thread-survivor.js';
 import type { Store, Thread, ThreadBridge } from '../../store/types.js';
 import type { MemoryService } from '../memory-service.js';
 import { RecentMap } from '../recent-map.js';
+import { Turns } from './turns.js';
 
 /** The running sum of a thread's public memory vectors, and its room when known (to drop it with the thread). */
 interface ThreadSum {
@@ -31,8 +32,8 @@ export const BRIDGE_MIN = 0.6;
 export const SUGGEST_MIN = 0.8;
 /** Quiet time after a memory change before a room's bridges are recomputed. */
 export const BRIDGE_REFRESH_MS = 10_000;
-/** Chunks read per page while a centroid is computed. */
-const PAGE = 512;
+/** Chunks read per page while a centroid is computed (with their vectors: ~1 MB, a few ms). */
+const PAGE = 128;
 /**
  * Threads whose running sums are kept, at most: 16 KB each at 2,048 dimensions, so 16 MB. A thread
  * past it is summed from the store again when its room's bridges are next refreshed.
@@ -88,27 +89,39 @@ export class ThreadBridges {
    * centroids are recomputed from the store if asked for again.
    */
   invalidate(threadIds: string[]): void {
+    if (threadIds.length) this.invalidations++;
     for (const id of threadIds) this.sums.delete(id);
   }
 
-  /** The mean of the thread's public memory vectors (L2-normalised), or null when it remembers nothing. */
-  async centroid(threadId: string, roomId: string | null = null): Promise<Float32Array | null> {
+  /** Counts invalidate() calls: a sum read from the store across one of them may be stale, and is not kept. */
+  private invalidations = 0;
+
+  /**
+   * The mean of the thread's public memory vectors (L2-normalised), or null when it remembers nothing.
+   * A thread not summed yet is read from the store with turns of the event loop (`turns`, shared by
+   * a refresh's threads): SQLite answers every page at once, and a room's threads of thousands of
+   * chunks each held every room for seconds.
+   */
+  async centroid(threadId: string, roomId: string | null = null, turns = new Turns()): Promise<Float32Array | null> {
     let s = this.sums.get(threadId);
     if (!s) {
+      const since = this.invalidations;
       s = { sum: new Float64Array(0), n: 0, roomId };
       for (let after = 0; ;) {
+        if (turns.due()) await turns.next();
         const page = await this.store.scanThreadMemory(threadId, after, PAGE);
         if (!page.length) break;
         after = page[page.length - 1].id;
         const pub = page.filter((c) => !c.privileged);
         const vectors = await this.memory.vectorsOf(pub);
         for (const v of vectors) {
+          if (turns.due()) await turns.next();
           if (s.sum.length !== v.length) s.sum = new Float64Array(v.length);
           for (let i = 0; i < v.length; i++) s.sum[i] += v[i];
           s.n++;
         }
       }
-      this.sums.set(threadId, s);
+      if (since === this.invalidations) this.sums.set(threadId, s);
     }
     if (!s.n) return null;
     const out = new Float32Array(s.sum.length);
@@ -137,7 +150,8 @@ export class ThreadBridges {
       return [];
     }
     const centroids = new Map<string, Float32Array | null>();
-    for (const t of threads) centroids.set(t.id, await this.centroid(t.id, roomId));
+    const turns = new Turns();
+    for (const t of threads) centroids.set(t.id, await this.centroid(t.id, roomId, turns));
     const bridges: ThreadBridge[] = [];
     for (let i = 0; i < threads.length; i++) {
       for (let j = i + 1; j < threads.length; j++) {
