@@ -198,6 +198,27 @@ describe('links sources find that an item cannot keep', () => {
   });
 });
 
+describe('titles sources find that clean to nothing', () => {
+  // Control and bidi characters only: validateItem cleans each to '' and refuses the title.
+  const BLANK: [xml: string, text: string][] = [
+    ['&#x202E;&#x2066;', '\u202E\u2066'],
+    ['&#1;&#2;', '\u0001\u0002'],
+  ];
+
+  it('give way to the next title, instead of failing the entry, video or article', () => {
+    for (const [title, text] of BLANK) {
+      const feed = parseFeed(`<rss><channel><title>F</title><item><title>${title}</title><link>https://e.example/e</link></item></channel></rss>`);
+      expect(validateItem(newsItemFromEntry(feed.entries[0], feed, null), opts).title, title).toBe('https://e.example/e');
+      expect(validateItem(newsItemFromEntry(feed.entries[0], feed, { title: 'The page', text: 'Body.' }), opts).title, title).toBe('The page');
+      const youtube = parseFeed(`<feed><title>C</title><entry><title>${title}</title><yt:videoId>abcdefghijk</yt:videoId></entry></feed>`);
+      expect(validateItem(videoItemFromEntry(youtube.entries[0], youtube), opts).title, title).toBe('YouTube video abcdefghijk');
+      const page = { title: text, text: 'Body text.', url: 'https://e.example/a' };
+      expect(validateItem(newsItemFromArticle('https://e.example/a', page), opts).title, title).toBe('https://e.example/a');
+      expect(validateItem(storyToItem({ id: 1, type: 'story', title: text }, [], page), opts).title, title).toBe('Hacker News item 1');
+    }
+  });
+});
+
 describe('item dates', () => {
   // Date.parse takes six-digit years; their ISO strings carry a sign and would sort by it, not by date.
   const far = ['-271821-04-20', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z', '+010000-01-01T00:00:00Z'];

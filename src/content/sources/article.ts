@@ -7,7 +7,7 @@ import type { ParsedFeed } from './feeds.js';
 import { idForUrl } from '../ids.js';
 import { decorationUrl } from '../items.js';
 import { FIELD_CAPS, capField } from '../limits.js';
-import { DESCRIPTION_CHARS, excerpt } from '../text.js';
+import { DESCRIPTION_CHARS, excerpt, oneLine } from '../text.js';
 import { hostOf } from '../../text.js';
 
 /** A fetched page, as the fetcher returns it. */
@@ -90,7 +90,8 @@ export function newsItemFromArticle(requestedUrl: string, article: ArticleFields
   return {
     id: idForUrl('news', requestedUrl),
     kind: 'news',
-    title: article.title?.trim() || url,
+    // Cleaned here, as validateItem will: a title of control or bidi characters only failed the item.
+    title: oneLine(capField(article.title ?? '', FIELD_CAPS.title)) || url,
     url,
     description: excerpt(capField(article.excerpt ?? '', FIELD_CAPS.description).trim() || body, DESCRIPTION_CHARS),
     body,

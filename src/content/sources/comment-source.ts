@@ -94,8 +94,12 @@ export function commentOf(by: string, text: string, time: unknown): Comment | nu
   return author && body ? { by: author, text: body, time: unixSeconds(time) ?? 0 } : null;
 }
 
-/** A title as one clean line, or '' when nothing is left of it (a caller falls back on another). */
-export function titleOf(raw: string | undefined): string {
+/**
+ * A title as one clean line, or '' when nothing is left of it (a caller falls back on another):
+ * validateItem refuses a title that cleans to nothing (control or bidi characters only), and with
+ * it the item.
+ */
+export function titleOf(raw: string | null | undefined): string {
   return raw ? oneLine(capField(raw, FIELD_CAPS.title)) : '';
 }
 

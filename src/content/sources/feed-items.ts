@@ -9,6 +9,7 @@ import type { EntryFormats, FeedEntry, ParsedFeed, TextFormat } from './feeds.js
 import { htmlToText, looksLikeHtml } from '../extract/html-text.js';
 import { idForUrl, isIdSuffix, slugify } from '../ids.js';
 import { decorationUrl } from '../items.js';
+import { titleOf } from './comment-source.js';
 import { DESCRIPTION_CHARS, excerpt, oneLine } from '../text.js';
 import { hostOf } from '../../text.js';
 
@@ -93,7 +94,7 @@ export function newsItemFromEntry(entry: FeedEntry, feed: ParsedFeed, article: A
   return {
     id: idForUrl('news', url),
     kind: 'news',
-    title: e.title.trim() || article?.title || url,
+    title: titleOf(e.title) || titleOf(article?.title) || url,
     // The page's final URL only when an item can keep it: one past ITEM_LIMITS.url failed the entry.
     url: decorationUrl(article?.url) ?? url,
     description: excerpt(summary || article?.excerpt || body, DESCRIPTION_CHARS),
@@ -128,7 +129,7 @@ export function videoItemFromEntry(entry: FeedEntry, feed: ParsedFeed): Record<s
   return {
     id: `video_${suffix}`,
     kind: 'video',
-    title: e.title.trim(),
+    title: titleOf(e.title) || `YouTube video ${suffix}`,
     url: absolute(entry.link, undefined) ?? `${YOUTUBE_WATCH}${encodeURIComponent(v.videoId)}`,
     description: excerpt(description, DESCRIPTION_CHARS),
     body: description,

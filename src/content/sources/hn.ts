@@ -138,7 +138,7 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
   return {
     id: hnItemId(story.id),
     kind: 'news',
-    title: titleOf(story.title) || article?.title || `Hacker News item ${story.id}`,
+    title: titleOf(story.title) || titleOf(article?.title) || `Hacker News item ${story.id}`,
     url: decorationUrl(article?.url) ?? link ?? `${HN_DISCUSSION}${story.id}`,
     description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
     body,

@@ -130,7 +130,7 @@ function threadToItem(
   return {
     id: `news_reddit${thread.toLowerCase()}`,
     kind: 'news',
-    title: titleOf(str(post.title)) || article?.title || `Reddit thread ${thread}`,
+    title: titleOf(str(post.title)) || titleOf(article?.title) || `Reddit thread ${thread}`,
     url: decorationUrl(article?.url) ?? link ?? permalink,
     description: article?.excerpt?.trim() || excerpt(body, DESCRIPTION_CHARS),
     body,
