@@ -109,6 +109,20 @@ describeBrowser('untrusted markdown in a room', () => {
     expect(await linksShown(cases.map(([text]) => text))).toEqual(cases.map(([, href]) => [href, href]));
   });
 
+  it('links no text written as one e-mail address to another mailbox or site', async () => {
+    // [markdown, the link's href as shown, or null when the text shows as plain text]
+    const cases: [string, string | null][] = [
+      ['[security@bank.example](mailto:phish@evil.example)', null],
+      ['[Write to security@bank.example](mailto:security@bank.example.evil.example)', null],
+      ['[help@bank.example](https://evil.example/)', null],
+      ['[a@example.org](mailto:a@example.org)', 'mailto:a@example.org'],
+      ['[Write to A@Example.org.](mailto:a@example.org?subject=Hi)', 'mailto:a@example.org?subject=Hi'],
+      ['[help@nodejs.org](https://nodejs.org/contact)', 'https://nodejs.org/contact'],
+      ['[@ada](https://social.example/@ada)', 'https://social.example/@ada'],
+    ];
+    expect(await linksShown(cases.map(([text]) => text))).toEqual(cases.map(([, href]) => [href, href]));
+  });
+
   it('sends every corpus input as a message and leaves nothing that runs', async () => {
     const inputs = corpus();
     const before = await page.locator('salon-message-item[state=sent]').count();

@@ -67,6 +67,12 @@ export function isSafeHref(href: string): boolean {
  */
 const WRITTEN_SITE = /\/\/([^\s/?#\\<>"'()[\]]+)|\b(www\.[^\s/?#\\<>"'()[\]]+)/gi;
 
+/**
+ * An e-mail address written in a link's text, its domain captured. Tried only where a word starts
+ * (the lookbehind): from inside one, a long word without an `@` cost time growing with its square.
+ */
+const WRITTEN_MAILBOX = /(?<![^\s@<>()[\]"',;:/\\])[^\s@<>()[\]"',;:/\\]+@([^\s@<>()[\]"',;:/?#\\]+)/g;
+
 /** Bidi embeddings, overrides and isolates: in a link's text they show it in another order than it is written. */
 const BIDI_IN_TEXT = /[\u202A-\u202E\u2066-\u2069]/;
 /** What shows nothing (zero-width spaces and joiners, soft hyphens, word joiners…): `https:/` U+200B `/bank.example` reads as `https://bank.example`. */
@@ -88,18 +94,28 @@ function siteOf(url: URL): string {
  * True when a link's text names a site other than the one the link leads to (a stranger's
  * `[https://bank.example/login](https://evil.example/)`), or writes one that is no address or
  * carries a name before an `@`. Only a site written as one counts (after `//`, or starting `www.`):
- * `[Node.js](https://nodejs.org)` is a name. The text is read as it shows (`asRead`), and one
- * holding a bidi control is misleading: U+202E `elpmaxe.knab.www` shows as `www.bank.example`.
+ * `[Node.js](https://nodejs.org)` is a name. An e-mail address in the text must be the one a
+ * `mailto:` link writes to, or be on the site a web link leads to. The text is read as it shows
+ * (`asRead`), and one holding a bidi control is misleading: U+202E `elpmaxe.knab.www` shows as
+ * `www.bank.example`.
  */
 export function misleadingLinkText(text: string, href: string): boolean {
   if (BIDI_IN_TEXT.test(text)) return true;
   let site: string;
+  let mailbox: string | null;
   try {
-    site = siteOf(new URL(href));
+    const url = new URL(href);
+    site = siteOf(url);
+    mailbox = url.protocol === 'mailto:' ? decodeURIComponent(url.pathname).toLowerCase() : null;
   } catch {
     return true;
   }
-  for (const m of asRead(text).matchAll(WRITTEN_SITE)) {
+  const read = asRead(text);
+  for (const m of read.matchAll(WRITTEN_MAILBOX)) {
+    const written = m[0].replace(/[.,;:!?]+$/, '').toLowerCase();
+    if (mailbox !== null ? written !== mailbox : writtenSite(m[1]) !== site) return true;
+  }
+  for (const m of read.matchAll(WRITTEN_SITE)) {
     try {
       const written = new URL(`https://${(m[1] ?? m[2]).replace(/[.,;:!?]+$/, '')}`);
       if (written.username || written.password || siteOf(written) !== site) return true;
@@ -108,6 +124,15 @@ export function misleadingLinkText(text: string, href: string): boolean {
     }
   }
   return false;
+}
+
+/** The site of a domain written in text (`bank.example.`), or null when it is no host name. */
+function writtenSite(domain: string): string | null {
+  try {
+    return siteOf(new URL(`https://${domain.replace(/[.,;:!?]+$/, '')}`));
+  } catch {
+    return null;
+  }
 }
 
 /** Which markdown: a chat message's, or a document's (a post body), which adds headings and rules. */
