@@ -115,7 +115,13 @@ export function listThreadsSql(room: string, archived: string): string {
 
 /** A listing's threads with their children (ids ordered by age), from its rows and the `(id, parent_id)` rows of their children. */
 export function threadsWithChildren(rows: Row[], children: Row[]): Thread[] {
+  // Pushed, not copied per child: split children stay children once merged away, so a thread may
+  // have thousands, and copying the list for each held the event loop 0.2 s at 10,000 (17 s at 20,000).
   const byParent = new Map<string, string[]>();
-  for (const c of children) byParent.set(c.parent_id as string, [...(byParent.get(c.parent_id as string) ?? []), c.id as string]);
+  for (const c of children) {
+    const ids = byParent.get(c.parent_id as string);
+    if (ids) ids.push(c.id as string);
+    else byParent.set(c.parent_id as string, [c.id as string]);
+  }
   return rows.map((r) => rowToThread(r, byParent.get(r.id as string) ?? []));
 }
