@@ -74,6 +74,17 @@ describe('postFromMarkdown', () => {
     });
   });
 
+  it('takes a heading’s text without its closing #s, reading its line once however it ends', () => {
+    expect(postFromMarkdown('Intro.\n\n## Hello World ## \n\nText.', 'h.md').title).toBe('Hello World');
+    expect(postFromMarkdown('#   \n\nText.', 'h.md').title).toBe(' ');
+    expect(postFromMarkdown('# ##\n\nText.', 'h.md').title).toBe('#');
+    for (const run of [' ', ' #', '\t#']) {
+      const title = postFromMarkdown(`# a${run.repeat(200_000)}b\n\nText.`, 'h.md').title as string;
+      expect(title.startsWith('a') && title.endsWith('b') && title.length).toBe(run.length * 200_000 + 2);
+    }
+    // A backtracking pattern takes minutes on these; the test's own timeout is the guard.
+  }, 10_000);
+
   it('accepts date: as publishedAt and unquoted YAML dates', () => {
     const item = validateItem(postFromMarkdown('---\ntitle: T\ndate: 2024-01-02\n---\nBody.', 'a.md'), opts);
     expect(item.publishedAt).toBe('2024-01-02T00:00:00.000Z');
