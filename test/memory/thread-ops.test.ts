@@ -14,6 +14,21 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
+/** `work()`, with the array elements iterated meanwhile (spreads, for…of) counted on Array.prototype. */
+async function counted<T>(work: () => Promise<T>): Promise<{ result: T; elements: number }> {
+  const values = Array.prototype[Symbol.iterator];
+  let elements = 0;
+  Array.prototype[Symbol.iterator] = function (this: unknown[]) {
+    elements += this.length;
+    return values.call(this);
+  } as typeof values;
+  try {
+    return { result: await work(), elements };
+  } finally {
+    Array.prototype[Symbol.iterator] = values;
+  }
+}
+
 describe('starting and listing threads', () => {
   it('starts a thread beside the main one and lists both with the full thread shape', async () => {
     const a = await threadsApp(closers);
@@ -131,6 +146,25 @@ describe('merge', () => {
     const { threads } = await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads`);
     expect(threads.map((t: Json) => t.id)).toContain(w.id);
     expect(threads.some((t: Json) => t.mergedInto)).toBe(false);
+  });
+
+  it('finds the shells a thread absorbed copying no list per shell: a main thread may absorb thousands', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads } = a.salon;
+    const main = await store.ensureMainThread(ROOM);
+    const n = 2_000;
+    const shells = Array.from({ length: n }, (_, i) => ({
+      id: `thr_shell${i}`,
+      roomId: ROOM,
+      title: `S${i}`,
+      status: 'archived' as const,
+      mergedInto: main.id,
+    }));
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], createThreads: shells });
+    const { result, elements } = await counted(() => threads.absorbedBy(main));
+    expect(result.sort()).toEqual(shells.map((t) => t.id).sort());
+    // Each shell's survivor's list copied whole to add it: n² / 2 elements.
+    expect(elements).toBeLessThan(50 * n);
   });
 
   it('rewires bridges: the absorbed thread’s move to the survivor, and theirs disappears', async () => {
@@ -312,6 +346,49 @@ describe('split', () => {
     expect((await call(a, 'GET', `/api/v1/threads/${t.id}`)).bridges).toEqual([{ threadId: t.id, otherId: child.id, weight: 0.8 }]);
     expect((await call(a, 'GET', `/api/v1/threads/${t.id}`)).history.at(-1)).toMatchObject({ action: 'split', details: { lock: 'compaction' } });
     expect((await call(a, 'GET', `/api/v1/threads/${child.id}`)).history).toMatchObject([{ action: 'split_off', details: { parentId: t.id } }]);
+  });
+
+  it('rebuilds straddling windows from the rows it read, regrouping their messages without copying a list per message', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads, memory } = a.salon;
+    const t = await threads.create(ROOM, 'Long', 'admin');
+    const n = 1_000;
+    const author = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString();
+    const ids = (await store.appendMessages(Array.from({ length: n }, (_, i) => ({ roomId: ROOM, threadId: t.id, author, text: `line ${i}`, ts: at(i) })))).map(
+      (s) => s.message.id,
+    );
+    // Windows of two messages each, every one of which the split parts.
+    const windows: number[] = [];
+    for (let i = 0; i < n; i += 2) {
+      const window = {
+        roomId: ROOM,
+        threadId: t.id,
+        kind: 'window' as const,
+        authors: ['Ann'],
+        firstTs: at(i),
+        lastTs: at(i + 1),
+        privileged: false,
+        owner: null,
+      };
+      windows.push((await store.addMemoryChunk({ ...window, messageIds: [ids[i], ids[i + 1]], text: `Ann: line ${i}. Ann: line ${i + 1}.` }, at(i))).id);
+    }
+    await memory.load();
+    const read = vi.spyOn(store, 'getMemoryChunks');
+    const rebuilt = new Set(windows);
+    try {
+      const { result, elements } = await counted(() => threads.split(t.id, [{ title: 'Odd', messageIds: ids.filter((_, i) => i % 2) }], 'compaction', 'admin'));
+      expect(result.threads[0].title).toBe('Odd');
+      // Each straddled message's thread's list copied whole to add it: n² / 4 elements.
+      expect(elements).toBeLessThan(100 * n);
+      // The windows it deletes were read again, with their vectors (8 KB each), only for their message ids.
+      expect(read.mock.calls.flatMap(([chunkIds]) => chunkIds).filter((id) => rebuilt.has(id))).toEqual([]);
+    } finally {
+      read.mockRestore();
+    }
+    await memory.idle();
+    const memoryOf = async (id: string) => (await store.scanThreadMemory(id, 0, 10_000)).flatMap((c) => c.messageIds).sort();
+    expect(await memoryOf(t.id)).toEqual(ids.filter((_, i) => i % 2 === 0).sort());
   });
 
   it('refuses unknown ids, a message in two parts and empty parts, changing nothing', async () => {

@@ -165,7 +165,11 @@ export class ThreadService {
   async absorbedBy(thread: Thread): Promise<string[]> {
     const mergedInto = new Map<string, string[]>();
     for (const t of await this.options.store.listThreads(thread.roomId)) {
-      if (t.mergedInto) mergedInto.set(t.mergedInto, [...(mergedInto.get(t.mergedInto) ?? []), t.id]);
+      if (!t.mergedInto) continue;
+      // Pushed, not copied per shell: a main thread may have absorbed thousands.
+      const shells = mergedInto.get(t.mergedInto);
+      if (shells) shells.push(t.id);
+      else mergedInto.set(t.mergedInto, [t.id]);
     }
     // Breadth first, each thread once: a cycle (which merges cannot make) would end, not loop.
     const seen = new Set([thread.id]);
@@ -390,6 +394,7 @@ export class ThreadService {
     // Memory: a chunk wholly inside one part moves with it; a window that straddles is rebuilt.
     const moves = children.map((c) => ({ ids: [] as number[], threadId: c.id, roomId: c.roomId }));
     const rebuilt: number[] = [];
+    const straddled = new Set<string>();
     for (const chunk of await this.allMemory(id)) {
       // An exchange (question, then answer) goes whole with its question: rebuilt from messages it
       // would be a window of the question alone (windows hold members' messages), and a privileged
@@ -397,9 +402,13 @@ export class ThreadService {
       const where = new Set((chunk.kind === 'exchange' ? chunk.messageIds.slice(0, 1) : chunk.messageIds).map((m) => partOf.get(m) ?? -1));
       if (!chunk.messageIds.length || (where.size === 1 && where.has(-1))) continue;
       if (where.size === 1) moves[[...where][0]].ids.push(chunk.id);
-      else rebuilt.push(chunk.id);
+      else {
+        rebuilt.push(chunk.id);
+        // Taken from the rows read here: reading them again, vectors and all (8 KB each), held the
+        // event loop ~50 ms per 256 windows, and a member's split can part every window of a thread.
+        for (const m of chunk.messageIds) straddled.add(m);
+      }
     }
-    const straddled = new Set(rebuilt.length ? (await store.getMemoryChunks(rebuilt)).flatMap((c) => c.messageIds) : []);
     const at = new Date().toISOString();
     await store.applyThreadChange({
       at,
@@ -434,7 +443,10 @@ export class ThreadService {
     for (const m of messages) {
       if (!straddled.has(m.id)) continue;
       const to = partOf.has(m.id) ? children[partOf.get(m.id)!].id : parent.id;
-      byThread.set(to, [...(byThread.get(to) ?? []), { ...m, threadId: to }]);
+      // Pushed, not copied per message: up to SPLIT_MAX_MESSAGES of them may straddle.
+      const list = byThread.get(to);
+      if (list) list.push({ ...m, threadId: to });
+      else byThread.set(to, [{ ...m, threadId: to }]);
     }
     for (const list of byThread.values()) memory.rememberMessages(list);
     this.bridges.invalidate([parent.id, ...children.map((c) => c.id)]);
