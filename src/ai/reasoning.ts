@@ -4,22 +4,36 @@ const OPEN = '<think>';
 const CLOSE = '</think>';
 
 /**
+ * The tags as case-insensitive patterns, searched from an index: searching `text.toLowerCase()`
+ * instead gave indices into another string (`İ` lower-cased is two characters, so a Turkish answer
+ * lost a character for each `İ` before a tag), and lower-casing what was left after each tag made a
+ * piece dense with tags quadratic (120 KB of them held the event loop half a second).
+ */
+const TAG_PATTERNS: Record<string, RegExp> = { [OPEN]: /<think>/gi, [CLOSE]: /<\/think>/gi };
+
+/** Where `tag` next begins in `text` at or after `from`, whatever its case; -1 when it does not. */
+function tagAt(text: string, tag: string, from: number): number {
+  const pattern = TAG_PATTERNS[tag];
+  pattern.lastIndex = from;
+  return pattern.exec(text)?.index ?? -1;
+}
+
+/**
  * `reply` without its closed `<think>` blocks, each replaced by `separator` (an unclosed one is left
  * as it is: nothing says where it would end). A forward scan, linear in the
  * reply's length (`/<think>[\s\S]*?<\/think>/g` rescans to the end from every unclosed `<think>`).
  */
 export function withoutReasoning(reply: string, separator = ''): string {
-  const lower = reply.toLowerCase();
-  let open = lower.indexOf(OPEN);
+  let open = tagAt(reply, OPEN, 0);
   if (open === -1) return reply;
   let out = '';
   let from = 0;
   while (open !== -1) {
-    const close = lower.indexOf(CLOSE, open + OPEN.length);
+    const close = tagAt(reply, CLOSE, open + OPEN.length);
     if (close === -1) break;
     out += reply.slice(from, open) + separator;
     from = close + CLOSE.length;
-    open = lower.indexOf(OPEN, from);
+    open = tagAt(reply, OPEN, from);
   }
   return out + reply.slice(from);
 }
@@ -36,20 +50,21 @@ export class ReasoningFilter {
 
   /** The answer text of `piece` that can be passed on now. */
   push(piece: string): string {
-    let text = this.held + piece;
+    const text = this.held + piece;
     this.held = '';
     let out = '';
+    let from = 0;
     for (;;) {
       const tag = this.inside ? CLOSE : OPEN;
-      const at = text.toLowerCase().indexOf(tag);
+      const at = tagAt(text, tag, from);
       if (at < 0) break;
-      if (!this.inside) out += text.slice(0, at);
-      text = text.slice(at + tag.length);
+      if (!this.inside) out += text.slice(from, at);
+      from = at + tag.length;
       this.inside = !this.inside;
     }
-    const keep = partialTagAt(text, this.inside ? CLOSE : OPEN);
+    const keep = Math.min(partialTagAt(text, this.inside ? CLOSE : OPEN), text.length - from);
     this.held = text.slice(text.length - keep);
-    if (!this.inside) out += text.slice(0, text.length - keep);
+    if (!this.inside) out += text.slice(from, text.length - keep);
     return out;
   }
 
