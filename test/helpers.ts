@@ -135,3 +135,22 @@ export function linesLog(): { lines: string[]; log: Logger } {
   const keep = (level: string) => (_details: object, msg: string) => void lines.push(`${level} ${msg}`);
   return { lines, log: { debug() {}, info: keep('INFO'), warn: keep('WARN'), error: keep('ERROR') } };
 }
+
+/**
+ * `work()`, with the array elements iterated meanwhile (spreads, for…of) counted on
+ * Array.prototype: a test of work that must grow with its input, not with its square, without
+ * timing it.
+ */
+export async function countedIteration<T>(work: () => T | Promise<T>): Promise<{ result: T; elements: number }> {
+  const values = Array.prototype[Symbol.iterator];
+  let elements = 0;
+  Array.prototype[Symbol.iterator] = function (this: unknown[]) {
+    elements += this.length;
+    return values.call(this);
+  } as typeof values;
+  try {
+    return { result: await work(), elements };
+  } finally {
+    Array.prototype[Symbol.iterator] = values;
+  }
+}

@@ -171,7 +171,14 @@ async function importKeys(store: Store, roomId: string, threadId: string, heard:
 /** The room's threads merged into `threadId`, through merges of merges (as far as MAX_MERGE_HOPS), nearest first. */
 async function absorbedBy(store: Store, roomId: string, threadId: string): Promise<string[]> {
   const into = new Map<string, string[]>();
-  for (const t of await store.listThreads(roomId)) if (t.mergedInto) into.set(t.mergedInto, [...(into.get(t.mergedInto) ?? []), t.id]);
+  // Pushed, not copied per thread: a room's split children stay in its listing once merged away,
+  // thousands of them into one thread, and a copy for each held the event loop for seconds.
+  for (const t of await store.listThreads(roomId)) {
+    if (!t.mergedInto) continue;
+    const ids = into.get(t.mergedInto);
+    if (ids) ids.push(t.id);
+    else into.set(t.mergedInto, [t.id]);
+  }
   const found: string[] = [];
   for (let level = [threadId], hops = 0; level.length && hops < MAX_MERGE_HOPS; hops++) {
     level = level.flatMap((id) => into.get(id) ?? []);

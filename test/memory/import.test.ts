@@ -12,7 +12,7 @@ import { openStore } from '../../src/parts.js';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, checkImport, importMessages } from '../../src/memory/import.js';
 import type { MemoryService } from '../../src/memory/memory-service.js';
 import { item } from '../store/contract.js';
-import { ADMIN, salon, tempDir, testApp } from '../helpers.js';
+import { ADMIN, countedIteration, salon, tempDir, testApp } from '../helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -175,6 +175,30 @@ describe('importing into a thread merged since', () => {
     }
     expect((await post(a, 'news_1', { threadId: other.id, messages: conversation })).json()).toEqual({ ...intoOther, stored: 0 });
     expect(await a.salon.store.lastSeq('news_1')).toBe(lastSeq);
+    await a.salon.memory.idle();
+  });
+});
+
+describe('importing into a thread that absorbed thousands', () => {
+  it('lists the threads merged into it without copying a list per thread (10,000 held the event loop for seconds)', async () => {
+    const a = await app();
+    const main = await a.salon.store.ensureMainThread('news_1');
+    const n = 2_000;
+    // Split children stay in the room's listing once merged away: n of them, merged into main.
+    const absorbed = Array.from({ length: n }, (_, i) => ({ ...main, id: `thr_gone${i}`, main: false, mergedInto: main.id }));
+    const store = new Proxy(a.salon.store, {
+      get(target, key, receiver) {
+        if (key === 'listThreads') return async (roomId: string) => [...(await target.listThreads(roomId)), ...absorbed];
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { result, elements } = await countedIteration(() =>
+      importMessages(store, a.salon.memory, 'news_1', main.id, checkImport(conversation.slice(0, 1), 4000)),
+    );
+    expect(result).toMatchObject({ threadId: main.id, stored: 1 });
+    // A list copied for each thread merged into main to add one: n² / 2 elements here.
+    expect(elements).toBeLessThan(20 * n);
     await a.salon.memory.idle();
   });
 });
