@@ -109,7 +109,7 @@ describeBrowser('long words, names and URLs on a phone', () => {
               { id: 'b', name: 'M'.repeat(32) },
             ],
             count: 2,
-            youId: 'a',
+            you: { id: 'a', name: NAME },
           },
         ],
         ['salon-connection-status', { status: 'open', notice: { code: 'ERR_X', level: 'error', message: `${WORD} ${URL}` } }],

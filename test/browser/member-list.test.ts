@@ -48,3 +48,34 @@ describeBrowser('the member list', () => {
     }
   });
 });
+
+describeBrowser('the member list of a room larger than it lists', () => {
+  // The server lists the first members to join (100 by default); two here, so the third is past them.
+  const suite = browserSuite({ server: { overrides: { roomOptions: { maxListedMembers: 2 } } } });
+
+  beforeAll(async () => {
+    await suite.server.app.salon.store.upsertItem(item('news_crowd', { title: 'A crowded room' }));
+  });
+
+  it('shows the member themselves, with "change", though the server lists only those who came first', async () => {
+    const people = [await openAs(suite.browser, 'Ann'), await openAs(suite.browser, 'Bob'), await openAs(suite.browser, 'Cy')];
+    try {
+      for (const [i, { page }] of people.entries()) {
+        await page.goto(`${suite.server.url}/chat?id=news_crowd`);
+        await page.locator(`salon-member-list .count[data-count="${i + 1}"]`).waitFor();
+      }
+      const { page } = people[2];
+      await expect.poll(() => page.locator('salon-member-list li .name').allTextContents()).toEqual(['Cy', 'Ann', 'Bob']);
+      expect(await page.locator('salon-member-list .you').textContent()).toBe('(you)');
+      expect(await page.locator('salon-member-list .more').count()).toBe(0);
+      await page.getByRole('button', { name: 'Change your name' }).click();
+      await page.getByRole('textbox', { name: 'Your name' }).fill('Cyril');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('salon-member-list li .name').allTextContents()).toEqual(['Cyril', 'Ann', 'Bob']);
+      // Those listed see the third as one of the others.
+      await expect.poll(() => people[0].page.locator('salon-member-list .more').textContent()).toBe('and 1 other');
+    } finally {
+      for (const { context } of people) await context.close();
+    }
+  });
+});

@@ -131,8 +131,8 @@ export class SalonMemberList extends LitElement {
   @property({ attribute: false }) members: readonly Member[] = [];
   /** Everyone in the room (the list may show only the first of them). */
   @property({ type: Number }) count = 0;
-  /** The member's own id. */
-  @property() youId = '';
+  /** The member themselves: listed whether or not the server's list (its first members) holds them. */
+  @property({ attribute: false }) you: Member | null = null;
   /** Whether the list is the room's now: false while the page is not connected to it. */
   @property({ type: Boolean }) known = true;
   /** On a phone, only the count's live announcement is kept: the room folds the list away. */
@@ -147,13 +147,16 @@ export class SalonMemberList extends LitElement {
   protected override render() {
     // Not connected, the page does not know who is here: "(0)" and "0 people in the room" would say nobody is, the member included.
     if (!this.known) return html`<h2 id="members-heading">Here now <span class="muted" data-unknown>(not connected)</span></h2>`;
-    const count = Math.max(this.count, this.members.length);
-    const unlisted = count - this.members.length;
+    // The server lists the first members to join: in a larger room the member may not be among them.
+    const you = this.you;
+    const members = you && !this.members.some((m) => m.id === you.id) ? [you, ...this.members] : this.members;
+    const count = Math.max(this.count, members.length);
+    const unlisted = count - members.length;
     return html`<h2 id="members-heading">Here now <span class="count" data-count=${count}>(${count})</span></h2>
       <span class="visually-hidden" aria-live="polite">${plural(count, 'person', 'people')} in the room</span>
       <ul aria-labelledby="members-heading">
         ${repeat(
-          this.members,
+          members,
           (m) => m.id,
           (m) => this.renderMember(m),
         )}
@@ -162,7 +165,7 @@ export class SalonMemberList extends LitElement {
   }
 
   private renderMember(m: Member) {
-    const you = m.id === this.youId;
+    const you = m.id === this.you?.id;
     // The first character, not the first UTF-16 unit: half an emoji shows as "�".
     const initial = (Array.from(m.name.trim())[0] ?? '?').toUpperCase();
     if (you && this.editing) {

@@ -171,7 +171,7 @@ export class SalonRoom extends LitElement {
               ?folded=${folded}
               .members=${c.members}
               .count=${c.memberCount}
-              .youId=${c.you?.id ?? ''}
+              .you=${c.you}
               .known=${c.status === 'open'}
               @salon-rename=${this.onRename}
             ></salon-member-list>
