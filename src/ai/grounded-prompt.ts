@@ -58,13 +58,15 @@ export const NOT_COVERED = 'The sources I found do not answer this question.';
  * citation markers: a model that cites out of habit declines all the same).
  */
 export function isNotCovered(answer: string): boolean {
-  return (
-    withoutCitations(answer)
-      .trim()
-      .replace(/[.!]+$/, '')
-      .toLowerCase() === NOT_COVERED.slice(0, -1).toLowerCase()
-  );
+  return withoutCitations(answer).trim().replace(FINAL_STOPS, '').toLowerCase() === NOT_COVERED.slice(0, -1).toLowerCase();
 }
+
+/**
+ * The stops that end a text, matched only from the start of a run: `/[.!]+$/` tried again from
+ * every stop of a run that does not end the text, quadratic in the run (an answer of 32,000 dots
+ * and a letter held the event loop 1.4 s).
+ */
+const FINAL_STOPS = /(?<![.!])[.!]+$/;
 
 /** The user message's section headers, in the order they appear. */
 export const SECTION_HEADERS = {

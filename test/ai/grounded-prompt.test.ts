@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fence, newNonce, parseGroundedPrompt, renderGroundedPrompt } from '../../src/ai/grounded-prompt.js';
+import { NOT_COVERED, fence, isNotCovered, newNonce, parseGroundedPrompt, renderGroundedPrompt } from '../../src/ai/grounded-prompt.js';
 import { rerankPrompt } from '../../src/ai/rerank-parse.js';
 import { SUMMARY_INPUT_MAX_CHARS, summaryPrompt } from '../../src/ai/remote/remote-chat.js';
 
@@ -86,5 +86,11 @@ describe('grounded prompt', () => {
     expect(new Set(many).size).toBe(300);
     expect(fence('a', 'ab')).toBe('<data-ab>\na\n</data-ab>');
     expect(parseGroundedPrompt('just a question')).toBeNull();
+  });
+
+  it('tells a declined answer whatever its final stops, and reads a long run of stops in linear time (quadratic: half a minute of the event loop)', () => {
+    expect(isNotCovered(`${NOT_COVERED.slice(0, -1)}!!! [2]`)).toBe(true);
+    expect(isNotCovered(`${NOT_COVERED}..x`)).toBe(false);
+    expect(isNotCovered(`${NOT_COVERED}${'.'.repeat(200_000)}x`)).toBe(false);
   });
 });
