@@ -180,6 +180,20 @@ describe('content and ingest API', () => {
     expect(item.title).toBe('Library opens on Sundays');
   });
 
+  it('shows anyone but the admin a job’s URLs without their query, however the query was typed', async () => {
+    // A space or a quote ended the URL where the query was cut from it, and what followed was shown.
+    const url = `${web.origin}/private.xml?token=s3cret 7rue"0nly'h3re<n0w>`;
+    const { jobId } = (await app.inject({ method: 'POST', url: '/api/v1/ingest', headers: ADMIN, payload: { url } })).json();
+    await app.salon.ingest!.idle();
+    const full = (await app.inject({ url: `/api/v1/ingest/${jobId}`, headers: ADMIN })).json();
+    expect(full.status).toBe('failed');
+    expect(JSON.stringify(full)).toContain('s3cret');
+    const shown = (await app.inject(`/api/v1/ingest/${jobId}`)).json();
+    expect(shown.request.url).toBe(`${web.origin}/private.xml`);
+    expect(shown.failures[0].message).toContain(`${web.origin}/private.xml`);
+    for (const secret of ['s3cret', '7rue', '0nly', 'h3re', 'n0w']) expect(JSON.stringify(shown)).not.toContain(secret);
+  });
+
   it('ingests an HN story through the API', async () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/ingest', headers: ADMIN, payload: { hn: 121003 } });
     await app.salon.ingest!.idle();

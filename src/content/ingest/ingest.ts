@@ -124,7 +124,9 @@ export function validateIngestRequest(raw: unknown): IngestRequest {
   const url = r[key];
   if (typeof url !== 'string') badRequest(`${key} must be a URL`);
   normalizeUrl(url);
-  return { [key]: withoutUserinfo(url.trim()), ...withLimit } as IngestRequest;
+  // Kept as parsed, its query percent-encoded: a space or a quote typed in the query ended the URL
+  // where the job's public view cuts queries off (routes/public-urls.ts), and showed the rest.
+  return { [key]: withoutUserinfo(new URL(url.trim()).href), ...withLimit } as IngestRequest;
 }
 
 /** A fresh, unguessable ingest job id. */
