@@ -40,6 +40,21 @@ describe('OpenAI-compatible provider', () => {
     expect(h.detail).not.toContain(KEY);
   });
 
+  it('tells the status of an error answer whose message is not a string', async () => {
+    const bodies = [{ error: { message: 123 } }, { error: { message: { text: 'no' } } }, { error: 42 }, null];
+    fake = await startFakeOpenAI({
+      raw: (req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(bodies[Number(req.body.input[0])]));
+      },
+    });
+    for (let i = 0; i < bodies.length; i++) {
+      const err = await rejection(new OpenAIEmbedder('text-embedding-3-small', { baseUrl: `${fake.url}/v1`, apiKey: KEY, ...limits }).embed([String(i)]));
+      expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+      expect(err.message).toContain('check the API key');
+    }
+  });
+
   it('sends no Authorization header without a key (local servers)', async () => {
     fake = await startFakeOpenAI();
     await new OpenAIEmbedder('text-embedding-3-small', { baseUrl: `${fake.url}/v1`, ...limits }).embed(['a']);

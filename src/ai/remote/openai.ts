@@ -83,8 +83,10 @@ class OpenAIClient {
     const text = await errorBodyText(res.body);
     let message = text;
     try {
-      const parsed = JSON.parse(text) as { error?: { message?: string } | string };
-      message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? text);
+      const { error } = (JSON.parse(text) ?? {}) as { error?: { message?: unknown } | string };
+      // Only a string: any other `message` made scrub throw, and the status (401: "check the API key") was lost.
+      const said = typeof error === 'string' ? error : error?.message;
+      if (typeof said === 'string') message = said;
     } catch {
       // not JSON: keep the text
     }
