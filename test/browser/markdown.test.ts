@@ -105,6 +105,11 @@ describeBrowser('untrusted markdown in a room', () => {
       ['[the \u2067docs\u2069](https://docs.example/)', null],
       ['[https://bank.example\u200B/login](https://bank.example/login)', 'https://bank.example/login'],
       ['[Node\u00AD.js](https://nodejs.org/)', 'https://nodejs.org/'],
+      // Read across the break or the space: "https://" and, below it, "bank.example".
+      ['[https://\nbank.example](https://evil.example/)', null],
+      ['[https://\\\nbank.example](https://evil.example/)', null],
+      ['[https:// bank.example](https://evil.example/)', null],
+      ['[notes // more](https://notes.example/)', 'https://notes.example/'],
     ];
     expect(await linksShown(cases.map(([text]) => text))).toEqual(cases.map(([, href]) => [href, href]));
   });

@@ -63,9 +63,10 @@ export function isSafeHref(href: string): boolean {
 
 /**
  * A site named in a link's text: what follows `//` (`https://bank.example`, `//bank.example`), or a
- * word starting `www.`, up to a path, a space or a bracket.
+ * word starting `www.`, up to a path, a space or a bracket; after `https://` also past a space or a
+ * line break, which the reader reads across (`https://` and `bank.example` on the next line).
  */
-const WRITTEN_SITE = /\/\/([^\s/?#\\<>"'()[\]]+)|\b(www\.[^\s/?#\\<>"'()[\]]+)/gi;
+const WRITTEN_SITE = /\/\/([^\s/?#\\<>"'()[\]]+)|\b(www\.[^\s/?#\\<>"'()[\]]+)|\bhttps?:\/\/\s+([^\s/?#\\<>"'()[\]]+)/gi;
 
 /**
  * An e-mail address written in a link's text, its domain captured. Tried only where a word starts
@@ -117,7 +118,7 @@ export function misleadingLinkText(text: string, href: string): boolean {
   }
   for (const m of read.matchAll(WRITTEN_SITE)) {
     try {
-      const written = new URL(`https://${(m[1] ?? m[2]).replace(/[.,;:!?]+$/, '')}`);
+      const written = new URL(`https://${(m[1] ?? m[2] ?? m[3]).replace(/[.,;:!?]+$/, '')}`);
       if (written.username || written.password || siteOf(written) !== site) return true;
     } catch {
       return true;
