@@ -41,6 +41,11 @@ const routes: Record<string, Handler> = {
     res.end();
   },
   '/gzip': (_req, res) => send(res, 200, 'text/html', gzipSync(HTML), { 'content-encoding': 'gzip' }),
+  // Gzipped twice, each coding named on a header line of its own.
+  '/gzip-twice': (_req, res) => {
+    res.setHeader('content-encoding', ['gzip', 'gzip']);
+    send(res, 200, 'text/html', gzipSync(gzipSync(HTML)));
+  },
   '/gzip-bomb': (_req, res) => send(res, 200, 'text/html', gzipSync(Buffer.alloc(2_000_000, 0x20)), { 'content-encoding': 'gzip' }),
   '/latin1': (_req, res) =>
     send(res, 200, 'text/html; charset=windows-1252', Buffer.from('<html><body><p>Caf\xe9 cr\xe8me br\xfbl\xe9e \x80 5</p></body></html>', 'latin1')),

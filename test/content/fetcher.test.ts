@@ -157,6 +157,10 @@ describe('fetcher: size cap', () => {
     await expect(decompress(page, 'compress', page.length, 'u')).rejects.toMatchObject({ code: 'ERR_FETCH_FAILED' });
     await expect(decompress(page, 'constructor', page.length, 'u')).rejects.toMatchObject({ code: 'ERR_FETCH_FAILED' });
   });
+
+  it('reads codings named on several header lines as one list, refusing a stack rather than undoing one of them', async () => {
+    expect(await codeOf(fetcher().fetchPage(`${base()}/gzip-twice`))).toBe('ERR_FETCH_FAILED');
+  });
 });
 
 describe('fetcher: redirects', () => {

@@ -231,7 +231,9 @@ export function createFetcher(options: FetcherOptions): Fetcher {
           throw new errors.ERR_FETCH_CONTENT_TYPE(requested, contentType || '(none)');
         }
         const raw = await readCapped(res, maxBytes, requested);
-        const body = await decompress(raw, header(res.headers, 'content-encoding'), maxBytes, requested);
+        // Every line of the header: `gzip` twice on two lines is a stack, which one pass left compressed.
+        const encoding = [res.headers['content-encoding'] ?? []].flat().join(', ');
+        const body = await decompress(raw, encoding, maxBytes, requested);
         return { requestedUrl: requested, url: url.href, status: res.statusCode, contentType, body, etag, lastModified };
       }
     } catch (err) {
