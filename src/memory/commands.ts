@@ -13,6 +13,7 @@ import type { Store } from '../store/types.js';
 import { plural } from '../text.js';
 import type { MemoryService } from './memory-service.js';
 import type { ThreadService } from './threads/thread-service.js';
+import { Turns } from './threads/turns.js';
 
 export function memoryCommand(store: Store, memory: MemoryService, threads: ThreadService, threadOps: 'members' | 'admin'): SlashCommand {
   return {
@@ -79,11 +80,15 @@ const MAX_FUSIONS_FOLLOWED = 1_000;
 /**
  * The threads that may hold a member's private memory of `roomId`: the room's, the fusions made
  * from them, and from those, each with the thread it was merged into since (its memory went there).
+ * One history read per thread followed, with turns of the event loop between them (SQLite answers
+ * each at once: a room of a few thousand archived threads held every room ~0.1 s).
  */
 async function threadsHolding(store: Store, threads: ThreadService, roomId: string): Promise<string[]> {
   const found = new Set((await store.listThreads(roomId)).map((t) => t.id));
   const next = [...found];
+  const turns = new Turns();
   for (let followed = 0; next.length && followed < MAX_FUSIONS_FOLLOWED; followed++) {
+    if (turns.due()) await turns.next();
     for (const fused of await threads.fusedFrom(next.shift()!)) {
       const survivor = (await survivorOf(store, fused))?.id;
       for (const id of survivor && survivor !== fused ? [fused, survivor] : [fused]) {

@@ -14,6 +14,7 @@ import type { EmbedPurpose, Embedder } from '../../src/ai/types.js';
 import { MemoryService } from '../../src/memory/memory-service.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import { newChunkOf } from '../../src/memory/threads/fusion.js';
+import { TURN_MS } from '../../src/memory/threads/turns.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
@@ -378,6 +379,36 @@ describe('/forget private in a room', () => {
     expect((await ann.next('assistant.done', () => true, 10_000)).message.text).not.toContain('zqann');
     bo.send({ type: 'ask', text: 'What is my secret word?', clientId: 'p2', private: true });
     expect((await bo.next('assistant.done', () => true, 10_000)).message.text).toContain('zqbo');
+  });
+  it('reads the histories of the room’s threads with turns of the event loop between them (SQLite answers each at once)', async () => {
+    const t = await testApp({} as never, { roomOptions: { shutdownGraceMs: 100 } });
+    cleanups.push(t.close);
+    await t.app.ready();
+    await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
+    const { store, threads } = t.app.salon;
+    for (const title of ['One', 'Two', 'Three']) await threads.create('news_1', title, 'admin');
+    const ann = (await joined(t.app, 'Ann', 'news_1')).client;
+    const history = store.threadHistory.bind(store);
+    let turned = false;
+    const turnedAtReads: boolean[] = [];
+    store.threadHistory = (...args) => {
+      // Set at the first read: it runs once the event loop has a turn.
+      if (!turnedAtReads.length) setImmediate(() => (turned = true));
+      turnedAtReads.push(turned);
+      return history(...args);
+    };
+    // Every look at the clock finds TURN_MS gone by: a turn is due before each read.
+    let clock = performance.now();
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
+    try {
+      ann.send({ type: 'say', text: '/forget private', clientId: 'f1' });
+      expect((await ann.next('message', (f) => f.message.clientId === 'f1')).message.text).toContain('remembers no private exchange');
+    } finally {
+      vi.mocked(performance.now).mockRestore();
+      store.threadHistory = history;
+    }
+    // A room's thousands of archived threads were read back to back.
+    expect(turnedAtReads).toEqual([false, true, true, true]);
   });
   /** An app whose next answer is held while written, with news_1's main thread (made privileged if asked) and Ann in its room. */
   async function annWithHeldAnswer(privileged: boolean) {
