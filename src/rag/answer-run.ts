@@ -100,10 +100,13 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
         const next = await Promise.race([pieces.next(), stop.promise]);
         if (next.done) break;
         const room = ANSWER_MAX_CHARS - full.length;
-        const piece = next.value.length > room ? next.value.slice(0, safeCut(next.value, room)) : next.value;
+        const cut = next.value.length > room;
+        const piece = cut ? next.value.slice(0, safeCut(next.value, room)) : next.value;
         full += piece;
         batcher.push(piece);
-        if (full.length >= ANSWER_MAX_CHARS) {
+        // A piece cut short ends the answer, though the cut (between characters) may leave it under
+        // the limit: a model streaming a letter and its mark never reached it, and timed out.
+        if (cut || full.length >= ANSWER_MAX_CHARS) {
           deps.log.warn({ roomId: request.roomId, answerId: pending.id, chars: full.length }, 'answer cut at its longest; the model was stopped');
           void pieces.return?.()?.catch(() => {});
           break;

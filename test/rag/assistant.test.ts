@@ -494,6 +494,28 @@ describe('failures', () => {
     expect((await store.recentMessages('news_1', 5)).at(-1)?.text).toBe(message.text);
   });
 
+  it('stops the model at ANSWER_MAX_CHARS when the cut falls inside a character (a base letter and its mark)', async () => {
+    let stopped = false;
+    class MarkedChat extends ScriptedChat {
+      override async *stream(_messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+        try {
+          yield 'a'.repeat(ANSWER_MAX_CHARS - 1);
+          for (;;) {
+            await new Promise((r) => setImmediate(r));
+            signal?.throwIfAborted();
+            yield 'e\u0301';
+          }
+        } finally {
+          stopped = true;
+        }
+      }
+    }
+    const a = make(new MarkedChat(), { answerTimeoutMs: 20_000 });
+    const { message } = await a.ask(await request()).done;
+    expect(message.text).toBe('a'.repeat(ANSWER_MAX_CHARS - 1));
+    expect(stopped).toBe(true);
+  });
+
   it('abstains without calling the model when nothing it found has text for the prompt (an item with only a title)', async () => {
     const title = 'Meridian stablecoin loses its dollar peg';
     for (const id of ['news_1', 'news_2']) await store.deleteItem(id);
