@@ -413,12 +413,27 @@ export class MessageLog {
 
   private trim(): void {
     const cap = this.scrollback ? MAX_SCROLLBACK_ENTRIES : MAX_LOG_ENTRIES;
-    if (this.byKey.size <= cap) return;
+    const excess = this.byKey.size - cap;
+    if (excess <= 0) return;
     // Private entries exist nowhere else to fetch again; private-asks.ts caps them on its own.
-    const confirmed = this.entries.filter((e) => e.state === 'sent' && !isPrivateEntry(e));
-    for (const entry of confirmed.slice(0, this.byKey.size - cap)) this.remove(entry);
+    const trimmable = (e: LogEntry) => e.state === 'sent' && !isPrivateEntry(e);
+    if (excess > TRIM_BY_SCAN) {
+      for (const entry of this.entries.filter(trimmable).slice(0, excess)) this.remove(entry);
+      return;
+    }
+    // A live message past a full log is one over: the oldest is found without sorting the log (a
+    // catch-up of hundreds into a scrolled-back log sorted 2,000 entries for each).
+    for (let left = excess; left > 0; left--) {
+      let oldest: LogEntry | undefined;
+      for (const e of this.byKey.values()) if (trimmable(e) && (!oldest || compareEntries(e, oldest) < 0)) oldest = e;
+      if (!oldest) return;
+      this.remove(oldest);
+    }
   }
 }
+
+/** Past this many entries over the cap at once, trim sorts the log rather than scanning it for each. */
+const TRIM_BY_SCAN = 8;
 
 /** Where an entry sorts: a confirmed or failed one by its place, one still sending after all of them. */
 function placeOf(e: LogEntry): number {
