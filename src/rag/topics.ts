@@ -39,6 +39,11 @@ export class TopicSummaries {
   /** When a topic's summary last failed: the frequent missing-summary check leaves it alone for a while. */
   private readonly failedAt = new Map<string, number>();
   private running: Promise<unknown> = Promise.resolve();
+  /**
+   * Aborted by `close`: the model call under way ends, and no other topic is summarised. A shutdown
+   * waited for them all, each up to AI_TIMEOUT_MS with a slow or hung model, well past its grace.
+   */
+  private readonly stopping = new AbortController();
   private readonly log: Logger;
   private readonly itemsPerTopic: number;
 
@@ -73,6 +78,7 @@ export class TopicSummaries {
 
   async close(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.stopping.abort(new Error('topic summaries closed'));
     await this.idle();
   }
 
@@ -92,10 +98,12 @@ export class TopicSummaries {
     const out: TopicSummary[] = [];
     try {
       for (const { category } of await this.options.store.listCategories()) {
+        if (this.stopping.signal.aborted) break;
         const slug = topicSlug(category);
         if (!slug) continue;
         if (options.onlyMissing && ((await this.get(slug)) || this.recentlyFailed(slug))) continue;
         const summary = await this.refresh(category).catch((err: Error) => {
+          if (this.stopping.signal.aborted) return null;
           this.failedAt.set(slug, Date.now());
           this.log.warn({ roomId: topicRoomId(category), err: err.message }, 'topic summary failed');
           return null;
@@ -120,6 +128,7 @@ export class TopicSummaries {
     if (!page.items.length) return null;
     const entries = page.items.map(digestEntry);
     const lead = await this.lead(category, page.items);
+    this.stopping.signal.throwIfAborted();
     const { text, listed } = digestText(category, entries, lead, TOPIC_SUMMARY_MAX_CHARS);
     const summary: TopicSummary = {
       category,
@@ -140,8 +149,9 @@ export class TopicSummaries {
   private async lead(category: string, items: { title: string; description: string }[]): Promise<string> {
     const input = items.map((i) => clip(sentence(i.title) + (i.description.trim() ? ` ${sentence(i.description)}` : ''), ITEM_LINE_CHARS)).join('\n');
     try {
-      return leadFrom(await this.options.chat.summarize(input, `${category} news`), input);
+      return leadFrom(await this.options.chat.summarize(input, `${category} news`, this.stopping.signal), input);
     } catch (err) {
+      if (this.stopping.signal.aborted) return '';
       this.log.warn({ roomId: topicRoomId(category), err: (err as Error).message }, 'topic summary lead failed; storing the digest without it');
       return '';
     }

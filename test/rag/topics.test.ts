@@ -71,6 +71,26 @@ describe('topic summaries', () => {
     }
   });
 
+  it('stops a summary under way when it closes, and asks for no more (a shutdown waited for the model, topic after topic)', async () => {
+    let asked = 0;
+    let called!: () => void;
+    const summarizing = new Promise<void>((resolve) => (called = resolve));
+    class SlowChat extends ScriptedChat {
+      override summarize(_text: string, _query?: string, signal?: AbortSignal): Promise<string> {
+        asked++;
+        called();
+        return new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      }
+    }
+    const topics = new TopicSummaries({ store, chat: new SlowChat(), intervalMs: 60_000 });
+    topics.start();
+    await summarizing;
+    await topics.close();
+    expect(asked).toBe(1);
+    expect(await stored('crypto')).toBeNull();
+    expect(await stored('world-news')).toBeNull();
+  });
+
   it('stores the digest without a lead when the model fails for one topic', async () => {
     const chat = new ScriptedChat({ summarize: async (text) => (text.includes('Bitcoin') ? Promise.reject(new Error('down')) : 'An overview.') });
     const warnings: string[] = [];
