@@ -20,14 +20,19 @@ function tagAt(text: string, tag: string, from: number): number {
 
 /**
  * `reply` without its closed `<think>` blocks, each replaced by `separator` (an unclosed one is left
- * as it is: nothing says where it would end). A forward scan, linear in the
- * reply's length (`/<think>[\s\S]*?<\/think>/g` rescans to the end from every unclosed `<think>`).
+ * as it is: nothing says where it would end). A reply whose first tag is a `</think>` began inside
+ * a block that the chat template opened (QwQ's and DeepSeek-R1's do): what comes before that tag is
+ * thinking too (a rerank read the snippet numbers its thinking weighed, a summary was the thinking).
+ * A forward scan, linear in the reply's length (`/<think>[\s\S]*?<\/think>/g` rescans to the end
+ * from every unclosed `<think>`).
  */
 export function withoutReasoning(reply: string, separator = ''): string {
   let open = tagAt(reply, OPEN, 0);
-  if (open === -1) return reply;
-  let out = '';
-  let from = 0;
+  const firstClose = tagAt(reply, CLOSE, 0);
+  const openedBefore = firstClose !== -1 && (open === -1 || firstClose < open);
+  if (open === -1 && !openedBefore) return reply;
+  let out = openedBefore ? separator : '';
+  let from = openedBefore ? firstClose + CLOSE.length : 0;
   while (open !== -1) {
     const close = tagAt(reply, CLOSE, open + OPEN.length);
     if (close === -1) break;

@@ -16,6 +16,13 @@ describe('reasoning blocks', () => {
     expect(filtered(['İzmir <think>x</think>ve Ankara.'])).toBe('İzmir ve Ankara.');
   });
 
+  it('drops what comes before a first tag that closes a block: the chat template opened it', () => {
+    expect(withoutReasoning('Okay, snippet 4 has the date.\n</think>\n\n2,1,3')).toBe('\n\n2,1,3');
+    expect(withoutReasoning('Weighing 4 and 6.</THINK>2 <think>or 5</think>and 1', ' ')).toBe(' 2  and 1');
+    expect(withoutReasoning('An answer without any tag.')).toBe('An answer without any tag.');
+    expect(withoutReasoning('<think>unclosed, left as it is')).toBe('<think>unclosed, left as it is');
+  });
+
   it('reads a piece dense with tags in linear time (quadratic: a minute of the event loop for 320 KB)', () => {
     const piece = `${'<think>a</think>'.repeat(20_000)}ok`;
     expect(filtered([piece])).toBe('ok');

@@ -12,6 +12,7 @@ describe('parseRerankReply', () => {
     ['9, 0, 2, 12, 4, 1', 5, [1, 3, 0]],
     ['1. Snippet 4\n2. Snippet 2\n3. Snippet 6', 7, [3, 1, 5]],
     ['<think>maybe 1 or 7</think>4,5,6', 7, [3, 4, 5]],
+    ['Snippet 7 is close, 1 is not.\n</think>\n\n4,5,6', 7, [3, 4, 5]],
     ['7,6,5,4,3,2,1', 7, [6, 5, 4, 3, 2]],
     ['2', 2, [1, 0]],
     ['None of them are relevant.', 7, null],
