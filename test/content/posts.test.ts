@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateItem } from '../../src/content/items.js';
 import { chunkItem } from '../../src/content/ingest/chunker.js';
-import { markdownFiles, markdownToText, postFromMarkdown, readPostFile, readableBody } from '../../src/content/sources/posts.js';
+import { FRONT_MATTER_MAX_CHARS, markdownFiles, markdownToText, postFromMarkdown, readPostFile, readableBody } from '../../src/content/sources/posts.js';
 import { CORPORA, tempDir } from '../helpers.js';
 
 const opts = { bodyMaxChars: 200_000 };
@@ -95,6 +95,17 @@ describe('postFromMarkdown', () => {
     expect(() => postFromMarkdown('---\n- a\n- b\n---\nx', 'list.md')).toThrow(/list\.md: front matter must be a mapping/);
     expect(() => postFromMarkdown('---\nid: "not valid!"\ntitle: x\n---\n', 'x.md')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_CONTENT' }));
     expect(() => validateItem(postFromMarkdown('no title anywhere', 'x.md'), opts)).toThrow(/title/);
+  });
+
+  it('refuses front matter past FRONT_MATTER_MAX_CHARS before parsing it, whose keys YAML compares pairwise', () => {
+    const keys = (n: number) => `---\n${Array.from({ length: n }, (_, i) => `k${i}: v`).join('\n')}\ntitle: T\n---\nBody.`;
+    expect(postFromMarkdown(keys(100), 'few.md').title).toBe('T');
+    expect(() => postFromMarkdown(keys(20_000), 'many.md')).toThrow(
+      expect.objectContaining({
+        code: 'ERR_INVALID_CONTENT',
+        message: expect.stringContaining(`many.md: front matter is longer than ${FRONT_MATTER_MAX_CHARS}`),
+      }),
+    );
   });
 
   it('renders adversarial markdown quickly', () => {

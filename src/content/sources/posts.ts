@@ -18,6 +18,11 @@ import { DESCRIPTION_CHARS, excerpt } from '../text.js';
 export const MARKDOWN_EXTENSIONS = ['.md', '.markdown'];
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 const EMPTY_FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+/**
+ * Longest front matter read, in characters: a post's names a few fields, while the YAML parser
+ * checks each key of a mapping against every key before it (100,000 keys, 1 MB, took minutes).
+ */
+export const FRONT_MATTER_MAX_CHARS = 16_384;
 
 const markdown = new MarkdownIt({ html: true, linkify: false, typographer: false });
 
@@ -53,6 +58,7 @@ export function splitFrontMatter(text: string, ref: string): { data: Record<stri
   if (empty) return { data: {}, content: text.slice(empty[0].length) };
   const m = FRONT_MATTER.exec(text);
   if (!m) return { data: {}, content: text.replace(/^\uFEFF/, '') };
+  if (m[1].length > FRONT_MATTER_MAX_CHARS) throw new errors.ERR_INVALID_CONTENT(`${ref}: front matter is longer than ${FRONT_MATTER_MAX_CHARS} characters`);
   let data: unknown;
   try {
     data = parseYaml(m[1], { schema: 'core', maxAliasCount: 20 });
