@@ -27,6 +27,7 @@ import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk 
 import { IdleGate, type BackgroundRunner } from '../idle-gate.js';
 import { RepeatedFailureLog } from '../repeated-failure-log.js';
 import { survivorOf } from '../store/thread-survivor.js';
+import { Turns } from './threads/turns.js';
 
 export const DEFAULT_MAX_CHUNKS_PER_THREAD = 5_000;
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -515,7 +516,10 @@ export class MemoryService implements MemorySearch {
   async reindex(ids: number[]): Promise<void> {
     this.recount();
     const model = this.vectorModel;
+    // SQLite answers each page at once: a merge of 3,000 chunks read them all without a turn.
+    const turns = new Turns();
     for (let i = 0; i < ids.length; i += LOAD_PAGE) {
+      if (turns.due()) await turns.next();
       const chunks = await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE));
       try {
         await this.indexChunks(chunks);

@@ -22,6 +22,7 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
 import type { Store, Thread } from '../../src/store/types.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
+import { TURN_MS } from '../../src/memory/threads/turns.js';
 import { linesLog } from '../helpers.js';
 import { describePostgres, freshPostgresStore } from '../store/postgres-harness.js';
 
@@ -128,6 +129,34 @@ describe('conversation memory', () => {
     expect(hit.chunk).toMatchObject({ kind: 'window', messageIds: said.map((m) => m.id), authors: ['Ann', 'Cy'], privileged: false });
     expect(hit.chunk.text).toContain('Bob lost 4000 dollars');
     expect(await memory.search('how much money did Bob lose on Meridian?', publicAsk(other.id, 'Cy'), 3)).toEqual([]);
+  });
+
+  it('gives the event loop turns while it reindexes chunks a thread operation moved (SQLite answers every page at once)', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 2 } });
+    for (let i = 0; i < 4; i++) memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', `The ferry number ${i} leaves the harbour at seven`));
+    await memory.idle();
+    const ids = (await store.scanThreadMemory(thread.id, 0, 10, false)).map((c) => c.id);
+    expect(ids).toHaveLength(2);
+    const read = store.getMemoryChunks.bind(store);
+    let turned = false;
+    const turnedAtReads: boolean[] = [];
+    store.getMemoryChunks = (...args) => {
+      turnedAtReads.push(turned);
+      return read(...args);
+    };
+    // Every look at the clock finds TURN_MS gone by: a turn is due before each page's read.
+    let clock = performance.now();
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
+    setImmediate(() => (turned = true));
+    try {
+      await memory.reindex(ids);
+    } finally {
+      now.mockRestore();
+      store.getMemoryChunks = read;
+    }
+    // A merge's 3,000 chunks were read and indexed without one, holding every room 0.2–0.9 s.
+    expect(turnedAtReads).toEqual([true]);
+    expect((await memory.search('when does the ferry leave the harbour?', publicAsk(thread.id, 'Cy'), 3)).length).toBeGreaterThan(0);
   });
 
   it('stores closed windows through its background runner, one at a time', async () => {
