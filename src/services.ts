@@ -208,6 +208,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
       memory.threadGone(threadId, how);
       bridges.invalidate([threadId]);
     },
+    onMessagesMoved: (moves) => memory.messagesMoved(moves),
     bus: meteredBus(bus, metrics),
     options: overrides.roomOptions,
   });

@@ -698,6 +698,14 @@ export class MemoryService implements MemorySearch {
     else this.windows.forgetContext(threadId);
   }
 
+  /**
+   * Messages moved to other threads (a split), here or on another node: those still in an open
+   * window go on in a window of the thread they are in now; what is stored already moved with them.
+   */
+  messagesMoved(moves: readonly { ids: readonly string[]; threadId: string }[]): void {
+    for (const { ids, threadId } of moves) this.windows.move(new Set(ids), threadId);
+  }
+
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
   async forgetThread(threadId: string, memoryIds: number[]): Promise<void> {
     this.recount();

@@ -165,10 +165,37 @@ export class MessageWindows {
 
   /** Drops a thread's open window without keeping it (the thread was deleted). */
   discard(threadId: string): void {
+    this.discardOpen(threadId);
+    this.previous.delete(threadId);
+  }
+
+  /** Drops a thread's open window without keeping it. */
+  private discardOpen(threadId: string): void {
     const w = this.open.get(threadId);
     if (w?.timer) clearTimeout(w.timer);
     this.open.delete(threadId);
-    this.previous.delete(threadId);
+  }
+
+  /**
+   * Messages `ids` now belong to thread `to` (a split moved them): taken out of the other threads'
+   * open windows and windowed in `to`, in the order they were said, so their memory is filed, and
+   * cites them, where they are now.
+   */
+  move(ids: ReadonlySet<string>, to: string): void {
+    const moved: Message[] = [];
+    for (const [threadId, w] of [...this.open]) {
+      if (threadId === to || !w.messages.some((m) => ids.has(m.id))) continue;
+      const kept = w.messages.filter((m) => !ids.has(m.id));
+      for (const m of w.messages) if (ids.has(m.id)) moved.push({ ...m, threadId: to });
+      if (!kept.length) {
+        this.discardOpen(threadId);
+        continue;
+      }
+      w.messages = kept;
+      w.chars = kept.reduce((sum, m) => sum + chatLine(m).length + 1, 0);
+    }
+    moved.sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
+    for (const m of moved) this.add(m);
   }
 
   /** Forgets the thread's last line (the thread was merged into another: nothing more is said in it). */

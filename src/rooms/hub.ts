@@ -105,6 +105,11 @@ export interface RoomHubDeps {
    * chat (memory windows, bridge sums) is dropped here.
    */
   onThreadGone?: (threadId: string, how: ThreadGone) => void;
+  /**
+   * Told when messages moved to other threads of a room (a split), on this node or on another whose
+   * word reached this one on the room's channel: memory windows still open follow them.
+   */
+  onMessagesMoved?: (moves: readonly { ids: readonly string[]; threadId: string }[]) => void;
   /** Told of every new connection refused (and closed), with the limit that refused it (metrics). */
   onRefused?: (why: RefusedConnection) => void;
   log?: Logger;
@@ -146,6 +151,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly onMessage?: (message: Message) => void;
   private readonly onDelivered?: (message: Message) => void;
   private readonly onThreadGone?: (threadId: string, how: ThreadGone) => void;
+  private readonly onMessagesMoved?: RoomHubDeps['onMessagesMoved'];
   private readonly onRefused?: (why: RefusedConnection) => void;
   private readonly rooms = new Map<string, Room>();
   /** Members gone from a room whose private asks end unless they are back in time (roomId\nuserId → timer). */
@@ -187,6 +193,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.onMessage = deps.onMessage;
     this.onDelivered = deps.onDelivered;
     this.onThreadGone = deps.onThreadGone;
+    this.onMessagesMoved = deps.onMessagesMoved;
     this.onRefused = deps.onRefused;
     this.chat = new Chat({
       store: this.store,
@@ -241,6 +248,14 @@ export class RoomHub implements SessionHost, RoomOutlet {
     }
   }
 
+  private movedListener(roomId: string, moves: { ids: string[]; threadId: string }[]): void {
+    try {
+      this.onMessagesMoved?.(moves);
+    } catch (err) {
+      this.log.warn({ roomId, err }, 'thread listener failed');
+    }
+  }
+
   private async forgetThread(roomId: string, threadId: string): Promise<void> {
     const room = this.rooms.get(roomId);
     if (!room) return;
@@ -264,6 +279,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private applyThreadMove(roomId: string, move: ThreadMove): void {
     if ('deleted' in move) this.threadGone(roomId, move.deleted, 'deleted');
     else if ('merged' in move) this.threadGone(roomId, move.merged.absorbedId, 'merged');
+    else this.movedListener(roomId, move.moves);
     const room = this.rooms.get(roomId);
     if (!room) return;
     if ('deleted' in move) {

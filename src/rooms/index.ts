@@ -20,6 +20,8 @@ export interface CreateRoomsDeps {
   onDelivered?: (message: Message) => void;
   /** RoomHubDeps.onThreadGone. */
   onThreadGone?: RoomHubDeps['onThreadGone'];
+  /** RoomHubDeps.onMessagesMoved. */
+  onMessagesMoved?: RoomHubDeps['onMessagesMoved'];
   /** RoomHubDeps.onRefused. */
   onRefused?: RoomHubDeps['onRefused'];
   bus: RoomBus;
@@ -56,6 +58,7 @@ export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
     onMessage: deps.onMessage,
     onDelivered: deps.onDelivered,
     onThreadGone: deps.onThreadGone,
+    onMessagesMoved: deps.onMessagesMoved,
     onRefused: deps.onRefused,
     bus: deps.bus,
     options: { ...roomOptionsFromConfig(config), ...deps.options },

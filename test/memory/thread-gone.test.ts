@@ -1,7 +1,8 @@
 /**
- * What memory keeps per thread for live chat follows a thread deleted or merged away on another
- * node, heard on the room's channel: a deleted thread's open window goes unkept, and a merged
- * one's last line leads no later window.
+ * What memory keeps per thread for live chat follows a thread deleted, merged away or split on
+ * another node, heard on the room's channel: a deleted thread's open window goes unkept, a merged
+ * one's last line leads no later window, and messages split off leave the open window they were in
+ * for one of the thread they are in now.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -33,12 +34,12 @@ async function says(threadId: string, text: string): Promise<void> {
   a.salon.memory.onMessage(message);
 }
 
-/** Another node's word about a thread, once this node acted on it. */
-async function heard(move: object): Promise<void> {
-  const gone = vi.spyOn(a.salon.memory, 'threadGone');
+/** Another node's word about a thread, once this node's memory acted on it (`listener`). */
+async function heard(move: object, listener: 'threadGone' | 'messagesMoved' = 'threadGone'): Promise<void> {
+  const told = vi.spyOn(a.salon.memory, listener);
   await other.publish(ROOM, encodeEnvelope({ node: 'other', delivery: 'threads', frame: JSON.stringify(move) }));
-  await until(() => gone.mock.calls.length > 0);
-  gone.mockRestore();
+  await until(() => told.mock.calls.length > 0);
+  told.mockRestore();
 }
 
 it('drops the open window of a thread another node deleted', async () => {
@@ -65,4 +66,25 @@ it('forgets the last line of a thread another node merged away', async () => {
   const texts = (await a.salon.store.scanThreadMemory(thread.id, 0, 10)).map((c) => c.text);
   expect(texts).toHaveLength(2);
   expect(texts[1]).not.toContain('Hydra');
+});
+
+it('windows the messages another node split off in the thread they went to, not in the one they left', async () => {
+  const parent = await a.salon.threads.create(ROOM, 'Mixed', 'admin');
+  const child = await a.salon.threads.create(ROOM, 'Garden', 'admin');
+  await says(parent.id, 'the night train leaves at ten');
+  await says(parent.id, 'a cabin costs 120 euros');
+  await says(parent.id, 'tomatoes need full sun');
+  const open = await a.salon.store.threadMessages(parent.id, 10);
+  const garden = open.filter((m) => m.text.includes('tomatoes')).map((m) => m.id);
+  await a.salon.store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMessages: [{ ids: garden, threadId: child.id }] });
+  await heard({ moves: [{ ids: garden, threadId: child.id }] }, 'messagesMoved');
+  expect((await a.salon.memory.stats(parent.id)).pending).toBe(2);
+  expect((await a.salon.memory.stats(child.id)).pending).toBe(1);
+  a.salon.memory.flush();
+  await a.salon.memory.idle();
+  const [trains] = await a.salon.store.scanThreadMemory(parent.id, 0, 10);
+  expect(trains.text).not.toContain('tomatoes');
+  expect(trains.messageIds).toHaveLength(2);
+  const [tomatoes] = await a.salon.store.scanThreadMemory(child.id, 0, 10);
+  expect(tomatoes).toMatchObject({ threadId: child.id, messageIds: garden });
 });

@@ -7,27 +7,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { errors } from '../../src/errors.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
+import { countedIteration } from '../helpers.js';
 import { call, GARDEN, threadsApp, threadWith, TRAINS, type Json } from './thread-helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
-
-/** `work()`, with the array elements iterated meanwhile (spreads, for…of) counted on Array.prototype. */
-async function counted<T>(work: () => Promise<T>): Promise<{ result: T; elements: number }> {
-  const values = Array.prototype[Symbol.iterator];
-  let elements = 0;
-  Array.prototype[Symbol.iterator] = function (this: unknown[]) {
-    elements += this.length;
-    return values.call(this);
-  } as typeof values;
-  try {
-    return { result: await work(), elements };
-  } finally {
-    Array.prototype[Symbol.iterator] = values;
-  }
-}
 
 describe('starting and listing threads', () => {
   it('starts a thread beside the main one and lists both with the full thread shape', async () => {
@@ -161,7 +147,7 @@ describe('merge', () => {
       mergedInto: main.id,
     }));
     await store.applyThreadChange({ at: new Date().toISOString(), expect: [], createThreads: shells });
-    const { result, elements } = await counted(() => threads.absorbedBy(main));
+    const { result, elements } = await countedIteration(() => threads.absorbedBy(main));
     expect(result.sort()).toEqual(shells.map((t) => t.id).sort());
     // Each shell's survivor's list copied whole to add it: n² / 2 elements.
     expect(elements).toBeLessThan(50 * n);
@@ -377,7 +363,9 @@ describe('split', () => {
     const read = vi.spyOn(store, 'getMemoryChunks');
     const rebuilt = new Set(windows);
     try {
-      const { result, elements } = await counted(() => threads.split(t.id, [{ title: 'Odd', messageIds: ids.filter((_, i) => i % 2) }], 'compaction', 'admin'));
+      const { result, elements } = await countedIteration(() =>
+        threads.split(t.id, [{ title: 'Odd', messageIds: ids.filter((_, i) => i % 2) }], 'compaction', 'admin'),
+      );
       expect(result.threads[0].title).toBe('Odd');
       // Each straddled message's thread's list copied whole to add it: n² / 4 elements.
       expect(elements).toBeLessThan(100 * n);
@@ -433,6 +421,31 @@ describe('split', () => {
     const compacted = await call(a, 'POST', `/api/v1/threads/${again[0].id}/compact`);
     expect(compacted).toMatchObject({ released: true, thread: { splitLocked: false } });
     expect(second.splitLockedUntil).toBe('agent_release');
+  });
+});
+
+describe('split of messages still in an open memory window', () => {
+  it('windows them in the thread they went to, citing them there, and keeps the rest in the parent’s window', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads, memory } = a.salon;
+    const t = await threads.create(ROOM, 'Mixed', 'admin');
+    const author = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+    const lines = [...TRAINS, ...GARDEN].slice(2, 5).map(([, text]) => text);
+    const stored = await store.appendMessages(
+      lines.map((text, i) => ({ roomId: ROOM, threadId: t.id, author, text, ts: new Date(Date.UTC(2026, 10, 1, 10, i)).toISOString() })),
+    );
+    for (const { message } of stored) memory.onMessage(message);
+    const ids = stored.map((s) => s.message.id);
+    expect((await memory.stats(t.id)).pending).toBe(3);
+    const r = await threads.split(t.id, [{ title: 'Garden', messageIds: ids.slice(1) }], 'compaction', 'admin');
+    const child = r.threads[0].id;
+    expect((await memory.stats(t.id)).pending).toBe(1);
+    expect((await memory.stats(child)).pending).toBe(2);
+    memory.flush();
+    await memory.idle();
+    // Before, the parent's window kept all three and cited the child's messages; the child remembered none.
+    expect((await store.scanThreadMemory(t.id, 0, 10)).map((c) => c.messageIds)).toEqual([ids.slice(0, 1)]);
+    expect((await store.scanThreadMemory(child, 0, 10)).map((c) => c.messageIds)).toEqual([ids.slice(1)]);
   });
 });
 

@@ -28,6 +28,24 @@ describe('memory windows', () => {
   });
   afterEach(() => vi.useRealTimers());
 
+  it('moves split-off messages out of open windows into one of their new thread, and lets an emptied window go unkept', () => {
+    const [a1, a2, b1] = [
+      message('t1', 'Ann', 'the train leaves at ten'),
+      message('t1', 'Cy', 'tomatoes need sun'),
+      message('t2', 'Bo', 'basil keeps pests away'),
+    ];
+    for (const m of [a1, a2, b1]) windows.add(m);
+    windows.move(new Set([a2.id, b1.id]), 't3');
+    expect([windows.waiting('t1'), windows.waiting('t2'), windows.waiting('t3')]).toEqual([1, 0, 2]);
+    // Nothing else closes: t2's emptied window went unkept.
+    vi.advanceTimersByTime(60_000);
+    expect(closed.map((c) => [c.threadId, c.messageIds])).toEqual([
+      ['t1', [a1.id]],
+      ['t3', [a2.id, b1.id]],
+    ]);
+    expect(closed[1].text).toContain('tomatoes need sun');
+  });
+
   it('closes a window after twelve messages, with each speaker and the times of its first and last message', () => {
     const sent = Array.from({ length: 13 }, (_, i) => message('t1', i % 2 ? 'Cy' : 'Ann', `message number ${i}`));
     for (const m of sent) windows.add(m);
