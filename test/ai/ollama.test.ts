@@ -40,6 +40,31 @@ describe('Ollama provider', () => {
     expect(err.message).toContain('check the URL');
   });
 
+  it('sends the user name and password of OLLAMA_HOST as Basic credentials, and never shows the password', async () => {
+    fake = await startFakeOllama();
+    const host = fake.url.replace('://', '://ann:s3cret%2Fpw@');
+    const basic = `Basic ${Buffer.from('ann:s3cret/pw').toString('base64')}`;
+    expect(await new OllamaEmbedder('nomic-embed-text', { host, ...limits }).embed(['a'])).toHaveLength(1);
+    const healthy = await ollamaHealth(host, ['nomic-embed-text', 'llama3.2']);
+    expect(healthy.ok).toBe(true);
+    expect(fake.requests.map((r) => r.headers.authorization)).toEqual([basic, basic, basic]);
+    fake.setBehaviour({
+      raw: (req, res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: `refused ${req.headers.authorization} (ann:s3cret/pw, ann:s3cret%2Fpw)` }));
+      },
+    });
+    const failed = [
+      (await rejection(new OllamaEmbedder('nomic-embed-text', { host, ...limits }).embed(['a']))).message,
+      (await ollamaHealth(host, ['llama3.2'])).detail,
+    ];
+    for (const text of [healthy.detail, ...failed]) {
+      expect(text).not.toContain('s3cret');
+      expect(text).not.toContain(basic.slice(6));
+    }
+    expect(failed[0]).toContain('answered HTTP 500');
+  });
+
   it('validates options at construction, naming the option', () => {
     expect(() => new OllamaEmbedder('m', { host: 'nope', ...limits })).toThrow(/host/);
     expect(() => new OllamaChatModel('m', { host: 'http://127.0.0.1:1', timeoutMs: 10, idleTimeoutMs: -1 })).toThrow(/idleTimeoutMs/);

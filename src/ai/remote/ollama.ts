@@ -6,7 +6,7 @@
 import { Ollama, type Message } from 'ollama';
 import { errors } from '../../errors.js';
 import { AnswerGuard, LineSplitter, MAX_STREAM_LINE_BYTES, errorBodyText, readGuarded } from './answer-limits.js';
-import { modelMissing, type ProviderDescription } from './errors-map.js';
+import { modelMissing, withoutCredentials, type ProviderDescription } from './errors-map.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { answeredDimensions, knownDimensions, toUnitVectors } from '../vectors.js';
 import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
@@ -27,12 +27,37 @@ export interface OllamaOptions extends RemoteLimits {
 }
 
 function describe(host: string): ProviderDescription {
+  const { passwords = [], authorization } = credentialsOf(host);
   return {
     name: 'Ollama',
     url: host,
     startHint: 'start it with `ollama serve` (or set OLLAMA_HOST)',
     missingModelHint: (model) => `run \`ollama pull ${model}\``,
+    secrets: [...passwords, authorization].filter((s): s is string => !!s),
   };
+}
+
+/**
+ * OLLAMA_HOST's user name and password (a proxy in front of Ollama) as a Basic Authorization
+ * header. fetch refuses a URL that carries them, and its error, naming the URL with the password,
+ * went to the log, /readyz and `salon doctor`.
+ */
+function credentialsOf(host: string): { passwords?: string[]; authorization?: string } {
+  const url = URL.parse(host);
+  if (!url || (!url.username && !url.password)) return {};
+  const password = decoded(url.password);
+  const token = Buffer.from(`${decoded(url.username)}:${password}`).toString('base64');
+  // As written in the URL and decoded: a message may show either.
+  return { passwords: [url.password, password], authorization: `Basic ${token}` };
+}
+
+/** A URL's percent-encoded part decoded; as it is when it is no valid encoding (`%zz`). */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 function checkOptions(options: OllamaOptions): void {
@@ -54,8 +79,10 @@ function checkOptions(options: OllamaOptions): void {
  * through plain-text errors.
  */
 function client(host: string, signal: AbortSignal, streaming = false): Ollama {
+  const { authorization } = credentialsOf(host);
   return new Ollama({
-    host,
+    host: withoutCredentials(host),
+    ...(authorization ? { headers: { authorization } } : {}),
     fetch: async (input, init) => {
       const res = await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
       const where = `Ollama ${new URL(String(input)).pathname}`;
@@ -232,7 +259,7 @@ export async function ollamaHealth(host: string, models: string[]): Promise<Prov
     if (missing.length > 0) {
       return { ok: false, provider: 'ollama', detail: missing.map((m) => modelMissing(provider, m).message).join('; ') };
     }
-    return { ok: true, provider: 'ollama', detail: `Ollama ${version} at ${host}; models ${models.join(', ')} present` };
+    return { ok: true, provider: 'ollama', detail: `Ollama ${version} at ${withoutCredentials(host)}; models ${models.join(', ')} present` };
   } catch (err) {
     return { ok: false, provider: 'ollama', detail: (err as Error).message };
   }
