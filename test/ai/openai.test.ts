@@ -55,6 +55,13 @@ describe('OpenAI-compatible provider', () => {
     }
   });
 
+  it('names a base URL without the password it may carry', async () => {
+    fake = await startFakeOpenAI();
+    const h = await openaiHealth({ baseUrl: `${fake.url.replace('://', '://ann:s3cret@')}/v1`, ...limits }, ['gpt-4o-mini']);
+    expect(h.ok).toBe(true);
+    expect(h.detail).not.toContain('s3cret');
+  });
+
   it('sends no Authorization header without a key (local servers)', async () => {
     fake = await startFakeOpenAI();
     await new OpenAIEmbedder('text-embedding-3-small', { baseUrl: `${fake.url}/v1`, ...limits }).embed(['a']);
