@@ -64,7 +64,8 @@ export async function readReplay(store: Store, room: Room, lastSeq: number | und
  * The history a welcome carries, built in the tick of the join from `replay` (whose catching it
  * stops) and the room's memory then: every message delivered before the join is in it (or cut as
  * below), every one after reaches the joiner live. Without `lastSeq`: the recent messages. With
- * it: exactly the messages after `lastSeq`; more than `limit` missed messages give the newest
+ * it: the messages after `lastSeq`, and those the room delivered late (Room.cameLate) that it
+ * still holds; more than `limit` missed messages give the newest
  * `limit` and `truncated`. A `lastSeq` ahead of the room (a store that was reset) gets the recent
  * messages, as a fresh join does. Either way the history is cut, oldest first, to `maxBytes` of
  * JSON (then `truncated` too): a welcome must fit the socket's send limit, or the client would be
@@ -81,7 +82,9 @@ export function replayHistory(
   replay.stop();
   const memory = room.recent();
   if (lastSeq === undefined) return cutToBytes(memory, false, maxBytes);
-  const missed = mergeBySeq(replay.read, replay.arrived, memory).filter((m) => m.seq > lastSeq);
+  // What came late (after a newer seq) may have missed a member whose lastSeq is past it: given
+  // again, as the client drops a message it holds already.
+  const missed = mergeBySeq(replay.read, replay.arrived, memory).filter((m) => m.seq > lastSeq || room.cameLate(m.seq));
   const top = Math.max(room.seq, missed.at(-1)?.seq ?? 0);
   if (lastSeq > top) return cutToBytes(memory, false, maxBytes);
   return top - lastSeq > limit ? cutToBytes(missed.slice(-limit), true, maxBytes) : cutToBytes(missed, false, maxBytes);

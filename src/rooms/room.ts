@@ -42,6 +42,11 @@ const MAX_GONE_THREADS = 100;
  * them may still be on its way from the node that stored it, behind the split's notice.
  */
 const MAX_MOVED_MESSAGES = 5_000;
+/**
+ * Late seqs a room remembers (Room.cameLate), far more than arrive out of order between two
+ * rejoins: a welcome gives them back to a rejoining member whose lastSeq is past them.
+ */
+const LATE_SEQS_KEPT = 64;
 
 export class Room {
   info: RoomInfo | null = null;
@@ -78,6 +83,8 @@ export class Room {
   private history: Message[] = [];
   /** Seqs already delivered, so a message arriving twice (bus and resync) goes out once. */
   private readonly delivered = new SeqWindow();
+  /** The newest LATE_SEQS_KEPT seqs delivered after a newer one (cameLate). */
+  private readonly lateSeqs: number[] = [];
   /** Messages remembered while joiners' replays are read from the store, one list per joiner (catchArrivals). */
   private readonly catches = new Set<Message[]>();
   private readonly tasks = new TaskChain();
@@ -140,6 +147,10 @@ export class Room {
   /** Adds a message to the in-memory history; false when it was already there or already delivered. */
   remember(m: Message): boolean {
     if (this.delivered.has(m.seq)) return false;
+    if (m.seq < this.delivered.newest) {
+      this.lateSeqs.push(m.seq);
+      if (this.lateSeqs.length > LATE_SEQS_KEPT) this.lateSeqs.shift();
+    }
     this.delivered.add(m.seq);
     if (this.goneThreads.has(m.threadId)) {
       // Held during a catch-up (or on its way) when its thread was deleted: the members here get it
@@ -190,6 +201,15 @@ export class Room {
   heardThrough(after: number, upTo: number): boolean {
     for (let seq = after + 1; seq <= upTo; seq++) if (!this.delivered.has(seq) && !this.held.has(seq)) return false;
     return true;
+  }
+
+  /**
+   * Whether this node delivered `seq` after a newer one (two nodes' messages heard in another order
+   * than they were stored, or a gap read from the store): a member whose socket dropped between the
+   * two asks back for what came after the newer one (`lastSeq`), and was never given this one.
+   */
+  cameLate(seq: number): boolean {
+    return this.lateSeqs.includes(seq);
   }
 
   /** Seqs of `messages` this node has not delivered yet (a welcome read them from the store first). */

@@ -17,6 +17,11 @@ export class SeqWindow {
     this.bits = new Uint32Array(size / 32);
   }
 
+  /** The highest seq added, 0 before any. */
+  get newest(): number {
+    return this.top;
+  }
+
   has(seq: number): boolean {
     if (!isSeq(seq)) return true;
     if (seq > this.top) return false;

@@ -126,6 +126,27 @@ describe('rooms across two nodes', () => {
     expect(b.client.all('message').map((f) => f.message.seq)).toEqual([2, 1, 3]);
   });
 
+  it('gives a member back a message that came late, after a newer one, though its lastSeq is past it', async () => {
+    const a = await joined(nodes[0], 'Ana');
+    const b = await joined(nodes[1], 'Ben');
+    // Cy keeps the room live on node 1 while Ben is away.
+    const c = await joined(nodes[1], 'Cy');
+    const publish = buses[0].publish.bind(buses[0]);
+    vi.spyOn(buses[0], 'publish').mockImplementation(async (roomId, payload) => (payload.includes('late') ? undefined : publish(roomId, payload)));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    a.client.send({ type: 'say', text: 'late', clientId: 'x1' });
+    await a.client.next('message', (f) => f.message.text === 'late');
+    a.client.send({ type: 'say', text: 'after', clientId: 'x2' });
+    expect((await b.client.next('message', (f) => f.message.text === 'after')).message.seq).toBe(2);
+    // Ben's socket drops before the gap is read: all he has is seq 2.
+    b.client.close();
+    await vi.advanceTimersByTimeAsync(GAP_WAIT_MS);
+    expect((await c.client.next('message', (f) => f.message.text === 'late')).message.seq).toBe(1);
+    const back = await joined(nodes[1], 'Ben', ROOM, { token: b.welcome.you.token, lastSeq: 2 });
+    // Asked for what came after seq 2, he was given nothing, and seq 1 was lost to him.
+    expect(back.welcome.history.map((m: { seq: number; text: string }) => [m.seq, m.text])).toEqual([[1, 'late']]);
+  });
+
   it('shows one member list across the nodes, and drops the members of a node that closes', async () => {
     const a = await joined(nodes[0], 'Ana');
     const b = await joined(nodes[1], 'Ben');
