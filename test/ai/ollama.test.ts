@@ -65,6 +65,25 @@ describe('Ollama provider', () => {
     expect(failed[0]).toContain('answered HTTP 500');
   });
 
+  it('follows no redirect: the prompt goes nowhere else and the answer is an error', async () => {
+    const elsewhere = await startFakeOllama();
+    try {
+      fake = await startFakeOllama({
+        raw: (_req, res) => {
+          res.writeHead(307, { location: `${elsewhere.url}/api/chat` });
+          res.end();
+        },
+      });
+      const chat = new OllamaChatModel('llama3.2', { host: fake.url, ...limits });
+      const err = await rejection(chat.summarize('the private question'));
+      expect(err.code).toBe('ERR_AI_UNAVAILABLE');
+      expect(err.message).toContain('HTTP 307');
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('validates options at construction, naming the option', () => {
     expect(() => new OllamaEmbedder('m', { host: 'nope', ...limits })).toThrow(/host/);
     expect(() => new OllamaChatModel('m', { host: 'http://127.0.0.1:1', timeoutMs: 10, idleTimeoutMs: -1 })).toThrow(/idleTimeoutMs/);

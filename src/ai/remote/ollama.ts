@@ -75,8 +75,8 @@ function checkOptions(options: OllamaOptions): void {
  * whose answers are checked before the client reads them (answer-limits.ts): a whole answer is read
  * here, within its limits; a streamed one is passed on line by line, each line a JSON object within
  * its limits (the client skips a line that is not JSON with a console.warn of the whole line).
- * Error answers are turned into Ollama's `{error}` shape, because the client console.logs its way
- * through plain-text errors.
+ * Error answers (a redirect among them) are turned into Ollama's `{error}` shape, because the
+ * client console.logs its way through plain-text errors.
  */
 function client(host: string, signal: AbortSignal, streaming = false): Ollama {
   const { authorization } = credentialsOf(host);
@@ -84,7 +84,9 @@ function client(host: string, signal: AbortSignal, streaming = false): Ollama {
     host: withoutCredentials(host),
     ...(authorization ? { headers: { authorization } } : {}),
     fetch: async (input, init) => {
-      const res = await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+      // Redirects are not followed (as undici's request does not, for the OpenAI-compatible
+      // servers): fetch took a 307 elsewhere, the prompt with it, and streamed that answer to the room.
+      const res = await fetch(input, { ...init, redirect: 'manual', signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
       const where = `Ollama ${new URL(String(input)).pathname}`;
       const headers = { 'content-type': 'application/json' };
       if (!res.ok) {
