@@ -168,6 +168,15 @@ describe('hostile markup costs linear time', () => {
     expect(parseFeed(xml, 'deep').entries[0].summaryHtml).toBe('deep');
   });
 
+  it('finds an entry’s image under media:groups nested 60,000 deep, without recursion', () => {
+    const groups = `${'<media:group>'.repeat(60_000)}<media:thumbnail url="https://x.example/t.jpg"/>${'</media:group>'.repeat(60_000)}`;
+    const xml = `<rss><channel><item><title>a</title><link>https://x.example/a</link>${groups}</item><item><title>b</title></item></channel></rss>`;
+    expect(parseFeed(xml, 'groups').entries.map((e) => [e.title, e.image])).toEqual([
+      ['a', 'https://x.example/t.jpg'],
+      ['b', null],
+    ]);
+  });
+
   it('refuses a feed nested past its ceiling with ERR_FEED_PARSE before the parse grows quadratic', () => {
     const xml = `<feed><entry><title>t</title><link href="/a"/><content type="xhtml"><div>${'<b>'.repeat(830_000)}x</div></content></entry></feed>`;
     const err = (() => {

@@ -117,16 +117,19 @@ function isoDate(raw: string): string | null {
   return raw ? isoDateOf(raw) : null;
 }
 
-function imageOf(el: Element): string | null {
-  for (const c of elements(el)) {
-    const n = lname(c);
-    if (n === 'media:thumbnail') return attr(c, 'url');
-    if (n === 'media:content' && (attr(c, 'medium') === 'image' || /^image\//.test(attr(c, 'type') ?? ''))) return attr(c, 'url');
-    if (n === 'enclosure' && /^image\//.test(attr(c, 'type') ?? '')) return attr(c, 'url');
-    if (n === 'itunes:image') return attr(c, 'href');
+/** The entry's image: of its own elements, else of its `media:group`'s, and so on down. */
+function imageOf(entry: Element): string | null {
+  // A loop, not recursion: an entry of 5,000 nested groups overflowed the stack and failed the whole feed.
+  for (let el: Element | undefined = entry; el; el = child(el, 'media:group')) {
+    for (const c of elements(el)) {
+      const n = lname(c);
+      if (n === 'media:thumbnail') return attr(c, 'url');
+      if (n === 'media:content' && (attr(c, 'medium') === 'image' || /^image\//.test(attr(c, 'type') ?? ''))) return attr(c, 'url');
+      if (n === 'enclosure' && /^image\//.test(attr(c, 'type') ?? '')) return attr(c, 'url');
+      if (n === 'itunes:image') return attr(c, 'href');
+    }
   }
-  const group = child(el, 'media:group');
-  return group ? imageOf(group) : null;
+  return null;
 }
 
 function categoriesOf(el: Element): string[] {
