@@ -681,11 +681,16 @@ export class MemoryService implements MemorySearch {
 
   /**
    * Remembers `messages` (one thread's, oldest first) as windows of their own, apart from the
-   * thread's live window: a thread operation rebuilding a thread's memory from its messages.
+   * thread's live window: a thread operation rebuilding a thread's memory from its messages. The
+   * event loop gets a turn every TURN_MS (a split's 5,000 messages were windowed in one go).
    */
-  rememberMessages(messages: Message[]): void {
+  async rememberMessages(messages: Message[]): Promise<void> {
     const windows = new MessageWindows({ ...this.options.windows, onWindow: (chunk) => this.enqueue(chunk) });
-    for (const m of messages) if (m.author.kind === 'user' && m.text.trim()) windows.add(m);
+    const turns = new Turns();
+    for (const m of messages) {
+      if (turns.due()) await turns.next();
+      if (m.author.kind === 'user' && m.text.trim()) windows.add(m);
+    }
     windows.close();
   }
 

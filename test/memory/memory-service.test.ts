@@ -159,6 +159,36 @@ describe('conversation memory', () => {
     expect((await memory.search('when does the ferry leave the harbour?', publicAsk(thread.id, 'Cy'), 3)).length).toBeGreaterThan(0);
   });
 
+  it('gives the event loop turns while it windows a thread operation’s messages', async () => {
+    const { store, memory, thread } = await setup({ windows: { maxMessages: 2 } });
+    let turned = false;
+    const readAfterTurn: boolean[] = [];
+    const messages = [];
+    for (let i = 0; i < 4; i++) {
+      const m = await say(store, thread.id, 'news_1', 'Ann', `The ferry number ${i} leaves the harbour at seven`);
+      const { text } = m;
+      messages.push(
+        Object.defineProperty(m, 'text', {
+          get: () => (readAfterTurn.push(turned), text),
+        }),
+      );
+    }
+    // Every look at the clock finds TURN_MS gone by: a turn is due before each message.
+    let clock = performance.now();
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
+    setImmediate(() => (turned = true));
+    try {
+      await memory.rememberMessages(messages);
+    } finally {
+      now.mockRestore();
+    }
+    // A split's 5,000 messages were windowed without one.
+    expect(readAfterTurn.length).toBeGreaterThan(0);
+    expect(readAfterTurn.every((t) => t)).toBe(true);
+    await memory.idle();
+    expect((await memory.stats(thread.id)).chunks).toBe(2);
+  });
+
   it('stores closed windows through its background runner, one at a time', async () => {
     // A runner that starts each task, in turn, when the test releases it.
     const waiting: (() => void)[] = [];

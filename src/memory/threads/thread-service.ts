@@ -448,7 +448,7 @@ export class ThreadService {
       if (list) list.push({ ...m, threadId: to });
       else byThread.set(to, [{ ...m, threadId: to }]);
     }
-    for (const list of byThread.values()) memory.rememberMessages(list);
+    for (const list of byThread.values()) await memory.rememberMessages(list);
     this.bridges.invalidate([parent.id, ...children.map((c) => c.id)]);
     this.options.outlet?.messagesMoved(
       parent.roomId,
