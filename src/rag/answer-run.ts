@@ -13,7 +13,7 @@ import { citedSources, withoutUngivenCitations } from './cited-sources.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
 import { isNotCovered } from '../ai/grounded-prompt.js';
 import { safeCut } from '../content/text.js';
-import { withoutCitations } from '../text.js';
+import { wellFormed, withoutCitations } from '../text.js';
 import { since, type RagPipeline } from './pipeline.js';
 import type { RoomView } from './types.js';
 import type { Logger } from '../logger.js';
@@ -117,7 +117,9 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
     }
     controller.signal.throwIfAborted();
     batcher.finish();
-    const said = full.trim();
+    // Half of a surrogate pair (a server may send one) made U+FFFD, as a member's text is at the edge:
+    // SQLite kept it as three, so the history read back was not the answer the room was sent.
+    const said = wellFormed(full).trim();
     if (!said) throw new errors.ERR_AI_BAD_RESPONSE('the answer was empty');
     const write = { ms: since(t), chars: said.length };
     t = performance.now();

@@ -516,6 +516,13 @@ describe('failures', () => {
     expect(stopped).toBe(true);
   });
 
+  it('answers with half a surrogate pair made U+FFFD, as the history reads it back, and keeps a pair split between pieces', async () => {
+    const a = make(new ScriptedChat({ pieces: ['A lone \ud83d', ' half; a split pair \ud83d', '\ude00.'] }));
+    const { message } = await a.ask(await request()).done;
+    expect(message.text).toBe('A lone \ufffd half; a split pair \u{1f600}.');
+    expect((await store.recentMessages('news_1', 5)).at(-1)?.text).toBe(message.text);
+  });
+
   it('abstains without calling the model when nothing it found has text for the prompt (an item with only a title)', async () => {
     const title = 'Meridian stablecoin loses its dollar peg';
     for (const id of ['news_1', 'news_2']) await store.deleteItem(id);
