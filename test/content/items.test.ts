@@ -184,6 +184,8 @@ describe('links sources find that an item cannot keep', () => {
       expect(validateItem(newsItemFromArticle('https://e.example/a', page), opts).url, url).toBe('https://e.example/a');
       const feed = parseFeed('<rss><channel><title>F</title><item><title>E</title><link>https://e.example/e</link></item></channel></rss>');
       expect(validateItem(newsItemFromEntry(feed.entries[0], feed, page), opts).url, url).toBe('https://e.example/e');
+      const youtube = parseFeed(`<feed><title>C</title><entry><title>V</title><yt:videoId>abcdefghijk</yt:videoId><link href="${url}"/></entry></feed>`);
+      expect(validateItem(videoItemFromEntry(youtube.entries[0], youtube), opts).url, url).toBe('https://www.youtube.com/watch?v=abcdefghijk');
 
       const post = { id: 'abc12', title: 'P', selftext: 'Own text.', is_self: false, url, permalink: `/r/x/comments/abc12/${url}` };
       const thread = [{ data: { children: [{ kind: 't3', data: post }] } }, { data: { children: [] } }];

@@ -130,7 +130,7 @@ export function videoItemFromEntry(entry: FeedEntry, feed: ParsedFeed): Record<s
     id: `video_${suffix}`,
     kind: 'video',
     title: titleOf(e.title) || `YouTube video ${suffix}`,
-    url: absolute(entry.link, undefined) ?? `${YOUTUBE_WATCH}${encodeURIComponent(v.videoId)}`,
+    url: decorationUrl(entry.link) ?? `${YOUTUBE_WATCH}${encodeURIComponent(v.videoId)}`,
     description: excerpt(description, DESCRIPTION_CHARS),
     body: description,
     comments: [],
