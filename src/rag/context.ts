@@ -8,7 +8,7 @@ import { askedTerms, contentTerms, idfTable, weightedOverlap } from '../ai/local
 import type { Comment, ItemWithoutComments, StoredItem } from '../content/types.js';
 import type { Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
-import { bestPassage, PASSAGE_CHARS } from './passage.js';
+import { bestPassage, PASSAGE_CHARS, passageRegion } from './passage.js';
 import { termsNeeded } from './candidates.js';
 import { answerType } from '../ai/local/extractive-answer.js';
 import { headlineCause } from '../ai/local/answer-cues.js';
@@ -51,8 +51,10 @@ export async function buildContext(store: Store, selected: Candidate[], question
 }
 
 function documentPassage(item: ItemWithoutComments, c: Candidate, question: string, maxChars: number): string {
-  const text = readableBody(item).trim() || item.description.trim() || stripTitle(c.chunk.text, item.title);
-  return bestPassage(text, withHeadlineCause(question, item.title, text), maxChars, stripTitle(c.chunk.text, item.title));
+  const hint = stripTitle(c.chunk.text, item.title);
+  // A long body's passage comes from around the chunk the search matched (passageRegion).
+  const text = passageRegion(readableBody(item).trim() || item.description.trim() || hint, hint);
+  return bestPassage(text, withHeadlineCause(question, item.title, text), maxChars, hint);
 }
 
 /**

@@ -18,6 +18,12 @@ import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
 
 export const PASSAGE_CHARS = 1000;
+/**
+ * Characters either side of the chunk the search matched that a long body's passage is chosen
+ * from (passageRegion): reading a whole body costs ~12 ms a source at the default BODY_MAX_CHARS
+ * (200,000) and seconds at its largest (10 million), on the event loop, for each source of an ask.
+ */
+export const PASSAGE_REACH = 30_000;
 /** Weight of the per-sentence scores beside the window's distinct coverage. */
 const DENSITY_WEIGHT = 0.25;
 /**
@@ -191,6 +197,42 @@ function readingHeads(matches: string[][], kin: Kin, heads: ReadonlyMap<string, 
 /** The terms a window holds now. */
 function* held(inside: Map<string, number>): Iterable<string> {
   for (const [t, n] of inside) if (n > 0) yield t;
+}
+
+/**
+ * The part of a long `text` its passage is chosen from: `reach` characters either side of where
+ * `hint` (the matched chunk, a piece of the text) stands, cut at line breaks or spaces, or the
+ * text's first 2 × `reach` characters when the hint is not found in it (a title chunk).
+ */
+export function passageRegion(text: string, hint: string | undefined, reach = PASSAGE_REACH): string {
+  if (text.length <= 2 * reach) return text;
+  const probe = hint?.trim().slice(0, 200) ?? '';
+  const at = probe ? text.indexOf(probe) : -1;
+  const centre = at < 0 ? reach : at + Math.min(probe.length, hint!.length) / 2;
+  const from = Math.max(0, Math.min(text.length - 2 * reach, Math.round(centre - reach)));
+  const to = from + 2 * reach;
+  // Whole lines where there are any, else whole words: a cut word would read as a term of its own.
+  const start = from === 0 ? 0 : cutAfter(text, from, to);
+  const end = to >= text.length ? text.length : cutBefore(text, start, to);
+  return text.slice(start, end);
+}
+
+/** Where the first line, else word, after `from` (before `limit`) starts. */
+function cutAfter(text: string, from: number, limit: number): number {
+  for (const mark of ['\n', ' ']) {
+    const i = text.indexOf(mark, from);
+    if (i >= 0 && i < limit) return i + 1;
+  }
+  return from;
+}
+
+/** Where the last line, else word, before `to` (after `start`) ends. */
+function cutBefore(text: string, start: number, to: number): number {
+  for (const mark of ['\n', ' ']) {
+    const i = text.lastIndexOf(mark, to);
+    if (i > start) return i;
+  }
+  return to;
 }
 
 function fromHint(flat: string, max: number, hint?: string): string {

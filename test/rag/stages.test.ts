@@ -7,7 +7,7 @@ import { buildContext } from '../../src/rag/context.js';
 import { mergeHits as mergeRefs } from '../../src/rag/merge.js';
 import { refOf } from '../../src/search/chunk-refs.js';
 import type { ChunkHit } from '../../src/search/types.js';
-import { bestPassage } from '../../src/rag/passage.js';
+import { bestPassage, PASSAGE_REACH, passageRegion } from '../../src/rag/passage.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from '../../src/rag/prompt.js';
 import { rerankCandidates, sanitizeSelection } from '../../src/rag/rerank.js';
 import { windowAround } from '../../src/rag/snippets.js';
@@ -283,6 +283,48 @@ describe('stage 3: passage choice', () => {
     expect(bestPassage('Short text.', 'anything')).toBe('Short text.');
     const text = `${filler(30)} Unique marker sentence right here. ${filler(30)}`;
     expect(bestPassage(text, 'zzz qqq', 1000, 'Unique marker sentence right here.').startsWith('Unique marker sentence')).toBe(true);
+  });
+
+  it('chooses a long body’s passage from around the chunk the search matched, cut at whole lines', async () => {
+    const lines = (n: number, from: number) => Array.from({ length: n }, (_, i) => `Line ${from + i} talks about the weather and the sea.`).join('\n');
+    const matched = 'The lighthouse keeper, Ada Lund, lit the lamp every night for forty years.';
+    // The same words at the body's start: read whole, the passage came from there.
+    const body = `The lighthouse keeper lit the lamp, a story of forty years.\n${lines(3_000, 0)}\n${matched}\n${lines(3_000, 3_000)}`;
+    expect(body.length).toBeGreaterThan(4 * PASSAGE_REACH);
+    const region = passageRegion(body, matched);
+    expect(region.length).toBeLessThanOrEqual(2 * PASSAGE_REACH);
+    expect(region).toContain(matched);
+    expect(region.startsWith('Line ') && body.includes(`\n${region}\n`)).toBe(true);
+    // Not found in the body (a title chunk): the body's first part.
+    expect(body.startsWith(passageRegion(body, 'A title chunk that is not in the body.'))).toBe(true);
+    expect(passageRegion('A short body.', matched)).toBe('A short body.');
+
+    const { store, close } = tempStore();
+    try {
+      await store.upsertItem(item('news_long', { title: 'The lighthouse', body }));
+      const ctx = await buildContext(
+        store,
+        [
+          {
+            key: 'news_long',
+            itemId: 'news_long',
+            score: 1,
+            search: 1 as const,
+            itemTitle: 'The lighthouse',
+            url: 'https://example.com/l',
+            excerpt: 'x',
+            snippet: 'x',
+            kind: 'news',
+            chunk: chunk(1, 'news_long', matched),
+            label: 'The lighthouse',
+          },
+        ],
+        'Who lit the lamp of the lighthouse for forty years?',
+      );
+      expect(ctx.grounded[0].content).toContain('Ada Lund');
+    } finally {
+      await close();
+    }
   });
 
   it('makes HN comments sources of their own, labelled by commenter', async () => {
