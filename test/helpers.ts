@@ -4,9 +4,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { vi } from 'vitest';
 import { buildApp, type AppOverrides } from '../src/app.js';
 import { readSetting, testConfig, type Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
+import { TURN_MS } from '../src/memory/threads/turns.js';
 import { SqliteStore, type SqliteStoreOptions } from '../src/store/sqlite.js';
 
 /** The shared corpora (SALON_CORPORA, default ../shared/corpora), read in place. */
@@ -152,5 +154,22 @@ export async function countedIteration<T>(work: () => T | Promise<T>): Promise<{
     return { result: await work(), elements };
   } finally {
     Array.prototype[Symbol.iterator] = values;
+  }
+}
+
+/**
+ * `work(turned)` with every look at the clock finding TURN_MS gone by, so a turn of the event loop
+ * is due at every check (memory/threads/turns.ts); `turned()` tells whether the loop has turned
+ * since `work` began (an immediate set before it has run).
+ */
+export async function withTurnsDue<T>(work: (turned: () => boolean) => Promise<T>): Promise<T> {
+  let turned = false;
+  let clock = performance.now();
+  const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
+  setImmediate(() => (turned = true));
+  try {
+    return await work(() => turned);
+  } finally {
+    now.mockRestore();
   }
 }

@@ -6,10 +6,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ThreadBridges, BRIDGE_MIN, SUGGEST_MIN } from '../../src/memory/threads/bridges.js';
-import { TURN_MS } from '../../src/memory/threads/turns.js';
 import { encodeEnvelope } from '../../src/rooms/envelope.js';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
-import { ADMIN } from '../helpers.js';
+import { ADMIN, withTurnsDue } from '../helpers.js';
 import { joined, roomsApp, ROOM, until } from '../rooms/helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -244,22 +243,19 @@ describe('thread bridges', () => {
     const bridges = new ThreadBridges(store, memory);
     closers.push(() => bridges.close());
     const scan = store.scanThreadMemory.bind(store);
-    let turned = false;
     const turnedAtReads: boolean[] = [];
-    store.scanThreadMemory = (...args) => {
-      turnedAtReads.push(turned);
-      return scan(...args);
-    };
-    // Every look at the clock finds TURN_MS gone by: a turn is due before each read.
-    let clock = performance.now();
-    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
-    setImmediate(() => (turned = true));
-    try {
-      expect(await bridges.refresh(ROOM)).not.toBeNull();
-    } finally {
-      now.mockRestore();
-      store.scanThreadMemory = scan;
-    }
+    // A turn is due before each read.
+    await withTurnsDue(async (turned) => {
+      store.scanThreadMemory = (...args) => {
+        turnedAtReads.push(turned());
+        return scan(...args);
+      };
+      try {
+        expect(await bridges.refresh(ROOM)).not.toBeNull();
+      } finally {
+        store.scanThreadMemory = scan;
+      }
+    });
     // Two rooms' worth of threads of thousands of chunks each held the loop for seconds, read without a turn.
     expect(turnedAtReads.length).toBeGreaterThanOrEqual(2);
     expect(turnedAtReads[0]).toBe(true);

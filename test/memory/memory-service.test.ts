@@ -22,8 +22,7 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/store/memory-lines.js';
 import type { Store, Thread } from '../../src/store/types.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
-import { TURN_MS } from '../../src/memory/threads/turns.js';
-import { linesLog } from '../helpers.js';
+import { linesLog, withTurnsDue } from '../helpers.js';
 import { describePostgres, freshPostgresStore } from '../store/postgres-harness.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -138,22 +137,19 @@ describe('conversation memory', () => {
     const ids = (await store.scanThreadMemory(thread.id, 0, 10, false)).map((c) => c.id);
     expect(ids).toHaveLength(2);
     const read = store.getMemoryChunks.bind(store);
-    let turned = false;
     const turnedAtReads: boolean[] = [];
-    store.getMemoryChunks = (...args) => {
-      turnedAtReads.push(turned);
-      return read(...args);
-    };
-    // Every look at the clock finds TURN_MS gone by: a turn is due before each page's read.
-    let clock = performance.now();
-    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
-    setImmediate(() => (turned = true));
-    try {
-      await memory.reindex(ids);
-    } finally {
-      now.mockRestore();
-      store.getMemoryChunks = read;
-    }
+    // A turn is due before each page's read.
+    await withTurnsDue(async (turned) => {
+      store.getMemoryChunks = (...args) => {
+        turnedAtReads.push(turned());
+        return read(...args);
+      };
+      try {
+        await memory.reindex(ids);
+      } finally {
+        store.getMemoryChunks = read;
+      }
+    });
     // A merge's 3,000 chunks were read and indexed without one, holding every room 0.2–0.9 s.
     expect(turnedAtReads).toEqual([true]);
     expect((await memory.search('when does the ferry leave the harbour?', publicAsk(thread.id, 'Cy'), 3)).length).toBeGreaterThan(0);
@@ -161,27 +157,14 @@ describe('conversation memory', () => {
 
   it('gives the event loop turns while it windows a thread operation’s messages', async () => {
     const { store, memory, thread } = await setup({ windows: { maxMessages: 2 } });
-    let turned = false;
+    const said: Message[] = [];
+    for (let i = 0; i < 4; i++) said.push(await say(store, thread.id, 'news_1', 'Ann', `The ferry number ${i} leaves the harbour at seven`));
     const readAfterTurn: boolean[] = [];
-    const messages = [];
-    for (let i = 0; i < 4; i++) {
-      const m = await say(store, thread.id, 'news_1', 'Ann', `The ferry number ${i} leaves the harbour at seven`);
-      const { text } = m;
-      messages.push(
-        Object.defineProperty(m, 'text', {
-          get: () => (readAfterTurn.push(turned), text),
-        }),
-      );
-    }
-    // Every look at the clock finds TURN_MS gone by: a turn is due before each message.
-    let clock = performance.now();
-    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += TURN_MS));
-    setImmediate(() => (turned = true));
-    try {
-      await memory.rememberMessages(messages);
-    } finally {
-      now.mockRestore();
-    }
+    // A turn is due before each message.
+    await withTurnsDue((turned) => {
+      const messages = said.map(({ text, ...m }) => Object.defineProperty(m, 'text', { get: () => (readAfterTurn.push(turned()), text) }) as Message);
+      return memory.rememberMessages(messages);
+    });
     // A split's 5,000 messages were windowed without one.
     expect(readAfterTurn.length).toBeGreaterThan(0);
     expect(readAfterTurn.every((t) => t)).toBe(true);
