@@ -208,7 +208,7 @@ export function passageRegion(text: string, hint: string | undefined, reach = PA
   if (text.length <= 2 * reach) return text;
   const probe = hint?.trim().slice(0, 200) ?? '';
   const at = probe ? text.indexOf(probe) : -1;
-  const centre = at < 0 ? reach : at + Math.min(probe.length, hint!.length) / 2;
+  const centre = at < 0 ? reach : at + probe.length / 2;
   const from = Math.max(0, Math.min(text.length - 2 * reach, Math.round(centre - reach)));
   const to = from + 2 * reach;
   // Whole lines where there are any, else whole words: a cut word would read as a term of its own.
