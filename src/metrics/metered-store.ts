@@ -19,9 +19,10 @@ export function storeOutcome(err: unknown): Exclude<StoreOutcome, 'ok'> {
 }
 
 export function meteredStore(store: Store, metrics: SalonMetrics): Store {
+  // A resent message (found again by its clientId: a client's retry, an import sent twice) was stored before.
   const countMessages = (operation: string, result: unknown) => {
     if (operation === 'appendMessage' && !(result as { duplicate: boolean }).duplicate) metrics.messagesStored(1);
-    else if (operation === 'appendMessages') metrics.messagesStored((result as unknown[]).length);
+    else if (operation === 'appendMessages') metrics.messagesStored((result as { duplicate: boolean }[]).filter((r) => !r.duplicate).length);
   };
   // By function, not by name: a method replaced on the store (tests do) gets its own wrapper.
   const wrapped = new WeakMap<object, unknown>();
