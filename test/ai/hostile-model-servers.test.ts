@@ -76,6 +76,23 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
     expect(warn).not.toHaveBeenCalled();
   });
 
+  it('refuses a stream that ends before the server said it had finished, keeping what came', async () => {
+    // A proxy that drops the upstream mid-answer may still end its own response cleanly: without
+    // Ollama's `done` or OpenAI's `[DONE]` (or a finish_reason) the answer is cut, not complete.
+    const base = await start((_req, res) => {
+      res.writeHead(200, { 'content-type': streamType });
+      res.end(piece('Hi') + piece(' there'));
+    });
+    const got: string[] = [];
+    const err = await rejection(
+      (async () => {
+        for await (const p of c.chat(base, PATIENT).stream(ask)) got.push(p);
+      })(),
+    );
+    expect(err.code).toBe('ERR_AI_BAD_RESPONSE');
+    expect(got.join('')).toBe('Hi there');
+  });
+
   it('tells members an error the server streams without its text, and keeps a few hundred characters of it for the log', async () => {
     const detail = `upstream 10.0.0.5:8443 failed: ${'x'.repeat(100_000)}`;
     const base = await start((_req, res) => {

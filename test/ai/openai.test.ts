@@ -55,6 +55,19 @@ describe('OpenAI-compatible provider', () => {
     }
   });
 
+  it('takes a finish_reason as the end of a stream that leaves [DONE] out, and reads nothing after [DONE]', async () => {
+    const piece = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const bodies = [piece({ content: 'Hi' }) + piece({}, 'stop'), piece({ content: 'Hi' }) + 'data: [DONE]\n\n' + piece({ content: ' late' })];
+    fake = await startFakeOpenAI({
+      raw: (req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(bodies[Number(req.body.messages[0].content)]);
+      },
+    });
+    const chat = new OpenAIChatModel('gpt-4o-mini', { baseUrl: `${fake.url}/v1`, ...limits });
+    for (let i = 0; i < bodies.length; i++) expect((await collect(chat.stream([{ role: 'user', content: String(i) }]))).join('')).toBe('Hi');
+  });
+
   it('names a base URL without the password it may carry', async () => {
     fake = await startFakeOpenAI();
     const h = await openaiHealth({ baseUrl: `${fake.url.replace('://', '://ann:s3cret@')}/v1`, ...limits }, ['gpt-4o-mini']);

@@ -12,8 +12,8 @@ async function all(parts: string[]): Promise<string[]> {
 }
 
 describe('sseData', () => {
-  it('yields data payloads in order and stops at [DONE]', async () => {
-    expect(await all(['data: {"a":1}\n\ndata: {"a":2}\n\n', 'data: [DONE]\n\n', 'data: {"late":true}\n\n'])).toEqual(['{"a":1}', '{"a":2}']);
+  it('yields data payloads in order, [DONE] among them (what it means is for the caller)', async () => {
+    expect(await all(['data: {"a":1}\n\ndata: {"a":2}\n\n', 'data: [DONE]\n\n'])).toEqual(['{"a":1}', '{"a":2}', '[DONE]']);
   });
 
   it('handles events split across chunks, CRLF, comments and multi-line data', async () => {

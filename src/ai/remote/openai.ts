@@ -147,7 +147,7 @@ export class OpenAIEmbedder implements Embedder {
 }
 
 interface CompletionChunk {
-  choices?: { delta?: { content?: string | null }; message?: { content?: string | null } }[];
+  choices?: { delta?: { content?: string | null }; message?: { content?: string | null }; finish_reason?: string | null }[];
   error?: { message?: string } | string;
 }
 
@@ -176,7 +176,11 @@ export class OpenAIChatModel extends RemoteChatModel {
       async function* (s) {
         const body = await client.send('POST', '/chat/completions', s, { model, messages, stream: true, ...reply }, true);
         const guard = new AnswerGuard('POST /chat/completions', { maxLineBytes: MAX_STREAM_LINE_BYTES });
+        // Finished only when the server says so: `[DONE]`, or a finish_reason from servers that
+        // leave `[DONE]` out. A body that just ends was cut (a proxy losing its upstream).
+        let finished = false;
         for await (const data of sseData(guarded(body, guard))) {
+          if (data.trim() === '[DONE]') return;
           // An event's data lines join into one payload: each line's nesting was checked, not their sum.
           if (nestsDeeperThan(Buffer.from(data), MAX_ANSWER_DEPTH)) throw new errors.ERR_AI_BAD_RESPONSE('a streamed chunk nested too deep');
           let chunk: CompletionChunk;
@@ -189,9 +193,12 @@ export class OpenAIChatModel extends RemoteChatModel {
           // A plain Error, as the Ollama client throws for its streamed `{error}`: describeFailure
           // keeps the server's words (scrubbed, cut) for the log and tells the room only that it failed.
           if (chunk.error) throw new Error(typeof chunk.error === 'string' ? chunk.error : String(chunk.error.message ?? 'error'));
-          const content = Array.isArray(chunk.choices) ? chunk.choices[0]?.delta?.content : undefined;
+          const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+          if (choice?.finish_reason) finished = true;
+          const content = choice?.delta?.content;
           yield typeof content === 'string' ? content : '';
         }
+        if (!finished) throw new errors.ERR_AI_BAD_RESPONSE('POST /chat/completions: the stream ended before [DONE]');
       },
       client.options,
       client.provider,

@@ -1,11 +1,12 @@
-/** Server-sent events as OpenAI-compatible servers stream them: `data:` lines, `[DONE]` at the end. */
+/** Server-sent events as OpenAI-compatible servers stream them: `data:` lines, events ended by a blank line. */
 import { errors } from '../../errors.js';
 import { LineSplitter, MAX_STREAM_LINE_BYTES } from './answer-limits.js';
 
 /**
- * The `data` payloads of an SSE byte stream, in order, up to (not including) `[DONE]`. A line or
- * an event longer than `maxChars` is ERR_AI_BAD_RESPONSE: a server that never ends a line would
- * otherwise be buffered without bound, and each piece searched again from the line's start.
+ * The `data` payloads of an SSE byte stream, in order, and a last event left without its blank
+ * line. What a payload means (OpenAI's `[DONE]`) is the caller's. A line or an event longer than
+ * `maxChars` is ERR_AI_BAD_RESPONSE: a server that never ends a line would otherwise be buffered
+ * without bound, and each piece searched again from the line's start.
  */
 export async function* sseData(body: AsyncIterable<Uint8Array | string>, maxChars = MAX_STREAM_LINE_BYTES): AsyncGenerator<string> {
   const decoder = new TextDecoder();
@@ -21,7 +22,6 @@ export async function* sseData(body: AsyncIterable<Uint8Array | string>, maxChar
           const payload = data.join('\n');
           data = [];
           dataChars = 0;
-          if (payload.trim() === '[DONE]') return;
           yield payload;
         }
       } else if (line.startsWith('data:')) {
@@ -34,5 +34,5 @@ export async function* sseData(body: AsyncIterable<Uint8Array | string>, maxChar
   }
   const rest = lines.end();
   const tail = [...data, ...(rest.startsWith('data:') ? [rest.slice(5).replace(/^ /, '')] : [])].join('\n');
-  if (tail && tail.trim() !== '[DONE]') yield tail;
+  if (tail) yield tail;
 }
