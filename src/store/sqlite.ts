@@ -557,8 +557,10 @@ export class SqliteStore implements Store {
       if (!parts || parts.length !== 2 || typeof parts[0] !== 'string' || typeof parts[1] !== 'string') {
         throw new errors.ERR_INVALID_CURSOR();
       }
-      where.push('(sort_key < ? OR (sort_key = ? AND id < ?))');
-      params.push(parts[0], parts[0], parts[1]);
+      // A row value, which SQLite seeks in the sort indexes: `sort_key < ? OR (sort_key = ? AND id < ?)`
+      // was checked on every index entry before the cursor, so a page far down cost a walk from the top.
+      where.push('(sort_key, id) < (?, ?)');
+      params.push(parts[0], parts[1]);
     }
     const sql = `SELECT ${columns} FROM items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort_key DESC, id DESC LIMIT ?`;
     const rows = this.sql(sql).all(...params, query.limit + 1) as Row[];
