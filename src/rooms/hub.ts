@@ -454,14 +454,18 @@ export class RoomHub implements SessionHost, RoomOutlet {
     clearTimeout(this.leftAskers.get(key));
     const timer = setTimeout(() => {
       this.leftAskers.delete(key);
+      // Only a private ask of theirs here has anything to end. Reading the presence for every member
+      // who left copied and sorted the whole room's entries each time, and members who leave together
+      // (a dropped network, one address closing its sockets) have their graces end in one turn.
+      const assistant = this.getAssistant();
+      if (!assistant || assistant.hasPrivateAsks?.(roomId, userId) === false) return;
       void this.askerGone(roomId, userId).then((gone) => {
         // Gone again meanwhile after a return: that leaving's own wait decides.
         if (this.leftAskers.has(key) || this.closing) return;
-        const assistant = this.getAssistant();
-        if (gone) assistant?.askerLeft?.(roomId, userId);
+        if (gone) assistant.askerLeft?.(roomId, userId);
         // Back on another node only: nothing here hears them leave it, so look again a grace later
         // while an ask of theirs still runs here (it streams to them there).
-        else if (!this.rooms.get(roomId)?.members.get(userId) && assistant?.hasPrivateAsks?.(roomId, userId)) this.awaitAskerReturn(roomId, userId);
+        else if (!this.rooms.get(roomId)?.members.get(userId) && assistant.hasPrivateAsks?.(roomId, userId)) this.awaitAskerReturn(roomId, userId);
       });
     }, this.options.askerReturnGraceMs);
     timer.unref();
