@@ -120,8 +120,13 @@ export class Indexer implements ChunkSink {
   }
 
   async chunksChanged(change: { added: IndexableChunk[]; removed: number[] }): Promise<void> {
-    await this.serial(() => this.follow(change));
-    this.options.onChanged?.([...change.added.map((c) => c.rowId), ...change.removed]);
+    try {
+      await this.serial(() => this.follow(change));
+    } finally {
+      // The store holds the change whether or not this index could follow it (a shutdown stopped
+      // the embedding): the other nodes read the rows themselves, and would otherwise never hear of them.
+      this.options.onChanged?.([...change.added.map((c) => c.rowId), ...change.removed]);
+    }
   }
 
   /** Follows another node's change (src/sync): indexes the rows `rowIds` that are stored, drops the others. */

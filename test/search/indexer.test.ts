@@ -110,6 +110,35 @@ describe('Indexer', () => {
     expect(index.size).toBe(await store.countChunks());
   });
 
+  it('tells the other nodes of a stored change even when a shutdown stops its embedding', async () => {
+    const local = new LocalEmbedder({ dimensions: 128 });
+    let calls = 0;
+    // A remote model's call in flight: it answers only when aborted.
+    const slow: Embedder = {
+      ...local,
+      model: local.model,
+      dimensions: 128,
+      embed: (_texts, signal) => {
+        calls++;
+        return new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+      },
+    };
+    const store = new SqliteStore({ filename: ':memory:' });
+    const index = new SearchIndex({ model: slow.model, dimensions: 128, threads: 1, threshold: 10_000 });
+    const stopping = new AbortController();
+    const told: number[][] = [];
+    const indexer = new Indexer({ store, index, embedder: slow, signal: stopping.signal, onChanged: (ids) => told.push(ids) });
+    open.push(store, index, indexer);
+    const change = await putItem(store, itemOf(paragraphs(1)[0]));
+    const following = indexer.chunksChanged(change);
+    await expect.poll(() => calls).toBe(1);
+    stopping.abort(new Error('shutting down'));
+    await expect(following).rejects.toThrow('shutting down');
+    expect(index.size).toBe(0);
+    // The rows are in the store: the other nodes must look them up.
+    expect(told).toEqual([change.added.map((c) => c.rowId)]);
+  });
+
   it('logs a failing embedder once, then at most a summary a minute, and its recovery once; every failure is counted', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.now() });
     try {
