@@ -48,6 +48,14 @@ export const DEFAULT_SAVE_DELAY_MS = 30_000;
  */
 export const MAIN_THREAD_ADD_LIMIT = 1_000;
 /**
+ * Rows sent to the graph and not linked yet that a graph search still scores exactly on the main
+ * thread; with more waiting, searches are exact scans on the scan threads until the graph catches
+ * up. A serving graph links a few hundred rows a second at 2048 dimensions while a bulk ingest
+ * embeds ~2,000 chunks a second, each batch under MAIN_THREAD_ADD_LIMIT: 19,200 rows waiting held
+ * the event loop 84–274 ms a search.
+ */
+export const MAX_UNLINKED_RESCORED = 1_000;
+/**
  * A graph that fails (its worker dies, its build fails) is rebuilt at once the first time; failing
  * again, it waits this long before the next rebuild, doubling with each failure in a row up to
  * GRAPH_RETRY_MAX_MS, exact scans answering meanwhile: a worker that dies at every build must not
@@ -256,8 +264,8 @@ export class TieredIndex implements VectorIndex {
     const graph = this.graph;
     const exactAll = () => Promise.all(queries.map((q) => this.exact(q, k, filter)));
     // A graph taking a few rows on the main thread is searched as it is (the rows it has not
-    // linked yet are scored exactly below); one being moved or rebuilt is not.
-    if (!graph || (graph.busy && !graph.searchableWhileChanging)) return exactAll();
+    // linked yet are scored exactly below); one being moved or rebuilt, or far behind, is not.
+    if (!graph || (graph.busy && !graph.searchableWhileChanging) || this.unlinked.size > MAX_UNLINKED_RESCORED) return exactAll();
     const enc = this.flat.stats.encode(filter);
     const fraction = this.flat.stats.fraction(enc);
     // A scope (a room's or a thread's rows) is searched in the graph too when it holds most of the

@@ -6,7 +6,15 @@ import { FlatIndex } from '../../src/search/flat/flat-index.js';
 import { HnswGraph } from '../../src/search/graph/hnsw-graph.js';
 import { HnswWorkerClient } from '../../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
-import { EXACT_SCAN_ROWS, GRAPH_RETRY_BASE_MS, GRAPH_STABLE_MS, MAIN_THREAD_ADD_LIMIT, TieredIndex, hnswFilePath } from '../../src/search/tiered-index.js';
+import {
+  EXACT_SCAN_ROWS,
+  GRAPH_RETRY_BASE_MS,
+  GRAPH_STABLE_MS,
+  MAIN_THREAD_ADD_LIMIT,
+  MAX_UNLINKED_RESCORED,
+  TieredIndex,
+  hnswFilePath,
+} from '../../src/search/tiered-index.js';
 import type { VectorEntry } from '../../src/search/types.js';
 import { tempDir } from '../helpers.js';
 import { clustered, entries, exact, near, recall } from './helpers.js';
@@ -379,6 +387,42 @@ describe('TieredIndex', () => {
       release();
       spy.mockRestore();
     }
+  });
+
+  it('answers by exact scan on the scan threads while more rows wait to be linked than a search may score on the main thread', async () => {
+    const rows = entries(clustered(500 + MAX_UNLINKED_RESCORED + 1, DIM, 10, 31));
+    const index = tiered(100);
+    await index.upsert(rows.slice(0, 500));
+    await index.settled();
+    expect(index.graphOnMainThread).toBe(true);
+    const graph = (index as unknown as { graph: HnswGraph }).graph;
+    const add = graph.add.bind(graph);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The graph links more slowly than rows arrive: none of the adds below is applied yet.
+    const spy = vi.spyOn(graph, 'add').mockImplementation(async (ids, vectors) => {
+      await held;
+      return add(ids, vectors);
+    });
+    try {
+      // In batches as the indexer writes them, each far under MAIN_THREAD_ADD_LIMIT: no rebuild.
+      for (let i = 500; i < rows.length; i += 64) await index.upsert(rows.slice(i, i + 64));
+      expect(index.mode).toBe('hnsw');
+      const fresh = rows[rows.length - 1];
+      const before = { ...index.searches };
+      expect((await index.search(fresh.vector, 1))[0].rowId).toBe(fresh.rowId);
+      expect(index.searches).toEqual({ flat: before.flat + 1, hnsw: before.hnsw });
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    // Once the adds held back are on their way (a turn), and applied, the graph answers again.
+    await new Promise((resolve) => setImmediate(resolve));
+    await index.settled();
+    await new Promise((resolve) => setImmediate(resolve));
+    const before = { ...index.searches };
+    expect((await index.search(rows[rows.length - 1].vector, 1))[0].rowId).toBe(rows[rows.length - 1].rowId);
+    expect(index.searches).toEqual({ flat: before.flat, hnsw: before.hnsw + 1 });
   });
 
   it('rebuilds the graph in its worker when one batch would add too many rows on the main thread', async () => {
