@@ -100,6 +100,22 @@ describeBrowser('bidi controls in message bodies', () => {
         { rlo: RLO },
       );
       expect(picker).toEqual(['bdi:isolate', 'time:isolate', 'bdi:isolate']);
+
+      // "A and B are typing…": each name is isolated, so a right-to-left name ending in a digit
+      // cannot pull "and" or the other name into its run.
+      const typing = await page.evaluate(() => {
+        const el = document.createElement('salon-typing-indicator') as HTMLElement & { members: unknown[]; updateComplete: Promise<boolean> };
+        el.members = [
+          { id: 'u_a', name: 'אבי 2' },
+          { id: 'u_d', name: 'דנה!' },
+        ];
+        document.body.append(el);
+        return el.updateComplete.then(() => {
+          const span = el.shadowRoot!.querySelector('span')!;
+          return { text: span.textContent, names: Array.from(span.children).map((c) => `${c.textContent}:${getComputedStyle(c).unicodeBidi}`) };
+        });
+      });
+      expect(typing).toEqual({ text: 'אבי 2 and דנה! are typing…', names: ['אבי 2:isolate', 'דנה!:isolate'] });
     } finally {
       await context.close();
     }

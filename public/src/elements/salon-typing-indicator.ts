@@ -3,11 +3,16 @@ import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { Member } from '../../../src/protocol/messages.js';
 
-function describe(members: readonly Member[]): string {
-  if (members.length === 0) return '';
-  if (members.length === 1) return `${members[0].name} is typing…`;
-  if (members.length === 2) return `${members[0].name} and ${members[1].name} are typing…`;
-  return `${members.length} people are typing…`;
+/**
+ * Each name is a bidi isolate (<bdi>): a right-to-left name, or one ending in digits or
+ * punctuation, would otherwise take "and" or the other name into its run and show the two
+ * names in the wrong order.
+ */
+function describe(members: readonly Member[]) {
+  if (members.length === 0) return nothing;
+  if (members.length === 1) return html`<bdi>${members[0].name}</bdi> is typing…`;
+  if (members.length === 2) return html`<bdi>${members[0].name}</bdi> and <bdi>${members[1].name}</bdi> are typing…`;
+  return html`${members.length} people are typing…`;
 }
 
 @customElement('salon-typing-indicator')
@@ -26,8 +31,7 @@ export class SalonTypingIndicator extends LitElement {
   @property({ attribute: false }) members: readonly Member[] = [];
 
   protected override render() {
-    const text = describe(this.members);
-    return text ? html`<span>${text}</span>` : nothing;
+    return this.members.length ? html`<span>${describe(this.members)}</span>` : nothing;
   }
 }
 
