@@ -51,6 +51,12 @@ export class RedisPresence implements RoomPresence {
    * entry expired, up to `ttlMs` after the link came back.
    */
   private readonly stranded = new Map<string, Set<string>>();
+  /**
+   * When the newest entry this node sent to Redis expires (Redis's clock). Past it, during an
+   * outage, no entry of this node is listed any more, so none needs deleting at the return: kept
+   * for every leave and rename of a long outage, the stranded entries grew without bound.
+   */
+  private writtenUntil = 0;
 
   constructor(options: RedisPresenceOptions) {
     this.link = options.link;
@@ -74,6 +80,7 @@ export class RedisPresence implements RoomPresence {
     const tx = this.link.cmd.multi();
     if (old && old !== entry) tx.zrem(key, old);
     const expires = this.link.now() + this.ttlMs;
+    this.writtenUntil = Math.max(this.writtenUntil, expires);
     if (!this.expiresAt.has(roomId)) this.expiresAt.set(roomId, expires);
     await tx
       .zadd(key, expires, entry)
@@ -96,6 +103,9 @@ export class RedisPresence implements RoomPresence {
   }
 
   private strand(roomId: string, entry: string): void {
+    // Every entry it ever sent has expired (a heartbeat of margin for the other nodes' readings of
+    // the clock): nothing of it is listed, the entries stranded so far included.
+    if (this.link.now() > this.writtenUntil + this.recheckMs) return void this.stranded.clear();
     let entries = this.stranded.get(roomId);
     if (!entries) this.stranded.set(roomId, (entries = new Set()));
     entries.add(entry);
@@ -172,6 +182,7 @@ export class RedisPresence implements RoomPresence {
     this.stranded.clear();
     const now = this.link.now();
     const rooms = [...this.own.keys()];
+    if (rooms.length) this.writtenUntil = Math.max(this.writtenUntil, now + this.ttlMs);
     const pipe = this.link.cmd.pipeline();
     // Before the rewrite: an entry removed and then written again as it was stays.
     for (const [roomId, entries] of stranded) pipe.zrem(this.key(roomId), ...entries);
