@@ -443,6 +443,15 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   ALTER TABLE memory_chunks ADD COLUMN forget_mark INTEGER;
   `,
+  // 31: a page of one category's items (`category = ? COLLATE NOCASE`, newest first: listItems,
+  // listItemSummaries) is read from an index of its own. items_category is in byte order, which a
+  // case-insensitive comparison cannot use, so such a page walked the items newest first checking
+  // each one's category: one of a category no item has (anyone may ask GET /api/v1/content for
+  // one) read the whole table, 18 ms warm and 46 ms cold at 60,000 items. items_category stays,
+  // for listCategories' GROUP BY.
+  `
+  CREATE INDEX items_category_sort ON items (category COLLATE NOCASE, sort_key DESC, id DESC);
+  `,
 ];
 
 /**

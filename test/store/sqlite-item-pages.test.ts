@@ -65,4 +65,21 @@ describe('SqliteStore: pages of items', () => {
     expect(plans.length).toBeGreaterThanOrEqual(2);
     for (const { sql, plan } of plans) expect(plan.join(' | '), sql).not.toMatch(/\bSCAN items\b/);
   });
+
+  it('reads a category’s pages, in any case, from an index of the category (migration 31), also for a category no item has', async () => {
+    const store = await storeOfItems();
+    const ofCategory = (remainder: number) =>
+      Array.from({ length: 60 }, (_, i) => 59 - i)
+        .filter((i) => i % 3 === remainder)
+        .map((i) => `news_${String(i).padStart(2, '0')}`);
+    expect(await allPages(store, { category: 'tech' })).toEqual(ofCategory(0));
+    expect(await allPages(store, { category: 'Science' })).toEqual(ofCategory(1));
+    expect(await allPages(store, { category: 'world', kind: 'news' })).toEqual(ofCategory(2));
+    expect(await allPages(store, { category: 'nothing here' })).toEqual([]);
+    expect((await store.listItems({ category: 'TECH', limit: 3 })).items.map((i) => i.id)).toEqual(ofCategory(0).slice(0, 3));
+
+    const plans = pagePlans(store).filter(({ sql }) => sql.includes('category = ?'));
+    expect(plans.length).toBeGreaterThanOrEqual(3);
+    for (const { sql, plan } of plans) expect(plan.join(' | '), sql).not.toMatch(/\bSCAN items\b/);
+  });
 });
