@@ -68,6 +68,11 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
   let density = 0;
   // Sentences inside the window answering at each level (answeringSentences).
   const answered = [0, 0, 0];
+  // The window's sentences that no later one in it outscores, from `front` on, best first: its
+  // strongest is the first. Spreading the window's scores for each window read a body of short
+  // sentences a window's worth of times (~50 ms a source).
+  const strongestFirst: number[] = [];
+  let front = 0;
   let j = -1;
   for (let i = 0; i < sentences.length; i++) {
     while (j + 1 < sentences.length && (j < i || sentences[j + 1].end - sentences[i].start <= max)) {
@@ -75,10 +80,13 @@ export function bestPassage(text: string, question: string, max = PASSAGE_CHARS,
       density += scores[j];
       answered[answering[j]]++;
       for (const t of matched[j]) inside.set(t, (inside.get(t) ?? 0) + 1);
+      while (strongestFirst.length > front && scores[strongestFirst[strongestFirst.length - 1]] <= scores[j]) strongestFirst.pop();
+      strongestFirst.push(j);
     }
+    while (strongestFirst[front] < i) front++;
     if (density > 0) {
       const covered = weigh(held(inside), idf);
-      const strongest = Math.max(...scores.slice(i, j + 1));
+      const strongest = scores[strongestFirst[front]];
       const score = covered + DENSITY_WEIGHT * density + STRONGEST_WEIGHT * strongest;
       const offCentre = Math.abs((sentences[i].start + sentences[j].end) / 2 - anchorCentre);
       const answers = answered[2] > 0 ? 2 : answered[1] > 0 ? 1 : 0;
