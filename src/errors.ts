@@ -98,6 +98,7 @@ export const errors = {
   // fetching
   ERR_FETCH_BLOCKED_ADDRESS: define('ERR_FETCH_BLOCKED_ADDRESS', 422, 'Refusing to fetch %s: it resolves to a private or reserved address'),
   ERR_FETCH_BAD_URL: define('ERR_FETCH_BAD_URL', 422, 'Cannot fetch %s: only http and https URLs are allowed'),
+  ERR_FETCH_BLOCKED_PORT: define('ERR_FETCH_BLOCKED_PORT', 422, 'Refusing to fetch %s: port %s belongs to a service that is not a web server'),
   ERR_FETCH_TOO_LARGE: define('ERR_FETCH_TOO_LARGE', 422, 'Response from %s is larger than %s bytes'),
   ERR_FETCH_CONTENT_TYPE: define('ERR_FETCH_CONTENT_TYPE', 422, 'Response from %s has content type %s, not HTML or XML'),
   ERR_FETCH_TOO_MANY_REDIRECTS: define('ERR_FETCH_TOO_MANY_REDIRECTS', 422, 'Too many redirects from %s'),

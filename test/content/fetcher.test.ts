@@ -230,6 +230,18 @@ describe('fetcher: address guard at connect time', () => {
     expect((await fetcher({ allowHosts: ['127.0.0.1'] }).fetchPage(`http://127.0.0.1:${server.port}/page`)).status).toBe(200);
   });
 
+  it('refuses the ports browsers refuse (mail, IRC …), asked for or redirected to, before connecting, unless the host is allow-listed', async () => {
+    for (const url of ['http://example.com:25/', 'https://example.com:6667/x', 'http://93.184.216.34:22/']) {
+      expect(await codeOf(fetcher().fetchPage(url)), url).toBe('ERR_FETCH_BLOCKED_PORT');
+    }
+    server.redirectTarget = 'http://example.com:587/page';
+    expect(await codeOf(fetcher().fetchPage(`${base()}/to-target`))).toBe('ERR_FETCH_BLOCKED_PORT');
+    // The usual ports, and any other, are fetched as before.
+    expect(await codeOf(fetcher().fetchJson(`${base()}/json`))).toBe('resolved');
+    // An allow-listed host is the operator's: its port is not checked (nothing listens on 25 here).
+    expect(await codeOf(fetcher().fetchPage('http://fixture.test:25/page'))).toBe('ERR_FETCH_FAILED');
+  });
+
   it('the connector itself refuses literal addresses, whoever sends the request', async () => {
     const agent = new Agent({ connect: guardedConnector({ allowHosts: [], timeoutMs: 1000 }) });
     try {

@@ -11,6 +11,7 @@ import type { Config } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
+import { badPortOf } from './bad-ports.js';
 import { withoutUserinfo } from '../ids.js';
 import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
 import { nestsDeeperThan } from '../../json-depth.js';
@@ -135,8 +136,9 @@ export function createFetcher(options: FetcherOptions): Fetcher {
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
 
   /**
-   * Parses and checks one hop's URL: http(s) only, literal IPs guarded before any connection, and
-   * userinfo dropped, so that it is neither sent nor kept in the page's URL.
+   * Parses and checks one hop's URL: http(s) only, literal IPs guarded before any connection, no
+   * port browsers refuse (an allow-listed host excepted: the operator named it), and userinfo
+   * dropped, so that it is neither sent nor kept in the page's URL.
    */
   function checkUrl(raw: string, requested: string): URL {
     let url: URL;
@@ -150,6 +152,8 @@ export function createFetcher(options: FetcherOptions): Fetcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new errors.ERR_FETCH_BAD_URL(url.href);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIpLiteral(host) && !policy.allowedName(host) && isBlockedAddress(host)) throw new errors.ERR_FETCH_BLOCKED_ADDRESS(requested);
+    const port = badPortOf(url);
+    if (port !== null && !policy.allowedName(host)) throw new errors.ERR_FETCH_BLOCKED_PORT(url.href, port);
     return url;
   }
 
