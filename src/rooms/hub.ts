@@ -372,7 +372,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
         Object.assign(session, { member, room, state: 'joined', welcomedAhead: room.notDelivered(replay.history), heldFramesFrom: room.held.framesHeld });
         this.askerBack(room.id, member.id);
         session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id, member.id))));
-        if (!isNew && !renamed) return;
+        // Closed by its own welcome (a send limit): the member left already, and is not written back.
+        if ((!isNew && !renamed) || !room.members.get(member.id)) return;
         this.sync.memberSet(room, member, since);
         // A user already listed through another node is not announced again.
         if (renamed || !room.members.elsewhere(member.id)) room.presence(isNew ? { joined: member } : {}, Date.now());
