@@ -283,21 +283,22 @@ export class SqliteStore implements Store {
   constructor(private readonly options: SqliteStoreOptions) {
     if (!options.filename) throw new Error('SqliteStore: options.filename is required');
     if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
-    this.db = new Database(options.filename);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-    // Deleted content is overwritten with zeros, on freed pages too (FAST leaves those as they
-    // were: an exchange longer than ~800 bytes spills onto overflow pages, freed whole):
-    // docs/architecture.md. Set before migrating: migration 24's merge frees old index pages.
-    this.db.pragma('secure_delete = ON');
+    let db: Database.Database | undefined;
     try {
+      this.db = db = new Database(options.filename);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+      // Deleted content is overwritten with zeros, on freed pages too (FAST leaves those as they
+      // were: an exchange longer than ~800 bytes spills onto overflow pages, freed whole):
+      // docs/architecture.md. Set before migrating: migration 24's merge frees old index pages.
+      this.db.pragma('secure_delete = ON');
       this.migrate();
     } catch (err) {
-      this.db.close();
-      throw err;
+      if (db?.open) db.close();
+      throw cannotOpen(options.filename, err);
     }
     // The full-text index's merges, in slices of their own (migration 28 took them out of the writes);
     // asked for at once, for what a process that stopped before its slices ran left unmerged.
@@ -1671,6 +1672,16 @@ export class SqliteStore implements Store {
   async claimMeta(key: string, value: string): Promise<boolean> {
     return this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, value).changes === 1;
   }
+}
+
+/**
+ * A failure to open or migrate `filename`, naming it: SQLite's own messages ("file is not a
+ * database", "unable to open database file") do not say which file, and reached the operator as
+ * `salon: file is not a database`. The store's own refusals name it already.
+ */
+function cannotOpen(filename: string, err: unknown): unknown {
+  if (!(err instanceof Database.SqliteError)) return err;
+  return Object.assign(new Error(`SqliteStore: cannot open ${filename}: ${err.message}`, { cause: err }), { code: err.code });
 }
 
 /** Chunks the terms of one text search may be on together (see SqliteStore.textTerms). */
