@@ -114,6 +114,37 @@ describeBrowser('untrusted markdown in a room', () => {
     expect(await linksShown(cases.map(([text]) => text))).toEqual(cases.map(([, href]) => [href, href]));
   });
 
+  it('shows the site a link leads to after a text that is a bare host name of another site', async () => {
+    // [markdown, the link's text as shown] (every one stays a link)
+    const cases: [string, string][] = [
+      ['[paypal.com](https://evil.example/login)', 'paypal.com (evil.example)'],
+      ['[**paypal.com**](https://paypal.com.evil.example/)', 'paypal.com (paypal.com.evil.example)'],
+      ['[bank.example/login](https://evil.example/)', 'bank.example/login (evil.example)'],
+      ['[b\u200Bank.example](https://evil.example/)', 'b\u200Bank.example (evil.example)'],
+      ['[Node.js](https://nodejs.org/)', 'Node.js (nodejs.org)'],
+      ['[example.org](https://www.example.org/x)', 'example.org'],
+      ['[Example.ORG/docs](https://example.org/docs)', 'Example.ORG/docs'],
+      ['[the docs](https://docs.example/)', 'the docs'],
+      ['[3.14](https://math.example/pi)', '3.14'],
+    ];
+    const shown = await page.evaluate(
+      async (texts) => {
+        const out: (string | null)[] = [];
+        for (const text of texts) {
+          const el = document.createElement('salon-markdown') as HTMLElement & { text: string; updateComplete: Promise<boolean> };
+          document.body.append(el);
+          el.text = text;
+          await el.updateComplete;
+          out.push(el.shadowRoot!.querySelector('a[href]')?.textContent ?? null);
+          el.remove();
+        }
+        return out;
+      },
+      cases.map(([text]) => text),
+    );
+    expect(shown).toEqual(cases.map(([, text]) => text));
+  });
+
   it('links no text written as one e-mail address to another mailbox or site', async () => {
     // [markdown, the link's href as shown, or null when the text shows as plain text]
     const cases: [string, string | null][] = [

@@ -127,6 +127,28 @@ export function misleadingLinkText(text: string, href: string): boolean {
   return false;
 }
 
+/** A link's whole text written as a bare host name, perhaps with a path (`paypal.com`, `Node.js`, `example.org/docs`). */
+const BARE_DOMAIN = /^((?:[\p{L}\p{N}-]+\.)+\p{L}{2,63})\.?(?:[/?#]\S*)?$/u;
+
+/**
+ * The site a link leads to, when its whole text is a bare host name of another site
+ * (`[paypal.com](https://evil.example/)`), else null. Such a link is kept, with its site shown
+ * after its text: without a list of domain endings `Node.js` cannot be told from `paypal.com`, and
+ * `[Node.js](https://nodejs.org/)` must stay a link.
+ */
+export function siteBehindBareDomain(text: string, href: string): string | null {
+  const m = BARE_DOMAIN.exec(asRead(text).trim());
+  if (!m) return null;
+  try {
+    const url = new URL(href);
+    if (url.protocol === 'mailto:') return null;
+    const site = siteOf(url);
+    return writtenSite(m[1]) === site ? null : site;
+  } catch {
+    return null;
+  }
+}
+
 /** The site of a domain written in text (`bank.example.`), or null when it is no host name. */
 function writtenSite(domain: string): string | null {
   try {
@@ -167,7 +189,12 @@ function createPurifier(): ReturnType<typeof DOMPurify> {
     if (node.nodeName !== 'A') return;
     const el = node as Element;
     const href = el.getAttribute('href');
-    if (!href || !isSafeHref(href) || misleadingLinkText(el.textContent ?? '', href)) el.removeAttribute('href');
+    const text = el.textContent ?? '';
+    if (!href || !isSafeHref(href) || misleadingLinkText(text, href)) el.removeAttribute('href');
+    else {
+      const site = siteBehindBareDomain(text, href);
+      if (site) el.append(` (${site})`);
+    }
     el.setAttribute('target', '_blank');
     el.setAttribute('rel', LINK_REL);
   });
