@@ -681,8 +681,8 @@ export class MemoryService implements MemorySearch {
 
   /**
    * Remembers `messages` (one thread's, oldest first) as windows of their own, apart from the
-   * thread's live window: a thread operation rebuilding a thread's memory from its messages. The
-   * event loop gets a turn every TURN_MS (a split's 5,000 messages were windowed in one go).
+   * thread's live window: a thread operation rebuilding a thread's memory from its messages, or an
+   * import. The event loop gets a turn every TURN_MS (a split's 5,000 messages were windowed in one go).
    */
   async rememberMessages(messages: Message[]): Promise<void> {
     const windows = new MessageWindows({ ...this.options.windows, onWindow: (chunk) => this.enqueue(chunk) });

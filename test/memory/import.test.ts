@@ -90,7 +90,7 @@ describe('POST /api/v1/rooms/:id/import', () => {
     const a = await app();
     const thread = await a.salon.store.ensureMainThread('news_1');
     // The first import stores its messages, then stops before its memory is built (a process killed then).
-    const stopped = { flush: () => {}, onMessage: () => {} } as unknown as MemoryService;
+    const stopped = { rememberMessages: async () => {} } as unknown as MemoryService;
     const first = await importMessages(a.salon.store, stopped, 'news_1', thread.id, checkImport(conversation.slice(0, 2), 4000));
     expect(first.stored).toBe(2);
     expect((await a.salon.memory.stats(thread.id)).chunks).toBe(0);

@@ -1,0 +1,69 @@
+/**
+ * An import's memory is built apart from the thread's live chat: windowed with turns of the event
+ * loop (5,000 imported messages were windowed in one go), and never led by the live chat's last
+ * line, which was said after the imported history.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { checkImport, importMessages } from '../../src/memory/import.js';
+import { item } from '../store/contract.js';
+import { testApp, withTurnsDue } from '../helpers.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function app(): Promise<FastifyInstance> {
+  const t = await testApp();
+  closers.push(t.close);
+  await t.app.ready();
+  await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Volcano erupts', body: 'Lava reached the town.' }));
+  return t.app;
+}
+
+const minute = (m: number) => new Date(Date.UTC(2023, 4, 8, 13, m)).toISOString();
+const history = Array.from({ length: 40 }, (_, i) => ({
+  author: { name: i % 2 ? 'Melanie' : 'Caroline' },
+  text: `Imported line ${i} about the lava.`,
+  ts: minute(i),
+}));
+
+describe('importMessages and the thread’s memory', () => {
+  it('windows the imported messages with turns of the event loop', async () => {
+    const a = await app();
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    const checked = checkImport(history, 4000);
+    const turnedWhileWindowing: boolean[] = [];
+    const memory = a.salon.memory;
+    await withTurnsDue(async (turned) => {
+      const windowed = await importMessages(a.salon.store, memory, 'news_1', thread.id, checked);
+      turnedWhileWindowing.push(turned());
+      return windowed;
+    });
+    expect(turnedWhileWindowing).toEqual([true]);
+    await memory.idle();
+    const chunks = await a.salon.store.scanThreadMemory(thread.id, 0, 100, false);
+    expect(chunks.flatMap((c) => c.messageIds)).toHaveLength(history.length);
+  });
+
+  it('does not lead the first imported window with the live chat’s last line', async () => {
+    const a = await app();
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    const { message } = await a.salon.store.appendMessage({
+      roomId: 'news_1',
+      threadId: thread.id,
+      author: { id: 'u_ann', name: 'Ann', kind: 'user' },
+      text: 'Live today: the party is at Pier 9.',
+    });
+    a.salon.memory.onMessage(message);
+    await importMessages(a.salon.store, a.salon.memory, 'news_1', thread.id, checkImport(history.slice(0, 3), 4000));
+    a.salon.memory.flush();
+    await a.salon.memory.idle();
+    const chunks = await a.salon.store.scanThreadMemory(thread.id, 0, 100, false);
+    const imported = chunks.find((c) => c.text.includes('Imported line 0'))!;
+    expect(imported.text).not.toContain('Pier 9');
+    expect(imported.text.split('\n')[0]).toContain('Imported line 0');
+    expect(chunks.find((c) => c.messageIds.includes(message.id))?.text).toContain('Pier 9');
+  });
+});
