@@ -23,7 +23,8 @@ export const CLOSE_REASONS: Readonly<Record<CloseCodeValue, string>> = {
   [CloseCode.GOING_AWAY]: 'server going away',
   [CloseCode.MESSAGE_TOO_BIG]: 'frame too large',
   [CloseCode.INTERNAL_ERROR]: 'internal error',
-  [CloseCode.TRY_AGAIN_LATER]: 'too slow: send buffer full',
+  // One code for a node at its socket cap and a socket too far behind: the error frame before says which.
+  [CloseCode.TRY_AGAIN_LATER]: 'try again later: server full or too far behind',
   [CloseCode.BAD_MESSAGE]: 'bad message',
   [CloseCode.BAD_TOKEN]: 'bad token',
   [CloseCode.ORIGIN_NOT_ALLOWED]: 'origin not allowed',
