@@ -272,6 +272,9 @@ export class TieredIndex implements VectorIndex {
     // index: conversation memory is often one long thread.
     if (fraction < SELECTIVE_FRACTION || (enc.scopes && fraction * this.flat.size <= EXACT_SCAN_ROWS)) return exactAll();
     const fetch = fraction >= 1 ? k : Math.min(MAX_OVERFETCH, Math.ceil((k / fraction) * OVERFETCH_MARGIN));
+    // Too few candidates to expect k passing (a large k, a filter passing a fifth): the exact scan
+    // below would answer after a graph search of efSearch `fetch` on the event loop (~10–30 ms).
+    if (fetch * fraction < k) return exactAll();
     let found: VectorHit[][];
     try {
       found = await graph.searchMany(queries, fetch);

@@ -500,6 +500,27 @@ describe('TieredIndex', () => {
     expect(got.map((h) => h.rowId)).toEqual(exact(rows, query, 10, filter).map((h) => h.rowId));
   });
 
+  it('answers by exact scan, without searching the graph first, a filter whose capped over-fetch cannot leave k rows', async () => {
+    // Videos are a quarter of the rows (a fifth passing once privileged rows are left out): 2,000
+    // candidates are expected to hold ~440 of them, fewer than k = 500.
+    const rows = entries(clustered(3000, DIM, 10, 32));
+    const index = tiered(100);
+    await index.upsert(rows);
+    await index.settled();
+    expect(index.mode).toBe('hnsw');
+    const graph = (index as unknown as { graph: HnswGraph }).graph;
+    const searched = vi.spyOn(graph, 'searchMany');
+    const videos = { kinds: ['video' as const] };
+    const query = near(rows[2].vector, 13);
+    const got = await index.search(query, 500, videos);
+    expect(searched).not.toHaveBeenCalled();
+    expect(new Set(got.map((h) => h.rowId))).toEqual(new Set(exact(rows, query, 500, videos).map((h) => h.rowId)));
+    // A k the candidates can fill is still searched in the graph.
+    await index.search(query, 10, videos);
+    expect(searched).toHaveBeenCalledTimes(1);
+    searched.mockRestore();
+  });
+
   it('searches the graph for a scope of many rows (one long thread), the exact rows for a scope of few however large its share', async () => {
     // The short thread holds about 30 % of the rows, above SELECTIVE_FRACTION, but fewer than EXACT_SCAN_ROWS.
     const longRows = EXACT_SCAN_ROWS + 200;
