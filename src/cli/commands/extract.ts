@@ -4,20 +4,36 @@
  * publishedTime, siteName, excerpt, text}` or `{file, error}`. One bad file never stops the rest;
  * the exit code is 0 only when every file was extracted.
  */
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { loadConfig } from '../../config.js';
 import { extractArticle, type ExtractedArticle } from '../../content/extract/index.js';
+import { LOCAL_FILE_MAX_BYTES, readLocalFile } from '../../local-files.js';
 import { parseArgs, type Command } from '../command.js';
 import { printable } from '../printable.js';
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 const USAGE = 'extract FILE... [--url URL] [--json]';
+/** The most bytes a page may hold, read and then unpacked: a saved page is far smaller. */
+const HTML_FILE_MAX_BYTES = LOCAL_FILE_MAX_BYTES;
+const MAX_MIB = HTML_FILE_MAX_BYTES / (1024 * 1024);
 
-/** The file's bytes, gunzipped when they start with the gzip magic bytes (whatever the name). */
+/**
+ * The file's bytes, gunzipped when they start with the gzip magic bytes (whatever the name), at
+ * most HTML_FILE_MAX_BYTES either way. Read whole and unpacked unbounded, a FIFO or `/dev/zero`
+ * never ended and a small gzip bomb ran the command out of memory, stopping the files after it.
+ */
 export async function readHtmlFile(file: string): Promise<Buffer> {
-  const bytes = await readFile(file);
-  return bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1] ? gunzipSync(bytes) : bytes;
+  // stat first: a missing file's error names it and its ENOENT, as the command always printed.
+  await stat(file);
+  const bytes = await readLocalFile(file, HTML_FILE_MAX_BYTES);
+  if (bytes[0] !== GZIP_MAGIC[0] || bytes[1] !== GZIP_MAGIC[1]) return bytes;
+  try {
+    return gunzipSync(bytes, { maxOutputLength: HTML_FILE_MAX_BYTES });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`it unpacks to more than ${MAX_MIB} MiB`);
+    throw err;
+  }
 }
 
 type Line = { file: string } & (Pick<ExtractedArticle, 'title' | 'byline' | 'publishedTime' | 'siteName' | 'excerpt' | 'text'> | { error: string });
