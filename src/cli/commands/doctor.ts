@@ -36,6 +36,11 @@ async function storeCheck(store: Store, where: string): Promise<{ ok: boolean; d
   return { ok: true, detail: `${store.kind} at ${where}: ${items} items, ${chunks} chunks` };
 }
 
+/** `words` as one Redis command in RESP: an inline command splits a password at its spaces. */
+function respCommand(...words: string[]): string {
+  return `*${words.length}\r\n${words.map((w) => `$${Buffer.byteLength(w)}\r\n${w}\r\n`).join('')}`;
+}
+
 /** Sends PING (after AUTH when the URL has credentials) and waits for +PONG. */
 export function pingRedis(url: string, timeoutMs = BUS_TIMEOUT_MS): Promise<{ ok: boolean; detail: string }> {
   const u = new URL(url);
@@ -56,8 +61,8 @@ export function pingRedis(url: string, timeoutMs = BUS_TIMEOUT_MS): Promise<{ ok
     socket.once(u.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => {
       const user = decodeURIComponent(u.username);
       const pass = decodeURIComponent(u.password);
-      if (pass) socket.write(user ? `AUTH ${user} ${pass}\r\n` : `AUTH ${pass}\r\n`);
-      socket.write('PING\r\n');
+      if (pass) socket.write(user ? respCommand('AUTH', user, pass) : respCommand('AUTH', pass));
+      socket.write(respCommand('PING'));
     });
     socket.on('data', (d) => {
       answer += d.toString('utf8');
