@@ -115,15 +115,26 @@ function secretText(minChars: number): Parser<string> {
 /** Shortest ADMIN_TOKEN accepted: guesses are limited per address, not per token (routes/auth.ts). */
 export const ADMIN_TOKEN_MIN_CHARS = 16;
 
+/** A character no client sends in a header as it is: anything but the space and printable ASCII. */
+const NOT_HEADER_ASCII = /[^\x20-\x7e]/;
+
 /**
  * A bearer token of at least `minChars` characters, taken as it is; errors never echo it. Spaces
  * around it are refused, not trimmed: a client's header cannot carry them, and trimming here would
- * hide a token file or .env line that differs from what its clients send.
+ * hide a token file or .env line that differs from what its clients send. So is any character past
+ * ASCII or a control character: Node reads header bytes as Latin-1, so a token with `ü` sent in
+ * UTF-8 (curl, any shell) arrives as `Ã¼` and a token with `€` can match no header at all.
  */
 function bearerToken(minChars: number): Parser<string> {
   const secret = secretText(minChars);
   return accepting(`${minChars} characters or more`, (raw) => {
     if (raw !== raw.trim()) throw new Error('has spaces or a line break before or after it, which no Authorization header can carry; remove them');
+    const odd = NOT_HEADER_ASCII.exec(raw);
+    if (odd) {
+      throw new Error(
+        `has a character that is not printable ASCII (character ${odd.index + 1}), which an Authorization header does not carry as it is; use letters, digits and punctuation (openssl rand -hex 32)`,
+      );
+    }
     return secret(raw);
   });
 }
@@ -275,7 +286,7 @@ export const SETTINGS = {
   ADMIN_TOKEN: setting(
     bearerToken(ADMIN_TOKEN_MIN_CHARS),
     undefined,
-    'bearer token for admin routes, at least 16 characters, no spaces around it (unset: a random one, printed on stderr at start whatever LOG_LEVEL is); 10 failed attempts a minute from one address are answered 429 until the minute has passed',
+    'bearer token for admin routes, at least 16 characters of printable ASCII, no spaces around it (unset: a random one, printed on stderr at start whatever LOG_LEVEL is); 10 failed attempts a minute from one address are answered 429 until the minute has passed',
     true,
   ),
   ALLOWED_ORIGINS: setting(

@@ -84,6 +84,23 @@ describe('config', () => {
     }
   });
 
+  it('refuses an ADMIN_TOKEN with a character past ASCII or a control character, which no header carries as it is, and never echoes it', () => {
+    // Node reads header bytes as Latin-1: curl's UTF-8 `ü` arrives as `Ã¼`, and `€` cannot arrive at all.
+    for (const value of ['schlüssel-für-den-admin', 'token-of-twenty-€-chars', 'token-of-twenty\u0001chars', 'two-line-token\nof-twenty-chars']) {
+      let caught: unknown;
+      try {
+        loadConfig({ ADMIN_TOKEN: value });
+      } catch (err) {
+        caught = err;
+      }
+      expect((caught as ConfigError).variable, JSON.stringify(value)).toBe('ADMIN_TOKEN');
+      expect((caught as Error).message).toMatch(/not printable ASCII/);
+      expect((caught as Error).message).not.toMatch(/ssel|twenty|two-line/);
+    }
+    for (const value of ['correct horse battery staple', 'a-token_of.printable~ASCII!@#$%^&*()'])
+      expect(loadConfig({ ADMIN_TOKEN: value }).ADMIN_TOKEN).toBe(value);
+  });
+
   it('rejects a node-wide send budget smaller than one socket’s', () => {
     expect(() => loadConfig({ ROOM_MAX_BUFFERED_BYTES: '2097152', ROOM_NODE_BUFFERED_BYTES: '1048576' })).toThrow(/ROOM_NODE_BUFFERED_BYTES/);
     expect(loadConfig({ ROOM_MAX_BUFFERED_BYTES: '1048576', ROOM_NODE_BUFFERED_BYTES: '1048576' }).ROOM_NODE_BUFFERED_BYTES).toBe(1_048_576);
