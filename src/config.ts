@@ -55,6 +55,15 @@ function oneOf<T extends string>(...values: T[]): Parser<T> {
   });
 }
 
+/**
+ * A value as an error may show it: everything before its last `@` after the `scheme://` (a user
+ * name and password, even one with an unescaped `/` or `@`) made `***`, whether or not it parses.
+ * OLLAMA_HOST is no secret but may carry its proxy's password, and `user:pass@host:11434` (no scheme) is no URL.
+ */
+function withoutUserinfo(raw: string): string {
+  return raw.replace(/^(\s*(?:[a-z][a-z0-9+.-]*:)?\/\/|\s*)\S*@/i, '$1***@');
+}
+
 function url(...protocols: string[]): Parser<string> {
   return accepting(`${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL`, (raw) => {
     let parsed: URL;
@@ -446,9 +455,10 @@ export function readSetting<K extends keyof Settings>(name: K, env: NodeJS.Proce
   try {
     return s.parse(raw) as Config[K];
   } catch (err) {
-    // A secret's value (a key, a URL with its password) never reaches the error, which is printed and logged.
+    // A secret's value (a key, a URL with its password), and a password in any other, never reaches the error, which is printed and logged.
+    const shown = (value: string) => (s.secret ? '***' : withoutUserinfo(value));
     const message = (err as Error).message;
-    throw new ConfigError(name, s.secret ? message.split(raw).join('***').split(raw.trim()).join('***') : message);
+    throw new ConfigError(name, message.split(raw).join(shown(raw)).split(raw.trim()).join(shown(raw.trim())));
   }
 }
 

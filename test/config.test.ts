@@ -84,6 +84,22 @@ describe('config', () => {
     }
   });
 
+  it('names a bad OLLAMA_HOST without the password of its proxy, with or without a scheme', () => {
+    for (const value of ['ftp://salon:hunter2@ollama.internal', 'salon:hunter2@ollama.internal:11434', 'http://salon:hunter2@ollama internal']) {
+      let caught: unknown;
+      try {
+        loadConfig({ OLLAMA_HOST: value });
+      } catch (err) {
+        caught = err;
+      }
+      expect((caught as ConfigError).variable, value).toBe('OLLAMA_HOST');
+      expect((caught as Error).message, value).toContain('***@ollama');
+      expect((caught as Error).message, value).not.toContain('hunter2');
+    }
+    // Valid, it is taken as it is: the Ollama client sends the credentials to the proxy.
+    expect(loadConfig({ OLLAMA_HOST: 'http://salon:hunter2@ollama.internal:11434' }).OLLAMA_HOST).toBe('http://salon:hunter2@ollama.internal:11434');
+  });
+
   it('refuses an ADMIN_TOKEN with a character past ASCII or a control character, which no header carries as it is, and never echoes it', () => {
     // Node reads header bytes as Latin-1: curl's UTF-8 `ü` arrives as `Ã¼`, and `€` cannot arrive at all.
     for (const value of ['schlüssel-für-den-admin', 'token-of-twenty-€-chars', 'token-of-twenty\u0001chars', 'two-line-token\nof-twenty-chars']) {
