@@ -64,6 +64,16 @@ function withoutUserinfo(raw: string): string {
   return raw.replace(/^(\s*(?:[a-z][a-z0-9+.-]*:)?\/\/|\s*)\S*@/i, '$1***@');
 }
 
+/** Whether `part` of a URL is valid percent-encoding (a `%` begins a `%XX` escape of UTF-8). */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function url(...protocols: string[]): Parser<string> {
   return accepting(`${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL`, (raw) => {
     let parsed: URL;
@@ -78,6 +88,18 @@ function url(...protocols: string[]): Parser<string> {
     return raw.trim().replace(/\/+$/, '');
   });
 }
+
+/**
+ * REDIS_URL: ioredis decodes its user name and password with decodeURIComponent, which threw at
+ * start-up on a `%` that begins no escape ("URI malformed", naming nothing). pg and the Ollama
+ * client take such a `%` as itself, so the other URLs may hold one.
+ */
+const redisUrl: Parser<string> = accepting('redis or rediss URL', (raw) => {
+  const value = url('redis:', 'rediss:')(raw);
+  const { username, password } = new URL(value);
+  if (!decodes(username) || !decodes(password)) throw new Error(`the user name or password in "${raw}" has a % that begins no %-escape: write % as %25`);
+  return value;
+});
 
 /** Fastify's `trustProxy`: false, true (any proxy), a hop count, or the proxies' addresses/CIDRs. */
 export type TrustProxy = boolean | number | string[];
@@ -271,7 +293,7 @@ export const SETTINGS = {
     'when a message is on disk before it is acknowledged: normal survives a crash of the process, full also a power loss (slower)',
   ),
   REDIS_URL: setting(
-    url('redis:', 'rediss:'),
+    redisUrl,
     undefined,
     'Redis shared by many nodes: room traffic, typing and presence across nodes; needs IDENTITY_SECRET (unset: one node, in-process bus)',
     true,

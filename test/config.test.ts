@@ -100,6 +100,26 @@ describe('config', () => {
     expect(loadConfig({ OLLAMA_HOST: 'http://salon:hunter2@ollama.internal:11434' }).OLLAMA_HOST).toBe('http://salon:hunter2@ollama.internal:11434');
   });
 
+  it('refuses a REDIS_URL whose password has a bare %, which ioredis could not decode at start-up (it threw "URI malformed")', () => {
+    const secret = { IDENTITY_SECRET: 'x'.repeat(32) };
+    for (const value of ['redis://:50%off@cache.internal:6379', 'rediss://salon:%FF@cache.internal:6380']) {
+      let caught: unknown;
+      try {
+        loadConfig({ REDIS_URL: value, ...secret });
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught, value).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variable, value).toBe('REDIS_URL');
+      expect((caught as Error).message, value).toContain('write % as %25');
+      expect((caught as Error).message, value).not.toMatch(/off|%FF/);
+    }
+    expect(loadConfig({ REDIS_URL: 'redis://:50%25off@cache.internal:6379', ...secret }).REDIS_URL).toBe('redis://:50%25off@cache.internal:6379');
+    // pg and the Ollama client take a bare % as itself.
+    expect(loadConfig({ DATABASE_URL: 'postgres://salon:p%zz@db.internal/salon' }).DATABASE_URL).toBe('postgres://salon:p%zz@db.internal/salon');
+    expect(loadConfig({ OLLAMA_HOST: 'http://salon:100%@ollama.internal:11434' }).OLLAMA_HOST).toBe('http://salon:100%@ollama.internal:11434');
+  });
+
   it('refuses an ADMIN_TOKEN with a character past ASCII or a control character, which no header carries as it is, and never echoes it', () => {
     // Node reads header bytes as Latin-1: curl's UTF-8 `ü` arrives as `Ã¼`, and `€` cannot arrive at all.
     for (const value of ['schlüssel-für-den-admin', 'token-of-twenty-€-chars', 'token-of-twenty\u0001chars', 'two-line-token\nof-twenty-chars']) {
