@@ -95,7 +95,8 @@ async function topicRoom(store: Store, categories: TopicCategories, slug: string
   const stored = await topicSummary(store, slug);
   let about = stored.summary;
   if (!about) {
-    const { items } = await store.listItems({ category, limit: TOPIC_FALLBACK_ITEMS });
+    // Summaries: ten bodies of up to BODY_MAX_CHARS and their comments were read for ten titles.
+    const { items } = await store.listItemSummaries({ category, limit: TOPIC_FALLBACK_ITEMS });
     about = items.length ? `Recent in ${category}: ${items.map((i) => i.title).join('; ')}` : '';
   }
   const context = clip([title, about].filter(Boolean).join('\n\n'), contextChars);

@@ -63,7 +63,8 @@ describe('storeResolver', () => {
   });
 
   it('describes a topic room by its slug, from recent titles until a summary exists', async () => {
-    const resolve = storeResolver(store, 2000);
+    const counted = counting(store);
+    const resolve = storeResolver(counted.store, 2000);
     expect(await resolve('topic_tech-science')).toEqual({
       id: 'topic_tech-science',
       kind: 'topic',
@@ -71,6 +72,8 @@ describe('storeResolver', () => {
       url: null,
       context: 'Topic: Tech & Science\n\nRecent in Tech & Science: First; Second',
     });
+    // The titles come from the items' summaries: no body or comments is read for them.
+    expect([...counted.called].filter((m) => ['listItems', 'getItem', 'getItems'].includes(m))).toEqual([]);
     await store.setMeta(
       topicSummaryKey('tech-science'),
       JSON.stringify({ category: 'Tech & Science', summary: 'Things happened.', itemIds: [], updatedAt: '' }),
