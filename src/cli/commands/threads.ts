@@ -78,6 +78,22 @@ async function partsFile(file: string): Promise<string> {
   }
 }
 
+/** Whether `value` is a part as a split takes it: a title, and message ids as an array of strings. */
+function isSplitPart(value: unknown): value is SplitPart {
+  const part = value as { title?: unknown; messageIds?: unknown } | null;
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    typeof part.title === 'string' &&
+    Array.isArray(part.messageIds) &&
+    part.messageIds.every((id) => typeof id === 'string')
+  );
+}
+
+/**
+ * The parts `--parts` gives, each checked for its shape: `[null]` ended the command with a
+ * TypeError, and a `messageIds` string was split into one-letter ids.
+ */
 async function partsOf(value: string | true | undefined): Promise<SplitPart[]> {
   if (typeof value !== 'string') throw new errors.ERR_BAD_THREAD_OP('--parts needs JSON or @FILE');
   const text = value.startsWith('@') ? await partsFile(value.slice(1)) : value;
@@ -87,8 +103,10 @@ async function partsOf(value: string | true | undefined): Promise<SplitPart[]> {
   } catch (err) {
     throw new errors.ERR_BAD_THREAD_OP(`--parts is not JSON: ${(err as Error).message}`);
   }
-  if (!Array.isArray(parts)) throw new errors.ERR_BAD_THREAD_OP('--parts must be a JSON array: [{"title": "…", "messageIds": ["…"]}, …]');
-  return parts as SplitPart[];
+  if (!Array.isArray(parts) || !parts.every(isSplitPart)) {
+    throw new errors.ERR_BAD_THREAD_OP('--parts must be a JSON array: [{"title": "…", "messageIds": ["…"]}, …]');
+  }
+  return parts;
 }
 
 /**
