@@ -128,7 +128,7 @@ async function pageOfItems<T>(sql: Sql, columns: string, query: ListItemsQuery, 
   const param = (v: unknown) => `$${params.push(v)}`;
   if (query.kind) where.push(`kind = ${param(query.kind)}`);
   // Both sides folded under the column's collation ("C": ASCII letters only, as SQLite's NOCASE),
-  // which is the items_category index's expression; lower() of the parameter alone folded under the
+  // which is the items_category_sort index's leading expression; lower() of the parameter alone folded under the
   // database's locale, so a name with a capital outside ASCII (ÉCONOMIE) never matched itself.
   if (query.category) where.push(`lower(category) = lower(${param(query.category)} COLLATE "C")`);
   if (query.cursor) {

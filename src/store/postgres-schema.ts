@@ -291,6 +291,13 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   `
   ALTER TABLE memory_chunks ADD COLUMN forget_mark bigint;
   `,
+  // 15: a page of one category (GET /api/v1/content?category=…, a topic's recent items) is read
+  // from an index in its order, as in SQLite (its migration 31): items_category found the
+  // category's rows and every page sorted all of them. The new index serves its lookups too.
+  `
+  CREATE INDEX items_category_sort ON items (lower(category), sort_key DESC, id DESC);
+  DROP INDEX items_category;
+  `,
 ];
 
 async function jobColumns(sql: MigrationSql): Promise<void> {
