@@ -12,6 +12,14 @@ import { serializedOrigin } from './origins.js';
 import { DEFAULT_TOKEN_TTL_DAYS } from './rooms/identity.js';
 import { DEFAULT_HNSW_PARAMS } from './search/graph/hnsw-worker-client.js';
 
+/** The most search worker threads SEARCH_WORKERS may ask for. */
+const MAX_SEARCH_WORKERS = 64;
+
+/** SEARCH_WORKERS' default: one per core, within its range (a machine of 128 cores gets 64). */
+export function defaultSearchWorkers(cores = availableParallelism()): number {
+  return Math.min(MAX_SEARCH_WORKERS, Math.max(1, cores));
+}
+
 /** Raised when an environment variable holds a value Salon cannot use. */
 export class ConfigError extends Error {
   readonly variable: string;
@@ -387,8 +395,8 @@ export const SETTINGS = {
     "candidates an HNSW search keeps (hnswlib's ef), for documents and memory alike: more finds more of the exact answer and takes longer (npm run eval:graph measures both on real text)",
   ),
   SEARCH_WORKERS: computed(
-    integer(1, 64),
-    () => Math.max(1, availableParallelism()),
+    integer(1, MAX_SEARCH_WORKERS),
+    () => defaultSearchWorkers(),
     'number of cores',
     'search worker threads (flat scans), and the threads an HNSW graph is built on',
   ),

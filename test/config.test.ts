@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, describeSettings, loadConfig, redactConfig } from '../src/config.js';
+import { ConfigError, SETTINGS, defaultSearchWorkers, describeSettings, loadConfig, redactConfig } from '../src/config.js';
 import { salon, tempDir } from './helpers.js';
 
 describe('config', () => {
@@ -234,5 +234,14 @@ describe('config', () => {
     const rows = describeSettings();
     expect(rows.map((r) => r.name)).toEqual(Object.keys(SETTINGS));
     for (const r of rows) expect(r.description.length).toBeGreaterThan(5);
+  });
+});
+
+describe('SEARCH_WORKERS by default', () => {
+  it('is one per core, within the range the variable takes', () => {
+    expect(defaultSearchWorkers(2)).toBe(2);
+    expect(defaultSearchWorkers(0)).toBe(1);
+    // A 128-core machine started with more than the 64 it may ask for (defaults skip the range check).
+    expect(defaultSearchWorkers(128)).toBe(64);
   });
 });
