@@ -19,8 +19,12 @@ export function loggedPath(url: string | undefined): string | undefined {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** A relative URL's query in free text: after a space, quote, bracket or colon, one `/`, a path, then `?…`. */
-const RELATIVE_URL_QUERY = /(^|[\s"'(:=])(\/(?!\/)[^\s"'()?]*)\?[^\s"')]*/g;
+/**
+ * A relative URL's query in free text: after a space, quote, bracket, colon or `=`, one `/`, a
+ * path, then `?…`. The path stops where another such URL could begin (a colon or `=` before one
+ * `/`): running on past it, each of n starts (`=/=/=/…`) read to the text's end, quadratic.
+ */
+const RELATIVE_URL_QUERY = /(^|[\s"'(:=])(\/(?!\/)(?:[^\s"'()?:=]|[:=](?!\/(?!\/)))*)\?[^\s"')]*/g;
 
 /** `text` with the query of every request-like URL in it dropped. */
 export function withoutQueries(text: string): string {
