@@ -207,6 +207,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     onThreadGone: (threadId, how) => {
       memory.threadGone(threadId, how);
       bridges.invalidate([threadId]);
+      if (how === 'deleted') assistant?.threadDeleted?.(threadId);
     },
     onMessagesMoved: (moves) => memory.messagesMoved(moves),
     bus: meteredBus(bus, metrics),

@@ -92,8 +92,11 @@ interface OpenAsk {
   request: AskRequest;
   /** Taken from the queue: being answered (in `answers`). */
   running: boolean;
-  /** A private ask whose asker left while it waited (`askerLeft`): it ends unanswered when its turn comes. */
-  abandoned: boolean;
+  /**
+   * Why it ends unanswered when its turn comes, set while it waited: its asker left (a private
+   * ask, `askerLeft`) or its thread was deleted (`threadDeleted`); null while it is to be answered.
+   */
+  abandoned: string | null;
   /**
    * Its asker forgot their private asks in the room meanwhile (`forgetPrivateAsks`): resolves
    * whether that took this one (private, or asked in a thread privileged when they forgot), which
@@ -237,7 +240,7 @@ export class SalonAssistant implements RoomAssistant {
     done.catch(() => {});
     // Read for a public ask too: whether its exchange is its asker's alone is decided as it is filed
     // (its thread may be made privileged meanwhile), and the store checks the mark only then.
-    this.asks.set(id, { request: req, running: false, abandoned: false, forgotten: null, forgetMark: this.forgetMarkOf(req) });
+    this.asks.set(id, { request: req, running: false, abandoned: null, forgotten: null, forgetMark: this.forgetMarkOf(req) });
     let position: number;
     try {
       position = this.queue.push(
@@ -296,7 +299,7 @@ export class SalonAssistant implements RoomAssistant {
   /** Whether `userId` has a private ask in the room waiting or being answered here. */
   hasPrivateAsks(roomId: string, userId: string): boolean {
     for (const ask of this.asks.values())
-      if (ask.request.private && (ask.running || !ask.abandoned) && ask.request.roomId === roomId && ask.request.asker.id === userId) return true;
+      if (ask.request.private && (ask.running || ask.abandoned === null) && ask.request.roomId === roomId && ask.request.asker.id === userId) return true;
     return false;
   }
 
@@ -307,9 +310,23 @@ export class SalonAssistant implements RoomAssistant {
   askerLeft(roomId: string, userId: string): void {
     for (const [id, ask] of this.asks) {
       if (!ask.request.private || ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
-      if (ask.running) this.answers.get(id)?.controller.abort(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
-      else ask.abandoned = true;
+      this.abandon(id, ask, 'the asker left the room');
     }
+  }
+
+  /**
+   * A thread was deleted, here or on another node: the asks made in it end, waiting or being
+   * answered. Its answer could not be stored (the thread takes no message now), and writing it
+   * would keep the model busy for a room that no longer shows the thread.
+   */
+  threadDeleted(threadId: string): void {
+    for (const [id, ask] of this.asks) if (ask.request.threadId === threadId) this.abandon(id, ask, 'its thread was deleted');
+  }
+
+  /** Ends an ask unanswered: aborted if it is being answered, else when its turn comes. */
+  private abandon(id: string, ask: OpenAsk, reason: string): void {
+    if (ask.running) this.answers.get(id)?.controller.abort(new errors.ERR_ASSISTANT_FAILED(reason));
+    else ask.abandoned ??= reason;
   }
 
   /**
@@ -327,7 +344,7 @@ export class SalonAssistant implements RoomAssistant {
     for (const [id, ask] of this.asks) {
       if (ask.forgotten || ask.request.roomId !== roomId || ask.request.asker.id !== userId) continue;
       ask.forgotten = ask.request.private ? Promise.resolve(true) : this.privilegedNow(ask.request.threadId, privileged);
-      const left = ask.abandoned || this.answers.get(id)?.controller.signal.aborted;
+      const left = ask.abandoned !== null || this.answers.get(id)?.controller.signal.aborted;
       if (!left) marked.push(ask.forgotten);
     }
     return (await Promise.all(marked)).filter(Boolean).length;
@@ -365,9 +382,9 @@ export class SalonAssistant implements RoomAssistant {
 
   private runUnlessAbandoned(id: string, request: AskRequest): Promise<AskResult> {
     const ask = this.asks.get(id);
-    if (ask?.abandoned) {
+    if (ask && ask.abandoned !== null) {
       this.asks.delete(id);
-      return Promise.reject(new errors.ERR_ASSISTANT_FAILED('the asker left the room'));
+      return Promise.reject(new errors.ERR_ASSISTANT_FAILED(ask.abandoned));
     }
     if (ask) ask.running = true;
     return this.run(id, request);

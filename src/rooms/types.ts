@@ -212,6 +212,8 @@ export interface RoomAssistant {
    * rooms' `askerReturnGraceMs`: their private asks end.
    */
   askerLeft?(roomId: string, userId: string): void;
+  /** A thread was deleted (here or on another node): the asks made in it on this node end unanswered. */
+  threadDeleted?(threadId: string): void;
   /** Whether `userId` has a private ask in the room waiting or being answered on this node. */
   hasPrivateAsks?(roomId: string, userId: string): boolean;
   /**

@@ -327,19 +327,31 @@ describe('the assistant remembers', () => {
     back.close();
   });
 
-  it('keeps nothing of an answer its thread was deleted under while it was being written', async () => {
-    const { app, writing, release } = await appWithHeldAnswers();
+  it('ends an answer being written in a thread that is deleted, keeps nothing of it, and asks nothing of the model for one waiting there', async () => {
+    const t = await testApp(LIMITS, { chat: new AbortAwareChat(), roomOptions: { shutdownGraceMs: 100 } });
+    closers.push(t.close);
+    const { app } = t;
+    await app.ready();
+    await app.salon.ingest.pipeline.put(item('news_1', { title: 'Gym news', body: 'The gym opens a new locker room on Monday.' }));
     const created = await app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/threads', headers: ADMIN, payload: { title: 'Lockers' } });
     const threadId = created.json().thread.id as string;
     const { client: ann } = await joined(app, 'Ann', 'news_1');
     ann.send({ type: 'say', text: 'My locker code at the gym is zq7391.', clientId: 's1', threadId });
     await ann.next('message', (f) => f.message.clientId === 's1');
     ann.send({ type: 'say', text: '@ai what is my locker code at the gym?', clientId: 'q1', threadId });
-    await writing;
+    const streamed = await AbortAwareChat.next();
+    ann.send({ type: 'say', text: '@ai and when does the sauna open?', clientId: 'q2', threadId });
+    await ann.next('warning', (f) => f.code === 'ASSISTANT_QUEUED');
     const removed = await app.inject({ method: 'DELETE', url: `/api/v1/threads/${threadId}`, headers: ADMIN });
-    expect(removed.json()).toMatchObject({ deleted: threadId, messages: 2 });
-    release();
-    expect(await ann.next('error', () => true, 10_000)).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+    expect(removed.json()).toMatchObject({ deleted: threadId });
+    // Not written on for a thread nobody sees: the model's stream is aborted at once.
+    await streamed.aborted;
+    expect(String(streamed.reason())).toContain('its thread was deleted');
+    expect(await ann.next('error', () => true, 10_000)).toMatchObject({ code: 'ERR_ASSISTANT_FAILED' });
+    // The waiting ask ends without a model call: the next stream is Bo's, in the main thread.
+    const { client: bo } = await joined(app, 'Bo', 'news_1');
+    bo.send({ type: 'ask', text: 'When does the locker room open?', clientId: 'b1' });
+    expect((await AbortAwareChat.next()).question).toContain('When does the locker room open?');
     // Nobody reads it later: not the room's history, not a newcomer's welcome.
     const history = (await app.inject({ method: 'GET', url: '/api/v1/rooms/news_1/messages' })).json().messages as { threadId: string }[];
     expect(history.filter((m) => m.threadId === threadId)).toEqual([]);
