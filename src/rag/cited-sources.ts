@@ -7,10 +7,10 @@
 /** `[2]`, `[2, 5]` or `[2][5]`: the source numbers an answer's text cites. */
 const CITATION = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
 
-/** The numbers an answer's text cites, in no particular order. */
+/** The numbers an answer's text cites, in no particular order (code's `list[1]` is none). */
 export function citedNumbers(text: string): Set<number> {
   const cited = new Set<number>();
-  for (const m of text.matchAll(CITATION)) for (const n of m[1].split(',')) cited.add(Number(n));
+  for (const m of citationsIn(text)) for (const n of m[1].split(',')) cited.add(Number(n));
   return cited;
 }
 
@@ -37,13 +37,8 @@ const CODE_BEFORE = /[\p{L}\p{N}_)`]/u;
 export function withoutUngivenCitations(text: string, given: ReadonlySet<number>): string {
   let out = '';
   let from = 0;
-  let codeEnd = -1;
-  for (const m of text.matchAll(CITATION)) {
+  for (const m of citationsIn(text)) {
     const at = m.index;
-    if (at > 0 && (CODE_BEFORE.test(text[at - 1]) || at === codeEnd)) {
-      codeEnd = at + m[0].length;
-      continue;
-    }
     const numbers = m[1].split(',').map(Number);
     const kept = numbers.filter((n) => given.has(n));
     if (kept.length === numbers.length) continue;
@@ -51,4 +46,17 @@ export function withoutUngivenCitations(text: string, given: ReadonlySet<number>
     from = at + m[0].length;
   }
   return from === 0 ? text : out + text.slice(from);
+}
+
+/** The `[n]` markers of `text` that are citations: not code (right after CODE_BEFORE, or after code's own `[n]`). */
+function* citationsIn(text: string): Generator<RegExpExecArray & { index: number }> {
+  let codeEnd = -1;
+  for (const m of text.matchAll(CITATION)) {
+    const at = m.index;
+    if (at > 0 && (CODE_BEFORE.test(text[at - 1]) || at === codeEnd)) {
+      codeEnd = at + m[0].length;
+      continue;
+    }
+    yield m as RegExpExecArray & { index: number };
+  }
 }

@@ -18,6 +18,11 @@ describe('citedSources', () => {
   it('reads only bracketed whole numbers as citations', () => {
     expect([...citedNumbers('[1] [ 2 ] [3a] [1234] [4,5] \\[6\\]')].sort()).toEqual([1, 4, 5]);
   });
+
+  it('reads code’s indexes as code, as withoutUngivenCitations does: `list[1]` cites nothing', () => {
+    expect([...citedNumbers('Take items[1] and grid[2][3], as the page says [4].')]).toEqual([4]);
+    expect(citedSources('Use args[1] for the name [2].', sources).map((s) => s.n)).toEqual([2]);
+  });
 });
 
 describe('withoutUngivenCitations', () => {
