@@ -2,6 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, SETTINGS, defaultSearchWorkers, describeSettings, loadConfig, redactConfig } from '../src/config.js';
 import { salon, tempDir } from './helpers.js';
 
+/** What loadConfig throws for `env` (undefined when it does not throw). */
+function configErrorOf(env: Record<string, string | undefined>): unknown {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
 describe('config', () => {
   it('gives the documented defaults for an empty environment', () => {
     const c = loadConfig({});
@@ -41,12 +51,7 @@ describe('config', () => {
     ['IDENTITY_TOKEN_TTL_DAYS', '30d'],
     ['IDENTITY_TOKEN_TTL_DAYS', '3651'],
   ])('rejects %s=%s naming the variable', (name, value) => {
-    let caught: unknown;
-    try {
-      loadConfig({ [name]: value });
-    } catch (err) {
-      caught = err;
-    }
+    const caught = configErrorOf({ [name]: value });
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).variable).toBe(name);
     expect((caught as Error).message.startsWith(`${name}:`)).toBe(true);
@@ -54,12 +59,7 @@ describe('config', () => {
 
   it('requires a shared IDENTITY_SECRET of 32 characters or more with REDIS_URL, and never echoes it', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(/^IDENTITY_SECRET: required when REDIS_URL is set/);
-    let caught: unknown;
-    try {
-      loadConfig({ IDENTITY_SECRET: 'short-secret-value' });
-    } catch (err) {
-      caught = err;
-    }
+    const caught = configErrorOf({ IDENTITY_SECRET: 'short-secret-value' });
     expect((caught as ConfigError).variable).toBe('IDENTITY_SECRET');
     expect((caught as Error).message).not.toContain('short-secret-value');
     const c = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', IDENTITY_SECRET: 'x'.repeat(32) });
@@ -72,12 +72,7 @@ describe('config', () => {
       ['DATABASE_URL', 'mysql://salon:hunter2@db.internal/salon'],
       ['REDIS_URL', ' http://:hunter2@cache.internal:6379 '],
     ]) {
-      let caught: unknown;
-      try {
-        loadConfig({ [name]: value });
-      } catch (err) {
-        caught = err;
-      }
+      const caught = configErrorOf({ [name]: value });
       expect((caught as ConfigError).variable).toBe(name);
       expect((caught as Error).message).toMatch(/expected a .* URL, got "\*\*\*"/);
       expect((caught as Error).message).not.toContain('hunter2');
@@ -86,12 +81,7 @@ describe('config', () => {
 
   it('names a bad OLLAMA_HOST without the password of its proxy, with or without a scheme', () => {
     for (const value of ['ftp://salon:hunter2@ollama.internal', 'salon:hunter2@ollama.internal:11434', 'http://salon:hunter2@ollama internal']) {
-      let caught: unknown;
-      try {
-        loadConfig({ OLLAMA_HOST: value });
-      } catch (err) {
-        caught = err;
-      }
+      const caught = configErrorOf({ OLLAMA_HOST: value });
       expect((caught as ConfigError).variable, value).toBe('OLLAMA_HOST');
       expect((caught as Error).message, value).toContain('***@ollama');
       expect((caught as Error).message, value).not.toContain('hunter2');
@@ -103,12 +93,7 @@ describe('config', () => {
   it('refuses a REDIS_URL whose password has a bare %, which ioredis could not decode at start-up (it threw "URI malformed")', () => {
     const secret = { IDENTITY_SECRET: 'x'.repeat(32) };
     for (const value of ['redis://:50%off@cache.internal:6379', 'rediss://salon:%FF@cache.internal:6380']) {
-      let caught: unknown;
-      try {
-        loadConfig({ REDIS_URL: value, ...secret });
-      } catch (err) {
-        caught = err;
-      }
+      const caught = configErrorOf({ REDIS_URL: value, ...secret });
       expect(caught, value).toBeInstanceOf(ConfigError);
       expect((caught as ConfigError).variable, value).toBe('REDIS_URL');
       expect((caught as Error).message, value).toContain('write % as %25');
@@ -123,12 +108,7 @@ describe('config', () => {
   it('refuses an ADMIN_TOKEN with a character past ASCII or a control character, which no header carries as it is, and never echoes it', () => {
     // Node reads header bytes as Latin-1: curl's UTF-8 `ü` arrives as `Ã¼`, and `€` cannot arrive at all.
     for (const value of ['schlüssel-für-den-admin', 'token-of-twenty-€-chars', 'token-of-twenty\u0001chars', 'two-line-token\nof-twenty-chars']) {
-      let caught: unknown;
-      try {
-        loadConfig({ ADMIN_TOKEN: value });
-      } catch (err) {
-        caught = err;
-      }
+      const caught = configErrorOf({ ADMIN_TOKEN: value });
       expect((caught as ConfigError).variable, JSON.stringify(value)).toBe('ADMIN_TOKEN');
       expect((caught as Error).message).toMatch(/not printable ASCII/);
       expect((caught as Error).message).not.toMatch(/ssel|twenty|two-line/);
@@ -161,12 +141,7 @@ describe('config', () => {
     ]);
     // Each became the opaque origin "null", which every page with a custom scheme shares.
     for (const value of ['localhost:3000', 'https://a.example/app', 'https://a.example?x=1', 'file:///srv/app', 'null', 'https://user:pw@a.example', 'app:x']) {
-      let caught: unknown;
-      try {
-        loadConfig({ ALLOWED_ORIGINS: `https://ok.example, ${value}` });
-      } catch (err) {
-        caught = err;
-      }
+      const caught = configErrorOf({ ALLOWED_ORIGINS: `https://ok.example, ${value}` });
       expect(caught, value).toBeInstanceOf(ConfigError);
       expect((caught as ConfigError).variable).toBe('ALLOWED_ORIGINS');
     }
@@ -204,12 +179,7 @@ describe('config', () => {
   });
 
   it('refuses an ADMIN_TOKEN shorter than 16 characters, naming the variable and not the token', () => {
-    let caught: unknown;
-    try {
-      loadConfig({ ADMIN_TOKEN: 'hunter2' });
-    } catch (err) {
-      caught = err;
-    }
+    const caught = configErrorOf({ ADMIN_TOKEN: 'hunter2' });
     expect((caught as ConfigError).variable).toBe('ADMIN_TOKEN');
     expect((caught as Error).message).toMatch(/at least 16 characters/);
     expect((caught as Error).message).not.toContain('hunter2');
@@ -218,12 +188,7 @@ describe('config', () => {
 
   it('refuses an ADMIN_TOKEN with spaces or a line break around it, which no client could send', () => {
     for (const value of [' a-token-of-twenty-chars', 'a-token-of-twenty-chars\n', 'a-token-of-twenty-chars\t']) {
-      let caught: unknown;
-      try {
-        loadConfig({ ADMIN_TOKEN: value });
-      } catch (err) {
-        caught = err;
-      }
+      const caught = configErrorOf({ ADMIN_TOKEN: value });
       expect((caught as ConfigError).variable, JSON.stringify(value)).toBe('ADMIN_TOKEN');
       expect((caught as Error).message).toMatch(/spaces or a line break/);
       expect((caught as Error).message).not.toContain('a-token-of-twenty-chars');

@@ -9,6 +9,7 @@ import { buildApp, type AppOverrides } from '../src/app.js';
 import { readSetting, testConfig, type Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import { TURN_MS } from '../src/memory/threads/turns.js';
+import { SalonMetrics } from '../src/metrics/metrics.js';
 import { SqliteStore, type SqliteStoreOptions } from '../src/store/sqlite.js';
 
 /** The shared corpora (SALON_CORPORA, default ../shared/corpora), read in place. */
@@ -172,4 +173,21 @@ export async function withTurnsDue<T>(work: (turned: () => boolean) => Promise<T
   } finally {
     now.mockRestore();
   }
+}
+
+/** Metrics of a node with nothing going on: every source reads zero. */
+export function idleMetrics(): SalonMetrics {
+  const zero = () => 0;
+  return new SalonMetrics({
+    connections: zero,
+    queuedBytes: zero,
+    rooms: zero,
+    queueDepth: zero,
+    indexSize: () => ({ documents: 0, memory: 0 }),
+    graphFailed: () => ({ documents: false, memory: false }),
+    ingestRunning: zero,
+    busRoomsUnheard: zero,
+    busConnected: () => true,
+    deliveries: zero,
+  });
 }

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RoomBus } from '../src/rooms/types.js';
 import type { Store } from '../src/store/types.js';
 import { LocalEmbedder } from '../src/ai/local/local-embedder.js';
-import { ADMIN, testApp } from './helpers.js';
+import { ADMIN, idleMetrics, testApp } from './helpers.js';
 import { FlakyEmbedder, itemOf, paragraphs } from './search/corpus.js';
 import { joined, roomsApp, ROOM } from './rooms/helpers.js';
 
@@ -20,24 +20,6 @@ afterEach(async () => {
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-/** Metrics of a node with nothing going on: every source reads zero. */
-async function idleMetrics() {
-  const { SalonMetrics } = await import('../src/metrics/metrics.js');
-  const zero = () => 0;
-  return new SalonMetrics({
-    connections: zero,
-    queuedBytes: zero,
-    rooms: zero,
-    queueDepth: zero,
-    indexSize: () => ({ documents: 0, memory: 0 }),
-    graphFailed: () => ({ documents: false, memory: false }),
-    ingestRunning: zero,
-    busRoomsUnheard: zero,
-    busConnected: () => true,
-    deliveries: zero,
-  });
 }
 
 describe('GET /metrics', () => {
@@ -130,7 +112,7 @@ describe('the metered bus', () => {
   it('counts what it publishes and receives, and the lag the envelope’s send time tells', async () => {
     const { meteredBus } = await import('../src/metrics/metered-bus.js');
     const { encodeEnvelope, sentAtOf } = await import('../src/rooms/envelope.js');
-    const metrics = await idleMetrics();
+    const metrics = idleMetrics();
     let deliver: (roomId: string, payload: string) => void = () => {};
     const published: string[] = [];
     const inner = {
@@ -163,7 +145,7 @@ describe('the metered store', () => {
     const { meteredStore } = await import('../src/metrics/metered-store.js');
     const { errors } = await import('../src/errors.js');
     const { ForgottenExchange } = await import('../src/store/types.js');
-    const metrics = await idleMetrics();
+    const metrics = idleMetrics();
     const inner = {
       mergeThreads: async () => {
         throw new errors.ERR_THREAD_CHANGED('t1');

@@ -28,6 +28,17 @@ async function writeOpen(res: ServerResponse, status: number, contentType: strin
   }
 }
 
+/** The text a stream gave before it failed, and its failure (the test fails when it ends well). */
+async function streamedUntilFailure(stream: AsyncIterable<string>): Promise<{ got: string; err: Error & { code?: string } }> {
+  const got: string[] = [];
+  const err = await rejection(
+    (async () => {
+      for await (const p of stream) got.push(p);
+    })(),
+  );
+  return { got: got.join(''), err };
+}
+
 describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
   let fake: FakeServer | undefined;
   afterEach(async () => {
@@ -48,14 +59,9 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
     const base = await start((_req, res) =>
       writeOpen(res, 200, streamType, piece('Hi') + (c.name === 'ollama' ? '{"message":"' : 'data: "'), MAX_STREAM_LINE_BYTES + 1),
     );
-    const got: string[] = [];
-    const err = await rejection(
-      (async () => {
-        for await (const p of c.chat(base, PATIENT).stream(ask)) got.push(p);
-      })(),
-    );
+    const { got, err } = await streamedUntilFailure(c.chat(base, PATIENT).stream(ask));
     expect(err.code).toBe('ERR_AI_BAD_RESPONSE');
-    expect(got.join('')).toBe('Hi');
+    expect(got).toBe('Hi');
   });
 
   it('refuses a streamed line nested deeper than JSON answers nest, before parsing it', async () => {
@@ -83,14 +89,9 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
       res.writeHead(200, { 'content-type': streamType });
       res.end(piece('Hi') + piece(' there'));
     });
-    const got: string[] = [];
-    const err = await rejection(
-      (async () => {
-        for await (const p of c.chat(base, PATIENT).stream(ask)) got.push(p);
-      })(),
-    );
+    const { got, err } = await streamedUntilFailure(c.chat(base, PATIENT).stream(ask));
     expect(err.code).toBe('ERR_AI_BAD_RESPONSE');
-    expect(got.join('')).toBe('Hi there');
+    expect(got).toBe('Hi there');
   });
 
   it('tells members an error the server streams without its text, and keeps a few hundred characters of it for the log', async () => {

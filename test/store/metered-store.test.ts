@@ -3,26 +3,11 @@
  * found again by its clientId (a retry, an import sent twice) is not counted a second time.
  */
 import { describe, expect, it } from 'vitest';
-import { SalonMetrics } from '../../src/metrics/metrics.js';
+import type { SalonMetrics } from '../../src/metrics/metrics.js';
 import { meteredStore } from '../../src/metrics/metered-store.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { NewMessage } from '../../src/store/types.js';
-
-function idleMetrics(): SalonMetrics {
-  const zero = () => 0;
-  return new SalonMetrics({
-    connections: zero,
-    queuedBytes: zero,
-    rooms: zero,
-    queueDepth: zero,
-    indexSize: () => ({ documents: 0, memory: 0 }),
-    graphFailed: () => ({ documents: false, memory: false }),
-    ingestRunning: zero,
-    busRoomsUnheard: zero,
-    busConnected: () => true,
-    deliveries: zero,
-  });
-}
+import { idleMetrics } from '../helpers.js';
 
 async function messagesTotal(metrics: SalonMetrics): Promise<number> {
   const line = (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith('salon_messages_total '));
