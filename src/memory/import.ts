@@ -76,7 +76,10 @@ export function checkImport(messages: unknown, maxTextChars: number): ImportedMe
     if (m.text.length > maxTextChars) throw bad(`text is longer than ${maxTextChars} characters`);
     if (hasOverlongCluster(m.text)) throw bad(`text: ${OVERLONG_CLUSTER}`);
     if (typeof m.ts !== 'string' || Number.isNaN(Date.parse(m.ts))) throw bad('ts must be an ISO-8601 time');
-    return { author: { name }, text: wellFormed(m.text), ts: new Date(m.ts).toISOString() };
+    const ts = new Date(m.ts).toISOString();
+    // Times are ordered as text, here and in the store: `+010000-…` and `-000001-…` would sort wrong.
+    if (!/^\d{4}-/.test(ts)) throw bad('ts must be in the years 0000–9999');
+    return { author: { name }, text: wellFormed(m.text), ts };
   });
 }
 

@@ -117,6 +117,9 @@ describe('POST /api/v1/rooms/:id/import', () => {
     const bad: [unknown, RegExp][] = [
       [[...conversation, { author: { name: 'Ann' }, text: '', ts: day(9) }], /messages\[4\]: text/],
       [[...conversation, { author: { name: 'Ann' }, text: 'hi', ts: 'yesterday' }], /messages\[4\]: ts/],
+      // Times a year of five digits or before year 0 would be ordered wrong as text.
+      [[...conversation, { author: { name: 'Ann' }, text: 'hi', ts: '+010000-01-01T00:00:00Z' }], /messages\[4\]: ts must be in the years/],
+      [[{ author: { name: 'Ann' }, text: 'hi', ts: '-000001-06-01T00:00:00Z' }], /messages\[0\]: ts must be in the years/],
       [[{ author: { name: '  ' }, text: 'hi', ts: day(9) }], /messages\[0\]: author.name/],
       [[{ author: { name: 'Salon AI' }, text: 'I am the assistant', ts: day(9) }], /reserved/],
       [[{ author: { name: 'Ann' }, text: 'x'.repeat(4001), ts: day(9) }], /longer than 4000/],
