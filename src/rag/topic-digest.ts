@@ -3,7 +3,7 @@
  * the model may write. Pure functions; src/rag/topics.ts stores what they make.
  */
 import { readableBody } from '../content/sources/posts.js';
-import { itemPagePath, type StoredItem } from '../protocol/content.js';
+import { itemPagePath, type ItemWithoutComments, type StoredItem } from '../protocol/content.js';
 import type { DigestEntry } from '../protocol/messages.js';
 import { clip, formatDay, squash } from '../text.js';
 
@@ -88,7 +88,7 @@ export function itemLine(item: Pick<StoredItem, 'title' | 'description' | 'body'
 }
 
 /** The digest entry of a stored item. */
-export function digestEntry(item: StoredItem): DigestEntry {
+export function digestEntry(item: ItemWithoutComments): DigestEntry {
   return {
     id: item.id,
     kind: item.kind,

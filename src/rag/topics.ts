@@ -124,10 +124,13 @@ export class TopicSummaries {
 
   /** Makes one category's digest (and lead) from its recent items and stores it; null when it has none. */
   async refresh(category: string): Promise<TopicSummary | null> {
-    const page = await this.options.store.listItems({ category, limit: this.itemsPerTopic });
-    if (!page.items.length) return null;
-    const entries = page.items.map(digestEntry);
-    const lead = await this.lead(category, page.items);
+    // The items without their comments: a digest reads titles, descriptions and a body's head, and
+    // parsing a discussed story's hundreds of comments for it cost the event loop each refresh.
+    const page = await this.options.store.listItemSummaries({ category, limit: this.itemsPerTopic });
+    const items = await this.options.store.getItemsWithoutComments(page.items.map((i) => i.id));
+    if (!items.length) return null;
+    const entries = items.map(digestEntry);
+    const lead = await this.lead(category, items);
     this.stopping.signal.throwIfAborted();
     const { text, listed } = digestText(category, entries, lead, TOPIC_SUMMARY_MAX_CHARS);
     const summary: TopicSummary = {

@@ -48,6 +48,29 @@ describe('topic summaries', () => {
     expect(await stored('world-news')).toMatchObject({ category: 'World News' });
   });
 
+  it('reads the items it digests without their comments', async () => {
+    const comments = Array.from({ length: 3 }, (_, i) => ({ by: `user${i}`, text: `Comment ${i}`, time: i + 1 }));
+    await store.upsertItem(
+      item('news_4', { category: 'Crypto', title: 'Stablecoins under review', description: '', body: 'Regulators asked for reports.', comments }),
+    );
+    const called = new Set<string>();
+    const counted = new Proxy(store, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          called.add(String(prop));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const topics = new TopicSummaries({ store: counted, chat: new ScriptedChat({ summarize: async () => 'lead' }), intervalMs: 60_000 });
+    const crypto = await topics.refresh('Crypto');
+    // The digest still has what it needs of each item: a body's head where the description is empty.
+    expect(crypto!.digest!.find((e) => e.id === 'news_4')).toMatchObject({ title: 'Stablecoins under review', line: 'Regulators asked for reports.' });
+    expect([...called].filter((m) => ['listItems', 'getItem', 'getItems'].includes(m))).toEqual([]);
+  });
+
   it('generates only missing summaries at start, regenerates on its timer, and stops on close', async () => {
     await store.setMeta(topicSummaryKey('crypto'), JSON.stringify({ category: 'Crypto', summary: 'kept', itemIds: [], updatedAt: '2020-01-01T00:00:00.000Z' }));
     const chat = new ScriptedChat({ summarize: async () => `fresh ${chat.summarized.length}` });
