@@ -347,7 +347,8 @@ export class PostgresStore implements Store {
   }
 
   async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
-    return Boolean((await this.db.query('UPDATE threads SET memory_enabled = $1, version = version + 1 WHERE id = $2', [enabled ? 1 : 0, threadId])).rowCount);
+    const sql = 'UPDATE threads SET memory_enabled = $1, version = version + CASE WHEN memory_enabled = $1 THEN 0 ELSE 1 END WHERE id = $2';
+    return Boolean((await this.db.query(sql, [enabled ? 1 : 0, threadId])).rowCount);
   }
 
   async countThreadMessages(threadId: string): Promise<number> {

@@ -938,7 +938,8 @@ export class SqliteStore implements Store {
   }
 
   async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
-    return this.sql('UPDATE threads SET memory_enabled = ?, version = version + 1 WHERE id = ?').run(enabled ? 1 : 0, threadId).changes > 0;
+    const on = enabled ? 1 : 0;
+    return this.sql('UPDATE threads SET memory_enabled = ?, version = version + (memory_enabled <> ?) WHERE id = ?').run(on, on, threadId).changes > 0;
   }
 
   async countThreadMessages(threadId: string): Promise<number> {

@@ -443,7 +443,8 @@ export interface Store {
   /**
    * Switches the thread's memory on or off, as a new version of the thread (an operation that read
    * the old one, a merge say, then fails with ERR_THREAD_CHANGED instead of writing the old switch
-   * back); false when there is no such thread.
+   * back); switching it to what it is already changes nothing, the version neither (a member's
+   * `/memory on` said twice would fail a merge under way). False when there is no such thread.
    */
   setThreadMemory(threadId: string, enabled: boolean): Promise<boolean>;
   countThreadMessages(threadId: string): Promise<number>;

@@ -829,6 +829,9 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
           code: 'ERR_THREAD_CHANGED',
         });
         expect((await store.getThread(t.id))!.memoryEnabled).toBe(false);
+        // Switched to what it is already: nothing changes, the version neither.
+        expect(await store.setThreadMemory(t.id, false)).toBe(true);
+        expect((await store.getThread(t.id))!.version).toBe(switched.version);
         expect(await store.setThreadMemory('thr_none', false)).toBe(false);
         for (const thread of [t, keep]) await store.appendMessage({ roomId: thread.roomId, threadId: thread.id, author: user('u'), text: 'hello' });
         await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'again' });
