@@ -195,6 +195,7 @@ describe('SqliteStore: the full-text index merges in slices of its own (migratio
       // Nor what later migrations made: reopened at 27, each of them runs again.
       raw.exec('DROP TABLE private_forgets');
       raw.exec('ALTER TABLE memory_chunks DROP COLUMN forget_mark');
+      raw.exec('DROP INDEX items_category_sort');
       raw.pragma('user_version = 27');
       raw.close();
 
