@@ -191,3 +191,21 @@ export function idleMetrics(): SalonMetrics {
     deliveries: zero,
   });
 }
+
+/** `store` with its listCategories calls counted, and the names of every method called on it. */
+export function countingStore<S extends object>(store: S): { store: S; reads: () => number; called: Set<string> } {
+  let reads = 0;
+  const called = new Set<string>();
+  const wrapped = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (prop === 'listCategories') reads++;
+        called.add(String(prop));
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { store: wrapped, reads: () => reads, called };
+}

@@ -5,7 +5,7 @@ import { TopicSummaries } from '../../src/rag/topics.js';
 import { storeResolver } from '../../src/rooms/resolver.js';
 import { topicSummaryKey, type TopicSummary } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
-import { tempStore } from '../helpers.js';
+import { countingStore, tempStore } from '../helpers.js';
 import { item } from '../store/contract.js';
 import { ScriptedChat } from './fakes.js';
 import { silentLogger } from '../../src/logger.js';
@@ -53,17 +53,7 @@ describe('topic summaries', () => {
     await store.upsertItem(
       item('news_4', { category: 'Crypto', title: 'Stablecoins under review', description: '', body: 'Regulators asked for reports.', comments }),
     );
-    const called = new Set<string>();
-    const counted = new Proxy(store, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          called.add(String(prop));
-          return value.apply(target, args);
-        };
-      },
-    });
+    const { store: counted, called } = countingStore(store);
     const topics = new TopicSummaries({ store: counted, chat: new ScriptedChat({ summarize: async () => 'lead' }), intervalMs: 60_000 });
     const crypto = await topics.refresh('Crypto');
     // The digest still has what it needs of each item: a body's head where the description is empty.

@@ -8,28 +8,9 @@ import { TOPIC_CATEGORIES_FRESH_MS, TopicCategories, storeResolver } from '../..
 import type { Connection } from '../../src/rooms/types.js';
 import { topicSummaryKey } from '../../src/rooms/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
-import type { Store } from '../../src/store/types.js';
-import { tempStore } from '../helpers.js';
+import { countingStore as counting, tempStore } from '../helpers.js';
 import { item } from '../store/contract.js';
 import { until } from './helpers.js';
-
-/** `store` with its listCategories calls counted, and the names of every method called. */
-function counting(store: Store): { store: Store; reads: () => number; called: Set<string> } {
-  let reads = 0;
-  const called = new Set<string>();
-  const wrapped = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (prop === 'listCategories') reads++;
-        called.add(String(prop));
-        return value.apply(target, args);
-      };
-    },
-  });
-  return { store: wrapped, reads: () => reads, called };
-}
 
 describe('storeResolver', () => {
   let store: SqliteStore;
