@@ -68,7 +68,7 @@ function oneOf<T extends string>(...values: T[]): Parser<T> {
  * name and password, even one with an unescaped `/` or `@`) made `***`, whether or not it parses.
  * OLLAMA_HOST is no secret but may carry its proxy's password, and `user:pass@host:11434` (no scheme) is no URL.
  */
-function withoutUserinfo(raw: string): string {
+function maskedUserinfo(raw: string): string {
   return raw.replace(/^(\s*(?:[a-z][a-z0-9+.-]*:)?\/\/|\s*)\S*@/i, '$1***@');
 }
 
@@ -486,7 +486,7 @@ export function readSetting<K extends keyof Settings>(name: K, env: NodeJS.Proce
     return s.parse(raw) as Config[K];
   } catch (err) {
     // A secret's value (a key, a URL with its password), and a password in any other, never reaches the error, which is printed and logged.
-    const shown = (value: string) => (s.secret ? '***' : withoutUserinfo(value));
+    const shown = (value: string) => (s.secret ? '***' : maskedUserinfo(value));
     const message = (err as Error).message;
     throw new ConfigError(name, message.split(raw).join(shown(raw)).split(raw.trim()).join(shown(raw.trim())));
   }

@@ -17,25 +17,6 @@ const MAX_SUFFIX = 128;
 const TRACKING_PARAM = /^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid|igshid|ref_src)$/i;
 
 /**
- * `raw` without its userinfo: `http://alice:s3cret@host/p` is `http://host/p`. Credentials in a
- * URL are never sent, stored or shown (an item's URL is shown to every member). A string that
- * holds none, or is not a URL, comes back as it is.
- */
-export function withoutUserinfo(raw: string): string {
-  if (!raw.includes('@')) return raw;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return raw;
-  }
-  if (!u.username && !u.password) return raw;
-  u.username = '';
-  u.password = '';
-  return u.href;
-}
-
-/**
  * A URL in the form used for ids: lower-case scheme and host, no default port, no userinfo, no
  * fragment, no tracking parameters, the remaining query parameters sorted.
  */

@@ -1,6 +1,7 @@
 /** What model-server failures say: the full message for the operator, a public one for clients. */
 import { describe, expect, it } from 'vitest';
-import { HttpStatusError, describeFailure, unreachable, withoutCredentials, type ProviderDescription } from '../../src/ai/remote/errors-map.js';
+import { HttpStatusError, describeFailure, unreachable, type ProviderDescription } from '../../src/ai/remote/errors-map.js';
+import { withoutUserinfo } from '../../src/url-userinfo.js';
 import { OllamaChatModel, OllamaEmbedder } from '../../src/ai/remote/ollama.js';
 import { clientMessage } from '../../src/errors.js';
 import { collect, rejection } from './remote-cases.js';
@@ -65,8 +66,8 @@ describe('model server failures', () => {
   });
 
   it('drop credentials from a URL and leave others as they are', () => {
-    expect(withoutCredentials('http://ann:s3cret@10.1.2.3:11434')).toBe('http://10.1.2.3:11434/');
-    expect(withoutCredentials('http://10.1.2.3:11434')).toBe('http://10.1.2.3:11434');
-    expect(withoutCredentials('not a url')).toBe('not a url');
+    expect(withoutUserinfo('http://ann:s3cret@10.1.2.3:11434')).toBe('http://10.1.2.3:11434/');
+    expect(withoutUserinfo('http://10.1.2.3:11434')).toBe('http://10.1.2.3:11434');
+    expect(withoutUserinfo('not a url')).toBe('not a url');
   });
 });

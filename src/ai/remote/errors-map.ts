@@ -7,6 +7,7 @@
  * its own error text reach only the full message, not the one clients see (SalonError.publicMessage).
  */
 import { SalonError, errors } from '../../errors.js';
+import { withoutUserinfo } from '../../url-userinfo.js';
 
 /** How to talk about one provider in error messages. */
 export interface ProviderDescription {
@@ -96,7 +97,7 @@ function toldAs(full: SalonError, shown: SalonError): SalonError {
 export function unreachable(p: ProviderDescription, cause?: unknown): SalonError {
   const causes = cause instanceof Error ? [cause] : [];
   return toldAs(
-    new errors.ERR_AI_UNAVAILABLE(`is ${p.name} running at ${withoutCredentials(p.url)}? ${p.startHint}`, ...causes),
+    new errors.ERR_AI_UNAVAILABLE(`is ${p.name} running at ${withoutUserinfo(p.url)}? ${p.startHint}`, ...causes),
     new errors.ERR_AI_UNAVAILABLE(`is ${p.name} running? ${p.startHint}`),
   );
 }
@@ -114,7 +115,7 @@ export function describeFailure(err: unknown, p: ProviderDescription, model: str
   if (err instanceof SalonError) return err;
   const status = err instanceof HttpStatusError ? err.status : (err as { status_code?: unknown }).status_code;
   const detail = scrub(err instanceof Error ? err.message : String(err), p.secrets);
-  const at = `${p.name} at ${withoutCredentials(p.url)}`;
+  const at = `${p.name} at ${withoutUserinfo(p.url)}`;
   if (typeof status === 'number') {
     // A 404 that does not mention a model is a wrong URL (e.g. a base URL without /v1).
     if (status === 404) {
@@ -150,17 +151,4 @@ export function describeFailure(err: unknown, p: ProviderDescription, model: str
     );
   }
   return toldAs(new errors.ERR_AI_BAD_RESPONSE(`${at}: ${detail}`), new errors.ERR_AI_BAD_RESPONSE(`${p.name} failed`));
-}
-
-/** `url` without a user name or password in it (OLLAMA_HOST may carry them; a message never does). */
-export function withoutCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
-    u.username = '';
-    u.password = '';
-    return u.href;
-  } catch {
-    return url;
-  }
 }

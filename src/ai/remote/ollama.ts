@@ -6,7 +6,8 @@
 import { Ollama, type Message } from 'ollama';
 import { errors } from '../../errors.js';
 import { AnswerGuard, LineSplitter, MAX_STREAM_LINE_BYTES, errorBodyText, readGuarded } from './answer-limits.js';
-import { modelMissing, withoutCredentials, type ProviderDescription } from './errors-map.js';
+import { modelMissing, type ProviderDescription } from './errors-map.js';
+import { withoutUserinfo } from '../../url-userinfo.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { answeredDimensions, knownDimensions, toUnitVectors } from '../vectors.js';
 import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
@@ -81,7 +82,7 @@ function checkOptions(options: OllamaOptions): void {
 function client(host: string, signal: AbortSignal, streaming = false): Ollama {
   const { authorization } = credentialsOf(host);
   return new Ollama({
-    host: withoutCredentials(host),
+    host: withoutUserinfo(host),
     ...(authorization ? { headers: { authorization } } : {}),
     fetch: async (input, init) => {
       // Redirects are not followed (as undici's request does not, for the OpenAI-compatible
@@ -261,7 +262,7 @@ export async function ollamaHealth(host: string, models: string[]): Promise<Prov
     if (missing.length > 0) {
       return { ok: false, provider: 'ollama', detail: missing.map((m) => modelMissing(provider, m).message).join('; ') };
     }
-    return { ok: true, provider: 'ollama', detail: `Ollama ${version} at ${withoutCredentials(host)}; models ${models.join(', ')} present` };
+    return { ok: true, provider: 'ollama', detail: `Ollama ${version} at ${withoutUserinfo(host)}; models ${models.join(', ')} present` };
   } catch (err) {
     return { ok: false, provider: 'ollama', detail: (err as Error).message };
   }

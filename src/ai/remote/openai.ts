@@ -6,7 +6,8 @@
  */
 import { request, type Dispatcher } from 'undici';
 import { errors } from '../../errors.js';
-import { HttpStatusError, modelMissing, scrub, withoutCredentials, type ProviderDescription } from './errors-map.js';
+import { HttpStatusError, modelMissing, scrub, type ProviderDescription } from './errors-map.js';
+import { withoutUserinfo } from '../../url-userinfo.js';
 import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits } from './remote-chat.js';
 import { sseData } from './sse.js';
 import { AnswerGuard, MAX_ANSWER_DEPTH, MAX_STREAM_LINE_BYTES, errorBodyText, guarded, parseAnswer, readGuarded } from './answer-limits.js';
@@ -230,7 +231,7 @@ export async function openaiHealth(options: OpenAIOptions, models: string[]): Pr
     const ids = (res.data ?? []).map((m) => m.id);
     const missing = models.filter((m) => !ids.includes(m));
     if (missing.length > 0) return { ok: false, provider: 'openai', detail: missing.map((m) => modelMissing(client.provider, m).message).join('; ') };
-    return { ok: true, provider: 'openai', detail: `${withoutCredentials(options.baseUrl)} answers; models ${models.join(', ')} listed` };
+    return { ok: true, provider: 'openai', detail: `${withoutUserinfo(options.baseUrl)} answers; models ${models.join(', ')} listed` };
   } catch (err) {
     return { ok: false, provider: 'openai', detail: (err as Error).message };
   }

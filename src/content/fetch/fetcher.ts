@@ -12,7 +12,7 @@ import { SalonError, errors } from '../../errors.js';
 import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
 import { badPortOf } from './bad-ports.js';
-import { withoutUserinfo } from '../ids.js';
+import { withoutUserinfo } from '../../url-userinfo.js';
 import { decompress, discard, isJsonType, isPageType, mediaType, readCapped } from './fetch-body.js';
 import { nestsDeeperThan } from '../../json-depth.js';
 import { BlockedAddressError, guardedConnector, hostPolicy } from './guarded-connector.js';
