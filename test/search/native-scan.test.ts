@@ -159,6 +159,20 @@ describe('native scan kernel', () => {
     expect(run(i32, spec({})).length).toBe(5);
   });
 
+  it('refuses rows and strides whose offsets wrap past 2^64, instead of reading far outside the memory', () => {
+    const { i32, layout, spec } = setup(32, 10, 2);
+    const s = spec({});
+    // 2^32 rows of 2^32 bytes end at 2^64 bytes, which wrapped to 0: the bounds check passed.
+    expect(() => run(i32, spec({ stride: 2 ** 32, start: 0, end: 2 ** 32 }))).toThrow(RangeError);
+    expect(() => run(i32, spec({ stride: 2 ** 33, rows: Int32Array.of(2 ** 31 - 1), start: undefined, end: undefined }))).toThrow(RangeError);
+    expect(() =>
+      dotRows(i32, { ...layout, stride: 2 ** 33 }, Int32Array.of(2 ** 31 - 1), Int32Array.of(0, 1), Int32Array.of(2 ** 31 - 1), new Float32Array(1)),
+    ).toThrow(RangeError);
+    expect(() => scanFloor(i32, { q: s.q, rowsBase: s.rowsBase, stride: 2 ** 32, d16: s.d16, n: 2 ** 32 }, 1)).toThrow(RangeError);
+    // The memory is still whole: a good call after the refusals answers.
+    expect(run(i32, spec({})).length).toBe(5);
+  });
+
   it('reads a view over an ordinary ArrayBuffer as well', () => {
     const { i32, vectors, query, spec } = setup(24, 30, 4);
     const copy = new Int32Array(i32.length);

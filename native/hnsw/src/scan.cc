@@ -212,8 +212,10 @@ bool ReadRows(Napi::Env env, const Napi::Value& memory, const Napi::Object& spec
   return true;
 }
 
-// Row r (and its metadata) lies inside the memory.
-bool RowInside(const Rows& rows, size_t r) { return rows.rowsBase + (r + 1) * rows.stride <= rows.bytes; }
+// Row r (and its metadata) lies inside the memory. Divided, not multiplied: a row and a stride
+// (each up to 2^53) whose (r + 1) x stride wrapped past 2^64 passed the check, and the scan then
+// read far outside the memory (2^32 rows of 2^32 bytes "ended" at rowsBase).
+bool RowInside(const Rows& rows, size_t r) { return rows.bytes >= rows.rowsBase && r < (rows.bytes - rows.rowsBase) / rows.stride; }
 
 bool ReadQuery(Napi::Env env, const Napi::Object& spec, const Rows& rows, const float** q) {
   size_t offset = 0;
