@@ -77,7 +77,8 @@ export class NodeSync {
   private readonly marks = new Map<string, number>();
   /**
    * Rooms the bus does not hear though it is connected (their SUBSCRIBE failed): `true` once heard
-   * again before the room finished loading, for `opened` to resync it.
+   * again before the room finished loading, for `opened` to resync it, as is a room loading when
+   * the bus came back from an outage.
    */
   private readonly unheard = new Map<string, boolean>();
   private readonly refreshing = new Map<Room, Promise<void>>();
@@ -113,7 +114,8 @@ export class NodeSync {
   async opened(room: Room): Promise<void> {
     const unheard = this.unheard.get(room.id);
     if (!this.connected || unheard !== undefined) this.marks.set(room.id, room.seq);
-    // Heard again while it loaded: the load may have read the store before what it missed was stored.
+    // Heard again while it loaded (its channel, or the bus after an outage): the load may have read
+    // the store before what it missed was stored.
     if (unheard === true && this.connected) {
       this.unheard.delete(room.id);
       this.resync(room, false);
@@ -358,7 +360,13 @@ export class NodeSync {
     this.connected = true;
     // The bus subscribed every room again.
     this.unheard.clear();
-    for (const room of this.deps.rooms()) if (room.info) this.resync(room, true);
+    for (const room of this.deps.rooms()) {
+      if (room.info) this.resync(room, true);
+      // Loading: its load may have read the store before what the outage kept from this node was
+      // stored, and nothing publishes that again; `opened` resyncs it. Left unread, it reached
+      // neither its members nor its welcomes while the room stayed live.
+      else if (room.heard) this.unheard.set(room.id, true);
+    }
   }
 
   /** The bus does not hear this room though it is connected: the room alone misses what the others say. */

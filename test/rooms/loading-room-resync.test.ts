@@ -1,0 +1,98 @@
+/**
+ * A room whose load is under way when the node learns that it missed something: its load may have
+ * read the store before what it missed was stored, so the room reads the store again once loaded.
+ * The bus coming back after an outage (the reconnection resyncs the rooms loaded), and another
+ * node's `sync` (it stored messages it could not publish), both reached only loaded rooms; a room
+ * loading then never got those messages, nor did its welcomes while it stayed live.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../src/protocol/messages.js';
+import { RoomHub } from '../../src/rooms/hub.js';
+import { Identity } from '../../src/rooms/identity.js';
+import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import { silentLogger } from '../../src/logger.js';
+import type { SqliteStore } from '../../src/store/sqlite.js';
+import { tempStore } from '../helpers.js';
+import { FakeConnection, ROOM, until } from './helpers.js';
+
+describe('a room loading when the node learns it missed messages', () => {
+  let temp: ReturnType<typeof tempStore>;
+  let store: SqliteStore;
+  let hub: RoomHub;
+  let other: InProcessBus;
+  /** What the hub's bus tells its listeners when Redis goes away (false) and when it is back (true). */
+  let tell: (connected: boolean) => void;
+
+  beforeEach(async () => {
+    temp = tempStore();
+    store = temp.store;
+    const network = new InProcessBusNetwork();
+    other = network.node('other');
+    await other.join(ROOM);
+    const here = network.node('here');
+    // An in-process bus is never cut off: this one is, when the test says so.
+    const listeners: ((connected: boolean) => void)[] = [];
+    (here as { onConnectionChange: (listener: (connected: boolean) => void) => void }).onConnectionChange = (listener) => void listeners.push(listener);
+    tell = (connected) => listeners.forEach((listener) => listener(connected));
+    hub = new RoomHub({
+      store,
+      identity: new Identity(Buffer.alloc(32, 7)),
+      bus: here,
+      resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
+      log: silentLogger,
+      options: {},
+    });
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await hub.close();
+    await other.close();
+    await temp.close();
+  });
+
+  /** A message the other node stored, its publish never heard here. */
+  async function storedElsewhere(text: string): Promise<Message> {
+    const thread = await store.ensureMainThread(ROOM);
+    return (await store.appendMessage({ roomId: ROOM, threadId: thread.id, author: { id: 'u_zed', name: 'Zed', kind: 'user' }, text })).message;
+  }
+
+  /**
+   * Ann says hello to the room, whose load waits, once it read the room's messages, until the
+   * returned `release`; resolves when the load has read them.
+   */
+  async function joinWhileLoadWaits(): Promise<{ conn: FakeConnection; release: () => void }> {
+    const recent = store.recentMessages.bind(store);
+    let read!: () => void;
+    const wasRead = new Promise<void>((resolve) => (read = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    vi.spyOn(store, 'recentMessages').mockImplementationOnce(async (roomId, limit) => {
+      const messages = await recent(roomId, limit);
+      read();
+      await gate;
+      return messages;
+    });
+    const conn = new FakeConnection('c1');
+    hub.connect(conn, { roomId: ROOM, ip: '10.0.0.1' })!.receive(JSON.stringify({ type: 'hello', name: 'Ann' }));
+    await wasRead;
+    return { conn, release };
+  }
+
+  /** Every message Ann got: in her welcome, then live. */
+  const got = (conn: FakeConnection): string[] => [
+    ...(conn.frames('welcome')[0]?.history ?? []).map((m: Message) => m.text),
+    ...conn.frames('message').map((f) => f.message.text as string),
+  ];
+
+  it('reads the store again when the bus came back from an outage while the room loaded', async () => {
+    await storedElsewhere('before');
+    tell(false);
+    const ann = await joinWhileLoadWaits();
+    // Stored on another node after the load read the store; its publish went nowhere (cut off).
+    await storedElsewhere('said during the outage');
+    tell(true);
+    ann.release();
+    await until(() => got(ann.conn).includes('said during the outage'));
+    expect(got(ann.conn)).toEqual(['before', 'said during the outage']);
+  });
+});
