@@ -373,7 +373,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
         this.askerBack(room.id, member.id);
         session.deliver(JSON.stringify(welcomeFrame(room, member, who.token, replay, this.pending(room.id, member.id))));
         // Closed by its own welcome (a send limit): the member left already, and is not written back.
-        if ((!isNew && !renamed) || !room.members.get(member.id)) return;
+        if (!room.members.get(member.id)) return;
+        session.announced = true;
+        if (!isNew && !renamed) return;
         this.sync.memberSet(room, member, since);
         // A user already listed through another node is not announced again.
         if (renamed || !room.members.elsewhere(member.id)) room.presence(isNew ? { joined: member } : {}, Date.now());
@@ -434,7 +436,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
       if (room.typing.clear(left.id, Date.now())) this.sendTyping(room, left, false);
       this.sync.memberGone(room, left);
       if (!room.members.elsewhere(left.id)) {
-        room.presence({ left }, Date.now());
+        // Closed by its own welcome, a member was never announced: no one is told it left either.
+        if (session.announced) room.presence({ left }, Date.now());
         this.awaitAskerReturn(room.id, left.id);
       }
     }

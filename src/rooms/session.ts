@@ -53,6 +53,8 @@ export class Session implements RoomSession, QueuedBytesHolder {
   room: Room | null = null;
   welcomedAhead = new Set<number>();
   heldFramesFrom = 0;
+  /** Whether this member's arrival was announced to the room (set once its welcome went out and it stayed). */
+  announced = false;
   countedBytes = 0;
   private helloTimer: NodeJS.Timeout | null;
   private readonly guard: FloodGuard;

@@ -28,7 +28,8 @@ describe('a connection closed by its welcome', () => {
       identity: new Identity(Buffer.alloc(32, 7)),
       bus,
       resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
-      options: { softBufferedBytes: 1_000, hardBufferedBytes: HARD },
+      // Presence frames go out one change at a time, so a stray one cannot hide in a coalesced frame.
+      options: { softBufferedBytes: 1_000, hardBufferedBytes: HARD, presenceWindowMs: 1, largeRoomPresenceWindowMs: 1 },
     });
   });
   afterEach(async () => {
@@ -51,5 +52,16 @@ describe('a connection closed by its welcome', () => {
     expect(ben.closedWith).toBe(CloseCode.TRY_AGAIN_LATER);
     expect(ben.frames('welcome')).toHaveLength(1);
     expect((await bus.presence.list(ROOM)).map((e) => e.name)).toEqual(['Ana']);
+  });
+
+  it('is not announced as leaving a room it was never announced joining', async () => {
+    const ana = hello('Ana', '10.0.2.1');
+    await until(() => ana.frames('welcome').length === 1);
+    const ben = hello('Ben', '10.0.2.2', HARD + 1);
+    await until(() => ben.closedWith !== null);
+    const cy = hello('Cy', '10.0.2.3');
+    await until(() => cy.frames('welcome').length === 1 && ana.frames('presence').some((f) => f.joined?.name === 'Cy'));
+    const told = ana.frames('presence').flatMap((f) => [f.joined?.name, f.left?.name].filter(Boolean));
+    expect(told).not.toContain('Ben');
   });
 });
