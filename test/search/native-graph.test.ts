@@ -263,6 +263,21 @@ describe('salon-hnsw Graph', () => {
     expect(search(g, rows[0].vector, 1)[0].rowId).toBe(7);
   });
 
+  it('refuses a searchMany k whose n × k wraps past 2^64, writing no hit outside the out arrays', () => {
+    const g = new Graph(DIM, 10, 8, 50, 1);
+    const { vectors, labels } = packed(0, 10);
+    g.addPoints(vectors, labels);
+    const queries = vectors.slice(0, 8 * DIM);
+    // 8 × 2^61 is 2^64, which wrapped to 0 and passed the check against the arrays' lengths.
+    expect(() => g.searchMany(queries, 2 ** 61, new Uint32Array(16), new Float32Array(16), new Uint32Array(8), 1)).toThrow(RangeError);
+    expect(() => g.searchMany(queries, 3, new Uint32Array(23), new Float32Array(24), new Uint32Array(8), 1)).toThrow(RangeError);
+    const found = new Uint32Array(16);
+    const counts = new Uint32Array(8);
+    g.searchMany(queries, 2, found, new Float32Array(16), counts, 1);
+    expect([...counts]).toEqual(Array(8).fill(2));
+    for (let i = 0; i < 8; i++) expect(found[i * 2]).toBe(labels[i]);
+  });
+
   it('writes and reads float32 graphs as hnswlib files that hnswlib-node reads and writes too, off the event loop', async () => {
     const tmp = tempDir('salon-native-graph-');
     try {

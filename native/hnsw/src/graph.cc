@@ -771,7 +771,10 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Napi::Uint32Array out_labels = info[2].As<Napi::Uint32Array>();
     Napi::Float32Array out_distances = info[3].As<Napi::Float32Array>();
     Napi::Uint32Array counts = info[4].As<Napi::Uint32Array>();
-    if (out_labels.ElementLength() < n * k || out_distances.ElementLength() < n * k || counts.ElementLength() < n) {
+    // k compared with each array's share per query: n x k wrapped past 2^64 for a huge k (8 x 2^61 is
+    // 0), passed, and query i's hits were then written at i x k, far outside the arrays.
+    const auto fits = [&](size_t length) { return n == 0 || k <= length / n; };
+    if (!fits(out_labels.ElementLength()) || !fits(out_distances.ElementLength()) || counts.ElementLength() < n) {
       Napi::RangeError::New(env, "Graph: searchMany needs n x k labels and distances and n counts").ThrowAsJavaScriptException();
       return env.Undefined();
     }
