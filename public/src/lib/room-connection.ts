@@ -34,6 +34,12 @@ const DEFAULT_PING_AFTER_MS = 25_000;
 const DEFAULT_DEAD_AFTER_MS = 60_000;
 const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 const WATCHDOG_INTERVAL_MS = 5_000;
+/**
+ * How long a connection must have stayed joined for its end to start the backoff from the bottom
+ * again. Reset at the welcome itself, a server that welcomes and then closes at once (a socket too
+ * far behind for its catch-up, 1013; a flood, 4429) was asked again every quarter second for good.
+ */
+const STABLE_AFTER_MS = 10_000;
 /** A client may close only with 1000 or 3000–4999; this one means "we gave up on a silent socket". */
 const CLOSE_STALE = 4000;
 /** The browser went offline: the socket is given up at once, and the next one opens when it is back online. */
@@ -49,6 +55,8 @@ export class RoomConnection {
   private watchdog: ReturnType<typeof setInterval> | undefined;
   private lastHeard = 0;
   private lastSent = 0;
+  /** When the server accepted the current socket (`joined`); 0 when it has not. */
+  private joinedAt = 0;
   private running = false;
   private _status: ConnectionStatus = 'idle';
 
@@ -95,9 +103,15 @@ export class RoomConnection {
     return true;
   }
 
-  /** The server accepted us (`welcome`): the next failure starts the backoff from the bottom. */
+  /** The server accepted us (`welcome`): once this socket has lasted STABLE_AFTER_MS, its end starts the backoff from the bottom. */
   joined(): void {
-    this.backoff.reset();
+    this.joinedAt = Date.now();
+  }
+
+  /** The current socket ended (closed, given up, dropped): a long-lived one starts the backoff afresh. */
+  private ended(): void {
+    if (this.joinedAt && Date.now() - this.joinedAt >= STABLE_AFTER_MS) this.backoff.reset();
+    this.joinedAt = 0;
   }
 
   /** Skips the wait before the next attempt ("Retry now"). */
@@ -142,6 +156,7 @@ export class RoomConnection {
     socket.onclose = (ev) => {
       if (this.socket !== socket) return;
       this.socket = null;
+      this.ended();
       if (!this.running) return;
       this.scheduleRetry(this.handlers.closed(ev.code, ev.reason));
     };
@@ -163,6 +178,7 @@ export class RoomConnection {
     const socket = this.socket;
     this.socket = null;
     if (!socket) return;
+    this.ended();
     socket.onopen = socket.onmessage = socket.onclose = null;
     try {
       socket.close(code, reason);
