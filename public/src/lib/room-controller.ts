@@ -29,6 +29,14 @@ export const MAX_MESSAGE_CHARS = 4_000;
 /** Resend "typing" at most this often while the member keeps typing. */
 const TYPING_RESEND_MS = 3_000;
 const CACHE_SAVE_DELAY_MS = 250;
+/**
+ * Messages sent at once when a welcome finds some unsent (written offline, or while the socket was
+ * down), then one every RESEND_INTERVAL_MS. The server admits a socket's frames 5 a second with a
+ * burst of 10 (src/rooms/flood-guard.ts), the hello and a pending forget among them: sent all at
+ * once, the tenth and later were refused as a flood ("sending messages too fast") and failed.
+ */
+const RESEND_BURST = 5;
+const RESEND_INTERVAL_MS = 250;
 const AI_PREFIX = /^(@ai|\/ask)\s/i;
 /**
  * Said when the server refused "Forget them" for good, or too many times in a row: `why` is the
@@ -121,6 +129,9 @@ export class RoomController implements ReactiveController {
   private connection: RoomConnection | null = null;
   private readonly typists = new TypingList(() => this.host.requestUpdate());
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The member's messages waiting their turn to go out after a welcome (clientIds, in the order written): see RESEND_BURST. */
+  private outbox: string[] = [];
+  private outboxTimer: ReturnType<typeof setTimeout> | undefined;
   private lastTypingSent = 0;
   private typingActive = false;
   /** "Forget them" pressed and the server not told yet (offline then), by room and identity; kept across reloads. */
@@ -482,6 +493,7 @@ export class RoomController implements ReactiveController {
   /** Closes the room's socket (a rename's rejoin, another room, the page leaving); a probe asking is the callers' to cancel. */
   private close(): void {
     this.commands.abandonAll('The connection to the room closed before the answer came.');
+    this.clearOutbox();
     // A pending forget's wait is kept with it (pending-forgets.ts): the room's next welcome takes it up.
     for (const timer of this.forgetTimers.values()) clearTimeout(timer);
     this.forgetTimers.clear();
@@ -502,8 +514,57 @@ export class RoomController implements ReactiveController {
     this.connection?.send({ type: 'hello', name: this.name, token: identityToken(), ...(lastSeq ? { lastSeq } : {}) });
   }
 
-  /** Sends the member's message; `thread` '' (or the main thread's id) leaves the thread to the server: the room's main one. */
+  /**
+   * Sends the member's message, after those still waiting their turn (the outbox) so the room gets
+   * them in the order written; not open, it waits for the next welcome, which sends every unsent one.
+   */
   private transmit(clientId: string, text: string, isPrivate: boolean, thread: string): void {
+    if (this.status !== 'open') return;
+    if (this.outbox.length) {
+      this.outbox.push(clientId);
+      return;
+    }
+    this.transmitNow(clientId, text, isPrivate, thread);
+  }
+
+  /** Sends the unsent messages the welcome found: RESEND_BURST at once, then one every RESEND_INTERVAL_MS. */
+  private resendUnsent(clientIds: readonly string[]): void {
+    this.clearOutbox();
+    this.outbox = [...clientIds];
+    this.drainOutbox(RESEND_BURST);
+  }
+
+  /** Sends up to `count` messages of the outbox (one gone or failed meanwhile is skipped) and schedules the next. */
+  private drainOutbox(count = 1): void {
+    clearTimeout(this.outboxTimer);
+    this.outboxTimer = undefined;
+    if (this.status !== 'open') {
+      // The socket went: the next welcome sends what is still unsent.
+      this.outbox = [];
+      return;
+    }
+    let sentPrivately = false;
+    while (count > 0 && this.outbox.length) {
+      const clientId = this.outbox.shift()!;
+      const entry = this.memory?.log.unconfirmed(clientId);
+      if (entry?.state !== 'sending') continue;
+      this.transmitNow(clientId, entry.message.text, !!entry.private, entry.message.threadId);
+      sentPrivately ||= !!entry.private;
+      count--;
+    }
+    if (this.outbox.length) this.outboxTimer = setTimeout(() => this.drainOutbox(), RESEND_INTERVAL_MS);
+    // A private question counts as sent once it is handed to the socket (MessageLog.sentPrivately).
+    if (sentPrivately) this.changed();
+  }
+
+  private clearOutbox(): void {
+    clearTimeout(this.outboxTimer);
+    this.outboxTimer = undefined;
+    this.outbox = [];
+  }
+
+  /** Sends the member's message now; `thread` '' (or the main thread's id) leaves the thread to the server: the room's main one. */
+  private transmitNow(clientId: string, text: string, isPrivate: boolean, thread: string): void {
     if (this.status !== 'open') return;
     const mainThreadId = this.memory?.mainThreadId ?? '';
     const threadId = thread && thread !== mainThreadId ? thread : undefined;
@@ -573,9 +634,9 @@ export class RoomController implements ReactiveController {
         // A new socket: the server knows nothing of the member typing, so the next key is told at once.
         this.typingActive = false;
         this.lastTypingSent = 0;
-        for (const entry of log.unsent()) {
-          if (!this.takeTypedForget(entry)) this.transmit(entry.message.clientId!, entry.message.text, !!entry.private, entry.message.threadId);
-        }
+        const unsent: string[] = [];
+        for (const entry of log.unsent()) if (!this.takeTypedForget(entry)) unsent.push(entry.message.clientId!);
+        this.resendUnsent(unsent);
         void this.nav.refresh();
         this.nav.fill();
         break;
@@ -729,6 +790,8 @@ export class RoomController implements ReactiveController {
     const { notice, retry } = closeNotice(code, this.notice?.code);
     if (code === CloseCode.BAD_TOKEN) saveIdentityToken(null);
     this.commands.abandonAll('The connection to the room closed before the answer came.');
+    // What waited its turn is still unsent: the next welcome sends it.
+    this.clearOutbox();
     if (retry === 'stop') this.fatal = notice;
     else if (notice) this.notice = notice;
     this.members = [];
