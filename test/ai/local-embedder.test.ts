@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { tempDir } from '../helpers.js';
 import { DEFAULT_LOCAL_DIMENSIONS, LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import { STOPWORDS, rememberedStems, stem } from '../../src/ai/local/extractive-text.js';
+import { REMEMBERED_TOKEN_MAX_CHARS, STOPWORDS, rememberedStems, stem } from '../../src/ai/local/extractive-text.js';
 import { tokenize } from '../../src/ai/local/text-features.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
@@ -53,6 +53,23 @@ describe('LocalEmbedder', () => {
     expect(await fresh.embed(numbers.slice().reverse())).toEqual(first.slice().reverse());
     await memo.embed(['harbour ferries pier council']);
     expect(memo.memoisedTokens - before).toBe(7);
+  });
+
+  it('remembers nothing of a token longer than any word, whose memo entry would hold all of it', async () => {
+    const memo = new LocalEmbedder();
+    const letters = (i: number) => [...i.toString(26)].map((d) => String.fromCharCode(97 + parseInt(d, 26))).join('');
+    // Messages of one 4,000-letter "word" each: kept, every one held 36 KB of the heap until the memo filled.
+    const long = Array.from({ length: 50 }, (_, i) => `${'ab'.repeat(2_000)}${letters(i)}`);
+    const tokens = memo.memoisedTokens;
+    const stems = rememberedStems();
+    const first = await memo.embed(long);
+    expect(memo.memoisedTokens).toBe(tokens);
+    expect(rememberedStems()).toBe(stems);
+    // The same vectors without the memo, and a long real word (REMEMBERED_TOKEN_MAX_CHARS) is still remembered.
+    expect(await new LocalEmbedder().embed(long)).toEqual(first);
+    await memo.embed(['Donaudampfschifffahrtsgesellschaftskapitän']);
+    expect(memo.memoisedTokens).toBe(tokens + 1);
+    expect('donaudampfschifffahrtsgesellschaftskapitan'.length).toBeLessThanOrEqual(REMEMBERED_TOKEN_MAX_CHARS);
   });
 
   it('returns unit vectors of the configured dimension', async () => {

@@ -90,13 +90,22 @@ export function stem(word: string): string {
 const HAS_DIGIT = /\p{N}/u;
 
 /**
- * Whether a token's derived forms are worth a memo: not when it holds a digit. Times, prices and
- * ids rarely come back; remembered, they grow the memos without end, each growth rehashing a
- * table of up to 200,000 entries on the event loop, and the memos outlive every young-generation
- * GC, which they lengthen (docs/benchmarks.md, issue 17's fifth session).
+ * Longest token whose derived forms are memoised: longer than any word. The memos count entries,
+ * not characters, and a message's 4,000-letter "word" was kept whole in each of them (and its
+ * 8,000 character n-grams in the embedder's) until they filled: a few tens of thousands of such
+ * messages were gigabytes of heap.
+ */
+export const REMEMBERED_TOKEN_MAX_CHARS = 64;
+
+/**
+ * Whether a token's derived forms are worth a memo: not when it holds a digit, nor when it is
+ * longer than REMEMBERED_TOKEN_MAX_CHARS. Times, prices and ids rarely come back; remembered, they
+ * grow the memos without end, each growth rehashing a table of up to 200,000 entries on the event
+ * loop, and the memos outlive every young-generation GC, which they lengthen (docs/benchmarks.md,
+ * issue 17's fifth session).
  */
 export function worthRemembering(token: string): boolean {
-  return !HAS_DIGIT.test(token);
+  return token.length <= REMEMBERED_TOKEN_MAX_CHARS && !HAS_DIGIT.test(token);
 }
 
 /** Words whose stems are remembered now. */
@@ -268,11 +277,12 @@ export function askedTerms(question: string): string[] {
   return measures.size ? terms.filter((t) => !measures.has(t)) : terms;
 }
 
-/** A lower-cased word's term: its stem, or '' for a stopword (cached with the stems). */
+/** A lower-cased word's term: its stem, or '' for a stopword (cached with the stems, up to REMEMBERED_TOKEN_MAX_CHARS). */
 export function termOf(word: string): string {
   let t = termCache.get(word);
   if (t === undefined) {
     t = STOPWORDS.has(word) ? '' : stem(word);
+    if (word.length > REMEMBERED_TOKEN_MAX_CHARS) return t;
     if (termCache.size >= STEM_CACHE_SIZE) termCache.clear();
     termCache.set(word, t);
   }

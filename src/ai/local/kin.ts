@@ -7,7 +7,7 @@
  * own term, with its weight, once.
  */
 import { deedAsked } from './answer-cues.js';
-import { contentTerms, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
+import { contentTerms, REMEMBERED_TOKEN_MAX_CHARS, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
 import { recently } from './recently.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
@@ -143,12 +143,9 @@ export function kindsOf(asked: Iterable<string>): Map<string, string> {
 }
 
 function kindTerms(term: string): readonly string[] {
-  return recently(
-    kindCache,
-    term,
-    () => (mayHead(term) && LETTERS_ONLY.test(term) && !headTermOf(term) ? COMBINING_FORMS.map((form) => stem(form + term)) : []),
-    KIND_CACHE_SIZE,
-  );
+  const make = () => (mayHead(term) && LETTERS_ONLY.test(term) && !headTermOf(term) ? COMBINING_FORMS.map((form) => stem(form + term)) : []);
+  // A term longer than any word is not kept: each entry would hold it nine times over.
+  return term.length > REMEMBERED_TOKEN_MAX_CHARS ? make() : recently(kindCache, term, make, KIND_CACHE_SIZE);
 }
 const KIND_CACHE_SIZE = 10_000;
 const kindCache = new Map<string, readonly string[]>();
