@@ -313,6 +313,28 @@ describe('salon-hnsw Graph', () => {
     }
   });
 
+  it('refuses to read a graph file of other dimensions or another encoding than it is asked for', async () => {
+    const tmp = tempDir('salon-native-graph-');
+    try {
+      const g = new Graph(DIM, 10, 16, 96, 3, 'f32');
+      const { vectors, labels } = packed(0, 100);
+      g.addPoints(vectors, labels);
+      const file = join(tmp.dir, 'graph');
+      await g.write(file);
+      // Read as more dimensions, hnswlib kept the file's layout and read and wrote past each vector.
+      await expect(Graph.read(file, DIM + 16, 'f32')).rejects.toThrow(
+        /hnswlib: the file's elements hold 192 bytes of vector, where 64 dimensions in f32 take 256/,
+      );
+      await expect(Graph.read(file, DIM / 2, 'f32')).rejects.toThrow(/other dimensions or another encoding/);
+      await expect(Graph.read(file, DIM, 'f16')).rejects.toThrow(/other dimensions or another encoding/);
+      await expect(Graph.read(file, DIM, 'i8')).rejects.toThrow(/other dimensions or another encoding/);
+      const read = await Graph.read(file, DIM, 'f32');
+      expect(search(read, rows[5].vector, 1)[0].rowId).toBe(rows[5].rowId);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('refuses a write that could not open or fill its file instead of reporting it saved', async () => {
     const tmp = tempDir('salon-native-graph-');
     try {

@@ -998,6 +998,19 @@ class ReadWorker : public Napi::AsyncWorker {
   void Execute() override {
     try {
       index_ = std::make_unique<Index>(graph_->space_.get(), path_, false, 0, false);
+      // hnswlib lays elements out as the file says and reads and writes `dimensions` of the given
+      // encoding in each: a file of fewer bytes per vector (other dimensions, another encoding) was
+      // read, and its searches read past each vector and the adds wrote past the last element.
+      const size_t wanted = graph_->space_->get_data_size();
+      const size_t links = index_->size_links_level0_;
+      if (index_->offsetData_ != links || index_->label_offset_ != links + wanted ||
+          index_->size_data_per_element_ != links + wanted + sizeof(hnswlib::labeltype)) {
+        const size_t held = index_->label_offset_ - index_->offsetData_;
+        index_.reset();
+        throw std::runtime_error("the file's elements hold " + std::to_string(held) + " bytes of vector, where " + std::to_string(graph_->dim_) +
+                                 " dimensions in " + NameOf(graph_->space_->encoding()) + " take " + std::to_string(wanted) +
+                                 ": a graph of other dimensions or another encoding");
+      }
     } catch (const std::exception& e) {
       SetError(std::string("hnswlib: ") + e.what());
     }
