@@ -263,6 +263,28 @@ describe('salon-hnsw Graph', () => {
     expect(search(g, rows[0].vector, 1)[0].rowId).toBe(7);
   });
 
+  it('refuses a label or capacity outside [0, 2^32) and arguments of the wrong type, changing nothing', () => {
+    const g = new Graph(DIM, 10, 8, 50, 1);
+    g.addPoints(rows[0].vector.slice(), Uint32Array.of(0));
+    g.addPoints(rows[1].vector.slice(), Uint32Array.of(7));
+    // A label was taken modulo 2^32 (2^32 + 7 deleted 7), and a label that is no number as 0.
+    expect(() => g.markDelete(2 ** 32 + 7)).toThrow(RangeError);
+    expect(() => g.markDelete(-1)).toThrow(RangeError);
+    expect(() => g.markDelete(7.5)).toThrow(RangeError);
+    expect(() => g.markDelete('7' as unknown as number)).toThrow(TypeError);
+    expect(search(g, rows[1].vector, 1)[0].rowId).toBe(7);
+    expect(search(g, rows[0].vector, 1)[0].rowId).toBe(0);
+    expect(() => g.resize(2 ** 32 + 20)).toThrow(RangeError);
+    expect(() => g.resize(undefined as unknown as number)).toThrow(TypeError);
+    expect(g.capacity).toBe(10);
+    expect(() => g.setEf('x' as unknown as number)).toThrow(TypeError);
+    expect(() => g.writeSync(5 as unknown as string)).toThrow(TypeError);
+    expect(g.markDelete(7)).toBe(true);
+    expect(g.markDelete(7)).toBe(false);
+    g.resize(20);
+    expect(g.capacity).toBe(20);
+  });
+
   it('refuses a searchMany k whose n × k wraps past 2^64, writing no hit outside the out arrays', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     const { vectors, labels } = packed(0, 10);

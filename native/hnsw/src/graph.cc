@@ -650,6 +650,24 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return true;
   }
 
+  // A whole number in [0, 2^32) (a label, a capacity); otherwise a TypeError or RangeError naming
+  // `what` is thrown and false returned. Uint32Value takes a number modulo 2^32, and a non-number
+  // as 0 with its error left pending while the call went on: markDelete(2^32 + 7) deleted label 7,
+  // markDelete("7") label 0, and resize(2^32 + 20) made the graph's capacity 20.
+  static bool Uint32Arg(Napi::Env env, const Napi::Value& value, const char* what, uint32_t* out) {
+    if (!value.IsNumber()) {
+      Napi::TypeError::New(env, std::string(what) + " must be a number").ThrowAsJavaScriptException();
+      return false;
+    }
+    const double d = value.As<Napi::Number>().DoubleValue();
+    if (!(d >= 0 && d <= 4294967295.0) || d != std::floor(d)) {
+      Napi::RangeError::New(env, std::string(what) + " must be a whole number in [0, 2^32)").ThrowAsJavaScriptException();
+      return false;
+    }
+    *out = static_cast<uint32_t>(d);
+    return true;
+  }
+
   bool Vector(Napi::Env env, const Napi::Value& value, size_t rows_multiple, Napi::Float32Array* out) {
     if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
       Napi::TypeError::New(env, "Graph: vectors must be a Float32Array").ThrowAsJavaScriptException();
@@ -814,8 +832,10 @@ class Graph : public Napi::ObjectWrap<Graph> {
   Napi::Value MarkDelete(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Ready(env, true)) return env.Undefined();
+    uint32_t label;
+    if (!Uint32Arg(env, info[0], "Graph: markDelete(label): label", &label)) return env.Undefined();
     try {
-      index_->markDelete(info[0].As<Napi::Number>().Uint32Value());
+      index_->markDelete(label);
       return Napi::Boolean::New(env, true);
     } catch (const std::exception&) {
       return Napi::Boolean::New(env, false);  // not in the graph, or deleted already
@@ -825,8 +845,10 @@ class Graph : public Napi::ObjectWrap<Graph> {
   Napi::Value Resize(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Ready(env, true)) return env.Undefined();
+    uint32_t capacity;
+    if (!Uint32Arg(env, info[0], "Graph: resize(capacity): capacity", &capacity)) return env.Undefined();
     try {
-      Grow(info[0].As<Napi::Number>().Uint32Value());
+      Grow(capacity);
     } catch (const std::exception& e) {
       Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
     }
@@ -836,6 +858,10 @@ class Graph : public Napi::ObjectWrap<Graph> {
   Napi::Value SetEf(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Ready(env, false)) return env.Undefined();
+    if (!info[0].IsNumber()) {
+      Napi::TypeError::New(env, "Graph: setEf(ef): ef must be a number").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
     index_->setEf(std::max<int64_t>(1, info[0].As<Napi::Number>().Int64Value()));
     return env.Undefined();
   }
@@ -854,6 +880,10 @@ class Graph : public Napi::ObjectWrap<Graph> {
   Napi::Value WriteSync(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!Ready(env, true)) return env.Undefined();
+    if (!info[0].IsString()) {
+      Napi::TypeError::New(env, "Graph: writeSync(path)").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
     try {
       index_->saveIndex(info[0].As<Napi::String>().Utf8Value());
     } catch (const std::exception& e) {
