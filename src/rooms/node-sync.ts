@@ -81,6 +81,11 @@ export class NodeSync {
    * the bus came back from an outage.
    */
   private readonly unheard = new Map<string, boolean>();
+  /**
+   * Rooms loading when another node's `sync` came, with the lowest seq it said to read after: the
+   * load may have read the store before what that node could not publish was stored. Read once loaded.
+   */
+  private readonly loadingSyncs = new Map<string, number>();
   private readonly refreshing = new Map<Room, Promise<void>>();
   private readonly again = new Set<Room>();
   private readonly pokes = new Set<string>();
@@ -120,6 +125,11 @@ export class NodeSync {
       this.unheard.delete(room.id);
       this.resync(room, false);
     }
+    const from = this.loadingSyncs.get(room.id);
+    if (from !== undefined) {
+      this.loadingSyncs.delete(room.id);
+      void this.catchUp(room, from);
+    }
     await this.refresh(room);
   }
 
@@ -127,6 +137,7 @@ export class NodeSync {
   closed(roomId: string): void {
     this.marks.delete(roomId);
     this.unheard.delete(roomId);
+    this.loadingSyncs.delete(roomId);
     for (const [room, gap] of this.gaps) {
       if (room.id !== roomId) continue;
       clearTimeout(gap.timer);
@@ -150,16 +161,16 @@ export class NodeSync {
   /** A `presence` or `sync` envelope from another node. */
   heard(roomId: string, envelope: Envelope): void {
     const room = this.deps.room(roomId);
-    if (!room?.info) return;
-    void this.refresh(room);
-    if (envelope.delivery !== 'sync') return;
-    let from: unknown;
-    try {
-      from = (JSON.parse(envelope.frame) as { from?: unknown }).from;
-    } catch {
+    if (!room) return;
+    const from = envelope.delivery === 'sync' ? syncFrom(envelope.frame) : undefined;
+    if (!room.info) {
+      // Loading: `opened` reads its members, and the messages a `sync` names once it is loaded (the
+      // load may have read the store before they were stored; dropped, they never reached the room).
+      if (from !== undefined && room.heard) this.loadingSyncs.set(roomId, Math.min(from, this.loadingSyncs.get(roomId) ?? from));
       return;
     }
-    if (typeof from === 'number' && Number.isSafeInteger(from)) void this.catchUp(room, from);
+    void this.refresh(room);
+    if (from !== undefined) void this.catchUp(room, from);
   }
 
   /**
@@ -538,6 +549,17 @@ export class NodeSync {
     }
     return this.deps.room(room.id) === room;
   }
+}
+
+/** The seq a `sync` frame says to read the store after; undefined when it names none. */
+function syncFrom(frame: string): number | undefined {
+  let from: unknown;
+  try {
+    from = (JSON.parse(frame) as { from?: unknown } | null)?.from;
+  } catch {
+    return undefined;
+  }
+  return typeof from === 'number' && Number.isSafeInteger(from) ? from : undefined;
 }
 
 /** Resolves in a later turn of the event loop, after the frames of this one were written. */

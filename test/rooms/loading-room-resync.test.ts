@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
+import { encodeEnvelope } from '../../src/rooms/envelope.js';
 import { RoomHub } from '../../src/rooms/hub.js';
 import { Identity } from '../../src/rooms/identity.js';
 import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
@@ -94,5 +95,16 @@ describe('a room loading when the node learns it missed messages', () => {
     ann.release();
     await until(() => got(ann.conn).includes('said during the outage'));
     expect(got(ann.conn)).toEqual(['before', 'said during the outage']);
+  });
+  it('reads the store after a sync that another node sent while the room loaded', async () => {
+    await storedElsewhere('before');
+    const ann = await joinWhileLoadWaits();
+    // The other node was cut off: it stored a message it could not publish, and is back.
+    await storedElsewhere('said while the other node was cut off');
+    await other.publish(ROOM, encodeEnvelope({ node: 'other', delivery: 'sync', frame: JSON.stringify({ from: 0 }) }));
+    await new Promise((resolve) => setImmediate(resolve));
+    ann.release();
+    await until(() => got(ann.conn).includes('said while the other node was cut off'));
+    expect(got(ann.conn)).toEqual(['before', 'said while the other node was cut off']);
   });
 });
