@@ -53,3 +53,25 @@ describe('AnswersInProgress', () => {
     expect(ids(a)).toEqual([]);
   });
 });
+
+describe('AnswersInProgress in a long-open tab', () => {
+  it('keeps nothing of the answers that ended: a socket open for days does not grow with every answer written in it', () => {
+    const a = new AnswersInProgress();
+    a.replace([]);
+    for (let i = 0; i < 1_000; i++) {
+      a.questionOut(`q_${i}`);
+      write(a, `ans_${i}`, 'text');
+      a.finished([`ans_${i}`, `q_${i}`]);
+    }
+    expect(ids(a)).toEqual([]);
+    const kept = a as unknown as { firstSeen: Map<string, number>; aside: Map<string, unknown>; questions: Map<string, number> };
+    expect(kept.firstSeen.size).toBe(0);
+    expect(kept.aside.size).toBe(0);
+    expect(kept.questions.size).toBeLessThanOrEqual(200);
+    // What is still being written is still told from what came before it.
+    a.questionOut('q_last');
+    write(a, 'ans_last', 'on its way');
+    a.failed('ERR_AI_TIMEOUT', 'q_last');
+    expect(ids(a)).toEqual([]);
+  });
+});

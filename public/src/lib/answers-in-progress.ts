@@ -84,7 +84,12 @@ export class AnswersInProgress {
   /** Answers that ended with their stored message (`assistant.done`, or its `message` copy). */
   finished(ids: Iterable<string | undefined>): void {
     const done = new Set(ids);
-    for (const id of done) if (id !== undefined) this.aside.delete(id);
+    for (const id of done) {
+      if (id === undefined) continue;
+      this.aside.delete(id);
+      // Kept, one entry per answer ever written grew until the next welcome (a long-open tab's many).
+      this.firstSeen.delete(id);
+    }
     if (!this.shown.some((a) => done.has(a.id))) return;
     this.shown = this.shown.filter((a) => !done.has(a.id));
   }
