@@ -15,3 +15,17 @@ export function isoFromMs(ms: number): string | null {
 export function isoDateOf(raw: string): string | null {
   return isoFromMs(Date.parse(raw));
 }
+
+/**
+ * How far ahead of the moment it is read a date from the web (a feed entry's, a page's, an API's)
+ * may lie: a day, for time zones written wrong and clocks a little fast. Items are listed newest
+ * first by their date, so an entry dated years ahead (a typo, or a feed that wants to stay on
+ * top) sat above everything stored after it, for years.
+ */
+export const MAX_DATE_AHEAD_MS = 86_400_000;
+
+/** A date from the web as isoDateOf reads it; null when it is none, or lies more than MAX_DATE_AHEAD_MS after `nowMs`. */
+export function fetchedDateOf(raw: string | null | undefined, nowMs = Date.now()): string | null {
+  const iso = raw ? isoDateOf(raw) : null;
+  return iso !== null && Date.parse(iso) - nowMs <= MAX_DATE_AHEAD_MS ? iso : null;
+}

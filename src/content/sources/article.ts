@@ -3,6 +3,7 @@
  * the news item made from one fetched article.
  */
 import { errors } from '../../errors.js';
+import { fetchedDateOf } from '../dates.js';
 import type { ParsedFeed } from './feeds.js';
 import { idForUrl } from '../ids.js';
 import { decorationUrl } from '../items.js';
@@ -86,7 +87,6 @@ export function newsItemFromArticle(requestedUrl: string, article: ArticleFields
   // The page's final URL only when an item can keep it: a redirect past ITEM_LIMITS.url failed the item.
   const url = decorationUrl(article.url) ?? requestedUrl;
   const body = article.text?.trim() ?? '';
-  const published = article.publishedTime && !Number.isNaN(Date.parse(article.publishedTime)) ? article.publishedTime : null;
   return {
     id: idForUrl('news', requestedUrl),
     kind: 'news',
@@ -97,7 +97,7 @@ export function newsItemFromArticle(requestedUrl: string, article: ArticleFields
     body,
     comments: [],
     category: null,
-    publishedAt: published,
+    publishedAt: fetchedDateOf(article.publishedTime),
     image: decorationUrl(article.image),
     author: article.byline?.trim() || null,
     siteName: capField(article.siteName ?? '', FIELD_CAPS.siteName).trim() || hostOf(url),

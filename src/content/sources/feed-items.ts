@@ -2,7 +2,7 @@
  * Feed entries to items: YouTube entries become video items; other entries become news items
  * whose body is the linked article when it could be fetched, else the feed's own content.
  */
-import { isoDateOf } from '../dates.js';
+import { fetchedDateOf } from '../dates.js';
 import { errors } from '../../errors.js';
 import type { ArticleFields } from './article.js';
 import type { EntryFormats, FeedEntry, ParsedFeed, TextFormat } from './feeds.js';
@@ -101,7 +101,7 @@ export function newsItemFromEntry(entry: FeedEntry, feed: ParsedFeed, article: A
     body,
     comments: [],
     category: e.categories[0]?.trim() || null,
-    publishedAt: entry.published ?? validDate(article?.publishedTime),
+    publishedAt: fetchedDateOf(entry.published) ?? fetchedDateOf(article?.publishedTime),
     image,
     author: e.author?.trim() || article?.byline || null,
     siteName: article?.siteName || plainTitle(feed) || hostOf(url),
@@ -112,10 +112,6 @@ export function newsItemFromEntry(entry: FeedEntry, feed: ParsedFeed, article: A
 /** The feed's own title as plain text. */
 function plainTitle(feed: ParsedFeed): string {
   return feed.plainText ? feed.title.trim() : readText(feed.title, feed.titleFormat);
-}
-
-function validDate(raw: string | null | undefined): string | null {
-  return raw ? isoDateOf(raw) : null;
 }
 
 /** The video item (unvalidated) for a YouTube feed entry; throws ERR_INVALID_CONTENT for other entries. */
@@ -135,7 +131,7 @@ export function videoItemFromEntry(entry: FeedEntry, feed: ParsedFeed): Record<s
     body: description,
     comments: [],
     category: entry.categories[0] ?? null,
-    publishedAt: entry.published,
+    publishedAt: fetchedDateOf(entry.published),
     image: null,
     author: entry.author,
     channel: v.channel ?? (plainTitle(feed) || null),

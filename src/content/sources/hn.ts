@@ -4,6 +4,7 @@
  * requests paced `intervalMs` apart. Comment HTML becomes plain text.
  */
 import { errors } from '../../errors.js';
+import { fetchedDateOf } from '../dates.js';
 import type { ArticleFields } from './article.js';
 import type { Pacer } from './pacer.js';
 import { commentOf, pacedApi, titleOf, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
@@ -144,7 +145,7 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
     body,
     comments,
     category: HN_DEFAULT_CATEGORY,
-    publishedAt: seconds ? new Date(seconds * 1000).toISOString() : null,
+    publishedAt: seconds ? fetchedDateOf(new Date(seconds * 1000).toISOString()) : null,
     image,
     author: article?.byline || by,
     siteName: article?.siteName || (link ? hostOf(link) : 'Hacker News'),

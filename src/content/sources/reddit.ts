@@ -6,6 +6,7 @@
  * paced `intervalMs` apart.
  */
 import { errors } from '../../errors.js';
+import { fetchedDateOf } from '../dates.js';
 import { hostOf } from '../../text.js';
 import type { ArticleFields } from './article.js';
 import { commentOf, httpUrl, pacedApi, titleOf, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
@@ -126,7 +127,7 @@ function threadToItem(
   const own = capField(str(post.selftext) ?? '', FIELD_CAPS.content).trim();
   const body = article?.text?.trim() || own;
   const seconds = unixSeconds(post.created_utc);
-  const created = seconds === null ? null : new Date(seconds * 1000).toISOString();
+  const created = seconds === null ? null : fetchedDateOf(new Date(seconds * 1000).toISOString());
   return {
     id: `news_reddit${thread.toLowerCase()}`,
     kind: 'news',
