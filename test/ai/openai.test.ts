@@ -89,6 +89,35 @@ describe('OpenAI-compatible provider', () => {
     expect(err.message).toContain('check the URL');
   });
 
+  it('orders embeddings by their index, and refuses rows whose indices do not name each text once', async () => {
+    const row = (embedding: number[], index?: number) => ({ object: 'embedding', embedding, ...(index === undefined ? {} : { index }) });
+    const answers: Record<string, object[]> = {
+      ordered: [row([0, 1], 1), row([1, 0], 0)],
+      plain: [row([1, 0]), row([0, 1])],
+      twice: [row([1, 0], 1), row([0, 1], 1)],
+      mixed: [row([1, 0], 0), row([0, 1])],
+      outside: [row([1, 0], 0), row([0, 1], 2)],
+      fraction: [row([1, 0], 0), row([0, 1], 0.5)],
+    };
+    fake = await startFakeOpenAI({
+      raw: (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: answers[req.body.input[0]] }));
+      },
+    });
+    const embedder = new OpenAIEmbedder('my-embedder', { baseUrl: `${fake.url}/v1`, ...limits });
+    for (const name of ['ordered', 'plain'])
+      expect((await embedder.embed([name, 'b'])).map((v) => [...v])).toEqual([
+        [1, 0],
+        [0, 1],
+      ]);
+    for (const name of ['twice', 'mixed', 'outside', 'fraction']) {
+      const err = await rejection(embedder.embed([name, 'b']));
+      expect(err.code, name).toBe('ERR_AI_BAD_RESPONSE');
+      expect(err.message, name).toContain('index');
+    }
+  });
+
   it('validates options at construction, naming the option', () => {
     expect(() => new OpenAIEmbedder('m', { baseUrl: 'not a url', ...limits })).toThrow(/baseUrl/);
     expect(() => new OpenAIChatModel('m', { baseUrl: 'http://x.test/v1', timeoutMs: 0, idleTimeoutMs: 1 })).toThrow(/timeoutMs/);

@@ -100,6 +100,30 @@ class OpenAIClient {
   }
 }
 
+/**
+ * The rows of an `/embeddings` answer in the order of the `count` texts: by their `index` (servers
+ * may answer out of order), which must then name each text once; as given when no row has one.
+ * Sorted by index, a row missing it counted as 0, rows naming text 1 twice (and text 0 never)
+ * gave text 0 the vector of text 1, and the index and the cache kept it.
+ */
+function inInputOrder(data: unknown, count: number): unknown[] | undefined {
+  if (!Array.isArray(data)) return undefined;
+  if (data.length !== count) return data;
+  const indexOf = (row: unknown) => (row as { index?: unknown } | null)?.index;
+  if (data.every((row) => indexOf(row) === undefined)) return data;
+  const ordered: unknown[] = new Array(count);
+  const named = new Set<number>();
+  for (const row of data) {
+    const i = indexOf(row);
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= count || named.has(i)) {
+      throw new errors.ERR_AI_BAD_RESPONSE(`POST /embeddings returned rows whose index does not name each of the ${count} texts once`);
+    }
+    named.add(i);
+    ordered[i] = row;
+  }
+  return ordered;
+}
+
 /** Embeddings from `POST {OPENAI_BASE_URL}/embeddings`. */
 export class OpenAIEmbedder implements Embedder {
   readonly model: string;
@@ -133,10 +157,8 @@ export class OpenAIEmbedder implements Embedder {
         this.modelName,
         signal,
       );
-      const order = (row: { index?: unknown } | null) => (typeof row?.index === 'number' ? row.index : 0);
-      const rows = Array.isArray(res?.data) ? [...res.data].sort((a, b) => order(a) - order(b)) : undefined;
       const vectors = toUnitVectors(
-        rows?.map((r) => r?.embedding),
+        inInputOrder(res?.data, input.length)?.map((r) => r?.embedding),
         input.length,
         'POST /embeddings',
       );
