@@ -158,6 +158,33 @@ describe('sources that refresh', () => {
     expect((await sources.get(id)).itemCount).toBe(2);
   });
 
+  it('reads the feed whole after a poll in which an entry failed, so an unchanged feed is not a 304 that leaves it untried', async () => {
+    // An entry that is an HN discussion, while the HN API fails on it.
+    feedBody = rss(web.origin, ['one'], '<item><title>Discussed</title><link>https://news.ycombinator.com/item?id=9003</link><guid>hn-9003</guid></item>');
+    hn.routes.set('/v0/item/9003.json', { status: 503, type: 'text/plain', body: 'busy' });
+    try {
+      const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 5 });
+      const [first] = await pollDue();
+      expect(await ingest.getJob(first)).toMatchObject({ status: 'done', done: 1, failed: 1 });
+      expect(await store.getItem('news_hn9003')).toBeNull();
+      hn.routes.set('/v0/item/9003.json', {
+        type: 'application/json',
+        body: JSON.stringify({ by: 'poster', id: 9003, time: 1700000000, title: 'Discussed at last', type: 'story', text: 'A story told here.' }),
+      });
+      clock += 6 * MIN;
+      await pollDue();
+      expect(parses).toBe(2);
+      expect((await store.getItem('news_hn9003'))?.title).toBe('Discussed at last');
+      expect(await sources.get(id)).toMatchObject({ itemCount: 2, lastError: null });
+      // Every entry stored: the validators are kept again, and the next poll of the unchanged feed is a 304.
+      clock += 6 * MIN;
+      await pollDue();
+      expect(parses).toBe(2);
+    } finally {
+      hn.routes.delete('/v0/item/9003.json');
+    }
+  });
+
   it('ends a poll quietly when its source is deleted during it, storing no entry for the deleted source', async () => {
     const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
     // The admin deletes the source while its first entry's article is being fetched.

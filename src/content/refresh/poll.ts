@@ -1,10 +1,11 @@
 /**
  * One poll of a source, run as an ingest job: read the feed (conditionally: a 304 ends the poll
- * before any parse) or the HN list, and put only the entries that are new or changed since the
- * source last stored them — each entry is known by its key (guid, else link, else title; `hn:<id>`
- * for a story) and a hash of what the feed says about it, kept per source in the store. An entry
- * the list has not shown for SOURCE_ENTRY_KEPT_MS is forgotten: each poll that read the list marks
- * the entries listed as seen and deletes the rest past that age.
+ * before any parse; a poll in which an entry failed keeps no validators, so the next reads the
+ * feed whole and tries the entry again) or the HN list, and put only the entries that are new or
+ * changed since the source last stored them — each entry is known by its key (guid, else link,
+ * else title; `hn:<id>` for a story) and a hash of what the feed says about it, kept per source
+ * in the store. An entry the list has not shown for SOURCE_ENTRY_KEPT_MS is forgotten: each poll
+ * that read the list marks the entries listed as seen and deletes the rest past that age.
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../../errors.js';
@@ -79,13 +80,20 @@ async function pollFeed(ctx: IngestContext, store: Store, source: SourceRecord, 
   const due = entries.filter((e) => known.get(e.key) !== e.hash);
   ctx.tracker.addTotal(due.length);
   const outcome: PollOutcome = { notModified: false, ...validators, added: 0, changed: 0 };
+  let failed = false;
   for (const e of due) {
     const itemId = await ingestFeedEntry(ctx, e.entry, feed, page.url);
-    if (!itemId) continue; // failed: not recorded, so the next poll tries it again
+    if (!itemId) {
+      failed = true; // not recorded, so the next poll tries it again
+      continue;
+    }
     if (!(await store.putSourceEntry(source.id, e.key, e.hash, itemId, now()))) return { ...outcome, gone: true };
     if (known.has(e.key)) outcome.changed++;
     else outcome.added++;
   }
+  // Validators kept after an entry failed made the next poll a 304 while the feed stayed as it was,
+  // so the entry was not tried again until the feed changed (an HN API down for a minute lost it for days).
+  if (failed) Object.assign(outcome, { etag: null, lastModified: null });
   return forget(
     store,
     source,
