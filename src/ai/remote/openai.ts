@@ -100,20 +100,24 @@ class OpenAIClient {
   }
 }
 
+/** One row of an `/embeddings` answer, as a server may write it. */
+type EmbeddingRow = { index?: unknown; embedding?: unknown } | null;
+
 /**
  * The rows of an `/embeddings` answer in the order of the `count` texts: by their `index` (servers
  * may answer out of order), which must then name each text once; as given when no row has one.
  * Sorted by index, a row missing it counted as 0, rows naming text 1 twice (and text 0 never)
  * gave text 0 the vector of text 1, and the index and the cache kept it.
  */
-function inInputOrder(data: unknown, count: number): unknown[] | undefined {
+function inInputOrder(data: unknown, count: number): EmbeddingRow[] | undefined {
   if (!Array.isArray(data)) return undefined;
-  if (data.length !== count) return data;
-  const indexOf = (row: unknown) => (row as { index?: unknown } | null)?.index;
-  if (data.every((row) => indexOf(row) === undefined)) return data;
-  const ordered: unknown[] = new Array(count);
+  const rows = data as EmbeddingRow[];
+  if (rows.length !== count) return rows;
+  const indexOf = (row: EmbeddingRow) => row?.index;
+  if (rows.every((row) => indexOf(row) === undefined)) return rows;
+  const ordered: EmbeddingRow[] = new Array(count);
   const named = new Set<number>();
-  for (const row of data) {
+  for (const row of rows) {
     const i = indexOf(row);
     if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= count || named.has(i)) {
       throw new errors.ERR_AI_BAD_RESPONSE(`POST /embeddings returned rows whose index does not name each of the ${count} texts once`);
