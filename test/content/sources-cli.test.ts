@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourcesCommand } from '../../src/cli/commands/sources.js';
 import { testConfig } from '../../src/config.js';
+import { openStore } from '../../src/parts.js';
 import { articlePage, startFixtureServer, type Answer, type FixtureServer } from '../fixtures-servers/http.js';
 import { tempDir } from '../helpers.js';
 
@@ -84,6 +85,28 @@ describe('salon sources', () => {
       const bad = await run(['add', 'feed', `${web.origin}/other.xml`, '--every', ...every], config);
       expect(bad.code, JSON.stringify(every)).toBe(2);
       expect(bad.err).toMatch(/--every (needs a value|must be a whole number from 1 to 10080)/);
+    }
+  });
+
+  it('logs the chunks a refresh stored in the change log, so running servers index them without a restart', async () => {
+    const own = tempDir();
+    try {
+      const config = testConfig({ DATA_DIR: own.dir, FETCH_ALLOW_HOSTS: '127.0.0.1' });
+      const id = (await run(['add', 'feed', `${web.origin}/feed.xml`], config)).out.split(/\s+/)[0];
+      const refreshed = await run(['refresh', id], config);
+      expect(refreshed.code, refreshed.err).toBe(0);
+      const itemId = refreshed.out.trim();
+      const store = openStore(config, { mustExist: true });
+      try {
+        const rows = (await store.chunksOfItem(itemId)).map((c) => c.rowId);
+        expect(rows.length).toBeGreaterThan(0);
+        const logged = (await store.indexChangesAfter(0, 100)).filter((c) => c.target === 'documents').flatMap((c) => c.ids);
+        expect(new Set(logged)).toEqual(new Set(rows));
+      } finally {
+        await store.close();
+      }
+    } finally {
+      own.cleanup();
     }
   });
 

@@ -3,7 +3,9 @@
  * through a running server). `list` prints one line per source (`--json`: one object per line);
  * `add` takes `kind target [--every MINUTES] [--limit N]` like a line of DATA_DIR/sources;
  * `refresh ID` polls it now in the foreground under the same lease a server takes (so it never
- * runs beside a server's poll of it), with a summary line. Exit 0 only on success.
+ * runs beside a server's poll of it), with a summary line. Exit 0 only on success. The chunks a
+ * refresh stores go to the store's change log (OfflineChanges), as `salon ingest`'s do, so running
+ * servers index them without a restart.
  */
 import { randomUUID } from 'node:crypto';
 import { loadConfig, type Config } from '../../config.js';
@@ -18,6 +20,7 @@ import type { Store } from '../../store/types.js';
 import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT, validateSourceSpec } from '../../content/refresh/source-spec.js';
 import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
 import { printable } from '../printable.js';
+import { OfflineChanges } from '../../sync/offline-changes.js';
 
 const USAGE = 'sources list|add|remove|refresh …';
 const EXIT_USAGE = 2;
@@ -93,9 +96,16 @@ export async function sourcesCommand(
     err.write(`salon sources: ${(e as Error).message}\n`);
     return 1;
   }
+  // Servers sharing the store index what a refresh stored when they read the change log.
+  const changes = new OfflineChanges(store);
   const ingest = new IngestService({
     store,
-    pipeline: createItemPipeline({ store, bodyMaxChars: config.BODY_MAX_CHARS, chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP } }),
+    pipeline: createItemPipeline({
+      store,
+      bodyMaxChars: config.BODY_MAX_CHARS,
+      chunk: { size: config.CHUNK_SIZE, overlap: config.CHUNK_OVERLAP },
+      sink: () => changes.chunkSink,
+    }),
     deps: defaultIngestDeps(config),
     hn: { base: config.HN_API_BASE, commentLimit: config.HN_COMMENT_LIMIT, intervalMs: config.HN_REQUEST_INTERVAL_MS },
     reddit: { base: config.REDDIT_API_BASE, commentLimit: config.REDDIT_COMMENT_LIMIT, intervalMs: config.REDDIT_REQUEST_INTERVAL_MS },
@@ -144,6 +154,7 @@ export async function sourcesCommand(
     return failure(e, err);
   } finally {
     await ingest.close();
+    await changes.flush();
     await store.close();
   }
 }
