@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { errors } from '../../src/errors.js';
+import { SPLIT_MAX_MESSAGES } from '../../src/memory/threads/thread-service.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
 import { countedIteration } from '../helpers.js';
 import { call, GARDEN, threadsApp, threadWith, TRAINS, type Json } from './thread-helpers.js';
@@ -377,6 +378,31 @@ describe('split', () => {
     await memory.idle();
     const memoryOf = async (id: string) => (await store.scanThreadMemory(id, 0, 10_000)).flatMap((c) => c.messageIds).sort();
     expect(await memoryOf(t.id)).toEqual(ids.filter((_, i) => i % 2 === 0).sort());
+  });
+
+  it('windows again in the parent a straddling window’s messages older than the newest SPLIT_MAX_MESSAGES it read', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads, memory } = a.salon;
+    const t = await threads.create(ROOM, 'Long', 'admin');
+    const n = SPLIT_MAX_MESSAGES + 2;
+    const author = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString();
+    const text = (i: number) => (i === 1 ? 'The ferry to Hvar leaves at dawn.' : `line ${i}`);
+    const ids = (await store.appendMessages(Array.from({ length: n }, (_, i) => ({ roomId: ROOM, threadId: t.id, author, text: text(i), ts: at(i) })))).map(
+      (s) => s.message.id,
+    );
+    // One window of messages 1 and 2: the split reads the newest SPLIT_MAX_MESSAGES (2 onwards) and takes 2.
+    const window = { roomId: ROOM, threadId: t.id, kind: 'window' as const, authors: ['Ann'], privileged: false, owner: null };
+    await store.addMemoryChunk({ ...window, firstTs: at(1), lastTs: at(2), messageIds: [ids[1], ids[2]], text: `Ann: ${text(1)} Ann: line 2.` }, at(2));
+    await memory.load();
+    const r = await threads.split(t.id, [{ title: 'Two', messageIds: [ids[2]] }], 'compaction', 'admin');
+    await memory.idle();
+    const memoryOf = async (id: string) => (await store.scanThreadMemory(id, 0, 100)).flatMap((c) => c.messageIds);
+    expect(await memoryOf(r.threads[0].id)).toEqual([ids[2]]);
+    // Message 1 stayed in the parent: its window was deleted, and it was remembered nowhere.
+    expect(await memoryOf(t.id)).toEqual([ids[1]]);
+    const found = await memory.search('ferry to Hvar', { threadId: t.id, userId: 'u', private: false }, 1);
+    expect(found[0].chunk.text).toContain('Hvar');
   });
 
   it('refuses unknown ids, a message in two parts and empty parts, changing nothing', async () => {

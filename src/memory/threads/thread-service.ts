@@ -53,6 +53,8 @@ export const MERGE_WEIGHT_BONUS = 0.1;
 export const SPLIT_WEIGHT_SHARE = 0.8;
 /** Messages a split lists and takes from at most (the newest). */
 export const SPLIT_MAX_MESSAGES = 5_000;
+/** Messages read per page looking for a straddling window's messages older than those a split read. */
+const OLDER_PAGE = 500;
 /** Characters of each message the split listing shows. */
 const SPLIT_TEXT_CHARS = 200;
 /** Exchanges compaction leaves as they are (the newest); older long ones are summarised. */
@@ -438,8 +440,12 @@ export class ThreadService {
     this.log.info({ threadId: parent.id, parts: children.length, lock }, 'thread split');
     await memory.forget(rebuilt);
     await memory.reindex(moves.flatMap((m) => m.ids));
-    // Rebuild what straddled: each message's window now forms where the message is.
+    // Rebuild what straddled: each message's window now forms where the message is. A window may
+    // begin before the newest SPLIT_MAX_MESSAGES read above: its older messages stayed in the parent,
+    // and are read to be windowed there again (deleted with the window, they were remembered nowhere).
     const byThread = new Map<string, Message[]>();
+    const older = new Set([...straddled].filter((m) => !known.has(m)));
+    if (older.size && messages.length) byThread.set(parent.id, await this.messagesBefore(parent.id, messages[0].seq, older));
     for (const m of messages) {
       if (!straddled.has(m.id)) continue;
       const to = partOf.has(m.id) ? children[partOf.get(m.id)!].id : parent.id;
@@ -710,6 +716,28 @@ export class ThreadService {
   /** The thread's newest SPLIT_MAX_MESSAGES messages, oldest first: what a split lists and takes from. */
   private async allMessages(threadId: string): Promise<Message[]> {
     return this.options.store.threadMessages(threadId, SPLIT_MAX_MESSAGES);
+  }
+
+  /**
+   * The messages of `wanted` among the thread's before seq `beforeSeq`, oldest first, looked for a
+   * page at a time back from there, through at most SPLIT_MAX_MESSAGES (a window's messages are
+   * close together; one that cites a message no longer in the thread must not read it all).
+   */
+  private async messagesBefore(threadId: string, beforeSeq: number, wanted: Set<string>): Promise<Message[]> {
+    const found: Message[][] = [];
+    let left = wanted.size;
+    const turns = new Turns();
+    for (let seq = beforeSeq, read = 0; left > 0 && read < SPLIT_MAX_MESSAGES;) {
+      if (turns.due()) await turns.next();
+      const page = await this.options.store.threadMessages(threadId, Math.min(OLDER_PAGE, SPLIT_MAX_MESSAGES - read), seq);
+      if (!page.length) break;
+      const hits = page.filter((m) => wanted.has(m.id));
+      left -= hits.length;
+      found.push(hits);
+      read += page.length;
+      seq = page[0].seq;
+    }
+    return found.reverse().flat();
   }
 
   /**
