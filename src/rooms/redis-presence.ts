@@ -9,11 +9,14 @@
  * every active room without scanning keys. A heartbeat that comes after this node's entries may
  * have expired (the node was late) tells the node's listeners which rooms to announce again.
  */
+import { MAX_ENVELOPE_NAME_CHARS } from './envelope.js';
 import type { RedisLink } from './redis-link.js';
 import { compareJoins, type PresenceEntry, type RoomPresence } from './types.js';
 
 /** Members per ZADD when a heartbeat rewrites a large room. */
 const ZADD_BATCH = 500;
+/** Longest entry read back: three names of MAX_ENVELOPE_NAME_CHARS, each character escaped (`\uXXXX`), and a time. */
+const MAX_ENTRY_CHARS = 3 * 6 * MAX_ENVELOPE_NAME_CHARS + 64;
 
 /** What RedisPresence shares with its bus: the connections, the node id, the key prefix and the timings. */
 export interface RedisPresenceOptions {
@@ -24,10 +27,18 @@ export interface RedisPresenceOptions {
   ttlMs: number;
 }
 
+const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ENVELOPE_NAME_CHARS;
+
+/**
+ * An entry read from Redis; null unless it is one a node writes: a node, member id and name of 1 to
+ * MAX_ENVELOPE_NAME_CHARS characters (as an envelope's header), and a join time that is a number
+ * (JSON reads 1e400 as Infinity). Anything else written there reached every member's presence frames.
+ */
 function parseEntry(raw: string): PresenceEntry | null {
+  if (raw.length > MAX_ENTRY_CHARS) return null;
   try {
     const [node, id, name, since] = JSON.parse(raw) as unknown[];
-    if (typeof node !== 'string' || typeof id !== 'string' || typeof name !== 'string' || typeof since !== 'number') return null;
+    if (!isName(node) || !isName(id) || !isName(name) || typeof since !== 'number' || !Number.isFinite(since)) return null;
     return { node, id, name, since };
   } catch {
     return null;
