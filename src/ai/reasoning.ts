@@ -19,12 +19,14 @@ function tagAt(text: string, tag: string, from: number): number {
 }
 
 /**
- * `reply` without its closed `<think>` blocks, each replaced by `separator` (an unclosed one is left
- * as it is: nothing says where it would end). A reply whose first tag is a `</think>` began inside
- * a block that the chat template opened (QwQ's and DeepSeek-R1's do): what comes before that tag is
- * thinking too (a rerank read the snippet numbers its thinking weighed, a summary was the thinking).
- * A forward scan, linear in the reply's length (`/<think>[\s\S]*?<\/think>/g` rescans to the end
- * from every unclosed `<think>`).
+ * `reply` without its `<think>` blocks, each replaced by `separator`. A block the reply never closes
+ * runs to its end, as in a stream (ReasoningFilter): a reply cut while thinking (at
+ * AI_MAX_ANSWER_TOKENS, or where its reading stops) holds no answer; left as it was, the thinking
+ * was the summary, and the snippet numbers it weighed the rerank. A reply whose first tag is a
+ * `</think>` began inside a block that the chat template opened (QwQ's and DeepSeek-R1's do): what
+ * comes before that tag is thinking too (a rerank read the snippet numbers its thinking weighed, a
+ * summary was the thinking). A forward scan, linear in the reply's length
+ * (`/<think>[\s\S]*?<\/think>/g` rescans to the end from every unclosed `<think>`).
  */
 export function withoutReasoning(reply: string, separator = ''): string {
   let open = tagAt(reply, OPEN, 0);
@@ -35,8 +37,8 @@ export function withoutReasoning(reply: string, separator = ''): string {
   let from = openedBefore ? firstClose + CLOSE.length : 0;
   while (open !== -1) {
     const close = tagAt(reply, CLOSE, open + OPEN.length);
-    if (close === -1) break;
     out += reply.slice(from, open) + separator;
+    if (close === -1) return out;
     from = close + CLOSE.length;
     open = tagAt(reply, OPEN, from);
   }

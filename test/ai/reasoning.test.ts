@@ -20,7 +20,13 @@ describe('reasoning blocks', () => {
     expect(withoutReasoning('Okay, snippet 4 has the date.\n</think>\n\n2,1,3')).toBe('\n\n2,1,3');
     expect(withoutReasoning('Weighing 4 and 6.</THINK>2 <think>or 5</think>and 1', ' ')).toBe(' 2  and 1');
     expect(withoutReasoning('An answer without any tag.')).toBe('An answer without any tag.');
-    expect(withoutReasoning('<think>unclosed, left as it is')).toBe('<think>unclosed, left as it is');
+  });
+
+  it('drops a block the reply never closes, as a stream does: a reply cut while thinking holds no answer', () => {
+    expect(withoutReasoning('<think>Snippet 3 and 5 look relevant, but')).toBe('');
+    expect(withoutReasoning('2,1 <think>or 5', ' ')).toBe('2,1  ');
+    expect(withoutReasoning('<think>a</think>The answer.<think>cut')).toBe('The answer.');
+    expect(filtered(['The answer.<think>cut'])).toBe('The answer.');
   });
 
   it('reads a piece dense with tags in linear time (quadratic: a minute of the event loop for 320 KB)', () => {

@@ -216,6 +216,12 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
       expect(await chat.rerank('q', snippets)).toEqual([0, 1, 2, 3, 4]);
     });
 
+    it('takes a reply cut while thinking for no summary and no ranking, as a stream does', async () => {
+      const base = await start({ reply: '<think>The user wants a summary. Snippets 6 and 7 say the party is at Pier 9, but' });
+      expect(await c.chat(base).summarize('The party is at Pier 9.')).toBe('');
+      expect(await c.chat(base).rerank('where?', snippets)).toEqual([0, 1, 2, 3, 4]);
+    });
+
     it('summarizes by prompt, focused on the query', async () => {
       const base = await start({ reply: (m: unknown[]) => `Summary (${m.length} messages)` });
       expect(await c.chat(base).summarize('Long text about ships.', 'cargo')).toBe('Summary (2 messages)');
