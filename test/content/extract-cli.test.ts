@@ -61,6 +61,26 @@ describe('salon extract', () => {
     expect(lines[0]).toEqual({ file: junk, error: expect.stringMatching(/Could not extract an article/) });
   });
 
+  it('prints what a page says without the terminal controls it holds', () => {
+    const page = join(tmp.dir, 'hostile.html');
+    const esc = '\x1b]0;pwned\x07\x1b[2J\u202e';
+    const para = `The council met on Tuesday to decide the future of the harbour, ${esc}and the vote went late into the night after a long debate.`;
+    writeFileSync(
+      page,
+      `<html><head><title>Harbour ${esc}vote</title><meta property="og:site_name" content="Gazette ${esc}"><meta name="author" content="Ann ${esc}Lee"></head>` +
+        `<body><article><h1>Harbour ${esc}vote</h1>${`<p>${para}</p>`.repeat(6)}</article></body></html>`,
+    );
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin/salon.js'), 'extract', page], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('harbour');
+    expect(r.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+    expect(r.stdout).toContain('\\x1b]0;pwned\\x07');
+  });
+
   it('prints usage and exits 2 without files', () => {
     const { code, stderr } = salon('extract', '--json');
     expect(code).toBe(2);

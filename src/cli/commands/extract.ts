@@ -38,10 +38,15 @@ export async function readHtmlFile(file: string): Promise<Buffer> {
 
 type Line = { file: string } & (Pick<ExtractedArticle, 'title' | 'byline' | 'publishedTime' | 'siteName' | 'excerpt' | 'text'> | { error: string });
 
+/**
+ * A file's result as text for a terminal. What the page says (title, byline, site name, text) goes
+ * through printable as an error does: extraction keeps the controls a page holds, and a `<title>`
+ * holding `ESC ] 0 ; … BEL` retitled the terminal of an operator reading a saved page.
+ */
 function readable(line: Line): string {
-  if ('error' in line) return `${line.file}: error: ${printable(line.error)}\n`;
+  if ('error' in line) return `${printable(line.file)}: error: ${printable(line.error)}\n`;
   const meta = [line.byline && `by ${line.byline}`, line.siteName, line.publishedTime].filter(Boolean).join(' · ');
-  return `== ${line.file}\n${line.title}\n${meta ? `${meta}\n` : ''}\n${line.text}\n\n`;
+  return printable(`== ${line.file}\n${line.title}\n${meta ? `${meta}\n` : ''}\n${line.text}\n\n`);
 }
 
 const extract: Command = {
