@@ -6,7 +6,7 @@
  * readers, and fits a phone.
  */
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { ARTIFACTS, browserSuite, describeBrowser, item, messageTexts, openAs, probeResults, scanDom } from './harness.js';
 
@@ -183,6 +183,36 @@ describeBrowser('find in this room', () => {
       await expect.poll(() => foundItem(page)).toEqual({ text: TEXTS[3], inView: true });
       // The thread's start is reached: nothing more to search.
       expect(await page.getByRole('button', { name: 'Search earlier messages' }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows nothing of a search of earlier pages that ends after the bar was closed', async () => {
+    const { context, page } = await openAs(suite.browser, 'Ola', DESKTOP);
+    const held: Route[] = [];
+    let holding = false;
+    await page.route(/\/api\/v1\/threads\/[^/]+\/messages\?/, (route) => (holding ? void held.push(route) : void route.continue()));
+    try {
+      await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
+      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(`old ${HELD}`);
+      await page.getByRole('button', { name: 'Find in this room' }).click();
+      const box = page.getByRole('searchbox', { name: 'Find in this room' });
+      await box.fill('lighthouse');
+      await expect.poll(() => count(page)).toBe('No matches');
+      holding = true;
+      await page.getByRole('button', { name: 'Search earlier messages' }).click();
+      await expect.poll(() => held.length).toBe(1);
+      // Closed while the first page is on its way; the search then goes on to its end.
+      await box.press('Escape');
+      await expect.poll(() => page.locator('salon-room-find').getAttribute('open')).toBeNull();
+      holding = false;
+      for (const route of held.splice(0)) await route.continue();
+      const searching = () => page.locator('salon-room-find').evaluate((el) => (el as unknown as { searching: boolean }).searching);
+      await expect.poll(searching, { timeout: 10_000 }).toBe(false);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      expect(await foundItem(page)).toBeNull();
+      expect(await highlighted(page)).toEqual([]);
     } finally {
       await context.close();
     }

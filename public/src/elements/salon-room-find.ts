@@ -214,7 +214,9 @@ export class SalonRoomFind extends LitElement {
     const query = this.finder.query;
     try {
       const { found, added } = await this.finder.searchEarlier(this.source);
-      if (!this.isConnected || this.finder.query !== query) return;
+      // Closed meanwhile, the bar looks for nothing: a match it showed now would be outlined and
+      // highlighted, and the list moved to it, with no bar left to say why or to clear it.
+      if (!this.isConnected || !this.open || this.finder.query !== query) return;
       if (found) {
         this.earlierNote = '';
         this.show(this.finder.currentKey);
