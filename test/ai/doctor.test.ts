@@ -58,6 +58,26 @@ describe('salon doctor', () => {
     expect(formatResults(results)).toMatch(/^FAIL ai\s+Model llama3\.2 is missing/m);
   });
 
+  it('prints what a model server says without its terminal controls', async () => {
+    const title = '\u001b]0;pwned\u0007\u001b[2J';
+    const fake: FakeServer = await startFakeOllama({
+      raw: (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            req.path === '/api/version' ? { version: `0.5${title}` } : { models: [{ name: 'nomic-embed-text:latest' }, { name: 'llama3.2:latest' }] },
+          ),
+        );
+      },
+    });
+    cleanups.push(() => fake.close());
+    const results = await runDoctor(testConfig({ DATA_DIR: await dataDir(), AI_PROVIDER: 'ollama', OLLAMA_HOST: fake.url }));
+    expect(results.find((r) => r.name === 'ai')!.detail).toContain(title);
+    const printed = formatResults(results);
+    expect(printed).not.toMatch(/[\u0007\u001b]/);
+    expect(printed).toContain('Ollama 0.5\\x1b]0;pwned\\x07\\x1b[2J at');
+  });
+
   it('reports an index built by another embedder with the reindex fix', async () => {
     const dir = await dataDir();
     const store = new SqliteStore({ filename: join(dir, 'salon.db') });

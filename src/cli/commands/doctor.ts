@@ -97,10 +97,13 @@ export async function runDoctor(config: Config): Promise<CheckResult[]> {
   return results;
 }
 
-/** `ok   name         detail` lines. */
+/**
+ * `ok   name         detail` lines. A detail may carry what a server said (a model server's
+ * version or error text, Redis's refusal): shown printable, so none of it drives the terminal.
+ */
 export function formatResults(results: CheckResult[]): string {
   const width = Math.max(...results.map((r) => r.name.length));
-  return results.map((r) => `${(r.ok ? 'ok' : 'FAIL').padEnd(4)} ${r.name.padEnd(width)}  ${r.detail}`).join('\n');
+  return results.map((r) => `${(r.ok ? 'ok' : 'FAIL').padEnd(4)} ${r.name.padEnd(width)}  ${printable(r.detail)}`).join('\n');
 }
 
 const doctor: Command = {
