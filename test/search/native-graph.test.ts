@@ -263,6 +263,24 @@ describe('salon-hnsw Graph', () => {
     expect(search(g, rows[0].vector, 1)[0].rowId).toBe(7);
   });
 
+  it('refuses dimensions, a capacity, m, efConstruction or a seed that is no whole number in its range', async () => {
+    // Dimensions of 2^32 were taken as 0, and the graph's first length check divided by zero (SIGFPE).
+    expect(() => new Graph(2 ** 32, 10, 8, 50, 1)).toThrow(/dimensions must be a whole number in \[1, 2\^32\)/);
+    expect(() => Graph.read('/no/such/graph', 2 ** 32)).toThrow(RangeError);
+    expect(() => new Graph(DIM + 0.5, 10, 8, 50, 1)).toThrow(RangeError);
+    expect(() => new Graph(DIM, 2 ** 32 + 10, 8, 50, 1)).toThrow(/capacity/);
+    // hnswlib draws levels scaled by 1 / log(m): with m = 1 every add failed ("Not enough memory").
+    expect(() => new Graph(DIM, 10, 1, 50, 1)).toThrow(/m must be a whole number in \[2, 2\^32\)/);
+    expect(() => new Graph(DIM, 10, 8, 0, 1)).toThrow(/efConstruction/);
+    expect(() => new Graph(DIM, 10, 8, 50, -1)).toThrow(/seed/);
+    expect(() => new Graph(DIM, 10, 8, '50' as unknown as number, 1)).toThrow(TypeError);
+    const g = new Graph(DIM, 10, 2, 50, 0);
+    const { vectors, labels } = packed(0, 30);
+    g.addPoints(vectors, labels);
+    expect(search(g, rows[3].vector, 1)[0].rowId).toBe(rows[3].rowId);
+    await expect(Graph.read('/no/such/graph', DIM)).rejects.toThrow(/hnswlib/);
+  });
+
   it('refuses a label or capacity outside [0, 2^32) and arguments of the wrong type, changing nothing', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     g.addPoints(rows[0].vector.slice(), Uint32Array.of(0));

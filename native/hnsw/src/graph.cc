@@ -581,28 +581,27 @@ class Graph : public Napi::ObjectWrap<Graph> {
   // new Graph(dimensions, capacity, m, efConstruction, seed, encoding?), or new Graph(dimensions, null, encoding?) for read().
   explicit Graph(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Graph>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 1 || !info[0].IsNumber() || info[0].As<Napi::Number>().Int64Value() < 1) {
-      Napi::TypeError::New(env, "Graph: dimensions must be a positive integer").ThrowAsJavaScriptException();
-      return;
-    }
-    dim_ = info[0].As<Napi::Number>().Uint32Value();
+    // Each a whole number in [min, 2^32): Uint32Value took dimensions of 2^32 as 0 (the first add's
+    // length check then divided by zero: SIGFPE, the process gone), and with m = 1 hnswlib draws
+    // levels scaled by 1 / log(1), so every add failed with "Not enough memory".
+    uint32_t dim;
+    if (!Uint32Arg(env, info[0], "Graph: dimensions", &dim, 1)) return;
+    dim_ = dim;
     const bool forRead = info.Length() >= 2 && info[1].IsNull();
     Encoding encoding;
     if (!ParseEncoding(info[forRead ? 2 : 5], &encoding)) {
       Napi::TypeError::New(env, "Graph: encoding must be \"f16\", \"f32\" or \"i8\"").ThrowAsJavaScriptException();
       return;
     }
+    uint32_t capacity, m, ef_construction, seed;
+    if (!forRead &&
+        (!Uint32Arg(env, info[1], "Graph: capacity", &capacity, 1) || !Uint32Arg(env, info[2], "Graph: m", &m, 2) ||
+         !Uint32Arg(env, info[3], "Graph: efConstruction", &ef_construction, 1) || !Uint32Arg(env, info[4], "Graph: seed", &seed, 0)))
+      return;
     space_ = std::make_unique<UnitCosineSpace>(dim_, encoding);
     if (forRead) return;
-    for (int i = 1; i <= 4; i++) {
-      if (!info[i].IsNumber() || info[i].As<Napi::Number>().Int64Value() < (i == 4 ? 0 : 1)) {
-        Napi::TypeError::New(env, "Graph: capacity, m, efConstruction and seed must be integers").ThrowAsJavaScriptException();
-        return;
-      }
-    }
     try {
-      index_ = std::make_unique<Index>(space_.get(), info[1].As<Napi::Number>().Uint32Value(), info[2].As<Napi::Number>().Uint32Value(),
-                                       info[3].As<Napi::Number>().Uint32Value(), info[4].As<Napi::Number>().Uint32Value());
+      index_ = std::make_unique<Index>(space_.get(), capacity, m, ef_construction, seed);
       AdviseLevel0();
     } catch (const std::exception& e) {
       Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
@@ -654,14 +653,14 @@ class Graph : public Napi::ObjectWrap<Graph> {
   // `what` is thrown and false returned. Uint32Value takes a number modulo 2^32, and a non-number
   // as 0 with its error left pending while the call went on: markDelete(2^32 + 7) deleted label 7,
   // markDelete("7") label 0, and resize(2^32 + 20) made the graph's capacity 20.
-  static bool Uint32Arg(Napi::Env env, const Napi::Value& value, const char* what, uint32_t* out) {
+  static bool Uint32Arg(Napi::Env env, const Napi::Value& value, const char* what, uint32_t* out, uint32_t min = 0) {
     if (!value.IsNumber()) {
       Napi::TypeError::New(env, std::string(what) + " must be a number").ThrowAsJavaScriptException();
       return false;
     }
     const double d = value.As<Napi::Number>().DoubleValue();
-    if (!(d >= 0 && d <= 4294967295.0) || d != std::floor(d)) {
-      Napi::RangeError::New(env, std::string(what) + " must be a whole number in [0, 2^32)").ThrowAsJavaScriptException();
+    if (!(d >= min && d <= 4294967295.0) || d != std::floor(d)) {
+      Napi::RangeError::New(env, std::string(what) + " must be a whole number in [" + std::to_string(min) + ", 2^32)").ThrowAsJavaScriptException();
       return false;
     }
     *out = static_cast<uint32_t>(d);
