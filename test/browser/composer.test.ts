@@ -73,4 +73,30 @@ describeBrowser('the composer', () => {
       await context.close();
     }
   });
+
+  it('takes a text starting with /ask as a question, as the room does: "Only me" is offered, and on, it is asked privately', async () => {
+    const { context, page } = await openAs(suite.browser, 'Eli');
+    const sent: { type?: string; text?: string; private?: boolean; active?: boolean }[] = [];
+    page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(JSON.parse(String(f.payload)) as (typeof sent)[number])));
+    try {
+      await page.goto(`${suite.server.url}/chat?id=news_compose`);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      const onlyMe = page.locator('salon-composer label.switch', { hasText: 'Only me' });
+      expect(await onlyMe.count()).toBe(0);
+      const box = page.locator('salon-composer textarea');
+      await box.fill('/ask what did the others say about me?');
+      await expect.poll(() => onlyMe.count()).toBe(1);
+      expect(await page.locator('salon-composer button[type=submit]').textContent()).toContain('Ask');
+      await onlyMe.click();
+      await box.press('Enter');
+      await expect
+        .poll(() => sent.filter((f) => f.type === 'ask'))
+        .toEqual([expect.objectContaining({ text: 'what did the others say about me?', private: true })]);
+      // Nothing of it went to the room, and the room was told the member stopped typing as it turned private.
+      expect(sent.filter((f) => f.type === 'say')).toEqual([]);
+      expect(sent.filter((f) => f.type === 'typing').at(-1)).toEqual({ type: 'typing', active: false });
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * `<salon-composer>`: writes a message. Enter sends, Shift+Enter starts a new line; the "Ask AI"
- * switch (or starting with `@ai`) makes it a question for the assistant, and "Only me" a private
+ * switch (or starting with `@ai` or `/ask`) makes it a question for the assistant, and "Only me" a private
  * one: not posted, answered to this member alone, remembered only for their own private questions.
  * While "Only me" is on, a line says where private questions are shown (in this tab only) and that the
  * assistant remembers them for the member until they are forgotten.
@@ -23,6 +23,12 @@ const COUNTER_FROM = 500;
 const LIMIT_STEPS = [20, 100, COUNTER_FROM];
 /** "Stopped typing" after this long without a key. */
 const TYPING_IDLE_MS = 4_000;
+/**
+ * A text the room takes as a question for the assistant (docs/protocol.md: `@ai ` or `/ask `, as
+ * RoomController reads it). Read as `@ai ` only, a `/ask` question showed no "Only me" and went to
+ * the whole room, though "Only me" was on.
+ */
+const ASK_PREFIX = /^(@ai|\/ask)\s/i;
 /** Where private questions are kept (lib/private-asks.ts), said while "Only me" is on. */
 const PRIVATE_NOTE = 'Private questions show in this tab only; the assistant remembers them for you until you forget them.';
 /** The same on a phone, short enough to share one line with "Forget them" at 360 px: the composer must fit below the messages. */
@@ -151,7 +157,7 @@ export class SalonComposer extends LitElement {
 
   protected override render() {
     const left = this.maxLength - this.text.length;
-    const asking = this.ask || /^@ai\s/i.test(this.text);
+    const asking = this.ask || ASK_PREFIX.test(this.text);
     const privately = asking && this.onlyMe;
     return html`<form @submit=${this.onSubmit}>
       <label class="visually-hidden" for="message">Message</label>
@@ -213,7 +219,7 @@ export class SalonComposer extends LitElement {
 
   /** Whether what is typed would go as a private question: the room is then not told the member is typing. */
   private get privately(): boolean {
-    return this.onlyMe && (this.ask || /^@ai\s/i.test(this.text));
+    return this.onlyMe && (this.ask || ASK_PREFIX.test(this.text));
   }
 
   private onInput(e: Event): void {
@@ -252,7 +258,7 @@ export class SalonComposer extends LitElement {
   private submit(): void {
     const text = this.text.trim();
     if (!text || text.length > this.maxLength) return;
-    const asking = this.ask || /^@ai\s/i.test(text);
+    const asking = this.ask || ASK_PREFIX.test(text);
     this.emit('salon-send', { text, ask: this.ask, private: asking && this.onlyMe });
     this.text = '';
     this.textarea.value = '';
