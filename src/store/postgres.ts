@@ -509,7 +509,11 @@ export class PostgresStore implements Store {
 
   async pruneIndexChanges(keepMs: number): Promise<number> {
     // The database's clock on both sides: nodes' clocks may differ from it and from each other.
-    const { rowCount } = await this.db.query("DELETE FROM index_changes WHERE logged_at < now() - $1 * interval '1 millisecond'", [keepMs]);
+    // The newest entry stays (Store.pruneIndexChanges): lastIndexChange never goes back.
+    const { rowCount } = await this.db.query(
+      "DELETE FROM index_changes WHERE logged_at < now() - $1 * interval '1 millisecond' AND seq < (SELECT max(seq) FROM index_changes)",
+      [keepMs],
+    );
     return rowCount ?? 0;
   }
 

@@ -1596,7 +1596,10 @@ export class SqliteStore implements Store {
   }
 
   async pruneIndexChanges(keepMs: number): Promise<number> {
-    return this.sql('DELETE FROM index_changes WHERE logged_at IS NULL OR logged_at < ?').run(Date.now() - keepMs).changes;
+    // The newest entry stays (Store.pruneIndexChanges): lastIndexChange never goes back.
+    return this.sql('DELETE FROM index_changes WHERE (logged_at IS NULL OR logged_at < ?) AND seq < (SELECT max(seq) FROM index_changes)').run(
+      Date.now() - keepMs,
+    ).changes;
   }
 
   async indexChangesAfter(afterSeq: number, limit: number): Promise<IndexChange[]> {

@@ -579,7 +579,9 @@ export interface Store {
   lastIndexChange(): Promise<number>;
   /**
    * Deletes the entries logged more than `keepMs` ago (by the store's clock); returns how many.
-   * Nodes read the log within seconds; a node that could not read it for longer restarts.
+   * Nodes read the log within seconds; a node that could not read it for longer restarts. The
+   * newest entry stays however old, so `lastIndexChange` never goes back: a node starting after a
+   * quiet day read 0 and took every seq before the next entry for missing.
    */
   pruneIndexChanges(keepMs: number): Promise<number>;
 

@@ -1079,6 +1079,16 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.lastIndexChange()).toBe(b);
         expect(b).toBeGreaterThan(a);
       });
+
+      it('keeps its newest entry however old, so that the seq a node starts from never goes back', async () => {
+        const a = await store.logIndexChange('documents', [1]);
+        const b = await store.logIndexChange('memory', [2]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await store.pruneIndexChanges(1)).toBe(1);
+        expect((await store.indexChangesAfter(0, 10)).map((c) => c.seq)).toEqual([b]);
+        expect(await store.lastIndexChange()).toBe(b);
+        expect(b).toBeGreaterThan(a);
+      });
     });
 
     describe('sources', () => sourcesContract(() => store));
