@@ -53,6 +53,11 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   if (!res.ok) {
     throw new ApiError(body?.error?.code ?? `HTTP_${res.status}`, body?.error?.message ?? `The server answered ${res.status}.`, res.status);
   }
+  // Every answer of the API is a JSON object. Anything else (a proxy's or a portal's page, a cut
+  // body) came back as null, and each caller failed reading it with a TypeError shown as its reason.
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError('ERR_BAD_RESPONSE', 'The server sent an answer this page cannot read. Try again.', res.status);
+  }
   return body as T;
 }
 
