@@ -270,12 +270,16 @@ export class RedisRoomBus implements RoomBus {
     try {
       const rooms = [...restored.keys()];
       for (let i = 0; i < rooms.length; i += SUBSCRIBE_BATCH) {
-        const batch = rooms.slice(i, i + SUBSCRIBE_BATCH);
+        // A room left while the batches before its own were answered is not subscribed: its leave's
+        // UNSUBSCRIBE went first, and the node heard the channel (every message of that room) until the next outage.
+        const batch = rooms.slice(i, i + SUBSCRIBE_BATCH).filter((id) => this.rooms.get(id) === restored.get(id));
+        if (!batch.length) continue;
         await this.link.sub.subscribe(...batch.map((id) => this.channelPrefix + id)).catch(async (err: unknown) => {
           if (!this.link.isUp || this.closed) throw err;
           // One refused channel (NOPERM) fails the whole command: each room on its own, so that the
           // refused ones alone stay unheard, not every room of the node at every heartbeat.
-          await Promise.all(batch.map((id) => this.link.sub.subscribe(this.channelPrefix + id).catch((one: unknown) => void refused.push([id, one]))));
+          const still = batch.filter((id) => this.rooms.get(id) === restored.get(id));
+          await Promise.all(still.map((id) => this.link.sub.subscribe(this.channelPrefix + id).catch((one: unknown) => void refused.push([id, one]))));
         });
       }
       await this.presence.heartbeat();
