@@ -403,6 +403,18 @@ describe('split', () => {
     expect(await memoryOf(t.id)).toEqual([ids[1]]);
     const found = await memory.search('ferry to Hvar', { threadId: t.id, userId: 'u', private: false }, 1);
     expect(found[0].chunk.text).toContain('Hvar');
+    // Message 0 is now the one older than the newest SPLIT_MAX_MESSAGES. The split is committed before
+    // such messages are read: a read that fails fails nothing, and the room is still told.
+    await store.addMemoryChunk({ ...window, firstTs: at(3), lastTs: at(4), messageIds: [ids[0], ids[3]], text: 'Ann: line 0. Ann: line 3.' }, at(4));
+    await memory.load();
+    const read = store.threadMessages.bind(store);
+    vi.spyOn(store, 'threadMessages').mockImplementation((id, limit, before) =>
+      before === undefined ? read(id, limit) : Promise.reject(new Error('disk gone')),
+    );
+    const moved = vi.spyOn(a.salon.rooms, 'messagesMoved');
+    const again = await threads.split(t.id, [{ title: 'Three', messageIds: [ids[3]] }], 'compaction', 'admin');
+    expect(again.threads[0].title).toBe('Three');
+    expect(moved).toHaveBeenCalledWith(ROOM, [{ ids: [ids[3]], threadId: again.threads[0].id }]);
   });
 
   it('refuses unknown ids, a message in two parts and empty parts, changing nothing', async () => {

@@ -445,7 +445,14 @@ export class ThreadService {
     // and are read to be windowed there again (deleted with the window, they were remembered nowhere).
     const byThread = new Map<string, Message[]>();
     const older = new Set([...straddled].filter((m) => !known.has(m)));
-    if (older.size && messages.length) byThread.set(parent.id, await this.messagesBefore(parent.id, messages[0].seq, older));
+    if (older.size && messages.length) {
+      // The split is done: a read that fails leaves them unremembered, as before, and the rooms are still told.
+      const before = await this.messagesBefore(parent.id, messages[0].seq, older).catch((err: unknown) => {
+        this.log.warn({ threadId: parent.id, err: (err as Error)?.message }, 'older messages of a split window not read; they stay unremembered');
+        return [];
+      });
+      if (before.length) byThread.set(parent.id, before);
+    }
     for (const m of messages) {
       if (!straddled.has(m.id)) continue;
       const to = partOf.has(m.id) ? children[partOf.get(m.id)!].id : parent.id;
