@@ -185,6 +185,18 @@ describe('sources that refresh', () => {
     }
   });
 
+  it('keeps a source never polled due when its interval is changed, and moves a polled one to its last poll + the new interval', async () => {
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+    clock += MIN;
+    // Changed before the first look for due sources: it was moved a whole interval ahead, unpolled.
+    expect(await sources.update(id, { everyMinutes: 60 })).toMatchObject({ everyMinutes: 60, nextDueAt: new Date(T0).toISOString() });
+    expect(await pollDue()).toHaveLength(1);
+    const polledAt = clock;
+    expect(await sources.get(id)).toMatchObject({ lastPolledAt: new Date(polledAt).toISOString(), itemCount: 2 });
+    clock += 5 * MIN;
+    expect((await sources.update(id, { everyMinutes: 10 })).nextDueAt).toBe(new Date(polledAt + 10 * MIN).toISOString());
+  });
+
   it('ends a poll quietly when its source is deleted during it, storing no entry for the deleted source', async () => {
     const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
     // The admin deletes the source while its first entry's article is being fetched.

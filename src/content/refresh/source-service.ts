@@ -105,7 +105,10 @@ export class SourceService {
     return s;
   }
 
-  /** Changes a source's interval (its next poll moves to last poll + the new interval) or limit. */
+  /**
+   * Changes a source's interval (its next poll moves to last poll + the new interval) or limit. A
+   * source never polled stays due: its next poll moved to now + the interval, a week at most.
+   */
   async update(id: string, patch: { everyMinutes?: number; limit?: number }): Promise<SourceView> {
     const s = await this.record(id);
     if (s.origin === 'config') throw new errors.ERR_SOURCE_FIXED(id);
@@ -116,8 +119,8 @@ export class SourceService {
       limit: patch.limit ?? s.limit,
       everyMinutes: patch.everyMinutes ?? s.everyMinutes,
     });
-    const base = s.lastPolledAt ? Date.parse(s.lastPolledAt) : this.now();
-    const nextDueAt = patch.everyMinutes !== undefined && s.failures === 0 ? this.iso(base + spec.everyMinutes * MINUTE_MS) : undefined;
+    const moved = patch.everyMinutes !== undefined && s.failures === 0 && s.lastPolledAt !== null;
+    const nextDueAt = moved ? this.iso(Date.parse(s.lastPolledAt!) + spec.everyMinutes * MINUTE_MS) : undefined;
     const updated = await this.options.store.updateSource(id, { everyMinutes: spec.everyMinutes, limit: spec.limit, nextDueAt });
     if (!updated) throw new errors.ERR_SOURCE_NOT_FOUND(id);
     return viewOf(updated, this.now());
