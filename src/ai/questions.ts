@@ -9,9 +9,14 @@ import { recently } from './local/recently.js';
 import { CHAT_STAMP } from '../text.js';
 import { ASSISTANT_NAME } from '../protocol/names.js';
 
-/** "What is this about?", "tl;dr", "summarize": questions about the subject as a whole. */
+/**
+ * "What is this about?", "tl;dr", "summarize": questions about the subject as a whole. The space
+ * before a final `?` is tried only with the mark (`(?:\s*\?)?`): as `\s*\??\s*$`, a question
+ * whose `about` was followed by a long run of spaces and a word split the run between the two
+ * `\s*` every way, quadratic in its length.
+ */
 const OVERVIEW =
-  /\b(summar(y|i[sz]e)|tl;?\s?dr|overview|gist|main (point|idea)s?|key (point|takeaway)s?)\b|\bwhat('s| is| are)? (it|(this|that|the)( (article|post|video|story|thread|room|topic|piece|page))?) (all )?about\b|^\s*what('s| is| are| was) [^?.!]{1,60} about\s*\??\s*$/i;
+  /\b(summar(y|i[sz]e)|tl;?\s?dr|overview|gist|main (point|idea)s?|key (point|takeaway)s?)\b|\bwhat('s| is| are)? (it|(this|that|the)( (article|post|video|story|thread|room|topic|piece|page))?) (all )?about\b|^\s*what('s| is| are| was) [^?.!]{1,60} about(?:\s*\?)?\s*$/i;
 
 /** "what we discussed", "who said", "what did Ann say", "earlier", "the conversation": questions about the room's own talk. */
 const DISCUSSION =
@@ -63,8 +68,13 @@ export const CHAT_COVERAGE_MIN = 0.5;
 const SPEAKER = new RegExp(`^[^\\n]{0,200}? ${CHAT_STAMP.source}: `);
 /** The mark of a message put to the assistant (`@ai …`, `/ask …`; src/rooms/commands.ts) or of a remembered exchange's question (`Q: …`, src/memory/memory-service.ts). */
 const ASKED = /^(?:(?:@ai|\/ask)(?:\s+|$)|Q: )/i;
-/** A sentence that ends as a question, a citation marker after it allowed. */
-const QUESTION_END = /\?\s*(\[\d{1,2}\]|\(\d+\))?\s*$/;
+/**
+ * A sentence that ends as a question, a citation marker after it allowed. The space before the
+ * marker is tried only with the marker: as `\?\s*(marker)?\s*$`, a `?` followed by a long run of
+ * spaces and a word (a page's preformatted text) split the run between the two `\s*` every way,
+ * quadratic in its length (1.3 s of the event loop for 16,000 spaces).
+ */
+const QUESTION_END = /\?(?:\s*(?:\[\d{1,2}\]|\(\d+\)))?\s*$/;
 /** Content terms a question line must add to the asked question to be more than the same question again. */
 export const NEW_TERMS_MIN = 3;
 
