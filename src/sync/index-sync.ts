@@ -201,7 +201,12 @@ export class IndexSync {
       if (seen !== fingerprint(notice)) this.readLog();
       return;
     }
-    if (notice.seq <= this.newest + MAX_NOTICE_LEAD) void this.serial(async () => void (await this.apply(notice)));
+    if (notice.seq <= this.newest + MAX_NOTICE_LEAD)
+      void this.serial(async () => {
+        // A read of the log queued before it may have applied the entry, and moved the position past it.
+        if (notice.seq <= this.newest && !this.gaps.has(notice.seq)) return;
+        await this.apply(notice);
+      });
     this.readLog();
   }
 
