@@ -59,6 +59,16 @@ function line(t: Thread, messages: number): string {
   return `${t.id}  ${t.title}  [${badges.join(', ')}]  ${messages} messages`;
 }
 
+/**
+ * `value` as one line of JSON with DEL, the C1 controls and the bidi embeddings, overrides and
+ * isolates escaped as `\u…` too (JSON escapes only C0): the split listing prints members' messages
+ * as they wrote them, and a U+009B (CSI) or U+202E in one reached the operator's terminal, which
+ * printable keeps from every other line the CLI prints. The JSON parses to the same value.
+ */
+function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** `--threshold`: a decimal fraction in (0, 1] written out (0.82, not 8.2e-1 or 0x1), or undefined. */
 function threshold(value: string | true | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -146,7 +156,7 @@ const threadsCommand: Command = {
     const { positionals, options } = parseArgs(args, ['json']);
     const [verb, ...ids] = positionals;
     const json = options.get('json') === true;
-    const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+    const out = (value: unknown) => process.stdout.write(`${jsonLine(value)}\n`);
     // Threads print as the HTTP API shows them (docs/api.md), not as the store keeps them.
     const withView = <T extends { thread: Thread }>(r: T) => ({ ...r, thread: threadView(r.thread) });
     const config = loadConfig();
@@ -179,7 +189,7 @@ const threadsCommand: Command = {
           const list = await roomThreads(store, threads, room);
           const counts = await Promise.all(list.map((t) => store.countThreadMessages(t.id)));
           if (json) out(list.map((t, i) => ({ ...threadView(t), messages: counts[i] })));
-          else for (const [i, t] of list.entries()) console.log(line(t, counts[i]));
+          else for (const [i, t] of list.entries()) console.log(printable(line(t, counts[i])));
           return 0;
         }
         case 'show':
@@ -190,7 +200,7 @@ const threadsCommand: Command = {
           await threads.get(id);
           const events = await store.threadHistory(id, HISTORY_MAX);
           if (json) out(events);
-          else for (const e of events) console.log(`${e.at}  ${e.actor}  ${e.action}  ${JSON.stringify(e.details)}`);
+          else for (const e of events) console.log(printable(`${e.at}  ${e.actor}  ${e.action}  ${jsonLine(e.details)}`));
           return 0;
         }
         case 'split': {
