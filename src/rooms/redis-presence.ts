@@ -93,11 +93,17 @@ export class RedisPresence implements RoomPresence {
     const expires = this.link.now() + this.ttlMs;
     this.writtenUntil = Math.max(this.writtenUntil, expires);
     if (!this.expiresAt.has(roomId)) this.expiresAt.set(roomId, expires);
-    await tx
-      .zadd(key, expires, entry)
-      .pexpire(key, this.ttlMs * 2)
-      .zadd(this.roomsKey, 'GT', expires, roomId)
-      .exec();
+    try {
+      await tx
+        .zadd(key, expires, entry)
+        .pexpire(key, this.ttlMs * 2)
+        .zadd(this.roomsKey, 'GT', expires, roomId)
+        .exec();
+    } catch (err) {
+      // The old entry may still be listed: the next heartbeat deletes it (the new one it writes anyway).
+      if (old && old !== entry) this.strand(roomId, old);
+      throw err;
+    }
   }
 
   async remove(roomId: string, userId: string): Promise<void> {
@@ -109,8 +115,14 @@ export class RedisPresence implements RoomPresence {
       this.own.delete(roomId);
       this.expiresAt.delete(roomId);
     }
-    if (this.link.isUp) await this.link.cmd.zrem(this.key(roomId), old);
-    else this.strand(roomId, old);
+    if (!this.link.isUp) return this.strand(roomId, old);
+    try {
+      await this.link.cmd.zrem(this.key(roomId), old);
+    } catch (err) {
+      // Lost with the connection, or timed out: the entry may still be listed, the next heartbeat deletes it.
+      this.strand(roomId, old);
+      throw err;
+    }
   }
 
   private strand(roomId: string, entry: string): void {

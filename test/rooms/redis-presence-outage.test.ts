@@ -28,13 +28,37 @@ function fakeLink() {
     );
     return recorder;
   };
+  /** A MULTI whose EXEC fails, its commands never applied. */
+  const failingBatch = (): unknown => {
+    const recorder: unknown = new Proxy(
+      {},
+      {
+        get: (_target, name) =>
+          name === 'exec'
+            ? async () => {
+                throw new Error('Connection is closed.');
+              }
+            : () => recorder,
+      },
+    );
+    return recorder;
+  };
   const link = {
     isUp: true,
     clockKnown: true,
     clock: 1_000_000,
     now: () => link.clock,
     syncClock: async () => {},
-    cmd: { multi: batch, pipeline: batch },
+    /** Whether the next command sent on its own fails (a connection lost meanwhile, a timeout). */
+    failing: false,
+    cmd: {
+      multi: () => (link.failing ? failingBatch() : batch()),
+      pipeline: batch,
+      zrem: async (...args: unknown[]) => {
+        if (link.failing) throw new Error('Connection is closed.');
+        commands.push(['zrem', ...args]);
+      },
+    },
   };
   return {
     link,
@@ -57,6 +81,19 @@ describe('RedisPresence across an outage', () => {
     commands.length = 0;
     await presence.heartbeat();
     expect(removed(commands, 'p:presence:news_1')).toEqual([JSON.stringify(['n1', 'u1', 'Ana', 1])]);
+  });
+
+  it('deletes at the next heartbeat an entry whose removal or replacement failed on a link that seemed up', async () => {
+    const { link, commands, presence } = fakeLink();
+    await presence.set('news_1', { id: 'u1', name: 'Ana' }, 1);
+    await presence.set('news_1', { id: 'u2', name: 'Ben' }, 2);
+    link.failing = true;
+    await expect(presence.remove('news_1', 'u1')).rejects.toThrow('Connection is closed.');
+    await expect(presence.set('news_1', { id: 'u2', name: 'Benjamin' }, 2)).rejects.toThrow('Connection is closed.');
+    link.failing = false;
+    commands.length = 0;
+    await presence.heartbeat();
+    expect(removed(commands, 'p:presence:news_1')).toEqual([JSON.stringify(['n1', 'u1', 'Ana', 1]), JSON.stringify(['n1', 'u2', 'Ben', 2])]);
   });
 
   it('keeps nothing of the leaves of an outage longer than its entries live: none of them is listed', async () => {
