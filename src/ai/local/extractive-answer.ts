@@ -505,6 +505,12 @@ function tellsPlanOrPossibility(sentence: string): boolean {
  * minutes` does not count runs, and was quoted before "ran a hydrogen plasma for 26 minutes".
  */
 const COUNT_ASKED = /\bhow (many|much)\b|\bwhat (number|amount)\b/i;
+/**
+ * The full stops and commas a token of a sentence ends with (`68,000,` → `68,000`), matched only
+ * from the start of a run: `/[.,]+$/` was tried again from every mark of a run that a digit ends
+ * (`1,,,…,,2`), quadratic in the run (a second of the event loop for 20,000 commas).
+ */
+const TRAILING_STOPS = /(?<![.,])[.,]+$/;
 /** A number, in digits or words. */
 const NUMBER_TOKEN = new RegExp(`^(\\d[\\d.,]*|${NUMBER_WORDS})$`, 'i');
 /** Words a number may stand before the term it counts: `140 confirmed cases`. */
@@ -517,7 +523,7 @@ const COUNTED_WITHIN = 3;
 function countsQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
   const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? [];
   for (let i = 0; i < tokens.length; i++) {
-    if (!NUMBER_TOKEN.test(tokens[i].replace(/[.,]+$/, ''))) continue;
+    if (!NUMBER_TOKEN.test(tokens[i].replace(TRAILING_STOPS, ''))) continue;
     for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
       if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
     }
@@ -548,8 +554,8 @@ function asksWhatWillBe(question: string): boolean {
 function foretellsCount(sentence: string, qTerms: Set<string>): boolean {
   const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? [];
   for (let i = 0; i < tokens.length; i++) {
-    if (!NUMBER_TOKEN.test(tokens[i].replace(/[.,]+$/, ''))) continue;
-    const before = tokens.slice(Math.max(0, i - FORETOLD_WITHIN), i).map((t) => t.replace(/[.,]+$/, ''));
+    if (!NUMBER_TOKEN.test(tokens[i].replace(TRAILING_STOPS, ''))) continue;
+    const before = tokens.slice(Math.max(0, i - FORETOLD_WITHIN), i).map((t) => t.replace(TRAILING_STOPS, ''));
     if (!before.some((t) => FORETELLING.test(t))) continue;
     for (let j = i + 1; j <= i + COUNTED_WITHIN && j < tokens.length; j++) {
       if (contentTerms(tokens[j]).some((t) => qTerms.has(t))) return true;
@@ -591,7 +597,7 @@ const TIMED_WITHIN = 6;
 function timesQuestionTerm(sentence: string, qTerms: Set<string>): boolean {
   const tokens = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}.,'’-]*/gu) ?? [];
   for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i].replace(/[.,]+$/, '');
+    const token = tokens[i].replace(TRAILING_STOPS, '');
     const m = DURATION_TOKEN.exec(token);
     if (!m || (!m[2] && !TIME_UNIT_TOKEN.test(tokens[i + 1] ?? ''))) continue;
     for (let j = Math.max(0, i - TIMED_WITHIN); j <= i + TIMED_WITHIN && j < tokens.length; j++) {
