@@ -303,6 +303,27 @@ describe('salon-hnsw Graph', () => {
     expect(g.capacity).toBe(20);
   });
 
+  it('adds rows whose labels (and vectors) are views of a SharedArrayBuffer, blocking and on the pool', async () => {
+    const shared = <T extends Uint32Array | Int32Array | Float32Array>(from: T, make: (b: SharedArrayBuffer, n: number) => T): T => {
+      const view = make(new SharedArrayBuffer(from.byteLength + 8), from.length);
+      view.set(from);
+      return view;
+    };
+    const { vectors, labels } = packed(0, 20);
+    const g = new Graph(DIM, 10, 8, 50, 1);
+    // The labels were read through napi_get_arraybuffer_info, which gives no data for a SharedArrayBuffer: a segfault.
+    g.addPoints(
+      shared(vectors.slice(0, 10 * DIM), (b, n) => new Float32Array(b, 0, n)),
+      shared(labels.slice(0, 10), (b, n) => new Uint32Array(b, 4, n)),
+    );
+    await g.addPointsAsync(
+      shared(vectors.slice(10 * DIM), (b, n) => new Float32Array(b, 0, n)),
+      shared(Int32Array.from(labels.slice(10)), (b, n) => new Int32Array(b, 8, n)),
+    );
+    expect(g.count).toBe(20);
+    for (const i of [0, 9, 10, 19]) expect(search(g, rows[i].vector, 1)[0].rowId).toBe(rows[i].rowId);
+  });
+
   it('refuses a searchMany k whose n × k wraps past 2^64, writing no hit outside the out arrays', () => {
     const g = new Graph(DIM, 10, 8, 50, 1);
     const { vectors, labels } = packed(0, 10);

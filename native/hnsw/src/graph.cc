@@ -694,7 +694,16 @@ class Graph : public Napi::ObjectWrap<Graph> {
       Napi::RangeError::New(env, "Graph: one label per vector").ThrowAsJavaScriptException();
       return false;
     }
-    *label_data = reinterpret_cast<const uint32_t*>(static_cast<const uint8_t*>(labels.ArrayBuffer().Data()) + labels.ByteOffset());
+    // napi_get_typedarray_info gives the data of a view over a SharedArrayBuffer too; ArrayBuffer().Data()
+    // (napi_get_arraybuffer_info) refuses one on Node 20 and gave null, and the add read its labels there (a segfault).
+    napi_typedarray_type type;
+    size_t length = 0;
+    void* data = nullptr;
+    if (napi_get_typedarray_info(env, info[1], &type, &length, &data, nullptr, nullptr) != napi_ok || (data == nullptr && *n > 0)) {
+      Napi::TypeError::New(env, "Graph: labels could not be read").ThrowAsJavaScriptException();
+      return false;
+    }
+    *label_data = static_cast<const uint32_t*>(data);
     return true;
   }
 
