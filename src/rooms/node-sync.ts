@@ -89,6 +89,12 @@ export class NodeSync {
   private readonly refreshing = new Map<Room, Promise<void>>();
   private readonly again = new Set<Room>();
   private readonly pokes = new Set<string>();
+  /**
+   * Rooms with a catch-up waiting for its turn in the room's queue, with the seq it reads after: a
+   * `sync` heard meanwhile lowers it instead of queueing a read of its own. After Redis came back,
+   * every node sends one per room, and each node read the store once per other node and room.
+   */
+  private readonly catchUps = new Map<Room, { from: number; run: Promise<void> }>();
   /** Rooms with a read of the store queued by a message far ahead of them (readAhead). */
   private readonly readingAhead = new Set<Room>();
   /** Rooms whose held frames are being sent (sendHeld), each by the last sender queued for it. */
@@ -435,9 +441,24 @@ export class NodeSync {
     }
   }
 
-  /** Delivers the room's stored messages after `from` that this node's members did not get. */
+  /**
+   * Delivers the room's stored messages after `from` that this node's members did not get. One
+   * waiting for its turn takes in the later ones: what they name was stored before they were
+   * heard, so before it reads the store.
+   */
   private catchUp(room: Room, from: number): Promise<void> {
-    return this.fromStore(room, () => Math.max(from, room.seq - DEFAULT_SEQ_WINDOW));
+    const waiting = this.catchUps.get(room);
+    if (waiting) {
+      waiting.from = Math.min(waiting.from, from);
+      return waiting.run;
+    }
+    const next = { from, run: Promise.resolve() };
+    this.catchUps.set(room, next);
+    next.run = this.fromStore(room, () => {
+      this.catchUps.delete(room);
+      return Math.max(next.from, room.seq - DEFAULT_SEQ_WINDOW);
+    });
+    return next.run;
   }
 
   /**
