@@ -11,3 +11,12 @@ export function printable(text: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
   });
 }
+
+/**
+ * `value` as one line of JSON safe for a terminal: JSON escapes the C0 controls only, so DEL, the
+ * C1 controls (U+009B is CSI) and the bidi embeddings, overrides and isolates are escaped as `\u…`
+ * too. It parses to the same value.
+ */
+export function printableJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -81,6 +81,21 @@ describe('salon extract', () => {
     expect(r.stdout).toContain('\\x1b]0;pwned\\x07');
   });
 
+  it('escapes the C1 controls and bidi overrides a page holds in its JSON too, which parses to the same text', () => {
+    const page = join(tmp.dir, 'c1.html');
+    const title = 'Harbour \u009b2J\u202evote';
+    const para = 'The council met on Tuesday to decide the future of the harbour, and the vote went late into the night after a long debate.';
+    writeFileSync(page, `<html><head><meta charset="utf-8"><title>${title}</title></head><body><article>${`<p>${para}</p>`.repeat(6)}</article></body></html>`);
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin/salon.js'), 'extract', page, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+    expect(JSON.parse(r.stdout).title).toBe(title);
+  });
+
   it('prints usage and exits 2 without files', () => {
     const { code, stderr } = salon('extract', '--json');
     expect(code).toBe(2);

@@ -110,6 +110,22 @@ describe('salon sources', () => {
     }
   });
 
+  it('lists a source whose last failure quotes C1 controls and bidi overrides with them escaped, in its JSON too', async () => {
+    const config = testConfig({ DATA_DIR: dir.dir, FETCH_ALLOW_HOSTS: '127.0.0.1' });
+    web.routes.set('/odd.xml', { type: 'application/rss+xml', body: '<?xml version="1.0"?><x\u009b2J\u202e/>' });
+    const id = (await run(['add', 'feed', `${web.origin}/odd.xml`], config)).out.split(/\s+/)[0];
+    expect((await run(['refresh', id], config)).code).toBe(1);
+    const listed = await run(['list', '--json'], config);
+    expect(listed.out).not.toMatch(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+    const source = listed.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((s) => s.id === id);
+    expect(source.lastError).toMatchObject({ code: 'ERR_FEED_PARSE', message: expect.stringContaining('<x\u009b2J\u202e>') });
+    expect((await run(['remove', id], config)).code).toBe(0);
+  });
+
   it('releases the source, as it was, when a refresh is interrupted (Ctrl-C), and exits 130', async () => {
     const config = testConfig({ DATA_DIR: dir.dir, FETCH_ALLOW_HOSTS: '127.0.0.1' });
     let asked = () => {};

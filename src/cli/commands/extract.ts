@@ -10,7 +10,7 @@ import { loadConfig } from '../../config.js';
 import { extractArticle, type ExtractedArticle } from '../../content/extract/index.js';
 import { LOCAL_FILE_MAX_BYTES, readLocalFile } from '../../local-files.js';
 import { parseArgs, type Command } from '../command.js';
-import { printable } from '../printable.js';
+import { printable, printableJson } from '../printable.js';
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 const USAGE = 'extract FILE... [--url URL] [--json]';
@@ -72,7 +72,7 @@ const extract: Command = {
         failures++;
         line = { file, error: err instanceof Error ? err.message : String(err) };
       }
-      process.stdout.write(json ? `${JSON.stringify(line)}\n` : readable(line));
+      process.stdout.write(json ? `${printableJson(line)}\n` : readable(line));
     }
     return failures === 0 ? 0 : 1;
   },

@@ -19,7 +19,7 @@ import { openStore } from '../../parts.js';
 import type { Store } from '../../store/types.js';
 import { MAX_EVERY_MINUTES, MAX_SOURCE_LIMIT, validateSourceSpec } from '../../content/refresh/source-spec.js';
 import { parseArgs, UsageError, wholeNumberOption, type Command } from '../command.js';
-import { printable } from '../printable.js';
+import { printable, printableJson } from '../printable.js';
 import { OfflineChanges } from '../../sync/offline-changes.js';
 
 const USAGE = 'sources list|add|remove|refresh …';
@@ -117,7 +117,7 @@ export async function sourcesCommand(
     await sources.syncFixed(await fixedSources(config));
     switch (action) {
       case 'list': {
-        for (const s of await sources.list()) out.write(`${options.has('json') ? JSON.stringify(s) : line(s)}\n`);
+        for (const s of await sources.list()) out.write(`${options.has('json') ? printableJson(s) : line(s)}\n`);
         return 0;
       }
       case 'add': {
