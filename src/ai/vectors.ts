@@ -21,6 +21,14 @@ export function knownDimensions(model: string): number | undefined {
 }
 
 /**
+ * Most dimensions an embedding may have: the widest embedding models give 4,096 (a chat model's
+ * hidden state through Ollama's /api/embed up to 16,384). A server whose first answer held a
+ * vector of millions set the embedder's dimension to it: the embedding cache kept megabytes per
+ * text, and the index, which cannot be built that wide, refused every ingest with a RangeError.
+ */
+export const MAX_EMBEDDING_DIMENSIONS = 16_384;
+
+/**
  * Float32 unit vectors from a server's answer; ERR_AI_BAD_RESPONSE when the count, the lengths or
  * the numbers are wrong. `where` names the endpoint in the message.
  */
@@ -29,6 +37,8 @@ export function toUnitVectors(raw: unknown, expected: number, where: string): Fl
     throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned ${Array.isArray(raw) ? raw.length : 'no'} vectors for ${expected} texts`);
   }
   const dim = Array.isArray(raw[0]) ? raw[0].length : 0;
+  if (dim > MAX_EMBEDDING_DIMENSIONS)
+    throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned vectors of ${dim} dimensions, more than ${MAX_EMBEDDING_DIMENSIONS}`);
   return raw.map((v: unknown) => {
     if (!Array.isArray(v) || v.length !== dim || dim === 0) throw new errors.ERR_AI_BAD_RESPONSE(`${where} returned vectors of differing or zero length`);
     // Scaled by the largest magnitude first, in float64: a finite 1e39 is Infinity as a float32

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { REPLY_MAX_CHARS, SUMMARY_MAX_CHARS } from '../../src/ai/remote/remote-chat.js';
 import { MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES, MAX_STREAM_LINE_BYTES } from '../../src/ai/remote/answer-limits.js';
-import { toUnitVectors } from '../../src/ai/vectors.js';
+import { MAX_EMBEDDING_DIMENSIONS, toUnitVectors } from '../../src/ai/vectors.js';
 import { clientMessage, type SalonError } from '../../src/errors.js';
 import type { FakeServer } from '../fakes/common.js';
 import { REMOTE_CASES, collect, rejection } from './remote-cases.js';
@@ -160,6 +160,19 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
 });
 
 describe('toUnitVectors', () => {
+  it('refuses vectors wider than any embedding model gives, which would set the dimension of the index', () => {
+    const wide = Array.from({ length: MAX_EMBEDDING_DIMENSIONS + 1 }, (_, i) => i % 7);
+    const err = (() => {
+      try {
+        toUnitVectors([wide], 1, 'test');
+      } catch (e) {
+        return e as SalonError;
+      }
+    })();
+    expect(err?.code).toBe('ERR_AI_BAD_RESPONSE');
+    expect(toUnitVectors([wide.slice(1)], 1, 'test')[0]).toHaveLength(MAX_EMBEDDING_DIMENSIONS);
+  });
+
   it('normalises finite values too large for float32 or for their squares without NaN', () => {
     const [big, huge] = toUnitVectors(
       [
