@@ -264,6 +264,21 @@ describe('sources that refresh', () => {
     expect(s).toMatchObject({ failures: 0, lastError: null, itemCount: 2, nextDueAt: new Date(clock + 10 * MIN).toISOString() });
   });
 
+  it('reports an error of no code of ours as an internal one, not its message (anyone may read a source: the store’s address)', async () => {
+    const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.20.30.40:5432'), { code: 'ECONNREFUSED' });
+    const real = store.sourceEntryHashes.bind(store);
+    store.sourceEntryHashes = async () => Promise.reject(refused);
+    try {
+      await pollDue();
+    } finally {
+      store.sourceEntryHashes = real;
+    }
+    const failed = await sources.get(id);
+    expect(failed).toMatchObject({ failures: 1, lastError: { code: 'ERR_INTERNAL', message: 'Internal error' } });
+    expect(JSON.stringify(failed)).not.toContain('10.20.30.40');
+  });
+
   it('leaves a source as it was when the server shuts down while its poll waits for a job slot (it was counted as failing and backed off)', async () => {
     const { narrow, release } = oneSlotBehindSlowFeed();
     const a = service('node-a', store, narrow);

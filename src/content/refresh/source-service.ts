@@ -15,9 +15,8 @@ import type { Logger } from '../../logger.js';
 import { errors, SalonError } from '../../errors.js';
 import { required, wholeNumber } from '../../options.js';
 import type { IngestJob, SourcePollState, SourceRecord, Store } from '../../store/types.js';
-import { FAILURE_TEXT_MAX } from '../ingest/ingest-job.js';
+import { toFailure } from '../ingest/ingest-job.js';
 import { newJobId, type IngestService } from '../ingest/ingest.js';
-import { truncate } from '../text.js';
 import { pollSource, type PollOutcome } from './poll.js';
 import { sourceIdOf, validateSourceSpec, type SourceSpec } from './source-spec.js';
 
@@ -306,22 +305,13 @@ export class SourceService {
       state = pollState(s);
       nextDue = s.nextDueAt;
     } else {
-      const err = failure ?? job.failures.at(-1) ?? new errors.ERR_INTERNAL();
-      const lastError =
-        err instanceof SalonError
-          ? { code: err.code, message: err.message }
-          : 'code' in (err as object)
-            ? (err as { code: string; message: string })
-            : { code: 'ERR_INTERNAL', message: 'Internal error' };
+      // As a job records a failure (toFailure): anyone may read a source's last error, and an error
+      // of no code of ours (the store's connection refused, naming its address) is an internal one.
+      const { code, message } = failure !== null ? toFailure(s.id, failure) : (job.failures.at(-1) ?? toFailure(s.id, new errors.ERR_INTERNAL()));
       const failures = s.failures + 1;
-      state = {
-        ...pollState(s),
-        lastPolledAt: this.iso(now),
-        lastError: { code: lastError.code, message: truncate(lastError.message, FAILURE_TEXT_MAX) },
-        failures,
-      };
+      state = { ...pollState(s), lastPolledAt: this.iso(now), lastError: { code, message }, failures };
       nextDue = this.iso(now + backoff(every, failures, jitter));
-      this.options.log?.warn({ sourceId: s.id, jobId: job.id, failures, code: lastError.code }, `source poll failed; next try ${nextDue}`);
+      this.options.log?.warn({ sourceId: s.id, jobId: job.id, failures, code }, `source poll failed; next try ${nextDue}`);
     }
     const released = await this.options.store.endSourcePoll(s.id, this.options.owner, job.id, state, nextDue).catch((err) => {
       this.options.log?.error({ err, sourceId: s.id }, 'recording a source poll failed; its lease will expire');
