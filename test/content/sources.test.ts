@@ -400,6 +400,30 @@ describe('sources that refresh', () => {
     await other.stop();
   });
 
+  it('gives a free job slot to the source due longest, not to the one added first (a later one waited while older ones were due)', async () => {
+    const narrow = slottedIngest(store, hn.base, 1);
+    const a = service('node-a', store, narrow);
+    web.routes.set('/other.xml', { type: 'application/rss+xml', body: rss(web.origin, ['other']) });
+    try {
+      const first = await a.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 10 });
+      clock += MIN;
+      const later = await a.add({ kind: 'feed', url: `${web.origin}/other.xml`, everyMinutes: 10 });
+      // One slot: the first added, due first, is polled; the later one waits.
+      expect(await a.tick()).toHaveLength(1);
+      await narrow.idle();
+      expect((await a.get(first.id)).lastPolledAt).not.toBeNull();
+      // Both due again, the first only since its poll's interval ran out: the later one is due longer.
+      clock += 11 * MIN;
+      expect(await a.tick()).toHaveLength(1);
+      await narrow.idle();
+      expect((await a.get(later.id)).lastPolledAt).toBe(new Date(clock).toISOString());
+    } finally {
+      web.routes.delete('/other.xml');
+      await a.stop();
+      await narrow.close();
+    }
+  });
+
   it('keeps the lease of a poll queued behind a slow one, so neither this node nor another polls the source twice', async () => {
     const { narrow, release } = oneSlotBehindSlowFeed();
     const a = service('node-a', store, narrow);

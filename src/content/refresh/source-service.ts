@@ -211,17 +211,21 @@ export class SourceService {
   }
 
   /**
-   * Starts a poll of due sources whose lease is free, as many as this node has free job slots;
-   * resolves with the jobs started. The others stay for other nodes, or this one's next look.
+   * Starts a poll of due sources whose lease is free, the longest due first, as many as this node
+   * has free job slots; resolves with the jobs started. The others stay for other nodes, or this
+   * one's next look. Taken in the order the store lists them (oldest added first), a source added
+   * later waited as long as older ones were due whenever a slot came free: with more due than the
+   * slots could poll, for good.
    */
   async tick(): Promise<string[]> {
     const now = this.now();
     await this.renewLeases(now);
     const started: string[] = [];
-    for (const s of await this.options.store.listSources()) {
+    const due = (await this.options.store.listSources())
+      .filter((s) => !this.mine.has(s.id) && isDue(s, now) && !(s.leaseUntil && Date.parse(s.leaseUntil) >= now))
+      .sort((a, b) => dueAt(a, now) - dueAt(b, now));
+    for (const s of due) {
       if (this.stopped || this.options.ingest.freeSlots === 0) break;
-      if (this.mine.has(s.id) || !isDue(s, now)) continue;
-      if (s.leaseUntil && Date.parse(s.leaseUntil) >= now) continue;
       const jobId = await this.startPoll(s);
       if (jobId) started.push(jobId);
     }
@@ -348,6 +352,11 @@ function longestWait(s: SourceRecord): number {
 function isDue(s: SourceRecord, now: number): boolean {
   const due = Date.parse(s.nextDueAt);
   return due <= now || due - now > longestWait(s);
+}
+
+/** When a due source became due: its next time, or now for one set on a clock since turned back (isDue). */
+function dueAt(s: SourceRecord, now: number): number {
+  return Math.min(Date.parse(s.nextDueAt), now);
 }
 
 /**
