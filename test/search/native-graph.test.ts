@@ -1,6 +1,7 @@
 // salon-hnsw, the project's hnswlib binding: typed arrays in and out, a multi-threaded build,
 // half-precision storage, and files in hnswlib's own format (f32 graphs are readable by
 // hnswlib-node, and the other way round).
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
@@ -322,6 +323,30 @@ describe('salon-hnsw Graph', () => {
     );
     expect(g.count).toBe(20);
     for (const i of [0, 9, 10, 19]) expect(search(g, rows[i].vector, 1)[0].rowId).toBe(rows[i].rowId);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/prlimit'))('goes on with the threads it could start when a thread cannot be started, instead of aborting the process', () => {
+    // A child whose address space leaves room for a few 8 MB thread stacks only: searchMany asks for 64 threads.
+    const script = `
+      const { execFileSync } = require('node:child_process');
+      const { readFileSync } = require('node:fs');
+      const { Graph } = require('salon-hnsw');
+      const dim = 16, n = 64;
+      const g = new Graph(dim, 100, 8, 50, 1, 'f32');
+      const v = Float32Array.from({ length: n * dim }, (_, i) => Math.sin(i * 1.7));
+      g.addPoints(v, Uint32Array.from({ length: n }, (_, i) => i));
+      const labels = new Uint32Array(n * 2), counts = new Uint32Array(n);
+      const size = Number(/VmSize:\\s+(\\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
+      execFileSync('/usr/bin/prlimit', ['--pid', String(process.pid), '--as=' + (size + 40 * 1024 * 1024)]);
+      g.searchMany(v, 2, labels, new Float32Array(n * 2), counts, 64);
+      console.log(JSON.stringify({ hits: counts.reduce((a, b) => a + b, 0), selves: Array.from({ length: n }, (_, i) => labels[i * 2] === i).filter(Boolean).length }));
+    `;
+    // The exception of a failed start left threads running, and std::terminate aborted the process (exit 134).
+    const run = spawnSync(process.execPath, ['-e', script], { cwd: process.cwd(), encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const { hits, selves } = JSON.parse(run.stdout);
+    expect(hits).toBe(128);
+    expect(selves).toBeGreaterThan(60);
   });
 
   it('refuses a searchMany k whose n × k wraps past 2^64, writing no hit outside the out arrays', () => {

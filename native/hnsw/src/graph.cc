@@ -19,6 +19,7 @@
 #include <mutex>
 #include <queue>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -521,33 +522,47 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> SearchKnn(Index& index
 
 // Runs fn(row) for rows [0, n) on `threads` threads; the first exception stops the others and is rethrown.
 // With `idle`, the threads it starts put themselves in SCHED_IDLE first (the calling thread is left as it is).
+// No more threads than rows are started, and a thread that cannot be started (no memory for its stack,
+// the system's thread limit) leaves its rows to those that were, or to the calling thread when none
+// was: the exception of a failed start left the loop with threads running, and destroying a running
+// std::thread is std::terminate, which aborted the whole process.
 template <typename Fn>
 void ParallelFor(size_t n, size_t threads, Fn fn, bool idle = false) {
-  if (threads <= 1 || n < 2) {
+  threads = std::min(threads, n);
+  if (threads <= 1) {
     for (size_t row = 0; row < n; row++) fn(row);
     return;
   }
   std::atomic<size_t> next{0};
   std::exception_ptr failure = nullptr;
   std::mutex failure_lock;
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; t++) {
-    pool.emplace_back([&] {
-      if (idle) salon::IdleCallingThread();
-      while (true) {
-        const size_t row = next.fetch_add(1);
-        if (row >= n) break;
-        try {
-          fn(row);
-        } catch (...) {
-          std::lock_guard<std::mutex> guard(failure_lock);
-          if (!failure) failure = std::current_exception();
-          next = n;
-          break;
-        }
+  auto work = [&] {
+    while (true) {
+      const size_t row = next.fetch_add(1);
+      if (row >= n) break;
+      try {
+        fn(row);
+      } catch (...) {
+        std::lock_guard<std::mutex> guard(failure_lock);
+        if (!failure) failure = std::current_exception();
+        next = n;
+        break;
       }
-    });
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  for (size_t t = 0; t < threads; t++) {
+    try {
+      pool.emplace_back([&] {
+        if (idle) salon::IdleCallingThread();
+        work();
+      });
+    } catch (const std::system_error&) {
+      break;
+    }
   }
+  if (pool.empty()) work();
   for (auto& thread : pool) thread.join();
   if (failure) std::rethrow_exception(failure);
 }
