@@ -305,22 +305,21 @@ describe('salon-hnsw Graph', () => {
   });
 
   it('adds rows whose labels (and vectors) are views of a SharedArrayBuffer, blocking and on the pool', async () => {
-    const shared = <T extends Uint32Array | Int32Array | Float32Array>(from: T, make: (b: SharedArrayBuffer, n: number) => T): T => {
-      const view = make(new SharedArrayBuffer(from.byteLength + 8), from.length);
+    /** `from` copied into a view at byte `offset` of a SharedArrayBuffer. */
+    const shared = <T extends Uint32Array | Int32Array | Float32Array>(
+      from: T,
+      Kind: new (buffer: SharedArrayBuffer, offset: number, length: number) => T,
+      offset: number,
+    ): T => {
+      const view = new Kind(new SharedArrayBuffer(from.byteLength + offset), offset, from.length);
       view.set(from);
       return view;
     };
     const { vectors, labels } = packed(0, 20);
     const g = new Graph(DIM, 10, 8, 50, 1);
     // The labels were read through napi_get_arraybuffer_info, which gives no data for a SharedArrayBuffer: a segfault.
-    g.addPoints(
-      shared(vectors.slice(0, 10 * DIM), (b, n) => new Float32Array(b, 0, n)),
-      shared(labels.slice(0, 10), (b, n) => new Uint32Array(b, 4, n)),
-    );
-    await g.addPointsAsync(
-      shared(vectors.slice(10 * DIM), (b, n) => new Float32Array(b, 0, n)),
-      shared(Int32Array.from(labels.slice(10)), (b, n) => new Int32Array(b, 8, n)),
-    );
+    g.addPoints(shared(vectors.slice(0, 10 * DIM), Float32Array, 0), shared(labels.slice(0, 10), Uint32Array, 4));
+    await g.addPointsAsync(shared(vectors.slice(10 * DIM), Float32Array, 0), shared(Int32Array.from(labels.slice(10)), Int32Array, 8));
     expect(g.count).toBe(20);
     for (const i of [0, 9, 10, 19]) expect(search(g, rows[i].vector, 1)[0].rowId).toBe(rows[i].rowId);
   });
