@@ -21,7 +21,7 @@ import { storeResolver } from '../../rooms/resolver.js';
 import type { SplitLock, Store, Thread } from '../../store/types.js';
 import { LocalFileError, readLocalFile } from '../../local-files.js';
 import { parseArgs, UsageError, type Command } from '../command.js';
-import { printable } from '../printable.js';
+import { printable, printableJson } from '../printable.js';
 import { NOT_TOLD_WITHOUT_REDIS, RoomNotices, UNTOLD_ROOMS_SEE } from '../room-notices.js';
 
 const USAGE = 'threads list|show|merge|split|unlock|fuse|compact|history …';
@@ -57,16 +57,6 @@ function line(t: Thread, messages: number): string {
     t.mergedInto && `merged_into:${t.mergedInto}`,
   ].filter(Boolean);
   return `${t.id}  ${t.title}  [${badges.join(', ')}]  ${messages} messages`;
-}
-
-/**
- * `value` as one line of JSON with DEL, the C1 controls and the bidi embeddings, overrides and
- * isolates escaped as `\u…` too (JSON escapes only C0): the split listing prints members' messages
- * as they wrote them, and a U+009B (CSI) or U+202E in one reached the operator's terminal, which
- * printable keeps from every other line the CLI prints. The JSON parses to the same value.
- */
-function jsonLine(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `--threshold`: a decimal fraction in (0, 1] written out (0.82, not 8.2e-1 or 0x1), or undefined. */
@@ -156,7 +146,7 @@ const threadsCommand: Command = {
     const { positionals, options } = parseArgs(args, ['json']);
     const [verb, ...ids] = positionals;
     const json = options.get('json') === true;
-    const out = (value: unknown) => process.stdout.write(`${jsonLine(value)}\n`);
+    const out = (value: unknown) => process.stdout.write(`${printableJson(value)}\n`);
     // Threads print as the HTTP API shows them (docs/api.md), not as the store keeps them.
     const withView = <T extends { thread: Thread }>(r: T) => ({ ...r, thread: threadView(r.thread) });
     const config = loadConfig();
@@ -200,7 +190,7 @@ const threadsCommand: Command = {
           await threads.get(id);
           const events = await store.threadHistory(id, HISTORY_MAX);
           if (json) out(events);
-          else for (const e of events) console.log(printable(`${e.at}  ${e.actor}  ${e.action}  ${jsonLine(e.details)}`));
+          else for (const e of events) console.log(printable(`${e.at}  ${e.actor}  ${e.action}  ${printableJson(e.details)}`));
           return 0;
         }
         case 'split': {
