@@ -13,6 +13,7 @@ import { threadCommands } from '../../src/memory/threads/thread-commands.js';
 import type { Store, StoredMemoryChunk } from '../../src/store/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { cosine } from '../../src/ai/vectors.js';
+import { errors } from '../../src/errors.js';
 import type { Source } from '../../src/protocol/messages.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
 import { call, GARDEN, threadsApp, threadWith, TRAINS } from './thread-helpers.js';
@@ -389,6 +390,22 @@ describe('a fused thread', () => {
     expect(reply).toContain(FUSION_FALLBACK_NOTICE);
     expect(reply).not.toContain('gate offline');
     expect((await ann.next('warning')).message).toBe(FUSION_FALLBACK_NOTICE);
+  });
+
+  it('finishes a committed fusion when the memory index refuses its rows: the room gets the introduction, the admin the thread', async () => {
+    const a = await threadsApp(closers);
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    const { client: ann } = await joined(a, 'Ann');
+    const { memory, store } = a.salon;
+    // The change is stored before its rows are indexed: a refusal then (a full index) answered the
+    // admin with an error for a fusion that was made, and the rooms were never told of it.
+    vi.spyOn(memory, 'indexStored').mockRejectedValueOnce(new errors.ERR_INDEX_FULL('the index is full'));
+    const r = await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [x.id, y.id] });
+    expect(r.thread.origin).toBe('fused');
+    expect(await store.countMemoryChunks(r.thread.id)).toBeGreaterThan(0);
+    const intro = await ann.next('message', (f) => f.message.threadId === r.thread.id);
+    expect(intro.message.text).toContain('This thread fuses');
   });
 
   it('fails as it is when the second thread cannot be read: no fallback, no warning, no new thread', async () => {

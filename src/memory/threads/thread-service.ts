@@ -530,7 +530,7 @@ export class ThreadService {
       history: [{ threadId: id, actor, action: 'compact', details: shown }],
     });
     await memory.forget([...gone, ...summaries.map((s) => s.id)]);
-    await memory.indexStored(result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)]);
+    await this.indexCommitted(id, result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)]);
     this.bridges.invalidate([id]);
     this.log.info({ threadId: id, fused, summarised: summaries.length, released }, 'thread compacted');
     return { thread: await this.get(id), fused, summarised: summaries.length, released };
@@ -662,7 +662,7 @@ export class ThreadService {
     await turns.next();
     const { addedMemoryIds, appended } = await store.applyThreadChange(change);
     await reserving;
-    await memory.indexStored(addedMemoryIds, result.chunks);
+    await this.indexCommitted(id, addedMemoryIds, result.chunks);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
     if (fallback) {
       const warning: ServerMessage = {
@@ -684,6 +684,23 @@ export class ThreadService {
     const max = this.maxActive;
     const active = (await this.options.store.listThreads(roomId, 0)).length; // no archived thread asked for
     if (active + adding > max) throw roomFull(max, active);
+  }
+
+  /**
+   * Indexes the chunks a committed change added (MemoryService.indexStored). The change is stored:
+   * an index that refuses them (full, its worker gone) must not fail the operation, whose caller
+   * would hear of an error for a thread that was made while the rooms were never told of it. They
+   * are indexed at the next start's load, as the passages a merge could not reindex.
+   */
+  private async indexCommitted(threadId: string, ids: number[], chunks: PlannedChunk[]): Promise<void> {
+    try {
+      await this.options.memory.indexStored(ids, chunks);
+    } catch (err) {
+      this.log.warn(
+        { threadId, chunks: ids.length, err: (err as Error)?.message },
+        'memory chunks of a thread operation not indexed; they are indexed at the next start',
+      );
+    }
   }
 
   /** Active threads a room may hold: checked early by makeRoom, and again inside each change that creates threads (ThreadChange.maxActiveThreads), where racing operations cannot both pass. */
