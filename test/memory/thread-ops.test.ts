@@ -417,6 +417,19 @@ describe('split', () => {
     expect(moved).toHaveBeenCalledWith(ROOM, [{ ids: [ids[3]], threadId: again.threads[0].id }]);
   });
 
+  it('finishes a committed split when the memory index refuses to drop what it deleted: the room is told, the window rebuilt', async () => {
+    const a = await threadsApp(closers);
+    const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);
+    const { memory, rooms, store } = a.salon;
+    vi.spyOn(memory, 'forget').mockRejectedValueOnce(new Error('the index worker is gone'));
+    const moved = vi.spyOn(rooms, 'messagesMoved');
+    // Stored before the index is told: the refusal answered an error for a split that was made, and the room never heard of it.
+    const r = await call(a, 'POST', `/api/v1/threads/${t.id}/split`, { parts: [{ title: 'Garden', messageIds: t.messageIds.slice(3) }] });
+    expect(moved).toHaveBeenCalledWith(ROOM, [{ ids: t.messageIds.slice(3), threadId: r.threads[0].id }]);
+    await memory.idle();
+    expect((await store.scanThreadMemory(r.threads[0].id, 0, 100)).flatMap((c) => c.messageIds).sort()).toEqual(t.messageIds.slice(3).sort());
+  });
+
   it('refuses unknown ids, a message in two parts and empty parts, changing nothing', async () => {
     const a = await threadsApp(closers);
     const t = await threadWith(a, ROOM, 'Mixed', [...TRAINS, ...GARDEN]);

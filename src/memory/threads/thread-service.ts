@@ -323,7 +323,7 @@ export class ThreadService {
     const { movedMemoryIds } = await store.applyThreadChange(change);
     const moved = [...memoryIds, ...movedMemoryIds];
     this.log.info({ survivorId: a.id, absorbedId: b.id, messages, memoryChunks: moved.length, dropped: dropped.size }, 'threads merged');
-    await this.options.memory.forget([...dropped]);
+    await this.forgetCommitted(a.id, [...dropped]);
     await this.options.memory.reindex(moved);
     this.bridges.invalidate([a.id, b.id]);
     this.options.outlet?.threadMerged(a.roomId, b.id, a.id);
@@ -438,7 +438,7 @@ export class ThreadService {
       ],
     });
     this.log.info({ threadId: parent.id, parts: children.length, lock }, 'thread split');
-    await memory.forget(rebuilt);
+    await this.forgetCommitted(parent.id, rebuilt);
     await memory.reindex(moves.flatMap((m) => m.ids));
     // Rebuild what straddled: each message's window now forms where the message is. A window may
     // begin before the newest SPLIT_MAX_MESSAGES read above: its older messages stayed in the parent,
@@ -529,7 +529,7 @@ export class ThreadService {
       addMemory: [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)].map((p) => ({ ...p, model: memory.vectorModel })),
       history: [{ threadId: id, actor, action: 'compact', details: shown }],
     });
-    await memory.forget([...gone, ...summaries.map((s) => s.id)]);
+    await this.forgetCommitted(id, [...gone, ...summaries.map((s) => s.id)]);
     await this.indexCommitted(id, result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)]);
     this.bridges.invalidate([id]);
     this.log.info({ threadId: id, fused, summarised: summaries.length, released }, 'thread compacted');
@@ -700,6 +700,20 @@ export class ThreadService {
         { threadId, chunks: ids.length, err: (err as Error)?.message },
         'memory chunks of a thread operation not indexed; they are indexed at the next start',
       );
+    }
+  }
+
+  /**
+   * Drops from the memory index the chunks a committed change deleted (MemoryService.forget). As in
+   * indexCommitted, a refusal must not fail the stored operation before the rooms are told: a row
+   * left in the index names a chunk the store no longer has, which searches leave out, and the
+   * next start's load does not index it again.
+   */
+  private async forgetCommitted(threadId: string, ids: number[]): Promise<void> {
+    try {
+      await this.options.memory.forget(ids);
+    } catch (err) {
+      this.log.warn({ threadId, chunks: ids.length, err: (err as Error)?.message }, 'deleted memory chunks of a thread operation not dropped from the index');
     }
   }
 
