@@ -208,6 +208,21 @@ describe('merge', () => {
     expect(failures.values.find((v) => v.labels.index === 'memory')?.value).toBeGreaterThanOrEqual(1);
   });
 
+  it('finishes a committed merge when the memory index refuses the moved passages: the room is told, and its messages go to the survivor', async () => {
+    const a = await threadsApp(closers);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    const { memory, rooms } = a.salon;
+    vi.spyOn(memory, 'reindex').mockRejectedValueOnce(new errors.ERR_INDEX_FULL('the index is full'));
+    const merged = vi.spyOn(rooms, 'threadMerged');
+    const { client } = await joined(a, 'Ann');
+    // Stored before the index is told: the refusal answered an error for a merge that was made, and the room never heard of it.
+    const r = await call(a, 'POST', '/api/v1/threads/merge', { survivorId: trains.id, absorbedId: garden.id });
+    expect(r.thread.id).toBe(trains.id);
+    expect(merged).toHaveBeenCalledWith(ROOM, garden.id, trains.id);
+    await client.next('message', (f) => f.message.text.includes('was merged into'));
+  });
+
   it('takes along what the absorbed thread remembered after the merge read its memory, searchable in the survivor', async () => {
     const a = await threadsApp(closers);
     const trains = await threadWith(a, ROOM, 'Trains', TRAINS);

@@ -324,7 +324,7 @@ export class ThreadService {
     const moved = [...memoryIds, ...movedMemoryIds];
     this.log.info({ survivorId: a.id, absorbedId: b.id, messages, memoryChunks: moved.length, dropped: dropped.size }, 'threads merged');
     await this.forgetCommitted(a.id, [...dropped]);
-    await this.options.memory.reindex(moved);
+    await this.reindexCommitted(a.id, moved);
     this.bridges.invalidate([a.id, b.id]);
     this.options.outlet?.threadMerged(a.roomId, b.id, a.id);
     this.announce(a, `“${literal(b.title)}” was merged into “${literal(a.title)}”.`);
@@ -439,7 +439,10 @@ export class ThreadService {
     });
     this.log.info({ threadId: parent.id, parts: children.length, lock }, 'thread split');
     await this.forgetCommitted(parent.id, rebuilt);
-    await memory.reindex(moves.flatMap((m) => m.ids));
+    await this.reindexCommitted(
+      parent.id,
+      moves.flatMap((m) => m.ids),
+    );
     // Rebuild what straddled: each message's window now forms where the message is. A window may
     // begin before the newest SPLIT_MAX_MESSAGES read above: its older messages stayed in the parent,
     // and are read to be windowed there again (deleted with the window, they were remembered nowhere).
@@ -699,6 +702,22 @@ export class ThreadService {
       this.log.warn(
         { threadId, chunks: ids.length, err: (err as Error)?.message },
         'memory chunks of a thread operation not indexed; they are indexed at the next start',
+      );
+    }
+  }
+
+  /**
+   * Reindexes the chunks a committed change moved (MemoryService.reindex, which already survives an
+   * embedder that fails). An index that refuses them, or a store read that fails, must not fail the
+   * stored operation either: they are indexed at the next start's load.
+   */
+  private async reindexCommitted(threadId: string, ids: number[]): Promise<void> {
+    try {
+      await this.options.memory.reindex(ids);
+    } catch (err) {
+      this.log.warn(
+        { threadId, chunks: ids.length, err: (err as Error)?.message },
+        'moved memory chunks of a thread operation not reindexed; they are indexed at the next start',
       );
     }
   }
