@@ -156,6 +156,12 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly rooms = new Map<string, Room>();
   /** Members gone from a room whose private asks end unless they are back in time (roomId\nuserId → timer). */
   private readonly leftAskers = new Map<string, NodeJS.Timeout>();
+  /**
+   * Messages heard on the bus for a room still loading, delivered in order once it has loaded; past
+   * MAX_SEQ_LEAD of them, null: the room reads the store instead (a load that hangs until its
+   * query's timeout must not keep every message of a busy room meanwhile).
+   */
+  private readonly heardWhileLoading = new Map<Room, { frame: string; message: Message }[] | null>();
   private readonly sessions = new Set<Session>();
   private readonly sendBudget: SendBudget;
   private readonly budgetSweep: NodeJS.Timeout;
@@ -740,19 +746,33 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private historyFromBus(roomId: string, frame: string, message: Message): void {
     const room = this.rooms.get(roomId);
     if (!room) return;
-    if (!room.info) {
-      room.ready
-        .then((state) => {
-          if (state === 'ok' && this.rooms.get(roomId) === room) this.historyFromBus(roomId, frame, message);
-        })
-        .catch((err: unknown) => this.log.warn({ roomId, err }, 'room bus payload not delivered'));
-      return;
-    }
+    if (!room.info) return this.heardLoading(room, frame, message);
     const before = room.heardSeq;
     if (message.seq > before + MAX_SEQ_LEAD) return this.sync.readAhead(room);
     this.deliverLocal(roomId, 'history', frame, undefined, message);
     if (message.seq > 0) this.threadLookups.lookUp(room, message.threadId);
     if (message.seq > before + 1) this.sync.gap(room, before, message.seq);
+  }
+
+  /** historyFromBus for a room still loading: kept (one wait a room) until it has loaded. */
+  private heardLoading(room: Room, frame: string, message: Message): void {
+    const heard = this.heardWhileLoading.get(room);
+    if (heard === null) return;
+    if (heard) {
+      if (heard.length < MAX_SEQ_LEAD) heard.push({ frame, message });
+      else this.heardWhileLoading.set(room, null);
+      return;
+    }
+    this.heardWhileLoading.set(room, [{ frame, message }]);
+    room.ready
+      .then((state) => {
+        const kept = this.heardWhileLoading.get(room);
+        this.heardWhileLoading.delete(room);
+        if (state !== 'ok' || this.rooms.get(room.id) !== room) return;
+        if (kept === null) return this.sync.readAhead(room);
+        for (const m of kept ?? []) this.historyFromBus(room.id, m.frame, m.message);
+      })
+      .catch((err: unknown) => this.log.warn({ roomId: room.id, err }, 'room bus payload not delivered'));
   }
 
   private pending(roomId: string, forUserId: string): PendingAnswer[] {

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { encodeEnvelope } from '../../src/rooms/envelope.js';
+import { MAX_SEQ_LEAD } from '../../src/rooms/node-sync.js';
 import { RoomHub } from '../../src/rooms/hub.js';
 import { Identity } from '../../src/rooms/identity.js';
 import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
@@ -106,5 +107,51 @@ describe('a room loading when the node learns it missed messages', () => {
     ann.release();
     await until(() => got(ann.conn).includes('said while the other node was cut off'));
     expect(got(ann.conn)).toEqual(['before', 'said while the other node was cut off']);
+  });
+
+  /** Another node stores `count` messages and publishes each on the bus, as it does. */
+  async function saidElsewhere(count: number): Promise<string[]> {
+    const texts: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const message = await storedElsewhere(`heard ${i}`);
+      texts.push(message.text);
+      await other.publish(ROOM, encodeEnvelope({ node: 'other', delivery: 'history', frame: JSON.stringify({ type: 'message', message }) }));
+    }
+    return texts;
+  }
+
+  /** Counts the waits the hub starts on the loading room's `ready`. */
+  function countWaits(): () => number {
+    const room = (hub as unknown as { rooms: Map<string, { ready: Promise<unknown> }> }).rooms.get(ROOM)!;
+    const ready = room.ready;
+    let waits = 0;
+    room.ready = {
+      then: (...args: Parameters<Promise<unknown>['then']>) => {
+        waits++;
+        return ready.then(...args);
+      },
+    } as Promise<unknown>;
+    return () => waits;
+  }
+
+  it('delivers the messages heard on the bus while it loaded, in order, after one wait', async () => {
+    await storedElsewhere('before');
+    const ann = await joinWhileLoadWaits();
+    const waits = countWaits();
+    const texts = await saidElsewhere(5);
+    ann.release();
+    await until(() => got(ann.conn).length === 6);
+    expect(got(ann.conn)).toEqual(['before', ...texts]);
+    expect(waits()).toBe(1);
+  });
+  it('keeps at most MAX_SEQ_LEAD messages heard while it loads, and reads the rest from the store', async () => {
+    await storedElsewhere('before');
+    const ann = await joinWhileLoadWaits();
+    const waits = countWaits();
+    const texts = await saidElsewhere(MAX_SEQ_LEAD * 2 + 5);
+    ann.release();
+    await until(() => got(ann.conn).length === texts.length + 1);
+    expect(got(ann.conn)).toEqual(['before', ...texts]);
+    expect(waits()).toBe(1);
   });
 });
