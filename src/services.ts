@@ -23,6 +23,7 @@ import { MemoryService } from './memory/memory-service.js';
 import { IdleGate } from './idle-gate.js';
 import { ThreadBridges } from './memory/threads/bridges.js';
 import { threadCommands } from './memory/threads/thread-commands.js';
+import { ThreadChangeGate } from './memory/threads/change-gate.js';
 import { ThreadService } from './memory/threads/thread-service.js';
 import { SalonAssistant } from './rag/assistant.js';
 import { CHARS_PER_TOKEN } from './rag/prompt.js';
@@ -218,8 +219,10 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     if (!chunk.privileged) bridges.chunkAdded(chunk.threadId, chunk.roomId, vector);
   });
   const threads = new ThreadService({ store, memory, chat: ai.chat, bridges, outlet: rooms, log });
-  for (const command of threadCommands(threads, config.THREAD_OPS)) rooms.commands.register(command);
-  rooms.commands.register(memoryCommand(store, memory, threads, config.THREAD_OPS));
+  // One gate for every thread change members make from a room, the memory switch among them.
+  const changeGate = new ThreadChangeGate();
+  for (const command of threadCommands(threads, config.THREAD_OPS, changeGate)) rooms.commands.register(command);
+  rooms.commands.register(memoryCommand(store, memory, threads, config.THREAD_OPS, changeGate));
   rooms.commands.register(forgetCommand(store, memory, threads, () => assistant));
   assistant =
     overrides.assistant ??

@@ -13,14 +13,26 @@ import type { Store } from '../store/types.js';
 import { plural } from '../text.js';
 import type { MemoryService } from './memory-service.js';
 import type { ThreadService } from './threads/thread-service.js';
+import { ThreadChangeGate } from './threads/change-gate.js';
 import { Turns } from './threads/turns.js';
 
-export function memoryCommand(store: Store, memory: MemoryService, threads: ThreadService, threadOps: 'members' | 'admin'): SlashCommand {
+/**
+ * A switch changes the thread's version, which fails a merge, split or fusion of it under way
+ * (ERR_THREAD_CHANGED), and tells the room: it goes through the same gate as the thread commands
+ * (`gate`, shared with them), so a member switching it over and over can do neither.
+ */
+export function memoryCommand(
+  store: Store,
+  memory: MemoryService,
+  threads: ThreadService,
+  threadOps: 'members' | 'admin',
+  gate = new ThreadChangeGate(),
+): SlashCommand {
   return {
     name: 'memory',
     usage: '/memory [on|off]',
     summary: 'whether the assistant searches and cites what this thread discussed before',
-    async run({ threadId, args }) {
+    async run({ roomId, threadId, args, user, address }) {
       const thread = await store.getThread(threadId);
       if (!thread) throw new errors.ERR_THREAD_NOT_FOUND(threadId);
       const wanted = args.toLowerCase();
@@ -31,7 +43,7 @@ export function memoryCommand(store: Store, memory: MemoryService, threads: Thre
       }
       if (wanted !== 'on' && wanted !== 'off') throw new errors.ERR_BAD_MESSAGE('use /memory on or /memory off');
       if (threadOps !== 'members') throw new errors.ERR_FORBIDDEN('only the admin may switch a thread’s memory here (THREAD_OPS=admin)');
-      await threads.setMemory(threadId, wanted === 'on');
+      await gate.run(roomId, { userId: user.id, address }, () => threads.setMemory(threadId, wanted === 'on'));
       return wanted === 'on'
         ? 'Memory is on: the assistant searches and cites what this thread discussed before.'
         : 'Memory is off: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).';

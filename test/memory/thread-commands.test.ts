@@ -362,6 +362,22 @@ describe('thread slash commands', () => {
 });
 
 describe('the memory switch in a room', () => {
+  it('goes through the thread changes’ gate: a member switching it over and over is refused like any change', async () => {
+    const a = await app();
+    const ann = await member(a, 'Ann');
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      for (let i = 0; i < MEMBER_THREAD_CHANGES_PER_MINUTE; i++) expect((await ann.command(i % 2 ? '/memory on' : '/memory off')).text).toMatch(/^Memory is o/);
+      expect(await ann.command('/memory on')).toMatchObject({ code: 'ERR_RATE_LIMITED' });
+      // Thread changes share the budget: the switch spent it.
+      expect(await ann.command('/thread new One more')).toMatchObject({ code: 'ERR_RATE_LIMITED' });
+      // Asking whether it is on is no change.
+      expect((await ann.command('/memory')).text).toMatch(/^Memory is on in this thread/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('tells every member of the room when /memory or the API switches a thread’s memory, and only when it changed', async () => {
     const a = await app();
     const url = await listen(a);
