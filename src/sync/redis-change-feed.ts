@@ -43,7 +43,15 @@ export class RedisChangeFeed implements ChangeFeed {
   private subscribed = false;
   private closed = false;
   private readonly hear = (channel: string, notice: string): void => {
-    if (channel === this.channel) for (const handler of this.handlers) handler(notice);
+    if (channel !== this.channel) return;
+    for (const handler of this.handlers) {
+      // The link's client throws a listener's error out of its socket's handler, which ends the process.
+      try {
+        handler(notice);
+      } catch (err) {
+        this.log.warn({ err }, 'an index change notice was not handled');
+      }
+    }
   };
   private readonly stopFollowingLink: () => void;
 

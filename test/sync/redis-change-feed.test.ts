@@ -49,6 +49,28 @@ describeRedis('Redis index change feed', () => {
     expect(connected).toContain(true);
   });
 
+  it('hands each notice to every handler, one that throws logged and the others told', async () => {
+    const prefix = testPrefix();
+    const { log, lines } = linesLog();
+    const feed = new RedisChangeFeed({ link: await link(), prefix, log });
+    const heard: string[] = [];
+    feed.subscribe(() => {
+      throw new Error('handler failed');
+    });
+    feed.subscribe((notice) => heard.push(notice));
+    const other = new RedisChangeFeed({ link: await link(), prefix });
+    await vi.waitFor(
+      async () => {
+        await other.publish('n1');
+        expect(heard).toContain('n1');
+      },
+      { timeout: 5_000, interval: 100 },
+    );
+    expect(lines).toContain('WARN an index change notice was not handled');
+    feed.close();
+    other.close();
+  });
+
   it('tries a SUBSCRIBE refused for good less and less often, logs it once then a summary a minute, and once when it works again', async () => {
     const prefix = testPrefix();
     const mine = await link();
