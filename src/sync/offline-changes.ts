@@ -1,8 +1,9 @@
 /**
- * Index changes made outside a server (the `salon ingest`, `import` and `threads` commands) go to
- * the store's change log, where every server sharing the store finds them at its next read of the
- * log (IndexSync reads it every `resyncMs`, 30 s by default, on a lone node as well): a command has
- * no bus to send a notice on, and a node that applies an entry late applies it the same way.
+ * Index changes made outside a server (the `salon ingest`, `import`, `threads` and `sources
+ * refresh` commands) go to the store's change log, where every server sharing the store finds them
+ * at its next read of the log (IndexSync reads it every `resyncMs`, 30 s by default, on a lone node
+ * as well): a command has no bus to send a notice on, and a node that applies an entry late applies
+ * it the same way.
  */
 import type { ChunkSink } from '../content/types.js';
 import { silentLogger, type Logger } from '../logger.js';

@@ -112,6 +112,7 @@ describe('HnswWorkerClient', () => {
 
   it('validates its parameters by name', () => {
     expect(() => new HnswWorkerClient(DIM, { m: 0 })).toThrow(/params.m/);
+    expect(() => new HnswWorkerClient(DIM, { m: 1 })).toThrow(/params.m must be a whole number ≥ 2/);
   });
 });
 

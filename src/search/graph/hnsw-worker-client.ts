@@ -34,7 +34,8 @@ export const GRAPH_ENCODING: GraphEncoding = 'i8';
 export function hnswParams(params: Partial<HnswParams>, owner: string): HnswParams {
   const all = { ...DEFAULT_HNSW_PARAMS, ...params };
   for (const [k, v] of Object.entries(all)) {
-    wholeNumber(owner, `params.${k}`, v, k === 'seed' ? 0 : 1);
+    // A graph of one link a node cannot be built: the binding refuses m = 1.
+    wholeNumber(owner, `params.${k}`, v, k === 'seed' ? 0 : k === 'm' ? 2 : 1);
   }
   return all;
 }
