@@ -94,6 +94,8 @@ describe('OpenAI-compatible provider', () => {
     const answers: Record<string, object[]> = {
       ordered: [row([0, 1], 1), row([1, 0], 0)],
       plain: [row([1, 0]), row([0, 1])],
+      // Gemini's OpenAI-compatible endpoint leaves out an index of 0, as protobuf does a default.
+      zeroLeftOut: [row([0, 1], 1), row([1, 0])],
       twice: [row([1, 0], 1), row([0, 1], 1)],
       mixed: [row([1, 0], 0), row([0, 1])],
       outside: [row([1, 0], 0), row([0, 1], 2)],
@@ -106,7 +108,7 @@ describe('OpenAI-compatible provider', () => {
       },
     });
     const embedder = new OpenAIEmbedder('my-embedder', { baseUrl: `${fake.url}/v1`, ...limits });
-    for (const name of ['ordered', 'plain'])
+    for (const name of ['ordered', 'plain', 'zeroLeftOut'])
       expect((await embedder.embed([name, 'b'])).map((v) => [...v])).toEqual([
         [1, 0],
         [0, 1],

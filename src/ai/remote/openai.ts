@@ -106,15 +106,17 @@ type EmbeddingRow = { index?: unknown; embedding?: unknown } | null;
 /**
  * The rows of an `/embeddings` answer in the order of the `count` texts: by their `index` (servers
  * may answer out of order), which must then name each text once; as given when no row has one.
- * Sorted by index, a row missing it counted as 0, rows naming text 1 twice (and text 0 never)
- * gave text 0 the vector of text 1, and the index and the cache kept it.
+ * A row without one is text 0 when others have one: protobuf-backed servers (Gemini's
+ * OpenAI-compatible endpoint) leave out a field at its default, so the first row comes without.
+ * Sorted by index, rows naming text 1 twice (and text 0 never) gave text 0 the vector of text 1,
+ * and the index and the cache kept it.
  */
 function inInputOrder(data: unknown, count: number): EmbeddingRow[] | undefined {
   if (!Array.isArray(data)) return undefined;
   const rows = data as EmbeddingRow[];
   if (rows.length !== count) return rows;
-  const indexOf = (row: EmbeddingRow) => row?.index;
-  if (rows.every((row) => indexOf(row) === undefined)) return rows;
+  if (rows.every((row) => row?.index === undefined)) return rows;
+  const indexOf = (row: EmbeddingRow) => row?.index ?? 0;
   const ordered: EmbeddingRow[] = new Array(count);
   const named = new Set<number>();
   for (const row of rows) {
