@@ -1,3 +1,5 @@
+import { printable } from './cli/printable.js';
+
 /**
  * The one logger type every part takes: pino's call shape, structured details first, then the
  * message. Fastify's `app.log` is one; CLI tools pass `stderrLogger`, tests a recording double.
@@ -13,11 +15,16 @@ export interface Logger {
 /** A logger that drops everything, for tools and tests. */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Lines on stderr for command-line tools (stdout stays data): warnings and errors always, the rest when `verbose`. */
+/**
+ * Lines on stderr for command-line tools (stdout stays data): warnings and errors always, the rest
+ * when `verbose`. A message and its error may carry a model server's own error text (`salon
+ * reindex` with the server answering HTTP 500): shown printable, as every CLI path shows outside
+ * text, so none of it drives the terminal.
+ */
 export function stderrLogger(verbose = false): Logger {
   const line = (prefix: string, details: object, msg: string) => {
     const err = (details as { err?: unknown }).err;
-    console.error(`${prefix}${msg}${err instanceof Error ? `: ${err.message}` : ''}`);
+    console.error(`${prefix}${printable(`${msg}${err instanceof Error ? `: ${err.message}` : ''}`)}`);
   };
   return {
     debug: (d, m) => verbose && line('', d, m),

@@ -1,0 +1,33 @@
+/** The command-line tools' stderr logger (src/logger.ts). */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stderrLogger } from '../src/logger.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('stderrLogger', () => {
+  it("shows a model server's error text as escapes, not terminal sequences", () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const log = stderrLogger(true);
+    // What the indexer logs during `salon reindex` when a hostile model server answers HTTP 500.
+    const err = new Error('OpenAI at http://m.test answered HTTP 500: \x1b]0;owned\x07\x1b[2J\u202egone');
+    log.warn({ err }, 'embedding 3 chunks failed; retrying in 30 s');
+    log.info({}, 'embedding chunks for the index failed 2 more time(s); the last: \x1b[31mred\x9b1m');
+    expect(lines).toEqual([
+      'warning: embedding 3 chunks failed; retrying in 30 s: OpenAI at http://m.test answered HTTP 500: \\x1b]0;owned\\x07\\x1b[2J\\u202egone',
+      'embedding chunks for the index failed 2 more time(s); the last: \\x1b[31mred\\x9b1m',
+    ]);
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
+  it('keeps debug and info lines for verbose, warnings and errors always', () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const log = stderrLogger(false);
+    log.debug({}, 'quiet');
+    log.info({}, 'quiet');
+    log.warn({}, 'careful');
+    log.error({ err: 'not an Error' }, 'broke');
+    expect(lines).toEqual(['warning: careful', 'broke']);
+  });
+});
