@@ -59,6 +59,34 @@ function importClientId(threadId: string, message: ImportedMessage, nth: number)
 }
 
 /**
+ * An ISO-8601 date, or date and time: `2024-05-08`, `2024-05-08T13:00:00.000Z`; a space may stand
+ * for the `T`, seconds and their fraction may be left out, and so may the offset (`Z`, `+02:00`,
+ * `+0200`, `+02`). Groups: year, month, day, the time without its offset, the offset.
+ */
+const ISO_TIME = /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/**
+ * `ts` as the ISO time it names (`toISOString`), or null when it is not an ISO-8601 date or time.
+ * `Date.parse` alone took any text it could read as a date (`"1"` was 2001, `"May 8"` a day of
+ * 2001), rolled days past a month's end over (`2024-02-30` was 1 March) and read a time without an
+ * offset in the machine's own time zone: the same file gave other times, and other messages (their
+ * keys name the time) on a re-import, where the command ran in another zone than the server. Such a
+ * time is UTC here, as a date alone always was.
+ */
+function importTime(ts: string): string | null {
+  const m = ISO_TIME.exec(ts);
+  if (!m) return null;
+  const [, year, month, day, time, offset] = m;
+  const [y, mo, d] = [Number(year), Number(month), Number(day)];
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (mo < 1 || mo > 12 || d < 1 || d > (mo === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31)) return null;
+  let zone = offset === undefined ? 'Z' : offset.toUpperCase();
+  if (zone !== 'Z') zone = zone.length === 3 ? `${zone}:00` : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const at = Date.parse(time === undefined ? `${year}-${month}-${day}T00:00:00Z` : `${year}-${month}-${day}T${time}${zone}`);
+  return Number.isNaN(at) ? null : new Date(at).toISOString();
+}
+
+/**
  * Checks every message (a name as the rooms allow, text of 1–`maxTextChars` characters, a valid
  * time) before anything is written; throws ERR_BAD_REQUEST naming the first bad message.
  */
@@ -75,8 +103,8 @@ export function checkImport(messages: unknown, maxTextChars: number): ImportedMe
     if (typeof m.text !== 'string' || !m.text.trim()) throw bad('text must be a non-empty string');
     if (m.text.length > maxTextChars) throw bad(`text is longer than ${maxTextChars} characters`);
     if (hasOverlongCluster(m.text)) throw bad(`text: ${OVERLONG_CLUSTER}`);
-    if (typeof m.ts !== 'string' || Number.isNaN(Date.parse(m.ts))) throw bad('ts must be an ISO-8601 time');
-    const ts = new Date(m.ts).toISOString();
+    const ts = typeof m.ts === 'string' ? importTime(m.ts) : null;
+    if (ts === null) throw bad('ts must be an ISO-8601 time');
     // Times are ordered as text, here and in the store: `+010000-…` and `-000001-…` would sort wrong.
     if (!/^\d{4}-/.test(ts)) throw bad('ts must be in the years 0000–9999');
     return { author: { name }, text: wellFormed(m.text), ts };
