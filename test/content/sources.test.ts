@@ -197,6 +197,18 @@ describe('sources that refresh', () => {
     expect((await sources.update(id, { everyMinutes: 10 })).nextDueAt).toBe(new Date(polledAt + 10 * MIN).toISOString());
   });
 
+  it('keeps the validators after a poll whose only failure is an entry that can never be an item (no link), so the unchanged feed stays a 304', async () => {
+    feedBody = rss(web.origin, ['one'], '<item><title>Announcement</title><guid isPermaLink="false">note-1</guid><description>No link.</description></item>');
+    await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 5 });
+    const [first] = await pollDue();
+    expect(await ingest.getJob(first)).toMatchObject({ status: 'done', done: 1, failed: 1 });
+    expect((await ingest.getJob(first))?.failures[0]?.code).toBe('ERR_INVALID_CONTENT');
+    expect(parses).toBe(1);
+    clock += 6 * MIN;
+    await pollDue();
+    expect(parses).toBe(1);
+  });
+
   it('ends a poll quietly when its source is deleted during it, storing no entry for the deleted source', async () => {
     const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
     // The admin deletes the source while its first entry's article is being fetched.

@@ -50,9 +50,13 @@ export class JobTracker {
     this.changed();
   }
 
+  /** The last item that could not be stored, as a job records it (its code: the item's own fault, or the way to it). */
+  lastItemFailure: JobFailure | undefined;
+
   /** One item that could not be stored. */
   itemFailed(ref: string, err: unknown): void {
     this.job.failed++;
+    this.lastItemFailure = toFailure(ref, err);
     this.note(ref, err);
   }
 

@@ -1,11 +1,12 @@
 /**
  * One poll of a source, run as an ingest job: read the feed (conditionally: a 304 ends the poll
- * before any parse; a poll in which an entry failed keeps no validators, so the next reads the
- * feed whole and tries the entry again) or the HN list, and put only the entries that are new or
- * changed since the source last stored them — each entry is known by its key (guid, else link,
- * else title; `hn:<id>` for a story) and a hash of what the feed says about it, kept per source
- * in the store. An entry the list has not shown for SOURCE_ENTRY_KEPT_MS is forgotten: each poll
- * that read the list marks the entries listed as seen and deletes the rest past that age.
+ * before any parse; a poll in which an entry failed, other than by being no item at all, keeps no
+ * validators, so the next reads the feed whole and tries the entry again) or the HN list, and put
+ * only the entries that are new or changed since the source last stored them — each entry is
+ * known by its key (guid, else link, else title; `hn:<id>` for a story) and a hash of what the
+ * feed says about it, kept per source in the store. An entry the list has not shown for
+ * SOURCE_ENTRY_KEPT_MS is forgotten: each poll that read the list marks the entries listed as
+ * seen and deletes the rest past that age.
  */
 import { createHash } from 'node:crypto';
 import { errors } from '../../errors.js';
@@ -84,7 +85,9 @@ async function pollFeed(ctx: IngestContext, store: Store, source: SourceRecord, 
   for (const e of due) {
     const itemId = await ingestFeedEntry(ctx, e.entry, feed, page.url);
     if (!itemId) {
-      failed = true; // not recorded, so the next poll tries it again
+      // Not recorded, so the next poll tries it again. An entry that can never make an item (no
+      // http(s) link: ERR_INVALID_CONTENT) does not count: the feed would never be a 304 again.
+      if (ctx.tracker.lastItemFailure?.code !== 'ERR_INVALID_CONTENT') failed = true;
       continue;
     }
     if (!(await store.putSourceEntry(source.id, e.key, e.hash, itemId, now()))) return { ...outcome, gone: true };
