@@ -80,6 +80,8 @@ export const errors = {
   ERR_PAYLOAD_TOO_LARGE: define('ERR_PAYLOAD_TOO_LARGE', 413, 'Request body is too large'),
   ERR_UPGRADE_REQUIRED: define('ERR_UPGRADE_REQUIRED', 426, '%s is a WebSocket endpoint: open it with a WebSocket client (Upgrade: websocket)'),
   ERR_UNSUPPORTED_MEDIA_TYPE: define('ERR_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported content type: %s'),
+  ERR_PRECONDITION_FAILED: define('ERR_PRECONDITION_FAILED', 412, 'Precondition failed: %s'),
+  ERR_RANGE_NOT_SATISFIABLE: define('ERR_RANGE_NOT_SATISFIABLE', 416, 'Range not satisfiable: %s'),
   ERR_INTERNAL: define('ERR_INTERNAL', 500, 'Internal error'),
   ERR_NOT_READY: define('ERR_NOT_READY', 503, 'Not ready: %s'),
 

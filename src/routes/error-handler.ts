@@ -25,6 +25,10 @@ function toSalonError(err: FastifyError, request: FastifyRequest): SalonError {
       // @fastify/static refuses a directory (`/assets/`) or a dotfile with 403 and a missing file
       // with 404: no such asset, as any other path that is not there.
       if (err.statusCode === 403 || err.statusCode === 404) return new errors.ERR_NOT_FOUND(`${request.method} ${request.url.split('?')[0]}`);
+      // A conditional or range request to a static file keeps its status: a client (a download
+      // resuming past the end, a cache checking If-Match) reads 412 and 416, not a 400.
+      if (err.statusCode === 412) return new errors.ERR_PRECONDITION_FAILED('the If-Match or If-Unmodified-Since condition does not hold');
+      if (err.statusCode === 416) return new errors.ERR_RANGE_NOT_SATISFIABLE('the range is past the end of the file');
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
         return new errors.ERR_BAD_REQUEST(err.message);
       }
@@ -81,6 +85,9 @@ export function installErrorHandlers(app: FastifyInstance, options: ErrorHandler
     if (salonError.statusCode >= 500) request.log.error({ err }, 'request failed');
     const retryAfter = retryAfterSeconds(salonError);
     if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+    // A 416 names the file's size (@fastify/send puts `bytes */<size>` on its error).
+    const range = (err as { headers?: Record<string, unknown> }).headers?.['Content-Range'];
+    if (salonError.statusCode === 416 && typeof range === 'string' && /^bytes \*\/\d+$/.test(range)) reply.header('content-range', range);
     reply.status(salonError.statusCode).send({ error: { code: salonError.code, message: clientMessage(salonError) } });
   });
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
