@@ -148,6 +148,7 @@ struct Rows {
   size_t rowsBase;      // byte offset of row 0
   size_t stride;        // bytes per row
   size_t padded;        // floats of vector per row
+  size_t count;         // whole rows (with their metadata) between rowsBase and the memory's end
   const float* Vector(size_t row) const { return reinterpret_cast<const float*>(base + rowsBase + row * stride); }
   const int32_t* Meta(size_t row) const { return reinterpret_cast<const int32_t*>(Vector(row) + padded); }
 };
@@ -209,13 +210,15 @@ bool ReadRows(Napi::Env env, const Napi::Value& memory, const Napi::Object& spec
   if (!ReadSize(env, spec, "rowsBase", &rows->rowsBase) || !ReadSize(env, spec, "stride", &rows->stride) || !ReadSize(env, spec, "d16", &d16)) return false;
   rows->padded = d16 * 16;
   if (d16 == 0 || rows->stride < rows->padded * 4 + 16 || rows->stride % 4 != 0 || rows->rowsBase % 4 != 0) return RangeFail(env, "layout");
+  rows->count = rows->bytes >= rows->rowsBase ? (rows->bytes - rows->rowsBase) / rows->stride : 0;
   return true;
 }
 
-// Row r (and its metadata) lies inside the memory. Divided, not multiplied: a row and a stride
-// (each up to 2^53) whose (r + 1) x stride wrapped past 2^64 passed the check, and the scan then
-// read far outside the memory (2^32 rows of 2^32 bytes "ended" at rowsBase).
-bool RowInside(const Rows& rows, size_t r) { return rows.bytes >= rows.rowsBase && r < (rows.bytes - rows.rowsBase) / rows.stride; }
+// Row r (and its metadata) lies inside the memory. Compared with the rows that fit, divided out once
+// a call (ReadRows): (r + 1) x stride wrapped past 2^64 for a row and a stride of up to 2^53 each, and
+// passed; a division here was a 64-bit divide for every row a call lists (scanTop's rows, dotRows'
+// queries and candidates), which the compiler cannot hoist past the check before it.
+bool RowInside(const Rows& rows, size_t r) { return r < rows.count; }
 
 bool ReadQuery(Napi::Env env, const Napi::Object& spec, const Rows& rows, const float** q) {
   size_t offset = 0;
