@@ -15,6 +15,10 @@ import type { Command } from '../command.js';
 import { printable } from '../printable.js';
 
 const BUS_TIMEOUT_MS = 3_000;
+/** Longest reply line read from Redis: AUTH's and PING's are a few dozen characters. */
+const MAX_REPLY_CHARS = 4_096;
+/** AUTH's refusals by a Redis that needs no password, which ioredis warns of and goes on past (its handleAuthError). */
+const PASSWORD_NOT_NEEDED = /no password is set|without any password configured for the default user/;
 
 export interface CheckResult {
   name: string;
@@ -64,10 +68,21 @@ export function pingRedis(url: string, timeoutMs = BUS_TIMEOUT_MS): Promise<{ ok
       if (pass) socket.write(user ? respCommand('AUTH', user, pass) : respCommand('AUTH', pass));
       socket.write(respCommand('PING'));
     });
+    // One reply a line: AUTH's, then PING's. Each is read, not only the first: a PING refused after
+    // AUTH's +OK (NOPERM) waited out the timeout as "did not answer", and so did a server that is not
+    // Redis (its bytes piling up meanwhile).
     socket.on('data', (d) => {
       answer += d.toString('utf8');
-      if (answer.includes('+PONG')) finish(true, `Redis at ${where} answers`);
-      else if (answer.startsWith('-')) finish(false, `Redis at ${where} refused: ${answer.split('\r\n')[0].slice(1)}; check the credentials in REDIS_URL`);
+      for (let end = answer.indexOf('\r\n'); end !== -1; end = answer.indexOf('\r\n')) {
+        const line = answer.slice(0, end);
+        answer = answer.slice(end + 2);
+        if (line === '+PONG') return finish(true, `Redis at ${where} answers`);
+        // AUTH's +OK, or its refusal by a Redis that takes no password: ioredis goes on past it, and so does the server.
+        if (line === '+OK' || (line.startsWith('-') && PASSWORD_NOT_NEEDED.test(line))) continue;
+        if (line.startsWith('-')) return finish(false, `Redis at ${where} refused: ${line.slice(1)}; check the credentials in REDIS_URL`);
+        return finish(false, `${where} does not answer as Redis does; check REDIS_URL`);
+      }
+      if (answer.length > MAX_REPLY_CHARS) finish(false, `${where} does not answer as Redis does; check REDIS_URL`);
     });
   });
 }
