@@ -33,6 +33,24 @@ describe('getJson', () => {
     }
   });
 
+  it('rejects with an AbortError when the caller aborts while the body comes, not with an unreadable answer', async () => {
+    const abort = new AbortController();
+    vi.stubGlobal('fetch', async () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"hits": ['));
+          // The member types on: the search that asked is given up while its answer still comes.
+          abort.signal.addEventListener('abort', () => controller.error(new DOMException('The operation was aborted.', 'AbortError')));
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    const asked = getJson('/api/v1/search?q=harbour', abort.signal).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    abort.abort();
+    expect(await asked).toMatchObject({ name: 'AbortError' });
+  });
+
   it('still takes a JSON object, and an error body with its code', async () => {
     answering('{"rooms": [{"id": "news_1", "kind": "news", "title": "One", "members": 2}]}');
     expect(await listRooms()).toEqual([{ id: 'news_1', kind: 'news', title: 'One', members: 2 }]);

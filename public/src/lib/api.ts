@@ -49,7 +49,12 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   const body = (await res
     .text()
     .then(parseUntrustedJson)
-    .catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+    .catch((err: unknown) => {
+      // Aborted while the body came: the caller's abort (a newer search), not an answer this page
+      // cannot read, which the caller would show for a request it gave up.
+      if (signal?.aborted) throw (err as Error)?.name === 'AbortError' ? err : new DOMException('The operation was aborted.', 'AbortError');
+      return null;
+    })) as { error?: { code?: string; message?: string } } | null;
   if (!res.ok) {
     throw new ApiError(body?.error?.code ?? `HTTP_${res.status}`, body?.error?.message ?? `The server answered ${res.status}.`, res.status);
   }
