@@ -62,9 +62,12 @@ export interface ErrorHandlerOptions {
   notFoundPage?: () => Promise<string | null>;
 }
 
-/** A browser navigating to a page (not the API, a socket or an asset): a GET that accepts HTML. */
+/**
+ * A browser navigating to a page (not the API, a socket or an asset): a GET that accepts HTML, or
+ * its HEAD, which must answer the GET's status and headers (it answered JSON's).
+ */
 function wantsPage(request: FastifyRequest): boolean {
-  if (request.method !== 'GET') return false;
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   if (/^\/(api|ws|assets)(\/|$)/.test(request.url)) return false;
   return /\btext\/html\b/.test(request.headers.accept ?? '');
 }

@@ -57,3 +57,31 @@ describe('static files under conditions', () => {
     }
   });
 });
+
+describe('a mistyped page address', () => {
+  it('answers HEAD with the status and headers of its GET: the page, not JSON', async () => {
+    const { dir, cleanup } = tempDir();
+    const shell = '<!doctype html><salon-app></salon-app>';
+    writeFileSync(join(dir, 'index.html'), shell);
+    const app = Fastify();
+    installErrorHandlers(app, { notFoundPage: async () => shell });
+    await app.register(webRoutes, { publicDir: dir });
+    try {
+      for (const url of ['/nosuch', '/posts/']) {
+        const get = await app.inject({ url, headers: { accept: 'text/html' } });
+        const head = await app.inject({ method: 'HEAD', url, headers: { accept: 'text/html' } });
+        expect(get.statusCode, url).toBe(404);
+        expect(get.headers['content-type']).toMatch(/^text\/html/);
+        expect(head.statusCode, url).toBe(404);
+        expect(head.headers['content-type'], url).toBe(get.headers['content-type']);
+        expect(head.headers['content-length'], url).toBe(get.headers['content-length']);
+        expect(head.headers['content-security-policy'], url).toBe(get.headers['content-security-policy']);
+      }
+      // The API's HEAD answers in its own terms still.
+      expect((await app.inject({ method: 'HEAD', url: '/api/v1/nope', headers: { accept: 'text/html' } })).headers['content-type']).toMatch(/json/);
+    } finally {
+      await app.close();
+      cleanup();
+    }
+  });
+});
