@@ -8,10 +8,17 @@ import { listenUnlessShutDown, shutdownOnce } from './shutdown.js';
 /** Errors of `listen` that mean HOST names no interface of this machine (or no address at all). */
 const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
 
-/** A listen error as the setting it comes from, when it is one. */
-function listenError(err: unknown, host: string): unknown {
+/**
+ * A listen error as the setting it comes from, when it is one: HOST for an address of no interface
+ * here, PORT for a port another process holds or one below 1024 without the privilege (those
+ * ended start-up with Node's `listen EADDRINUSE: …` and exit code 1, naming no setting).
+ */
+function listenError(err: unknown, host: string, port: number): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code && HOST_ERRORS.has(code)) return new ConfigError('HOST', `cannot listen on ${host} (${code}): no interface of this machine has that address`);
+  if (code === 'EADDRINUSE') return new ConfigError('PORT', `port ${port} on ${host} is in use (EADDRINUSE): stop what listens there or choose another PORT`);
+  if (code === 'EACCES')
+    return new ConfigError('PORT', `not allowed to listen on port ${port} (EACCES): a port below 1024 needs privileges; choose another PORT`);
   return err;
 }
 
@@ -51,7 +58,7 @@ async function main(): Promise<void> {
     // A signal during start-up (loading the index may take minutes) stops it before the port is bound.
     await listenUnlessShutDown(app, { port: config.PORT, host: config.HOST }, shutdown);
   } catch (err) {
-    throw listenError(err, config.HOST);
+    throw listenError(err, config.HOST, config.PORT);
   }
 }
 
