@@ -24,7 +24,8 @@
  *   thread, begun with the store's change (`index_reserve_ms`, all of it, beside the store), then the copy;
  * - `other_ms`: what is left (thread reads, the intro's broadcast);
  * - `loop_delay_max_ms`: the longest the event loop was held during the fusion (every room waits
- *   that long);
+ *   that long); `loop_stalls_runs`: each run's longest holds of 10 ms or more (`at_s`, `ms`, the
+ *   collections inside, `phase`: read, plan, store, index, other, or after the fusion returned);
  * - after the runs, thread A is deleted (`delete_source_ms`, and `delete_loop_delay_max_ms` the
  *   longest the event loop was held meanwhile: A's chunks that fused threads copy hand them their
  *   lines as they go);
@@ -51,6 +52,7 @@ import { WINDOW_MAX_MESSAGES } from '../src/memory/windows.js';
 import { LocalGraph } from '../src/search/graph/local-graph.js';
 import { helperThreadsAsServed, percentile } from './local-app.js';
 import { BenchUsageError, benchOptions, runBench } from './args.js';
+import { stallLog, type Stall } from './stalls.js';
 
 const DEFAULT_CHUNKS = 10_000;
 const DEFAULT_DUP_SHARE = 0.3;
@@ -113,6 +115,10 @@ async function rememberWindows(app: FastifyInstance, roomId: string, chunks: num
 }
 
 type Phases = Record<string, number>;
+/** The stall log's tick (ms): holds of 10 ms or more past it are listed, with the phase each began in. */
+const STALL_RESOLUTION_MS = 5;
+/** Holds listed per run, longest first. */
+const STALLS_LISTED = 4;
 
 /** Calls of wrapped methods while `on` is set: when each began and ended, by key. */
 interface Meter {
@@ -159,7 +165,7 @@ async function fuseOnce(
   b: string,
   threshold: number,
   profile?: string,
-): Promise<{ phases: Phases; fused: number; kept: number; chunks: number }> {
+): Promise<{ phases: Phases; stalls: Stall[]; fused: number; kept: number; chunks: number }> {
   m.calls = {};
   const session = profile ? new Session() : undefined;
   if (session) {
@@ -169,6 +175,7 @@ async function fuseOnce(
   }
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  const stallsLog = stallLog({ resolutionMs: STALL_RESOLUTION_MS, listed: STALLS_LISTED });
   m.on = true;
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuMs();
@@ -183,6 +190,7 @@ async function fuseOnce(
   // The loop's sampling timer reports a stall when it next fires: let it fire once more.
   await new Promise((resolve) => setTimeout(resolve, 30));
   loop.disable();
+  const stalled = stallsLog.stop;
   if (session) {
     const { profile: cpu } = await session.post('Profiler.stop');
     writeFileSync(profile!, JSON.stringify(cpu));
@@ -207,6 +215,10 @@ async function fuseOnce(
   const planTo = calls('applyThreadChange')[0].from;
   const plan = planTo - planFrom;
   const index = Math.max(...calls('indexStored').map((c) => c.to)) - calls('applyThreadChange')[0].to;
+  const storedAt = calls('applyThreadChange')[0].to;
+  const stalls = stalled((at) =>
+    at < planFrom ? 'read' : at < planTo ? 'plan' : at < storedAt ? 'store' : at < storedAt + index ? 'index' : at < t1 ? 'other' : 'after',
+  );
   const phases: Phases = {
     fuse_ms: t1 - t0,
     read_ms: planFrom - t0,
@@ -224,11 +236,11 @@ async function fuseOnce(
     cpu_ms: (cpu.user + cpu.system) / 1000,
     main_cpu_ms: main,
   };
-  console.error(JSON.stringify(Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v)]))));
+  console.error(JSON.stringify({ ...Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v)])), loop_stalls: stalls }));
   // For `perf record -k CLOCK_MONOTONIC` of the whole benchmark: `perf report --time FROM,TO` sees the fusion alone.
   console.error(`fusion from ${seconds(mono0)} to ${seconds(mono1)} (CLOCK_MONOTONIC, s)`);
   const chunks = await app.salon.store.countMemoryChunks(outcome.thread.id);
-  return { phases, fused: outcome.fused, kept: outcome.kept, chunks };
+  return { phases, stalls, fused: outcome.fused, kept: outcome.kept, chunks };
 }
 
 const seconds = (ns: bigint) => (Number(ns / 1000n) / 1e6).toFixed(6);
@@ -364,6 +376,7 @@ async function main(): Promise<void> {
         runs,
         ...phases,
         fuse_ms_runs: results.map((r) => round(r.phases.fuse_ms)),
+        loop_stalls_runs: results.map((r) => r.stalls),
         ...deleted,
       }),
     );

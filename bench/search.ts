@@ -19,7 +19,7 @@
  * the native ones (`flat_wasm`).
  */
 import { availableParallelism, totalmem } from 'node:os';
-import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { FlatIndex } from '../src/search/flat/flat-index.js';
 import { DEFAULT_HNSW_PARAMS } from '../src/search/graph/hnsw-worker-client.js';
 import { ScanPool } from '../src/search/flat/scan-pool.js';
@@ -30,68 +30,13 @@ import { prng as rng } from './synthetic-text.js';
 import { stderrLogger } from '../src/logger.js';
 import { BenchUsageError, benchOptions } from './args.js';
 import { helperThreadsAsServed } from './local-app.js';
-import { GC_MINOR, gcKind } from './ws-proc.js';
+import { stallLog } from './stalls.js';
 
 const META = { kind: 'news', sourceType: 'document', scope: null, privileged: false } as const;
 const WARMUP = 20;
 const LOAD_BATCH = 2000;
 /** Sampling interval of the event-loop delay histogram. */
 const DELAY_RESOLUTION_MS = 5;
-/** A gap between two ticks of the stall log's timer longer than this, past its interval, is a stall. */
-const STALL_MS = 10;
-/** The stalls the output lists, longest first. */
-const STALLS_LISTED = 8;
-
-/** One hold of the event loop during the build: when (s since the build began), how long, and the GC pauses inside it. */
-interface Stall {
-  at_s: number;
-  ms: number;
-  gc_ms: number;
-  gc_major: boolean;
-}
-
-/**
- * Finds what held the event loop during the build: a timer ticking every DELAY_RESOLUTION_MS notes
- * each gap longer than STALL_MS past its interval, and each is matched with the garbage-collection
- * pauses that fell inside it (the histogram says how long the loop waited, not why).
- */
-function stallLog(): { stop(): Stall[] } {
-  const t0 = performance.now();
-  const gaps: { from: number; to: number }[] = [];
-  const pauses: { from: number; to: number; major: boolean }[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) pauses.push({ from: e.startTime, to: e.startTime + e.duration, major: gcKind(e) !== GC_MINOR });
-  });
-  observer.observe({ entryTypes: ['gc'] });
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    if (now - last - DELAY_RESOLUTION_MS > STALL_MS) gaps.push({ from: last, to: now });
-    last = now;
-  }, DELAY_RESOLUTION_MS);
-  return {
-    stop() {
-      clearInterval(timer);
-      observer.disconnect();
-      return gaps
-        .map(({ from, to }) => {
-          const inside = pauses.filter((p) => p.to > from && p.from < to);
-          return {
-            at_s: round((from - t0) / 1000, 2),
-            ms: round(to - from - DELAY_RESOLUTION_MS, 2),
-            gc_ms: round(
-              inside.reduce((sum, p) => sum + Math.min(p.to, to) - Math.max(p.from, from), 0),
-              2,
-            ),
-            gc_major: inside.some((p) => p.major),
-          };
-        })
-        .sort((a, b) => b.ms - a.ms)
-        .slice(0, STALLS_LISTED);
-    },
-  };
-}
-
 const USAGE = `npm run bench:search -- --n N --dim D [--queries Q] [--threads T] [--clusters C]
   [--latent L] [--oracle Q] [--m M] [--ef-construction E] [--ef-search E] [--build-threads T]
   [--ef-sweep 16,32,64] [--no-hnsw] [--kernel auto|native|wasm] [--compare-wasm]`;
@@ -352,7 +297,7 @@ async function main(): Promise<void> {
     });
     const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
     delay.enable();
-    const stalls = stallLog();
+    const stalls = stallLog({ resolutionMs: DELAY_RESOLUTION_MS });
     const elu = performance.eventLoopUtilization();
     const start = performance.now();
     tiered.hold()(); // crosses the threshold: the build starts in the worker
