@@ -27,8 +27,17 @@ import type { NewMemoryEntry, ThreadChange, ThreadChangeResult } from './types.j
 export const STAGE_MIN_CHUNKS = 512;
 /** From this many messages on, a deleted thread's messages are deleted in slices too. */
 export const STAGE_MIN_MESSAGES = 4_096;
-/** Chunks written in full per transaction (~10–20 ms with their vectors and lines). */
+/** Chunks written in full per transaction at most (~10–20 ms with their vectors and lines on a quiet machine). */
 export const STAGE_SLICE = 256;
+/**
+ * How long one transaction of staged writes may hold the event loop, its commit included, as the
+ * budget sees it (SliceBudget). STAGE_SLICE alone held it 40–80 ms a slice on a busy machine
+ * (docs/benchmarks.md, "Forty-ninth session"): a slice now also stops after the step that reaches
+ * the budget.
+ */
+export const STAGE_SLICE_MS = 12;
+/** A step of a staged slice, between two looks at the clock: 32 chunks in full, or 256 copies. */
+const STAGE_STEP = 32;
 /**
  * Copies (`copyOf`) a transaction may write instead of one chunk in full: a copy is one row of one
  * INSERT … SELECT, without vector, lines or text (~250 bytes). A fusion writes ~14,000 of them,
@@ -147,14 +156,35 @@ async function applyStagedNow(host: StagingHost, change: ThreadChange, staged: n
   try {
     // The caller may have run for tens of milliseconds before this call: a turn before the first slice too.
     await nextTurn();
-    const write = host.db.transaction((slice: number[]) =>
-      host.insertMemory(
-        slice.map((i) => entries[i]),
-        change.at,
-      ),
+    const budget = new SliceBudget(STAGE_SLICE_MS);
+    let steps = 0;
+    // Slices of at most STAGE_SLICE's weight, each ending early once the budget is spent.
+    const write = host.db.transaction(
+      budget.timed((slice: number[][]) => {
+        const written: number[] = [];
+        steps = 0;
+        for (const step of slice) {
+          written.push(
+            ...host.insertMemory(
+              step.map((i) => entries[i]),
+              change.at,
+            ),
+          );
+          steps++;
+          if (!budget.more(steps)) break;
+        }
+        return written;
+      }),
     );
-    for (const slice of slices(staged, (i) => (entries[i].copyOf === undefined ? COPIES_PER_FULL_CHUNK : 1))) {
-      ids.push(...write.immediate(slice));
+    const weight = (i: number) => (entries[i].copyOf === undefined ? COPIES_PER_FULL_CHUNK : 1);
+    const pending = stepsOf(staged, weight, STAGE_STEP * COPIES_PER_FULL_CHUNK);
+    while (pending.length) {
+      const slice = pending.splice(0, (STAGE_SLICE * COPIES_PER_FULL_CHUNK) / (STAGE_STEP * COPIES_PER_FULL_CHUNK));
+      const written = write.immediate(slice);
+      budget.committed(steps);
+      ids.push(...written);
+      // The steps the budget left go first in the next slice.
+      pending.unshift(...slice.slice(steps));
       await mergeTurn(host);
     }
     return host.db
@@ -175,9 +205,8 @@ async function applyStagedNow(host: StagingHost, change: ThreadChange, staged: n
   }
 }
 
-/** `positions` cut into consecutive slices of at most STAGE_SLICE × COPIES_PER_FULL_CHUNK weight (each at least one position). */
-function slices(positions: number[], weight: (position: number) => number): number[][] {
-  const budget = STAGE_SLICE * COPIES_PER_FULL_CHUNK;
+/** `positions` cut into consecutive runs of at most `budget` weight (each at least one position). */
+function stepsOf(positions: number[], weight: (position: number) => number, budget: number): number[][] {
   const out: number[][] = [];
   let current: number[] = [];
   let used = 0;

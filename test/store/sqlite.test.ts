@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore, TEXT_SEARCH_MAX_POSTINGS } from '../../src/store/sqlite.js';
-import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_MIN_MESSAGES, STAGE_SLICE } from '../../src/store/sqlite-staging.js';
+import { DELETION_STARTED_AT, STAGE_MIN_CHUNKS, STAGE_MIN_MESSAGES, STAGE_SLICE, STAGE_SLICE_MS } from '../../src/store/sqlite-staging.js';
 import type { NewMemoryChunk } from '../../src/memory/types.js';
 import type { NewMemoryEntry, ThreadChange } from '../../src/store/types.js';
 import { sha256 } from '../../src/store/hashing.js';
@@ -499,6 +499,27 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     expect((await store.scanThreadMemory('thr_fused', 0, 3)).map((c) => c.id)).toEqual(addedMemoryIds.slice(0, 3));
     expect(await store.searchMemoryLines('staged', ['thr_fused'], 5)).toHaveLength(5);
     expect(rows(store, 'SELECT count(*) AS n FROM memory_staging')).toBe(0);
+    await store.close();
+  });
+
+  it('ends a slice once its time is spent, whatever its count: a slow machine writes fewer chunks a slice', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    // Every look at the clock finds half a slice's time gone.
+    let clock = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += STAGE_SLICE_MS / 2));
+    let done = false;
+    const applying = store.applyThreadChange(fusion(source, 'thr_fused')).finally(() => (done = true));
+    const seen: number[] = [];
+    while (!done) {
+      seen.push(rows(store, "SELECT count(*) AS n FROM memory_chunks WHERE thread_id = 'thr_fused'"));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    vi.restoreAllMocks();
+    expect((await applying).addedMemoryIds).toHaveLength(STAGE_MIN_CHUNKS + STAGE_SLICE);
+    const slices = seen.map((n, i) => n - (seen[i - 1] ?? 0)).filter((added) => added > 0);
+    expect(Math.max(...slices)).toBeLessThan(STAGE_SLICE);
+    expect(await store.countMemoryChunks('thr_fused')).toBe(STAGE_MIN_CHUNKS + STAGE_SLICE);
     await store.close();
   });
 
