@@ -76,7 +76,9 @@ async function pages(app: FastifyInstance, publicDir: string): Promise<void> {
       response.setHeader('cache-control', HASHED_ASSET.test(path) ? IMMUTABLE : 'no-cache');
     },
   });
-  for (const url of PAGE_ROUTES) {
+  // `/posts/` too: the client reads the address without its trailing slash and shows the page,
+  // which answered 404 (a link's preview said the page was missing while a browser showed it).
+  for (const url of PAGE_ROUTES.flatMap((route) => (route === '/' ? [route] : [route, `${route}/`]))) {
     app.get(url, { schema: { hide: true } }, async (_request, reply) => {
       const html = await readShell(publicDir);
       if (html === null) throw new errors.ERR_NOT_READY('the browser client is not built; run npm run build');

@@ -67,7 +67,7 @@ describe('a mistyped page address', () => {
     installErrorHandlers(app, { notFoundPage: async () => shell });
     await app.register(webRoutes, { publicDir: dir });
     try {
-      for (const url of ['/nosuch', '/posts/']) {
+      for (const url of ['/nosuch', '/chat/news_1']) {
         const get = await app.inject({ url, headers: { accept: 'text/html' } });
         const head = await app.inject({ method: 'HEAD', url, headers: { accept: 'text/html' } });
         expect(get.statusCode, url).toBe(404);
@@ -79,6 +79,30 @@ describe('a mistyped page address', () => {
       }
       // The API's HEAD answers in its own terms still.
       expect((await app.inject({ method: 'HEAD', url: '/api/v1/nope', headers: { accept: 'text/html' } })).headers['content-type']).toMatch(/json/);
+    } finally {
+      await app.close();
+      cleanup();
+    }
+  });
+});
+
+describe('a page address with a trailing slash', () => {
+  it('is the page, as the client shows it: 200 with the shell, not a 404', async () => {
+    const { dir, cleanup } = tempDir();
+    const shell = '<!doctype html><salon-app></salon-app>';
+    writeFileSync(join(dir, 'index.html'), shell);
+    const app = Fastify();
+    installErrorHandlers(app, { notFoundPage: async () => shell });
+    await app.register(webRoutes, { publicDir: dir });
+    try {
+      for (const url of ['/posts/', '/post/?id=post_1', '/videos/', '/watch/?id=video_1', '/chat/?topic=tech']) {
+        const res = await app.inject({ url, headers: { accept: 'text/html' } });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.body).toBe(shell);
+        expect(res.headers['cache-control']).toBe('no-cache');
+      }
+      // A path below a page is no page.
+      expect((await app.inject({ url: '/chat/news_1', headers: { accept: 'text/html' } })).statusCode).toBe(404);
     } finally {
       await app.close();
       cleanup();
