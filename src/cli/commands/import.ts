@@ -23,10 +23,15 @@ import { printable } from '../printable.js';
 
 const USAGE = 'import FILE --room ID [--thread THREAD]';
 const EXIT_USAGE = 2;
-/** FILE's text, refused past IMPORT_MAX_BYTES (what POST …/import takes) before it is read. */
+/**
+ * FILE's text, refused past IMPORT_MAX_BYTES (what POST …/import takes) before it is read, without
+ * a leading byte order mark: tools on Windows write UTF-8 with one, and JSON.parse refused such a
+ * file as an unexpected token, a character nobody sees.
+ */
 async function readImportFile(file: string): Promise<string> {
   const tooLarge = `it is larger than ${IMPORT_MAX_BYTES / (1024 * 1024)} MiB, the most one import takes (${IMPORT_MAX_MESSAGES} messages); split it`;
-  return (await readLocalFile(file, IMPORT_MAX_BYTES, tooLarge)).toString('utf8');
+  const text = (await readLocalFile(file, IMPORT_MAX_BYTES, tooLarge)).toString('utf8');
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 const importCommand: Command = {
