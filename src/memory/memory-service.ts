@@ -488,12 +488,18 @@ export class MemoryService implements MemorySearch {
       if (copyOf !== undefined && index.copyRows) copies.push({ rowId, from: copyOf, meta: metaOf(chunk) });
       else entries.push({ rowId, vector: chunks[i].vector, meta: metaOf(chunk) });
     });
-    if (copies.length) {
-      const position = new Map(ids.map((id, i) => [id, i]));
-      for (const e of await index.copyRows!(copies)) entries.push({ rowId: e.rowId, vector: chunks[position.get(e.rowId)!].vector, meta: e.meta });
+    // The rows are stored: the other nodes are told even when this node's index refuses them (full,
+    // its worker gone), which ThreadService logs and leaves to this node's next start. Untold, the
+    // others never indexed them (nor dropped, nor moved what forget and reindex name) until theirs.
+    try {
+      if (copies.length) {
+        const position = new Map(ids.map((id, i) => [id, i]));
+        for (const e of await index.copyRows!(copies)) entries.push({ rowId: e.rowId, vector: chunks[position.get(e.rowId)!].vector, meta: e.meta });
+      }
+      await index.upsert(entries);
+    } finally {
+      this.changed(ids);
     }
-    await index.upsert(entries);
-    this.changed(ids);
   }
 
   /**
@@ -518,19 +524,23 @@ export class MemoryService implements MemorySearch {
     const model = this.vectorModel;
     // SQLite answers each page at once: a merge of 3,000 chunks read them all without a turn.
     const turns = new Turns();
-    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
-      if (turns.due()) await turns.next();
-      const chunks = await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE));
-      try {
-        await this.indexChunks(chunks);
-      } catch (err) {
-        const unembedded = chunks.filter((c) => !c.vector || c.vectorModel !== model);
-        this.log.warn({ chunks: unembedded.length, err: (err as Error)?.message }, 'memory chunks not reindexed; they are indexed at the next start');
-        await this.options.index.remove(unembedded.map((c) => c.id));
-        await this.indexChunks(chunks.filter((c) => !unembedded.includes(c)));
+    try {
+      for (let i = 0; i < ids.length; i += LOAD_PAGE) {
+        if (turns.due()) await turns.next();
+        const chunks = await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE));
+        try {
+          await this.indexChunks(chunks);
+        } catch (err) {
+          const unembedded = chunks.filter((c) => !c.vector || c.vectorModel !== model);
+          this.log.warn({ chunks: unembedded.length, err: (err as Error)?.message }, 'memory chunks not reindexed; they are indexed at the next start');
+          await this.options.index.remove(unembedded.map((c) => c.id));
+          await this.indexChunks(chunks.filter((c) => !unembedded.includes(c)));
+        }
       }
+    } finally {
+      // Moved in the store: the other nodes are told even when this node's index failed (indexStored).
+      this.changed(ids);
     }
-    this.changed(ids);
   }
 
   /**
@@ -654,8 +664,12 @@ export class MemoryService implements MemorySearch {
 
   /** Drops chunks from the index (the store deleted them). */
   async forget(ids: number[]): Promise<void> {
-    if (ids.length) await this.options.index.remove(ids);
-    this.changed(ids);
+    try {
+      if (ids.length) await this.options.index.remove(ids);
+    } finally {
+      // Deleted from the store: the other nodes are told even when this node's index failed (indexStored).
+      this.changed(ids);
+    }
   }
 
   /** Follows another node's change (src/sync): indexes the chunks `ids` that are stored, drops the others. */

@@ -155,6 +155,25 @@ describe('conversation memory', () => {
     expect((await memory.search('when does the ferry leave the harbour?', publicAsk(thread.id, 'Cy'), 3)).length).toBeGreaterThan(0);
   });
 
+  it('tells the other nodes of chunks a thread operation stored, moved or deleted even when this node’s index refuses them', async () => {
+    const told: number[][] = [];
+    const { store, memory, index, thread } = await setup({ windows: { maxMessages: 2 }, onChanged: (ids) => told.push(ids) });
+    for (let i = 0; i < 4; i++) memory.onMessage(await say(store, thread.id, 'news_1', 'Ann', `The ferry number ${i} leaves the harbour at seven`));
+    await memory.idle();
+    const chunks = await store.getMemoryChunks((await store.scanThreadMemory(thread.id, 0, 10, false)).map((c) => c.id));
+    const ids = chunks.map((c) => c.id);
+    told.length = 0;
+    // The store holds the change (ThreadService calls these after its commit): a full index on this
+    // node, which the operation logs and leaves to the next start, kept the log from the other nodes.
+    const full = new Error('ERR_INDEX_FULL');
+    vi.spyOn(index, 'upsert').mockRejectedValue(full);
+    vi.spyOn(index, 'remove').mockRejectedValue(full);
+    await expect(memory.reindex(ids)).rejects.toBe(full);
+    await expect(memory.indexStored([ids[0]], [{ chunk: chunks[0], vector: chunks[0].vector! }])).rejects.toBe(full);
+    await expect(memory.forget([ids[1]])).rejects.toBe(full);
+    expect(told).toEqual([ids, [ids[0]], [ids[1]]]);
+  });
+
   it('gives the event loop turns while it windows a thread operation’s messages', async () => {
     const { store, memory, thread } = await setup({ windows: { maxMessages: 2 } });
     const said: Message[] = [];
