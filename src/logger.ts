@@ -24,7 +24,9 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 export function stderrLogger(verbose = false): Logger {
   const line = (prefix: string, details: object, msg: string) => {
     const err = (details as { err?: unknown }).err;
-    console.error(`${prefix}${printable(`${msg}${err instanceof Error ? `: ${err.message}` : ''}`)}`);
+    // The reason may come as its message alone (the memory's failures log it so).
+    const reason = err instanceof Error ? `: ${err.message}` : typeof err === 'string' && err ? `: ${err}` : '';
+    console.error(`${prefix}${printable(`${msg}${reason}`)}`);
   };
   return {
     debug: (d, m) => verbose && line('', d, m),

@@ -1,6 +1,7 @@
 /** `salon import` as a process over a DATA_DIR, with files as tools write them (needs the build). */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
@@ -12,21 +13,50 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-describe('salon import', () => {
-  it('reads a UTF-8 file that starts with a byte order mark', async () => {
-    const { dir, cleanup } = tempDir('salon-cli-import-bom-');
-    closers.push(cleanup);
-    const env = { DATA_DIR: dir, LOCAL_EMBED_DIM: '256', SEARCH_WORKERS: '1' };
-    const seeded = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }));
-    await seeded.ready();
-    await seeded.salon.store.upsertItem(item('news_1', { title: 'Rust 2.0 released' }));
-    await seeded.close();
+/** A DATA_DIR holding the room news_1; the env to run `salon` on it. */
+async function seeded(): Promise<{ dir: string; env: Record<string, string> }> {
+  const { dir, cleanup } = tempDir('salon-cli-import-');
+  closers.push(cleanup);
+  const env = { DATA_DIR: dir, LOCAL_EMBED_DIM: '256', SEARCH_WORKERS: '1' };
+  const app = await buildApp(testConfig({ ...env, ADMIN_TOKEN: 'test-admin-token' }));
+  await app.ready();
+  await app.salon.store.upsertItem(item('news_1', { title: 'Rust 2.0 released' }));
+  await app.close();
+  return { dir, env };
+}
 
+const messages = [
+  { author: { name: 'Caroline' }, text: 'The support group met yesterday.', ts: '2023-05-08T13:00:00Z' },
+  { author: { name: 'Melanie' }, text: 'I painted a lake sunrise.', ts: '2023-05-08T13:01:00Z' },
+];
+
+describe('salon import', () => {
+  it('exits 1 naming the fix when the memory of stored messages could not be stored; the same import again builds it', async () => {
+    const { dir, env } = await seeded();
+    const db = new Database(join(dir, 'salon.db'));
+    db.exec("CREATE TRIGGER planted BEFORE INSERT ON memory_chunks BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
+    db.close();
     const file = join(dir, 'chat.json');
-    const messages = [
-      { author: { name: 'Caroline' }, text: 'The support group met yesterday.', ts: '2023-05-08T13:00:00Z' },
-      { author: { name: 'Melanie' }, text: 'I painted a lake sunrise.', ts: '2023-05-08T13:01:00Z' },
-    ];
+    writeFileSync(file, JSON.stringify(messages));
+    const failed = await salon(['import', file, '--room', 'news_1'], env);
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ stored: 2 });
+    expect(failed.stderr).toMatch(/^warning: memory chunk not stored: planted failure$/m);
+    expect(failed.stderr).toMatch(/^import: 0 done, 2 failed of 2 /m);
+    expect(failed.stderr).toMatch(/^salon import: the messages are stored, but the memory of 2 of them was not .*; run the same import again to build it$/m);
+
+    const fixed = new Database(join(dir, 'salon.db'));
+    fixed.exec('DROP TRIGGER planted');
+    fixed.close();
+    const again = await salon(['import', file, '--room', 'news_1'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ stored: 0 });
+    expect(again.stderr).toMatch(/^import: 2 done, 0 failed of 2 .*\(1 memory chunks in the thread\)$/m);
+  }, 60_000);
+
+  it('reads a UTF-8 file that starts with a byte order mark', async () => {
+    const { dir, env } = await seeded();
+    const file = join(dir, 'chat.json');
     writeFileSync(file, `\uFEFF${JSON.stringify(messages)}`, 'utf8');
     const run = await salon(['import', file, '--room', 'news_1'], env);
     expect(run.code, run.stderr).toBe(0);

@@ -27,7 +27,14 @@ describe('stderrLogger', () => {
     log.debug({}, 'quiet');
     log.info({}, 'quiet');
     log.warn({}, 'careful');
-    log.error({ err: 'not an Error' }, 'broke');
+    log.error({}, 'broke');
     expect(lines).toEqual(['warning: careful', 'broke']);
+  });
+
+  it('tells a reason given as its message alone, as the memory logs its failures', () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    stderrLogger().warn({ threadId: 't', err: 'database is locked\x1b[2J' }, 'memory chunk not stored');
+    expect(lines).toEqual(['warning: memory chunk not stored: database is locked\\x1b[2J']);
   });
 });

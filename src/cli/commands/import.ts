@@ -13,6 +13,8 @@ import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
 import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../../memory/import.js';
 import { MemoryService } from '../../memory/memory-service.js';
+import { stderrLogger } from '../../logger.js';
+import type { Message } from '../../protocol/messages.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import { storeResolver } from '../../rooms/resolver.js';
 import { DEFAULT_MAX_TEXT_CHARS } from '../../rooms/options.js';
@@ -32,6 +34,20 @@ async function readImportFile(file: string): Promise<string> {
   const tooLarge = `it is larger than ${IMPORT_MAX_BYTES / (1024 * 1024)} MiB, the most one import takes (${IMPORT_MAX_MESSAGES} messages); split it`;
   const text = (await readLocalFile(file, IMPORT_MAX_BYTES, tooLarge)).toString('utf8');
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
+/**
+ * The import's MemoryService, counting the messages it is handed to remember: every imported
+ * message is one (checkImport: a person's, with text), and a chunk stored ticks the bar for its
+ * own, so the difference is what a chunk that failed to store left out of the memory.
+ */
+class ImportMemory extends MemoryService {
+  handed = 0;
+
+  override rememberMessages(messages: Message[]): Promise<void> {
+    this.handed += messages.length;
+    return super.rememberMessages(messages);
+  }
 }
 
 const importCommand: Command = {
@@ -61,14 +77,21 @@ const importCommand: Command = {
     // Servers sharing the store follow the memory this command changes through the change log.
     const changes = new OfflineChanges(store);
     let bar: ProgressBar | null = null;
-    const memory = new MemoryService({
+    let remembered = 0;
+    const memory = new ImportMemory({
       store,
+      // A chunk that failed to store was only logged, to no one: the import ended 0 with its memory unbuilt.
+      log: stderrLogger(),
       embedder: ai.embedder,
       index,
       maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
       retentionDays: config.MEMORY_RETENTION_DAYS,
       onChanged: (ids) => changes.record('memory', ids),
-      onStored: (chunk) => chunk.messageIds.forEach(() => bar?.tick()),
+      onStored: (chunk) =>
+        chunk.messageIds.forEach(() => {
+          remembered++;
+          bar?.tick();
+        }),
     });
     try {
       const messages = checkImport(Array.isArray(raw) ? raw : (raw as { messages?: unknown })?.messages, DEFAULT_MAX_TEXT_CHARS);
@@ -79,9 +102,16 @@ const importCommand: Command = {
       // import adds; loading it read (and re-embedded, after an embedder change) every thread's memory.
       const result = await importMessages(store, memory, room, thread.id, messages);
       await memory.idle();
+      const unbuilt = memory.handed - remembered;
+      for (let i = 0; i < unbuilt; i++) bar.tick(false);
       bar.finish(`(${await store.countMemoryChunks(thread.id)} memory chunks in the thread)`);
       process.stdout.write(`${JSON.stringify(result)}\n`);
-      return 0;
+      if (unbuilt <= 0) return 0;
+      // The messages are stored (one transaction); a run of the same import builds the memory they lack.
+      console.error(
+        `salon import: the messages are stored, but the memory of ${unbuilt} of them was not (see the warnings above); run the same import again to build it`,
+      );
+      return 1;
     } catch (err) {
       if (!(err instanceof SalonError)) throw err;
       console.error(`salon import: ${err.code}: ${printable(err.message)}`);
