@@ -42,8 +42,9 @@ async function main(): Promise<void> {
   const app = await buildApp(config);
   app.log.debug({ helpers }, "Node's helper threads yield to the event loop");
   const shutdown = shutdownOnce(app);
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // SIGHUP too: the terminal that started it closing (an ssh session dropped) ended the process at
+  // once, losing the open memory windows and whatever was still being written.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
   // The last resort: every socket and route handler is guarded, so reaching these is a bug. The
   // process state is unknown after it, so the server closes cleanly (sockets get 1001) and exits
   // non-zero for the supervisor to restart it, rather than carrying on half-broken.
