@@ -1,7 +1,7 @@
 // The flat index (worker pool + native or WASM kernel) against exact brute force. Needs the build (workers run from dist/).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { errors } from '../../src/errors.js';
-import { FlatIndex, TOUCH_AHEAD_BYTES } from '../../src/search/flat/flat-index.js';
+import { FlatIndex, TOUCH_AHEAD_BYTES, UPSERT_STEP_ROWS } from '../../src/search/flat/flat-index.js';
 import { rowOffset } from '../../src/search/flat/layout.js';
 import { ScanPool } from '../../src/search/flat/scan-pool.js';
 import { SUBSET_SCAN_MAX_ROWS } from '../../src/search/meta-stats.js';
@@ -607,4 +607,30 @@ describe.each(['native', 'wasm'] as const)('FlatIndex past 2 GiB (%s kernel)', (
       await pool.close();
     }
   }, 120_000);
+});
+
+describe('FlatIndex upsert of many rows', () => {
+  it('writes them a step at a time, the event loop running between steps', async () => {
+    const pool = new ScanPool({ threads: 1 });
+    const index = new FlatIndex({ dimensions: DIM, pool });
+    try {
+      const rows = entries(clustered(3 * UPSERT_STEP_ROWS + 7, DIM, 4, 3));
+      let done = false;
+      const upserting = index.upsert(rows).finally(() => (done = true));
+      const seen: number[] = [];
+      while (!done) {
+        seen.push(index.size);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await upserting;
+      expect(index.size).toBe(rows.length);
+      const steps = [...seen, index.size].map((n, i, all) => n - (all[i - 1] ?? 0)).filter((added) => added > 0);
+      expect(Math.max(...steps)).toBeLessThanOrEqual(UPSERT_STEP_ROWS);
+      const query = near(rows[5].vector, 1);
+      expectSameHits(await index.search(query, 5, { includePrivileged: true }), exact(rows, query, 5, { includePrivileged: true }));
+    } finally {
+      await index.close();
+      await pool.close();
+    }
+  });
 });

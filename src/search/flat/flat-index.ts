@@ -55,6 +55,12 @@ export const DEFAULT_INLINE_SCAN_FLOATS = 524_288;
 /** Rows copyRows copies between two turns of the event loop (8 MB at 2048 dimensions). */
 const COPY_SLICE = 1024;
 /**
+ * Rows upsert writes between two turns of the event loop (4 MB at 2048 dimensions): a fusion's
+ * 3,000 new rows with their vectors held it 20–50 ms at once (docs/benchmarks.md, "Forty-ninth
+ * session"). Searches wait for the write lock meanwhile, as for copyRows and remove.
+ */
+export const UPSERT_STEP_ROWS = 512;
+/**
  * Rows remove takes out between two turns of the event loop (sliceTurn). Each moves the last row
  * into its gap and takes the row out of the metadata counts: 1,024 took 10–14 ms of the main
  * thread on the project VM, and that step ran in the caller's turn (with a deleted thread's hiding
@@ -147,9 +153,12 @@ export class FlatIndex implements VectorIndex {
   async upsert(entries: VectorEntry[]): Promise<void> {
     checkEntries(entries, this.dimensions);
     if (entries.length === 0) return;
-    await this.lock.write(() => {
+    await this.lock.write(async () => {
       this.reserveFor(entries);
-      for (const e of entries) this.writeRow(this.slotFor(e.rowId), e);
+      for (let i = 0; i < entries.length; i++) {
+        if (i > 0 && i % UPSERT_STEP_ROWS === 0) await sliceTurn();
+        this.writeRow(this.slotFor(entries[i].rowId), entries[i]);
+      }
     });
     this.touchAhead();
   }
