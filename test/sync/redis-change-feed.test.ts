@@ -27,6 +27,17 @@ describeRedis('Redis index change feed', () => {
     return l;
   }
 
+  /** Publishes a notice from `other` until `heard` holds it (a SUBSCRIBE may still be on its way). */
+  async function publishedUntilHeard(other: RedisChangeFeed, heard: string[]): Promise<void> {
+    await vi.waitFor(
+      async () => {
+        await other.publish('n1');
+        expect(heard).toContain('n1');
+      },
+      { timeout: 5_000, interval: 100 },
+    );
+  }
+
   it('subscribes again after a SUBSCRIBE failed on a link that stayed up, and says it is heard', async () => {
     const prefix = testPrefix();
     const mine = await link();
@@ -37,13 +48,7 @@ describeRedis('Redis index change feed', () => {
     feed.subscribe((notice) => heard.push(notice));
     feed.onConnectionChange((up) => connected.push(up));
     const other = new RedisChangeFeed({ link: await link(), prefix });
-    await vi.waitFor(
-      async () => {
-        await other.publish('n1');
-        expect(heard).toContain('n1');
-      },
-      { timeout: 5_000, interval: 100 },
-    );
+    await publishedUntilHeard(other, heard);
     expect(subscribe.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(mine.isUp).toBe(true);
     expect(connected).toContain(true);
@@ -59,13 +64,7 @@ describeRedis('Redis index change feed', () => {
     });
     feed.subscribe((notice) => heard.push(notice));
     const other = new RedisChangeFeed({ link: await link(), prefix });
-    await vi.waitFor(
-      async () => {
-        await other.publish('n1');
-        expect(heard).toContain('n1');
-      },
-      { timeout: 5_000, interval: 100 },
-    );
+    await publishedUntilHeard(other, heard);
     expect(lines).toContain('WARN an index change notice was not handled');
     feed.close();
     other.close();

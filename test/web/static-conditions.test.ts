@@ -9,6 +9,17 @@ import webRoutes from '../../src/routes/web.js';
 import { tempDir } from '../helpers.js';
 
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg"/>';
+const SHELL = '<!doctype html><salon-app></salon-app>';
+
+/** The web routes over a folder holding only the page shell, which is also the 404 page. */
+async function shellApp(): Promise<{ app: FastifyInstance; cleanup: () => void }> {
+  const { dir, cleanup } = tempDir();
+  writeFileSync(join(dir, 'index.html'), SHELL);
+  const app = Fastify();
+  installErrorHandlers(app, { notFoundPage: async () => SHELL });
+  await app.register(webRoutes, { publicDir: dir });
+  return { app, cleanup };
+}
 
 describe('static files under conditions', () => {
   let app: FastifyInstance;
@@ -60,12 +71,7 @@ describe('static files under conditions', () => {
 
 describe('a mistyped page address', () => {
   it('answers HEAD with the status and headers of its GET: the page, not JSON', async () => {
-    const { dir, cleanup } = tempDir();
-    const shell = '<!doctype html><salon-app></salon-app>';
-    writeFileSync(join(dir, 'index.html'), shell);
-    const app = Fastify();
-    installErrorHandlers(app, { notFoundPage: async () => shell });
-    await app.register(webRoutes, { publicDir: dir });
+    const { app, cleanup } = await shellApp();
     try {
       for (const url of ['/nosuch', '/chat/news_1']) {
         const get = await app.inject({ url, headers: { accept: 'text/html' } });
@@ -88,17 +94,12 @@ describe('a mistyped page address', () => {
 
 describe('a page address with a trailing slash', () => {
   it('is the page, as the client shows it: 200 with the shell, not a 404', async () => {
-    const { dir, cleanup } = tempDir();
-    const shell = '<!doctype html><salon-app></salon-app>';
-    writeFileSync(join(dir, 'index.html'), shell);
-    const app = Fastify();
-    installErrorHandlers(app, { notFoundPage: async () => shell });
-    await app.register(webRoutes, { publicDir: dir });
+    const { app, cleanup } = await shellApp();
     try {
       for (const url of ['/posts/', '/post/?id=post_1', '/videos/', '/watch/?id=video_1', '/chat/?topic=tech']) {
         const res = await app.inject({ url, headers: { accept: 'text/html' } });
         expect(res.statusCode, url).toBe(200);
-        expect(res.body).toBe(shell);
+        expect(res.body).toBe(SHELL);
         expect(res.headers['cache-control']).toBe('no-cache');
       }
       // A path below a page is no page.

@@ -690,50 +690,40 @@ export class ThreadService {
   }
 
   /**
-   * Indexes the chunks a committed change added (MemoryService.indexStored). The change is stored:
-   * an index that refuses them (full, its worker gone) must not fail the operation, whose caller
-   * would hear of an error for a thread that was made while the rooms were never told of it. They
-   * are indexed at the next start's load, as the passages a merge could not reindex.
+   * Runs `work`, the memory index's part of a change that has committed (`ids` of `threadId`). The
+   * change is stored: an index that refuses (full, its worker gone, a store read failing) must not
+   * fail the operation, whose caller would hear of an error for a change that was made while the
+   * rooms were never told of it. `undone` says in the warning what the next start's load makes good.
    */
-  private async indexCommitted(threadId: string, ids: number[], chunks: PlannedChunk[]): Promise<void> {
+  private async afterCommit(threadId: string, ids: number[], undone: string, work: () => Promise<void>): Promise<void> {
     try {
-      await this.options.memory.indexStored(ids, chunks);
+      await work();
     } catch (err) {
-      this.log.warn(
-        { threadId, chunks: ids.length, err: (err as Error)?.message },
-        'memory chunks of a thread operation not indexed; they are indexed at the next start',
-      );
+      this.log.warn({ threadId, chunks: ids.length, err: (err as Error)?.message }, undone);
     }
   }
 
-  /**
-   * Reindexes the chunks a committed change moved (MemoryService.reindex, which already survives an
-   * embedder that fails). An index that refuses them, or a store read that fails, must not fail the
-   * stored operation either: they are indexed at the next start's load.
-   */
-  private async reindexCommitted(threadId: string, ids: number[]): Promise<void> {
-    try {
-      await this.options.memory.reindex(ids);
-    } catch (err) {
-      this.log.warn(
-        { threadId, chunks: ids.length, err: (err as Error)?.message },
-        'moved memory chunks of a thread operation not reindexed; they are indexed at the next start',
-      );
-    }
+  /** Indexes the chunks a committed change added (MemoryService.indexStored); see afterCommit. */
+  private indexCommitted(threadId: string, ids: number[], chunks: PlannedChunk[]): Promise<void> {
+    return this.afterCommit(threadId, ids, 'memory chunks of a thread operation not indexed; they are indexed at the next start', () =>
+      this.options.memory.indexStored(ids, chunks),
+    );
+  }
+
+  /** Reindexes the chunks a committed change moved (MemoryService.reindex, which already survives an embedder that fails); see afterCommit. */
+  private reindexCommitted(threadId: string, ids: number[]): Promise<void> {
+    return this.afterCommit(threadId, ids, 'moved memory chunks of a thread operation not reindexed; they are indexed at the next start', () =>
+      this.options.memory.reindex(ids),
+    );
   }
 
   /**
-   * Drops from the memory index the chunks a committed change deleted (MemoryService.forget). As in
-   * indexCommitted, a refusal must not fail the stored operation before the rooms are told: a row
-   * left in the index names a chunk the store no longer has, which searches leave out, and the
-   * next start's load does not index it again.
+   * Drops from the memory index the chunks a committed change deleted (MemoryService.forget); see
+   * afterCommit. A row left in the index names a chunk the store no longer has, which searches
+   * leave out, and the next start's load does not index it again.
    */
-  private async forgetCommitted(threadId: string, ids: number[]): Promise<void> {
-    try {
-      await this.options.memory.forget(ids);
-    } catch (err) {
-      this.log.warn({ threadId, chunks: ids.length, err: (err as Error)?.message }, 'deleted memory chunks of a thread operation not dropped from the index');
-    }
+  private forgetCommitted(threadId: string, ids: number[]): Promise<void> {
+    return this.afterCommit(threadId, ids, 'deleted memory chunks of a thread operation not dropped from the index', () => this.options.memory.forget(ids));
   }
 
   /** Active threads a room may hold: checked early by makeRoom, and again inside each change that creates threads (ThreadChange.maxActiveThreads), where racing operations cannot both pass. */
