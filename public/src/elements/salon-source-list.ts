@@ -8,7 +8,8 @@ import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { Source } from '../../../src/protocol/messages.js';
-import { hostOf, safeHttpUrl } from '../lib/format.js';
+import { hostOf } from '../lib/format.js';
+import { sourceLink } from '../lib/source-links.js';
 import { baseStyles } from '../lib/styles.js';
 
 /** Longest snippet shown under a source. */
@@ -24,15 +25,6 @@ function label(source: Source): string {
   if (source.kind === 'video') return 'video';
   if (source.kind === 'post') return 'post';
   return 'article';
-}
-
-/** Where a source leads: its original URL, or the item's own page here. */
-function hrefOf(source: Source): { href: string; external: boolean } | null {
-  const url = safeHttpUrl(source.url);
-  if (url) return { href: url, external: new URL(url).origin !== location.origin };
-  if (source.kind === 'video') return { href: `/watch?id=${encodeURIComponent(source.id)}`, external: false };
-  if (source.kind === 'news' || source.kind === 'post') return { href: `/chat?id=${encodeURIComponent(source.id)}`, external: false };
-  return null;
 }
 
 @customElement('salon-source-list')
@@ -119,7 +111,7 @@ export class SalonSourceList extends LitElement {
   }
 
   private renderSource(source: Source) {
-    const link = hrefOf(source);
+    const link = sourceLink(source, location.origin);
     const title = source.title || source.id;
     const snippet = source.snippet.length > SNIPPET_CHARS ? `${source.snippet.slice(0, SNIPPET_CHARS)}…` : source.snippet;
     const host = link?.external ? hostOf(link.href) : '';
