@@ -163,15 +163,21 @@ describeBrowser('find in this room', () => {
     }
   });
 
+  /** Opens the room and looks for a word only its earlier pages hold: no match among the messages loaded; the find box. */
+  async function findingBeyondHeld(page: Page) {
+    await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
+    await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(`old ${HELD}`);
+    await page.getByRole('button', { name: 'Find in this room' }).click();
+    const box = page.getByRole('searchbox', { name: 'Find in this room' });
+    await box.fill('lighthouse');
+    await expect.poll(() => count(page)).toBe('No matches');
+    return box;
+  }
+
   it('searches earlier pages of the history on demand when the messages held do not match', async () => {
     const { context, page } = await openAs(suite.browser, 'Mo', DESKTOP);
     try {
-      await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
-      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(`old ${HELD}`);
-      await page.getByRole('button', { name: 'Find in this room' }).click();
-      const box = page.getByRole('searchbox', { name: 'Find in this room' });
-      await box.fill('lighthouse');
-      await expect.poll(() => count(page)).toBe('No matches');
+      const box = await findingBeyondHeld(page);
       await expect.poll(() => status(page)).toBe('No matches in the 20 messages loaded. Search earlier messages to look further back.');
 
       await page.getByRole('button', { name: 'Search earlier messages' }).click();
@@ -194,12 +200,7 @@ describeBrowser('find in this room', () => {
     let holding = false;
     await page.route(/\/api\/v1\/threads\/[^/]+\/messages\?/, (route) => (holding ? void held.push(route) : void route.continue()));
     try {
-      await page.goto(`${suite.server.url}/chat?id=${ROOM}`);
-      await expect.poll(async () => (await messageTexts(page)).at(-1)).toBe(`old ${HELD}`);
-      await page.getByRole('button', { name: 'Find in this room' }).click();
-      const box = page.getByRole('searchbox', { name: 'Find in this room' });
-      await box.fill('lighthouse');
-      await expect.poll(() => count(page)).toBe('No matches');
+      const box = await findingBeyondHeld(page);
       holding = true;
       await page.getByRole('button', { name: 'Search earlier messages' }).click();
       await expect.poll(() => held.length).toBe(1);
