@@ -465,7 +465,9 @@ describe('a fused thread', () => {
     const fused = await threads.fuse([x.id, y.id], 'admin');
     // In huge pages the mapping hides behind the store's writes (docs/benchmarks.md, "Thirtieth
     // session"); the rows are copied only into mapped memory, and only once they are stored.
-    expect(events.slice(0, 2)).toEqual(['reserve begins', 'applyThreadChange begins']);
+    // The mapping begins first; whether it ends before the store's change begins depends on the machine's speed.
+    expect(events[0]).toBe('reserve begins');
+    expect(events.indexOf('applyThreadChange begins')).toBeGreaterThan(0);
     expect(events.slice(-2)).toEqual(['indexStored begins', 'indexStored ends']);
     expect(events.indexOf('indexStored begins')).toBeGreaterThan(Math.max(events.indexOf('reserve ends'), events.indexOf('applyThreadChange ends')));
     const chunks = await store.countMemoryChunks(fused.thread.id);
