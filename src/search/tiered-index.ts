@@ -77,6 +77,14 @@ export const TOMBSTONE_REBUILD_FRACTION = 0.5;
 const OVERFETCH_MARGIN = 2;
 /** Most candidates asked of the graph when a filter needs over-fetching. */
 const MAX_OVERFETCH = 2000;
+/**
+ * Most candidates (queries × list size) a search asks of a graph on the main thread; a larger one
+ * is an exact scan on the scan threads. The graph's search time grows with its list size and holds
+ * the event loop, which every room shares: 1.4 ms at a list of 1,024 and 3.9 ms at 2,048 in 100,000
+ * rows of 768 dimensions, where the scan threads took 6.2 ms but left the loop free
+ * (docs/benchmarks.md, "Fifty-first session").
+ */
+export const MAIN_THREAD_MAX_CANDIDATES = 1024;
 const FILE_NAME = 'vectors.hnsw';
 
 /** The saved graph's path in `dir`; its sidecar is `<path>.json`. */
@@ -275,6 +283,7 @@ export class TieredIndex implements VectorIndex {
     // Too few candidates to expect k passing (a large k, a filter passing a fifth): the exact scan
     // below would answer after a graph search of efSearch `fetch` on the event loop (~10–30 ms).
     if (fetch * fraction < k) return exactAll();
+    if (graph.onMainThread && queries.length * fetch > MAIN_THREAD_MAX_CANDIDATES) return exactAll();
     let found: VectorHit[][];
     try {
       found = await graph.searchMany(queries, fetch);

@@ -11,6 +11,7 @@ import {
   GRAPH_RETRY_BASE_MS,
   GRAPH_STABLE_MS,
   MAIN_THREAD_ADD_LIMIT,
+  MAIN_THREAD_MAX_CANDIDATES,
   MAX_UNLINKED_RESCORED,
   TieredIndex,
   hnswFilePath,
@@ -519,6 +520,37 @@ describe('TieredIndex', () => {
     // A k the candidates can fill is still searched in the graph.
     await index.search(query, 10, videos);
     expect(searched).toHaveBeenCalledTimes(1);
+    searched.mockRestore();
+  });
+
+  it('answers by exact scan a search asking the graph on the main thread for more candidates than it may hold the event loop for', async () => {
+    const rows = entries(clustered(MAIN_THREAD_MAX_CANDIDATES * 2 + 500, DIM, 10, 34));
+    const index = tiered(100);
+    await index.upsert(rows);
+    await index.settled();
+    expect(index.graphOnMainThread).toBe(true);
+    const graph = (index as unknown as { graph: HnswGraph }).graph;
+    const searched = vi.spyOn(graph, 'searchMany');
+    const queries = [4, 300].map((i, seed) => near(rows[i].vector, 40 + seed));
+    // Every row passes: the graph would be asked for k candidates.
+    const all = { includePrivileged: true };
+    const big = MAIN_THREAD_MAX_CANDIDATES + 1;
+    const got = await index.search(queries[0], big, all);
+    expect(searched).not.toHaveBeenCalled();
+    expect(new Set(got.map((h) => h.rowId))).toEqual(new Set(exact(rows, queries[0], big, all).map((h) => h.rowId)));
+    // The candidates of every query of a batch count together.
+    const half = MAIN_THREAD_MAX_CANDIDATES / 2 + 1;
+    const both = await index.searchMany(queries, half, all);
+    expect(searched).not.toHaveBeenCalled();
+    both.forEach((hits, i) => expect(new Set(hits.map((h) => h.rowId))).toEqual(new Set(exact(rows, queries[i], half, all).map((h) => h.rowId))));
+    // A broad filter's over-fetch counts, not only k: documents pass about half the rows, so k = 300 asks for 1,200.
+    const documents = { kinds: ['news' as const, 'post' as const] };
+    await index.search(queries[0], 300, documents);
+    expect(searched).not.toHaveBeenCalled();
+    // Within the bound, the graph answers.
+    await index.searchMany(queries, MAIN_THREAD_MAX_CANDIDATES / 2, all);
+    await index.search(queries[0], 200, documents);
+    expect(searched).toHaveBeenCalledTimes(2);
     searched.mockRestore();
   });
 
