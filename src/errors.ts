@@ -22,6 +22,12 @@ export class SalonError extends Error {
    * `retryAfterMs`, and an HTTP answer as Retry-After, rounded up to whole seconds.
    */
   retryAfterMs?: number;
+  /**
+   * Set when asking again would fail the same way: the server answered, and its answer was refused
+   * for what it held (a 404, a body too large or not JSON). Unset, the failure may pass later (a
+   * timeout, a cut connection, a 503); see permanently.
+   */
+  permanent?: boolean;
   constructor(code: string, statusCode: number, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SalonError';
@@ -41,6 +47,12 @@ export function clientMessage(err: SalonError): string {
 /** Sets `err.retryAfterMs` to `waitMs` (rounded up, at least 1) when that is a finite wait; returns `err`. */
 export function withRetryAfterMs<E extends SalonError>(err: E, waitMs: number): E {
   if (Number.isFinite(waitMs)) err.retryAfterMs = Math.max(1, Math.ceil(waitMs));
+  return err;
+}
+
+/** Marks `err` as a failure that asking again would only repeat (SalonError.permanent); returns `err`. */
+export function permanently<E extends SalonError>(err: E): E {
+  err.permanent = true;
   return err;
 }
 

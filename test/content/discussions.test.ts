@@ -4,6 +4,7 @@
  * top comments attached; a Reddit thread URL goes through a loopback fake of Reddit's thread JSON.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createFetcher, type Fetcher } from '../../src/content/fetch/fetcher.js';
 import { IngestService } from '../../src/content/ingest/ingest.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { hnStoryIdOf } from '../../src/content/sources/hn.js';
@@ -163,5 +164,67 @@ describe('discussion threads (HN and Reddit) behind URLs', () => {
     expect(job.status).toBe('failed');
     expect(job.failures[0]).toMatchObject({ code: 'ERR_FETCH_HTTP_STATUS' });
     expect(await store.countItems()).toBe(0);
+  });
+});
+
+describe('an HN story whose comments the API cannot serve', () => {
+  // The real fetcher, so that its failures say whether asking again could help.
+  let api: FixtureServer;
+  let fetcher: Fetcher;
+  let store: SqliteStore;
+  let service: IngestService;
+  const json = (body: unknown) => ({ type: 'application/json', body: JSON.stringify(body) });
+  const comment = (id: number, by: string) => json({ id, type: 'comment', by, text: `Comment by ${by}.`, time: 1_700_000_000 });
+  const story = (id: number, kids: number[]) => json({ id, type: 'story', by: 'op', title: `Story ${id}`, text: 'Own text.', time: 1_700_000_000, kids });
+
+  beforeAll(async () => {
+    api = await startFixtureServer({
+      '/v0/item/1.json': story(1, [11, 12, 13, 14, 15]),
+      '/v0/item/11.json': comment(11, 'ana'),
+      '/v0/item/12.json': { type: 'application/json', body: '{"id": 12, "by": "cut' },
+      '/v0/item/13.json': { status: 404, type: 'application/json', body: '{"error":"Permission denied"}' },
+      '/v0/item/14.json': { type: 'text/html', body: '<p>a login page</p>' },
+      '/v0/item/15.json': comment(15, 'ben'),
+      '/v0/item/2.json': story(2, [21, 22]),
+      '/v0/item/21.json': comment(21, 'cy'),
+      '/v0/item/22.json': { status: 503, type: 'text/plain', body: 'down for a moment' },
+    });
+    fetcher = createFetcher({ timeoutMs: 2000, maxBytes: 100_000, allowHosts: ['127.0.0.1'], retries: 0 });
+  });
+  afterAll(async () => {
+    await fetcher.close();
+    await api.close();
+  });
+  beforeEach(() => {
+    store = new SqliteStore({ filename: ':memory:' });
+    service = new IngestService({
+      store,
+      pipeline: createItemPipeline({ store, bodyMaxChars: 10_000, chunk: { size: 300, overlap: 50 } }),
+      deps: { ...loopbackDeps(), fetchJson: (url, signal) => fetcher.fetchJson(url, signal) },
+      hn: { base: `${api.origin}/v0`, commentLimit: 10, intervalMs: 0 },
+      bodyMaxChars: 10_000,
+    });
+  });
+  afterEach(async () => {
+    await service.close();
+    await store.close();
+  });
+
+  it('stores the story without the comments whose answers were refused, and notes each on the job', async () => {
+    const job = await service.run({ url: 'https://news.ycombinator.com/item?id=1' });
+    expect(job).toMatchObject({ status: 'done', done: 1, failed: 0, itemIds: ['news_hn1'] });
+    expect((await store.getItem('news_hn1'))!.comments.map((c) => c.by)).toEqual(['ana', 'ben']);
+    expect(job.failures.map((f) => [f.ref, f.code])).toEqual([
+      ['hn:12', 'ERR_FETCH_FAILED'],
+      ['hn:13', 'ERR_FETCH_HTTP_STATUS'],
+      ['hn:14', 'ERR_FETCH_CONTENT_TYPE'],
+    ]);
+  });
+
+  it('fails the story, storing nothing, when a comment could not be had now: a later poll tries it whole', async () => {
+    const job = await service.run({ url: 'https://news.ycombinator.com/item?id=2' });
+    expect(job).toMatchObject({ status: 'failed', done: 0 });
+    expect(job.failures).toEqual([expect.objectContaining({ code: 'ERR_FETCH_HTTP_STATUS' })]);
+    expect(await store.getItem('news_hn2')).toBeNull();
   });
 });

@@ -271,6 +271,39 @@ describe('fetcher: retries', () => {
     expect(await codeOf(fetcher().fetchPage(`${base()}/retry-later`))).toBe('ERR_FETCH_HTTP_STATUS');
     expect(server.hits.get('/retry-later')).toBe(1);
   });
+  it('marks a failure permanent when the answer was refused for what it held, not when the server could not answer now', async () => {
+    const failure = (promise: Promise<unknown>) =>
+      promise.then(
+        () => expect.unreachable('resolved'),
+        (err: SalonError) => err,
+      );
+    const f = fetcher({ retries: 0 });
+    const refused = [
+      () => f.fetchPage(`${base()}/missing`),
+      () => f.fetchPage(`${base()}/image`),
+      () => f.fetchPage(`${base()}/big`),
+      () => f.fetchPage(`${base()}/gzip-bomb`),
+      () => f.fetchJson(`${base()}/bad-json`),
+      () => f.fetchJson(`${base()}/page`),
+      () => f.fetchPage(`${base()}/redirect/9`),
+    ];
+    for (const fetch of refused) expect(await failure(fetch())).toMatchObject({ permanent: true });
+    const notNow = [
+      () => f.fetchPage(`${base()}/always-500`),
+      () => f.fetchPage(`${base()}/retry-later`),
+      () => fetcher({ timeoutMs: 100 }).fetchPage(`${base()}/hang`),
+    ];
+    for (const fetch of notNow) {
+      const err = await failure(fetch());
+      expect(err).toBeInstanceOf(SalonError);
+      expect(err.permanent).toBeUndefined();
+    }
+    // A connection refused: nobody answered.
+    const closed = await startFixtureServer();
+    const port = closed.port;
+    await closed.close();
+    expect((await failure(f.fetchPage(`http://fixture.test:${port}/page`))).permanent).toBeUndefined();
+  });
   it('reads Retry-After as seconds or a date', () => {
     expect(retryAfterMs('2')).toBe(2000);
     expect(retryAfterMs(new Date(Date.UTC(2030, 0, 1, 0, 0, 5)).toUTCString(), Date.UTC(2030, 0, 1))).toBe(5000);

@@ -2,7 +2,7 @@
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { errors } from '../../errors.js';
+import { errors, permanently } from '../../errors.js';
 
 /** Media types of HTML and XML documents (feeds included). */
 const PAGE_TYPES = new Set([
@@ -42,7 +42,7 @@ export async function readCapped(res: Dispatcher.ResponseData, maxBytes: number,
   const announced = Number(res.headers['content-length']);
   if (Number.isFinite(announced) && announced > maxBytes) {
     discard(res);
-    throw new errors.ERR_FETCH_TOO_LARGE(url, maxBytes);
+    throw permanently(new errors.ERR_FETCH_TOO_LARGE(url, maxBytes));
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -50,7 +50,7 @@ export async function readCapped(res: Dispatcher.ResponseData, maxBytes: number,
     total += (chunk as Buffer).length;
     if (total > maxBytes) {
       discard(res);
-      throw new errors.ERR_FETCH_TOO_LARGE(url, maxBytes);
+      throw permanently(new errors.ERR_FETCH_TOO_LARGE(url, maxBytes));
     }
     chunks.push(chunk as Buffer);
   }
@@ -72,11 +72,11 @@ const DECODERS: Record<string, (body: Buffer, options: ZlibOptions) => Promise<B
 export async function decompress(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Promise<Buffer> {
   const coding = (encoding ?? '').trim().toLowerCase();
   if (!coding || coding === 'identity') return body;
-  if (!Object.hasOwn(DECODERS, coding)) throw new errors.ERR_FETCH_FAILED(url, `unsupported content encoding ${coding}`);
+  if (!Object.hasOwn(DECODERS, coding)) throw permanently(new errors.ERR_FETCH_FAILED(url, `unsupported content encoding ${coding}`));
   try {
     return await DECODERS[coding](body, { maxOutputLength: maxBytes });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new errors.ERR_FETCH_TOO_LARGE(url, maxBytes);
-    throw new errors.ERR_FETCH_FAILED(url, `cannot decode ${coding} body`, err as Error);
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw permanently(new errors.ERR_FETCH_TOO_LARGE(url, maxBytes));
+    throw permanently(new errors.ERR_FETCH_FAILED(url, `cannot decode ${coding} body`, err as Error));
   }
 }

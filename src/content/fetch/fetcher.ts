@@ -8,7 +8,7 @@ import type { LookupFunction } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Config } from '../../config.js';
-import { SalonError, errors } from '../../errors.js';
+import { SalonError, errors, permanently } from '../../errors.js';
 import type { FetchedPage, Validators } from '../sources/article.js';
 import { isBlockedAddress, isIpLiteral } from './address-guard.js';
 import { badPortOf } from './bad-ports.js';
@@ -42,6 +42,8 @@ export const MAX_JSON_DEPTH = 64;
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Client errors that say "not now" rather than "never": Request Timeout, Too Early, Too Many Requests. */
+const NOT_NOW_STATUSES = new Set([408, 425, 429]);
 
 /** What a fetch asks for, which media types it takes, and the most it reads (besides FETCH_MAX_BYTES). */
 interface BodyKind {
@@ -206,7 +208,7 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         const location = header(res.headers, 'location');
         if (REDIRECT_STATUSES.has(res.statusCode) && location) {
           await res.body.dump();
-          if (hop >= o.maxRedirects) throw new errors.ERR_FETCH_TOO_MANY_REDIRECTS(requested);
+          if (hop >= o.maxRedirects) throw permanently(new errors.ERR_FETCH_TOO_MANY_REDIRECTS(requested));
           url = checkUrl(new URL(location, url).href, requested);
           continue;
         }
@@ -227,12 +229,13 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         }
         if (res.statusCode < 200 || res.statusCode > 299) {
           await res.body.dump();
-          throw new errors.ERR_FETCH_HTTP_STATUS(requested, res.statusCode);
+          const refused = new errors.ERR_FETCH_HTTP_STATUS(requested, res.statusCode);
+          throw res.statusCode >= 400 && res.statusCode < 500 && !NOT_NOW_STATUSES.has(res.statusCode) ? permanently(refused) : refused;
         }
         const contentType = header(res.headers, 'content-type') ?? '';
         if (!acceptable(mediaType(contentType))) {
           discard(res);
-          throw new errors.ERR_FETCH_CONTENT_TYPE(requested, contentType || '(none)');
+          throw permanently(new errors.ERR_FETCH_CONTENT_TYPE(requested, contentType || '(none)'));
         }
         const raw = await readCapped(res, maxBytes, requested);
         // Every line of the header: `gzip` twice on two lines is a stack, which one pass left compressed.
@@ -253,11 +256,12 @@ export function createFetcher(options: FetcherOptions): Fetcher {
       const url = withoutUserinfo(raw);
       const page = await fetchChecked(url, JSON_BODY, signal);
       // JSON.parse runs on the event loop: 5 MB of `[[[[…` held it 2.8 s; the APIs read nest a few levels.
-      if (nestsDeeperThan(page.body, MAX_JSON_DEPTH)) throw new errors.ERR_FETCH_FAILED(url, `the answer nests deeper than ${MAX_JSON_DEPTH} levels`);
+      if (nestsDeeperThan(page.body, MAX_JSON_DEPTH))
+        throw permanently(new errors.ERR_FETCH_FAILED(url, `the answer nests deeper than ${MAX_JSON_DEPTH} levels`));
       try {
         return JSON.parse(page.body.toString('utf8')) as T;
       } catch (err) {
-        throw new errors.ERR_FETCH_FAILED(url, 'the answer is not valid JSON', err as Error);
+        throw permanently(new errors.ERR_FETCH_FAILED(url, 'the answer is not valid JSON', err as Error));
       }
     },
     async close() {

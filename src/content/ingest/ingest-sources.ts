@@ -74,6 +74,7 @@ export function ingestDiscussion(ctx: IngestContext, source: CommentSource, thre
   return putOne(ctx, ref, async () => {
     const discussion = await source.discussion(thread, ctx.signal);
     ctx.log?.info({ source: source.name, thread, comments: discussion.commentCount }, `Fetched comments for ${discussion.label}`);
+    for (const { ref, err } of discussion.unread ?? []) ctx.tracker.note(ref, err);
     const article = discussion.link ? await tryArticle(ctx, discussion.link) : null;
     return discussion.toItem(article);
   });

@@ -35,6 +35,13 @@ export function pacedApi(owner: string, options: CommentApiOptions): Pacer {
   return new Pacer(options.intervalMs);
 }
 
+/** A comment left out of its thread because the API's answer for it was refused for good. */
+export interface UnreadComment {
+  /** The comment as a job's failures name it, e.g. `hn:8863`. */
+  ref: string;
+  err: unknown;
+}
+
 /** A thread's post and top comments, ready to become an item once its linked article is fetched. */
 export interface Discussion {
   /** How logs and job failures name the thread, e.g. `HN story 8863`, `Reddit thread abc12`. */
@@ -43,6 +50,8 @@ export interface Discussion {
   link: string | null;
   /** Comments attached (at most the source's limit). */
   commentCount: number;
+  /** Comments left out because their answers were refused (noted on the job); none when absent. */
+  unread?: UnreadComment[];
   /** The news item (unvalidated pipeline input) with the linked article, when it was extracted. */
   toItem(article: ArticleFields | null): Record<string, unknown>;
 }

@@ -3,11 +3,20 @@
  * a story with its first-level comments in `kids` order, skipping deleted, dead and null items,
  * requests paced `intervalMs` apart. Comment HTML becomes plain text.
  */
-import { errors } from '../../errors.js';
+import { SalonError, errors } from '../../errors.js';
 import { fetchedDateOf } from '../dates.js';
 import type { ArticleFields } from './article.js';
 import type { Pacer } from './pacer.js';
-import { commentOf, pacedApi, titleOf, unixSeconds, type CommentApiOptions, type CommentSource, type Discussion } from './comment-source.js';
+import {
+  commentOf,
+  pacedApi,
+  titleOf,
+  unixSeconds,
+  type CommentApiOptions,
+  type CommentSource,
+  type Discussion,
+  type UnreadComment,
+} from './comment-source.js';
 import { htmlToText } from '../extract/html-text.js';
 import { FIELD_CAPS, capField } from '../limits.js';
 import { hnItemId, hnStoryIdOf } from '../ids.js';
@@ -99,23 +108,33 @@ export class HnClient {
   /**
    * A story and its first `commentLimit` live first-level comments as plain text. `read`: the
    * story's item as the caller just read it (a poll compares it with what it stored before), so it
-   * is not asked for twice.
+   * is not asked for twice. A comment whose answer is refused for good (SalonError.permanent: not
+   * JSON, too large, a 404) is left out and listed in `unread`, its slot given to the next kid;
+   * any other failure of a comment fails the story, which a later poll tries again whole.
    */
-  async story(id: number, signal?: AbortSignal, read?: HnItem): Promise<{ story: HnItem; comments: Comment[] }> {
+  async story(id: number, signal?: AbortSignal, read?: HnItem): Promise<{ story: HnItem; comments: Comment[]; unread: UnreadComment[] }> {
     const story = read ?? (await this.item(id, signal));
     // The item's id names the stored item (news_hn<id>): an answer about another item must not overwrite it.
     if (!story || story.id !== id || story.deleted || story.dead) throw new errors.ERR_CONTENT_NOT_FOUND(`hn:${id} (no live Hacker News item with that id)`);
     if (!STORY_TYPES.has(story.type ?? '')) throw new errors.ERR_INVALID_CONTENT(`Hacker News item ${id} is a ${story.type ?? 'thing'}, not a story`);
     const comments: Comment[] = [];
+    const unread: UnreadComment[] = [];
     const limit = this.options.commentLimit;
     // Each kid asked once: a kids list naming one comment twice would attach it twice.
     for (const kid of new Set((story.kids ?? []).slice(0, limit + EXTRA_KIDS))) {
       if (comments.length >= limit) break;
-      const c = await this.item(kid, signal);
+      let c: HnItem | null;
+      try {
+        c = await this.item(kid, signal);
+      } catch (err) {
+        if (signal?.aborted || !(err instanceof SalonError && err.permanent)) throw err;
+        unread.push({ ref: `hn:${kid}`, err });
+        continue;
+      }
       const comment = c && toComment(c);
       if (comment) comments.push(comment);
     }
-    return { story, comments };
+    return { story, comments, unread };
   }
 }
 
@@ -182,11 +201,12 @@ export class HnComments implements CommentSource {
 
   async discussion(thread: string, signal?: AbortSignal): Promise<Discussion> {
     const id = Number(thread);
-    const { story, comments } = await this.client.story(id, signal, this.read.get(id));
+    const { story, comments, unread } = await this.client.story(id, signal, this.read.get(id));
     return {
       label: `HN story ${id}`,
       link: storyLink(story),
       commentCount: comments.length,
+      unread,
       toItem: (article) => storyToItem(story, comments, article),
     };
   }
