@@ -13,8 +13,9 @@ import { startServer, type ServerProcess } from './server-process.js';
 
 const PLANT = `
 process.on('SIGUSR2', () => setImmediate(() => { throw new Error('planted failure'); }));
-process.on('SIGHUP', () => { Promise.reject(new Error('planted rejection')); });
+process.on('SIGWINCH', () => { Promise.reject(new Error('planted rejection')); });
 `;
+// Signals the server leaves alone: SIGHUP and SIGTERM shut it down cleanly, SIGUSR1 starts the inspector.
 
 let server: ServerProcess | null = null;
 const plantDir = tempDir('salon-plant-');
@@ -33,7 +34,7 @@ async function serverWithPlant(): Promise<ServerProcess> {
 describe('last-resort handlers', () => {
   for (const [what, signal, logged] of [
     ['an uncaught exception', 'SIGUSR2', 'uncaughtException; shutting down'],
-    ['an unhandled rejection', 'SIGHUP', 'unhandledRejection; shutting down'],
+    ['an unhandled rejection', 'SIGWINCH', 'unhandledRejection; shutting down'],
   ] as const) {
     it(`logs ${what}, closes sockets with 1001 and exits 1`, async () => {
       server = await serverWithPlant();
