@@ -30,6 +30,8 @@ export class Pacer {
     const turn = this.gate.then(async () => {
       const wait = this.lastStart + this.intervalMs - performance.now();
       if (wait > 0) await sleep(wait, signal);
+      // A caller that gave up while its slot was already free starts nothing: it must not hold the next back.
+      signal?.throwIfAborted();
       this.lastStart = performance.now();
     });
     this.gate = turn.catch(() => undefined);
