@@ -68,13 +68,48 @@ describe('request URLs in the log', () => {
     expect(withoutQueries('no query in /data/salon.db here')).toBe('no query in /data/salon.db here');
   });
 
+  it("drops the query of an upgrade's URL whose path or query holds quotes or brackets, as a client's encodeURIComponent leaves them", async () => {
+    const lines: string[] = [];
+    const t = await testApp({ LOG_LEVEL: 'info' }, { logStream: { write: (line) => void lines.push(line) } });
+    close = t.close;
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    // Routes without a socket handler: @fastify/websocket logs each URL as it came (`path`).
+    const urls = [
+      `/api/v1/threads/x(?token=${SECRET}`,
+      `/api/v1/threads/x'?token=${SECRET}`,
+      `/api/v1/threads/x)?token=${SECRET}`,
+      `/api/v1/threads/x?q=salon%20(2)%20${SECRET}`,
+      `/api/v1/threads/x?q=what's%20${SECRET}`,
+    ];
+    for (const url of urls) {
+      const upgrade = `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+      await raw(port, upgrade);
+    }
+    const refused = () => lines.filter((line) => line.includes('no websocket handler')).map((line) => (JSON.parse(line) as { path?: string }).path);
+    await vi.waitFor(() => expect(refused()).toHaveLength(urls.length));
+    expect(refused()).toEqual(['/api/v1/threads/x(', "/api/v1/threads/x'", '/api/v1/threads/x)', '/api/v1/threads/x', '/api/v1/threads/x']);
+    for (const line of lines) expect(line).not.toContain(SECRET);
+  });
+
+  it('drops the whole query of a URL in free text, its quotes and brackets included', () => {
+    expect(withoutQueries('Route GET:/a(b)/c?q=salon%20(2)%20secret not found')).toBe('Route GET:/a(b)/c not found');
+    expect(withoutQueries("Route GET:/a?q=what's%20secret not found")).toBe('Route GET:/a not found');
+    expect(withoutQueries("Route GET:/a'b?q=secret not found")).toBe("Route GET:/a'b not found");
+    expect(withoutQueries('see (/a?q=x)')).toBe('see (/a');
+    expect(withoutQueries("at '/a'/b?token=x")).toBe("at '/a'/b");
+    expect(withoutQueries('at /a(/b?token=x')).toBe('at /a(/b');
+  });
+
   it('drops queries after a colon or = inside a path too, and reads a text of many such starts in linear time', () => {
     expect(withoutQueries('at /a:b/c?token=x')).toBe('at /a:b/c');
     expect(withoutQueries('at /a=/b?token=x')).toBe('at /a=/b');
     expect(withoutQueries('at /a=//b?token=x')).toBe('at /a=//b');
     expect(withoutQueries('url=/next?token=x')).toBe('url=/next');
     // Each `=/` begins a path: read to the text's end from every one of them, this took minutes.
-    const starts = '=/'.repeat(200_000);
-    expect(withoutQueries(`${starts}?q=secret`)).toBe(starts);
+    for (const start of ['=/', "'/", '(/']) {
+      const starts = start.repeat(200_000);
+      expect(withoutQueries(`${starts}?q=secret`)).toBe(starts);
+    }
   });
 });

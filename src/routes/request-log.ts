@@ -21,10 +21,13 @@ export function loggedPath(url: string | undefined): string | undefined {
 
 /**
  * A relative URL's query in free text: after a space, quote, bracket, colon or `=`, one `/`, a
- * path, then `?…`. The path stops where another such URL could begin (a colon or `=` before one
- * `/`): running on past it, each of n starts (`=/=/=/…`) read to the text's end, quadratic.
+ * path, then `?…` up to a space or a double quote. A URL's path and query may hold `'`, `(` and
+ * `)` (encodeURIComponent leaves them as they are, so a search for "salon (2)" sends them), and
+ * stopping at them logged the rest: a query runs on past them, and a path goes on through them.
+ * The path stops where another such URL could begin (a `'`, `(`, colon or `=` before one `/`):
+ * running on past it, each of n starts (`=/=/=/…`) read to the text's end, quadratic.
  */
-const RELATIVE_URL_QUERY = /(^|[\s"'(:=])(\/(?!\/)(?:[^\s"'()?:=]|[:=](?!\/(?!\/)))*)\?[^\s"')]*/g;
+const RELATIVE_URL_QUERY = /(^|[\s"'(:=])(\/(?!\/)(?:[^\s"'(?:=]|['(:=](?!\/(?!\/)))*)\?[^\s"]*/g;
 
 /** `text` with the query of every request-like URL in it dropped. */
 export function withoutQueries(text: string): string {
@@ -44,6 +47,16 @@ function requestForLog(request: FastifyRequest) {
 
 /** Fields of a log call's details that may carry a request URL. */
 const URL_FIELDS = ['url', 'path'];
+
+/**
+ * A URL field as the log keeps it: a request's URL (starting with `/`, as a request line's does,
+ * `//` included) is cut at its first `?` whatever comes before it, as the `req` serializer cuts
+ * it; other text (an absolute URL, a message) has the queries of the request URLs in it dropped.
+ * @fastify/websocket logs the raw URL of an upgrade to a route without a socket as `path`.
+ */
+function fieldForLog(value: string): string {
+  return value.startsWith('/') ? loggedPath(value)! : withoutQueries(value);
+}
 
 /**
  * `err` with the queries scrubbed from its message and stack, and without the parser's `rawPacket`
@@ -71,7 +84,7 @@ function detailsForLog(details: Record<string, unknown>): Record<string, unknown
     copy ??= { ...details };
     copy[name] = value;
   };
-  for (const name of URL_FIELDS) if (typeof details[name] === 'string') set(name, withoutQueries(details[name] as string));
+  for (const name of URL_FIELDS) if (typeof details[name] === 'string') set(name, fieldForLog(details[name] as string));
   if (details.err instanceof Error) set('err', errorForLog(details.err));
   return copy ?? details;
 }
