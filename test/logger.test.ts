@@ -20,6 +20,17 @@ describe('stderrLogger', () => {
     for (const line of lines) expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
   });
 
+  it("writes one line for each call, a newline in the message's or error's text shown as an escape", () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const err = new Error('answered HTTP 500: busy\nwarning: index model changed; run salon reindex --drop');
+    stderrLogger().warn({ err }, 'embedding 3 chunks failed\nreindexed 0 items');
+    expect(lines).toEqual([
+      'warning: embedding 3 chunks failed\\nreindexed 0 items: answered HTTP 500: busy\\nwarning: index model changed; run salon reindex --drop',
+    ]);
+    for (const line of lines) expect(line).not.toContain('\n');
+  });
+
   it('keeps debug and info lines for verbose, warnings and errors always', () => {
     const lines: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
