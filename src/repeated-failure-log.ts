@@ -3,7 +3,10 @@
  * batch of every ingest and retry fails, and a warning each filled the log. The first failure is
  * logged at once; the ones after it are counted, and at most one summary line per interval says
  * how many were not logged and the last one's error; the first success after them logs once that
- * it works again. Counting every failure is for metrics, not for this.
+ * it works again. A dependency that fails and works by turns (a balancer with one broken backend
+ * of two) wrote two lines a turn: a failure that follows a success within the interval of the
+ * last failure logged at once is counted into the summary instead, and its success says nothing
+ * unless a summary told of its failures. Counting every failure is for metrics, not for this.
  */
 import type { Logger } from './logger.js';
 
@@ -22,11 +25,16 @@ export class RepeatedFailureLog {
   private readonly intervalMs: number;
   /** When the failures began (the first since the last success); null while it works. */
   private since: number | null = null;
-  /** Failures since `since`, and those not logged yet. */
+  /** Failures since `since`, those not logged yet (these and earlier ones), and those of them since `since`. */
   private total = 0;
   private unlogged = 0;
+  private unloggedSince = 0;
   private lastError: unknown = null;
   private timer: NodeJS.Timeout | null = null;
+  /** When a failure was last logged at once; a failure starting anew within the interval waits for the summary. */
+  private loggedAt = -Infinity;
+  /** Whether the log told of the failures since `since` (their first at once, or a summary): only then is their end told. */
+  private told = false;
 
   constructor(private readonly options: RepeatedFailureLogOptions) {
     this.intervalMs = options.intervalMs ?? FAILURE_SUMMARY_INTERVAL_MS;
@@ -37,23 +45,47 @@ export class RepeatedFailureLog {
     return this.since !== null;
   }
 
-  /** A failure: `message` is logged (with `details` and `err`) only when it is the first since the last success. */
+  /**
+   * A failure: `message` is logged (with `details` and `err`) only when it is the first since the
+   * last success and no failure was logged at once in the interval before it.
+   */
   failed(err: unknown, details: object, message: string): void {
     this.total++;
     this.lastError = err;
-    if (this.since === null) {
-      this.since = Date.now();
+    const now = Date.now();
+    if (this.since === null && now - this.loggedAt >= this.intervalMs) {
+      this.since = now;
+      this.loggedAt = now;
+      this.told = true;
+      this.unloggedSince = 0;
       this.options.log?.warn({ ...details, err }, message);
-    } else this.unlogged++;
+    } else {
+      if (this.since === null) {
+        this.since = now;
+        this.unloggedSince = 0;
+      }
+      this.unlogged++;
+      this.unloggedSince++;
+    }
     this.summarizeLater();
   }
 
-  /** A success: after failures, logged once with how many there were. */
+  /**
+   * A success: after failures the log told of, logged once with how many there were (those not
+   * logged yet among them). Failures the log did not tell of stay counted for the interval's summary.
+   */
   succeeded(): void {
     if (this.since === null) return;
-    const seconds = Math.round((Date.now() - this.since) / 1000);
-    this.options.log?.info({ failures: this.total, seconds }, `${this.options.what} works again after ${this.total} failure(s) in ${seconds} s`);
-    this.reset();
+    if (this.told) {
+      const seconds = Math.round((Date.now() - this.since) / 1000);
+      this.options.log?.info({ failures: this.total, seconds }, `${this.options.what} works again after ${this.total} failure(s) in ${seconds} s`);
+      this.unlogged -= this.unloggedSince;
+    }
+    this.unloggedSince = 0;
+    this.since = null;
+    this.total = 0;
+    this.told = false;
+    if (this.unlogged === 0) this.reset();
   }
 
   /**
@@ -70,6 +102,7 @@ export class RepeatedFailureLog {
       );
     }
     this.reset();
+    this.loggedAt = -Infinity;
   }
 
   /** Stops the summary timer (the process or its part is closing). */
@@ -90,6 +123,9 @@ export class RepeatedFailureLog {
         `${this.options.what} failed ${this.unlogged} more time(s) in the last ${s} s; the last: ${reason}`,
       );
       this.unlogged = 0;
+      this.unloggedSince = 0;
+      // Failures still going on are told now: their end is told too.
+      if (this.since !== null) this.told = true;
       // Another interval: a failure in it is summarised at its end, never sooner.
       this.summarizeLater();
     }, this.intervalMs);
@@ -102,7 +138,9 @@ export class RepeatedFailureLog {
     this.since = null;
     this.total = 0;
     this.unlogged = 0;
+    this.unloggedSince = 0;
     this.lastError = null;
+    this.told = false;
   }
 }
 
