@@ -106,6 +106,16 @@ describe('GET /metrics', () => {
     expect(cpu).toBeGreaterThanOrEqual((used.user + used.system) / 1e6 - 0.01);
     expect(sample(res.body, 'salon_process_cpu_user_seconds_total')).toBeGreaterThanOrEqual(used.user / 1e6 - 0.01);
   });
+
+  it('tells no one the Node.js version: the scrape needs no token', async () => {
+    const t = await roomsApp();
+    closers.push(t.close);
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(sample(res.body, 'salon_process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(res.body).not.toContain('version_info');
+    expect(res.body).not.toContain(process.version);
+  });
 });
 
 describe('the metered bus', () => {

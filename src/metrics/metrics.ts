@@ -21,7 +21,9 @@ const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * They start with the first SalonMetrics, at start-up: started at the first scrape, they missed
  * the index load, the seeding and every GC before it. prom-client's CPU counters count from when
  * they were created, so they are given the CPU time the process had used by then, and count it
- * from its start, as Prometheus's `process_cpu_seconds_total` does.
+ * from its start, as Prometheus's `process_cpu_seconds_total` does. `/metrics` is open to anyone:
+ * prom-client's `nodejs_version_info` (the exact Node.js version, to match against its advisories)
+ * is left out, as every other version is.
  */
 let processRegistry: Registry | null = null;
 function processMetrics(): Registry {
@@ -29,6 +31,7 @@ function processMetrics(): Registry {
     const before = process.cpuUsage();
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry, prefix: 'salon_' });
+    processRegistry.removeSingleMetric('salon_nodejs_version_info');
     const add = (name: string, micros: number) => (processRegistry!.getSingleMetric(`salon_${name}`) as Counter | undefined)?.inc(micros / 1e6);
     add('process_cpu_user_seconds_total', before.user);
     add('process_cpu_system_seconds_total', before.system);
