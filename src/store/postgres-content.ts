@@ -8,6 +8,7 @@ import type { ContentItem, ItemSummary, NewChunk, StoredItem } from '../content/
 import { errors } from '../errors.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import type { Sql } from './postgres-db.js';
+import { searchFolded } from './postgres-text.js';
 import { ITEM_SUMMARY_COLUMNS, itemToRow, rowToItem, rowToItemSummary } from './rows.js';
 import type { ListItemsQuery, Page, UpsertStatus } from './types.js';
 
@@ -95,9 +96,10 @@ async function insertChunks(sql: Sql, itemId: string, chunks: (NewChunk & { text
   if (!chunks.length) return [];
   // WITH ORDINALITY and ORDER BY: identity values follow the order of the chunks.
   const { rows } = await sql.query(
-    `INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash)
-     SELECT $1, c.ord, c.part, c.comment_by, c.text, c.text_hash
-       FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS c (ord, part, comment_by, text, text_hash, n)
+    `INSERT INTO chunks (item_id, ord, part, comment_by, text, text_hash, tsv)
+     SELECT $1, c.ord, c.part, c.comment_by, c.text, c.text_hash, to_tsvector('english', c.folded)
+       FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+            WITH ORDINALITY AS c (ord, part, comment_by, text, text_hash, folded, n)
       ORDER BY c.n
      RETURNING row_id`,
     [
@@ -107,6 +109,7 @@ async function insertChunks(sql: Sql, itemId: string, chunks: (NewChunk & { text
       chunks.map((c) => c.commentBy ?? null),
       chunks.map((c) => c.text),
       chunks.map((c) => c.textHash),
+      chunks.map((c) => searchFolded(c.text)),
     ],
   );
   return rows.map((r) => r.row_id as number).sort((a, b) => a - b);

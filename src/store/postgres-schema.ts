@@ -5,11 +5,13 @@
  * The tables are SQLite's (src/store/sqlite-schema.ts) with these differences: flags stay 0/1
  * smallints and JSON stays text so both stores share their row mappers (rows.ts); text that is
  * sorted or compared by range is `COLLATE "C"`, the byte order SQLite uses, whatever the
- * database's locale; full-text search is a generated `tsvector` (english) with a GIN index instead
- * of FTS5 tables; memory lines are keyed by (chunk_id, line), go with their chunk by foreign key, and
- * keep their scope as bytes (a private scope holds a NUL, which text cannot). A migration that must
- * read rows in JS is a function given the migrating transaction's connection.
+ * database's locale; full-text search is a `tsvector` (english) of the text folded in JS
+ * (migration 16: searchFolded) with a GIN index instead of FTS5 tables; memory lines are keyed by
+ * (chunk_id, line), go with their chunk by foreign key, and keep their scope as bytes (a private
+ * scope holds a NUL, which text cannot). A migration that must read rows in JS is a function given
+ * the migrating transaction's connection.
  */
+import { searchFolded } from './postgres-text.js';
 import { jobJson } from './rows.js';
 import type { IngestJob } from './types.js';
 
@@ -298,7 +300,75 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   CREATE INDEX items_category_sort ON items (lower(category), sort_key DESC, id DESC);
   DROP INDEX items_category;
   `,
+  // 16: the full-text columns index text folded in JS (searchFolded: lower case, accents dropped),
+  // as SQLite's unicode61 tokenizer folds it: generated from the raw text, they kept accents, and
+  // under an LC_CTYPE of C every non-ASCII capital ("Москве" was never found by "москве"). Rows
+  // written without one (a node of an older version, during a rolling upgrade) get the raw text's,
+  // as before.
+  foldSearchText,
 ];
+
+/**
+ * Characters searchFolded may change where PostgreSQL's own lower-casing does not: Latin letters
+ * past ASCII (accented), combining accents, Greek, Cyrillic, Armenian and Georgian capitals, Latin and Greek
+ * extended, fullwidth capitals. Only the rows holding one are indexed again.
+ */
+const FOLDABLE = `[${[
+  [0xc0, 0x24f],
+  [0x300, 0x52f],
+  [0x531, 0x556],
+  [0x10a0, 0x10c5],
+  [0x1e00, 0x1fff],
+  [0x2c00, 0x2c7f],
+  [0xa640, 0xa69f],
+  [0xa722, 0xa7ff],
+  [0xff21, 0xff3a],
+]
+  .map(([from, to]) => `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`)
+  .join('')}]`;
+
+/** Rows indexed again per statement by migration 16. */
+const REFOLD_BATCH = 500;
+
+async function foldSearchText(sql: MigrationSql): Promise<void> {
+  await sql.query(`
+    ALTER TABLE chunks ALTER COLUMN tsv DROP EXPRESSION;
+    ALTER TABLE memory_lines ALTER COLUMN tsv DROP EXPRESSION;
+    CREATE FUNCTION salon_raw_tsv() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.tsv IS NULL THEN NEW.tsv := to_tsvector('english', NEW.text); END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER chunks_raw_tsv BEFORE INSERT ON chunks FOR EACH ROW EXECUTE FUNCTION salon_raw_tsv();
+    CREATE TRIGGER memory_lines_raw_tsv BEFORE INSERT ON memory_lines FOR EACH ROW EXECUTE FUNCTION salon_raw_tsv();
+  `);
+  for (let after = 0; ;) {
+    const { rows } = await sql.query(`SELECT row_id, text FROM chunks WHERE row_id > $1 AND text ~ $2 ORDER BY row_id LIMIT ${REFOLD_BATCH}`, [
+      after,
+      FOLDABLE,
+    ]);
+    if (!rows.length) break;
+    await sql.query("UPDATE chunks SET tsv = to_tsvector('english', f.t) FROM unnest($1::bigint[], $2::text[]) AS f (id, t) WHERE chunks.row_id = f.id", [
+      rows.map((r) => r.row_id),
+      rows.map((r) => searchFolded(r.text as string)),
+    ]);
+    after = Number(rows[rows.length - 1].row_id);
+  }
+  for (let after = [0, -1]; ;) {
+    const { rows } = await sql.query(
+      `SELECT chunk_id, line, text FROM memory_lines WHERE (chunk_id, line) > ($1, $2) AND text ~ $3 ORDER BY chunk_id, line LIMIT ${REFOLD_BATCH}`,
+      [...after, FOLDABLE],
+    );
+    if (!rows.length) break;
+    await sql.query(
+      `UPDATE memory_lines SET tsv = to_tsvector('english', f.t) FROM unnest($1::bigint[], $2::smallint[], $3::text[]) AS f (id, line, t)
+        WHERE memory_lines.chunk_id = f.id AND memory_lines.line = f.line`,
+      [rows.map((r) => r.chunk_id), rows.map((r) => r.line), rows.map((r) => searchFolded(r.text as string))],
+    );
+    const last = rows[rows.length - 1];
+    after = [Number(last.chunk_id), Number(last.line)];
+  }
+}
 
 async function jobColumns(sql: MigrationSql): Promise<void> {
   await sql.query('ALTER TABLE jobs ADD COLUMN status text, ADD COLUMN runner text');

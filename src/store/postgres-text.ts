@@ -8,6 +8,12 @@
  * document frequency (ts_rank has none), times `ts_rank` with length normalisation for how often
  * and how densely the line says it. Scopes are stored as bytes: a private scope holds a NUL
  * (src/memory/scopes.ts), which PostgreSQL text cannot.
+ *
+ * Both the indexed text and the query are folded here, in JS (searchFolded), before PostgreSQL
+ * reads their words (migration 16): its parser lower-cases under the database's LC_CTYPE, which
+ * under `C` leaves every non-ASCII capital as it is (a line saying "Москве" was never found by
+ * "москве"), and it keeps accents, which SQLite's unicode61 tokenizer drops ("ecole" found
+ * "École" on SQLite only).
  */
 import type { ContentKind } from '../content/types.js';
 import { COMMON_TERM_LINES, type LineHit, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
@@ -19,9 +25,30 @@ const EXACT_COUNT_LINES = 10_000;
 /** ts_rank normalisation 1: divide by 1 + log(line length), as bm25 favours short lines. */
 const RANK_BY_LENGTH = 1;
 
+/**
+ * A Latin letter with the combining accents of its decomposition (é is e and U+0301): unicode61
+ * drops the accents of Latin letters only (й stays й).
+ */
+const ACCENTED_LATIN = /(\p{Script=Latin})[\u0300-\u036f]+/gu;
+const NON_ASCII = /[^\0-\x7f]/;
+
+/**
+ * `text` as the full-text columns index it and queries search it: in lower case (JS's, whatever
+ * the database's locale) and without accents, as SQLite's unicode61 tokenizer folds both.
+ */
+export function searchFolded(text: string): string {
+  const lower = text.toLowerCase();
+  return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(ACCENTED_LATIN, '$1').normalize('NFC') : lower;
+}
+
+/** A query's terms (queryTerms) folded as the indexed text is, each once. */
+function foldedTerms(query: string): string[] {
+  return [...new Set(queryTerms(query).map(searchFolded))];
+}
+
 /** The chunks whose text has any of the query's words, best first. */
 export async function searchChunkText(sql: Sql, query: string, limit: number, kinds?: ContentKind[]): Promise<TextHit[]> {
-  const terms = queryTerms(query);
+  const terms = foldedTerms(query);
   if (!terms.length) return [];
   const byKind = kinds?.length ? 'AND i.kind = ANY($3)' : '';
   const { rows } = await sql.query(
@@ -43,12 +70,11 @@ export async function insertLines(sql: Sql, chunkId: number, text: string, scope
     texts.push(t);
   });
   if (!lines.length) return;
-  await sql.query('INSERT INTO memory_lines (chunk_id, line, text, scope) SELECT $1, l, t, $4 FROM unnest($2::smallint[], $3::text[]) AS x (l, t)', [
-    chunkId,
-    lines,
-    texts,
-    scopeBytes(scope),
-  ]);
+  await sql.query(
+    `INSERT INTO memory_lines (chunk_id, line, text, scope, tsv)
+     SELECT $1, l, t, $4, to_tsvector('english', f) FROM unnest($2::smallint[], $3::text[], $5::text[]) AS x (l, t, f)`,
+    [chunkId, lines, texts, scopeBytes(scope), texts.map(searchFolded)],
+  );
 }
 
 /** Moves a chunk's lines to another scope (the chunk moved to another thread). */
@@ -58,7 +84,7 @@ export async function rescopeLines(sql: Sql, chunkId: number, scope: string): Pr
 
 /** The best-matching line of each chunk in `scopes`, best first (Store.searchMemoryLines). */
 export async function searchLines(sql: Sql, query: string, scopes: string[], limit: number): Promise<LineHit[]> {
-  const terms = queryTerms(query);
+  const terms = foldedTerms(query);
   if (!terms.length || !scopes.length) return [];
   const weights = await termWeights(sql, terms);
   if (!weights.length) return [];

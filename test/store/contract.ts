@@ -344,6 +344,16 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(posts.map((h) => h.rowId)).toEqual([b.added[0].rowId]);
         expect(await store.searchText('   ', 10)).toEqual([]);
       });
+
+      it('finds a word whatever the case and accents of its letters, as SQLite’s unicode61 folds them (Москве, École, ÜBER)', async () => {
+        const { added } = await store.replaceChunks('news_c', [{ ord: 0, part: 'body', text: 'Встреча в Москве. École publique, ÜBER alles.' }]);
+        for (const query of ['москве', 'МОСКВЕ', 'ecole', 'école', 'uber', 'über']) {
+          expect(
+            (await store.searchText(query, 5)).map((h) => h.rowId),
+            query,
+          ).toEqual([added[0].rowId]);
+        }
+      });
     });
 
     describe('embedding cache', () => {
@@ -608,6 +618,16 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(near.threadId).toBe(main.id);
         expect((await store.scanMemoryChunks(0, 10)).map((c) => [c.threadId, c.text])).toEqual([[main.id, 'near enough']]);
         expect(await store.searchMemoryLines('shell', ['t1'], 5)).toEqual([]);
+      });
+
+      it('finds a line’s word whatever the case and accents of its letters, as SQLite’s unicode61 folds them (Москве, École, ÜBER)', async () => {
+        const stored = await store.addMemoryChunk(chunk('t1', 'Ann: Встреча в Москве\nCy: École publique, ÜBER alles'), at(1));
+        for (const query of ['москве', 'МОСКВЕ', 'ecole', 'école', 'uber', 'über']) {
+          expect(
+            (await store.searchMemoryLines(query, ['t1'], 5)).map((h) => h.chunkId),
+            query,
+          ).toEqual([stored.id]);
+        }
       });
 
       it('stores chunks and reads them back by id, in the order asked, and by scan', async () => {

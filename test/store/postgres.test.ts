@@ -219,21 +219,61 @@ describePostgres('PostgreSQL store', () => {
     });
   });
 
-  describe('in a database whose locale sorts otherwise than bytes', () => {
+  describe('in a database whose locale is not bytes (collation, character classes)', () => {
     // Made once and kept, each run in a schema of its own: PostgreSQL 15's DROP DATABASE forces a
     // checkpoint, which fsynced every file the suite's schemas had written (7–16 s in a full run).
-    let schema: string | undefined;
+    let schema: { database: string; name: string } | undefined;
     afterEach(async () => {
-      if (schema) await queryIn(ICU_DATABASE, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      if (schema) await queryIn(schema.database, `DROP SCHEMA IF EXISTS ${schema.name} CASCADE`);
       schema = undefined;
+    });
+
+    it('finds a word whose capital is not ASCII by its lower case where the database’s LC_CTYPE is C, as SQLite does', async () => {
+      const url = await cCtypeDatabase();
+      // The premise: this database's parser leaves a non-ASCII capital as it is.
+      expect((await queryIn(C_CTYPE_DATABASE, `SELECT to_tsvector('english', 'Москве')::text AS v`)).rows[0].v).toBe("'Москве':1");
+      schema = { database: C_CTYPE_DATABASE, name: schemaName() };
+      const store = await PostgresStore.open({ connectionString: url, schema: schema.name });
+      try {
+        await store.upsertItem(demoItem('news_ru'));
+        const { added } = await store.replaceChunks('news_ru', [{ ord: 0, part: 'body', text: 'Встреча в Москве, ÉCOLE' }]);
+        const main = await store.ensureMainThread('news_ru');
+        const line = await store.addMemoryChunk(
+          {
+            threadId: main.id,
+            roomId: 'news_ru',
+            kind: 'window',
+            text: 'Ann: Встреча в Москве, ÉCOLE',
+            messageIds: ['m1'],
+            authors: ['Ann'],
+            firstTs: 'a',
+            lastTs: 'a',
+            privileged: false,
+            owner: null,
+          },
+          '2026-01-01T00:00:00.000Z',
+        );
+        for (const query of ['москве', 'встреча', 'école']) {
+          expect(
+            (await store.searchText(query, 5)).map((h) => h.rowId),
+            query,
+          ).toEqual([added[0].rowId]);
+          expect(
+            (await store.searchMemoryLines(query, [main.id], 5)).map((h) => h.chunkId),
+            query,
+          ).toEqual([line.id]);
+        }
+      } finally {
+        await store.close();
+      }
     });
 
     it('lists sources added at the same moment in byte order, as SQLite does', async () => {
       const url = await icuDatabase();
       // ICU's English collation puts "a" before "B"; bytes put "B" (0x42) first.
       expect((await queryIn(ICU_DATABASE, `SELECT 'a' < 'B' AS icu`)).rows[0].icu).toBe(true);
-      schema = schemaName();
-      const store = await PostgresStore.open({ connectionString: url, schema });
+      schema = { database: ICU_DATABASE, name: schemaName() };
+      const store = await PostgresStore.open({ connectionString: url, schema: schema.name });
       try {
         const at = '2026-01-01T00:00:00.000Z';
         for (const [id, feed] of [
@@ -309,17 +349,29 @@ describePostgres('PostgreSQL store', () => {
 
 /** A database of the test server whose default collation is ICU's English, kept between runs. */
 const ICU_DATABASE = 'salon_test_icu_en';
+/** A database of the test server whose LC_CTYPE is C (`initdb --no-locale`), kept between runs. */
+const C_CTYPE_DATABASE = 'salon_test_c_ctype';
 
 /** The URL of ICU_DATABASE, created first where it is missing (by whichever process gets there first). */
-async function icuDatabase(): Promise<string> {
+function icuDatabase(): Promise<string> {
+  return keptDatabase(ICU_DATABASE, "LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C.UTF-8'");
+}
+
+/** The URL of C_CTYPE_DATABASE, created first where it is missing. */
+function cCtypeDatabase(): Promise<string> {
+  return keptDatabase(C_CTYPE_DATABASE, "ENCODING 'UTF8' LOCALE 'C'");
+}
+
+/** The URL of `database`, created with `locale` first where it is missing (by whichever process gets there first). */
+async function keptDatabase(database: string, locale: string): Promise<string> {
   try {
-    await adminQuery(`CREATE DATABASE ${ICU_DATABASE} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C.UTF-8'`);
+    await adminQuery(`CREATE DATABASE ${database} TEMPLATE template0 ${locale}`);
   } catch (err) {
     // 42P04: it exists; 23505: another process created it at the same moment.
     if (!['42P04', '23505'].includes((err as { code?: string }).code ?? '')) throw err;
   }
   const url = new URL(POSTGRES_URL);
-  url.pathname = `/${ICU_DATABASE}`;
+  url.pathname = `/${database}`;
   return url.toString();
 }
 
