@@ -15,7 +15,8 @@ import { MAX_MERGE_HOPS, takesNoMessages } from './thread-survivor.js';
 
 /**
  * Stores `m` with its room's next seq; call inside a transaction. A message whose (room, author,
- * clientId) is stored already is returned instead, duplicate, and the seq taken is given back.
+ * clientId) is stored already is returned instead, duplicate, and the seq taken is given back;
+ * so is one whose thread is gone or archived since, rather than refused.
  */
 export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Message; duplicate: boolean }> {
   // The thread's row is share-locked until this transaction ends, so a deleteThread or a merge
@@ -35,7 +36,15 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
       break;
     }
     // Not active: the thread that absorbed it, share-locked as active, so the seq is taken there next.
-    threadId = await activeThreadLocked(sql, m.threadId, threadId);
+    try {
+      threadId = await activeThreadLocked(sql, m.threadId, threadId);
+    } catch (err) {
+      // A resend of a message stored before its thread went (moved away by a split, say) is that
+      // message, as SQLite finds it first: looked for only here, off the append's common path.
+      const dup = m.clientId ? await storedUnder(sql, m) : null;
+      if (dup) return { message: dup, duplicate: true };
+      throw err;
+    }
   }
   const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
   const values = messageValues(message);
@@ -47,8 +56,13 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
   if (inserted.rowCount) return { message, duplicate: false };
   // A resent message. The room's row is still locked by this transaction, so nothing took a seq since.
   await sql.query('UPDATE room_seq SET seq = seq - 1 WHERE room_id = $1', [m.roomId]);
-  const dup = await sql.query('SELECT * FROM messages WHERE room_id = $1 AND author_id = $2 AND client_id = $3', [m.roomId, m.author.id, m.clientId]);
-  return { message: rowToMessage(dup.rows[0]), duplicate: true };
+  return { message: (await storedUnder(sql, m))!, duplicate: true };
+}
+
+/** The message stored under `m`'s room, author and clientId, if any. */
+async function storedUnder(sql: Sql, m: NewMessage): Promise<Message | null> {
+  const { rows } = await sql.query('SELECT * FROM messages WHERE room_id = $1 AND author_id = $2 AND client_id = $3', [m.roomId, m.author.id, m.clientId]);
+  return rows.length ? rowToMessage(rows[0]) : null;
 }
 
 /**

@@ -1027,6 +1027,20 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(next.message.seq).toBe(2);
       });
 
+      it('answers a resent message with the one stored under its clientId, even once the thread it was sent to is gone (its message split away first)', async () => {
+        await store.applyThreadChange({ at: at(1), expect: [], createThreads: ['thr_a', 'thr_b'].map((id) => ({ id, roomId: 'news_1', title: id })) });
+        const sent = { roomId: 'news_1', threadId: 'thr_a', author: user('u'), text: 'kept', clientId: 'c1' };
+        const first = await store.appendMessage(sent);
+        await store.applyThreadChange({ at: at(2), expect: [], moveMessages: [{ ids: [first.message.id], threadId: 'thr_b' }] });
+        await store.deleteThread('thr_a');
+        const again = await store.appendMessage(sent);
+        expect(again).toEqual({ message: { ...first.message, threadId: 'thr_b' }, duplicate: true });
+        expect((await store.appendMessages([sent]))[0]).toEqual(again);
+        // A message of the gone thread never stored is still refused, and no seq is taken.
+        await expect(store.appendMessage({ ...sent, clientId: 'c2' })).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+        expect(await store.lastSeq('news_1')).toBe(1);
+      });
+
       it('stores a message through as many merges as MAX_MERGE_HOPS, and refuses one merged on past them, writing nothing', async () => {
         const main = await store.ensureMainThread('news_1');
         // thr_h0 merged into thr_h1, …, the last one into the main thread: MAX_MERGE_HOPS + 1 merges.
