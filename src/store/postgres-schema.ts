@@ -300,20 +300,23 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   CREATE INDEX items_category_sort ON items (lower(category), sort_key DESC, id DESC);
   DROP INDEX items_category;
   `,
-  // 16: the full-text columns index text folded in JS (searchFolded: lower case, accents dropped),
-  // as SQLite's unicode61 tokenizer folds it: generated from the raw text, they kept accents, and
-  // under an LC_CTYPE of C every non-ASCII capital ("Москве" was never found by "москве"). Rows
+  // 16: the full-text columns index text cut and folded in JS (searchFolded: words, lower case,
+  // accents dropped), as SQLite's unicode61 tokenizer does it: generated from the raw text, they
+  // kept accents, an address, URL or number whole ("ann@example.org", "3.14"), and under an
+  // LC_CTYPE of C every non-ASCII capital ("Москве" was never found by "москве"). Rows
   // written without one (a node of an older version, during a rolling upgrade) get the raw text's,
   // as before.
   foldSearchText,
 ];
 
 /**
- * Characters searchFolded may change where PostgreSQL's own lower-casing does not: Latin letters
- * past ASCII (accented), combining accents, Greek, Cyrillic, Armenian and Georgian capitals, Latin and Greek
- * extended, fullwidth capitals. Only the rows holding one are indexed again.
+ * Text searchFolded may index otherwise than PostgreSQL's parser did: a word character joined to
+ * another by `.`, `@`, `/` or `:`, or a digit after a sign (an address, a URL, a path, a decimal, a
+ * version, a time, a date's parts), or a character it folds where PostgreSQL's own lower-casing
+ * may not: Latin letters past ASCII, combining accents, Greek, Cyrillic, Armenian and Georgian
+ * capitals, Latin and Greek extended, fullwidth capitals. Only the rows holding one are indexed again.
  */
-const FOLDABLE = `[${[
+const FOLDABLE = `[[:alnum:]_][.@/:][[:alnum:]_]|[-+][0-9]|[${[
   [0xc0, 0x24f],
   [0x300, 0x52f],
   [0x531, 0x556],

@@ -9,11 +9,11 @@
  * and how densely the line says it. Scopes are stored as bytes: a private scope holds a NUL
  * (src/memory/scopes.ts), which PostgreSQL text cannot.
  *
- * Both the indexed text and the query are folded here, in JS (searchFolded), before PostgreSQL
- * reads their words (migration 16): its parser lower-cases under the database's LC_CTYPE, which
- * under `C` leaves every non-ASCII capital as it is (a line saying "Москве" was never found by
- * "москве"), and it keeps accents, which SQLite's unicode61 tokenizer drops ("ecole" found
- * "École" on SQLite only).
+ * Both the indexed text and the query are cut into words and folded here, in JS (searchFolded),
+ * before PostgreSQL reads them (migration 16): its parser lower-cases under the database's
+ * LC_CTYPE, which under `C` leaves every non-ASCII capital as it is (a line saying "Москве" was
+ * never found by "москве"), it keeps accents, which SQLite's unicode61 tokenizer drops ("ecole"
+ * found "École" on SQLite only), and it keeps addresses, URLs and numbers whole.
  */
 import type { ContentKind } from '../content/types.js';
 import { COMMON_TERM_LINES, type LineHit, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
@@ -31,14 +31,20 @@ const RANK_BY_LENGTH = 1;
  */
 const ACCENTED_LATIN = /(\p{Script=Latin})[\u0300-\u036f]+/gu;
 const NON_ASCII = /[^\0-\x7f]/;
+/** What separates words for unicode61 (and queryTerms): all but letters, digits and private-use characters. */
+const NOT_WORD = /[^\p{L}\p{N}\p{Co}]+/gu;
 
 /**
- * `text` as the full-text columns index it and queries search it: in lower case (JS's, whatever
- * the database's locale) and without accents, as SQLite's unicode61 tokenizer folds both.
+ * `text` as the full-text columns index it and queries search it: its words as SQLite's unicode61
+ * tokenizer cuts and folds them, in lower case (JS's, whatever the database's locale), without
+ * accents, one space between. PostgreSQL's parser would keep an address, a URL, a host, a path, a
+ * decimal or a version as one token ("ann@example.org", "3.14"), which a search for one of its
+ * words ("example", "14") never matched.
  */
 export function searchFolded(text: string): string {
-  const lower = text.toLowerCase();
-  return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(ACCENTED_LATIN, '$1').normalize('NFC') : lower;
+  let folded = text.toLowerCase();
+  if (NON_ASCII.test(folded)) folded = folded.normalize('NFD').replace(ACCENTED_LATIN, '$1').normalize('NFC');
+  return folded.replace(NOT_WORD, ' ');
 }
 
 /** A query's terms (queryTerms) folded as the indexed text is, each once. */

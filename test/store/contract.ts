@@ -630,6 +630,23 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         }
       });
 
+      it('finds the words of an address, a URL or a number in a line or a chunk, as SQLite’s unicode61 cuts them', async () => {
+        const text = 'Ann: mail ann@example.org about https://github.com/salon/app\nCy: pi is 3.14, v2.5 ships 2026-01-15';
+        const stored = await store.addMemoryChunk(chunk('t1', text), at(1));
+        await store.upsertItem(item('news_w'));
+        const { added } = await store.replaceChunks('news_w', [{ ord: 0, part: 'body', text }]);
+        for (const query of ['example', 'ann@example.org', 'github', 'salon', 'app', '14', '3.14', 'v2', '15', '2026-01-15']) {
+          expect(
+            (await store.searchMemoryLines(query, ['t1'], 5)).map((h) => h.chunkId),
+            query,
+          ).toEqual([stored.id]);
+          expect(
+            (await store.searchText(query, 5)).map((h) => h.rowId),
+            query,
+          ).toEqual([added[0].rowId]);
+        }
+      });
+
       it('stores chunks and reads them back by id, in the order asked, and by scan', async () => {
         const a = await store.addMemoryChunk(chunk('t1', 'first'), at(1));
         const b = await store.addMemoryChunk(chunk('t1', 'secret', { kind: 'exchange', privileged: true, owner: 'u_ann', messageIds: [] }), at(2));

@@ -201,7 +201,7 @@ describePostgres('PostgreSQL migrations', () => {
     expect(await ids(3)).toEqual([before, since.id]);
   });
 
-  it('indexes again the text written before migration 16 folded as SQLite folds it, and a row written without an index still gets its raw text’s', async () => {
+  it('indexes again the text written before migration 16 cut and folded as SQLite does it, and a row written without an index still gets its raw text’s', async () => {
     schema = schemaName();
     await schemaAt(schema, 15);
     const at = '2026-11-02T10:00:00.000Z';
@@ -214,21 +214,23 @@ describePostgres('PostgreSQL migrations', () => {
         (await adminQuery(`INSERT INTO ${schema}.chunks (item_id, ord, part, text, text_hash) VALUES ('news_1', 0, 'body', $1, 'h') RETURNING row_id`, [text]))
           .rows[0].row_id,
       );
-    const [accented, plain] = [await chunk('Une École à Zürich'), await chunk('The harbour pier')];
+    const [accented, plain, linked] = [await chunk('Une École à Zürich'), await chunk('The harbour pier'), await chunk('See https://github.com/x at 3.14')];
     await adminQuery(`INSERT INTO ${schema}.threads (id, room_id, title, created_at) VALUES ('thr_a', 'news_1', 'A', $1)`, [at]);
     const { rows } = await adminQuery(
       `INSERT INTO ${schema}.memory_chunks (thread_id, room_id, kind, text, message_ids, authors, first_ts, last_ts, words_key, created_at, updated_at)
-       VALUES ('thr_a', 'news_1', 'window', 'Ann: the pier\nCy: Crème brûlée', '[]', '["Ann"]', $1, $1, 'k', $1, $1) RETURNING id`,
+       VALUES ('thr_a', 'news_1', 'window', 'Ann: the pier\nCy: Crème brûlée at cafe.example', '[]', '["Ann"]', $1, $1, 'k', $1, $1) RETURNING id`,
       [at],
     );
     const memory = Number(rows[0].id);
-    for (const [line, text] of ['Ann: the pier', 'Cy: Crème brûlée'].entries()) {
+    for (const [line, text] of ['Ann: the pier', 'Cy: Crème brûlée at cafe.example'].entries()) {
       await adminQuery(`INSERT INTO ${schema}.memory_lines (chunk_id, line, text, scope) VALUES ($1, $2, $3, 'thr_a')`, [memory, line, text]);
     }
     const store = await open();
     expect((await store.searchText('ecole zurich', 5)).map((h) => h.rowId)).toEqual([accented]);
     expect((await store.searchText('pier', 5)).map((h) => h.rowId)).toEqual([plain]);
-    expect((await store.searchMemoryLines('creme brulee', ['thr_a'], 5)).map((h) => h.line)).toEqual(['Cy: Crème brûlée']);
+    expect((await store.searchText('github 14', 5)).map((h) => h.rowId)).toEqual([linked]);
+    expect((await store.searchMemoryLines('creme brulee', ['thr_a'], 5)).map((h) => h.line)).toEqual(['Cy: Crème brûlée at cafe.example']);
+    expect((await store.searchMemoryLines('example', ['thr_a'], 5)).map((h) => h.line)).toEqual(['Cy: Crème brûlée at cafe.example']);
     expect((await store.searchMemoryLines('pier', ['thr_a'], 5)).map((h) => h.line)).toEqual(['Ann: the pier']);
     // A node still on the old version writes no index: its rows are found by their raw words.
     const late = await chunk('A late quay');
