@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 /** Sends `request` on a new connection to `port` and resolves once the server has answered or closed it. */
-function raw(port: number, request: string): Promise<string> {
+function raw(port: number, request: string | Buffer): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(request));
     let got = '';
@@ -57,6 +57,31 @@ describe('request URLs in the log', () => {
     );
     expect(lines.join('')).toContain('could not serve /api/v1/broken');
     for (const line of lines) expect(line).not.toContain(SECRET);
+  });
+
+  it('writes what clients and servers sent as escapes, not terminal controls: a Host header, an error, a message', async () => {
+    const lines: string[] = [];
+    const t = await testApp({ LOG_LEVEL: 'info' }, { logStream: { write: (line) => void lines.push(line) } });
+    close = t.close;
+    const a = t.app;
+    a.get('/api/v1/broken', async () => {
+      throw new Error('model server answered HTTP 500: \u009b2J\u202egone');
+    });
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = a.server.address() as AddressInfo;
+    // Header values may hold any byte from 0x80 (read as latin1): 0x9b is CSI.
+    const request = Buffer.concat([Buffer.from('GET /healthz HTTP/1.1\r\nHost: x'), Buffer.from([0x9b]), Buffer.from('2J\r\n\r\n')]);
+    expect(await raw(port, request)).toBe('HTTP/1.1 200 OK');
+    expect((await a.inject({ method: 'GET', url: '/api/v1/broken' })).statusCode).toBe(500);
+    a.log.warn({ err: 'database is locked\u009d0;owned\u009c' }, 'memory chunk not stored: \u2066hidden');
+    const logged = lines.map((line) => JSON.parse(line) as { msg?: string; req?: { url?: string; host?: string }; err?: unknown });
+    expect(logged.find((l) => l.msg === 'incoming request' && l.req?.url === '/healthz')?.req?.host).toBe('x\\x9b2J');
+    expect(logged.find((l) => l.msg === 'request failed')?.err).toMatchObject({ message: 'model server answered HTTP 500: \\x9b2J\\u202egone' });
+    expect(logged.find((l) => l.msg?.startsWith('memory chunk'))).toMatchObject({
+      msg: 'memory chunk not stored: \\u2066hidden',
+      err: 'database is locked\\x9d0;owned\\x9c',
+    });
+    for (const line of lines) expect(line).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
 
   it('drops the query of a relative URL in free text and leaves absolute URLs as they are', () => {

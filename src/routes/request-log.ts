@@ -6,8 +6,14 @@
  * socket handler, errors naming the URL), so besides the serializers every log call is scrubbed of
  * a request-like URL's query: a path starting with one `/` (absolute URLs, a fetched feed's, are
  * left as they are).
+ *
+ * What the log keeps of outside text is printable too (src/cli/printable.ts). JSON escapes the C0
+ * controls only: a Host header of `x\x9b2J` (any client's, written in every "incoming request"
+ * line) or a model server's error text put a CSI or a bidi override in the log as it came, which
+ * a terminal showing the log (`docker logs -f`) obeys; they are written as escapes.
  */
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+import { printable } from '../cli/printable.js';
 
 /** The pino options Fastify's `logger` takes. */
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -34,13 +40,18 @@ export function withoutQueries(text: string): string {
   return text.replace(RELATIVE_URL_QUERY, '$1$2');
 }
 
-/** Fastify's `req` serializer with the path in place of the URL. */
+/** `value` printable when it is a string (a header's value, the address a proxy's header told). */
+function printableField(value: string | undefined): string | undefined {
+  return typeof value === 'string' ? printable(value) : value;
+}
+
+/** Fastify's `req` serializer with the path in place of the URL, and what the client sent printable. */
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
-    url: loggedPath(request.url),
-    host: request.host,
-    remoteAddress: request.ip,
+    url: printableField(loggedPath(request.url)),
+    host: printableField(request.host),
+    remoteAddress: printableField(request.ip),
     remotePort: request.socket?.remotePort,
   };
 }
@@ -58,6 +69,11 @@ function fieldForLog(value: string): string {
   return value.startsWith('/') ? loggedPath(value)! : withoutQueries(value);
 }
 
+/** Free text as the log keeps it: without queries, printable. */
+function textForLog(text: string): string {
+  return printable(withoutQueries(text));
+}
+
 /**
  * `err` with the queries scrubbed from its message and stack, and without the parser's `rawPacket`
  * (the bytes of a malformed request, its request line among them, that Node puts on a client
@@ -65,8 +81,8 @@ function fieldForLog(value: string): string {
  */
 function errorForLog(err: Error): Error {
   const raw = err as Error & { rawPacket?: unknown };
-  const message = withoutQueries(err.message);
-  const stack = err.stack === undefined ? undefined : withoutQueries(err.stack);
+  const message = textForLog(err.message);
+  const stack = err.stack === undefined ? undefined : textForLog(err.stack);
   if (raw.rawPacket === undefined && message === err.message && stack === err.stack) return err;
   const copy = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as Error & { rawPacket?: unknown }, err);
   delete copy.rawPacket;
@@ -76,7 +92,7 @@ function errorForLog(err: Error): Error {
   return copy;
 }
 
-/** A log call's details with the URL fields and the error scrubbed of queries (the same object when nothing changes). */
+/** A log call's details with the URL fields and the error scrubbed of queries and printable (the same object when nothing changes). */
 function detailsForLog(details: Record<string, unknown>): Record<string, unknown> {
   let copy: Record<string, unknown> | undefined;
   const set = (name: string, value: unknown) => {
@@ -84,15 +100,17 @@ function detailsForLog(details: Record<string, unknown>): Record<string, unknown
     copy ??= { ...details };
     copy[name] = value;
   };
-  for (const name of URL_FIELDS) if (typeof details[name] === 'string') set(name, fieldForLog(details[name] as string));
+  for (const name of URL_FIELDS) if (typeof details[name] === 'string') set(name, printable(fieldForLog(details[name] as string)));
   if (details.err instanceof Error) set('err', errorForLog(details.err));
+  // A reason logged as its message alone (the memory's failures, a room's listener).
+  else if (typeof details.err === 'string') set('err', textForLog(details.err));
   return copy ?? details;
 }
 
-/** pino's logMethod hook: the message, its arguments, the details' URL fields and error scrubbed of queries. */
+/** pino's logMethod hook: the message, its arguments, the details' URL fields and error scrubbed of queries and printable. */
 function scrubQueries(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
   const scrubbed = args.map((arg) => {
-    if (typeof arg === 'string') return withoutQueries(arg);
+    if (typeof arg === 'string') return textForLog(arg);
     if (arg instanceof Error) return errorForLog(arg);
     if (arg === null || typeof arg !== 'object' || Array.isArray(arg)) return arg;
     return detailsForLog(arg as Record<string, unknown>);
@@ -100,7 +118,7 @@ function scrubQueries(this: unknown, args: unknown[], method: (...args: unknown[
   method.apply(this, scrubbed);
 }
 
-/** The logger options that keep queries out of the log. */
+/** The logger options that keep queries and terminal controls out of the log. */
 export const queryFreeLogging = {
   serializers: { req: requestForLog },
   hooks: { logMethod: scrubQueries },
