@@ -8,7 +8,7 @@ import type { ContentItem, ItemSummary, NewChunk, StoredItem } from '../content/
 import { errors } from '../errors.js';
 import { decodeCursor, encodeCursor, hashItem, sha256 } from './hashing.js';
 import type { Sql } from './postgres-db.js';
-import { searchFolded } from './postgres-text.js';
+import { searchFolded } from './search-folding.js';
 import { ITEM_SUMMARY_COLUMNS, itemToRow, rowToItem, rowToItemSummary } from './rows.js';
 import type { ListItemsQuery, Page, UpsertStatus } from './types.js';
 

@@ -11,7 +11,7 @@
  * scope holds a NUL, which text cannot). A migration that must read rows in JS is a function given
  * the migrating transaction's connection.
  */
-import { searchFolded } from './postgres-text.js';
+import { searchFolded } from './search-folding.js';
 import { jobJson } from './rows.js';
 import type { IngestJob } from './types.js';
 

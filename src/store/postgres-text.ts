@@ -1,6 +1,6 @@
 /**
  * Full-text search in the PostgreSQL store: chunk text (the fallback when embedding fails) and the
- * lines of memory chunks. Both match generated `tsvector` columns (english: stemmed, stopwords
+ * lines of memory chunks. Both match `tsvector` columns (english: stemmed, stopwords
  * left out). A query is any of its words, built by `websearch_to_tsquery`, which never fails on
  * what a user typed.
  *
@@ -9,43 +9,19 @@
  * and how densely the line says it. Scopes are stored as bytes: a private scope holds a NUL
  * (src/memory/scopes.ts), which PostgreSQL text cannot.
  *
- * Both the indexed text and the query are cut into words and folded here, in JS (searchFolded),
- * before PostgreSQL reads them (migration 16): its parser lower-cases under the database's
- * LC_CTYPE, which under `C` leaves every non-ASCII capital as it is (a line saying "Москве" was
- * never found by "москве"), it keeps accents, which SQLite's unicode61 tokenizer drops ("ecole"
- * found "École" on SQLite only), and it keeps addresses, URLs and numbers whole.
+ * Both the indexed text and the query are cut into words and folded in JS before PostgreSQL reads
+ * them (searchFolded in search-folding.ts, migration 16).
  */
 import type { ContentKind } from '../content/types.js';
 import { COMMON_TERM_LINES, type LineHit, bestLinePerChunk, lineSlots, queryTerms } from './memory-lines.js';
 import type { Sql } from './postgres-db.js';
+import { searchFolded } from './search-folding.js';
 import type { TextHit } from './types.js';
 
 /** Below this many lines (by the planner's estimate) the line count for term weights is exact. */
 const EXACT_COUNT_LINES = 10_000;
 /** ts_rank normalisation 1: divide by 1 + log(line length), as bm25 favours short lines. */
 const RANK_BY_LENGTH = 1;
-
-/**
- * A Latin letter with the combining accents of its decomposition (é is e and U+0301): unicode61
- * drops the accents of Latin letters only (й stays й).
- */
-const ACCENTED_LATIN = /(\p{Script=Latin})[\u0300-\u036f]+/gu;
-const NON_ASCII = /[^\0-\x7f]/;
-/** What separates words for unicode61 (and queryTerms): all but letters, digits and private-use characters. */
-const NOT_WORD = /[^\p{L}\p{N}\p{Co}]+/gu;
-
-/**
- * `text` as the full-text columns index it and queries search it: its words as SQLite's unicode61
- * tokenizer cuts and folds them, in lower case (JS's, whatever the database's locale), without
- * accents, one space between. PostgreSQL's parser would keep an address, a URL, a host, a path, a
- * decimal or a version as one token ("ann@example.org", "3.14"), which a search for one of its
- * words ("example", "14") never matched.
- */
-export function searchFolded(text: string): string {
-  let folded = text.toLowerCase();
-  if (NON_ASCII.test(folded)) folded = folded.normalize('NFD').replace(ACCENTED_LATIN, '$1').normalize('NFC');
-  return folded.replace(NOT_WORD, ' ');
-}
 
 /** A query's terms (queryTerms) folded as the indexed text is, each once. */
 function foldedTerms(query: string): string[] {
