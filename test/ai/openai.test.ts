@@ -89,13 +89,17 @@ describe('OpenAI-compatible provider', () => {
     expect(err.message).toContain('check the URL');
   });
 
-  it('orders embeddings by their index, and refuses rows whose indices do not name each text once', async () => {
+  it('orders embeddings by their index (from 0, or from 1 throughout), and refuses rows whose indices do not name each text once', async () => {
     const row = (embedding: number[], index?: number) => ({ object: 'embedding', embedding, ...(index === undefined ? {} : { index }) });
     const answers: Record<string, object[]> = {
       ordered: [row([0, 1], 1), row([1, 0], 0)],
       plain: [row([1, 0]), row([0, 1])],
       // Gemini's OpenAI-compatible endpoint leaves out an index of 0, as protobuf does a default.
       zeroLeftOut: [row([0, 1], 1), row([1, 0])],
+      // xinference numbers the texts from 1.
+      fromOne: [row([0, 1], 2), row([1, 0], 1)],
+      fromOneGap: [row([1, 0], 1), row([0, 1], 3)],
+      fromOneLeftOut: [row([0, 1], 2), row([1, 0])],
       twice: [row([1, 0], 1), row([0, 1], 1)],
       mixed: [row([1, 0], 0), row([0, 1])],
       outside: [row([1, 0], 0), row([0, 1], 2)],
@@ -108,12 +112,12 @@ describe('OpenAI-compatible provider', () => {
       },
     });
     const embedder = new OpenAIEmbedder('my-embedder', { baseUrl: `${fake.url}/v1`, ...limits });
-    for (const name of ['ordered', 'plain', 'zeroLeftOut'])
+    for (const name of ['ordered', 'plain', 'zeroLeftOut', 'fromOne'])
       expect((await embedder.embed([name, 'b'])).map((v) => [...v])).toEqual([
         [1, 0],
         [0, 1],
       ]);
-    for (const name of ['twice', 'mixed', 'outside', 'fraction']) {
+    for (const name of ['twice', 'mixed', 'outside', 'fraction', 'fromOneGap', 'fromOneLeftOut']) {
       const err = await rejection(embedder.embed([name, 'b']));
       expect(err.code, name).toBe('ERR_AI_BAD_RESPONSE');
       expect(err.message, name).toContain('index');

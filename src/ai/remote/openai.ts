@@ -108,6 +108,8 @@ type EmbeddingRow = { index?: unknown; embedding?: unknown } | null;
  * may answer out of order), which must then name each text once; as given when no row has one.
  * A row without one is text 0 when others have one: protobuf-backed servers (Gemini's
  * OpenAI-compatible endpoint) leave out a field at its default, so the first row comes without.
+ * Rows that number the texts 1 to `count` (xinference's) are read so: no 0-based numbering names
+ * `count`, so that numbering is never mistaken for one, and its duplicates and gaps are still refused.
  * Sorted by index, rows naming text 1 twice (and text 0 never) gave text 0 the vector of text 1,
  * and the index and the cache kept it.
  */
@@ -116,7 +118,8 @@ function inInputOrder(data: unknown, count: number): EmbeddingRow[] | undefined 
   const rows = data as EmbeddingRow[];
   if (rows.length !== count) return rows;
   if (rows.every((row) => row?.index === undefined)) return rows;
-  const indexOf = (row: EmbeddingRow) => row?.index ?? 0;
+  const base = numbersFromOne(rows, count) ? 1 : 0;
+  const indexOf = (row: EmbeddingRow) => (typeof row?.index === 'number' ? row.index - base : (row?.index ?? 0));
   const ordered: EmbeddingRow[] = new Array(count);
   const named = new Set<number>();
   for (const row of rows) {
@@ -128,6 +131,17 @@ function inInputOrder(data: unknown, count: number): EmbeddingRow[] | undefined 
     ordered[i] = row;
   }
   return ordered;
+}
+
+/** True when every row has a whole-number index and they are 1 to `count`, each once. */
+function numbersFromOne(rows: EmbeddingRow[], count: number): boolean {
+  const seen = new Set<number>();
+  for (const row of rows) {
+    const i = row?.index;
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 1 || i > count || seen.has(i)) return false;
+    seen.add(i);
+  }
+  return true;
 }
 
 /** Embeddings from `POST {OPENAI_BASE_URL}/embeddings`. */
