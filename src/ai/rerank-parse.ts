@@ -50,13 +50,23 @@ function cleanReply(reply: string): string {
 }
 
 /**
+ * Whole numbers in a reply: each run of digits read whole, not part of a decimal (`0.9`). A run cut
+ * at four digits read `00012` as snippet 1 and `12345` as 1234; `(?!\d)` after the greedy run
+ * leaves no shorter match to backtrack to, so a long run is read once.
+ */
+const WHOLE_NUMBER = /(?<![\d.])\d+(?!\d|\.\d)/g;
+/** Digits a snippet number may have: a longer run names none (and Number() of it is costly). */
+const MAX_NUMBER_DIGITS = 6;
+
+/**
  * The 0-based snippet indices a model's reply names, best first: 1-based numbers in range, each
  * once, at most RERANK_MAX, padded in original order to RERANK_MIN when the reply named fewer.
  * Null when the reply names no usable number (the caller falls back).
  */
 export function parseRerankReply(reply: string, count: number): number[] | null {
   const picked: number[] = [];
-  for (const m of cleanReply(reply).matchAll(/(?<![\d.])\d{1,4}(?![\d.]\d)/g)) {
+  for (const m of cleanReply(reply).matchAll(WHOLE_NUMBER)) {
+    if (m[0].length > MAX_NUMBER_DIGITS) continue;
     const i = Number(m[0]) - 1;
     if (i < 0 || i >= count || picked.includes(i)) continue;
     picked.push(i);

@@ -19,9 +19,17 @@ describe('parseRerankReply', () => {
     ['', 7, null],
     ['0, 99', 7, null],
     ['relevance 0.9 for snippet 2', 7, [1, 0, 2]],
+    // A run of digits is one number, read whole: cut at four digits, 00012 was snippet 1.
+    ['00012, 2', 20, [11, 1, 0]],
+    ['00003', 7, [2, 0, 1]],
+    ['12345, 3.', 7, [2, 0, 1]],
   ];
   it.each(table)('%j with %i snippets → %j', (reply, count, expected) => {
     expect(parseRerankReply(reply, count)).toEqual(expected);
+  });
+
+  it('passes over a run of digits too long to name a snippet, reading it once', () => {
+    expect(parseRerankReply(`${'9'.repeat(100_000)} 2 ${'0'.repeat(100_000)}1`, 7)).toEqual([1, 0, 2]);
   });
 
   it('reads a reply of an enumerator and 300,000 spaces in linear time (quadratic: minutes of the event loop)', () => {
