@@ -136,6 +136,13 @@ describe.each(REMOTE_CASES)('$name provider against a hostile server', (c) => {
     expect((await c.chat(c.base(fake.url), PATIENT).summarize('some text')).length).toBeLessThanOrEqual(SUMMARY_MAX_CHARS);
   });
 
+  it('gives a summary without halves of surrogate pairs, which the stores would keep otherwise than each other', async () => {
+    // JSON may escape a lone surrogate ("\\ud800"); SQLite reads it back as three U+FFFD, PostgreSQL as one.
+    fake = await c.start({ reply: 'Ships \ud800 sail \udc00 at dawn.' });
+    const summary = await c.chat(c.base(fake.url), PATIENT).summarize('some text');
+    expect(summary).toBe('Ships \uFFFD sail \uFFFD at dawn.');
+  });
+
   it('reads a rerank reply no further than REPLY_MAX_CHARS', async () => {
     const snippets = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
     fake = await c.start({ reply: `${'no numbers here '.repeat(REPLY_MAX_CHARS / 8)} 7,6` });

@@ -10,7 +10,7 @@ import { describeFailure, type ProviderDescription } from './errors-map.js';
 import { parseRerankReply, rerankFallback, rerankPrompt } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel } from '../types.js';
 import { positiveNumber, wholeNumber } from '../../options.js';
-import { clip } from '../../text.js';
+import { clip, wellFormed } from '../../text.js';
 import { safeCut } from '../../content/text.js';
 
 /** Longest text handed to `summarize`; the rest is cut so the prompt fits small context windows. */
@@ -144,6 +144,7 @@ export abstract class RemoteChatModel implements ChatModel {
       ],
       signal,
     );
-    return clip(withoutReasoning(reply.slice(0, REPLY_MAX_CHARS)).trim(), SUMMARY_MAX_CHARS);
+    // A reply's JSON may escape half of a surrogate pair, which SQLite and PostgreSQL keep differently.
+    return wellFormed(clip(withoutReasoning(reply.slice(0, REPLY_MAX_CHARS)).trim(), SUMMARY_MAX_CHARS));
   }
 }
