@@ -47,4 +47,20 @@ describe('sseData', () => {
     await expect(limited(['data: aaaaa\n'.repeat(30)])).rejects.toMatchObject({ code: 'ERR_AI_BAD_RESPONSE' });
     expect(await limited(['data: a\n\n'.repeat(30)])).toHaveLength(30);
   });
+
+  it('ends lines at a bare CR as the SSE format allows, a CR and LF split between chunks ending one line', async () => {
+    expect(await all(['data: one\r\rdata: two\r', '\n\r', '\ndata: three\r\r'])).toEqual(['one', 'two', 'three']);
+    expect(await all(['data: a\r', '', '\n\ndata: b\n\n'])).toEqual(['a', 'b']);
+  });
+
+  it('shows bytes of a character the stream ended inside as U+FFFD, and drops the CR ending a last line', async () => {
+    const enc = new TextEncoder().encode('data: fin ü');
+    async function* cut() {
+      yield enc.slice(0, enc.length - 1);
+    }
+    const out: string[] = [];
+    for await (const d of sseData(cut())) out.push(d);
+    expect(out).toEqual(['fin \uFFFD']);
+    expect(await all(['data: last\r'])).toEqual(['last']);
+  });
 });

@@ -10,12 +10,12 @@ import { LineSplitter, MAX_STREAM_LINE_BYTES } from './answer-limits.js';
  */
 export async function* sseData(body: AsyncIterable<Uint8Array | string>, maxChars = MAX_STREAM_LINE_BYTES): AsyncGenerator<string> {
   const decoder = new TextDecoder();
+  const newlines = new SseNewlines();
   const lines = new LineSplitter(maxChars);
   let data: string[] = [];
   let dataChars = 0;
-  for await (const chunk of body) {
-    for (const raw of lines.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }))) {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  const read = function* (text: string): Generator<string> {
+    for (const line of lines.push(newlines.asLf(text))) {
       if (line === '') {
         // A blank line ends an event.
         if (data.length > 0) {
@@ -31,8 +31,26 @@ export async function* sseData(body: AsyncIterable<Uint8Array | string>, maxChar
         data.push(value);
       }
     }
-  }
+  };
+  for await (const chunk of body) yield* read(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+  // Bytes of a character the stream ended inside come out as U+FFFD.
+  yield* read(decoder.decode());
   const rest = lines.end();
   const tail = [...data, ...(rest.startsWith('data:') ? [rest.slice(5).replace(/^ /, '')] : [])].join('\n');
   if (tail) yield tail;
+}
+
+/**
+ * SSE ends a line at CRLF, LF or a bare CR; each becomes one LF here, a CR at the end of one piece
+ * and an LF at the start of the next included.
+ */
+class SseNewlines {
+  private afterCr = false;
+
+  asLf(text: string): string {
+    if (text === '') return text;
+    if (this.afterCr && text.startsWith('\n')) text = text.slice(1);
+    this.afterCr = text.endsWith('\r');
+    return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+  }
 }
