@@ -33,6 +33,24 @@ describe('Ollama provider', () => {
     expect(fake.requests.map((r) => r.path)).toEqual(['/api/version', '/api/tags']);
   });
 
+  it('shows a version the server made up on one short line, and none that is not a string', async () => {
+    fake = await startFakeOllama();
+    const tags = { models: [{ name: 'llama3.2:latest' }] };
+    for (const version of [`9.9\u001b]8;;http://evil/\u0007\n\u202eWARN ${'x'.repeat(200_000)}`, { major: 1 }]) {
+      fake.setBehaviour({
+        raw: (req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(req.path === '/api/version' ? { version } : tags));
+        },
+      });
+      const h = await ollamaHealth(fake.url, ['llama3.2']);
+      expect(h.ok).toBe(true);
+      expect(h.detail.length).toBeLessThan(300);
+      expect(h.detail).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      expect(h.detail).not.toContain('[object');
+    }
+  });
+
   it('reports a host that answers 404 to the API as a wrong URL, not a missing model', async () => {
     fake = await startFakeOllama();
     const err = await rejection(new OllamaEmbedder('nomic-embed-text', { host: `${fake.url}/nope`, ...limits }).embed(['a']));

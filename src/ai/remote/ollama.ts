@@ -12,6 +12,8 @@ import { checkLimits, guardCall, guardStream, RemoteChatModel, type RemoteLimits
 import { answeredDimensions, knownDimensions, toUnitVectors } from '../vectors.js';
 import type { ChatMessage, Embedder, ProviderHealth } from '../types.js';
 import { required, wholeNumber } from '../../options.js';
+import { clip } from '../../text.js';
+import { oneLine } from '../../content/text.js';
 
 /** Texts per `/api/embed` request. */
 export const OLLAMA_EMBED_BATCH = 64;
@@ -250,6 +252,15 @@ export function hasOllamaModel(names: string[], model: string): boolean {
   return names.some((n) => n === model || n === wanted);
 }
 
+/** Longest Ollama version shown (real ones are like `0.9.0`); /readyz is open to anyone. */
+const VERSION_MAX_CHARS = 40;
+
+/** The version a server gave, as /readyz and `salon doctor` show it: one short line, whatever it sent. */
+function shownVersion(version: unknown): string {
+  const line = typeof version === 'string' ? oneLine(version) : '';
+  return line ? clip(line, VERSION_MAX_CHARS) : '(version not given)';
+}
+
 /** Reachable (`/api/version`) and both models pulled (`/api/tags`)? Never throws. */
 export async function ollamaHealth(host: string, models: string[]): Promise<ProviderHealth> {
   const provider = describe(host);
@@ -262,7 +273,7 @@ export async function ollamaHealth(host: string, models: string[]): Promise<Prov
     if (missing.length > 0) {
       return { ok: false, provider: 'ollama', detail: missing.map((m) => modelMissing(provider, m).message).join('; ') };
     }
-    return { ok: true, provider: 'ollama', detail: `Ollama ${version} at ${withoutUserinfo(host)}; models ${models.join(', ')} present` };
+    return { ok: true, provider: 'ollama', detail: `Ollama ${shownVersion(version)} at ${withoutUserinfo(host)}; models ${models.join(', ')} present` };
   } catch (err) {
     return { ok: false, provider: 'ollama', detail: (err as Error).message };
   }
