@@ -66,6 +66,8 @@ export class RedisRoomBus implements RoomBus {
   private readonly unheard = new Map<string, { waitBeats: number; left: number; reason: string; refused: boolean }>();
   /** Those SUBSCRIBEs' failures: the first is logged, then a summary a minute, then that they work again. */
   private readonly subscribeFailures: RepeatedFailureLog;
+  /** Heartbeats whose rewrite of this node's presence entries failed on a link that is up. */
+  private readonly presenceFailures: RepeatedFailureLog;
   private resubscribing = false;
   private readonly heartbeatMs: number;
   private readonly timer: NodeJS.Timeout;
@@ -86,6 +88,7 @@ export class RedisRoomBus implements RoomBus {
     if (ttlMs < 2 * heartbeatMs) throw new RangeError('RedisRoomBus: options.presenceTtlMs must be at least twice options.heartbeatMs');
     this.log = options.log ?? silentLogger;
     this.subscribeFailures = new RepeatedFailureLog({ log: this.log, what: 'subscribing rooms on the room bus' });
+    this.presenceFailures = new RepeatedFailureLog({ log: this.log, what: 'renewing presence entries' });
     this.channelPrefix = `${prefix}room:`;
     this.link = new RedisLink({ ...options, name: options.name ?? `salon-${this.nodeId}` });
     this.presence = new RedisPresence({ link: this.link, nodeId: this.nodeId, prefix, heartbeatMs, ttlMs });
@@ -233,6 +236,7 @@ export class RedisRoomBus implements RoomBus {
     this.closed = true;
     clearInterval(this.timer);
     this.subscribeFailures.close();
+    this.presenceFailures.close();
     await this.presence.clear().catch((err: unknown) => this.log.warn({ err }, 'removing presence from Redis failed'));
     await this.link.close();
   }
@@ -310,7 +314,14 @@ export class RedisRoomBus implements RoomBus {
     // Entries are renewed beside the probe, not after it: a ping of a stalled subscriber
     // connection waits up to the command timeout, and the entries' margin before they expire with it.
     await Promise.all([
-      this.presence.heartbeat().catch((err: unknown) => this.log.debug({ err }, 'presence heartbeat failed')),
+      this.presence.heartbeat().then(
+        () => this.presenceFailures.succeeded(),
+        // A link that went down meanwhile is the outage, which the link reports.
+        (err: unknown) =>
+          this.link.isUp
+            ? this.presenceFailures.failed(err, {}, "presence entries not renewed: other nodes stop listing this node's members once they expire")
+            : this.log.debug({ err }, 'presence heartbeat failed'),
+      ),
       this.link.probe(),
       this.resubscribe(),
     ]);

@@ -27,6 +27,17 @@ export interface RedisPresenceOptions {
   ttlMs: number;
 }
 
+/**
+ * Runs a pipeline or MULTI and throws the first command's error: ioredis resolves `exec` with each
+ * command's error beside its reply (WRONGTYPE, OOM, a refused command), so a rewrite Redis refused
+ * passed for done and the node's members silently expired from every other node's lists.
+ */
+async function execAll(batch: { exec(): Promise<[Error | null, unknown][] | null> }): Promise<void> {
+  const replies = await batch.exec();
+  const failed = replies?.find(([err]) => err);
+  if (failed) throw failed[0];
+}
+
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ENVELOPE_NAME_CHARS;
 
 /**
@@ -94,11 +105,12 @@ export class RedisPresence implements RoomPresence {
     this.writtenUntil = Math.max(this.writtenUntil, expires);
     if (!this.expiresAt.has(roomId)) this.expiresAt.set(roomId, expires);
     try {
-      await tx
-        .zadd(key, expires, entry)
-        .pexpire(key, this.ttlMs * 2)
-        .zadd(this.roomsKey, 'GT', expires, roomId)
-        .exec();
+      await execAll(
+        tx
+          .zadd(key, expires, entry)
+          .pexpire(key, this.ttlMs * 2)
+          .zadd(this.roomsKey, 'GT', expires, roomId),
+      );
     } catch (err) {
       // The old entry may still be listed: the next heartbeat deletes it (the new one it writes anyway).
       if (old && old !== entry) this.strand(roomId, old);
@@ -223,7 +235,7 @@ export class RedisPresence implements RoomPresence {
       pipe.zremrangebyscore(this.roomsKey, '-inf', `(${now - this.ttlMs}`);
     }
     try {
-      await pipe.exec();
+      await execAll(pipe);
     } catch (err) {
       for (const [roomId, entries] of stranded) for (const entry of entries) this.strand(roomId, entry);
       throw err;
@@ -239,7 +251,7 @@ export class RedisPresence implements RoomPresence {
     if (!rooms.length || !this.link.isUp) return;
     const pipe = this.link.cmd.pipeline();
     for (const [roomId, room] of rooms) pipe.zrem(this.key(roomId), ...room.values());
-    await pipe.exec();
+    await execAll(pipe);
   }
 
   /** Records the rooms a heartbeat rewrote to expire at `expires`; tells the listeners those that had lapsed. */

@@ -444,6 +444,24 @@ describeRedis('Redis room bus', () => {
       expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u2']);
     });
 
+    it('fails a presence write that Redis refused command by command (a pipeline resolves with the errors), logs it once, then that it works again', async () => {
+      network = redisNetwork();
+      const { log, lines: written } = linesLog();
+      const a = await network.bus({ log });
+      await a.presence.set('news_1', { id: 'u1', name: 'Ana' }, 1);
+      // Another program's key where the entries go: every ZADD of the rewrite is refused.
+      const roomKey = `${network.prefix}presence:news_1`;
+      await a.link.cmd.del(roomKey);
+      await a.link.cmd.set(roomKey, 'not a sorted set');
+      await expect(a.presence.heartbeat()).rejects.toThrow(/WRONGTYPE/);
+      await expect(a.presence.set('news_1', { id: 'u2', name: 'Ben' }, 2)).rejects.toThrow(/WRONGTYPE/);
+      await until(() => written.some((l) => l.startsWith('WARN') && l.includes('presence')), 10_000);
+      await a.link.cmd.del(roomKey);
+      await until(() => written.some((l) => l.startsWith('INFO') && l.includes('presence')), 10_000);
+      expect(written.filter((l) => l.startsWith('WARN'))).toHaveLength(1);
+      expect((await a.presence.list('news_1')).map((e) => e.id)).toEqual(['u1', 'u2']);
+    });
+
     it('drops publishes while cut off, reports it, and comes back hearing its rooms with its presence rewritten', async () => {
       const { a, b } = await twoNodes();
       const changes: boolean[] = [];
