@@ -45,28 +45,37 @@ async function lastResort(app: FastifyInstance, stepMs: number): Promise<void> {
   app.log.error({ memory: stored, store: closed }, 'shutdown took too long; stored what memory it could and closed the store');
 }
 
+/** Whether a shutdown was asked for by a signal (`SIGINT`), not begun by a fatal error. */
+function isSignal(reason: string): boolean {
+  return reason.startsWith('SIG');
+}
+
 /** `process.exitCode` as a number (0 when unset): 1 once a fatal error set it. */
 function exitCodeSoFar(): number {
   return process.exitCode === undefined ? 0 : Number(process.exitCode);
 }
 
-/** Shuts the app down once (later calls do nothing); `begun` tells whether it was called. */
+/** Shuts the app down once (a later signal hurries it: shutdownOnce); `begun` tells whether it was called. */
 export interface Shutdown {
   (signal: string): void;
   readonly begun: boolean;
 }
 
 /**
- * A function that shuts the app down once (later calls do nothing) and then ends the process:
- * `process.exitCode` (default 0) when the app closed, 1 when closing failed or took past the grace.
+ * A function that shuts the app down once and then ends the process: `process.exitCode` (default 0)
+ * when the app closed, 1 when closing failed or took past the grace. A later call by a signal ends
+ * the wait for the grace: the last resort runs at once, and the exit code is 1; other later calls
+ * do nothing.
  */
 export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}): Shutdown {
   const graceMs = options.graceMs ?? SHUTDOWN_GRACE_MS;
   const lastStepMs = options.lastStepMs ?? LAST_STEP_MS;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let closing = false;
+  let hurry = (_again: string) => {};
   const shutdown = (signal: string) => {
-    if (closing) return;
+    // Asked again (Ctrl-C pressed twice, a supervisor's second SIGTERM): the last resort at once.
+    if (closing) return void (isSignal(signal) && hurry(signal));
     closing = true;
     app.log.info({ signal }, 'shutting down');
     // Before close(), which waits for start-up to end: its long steps stop at their next safe point.
@@ -74,11 +83,18 @@ export function shutdownOnce(app: FastifyInstance, options: ShutdownOptions = {}
     app.salon.stopping.abort(stopped);
     // Past the grace the last resort decides, and the exit code is 1 whatever app.close() does.
     let late = false;
-    const timer = setTimeout(() => {
+    const giveUp = () => {
+      if (late) return;
       late = true;
+      clearTimeout(timer);
       void lastResort(app, lastStepMs).finally(() => exit(1));
-    }, graceMs);
+    };
+    const timer = setTimeout(giveUp, graceMs);
     timer.unref();
+    hurry = (again) => {
+      if (!late) app.log.warn({ signal: again }, 'asked again to stop: storing what memory it can and exiting without waiting for the rest');
+      giveUp();
+    };
     app.close().then(
       () => {
         if (late) return;

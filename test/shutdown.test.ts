@@ -46,6 +46,37 @@ describe('shutdownOnce', () => {
     expect(await store.countMemoryChunks(welcome.threadId)).toBe(1);
   });
 
+  it('at a second signal, stores the open memory windows and exits 1 without waiting out the grace', async () => {
+    const t = await testApp();
+    let release = () => {};
+    let entered = () => {};
+    const hanging = new Promise<void>((resolve) => (entered = resolve));
+    t.app.addHook('onClose', () => new Promise<void>((resolve) => ((release = resolve), entered())));
+    await t.app.salon.store.upsertItem(item(ROOM, { title: 'Tide tables' }));
+    await t.app.ready();
+    const { client, welcome } = await joined(t.app, 'Mara');
+    client.send({ type: 'say', text: 'a line about the tide tables', clientId: 't1' });
+    await client.next('message', (f) => f.message.clientId === 't1');
+
+    let exited = (_code: number) => {};
+    const exit = new Promise<number>((resolve) => (exited = resolve));
+    const shutdown = shutdownOnce(t.app, { graceMs: 3_600_000, lastStepMs: 5_000, exit: exited });
+    shutdown('SIGTERM');
+    await hanging;
+    // A fatal error while closing is not someone asking again.
+    shutdown('uncaughtException');
+    shutdown('SIGINT');
+    const code = await exit;
+    expect(code).toBe(1);
+    const store = new SqliteStore({ filename: join(t.config.DATA_DIR, 'salon.db') });
+    cleanups.push(async () => {
+      release();
+      await store.close();
+      await t.close();
+    });
+    expect(await store.countMemoryChunks(welcome.threadId)).toBe(1);
+  });
+
   it('exits with 0 once the app has closed within its grace', async () => {
     const t = await testApp();
     await t.app.ready();
