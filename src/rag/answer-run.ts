@@ -137,7 +137,13 @@ export async function runAnswer(deps: AnswerDeps, request: AskRequest, pending: 
   } catch (err) {
     batcher.cancel();
     const failure = toSalonError(controller.signal.aborted && !(err instanceof SalonError) ? (controller.signal.reason ?? err) : err);
-    deps.log.error({ roomId: request.roomId, answerId: pending.id, code: failure.code, err: (err as Error)?.message }, 'assistant failed');
+    // Ended by the room (its thread deleted, the asker gone, on this node or another) or refused for
+    // the request's own reason (a thread gone or archived meanwhile): told to the asker, not a
+    // failure of the server, which the error level is kept for.
+    const ended = signal.aborted || failure.statusCode < 500;
+    const details = { roomId: request.roomId, answerId: pending.id, code: failure.code, err: (err as Error)?.message };
+    if (ended) deps.log.info(details, 'assistant failed');
+    else deps.log.error(details, 'assistant failed');
     deps.emit(
       request,
       { type: 'error', code: failure.code, message: clientMessage(failure), ...(request.clientId ? { clientId: request.clientId } : {}) },

@@ -328,7 +328,9 @@ describe('the assistant remembers', () => {
   });
 
   it('ends an answer being written in a thread that is deleted, keeps nothing of it, and asks nothing of the model for one waiting there', async () => {
-    const t = await testApp(LIMITS, { chat: new AbortAwareChat(), roomOptions: { shutdownGraceMs: 100 } });
+    const logged: { level: number; msg: string }[] = [];
+    const logStream = { write: (line: string) => void logged.push(JSON.parse(line)) };
+    const t = await testApp({ ...LIMITS, LOG_LEVEL: 'info' }, { chat: new AbortAwareChat(), roomOptions: { shutdownGraceMs: 100 }, logStream });
     closers.push(t.close);
     const { app } = t;
     await app.ready();
@@ -348,6 +350,8 @@ describe('the assistant remembers', () => {
     await streamed.aborted;
     expect(String(streamed.reason())).toContain('its thread was deleted');
     expect(await ann.next('error', () => true, 10_000)).toMatchObject({ code: 'ERR_ASSISTANT_FAILED' });
+    // Ended by what the room did, not a failure of the server: no error in its log.
+    expect(logged.filter((l) => l.msg === 'assistant failed').map((l) => l.level)).toEqual([30]);
     // The waiting ask ends without a model call: the next stream is Bo's, in the main thread.
     const { client: bo } = await joined(app, 'Bo', 'news_1');
     bo.send({ type: 'ask', text: 'When does the locker room open?', clientId: 'b1' });
