@@ -23,31 +23,13 @@ afterEach(async () => {
 });
 
 describe('shutdownOnce', () => {
-  it('past its grace, stores the open memory windows and closes the store before exiting 1', async () => {
+  /**
+   * An app whose onClose hook hangs until released (it runs before the memory's and the store's),
+   * and a member who said `lines` lines: an open memory window only a last resort can store.
+   * `memoryChunks()` reads the store file once the shutdown has exited.
+   */
+  async function appWithHangingClose(lines: number) {
     const t = await testApp({}, { roomOptions: { shutdownGraceMs: 100 } });
-    // An onClose hook that never ends on its own: it runs before the memory's and the store's.
-    let release = () => {};
-    t.app.addHook('onClose', () => new Promise<void>((resolve) => (release = resolve)));
-    await t.app.salon.store.upsertItem(item(ROOM, { title: 'Tide tables' }));
-    await t.app.ready();
-    const { client, welcome } = await joined(t.app, 'Mara');
-    for (const n of [1, 2, 3]) client.send({ type: 'say', text: `line ${n} about the tide tables`, clientId: `t${n}` });
-    await client.next('message', (f) => f.message.clientId === 't3');
-
-    const code = await new Promise<number>((resolve) => shutdownOnce(t.app, { graceMs: 200, lastStepMs: 5_000, exit: resolve })('SIGTERM'));
-    expect(code).toBe(1);
-    // The window the hanging hook kept from memory.close() was stored by the last resort.
-    const store = new SqliteStore({ filename: join(t.config.DATA_DIR, 'salon.db') });
-    cleanups.push(async () => {
-      release();
-      await store.close();
-      await t.close();
-    });
-    expect(await store.countMemoryChunks(welcome.threadId)).toBe(1);
-  });
-
-  it('at a second signal, stores the open memory windows and exits 1 without waiting out the grace', async () => {
-    const t = await testApp();
     let release = () => {};
     let entered = () => {};
     const hanging = new Promise<void>((resolve) => (entered = resolve));
@@ -55,26 +37,40 @@ describe('shutdownOnce', () => {
     await t.app.salon.store.upsertItem(item(ROOM, { title: 'Tide tables' }));
     await t.app.ready();
     const { client, welcome } = await joined(t.app, 'Mara');
-    client.send({ type: 'say', text: 'a line about the tide tables', clientId: 't1' });
-    await client.next('message', (f) => f.message.clientId === 't1');
+    for (let n = 1; n <= lines; n++) client.send({ type: 'say', text: `line ${n} about the tide tables`, clientId: `t${n}` });
+    await client.next('message', (f) => f.message.clientId === `t${lines}`);
+    const memoryChunks = async () => {
+      const store = new SqliteStore({ filename: join(t.config.DATA_DIR, 'salon.db') });
+      cleanups.push(async () => {
+        release();
+        await store.close();
+        await t.close();
+      });
+      return store.countMemoryChunks(welcome.threadId);
+    };
+    return { app: t.app, hanging, memoryChunks };
+  }
 
+  it('past its grace, stores the open memory windows and closes the store before exiting 1', async () => {
+    const { app, memoryChunks } = await appWithHangingClose(3);
+    const code = await new Promise<number>((resolve) => shutdownOnce(app, { graceMs: 200, lastStepMs: 5_000, exit: resolve })('SIGTERM'));
+    expect(code).toBe(1);
+    // The window the hanging hook kept from memory.close() was stored by the last resort.
+    expect(await memoryChunks()).toBe(1);
+  });
+
+  it('at a second signal, stores the open memory windows and exits 1 without waiting out the grace', async () => {
+    const { app, hanging, memoryChunks } = await appWithHangingClose(1);
     let exited = (_code: number) => {};
     const exit = new Promise<number>((resolve) => (exited = resolve));
-    const shutdown = shutdownOnce(t.app, { graceMs: 3_600_000, lastStepMs: 5_000, exit: exited });
+    const shutdown = shutdownOnce(app, { graceMs: 3_600_000, lastStepMs: 5_000, exit: exited });
     shutdown('SIGTERM');
     await hanging;
     // A fatal error while closing is not someone asking again.
     shutdown('uncaughtException');
     shutdown('SIGINT');
-    const code = await exit;
-    expect(code).toBe(1);
-    const store = new SqliteStore({ filename: join(t.config.DATA_DIR, 'salon.db') });
-    cleanups.push(async () => {
-      release();
-      await store.close();
-      await t.close();
-    });
-    expect(await store.countMemoryChunks(welcome.threadId)).toBe(1);
+    expect(await exit).toBe(1);
+    expect(await memoryChunks()).toBe(1);
   });
 
   it('exits with 0 once the app has closed within its grace', async () => {
