@@ -60,14 +60,11 @@ describe('salon doctor', () => {
 
   it('prints what a model server says without its terminal controls', async () => {
     const title = '\u001b]0;pwned\u0007\u001b[2J';
+    // Its error text, which the detail quotes (a version it sends is cut to one plain line at the source).
     const fake: FakeServer = await startFakeOllama({
-      raw: (req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify(
-            req.path === '/api/version' ? { version: `0.5${title}` } : { models: [{ name: 'nomic-embed-text:latest' }, { name: 'llama3.2:latest' }] },
-          ),
-        );
+      raw: (_req, res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: `model runner crashed${title}` }));
       },
     });
     cleanups.push(() => fake.close());
@@ -75,7 +72,7 @@ describe('salon doctor', () => {
     expect(results.find((r) => r.name === 'ai')!.detail).toContain(title);
     const printed = formatResults(results);
     expect(printed).not.toMatch(/[\u0007\u001b]/);
-    expect(printed).toContain('Ollama 0.5\\x1b]0;pwned\\x07\\x1b[2J at');
+    expect(printed).toContain('model runner crashed\\x1b]0;pwned\\x07\\x1b[2J');
   });
 
   it('reports an index built by another embedder with the reindex fix', async () => {
