@@ -28,6 +28,7 @@ import { storeResolver } from './resolver.js';
 import { ThreadLookups } from './thread-lookups.js';
 import type { AnswerTag, Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { RepeatedFailureLog } from '../repeated-failure-log.js';
 import { required } from '../options.js';
 
 /**
@@ -147,6 +148,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /** Issues and checks member ids (also the ids of HTTP askers). */
   readonly identity: Identity;
   private readonly log: Logger;
+  /** A store outage fails every frame: the first is logged, then a summary a minute, then that frames work again. */
+  private readonly frameFailures: RepeatedFailureLog;
   private readonly getAssistant: () => RoomAssistant | undefined;
   private readonly onMessage?: (message: Message) => void;
   private readonly onDelivered?: (message: Message) => void;
@@ -195,6 +198,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.resolve = deps.resolver ?? storeResolver(deps.store, this.options.contextChars);
     this.bus = required('RoomHub', 'bus', deps.bus);
     this.log = deps.log ?? silentLogger;
+    this.frameFailures = new RepeatedFailureLog({ log: this.log, what: 'room frames' });
     this.getAssistant = deps.assistant ?? (() => undefined);
     this.onMessage = deps.onMessage;
     this.onDelivered = deps.onDelivered;
@@ -507,7 +511,11 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   failed(session: Session, err: unknown): void {
-    this.log.error({ roomId: session.roomId, err }, 'room frame failed');
+    this.frameFailures.failed(err, { roomId: session.roomId }, 'room frame failed');
+  }
+
+  worked(): void {
+    this.frameFailures.succeeded();
   }
 
   /** RoomOutlet: a frame for every member on every node; messages and answers join the history. `tag`: the answer it is part of. */
@@ -587,6 +595,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
   async close(code: CloseCodeValue = CloseCode.GOING_AWAY): Promise<void> {
     this.closing = true;
     clearInterval(this.budgetSweep);
+    this.frameFailures.close();
     for (const timer of this.leftAskers.values()) clearTimeout(timer);
     this.leftAskers.clear();
     // Answers being written end first, so their members hear why before their sockets close.

@@ -28,6 +28,8 @@ export interface SessionHost {
   detach(session: Session): void;
   /** Logs an unexpected failure of a frame handler. */
   failed(session: Session, err: unknown): void;
+  /** A frame handler's work ended well: after failures, the log says frames work again. */
+  worked(): void;
 }
 
 type State = 'new' | 'joining' | 'joined' | 'closed';
@@ -242,10 +244,13 @@ export class Session implements RoomSession, QueuedBytesHolder {
   }
 
   private track(work: Promise<void>, clientId: string | undefined): void {
-    work.catch((err: unknown) => {
-      if (err instanceof SalonError && err.statusCode < 500) return this.error(err, clientId);
-      this.host.failed(this, err);
-      this.error(new errors.ERR_INTERNAL(), clientId);
-    });
+    work.then(
+      () => this.host.worked(),
+      (err: unknown) => {
+        if (err instanceof SalonError && err.statusCode < 500) return this.error(err, clientId);
+        this.host.failed(this, err);
+        this.error(new errors.ERR_INTERNAL(), clientId);
+      },
+    );
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SalonError, clientMessage, errors } from '../errors.js';
+import { RepeatedFailureLog } from '../repeated-failure-log.js';
 
 /** The media type a request declared, as printable ASCII and at most 100 characters: it is echoed back. */
 function declaredMediaType(request: FastifyRequest): string {
@@ -83,9 +84,24 @@ export function retryAfterSeconds(err: SalonError): number | undefined {
 
 /** Installs the error and not-found handlers on `app`. */
 export function installErrorHandlers(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
+  // A store outage fails every request that reads it: one line each filled the log with
+  // thousands a minute. Per route (a bounded set), so another route's new failure is still told.
+  const failures = new Map<string, RepeatedFailureLog>();
+  const routeOf = (request: FastifyRequest) => `${request.method} ${request.routeOptions.url ?? '(no route)'}`;
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode < 500) failures.get(routeOf(request))?.succeeded();
+  });
+  app.addHook('onClose', async () => {
+    for (const log of failures.values()) log.close();
+  });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const salonError = toSalonError(err, request);
-    if (salonError.statusCode >= 500) request.log.error({ err }, 'request failed');
+    if (salonError.statusCode >= 500) {
+      const route = routeOf(request);
+      let log = failures.get(route);
+      if (!log) failures.set(route, (log = new RepeatedFailureLog({ log: app.log, what: `requests to ${route}` })));
+      log.failed(err, { reqId: request.id }, 'request failed');
+    }
     const retryAfter = retryAfterSeconds(salonError);
     if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
     // A 416 names the file's size (@fastify/send puts `bytes */<size>` on its error).
