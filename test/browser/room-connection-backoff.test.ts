@@ -107,4 +107,49 @@ describe('RoomConnection backoff', () => {
     welcomeAndClose(waits);
     expect(waits.at(-1)).toBe(1_000);
   });
+
+  /** A connection that records each close its owner was told of, and what it answered. */
+  function startTellingCloses(answer: 'retry' | 'now' | 'stop' = 'retry'): Array<[number, string]> {
+    const closes: Array<[number, string]> = [];
+    const conn = new RoomConnection(
+      'ws://127.0.0.1/ws/rooms/news_1',
+      {
+        open: () => conn.joined(),
+        frame: () => {},
+        closed: (code, reason) => {
+          closes.push([code, reason]);
+          return answer;
+        },
+        status: () => {},
+      },
+      { backoff: new Backoff({ random: () => 1 }), pingAfterMs: 1_000_000, deadAfterMs: 60_000, openTimeoutMs: 10_000 },
+    );
+    connection = conn;
+    conn.start();
+    return closes;
+  }
+
+  // Commands waiting on the socket fail only when the owner hears of its end; a watchdog that
+  // retried on its own left them to wait out their own timeout.
+  it('tells its owner when the watchdog gives up on a silent socket', () => {
+    const closes = startTellingCloses();
+    FakeSocket.made[0]!.opened();
+    vi.advanceTimersByTime(70_000);
+    expect(closes).toEqual([[4000, 'silent']]);
+    expect(FakeSocket.made.length).toBeGreaterThan(1);
+  });
+
+  it('tells its owner when a socket never opens', () => {
+    const closes = startTellingCloses();
+    vi.advanceTimersByTime(15_000);
+    expect(closes).toEqual([[4000, 'open timeout']]);
+  });
+
+  it('stops when its owner answers a watchdog close with stop', () => {
+    startTellingCloses('stop');
+    vi.advanceTimersByTime(15_000);
+    expect(connection!.status).toBe('stopped');
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.made).toHaveLength(1);
+  });
 });

@@ -187,17 +187,24 @@ export class RoomConnection {
     }
   }
 
+  /**
+   * The watchdog gave up on the socket: the owner is told as for any close (so commands waiting
+   * on it fail now rather than at their own timeout), and its answer decides the retry.
+   */
+  private giveUp(reason: string): void {
+    this.drop(CLOSE_STALE, reason);
+    this.scheduleRetry(this.handlers.closed(CLOSE_STALE, reason));
+  }
+
   private readonly checkHealth = () => {
     const socket = this.socket;
     if (!socket) return;
     const now = Date.now();
     const silentFor = now - this.lastHeard;
     if (socket.readyState === WebSocket.CONNECTING && silentFor > this.openTimeoutMs) {
-      this.drop(CLOSE_STALE, 'open timeout');
-      this.scheduleRetry('retry');
+      this.giveUp('open timeout');
     } else if (socket.readyState === WebSocket.OPEN && silentFor > this.deadAfterMs) {
-      this.drop(CLOSE_STALE, 'silent');
-      this.scheduleRetry('retry');
+      this.giveUp('silent');
     } else if (socket.readyState === WebSocket.OPEN && now - Math.max(this.lastHeard, this.lastSent) > this.pingAfterMs) {
       this.send({ type: 'ping' });
     }
