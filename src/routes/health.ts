@@ -10,6 +10,12 @@ import { isAdmin } from './auth.js';
 import { FreshReading } from '../rooms/fresh-reading.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 
+/**
+ * How long `/readyz` waits for its checks all together: each has its own timeout, but the store's
+ * ping, Redis and a model server could add theirs up. A check that has not answered by then fails.
+ */
+export const READY_DEADLINE_MS = 5_000;
+
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
@@ -22,7 +28,8 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
 
   // Every check runs once for all the calls that arrive while it runs: `/readyz` is open to anyone,
   // and each call was a store query, a Redis PING and an index-model read, so a flood of calls
-  // queued a thousand pings on a PostgreSQL pool of ten ahead of the rooms' own queries.
+  // queued a thousand pings on a PostgreSQL pool of ten ahead of the rooms' own queries. No reading
+  // outlives its run: what /readyz says is never older than the call (an outage's end shows at once).
   const readings = new FreshReading(0, () => runChecks(app));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const { ok, checks } = await readings.get(null);
@@ -32,24 +39,30 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
   });
 }
 
-/** The store's ping and every registered check, each with what it found. */
+/** The store's ping and every registered check, each with what it found, all within READY_DEADLINE_MS. */
 async function runChecks(app: FastifyInstance): Promise<{ ok: boolean; checks: Record<string, { ok: boolean; detail: string }> }> {
-  const checks: Record<string, { ok: boolean; detail: string }> = {};
-  try {
+  let timer: NodeJS.Timeout | undefined;
+  const late = { ok: false, detail: `no answer within ${READY_DEADLINE_MS / 1000} s` };
+  const deadline = new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), READY_DEADLINE_MS)));
+  const store = async () => {
     await app.salon.store.ping();
-    checks.store = { ok: true, detail: app.salon.store.kind };
-  } catch (err) {
-    checks.store = { ok: false, detail: (err as Error).message };
+    return { ok: true, detail: app.salon.store.kind };
+  };
+  const all: [string, () => Promise<{ ok: boolean; detail: string }>][] = [['store', store], ...app.salon.readiness];
+  try {
+    const read = await Promise.all(
+      all.map(async ([name, check]) => {
+        const reading = (async () => check())().then(
+          (h) => ({ ok: h.ok, detail: h.detail }),
+          (err: unknown) => ({ ok: false, detail: (err as Error)?.message ?? String(err) }),
+        );
+        return [name, await Promise.race([reading, deadline])] as const;
+      }),
+    );
+    // In the order they were registered, the store first, whichever answered first.
+    const checks = Object.fromEntries(read);
+    return { ok: Object.values(checks).every((c) => c.ok), checks };
+  } finally {
+    clearTimeout(timer);
   }
-  await Promise.all(
-    [...app.salon.readiness].map(async ([name, check]) => {
-      try {
-        const h = await check();
-        checks[name] = { ok: h.ok, detail: h.detail };
-      } catch (err) {
-        checks[name] = { ok: false, detail: (err as Error).message };
-      }
-    }),
-  );
-  return { ok: Object.values(checks).every((c) => c.ok), checks };
 }
