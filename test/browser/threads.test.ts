@@ -43,7 +43,7 @@ describeBrowser('threads in the browser', () => {
 
   beforeAll(async () => {
     const { store } = suite.server.app.salon;
-    for (const id of ['news_th1', 'news_th2', 'news_th3', 'news_th4', 'news_th5']) await store.upsertItem(item(id, { title: `Story ${id}` }));
+    for (const id of ['news_th1', 'news_th2', 'news_th3', 'news_th4', 'news_th5', 'news_th6']) await store.upsertItem(item(id, { title: `Story ${id}` }));
     const main = await store.ensureMainThread('news_th1');
     for (let i = 1; i <= 60; i++)
       await store.appendMessage({ roomId: 'news_th1', threadId: main.id, author: { id: 'u_old', name: 'Old', kind: 'user' }, text: `main ${i}` });
@@ -178,6 +178,45 @@ describeBrowser('threads in the browser', () => {
       await expect.poll(() => messageTexts(page)).toEqual(['beta moves', 'gamma moves']);
       expect(await page.locator('salon-thread-header [data-badge="locked"]').count()).toBe(1);
       await page.screenshot({ path: join(ARTIFACTS, 'threads.png') });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('split dialog opened again while the first load is still on its way loads afresh, and the old load’s end changes nothing', async () => {
+    const { context, page } = await openAs(suite.browser, 'Cy', DESKTOP);
+    try {
+      await page.goto(`${suite.server.url}/chat?id=news_th6`);
+      for (const text of ['one', 'two']) {
+        await say(page, text);
+        await expect.poll(() => page.locator('salon-message-item[state="sent"]', { hasText: text }).count()).toBe(1);
+      }
+      // The first open's load is held, and fails only once the dialog is open again.
+      let releaseFirst: () => void = () => {};
+      const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+      let loads = 0;
+      await page.route('**/api/v1/threads/*/messages*', async (route) => {
+        loads++;
+        if (loads === 1) {
+          await firstHeld;
+          await route.abort();
+        } else await route.continue();
+      });
+      const split = page.getByRole('button', { name: 'Split this thread…' });
+      const dialog = page.locator('salon-split-dialog dialog');
+      await split.click();
+      await expect.poll(() => loads).toBe(1);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+      await split.click();
+      await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true);
+      await expect.poll(() => dialog.locator('li.message').count()).toBe(2);
+      releaseFirst();
+      await expect.poll(() => loads).toBe(2);
+      // Give the aborted load time to land: it must leave the open dialog alone.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      expect(await dialog.locator('li.message').count()).toBe(2);
+      expect(await dialog.locator('[role="alert"]').textContent()).toBe('');
     } finally {
       await context.close();
     }

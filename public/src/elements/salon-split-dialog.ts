@@ -144,7 +144,8 @@ export class SalonSplitDialog extends LitElement {
   @state() private problem = '';
   @query('dialog') private dialog!: HTMLDialogElement;
   private returnFocus: HTMLElement | null = null;
-  private loadFor = '';
+  /** Counts the dialog's openings: a load started for an earlier one drops its answer. */
+  private opening = 0;
 
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('open') || changed.has('threadId')) this.sync();
@@ -247,7 +248,8 @@ export class SalonSplitDialog extends LitElement {
     this.assigned = new Map();
     this.lock = 'compaction';
     this.problem = '';
-    this.loadFor = this.threadId;
+    this.loading = false;
+    this.opening++;
   }
 
   private onLoadOlder = (e: Event) => {
@@ -259,17 +261,19 @@ export class SalonSplitDialog extends LitElement {
   private loadOlder = async () => {
     const threadId = this.threadId;
     if (this.loading || !threadId) return;
+    const opening = this.opening;
     this.loading = true;
     try {
       const page = await threadMessages(threadId, this.messages[0]?.seq ?? 0, PAGE);
-      if (threadId !== this.loadFor) return;
+      if (opening !== this.opening || threadId !== this.threadId) return;
       const known = new Set(this.messages.map((m) => m.id));
       this.messages = [...page.messages.filter((m) => !known.has(m.id)), ...this.messages];
       this.hasMore = page.hasMore;
     } catch (err) {
-      this.problem = `The messages could not be loaded: ${(err as Error).message}`;
+      if (opening === this.opening) this.problem = `The messages could not be loaded: ${(err as Error).message}`;
     } finally {
-      this.loading = false;
+      // A load of an earlier opening must not end the one this opening started.
+      if (opening === this.opening) this.loading = false;
     }
   };
 
