@@ -58,6 +58,7 @@ export class RoomThreads {
   private lists = 0;
   private running: Promise<ThreadsChange> | null = null;
   private queued: Promise<ThreadsChange> | null = null;
+  private queuedCurrent = '';
 
   constructor(readonly roomId: string) {}
 
@@ -129,13 +130,16 @@ export class RoomThreads {
    * details of threads that are new or changed, plus `current`'s for its suggestions.
    */
   refresh(current = ''): Promise<ThreadsChange> {
+    // The queued run fetches the details of the thread open at the latest call that named one.
+    if (current) this.queuedCurrent = current;
     if (this.queued) return this.queued;
     if (this.running) {
+      this.queuedCurrent = current;
       this.queued = this.running
         .catch(() => undefined)
         .then(() => {
           this.queued = null;
-          return this.refresh(current);
+          return this.refresh(this.queuedCurrent);
         });
       return this.queued;
     }

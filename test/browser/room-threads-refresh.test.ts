@@ -1,0 +1,69 @@
+/**
+ * The room's thread list refreshes one at a time: calls made while one runs share one more run
+ * after it, and that run fetches the details of the thread open at the latest call.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ThreadView } from '../../public/src/lib/threads-api.js';
+
+const api = vi.hoisted(() => ({
+  lists: [] as Array<(list: { threads: unknown[]; archivedTotal: number }) => void>,
+  details: [] as string[],
+}));
+
+vi.mock('../../public/src/lib/threads-api.js', () => ({
+  listThreads: () => new Promise((resolve) => api.lists.push(resolve)),
+  threadDetail: (id: string) => {
+    api.details.push(id);
+    return Promise.resolve({ thread: thread(id), messages: 1, suggestions: [] });
+  },
+}));
+
+function thread(id: string): ThreadView {
+  return {
+    id,
+    roomId: 'news_1',
+    title: id,
+    main: id === 'main',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    status: 'active',
+    tags: [],
+    summary: '',
+    weight: 0,
+    parentId: null,
+    childIds: [],
+    origin: 'original',
+    splitLocked: false,
+    splitLockedUntil: null,
+    mergedInto: null,
+    isMerged: false,
+  } as ThreadView;
+}
+
+describe('RoomThreads.refresh', () => {
+  afterEach(() => {
+    api.lists.length = 0;
+    api.details.length = 0;
+  });
+
+  it('fetches, in the run it queued, the details of the thread open at the latest call', async () => {
+    const { RoomThreads } = await import('../../public/src/lib/room-threads.js');
+    const threads = new RoomThreads('news_1');
+    const list = { threads: ['main', 'a', 'b'].map(thread), archivedTotal: 0 };
+    const first = threads.refresh('main');
+    await vi.waitFor(() => expect(api.lists).toHaveLength(1));
+    api.lists[0]!(list);
+    await first;
+    api.details.length = 0;
+
+    const running = threads.refresh('main');
+    const queuedA = threads.refresh('a');
+    const queuedB = threads.refresh('b');
+    expect(queuedB).toBe(queuedA);
+    api.lists[1]!(list);
+    await running;
+    await vi.waitFor(() => expect(api.lists).toHaveLength(3));
+    api.lists[2]!(list);
+    await queuedB;
+    expect(api.details).toEqual(['main', 'b']);
+  });
+});
