@@ -36,7 +36,7 @@ function thread(id: string): ThreadView {
     splitLockedUntil: null,
     mergedInto: null,
     isMerged: false,
-  } as ThreadView;
+  } as unknown as ThreadView;
 }
 
 describe('RoomThreads.refresh', () => {
