@@ -20,7 +20,7 @@ import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PAR
 import healthRoutes from './routes/health.js';
 import { warnOfUntrustedProxy } from './routes/proxy-check.js';
 import { cutStalledReaders } from './routes/stalled-readers.js';
-import { queryFreeLogging } from './routes/request-log.js';
+import { scrubbedLogging } from './routes/request-log.js';
 import apiRateLimit, { API_RATE_LIMIT } from './routes/rate-limit.js';
 import webRoutes, { readShell } from './routes/web.js';
 import { createServices, type ServiceOverrides } from './services.js';
@@ -58,11 +58,12 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
 /** Builds the app; call `listen()` to serve or `inject()` to test, and always `close()`. */
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    // Request URLs are logged by their path: a query holds what people search for, maybe a token.
+    // Request URLs are logged by their path (a query holds what people search for, maybe a token),
+    // and what outsiders sent is printable: scrubbedLogging.
     logger: {
       level: config.LOG_LEVEL,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
-      ...queryFreeLogging,
+      ...scrubbedLogging,
       ...(overrides.logStream && { stream: overrides.logStream }),
     },
     bodyLimit: BODY_LIMIT_BYTES,

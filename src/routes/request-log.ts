@@ -138,8 +138,8 @@ function detailsForLog(details: Record<string, unknown>): Record<string, unknown
   return copy ?? details;
 }
 
-/** pino's logMethod hook: the message, its arguments, the details' URL fields and error scrubbed of queries and printable. */
-function scrubQueries(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
+/** pino's logMethod hook: the message, its arguments, the details' URL fields and error scrubbed (see errorForLog) and printable. */
+function scrubLogCall(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
   const scrubbed = args.map((arg) => {
     if (typeof arg === 'string') return textForLog(arg);
     if (arg instanceof Error) return errorForLog(arg);
@@ -149,8 +149,8 @@ function scrubQueries(this: unknown, args: unknown[], method: (...args: unknown[
   method.apply(this, scrubbed);
 }
 
-/** The logger options that keep queries and terminal controls out of the log. */
-export const queryFreeLogging = {
+/** The logger options that keep queries, credentials in URLs, rows quoted by errors and terminal controls out of the log. */
+export const scrubbedLogging = {
   serializers: { req: requestForLog },
-  hooks: { logMethod: scrubQueries },
+  hooks: { logMethod: scrubLogCall },
 } satisfies LoggerOptions;
