@@ -155,6 +155,13 @@ describeBrowser('content pages and their Discuss links', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'topic.png') });
   });
 
+  it('shows no tab for a topic the address names when the server has no such topic', async () => {
+    await page.goto(`${suite.server.url}/chat?topic=no-such-topic`);
+    await expect.poll(() => page.locator('salon-room [data-fatal]').getAttribute('data-fatal')).toBe('ERR_ROOM_NOT_FOUND');
+    await expect.poll(() => page.locator('salon-topic-tabs a').count()).toBeGreaterThan(1);
+    expect(await page.locator('salon-topic-tabs a[data-topic="no-such-topic"]').count()).toBe(0);
+  });
+
   it('starts each topic room afresh: a thread being started in one leaves nothing of it in the next', async () => {
     const gil = await openAs(suite.browser, 'Gil', { width: 1200, height: 800 });
     let hold = false;

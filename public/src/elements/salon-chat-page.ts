@@ -52,6 +52,8 @@ export class SalonChatPage extends LitElement {
 
   @state() private target: Target = targetFromUrl();
   @state() private topics: string[] = [];
+  /** Topics whose room the server said does not exist: an address naming one gets no tab for it. */
+  @state() private missing: ReadonlySet<string> = new Set();
   private readonly counts = new RoomCountsController(this);
 
   override connectedCallback(): void {
@@ -78,7 +80,7 @@ export class SalonChatPage extends LitElement {
       roomId
         ? // A room element per room: what one shows for the member (a command's answer, a form, a
           // dialog) never carries into the next; the messages stay in each room's memory.
-          keyed(roomId, html`<salon-room .roomId=${roomId}></salon-room>`)
+          keyed(roomId, html`<salon-room .roomId=${roomId} @salon-room-missing=${this.onRoomMissing}></salon-room>`)
         : html`<h1>Topics</h1>
             <p>Pick a topic above to talk about whatever is new in it. Each topic has its own room.</p>`
     }`;
@@ -88,7 +90,7 @@ export class SalonChatPage extends LitElement {
   private topicList(current: string): string[] {
     const slugs = new Set(this.topics);
     for (const id of this.counts.counts.keys()) if (id.startsWith(TOPIC_ROOM_PREFIX)) slugs.add(id.slice(TOPIC_ROOM_PREFIX.length));
-    if (current) slugs.add(current);
+    if (current && !this.missing.has(current)) slugs.add(current);
     return [...slugs].sort();
   }
 
@@ -105,6 +107,11 @@ export class SalonChatPage extends LitElement {
     const topic = e.detail.topic;
     history.pushState(null, '', `/chat?topic=${encodeURIComponent(topic)}`);
     this.target = { roomId: `${TOPIC_ROOM_PREFIX}${topic}`, topic };
+  };
+
+  private onRoomMissing = (e: CustomEvent<{ roomId: string }>) => {
+    const { roomId } = e.detail;
+    if (roomId.startsWith(TOPIC_ROOM_PREFIX)) this.missing = new Set([...this.missing, roomId.slice(TOPIC_ROOM_PREFIX.length)]);
   };
 
   private onPopState = () => {

@@ -10,6 +10,8 @@
  * "Find" in the head (or Ctrl+Shift+F anywhere in the room; the browser's own Ctrl+F is left
  * alone) opens a find bar above the messages that looks through every message the page holds for
  * the open thread, and older pages on demand (`<salon-room-find>`).
+ *
+ * @fires salon-room-missing - {roomId} the server has no such room (a topic the address named that does not exist).
  */
 import { LitElement, html, nothing, svg, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
@@ -84,11 +86,19 @@ export class SalonRoom extends LitElement {
     super.disconnectedCallback();
   }
 
+  /** The room id a `salon-room-missing` was last fired for. */
+  private toldMissing = '';
+
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('roomId')) this.controller.setRoom(this.roomId);
   }
 
   protected override updated(): void {
+    const missing = this.controller.fatal?.code === 'ERR_ROOM_NOT_FOUND' ? this.roomId : '';
+    if (missing && missing !== this.toldMissing) {
+      this.toldMissing = missing;
+      this.dispatchEvent(new CustomEvent('salon-room-missing', { detail: { roomId: missing }, bubbles: true, composed: true }));
+    }
     const title = this.controller.room?.title;
     if (title && document.title !== `${title} · Salon`) document.title = `${title} · Salon`;
   }
