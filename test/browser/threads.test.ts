@@ -43,7 +43,8 @@ describeBrowser('threads in the browser', () => {
 
   beforeAll(async () => {
     const { store } = suite.server.app.salon;
-    for (const id of ['news_th1', 'news_th2', 'news_th3', 'news_th4', 'news_th5', 'news_th6']) await store.upsertItem(item(id, { title: `Story ${id}` }));
+    for (const id of ['news_th1', 'news_th2', 'news_th3', 'news_th4', 'news_th5', 'news_th6', 'news_th7'])
+      await store.upsertItem(item(id, { title: `Story ${id}` }));
     const main = await store.ensureMainThread('news_th1');
     for (let i = 1; i <= 60; i++)
       await store.appendMessage({ roomId: 'news_th1', threadId: main.id, author: { id: 'u_old', name: 'Old', kind: 'user' }, text: `main ${i}` });
@@ -244,6 +245,40 @@ describeBrowser('threads in the browser', () => {
       await expect.poll(() => suggestion.count()).toBe(0);
       await page.locator('salon-thread-list summary').click();
       await expect.poll(() => threadButton(page, 'Same story again').locator('[data-badge="merged"]').textContent()).toBe('merged into Main');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a merge answered after the member opened another thread leaves that thread’s header alone', async () => {
+    const { store } = suite.server.app.salon;
+    const main = await store.ensureMainThread('news_th7');
+    const { thread: dup } = await admin<{ thread: ApiThread }>('/api/v1/rooms/news_th7/threads', { title: 'Twin story' });
+    await admin('/api/v1/rooms/news_th7/threads', { title: 'Elsewhere' });
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], setBridges: [{ threadId: main.id, otherId: dup.id, weight: 0.9 }] });
+    const { context, page } = await openAs(suite.browser, 'Dee', DESKTOP);
+    try {
+      // The merge command is held until the test lets it go.
+      let releaseMerge: () => void = () => {};
+      await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+        const server = ws.connectToServer();
+        ws.onMessage((m) => {
+          if (String(m).includes('/merge')) releaseMerge = () => server.send(m);
+          else server.send(m);
+        });
+        server.onMessage((m) => ws.send(m));
+      });
+      await page.goto(`${suite.server.url}/chat?id=news_th7`);
+      const suggestion = page.locator('salon-thread-header [data-suggestion]');
+      await expect.poll(() => suggestion.count()).toBe(1);
+      await suggestion.getByRole('button', { name: 'Merge “Twin story” into “Main”…' }).click();
+      await suggestion.getByRole('button', { name: 'Merge', exact: true }).click();
+      await threadButton(page, 'Elsewhere').click();
+      await expect.poll(() => page.locator('salon-thread-header h2, salon-thread-header h1').first().textContent()).toContain('Elsewhere');
+      releaseMerge();
+      await expect.poll(async () => (await threadsOf('news_th7')).find((t) => t.id === dup.id)!.mergedInto).toBe(main.id);
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      expect(await page.locator('salon-thread-header [role="status"]').textContent()).toBe('');
     } finally {
       await context.close();
     }

@@ -291,8 +291,10 @@ export class SalonRoom extends LitElement {
   };
 
   private onMerge = async (e: CustomEvent<{ survivorId: string; absorbedId: string }>) => {
-    this.merging = { pending: true, reply: null };
-    this.merging = { pending: false, reply: await this.controller.nav.merge(e.detail.survivorId, e.detail.absorbedId) };
+    const merging = (this.merging = { pending: true, reply: null });
+    const reply = await this.controller.nav.merge(e.detail.survivorId, e.detail.absorbedId);
+    // Another thread opened meanwhile (which resets `merging`): its header is not this merge's to tell.
+    if (this.merging === merging) this.merging = { pending: false, reply };
   };
 
   private onOpenSplit = (e: CustomEvent<{ threadId: string }>) => {
