@@ -284,6 +284,45 @@ describeBrowser('threads in the browser', () => {
     }
   });
 
+  it('a split answered after its dialog was closed and opened again leaves the new dialog alone', async () => {
+    const { store } = suite.server.app.salon;
+    await store.upsertItem(item('news_th8', { title: 'Story news_th8' }));
+    const main = await store.ensureMainThread('news_th8');
+    for (const text of ['stays here', 'moves away'])
+      await store.appendMessage({ roomId: 'news_th8', threadId: main.id, author: { id: 'u_old', name: 'Old', kind: 'user' }, text });
+    const { context, page } = await openAs(suite.browser, 'Eve', DESKTOP);
+    try {
+      let releaseSplit: () => void = () => {};
+      await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+        const server = ws.connectToServer();
+        ws.onMessage((m) => {
+          if (String(m).includes('/split')) releaseSplit = () => server.send(m);
+          else server.send(m);
+        });
+        server.onMessage((m) => ws.send(m));
+      });
+      await page.goto(`${suite.server.url}/chat?id=news_th8`);
+      await expect.poll(() => page.locator('salon-message-item', { hasText: 'moves away' }).count()).toBe(1);
+      const split = page.getByRole('button', { name: 'Split this thread…' });
+      const dialog = page.locator('salon-split-dialog dialog');
+      await split.click();
+      await expect.poll(() => dialog.locator('li.message').count()).toBe(2);
+      await dialog.getByLabel('Title of part 1').fill('Away');
+      await dialog.locator('li.message', { hasText: 'moves away' }).getByRole('radio', { name: 'Part 1' }).check();
+      await dialog.getByRole('button', { name: 'Split', exact: true }).click();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => dialog.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+      await split.click();
+      await expect.poll(() => dialog.locator('li.message').count()).toBe(2);
+      releaseSplit();
+      await expect.poll(async () => (await threadsOf('news_th8')).some((t) => t.title === 'Away')).toBe(true);
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      expect(await dialog.locator('[data-result="ok"]').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows a warning frame as a banner', async () => {
     const { context, page } = await openAs(suite.browser, 'Dee', DESKTOP);
     try {

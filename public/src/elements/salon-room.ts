@@ -303,9 +303,10 @@ export class SalonRoom extends LitElement {
 
   private onSplit = async (e: CustomEvent<{ threadId: string; parts: SplitPart[]; lock: SplitLock }>) => {
     const { threadId, parts, lock } = e.detail;
-    this.splitting = { threadId, pending: true, reply: null };
+    const splitting = (this.splitting = { threadId, pending: true, reply: null });
     const reply = await this.controller.nav.split(threadId, parts, lock);
-    if (this.splitting.threadId === threadId) this.splitting = { threadId, pending: false, reply };
+    // The dialog closed meanwhile (and may be open again, afresh): its answer is not this split's.
+    if (this.splitting === splitting) this.splitting = { threadId, pending: false, reply };
   };
 
   private onRename = (e: CustomEvent<{ name: string }>) => {
