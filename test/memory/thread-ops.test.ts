@@ -43,6 +43,13 @@ describe('starting and listing threads', () => {
     expect((await a.inject({ method: 'POST', url: `/api/v1/rooms/${ROOM}/threads`, payload: { title: 'x' } })).statusCode).toBe(401);
   });
 
+  it('counts a title in characters as the docs do: 120 emoji fit, 121 are refused', async () => {
+    const a = await threadsApp(closers);
+    const { thread } = await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: '🚆'.repeat(120) });
+    expect(thread.title).toBe('🚆'.repeat(120));
+    await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: '🚆'.repeat(121) }, 400);
+  });
+
   it('lists every active thread and the newest archived ones, with how many are archived in all', async () => {
     const a = await threadsApp(closers);
     const { store } = a.salon;

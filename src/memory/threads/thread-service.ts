@@ -919,10 +919,15 @@ function newThreadId(): string {
 function checkTitle(title: unknown, field = 'title'): string {
   const t = typeof title === 'string' ? squash(title) : '';
   if (!t) throw new errors.ERR_BAD_THREAD_OP(`${field} is empty`);
-  if (t.length > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
+  // Characters as the route's schema counts them (code points): an emoji is one, not two.
+  if (codePoints(t) > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
   if (hasHiddenCharacters(t))
     throw new errors.ERR_BAD_THREAD_OP(`${field} holds control, invisible or bidi-override characters, or a character with too many marks`);
   return t;
+}
+
+function codePoints(text: string): number {
+  return Array.from(text).length;
 }
 
 function checkThreshold(threshold: number): void {
