@@ -467,6 +467,9 @@ describe('split', () => {
         })
       ).error.message,
     ).toContain('parts[0] and parts[1]');
+    expect((await split({ parts: [{ title: 'A', messageIds: [t.messageIds[0], t.messageIds[0]] }] })).error.message).toContain(
+      `message ${t.messageIds[0]} is twice in parts[0]`,
+    );
     expect((await split({ parts: [{ title: 'A', messageIds: [] }] })).error.code).toBe('ERR_BAD_REQUEST');
     expect((await split({ parts: [{ title: 'A', messageIds: [t.messageIds[0]] }], lock: 'forever' })).error.code).toBe('ERR_BAD_REQUEST');
     expect((await call(a, 'GET', `/api/v1/rooms/${ROOM}/threads`)).threads).toHaveLength(2);

@@ -377,7 +377,9 @@ export class ThreadService {
       if (!p.messageIds?.length) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}] is empty`);
       for (const m of p.messageIds) {
         if (!known.has(m)) throw new errors.ERR_BAD_THREAD_OP(`parts[${i}]: message ${m} is not in thread ${id}`);
-        if (partOf.has(m)) throw new errors.ERR_BAD_THREAD_OP(`message ${m} is in parts[${partOf.get(m)}] and parts[${i}]`);
+        const earlier = partOf.get(m);
+        if (earlier === i) throw new errors.ERR_BAD_THREAD_OP(`message ${m} is twice in parts[${i}]`);
+        if (earlier !== undefined) throw new errors.ERR_BAD_THREAD_OP(`message ${m} is in parts[${earlier}] and parts[${i}]`);
         partOf.set(m, i);
       }
     });
