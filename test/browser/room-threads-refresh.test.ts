@@ -50,7 +50,7 @@ describe('RoomThreads.refresh', () => {
     const threads = new RoomThreads('news_1');
     const list = { threads: ['main', 'a', 'b'].map(thread), archivedTotal: 0 };
     const first = threads.refresh('main');
-    await vi.waitFor(() => expect(api.lists).toHaveLength(1));
+    await vi.waitFor(() => expect(api.lists).toHaveLength(1), { timeout: 15_000 });
     api.lists[0]!(list);
     await first;
     api.details.length = 0;
@@ -61,7 +61,7 @@ describe('RoomThreads.refresh', () => {
     expect(queuedB).toBe(queuedA);
     api.lists[1]!(list);
     await running;
-    await vi.waitFor(() => expect(api.lists).toHaveLength(3));
+    await vi.waitFor(() => expect(api.lists).toHaveLength(3), { timeout: 15_000 });
     api.lists[2]!(list);
     await queuedB;
     expect(api.details).toEqual(['main', 'b']);
