@@ -3,20 +3,23 @@
  * after it, and that run fetches the details of the thread open at the latest call.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RoomThreads, type ThreadsSource } from '../../public/src/lib/room-threads.js';
 import type { ThreadView } from '../../public/src/lib/threads-api.js';
 
-const api = vi.hoisted(() => ({
-  lists: [] as Array<(list: { threads: unknown[]; archivedTotal: number }) => void>,
+const api = {
+  lists: [] as Array<(list: { threads: ThreadView[]; archivedTotal: number }) => void>,
   details: [] as string[],
-}));
+};
 
-vi.mock('../../public/src/lib/threads-api.js', () => ({
+// The source is passed in, not mocked: files share their worker's modules (isolate: false), so a
+// vi.mock of threads-api missed a room-threads another file had already loaded.
+const source: ThreadsSource = {
   listThreads: () => new Promise((resolve) => api.lists.push(resolve)),
   threadDetail: (id: string) => {
     api.details.push(id);
     return Promise.resolve({ thread: thread(id), messages: 1, suggestions: [] });
   },
-}));
+};
 
 function thread(id: string): ThreadView {
   return {
@@ -46,11 +49,10 @@ describe('RoomThreads.refresh', () => {
   });
 
   it('fetches, in the run it queued, the details of the thread open at the latest call', async () => {
-    const { RoomThreads } = await import('../../public/src/lib/room-threads.js');
-    const threads = new RoomThreads('news_1');
+    const threads = new RoomThreads('news_1', source);
     const list = { threads: ['main', 'a', 'b'].map(thread), archivedTotal: 0 };
     const first = threads.refresh('main');
-    await vi.waitFor(() => expect(api.lists).toHaveLength(1), { timeout: 15_000 });
+    await vi.waitFor(() => expect(api.lists).toHaveLength(1));
     api.lists[0]!(list);
     await first;
     api.details.length = 0;
@@ -61,7 +63,7 @@ describe('RoomThreads.refresh', () => {
     expect(queuedB).toBe(queuedA);
     api.lists[1]!(list);
     await running;
-    await vi.waitFor(() => expect(api.lists).toHaveLength(3), { timeout: 15_000 });
+    await vi.waitFor(() => expect(api.lists).toHaveLength(3));
     api.lists[2]!(list);
     await queuedB;
     expect(api.details).toEqual(['main', 'b']);

@@ -5,20 +5,38 @@
  * counted where every text goes through it (clampClusters, content/text.ts's cleanText), so no
  * figure depends on the machine's speed.
  */
-import { describe, expect, it, vi } from 'vitest';
-import { clampClusters } from '../../src/protocol/clusters.js';
-import { newsItemFromEntry, toPlainFeed, videoItemFromEntry } from '../../src/content/sources/feed-items.js';
-import { parseFeed } from '../../src/content/sources/feeds.js';
-import { RedditComments } from '../../src/content/sources/reddit.js';
-import { storyToItem } from '../../src/content/sources/hn.js';
-import { videoEntriesFromJson } from '../../src/content/sources/videos.js';
-import { newsItemFromArticle } from '../../src/content/sources/article.js';
-import { FIELD_CAPS } from '../../src/content/limits.js';
-import { validateItem } from '../../src/content/items.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('../../src/protocol/clusters.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/protocol/clusters.js')>();
   return { ...actual, clampClusters: vi.fn(actual.clampClusters) };
+});
+
+// Files share their worker's modules (isolate: false): builders another file loaded first hold the
+// real clampClusters, so the modules are loaded afresh here, where the mock applies.
+let clampClusters: typeof import('../../src/protocol/clusters.js').clampClusters;
+let newsItemFromEntry: typeof import('../../src/content/sources/feed-items.js').newsItemFromEntry;
+let toPlainFeed: typeof import('../../src/content/sources/feed-items.js').toPlainFeed;
+let videoItemFromEntry: typeof import('../../src/content/sources/feed-items.js').videoItemFromEntry;
+let parseFeed: typeof import('../../src/content/sources/feeds.js').parseFeed;
+let RedditComments: typeof import('../../src/content/sources/reddit.js').RedditComments;
+let storyToItem: typeof import('../../src/content/sources/hn.js').storyToItem;
+let videoEntriesFromJson: typeof import('../../src/content/sources/videos.js').videoEntriesFromJson;
+let newsItemFromArticle: typeof import('../../src/content/sources/article.js').newsItemFromArticle;
+let FIELD_CAPS: typeof import('../../src/content/limits.js').FIELD_CAPS;
+let validateItem: typeof import('../../src/content/items.js').validateItem;
+
+beforeAll(async () => {
+  vi.resetModules();
+  ({ clampClusters } = await import('../../src/protocol/clusters.js'));
+  ({ newsItemFromEntry, toPlainFeed, videoItemFromEntry } = await import('../../src/content/sources/feed-items.js'));
+  ({ parseFeed } = await import('../../src/content/sources/feeds.js'));
+  ({ RedditComments } = await import('../../src/content/sources/reddit.js'));
+  ({ storyToItem } = await import('../../src/content/sources/hn.js'));
+  ({ videoEntriesFromJson } = await import('../../src/content/sources/videos.js'));
+  ({ newsItemFromArticle } = await import('../../src/content/sources/article.js'));
+  ({ FIELD_CAPS } = await import('../../src/content/limits.js'));
+  ({ validateItem } = await import('../../src/content/items.js'));
 });
 
 /** The longest text cleaned while `build` runs. */
@@ -26,6 +44,8 @@ function longestCleaned(build: () => unknown): number {
   const clamp = vi.mocked(clampClusters);
   clamp.mockClear();
   build();
+  // A build that cleaned nothing through the mock would pass below without testing anything.
+  expect(clamp).toHaveBeenCalled();
   return Math.max(0, ...clamp.mock.calls.map(([text]) => text.length));
 }
 

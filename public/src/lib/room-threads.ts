@@ -10,6 +10,14 @@
  */
 import { listThreads, threadDetail, type MergeSuggestion, type ThreadView } from './threads-api.js';
 
+/** Where a room's threads are read from: the server's API, or a test's stand-in. */
+export interface ThreadsSource {
+  listThreads: typeof listThreads;
+  threadDetail: typeof threadDetail;
+}
+
+const serverThreads: ThreadsSource = { listThreads, threadDetail };
+
 /** Thread details fetched at once at most. */
 const DETAIL_CONCURRENCY = 4;
 /** Active threads the server lists at most (GET /api/v1/rooms/:id/threads). */
@@ -60,7 +68,10 @@ export class RoomThreads {
   private queued: Promise<ThreadsChange> | null = null;
   private queuedCurrent = '';
 
-  constructor(readonly roomId: string) {}
+  constructor(
+    readonly roomId: string,
+    private readonly source: ThreadsSource = serverThreads,
+  ) {}
 
   /** The list names every thread of the room (none left out by the server's caps), so a thread missing from it was deleted. */
   get complete(): boolean {
@@ -151,7 +162,7 @@ export class RoomThreads {
 
   /** Fetches one thread's count and suggestions; of a thread the list leaves out, takes the store's word on it as well. */
   async refreshDetail(id: string): Promise<void> {
-    const d = await threadDetail(id);
+    const d = await this.source.threadDetail(id);
     if (!this.inList(id)) this.unlisted.set(id, { thread: d.thread, afterList: this.lists });
     this.counts = { ...this.counts, [id]: d.messages };
     this.suggestions = { ...this.suggestions, [id]: d.suggestions };
@@ -159,7 +170,7 @@ export class RoomThreads {
   }
 
   private async fetch(current: string): Promise<ThreadsChange> {
-    const { threads: list, archivedTotal } = await listThreads(this.roomId);
+    const { threads: list, archivedTotal } = await this.source.listThreads(this.roomId);
     this.archivedTotal = archivedTotal;
     const hadList = this.loaded;
     const known = new Set(this.list.map((t) => t.id));
