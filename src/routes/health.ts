@@ -2,13 +2,15 @@
  * `/healthz` (the process is up), `/readyz` (the store and every registered check answer) and
  * `/metrics` (this node's Prometheus metrics, src/metrics/). Anyone may ask whether the server is
  * ready and which check fails; what each check found (hosts, models, error messages) is for the
- * admin token only; calls that arrive while the checks run share their result. Metrics hold counts
- * and timings, nothing private; a scrape is limited per address.
+ * admin token only, scrubbed of credentials; calls that arrive while a check runs share its run,
+ * even past the deadline. Metrics hold counts and timings, nothing private; a scrape is limited per
+ * address.
  */
 import type { FastifyInstance } from 'fastify';
 import { isAdmin } from './auth.js';
 import { FreshReading } from '../rooms/fresh-reading.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
+import { textForLog } from './request-log.js';
 
 /**
  * How long `/readyz` waits for its checks all together: each has its own timeout, but the store's
@@ -30,7 +32,12 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
   // and each call was a store query, a Redis PING and an index-model read, so a flood of calls
   // queued a thousand pings on a PostgreSQL pool of ten ahead of the rooms' own queries. No reading
   // outlives its run: what /readyz says is never older than the call (an outage's end shows at once).
-  const readings = new FreshReading(0, () => runChecks(app));
+  const runs = new CheckRuns();
+  const store = async () => {
+    await app.salon.store.ping();
+    return { ok: true, detail: app.salon.store.kind };
+  };
+  const readings = new FreshReading(0, () => runChecks(app, runs, store));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const { ok, checks } = await readings.get(null);
     reply.status(ok ? 200 : 503);
@@ -39,26 +46,55 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
   });
 }
 
+/** What a check found, as `/readyz` tells it. */
+interface Reading {
+  ok: boolean;
+  detail: string;
+}
+
+/**
+ * Each check's run, at most one at a time: a call while a check runs joins that run, and the next
+ * run starts only once it has settled. The deadline ends a call's wait, not the check, so a check
+ * that hangs (a store pool that never hands out a connection) would otherwise be started again by
+ * every call after the deadline, one more pending query or PING per probe for as long as it hangs.
+ * No reading outlives its run (FreshReading with no freshness). Keyed by the check itself: a check
+ * replaced under the same name runs afresh.
+ */
+class CheckRuns {
+  private readonly runs = new WeakMap<() => Promise<Reading>, FreshReading<null, Reading>>();
+
+  run(check: () => Promise<Reading>): Promise<Reading> {
+    let runs = this.runs.get(check);
+    if (!runs) {
+      runs = new FreshReading(0, () => readingOf(check));
+      this.runs.set(check, runs);
+    }
+    return runs.get(null);
+  }
+}
+
+/**
+ * What `check` found, its detail scrubbed as the log scrubs text (an error naming DATABASE_URL or
+ * REDIS_URL shows no password, and no terminal controls reach the admin's terminal); a check that
+ * throws, or answers nothing usable, fails with its reason. Never rejects.
+ */
+async function readingOf(check: () => Promise<Reading>): Promise<Reading> {
+  try {
+    const found = await check();
+    return { ok: found.ok === true, detail: textForLog(String(found.detail)) };
+  } catch (err) {
+    return { ok: false, detail: textForLog(err instanceof Error ? err.message : String(err)) };
+  }
+}
+
 /** The store's ping and every registered check, each with what it found, all within READY_DEADLINE_MS. */
-async function runChecks(app: FastifyInstance): Promise<{ ok: boolean; checks: Record<string, { ok: boolean; detail: string }> }> {
+async function runChecks(app: FastifyInstance, runs: CheckRuns, store: () => Promise<Reading>): Promise<{ ok: boolean; checks: Record<string, Reading> }> {
   let timer: NodeJS.Timeout | undefined;
   const late = { ok: false, detail: `no answer within ${READY_DEADLINE_MS / 1000} s` };
-  const deadline = new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), READY_DEADLINE_MS)));
-  const store = async () => {
-    await app.salon.store.ping();
-    return { ok: true, detail: app.salon.store.kind };
-  };
-  const all: [string, () => Promise<{ ok: boolean; detail: string }>][] = [['store', store], ...app.salon.readiness];
+  const deadline = new Promise<Reading>((resolve) => (timer = setTimeout(() => resolve(late), READY_DEADLINE_MS)));
+  const all: [string, () => Promise<Reading>][] = [['store', store], ...app.salon.readiness];
   try {
-    const read = await Promise.all(
-      all.map(async ([name, check]) => {
-        const reading = (async () => check())().then(
-          (h) => ({ ok: h.ok, detail: h.detail }),
-          (err: unknown) => ({ ok: false, detail: (err as Error)?.message ?? String(err) }),
-        );
-        return [name, await Promise.race([reading, deadline])] as const;
-      }),
-    );
+    const read = await Promise.all(all.map(async ([name, check]) => [name, await Promise.race([runs.run(check), deadline])] as const));
     // In the order they were registered, the store first, whichever answered first.
     const checks = Object.fromEntries(read);
     return { ok: Object.values(checks).every((c) => c.ok), checks };

@@ -76,7 +76,7 @@ function fieldForLog(value: string): string {
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]*@/gi;
 
 /** Free text as the log keeps it: without queries or credentials in URLs, printable. */
-function textForLog(text: string): string {
+export function textForLog(text: string): string {
   return printable(withoutQueries(text).replace(URL_USERINFO, '$1'));
 }
 
@@ -97,7 +97,7 @@ function nestedForLog(value: unknown, depth: number): unknown {
  * PostgreSQL error's `detail` (`Key (text)=(…)`: a row's values, people's text): a copy with the
  * same prototype, so the log's error serializer reads it as it would `err`.
  */
-function errorForLog(err: Error, depth = 0): Error {
+export function errorForLog(err: Error, depth = 0): Error {
   const raw = err as Error & { rawPacket?: unknown; detail?: unknown; errors?: unknown };
   const message = textForLog(err.message);
   const stack = err.stack === undefined ? undefined : textForLog(err.stack);
