@@ -11,6 +11,8 @@ export const SPLIT_LOCKS: readonly SplitLock[] = ['compaction', 'agent_release',
 export const TITLE_MAX_CHARS = 120;
 /** Parts one split may create. */
 export const SPLIT_MAX_PARTS = 20;
+/** Messages a split lists and takes from at most (the newest), and may move in all its parts together. */
+export const SPLIT_MAX_MESSAGES = 5_000;
 /**
  * Active threads one room holds at most (starting, splitting and fusing refuse past it): a room's
  * bridges compare every pair of its active threads, so their number must stay small.

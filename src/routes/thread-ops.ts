@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import type { SplitPart } from '../memory/threads/thread-service.js';
-import { SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../protocol/threads.js';
+import { SPLIT_LOCKS, SPLIT_MAX_MESSAGES, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../protocol/threads.js';
 import type { SplitLock } from '../store/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
@@ -158,7 +158,8 @@ export default async function threadOpRoutes(app: FastifyInstance): Promise<void
         summary: 'Step 2 of a split: parts of the thread become new threads (admin)',
         description:
           'Each part becomes a child thread (origin split, split-locked with `lock`, 0.8 × the parent’s weight) with its messages, and its memory is rebuilt from them; ' +
-          'the parent keeps the rest. An unknown id, a message in two parts or an empty part is a 400 and nothing changes.',
+          `the parent keeps the rest, at least one message: a split that would move all of them is refused. The parts name ${SPLIT_MAX_MESSAGES} messages at most in all. ` +
+          'An unknown id, a message in two parts, an empty part or too many messages is a 400 and nothing changes.',
         tags: ['threads'],
         security: adminSecurity,
         params: idParams,
@@ -173,7 +174,7 @@ export default async function threadOpRoutes(app: FastifyInstance): Promise<void
                 type: 'object',
                 properties: {
                   title: { type: 'string', minLength: 1, maxLength: TITLE_MAX_CHARS },
-                  messageIds: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, minItems: 1 },
+                  messageIds: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, minItems: 1, maxItems: SPLIT_MAX_MESSAGES },
                 },
                 required: ['title', 'messageIds'],
                 additionalProperties: false,

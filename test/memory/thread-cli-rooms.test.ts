@@ -134,12 +134,14 @@ describeRedis('salon threads beside a server on Redis', () => {
     expect((await client.next('message', notice, 10_000)).message.text).toMatch(/^“Trains” was merged into “.+”\.$/);
     expect(filing((await joined(app, 'Bo')).welcome)).toEqual([[said.id, main.id]]);
 
+    // A split leaves its thread at least one message.
+    await app.salon.store.appendMessage({ roomId: ROOM, threadId: main.id, author: ANN, text: 'The day train leaves at 8:10' });
     const parts = JSON.stringify([{ title: 'Night trains', messageIds: [said.id] }]);
     const split = await salon(['threads', 'split', main.id, '--parts', parts], env);
     expect(split.code, split.stderr).toBe(0);
     const child = JSON.parse(split.stdout).threads[0].id as string;
     expect((await client.next('message', notice, 10_000)).message.text).toMatch(/was split: “Night trains” is a thread of its own now\.$/);
-    expect(filing((await joined(app, 'Cy')).welcome)).toEqual([[said.id, child]]);
+    expect(filing((await joined(app, 'Cy')).welcome).filter(([id]) => id === said.id)).toEqual([[said.id, child]]);
   }, 60_000);
 
   it('says which rooms were not told when Redis drops while it tells them, and that the change is saved', async () => {

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatModel } from '../../ai/types.js';
-import { errors } from '../../errors.js';
+import { errors, type SalonError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { Message, ServerMessage } from '../../protocol/messages.js';
 import type {
@@ -23,7 +23,7 @@ import type {
   ThreadChange,
   ThreadEvent,
 } from '../../store/types.js';
-import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
+import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_MESSAGES, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, plural, squash } from '../../text.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
 import { ASSISTANT_NAME, hasHiddenCharacters } from '../../protocol/names.js';
@@ -51,8 +51,7 @@ const FUSIONS_LOOKED_UP = 1000;
 export const MERGE_WEIGHT_BONUS = 0.1;
 /** A split thread's weight, as a share of its parent's. */
 export const SPLIT_WEIGHT_SHARE = 0.8;
-/** Messages a split lists and takes from at most (the newest). */
-export const SPLIT_MAX_MESSAGES = 5_000;
+export { SPLIT_MAX_MESSAGES };
 /** Messages read per page looking for a straddling window's messages older than those a split read. */
 const OLDER_PAGE = 500;
 /** Characters of each message the split listing shows. */
@@ -363,11 +362,10 @@ export class ThreadService {
    */
   async split(id: string, parts: SplitPart[], lock: SplitLock = 'compaction', actor: Actor): Promise<{ parent: Thread; threads: Thread[] }> {
     const { store, memory } = this.options;
+    checkSplitSize(parts);
     const parent = await this.get(id);
     if (parent.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(parent.id, parent.status);
     if (!SPLIT_LOCKS.includes(lock)) throw new errors.ERR_BAD_THREAD_OP(`lock must be one of ${SPLIT_LOCKS.join(', ')}`);
-    if (!Array.isArray(parts) || !parts.length) throw new errors.ERR_BAD_THREAD_OP('a split needs at least one part');
-    if (parts.length > SPLIT_MAX_PARTS) throw new errors.ERR_BAD_THREAD_OP(`a split makes at most ${SPLIT_MAX_PARTS} parts`);
     await this.makeRoom(parent.roomId, parts.length);
     const messages = await this.allMessages(id);
     const known = new Map(messages.map((m) => [m.id, m]));
@@ -383,6 +381,7 @@ export class ThreadService {
         partOf.set(m, i);
       }
     });
+    if (partOf.size === messages.length && partOf.size >= (await store.countThreadMessages(id))) throw emptiedBySplit(parent);
     const children: NewThread[] = parts.map((_, i) => ({
       id: newThreadId(),
       roomId: parent.roomId,
@@ -930,6 +929,32 @@ function checkTitle(title: unknown, field = 'title'): string {
 
 function codePoints(text: string): number {
   return Array.from(text).length;
+}
+
+/**
+ * Refuses, before anything is read, a split of too many parts or naming more messages than a split
+ * takes from (SPLIT_MAX_MESSAGES, in all its parts together): such a split could only fail later,
+ * after reading the thread's messages and checking every id named.
+ */
+function checkSplitSize(parts: SplitPart[]): void {
+  if (!Array.isArray(parts) || !parts.length) throw new errors.ERR_BAD_THREAD_OP('a split needs at least one part');
+  if (parts.length > SPLIT_MAX_PARTS) throw new errors.ERR_BAD_THREAD_OP(`a split makes at most ${SPLIT_MAX_PARTS} parts`);
+  let named = 0;
+  for (const p of parts) named += Array.isArray(p?.messageIds) ? p.messageIds.length : 0;
+  if (named > SPLIT_MAX_MESSAGES) throw new errors.ERR_BAD_THREAD_OP(`a split moves at most ${SPLIT_MAX_MESSAGES} messages; its parts name ${named}`);
+}
+
+/**
+ * A split would move every message out of `thread` (docs/architecture.md, "A split never empties
+ * its thread"): the main thread takes what the room says next, and another thread left empty is
+ * what a merge makes of it, archived and pointing at its survivor.
+ */
+function emptiedBySplit(thread: Thread): SalonError {
+  return new errors.ERR_BAD_THREAD_OP(
+    thread.main
+      ? 'a split cannot move every message out of the main thread; leave it at least one'
+      : 'a split cannot move every message out of the thread; leave it at least one, or merge the thread into another instead',
+  );
 }
 
 function checkThreshold(threshold: number): void {
