@@ -1,4 +1,5 @@
 import { printable } from './cli/printable.js';
+import { errorForLog, textForLog } from './routes/request-log.js';
 
 /**
  * The one logger type every part takes: pino's call shape, structured details first, then the
@@ -15,19 +16,54 @@ export interface Logger {
 /** A logger that drops everything, for tools and tests. */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** How many causes deep a line follows an error, as deep as the server's log keeps them (a cause may be its own). */
+const MAX_CAUSE_DEPTH = 5;
+
+/** `err`'s own text: its message, with an AggregateError's errors (each with its causes) after it. */
+function ownText(err: Error, depth: number): string {
+  const errors = (err as { errors?: unknown }).errors;
+  const each =
+    Array.isArray(errors) && depth < MAX_CAUSE_DEPTH
+      ? errors.map((e) => (e instanceof Error ? reasonText(e, depth + 1) : typeof e === 'string' ? e : '')).filter(Boolean)
+      : [];
+  const message = err.message || ((err as { code?: unknown }).code as string | undefined) || err.name;
+  if (each.length === 0) return message;
+  return err.message ? `${message} (${each.join('; ')})` : each.join('; ');
+}
+
+/**
+ * `err` and its causes on one line (`…; caused by: fetch failed; caused by: connect ECONNREFUSED …`):
+ * the cause is often the only line that says what went wrong. A cause whose text the line already
+ * holds (a wrapper that repeats its cause's message) is not said twice.
+ */
+function reasonText(err: Error, depth = 0): string {
+  let text = ownText(err, depth);
+  let cause = err.cause;
+  for (let d = depth + 1; cause !== undefined && d <= MAX_CAUSE_DEPTH; d++) {
+    const own = cause instanceof Error ? ownText(cause, d) : typeof cause === 'string' ? cause : '';
+    if (own && !text.includes(own)) text += `; caused by: ${own}`;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return text;
+}
+
 /**
  * Lines on stderr for command-line tools (stdout stays data): warnings and errors always, the rest
- * when `verbose`. A message and its error may carry a model server's own error text (`salon
- * reindex` with the server answering HTTP 500): shown printable, as every CLI path shows outside
- * text, so none of it drives the terminal, and on one line: a newline in it (which printable
- * keeps) wrote a line of the outside text's choosing, a forged `warning: …` or `done` among them.
+ * when `verbose`. An error is told with its causes (an AggregateError with its errors). The message
+ * and the error go through the server log's scrubbing (routes/request-log.ts, `textForLog` and
+ * `errorForLog`): a URL's credentials dropped (an error may name DATABASE_URL, REDIS_URL or an
+ * OLLAMA_HOST with a password, and CLI output lands in CI logs and terminals' scrollback), a
+ * PostgreSQL error's quoted row left out, and outside text (a model server's error text during
+ * `salon reindex`) printable, so none of it drives the terminal. Each call is one line: a newline
+ * in the text (which printable keeps) wrote a line of the outside text's choosing, a forged
+ * `warning: …` or `done` among them.
  */
 export function stderrLogger(verbose = false): Logger {
   const line = (prefix: string, details: object, msg: string) => {
     const err = (details as { err?: unknown }).err;
     // The reason may come as its message alone (the memory's failures log it so).
-    const reason = err instanceof Error ? `: ${err.message}` : typeof err === 'string' && err ? `: ${err}` : '';
-    console.error(`${prefix}${printable(`${msg}${reason}`).replace(/\n/g, '\\n')}`);
+    const reason = err instanceof Error ? `: ${reasonText(errorForLog(err))}` : typeof err === 'string' && err ? `: ${textForLog(err)}` : '';
+    console.error(`${prefix}${printable(`${textForLog(msg)}${reason}`).replace(/\n/g, '\\n')}`);
   };
   return {
     debug: (d, m) => verbose && line('', d, m),

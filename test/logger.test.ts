@@ -48,4 +48,45 @@ describe('stderrLogger', () => {
     stderrLogger().warn({ threadId: 't', err: 'database is locked\x1b[2J' }, 'memory chunk not stored');
     expect(lines).toEqual(['warning: memory chunk not stored: database is locked\\x1b[2J']);
   });
+
+  it("tells an error's causes, an AggregateError's errors among them, as the line's reason", () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    // What fetch throws when Ollama is not running, wrapped as the provider wraps it.
+    const refused = new AggregateError([new Error('connect ECONNREFUSED ::1:11434'), new Error('connect ECONNREFUSED 127.0.0.1:11434')]);
+    const fetchFailed = new TypeError('fetch failed', { cause: refused });
+    const err = new Error('AI provider unavailable: is Ollama running at http://127.0.0.1:11434?', { cause: fetchFailed });
+    stderrLogger().warn({ err }, 'embedding 3 chunks failed');
+    expect(lines).toEqual([
+      'warning: embedding 3 chunks failed: AI provider unavailable: is Ollama running at http://127.0.0.1:11434?; caused by: fetch failed; caused by: connect ECONNREFUSED ::1:11434; connect ECONNREFUSED 127.0.0.1:11434',
+    ]);
+  });
+
+  it('says a cause once when its wrapper repeats its message, and ends a chain that leads back to itself', () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const socket = new Error('connect ETIMEDOUT 10.0.0.5:5432');
+    const wrapped = new Error(`cannot open the PostgreSQL store: ${socket.message}`, { cause: socket });
+    const looped = new Error('looped');
+    looped.cause = looped;
+    const log = stderrLogger();
+    log.error({ err: wrapped }, 'import failed');
+    log.error({ err: looped }, 'import failed');
+    expect(lines).toEqual(['import failed: cannot open the PostgreSQL store: connect ETIMEDOUT 10.0.0.5:5432', 'import failed: looped']);
+  });
+
+  it("drops a URL's credentials from the message, the error, its causes and a reason given as text", () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const cause = new Error('no route to redis://:hunter2@cache.internal:6379 \x1b[2J');
+    const err = new Error('cannot reach postgres://salon:s3cret@db.internal:5432/salon', { cause });
+    const log = stderrLogger();
+    log.error({ err }, 'store at postgres://salon:s3cret@db.internal:5432/salon failed');
+    log.warn({ err: 'Ollama at https://me:pa55@ollama.example answered HTTP 502' }, 'embedding failed');
+    expect(lines).toEqual([
+      'store at postgres://db.internal:5432/salon failed: cannot reach postgres://db.internal:5432/salon; caused by: no route to redis://cache.internal:6379 \\x1b[2J',
+      'warning: embedding failed: Ollama at https://ollama.example answered HTTP 502',
+    ]);
+    expect(lines.join('\n')).not.toMatch(/s3cret|hunter2|pa55/);
+  });
 });
