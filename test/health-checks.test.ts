@@ -44,7 +44,7 @@ describe('/readyz checks', () => {
     settle({ ok: true, provider: 'test', detail: 'back' });
     await vi.advanceTimersByTimeAsync(0);
     const next = t.app.inject({ url: '/readyz', headers: ADMIN });
-    await vi.waitFor(() => expect(starts).toBe(2));
+    await vi.waitFor(() => expect(starts).toBe(2), { timeout: 10_000 });
     settle({ ok: true, provider: 'test', detail: 'fresh' });
     const res = await next;
     expect(res.statusCode).toBe(200);
