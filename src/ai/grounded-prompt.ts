@@ -6,7 +6,8 @@
  * parseGroundedPrompt.
  */
 import { randomFillSync } from 'node:crypto';
-import { squash, withoutCitations } from '../text.js';
+import { squash, wellFormed, withoutBidiControls, withoutCitations, withoutNul } from '../text.js';
+import { nonceLookalikes } from './nonce-lookalikes.js';
 
 /** Where a source comes from: the indexed content, the thread's memory, or its recent chat. */
 export type SourceSection = 'document' | 'memory' | 'recent';
@@ -109,13 +110,16 @@ function withoutTemplateTokens(text: string): string {
 }
 
 /**
- * Wraps untrusted text in nonce tags; any copy of the tag inside the text is defused, and so is
- * any spelling of a chat template's control tokens (withoutTemplateTokens).
+ * Wraps untrusted text in nonce tags. Inside the text, the nonce and every look-alike of it
+ * (nonceLookalikes) becomes `x`s, so no copy of a tag can close the block, and any spelling of a
+ * chat template's control tokens is defused (withoutTemplateTokens). The text is made well-formed
+ * (a lone surrogate is JSON a model server may refuse) and loses its NULs (a server reading C
+ * strings ends the prompt there, leaving the block unclosed), each becoming U+FFFD, and its bidi
+ * controls (withoutBidiControls: a model reads the logical order, which they only hide from the
+ * people reading a prompt, `\u202E>…-atad/<` shown as a closing tag).
  */
 export function fence(text: string, nonce: string): string {
-  const safe = withoutTemplateTokens(text)
-    .split(`data-${nonce}`)
-    .join(`data-${'x'.repeat(nonce.length)}`);
+  const safe = withoutTemplateTokens(withoutBidiControls(withoutNul(wellFormed(text)))).replace(nonceLookalikes(nonce), 'x'.repeat(nonce.length));
   return `<data-${nonce}>\n${safe}\n</data-${nonce}>`;
 }
 
