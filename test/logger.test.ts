@@ -89,4 +89,12 @@ describe('stderrLogger', () => {
     ]);
     expect(lines.join('\n')).not.toMatch(/s3cret|hunter2|pa55/);
   });
+
+  it('drops the whole password when it holds an @, as URL parsers read it', () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    // pg and ioredis take this URL: the password is `p@ss@word`, the host `db.internal`.
+    stderrLogger().error({ err: new Error('cannot reach postgres://salon:p@ss@word@db.internal:5432/salon') }, 'import failed');
+    expect(lines).toEqual(['import failed: cannot reach postgres://db.internal:5432/salon']);
+  });
 });

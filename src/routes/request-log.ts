@@ -71,9 +71,11 @@ function fieldForLog(value: string): string {
 
 /**
  * A URL's userinfo in free text (`http://alice:s3cret@host`): an error may name the address it
- * could not reach, and OLLAMA_HOST, REDIS_URL or DATABASE_URL may carry a password.
+ * could not reach, and OLLAMA_HOST, REDIS_URL or DATABASE_URL may carry a password. Up to the last
+ * `@` before the host, as URL parsers read it: a password may hold one (`postgres://u:p@ss@db`, a
+ * URL pg and ioredis take), and stopping at the first logged its rest.
  */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]*@/gi;
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>]*@/gi;
 
 /** Free text as the log keeps it: without queries or credentials in URLs, printable. */
 export function textForLog(text: string): string {
