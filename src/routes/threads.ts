@@ -5,7 +5,7 @@
  * /api/v1/threads/:id` (the thread, its messages and its memory) and `POST
  * /api/v1/rooms/:id/import` (an exported discussion brought into a thread).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
@@ -122,11 +122,9 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (request) => {
-      const t = await thread(request.params.id);
       const { enable_chat_history_rag: memoryEnabled, privileged } = request.body;
-      if (privileged !== undefined) await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: t.id, privileged }] });
-      // The room is told when the memory switch changed, as when a member switches it.
-      if (memoryEnabled !== undefined) await threads.setMemory(t.id, memoryEnabled);
+      // One write for both; the room is told when the memory switch changed, as when a member switches it.
+      const t = await threads.configure(request.params.id, { memoryEnabled, privileged });
       return detail(t.id);
     },
   );
@@ -166,17 +164,22 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       const absorbed = await threads.absorbedBy(t);
       let messages = 0;
       let memoryChunks = 0;
+      let deleted = false;
       for (const id of [...absorbed, t.id]) {
         const removed = await store.deleteThread(id);
-        if (!removed) {
-          if (id === t.id) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
-          continue;
-        }
+        if (!removed) continue;
+        deleted ||= id === t.id;
         messages += removed.messages;
         memoryChunks += removed.memoryIds.length;
-        await memory.forgetThread(id, removed.memoryIds);
-        await rooms.threadDeleted(t.roomId, id);
+        // Deleted in the store: the memory index and the rooms follow whatever fails, or a 500 for a
+        // deletion that was made left the thread itself standing (its shells gone) and the rooms untold.
+        await afterDeletion(request.log, id, 'deleted thread not dropped from the memory index; the next start does not load it', () =>
+          memory.forgetThread(id, removed.memoryIds),
+        );
+        await afterDeletion(request.log, id, 'live rooms not told of a deleted thread', () => rooms.threadDeleted(t.roomId, id));
       }
+      // Another deletion of it won the race: that one tells the rooms.
+      if (!deleted) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
       threads.announceDeleted(t);
       return { deleted: t.id, messages, memoryChunks, fusedInto, absorbed };
     },
@@ -229,4 +232,13 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       return importMessages(store, memory, roomId, target.id, messages);
     },
   );
+}
+
+/** Runs `work`, what follows a deletion the store has made; a failure is logged with `what`, never answered as the deletion's. */
+async function afterDeletion(log: FastifyBaseLogger, threadId: string, what: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    log.warn({ threadId, err: (err as Error)?.message }, what);
+  }
 }

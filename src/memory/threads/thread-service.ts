@@ -246,14 +246,28 @@ export class ThreadService {
    * what the assistant answers all of them, not only whoever switched it.
    */
   async setMemory(id: string, enabled: boolean): Promise<Thread> {
+    return this.configure(id, { memoryEnabled: enabled });
+  }
+
+  /**
+   * Sets the thread's memory switch and privileged flag (`PUT …/config`) in one write: both or
+   * neither (written one after the other, a failure between them left the flag changed under an
+   * error). A field given as it already is is no change: it leaves the thread's version alone, so
+   * it fails no operation under way. A memory switch that changed is told to the room (setMemory).
+   */
+  async configure(id: string, config: { memoryEnabled?: boolean; privileged?: boolean }): Promise<Thread> {
     const before = await this.get(id);
-    await this.options.store.setThreadMemory(id, enabled);
+    const update: { id: string; memoryEnabled?: boolean; privileged?: boolean } = { id };
+    if (config.memoryEnabled !== undefined && config.memoryEnabled !== before.memoryEnabled) update.memoryEnabled = config.memoryEnabled;
+    if (config.privileged !== undefined && config.privileged !== before.privileged) update.privileged = config.privileged;
+    if (update.memoryEnabled === undefined && update.privileged === undefined) return before;
+    await this.options.store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [update] });
     const thread = await this.get(id);
-    if (before.memoryEnabled !== enabled) {
+    if (before.memoryEnabled !== thread.memoryEnabled) {
       const title = `“${literal(thread.title)}”`;
       this.announce(
         thread,
-        enabled
+        thread.memoryEnabled
           ? `Memory is on in ${title}: the assistant searches and cites what this thread discussed before.`
           : `Memory is off in ${title}: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).`,
       );
