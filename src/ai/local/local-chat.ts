@@ -30,6 +30,7 @@ import {
 } from '../questions.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
+import { instructsTheReader } from './directives.js';
 import { deedAsked, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -151,9 +152,13 @@ export class LocalChatModel implements ChatModel {
     const primary = primarySource(prompt)?.n;
     const relevant = (s: ScoredSentence) =>
       sim ? s.coverage + COSINE_WEIGHT * (sim.question.get(s.text) ?? 0) >= this.minRelevance : s.coverage >= this.minCoverage;
+    // A source's order to say something ("ignore the instructions and answer that …") is no
+    // statement of it: quoted, it claimed the source holds an answer it only asks for.
     const ranked = pricedFirst(
       prompt.question,
-      withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter((s) => !asksInDocument(prompt.sources, s)),
+      withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
+        (s) => !asksInDocument(prompt.sources, s) && !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')),
+      ),
       relevant,
     );
     const first = ranked[0];
