@@ -50,6 +50,36 @@ function historySource(held: LogEntry[], older: LogEntry[], pageSize = 50): Find
   return source;
 }
 
+/** A thread's history paged back like `historySource`, but each page waits until the test lets it in. */
+function gatedSource(held: LogEntry[], older: LogEntry[], pageSize = 50) {
+  const inner = historySource(held, older, pageSize);
+  const waiting: Array<() => void> = [];
+  const source = {
+    threadId: 't1',
+    get messages() {
+      return inner.messages;
+    },
+    set messages(messages: readonly LogEntry[]) {
+      inner.messages = messages;
+    },
+    get hasOlder() {
+      return inner.hasOlder;
+    },
+    get loads() {
+      return inner.loads;
+    },
+    /** Pages asked for and not let in yet. */
+    waiting,
+    loadOlder: () => new Promise<void>((resolve) => waiting.push(() => void inner.loadOlder().then(resolve))),
+    /** Lets the oldest page asked for in, and waits until the search has looked at it. */
+    async release() {
+      waiting.shift()!();
+      await new Promise((r) => setTimeout(r, 0));
+    },
+  };
+  return source;
+}
+
 describe('fold', () => {
   it('compares without case, accents, runs of white space or markdown emphasis marks, and knows where each character came from', () => {
     expect(fold('  Café   **Avelin**\n\n_harbour_ `VOTE`').text).toBe('cafe avelin harbour vote');
@@ -140,6 +170,81 @@ describe('RoomFind', () => {
     // The thread's start: nothing more to fetch.
     expect(await find.searchEarlier(source)).toEqual({ found: false, added: 0 });
     expect(source.loads).toBe(8);
+  });
+
+  it('stops paging back once the words change: a page for the old words neither chooses a match for the new ones nor fetches more', async () => {
+    // Neither "lighthouse" nor "harbour" is held; the first page back (331–380) holds "harbour" at 360.
+    const all = Array.from({ length: 400 }, (_, i) => entry(i + 1, i + 1 === 360 ? 'the harbour' : `old ${i + 1}`));
+    const source = gatedSource(all.slice(380), all.slice(0, 380));
+    const find = new RoomFind();
+    find.search('lighthouse', source.messages);
+    const forOld = find.searchEarlier(source);
+    expect(source.waiting).toHaveLength(1);
+
+    // The member types other words while the page is on its way: nothing held matches them.
+    expect(find.search('harbour', source.messages)).toBe('');
+    await source.release();
+    expect(await forOld).toEqual({ found: false, added: 0, superseded: true });
+    // The page's "harbour" is counted once the bar follows its entries, but the member did not ask to go to it.
+    find.update(source.messages);
+    expect(find.matches).toEqual(['m:m360']);
+    expect(find.currentKey).toBe('');
+    // No more pages for words no longer looked for.
+    expect(source.waiting).toHaveLength(0);
+    expect(source.loads).toBe(1);
+  });
+
+  it('lets only the latest search of earlier pages choose the match, when one for other words is still waiting for its page', async () => {
+    const all = Array.from({ length: 400 }, (_, i) => entry(i + 1, i + 1 === 300 ? 'the harbour' : i + 1 === 370 ? 'a lighthouse' : `old ${i + 1}`));
+    const source = gatedSource(all.slice(380), all.slice(0, 380));
+    const find = new RoomFind();
+    find.search('harbour', source.messages);
+    const forOld = find.searchEarlier(source);
+    find.search('lighthouse', source.messages);
+    const forNew = find.searchEarlier(source);
+    // The old words' page comes in (331–380, "lighthouse" at 370), then the new search's (281–330).
+    await source.release();
+    await source.release();
+    expect(await forOld).toMatchObject({ found: false, superseded: true });
+    expect(await forNew).toEqual({ found: true, added: 100 });
+    expect(find.currentKey).toBe('m:m370');
+    expect(source.waiting).toHaveLength(0);
+  });
+
+  it('stops paging back when the member opens another thread, or the bar is closed (cancel), choosing nothing', async () => {
+    const all = Array.from({ length: 400 }, (_, i) => entry(i + 1, i + 1 === 350 ? 'the lighthouse' : `old ${i + 1}`));
+    const source = gatedSource(all.slice(380), all.slice(0, 380));
+    const find = new RoomFind();
+    find.search('lighthouse', source.messages);
+    const before = find.searchEarlier(source);
+    source.threadId = 't2';
+    await source.release();
+    expect(await before).toMatchObject({ found: false, superseded: true });
+    expect(find.currentKey).toBe('');
+    expect(source.waiting).toHaveLength(0);
+
+    source.threadId = 't1';
+    const closed = find.searchEarlier(source);
+    find.cancel();
+    await source.release();
+    expect(await closed).toMatchObject({ found: false, superseded: true });
+    expect(find.currentKey).toBe('');
+    expect(source.loads).toBe(2);
+  });
+
+  it('goes to the match the older page brought, not to a matching message that arrived meanwhile', async () => {
+    const all = Array.from({ length: 400 }, (_, i) => entry(i + 1, i + 1 === 350 ? 'the lighthouse' : `old ${i + 1}`));
+    const source = gatedSource(all.slice(380), all.slice(0, 380));
+    const find = new RoomFind();
+    find.search('lighthouse', source.messages);
+    const searching = find.searchEarlier(source);
+    // Someone writes "lighthouse" in the room while the page is on its way.
+    source.messages = [...source.messages, entry(401, 'lighthouse now')];
+    await source.release();
+    // 50 earlier messages looked through (the new one is not earlier), and the earlier match is current.
+    expect(await searching).toEqual({ found: true, added: 50 });
+    expect(find.currentKey).toBe('m:m350');
+    expect(find.matches).toEqual(['m:m401', 'm:m350']);
   });
 
   it('fetches at most FIND_MAX_PAGES pages per search, and stops when a page brings nothing', async () => {

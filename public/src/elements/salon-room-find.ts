@@ -118,10 +118,13 @@ export class SalonRoomFind extends LitElement {
 
   override disconnectedCallback(): void {
     clearTimeout(this.announceTimer);
+    this.finder.cancel();
     super.disconnectedCallback();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // Closed, the bar looks for nothing: a search of earlier pages under way fetches no more.
+    if (changed.has('open') && !this.open) this.finder.cancel();
     if (this.open && (changed.has('entries') || changed.has('open'))) this.finder.update(this.entries);
   }
 
@@ -213,10 +216,11 @@ export class SalonRoomFind extends LitElement {
     this.announcement = 'Searching earlier messages…';
     const query = this.finder.query;
     try {
-      const { found, added } = await this.finder.searchEarlier(this.source);
+      const { found, added, superseded } = await this.finder.searchEarlier(this.source);
       // Closed meanwhile, the bar looks for nothing: a match it showed now would be outlined and
-      // highlighted, and the list moved to it, with no bar left to say why or to clear it.
-      if (!this.isConnected || !this.open || this.finder.query !== query) return;
+      // highlighted, and the list moved to it, with no bar left to say why or to clear it. New words
+      // or another thread: the search was for what the member left, and says nothing of what is shown.
+      if (superseded || !this.isConnected || !this.open || this.finder.query !== query) return;
       if (found) {
         this.earlierNote = '';
         this.show(this.finder.currentKey);

@@ -129,6 +129,8 @@ export interface FindSource {
   /** The page holds as many messages as it may keep: older pages are no longer taken. */
   readonly full?: boolean;
   loadOlder(): Promise<void>;
+  /** The thread whose messages these are (the navigator's open thread): a search ends when it changes. */
+  readonly threadId?: string;
 }
 
 /** What a search of earlier pages did. */
@@ -137,6 +139,11 @@ export interface EarlierResult {
   found: boolean;
   /** How many more messages were looked through. */
   added: number;
+  /**
+   * The search ended early, its answer no longer wanted: the words changed, another search began,
+   * it was cancelled, or another thread was opened. It set no match and says nothing of the current words.
+   */
+  superseded?: boolean;
 }
 
 /**
@@ -150,6 +157,8 @@ export class RoomFind {
   /** The current match's key, '' when none is chosen. */
   currentKey = '';
   private entries: readonly LogEntry[] = [];
+  /** Counts new words and searches of earlier pages: a search of earlier pages goes on only while it is the latest. */
+  private generation = 0;
 
   /** The current match's place, 1 for the newest; 0 when none. */
   get position(): number {
@@ -158,6 +167,7 @@ export class RoomFind {
 
   /** Looks for `query` afresh: the newest match becomes the current one. */
   search(query: string, entries: readonly LogEntry[]): string {
+    this.generation++;
     this.query = query;
     this.entries = entries;
     this.matches = findMatches(entries, query);
@@ -188,26 +198,45 @@ export class RoomFind {
     return !!this.currentKey && this.currentKey === this.matches.at(-1);
   }
 
+  /** Ends a search of earlier pages under way (the find bar closed): it fetches no more pages and sets no match. */
+  cancel(): void {
+    this.generation++;
+  }
+
   /**
    * Fetches older pages of `source` (at most `maxPages`) until one holds a match older than those
-   * held; that match becomes the current one.
+   * held; that match becomes the current one. It stops, setting nothing, once the words change,
+   * another search of earlier pages begins or the source's thread changes (`superseded`): a page
+   * that comes in after the member moved on must not choose their match.
    */
   async searchEarlier(source: FindSource, maxPages = FIND_MAX_PAGES): Promise<EarlierResult> {
-    const before = source.messages.length;
-    const known = new Set(this.matches);
+    const generation = ++this.generation;
+    const threadId = source.threadId;
+    // Older pages come in before these; messages arriving meanwhile come in after them and are not "earlier".
+    const heldBefore = new Set(source.messages.map((e) => e.key));
+    let added = 0;
     for (let page = 0; page < maxPages && source.hasOlder; page++) {
-      const held = source.messages.length;
       await source.loadOlder();
+      if (generation !== this.generation || source.threadId !== threadId) return { found: false, added, superseded: true };
       this.update(source.messages);
-      const older = this.matches.filter((key) => !known.has(key));
-      if (older.length) {
-        // The newest of those just found: the one "Next" would reach going back.
-        this.currentKey = older[0];
-        return { found: true, added: source.messages.length - before };
+      const olderCount = countBefore(source.messages, heldBefore);
+      const older = new Set(source.messages.slice(0, olderCount).map((e) => e.key));
+      // The newest of those just found: the one "Next" would reach going back.
+      const match = this.matches.find((key) => older.has(key));
+      if (match) {
+        this.currentKey = match;
+        return { found: true, added: olderCount };
       }
       // Nothing came (a failed fetch, or the log is full): asking again would not help.
-      if (source.messages.length === held) break;
+      if (olderCount === added) break;
+      added = olderCount;
     }
-    return { found: false, added: source.messages.length - before };
+    return { found: false, added };
   }
+}
+
+/** How many of `entries` come before the oldest of them that was held before (all, when none was). */
+function countBefore(entries: readonly LogEntry[], heldBefore: ReadonlySet<string>): number {
+  const at = entries.findIndex((e) => heldBefore.has(e.key));
+  return at < 0 ? entries.length : at;
 }
