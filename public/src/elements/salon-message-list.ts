@@ -188,6 +188,11 @@ export class SalonMessageList extends LitElement {
 
   /** A message whose Retry or Discard was pressed: once it has re-rendered, the focus must not be left on nothing. */
   private acted: SalonMessageItem | null = null;
+  /** The items a followed source marked, and the timer that unmarks them. */
+  private highlighted: HTMLElement[] = [];
+  private highlightTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Animation frames asked for and not run yet: cancelled when the list is removed. */
+  private readonly frames = new Set<number>();
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -201,7 +206,37 @@ export class SalonMessageList extends LitElement {
     this.removeEventListener('salon-retry', this.onEntryAction);
     this.removeEventListener('salon-discard', this.onEntryAction);
     if (this.foundKey) clearFoundHighlight();
+    this.unmarkCited();
+    for (const frame of this.frames) cancelAnimationFrame(frame);
+    this.frames.clear();
+    this.seeking = null;
+    // A frame cancelled would have ended it: put back, the list must not stay busy.
+    this.prepending = false;
     super.disconnectedCallback();
+  }
+
+  /** Runs `step` at the next frame, unless the list is removed before. */
+  private nextFrame(step: () => void): void {
+    const frame = requestAnimationFrame(() => {
+      this.frames.delete(frame);
+      step();
+    });
+    this.frames.add(frame);
+  }
+
+  /** Marks `items` as a followed source's for HIGHLIGHT_MS; the ones an earlier source marked are unmarked now (their timer would cut this mark short). */
+  private markCited(items: HTMLElement[]): void {
+    this.unmarkCited();
+    for (const item of items) item.setAttribute('highlight', '');
+    this.highlighted = items;
+    this.highlightTimer = setTimeout(() => this.unmarkCited(), HIGHLIGHT_MS);
+  }
+
+  private unmarkCited(): void {
+    clearTimeout(this.highlightTimer);
+    this.highlightTimer = undefined;
+    for (const item of this.highlighted) item.removeAttribute('highlight');
+    this.highlighted = [];
   }
 
   private onEntryAction = (event: Event) => {
@@ -251,10 +286,9 @@ export class SalonMessageList extends LitElement {
       this.seeking = null;
       this.stick = false;
       items[0].scrollIntoView({ block: 'center' });
-      for (const item of items) item.setAttribute('highlight', '');
-      setTimeout(() => items.forEach((item) => item.removeAttribute('highlight')), HIGHLIGHT_MS);
+      this.markCited(items);
       // Items render after this list does, and the ones above take their real height: centre again then.
-      requestAnimationFrame(() => {
+      this.nextFrame(() => {
         if (items[0].isConnected) items[0].scrollIntoView({ block: 'center' });
         this.prepending = false;
       });
@@ -283,6 +317,8 @@ export class SalonMessageList extends LitElement {
       this.keepFromBottom = null;
       this.seeking = null;
       this.jumped = false;
+      // The page the reader asked for in the thread left must not grow this one's window when one of its pages comes in.
+      this.growOnPage = false;
       if (this.foundKey) clearFoundHighlight();
       this.foundKey = '';
       this.foundPending = false;
@@ -310,6 +346,8 @@ export class SalonMessageList extends LitElement {
     if (last && last.key !== oldEntries?.at(-1)?.key && last.state === 'sending') {
       this.stick = true;
       this.windowEnd = '';
+      // A cited message still being paged back to must not pull the view up once it comes in.
+      this.seeking = null;
     }
     if (this.arrived) this.limitArrivals(before);
     this.shown = this.windowOf(this.entries);
@@ -346,6 +384,8 @@ export class SalonMessageList extends LitElement {
    * empty key clears the mark.
    */
   showFound(key: string, query = ''): void {
+    // The reader moved on to a match: a followed source's page coming in later must not move the view off it.
+    if (key) this.seeking = null;
     this.foundKey = key;
     this.foundQuery = query;
     this.foundPending = !!key;
@@ -390,7 +430,7 @@ export class SalonMessageList extends LitElement {
     centre();
     void highlightFound(item, this.foundQuery);
     // Items render after this list does, and the ones above take their real height: centre again then.
-    requestAnimationFrame(() => {
+    this.nextFrame(() => {
       if (this.foundKey === key && item.isConnected) centre();
       this.prepending = false;
     });
@@ -415,12 +455,12 @@ export class SalonMessageList extends LitElement {
       // Items render after this list does; set the place again once they have.
       const apply = () => (place.stick ? this.toBottom() : (this.scroller.scrollTop = place.top));
       apply();
-      requestAnimationFrame(apply);
+      this.nextFrame(apply);
       return;
     }
     if (this.appending) {
       this.appending = false;
-      requestAnimationFrame(() => (this.prepending = false));
+      this.nextFrame(() => (this.prepending = false));
       return;
     }
     if (!changed.has('entries') && !changed.has('answers') && !moved) return;
@@ -429,7 +469,7 @@ export class SalonMessageList extends LitElement {
       const keep = this.keepFromBottom;
       this.keepFromBottom = null;
       this.scroller.scrollTop = this.scroller.scrollHeight - keep;
-      requestAnimationFrame(() => {
+      this.nextFrame(() => {
         this.scroller.scrollTop = this.scroller.scrollHeight - keep;
         this.prepending = false;
       });
@@ -438,7 +478,7 @@ export class SalonMessageList extends LitElement {
     if (this.stick) {
       // Items render after this list does; scroll again once they have.
       this.toBottom();
-      requestAnimationFrame(() => this.stick && this.toBottom());
+      this.nextFrame(() => this.stick && this.toBottom());
     } else if (this.arrived && !this.unseen) {
       this.unseen = true;
     }
@@ -586,6 +626,7 @@ export class SalonMessageList extends LitElement {
 
   private jumpToLatest = () => {
     this.stick = true;
+    this.seeking = null;
     this.windowStart = '';
     this.windowEnd = '';
     this.toBottom();
