@@ -20,6 +20,7 @@ import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { required, positiveNumber, numberWithin } from '../options.js';
+import { safeCut } from '../content/text.js';
 
 export interface PipelineOptions {
   store: Store;
@@ -192,7 +193,8 @@ export class RagPipeline {
     t = performance.now();
     const selected = comments.length ? comments : roomItemFirst(ranked.selected, candidates, room.id);
     const built = await buildContext(this.options.store, selected, searched);
-    const topic = room.context.slice(0, TOPIC_MAX_CHARS);
+    // Cut between characters: a cut emoji's first half reached the prompt as U+FFFD.
+    const topic = room.context.slice(0, safeCut(room.context, TOPIC_MAX_CHARS));
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);
     const recalled = await pastSources(this.options.chat, searched, past, built.grounded.length + 1, signal);
     const grounded = [...built.grounded, ...recalled.grounded];
