@@ -1,8 +1,9 @@
 /**
  * Every thread operation over HTTP is told to the room exactly once: to the members on the node
  * that made it and to those on another node sharing the store and the bus, whichever node made it.
- * Starting, merging (which archives the absorbed thread), splitting, unlocking, fusing, switching
- * memory and deleting (a thread that absorbed another: one notice, not one per shell).
+ * Starting, merging (which archives the absorbed thread), splitting, unlocking (or compacting a
+ * thread locked until then), fusing, switching memory and deleting (a thread that absorbed
+ * another: one notice, not one per shell).
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -54,10 +55,17 @@ it('tells each thread operation once to the members of both nodes, whichever nod
   const { thread: food } = await call(here, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: 'Food' });
 
   await call(there, 'POST', '/api/v1/threads/merge', { survivorId: trains.id, absorbedId: garden.id });
-  const { threads: parts } = await call(here, 'POST', `/api/v1/threads/${trains.id}/split`, {
-    parts: [{ title: 'Basil', messageIds: [garden.messageIds[2]] }],
-  });
+  const split = {
+    parts: [
+      { title: 'Basil', messageIds: [garden.messageIds[2]] },
+      { title: 'Tomatoes', messageIds: [garden.messageIds[0]] },
+    ],
+  };
+  const { threads: parts } = await call(here, 'POST', `/api/v1/threads/${trains.id}/split`, split);
   await call(there, 'POST', `/api/v1/threads/${parts[0].id}/unlock`);
+  // Compaction releases a `compaction` lock, told as an unlock; a thread it releases nothing of is not told.
+  expect((await call(here, 'POST', `/api/v1/threads/${parts[1].id}/compact`)).released).toBe(true);
+  expect((await call(there, 'POST', `/api/v1/threads/${trains.id}/compact`)).released).toBe(false);
   await call(here, 'POST', '/api/v1/threads/fuse', { sourceIds: [trains.id, food.id] });
   await call(there, 'PUT', `/api/v1/threads/${trains.id}/config`, { enable_chat_history_rag: false });
   // Trains absorbed Garden: its shell goes with it, told once.
@@ -74,8 +82,9 @@ it('tells each thread operation once to the members of both nodes, whichever nod
     'A new thread started: “Garden”.',
     'A new thread started: “Food”.',
     '“Garden” was merged into “Trains”.',
-    '“Trains” was split: “Basil” is a thread of its own now.',
+    '“Trains” was split: “Basil”, “Tomatoes” are threads of their own now.',
     '“Basil” is no longer split-locked.',
+    '“Tomatoes” is no longer split-locked: its memory was compacted.',
     'fused',
     'Memory is off in “Trains”: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).',
     '“Trains” was deleted with its messages.',

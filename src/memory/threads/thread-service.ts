@@ -551,6 +551,8 @@ export class ThreadService {
     await this.indexCommitted(id, result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)]);
     this.bridges.invalidate([id]);
     this.log.info({ threadId: id, fused, summarised: summaries.length, released }, 'thread compacted');
+    // A released lock is told as an unlock is: the members' thread lists show the lock until told.
+    if (released) this.announce(thread, `“${literal(thread.title)}” is no longer split-locked: its memory was compacted.`);
     return { thread: await this.get(id), fused, summarised: summaries.length, released };
   }
 
