@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ARTIFACTS, browserSuite, describeBrowser, openAs } from './harness.js';
+import { threadView } from './thread-fixture.js';
 
 const PHONE = { width: 360, height: 740 };
 const WORD = 'Unbroken'.repeat(40);
 const URL = `https://${'sub'.repeat(30)}.example.org/${'path'.repeat(150)}`;
 const NAME = 'W'.repeat(32);
+const THREADS = [threadView('t1', { title: WORD, main: true }), threadView('t2', { title: WORD })];
 
 /**
  * Mounts `tag` with `props` in a 340 px box on the page and returns what sticks out of the box:
@@ -50,28 +52,6 @@ async function overflowOf(page: Page, tag: string, props: Record<string, unknown
     },
     { tag, props },
   );
-}
-
-function thread(id: string, title: string) {
-  return {
-    id,
-    roomId: 'news_1',
-    title,
-    main: id === 't1',
-    createdAt: '2026-01-10T09:00:00.000Z',
-    status: 'active',
-    tags: [],
-    summary: '',
-    weight: 0,
-    parentId: null,
-    childIds: [],
-    origin: 'original',
-    splitLocked: false,
-    splitLockedUntil: null,
-    mergedInto: null,
-    isMerged: false,
-    config: { enable_chat_history_rag: true, privileged: false },
-  };
 }
 
 describeBrowser('long words, names and URLs on a phone', () => {
@@ -130,13 +110,13 @@ describeBrowser('long words, names and URLs on a phone', () => {
         [
           'salon-thread-header',
           {
-            thread: thread('t1', WORD),
-            threads: [thread('t1', WORD), thread('t2', WORD)],
+            thread: THREADS[0],
+            threads: THREADS,
             count: 3,
             suggestions: [{ survivorId: 't1', absorbedId: 't2', weight: 0.9 }],
           },
         ],
-        ['salon-thread-list', { threads: [thread('t1', WORD), thread('t2', WORD)], current: 't1' }],
+        ['salon-thread-list', { threads: THREADS, current: 't1' }],
       ];
       const found: string[] = [];
       for (const [tag, props] of cases) {

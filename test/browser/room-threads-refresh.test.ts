@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RoomThreads, type ThreadsSource } from '../../public/src/lib/room-threads.js';
 import type { ThreadView } from '../../public/src/lib/threads-api.js';
+import { threadView } from './thread-fixture.js';
 
 const api = {
   lists: [] as Array<(list: { threads: ThreadView[]; archivedTotal: number }) => void>,
@@ -21,26 +22,7 @@ const source: ThreadsSource = {
   },
 };
 
-function thread(id: string): ThreadView {
-  return {
-    id,
-    roomId: 'news_1',
-    title: id,
-    main: id === 'main',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    status: 'active',
-    tags: [],
-    summary: '',
-    weight: 0,
-    parentId: null,
-    childIds: [],
-    origin: 'original',
-    splitLocked: false,
-    splitLockedUntil: null,
-    mergedInto: null,
-    isMerged: false,
-  } as unknown as ThreadView;
-}
+const thread = (id: string) => threadView(id, { main: id === 'main' });
 
 describe('RoomThreads.refresh', () => {
   afterEach(() => {
