@@ -15,12 +15,13 @@ import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
 import type { CopyEntry, VectorEntry, VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
-import { ForgottenExchange, type Store, type StoredMemoryChunk } from '../store/types.js';
+import { ClaimedMessages, ForgottenExchange, type Store, type StoredMemoryChunk } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { errors } from '../errors.js';
 import { squash, withoutCitations } from '../text.js';
 import { wholeNumber } from '../options.js';
-import { MessageWindows, type WindowOptions } from './windows.js';
+import { MessageWindows, windowChunk, type WindowOptions } from './windows.js';
+import { chatLine } from '../rag/recent-chat.js';
 import { scopeOf, scopesFor } from './scopes.js';
 import { namedPeriods, saidWithin } from './named-dates.js';
 import type { MemoryAsker, MemoryChunk, MemoryHit, MemorySearch, NewMemoryChunk } from './types.js';
@@ -49,6 +50,13 @@ const COPY_PAGE = 1024;
  * each more follows a chunk with its words brought there, or deleted before it was refreshed.
  */
 export const FILING_ROUNDS = 4;
+
+/**
+ * How long a live window's claim on its messages is kept (Store.pruneMemoryClaims): a node holds a
+ * message in an open window for WINDOW_QUIET_MS, and a closed one waits in the queue for minutes at
+ * worst; a day covers a node that was stalled meanwhile.
+ */
+export const CLAIM_KEEP_MS = 86_400_000;
 
 /** Reads of a member's private memory forgetPrivate makes at most: another after each that found some (a fusion may have copied it meanwhile). */
 const FORGET_PASSES = 3;
@@ -143,6 +151,8 @@ export class MemoryService implements MemorySearch {
   private readonly forgotten = new WeakSet<NewMemoryChunk>();
   /** The row a forgotten queued exchange was written to before remember saw it forgotten: forgetPrivate counts it once. */
   private readonly forgottenRows = new WeakMap<NewMemoryChunk, number>();
+  /** The messages of each live window queued (realign reads them when another node filed some). */
+  private readonly windowMessages = new WeakMap<NewMemoryChunk, readonly Message[]>();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -170,10 +180,14 @@ export class MemoryService implements MemorySearch {
     this.retentionMs = days * DAY_MS;
     this.now = options.now ?? Date.now;
     this.background = options.background ?? new IdleGate();
-    this.windows = new MessageWindows({ ...options.windows, onWindow: (chunk) => this.enqueue(chunk) });
+    this.windows = new MessageWindows({ ...options.windows, live: true, onWindow: (chunk, messages) => this.enqueueLive(chunk, messages) });
   }
 
-  /** A member's message, stored already: it joins its thread's open window. */
+  /**
+   * A member's message, stored already and delivered on this node (its own or another node's): it
+   * joins its thread's open window. Every node in the room windows it; the first to file a window
+   * holding it files it (ClaimedMessages, realign).
+   */
   onMessage(message: Message): void {
     if (this.closed || message.author.kind !== 'user' || !message.text.trim()) return;
     this.windows.add(message);
@@ -741,6 +755,39 @@ export class MemoryService implements MemorySearch {
     await this.idle();
   }
 
+  /** Queues a live window (NewMemoryChunk.live) made of `messages`. */
+  private enqueueLive(chunk: NewMemoryChunk, messages: readonly Message[]): void {
+    this.windowMessages.set(chunk, messages);
+    this.enqueue(chunk);
+  }
+
+  /**
+   * A live window some of whose messages another node filed first (`claimed`), in a window cut
+   * elsewhere: that node joined the room later or earlier, or heard a message later. The messages
+   * it filed are left to it. Those before the last it filed, which it never heard, are filed as a
+   * window of their own. Those after it go back in front of this node's open window, which is cut
+   * again from there: where that node's open window starts, so the next windows of the two are the
+   * same, and each is filed once, by whichever closes it first.
+   */
+  private realign(closed: NewMemoryChunk, claimed: ReadonlySet<string>): void {
+    const messages = this.windowMessages.get(closed);
+    if (!messages) return;
+    let last = messages.length - 1;
+    while (last >= 0 && !claimed.has(messages[last].id)) last--;
+    if (last < 0) return;
+    const unheard = messages.slice(0, last).filter((m) => !claimed.has(m.id));
+    if (unheard.length) {
+      const at = messages.indexOf(unheard[0]);
+      const context = at > 0 ? chatLine(messages[at - 1]) : contextLineOf(closed);
+      this.enqueueLive({ ...windowChunk(closed.threadId, unheard, context), live: true }, unheard);
+    }
+    const rest = messages.slice(last + 1);
+    if (!rest.length) return;
+    const before = messages[last];
+    if (this.closed) this.enqueueLive({ ...windowChunk(closed.threadId, rest, chatLine(before)), live: true }, rest);
+    else this.windows.reopen(closed.threadId, rest, { line: chatLine(before), ts: Date.parse(before.ts) });
+  }
+
   /**
    * Queues a chunk to be stored. Each waits for an idle moment of the event loop of its own: the
    * window closes inside the broadcast of its last message, whose frames leave at the end of that
@@ -801,6 +848,7 @@ export class MemoryService implements MemorySearch {
     } catch (err) {
       // Its asker forgot their private asks in the room after asking it, here or on another node.
       if (err instanceof errors.ERR_THREAD_NOT_FOUND || err instanceof ForgottenExchange) return;
+      if (err instanceof ClaimedMessages) return this.realign(closed, new Set(err.claimed));
       if (err instanceof errors.ERR_THREAD_ARCHIVED) {
         this.log.info({ threadId: closed.threadId, reason: (err as Error).message }, 'memory chunk dropped: its thread takes no memory');
         return;
@@ -864,6 +912,7 @@ export class MemoryService implements MemorySearch {
 
   private async prune(threadId: string | null): Promise<void> {
     this.nextRetentionSweep = this.now() + RETENTION_SWEEP_MS;
+    await this.options.store.pruneMemoryClaims(new Date(this.now() - CLAIM_KEEP_MS).toISOString());
     const olderThan = new Date(this.now() - this.retentionMs).toISOString();
     for (;;) {
       const removed = await this.options.store.pruneMemory(threadId, this.maxChunksPerThread, olderThan, DELETE_SLICE);

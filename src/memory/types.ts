@@ -44,6 +44,12 @@ export interface NewMemoryChunk {
    * back.
    */
   forgetMark?: number | null;
+  /**
+   * A window of the live chat (MessageWindows as messages are delivered): every node in the room
+   * windows the messages it hears, so the store files it only if none of its messages is in a live
+   * window filed already, claiming them as it files it (ClaimedMessages); absent elsewhere.
+   */
+  live?: true;
 }
 
 export interface MemoryLineage {

@@ -30,8 +30,10 @@ export interface WindowOptions {
   quietMs?: number;
   /** Threads whose last line is kept, at most (DEFAULT_MAX_CONTEXT_LINES). */
   maxContextLines?: number;
-  /** Receives every closed window. */
-  onWindow(chunk: NewMemoryChunk): void;
+  /** The windows are the live chat's: their chunks are marked so (NewMemoryChunk.live). */
+  live?: boolean;
+  /** Receives every closed window, and the messages it was made of. */
+  onWindow(chunk: NewMemoryChunk, messages: readonly Message[]): void;
 }
 
 interface OpenWindow {
@@ -73,8 +75,10 @@ export class MessageWindows {
 
   /** Adds a message to its thread's window, closing the window when it is full. */
   add(message: Message): void {
-    const lineChars = chatLine(message).length;
     let w = this.open.get(message.threadId);
+    // Heard twice (a room this node left and joined again replays what it missed): windowed once.
+    if (w?.messages.some((m) => m.id === message.id)) return;
+    const lineChars = chatLine(message).length;
     // A message that would overflow a window, or that comes after a quiet spell (by the messages'
     // own times: an imported history has its days between sessions), starts the next one.
     const last = w?.messages[w.messages.length - 1];
@@ -143,24 +147,29 @@ export class MessageWindows {
     this.open.delete(threadId);
     if (w.timer) clearTimeout(w.timer);
     if (!w.messages.length) return undefined;
-    const first = w.messages[0];
     const end = w.messages[w.messages.length - 1];
-    const lines = w.messages.map(chatLine);
-    const line = lines[lines.length - 1];
+    const chunk = windowChunk(threadId, w.messages, w.context);
+    if (this.options.live) chunk.live = true;
+    const line = chatLine(end);
     this.previous.set(threadId, { line, ts: Date.parse(end.ts) });
-    this.options.onWindow({
-      threadId,
-      roomId: first.roomId,
-      kind: 'window',
-      text: (w.context ? [w.context, ...lines] : lines).join('\n'),
-      messageIds: w.messages.map((m) => m.id),
-      authors: [...new Set(w.messages.map((m) => m.author.name))],
-      firstTs: first.ts,
-      lastTs: w.messages[w.messages.length - 1].ts,
-      privileged: false,
-      owner: null,
-    });
+    this.options.onWindow(chunk, w.messages);
     return line;
+  }
+
+  /**
+   * Puts `messages` (a closed window's, said after `context`) back in front of the thread's open
+   * window, as if that window had not closed before them: another node filed a window that ends
+   * inside this one (MemoryService.realign), and the next windows are cut where that node cuts
+   * them, so each is filed once. The open window's messages are windowed again after them.
+   */
+  reopen(threadId: string, messages: readonly Message[], context?: { line: string; ts: number }): void {
+    const open = this.open.get(threadId)?.messages ?? [];
+    this.discardOpen(threadId);
+    const known = new Set(messages.map((m) => m.id));
+    const all = [...messages, ...open.filter((m) => !known.has(m.id))].sort((a, b) => a.seq - b.seq);
+    if (context) this.previous.set(threadId, context);
+    else this.previous.delete(threadId);
+    for (const m of all) this.add(m);
   }
 
   /** Drops a thread's open window without keeping it (the thread was deleted). */
@@ -202,6 +211,27 @@ export class MessageWindows {
   forgetContext(threadId: string): void {
     this.previous.delete(threadId);
   }
+}
+
+/**
+ * The memory chunk of a window of `messages` (one thread's, oldest first): one line per message,
+ * after `context` (the line said just before them) when there is one.
+ */
+export function windowChunk(threadId: string, messages: readonly Message[], context?: string): NewMemoryChunk {
+  const first = messages[0];
+  const lines = messages.map(chatLine);
+  return {
+    threadId,
+    roomId: first.roomId,
+    kind: 'window',
+    text: (context ? [context, ...lines] : lines).join('\n'),
+    messageIds: messages.map((m) => m.id),
+    authors: [...new Set(messages.map((m) => m.author.name))],
+    firstTs: first.ts,
+    lastTs: messages[messages.length - 1].ts,
+    privileged: false,
+    owner: null,
+  };
 }
 
 /** Whether a message ends by asking something (its last sentence is a question). */

@@ -96,7 +96,11 @@ export interface RoomHubDeps {
   bus: RoomBus;
   /** Looked up on every ask, so the assistant may be wired after the hub is built. */
   assistant?: () => RoomAssistant | undefined;
-  /** Told of every member message posted on this node, after it was stored (conversation memory hooks in here). */
+  /**
+   * Told of every stored message this node delivers to its members, its own and those the bus
+   * brings, once per room and in the room's order (conversation memory hooks in here: every node
+   * in a room windows all that is said in it, src/memory/windows.ts).
+   */
   onMessage?: (message: Message) => void;
   /** Told of every stored message this node delivered to its members, once per room (delivery lag is measured here). */
   onDelivered?: (message: Message) => void;
@@ -616,12 +620,6 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   private publishMessage(room: Room, message: Message): void {
     this.route(room.id, 'history', JSON.stringify({ type: 'message', message }), undefined, message);
-    try {
-      this.onMessage?.(message);
-    } catch (err) {
-      // A listener's failure is its own; the message is stored and delivered already.
-      this.log.warn({ roomId: room.id, err: (err as Error)?.message }, 'message listener failed');
-    }
   }
 
   /** Delivers on this node, then publishes for the others; a failing bus never blocks local delivery. */
@@ -714,6 +712,12 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const sent = m === message ? frame : withMessage(frame, m);
     room.sendAll(sent, m.seq, sent.startsWith(ASSISTANT_DONE_FRAME));
     this.onDelivered?.(m);
+    try {
+      this.onMessage?.(m);
+    } catch (err) {
+      // A listener's failure is its own; the message is stored and delivered already.
+      this.log.warn({ roomId: room.id, err: (err as Error)?.message }, 'message listener failed');
+    }
     return Buffer.byteLength(sent);
   }
 

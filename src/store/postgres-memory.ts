@@ -9,7 +9,7 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { lockCovering, placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
 import { MEMORY_CHUNK_COLUMNS, memoryChunkValues, rowToStoredMemoryChunk } from './rows.js';
-import { ForgottenExchange, refusesForgotten, type MemoryFiling, type StoredMemoryChunk } from './types.js';
+import { ClaimedMessages, ForgottenExchange, refusesForgotten, type MemoryFiling, type StoredMemoryChunk } from './types.js';
 import { activeThreadLocked } from './postgres-messages.js';
 
 /**
@@ -40,7 +40,30 @@ export async function insertMemory(
 export async function insertMemoryInThread(sql: Sql, c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
   const forgetMark = await refuseForgotten(sql, c);
   // The lines' scope names the thread (insertLines), so the chunk is filed before they are written.
-  return insertMemory(sql, await filedChunk(sql, c), now, vector, now, forgetMark);
+  const filed = await filedChunk(sql, c);
+  await claimMessages(sql, c, now);
+  return insertMemory(sql, filed, now, vector, now, forgetMark);
+}
+
+/**
+ * Claims a live window's messages (NewMemoryChunk.live); call inside its filing's transaction.
+ * ClaimedMessages, rolling the filing back, when a live window filed before holds any of them. Two
+ * nodes claiming at once: the second's insert waits on the first's rows, then skips those it committed.
+ */
+async function claimMessages(sql: Sql, c: NewMemoryChunk, now: string): Promise<void> {
+  if (!c.live || !c.messageIds.length) return;
+  const { rows } = await sql.query(
+    'INSERT INTO memory_claims (message_id, claimed_at) SELECT unnest($1::text[]), $2 ON CONFLICT (message_id) DO NOTHING RETURNING message_id',
+    [c.messageIds, now],
+  );
+  if (rows.length === c.messageIds.length) return;
+  const taken = new Set(rows.map((r) => r.message_id as string));
+  throw new ClaimedMessages(c.messageIds.filter((id) => !taken.has(id)));
+}
+
+/** Store.pruneMemoryClaims. */
+export async function pruneClaimsBefore(sql: Sql, before: string): Promise<number> {
+  return (await sql.query('DELETE FROM memory_claims WHERE claimed_at < $1', [before])).rowCount ?? 0;
 }
 
 /**
@@ -64,6 +87,7 @@ export async function fileMemoryInThread(
   await lockFiling(sql, filed);
   const repeat = await findRepeatIn(sql, filed, forgetMark);
   if (repeat && !notRepeats.includes(repeat.id)) return { repeat };
+  await claimMessages(sql, c, now);
   return { stored: await insertMemory(sql, filed, now, vector, now, forgetMark) };
 }
 

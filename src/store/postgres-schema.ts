@@ -307,6 +307,14 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // written without one (a node of an older version, during a rolling upgrade) get the raw text's,
   // as before.
   foldSearchText,
+  // 17: the messages of the live windows filed, as in SQLite (its migration 32).
+  `
+  CREATE TABLE memory_claims (
+    message_id text COLLATE "C" PRIMARY KEY,
+    claimed_at text NOT NULL
+  );
+  CREATE INDEX memory_claims_at ON memory_claims (claimed_at);
+  `,
 ];
 
 /**

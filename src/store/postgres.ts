@@ -15,7 +15,7 @@ import { CHUNK_SELECT, hasChunks, listItemSummariesIn, listItemsIn, lockItem, re
 import * as embeddings from './postgres-embeddings.js';
 import * as jobs from './postgres-jobs.js';
 import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
-import { fileMemoryInThread, forgetMarkOf, insertMemoryInThread, markForgetIn, pruneIn } from './postgres-memory.js';
+import { fileMemoryInThread, forgetMarkOf, insertMemoryInThread, markForgetIn, pruneClaimsBefore, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as sources from './postgres-sources.js';
@@ -455,6 +455,10 @@ export class PostgresStore implements Store {
 
   pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]> {
     return this.db.tx((sql) => pruneIn(sql, threadId, maxPerThread, olderThan, limit));
+  }
+
+  pruneMemoryClaims(before: string): Promise<number> {
+    return pruneClaimsBefore(this.db, before);
   }
 
   // jobs

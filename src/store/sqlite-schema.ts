@@ -452,6 +452,16 @@ export const SQLITE_MIGRATIONS: string[] = [
   `
   CREATE INDEX items_category_sort ON items (category COLLATE NOCASE, sort_key DESC, id DESC);
   `,
+  // 32: the messages of the live windows filed (ClaimedMessages): every node in a room windows the
+  // messages it hears, and a window is filed by the first node to claim its messages. A claim is
+  // kept a day (Store.pruneMemoryClaims), long past any open window.
+  `
+  CREATE TABLE memory_claims (
+    message_id TEXT PRIMARY KEY,
+    claimed_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX memory_claims_at ON memory_claims (claimed_at);
+  `,
 ];
 
 /**

@@ -92,7 +92,7 @@ import type {
   ThreadEvent,
   UpsertStatus,
 } from './types.js';
-import { ForgottenExchange, refusesForgotten } from './types.js';
+import { ClaimedMessages, ForgottenExchange, refusesForgotten } from './types.js';
 
 /** `?, ?, …` for each of `columns` (comma-separated). */
 const marks = (columns: string) =>
@@ -1049,6 +1049,7 @@ export class SqliteStore implements Store {
   async addMemoryChunk(c: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk> {
     this.addMemoryTx ??= this.db.transaction((chunk: NewMemoryChunk, at: string, v?: { vector: Float32Array; model: string }) => {
       const forgetMark = this.refuseForgotten(chunk);
+      this.claimMessages(chunk, at);
       return this.insertNewMemory(this.filedChunk(chunk), at, v, forgetMark);
     });
     return this.addMemoryTx.immediate(c, now, vector);
@@ -1088,7 +1089,26 @@ export class SqliteStore implements Store {
     const filed = this.filedChunk(c);
     const repeat = this.repeatOf(filed, forgetMark);
     if (repeat && !notRepeats.includes(repeat.id)) return { repeat };
+    this.claimMessages(c, now);
     return { stored: this.insertNewMemory(filed, now, vector, forgetMark) };
+  }
+
+  /**
+   * Claims a live window's messages (NewMemoryChunk.live) inside its filing's transaction;
+   * ClaimedMessages, rolling the filing back, when a live window filed before holds any of them.
+   */
+  private claimMessages(c: NewMemoryChunk, now: string): void {
+    if (!c.live || !c.messageIds.length) return;
+    const ids = JSON.stringify(c.messageIds);
+    const claimed = (this.sql('SELECT message_id FROM memory_claims WHERE message_id IN (SELECT value FROM json_each(?))').all(ids) as Row[]).map(
+      (r) => r.message_id as string,
+    );
+    if (claimed.length) throw new ClaimedMessages(claimed);
+    this.sql('INSERT INTO memory_claims (message_id, claimed_at) SELECT value, ? FROM json_each(?)').run(now, ids);
+  }
+
+  async pruneMemoryClaims(before: string): Promise<number> {
+    return this.sql('DELETE FROM memory_claims WHERE claimed_at < ?').run(before).changes;
   }
 
   /** The chunk in the thread it goes to: where a message for its thread would (`threadTakingMessages`), or nowhere. */

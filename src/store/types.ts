@@ -130,6 +130,18 @@ export class ForgottenExchange extends Error {
 }
 
 /**
+ * What Store.addMemoryChunk and Store.fileMemoryChunk throw, storing nothing, for a live window
+ * (NewMemoryChunk.live) some of whose messages are in a live window filed already, on any node:
+ * `claimed` names them. The caller files what no window holds yet (MemoryService.realign).
+ */
+export class ClaimedMessages extends Error {
+  constructor(readonly claimed: readonly string[]) {
+    super(`${claimed.length} of its messages are in a window filed already`);
+    this.name = 'ClaimedMessages';
+  }
+}
+
+/**
  * Whether the store checks `c`'s forget mark as it is written: it carries one and is filed as its
  * owner's private memory (privileged: a private ask's exchange, or one asked in a privileged
  * thread). A public exchange is the room's, which no member's forget takes: stored whatever its mark.
@@ -563,6 +575,12 @@ export interface Store {
    * thread's fusion or compaction would never commit.
    */
   pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]>;
+  /**
+   * Forgets the claims of live windows' messages (ClaimedMessages) made before `before`: a node
+   * holds a message in an open window for minutes at most, so an old claim guards nothing. Returns
+   * how many were forgotten.
+   */
+  pruneMemoryClaims(before: string): Promise<number>;
 
   // the change log of the vector indexes (src/sync): what a node that missed notices catches up from
   /** Logs that `target`'s rows `ids` changed, after the change committed; returns the entry's seq. */

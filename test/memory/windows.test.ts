@@ -46,6 +46,32 @@ describe('memory windows', () => {
     expect(closed[1].text).toContain('tomatoes need sun');
   });
 
+  it("reopens a closed window's last messages in front of the open one, after the line before them, cut again from there; a message heard twice is windowed once", () => {
+    const sent = Array.from({ length: 16 }, (_, i) => message('t1', i % 2 ? 'Cy' : 'Ann', `line ${i}`));
+    for (const m of sent.slice(0, 14)) windows.add(m);
+    windows.add(sent[13]);
+    expect(closed.map((c) => c.messageIds)).toEqual([sent.slice(0, 12).map((m) => m.id)]);
+    // Another node filed sent[0..9]: sent[10..11] go back in front of the open window (sent[12..13]).
+    windows.reopen('t1', sent.slice(10, 12), { line: 'Cy (24 Nov 2026, 10:10): line 9', ts: Date.parse(sent[9].ts) });
+    expect(windows.waiting('t1')).toBe(4);
+    for (const m of sent.slice(14)) windows.add(m);
+    windows.close('t1');
+    expect(closed[1].messageIds).toEqual(sent.slice(10).map((m) => m.id));
+    expect(closed[1].text.split('\n')[0]).toBe('Cy (24 Nov 2026, 10:10): line 9');
+  });
+
+  it("marks the chunks of live windows, and gives each closed window's messages with it", () => {
+    const got: [NewMemoryChunk, readonly Message[]][] = [];
+    const live = new MessageWindows({ live: true, onWindow: (c, m) => got.push([c, m]) });
+    const m = message('t1', 'Ann', 'the ferry leaves at nine');
+    live.add(m);
+    live.close();
+    expect(got).toEqual([[expect.objectContaining({ live: true, messageIds: [m.id] }), [m]]]);
+    windows.add(message('t1', 'Ann', 'not live'));
+    windows.close();
+    expect(closed[0].live).toBeUndefined();
+  });
+
   it('closes a window after twelve messages, with each speaker and the times of its first and last message', () => {
     const sent = Array.from({ length: 13 }, (_, i) => message('t1', i % 2 ? 'Cy' : 'Ann', `message number ${i}`));
     for (const m of sent) windows.add(m);

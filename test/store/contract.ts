@@ -9,7 +9,7 @@ import type { ContentItem } from '../../src/content/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
-import { ForgottenExchange, type IngestJob, type JobRunner, type Store, type Thread } from '../../src/store/types.js';
+import { ClaimedMessages, ForgottenExchange, type IngestJob, type JobRunner, type Store, type Thread } from '../../src/store/types.js';
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { source, sourcesContract } from './sources-contract.js';
 
@@ -549,6 +549,28 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.countMemoryChunks(main.id)).toBe(3);
         expect((await store.getMemoryChunks([held.id]))[0].updatedAt).toBe(at(2));
         await expect(store.fileMemoryChunk(chunk('thr_gone', 'too late'), at(3), undefined, [])).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+      });
+
+      it('files a live window only if no live window filed before holds one of its messages, claiming them; whichever way it is filed; other chunks claim nothing', async () => {
+        const live = (ids: string[], text: string) => chunk('t1', text, { messageIds: ids, live: true });
+        const v = { vector: Float32Array.from([0.6, 0.8, 0]), model: 'm@3' };
+        expect(await store.fileMemoryChunk(live(['m1', 'm2', 'm3'], 'Ann: the ferry leaves at nine'), at(2), v, [])).toEqual({ stored: expect.any(Object) });
+        // Another node's window over m3..m5: refused whole, naming what was filed, nothing stored.
+        const refused = await store.fileMemoryChunk(live(['m3', 'm4', 'm5'], 'Bo: the ferry is late again'), at(2), v, []).catch((err: unknown) => err);
+        expect(refused).toBeInstanceOf(ClaimedMessages);
+        expect((refused as ClaimedMessages).claimed).toEqual(['m3']);
+        await expect(store.addMemoryChunk(live(['m0', 'm1'], 'Cy: which ferry'), at(2))).rejects.toMatchObject({ claimed: ['m1'] });
+        expect(await store.countMemoryChunks('t1')).toBe(1);
+        // Its unclaimed messages were not claimed by the refusal: filed on their own, they are stored.
+        expect(await store.addMemoryChunk(live(['m4', 'm5'], 'Bo: the ferry is late again'), at(2))).toMatchObject({ messageIds: ['m4', 'm5'] });
+        // A thread operation's or an import's chunk of the same messages is no live window: stored.
+        expect(await store.addMemoryChunk(chunk('t2', 'Ann: the ferry leaves at nine', { messageIds: ['m1', 'm2'] }), at(2))).toMatchObject({ threadId: 't2' });
+        expect(await store.countMemoryChunks('t1')).toBe(2);
+        // Claims older than the cut are forgotten, newer ones kept.
+        await store.fileMemoryChunk(live(['m9'], 'Cy: later'), at(4), undefined, []);
+        expect(await store.pruneMemoryClaims(at(3))).toBe(5);
+        expect(await store.addMemoryChunk(live(['m1'], 'Ann: the ferry leaves at nine'), at(5))).toMatchObject({ messageIds: ['m1'] });
+        await expect(store.addMemoryChunk(live(['m9'], 'Cy: later'), at(5))).rejects.toBeInstanceOf(ClaimedMessages);
       });
 
       it('refuses a private exchange asked before its asker last forgot their private asks in its room (its forget mark), storing nothing; marks are per member and room', async () => {
