@@ -116,4 +116,24 @@ describeBrowser('the find bar while it searches earlier pages', () => {
       await context.close();
     }
   });
+
+  it('ends a search of earlier pages when another thread opens, no longer saying it is searching', async () => {
+    const { context, page } = await openAs(suite.browser, 'Ada', DESKTOP);
+    try {
+      await mountBar(page, `${suite.server.url}/`);
+      const box = page.locator('salon-room-find input');
+      await box.fill('lighthouse');
+      await box.press('Enter');
+      await expect.poll(() => waitingPages(page)).toBe(1);
+      await expect.poll(() => page.locator('salon-room-find [data-find-status]').textContent()).toBe('Searching earlier messages…');
+      // The member opens thread b: the navigator's source now pages back through b.
+      await page.evaluate(() => ((window as unknown as { __bar: { source: { threadId: string } } }).__bar.source.threadId = 'b'));
+      await release(page);
+      expect(await waitingPages(page)).toBe(0);
+      expect(await page.locator('salon-room-find [data-find-status]').textContent()).toBe('');
+      expect(await page.locator('salon-room-find [data-earlier-note]').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -23,6 +23,7 @@ import { baseStyles } from '../lib/styles.js';
 const ANNOUNCE_DELAY_MS = 600;
 /** Characters of the match's message read out around the words found. */
 const EXCERPT_CHARS = 90;
+const SEARCHING = 'Searching earlier messages…';
 const NO_SOURCE: FindSource = { messages: [], hasOlder: false, loadOlder: async () => {} };
 
 @customElement('salon-room-find')
@@ -166,7 +167,7 @@ export class SalonRoomFind extends LitElement {
               ${
                 canOlder
                   ? html`<button type="button" data-find-earlier ?disabled=${this.searching} @click=${() => void this.searchEarlier()}>
-                      ${this.searching ? 'Searching earlier messages…' : 'Search earlier messages'}
+                      ${this.searching ? SEARCHING : 'Search earlier messages'}
                     </button>`
                   : nothing
               }
@@ -213,14 +214,18 @@ export class SalonRoomFind extends LitElement {
   private async searchEarlier(): Promise<void> {
     if (this.searching) return;
     this.searching = true;
-    this.announcement = 'Searching earlier messages…';
+    this.announcement = SEARCHING;
     const query = this.finder.query;
     try {
       const { found, added, superseded } = await this.finder.searchEarlier(this.source);
       // Closed meanwhile, the bar looks for nothing: a match it showed now would be outlined and
       // highlighted, and the list moved to it, with no bar left to say why or to clear it. New words
       // or another thread: the search was for what the member left, and says nothing of what is shown.
-      if (superseded || !this.isConnected || !this.open || this.finder.query !== query) return;
+      if (superseded || !this.isConnected || !this.open || this.finder.query !== query) {
+        // Not left saying it is still searching: new words say their own count once typing pauses.
+        if (this.announcement === SEARCHING) this.announcement = '';
+        return;
+      }
       if (found) {
         this.earlierNote = '';
         this.show(this.finder.currentKey);
