@@ -1,5 +1,5 @@
 import { printable } from './cli/printable.js';
-import { errorForLog, textForLog } from './routes/request-log.js';
+import { errorForLog, textForLog } from './log-text.js';
 
 /**
  * The one logger type every part takes: pino's call shape, structured details first, then the

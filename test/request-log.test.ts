@@ -5,7 +5,8 @@
  */
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loggedPath, withoutQueries } from '../src/routes/request-log.js';
+import { loggedPath } from '../src/routes/request-log.js';
+import { withoutQueries } from '../src/log-text.js';
 import { testApp } from './helpers.js';
 
 const SECRET = 'hushhush-needle';

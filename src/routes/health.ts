@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { isAdmin } from './auth.js';
 import { FreshReading } from '../rooms/fresh-reading.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
-import { textForLog } from './request-log.js';
+import { textForLog } from '../log-text.js';
 
 /**
  * How long `/readyz` waits for its checks all together: each has its own timeout, but the store's

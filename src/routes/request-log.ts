@@ -14,6 +14,7 @@
  */
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 import { printable } from '../cli/printable.js';
+import { errorForLog, textForLog, withoutQueries } from '../log-text.js';
 
 /** The pino options Fastify's `logger` takes. */
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -23,21 +24,6 @@ export function loggedPath(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
-}
-
-/**
- * A relative URL's query in free text: after a space, quote, bracket, colon or `=`, one `/`, a
- * path, then `?…` up to a space or a double quote. A URL's path and query may hold `'`, `(` and
- * `)` (encodeURIComponent leaves them as they are, so a search for "salon (2)" sends them), and
- * stopping at them logged the rest: a query runs on past them, and a path goes on through them.
- * The path stops where another such URL could begin (a `'`, `(`, colon or `=` before one `/`):
- * running on past it, each of n starts (`=/=/=/…`) read to the text's end, quadratic.
- */
-const RELATIVE_URL_QUERY = /(^|[\s"'(:=])(\/(?!\/)(?:[^\s"'(?:=]|['(:=](?!\/(?!\/)))*)\?[^\s"]*/g;
-
-/** `text` with the query of every request-like URL in it dropped. */
-export function withoutQueries(text: string): string {
-  return text.replace(RELATIVE_URL_QUERY, '$1$2');
 }
 
 /** `value` printable when it is a string (a header's value, the address a proxy's header told). */
@@ -67,62 +53,6 @@ const URL_FIELDS = ['url', 'path'];
  */
 function fieldForLog(value: string): string {
   return value.startsWith('/') ? loggedPath(value)! : withoutQueries(value);
-}
-
-/**
- * A URL's userinfo in free text (`http://alice:s3cret@host`): an error may name the address it
- * could not reach, and OLLAMA_HOST, REDIS_URL or DATABASE_URL may carry a password. Up to the last
- * `@` before the host, as URL parsers read it: a password may hold one (`postgres://u:p@ss@db`, a
- * URL pg and ioredis take), and stopping at the first logged its rest.
- */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>]*@/gi;
-
-/** Free text as the log keeps it: without queries or credentials in URLs, printable. */
-export function textForLog(text: string): string {
-  return printable(withoutQueries(text).replace(URL_USERINFO, '$1'));
-}
-
-/** How deep an error's causes and aggregated errors are logged (a cause may be its own). */
-const MAX_ERROR_DEPTH = 5;
-
-/** A cause or an aggregated error as the log keeps it: scrubbed as its top error is; past MAX_ERROR_DEPTH, left out. */
-function nestedForLog(value: unknown, depth: number): unknown {
-  if (depth > MAX_ERROR_DEPTH) return undefined;
-  if (value instanceof Error) return errorForLog(value, depth);
-  return typeof value === 'string' ? textForLog(value) : value;
-}
-
-/**
- * `err` with the queries and URL credentials scrubbed from its message and stack, its causes and
- * an AggregateError's errors scrubbed alike, without the parser's `rawPacket` (the bytes of a
- * malformed request, its request line among them, that Node puts on a client error) and without a
- * PostgreSQL error's `detail` (`Key (text)=(…)`: a row's values, people's text): a copy with the
- * same prototype, so the log's error serializer reads it as it would `err`.
- */
-export function errorForLog(err: Error, depth = 0): Error {
-  const raw = err as Error & { rawPacket?: unknown; detail?: unknown; errors?: unknown };
-  const message = textForLog(err.message);
-  const stack = err.stack === undefined ? undefined : textForLog(err.stack);
-  const cause = err.cause === undefined ? undefined : nestedForLog(err.cause, depth + 1);
-  const errs = Array.isArray(raw.errors) ? raw.errors.map((e) => nestedForLog(e, depth + 1)) : raw.errors;
-  const errsChanged = Array.isArray(errs) && errs.some((e, i) => e !== (raw.errors as unknown[])[i]);
-  if (raw.rawPacket === undefined && raw.detail === undefined && message === err.message && stack === err.stack && cause === err.cause && !errsChanged) {
-    return err;
-  }
-  const copy = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as Error & { rawPacket?: unknown; detail?: unknown }, err);
-  delete copy.rawPacket;
-  delete copy.detail;
-  const hidden = (name: string, value: unknown) => Object.defineProperty(copy, name, { value, enumerable: false, writable: true, configurable: true });
-  hidden('message', message);
-  hidden('stack', stack);
-  if (cause !== undefined) hidden('cause', cause);
-  else delete copy.cause;
-  if (Array.isArray(errs))
-    hidden(
-      'errors',
-      errs.filter((e) => e !== undefined),
-    );
-  return copy;
 }
 
 /** A log call's details with the URL fields and the error scrubbed of queries and printable (the same object when nothing changes). */
