@@ -8,17 +8,17 @@
 
 /** Homoglyphs of the hex digits that NFKC leaves as they are (a subset of Unicode's confusables). */
 const HOMOGLYPHS: Record<string, string> = {
-  '0': 'oοоօ',
+  '0': 'oOοΟоОօ',
   '1': 'lIıǀӏ|',
   '3': 'ЗзƷʒ',
   '5': 'Ƽ',
   '6': 'б',
   '8': 'ȣ',
-  a: 'аɑα',
-  b: 'ЬьƅᏏ',
-  c: 'сϲᴄ',
+  a: 'аАɑαΑ',
+  b: 'ВЬьƅβ',
+  c: 'сСϲᴄ',
   d: 'ԁ',
-  e: 'еҽ℮',
+  e: 'еЕҽ℮',
   f: 'ƒ',
 };
 
@@ -29,37 +29,45 @@ const COMPAT_RANGES: [number, number][] = [
   [0x1d400, 0x1d7ff],
 ];
 
-let variants: Map<string, string> | undefined;
+/** Every character that reads as a hex digit, to the digit; built once, on the first fence (about 15 ms). */
+let digits: Map<string, string> | undefined;
 
-/** Per hex digit, every character that reads as it; built once, on the first fence (about 15 ms). */
-function digitVariants(): Map<string, string> {
-  if (variants) return variants;
-  const out = new Map<string, string>([...'0123456789abcdef'].map((d) => [d, `${d}${d.toUpperCase()}${HOMOGLYPHS[d] ?? ''}`]));
+function digitOf(): Map<string, string> {
+  if (digits) return digits;
+  const out = new Map<string, string>();
+  for (const d of '0123456789abcdef') {
+    for (const c of `${d}${d.toUpperCase()}${HOMOGLYPHS[d] ?? ''}`) out.set(c, d);
+  }
   for (const [from, to] of COMPAT_RANGES)
     for (let cp = from; cp <= to; cp++) {
       const char = String.fromCodePoint(cp);
       const folded = char.normalize('NFKC').toLowerCase();
-      if (folded.length === 1 && out.has(folded)) out.set(folded, out.get(folded)! + char);
+      if (folded.length === 1 && /[0-9a-f]/.test(folded) && !out.has(char)) out.set(char, folded);
     }
-  variants = out;
+  digits = out;
   return out;
 }
 
-let last: { nonce: string; pattern: RegExp } | undefined;
+/** By length: runs of at least that many characters reading as hex digits, format characters between them. */
+const runs = new Map<number, RegExp>();
 
-/**
- * A global pattern matching `nonce` and its look-alikes in any text. The last one is kept: every
- * block of one prompt is fenced with the same nonce.
- */
-export function nonceLookalikes(nonce: string): RegExp {
-  if (last?.nonce === nonce) return last.pattern;
-  const all = digitVariants();
-  const digit = (d: string) => `[${escapeClass(all.get(d.toLowerCase()) ?? d)}]`;
-  const pattern = new RegExp([...nonce].map(digit).join('\\p{Cf}*'), 'giu');
-  last = { nonce, pattern };
+function runsOf(length: number): RegExp {
+  let pattern = runs.get(length);
+  if (!pattern) {
+    const digit = `[${[...digitOf().keys()].join('').replace(/[\\\]\[^|-]/g, '\\$&')}]`;
+    // One pattern for every nonce of a length: a pattern per nonce took half a millisecond to compile, each ask.
+    pattern = new RegExp(`${digit}(?:\\p{Cf}*${digit}){${Math.max(0, length - 1)},}`, 'gu');
+    runs.set(length, pattern);
+  }
   return pattern;
 }
 
-function escapeClass(chars: string): string {
-  return chars.replace(/[\\\]\[^|-]/g, '\\$&');
+/** `text` with each run of hex look-alikes that reads as holding `nonce` made `x`s (nonce.length of them). */
+export function withoutNonceLookalikes(text: string, nonce: string): string {
+  const digit = digitOf();
+  return text.replace(runsOf(nonce.length), (run) => {
+    let read = '';
+    for (const c of run) read += digit.get(c) ?? '';
+    return read.includes(nonce) ? 'x'.repeat(nonce.length) : run;
+  });
 }
