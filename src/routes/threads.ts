@@ -164,11 +164,9 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       const absorbed = await threads.absorbedBy(t);
       let messages = 0;
       let memoryChunks = 0;
-      let deleted = false;
-      for (const id of [...absorbed, t.id]) {
+      const remove = async (id: string): Promise<boolean> => {
         const removed = await store.deleteThread(id);
-        if (!removed) continue;
-        deleted ||= id === t.id;
+        if (!removed) return false;
         messages += removed.messages;
         memoryChunks += removed.memoryIds.length;
         // Deleted in the store: the memory index and the rooms follow whatever fails, or a 500 for a
@@ -177,9 +175,13 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
           memory.forgetThread(id, removed.memoryIds),
         );
         await afterDeletion(request.log, id, 'live rooms not told of a deleted thread', () => rooms.threadDeleted(t.roomId, id));
-      }
+        return true;
+      };
+      for (const id of absorbed) await remove(id);
       // Another deletion of it won the race: that one tells the rooms.
-      if (!deleted) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
+      if (!(await remove(t.id))) throw new errors.ERR_THREAD_NOT_FOUND(t.id);
+      // A merge into it that committed after `absorbed` was read left a shell pointing at it.
+      for (const id of await threads.absorbedBy(t)) if (await remove(id)) absorbed.push(id);
       threads.announceDeleted(t);
       return { deleted: t.id, messages, memoryChunks, fusedInto, absorbed };
     },

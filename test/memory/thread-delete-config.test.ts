@@ -46,6 +46,24 @@ describe('DELETE a thread', () => {
     expect(await a.salon.store.getThread(garden.id)).toBeNull();
   });
 
+  it('deletes the shell of a merge into the thread that committed while the deletion ran', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads } = a.salon;
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const garden = await threadWith(a, ROOM, 'Garden', GARDEN);
+    const late = await threads.create(ROOM, 'Late', 'admin');
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: trains.id, absorbedId: garden.id });
+    const remove = store.deleteThread.bind(store);
+    // As the shells it read are deleted, another request merges one more thread into it.
+    vi.spyOn(store, 'deleteThread').mockImplementation(async (id: string) => {
+      if (id === garden.id) await threads.merge(trains.id, late.id, 'admin');
+      return remove(id);
+    });
+    expect((await call(a, 'DELETE', `/api/v1/threads/${trains.id}`)).absorbed).toEqual([garden.id, late.id]);
+    // Before, Late was left archived, pointing at a thread that is gone.
+    expect(await store.getThread(late.id)).toBeNull();
+  });
+
   it('is the admin’s alone, and answers an unknown thread by its code', async () => {
     const a = await threadsApp(closers);
     const t = await threadWith(a, ROOM, 'Trains', TRAINS);
