@@ -2,6 +2,7 @@
 import type { RoomResolver } from '../rooms/types.js';
 import { categoryOfTopicTitle, TOPIC_ROOM_PREFIX } from '../protocol/room-ids.js';
 import type { RoomView } from './types.js';
+import { safeCut } from '../content/text.js';
 
 export const ROOM_CONTEXT_MAX_CHARS = 2000;
 /**
@@ -29,7 +30,8 @@ export function roomViews(resolve: RoomResolver, options: RoomViewOptions = {}):
   const view = async (roomId: string): Promise<RoomView | null> => {
     const info = await resolve(roomId);
     if (!info) return null;
-    const view: RoomView = { id: info.id, title: info.title, context: info.context.slice(0, ROOM_CONTEXT_MAX_CHARS) };
+    // Cut between characters: an emoji across the limit left half of itself in the prompt.
+    const view: RoomView = { id: info.id, title: info.title, context: info.context.slice(0, safeCut(info.context, ROOM_CONTEXT_MAX_CHARS)) };
     const category = info.kind === 'topic' ? categoryOfTopicTitle(info.title) : null;
     if (category !== null) view.category = category;
     return view;

@@ -7,6 +7,7 @@ import { parseGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { createItemPipeline } from '../../src/content/ingest/pipeline.js';
 import { RagPipeline } from '../../src/rag/pipeline.js';
+import { ROOM_CONTEXT_MAX_CHARS, roomViews } from '../../src/rag/room-context.js';
 import { buildPrompt, TOPIC_MAX_CHARS } from '../../src/rag/prompt.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
@@ -73,5 +74,14 @@ describe('the room context in the prompt', () => {
     expect(user).not.toContain('\uFFFD');
     expect(parseGroundedPrompt(user)!.topic).toBe(context.slice(0, TOPIC_MAX_CHARS - 1));
     expect(prepared.stages.context.roomContextChars).toBe(TOPIC_MAX_CHARS - 1);
+  });
+});
+
+describe('a room view', () => {
+  it('cuts a long context between characters', async () => {
+    const context = `${'a'.repeat(ROOM_CONTEXT_MAX_CHARS - 1)}😀 and after`;
+    const views = roomViews(async (id) => ({ id, kind: 'news', title: 'Long', url: null, context }));
+    const view = await views('news_long');
+    expect(view!.context).toBe('a'.repeat(ROOM_CONTEXT_MAX_CHARS - 1));
   });
 });
