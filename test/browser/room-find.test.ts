@@ -34,7 +34,7 @@ function found(pieces: string[], query: string): string[] {
 }
 
 /** A thread's history on the server, paged back 50 at a time into `messages` as the navigator does. */
-function historySource(held: LogEntry[], older: LogEntry[], pageSize = 50): FindSource & { loads: number } {
+function historySource(held: LogEntry[], older: LogEntry[], pageSize = 50): FindSource & { messages: readonly LogEntry[]; loads: number } {
   const source = {
     messages: held as readonly LogEntry[],
     loads: 0,
