@@ -5,8 +5,11 @@
  * and cited the source as holding a fact it only asks to be said.
  */
 
-/** Whom such a sentence may address first (once or twice): `SYSTEM:`, `Salon AI, assistant,`, `Note to AI:`. */
-const ADDRESSEE = String.raw`(?:(?:system|assistant|salon ai|ai|bot|chatbot|model|llm|note to (?:the )?(?:ai|assistant|model|llm|bots?))\s*[:,]\s*){0,2}`;
+/**
+ * Whom such a sentence may address first (once or twice), however marked up: `SYSTEM:`, `**Note to
+ * AI:**`, `Salon AI, assistant,`, or a message put to the assistant (`@ai`, `/ask`).
+ */
+const ADDRESSEE = String.raw`(?:(?:(?:system|assistant|salon ai|ai|bot|chatbot|model|llm|note to (?:the )?(?:ai|assistant|model|llm|bots?))[\s*_"'“”>]*[:,]|@ai\b|\/ask\b)[\s*_"'“”>]*){0,2}`;
 /** Words an order may open with before its verb. */
 const OPENERS = String.raw`(?:(?:please|now|instead|first|also|and|just)[\s,]+)*`;
 /** An order to drop what the reader was told: `ignore all previous instructions`, `disregard your rules`. */
@@ -21,5 +24,11 @@ const DIRECTIVE = new RegExp(`^${ADDRESSEE}${OPENERS}(?:${OVERRIDE}|${SPEAK})`, 
 
 /** Whether a sentence is an order to whoever reads it (the model), not a statement it could quote as an answer. */
 export function instructsTheReader(sentence: string): boolean {
-  return DIRECTIVE.test(sentence.trimStart());
+  return DIRECTIVE.test(sentence.replace(MARKUP_BEFORE, ''));
 }
+
+/**
+ * Markup before a sentence's first word: emphasis, a quote's, a list's or a heading's mark. Not
+ * quotation marks: `"Say goodbye to the old tram," the mayor said.` reports what was said.
+ */
+const MARKUP_BEFORE = /^[\s*_>#\-•]+/u;
