@@ -20,6 +20,7 @@ import { requestedThread } from '../rooms/thread-target.js';
 import { MAX_MERGE_HOPS } from '../store/thread-survivor.js';
 import type { NewMessage, Store, Thread } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
+import { IMPORT_CLIENT_PREFIX } from './imported.js';
 import { wellFormed } from '../text.js';
 
 /** Messages one import may carry, at most. */
@@ -55,7 +56,7 @@ export function importedAuthorId(name: string): string {
 function importClientId(threadId: string, message: ImportedMessage, nth: number): string {
   const hash = createHash('sha256');
   for (const part of [threadId, message.author.name.toLowerCase(), message.ts, message.text, String(nth)]) hash.update(`${part.length}:${part}`);
-  return `import_${hash.digest('base64url').slice(0, 32)}`;
+  return `${IMPORT_CLIENT_PREFIX}${hash.digest('base64url').slice(0, 32)}`;
 }
 
 /**

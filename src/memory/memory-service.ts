@@ -21,6 +21,7 @@ import { errors } from '../errors.js';
 import { squash, withoutCitations } from '../text.js';
 import { wholeNumber } from '../options.js';
 import { MessageWindows, windowChunk, type WindowOptions } from './windows.js';
+import { isImported } from './imported.js';
 import { chatLine } from '../rag/recent-chat.js';
 import { scopeOf, scopesFor } from './scopes.js';
 import { namedPeriods, saidWithin } from './named-dates.js';
@@ -190,6 +191,8 @@ export class MemoryService implements MemorySearch {
    */
   onMessage(message: Message): void {
     if (this.closed || message.author.kind !== 'user' || !message.text.trim()) return;
+    // An import's message, which a live room hears in its catch-up: rememberMessages windows those.
+    if (isImported(message)) return;
     this.windows.add(message);
   }
 

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { checkImport, importMessages } from '../../src/memory/import.js';
 import { item } from '../store/contract.js';
-import { testApp, withTurnsDue } from '../helpers.js';
+import { ADMIN, testApp, withTurnsDue } from '../helpers.js';
+import { joined } from '../rooms/helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -65,5 +66,29 @@ describe('importMessages and the thread’s memory', () => {
     expect(imported.text).not.toContain('Pier 9');
     expect(imported.text.split('\n')[0]).toContain('Imported line 0');
     expect(chunks.find((c) => c.messageIds.includes(message.id))?.text).toContain('Pier 9');
+  });
+
+  it('remembers an import made while members talk once: live windows leave its messages to the import', async () => {
+    const a = await app();
+    const { client: ann } = await joined(a, 'Ann', 'news_1');
+    const say = async (text: string, clientId: string) => {
+      ann.send({ type: 'say', text, clientId });
+      return (await ann.next('message', (f) => f.message.clientId === clientId)).message.id as string;
+    };
+    const live = [await say('Before the import: the lava is slow.', 'c1')];
+    const imported = await a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history.slice(0, 10) } });
+    expect(imported.statusCode, imported.body).toBe(200);
+    live.push(await say('After the import: the town is safe.', 'c2'));
+    a.salon.memory.flush();
+    await a.salon.memory.idle();
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    const filed = (await a.salon.store.scanThreadMemory(thread.id, 0, 100, false)).flatMap((c) => c.messageIds);
+    const ids = [...live, ...(imported.json().messageIds as string[])];
+    expect([...filed].sort()).toEqual([...ids].sort());
+    // A room that hears an imported message (a catch-up reading the seqs the import took) leaves it out of its live windows.
+    const stored = (await a.salon.store.threadMessages(thread.id, 20)).find((m) => m.text.startsWith('Imported line'))!;
+    expect(stored.clientId).toMatch(/^import_/);
+    a.salon.memory.onMessage(stored);
+    expect((await a.salon.memory.stats(thread.id)).pending).toBe(0);
   });
 });

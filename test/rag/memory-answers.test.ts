@@ -172,6 +172,8 @@ describe('the assistant remembers', () => {
     const thread = await app.salon.store.ensureMainThread('news_1');
     const first = (await app.salon.store.threadMessages(thread.id, 1, 2))[0];
     expect(source.messageIds![0]).toBe(first.id);
+    // The question is a message of the room too, in a window still open until it is flushed.
+    app.salon.memory.flush();
     await app.salon.memory.idle();
     const detail = await app.inject({ method: 'GET', url: `/api/v1/threads/${thread.id}` });
     expect(detail.json()).toMatchObject({ messages: expect.any(Number), memory: { pending: 0 }, thread: { config: { enable_chat_history_rag: true } } });
