@@ -136,4 +136,31 @@ describeBrowser('the find bar while it searches earlier pages', () => {
       await context.close();
     }
   });
+
+  it('drops what it said of the earlier messages of a thread once another thread opens', async () => {
+    const { context, page } = await openAs(suite.browser, 'Ada', DESKTOP);
+    try {
+      await mountBar(page, `${suite.server.url}/`);
+      const box = page.locator('salon-room-find input');
+      await box.fill('lighthouse');
+      await box.press('Enter');
+      await expect.poll(() => waitingPages(page)).toBe(1);
+      // Every page in, back to the thread's first message.
+      while ((await waitingPages(page)) > 0) await release(page);
+      const note = page.locator('salon-room-find [data-earlier-note]');
+      await expect.poll(() => note.textContent()).toMatch(/^No earlier matches in [\d,]+ more messages\./);
+      // The member opens thread b: the list is given again, and the note about thread a goes.
+      await page.evaluate(async () => {
+        const bar = (
+          window as unknown as { __bar: { source: { threadId: string; messages: unknown[] }; entries: unknown[]; updateComplete: Promise<unknown> } }
+        ).__bar;
+        bar.source.threadId = 'b';
+        bar.entries = [...bar.entries];
+        await bar.updateComplete;
+      });
+      await expect.poll(() => note.count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });

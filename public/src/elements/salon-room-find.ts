@@ -105,6 +105,8 @@ export class SalonRoomFind extends LitElement {
   @state() private announcement = '';
   /** Said under the bar after a search of earlier pages, until the query or the match changes. */
   @state() private earlierNote = '';
+  /** The thread the note on earlier messages is about: another thread opened, it says nothing true. */
+  private noteThread: string | undefined;
   @query('input') private input!: HTMLInputElement;
   private readonly finder = new RoomFind();
   private announceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -127,6 +129,11 @@ export class SalonRoomFind extends LitElement {
     // Closed, the bar looks for nothing: a search of earlier pages under way fetches no more.
     if (changed.has('open') && !this.open) this.finder.cancel();
     if (this.open && (changed.has('entries') || changed.has('open'))) this.finder.update(this.entries);
+    if (this.source.threadId !== this.noteThread) {
+      this.noteThread = this.source.threadId;
+      if (this.announcement === this.earlierNote) this.announcement = '';
+      this.earlierNote = '';
+    }
   }
 
   protected override render() {
