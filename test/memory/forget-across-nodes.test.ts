@@ -13,11 +13,12 @@ import { privateScope } from '../../src/memory/scopes.js';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
 import type { Store } from '../../src/store/types.js';
 import { holdPrivateScans } from './held-scan.js';
-import { testApp, tempStore } from '../helpers.js';
+import { testApp } from '../helpers.js';
 import { heldLocalChat } from '../rag/fakes.js';
 import { joined } from '../rooms/helpers.js';
 import { item } from '../store/contract.js';
-import { describePostgres, freshSchema } from '../store/postgres-harness.js';
+import { describePostgres } from '../store/postgres-harness.js';
+import { postgresSchema, sharedSqlite, type StoreSource } from './one-store.js';
 
 const SECRET = 'one identity secret for both nodes of this test';
 
@@ -25,9 +26,6 @@ const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-/** Where a node's store comes from: the env it is started with, or a store object it shares. */
-type StoreSource = { env: Record<string, string>; store?: Store };
 
 async function node(source: StoreSource, bus: InProcessBusNetwork, name: string, chat?: ChatModel): Promise<FastifyInstance> {
   const t = await testApp({ ASK_LIMIT_USER: '100', SEED_DEMO: 'false', IDENTITY_SECRET: SECRET, ...source.env } as never, {
@@ -169,18 +167,8 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
   });
 }
 
-acrossNodes('SQLite', async () => {
-  const temp = tempStore();
-  // Both nodes share the store object; each closing app must not close it under the other.
-  const shared = new Proxy(temp.store, { get: (t, p) => (p === 'close' ? async () => {} : Reflect.get(t, p)) });
-  cleanups.push(temp.close);
-  return { env: {}, store: shared };
-});
+acrossNodes('SQLite', async () => sharedSqlite(cleanups));
 
 describePostgres('PostgreSQL', () => {
-  acrossNodes('PostgreSQL', async () => {
-    const schema = await freshSchema();
-    cleanups.push(schema.drop);
-    return { env: { DATABASE_URL: schema.url } };
-  });
+  acrossNodes('PostgreSQL', () => postgresSchema(cleanups));
 });

@@ -9,10 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
 import type { Store, StoredMemoryChunk } from '../../src/store/types.js';
-import { testApp, tempStore } from '../helpers.js';
+import { testApp } from '../helpers.js';
 import { joined } from '../rooms/helpers.js';
 import { item } from '../store/contract.js';
-import { describePostgres, freshSchema } from '../store/postgres-harness.js';
+import { describePostgres } from '../store/postgres-harness.js';
+import { postgresSchema, sharedSqlite, type StoreSource } from './one-store.js';
 
 const SECRET = 'one identity secret for both nodes of this test';
 
@@ -20,8 +21,6 @@ const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-type StoreSource = { env: Record<string, string>; store?: Store };
 
 async function node(source: StoreSource, bus: InProcessBusNetwork, name: string): Promise<FastifyInstance> {
   const t = await testApp({ SEED_DEMO: 'false', IDENTITY_SECRET: SECRET, ...source.env } as never, {
@@ -104,18 +103,8 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
   });
 }
 
-acrossNodes('SQLite', async () => {
-  const temp = tempStore();
-  // Both nodes share the store object; each closing app must not close it under the other.
-  const shared = new Proxy(temp.store, { get: (t, p) => (p === 'close' ? async () => {} : Reflect.get(t, p)) });
-  cleanups.push(temp.close);
-  return { env: {}, store: shared };
-});
+acrossNodes('SQLite', async () => sharedSqlite(cleanups));
 
 describePostgres('PostgreSQL', () => {
-  acrossNodes('PostgreSQL', async () => {
-    const schema = await freshSchema();
-    cleanups.push(schema.drop);
-    return { env: { DATABASE_URL: schema.url } };
-  });
+  acrossNodes('PostgreSQL', () => postgresSchema(cleanups));
 });
