@@ -108,7 +108,8 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
         description:
           '`enable_chat_history_rag` off: the assistant neither searches nor cites what the thread discussed before; the recent chat still counts. ' +
           'Members switch it with `/memory on|off` when THREAD_OPS=members. `privileged` on: from now on each exchange with the assistant is ' +
-          'remembered for its asker alone (searched only by their private asks), as a private ask’s is.',
+          'remembered for its asker alone (searched only by their private asks), as a private ask’s is. ' +
+          'An archived thread is refused (409 `ERR_THREAD_ARCHIVED`), nothing changed.',
         tags: ['threads'],
         security: adminSecurity,
         params: idParams,
@@ -118,7 +119,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
           minProperties: 1,
           additionalProperties: false,
         },
-        response: { 200: detailSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema },
+        response: { 200: detailSchema, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema },
       },
     },
     async (request) => {

@@ -254,9 +254,12 @@ export class ThreadService {
    * neither (written one after the other, a failure between them left the flag changed under an
    * error). A field given as it already is is no change: it leaves the thread's version alone, so
    * it fails no operation under way. A memory switch that changed is told to the room (setMemory).
+   * An archived thread is refused (ERR_THREAD_ARCHIVED), nothing written: its memory is its
+   * survivor's now, so a switch on the shell would change nothing the assistant does.
    */
   async configure(id: string, config: { memoryEnabled?: boolean; privileged?: boolean }): Promise<Thread> {
     const before = await this.get(id);
+    if (before.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(before.id, before.mergedInto ? `merged into ${before.mergedInto}` : before.status);
     const update: { id: string; memoryEnabled?: boolean; privileged?: boolean } = { id };
     if (config.memoryEnabled !== undefined && config.memoryEnabled !== before.memoryEnabled) update.memoryEnabled = config.memoryEnabled;
     if (config.privileged !== undefined && config.privileged !== before.privileged) update.privileged = config.privileged;
@@ -690,7 +693,8 @@ export class ThreadService {
         code: 'FUSION_FALLBACK',
         message: FUSION_FALLBACK_NOTICE,
       };
-      for (const roomId of new Set([a.roomId, b.roomId])) this.options.outlet?.broadcast(roomId, warning);
+      // Only where the introduction went: a room never told of the fusion would be warned about nothing it saw.
+      for (const roomId of new Set(appended.map((m) => m.roomId))) this.options.outlet?.broadcast(roomId, warning);
     }
     return { thread: await this.get(id), ...shown, ...(fallback ? { fallback } : {}) };
   }
