@@ -4,7 +4,7 @@
  * or terminal controls an error may carry.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { READY_DEADLINE_MS } from '../src/routes/health.js';
+import { CheckRuns, READY_DEADLINE_MS } from '../src/routes/health.js';
 import { ADMIN, testApp } from './helpers.js';
 
 let close: (() => Promise<void>) | undefined;
@@ -98,5 +98,28 @@ describe('/readyz checks', () => {
     const { checks } = res.json() as { checks: Checks };
     expect(checks.empty.ok).toBe(false);
     expect(checks.store).toEqual({ ok: true, detail: 'sqlite' });
+  });
+
+  it('keeps none of the calls that gave up on a run that never settles, and answers those still waiting when it does', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const runs = new CheckRuns();
+    const late = { ok: false, detail: 'late' };
+    let settle: (found: { ok: boolean; detail: string }) => void = () => {};
+    let starts = 0;
+    const hung = () => {
+      starts++;
+      return new Promise<{ ok: boolean; detail: string }>((resolve) => (settle = resolve));
+    };
+    for (let i = 0; i < 3; i++) {
+      const answer = runs.wait(hung, 1_000, late);
+      expect(runs.waiting(hung)).toBe(1);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(await answer).toBe(late);
+      expect(runs.waiting(hung)).toBe(0);
+    }
+    const still = runs.wait(hung, 1_000, late);
+    settle({ ok: true, detail: 'back' });
+    expect(await still).toEqual({ ok: true, detail: 'back' });
+    expect(starts).toBe(1);
   });
 });

@@ -57,21 +57,47 @@ interface Reading {
  * run starts only once it has settled. The deadline ends a call's wait, not the check, so a check
  * that hangs (a store pool that never hands out a connection) would otherwise be started again by
  * every call after the deadline, one more pending query or PING per probe for as long as it hangs.
- * No reading outlives its run (FreshReading with no freshness). Keyed by the check itself: a check
- * replaced under the same name runs afresh.
+ * A call that waited past its deadline leaves the run's waiters, so a run that never settles holds
+ * none of the probes that gave up on it. No reading outlives its run. Keyed by the check itself: a
+ * check replaced under the same name runs afresh.
  */
-class CheckRuns {
-  private readonly runs = new WeakMap<() => Promise<Reading>, FreshReading<null, Reading>>();
+export class CheckRuns {
+  private readonly waiters = new WeakMap<Check, Set<(found: Reading) => void>>();
 
-  run(check: () => Promise<Reading>): Promise<Reading> {
-    let runs = this.runs.get(check);
-    if (!runs) {
-      runs = new FreshReading(0, () => readingOf(check));
-      this.runs.set(check, runs);
-    }
-    return runs.get(null);
+  /** What `check` finds, from its run under way or a new one; `late` when that has not answered within `ms`. */
+  wait(check: Check, ms: number, late: Reading): Promise<Reading> {
+    return new Promise((resolve) => {
+      let waiting = this.waiters.get(check);
+      if (!waiting) {
+        const run = new Set<(found: Reading) => void>();
+        this.waiters.set(check, run);
+        void readingOf(check).then((found) => {
+          this.waiters.delete(check);
+          for (const answer of run) answer(found);
+        });
+        waiting = run;
+      }
+      const own = waiting;
+      const answer = (found: Reading) => {
+        clearTimeout(timer);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        own.delete(answer);
+        resolve(late);
+      }, ms);
+      own.add(answer);
+    });
+  }
+
+  /** Calls waiting on `check`'s run under way. */
+  waiting(check: Check): number {
+    return this.waiters.get(check)?.size ?? 0;
   }
 }
+
+/** A readiness check. */
+type Check = () => Promise<Reading>;
 
 /**
  * What `check` found, its detail scrubbed as the log scrubs text (an error naming DATABASE_URL or
@@ -89,16 +115,10 @@ async function readingOf(check: () => Promise<Reading>): Promise<Reading> {
 
 /** The store's ping and every registered check, each with what it found, all within READY_DEADLINE_MS. */
 async function runChecks(app: FastifyInstance, runs: CheckRuns, store: () => Promise<Reading>): Promise<{ ok: boolean; checks: Record<string, Reading> }> {
-  let timer: NodeJS.Timeout | undefined;
   const late = { ok: false, detail: `no answer within ${READY_DEADLINE_MS / 1000} s` };
-  const deadline = new Promise<Reading>((resolve) => (timer = setTimeout(() => resolve(late), READY_DEADLINE_MS)));
-  const all: [string, () => Promise<Reading>][] = [['store', store], ...app.salon.readiness];
-  try {
-    const read = await Promise.all(all.map(async ([name, check]) => [name, await Promise.race([runs.run(check), deadline])] as const));
-    // In the order they were registered, the store first, whichever answered first.
-    const checks = Object.fromEntries(read);
-    return { ok: Object.values(checks).every((c) => c.ok), checks };
-  } finally {
-    clearTimeout(timer);
-  }
+  const all: [string, Check][] = [['store', store], ...app.salon.readiness];
+  const read = await Promise.all(all.map(async ([name, check]) => [name, await runs.wait(check, READY_DEADLINE_MS, late)] as const));
+  // In the order they were registered, the store first, whichever answered first.
+  const checks = Object.fromEntries(read);
+  return { ok: Object.values(checks).every((c) => c.ok), checks };
 }
