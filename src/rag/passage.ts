@@ -16,6 +16,7 @@ import { recently } from '../ai/local/recently.js';
 import { matchQuery } from './query-match.js';
 import { termsNeeded } from './candidates.js';
 import { clip } from '../text.js';
+import { safeCut } from '../content/text.js';
 
 export const PASSAGE_CHARS = 1000;
 /**
@@ -225,22 +226,22 @@ export function passageRegion(text: string, hint: string | undefined, reach = PA
   return text.slice(start, end);
 }
 
-/** Where the first line, else word, after `from` (before `limit`) starts. */
+/** Where the first line, else word, after `from` (before `limit`) starts; else `from`, not inside a character. */
 function cutAfter(text: string, from: number, limit: number): number {
   for (const mark of ['\n', ' ']) {
     const i = text.indexOf(mark, from);
     if (i >= 0 && i < limit) return i + 1;
   }
-  return from;
+  return safeCut(text, from);
 }
 
-/** Where the last line, else word, before `to` (after `start`) ends. */
+/** Where the last line, else word, before `to` (after `start`) ends; else `to`, not inside a character. */
 function cutBefore(text: string, start: number, to: number): number {
   for (const mark of ['\n', ' ']) {
     const i = text.lastIndexOf(mark, to);
     if (i > start) return i;
   }
-  return to;
+  return safeCut(text, to);
 }
 
 function fromHint(flat: string, max: number, hint?: string): string {

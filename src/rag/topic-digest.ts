@@ -6,6 +6,7 @@ import { readableBody } from '../content/sources/posts.js';
 import { itemPagePath, type ItemWithoutComments, type StoredItem } from '../protocol/content.js';
 import type { DigestEntry } from '../protocol/messages.js';
 import { clip, formatDay, squash } from '../text.js';
+import { safeCut } from '../content/text.js';
 
 /** Most items one digest lists (fewer when their lines fill the room context first). */
 export const DIGEST_ITEMS = 10;
@@ -79,12 +80,14 @@ function sentencePieces(text: string): string[] {
 export function itemLine(item: Pick<StoredItem, 'title' | 'description' | 'body'> & { kind?: StoredItem['kind'] }): string {
   const title = squash(item.title).toLowerCase();
   // A post's body is markdown: its text, from a bounded head of it.
-  const from = (item.description.trim() ? item.description : readableBody({ kind: item.kind ?? '', body: item.body.slice(0, 4 * LOOK_CHARS) })).slice(
-    0,
-    LOOK_CHARS,
-  );
+  const from = head(item.description.trim() ? item.description : readableBody({ kind: item.kind ?? '', body: head(item.body, 4 * LOOK_CHARS) }), LOOK_CHARS);
   const first = sentences(from).find((s) => !title.includes(s.toLowerCase().replace(/[.!?…]+$/, '')));
   return first ? clip(first, DIGEST_LINE_CHARS) : '';
+}
+
+/** The first `max` UTF-16 units of `text`, less a character they would split. */
+function head(text: string, max: number): string {
+  return text.slice(0, safeCut(text, max));
 }
 
 /** The digest entry of a stored item. */
