@@ -44,10 +44,26 @@ export async function buildContext(store: Store, selected: Candidate[], question
     const content = commentedItem ? commentPassage(commentedItem, c, question, maxChars) : documentPassage(item, c, question, maxChars);
     if (!content) continue;
     const n = grounded.length + 1;
-    grounded.push({ n, label: c.label, content });
+    grounded.push({ n, label: c.kind === 'comment' ? c.label : documentLabel(c.label), content });
     sources.push({ n, id: c.itemId, kind: c.kind, title: c.label, url: c.url, sourceType: 'document', snippet: c.excerpt });
   }
   return { grounded, sources };
+}
+
+/**
+ * The words that begin the labels of what is not a document: a comment's (`HN comment by …`, see
+ * commentLabel) and room talk's (`From this discussion — …`, recent-chat.ts). Read past any
+ * leading punctuation, spaces or invisible characters, in any case, as a model would read them.
+ */
+const NOT_A_DOCUMENT = /^[^\p{L}\p{N}]*(?:from\s+this\s+discussion|(?:(?:hn|reddit)\s+)?comment\s+by)(?![\p{L}\p{N}])/iu;
+
+/**
+ * A document's label in the prompt: its title, or `Page: <title>` where the title starts as a
+ * comment's or room talk's label does. The instructions and the built-in model tell sources apart
+ * by label, so a fetched page titled `HN comment by pg` must not pass for pg's comment.
+ */
+export function documentLabel(title: string): string {
+  return NOT_A_DOCUMENT.test(title) ? `Page: ${title}` : title;
 }
 
 function documentPassage(item: ItemWithoutComments, c: Candidate, question: string, maxChars: number): string {
