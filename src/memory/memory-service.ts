@@ -154,6 +154,8 @@ export class MemoryService implements MemorySearch {
   private readonly forgottenRows = new WeakMap<NewMemoryChunk, number>();
   /** The messages of each live window queued (realign reads them when another node filed some). */
   private readonly windowMessages = new WeakMap<NewMemoryChunk, readonly Message[]>();
+  /** Each thread's live window closed last, while it is queued: realign reopens only in front of the window after it. */
+  private readonly lastClosed = new Map<string, NewMemoryChunk>();
   private closed = false;
   private readonly indexListeners: ((chunk: MemoryChunk, vector: Float32Array) => void)[] = [];
   /**
@@ -181,7 +183,14 @@ export class MemoryService implements MemorySearch {
     this.retentionMs = days * DAY_MS;
     this.now = options.now ?? Date.now;
     this.background = options.background ?? new IdleGate();
-    this.windows = new MessageWindows({ ...options.windows, live: true, onWindow: (chunk, messages) => this.enqueueLive(chunk, messages) });
+    this.windows = new MessageWindows({
+      ...options.windows,
+      live: true,
+      onWindow: (chunk, messages) => {
+        this.lastClosed.set(chunk.threadId, chunk);
+        this.enqueueLive(chunk, messages);
+      },
+    });
   }
 
   /**
@@ -770,7 +779,8 @@ export class MemoryService implements MemorySearch {
    * it filed are left to it. Those before the last it filed, which it never heard, are filed as a
    * window of their own. Those after it go back in front of this node's open window, which is cut
    * again from there: where that node's open window starts, so the next windows of the two are the
-   * same, and each is filed once, by whichever closes it first.
+   * same, and each is filed once, by whichever closes it first. When another window of the thread
+   * closed after this one (it waits to be filed), they are a window of their own instead.
    */
   private realign(closed: NewMemoryChunk, claimed: ReadonlySet<string>): void {
     const messages = this.windowMessages.get(closed);
@@ -787,7 +797,10 @@ export class MemoryService implements MemorySearch {
     const rest = messages.slice(last + 1);
     if (!rest.length) return;
     const before = messages[last];
-    if (this.closed) this.enqueueLive({ ...windowChunk(closed.threadId, rest, chatLine(before)), live: true }, rest);
+    // A window of the thread closed since holds the messages after these: the open window, which
+    // comes after that one, would join them across it, so they are a window of their own.
+    if (this.closed || this.lastClosed.get(closed.threadId) !== closed)
+      this.enqueueLive({ ...windowChunk(closed.threadId, rest, chatLine(before)), live: true }, rest);
     else this.windows.reopen(closed.threadId, rest, { line: chatLine(before), ts: Date.parse(before.ts) });
   }
 
@@ -809,6 +822,7 @@ export class MemoryService implements MemorySearch {
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
       .finally(() => {
         this.queuedExchanges.delete(chunk);
+        if (this.lastClosed.get(chunk.threadId) === chunk) this.lastClosed.delete(chunk.threadId);
         if (!counted) return;
         const left = (this.queuedPublic.get(chunk.threadId) ?? 1) - 1;
         if (left > 0) this.queuedPublic.set(chunk.threadId, left);
