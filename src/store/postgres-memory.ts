@@ -28,7 +28,9 @@ export async function insertMemory(
   const { rows } = await sql.query(`INSERT INTO memory_chunks (${MEMORY_CHUNK_COLUMNS}) VALUES (${placeholders(values.length)}) RETURNING id`, values);
   const id = rows[0].id as number;
   await insertLines(sql, id, c.text, scopeOf(c));
-  return { ...c, id, createdAt: now, updatedAt };
+  // `live` only asked the filing to claim (claimMessages): no row keeps it, nor the chunk returned.
+  const { live, ...stored } = c;
+  return { ...stored, id, createdAt: now, updatedAt };
 }
 
 /**

@@ -1120,7 +1120,9 @@ export class SqliteStore implements Store {
   /** A filing's row (`forgetMark`: the one it keeps, refuseForgotten). */
   private insertNewMemory(c: NewMemoryChunk, now: string, vector: { vector: Float32Array; model: string } | undefined, forgetMark: number | null): MemoryChunk {
     const id = this.writeMemoryRow(null, c, now, now, vector, forgetMark);
-    return { ...c, id, createdAt: now, updatedAt: now };
+    // `live` only asked the filing to claim (claimMessages): no row keeps it, nor the chunk returned.
+    const { live, ...stored } = c;
+    return { ...stored, id, createdAt: now, updatedAt: now };
   }
 
   /** A chunk's row in full, with its vector and lines, under `id` (null: a new one); returns its id. */

@@ -562,13 +562,19 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         await expect(store.addMemoryChunk(live(['m0', 'm1'], 'Cy: which ferry'), at(2))).rejects.toMatchObject({ claimed: ['m1'] });
         expect(await store.countMemoryChunks('t1')).toBe(1);
         // Its unclaimed messages were not claimed by the refusal: filed on their own, they are stored.
-        expect(await store.addMemoryChunk(live(['m4', 'm5'], 'Bo: the ferry is late again'), at(2))).toMatchObject({ messageIds: ['m4', 'm5'] });
+        const filed = await store.addMemoryChunk(live(['m4', 'm5'], 'Bo: the ferry is late again'), at(2));
+        expect(filed).toMatchObject({ messageIds: ['m4', 'm5'] });
+        // The chunk returned is the one stored: `live` asked the filing to claim, no row keeps it.
+        expect(filed).not.toHaveProperty('live');
         // A thread operation's or an import's chunk of the same messages is no live window: stored.
         expect(await store.addMemoryChunk(chunk('t2', 'Ann: the ferry leaves at nine', { messageIds: ['m1', 'm2'] }), at(2))).toMatchObject({ threadId: 't2' });
         expect(await store.countMemoryChunks('t1')).toBe(2);
+        const viaFiling = await store.fileMemoryChunk(live(['m6'], 'Cy: the ferry is here'), at(2), v, []);
+        expect(viaFiling).toEqual({ stored: expect.objectContaining({ messageIds: ['m6'] }) });
+        expect((viaFiling as { stored: object }).stored).not.toHaveProperty('live');
         // Claims older than the cut are forgotten, newer ones kept.
         await store.fileMemoryChunk(live(['m9'], 'Cy: later'), at(4), undefined, []);
-        expect(await store.pruneMemoryClaims(at(3))).toBe(5);
+        expect(await store.pruneMemoryClaims(at(3))).toBe(6);
         expect(await store.addMemoryChunk(live(['m1'], 'Ann: the ferry leaves at nine'), at(5))).toMatchObject({ messageIds: ['m1'] });
         await expect(store.addMemoryChunk(live(['m9'], 'Cy: later'), at(5))).rejects.toBeInstanceOf(ClaimedMessages);
       });
