@@ -776,8 +776,8 @@ export class MemoryService implements MemorySearch {
   /**
    * A live window some of whose messages another node filed first (`claimed`), in a window cut
    * elsewhere: that node joined the room later or earlier, or heard a message later. The messages
-   * it filed are left to it. Those before the last it filed, which it never heard, are filed as a
-   * window of their own. Those after it go back in front of this node's open window, which is cut
+   * it filed are left to it. Those before the last it filed, which it never heard, are filed as
+   * windows of their own, one per run between those it filed. Those after it go back in front of this node's open window, which is cut
    * again from there: where that node's open window starts, so the next windows of the two are the
    * same, and each is filed once, by whichever closes it first. When another window of the thread
    * closed after this one (it waits to be filed), they are a window of their own instead.
@@ -788,11 +788,15 @@ export class MemoryService implements MemorySearch {
     let last = messages.length - 1;
     while (last >= 0 && !claimed.has(messages[last].id)) last--;
     if (last < 0) return;
-    const unheard = messages.slice(0, last).filter((m) => !claimed.has(m.id));
-    if (unheard.length) {
-      const at = messages.indexOf(unheard[0]);
-      const context = at > 0 ? chatLine(messages[at - 1]) : contextLineOf(closed);
-      this.enqueueLive({ ...windowChunk(closed.threadId, unheard, context), live: true }, unheard);
+    // Each run of them between filed ones is a window of its own: one window would join them across
+    // a message it does not hold.
+    let from = 0;
+    for (let i = 0; i <= last; i++) {
+      if (!claimed.has(messages[i].id)) continue;
+      const unheard = messages.slice(from, i);
+      const context = from > 0 ? chatLine(messages[from - 1]) : contextLineOf(closed);
+      if (unheard.length) this.enqueueLive({ ...windowChunk(closed.threadId, unheard, context), live: true }, unheard);
+      from = i + 1;
     }
     const rest = messages.slice(last + 1);
     if (!rest.length) return;

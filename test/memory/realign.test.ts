@@ -78,4 +78,32 @@ describe('realigning a refused live window', () => {
       expect(at).toEqual(at.map((_, i) => at[0] + i));
     }
   });
+
+  it('files the messages another node did not file between those it filed as a window per run, never one joining them across a filed message', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    cleanups.push(async () => store.close());
+    const thread = await store.ensureMainThread('news_1');
+    const b = node(store);
+    const said: Message[] = [];
+    for (let i = 0; i < 4; i++) {
+      const author = { id: `u_${i % 2}`, name: i % 2 ? 'Bo' : 'Ann', kind: 'user' as const };
+      const ts = new Date(Date.UTC(2026, 10, 24, 9, i)).toISOString();
+      said.push((await store.appendMessage({ roomId: 'news_1', threadId: thread.id, author, text: `line ${i} about the ferry`, ts })).message);
+    }
+    const ids = said.map((m) => m.id);
+    // Another node filed windows holding 1 and 3 (it never heard 0 and 2).
+    for (const i of [1, 3]) {
+      const other = { threadId: thread.id, roomId: 'news_1', kind: 'window' as const, text: `Bo: line ${i} about the ferry`, messageIds: [ids[i]] };
+      await store.addMemoryChunk(
+        { ...other, authors: ['Bo'], firstTs: said[i].ts, lastTs: said[i].ts, privileged: false, owner: null, live: true },
+        said[i].ts,
+      );
+    }
+    for (const m of said) b.memory.onMessage(m);
+    await b.runner.drain();
+    const windows = (await store.scanThreadMemory(thread.id, 0, 100, false)).filter((c) => c.kind === 'window');
+    expect(windows.map((w) => w.messageIds).sort()).toEqual([[ids[0]], [ids[1]], [ids[2]], [ids[3]]].sort());
+    // The one of 2 reads the line before it (1's) as its context.
+    expect(windows.find((w) => w.messageIds[0] === ids[2])!.text.split('\n')).toEqual([expect.stringContaining('line 1'), expect.stringContaining('line 2')]);
+  });
 });
