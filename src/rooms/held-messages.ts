@@ -133,6 +133,12 @@ export class HeldMessages {
     return this.framesCount;
   }
 
+  /** The live messages held or still on their way out, oldest first: what a room dropped now never delivered. */
+  messages(): Message[] {
+    const out = this.out.slice(this.outAt).flatMap((h) => (h?.message ? [h.message] : []));
+    return [...out, ...[...this.held.values()].map((h) => h.message)].sort((a, b) => a.seq - b.seq);
+  }
+
   /** A catch-up was asked for: live frames wait from now on. */
   begin(): void {
     this.catchUps++;

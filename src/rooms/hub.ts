@@ -712,12 +712,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     const sent = m === message ? frame : withMessage(frame, m);
     room.sendAll(sent, m.seq, sent.startsWith(ASSISTANT_DONE_FRAME));
     this.onDelivered?.(m);
-    try {
-      this.onMessage?.(m);
-    } catch (err) {
-      // A listener's failure is its own; the message is stored and delivered already.
-      this.log.warn({ roomId: room.id, err: (err as Error)?.message }, 'message listener failed');
-    }
+    this.heard(room, m);
     return Buffer.byteLength(sent);
   }
 
@@ -838,9 +833,22 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (room.empty) this.drop(room);
   }
 
+  /** Tells the message listener (conversation memory) of a message this node heard in `room`. */
+  private heard(room: Room, message: Message): void {
+    try {
+      this.onMessage?.(message);
+    } catch (err) {
+      // A listener's failure is its own; the message is stored and delivered already.
+      this.log.warn({ roomId: room.id, err: (err as Error)?.message }, 'message listener failed');
+    }
+  }
+
   private drop(room: Room): void {
     if (this.rooms.get(room.id) !== room) return;
     this.rooms.delete(room.id);
+    // Messages held behind a catch-up still count as heard here: on a lone node no other node
+    // windows them, and before every node windowed what it delivered, the node storing one did.
+    for (const m of room.held.messages()) this.heard(room, room.filed(m));
     room.dispose();
     if (!this.closing && room.heard) this.sync.closed(room.id);
   }

@@ -111,9 +111,17 @@ describe('a catch-up from the store', () => {
   let meter: TurnMeter;
   let n = 0;
 
+  /** Messages the hub told its listener it heard, by seq. */
+  let heard: number[] = [];
   async function start(options: Partial<RoomOptions> = {}): Promise<void> {
     meter = new TurnMeter();
-    ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger, { newIdentitiesPerMinute: 100_000, ...options }));
+    heard = [];
+    ({
+      store,
+      hub,
+      other,
+      close: closeAll,
+    } = await hubBesideOtherNode(silentLogger, { newIdentitiesPerMinute: 100_000, ...options }, { onMessage: (m) => heard.push(m.seq) }));
   }
   afterEach(async () => {
     vi.useRealTimers();
@@ -739,6 +747,25 @@ describe('a catch-up from the store', () => {
     expect(threadsOf(framesOf(late).find((f) => f.type === 'welcome')!.history)).toEqual(threadsOf(stored));
   });
 
+  it('tells its listener of each message once it is delivered, and of the live ones it held when the room goes before the catch-up sent them', async () => {
+    await start();
+    const [socket] = await members(1);
+    const missed = await storedElsewhere(3, 10);
+    const hang = hangRead(0);
+    await syncFrom(0);
+    await until(() => hang.reached(), 10_000);
+    const [held] = await storedElsewhere(1, 10);
+    await live(held);
+    await until(() => liveRoom().held.has(held.seq), 10_000);
+    expect(heard).toEqual([]);
+    // The last member leaves while the store read hangs: the room is dropped with what it held.
+    sessions.get(socket)!.closed();
+    expect(heard).toEqual([held.seq]);
+    hang.release();
+    // The catch-up's missed messages were never delivered here: the node that stored them windowed them.
+    expect(heard).not.toContain(missed[0].seq);
+  });
+
   it('keeps a message it held out of later welcomes when its thread was deleted meanwhile', async () => {
     await start();
     const { member, read } = await catchingUpAfter(10);
@@ -762,6 +789,17 @@ describe('a catch-up from the store', () => {
 
 describe('HeldMessages', () => {
   const held = (seq: number, frame = `m${seq}`) => ({ frame, message: { seq } as Message });
+
+  it('lists the live messages it holds or still has to send, in seq order, leaving out frames and what went out', () => {
+    const h = new HeldMessages();
+    h.begin();
+    for (const seq of [4, 2, 3]) h.hold(held(seq), false);
+    h.holdFrame('typing');
+    h.release();
+    expect(h.next()?.message?.seq).toBe(2);
+    h.hold(held(1), false);
+    expect(h.messages().map((m) => m.seq)).toEqual([1, 3, 4]);
+  });
 
   it('holds only during a catch-up, gives them back in seq order when the last one ends, and lets the catch-up take one', () => {
     const h = new HeldMessages();

@@ -5,7 +5,7 @@ import { vi } from 'vitest';
 import type { AppOverrides } from '../../src/app.js';
 import type { ServerMessage } from '../../src/protocol/messages.js';
 import type { Logger } from '../../src/logger.js';
-import { RoomHub } from '../../src/rooms/hub.js';
+import { RoomHub, type RoomHubDeps } from '../../src/rooms/hub.js';
 import { Identity } from '../../src/rooms/identity.js';
 import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
 import type { RoomOptions } from '../../src/rooms/options.js';
@@ -192,6 +192,7 @@ export async function until(check: () => boolean, timeoutMs = 3000): Promise<voi
 export async function hubBesideOtherNode(
   log: Logger,
   options: Partial<RoomOptions> = {},
+  listeners: Pick<RoomHubDeps, 'onMessage'> = {},
 ): Promise<{
   store: SqliteStore;
   hub: RoomHub;
@@ -209,6 +210,7 @@ export async function hubBesideOtherNode(
     resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
     log,
     options: { maxConnectionsPerIp: 100_000, ...options },
+    ...listeners,
   });
   return {
     store: temp.store,
