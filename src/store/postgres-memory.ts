@@ -97,8 +97,11 @@ export async function fileMemoryInThread(
  * Takes the transaction-scoped advisory lock of `c`'s words (wordsKey) in the thread it is filed
  * in: filings of other words or into other threads go on. It adds no deadlock with merges: it is
  * taken after the thread's key-share locks, a filing waiting for it holds only those, and its
- * holder then only inserts, which conflicts with none of them. A hash collision only queues two
- * unrelated filings.
+ * holder then only inserts, which conflicts with none of them but a live window's claims
+ * (claimMessages): those wait only on another filing's claims, whose holder never waits for this
+ * lock afterwards; two filings claiming shared messages in different orders may deadlock, which
+ * PostgreSQL breaks and `tx` retries (the retry finds them claimed). A hash collision only queues
+ * two unrelated filings.
  */
 async function lockFiling(sql: Sql, c: NewMemoryChunk): Promise<void> {
   await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('salon:memory-filing:' || $1 || ':' || $2, 0))", [c.threadId, wordsKey(c.text)]);
