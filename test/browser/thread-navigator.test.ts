@@ -8,6 +8,7 @@ import { readPrivate, writePrivate } from '../../public/src/lib/private-asks.js'
 import { ThreadNavigator } from '../../public/src/lib/thread-navigator.js';
 import { MAX_MERGE_HOPS } from '../../public/src/lib/unlisted-thread.js';
 import { FakeStorage } from './fake-storage.js';
+import { threadView } from './thread-fixture.js';
 
 const ROOM = 'news_nav';
 const OLD = { id: 'u_old', name: 'Old', kind: 'user' as const };
@@ -17,23 +18,11 @@ function msg(seq: number, threadId: string): Message {
 }
 
 function thread(id: string, main: boolean) {
-  return {
-    id,
-    roomId: ROOM,
-    title: id,
-    main,
-    status: 'active',
-    parentId: null,
-    childIds: [],
-    mergedInto: null as string | null,
-    splitLockedUntil: null,
-    isMerged: false,
-    weight: 1,
-  };
+  return threadView(id, { roomId: ROOM, main, weight: 1 });
 }
 
 /** `id` merged into `into`: archived, an emptied shell. */
-const merged = (id: string, into: string) => ({ ...thread(id, false), status: 'archived', mergedInto: into });
+const merged = (id: string, into: string) => threadView(id, { roomId: ROOM, weight: 1, status: 'archived', mergedInto: into });
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 
