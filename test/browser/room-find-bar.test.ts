@@ -65,6 +65,15 @@ const release = (page: Page) =>
     }
   });
 
+/** Mounts the bar, looks for "lighthouse" (held nowhere) and asks for earlier messages: the first page waits. */
+async function searchingEarlier(page: Page, url: string): Promise<void> {
+  await mountBar(page, url);
+  const box = page.locator('salon-room-find input');
+  await box.fill('lighthouse');
+  await box.press('Enter');
+  await expect.poll(() => waitingPages(page)).toBe(1);
+}
+
 describeBrowser('the find bar while it searches earlier pages', () => {
   const suite = browserSuite({ server: true });
 
@@ -100,11 +109,7 @@ describeBrowser('the find bar while it searches earlier pages', () => {
   it('fetches no more earlier pages once the bar is closed', async () => {
     const { context, page } = await openAs(suite.browser, 'Ada', DESKTOP);
     try {
-      await mountBar(page, `${suite.server.url}/`);
-      const box = page.locator('salon-room-find input');
-      await box.fill('lighthouse');
-      await box.press('Enter');
-      await expect.poll(() => waitingPages(page)).toBe(1);
+      await searchingEarlier(page, `${suite.server.url}/`);
       await page.evaluate(async () => {
         const bar = (window as unknown as { __bar: { open: boolean; updateComplete: Promise<unknown> } }).__bar;
         bar.open = false;
@@ -120,11 +125,7 @@ describeBrowser('the find bar while it searches earlier pages', () => {
   it('ends a search of earlier pages when another thread opens, no longer saying it is searching', async () => {
     const { context, page } = await openAs(suite.browser, 'Ada', DESKTOP);
     try {
-      await mountBar(page, `${suite.server.url}/`);
-      const box = page.locator('salon-room-find input');
-      await box.fill('lighthouse');
-      await box.press('Enter');
-      await expect.poll(() => waitingPages(page)).toBe(1);
+      await searchingEarlier(page, `${suite.server.url}/`);
       await expect.poll(() => page.locator('salon-room-find [data-find-status]').textContent()).toBe('Searching earlier messages…');
       // The member opens thread b: the navigator's source now pages back through b.
       await page.evaluate(() => ((window as unknown as { __bar: { source: { threadId: string } } }).__bar.source.threadId = 'b'));
@@ -140,11 +141,7 @@ describeBrowser('the find bar while it searches earlier pages', () => {
   it('drops what it said of the earlier messages of a thread once another thread opens', async () => {
     const { context, page } = await openAs(suite.browser, 'Ada', DESKTOP);
     try {
-      await mountBar(page, `${suite.server.url}/`);
-      const box = page.locator('salon-room-find input');
-      await box.fill('lighthouse');
-      await box.press('Enter');
-      await expect.poll(() => waitingPages(page)).toBe(1);
+      await searchingEarlier(page, `${suite.server.url}/`);
       // Every page in, back to the thread's first message.
       while ((await waitingPages(page)) > 0) await release(page);
       const note = page.locator('salon-room-find [data-earlier-note]');
