@@ -10,24 +10,10 @@ import { buildContext, documentLabel } from '../../src/rag/context.js';
 import type { Candidate } from '../../src/rag/types.js';
 import { item } from '../store/contract.js';
 import { tempStore } from '../helpers.js';
+import { chunkRow } from './fakes.js';
 
 function chunk(itemId: string, text: string, part: ChunkRow['part'] = 'body', commentBy: string | null = null): ChunkRow {
-  return {
-    rowId: 1,
-    itemId,
-    itemKind: 'news',
-    itemTitle: itemId,
-    itemUrl: null,
-    itemPublishedAt: null,
-    itemSource: 'hn',
-    category: 'Tech',
-    sourceType: 'document',
-    textHash: '1',
-    ord: 1,
-    part,
-    text,
-    commentBy,
-  };
+  return chunkRow(1, itemId, text, part, commentBy);
 }
 
 describe('a document’s label in the prompt', () => {

@@ -10,6 +10,7 @@ import type { AnswerTag, RoomOutlet } from '../../src/rooms/types.js';
 import { refOf } from '../../src/search/chunk-refs.js';
 import type { ChunkHit, ChunkRef, ChunkSearchOptions, ItemHit, SearchService } from '../../src/search/types.js';
 import type { Store } from '../../src/store/types.js';
+import type { ChunkRow } from '../../src/content/types.js';
 
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -163,4 +164,24 @@ export function heldLocalChat(): { chat: LocalChatModel; writing: Promise<void>;
     }
   }
   return { chat: new HeldChat(new LocalEmbedder()), writing, release };
+}
+
+/** A body (or comment) chunk of a news item from HN, row `rowId`, titled by its item's id. */
+export function chunkRow(rowId: number, itemId: string, text: string, part: ChunkRow['part'] = 'body', commentBy: string | null = null): ChunkRow {
+  return {
+    rowId,
+    itemId,
+    itemKind: 'news',
+    itemTitle: itemId,
+    itemUrl: null,
+    itemPublishedAt: null,
+    itemSource: 'hn',
+    category: 'Tech',
+    sourceType: 'document',
+    textHash: String(rowId),
+    ord: rowId,
+    part,
+    text,
+    commentBy,
+  };
 }

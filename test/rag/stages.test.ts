@@ -15,27 +15,10 @@ import type { Candidate } from '../../src/rag/types.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { item } from '../store/contract.js';
 import { tempStore } from '../helpers.js';
-import { FixedSearch, ScriptedChat } from './fakes.js';
+import { chunkRow, FixedSearch, ScriptedChat } from './fakes.js';
 import type { Logger } from '../../src/logger.js';
 
-function chunk(rowId: number, itemId: string, text: string, part: ChunkRow['part'] = 'body', commentBy: string | null = null): ChunkRow {
-  return {
-    rowId,
-    itemId,
-    itemKind: 'news',
-    itemTitle: itemId,
-    itemUrl: null,
-    itemPublishedAt: null,
-    itemSource: 'hn',
-    category: 'Tech',
-    sourceType: 'document',
-    textHash: String(rowId),
-    ord: rowId,
-    part,
-    text,
-    commentBy,
-  };
-}
+const chunk = chunkRow;
 
 /** mergeHits over hits whose rows are at hand, with each merged reference's row looked up again. */
 function mergeHits(results: ChunkHit[][], k?: number) {
