@@ -34,7 +34,7 @@ export function textForLog(text: string): string {
 }
 
 /** How deep an error's causes and aggregated errors are logged (a cause may be its own). */
-const MAX_ERROR_DEPTH = 5;
+export const MAX_ERROR_DEPTH = 5;
 
 /** A cause or an aggregated error as the log keeps it: scrubbed as its top error is; past MAX_ERROR_DEPTH, left out. */
 function nestedForLog(value: unknown, depth: number): unknown {

@@ -1,5 +1,5 @@
 import { printable } from './cli/printable.js';
-import { errorForLog, textForLog } from './log-text.js';
+import { errorForLog, MAX_ERROR_DEPTH, textForLog } from './log-text.js';
 
 /**
  * The one logger type every part takes: pino's call shape, structured details first, then the
@@ -16,14 +16,11 @@ export interface Logger {
 /** A logger that drops everything, for tools and tests. */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** How many causes deep a line follows an error, as deep as the server's log keeps them (a cause may be its own). */
-const MAX_CAUSE_DEPTH = 5;
-
 /** `err`'s own text: its message, with an AggregateError's errors (each with its causes) after it. */
 function ownText(err: Error, depth: number): string {
   const errors = (err as { errors?: unknown }).errors;
   const each =
-    Array.isArray(errors) && depth < MAX_CAUSE_DEPTH
+    Array.isArray(errors) && depth < MAX_ERROR_DEPTH
       ? errors.map((e) => (e instanceof Error ? reasonText(e, depth + 1) : typeof e === 'string' ? e : '')).filter(Boolean)
       : [];
   const message = err.message || ((err as { code?: unknown }).code as string | undefined) || err.name;
@@ -39,7 +36,7 @@ function ownText(err: Error, depth: number): string {
 function reasonText(err: Error, depth = 0): string {
   let text = ownText(err, depth);
   let cause = err.cause;
-  for (let d = depth + 1; cause !== undefined && d <= MAX_CAUSE_DEPTH; d++) {
+  for (let d = depth + 1; cause !== undefined && d <= MAX_ERROR_DEPTH; d++) {
     const own = cause instanceof Error ? ownText(cause, d) : typeof cause === 'string' ? cause : '';
     if (own && !text.includes(own)) text += `; caused by: ${own}`;
     cause = cause instanceof Error ? cause.cause : undefined;
@@ -49,10 +46,11 @@ function reasonText(err: Error, depth = 0): string {
 
 /**
  * Lines on stderr for command-line tools (stdout stays data): warnings and errors always, the rest
- * when `verbose`. An error is told with its causes (an AggregateError with its errors). The message
- * and the error go through the server log's scrubbing (routes/request-log.ts, `textForLog` and
- * `errorForLog`): a URL's credentials dropped (an error may name DATABASE_URL, REDIS_URL or an
- * OLLAMA_HOST with a password, and CLI output lands in CI logs and terminals' scrollback), a
+ * when `verbose`. An error is told with its causes (an AggregateError with its errors), as deep as
+ * the server's log follows them (MAX_ERROR_DEPTH). The message and the error go through that log's
+ * scrubbing (src/log-text.ts, `textForLog` and `errorForLog`): a URL's credentials dropped (an
+ * error may name DATABASE_URL, REDIS_URL or an OLLAMA_HOST with a password, and CLI output lands in
+ * CI logs and terminals' scrollback), a
  * PostgreSQL error's quoted row left out, and outside text (a model server's error text during
  * `salon reindex`) printable, so none of it drives the terminal. Each call is one line: a newline
  * in the text (which printable keeps) wrote a line of the outside text's choosing, a forged

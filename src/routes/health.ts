@@ -104,7 +104,7 @@ type Check = () => Promise<Reading>;
  * REDIS_URL shows no password, and no terminal controls reach the admin's terminal); a check that
  * throws, or answers nothing usable, fails with its reason. Never rejects.
  */
-async function readingOf(check: () => Promise<Reading>): Promise<Reading> {
+async function readingOf(check: Check): Promise<Reading> {
   try {
     const found = await check();
     return { ok: found.ok === true, detail: textForLog(String(found.detail)) };
