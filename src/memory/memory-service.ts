@@ -773,14 +773,20 @@ export class MemoryService implements MemorySearch {
     this.enqueue(chunk);
   }
 
+  /** Queues `messages` (one thread's, oldest first, said after `context`) as a live window of their own. */
+  private enqueueWindow(threadId: string, messages: readonly Message[], context: string | undefined): void {
+    this.enqueueLive({ ...windowChunk(threadId, messages, context), live: true }, messages);
+  }
+
   /**
    * A live window some of whose messages another node filed first (`claimed`), in a window cut
    * elsewhere: that node joined the room later or earlier, or heard a message later. The messages
    * it filed are left to it. Those before the last it filed, which it never heard, are filed as
-   * windows of their own, one per run between those it filed. Those after it go back in front of this node's open window, which is cut
-   * again from there: where that node's open window starts, so the next windows of the two are the
-   * same, and each is filed once, by whichever closes it first. When another window of the thread
-   * closed after this one (it waits to be filed), they are a window of their own instead.
+   * windows of their own, one per run between those it filed. Those after it go back in front of
+   * this node's open window, which is cut again from there: where that node's open window starts,
+   * so the next windows of the two are the same, and each is filed once, by whichever closes it
+   * first. When another window of the thread closed after this one (it waits to be filed), they
+   * are a window of their own instead.
    */
   private realign(closed: NewMemoryChunk, claimed: ReadonlySet<string>): void {
     const messages = this.windowMessages.get(closed);
@@ -795,7 +801,7 @@ export class MemoryService implements MemorySearch {
       if (!claimed.has(messages[i].id)) continue;
       const unheard = messages.slice(from, i);
       const context = from > 0 ? chatLine(messages[from - 1]) : contextLineOf(closed);
-      if (unheard.length) this.enqueueLive({ ...windowChunk(closed.threadId, unheard, context), live: true }, unheard);
+      if (unheard.length) this.enqueueWindow(closed.threadId, unheard, context);
       from = i + 1;
     }
     const rest = messages.slice(last + 1);
@@ -803,8 +809,7 @@ export class MemoryService implements MemorySearch {
     const before = messages[last];
     // A window of the thread closed since holds the messages after these: the open window, which
     // comes after that one, would join them across it, so they are a window of their own.
-    if (this.closed || this.lastClosed.get(closed.threadId) !== closed)
-      this.enqueueLive({ ...windowChunk(closed.threadId, rest, chatLine(before)), live: true }, rest);
+    if (this.closed || this.lastClosed.get(closed.threadId) !== closed) this.enqueueWindow(closed.threadId, rest, chatLine(before));
     else this.windows.reopen(closed.threadId, rest, { line: chatLine(before), ts: Date.parse(before.ts) });
   }
 
