@@ -108,7 +108,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
         description:
           '`enable_chat_history_rag` off: the assistant neither searches nor cites what the thread discussed before; the recent chat still counts. ' +
           'Members switch it with `/memory on|off` when THREAD_OPS=members. `privileged` on: from now on each exchange with the assistant is ' +
-          'remembered for its asker alone (searched only by their private asks), as a private ask’s is. ' +
+          'remembered for its asker alone (searched only by their private asks), as a private ask’s is. A change of either is told to the room. ' +
           'An archived thread is refused (409 `ERR_THREAD_ARCHIVED`), nothing changed.',
         tags: ['threads'],
         security: adminSecurity,
@@ -124,7 +124,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request) => {
       const { enable_chat_history_rag: memoryEnabled, privileged } = request.body;
-      // One write for both; the room is told when the memory switch changed, as when a member switches it.
+      // One write for both; the room is told of what changed, as when a member switches the memory.
       const t = await threads.configure(request.params.id, { memoryEnabled, privileged });
       return detail(t.id);
     },

@@ -413,8 +413,9 @@ describe('the memory switch in a room', () => {
     expect((await cy.next('message', (f) => f.message.author.kind === 'system')).message.text).toMatch(/^Memory is off in “Main”/);
     const privileged = await a.inject({ method: 'PUT', url: `/api/v1/threads/${threadId}/config`, headers: ADMIN, payload: { privileged: true } });
     expect(privileged.json().thread.config).toEqual({ enable_chat_history_rag: false, privileged: true });
-    await until(() => told(ann).length === 3);
-    expect(told(cy)).toHaveLength(3);
+    // Making it privileged changes whose memory each exchange goes to: told as a switch is.
+    await until(() => told(ann).length === 4 && told(cy).length === 4);
+    expect(told(cy)[3].message.text).toMatch(/^“Main” is privileged now/);
   });
 });
 

@@ -97,7 +97,7 @@ describe('PUT a thread’s config', () => {
     expect((await call(a, 'PUT', `/api/v1/threads/${t.id}/config`, body)).thread.config).toEqual({ enable_chat_history_rag: false, privileged: true });
   });
 
-  it('tells the room of a memory switch once, and changes nothing (not even the version) for values already set', async () => {
+  it('tells the room of a config change once, and changes nothing (not even the version) for values already set', async () => {
     const a = await threadsApp(closers);
     const { client } = await joined(a, 'Ann');
     const t = await threadWith(a, ROOM, 'Trains', TRAINS);
@@ -109,7 +109,26 @@ describe('PUT a thread’s config', () => {
     client.send({ type: 'say', text: 'done', clientId: 'end' });
     await client.next('message', (f) => f.message.text === 'done', 10_000);
     expect(notices(client.all('message')).filter((n) => n.startsWith('Memory is'))).toEqual([
-      'Memory is off in “Trains”: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).',
+      'Memory is off in “Trains”: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts). ' +
+        '“Trains” is privileged now: from now on each exchange with the assistant in it is remembered for its asker alone.',
+    ]);
+  });
+
+  it('tells the room when a thread is made privileged or no longer is, as it tells a memory switch: one notice a change', async () => {
+    const a = await threadsApp(closers);
+    const { client } = await joined(a, 'Ann');
+    const t = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const url = `/api/v1/threads/${t.id}/config`;
+    await call(a, 'PUT', url, { privileged: true });
+    await call(a, 'PUT', url, { privileged: true });
+    await call(a, 'PUT', url, { privileged: false, enable_chat_history_rag: false });
+    client.send({ type: 'say', text: 'done', clientId: 'end' });
+    await client.next('message', (f) => f.message.text === 'done', 10_000);
+    // Before, a change of `privileged` alone was told to nobody, unlike every other config change.
+    expect(notices(client.all('message')).filter((n) => !n.startsWith('A new thread'))).toEqual([
+      '“Trains” is privileged now: from now on each exchange with the assistant in it is remembered for its asker alone.',
+      'Memory is off in “Trains”: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts). ' +
+        '“Trains” is no longer privileged: from now on its exchanges with the assistant are remembered for the whole room (private asks stay their asker’s).',
     ]);
   });
 

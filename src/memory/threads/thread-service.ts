@@ -253,7 +253,7 @@ export class ThreadService {
    * Sets the thread's memory switch and privileged flag (`PUT …/config`) in one write: both or
    * neither (written one after the other, a failure between them left the flag changed under an
    * error). A field given as it already is is no change: it leaves the thread's version alone, so
-   * it fails no operation under way. A memory switch that changed is told to the room (setMemory).
+   * it fails no operation under way. What changed is told to the room, in one notice (configNotices).
    * An archived thread is refused (ERR_THREAD_ARCHIVED), nothing written: its memory is its
    * survivor's now, so a switch on the shell would change nothing the assistant does.
    */
@@ -266,15 +266,8 @@ export class ThreadService {
     if (update.memoryEnabled === undefined && update.privileged === undefined) return before;
     await this.options.store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [update] });
     const thread = await this.get(id);
-    if (before.memoryEnabled !== thread.memoryEnabled) {
-      const title = `“${literal(thread.title)}”`;
-      this.announce(
-        thread,
-        thread.memoryEnabled
-          ? `Memory is on in ${title}: the assistant searches and cites what this thread discussed before.`
-          : `Memory is off in ${title}: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).`,
-      );
-    }
+    const told = configNotices(before, thread);
+    if (told.length) this.announce(thread, told.join(' '));
     return thread;
   }
 
@@ -919,6 +912,29 @@ function introText(a: Thread, b: Thread, topics: string[], r: { fused: number; k
     `its memory joins both (${plural(r.fused, 'passage', 'passages')} said in both ${r.fused === 1 ? 'was' : 'were'} made one, ${r.kept} kept from the second), ` +
     `so questions here are answered from what was said in either.${covered}`
   );
+}
+
+/**
+ * What the room is told of a config change (`PUT …/config`, `/memory on|off`), one sentence per
+ * field that changed, in one notice: each changes what the assistant does with everyone's asks
+ * (privileged: whose memory an exchange goes to), so each is told as a thread operation is.
+ */
+function configNotices(before: Thread, after: Thread): string[] {
+  const title = `“${literal(after.title)}”`;
+  const told: string[] = [];
+  if (before.memoryEnabled !== after.memoryEnabled)
+    told.push(
+      after.memoryEnabled
+        ? `Memory is on in ${title}: the assistant searches and cites what this thread discussed before.`
+        : `Memory is off in ${title}: the assistant no longer searches or cites what this thread discussed before (the recent chat still counts).`,
+    );
+  if (before.privileged !== after.privileged)
+    told.push(
+      after.privileged
+        ? `${title} is privileged now: from now on each exchange with the assistant in it is remembered for its asker alone.`
+        : `${title} is no longer privileged: from now on its exchanges with the assistant are remembered for the whole room (private asks stay their asker’s).`,
+    );
+  return told;
 }
 
 /** Chunks anyone may be given (not a private ask's): what counts shown to members say. */
