@@ -34,17 +34,45 @@ export async function deleteSource(sql: Sql, id: string): Promise<boolean> {
   return (await sql.query('DELETE FROM sources WHERE id = $1', [id])).rowCount === 1;
 }
 
-/** One conditional UPDATE: PostgreSQL re-checks the WHERE on the row it locked, so of racing nodes one wins. */
+/**
+ * A time on the database's clock as the `lease_until` column holds it: the text of
+ * `Date.toISOString` (UTC, milliseconds, `Z`), so that times written by either side compare as text.
+ */
+const DB_TIME = (at: string) => `to_char((${at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** The end of a lease `ms` long (bound as `$n`) from now on the database's clock. */
+const LEASE_END = (ms: string) => DB_TIME(`now() + ${ms}::double precision * interval '1 millisecond'`);
+
+/** How long a lease the node asks for holds: its `until` less its `now`, both on the node's clock. */
+function leaseLength(now: string, until: string): number {
+  const ms = Date.parse(until) - Date.parse(now);
+  // A caller's bug, not a state of the store: the Store contract passes ISO times.
+  if (!Number.isFinite(ms)) throw new TypeError(`a source lease needs ISO times, got ${JSON.stringify(now)} and ${JSON.stringify(until)}`);
+  return ms;
+}
+
+/**
+ * One conditional UPDATE: PostgreSQL re-checks the WHERE on the row it locked, so of racing nodes
+ * one wins. The lease's times are the database's (`now()`), not the node's: only its length is
+ * taken from `now` and `until`. Nodes whose clocks disagree by more than a lease's margin took a
+ * lease that had not run out on its holder's clock (two polls of one source at once), or kept off
+ * a lease whose holder had died, for as long as their clock ran behind.
+ */
 export async function leaseSource(sql: Sql, id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean> {
   const taken = await sql.query(
-    'UPDATE sources SET lease_owner = $1, lease_until = $2, lease_job = $3 WHERE id = $4 AND (lease_until IS NULL OR lease_until < $5)',
-    [owner, until, jobId, id, now],
+    `UPDATE sources SET lease_owner = $1, lease_until = ${LEASE_END('$2')}, lease_job = $3 WHERE id = $4 AND (lease_until IS NULL OR lease_until < ${DB_TIME('now()')})`,
+    [owner, leaseLength(now, until), jobId, id],
   );
   return taken.rowCount === 1;
 }
 
-export async function renewSourceLease(sql: Sql, id: string, owner: string, jobId: string, until: string): Promise<boolean> {
-  const renewed = await sql.query('UPDATE sources SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND lease_job = $4', [until, id, owner, jobId]);
+/** Extends the lease to `until` less `now` from now on the database's clock (leaseSource). */
+export async function renewSourceLease(sql: Sql, id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean> {
+  const renewed = await sql.query(`UPDATE sources SET lease_until = ${LEASE_END('$1')} WHERE id = $2 AND lease_owner = $3 AND lease_job = $4`, [
+    leaseLength(now, until),
+    id,
+    owner,
+    jobId,
+  ]);
   return renewed.rowCount === 1;
 }
 

@@ -547,8 +547,8 @@ export class PostgresStore implements Store {
     return sources.leaseSource(this.db, id, owner, jobId, now, until);
   }
 
-  async renewSourceLease(id: string, owner: string, jobId: string, until: string): Promise<boolean> {
-    return sources.renewSourceLease(this.db, id, owner, jobId, until);
+  async renewSourceLease(id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean> {
+    return sources.renewSourceLease(this.db, id, owner, jobId, now, until);
   }
 
   async endSourcePoll(id: string, owner: string, jobId: string, state: SourcePollState, nextDueAt: string): Promise<boolean> {

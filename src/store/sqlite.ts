@@ -858,7 +858,7 @@ export class SqliteStore implements Store {
       const existing = this.sql('SELECT id FROM threads WHERE room_id = ? AND main = 1').get(roomId) as Row | undefined;
       if (existing) return existing.id;
       const id = `thr_${randomUUID()}`;
-      this.threads.insert({ id, roomId, title: 'Main', main: true }, new Date().toISOString());
+      this.threads.insert({ id, roomId, title: MAIN_THREAD_TITLE, main: true }, new Date().toISOString());
       return id;
     });
     return this.threads.get(tx.immediate())!;
@@ -1664,7 +1664,7 @@ export class SqliteStore implements Store {
     return sources.leaseSource((t) => this.sql(t), id, owner, jobId, now, until);
   }
 
-  async renewSourceLease(id: string, owner: string, jobId: string, until: string): Promise<boolean> {
+  async renewSourceLease(id: string, owner: string, jobId: string, _now: string, until: string): Promise<boolean> {
     return sources.renewSourceLease((t) => this.sql(t), id, owner, jobId, until);
   }
 

@@ -642,14 +642,17 @@ export interface Store {
   /**
    * Takes the poll lease of a source for `owner` until `until`, recording `jobId`, when nobody
    * holds it (no lease, or one that expired before `now`): one conditional update, so of several
-   * nodes asking at once exactly one gets it. True when this call took it.
+   * nodes asking at once exactly one gets it. True when this call took it. A store shared by
+   * several machines (PostgreSQL) keeps the lease on its own clock: it holds `until` less `now`
+   * from the store's now, and has expired when the store's clock is past it.
    */
   leaseSource(id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean>;
   /**
    * Extends the lease `owner` holds for the poll `jobId` to `until` (a poll waiting for a job slot
-   * or still running). False, changing nothing, when that lease is no longer theirs.
+   * or still running); `now` is the caller's clock, as for leaseSource. False, changing nothing,
+   * when that lease is no longer theirs.
    */
-  renewSourceLease(id: string, owner: string, jobId: string, until: string): Promise<boolean>;
+  renewSourceLease(id: string, owner: string, jobId: string, now: string, until: string): Promise<boolean>;
   /** Records a poll's outcome and releases the lease, if `owner` still holds it for the poll `jobId`; false otherwise. */
   endSourcePoll(id: string, owner: string, jobId: string, state: SourcePollState, nextDueAt: string): Promise<boolean>;
   /** The stored hashes of a source's entries by key (guid, url or `hn:<id>`), for the keys asked. */

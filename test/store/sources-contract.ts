@@ -21,6 +21,7 @@ export function source(id: string, over: Partial<NewSource> = {}): NewSource {
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:05:00.000Z';
 const T2 = '2026-01-01T00:20:00.000Z';
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Runs inside storeContract's describe; `store()` is the fresh store of the current test. */
 export function sourcesContract(store: () => Store): void {
@@ -50,14 +51,30 @@ export function sourcesContract(store: () => Store): void {
     expect(await store().getSource('src_a')).toBeNull();
   });
 
+  /**
+   * Lease times from the real clock: PostgreSQL keeps a lease on its own clock (the length the
+   * caller asks for, from its now), SQLite as given; both agree only for times near the real now.
+   */
+  function leaseTimes(): { L0: string; L1: string; L2: string } {
+    const at = Date.now();
+    return { L0: iso(at), L1: iso(at + 5 * 60_000), L2: iso(at + 20 * 60_000) };
+  }
+  /** A lease's end, within what a test takes to run of `expected`. */
+  function endsAbout(leaseUntil: string | null | undefined, expected: string): void {
+    expect(Math.abs(Date.parse(leaseUntil ?? '') - Date.parse(expected))).toBeLessThan(60_000);
+  }
+
   it('leases a source to one owner at a time until the lease expires or the poll ends', async () => {
+    const { L0, L1, L2 } = leaseTimes();
     await store().addSource(source('src_l'));
-    const [a, b] = await Promise.all([store().leaseSource('src_l', 'node-a', 'job_1', T0, T2), store().leaseSource('src_l', 'node-b', 'job_2', T0, T2)]);
+    const [a, b] = await Promise.all([store().leaseSource('src_l', 'node-a', 'job_1', L0, L2), store().leaseSource('src_l', 'node-b', 'job_2', L0, L2)]);
     expect([a, b].filter(Boolean)).toHaveLength(1);
     const holder = a ? 'node-a' : 'node-b';
-    expect(await store().getSource('src_l')).toMatchObject({ leaseOwner: holder, leaseUntil: T2, leaseJob: a ? 'job_1' : 'job_2' });
+    const held = await store().getSource('src_l');
+    expect(held).toMatchObject({ leaseOwner: holder, leaseJob: a ? 'job_1' : 'job_2' });
+    endsAbout(held?.leaseUntil, L2);
     // held: nobody else, not even the holder, takes it before it expires
-    expect(await store().leaseSource('src_l', 'node-c', 'job_3', T1, T2)).toBe(false);
+    expect(await store().leaseSource('src_l', 'node-c', 'job_3', L1, L2)).toBe(false);
     // another owner cannot end it
     const state = { etag: '"e"', lastModified: null, lastPolledAt: T1, lastError: null, failures: 0 };
     expect(await store().endSourcePoll('src_l', 'node-c', a ? 'job_1' : 'job_2', state, T2)).toBe(false);
@@ -66,21 +83,27 @@ export function sourcesContract(store: () => Store): void {
     expect(await store().endSourcePoll('src_l', holder, a ? 'job_1' : 'job_2', state, T2)).toBe(true);
     expect(await store().getSource('src_l')).toMatchObject({ leaseOwner: null, leaseJob: null, etag: '"e"', lastPolledAt: T1, nextDueAt: T2 });
     // an expired lease is taken over
-    expect(await store().leaseSource('src_l', 'node-a', 'job_4', T0, T1)).toBe(true);
-    expect(await store().leaseSource('src_l', 'node-b', 'job_5', T2, '2026-01-01T01:00:00.000Z')).toBe(true);
+    const start = Date.now();
+    expect(await store().leaseSource('src_l', 'node-a', 'job_4', iso(start), iso(start + 1))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const later = Date.now();
+    expect(await store().leaseSource('src_l', 'node-b', 'job_5', iso(later), iso(later + 60 * 60_000))).toBe(true);
     expect((await store().getSource('src_l'))?.leaseOwner).toBe('node-b');
   });
 
   it('renews a lease only for the owner and poll that hold it', async () => {
+    const { L0, L1, L2 } = leaseTimes();
     await store().addSource(source('src_r'));
-    expect(await store().leaseSource('src_r', 'node-a', 'job_1', T0, T1)).toBe(true);
-    expect(await store().renewSourceLease('src_r', 'node-b', 'job_1', T2)).toBe(false);
-    expect(await store().renewSourceLease('src_r', 'node-a', 'job_other', T2)).toBe(false);
-    expect(await store().renewSourceLease('src_r', 'node-a', 'job_1', T2)).toBe(true);
-    expect(await store().getSource('src_r')).toMatchObject({ leaseOwner: 'node-a', leaseJob: 'job_1', leaseUntil: T2 });
-    // renewed past T1: still held then
-    expect(await store().leaseSource('src_r', 'node-b', 'job_2', T1, T2)).toBe(false);
-    expect(await store().renewSourceLease('src_nope', 'node-a', 'job_1', T2)).toBe(false);
+    expect(await store().leaseSource('src_r', 'node-a', 'job_1', L0, L1)).toBe(true);
+    expect(await store().renewSourceLease('src_r', 'node-b', 'job_1', L0, L2)).toBe(false);
+    expect(await store().renewSourceLease('src_r', 'node-a', 'job_other', L0, L2)).toBe(false);
+    expect(await store().renewSourceLease('src_r', 'node-a', 'job_1', L0, L2)).toBe(true);
+    const renewed = await store().getSource('src_r');
+    expect(renewed).toMatchObject({ leaseOwner: 'node-a', leaseJob: 'job_1' });
+    endsAbout(renewed?.leaseUntil, L2);
+    // renewed past L1: still held then
+    expect(await store().leaseSource('src_r', 'node-b', 'job_2', L1, L2)).toBe(false);
+    expect(await store().renewSourceLease('src_nope', 'node-a', 'job_1', L0, L2)).toBe(false);
   });
 
   it('keeps one entry per key with its latest hash, counts them as the source item count, and drops them with the source', async () => {

@@ -235,10 +235,12 @@ export class SourceService {
   /** Extends the leases of this node's polls by leaseMs from `now`; one it no longer holds is reported (its outcome will not be recorded). */
   private async renewLeases(now: number): Promise<void> {
     for (const [id, jobId] of this.mine) {
-      const held = await this.options.store.renewSourceLease(id, this.options.owner, jobId, this.iso(now + this.options.leaseMs)).catch((err) => {
-        this.options.log?.warn({ err, sourceId: id }, 'renewing a source poll lease failed; trying again at the next look');
-        return true;
-      });
+      const held = await this.options.store
+        .renewSourceLease(id, this.options.owner, jobId, this.iso(now), this.iso(now + this.options.leaseMs))
+        .catch((err) => {
+          this.options.log?.warn({ err, sourceId: id }, 'renewing a source poll lease failed; trying again at the next look');
+          return true;
+        });
       if (!held && this.mine.get(id) === jobId) this.options.log?.warn({ sourceId: id, jobId }, 'a source poll lost its lease before it ended');
     }
   }
