@@ -13,6 +13,7 @@ import { termsNeeded } from './candidates.js';
 import { answerType } from '../ai/local/extractive-answer.js';
 import { headlineCause } from '../ai/local/answer-cues.js';
 import { stripTitle } from './snippets.js';
+import { readAsLatin } from '../ai/confusables.js';
 import type { Candidate } from './types.js';
 
 export interface BuiltContext {
@@ -53,17 +54,19 @@ export async function buildContext(store: Store, selected: Candidate[], question
 /**
  * The words that begin the labels of what is not a document: a comment's (`HN comment by …`, see
  * commentLabel) and room talk's (`From this discussion — …`, recent-chat.ts). Read past any
- * leading punctuation, spaces or invisible characters, in any case, as a model would read them.
+ * leading punctuation or spaces, in any case, in the text as it reads (readAsLatin), as a model
+ * would read it.
  */
 const NOT_A_DOCUMENT = /^[^\p{L}\p{N}]*(?:from\s+this\s+discussion|(?:(?:hn|reddit)\s+)?comment\s+by)(?![\p{L}\p{N}])/iu;
 
 /**
  * A document's label in the prompt: its title, or `Page: <title>` where the title starts as a
  * comment's or room talk's label does. The instructions and the built-in model tell sources apart
- * by label, so a fetched page titled `HN comment by pg` must not pass for pg's comment.
+ * by label, so a fetched page titled `HN comment by pg` must not pass for pg's comment, nor one
+ * spelled with a Cyrillic `С`, fullwidth letters or combining marks, which a model reads alike.
  */
 export function documentLabel(title: string): string {
-  return NOT_A_DOCUMENT.test(title) ? `Page: ${title}` : title;
+  return NOT_A_DOCUMENT.test(readAsLatin(title)) ? `Page: ${title}` : title;
 }
 
 function documentPassage(item: ItemWithoutComments, c: Candidate, question: string, maxChars: number): string {
