@@ -13,6 +13,7 @@ import {
   crossRoom,
   goneMeanwhile,
   listThreadsSql,
+  MAIN_THREAD_TITLE,
   newThreadRow,
   roomFull,
   roomsCreatedIn,
@@ -59,7 +60,7 @@ const ENSURE_MAIN_ROUNDS = 10;
  * it is read: then it is created again. Reading only, when it exists, writes nothing.
  */
 export async function ensureMainThreadIn(sql: Sql, roomId: string, newId: string): Promise<Thread> {
-  const { columns, values } = newThreadRow({ id: newId, roomId, title: 'Main', main: true }, new Date().toISOString());
+  const { columns, values } = newThreadRow({ id: newId, roomId, title: MAIN_THREAD_TITLE, main: true }, new Date().toISOString());
   for (let round = 0; round < ENSURE_MAIN_ROUNDS; round++) {
     await sql.query(
       `INSERT INTO threads (${columns.join(', ')}) VALUES (${placeholders(values.length)}) ON CONFLICT (room_id) WHERE main = 1 DO NOTHING`,

@@ -24,6 +24,7 @@ import { threadOfScope } from '../memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables, threadOfRow } from './sqlite-threads.js';
+import { MAIN_THREAD_TITLE } from './thread-rows.js';
 import { UnchangedTables, type KeptRowsByKey, type RowCache } from './sqlite-unchanged.js';
 import { TermLineCounts } from './term-line-counts.js';
 import {

@@ -35,6 +35,9 @@ export function wrongRoom(threadId: string, givenRoomId: string, roomId: string)
   return new errors.ERR_BAD_THREAD_OP(`memory moved to thread ${threadId} is given room ${givenRoomId}, but the thread is in room ${roomId}`);
 }
 
+/** The title of a room's main thread, as the stores create it (no other thread may take one that reads as it). */
+export const MAIN_THREAD_TITLE = 'Main';
+
 /** Column of each settable thread field, and how its value is written. */
 const COLUMNS: { [K in keyof ThreadFields]: [column: string, write: (v: ThreadFields[K]) => unknown] } = {
   title: ['title', (v) => v],

@@ -50,6 +50,22 @@ describe('starting and listing threads', () => {
     await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: '🚆'.repeat(121) }, 400);
   });
 
+  it('refuses a title that reads as the main thread’s (case, spacing, lookalike letters), whether started, split off or fused', async () => {
+    const a = await threadsApp(closers);
+    const refused = async (title: string) => (await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title }, 400)).error;
+    // Before, each was a second thread the client showed as the room's main one.
+    for (const title of ['Main', 'main', 'MAIN ', ' M a i n', 'Маin', 'Ｍａｉｎ', 'Ma1n'])
+      expect(await refused(title), title).toMatchObject({ code: 'ERR_BAD_THREAD_OP', message: expect.stringContaining('reads as “Main”') });
+    for (const title of ['Main line', 'Maine', 'Domain']) expect((await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title })).thread.title).toBe(title);
+    const trains = await threadWith(a, ROOM, 'Trains', TRAINS);
+    const split = { parts: [{ title: 'main', messageIds: [trains.messageIds[0]] }] };
+    expect((await call(a, 'POST', `/api/v1/threads/${trains.id}/split`, split, 400)).error.message).toMatch(/^Cannot do that: parts\[0\]\.title reads as/);
+    expect((await call(a, 'GET', `/api/v1/threads/${trains.id}`)).messages).toBe(3);
+    // Two titles that join into one reading as Main: the fusion's title says what it is.
+    const [ma, inn] = [await threadWith(a, ROOM, 'Ma', GARDEN), await threadWith(a, ROOM, 'in', GARDEN)];
+    expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [ma.id, inn.id] })).thread.title).toBe('Ma + in (fused)');
+  });
+
   it('lists every active thread and the newest archived ones, with how many are archived in all', async () => {
     const a = await threadsApp(closers);
     const { store } = a.salon;

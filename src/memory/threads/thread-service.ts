@@ -26,11 +26,11 @@ import type {
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_MESSAGES, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, plural, squash } from '../../text.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
-import { ASSISTANT_NAME, hasHiddenCharacters } from '../../protocol/names.js';
+import { ASSISTANT_NAME, hasHiddenCharacters, nameKey } from '../../protocol/names.js';
 import type { MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import { Turns } from './turns.js';
-import { roomFull } from '../../store/thread-rows.js';
+import { MAIN_THREAD_TITLE, roomFull } from '../../store/thread-rows.js';
 import {
   consolidate,
   DEFAULT_FUSION_THRESHOLD,
@@ -624,7 +624,9 @@ export class ThreadService {
       this.log.info({ threadId: id, dropped, cap }, `fused memory over MEMORY_MAX_CHUNKS_PER_THREAD: the ${dropped} least recently seen passages left out`);
     }
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
-    const title = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
+    const joined = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
+    // Two short titles can join into one that reads as the main thread's (`Ma` + `in`).
+    const title = readsAsMain(joined) ? `${joined} (fused)` : joined;
     const publicChunks = publicCount(result.chunks.map((p) => p.chunk));
     const details = {
       sourceIds,
@@ -960,8 +962,20 @@ function checkTitle(title: unknown, field = 'title'): string {
   if (codePoints(t) > TITLE_MAX_CHARS) throw new errors.ERR_BAD_THREAD_OP(`${field} is longer than ${TITLE_MAX_CHARS} characters`);
   if (hasHiddenCharacters(t))
     throw new errors.ERR_BAD_THREAD_OP(`${field} holds control, invisible or bidi-override characters, or a character with too many marks`);
+  if (readsAsMain(t)) throw new errors.ERR_BAD_THREAD_OP(`${field} reads as “${MAIN_THREAD_TITLE}”, the title of the room’s main thread; choose another`);
   return t;
 }
+
+/**
+ * Whether a title would pass for the main thread's: compared as display names are (nameKey: case,
+ * spacing, punctuation, compatibility forms and lookalike letters folded), so `main`, `MAIN `,
+ * `M a i n` and `Маin` in Cyrillic letters all do. The client names the main thread by its title.
+ */
+export function readsAsMain(title: string): boolean {
+  return nameKey(title) === MAIN_KEY;
+}
+
+const MAIN_KEY = nameKey(MAIN_THREAD_TITLE);
 
 function codePoints(text: string): number {
   return Array.from(text).length;
