@@ -25,8 +25,22 @@ export function withoutQueries(text: string): string {
  * could not reach, and OLLAMA_HOST, REDIS_URL or DATABASE_URL may carry a password. Up to the last
  * `@` before the host, as URL parsers read it: a password may hold one (`postgres://u:p@ss@db`, a
  * URL pg and ioredis take), and stopping at the first logged its rest.
+ *
+ * A password may also hold what a URL should have escaped (a space, a quote, `/`, `?`, `#`): the
+ * URL is malformed, but it is still the secret someone set. After `user:`, the userinfo then runs
+ * to the last `@` on the line that a host follows, short of another URL: a `host:port` with an `@`
+ * later on its line (an address, then someone's email) loses that stretch from the log, which is
+ * the price of never logging such a password. A port alone (`host:6379 failed`) starts none, and
+ * a port followed by a path (`host:6379/0`) only reaches an `@` in the same word.
  */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>]*@/gi;
+const URL_USERINFO = new RegExp(
+  [
+    String.raw`\b([a-z][a-z0-9+.-]*:\/\/)`,
+    String.raw`(?:[^\s/?#"'<>]*@`,
+    String.raw`|[^\s/?#@:"'<>]*:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!\d*(?:[/?#\s"'<>),;]|$))(?:(?!:\/\/).)*)@(?=[\w[%]))`,
+  ].join(''),
+  'gi',
+);
 
 /** Free text as the log keeps it: without queries or credentials in URLs, printable. */
 export function textForLog(text: string): string {

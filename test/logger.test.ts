@@ -97,4 +97,26 @@ describe('stderrLogger', () => {
     stderrLogger().error({ err: new Error('cannot reach postgres://salon:p@ss@word@db.internal:5432/salon') }, 'import failed');
     expect(lines).toEqual(['import failed: cannot reach postgres://db.internal:5432/salon']);
   });
+
+  it('drops a password holding what a URL should have escaped (a space, a quote, /, ? or #)', () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const log = stderrLogger();
+    for (const password of ['hunter 2', 'hunter"2', "hunter'2", 'hunter/2', 'hunter?2', 'hunter#2', '12/hunter']) {
+      log.error({ err: new Error(`cannot reach postgres://salon:${password}@db.internal:5432/salon`) }, `store at redis://:${password}@cache:6379 failed`);
+    }
+    expect(lines).toEqual(new Array(7).fill('store at redis://cache:6379 failed: cannot reach postgres://db.internal:5432/salon'));
+  });
+
+  it('keeps an address with a port and no userinfo whole, an email later on its line too', () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const log = stderrLogger();
+    log.error({ err: new Error('no route to redis://cache:6379 (ask ops@example.com)') }, 'at redis://cache:6379/0 for ann@example.com');
+    log.error({}, 'fetched https://medium.com/@ann/post');
+    expect(lines).toEqual([
+      'at redis://cache:6379/0 for ann@example.com: no route to redis://cache:6379 (ask ops@example.com)',
+      'fetched https://medium.com/@ann/post',
+    ]);
+  });
 });

@@ -69,5 +69,9 @@ describe('model server failures', () => {
     expect(withoutUserinfo('http://ann:s3cret@10.1.2.3:11434')).toBe('http://10.1.2.3:11434/');
     expect(withoutUserinfo('http://10.1.2.3:11434')).toBe('http://10.1.2.3:11434');
     expect(withoutUserinfo('not a url')).toBe('not a url');
+    // Malformed (no parser takes them), but the password is still the one someone set.
+    for (const password of ['s3/cret', 's3?cret', 's3#cret'])
+      expect(withoutUserinfo(`http://ann:${password}@10.1.2.3:11434/x`)).toBe('http://10.1.2.3:11434/x');
+    expect(withoutUserinfo('not a url @ all')).toBe('not a url @ all');
   });
 });
