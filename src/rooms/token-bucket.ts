@@ -20,6 +20,12 @@ export class TokenBucket {
     return true;
   }
 
+  /** Puts back a token taken for what did not happen after all (a refused change), never past `burst`. */
+  giveBack(now: number): void {
+    this.refill(now);
+    this.tokens = Math.min(this.burst, this.tokens + 1);
+  }
+
   /** Whether a token is there to take at `now` (none is taken). */
   has(now: number): boolean {
     this.refill(now);

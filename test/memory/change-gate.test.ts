@@ -1,5 +1,6 @@
 /** Members' thread changes from a room: one at a time per room, a few at a time per node, a budget per member and per address. */
 import { describe, expect, it } from 'vitest';
+import { errors } from '../../src/errors.js';
 import {
   ADDRESS_THREAD_CHANGES_PER_MINUTE,
   MAX_CHANGES_AT_ONCE,
@@ -75,6 +76,20 @@ describe('ThreadChangeGate', () => {
     now += 60_000 / MEMBER_THREAD_CHANGES_PER_MINUTE;
     expect(await gate.run('news_x', who('u_ann'), async () => 'later')).toBe('later');
     await expect(gate.run('news_x', who('u_ann'), async () => 'too soon')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
+  });
+
+  it('spends no budget on a change the operation refused, and keeps the token of one that failed', async () => {
+    const gate = new ThreadChangeGate(() => 0);
+    const refused = () => Promise.reject(new errors.ERR_BAD_THREAD_OP('a thread cannot absorb itself'));
+    // Before, each refusal took a token of the member and of the address: three times the budget of them left nothing.
+    for (let i = 0; i < 3 * ADDRESS_THREAD_CHANGES_PER_MINUTE; i++)
+      await expect(gate.run('news_1', who('u_ann', '203.0.113.7'), refused)).rejects.toMatchObject({ code: 'ERR_BAD_THREAD_OP' });
+    for (const conflict of [errors.ERR_THREAD_CHANGED, errors.ERR_THREAD_LOCKED])
+      await expect(gate.run('news_1', who('u_ann', '203.0.113.7'), () => Promise.reject(new conflict('thr_a', 'force')))).rejects.toBeInstanceOf(conflict);
+    for (let i = 0; i < MEMBER_THREAD_CHANGES_PER_MINUTE - 1; i++) expect(await gate.run('news_1', who('u_ann', '203.0.113.7'), async () => i)).toBe(i);
+    // A failure of the server's own is not the member's refusal: it may have cost the work, so it spends the last token.
+    await expect(gate.run('news_1', who('u_ann', '203.0.113.7'), () => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+    await expect(gate.run('news_1', who('u_ann', '203.0.113.7'), async () => 'more')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED' });
   });
 
   it('gives each address one budget, however many identities its members take', async () => {

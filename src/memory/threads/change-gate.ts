@@ -7,9 +7,10 @@
  * MEMBER_THREAD_CHANGES_PER_MINUTE and each client address one of
  * ADDRESS_THREAD_CHANGES_PER_MINUTE (an address may take 30 new identities a minute, each with a
  * member's budget). Per node: with several nodes each has its own gate, which bounds what one
- * member's socket can make its node do. The admin's HTTP API is not gated.
+ * member's socket can make its node do. The admin's HTTP API is not gated. A change the operation
+ * refuses (bad input, a conflict) spends neither budget.
  */
-import { errors, withRetryAfterMs } from '../../errors.js';
+import { errors, SalonError, withRetryAfterMs } from '../../errors.js';
 import { TokenBucket } from '../../rooms/token-bucket.js';
 
 /** Thread changes one member may make at once, and then per minute. */
@@ -78,8 +79,22 @@ export class ThreadChangeGate {
     this.busy.add(roomId);
     try {
       return await change();
+    } catch (err) {
+      // Refused (bad input, a thread locked, archived or changed meanwhile): nothing changed, so
+      // nothing is spent. A failure of the server's own keeps its token: it may have cost the work.
+      if (isRefusal(err)) {
+        const later = this.now();
+        member.giveBack(later);
+        address.giveBack(later);
+      }
+      throw err;
     } finally {
       this.busy.delete(roomId);
     }
   }
+}
+
+/** An operation's refusal of what it was asked (a 4xx catalogue error), as opposed to a failure. */
+function isRefusal(err: unknown): boolean {
+  return err instanceof SalonError && err.statusCode < 500;
 }
