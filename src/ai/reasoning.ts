@@ -46,40 +46,154 @@ export function withoutReasoning(reply: string, separator = ''): string {
 }
 
 /**
+ * Where a model's streamed reply begins: `outside` any thinking (it opens its blocks itself, or
+ * never thinks), `inside` a block its chat template opened (QwQ, DeepSeek-R1: the reply's first tag
+ * is a `</think>`), or `unknown`, until a reply of that model has shown which (ThinkingHabit).
+ */
+export type ReplyStart = 'outside' | 'inside' | 'unknown';
+
+/** What a reply showed of its thinking: its first tag, and whether it held any text at all. */
+export interface ReplyShape {
+  firstTag: 'open' | 'close' | null;
+  hadText: boolean;
+}
+
+/**
+ * A reply of unknown start is held back until its first tag or this many characters: thinking
+ * before a `</think>` is dropped with it, and an answer without tags goes out once this long.
+ */
+export const UNKNOWN_START_HOLD_CHARS = 8_000;
+
+/**
  * withoutReasoning for a streamed reply, piece by piece: text inside a `<think>` block is dropped
  * as it arrives (never kept: a block may run to the reply's size limit), and the end of a piece
  * that may begin a tag is held back until the next piece tells. A block still open when the reply
- * ends is dropped too: a reply cut while thinking holds no answer.
+ * ends is dropped too: a reply cut while thinking holds no answer. A stray `</think>` is never
+ * passed on.
+ *
+ * A stream cannot take back what it has passed on, so a reply whose template opened the block must
+ * be known to before it starts (`start`): `inside` drops everything up to the first `</think>`;
+ * `unknown` holds the start back (UNKNOWN_START_HOLD_CHARS) until a tag tells which it was.
  */
 export class ReasoningFilter {
-  private inside = false;
+  private state: ReplyStart;
   private held = '';
+  /** What an `unknown` start holds back until a tag tells whether it was thinking. */
+  private pending = '';
+  private readonly shape: ReplyShape = { firstTag: null, hadText: false };
+
+  /** `onEnd` is told what the reply showed (ThinkingHabit learns from it). */
+  constructor(
+    start: ReplyStart = 'outside',
+    private readonly onEnd?: (shape: ReplyShape) => void,
+  ) {
+    this.state = start;
+  }
 
   /** The answer text of `piece` that can be passed on now. */
   push(piece: string): string {
+    if (!this.shape.hadText && piece.trim()) this.shape.hadText = true;
     const text = this.held + piece;
     this.held = '';
     let out = '';
     let from = 0;
-    for (;;) {
-      const tag = this.inside ? CLOSE : OPEN;
-      const at = tagAt(text, tag, from);
-      if (at < 0) break;
-      if (!this.inside) out += text.slice(from, at);
-      from = at + tag.length;
-      this.inside = !this.inside;
+    for (let next = this.nextTag(text, from); next; next = this.nextTag(text, from)) {
+      const before = text.slice(from, next.at);
+      if (this.state === 'outside') out += before;
+      else if (this.state === 'unknown') {
+        // Text before a first `<think>` was answer; before a first `</think>`, thinking.
+        if (next.tag === OPEN) out += this.pending + before;
+        this.pending = '';
+      }
+      this.shape.firstTag ??= next.tag === OPEN ? 'open' : 'close';
+      this.state = next.tag === OPEN ? 'inside' : 'outside';
+      from = next.at + next.tag.length;
     }
-    const keep = Math.min(partialTagAt(text, this.inside ? CLOSE : OPEN), text.length - from);
+    const keep = Math.min(this.partialTag(text), text.length - from);
     this.held = text.slice(text.length - keep);
-    if (!this.inside) out += text.slice(from, text.length - keep);
+    const rest = text.slice(from, text.length - keep);
+    if (this.state === 'outside') out += rest;
+    else if (this.state === 'unknown') {
+      this.pending += rest;
+      if (this.pending.length > UNKNOWN_START_HOLD_CHARS) {
+        out += this.pending;
+        this.pending = '';
+        this.state = 'outside';
+      }
+    }
     return out;
   }
 
   /** What is left once the reply has ended. */
   end(): string {
-    const rest = this.inside ? '' : this.held;
+    // A reply of unknown start that never showed a tag was all answer.
+    const rest = this.state === 'inside' ? '' : this.pending + this.held;
+    this.pending = '';
     this.held = '';
+    this.onEnd?.({ ...this.shape });
     return rest;
+  }
+
+  /** The next tag that changes the state: only `</think>` inside a block, either tag outside one. */
+  private nextTag(text: string, from: number): { tag: string; at: number } | null {
+    const close = tagAt(text, CLOSE, from);
+    if (this.state === 'inside') return close === -1 ? null : { tag: CLOSE, at: close };
+    const open = tagAt(text, OPEN, from);
+    if (open === -1 && close === -1) return null;
+    return open !== -1 && (close === -1 || open < close) ? { tag: OPEN, at: open } : { tag: CLOSE, at: close };
+  }
+
+  /** How much of `text`'s end may begin a tag the next piece would finish. */
+  private partialTag(text: string): number {
+    return this.state === 'inside' ? partialTagAt(text, CLOSE) : Math.max(partialTagAt(text, OPEN), partialTagAt(text, CLOSE));
+  }
+}
+
+/** Model names of reasoners whose chat template may open the thinking block. */
+const REASONER_NAME = /qwq|deepseek[-_.]?r1|(?:^|[^a-z0-9])r1(?:$|[^a-z0-9])|reason|think/i;
+
+/**
+ * Where one model's replies begin, learnt from each reply (streamed or whole), so that a stream is
+ * filtered from its first piece: a model whose chat template opens the thinking block shows it in
+ * every reply's first tag, `</think>`. A reply without tags from a model believed to start inside
+ * puts it back to unknown (the server's template may have changed), so no answer is lost for good.
+ */
+export class ThinkingHabit {
+  private start: ReplyStart;
+
+  /**
+   * A model named like a reasoner whose template may open the block (QwQ, DeepSeek-R1 and its
+   * distillations, "reasoning"/"thinking" variants) has its first reply held until it shows where
+   * its thinking begins; any other model's first reply streams as it comes, as most never think in
+   * the reply or open their blocks themselves, and the hold would cost every such server's first
+   * answer its streaming. Each reply after teaches where the next begins.
+   */
+  constructor(model: string) {
+    this.start = REASONER_NAME.test(model) ? 'unknown' : 'outside';
+  }
+
+  /** Where the next reply is expected to begin. */
+  get replyStart(): ReplyStart {
+    return this.start;
+  }
+
+  /** Learns from a whole reply. */
+  observe(reply: string): void {
+    const open = tagAt(reply, OPEN, 0);
+    const close = tagAt(reply, CLOSE, 0);
+    const firstTag = open === -1 && close === -1 ? null : close !== -1 && (open === -1 || close < open) ? 'close' : 'open';
+    this.learn({ firstTag, hadText: reply.trim() !== '' });
+  }
+
+  /** A filter for the next streamed reply, which learns from it when it ends. */
+  streamFilter(): ReasoningFilter {
+    return new ReasoningFilter(this.start, (shape) => this.learn(shape));
+  }
+
+  private learn({ firstTag, hadText }: ReplyShape): void {
+    if (firstTag === 'close') this.start = 'inside';
+    else if (firstTag === 'open') this.start = 'outside';
+    else if (hadText) this.start = this.start === 'inside' ? 'unknown' : 'outside';
   }
 }
 

@@ -135,6 +135,28 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
       expect((await collect(c.chat(base).stream(ask))).join('')).toBe('');
     });
 
+    it('leaves out the thinking a chat template opened (the reply’s first tag a </think>), from a reasoner’s first stream on', async () => {
+      const reply = 'Okay, source [2] names the pier, so Pier 9.\n</think>\n\nThe party is at Pier 9 [1].';
+      const answer = '\n\nThe party is at Pier 9 [1].';
+      const models = ['deepseek-r1:14b', 'house-model', 'house-model:latest'];
+      const base = await start({ reply, chunkChars: 3, models });
+      // A model named as a reasoner: its first reply is held until its first tag, then streams; the next are known to start inside.
+      const reasoner = c.chat(base, {}, 'deepseek-r1:14b');
+      for (let i = 0; i < 2; i++) {
+        const pieces = await collect(reasoner.stream(ask));
+        expect(pieces.join('')).toBe(answer);
+        expect(pieces.length).toBeGreaterThan(1);
+      }
+      // Any other model streams its first reply as it comes, and learns from it; never the tag itself.
+      const other = c.chat(base, {}, 'house-model');
+      expect((await collect(other.stream(ask))).join('')).toBe(`Okay, source [2] names the pier, so Pier 9.\n${answer}`);
+      expect((await collect(other.stream(ask))).join('')).toBe(answer);
+      // A rerank or summary reply teaches it as well.
+      const taught = c.chat(base, {}, 'house-model');
+      await taught.summarize('The party is at Pier 9.');
+      expect((await collect(taught.stream(ask))).join('')).toBe(answer);
+    });
+
     it('ends quietly and early when the caller aborts', async () => {
       const base = await start({ reply: 'x'.repeat(200), chunkChars: 2, chunkDelayMs: 30 });
       const ac = new AbortController();

@@ -230,6 +230,7 @@ export class OllamaChatModel extends RemoteChatModel {
       this.provider,
       model,
       signal,
+      this.thinking.streamFilter(),
     );
   }
 

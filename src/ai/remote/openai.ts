@@ -247,6 +247,7 @@ export class OpenAIChatModel extends RemoteChatModel {
       client.provider,
       model,
       signal,
+      this.thinking.streamFilter(),
     );
   }
 

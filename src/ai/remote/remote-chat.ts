@@ -4,7 +4,7 @@
  */
 import { Deadline } from './deadline.js';
 import { fence, newNonce } from '../grounded-prompt.js';
-import { ReasoningFilter, withoutReasoning } from '../reasoning.js';
+import { ReasoningFilter, ThinkingHabit, withoutReasoning } from '../reasoning.js';
 import { PlainLinks } from './plain-links.js';
 import { describeFailure, type ProviderDescription } from './errors-map.js';
 import { parseRerankReply, rerankFallback, rerankPrompt } from '../rerank-parse.js';
@@ -56,8 +56,9 @@ export function checkLimits(limits: RemoteLimits): void {
  * Runs `open` (which starts the request with the deadline's signal and yields text pieces) under
  * a Deadline: idle and overall timeouts become ERR_AI_TIMEOUT, a caller's abort ends the stream
  * quietly, anything else becomes one catalogued error. A reasoning model's `<think>` blocks are
- * left out of the pieces (its thinking is no answer), though each of their pieces keeps the
- * stream from counting as idle, and markdown links are spelled out (PlainLinks).
+ * left out of the pieces by `reasoning` (its thinking is no answer; ThinkingHabit.streamFilter
+ * knows where the model's replies begin), though each of their pieces keeps the stream from
+ * counting as idle, and markdown links are spelled out (PlainLinks).
  */
 export async function* guardStream(
   open: (signal: AbortSignal) => AsyncIterable<string>,
@@ -65,9 +66,9 @@ export async function* guardStream(
   provider: ProviderDescription,
   model: string,
   signal?: AbortSignal,
+  reasoning = new ReasoningFilter(),
 ): AsyncGenerator<string> {
   const deadline = new Deadline({ totalMs: limits.timeoutMs, idleMs: limits.idleTimeoutMs, signal });
-  const reasoning = new ReasoningFilter();
   const links = new PlainLinks();
   try {
     for await (const piece of open(deadline.signal)) {
@@ -111,6 +112,12 @@ export async function guardCall<T>(
 /** A chat model behind an HTTP API: subclasses provide `stream` and a one-shot `complete`. */
 export abstract class RemoteChatModel implements ChatModel {
   abstract readonly model: string;
+  /** Where this model's replies begin, learnt from each: its streams are filtered from their first piece. */
+  private habit: ThinkingHabit | null = null;
+
+  protected get thinking(): ThinkingHabit {
+    return (this.habit ??= new ThinkingHabit(this.model));
+  }
 
   abstract stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string>;
 
@@ -129,6 +136,7 @@ export abstract class RemoteChatModel implements ChatModel {
         ],
         signal,
       );
+      this.thinking.observe(reply);
       return parseRerankReply(reply.slice(0, REPLY_MAX_CHARS), snippets.length) ?? rerankFallback(snippets.length);
     } catch {
       return rerankFallback(snippets.length);
@@ -144,6 +152,7 @@ export abstract class RemoteChatModel implements ChatModel {
       ],
       signal,
     );
+    this.thinking.observe(reply);
     // A reply's JSON may escape half of a surrogate pair, which SQLite and PostgreSQL keep differently.
     return wellFormed(clip(withoutReasoning(reply.slice(0, REPLY_MAX_CHARS)).trim(), SUMMARY_MAX_CHARS));
   }
