@@ -16,6 +16,11 @@
  * (PostgreSQL). A seq the log skipped below the position is a gap: every read of the log looks for
  * the open gaps by seq (one query) before reading on from the position, until the entry shows up or
  * the gap is older than GAP_WAIT_MS. Only the log makes gaps, never a notice.
+ *
+ * The log may go back (a store restored from a backup): every read first checks that the entry at
+ * the position is still the one applied there; when it differs, or the log ends below it, the node
+ * reads the whole log again (a reconciliation like any other), else what was logged after the
+ * restore under seqs it had passed was never read until a restart.
  */
 import { createHash } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
@@ -91,6 +96,8 @@ export class IndexSync {
   private readonly now: () => number;
   /** The newest seq read from the log (or read at `begin`): where the next read goes on from. */
   private newest = 0;
+  /** What the entry at `newest` asked for (fingerprint), to tell the log went back; null until known. */
+  private newestPrint: string | null = null;
   /**
    * Seqs below `newest` that are not applied yet, each with when it was found missing (null: the log
    * holds it but applying it failed, tried again at every read until it succeeds). At most MAX_GAPS.
@@ -169,7 +176,7 @@ export class IndexSync {
       if (this.gaps.delete(seq)) this.applied.delete(seq);
       else if (seq > this.newest) this.applied.set(seq, fingerprint({ target, ids }));
       // The store gave the seq, but entries between `newest` and it may be others' not yet applied.
-      if (seq === this.newest + 1) this.advance(seq);
+      if (seq === this.newest + 1) this.advance(seq, fingerprint({ target, ids }));
       else if (seq > this.newest) this.readLog();
       await this.options.feed.publish(JSON.stringify({ n: this.options.nodeId, s: seq, t: target, i: ids }));
     } catch (err) {
@@ -225,13 +232,14 @@ export class IndexSync {
     void this.serial(async () => {
       this.readQueued = false;
       const startedAt = this.now();
+      if (await this.wentBack()) await this.readAllAgain();
       await this.readGaps(startedAt);
       for (let after = this.newest; !this.closed;) {
         const page = await this.options.store.indexChangesAfter(after, LOG_PAGE);
         for (const change of page) {
           this.missing(after, change.seq, startedAt);
           if (!(await this.applyLogged(change))) this.keepGap(change.seq, null);
-          this.advance(change.seq);
+          this.advance(change.seq, fingerprint(change));
           after = change.seq;
         }
         if (page.length < LOG_PAGE) break;
@@ -249,6 +257,41 @@ export class IndexSync {
         );
       this.lastReadAt = startedAt;
     });
+  }
+
+  /**
+   * Whether the log went back below the position: the entry there is another than the one read
+   * there, or the log now ends below it. An entry missing at the position with later ones logged is
+   * no sign: the retention prunes it once a newer one exists (and never prunes the newest).
+   */
+  private async wentBack(): Promise<boolean> {
+    if (this.newest === 0) return false;
+    // The entry at the position, or the first after it: one read on the primary key.
+    const [there] = await this.options.store.indexChangesAfter(this.newest - 1, 1);
+    if (!there) return true;
+    if (there.seq !== this.newest) return false;
+    const print = fingerprint(there);
+    // Read at `begin`: known from here on.
+    if (this.newestPrint === null) this.newestPrint = print;
+    return print !== this.newestPrint;
+  }
+
+  /**
+   * The log went back (a restored store): forgets the position, the gaps and what notices applied,
+   * and reads the log from its oldest entry. Applying is a reconciliation with the store, so what
+   * was applied already is only applied again; rows the restore removed that no entry left in the
+   * log names stay in the indexes until a restart, which the error says.
+   */
+  private async readAllAgain(): Promise<void> {
+    const [oldest] = await this.options.store.indexChangesAfter(0, 1);
+    this.log.error(
+      { position: this.newest, oldest: oldest?.seq ?? null },
+      'the index change log went back below this node’s position (was the store restored?): reading all of it again; restart the node to drop from its indexes rows the restore removed',
+    );
+    this.newest = oldest ? oldest.seq - 1 : 0;
+    this.newestPrint = null;
+    this.gaps.clear();
+    this.applied.clear();
   }
 
   /**
@@ -320,10 +363,11 @@ export class IndexSync {
     }
   }
 
-  /** Moves the position to `seq`: what is applied at or below it matters only in a gap. */
-  private advance(seq: number): void {
+  /** Moves the position to `seq`, whose entry asked for `print`: what is applied at or below it matters only in a gap. */
+  private advance(seq: number, print: string): void {
     if (seq <= this.newest) return;
     this.newest = seq;
+    this.newestPrint = print;
     for (const s of this.applied.keys()) if (s <= seq && !this.gaps.has(s)) this.applied.delete(s);
   }
 

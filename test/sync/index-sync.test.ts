@@ -482,3 +482,70 @@ it('keeps the gap bound well past the longest a PostgreSQL statement waits for i
   expect(GAP_WAIT_MS).toBeGreaterThanOrEqual(5 * DEFAULT_RESYNC_MS);
   expect(GAP_WAIT_MS).toBeLessThan(DEFAULT_LOG_RETENTION_MS);
 });
+
+describe('a change log that goes back (a restored store)', () => {
+  let errors: string[];
+  let restored: IndexSync;
+
+  /** An IndexSync that records its errors; started on the log as it stands. */
+  async function following(): Promise<void> {
+    errors = [];
+    const log = { ...silentLogger, error: (_: object, message: string) => void errors.push(message) };
+    const target = (name: string) => ({ applyStored: async (ids: number[]) => void applied.push({ target: name, ids }) });
+    restored = new IndexSync({ store, feed, nodeId: 'me', log, targets: { documents: target('documents'), memory: target('memory') } });
+    await restored.begin();
+    restored.start();
+  }
+  afterEach(async () => {
+    await restored?.close();
+  });
+
+  /** Puts the log back to what it held through `seq`, its sequence included, as a restored backup does. */
+  function restoreThrough(seq: number): void {
+    const raw = new Database(join(temp.dir, 'salon.db'));
+    raw.prepare('DELETE FROM index_changes WHERE seq > ?').run(seq);
+    raw.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'index_changes'").run(seq);
+    raw.close();
+  }
+
+  /** Logs other nodes' changes of documents `ids`, one entry each; reads the log once they are applied. */
+  async function logged(ids: number[]): Promise<void> {
+    for (const id of ids) await theirs('documents', [id]);
+    feed.connected();
+    await until(() => ids.every((id) => applied.some((a) => a.ids[0] === id)));
+  }
+
+  it('reads what was logged after the restore while the log still ends below the position', async () => {
+    await following();
+    await logged([1, 2, 3, 4, 5]);
+    restoreThrough(2);
+    // Logged under seqs 3 and 4 again, below the position (5): skipped for good before.
+    await logged([30, 40]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/went back/);
+  });
+
+  it('reads what was logged after the restore once the log has passed the position again', async () => {
+    await following();
+    await logged([1, 2, 3, 4, 5]);
+    restoreThrough(2);
+    for (const id of [30, 40, 50]) await theirs('documents', [id]);
+    // Seq 5 now holds another entry, and 6 and 7 follow: only those were read before.
+    await logged([60, 70]);
+    expect(applied.map((a) => a.ids[0])).toEqual(expect.arrayContaining([30, 40, 50, 60, 70]));
+    expect(errors).toHaveLength(1);
+  });
+
+  it('takes the position’s entry pruned behind a newer one for no restore', async () => {
+    await following();
+    await logged([1, 2, 3]);
+    await theirs('documents', [4]);
+    const raw = new Database(join(temp.dir, 'salon.db'));
+    raw.prepare('UPDATE index_changes SET logged_at = ?').run(Date.now() - 2 * DEFAULT_LOG_RETENTION_MS);
+    raw.close();
+    await store.pruneIndexChanges(DEFAULT_LOG_RETENTION_MS);
+    await logged([5]);
+    expect(applied.map((a) => a.ids[0])).toEqual([1, 2, 3, 4, 5]);
+    expect(errors).toEqual([]);
+  });
+});
