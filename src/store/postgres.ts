@@ -346,11 +346,6 @@ export class PostgresStore implements Store {
     return threads.threadHistory(this.db, threadId, limit);
   }
 
-  async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
-    const sql = 'UPDATE threads SET memory_enabled = $1, version = version + CASE WHEN memory_enabled = $1 THEN 0 ELSE 1 END WHERE id = $2';
-    return Boolean((await this.db.query(sql, [enabled ? 1 : 0, threadId])).rowCount);
-  }
-
   async countThreadMessages(threadId: string): Promise<number> {
     return (await this.db.query('SELECT count(*) AS n FROM messages WHERE thread_id = $1', [threadId])).rows[0].n;
   }

@@ -938,11 +938,6 @@ export class SqliteStore implements Store {
     return this.threads.history(threadId, limit);
   }
 
-  async setThreadMemory(threadId: string, enabled: boolean): Promise<boolean> {
-    const on = enabled ? 1 : 0;
-    return this.sql('UPDATE threads SET memory_enabled = ?, version = version + (memory_enabled <> ?) WHERE id = ?').run(on, on, threadId).changes > 0;
-  }
-
   async countThreadMessages(threadId: string): Promise<number> {
     return (this.sql('SELECT count(*) AS n FROM messages WHERE thread_id = ?').get(threadId) as Row).n;
   }

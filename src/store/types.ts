@@ -452,13 +452,6 @@ export interface Store {
   listThreads(roomId: string, archived?: number): Promise<Thread[]>;
   /** How many threads of the room are archived (merged or otherwise closed). */
   countArchivedThreads(roomId: string): Promise<number>;
-  /**
-   * Switches the thread's memory on or off, as a new version of the thread (an operation that read
-   * the old one, a merge say, then fails with ERR_THREAD_CHANGED instead of writing the old switch
-   * back); switching it to what it is already changes nothing, the version neither (a member's
-   * `/memory on` said twice would fail a merge under way). False when there is no such thread.
-   */
-  setThreadMemory(threadId: string, enabled: boolean): Promise<boolean>;
   countThreadMessages(threadId: string): Promise<number>;
   /**
    * Deletes a thread with its messages and memory, all at once for readers (SQLite deletes a large

@@ -91,6 +91,11 @@ async function mergeInto(store: Store, side: Thread, survivorId: string): Promis
   return main;
 }
 
+/** Switches a thread's memory as the app does (ThreadService.configure: a thread change). */
+async function switchMemory(store: Store, threadId: string, memoryEnabled: boolean): Promise<void> {
+  await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: threadId, memoryEnabled }] });
+}
+
 const publicAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: false });
 const privateAsk = (threadId: string, user: string) => ({ threadId, userId: `u_${user}`, private: true });
 
@@ -548,9 +553,9 @@ describe('conversation memory', () => {
     const { store, memory, thread } = await setup();
     memory.onAnswer(...answered(thread.id, 'Ann', 'When was the pier approved?', 'In March.'));
     await memory.idle();
-    await store.setThreadMemory(thread.id, false);
+    await switchMemory(store, thread.id, false);
     expect(await memory.search('when was the pier approved', publicAsk(thread.id, 'Ann'), 5)).toEqual([]);
-    await store.setThreadMemory(thread.id, true);
+    await switchMemory(store, thread.id, true);
     const restarted = new MemoryService({ store, embedder, index: memoryIndex() });
     cleanups.push(() => restarted.close());
     // Before the vectors are loaded, the stored lines still match the question's words.

@@ -86,7 +86,6 @@ describe('PUT a thread’s config', () => {
     const apply = store.applyThreadChange.bind(store);
     const broken = new Error('disk full');
     // Whichever write carries the memory switch fails.
-    vi.spyOn(store, 'setThreadMemory').mockRejectedValue(broken);
     vi.spyOn(store, 'applyThreadChange').mockImplementation((change: ThreadChange) =>
       change.updateThreads?.some((u) => u.memoryEnabled !== undefined) ? Promise.reject(broken) : apply(change),
     );

@@ -879,25 +879,23 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect((await store.getThread('t2'))!.title).toBe('t2');
       });
 
-      it('switches a thread’s memory and deletes a thread with its messages and memory only', async () => {
+      it('switches a thread’s memory and privileged flag as the app does, and deletes a thread with its messages and memory only', async () => {
         const t = await store.ensureMainThread('news_1');
         const keep = await store.ensureMainThread('news_2');
-        expect(t.memoryEnabled).toBe(true);
-        expect(await store.setThreadMemory(t.id, false)).toBe(true);
+        expect(t).toMatchObject({ memoryEnabled: true, privileged: false });
+        // As ThreadService.configure writes a config: one change, both fields or neither.
+        const configure = (id: string, fields: { memoryEnabled?: boolean; privileged?: boolean }, expected: { id: string; version: number }[] = []) =>
+          store.applyThreadChange({ at: at(1), expect: expected, updateThreads: [{ id, ...fields }] });
+        await configure(t.id, { memoryEnabled: false, privileged: true });
         const switched = (await store.getThread(t.id))!;
-        expect(switched.memoryEnabled).toBe(false);
+        expect(switched).toMatchObject({ memoryEnabled: false, privileged: true });
         // A new version: a change that read the thread before the switch cannot write it back.
         expect(switched.version).toBe(t.version + 1);
-        await expect(
-          store.applyThreadChange({ at: at(1), expect: [{ id: t.id, version: t.version }], updateThreads: [{ id: t.id, memoryEnabled: true }] }),
-        ).rejects.toMatchObject({
-          code: 'ERR_THREAD_CHANGED',
-        });
-        expect((await store.getThread(t.id))!.memoryEnabled).toBe(false);
-        // Switched to what it is already: nothing changes, the version neither.
-        expect(await store.setThreadMemory(t.id, false)).toBe(true);
-        expect((await store.getThread(t.id))!.version).toBe(switched.version);
-        expect(await store.setThreadMemory('thr_none', false)).toBe(false);
+        await expect(configure(t.id, { memoryEnabled: true }, [{ id: t.id, version: t.version }])).rejects.toMatchObject({ code: 'ERR_THREAD_CHANGED' });
+        expect((await store.getThread(t.id))!).toMatchObject({ memoryEnabled: false, privileged: true, version: switched.version });
+        await expect(configure('thr_none', { memoryEnabled: false })).rejects.toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+        await configure(t.id, { memoryEnabled: true, privileged: false });
+        expect((await store.getThread(t.id))!).toMatchObject({ memoryEnabled: true, privileged: false, version: switched.version + 1 });
         for (const thread of [t, keep]) await store.appendMessage({ roomId: thread.roomId, threadId: thread.id, author: user('u'), text: 'hello' });
         await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'again' });
         const gone = await store.addMemoryChunk(chunk(t.id, 'remembered'), at(1));

@@ -70,7 +70,7 @@ describe('SqliteStore: rows kept while their tables are unchanged', () => {
 
   it('reads a thread again after its memory is turned off, a merge, a child thread and its deletion', async () => {
     await readTwice();
-    await store.setThreadMemory('t1', false);
+    await store.applyThreadChange({ at: AT, expect: [], updateThreads: [{ id: 't1', memoryEnabled: false }] });
     expect((await store.getThread('t1'))!.memoryEnabled).toBe(false);
 
     await readTwice();
@@ -115,7 +115,7 @@ describe('SqliteStore: rows kept while their tables are unchanged', () => {
   it('reads again what another connection wrote (a salon command beside the server)', async () => {
     await readTwice();
     other = new SqliteStore({ filename: join(dir.dir, 'salon.db') });
-    await other.setThreadMemory('t1', false);
+    await other.applyThreadChange({ at: AT, expect: [], updateThreads: [{ id: 't1', memoryEnabled: false }] });
     expect((await store.getThread('t1'))!.memoryEnabled).toBe(false);
 
     await readTwice();
