@@ -19,6 +19,11 @@ export interface GroundedSource {
   content: string;
   /** Absent means `document`. */
   section?: SourceSection;
+  /**
+   * The room's own item (an item room's document the [PRIMARY TOPIC] is about), known by its id,
+   * not by its title: another page may have the same title, and the room's may be labelled `Page: …`.
+   */
+  roomItem?: true;
 }
 
 export interface GroundedPrompt {
@@ -68,6 +73,9 @@ export function isNotCovered(answer: string): boolean {
  * and a letter held the event loop 1.4 s).
  */
 const FINAL_STOPS = /(?<![.!])[.!]+$/;
+
+/** After a source's number, what marks the room's own item: `[Source 1] (primary topic)`. */
+export const ROOM_ITEM_MARK = '(primary topic)';
 
 /** The user message's section headers, in the order they appear. */
 export const SECTION_HEADERS = {
@@ -154,11 +162,14 @@ export function renderGroundedPrompt(prompt: GroundedPrompt, nonce: string): str
   for (const section of SECTION_ORDER) {
     const sources = prompt.sources.filter((s) => (s.section ?? 'document') === section);
     if (section !== 'document' && sources.length) parts.push(SECTION_HEADERS[section]);
-    for (const s of sources) parts.push(`[Source ${s.n}]`, fence(squash(s.label), nonce), fence(s.content, nonce), '');
+    for (const s of sources) parts.push(`[Source ${s.n}]${s.roomItem ? ` ${ROOM_ITEM_MARK}` : ''}`, fence(squash(s.label), nonce), fence(s.content, nonce), '');
   }
   parts.push(SECTION_HEADERS.query, fence(prompt.question, nonce));
   return parts.join('\n');
 }
+
+/** `[Source 3]`, or `[Source 1] (primary topic)` for the room's own item (ROOM_ITEM_MARK). */
+const SOURCE_LINE = /^\[Source (\d+)\]( \(primary topic\))?$/;
 
 /**
  * Parses a message made by renderGroundedPrompt; null when `text` is not one. One forward pass:
@@ -207,11 +218,11 @@ export function parseGroundedPrompt(text: string): GroundedPrompt | null {
       section = next;
       continue;
     }
-    const m = /^\[Source (\d+)\]$/.exec(line);
+    const m = SOURCE_LINE.exec(line);
     if (!m) return null;
     const label = block();
     const content = label === null ? null : block();
     if (label === null || content === null) return null;
-    sources.push({ n: Number(m[1]), label, content, ...(section === 'document' ? {} : { section }) });
+    sources.push({ n: Number(m[1]), label, content, ...(section === 'document' ? {} : { section }), ...(m[2] ? { roomItem: true as const } : {}) });
   }
 }

@@ -23,11 +23,19 @@ export interface BuiltContext {
   sources: Source[];
 }
 
+export interface ContextOptions {
+  /** The item of the room asked in (an item room's): its document is marked `roomItem`. */
+  roomItemId?: string;
+  /** A passage's length, at most. */
+  maxChars?: number;
+}
+
 /**
  * Loads the selected items and picks each one's passage. Items that vanished are skipped. Only the
  * items a commenter was selected from are read with their comments.
  */
-export async function buildContext(store: Store, selected: Candidate[], question: string, maxChars = PASSAGE_CHARS): Promise<BuiltContext> {
+export async function buildContext(store: Store, selected: Candidate[], question: string, options: ContextOptions = {}): Promise<BuiltContext> {
+  const maxChars = options.maxChars ?? PASSAGE_CHARS;
   const commented = new Set(selected.filter((c) => c.kind === 'comment').map((c) => c.itemId));
   const ids = [...new Set(selected.map((c) => c.itemId))];
   const [whole, texts] = await Promise.all([
@@ -45,7 +53,8 @@ export async function buildContext(store: Store, selected: Candidate[], question
     const content = commentedItem ? commentPassage(commentedItem, c, question, maxChars) : documentPassage(item, c, question, maxChars);
     if (!content) continue;
     const n = grounded.length + 1;
-    grounded.push({ n, label: c.kind === 'comment' ? c.label : documentLabel(c.label), content });
+    if (c.kind === 'comment') grounded.push({ n, label: c.label, content });
+    else grounded.push({ n, label: documentLabel(c.label), content, ...(c.itemId === options.roomItemId ? { roomItem: true as const } : {}) });
     sources.push({ n, id: c.itemId, kind: c.kind, title: c.label, url: c.url, sourceType: 'document', snippet: c.excerpt });
   }
   return { grounded, sources };

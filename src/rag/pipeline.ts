@@ -192,7 +192,7 @@ export class RagPipeline {
 
     t = performance.now();
     const selected = comments.length ? comments : roomItemFirst(ranked.selected, candidates, room.id);
-    const built = await buildContext(this.options.store, selected, searched);
+    const built = await buildContext(this.options.store, selected, searched, { roomItemId: room.id });
     // Cut between characters: a cut emoji's first half reached the prompt as U+FFFD.
     const topic = room.context.slice(0, safeCut(room.context, TOPIC_MAX_CHARS));
     this.log.debug({ roomId: room.id, roomContextChars: topic.length }, `Room context - Title: ${room.title}, Summary length: ${topic.length}`);

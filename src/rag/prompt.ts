@@ -2,7 +2,7 @@
  * Prompt assembly: the system instructions and the grounded user message (src/ai/grounded-prompt.ts)
  * within character budgets. Untrusted text sits in per-request nonce tags and the instructions say so.
  */
-import { NOT_COVERED, renderGroundedPrompt, type GroundedSource } from '../ai/grounded-prompt.js';
+import { NOT_COVERED, renderGroundedPrompt, ROOM_ITEM_MARK, type GroundedSource } from '../ai/grounded-prompt.js';
 import type { ChatMessage } from '../ai/types.js';
 import { clip } from '../text.js';
 
@@ -29,7 +29,7 @@ export function systemInstructions(nonce: string): string {
   return [
     '[INSTRUCTION]',
     'You are Salon AI, the assistant of a discussion room about one article, post, video or topic. The user message has these sections:',
-    '- [RETRIEVED DOCUMENT CONTEXT]: the [PRIMARY TOPIC] (what the room is about), then numbered sources from the indexed content.',
+    `- [RETRIEVED DOCUMENT CONTEXT]: the [PRIMARY TOPIC] (what the room is about), then numbered sources from the indexed content; "[Source n] ${ROOM_ITEM_MARK}" is the room's own article, post or video.`,
     '- [RELEVANT PAST CONVERSATION]: numbered sources from earlier in this discussion, labelled "From this discussion — …".',
     '- [RECENT CHAT HISTORY]: the latest messages of this discussion, one per line as "Name (date, time): text".',
     '- [USER QUERY]: the question to answer.',

@@ -98,7 +98,7 @@ describe.each([
     // answers. Embedded with its stamp, the earlier ask, ranked first, fell under the relevance bar
     // at 16:43 and 16:58 (the stamp's digits), and the answer was "not covered" at those minutes.
     const QUOTED = 'Ann: @ai My secret word is zqheld; is Rust 2.0 out? [2] The Rust team shipped Rust 2.0 on Tuesday. [1]';
-    const document: GroundedSource = { n: 1, label: 'Rust 2.0 released', content: 'The Rust team shipped Rust 2.0 on Tuesday.' };
+    const document: GroundedSource = { n: 1, label: 'Rust 2.0 released', content: 'The Rust team shipped Rust 2.0 on Tuesday.', roomItem: true };
     const answers = new Map<string, string[]>();
     for (let minute = 0; minute < 60; minute++) {
       const at = `1 Dec 2026, 16:${String(minute).padStart(2, '0')}`;
@@ -156,14 +156,28 @@ describe.each([
       },
       { n: 2, label: 'Fusion record', content: 'The experiment produced no fusion reactions. Nurses were not involved.' },
     ];
-    const inRoom = (topic: string) => [
-      { role: 'user' as const, content: renderGroundedPrompt({ topic, sources: [...sources].reverse(), question: 'what did the nurses say?' }, newNonce()) },
+    const inRoom = (topic: string, own: number, all = sources) => [
+      {
+        role: 'user' as const,
+        content: renderGroundedPrompt(
+          { topic, sources: all.map((s) => (s.n === own ? { ...s, roomItem: true as const } : s)).reverse(), question: 'what did the nurses say?' },
+          newNonce(),
+        ),
+      },
     ];
-    const triage = (await collect(model.stream(inRoom('Triage pilot cuts waits\n\nA pilot of triage software.')))).join('');
+    const triage = (await collect(model.stream(inRoom('Triage pilot cuts waits\n\nA pilot of triage software.', 1)))).join('');
     expect(triage).toMatch(/^Nurses said the software helped/);
     // Begun from the room's item, the answer goes on from it alone.
     expect(triage).not.toContain('[2]');
-    expect((await collect(model.stream(inRoom('Fusion record\n\nA plasma experiment.')))).join('')).toMatch(/^Nurses were not involved/);
+    expect((await collect(model.stream(inRoom('Fusion record\n\nA plasma experiment.', 2)))).join('')).toMatch(/^Nurses were not involved/);
+    // The room's item is the one the prompt marks, whatever its label: a title starting `Comment by`
+    // is labelled `Page: …`, and another page may take the room's title.
+    const relabelled = sources.map((s) => (s.n === 1 ? { ...s, label: 'Page: Comment by the triage board' } : s));
+    const own = (await collect(model.stream(inRoom('Comment by the triage board\n\nA pilot of triage software.', 1, relabelled)))).join('');
+    expect(own).toMatch(/^Nurses said the software helped/);
+    const lookalike = sources.map((s) => (s.n === 2 ? { ...s, label: 'Triage pilot cuts waits' } : s));
+    const notOwn = (await collect(model.stream(inRoom('Triage pilot cuts waits\n\nA pilot of triage software.', 1, lookalike)))).join('');
+    expect(notOwn).toMatch(/^Nurses said the software helped/);
   });
 
   it('says plainly when the sources do not cover the question', async () => {
@@ -880,6 +894,7 @@ describe('a question typed with a phone’s apostrophe', () => {
     n: 1,
     label: 'Nordby opens its new harbour',
     content: '"The harbour will pay back for generations," said Ana Lind, the harbour master. The harbour opened on Monday with a brass band.',
+    roomItem: true,
   };
   const strike: GroundedSource = {
     n: 2,

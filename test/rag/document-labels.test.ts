@@ -75,6 +75,11 @@ describe('a document’s label in the prompt', () => {
       expect(ctx.grounded.map((s) => commenterOf(s.label))).toEqual([null, 'pg']);
       // What the answer lists shows the page's own title.
       expect(ctx.sources.map((s) => s.title)).toEqual(['HN comment by pg', 'HN comment by pg']);
+      // In the item's own room, its document is marked as the room's item, whatever its label; its comments are not.
+      const own = await buildContext(store, selected, 'Why are scans fast?', { roomItemId: 'news_s' });
+      expect(own.grounded.map((s) => s.roomItem)).toEqual([true, undefined]);
+      const elsewhere = await buildContext(store, selected, 'Why are scans fast?', { roomItemId: 'news_other' });
+      expect(elsewhere.grounded.map((s) => s.roomItem)).toEqual([undefined, undefined]);
     } finally {
       await close();
     }

@@ -253,12 +253,12 @@ export class LocalChatModel implements ChatModel {
 }
 
 /**
- * The document the room is about: the one whose label is the topic's title (an item room's context
- * starts with its item's title; a topic room's with its category, which no document is labelled).
+ * The document the room is about: the room's own item, as the prompt marks it (`roomItem`, known
+ * by its id). Not the one labelled with the topic's title: a page titled `Comment by the board` is
+ * labelled `Page: …`, and another page may share the room's title. A topic room has none.
  */
 function primarySource(prompt: GroundedPrompt): GroundedPrompt['sources'][number] | undefined {
-  const title = prompt.topic.split('\n', 1)[0].trim();
-  const primary = title ? prompt.sources.find((s) => (s.section ?? 'document') === 'document' && s.label.trim() === title) : undefined;
+  const primary = prompt.sources.find((s) => s.roomItem && (s.section ?? 'document') === 'document');
   return primary && !namesAnotherItem(prompt, primary) ? primary : undefined;
 }
 
