@@ -203,6 +203,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     log,
     assistant: () => assistant,
     onMessage: (message) => memory.onMessage(message),
+    onGap: (roomId) => memory.roomGap(roomId),
     onDelivered: (message) => metrics.delivered(message.ts),
     onRefused: (why) => metrics.roomSocketRefused(why),
     onThreadGone: (threadId, how) => {

@@ -206,6 +206,14 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
+   * What this node hears of the room next does not follow on from what it heard (RoomHubDeps.onGap):
+   * the room's open windows end here, and their last lines are no context for the next.
+   */
+  roomGap(roomId: string): void {
+    if (!this.closed) this.windows.endRoom(roomId);
+  }
+
+  /**
    * A finished answer: its exchange is remembered (a private one only for its asker). `forgetMark`:
    * its asker's in the room, read as it was asked (Store.privateForgetMark; null when it could not
    * be); the store refuses the exchange if it is filed as its asker's own (a private ask's, or one
@@ -810,7 +818,7 @@ export class MemoryService implements MemorySearch {
     // A window of the thread closed since holds the messages after these: the open window, which
     // comes after that one, would join them across it, so they are a window of their own.
     if (this.closed || this.lastClosed.get(closed.threadId) !== closed) this.enqueueWindow(closed.threadId, rest, chatLine(before));
-    else this.windows.reopen(closed.threadId, rest, { line: chatLine(before), ts: Date.parse(before.ts) });
+    else this.windows.reopen(closed.threadId, rest, { line: chatLine(before), ts: Date.parse(before.ts), roomId: before.roomId });
   }
 
   /**

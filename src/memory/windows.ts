@@ -36,6 +36,14 @@ export interface WindowOptions {
   onWindow(chunk: NewMemoryChunk, messages: readonly Message[]): void;
 }
 
+/** A thread's last line, the next window's context (WindowOptions.maxContextLines). */
+export interface PreviousLine {
+  line: string;
+  /** When its message was said (ms). */
+  ts: number;
+  roomId: string;
+}
+
 interface OpenWindow {
   /**
    * The window's messages; their lines are rendered when it closes. Lines held meanwhile outlived
@@ -52,8 +60,8 @@ interface OpenWindow {
 
 export class MessageWindows {
   private readonly open = new Map<string, OpenWindow>();
-  /** Recent threads' last line of their last closed window, and that message's time. */
-  private readonly previous: RecentMap<string, { line: string; ts: number }>;
+  /** Recent threads' last line of their last closed window, that message's time and room. */
+  private readonly previous: RecentMap<string, PreviousLine>;
   private readonly maxMessages: number;
   private readonly maxChars: number;
   private readonly quietMs: number;
@@ -151,7 +159,7 @@ export class MessageWindows {
     const chunk = windowChunk(threadId, w.messages, w.context);
     if (this.options.live) chunk.live = true;
     const line = chatLine(end);
-    this.previous.set(threadId, { line, ts: Date.parse(end.ts) });
+    this.previous.set(threadId, { line, ts: Date.parse(end.ts), roomId: end.roomId });
     this.options.onWindow(chunk, w.messages);
     return line;
   }
@@ -162,7 +170,7 @@ export class MessageWindows {
    * inside this one (MemoryService.realign), and the next windows are cut where that node cuts
    * them, so each is filed once. The open window's messages are windowed again after them.
    */
-  reopen(threadId: string, messages: readonly Message[], context?: { line: string; ts: number }): void {
+  reopen(threadId: string, messages: readonly Message[], context?: PreviousLine): void {
     const open = this.open.get(threadId)?.messages ?? [];
     this.discardOpen(threadId);
     const known = new Set(messages.map((m) => m.id));
@@ -170,6 +178,17 @@ export class MessageWindows {
     if (context) this.previous.set(threadId, context);
     else this.previous.delete(threadId);
     for (const m of all) this.add(m);
+  }
+
+  /**
+   * Ends the room's open windows, and forgets its threads' last lines: what is heard of the room
+   * next does not follow on from them (messages of the room went out unheard meanwhile, RoomHubDeps.onGap).
+   * A window would join messages across the ones it never held, and a last line would be read as
+   * the line said just before the next window.
+   */
+  endRoom(roomId: string): void {
+    for (const [threadId, w] of [...this.open]) if (w.messages[0]?.roomId === roomId) this.closeWindow(threadId);
+    for (const [threadId, p] of [...this.previous]) if (p.roomId === roomId) this.previous.delete(threadId);
   }
 
   /** Drops a thread's open window without keeping it (the thread was deleted). */

@@ -22,6 +22,7 @@ import { FreshReading } from './fresh-reading.js';
 import { withMessage, type Held, type HeldFrame } from './held-messages.js';
 import { ACTIVE_ROOMS_FRESH_MS, MAX_SEQ_LEAD, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
+import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { SendBudget } from './send-budget.js';
 import { storeResolver } from './resolver.js';
@@ -77,6 +78,12 @@ function storedFrame(m: Message): string {
   return JSON.stringify({ type: isAnswer(m) ? 'assistant.done' : 'message', message: m });
 }
 
+/**
+ * Dropped rooms the hub remembers how far its listener heard (RoomHub.leftRooms): a room loaded
+ * again after more have been dropped since only costs the listener a gap told that was not one.
+ */
+export const MAX_LEFT_ROOMS = 4_096;
+
 /** Rooms GET /api/v1/rooms lists at most (the busiest). */
 export const MAX_LISTED_ROOMS = 500;
 /** How often the node's queued bytes are counted again from every socket (see SendBudget). */
@@ -102,6 +109,14 @@ export interface RoomHubDeps {
    * in a room windows all that is said in it, src/memory/windows.ts).
    */
   onMessage?: (message: Message) => void;
+  /**
+   * Told before the next message onMessage hears of a room when that message may not follow on from
+   * the last one it heard there: messages of the room went out that this node never delivered (it
+   * had left the room, the room's last member gone, and its load took newer messages as delivered;
+   * or it left while a catch-up was still to bring some). Not told when a room left and loaded again
+   * runs on from the last seq heard (a lone member's reload). Memory ends the room's windows there.
+   */
+  onGap?: (roomId: string) => void;
   /** Told of every stored message this node delivered to its members, once per room (delivery lag is measured here). */
   onDelivered?: (message: Message) => void;
   /**
@@ -156,6 +171,18 @@ export class RoomHub implements SessionHost, RoomOutlet {
   private readonly frameFailures: RepeatedFailureLog;
   private readonly getAssistant: () => RoomAssistant | undefined;
   private readonly onMessage?: (message: Message) => void;
+  private readonly onGap?: (roomId: string) => void;
+  /**
+   * Rooms dropped (the newest MAX_LEFT_ROOMS) → the newest seq onMessage heard of each, every seq
+   * since the last gap told heard too: a room loaded again runs on from there if its load took
+   * nothing newer as delivered (heard).
+   */
+  private readonly leftRooms = new Map<string, number>();
+  /**
+   * Rooms whose first message told to onMessage was checked against leftRooms → whether onMessage
+   * heard one of the room since the last gap told (a second gap in a row tells nothing more).
+   */
+  private readonly heardRooms = new WeakMap<Room, boolean>();
   private readonly onDelivered?: (message: Message) => void;
   private readonly onThreadGone?: (threadId: string, how: ThreadGone) => void;
   private readonly onMessagesMoved?: RoomHubDeps['onMessagesMoved'];
@@ -205,6 +232,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     this.frameFailures = new RepeatedFailureLog({ log: this.log, what: 'room frames' });
     this.getAssistant = deps.assistant ?? (() => undefined);
     this.onMessage = deps.onMessage;
+    this.onGap = deps.onGap;
     this.onDelivered = deps.onDelivered;
     this.onThreadGone = deps.onThreadGone;
     this.onMessagesMoved = deps.onMessagesMoved;
@@ -835,6 +863,8 @@ export class RoomHub implements SessionHost, RoomOutlet {
 
   /** Tells the message listener (conversation memory) of a message this node heard in `room`. */
   private heard(room: Room, message: Message): void {
+    this.hearing(room);
+    this.heardRooms.set(room, true);
     try {
       this.onMessage?.(message);
     } catch (err) {
@@ -843,13 +873,59 @@ export class RoomHub implements SessionHost, RoomOutlet {
     }
   }
 
+  /**
+   * Before the listener hears its first message of `room`: a gap, unless it heard the room, when it
+   * was last dropped, up to what this room's load took as delivered (Room.loadedSeq).
+   */
+  private hearing(room: Room): void {
+    if (this.heardRooms.has(room)) return;
+    this.heardRooms.set(room, true);
+    const left = this.leftRooms.get(room.id);
+    this.leftRooms.delete(room.id);
+    if (left === undefined || left < room.loadedSeq) this.gap(room);
+  }
+
+  /** Tells the message listener that what it hears of `room` next does not follow on from what it heard. */
+  private gap(room: Room): void {
+    if (this.heardRooms.get(room) === false) return;
+    this.heardRooms.set(room, false);
+    try {
+      this.onGap?.(room.id);
+    } catch (err) {
+      this.log.warn({ roomId: room.id, err: (err as Error)?.message }, 'message listener failed');
+    }
+  }
+
   private drop(room: Room): void {
     if (this.rooms.get(room.id) !== room) return;
     this.rooms.delete(room.id);
-    // Messages held behind a catch-up still count as heard here: on a lone node no other node
-    // windows them, and before every node windowed what it delivered, the node storing one did.
-    for (const m of room.held.messages()) this.heard(room, room.filed(m));
+    this.hearHeld(room);
     room.dispose();
     if (!this.closing && room.heard) this.sync.closed(room.id);
+  }
+
+  /**
+   * Messages held behind a catch-up still count as heard as the room is dropped: on a lone node no
+   * other node windows them, and before every node windowed what it delivered, the node storing one
+   * did. The seqs the catch-up was to bring never reach the listener now: it is told of a gap where
+   * one lies below or between them. The room is remembered as heard up to the newest seq told.
+   */
+  private hearHeld(room: Room): void {
+    if (!room.info) return;
+    const held = room.held.messages();
+    if (held.length) this.hearing(room);
+    // A seq skipped below what went out (heard from another node ahead of it) was left to the catch-up.
+    const since = Math.max(room.loadedSeq, room.seq - DEFAULT_SEQ_WINDOW);
+    if (this.heardRooms.has(room) && !room.heardThrough(since, room.seq)) this.gap(room);
+    let newest = room.seq;
+    for (const m of held) {
+      if (m.seq > newest + 1) this.gap(room);
+      newest = Math.max(newest, m.seq);
+      this.heard(room, room.filed(m));
+    }
+    if (!this.heardRooms.has(room)) return;
+    this.leftRooms.delete(room.id);
+    this.leftRooms.set(room.id, newest);
+    if (this.leftRooms.size > MAX_LEFT_ROOMS) this.leftRooms.delete(this.leftRooms.keys().next().value!);
   }
 }

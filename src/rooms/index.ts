@@ -16,6 +16,8 @@ export interface CreateRoomsDeps {
   assistant?: () => RoomAssistant | undefined;
   /** RoomHubDeps.onMessage. */
   onMessage?: (message: Message) => void;
+  /** RoomHubDeps.onGap. */
+  onGap?: (roomId: string) => void;
   /** RoomHubDeps.onDelivered. */
   onDelivered?: (message: Message) => void;
   /** RoomHubDeps.onThreadGone. */
@@ -56,6 +58,7 @@ export function createRooms(config: Config, deps: CreateRoomsDeps): RoomHub {
     log: deps.log,
     assistant: deps.assistant,
     onMessage: deps.onMessage,
+    onGap: deps.onGap,
     onDelivered: deps.onDelivered,
     onThreadGone: deps.onThreadGone,
     onMessagesMoved: deps.onMessagesMoved,

@@ -53,6 +53,11 @@ export class Room {
   threadId = '';
   /** Highest seq this node has seen in the room. */
   seq = 0;
+  /**
+   * Newest seq the load took as delivered without delivering it (Room.init: the history read, and
+   * what was stored before it); 0 when it took none. The hub's listener never heard those here.
+   */
+  loadedSeq = 0;
   /** Settles once the room's info and history are loaded. */
   ready: Promise<LoadState> = Promise.resolve('ok');
   /** Joins under way; the room is not dropped while any are pending. */
@@ -142,6 +147,7 @@ export class Room {
     if (recent.length) this.delivered.addThrough(recent[0].seq - 1);
     // A merge or split heard while the store was read may have moved some of them since.
     for (const m of recent) this.remember(this.filed(m));
+    this.loadedSeq = recent.reduce((top, m) => Math.max(top, m.seq), 0);
   }
 
   /** Adds a message to the in-memory history; false when it was already there or already delivered. */

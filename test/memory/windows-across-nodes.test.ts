@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
 import type { Store, StoredMemoryChunk } from '../../src/store/types.js';
 import { testApp } from '../helpers.js';
-import { joined } from '../rooms/helpers.js';
+import { joined, listen, member, until } from '../rooms/helpers.js';
 import { item } from '../store/contract.js';
 import { describePostgres } from '../store/postgres-harness.js';
 import { postgresSchema, sharedSqlite, type StoreSource } from './one-store.js';
@@ -99,6 +99,44 @@ function acrossNodes(name: string, open: () => Promise<StoreSource>): void {
       // Each window is a run of the conversation in its order, and one holds both sides of it.
       for (const w of windows) expect(w.messageIds.map((id) => ids.indexOf(id))).toEqual([...w.messageIds.map((id) => ids.indexOf(id))].sort((x, y) => x - y));
       expect(windows.some((w) => w.authors.includes('Ann') && w.authors.includes('Bo'))).toBe(true);
+    });
+
+    it('ends a node’s window where its room was dropped and messages went out before it was joined again, and only there', async () => {
+      const { a, b, ann, store, main } = await twoNodes();
+      const ids: string[] = [];
+      // A real socket: its close reaches the server, and the room goes with its last member.
+      const onB = await listen(b);
+      const bo = (await member(onB('news_1'), 'Bo')).client;
+      for (let i = 0; i < 2; i++) ids.push(await say(ann, bo, `Ann before ${i}: the ferry is late`));
+      // Bo leaves: B's room is dropped, and Ann goes on while B is not in it.
+      bo.close();
+      await until(() => b.salon.rooms!.listRooms().length === 0);
+      const { client: cy } = await joined(a, 'Cy', 'news_1');
+      for (let i = 0; i < 2; i++) ids.push(await say(ann, cy, `Ann meanwhile ${i}: it left at last`));
+      const back = (await member(onB('news_1'), 'Bo')).client;
+      for (let i = 0; i < 2; i++) ids.push(await say(ann, back, `Ann after ${i}: it is back at noon`));
+      // B files first: its windows must not join 0–1 with 4–5 across the two it never heard.
+      await settle([b, a]);
+      const filed = (await windowsOf(store, main)).map((w) => w.messageIds.map((id) => ids.indexOf(id)));
+      expect(filed.flat().sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      for (const at of filed) expect(at).toEqual(at.map((_, i) => at[0] + i));
+    });
+
+    it('keeps a lone node’s window whole across a reload: its room dropped and joined again with nothing said meanwhile', async () => {
+      const { b, store, main } = await twoNodes();
+      const onB = await listen(b);
+      const ann = (await member(onB('news_1'), 'Ann')).client;
+      const cy = (await member(onB('news_1'), 'Cy')).client;
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) ids.push(await say(ann, cy, `Ann before ${i}: the ferry is late`));
+      ann.close();
+      cy.close();
+      await until(() => b.salon.rooms!.listRooms().length === 0);
+      const again = (await member(onB('news_1'), 'Ann')).client;
+      const other = (await member(onB('news_1'), 'Cy')).client;
+      for (let i = 0; i < 2; i++) ids.push(await say(again, other, `Ann after ${i}: it is back at noon`));
+      await settle([b]);
+      expect((await windowsOf(store, main)).map((w) => w.messageIds)).toEqual([ids]);
     });
   });
 }

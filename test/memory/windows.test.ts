@@ -52,12 +52,30 @@ describe('memory windows', () => {
     windows.add(sent[13]);
     expect(closed.map((c) => c.messageIds)).toEqual([sent.slice(0, 12).map((m) => m.id)]);
     // Another node filed sent[0..9]: sent[10..11] go back in front of the open window (sent[12..13]).
-    windows.reopen('t1', sent.slice(10, 12), { line: 'Cy (24 Nov 2026, 10:10): line 9', ts: Date.parse(sent[9].ts) });
+    windows.reopen('t1', sent.slice(10, 12), { line: 'Cy (24 Nov 2026, 10:10): line 9', ts: Date.parse(sent[9].ts), roomId: 'news_1' });
     expect(windows.waiting('t1')).toBe(4);
     for (const m of sent.slice(14)) windows.add(m);
     windows.close('t1');
     expect(closed[1].messageIds).toEqual(sent.slice(10).map((m) => m.id));
     expect(closed[1].text.split('\n')[0]).toBe('Cy (24 Nov 2026, 10:10): line 9');
+  });
+
+  it('ends the open windows of a room whose messages went out unheard, and reads no line from before as the next window’s context', () => {
+    const before = [message('t1', 'Ann', 'the ferry is late'), message('t2', 'Bo', 'basil keeps pests away')];
+    const elsewhere = { ...message('t4', 'Cy', 'the tram is on time'), roomId: 'post_2' };
+    for (const m of [...before, elsewhere]) windows.add(m);
+    windows.close('t2');
+    windows.endRoom('news_1');
+    expect(closed.map((c) => c.messageIds)).toEqual([[before[1].id], [before[0].id]]);
+    const after = [message('t1', 'Ann', 'it is back at noon'), message('t2', 'Bo', 'and mint too')];
+    for (const m of after) windows.add(m);
+    windows.close();
+    // Each starts a window of its own, with no context line; the other room's window was not cut.
+    expect(closed.slice(2).map((c) => [c.messageIds, c.text.split('\n').length])).toEqual([
+      [[elsewhere.id], 1],
+      [[after[0].id], 1],
+      [[after[1].id], 1],
+    ]);
   });
 
   it("marks the chunks of live windows, and gives each closed window's messages with it", () => {

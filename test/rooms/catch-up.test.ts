@@ -111,8 +111,9 @@ describe('a catch-up from the store', () => {
   let meter: TurnMeter;
   let n = 0;
 
-  /** Messages the hub told its listener it heard, by seq. */
+  /** Messages the hub told its listener it heard, by seq, and the gaps it told (GAP). */
   let heard: number[] = [];
+  const GAP = 0;
   async function start(options: Partial<RoomOptions> = {}): Promise<void> {
     meter = new TurnMeter();
     heard = [];
@@ -121,7 +122,14 @@ describe('a catch-up from the store', () => {
       hub,
       other,
       close: closeAll,
-    } = await hubBesideOtherNode(silentLogger, { newIdentitiesPerMinute: 100_000, ...options }, { onMessage: (m) => heard.push(m.seq) }));
+    } = await hubBesideOtherNode(
+      silentLogger,
+      { newIdentitiesPerMinute: 100_000, ...options },
+      {
+        onMessage: (m) => heard.push(m.seq),
+        onGap: () => heard.push(GAP),
+      },
+    ));
   }
   afterEach(async () => {
     vi.useRealTimers();
@@ -760,9 +768,30 @@ describe('a catch-up from the store', () => {
     expect(heard).toEqual([]);
     // The last member leaves while the store read hangs: the room is dropped with what it held.
     sessions.get(socket)!.closed();
-    expect(heard).toEqual([held.seq]);
+    // The room's first message heard here: the listener heard nothing of the room before it.
+    expect(heard).toEqual([GAP, held.seq]);
     hang.release();
     // The catch-up's missed messages were never delivered here: the node that stored them windowed them.
+    expect(heard).not.toContain(missed[0].seq);
+  });
+
+  it('tells its listener of a gap before the live messages it held past seqs the catch-up never brought, when the room goes', async () => {
+    await start();
+    const [socket] = await members(1);
+    const [first] = await storedElsewhere(1, 10);
+    await live(first);
+    await until(() => heard.includes(first.seq), 10_000);
+    const missed = await storedElsewhere(2, 10);
+    const hang = hangRead(first.seq);
+    await syncFrom(first.seq);
+    await until(() => hang.reached(), 10_000);
+    const [held] = await storedElsewhere(1, 10);
+    await live(held);
+    await until(() => liveRoom().held.has(held.seq), 10_000);
+    sessions.get(socket)!.closed();
+    hang.release();
+    // Memory's window of the first must not run on into the held one across the two never delivered here.
+    expect(heard).toEqual([GAP, first.seq, GAP, held.seq]);
     expect(heard).not.toContain(missed[0].seq);
   });
 

@@ -192,7 +192,7 @@ export async function until(check: () => boolean, timeoutMs = 3000): Promise<voi
 export async function hubBesideOtherNode(
   log: Logger,
   options: Partial<RoomOptions> = {},
-  listeners: Pick<RoomHubDeps, 'onMessage'> = {},
+  listeners: Pick<RoomHubDeps, 'onMessage' | 'onGap'> = {},
 ): Promise<{
   store: SqliteStore;
   hub: RoomHub;
