@@ -8,6 +8,12 @@
  * lists the rooms with entries, each scored by when its newest entry expires, so any node can list
  * every active room without scanning keys. A heartbeat that comes after this node's entries may
  * have expired (the node was late) tells the node's listeners which rooms to announce again.
+ *
+ * A dead node's entries are seen expired only until the next writer of the room deletes them (a
+ * `ttlMs` later): a node whose rechecks all missed that window (Redis errors, a stalled loop, an
+ * outage) kept listing the dead node's members for good. So each listing also notes, per other
+ * node, one of its entries and when that expires (`watched`); once that time is past, a recheck
+ * asks for the entry's score (ZSCORE): gone, or still expired, and the room is read again.
  */
 import { MAX_ENVELOPE_NAME_CHARS } from './envelope.js';
 import type { RedisLink } from './redis-link.js';
@@ -79,6 +85,11 @@ export class RedisPresence implements RoomPresence {
    * for every leave and rename of a long outage, the stranded entries grew without bound.
    */
   private writtenUntil = 0;
+  /**
+   * roomId → other node → one of its entries in the room as last listed, and when it expires (its
+   * entries in a room are renewed together). Kept for the rooms `stale` is asked about.
+   */
+  private readonly watched = new Map<string, Map<string, { entry: string; expires: number }>>();
 
   constructor(options: RedisPresenceOptions) {
     this.link = options.link;
@@ -148,24 +159,54 @@ export class RedisPresence implements RoomPresence {
 
   async list(roomId: string): Promise<PresenceEntry[]> {
     this.ensureUp();
-    const raw = await this.link.cmd.zrangebyscore(this.key(roomId), this.link.now(), '+inf');
+    const raw = await this.link.cmd.zrangebyscore(this.key(roomId), this.link.now(), '+inf', 'WITHSCORES');
     const entries: PresenceEntry[] = [];
-    for (const r of raw) {
-      const e = parseEntry(r);
-      if (e) entries.push(e);
+    const others = new Map<string, { entry: string; expires: number }>();
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const e = parseEntry(raw[i]);
+      if (!e) continue;
+      entries.push(e);
+      const expires = Number(raw[i + 1]);
+      const seen = others.get(e.node);
+      if (e.node !== this.node && (!seen || expires < seen.expires)) others.set(e.node, { entry: raw[i], expires });
     }
+    if (others.size) this.watched.set(roomId, others);
+    else this.watched.delete(roomId);
     return entries.sort((a, b) => compareJoins(a.since, a.id, b.since, b.id));
   }
 
-  /** Of `roomIds`, those holding entries that expired (their node stopped writing them). */
+  /**
+   * Of `roomIds`, those holding entries that expired (their node stopped writing them), and those
+   * where an entry listed last has expired since, whether or not Redis still holds it: the room's
+   * writers delete an expired entry a `ttlMs` later, and a recheck that came only then saw nothing.
+   */
   async stale(roomIds: string[]): Promise<string[]> {
     if (!roomIds.length) return [];
     this.ensureUp();
+    const asked = new Set(roomIds);
+    // Rooms no longer rechecked (left, or read for a listing) need no watch.
+    for (const roomId of this.watched.keys()) if (!asked.has(roomId)) this.watched.delete(roomId);
     const pipe = this.link.cmd.pipeline();
     const now = this.link.now();
     for (const id of roomIds) pipe.zcount(this.key(id), '-inf', `(${now}`);
-    const counts = (await pipe.exec()) ?? [];
-    return roomIds.filter((_, i) => Number(counts[i]?.[1] ?? 0) > 0);
+    const due: { roomId: string; node: string; watch: { entry: string; expires: number } }[] = [];
+    for (const [roomId, nodes] of this.watched)
+      for (const [node, watch] of nodes)
+        if (watch.expires < now) {
+          due.push({ roomId, node, watch });
+          pipe.zscore(this.key(roomId), watch.entry);
+        }
+    const replies = (await pipe.exec()) ?? [];
+    const stale = new Set(roomIds.filter((_, i) => Number(replies[i]?.[1] ?? 0) > 0));
+    due.forEach(({ roomId, watch }, i) => {
+      const [err, score] = replies[roomIds.length + i] ?? [];
+      if (err) return void stale.add(roomId);
+      const expires = score === null || score === undefined ? NaN : Number(score);
+      // Renewed: its node lives, and the next look is at the new expiry.
+      if (expires >= now) watch.expires = expires;
+      else stale.add(roomId);
+    });
+    return roomIds.filter((id) => stale.has(id));
   }
 
   async activeRooms(max: number): Promise<{ roomId: string; count: number }[]> {

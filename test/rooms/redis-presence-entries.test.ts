@@ -16,7 +16,8 @@ function presenceOver(raw: string[]): RedisPresence {
     isUp: true,
     now: () => 1_000_000,
     cmd: {
-      zrangebyscore: async (key: string) => (key === 'p:presence-rooms' ? ['news_1'] : raw),
+      zrangebyscore: async (key: string, ...args: string[]) =>
+        key === 'p:presence-rooms' ? ['news_1'] : args.includes('WITHSCORES') ? raw.flatMap((r) => [r, '1006000']) : raw,
       pipeline: () => {
         const replies: [null, string[]][] = [];
         const pipe = {
