@@ -20,7 +20,7 @@ import { requestedThread } from '../rooms/thread-target.js';
 import { MAX_MERGE_HOPS } from '../store/thread-survivor.js';
 import type { NewMessage, Store, Thread } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
-import { IMPORT_CLIENT_PREFIX } from './imported.js';
+import { IMPORT_CLIENT_PREFIX, IMPORTED_AUTHOR_PREFIX } from './imported.js';
 import { wellFormed } from '../text.js';
 
 /** Messages one import may carry, at most. */
@@ -46,7 +46,7 @@ export interface ImportResult {
 
 /** The id every imported message of one name gets: stable, and never a live member's (those start with `u_`). */
 export function importedAuthorId(name: string): string {
-  return `imp_${createHash('sha256').update(name.toLowerCase()).digest('base64url').slice(0, 16)}`;
+  return `${IMPORTED_AUTHOR_PREFIX}${createHash('sha256').update(name.toLowerCase()).digest('base64url').slice(0, 16)}`;
 }
 
 /**
