@@ -31,7 +31,10 @@ export interface ThreadView {
   summary: string;
   weight: number;
   parentId: string | null;
+  /** The newest 100 threads split off it, oldest first. */
   childIds: string[];
+  /** How many threads were split off it in all. */
+  childCount: number;
   origin: 'original' | 'split' | 'merged' | 'fused';
   splitLocked: boolean;
   splitLockedUntil: SplitLock | null;

@@ -10,8 +10,10 @@ import { appendIn } from './postgres-messages.js';
 import { insertMemory, lockThreadsOfMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
 import {
+  CHILD_IDS_LISTED,
   crossRoom,
   goneMeanwhile,
+  listedChildrenSql,
   listThreadsSql,
   MAIN_THREAD_TITLE,
   newThreadRow,
@@ -27,17 +29,18 @@ import type { NewThread, Thread, ThreadBridge, ThreadChange, ThreadChangeResult,
 export async function getThread(sql: Sql, id: string): Promise<Thread | null> {
   const { rows } = await sql.query('SELECT * FROM threads WHERE id = $1', [id]);
   if (!rows.length) return null;
-  const children = await sql.query('SELECT id FROM threads WHERE parent_id = $1 ORDER BY created_at, id', [id]);
-  return rowToThread(
-    rows[0],
-    children.rows.map((r) => r.id as string),
+  // The count is taken before the LIMIT: it counts every child.
+  const children = await sql.query(
+    `SELECT id, count(*) OVER () AS n FROM threads WHERE parent_id = $1 ORDER BY created_at DESC, id DESC LIMIT ${CHILD_IDS_LISTED}`,
+    [id],
   );
+  return rowToThread(rows[0], children.rows.map((r) => r.id as string).reverse(), Number(children.rows[0]?.n ?? 0));
 }
 
 export async function listThreads(sql: Sql, roomId: string, archived?: number): Promise<Thread[]> {
   // LIMIT NULL is no limit in PostgreSQL.
   const { rows } = await sql.query(listThreadsSql('$1', '$2'), [roomId, archived ?? null]);
-  const children = await sql.query('SELECT id, parent_id FROM threads WHERE parent_id = ANY($1::text[]) ORDER BY created_at, id', [rows.map((r) => r.id)]);
+  const children = await sql.query(listedChildrenSql('= ANY($1::text[])'), [rows.map((r) => r.id)]);
   return threadsWithChildren(rows, children.rows);
 }
 

@@ -8,8 +8,10 @@ import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import type { Row } from './rows.js';
 import {
+  CHILD_IDS_LISTED,
   crossRoom,
   goneMeanwhile,
+  listedChildrenSql,
   listThreadsSql,
   newThreadRow,
   roomFull,
@@ -51,7 +53,10 @@ export class SqliteThreadTables {
   row(id: string): Row | undefined {
     return this.host
       .sql(
-        `SELECT t.*, (SELECT json_group_array(c.id ORDER BY c.created_at, c.id) FROM threads c WHERE c.parent_id = t.id) AS child_ids
+        `SELECT t.*,
+           (SELECT json_group_array(c.id ORDER BY c.created_at, c.id) FROM (
+             SELECT id, created_at FROM threads WHERE parent_id = t.id ORDER BY created_at DESC, id DESC LIMIT ${CHILD_IDS_LISTED}) c) AS child_ids,
+           (SELECT count(*) FROM threads c WHERE c.parent_id = t.id) AS child_count
          FROM threads t WHERE t.id = ?`,
       )
       .get(id) as Row | undefined;
@@ -59,9 +64,7 @@ export class SqliteThreadTables {
 
   list(roomId: string, archived?: number): Thread[] {
     const rows = this.host.sql(listThreadsSql('@room', '@archived')).all({ room: roomId, archived: archived ?? -1 }) as Row[];
-    const children = this.host
-      .sql('SELECT id, parent_id FROM threads WHERE parent_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id')
-      .all(JSON.stringify(rows.map((r) => r.id))) as Row[];
+    const children = this.host.sql(listedChildrenSql('IN (SELECT value FROM json_each(?))')).all(JSON.stringify(rows.map((r) => r.id))) as Row[];
     return threadsWithChildren(rows, children);
   }
 
@@ -193,5 +196,5 @@ export class SqliteThreadTables {
 
 /** A row of SqliteThreadTables.row as a Thread. */
 export function threadOfRow(row: Row): Thread {
-  return rowToThread(row, JSON.parse(row.child_ids as string) as string[]);
+  return rowToThread(row, JSON.parse(row.child_ids as string) as string[], row.child_count as number);
 }

@@ -70,7 +70,14 @@ export function newThreadRow(t: NewThread, at: string): { columns: string[]; val
   return { columns: ['id', 'room_id', 'created_at', ...columns], values: [t.id, t.roomId, at, ...values] };
 }
 
-export function rowToThread(r: Row, childIds: string[]): Thread {
+/**
+ * Children a thread read or listed names (the newest; `childCount` counts them all): a split's
+ * children stay its children once merged away, so a main thread split over and over gathers
+ * thousands, each id sent again in every listing of the room and every read of the thread.
+ */
+export const CHILD_IDS_LISTED = 100;
+
+export function rowToThread(r: Row, childIds: string[], childCount = childIds.length): Thread {
   return {
     id: r.id,
     roomId: r.room_id,
@@ -85,6 +92,7 @@ export function rowToThread(r: Row, childIds: string[]): Thread {
     weight: r.weight,
     parentId: r.parent_id ?? null,
     childIds,
+    childCount,
     origin: r.origin,
     splitLockedUntil: r.split_locked_until ?? null,
     mergedInto: r.merged_into ?? null,
@@ -116,15 +124,32 @@ export function listThreadsSql(room: string, archived: string): string {
     ORDER BY main DESC, created_at, id`;
 }
 
-/** A listing's threads with their children (ids ordered by age), from its rows and the `(id, parent_id)` rows of their children. */
+/**
+ * The children a listing names, for the threads whose ids bind to `ids` (an SQL list or array
+ * expression): `(id, parent_id, child_count)` rows, the newest CHILD_IDS_LISTED of each parent,
+ * oldest first; `child_count` counts all of the parent's children.
+ */
+export function listedChildrenSql(ids: string): string {
+  return `SELECT id, parent_id, child_count FROM (
+    SELECT id, parent_id, created_at,
+      row_number() OVER (PARTITION BY parent_id ORDER BY created_at DESC, id DESC) AS newest,
+      count(*) OVER (PARTITION BY parent_id) AS child_count
+    FROM threads WHERE parent_id ${ids}) listed
+    WHERE newest <= ${CHILD_IDS_LISTED} ORDER BY created_at, id`;
+}
+
+/** A listing's threads with their children (ids ordered by age), from its rows and their children's rows (listedChildrenSql). */
 export function threadsWithChildren(rows: Row[], children: Row[]): Thread[] {
-  // Pushed, not copied per child: split children stay children once merged away, so a thread may
-  // have thousands, and copying the list for each held the event loop 0.2 s at 10,000 (17 s at 20,000).
-  const byParent = new Map<string, string[]>();
+  // Pushed, not copied per child: copying the list for each held the event loop 0.2 s at 10,000
+  // children (17 s at 20,000), before a listing named only the newest CHILD_IDS_LISTED.
+  const byParent = new Map<string, { ids: string[]; count: number }>();
   for (const c of children) {
-    const ids = byParent.get(c.parent_id as string);
-    if (ids) ids.push(c.id as string);
-    else byParent.set(c.parent_id as string, [c.id as string]);
+    const listed = byParent.get(c.parent_id as string);
+    if (listed) listed.ids.push(c.id as string);
+    else byParent.set(c.parent_id as string, { ids: [c.id as string], count: Number(c.child_count ?? 1) });
   }
-  return rows.map((r) => rowToThread(r, byParent.get(r.id as string) ?? []));
+  return rows.map((r) => {
+    const listed = byParent.get(r.id as string);
+    return rowToThread(r, listed?.ids ?? [], listed ? Math.max(listed.count, listed.ids.length) : 0);
+  });
 }

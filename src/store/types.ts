@@ -58,7 +58,10 @@ export interface Thread {
   summary: string;
   weight: number;
   parentId: string | null;
+  /** The newest CHILD_IDS_LISTED threads split off it, oldest first (a thread may gather thousands). */
   childIds: string[];
+  /** How many threads were split off it in all (childIds lists the newest of them). */
+  childCount: number;
   origin: ThreadOrigin;
   /** Set while the thread is split-locked (merges refuse it); null when it is not. */
   splitLockedUntil: SplitLock | null;
@@ -69,8 +72,8 @@ export interface Thread {
   version: number;
 }
 
-/** A thread's own fields a thread operation may set (childIds follow from parentId). */
-export type ThreadFields = Omit<Thread, 'id' | 'roomId' | 'createdAt' | 'childIds' | 'version'>;
+/** A thread's own fields a thread operation may set (childIds and childCount follow from parentId). */
+export type ThreadFields = Omit<Thread, 'id' | 'roomId' | 'createdAt' | 'childIds' | 'childCount' | 'version'>;
 
 /** A new thread as a thread operation creates it. */
 export interface NewThread extends Partial<ThreadFields> {

@@ -17,6 +17,7 @@ export function threadView(id: string, fields: Partial<ThreadView> = {}): Thread
     weight: 0,
     parentId: null,
     childIds: [],
+    childCount: 0,
     origin: 'original',
     splitLocked: false,
     splitLockedUntil: null,

@@ -11,6 +11,7 @@ import type { MemoryChunk, NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
 import { ClaimedMessages, ForgottenExchange, type IngestJob, type JobRunner, type Store, type Thread } from '../../src/store/types.js';
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
+import { CHILD_IDS_LISTED } from '../../src/store/thread-rows.js';
 import { source, sourcesContract } from './sources-contract.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
@@ -1389,6 +1390,23 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
           moveThreadMemory: [{ fromThreadId: side.id, threadId: main.id, roomId: 'news_1' }],
         });
         expect(again.movedMemoryIds).toEqual([]);
+      });
+
+      it('names only the newest CHILD_IDS_LISTED children of a thread, read or listed, and counts them all', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const n = CHILD_IDS_LISTED + 5;
+        const ids = Array.from({ length: n }, (_, i) => `thr_c${String(i).padStart(3, '0')}`);
+        // Split off and merged away, over and over: children stay children, and kept piling up in every read.
+        await store.applyThreadChange({
+          at: '2026-11-02T10:00:00.000Z',
+          expect: [],
+          createThreads: ids.map((id) => ({ id, roomId: 'news_1', title: id, parentId: main.id, origin: 'split' as const })),
+          updateThreads: ids.map((id) => ({ id, status: 'archived' as const, mergedInto: main.id })),
+        });
+        const newest = ids.slice(-CHILD_IDS_LISTED);
+        expect(await store.getThread(main.id)).toMatchObject({ childIds: newest, childCount: n });
+        expect((await store.listThreads('news_1')).find((t) => t.id === main.id)).toMatchObject({ childIds: newest, childCount: n });
+        expect(await store.getThread(ids[0])).toMatchObject({ childIds: [], childCount: 0 });
       });
 
       it("reads a thread's children oldest first, then by id, as listThreads does", async () => {

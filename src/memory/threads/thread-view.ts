@@ -16,6 +16,7 @@ export function threadView(t: Thread): ThreadView {
     weight: t.weight,
     parentId: t.parentId,
     childIds: t.childIds,
+    childCount: t.childCount,
     origin: t.origin,
     splitLocked: t.splitLockedUntil !== null,
     splitLockedUntil: t.splitLockedUntil,
