@@ -8,22 +8,38 @@
  * A body that escapes half of a surrogate pair (`"\ud800"`, invalid in UTF-8) has every such half
  * in its strings made U+FFFD, as the room protocol's frames do: what a route echoes, compares and
  * stores is then the same string (the stores kept U+FFFD, or three of them).
+ *
+ * A body past PARSE_OFF_LOOP_BYTES (the routes that raise the app's limit take up to 32 MiB) is
+ * decoded and parsed on a worker instead, read the same way (src/json-body.ts): one JSON.parse of
+ * it held the event loop, every room's messages waiting, for about half a second.
  */
-import type { FastifyInstance } from 'fastify';
+import { errorCodes, type FastifyInstance } from 'fastify';
+import { SURROGATE_ESCAPE } from '../json-body.js';
 import { wellFormedValues } from '../text.js';
+import { JsonBodyPool, PARSE_OFF_LOOP_BYTES } from './json-body-pool.js';
 
-/** A `\uD800`–`\uDFFF` escape: only through one can JSON text carry a lone surrogate (raw UTF-8 cannot). */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-
-/** Installs the JSON parser on `app`, for every route registered after it. */
-export function readEmptyJsonBodyAsNone(app: FastifyInstance): void {
+/** Installs the JSON parser on `app`, for every route registered after it; `pool` parses the large bodies (default: a JsonBodyPool of the app's). */
+export function readEmptyJsonBodyAsNone(app: FastifyInstance, pool?: JsonBodyPool): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  let bodies: JsonBodyPool | undefined = pool;
+  const owned = pool === undefined;
+  app.addHook('onClose', async () => {
+    if (owned) await bodies?.close();
+  });
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
-    if (body.length === 0) {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    if (raw.length === 0) {
       done(null, undefined);
       return;
     }
+    if (raw.length > PARSE_OFF_LOOP_BYTES) {
+      (bodies ??= new JsonBodyPool()).parse(raw).then(
+        (result) => (result.ok ? done(null, result.value) : done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined)),
+        (err: Error) => done(err, undefined),
+      );
+      return;
+    }
+    const body = raw.toString();
     if (!SURROGATE_ESCAPE.test(body)) return parseJson(request, body, done);
     parseJson(request, body, (err, value) => (err ? done(err) : done(null, wellFormedValues(value))));
   });
