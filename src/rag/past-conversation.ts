@@ -54,7 +54,8 @@ export function choosePast(question: string, hits: MemoryHit[], recentIds: Reado
 
 /**
  * The chosen hits as prompt sources (section `memory`, oldest first, numbered from `firstN`) and
- * as the answer's conversation sources with the same numbers.
+ * as the answer's conversation sources with the same numbers, labelled by conversationLabel, which
+ * quotes a speaker's name that could pose as another label or an order.
  */
 export async function pastSources(
   chat: ChatModel,
