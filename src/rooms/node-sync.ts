@@ -14,6 +14,7 @@ import type { Store } from '../store/types.js';
 import { encodeEnvelope, type Envelope } from './envelope.js';
 import { FreshReading } from './fresh-reading.js';
 import type { Held } from './held-messages.js';
+import { ReadSlots } from './read-slots.js';
 import type { Room } from './room.js';
 import { RoomMembers } from './room-members.js';
 import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
@@ -44,6 +45,13 @@ export const SYNC_AFTER_FAILED_PUBLISH_MS = 1_000;
  * room of 10,000 costs. A slice is one message at least, however many members get it.
  */
 export const CATCH_UP_TURN_BYTES = 4 * 1024 * 1024;
+/**
+ * Store reads of catch-ups and history reloads one node runs at once. After Redis comes back every
+ * node reads every room's missed messages and history, and every other node's `sync` for each room
+ * asks for a read too: those wait in line instead of taking all of a PostgreSQL pool's connections
+ * (DEFAULT_POOL_SIZE, 10) from the posts being stored meanwhile, every node at the same moment.
+ */
+export const CATCH_UP_READS_AT_ONCE = 4;
 /** How long a reading of every node's active rooms serves (browsers refresh their counts every 10 s). */
 export const ACTIVE_ROOMS_FRESH_MS = 1_000;
 
@@ -104,6 +112,8 @@ export class NodeSync {
   /** roomId → the lowest seq whose publish failed, for the `sync` to send (publishFailed), and its timer. */
   private readonly failedPublishes = new Map<string, { seq: number; timer: NodeJS.Timeout }>();
   private readonly timer: NodeJS.Timeout | null = null;
+  /** The store reads of catch-ups and history reloads, CATCH_UP_READS_AT_ONCE at a time. */
+  private readonly reads = new ReadSlots(CATCH_UP_READS_AT_ONCE);
 
   constructor(private readonly deps: NodeSyncDeps) {
     deps.bus.onConnectionChange((connected) => (connected ? this.reconnected() : this.cutOff()));
@@ -433,7 +443,7 @@ export class NodeSync {
         const first = held[0].seq;
         const span = held[held.length - 1].seq - first + 1;
         const limit = Math.min(span, MAX_HISTORY_RELOAD);
-        const stored = await store.messagesAfter(room.id, first - 1, limit);
+        const stored = await this.reads.run(() => store.messagesAfter(room.id, first - 1, limit));
         room.keepStored(stored, stored.length < limit ? Infinity : stored[stored.length - 1].seq);
       });
     } catch (err) {
@@ -478,7 +488,7 @@ export class NodeSync {
         try {
           let after = start();
           for (;;) {
-            const page = await store.messagesAfter(room.id, after, pageSize);
+            const page = await this.reads.run(() => store.messagesAfter(room.id, after, pageSize));
             const missed = page.values();
             if (
               !(await this.sendSliced(
