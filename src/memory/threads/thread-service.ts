@@ -311,6 +311,8 @@ export class ThreadService {
         },
         { id: b.id, status: 'archived', mergedInto: a.id, tags: union(b.tags, [`merged_into:${a.id}`]) },
       ],
+      // In the one transaction, not sliced as a fusion's memory is: slices would show the messages
+      // parted between both threads (docs/architecture.md, "A merge moves … in its one transaction").
       moveThreadMessages: [{ fromThreadId: b.id, threadId: a.id }],
       moveMemory: [{ ids: memoryIds, threadId: a.id, roomId: a.roomId }],
       deleteMemory: [...dropped],
