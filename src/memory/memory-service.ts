@@ -154,6 +154,8 @@ export class MemoryService implements MemorySearch {
   private readonly forgottenRows = new WeakMap<NewMemoryChunk, number>();
   /** The messages of each live window queued (realign reads them when another node filed some). */
   private readonly windowMessages = new WeakMap<NewMemoryChunk, readonly Message[]>();
+  /** Live windows queued or being filed: a split moving their messages meanwhile rewrites them (messagesMoved). */
+  private readonly queuedLive = new Set<NewMemoryChunk>();
   /** Each thread's live window closed last, while it is queued: realign reopens only in front of the window after it. */
   private readonly lastClosed = new Map<string, NewMemoryChunk>();
   private closed = false;
@@ -757,6 +759,21 @@ export class MemoryService implements MemorySearch {
    */
   messagesMoved(moves: readonly { ids: readonly string[]; threadId: string }[]): void {
     for (const { ids, threadId } of moves) this.windows.move(new Set(ids), threadId);
+    // Closed windows waiting to be filed hold them too: filed (or reopened by realign) under the
+    // thread they left, they would cite there what is said elsewhere now (followMoves).
+    const to = new Map<string, string>();
+    for (const { ids, threadId } of moves) for (const id of ids) to.set(id, threadId);
+    for (const chunk of this.queuedLive) {
+      const messages = this.windowMessages.get(chunk);
+      if (!messages?.some((m) => to.has(m.id))) continue;
+      this.windowMessages.set(
+        chunk,
+        messages.map((m) => {
+          const threadId = to.get(m.id);
+          return threadId === undefined || threadId === m.threadId ? m : { ...m, threadId };
+        }),
+      );
+    }
   }
 
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
@@ -778,7 +795,33 @@ export class MemoryService implements MemorySearch {
   /** Queues a live window (NewMemoryChunk.live) made of `messages`. */
   private enqueueLive(chunk: NewMemoryChunk, messages: readonly Message[]): void {
     this.windowMessages.set(chunk, messages);
+    this.queuedLive.add(chunk);
     this.enqueue(chunk);
+  }
+
+  /**
+   * A live window some of whose messages a split moved to other threads after it closed
+   * (messagesMoved): queued again as one window per thread, of its messages there, so that none is
+   * filed, nor reopened by realign, under the thread it left. Only the part that still starts the
+   * window keeps its context line (said just before it, in its thread). Returns whether it was.
+   */
+  private followMoves(closed: NewMemoryChunk): boolean {
+    const messages = this.windowMessages.get(closed);
+    if (!messages || messages.every((m) => m.threadId === closed.threadId)) return false;
+    const parts = new Map<string, Message[]>();
+    for (const m of messages) {
+      const part = parts.get(m.threadId);
+      if (part) part.push(m);
+      else parts.set(m.threadId, [m]);
+    }
+    for (const [threadId, part] of parts) {
+      const context = threadId === closed.threadId && part[0] === messages[0] ? contextLineOf(closed) : undefined;
+      const chunk: NewMemoryChunk = { ...windowChunk(threadId, part, context), live: true };
+      // The part left in the thread is the thread's last closed window if the whole one was.
+      if (threadId === closed.threadId && this.lastClosed.get(threadId) === closed) this.lastClosed.set(threadId, chunk);
+      this.enqueueLive(chunk, part);
+    }
+    return true;
   }
 
   /** Queues `messages` (one thread's, oldest first, said after `context`) as a live window of their own. */
@@ -797,6 +840,9 @@ export class MemoryService implements MemorySearch {
    * are a window of their own instead.
    */
   private realign(closed: NewMemoryChunk, claimed: ReadonlySet<string>): void {
+    // A split moved some of them while it was being filed: each thread's part is filed (and, if
+    // refused, realigned) on its own.
+    if (this.followMoves(closed)) return;
     const messages = this.windowMessages.get(closed);
     if (!messages) return;
     let last = messages.length - 1;
@@ -839,6 +885,7 @@ export class MemoryService implements MemorySearch {
       .catch((err: unknown) => this.log.warn({ threadId: chunk.threadId, err: (err as Error)?.message }, 'memory chunk not stored'))
       .finally(() => {
         this.queuedExchanges.delete(chunk);
+        this.queuedLive.delete(chunk);
         if (this.lastClosed.get(chunk.threadId) === chunk) this.lastClosed.delete(chunk.threadId);
         if (!counted) return;
         const left = (this.queuedPublic.get(chunk.threadId) ?? 1) - 1;
@@ -850,6 +897,7 @@ export class MemoryService implements MemorySearch {
 
   private async remember(closed: NewMemoryChunk): Promise<void> {
     const store = this.options.store;
+    if (this.followMoves(closed)) return;
     // A window open (or a chunk queued) when its thread was merged goes where its messages went.
     const thread = await survivorOf(store, closed.threadId);
     const asked = thread?.id === closed.threadId ? thread : await store.getThread(closed.threadId);

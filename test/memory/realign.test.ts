@@ -43,6 +43,94 @@ function node(store: SqliteStore): { memory: MemoryService; runner: ByHand } {
   return { memory, runner };
 }
 
+/** `n` messages of Ann and Bo in `threadId`, a minute apart, the last said a minute ago (claims of them are kept). */
+async function said(store: SqliteStore, threadId: string, n: number): Promise<Message[]> {
+  const out: Message[] = [];
+  for (let i = 0; i < n; i++) {
+    const author = { id: `u_${i % 2}`, name: i % 2 ? 'Bo' : 'Ann', kind: 'user' as const };
+    const ts = new Date(Date.now() - (n - i) * 60_000).toISOString();
+    out.push((await store.appendMessage({ roomId: 'news_1', threadId, author, text: `line ${i} about the ferry`, ts })).message);
+  }
+  return out;
+}
+
+/** Splits `ids` off into a new thread in the store, as ThreadService.split does, and tells `memory`: the new thread's id. */
+async function splitOff(store: SqliteStore, memory: MemoryService, ids: string[]): Promise<string> {
+  const child = 'thr_split_child';
+  await store.applyThreadChange({
+    at: new Date().toISOString(),
+    expect: [],
+    createThreads: [{ id: child, roomId: 'news_1', title: 'Split', origin: 'split' }],
+    moveMessages: [{ ids, threadId: child }],
+  });
+  memory.messagesMoved([{ ids, threadId: child }]);
+  return child;
+}
+
+async function filedIn(store: SqliteStore, threadId: string): Promise<string[][]> {
+  return (await store.scanThreadMemory(threadId, 0, 100, false)).filter((c) => c.kind === 'window').map((c) => c.messageIds);
+}
+
+describe('a live window waiting to be filed when a split moves some of its messages', () => {
+  it('files each message in the thread it is in now, the window cut by thread, when the split came while it was queued', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    cleanups.push(async () => store.close());
+    const thread = await store.ensureMainThread('news_1');
+    const b = node(store);
+    const ids = (await said(store, thread.id, 4)).map((m) => m.id);
+    const messages = await store.threadMessages(thread.id, 10);
+    for (const m of messages) b.memory.onMessage(m);
+    // The window of 0–3 closed and waits in the queue; the split takes 2 and 3.
+    const child = await splitOff(store, b.memory, ids.slice(2));
+    await b.runner.drain();
+    expect(await filedIn(store, thread.id)).toEqual([ids.slice(0, 2)]);
+    expect(await filedIn(store, child)).toEqual([ids.slice(2)]);
+  });
+
+  it('files the moved part in its new thread when the split came while the window was being filed and another node had filed some of it', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    cleanups.push(async () => store.close());
+    const thread = await store.ensureMainThread('news_1');
+    const b = node(store);
+    const messages = await said(store, thread.id, 8);
+    const ids = messages.map((m) => m.id);
+    // Another node filed a window of 0 alone (it had heard nothing before it).
+    await store.addMemoryChunk(
+      {
+        threadId: thread.id,
+        roomId: 'news_1',
+        kind: 'window',
+        text: 'Ann: line 0 about the ferry',
+        messageIds: [ids[0]],
+        authors: ['Ann'],
+        firstTs: messages[0].ts,
+        lastTs: messages[0].ts,
+        privileged: false,
+        owner: null,
+        live: true,
+      },
+      messages[0].ts,
+    );
+    for (const m of messages) b.memory.onMessage(m);
+    // B's window of 0–3 is refused (0 is claimed), its window of 4–7 queued behind it; the split of
+    // 2–3 commits while the first is being filed.
+    let child = '';
+    const file = store.fileMemoryChunk.bind(store);
+    store.fileMemoryChunk = async (...args) => {
+      if (!child) child = await splitOff(store, b.memory, ids.slice(2, 4));
+      return file(...args);
+    };
+    await b.runner.drain();
+    for (let round = 0; round < 3; round++) {
+      b.memory.flush();
+      await b.runner.drain();
+    }
+    expect(await filedIn(store, child)).toEqual([ids.slice(2, 4)]);
+    const parent = await filedIn(store, thread.id);
+    expect(parent.flat().sort()).toEqual([ids[0], ids[1], ...ids.slice(4)].sort());
+  });
+});
+
 describe('realigning a refused live window', () => {
   it('files the part after what another node filed as a window of its own when a later window of the thread closed meanwhile, so no window skips messages', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
