@@ -65,6 +65,10 @@ describe('starting and listing threads', () => {
     // Two titles that join into one reading as Main: the fusion's title says what it is.
     const [ma, inn] = [await threadWith(a, ROOM, 'Ma', GARDEN), await threadWith(a, ROOM, 'in', GARDEN)];
     expect((await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [ma.id, inn.id] })).thread.title).toBe('Ma + in (fused)');
+    // Cut to the longest title, the mark included.
+    const loud = await threadWith(a, ROOM, `in${'!'.repeat(118)}`, GARDEN);
+    const long = (await call(a, 'POST', '/api/v1/threads/fuse', { sourceIds: [ma.id, loud.id] })).thread.title as string;
+    expect([long.length, long.startsWith('Ma + in!!!'), long.endsWith('… (fused)')]).toEqual([120, true, true]);
   });
 
   it('lists every active thread and the newest archived ones, with how many are archived in all', async () => {

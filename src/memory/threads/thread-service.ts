@@ -224,10 +224,10 @@ export class ThreadService {
   /** `/thread new <title>`: a new active thread in the room. */
   async create(roomId: string, title: string, actor: Actor): Promise<Thread> {
     const { store } = this.options;
+    const checked = checkTitle(title);
     await store.ensureMainThread(roomId);
     await this.makeRoom(roomId, 1);
     const id = newThreadId();
-    const checked = checkTitle(title);
     await store.applyThreadChange({
       at: new Date().toISOString(),
       expect: [],
@@ -626,9 +626,11 @@ export class ThreadService {
       this.log.info({ threadId: id, dropped, cap }, `fused memory over MEMORY_MAX_CHUNKS_PER_THREAD: the ${dropped} least recently seen passages left out`);
     }
     const topics = union(a.tags, b.tags).filter((t) => !isMark(t));
-    const joined = clip(`${a.title} + ${b.title}`, TITLE_MAX_CHARS);
+    const joined = `${a.title} + ${b.title}`;
     // Two short titles can join into one that reads as the main thread's (`Ma` + `in`).
-    const title = readsAsMain(joined) ? `${joined} (fused)` : joined;
+    const title = readsAsMain(clip(joined, TITLE_MAX_CHARS))
+      ? `${clip(joined, TITLE_MAX_CHARS - FUSED_MARK.length)}${FUSED_MARK}`
+      : clip(joined, TITLE_MAX_CHARS);
     const publicChunks = publicCount(result.chunks.map((p) => p.chunk));
     const details = {
       sourceIds,
@@ -978,6 +980,8 @@ export function readsAsMain(title: string): boolean {
 }
 
 const MAIN_KEY = nameKey(MAIN_THREAD_TITLE);
+/** Added to a fused thread's title that would otherwise read as the main thread's. */
+const FUSED_MARK = ' (fused)';
 
 function codePoints(text: string): number {
   return Array.from(text).length;
