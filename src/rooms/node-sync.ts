@@ -95,6 +95,8 @@ export class NodeSync {
    */
   private readonly loadingSyncs = new Map<string, number>();
   private readonly refreshing = new Map<Room, Promise<void>>();
+  /** Rooms whose last read of the shared presence failed: read again at the next recheck. */
+  private readonly unrefreshed = new Set<Room>();
   private readonly again = new Set<Room>();
   private readonly pokes = new Set<string>();
   /**
@@ -154,6 +156,7 @@ export class NodeSync {
     this.marks.delete(roomId);
     this.unheard.delete(roomId);
     this.loadingSyncs.delete(roomId);
+    for (const room of this.unrefreshed) if (room.id === roomId) this.unrefreshed.delete(room);
     for (const [room, gap] of this.gaps) {
       if (room.id !== roomId) continue;
       clearTimeout(gap.timer);
@@ -354,10 +357,14 @@ export class NodeSync {
       try {
         entries = await bus.presence.list(room.id);
       } catch (err) {
-        // Cut off: the room keeps the members it knew until the bus is back.
+        // The room keeps the members it knew until a read succeeds: the next recheck's, or the
+        // resync when the bus is back. Left to whatever read it next, a dead node's members whose
+        // expiry this read was for stayed listed.
         log.debug({ roomId: room.id, err }, 'presence read failed');
+        this.unrefreshed.add(room);
         return;
       }
+      this.unrefreshed.delete(room);
       if (this.deps.room(room.id) !== room) return;
       const changes = room.members.setRemote(entries.filter((e) => e.node !== bus.nodeId));
       if (room.sessions.size) for (const change of changes) room.presence(change, Date.now());
@@ -368,6 +375,10 @@ export class NodeSync {
   private async recheck(): Promise<void> {
     if (!this.connected) return;
     const ids = [...this.deps.rooms()].filter((r) => r.info).map((r) => r.id);
+    for (const room of [...this.unrefreshed]) {
+      this.unrefreshed.delete(room);
+      if (this.deps.room(room.id) === room) void this.refresh(room);
+    }
     try {
       for (const id of await this.deps.bus.presence.stale(ids)) {
         const room = this.deps.room(id);

@@ -87,7 +87,9 @@ export class RedisPresence implements RoomPresence {
   private writtenUntil = 0;
   /**
    * roomId → other node → one of its entries in the room as last listed, and when it expires (its
-   * entries in a room are renewed together). Kept for the rooms `stale` is asked about.
+   * entries in a room are renewed together). A node missing from a later listing stays watched
+   * until `stale` finds its entry gone: the listing may not be the one a room's members came from.
+   * Kept for the rooms `stale` is asked about.
    */
   private readonly watched = new Map<string, Map<string, { entry: string; expires: number }>>();
 
@@ -170,8 +172,7 @@ export class RedisPresence implements RoomPresence {
       const seen = others.get(e.node);
       if (e.node !== this.node && (!seen || expires < seen.expires)) others.set(e.node, { entry: raw[i], expires });
     }
-    if (others.size) this.watched.set(roomId, others);
-    else this.watched.delete(roomId);
+    if (others.size) this.watched.set(roomId, new Map([...(this.watched.get(roomId) ?? []), ...others]));
     return entries.sort((a, b) => compareJoins(a.since, a.id, b.since, b.id));
   }
 
@@ -181,11 +182,11 @@ export class RedisPresence implements RoomPresence {
    * writers delete an expired entry a `ttlMs` later, and a recheck that came only then saw nothing.
    */
   async stale(roomIds: string[]): Promise<string[]> {
-    if (!roomIds.length) return [];
-    this.ensureUp();
     const asked = new Set(roomIds);
     // Rooms no longer rechecked (left, or read for a listing) need no watch.
     for (const roomId of this.watched.keys()) if (!asked.has(roomId)) this.watched.delete(roomId);
+    if (!roomIds.length) return [];
+    this.ensureUp();
     const pipe = this.link.cmd.pipeline();
     const now = this.link.now();
     for (const id of roomIds) pipe.zcount(this.key(id), '-inf', `(${now}`);
@@ -198,13 +199,17 @@ export class RedisPresence implements RoomPresence {
         }
     const replies = (await pipe.exec()) ?? [];
     const stale = new Set(roomIds.filter((_, i) => Number(replies[i]?.[1] ?? 0) > 0));
-    due.forEach(({ roomId, watch }, i) => {
+    due.forEach(({ roomId, node, watch }, i) => {
       const [err, score] = replies[roomIds.length + i] ?? [];
       if (err) return void stale.add(roomId);
       const expires = score === null || score === undefined ? NaN : Number(score);
       // Renewed: its node lives, and the next look is at the new expiry.
-      if (expires >= now) watch.expires = expires;
-      else stale.add(roomId);
+      if (expires >= now) return void (watch.expires = expires);
+      // Gone or expired: the room is read again (NodeSync reads it again until a read succeeds).
+      stale.add(roomId);
+      const nodes = this.watched.get(roomId);
+      if (nodes?.get(node) === watch) nodes.delete(node);
+      if (nodes?.size === 0) this.watched.delete(roomId);
     });
     return roomIds.filter((id) => stale.has(id));
   }

@@ -54,6 +54,23 @@ describeRedis('RedisPresence: a dead node’s members', () => {
     expect(await live.stale([ROOM])).toEqual([]);
   });
 
+  it('keeps watching a node another listing of the room no longer shows, until a recheck finds it gone', async () => {
+    const dead = node('n-dead');
+    const live = node('n-live');
+    await dead.set(ROOM, { id: 'u_dead', name: 'Dee' }, 1);
+    await live.set(ROOM, { id: 'u_live', name: 'Liv' }, 2);
+    await live.list(ROOM);
+    for (let t = 0; t < 3 * TTL_MS; t += HEARTBEAT_MS) {
+      clock += HEARTBEAT_MS;
+      await live.heartbeat();
+    }
+    // Read for something else (a private asker's return): the room's members still came from the first.
+    expect((await live.list(ROOM)).map((e) => e.id)).toEqual(['u_live']);
+    expect(await live.stale([ROOM])).toEqual([ROOM]);
+    // Found gone once: no read again for it at every recheck.
+    expect(await live.stale([ROOM])).toEqual([]);
+  });
+
   it('finds nothing stale while the other node renews its entries', async () => {
     const other = node('n-other');
     const live = node('n-live');
