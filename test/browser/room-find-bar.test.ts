@@ -1,7 +1,7 @@
 /**
  * `<salon-room-find>` on its own, with older pages the test lets in one at a time: a search of
  * earlier pages ends when the member changes the words or closes the bar, fetching no more pages
- * and saying nothing about words it was not looking for.
+ * and saying nothing about words it was not looking for; a bar closed reads nothing out.
  */
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
@@ -156,6 +156,36 @@ describeBrowser('the find bar while it searches earlier pages', () => {
         await bar.updateComplete;
       });
       await expect.poll(() => note.count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describeBrowser('the find bar closed while its count waits to be read out', () => {
+  const suite = browserSuite({ server: true });
+
+  it('reads nothing out once the room closed it (its toggle), nor when it opens again', async () => {
+    const { context, page } = await openAs(suite.browser, 'Ada', DESKTOP);
+    try {
+      await page.clock.install();
+      await mountBar(page, `${suite.server.url}/`);
+      const status = page.locator('salon-room-find [data-find-status]');
+      await page.locator('salon-room-find input').fill('old 39');
+      // The room's Find toggle closes the bar by its `open` alone, before typing has paused long enough.
+      await page.evaluate(async () => {
+        const bar = (window as unknown as { __bar: { open: boolean; updateComplete: Promise<unknown> } }).__bar;
+        bar.open = false;
+        await bar.updateComplete;
+      });
+      await page.clock.runFor(2_000);
+      expect(await status.textContent()).toBe('');
+      await page.evaluate(async () => {
+        const bar = (window as unknown as { __bar: { open: boolean; updateComplete: Promise<unknown> } }).__bar;
+        bar.open = true;
+        await bar.updateComplete;
+      });
+      expect(await status.textContent()).toBe('');
     } finally {
       await context.close();
     }

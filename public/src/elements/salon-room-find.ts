@@ -126,8 +126,13 @@ export class SalonRoomFind extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    // Closed, the bar looks for nothing: a search of earlier pages under way fetches no more.
-    if (changed.has('open') && !this.open) this.finder.cancel();
+    // Closed, the bar looks for nothing: a search of earlier pages under way fetches no more, and a
+    // count still waiting for typing to pause is not read out (the room closes it without `close`).
+    if (changed.has('open') && !this.open) {
+      this.finder.cancel();
+      clearTimeout(this.announceTimer);
+      this.announcement = '';
+    }
     if (this.open && (changed.has('entries') || changed.has('open'))) this.finder.update(this.entries);
     if (this.source.threadId !== this.noteThread) {
       this.noteThread = this.source.threadId;
