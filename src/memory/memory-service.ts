@@ -58,6 +58,13 @@ export const FILING_ROUNDS = 4;
  * worst; a day covers a node that was stalled meanwhile.
  */
 export const CLAIM_KEEP_MS = 86_400_000;
+/**
+ * A live window whose first message was said longer ago than this may find another node's claims
+ * of its messages pruned (they are kept CLAIM_KEEP_MS from that node's filing, which came after the
+ * message was said): its thread's stored windows are read for them instead (MemoryService.filedAlready).
+ * Half the keep time leaves half a day for clocks that disagree.
+ */
+export const CLAIMS_TRUSTED_MS = CLAIM_KEEP_MS / 2;
 
 /** Reads of a member's private memory forgetPrivate makes at most: another after each that found some (a fusion may have copied it meanwhile). */
 const FORGET_PASSES = 3;
@@ -902,6 +909,12 @@ export class MemoryService implements MemorySearch {
     const thread = await survivorOf(store, closed.threadId);
     const asked = thread?.id === closed.threadId ? thread : await store.getThread(closed.threadId);
     if (!thread || !asked) return;
+    // A window held back (a stalled node, a queue stuck behind an embedder) past what claims cover
+    // would file again what another node filed: the stored windows say what it did.
+    if (closed.live && Date.parse(closed.firstTs) < this.now() - CLAIMS_TRUSTED_MS) {
+      const filed = await this.filedAlready(thread.id, closed.messageIds);
+      if (filed.size) return this.realign(closed, filed);
+    }
     const given = thread.id === closed.threadId ? closed : { ...closed, threadId: thread.id };
     // An exchange is its asker's alone if the thread it was asked in is privileged, wherever it is
     // filed: a merge moves the chunks it finds as they are, and this one is filed as one of them.
@@ -951,6 +964,22 @@ export class MemoryService implements MemorySearch {
     }
     this.changed([stored.id]);
     await this.pruneAfterAdding(stored.threadId);
+  }
+
+  /**
+   * Which of `messageIds` a window stored in the thread holds: read a page at a time, without
+   * vectors. Only for a window older than the claims cover (CLAIMS_TRUSTED_MS), which is rare: a
+   * thread's whole memory is read.
+   */
+  private async filedAlready(threadId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    const wanted = new Set(messageIds);
+    const found = new Set<string>();
+    for (let after = 0; ;) {
+      const page = await this.options.store.scanThreadMemory(threadId, after, LOAD_PAGE, false);
+      if (!page.length) return found;
+      after = page[page.length - 1].id;
+      for (const c of page) if (c.kind === 'window') for (const id of c.messageIds) if (wanted.has(id)) found.add(id);
+    }
   }
 
   /** Keeps the thread within its cap and, once a RETENTION_SWEEP_MS, forgets what expired. */

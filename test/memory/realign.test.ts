@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import { MemoryService } from '../../src/memory/memory-service.js';
+import { CLAIM_KEEP_MS, MemoryService } from '../../src/memory/memory-service.js';
 import type { BackgroundRunner } from '../../src/idle-gate.js';
 import type { Message } from '../../src/protocol/messages.js';
 import { SearchIndex } from '../../src/search/search-index.js';
@@ -31,10 +31,10 @@ class ByHand implements BackgroundRunner {
   }
 }
 
-function node(store: SqliteStore): { memory: MemoryService; runner: ByHand } {
+function node(store: SqliteStore, now?: () => number): { memory: MemoryService; runner: ByHand } {
   const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 1, threshold: 1_000_000, hnswMode: 'off' });
   const runner = new ByHand();
-  const memory = new MemoryService({ store, embedder, index, background: runner, windows: { maxMessages: 4 } });
+  const memory = new MemoryService({ store, embedder, index, background: runner, windows: { maxMessages: 4 }, now });
   cleanups.push(async () => {
     memory.close();
     await runner.drain();
@@ -193,5 +193,37 @@ describe('realigning a refused live window', () => {
     expect(windows.map((w) => w.messageIds).sort()).toEqual([[ids[0]], [ids[1]], [ids[2]], [ids[3]]].sort());
     // The one of 2 reads the line before it (1's) as its context.
     expect(windows.find((w) => w.messageIds[0] === ids[2])!.text.split('\n')).toEqual([expect.stringContaining('line 1'), expect.stringContaining('line 2')]);
+  });
+});
+
+describe('a live window held back longer than claims are kept', () => {
+  it('files none of the messages another node filed two days before, though their claims were pruned, and files the rest', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    cleanups.push(async () => store.close());
+    const thread = await store.ensureMainThread('news_1');
+    const twoDaysAgo = Date.now() - 2 * 86_400_000;
+    const messages: Message[] = [];
+    for (let i = 0; i < 6; i++) {
+      const author = { id: `u_${i % 2}`, name: i % 2 ? 'Bo' : 'Ann', kind: 'user' as const };
+      const ts = new Date(twoDaysAgo + i * 60_000).toISOString();
+      messages.push((await store.appendMessage({ roomId: 'news_1', threadId: thread.id, author, text: `line ${i} about the ferry`, ts })).message);
+    }
+    const ids = messages.map((m) => m.id);
+    // A, whose first member came at 1, filed 1–4 then, as they were said; B closed a window of 0–3,
+    // and its queue stalled.
+    const a = node(store, () => twoDaysAgo + 10 * 60_000);
+    const b = node(store);
+    for (const m of messages.slice(1, 5)) a.memory.onMessage(m);
+    await a.runner.drain();
+    for (const m of messages) b.memory.onMessage(m);
+    // A day on, a retention sweep anywhere pruned A's claims.
+    expect(await store.pruneMemoryClaims(new Date(Date.now() - CLAIM_KEEP_MS).toISOString())).toBe(4);
+    for (let round = 0; round < 3; round++) {
+      b.memory.flush();
+      await b.runner.drain();
+    }
+    const filed = await filedIn(store, thread.id);
+    expect(filed.flat().sort()).toEqual([...ids].sort());
+    expect(filed[0]).toEqual(ids.slice(1, 5));
   });
 });
