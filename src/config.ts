@@ -363,7 +363,7 @@ export const SETTINGS = {
   API_RATE_LIMIT_PER_MINUTE: setting(
     integer(1, 10_000_000),
     300,
-    'requests a minute one client address may make to each ask, search, ingest, content, room-listing, metrics and OpenAPI route',
+    'requests a minute one client address may make to each ask, search, ingest, content, room-listing, metrics and OpenAPI route (a HEAD counts as its GET)',
   ),
   TRUST_PROXY: setting(
     trustProxy,
