@@ -17,8 +17,8 @@
  * the open gaps by seq (one query) before reading on from the position, until the entry shows up or
  * the gap is older than GAP_WAIT_MS. Only the log makes gaps, never a notice.
  *
- * The log may go back (a store restored from a backup): every read first checks that the entry at
- * the position is still the one applied there; when it differs, or the log ends below it, the node
+ * The log may go back (a store restored from a backup): every catch-up first checks that the entry
+ * at the position is still the one applied there; when it differs, or the log ends below it, the node
  * reads the whole log again (a reconciliation like any other), else what was logged after the
  * restore under seqs it had passed was never read until a restart.
  */
@@ -109,6 +109,8 @@ export class IndexSync {
   private closed = false;
   /** Whether a read of the log waits to run. */
   private readQueued = false;
+  /** Whether the next read checks that the log did not go back (catch-ups do; reads for a notice need not). */
+  private checkDue = false;
   /** Gaps given up during the read running because there were more than MAX_GAPS. */
   private gapsDropped = 0;
   private queue: Promise<void> = Promise.resolve();
@@ -217,8 +219,9 @@ export class IndexSync {
     this.readLog();
   }
 
-  /** Reads the log (after the feed comes back and every `resyncMs`). */
+  /** Reads the log (after the feed comes back and every `resyncMs`), checking first that it did not go back. */
   private catchUp(): void {
+    this.checkDue = true;
     this.readLog();
   }
 
@@ -232,7 +235,10 @@ export class IndexSync {
     void this.serial(async () => {
       this.readQueued = false;
       const startedAt = this.now();
-      if (await this.wentBack()) await this.readAllAgain();
+      if (this.checkDue) {
+        this.checkDue = false;
+        if (await this.wentBack()) await this.readAllAgain();
+      }
       await this.readGaps(startedAt);
       for (let after = this.newest; !this.closed;) {
         const page = await this.options.store.indexChangesAfter(after, LOG_PAGE);
