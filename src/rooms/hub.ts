@@ -9,7 +9,7 @@ import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { Chat } from './chat.js';
-import { CommandRegistry } from './commands.js';
+import { CommandRegistry, askQuestion, parseCommand } from './commands.js';
 import { isServerFrame, parseBusMessage } from './bus-message.js';
 import { decodeEnvelope, encodeEnvelope, parseThreadMove, type Delivery, type ThreadMove } from './envelope.js';
 import type { Identity } from './identity.js';
@@ -443,8 +443,14 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return { refused: check.reason === 'expired' ? new errors.ERR_TOKEN_EXPIRED(this.identity.tokenTtlDays) : new errors.ERR_BAD_TOKEN() };
   }
 
+  /**
+   * A message or a question (`@ai …`, `/ask …`) is posted: the room's rate counts it. A slash command
+   * posts nothing (its answer is the sender's alone) and has the address's command budget: counted
+   * by the room too, a member's commands, refused ones included, spent the room's messages unseen.
+   */
   say(session: Session, frame: SayFrame): Promise<void> {
-    return this.admitMessage(session) ?? this.chat.say(session, frame);
+    const posts = askQuestion(frame.text) !== null || parseCommand(frame.text) === null;
+    return (posts ? this.admitMessage(session) : null) ?? this.chat.say(session, frame);
   }
 
   /** A public ask posts its question in the room (`@ai …`): it is a message, and the room's rate counts it. */

@@ -1,0 +1,43 @@
+/**
+ * The room's message rate (ROOM_MESSAGES_PER_SECOND) counts what is posted to the room: messages
+ * and public questions. A slash command posts nothing and has the address's command budget; counted
+ * by the room too, one member's commands (answered to them alone) left the others' messages refused.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { joined, roomsApp } from './helpers.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+describe('the room’s message rate and slash commands', () => {
+  it('does not spend the room’s messages on commands: the others still post', async () => {
+    // Two messages at once, then one a second, for the whole room.
+    const t = await roomsApp({}, { roomOptions: { roomMessagesPerSecond: 1 } });
+    closers.push(t.close);
+    const { client: lister } = await joined(t.app, 'Lister');
+    const { client: ann } = await joined(t.app, 'Ann');
+    for (let i = 0; i < 6; i++) {
+      lister.send({ type: 'say', text: '/help', clientId: `h${i}` });
+      await lister.next('message', (f) => f.message.clientId === `h${i}`);
+    }
+    expect(lister.all('error')).toEqual([]);
+    ann.send({ type: 'say', text: 'Still room for me?', clientId: 'a1' });
+    const posted = await ann.next('message', (f) => f.message.clientId === 'a1');
+    expect(posted.message.author.name).toBe('Ann');
+    expect(ann.all('error')).toEqual([]);
+  });
+
+  it('still counts a question asked with /ask, which is posted', async () => {
+    const t = await roomsApp({}, { roomOptions: { roomMessagesPerSecond: 1 } });
+    closers.push(t.close);
+    const { client: ann } = await joined(t.app, 'Ann');
+    ann.send({ type: 'say', text: 'one', clientId: 'm1' });
+    ann.send({ type: 'say', text: 'two', clientId: 'm2' });
+    ann.send({ type: 'say', text: '/ask what is new?', clientId: 'q1' });
+    const refused = await ann.next('error', (f) => f.clientId === 'q1');
+    expect(refused.code).toBe('ERR_RATE_LIMITED');
+    expect(refused.message).toMatch(/this room takes at most 1 messages a second/);
+  });
+});
