@@ -50,4 +50,26 @@ describe('RoomThreads.refresh', () => {
     await queuedB;
     expect(api.details).toEqual(['main', 'b']);
   });
+
+  it('fetches once the details of a thread a catch-up outdated while a list was on its way, though its shape is the same', async () => {
+    const threads = new RoomThreads('news_2', source);
+    const list = { threads: ['main', 'a'].map(thread), archivedTotal: 0 };
+    const first = threads.refresh('main');
+    await vi.waitFor(() => expect(api.lists).toHaveLength(1));
+    api.lists[0]!(list);
+    await first;
+    api.details.length = 0;
+
+    // The list is asked for; a rejoin's catch-up then brings messages of thread a, whose shape is the same.
+    const running = threads.refresh('main');
+    threads.outdated(['a']);
+    const queued = threads.refresh('main');
+    api.lists[1]!(list);
+    await running;
+    await vi.waitFor(() => expect(api.lists).toHaveLength(3));
+    api.lists[2]!(list);
+    await queued;
+    // Asked once, by the run whose list came after the mark; the next run asks only for the open thread.
+    expect(api.details).toEqual(['a', 'main', 'main']);
+  });
 });

@@ -155,6 +155,16 @@ export class MessageLog {
   }
 
   /**
+   * A message with this id is held with its seq: not new when it comes again. One of the member's
+   * own known only by its `ack` is held without one, and its echo (or a rejoin's history) is its
+   * first copy from the room: the thread's count has not counted it yet.
+   */
+  hasSeq(id: string): boolean {
+    const key = this.keyById.get(id);
+    return (key ? (this.byKey.get(key)?.message.seq ?? 0) : 0) > 0;
+  }
+
+  /**
    * Files held messages under another thread (a split or merge moved them on the server).
    * Returns true when one of them changed.
    */

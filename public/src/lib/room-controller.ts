@@ -610,8 +610,13 @@ export class RoomController implements ReactiveController {
         if (!memory.joined || serverReset || memory.mainThreadId !== frame.threadId || frame.truncated) {
           // The room's data was reset: the private entries' places among its messages are gone too.
           if (serverReset) log.forgetPrivate(() => true);
+          // Back after missing more than one replay carries, in any thread: every count is asked again.
+          if (memory.joined) this.nav.threads.outdated(this.nav.threads.list.filter((t) => t.status === 'active').map((t) => t.id));
           startAfresh(memory, frame.history, frame.seq);
         } else if (verdict !== 'unsure') {
+          // The threads of what was missed (the member's own acked messages too) count it: the next
+          // thread list asks for their counts again, as the live messages were not counted.
+          this.nav.threads.outdated(frame.history.filter((m) => m.seq > 0 && !log.hasSeq(m.id)).map((m) => m.threadId));
           // An unsure history lies wholly below what the page holds: merged, paging back would skip
           // the messages between it and the page's, so it is left to paging.
           for (const m of frame.history) log.receive(m);
@@ -653,7 +658,7 @@ export class RoomController implements ReactiveController {
           void this.nav.refresh();
           break;
         }
-        this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.has(m.id));
+        this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.hasSeq(m.id));
         const writtenIn = log.writtenIn(m);
         log.receive(m);
         if (writtenIn && writtenIn !== m.threadId) this.followOwnMessage(writtenIn, m.threadId);
@@ -681,7 +686,7 @@ export class RoomController implements ReactiveController {
         break;
       case 'assistant.done': {
         // The stored answer has its own id; the id it streamed under comes back as its clientId.
-        this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.has(frame.message.id));
+        this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.hasSeq(frame.message.id));
         // A private answer names the thread its question was asked in, which may have been merged
         // since: the store files a stored answer under the survivor, this one the page files there.
         const privateAnswer = frame.message.id.startsWith('private_');

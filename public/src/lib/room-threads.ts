@@ -64,6 +64,8 @@ export class RoomThreads {
   private readonly unlisted = new Map<string, { thread: ThreadView; afterList: number }>();
   /** Lists fetched so far: what the store said of a thread is as new as the list it was asked after. */
   private lists = 0;
+  /** Threads whose count a catch-up changed (outdated): the next list fetches their details, whatever their shape. */
+  private outdatedIds = new Set<string>();
   private running: Promise<ThreadsChange> | null = null;
   private queued: Promise<ThreadsChange> | null = null;
   private queuedCurrent = '';
@@ -137,6 +139,14 @@ export class RoomThreads {
   }
 
   /**
+   * `ids` gained messages the page never counted (a rejoin's catch-up): the next list fetches their
+   * details. Kept apart from the shapes, which a list under way sets when it comes.
+   */
+  outdated(ids: Iterable<string>): void {
+    for (const id of ids) if (id) this.outdatedIds.add(id);
+  }
+
+  /**
    * Fetches the list again (calls made while one runs share a second run after it) and the
    * details of threads that are new or changed, plus `current`'s for its suggestions.
    */
@@ -174,7 +184,10 @@ export class RoomThreads {
     this.archivedTotal = archivedTotal;
     const hadList = this.loaded;
     const known = new Set(this.list.map((t) => t.id));
-    const changed = list.filter((t) => this.shapes.get(t.id) !== shapeOf(t) || !(t.id in this.counts)).map((t) => t.id);
+    // Marked before now: the details fetched below are asked after the catch-up that marked them.
+    const outdated = this.outdatedIds;
+    this.outdatedIds = new Set();
+    const changed = list.filter((t) => this.shapes.get(t.id) !== shapeOf(t) || !(t.id in this.counts) || outdated.has(t.id)).map((t) => t.id);
     const regrouped = new Set<string>();
     const merged: ThreadMerge[] = [];
     for (const t of list) {
