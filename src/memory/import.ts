@@ -1,6 +1,6 @@
 /**
  * Bringing a discussion in (an exported chat): messages with their authors' names and times are
- * checked all together, then stored in one transaction in time order, then windowed for the
+ * checked all together, then stored in time order, all or none, then windowed for the
  * thread's memory as live messages are, apart from its live chat (windows close at the quiet spells
  * the times show). Used by `POST /api/v1/rooms/:id/import` and `salon import`.
  *
@@ -22,6 +22,7 @@ import type { NewMessage, Store, Thread } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
 import { IMPORT_CLIENT_PREFIX, IMPORTED_AUTHOR_PREFIX } from './imported.js';
 import { wellFormed } from '../text.js';
+import { Turns } from './threads/turns.js';
 
 /** Messages one import may carry, at most. */
 export const IMPORT_MAX_MESSAGES = 5_000;
@@ -92,24 +93,47 @@ function importTime(ts: string): string | null {
  * time) before anything is written; throws ERR_BAD_REQUEST naming the first bad message.
  */
 export function checkImport(messages: unknown, maxTextChars: number): ImportedMessage[] {
+  return importedList(messages).map((raw, i) => checkMessage(raw, i, maxTextChars));
+}
+
+/**
+ * checkImport with a turn of the event loop every TURN_MS: 5,000 messages of 4,000 characters
+ * take ~50 ms to check, what a server importing them must not hold its rooms for.
+ */
+export async function checkImportInTurns(messages: unknown, maxTextChars: number): Promise<ImportedMessage[]> {
+  const list = importedList(messages);
+  const turns = new Turns();
+  const checked: ImportedMessage[] = [];
+  for (const raw of list) {
+    if (turns.due()) await turns.next();
+    checked.push(checkMessage(raw, checked.length, maxTextChars));
+  }
+  return checked;
+}
+
+/** `messages` as the list of an import, of 1 to IMPORT_MAX_MESSAGES; throws ERR_BAD_REQUEST otherwise. */
+function importedList(messages: unknown): unknown[] {
   if (!Array.isArray(messages) || messages.length === 0) throw new errors.ERR_BAD_REQUEST('messages must be a non-empty array');
   if (messages.length > IMPORT_MAX_MESSAGES) throw new errors.ERR_BAD_REQUEST(`at most ${IMPORT_MAX_MESSAGES} messages per import, got ${messages.length}`);
-  return messages.map((raw, i) => {
-    const m = raw as Partial<ImportedMessage> | null;
-    const bad = (why: string) => new errors.ERR_BAD_REQUEST(`messages[${i}]: ${why}`);
-    if (!m || typeof m !== 'object' || Array.isArray(m)) throw bad('expected an object {author: {name}, text, ts}');
-    const name = cleanName(m.author?.name);
-    if (name === null) throw bad(`author.name must be 1–${MAX_NAME_CHARS} visible characters`);
-    if (isReservedName(name)) throw bad(`author.name "${name}" is reserved`);
-    if (typeof m.text !== 'string' || !m.text.trim()) throw bad('text must be a non-empty string');
-    if (m.text.length > maxTextChars) throw bad(`text is longer than ${maxTextChars} characters`);
-    if (hasOverlongCluster(m.text)) throw bad(`text: ${OVERLONG_CLUSTER}`);
-    const ts = typeof m.ts === 'string' ? importTime(m.ts) : null;
-    if (ts === null) throw bad('ts must be an ISO-8601 time');
-    // Times are ordered as text, here and in the store: `+010000-…` and `-000001-…` would sort wrong.
-    if (!/^\d{4}-/.test(ts)) throw bad('ts must be in the years 0000–9999');
-    return { author: { name }, text: wellFormed(m.text), ts };
-  });
+  return messages;
+}
+
+/** Message `i` of an import, checked (checkImport). */
+function checkMessage(raw: unknown, i: number, maxTextChars: number): ImportedMessage {
+  const m = raw as Partial<ImportedMessage> | null;
+  const bad = (why: string) => new errors.ERR_BAD_REQUEST(`messages[${i}]: ${why}`);
+  if (!m || typeof m !== 'object' || Array.isArray(m)) throw bad('expected an object {author: {name}, text, ts}');
+  const name = cleanName(m.author?.name);
+  if (name === null) throw bad(`author.name must be 1–${MAX_NAME_CHARS} visible characters`);
+  if (isReservedName(name)) throw bad(`author.name "${name}" is reserved`);
+  if (typeof m.text !== 'string' || !m.text.trim()) throw bad('text must be a non-empty string');
+  if (m.text.length > maxTextChars) throw bad(`text is longer than ${maxTextChars} characters`);
+  if (hasOverlongCluster(m.text)) throw bad(`text: ${OVERLONG_CLUSTER}`);
+  const ts = typeof m.ts === 'string' ? importTime(m.ts) : null;
+  if (ts === null) throw bad('ts must be an ISO-8601 time');
+  // Times are ordered as text, here and in the store: `+010000-…` and `-000001-…` would sort wrong.
+  if (!/^\d{4}-/.test(ts)) throw bad('ts must be in the years 0000–9999');
+  return { author: { name }, text: wellFormed(m.text), ts };
 }
 
 /**
@@ -135,7 +159,9 @@ export async function importMessages(
   threadId: string,
   messages: ImportedMessage[],
 ): Promise<ImportResult> {
-  const order = messages.map((_, i) => i).sort((a, b) => messages[a].ts.localeCompare(messages[b].ts) || a - b);
+  // toISOString's times, all of one length in the years 0000–9999 (checkImport): their text sorts
+  // as their times do, without localeCompare's collation.
+  const order = messages.map((_, i) => i).sort((a, b) => (messages[a].ts < messages[b].ts ? -1 : messages[a].ts > messages[b].ts ? 1 : a - b));
   const seen = new Map<string, number>();
   const heard: Heard[] = order.map((i) => {
     const m = messages[i];
@@ -144,7 +170,8 @@ export async function importMessages(
     seen.set(same, nth + 1);
     return { message: m, nth };
   });
-  const clientIds = await importKeys(store, roomId, threadId, heard);
+  const turns = new Turns();
+  const clientIds = await importKeys(store, roomId, threadId, heard, turns);
   const rows: NewMessage[] = heard.map(({ message: m }, k) => ({
     roomId,
     threadId,
@@ -154,9 +181,11 @@ export async function importMessages(
     clientId: clientIds[k],
   }));
   const appended = await store.appendMessages(rows);
-  // The thread the store filed them in (one transaction, one thread): a merge committed since the
-  // caller looked `threadId` up sends them on to its survivor, and their memory goes with them.
-  const filed = appended[0]?.message.threadId ?? threadId;
+  // The thread the store filed them in: a merge committed since the caller looked `threadId` up
+  // sends them on to its survivor, and their memory goes with them. The store may write them in
+  // slices (SQLite), and a merge between two moves the ones before it too: the last one's thread
+  // is where all are.
+  const filed = appended.findLast((a) => !a.duplicate)?.message.threadId ?? appended[0]?.message.threadId ?? threadId;
   const ids: string[] = new Array(messages.length);
   order.forEach((given, k) => (ids[given] = appended[k].message.id));
   const stored = appended.filter((a) => !a.duplicate).length;
@@ -181,18 +210,24 @@ interface Heard {
  * the store finds the message again. Every key still names one thread: imports of the same messages
  * into two active threads stay apart.
  */
-async function importKeys(store: Store, roomId: string, threadId: string, heard: Heard[]): Promise<string[]> {
-  const keys = heard.map((h) => importClientId(threadId, h.message, h.nth));
+async function importKeys(store: Store, roomId: string, threadId: string, heard: Heard[], turns: Turns): Promise<string[]> {
+  const keys: string[] = [];
+  // Each key hashes its message's text: 20 MB of it for a large import, a turn every TURN_MS.
+  for (const h of heard) {
+    if (turns.due()) await turns.next();
+    keys.push(importClientId(threadId, h.message, h.nth));
+  }
   const absorbed = await absorbedBy(store, roomId, threadId);
   if (!absorbed.length) return keys;
   let missing = heard.map((_, k) => k);
   // Its own thread's key first: a message stored under it (the same import run before) keeps it.
   for (const named of [threadId, ...absorbed]) {
     if (!missing.length) break;
-    const tried = missing.map((k) => ({
-      authorId: importedAuthorId(heard[k].message.author.name),
-      clientId: importClientId(named, heard[k].message, heard[k].nth),
-    }));
+    const tried: { authorId: string; clientId: string }[] = [];
+    for (const k of missing) {
+      if (turns.due()) await turns.next();
+      tried.push({ authorId: importedAuthorId(heard[k].message.author.name), clientId: importClientId(named, heard[k].message, heard[k].nth) });
+    }
     const stored = await store.storedClientIds(roomId, tried);
     missing.forEach((k, j) => stored[j] && (keys[k] = tried[j].clientId));
     missing = missing.filter((_, j) => !stored[j]);

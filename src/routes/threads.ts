@@ -11,7 +11,7 @@ import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
 import { API_RATE_LIMIT } from './rate-limit.js';
 import { DEFAULT_HISTORY_PAGE, historyPageSchema, historyQuerySchema } from './rooms-http.js';
-import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../memory/import.js';
+import { checkImportInTurns, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../memory/import.js';
 import { detailSchema, idParams, threadSchema } from './thread-schemas.js';
 import { threadView } from '../memory/threads/thread-view.js';
 
@@ -196,7 +196,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       schema: {
         summary: 'Bring a discussion into a room (admin)',
         description:
-          `Up to ${IMPORT_MAX_MESSAGES} messages \`{author: {name}, text, ts}\` are checked together and stored in one transaction in time order, ` +
+          `Up to ${IMPORT_MAX_MESSAGES} messages \`{author: {name}, text, ts}\` are checked together and stored in time order, ` +
           "all or none, in the thread given (default: the main thread); the thread's memory indexes them in the background.",
         tags: ['threads'],
         security: adminSecurity,
@@ -230,7 +230,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
     async (request) => {
       const roomId = request.params.id;
       if (!(await rooms.resolve(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
-      const messages = checkImport(request.body.messages, rooms.options.maxTextChars);
+      const messages = await checkImportInTurns(request.body.messages, rooms.options.maxTextChars);
       const target = await importTarget(store, roomId, request.body.threadId || undefined);
       return importMessages(store, memory, roomId, target.id, messages);
     },

@@ -417,8 +417,10 @@ export interface Store {
    */
   appendMessage(message: NewMessage): Promise<{ message: Message; duplicate: boolean }>;
   /**
-   * Appends several messages in one transaction, in the order given: all of them, or on any
-   * failure none. Each is kept or found again by its clientId as appendMessage does.
+   * Appends several messages in the order given: all of them, or on any failure none. Each is
+   * kept or found again by its clientId as appendMessage does. PostgreSQL writes them in one
+   * transaction; SQLite, whose writes hold the event loop, in slices of their own, deleting what
+   * it stored on a failure: readers may see part of a large batch while it is written.
    */
   appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]>;
   /**

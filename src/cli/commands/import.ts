@@ -2,7 +2,7 @@
  * `salon import FILE --room ID [--thread THREAD]`: brings an exported discussion into a room of
  * the store in DATA_DIR (not through a running server), like `POST /api/v1/rooms/:id/import`:
  * FILE holds `[{author: {name}, text, ts}, …]` or `{messages: […]}`. Every message is checked
- * before anything is written; then they are stored in one transaction and the thread's memory is
+ * before anything is written; then they are stored, all or none, and the thread's memory is
  * built, with a progress bar on stderr. Prints `{threadId, messageIds, stored}` to stdout.
  *
  * Running servers on the same store index the imported chunks within 30 s, from the store's change
@@ -11,7 +11,7 @@
 import { OfflineChanges } from '../../sync/offline-changes.js';
 import { loadConfig } from '../../config.js';
 import { SalonError, errors } from '../../errors.js';
-import { checkImport, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../../memory/import.js';
+import { checkImportInTurns, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessages, importTarget } from '../../memory/import.js';
 import { MemoryService } from '../../memory/memory-service.js';
 import { stderrLogger } from '../../logger.js';
 import type { Message } from '../../protocol/messages.js';
@@ -94,7 +94,7 @@ const importCommand: Command = {
         }),
     });
     try {
-      const messages = checkImport(Array.isArray(raw) ? raw : (raw as { messages?: unknown })?.messages, DEFAULT_MAX_TEXT_CHARS);
+      const messages = await checkImportInTurns(Array.isArray(raw) ? raw : (raw as { messages?: unknown })?.messages, DEFAULT_MAX_TEXT_CHARS);
       if (!(await storeResolver(store)(room))) throw new errors.ERR_ROOM_NOT_FOUND(room);
       const thread = await importTarget(store, room, typeof threadOption === 'string' ? threadOption : undefined);
       bar = new ProgressBar('import', messages.length);
@@ -107,7 +107,7 @@ const importCommand: Command = {
       bar.finish(`(${await store.countMemoryChunks(thread.id)} memory chunks in the thread)`);
       process.stdout.write(`${JSON.stringify(result)}\n`);
       if (unbuilt <= 0) return 0;
-      // The messages are stored (one transaction); a run of the same import builds the memory they lack.
+      // The messages are stored (all of them); a run of the same import builds the memory they lack.
       console.error(
         `salon import: the messages are stored, but the memory of ${unbuilt} of them was not (see the warnings above); run the same import again to build it`,
       );
