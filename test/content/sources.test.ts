@@ -567,6 +567,37 @@ describe('backoff', () => {
 });
 
 describePostgres('sources that refresh on PostgreSQL', () => {
+  it('polls a source whose dead holder’s lease ran out on the database clock, from a node whose clock runs an hour behind', async () => {
+    const schema = await freshSchema();
+    const web = await startFixtureServer({}, (path) =>
+      path.startsWith('/a/') ? { body: articlePage(`Story ${path.slice(3)}`, PARAS) } : { status: 404, body: 'not found' },
+    );
+    web.routes.set('/feed.xml', { type: 'application/rss+xml', body: rss(web.origin, ['one']) });
+    const clock = Date.now() - 60 * MIN;
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema: schema.schema });
+    const ingest = slottedIngest(store, web.origin, 1);
+    const sources = new SourceService({ store, ingest, owner: 'node-behind', leaseMs: 15 * MIN, now: () => clock, random: () => 0.5 });
+    try {
+      const { id } = await sources.add({ kind: 'feed', url: `${web.origin}/feed.xml`, everyMinutes: 30 });
+      // A node that died polling it: its lease, a millisecond long, ran out on the database's clock,
+      // though it ends an hour after the clock of the node looking now.
+      const at = Date.now();
+      expect(await store.leaseSource(id, 'node-dead', 'job_dead', new Date(at).toISOString(), new Date(at + 1).toISOString())).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const [jobId] = await sources.tick();
+      expect(jobId).toBeDefined();
+      await ingest.idle();
+      expect(await ingest.getJob(jobId)).toMatchObject({ status: 'done' });
+      expect(await sources.get(id)).toMatchObject({ itemCount: 1, polling: null });
+    } finally {
+      await sources.stop();
+      await ingest.close();
+      await store.close();
+      await web.close();
+      await schema.drop();
+    }
+  });
+
   it('polls a feed one of whose entries has a guid of 8,000 random characters, far past a btree entry, again and again', async () => {
     const schema = await freshSchema();
     const web = await startFixtureServer({}, (path) =>

@@ -221,9 +221,9 @@ export class SourceService {
     const now = this.now();
     await this.renewLeases(now);
     const started: string[] = [];
-    const due = (await this.options.store.listSources())
-      .filter((s) => !this.mine.has(s.id) && isDue(s, now) && !(s.leaseUntil && Date.parse(s.leaseUntil) >= now))
-      .sort((a, b) => dueAt(a, now) - dueAt(b, now));
+    // A lease held elsewhere is left to the store's conditional update: on PostgreSQL its time is
+    // the database's, and a node whose clock ran behind skipped a dead holder's lease that had run out.
+    const due = (await this.options.store.listSources()).filter((s) => !this.mine.has(s.id) && isDue(s, now)).sort((a, b) => dueAt(a, now) - dueAt(b, now));
     for (const s of due) {
       if (this.stopped || this.options.ingest.freeSlots === 0) break;
       const jobId = await this.startPoll(s);
