@@ -162,6 +162,34 @@ describeBrowser('content pages and their Discuss links', () => {
     expect(await page.locator('salon-topic-tabs a[data-topic="no-such-topic"]').count()).toBe(0);
   });
 
+  it('shows no tab for a topic the address names until its room answers, and one for a topic whose room welcomes the member', async () => {
+    const eve = await openAs(suite.browser, 'Eve', { width: 1200, height: 800 });
+    let answer = false;
+    // The room's socket is held unanswered until `answer`: the page cannot know yet whether the topic exists.
+    await eve.page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+      if (answer) ws.connectToServer();
+    });
+    try {
+      await eve.page.goto(`${suite.server.url}/chat?topic=made-up-words`);
+      await expect.poll(() => eve.page.locator('salon-topic-tabs a').count()).toBeGreaterThan(1);
+      await eve.page.locator('salon-room salon-connection-status').waitFor({ state: 'attached' });
+      expect(await eve.page.locator('salon-topic-tabs a[data-topic="made-up-words"]').count()).toBe(0);
+
+      // A topic that exists, its tab left out of the scanned ones: the room's welcome puts it in.
+      answer = true;
+      await eve.page.evaluate(() => {
+        const chat = document.querySelector('salon-app')?.shadowRoot?.querySelector('salon-chat-page') ?? document.querySelector('salon-chat-page');
+        (chat as unknown as { topics: string[] }).topics = [];
+        history.pushState(null, '', '/chat?topic=tech');
+        dispatchEvent(new PopStateEvent('popstate'));
+      });
+      await expect.poll(() => eve.page.locator('salon-room-header h1').textContent()).toBe('Topic: Tech');
+      await expect.poll(() => eve.page.locator('salon-topic-tabs a[data-topic="tech"]').getAttribute('aria-current')).toBe('page');
+    } finally {
+      await eve.context.close();
+    }
+  });
+
   it('starts each topic room afresh: a thread being started in one leaves nothing of it in the next', async () => {
     const gil = await openAs(suite.browser, 'Gil', { width: 1200, height: 800 });
     let hold = false;

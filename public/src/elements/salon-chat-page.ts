@@ -54,6 +54,11 @@ export class SalonChatPage extends LitElement {
   @state() private topics: string[] = [];
   /** Topics whose room the server said does not exist: an address naming one gets no tab for it. */
   @state() private missing: ReadonlySet<string> = new Set();
+  /**
+   * Topics whose room welcomed the member. An address may name any slug: it gets a tab once the
+   * page knows the topic exists (scanned, someone in its room, or this), not while its room is asked.
+   */
+  @state() private found: ReadonlySet<string> = new Set();
   private readonly counts = new RoomCountsController(this);
 
   override connectedCallback(): void {
@@ -80,17 +85,18 @@ export class SalonChatPage extends LitElement {
       roomId
         ? // A room element per room: what one shows for the member (a command's answer, a form, a
           // dialog) never carries into the next; the messages stay in each room's memory.
-          keyed(roomId, html`<salon-room .roomId=${roomId} @salon-room-missing=${this.onRoomMissing}></salon-room>`)
+          keyed(roomId, html`<salon-room .roomId=${roomId} @salon-room-missing=${this.onRoomMissing} @salon-room-found=${this.onRoomFound}></salon-room>`)
         : html`<h1>Topics</h1>
             <p>Pick a topic above to talk about whatever is new in it. Each topic has its own room.</p>`
     }`;
   }
 
-  /** Known topics (from categories), active topic rooms, and the current one, sorted. */
+  /** Known topics (from categories), active topic rooms, and the current one once its room welcomed the member, sorted. */
   private topicList(current: string): string[] {
     const slugs = new Set(this.topics);
     for (const id of this.counts.counts.keys()) if (id.startsWith(TOPIC_ROOM_PREFIX)) slugs.add(id.slice(TOPIC_ROOM_PREFIX.length));
-    if (current && !this.missing.has(current)) slugs.add(current);
+    if (current && this.found.has(current)) slugs.add(current);
+    for (const slug of this.missing) slugs.delete(slug);
     return [...slugs].sort();
   }
 
@@ -111,7 +117,18 @@ export class SalonChatPage extends LitElement {
 
   private onRoomMissing = (e: CustomEvent<{ roomId: string }>) => {
     const { roomId } = e.detail;
-    if (roomId.startsWith(TOPIC_ROOM_PREFIX)) this.missing = new Set([...this.missing, roomId.slice(TOPIC_ROOM_PREFIX.length)]);
+    if (!roomId.startsWith(TOPIC_ROOM_PREFIX)) return;
+    const slug = roomId.slice(TOPIC_ROOM_PREFIX.length);
+    this.missing = new Set([...this.missing, slug]);
+    this.found = new Set([...this.found].filter((s) => s !== slug));
+  };
+
+  private onRoomFound = (e: CustomEvent<{ roomId: string }>) => {
+    const { roomId } = e.detail;
+    if (!roomId.startsWith(TOPIC_ROOM_PREFIX)) return;
+    const slug = roomId.slice(TOPIC_ROOM_PREFIX.length);
+    this.found = new Set([...this.found, slug]);
+    this.missing = new Set([...this.missing].filter((s) => s !== slug));
   };
 
   private onPopState = () => {

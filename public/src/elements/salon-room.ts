@@ -12,6 +12,7 @@
  * the open thread, and older pages on demand (`<salon-room-find>`).
  *
  * @fires salon-room-missing - {roomId} the server has no such room (a topic the address named that does not exist).
+ * @fires salon-room-found - {roomId} the room welcomed the member: it exists.
  */
 import { LitElement, html, nothing, svg, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
@@ -88,6 +89,8 @@ export class SalonRoom extends LitElement {
 
   /** The room id a `salon-room-missing` was last fired for. */
   private toldMissing = '';
+  /** The room id a `salon-room-found` was last fired for. */
+  private toldFound = '';
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('roomId')) this.controller.setRoom(this.roomId);
@@ -98,6 +101,11 @@ export class SalonRoom extends LitElement {
     if (missing && missing !== this.toldMissing) {
       this.toldMissing = missing;
       this.dispatchEvent(new CustomEvent('salon-room-missing', { detail: { roomId: missing }, bubbles: true, composed: true }));
+    }
+    const found = this.controller.room?.id === this.roomId ? this.roomId : '';
+    if (found && found !== this.toldFound) {
+      this.toldFound = found;
+      this.dispatchEvent(new CustomEvent('salon-room-found', { detail: { roomId: found }, bubbles: true, composed: true }));
     }
     const title = this.controller.room?.title;
     if (title && document.title !== `${title} · Salon`) document.title = `${title} · Salon`;
