@@ -673,4 +673,20 @@ describe('compaction', () => {
     expect(found[0].chunk.text).toContain('22:10');
     expect((await store.threadHistory(t.id, 5)).at(-1)).toMatchObject({ action: 'compact', details: { fused: 1, summarised: 2 } });
   });
+
+  it('refuses an archived thread as config does (409 ERR_THREAD_ARCHIVED), writing nothing and releasing no lock on the shell', async () => {
+    const a = await threadsApp(closers);
+    const { store } = a.salon;
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: x.id, absorbedId: y.id });
+    // A shell still marked with a compaction lock: before, compacting it released the lock and told the room.
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: y.id, splitLockedUntil: 'compaction' }] });
+    const shell = (await store.getThread(y.id))!;
+    const history = await store.threadHistory(y.id, 50);
+    const refused = await call(a, 'POST', `/api/v1/threads/${y.id}/compact`, {}, 409);
+    expect(refused.error).toMatchObject({ code: 'ERR_THREAD_ARCHIVED', message: expect.stringContaining(`merged into ${x.id}`) });
+    expect(await store.getThread(y.id)).toMatchObject({ version: shell.version, splitLockedUntil: 'compaction' });
+    expect(await store.threadHistory(y.id, 50)).toEqual(history);
+  });
 });

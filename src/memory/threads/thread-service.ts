@@ -506,7 +506,9 @@ export class ThreadService {
 
   /**
    * Consolidates the thread's memory: near-duplicates are made one (both gates of fusion), old
-   * long exchanges are summarised, and a `compaction` split lock is released.
+   * long exchanges are summarised, and a `compaction` split lock is released. An archived thread
+   * is refused (ERR_THREAD_ARCHIVED), nothing written, as configure refuses it: its memory is its
+   * survivor's, and releasing a lock on the shell would tell the room of a thread nobody uses.
    */
   async compact(
     id: string,
@@ -515,6 +517,7 @@ export class ThreadService {
   ): Promise<{ thread: Thread; fused: number; summarised: number; released: boolean }> {
     const { store, memory, chat } = this.options;
     const thread = await this.get(id);
+    if (thread.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(thread.id, thread.mergedInto ? `merged into ${thread.mergedInto}` : thread.status);
     checkThreshold(threshold);
     const chunks = await this.withVectors(await this.allMemory(id));
     const { replaced, fused } = await consolidate(chunks, { threshold, gate: this.options.gate });
