@@ -574,9 +574,11 @@ export interface Store {
    */
   pruneMemory(threadId: string | null, maxPerThread: number, olderThan: string, limit?: number): Promise<number[]>;
   /**
-   * Forgets the claims of live windows' messages (ClaimedMessages) made before `before`: a node
-   * holds a message in an open window for minutes at most, so an old claim guards nothing. Returns
-   * how many were forgotten.
+   * Forgets the claims of live windows' messages (ClaimedMessages) made before `before` (a day ago,
+   * CLAIM_KEEP_MS) and returns how many. A claim was made as its window was filed, after its
+   * messages were said, so only a window held back past half that (CLAIMS_TRUSTED_MS: a stalled
+   * node) can hold a message whose claim is gone; such a window reads its thread's stored windows
+   * for its messages instead of trusting the claims (MemoryService.filedAlready).
    */
   pruneMemoryClaims(before: string): Promise<number>;
 
