@@ -1,7 +1,7 @@
 /**
  * Conversation memory on LoCoMo-format data (README, Benchmarks):
  *
- *   npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE]
+ *   npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE] [--answers FILE]
  *
  * Each conversation is imported into the main thread of a room of its own through the import path
  * (each session's date as the time of its first message, a minute between turns; a shared photo
@@ -13,7 +13,8 @@
  * questions with at least one evidence turn among the conversation sources' messageIds
  * (`_all`: all of them), over the questions that list evidence (`questions_with_evidence`; the
  * others count for answer_contains only). `--misses FILE` writes the questions whose evidence was not cited, with
- * the evidence turns and the answer.
+ * the evidence turns and the answer; `--answers FILE` every question with its category, the expected
+ * answer, the answer given and whether it held the expected one (for reading what the answers miss).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { benchOptions, runBench } from './args.js';
@@ -26,10 +27,15 @@ import { answerable, readSamples, roomIdOf, turnsOf } from './locomo.js';
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 async function main(): Promise<number> {
-  const { dataset, limit, missesFile } = benchOptions(
-    'npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE]',
-    { dataset: 'string', limit: 'string', misses: 'string' },
-    (a) => ({ dataset: a.required('dataset'), limit: a.optionalNumber('limit', { integer: true, min: 1 }) ?? Infinity, missesFile: a.text('misses') }),
+  const { dataset, limit, missesFile, answersFile } = benchOptions(
+    'npm run eval:memory -- --dataset FILE [--limit N] [--misses FILE] [--answers FILE]',
+    { dataset: 'string', limit: 'string', misses: 'string', answers: 'string' },
+    (a) => ({
+      dataset: a.required('dataset'),
+      limit: a.optionalNumber('limit', { integer: true, min: 1 }) ?? Infinity,
+      missesFile: a.text('misses'),
+      answersFile: a.text('answers'),
+    }),
   );
   // Imported once the command line is accepted: `--help` and a refused flag answer without loading the pipeline (~1 s).
   const { answerOf } = await import('./squad.js');
@@ -38,6 +44,7 @@ async function main(): Promise<number> {
   const byCategory = new Map<number, { questions: number; withEvidence: number; any: number; contains: number }>();
   const askMs: number[] = [];
   const misses: { category: number; question: string; evidence: string[]; answer: string }[] = [];
+  const answers: { category: number; question: string; expected: string; answer: string; contains: boolean }[] = [];
   await withLocalApp(async (app, assistant, chat) => {
     const { store, memory, ingest } = app.salon;
     const views = roomViews(app.salon.rooms.resolve);
@@ -79,6 +86,7 @@ async function main(): Promise<number> {
             .toLowerCase()
             .trim(),
         );
+        answers.push({ category: qa.category, question: qa.question, expected: String(qa.answer ?? ''), answer, contains });
         if (measured && !any)
           misses.push({ category: qa.category, question: qa.question, evidence: qa.evidence.map((e) => turns.find((t) => t.diaId === e)?.text ?? e), answer });
         stats.questions++;
@@ -96,6 +104,7 @@ async function main(): Promise<number> {
     }
   });
   if (missesFile !== undefined) writeFileSync(missesFile, JSON.stringify(misses, null, 1));
+  if (answersFile !== undefined) writeFileSync(answersFile, JSON.stringify(answers, null, 1));
   const n = stats.questions || 1;
   const measured = stats.withEvidence || 1;
   console.log(
