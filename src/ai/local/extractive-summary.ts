@@ -3,7 +3,8 @@
  * plus closeness to an optional query), picked with a redundancy penalty and returned in their
  * original order.
  */
-import { contentTerms, idfTable, splitSentences } from './extractive-text.js';
+import { CHAT_STAMP } from '../../text.js';
+import { contentTerms, idfTable, splitSentences, type Sentence } from './extractive-text.js';
 
 export const SUMMARY_MAX_CHARS = 700;
 export const SUMMARY_MAX_SENTENCES = 4;
@@ -44,10 +45,40 @@ function cosine(a: Vector, b: Vector): number {
 
 /** The summary sentences of `text`, in the order they appear. */
 export function centralSentences(text: string, options: SummaryOptions = {}): string[] {
+  return central(text, options).map((s) => s.text);
+}
+
+/** A line of chat's speaker and time stamp (`Ann (24 Nov 2026, 19:20): `). */
+const CHAT_HEADER = new RegExp(`^[^\\n]{1,200}? ${CHAT_STAMP.source}: `);
+
+/**
+ * The summary of `text` as one text: its central sentences joined. A chat's (lines of
+ * `Ann (24 Nov 2026, 19:20): …`) stay lines, each sentence under its own line's speaker and time:
+ * joined on one line, a sentence from the middle of Bob's message read as said by whoever spoke
+ * first on it, and "yesterday" lost the day it was said.
+ */
+export function summaryOf(text: string, options: SummaryOptions = {}): string {
+  const picked = central(text, options);
+  if (!picked.some((s) => CHAT_HEADER.test(text.slice(lineStart(text, s.start))))) return picked.map((s) => s.text).join(' ');
+  const lines: string[] = [];
+  let lastLine = -1;
+  for (const s of picked) {
+    const from = lineStart(text, s.start);
+    if (from === lastLine) lines[lines.length - 1] += ` ${s.text}`;
+    else lines.push(from === s.start ? s.text : `${CHAT_HEADER.exec(text.slice(from))?.[0] ?? ''}${s.text}`);
+    lastLine = from;
+  }
+  return lines.join('\n');
+}
+
+const lineStart = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
+
+/** The summary's sentences, in the order they appear. */
+function central(text: string, options: SummaryOptions): Sentence[] {
   const maxChars = options.maxChars ?? SUMMARY_MAX_CHARS;
   const maxSentences = options.maxSentences ?? SUMMARY_MAX_SENTENCES;
   const sentences = splitSentences(text).filter((s) => contentTerms(s.text).length > 0);
-  if (sentences.length <= 1) return sentences.map((s) => s.text);
+  if (sentences.length <= 1) return sentences;
   const terms = sentences.map((s) => contentTerms(s.text));
   const idf = idfTable(terms);
   const vectors = terms.map((t) => vectorOf(t, idf));
@@ -79,6 +110,6 @@ export function centralSentences(text: string, options: SummaryOptions = {}): st
     picked.push(best);
     chars += sentences[best].text.length + 1;
   }
-  if (!picked.length) return [sentences[0].text.slice(0, maxChars)];
-  return picked.sort((a, b) => a - b).map((i) => sentences[i].text);
+  if (!picked.length) return [{ ...sentences[0], text: sentences[0].text.slice(0, maxChars) }];
+  return picked.sort((a, b) => a - b).map((i) => sentences[i]);
 }
