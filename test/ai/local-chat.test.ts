@@ -9,6 +9,7 @@ import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
 import { asksForDiscussionOverview, asksForOverview, questionFocus, withPlainApostrophes } from '../../src/ai/questions.js';
 import { compoundsOf, headsAsked, headTermOf, kindsOf, kinOf, withJoined } from '../../src/ai/local/kin.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
+import { tellsTime } from '../../src/ai/local/time-told.js';
 import { deedAsked, namesModels, tellsDeed } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import type { ChatMessage } from '../../src/ai/types.js';
@@ -182,6 +183,35 @@ describe.each([
 
   it('says plainly when the sources do not cover the question', async () => {
     expect((await collect(model.stream(ask('What is the boiling point of mercury in kelvin?')))).join('')).toBe(NOT_COVERED);
+  });
+
+  it('says plainly that the sources do not tell when, where what it would quote for "when" says no time', async () => {
+    const launch = (content: string): GroundedSource[] => [{ n: 1, label: 'Orbiter news', content }];
+    const when = (content: string) => collect(model.stream(ask('When is the Orbiter launch?', launch(content)))).then((p) => p.join(''));
+    expect(await when('The Orbiter launch will feature a new rocket built in Oslo. Tickets sold out.')).toBe(NOT_COVERED);
+    expect(await when('The Orbiter launch May slip, the agency warned. Tickets sold out.')).toBe(NOT_COVERED);
+    expect(await when('The Orbiter launch is planned for next spring. Tickets sold out.')).toContain('next spring');
+    expect(await when('The Orbiter launch is set for 3 June. Tickets sold out.')).toContain('3 June');
+    expect(await when('The Orbiter launch was moved to after the storm season. Tickets sold out.')).toContain('after the storm');
+    // A chat line's time stamp is when it was written, not when the launch is.
+    const said = [chatSource(1, 'Ann', 'the Orbiter launch will feature a new rocket')];
+    expect((await collect(model.stream(ask('When is the Orbiter launch?', said)))).join('')).toBe(NOT_COVERED);
+    const told = [chatSource(1, 'Ann', 'the Orbiter launch is on Friday')];
+    expect((await collect(model.stream(ask('When is the Orbiter launch?', told)))).join('')).toContain('Friday');
+    for (const told of [
+      'It opens at 9:30.',
+      'Two years ago it shut.',
+      'It ran in the 1880s.',
+      'It opens on Sept. 3.',
+      'Not yet, they said.',
+      'It opens in May.',
+    ])
+      expect(tellsTime(told), told).toBe(true);
+    for (const untold of ['Protesters march on the square.', 'Rain may mar the show.', 'The price is 3.50 euros.', 'The rocket is new.'])
+      expect(tellsTime(untold), untold).toBe(false);
+    // "Who … when …?" asks who.
+    const king = [{ n: 1, label: 'Kings', content: 'Harald was the king of Norway, and the Orbiter crew was born in Bergen.' }];
+    expect((await collect(model.stream(ask('Who was the king of Norway when the Orbiter crew was born?', king)))).join('')).toContain('Harald');
   });
 
   it('refuses to answer without grounded sources', async () => {

@@ -31,6 +31,7 @@ import {
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
 import { instructsTheReader } from './directives.js';
+import { asksWhen, tellsTime } from './time-told.js';
 import { deedAsked, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
 import type { ChatMessage, ChatModel, Embedder } from '../types.js';
@@ -197,6 +198,9 @@ export class LocalChatModel implements ChatModel {
       const next = ranked.find((s) => s.n === top.n && s.index === top.index + 1);
       if (next && isDocument(prompt.sources, next.n) && PROSE_END.test(next.text) && quoteKey(next.text) !== quoteKey(top.text)) chosen.push(next);
     }
+    // "When is the launch?" is not answered by `The launch will feature a new rocket.`: words of
+    // the question without a time of any kind say the sources do not tell when.
+    if (asksWhen(prompt.question) && !chosen.some((s) => tellsTime(spokenText(s.text).replace(EXCHANGE_MARK, '')))) return NOT_COVERED;
     return chosen.map((s) => `${quoted(quotedAs(prompt.sources, s))} [${s.n}]`).join(' ');
   }
 

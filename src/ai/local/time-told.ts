@@ -1,0 +1,54 @@
+/**
+ * Whether a "when" question is answered: a sentence quoted for "when is the launch?" must say a
+ * time of some kind, a date, a year, a day, an hour, a season, or one relative to now or to
+ * another event (`next week`, `two years ago`, `after the war`). `The launch will feature a new
+ * rocket.` holds the question's words and says no time: quoted, it claimed the sources tell when.
+ */
+import { answerType } from './extractive-answer.js';
+
+/** A unit of time, singular or plural. */
+const UNIT = String.raw`(?:second|minute|hour|day|night|week|weekend|fortnight|month|quarter|season|year|decade|century|centuries|millennium)s?`;
+/** What counts or places a unit of time: `two years`, `next week`, `the same day`. */
+const UNIT_BEFORE = String.raw`\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many|next|last|this|that|each|every|same|following|previous|coming|past`;
+
+/** Times in any case: dates, years, hours, days, seasons, and times relative to now or to another event. */
+const TIME = new RegExp(
+  [
+    String.raw`\b(?:1\d{3}|20\d{2})\b`,
+    String.raw`\b\d{1,4}\s*(?:AD|BC|BCE|CE)\b|\b(?:AD|A\.D\.)\s*\d{1,4}\b`,
+    String.raw`\b(?:in|of|since|by|until|around|circa|c\.)\s+\d{3,4}\b`,
+    String.raw`\b\d{1,2}(?:st|nd|rd|th)\b`,
+    String.raw`\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b`,
+    String.raw`\b\d{1,2}:\d{2}\b|\b\d{1,2}(?:[.:]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight|o'clock|dawn|dusk)\b`,
+    String.raw`\b\d{2,4}'?s\b|\b(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b`,
+    String.raw`\b(?:century|centuries|millennium|decade|era|spring|summer|autumn|winter|morning|afternoon|evening|overnight|weekend)s?\b`,
+    String.raw`\b(?:${UNIT_BEFORE})(?:[\s-]+\w+)?[\s-]+${UNIT}\b`,
+    String.raw`\b(?:today|tonight|yesterday|tomorrow|ago|now|nowadays|currently|recently|lately|soon|later|earlier|formerly|previously|eventually|meanwhile|already|not yet|yet to|annually|daily|weekly|monthly|yearly)\b`,
+    String.raw`\b(?:before|after|afterwards|during|until|till|since|prior to|upon|when|whenever|while|whilst|as soon as|throughout|by the time|at the (?:time|end|start|beginning|height|age|outbreak))\b`,
+    String.raw`\bfollowing\s+(?:the|a|an|his|her|its|their)\b`,
+  ].join('|'),
+  'iu',
+);
+/**
+ * Months, written with a capital (`march`, `mar` and `may` are verbs too): their names and
+ * abbreviations (`Sept.`), May only beside a day or a year or after a word that dates (`in May`),
+ * not the verb (`The launch May slip` opens a sentence).
+ */
+const MONTH =
+  /\b(?:January|February|March|April|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b|\bMay\b(?=\s+\d)|(?<=\d\s+)May\b|\b(?:in|of|early|late|mid-?|since|until|by|last|next|this)\s+May\b/u;
+
+/** Whether `sentence` says a time of any kind (see the module comment). */
+export function tellsTime(sentence: string): boolean {
+  return TIME.test(sentence) || MONTH.test(sentence);
+}
+
+/** Another question word: "who led them when the Franks came?" asks who, though it holds `when`. */
+const OTHER_ASKED = /\b(?:who|whom|whose|where|why|how)\b/i;
+
+/**
+ * Whether the question asks when ("when is the launch?", "what year did it open?", answerType's
+ * `date`), and nothing else ("who was king when …?" asks who).
+ */
+export function asksWhen(question: string): boolean {
+  return answerType(question) === 'date' && !OTHER_ASKED.test(question);
+}
