@@ -125,6 +125,19 @@ export class Session implements RoomSession, QueuedBytesHolder {
     if (admission === 'ok') this.dispatch(frame, undefined);
   }
 
+  /**
+   * A WebSocket ping or pong from the client. `ws` answers a ping itself, before any frame limit
+   * could refuse it, and counted nowhere, a client could stream pings (each answered) or pongs for
+   * as long as it liked at the cost of the node's CPU. Each takes a frame's place now: past the
+   * connection's rate it counts as refused, and too many refusals close the socket with 4429. A
+   * browser sends neither but the pong to the server's heartbeat, one every ROOM_HEARTBEAT_MS.
+   */
+  receiveControl(): void {
+    if (this.state === 'closed') return;
+    if (this.guard.admit(Date.now()) === 'abuse')
+      this.fail(new errors.ERR_RATE_LIMITED(`at most ${this.options.ratePerSecond} frames per second, pings and pongs included`), CloseCode.RATE_LIMITED);
+  }
+
   /** Handles a binary frame, which the protocol does not use. */
   receiveBinary(): void {
     if (this.state === 'closed') return;

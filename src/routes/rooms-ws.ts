@@ -140,8 +140,10 @@ export function roomsWebsocket(
     socket.on('message', (data: RawData, isBinary: boolean) => {
       guarded(() => (isBinary ? session.receiveBinary() : session.receive(data.toString())));
     });
+    socket.on('ping', () => guarded(() => session.receiveControl()));
     socket.on('pong', () => {
       conn.alive = true;
+      guarded(() => session.receiveControl());
     });
     socket.on('close', () => {
       sockets.delete(conn);
