@@ -549,3 +549,40 @@ describe('a change log that goes back (a restored store)', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describePostgres('IndexSync on PostgreSQL: a restored store', () => {
+  it('reads what was logged after the restore, under seqs the node had passed', async () => {
+    const schema = schemaName();
+    const pgStore = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    const admin = new pg.Client({ connectionString: urlWithSchema(schema) });
+    const ids: number[] = [];
+    const own = new IndexSync({
+      store: pgStore,
+      feed,
+      nodeId: 'me',
+      targets: { documents: { applyStored: async (changed: number[]) => void ids.push(...changed) }, memory: { applyStored: async () => {} } },
+      resyncMs: 3_600_000,
+    });
+    try {
+      await own.begin();
+      own.start();
+      await admin.connect();
+      for (let i = 1; i <= 5; i++) await pgStore.logIndexChange('documents', [i]);
+      feed.connected();
+      await until(() => ids.length === 5);
+      // A backup taken after the second entry, restored: its rows and its sequence.
+      const { rows } = await admin.query('SELECT seq FROM index_changes ORDER BY seq LIMIT 2');
+      const kept = Number(rows[1].seq);
+      await admin.query('DELETE FROM index_changes WHERE seq > $1', [kept]);
+      await admin.query("SELECT setval(pg_get_serial_sequence('index_changes', 'seq'), $1)", [kept]);
+      for (const id of [30, 40]) await pgStore.logIndexChange('documents', [id]);
+      feed.connected();
+      await until(() => ids.includes(30) && ids.includes(40));
+    } finally {
+      await admin.end().catch(() => undefined);
+      await own.close();
+      await pgStore.close();
+      await dropSchema(schema);
+    }
+  });
+});
