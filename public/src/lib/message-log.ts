@@ -54,6 +54,12 @@ export class MessageLog {
   private sorted: LogEntry[] | null = [];
   /** The member paged back: the log may hold MAX_SCROLLBACK_ENTRIES, so new messages do not trim away what they loaded. */
   private scrollback = false;
+  private replaced = 0;
+
+  /** How many times the server's history replaced the log (resetTo): a page asked for before the last one belongs to none of it. */
+  get resets(): number {
+    return this.replaced;
+  }
 
   /**
    * All entries: confirmed by seq with failed ones where they failed, then those still sending in
@@ -337,6 +343,7 @@ export class MessageLog {
    */
   resetTo(history: readonly Message[]): void {
     this.scrollback = false;
+    this.replaced++;
     for (const entry of [...this.byKey.values()]) if (entry.state === 'sent' && !isPrivateEntry(entry)) this.remove(entry);
     for (const m of history) this.receive(m);
   }

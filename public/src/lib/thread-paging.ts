@@ -71,10 +71,16 @@ export function wantsFirstPage(memory: RoomMemory, threadId: string): boolean {
   return !entriesOf(memory, threadId).length || (threadId !== memory.mainThreadId && !memory.paged.has(threadId));
 }
 
-/** Fetches the page before the oldest held message of `threadId` into the log. */
+/**
+ * Fetches the page before the oldest held message of `threadId` into the log. A page that comes
+ * after a welcome replaced the log (a cut catch-up, a wiped store) is dropped: it would stand above
+ * a stretch of messages never loaded, and paging back would go on below it, skipping the stretch.
+ */
 export async function loadOlderPage(memory: RoomMemory, threadId: string): Promise<void> {
   const before = pageBefore(memory, threadId);
+  const resets = memory.log.resets;
   const page = await threadMessages(threadId, before, OLDER_PAGE);
+  if (memory.log.resets !== resets) return;
   memory.paged.add(threadId);
   const took = memory.log.receiveOlder(page.messages);
   if (!took) {
