@@ -45,3 +45,23 @@ export function sliceTurn(): Promise<void> {
     setImmediate(() => setImmediate(release));
   });
 }
+
+/** Work between two turns of mapInTurns, in milliseconds. */
+export const MAP_SLICE_MS = 10;
+
+/**
+ * `list.map(fn)`, letting the event loop turn (sliceTurn) once MAP_SLICE_MS of it have run: for
+ * checks of large batches (100 content items of 160 KB took ~0.2 s to validate).
+ */
+export async function mapInTurns<T, R>(list: readonly T[], fn: (value: T, index: number) => R): Promise<R[]> {
+  const out: R[] = [];
+  let since = performance.now();
+  for (const value of list) {
+    if (performance.now() - since >= MAP_SLICE_MS) {
+      await sliceTurn();
+      since = performance.now();
+    }
+    out.push(fn(value, out.length));
+  }
+  return out;
+}

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errors, SalonError } from '../errors.js';
 import { validateItem, withDerivedId } from '../content/items.js';
+import { mapInTurns } from '../slice-turns.js';
 import { CONTENT_KINDS, type ContentKind } from '../content/types.js';
 import { adminSecurity, requireAdmin } from './auth.js';
 import { errorBodySchema } from './error-handler.js';
@@ -111,7 +112,7 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
       schema: {
         summary: 'Add or update content items (admin)',
         description:
-          'One item, or {items: [...]}. Every item is checked first and all are written in one transaction: if any is invalid, or the store fails, nothing is written.',
+          'One item, or {items: [...]}. Every item is checked first: if any is invalid, nothing is written. Then each is written whole, in order; a store failure stops the batch there, the items before it written (sending the batch again writes the rest).',
         tags: ['content'],
         security: adminSecurity,
         body: postContentBodySchema,
@@ -120,7 +121,7 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
     },
     async (request) => {
       const inputs = Array.isArray(request.body.items) ? (request.body.items as Record<string, unknown>[]) : [request.body];
-      const items = inputs.map((input, i) => {
+      const items = await mapInTurns(inputs, (input, i) => {
         try {
           return validateItem(withDerivedId(input, 'api'), { bodyMaxChars: config.BODY_MAX_CHARS });
         } catch (err) {
@@ -130,7 +131,6 @@ export default async function contentRoutes(app: FastifyInstance): Promise<void>
         }
       });
       const { ingest } = app.salon;
-      // One transaction for the whole request: a store failure writes none of the items.
       const results = await ingest.pipeline.putMany(items);
       return { items: results.map(({ id, status }) => ({ id, status })) };
     },

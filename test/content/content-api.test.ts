@@ -237,24 +237,53 @@ describe('content and ingest API', () => {
     }
   });
 
-  it('writes nothing of a batch when the store fails part way, and stays up', async () => {
+  it('keeps the items of a batch before a store failure, whole and searchable, writes none after it, and stays up', async () => {
     const db = (app.salon.store as SqliteStore).db;
     db.exec(`CREATE TRIGGER boom BEFORE INSERT ON items WHEN NEW.id = 'post_boom' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
+    const batch = { items: [post(95, { body: 'The quokka ferry sails at dawn.' }), { ...post(97), id: 'boom' }, post(96)] };
     try {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/api/v1/content',
-        headers: ADMIN,
-        payload: { items: [post(95), post(96), { ...post(97), id: 'boom' }] },
-      });
+      const res = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: batch });
       expect(res.statusCode).toBe(500);
       expect(res.json().error.code).toBe('ERR_INTERNAL');
-      for (const id of ['post_p95', 'post_p96']) expect((await app.inject(`/api/v1/content/${id}`)).statusCode).toBe(404);
+      expect((await app.inject('/api/v1/content/post_p96')).statusCode).toBe(404);
+      const stored = await app.salon.store.getItem('post_p95');
+      expect(stored?.body).toBe('The quokka ferry sails at dawn.');
+      expect((await app.salon.store.chunksOfItem('post_p95')).length).toBeGreaterThan(0);
+      // Told to the index though the batch failed after it.
+      const hits = (await app.inject('/api/v1/search?q=quokka%20ferry')).json().hits as { id: string }[];
+      expect(hits.map((h) => h.id)).toContain('post_p95');
     } finally {
       db.exec('DROP TRIGGER boom');
     }
-    const again = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items: [post(95)] } });
-    expect(again.json()).toEqual({ items: [{ id: 'post_p95', status: 'created' }] });
-    expect((await app.inject('/api/v1/content/post_p95')).statusCode).toBe(200);
+    const again = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: batch });
+    expect(again.json()).toEqual({
+      items: [
+        { id: 'post_p95', status: 'unchanged' },
+        { id: 'post_boom', status: 'created' },
+        { id: 'post_p96', status: 'created' },
+      ],
+    });
+  });
+
+  it('writes a batch an item at a time, the event loop turning between two', async () => {
+    const store = app.salon.store;
+    const turnedBefore: boolean[] = [];
+    const putItems = store.putItems.bind(store);
+    let turned = true;
+    const watch = () => setImmediate(() => (turned = true));
+    store.putItems = async (entries) => {
+      turnedBefore.push(turned);
+      turned = false;
+      watch();
+      return putItems(entries);
+    };
+    try {
+      const res = await app.inject({ method: 'POST', url: '/api/v1/content', headers: ADMIN, payload: { items: [post(90), post(91), post(92)] } });
+      expect(res.statusCode, res.body).toBe(200);
+    } finally {
+      store.putItems = putItems;
+    }
+    // One item a call, and an immediate set during one call has run before the next call.
+    expect(turnedBefore).toEqual([true, true, true]);
   });
 });
