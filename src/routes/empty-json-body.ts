@@ -18,14 +18,12 @@ import { SURROGATE_ESCAPE } from '../json-body.js';
 import { wellFormedValues } from '../text.js';
 import { JsonBodyPool, PARSE_OFF_LOOP_BYTES } from './json-body-pool.js';
 
-/** Installs the JSON parser on `app`, for every route registered after it; `pool` parses the large bodies (default: a JsonBodyPool of the app's). */
-export function readEmptyJsonBodyAsNone(app: FastifyInstance, pool?: JsonBodyPool): void {
+/** Installs the JSON parser on `app`, for every route registered after it. */
+export function readEmptyJsonBodyAsNone(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  let bodies: JsonBodyPool | undefined = pool;
-  const owned = pool === undefined;
-  app.addHook('onClose', async () => {
-    if (owned) await bodies?.close();
-  });
+  // Started with the first large body: most apps (and tests) never see one.
+  let bodies: JsonBodyPool | undefined;
+  app.addHook('onClose', async () => bodies?.close());
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
     if (raw.length === 0) {
