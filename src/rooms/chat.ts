@@ -22,6 +22,8 @@ export interface ChatHost {
   publishMessage(room: Room, message: Message): void;
   /** Tells the room a member stopped typing. */
   sendTyping(room: Room, member: Member, active: boolean): void;
+  /** Takes a place in the room's message rate for a message about to be posted; the refusal when there is none. */
+  admitPost(room: Room): SalonError | null;
   /** Takes a slash command from the budget the session's address shares with its other sockets. */
   admitCommand(session: Session, now: number): boolean;
   /** Milliseconds from `now` until that budget holds a command again (0: it does now). */
@@ -77,6 +79,11 @@ export class Chat {
    */
   private post(session: Session, at: { room: Room; member: Member }, text: string, clientId: string, threadId: string): Promise<Message | null> {
     const { room, member } = at;
+    // The room's rate counts what is posted, here and nowhere else: a command, a private ask, a
+    // question the assistant's limits refuse and a frame naming a thread that is gone post nothing,
+    // and counted, one member sending them spent the room's messages without a word seen.
+    const refused = this.host.admitPost(room);
+    if (refused) return Promise.reject(refused);
     if (room.typing.sent(member.id)) this.host.sendTyping(room, member, false);
     return room.runPost(async () => {
       const { message, duplicate } = await this.host.store.appendMessage({

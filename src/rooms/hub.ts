@@ -9,7 +9,7 @@ import { CloseCode, type CloseCodeValue } from '../protocol/close-codes.js';
 import type { AskFrame, HelloFrame, Member, Message, SayFrame, ServerMessage } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { Chat } from './chat.js';
-import { CommandRegistry, askQuestion, parseCommand } from './commands.js';
+import { CommandRegistry } from './commands.js';
 import { isServerFrame, parseBusMessage } from './bus-message.js';
 import { decodeEnvelope, encodeEnvelope, parseThreadMove, type Delivery, type ThreadMove } from './envelope.js';
 import type { Identity } from './identity.js';
@@ -243,6 +243,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       assistant: () => this.getAssistant(),
       publishMessage: (room, message) => this.publishMessage(room, message),
       sendTyping: (room, member, active) => this.sendTyping(room, member, active),
+      admitPost: (room) => this.admitPost(room),
       admitCommand: (session, now) => this.addresses.command(session.address, now),
       commandWaitMs: (session, now) => this.addresses.commandWaitMs(session.address, now),
       warn: (details, msg) => this.log.warn(details, msg),
@@ -443,27 +444,21 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return { refused: check.reason === 'expired' ? new errors.ERR_TOKEN_EXPIRED(this.identity.tokenTtlDays) : new errors.ERR_BAD_TOKEN() };
   }
 
-  /**
-   * A message or a question (`@ai …`, `/ask …`) is posted: the room's rate counts it. A slash command
-   * posts nothing (its answer is the sender's alone) and has the address's command budget: counted
-   * by the room too, a member's commands, refused ones included, spent the room's messages unseen.
-   */
+  /** What a say frame asks for: a message, a question or a command (Chat, which counts what is posted in the room's rate). */
   say(session: Session, frame: SayFrame): Promise<void> {
-    const posts = askQuestion(frame.text) !== null || parseCommand(frame.text) === null;
-    return (posts ? this.admitMessage(session) : null) ?? this.chat.say(session, frame);
+    return this.chat.say(session, frame);
   }
 
-  /** A public ask posts its question in the room (`@ai …`): it is a message, and the room's rate counts it. */
   ask(session: Session, frame: AskFrame): Promise<void> {
-    return (frame.private ? null : this.admitMessage(session)) ?? this.chat.ask(session, frame);
+    return this.chat.ask(session, frame);
   }
 
-  /** A refusal when the session's room takes no more messages this second; null when it does. */
-  private admitMessage(session: Session): Promise<never> | null {
+  /** Takes a place in the room's message rate for a message about to be posted; the refusal when the room takes no more this second. */
+  private admitPost(room: Room): SalonError | null {
     const now = Date.now();
-    if (!session.room || session.room.admitMessage(now)) return null;
+    if (room.admitMessage(now)) return null;
     const err = new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`);
-    return Promise.reject(withRetryAfterMs(err, session.room.messageWaitMs(now)));
+    return withRetryAfterMs(err, room.messageWaitMs(now));
   }
 
   typing(session: Session, active: boolean): void {

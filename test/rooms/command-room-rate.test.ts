@@ -1,7 +1,8 @@
 /**
  * The room's message rate (ROOM_MESSAGES_PER_SECOND) counts what is posted to the room: messages
- * and public questions. A slash command posts nothing and has the address's command budget; counted
- * by the room too, one member's commands (answered to them alone) left the others' messages refused.
+ * and public questions. A slash command, a question the assistant's limits refuse and a message
+ * naming a thread that is gone post nothing; counted by the room too, one member sending them
+ * (refused or answered to them alone) left the others' messages refused.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { joined, roomsApp } from './helpers.js';
@@ -26,6 +27,25 @@ describe('the room’s message rate and slash commands', () => {
     ann.send({ type: 'say', text: 'Still room for me?', clientId: 'a1' });
     const posted = await ann.next('message', (f) => f.message.clientId === 'a1');
     expect(posted.message.author.name).toBe('Ann');
+    expect(ann.all('error')).toEqual([]);
+  });
+
+  it('does not spend the room’s messages on questions the assistant refuses, nor on messages to a thread that is gone', async () => {
+    const t = await roomsApp({ ASK_LIMIT_USER: '1' }, { roomOptions: { roomMessagesPerSecond: 1 } });
+    closers.push(t.close);
+    const { client: asker } = await joined(t.app, 'Asker');
+    const { client: ann } = await joined(t.app, 'Ann');
+    asker.send({ type: 'say', text: '@ai what is new?', clientId: 'q0' });
+    await asker.next('message', (f) => f.message.clientId === 'q0');
+    for (let i = 1; i <= 3; i++) {
+      asker.send({ type: 'say', text: `@ai and ${i}?`, clientId: `q${i}` });
+      const refused = await asker.next('error', (f) => f.clientId === `q${i}`);
+      expect(refused.message).toMatch(/questions? a minute from each member/);
+      asker.send({ type: 'say', text: 'hello there', clientId: `g${i}`, threadId: 'thr_gone' });
+      expect((await asker.next('error', (f) => f.clientId === `g${i}`)).code).toBe('ERR_THREAD_NOT_FOUND');
+    }
+    ann.send({ type: 'say', text: 'Still room for me?', clientId: 'a1' });
+    await ann.next('message', (f) => f.message.clientId === 'a1');
     expect(ann.all('error')).toEqual([]);
   });
 
