@@ -16,7 +16,14 @@ const DESKTOP = { width: 1200, height: 800 };
  * does, until `releaseEchoes`; `deaf`: messages from the room are dropped; `drop` closes the socket.
  */
 async function routed(page: Page) {
-  const state = { holdOwnEchoes: false, deaf: false, held: [] as string[], route: undefined as WebSocketRoute | undefined };
+  const state = {
+    holdOwnEchoes: false,
+    deaf: false,
+    held: [] as string[],
+    route: undefined as WebSocketRoute | undefined,
+    /** Marks the next welcome `truncated`, as after a catch-up cut to its newest messages. */
+    cutNextWelcome: false,
+  };
   await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
     state.route = ws;
     const server = ws.connectToServer();
@@ -28,6 +35,10 @@ async function routed(page: Page) {
     });
     server.onMessage((m) => {
       const frame = JSON.parse(String(m)) as { type: string; message?: Message };
+      if (frame.type === 'welcome' && state.cutNextWelcome) {
+        state.cutNextWelcome = false;
+        return ws.send(JSON.stringify({ ...frame, truncated: true }));
+      }
       if (frame.type !== 'message') return ws.send(m);
       if (state.deaf) return;
       const { clientId, id } = frame.message!;
@@ -54,7 +65,7 @@ describeBrowser('thread counts', () => {
 
   beforeAll(async () => {
     const { store } = suite.server.app.salon;
-    for (const id of ['news_tc1', 'news_tc2']) {
+    for (const id of ['news_tc1', 'news_tc2', 'news_tc3']) {
       await store.upsertItem(item(id, { title: `Story ${id}` }));
       const main = await store.ensureMainThread(id);
       for (let i = 1; i <= 3; i++)
@@ -109,6 +120,33 @@ describeBrowser('thread counts', () => {
       socket.state.held.length = 0;
       socket.drop();
       await expect.poll(() => countOf(ada.page, 'Main')).toBe('5 messages');
+    } finally {
+      await ada.context.close();
+      await bob.context.close();
+    }
+  });
+
+  it("asks for every active thread's count again after a rejoin whose catch-up was cut", async () => {
+    await newThread(suite.server, 'news_tc3', 'Side talk');
+    const ada = await openAs(suite.browser, 'Ada', DESKTOP);
+    const bob = await openAs(suite.browser, 'Bob', DESKTOP);
+    try {
+      const socket = await routed(ada.page);
+      await ada.page.goto(`${suite.server.url}/chat?id=news_tc3`);
+      await expect.poll(() => countOf(ada.page, 'Main')).toBe('3 messages');
+      await threadButton(ada.page, 'Side talk').click();
+      await expect.poll(() => threadButton(ada.page, 'Side talk').getAttribute('aria-current')).toBe('true');
+      await bob.page.goto(`${suite.server.url}/chat?id=news_tc3`);
+      await bob.page.locator('salon-member-list .count[data-count="2"]').waitFor({ state: 'attached' });
+
+      socket.state.deaf = true;
+      await say(bob.page, 'from Bob, missed');
+      await expect.poll(() => bob.page.locator('salon-message-item[state="sent"]', { hasText: 'from Bob, missed' }).count()).toBe(1);
+      socket.state.deaf = false;
+      socket.state.cutNextWelcome = true;
+      socket.drop();
+      await ada.page.locator('salon-connection-status [data-notice="HISTORY_TRUNCATED"]').waitFor();
+      await expect.poll(() => countOf(ada.page, 'Main')).toBe('4 messages');
     } finally {
       await ada.context.close();
       await bob.context.close();
