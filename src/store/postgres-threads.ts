@@ -9,6 +9,7 @@ import { lockCovering, type Sql } from './postgres-db.js';
 import { appendIn } from './postgres-messages.js';
 import { insertMemory, lockThreadsOfMemory, moveMemory } from './postgres-memory.js';
 import type { Row } from './rows.js';
+import { messageIdsOf, placeLateMemory } from './split-memory.js';
 import {
   CHILD_IDS_LISTED,
   crossRoom,
@@ -192,7 +193,8 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
     if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
   }
   if (change.deleteMemory?.length) await deleteMemoryOfThreads(sql, change.deleteMemory);
-  const moved: number[] = [];
+  const late = await placeLate(sql, change);
+  const moved: number[] = [...late.moved];
   for (const { fromThreadId, threadId, roomId } of change.moveThreadMemory ?? []) {
     const { rows } = await sql.query('SELECT id FROM memory_chunks WHERE thread_id = $1 ORDER BY id FOR UPDATE', [fromThreadId]);
     const ids = rows.map((r) => r.id as number);
@@ -205,7 +207,38 @@ export async function applyChangeIn(sql: Sql, change: ThreadChange): Promise<Thr
   for (const e of change.history ?? []) await recordEvent(sql, e, change.at);
   const appended = [];
   for (const m of change.appendMessages ?? []) appended.push((await appendIn(sql, m)).message);
-  return { addedMemoryIds: added, movedMemoryIds: moved, appended };
+  return { addedMemoryIds: added, movedMemoryIds: moved, appended, ...(late.parted.length ? { partedMemory: late.parted } : {}) };
+}
+
+/**
+ * ThreadChange.memoryRead: the chunks filed in the thread after the caller read it that cite a
+ * message the change moves go with their messages (split-memory.ts). The caller expects the
+ * thread's version, so its row is locked for update: a filing, which key-share locks the thread
+ * it files into, committed before this read or waits for the commit.
+ */
+async function placeLate(sql: Sql, change: ThreadChange): Promise<{ moved: number[]; parted: { id: number; messageIds: string[] }[] }> {
+  if (!change.memoryRead || !change.moveMessages?.length) return { moved: [], parted: [] };
+  const { threadId, ids } = change.memoryRead;
+  const { rows } = await sql.query('SELECT id, kind, message_ids FROM memory_chunks WHERE thread_id = $1 AND id <> ALL($2::bigint[]) ORDER BY id FOR UPDATE', [
+    threadId,
+    ids,
+  ]);
+  const { moves, parted } = placeLateMemory(
+    change,
+    threadId,
+    rows.map((r) => ({ id: Number(r.id), kind: r.kind, messageIds: messageIdsOf(r.message_ids) })),
+  );
+  const moved: number[] = [];
+  for (const [to, chunkIds] of moves) {
+    await moveMemory(sql, chunkIds, to, await roomOf(sql, to));
+    moved.push(...chunkIds);
+  }
+  if (parted.length)
+    await deleteMemoryOfThreads(
+      sql,
+      parted.map((c) => c.id),
+    );
+  return { moved, parted: parted.map(({ id, messageIds }) => ({ id, messageIds })) };
 }
 
 /**

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { errors } from '../errors.js';
 import type { Message } from '../protocol/messages.js';
 import type { Row } from './rows.js';
+import { messageIdsOf, placeLateMemory } from './split-memory.js';
 import {
   CHILD_IDS_LISTED,
   crossRoom,
@@ -151,19 +152,14 @@ export class SqliteThreadTables {
       const gone = this.host.moveMemory(ids, threadId, roomId);
       if (gone !== undefined) throw goneMeanwhile(change, `memory chunk ${gone}`);
     }
-    if (change.deleteMemory?.length) {
-      // The threads that held them change: an operation that read them before (a fusion or a
-      // compaction planning for seconds) must not commit a copy or summary of what went.
-      sql('UPDATE threads SET version = version + 1 WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id IN (SELECT value FROM json_each(?)))').run(
-        JSON.stringify(change.deleteMemory),
-      );
-      this.host.deleteMemory(change.deleteMemory);
-    }
+    if (change.deleteMemory?.length) this.deleteMemory(change.deleteMemory);
+    const late = this.placeLate(change);
     const moved = (change.moveThreadMemory ?? []).flatMap(({ fromThreadId, threadId, roomId }) => {
       const ids = this.host.memoryIdsOf(fromThreadId);
       this.host.moveMemory(ids, threadId, roomId);
       return ids;
     });
+    moved.push(...late.moved);
     const added = this.host.insertMemory(change.addMemory ?? [], change.at);
     // A refresh read its threads before this (serialised) transaction, with turns of the event loop
     // between: a thread operation may have landed since (ThreadChange.bridgesRead).
@@ -190,7 +186,43 @@ export class SqliteThreadTables {
     }
     for (const e of change.history ?? []) this.record(e, change.at);
     const appended = (change.appendMessages ?? []).map((m) => this.host.appendMessage(m));
-    return { addedMemoryIds: added, movedMemoryIds: moved, appended };
+    return { addedMemoryIds: added, movedMemoryIds: moved, appended, ...(late.parted.length ? { partedMemory: late.parted } : {}) };
+  }
+
+  /**
+   * Deletes memory chunks. The threads that held them change: an operation that read them before
+   * (a fusion or a compaction planning for seconds) must not commit a copy or summary of what went.
+   */
+  private deleteMemory(ids: number[]): void {
+    this.host
+      .sql('UPDATE threads SET version = version + 1 WHERE id IN (SELECT thread_id FROM memory_chunks WHERE id IN (SELECT value FROM json_each(?)))')
+      .run(JSON.stringify(ids));
+    this.host.deleteMemory(ids);
+  }
+
+  /**
+   * ThreadChange.memoryRead: the chunks filed in the thread after the caller read it that cite a
+   * message the change moves go with their messages (split-memory.ts). No filing commits between
+   * this read and the commit: SQLite has one writer.
+   */
+  private placeLate(change: ThreadChange): { moved: number[]; parted: { id: number; messageIds: string[] }[] } {
+    if (!change.memoryRead || !change.moveMessages?.length) return { moved: [], parted: [] };
+    const { threadId, ids } = change.memoryRead;
+    const rows = this.host
+      .sql('SELECT id, kind, message_ids FROM memory_chunks WHERE thread_id = ? AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY id')
+      .all(threadId, JSON.stringify(ids)) as Row[];
+    const { moves, parted } = placeLateMemory(
+      change,
+      threadId,
+      rows.map((r) => ({ id: r.id as number, kind: r.kind, messageIds: messageIdsOf(r.message_ids) })),
+    );
+    const moved: number[] = [];
+    for (const [to, chunkIds] of moves) {
+      this.host.moveMemory(chunkIds, to, this.roomOf(to));
+      moved.push(...chunkIds);
+    }
+    if (parted.length) this.deleteMemory(parted.map((c) => c.id));
+    return { moved, parted: parted.map(({ id, messageIds }) => ({ id, messageIds })) };
   }
 }
 

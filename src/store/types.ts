@@ -190,6 +190,15 @@ export interface ThreadChange {
    */
   moveThreadMemory?: { fromThreadId: string; threadId: string; roomId: string }[];
   /**
+   * The chunks of `threadId` the caller read to plan `moveMessages` (a split): `ids`. A chunk of
+   * that thread filed since (not among them) that cites a message `moveMessages` moves would stay
+   * behind citing what is said in another thread now, so the change places it as the plan would
+   * have (split-memory.ts): it moves to the thread its messages went to when they all went to one
+   * (an exchange: its question), its id in `movedMemoryIds`; otherwise it is deleted and comes back
+   * in `partedMemory`, for the caller to window its messages again where each one is.
+   */
+  memoryRead?: { threadId: string; ids: number[] };
+  /**
    * New memory chunks with their vectors (fusion), and when they were last seen (default: `at`),
    * which retention orders by. `copyOf` names a stored chunk whose stored vector `vector` is (a
    * copy): a store may refer to that row's vector instead of writing it again.
@@ -231,8 +240,10 @@ export interface NewMemoryEntry {
 /** What a thread change did that the caller must tell the vector index and the rooms. */
 export interface ThreadChangeResult {
   addedMemoryIds: number[];
-  /** The chunks `moveThreadMemory` moved, for the vector index. */
+  /** The chunks `moveThreadMemory` and `memoryRead` moved, for the vector index. */
   movedMemoryIds: number[];
+  /** The chunks `memoryRead` deleted, their messages parted between threads by the change. */
+  partedMemory?: { id: number; messageIds: string[] }[];
   appended: Message[];
 }
 

@@ -423,6 +423,62 @@ describe('split', () => {
     expect(await memoryOf(t.id)).toEqual(ids.filter((_, i) => i % 2 === 0).sort());
   });
 
+  it('takes along what was filed in the thread between the split reading its memory and committing: a whole window moves, a parted one is windowed again', async () => {
+    const a = await threadsApp(closers);
+    const { store, threads, memory } = a.salon;
+    const t = await threads.create(ROOM, 'Mixed', 'admin');
+    const author = { id: 'u_ann', name: 'Ann', kind: 'user' as const };
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1, 10, i)).toISOString();
+    const lines = [...TRAINS, ...GARDEN].map(([, text]) => text);
+    const ids = (await store.appendMessages(lines.map((text, i) => ({ roomId: ROOM, threadId: t.id, author, text, ts: at(i) })))).map((s) => s.message.id);
+    const window = (from: number, to: number) => ({
+      roomId: ROOM,
+      threadId: t.id,
+      kind: 'window' as const,
+      text: lines
+        .slice(from, to)
+        .map((l) => `Ann: ${l}`)
+        .join('\n'),
+      messageIds: ids.slice(from, to),
+      authors: ['Ann'],
+      firstTs: at(from),
+      lastTs: at(to - 1),
+      privileged: false,
+      owner: null,
+      live: true as const,
+    });
+    const apply = store.applyThreadChange.bind(store);
+    const late: number[] = [];
+    // Two windows filed once the split has read the thread's memory, before its change commits.
+    const writes = vi.spyOn(store, 'applyThreadChange').mockImplementation(async (change) => {
+      if (change.moveMessages && !late.length)
+        for (const [from, to] of [
+          [4, 6],
+          [2, 4],
+        ])
+          late.push((await store.addMemoryChunk(window(from, to), at(9))).id);
+      return apply(change);
+    });
+    let child: string;
+    try {
+      child = (await threads.split(t.id, [{ title: 'Garden', messageIds: ids.slice(3) }], 'compaction', 'admin')).threads[0].id;
+    } finally {
+      writes.mockRestore();
+    }
+    memory.flush();
+    await memory.idle();
+    const [whole, parted] = late;
+    const memoryOf = async (id: string) => await store.scanThreadMemory(id, 0, 100);
+    // Before, both stayed in the parent, citing there messages said in the child now.
+    expect((await memoryOf(t.id)).flatMap((c) => c.messageIds)).toEqual([ids[2]]);
+    expect((await memoryOf(child)).map((c) => [c.id === whole ? 'whole' : c.id === parted ? 'parted' : 'rebuilt', c.messageIds])).toEqual([
+      ['whole', ids.slice(4, 6)],
+      ['rebuilt', [ids[3]]],
+    ]);
+    const found = await memory.search('basil planted next to tomatoes keeps pests away', { threadId: child, userId: 'u', private: false }, 3);
+    expect(found[0].chunk.id).toBe(whole);
+  });
+
   it('windows again in the parent a straddling window’s messages older than the newest SPLIT_MAX_MESSAGES it read', async () => {
     const a = await threadsApp(closers);
     const { store, threads, memory } = a.salon;

@@ -1392,6 +1392,36 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(again.movedMemoryIds).toEqual([]);
       });
 
+      it('sends memory filed in a split thread after the split read it where its messages went (memoryRead), and leaves the rest', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const [a, b, c, d] = await store.appendMessages(['a', 'b', 'c', 'd'].map((text) => ({ roomId: 'news_1', threadId: main.id, author: user('u'), text })));
+        const cite = (text: string, ms: Message[], kind: 'window' | 'exchange' = 'window') =>
+          store.addMemoryChunk({ ...windowOf(ms[0], text), kind, messageIds: ms.map((m) => m.id) }, '2026-11-01T10:00:00.000Z');
+        const read = await cite('U: herons read', [c.message, d.message]);
+        // Filed after the split read the thread's memory: before, all three stayed in it, citing c and d there.
+        const whole = await cite('U: herons whole', [c.message, d.message]);
+        const parted = await cite('U: herons parted', [b.message, c.message]);
+        const asked = await cite('Q: herons?\nA: yes', [c.message, a.message], 'exchange');
+        const stays = await cite('U: herons stay', [a.message, b.message]);
+        const result = await store.applyThreadChange({
+          at: '2026-11-02T10:00:00.000Z',
+          expect: [{ id: main.id, version: main.version }],
+          createThreads: [{ id: 'thr_part', roomId: 'news_1', title: 'Part', origin: 'split', parentId: main.id }],
+          updateThreads: [{ id: main.id }],
+          moveMessages: [{ ids: [c.message.id, d.message.id], threadId: 'thr_part' }],
+          moveMemory: [{ ids: [read.id], threadId: 'thr_part', roomId: 'news_1' }],
+          memoryRead: { threadId: main.id, ids: [read.id] },
+        });
+        expect(result.movedMemoryIds.sort((x, y) => x - y)).toEqual([whole.id, asked.id]);
+        expect(result.partedMemory).toEqual([{ id: parted.id, messageIds: [b.message.id, c.message.id] }]);
+        expect((await store.scanThreadMemory(main.id, 0, 10)).map((m) => m.id)).toEqual([stays.id]);
+        expect((await store.scanThreadMemory('thr_part', 0, 10)).map((m) => m.id)).toEqual([read.id, whole.id, asked.id]);
+        expect(await store.getMemoryChunks([parted.id])).toEqual([]);
+        const found = async (scope: string) => (await store.searchMemoryLines('herons', [scope], 10)).map((h) => h.chunkId).sort((x, y) => x - y);
+        expect(await found('thr_part')).toEqual([read.id, whole.id, asked.id]);
+        expect(await found(main.id)).toEqual([stays.id]);
+      });
+
       it('names only the newest CHILD_IDS_LISTED children of a thread, read or listed, and counts them all', async () => {
         const main = await store.ensureMainThread('news_1');
         const n = CHILD_IDS_LISTED + 5;

@@ -410,7 +410,8 @@ export class ThreadService {
     const moves = children.map((c) => ({ ids: [] as number[], threadId: c.id, roomId: c.roomId }));
     const rebuilt: number[] = [];
     const straddled = new Set<string>();
-    for (const chunk of await this.allMemory(id)) {
+    const read = await this.allMemory(id);
+    for (const chunk of read) {
       // An exchange (question, then answer) goes whole with its question: rebuilt from messages it
       // would be a window of the question alone (windows hold members' messages), and a privileged
       // one would no longer be its asker's alone.
@@ -425,7 +426,7 @@ export class ThreadService {
       }
     }
     const at = new Date().toISOString();
-    await store.applyThreadChange({
+    const { movedMemoryIds, partedMemory = [] } = await store.applyThreadChange({
       at,
       expect: [{ id: parent.id, version: parent.version }],
       createThreads: children,
@@ -434,6 +435,8 @@ export class ThreadService {
       moveMessages: children.map((c, i) => ({ ids: parts[i].messageIds, threadId: c.id })),
       moveMemory: moves.filter((m) => m.ids.length),
       deleteMemory: rebuilt,
+      // A window filed while this planned (adding memory changes no version) goes with its messages too.
+      memoryRead: { threadId: parent.id, ids: read.map((c) => c.id) },
       setBridges: children.map((c) => ({ threadId: parent.id, otherId: c.id, weight: SPLIT_WEIGHT_SHARE })),
       history: [
         {
@@ -451,11 +454,9 @@ export class ThreadService {
       ],
     });
     this.log.info({ threadId: parent.id, parts: children.length, lock }, 'thread split');
-    await this.forgetCommitted(parent.id, rebuilt);
-    await this.reindexCommitted(
-      parent.id,
-      moves.flatMap((m) => m.ids),
-    );
+    for (const chunk of partedMemory) for (const m of chunk.messageIds) straddled.add(m);
+    await this.forgetCommitted(parent.id, [...rebuilt, ...partedMemory.map((c) => c.id)]);
+    await this.reindexCommitted(parent.id, [...moves.flatMap((m) => m.ids), ...movedMemoryIds]);
     // Rebuild what straddled: each message's window now forms where the message is. A window may
     // begin before the newest SPLIT_MAX_MESSAGES read above: its older messages stayed in the parent,
     // and are read to be windowed there again (deleted with the window, they were remembered nowhere).
