@@ -181,6 +181,21 @@ describe.each([
     expect(notOwn).toMatch(/^Nurses said the software helped/);
   });
 
+  it('gives an overview of the room’s own item, not of a page listed before it under the same title', async () => {
+    const copy: GroundedSource = { n: 1, label: 'Triage pilot cuts waits', content: 'Our forum thread about the triage pilot. Post your thoughts below.' };
+    const own: GroundedSource = {
+      n: 2,
+      label: 'Triage pilot cuts waits',
+      content: 'The pilot ran at two hospitals. Nurses said the software helped them see the sickest patients first.',
+      roomItem: true,
+    };
+    const prompt = renderGroundedPrompt(
+      { topic: 'Triage pilot cuts waits\n\nA pilot of triage software.', sources: [copy, own], question: 'What is this article about?' },
+      newNonce(),
+    );
+    expect(await model.answer([{ role: 'user', content: prompt }])).toMatch(/sickest patients first\. \[2\]$/);
+  });
+
   it('says plainly when the sources do not cover the question', async () => {
     expect((await collect(model.stream(ask('What is the boiling point of mercury in kelvin?')))).join('')).toBe(NOT_COVERED);
   });

@@ -448,9 +448,10 @@ function sharesMoreThanAWord(question: string, sentence: string): boolean {
 }
 
 /**
- * The central sentences of the source that is the primary topic (by title words shared), cited;
- * in a topic room (`Topic: Tech`), those of the room's own description, which says what the
- * category holds now (its summary, or its latest titles).
+ * The central sentences of the source that is the primary topic (the room's own item as the
+ * prompt marks it, else the one sharing most title words), cited; in a topic room (`Topic: Tech`),
+ * those of the room's own description, which says what the category holds now (its summary, or
+ * its latest titles).
  */
 function overview(prompt: GroundedPrompt): string {
   const [title, ...about] = prompt.topic.split('\n');
@@ -458,7 +459,9 @@ function overview(prompt: GroundedPrompt): string {
   if (described) return described;
   const topic = new Set(contentTerms(prompt.topic));
   const shared = (label: string) => contentTerms(label).filter((t) => topic.has(t)).length;
-  const main = prompt.sources.reduce((best, s) => (shared(s.label) > shared(best.label) ? s : best), prompt.sources[0]);
+  // The room's item by its mark: a page copying its title tied with it, and the first listed won.
+  const main =
+    prompt.sources.find((s) => s.roomItem) ?? prompt.sources.reduce((best, s) => (shared(s.label) > shared(best.label) ? s : best), prompt.sources[0]);
   const sentences = centralSentences(main.content, { maxSentences: OVERVIEW_SENTENCES });
   return sentences.length ? `${sentences.map(quoted).join(' ')} [${main.n}]` : NOT_COVERED;
 }
