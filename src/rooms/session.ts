@@ -130,7 +130,7 @@ export class Session implements RoomSession, QueuedBytesHolder {
    * could refuse it, and counted nowhere, a client could stream pings (each answered) or pongs for
    * as long as it liked at the cost of the node's CPU. Each takes a frame's place now: past the
    * connection's rate it counts as refused, and too many refusals close the socket with 4429. A
-   * browser sends neither but the pong to the server's heartbeat, one every ROOM_HEARTBEAT_MS.
+   * browser sends neither but the pong to the server's heartbeat, which is not counted (rooms-ws.ts).
    */
   receiveControl(): void {
     if (this.state === 'closed') return;

@@ -142,8 +142,10 @@ export function roomsWebsocket(
     });
     socket.on('ping', () => guarded(() => session.receiveControl()));
     socket.on('pong', () => {
+      // The answer to the heartbeat's ping is not counted (a short ROOM_HEARTBEAT_MS would spend the
+      // client's rate); a pong nobody asked for is.
+      if (conn.alive) guarded(() => session.receiveControl());
       conn.alive = true;
-      guarded(() => session.receiveControl());
     });
     socket.on('close', () => {
       sockets.delete(conn);

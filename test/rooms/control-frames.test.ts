@@ -12,8 +12,8 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-async function room(): Promise<(roomId?: string) => string> {
-  const t = await roomsApp();
+async function room(...args: Parameters<typeof roomsApp>): Promise<(roomId?: string) => string> {
+  const t = await roomsApp(...args);
   closers.push(t.close);
   return listen(t.app);
 }
@@ -46,5 +46,16 @@ describe('pings and pongs from a client', () => {
     expect(pongs).toBe(3);
     expect(client.all('error')).toEqual([]);
     expect(client.ws.readyState).toBe(client.ws.OPEN);
+  });
+
+  it('does not count the pongs that answer the heartbeat, however often it pings', async () => {
+    // Ten heartbeat pings a second against a rate of one frame, and three refusals close the socket.
+    const url = await room({ ROOM_HEARTBEAT_MS: '100' }, { roomOptions: { ratePerSecond: 1, rateBurst: 1, abuseRejections: 3 } });
+    const { client } = await member(url(), 'Steady');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(client.ws.readyState).toBe(client.ws.OPEN);
+    client.send({ type: 'say', text: 'still here', clientId: 'c1' });
+    await client.next('message', (f) => f.message.clientId === 'c1');
+    expect(client.all('error')).toEqual([]);
   });
 });
