@@ -65,11 +65,12 @@ function oneOf<T extends string>(...values: T[]): Parser<T> {
 
 /**
  * A value as an error may show it: everything before its last `@` after the `scheme://` (a user
- * name and password, even one with an unescaped `/` or `@`) made `***`, whether or not it parses.
+ * name and password, even one with an unescaped `/`, `@`, space or quote) made `***`, whether or
+ * not it parses.
  * OLLAMA_HOST is no secret but may carry its proxy's password, and `user:pass@host:11434` (no scheme) is no URL.
  */
 function maskedUserinfo(raw: string): string {
-  return raw.replace(/^(\s*(?:[a-z][a-z0-9+.-]*:)?\/\/|\s*)\S*@/i, '$1***@');
+  return raw.replace(/^(\s*(?:[a-z][a-z0-9+.-]*:)?\/\/|\s*)[^]*@/i, '$1***@');
 }
 
 /** Whether `part` of a URL is valid percent-encoding (a `%` begins a `%XX` escape of UTF-8). */

@@ -80,7 +80,15 @@ describe('config', () => {
   });
 
   it('names a bad OLLAMA_HOST without the password of its proxy, with or without a scheme', () => {
-    for (const value of ['ftp://salon:hunter2@ollama.internal', 'salon:hunter2@ollama.internal:11434', 'http://salon:hunter2@ollama internal']) {
+    for (const value of [
+      'ftp://salon:hunter2@ollama.internal',
+      'salon:hunter2@ollama.internal:11434',
+      'http://salon:hunter2@ollama internal',
+      // A password holding what a URL should have escaped.
+      'ftp://salon:hunter 2@ollama.internal',
+      'ftp://salon:"hunter2"@ollama.internal',
+      'salon:hunter 2@ollama.internal:11434',
+    ]) {
       const caught = configErrorOf({ OLLAMA_HOST: value });
       expect((caught as ConfigError).variable, value).toBe('OLLAMA_HOST');
       expect((caught as Error).message, value).toContain('***@ollama');
