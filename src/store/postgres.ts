@@ -46,7 +46,6 @@ import type {
   MemoryFiling,
   NewMessage,
   NewSource,
-  NewThread,
   Page,
   PutItemResult,
   SourcePollState,
@@ -323,15 +322,6 @@ export class PostgresStore implements Store {
 
   async countArchivedThreads(roomId: string): Promise<number> {
     return threads.countArchivedThreads(this.db, roomId);
-  }
-
-  async createThread(thread: NewThread, actor: string): Promise<Thread> {
-    return this.db.tx(async (sql) => {
-      const at = new Date().toISOString();
-      await threads.insertThread(sql, thread, at);
-      await threads.recordEvent(sql, { threadId: thread.id, actor, action: 'created', details: { title: thread.title } }, at);
-      return (await threads.getThread(sql, thread.id))!;
-    });
   }
 
   applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult> {

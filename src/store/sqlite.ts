@@ -80,7 +80,6 @@ import type {
   NewMemoryEntry,
   NewMessage,
   NewSource,
-  NewThread,
   Page,
   SourcePollState,
   SourceRecord,
@@ -921,16 +920,6 @@ export class SqliteStore implements Store {
 
   async countArchivedThreads(roomId: string): Promise<number> {
     return this.threads.countArchived(roomId);
-  }
-
-  async createThread(thread: NewThread, actor: string): Promise<Thread> {
-    const tx = this.db.transaction(() => {
-      const at = new Date().toISOString();
-      this.threads.insert(thread, at);
-      this.threads.record({ threadId: thread.id, actor, action: 'created', details: { title: thread.title } }, at);
-    });
-    tx.immediate();
-    return this.threads.get(thread.id)!;
   }
 
   /** One transaction; a large memory for a thread the change creates is written in slices first (sqlite-staging.ts). */

@@ -485,8 +485,6 @@ export interface Store {
    * the WAL stayed busy), to be tried again by the next call.
    */
   purgeDeleted(): Promise<boolean>;
-  /** Starts a thread in a room (`/thread new`). */
-  createThread(thread: NewThread, actor: string): Promise<Thread>;
   /** Applies a thread operation in one transaction (ERR_THREAD_CHANGED when an expected version moved). */
   applyThreadChange(change: ThreadChange): Promise<ThreadChangeResult>;
   /** A thread's messages in seq order after `afterSeq`, at most `limit` (for splitting and rebuilding memory). */

@@ -7,6 +7,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { MAX_CLUSTER_EXTENDERS, hasOverlongCluster } from '../../src/protocol/clusters.js';
 import { browserSuite, describeBrowser, item, openAs } from './harness.js';
 import { OVERLONG_CLUSTERS } from './markdown-corpus.js';
+import { createThread } from '../store/new-thread.js';
 
 const [SKIN_TONES, ACUTES] = OVERLONG_CLUSTERS.map((c) => c.text);
 const SKIN_CUT = '\u{1F3FB}'.repeat(MAX_CLUSTER_EXTENDERS);
@@ -54,7 +55,7 @@ describeBrowser('overlong grapheme clusters', () => {
     await store.upsertItem(item('news_marks', { title: `Marks ${SKIN_TONES}`, description: `${ACUTES}. More words.`, author: SKIN_TONES }));
     await store.upsertItem(item('post_marks', { kind: 'post', title: ACUTES, author: SKIN_TONES, body: `# ${SKIN_TONES}\n\n${ACUTES}\n\n- ${SKIN_TONES}` }));
     const main = await store.ensureMainThread('news_marks');
-    await store.createThread({ id: 'thr_marks', roomId: 'news_marks', title: `Thread ${ACUTES}` }, 'admin');
+    await createThread(store, { id: 'thr_marks', roomId: 'news_marks', title: `Thread ${ACUTES}` }, 'admin');
     const mallory = { id: 'u_mallory', name: `Mallory${SKIN_TONES}`, kind: 'user' as const };
     for (const text of [SKIN_TONES, ACUTES]) await store.appendMessage({ roomId: 'news_marks', threadId: main.id, author: mallory, text });
   });

@@ -10,6 +10,7 @@ import { beforeAll, expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { ADMIN } from '../helpers.js';
 import { ARTIFACTS, browserSuite, describeBrowser, item, messageTexts, openAs, say, shadowText, threadButton } from './harness.js';
+import { createThread } from '../store/new-thread.js';
 
 const DESKTOP = { width: 1200, height: 800 };
 
@@ -406,7 +407,7 @@ describeBrowser('threads in the browser', () => {
     // 55 archived threads (every merge leaves one): the list holds the newest 50.
     for (let i = 1; i <= 55; i++) {
       const id = `thr_old_${String(i).padStart(2, '0')}`;
-      await store.createThread({ id, roomId: room, title: `Old ${i}` }, 'admin');
+      await createThread(store, { id, roomId: room, title: `Old ${i}` }, 'admin');
       await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, status: 'archived' }] });
     }
     const { context, page } = await openAs(suite.browser, 'Gus', DESKTOP);

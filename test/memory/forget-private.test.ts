@@ -26,6 +26,7 @@ import { heldLocalChat } from '../rag/fakes.js';
 import { holdThreadRead, joined, listen, member } from '../rooms/helpers.js';
 import { item } from '../store/contract.js';
 import { describePostgres, freshPostgresStore } from '../store/postgres-harness.js';
+import { createThread } from '../store/new-thread.js';
 
 const AT = '2026-11-24T12:00:00.000Z';
 const embedder: Embedder = new LocalEmbedder();
@@ -470,7 +471,7 @@ describe('/forget private in a room', () => {
     await t.app.salon.ingest.pipeline.put(item('news_1', { title: 'Rust 2.0 released', body: 'The Rust team shipped Rust 2.0 on Tuesday.' }));
     const { store, memory } = t.app.salon;
     await store.ensureMainThread('news_1');
-    await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'admin');
+    await createThread(store, { id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'admin');
     const { client: ann, welcome } = await member((await listen(t.app))('news_1'), 'Ann');
     const annId = welcome.you.id as string;
     const stored = async () => (await store.scanPrivateMemory(annId, 0, 100)).map((c) => c.text);

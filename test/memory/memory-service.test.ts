@@ -24,6 +24,7 @@ import type { Store, Thread } from '../../src/store/types.js';
 import { FAILURE_SUMMARY_INTERVAL_MS } from '../../src/repeated-failure-log.js';
 import { linesLog, withTurnsDue } from '../helpers.js';
 import { describePostgres, freshPostgresStore } from '../store/postgres-harness.js';
+import { createThread } from '../store/new-thread.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -633,7 +634,7 @@ describe('conversation memory', () => {
   it('files a chunk of a thread merged while it was being embedded under the survivor, where its messages went', async () => {
     const held = heldEmbedder();
     const { store, memory, index, thread } = await setup({ embedder: held.embedder });
-    const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
+    const side = await createThread(store, { id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
     memory.onAnswer(...answered(side.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
     await held.embedding;
     // The merge commits between the service's read of the thread and its write.
@@ -651,7 +652,7 @@ describe('conversation memory', () => {
     let now = Date.UTC(2026, 10, 24, 12);
     const held = heldEmbedder();
     const { store, memory, index, thread } = await setup({ embedder: held.embedder, now: () => now });
-    const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
+    const side = await createThread(store, { id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
     // The survivor holds the exchange already (stored as the service stores one, with its vector).
     const [request, result] = answered(thread.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
     const text = exchangeText(request.text, result.message.text);
@@ -673,7 +674,7 @@ describe('conversation memory', () => {
     const held = heldEmbedder();
     const { lines, log } = linesLog();
     const { store, memory, index, thread } = await setup({ embedder: held.embedder, log });
-    const shut = await store.createThread({ id: 'thr_shut', roomId: 'news_1', title: 'Shut' }, 'u_Ann');
+    const shut = await createThread(store, { id: 'thr_shut', roomId: 'news_1', title: 'Shut' }, 'u_Ann');
     memory.onAnswer(...answered(shut.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.'));
     await held.embedding;
     // No thread operation archives without merging; a write to the store can (takesNoMessages).
@@ -740,7 +741,7 @@ function filingRaces(name: string, open: () => Promise<Store>): void {
       const store = await open();
       const index = memoryIndex();
       const main = await store.ensureMainThread('news_1');
-      const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
+      const side = await createThread(store, { id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_Ann');
       let merge: () => Promise<unknown> = async () => {};
       const memory = new MemoryService({ store: writingAfter(store, () => merge()), embedder, index, ...options });
       cleanups.push(() => memory.close());
@@ -795,7 +796,7 @@ function filingRaces(name: string, open: () => Promise<Store>): void {
     it('keeps the privilege of the thread an exchange was asked in, wherever a merge sends it, as the merge keeps its chunks’', async () => {
       const { store, memory, main, side, mergeAtWrite } = await setupOn();
       await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: main.id, privileged: true }] });
-      const later = await store.createThread({ id: 'thr_later', roomId: 'news_1', title: 'Later' }, 'u_Ann');
+      const later = await createThread(store, { id: 'thr_later', roomId: 'news_1', title: 'Later' }, 'u_Ann');
       const ferry = ask(side.id, 'Ann', 'What is the ferry’s departure time?', 'The ferry leaves at noon.');
       const pier = ask(later.id, 'Ann', 'When was the pier approved?', 'The pier was approved in March.');
       const locker = ask(main.id, 'Ann', 'What is my locker code?', 'Your locker code is 4417.');

@@ -10,6 +10,7 @@ import { SPLIT_MAX_MESSAGES } from '../../src/memory/threads/thread-service.js';
 import { joined, roomsApp, ROOM, OTHER_ROOM } from '../rooms/helpers.js';
 import { countedIteration } from '../helpers.js';
 import { call, GARDEN, threadsApp, threadWith, TRAINS, type Json } from './thread-helpers.js';
+import { createThread } from '../store/new-thread.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -77,7 +78,7 @@ describe('starting and listing threads', () => {
     await store.ensureMainThread(ROOM);
     for (let i = 1; i <= 53; i++) {
       const id = `thr_arch_${String(i).padStart(2, '0')}`;
-      await store.createThread({ id, roomId: ROOM, title: `Archived ${i}` }, 'admin');
+      await createThread(store, { id, roomId: ROOM, title: `Archived ${i}` }, 'admin');
       await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id, status: 'archived' }] });
     }
     await call(a, 'POST', `/api/v1/rooms/${ROOM}/threads`, { title: 'Live' });

@@ -11,6 +11,7 @@ import { demoEntries, defaultDemoDir, putDemoEntries } from '../../src/content/i
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { ABSTAIN_TEXT } from '../../src/rag/answer-run.js';
 import { testApp } from '../helpers.js';
+import { createThread } from '../store/new-thread.js';
 
 let app: FastifyInstance;
 let close: () => Promise<void>;
@@ -40,7 +41,7 @@ let threads = 0;
 /** A new thread of `roomId` holding `said` (name, text) in order, for a follow-up. */
 async function threadWith(roomId: string, said: [name: string, text: string][]): Promise<string> {
   const { store } = app.salon;
-  const thread = await store.createThread({ id: `thr_test_${++threads}`, roomId, title: 'a question' }, 'test');
+  const thread = await createThread(store, { id: `thr_test_${++threads}`, roomId, title: 'a question' }, 'test');
   for (const [name, text] of said) {
     const author = name === 'Salon AI' ? { id: 'assistant', name, kind: 'assistant' as const } : { id: `u_${name}`, name, kind: 'user' as const };
     await store.appendMessage({ roomId, threadId: thread.id, author, text });

@@ -10,6 +10,7 @@ import { Identity } from '../../src/rooms/identity.js';
 import { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { tempStore } from '../helpers.js';
 import { FakeConnection, ROOM, holdThreadRead, listen, member, roomsApp, until } from './helpers.js';
+import { createThread } from '../store/new-thread.js';
 
 type Started = Awaited<ReturnType<typeof roomsApp>>;
 let running: Started[] = [];
@@ -36,7 +37,7 @@ describe('one socket’s frames act in the order they arrived', () => {
   it('posts a say whose thread is read from the store before a say sent after it in the main thread', async () => {
     const { store, url } = await start();
     await store.ensureMainThread(ROOM);
-    await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
+    await createThread(store, { id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
     const { client: ana } = await member(url(), 'Ana');
     const { reached, release } = holdThreadRead(store, 'thr_side');
 
@@ -97,7 +98,7 @@ describe('what one socket may have waiting for its turn', () => {
       options: { rateBurst: 3, ratePerSecond: 1 },
     });
     await store.ensureMainThread(ROOM);
-    await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
+    await createThread(store, { id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
     const conn = new FakeConnection('c1');
     const session = hub.connect(conn, { roomId: ROOM, ip: '10.0.0.1' })!;
     session.receive(JSON.stringify({ type: 'hello', name: 'Ana' }));

@@ -10,6 +10,7 @@ import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { ADMIN } from '../helpers.js';
 import { describePostgres, freshSchema } from '../store/postgres-harness.js';
 import { roomsApp } from './helpers.js';
+import { createThread } from '../store/new-thread.js';
 
 const ROOM = 'news_1';
 const closers: (() => Promise<void>)[] = [];
@@ -33,13 +34,13 @@ async function archivedThreads(app: FastifyInstance) {
   const main = (await store.ensureMainThread(ROOM)).id;
   const at = new Date().toISOString();
   // No thread operation archives a thread without merging it; only a write to the store can.
-  await store.createThread({ id: 'thr_closed', roomId: ROOM, title: 'Closed' }, 'admin');
+  await createThread(store, { id: 'thr_closed', roomId: ROOM, title: 'Closed' }, 'admin');
   await store.applyThreadChange({ at, expect: [], updateThreads: [{ id: 'thr_closed', status: 'archived' }] });
   const chain = Array.from({ length: MAX_MERGE_HOPS + 1 }, (_, i) => `thr_far${i}`);
   await store.applyThreadChange({ at, expect: [], createThreads: chain.map((id) => ({ id, roomId: ROOM, title: id })) });
   for (const [i, id] of chain.entries())
     await store.applyThreadChange({ at, expect: [], updateThreads: [{ id, status: 'archived', mergedInto: chain[i + 1] ?? main }] });
-  await store.createThread({ id: 'thr_gone', roomId: ROOM, title: 'Gone' }, 'admin');
+  await createThread(store, { id: 'thr_gone', roomId: ROOM, title: 'Gone' }, 'admin');
   await store.deleteThread('thr_gone');
   return { main, closed: 'thr_closed', far: chain[0], near: chain[1], gone: 'thr_gone' };
 }
@@ -51,7 +52,7 @@ async function archivedThreads(app: FastifyInstance) {
 async function mergedBeforeNext(app: FastifyInstance, write: 'appendMessage' | 'appendMessages') {
   const { store } = app.salon;
   const main = (await store.ensureMainThread(ROOM)).id;
-  await store.createThread({ id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
+  await createThread(store, { id: 'thr_side', roomId: ROOM, title: 'Side' }, 'admin');
   const original = (store[write] as (...args: unknown[]) => Promise<unknown>).bind(store);
   const merged = vi.spyOn(store, write).mockImplementationOnce((async (...args: unknown[]) => {
     await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: 'thr_side', status: 'archived', mergedInto: main }] });

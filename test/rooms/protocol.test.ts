@@ -5,6 +5,7 @@ import { CloseCode } from '../../src/protocol/close-codes.js';
 import { topicSummaryKey } from '../../src/rooms/types.js';
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { OTHER_ROOM, ROOM, inject, joined, roomsApp } from './helpers.js';
+import { createThread } from '../store/new-thread.js';
 
 describe('room protocol', () => {
   let app: FastifyInstance;
@@ -228,7 +229,7 @@ describe('room protocol', () => {
     const a = await joined(app, 'Ana');
     // thr_c0 merged into thr_c1, that one into thr_c2, …, thr_c11 into the main thread: 12 merges.
     const chain = Array.from({ length: 12 }, (_, i) => `thr_c${i}`);
-    for (const id of chain) await store.createThread({ id, roomId: ROOM, title: id }, 'admin');
+    for (const id of chain) await createThread(store, { id, roomId: ROOM, title: id }, 'admin');
     const survivor = a.welcome.threadId;
     const at = new Date().toISOString();
     const into = (i: number) => chain[i + 1] ?? survivor;
@@ -242,7 +243,7 @@ describe('room protocol', () => {
   it('refuses a message to a thread archived without a merge, storing nothing, and the socket goes on', async () => {
     const { store } = app.salon;
     const a = await joined(app, 'Ana');
-    await store.createThread({ id: 'thr_shut', roomId: ROOM, title: 'Shut' }, 'admin');
+    await createThread(store, { id: 'thr_shut', roomId: ROOM, title: 'Shut' }, 'admin');
     a.client.send({ type: 'say', text: 'while it is active', clientId: 'before', threadId: 'thr_shut' });
     await a.client.next('message', (f) => f.message.clientId === 'before');
     // No thread operation archives a thread without merging it; only a write to the store can.
@@ -260,11 +261,11 @@ describe('room protocol', () => {
     const { store } = app.salon;
     const main = (await store.ensureMainThread(ROOM)).id;
     // Archived before any member named it: the room resolves it itself, without asking the store to append.
-    await store.createThread({ id: 'thr_closed', roomId: ROOM, title: 'Closed' }, 'admin');
+    await createThread(store, { id: 'thr_closed', roomId: ROOM, title: 'Closed' }, 'admin');
     const at = new Date().toISOString();
     await store.applyThreadChange({ at, expect: [], updateThreads: [{ id: 'thr_closed', status: 'archived' }] });
     const chain = Array.from({ length: MAX_MERGE_HOPS + 1 }, (_, i) => `thr_far${i}`);
-    for (const id of chain) await store.createThread({ id, roomId: ROOM, title: id }, 'admin');
+    for (const id of chain) await createThread(store, { id, roomId: ROOM, title: id }, 'admin');
     for (const [i, id] of chain.entries())
       await store.applyThreadChange({ at, expect: [], updateThreads: [{ id, status: 'archived', mergedInto: chain[i + 1] ?? main }] });
     // What the store says of a message for each (the HTTP import and an answer begun there hear it too).

@@ -13,6 +13,7 @@ import { ClaimedMessages, ForgottenExchange, type IngestJob, type JobRunner, typ
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { CHILD_IDS_LISTED } from '../../src/store/thread-rows.js';
 import { source, sourcesContract } from './sources-contract.js';
+import { createThread } from './new-thread.js';
 
 export function item(id: string, over: Partial<ContentItem> = {}): ContentItem {
   const kind = id.split('_')[0] as ContentItem['kind'];
@@ -1024,8 +1025,8 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('stores a message for a thread merged meanwhile in the thread that absorbed it, merges of merges followed', async () => {
         const main = await store.ensureMainThread('news_1');
-        const mid = await store.createThread({ id: 'thr_mid', roomId: 'news_1', title: 'Mid' }, 'u_ann');
-        const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_ann');
+        const mid = await createThread(store, { id: 'thr_mid', roomId: 'news_1', title: 'Mid' }, 'u_ann');
+        const side = await createThread(store, { id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_ann');
         const merge = (from: Thread, into: Thread) =>
           store.applyThreadChange({
             at: at(1),
@@ -1103,7 +1104,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('refuses a message for a thread archived without a merge, writing nothing and taking no seq', async () => {
         const main = await store.ensureMainThread('news_1');
-        await store.createThread({ id: 'thr_shut', roomId: 'news_1', title: 'Shut' }, 'u_ann');
+        await createThread(store, { id: 'thr_shut', roomId: 'news_1', title: 'Shut' }, 'u_ann');
         await store.appendMessage({ roomId: 'news_1', threadId: 'thr_shut', author: user('u'), text: 'said while it was active' });
         await store.applyThreadChange({ at: at(1), expect: [], updateThreads: [{ id: 'thr_shut', status: 'archived' }] });
         const late = { roomId: 'news_1', threadId: 'thr_shut', author: user('u'), text: 'late' };
@@ -1198,7 +1199,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       it('gives a room’s last active-thread places to one of the changes racing for them, and refuses the rest whole', async () => {
         const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 10, minute)).toISOString();
         await store.ensureMainThread('news_1');
-        await store.createThread({ id: 'thr_old', roomId: 'news_1', title: 'Old' }, 'u_ann');
+        await createThread(store, { id: 'thr_old', roomId: 'news_1', title: 'Old' }, 'u_ann');
         const create = (n: number) =>
           store.applyThreadChange({
             at: at(n),
@@ -1238,7 +1239,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       it('lists every active thread and only the newest archived ones asked for, children included, and counts the archived', async () => {
         const main = await store.ensureMainThread('news_1');
         for (let i = 1; i <= 6; i++) {
-          await store.createThread({ id: `thr_t${i}`, roomId: 'news_1', title: `T${i}`, ...(i === 5 ? { parentId: 'thr_t2' } : {}) }, 'u_ann');
+          await createThread(store, { id: `thr_t${i}`, roomId: 'news_1', title: `T${i}`, ...(i === 5 ? { parentId: 'thr_t2' } : {}) }, 'u_ann');
           // Distinct creation times: the listing's order is by age.
           await new Promise((r) => setTimeout(r, 2));
         }
@@ -1261,7 +1262,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('applies a thread change whole: threads, moves, memory, bridges, history and appended messages', async () => {
         const main = await store.ensureMainThread('news_1');
-        const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side', tags: ['a'] }, 'u_ann');
+        const side = await createThread(store, { id: 'thr_side', roomId: 'news_1', title: 'Side', tags: ['a'] }, 'u_ann');
         expect(side).toMatchObject({ status: 'active', origin: 'original', weight: 1, tags: ['a'], splitLockedUntil: null, privileged: false, version: 0 });
         const m = await store.appendMessage({ roomId: 'news_1', threadId: side.id, author: user('u'), text: 'moving' });
         const chunk = await store.addMemoryChunk(windowOf(m.message, 'U (1 Nov 2026, 10:00): moving'), '2026-11-01T10:00:00.000Z');
@@ -1297,7 +1298,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('refuses a change moving messages or memory under a thread of another room, changing nothing', async () => {
         const main = await store.ensureMainThread('news_1');
-        const far = await store.createThread({ id: 'thr_far', roomId: 'post_2', title: 'Far' }, 'u_ann');
+        const far = await createThread(store, { id: 'thr_far', roomId: 'post_2', title: 'Far' }, 'u_ann');
         const m = await store.appendMessage({ roomId: 'post_2', threadId: far.id, author: user('u'), text: 'said in the other room' });
         const chunk = await store.addMemoryChunk(windowOf(m.message, 'U: said in the other room'), '2026-11-01T10:00:00.000Z');
         const change = { at: '2026-11-02T10:00:00.000Z', expect: [far, main].map(({ id, version }) => ({ id, version })) };
@@ -1332,7 +1333,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it('writes no bridge of a thread gone or archived since it was read, and refuses a refresh whose threads moved', async () => {
         const main = await store.ensureMainThread('news_1');
-        for (const id of ['thr_x', 'thr_y', 'thr_z']) await store.createThread({ id, roomId: 'news_1', title: id }, 'u_ann');
+        for (const id of ['thr_x', 'thr_y', 'thr_z']) await createThread(store, { id, roomId: 'news_1', title: id }, 'u_ann');
         const read = (await store.listThreads('news_1', 0)).map(({ id, version }) => ({ id, version }));
         // Merged away and deleted after a merge, a split or a refresh read them.
         await store.applyThreadChange({
@@ -1357,7 +1358,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
 
       it("moves what is left of a thread's memory after the listed moves and deletes, public and private, and names it", async () => {
         const main = await store.ensureMainThread('news_1');
-        const side = await store.createThread({ id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_ann');
+        const side = await createThread(store, { id: 'thr_side', roomId: 'news_1', title: 'Side' }, 'u_ann');
         const m = await store.appendMessage({ roomId: 'news_1', threadId: side.id, author: user('u'), text: 'x' });
         const listed = await store.addMemoryChunk(windowOf(m.message, 'U: listed herons'), '2026-11-01T10:00:00.000Z');
         const dropped = await store.addMemoryChunk(windowOf(m.message, 'U: dropped herons'), '2026-11-01T10:00:00.000Z');
@@ -1457,7 +1458,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
       });
 
       it('changes nothing when an expected version moved or any part fails', async () => {
-        const t = await store.createThread({ id: 'thr_t', roomId: 'news_1', title: 'T' }, 'admin');
+        const t = await createThread(store, { id: 'thr_t', roomId: 'news_1', title: 'T' }, 'admin');
         const m = await store.appendMessage({ roomId: 'news_1', threadId: t.id, author: user('u'), text: 'stay' });
         await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [], updateThreads: [{ id: t.id, title: 'T2' }] });
         await expect(

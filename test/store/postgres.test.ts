@@ -17,6 +17,7 @@ import type { Store } from '../../src/store/types.js';
 import { testApp } from '../helpers.js';
 import { storeContract } from './contract.js';
 import { POSTGRES_URL, adminQuery, describePostgres, dropSchema, freshSchema, schemaName, urlWithSchema } from './postgres-harness.js';
+import { createThread } from './new-thread.js';
 
 const schemas = new WeakMap<Store, string>();
 
@@ -150,7 +151,7 @@ describePostgres('PostgreSQL store', () => {
     it('lets only one of two thread operations that read the same version land', async () => {
       schema = schemaName();
       const [a, b] = await Promise.all([open(), open()]);
-      const t = await a.createThread({ id: 'thr_t', roomId: 'news_1', title: 'T' }, 'admin');
+      const t = await createThread(a, { id: 'thr_t', roomId: 'news_1', title: 'T' }, 'admin');
       const change = (title: string) => ({ at: '2026-11-02T10:00:00.000Z', expect: [{ id: t.id, version: t.version }], updateThreads: [{ id: t.id, title }] });
       const outcomes = await Promise.allSettled([a.applyThreadChange(change('from a')), b.applyThreadChange(change('from b'))]);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
@@ -197,7 +198,7 @@ describePostgres('PostgreSQL store', () => {
     it('ranks a line by its rarer words, as bm25 does', async () => {
       schema = schemaName();
       store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
-      await store.createThread({ id: 't1', roomId: 'news_1', title: 'T' }, 'admin');
+      await createThread(store, { id: 't1', roomId: 'news_1', title: 'T' }, 'admin');
       const chunk = (text: string) => ({
         threadId: 't1',
         roomId: 'news_1',

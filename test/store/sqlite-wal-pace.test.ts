@@ -16,6 +16,7 @@ import type { NewMessage } from '../../src/store/types.js';
 import { WalIndexReader } from '../../src/store/wal-index.js';
 import { tempDir } from '../helpers.js';
 import { until } from '../rooms/helpers.js';
+import { createThread } from './new-thread.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -132,7 +133,7 @@ describe('a deletion in slices paced by the WAL', () => {
     const file = join(dir, 'salon.db');
     const store = new SqliteStore({ filename: file, backgroundCheckpoints: { walFrames: 1e9, pollMs: 60_000, ...tunables } });
     cleanups.push(() => store.close());
-    for (const id of ['thr_talk', 'thr_keep']) await store.createThread({ id, roomId: ROOM, title: id }, 'admin');
+    for (const id of ['thr_talk', 'thr_keep']) await createThread(store, { id, roomId: ROOM, title: id }, 'admin');
     const n = STAGE_MIN_MESSAGES + 512;
     await store.appendMessages(Array.from({ length: n }, (_, i) => message('thr_talk', i)));
     // The worker's start is what this waits for: slow on a busy machine, so not the usual 3 s.

@@ -11,6 +11,7 @@ import { sha256 } from '../../src/store/hashing.js';
 import { tempDir } from '../helpers.js';
 import { item, storeContract } from './contract.js';
 import { privateExchange } from './memory-chunk.js';
+import { createThread } from './new-thread.js';
 
 /** A memory window of one line, said by Ann on 1 Nov 2026 (message `m<n>`). */
 function memoryWindow(threadId: string, text: string, n: number): NewMemoryChunk {
@@ -484,7 +485,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
 
   it('applies the change whole, and no reader sees the staged rows before it commits', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
-    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const source = await createThread(store, { id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     const applying = store.applyThreadChange(fusion(source, 'thr_fused'));
     // The first slices are written; the thread is not there yet. A turn between slices is two immediates (sqlite-staging.ts).
     for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -504,7 +505,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
 
   it('ends a slice once its time is spent, whatever its count: a slow machine writes fewer chunks a slice', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
-    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const source = await createThread(store, { id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     // Every look at the clock finds half a slice's time gone.
     let clock = 0;
     vi.spyOn(performance, 'now').mockImplementation(() => (clock += STAGE_SLICE_MS / 2));
@@ -525,7 +526,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
 
   it('lets the event loop run between the staging entry and the first slice', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
-    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const source = await createThread(store, { id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     let seen: { staging: number; chunks: number } | undefined;
     // Queued before the call: it runs at the first turn the change gives the event loop.
     setImmediate(() => {
@@ -544,7 +545,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
     try {
       const file = join(dir, 'staged.db');
       const store = new SqliteStore({ filename: file });
-      const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+      const source = await createThread(store, { id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
       const applying = store.applyThreadChange(fusion(source, 'thr_fused'));
       await new Promise((resolve) => setImmediate(resolve));
       await store.close();
@@ -588,7 +589,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
 
   it('writes copies and full chunks mixed across slices in the entries’ order, each copy only of a chunk that is still what it was', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
-    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const source = await createThread(store, { id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     const originals: number[] = [];
     for (let n = 0; n < 4; n++) originals.push((await store.addMemoryChunk(entry('thr_src', n).chunk, '2026-11-01T10:00:00.000Z', entry('thr_src', n))).id);
     const change = fusion(source, 'thr_fused');
@@ -636,7 +637,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
 
   it('writes nothing when a racing operation changed a source meanwhile: ERR_THREAD_CHANGED', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
-    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const source = await createThread(store, { id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     const applying = store.applyThreadChange(fusion(source, 'thr_lost'));
     await new Promise((resolve) => setImmediate(resolve));
     await store.applyThreadChange({ at: '2026-11-02T10:00:00.000Z', expect: [source], updateThreads: [{ id: source.id, title: 'Renamed' }] });
@@ -654,7 +655,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
 
   /** A thread of STAGE_MIN_CHUNKS + STAGE_SLICE chunks, two of which another thread copies (as a fusion would). */
   const bigThreadCopied = async (store: SqliteStore) => {
-    const source = await store.createThread({ id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
+    const source = await createThread(store, { id: 'thr_src', roomId: 'news_1', title: 'Source' }, 'admin');
     const { addedMemoryIds: big } = await store.applyThreadChange(fusion(source, 'thr_big'));
     const copied = [big[0], big[big.length - 1]];
     const { addedMemoryIds: copies } = await store.applyThreadChange({
@@ -722,7 +723,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
 
   it('deletes a thread with many messages at once for its room’s history, the messages after in slices', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
-    for (const id of ['thr_talk', 'thr_keep']) await store.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+    for (const id of ['thr_talk', 'thr_keep']) await createThread(store, { id, roomId: 'news_1', title: id }, 'admin');
     const say = (threadId: string, n: number) =>
       store.appendMessage({ roomId: 'news_1', threadId, author: { id: 'u1', name: 'Ann', kind: 'user' }, text: `line ${n}`, clientId: `c${n}` });
     const kept: string[] = [];
@@ -777,7 +778,7 @@ describe('SqliteStore: a new thread’s large memory, written in slices (sqlite-
   it('deletes, when it opens, the messages of a thread whose deletion a process stopped in the middle of', () =>
     withFile(async (file) => {
       const a = new SqliteStore({ filename: file });
-      for (const id of ['thr_talk', 'thr_keep']) await a.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+      for (const id of ['thr_talk', 'thr_keep']) await createThread(a, { id, roomId: 'news_1', title: id }, 'admin');
       const author = { id: 'u1', name: 'Ann', kind: 'user' as const };
       for (let n = 0; n < 5; n++) await a.appendMessage({ roomId: 'news_1', threadId: 'thr_talk', author, text: `line ${n}` });
       const { message } = await a.appendMessage({ roomId: 'news_1', threadId: 'thr_keep', author, text: 'kept' });
@@ -935,7 +936,7 @@ describe('SqliteStore: a fused pair’s lines and vector are its sources’ (mig
   const fusedPair = async (store: SqliteStore) => {
     const add = async (threadId: string, text: string, n: number, v: Float32Array) =>
       (await store.addMemoryChunk(memoryWindow(threadId, text, n), AT, { vector: v, model: 'm@3' })).id;
-    for (const id of ['thr_a', 'thr_b']) await store.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+    for (const id of ['thr_a', 'thr_b']) await createThread(store, { id, roomId: 'news_1', title: id }, 'admin');
     const a = await add('thr_a', 'the harbour pier opens in May', 1, harbourVector);
     const b = await add('thr_b', 'the ferry timetable changes too', 2, ferryVector);
     const [copyOfB] = await create(store, 'thr_c', [
@@ -1055,7 +1056,7 @@ describe('SqliteStore: a fused pair’s lines and vector are its sources’ (mig
 
   it('keeps a thread fused with its own copy (both references one row) through retention and the copy’s deletion', async () => {
     const store = new SqliteStore({ filename: ':memory:' });
-    for (const id of ['thr_a', 'thr_b']) await store.createThread({ id, roomId: 'news_1', title: id }, 'admin');
+    for (const id of ['thr_a', 'thr_b']) await createThread(store, { id, roomId: 'news_1', title: id }, 'admin');
     const said = memoryWindow('thr_a', 'the harbour pier opens in May', 1);
     const a = (await store.addMemoryChunk(said, '2026-10-01T10:00:00.000Z', { vector, model: 'm@3' })).id;
     const [copy] = await store
