@@ -121,7 +121,7 @@ const LABEL_PARTS = /[,—–]|\d{1,2}\s+\p{L}{3,}\.?\s+\d{4}/u;
  * titled as a comment. Names come from members and imports, so a label made of them is as
  * untrusted as a page's title, and the instructions tell sources apart by label.
  */
-export function labelName(name: string): string {
+function labelName(name: string): string {
   const plain = squash(withoutBidiControls(name));
   const read = readAsLatin(plain);
   if (!LABEL_WORDS.test(read) && !instructsTheReader(read) && !LABEL_PARTS.test(read)) return plain;

@@ -32,8 +32,11 @@ const OVERRIDE_ELSEWHERE = String.raw`(?:ignore[rz]?|oublie[rz]?|ignora[dr]?|ign
  * `tell the difference`, `answer the phone`).
  */
 const SPEAK = String.raw`(?:answer(?!\s+(?:to|for)\b)|reply|respond|say|tell)(?![\p{L}\p{N}'’-])(?!\s*:)(?!\s+(?:goodbye|good-bye|farewell|hello|hi|cheese|thanks|thank\s+you|sorry|no\s+to|yes\s+to|what\s+you\s+will|me\s+about\s+it|(?:me|us)\s+more|the\s+difference|(?:\S+\s+)?apart|time|the\s+(?:phone|door|call)|in\s+kind)\b)`;
-/** The same in the languages of OVERRIDE_ELSEWHERE: `reponds que`, `di que`, `responda que`, `rispondi che`, `antworte, dass`, `zeg dat`. */
-const SPEAK_ELSEWHERE = String.raw`(?:reponds|repondez|repondre|dis|dites|responde|responda|contesta|conteste|di|diga|diz|rispondi|risponda|dica|antworte|antworten|sag|sage|sagen|antwoord|zeg)\s*,?\s+(?:(?:sie|a l['’]utilisateur|al usuario|ao usuario|all['’]utente|dem (?:be)?nutzer|de gebruiker|seulement|simplement|solo|solamente|apenas|nur|alleen)\s*,?\s+)*(?:que\b|qu['’]|che\b|dass\b|dat\b)`;
+/**
+ * The same in the languages of OVERRIDE_ELSEWHERE: `reponds que`, `di que`, `responda que`, `di' che`,
+ * `antworte, dass`, `zeg dat`; not `Di che colore …` (Italian: of what colour).
+ */
+const SPEAK_ELSEWHERE = String.raw`(?:reponds|repondez|repondre|dis|dites|responde|responda|contesta|conteste|di(?=\s+que\b|['’])|diga|diz|rispondi|risponda|dica|antworte|antworten|sag|sage|sagen|antwoord|zeg)(?:['’]\s*|\s*,?\s+)(?:(?:sie|a l['’]utilisateur|al usuario|ao usuario|all['’]utente|dem (?:be)?nutzer|de gebruiker|seulement|simplement|solo|solamente|apenas|nur|alleen)\s*,?\s+)*(?:que\b|qu['’]|che\b|dass\b|dat\b)`;
 
 const DIRECTIVE = new RegExp(`^${ADDRESSEE}${OPENERS}(?:${OVERRIDE}|${OVERRIDE_ELSEWHERE}|${SPEAK}|${SPEAK_ELSEWHERE})`, 'iu');
 
