@@ -83,15 +83,35 @@ describe.each([
   });
 
   it('quotes a source’s markdown as written, so a member’s link is not offered under the assistant’s name', async () => {
-    const recent = chatSource(3, 'Mallory', 'The Super Bowl 50 tickets are at [the official box office](https://evil.example/login) **today** only');
+    const recent = chatSource(3, 'Mallory', 'The Super Bowl 50 tickets are at [the official box office](https://evil.example/login) **while they last**');
     const answer = (await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, recent])))).join('');
-    expect(answer).toContain('Mallory: The Super Bowl 50 tickets are at \\[the official box office\\](https://evil.example/login) \\*\\*today\\*\\* only [3]');
+    expect(answer).toContain(
+      'Mallory: The Super Bowl 50 tickets are at \\[the official box office\\](https://evil.example/login) \\*\\*while they last\\*\\* [3]',
+    );
     // Quoted again (a remembered answer), it is not escaped twice.
     const again = (
       await collect(model.stream(ask('Where are the Super Bowl 50 tickets?', [...SOURCES, { ...recent, content: answer.replace(/ \[3\]$/, '') }])))
     ).join('');
     expect(again).toContain('\\[the official box office\\]');
     expect(again).not.toContain('\\\\');
+  });
+
+  it('says the day a remembered "yesterday" or "last week" meant, and each sentence under its own speaker', async () => {
+    const past: GroundedSource = {
+      n: 3,
+      label: 'From this discussion — Caroline, Melanie, 8 May 2023',
+      section: 'memory',
+      content: [
+        'Melanie (8 May 2023, 14:02): How was your week? [shares a photo: a lake at dawn]',
+        'Caroline (8 May 2023, 14:07): I went to a LGBTQ support group yesterday and it was so powerful. The stories stayed with me.',
+        'Melanie (8 May 2023, 14:09): Yeah, I painted that lake sunrise last year!',
+      ].join('\n'),
+    };
+    const when = (await collect(model.stream(ask('When did Caroline go to the LGBTQ support group?', [...SOURCES, past])))).join('');
+    expect(when).toContain('Caroline: I went to a LGBTQ support group yesterday (7 May 2023)');
+    const painted = (await collect(model.stream(ask('When did Melanie paint the lake sunrise?', [...SOURCES, past])))).join('');
+    expect(painted).toContain('Melanie: Yeah, I painted that lake sunrise last year (2022)!');
+    expect(painted).not.toContain('Caroline');
   });
 
   it('answers alike whatever minute the chat lines were written at: their time stamps are not what they say', async () => {
@@ -349,6 +369,9 @@ describe('extractive text tools', () => {
       'It opened in 1911.',
     ]);
     expect(splitSentences('She met John F. Kennedy in Dallas.').length).toBe(1);
+    // Each line of chat is said apart, though the one before ends without a mark.
+    const chat = 'Ann (8 May 2023, 14:02): Look at this [shares a photo: a lake]\nBob (8 May 2023, 14:03): Wow, where is that\nAnn (8 May 2023, 14:04): Lake Bled';
+    expect(splitSentences(chat).map((x) => x.text)).toEqual(chat.split('\n'));
   });
 
   it('ends a sentence at each entry of a list, which ends without a full stop', () => {

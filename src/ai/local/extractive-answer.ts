@@ -8,7 +8,7 @@
  */
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, termOf, words, STOPWORDS } from './extractive-text.js';
 import { commenterOf, type GroundedSource } from '../grounded-prompt.js';
-import { repeatsQuestion } from '../questions.js';
+import { repeatsQuestion, spokenText } from '../questions.js';
 import { askedUnits, type UnitWeigher } from './asked-units.js';
 import { asAsked, deedFromTheOtherSide, headsAsked, kinOf, joinerFor } from './kin.js';
 import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
@@ -232,16 +232,26 @@ export function scoreSentences(
   const all = sources
     .flatMap((src, rank) => {
       const label = new Set(asAsked(contentTerms(src.label), kin));
-      const comment = (src.section ?? 'document') === 'document' && commenterOf(src.label) !== null;
-      return splitSentences(src.content).map((s, index) => ({
-        n: src.n,
-        rank,
-        index,
-        text: s.text,
-        terms: otherSense(s.text, asAsked(joined(contentTerms(s.text), s.text), kin)),
-        label,
-        comment,
-      }));
+      const document = (src.section ?? 'document') === 'document';
+      const comment = document && commenterOf(src.label) !== null;
+      // Each line of the discussion is a message of its own: its sentences lend their weight to
+      // one another, not to the next speaker's (an answer's words lifted the question before it).
+      let message = 0;
+      let from = 0;
+      return splitSentences(src.content).map((s, index) => {
+        if (!document) for (let at = src.content.indexOf('\n', from); at !== -1 && at < s.start; at = src.content.indexOf('\n', at + 1)) message++;
+        from = Math.max(from, s.start);
+        return {
+          n: src.n,
+          rank,
+          index,
+          message,
+          text: s.text,
+          terms: otherSense(s.text, asAsked(joined(contentTerms(s.text), s.text), kin)),
+          label,
+          comment,
+        };
+      });
     })
     .filter((s) => !repeatsQuestion(s.text, qSet));
   if (!all.length) return [];
@@ -326,7 +336,8 @@ export function scoreSentences(
     const sPairs = pairs(s.terms);
     const counted = counting && !pricing && (forecasting ? foretellsCount(s.text, qSet) : countsQuestionTerm(s.text, qSet));
     const cue =
-      (hasCue(type, s.text, qWords) || caused[i] > 0) &&
+      // A chat line's time stamp is when it was said, no date it tells (`Ann (4 Dec 2026, 08:34): …`).
+      (hasCue(type, spokenText(s.text), qWords) || caused[i] > 0) &&
       (type !== 'duration' || measuresAskedSpan(s.text, qSet, happened)) &&
       (!pricing || (MONEY.test(stripKnown(s.text, qWords)) && namesSubject(helds[i], price, subject) && namesModels(question, s.text))) &&
       (!deedTold || told[i]) &&
@@ -335,8 +346,9 @@ export function scoreSentences(
     let pairHits = 0;
     for (const p of qPairs) if (sPairs.has(p)) pairHits++;
     const pairScore = qPairs.size ? pairHits / qPairs.size : 0;
-    const prev = i > 0 && all[i - 1].n === s.n ? ranking[i - 1] : 0;
-    const next = i + 1 < all.length && all[i + 1].n === s.n ? ranking[i + 1] : 0;
+    const beside = (j: number) => all[j].n === s.n && all[j].message === s.message;
+    const prev = i > 0 && beside(i - 1) ? ranking[i - 1] : 0;
+    const next = i + 1 < all.length && beside(i + 1) ? ranking[i + 1] : 0;
     const sided = sides.some((t) => s.terms.includes(t)) && takesSide(s.text, sides) && aboutSideTaken(s.n);
     const score =
       ranking[i] +

@@ -2,7 +2,7 @@
  * Small, dependency-free text tools shared by the local extractive model and the RAG pipeline:
  * tokens, a light stemmer, stopwords, sentence splitting with offsets and IDF-weighted overlap.
  */
-import { squash } from '../../text.js';
+import { CHAT_STAMP, squash } from '../../text.js';
 
 /**
  * Function words that carry no topic; questions words are kept out of matching too. "against" is
@@ -394,11 +394,21 @@ export function squashKeepingListEntries(text: string): string {
 }
 
 /**
+ * A line break before a line of chat (`Ann (24 Nov 2026, 19:20): …`): each message is said apart,
+ * though the one before may end without a mark (`… [shares a photo: a lake]`), where a sentence
+ * ran on into the next message and was quoted under the first one's speaker.
+ */
+const CHAT_LINE = String.raw`\n(?=[^\n]{1,200}? ${CHAT_STAMP.source}: )`;
+
+/**
  * Where a sentence may end. The lookbehind starts a match only at the first mark of a run: without
  * it a long run of dots that no capital follows is rescanned from every dot (quadratic on hostile
  * text). matchAll runs on a copy, so one pattern serves every call.
  */
-const SENTENCE_BOUNDARY = new RegExp(String.raw`(?<![.!?])([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}])|\n\s*\n|${LIST_ENTRY}`, 'gu');
+const SENTENCE_BOUNDARY = new RegExp(
+  String.raw`(?<![.!?])([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]?[\p{Lu}\p{N}])|\n\s*\n|${LIST_ENTRY}|${CHAT_LINE}`,
+  'gu',
+);
 
 /** Splits text into sentences (and at blank lines and list entries), keeping offsets into the original text. */
 export function splitSentences(text: string): Sentence[] {

@@ -16,7 +16,8 @@ import {
   type ScoredSentence,
   DEFAULT_ANSWER_WEIGHTS,
 } from './extractive-answer.js';
-import { centralSentences } from './extractive-summary.js';
+import { centralSentences, summaryOf } from './extractive-summary.js';
+import { stampedAt, withDatesMeant } from './relative-dates.js';
 import {
   asksAboutComments,
   asksAboutDiscussion,
@@ -116,7 +117,7 @@ export class LocalChatModel implements ChatModel {
   }
 
   async summarize(text: string, query?: string): Promise<string> {
-    return centralSentences(text, { query }).join(' ');
+    return summaryOf(text, { query });
   }
 
   async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
@@ -189,6 +190,8 @@ export class LocalChatModel implements ChatModel {
       // Another source's sentence adds to the answer only with an answer of its own: after the
       // ships' `total price of $1.68 billion`, a post's `cells can be shipped … at zero volts`.
       if (s.lacksAnswer && s.n !== top.n) continue;
+      // A question said beside the answer adds none (`… is Rust 2.0 out by then?` after `shipped on Tuesday`).
+      if (ASKS.test(s.text)) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
       if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
     }
@@ -516,11 +519,14 @@ function quotedAs(sources: GroundedSource[], s: { n: number; index: number; text
   const start = source && (source.section ?? 'document') !== 'document' ? splitSentences(source.content)[s.index]?.start : undefined;
   if (!source || start === undefined) return asQuoted(s.text);
   const lineStart = source.content.lastIndexOf('\n', start - 1) + 1;
-  if (!source.content.slice(lineStart, start).trim()) return asQuoted(s.text);
   const line = source.content.slice(lineStart, start);
-  if (ASSISTANT_LINE.test(line)) return s.text;
+  // "yesterday", read months later, says when only with the day it was said on.
+  const said = stampedAt(line.trim() ? line : s.text);
+  const text = said ? withDatesMeant(s.text, said) : s.text;
+  if (!line.trim()) return asQuoted(text);
+  if (ASSISTANT_LINE.test(line)) return text;
   const speaker = LINE_SPEAKER.exec(line)?.[1];
-  return speaker ? `${speaker}: ${s.text}` : s.text;
+  return speaker ? `${speaker}: ${text}` : text;
 }
 
 /** A sentence beginning a line of chat without the line's time stamp (`Ann: …`); any other as it is. */
