@@ -55,6 +55,9 @@ describe('the room’s own item', () => {
     expect(prepared.selected.map((c) => c.itemId)[0]).toBe('news_pilot');
     expect(prepared.selected.length).toBeLessThanOrEqual(5);
     expect(prepared.sources[0]).toMatchObject({ n: 1, id: 'news_pilot' });
+    // The prompt marks it as the room's own item, by its id, and no other source.
+    const user = prepared.messages.find((m) => m.role === 'user')!.content;
+    expect(user.match(/^\[Source \d+\].*$/gm)).toEqual(['[Source 1] (primary topic)', ...prepared.sources.slice(1).map((s) => `[Source ${s.n}]`)]);
   });
 });
 
