@@ -85,6 +85,15 @@ describe('request URLs in the log', () => {
     for (const line of lines) expect(line).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
 
+  it('drops the password of an absolute URL logged as a url or path field, and its request URLs’ queries', async () => {
+    const lines: string[] = [];
+    const t = await testApp({ LOG_LEVEL: 'info' }, { logStream: { write: (line) => void lines.push(line) } });
+    close = t.close;
+    t.app.log.warn({ url: 'https://feeds:hunter2@example.com/rss', path: 'polled /api/v1/search?q=x for http://u:pa ss@host' }, 'feed failed');
+    const logged = JSON.parse(lines.find((line) => line.includes('feed failed'))!) as { url: string; path: string };
+    expect(logged).toMatchObject({ url: 'https://example.com/rss', path: 'polled /api/v1/search for http://host' });
+  });
+
   it('drops the query of a relative URL in free text and leaves absolute URLs as they are', () => {
     expect(loggedPath('/api/v1/search?q=a&k=5')).toBe('/api/v1/search');
     expect(loggedPath('/healthz')).toBe('/healthz');

@@ -14,7 +14,7 @@
  */
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 import { printable } from '../cli/printable.js';
-import { errorForLog, textForLog, withoutQueries } from '../log-text.js';
+import { errorForLog, textForLog } from '../log-text.js';
 
 /** The pino options Fastify's `logger` takes. */
 type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
@@ -46,13 +46,15 @@ function requestForLog(request: FastifyRequest) {
 const URL_FIELDS = ['url', 'path'];
 
 /**
- * A URL field as the log keeps it: a request's URL (starting with `/`, as a request line's does,
- * `//` included) is cut at its first `?` whatever comes before it, as the `req` serializer cuts
- * it; other text (an absolute URL, a message) has the queries of the request URLs in it dropped.
+ * A URL field as the log keeps it, printable: a request's URL (starting with `/`, as a request
+ * line's does, `//` included) is cut at its first `?` whatever comes before it, as the `req`
+ * serializer cuts it; other text (an absolute URL, a message) is scrubbed as the message is
+ * (textForLog): the queries of the request URLs in it dropped, and a URL's userinfo, which an
+ * absolute URL handed to the log as it was configured or given (a feed's, a model server's) may hold.
  * @fastify/websocket logs the raw URL of an upgrade to a route without a socket as `path`.
  */
 function fieldForLog(value: string): string {
-  return value.startsWith('/') ? loggedPath(value)! : withoutQueries(value);
+  return value.startsWith('/') ? printable(loggedPath(value)!) : textForLog(value);
 }
 
 /** A log call's details with the URL fields and the error scrubbed of queries and printable (the same object when nothing changes). */
@@ -63,7 +65,7 @@ function detailsForLog(details: Record<string, unknown>): Record<string, unknown
     copy ??= { ...details };
     copy[name] = value;
   };
-  for (const name of URL_FIELDS) if (typeof details[name] === 'string') set(name, printable(fieldForLog(details[name] as string)));
+  for (const name of URL_FIELDS) if (typeof details[name] === 'string') set(name, fieldForLog(details[name] as string));
   if (details.err instanceof Error) set('err', errorForLog(details.err));
   // A reason logged as its message alone (the memory's failures, a room's listener).
   else if (typeof details.err === 'string') set('err', textForLog(details.err));
