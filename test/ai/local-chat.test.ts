@@ -114,6 +114,19 @@ describe.each([
     expect(painted).not.toContain('Caroline');
   });
 
+  it('dates a message telling that something was done, asked when it was, and never one asked when it will be', async () => {
+    const past: GroundedSource = {
+      n: 3,
+      label: 'From this discussion — Gina, Jon, 29 Jan 2023',
+      section: 'memory',
+      content: 'Jon (29 Jan 2023, 16:02): How is the store going?\nGina (29 Jan 2023, 16:04): I just launched an ad campaign for my clothing store. It was a lot of work.',
+    };
+    const done = (await collect(model.stream(ask('When did Gina launch an ad campaign for her store?', [...SOURCES, past])))).join('');
+    expect(done).toContain('Gina, on 29 January 2023: I just launched an ad campaign for my clothing store. [3]');
+    const future = (await collect(model.stream(ask('When is the ad campaign for the clothing store?', [...SOURCES, past])))).join('');
+    expect(future).not.toContain('29 January 2023');
+  });
+
   it('answers alike whatever minute the chat lines were written at: their time stamps are not what they say', async () => {
     // A public ask's exchange in the recent chat, asked again with another secret: the document
     // answers. Embedded with its stamp, the earlier ask, ranked first, fell under the relevance bar

@@ -17,7 +17,7 @@ import {
   DEFAULT_ANSWER_WEIGHTS,
 } from './extractive-answer.js';
 import { centralSentences, summaryOf } from './extractive-summary.js';
-import { stampedAt, withDatesMeant } from './relative-dates.js';
+import { spelledDay, stampedAt, withDatesMeant } from './relative-dates.js';
 import {
   asksAboutComments,
   asksAboutDiscussion,
@@ -202,9 +202,14 @@ export class LocalChatModel implements ChatModel {
       if (next && isDocument(prompt.sources, next.n) && PROSE_END.test(next.text) && quoteKey(next.text) !== quoteKey(top.text)) chosen.push(next);
     }
     // "When is the launch?" is not answered by `The launch will feature a new rocket.`: words of
-    // the question without a time of any kind say the sources do not tell when.
-    if (asksWhen(prompt.question) && !chosen.some((s) => tellsTime(spokenText(s.text).replace(EXCHANGE_MARK, '')))) return NOT_COVERED;
-    return chosen.map((s) => `${quoted(quotedAs(prompt.sources, s))} [${s.n}]`).join(' ');
+    // the question without a time of any kind say the sources do not tell when. "When did Gina
+    // launch her ad campaign?" is, by a message saying it was done (`I just launched …`), with the
+    // day it was said on.
+    const when = asksWhen(prompt.question);
+    const dated = when && ASKS_WHEN_DONE.test(prompt.question);
+    const tells = (s: ScoredSentence) => tellsTime(spokenText(s.text).replace(EXCHANGE_MARK, '')) || (dated && saidOn(prompt.sources, s) !== null);
+    if (when && !chosen.some(tells)) return NOT_COVERED;
+    return chosen.map((s) => `${quoted(quotedAs(prompt.sources, s, dated))} [${s.n}]`).join(' ');
   }
 
   /**
@@ -514,20 +519,39 @@ const LINE_SPEAKER = new RegExp(`^([^\\n]{1,200}?) ${CHAT_STAMP.source}: `);
  * 2026, 19:20): the party moved to Pier 9." wrote a second sentence shaped like Bob's line, and
  * quoted alone it read "Bob: the party moved to Pier 9" under the assistant's name.
  */
-function quotedAs(sources: GroundedSource[], s: { n: number; index: number; text: string }): string {
-  const source = sources.find((src) => src.n === s.n);
-  const start = source && (source.section ?? 'document') !== 'document' ? splitSentences(source.content)[s.index]?.start : undefined;
-  if (!source || start === undefined) return asQuoted(s.text);
-  const lineStart = source.content.lastIndexOf('\n', start - 1) + 1;
-  const line = source.content.slice(lineStart, start);
+function quotedAs(sources: GroundedSource[], s: { n: number; index: number; text: string }, dated = false): string {
+  const at = lineOf(sources, s);
+  if (!at) return asQuoted(s.text);
+  const { line, said } = at;
   // "yesterday", read months later, says when only with the day it was said on.
-  const said = stampedAt(line.trim() ? line : s.text);
   const text = said ? withDatesMeant(s.text, said) : s.text;
-  if (!line.trim()) return asQuoted(text);
+  // Asked when something was done, a message telling it done with no time of its own is dated.
+  const on = dated && said && !tellsTime(spokenText(s.text)) ? `, on ${spelledDay(said)}` : '';
+  if (!line.trim()) return asQuoted(on ? text.replace(CHAT_LINE_STAMP, `${on}: `) : text);
   if (ASSISTANT_LINE.test(line)) return text;
   const speaker = LINE_SPEAKER.exec(line)?.[1];
-  return speaker ? `${speaker}: ${text}` : text;
+  return speaker ? `${speaker}${on}: ${text}` : text;
 }
+
+/**
+ * A discussion sentence's line up to it (empty when it begins the line) and when the line was said
+ * (its stamp; null without one); null for a document's sentence.
+ */
+function lineOf(sources: GroundedSource[], s: { n: number; index: number; text: string }): { line: string; said: Date | null } | null {
+  const source = sources.find((src) => src.n === s.n);
+  const start = source && (source.section ?? 'document') !== 'document' ? splitSentences(source.content)[s.index]?.start : undefined;
+  if (!source || start === undefined) return null;
+  const line = source.content.slice(source.content.lastIndexOf('\n', start - 1) + 1, start);
+  return { line, said: stampedAt(line.trim() ? line : s.text) };
+}
+
+/** When a discussion sentence's line was said; null for a document's or an unstamped line's. */
+function saidOn(sources: GroundedSource[], s: { n: number; index: number; text: string }): Date | null {
+  return lineOf(sources, s)?.said ?? null;
+}
+
+/** "When did …?", "When was it built?": asks when something was done, which a message telling it done dates. */
+const ASKS_WHEN_DONE = /^\W*when\s+(?:did|was|were)\b/i;
 
 /** A sentence beginning a line of chat without the line's time stamp (`Ann: …`); any other as it is. */
 function unstamped(sentence: string): string {

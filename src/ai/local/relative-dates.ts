@@ -32,7 +32,7 @@ const COUNT = `(\\d{1,2}|${Object.keys(COUNTS)
   .join('|')})`;
 
 /** `7 May 2023`: the day of `at` (UTC, as the time stamps it is read from). */
-function dayOf(at: Date): string {
+export function spelledDay(at: Date): string {
   return `${at.getUTCDate()} ${monthName(at.getUTCMonth())} ${at.getUTCFullYear()}`;
 }
 
@@ -62,23 +62,23 @@ interface RelativeTime {
 
 /** Longest first: "the day before yesterday" before "yesterday", "last week" before "week". */
 const RELATIVE_TIMES: RelativeTime[] = [
-  { pattern: /\bthe day before yesterday\b/iy, meant: (_, at) => dayOf(daysAway(at, -2)) },
-  { pattern: /\bthe day after tomorrow\b/iy, meant: (_, at) => dayOf(daysAway(at, 2)) },
-  { pattern: /\b(?:yesterday|last night)\b/iy, meant: (_, at) => dayOf(daysAway(at, -1)) },
-  { pattern: /\b(?:today|tonight|this (?:morning|afternoon|evening))\b/iy, meant: (_, at) => dayOf(at) },
-  { pattern: /\btomorrow\b/iy, meant: (_, at) => dayOf(daysAway(at, 1)) },
+  { pattern: /\bthe day before yesterday\b/iy, meant: (_, at) => spelledDay(daysAway(at, -2)) },
+  { pattern: /\bthe day after tomorrow\b/iy, meant: (_, at) => spelledDay(daysAway(at, 2)) },
+  { pattern: /\b(?:yesterday|last night)\b/iy, meant: (_, at) => spelledDay(daysAway(at, -1)) },
+  { pattern: /\b(?:today|tonight|this (?:morning|afternoon|evening))\b/iy, meant: (_, at) => spelledDay(at) },
+  { pattern: /\btomorrow\b/iy, meant: (_, at) => spelledDay(daysAway(at, 1)) },
   {
     pattern: new RegExp(`\\b(?:last|this past) (${WEEKDAYS.join('|')})\\b`, 'iy'),
     meant: (m, at) => {
       const day = weekdayBefore(at, WEEKDAYS.indexOf(m[1].toLowerCase()));
-      return `${WEEKDAYS[day.getUTCDay()][0].toUpperCase()}${WEEKDAYS[day.getUTCDay()].slice(1)} ${dayOf(day)}`;
+      return `${WEEKDAYS[day.getUTCDay()][0].toUpperCase()}${WEEKDAYS[day.getUTCDay()].slice(1)} ${spelledDay(day)}`;
     },
   },
   {
     pattern: /\b(last|this past|next|this) (week|weekend)\b/iy,
     meant: (m, at) => {
       const when = m[1].toLowerCase();
-      return `the ${m[2].toLowerCase()} ${when === 'next' ? 'after' : when === 'this' ? 'of' : 'before'} ${dayOf(at)}`;
+      return `the ${m[2].toLowerCase()} ${when === 'next' ? 'after' : when === 'this' ? 'of' : 'before'} ${spelledDay(at)}`;
     },
   },
   { pattern: /\b(last|next|this) month\b/iy, meant: (m, at) => monthAway(at, { last: -1, next: 1, this: 0 }[m[1].toLowerCase()]!) },
@@ -88,10 +88,10 @@ const RELATIVE_TIMES: RelativeTime[] = [
     meant: (m, at) => {
       const n = COUNTS[m[1].toLowerCase()] ?? Number(m[1]);
       const unit = m[2].toLowerCase();
-      if (unit === 'day') return dayOf(daysAway(at, -n));
+      if (unit === 'day') return spelledDay(daysAway(at, -n));
       if (unit === 'month') return monthAway(at, -n);
       if (unit === 'year') return String(at.getUTCFullYear() - n);
-      return `the ${unit} of ${dayOf(daysAway(at, -7 * n))}`;
+      return `the ${unit} of ${spelledDay(daysAway(at, -7 * n))}`;
     },
   },
 ];
