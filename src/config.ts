@@ -369,7 +369,7 @@ export const SETTINGS = {
   TRUST_PROXY: setting(
     trustProxy,
     false as TrustProxy,
-    "trust X-Forwarded-For from: false (no proxy), true (any), a hop count, or the proxies' addresses/CIDRs; with false, a private-network peer that forwards requests is warned of once in the log",
+    "trust X-Forwarded-For from: false (no proxy), true (any peer: then any client can name its own address, warned of at start), a hop count, or the proxies' addresses/CIDRs; with false, a private-network peer that forwards requests is warned of once in the log",
   ),
   HTTP_REQUEST_TIMEOUT_MS: setting(
     integer(1000, 600_000),

@@ -20,8 +20,21 @@ export function untrustedProxyOf(request: FastifyRequest): string | null {
   return peer && isLocalNetworkAddress(peer) ? peer : null;
 }
 
-/** Adds the once-per-app warning to `app` when `trust` is false (nothing is trusted). */
+/**
+ * Adds the once-per-app warning to `app` when `trust` is false (nothing is trusted); with `true`
+ * (every peer trusted) warns at once: X-Forwarded-For then names the client whoever sends it, so
+ * any client can give each request another address and pass every per-address limit, and no
+ * peer's TCP connections are counted per address either.
+ */
 export function warnOfUntrustedProxy(app: FastifyInstance, trust: TrustProxy): void {
+  if (trust === true) {
+    app.log.warn(
+      { variable: 'TRUST_PROXY' },
+      'TRUST_PROXY=true trusts X-Forwarded-For from anyone: a client can name any address in it and so pass every per-address limit ' +
+        "(room sockets, asks, API requests, TCP connections, the admin lock-out). Set TRUST_PROXY to the proxy's address, or to 1 for one proxy in front",
+    );
+    return;
+  }
   if (trust !== false) return;
   let warned = false;
   app.addHook('onRequest', async (request) => {
