@@ -15,7 +15,7 @@ import { cosine } from '../ai/vectors.js';
 import type { Message } from '../protocol/messages.js';
 import type { AskRequest, AskResult } from '../rooms/types.js';
 import type { CopyEntry, VectorEntry, VectorFilter, VectorIndex, VectorMeta } from '../search/types.js';
-import { ClaimedMessages, ForgottenExchange, type Store, type StoredMemoryChunk } from '../store/types.js';
+import { ClaimedMessages, ForgottenExchange, MovedMessages, type Store, type StoredMemoryChunk } from '../store/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { errors } from '../errors.js';
 import { squash, withoutCitations } from '../text.js';
@@ -770,17 +770,20 @@ export class MemoryService implements MemorySearch {
     // thread they left, they would cite there what is said elsewhere now (followMoves).
     const to = new Map<string, string>();
     for (const { ids, threadId } of moves) for (const id of ids) to.set(id, threadId);
-    for (const chunk of this.queuedLive) {
-      const messages = this.windowMessages.get(chunk);
-      if (!messages?.some((m) => to.has(m.id))) continue;
-      this.windowMessages.set(
-        chunk,
-        messages.map((m) => {
-          const threadId = to.get(m.id);
-          return threadId === undefined || threadId === m.threadId ? m : { ...m, threadId };
-        }),
-      );
-    }
+    for (const chunk of this.queuedLive) this.moveWindowMessages(chunk, to);
+  }
+
+  /** Rewrites the thread of each of a queued live window's messages that `to` names another for. */
+  private moveWindowMessages(chunk: NewMemoryChunk, to: ReadonlyMap<string, string>): void {
+    const messages = this.windowMessages.get(chunk);
+    if (!messages?.some((m) => to.has(m.id))) return;
+    this.windowMessages.set(
+      chunk,
+      messages.map((m) => {
+        const threadId = to.get(m.id);
+        return threadId === undefined || threadId === m.threadId ? m : { ...m, threadId };
+      }),
+    );
   }
 
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
@@ -829,6 +832,18 @@ export class MemoryService implements MemorySearch {
       this.enqueueLive(chunk, part);
     }
     return true;
+  }
+
+  /**
+   * A live window the store refused because a split moved some of its messages after followMoves
+   * looked (while it was embedded, or on another node, whose notice comes later or never): its
+   * messages are put where the store says they are, and followMoves queues a window per thread.
+   */
+  private followStore(closed: NewMemoryChunk, moved: readonly { id: string; threadId: string }[]): void {
+    if (!this.windowMessages.has(closed)) return;
+    this.moveWindowMessages(closed, new Map(moved.map((m) => [m.id, m.threadId])));
+    if (!this.followMoves(closed))
+      this.log.warn({ threadId: closed.threadId }, 'memory window not stored: the store puts its messages in no other thread than its own');
   }
 
   /** Queues `messages` (one thread's, oldest first, said after `context`) as a live window of their own. */
@@ -944,6 +959,7 @@ export class MemoryService implements MemorySearch {
       // Its asker forgot their private asks in the room after asking it, here or on another node.
       if (err instanceof errors.ERR_THREAD_NOT_FOUND || err instanceof ForgottenExchange) return;
       if (err instanceof ClaimedMessages) return this.realign(closed, new Set(err.claimed));
+      if (err instanceof MovedMessages) return this.followStore(closed, err.moved);
       if (err instanceof errors.ERR_THREAD_ARCHIVED) {
         this.log.info({ threadId: closed.threadId, reason: (err as Error).message }, 'memory chunk dropped: its thread takes no memory');
         return;

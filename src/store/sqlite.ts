@@ -94,7 +94,7 @@ import type {
   ThreadEvent,
   UpsertStatus,
 } from './types.js';
-import { ClaimedMessages, ForgottenExchange, refusesForgotten } from './types.js';
+import { ClaimedMessages, ForgottenExchange, MovedMessages, refusesForgotten } from './types.js';
 
 /** `?, ?, …` for each of `columns` (comma-separated). */
 const marks = (columns: string) =>
@@ -1138,9 +1138,19 @@ export class SqliteStore implements Store {
     return this.sql('DELETE FROM memory_claims WHERE claimed_at < ?').run(before).changes;
   }
 
-  /** The chunk in the thread it goes to: where a message for its thread would (`threadTakingMessages`), or nowhere. */
+  /**
+   * The chunk in the thread it goes to: where a message for its thread would (`threadTakingMessages`),
+   * or nowhere; MovedMessages when it is a live window some of whose messages are in another thread.
+   */
   private filedChunk(c: NewMemoryChunk): NewMemoryChunk {
     const threadId = this.threadTakingMessages(c.threadId);
+    if (c.live && c.messageIds.length) {
+      const elsewhere = this.sql('SELECT id, thread_id FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND thread_id <> ?').all(
+        JSON.stringify(c.messageIds),
+        threadId,
+      ) as Row[];
+      if (elsewhere.length) throw new MovedMessages(elsewhere.map((r) => ({ id: r.id as string, threadId: r.thread_id as string })));
+    }
     return threadId === c.threadId ? c : { ...c, threadId };
   }
 

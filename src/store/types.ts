@@ -145,6 +145,19 @@ export class ClaimedMessages extends Error {
 }
 
 /**
+ * What Store.addMemoryChunk and Store.fileMemoryChunk throw, storing nothing and claiming nothing,
+ * for a live window (NewMemoryChunk.live) some of whose messages are in another thread than the
+ * one it would be filed in: a split moved them after the window closed, on any node. `moved` says
+ * where each of those is now; the caller files a window per thread (MemoryService.followMoves).
+ */
+export class MovedMessages extends Error {
+  constructor(readonly moved: readonly { id: string; threadId: string }[]) {
+    super(`${moved.length} of its messages are in another thread now`);
+    this.name = 'MovedMessages';
+  }
+}
+
+/**
  * Whether the store checks `c`'s forget mark as it is written: it carries one and is filed as its
  * owner's private memory (privileged: a private ask's exchange, or one asked in a privileged
  * thread). A public exchange is the room's, which no member's forget takes: stored whatever its mark.
@@ -541,7 +554,7 @@ export interface Store {
    * to the thread that absorbed it (the returned chunk names that thread); ERR_THREAD_NOT_FOUND
    * when its thread is gone, ERR_THREAD_ARCHIVED when it leads to no active thread, nothing stored;
    * ForgottenExchange when it is privileged and carries a forget mark that is not its asker's any
-   * more (refusesForgotten).
+   * more (refusesForgotten); for a live window, ClaimedMessages or MovedMessages (see those).
    */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
   /**

@@ -131,6 +131,35 @@ describe('a live window waiting to be filed when a split moves some of its messa
   });
 });
 
+describe('a live window being filed when a split on another node moves some of its messages', () => {
+  it('is refused by the store and filed as a window per thread, where each message is now, though no notice of the split came', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    cleanups.push(async () => store.close());
+    const thread = await store.ensureMainThread('news_1');
+    const b = node(store);
+    const ids = (await said(store, thread.id, 4)).map((m) => m.id);
+    for (const m of await store.threadMessages(thread.id, 10)) b.memory.onMessage(m);
+    // The split commits on another node while B embeds the window of 0–3 (past followMoves); its notice has not come.
+    const child = 'thr_split_child';
+    const file = store.fileMemoryChunk.bind(store);
+    store.fileMemoryChunk = async (...args) => {
+      if (!(await store.getThread(child))) {
+        await store.applyThreadChange({
+          at: new Date().toISOString(),
+          expect: [],
+          createThreads: [{ id: child, roomId: 'news_1', title: 'Split', origin: 'split' }],
+          moveMessages: [{ ids: ids.slice(2), threadId: child }],
+        });
+      }
+      return file(...args);
+    };
+    await b.runner.drain();
+    // Before, the window of 0–3 was stored in the parent, citing there what is said in the child.
+    expect(await filedIn(store, thread.id)).toEqual([ids.slice(0, 2)]);
+    expect(await filedIn(store, child)).toEqual([ids.slice(2)]);
+  });
+});
+
 describe('realigning a refused live window', () => {
   it('files the part after what another node filed as a window of its own when a later window of the thread closed meanwhile, so no window skips messages', async () => {
     const store = new SqliteStore({ filename: ':memory:' });

@@ -9,7 +9,7 @@ import type { ContentItem } from '../../src/content/types.js';
 import { privateScope } from '../../src/memory/scopes.js';
 import type { MemoryChunk, NewMemoryChunk } from '../../src/memory/types.js';
 import type { Message } from '../../src/protocol/messages.js';
-import { ClaimedMessages, ForgottenExchange, type IngestJob, type JobRunner, type Store, type Thread } from '../../src/store/types.js';
+import { ClaimedMessages, ForgottenExchange, MovedMessages, type IngestJob, type JobRunner, type Store, type Thread } from '../../src/store/types.js';
 import { MAX_MERGE_HOPS } from '../../src/store/thread-survivor.js';
 import { CHILD_IDS_LISTED } from '../../src/store/thread-rows.js';
 import { source, sourcesContract } from './sources-contract.js';
@@ -579,6 +579,39 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         expect(await store.pruneMemoryClaims(at(3))).toBe(6);
         expect(await store.addMemoryChunk(live(['m1'], 'Ann: the ferry leaves at nine'), at(5))).toMatchObject({ messageIds: ['m1'] });
         await expect(store.addMemoryChunk(live(['m9'], 'Cy: later'), at(5))).rejects.toBeInstanceOf(ClaimedMessages);
+      });
+
+      it('refuses a live window some of whose messages a split moved to another thread, naming where they are, storing and claiming nothing', async () => {
+        const main = await store.ensureMainThread('news_1');
+        const said = await store.appendMessages(['a', 'b', 'c'].map((text) => ({ roomId: 'news_1', threadId: main.id, author: user('u'), text })));
+        const ids = said.map((s) => s.message.id);
+        await store.applyThreadChange({
+          at: at(2),
+          expect: [],
+          createThreads: [{ id: 'thr_part', roomId: 'news_1', title: 'Part', origin: 'split', parentId: main.id }],
+          moveMessages: [{ ids: ids.slice(1), threadId: 'thr_part' }],
+        });
+        const live = (threadId: string, messageIds: string[]) => ({ ...chunk(threadId, 'U: a b c'), messageIds, live: true as const });
+        const v = { vector: Float32Array.from([0.6, 0.8, 0]), model: 'm@3' };
+        // Before, both were stored in the main thread, citing there what is said in the split-off one.
+        for (const filing of [() => store.addMemoryChunk(live(main.id, ids), at(3)), () => store.fileMemoryChunk(live(main.id, ids), at(3), v, [])]) {
+          const refused = await filing().catch((err: unknown) => err);
+          expect(refused).toBeInstanceOf(MovedMessages);
+          expect([...(refused as MovedMessages).moved].sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+            ids
+              .slice(1)
+              .map((id) => ({ id, threadId: 'thr_part' }))
+              .sort((x, y) => x.id.localeCompare(y.id)),
+          );
+        }
+        expect(await store.countMemoryChunks(main.id)).toBe(0);
+        // Nothing was claimed: each thread's part is filed there.
+        expect(await store.addMemoryChunk(live(main.id, ids.slice(0, 1)), at(3))).toMatchObject({ threadId: main.id });
+        expect(await store.fileMemoryChunk(live('thr_part', ids.slice(1)), at(3), v, [])).toEqual({
+          stored: expect.objectContaining({ threadId: 'thr_part' }),
+        });
+        // A thread operation's or an import's chunk is no live window: not checked.
+        expect(await store.addMemoryChunk(chunk(main.id, 'U: a b c', { messageIds: ids }), at(3))).toMatchObject({ threadId: main.id });
       });
 
       it('refuses a private exchange asked before its asker last forgot their private asks in its room (its forget mark), storing nothing; marks are per member and room', async () => {
