@@ -56,6 +56,7 @@ function gatedSource(held: LogEntry[], older: LogEntry[], pageSize = 50) {
   const waiting: Array<() => void> = [];
   const source = {
     threadId: 't1',
+    resets: 0,
     get messages() {
       return inner.messages;
     },
@@ -230,6 +231,21 @@ describe('RoomFind', () => {
     expect(await closed).toMatchObject({ found: false, superseded: true });
     expect(find.currentKey).toBe('');
     expect(source.loads).toBe(2);
+  });
+
+  it('chooses nothing when a reset welcome replaced the messages while a page was on its way: none of them is earlier', async () => {
+    const all = Array.from({ length: 400 }, (_, i) => entry(i + 1, i + 1 === 350 ? 'the lighthouse' : `old ${i + 1}`));
+    const source = gatedSource(all.slice(380), all.slice(0, 380));
+    const find = new RoomFind();
+    find.search('lighthouse', source.messages);
+    const searching = find.searchEarlier(source);
+    // The store was wiped: the welcome's history replaces the log, and someone writes "lighthouse" in it.
+    source.messages = [entry(1, 'fresh start'), entry(2, 'lighthouse again')];
+    source.resets++;
+    await source.release();
+    expect(await searching).toMatchObject({ found: false, superseded: true });
+    expect(find.currentKey).toBe('');
+    expect(source.waiting).toHaveLength(0);
   });
 
   it('goes to the match the older page brought, not to a matching message that arrived meanwhile', async () => {

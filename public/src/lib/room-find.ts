@@ -131,6 +131,8 @@ export interface FindSource {
   loadOlder(): Promise<void>;
   /** The thread whose messages these are (the navigator's open thread): a search ends when it changes. */
   readonly threadId?: string;
+  /** How many times the server's history replaced the messages (a reset welcome): a search ends when it changes. */
+  readonly resets?: number;
 }
 
 /** What a search of earlier pages did. */
@@ -141,7 +143,8 @@ export interface EarlierResult {
   added: number;
   /**
    * The search ended early, its answer no longer wanted: the words changed, another search began,
-   * it was cancelled, or another thread was opened. It set no match and says nothing of the current words.
+   * it was cancelled, another thread was opened, or the server's history replaced the messages. It set
+   * no match and says nothing of the current words.
    */
   superseded?: boolean;
 }
@@ -206,18 +209,20 @@ export class RoomFind {
   /**
    * Fetches older pages of `source` (at most `maxPages`) until one holds a match older than those
    * held; that match becomes the current one. It stops, setting nothing, once the words change,
-   * another search of earlier pages begins or the source's thread changes (`superseded`): a page
-   * that comes in after the member moved on must not choose their match.
+   * another search of earlier pages begins, the source's thread changes or its history is replaced
+   * (`superseded`): a page that comes in after the member moved on must not choose their match, and
+   * after a reset welcome nothing held is "before" anything: every message would count as earlier.
    */
   async searchEarlier(source: FindSource, maxPages = FIND_MAX_PAGES): Promise<EarlierResult> {
     const generation = ++this.generation;
     const threadId = source.threadId;
+    const resets = source.resets;
     // Older pages come in before these; messages arriving meanwhile come in after them and are not "earlier".
     const heldBefore = new Set(source.messages.map((e) => e.key));
     let added = 0;
     for (let page = 0; page < maxPages && source.hasOlder; page++) {
       await source.loadOlder();
-      if (generation !== this.generation || source.threadId !== threadId) return { found: false, added, superseded: true };
+      if (generation !== this.generation || source.threadId !== threadId || source.resets !== resets) return { found: false, added, superseded: true };
       this.update(source.messages);
       const olderCount = countBefore(source.messages, heldBefore);
       const older = new Set(source.messages.slice(0, olderCount).map((e) => e.key));

@@ -61,6 +61,11 @@ export class ThreadNavigator {
     return this.memory ? entriesOf(this.memory, this.threadId) : [];
   }
 
+  /** How many times the server's history replaced the room's log (a reset welcome): what was held before is gone. */
+  get resets(): number {
+    return this.memory?.log.resets ?? 0;
+  }
+
   /** A page of the open thread's older messages is being fetched (another thread's fetch does not count). */
   get loadingOlder(): boolean {
     return this.loading.has(this.threadId);
