@@ -1,11 +1,14 @@
 /**
  * An import's memory is built apart from the thread's live chat: windowed with turns of the event
  * loop (5,000 imported messages were windowed in one go), and never led by the live chat's last
- * line, which was said after the imported history.
+ * line, which was said after the imported history. Live windows leave imported messages to the
+ * import (src/memory/imported.ts), and what marks a message imported must be the server's: a member
+ * choosing a clientId that starts `import_` kept their messages out of the thread's memory.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { checkImport, importMessages } from '../../src/memory/import.js';
+import { isImported } from '../../src/memory/imported.js';
 import { item } from '../store/contract.js';
 import { ADMIN, testApp, withTurnsDue } from '../helpers.js';
 import { joined } from '../rooms/helpers.js';
@@ -90,5 +93,36 @@ describe('importMessages and the thread’s memory', () => {
     expect(stored.clientId).toMatch(/^import_/);
     a.salon.memory.onMessage(stored);
     expect((await a.salon.memory.stats(thread.id)).pending).toBe(0);
+  });
+});
+
+describe('what marks a message imported', () => {
+  it('is not a clientId a live member chose: their message joins the thread’s memory', async () => {
+    const a = await app();
+    const { client: ann } = await joined(a, 'Ann', 'news_1');
+    ann.send({ type: 'say', text: 'The lava stopped at the old bridge.', clientId: 'import_forged' });
+    const { message } = await ann.next('message', (f) => f.message.clientId === 'import_forged');
+    expect(isImported(message)).toBe(false);
+    a.salon.memory.flush();
+    await a.salon.memory.idle();
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    const filed = (await a.salon.store.scanThreadMemory(thread.id, 0, 100, false)).flatMap((c) => c.messageIds);
+    expect(filed).toContain(message.id);
+  });
+
+  it('is what an import stores: its author and its clientId', async () => {
+    const a = await app();
+    const imported = await a.inject({
+      method: 'POST',
+      url: '/api/v1/rooms/news_1/import',
+      headers: ADMIN,
+      payload: { messages: [{ author: { name: 'Caroline' }, text: 'Imported: the lava is slow.', ts: '2023-05-08T13:00:00Z' }] },
+    });
+    expect(imported.statusCode, imported.body).toBe(200);
+    const thread = await a.salon.store.ensureMainThread('news_1');
+    const [stored] = await a.salon.store.threadMessages(thread.id, 10);
+    expect(isImported(stored)).toBe(true);
+    // The same clientId on a live member's message is not the import's.
+    expect(isImported({ ...stored, author: { id: 'u_ann', name: 'Ann', kind: 'user' } })).toBe(false);
   });
 });

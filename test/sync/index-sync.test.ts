@@ -277,19 +277,34 @@ describePostgres('IndexSync on PostgreSQL', () =>
   }),
 );
 
+/**
+ * A node's IndexSync on a PostgreSQL store of its own schema, with a second connection to it (for
+ * writes the store would not make); `done` closes all three and drops the schema.
+ */
+async function onPostgres(): Promise<{ pgStore: PostgresStore; client: pg.Client; ids: number[]; own: IndexSync; done: () => Promise<void> }> {
+  const schema = schemaName();
+  const pgStore = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+  const client = new pg.Client({ connectionString: urlWithSchema(schema) });
+  const ids: number[] = [];
+  const own = new IndexSync({
+    store: pgStore,
+    feed,
+    nodeId: 'me',
+    targets: { documents: { applyStored: async (changed: number[]) => void ids.push(...changed) }, memory: { applyStored: async () => {} } },
+    resyncMs: 3_600_000,
+  });
+  const done = async () => {
+    await client.end().catch(() => undefined);
+    await own.close();
+    await pgStore.close();
+    await dropSchema(schema);
+  };
+  return { pgStore, client, ids, own, done };
+}
+
 describePostgres('IndexSync on PostgreSQL: an insert committed after later ones', () => {
   it('applies the entry whose transaction stayed open while more than a hundred later ones committed', async () => {
-    const schema = schemaName();
-    const pgStore = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
-    const other = new pg.Client({ connectionString: urlWithSchema(schema) });
-    const ids: number[] = [];
-    const own = new IndexSync({
-      store: pgStore,
-      feed,
-      nodeId: 'me',
-      targets: { documents: { applyStored: async (changed: number[]) => void ids.push(...changed) }, memory: { applyStored: async () => {} } },
-      resyncMs: 3_600_000,
-    });
+    const { pgStore, client: other, ids, own, done } = await onPostgres();
     try {
       await own.begin();
       own.start();
@@ -306,10 +321,7 @@ describePostgres('IndexSync on PostgreSQL: an insert committed after later ones'
       await until(() => ids.includes(1));
       expect(Number(rows[0].seq)).toBeLessThan(await pgStore.lastIndexChange());
     } finally {
-      await other.end().catch(() => undefined);
-      await own.close();
-      await pgStore.close();
-      await dropSchema(schema);
+      await done();
     }
   });
 });
@@ -552,17 +564,7 @@ describe('a change log that goes back (a restored store)', () => {
 
 describePostgres('IndexSync on PostgreSQL: a restored store', () => {
   it('reads what was logged after the restore, under seqs the node had passed', async () => {
-    const schema = schemaName();
-    const pgStore = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
-    const admin = new pg.Client({ connectionString: urlWithSchema(schema) });
-    const ids: number[] = [];
-    const own = new IndexSync({
-      store: pgStore,
-      feed,
-      nodeId: 'me',
-      targets: { documents: { applyStored: async (changed: number[]) => void ids.push(...changed) }, memory: { applyStored: async () => {} } },
-      resyncMs: 3_600_000,
-    });
+    const { pgStore, client: admin, ids, own, done } = await onPostgres();
     try {
       await own.begin();
       own.start();
@@ -579,10 +581,7 @@ describePostgres('IndexSync on PostgreSQL: a restored store', () => {
       feed.connected();
       await until(() => ids.includes(30) && ids.includes(40));
     } finally {
-      await admin.end().catch(() => undefined);
-      await own.close();
-      await pgStore.close();
-      await dropSchema(schema);
+      await done();
     }
   });
 });
