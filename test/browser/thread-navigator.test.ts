@@ -104,6 +104,49 @@ describe('ThreadNavigator', () => {
     expect(nav.messages.map((e) => e.message.seq)).toContain(80);
   });
 
+  it('tells a closed room nothing of a page still on its way: no re-render, no save, no failure shown', async () => {
+    const log = new MessageLog();
+    for (let seq = 100; seq < 110; seq++) log.receive(msg(seq, 't_main'));
+    const memory: RoomMemory = { log, joined: true, mainThreadId: 't_main', threadId: '', windowFloor: 100, noneBelow: new Map(), paged: new Set() };
+    const pages: Array<(r: Response | Error) => void> = [];
+    vi.stubGlobal('fetch', () => new Promise<Response>((resolve, reject) => pages.push((r) => (r instanceof Error ? reject(r) : resolve(r)))));
+    const told: string[] = [];
+    const nav = new ThreadNavigator({
+      command: () => Promise.reject(new Error('no commands here')),
+      changed: () => told.push('changed'),
+      failed: (code) => told.push(code),
+      mainReplaced: () => {},
+      followedMerge: () => {},
+    });
+    nav.attach(ROOM, memory, () => {});
+    const page = nav.loadOlder();
+    await vi.waitFor(() => expect(pages).toHaveLength(1));
+    told.length = 0;
+    // The room is closed (another room, the page leaving) before the page comes in.
+    nav.attach(ROOM, null, () => {});
+    pages[0](json({ messages: [msg(90, 't_main')], hasMore: true }));
+    await page;
+    expect(told).toEqual([]);
+    // The page is kept in the room's memory for when the room comes back.
+    expect(log.entries.map((e) => e.message.seq)).toContain(90);
+
+    // A failed page of a closed room shows no notice either; of the open room it does.
+    nav.attach(ROOM, memory, () => {});
+    const failing = nav.loadOlder();
+    await vi.waitFor(() => expect(pages).toHaveLength(2));
+    told.length = 0;
+    nav.attach(ROOM, null, () => {});
+    pages[1](Object.assign(new Error('offline'), { code: 'ERR_NETWORK' }));
+    await failing;
+    expect(told).toEqual([]);
+    nav.attach(ROOM, memory, () => {});
+    const failingOpen = nav.loadOlder();
+    await vi.waitFor(() => expect(pages).toHaveLength(3));
+    pages[2](Object.assign(new Error('offline'), { code: 'ERR_NETWORK' }));
+    await failingOpen;
+    expect(told).toEqual(['changed', 'ERR_NETWORK', 'changed']);
+  });
+
   it('opens the survivor when a refresh is how it hears the open thread was merged (through merges of merges), without a notice for the member’s own merge, and not when the member opens a merged thread', async () => {
     const room = 'news_nav_merge';
     const memory = restoredOn('t_b');

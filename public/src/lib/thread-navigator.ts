@@ -129,10 +129,11 @@ export class ThreadNavigator {
     try {
       await loadOlderPage(memory, threadId);
     } catch (err) {
-      this.host.failed((err as { code?: string }).code ?? 'ERR_NETWORK', (err as Error).message);
+      if (this.memory === memory) this.host.failed((err as { code?: string }).code ?? 'ERR_NETWORK', (err as Error).message);
     } finally {
       this.loading.delete(threadId);
-      this.host.changed();
+      // A room closed meanwhile has nothing to show or save: its page went into its memory, kept for its return.
+      if (this.memory === memory) this.host.changed();
     }
   }
 
