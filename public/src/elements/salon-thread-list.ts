@@ -179,12 +179,17 @@ export class SalonThreadList extends LitElement {
   @property({ type: Boolean, reflect: true }) folded = false;
   @state() private adding = false;
   @state() private problem = '';
+  /** Counts the times the form was opened: a creation's success closes only the form it was started from. */
+  private formOpenings = 0;
+  /** The opening of the form the last "Start" was pressed in. */
+  private submittedIn = -1;
   @query('#new-title') private titleInput?: HTMLInputElement;
   @query('button.new') private newButton?: HTMLButtonElement;
 
   protected override updated(changed: PropertyValues<this>): void {
-    // A thread was started: the form's work is done.
-    if (changed.has('pending') && !this.pending && changed.get('pending') && this.status?.ok && this.adding) this.closeForm();
+    // A thread was started: the form's work is done (a form closed and opened again meanwhile is a new one, not yet used).
+    const started = changed.has('pending') && !this.pending && changed.get('pending') && this.status?.ok;
+    if (started && this.adding && this.submittedIn === this.formOpenings) this.closeForm();
     // On a phone the threads are one scrolling row: the open one (just started, say) must be in sight.
     if (changed.has('current') || changed.has('threads')) {
       this.renderRoot.querySelector<HTMLElement>(`button.thread[aria-current='true']`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
@@ -274,6 +279,7 @@ export class SalonThreadList extends LitElement {
       return;
     }
     this.adding = true;
+    this.formOpenings++;
     this.problem = '';
     await this.updateComplete;
     this.titleInput?.focus();
@@ -297,6 +303,7 @@ export class SalonThreadList extends LitElement {
     const title = this.titleInput?.value ?? '';
     this.problem = titleProblem(title) ?? '';
     if (this.problem) return;
+    this.submittedIn = this.formOpenings;
     this.emit('salon-new-thread', { title: title.trim() });
   }
 
