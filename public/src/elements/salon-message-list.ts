@@ -37,7 +37,7 @@
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
-import type { Source } from '../../../src/protocol/messages.js';
+import type { RoomKind, Source } from '../../../src/protocol/messages.js';
 import type { LogEntry } from '../lib/message-log.js';
 import type { AnswerInProgress } from '../lib/room-controller.js';
 import { AnswerNews } from '../lib/answer-news.js';
@@ -137,6 +137,8 @@ export class SalonMessageList extends LitElement {
   @property() view = '';
   /** A fused thread's introduction, marked as such. */
   @property() introId = '';
+  /** The room's kind ('' before its welcome): what the empty list suggests asking the AI about. */
+  @property() roomKind: RoomKind | '' = '';
   @state() private unseen = false;
   @query('.scroller') private scroller!: HTMLElement;
   private stick = true;
@@ -511,7 +513,7 @@ export class SalonMessageList extends LitElement {
               </button>`
             : nothing
         }
-        ${empty ? html`<p class="empty">No messages yet. Say hello, or ask the AI about this item.</p>` : nothing}
+        ${empty ? html`<p class="empty">${emptyText(this.roomKind)}</p>` : nothing}
         ${repeat(
           this.shown,
           (e) => e.key,
@@ -632,6 +634,13 @@ export class SalonMessageList extends LitElement {
     this.toBottom();
     this.scroller.focus();
   };
+}
+
+/** What an empty thread says: a topic room discusses a topic (and its recent items), any other room one item. */
+function emptyText(kind: RoomKind | ''): string {
+  if (kind === 'topic') return 'No messages yet. Say hello, or ask the AI about this topic and its recent items.';
+  if (kind) return 'No messages yet. Say hello, or ask the AI about this item.';
+  return 'No messages yet. Say hello, or ask the AI.';
 }
 
 /** A message came in after the newest one held before (not a page of older ones, an edit or a removal). */

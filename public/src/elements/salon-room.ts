@@ -226,6 +226,7 @@ export class SalonRoom extends LitElement {
             .answers=${c.answers}
             .youId=${c.you?.id ?? ''}
             .view=${c.threadId}
+            .roomKind=${c.room?.kind ?? ''}
             .introId=${open?.isMerged ? (c.messages.find((e) => e.message.author.kind === 'assistant')?.message.id ?? '') : ''}
             .hasOlder=${c.nav.hasOlder}
             .loadingOlder=${c.nav.loadingOlder}
