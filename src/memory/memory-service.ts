@@ -840,7 +840,10 @@ export class MemoryService implements MemorySearch {
    * messages are put where the store says they are, and followMoves queues a window per thread.
    */
   private followStore(closed: NewMemoryChunk, moved: readonly { id: string; threadId: string }[]): void {
-    if (!this.windowMessages.has(closed)) return;
+    if (!this.windowMessages.has(closed)) {
+      this.log.warn({ threadId: closed.threadId, kind: closed.kind }, 'memory chunk not stored: splits kept moving its messages while it was filed');
+      return;
+    }
     this.moveWindowMessages(closed, new Map(moved.map((m) => [m.id, m.threadId])));
     if (!this.followMoves(closed))
       this.log.warn({ threadId: closed.threadId }, 'memory window not stored: the store puts its messages in no other thread than its own');
@@ -954,7 +957,7 @@ export class MemoryService implements MemorySearch {
       // to the survivor (`stored.threadId`), with the messages it holds; a thread deleted meanwhile
       // or archived without a merge takes nothing, as it takes no message: the chunk would be one
       // nobody can read or delete, or one nobody searches. Its messages are stored already.
-      stored = await this.fileOrRefresh(chunk, now, vector, forgotten);
+      stored = await this.fileWithQuestion(chunk, now, vector, forgotten);
     } catch (err) {
       // Its asker forgot their private asks in the room after asking it, here or on another node.
       if (err instanceof errors.ERR_THREAD_NOT_FOUND || err instanceof ForgottenExchange) return;
@@ -1006,6 +1009,22 @@ export class MemoryService implements MemorySearch {
     if (!full && this.now() < this.nextRetentionSweep) return;
     await this.prune(full ? threadId : null);
     if (full) this.headroom.set(threadId, this.maxChunksPerThread - (await this.options.store.countMemoryChunks(threadId)));
+  }
+
+  /**
+   * fileOrRefresh; an exchange whose question a split moved to another thread since it was asked
+   * (MovedMessages names it) goes there whole, as a split sends the exchanges it finds stored. A
+   * split moving it again meanwhile sends it on, FILING_ROUNDS times at most.
+   */
+  private async fileWithQuestion(chunk: NewMemoryChunk, now: string, vector: Float32Array | undefined, forgotten: () => boolean): Promise<MemoryChunk | null> {
+    for (let round = 1; ; round++) {
+      try {
+        return await this.fileOrRefresh(chunk, now, vector, forgotten);
+      } catch (err) {
+        if (!(err instanceof MovedMessages) || chunk.kind !== 'exchange' || !err.moved.length || round >= FILING_ROUNDS) throw err;
+        chunk = { ...chunk, threadId: err.moved[0].threadId };
+      }
+    }
   }
 
   /**

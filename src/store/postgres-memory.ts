@@ -9,7 +9,7 @@ import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import { lockCovering, placeholders, type Sql } from './postgres-db.js';
 import { insertLines, rescopeLines } from './postgres-text.js';
 import { MEMORY_CHUNK_COLUMNS, memoryChunkValues, rowToStoredMemoryChunk } from './rows.js';
-import { ClaimedMessages, ForgottenExchange, MovedMessages, refusesForgotten, type MemoryFiling, type StoredMemoryChunk } from './types.js';
+import { ClaimedMessages, ForgottenExchange, MovedMessages, movedCited, refusesForgotten, type MemoryFiling, type StoredMemoryChunk } from './types.js';
 import { activeThreadLocked } from './postgres-messages.js';
 
 /**
@@ -147,14 +147,15 @@ async function refuseForgotten(sql: Sql, c: NewMemoryChunk): Promise<number | nu
 }
 
 /**
- * The chunk in the thread it goes to (activeThreadLocked); MovedMessages when it is a live window
- * some of whose messages are in another thread. A split of that thread locks it for update, so one
+ * The chunk in the thread it goes to (activeThreadLocked); MovedMessages when some of the messages
+ * it must follow (movedCited) are in another thread. A split of that thread locks it for update, so one
  * that commits after this read waits for the filing and finds its chunk (ThreadChange.memoryRead).
  */
 async function filedChunk(sql: Sql, c: NewMemoryChunk): Promise<NewMemoryChunk> {
   const threadId = await activeThreadLocked(sql, c.threadId);
-  if (c.live && c.messageIds.length) {
-    const { rows } = await sql.query('SELECT id, thread_id FROM messages WHERE id = ANY($1::text[]) AND thread_id <> $2', [c.messageIds, threadId]);
+  const cited = movedCited(c);
+  if (cited.length) {
+    const { rows } = await sql.query('SELECT id, thread_id FROM messages WHERE id = ANY($1::text[]) AND thread_id <> $2', [cited, threadId]);
     if (rows.length) throw new MovedMessages(rows.map((r) => ({ id: r.id as string, threadId: r.thread_id as string })));
   }
   return threadId === c.threadId ? c : { ...c, threadId };

@@ -94,7 +94,7 @@ import type {
   ThreadEvent,
   UpsertStatus,
 } from './types.js';
-import { ClaimedMessages, ForgottenExchange, MovedMessages, refusesForgotten } from './types.js';
+import { ClaimedMessages, ForgottenExchange, MovedMessages, movedCited, refusesForgotten } from './types.js';
 
 /** `?, ?, …` for each of `columns` (comma-separated). */
 const marks = (columns: string) =>
@@ -1140,13 +1140,14 @@ export class SqliteStore implements Store {
 
   /**
    * The chunk in the thread it goes to: where a message for its thread would (`threadTakingMessages`),
-   * or nowhere; MovedMessages when it is a live window some of whose messages are in another thread.
+   * or nowhere; MovedMessages when some of the messages it must follow (movedCited) are in another thread.
    */
   private filedChunk(c: NewMemoryChunk): NewMemoryChunk {
     const threadId = this.threadTakingMessages(c.threadId);
-    if (c.live && c.messageIds.length) {
+    const cited = movedCited(c);
+    if (cited.length) {
       const elsewhere = this.sql('SELECT id, thread_id FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND thread_id <> ?').all(
-        JSON.stringify(c.messageIds),
+        JSON.stringify(cited),
         threadId,
       ) as Row[];
       if (elsewhere.length) throw new MovedMessages(elsewhere.map((r) => ({ id: r.id as string, threadId: r.thread_id as string })));

@@ -147,14 +147,25 @@ export class ClaimedMessages extends Error {
 /**
  * What Store.addMemoryChunk and Store.fileMemoryChunk throw, storing nothing and claiming nothing,
  * for a live window (NewMemoryChunk.live) some of whose messages are in another thread than the
- * one it would be filed in: a split moved them after the window closed, on any node. `moved` says
- * where each of those is now; the caller files a window per thread (MemoryService.followMoves).
+ * one it would be filed in, or an exchange whose question is (movedCited): a split moved them after
+ * the chunk was made, on any node. `moved` says where each of those is now; the caller files a
+ * window per thread (MemoryService.followMoves), an exchange whole where its question is.
  */
 export class MovedMessages extends Error {
   constructor(readonly moved: readonly { id: string; threadId: string }[]) {
     super(`${moved.length} of its messages are in another thread now`);
     this.name = 'MovedMessages';
   }
+}
+
+/**
+ * The messages of `c` the store checks are in the thread it files `c` in (MovedMessages): all of a
+ * live window's, an exchange's question (it goes whole with it), none of another chunk's (an
+ * import's or a thread operation's windows are made where their messages are).
+ */
+export function movedCited(c: NewMemoryChunk): string[] {
+  if (c.live) return c.messageIds;
+  return c.kind === 'exchange' ? c.messageIds.slice(0, 1) : [];
 }
 
 /**
@@ -554,7 +565,8 @@ export interface Store {
    * to the thread that absorbed it (the returned chunk names that thread); ERR_THREAD_NOT_FOUND
    * when its thread is gone, ERR_THREAD_ARCHIVED when it leads to no active thread, nothing stored;
    * ForgottenExchange when it is privileged and carries a forget mark that is not its asker's any
-   * more (refusesForgotten); for a live window, ClaimedMessages or MovedMessages (see those).
+   * more (refusesForgotten); for a live window, ClaimedMessages or MovedMessages (see those), and
+   * MovedMessages for an exchange whose question is in another thread.
    */
   addMemoryChunk(chunk: NewMemoryChunk, now: string, vector?: { vector: Float32Array; model: string }): Promise<MemoryChunk>;
   /**

@@ -160,6 +160,28 @@ describe('a live window being filed when a split on another node moves some of i
   });
 });
 
+describe('an exchange waiting to be filed when a split moves its question', () => {
+  it('is filed whole in the thread its question is in now, as a split sends the exchanges it finds stored', async () => {
+    const store = new SqliteStore({ filename: ':memory:' });
+    cleanups.push(async () => store.close());
+    const thread = await store.ensureMainThread('news_1');
+    const b = node(store);
+    const [question, answer] = await said(store, thread.id, 2);
+    b.memory.onAnswer(
+      { roomId: 'news_1', threadId: thread.id, text: question.text, asker: { id: question.author.id, name: question.author.name }, questionId: question.id },
+      { message: { ...answer, author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' } }, sources: [], abstained: false, stages: {} },
+    );
+    // The split takes the question and leaves the answer (its notice rewrites queued windows only).
+    const child = await splitOff(store, b.memory, [question.id]);
+    await b.runner.drain();
+    const exchanges = async (threadId: string) =>
+      (await store.scanThreadMemory(threadId, 0, 10, false)).filter((c) => c.kind === 'exchange').map((c) => c.messageIds);
+    // Before, it was stored in the parent, its question said in the child.
+    expect(await exchanges(thread.id)).toEqual([]);
+    expect(await exchanges(child)).toEqual([[question.id, answer.id]]);
+  });
+});
+
 describe('realigning a refused live window', () => {
   it('files the part after what another node filed as a window of its own when a later window of the thread closed meanwhile, so no window skips messages', async () => {
     const store = new SqliteStore({ filename: ':memory:' });

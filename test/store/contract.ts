@@ -581,7 +581,7 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         await expect(store.addMemoryChunk(live(['m9'], 'Cy: later'), at(5))).rejects.toBeInstanceOf(ClaimedMessages);
       });
 
-      it('refuses a live window some of whose messages a split moved to another thread, naming where they are, storing and claiming nothing', async () => {
+      it('refuses a live window some of whose messages a split moved to another thread, or an exchange whose question it moved, naming where they are, storing and claiming nothing', async () => {
         const main = await store.ensureMainThread('news_1');
         const said = await store.appendMessages(['a', 'b', 'c'].map((text) => ({ roomId: 'news_1', threadId: main.id, author: user('u'), text })));
         const ids = said.map((s) => s.message.id);
@@ -612,6 +612,11 @@ export function storeContract(name: string, make: () => Promise<Store>, cleanup:
         });
         // A thread operation's or an import's chunk is no live window: not checked.
         expect(await store.addMemoryChunk(chunk(main.id, 'U: a b c', { messageIds: ids }), at(3))).toMatchObject({ threadId: main.id });
+        // An exchange goes whole with its question: refused where its question is not, naming where it is; its answer does not count.
+        const exchange = (messageIds: string[]) => chunk(main.id, 'Q: b?\nA: c', { kind: 'exchange', messageIds });
+        await expect(store.addMemoryChunk(exchange([ids[1], ids[0]]), at(3))).rejects.toMatchObject({ moved: [{ id: ids[1], threadId: 'thr_part' }] });
+        await expect(store.fileMemoryChunk(exchange([ids[1], ids[0]]), at(3), v, [])).rejects.toBeInstanceOf(MovedMessages);
+        expect(await store.addMemoryChunk(exchange([ids[0], ids[1]]), at(3))).toMatchObject({ threadId: main.id });
       });
 
       it('refuses a private exchange asked before its asker last forgot their private asks in its room (its forget mark), storing nothing; marks are per member and room', async () => {
