@@ -65,6 +65,8 @@ export class Room {
   /** Whether this node joined the room's bus channel (a room that does not exist never does). */
   heard = false;
   readonly sessions = new Set<RoomSession>();
+  /** The same connections by user, so a private frame does not walk a large room's every connection. */
+  private readonly sessionsByUser = new Map<string, Set<RoomSession>>();
   readonly members = new RoomMembers();
   readonly typing: TypingTracker;
   /** Threads of this room other than the main one that messages were already checked against. */
@@ -362,7 +364,8 @@ export class Room {
    * joined before it came: `user`'s alone when it was for one member.
    */
   sendHeldFrame(frame: string, n: number, user?: string): void {
-    for (const s of this.sessions) if (n >= s.heldFramesFrom && (user === undefined || s.userId === user)) s.deliver(frame);
+    const sessions = user === undefined ? this.sessions : (this.sessionsByUser.get(user) ?? []);
+    for (const s of sessions) if (n >= s.heldFramesFrom) s.deliver(frame);
   }
 
   /** Offers an optional frame to every connection except those of `exceptUser`. */
@@ -372,18 +375,23 @@ export class Room {
 
   /** Sends to one user's connections. */
   sendToUser(userId: string, frame: string): void {
-    for (const s of this.sessions) if (s.userId === userId) s.deliver(frame);
+    for (const s of this.sessionsByUser.get(userId) ?? []) s.deliver(frame);
   }
 
   /** Adds a connection (RoomMembers.join: the first makes the user a member, a new name renames). */
   join(session: RoomSession, name: string): { member: Member; isNew: boolean; renamed: boolean; since: number } {
     this.sessions.add(session);
+    const own = this.sessionsByUser.get(session.userId);
+    if (own) own.add(session);
+    else this.sessionsByUser.set(session.userId, new Set([session]));
     return this.members.join(session.userId, name, Date.now());
   }
 
   /** Removes a connection; returns the member when it was their last one on this node. */
   leave(session: RoomSession): Member | null {
     if (!this.sessions.delete(session)) return null;
+    const own = this.sessionsByUser.get(session.userId);
+    if (own?.delete(session) && !own.size) this.sessionsByUser.delete(session.userId);
     return this.members.leave(session.userId);
   }
 
