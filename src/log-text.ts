@@ -28,17 +28,19 @@ export function withoutQueries(text: string): string {
  *
  * A password may also hold what a URL should have escaped (a space, a quote, `/`, `?`, `#`): the
  * URL is malformed, but it is still the secret someone set. After `user:`, the userinfo then runs
- * to the last `@` on the line that a host follows, short of another URL: a `host:port` with an `@`
- * later on its line (an address, then someone's email) loses that stretch from the log, which is
- * the price of never logging such a password. A port alone (`host:6379 failed`) starts none, nor
- * does an IPv6 address (`[::1]:3000`), and a port followed by a path (`host:6379/0`) only reaches
- * an `@` in the same word.
+ * to the last `@` on the line that a host follows, short of another URL. That reading goes first:
+ * a password holding an `@` and a space (`u:p@ss w@h`) would otherwise end at its first `@` and
+ * log the rest. So a `host:port` or a `user:password@host` with an `@` later on its line (an
+ * address, then someone's email) loses that stretch from the log, which is the price of never
+ * logging such a password. A port alone (`host:6379 failed`) starts none, nor does an IPv6
+ * address (`[::1]:3000`), and a port followed by a path (`host:6379/0`) only reaches an `@` in the
+ * same word.
  */
 const URL_USERINFO = new RegExp(
   [
     String.raw`\b([a-z][a-z0-9+.-]*:\/\/)`,
-    String.raw`(?:[^\s/?#"'<>]*@`,
-    String.raw`|[^\s/?#@:"'<>[\]]*:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!\d*(?:[/?#\s"'<>),;]|$))(?:(?!:\/\/).)*)@(?=[\w[%]))`,
+    String.raw`(?:[^\s/?#@:"'<>[\]]*:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!\d*(?:[/?#\s"'<>),;]|$))(?:(?!:\/\/).)*)@(?=[\w[%])`,
+    String.raw`|[^\s/?#"'<>]*@)`,
   ].join(''),
   'gi',
 );

@@ -98,6 +98,14 @@ describe('stderrLogger', () => {
     expect(lines).toEqual(['import failed: cannot reach postgres://db.internal:5432/salon']);
   });
 
+  it('drops the whole password when it holds both an @ and a space', () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    const log = stderrLogger();
+    log.error({ err: new Error('cannot reach postgres://salon:p@ss w@rd@db.internal:5432/salon') }, 'store at redis://u:p@ss w@cache failed');
+    expect(lines).toEqual(['store at redis://cache failed: cannot reach postgres://db.internal:5432/salon']);
+  });
+
   it('drops a password holding what a URL should have escaped (a space, a quote, /, ? or #)', () => {
     const lines: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
