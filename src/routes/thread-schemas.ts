@@ -79,6 +79,7 @@ export const detailSchema = {
   properties: {
     thread: threadSchema,
     messages: { type: 'integer', description: 'messages in the thread' },
+    seq: { type: 'integer', description: 'the room’s newest seq when the messages were counted: a message of the thread at or below it is counted' },
     memory: {
       type: 'object',
       properties: {
@@ -93,5 +94,5 @@ export const detailSchema = {
     suggestions: { type: 'array', items: suggestionSchema, description: 'merges worth considering (never done by themselves)' },
     history: { type: 'array', items: eventSchema, description: 'the thread operations recorded, oldest first' },
   },
-  required: ['thread', 'messages', 'memory', 'bridges', 'suggestions', 'history'],
+  required: ['thread', 'messages', 'seq', 'memory', 'bridges', 'suggestions', 'history'],
 } as const;

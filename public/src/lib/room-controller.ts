@@ -658,7 +658,7 @@ export class RoomController implements ReactiveController {
           void this.nav.refresh();
           break;
         }
-        this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.hasSeq(m.id));
+        this.nav.threads.noteMessage(m.threadId, m.seq > 0 && !log.hasSeq(m.id), m.seq);
         const writtenIn = log.writtenIn(m);
         log.receive(m);
         if (writtenIn && writtenIn !== m.threadId) this.followOwnMessage(writtenIn, m.threadId);
@@ -686,7 +686,7 @@ export class RoomController implements ReactiveController {
         break;
       case 'assistant.done': {
         // The stored answer has its own id; the id it streamed under comes back as its clientId.
-        this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.hasSeq(frame.message.id));
+        this.nav.threads.noteMessage(frame.message.threadId, frame.message.seq > 0 && !log.hasSeq(frame.message.id), frame.message.seq);
         // A private answer names the thread its question was asked in, which may have been merged
         // since: the store files a stored answer under the survivor, this one the page files there.
         const privateAnswer = frame.message.id.startsWith('private_');

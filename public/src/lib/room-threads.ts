@@ -8,7 +8,7 @@
  * A refresh reports which threads may now hold messages the page filed under another thread
  * (new threads split off, survivors of a merge), so the room can file them again.
  */
-import { listThreads, threadDetail, type MergeSuggestion, type ThreadView } from './threads-api.js';
+import { listThreads, threadDetail, type MergeSuggestion, type ThreadDetail, type ThreadView } from './threads-api.js';
 
 /** Where a room's threads are read from: the server's API, or a test's stand-in. */
 export interface ThreadsSource {
@@ -57,6 +57,10 @@ export class RoomThreads {
   onChange: () => void = () => {};
   /** Messages per thread id, as far as known (a new object after each change). */
   counts: Readonly<Record<string, number>> = {};
+  /** The room's seq each count was read at (the detail's `seq`): a live message at or below it is counted already. */
+  private readonly countedAt = new Map<string, number>();
+  /** Seqs of the live messages of a thread noted while its detail is being fetched, one list per fetch. */
+  private readonly arriving = new Map<string, Set<number[]>>();
   /** Merge suggestions per thread id (a new object after each change). */
   suggestions: Readonly<Record<string, readonly MergeSuggestion[]>> = {};
   private readonly shapes = new Map<string, string>();
@@ -124,15 +128,19 @@ export class RoomThreads {
     return this.byId(id)?.mergedInto ? this.survivorOf(id)?.id : undefined;
   }
 
-  /** A live message arrived: count it, or fetch the list when its thread is new to the page. */
-  noteMessage(threadId: string, isNew: boolean): void {
+  /**
+   * A live message (`seq`) arrived: count it unless the thread's count was read after it was
+   * stored, or fetch the list when its thread is new to the page.
+   */
+  noteMessage(threadId: string, isNew: boolean, seq = 0): void {
     if (!threadId) return;
+    if (isNew) for (const arrived of this.arriving.get(threadId) ?? []) arrived.push(seq);
     if (!this.byId(threadId)) {
       if (this.loaded) void this.refresh().catch(() => {});
       return;
     }
     const n = this.counts[threadId];
-    if (isNew && n !== undefined) {
+    if (isNew && n !== undefined && seq > (this.countedAt.get(threadId) ?? 0)) {
       this.counts = { ...this.counts, [threadId]: n + 1 };
       this.onChange();
     }
@@ -172,11 +180,31 @@ export class RoomThreads {
 
   /** Fetches one thread's count and suggestions; of a thread the list leaves out, takes the store's word on it as well. */
   async refreshDetail(id: string): Promise<void> {
-    const d = await this.source.threadDetail(id);
+    const d = await this.detailNoting(id);
     if (!this.inList(id)) this.unlisted.set(id, { thread: d.thread, afterList: this.lists });
-    this.counts = { ...this.counts, [id]: d.messages };
+    this.counts = { ...this.counts, [id]: d.messages + d.arrivedAfter };
+    this.countedAt.set(id, d.seq);
     this.suggestions = { ...this.suggestions, [id]: d.suggestions };
     this.onChange();
+  }
+
+  /**
+   * Fetches `id`'s detail, noting the live messages that arrive meanwhile: those the count was read
+   * before (above its seq) are added to it, the others are in it already. A detail without a seq
+   * stands at 0: every message arriving later is added, as before counts carried one.
+   */
+  private async detailNoting(id: string): Promise<ThreadDetail & { seq: number; arrivedAfter: number }> {
+    const arrived: number[] = [];
+    const lists = this.arriving.get(id) ?? new Set<number[]>();
+    this.arriving.set(id, lists.add(arrived));
+    try {
+      const d = await this.source.threadDetail(id);
+      const seq = typeof d.seq === 'number' ? d.seq : 0;
+      return { ...d, seq, arrivedAfter: seq ? arrived.filter((s) => s > seq).length : 0 };
+    } finally {
+      lists.delete(arrived);
+      if (!lists.size) this.arriving.delete(id);
+    }
   }
 
   private async fetch(current: string): Promise<ThreadsChange> {

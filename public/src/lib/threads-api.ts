@@ -12,6 +12,8 @@ import { SPLIT_MAX_PARTS, TITLE_MAX_CHARS, type MergeSuggestion, type SplitLock,
 export interface ThreadDetail {
   thread: ThreadView;
   messages: number;
+  /** The room's newest seq when `messages` was counted: a message of the thread at or below it is counted. */
+  seq?: number;
   suggestions: MergeSuggestion[];
 }
 

@@ -62,6 +62,8 @@ export const COMPACT_KEEP_EXCHANGES = 20;
 export const COMPACT_SUMMARY_CHARS = 900;
 /** Memory chunks read per page (without vectors: ~10 ms a page). */
 const PAGE = 250;
+/** Counts of a thread read at most per detail while messages keep coming in (countAtSeq). */
+const COUNT_SEQ_TRIES = 3;
 /** Chunks' ids and audiences read at once (a few bytes each: ~2–5 ms a page). */
 const AUDIENCE_PAGE = 2_048;
 /** Characters of each message a thread's summary is made from (as in the recent chat). */
@@ -103,6 +105,11 @@ export interface ThreadServiceOptions {
 export interface ThreadDetail {
   thread: Thread;
   messages: number;
+  /**
+   * The room's newest seq when `messages` was counted: a live message of the thread at or below it
+   * is counted already, one above it is not (the page adds those to the count as they arrive).
+   */
+  seq: number;
   memory: MemoryStats & { fused: number; kept: number };
   bridges: ThreadBridge[];
   suggestions: MergeSuggestion[];
@@ -210,15 +217,32 @@ export class ThreadService {
   async detail(id: string): Promise<ThreadDetail> {
     const { store, memory } = this.options;
     const thread = await this.get(id);
-    const [messages, stats, fusion, bridges, suggestions, history] = await Promise.all([
-      store.countThreadMessages(id),
+    const [{ messages, seq }, stats, fusion, bridges, suggestions, history] = await Promise.all([
+      this.countAtSeq(thread),
       memory.stats(id),
       store.countFusedMemory(id),
       store.threadBridges(id),
       this.bridges.suggestions(thread),
       store.threadHistory(id, HISTORY_SHOWN),
     ]);
-    return { thread, messages, memory: { ...stats, ...fusion }, bridges, suggestions, history };
+    return { thread, messages, seq, memory: { ...stats, ...fusion }, bridges, suggestions, history };
+  }
+
+  /**
+   * The thread's message count and the room's seq it stands at: read between two reads of the
+   * room's newest seq that agree, no message came in while it was counted. A room too busy to agree
+   * after COUNT_SEQ_TRIES gives the later seq: a message that came in meanwhile may then be missed,
+   * never counted twice.
+   */
+  private async countAtSeq(thread: Thread): Promise<{ messages: number; seq: number }> {
+    const { store } = this.options;
+    let seq = await store.lastSeq(thread.roomId);
+    for (let tries = 1; ; tries++) {
+      const messages = await store.countThreadMessages(thread.id);
+      const after = await store.lastSeq(thread.roomId);
+      if (after === seq || tries >= COUNT_SEQ_TRIES) return { messages, seq: after };
+      seq = after;
+    }
   }
 
   /** `/thread new <title>`: a new active thread in the room. */
