@@ -15,7 +15,10 @@ export type Delivery =
   | 'typing'
   /** only to `user`'s connections */
   | 'user'
-  /** nothing to deliver: the room's presence changed on the sender, read it again */
+  /**
+   * nothing to deliver: the room's presence changed on the sender; the frame is a PresenceDelta,
+   * or empty (an older node, or a change the sender cannot describe): read the presence again
+   */
   | 'presence'
   /** the sender is back after being cut off: read presence again, and messages after `{from}` from the store */
   | 'sync'
@@ -73,6 +76,37 @@ export function parseThreadMove(frame: string): ThreadMove | null {
   if (typeof v.deleted === 'string') return { deleted: v.deleted };
   const m = v.merged as { absorbedId?: unknown; survivorId?: unknown } | undefined;
   return typeof m?.absorbedId === 'string' && typeof m.survivorId === 'string' ? { merged: { absorbedId: m.absorbedId, survivorId: m.survivorId } } : null;
+}
+
+/**
+ * What a `presence` frame carries: the sender's members who joined the room or took another name,
+ * and those whose last connection there left it. Every entry names the sender (`node`).
+ */
+export interface PresenceDelta {
+  joined: { id: string; name: string; since: number; node: string }[];
+  left: { id: string; node: string }[];
+}
+
+/** A `presence` frame read back; null when it is not one (empty, or another shape): read the presence instead. */
+export function parsePresenceDelta(frame: string, node: string): PresenceDelta | null {
+  if (!frame) return null;
+  let v: { joined?: unknown; left?: unknown } | null;
+  try {
+    v = JSON.parse(frame);
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null || !Array.isArray(v.joined) || !Array.isArray(v.left)) return null;
+  const joinedOk = v.joined.every(
+    (j: { id?: unknown; name?: unknown; since?: unknown; node?: unknown } | null) =>
+      isName(j?.id) && isName(j.name) && Number.isFinite(j.since) && j.node === node,
+  );
+  const leftOk = v.left.every((l: { id?: unknown; node?: unknown } | null) => isName(l?.id) && l.node === node);
+  if (!joinedOk || !leftOk) return null;
+  return {
+    joined: (v.joined as PresenceDelta['joined']).map(({ id, name, since }) => ({ id, name, since, node })),
+    left: (v.left as PresenceDelta['left']).map(({ id }) => ({ id, node })),
+  };
 }
 
 /** Longest node or user id an envelope's header may carry. */

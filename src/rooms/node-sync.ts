@@ -1,7 +1,8 @@
 /**
  * Keeps one node's rooms in step with the other nodes of the bus. Presence: every local join and
- * leave is written to the bus's shared presence and announced with a `presence` envelope, on
- * which the other nodes read the room's members again; rooms are rechecked every
+ * leave is written to the bus's shared presence and announced with a `presence` envelope carrying
+ * the change, which the other nodes apply to their member lists; they read the room's whole
+ * presence only when they must (first load, resync, a dead node, a change they cannot apply). Rooms are rechecked every
  * `presence.recheckMs` for members whose node died. Resync: when the bus was cut off, each room
  * remembers its seq at the cut; once the bus is back the node delivers what it missed from the
  * store and sends a `sync` envelope so the others fetch what it could not publish meanwhile.
@@ -11,7 +12,7 @@
 import type { Logger } from '../logger.js';
 import type { Message, Member } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
-import { encodeEnvelope, type Envelope } from './envelope.js';
+import { encodeEnvelope, parsePresenceDelta, type Envelope, type PresenceDelta } from './envelope.js';
 import { FreshReading } from './fresh-reading.js';
 import type { Held } from './held-messages.js';
 import { ReadSlots } from './read-slots.js';
@@ -52,6 +53,12 @@ export const CATCH_UP_TURN_BYTES = 4 * 1024 * 1024;
  * (DEFAULT_POOL_SIZE, 10) from the posts being stored meanwhile, every node at the same moment.
  */
 export const CATCH_UP_READS_AT_ONCE = 4;
+/**
+ * Reads of a room's whole shared presence one node runs at once. After Redis comes back every room
+ * reads its members again, as do the other nodes for each room's `sync`: those wait in line, as
+ * the store reads do (CATCH_UP_READS_AT_ONCE), instead of all going to Redis in one instant.
+ */
+export const PRESENCE_READS_AT_ONCE = 4;
 /** How long a reading of every node's active rooms serves (browsers refresh their counts every 10 s). */
 export const ACTIVE_ROOMS_FRESH_MS = 1_000;
 
@@ -98,7 +105,11 @@ export class NodeSync {
   /** Rooms whose last read of the shared presence failed: read again at the next recheck. */
   private readonly unrefreshed = new Set<Room>();
   private readonly again = new Set<Room>();
-  private readonly pokes = new Set<string>();
+  /**
+   * roomId → this node's presence changes not yet announced (userId → the entry, or null when they
+   * left), or null when the others must read the room's presence again (lapsed entries).
+   */
+  private readonly pokes = new Map<string, Map<string, { name: string; since: number } | null> | null>();
   /**
    * Rooms with a catch-up waiting for its turn in the room's queue, with the seq it reads after: a
    * `sync` heard meanwhile lowers it instead of queueing a read of its own. After Redis came back,
@@ -116,6 +127,8 @@ export class NodeSync {
   private readonly timer: NodeJS.Timeout | null = null;
   /** The store reads of catch-ups and history reloads, CATCH_UP_READS_AT_ONCE at a time. */
   private readonly reads = new ReadSlots(CATCH_UP_READS_AT_ONCE);
+  /** Reads of rooms' whole shared presence, PRESENCE_READS_AT_ONCE at a time. */
+  private readonly presenceReads = new ReadSlots(PRESENCE_READS_AT_ONCE);
 
   constructor(private readonly deps: NodeSyncDeps) {
     deps.bus.onConnectionChange((connected) => (connected ? this.reconnected() : this.cutOff()));
@@ -168,13 +181,13 @@ export class NodeSync {
   /** A member of this node joined the room or took another name. */
   memberSet(room: Room, member: Member, since: number): void {
     this.deps.bus.presence.set(room.id, member, since).catch((err: unknown) => this.deps.log.debug({ roomId: room.id, err }, 'presence write failed'));
-    this.poke(room.id);
+    this.poke(room.id, member.id, { name: member.name, since });
   }
 
   /** A member's last connection on this node left the room. */
   memberGone(room: Room, member: Member): void {
     this.deps.bus.presence.remove(room.id, member.id).catch((err: unknown) => this.deps.log.debug({ roomId: room.id, err }, 'presence write failed'));
-    this.poke(room.id);
+    this.poke(room.id, member.id, null);
   }
 
   /** A `presence` or `sync` envelope from another node. */
@@ -188,8 +201,21 @@ export class NodeSync {
       if (from !== undefined && room.heard) this.loadingSyncs.set(roomId, Math.min(from, this.loadingSyncs.get(roomId) ?? from));
       return;
     }
-    void this.refresh(room);
+    const delta = envelope.delivery === 'presence' ? parsePresenceDelta(envelope.frame, envelope.node) : null;
+    if (delta) this.applyDelta(room, envelope.node, delta);
+    else void this.refresh(room);
     if (from !== undefined) void this.catchUp(room, from);
+  }
+
+  /**
+   * Applies another node's presence change to the room's member list, without a read. While a read
+   * of the room's presence runs, the change goes to one more read instead: the read may have been
+   * answered before the change was written, and would replace the room's view after it.
+   */
+  private applyDelta(room: Room, node: string, delta: PresenceDelta): void {
+    if (this.refreshing.has(room)) return void this.refresh(room);
+    const changes = room.members.applyRemote(node, { joined: delta.joined, left: delta.left.map((l) => l.id) });
+    if (room.sessions.size) for (const change of changes) room.presence(change, Date.now());
   }
 
   /**
@@ -311,7 +337,7 @@ export class NodeSync {
     if (this.timer) clearInterval(this.timer);
     for (const gap of this.gaps.values()) clearTimeout(gap.timer);
     this.gaps.clear();
-    for (const roomId of [...this.pokes]) this.flushPoke(roomId);
+    for (const roomId of [...this.pokes.keys()]) this.flushPoke(roomId);
     for (const roomId of [...this.failedPublishes.keys()]) this.flushFailedPublish(roomId);
   }
 
@@ -320,16 +346,40 @@ export class NodeSync {
     for (const roomId of roomIds) if (this.deps.room(roomId)?.info) this.poke(roomId);
   }
 
-  /** Tells the other nodes, once per room per turn of the event loop, that the room's presence changed. */
-  private poke(roomId: string): void {
-    if (this.pokes.has(roomId)) return;
-    this.pokes.add(roomId);
-    // The presence write was sent before this runs, so the others read the change.
-    queueMicrotask(() => this.flushPoke(roomId));
+  /**
+   * Tells the other nodes, once per room per turn of the event loop, what changed in the room's
+   * presence here: `userId`'s entry (null: they left), or, with no user, that they must read it again.
+   */
+  private poke(roomId: string, userId?: string, entry?: { name: string; since: number } | null): void {
+    const pending = this.pokes.get(roomId);
+    if (pending === undefined) {
+      this.pokes.set(roomId, userId === undefined ? null : new Map([[userId, entry ?? null]]));
+      // The presence write was sent before this runs, so the others read or apply the change after it.
+      queueMicrotask(() => this.flushPoke(roomId));
+    } else if (userId === undefined) this.pokes.set(roomId, null);
+    else if (pending) {
+      // Last change last: a user who left and came back in one turn is announced as joined.
+      pending.delete(userId);
+      pending.set(userId, entry ?? null);
+    }
   }
 
   private flushPoke(roomId: string): void {
-    if (this.pokes.delete(roomId)) this.publish(roomId, 'presence', '');
+    const pending = this.pokes.get(roomId);
+    if (pending === undefined) return;
+    this.pokes.delete(roomId);
+    this.publish(roomId, 'presence', pending ? this.deltaFrame(pending) : '');
+  }
+
+  /** A `presence` frame of this node's changes (PresenceDelta), the last change of each user. */
+  private deltaFrame(pending: Map<string, { name: string; since: number } | null>): string {
+    const node = this.deps.bus.nodeId;
+    const delta: PresenceDelta = { joined: [], left: [] };
+    for (const [id, entry] of pending) {
+      if (entry) delta.joined.push({ id, name: entry.name, since: entry.since, node });
+      else delta.left.push({ id, node });
+    }
+    return JSON.stringify(delta);
   }
 
   private publish(roomId: string, delivery: 'presence' | 'sync', frame: string): void {
@@ -355,7 +405,7 @@ export class NodeSync {
       this.again.delete(room);
       let entries;
       try {
-        entries = await bus.presence.list(room.id);
+        entries = await this.presenceReads.run(() => bus.presence.list(room.id));
       } catch (err) {
         // The room keeps the members it knew until a read succeeds: the next recheck's, or the
         // resync when the bus is back. Left to whatever read it next, a dead node's members whose

@@ -18,10 +18,24 @@ export interface MemberEntry {
   since: number;
 }
 
-/** A member connected to other nodes. */
+/** A member's entry on one other node. */
+interface NodeEntry {
+  name: string;
+  since: number;
+}
+
+/** A member connected to other nodes: the entry of each, and the one listed (the earliest join). */
 interface RemoteMember {
   member: Member;
   since: number;
+  /** node id → that node's entry; the member leaves when the last one goes. */
+  nodes: Map<string, NodeEntry>;
+}
+
+/** What one other node's presence changed: its members who joined or took a name, and who left it. */
+export interface RemoteUpdate {
+  joined: { id: string; name: string; since: number }[];
+  left: string[];
 }
 
 /** A join or leave for a presence frame; empty when only a name changed. */
@@ -41,8 +55,8 @@ export class RoomMembers {
   private readonly names = new Map<string, string>();
   /** Members on other nodes (userId →), including those also connected here. */
   private remote = new Map<string, RemoteMember>();
-  /** Their names' keys → userId. */
-  private remoteNames = new Map<string, string>();
+  /** Their listed names' keys → the users listed under them (two nodes may both give out a name at once). */
+  private remoteNames = new Map<string, Set<string>>();
   /** Name key → the suffix last given to a member asking for that name (uniqueName); least recently given first. */
   private readonly suffixes = new Map<string, number>();
   /** The latest `since` given here: each join gets a later one, so this node's order is never a tie. */
@@ -113,25 +127,86 @@ export class RoomMembers {
    * returns the joins and leaves this makes to the member list.
    */
   setRemote(entries: PresenceEntry[]): PresenceChange[] {
-    const next = new Map<string, RemoteMember>();
-    for (const e of entries) if (!next.has(e.id)) next.set(e.id, { member: { id: e.id, name: e.name }, since: e.since });
+    const before = this.remote;
+    this.remote = new Map();
+    this.remoteNames = new Map();
+    for (const e of entries) this.place(e.node, e);
     const changes: PresenceChange[] = [];
-    for (const [id, r] of next) {
+    for (const [id, r] of this.remote) {
       if (this.local.has(id)) continue;
-      const before = this.remote.get(id);
-      if (!before) changes.push({ joined: r.member });
-      else if (before.member.name !== r.member.name) changes.push({});
+      const was = before.get(id);
+      if (!was) changes.push({ joined: r.member });
+      else if (was.member.name !== r.member.name) changes.push({});
     }
-    for (const [id, r] of this.remote) if (!next.has(id) && !this.local.has(id)) changes.push({ left: r.member });
-    this.remote = next;
-    this.remoteNames = new Map([...next].map(([id, r]) => [nameKey(r.member.name), id]));
+    for (const [id, r] of before) if (!this.remote.has(id) && !this.local.has(id)) changes.push({ left: r.member });
     return changes;
+  }
+
+  /**
+   * Applies what one other node said changed, without reading the whole presence: the cost is the
+   * update's size, not the room's. A member on several nodes leaves when the last of them does.
+   * Returns the joins, renames and leaves this makes to the member list, as setRemote does.
+   */
+  applyRemote(node: string, update: RemoteUpdate): PresenceChange[] {
+    const changes: PresenceChange[] = [];
+    for (const e of update.joined) {
+      const wasName = this.remote.get(e.id)?.member.name;
+      const r = this.place(node, e);
+      if (this.local.has(e.id)) continue;
+      if (wasName === undefined) changes.push({ joined: r.member });
+      else if (wasName !== r.member.name) changes.push({});
+    }
+    for (const id of update.left) {
+      const r = this.remote.get(id);
+      if (!r?.nodes.delete(node)) continue;
+      const wasName = r.member.name;
+      if (r.nodes.size) {
+        this.show(id, r);
+        if (!this.local.has(id) && wasName !== r.member.name) changes.push({});
+        continue;
+      }
+      this.remote.delete(id);
+      this.unname(wasName, id);
+      if (!this.local.has(id)) changes.push({ left: r.member });
+    }
+    return changes;
+  }
+
+  /** Records `node`'s entry of a member and lists them under their earliest one. */
+  private place(node: string, e: { id: string; name: string; since: number }): RemoteMember {
+    let r = this.remote.get(e.id);
+    if (!r) this.remote.set(e.id, (r = { member: { id: e.id, name: '' }, since: e.since, nodes: new Map() }));
+    r.nodes.set(node, { name: e.name, since: e.since });
+    this.show(e.id, r);
+    return r;
+  }
+
+  /** Lists a member on other nodes under the entry of their earliest join (ties: the lower node id). */
+  private show(id: string, r: RemoteMember): void {
+    let first: [string, NodeEntry] | undefined;
+    for (const n of r.nodes) if (!first || n[1].since < first[1].since || (n[1].since === first[1].since && n[0] < first[0])) first = n;
+    const { name, since } = first![1];
+    r.since = since;
+    if (r.member.name === name) return;
+    if (r.member.name) this.unname(r.member.name, id);
+    // A new object: a change already handed out keeps the name it announced.
+    r.member = { id, name };
+    const key = nameKey(name);
+    const users = this.remoteNames.get(key);
+    if (users) users.add(id);
+    else this.remoteNames.set(key, new Set([id]));
+  }
+
+  private unname(name: string, id: string): void {
+    const key = nameKey(name);
+    const users = this.remoteNames.get(key);
+    if (users?.delete(id) && !users.size) this.remoteNames.delete(key);
   }
 
   /** The first `max` members of every node, in join order. */
   listed(max: number): Member[] {
     if (this.remote.size) {
-      const all: RemoteMember[] = [...this.local.values()];
+      const all: { member: Member; since: number }[] = [...this.local.values()];
       for (const [id, r] of this.remote) if (!this.local.has(id)) all.push(r);
       return all
         .sort((a, b) => compareJoins(a.since, a.member.id, b.since, b.member.id))
@@ -155,7 +230,11 @@ export class RoomMembers {
   }
 
   private uniqueName(name: string, userId: string): string {
-    const taken = (key: string) => this.names.has(key) || (this.remoteNames.get(key) ?? userId) !== userId;
+    const taken = (key: string) => {
+      if (this.names.has(key)) return true;
+      const users = this.remoteNames.get(key);
+      return users !== undefined && (users.size > 1 || !users.has(userId));
+    };
     const key = nameKey(name);
     if (!taken(key)) return name;
     // Suffixes are tried from the last one given for this name, not from 2: with thousands of

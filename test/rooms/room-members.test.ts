@@ -106,6 +106,33 @@ describe('RoomMembers', () => {
     tie.setRemote([entry('u_z', 'Zed', 5), entry('u_b', 'Bo', 5)]);
     expect(tie.listed(10).map((x) => x.name)).toEqual(['Bo', 'Mo', 'Zed']);
   });
+
+  it('applies another node’s changes: a member on two nodes leaves when the last one does, listed under their earliest join', () => {
+    const m = new RoomMembers();
+    m.join('u1', 'Ana', 10);
+    expect(m.applyRemote('x', { joined: [{ id: 'u2', name: 'Ben', since: 20 }], left: [] })).toEqual([{ joined: { id: 'u2', name: 'Ben' } }]);
+    expect(m.applyRemote('y', { joined: [{ id: 'u2', name: 'Benny', since: 30 }], left: [] })).toEqual([]);
+    expect(m.listed(10).map((x) => x.name)).toEqual(['Ana', 'Ben']);
+    // Ben's earliest entry goes: he is listed under the other node's, a rename.
+    expect(m.applyRemote('x', { joined: [], left: ['u2'] })).toEqual([{}]);
+    expect(m.listed(10).map((x) => x.name)).toEqual(['Ana', 'Benny']);
+    expect(m.join('u3', 'Ben', 40).member.name).toBe('Ben');
+    expect(m.join('u4', 'Benny', 50).member.name).toBe('Benny (2)');
+    expect(m.applyRemote('y', { joined: [], left: ['u2', 'u9'] })).toEqual([{ left: { id: 'u2', name: 'Benny' } }]);
+    expect(m.count).toBe(3);
+    // A member also connected here is neither announced joining nor leaving from another node.
+    expect(m.applyRemote('x', { joined: [{ id: 'u1', name: 'Ana', since: 10 }], left: [] })).toEqual([]);
+    expect(m.elsewhere('u1')).toBe(true);
+    expect(m.applyRemote('x', { joined: [], left: ['u1'] })).toEqual([]);
+    expect(m.elsewhere('u1')).toBe(false);
+  });
+
+  it('keeps a name taken while two members on other nodes hold it and one leaves', () => {
+    const m = new RoomMembers();
+    m.setRemote([entry('u1', 'Ana', 10, 'x'), entry('u2', 'Ana', 11, 'y')]);
+    m.applyRemote('x', { joined: [], left: ['u1'] });
+    expect(m.join('u3', 'Ana', 20).member.name).toBe('Ana (2)');
+  });
 });
 
 describe('SeqWindow', () => {
