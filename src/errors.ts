@@ -148,6 +148,7 @@ export const errors = {
   ERR_BAD_TOKEN: define('ERR_BAD_TOKEN', 401, 'The identity token is invalid'),
   ERR_TOKEN_EXPIRED: define('ERR_TOKEN_EXPIRED', 401, 'The identity token has expired: it was issued more than %s days ago'),
   ERR_ORIGIN_NOT_ALLOWED: define('ERR_ORIGIN_NOT_ALLOWED', 403, 'Origin %s may not open room sockets'),
+  ERR_HOST_NOT_ALLOWED: define('ERR_HOST_NOT_ALLOWED', 403, 'Host %s is not this server: open it as localhost or 127.0.0.1 with its port'),
   ERR_RATE_LIMITED: define('ERR_RATE_LIMITED', 429, 'Slow down: %s'),
   ERR_TOO_MANY_CONNECTIONS: define('ERR_TOO_MANY_CONNECTIONS', 429, 'Too many connections from this address'),
   ERR_SERVER_FULL: define('ERR_SERVER_FULL', 503, 'The server holds as many connections as it can; try again shortly'),

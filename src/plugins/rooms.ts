@@ -6,6 +6,7 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { loopbackHostCheck } from '../routes/loopback-host.js';
 import roomsHttpRoutes from '../routes/rooms-http.js';
 import { endRefusedUpgrades, roomsWebsocket } from '../routes/rooms-ws.js';
 import { checkTransport } from '../routes/rooms-ws-transport.js';
@@ -15,6 +16,7 @@ async function roomsPlugin(app: FastifyInstance): Promise<void> {
   const { rooms, config, assistant, store } = app.salon;
   const ws = roomsWebsocket(rooms, {
     allowedOrigins: config.ALLOWED_ORIGINS,
+    hostAllowed: loopbackHostCheck(config.HOST, config.TRUST_PROXY),
     heartbeatMs: rooms.options.heartbeatMs,
     shutdownGraceMs: rooms.options.shutdownGraceMs,
     log: app.log,

@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebsocketPluginOptions } from '@fastify/websocket';
 import type { RawData, WebSocket } from 'ws';
-import { errors } from '../errors.js';
+import { errors, type SalonError } from '../errors.js';
 import { serializedOrigin } from '../origins.js';
 import { CloseCode } from '../protocol/close-codes.js';
 import type { RoomHub } from '../rooms/hub.js';
@@ -25,6 +25,8 @@ const SHUTDOWN_POLL_MS = 10;
 export interface RoomsWebsocketOptions {
   /** ALLOWED_ORIGINS: origins besides the page's own; `*` allows any. */
   allowedOrigins: readonly string[];
+  /** Whether the upgrade's Host may open a socket (loopback-host.ts); absent, any may. */
+  hostAllowed?: ((request: FastifyRequest) => boolean) | null;
   heartbeatMs: number;
   /** How long shutdown waits for clients to answer the 1001 close before cutting them off. */
   shutdownGraceMs: number;
@@ -78,7 +80,7 @@ export function roomsWebsocket(
   options: RoomsWebsocketOptions,
 ): { pluginOptions: WebsocketPluginOptions; routes: (app: FastifyInstance) => Promise<void>; stop: () => void } {
   if (!(options.heartbeatMs > 0)) throw new TypeError('roomsWebsocket heartbeatMs: expected a positive number');
-  const refused = new WeakSet<FastifyRequest>();
+  const refused = new WeakMap<FastifyRequest, SalonError>();
   let nextId = 0;
 
   // Every socket pinged once per heartbeatMs, a slice of them at a time (spread-sweep.ts); one that
@@ -128,8 +130,8 @@ export function roomsWebsocket(
     socket.on('error', ignoreSocketError);
     releaseUpgradeResponse(request);
     const conn = new WsConnection(`c${++nextId}`, socket);
-    if (refused.has(request)) {
-      const err = new errors.ERR_ORIGIN_NOT_ALLOWED(request.headers.origin);
+    const err = refused.get(request);
+    if (err) {
       conn.send(errorFrame(err));
       return conn.close(CloseCode.ORIGIN_NOT_ALLOWED);
     }
@@ -159,7 +161,10 @@ export function roomsWebsocket(
       url: '/ws/rooms/:roomId',
       schema: { hide: true },
       preValidation: async (request) => {
-        if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) refused.add(request);
+        if (options.hostAllowed && !options.hostAllowed(request)) refused.set(request, new errors.ERR_HOST_NOT_ALLOWED(request.headers.host ?? '(none)'));
+        else if (!originAllowed(request.headers.origin, request.headers.host, options.allowedOrigins)) {
+          refused.set(request, new errors.ERR_ORIGIN_NOT_ALLOWED(request.headers.origin));
+        }
       },
       // A plain GET (a browser tab, curl, a proxy that drops the Upgrade header) is told why it got no socket.
       handler: async (request) => {

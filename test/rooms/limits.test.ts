@@ -176,7 +176,7 @@ describe('origins', () => {
   };
 
   it('allows same-origin, listed origins and clients without Origin; refuses others with 4403', async () => {
-    const { app } = await start({ ALLOWED_ORIGINS: 'https://friend.example' });
+    const { app } = await start({ ALLOWED_ORIGINS: 'https://friend.example', HOST: '0.0.0.0' });
     expect(await hello(await inject(app, ROOM, { origin: 'http://salon.test:3000', host: 'salon.test:3000' }))).toBe('welcome');
     expect(await hello(await inject(app, ROOM, { origin: 'https://friend.example', host: 'salon.test' }))).toBe('welcome');
     expect(await hello(await inject(app, ROOM, {}))).toBe('welcome');
@@ -188,7 +188,7 @@ describe('origins', () => {
   });
 
   it('lets in the custom-scheme origin listed, and no other custom scheme', async () => {
-    const { app } = await start({ ALLOWED_ORIGINS: 'capacitor://localhost' });
+    const { app } = await start({ ALLOWED_ORIGINS: 'capacitor://localhost', HOST: '0.0.0.0' });
     expect(await hello(await inject(app, ROOM, { origin: 'capacitor://localhost', host: 'salon.test' }))).toBe('welcome');
     for (const origin of ['evil-scheme://attacker.example', 'chrome-extension://abcdefgh']) {
       const c = await inject(app, ROOM, { origin, host: 'salon.test' });
@@ -197,7 +197,7 @@ describe('origins', () => {
   });
 
   it('allows any origin with ALLOWED_ORIGINS=*', async () => {
-    const { app } = await start({ ALLOWED_ORIGINS: '*' });
+    const { app } = await start({ ALLOWED_ORIGINS: '*', HOST: '0.0.0.0' });
     expect(await hello(await inject(app, ROOM, { origin: 'https://anyone.example', host: 'salon.test' }))).toBe('welcome');
   });
 
