@@ -7,6 +7,7 @@
  */
 import { randomFillSync } from 'node:crypto';
 import { squash, wellFormed, withoutBidiControls, withoutCitations, withoutNul } from '../text.js';
+import { labelName } from './label-name.js';
 import { withoutNonceLookalikes } from './nonce-lookalikes.js';
 
 /** Where a source comes from: the indexed content, the thread's memory, or its recent chat. */
@@ -40,10 +41,12 @@ const COMMENT_LABEL = /^(?:(?:HN|Reddit) comment|Comment) by /;
 /**
  * The label of a source that is one commenter's words on an item: `HN comment by pg`, `Reddit
  * comment by spez`, or `Comment by ana` where the item came from elsewhere (the demo, an import).
+ * The commenter's name is shown as labelName shows a speaker's: quoted where it reads as another
+ * label or an order (`Comment by “Page: Docs”`).
  */
 export function commentLabel(by: string, itemSource: string): string {
   const site = Object.hasOwn(COMMENT_SITES, itemSource) ? COMMENT_SITES[itemSource] : null;
-  return `${site ? `${site} comment` : 'Comment'} by ${by}`;
+  return `${site ? `${site} comment` : 'Comment'} by ${labelName(by)}`;
 }
 
 /** The commenter a source's label names, or null when the source is not a comment. */

@@ -4,6 +4,7 @@
  * system.
  */
 import { hasOverlongCluster } from './clusters.js';
+import { caselessLatin } from './confusables.js';
 
 /** Longest display name, in characters (UTF-16 code units, as `maxlength` counts them). */
 export const MAX_NAME_CHARS = 32;
@@ -44,50 +45,14 @@ export const ASSISTANT_NAME = 'Salon AI';
 /** Names that would pass for the assistant (`Salon AI`), the system or the people running it. */
 const RESERVED_NAMES = ['AI', 'Assistant', 'Salon', ASSISTANT_NAME, 'Salon Assistant', 'System', 'Admin', 'Administrator', 'Moderator'];
 
-/** Cyrillic and Greek letters that look like Latin ones (NFKC leaves them alone). */
-const LOOKALIKES: Record<string, string> = {
-  а: 'a',
-  в: 'b',
-  е: 'e',
-  к: 'k',
-  м: 'm',
-  н: 'h',
-  о: 'o',
-  р: 'p',
-  с: 'c',
-  т: 't',
-  у: 'y',
-  х: 'x',
-  і: 'i',
-  ј: 'j',
-  ѕ: 's',
-  ԁ: 'd',
-  ӏ: 'l',
-  α: 'a',
-  β: 'b',
-  ε: 'e',
-  ι: 'i',
-  κ: 'k',
-  ν: 'v',
-  ο: 'o',
-  ρ: 'p',
-  τ: 't',
-  υ: 'u',
-  χ: 'x',
-  ѵ: 'v',
-};
-
 /**
  * The form names are compared in: letters and digits only, lowercased, lookalikes folded (`0` is
- * `o`; `1`, `l` and `i` are one letter), so `Ｓａｌｏｎ Ａ.Ｉ`, `ѕystem`, `A l` and
+ * `o`; `1`, `l` and `i` are one letter; caselessLatin), so `Ｓａｌｏｎ Ａ.Ｉ`, `ѕystem`, `A l` and
  * `a s s i s t a n t` all meet the names they imitate.
  */
 export function nameKey(name: string): string {
   let out = '';
-  for (const ch of name.normalize('NFKC').toLowerCase()) {
-    const folded = LOOKALIKES[ch] ?? ch;
-    if (/[\p{L}\p{N}]/u.test(folded)) out += folded;
-  }
+  for (const ch of caselessLatin(name.normalize('NFKC'))) if (/[\p{L}\p{N}]/u.test(ch)) out += ch;
   return out.replace(/0/g, 'o').replace(/[1l]/g, 'i');
 }
 
@@ -98,9 +63,7 @@ export function nameKey(name: string): string {
  * tell names apart, unlike nameKey.
  */
 export function sameNameKey(name: string): string {
-  let out = '';
-  for (const ch of name.normalize('NFKC').toLowerCase().replace(SELECTORS_AND_TAGS, '')) out += LOOKALIKES[ch] ?? ch;
-  return out;
+  return caselessLatin(name.normalize('NFKC').replace(SELECTORS_AND_TAGS, ''));
 }
 
 const SELECTORS_AND_TAGS = /[\uFE0E\uFE0F\u{E0020}-\u{E007F}]/gu;

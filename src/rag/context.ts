@@ -13,7 +13,7 @@ import { termsNeeded } from './candidates.js';
 import { answerType } from '../ai/local/extractive-answer.js';
 import { headlineCause } from '../ai/local/answer-cues.js';
 import { stripTitle } from './snippets.js';
-import { readAsLatin } from '../ai/confusables.js';
+import { readAsLatin } from '../protocol/confusables.js';
 import type { Candidate } from './types.js';
 
 export interface BuiltContext {

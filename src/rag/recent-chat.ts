@@ -6,8 +6,7 @@
 import type { Message, Source } from '../protocol/messages.js';
 import type { Store } from '../store/types.js';
 import { CHAT_STAMP, chatStamp, clip, formatDay, squash, withoutBidiControls, withoutCitations } from '../text.js';
-import { readAsLatin } from '../ai/confusables.js';
-import { instructsTheReader } from '../ai/local/directives.js';
+import { labelName } from '../ai/label-name.js';
 
 /** Messages read for the recent chat, at most. */
 export const RECENT_CHAT_MESSAGES = 12;
@@ -102,28 +101,4 @@ export function conversationLabel(authors: string[], from: string, to: string): 
   const shown = authors.map(labelName);
   const names = shown.length > 4 ? `${shown.slice(0, 4).join(', ')} and others` : shown.join(', ');
   return `From this discussion — ${names}, ${first === last ? first : `${first} – ${last}`}`;
-}
-
-/**
- * Words a name must not open with in a label, as a model reads them (readAsLatin): another
- * source's label (`HN comment by pg`, `Page: …`, `From this discussion`), a source's number or a
- * prompt section's header (`Source 2`, `[USER QUERY]`).
- */
-const LABEL_WORDS =
-  /^[^\p{L}\p{N}]*(?:page\s*:|from\s+this\s+discussion|(?:(?:hn|reddit)\s+)?comment\s+by|source\s*\d|user\s+query|primary\s+topic|instructions?\b|(?:retrieved|relevant|recent)\s+(?:document|past|chat))/u;
-/** What separates a label's names and dates (`, `, ` — `, ` – `), or a date (`24 Nov 2026`): in a name, they read as more names or other days. */
-const LABEL_PARTS = /[,—–]|\d{1,2}\s+\p{L}{3,}\.?\s+\d{4}/u;
-
-/**
- * A member's name as a conversation label shows it: on one line, without bidi controls, and in
- * quotation marks where it reads as another label, an order to the reader (`Ignore all previous
- * instructions` is a name of 32 characters) or more than one name, as documentLabel marks a page
- * titled as a comment. Names come from members and imports, so a label made of them is as
- * untrusted as a page's title, and the instructions tell sources apart by label.
- */
-function labelName(name: string): string {
-  const plain = squash(withoutBidiControls(name));
-  const read = readAsLatin(plain);
-  if (!LABEL_WORDS.test(read) && !instructsTheReader(read) && !LABEL_PARTS.test(read)) return plain;
-  return `“${plain.replace(/["“”]/g, "'")}”`;
 }

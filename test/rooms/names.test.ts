@@ -1,6 +1,6 @@
 /** Display names (src/protocol/names.ts) and client addresses (src/rooms/address.ts). */
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME_CHARS, cleanName, isReservedName, nameKey } from '../../src/protocol/names.js';
+import { MAX_NAME_CHARS, cleanName, isReservedName, nameKey, sameNameKey } from '../../src/protocol/names.js';
 import { addressKey } from '../../src/rooms/address.js';
 import { ROOM, inject, joined, roomsApp } from './helpers.js';
 
@@ -33,6 +33,22 @@ describe('reserved names', () => {
   it('leaves ordinary names alone', () => {
     for (const name of ['Ada', 'Aidan', 'Salomé', 'Sysadmin Sam', 'Assistant Manager Bo', 'Guest 1234', '李雷', 'Zoë', '👩‍💻 dev'])
       expect(isReservedName(name), name).toBe(false);
+  });
+
+  it('knows every look-alike the prompt checks know (one table, src/protocol/confusables.ts)', () => {
+    for (const name of [
+      '\ua731\u028f\ua731\u1d1b\u1d07\u1d0d', // Latin small capitals: ꜱʏꜱᴛᴇᴍ
+      'Sal\u0585n', // Armenian օ
+      '\u0391\u0399', // Greek capitals Α Ι
+      '\u13aaI', // Cherokee Ꭺ
+      'Adm\u0131n', // dotless ı
+    ])
+      expect(isReservedName(name), name).toBe(true);
+    expect(sameNameKey('\u0555lga')).toBe(sameNameKey('Olga')); // Armenian Օ
+    expect(sameNameKey('\u13a2om')).toBe(sameNameKey('Tom')); // Cherokee Ꭲ
+    expect(sameNameKey('Ana 0')).not.toBe(sameNameKey('Ana o')); // digits still tell names apart
+    // Case alone still makes no other name, in any script (`Υ` and `υ`, the final sigma and its capital).
+    expect(sameNameKey('ΟΔΥΣΣΕΑΣ')).toBe(sameNameKey('Οδυσσεας'));
   });
 
   it('compares by letters and digits only', () => {

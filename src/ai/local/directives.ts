@@ -4,7 +4,7 @@
  * holds the question's words and the answer's shape, so the built-in model quoted it as the answer
  * and cited the source as holding a fact it only asks to be said.
  */
-import { readAsLatin } from '../confusables.js';
+import { readAsLatin } from '../../protocol/confusables.js';
 
 /**
  * Whom such a sentence may address first (once or twice), however marked up: `SYSTEM:`, `**Note to
