@@ -27,6 +27,7 @@ import { SqliteThreadTables, threadOfRow } from './sqlite-threads.js';
 import { MAIN_THREAD_TITLE } from './thread-rows.js';
 import { UnchangedTables, type KeptRowsByKey, type RowCache } from './sqlite-unchanged.js';
 import { SliceBudget } from './slice-budget.js';
+import { SettlingByKey } from '../settling-by-key.js';
 import { sliceTurn } from '../slice-turns.js';
 import { TermLineCounts } from './term-line-counts.js';
 import {
@@ -742,12 +743,25 @@ export class SqliteStore implements Store {
 
   private appendTx?: Database.Transaction<(m: NewMessage) => { message: Message; duplicate: boolean }>;
 
+  /** appendMessages calls under way, by room (appendMessages). */
+  private readonly batchesByRoom = new SettlingByKey();
+
   /**
    * In transactions of APPEND_SLICE_MS each, a turn of the event loop between them: 5,000 imported
    * messages of 4,000 characters held it ~0.3 s in one. On a failure the messages the call has
-   * stored are deleted again, so none stays; meanwhile readers may see part of the batch.
+   * stored are deleted again, so none stays; meanwhile readers may see part of the batch. Batches of
+   * a room run one after another: one finding another's rows by their clientIds while that one was
+   * still being written got back the ids of rows that its failure then deleted.
    */
   async appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
+    const rooms = [...new Set(messages.map((m) => m.roomId))];
+    const before = rooms.map((roomId) => this.batchesByRoom.settled([roomId]));
+    const task = Promise.all(before).then(() => this.appendBatch(messages));
+    for (const roomId of rooms) this.batchesByRoom.track([roomId], task);
+    return task;
+  }
+
+  private async appendBatch(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
     const budget = new SliceBudget(APPEND_SLICE_MS);
     const write = this.db.transaction(
       budget.timed((from: number) => {

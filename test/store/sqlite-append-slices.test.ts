@@ -66,4 +66,24 @@ describe('SqliteStore.appendMessages', () => {
     expect(failed).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
     expect((await store.threadMessages(threadId, 10)).map((m) => m.text)).toEqual(['message 0', 'live']);
   });
+
+  it('runs batches of one room one after another: a batch that fails takes nothing from one that found its rows', async () => {
+    const { store, threadId } = await opened();
+    const batch = Array.from({ length: 4 }, (_, n) => said(threadId, n));
+    const [failed, second] = await withTurnsDue(() =>
+      Promise.all([
+        store.appendMessages([...batch, { ...said(threadId, 9), threadId: 'thr_gone' }]).then(
+          () => null,
+          (err: Error) => err,
+        ),
+        store.appendMessages(batch),
+      ]),
+    );
+    expect(failed).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
+    // The second batch got back rows it stored itself, none the failed one deleted again.
+    expect(second.map((a) => a.duplicate)).toEqual([false, false, false, false]);
+    const stored = await store.threadMessages(threadId, 10);
+    expect(stored.map((m) => m.text)).toEqual(['message 0', 'message 1', 'message 2', 'message 3']);
+    expect(stored.map((m) => m.id)).toEqual(second.map((a) => a.message.id));
+  });
 });
