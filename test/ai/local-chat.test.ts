@@ -119,7 +119,8 @@ describe.each([
       n: 3,
       label: 'From this discussion — Gina, Jon, 29 Jan 2023',
       section: 'memory',
-      content: 'Jon (29 Jan 2023, 16:02): How is the store going?\nGina (29 Jan 2023, 16:04): I just launched an ad campaign for my clothing store. It was a lot of work.',
+      content:
+        'Jon (29 Jan 2023, 16:02): How is the store going?\nGina (29 Jan 2023, 16:04): I just launched an ad campaign for my clothing store. It was a lot of work.',
     };
     const done = (await collect(model.stream(ask('When did Gina launch an ad campaign for her store?', [...SOURCES, past])))).join('');
     expect(done).toContain('Gina, on 29 January 2023: I just launched an ad campaign for my clothing store. [3]');
@@ -383,7 +384,8 @@ describe('extractive text tools', () => {
     ]);
     expect(splitSentences('She met John F. Kennedy in Dallas.').length).toBe(1);
     // Each line of chat is said apart, though the one before ends without a mark.
-    const chat = 'Ann (8 May 2023, 14:02): Look at this [shares a photo: a lake]\nBob (8 May 2023, 14:03): Wow, where is that\nAnn (8 May 2023, 14:04): Lake Bled';
+    const chat =
+      'Ann (8 May 2023, 14:02): Look at this [shares a photo: a lake]\nBob (8 May 2023, 14:03): Wow, where is that\nAnn (8 May 2023, 14:04): Lake Bled';
     expect(splitSentences(chat).map((x) => x.text)).toEqual(chat.split('\n'));
   });
 
@@ -417,6 +419,17 @@ describe('extractive text tools', () => {
     expect(answerType('How long did the plasma last?')).toBe('duration');
     expect(answerType('How long is the tram line?')).toBe('number');
     expect(answerType('What did the court decide?')).toBe('other');
+  });
+
+  it('asks what its first question word asks, not the `when` of a clause after it', () => {
+    expect(answerType('Who was the leader when the Franks came?')).toBe('person');
+    expect(answerType('Where did they go when the war ended?')).toBe('place');
+    expect(answerType('Why did the city fall when the Franks came?')).toBe('reason');
+    expect(answerType('How did the court react when the law passed?')).toBe('other');
+    expect(answerType('Where did the man who founded it live?')).toBe('place');
+    // Led by `when` or a question of a date, a date however many `who`s follow.
+    expect(answerType('When did the man who founded it die?')).toBe('date');
+    expect(answerType('In what year did the king who built it die?')).toBe('date');
   });
 
   it('reads the sentence that asks, not the ones said before it', () => {

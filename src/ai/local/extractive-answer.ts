@@ -121,13 +121,22 @@ const TIME_UNIT = '(seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades
 const NUMBER_WORDS =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion|dozen|half';
 
+/** The question words, the first of which is what a question asks. */
+const QUESTION_WORD = /\b(who|whom|whose|where|why|how|when|what|which)\b/;
+
 /** What kind of thing the question asks for. */
 export function answerType(question: string): AnswerType {
   const q = question.toLowerCase();
   // "How long did it run?" asks a time; "how long is the line?" may ask a length, a number of any kind.
   if (/\bhow long\b(?!\s+(is|was|are|were)\b)/.test(q)) return 'duration';
   if (/\bhow (many|much|long|far|old|large|big|tall|high|often)\b|\bwhat (percentage|percent|number|amount|size|proportion)\b/.test(q)) return 'number';
-  if (/\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q)) return 'date';
+  // The first question word is what is asked: "who was the leader when the Franks came?" asks a person.
+  const lead = QUESTION_WORD.exec(q)?.[1];
+  if (lead === 'who' || lead === 'whom' || lead === 'whose') return 'person';
+  if (lead === 'where') return 'place';
+  if (lead === 'why') return 'reason';
+  if (lead !== 'how' && /\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q))
+    return 'date';
   if (/\bwho\b|\bwhom\b|\bwhose\b|\b(which|what) (person|man|woman|people|scientist|author|leader|president|king|queen|company|organization|group)\b/.test(q))
     return 'person';
   if (/\bwhy\b|\bfor what reason\b|\bwhat (was|is|were|are) the reasons?\b/.test(q)) return 'reason';
