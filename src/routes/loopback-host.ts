@@ -36,7 +36,8 @@ export function loopbackHostHeader(header: string | undefined, port: number | un
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(header.trim());
   if (!m) return false;
   const name = m[1].startsWith('[') ? m[1].slice(1, -1) : m[1];
-  if (name.toLowerCase() !== 'localhost' && !(isIP(name) && isLoopbackHost(name))) return false;
+  // Browsers resolve `*.localhost` to loopback themselves, asking no DNS that could rebind it.
+  if (!(isIP(name) ? isLoopbackHost(name) : /^(?:[a-z0-9-]+\.)*localhost$/i.test(name))) return false;
   if (port === undefined) return true;
   return m[2] === undefined ? port === 80 : Number(m[2]) === port;
 }

@@ -42,8 +42,18 @@ describe('a server listening on loopback (DNS rebinding)', () => {
   it('reads HOST and Host headers as loopback or not', () => {
     for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost', '::ffff:127.0.0.1']) expect(isLoopbackHost(host)).toBe(true);
     for (const host of ['0.0.0.0', '::', '10.0.0.1', 'salon.example']) expect(isLoopbackHost(host)).toBe(false);
-    for (const header of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'LOCALHOST:3000']) expect(loopbackHostHeader(header, 3000)).toBe(true);
-    for (const header of ['attacker.example:3000', '127.0.0.1:3001', 'localhost', '[::1]', '127.0.0.1.attacker.example:3000', '']) {
+    for (const header of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'LOCALHOST:3000', 'salon.localhost:3000'])
+      expect(loopbackHostHeader(header, 3000)).toBe(true);
+    for (const header of [
+      'attacker.example:3000',
+      '127.0.0.1:3001',
+      'localhost',
+      '[::1]',
+      '127.0.0.1.attacker.example:3000',
+      'localhost.attacker.example:3000',
+      '10.0.0.1:3000',
+      '',
+    ]) {
       expect(loopbackHostHeader(header, 3000)).toBe(false);
     }
     expect(loopbackHostHeader('localhost', 80)).toBe(true);
