@@ -748,10 +748,11 @@ export class SqliteStore implements Store {
 
   /**
    * In transactions of APPEND_SLICE_MS each, a turn of the event loop between them: 5,000 imported
-   * messages of 4,000 characters held it ~0.3 s in one. On a failure the messages the call has
-   * stored are deleted again, so none stays; meanwhile readers may see part of the batch. Batches of
-   * a room run one after another: one finding another's rows by their clientIds while that one was
-   * still being written got back the ids of rows that its failure then deleted.
+   * messages of 4,000 characters held it ~0.3 s in one. Readers may see part of the batch meanwhile
+   * (a live message's seq passing it sends the room a catch-up of it), so a failure keeps what the
+   * call stored: deleted again, those messages stayed on the screens and in the memory windows that
+   * had them. The same batch again finds them by their clientIds and stores the rest. Batches of a
+   * room run one after another, so each gets back ids of rows as they are once it is done.
    */
   async appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
     const rooms = [...new Set(messages.map((m) => m.roomId))];
@@ -772,31 +773,13 @@ export class SqliteStore implements Store {
       }),
     );
     const appended: { message: Message; duplicate: boolean }[] = [];
-    try {
-      while (appended.length < messages.length) {
-        if (appended.length) await sliceTurn();
-        const slice = write.immediate(appended.length);
-        budget.committed(slice.length);
-        appended.push(...slice);
-      }
-    } catch (err) {
-      this.unappend(appended.filter((a) => !a.duplicate).map((a) => a.message.id));
-      throw err;
+    while (appended.length < messages.length) {
+      if (appended.length) await sliceTurn();
+      const slice = write.immediate(appended.length);
+      budget.committed(slice.length);
+      appended.push(...slice);
     }
     return appended;
-  }
-
-  /**
-   * Deletes the messages `ids` a failed appendMessages stored. Should the store fail that too, they
-   * stay: the same batch again finds them by their clientIds (an import's re-run) and stores the rest.
-   */
-  private unappend(ids: string[]): void {
-    if (!ids.length) return;
-    try {
-      this.db.transaction(() => this.sql('DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids))).immediate();
-    } catch {
-      // The append's own failure is the one to report.
-    }
   }
 
   async storedClientIds(roomId: string, keys: { authorId: string; clientId: string }[]): Promise<boolean[]> {

@@ -1,6 +1,7 @@
 /**
  * SqliteStore.appendMessages writes a large batch (an import) in transactions of APPEND_SLICE_MS,
- * a turn of the event loop between them, and leaves none of it on a failure.
+ * a turn of the event loop between them; a failure keeps what was stored (readers may have seen it),
+ * and the same batch again stores the rest.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite.js';
@@ -50,7 +51,7 @@ describe('SqliteStore.appendMessages', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('stores none of the batch when a later transaction fails, and keeps what other writers stored meanwhile', async () => {
+  it('keeps what a batch stored before a later transaction failed, and the same batch again stores the rest once', async () => {
     const { store, threadId } = await opened();
     await store.appendMessage(said(threadId, 0));
     // The first is stored already (found again), the last names a thread that does not exist.
@@ -64,10 +65,16 @@ describe('SqliteStore.appendMessages', () => {
       );
     });
     expect(failed).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
-    expect((await store.threadMessages(threadId, 10)).map((m) => m.text)).toEqual(['message 0', 'live']);
+    const kept = (await store.threadMessages(threadId, 10)).map((m) => m.text);
+    expect(kept.filter((t) => t !== 'live')).toEqual(['message 0', 'message 1', 'message 2', 'message 3', 'message 4']);
+    expect(kept).toContain('live');
+    // Sent again without the bad message: nothing stored twice.
+    const again = await withTurnsDue(() => store.appendMessages(batch.slice(0, 5)));
+    expect(again.map((a) => a.duplicate)).toEqual(new Array(5).fill(true));
+    expect(await store.threadMessages(threadId, 10)).toHaveLength(6);
   });
 
-  it('runs batches of one room one after another: a batch that fails takes nothing from one that found its rows', async () => {
+  it('runs batches of one room one after another: one sent beside a batch that fails gets back the rows that batch kept', async () => {
     const { store, threadId } = await opened();
     const batch = Array.from({ length: 4 }, (_, n) => said(threadId, n));
     const [failed, second] = await withTurnsDue(() =>
@@ -80,8 +87,8 @@ describe('SqliteStore.appendMessages', () => {
       ]),
     );
     expect(failed).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
-    // The second batch got back rows it stored itself, none the failed one deleted again.
-    expect(second.map((a) => a.duplicate)).toEqual([false, false, false, false]);
+    // The second batch ran after the failed one, finding the rows it kept.
+    expect(second.map((a) => a.duplicate)).toEqual([true, true, true, true]);
     const stored = await store.threadMessages(threadId, 10);
     expect(stored.map((m) => m.text)).toEqual(['message 0', 'message 1', 'message 2', 'message 3']);
     expect(stored.map((m) => m.id)).toEqual(second.map((a) => a.message.id));
