@@ -180,6 +180,16 @@ export async function member(url: string, name: string) {
   return { client, welcome };
 }
 
+/**
+ * Makes an in-process bus node one that can be cut off, as a Redis one can (an in-process bus never
+ * is); the returned function tells its listeners it was cut off (false) or is back (true).
+ */
+export function cuttable(node: InProcessBus): (connected: boolean) => void {
+  const listeners: ((connected: boolean) => void)[] = [];
+  (node as { onConnectionChange: (listener: (connected: boolean) => void) => void }).onConnectionChange = (listener) => void listeners.push(listener);
+  return (connected) => listeners.forEach((listener) => listener(connected));
+}
+
 export async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {

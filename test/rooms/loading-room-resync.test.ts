@@ -15,7 +15,7 @@ import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-proce
 import { silentLogger } from '../../src/logger.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
-import { FakeConnection, ROOM, until } from './helpers.js';
+import { cuttable, FakeConnection, ROOM, until } from './helpers.js';
 
 describe('a room loading when the node learns it missed messages', () => {
   let temp: ReturnType<typeof tempStore>;
@@ -32,10 +32,7 @@ describe('a room loading when the node learns it missed messages', () => {
     other = network.node('other');
     await other.join(ROOM);
     const here = network.node('here');
-    // An in-process bus is never cut off: this one is, when the test says so.
-    const listeners: ((connected: boolean) => void)[] = [];
-    (here as { onConnectionChange: (listener: (connected: boolean) => void) => void }).onConnectionChange = (listener) => void listeners.push(listener);
-    tell = (connected) => listeners.forEach((listener) => listener(connected));
+    tell = cuttable(here);
     hub = new RoomHub({
       store,
       identity: new Identity(Buffer.alloc(32, 7)),

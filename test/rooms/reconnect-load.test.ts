@@ -13,7 +13,7 @@ import { ReadSlots } from '../../src/rooms/read-slots.js';
 import { silentLogger } from '../../src/logger.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { tempStore } from '../helpers.js';
-import { FakeConnection, until } from './helpers.js';
+import { cuttable, FakeConnection, until } from './helpers.js';
 
 const ROOMS = Array.from({ length: 5 * CATCH_UP_READS_AT_ONCE }, (_, i) => `news_${i + 1}`);
 
@@ -30,10 +30,7 @@ beforeEach(() => {
   const network = new InProcessBusNetwork();
   other = network.node('other');
   const here = network.node('here');
-  // An in-process bus is never cut off: this one is, when the test says so.
-  const listeners: ((connected: boolean) => void)[] = [];
-  (here as { onConnectionChange: (listener: (connected: boolean) => void) => void }).onConnectionChange = (listener) => void listeners.push(listener);
-  tell = (connected) => listeners.forEach((listener) => listener(connected));
+  tell = cuttable(here);
   hub = new RoomHub({
     store,
     identity: new Identity(Buffer.alloc(32, 7)),
