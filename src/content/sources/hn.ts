@@ -173,7 +173,9 @@ export function storyToItem(story: HnItem, comments: Comment[], article: Article
 }
 
 function isHttp(url: string): boolean {
-  return /^https?:\/\/[^\s]+$/i.test(url);
+  // Two plain searches: `^https?:\/\/[^\s]+$` over a URL of megabytes ran out of the regex engine's
+  // backtrack stack (RangeError: Maximum call stack size exceeded), depending on the stack left.
+  return /^https?:\/\/\S/i.test(url) && !/\s/.test(url);
 }
 
 /**
