@@ -55,10 +55,16 @@ export class MessageLog {
   /** The member paged back: the log may hold MAX_SCROLLBACK_ENTRIES, so new messages do not trim away what they loaded. */
   private scrollback = false;
   private replaced = 0;
+  private changes = 0;
 
   /** How many times the server's history replaced the log (resetTo): a page asked for before the last one belongs to none of it. */
   get resets(): number {
     return this.replaced;
+  }
+
+  /** How many times an entry was added, replaced or removed: unchanged, the log holds what it held. */
+  get version(): number {
+    return this.changes;
   }
 
   /**
@@ -400,6 +406,7 @@ export class MessageLog {
     if (entry.message.id) this.keyById.set(entry.message.id, entry.key);
     if (entry.message.clientId && entry.key.startsWith('c:')) this.keyByClientId.set(entry.message.clientId, entry.key);
     this.sorted = null;
+    this.changes++;
   }
 
   /** The key of the member's own unconfirmed message that `message` is the server's answer to. */
@@ -417,6 +424,7 @@ export class MessageLog {
       this.keyByClientId.delete(entry.message.clientId);
     }
     this.sorted = null;
+    this.changes++;
   }
 
   /** A different message already holding this seq is stale (e.g. the server's data was reset). */

@@ -15,7 +15,7 @@ import { RoomConnection, type ConnectionStatus } from './room-connection.js';
 import { CommandReplies, type CommandReply } from './command-replies.js';
 import { PendingForgets } from './pending-forgets.js';
 import { FORGET_RETRY_CAP_MS, MAX_FORGET_REFUSALS, forgetOutcome, forgetRetryDelay, isForgetCommand, type ForgetState } from './forget-retry.js';
-import { memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
+import { copyMark, memoryOf, saveMemory, savePrivate, type RoomMemory } from './room-memory.js';
 import { ResetProbe } from './reset-probe.js';
 import { askRefusedNotice, closeNotice, noticeFor, type Notice } from './room-notices.js';
 import { ThreadNavigator } from './thread-navigator.js';
@@ -129,6 +129,8 @@ export class RoomController implements ReactiveController {
   private connection: RoomConnection | null = null;
   private readonly typists = new TypingList(() => this.host.requestUpdate());
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The open room's copy as last written or scheduled (copyMark): a change that leaves it so schedules no save. */
+  private savedMark = '';
   /** The member's messages waiting their turn to go out after a welcome (clientIds, in the order written): see RESEND_BURST. */
   private outbox: string[] = [];
   private outboxTimer: ReturnType<typeof setTimeout> | undefined;
@@ -469,6 +471,9 @@ export class RoomController implements ReactiveController {
 
   private open(): void {
     this.memory = memoryOf(this.roomId);
+    // Another room's mark says nothing of this one's copy, nor does a page of older messages loaded
+    // after the room closed: the first change writes it.
+    this.savedMark = '';
     this.nav.attach(this.roomId, this.memory, () => this.host.requestUpdate());
     this.fatal = null;
     this.notice = null;
@@ -805,9 +810,19 @@ export class RoomController implements ReactiveController {
     return retry;
   }
 
+  /**
+   * Re-renders, and schedules the room's copy when what it holds changed: most frames (presence,
+   * typing, an answer's words) change nothing of it, and each used to write the whole copy again
+   * and, arriving faster than CACHE_SAVE_DELAY_MS, to put off a save that was due.
+   */
   private changed(): void {
     this.host.requestUpdate();
-    if (this.memory && this.roomId) savePrivate(this.roomId, this.memory);
+    const memory = this.memory;
+    if (!memory || !this.roomId) return;
+    savePrivate(this.roomId, memory);
+    const mark = copyMark(memory);
+    if (mark === this.savedMark) return;
+    this.savedMark = mark;
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => this.saveNow(), CACHE_SAVE_DELAY_MS);
   }

@@ -84,6 +84,15 @@ export function savePrivate(roomId: string, memory: RoomMemory): void {
   privateWritten.set(memory, privately);
 }
 
+/**
+ * What the room's copy (saveMemory) would hold, as a value that changes whenever that does: the
+ * log's version and the main and open threads. Presence, typing and an answer still being written
+ * are not in the copy, and leave it as it was.
+ */
+export function copyMark(memory: RoomMemory): string {
+  return `${memory.log.version}\n${memory.mainThreadId}\n${memory.threadId}`;
+}
+
 /** Copies the room's messages and open thread to sessionStorage, and its private entries when they changed. */
 export function saveMemory(roomId: string, memory: RoomMemory): void {
   savePrivate(roomId, memory);
