@@ -462,6 +462,20 @@ export const SQLITE_MIGRATIONS: string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX memory_claims_at ON memory_claims (claimed_at);
   `,
+  // 33: seqs of a batch of messages written in several transactions (an import): no read of a
+  // room's or a thread's messages sees a row in a range listed here until the batch's last
+  // transaction deletes the range (sqlite-unsettled.ts). room_seq may now also hold the top of such
+  // a range, taken before its rows are written, so live messages stored meanwhile follow the batch.
+  `
+  CREATE TABLE unsettled_seqs (
+    id INTEGER PRIMARY KEY,
+    room_id TEXT NOT NULL,
+    from_seq INTEGER NOT NULL,
+    to_seq INTEGER NOT NULL,
+    started_at TEXT NOT NULL
+  );
+  CREATE INDEX unsettled_seqs_room ON unsettled_seqs (room_id, to_seq);
+  `,
 ];
 
 /**

@@ -26,6 +26,7 @@ import * as sources from './sqlite-sources.js';
 import { SqliteThreadTables, threadOfRow } from './sqlite-threads.js';
 import { MAIN_THREAD_TITLE } from './thread-rows.js';
 import { UnchangedTables, type KeptRowsByKey, type RowCache } from './sqlite-unchanged.js';
+import { SETTLED, UnsettledBatch } from './sqlite-unsettled.js';
 import { SliceBudget } from './slice-budget.js';
 import { SettlingByKey } from '../settling-by-key.js';
 import { sliceTurn } from '../slice-turns.js';
@@ -310,12 +311,13 @@ export class SqliteStore implements Store {
     this.lineMerges = new LineMerges(this.db);
     this.lineMerges.written();
     // After the migrations: their table rebuilds would drop the triggers.
-    this.unchanged = new UnchangedTables(this.db, ['items', 'chunks', 'threads', 'messages']);
+    this.unchanged = new UnchangedTables(this.db, ['items', 'chunks', 'threads', 'messages', 'unsettled_seqs']);
     this.threadRows = this.unchanged.cache(['threads'], THREAD_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.itemRows = this.unchanged.cache(['items'], ITEM_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.chunkRows = this.unchanged.cache(['chunks', 'items'], CHUNK_ROWS_KEPT, ROWS_KEPT_BYTES);
     this.itemChunkRows = this.unchanged.cache(['chunks', 'items'], ITEM_ROWS_KEPT, ROWS_KEPT_BYTES);
-    this.chatTails = this.unchanged.cache(['messages'], CHAT_TAILS_KEPT, ROWS_KEPT_BYTES);
+    // A batch settling (unsettled_seqs) makes rows readable that a tail left out.
+    this.chatTails = this.unchanged.cache(['messages', 'unsettled_seqs'], CHAT_TAILS_KEPT, ROWS_KEPT_BYTES);
     this.memoryTextRows = this.unchanged.rowCache('memory_chunks', 'id', MEMORY_ROWS_KEPT, ROWS_KEPT_BYTES, (r) => (r.copy_of as number | null) ?? null);
     this.staleCleanup = this.track(cleanStaleStaging(this.staging, new Date(Date.now() - STALE_STAGING_MS).toISOString(), () => this.closing));
     if (options.backgroundCheckpoints && options.filename !== ':memory:') this.startCheckpointer();
@@ -748,11 +750,11 @@ export class SqliteStore implements Store {
 
   /**
    * In transactions of APPEND_SLICE_MS each, a turn of the event loop between them: 5,000 imported
-   * messages of 4,000 characters held it ~0.3 s in one. Readers may see part of the batch meanwhile
-   * (a live message's seq passing it sends the room a catch-up of it), so a failure keeps what the
-   * call stored: deleted again, those messages stayed on the screens and in the memory windows that
-   * had them. The same batch again finds them by their clientIds and stores the rest. Batches of a
-   * room run one after another, so each gets back ids of rows as they are once it is done.
+   * messages of 4,000 characters held it ~0.3 s in one. No reader sees the batch before its last
+   * transaction commits, and live messages stored meanwhile take seqs after all of it
+   * (sqlite-unsettled.ts). A failure keeps what the call stored, unread: the same batch again finds
+   * it by its clientIds, stores the rest, and makes all of it readable. Batches of a room run one
+   * after another, so each gets back ids of rows as they are once it is done.
    */
   async appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
     const rooms = [...new Set(messages.map((m) => m.roomId))];
@@ -764,20 +766,29 @@ export class SqliteStore implements Store {
 
   private async appendBatch(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
     const budget = new SliceBudget(APPEND_SLICE_MS);
+    const batch = new UnsettledBatch((text) => this.sql(text), messages);
     const write = this.db.transaction(
       budget.timed((from: number) => {
         const slice: { message: Message; duplicate: boolean }[] = [];
-        do slice.push(this.appendInTransaction(messages[from + slice.length]));
+        do slice.push(this.appendInTransaction(messages[from + slice.length], batch));
         while (from + slice.length < messages.length && budget.more(slice.length));
+        if (from + slice.length < messages.length) batch.hide((roomId) => this.lastSeqNow(roomId));
+        else batch.settle();
         return slice;
       }),
     );
     const appended: { message: Message; duplicate: boolean }[] = [];
-    while (appended.length < messages.length) {
-      if (appended.length) await sliceTurn();
-      const slice = write.immediate(appended.length);
-      budget.committed(slice.length);
-      appended.push(...slice);
+    try {
+      while (appended.length < messages.length) {
+        if (appended.length) await sliceTurn();
+        const slice = write.immediate(appended.length);
+        batch.committed();
+        budget.committed(slice.length);
+        appended.push(...slice);
+      }
+    } catch (err) {
+      this.db.transaction(() => batch.abandon()).immediate();
+      throw err;
     }
     return appended;
   }
@@ -797,16 +808,22 @@ export class SqliteStore implements Store {
     return found;
   }
 
-  private appendInTransaction(m: NewMessage): { message: Message; duplicate: boolean } {
+  /** Stores `m` with the room's next seq (`batch`'s, for a message of appendMessages), or finds it stored already. */
+  private appendInTransaction(m: NewMessage, batch?: UnsettledBatch): { message: Message; duplicate: boolean } {
     if (m.clientId) {
       const dup = this.sql('SELECT * FROM messages WHERE room_id = ? AND author_id = ? AND client_id = ?').get(m.roomId, m.author.id, m.clientId) as
         Row | undefined;
-      if (dup) return { message: rowToMessage(dup), duplicate: true };
+      if (dup) {
+        const message = rowToMessage(dup);
+        batch?.written(message, true);
+        return { message, duplicate: true };
+      }
     }
     const threadId = this.threadTakingMessages(m.threadId);
-    const seq = this.lastSeqNow(m.roomId) + 1;
+    const seq = batch ? batch.seq(m.roomId, () => this.lastSeqNow(m.roomId)) : this.lastSeqNow(m.roomId) + 1;
     const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
     this.sql(INSERT_MESSAGE).run(...messageValues(message));
+    batch?.written(message, false);
     return { message, duplicate: false };
   }
 
@@ -832,18 +849,18 @@ export class SqliteStore implements Store {
   }
 
   async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {
-    return (this.sql(`SELECT * FROM messages WHERE room_id = ? AND seq > ? AND ${NOT_STAGED} ORDER BY seq LIMIT ?`).all(roomId, afterSeq, limit) as Row[]).map(
+    return (this.sql(`SELECT * FROM messages WHERE room_id = ? AND seq > ? AND ${NOT_STAGED} AND ${SETTLED} ORDER BY seq LIMIT ?`).all(roomId, afterSeq, limit) as Row[]).map(
       rowToMessage,
     );
   }
 
   async recentMessages(roomId: string, limit: number): Promise<Message[]> {
-    const rows = this.sql(`SELECT * FROM messages WHERE room_id = ? AND ${NOT_STAGED} ORDER BY seq DESC LIMIT ?`).all(roomId, limit) as Row[];
+    const rows = this.sql(`SELECT * FROM messages WHERE room_id = ? AND ${NOT_STAGED} AND ${SETTLED} ORDER BY seq DESC LIMIT ?`).all(roomId, limit) as Row[];
     return rows.reverse().map(rowToMessage);
   }
 
   async messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]> {
-    const rows = this.sql(`SELECT * FROM messages WHERE room_id = ? AND seq < ? AND ${NOT_STAGED} ORDER BY seq DESC LIMIT ?`).all(
+    const rows = this.sql(`SELECT * FROM messages WHERE room_id = ? AND seq < ? AND ${NOT_STAGED} AND ${SETTLED} ORDER BY seq DESC LIMIT ?`).all(
       roomId,
       beforeSeq,
       limit,
@@ -861,7 +878,7 @@ export class SqliteStore implements Store {
     }
     // From the thread's kept tail (its last CHAT_TAIL_ROWS messages, or all of them when it has fewer).
     const [tail] = this.unchanged.rows(this.chatTails, [threadId], ([key]) => {
-      const rows = this.sql(`SELECT ${MESSAGE_COLUMNS_BUT_SOURCES} FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`).all(
+      const rows = this.sql(`SELECT ${MESSAGE_COLUMNS_BUT_SOURCES} FROM messages WHERE thread_id = ? AND ${SETTLED} ORDER BY seq DESC LIMIT ?`).all(
         key,
         CHAT_TAIL_ROWS,
       ) as Row[];
@@ -877,7 +894,7 @@ export class SqliteStore implements Store {
 
   /** The last `limit` messages of a thread before `beforeSeq`, oldest first, with `columns` of their rows. */
   private lastOfThread(columns: string, threadId: string, limit: number, beforeSeq: number): Message[] {
-    const rows = this.sql(`SELECT ${columns} FROM messages WHERE thread_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(threadId, beforeSeq, limit) as Row[];
+    const rows = this.sql(`SELECT ${columns} FROM messages WHERE thread_id = ? AND seq < ? AND ${SETTLED} ORDER BY seq DESC LIMIT ?`).all(threadId, beforeSeq, limit) as Row[];
     return rows.reverse().map(rowToMessage);
   }
 

@@ -452,10 +452,11 @@ export interface Store {
    */
   appendMessage(message: NewMessage): Promise<{ message: Message; duplicate: boolean }>;
   /**
-   * Appends several messages in the order given: all of them, or on any failure none. Each is
-   * kept or found again by its clientId as appendMessage does. PostgreSQL writes them in one
-   * transaction; SQLite, whose writes hold the event loop, in slices of their own, deleting what
-   * it stored on a failure: readers may see part of a large batch while it is written.
+   * Appends several messages in the order given, with seqs that follow one another (but for
+   * messages found stored already): readers see all of them, or none until the same batch again
+   * succeeds. Each is kept or found again by its clientId as appendMessage does. PostgreSQL writes
+   * them in one transaction; SQLite, whose writes hold the event loop, in slices of their own,
+   * unread until the last one commits (sqlite-unsettled.ts); a failure keeps what was stored, unread.
    */
   appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]>;
   /**
