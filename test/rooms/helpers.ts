@@ -198,26 +198,36 @@ export async function until(check: () => boolean, timeoutMs = 3000): Promise<voi
   }
 }
 
-/** A hub of node `here` on a fresh store, and node `other` on the same in-process bus network, following ROOM. */
+/** What a test adds to `hubBesideOtherNode`'s hub: listeners of its deliveries, and work on its bus before the hub exists. */
+export interface BesideOtherNodeSetup extends Pick<RoomHubDeps, 'onMessage' | 'onGap'> {
+  /** Runs on node `here`'s bus before the hub is built on it: a hub takes what the bus is then (a cut-off switch, a recheck interval). */
+  prepare?: (here: InProcessBus) => void;
+}
+
+/** A hub of node `here` on a fresh store, and node `other` on the same in-process bus network, following ROOM; any room id resolves. */
 export async function hubBesideOtherNode(
   log: Logger,
   options: Partial<RoomOptions> = {},
-  listeners: Pick<RoomHubDeps, 'onMessage' | 'onGap'> = {},
+  setup: BesideOtherNodeSetup = {},
 ): Promise<{
   store: SqliteStore;
   hub: RoomHub;
+  here: InProcessBus;
   other: InProcessBus;
   close(): Promise<void>;
 }> {
+  const { prepare, ...listeners } = setup;
   const temp = tempStore();
   const network = new InProcessBusNetwork();
   const other = network.node('other');
   await other.join(ROOM);
+  const here = network.node('here');
+  prepare?.(here);
   const hub = new RoomHub({
     store: temp.store,
     identity: new Identity(Buffer.alloc(32, 7)),
-    bus: network.node('here'),
-    resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
+    bus: here,
+    resolver: async (id) => ({ id, kind: 'news', title: 'T', url: null, context: 'T' }),
     log,
     options: { maxConnectionsPerIp: 100_000, ...options },
     ...listeners,
@@ -225,6 +235,7 @@ export async function hubBesideOtherNode(
   return {
     store: temp.store,
     hub,
+    here,
     other,
     async close() {
       await hub.close();

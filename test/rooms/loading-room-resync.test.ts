@@ -9,44 +9,26 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { encodeEnvelope } from '../../src/rooms/envelope.js';
 import { MAX_SEQ_LEAD } from '../../src/rooms/node-sync.js';
-import { RoomHub } from '../../src/rooms/hub.js';
-import { Identity } from '../../src/rooms/identity.js';
-import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import type { RoomHub } from '../../src/rooms/hub.js';
+import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { silentLogger } from '../../src/logger.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
-import { tempStore } from '../helpers.js';
-import { cuttable, FakeConnection, ROOM, until } from './helpers.js';
+import { cuttable, FakeConnection, hubBesideOtherNode, ROOM, until } from './helpers.js';
 
 describe('a room loading when the node learns it missed messages', () => {
-  let temp: ReturnType<typeof tempStore>;
   let store: SqliteStore;
   let hub: RoomHub;
   let other: InProcessBus;
+  let closeAll: () => Promise<void>;
   /** What the hub's bus tells its listeners when Redis goes away (false) and when it is back (true). */
   let tell: (connected: boolean) => void;
 
   beforeEach(async () => {
-    temp = tempStore();
-    store = temp.store;
-    const network = new InProcessBusNetwork();
-    other = network.node('other');
-    await other.join(ROOM);
-    const here = network.node('here');
-    tell = cuttable(here);
-    hub = new RoomHub({
-      store,
-      identity: new Identity(Buffer.alloc(32, 7)),
-      bus: here,
-      resolver: async (id) => (id === ROOM ? { id, kind: 'news', title: 'T', url: null, context: 'T' } : null),
-      log: silentLogger,
-      options: {},
-    });
+    ({ store, hub, other, close: closeAll } = await hubBesideOtherNode(silentLogger, {}, { prepare: (here) => (tell = cuttable(here)) }));
   });
   afterEach(async () => {
     vi.restoreAllMocks();
-    await hub.close();
-    await other.close();
-    await temp.close();
+    await closeAll();
   });
 
   /** A message the other node stored, its publish never heard here. */

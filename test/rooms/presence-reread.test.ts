@@ -4,40 +4,35 @@
  * longer found them (deleted meanwhile), so its members stayed listed until the room emptied.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { RoomHub } from '../../src/rooms/hub.js';
-import { Identity } from '../../src/rooms/identity.js';
-import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import type { RoomHub } from '../../src/rooms/hub.js';
+import type { InProcessBus } from '../../src/rooms/in-process-bus.js';
 import { encodeEnvelope } from '../../src/rooms/envelope.js';
 import { silentLogger } from '../../src/logger.js';
-import { tempStore } from '../helpers.js';
-import { FakeConnection, ROOM, until } from './helpers.js';
+import { FakeConnection, hubBesideOtherNode, ROOM, until } from './helpers.js';
 
-let temp: ReturnType<typeof tempStore>;
 let hub: RoomHub;
 let here: InProcessBus;
 let other: InProcessBus;
+let closeAll: () => Promise<void>;
 
-beforeEach(() => {
-  temp = tempStore();
-  const network = new InProcessBusNetwork();
-  other = network.node('other');
-  here = network.node('here');
-  // Entries that expire, as in Redis: this node rechecks its rooms.
-  Object.defineProperty(here.presence, 'recheckMs', { value: 10 });
-  hub = new RoomHub({
-    store: temp.store,
-    identity: new Identity(Buffer.alloc(32, 7)),
-    bus: here,
-    resolver: async (id) => ({ id, kind: 'news', title: 'T', url: null, context: 'T' }),
-    log: silentLogger,
-    options: {},
-  });
+beforeEach(async () => {
+  ({
+    hub,
+    here,
+    other,
+    close: closeAll,
+  } = await hubBesideOtherNode(
+    silentLogger,
+    {},
+    {
+      // Entries that expire, as in Redis: this node rechecks its rooms.
+      prepare: (bus) => Object.defineProperty(bus.presence, 'recheckMs', { value: 10 }),
+    },
+  ));
 });
 afterEach(async () => {
   vi.restoreAllMocks();
-  await hub.close();
-  await other.close();
-  await temp.close();
+  await closeAll();
 });
 
 it('reads the presence again at the next recheck when the read a recheck asked for failed', async () => {

@@ -5,46 +5,27 @@
  * room still gets what it missed.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { RoomHub } from '../../src/rooms/hub.js';
-import { Identity } from '../../src/rooms/identity.js';
-import { InProcessBusNetwork, type InProcessBus } from '../../src/rooms/in-process-bus.js';
+import type { RoomHub } from '../../src/rooms/hub.js';
 import { CATCH_UP_READS_AT_ONCE } from '../../src/rooms/node-sync.js';
 import { ReadSlots } from '../../src/rooms/read-slots.js';
 import { silentLogger } from '../../src/logger.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
-import { tempStore } from '../helpers.js';
-import { cuttable, FakeConnection, until } from './helpers.js';
+import { cuttable, FakeConnection, hubBesideOtherNode, until } from './helpers.js';
 
 const ROOMS = Array.from({ length: 5 * CATCH_UP_READS_AT_ONCE }, (_, i) => `news_${i + 1}`);
 
-let temp: ReturnType<typeof tempStore>;
 let store: SqliteStore;
 let hub: RoomHub;
-let other: InProcessBus;
+let closeAll: () => Promise<void>;
 /** What the hub's bus tells its listeners when Redis goes away (false) and when it is back (true). */
 let tell: (connected: boolean) => void;
 
-beforeEach(() => {
-  temp = tempStore();
-  store = temp.store;
-  const network = new InProcessBusNetwork();
-  other = network.node('other');
-  const here = network.node('here');
-  tell = cuttable(here);
-  hub = new RoomHub({
-    store,
-    identity: new Identity(Buffer.alloc(32, 7)),
-    bus: here,
-    resolver: async (id) => ({ id, kind: 'news', title: id, url: null, context: id }),
-    log: silentLogger,
-    options: { maxConnectionsPerIp: 100_000 },
-  });
+beforeEach(async () => {
+  ({ store, hub, close: closeAll } = await hubBesideOtherNode(silentLogger, {}, { prepare: (here) => (tell = cuttable(here)) }));
 });
 afterEach(async () => {
   vi.restoreAllMocks();
-  await hub.close();
-  await other.close();
-  await temp.close();
+  await closeAll();
 });
 
 /** A message another node stored in `roomId` while this one was cut off (its publish never came). */
