@@ -1,8 +1,9 @@
-import type { Page, Route, WebSocketRoute } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import type { Store } from '../../src/store/types.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswerFrame, say } from './harness.js';
+import { routeRewritingWelcomes, type RewritingRoute } from './welcome-rewrite.js';
 
 // Rejoining a node that is behind the others (freshly started, or not caught up) gives a welcome
 // whose seq is below the page's: its history agrees with what the page holds, so the page keeps
@@ -11,52 +12,14 @@ import { browserSuite, describeBrowser, item, messageTexts, openAs, privateAnswe
 // history's length behind shares no message with the page: the store is asked whether the page's
 // messages are still there (reset-probe.ts), without the page waiting for the answer.
 
-type Rewrite = (welcome: { seq: number; history: Message[] }) => void;
-
-/**
- * Routes the page's room socket to the server. The page's private questions are answered by the
- * test; the messages the server sends are recorded; `rejoin(rewrite)` drops the socket, and the
- * welcome of the next one is rewritten.
- */
-async function routed(page: Page): Promise<{ messages: Message[]; rejoin(rewrite: Rewrite): Promise<void> }> {
-  let route: WebSocketRoute | undefined;
-  let toServer: WebSocketRoute | undefined;
-  let rewrite: Rewrite | undefined;
-  let rewritten: (() => void) | undefined;
-  let threadId = '';
-  const messages: Message[] = [];
-  await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
-    route = ws;
-    const server = ws.connectToServer();
-    toServer = server;
-    ws.onMessage((m) => {
-      const frame = JSON.parse(String(m)) as { type: string; clientId?: string; threadId?: string };
-      if (frame.type !== 'ask') return server.send(m);
-      ws.send(privateAnswerFrame(frame, messages.at(-1)?.roomId ?? '', threadId));
-    });
-    server.onMessage((m) => {
-      const frame = JSON.parse(String(m)) as { type: string; message?: Message; seq: number; history: Message[]; threadId?: string };
-      if (frame.type === 'message' && frame.message!.seq > 0) messages.push(frame.message!);
-      if (frame.type === 'welcome') threadId = frame.threadId!;
-      if (frame.type === 'welcome' && rewrite) {
-        rewrite(frame);
-        rewrite = undefined;
-        ws.send(JSON.stringify(frame));
-        return rewritten?.();
-      }
-      ws.send(m);
-    });
+/** Routes the page's room socket to the server (welcome-rewrite.ts); the page's private questions are answered by the test. */
+async function routed(page: Page): Promise<RewritingRoute> {
+  const socket: RewritingRoute = await routeRewritingWelcomes(page, (frame, toPage) => {
+    if (frame.type !== 'ask') return false;
+    toPage(privateAnswerFrame(frame, socket.messages.at(-1)?.roomId ?? '', socket.threadId));
+    return true;
   });
-  return {
-    messages,
-    rejoin: (r) =>
-      new Promise<void>((resolve) => {
-        rewrite = r;
-        rewritten = resolve;
-        void toServer!.close();
-        void route!.close();
-      }),
-  };
+  return socket;
 }
 
 async function privateMode(page: Page): Promise<void> {

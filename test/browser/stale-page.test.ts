@@ -3,39 +3,11 @@
  * wiped store) is dropped when it comes: put into the new log, it stood above a stretch of messages
  * never loaded, and paging back went on below it, so the stretch was never shown.
  */
-import type { Page, Route, WebSocketRoute } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { Message } from '../../src/protocol/messages.js';
 import { browserSuite, describeBrowser, item, messageTexts, openAs } from './harness.js';
-
-/** Routes the page's room socket; `rejoin(rewrite)` drops it and rewrites the next welcome. */
-async function routed(page: Page): Promise<{ rejoin(rewrite: (welcome: Record<string, unknown>) => void): Promise<void> }> {
-  let route: WebSocketRoute | undefined;
-  let rewrite: ((welcome: Record<string, unknown>) => void) | undefined;
-  let rewritten: (() => void) | undefined;
-  await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
-    route = ws;
-    const server = ws.connectToServer();
-    server.onMessage((m) => {
-      const frame = JSON.parse(String(m)) as Record<string, unknown>;
-      if (frame.type === 'welcome' && rewrite) {
-        rewrite(frame);
-        rewrite = undefined;
-        ws.send(JSON.stringify(frame));
-        return rewritten?.();
-      }
-      ws.send(m);
-    });
-  });
-  return {
-    rejoin: (r) =>
-      new Promise<void>((resolve) => {
-        rewrite = r;
-        rewritten = resolve;
-        void route!.close();
-      }),
-  };
-}
+import { routeRewritingWelcomes } from './welcome-rewrite.js';
 
 /** The page's list, its updates done after the next frames. */
 const settled = (page: Page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -59,7 +31,7 @@ describeBrowser('a page of older messages asked for before the log was replaced'
     }
     const { context, page } = await openAs(suite.browser, 'Ada');
     try {
-      const socket = await routed(page);
+      const socket = await routeRewritingWelcomes(page);
       const held: Route[] = [];
       let hold = true;
       await page.route(/\/api\/v1\/threads\/[^/]+\/messages/, (route) => (hold ? void held.push(route) : route.continue()));
