@@ -3,11 +3,11 @@
  * PARSE_OFF_LOOP_BYTES (an import of 5,000 messages, a batch of content items: up to 32 MiB) are
  * decoded and parsed there, so no request body holds the event loop that every room shares.
  */
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { JsonBodyResult, JsonBodyTask } from '../../workers/json-body.js';
 import { runTimedTask, WORKER_HEAP_MB } from '../content/worker-task.js';
 import { wholeNumber } from '../options.js';
-import { keepPoolUp } from '../worker-errors.js';
+import { oneWorkerPool } from '../one-worker-pool.js';
 import { builtWorkerFile } from '../worker-files.js';
 
 /**
@@ -15,7 +15,6 @@ import { builtWorkerFile } from '../worker-files.js';
  * decode and parse), so only the routes that raise it, all admin ones, send bodies there.
  */
 export const PARSE_OFF_LOOP_BYTES = 1_048_576;
-const IDLE_TIMEOUT_MS = 30_000;
 /** Longest one body may take in the worker (32 MiB parse in ~0.3–0.6 s) before the worker is replaced. */
 export const DEFAULT_JSON_BODY_TIMEOUT_MS = 20_000;
 
@@ -42,17 +41,7 @@ export class JsonBodyPool {
    * rejects with ERR_PROCESSING_TIMEOUT or ERR_PROCESSING_TOO_LARGE when the worker had to be replaced.
    */
   async parse(bytes: Uint8Array): Promise<JsonBodyResult> {
-    if (!this.pool) {
-      this.pool = new Piscina({
-        filename: this.filename,
-        name: 'parse',
-        minThreads: 0,
-        maxThreads: 1,
-        idleTimeout: IDLE_TIMEOUT_MS,
-        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      });
-      keepPoolUp(this.pool, 'json-body');
-    }
+    this.pool ??= oneWorkerPool({ filename: this.filename, name: 'parse', label: 'json-body', heapMb: WORKER_HEAP_MB });
     const task: JsonBodyTask = { bytes };
     return runTimedTask<JsonBodyResult>(this.pool, task, { name: 'parse', timeoutMs: this.taskTimeoutMs, ref: 'the request body' });
   }

@@ -4,16 +4,16 @@
  * hostile, holds the event loop that every room shares.
  */
 import { existsSync } from 'node:fs';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { FeedResult, FeedTask } from '../../../workers/feed.js';
 import { errors } from '../../errors.js';
-import { fromWorkerError, keepPoolUp } from '../../worker-errors.js';
+import { oneWorkerPool } from '../../one-worker-pool.js';
+import { fromWorkerError } from '../../worker-errors.js';
 import { builtWorkerFile } from '../../worker-files.js';
 import type { ParsedFeed } from './feeds.js';
 import { runTimedTask, WORKER_HEAP_MB } from '../worker-task.js';
 import { wholeNumber } from '../../options.js';
 
-const IDLE_TIMEOUT_MS = 30_000;
 const MAX_QUEUE = 64;
 /** Longest a feed may take in the worker before the worker is replaced (EXTRACT_TASK_TIMEOUT_MS). */
 export const DEFAULT_FEED_TASK_TIMEOUT_MS = 20_000;
@@ -47,18 +47,7 @@ export class FeedPool {
    * parseFeed, or ERR_PROCESSING_TIMEOUT past the time limit.
    */
   async parse(bytes: Uint8Array, ref: string, signal?: AbortSignal, contentType?: string): Promise<ParsedFeed> {
-    if (!this.pool) {
-      this.pool = new Piscina({
-        filename: this.filename,
-        name: 'parse',
-        minThreads: 0,
-        maxThreads: 1,
-        idleTimeout: IDLE_TIMEOUT_MS,
-        maxQueue: MAX_QUEUE,
-        resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
-      });
-      keepPoolUp(this.pool, 'feed');
-    }
+    this.pool ??= oneWorkerPool({ filename: this.filename, name: 'parse', label: 'feed', heapMb: this.heapMb, maxQueue: MAX_QUEUE });
     const task: FeedTask = { bytes: new Uint8Array(bytes), ref, contentType };
     const result = await runTimedTask<FeedResult>(this.pool, task, { name: 'parse', signal, timeoutMs: this.taskTimeoutMs, ref, heapMb: this.heapMb });
     if (result.ok) return result.feed;
