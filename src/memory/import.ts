@@ -150,7 +150,9 @@ export async function importTarget(store: Store, roomId: string, threadId?: stri
 
 /**
  * Stores checked messages in `threadId` of `roomId`, in time order (ties keep the given order),
- * all or nothing, then hands the thread's memory those it does not hold yet.
+ * all or nothing, then hands the thread's memory those it does not hold yet. Nothing publishes an
+ * imported message, and no reader sees any before the store holds all of them: `readable` is told
+ * then, with the seq they all follow, for the rooms to deliver them (RoomHub.storedUnpublished).
  */
 export async function importMessages(
   store: Store,
@@ -158,6 +160,7 @@ export async function importMessages(
   roomId: string,
   threadId: string,
   messages: ImportedMessage[],
+  readable?: (afterSeq: number) => void,
 ): Promise<ImportResult> {
   // toISOString's times, all of one length in the years 0000–9999 (checkImport): their text sorts
   // as their times do, without localeCompare's collation.
@@ -181,6 +184,8 @@ export async function importMessages(
     clientId: clientIds[k],
   }));
   const appended = await store.appendMessages(rows);
+  // Those found stored count too: an import stopped before settled them unread (store.appendMessages).
+  readable?.(appended.reduce((low, a) => Math.min(low, a.message.seq), Number.MAX_SAFE_INTEGER) - 1);
   // The thread the store filed them in: a merge committed since the caller looked `threadId` up
   // sends them on to its survivor, and their memory goes with them. The store may write them in
   // slices (SQLite), and a merge between two moves the ones before it too: the last one's thread

@@ -274,6 +274,14 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   /**
+   * Messages stored in `roomId` after `afterSeq` that were never published (an import): every node's
+   * live room delivers to its members those they did not get, in seq order (NodeSync.storedUnpublished).
+   */
+  storedUnpublished(roomId: string, afterSeq: number): void {
+    this.sync.storedUnpublished(roomId, afterSeq);
+  }
+
+  /**
    * A thread was deleted (its messages are gone from the store): a live room on this node forgets
    * its messages, and a deleted main thread is replaced by a new one for what is said next.
    */

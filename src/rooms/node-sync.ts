@@ -208,6 +208,18 @@ export class NodeSync {
   }
 
   /**
+   * Messages were stored in the room after `from` and published by nobody (an import, readable all
+   * at once when its last write commits): this node's room delivers those its members did not get,
+   * as for a `sync`, and the other nodes are told to by one.
+   */
+  storedUnpublished(roomId: string, from: number): void {
+    const room = this.deps.room(roomId);
+    if (room?.info) void this.catchUp(room, from);
+    else if (room?.heard) this.loadingSyncs.set(roomId, Math.min(from, this.loadingSyncs.get(roomId) ?? from));
+    if (this.connected) this.publish(roomId, 'sync', JSON.stringify({ from }));
+  }
+
+  /**
    * Applies another node's presence change to the room's member list, without a read. While a read
    * of the room's presence runs, the change goes to one more read instead: the read may have been
    * answered before the change was written, and would replace the room's view after it.
