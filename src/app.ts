@@ -18,7 +18,7 @@ import { sharedSchemaCompilers } from './routes/schema-compilers.js';
 import { refuseNonFiniteNumbers } from './routes/finite-numbers.js';
 import { answerWhileClosing, frameworkErrors, installErrorHandlers, MAX_PATH_PARAM_CHARS } from './routes/error-handler.js';
 import healthRoutes from './routes/health.js';
-import { loopbackHostCheck, refuseRebindingWrites } from './routes/loopback-host.js';
+import { loopbackHostCheck, refuseRebinding } from './routes/loopback-host.js';
 import { warnOfUntrustedProxy } from './routes/proxy-check.js';
 import { cutStalledReaders } from './routes/stalled-readers.js';
 import { scrubbedLogging } from './routes/request-log.js';
@@ -114,7 +114,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   installErrorHandlers(app, { notFoundPage: () => readShell() });
   answerWhileClosing(app);
   warnOfUntrustedProxy(app, config.TRUST_PROXY);
-  refuseRebindingWrites(app, loopbackHostCheck(config.HOST, config.TRUST_PROXY));
+  refuseRebinding(app, loopbackHostCheck(config.HOST, config.TRUST_PROXY));
   readEmptyJsonBodyAsNone(app);
   refuseNonFiniteNumbers(app);
   await app.register(apiRateLimit, { perMinute: config.API_RATE_LIMIT_PER_MINUTE });

@@ -496,7 +496,7 @@ describe('answers a client does not take', () => {
     held.push(socket);
     socket.on('error', () => {});
     socket.pause();
-    socket.write('GET /api/v1/content/news_big HTTP/1.1\r\nHost: x\r\n\r\n');
+    socket.write(`GET /api/v1/content/news_big HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
     await vi.waitFor(async () => expect(await connections(a)).toBe(1), { timeout: 10_000 });
     // Node held it until the client read or left, however long that took.
     await vi.waitFor(async () => expect(await connections(a)).toBe(0), { timeout: 20_000, interval: 100 });

@@ -3,8 +3,12 @@
  * from anywhere can have its own name re-resolve to 127.0.0.1: the browser then treats this server
  * as the page's origin, and an Origin check that compares the Origin with the Host header passes.
  * Only the Host header tells such a request apart: it names the attacker's domain. So when HOST is
- * a loopback address, requests that change state and room sockets are refused unless their Host
- * names loopback (`localhost`, a 127.x address or `[::1]`) with the port the server listens on.
+ * a loopback address, every request and room socket is refused unless its Host names loopback
+ * (`localhost`, a 127.x address or `[::1]`) with the port the server listens on. Reads are refused
+ * too, not only writes: the page is same-origin to the browser, so it can read what it fetches
+ * (threads and their messages, memory counts, sources with their feed URLs, metrics). Nothing a
+ * loopback server answers is needed by another name, the page shell included, except `/healthz`,
+ * which says only that the process is up and is what monitors probe by whatever name.
  *
  * Behind a proxy (TRUST_PROXY set) the Host is the proxy's to forward, the site's public name: the
  * guard is off, and the proxy's own server names decide what reaches it.
@@ -13,9 +17,6 @@ import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config.js';
 import { errors } from '../errors.js';
-
-/** Methods that only read: a rebinding page reading them is not what this guard stops. */
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** True when HOST is `localhost` or a loopback address (127.0.0.0/8, ::1, their IPv4-mapped forms). */
 export function isLoopbackHost(host: string): boolean {
@@ -51,10 +52,24 @@ export function loopbackHostCheck(listenHost: string, trustProxy: TrustProxy): (
   return (request) => loopbackHostHeader(request.headers.host, request.raw.socket?.localPort);
 }
 
-/** Refuses requests that change state (not GET, HEAD or OPTIONS) whose Host `allowed` refuses, with ERR_HOST_NOT_ALLOWED. */
-export function refuseRebindingWrites(app: FastifyInstance, allowed: ((request: FastifyRequest) => boolean) | null): void {
+/** Routes any Host may read: they answer nothing a page could use. */
+const OPEN_TO_ANY_HOST = new Set(['/healthz']);
+
+/**
+ * Refuses every request whose Host `allowed` refuses with ERR_HOST_NOT_ALLOWED, reads as well as
+ * writes, before its body is read. WebSocket upgrades are left to their routes: the room socket
+ * route checks the same and answers on the socket (4403), as the protocol has it, and a page's
+ * WebSocket reads nothing of an upgrade that other routes answer in HTTP.
+ */
+export function refuseRebinding(app: FastifyInstance, allowed: ((request: FastifyRequest) => boolean) | null): void {
   if (!allowed) return;
-  app.addHook('onRequest', async (request) => {
-    if (!READ_METHODS.has(request.method) && !allowed(request)) throw new errors.ERR_HOST_NOT_ALLOWED(request.headers.host ?? '(none)');
+  // preParsing, after every onRequest hook: the refusal still carries helmet's security headers.
+  app.addHook('preParsing', async (request) => {
+    if (isSocketUpgrade(request) || OPEN_TO_ANY_HOST.has(request.routeOptions.url ?? '')) return;
+    if (!allowed(request)) throw new errors.ERR_HOST_NOT_ALLOWED(request.headers.host ?? '(none)');
   });
+}
+
+function isSocketUpgrade(request: FastifyRequest): boolean {
+  return request.headers.upgrade?.toLowerCase() === 'websocket';
 }

@@ -70,8 +70,24 @@ describe('a server listening on loopback (DNS rebinding)', () => {
     expect(await send(port, 'POST', `/api/v1/rooms/${ROOM}/ask`, `127.0.0.1:${port + 1}`, ask)).toEqual({ status: 403, code: 'ERR_HOST_NOT_ALLOWED' });
     expect((await send(port, 'POST', `/api/v1/rooms/${ROOM}/ask`, `localhost:${port}`, ask)).status).toBe(200);
     expect((await send(port, 'POST', `/api/v1/rooms/${ROOM}/ask`, `127.0.0.1:${port}`, ask)).status).toBe(200);
-    // Reads are left alone: the guard is about what changes state.
-    expect((await send(port, 'GET', '/api/v1/rooms', `rebind.attacker.example:${port}`)).status).toBe(200);
+  });
+
+  it('refuses reads whose Host names another domain too: a rebinding page reads what it fetches', async () => {
+    const { port } = await start();
+    const evil = `rebind.attacker.example:${port}`;
+    const reads = ['/api/v1/rooms', `/api/v1/rooms/${ROOM}/threads`, `/api/v1/rooms/${ROOM}/messages`, '/api/v1/sources', '/metrics', '/readyz', '/'];
+    for (const path of reads) {
+      expect(await send(port, 'GET', path, evil)).toEqual({ status: 403, code: 'ERR_HOST_NOT_ALLOWED' });
+      expect((await send(port, 'HEAD', path, evil)).status).toBe(403);
+    }
+    expect(await send(port, 'GET', `/ws/rooms/${ROOM}`, evil)).toEqual({ status: 403, code: 'ERR_HOST_NOT_ALLOWED' });
+    // Liveness says nothing but that the process is up; monitors probe it by the machine's name.
+    expect((await send(port, 'GET', '/healthz', evil)).status).toBe(200);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
+      expect((await send(port, 'GET', '/api/v1/rooms', host)).status).toBe(200);
+      expect((await send(port, 'GET', `/api/v1/rooms/${ROOM}/threads`, host)).status).toBe(200);
+      expect((await send(port, 'GET', '/metrics', host)).status).toBe(200);
+    }
   });
 
   it('closes a room socket whose Host names another domain with 4403, even from its own Origin', async () => {
@@ -93,6 +109,7 @@ describe('a server listening on loopback (DNS rebinding)', () => {
       const { url, port } = await start(env);
       const host = `salon.example:${port}`;
       expect((await send(port, 'POST', `/api/v1/rooms/${ROOM}/ask`, host, { text: 'rust?' })).status).toBe(200);
+      expect((await send(port, 'GET', `/api/v1/rooms/${ROOM}/threads`, host)).status).toBe(200);
       const ok = await connect(url(), { headers: { host, origin: `http://${host}` } });
       ok.send({ type: 'hello', name: 'Ana' });
       await ok.next('welcome');
