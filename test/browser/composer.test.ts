@@ -99,4 +99,46 @@ describeBrowser('the composer', () => {
       await context.close();
     }
   });
+
+  it('counts the "@ai " the Ask AI switch puts before a question, so a question it says fits is not refused as too long', async () => {
+    const { context, page } = await openAs(suite.browser, 'Fay');
+    const sent: { type?: string; text?: string }[] = [];
+    const refused: string[] = [];
+    page.on('websocket', (ws) => {
+      ws.on('framesent', (f) => sent.push(JSON.parse(String(f.payload)) as (typeof sent)[number]));
+      ws.on('framereceived', (f) => {
+        const frame = JSON.parse(String(f.payload)) as { type?: string; code?: string };
+        if (frame.type === 'error') refused.push(frame.code ?? '');
+      });
+    });
+    try {
+      await page.goto(`${suite.server.url}/chat?id=news_compose`);
+      await page.locator('salon-member-list .count[data-count="1"]').waitFor();
+      const box = page.locator('salon-composer textarea');
+      const counter = page.locator('salon-composer .count');
+      const submit = page.locator('salon-composer button[type=submit]');
+      await box.focus();
+      await page.keyboard.insertText('q'.repeat(3_998));
+      expect(await counter.textContent()).toBe('2 characters left');
+      await page.locator('salon-composer label.switch', { hasText: 'Ask AI' }).click();
+      // Sent, it is `@ai ` and the 3,998: four more than the room takes.
+      expect(await counter.textContent()).toBe('2 characters too many: shorten it to send');
+      expect(await submit.isDisabled()).toBe(true);
+      await box.press('Enter');
+      expect(await box.inputValue()).toHaveLength(3_998);
+
+      await box.press('End');
+      for (let i = 0; i < 2; i++) await box.press('Backspace');
+      expect(await counter.textContent()).toBe('0 characters left');
+      await box.press('Enter');
+      await expect.poll(() => sent.filter((f) => f.type === 'say').map((f) => f.text)).toEqual([`@ai ${'q'.repeat(3_996)}`]);
+      await page
+        .locator('salon-message-item', { hasText: 'q'.repeat(40) })
+        .first()
+        .waitFor();
+      expect(refused).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

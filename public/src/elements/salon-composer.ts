@@ -11,6 +11,7 @@
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
+import { ASK_PREFIX, outgoingText } from '../lib/ask-text.js';
 import { plural } from '../lib/format.js';
 import { baseStyles } from '../lib/styles.js';
 
@@ -23,12 +24,6 @@ const COUNTER_FROM = 500;
 const LIMIT_STEPS = [20, 100, COUNTER_FROM];
 /** "Stopped typing" after this long without a key. */
 const TYPING_IDLE_MS = 4_000;
-/**
- * A text the room takes as a question for the assistant (docs/protocol.md: `@ai ` or `/ask `, as
- * RoomController reads it). Read as `@ai ` only, a `/ask` question showed no "Only me" and went to
- * the whole room, though "Only me" was on.
- */
-const ASK_PREFIX = /^(@ai|\/ask)\s/i;
 /** Where private questions are kept (lib/private-asks.ts), said while "Only me" is on. */
 const PRIVATE_NOTE = 'Private questions show in this tab only; the assistant remembers them for you until you forget them.';
 /** The same on a phone, short enough to share one line with "Forget them" at 360 px: the composer must fit below the messages. */
@@ -156,7 +151,7 @@ export class SalonComposer extends LitElement {
   }
 
   protected override render() {
-    const left = this.maxLength - this.text.length;
+    const left = this.maxLength - this.text.length - this.markLength;
     const asking = this.ask || ASK_PREFIX.test(this.text);
     const privately = asking && this.onlyMe;
     return html`<form @submit=${this.onSubmit}>
@@ -217,6 +212,15 @@ export class SalonComposer extends LitElement {
     </p>`;
   }
 
+  /**
+   * What sending adds to the text (a question asked with the switch goes out marked `@ai `, which the
+   * room's limit counts) or takes from it (a private question goes without its prefix).
+   */
+  private get markLength(): number {
+    const text = this.text.trim();
+    return outgoingText(text, this.ask, this.onlyMe).length - text.length;
+  }
+
   /** Whether what is typed would go as a private question: the room is then not told the member is typing. */
   private get privately(): boolean {
     return this.onlyMe && (this.ask || ASK_PREFIX.test(this.text));
@@ -257,7 +261,7 @@ export class SalonComposer extends LitElement {
 
   private submit(): void {
     const text = this.text.trim();
-    if (!text || text.length > this.maxLength) return;
+    if (!text || outgoingText(text, this.ask, this.onlyMe).length > this.maxLength) return;
     const asking = this.ask || ASK_PREFIX.test(text);
     this.emit('salon-send', { text, ask: this.ask, private: asking && this.onlyMe });
     this.text = '';

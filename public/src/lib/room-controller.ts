@@ -23,6 +23,7 @@ import { AnswersInProgress, type AnswerInProgress } from './answers-in-progress.
 import { heldMessages, judgeWelcome, type HeldMessage } from './store-reset.js';
 import type { LogEntry } from './message-log.js';
 import { TypingList } from './typing-list.js';
+import { ASK_PREFIX, outgoingText } from './ask-text.js';
 
 /** The server refuses longer messages (DESIGN: text is capped at 4,000 characters). */
 export const MAX_MESSAGE_CHARS = 4_000;
@@ -37,7 +38,6 @@ const CACHE_SAVE_DELAY_MS = 250;
  */
 const RESEND_BURST = 5;
 const RESEND_INTERVAL_MS = 250;
-const AI_PREFIX = /^(@ai|\/ask)\s/i;
 /**
  * Said when the server refused "Forget them" for good, or too many times in a row: `why` is the
  * server's last word; `typed`: the member asked by typing `/forget private`, which they may type again.
@@ -214,13 +214,14 @@ export class RoomController implements ReactiveController {
   send(text: string, ask = false, isPrivate = false): boolean {
     const body = text.trim();
     if (!body || !this.memory) return false;
-    if (body.length > MAX_MESSAGE_CHARS) {
+    const privately = isPrivate && (ask || ASK_PREFIX.test(body));
+    const finalText = outgoingText(body, ask, isPrivate);
+    // The server's limit is the sent text's: a question's mark counts.
+    if (finalText.length > MAX_MESSAGE_CHARS) {
       this.notice = noticeFor('ERR_MESSAGE_TOO_LONG', '');
       this.host.requestUpdate();
       return false;
     }
-    const privately = isPrivate && (ask || AI_PREFIX.test(body));
-    const finalText = privately ? body.replace(AI_PREFIX, '') : ask && !AI_PREFIX.test(body) ? `@ai ${body}` : body;
     // Typed, "Forget them" is the button's request: pending, retried and told as it is, sent once.
     if (!privately && isForgetCommand(finalText)) {
       // Its command may wait (offline, a refusal's backoff): the room hears now that the typing is over.
@@ -573,7 +574,7 @@ export class RoomController implements ReactiveController {
     if (this.status !== 'open') return;
     const mainThreadId = this.memory?.mainThreadId ?? '';
     const threadId = thread && thread !== mainThreadId ? thread : undefined;
-    if (isPrivate || AI_PREFIX.test(text)) this.inProgress.questionOut(clientId);
+    if (isPrivate || ASK_PREFIX.test(text)) this.inProgress.questionOut(clientId);
     if (!isPrivate) {
       this.connection?.send({ type: 'say', text, clientId, threadId });
       return;
@@ -671,7 +672,7 @@ export class RoomController implements ReactiveController {
         this.typists.stop(m.author.id);
         if (m.author.kind === 'assistant') this.inProgress.finished([m.clientId]);
         // Another member's question: an answer first seen before it is not its answer (answers-in-progress.ts).
-        else if (m.author.kind === 'user' && m.clientId && AI_PREFIX.test(m.text)) this.inProgress.questionOut(m.clientId);
+        else if (m.author.kind === 'user' && m.clientId && ASK_PREFIX.test(m.text)) this.inProgress.questionOut(m.clientId);
         // A command typed in the composer may have changed the threads.
         if (m.author.kind === 'system') void this.nav.refresh();
         break;
@@ -738,7 +739,7 @@ export class RoomController implements ReactiveController {
 
   private onError(code: string, message: string, clientId?: string): void {
     const entry = clientId ? this.memory!.log.unconfirmed(clientId) : undefined;
-    const question = !!entry && (!!entry.private || AI_PREFIX.test(entry.message.text));
+    const question = !!entry && (!!entry.private || ASK_PREFIX.test(entry.message.text));
     const notice = code === 'ERR_RATE_LIMITED' && question ? askRefusedNotice(message) : noticeFor(code, message);
     // A typed command refused as written: the reason under it is the answer, with no Retry (it
     // would be refused again) and no banner repeating it above the room.
