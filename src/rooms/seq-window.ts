@@ -4,8 +4,14 @@
  * message (a resync from the store after the bus was cut off) is never sent twice. A seq that is
  * not a whole number ≥ 1 counts as delivered and never moves the window: taken as the top, an
  * Infinity made every real seq older than the window.
+ *
+ * A room's window (DEFAULT_SEQ_WINDOW) is wider than an import's seqs (IMPORT_MAX_MESSAGES,
+ * 5,000): an import becomes readable all at once below a live message said while it was written
+ * (store/sqlite-unsettled.ts), and a window of 4,096 took its first seqs as delivered, so the
+ * catch-up that brings it (RoomHub.storedUnpublished) skipped them, out of every member's reach but
+ * a reload. 1 KiB of bits a room.
  */
-export const DEFAULT_SEQ_WINDOW = 4096;
+export const DEFAULT_SEQ_WINDOW = 8192;
 
 export class SeqWindow {
   private readonly bits: Uint32Array;

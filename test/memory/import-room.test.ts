@@ -8,7 +8,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { IMPORT_MAX_MESSAGES } from '../../src/memory/import.js';
 import { InProcessBusNetwork } from '../../src/rooms/in-process-bus.js';
+import { DEFAULT_SEQ_WINDOW } from '../../src/rooms/seq-window.js';
 import type { SqliteStore } from '../../src/store/sqlite.js';
 import { ADMIN, testApp, withTurnsDue } from '../helpers.js';
 import { joined, until, type Client } from '../rooms/helpers.js';
@@ -113,5 +115,26 @@ describe('an import written in slices (SQLite)', () => {
     const texts = (welcome.history as { text: string }[]).map((m) => m.text);
     expect(texts.at(-1)).toBe('Live, during the import.');
     expect(texts.at(-2)).toBe(`Imported line ${n - 1}.`);
+  });
+
+  it('reaches a member whole when a live message passed an import of more seqs than an old room window (4,096)', async () => {
+    const a = await node({ env: {} });
+    await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));
+    const store = a.salon.store as SqliteStore;
+    const importedRows = () => store.db.prepare("SELECT count(*) FROM messages WHERE client_id LIKE 'import_%'").pluck().get() as number;
+    const { client: bo } = await joined(a, 'Bo', 'news_1');
+    const n = 4_200;
+    const seen = await withTurnsDue(async () => {
+      const importing = a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } });
+      await until(() => importedRows() > 0, 20_000);
+      bo.send({ type: 'say', text: 'Live, during the import.', clientId: 'c1' });
+      const live = await bo.next('message', (f) => f.message.clientId === 'c1', 20_000);
+      return { live, response: await importing };
+    });
+    expect(seen.response.statusCode, seen.response.body).toBe(200);
+    const frames = await gotWhole(bo, n);
+    expect(seen.live.message.seq).toBeGreaterThan(frames[n - 1].message.seq);
+    // So with the largest import, and a live message or two said meanwhile.
+    expect(DEFAULT_SEQ_WINDOW).toBeGreaterThan(IMPORT_MAX_MESSAGES + 1_000);
   });
 });
