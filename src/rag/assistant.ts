@@ -83,6 +83,8 @@ interface Counted {
   askerId: string;
   address?: string;
   at: number;
+  /** Counted against the room's limit too (a visible ask; a private one spends only its asker's). */
+  inRoom: boolean;
   /** Its place in the queue, held while its question is posted. */
   hold: QueueHold;
 }
@@ -178,7 +180,7 @@ export class SalonAssistant implements RoomAssistant {
     const at = Date.now();
     this.count(request, at);
     const admission = { roomId: request.roomId };
-    this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at, hold });
+    this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at, hold, inRoom: !request.private });
     return admission;
   }
 
@@ -189,7 +191,7 @@ export class SalonAssistant implements RoomAssistant {
     this.admissions.delete(admission);
     this.queue.release(counted.hold);
     this.users.forget(counted.askerId, counted.at);
-    this.rooms.forget(admission.roomId, counted.at);
+    if (counted.inRoom) this.rooms.forget(admission.roomId, counted.at);
     if (counted.address) this.addresses.forget(counted.address, counted.at);
   }
 
@@ -209,14 +211,16 @@ export class SalonAssistant implements RoomAssistant {
     if (admitted) return;
     const now = Date.now();
     refuseOverLimit(this.users, request.asker.id, 'each member', now);
-    refuseOverLimit(this.rooms, request.roomId, 'each room', now);
+    // A private ask spends its asker's budget alone: counted against the room's, one member's
+    // private questions, which nobody else sees, would leave the room's visible assistant none.
+    if (!request.private) refuseOverLimit(this.rooms, request.roomId, 'each room', now);
     if (request.address) refuseOverLimit(this.addresses, request.address, 'each address', now);
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
   }
 
   private count(request: AskRequest, now = Date.now()): void {
     this.users.record(request.asker.id, now);
-    this.rooms.record(request.roomId, now);
+    if (!request.private) this.rooms.record(request.roomId, now);
     if (request.address) this.addresses.record(request.address, now);
   }
 

@@ -292,6 +292,28 @@ describe('fairness', () => {
     await Promise.all(dones);
   });
 
+  it('counts private asks against their asker alone, so they leave the room’s visible asks their limit', async () => {
+    const a = make(new ScriptedChat({ pieces: ['ok'] }), {
+      userLimit: { limit: 3, windowMs: 60_000 },
+      roomLimit: { limit: 2, windowMs: 60_000 },
+      maxWaitingPerRoom: 10,
+    });
+    const dones = [];
+    for (const clientId of ['p1', 'p2', 'p3']) dones.push(a.ask(await request({ private: true, clientId })).done);
+    // The asker's own budget still bounds them.
+    expect(() => a.admit({ roomId: 'news_1', threadId: 't', text: 'q', private: true, asker: { id: 'u1', name: 'Ada' } })).toThrow(
+      expect.objectContaining({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('each member') }),
+    );
+    // The room's visible asks have their whole limit left, and it still holds.
+    const released = a.admit(await request({ private: true, asker: { id: 'u9', name: 'Io' } }));
+    a.release(released);
+    dones.push(a.ask(await request({ asker: { id: 'u2', name: 'Bob' } })).done, a.ask(await request({ asker: { id: 'u3', name: 'Cy' } })).done);
+    expect(() => a.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'u4', name: 'Di' } })).toThrow(
+      expect.objectContaining({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('each room') }),
+    );
+    await Promise.all(dones);
+  });
+
   it('holds an admitted ask’s place in the limits until it is asked, and counts it once', async () => {
     // The HTTP route admits, posts the question (an await: a PostgreSQL round trip), then asks:
     // asks arriving together must not all pass the check before the first is counted.
