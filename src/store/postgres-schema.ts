@@ -315,6 +315,18 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   );
   CREATE INDEX memory_claims_at ON memory_claims (claimed_at);
   `,
+  // 18: seqs of a batch of messages written in several transactions (an import), unread until its
+  // last one deletes their range, as in SQLite (its migration 33; postgres-unsettled.ts).
+  `
+  CREATE TABLE unsettled_seqs (
+    id bigserial PRIMARY KEY,
+    room_id text NOT NULL,
+    from_seq bigint NOT NULL,
+    to_seq bigint NOT NULL,
+    started_at text NOT NULL
+  );
+  CREATE INDEX unsettled_seqs_room ON unsettled_seqs (room_id, to_seq);
+  `,
 ];
 
 /**
