@@ -62,6 +62,20 @@ describe.each([
     expect(where).not.toContain('[2]');
   });
 
+  it('answers "how did the man who founded it die?" with how he died, not who founded it', async () => {
+    const mills: GroundedSource[] = [
+      {
+        n: 1,
+        label: 'Harwick Mills',
+        content:
+          'Harwick Mills is a textile company in Leeds. It was founded in 1872 by the weaver Thomas Harwick, who was joined a year later by his brother Samuel Harwick. ' +
+          'Thomas Harwick died of cholera in 1891, during an outbreak that swept the mill district. The firm passed to his nephew Edward Lowe, who expanded it into wool.',
+      },
+    ];
+    const answer = (await collect(model.stream(ask('How did the man who founded Harwick Mills die?', mills)))).join('');
+    expect(answer).toMatch(/^Thomas Harwick died of cholera/);
+  });
+
   it('answers "what is this about?" with the central sentences of the primary topic', async () => {
     const messages = [
       { role: 'user' as const, content: renderGroundedPrompt({ topic: 'Nikola Tesla\n\nThe inventor.', sources: SOURCES, question: 'tl;dr?' }, newNonce()) },
@@ -425,11 +439,22 @@ describe('extractive text tools', () => {
     expect(answerType('Who was the leader when the Franks came?')).toBe('person');
     expect(answerType('Where did they go when the war ended?')).toBe('place');
     expect(answerType('Why did the city fall when the Franks came?')).toBe('reason');
-    expect(answerType('How did the court react when the law passed?')).toBe('other');
+    expect(answerType('How did the court react when the law passed?')).toBe('manner');
     expect(answerType('Where did the man who founded it live?')).toBe('place');
     // Led by `when` or a question of a date, a date however many `who`s follow.
     expect(answerType('When did the man who founded it die?')).toBe('date');
     expect(answerType('In what year did the king who built it die?')).toBe('date');
+  });
+
+  it('reads "how did/does/is …" as asking a manner, whatever clause follows', () => {
+    expect(answerType('How did the man who founded it die?')).toBe('manner');
+    expect(answerType('How does the woman who runs it choose the beans?')).toBe('manner');
+    expect(answerType('How are the packets routed where the network is busy?')).toBe('manner');
+    expect(answerType('How did Tesla finance his work when he was in New York?')).toBe('manner');
+    expect(answerType('How come the bridge that they built fell?')).toBe('reason');
+    // Figures and spans are still read first; a degree asks no manner, nor a person.
+    expect(answerType('How many people who voted for it regret it?')).toBe('number');
+    expect(answerType('How dense is the cell that who built it chose?')).toBe('other');
   });
 
   it('reads the sentence that asks, not the ones said before it', () => {

@@ -13,7 +13,12 @@ import { askedUnits, type UnitWeigher } from './asked-units.js';
 import { asAsked, deedFromTheOtherSide, headsAsked, kinOf, joinerFor } from './kin.js';
 import { deedAsked, explainsQuestionTerm, headlineCause, isLightDeed, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 
-export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'other';
+/**
+ * What a question asks for. `manner` is how something happened or is done ("how did he die?",
+ * "how are the packets routed?"): no one kind of word answers it, so it has no cue, but a `who`
+ * or `where` in a clause after it ("how did the man who founded it die?") asks no person or place.
+ */
+export type AnswerType = 'number' | 'duration' | 'date' | 'person' | 'place' | 'reason' | 'manner' | 'other';
 
 /** A scored sentence of one source. */
 export interface ScoredSentence {
@@ -135,13 +140,29 @@ export function answerType(question: string): AnswerType {
   if (lead === 'who' || lead === 'whom' || lead === 'whose') return 'person';
   if (lead === 'where') return 'place';
   if (lead === 'why') return 'reason';
-  if (lead !== 'how' && /\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q))
+  if (lead === 'how') return howAsks(q);
+  if (/\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q))
     return 'date';
   if (/\bwho\b|\bwhom\b|\bwhose\b|\b(which|what) (person|man|woman|people|scientist|author|leader|president|king|queen|company|organization|group)\b/.test(q))
     return 'person';
   if (/\bwhy\b|\bfor what reason\b|\bwhat (was|is|were|are) the reasons?\b/.test(q)) return 'reason';
   if (/\bwhere\b|\b(which|what) (city|country|state|place|region|location|continent|river|island|area)\b/.test(q)) return 'place';
   return 'other';
+}
+
+/** "how did/does/is …": an auxiliary after `how` asks the way something happened or is done. */
+const HOW_MANNER = /\bhow\s+(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|should|may|might|must)\b/;
+
+/**
+ * What a question led by `how` asks, past the figures and spans answerType read first: "how come
+ * …?" a reason, "how did/is …?" a manner (howAsks is never reached for "how many"), anything else
+ * ("how dense is the cell?") no kind of word. Never a person, place or date, whatever clause
+ * follows: "how did the man who founded it die?" was scored as a person question, and answered
+ * with who founded it.
+ */
+function howAsks(q: string): AnswerType {
+  if (/\bhow come\b/.test(q)) return 'reason';
+  return HOW_MANNER.test(q) ? 'manner' : 'other';
 }
 
 /** Whether `sentence` holds something of the asked type that the question does not already name. */
