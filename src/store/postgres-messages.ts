@@ -59,6 +59,32 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
   return { message: (await storedUnder(sql, m))!, duplicate: true };
 }
 
+/**
+ * Stores `m` with `seq`, a seq its batch took ahead (postgres-unsettled.ts), without the room's
+ * `room_seq` row, which live appends lock; call inside a transaction. `inserted` false: `message`
+ * is the one stored under its clientId already, and `seq` is still free.
+ */
+export async function appendAt(sql: Sql, m: NewMessage, seq: number): Promise<{ message: Message; inserted: boolean }> {
+  let threadId: string;
+  try {
+    threadId = await activeThreadLocked(sql, m.threadId);
+  } catch (err) {
+    // As appendIn: a message stored before its thread went is that message.
+    const dup = m.clientId ? await storedUnder(sql, m) : null;
+    if (dup) return { message: dup, inserted: false };
+    throw err;
+  }
+  const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
+  const values = messageValues(message);
+  const inserted = await sql.query(
+    `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(values.length)})
+     ON CONFLICT (room_id, author_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
+    values,
+  );
+  if (inserted.rowCount) return { message, inserted: true };
+  return { message: (await storedUnder(sql, m))!, inserted: false };
+}
+
 /** The message stored under `m`'s room, author and clientId, if any. */
 async function storedUnder(sql: Sql, m: NewMessage): Promise<Message | null> {
   const { rows } = await sql.query('SELECT * FROM messages WHERE room_id = $1 AND author_id = $2 AND client_id = $3', [m.roomId, m.author.id, m.clientId]);

@@ -17,6 +17,7 @@ import * as jobs from './postgres-jobs.js';
 import { PgDatabase, type PgDatabaseOptions } from './postgres-db.js';
 import { fileMemoryInThread, forgetMarkOf, insertMemoryInThread, markForgetIn, pruneClaimsBefore, pruneIn } from './postgres-memory.js';
 import { appendIn } from './postgres-messages.js';
+import { appendBatch, SETTLED } from './postgres-unsettled.js';
 import { searchChunkText, searchLines } from './postgres-text.js';
 import * as sources from './postgres-sources.js';
 import * as threads from './postgres-threads.js';
@@ -250,11 +251,7 @@ export class PostgresStore implements Store {
   }
 
   appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]> {
-    return this.db.tx(async (sql) => {
-      const out: { message: Message; duplicate: boolean }[] = [];
-      for (const m of messages) out.push(await appendIn(sql, m));
-      return out;
-    });
+    return appendBatch(this.db, messages);
   }
 
   async storedClientIds(roomId: string, keys: { authorId: string; clientId: string }[]): Promise<boolean[]> {
@@ -268,15 +265,15 @@ export class PostgresStore implements Store {
   }
 
   async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {
-    return this.messages('SELECT * FROM messages WHERE room_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [roomId, afterSeq, limit]);
+    return this.messages(`SELECT * FROM messages WHERE room_id = $1 AND seq > $2 AND ${SETTLED} ORDER BY seq LIMIT $3`, [roomId, afterSeq, limit]);
   }
 
   async recentMessages(roomId: string, limit: number): Promise<Message[]> {
-    return (await this.messages('SELECT * FROM messages WHERE room_id = $1 ORDER BY seq DESC LIMIT $2', [roomId, limit])).reverse();
+    return (await this.messages(`SELECT * FROM messages WHERE room_id = $1 AND ${SETTLED} ORDER BY seq DESC LIMIT $2`, [roomId, limit])).reverse();
   }
 
   async messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]> {
-    return (await this.messages('SELECT * FROM messages WHERE room_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [roomId, beforeSeq, limit])).reverse();
+    return (await this.messages(`SELECT * FROM messages WHERE room_id = $1 AND seq < $2 AND ${SETTLED} ORDER BY seq DESC LIMIT $3`, [roomId, beforeSeq, limit])).reverse();
   }
 
   async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {
@@ -289,7 +286,7 @@ export class PostgresStore implements Store {
 
   /** The last `limit` messages of a thread before `beforeSeq`, oldest first, with `columns` of their rows. */
   private async lastOfThread(columns: string, threadId: string, limit: number, beforeSeq: number): Promise<Message[]> {
-    const text = `SELECT ${columns} FROM messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`;
+    const text = `SELECT ${columns} FROM messages WHERE thread_id = $1 AND seq < $2 AND ${SETTLED} ORDER BY seq DESC LIMIT $3`;
     return (await this.messages(text, [threadId, beforeSeq, limit])).reverse();
   }
 
