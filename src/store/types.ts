@@ -454,9 +454,10 @@ export interface Store {
   /**
    * Appends several messages in the order given, with seqs that follow one another (but for
    * messages found stored already): readers see all of them, or none until the same batch again
-   * succeeds. Each is kept or found again by its clientId as appendMessage does. PostgreSQL writes
-   * them in one transaction; SQLite, whose writes hold the event loop, in slices of their own,
-   * unread until the last one commits (sqlite-unsettled.ts); a failure keeps what was stored, unread.
+   * succeeds. Each is kept or found again by its clientId as appendMessage does. A large batch is
+   * written in several transactions (SQLite's hold the event loop, PostgreSQL's the room's seqs),
+   * unread until the last one commits (sqlite-unsettled.ts, postgres-unsettled.ts), live messages
+   * stored meanwhile taking seqs after it; a failure keeps what was stored, unread.
    */
   appendMessages(messages: NewMessage[]): Promise<{ message: Message; duplicate: boolean }[]>;
   /**
