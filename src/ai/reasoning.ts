@@ -1,85 +1,129 @@
-/** Reasoning models wrap their thinking in `<think>…</think>` before the answer. */
+/**
+ * Reasoning models wrap their thinking in `<think>…</think>` before the answer; some write
+ * `<thinking>` or `<reasoning>`, and a block may hold another (`<think>a <think>b</think> c</think>`:
+ * a model quoting its own tag while it thinks). All are one kind of block here, counted by depth,
+ * so a `</think>` closes whichever is open: none of the thinking is an answer.
+ */
+export const THINKING_TAG_NAMES = ['think', 'thinking', 'reasoning'] as const;
 
-const OPEN = '<think>';
-const CLOSE = '</think>';
+const TAGS = THINKING_TAG_NAMES.flatMap((name) => [`<${name}>`, `</${name}>`]);
+const LONGEST_TAG = Math.max(...TAGS.map((t) => t.length));
 
 /**
- * The tags as case-insensitive patterns, searched from an index: searching `text.toLowerCase()`
+ * Any thinking tag, whatever its case, searched from an index: searching `text.toLowerCase()`
  * instead gave indices into another string (`İ` lower-cased is two characters, so a Turkish answer
  * lost a character for each `İ` before a tag), and lower-casing what was left after each tag made a
  * piece dense with tags quadratic (120 KB of them held the event loop half a second).
  */
-const TAG_PATTERNS: Record<string, RegExp> = { [OPEN]: /<think>/gi, [CLOSE]: /<\/think>/gi };
+const TAG = new RegExp(`<(/?)(?:${THINKING_TAG_NAMES.join('|')})>`, 'gi');
 
-/** Where `tag` next begins in `text` at or after `from`, whatever its case; -1 when it does not. */
-function tagAt(text: string, tag: string, from: number): number {
-  const pattern = TAG_PATTERNS[tag];
-  pattern.lastIndex = from;
-  return pattern.exec(text)?.index ?? -1;
+interface Tag {
+  at: number;
+  end: number;
+  closes: boolean;
+}
+
+/** The next thinking tag in `text` at or after `from`, or null. */
+function tagAt(text: string, from: number): Tag | null {
+  TAG.lastIndex = from;
+  const m = TAG.exec(text);
+  return m ? { at: m.index, end: m.index + m[0].length, closes: m[1] === '/' } : null;
 }
 
 /**
- * `reply` without its `<think>` blocks, each replaced by `separator`. A block the reply never closes
- * runs to its end, as in a stream (ReasoningFilter): a reply cut while thinking (at
- * AI_MAX_ANSWER_TOKENS, or where its reading stops) holds no answer; left as it was, the thinking
- * was the summary, and the snippet numbers it weighed the rerank. A reply whose first tag is a
- * `</think>` began inside a block that the chat template opened (QwQ's and DeepSeek-R1's do): what
- * comes before that tag is thinking too (a rerank read the snippet numbers its thinking weighed, a
- * summary was the thinking). A forward scan, linear in the reply's length
+ * Whether a reply began inside a block its chat template opened (QwQ's and DeepSeek-R1's do): read
+ * as if it began outside, a tag closes a block none opened. Not a reply whose first tag opens a
+ * block before any text (`<think>a</think>The answer.</think>`: a stray tag after the answer).
+ * ReasoningFilter decides the same piece by piece.
+ */
+function beganInside(reply: string): boolean {
+  const first = tagAt(reply, 0);
+  if (!first || (!first.closes && reply.slice(0, first.at).trim() === '')) return false;
+  let depth = 0;
+  for (let tag: Tag | null = first; tag; tag = tagAt(reply, tag.end)) {
+    if (tag.closes && depth === 0) return true;
+    depth += tag.closes ? -1 : 1;
+  }
+  return false;
+}
+
+/**
+ * `reply` without its thinking blocks, each outermost one replaced by `separator`. A block the
+ * reply never closes runs to its end, as in a stream (ReasoningFilter): a reply cut while thinking
+ * (at AI_MAX_ANSWER_TOKENS, or where its reading stops) holds no answer; left as it was, the
+ * thinking was the summary, and the snippet numbers it weighed the rerank. A reply that began
+ * inside a block the chat template opened (beganInside): what comes before that block's close is
+ * thinking too (a rerank read the snippet numbers its thinking weighed, a summary was the
+ * thinking). A stray close is dropped. A forward scan, linear in the reply's length
  * (`/<think>[\s\S]*?<\/think>/g` rescans to the end from every unclosed `<think>`).
  */
 export function withoutReasoning(reply: string, separator = ''): string {
-  let open = tagAt(reply, OPEN, 0);
-  const firstClose = tagAt(reply, CLOSE, 0);
-  const openedBefore = firstClose !== -1 && (open === -1 || firstClose < open);
-  if (open === -1 && !openedBefore) return reply;
-  let out = openedBefore ? separator : '';
-  let from = openedBefore ? firstClose + CLOSE.length : 0;
-  while (open !== -1) {
-    const close = tagAt(reply, CLOSE, open + OPEN.length);
-    out += reply.slice(from, open) + separator;
-    if (close === -1) return out;
-    from = close + CLOSE.length;
-    open = tagAt(reply, OPEN, from);
+  if (!tagAt(reply, 0)) return reply;
+  let depth = beganInside(reply) ? 1 : 0;
+  let out = depth ? separator : '';
+  let from = 0;
+  for (let tag = tagAt(reply, 0); tag; tag = tagAt(reply, tag.end)) {
+    if (depth === 0) out += reply.slice(from, tag.at);
+    if (!tag.closes && depth === 0) out += separator;
+    depth = tag.closes ? Math.max(0, depth - 1) : depth + 1;
+    from = tag.end;
   }
-  return out + reply.slice(from);
+  return depth > 0 ? out : out + reply.slice(from);
 }
 
 /**
  * Where a model's streamed reply begins: `outside` any thinking (it opens its blocks itself, or
- * never thinks), `inside` a block its chat template opened (QwQ, DeepSeek-R1: the reply's first tag
- * is a `</think>`), or `unknown`, until a reply of that model has shown which (ThinkingHabit).
+ * never thinks), `inside` a block its chat template opened (QwQ, DeepSeek-R1: the reply closes a
+ * block it never opened), or `unknown`, until a reply of that model has shown which (ThinkingHabit).
  */
 export type ReplyStart = 'outside' | 'inside' | 'unknown';
 
-/** What a reply showed of its thinking: its first tag, and whether it held any text at all. */
+/**
+ * What a reply showed of its thinking: `firstTag` is `close` when it began inside a block the
+ * template opened (beganInside), `open` when it showed tags otherwise; and whether it held any
+ * text at all.
+ */
 export interface ReplyShape {
   firstTag: 'open' | 'close' | null;
   hadText: boolean;
 }
 
 /**
- * A reply of unknown start is held back until its first tag or this many characters: thinking
- * before a `</think>` is dropped with it, and an answer without tags goes out once this long.
+ * A reply of unknown start is held back until it shows where it began, or this many characters:
+ * thinking before a close is dropped with it, and an answer without tags goes out once this long.
  */
 export const UNKNOWN_START_HOLD_CHARS = 8_000;
 
 /**
- * withoutReasoning for a streamed reply, piece by piece: text inside a `<think>` block is dropped
- * as it arrives (never kept: a block may run to the reply's size limit), and the end of a piece
- * that may begin a tag is held back until the next piece tells. A block still open when the reply
- * ends is dropped too: a reply cut while thinking holds no answer. A stray `</think>` is never
+ * withoutReasoning for a streamed reply, piece by piece: text inside a thinking block, however deep,
+ * is dropped as it arrives (never kept: a block may run to the reply's size limit), and the end of
+ * a piece that may begin a tag is held back until the next piece tells. A block still open when
+ * the reply ends is dropped too: a reply cut while thinking holds no answer. A stray close is never
  * passed on.
  *
  * A stream cannot take back what it has passed on, so a reply whose template opened the block must
- * be known to before it starts (`start`): `inside` drops everything up to the first `</think>`;
- * `unknown` holds the start back (UNKNOWN_START_HOLD_CHARS) until a tag tells which it was.
+ * be known to before it starts (`start`): `inside` drops everything up to that block's close;
+ * `unknown` holds the reply back (UNKNOWN_START_HOLD_CHARS) until it shows where it began: a tag
+ * that opens before any text (it began outside), or one that closes a block it never opened (it
+ * began inside; `a <think>b</think> c</think>` too, so its ` c` is held, not passed on). A reply
+ * that shows neither is read as begun outside once it ends or outgrows the hold.
  */
 export class ReasoningFilter {
-  private state: ReplyStart;
-  private held = '';
-  /** What an `unknown` start holds back until a tag tells whether it was thinking. */
+  /** Blocks open where the reply now is, once it is known where it began. */
+  private depth: number;
+  /** Blocks open as if the reply began outside: what beganInside counts, and what `pending` is read with. */
+  private depthFromOutside = 0;
+  /** Where the reply began, once a tag has shown it. */
+  private began: 'inside' | 'outside' | null = null;
+  /** Whether the reply is held back until it shows where it began (an `unknown` start). */
+  private deciding: boolean;
+  /** While deciding: the answer as a reply begun outside would give it, and how much was read. */
   private pending = '';
+  private read = 0;
+  private sawTag = false;
+  private textBeforeTag = false;
+  /** The end of the last piece, which may begin a tag. */
+  private held = '';
   private readonly shape: ReplyShape = { firstTag: null, hadText: false };
 
   /** `onEnd` is told what the reply showed (ThinkingHabit learns from it). */
@@ -87,7 +131,8 @@ export class ReasoningFilter {
     start: ReplyStart = 'outside',
     private readonly onEnd?: (shape: ReplyShape) => void,
   ) {
-    this.state = start;
+    this.depth = start === 'inside' ? 1 : 0;
+    this.deciding = start === 'unknown';
   }
 
   /** The answer text of `piece` that can be passed on now. */
@@ -97,55 +142,63 @@ export class ReasoningFilter {
     this.held = '';
     let out = '';
     let from = 0;
-    for (let next = this.nextTag(text, from); next; next = this.nextTag(text, from)) {
-      const before = text.slice(from, next.at);
-      if (this.state === 'outside') out += before;
-      else if (this.state === 'unknown') {
-        // Text before a first `<think>` was answer; before a first `</think>`, thinking.
-        if (next.tag === OPEN) out += this.pending + before;
-        this.pending = '';
-      }
-      this.shape.firstTag ??= next.tag === OPEN ? 'open' : 'close';
-      this.state = next.tag === OPEN ? 'inside' : 'outside';
-      from = next.at + next.tag.length;
+    for (let tag = tagAt(text, from); tag; tag = tagAt(text, from)) {
+      out += this.textRead(text.slice(from, tag.at));
+      out += this.tagRead(tag);
+      from = tag.end;
     }
-    const keep = Math.min(this.partialTag(text), text.length - from);
+    const keep = Math.min(partialTag(text), text.length - from);
     this.held = text.slice(text.length - keep);
-    const rest = text.slice(from, text.length - keep);
-    if (this.state === 'outside') out += rest;
-    else if (this.state === 'unknown') {
-      this.pending += rest;
-      if (this.pending.length > UNKNOWN_START_HOLD_CHARS) {
-        out += this.pending;
-        this.pending = '';
-        this.state = 'outside';
-      }
-    }
-    return out;
+    return out + this.textRead(text.slice(from, text.length - keep));
   }
 
   /** What is left once the reply has ended. */
   end(): string {
-    // A reply of unknown start that never showed a tag was all answer.
-    const rest = this.state === 'inside' ? '' : this.pending + this.held;
+    // Held to the end without showing where it began: read as begun outside.
+    const rest = this.deciding ? this.pending + (this.depthFromOutside === 0 ? this.held : '') : this.depth === 0 ? this.held : '';
     this.pending = '';
     this.held = '';
+    this.shape.firstTag = this.began === 'inside' ? 'close' : this.sawTag ? 'open' : null;
     this.onEnd?.({ ...this.shape });
     return rest;
   }
 
-  /** The next tag that changes the state: only `</think>` inside a block, either tag outside one. */
-  private nextTag(text: string, from: number): { tag: string; at: number } | null {
-    const close = tagAt(text, CLOSE, from);
-    if (this.state === 'inside') return close === -1 ? null : { tag: CLOSE, at: close };
-    const open = tagAt(text, OPEN, from);
-    if (open === -1 && close === -1) return null;
-    return open !== -1 && (close === -1 || open < close) ? { tag: OPEN, at: open } : { tag: CLOSE, at: close };
+  private textRead(text: string): string {
+    if (!text) return '';
+    if (!this.sawTag && text.trim()) this.textBeforeTag = true;
+    if (!this.deciding) return this.depth === 0 ? text : '';
+    if (this.depthFromOutside === 0) this.pending += text;
+    this.read += text.length;
+    // Past the hold, a reply that has not shown where it began is read as begun outside.
+    return this.read > UNKNOWN_START_HOLD_CHARS ? this.decided(this.depthFromOutside) : '';
   }
 
-  /** How much of `text`'s end may begin a tag the next piece would finish. */
-  private partialTag(text: string): number {
-    return this.state === 'inside' ? partialTagAt(text, CLOSE) : Math.max(partialTagAt(text, OPEN), partialTagAt(text, CLOSE));
+  private tagRead(tag: Tag): string {
+    const decides = this.began === null && ((tag.closes && this.depthFromOutside === 0) || (!tag.closes && !this.sawTag && !this.textBeforeTag));
+    if (decides) this.began = tag.closes ? 'inside' : 'outside';
+    this.sawTag = true;
+    this.depthFromOutside = Math.max(0, this.depthFromOutside + (tag.closes ? -1 : 1));
+    this.depth = Math.max(0, this.depth + (tag.closes ? -1 : 1));
+    if (this.deciding) this.read += tag.end - tag.at;
+    if (!decides) return this.deciding && this.read > UNKNOWN_START_HOLD_CHARS ? this.decided(this.depthFromOutside) : '';
+    // Where the reply began is known now: before a close that opened nothing, all was thinking
+    // (nothing held is passed on); an open before any text began outside, whatever was expected.
+    if (this.began === 'inside') {
+      this.pending = '';
+      this.deciding = false;
+      this.depth = 0;
+      return '';
+    }
+    return this.decided(this.depthFromOutside);
+  }
+
+  /** Stops deciding: the reply is read as begun outside, `depth` blocks deep; what it held goes out. */
+  private decided(depth: number): string {
+    const out = this.deciding ? this.pending : '';
+    this.pending = '';
+    this.deciding = false;
+    this.depth = depth;
+    return out;
   }
 }
 
@@ -179,9 +232,7 @@ export class ThinkingHabit {
 
   /** Learns from a whole reply. */
   observe(reply: string): void {
-    const open = tagAt(reply, OPEN, 0);
-    const close = tagAt(reply, CLOSE, 0);
-    const firstTag = open === -1 && close === -1 ? null : close !== -1 && (open === -1 || close < open) ? 'close' : 'open';
+    const firstTag = !tagAt(reply, 0) ? null : beganInside(reply) ? 'close' : 'open';
     this.learn({ firstTag, hadText: reply.trim() !== '' });
   }
 
@@ -197,8 +248,11 @@ export class ThinkingHabit {
   }
 }
 
-/** Length of the longest end of `text` that begins `tag` (case-insensitive), shorter than the tag. */
-function partialTagAt(text: string, tag: string): number {
-  for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (text.slice(text.length - n).toLowerCase() === tag.slice(0, n)) return n;
+/** Length of the longest end of `text` that begins a thinking tag (case-insensitive), shorter than the tag. */
+function partialTag(text: string): number {
+  for (let n = Math.min(LONGEST_TAG - 1, text.length); n > 0; n--) {
+    const tail = text.slice(text.length - n).toLowerCase();
+    if (TAGS.some((t) => t.length > n && t.startsWith(tail))) return n;
+  }
   return 0;
 }

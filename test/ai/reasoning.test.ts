@@ -33,6 +33,11 @@ describe('reasoning blocks', () => {
     const piece = `${'<think>a</think>'.repeat(20_000)}ok`;
     expect(filtered([piece])).toBe('ok');
     expect(withoutReasoning(piece)).toBe('ok');
+    // Text before the first tag, and blocks nested deep: still one pass.
+    const nested = `x${'<thinking>'.repeat(20_000)}a${'</thinking>'.repeat(20_000)}ok`;
+    expect(filtered([nested])).toBe('xok');
+    expect(withoutReasoning(nested)).toBe('xok');
+    expect(withoutReasoning(`x${piece}`)).toBe('xok');
   });
 
   it('drops a stream’s thinking up to its first </think> when the chat template opened the block, wherever the pieces cut the tag', () => {
@@ -51,14 +56,63 @@ describe('reasoning blocks', () => {
     expect(filter.push('The party is at ')).toBe('');
     expect(filter.push('Pier 9 [1].')).toBe('');
     expect(filter.end()).toBe('The party is at Pier 9 [1].');
+    // A block opened after text may sit inside a block the template opened: held to the end.
     const opened = new ReasoningFilter('unknown');
-    expect(opened.push('Pier 9. <think>or 8')).toBe('Pier 9. ');
-    expect(opened.push('</think> See you.')).toBe(' See you.');
+    expect(opened.push('Pier 9. <think>or 8')).toBe('');
+    expect(opened.push('</think> See you.')).toBe('');
+    expect(opened.end()).toBe('Pier 9.  See you.');
+    // A block opened before any text began outside: the answer after it streams.
+    const leading = new ReasoningFilter('unknown');
+    expect(leading.push(' <think>or 8')).toBe(' ');
+    expect(leading.push('</think> Pier 9.')).toBe(' Pier 9.');
+    expect(leading.push(' See you.')).toBe(' See you.');
     // Past the hold, an answer without tags streams as any other.
     const long = new ReasoningFilter('unknown');
     expect(long.push('a'.repeat(UNKNOWN_START_HOLD_CHARS))).toBe('');
     expect(long.push('bc')).toBe(`${'a'.repeat(UNKNOWN_START_HOLD_CHARS)}bc`);
     expect(long.push('d')).toBe('d');
+  });
+
+  it('drops thinking nested in thinking, whole or streamed, whatever the reply was expected to begin with', () => {
+    const cases: [string, string][] = [
+      ['<think>a <think>b</think> c</think>The answer.', 'The answer.'],
+      ['<THINK>a <think>b <think>x</think></think> c</Think>The answer.', 'The answer.'],
+      ['One. <think>a <think>b</think> c</think>Two.', 'One. Two.'],
+      // Nested in a block the chat template opened: its end is the close that opened nothing.
+      ['Let me see. <think>b</think> so Pier 9.</think>The answer.', 'The answer.'],
+      // Cut while nested: no answer.
+      ['<think>a <think>b</think> c', ''],
+    ];
+    for (const [reply, answer] of cases) {
+      expect(withoutReasoning(reply)).toBe(answer);
+      for (const size of [1, 2, 5, reply.length]) {
+        const pieces = reply.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!;
+        expect(filtered(pieces, 'unknown')).toBe(answer);
+        if (!reply.startsWith('Let me')) expect(filtered(pieces, 'outside')).toBe(answer);
+      }
+    }
+    // Known to begin inside: the template's block ends at its own close, past the nested one.
+    expect(filtered(['Let me see. <think>b</thi', 'nk> so Pier 9.</think>The answer.'], 'inside')).toBe('The answer.');
+    // Believed to begin inside, a reply that opens its own block first is read from its first tag.
+    expect(filtered(['<think>a</think>The answer.'], 'inside')).toBe('The answer.');
+    // A stray close after the answer is no thinking.
+    expect(withoutReasoning('<think>a</think>The answer.</think>')).toBe('The answer.');
+    expect(filtered(['<think>a</think>The answer.</think>'], 'unknown')).toBe('The answer.');
+  });
+
+  it('drops <thinking> and <reasoning> blocks as <think> ones, closed, unclosed or cut mid-tag', () => {
+    for (const name of ['thinking', 'reasoning', 'Thinking', 'REASONING']) {
+      const reply = `<${name}>Source [2] names the pier.</${name}>The party is at Pier 9 [1].<${name}>or 8`;
+      expect(withoutReasoning(reply)).toBe('The party is at Pier 9 [1].');
+      for (const size of [1, 3, 7]) {
+        const pieces = reply.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!;
+        for (const start of ['outside', 'unknown', 'inside'] as const) expect(filtered(pieces, start)).toBe('The party is at Pier 9 [1].');
+      }
+      expect(withoutReasoning(`Weighing 2.</${name}>2,1`)).toBe('2,1');
+    }
+    // A tag's prefix at the very end is no tag: it goes out when the reply ends.
+    expect(filtered(['Pier 9 <thinkin'])).toBe('Pier 9 <thinkin');
+    expect(filtered(['Pier 9 <reason', 'able>'])).toBe('Pier 9 <reasonable>');
   });
 
   it('learns where a model’s replies begin from whole replies and from streams', () => {
@@ -80,6 +134,11 @@ describe('reasoning blocks', () => {
     expect(habit.replyStart).toBe('unknown');
     habit.observe('4,6');
     expect(habit.replyStart).toBe('outside');
+    habit.observe('<think>4 or 6</think>4');
+    expect(habit.replyStart).toBe('outside');
+    // A close that opened nothing after nested thinking: the template opened the block.
+    habit.observe('Hm, <think>4?</think> or 6.</think>6');
+    expect(habit.replyStart).toBe('inside');
     habit.observe('<think>4 or 6</think>4');
     expect(habit.replyStart).toBe('outside');
     habit.observe('');

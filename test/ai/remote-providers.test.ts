@@ -130,6 +130,23 @@ describe.each(REMOTE_CASES)('$name provider', (c) => {
       }
     });
 
+    it('leaves out thinking nested in thinking, <thinking> and <reasoning> blocks, and one left open at the end', async () => {
+      const reply =
+        '<thinking>The user wants a place. <think>Source [2]?</think> No, [1].</thinking>The party is at Pier 9 [1].' +
+        '<reasoning>Should I add <think>the time</think> too?</reasoning> See you.<reasoning>Maybe <think>mention</think> 8';
+      for (const model of [c.chatModel, 'deepseek-r1:14b']) {
+        for (const chunkChars of [1, 3, 7]) {
+          const base = await start({ reply, chunkChars, models: [model] });
+          const chat = c.chat(base, {}, model);
+          expect((await collect(chat.stream(ask))).join('')).toBe('The party is at Pier 9 [1]. See you.');
+          // A whole reply (a summary) as well.
+          expect(await chat.summarize('The party is at Pier 9.')).toBe('The party is at Pier 9 [1]. See you.');
+          await fake!.close();
+          fake = undefined;
+        }
+      }
+    });
+
     it('drops a <think> block the reply never closes', async () => {
       const base = await start({ reply: '<think>Source [2] says the party is at Pier 9 but', chunkChars: 4 });
       expect((await collect(c.chat(base).stream(ask))).join('')).toBe('');

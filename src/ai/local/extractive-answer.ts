@@ -141,8 +141,7 @@ export function answerType(question: string): AnswerType {
   if (lead === 'where') return 'place';
   if (lead === 'why') return 'reason';
   if (lead === 'how') return howAsks(q);
-  if (/\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q))
-    return 'date';
+  if (/\bwhen\b|\bwhat (year|date|day|month|time|century|decade|era|period)\b|\b(which|in what) (year|century|decade|month)\b/.test(q)) return 'date';
   if (/\bwho\b|\bwhom\b|\bwhose\b|\b(which|what) (person|man|woman|people|scientist|author|leader|president|king|queen|company|organization|group)\b/.test(q))
     return 'person';
   if (/\bwhy\b|\bfor what reason\b|\bwhat (was|is|were|are) the reasons?\b/.test(q)) return 'reason';
