@@ -273,7 +273,9 @@ export class PostgresStore implements Store {
   }
 
   async messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]> {
-    return (await this.messages(`SELECT * FROM messages WHERE room_id = $1 AND seq < $2 AND ${SETTLED} ORDER BY seq DESC LIMIT $3`, [roomId, beforeSeq, limit])).reverse();
+    return (
+      await this.messages(`SELECT * FROM messages WHERE room_id = $1 AND seq < $2 AND ${SETTLED} ORDER BY seq DESC LIMIT $3`, [roomId, beforeSeq, limit])
+    ).reverse();
   }
 
   async threadMessages(threadId: string, limit: number, beforeSeq = Number.MAX_SAFE_INTEGER): Promise<Message[]> {

@@ -88,8 +88,11 @@ export class UnsettledBatch {
       const mark = (this.sql('SELECT seq FROM room_seq WHERE room_id = ?').pluck().get(roomId) as number | undefined) ?? 0;
       const to = last + left;
       const from = this.first.get(roomId) ?? last + 1;
-      const id = Number(this.sql('INSERT INTO unsettled_seqs (room_id, from_seq, to_seq, started_at) VALUES (?, ?, ?, ?)').run(roomId, from, to, now).lastInsertRowid);
-      if (left > 0) this.sql('INSERT INTO room_seq (room_id, seq) VALUES (?, ?) ON CONFLICT (room_id) DO UPDATE SET seq = max(seq, excluded.seq)').run(roomId, to);
+      const id = Number(
+        this.sql('INSERT INTO unsettled_seqs (room_id, from_seq, to_seq, started_at) VALUES (?, ?, ?, ?)').run(roomId, from, to, now).lastInsertRowid,
+      );
+      if (left > 0)
+        this.sql('INSERT INTO room_seq (room_id, seq) VALUES (?, ?) ON CONFLICT (room_id) DO UPDATE SET seq = max(seq, excluded.seq)').run(roomId, to);
       this.taken.set(roomId, { id, next: last + 1, to, mark });
     }
   }

@@ -849,9 +849,13 @@ export class SqliteStore implements Store {
   }
 
   async messagesAfter(roomId: string, afterSeq: number, limit: number): Promise<Message[]> {
-    return (this.sql(`SELECT * FROM messages WHERE room_id = ? AND seq > ? AND ${NOT_STAGED} AND ${SETTLED} ORDER BY seq LIMIT ?`).all(roomId, afterSeq, limit) as Row[]).map(
-      rowToMessage,
-    );
+    return (
+      this.sql(`SELECT * FROM messages WHERE room_id = ? AND seq > ? AND ${NOT_STAGED} AND ${SETTLED} ORDER BY seq LIMIT ?`).all(
+        roomId,
+        afterSeq,
+        limit,
+      ) as Row[]
+    ).map(rowToMessage);
   }
 
   async recentMessages(roomId: string, limit: number): Promise<Message[]> {
@@ -894,7 +898,11 @@ export class SqliteStore implements Store {
 
   /** The last `limit` messages of a thread before `beforeSeq`, oldest first, with `columns` of their rows. */
   private lastOfThread(columns: string, threadId: string, limit: number, beforeSeq: number): Message[] {
-    const rows = this.sql(`SELECT ${columns} FROM messages WHERE thread_id = ? AND seq < ? AND ${SETTLED} ORDER BY seq DESC LIMIT ?`).all(threadId, beforeSeq, limit) as Row[];
+    const rows = this.sql(`SELECT ${columns} FROM messages WHERE thread_id = ? AND seq < ? AND ${SETTLED} ORDER BY seq DESC LIMIT ?`).all(
+      threadId,
+      beforeSeq,
+      limit,
+    ) as Row[];
     return rows.reverse().map(rowToMessage);
   }
 

@@ -37,7 +37,8 @@ async function node(source: StoreSource, bus?: InProcessBusNetwork, name = 'node
 }
 
 const minute = (m: number) => new Date(Date.UTC(2023, 4, 8, 13, m)).toISOString();
-const history = (n: number) => Array.from({ length: n }, (_, i) => ({ author: { name: i % 2 ? 'Melanie' : 'Caroline' }, text: `Imported line ${i}.`, ts: minute(i) }));
+const history = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ author: { name: i % 2 ? 'Melanie' : 'Caroline' }, text: `Imported line ${i}.`, ts: minute(i) }));
 
 type Frame = Client['frames'][number];
 
