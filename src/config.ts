@@ -360,7 +360,7 @@ export const SETTINGS = {
     60,
     'room sockets one client address may open a minute (IPv6: per /64; bursts of as many); past it a new socket gets ERR_RATE_LIMITED and closes with 4429 before its hello (counted in salon_room_sockets_refused_total)',
   ),
-  ROOM_MESSAGES_PER_SECOND: setting(integer(1, 1_000_000), 30, 'messages a second one room accepts from all its members together (bursts of twice that)'),
+  ROOM_MESSAGES_PER_SECOND: setting(integer(1, 1_000_000), 30, 'messages a second one room accepts from all its members together (bursts of twice that); the addresses posting share it, each the rate divided by their number and one more'),
   API_RATE_LIMIT_PER_MINUTE: setting(
     integer(1, 10_000_000),
     300,

@@ -23,7 +23,7 @@ export interface ChatHost {
   /** Tells the room a member stopped typing. */
   sendTyping(room: Room, member: Member, active: boolean): void;
   /** Takes a place in the room's message rate for a message about to be posted; the refusal when there is none. */
-  admitPost(room: Room): SalonError | null;
+  admitPost(room: Room, address: string): SalonError | null;
   /** Takes a slash command from the budget the session's address shares with its other sockets. */
   admitCommand(session: Session, now: number): boolean;
   /** Milliseconds from `now` until that budget holds a command again (0: it does now). */
@@ -82,7 +82,7 @@ export class Chat {
     // The room's rate counts what is posted, here and nowhere else: a command, a private ask, a
     // question the assistant's limits refuse and a frame naming a thread that is gone post nothing,
     // and counted, one member sending them spent the room's messages without a word seen.
-    const refused = this.host.admitPost(room);
+    const refused = this.host.admitPost(room, session.address);
     if (refused) return Promise.reject(refused);
     if (room.typing.sent(member.id)) this.host.sendTyping(room, member, false);
     return room.runPost(async () => {

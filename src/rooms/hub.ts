@@ -25,6 +25,7 @@ import { Room, type LoadState } from './room.js';
 import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { SendBudget } from './send-budget.js';
+import { shareWords } from './sender-shares.js';
 import { storeResolver } from './resolver.js';
 import { ThreadLookups } from './thread-lookups.js';
 import type { AnswerTag, Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
@@ -243,7 +244,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
       assistant: () => this.getAssistant(),
       publishMessage: (room, message) => this.publishMessage(room, message),
       sendTyping: (room, member, active) => this.sendTyping(room, member, active),
-      admitPost: (room) => this.admitPost(room),
+      admitPost: (room, address) => this.admitPost(room, address),
       admitCommand: (session, now) => this.addresses.command(session.address, now),
       commandWaitMs: (session, now) => this.addresses.commandWaitMs(session.address, now),
       warn: (details, msg) => this.log.warn(details, msg),
@@ -461,12 +462,19 @@ export class RoomHub implements SessionHost, RoomOutlet {
     return this.chat.ask(session, frame);
   }
 
-  /** Takes a place in the room's message rate for a message about to be posted; the refusal when the room takes no more this second. */
-  private admitPost(room: Room): SalonError | null {
+  /**
+   * Takes a place in the room's message rate for a message about to be posted from `address`; the
+   * refusal when the room takes no more this second, or this address has sent its share of it.
+   */
+  private admitPost(room: Room, address: string): SalonError | null {
     const now = Date.now();
-    if (room.admitMessage(now)) return null;
-    const err = new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`);
-    return withRetryAfterMs(err, room.messageWaitMs(now));
+    const verdict = room.admitMessage(address, now);
+    if (verdict === 'ok') return null;
+    const err =
+      verdict === 'room'
+        ? new errors.ERR_RATE_LIMITED(`this room takes at most ${this.options.roomMessagesPerSecond} messages a second`)
+        : new errors.ERR_RATE_LIMITED(shareWords(room.messageShare()));
+    return withRetryAfterMs(err, room.messageWaitMs(address, verdict, now));
   }
 
   typing(session: Session, active: boolean): void {

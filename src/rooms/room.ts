@@ -5,11 +5,11 @@
  * Broadcasts take an already-serialised frame and loop without allocating per member.
  */
 import { HeldMessages } from './held-messages.js';
-import { TokenBucket } from './token-bucket.js';
 import type { Member, Message, RoomInfo } from '../protocol/messages.js';
 import type { Thread } from '../store/types.js';
 import type { RoomOptions } from './options.js';
 import { RoomMembers, type PresenceChange } from './room-members.js';
+import { SenderShares, type ShareVerdict } from './sender-shares.js';
 import { SeqWindow } from './seq-window.js';
 import { TypingTracker } from './typing.js';
 
@@ -100,8 +100,8 @@ export class Room {
   private presenceTimer: NodeJS.Timeout | null = null;
   private presenceAt = 0;
   private presenceChanges: PresenceChange[] = [];
-  /** The room's own message rate, shared by all its members (one room cannot flood the node). */
-  private readonly messages: TokenBucket;
+  /** The room's own message rate (one room cannot flood the node), shared fairly by the addresses posting. */
+  private readonly messages: SenderShares;
 
   constructor(
     readonly id: string,
@@ -109,17 +109,22 @@ export class Room {
     private readonly onTypingExpired: (room: Room, userIds: string[]) => void,
   ) {
     this.typing = new TypingTracker(options.typingForwardMs, options.typingExpireMs, options.roomTypingPerSecond, Date.now());
-    this.messages = new TokenBucket(options.roomMessagesPerSecond, options.roomMessagesPerSecond * 2, Date.now());
+    this.messages = new SenderShares(options.roomMessagesPerSecond, Date.now());
   }
 
-  /** Takes one message from the room's rate; false when the room is at its limit. */
-  admitMessage(now: number): boolean {
-    return this.messages.take(now);
+  /** Takes one message of `address`'s share of the room's rate: 'ok', or which limit refused it (SenderShares). */
+  admitMessage(address: string, now: number): ShareVerdict {
+    return this.messages.take(address, now);
   }
 
-  /** Milliseconds from `now` until the room's rate takes a message again (0: it does now). */
-  messageWaitMs(now: number): number {
-    return this.messages.waitMs(now);
+  /** Milliseconds from `now` until the limit that gave `verdict` takes a message from `address` again. */
+  messageWaitMs(address: string, verdict: ShareVerdict, now: number): number {
+    return this.messages.waitMs(address, verdict, now);
+  }
+
+  /** Addresses sharing the room's message rate now, and one address's part of it a second. */
+  messageShare(): { senders: number; perSecond: number } {
+    return { senders: this.messages.sending, perSecond: this.messages.shareRate() };
   }
 
   /** Runs `task` after every task queued before it: joins, and catch-ups from the store (NodeSync). */

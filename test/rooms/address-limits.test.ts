@@ -304,24 +304,36 @@ describe('per-address limits on room sockets', () => {
     expect(await ann.next('error', (e) => e.clientId === 'p1')).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(told) });
   });
 
-  it('limits one room’s message rate, whoever sends', async () => {
+  it('limits one room’s message rate, whoever sends, and one address to its share of it', async () => {
     const { url } = await start({ ROOM_MESSAGES_PER_SECOND: '2' });
     const a = await connect(url(), from('127.0.0.9'));
     await a.hello('A');
     const b = await connect(url(), from('127.0.0.10'));
     await b.hello('B');
+    // Alone, A may send half the room's burst of four; the rest is left for whoever posts next.
     for (let i = 0; i < 4; i++) a.send({ type: 'say', text: `a${i}`, clientId: `a${i}` });
+    for (const clientId of ['a2', 'a3']) {
+      expect(await a.next('error', (e) => e.clientId === clientId)).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('shared among') });
+    }
     b.send({ type: 'say', text: 'b0', clientId: 'b0' });
-    // A public ask posts its question: it counts as a message too (a private one posts nothing).
+    expect((await b.next('message', (m) => m.message.clientId === 'b0')).message.text).toBe('b0');
+    // A public ask posts its question: it counts against B's share too (a private one posts nothing).
     b.send({ type: 'ask', text: 'flood?', clientId: 'b1' });
-    const refused = await b.next('error', (e) => e.clientId === 'b0');
-    expect(refused.code).toBe('ERR_RATE_LIMITED');
-    expect(refused.message).toContain('this room');
     expect(await b.next('error', (e) => e.clientId === 'b1')).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('this room') });
+    // Every address has a share of one message at least, but all of them together no more than the room's rate.
+    const c = await connect(url(), from('127.0.0.11'));
+    await c.hello('C');
+    const d = await connect(url(), from('127.0.0.12'));
+    await d.hello('D');
+    c.send({ type: 'say', text: 'c0', clientId: 'c0' });
+    await c.next('message', (m) => m.message.clientId === 'c0');
+    d.send({ type: 'say', text: 'd0', clientId: 'd0' });
+    const refused = await d.next('error', (e) => e.clientId === 'd0');
+    expect(refused).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('this room takes at most 2 messages a second') });
     // Another room is not affected by this one's rate.
-    const c = await connect(url('post_2'), from('127.0.0.9'));
-    await c.hello('A');
-    c.send({ type: 'say', text: 'elsewhere', clientId: 'c0' });
-    expect((await c.next('message', (m) => m.message.clientId === 'c0')).message.text).toBe('elsewhere');
+    const e = await connect(url('post_2'), from('127.0.0.9'));
+    await e.hello('A');
+    e.send({ type: 'say', text: 'elsewhere', clientId: 'e0' });
+    expect((await e.next('message', (m) => m.message.clientId === 'e0')).message.text).toBe('elsewhere');
   });
 });
