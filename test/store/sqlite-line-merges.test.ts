@@ -197,6 +197,7 @@ describe('SqliteStore: the full-text index merges in slices of its own (migratio
       raw.exec('ALTER TABLE memory_chunks DROP COLUMN forget_mark');
       raw.exec('DROP INDEX items_category_sort');
       raw.exec('DROP TABLE memory_claims');
+      raw.exec('DROP TABLE unsettled_seqs');
       raw.pragma('user_version = 27');
       raw.close();
 
