@@ -26,6 +26,16 @@ export class TokenBucket {
     this.tokens = Math.min(this.burst, this.tokens + 1);
   }
 
+  /**
+   * Takes `amount` tokens at `now` whatever the bucket holds, going into debt if need be: for a
+   * cost known only once it is paid (the time a change held a gate). Until the debt is refilled
+   * `has` is false, and `waitMs` says how long that takes.
+   */
+  spend(amount: number, now: number): void {
+    this.refill(now);
+    this.tokens -= Math.max(0, amount);
+  }
+
   /** Whether a token is there to take at `now` (none is taken). */
   has(now: number): boolean {
     this.refill(now);

@@ -2,8 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { errors } from '../../src/errors.js';
 import {
+  ADDRESS_THREAD_CHANGE_MS_PER_MINUTE,
   ADDRESS_THREAD_CHANGES_PER_MINUTE,
   MAX_CHANGES_AT_ONCE,
+  MEMBER_THREAD_CHANGE_MS_PER_MINUTE,
   MEMBER_THREAD_CHANGES_PER_MINUTE,
   ThreadChangeGate,
 } from '../../src/memory/threads/change-gate.js';
@@ -104,5 +106,55 @@ describe('ThreadChangeGate', () => {
     expect(await gate.run('news_x', who('u_fresh', '198.51.100.1'), async () => 'elsewhere')).toBe('elsewhere');
     now += 60_000 / ADDRESS_THREAD_CHANGES_PER_MINUTE;
     expect(await gate.run('news_x', who('u_fresh2', '203.0.113.7'), async () => 'later')).toBe('later');
+  });
+
+  it('lets one member, or one address, hold one change at a time: not both of the node’s places', async () => {
+    const gate = new ThreadChangeGate(() => 0);
+    const slow = pending();
+    const first = gate.run('news_1', who('u_ann', '203.0.113.7'), slow.change);
+    const mine = /your thread change is still under way/;
+    await expect(gate.run('news_2', who('u_ann', '203.0.113.7'), async () => 'second')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(mine) });
+    // A fresh identity on the same address is the same holder.
+    await expect(gate.run('news_2', who('u_fresh', '203.0.113.7'), async () => 'second')).rejects.toMatchObject({ message: expect.stringMatching(mine) });
+    // The node's other place is left for someone else.
+    expect(await gate.run('news_2', who('u_bob'), async () => 'bob')).toBe('bob');
+    slow.finish();
+    await first;
+    expect(await gate.run('news_2', who('u_ann', '203.0.113.7'), async () => 'after')).toBe('after');
+  });
+
+  it('counts the time a member’s changes held the gate, and refuses past it until that time is paid back', async () => {
+    let now = 0;
+    const gate = new ThreadChangeGate(() => now);
+    // One long change (a fusion of large memories) takes more than a minute's time budget.
+    const long = async () => {
+      now += MEMBER_THREAD_CHANGE_MS_PER_MINUTE + 6_000;
+      return 'long';
+    };
+    expect(await gate.run('news_1', who('u_ann'), long)).toBe('long');
+    const refused = (await gate.run('news_1', who('u_ann'), async () => 'more').catch((err: unknown) => err)) as { code: string; message: string; retryAfterMs?: number };
+    expect(refused).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(/run 15 s a minute/) });
+    // Six seconds of debt and one millisecond, at 15 s a minute: 24 s.
+    expect(refused.retryAfterMs).toBe(24_004);
+    expect(await gate.run('news_1', who('u_bob'), async () => 'bob')).toBe('bob');
+    now += refused.retryAfterMs!;
+    expect(await gate.run('news_1', who('u_ann'), async () => 'paid')).toBe('paid');
+  });
+
+  it('counts the time of an address’s changes over all its identities', async () => {
+    let now = 0;
+    const gate = new ThreadChangeGate(() => now);
+    const taking = (ms: number) => async () => {
+      now += ms;
+      return ms;
+    };
+    // Fresh identities, each with a full budget; the address's refills at half the time that passes meanwhile.
+    const each = (ADDRESS_THREAD_CHANGE_MS_PER_MINUTE * 5) / 6;
+    await gate.run('news_1', who('u_1', '203.0.113.7'), taking(each));
+    await gate.run('news_1', who('u_2', '203.0.113.7'), taking(each));
+    await expect(gate.run('news_1', who('u_3', '203.0.113.7'), async () => 'more')).rejects.toMatchObject({
+      code: 'ERR_RATE_LIMITED',
+      message: expect.stringMatching(/one address may run 30 s a minute/),
+    });
   });
 });

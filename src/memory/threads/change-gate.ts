@@ -6,7 +6,12 @@
  * MAX_CHANGES_AT_ONCE over all its rooms, each member has a budget of
  * MEMBER_THREAD_CHANGES_PER_MINUTE and each client address one of
  * ADDRESS_THREAD_CHANGES_PER_MINUTE (an address may take 30 new identities a minute, each with a
- * member's budget). Per node: with several nodes each has its own gate, which bounds what one
+ * member's budget). A count alone let one member hold the gates: ten fusions a minute of seconds
+ * each kept a room's gate busy, and one member's changes in two rooms held both of the node's
+ * places. So a member, and an address, has one change under way at a time, and the time its
+ * changes held the gate is counted too: MEMBER_THREAD_CHANGE_MS_PER_MINUTE, and
+ * ADDRESS_THREAD_CHANGE_MS_PER_MINUTE for an address; one past it waits until its debt is paid
+ * back. Per node: with several nodes each has its own gate, which bounds what one
  * member's socket can make its node do. The admin's HTTP API is not gated. A change the operation
  * refuses (bad input, a conflict) spends neither budget.
  */
@@ -17,6 +22,10 @@ import { TokenBucket } from '../../rooms/token-bucket.js';
 export const MEMBER_THREAD_CHANGES_PER_MINUTE = 10;
 /** Thread changes the members on one client address (IPv6: its /64) may make at once, and then per minute. */
 export const ADDRESS_THREAD_CHANGES_PER_MINUTE = 20;
+/** Milliseconds of thread changes one member may run a minute (the time they hold a gate), saved up to as many. */
+export const MEMBER_THREAD_CHANGE_MS_PER_MINUTE = 15_000;
+/** Milliseconds of thread changes the members on one address may run a minute. */
+export const ADDRESS_THREAD_CHANGE_MS_PER_MINUTE = 30_000;
 /**
  * Members' thread changes one node runs at once over all its rooms: one at a time per room left
  * a fusion running in every room someone chose, several seconds of CPU each.
@@ -54,6 +63,10 @@ export class ThreadChangeGate {
   private readonly busy = new Set<string>();
   private readonly members = new Budgets(MEMBER_THREAD_CHANGES_PER_MINUTE);
   private readonly addresses = new Budgets(ADDRESS_THREAD_CHANGES_PER_MINUTE);
+  private readonly memberTime = new Budgets(MEMBER_THREAD_CHANGE_MS_PER_MINUTE);
+  private readonly addressTime = new Budgets(ADDRESS_THREAD_CHANGE_MS_PER_MINUTE);
+  /** Members and addresses (`u:` and `a:` keys) with a change under way. */
+  private readonly holding = new Set<string>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -62,11 +75,23 @@ export class ThreadChangeGate {
     if (this.busy.has(roomId)) throw new errors.ERR_RATE_LIMITED('another thread change is under way in this room; try again once it is done');
     if (this.busy.size >= MAX_CHANGES_AT_ONCE)
       throw new errors.ERR_RATE_LIMITED('the server is busy with thread changes in other rooms; try again in a moment');
+    const holders = [`u:${actor.userId}`, `a:${actor.address}`];
+    if (holders.some((key) => this.holding.has(key)))
+      throw new errors.ERR_RATE_LIMITED('your thread change is still under way; try again once it is done');
     const now = this.now();
     const member = this.members.of(actor.userId, now);
     const address = this.addresses.of(actor.address, now);
+    const memberTime = this.memberTime.of(actor.userId, now);
+    const addressTime = this.addressTime.of(actor.address, now);
     // A refusal spends neither budget.
     // The busy refusals above say no wait: a change under way ends when it ends.
+    if (!memberTime.has(now))
+      throw withRetryAfterMs(new errors.ERR_RATE_LIMITED(`a member's thread changes may run ${MEMBER_THREAD_CHANGE_MS_PER_MINUTE / 1000} s a minute`), memberTime.waitMs(now));
+    if (!addressTime.has(now))
+      throw withRetryAfterMs(
+        new errors.ERR_RATE_LIMITED(`the thread changes of the members on one address may run ${ADDRESS_THREAD_CHANGE_MS_PER_MINUTE / 1000} s a minute`),
+        addressTime.waitMs(now),
+      );
     if (!member.has(now))
       throw withRetryAfterMs(new errors.ERR_RATE_LIMITED(`a member may change threads ${MEMBER_THREAD_CHANGES_PER_MINUTE} times a minute`), member.waitMs(now));
     if (!address.has(now))
@@ -77,6 +102,7 @@ export class ThreadChangeGate {
     member.take(now);
     address.take(now);
     this.busy.add(roomId);
+    for (const key of holders) this.holding.add(key);
     try {
       return await change();
     } catch (err) {
@@ -90,6 +116,10 @@ export class ThreadChangeGate {
       throw err;
     } finally {
       this.busy.delete(roomId);
+      for (const key of holders) this.holding.delete(key);
+      // The time it held the gate, refused or not: that is what others waited for.
+      const later = this.now();
+      for (const time of [memberTime, addressTime]) time.spend(later - now, later);
     }
   }
 }
