@@ -37,7 +37,7 @@ import type { SearchService, VectorIndex } from './search/types.js';
 import { indexGraphHealth } from './search/graph-health.js';
 import type { Store } from './store/types.js';
 import type { ChangeFeed } from './sync/change-feed.js';
-import { IndexSync } from './sync/index-sync.js';
+import { IndexSync, withIndexedRows } from './sync/index-sync.js';
 
 /** A named readiness check for `/readyz` and `salon doctor`. */
 export type ReadinessCheck = () => Promise<ProviderHealth>;
@@ -191,7 +191,7 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     store,
     feed: changeFeed,
     nodeId: bus.nodeId,
-    targets: { documents: searchStack.indexer, memory },
+    targets: { documents: withIndexedRows(searchStack.indexer, searchStack.index), memory: withIndexedRows(memory, memoryIndex) },
     resyncMs: overrides.indexResyncMs,
     log,
   });

@@ -61,6 +61,10 @@ export class SearchIndex implements VectorIndex {
     return this.tiered?.size ?? 0;
   }
 
+  rowIds(): Int32Array {
+    return this.tiered?.flat.rowIds() ?? new Int32Array(0);
+  }
+
   /** The tiered index, once created (null before the first vector). */
   get current(): TieredIndex | null {
     return this.tiered;

@@ -60,6 +60,8 @@ export interface VectorIndex {
   search(query: Float32Array, k: number, filter?: VectorFilter): Promise<VectorHit[]>;
   /** search for several queries at once, where the index can do better than one call each. */
   searchMany?(queries: Float32Array[], k: number, filter?: VectorFilter): Promise<VectorHit[][]>;
+  /** The row ids the index holds (a snapshot), for the check after a store restore (src/sync). */
+  rowIds?(): ArrayLike<number>;
   /** The heads of rows, from memory (undefined for a row not in the index). */
   heads?(rowIds: number[]): (RowHead | undefined)[];
   /** Exact cosines of `query` with the rows of `hits` it holds (the others are dropped), best first. */

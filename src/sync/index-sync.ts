@@ -20,7 +20,9 @@
  * The log may go back (a store restored from a backup): every catch-up first checks that the entry
  * at the position is still the one applied there; when it differs, or the log ends below it, the node
  * reads the whole log again (a reconciliation like any other), else what was logged after the
- * restore under seqs it had passed was never read until a restart.
+ * restore under seqs it had passed was never read until a restart. No entry left in the log names
+ * the rows the restore removed, so the node then also re-checks every row its indexes hold against
+ * the store, RECHECK_SLICE at a time beside the log's reads, and drops those the store lacks.
  */
 import { createHash } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
@@ -62,11 +64,33 @@ export const DEFAULT_LOG_RETENTION_MS = 24 * 3_600_000;
 /** How often a node deletes entries older than the retention (every node does; deleting is idempotent). */
 export const DEFAULT_PRUNE_EVERY_MS = 10 * 60_000;
 
+/**
+ * Row ids of one index looked up in the store at a time by the re-check after a restore: one query
+ * each, the event loop getting a turn between them (SQLite's reads are synchronous).
+ */
+export const RECHECK_SLICE = 500;
+
 /** One index as the sync changes it. */
 export interface ChangeApplier {
   /** Indexes the rows `ids` that the store holds and drops the others from the index. */
   applyStored(ids: number[]): Promise<void>;
+  /**
+   * The row ids the index holds now (a snapshot), re-checked against the store when the log went
+   * back (a restore). Absent: the index is not re-checked.
+   */
+  indexedRowIds?(): ArrayLike<number>;
 }
+
+/** `applier` with the row ids `index` holds, for the re-check after a restore. */
+export function withIndexedRows(applier: ChangeApplier, index: { rowIds?(): ArrayLike<number> }): ChangeApplier {
+  return { applyStored: (ids) => applier.applyStored(ids), indexedRowIds: index.rowIds && (() => index.rowIds!()) };
+}
+
+/** Which of the row ids `ids` of each target the store holds. */
+const STORED_ROWS: Record<ChangeTarget, (store: Store, ids: number[]) => Promise<number[]>> = {
+  documents: async (store, ids) => (await store.getChunks(ids)).map((c) => c.rowId),
+  memory: async (store, ids) => (await store.getMemoryChunks(ids)).map((c) => c.id),
+};
 
 export interface IndexSyncOptions {
   store: Store;
@@ -118,6 +142,10 @@ export class IndexSync {
   private pruneTimer: NodeJS.Timeout | null = null;
   /** When the log was last read through (catch-up), to tell a node that fell behind the retention. */
   private lastReadAt: number | null = null;
+  /** The re-check of the indexes against the store under way (after a restore), beside the log's reads. */
+  private recheck: Promise<void> | null = null;
+  /** Whether the indexes are re-checked once more: the log went back again during a re-check, or one failed. */
+  private recheckDue = false;
 
   constructor(private readonly options: IndexSyncOptions) {
     for (const name of ['store', 'feed', 'nodeId', 'targets'] as const) required('IndexSync', name, options[name]);
@@ -192,6 +220,7 @@ export class IndexSync {
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.queue;
+    await this.recheck;
   }
 
   /**
@@ -223,6 +252,7 @@ export class IndexSync {
   private catchUp(): void {
     this.checkDue = true;
     this.readLog();
+    if (this.recheckDue) this.recheckIndexes();
   }
 
   /**
@@ -237,7 +267,10 @@ export class IndexSync {
       const startedAt = this.now();
       if (this.checkDue) {
         this.checkDue = false;
-        if (await this.wentBack()) await this.readAllAgain();
+        if (await this.wentBack()) {
+          await this.readAllAgain();
+          this.recheckIndexes();
+        }
       }
       await this.readGaps(startedAt);
       for (let after = this.newest; !this.closed;) {
@@ -285,19 +318,65 @@ export class IndexSync {
   /**
    * The log went back (a restored store): forgets the position, the gaps and what notices applied,
    * and reads the log from its oldest entry. Applying is a reconciliation with the store, so what
-   * was applied already is only applied again; rows the restore removed that no entry left in the
-   * log names stay in the indexes until a restart, which the error says.
+   * was applied already is only applied again; rows the restore removed, which no entry left in the
+   * log names, are the re-check's (recheckIndexes).
    */
   private async readAllAgain(): Promise<void> {
     const [oldest] = await this.options.store.indexChangesAfter(0, 1);
     this.log.error(
       { position: this.newest, oldest: oldest?.seq ?? null },
-      'the index change log went back below this node’s position (was the store restored?): reading all of it again; restart the node to drop from its indexes rows the restore removed',
+      'the index change log went back below this node’s position (was the store restored?): reading all of it again and dropping from the indexes rows the store no longer holds',
     );
     this.newest = oldest ? oldest.seq - 1 : 0;
     this.newestPrint = null;
     this.gaps.clear();
     this.applied.clear();
+  }
+
+  /**
+   * Re-checks every row the indexes hold against the store, beside the log's reads (a notice is not
+   * held up for as long as that takes); one under way runs once more when it is done.
+   */
+  private recheckIndexes(): void {
+    this.recheckDue = true;
+    if (this.recheck || this.closed) return;
+    this.recheck = (async () => {
+      while (this.recheckDue && !this.closed) {
+        this.recheckDue = false;
+        try {
+          const dropped = await this.dropGoneRows();
+          this.log.warn({ dropped }, 'indexes re-checked against the restored store: rows it no longer holds dropped');
+        } catch (err) {
+          this.log.warn({ err }, 'indexes not re-checked against the restored store; trying again at the next catch-up');
+          this.recheckDue = true;
+          return;
+        }
+      }
+    })().finally(() => (this.recheck = null));
+  }
+
+  /**
+   * Drops from each index the rows it holds (a snapshot) that the store lacks, RECHECK_SLICE at a
+   * time. What goes out goes through applyStored, which looks again: a row stored meanwhile (by
+   * another node, under a reused id) is indexed, not dropped. Returns how many were dropped.
+   */
+  private async dropGoneRows(): Promise<number> {
+    let dropped = 0;
+    for (const target of Object.keys(STORED_ROWS) as ChangeTarget[]) {
+      const applier = this.options.targets[target];
+      const held = applier?.indexedRowIds?.();
+      if (!held) continue;
+      for (let i = 0; i < held.length && !this.closed; i += RECHECK_SLICE) {
+        const slice: number[] = [];
+        for (let j = i; j < Math.min(i + RECHECK_SLICE, held.length); j++) slice.push(held[j]);
+        const stored = new Set(await STORED_ROWS[target](this.options.store, slice));
+        const gone = slice.filter((id) => !stored.has(id));
+        if (gone.length) await applier.applyStored(gone);
+        dropped += gone.length;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    return dropped;
   }
 
   /**
