@@ -3,7 +3,7 @@
  * `/split` (list, then confirm), `/unlock` and `/fuse`. They act on threads of the sender's room
  * only and answer the sender alone. THREAD_OPS=admin leaves every change to the admin's HTTP API
  * (listing stays open); otherwise changes go through a ThreadChangeGate (one at a time per room, a
- * budget per member). Message ids may be shortened to a prefix the thread's messages share with
+ * budget per member), and what `/fuse` writes through a FusionBudget (passages a day per room and address). Message ids may be shortened to a prefix the thread's messages share with
  * no other (the listing shows 8 characters). Replies are rendered as markdown: the titles and
  * messages they quote are escaped (markdownLiteral), so they show as typed.
  */
@@ -12,6 +12,7 @@ import type { SlashCommand } from '../../rooms/commands.js';
 import type { SplitLock, Thread } from '../../store/types.js';
 import { SPLIT_LOCKS } from '../../protocol/threads.js';
 import { ThreadChangeGate } from './change-gate.js';
+import { FusionBudget } from './fusion-budget.js';
 import { FUSION_FALLBACK_NOTICE, type FuseOutcome, type SplitListing, type ThreadService } from './thread-service.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
 import { plural } from '../../text.js';
@@ -56,7 +57,12 @@ function badges(t: Thread): string[] {
   ].filter((b): b is string => b !== null);
 }
 
-export function threadCommands(threads: ThreadService, threadOps: 'members' | 'admin', gate = new ThreadChangeGate()): SlashCommand[] {
+export function threadCommands(
+  threads: ThreadService,
+  threadOps: 'members' | 'admin',
+  gate = new ThreadChangeGate(),
+  fusionBudget = new FusionBudget(),
+): SlashCommand[] {
   const mayChange = () => {
     if (threadOps !== 'members') throw new errors.ERR_FORBIDDEN('thread changes are the admin’s here (THREAD_OPS=admin)');
   };
@@ -110,7 +116,13 @@ export function threadCommands(threads: ThreadService, threadOps: 'members' | 'a
         const first = await inRoom(roomId, a);
         const second = await inRoom(roomId, b);
         const value = threshold === undefined ? undefined : Number(threshold);
-        const r = await gate.run(roomId, { userId: user.id, address }, () => threads.fuse([a, b], actorOf(user), value));
+        const r = await gate.run(roomId, { userId: user.id, address }, () =>
+          fusionBudget.run({ roomId, address }, async () => {
+            const outcome = await threads.fuse([a, b], actorOf(user), value);
+            // The fusion is done: a failed count must not tell the member it was not.
+            return { outcome, written: await threads.storedChunks(outcome.thread.id).catch(() => 0) };
+          }),
+        );
         return fusedReply(first, second, r);
       },
     },

@@ -214,6 +214,11 @@ export class ThreadService {
     return { messages, chunks: stats.chunks };
   }
 
+  /** Memory passages `id` holds, private ones too (what its rows cost the store; `counts` tells members the public ones). */
+  storedChunks(id: string): Promise<number> {
+    return this.options.store.countMemoryChunks(id, 'all');
+  }
+
   async detail(id: string): Promise<ThreadDetail> {
     const { store, memory } = this.options;
     const thread = await this.get(id);
