@@ -270,7 +270,11 @@ export const SETTINGS = {
   AI_TIMEOUT_MS: setting(integer(100, 600_000), 60_000, 'longest wait for a model before giving up'),
   AI_MAX_ANSWER_TOKENS: setting(integer(16, 100_000), 1024, 'most tokens a remote model may write in one reply (Ollama num_predict, OpenAI max_tokens)'),
   ASK_LIMIT_USER: setting(integer(1, 100_000), 6, 'questions to the assistant a minute per member'),
-  ASK_LIMIT_ROOM: setting(integer(1, 100_000), 20, 'questions to the assistant a minute per room, seen by the room (a private ask counts against its asker alone)'),
+  ASK_LIMIT_ROOM: setting(
+    integer(1, 100_000),
+    20,
+    'questions to the assistant a minute per room, seen by the room (a private ask counts against its asker alone)',
+  ),
   MEMORY_MAX_CHUNKS_PER_THREAD: setting(integer(1, 10_000_000), 5_000, 'memory chunks a thread keeps; past it the least recently seen go first'),
   MEMORY_RETENTION_DAYS: setting(integer(1, 36_500), 90, 'days a memory chunk is kept after it was last seen'),
   PROMPT_TOKEN_BUDGET: setting(
@@ -360,7 +364,11 @@ export const SETTINGS = {
     60,
     'room sockets one client address may open a minute (IPv6: per /64; bursts of as many); past it a new socket gets ERR_RATE_LIMITED and closes with 4429 before its hello (counted in salon_room_sockets_refused_total)',
   ),
-  ROOM_MESSAGES_PER_SECOND: setting(integer(1, 1_000_000), 30, 'messages a second one room accepts from all its members together (bursts of twice that); the addresses posting share it, each the rate divided by their number and one more'),
+  ROOM_MESSAGES_PER_SECOND: setting(
+    integer(1, 1_000_000),
+    30,
+    'messages a second one room accepts from all its members together (bursts of twice that); the addresses posting share it, each the rate divided by their number and one more',
+  ),
   API_RATE_LIMIT_PER_MINUTE: setting(
     integer(1, 10_000_000),
     300,

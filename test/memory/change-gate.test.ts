@@ -113,7 +113,10 @@ describe('ThreadChangeGate', () => {
     const slow = pending();
     const first = gate.run('news_1', who('u_ann', '203.0.113.7'), slow.change);
     const mine = /your thread change is still under way/;
-    await expect(gate.run('news_2', who('u_ann', '203.0.113.7'), async () => 'second')).rejects.toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(mine) });
+    await expect(gate.run('news_2', who('u_ann', '203.0.113.7'), async () => 'second')).rejects.toMatchObject({
+      code: 'ERR_RATE_LIMITED',
+      message: expect.stringMatching(mine),
+    });
     // A fresh identity on the same address is the same holder.
     await expect(gate.run('news_2', who('u_fresh', '203.0.113.7'), async () => 'second')).rejects.toMatchObject({ message: expect.stringMatching(mine) });
     // The node's other place is left for someone else.
@@ -132,7 +135,11 @@ describe('ThreadChangeGate', () => {
       return 'long';
     };
     expect(await gate.run('news_1', who('u_ann'), long)).toBe('long');
-    const refused = (await gate.run('news_1', who('u_ann'), async () => 'more').catch((err: unknown) => err)) as { code: string; message: string; retryAfterMs?: number };
+    const refused = (await gate.run('news_1', who('u_ann'), async () => 'more').catch((err: unknown) => err)) as {
+      code: string;
+      message: string;
+      retryAfterMs?: number;
+    };
     expect(refused).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringMatching(/run 15 s a minute/) });
     // Six seconds of debt and one millisecond, at 15 s a minute: 24 s.
     expect(refused.retryAfterMs).toBe(24_004);

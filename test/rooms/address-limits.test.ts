@@ -313,7 +313,10 @@ describe('per-address limits on room sockets', () => {
     // Alone, A may send half the room's burst of four; the rest is left for whoever posts next.
     for (let i = 0; i < 4; i++) a.send({ type: 'say', text: `a${i}`, clientId: `a${i}` });
     for (const clientId of ['a2', 'a3']) {
-      expect(await a.next('error', (e) => e.clientId === clientId)).toMatchObject({ code: 'ERR_RATE_LIMITED', message: expect.stringContaining('shared among') });
+      expect(await a.next('error', (e) => e.clientId === clientId)).toMatchObject({
+        code: 'ERR_RATE_LIMITED',
+        message: expect.stringContaining('shared among'),
+      });
     }
     b.send({ type: 'say', text: 'b0', clientId: 'b0' });
     expect((await b.next('message', (m) => m.message.clientId === 'b0')).message.text).toBe('b0');

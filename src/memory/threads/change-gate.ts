@@ -76,8 +76,7 @@ export class ThreadChangeGate {
     if (this.busy.size >= MAX_CHANGES_AT_ONCE)
       throw new errors.ERR_RATE_LIMITED('the server is busy with thread changes in other rooms; try again in a moment');
     const holders = [`u:${actor.userId}`, `a:${actor.address}`];
-    if (holders.some((key) => this.holding.has(key)))
-      throw new errors.ERR_RATE_LIMITED('your thread change is still under way; try again once it is done');
+    if (holders.some((key) => this.holding.has(key))) throw new errors.ERR_RATE_LIMITED('your thread change is still under way; try again once it is done');
     const now = this.now();
     const member = this.members.of(actor.userId, now);
     const address = this.addresses.of(actor.address, now);
@@ -86,7 +85,10 @@ export class ThreadChangeGate {
     // A refusal spends neither budget.
     // The busy refusals above say no wait: a change under way ends when it ends.
     if (!memberTime.has(now))
-      throw withRetryAfterMs(new errors.ERR_RATE_LIMITED(`a member's thread changes may run ${MEMBER_THREAD_CHANGE_MS_PER_MINUTE / 1000} s a minute`), memberTime.waitMs(now));
+      throw withRetryAfterMs(
+        new errors.ERR_RATE_LIMITED(`a member's thread changes may run ${MEMBER_THREAD_CHANGE_MS_PER_MINUTE / 1000} s a minute`),
+        memberTime.waitMs(now),
+      );
     if (!addressTime.has(now))
       throw withRetryAfterMs(
         new errors.ERR_RATE_LIMITED(`the thread changes of the members on one address may run ${ADDRESS_THREAD_CHANGE_MS_PER_MINUTE / 1000} s a minute`),
