@@ -12,14 +12,14 @@ export async function addSource(sql: Sql, source: NewSource): Promise<SourceReco
 }
 
 export async function getSource(sql: Sql, id: string): Promise<SourceRecord | null> {
-  const { rows } = await sql.query(`${SOURCE_SELECT} WHERE s.id = $1`, [id]);
-  return rows.length ? rowToSource(rows[0]) : null;
+  const { rows } = await sql.query(`${SELECT_WITH_LEASE} WHERE s.id = $1`, [id]);
+  return rows.length ? withLease(rows[0]) : null;
 }
 
 /** Oldest first, ties in byte order (`COLLATE "C"`, as SQLite sorts), whatever the database's locale. */
 export async function listSources(sql: Sql): Promise<SourceRecord[]> {
   const order = 's.created_at, s.kind COLLATE "C", coalesce(s.url, s.list) COLLATE "C", s.id COLLATE "C"';
-  return (await sql.query(`${SOURCE_SELECT} ORDER BY ${order}`)).rows.map(rowToSource);
+  return (await sql.query(`${SELECT_WITH_LEASE} ORDER BY ${order}`)).rows.map(withLease);
 }
 
 export async function updateSource(sql: Sql, id: string, patch: { everyMinutes?: number; nextDueAt?: string; limit?: number }): Promise<SourceRecord | null> {
@@ -41,6 +41,17 @@ export async function deleteSource(sql: Sql, id: string): Promise<boolean> {
 const DB_TIME = (at: string) => `to_char((${at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /** The end of a lease `ms` long (bound as `$n`) from now on the database's clock. */
 const LEASE_END = (ms: string) => DB_TIME(`now() + ${ms}::double precision * interval '1 millisecond'`);
+
+/**
+ * A source's row with whether its lease holds on the database's clock (where leaseSource took it),
+ * as leaseSource tells an expired one: a node whose clock runs ahead would take a held lease for
+ * run out (the API's `polling` null while the poll runs), one running behind a dead holder's for held.
+ */
+const SELECT_WITH_LEASE = SOURCE_SELECT.replace(/ FROM sources s$/, `, s.lease_until >= ${DB_TIME('now()')} AS lease_held FROM sources s`);
+
+function withLease(row: Record<string, unknown>): SourceRecord {
+  return { ...rowToSource(row), leaseHeld: row.lease_held === true };
+}
 
 /** How long a lease the node asks for holds: its `until` less its `now`, both on the node's clock. */
 function leaseLength(now: string, until: string): number {

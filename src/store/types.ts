@@ -359,6 +359,11 @@ export interface SourceRecord extends NewSource, SourcePollState {
   leaseUntil: string | null;
   /** The ingest job of the poll running under the lease. */
   leaseJob: string | null;
+  /**
+   * Whether the lease holds now on the store's clock (PostgreSQL's, which its leases are on); absent
+   * where leases are on the callers' clock (SQLite, one machine): `leaseUntil` against the caller's.
+   */
+  leaseHeld?: boolean;
 }
 
 /** What `putItems` did to one item. */

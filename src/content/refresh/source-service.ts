@@ -51,8 +51,8 @@ export interface SourceView extends Omit<SourceRecord, 'leaseOwner' | 'leaseUnti
 
 /** The API's view of a stored source (validators and lease internals left out). */
 export function viewOf(s: SourceRecord, nowMs: number): SourceView {
-  const { leaseOwner: _o, leaseUntil, leaseJob, etag: _e, lastModified: _l, ...rest } = s;
-  const held = leaseUntil !== null && Date.parse(leaseUntil) >= nowMs;
+  const { leaseOwner: _o, leaseUntil, leaseJob, leaseHeld, etag: _e, lastModified: _l, ...rest } = s;
+  const held = leaseHeld ?? (leaseUntil !== null && Date.parse(leaseUntil) >= nowMs);
   return { ...rest, polling: held ? leaseJob : null };
 }
 
