@@ -35,6 +35,38 @@ export function asksForOverview(question: string): boolean {
   return OVERVIEW.test(question);
 }
 
+/**
+ * What an overview is asked of: "the main idea of X", "the gist of X", "summarize X", "what was X
+ * about?". X runs to the end of the question, or to what says how the overview is wanted ("in
+ * three sentences", "for me", "so far").
+ */
+const OVERVIEW_OF =
+  /\b(?:summary|overview|gist|main (?:points?|ideas?)|key (?:points?|takeaways?))\s+(?:of|in|behind|from)\s+([^?.!]{1,80})|\bsummari[sz]e\s+([^?.!]{1,80})|^\s*what(?:'s| is| are| was| were)\s+([^?.!]{1,60}?)\s+(?:all\s+)?about\b/i;
+/** Where an overview's object ends and how it is wanted begins. */
+const HOW_WANTED = /\s+(?:in|for|to|so far|please|briefly|quickly|again|here|now|until now|up to now)\b.*$/i;
+/** Words an overview is asked of that name no particular thing: this article, the thread, the discussion. */
+const OVERVIEW_OBJECTS = new Set(
+  contentTerms(
+    'article articles post posts video story stories thread room topic piece page paper link site text document discussion conversation chat everything all whole',
+  ),
+);
+
+/**
+ * Whether a question asks for an overview of the room (asksForOverview), not of some particular
+ * thing the room's `topic` does not name: "what was the main idea of James Hutton's paper?" in a
+ * topic room, or "what was the poetry reading that Caroline attended about?" in a conversation's
+ * memory, asks what that one thing said, and the built-in model answered it with the room's
+ * description (`Recent in Reference: …`) or with the conversation's overview. A thing asked of that
+ * the topic names ("what is the Ember Tide strike about?" in its article's room) is the room's.
+ */
+export function asksForRoomOverview(question: string, topic: string): boolean {
+  if (!asksForOverview(question)) return false;
+  const of = OVERVIEW_OF.exec(question);
+  const object = (of?.[1] ?? of?.[2] ?? of?.[3] ?? '').replace(HOW_WANTED, '');
+  const room = new Set(contentTerms(topic));
+  return contentTerms(object).every((t) => room.has(t) || OVERVIEW_OBJECTS.has(t) || /^\d+$/.test(t));
+}
+
 /** Content terms a question needs before its words can show it is off the room's subject. */
 export const SPECIFIC_TERMS_MIN = 2;
 

@@ -6,7 +6,7 @@ import { centralSentences } from '../../src/ai/local/extractive-summary.js';
 import { askedTerms, contentTerms, splitSentences, squashKeepingListEntries, stem } from '../../src/ai/local/extractive-text.js';
 import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel, NOT_GROUNDED } from '../../src/ai/local/local-chat.js';
-import { asksForDiscussionOverview, asksForOverview, questionFocus, withPlainApostrophes } from '../../src/ai/questions.js';
+import { asksForDiscussionOverview, asksForOverview, asksForRoomOverview, questionFocus, withPlainApostrophes } from '../../src/ai/questions.js';
 import { compoundsOf, headsAsked, headTermOf, kindsOf, kinOf, withJoined } from '../../src/ai/local/kin.js';
 import { askedUnits } from '../../src/ai/local/asked-units.js';
 import { tellsTime } from '../../src/ai/local/time-told.js';
@@ -76,6 +76,35 @@ describe.each([
     expect(answer).toMatch(/^Thomas Harwick died of cholera/);
   });
 
+  it('answers an overview of one thing the room does not name from what says it, not with the room’s overview', async () => {
+    const hutton: GroundedSource = {
+      n: 1,
+      label: 'Geology',
+      content:
+        'James Hutton is often viewed as the first modern geologist. In 1785 he presented a paper entitled Theory of the Earth to the Royal Society of Edinburgh. ' +
+        'In his paper, he explained his theory that the Earth must be much older than had previously been supposed.',
+    };
+    const topic = 'Topic: Reference\n\nRecent in Reference: Victoria and Albert Museum; Newcastle upon Tyne';
+    const inTopic = (question: string) => [{ role: 'user' as const, content: renderGroundedPrompt({ topic, sources: [hutton], question }, newNonce()) }];
+    const idea = (await collect(model.stream(inTopic("What was the main idea of James Hutton's paper?")))).join('');
+    expect(idea).toMatch(/^James Hutton .*\[1\]$/);
+    expect(idea).not.toContain('Recent in Reference');
+    // The room itself is still summed up by its description.
+    expect((await collect(model.stream(inTopic('What is this room about?')))).join('')).toContain('Recent in Reference');
+    // In a conversation's memory, "what was the poetry reading … about?" is what was said of the reading.
+    const talk = chatSource(1, 'Caroline', 'It was a transgender poetry reading where people shared their stories. The weather was fine too.');
+    const memory = [
+      {
+        role: 'user' as const,
+        content: renderGroundedPrompt(
+          { topic: 'Caroline and Melanie', sources: [talk], question: 'What was the poetry reading that Caroline attended about?' },
+          newNonce(),
+        ),
+      },
+    ];
+    expect((await collect(model.stream(memory))).join('')).toContain('It was a transgender poetry reading');
+  });
+
   it('answers "what is this about?" with the central sentences of the primary topic', async () => {
     const messages = [
       { role: 'user' as const, content: renderGroundedPrompt({ topic: 'Nikola Tesla\n\nThe inventor.', sources: SOURCES, question: 'tl;dr?' }, newNonce()) },
@@ -86,6 +115,22 @@ describe.each([
     expect(asksForOverview('What is this article about?')).toBe(true);
     expect(asksForOverview('Can you summarize it?')).toBe(true);
     expect(asksForOverview('What did Tesla invent?')).toBe(false);
+    // An overview of the room, or of a thing its topic names; not of another particular thing.
+    const room = 'Ember Tide workers vote to unionise\n\nThe studio crunch.';
+    for (const q of [
+      'What is this article about?',
+      'tl;dr?',
+      'Summarize it in three sentences please',
+      "What's the gist of this thread so far?",
+      'What is the Ember Tide vote about?',
+    ])
+      expect(asksForRoomOverview(q, room), q).toBe(true);
+    for (const q of [
+      "What was the main idea of James Hutton's paper?",
+      "Summarize Hutton's paper for me",
+      'What was the poetry reading that Caroline attended about?',
+    ])
+      expect(asksForRoomOverview(q, room), q).toBe(false);
   });
 
   it('never quotes a question put to the assistant as its answer, whoever asked it and however it is worded', async () => {

@@ -22,7 +22,7 @@ import {
   asksAboutComments,
   asksAboutDiscussion,
   asksForDiscussionOverview,
-  asksForOverview,
+  asksForRoomOverview,
   namesIn,
   questionFocus,
   spokenText,
@@ -140,7 +140,7 @@ export class LocalChatModel implements ChatModel {
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
     const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];
     if (comments.length) return commentsOverview(comments);
-    const overviewAsked = asksForOverview(prompt.question);
+    const overviewAsked = asksForRoomOverview(prompt.question, prompt.topic);
     if (discussion.length && asksForDiscussionOverview(prompt.question)) return discussionOverview(discussion);
     if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
     if (overviewAsked && documents.length) return overview({ ...prompt, sources: documents });
