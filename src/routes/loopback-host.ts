@@ -54,20 +54,29 @@ export function loopbackHostCheck(listenHost: string, trustProxy: TrustProxy): (
 
 /** Routes any Host may read: they answer nothing a page could use. */
 const OPEN_TO_ANY_HOST = new Set(['/healthz']);
+/** Methods that only read. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Refuses every request whose Host `allowed` refuses with ERR_HOST_NOT_ALLOWED, reads as well as
- * writes, before its body is read. WebSocket upgrades are left to their routes: the room socket
- * route checks the same and answers on the socket (4403), as the protocol has it, and a page's
- * WebSocket reads nothing of an upgrade that other routes answer in HTTP.
+ * writes, before its body is read. Writes, and requests carrying an Authorization header, are
+ * refused first of all (onRequest, before any route's own hooks): a rebinding page's token guesses
+ * must not reach the admin check, whose lock-out of 127.0.0.1 would lock the operator out too.
+ * Other reads are refused in preParsing, after helmet's onRequest, so the refusal keeps the
+ * security headers. WebSocket upgrades are left to their routes: the room socket route checks the
+ * same and answers on the socket (4403), as the protocol has it, and a page's WebSocket reads
+ * nothing of an upgrade that other routes answer in HTTP.
  */
 export function refuseRebinding(app: FastifyInstance, allowed: ((request: FastifyRequest) => boolean) | null): void {
   if (!allowed) return;
-  // preParsing, after every onRequest hook: the refusal still carries helmet's security headers.
-  app.addHook('preParsing', async (request) => {
+  const refuse = (request: FastifyRequest): void => {
     if (isSocketUpgrade(request) || OPEN_TO_ANY_HOST.has(request.routeOptions.url ?? '')) return;
     if (!allowed(request)) throw new errors.ERR_HOST_NOT_ALLOWED(request.headers.host ?? '(none)');
+  };
+  app.addHook('onRequest', async (request) => {
+    if (!READ_METHODS.has(request.method) || request.headers.authorization !== undefined) refuse(request);
   });
+  app.addHook('preParsing', async (request) => refuse(request));
 }
 
 function isSocketUpgrade(request: FastifyRequest): boolean {

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CloseCode } from '../../src/protocol/close-codes.js';
+import { ADMIN_FAILURES_PER_MINUTE } from '../../src/routes/auth.js';
 import { isLoopbackHost, loopbackHostHeader } from '../../src/routes/loopback-host.js';
 import { ROOM, connect, listen, roomsApp } from './helpers.js';
 
@@ -18,9 +19,16 @@ async function start(env: Record<string, string> = {}) {
 }
 
 /** A raw HTTP request to 127.0.0.1:`port` with `host` as its Host header: status and error code. */
-function send(port: number, method: string, path: string, host: string, body?: unknown): Promise<{ status: number; code?: string }> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  host: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; code?: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { host, 'content-type': 'application/json', ...headers } }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
       res.on('end', () => {
@@ -88,6 +96,21 @@ describe('a server listening on loopback (DNS rebinding)', () => {
       expect((await send(port, 'GET', `/api/v1/rooms/${ROOM}/threads`, host)).status).toBe(200);
       expect((await send(port, 'GET', '/metrics', host)).status).toBe(200);
     }
+  });
+
+  it('refuses a rebinding page’s admin token guesses before they are counted: the operator on 127.0.0.1 is not locked out', async () => {
+    const { port } = await start();
+    const evil = `rebind.attacker.example:${port}`;
+    const wrong = { authorization: 'Bearer guess' };
+    for (let i = 0; i < 2 * ADMIN_FAILURES_PER_MINUTE; i++) {
+      expect(await send(port, 'GET', '/api/v1/threads/thr_x/split', evil, undefined, wrong)).toEqual({ status: 403, code: 'ERR_HOST_NOT_ALLOWED' });
+      expect(await send(port, 'POST', '/api/v1/threads/thr_x/unlock', evil, {}, wrong)).toEqual({ status: 403, code: 'ERR_HOST_NOT_ALLOWED' });
+    }
+    const admin = { authorization: 'Bearer test-admin-token' };
+    expect(await send(port, 'GET', '/api/v1/threads/thr_x/split', `127.0.0.1:${port}`, undefined, admin)).toEqual({
+      status: 404,
+      code: 'ERR_THREAD_NOT_FOUND',
+    });
   });
 
   it('closes a room socket whose Host names another domain with 4403, even from its own Origin', async () => {
