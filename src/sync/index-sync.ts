@@ -48,6 +48,8 @@ export const GAP_WAIT_MS = 5 * 60_000;
  */
 export const MAX_GAPS = 1_000;
 const LOG_PAGE = 500;
+/** Positions remembered with their entries' prints, to tell a restore when the entry at the position is missing. */
+const RECENT_PRINTS = 16;
 /** Row ids one entry (and its notice) carries at most: a larger change is logged as several entries. */
 export const MAX_CHANGE_IDS = 10_000;
 /**
@@ -122,6 +124,11 @@ export class IndexSync {
   private newest = 0;
   /** What the entry at `newest` asked for (fingerprint), to tell the log went back; null until known. */
   private newestPrint: string | null = null;
+  /**
+   * The last RECENT_PRINTS positions read from the log, each with what its entry asked for: when the
+   * entry at the position is missing with later ones logged, these tell a restore from the pruning.
+   */
+  private readonly recentPrints = new Map<number, string>();
   /**
    * Seqs below `newest` that are not applied yet, each with when it was found missing (null: the log
    * holds it but applying it failed, tried again at every read until it succeeds). At most MAX_GAPS.
@@ -308,11 +315,20 @@ export class IndexSync {
     // The entry at the position, or the first after it: one read on the primary key.
     const [there] = await this.options.store.indexChangesAfter(this.newest - 1, 1);
     if (!there) return true;
-    if (there.seq !== this.newest) return false;
+    // Missing at the position: pruned (then so are those before it), or a seq the store skipped
+    // after a restore (PostgreSQL: a rolled-back insert) below entries logged anew under the others.
+    if (there.seq !== this.newest) return this.recentDiffer();
     const print = fingerprint(there);
     // Read at `begin`: known from here on.
     if (this.newestPrint === null) this.newestPrint = print;
     return print !== this.newestPrint;
+  }
+
+  /** Whether an entry the log still holds at one of the last positions read asks for another change than the one read there. */
+  private async recentDiffer(): Promise<boolean> {
+    if (!this.recentPrints.size) return false;
+    const now = await this.options.store.indexChangesAt([...this.recentPrints.keys()]);
+    return now.some((change) => this.recentPrints.get(change.seq) !== fingerprint(change));
   }
 
   /**
@@ -329,6 +345,7 @@ export class IndexSync {
     );
     this.newest = oldest ? oldest.seq - 1 : 0;
     this.newestPrint = null;
+    this.recentPrints.clear();
     this.gaps.clear();
     this.applied.clear();
   }
@@ -453,6 +470,8 @@ export class IndexSync {
     if (seq <= this.newest) return;
     this.newest = seq;
     this.newestPrint = print;
+    this.recentPrints.set(seq, print);
+    if (this.recentPrints.size > RECENT_PRINTS) this.recentPrints.delete(this.recentPrints.keys().next().value as number);
     for (const s of this.applied.keys()) if (s <= seq && !this.gaps.has(s)) this.applied.delete(s);
   }
 

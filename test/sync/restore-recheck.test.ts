@@ -163,3 +163,43 @@ describePostgres('IndexSync on PostgreSQL: restore', () =>
     };
   }),
 );
+
+describePostgres('IndexSync on PostgreSQL: a restore under a seq the store skipped', () => {
+  it('reads what was logged after the restore when the seq at its position was skipped (a rolled-back insert)', async () => {
+    const schema = schemaName();
+    const store = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    const admin = new pg.Client({ connectionString: urlWithSchema(schema) });
+    const feed = new SharedFeed();
+    const ids: number[] = [];
+    const none = { applyStored: async () => {} };
+    const documents = { applyStored: async (changed: number[]) => void ids.push(...changed) };
+    const sync = new IndexSync({ store, feed, nodeId: 'me', targets: { documents, memory: none }, resyncMs: 3_600_000 });
+    try {
+      await sync.begin();
+      sync.start();
+      await admin.connect();
+      const seqs: number[] = [];
+      for (let i = 1; i <= 5; i++) seqs.push(await store.logIndexChange('documents', [i]));
+      feed.connected();
+      await until(() => ids.length === 5);
+      // A backup taken after the second entry, restored: its rows and its sequence.
+      await admin.query('DELETE FROM index_changes WHERE seq > $1', [seqs[1]]);
+      await admin.query("SELECT setval(pg_get_serial_sequence('index_changes', 'seq'), $1)", [seqs[1]]);
+      // Logged anew under the third and fourth seqs; the fifth, the node's position, taken by an insert rolled back.
+      for (const id of [30, 40]) await store.logIndexChange('documents', [id]);
+      await admin.query('BEGIN');
+      await admin.query("INSERT INTO index_changes (target, ids) VALUES ('documents', '[50]')");
+      await admin.query('ROLLBACK');
+      await store.logIndexChange('documents', [60]);
+      feed.connected();
+      await until(() => ids.includes(60));
+      await until(() => ids.includes(30) && ids.includes(40));
+      expect(ids).not.toContain(50);
+    } finally {
+      await admin.end().catch(() => undefined);
+      await sync.close();
+      await store.close();
+      await dropSchema(schema);
+    }
+  });
+});
