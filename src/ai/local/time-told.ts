@@ -32,10 +32,11 @@ const TIME = new RegExp(
 /**
  * Months, written with a capital (`march`, `mar` and `may` are verbs too): their names and
  * abbreviations (`Sept.`), May only beside a day or a year or after a word that dates (`in May`),
- * not the verb (`The launch May slip` opens a sentence).
+ * not the verb (`The launch May slip` opens a sentence). The look back for a number runs after
+ * `May` is matched: tried first, it walked back over a run of spaces from each space, quadratic.
  */
 const MONTH =
-  /\b(?:January|February|March|April|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b|\bMay\b(?=\s+\d)|(?<=\d\s+)May\b|\b(?:in|of|early|late|mid-?|since|until|by|last|next|this)\s+May\b/u;
+  /\b(?:January|February|March|April|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b|\bMay\b(?=\s+\d)|\bMay\b(?<=\d\s+May)|\b(?:in|of|early|late|mid-?|since|until|by|last|next|this)\s+May\b/u;
 
 /** Whether `sentence` says a time of any kind (see the module comment). */
 export function tellsTime(sentence: string): boolean {

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { tellsTime } from '../../src/ai/local/time-told.js';
+
+/**
+ * Regexes that read untrusted text (sources' sentences, messages) over multi-megabyte adversarial
+ * input: each case hung (quadratic backtracking) before its fix, and must now finish.
+ */
+const MIB = 1 << 20;
+
+describe('regexes over megabytes of untrusted text', () => {
+  it('tellsTime: a number then megabytes of spaces (the look back for "9 May" walked every run again)', () => {
+    expect(tellsTime(`9${' '.repeat(4 * MIB)}x`)).toBe(false);
+    expect(tellsTime(`on 9${' '.repeat(4 * MIB)}May`)).toBe(true);
+    expect(tellsTime('The launch May slip')).toBe(false);
+    expect(tellsTime('it opened 9 May')).toBe(true);
+  });
+});
