@@ -38,16 +38,35 @@ export function withoutQueries(text: string): string {
  */
 const URL_USERINFO = new RegExp(
   [
-    String.raw`\b([a-z][a-z0-9+.-]*:\/\/)`,
+    // The scheme is read from the start of a run of scheme characters only (see schemeKept).
+    String.raw`(?<![a-z0-9+.-])([a-z0-9+.-]*:\/\/)`,
     String.raw`(?:[^\s/?#@:"'<>[\]]*:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!\d*(?:[/?#\s"'<>),;]|$))(?:(?!:\/\/).)*)@(?=[\w[%])`,
     String.raw`|[^\s/?#"'<>]*@)`,
   ].join(''),
   'gi',
 );
 
+const SCHEME_JOINER = /[+.-]/;
+const WORD_CHAR = /\w/;
+
+/**
+ * What a match of URL_USERINFO leaves: its scheme when a scheme (`\b[a-z]…`) begins within the run
+ * of scheme characters it starts with, else the match as it was. Read from each word of that run
+ * (`\b[a-z][a-z0-9+.-]*:\/\/`), a run with no `://` after it (`a-a-a-…`, a long dotted name) was
+ * read to its end once per word, quadratic; every such start shares the run's end and what
+ * follows it, so the first is the only one that can match.
+ */
+function schemeKept(match: string, run: string, offset: number, text: string): string {
+  for (let i = 0; i < run.length - 3; i++) {
+    if (!/[a-z]/i.test(run[i])) continue;
+    if (i === 0 ? offset === 0 || !WORD_CHAR.test(text[offset - 1]) : SCHEME_JOINER.test(run[i - 1])) return run;
+  }
+  return match;
+}
+
 /** Free text as the log keeps it: without queries or credentials in URLs, printable. */
 export function textForLog(text: string): string {
-  return printable(withoutQueries(text).replace(URL_USERINFO, '$1'));
+  return printable(withoutQueries(text).replace(URL_USERINFO, schemeKept));
 }
 
 /** How deep an error's causes and aggregated errors are logged (a cause may be its own). */

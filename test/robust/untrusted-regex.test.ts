@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tellsTime } from '../../src/ai/local/time-told.js';
+import { textForLog } from '../../src/log-text.js';
 
 /**
  * Regexes that read untrusted text (sources' sentences, messages) over multi-megabyte adversarial
@@ -13,5 +14,13 @@ describe('regexes over megabytes of untrusted text', () => {
     expect(tellsTime(`on 9${' '.repeat(4 * MIB)}May`)).toBe(true);
     expect(tellsTime('The launch May slip')).toBe(false);
     expect(tellsTime('it opened 9 May')).toBe(true);
+  });
+
+  it('textForLog: megabytes of scheme characters with no :// (a scheme was read to the run\'s end from each of its words)', () => {
+    const dashed = 'a-'.repeat(2 * MIB);
+    expect(textForLog(dashed)).toBe(dashed);
+    expect(textForLog(`${dashed}x://u:secret@host`)).toBe(`${dashed}x://host`);
+    expect(textForLog('_http://u:secret@host')).toBe('_http://u:secret@host');
+    expect(textForLog('see .redis://u:secret@cache')).toBe('see .redis://cache');
   });
 });
