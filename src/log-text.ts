@@ -20,6 +20,9 @@ export function withoutQueries(text: string): string {
   return text.replace(RELATIVE_URL_QUERY, '$1$2');
 }
 
+/** A TCP port, 0 to 65535, or none (`host:` then a space). */
+const PORT = String.raw`(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|\d{1,4})?`;
+
 /**
  * A URL's userinfo in free text (`http://alice:s3cret@host`): an error may name the address it
  * could not reach, and OLLAMA_HOST, REDIS_URL or DATABASE_URL may carry a password. Up to the last
@@ -35,12 +38,18 @@ export function withoutQueries(text: string): string {
  * logging such a password. A port alone (`host:6379 failed`) starts none, nor does an IPv6
  * address (`[::1]:3000`), and a port followed by a path (`host:6379/0`) only reaches an `@` in the
  * same word.
+ *
+ * A password of digits before a space (`redis://:12 hunter@cache`, `u:123456 x@h`) read as a port
+ * and was logged. Two of them cannot be a host's port: one after an empty host (`scheme://:`,
+ * which no URL parser takes as a host), and digits no port is (past 65535). The rest
+ * (`u:12 hunter@h`) stays as `host:12` followed by someone's address reads: telling them apart
+ * needs the meaning of the words after it.
  */
 const URL_USERINFO = new RegExp(
   [
     // The scheme is read from the start of a run of scheme characters only (see schemeKept).
     String.raw`(?<![a-z0-9+.-])([a-z0-9+.-]*:\/\/)`,
-    String.raw`(?:[^\s/?#@:"'<>[\]]*:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!\d*(?:[/?#\s"'<>),;]|$))(?:(?!:\/\/).)*)@(?=[\w[%])`,
+    String.raw`(?:(?:[^\s/?#@:"'<>[\]]+:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!${PORT}(?:[/?#\s"'<>),;]|$))(?:(?!:\/\/).)*)|:(?:(?!:\/\/).)*)@(?=[\w[%])`,
     String.raw`|[^\s/?#"'<>]*@)`,
   ].join(''),
   'gi',

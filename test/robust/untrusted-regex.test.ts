@@ -24,3 +24,14 @@ describe('regexes over megabytes of untrusted text', () => {
     expect(textForLog('see .redis://u:secret@cache')).toBe('see .redis://cache');
   });
 });
+
+describe('digits-only passwords in logs', () => {
+  it('scrubs a password of digits after an empty user or past any port, and keeps host:port', () => {
+    expect(textForLog('connect redis://:12 hunter@cache failed')).toBe('connect redis://cache failed');
+    expect(textForLog('redis://u:123456 x@cache')).toBe('redis://cache');
+    expect(textForLog('redis://u:70000 x@cache')).toBe('redis://cache');
+    expect(textForLog('redis://cache:6379 failed')).toBe('redis://cache:6379 failed');
+    expect(textForLog('redis://cache:65535 failed, ask ops@example.com')).toBe('redis://cache:65535 failed, ask ops@example.com');
+    expect(textForLog('http://[::1]:3000 refused')).toBe('http://[::1]:3000 refused');
+  });
+});
