@@ -35,6 +35,17 @@
 
 namespace {
 
+// Throws an `E` saying `message` unless an exception is pending already: a node-addon-api call
+// that failed (napi_typeof, napi_get_typedarray_info, a string's or a promise's creation) threw
+// one, the call went on, and its own throw then made napi_throw fail (napi_pending_exception),
+// which node-addon-api takes as fatal (NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS hid it). Each call
+// into the binding throws at most once; the first error is the one JS sees.
+template <typename E>
+void ThrowOnce(Napi::Env env, const std::string& message) {
+  if (env.IsExceptionPending()) return;
+  E::New(env, message).ThrowAsJavaScriptException();
+}
+
 using Index = hnswlib::HierarchicalNSW<float>;
 
 void Normalize(const float* in, float* out, size_t dim) {
@@ -605,7 +616,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     const bool forRead = info.Length() >= 2 && info[1].IsNull();
     Encoding encoding;
     if (!ParseEncoding(info[forRead ? 2 : 5], &encoding)) {
-      Napi::TypeError::New(env, "Graph: encoding must be \"f16\", \"f32\" or \"i8\"").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: encoding must be \"f16\", \"f32\" or \"i8\"");
       return;
     }
     uint32_t capacity, m, ef_construction, seed;
@@ -619,7 +630,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
       index_ = std::make_unique<Index>(space_.get(), capacity, m, ef_construction, seed);
       AdviseLevel0();
     } catch (const std::exception& e) {
-      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, std::string("hnswlib: ") + e.what());
     }
   }
 
@@ -649,16 +660,16 @@ class Graph : public Napi::ObjectWrap<Graph> {
  private:
   bool Ready(Napi::Env env, bool mutating) {
     if (!index_) {
-      Napi::Error::New(env, "Graph: not initialised").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, "Graph: not initialised");
       return false;
     }
     if (mutating && writers_.load() > 0) {
-      Napi::Error::New(env, "Graph: cannot change the graph while it is being written").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, "Graph: cannot change the graph while it is being written");
       return false;
     }
     // Searches go on beside an add (LockedSearch); changes wait for it.
     if (mutating && adders_.load() > 0) {
-      Napi::Error::New(env, "Graph: cannot change the graph while points are being added").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, "Graph: cannot change the graph while points are being added");
       return false;
     }
     return true;
@@ -670,12 +681,13 @@ class Graph : public Napi::ObjectWrap<Graph> {
   // markDelete("7") label 0, and resize(2^32 + 20) made the graph's capacity 20.
   static bool Uint32Arg(Napi::Env env, const Napi::Value& value, const char* what, uint32_t* out, uint32_t min = 0) {
     if (!value.IsNumber()) {
-      Napi::TypeError::New(env, std::string(what) + " must be a number").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, std::string(what) + " must be a number");
       return false;
     }
     const double d = value.As<Napi::Number>().DoubleValue();
+    if (env.IsExceptionPending()) return false;  // the number could not be read
     if (!(d >= min && d <= 4294967295.0) || d != std::floor(d)) {
-      Napi::RangeError::New(env, std::string(what) + " must be a whole number in [" + std::to_string(min) + ", 2^32)").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::RangeError>(env, std::string(what) + " must be a whole number in [" + std::to_string(min) + ", 2^32)");
       return false;
     }
     *out = static_cast<uint32_t>(d);
@@ -684,15 +696,15 @@ class Graph : public Napi::ObjectWrap<Graph> {
 
   bool Vector(Napi::Env env, const Napi::Value& value, size_t rows_multiple, Napi::Float32Array* out) {
     if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-      Napi::TypeError::New(env, "Graph: vectors must be a Float32Array").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: vectors must be a Float32Array");
       return false;
     }
     *out = value.As<Napi::Float32Array>();
     if (out->ElementLength() % dim_ != 0 || (rows_multiple == 1 && out->ElementLength() != dim_)) {
-      Napi::RangeError::New(env, "Graph: vector length must be a multiple of " + std::to_string(dim_)).ThrowAsJavaScriptException();
+      ThrowOnce<Napi::RangeError>(env, "Graph: vector length must be a multiple of " + std::to_string(dim_));
       return false;
     }
-    return true;
+    return !env.IsExceptionPending();
   }
 
   // The rows of an add: vectors (n x dim) in info[0], one label each in info[1].
@@ -700,13 +712,13 @@ class Graph : public Napi::ObjectWrap<Graph> {
     if (!Vector(env, info[0], 0, vectors)) return false;
     if (!info[1].IsTypedArray() || (info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array &&
                                     info[1].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)) {
-      Napi::TypeError::New(env, "Graph: labels must be an Int32Array or Uint32Array").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: labels must be an Int32Array or Uint32Array");
       return false;
     }
     Napi::TypedArray labels = info[1].As<Napi::TypedArray>();
     *n = vectors->ElementLength() / dim_;
     if (labels.ElementLength() != *n) {
-      Napi::RangeError::New(env, "Graph: one label per vector").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::RangeError>(env, "Graph: one label per vector");
       return false;
     }
     // napi_get_typedarray_info gives the data of a view over a SharedArrayBuffer too; ArrayBuffer().Data()
@@ -715,11 +727,11 @@ class Graph : public Napi::ObjectWrap<Graph> {
     size_t length = 0;
     void* data = nullptr;
     if (napi_get_typedarray_info(env, info[1], &type, &length, &data, nullptr, nullptr) != napi_ok || (data == nullptr && *n > 0)) {
-      Napi::TypeError::New(env, "Graph: labels could not be read").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: labels could not be read");
       return false;
     }
     *label_data = static_cast<const uint32_t*>(data);
-    return true;
+    return !env.IsExceptionPending();
   }
 
   // addPoints(vectors: Float32Array (n x dim), labels: Uint32Array|Int32Array (n), threads, idle?): adds
@@ -734,6 +746,8 @@ class Graph : public Napi::ObjectWrap<Graph> {
     if (!Rows(env, info, &vectors, &label_data, &n)) return env.Undefined();
     const size_t threads = info[2].IsNumber() ? std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()) : 1;
     const bool idle = info[3].IsBoolean() && info[3].As<Napi::Boolean>().Value();
+    // An argument that could not be read has thrown: nothing is added.
+    if (env.IsExceptionPending()) return env.Undefined();
     const float* data = vectors.Data();
     try {
       const size_t needed = index_->getCurrentElementCount() + n;
@@ -752,7 +766,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
       if (index->getCurrentElementCount() == 0 && n > 0) add(start++);
       ParallelFor(n - start, threads, [&](size_t row) { add(start + row); }, idle);
     } catch (const std::exception& e) {
-      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, std::string("hnswlib: ") + e.what());
     }
     return env.Undefined();
   }
@@ -767,13 +781,14 @@ class Graph : public Napi::ObjectWrap<Graph> {
     if (!info[1].IsNumber() || !info[2].IsTypedArray() || !info[3].IsTypedArray() ||
         info[2].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
         info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-      Napi::TypeError::New(env, "Graph: search(query, k, Uint32Array, Float32Array)").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: search(query, k, Uint32Array, Float32Array)");
       return env.Undefined();
     }
     Napi::Uint32Array out_labels = info[2].As<Napi::Uint32Array>();
     Napi::Float32Array out_distances = info[3].As<Napi::Float32Array>();
     const size_t k = std::min<size_t>({static_cast<size_t>(std::max<int64_t>(0, info[1].As<Napi::Number>().Int64Value())),
                                        out_labels.ElementLength(), out_distances.ElementLength()});
+    if (env.IsExceptionPending()) return env.Undefined();
     if (k == 0 || index_->getCurrentElementCount() == 0) return Napi::Number::New(env, 0);
     space_->Encode(query.Data(), unit_, encoded_);
     try {
@@ -786,7 +801,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
       }
       return Napi::Number::New(env, static_cast<double>(hits));
     } catch (const std::exception& e) {
-      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, std::string("hnswlib: ") + e.what());
       return env.Undefined();
     }
   }
@@ -804,7 +819,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
         info[2].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
         info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array ||
         info[4].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
-      Napi::TypeError::New(env, "Graph: searchMany(queries, k, Uint32Array, Float32Array, Uint32Array, threads)").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: searchMany(queries, k, Uint32Array, Float32Array, Uint32Array, threads)");
       return env.Undefined();
     }
     const size_t n = queries.ElementLength() / dim_;
@@ -816,10 +831,11 @@ class Graph : public Napi::ObjectWrap<Graph> {
     // 0), passed, and query i's hits were then written at i x k, far outside the arrays.
     const auto fits = [&](size_t length) { return n == 0 || k <= length / n; };
     if (!fits(out_labels.ElementLength()) || !fits(out_distances.ElementLength()) || counts.ElementLength() < n) {
-      Napi::RangeError::New(env, "Graph: searchMany needs n x k labels and distances and n counts").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::RangeError>(env, "Graph: searchMany needs n x k labels and distances and n counts");
       return env.Undefined();
     }
     const size_t threads = info[5].IsNumber() ? std::max<int64_t>(1, info[5].As<Napi::Number>().Int64Value()) : 1;
+    if (env.IsExceptionPending()) return env.Undefined();
     const float* data = queries.Data();
     uint32_t* labels = out_labels.Data();
     float* distances = out_distances.Data();
@@ -846,7 +862,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
         count[row] = static_cast<uint32_t>(hits);
       });
     } catch (const std::exception& e) {
-      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, std::string("hnswlib: ") + e.what());
     }
     return env.Undefined();
   }
@@ -873,7 +889,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     try {
       Grow(capacity);
     } catch (const std::exception& e) {
-      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, std::string("hnswlib: ") + e.what());
     }
     return env.Undefined();
   }
@@ -882,10 +898,12 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Napi::Env env = info.Env();
     if (!Ready(env, false)) return env.Undefined();
     if (!info[0].IsNumber()) {
-      Napi::TypeError::New(env, "Graph: setEf(ef): ef must be a number").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: setEf(ef): ef must be a number");
       return env.Undefined();
     }
-    index_->setEf(std::max<int64_t>(1, info[0].As<Napi::Number>().Int64Value()));
+    const int64_t ef = info[0].As<Napi::Number>().Int64Value();
+    if (env.IsExceptionPending()) return env.Undefined();
+    index_->setEf(std::max<int64_t>(1, ef));
     return env.Undefined();
   }
 
@@ -904,13 +922,15 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Napi::Env env = info.Env();
     if (!Ready(env, true)) return env.Undefined();
     if (!info[0].IsString()) {
-      Napi::TypeError::New(env, "Graph: writeSync(path)").ThrowAsJavaScriptException();
+      ThrowOnce<Napi::TypeError>(env, "Graph: writeSync(path)");
       return env.Undefined();
     }
+    const std::string path = info[0].As<Napi::String>().Utf8Value();
+    if (env.IsExceptionPending()) return env.Undefined();
     try {
-      index_->saveIndex(info[0].As<Napi::String>().Utf8Value());
+      index_->saveIndex(path);
     } catch (const std::exception& e) {
-      Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+      ThrowOnce<Napi::Error>(env, std::string("hnswlib: ") + e.what());
     }
     return env.Undefined();
   }
@@ -1001,12 +1021,14 @@ Napi::Value Graph::AddPointsAsync(const Napi::CallbackInfo& info) {
   size_t n;
   if (!Rows(env, info, &vectors, &label_data, &n)) return env.Undefined();
   const size_t threads = info[2].IsNumber() ? std::max<int64_t>(1, info[2].As<Napi::Number>().Int64Value()) : 1;
+  // The worker's promise would be a second throw (napi_create_promise refuses under a pending exception).
+  if (env.IsExceptionPending()) return env.Undefined();
   // Grown here, before the add starts: searches run beside the add, and a resize moves the memory they read.
   try {
     const size_t needed = index_->getCurrentElementCount() + n;
     if (needed > index_->max_elements_) Grow(std::max(needed, index_->max_elements_ + index_->max_elements_ / 2));
   } catch (const std::exception& e) {
-    Napi::Error::New(env, std::string("hnswlib: ") + e.what()).ThrowAsJavaScriptException();
+    ThrowOnce<Napi::Error>(env, std::string("hnswlib: ") + e.what());
     return env.Undefined();
   }
   auto* worker = new AddWorker(env, this, info.This().As<Napi::Object>(), std::vector<float>(vectors.Data(), vectors.Data() + n * dim_),
@@ -1032,10 +1054,12 @@ Napi::Value Graph::Write(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!Ready(env, true)) return env.Undefined();
   if (!info[0].IsString()) {
-    Napi::TypeError::New(env, "Graph: write(path)").ThrowAsJavaScriptException();
+    ThrowOnce<Napi::TypeError>(env, "Graph: write(path)");
     return env.Undefined();
   }
-  auto* worker = new WriteWorker(env, this, info.This().As<Napi::Object>(), info[0].As<Napi::String>().Utf8Value());
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return env.Undefined();
+  auto* worker = new WriteWorker(env, this, info.This().As<Napi::Object>(), std::move(path));
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
@@ -1085,13 +1109,15 @@ class ReadWorker : public Napi::AsyncWorker {
 Napi::Value Graph::Read(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !info[0].IsString() || !info[1].IsNumber()) {
-    Napi::TypeError::New(env, "Graph.read(path, dimensions, encoding?)").ThrowAsJavaScriptException();
+    ThrowOnce<Napi::TypeError>(env, "Graph.read(path, dimensions, encoding?)");
     return env.Undefined();
   }
   Napi::Object holder = env.GetInstanceData<Napi::FunctionReference>()->New({info[1], env.Null(), info[2]});
   if (env.IsExceptionPending()) return env.Undefined();
   Graph* graph = Graph::Unwrap(holder);
-  auto* worker = new ReadWorker(env, holder, graph, info[0].As<Napi::String>().Utf8Value());
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return env.Undefined();
+  auto* worker = new ReadWorker(env, holder, graph, std::move(path));
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
