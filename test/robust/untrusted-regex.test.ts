@@ -16,7 +16,7 @@ describe('regexes over megabytes of untrusted text', () => {
     expect(tellsTime('it opened 9 May')).toBe(true);
   });
 
-  it('textForLog: megabytes of scheme characters with no :// (a scheme was read to the run\'s end from each of its words)', () => {
+  it("textForLog: megabytes of scheme characters with no :// (a scheme was read to the run's end from each of its words)", () => {
     const dashed = 'a-'.repeat(2 * MIB);
     expect(textForLog(dashed)).toBe(dashed);
     expect(textForLog(`${dashed}x://u:secret@host`)).toBe(`${dashed}x://host`);
