@@ -747,3 +747,21 @@ describe('compaction', () => {
     expect(await store.threadHistory(y.id, 50)).toEqual(history);
   });
 });
+
+describe('unlock', () => {
+  it('refuses an archived thread as compact does (409 ERR_THREAD_ARCHIVED), writing nothing and telling nobody', async () => {
+    const a = await threadsApp(closers);
+    const { store } = a.salon;
+    const x = await threadWith(a, ROOM, 'X', TRAINS);
+    const y = await threadWith(a, ROOM, 'Y', GARDEN);
+    await call(a, 'POST', '/api/v1/threads/merge', { survivorId: x.id, absorbedId: y.id });
+    // A shell still marked with a lock: before, unlocking it released the lock on the shell and told the room.
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: y.id, splitLockedUntil: 'force' }] });
+    const shell = (await store.getThread(y.id))!;
+    const history = await store.threadHistory(y.id, 50);
+    const refused = await call(a, 'POST', `/api/v1/threads/${y.id}/unlock`, undefined, 409);
+    expect(refused.error).toMatchObject({ code: 'ERR_THREAD_ARCHIVED', message: expect.stringContaining(`merged into ${x.id}`) });
+    expect(await store.getThread(y.id)).toMatchObject({ version: shell.version, splitLockedUntil: 'force' });
+    expect(await store.threadHistory(y.id, 50)).toEqual(history);
+  });
+});

@@ -520,9 +520,14 @@ export class ThreadService {
     return { parent: await this.get(parent.id), threads: await Promise.all(children.map((c) => this.get(c.id))) };
   }
 
-  /** Clears a split lock, whatever its mode (the only way to release agent_release and force). */
+  /**
+   * Clears a split lock, whatever its mode (the only way to release agent_release and force). An
+   * archived thread is refused (ERR_THREAD_ARCHIVED), nothing written, as compact refuses it: a
+   * lock released on the shell would tell the room of a thread nobody uses.
+   */
   async unlock(id: string, actor: Actor): Promise<Thread> {
     const thread = await this.get(id);
+    if (thread.status !== 'active') throw new errors.ERR_THREAD_ARCHIVED(thread.id, thread.mergedInto ? `merged into ${thread.mergedInto}` : thread.status);
     if (!thread.splitLockedUntil) throw new errors.ERR_BAD_THREAD_OP(`thread ${id} is not locked`);
     await this.options.store.applyThreadChange({
       at: new Date().toISOString(),
