@@ -370,3 +370,32 @@ function subjectOf(question: string): string[] {
 export function namesIn(question: string): string[] {
   return (question.match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).slice(1).filter((w) => /^\p{Lu}/u.test(w));
 }
+
+/** Question words that begin a second question joined to a first ("…, and what …", "…; why …"). */
+const SECOND_QUESTION = /[,;]? and (?=(?:what|who|whom|whose|which|when|where|why|how)\b)|; (?=(?:what|who|whom|whose|which|when|where|why|how)\b)|\? (?=\S)/gi;
+/** Content terms each part of a split question needs: fewer ("…, and why?") leans on the first part, which is kept whole. */
+export const PART_TERMS_MIN = 2;
+/** Parts a question is split into, at most (the rest stays with the last). */
+const PARTS_MAX = 3;
+
+/**
+ * The questions a question asks: "how much did waits drop, and what do the nurses worry about?"
+ * is two, each answered on its own (the built-in model answered the first alone). A part too short
+ * to stand alone ("…, and why?", "Really? What …") keeps the question whole. Each part ends with
+ * its question mark.
+ */
+export function questionParts(question: string): string[] {
+  // Spaces made single first, so the pattern's spaces match one each and never a run many ways.
+  const parts = question.replace(/\s+/g, ' ').trim().split(SECOND_QUESTION);
+  if (parts.length < 2) return [question];
+  const kept = [...parts.slice(0, PARTS_MAX - 1), parts.slice(PARTS_MAX - 1).join(' ')].map(withoutFinalMarks).filter(Boolean);
+  if (kept.length < 2 || kept.some((p) => new Set(contentTerms(p)).size < PART_TERMS_MIN)) return [question];
+  return kept.map((p) => `${p}?`);
+}
+
+/** The text without the question marks and spaces it ends with. */
+function withoutFinalMarks(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === '?' || text[end - 1] === ' ')) end--;
+  return text.slice(0, end);
+}

@@ -25,10 +25,12 @@ import {
   asksForRoomOverview,
   namesIn,
   questionFocus,
+  questionParts,
   spokenText,
   withAntecedent,
   withPlainApostrophes,
 } from '../questions.js';
+import { LINE_SPEAKER, linesOfSpeakerAsked } from './speaker-asked.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
 import { instructsTheReader } from './directives.js';
@@ -144,7 +146,38 @@ export class LocalChatModel implements ChatModel {
     if (discussion.length && asksForDiscussionOverview(prompt.question)) return discussionOverview(discussion);
     if (overviewAsked && discussion.length && (asksAboutDiscussion(prompt.question) || !documents.length)) return discussionOverview(discussion);
     if (overviewAsked && documents.length) return overview({ ...prompt, sources: documents });
-    return this.quote(prompt, signal);
+    const spoken = discussion.length ? linesOfSpeakerAsked(prompt.question, discussion) : null;
+    if (spoken) return spoken.map((l) => `${withStop(quoted(asQuoted(l.line)))} [${l.n}]`).join(' ');
+    const parts = questionParts(prompt.question);
+    return parts.length > 1 ? this.quoteEach(prompt, parts, signal) : this.quote(prompt, signal);
+  }
+
+  /**
+   * A question asking several (questionParts): the answer to the whole, then what each part alone
+   * adds, in order; a sentence is quoted once. The whole goes first since a part may lean on the
+   * others' words (the waits that "fell from 47 minutes" share only "nurse" with "how much did
+   * waits drop, and what do the nurses worry about?"). When the whole finds nothing, a part the
+   * sources do not answer is said to be so.
+   */
+  private async quoteEach(prompt: GroundedPrompt, parts: string[], signal?: AbortSignal): Promise<string> {
+    const whole = await this.quote(prompt, signal);
+    const said = new Set<string>();
+    const answer: string[] = [];
+    const add = (quote: string) => {
+      for (const sentence of quote.split(CITED_SENTENCE_END)) {
+        if (!said.has(sentence)) answer.push(sentence);
+        said.add(sentence);
+      }
+    };
+    if (whole !== NOT_COVERED) add(whole);
+    const unanswered: string[] = [];
+    for (const part of parts) {
+      const quote = await this.quote({ ...prompt, question: part }, signal);
+      if (quote !== NOT_COVERED) add(quote);
+      else if (whole === NOT_COVERED) unanswered.push(part);
+    }
+    if (!answer.length) return NOT_COVERED;
+    return [...answer, ...unanswered.map((part) => `The sources I found do not answer "${quoted(part)}"`)].join(' ');
   }
 
   private async quote(asked: GroundedPrompt, signal?: AbortSignal): Promise<string> {
@@ -159,7 +192,7 @@ export class LocalChatModel implements ChatModel {
     const ranked = pricedFirst(
       prompt.question,
       withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
-        (s) => !asksInDocument(prompt.sources, s) && !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')),
+        (s) => !asksInDocument(prompt.sources, s) && !ONLY_ASKS.test(spokenText(s.text)) && !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')),
       ),
       relevant,
     );
@@ -440,6 +473,16 @@ function asksInDocument(sources: GroundedSource[], s: { n: number; text: string 
   return ASKS.test(s.text) && (sources.find((src) => src.n === s.n)?.section ?? 'document') === 'document';
 }
 
+/**
+ * A question put to the assistant that tells nothing: its mark (`@ai`, `/ask`, a remembered `Q:`),
+ * a question word first and a question mark last. It is someone's earlier ask, never an answer:
+ * "how much did waits drop?" was answered with Bob's earlier "@ai how much did waits drop, and who
+ * won the 2030 world cup?", whose words it shares. (One that tells as it asks, "@ai our party is at
+ * Pier 9; is 2.0 out by then?", opens with no question word.)
+ */
+const ONLY_ASKS =
+  /^(?:(?:@ai|\/ask)\s+|Q: )(?:what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|should|has|have|had)\b[^?]*\?\s*$/i;
+
 /** A sentence of prose ends with a full stop or an exclamation mark: a list's entries and headings (`Chapters`) end with none. */
 const PROSE_END = /[.!]["'\u201d\u2019)\]]*$/;
 
@@ -510,8 +553,8 @@ function asQuoted(sentence: string): string {
   return (ASSISTANT_LINE.test(sentence) ? spokenText(sentence) : sentence.replace(CHAT_LINE_STAMP, ': ')).replace(EXCHANGE_MARK, '');
 }
 
-/** `Alice (24 Nov 2026, 19:20): ` at a chat line's start, with the name. */
-const LINE_SPEAKER = new RegExp(`^([^\\n]{1,200}?) ${CHAT_STAMP.source}: `);
+/** Between the sentences of an answer: after each one's citation (`… [2] Next …`). */
+const CITED_SENTENCE_END = /(?<=\]) (?=\S)/;
 
 /**
  * A chosen sentence as the answer quotes it. One that begins its line is asQuoted; one inside a
