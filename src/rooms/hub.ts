@@ -654,7 +654,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     for (const session of [...this.sessions]) session.close(code);
     for (const room of this.rooms.values()) room.dispose();
     this.rooms.clear();
-    this.sync.close();
+    await this.sync.close();
     await this.bus.close().catch((err: unknown) => this.log.warn({ err }, 'room bus close failed'));
   }
 

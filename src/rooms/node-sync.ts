@@ -110,6 +110,8 @@ export class NodeSync {
    * left), or null when the others must read the room's presence again (lapsed entries).
    */
   private readonly pokes = new Map<string, Map<string, { name: string; since: number } | null> | null>();
+  /** Presence writes under way: a closing node waits for them, to tell the others what they wrote. */
+  private readonly presenceWrites = new Set<Promise<void>>();
   /**
    * Rooms with a catch-up waiting for its turn in the room's queue, with the seq it reads after: a
    * `sync` heard meanwhile lowers it instead of queueing a read of its own. After Redis came back,
@@ -178,16 +180,32 @@ export class NodeSync {
     this.deps.bus.leave(roomId);
   }
 
-  /** A member of this node joined the room or took another name. */
+  /**
+   * A member of this node joined the room or took another name. The other nodes are told once the
+   * presence write succeeded: told of an entry the store lacks, they listed a member their next
+   * read of the presence dropped again. A failed write is logged and told to nobody; this node's
+   * room lists the member all the same, the others once a later write (a heartbeat's) holds it.
+   */
   memberSet(room: Room, member: Member, since: number): void {
-    this.deps.bus.presence.set(room.id, member, since).catch((err: unknown) => this.deps.log.debug({ roomId: room.id, err }, 'presence write failed'));
-    this.poke(room.id, member.id, { name: member.name, since });
+    const entry = { name: member.name, since };
+    this.written(this.deps.bus.presence.set(room.id, member, since), () => this.poke(room.id, member.id, entry), room.id);
   }
 
-  /** A member's last connection on this node left the room. */
+  /**
+   * A member's last connection on this node left the room: told to the other nodes once the entry
+   * is removed (a failed removal is logged and told to nobody; the entry lapses, or is removed when
+   * the node closes, and the others drop the member at their next read of the presence).
+   */
   memberGone(room: Room, member: Member): void {
-    this.deps.bus.presence.remove(room.id, member.id).catch((err: unknown) => this.deps.log.debug({ roomId: room.id, err }, 'presence write failed'));
-    this.poke(room.id, member.id, null);
+    this.written(this.deps.bus.presence.remove(room.id, member.id), () => this.poke(room.id, member.id, null), room.id);
+  }
+
+  /** Runs `then` once `write` succeeded; a failure is logged and runs nothing. */
+  private written(write: Promise<void>, then: () => void, roomId: string): void {
+    const done: Promise<void> = write
+      .then(then, (err: unknown) => this.deps.log.debug({ roomId, err }, 'presence write failed'))
+      .finally(() => this.presenceWrites.delete(done));
+    this.presenceWrites.add(done);
   }
 
   /** A `presence` or `sync` envelope from another node. */
@@ -345,10 +363,12 @@ export class NodeSync {
    * the `sync` of a publish that failed in its last second (sent when its timer fired, it found the
    * bus closed, and the other nodes never read the message). The rooms' gap waits end unread.
    */
-  close(): void {
+  async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     for (const gap of this.gaps.values()) clearTimeout(gap.timer);
     this.gaps.clear();
+    // The leaves of the sessions just closed are told once written, before the bus closes.
+    await Promise.all([...this.presenceWrites]);
     for (const roomId of [...this.pokes.keys()]) this.flushPoke(roomId);
     for (const roomId of [...this.failedPublishes.keys()]) this.flushFailedPublish(roomId);
   }
@@ -366,7 +386,7 @@ export class NodeSync {
     const pending = this.pokes.get(roomId);
     if (pending === undefined) {
       this.pokes.set(roomId, userId === undefined ? null : new Map([[userId, entry ?? null]]));
-      // The presence write was sent before this runs, so the others read or apply the change after it.
+      // Poked once the presence write succeeded, so the others read or apply the change after it.
       queueMicrotask(() => this.flushPoke(roomId));
     } else if (userId === undefined) this.pokes.set(roomId, null);
     else if (pending) {

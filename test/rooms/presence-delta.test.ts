@@ -204,3 +204,32 @@ it('reads the presence of a node’s rooms back on the bus a few at a time', asy
   await until(() => members.every((conn) => lastNames(conn)?.includes('Bob') === true));
   expect(most).toBe(PRESENCE_READS_AT_ONCE);
 });
+
+it('tells the other nodes only the presence changes it wrote: a failed write publishes nothing', async () => {
+  const a = network.node('a');
+  const b = network.node('b');
+  const [hubA, hubB] = [hubOn(a), hubOn(b)];
+  const bo = await join(hubB, 'Bo');
+  const published: string[] = [];
+  const publish = a.publish.bind(a);
+  vi.spyOn(a, 'publish').mockImplementation(async (roomId, envelope) => {
+    const e = decodeEnvelope(envelope);
+    if (e?.delivery === 'presence') published.push(e.frame);
+    return publish(roomId, envelope);
+  });
+  const set = vi.spyOn(a.presence, 'set').mockRejectedValueOnce(new Error('presence down'));
+  const remove = vi.spyOn(a.presence, 'remove').mockRejectedValueOnce(new Error('presence down'));
+  const ann = new FakeConnection('ann');
+  const session = hubA.connect(ann, { roomId: ROOM, ip: '10.2.0.1' })!;
+  session.receive(JSON.stringify({ type: 'hello', name: 'Ann' }));
+  await until(() => ann.frames('welcome').length === 1 && set.mock.settledResults.some((r) => r.type === 'rejected'));
+  session.closed();
+  await until(() => remove.mock.settledResults.some((r) => r.type === 'rejected'));
+  // A marker written after both failures: once it is published, anything before it was too.
+  await join(hubA, 'Cy');
+  const told = () => published.map((f) => parsePresenceDelta(f, 'a')).map((d) => ({ joined: d?.joined.map((j) => j.name), left: d?.left.length }));
+  await until(() => told().some((d) => d.joined?.includes('Cy')));
+  expect(told()).toEqual([{ joined: ['Cy'], left: 0 }]);
+  await until(() => bo.frames('presence').some((f) => f.joined?.name === 'Cy'));
+  expect(lastNames(bo)).toEqual(['Bo', 'Cy']);
+});
