@@ -151,7 +151,8 @@ export class SalonComposer extends LitElement {
   }
 
   protected override render() {
-    const left = this.maxLength - this.text.length - this.markLength;
+    // Counted as sent: trimmed, and marked or unmarked as a question goes (ask-text.ts).
+    const left = this.maxLength - outgoingText(this.text.trim(), this.ask, this.onlyMe).length;
     const asking = this.ask || ASK_PREFIX.test(this.text);
     const privately = asking && this.onlyMe;
     return html`<form @submit=${this.onSubmit}>
@@ -210,15 +211,6 @@ export class SalonComposer extends LitElement {
           : nothing
       }
     </p>`;
-  }
-
-  /**
-   * What sending adds to the text (a question asked with the switch goes out marked `@ai `, which the
-   * room's limit counts) or takes from it (a private question goes without its prefix).
-   */
-  private get markLength(): number {
-    const text = this.text.trim();
-    return outgoingText(text, this.ask, this.onlyMe).length - text.length;
   }
 
   /** Whether what is typed would go as a private question: the room is then not told the member is typing. */
