@@ -31,16 +31,37 @@ const TIME = new RegExp(
 );
 /**
  * Months, written with a capital (`march`, `mar` and `may` are verbs too): their names and
- * abbreviations (`Sept.`), May only beside a day or a year or after a word that dates (`in May`),
- * not the verb (`The launch May slip` opens a sentence). The look back for a number runs after
- * `May` is matched: tried first, it walked back over a run of spaces from each space, quadratic.
+ * abbreviations (`Sept.`), May only beside a day or a year (mayBesideNumber) or after a word that
+ * dates (`in May`), not the verb (`The launch May slip` opens a sentence).
  */
 const MONTH =
-  /\b(?:January|February|March|April|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b|\bMay\b(?=\s+\d)|\bMay\b(?<=\d\s+May)|\b(?:in|of|early|late|mid-?|since|until|by|last|next|this)\s+May\b/u;
+  /\b(?:January|February|March|April|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b|\b(?:in|of|early|late|mid-?|since|until|by|last|next|this)\s+May\b/u;
+/** The month's name where it may be one. */
+const MAY = /\bMay\b/g;
+const SPACE = /\s/;
+const DIGIT = /\d/;
+
+/**
+ * Whether a `May` stands beside a number, spaces between: `9 May`, `May 2024`. Read by walking the
+ * spaces, not by a look around: `(?<=\d\s+May)` over megabytes of spaces ran out of the regex
+ * engine's backtrack stack (RangeError), and tried at every space it was quadratic. Each space is
+ * walked at most twice, once from the May after it and once from the May before it.
+ */
+function mayBesideNumber(sentence: string): boolean {
+  for (const m of sentence.matchAll(MAY)) {
+    let before = m.index - 1;
+    while (before >= 0 && SPACE.test(sentence[before])) before--;
+    if (before < m.index - 1 && before >= 0 && DIGIT.test(sentence[before])) return true;
+    let after = m.index + 3;
+    while (after < sentence.length && SPACE.test(sentence[after])) after++;
+    if (after > m.index + 3 && after < sentence.length && DIGIT.test(sentence[after])) return true;
+  }
+  return false;
+}
 
 /** Whether `sentence` says a time of any kind (see the module comment). */
 export function tellsTime(sentence: string): boolean {
-  return TIME.test(sentence) || MONTH.test(sentence);
+  return TIME.test(sentence) || MONTH.test(sentence) || mayBesideNumber(sentence);
 }
 
 /** Another question word: "who led them when the Franks came?" asks who, though it holds `when`. */
