@@ -46,17 +46,11 @@ export async function appendIn(sql: Sql, m: NewMessage): Promise<{ message: Mess
       throw err;
     }
   }
-  const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
-  const values = messageValues(message);
-  const inserted = await sql.query(
-    `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(values.length)})
-     ON CONFLICT (room_id, author_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
-    values,
-  );
-  if (inserted.rowCount) return { message, duplicate: false };
+  const stored = await insertUnlessStored(sql, m, newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq));
+  if (stored.inserted) return { message: stored.message, duplicate: false };
   // A resent message. The room's row is still locked by this transaction, so nothing took a seq since.
   await sql.query('UPDATE room_seq SET seq = seq - 1 WHERE room_id = $1', [m.roomId]);
-  return { message: (await storedUnder(sql, m))!, duplicate: true };
+  return { message: stored.message, duplicate: true };
 }
 
 /**
@@ -74,15 +68,18 @@ export async function appendAt(sql: Sql, m: NewMessage, seq: number): Promise<{ 
     if (dup) return { message: dup, inserted: false };
     throw err;
   }
-  const message = newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq);
+  return insertUnlessStored(sql, m, newMessage(threadId === m.threadId ? m : { ...m, threadId }, seq));
+}
+
+/** Inserts `message` (made from `m`) unless `m`'s clientId is stored already: then that one, `inserted` false. */
+async function insertUnlessStored(sql: Sql, m: NewMessage, message: Message): Promise<{ message: Message; inserted: boolean }> {
   const values = messageValues(message);
   const inserted = await sql.query(
     `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(values.length)})
      ON CONFLICT (room_id, author_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
     values,
   );
-  if (inserted.rowCount) return { message, inserted: true };
-  return { message: (await storedUnder(sql, m))!, inserted: false };
+  return inserted.rowCount ? { message, inserted: true } : { message: (await storedUnder(sql, m))!, inserted: false };
 }
 
 /** The message stored under `m`'s room, author and clientId, if any. */
