@@ -1,37 +1,16 @@
 /** The built-in model on questions asking several things, on what one person said, and on earlier asks. */
 import { describe, expect, it } from 'vitest';
-import { NOT_COVERED, newNonce, renderGroundedPrompt, type GroundedSource } from '../../src/ai/grounded-prompt.js';
+import { NOT_COVERED, type GroundedSource } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { linesOfSpeakerAsked, speakerAsked } from '../../src/ai/local/speaker-asked.js';
 import { questionParts } from '../../src/ai/questions.js';
-import type { ChatMessage } from '../../src/ai/types.js';
-
-const SUPER_BOWL: GroundedSource = {
-  n: 1,
-  label: 'Super Bowl 50',
-  content:
-    'Super Bowl 50 was an American football game to determine the champion of the National Football League for the 2015 season. ' +
-    'The Denver Broncos defeated the Carolina Panthers 24–10 to earn their third Super Bowl title. ' +
-    "The game was played on February 7, 2016, at Levi's Stadium in the San Francisco Bay Area at Santa Clara, California.",
-};
-const TESLA: GroundedSource = {
-  n: 2,
-  label: 'Nikola Tesla',
-  content: 'Nikola Tesla was an inventor. Tesla died on 7 January 1943 in New York City. His work fell into obscurity after his death.',
-};
+import { ask, SUPER_BOWL, TESLA } from './local-chat-fixtures.js';
 
 /** The recent chat as the pipeline gives it, one line a speaker, a minute apart. */
 function chat(n: number, lines: [speaker: string, text: string][]): GroundedSource {
   const content = lines.map(([speaker, text], i) => `${speaker} (28 Nov 2026, 12:${String(10 + i).padStart(2, '0')}): ${text}`).join('\n');
   return { n, label: 'From this discussion', section: 'recent', content };
-}
-
-function ask(question: string, sources: GroundedSource[]): ChatMessage[] {
-  return [
-    { role: 'system', content: 'instructions' },
-    { role: 'user', content: renderGroundedPrompt({ topic: 'Sports and science', sources, question }, newNonce()) },
-  ];
 }
 
 describe('questionParts', () => {

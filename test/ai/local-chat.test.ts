@@ -12,30 +12,7 @@ import { askedUnits } from '../../src/ai/local/asked-units.js';
 import { tellsTime } from '../../src/ai/local/time-told.js';
 import { deedAsked, namesModels, tellsDeed } from '../../src/ai/local/answer-cues.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import type { ChatMessage } from '../../src/ai/types.js';
-
-const SOURCES: GroundedSource[] = [
-  {
-    n: 1,
-    label: 'Super Bowl 50',
-    content:
-      'Super Bowl 50 was an American football game to determine the champion of the National Football League for the 2015 season. ' +
-      'The Denver Broncos defeated the Carolina Panthers 24–10 to earn their third Super Bowl title. ' +
-      "The game was played on February 7, 2016, at Levi's Stadium in the San Francisco Bay Area at Santa Clara, California.",
-  },
-  {
-    n: 2,
-    label: 'Nikola Tesla',
-    content: 'Nikola Tesla was an inventor. Tesla died on 7 January 1943 in New York City. His work fell into obscurity after his death.',
-  },
-];
-
-function ask(question: string, sources = SOURCES): ChatMessage[] {
-  return [
-    { role: 'system', content: 'instructions' },
-    { role: 'user', content: renderGroundedPrompt({ topic: 'Sports and science', sources, question }, newNonce()) },
-  ];
-}
+import { ask, SOURCES } from './local-chat-fixtures.js';
 
 /** The recent chat as the pipeline gives it: one line said by `speaker`. */
 function chatSource(n: number, speaker: string, text: string): GroundedSource {
