@@ -9,8 +9,9 @@ describeBrowser('the composer', () => {
     await suite.server.app.salon.store.upsertItem(item('news_compose', { title: 'Composer drill' }));
   });
 
-  it('keeps a pasted text longer than the limit whole, says how many characters too many, and sends it once short enough', async () => {
-    const { context, page } = await openAs(suite.browser, 'Cal');
+  /** `name`'s page in the drill's room, its composer focused, and the texts of the `say` frames it sends. */
+  async function openComposer(name: string) {
+    const { context, page } = await openAs(suite.browser, name);
     const says: string[] = [];
     page.on('websocket', (ws) =>
       ws.on('framesent', (f) => {
@@ -18,11 +19,21 @@ describeBrowser('the composer', () => {
         if (frame.type === 'say') says.push(frame.text ?? '');
       }),
     );
+    const box = page.locator('salon-composer textarea');
     try {
       await page.goto(`${suite.server.url}/chat?id=news_compose`);
       await page.locator('salon-member-list .count[data-count="1"]').waitFor();
-      const box = page.locator('salon-composer textarea');
       await box.focus();
+    } catch (err) {
+      await context.close();
+      throw err;
+    }
+    return { context, page, box, says };
+  }
+
+  it('keeps a pasted text longer than the limit whole, says how many characters too many, and sends it once short enough', async () => {
+    const { context, page, box, says } = await openComposer('Cal');
+    try {
       // As a paste arrives: one insertion of 4,100 characters.
       const long = `${'word '.repeat(819)}tail!`;
       expect(long.length).toBe(4_100);
@@ -101,19 +112,8 @@ describeBrowser('the composer', () => {
   });
 
   it('does not count the spaces after the text, which sending trims off', async () => {
-    const { context, page } = await openAs(suite.browser, 'Gus');
-    const says: string[] = [];
-    page.on('websocket', (ws) =>
-      ws.on('framesent', (f) => {
-        const frame = JSON.parse(String(f.payload)) as { type?: string; text?: string };
-        if (frame.type === 'say') says.push(frame.text ?? '');
-      }),
-    );
+    const { context, page, box, says } = await openComposer('Gus');
     try {
-      await page.goto(`${suite.server.url}/chat?id=news_compose`);
-      await page.locator('salon-member-list .count[data-count="1"]').waitFor();
-      const box = page.locator('salon-composer textarea');
-      await box.focus();
       await page.keyboard.insertText(`${'s'.repeat(3_998)}${' '.repeat(10)}`);
       expect(await page.locator('salon-composer .count').textContent()).toBe('2 characters left');
       expect(await page.locator('salon-composer button[type=submit]').isDisabled()).toBe(false);
