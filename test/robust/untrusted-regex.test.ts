@@ -16,6 +16,15 @@ describe('regexes over megabytes of untrusted text', () => {
     expect(tellsTime('it opened 9 May')).toBe(true);
   });
 
+  it('tellsTime: a long sentence is read in windows, and a time anywhere in it is still told', () => {
+    const words = 'the launch team met again '.repeat(40_000);
+    expect(tellsTime(words)).toBe(false);
+    expect(tellsTime(`${words}in 1969`)).toBe(true);
+    expect(tellsTime(`${words.slice(0, 4090)} two${' '.repeat(MIB)}years ${words}`)).toBe(true);
+    expect(tellsTime(`${'ab'.repeat(3 * MIB)} 12 May`)).toBe(true);
+    for (let cut = 4000; cut < 4200; cut += 7) expect(tellsTime(`${'a '.repeat(cut)}9 May ${'a '.repeat(cut)}`)).toBe(true);
+  });
+
   it("textForLog: megabytes of scheme characters with no :// (a scheme was read to the run's end from each of its words)", () => {
     const dashed = 'a-'.repeat(2 * MIB);
     expect(textForLog(dashed)).toBe(dashed);

@@ -42,6 +42,55 @@ const SPACE = /\s/;
 const DIGIT = /\d/;
 
 /**
+ * The most text one regex reads at once. A time is said in a few words, so a long sentence is read
+ * in windows that overlap by more than any time takes to say: one exec over megabytes ran out of
+ * V8's backtrack stack in CI (RangeError: Maximum call stack size exceeded) under load, at random.
+ */
+const WINDOW = 4096;
+const OVERLAP = 512;
+
+/** `text` with each run of whitespace made one space, so a window cuts no `9 … May` apart. */
+function squeezeSpaces(text: string): string {
+  const parts: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (!SPACE.test(text[i])) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < text.length && SPACE.test(text[end])) end++;
+    parts.push(text.slice(start, i), ' ');
+    start = i = end;
+  }
+  parts.push(text.slice(start));
+  return parts.join('');
+}
+
+/**
+ * Whether `test` holds in some window of `text`. Windows are cut at spaces where there are any,
+ * so no cut makes a word boundary that is not in the text.
+ */
+function inWindows(text: string, test: (window: string) => boolean): boolean {
+  if (text.length <= WINDOW) return test(text);
+  const squeezed = squeezeSpaces(text);
+  let start = 0;
+  while (start < squeezed.length) {
+    let end = Math.min(squeezed.length, start + WINDOW);
+    if (end < squeezed.length) {
+      const space = squeezed.lastIndexOf(' ', end);
+      if (space > start + OVERLAP) end = space;
+    }
+    if (test(squeezed.slice(start, end))) return true;
+    if (end >= squeezed.length) break;
+    const space = squeezed.indexOf(' ', end - OVERLAP);
+    start = space >= 0 && space < end ? space + 1 : end - OVERLAP;
+  }
+  return false;
+}
+
+/**
  * Whether a `May` stands beside a number, spaces between: `9 May`, `May 2024`. Read by walking the
  * spaces, not by a look around: `(?<=\d\s+May)` over megabytes of spaces ran out of the regex
  * engine's backtrack stack (RangeError), and tried at every space it was quadratic. Each space is
@@ -61,7 +110,7 @@ function mayBesideNumber(sentence: string): boolean {
 
 /** Whether `sentence` says a time of any kind (see the module comment). */
 export function tellsTime(sentence: string): boolean {
-  return TIME.test(sentence) || MONTH.test(sentence) || mayBesideNumber(sentence);
+  return inWindows(sentence, (text) => TIME.test(text) || MONTH.test(text) || mayBesideNumber(text));
 }
 
 /** Another question word: "who led them when the Franks came?" asks who, though it holds `when`. */
