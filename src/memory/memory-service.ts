@@ -53,6 +53,12 @@ const COPY_PAGE = 1024;
 export const FILING_ROUNDS = 4;
 
 /**
+ * Reads of a chunk just filed that indexFiled makes at most, each after a thread operation (or
+ * another node's change) began while it was indexed: without more changes one suffices.
+ */
+const INDEX_FILED_ROUNDS = 4;
+
+/**
  * How long a live window's claim on its messages is kept (Store.pruneMemoryClaims): a node holds a
  * message in an open window for WINDOW_QUIET_MS, and a closed one waits in the queue for minutes at
  * worst; a day covers a node that was stalled meanwhile.
@@ -174,6 +180,12 @@ export class MemoryService implements MemorySearch {
    */
   private readonly headroom = new Map<string, number>();
   private nextRetentionSweep = -Infinity;
+  /**
+   * Counts the calls that index stored chunks as the store holds them, or drop them (reindex,
+   * applyStored, forget, forgetThread): a chunk remember filed before one began may have been
+   * moved or deleted by it before remember indexed it (indexFiled).
+   */
+  private indexGeneration = 0;
   private readonly background: BackgroundRunner;
   private readonly options: MemoryOptions;
   /** An embedder that is down fails every chunk: the first is logged, then a summary a minute. */
@@ -564,6 +576,7 @@ export class MemoryService implements MemorySearch {
    */
   async reindex(ids: number[]): Promise<void> {
     this.recount();
+    this.indexGeneration++;
     const model = this.vectorModel;
     // SQLite answers each page at once: a merge of 3,000 chunks read them all without a turn.
     const turns = new Turns();
@@ -707,6 +720,7 @@ export class MemoryService implements MemorySearch {
 
   /** Drops chunks from the index (the store deleted them). */
   async forget(ids: number[]): Promise<void> {
+    this.indexGeneration++;
     try {
       if (ids.length) await this.options.index.remove(ids);
     } finally {
@@ -718,6 +732,7 @@ export class MemoryService implements MemorySearch {
   /** Follows another node's change (src/sync): indexes the chunks `ids` that are stored, drops the others. */
   async applyStored(ids: number[]): Promise<void> {
     this.recount();
+    this.indexGeneration++;
     for (let i = 0; i < ids.length; i += LOAD_PAGE) {
       const page = ids.slice(i, i + LOAD_PAGE);
       const chunks = await this.options.store.getMemoryChunks(page);
@@ -789,6 +804,7 @@ export class MemoryService implements MemorySearch {
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
   async forgetThread(threadId: string, memoryIds: number[]): Promise<void> {
     this.recount();
+    this.indexGeneration++;
     this.windows.discard(threadId);
     await this.options.index.remove(memoryIds);
     this.changed(memoryIds);
@@ -951,6 +967,8 @@ export class MemoryService implements MemorySearch {
       this.embedFailures.failed((err as Error)?.message, { threadId: chunk.threadId }, 'memory chunk not embedded; it is indexed at the next start');
     }
     let stored: MemoryChunk | null;
+    // Read before the write commits: a thread operation may move or delete the chunk from then on.
+    const generation = this.indexGeneration;
     try {
       // The embedding may take a model server seconds: the store files the chunk, in the write's own
       // transaction, where a message for its thread would go now. A thread merged meanwhile sends it
@@ -978,11 +996,34 @@ export class MemoryService implements MemorySearch {
       return;
     }
     if (vector) {
-      await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
-      for (const listen of this.indexListeners) listen(stored, vector);
+      const indexed = await this.indexFiled(stored, vector, generation);
+      if (indexed) for (const listen of this.indexListeners) listen(indexed, vector);
     }
     this.changed([stored.id]);
     await this.pruneAfterAdding(stored.threadId);
+  }
+
+  /**
+   * Indexes a chunk remember just filed. A reindex, applyStored or forget begun since `generation`
+   * (read before the write) may have moved or deleted it after the write committed, and reached the
+   * index first: this upsert would put the chunk back as it was filed, in its old thread's scope, or
+   * back in the index after its deletion. Then the chunk is read again and indexed as the store holds
+   * it, until no such call began meanwhile (INDEX_FILED_ROUNDS reads at most). One counter for all such
+   * calls, not one per thread: they learn a chunk's thread from the store, after the move. Returns
+   * the chunk when it is still where it was filed; null when it moved or went (whatever moved it told
+   * the listeners, or has the bridges count again).
+   */
+  private async indexFiled(stored: MemoryChunk, vector: Float32Array, generation: number): Promise<MemoryChunk | null> {
+    const { index, store } = this.options;
+    await index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
+    let now: MemoryChunk | undefined = stored;
+    for (let round = 0; round < INDEX_FILED_ROUNDS && generation !== this.indexGeneration; round++) {
+      generation = this.indexGeneration;
+      [now] = await store.getMemoryChunks([stored.id]);
+      if (now) await index.upsert([{ rowId: now.id, vector, meta: metaOf(now) }]);
+      else await index.remove([stored.id]);
+    }
+    return now && scopeOf(now) === scopeOf(stored) ? now : null;
   }
 
   /**

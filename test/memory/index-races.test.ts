@@ -1,0 +1,117 @@
+/**
+ * A chunk the memory service just stored, moved or deleted by a thread operation (here, or on
+ * another node, followed through applyStored) after the write committed and before the service
+ * indexed it: the index ends up holding the chunk as the store does, not as it was filed.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { MemoryService } from '../../src/memory/memory-service.js';
+import type { Message } from '../../src/protocol/messages.js';
+import type { AskRequest, AskResult } from '../../src/rooms/types.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { MemoryFiling } from '../../src/store/types.js';
+import { createThread } from '../store/new-thread.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const embedder = new LocalEmbedder();
+
+async function setup() {
+  const store = new SqliteStore({ filename: ':memory:' });
+  const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 1, threshold: 1_000_000, hnswMode: 'off' });
+  const memory = new MemoryService({ store, embedder, index });
+  cleanups.push(async () => {
+    await memory.close();
+    await index.close();
+    await store.close();
+  });
+  const thread = await store.ensureMainThread('news_1');
+  const other = await createThread(store, { id: 'thr_other', roomId: 'news_1', title: 'Other' }, 'u_Ann');
+  return { store, memory, index, thread, other };
+}
+
+/**
+ * Runs `between(id)` once, right after the store commits the next chunk the service files and
+ * before the service hears back (a thread operation whose reindex wins the race to the index).
+ */
+function betweenCommitAndIndex(store: SqliteStore, between: (id: number) => Promise<void>): void {
+  const file = store.fileMemoryChunk.bind(store);
+  store.fileMemoryChunk = async (...args): Promise<MemoryFiling> => {
+    const filed = await file(...args);
+    store.fileMemoryChunk = file;
+    if ('stored' in filed) await between(filed.stored.id);
+    return filed;
+  };
+}
+
+function answered(threadId: string): [AskRequest, AskResult] {
+  const message: Message = {
+    id: 'a1',
+    seq: 2,
+    roomId: 'news_1',
+    threadId,
+    author: { id: 'assistant', name: 'Salon AI', kind: 'assistant' },
+    text: 'The ferry leaves at noon.',
+    ts: new Date(Date.UTC(2026, 10, 24, 12)).toISOString(),
+  };
+  return [
+    { roomId: 'news_1', threadId, text: 'When does the ferry leave?', asker: { id: 'u_Ann', name: 'Ann' }, private: false, questionId: 'q1' },
+    { message, sources: [], abstained: false, stages: {} },
+  ];
+}
+
+/** The threads whose scope holds the chunk in the index. */
+async function scopesHolding(index: SearchIndex, threadIds: string[]): Promise<string[]> {
+  const [query] = await embedder.embed(['When does the ferry leave? The ferry leaves at noon.']);
+  const out: string[] = [];
+  for (const id of threadIds) if ((await index.search(query, 5, { scopes: [id], includePrivileged: false })).length) out.push(id);
+  return out;
+}
+
+describe('memory index against thread operations racing a chunk being filed', () => {
+  it('indexes a chunk a split moved (and reindexed) before the service indexed it under the thread it was filed in', async () => {
+    const { store, memory, index, thread, other } = await setup();
+    betweenCommitAndIndex(store, async (id) => {
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMemory: [{ ids: [id], threadId: other.id, roomId: 'news_1' }] });
+      await memory.reindex([id]);
+    });
+    memory.onAnswer(...answered(thread.id));
+    await memory.idle();
+    expect((await store.scanMemoryChunks(0, 10)).map((c) => c.threadId)).toEqual([other.id]);
+    // The service's upsert of the chunk as filed landed after the reindex: it stayed in the old thread's scope.
+    expect(await scopesHolding(index, [thread.id, other.id])).toEqual([other.id]);
+  });
+
+  it('follows another node’s move of the chunk, applied here before the service indexed it', async () => {
+    const { store, memory, index, thread, other } = await setup();
+    const told: string[] = [];
+    memory.onIndexed((chunk) => told.push(chunk.threadId));
+    betweenCommitAndIndex(store, async (id) => {
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMemory: [{ ids: [id], threadId: other.id, roomId: 'news_1' }] });
+      await memory.applyStored([id]);
+    });
+    memory.onAnswer(...answered(thread.id));
+    await memory.idle();
+    expect(await scopesHolding(index, [thread.id, other.id])).toEqual([other.id]);
+    // applyStored told the bridges of the chunk, new to this node's index, where it is now; the
+    // service had told them again, of the thread it left.
+    expect(told).toEqual([other.id]);
+  });
+
+  it('leaves out of the index a chunk deleted (and dropped from it) before the service indexed it', async () => {
+    const { store, memory, index, thread, other } = await setup();
+    betweenCommitAndIndex(store, async (id) => {
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], deleteMemory: [id] });
+      await memory.forget([id]);
+    });
+    memory.onAnswer(...answered(thread.id));
+    await memory.idle();
+    expect(await store.scanMemoryChunks(0, 10)).toEqual([]);
+    expect(index.size).toBe(0);
+    expect(await scopesHolding(index, [thread.id, other.id])).toEqual([]);
+  });
+});
