@@ -52,6 +52,14 @@ const LOG_PAGE = 500;
 const RECENT_PRINTS = 16;
 /** Row ids one entry (and its notice) carries at most: a larger change is logged as several entries. */
 export const MAX_CHANGE_IDS = 10_000;
+
+/** `ids` cut into the entries a change of them is logged as: MAX_CHANGE_IDS each at most, in order. */
+export function changeSlices(ids: readonly number[]): number[][] {
+  const slices: number[][] = [];
+  for (let i = 0; i < ids.length; i += MAX_CHANGE_IDS) slices.push(ids.slice(i, i + MAX_CHANGE_IDS));
+  return slices;
+}
+
 /**
  * How far past the node's position a notice is applied before the log is read: other nodes log
  * this many entries only while this node fails to read the log. Further ahead, the log is read
@@ -203,7 +211,7 @@ export class IndexSync {
    */
   async record(target: ChangeTarget, ids: number[]): Promise<void> {
     if (!this.options.feed.shared) return;
-    for (let i = 0; i < ids.length; i += MAX_CHANGE_IDS) await this.recordOne(target, ids.slice(i, i + MAX_CHANGE_IDS));
+    for (const slice of changeSlices(ids)) await this.recordOne(target, slice);
   }
 
   private async recordOne(target: ChangeTarget, ids: number[]): Promise<void> {

@@ -8,6 +8,7 @@
 import type { ChunkSink } from '../content/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { ChangeTarget, Store } from '../store/types.js';
+import { changeSlices } from './index-sync.js';
 
 export class OfflineChanges {
   private readonly pending = new Set<Promise<void>>();
@@ -17,13 +18,15 @@ export class OfflineChanges {
     private readonly log: Logger = silentLogger,
   ) {}
 
-  /** Logs `ids` of `target` as changed; a failure is a warning (the nodes see the rows at their next start). */
+  /**
+   * Logs `ids` of `target` as changed, as one entry per MAX_CHANGE_IDS (what a node logs of its
+   * own changes); a failure is a warning (the nodes see the rows at their next start).
+   */
   record(target: ChangeTarget, ids: number[]): void {
     if (ids.length === 0) return;
-    const write = this.store.logIndexChange(target, ids).then(
-      () => undefined,
-      (err: unknown) => this.log.warn({ err, target, rows: ids.length }, 'index change not logged for the running servers'),
-    );
+    const write = (async () => {
+      for (const slice of changeSlices(ids)) await this.store.logIndexChange(target, slice);
+    })().catch((err: unknown) => this.log.warn({ err, target, rows: ids.length }, 'index change not logged for the running servers'));
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
   }

@@ -10,6 +10,7 @@ import { ingestCommand } from '../../src/cli/commands/ingest.js';
 import type { Logger } from '../../src/logger.js';
 import type { Store } from '../../src/store/types.js';
 import { OfflineChanges } from '../../src/sync/offline-changes.js';
+import { MAX_CHANGE_IDS } from '../../src/sync/index-sync.js';
 import { ADMIN, tempDir, tempStore, testApp } from '../helpers.js';
 import { until } from '../rooms/helpers.js';
 
@@ -74,4 +75,21 @@ it('logs each change once, waits for the writes at flush, and only warns when th
   failing.record('documents', [1]);
   await failing.flush();
   expect(warnings).toEqual(['index change not logged for the running servers']);
+});
+
+it('logs a change of more ids than an entry carries as several entries, in order, as a node logs its own', async () => {
+  const temp = tempStore();
+  cleanups.push(temp.close);
+  const changes = new OfflineChanges(temp.store);
+  // A `salon threads fuse` of two large threads names every chunk it stored in one change.
+  const ids = Array.from({ length: MAX_CHANGE_IDS * 2 + 5 }, (_, i) => i + 1);
+  changes.record('memory', ids);
+  await changes.flush();
+  const logged = await temp.store.indexChangesAfter(0, 10);
+  expect(logged.map((c) => [c.target, c.ids.length])).toEqual([
+    ['memory', MAX_CHANGE_IDS],
+    ['memory', MAX_CHANGE_IDS],
+    ['memory', 5],
+  ]);
+  expect(logged.flatMap((c) => c.ids)).toEqual(ids);
 });
