@@ -48,7 +48,7 @@ function betweenCommitAndIndex(store: SqliteStore, between: (id: number) => Prom
   };
 }
 
-function answered(threadId: string): [AskRequest, AskResult] {
+function answered(threadId: string, isPrivate = false): [AskRequest, AskResult] {
   const message: Message = {
     id: 'a1',
     seq: 2,
@@ -59,7 +59,14 @@ function answered(threadId: string): [AskRequest, AskResult] {
     ts: new Date(Date.UTC(2026, 10, 24, 12)).toISOString(),
   };
   return [
-    { roomId: 'news_1', threadId, text: 'When does the ferry leave?', asker: { id: 'u_Ann', name: 'Ann' }, private: false, questionId: 'q1' },
+    {
+      roomId: 'news_1',
+      threadId,
+      text: 'When does the ferry leave?',
+      asker: { id: 'u_Ann', name: 'Ann' },
+      private: isPrivate,
+      ...(isPrivate ? {} : { questionId: 'q1' }),
+    },
     { message, sources: [], abstained: false, stages: {} },
   ];
 }
@@ -100,6 +107,37 @@ describe('memory index against thread operations racing a chunk being filed', ()
     // applyStored told the bridges of the chunk, new to this node's index, where it is now; the
     // service had told them again, of the thread it left.
     expect(told).toEqual([other.id]);
+  });
+
+  it('finds a chunk moved to a thread whose memory is off by no ask, in the thread it left either', async () => {
+    const { store, memory, thread, other } = await setup();
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], updateThreads: [{ id: other.id, memoryEnabled: false }] });
+    betweenCommitAndIndex(store, async (id) => {
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMemory: [{ ids: [id], threadId: other.id, roomId: 'news_1' }] });
+      await memory.reindex([id]);
+    });
+    memory.onAnswer(...answered(thread.id));
+    await memory.idle();
+    const ask = (threadId: string) => memory.search('When does the ferry leave?', { threadId, userId: 'u_Cy', private: false }, 5);
+    // Left in the old thread's scope, it was cited to that thread's asks: another thread's memory, and one switched off.
+    expect(await ask(thread.id)).toEqual([]);
+    expect(await ask(other.id)).toEqual([]);
+  });
+
+  it('keeps a private exchange moved while it was filed its asker’s alone, in the thread it went to', async () => {
+    const { store, memory, index, thread, other } = await setup();
+    betweenCommitAndIndex(store, async (id) => {
+      await store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMemory: [{ ids: [id], threadId: other.id, roomId: 'news_1' }] });
+      await memory.reindex([id]);
+    });
+    memory.onAnswer(...answered(thread.id, true));
+    await memory.idle();
+    expect((await store.scanMemoryChunks(0, 10)).map((c) => [c.threadId, c.privileged, c.owner])).toEqual([[other.id, true, 'u_Ann']]);
+    expect(await scopesHolding(index, [thread.id, other.id])).toEqual([]);
+    const ask = (threadId: string, userId: string) => memory.search('When does the ferry leave?', { threadId, userId, private: true }, 5);
+    expect(await ask(thread.id, 'u_Ann')).toEqual([]);
+    expect(await ask(other.id, 'u_Cy')).toEqual([]);
+    expect((await ask(other.id, 'u_Ann')).map((h) => h.chunk.threadId)).toEqual([other.id]);
   });
 
   it('leaves out of the index a chunk deleted (and dropped from it) before the service indexed it', async () => {
