@@ -39,17 +39,18 @@ const PORT = String.raw`(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{
  * address (`[::1]:3000`), and a port followed by a path (`host:6379/0`) only reaches an `@` in the
  * same word.
  *
- * A password of digits before a space (`redis://:12 hunter@cache`, `u:123456 x@h`) read as a port
- * and was logged. Two of them cannot be a host's port: one after an empty host (`scheme://:`,
- * which no URL parser takes as a host), and digits no port is (past 65535). The rest
- * (`u:12 hunter@h`) stays as `host:12` followed by someone's address reads: telling them apart
- * needs the meaning of the words after it.
+ * A password of digits before a space or tab (`redis://u:12 hunter@cache`) reads like a port
+ * followed by words, and was logged: only the words after it could tell `host:12` followed by
+ * someone's address from it, so it is scrubbed as any other password with a space is, to the last
+ * `@` on its line that a host follows. A port that a quote, bracket, comma, semicolon or the
+ * text's end closes, or spaces then an opening quote or bracket (`redis://cache:6379 (ask
+ * ops@example.com)`), is still read as a port.
  */
 const URL_USERINFO = new RegExp(
   [
     // The scheme is read from the start of a run of scheme characters only (see schemeKept).
     String.raw`(?<![a-z0-9+.-])([a-z0-9+.-]*:\/\/)`,
-    String.raw`(?:(?:[^\s/?#@:"'<>[\]]+:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!${PORT}(?:[/?#\s"'<>),;]|$))(?:(?!:\/\/).)*)|:(?:(?!:\/\/).)*)@(?=[\w[%])`,
+    String.raw`(?:(?:[^\s/?#@:"'<>[\]]+:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!${PORT}(?:[/?#"'<>),;]|\s+[("'<[]|$))(?:(?!:\/\/).)*)|:(?:(?!:\/\/).)*)@(?=[\w[%])`,
     String.raw`|[^\s/?#"'<>]*@)`,
   ].join(''),
   'gi',
@@ -73,9 +74,32 @@ function schemeKept(match: string, run: string, offset: number, text: string): s
   return match;
 }
 
-/** Free text as the log keeps it: without queries or credentials in URLs, printable. */
+/**
+ * The most of one text the log keeps. The scrubbing regexes hold a backtrack entry per character of
+ * a password or a path they read, and over megabytes on one line that ran out of V8's backtrack
+ * stack (RangeError: Maximum call stack size exceeded) in the middle of logging an error.
+ */
+export const MAX_LOG_TEXT_CHARS = 65_536;
+
+/**
+ * `text` cut to MAX_LOG_TEXT_CHARS, with how much was left out. A userinfo cut in two would lose
+ * the `@` that marks it: the kept text ends at the last `scheme://` of its last line, and what could
+ * follow it there is left out. No userinfo runs past another URL's `://` or a line's end.
+ */
+function bounded(text: string): string {
+  if (text.length <= MAX_LOG_TEXT_CHARS) return text;
+  let cut = MAX_LOG_TEXT_CHARS;
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  let kept = text.slice(0, cut);
+  const scheme = kept.lastIndexOf('://');
+  if (scheme >= 0 && scheme > kept.lastIndexOf('\n')) kept = kept.slice(0, scheme + 3);
+  return `${kept}… [${text.length - kept.length} more characters]`;
+}
+
+/** Free text as the log keeps it: without queries or credentials in URLs, printable, at most MAX_LOG_TEXT_CHARS of it. */
 export function textForLog(text: string): string {
-  return printable(withoutQueries(text).replace(URL_USERINFO, schemeKept));
+  return printable(withoutQueries(bounded(text)).replace(URL_USERINFO, schemeKept));
 }
 
 /** How deep an error's causes and aggregated errors are logged (a cause may be its own). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tellsTime } from '../../src/ai/local/time-told.js';
-import { textForLog } from '../../src/log-text.js';
+import { MAX_LOG_TEXT_CHARS, errorForLog, textForLog } from '../../src/log-text.js';
 
 /**
  * Regexes that read untrusted text (sources' sentences, messages) over multi-megabyte adversarial
@@ -27,8 +27,9 @@ describe('regexes over megabytes of untrusted text', () => {
 
   it("textForLog: megabytes of scheme characters with no :// (a scheme was read to the run's end from each of its words)", () => {
     const dashed = 'a-'.repeat(2 * MIB);
-    expect(textForLog(dashed)).toBe(dashed);
-    expect(textForLog(`${dashed}x://u:secret@host`)).toBe(`${dashed}x://host`);
+    expect(textForLog(dashed)).toBe(`${dashed.slice(0, MAX_LOG_TEXT_CHARS)}… [${dashed.length - MAX_LOG_TEXT_CHARS} more characters]`);
+    const kept = dashed.slice(0, MAX_LOG_TEXT_CHARS - 100);
+    expect(textForLog(`${kept}x://u:secret@host`)).toBe(`${kept}x://host`);
     expect(textForLog('_http://u:secret@host')).toBe('_http://u:secret@host');
     expect(textForLog('see .redis://u:secret@cache')).toBe('see .redis://cache');
   });
@@ -40,7 +41,37 @@ describe('digits-only passwords in logs', () => {
     expect(textForLog('redis://u:123456 x@cache')).toBe('redis://cache');
     expect(textForLog('redis://u:70000 x@cache')).toBe('redis://cache');
     expect(textForLog('redis://cache:6379 failed')).toBe('redis://cache:6379 failed');
-    expect(textForLog('redis://cache:65535 failed, ask ops@example.com')).toBe('redis://cache:65535 failed, ask ops@example.com');
+    expect(textForLog('redis://cache:65535, ask ops@example.com')).toBe('redis://cache:65535, ask ops@example.com');
+    expect(textForLog('"redis://cache:6379" failed, ask ops@example.com')).toBe('"redis://cache:6379" failed, ask ops@example.com');
     expect(textForLog('http://[::1]:3000 refused')).toBe('http://[::1]:3000 refused');
+  });
+
+  it('scrubs a password of digits, a space or tab, then more before the @ (read as host:12 and logged)', () => {
+    expect(textForLog('connect redis://u:12 hunter@cache failed')).toBe('connect redis://cache failed');
+    expect(textForLog('redis://user:1234 5678@cache')).toBe('redis://cache');
+    expect(textForLog('redis://u:1 2 3@cache:6379/0')).toBe('redis://cache:6379/0');
+    expect(textForLog('http://u:12\thunter@[::1]:8080 refused')).toBe('http://[::1]:8080 refused');
+    expect(textForLog('mongodb://u:12 hunter@h1,h2/db')).toBe('mongodb://h1,h2/db');
+    expect(textForLog('redis://cache:6379 (ask ops@example.com)')).toBe('redis://cache:6379 (ask ops@example.com)');
+  });
+});
+
+describe('log text over megabytes on one line', () => {
+  it('keeps the first MAX_LOG_TEXT_CHARS and scrubs them, without running out of the backtrack stack', () => {
+    const line = `fetch http://u:${'a'.repeat(8 * MIB)}`;
+    const logged = textForLog(line);
+    expect(logged).toBe(`fetch http://… [${line.length - 'fetch http://'.length} more characters]`);
+    expect(textForLog(` /${'a('.repeat(4 * MIB)}?token=x`).startsWith(` /${'a('.repeat(100)}`)).toBe(true);
+    const scrubbed = textForLog(`redis://u:pass word@cache ${'x '.repeat(4 * MIB)}`);
+    expect(scrubbed.startsWith('redis://')).toBe(true);
+    expect(scrubbed).not.toContain('pass');
+  });
+
+  it('never logs the start of a password cut by the bound', () => {
+    const pad = 'x'.repeat(MAX_LOG_TEXT_CHARS - 20);
+    expect(textForLog(`${pad} redis://u:hunter2hunter2@cache`)).toBe(`${pad} redis://… [${'u:hunter2hunter2@cache'.length} more characters]`);
+    expect(textForLog(`${pad} redis://u:hunter2 and more@cache`)).not.toContain('hunter');
+    const err = errorForLog(new Error(`connect http://u:${'b c '.repeat(2 * MIB)}@h failed`));
+    expect(err.message).not.toContain('b c');
   });
 });
