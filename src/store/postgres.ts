@@ -298,7 +298,7 @@ export class PostgresStore implements Store {
   }
 
   async threadMessagesAfter(threadId: string, afterSeq: number, limit: number): Promise<Message[]> {
-    return this.messages('SELECT * FROM messages WHERE thread_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [threadId, afterSeq, limit]);
+    return this.messages(`SELECT * FROM messages WHERE thread_id = $1 AND seq > $2 AND ${SETTLED} ORDER BY seq LIMIT $3`, [threadId, afterSeq, limit]);
   }
 
   private async messages(text: string, values: unknown[]): Promise<Message[]> {
@@ -336,7 +336,7 @@ export class PostgresStore implements Store {
   }
 
   async countThreadMessages(threadId: string): Promise<number> {
-    return (await this.db.query('SELECT count(*) AS n FROM messages WHERE thread_id = $1', [threadId])).rows[0].n;
+    return (await this.db.query(`SELECT count(*) AS n FROM messages WHERE thread_id = $1 AND ${SETTLED}`, [threadId])).rows[0].n;
   }
 
   async deleteThread(threadId: string): Promise<{ messages: number; memoryIds: number[] } | null> {

@@ -980,7 +980,8 @@ export class SqliteStore implements Store {
   private threadChangeTx?: Database.Transaction<(c: ThreadChange) => ThreadChangeResult>;
 
   async threadMessagesAfter(threadId: string, afterSeq: number, limit: number): Promise<Message[]> {
-    return (this.sql('SELECT * FROM messages WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(threadId, afterSeq, limit) as Row[]).map(rowToMessage);
+    const rows = this.sql(`SELECT * FROM messages WHERE thread_id = ? AND seq > ? AND ${SETTLED} ORDER BY seq LIMIT ?`).all(threadId, afterSeq, limit) as Row[];
+    return rows.map(rowToMessage);
   }
 
   async threadBridges(threadId: string): Promise<ThreadBridge[]> {
@@ -992,7 +993,7 @@ export class SqliteStore implements Store {
   }
 
   async countThreadMessages(threadId: string): Promise<number> {
-    return (this.sql('SELECT count(*) AS n FROM messages WHERE thread_id = ?').get(threadId) as Row).n;
+    return (this.sql(`SELECT count(*) AS n FROM messages WHERE thread_id = ? AND ${SETTLED}`).get(threadId) as Row).n;
   }
 
   /**

@@ -48,6 +48,7 @@ async function readings(store: PostgresStore, threadId: string): Promise<Record<
     before: texts(await store.messagesBefore('news_1', Number.MAX_SAFE_INTEGER, n)),
     thread: texts(await store.threadMessages(threadId, n)),
     chat: texts(await store.threadChat(threadId, n)),
+    threadAfter: texts(await store.threadMessagesAfter(threadId, 0, n)),
   };
 }
 
@@ -71,13 +72,16 @@ describePostgres('PostgresStore.appendMessages in slices', () => {
     await someCommitted(schema);
     await store.appendMessage(live(threadId));
     const during = await readings(store, threadId);
+    const countedDuring = await store.countThreadMessages(threadId);
     const storedBeforeTheBatchEnded = !done;
     const appended = await writing;
     expect(storedBeforeTheBatchEnded).toBe(true);
     for (const texts of Object.values(during)) expect(texts).toEqual(['before', 'live']);
+    expect(countedDuring).toBe(2);
     expect(appended.map((a) => a.duplicate)).toEqual(new Array(n).fill(false));
     const all = ['before', ...batch.map((m) => m.text), 'live'];
     for (const texts of Object.values(await readings(store, threadId))) expect(texts).toEqual(all);
+    expect(await store.countThreadMessages(threadId)).toBe(all.length);
     const seqs = (await store.messagesAfter('news_1', 0, 10_000)).map((m) => m.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
@@ -93,6 +97,7 @@ describePostgres('PostgresStore.appendMessages in slices', () => {
     expect(failed).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
     await store.appendMessage(live(threadId));
     for (const texts of Object.values(await readings(store, threadId))) expect(texts).toEqual(['live']);
+    expect(await store.countThreadMessages(threadId)).toBe(1);
     const again = await store.appendMessages(batch);
     expect(again.every((a) => a.duplicate)).toBe(true);
     const stored = await store.messagesAfter('news_1', 0, 10_000);

@@ -43,6 +43,7 @@ async function readings(store: SqliteStore, threadId: string): Promise<Record<st
     before: texts(await store.messagesBefore('news_1', Number.MAX_SAFE_INTEGER, 100)),
     thread: texts(await store.threadMessages(threadId, 100)),
     chat: texts(await store.threadChat(threadId, 20)),
+    threadAfter: texts(await store.threadMessagesAfter(threadId, 0, 100)),
   };
 }
 
@@ -54,11 +55,15 @@ describe('SqliteStore.appendMessages', () => {
     await store.threadChat(threadId, 20);
     const batch = Array.from({ length: 6 }, (_, n) => said(threadId, n));
     const during: Record<string, string[]>[] = [];
+    const counted: number[] = [];
     const appended = await withTurnsDue(async () => {
       const writing = store.appendMessages(batch);
       // Set once the batch has begun: runs only if the event loop turns before the batch is done.
       setImmediate(() => {
-        void store.appendMessage(live(threadId)).then(async () => during.push(await readings(store, threadId)));
+        void store.appendMessage(live(threadId)).then(async () => {
+          during.push(await readings(store, threadId));
+          counted.push(await store.countThreadMessages(threadId));
+        });
       });
       return writing;
     });
@@ -66,8 +71,10 @@ describe('SqliteStore.appendMessages', () => {
     // Between two of the batch's transactions: the live message was readable, none of the batch.
     expect(during).toHaveLength(1);
     for (const texts of Object.values(during[0])) expect(texts).toEqual(['before', 'live']);
+    expect(counted).toEqual([2]);
     const all = ['before', ...batch.map((m) => m.text), 'live'];
     for (const texts of Object.values(await readings(store, threadId))) expect(texts).toEqual(all);
+    expect(await store.countThreadMessages(threadId)).toBe(all.length);
     const seqs = (await store.messagesAfter('news_1', 0, 100)).map((m) => m.seq);
     expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(await store.lastSeq('news_1')).toBe(8);
@@ -89,6 +96,7 @@ describe('SqliteStore.appendMessages', () => {
     expect(failed).toMatchObject({ code: 'ERR_THREAD_NOT_FOUND' });
     // Message 0 was readable before the batch; what the batch stored is not.
     for (const texts of Object.values(await readings(store, threadId))) expect(texts).toEqual(['message 0', 'live']);
+    expect(await store.countThreadMessages(threadId)).toBe(2);
     // Sent again without the bad message: nothing stored twice, and all of it readable now.
     const again = await withTurnsDue(() => store.appendMessages(batch.slice(0, 5)));
     expect(again.map((a) => a.duplicate)).toEqual(new Array(5).fill(true));
