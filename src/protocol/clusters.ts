@@ -25,9 +25,15 @@ export const MAX_CLUSTER_EXTENDERS = 16;
  * would let them chain past the limit.
  */
 const EXTENDER = String.raw`(?:[\p{M}\p{Grapheme_Extend}\p{Emoji_Modifier}\u0E33\u0EB3${PREPEND}\u1100-\u11FF\uA960-\uA97F\uD7B0-\uD7FF]|\u200D\p{Extended_Pictographic}?)`;
-const OVERLONG = new RegExp(`${EXTENDER}{${MAX_CLUSTER_EXTENDERS + 1},}`, 'u');
+/**
+ * A run of more than MAX_CLUSTER_EXTENDERS steps, found by its first MAX_CLUSTER_EXTENDERS + 1 (the
+ * kept ones captured) and never read on to the run's end: an unbounded repeat of the step holds a
+ * backtrack entry per step, and a page with megabytes of marks ran out of V8's backtrack stack
+ * (RangeError: Maximum call stack size exceeded). The run's rest is walked one step at a time.
+ */
+const OVERLONG = new RegExp(`(${EXTENDER}{${MAX_CLUSTER_EXTENDERS}})${EXTENDER}`, 'u');
 const OVERLONG_ALL = new RegExp(OVERLONG.source, 'gu');
-const ONE_EXTENDER = new RegExp(EXTENDER, 'gu');
+const STEP_AT = new RegExp(EXTENDER, 'uy');
 
 /** Why text with an overlong cluster is refused, for error messages. */
 export const OVERLONG_CLUSTER = `a character carries more than ${MAX_CLUSTER_EXTENDERS} combining marks, modifiers or joiners`;
@@ -37,8 +43,24 @@ export function hasOverlongCluster(text: string): boolean {
   return OVERLONG.test(text);
 }
 
+/** Where the run of extending steps going on at `at` ends. */
+function runEnd(text: string, at: number): number {
+  STEP_AT.lastIndex = at;
+  while (STEP_AT.test(text)) at = STEP_AT.lastIndex;
+  return at;
+}
+
 /** `text` with every run of extending steps cut to its first MAX_CLUSTER_EXTENDERS. */
 export function clampClusters(text: string): string {
   if (!OVERLONG.test(text)) return text;
-  return text.replace(OVERLONG_ALL, (run) => run.match(ONE_EXTENDER)!.slice(0, MAX_CLUSTER_EXTENDERS).join(''));
+  const parts: string[] = [];
+  let from = 0;
+  OVERLONG_ALL.lastIndex = 0;
+  for (let m = OVERLONG_ALL.exec(text); m; m = OVERLONG_ALL.exec(text)) {
+    parts.push(text.slice(from, m.index + m[1].length));
+    from = runEnd(text, m.index + m[0].length);
+    OVERLONG_ALL.lastIndex = from;
+  }
+  parts.push(text.slice(from));
+  return parts.join('');
 }

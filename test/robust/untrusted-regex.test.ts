@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { clampClusters, hasOverlongCluster } from '../../src/protocol/clusters.js';
 import { tellsTime } from '../../src/ai/local/time-told.js';
+import { cleanText } from '../../src/content/text.js';
 import { MAX_LOG_TEXT_CHARS, errorForLog, textForLog } from '../../src/log-text.js';
 
 /**
@@ -73,5 +75,19 @@ describe('log text over megabytes on one line', () => {
     expect(textForLog(`${pad} redis://u:hunter2 and more@cache`)).not.toContain('hunter');
     const err = errorForLog(new Error(`connect http://u:${'b c '.repeat(2 * MIB)}@h failed`));
     expect(err.message).not.toContain('b c');
+  });
+});
+
+describe('grapheme clusters over megabytes of marks', () => {
+  it('a page of megabytes of combining marks is cut to the limit (the run was read whole, one backtrack entry a mark)', () => {
+    const marks = '\u0301'.repeat(8 * MIB);
+    expect(hasOverlongCluster(`a${marks}`)).toBe(true);
+    expect(cleanText(`a${marks}b`)).toBe(`a${'\u0301'.repeat(16)}b`);
+    expect(clampClusters(`x${'\u{1F44D}\u{1F3FD}\u200D'.repeat(MIB)}y z${marks}`)).toBe(
+      `x${'\u{1F44D}\u{1F3FD}\u200D'.repeat(8)}\u{1F44D}y z${'\u0301'.repeat(16)}`,
+    );
+    const short = 'e\u0301'.repeat(2 * MIB);
+    expect(hasOverlongCluster(short)).toBe(false);
+    expect(clampClusters(short)).toBe(short);
   });
 });
