@@ -34,6 +34,7 @@ import { LINE_SPEAKER, linesOfSpeakerAsked } from './speaker-asked.js';
 import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from './extractive-text.js';
 import { asAsked, kinOf } from './kin.js';
 import { instructsTheReader } from './directives.js';
+import { addsToAnswer, ASKS, saysSomething } from './follow-up.js';
 import { asksWhen, tellsTime } from './time-told.js';
 import { deedAsked, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
@@ -220,6 +221,16 @@ export class LocalChatModel implements ChatModel {
       if (!namesWhatIsAsked(s.text)) continue;
       // "Who voted against …?" is not answered with who voted in favour.
       if (s.contrary) continue;
+      // `Thanks, Mel!`, `Certainly!`: a sentence scored near the answer on its neighbours' words or
+      // its source's rank, saying nothing more of what is asked.
+      if (
+        !addsToAnswer(
+          prompt.question,
+          chosen.map((c) => c.text),
+          s.text,
+        )
+      )
+        continue;
       // Another source's sentence adds to the answer only with an answer of its own: after the
       // ships' `total price of $1.68 billion`, a post's `cells can be shipped … at zero volts`.
       if (s.lacksAnswer && s.n !== top.n) continue;
@@ -232,7 +243,8 @@ export class LocalChatModel implements ChatModel {
     // (`Early reviews suggest it is not yet fast.`) is borne out by the prose after it in its source.
     if (chosen.length === 1 && chosen.length < this.maxSentences && answerType(prompt.question) === 'reason' && !REASON_CUE.test(top.text)) {
       const next = ranked.find((s) => s.n === top.n && s.index === top.index + 1);
-      if (next && isDocument(prompt.sources, next.n) && PROSE_END.test(next.text) && quoteKey(next.text) !== quoteKey(top.text)) chosen.push(next);
+      if (next && isDocument(prompt.sources, next.n) && PROSE_END.test(next.text) && saysSomething(next.text) && quoteKey(next.text) !== quoteKey(top.text))
+        chosen.push(next);
     }
     // "When is the launch?" is not answered by `The launch will feature a new rocket.`: words of
     // the question without a time of any kind say the sources do not tell when. "When did Gina
@@ -458,9 +470,6 @@ function pricesWhatIsAsked(question: string, s: ScoredSentence): boolean {
   const held = asAsked(contentTerms(s.text), kinOf(asked, question)).filter((t) => asked.has(t));
   return held.some((t) => price.has(t)) && held.some((t) => !price.has(t)) && namesModels(question, s.text);
 }
-
-/** A sentence that ends asking: `… and you voted to unionise?`, closing quotes or brackets after the mark. */
-const ASKS = /\?["'\u201d\u2019)\]]*$/;
 
 /**
  * Whether a ranked sentence is a question a document asks (an interviewer's, a writer's

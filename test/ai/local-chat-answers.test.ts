@@ -1,0 +1,73 @@
+/** The built-in model's answers: what it quotes after the answer sentence, and from which source. */
+import { describe, expect, it } from 'vitest';
+import type { GroundedSource } from '../../src/ai/grounded-prompt.js';
+import { LocalChatModel } from '../../src/ai/local/local-chat.js';
+import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
+import { addsToAnswer } from '../../src/ai/local/follow-up.js';
+import { ask } from './local-chat-fixtures.js';
+
+const models = [
+  ['without an embedder', new LocalChatModel()],
+  ['with the local embedder', new LocalChatModel(new LocalEmbedder())],
+] as const;
+
+describe.each(models)('a sentence after the answer (%s)', (_name, model) => {
+  it('is not quoted when it says nothing more of what is asked', async () => {
+    // `The average household size was 3.07.` followed the family size: no word of it is asked.
+    const census: GroundedSource = {
+      n: 1,
+      label: 'Fresno census',
+      content:
+        'As of the census of 2010, there were 494,665 people living in the city. ' +
+        'There were 111,529 families (70.4% of all households); the average family size was 3.62. ' +
+        'The average household size was 3.07. The racial makeup of the city was mixed.',
+    };
+    expect(await model.answer(ask('What was the average family size?', [census]))).toBe(
+      'There were 111,529 families (70.4% of all households); the average family size was 3.62. [1]',
+    );
+  });
+
+  it('is not a remembered thank-you that holds only the names asked', async () => {
+    // `Caroline: That charity race sounds great, Mel!` followed the race itself.
+    const memory: GroundedSource = {
+      n: 2,
+      label: 'Earlier',
+      section: 'memory',
+      content:
+        'Melanie (25 May 2023, 13:56): I ran a charity race for mental health last Saturday – it was really rewarding.\n' +
+        'Caroline (25 May 2023, 13:57): That charity race sounds great, Mel!\n' +
+        'Melanie (25 May 2023, 13:58): Thanks, Caroline!',
+    };
+    const room: GroundedSource = { n: 1, label: 'Caroline and Melanie', roomItem: true, content: 'A conversation between Caroline and Melanie.' };
+    const answer = await model.answer(ask('When did Melanie run a charity race?', [room, memory]));
+    expect(answer).toMatch(/^Melanie: I ran a charity race for mental health last Saturday \(Saturday 20 May 2023\)/);
+    expect(answer).not.toMatch(/sounds great|Thanks/);
+  });
+
+  it('bearing out a reason says something: `Certainly!` bears nothing out', async () => {
+    const crisis: GroundedSource = {
+      n: 1,
+      label: 'The 1973 oil crisis',
+      content:
+        'The embargo began in October 1973. Weeks later, the Shah of Iran said in an interview: "Of course the price of oil is going to rise... Certainly! And how!" Prices rose fourfold.',
+    };
+    const answer = await model.answer(ask('Why did the Shah of Iran give an interview?', [crisis]));
+    expect(answer).toMatch(/^Weeks later, the Shah of Iran said in an interview/);
+    expect(answer).not.toContain('Certainly');
+  });
+});
+
+describe('addsToAnswer', () => {
+  const q = 'What did Melanie paint recently?';
+  it('takes a sentence holding a word of the question the answer lacks, or one saying enough of its own', () => {
+    expect(addsToAnswer(q, ['Melanie: Here is my horse painting.'], 'Melanie: I painted a sunset recently.')).toBe(true);
+    expect(addsToAnswer(q, ['Melanie: I painted a horse recently.'], 'Melanie: The lake sunrise I painted hangs in the kitchen now.')).toBe(true);
+    // An earlier ask leading the answer holds the words it asks, not their answer.
+    expect(addsToAnswer(q, ['Ann: @ai what did Melanie paint recently?'], 'Melanie painted a sunset.')).toBe(true);
+  });
+
+  it('refuses one holding no word of the question, or only the answer’s and little of its own', () => {
+    expect(addsToAnswer(q, ['Melanie: I painted a horse recently.'], 'Certainly!')).toBe(false);
+    expect(addsToAnswer(q, ['Melanie: I painted a horse recently.'], 'Thanks, Melanie!')).toBe(false);
+  });
+});
