@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { scrub } from '../../src/ai/remote/errors-map.js';
 import { clampClusters, hasOverlongCluster } from '../../src/protocol/clusters.js';
 import { tellsTime } from '../../src/ai/local/time-told.js';
 import { cleanText } from '../../src/content/text.js';
@@ -89,5 +90,13 @@ describe('grapheme clusters over megabytes of marks', () => {
     const short = 'e\u0301'.repeat(2 * MIB);
     expect(hasOverlongCluster(short)).toBe(false);
     expect(clampClusters(short)).toBe(short);
+  });
+});
+
+describe("a model server's error over megabytes", () => {
+  it('scrub reads a bounded head of it (the key pattern read megabytes of key characters, one backtrack entry each)', () => {
+    expect(scrub(`upstream said key-${'a'.repeat(8 * MIB)} then more`)).toBe('upstream said key-***');
+    expect(scrub(`${'x '.repeat(4 * MIB)}`)).toBe(`${'x '.repeat(100)}…`);
+    expect(scrub(`${'y'.repeat(150)} Bearer ${'b'.repeat(8 * MIB)}`, ['nothing'])).toBe(`${'y'.repeat(150)} Bearer-***`);
   });
 });

@@ -75,10 +75,18 @@ export function isConnectionError(err: unknown): boolean {
   return codesOf(err).some((c) => CONNECTION_CODES.has(c));
 }
 
+/**
+ * What scrub reads past MAX_DETAIL_CHARS: a key cut there keeps more than the six characters that
+ * mark it. Reading no further matters, since the key pattern holds a backtrack entry per character
+ * and a model server's error of megabytes ran out of V8's backtrack stack (RangeError).
+ */
+const SCRUB_READ_CHARS = MAX_DETAIL_CHARS + 1024;
+
 /** `text` with every secret replaced by `***`, cut to a readable length. */
 export function scrub(text: string, secrets: string[] = []): string {
   let out = text;
   for (const s of secrets) if (s) out = out.split(s).join('***');
+  if (out.length > SCRUB_READ_CHARS) out = out.slice(0, SCRUB_READ_CHARS);
   out = out.replace(/\b(sk|key|Bearer)[-_ ][A-Za-z0-9_-]{6,}/g, '$1-***');
   return out.length > MAX_DETAIL_CHARS ? `${out.slice(0, MAX_DETAIL_CHARS)}…` : out;
 }
