@@ -53,10 +53,22 @@ const COPY_PAGE = 1024;
 export const FILING_ROUNDS = 4;
 
 /**
- * Reads of a chunk just filed that indexFiled makes at most, each after a thread operation (or
- * another node's change) began while it was indexed: without more changes one suffices.
+ * Reads of chunks just indexed that settle makes at most, each after a thread operation (or
+ * another node's change) reindexed or dropped some of them meanwhile: without more changes one suffices.
  */
-const INDEX_FILED_ROUNDS = 4;
+const SETTLE_ROUNDS = 4;
+
+/**
+ * The rows the memory index was told to reindex or drop (reindex, applyStored, forget,
+ * forgetThread) while a write of new rows was under way (MemoryService.watchIndex): those of the
+ * new rows among them are indexed again as the store holds them once the rows are indexed (settle).
+ */
+export interface IndexWatch {
+  /** Those of `ids` touched since it began or since the last call. */
+  touchedOf(ids: readonly number[]): number[];
+  /** Stops recording (always call it: the write failed, or its rows are indexed). */
+  release(): void;
+}
 
 /**
  * How long a live window's claim on its messages is kept (Store.pruneMemoryClaims): a node holds a
@@ -180,12 +192,8 @@ export class MemoryService implements MemorySearch {
    */
   private readonly headroom = new Map<string, number>();
   private nextRetentionSweep = -Infinity;
-  /**
-   * Counts the calls that index stored chunks as the store holds them, or drop them (reindex,
-   * applyStored, forget, forgetThread): a chunk remember filed before one began may have been
-   * moved or deleted by it before remember indexed it (indexFiled).
-   */
-  private indexGeneration = 0;
+  /** The watches under way (watchIndex), each with the rows reindexed or dropped since it began. */
+  private readonly watches = new Set<Set<number>>();
   private readonly background: BackgroundRunner;
   private readonly options: MemoryOptions;
   /** An embedder that is down fails every chunk: the first is logged, then a summary a minute. */
@@ -385,6 +393,29 @@ export class MemoryService implements MemorySearch {
     this.indexListeners.push(listen);
   }
 
+  /**
+   * Begins recording the rows reindexed or dropped from here on: taken before a change that adds
+   * memory commits, and given to indexStored with its new rows, which are then indexed as the store
+   * holds them if another change moved or deleted them meanwhile (settle).
+   */
+  watchIndex(): IndexWatch {
+    const touched = new Set<number>();
+    this.watches.add(touched);
+    return {
+      touchedOf: (ids) => {
+        const out = ids.filter((id) => touched.has(id));
+        touched.clear();
+        return out;
+      },
+      release: () => this.watches.delete(touched),
+    };
+  }
+
+  /** Notes rows about to be reindexed or dropped in every watch under way. */
+  private touch(ids: readonly number[]): void {
+    for (const watch of this.watches) for (const id of ids) watch.add(id);
+  }
+
   /** What stored vectors must have been made by to be used as they are. */
   get vectorModel(): string {
     return `${this.options.embedder.model}@${this.options.embedder.dimensions}`;
@@ -531,8 +562,9 @@ export class MemoryService implements MemorySearch {
    * it already holds; a chunk that copies a stored one (`copyOf`) takes that row's vector inside the
    * index. Each kind goes in as one batch, so the index decides how a large one reaches its graph
    * (TieredIndex rebuilds it in its worker instead of adding thousands of rows on the event loop).
+   * `watch`: taken before the change committed (watchIndex), released here.
    */
-  async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array; copyOf?: number }[]): Promise<void> {
+  async indexStored(ids: number[], chunks: { chunk: NewMemoryChunk; vector: Float32Array; copyOf?: number }[], watch?: IndexWatch): Promise<void> {
     this.recount();
     const { index } = this.options;
     const entries: VectorEntry[] = [];
@@ -552,7 +584,9 @@ export class MemoryService implements MemorySearch {
         for (const e of await index.copyRows!(copies)) entries.push({ rowId: e.rowId, vector: chunks[position.get(e.rowId)!].vector, meta: e.meta });
       }
       await index.upsert(entries);
+      if (watch) await this.settle(ids, watch);
     } finally {
+      watch?.release();
       this.changed(ids);
     }
   }
@@ -576,7 +610,7 @@ export class MemoryService implements MemorySearch {
    */
   async reindex(ids: number[]): Promise<void> {
     this.recount();
-    this.indexGeneration++;
+    this.touch(ids);
     const model = this.vectorModel;
     // SQLite answers each page at once: a merge of 3,000 chunks read them all without a turn.
     const turns = new Turns();
@@ -720,7 +754,7 @@ export class MemoryService implements MemorySearch {
 
   /** Drops chunks from the index (the store deleted them). */
   async forget(ids: number[]): Promise<void> {
-    this.indexGeneration++;
+    this.touch(ids);
     try {
       if (ids.length) await this.options.index.remove(ids);
     } finally {
@@ -732,7 +766,15 @@ export class MemoryService implements MemorySearch {
   /** Follows another node's change (src/sync): indexes the chunks `ids` that are stored, drops the others. */
   async applyStored(ids: number[]): Promise<void> {
     this.recount();
-    this.indexGeneration++;
+    this.touch(ids);
+    await this.indexAsStored(ids, true);
+  }
+
+  /**
+   * Indexes the chunks `ids` that are stored, as stored, and drops the others; `announce`: tells the
+   * listeners of those new to the index.
+   */
+  private async indexAsStored(ids: number[], announce: boolean): Promise<void> {
     for (let i = 0; i < ids.length; i += LOAD_PAGE) {
       const page = ids.slice(i, i + LOAD_PAGE);
       const chunks = await this.options.store.getMemoryChunks(page);
@@ -740,7 +782,7 @@ export class MemoryService implements MemorySearch {
       // Chunks new to this node's index are new memory to whoever listens (thread bridges), as
       // when this node stores one itself; chunks it held already only moved or changed.
       // (An index that cannot tell which rows it holds announces none.)
-      const held = this.options.index.heads?.(chunks.map((c) => c.id));
+      const held = announce ? this.options.index.heads?.(chunks.map((c) => c.id)) : undefined;
       if (chunks.length) {
         const vectors = await this.indexChunks(chunks);
         chunks.forEach((c, j) => {
@@ -804,7 +846,7 @@ export class MemoryService implements MemorySearch {
   /** Forgets a deleted thread: its open window and its vectors (the store deleted its rows). */
   async forgetThread(threadId: string, memoryIds: number[]): Promise<void> {
     this.recount();
-    this.indexGeneration++;
+    this.touch(memoryIds);
     this.windows.discard(threadId);
     await this.options.index.remove(memoryIds);
     this.changed(memoryIds);
@@ -966,9 +1008,26 @@ export class MemoryService implements MemorySearch {
       this.options.onEmbedFailure?.();
       this.embedFailures.failed((err as Error)?.message, { threadId: chunk.threadId }, 'memory chunk not embedded; it is indexed at the next start');
     }
+    // Before the write commits: a thread operation may move or delete the chunk from then on.
+    const watch = this.watchIndex();
+    try {
+      await this.fileAndIndex(closed, chunk, now, vector, forgotten, watch);
+    } finally {
+      watch.release();
+    }
+  }
+
+  /** remember's write of `chunk` (from the window or exchange `closed`) and its indexing. */
+  private async fileAndIndex(
+    closed: NewMemoryChunk,
+    chunk: NewMemoryChunk,
+    now: string,
+    vector: Float32Array | undefined,
+    forgotten: () => boolean,
+    watch: IndexWatch,
+  ): Promise<void> {
+    const { store } = this.options;
     let stored: MemoryChunk | null;
-    // Read before the write commits: a thread operation may move or delete the chunk from then on.
-    const generation = this.indexGeneration;
     try {
       // The embedding may take a model server seconds: the store files the chunk, in the write's own
       // transaction, where a message for its thread would go now. A thread merged meanwhile sends it
@@ -996,7 +1055,7 @@ export class MemoryService implements MemorySearch {
       return;
     }
     if (vector) {
-      const indexed = await this.indexFiled(stored, vector, generation);
+      const indexed = await this.indexFiled(stored, vector, watch);
       if (indexed) for (const listen of this.indexListeners) listen(indexed, vector);
     }
     this.changed([stored.id]);
@@ -1004,26 +1063,34 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
-   * Indexes a chunk remember just filed. A reindex, applyStored or forget begun since `generation`
-   * (read before the write) may have moved or deleted it after the write committed, and reached the
-   * index first: this upsert would put the chunk back as it was filed, in its old thread's scope, or
-   * back in the index after its deletion. Then the chunk is read again and indexed as the store holds
-   * it, until no such call began meanwhile (INDEX_FILED_ROUNDS reads at most). One counter for all such
-   * calls, not one per thread: they learn a chunk's thread from the store, after the move. Returns
-   * the chunk when it is still where it was filed; null when it moved or went (whatever moved it told
-   * the listeners, or has the bridges count again).
+   * Indexes a chunk remember just filed (settle). Returns the chunk when it is still where it was
+   * filed; null when it moved or went (whatever moved it told the listeners, or has the bridges
+   * count again).
    */
-  private async indexFiled(stored: MemoryChunk, vector: Float32Array, generation: number): Promise<MemoryChunk | null> {
-    const { index, store } = this.options;
-    await index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
-    let now: MemoryChunk | undefined = stored;
-    for (let round = 0; round < INDEX_FILED_ROUNDS && generation !== this.indexGeneration; round++) {
-      generation = this.indexGeneration;
-      [now] = await store.getMemoryChunks([stored.id]);
-      if (now) await index.upsert([{ rowId: now.id, vector, meta: metaOf(now) }]);
-      else await index.remove([stored.id]);
-    }
+  private async indexFiled(stored: MemoryChunk, vector: Float32Array, watch: IndexWatch): Promise<MemoryChunk | null> {
+    await this.options.index.upsert([{ rowId: stored.id, vector, meta: metaOf(stored) }]);
+    if (!(await this.settle([stored.id], watch))) return stored;
+    const [now] = await this.options.store.getMemoryChunks([stored.id]);
     return now && scopeOf(now) === scopeOf(stored) ? now : null;
+  }
+
+  /**
+   * After new rows `ids` were indexed as written: a reindex, applyStored or forget of some of them
+   * since `watch` began (before their write committed) may have moved or deleted them after the
+   * write, and reached the index first, and the upsert just made put them back as written (in the
+   * old thread's scope, or in the index after their deletion). Those are read again and indexed as
+   * the store holds them, until none was touched meanwhile (SETTLE_ROUNDS reads at most). Rows, not
+   * threads: those calls learn a chunk's thread from the store, after the move. Returns whether it
+   * read any again.
+   */
+  private async settle(ids: number[], watch: IndexWatch): Promise<boolean> {
+    let round = 0;
+    for (; round < SETTLE_ROUNDS; round++) {
+      const again = watch.touchedOf(ids);
+      if (!again.length) break;
+      await this.indexAsStored(again, false);
+    }
+    return round > 0;
   }
 
   /**

@@ -152,4 +152,77 @@ describe('memory index against thread operations racing a chunk being filed', ()
     expect(index.size).toBe(0);
     expect(await scopesHolding(index, [thread.id, other.id])).toEqual([]);
   });
+
+  it('indexes the chunks a thread operation stored where they are after another moved them before they were indexed', async () => {
+    const { store, memory, index, thread, other } = await setup();
+    const [vector] = await embedder.embed(['When does the ferry leave? The ferry leaves at noon.']);
+    const chunk = {
+      threadId: thread.id,
+      roomId: 'news_1',
+      kind: 'exchange' as const,
+      text: 'Q: When does the ferry leave?\nA: The ferry leaves at noon.',
+      messageIds: [],
+      authors: ['Ann', 'Salon AI'],
+      firstTs: '2026-11-24T12:00:00.000Z',
+      lastTs: '2026-11-24T12:00:00.000Z',
+      privileged: false,
+      owner: 'u_Ann',
+    };
+    // A fusion or compaction begins the watch before its change commits (ThreadService.indexCommitted).
+    const watch = memory.watchIndex();
+    const { addedMemoryIds } = await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      addMemory: [{ chunk, vector, model: memory.vectorModel }],
+    });
+    // A merge of the new thread commits and is indexed while the operation waits (for the index's reserve).
+    await store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMemory: [{ ids: addedMemoryIds, threadId: other.id, roomId: 'news_1' }] });
+    await memory.reindex(addedMemoryIds);
+    await memory.indexStored(addedMemoryIds, [{ chunk, vector }], watch);
+    expect(await scopesHolding(index, [thread.id, other.id])).toEqual([other.id]);
+  });
+
+  it('reads again only the new chunks another change touched, not all of them whenever any change ran meanwhile', async () => {
+    const { store, memory, thread } = await setup();
+    const [vector] = await embedder.embed(['The pier opens in May.']);
+    const chunk = {
+      threadId: thread.id,
+      roomId: 'news_1',
+      kind: 'window' as const,
+      text: 'Ann: The pier opens in May.',
+      messageIds: [],
+      authors: ['Ann'],
+      firstTs: '2026-11-24T12:00:00.000Z',
+      lastTs: '2026-11-24T12:00:00.000Z',
+      privileged: false,
+      owner: null,
+    };
+    const watch = memory.watchIndex();
+    const { addedMemoryIds } = await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      addMemory: [1, 2, 3].map(() => ({ chunk, vector, model: memory.vectorModel })),
+    });
+    // Another node's change to other rows, followed meanwhile (a busy room's windows, one notice each).
+    await memory.applyStored([addedMemoryIds[2] + 100]);
+    const read = store.getMemoryChunks.bind(store);
+    const reads: number[][] = [];
+    store.getMemoryChunks = (ids) => (reads.push(ids), read(ids));
+    await memory.indexStored(
+      addedMemoryIds,
+      [chunk, chunk, chunk].map((c) => ({ chunk: c, vector })),
+      watch,
+    );
+    expect(reads).toEqual([]);
+    // One of them moved meanwhile: that one alone is read again.
+    const again = memory.watchIndex();
+    await memory.reindex([addedMemoryIds[1]]);
+    reads.length = 0;
+    await memory.indexStored(
+      addedMemoryIds,
+      [chunk, chunk, chunk].map((c) => ({ chunk: c, vector })),
+      again,
+    );
+    expect(reads).toEqual([[addedMemoryIds[1]]]);
+  });
 });

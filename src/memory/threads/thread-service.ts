@@ -21,13 +21,14 @@ import type {
   Thread,
   ThreadBridge,
   ThreadChange,
+  ThreadChangeResult,
   ThreadEvent,
 } from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_MESSAGES, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, plural, squash } from '../../text.js';
 import { markdownLiteral as literal } from '../../protocol/markdown-literal.js';
 import { ASSISTANT_NAME, hasHiddenCharacters, nameKey } from '../../protocol/names.js';
-import type { MemoryService, MemoryStats } from '../memory-service.js';
+import type { IndexWatch, MemoryService, MemoryStats } from '../memory-service.js';
 import { ThreadBridges, type MergeSuggestion } from './bridges.js';
 import { Turns } from './turns.js';
 import { MAIN_THREAD_TITLE, roomFull } from '../../store/thread-rows.js';
@@ -575,7 +576,9 @@ export class ThreadService {
       released,
       chunksBefore: publicCount(chunks.map((c) => c.chunk)),
     };
-    const result = await store.applyThreadChange({
+    // Before the change commits: a change moving or deleting its new chunks before they are indexed is followed.
+    const watch = memory.watchIndex();
+    const result = await this.committing(watch, {
       at: new Date().toISOString(),
       expect: [{ id, version: thread.version }],
       updateThreads: [{ id, ...(released ? { splitLockedUntil: null } : {}) }],
@@ -584,7 +587,7 @@ export class ThreadService {
       history: [{ threadId: id, actor, action: 'compact', details: shown }],
     });
     await this.forgetCommitted(id, [...gone, ...summaries.map((s) => s.id)]);
-    await this.indexCommitted(id, result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)]);
+    await this.indexCommitted(id, result.addedMemoryIds, [...replaced.map((r) => r.into), ...summaries.map((s) => s.into)], watch);
     this.bridges.invalidate([id]);
     this.log.info({ threadId: id, fused, summarised: summaries.length, released }, 'thread compacted');
     // A released lock is told as an unlock is: the members' thread lists show the lock until told.
@@ -720,9 +723,11 @@ export class ThreadService {
       ],
     };
     await turns.next();
-    const { addedMemoryIds, appended } = await store.applyThreadChange(change);
+    // Before the change commits: a merge or deletion of the fusion while the index reserves is followed.
+    const watch = memory.watchIndex();
+    const { addedMemoryIds, appended } = await this.committing(watch, change);
     await reserving;
-    await this.indexCommitted(id, addedMemoryIds, result.chunks);
+    await this.indexCommitted(id, addedMemoryIds, result.chunks, watch);
     for (const m of appended) this.options.outlet?.broadcast(m.roomId, { type: 'message', message: m });
     if (fallback) {
       const warning: ServerMessage = {
@@ -761,10 +766,23 @@ export class ThreadService {
     }
   }
 
-  /** Indexes the chunks a committed change added (MemoryService.indexStored); see afterCommit. */
-  private indexCommitted(threadId: string, ids: number[], chunks: PlannedChunk[]): Promise<void> {
+  /** Applies `change`, releasing `watch` (taken before it, for indexCommitted) when it fails. */
+  private async committing(watch: IndexWatch, change: ThreadChange): Promise<ThreadChangeResult> {
+    try {
+      return await this.options.store.applyThreadChange(change);
+    } catch (err) {
+      watch.release();
+      throw err;
+    }
+  }
+
+  /**
+   * Indexes the chunks a committed change added (MemoryService.indexStored, which releases `watch`,
+   * taken before the change committed); see afterCommit.
+   */
+  private indexCommitted(threadId: string, ids: number[], chunks: PlannedChunk[], watch: IndexWatch): Promise<void> {
     return this.afterCommit(threadId, ids, 'memory chunks of a thread operation not indexed; they are indexed at the next start', () =>
-      this.options.memory.indexStored(ids, chunks),
+      this.options.memory.indexStored(ids, chunks, watch),
     );
   }
 
