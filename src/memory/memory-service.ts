@@ -60,8 +60,9 @@ const SETTLE_ROUNDS = 4;
 
 /**
  * The rows the memory index was told to reindex or drop (reindex, applyStored, forget,
- * forgetThread) while a write of new rows was under way (MemoryService.watchIndex): those of the
- * new rows among them are indexed again as the store holds them once the rows are indexed (settle).
+ * forgetThread, retention) while a write of new rows was under way (MemoryService.watchIndex):
+ * those of the new rows among them are indexed again as the store holds them once the rows are
+ * indexed (settle).
  */
 export interface IndexWatch {
   /** Those of `ids` touched since it began or since the last call. */
@@ -1075,10 +1076,10 @@ export class MemoryService implements MemorySearch {
   }
 
   /**
-   * After new rows `ids` were indexed as written: a reindex, applyStored or forget of some of them
-   * since `watch` began (before their write committed) may have moved or deleted them after the
-   * write, and reached the index first, and the upsert just made put them back as written (in the
-   * old thread's scope, or in the index after their deletion). Those are read again and indexed as
+   * After new rows `ids` were indexed as written: a reindex, applyStored, forget or retention of
+   * some of them since `watch` began (before their write committed) may have moved or deleted them
+   * after the write, and reached the index first, and the upsert just made put them back as written
+   * (in the old thread's scope, or in the index after their deletion). Those are read again and indexed as
    * the store holds them, until none was touched meanwhile (SETTLE_ROUNDS reads at most). Rows, not
    * threads: those calls learn a chunk's thread from the store, after the move. Returns whether it
    * read any again.
@@ -1170,6 +1171,7 @@ export class MemoryService implements MemorySearch {
     const olderThan = new Date(this.now() - this.retentionMs).toISOString();
     for (;;) {
       const removed = await this.options.store.pruneMemory(threadId, this.maxChunksPerThread, olderThan, DELETE_SLICE);
+      this.touch(removed);
       if (removed.length) await this.options.index.remove(removed);
       this.changed(removed);
       if (removed.length < DELETE_SLICE) return;

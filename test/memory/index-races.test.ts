@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
-import { MemoryService } from '../../src/memory/memory-service.js';
+import { MemoryService, type MemoryOptions } from '../../src/memory/memory-service.js';
 import type { Message } from '../../src/protocol/messages.js';
 import type { AskRequest, AskResult } from '../../src/rooms/types.js';
 import { SearchIndex } from '../../src/search/search-index.js';
@@ -20,10 +20,10 @@ afterEach(async () => {
 
 const embedder = new LocalEmbedder();
 
-async function setup() {
+async function setup(options: Partial<MemoryOptions> = {}) {
   const store = new SqliteStore({ filename: ':memory:' });
   const index = new SearchIndex({ model: embedder.model, dimensions: embedder.dimensions, threads: 1, threshold: 1_000_000, hnswMode: 'off' });
-  const memory = new MemoryService({ store, embedder, index });
+  const memory = new MemoryService({ store, embedder, index, ...options });
   cleanups.push(async () => {
     await memory.close();
     await index.close();
@@ -224,5 +224,34 @@ describe('memory index against thread operations racing a chunk being filed', ()
       again,
     );
     expect(reads).toEqual([[addedMemoryIds[1]]]);
+  });
+
+  it('leaves out of the index the new chunks retention deleted before they were indexed', async () => {
+    const { store, memory, index, thread } = await setup({ retentionDays: 1, now: () => Date.UTC(2026, 10, 30) });
+    const [vector] = await embedder.embed(['The pier opens in May.']);
+    const chunk = {
+      threadId: thread.id,
+      roomId: 'news_1',
+      kind: 'window' as const,
+      text: 'Ann: The pier opens in May.',
+      messageIds: [],
+      authors: ['Ann'],
+      firstTs: '2026-11-24T12:00:00.000Z',
+      lastTs: '2026-11-24T12:00:00.000Z',
+      privileged: false,
+      owner: null,
+    };
+    const watch = memory.watchIndex();
+    // A fusion's copy keeps its source's last use, six days ago: past the retention.
+    const { addedMemoryIds } = await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      addMemory: [{ chunk, vector, model: memory.vectorModel, updatedAt: '2026-11-24T12:00:00.000Z' }],
+    });
+    // A sweep (here the load's) runs while the fusion waits for the index's reserve.
+    await memory.load();
+    expect(await store.scanMemoryChunks(0, 10)).toEqual([]);
+    await memory.indexStored(addedMemoryIds, [{ chunk, vector }], watch);
+    expect(index.size).toBe(0);
   });
 });
