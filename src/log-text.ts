@@ -42,15 +42,16 @@ const PORT = String.raw`(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{
  * A password of digits before a space or tab (`redis://u:12 hunter@cache`) reads like a port
  * followed by words, and was logged: only the words after it could tell `host:12` followed by
  * someone's address from it, so it is scrubbed as any other password with a space is, to the last
- * `@` on its line that a host follows. A port that a quote, bracket, comma, semicolon or the
- * text's end closes, or spaces then an opening quote or bracket (`redis://cache:6379 (ask
- * ops@example.com)`), is still read as a port.
+ * `@` on its line that a host follows. A port that the text's end closes, or a quote, bracket,
+ * comma or semicolon before a space or another of them (`"redis://cache:6379", ask ops@…`), or
+ * spaces then an opening quote or bracket (`redis://cache:6379 (ask ops@example.com)`), is still
+ * read as a port; digits then a quote inside a word (`u:12"x@cache`) are a password.
  */
 const URL_USERINFO = new RegExp(
   [
     // The scheme is read from the start of a run of scheme characters only (see schemeKept).
     String.raw`(?<![a-z0-9+.-])([a-z0-9+.-]*:\/\/)`,
-    String.raw`(?:(?:[^\s/?#@:"'<>[\]]+:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!${PORT}(?:[/?#"'<>),;]|\s+[("'<[]|$))(?:(?!:\/\/).)*)|:(?:(?!:\/\/).)*)@(?=[\w[%])`,
+    String.raw`(?:(?:[^\s/?#@:"'<>[\]]+:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!${PORT}(?:[/?#]|["'<>),;](?=[\s"'<>),;.]|$)|\s+[("'<[]|$))(?:(?!:\/\/).)*)|:(?:(?!:\/\/).)*)@(?=[\w[%])`,
     String.raw`|[^\s/?#"'<>]*@)`,
   ].join(''),
   'gi',

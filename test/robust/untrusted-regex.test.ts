@@ -56,6 +56,9 @@ describe('digits-only passwords in logs', () => {
     expect(textForLog('http://u:12\thunter@[::1]:8080 refused')).toBe('http://[::1]:8080 refused');
     expect(textForLog('mongodb://u:12 hunter@h1,h2/db')).toBe('mongodb://h1,h2/db');
     expect(textForLog('redis://cache:6379 (ask ops@example.com)')).toBe('redis://cache:6379 (ask ops@example.com)');
+    expect(textForLog('redis://u:12"x@cache refused')).toBe('redis://cache refused');
+    expect(textForLog("redis://u:12'x y@cache refused")).toBe('redis://cache refused');
+    expect(textForLog('see "redis://cache:6379". Mail ops@example.com')).toBe('see "redis://cache:6379". Mail ops@example.com');
   });
 });
 
