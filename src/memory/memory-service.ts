@@ -611,26 +611,51 @@ export class MemoryService implements MemorySearch {
    */
   async reindex(ids: number[]): Promise<void> {
     this.recount();
-    this.touch(ids);
-    const model = this.vectorModel;
     // SQLite answers each page at once: a merge of 3,000 chunks read them all without a turn.
     const turns = new Turns();
     try {
       for (let i = 0; i < ids.length; i += LOAD_PAGE) {
         if (turns.due()) await turns.next();
-        const chunks = await this.options.store.getMemoryChunks(ids.slice(i, i + LOAD_PAGE));
-        try {
-          await this.indexChunks(chunks);
-        } catch (err) {
-          const unembedded = chunks.filter((c) => !c.vector || c.vectorModel !== model);
-          this.log.warn({ chunks: unembedded.length, err: (err as Error)?.message }, 'memory chunks not reindexed; they are indexed at the next start');
-          await this.options.index.remove(unembedded.map((c) => c.id));
-          await this.indexChunks(chunks.filter((c) => !unembedded.includes(c)));
-        }
+        await this.followed(ids.slice(i, i + LOAD_PAGE), (page) => this.reindexPage(page));
       }
     } finally {
       // Moved in the store: the other nodes are told even when this node's index failed (indexStored).
       this.changed(ids);
+    }
+  }
+
+  /** Indexes the chunks `ids` as stored; those that cannot be embedded leave the index (reindex). */
+  private async reindexPage(ids: number[]): Promise<void> {
+    const model = this.vectorModel;
+    const chunks = await this.options.store.getMemoryChunks(ids);
+    try {
+      await this.indexChunks(chunks);
+    } catch (err) {
+      const unembedded = chunks.filter((c) => !c.vector || c.vectorModel !== model);
+      this.log.warn({ chunks: unembedded.length, err: (err as Error)?.message }, 'memory chunks not reindexed; they are indexed at the next start');
+      await this.options.index.remove(unembedded.map((c) => c.id));
+      await this.indexChunks(chunks.filter((c) => !unembedded.includes(c)));
+    }
+    // Deleted since the change that asked for it (a redo's read, settle).
+    const found = new Set(chunks.map((c) => c.id));
+    await this.options.index.remove(ids.filter((id) => !found.has(id)));
+  }
+
+  /**
+   * Runs `index` (a read of the chunks `page` from the store, then their indexing) as a change of
+   * theirs is followed: another call reading them later may write to the index first, when this
+   * one waits longer between its read and its write (an embedding), and this one's older read
+   * would land last. So the rows are noted in the watches under way before the read, and those
+   * another call touched meanwhile are read and indexed again (settle).
+   */
+  private async followed(page: number[], index: (ids: number[]) => Promise<void>): Promise<void> {
+    this.touch(page);
+    const watch = this.watchIndex();
+    try {
+      await index(page);
+      await this.settle(page, watch, index);
+    } finally {
+      watch.release();
     }
   }
 
@@ -767,8 +792,7 @@ export class MemoryService implements MemorySearch {
   /** Follows another node's change (src/sync): indexes the chunks `ids` that are stored, drops the others. */
   async applyStored(ids: number[]): Promise<void> {
     this.recount();
-    this.touch(ids);
-    await this.indexAsStored(ids, true);
+    for (let i = 0; i < ids.length; i += LOAD_PAGE) await this.followed(ids.slice(i, i + LOAD_PAGE), (page) => this.indexAsStored(page, true));
   }
 
   /**
@@ -1084,12 +1108,12 @@ export class MemoryService implements MemorySearch {
    * threads: those calls learn a chunk's thread from the store, after the move. Returns whether it
    * read any again.
    */
-  private async settle(ids: number[], watch: IndexWatch): Promise<boolean> {
+  private async settle(ids: number[], watch: IndexWatch, index = (again: number[]) => this.indexAsStored(again, false)): Promise<boolean> {
     let round = 0;
     for (; round < SETTLE_ROUNDS; round++) {
       const again = watch.touchedOf(ids);
       if (!again.length) break;
-      await this.indexAsStored(again, false);
+      await index(again);
     }
     return round > 0;
   }

@@ -254,4 +254,55 @@ describe('memory index against thread operations racing a chunk being filed', ()
     await memory.indexStored(addedMemoryIds, [{ chunk, vector }], watch);
     expect(index.size).toBe(0);
   });
+
+  it('indexes a chunk where the later of two changes put it when the earlier one’s reindex lands last (its embedding was slower)', async () => {
+    // The first embedding waits for `release`; the others go through.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const embedding = new Promise<void>((r) => (started = r));
+    let calls = 0;
+    class FirstHeld extends LocalEmbedder {
+      override async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+        if (calls++ === 0) {
+          started();
+          await held;
+        }
+        return super.embed(texts, signal);
+      }
+    }
+    const { store, memory, index, thread, other } = await setup({ embedder: new FirstHeld() });
+    const third = await createThread(store, { id: 'thr_third', roomId: 'news_1', title: 'Third' }, 'u_Ann');
+    // Stored while the embedder was down: the chunk has no vector, and each reindex embeds it.
+    const at = '2026-11-24T12:00:00.000Z';
+    const stored = await store.addMemoryChunk(
+      {
+        threadId: thread.id,
+        roomId: 'news_1',
+        kind: 'window',
+        text: 'Ann: The pier opens in May.',
+        messageIds: [],
+        authors: ['Ann'],
+        firstTs: at,
+        lastTs: at,
+        privileged: false,
+        owner: null,
+      },
+      at,
+    );
+    const move = (threadId: string) =>
+      store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMemory: [{ ids: [stored.id], threadId, roomId: 'news_1' }] });
+    await move(other.id);
+    const first = memory.reindex([stored.id]);
+    await embedding;
+    // Another node merges it on meanwhile; this node follows that change while its own reindex embeds.
+    await move(third.id);
+    await memory.applyStored([stored.id]);
+    release();
+    await first;
+    const [query] = await embedder.embed(['Ann: The pier opens in May.']);
+    const holding: string[] = [];
+    for (const id of [thread.id, other.id, third.id]) if ((await index.search(query, 5, { scopes: [id], includePrivileged: false })).length) holding.push(id);
+    expect(holding).toEqual([third.id]);
+  });
 });
