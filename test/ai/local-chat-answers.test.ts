@@ -4,6 +4,7 @@ import type { GroundedSource } from '../../src/ai/grounded-prompt.js';
 import { LocalChatModel } from '../../src/ai/local/local-chat.js';
 import { LocalEmbedder } from '../../src/ai/local/local-embedder.js';
 import { addsToAnswer } from '../../src/ai/local/follow-up.js';
+import { namedSubjectFirst } from '../../src/ai/local/subject-named.js';
 import { ask } from './local-chat-fixtures.js';
 
 const models = [
@@ -69,5 +70,62 @@ describe('addsToAnswer', () => {
   it('refuses one holding no word of the question, or only the answer’s and little of its own', () => {
     expect(addsToAnswer(q, ['Melanie: I painted a horse recently.'], 'Certainly!')).toBe(false);
     expect(addsToAnswer(q, ['Melanie: I painted a horse recently.'], 'Thanks, Melanie!')).toBe(false);
+  });
+});
+
+describe.each(models)('the answer’s first sentence (%s)', (_name, model) => {
+  const paris: GroundedSource = {
+    n: 1,
+    label: 'Black Death in Europe',
+    content: 'In 1466, perhaps 40,000 people died of the plague in Paris. The epidemic returned every few years.',
+  };
+
+  it('comes from a source naming what the question names, not from one that never does', async () => {
+    const baghdad: GroundedSource = {
+      n: 2,
+      label: 'Plague in the Middle East',
+      content:
+        'The plague reached the Middle East in 1347. Baghdad has suffered severely from visitations of the plague, and sometimes two-thirds of its population has been wiped out.',
+    };
+    expect(await model.answer(ask('How many people, at most, have died of plague in Baghdad?', [paris, baghdad]))).toMatch(/^Baghdad has suffered severely/);
+  });
+
+  it('stays with a source writing out the abbreviation the question names', async () => {
+    // "EU": `the European Union` names it; the other source's `EU institutions` answers nothing.
+    const rights: GroundedSource = {
+      n: 1,
+      label: 'European Union law',
+      content: 'None of the original treaties establishing the European Union mention protection for fundamental rights.',
+    };
+    const amended: GroundedSource = {
+      n: 2,
+      label: 'Treaties',
+      content: 'Major amending treaties were signed to make minor amendments to the relative power of member states in the EU institutions.',
+    };
+    expect(await model.answer(ask('How many original treaties establishing the EU protected fundamental rights?', [rights, amended]))).toMatch(
+      /^None of the original treaties establishing the European Union/,
+    );
+  });
+});
+
+describe('namedSubjectFirst', () => {
+  const ranked = [
+    { n: 1, text: 'In 1466, perhaps 40,000 people died of the plague in Paris.' },
+    { n: 2, text: 'The agency was founded in 1958.' },
+  ];
+  const sources = (content: string): GroundedSource[] => [
+    { n: 1, label: 'Black Death', content: ranked[0].text },
+    { n: 2, label: 'Agencies', content },
+  ];
+  it('reads an abbreviation as spelt by capitalised words in a row, `of` or `and` between them', () => {
+    const q = 'When was NASA founded?';
+    const lead = (content: string) => namedSubjectFirst(q, sources(content), ranked, () => true)[0].n;
+    expect(lead('The National Aeronautics and Space Administration was founded in 1958.')).toBe(2);
+    expect(lead('The National Aeronautics. Space Administration was founded in 1958.')).toBe(1);
+  });
+
+  it('reads megabytes of capitalised words in a row without the regex engine’s backtrack stack', () => {
+    const q = 'When was NASA founded?';
+    expect(namedSubjectFirst(q, sources('Aa '.repeat(2_000_000)), ranked, () => true)[0].n).toBe(1);
   });
 });

@@ -35,6 +35,7 @@ import { askedTerms, contentTerms, idfTable, splitSentences, stem, words } from 
 import { asAsked, kinOf } from './kin.js';
 import { instructsTheReader } from './directives.js';
 import { addsToAnswer, ASKS, saysSomething } from './follow-up.js';
+import { namedSubjectFirst } from './subject-named.js';
 import { asksWhen, tellsTime } from './time-told.js';
 import { deedAsked, namesModels, namesSubject, priceTerms, REASON_CUE, tellsDeed } from './answer-cues.js';
 import { RERANK_MAX, RERANK_MIN } from '../rerank-parse.js';
@@ -192,8 +193,14 @@ export class LocalChatModel implements ChatModel {
     // statement of it: quoted, it claimed the source holds an answer it only asks for.
     const ranked = pricedFirst(
       prompt.question,
-      withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
-        (s) => !asksInDocument(prompt.sources, s) && !ONLY_ASKS.test(spokenText(s.text)) && !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')),
+      namedSubjectFirst(
+        prompt.question,
+        prompt.sources,
+        withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
+          (s) =>
+            !asksInDocument(prompt.sources, s) && !ONLY_ASKS.test(spokenText(s.text)) && !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')),
+        ),
+        relevant,
       ),
       relevant,
     );
