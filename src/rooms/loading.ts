@@ -33,8 +33,14 @@ function mergeBySeq(...lists: readonly (readonly Message[])[]): Message[] {
 
 /** A joiner's replay under way (readReplay): what was read for it, and what the room delivers meanwhile. */
 export interface ReplayRead {
-  /** The room's memory when the read began and, when that did not reach back to `lastSeq`, the store's messages after it. */
+  /**
+   * The room's memory when the read began; when that did not reach back to `lastSeq`, the store's
+   * messages after it; and the store's messages of the room's late runs at or below `lastSeq`
+   * (Room.lateUpTo), as many as the replay has room for.
+   */
   readonly read: readonly Message[];
+  /** Whether some late seqs at or below `lastSeq` were left unread: the replay is truncated. */
+  readonly lateCut: boolean;
   /** Every message the room remembered since the read began. */
   readonly arrived: readonly Message[];
   /** Stops catching arrivals: once joined, or when the join is given up. */
@@ -53,7 +59,9 @@ export async function readReplay(store: Store, room: Room, lastSeq: number | und
   try {
     const inMemory = lastSeq === undefined || lastSeq > room.seq || lastSeq >= room.oldestSeq() - 1 || lastSeq === room.seq;
     const stored = inMemory ? [] : await newestAfter(store, room.id, lastSeq, limit, maxBytes);
-    return { read: mergeBySeq(stored, memory), arrived: caught.arrived, stop: caught.stop };
+    const late =
+      lastSeq === undefined || lastSeq > room.seq ? { messages: [], cut: false } : await lateRead(store, room, lastSeq, limit - (room.seq - lastSeq), memory);
+    return { read: mergeBySeq(late.messages, stored, memory), lateCut: late.cut, arrived: caught.arrived, stop: caught.stop };
   } catch (err) {
     caught.stop();
     throw err;
@@ -87,7 +95,29 @@ export function replayHistory(
   const missed = mergeBySeq(replay.read, replay.arrived, memory).filter((m) => m.seq > lastSeq || room.cameLate(m.seq));
   const top = Math.max(room.seq, missed.at(-1)?.seq ?? 0);
   if (lastSeq > top) return cutToBytes(memory, false, maxBytes);
-  return top - lastSeq > limit ? cutToBytes(missed.slice(-limit), true, maxBytes) : cutToBytes(missed, false, maxBytes);
+  return top - lastSeq > limit || missed.length > limit ? cutToBytes(missed.slice(-limit), true, maxBytes) : cutToBytes(missed, replay.lateCut, maxBytes);
+}
+
+/**
+ * The stored messages of the room's late runs at or below `lastSeq` (Room.lateUpTo) that `memory`
+ * does not hold, newest run first, at most `room` of them; `cut` when more were late. A member
+ * whose socket dropped while the room delivered them (an import, readable below a live message
+ * said meanwhile) asks back from past them, and gets them from here.
+ */
+async function lateRead(store: Store, room: Room, lastSeq: number, space: number, memory: readonly Message[]): Promise<{ messages: Message[]; cut: boolean }> {
+  const held = new Set(memory.map((m) => m.seq));
+  const messages: Message[] = [];
+  for (const [first, last] of room.lateUpTo(lastSeq)) {
+    let top = last;
+    while (top >= first && held.has(top)) top--;
+    if (top < first) continue;
+    if (messages.length >= space) return { messages, cut: true };
+    const want = Math.min(top - first + 1, space - messages.length);
+    const page = await store.messagesBefore(room.id, top + 1, want);
+    messages.push(...page.filter((m) => m.seq >= first));
+    if (want < top - first + 1) return { messages, cut: true };
+  }
+  return { messages, cut: false };
 }
 
 /** The newest of `messages` that fit `maxBytes`; `truncated` when it was already, or when some were cut. */

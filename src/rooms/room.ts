@@ -43,10 +43,13 @@ const MAX_GONE_THREADS = 100;
  */
 const MAX_MOVED_MESSAGES = 5_000;
 /**
- * Late seqs a room remembers (Room.cameLate), far more than arrive out of order between two
- * rejoins: a welcome gives them back to a rejoining member whose lastSeq is past them.
+ * Runs of late seqs a room remembers (Room.cameLate), far more than arrive out of order between
+ * two rejoins: a welcome gives them back to a rejoining member whose lastSeq is past them. Runs,
+ * not seqs: an import becomes readable below live messages said meanwhile and is delivered late
+ * whole, thousands of seqs, and the 64 seqs kept before left a member who rejoined during its
+ * delivery without the rest of it.
  */
-const LATE_SEQS_KEPT = 64;
+const LATE_RUNS_KEPT = 64;
 
 export class Room {
   info: RoomInfo | null = null;
@@ -90,8 +93,8 @@ export class Room {
   private history: Message[] = [];
   /** Seqs already delivered, so a message arriving twice (bus and resync) goes out once. */
   private readonly delivered = new SeqWindow();
-  /** The newest LATE_SEQS_KEPT seqs delivered after a newer one (cameLate). */
-  private readonly lateSeqs: number[] = [];
+  /** The newest LATE_RUNS_KEPT runs of consecutive seqs delivered after a newer one (cameLate), as [first, last]. */
+  private readonly lateRuns: [number, number][] = [];
   /** Messages remembered while joiners' replays are read from the store, one list per joiner (catchArrivals). */
   private readonly catches = new Set<Message[]>();
   private readonly tasks = new TaskChain();
@@ -160,10 +163,7 @@ export class Room {
   /** Adds a message to the in-memory history; false when it was already there or already delivered. */
   remember(m: Message): boolean {
     if (this.delivered.has(m.seq)) return false;
-    if (m.seq < this.delivered.newest) {
-      this.lateSeqs.push(m.seq);
-      if (this.lateSeqs.length > LATE_SEQS_KEPT) this.lateSeqs.shift();
-    }
+    if (m.seq < this.delivered.newest) this.lateAt(m.seq);
     this.delivered.add(m.seq);
     if (this.goneThreads.has(m.threadId)) {
       // Held during a catch-up (or on its way) when its thread was deleted: the members here get it
@@ -222,7 +222,26 @@ export class Room {
    * two asks back for what came after the newer one (`lastSeq`), and was never given this one.
    */
   cameLate(seq: number): boolean {
-    return this.lateSeqs.includes(seq);
+    return this.lateRuns.some(([first, last]) => first <= seq && seq <= last);
+  }
+
+  /** The runs of late seqs (cameLate) at or below `upTo`, cut there, newest run first. */
+  lateUpTo(upTo: number): [number, number][] {
+    const runs: [number, number][] = [];
+    for (let i = this.lateRuns.length - 1; i >= 0; i--) {
+      const [first, last] = this.lateRuns[i];
+      if (first <= upTo) runs.push([first, Math.min(last, upTo)]);
+    }
+    return runs;
+  }
+
+  private lateAt(seq: number): void {
+    const run = this.lateRuns.at(-1);
+    if (run && seq === run[1] + 1) run[1] = seq;
+    else {
+      this.lateRuns.push([seq, seq]);
+      if (this.lateRuns.length > LATE_RUNS_KEPT) this.lateRuns.shift();
+    }
   }
 
   /** Seqs of `messages` this node has not delivered yet (a welcome read them from the store first). */

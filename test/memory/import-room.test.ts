@@ -118,6 +118,29 @@ describe('an import written in slices (SQLite)', () => {
     expect(texts.at(-2)).toBe(`Imported line ${n - 1}.`);
   });
 
+  it('is given whole to a member who rejoins past the live message said during it (more than the 64 late seqs a room kept)', async () => {
+    const a = await node({ env: {} });
+    await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));
+    const store = a.salon.store as SqliteStore;
+    const importedRows = () => store.db.prepare("SELECT count(*) FROM messages WHERE client_id LIKE 'import_%'").pluck().get() as number;
+    const { client: bo } = await joined(a, 'Bo', 'news_1');
+    const n = 200;
+    const seen = await withTurnsDue(async () => {
+      const importing = a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } });
+      await until(() => importedRows() > 0, 10_000);
+      bo.send({ type: 'say', text: 'Live, during the import.', clientId: 'c1' });
+      const live = await bo.next('message', (f) => f.message.clientId === 'c1');
+      return { live, response: await importing };
+    });
+    expect(seen.response.statusCode, seen.response.body).toBe(200);
+    await gotWhole(bo, n);
+    // Di got the live message, and her socket dropped before the import, delivered after it, reached her.
+    const { welcome } = await joined(a, 'Di', 'news_1', { lastSeq: seen.live.message.seq });
+    const texts = (welcome.history as { text: string }[]).map((m) => m.text);
+    expect(texts).toEqual(history(n).map((m) => m.text));
+    expect(welcome.truncated).toBeUndefined();
+  });
+
   it('reaches a member whole when a live message passed an import of more seqs than an old room window (4,096)', async () => {
     const a = await node({ env: {} });
     await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));
