@@ -3,6 +3,7 @@ import { scrub } from '../../src/ai/remote/errors-map.js';
 import { clampClusters, hasOverlongCluster } from '../../src/protocol/clusters.js';
 import { tellsTime } from '../../src/ai/local/time-told.js';
 import { cleanText } from '../../src/content/text.js';
+import { extractArticle } from '../../src/content/extract/index.js';
 import { MAX_LOG_TEXT_CHARS, errorForLog, textForLog } from '../../src/log-text.js';
 
 /**
@@ -101,5 +102,16 @@ describe("a model server's error over megabytes", () => {
     expect(scrub(`upstream said key-${'a'.repeat(8 * MIB)} then more`)).toBe('upstream said key-***');
     expect(scrub(`${'x '.repeat(4 * MIB)}`)).toBe(`${'x '.repeat(100)}…`);
     expect(scrub(`${'y'.repeat(150)} Bearer ${'b'.repeat(8 * MIB)}`, ['nothing'])).toBe(`${'y'.repeat(150)} Bearer-***`);
+  });
+});
+
+describe('page metadata over megabytes', () => {
+  it("a page's lang of megabytes of subtags is no language, and its article is still extracted (the tag's pattern ran out of the backtrack stack)", () => {
+    const page = (lang: string) =>
+      `<html lang="${lang}"><body><article><p>${'The council met again to vote on the bridge. '.repeat(20)}</p></article></body></html>`;
+    const hostile = extractArticle(page(`en${'-ab'.repeat(3 * MIB)}`));
+    expect(hostile.lang).toBeNull();
+    expect(hostile.text).toContain('The council met again');
+    expect(extractArticle(page('en_GB')).lang).toBe('en-GB');
   });
 });

@@ -169,10 +169,18 @@ function byline(candidates: MetadataCandidates, tags: MetaTags, jsonLdAuthors: s
   return null;
 }
 
+/**
+ * Longest language tag read (RFC 5646 asks for 35 characters at least). The tag's pattern holds a
+ * backtrack entry per subtag, and a page's `lang` of megabytes (`en-ab-ab-…`) ran out of V8's
+ * backtrack stack: the page was refused as having no article.
+ */
+const MAX_LANG_CHARS = 64;
+const LANG_TAG = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i;
+
 function lang(found: MetadataCandidates, tags: MetaTags): string | null {
   const raw = found.filter('html').attr('lang') ?? meta(tags, 'http-equiv=content-language', 'name=language', 'property=og:locale');
   const v = raw?.trim().replace(/_/g, '-');
-  return v && /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(v) ? v : null;
+  return v && v.length <= MAX_LANG_CHARS && LANG_TAG.test(v) ? v : null;
 }
 
 function hostName(url: string | undefined): string | null {
