@@ -129,3 +129,23 @@ describe('namedSubjectFirst', () => {
     expect(namedSubjectFirst(q, sources('Aa '.repeat(2_000_000)), ranked, () => true)[0].n).toBe(1);
   });
 });
+
+describe.each(models)('an answer opening with a pronoun (%s)', (_name, model) => {
+  it('is read with the sentence before it that names whom the pronoun stands for', async () => {
+    // `He is also the oldest quarterback …` was the whole answer, saying nowhere who.
+    const quarterbacks: GroundedSource = {
+      n: 1,
+      label: 'Super Bowl 50 quarterbacks',
+      content:
+        'Peyton Manning became the first quarterback ever to lead two different teams to multiple Super Bowls. ' +
+        'He is also the oldest quarterback ever to play in a Super Bowl at age 39. The past record was held by John Elway.',
+    };
+    expect(await model.answer(ask('How old was the oldest quarterback to play in a Super Bowl?', [quarterbacks]))).toBe(
+      'Peyton Manning became the first quarterback ever to lead two different teams to multiple Super Bowls. [1] ' +
+        'He is also the oldest quarterback ever to play in a Super Bowl at age 39. [1]',
+    );
+    expect(await model.answer(ask("What happened to Tesla's work after his death?"))).toBe(
+      'Tesla died on 7 January 1943 in New York City. [2] His work fell into obscurity after his death. [2]',
+    );
+  });
+});

@@ -216,7 +216,9 @@ export class LocalChatModel implements ChatModel {
     const namesWhatIsAsked = namingSubject(prompt.question);
     const chosen = [top];
     // "… he wrote in a blog post": a pronoun doer is read with the sentence naming who it stands for.
-    const antecedent = top === first && namesNoOne(prompt, top, common) ? namedBefore(prompt, ranked, top, common) : undefined;
+    // So is an answer opening with one (`He is also the oldest quarterback …`), whatever is asked.
+    const antecedent =
+      top === first && (namesNoOne(prompt, top, common) || OPENING_PRONOUN.test(top.text)) ? namedBefore(prompt, ranked, top, common) : undefined;
     if (antecedent) chosen.unshift(antecedent);
     for (const s of ranked) {
       if (s === top || chosen.includes(s)) continue;
@@ -392,6 +394,8 @@ function pricedFirst(question: string, ranked: ScoredSentence[], relevant: (s: S
 
 /** A personal pronoun: the doer a sentence names by pointing back (`… he wrote in a blog post`). */
 const PERSONAL_PRONOUN = /\b(?:he|she|they)\b/i;
+/** A personal pronoun or its possessive opening a sentence: who it is about is said before it. */
+const OPENING_PRONOUN = /^(?:He|She|They|His|Her|Their)\b/;
 
 /**
  * Whether the question asks who did a deed ("who wrote the post-mortem?", deedAsked), not what
@@ -414,7 +418,7 @@ function namesNoOne(prompt: GroundedPrompt, s: ScoredSentence, common: (word: st
 
 /** The sentence before `s` in its source when `s` points back with a pronoun and that one names someone: whom `he` stands for. */
 function namedBefore(prompt: GroundedPrompt, ranked: ScoredSentence[], s: ScoredSentence, common: (word: string) => boolean): ScoredSentence | undefined {
-  if (!PERSONAL_PRONOUN.test(s.text) || !isDocument(prompt.sources, s.n)) return undefined;
+  if (!(PERSONAL_PRONOUN.test(s.text) || OPENING_PRONOUN.test(s.text)) || !isDocument(prompt.sources, s.n)) return undefined;
   const before = ranked.find((r) => r.n === s.n && r.index === s.index - 1);
   return before && namesSomeone(before.text, new Set(words(prompt.question)), common) ? before : undefined;
 }
