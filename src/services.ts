@@ -38,6 +38,7 @@ import { indexGraphHealth } from './search/graph-health.js';
 import type { Store } from './store/types.js';
 import type { ChangeFeed } from './sync/change-feed.js';
 import { IndexSync, withIndexedRows } from './sync/index-sync.js';
+import { roomChangesApplier } from './sync/room-changes.js';
 
 /** A named readiness check for `/readyz` and `salon doctor`. */
 export type ReadinessCheck = () => Promise<ProviderHealth>;
@@ -191,7 +192,11 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     store,
     feed: changeFeed,
     nodeId: bus.nodeId,
-    targets: { documents: withIndexedRows(searchStack.indexer, searchStack.index), memory: withIndexedRows(memory, memoryIndex) },
+    targets: {
+      documents: withIndexedRows(searchStack.indexer, searchStack.index),
+      memory: withIndexedRows(memory, memoryIndex),
+      rooms: roomChangesApplier({ liveRoomIds: () => rooms.liveRoomIds(), catchUpLocal: (roomId, after) => rooms.storedUnpublished(roomId, after, false) }),
+    },
     resyncMs: overrides.indexResyncMs,
     log,
   });

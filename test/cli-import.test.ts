@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { item } from './store/contract.js';
-import { salon, tempDir } from './helpers.js';
+import { salon, tempDir, testApp } from './helpers.js';
+import { joined, until } from './rooms/helpers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -67,5 +68,34 @@ describe('salon import', () => {
     const refused = await salon(['import', file, '--room', 'news_1'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^salon import: cannot read .*chat\.json: /);
+  }, 60_000);
+
+  it('reaches the members of the room live on a server beside it, once each, in order', async () => {
+    const env = { LOCAL_EMBED_DIM: '256', SEARCH_WORKERS: '1' };
+    const node = await testApp({ SEED_DEMO: 'false', ...env }, { indexResyncMs: 50 });
+    closers.push(node.close);
+    await node.app.ready();
+    await node.app.salon.store.upsertItem(item('news_1', { title: 'Rust 2.0 released' }));
+    const { client: bo } = await joined(node.app, 'Bo', 'news_1');
+    bo.send({ type: 'say', text: 'Before the import.', clientId: 'c1' });
+    const live = await bo.next('message', (f) => f.message.clientId === 'c1');
+    const many = Array.from({ length: 30 }, (_, i) => ({
+      author: { name: 'Caroline' },
+      text: `Imported line ${i}.`,
+      ts: `2023-05-08T13:${String(i).padStart(2, '0')}:00Z`,
+    }));
+    const file = join(node.config.DATA_DIR, 'chat.json');
+    writeFileSync(file, JSON.stringify(many));
+    const run = await salon(['import', file, '--room', 'news_1'], { ...env, DATA_DIR: node.config.DATA_DIR });
+    expect(run.code, run.stderr).toBe(0);
+    const imported = () => bo.all('message').filter((f) => String(f.message.text).startsWith('Imported line'));
+    await until(() => imported().length >= many.length, 10_000);
+    // Several more reads of the log: nothing comes twice.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const frames = imported();
+    expect(frames.map((f) => f.message.text)).toEqual(many.map((m) => m.text));
+    expect(frames.map((f) => f.message.id)).toEqual(JSON.parse(run.stdout).messageIds);
+    const seqs = frames.map((f) => f.message.seq as number);
+    expect(seqs).toEqual(seqs.map((_, i) => (live.message.seq as number) + 1 + i));
   }, 60_000);
 });

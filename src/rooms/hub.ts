@@ -277,9 +277,15 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /**
    * Messages stored in `roomId` after `afterSeq` that were never published (an import): every node's
    * live room delivers to its members those they did not get, in seq order (NodeSync.storedUnpublished).
+   * `tellOthers` false: this node alone (each node read the change log entry that told it, room-changes.ts).
    */
-  storedUnpublished(roomId: string, afterSeq: number): void {
-    this.sync.storedUnpublished(roomId, afterSeq);
+  storedUnpublished(roomId: string, afterSeq: number, tellOthers = true): void {
+    this.sync.storedUnpublished(roomId, afterSeq, tellOthers);
+  }
+
+  /** Ids of the rooms live on this node (loaded or loading). */
+  liveRoomIds(): Iterable<string> {
+    return this.rooms.keys();
   }
 
   /**

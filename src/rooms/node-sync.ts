@@ -228,13 +228,13 @@ export class NodeSync {
   /**
    * Messages were stored in the room after `from` and published by nobody (an import, readable all
    * at once when its last write commits): this node's room delivers those its members did not get,
-   * as for a `sync`, and the other nodes are told to by one.
+   * as for a `sync`, and the other nodes are told to by one unless `tellOthers` is false.
    */
-  storedUnpublished(roomId: string, from: number): void {
+  storedUnpublished(roomId: string, from: number, tellOthers = true): void {
     const room = this.deps.room(roomId);
     if (room?.info) void this.catchUp(room, from);
     else if (room?.heard) this.loadingSyncs.set(roomId, Math.min(from, this.loadingSyncs.get(roomId) ?? from));
-    if (this.connected) this.publish(roomId, 'sync', JSON.stringify({ from }));
+    if (tellOthers && this.connected) this.publish(roomId, 'sync', JSON.stringify({ from }));
   }
 
   /**

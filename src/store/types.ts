@@ -375,8 +375,11 @@ export interface PutItemResult {
   removed: number[];
 }
 
-/** Which vector index a logged change concerns: document chunks (row ids) or memory chunks (ids). */
-export type ChangeTarget = 'documents' | 'memory';
+/**
+ * Which vector index a logged change concerns: document chunks (row ids) or memory chunks (ids);
+ * or `rooms`: messages stored unpublished outside a server, as pairs [room key, seq] (src/sync/room-changes.ts).
+ */
+export type ChangeTarget = 'documents' | 'memory' | 'rooms';
 
 /** One entry of the vector indexes' change log, which nodes catch up from (src/sync). */
 export interface IndexChange {

@@ -80,6 +80,9 @@ export const DEFAULT_PRUNE_EVERY_MS = 10 * 60_000;
  */
 export const RECHECK_SLICE = 500;
 
+/** The targets that are vector indexes (`rooms` is not: room-changes.ts). */
+type IndexTarget = Exclude<ChangeTarget, 'rooms'>;
+
 /** One index as the sync changes it. */
 export interface ChangeApplier {
   /** Indexes the rows `ids` that the store holds and drops the others from the index. */
@@ -96,8 +99,8 @@ export function withIndexedRows(applier: ChangeApplier, index: { rowIds?(): Arra
   return { applyStored: (ids) => applier.applyStored(ids), indexedRowIds: index.rowIds && (() => index.rowIds!()) };
 }
 
-/** Which of the row ids `ids` of each target the store holds. */
-const STORED_ROWS: Record<ChangeTarget, (store: Store, ids: number[]) => Promise<number[]>> = {
+/** Which of the row ids `ids` of each index the store holds. */
+const STORED_ROWS: Record<IndexTarget, (store: Store, ids: number[]) => Promise<number[]>> = {
   documents: async (store, ids) => (await store.getChunks(ids)).map((c) => c.rowId),
   memory: async (store, ids) => (await store.getMemoryChunks(ids)).map((c) => c.id),
 };
@@ -107,7 +110,8 @@ export interface IndexSyncOptions {
   feed: ChangeFeed;
   /** This node's id (the bus's): its own notices are not applied again. */
   nodeId: string;
-  targets: Record<ChangeTarget, ChangeApplier>;
+  /** Every index's applier; `rooms` (room-changes.ts) where the node has rooms to tell. */
+  targets: Record<IndexTarget, ChangeApplier> & { rooms?: ChangeApplier };
   log?: Logger;
   resyncMs?: number;
   /** Entries older than this are deleted from the log. */
@@ -387,7 +391,7 @@ export class IndexSync {
    */
   private async dropGoneRows(): Promise<number> {
     let dropped = 0;
-    for (const target of Object.keys(STORED_ROWS) as ChangeTarget[]) {
+    for (const target of Object.keys(STORED_ROWS) as IndexTarget[]) {
       const applier = this.options.targets[target];
       const held = applier?.indexedRowIds?.();
       if (!held) continue;

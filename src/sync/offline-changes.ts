@@ -1,6 +1,6 @@
 /**
  * Index changes made outside a server (the `salon ingest`, `import`, `threads` and `sources
- * refresh` commands) go to the store's change log, where every server sharing the store finds them
+ * refresh` commands), and messages `salon import` stores (room-changes.ts), go to the store's change log, where every server sharing the store finds them
  * at its next read of the log (IndexSync reads it every `resyncMs`, 30 s by default, on a lone node
  * as well): a command has no bus to send a notice on, and a node that applies an entry late applies
  * it the same way.
@@ -9,6 +9,7 @@ import type { ChunkSink } from '../content/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { ChangeTarget, Store } from '../store/types.js';
 import { changeSlices } from './index-sync.js';
+import { roomChangeIds } from './room-changes.js';
 
 export class OfflineChanges {
   private readonly pending = new Set<Promise<void>>();
@@ -29,6 +30,11 @@ export class OfflineChanges {
     })().catch((err: unknown) => this.log.warn({ err, target, rows: ids.length }, 'index change not logged for the running servers'));
     this.pending.add(write);
     void write.finally(() => this.pending.delete(write));
+  }
+
+  /** Messages stored in `roomId` after `afterSeq` and published by nobody (an import): the servers' live rooms deliver them (room-changes.ts). */
+  storedUnpublished(roomId: string, afterSeq: number): void {
+    this.record('rooms', roomChangeIds(roomId, afterSeq));
   }
 
   /** The ChunkSink of an ingestion run outside a server: its chunk changes, logged. */

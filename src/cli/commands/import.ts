@@ -5,8 +5,9 @@
  * before anything is written; then they are stored, all or none, and the thread's memory is
  * built, with a progress bar on stderr. Prints `{threadId, messageIds, stored}` to stdout.
  *
- * Running servers on the same store index the imported chunks within 30 s, from the store's change
- * log (OfflineChanges), as README says.
+ * Running servers on the same store index the imported chunks, and their live rooms deliver the
+ * imported messages to their members, within 30 s, from the store's change log (OfflineChanges),
+ * as README says.
  */
 import { OfflineChanges } from '../../sync/offline-changes.js';
 import { loadConfig } from '../../config.js';
@@ -100,7 +101,8 @@ const importCommand: Command = {
       bar = new ProgressBar('import', messages.length);
       // No memory.load(): repeats are found in the store, and the index only has to hold what this
       // import adds; loading it read (and re-embedded, after an embedder change) every thread's memory.
-      const result = await importMessages(store, memory, room, thread.id, messages);
+      // Running servers' live rooms deliver the messages once they read the entry (room-changes.ts).
+      const result = await importMessages(store, memory, room, thread.id, messages, (after) => changes.storedUnpublished(room, after));
       await memory.idle();
       const unbuilt = memory.handed - remembered;
       for (let i = 0; i < unbuilt; i++) bar.tick(false);
