@@ -149,3 +149,29 @@ describe.each(models)('an answer opening with a pronoun (%s)', (_name, model) =>
     );
   });
 });
+
+describe('a question asking two things', () => {
+  // Search ordered the sources for the whole question, and a source's place weighs on its
+  // sentences: "when did Tesla die?" was answered from the source listed second, about Edison.
+  const sources: GroundedSource[] = [
+    { n: 1, label: 'Super Bowl 50', content: "Super Bowl 50 was played at Levi's Stadium in Santa Clara, California." },
+    { n: 3, label: 'Rivals', content: "Tesla's rival Thomas Edison died in 1931." },
+    { n: 4, label: "Levi's Stadium", content: "Levi's Stadium opened in 2014. It seats 68,500 fans." },
+    { n: 5, label: 'Football', content: 'American football is played by two teams of eleven.' },
+    { n: 2, label: 'Inventors', content: 'Tesla died on 7 January 1943 in New York City.' },
+  ];
+  const question = 'Where was Super Bowl 50 played, and when did Tesla die?';
+
+  it('answers each part from the sources in the order of that part’s own words', async () => {
+    const model = new LocalChatModel(new LocalEmbedder(), { maxSentences: 1 });
+    expect(await model.answer(ask(question, sources))).toBe(
+      "Super Bowl 50 was played at Levi's Stadium in Santa Clara, California. [1] Tesla died on 7 January 1943 in New York City. [2]",
+    );
+  });
+
+  it('quotes a part’s own source first without an embedder too', async () => {
+    const answer = await new LocalChatModel().answer(ask(question, sources));
+    expect(answer.indexOf('Tesla died on 7 January 1943')).toBeGreaterThan(0);
+    expect(answer.indexOf('Tesla died on 7 January 1943')).toBeLessThan(answer.indexOf('Thomas Edison died'));
+  });
+});

@@ -106,6 +106,27 @@ export class LocalChatModel implements ChatModel {
 
   async rerank(query: string, snippets: string[], signal?: AbortSignal): Promise<number[]> {
     if (!snippets.length) return [];
+    const order = await this.order(query, snippets, signal);
+    return order.slice(0, Math.max(Math.min(RERANK_MIN, snippets.length), Math.min(RERANK_MAX, snippets.length)));
+  }
+
+  /**
+   * The sources in the order of their relevance to one part of a question (rerank's order): the
+   * pipeline chose and ordered them for the whole question, and a source's place weighs on its
+   * sentences' scores (`rank`), so the source answering a part, listed late for the other part's
+   * words, lost to a sentence of a source listed first holding the part's words.
+   */
+  private async rankedFor(part: string, sources: GroundedSource[], signal?: AbortSignal): Promise<GroundedSource[]> {
+    const order = await this.order(
+      part,
+      sources.map((s) => `${s.label}\n${s.content}`),
+      signal,
+    );
+    return order.map((i) => sources[i]);
+  }
+
+  /** Every snippet's index, most relevant to `query` first: lexical coverage, embedding cosine, then search's order. */
+  private async order(query: string, snippets: string[], signal?: AbortSignal): Promise<number[]> {
     const q = [...new Set(contentTerms(query))];
     const terms = snippets.map((s) => contentTerms(s));
     const idf = idfTable(terms, new Set(q));
@@ -116,8 +137,7 @@ export class LocalChatModel implements ChatModel {
     });
     const cosines = await this.cosines(query, snippets, signal);
     const scores = snippets.map((_, i) => lexical[i] + RERANK_EMBED_WEIGHT * (cosines?.[i] ?? 0) - RERANK_ORDER_WEIGHT * i);
-    const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
-    return order.slice(0, Math.max(Math.min(RERANK_MIN, snippets.length), Math.min(RERANK_MAX, snippets.length)));
+    return scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
   }
 
   async summarize(text: string, query?: string): Promise<string> {
@@ -174,7 +194,7 @@ export class LocalChatModel implements ChatModel {
     if (whole !== NOT_COVERED) add(whole);
     const unanswered: string[] = [];
     for (const part of parts) {
-      const quote = await this.quote({ ...prompt, question: part }, signal);
+      const quote = await this.quote({ ...prompt, question: part, sources: await this.rankedFor(part, prompt.sources, signal) }, signal);
       if (quote !== NOT_COVERED) add(quote);
       else if (whole === NOT_COVERED) unanswered.push(part);
     }
