@@ -4,6 +4,12 @@ import { placeholders, type Sql } from './postgres-db.js';
 import { SOURCE_COLUMNS, SOURCE_SELECT, rowToSource, sourceValues } from './rows.js';
 import type { NewSource, SourcePollState, SourceRecord } from './types.js';
 
+/** Store.clockNow: the database's now() (the time its source leases are on). */
+export async function databaseNow(sql: Sql): Promise<number> {
+  const { rows } = await sql.query('SELECT (extract(epoch FROM now()) * 1000)::float8 AS ms');
+  return Number(rows[0].ms);
+}
+
 export async function addSource(sql: Sql, source: NewSource): Promise<SourceRecord> {
   const values = sourceValues(source);
   const added = await sql.query(`INSERT INTO sources (${SOURCE_COLUMNS}) VALUES (${placeholders(values.length)}) ON CONFLICT (id) DO NOTHING`, values);

@@ -507,6 +507,10 @@ export class PostgresStore implements Store {
 
   // sources
 
+  async clockNow(): Promise<number> {
+    return sources.databaseNow(this.db);
+  }
+
   async addSource(source: NewSource): Promise<SourceRecord> {
     return sources.addSource(this.db, source);
   }

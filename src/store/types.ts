@@ -674,6 +674,12 @@ export interface Store {
   pruneJobs(endedBefore: string): Promise<number>;
 
   // sources that refresh (src/content/refresh)
+  /**
+   * Now on the store's clock (ms since the epoch), where nodes that keep clocks of their own share
+   * the store (PostgreSQL's now()): times several nodes compare, such as when a source is next due,
+   * are read and set on it. Absent where callers share one machine's clock (SQLite): theirs counts.
+   */
+  clockNow?(): Promise<number>;
   /** Adds a source; ERR_SOURCE_EXISTS when its id is taken. */
   addSource(source: NewSource): Promise<SourceRecord>;
   getSource(id: string): Promise<SourceRecord | null>;

@@ -10,6 +10,9 @@
  * A node renews the leases of its polls at every look for due sources, however long they wait for
  * a job slot or run: a lease taken once at submission ran out while the poll was still queued
  * behind slow ones, and the source was polled again, by this node's next look or another node's.
+ * When a source is due is read and set on the store's clock where it has one (Store.clockNow,
+ * PostgreSQL's): on each node's own, one whose clock ran ahead polled sources early and set their
+ * next times as far ahead, which nodes with right clocks then took for set on a clock turned back.
  */
 import type { Logger } from '../../logger.js';
 import { errors, SalonError } from '../../errors.js';
@@ -37,7 +40,7 @@ export interface SourceServiceOptions {
   /** How long a lease holds: a poll's longest run (INGEST_JOB_BUDGET_MS) plus a margin. */
   leaseMs: number;
   tickMs?: number;
-  /** The clock (tests pass their own); default Date.now. */
+  /** This node's clock (tests pass their own); default Date.now. The store's, when it has one, counts for when sources are due. */
   now?: () => number;
   /** A number in [0, 1) for the jitter; default Math.random. */
   random?: () => number;
@@ -81,10 +84,16 @@ export class SourceService {
     return new Date(ms).toISOString();
   }
 
+  /** Now on the clock sources' times are on: the store's where it has one (Store.clockNow), else this node's. */
+  private async clock(): Promise<number> {
+    return (await this.options.store.clockNow?.()) ?? this.now();
+  }
+
   /** Adds a source from the API or the CLI; it is first polled at once. ERR_BAD_REQUEST, ERR_SOURCE_EXISTS. */
   async add(raw: unknown, origin: 'api' | 'config' = 'api'): Promise<SourceView> {
     const spec = validateSourceSpec(raw);
-    const created = await this.options.store.addSource({ id: sourceIdOf(spec), ...spec, origin, createdAt: this.iso(), nextDueAt: this.iso() });
+    const now = this.iso(await this.clock());
+    const created = await this.options.store.addSource({ id: sourceIdOf(spec), ...spec, origin, createdAt: now, nextDueAt: now });
     this.options.log?.info({ sourceId: created.id, kind: created.kind, url: created.url, list: created.list }, 'source added');
     return viewOf(created, this.now());
   }
@@ -149,7 +158,8 @@ export class SourceService {
     for (const [id, spec] of wanted) {
       if (known.has(id)) continue;
       try {
-        await this.options.store.addSource({ id, ...spec, origin: 'config', createdAt: this.iso(), nextDueAt: this.iso() });
+        const now = this.iso(await this.clock());
+        await this.options.store.addSource({ id, ...spec, origin: 'config', createdAt: now, nextDueAt: now });
       } catch (err) {
         // Another node starting with the same configuration added it first.
         if (!(err instanceof SalonError && err.code === 'ERR_SOURCE_EXISTS')) throw err;
@@ -218,7 +228,7 @@ export class SourceService {
    * slots could poll, for good.
    */
   async tick(): Promise<string[]> {
-    const now = this.now();
+    const now = await this.clock();
     await this.renewLeases(now);
     const started: string[] = [];
     // A lease held elsewhere is left to the store's conditional update: on PostgreSQL its time is
@@ -274,7 +284,9 @@ export class SourceService {
       ref: s.url ?? `hn:${s.list}`,
       work: async (ctx: Parameters<typeof pollSource>[0]) => {
         try {
-          outcome = await pollSource(ctx, this.options.store, s, () => this.iso());
+          // Entries are marked seen on the store's clock too: another node's poll forgets them by it.
+          const skew = (await this.clock()) - this.now();
+          outcome = await pollSource(ctx, this.options.store, s, () => this.iso(this.now() + skew));
         } catch (err) {
           failure = err;
           throw err;
@@ -294,7 +306,13 @@ export class SourceService {
       this.options.log?.info({ sourceId: s.id, jobId: job.id, ...outcome }, 'source deleted while it was polled; the poll stopped');
       return;
     }
-    const now = this.now();
+    let now: number;
+    try {
+      now = await this.clock();
+    } catch (err) {
+      this.options.log?.error({ err, sourceId: s.id }, 'recording a source poll failed; its lease will expire');
+      return;
+    }
     const every = s.everyMinutes * MINUTE_MS;
     const jitter = 1 - JITTER + 2 * JITTER * this.random();
     let state: SourcePollState;
