@@ -98,4 +98,28 @@ describe('salon import', () => {
     const seqs = frames.map((f) => f.message.seq as number);
     expect(seqs).toEqual(seqs.map((_, i) => (live.message.seq as number) + 1 + i));
   }, 60_000);
+
+  it('says which unfinished imports of the room a run made readable and which it left unreadable', async () => {
+    const { dir, env } = await seeded();
+    const file = join(dir, 'chat.json');
+    writeFileSync(file, JSON.stringify(messages));
+    const first = await salon(['import', file, '--room', 'news_1'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toMatch(/unfinished/);
+    // What a run stopped after its first slice leaves (store/sqlite-unsettled.ts): its rows, listed
+    // unsettled; and a range another import left.
+    const db = new Database(join(dir, 'salon.db'));
+    const plant = db.prepare('INSERT INTO unsettled_seqs (room_id, from_seq, to_seq, started_at) VALUES (?, ?, ?, ?)');
+    plant.run('news_1', 1, 2, '2026-01-02T03:04:05.000Z');
+    plant.run('news_1', 50, 60, '2026-01-03T00:00:00.000Z');
+    db.close();
+    const again = await salon(['import', file, '--room', 'news_1'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(
+      /^salon import: made readable the messages an unfinished import had left in news_1: seqs 1–2 \(begun 2026-01-02T03:04:05.000Z\)$/m,
+    );
+    expect(again.stderr).toMatch(
+      /^salon import: news_1 holds messages of an unfinished import that nobody can read: seqs 50–60 \(begun 2026-01-03T00:00:00.000Z\); run that import again .*$/m,
+    );
+  }, 60_000);
 });

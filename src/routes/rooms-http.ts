@@ -1,6 +1,6 @@
 /**
  * `GET /api/v1/rooms` (active rooms on this node with member counts; `?ids=a,b` keeps only those),
- * `GET /api/v1/rooms/:id` (one room, live or not, with its members) and
+ * `GET /api/v1/rooms/:id` (one room, live or not, with its members and its unfinished imports) and
  * `GET /api/v1/rooms/:id/messages?before=&limit=` (older history, a page at a time).
  */
 import type { FastifyInstance } from 'fastify';
@@ -55,8 +55,16 @@ const detailSchema = {
     context: { type: 'string' },
     members: { type: 'array', items: memberSchema },
     memberCount: { type: 'integer' },
+    unsettledImports: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { fromSeq: { type: 'integer' }, toSeq: { type: 'integer' }, startedAt: { type: 'string' } },
+        required: ['fromSeq', 'toSeq', 'startedAt'],
+      },
+    },
   },
-  required: ['id', 'kind', 'title', 'url', 'context', 'members', 'memberCount'],
+  required: ['id', 'kind', 'title', 'url', 'context', 'members', 'memberCount', 'unsettledImports'],
 } as const;
 
 function parseIds(raw: string | undefined): string[] | undefined {
@@ -97,7 +105,9 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
       config: { rateLimit: API_RATE_LIMIT },
       schema: {
         summary: 'One room: what it is about and who is in it',
-        description: 'A known room nobody is in shows 0 members. Unknown rooms give ERR_ROOM_NOT_FOUND.',
+        description:
+          'A known room nobody is in shows 0 members. Unknown rooms give ERR_ROOM_NOT_FOUND. `unsettledImports`: seq ranges an import took and has not made readable ' +
+          '(being written, or failed: the same import run again makes them readable).',
         tags: ['rooms'],
         params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['id'] },
         response: { 200: detailSchema, 404: errorBodySchema },
@@ -106,7 +116,7 @@ export default async function roomsHttpRoutes(app: FastifyInstance, opts: { hub:
     async (request) => {
       const room = await hub.describe(request.params.id);
       if (!room) throw new errors.ERR_ROOM_NOT_FOUND(request.params.id);
-      return room;
+      return { ...room, unsettledImports: await hub.store.unsettledSeqs(request.params.id) };
     },
   );
 

@@ -33,6 +33,7 @@ import {
   ITEM_COLUMNS_BUT_COMMENTS,
   rowToMemoryChunk,
   rowToMessage,
+  rowToUnsettledSeqs,
   rowToStoredMemoryChunk,
   vectorToBlob,
 } from './rows.js';
@@ -61,6 +62,7 @@ import type {
   ThreadChangeResult,
   ThreadEvent,
   UpsertStatus,
+  UnsettledSeqs,
 } from './types.js';
 
 /** A memory chunk's columns but its vector (Store.scanThreadMemory without vectors). */
@@ -295,6 +297,11 @@ export class PostgresStore implements Store {
   async lastSeq(roomId: string): Promise<number> {
     const { rows } = await this.db.query('SELECT seq FROM room_seq WHERE room_id = $1', [roomId]);
     return rows[0]?.seq ?? 0;
+  }
+
+  async unsettledSeqs(roomId: string): Promise<UnsettledSeqs[]> {
+    const { rows } = await this.db.query('SELECT from_seq, to_seq, started_at FROM unsettled_seqs WHERE room_id = $1 ORDER BY from_seq', [roomId]);
+    return rows.map(rowToUnsettledSeqs);
   }
 
   async threadMessagesAfter(threadId: string, afterSeq: number, limit: number): Promise<Message[]> {

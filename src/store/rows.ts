@@ -9,7 +9,7 @@ import { repeatKey } from '../memory/repeats.js';
 import type { MemoryChunk, NewMemoryChunk } from '../memory/types.js';
 import type { Message } from '../protocol/messages.js';
 import { wellFormed, withoutNul } from '../text.js';
-import type { IndexChange, IngestJob, NewMessage, NewSource, SourcePollState, SourceRecord, StoredMemoryChunk } from './types.js';
+import type { IndexChange, IngestJob, NewMessage, NewSource, SourcePollState, SourceRecord, StoredMemoryChunk, UnsettledSeqs } from './types.js';
 
 export type Row = Record<string, any>;
 
@@ -184,6 +184,10 @@ export function rowToChunk(r: Row): ChunkRow {
     textHash: r.text_hash,
     sourceType: r.source_type,
   };
+}
+
+export function rowToUnsettledSeqs(r: Row): UnsettledSeqs {
+  return { fromSeq: Number(r.from_seq), toSeq: Number(r.to_seq), startedAt: r.started_at };
 }
 
 export function rowToMessage(r: Row): Message {

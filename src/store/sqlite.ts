@@ -65,6 +65,7 @@ import {
   ITEM_COLUMNS_BUT_COMMENTS,
   rowToMemoryChunk,
   rowToMessage,
+  rowToUnsettledSeqs,
   rowToStoredMemoryChunk,
   vectorToBlob,
   type StoredVector,
@@ -95,6 +96,7 @@ import type {
   ThreadChangeResult,
   ThreadEvent,
   UpsertStatus,
+  UnsettledSeqs,
 } from './types.js';
 import { ClaimedMessages, ForgottenExchange, MovedMessages, movedCited, refusesForgotten } from './types.js';
 
@@ -908,6 +910,12 @@ export class SqliteStore implements Store {
 
   async lastSeq(roomId: string): Promise<number> {
     return this.lastSeqNow(roomId);
+  }
+
+  async unsettledSeqs(roomId: string): Promise<UnsettledSeqs[]> {
+    return (this.sql('SELECT from_seq, to_seq, started_at FROM unsettled_seqs WHERE room_id = ? ORDER BY from_seq').all(roomId) as Row[]).map(
+      rowToUnsettledSeqs,
+    );
   }
 
   /** The room's last seq given (LAST_SEQ); inside a transaction, what the next append follows. */

@@ -381,6 +381,18 @@ export interface PutItemResult {
  */
 export type ChangeTarget = 'documents' | 'memory' | 'rooms';
 
+/**
+ * A range of a room's seqs a batch of messages (an import) took and has not made readable yet: it
+ * is being written, or it failed or was stopped, and the same batch run again makes it readable
+ * (store/sqlite-unsettled.ts, store/postgres-unsettled.ts).
+ */
+export interface UnsettledSeqs {
+  fromSeq: number;
+  toSeq: number;
+  /** When the batch took it (ISO-8601). */
+  startedAt: string;
+}
+
 /** One entry of the vector indexes' change log, which nodes catch up from (src/sync). */
 export interface IndexChange {
   /** Increasing in the order entries were logged (with gaps; commits may land slightly out of order). */
@@ -480,6 +492,8 @@ export interface Store {
   /** The last `limit` messages with seq < beforeSeq, oldest first (paging back through history). */
   messagesBefore(roomId: string, beforeSeq: number, limit: number): Promise<Message[]>;
   lastSeq(roomId: string): Promise<number>;
+  /** The room's unsettled ranges (UnsettledSeqs), oldest first: what an import left unreadable, or is writing. */
+  unsettledSeqs(roomId: string): Promise<UnsettledSeqs[]>;
   /**
    * The last `limit` messages of a thread with seq < beforeSeq (all of them when beforeSeq is
    * omitted), oldest first.

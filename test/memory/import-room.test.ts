@@ -141,6 +141,25 @@ describe('an import written in slices (SQLite)', () => {
     expect(welcome.truncated).toBeUndefined();
   });
 
+  it('lists the seqs a failed import left unreadable in the room until the same import runs again', async () => {
+    const a = await node({ env: {} });
+    await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));
+    const store = a.salon.store as SqliteStore;
+    const n = 20;
+    store.db.exec("CREATE TRIGGER planted BEFORE INSERT ON messages WHEN NEW.text = 'Imported line 2.' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
+    // Each slice writes one message: the first takes the seqs of all of them, two are stored, the third fails.
+    const failed = await withTurnsDue(() =>
+      a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } }),
+    );
+    expect(failed.statusCode).toBe(500);
+    store.db.exec('DROP TRIGGER planted');
+    const room = (await a.inject('/api/v1/rooms/news_1')).json();
+    expect(room.unsettledImports).toEqual([{ fromSeq: 1, toSeq: n, startedAt: expect.any(String) }]);
+    const again = await a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } });
+    expect(again.statusCode, again.body).toBe(200);
+    expect((await a.inject('/api/v1/rooms/news_1')).json().unsettledImports).toEqual([]);
+  });
+
   it('reaches a member whole when a live message passed an import of more seqs than an old room window (4,096)', async () => {
     const a = await node({ env: {} });
     await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));

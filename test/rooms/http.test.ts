@@ -52,6 +52,7 @@ describe('rooms HTTP API', () => {
       context: 'Why the sky is blue\n\nAbout post_2',
       members: [],
       memberCount: 0,
+      unsettledImports: [],
     });
 
     const { welcome } = await joined(app, 'Ana', ROOM);

@@ -16,6 +16,7 @@ import { checkImportInTurns, IMPORT_MAX_BYTES, IMPORT_MAX_MESSAGES, importMessag
 import { MemoryService } from '../../memory/memory-service.js';
 import { stderrLogger } from '../../logger.js';
 import type { Message } from '../../protocol/messages.js';
+import type { UnsettledSeqs } from '../../store/types.js';
 import { createAi, createMemoryIndex, openStore } from '../../parts.js';
 import { storeResolver } from '../../rooms/resolver.js';
 import { DEFAULT_MAX_TEXT_CHARS } from '../../rooms/options.js';
@@ -49,6 +50,26 @@ class ImportMemory extends MemoryService {
     this.handed += messages.length;
     return super.rememberMessages(messages);
   }
+}
+
+/** `from–to (begun at)` for each range. */
+function ranges(list: readonly UnsettledSeqs[]): string {
+  return list.map((r) => `${r.fromSeq}–${r.toSeq} (begun ${r.startedAt})`).join(', ');
+}
+
+/**
+ * Says on stderr which unfinished imports of the room (store.unsettledSeqs) this run made readable,
+ * and which it left: their messages are in no one's reach until the import that wrote them runs
+ * again. An import running elsewhere at the same moment is listed too, as unfinished.
+ */
+function tellUnsettled(room: string, before: readonly UnsettledSeqs[], after: readonly UnsettledSeqs[]): void {
+  const left = new Set(after.map((r) => `${r.fromSeq}-${r.toSeq}`));
+  const settled = before.filter((r) => !left.has(`${r.fromSeq}-${r.toSeq}`));
+  if (settled.length) console.error(`salon import: made readable the messages an unfinished import had left in ${room}: seqs ${ranges(settled)}`);
+  if (after.length)
+    console.error(
+      `salon import: ${room} holds messages of an unfinished import that nobody can read: seqs ${ranges(after)}; run that import again (the same file, room and thread) to make them readable`,
+    );
 }
 
 const importCommand: Command = {
@@ -98,6 +119,7 @@ const importCommand: Command = {
       const messages = await checkImportInTurns(Array.isArray(raw) ? raw : (raw as { messages?: unknown })?.messages, DEFAULT_MAX_TEXT_CHARS);
       if (!(await storeResolver(store)(room))) throw new errors.ERR_ROOM_NOT_FOUND(room);
       const thread = await importTarget(store, room, typeof threadOption === 'string' ? threadOption : undefined);
+      const unsettledBefore = await store.unsettledSeqs(room);
       bar = new ProgressBar('import', messages.length);
       // No memory.load(): repeats are found in the store, and the index only has to hold what this
       // import adds; loading it read (and re-embedded, after an embedder change) every thread's memory.
@@ -108,6 +130,7 @@ const importCommand: Command = {
       for (let i = 0; i < unbuilt; i++) bar.tick(false);
       bar.finish(`(${await store.countMemoryChunks(thread.id)} memory chunks in the thread)`);
       process.stdout.write(`${JSON.stringify(result)}\n`);
+      tellUnsettled(room, unsettledBefore, await store.unsettledSeqs(room));
       if (unbuilt <= 0) return 0;
       // The messages are stored (all of them); a run of the same import builds the memory they lack.
       console.error(
