@@ -92,7 +92,7 @@ export function replayHistory(
   if (lastSeq === undefined) return cutToBytes(memory, false, maxBytes);
   // What came late (after a newer seq) may have missed a member whose lastSeq is past it: given
   // again, as the client drops a message it holds already.
-  const missed = mergeBySeq(replay.read, replay.arrived, memory).filter((m) => m.seq > lastSeq || room.cameLate(m.seq));
+  const missed = mergeBySeq(replay.read, replay.arrived, memory).filter((m) => m.seq > lastSeq || room.cameLate(m.seq, lastSeq));
   const top = Math.max(room.seq, missed.at(-1)?.seq ?? 0);
   if (lastSeq > top) return cutToBytes(memory, false, maxBytes);
   return top - lastSeq > limit || missed.length > limit ? cutToBytes(missed.slice(-limit), true, maxBytes) : cutToBytes(missed, replay.lateCut, maxBytes);

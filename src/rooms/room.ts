@@ -93,8 +93,11 @@ export class Room {
   private history: Message[] = [];
   /** Seqs already delivered, so a message arriving twice (bus and resync) goes out once. */
   private readonly delivered = new SeqWindow();
-  /** The newest LATE_RUNS_KEPT runs of consecutive seqs delivered after a newer one (cameLate), as [first, last]. */
-  private readonly lateRuns: [number, number][] = [];
+  /**
+   * The newest LATE_RUNS_KEPT runs of consecutive seqs delivered after a newer one (cameLate), as
+   * [first, last, newest]: `newest`, the newest seq delivered before any of them.
+   */
+  private readonly lateRuns: [number, number, number][] = [];
   /** Messages remembered while joiners' replays are read from the store, one list per joiner (catchArrivals). */
   private readonly catches = new Set<Message[]>();
   private readonly tasks = new TaskChain();
@@ -163,7 +166,7 @@ export class Room {
   /** Adds a message to the in-memory history; false when it was already there or already delivered. */
   remember(m: Message): boolean {
     if (this.delivered.has(m.seq)) return false;
-    if (m.seq < this.delivered.newest) this.lateAt(m.seq);
+    if (m.seq < this.delivered.newest) this.lateAt(m.seq, this.delivered.newest);
     this.delivered.add(m.seq);
     if (this.goneThreads.has(m.threadId)) {
       // Held during a catch-up (or on its way) when its thread was deleted: the members here get it
@@ -220,26 +223,31 @@ export class Room {
    * Whether this node delivered `seq` after a newer one (two nodes' messages heard in another order
    * than they were stored, or a gap read from the store): a member whose socket dropped between the
    * two asks back for what came after the newer one (`lastSeq`), and was never given this one.
+   * Only after `lastSeq` was delivered: a member who had a message delivered after it had the
+   * socket open then, and got it (a room that once took an import late gave all of it again, and
+   * `truncated`, to every member rejoining while the room lived).
    */
-  cameLate(seq: number): boolean {
-    return this.lateRuns.some(([first, last]) => first <= seq && seq <= last);
+  cameLate(seq: number, lastSeq: number): boolean {
+    return this.lateRuns.some(([first, last, newest]) => first <= seq && seq <= last && newest >= lastSeq);
   }
 
-  /** The runs of late seqs (cameLate) at or below `upTo`, cut there, newest run first. */
-  lateUpTo(upTo: number): [number, number][] {
+  /** The runs of late seqs that came after `lastSeq` (cameLate) at or below it, cut there, newest run first. */
+  lateUpTo(lastSeq: number): [number, number][] {
     const runs: [number, number][] = [];
     for (let i = this.lateRuns.length - 1; i >= 0; i--) {
-      const [first, last] = this.lateRuns[i];
-      if (first <= upTo) runs.push([first, Math.min(last, upTo)]);
+      const [first, last, newest] = this.lateRuns[i];
+      if (first <= lastSeq && newest >= lastSeq) runs.push([first, Math.min(last, lastSeq)]);
     }
     return runs;
   }
 
-  private lateAt(seq: number): void {
+  private lateAt(seq: number, newest: number): void {
     const run = this.lateRuns.at(-1);
-    if (run && seq === run[1] + 1) run[1] = seq;
-    else {
-      this.lateRuns.push([seq, seq]);
+    if (run && seq === run[1] + 1) {
+      run[1] = seq;
+      run[2] = Math.max(run[2], newest);
+    } else {
+      this.lateRuns.push([seq, seq, newest]);
       if (this.lateRuns.length > LATE_RUNS_KEPT) this.lateRuns.shift();
     }
   }

@@ -139,6 +139,12 @@ describe('an import written in slices (SQLite)', () => {
     const texts = (welcome.history as { text: string }[]).map((m) => m.text);
     expect(texts).toEqual(history(n).map((m) => m.text));
     expect(welcome.truncated).toBeUndefined();
+    // Eve's socket was open past the import (she got a message said after it): she gets none of it again.
+    bo.send({ type: 'say', text: 'After the import.', clientId: 'c2' });
+    const after = await bo.next('message', (f) => f.message.clientId === 'c2');
+    const eve = await joined(a, 'Eve', 'news_1', { lastSeq: after.message.seq });
+    expect(eve.welcome.history).toEqual([]);
+    expect(eve.welcome.truncated).toBeUndefined();
   });
 
   it('lists the seqs a failed import left unreadable in the room until the same import runs again', async () => {
