@@ -105,6 +105,15 @@ const STORED_ROWS: Record<IndexTarget, (store: Store, ids: number[]) => Promise<
   memory: async (store, ids) => (await store.getMemoryChunks(ids)).map((c) => c.id),
 };
 
+/**
+ * The row ids the store holds for each index after `after`, in id order, at most `limit`: the
+ * re-check's walk of the store for rows a restore brought back.
+ */
+const STORE_ROWS: Record<IndexTarget, (store: Store, after: number, limit: number) => Promise<number[]>> = {
+  documents: async (store, after, limit) => (await store.scanChunks(after, limit)).map((c) => c.rowId),
+  memory: async (store, after, limit) => (await store.scanMemoryChunks(after, limit)).map((c) => c.id),
+};
+
 export interface IndexSyncOptions {
   store: Store;
   feed: ChangeFeed;
@@ -374,7 +383,8 @@ export class IndexSync {
         this.recheckDue = false;
         try {
           const dropped = await this.dropGoneRows();
-          this.log.warn({ dropped }, 'indexes re-checked against the restored store: rows it no longer holds dropped');
+          const added = await this.addMissingRows();
+          this.log.warn({ dropped, added }, 'indexes re-checked against the restored store: rows it no longer holds dropped, rows it brought back indexed');
         } catch (err) {
           this.log.warn({ err }, 'indexes not re-checked against the restored store; trying again at the next catch-up');
           this.recheckDue = true;
@@ -406,6 +416,32 @@ export class IndexSync {
       }
     }
     return dropped;
+  }
+
+  /**
+   * Indexes the rows the store holds that each index lacks (a snapshot of it), walking the store
+   * RECHECK_SLICE rows a query: rows the restore brought back (deleted after the backup) are named
+   * by no entry, when the log's retention pruned the one that added them. They go through
+   * applyStored, which indexes what it finds stored. Returns how many were missing.
+   */
+  private async addMissingRows(): Promise<number> {
+    let added = 0;
+    for (const target of Object.keys(STORE_ROWS) as IndexTarget[]) {
+      const applier = this.options.targets[target];
+      const snapshot = applier?.indexedRowIds?.();
+      if (!snapshot) continue;
+      const held = new Set(Array.from(snapshot));
+      for (let after = 0; !this.closed;) {
+        const ids = await STORE_ROWS[target](this.options.store, after, RECHECK_SLICE);
+        if (!ids.length) break;
+        after = ids[ids.length - 1];
+        const missing = ids.filter((id) => !held.has(id));
+        if (missing.length) await applier.applyStored(missing);
+        added += missing.length;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    return added;
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * A store restored from a backup under running nodes: the rows the restore removed are named by no
  * entry left in the change log, so a node that sees its log go back re-checks the rows its indexes
- * hold against the store and drops those that are gone, in slices, without a restart. Two nodes on
- * one store (SQLite file, PostgreSQL schema): one writes, the other follows.
+ * hold against the store and drops those that are gone, in slices, without a restart; rows the
+ * restore brought back (deleted after the backup) are looked for in the store and indexed again.
+ * Two nodes on one store (SQLite file, PostgreSQL schema): one writes, the other follows.
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -54,8 +55,14 @@ function setIndex(store: Store): ChangeApplier & { held: Set<number> } {
 interface TwoNodes {
   writer: Store;
   follower: Store;
-  /** Puts the store back to what it held through log entry `seq` (its sequence included), without the chunks of `items`. */
-  restore(seq: number, items: string[]): Promise<void>;
+  /** Copies the chunks of `items` aside, as a backup holds them (restore puts them back). */
+  backup(items: string[]): Promise<void>;
+  /**
+   * Puts the store back to what it held through log entry `seq` (its sequence included), without
+   * the chunks of `items`, with those backed up; `pruned`: a backup older than the log's retention,
+   * whose entries through `seq` are gone too.
+   */
+  restore(seq: number, items: string[], pruned?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -117,6 +124,24 @@ function droppedAfterRestore(kind: string, open: () => Promise<TwoNodes>) {
       const after = await put('news_after', 2);
       expect([...index.held].sort((a, b) => a - b)).toEqual([...kept, ...after].sort((a, b) => a - b));
     });
+
+    it('indexes again the rows the restore brought back, deleted after the backup', async () => {
+      const kept = await put('news_kept', 3);
+      const back = await put('news_back', RECHECK_SLICE + 20);
+      await nodes.backup(['news_back']);
+      const backupSeq = await nodes.writer.lastIndexChange();
+      // Deleted after the backup: the follower drops them.
+      await nodes.writer.replaceChunks('news_back', []);
+      await syncs[0].record('documents', back);
+      await until(() => back.every((r) => !index.held.has(r)));
+
+      // The entries that added them are past the log's retention: no entry names them.
+      await nodes.restore(backupSeq, [], true);
+      expect((await nodes.follower.getChunks(back.slice(0, 5))).map((c) => c.rowId)).toEqual(back.slice(0, 5));
+      feed.connected();
+      await until(() => back.every((r) => index.held.has(r)), 10_000);
+      expect([...index.held].sort((a, b) => a - b)).toEqual([...kept, ...back].sort((a, b) => a - b));
+    });
   });
 }
 
@@ -125,10 +150,17 @@ droppedAfterRestore('SQLite', async () => {
   return {
     writer: stores.writer,
     follower: stores.follower,
-    restore: async (seq, items) => {
+    backup: async (items) => {
+      const raw = new Database(file);
+      raw.exec('CREATE TABLE IF NOT EXISTS backup_chunks AS SELECT * FROM chunks WHERE 0');
+      for (const id of items) raw.prepare('INSERT INTO backup_chunks SELECT * FROM chunks WHERE item_id = ?').run(id);
+      raw.close();
+    },
+    restore: async (seq, items, pruned) => {
       const raw = new Database(file);
       for (const id of items) raw.prepare('DELETE FROM chunks WHERE item_id = ?').run(id);
-      raw.prepare('DELETE FROM index_changes WHERE seq > ?').run(seq);
+      if (raw.prepare("SELECT 1 FROM sqlite_master WHERE name = 'backup_chunks'").get()) raw.exec('INSERT INTO chunks SELECT * FROM backup_chunks');
+      raw.prepare('DELETE FROM index_changes WHERE seq > ? OR ?').run(seq, pruned ? 1 : 0);
       raw.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'index_changes'").run(seq);
       raw.close();
     },
@@ -141,15 +173,31 @@ describePostgres('IndexSync on PostgreSQL: restore', () =>
     const schema = schemaName();
     const writer = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
     const follower = await PostgresStore.open({ connectionString: POSTGRES_URL, schema });
+    const admin = async (work: (client: pg.Client) => Promise<unknown>) => {
+      const client = new pg.Client({ connectionString: urlWithSchema(schema) });
+      await client.connect();
+      try {
+        await work(client);
+      } finally {
+        await client.end();
+      }
+    };
     return {
       writer,
       follower,
-      restore: async (seq, items) => {
+      backup: (items) =>
+        admin(async (client) => {
+          await client.query('CREATE TABLE IF NOT EXISTS backup_chunks AS SELECT * FROM chunks WHERE false');
+          await client.query('INSERT INTO backup_chunks SELECT * FROM chunks WHERE item_id = ANY($1)', [items]);
+        }),
+      restore: async (seq, items, pruned) => {
         const admin = new pg.Client({ connectionString: urlWithSchema(schema) });
         await admin.connect();
         try {
           await admin.query('DELETE FROM chunks WHERE item_id = ANY($1)', [items]);
-          await admin.query('DELETE FROM index_changes WHERE seq > $1', [seq]);
+          if ((await admin.query("SELECT to_regclass('backup_chunks') IS NOT NULL AS there")).rows[0].there)
+            await admin.query('INSERT INTO chunks OVERRIDING SYSTEM VALUE SELECT * FROM backup_chunks');
+          await admin.query('DELETE FROM index_changes WHERE seq > $1 OR $2', [seq, pruned === true]);
           await admin.query("SELECT setval(pg_get_serial_sequence('index_changes', 'seq'), $1)", [seq]);
         } finally {
           await admin.end();
