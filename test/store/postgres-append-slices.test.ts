@@ -98,8 +98,11 @@ describePostgres('PostgresStore.appendMessages in slices', () => {
     await store.appendMessage(live(threadId));
     for (const texts of Object.values(await readings(store, threadId))) expect(texts).toEqual(['live']);
     expect(await store.countThreadMessages(threadId)).toBe(1);
+    // Listed for an operator to see (GET /api/v1/rooms/:id, salon import) until the same batch runs again.
+    expect(await store.unsettledSeqs('news_1')).toEqual([{ fromSeq: 1, toSeq: n + 1, startedAt: expect.any(String) }]);
     const again = await store.appendMessages(batch);
     expect(again.every((a) => a.duplicate)).toBe(true);
+    expect(await store.unsettledSeqs('news_1')).toEqual([]);
     const stored = await store.messagesAfter('news_1', 0, 10_000);
     expect(stored.map((m) => m.text)).toEqual([...batch.map((m) => m.text), 'live']);
     expect(stored.slice(0, n).map((m) => m.id)).toEqual(again.map((a) => a.message.id));
