@@ -27,6 +27,7 @@ import type { MemorySearch } from '../memory/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { ForegroundHolds } from '../idle-gate.js';
 import { required, wholeNumber, positiveNumber } from '../options.js';
+import { plural } from '../text.js';
 
 export const DEFAULT_USER_LIMIT: WindowLimit = { limit: 6, windowMs: 60_000 };
 export const DEFAULT_ROOM_LIMIT: WindowLimit = { limit: 20, windowMs: 60_000 };
@@ -34,6 +35,14 @@ export const DEFAULT_ROOM_LIMIT: WindowLimit = { limit: 20, windowMs: 60_000 };
 export const DEFAULT_ADDRESS_LIMIT: WindowLimit = { limit: 12, windowMs: 60_000 };
 /** Asks that may wait for one room at once. */
 export const DEFAULT_MAX_WAITING_PER_ROOM = 4;
+
+/**
+ * Asks one asker may have waiting in one room: half the room's places, rounded up, so one member
+ * asking again and again leaves the others a place in line.
+ */
+export function askerWaitingCap(maxWaitingPerRoom: number): number {
+  return Math.ceil(maxWaitingPerRoom / 2);
+}
 export const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 
 export interface AssistantOptions {
@@ -120,6 +129,9 @@ export class SalonAssistant implements RoomAssistant {
   private readonly rooms: WindowLimiter;
   private readonly addresses: WindowLimiter;
   private readonly maxWaitingPerRoom: number;
+  private readonly maxWaitingPerAsker: number;
+  /** Places held by admissions not yet taken by an ask, per room and asker (`askerKey`). */
+  private readonly heldByAsker = new Map<string, number>();
   /** Admissions given and not yet taken by an ask (or released), with what each counted. */
   private readonly admissions = new WeakMap<Admission, Counted>();
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
@@ -147,6 +159,7 @@ export class SalonAssistant implements RoomAssistant {
     this.addresses = new WindowLimiter(options.addressLimit ?? DEFAULT_ADDRESS_LIMIT, 'SalonAssistant: options.addressLimit');
     this.maxWaitingPerRoom = options.maxWaitingPerRoom ?? DEFAULT_MAX_WAITING_PER_ROOM;
     wholeNumber('SalonAssistant', 'maxWaitingPerRoom', this.maxWaitingPerRoom, 0);
+    this.maxWaitingPerAsker = askerWaitingCap(this.maxWaitingPerRoom);
     const timeoutMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
     positiveNumber('SalonAssistant', 'answerTimeoutMs', timeoutMs);
     this.deps = {
@@ -181,6 +194,7 @@ export class SalonAssistant implements RoomAssistant {
     this.count(request, at);
     const admission = { roomId: request.roomId };
     this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at, hold, inRoom: !request.private });
+    this.countHeld(request.roomId, request.asker.id, 1);
     return admission;
   }
 
@@ -190,6 +204,7 @@ export class SalonAssistant implements RoomAssistant {
     if (!counted) return;
     this.admissions.delete(admission);
     this.queue.release(counted.hold);
+    this.countHeld(admission.roomId, counted.askerId, -1);
     this.users.forget(counted.askerId, counted.at);
     if (counted.inRoom) this.rooms.forget(admission.roomId, counted.at);
     if (counted.address) this.addresses.forget(counted.address, counted.at);
@@ -215,7 +230,30 @@ export class SalonAssistant implements RoomAssistant {
     // private questions, which nobody else sees, would leave the room's visible assistant none.
     if (!request.private) refuseOverLimit(this.rooms, request.roomId, 'each room', now);
     if (request.address) refuseOverLimit(this.addresses, request.address, 'each address', now);
+    // Checked before the room's places: an asker who holds half of them is told it is their doing.
+    const waiting = this.waitingOf(request.roomId, request.asker.id);
+    if (waiting >= this.maxWaitingPerAsker)
+      throw new errors.ERR_RATE_LIMITED(
+        `you have ${plural(waiting, 'question', 'questions')} waiting for the assistant in this room; ask again once one is answered`,
+      );
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
+  }
+
+  /**
+   * The asker's asks waiting in the room on this node: queued and not started, and admitted and
+   * not yet asked (their places are held in the queue).
+   */
+  private waitingOf(roomId: string, askerId: string): number {
+    let n = this.heldByAsker.get(askerKey(roomId, askerId)) ?? 0;
+    for (const ask of this.asks.values()) if (!ask.running && ask.request.roomId === roomId && ask.request.asker.id === askerId) n++;
+    return n;
+  }
+
+  private countHeld(roomId: string, askerId: string, by: 1 | -1): void {
+    const key = askerKey(roomId, askerId);
+    const n = (this.heldByAsker.get(key) ?? 0) + by;
+    if (n > 0) this.heldByAsker.set(key, n);
+    else this.heldByAsker.delete(key);
   }
 
   private count(request: AskRequest, now = Date.now()): void {
@@ -227,7 +265,10 @@ export class SalonAssistant implements RoomAssistant {
   /** Queues an ask; with an admission from `admit` for its room, its rate limits were counted already. */
   ask(request: AskRequest, admission?: Admission): { id: string; position: number; done: Promise<AskResult> } {
     const counted = admission !== undefined && admission.roomId === request.roomId ? this.admissions.get(admission) : undefined;
-    if (counted) this.admissions.delete(admission!);
+    if (counted) {
+      this.admissions.delete(admission!);
+      this.countHeld(request.roomId, counted.askerId, -1);
+    }
     const admitted = counted !== undefined;
     try {
       this.refusing(() => this.check(request, admitted));
@@ -431,4 +472,9 @@ export class SalonAssistant implements RoomAssistant {
     if (request.private) this.outlet.sendToUser(request.roomId, request.asker.id, frame);
     else this.outlet.broadcast(request.roomId, frame, { answer: answerId, ...(request.questionSeq !== undefined ? { questionSeq: request.questionSeq } : {}) });
   }
+}
+
+/** One asker in one room, as a map key (ids may hold any character). */
+function askerKey(roomId: string, askerId: string): string {
+  return JSON.stringify([roomId, askerId]);
 }

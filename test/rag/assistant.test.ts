@@ -155,7 +155,11 @@ describe('private asks of an asker followed elsewhere', () => {
 describe('a member forgetting their private asks while some run', () => {
   it('answers their asks waiting or being written in the room but tells none to onAnswer; anyone else’s, another room’s, a public one and a later one are told', async () => {
     const told: string[] = [];
-    const a = make(new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 }), { onAnswer: (req) => void told.push(req.clientId!) });
+    // Three of Ada's asks wait at once: more than half of the default four places.
+    const a = make(new ScriptedChat({ pieces: ['a ', 'b ', 'c'], pieceDelayMs: 15 }), {
+      onAnswer: (req) => void told.push(req.clientId!),
+      maxWaitingPerRoom: 10,
+    });
     const writing = a.ask(await request({ private: true, clientId: 'c1' }));
     const queued = a.ask(await request({ private: true, clientId: 'c2' }));
     const others = [
@@ -271,6 +275,37 @@ describe('fairness', () => {
     expect(() => b.ask({ roomId: 'news_1', threadId: 't', text: 'q', asker: { id: 'c', name: 'c' } })).toThrow(
       expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }),
     );
+  });
+
+  it('lets one asker hold at most half a room’s waiting places, so the others still get in line', async () => {
+    const chat = new GatedChat();
+    const a = make(chat, { maxWaitingPerRoom: 4 });
+    const ada = (clientId: string) => request({ clientId });
+    const req4 = await ada('c4');
+    const asked = [a.ask(await ada('c1')), a.ask(await ada('c2'))];
+    const admitted = a.admit(await ada('c3'));
+    expect(asked.map((x) => x.position)).toEqual([0, 1]);
+    // One answered, one queued, one admitted while its question is posted: two waiting, half of four.
+    for (const refused of [() => a.ask(req4), () => a.admit(req4)])
+      expect(refused).toThrow(
+        expect.objectContaining({
+          code: 'ERR_RATE_LIMITED',
+          message: 'Slow down: you have 2 questions waiting for the assistant in this room; ask again once one is answered',
+        }),
+      );
+    // The other members still get in line, and Ada in another room.
+    const bob = a.ask(await request({ asker: { id: 'u2', name: 'Bob' }, clientId: 'b1' }));
+    const elsewhere = a.ask(await request({ roomId: 'news_2', clientId: 'c5' }));
+    asked.push(a.ask(await ada('c3'), admitted), bob, elsewhere);
+    expect(bob.position).toBeGreaterThan(0);
+    expect(() => a.admit(req4)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    // Her first answer done, her next one starts: one waiting, so she may ask again.
+    chat.open();
+    await asked[0].done;
+    await until(() => chat.started >= 3);
+    const again = a.admit(req4);
+    a.release(again);
+    await Promise.all(asked.map((x) => x.done));
   });
 
   it('limits asks per user and per room with ERR_RATE_LIMITED', async () => {
@@ -592,5 +627,22 @@ async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** A model whose answers wait until `open` is called; `started` counts the answers it began. */
+class GatedChat extends ScriptedChat {
+  started = 0;
+  private readonly gate: Promise<void>;
+  open!: () => void;
+  constructor() {
+    super({ pieces: ['ok'] });
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+
+  override async *stream(messages: ChatMessage[], signal?: AbortSignal): AsyncIterable<string> {
+    this.started++;
+    await this.gate;
+    yield* super.stream(messages, signal);
   }
 }
