@@ -469,6 +469,16 @@ export class RoomHub implements SessionHost, RoomOutlet {
   }
 
   /**
+   * Takes a place in the room's message rate for a question about to be posted over HTTP from
+   * `address` (`POST …/ask`), as a socket's post takes one; the refusal when there is none. A room
+   * no member holds on this node has no rate here: a socket's posts count on its own node only.
+   */
+  admitHttpPost(roomId: string, address: string): SalonError | null {
+    const room = this.rooms.get(roomId);
+    return room ? this.admitPost(room, address) : null;
+  }
+
+  /**
    * Takes a place in the room's message rate for a message about to be posted from `address`; the
    * refusal when the room takes no more this second, or this address has sent its share of it.
    */

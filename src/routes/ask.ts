@@ -101,6 +101,10 @@ export function askRoutes(resolveRoom: RoomResolver) {
         const admission = assistant.admit?.({ roomId, threadId, text, asker, address });
         let question: Message;
         try {
+          // The room's message rate, as a socket's question is under it: an address posted over
+          // HTTP as fast as the assistant's limits allowed, past its share of a busy room.
+          const refused = rooms.admitHttpPost(roomId, address);
+          if (refused) throw refused;
           question = await postQuestion(app, roomId, threadId, asker, text);
         } catch (err) {
           if (admission) assistant.release?.(admission);
