@@ -72,6 +72,22 @@ function answered(threadId: string, isPrivate = false): [AskRequest, AskResult] 
 }
 
 /** The threads whose scope holds the chunk in the index. */
+/** A window of Ann's saying when the pier opens, filed into `threadId`. */
+function pierWindow(threadId: string) {
+  return {
+    threadId,
+    roomId: 'news_1',
+    kind: 'window' as const,
+    text: 'Ann: The pier opens in May.',
+    messageIds: [],
+    authors: ['Ann'],
+    firstTs: '2026-11-24T12:00:00.000Z',
+    lastTs: '2026-11-24T12:00:00.000Z',
+    privileged: false,
+    owner: null,
+  };
+}
+
 async function scopesHolding(index: SearchIndex, threadIds: string[]): Promise<string[]> {
   const [query] = await embedder.embed(['When does the ferry leave? The ferry leaves at noon.']);
   const out: string[] = [];
@@ -185,18 +201,7 @@ describe('memory index against thread operations racing a chunk being filed', ()
   it('reads again only the new chunks another change touched, not all of them whenever any change ran meanwhile', async () => {
     const { store, memory, thread } = await setup();
     const [vector] = await embedder.embed(['The pier opens in May.']);
-    const chunk = {
-      threadId: thread.id,
-      roomId: 'news_1',
-      kind: 'window' as const,
-      text: 'Ann: The pier opens in May.',
-      messageIds: [],
-      authors: ['Ann'],
-      firstTs: '2026-11-24T12:00:00.000Z',
-      lastTs: '2026-11-24T12:00:00.000Z',
-      privileged: false,
-      owner: null,
-    };
+    const chunk = pierWindow(thread.id);
     const watch = memory.watchIndex();
     const { addedMemoryIds } = await store.applyThreadChange({
       at: new Date().toISOString(),
@@ -229,18 +234,7 @@ describe('memory index against thread operations racing a chunk being filed', ()
   it('leaves out of the index the new chunks retention deleted before they were indexed', async () => {
     const { store, memory, index, thread } = await setup({ retentionDays: 1, now: () => Date.UTC(2026, 10, 30) });
     const [vector] = await embedder.embed(['The pier opens in May.']);
-    const chunk = {
-      threadId: thread.id,
-      roomId: 'news_1',
-      kind: 'window' as const,
-      text: 'Ann: The pier opens in May.',
-      messageIds: [],
-      authors: ['Ann'],
-      firstTs: '2026-11-24T12:00:00.000Z',
-      lastTs: '2026-11-24T12:00:00.000Z',
-      privileged: false,
-      owner: null,
-    };
+    const chunk = pierWindow(thread.id);
     const watch = memory.watchIndex();
     // A fusion's copy keeps its source's last use, six days ago: past the retention.
     const { addedMemoryIds } = await store.applyThreadChange({
