@@ -50,14 +50,35 @@ const WINDOW = 4096;
 const OVERLAP = 512;
 
 /**
+ * `text` with each run of whitespace made one space, so a window cuts no `9 … May` apart. Walked by
+ * hand: `text.replace(/\s+/g, ' ')` over 4 MiB of spaces threw the same RangeError in CI (f8ce72e),
+ * though one class repeated is meant to keep no backtrack entry per step.
+ */
+function squeezeSpaces(text: string): string {
+  const parts: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (!SPACE.test(text[i])) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < text.length && SPACE.test(text[end])) end++;
+    parts.push(text.slice(start, i), ' ');
+    start = i = end;
+  }
+  parts.push(text.slice(start));
+  return parts.join('');
+}
+
+/**
  * Whether `test` holds in some window of `text`. Windows are cut at spaces where there are any,
  * so no cut makes a word boundary that is not in the text.
  */
 function inWindows(text: string, test: (window: string) => boolean): boolean {
   if (text.length <= WINDOW) return test(text);
-  // Runs of whitespace made one space, so a window cuts no `9 … May` apart (one class repeated
-  // keeps no backtrack entry per step: docs/architecture.md).
-  const squeezed = text.replace(/\s+/g, ' ');
+  const squeezed = squeezeSpaces(text);
   let start = 0;
   while (start < squeezed.length) {
     let end = Math.min(squeezed.length, start + WINDOW);
