@@ -187,7 +187,35 @@ const ASKING = /\?\s*$|^\W*(?:who|whom|whose|what|which|when|where|why|how|is|ar
  * the whole question is kept. A question whose only asking sentence is its first is kept whole.
  */
 export function questionFocus(question: string): string {
-  return sidesAsSaid(askingPart(withPlainApostrophes(question)));
+  return sidesAsSaid(askingPart(withoutCourtesies(withPlainApostrophes(question))));
+}
+
+/**
+ * Words that greet, announce a question or hedge it and ask nothing themselves. Not `and`, `so`,
+ * `also`: they say a question goes on from the one before (GOES_ON).
+ */
+const FILLER = String.raw`(?:hey|hi|hello|yo|ok|okay|um+|uh+|hmm+|well|sorry|btw|quick|real|serious|silly|dumb|stupid|random|honest|simple|follow-up|another|one|more|question|q|thing|curious|just|wondering|ai|bot|salon|there|all|everyone|folks|guys|again)`;
+/** A lead-in of filler words and the stop after it: "hey,", "quick question:", "one more thing -". */
+const LEAD_IN = new RegExp(String.raw`^[^\p{L}\p{N}]*${FILLER}(?:\s+${FILLER}){0,4}\s*(?:[,:;!.…—–]|\s-)+\s*`, 'iu');
+/** Lead-ins read one after another: "Hey AI, quick question: …". */
+const LEAD_INS_MAX = 3;
+/** Thanks or a please after the question's stop or a comma: "…? thanks", "…, please?". */
+const TRAILING_THANKS = /([?.!])\s*(?:thanks|thank you|thx|cheers)(?:\s+(?:so much|a lot|in advance))?[\s.!]*$/i;
+const THANKS_WORDS = /\b(?:thanks|thank you|thx|cheers)\b/gi;
+const TRAILING_PLEASE = /,\s*(?:please|pls|plz)\s*([?.!]*)\s*$/i;
+
+/**
+ * The question without a greeting or announcement before it and thanks after it: the built-in
+ * model read "quick question: how many emergency visits were there?" as asking about questions,
+ * and "…? thanks" as asking about thanks; the words the sources lack took the answer under its
+ * relevance bar, and it said the sources do not answer what they answer without them. A question
+ * that is only such words is kept as it is.
+ */
+export function withoutCourtesies(question: string): string {
+  let rest = question;
+  for (let i = 0; i < LEAD_INS_MAX && LEAD_IN.test(rest); i++) rest = rest.replace(LEAD_IN, '');
+  rest = rest.replace(TRAILING_THANKS, '$1').replace(TRAILING_PLEASE, '$1');
+  return contentTerms(rest.replace(THANKS_WORDS, ' ')).length ? rest : question;
 }
 
 /** Apostrophes as phones and word processors type them: `’` (and `‘`, `ʼ`, `＇`). */

@@ -175,3 +175,24 @@ describe('a question asking two things', () => {
     expect(answer.indexOf('Tesla died on 7 January 1943')).toBeLessThan(answer.indexOf('Thomas Edison died'));
   });
 });
+
+describe.each(models)('a question with courtesies around it (%s)', (_name, model) => {
+  it('is answered as it is without them', async () => {
+    // "quick question:" and "thanks" are words no source holds: they took the answer under the
+    // relevance bar, and the sources were said not to answer.
+    const pilot: GroundedSource = {
+      n: 1,
+      label: 'AI triage pilot cuts emergency waits by 22 minutes in Vessbridge',
+      roomItem: true,
+      content:
+        'Patients arriving at the emergency departments of two Vessbridge hospitals were assessed by a nurse a median of 22 minutes sooner during a nine-month pilot of triage software that uses artificial intelligence. ' +
+        'The pilot ran from January to September at Vessbridge General Hospital and Harbourside Hospital, and covered about 184,000 emergency presentations. ' +
+        'Patients used a tablet at reception to answer questions about their symptoms.',
+    };
+    const plain = await model.answer(ask('how many emergency visits were there?', [pilot]));
+    expect(plain).toMatch(/184,000 emergency presentations/);
+    for (const said of ['quick question: how many emergency visits were there?', 'Hey AI, how many emergency visits were there? thanks']) {
+      expect(await model.answer(ask(said, [pilot]))).toBe(plain);
+    }
+  });
+});

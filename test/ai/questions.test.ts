@@ -1,6 +1,6 @@
 /** What a question asks, read in time linear in its length whatever its spacing. */
 import { describe, expect, it } from 'vitest';
-import { asksForOverview, repeatsQuestion } from '../../src/ai/questions.js';
+import { asksForOverview, repeatsQuestion, withoutCourtesies } from '../../src/ai/questions.js';
 
 /** Spaces enough that a scan quadratic in them holds the event loop for minutes, not milliseconds. */
 const RUN = ' '.repeat(128_000);
@@ -18,5 +18,22 @@ describe('question cues on long runs of spaces', () => {
     expect(asksForOverview(`What is the harbour plan about${RUN}x`)).toBe(false);
     expect(asksForOverview(`What is the harbour plan about${RUN}?${RUN}`)).toBe(true);
     expect(asksForOverview('What was the harbour plan about ?')).toBe(true);
+  });
+});
+
+describe('a question said with courtesies', () => {
+  it('is read without a greeting or announcement before it and thanks after it', () => {
+    expect(withoutCourtesies('hey, how many visits were there?')).toBe('how many visits were there?');
+    expect(withoutCourtesies('Hey AI, quick question: how many visits were there, please?')).toBe('how many visits were there?');
+    expect(withoutCourtesies('one more thing - who runs the pilot? thanks a lot!')).toBe('who runs the pilot?');
+    expect(withoutCourtesies('Hi all… when does it open? Cheers')).toBe('when does it open?');
+  });
+
+  it('keeps words that say what is asked about, and a question of courtesies alone', () => {
+    expect(withoutCourtesies('Budget question: how much did it cost?')).toBe('Budget question: how much did it cost?');
+    expect(withoutCourtesies('So, how many visits were there?')).toBe('So, how many visits were there?');
+    expect(withoutCourtesies('Who led the cheers?')).toBe('Who led the cheers?');
+    expect(withoutCourtesies('hey, thanks!')).toBe('hey, thanks!');
+    expect(withoutCourtesies('Is the heyday over, please?')).toBe('Is the heyday over?');
   });
 });
