@@ -14,7 +14,17 @@ import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
-import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers, leansBack, questionFocus, withAntecedent } from '../ai/questions.js';
+import {
+  aboutTheRoom,
+  asksAboutComments,
+  asksAboutDiscussion,
+  chatAnswers,
+  leansBack,
+  namesIn,
+  pointsBack,
+  questionFocus,
+  withAntecedent,
+} from '../ai/questions.js';
 import type { MemorySearch } from '../memory/types.js';
 import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
@@ -131,7 +141,9 @@ export class RagPipeline {
         ? inCategory(found.candidates, room.category, searched)
         : aboutComments
           ? found.candidates.filter((c) => c.kind !== 'comment' || c.itemId === room.id)
-          : found.candidates;
+          : pointsAtTheItem(asked, searched)
+            ? ofTheItem(found.candidates, room.id)
+            : found.candidates;
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
     const search = { ms: since(t), serviceMs: round(found.serviceMs), hits: found.counts, candidates: candidates.length, best };
     signal?.throwIfAborted();
@@ -237,6 +249,22 @@ export class RagPipeline {
       stages: { search, rerank, context },
     };
   }
+}
+
+/**
+ * Whether a question asked in an item's room points at the item: it says "it" or "they", names
+ * no one, and the chat before it lent it no names (`searched` is the question as asked). "How
+ * long did it last?" in the cloud outage's room was answered with the right-to-repair law's "at
+ * least eight years after the last unit", another item's sentence holding its one word.
+ */
+function pointsAtTheItem(asked: string, searched: string): boolean {
+  return searched === asked && pointsBack(asked) && namesIn(asked).length === 0;
+}
+
+/** The room's item's candidates, or all of them when search found none of the item's. */
+function ofTheItem(candidates: Candidate[], itemId: string): Candidate[] {
+  const own = candidates.filter((c) => c.itemId === itemId);
+  return own.length ? own : candidates;
 }
 
 /**

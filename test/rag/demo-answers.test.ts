@@ -73,6 +73,21 @@ describe('a "how long" question', () => {
   });
 });
 
+describe('a question saying "it" in an item’s room, with nothing before it in the chat', () => {
+  it('is answered from the room’s item, not from another item holding its one word', async () => {
+    // The right-to-repair law's "at least eight years after the last unit" held "last".
+    const { answer, sources } = await ask('news_n02', 'How long did it last?');
+    expect(answer).toMatch(/^[^[]*(six-hour outage|6 hours and 12 minutes)/);
+    expect(sources.map((s) => s.id)).toEqual(['news_n02']);
+  });
+
+  it('naming another item is still answered from that item', async () => {
+    const { answer, sources } = await ask('news_n01', 'How long did Orrery-2 sustain it?');
+    expect(answer).toMatch(/26 minutes/);
+    expect(sources.map((s) => s.id).filter((id) => id !== 'news_n01')).not.toEqual([]);
+  });
+});
+
 describe('a question naming a model such as "VS-2"', () => {
   it('counts the name once, and is answered with what it asks in the room of an item that names it elsewhere', async () => {
     // "VS-2" was the rare terms "vs" and "2": the passage naming the cell's cathode won over the one
