@@ -88,6 +88,17 @@ describe('a question saying "it" in an item’s room, with nothing before it in 
   });
 });
 
+describe('a video’s chapter line', () => {
+  it('does not answer "when" with its place in the video', async () => {
+    // `00:00 Opening statements`, the council debate video's first chapter, answered it.
+    expect((await ask('news_n11', 'When will the tram open?')).answer).not.toMatch(/\d:\d\d /);
+  });
+
+  it('answers where in the video something is', async () => {
+    expect((await ask('video_v07', 'At what minute do the opening statements start?')).answer).toMatch(/^00:00 Opening statements \[\d\]$/);
+  });
+});
+
 describe('a question naming a model such as "VS-2"', () => {
   it('counts the name once, and is answered with what it asks in the room of an item that names it elsewhere', async () => {
     // "VS-2" was the rare terms "vs" and "2": the passage naming the cell's cathode won over the one

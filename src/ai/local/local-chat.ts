@@ -205,6 +205,8 @@ export class LocalChatModel implements ChatModel {
   private async quote(asked: GroundedPrompt, signal?: AbortSignal): Promise<string> {
     const recent = asked.sources.filter((s) => s.section === 'recent').flatMap((s) => s.content.split('\n'));
     const prompt = { ...asked, question: withAntecedent(questionFocus(asked.question), recent, asked.topic.split('\n', 1)[0]) };
+    const when = asksWhen(prompt.question);
+    const chaptersAsked = when && ASKS_WHERE_IN_VIDEO.test(prompt.question);
     const sim = await this.similarities(prompt, signal);
     const primary = primarySource(prompt)?.n;
     const relevant = (s: ScoredSentence) =>
@@ -218,7 +220,10 @@ export class LocalChatModel implements ChatModel {
         prompt.sources,
         withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
           (s) =>
-            !asksInDocument(prompt.sources, s) && !ONLY_ASKS.test(spokenText(s.text)) && !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')),
+            !asksInDocument(prompt.sources, s) &&
+            !ONLY_ASKS.test(spokenText(s.text)) &&
+            !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')) &&
+            !(when && !chaptersAsked && CHAPTER_LINE.test(s.text)),
         ),
         relevant,
       ),
@@ -279,7 +284,6 @@ export class LocalChatModel implements ChatModel {
     // the question without a time of any kind say the sources do not tell when. "When did Gina
     // launch her ad campaign?" is, by a message saying it was done (`I just launched …`), with the
     // day it was said on.
-    const when = asksWhen(prompt.question);
     const dated = when && ASKS_WHEN_DONE.test(prompt.question);
     const tells = (s: ScoredSentence) => tellsTime(spokenText(s.text).replace(EXCHANGE_MARK, '')) || (dated && saidOn(prompt.sources, s) !== null);
     if (when && !chosen.some(tells)) return NOT_COVERED;
@@ -522,6 +526,14 @@ function asksInDocument(sources: GroundedSource[], s: { n: number; text: string 
  */
 const ONLY_ASKS =
   /^(?:(?:@ai|\/ask)\s+|Q: )(?:what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|should|has|have|had)\b[^?]*\?\s*$/i;
+
+/**
+ * A video's chapter line, as descriptions list them: its place in the video, then its title, no
+ * stop. `00:00 Opening statements` answered "when will the tram open?": the place is no time the
+ * video tells of, so a chapter line answers "when" only asked where in the video something is.
+ */
+const CHAPTER_LINE = /^\s*(?:\d{1,2}:)?\d{1,2}:\d{2}\s+[^\n.!?]{1,200}$/;
+const ASKS_WHERE_IN_VIDEO = /\b(?:video|clip|minute|chapter|timestamp)\b/i;
 
 /** A sentence of prose ends with a full stop or an exclamation mark: a list's entries and headings (`Chapters`) end with none. */
 const PROSE_END = /[.!]["'\u201d\u2019)\]]*$/;
