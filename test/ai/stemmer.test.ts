@@ -320,6 +320,36 @@ describe('the stemmer', () => {
     expect(eed.pairs + ee.pairs).toBeGreaterThan(5);
   });
 
+  it('gives American and British spellings one stem, each form of them, and keeps programme with program', () => {
+    const pairs = [
+      ['license', 'licence'],
+      ['licenses', 'licences'],
+      ['licensed', 'licence'],
+      ['color', 'colour'],
+      ['colored', 'coloured'],
+      ['neighborhood', 'neighbourhood'],
+      ['organize', 'organise'],
+      ['organization', 'organisation'],
+      ['unionized', 'unionised'],
+      ['realizing', 'realising'],
+      ['analyze', 'analyse'],
+      ['center', 'centre'],
+      ['theaters', 'theatres'],
+      ['traveled', 'travelled'],
+      ['canceling', 'cancelling'],
+      ['gray', 'grey'],
+      ['catalog', 'catalogue'],
+      ['programme', 'program'],
+      ['programmes', 'programming'],
+      ['defense', 'defence'],
+    ];
+    expect(pairs.filter(([a, b]) => stem(a) !== stem(b)).map(([a, b]) => `${a} (${stem(a)}) ≠ ${b} (${stem(b)})`)).toEqual([]);
+    // Words the lists' endings must not reach.
+    expect(stem('meter')).not.toBe(stem('metre'));
+    expect(stem('colon')).not.toBe(stem('colour'));
+    expect(stem('size')).toBe('size');
+  });
+
   it('gives every -es plural of the corpora after sh, ch, s or z the stem of its base there (x apart, docs/benchmarks.md)', () => {
     const vocab = corpusWords();
     // A base that ends in e itself (`cases`, `aches`) is the -s plural's, which the table checks.

@@ -99,6 +99,13 @@ describe('a video’s chapter line', () => {
   });
 });
 
+describe('a question spelled the American way', () => {
+  it('is answered from sources spelled the British way', async () => {
+    // TesseraDB's "Tessera Community Licence": the fork's sentence came first, holding none of it.
+    expect((await ask('news_n03', 'What is the new license?')).answer).toMatch(/^[^[]*(new licence|Tessera Community Licence)/);
+  });
+});
+
 describe('a question naming a model such as "VS-2"', () => {
   it('counts the name once, and is answered with what it asks in the room of an item that names it elsewhere', async () => {
     // "VS-2" was the rare terms "vs" and "2": the passage naming the cell's cathode won over the one

@@ -63,8 +63,60 @@ const IRREGULAR = new Map<string, string>(
   increase:rise increases:rise increased:rise increasing:rise`
     .split(/\s+/)
     .filter(Boolean)
-    .map((pair) => pair.split(':') as [string, string]),
+    .map((pair) => pair.split(':') as [string, string])
+    .concat(americanSpellings()),
 );
+
+/**
+ * American spellings read as the British ones (`license` is `licence`, `color` `colour`,
+ * `organize` `organise`; but `travelled` is `traveled`): the demo's sources and many feeds spell the
+ * British way, and "what is the new license?" missed TesseraDB's "Tessera Community Licence"
+ * for a word its question held in the other spelling. Whole words, each form listed: the
+ * stemmer only strips suffixes, so a rewritten ending (-ize to -ise) would leave terms that are
+ * no prefix of their words (termSpellings). `meter` stays: it is also the device. `programme` is
+ * read as `program`, whose -ing and -ed forms both spellings share.
+ */
+function americanSpellings(): [string, string][] {
+  const pairs: [string, string][] = [];
+  const forms = (american: string, british: string, endings: string[]) => {
+    for (const ending of endings) pairs.push([`${american}${ending}`, `${british}${ending}`]);
+  };
+  const ize =
+    'organ real recogn apolog critic emphas priorit author summar standard optim minim maxim util special final union privat legal subsid mobil stabil modern normal categor character custom memor penal civil'.split(
+      ' ',
+    );
+  for (const base of ize) forms(`${base}iz`, `${base}is`, ['e', 'es', 'ed', 'ing', 'ation', 'ations', 'er', 'ers']);
+  forms('analyz', 'analys', ['e', 'es', 'ed', 'ing']);
+  forms('paralyz', 'paralys', ['e', 'es', 'ed', 'ing']);
+  const our = 'col hon lab neighb behavi harb rum hum flav vap arm endeav sav rig vig od cand'.split(' ');
+  for (const base of our) forms(`${base}or`, `${base}our`, ['', 's', 'ed', 'ing', 'ful', 'able', 'al']);
+  forms('neighbor', 'neighbour', ['hood', 'hoods']);
+  forms('favorit', 'favourit', ['e', 'es']);
+  for (const [american, british] of [
+    ['center', 'centre'],
+    ['theater', 'theatre'],
+    ['liter', 'litre'],
+    ['fiber', 'fibre'],
+    ['caliber', 'calibre'],
+    ['specter', 'spectre'],
+  ])
+    forms(american, british, ['', 's']);
+  pairs.push(['centered', 'centred'], ['centering', 'centring']);
+  forms('licens', 'licenc', ['e', 'es']);
+  forms('defens', 'defenc', ['e', 'es']);
+  forms('offens', 'offenc', ['e', 'es']);
+  forms('pretens', 'pretenc', ['e', 'es']);
+  forms('catalog', 'catalogue', ['', 's']);
+  forms('dialog', 'dialogue', ['', 's']);
+  forms('analog', 'analogue', ['', 's']);
+  // The other way: `programming` and `programmed` are `program`'s in both spellings.
+  forms('programme', 'program', ['', 's']);
+  // The other way too: `labelled` is `labeled`, whose -ed comes off to leave `label`.
+  for (const base of ['travel', 'cancel', 'model', 'label', 'fuel', 'signal', 'level', 'counsel', 'total', 'channel', 'tunnel', 'quarrel', 'marvel'])
+    forms(`${base}l`, base, ['ed', 'ing', 'er', 'ers']);
+  pairs.push(['gray', 'grey'], ['grays', 'greys'], ['jewelry', 'jewellery'], ['aluminum', 'aluminium'], ['licensed', 'licenced'], ['licensing', 'licencing']);
+  return pairs;
+}
 
 /** The base word of an irregular form (`wrote` → `write`, `won` → `win`), or undefined for a regular one. */
 export function irregularBase(word: string): string | undefined {

@@ -30,9 +30,11 @@ export const MAX_LOCAL_DIMENSIONS = 4096;
  * its base (`freed` is `free`, `guaranteed` `guarante`), and `gases`, `buses`, `ashes` are `gas`,
  * `bus`, `ash`. v9: `bit` is its own word, no longer `bite`, and twelve bases of five letters keep
  * their final e in every form (`plane` is no longer `plan`, `united` no longer `unit`, `quite` no
- * longer `quit`). v10: `lay` is the verb lay's, no longer `lie`, and `laid` is `lay`.
+ * longer `quit`). v10: `lay` is the verb lay's, no longer `lie`, and `laid` is `lay`. v11:
+ * American spellings are the British ones (`license` is `licence`, `organize` `organise`,
+ * `color` `colour`), and `programme` is `program`.
  */
-export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v10';
+export const LOCAL_EMBEDDER_MODEL = 'salon-local-hash-v11';
 const LOCAL_MODEL_VERSION = /^salon-local-hash-v(\d+)$/;
 
 /**
