@@ -14,17 +14,7 @@ import { buildContext } from './context.js';
 import { buildPrompt, PROMPT_MAX_CHARS, TOPIC_MAX_CHARS } from './prompt.js';
 import { DEFAULT_RERANK_TIMEOUT_MS, RERANK_MAX, rerankCandidates, roomItemFirst, type RerankMethod } from './rerank.js';
 import { conversationSource, recentChat, type ChatWindow } from './recent-chat.js';
-import {
-  aboutTheRoom,
-  asksAboutComments,
-  asksAboutDiscussion,
-  chatAnswers,
-  leansBack,
-  namesIn,
-  pointsBack,
-  questionFocus,
-  withAntecedent,
-} from '../ai/questions.js';
+import { aboutTheRoom, asksAboutComments, asksAboutDiscussion, chatAnswers, leansBack, namesIn, questionFocus, withAntecedent } from '../ai/questions.js';
 import type { MemorySearch } from '../memory/types.js';
 import { choosePast, pastSources, PAST_CHUNKS } from './past-conversation.js';
 import { type Candidate, type RoomView } from './types.js';
@@ -252,14 +242,19 @@ export class RagPipeline {
 }
 
 /**
- * Whether a question asked in an item's room points at the item: it says "it" or "they", names
- * no one, and the chat before it lent it no names (`searched` is the question as asked). "How
- * long did it last?" in the cloud outage's room was answered with the right-to-repair law's "at
- * least eight years after the last unit", another item's sentence holding its one word.
+ * Whether a question asked in an item's room points at the item: it says "it" or "they", or too
+ * little to stand alone ("what's the catch?", "should I buy one?"), names no one, and the chat
+ * before it lent it no names (`searched` is the question as asked). "How long did it last?" in
+ * the cloud outage's room was answered with the right-to-repair law's "at least eight years after
+ * the last unit", another item's sentence holding its one word; "should I buy one?" in the RISC-V
+ * laptop's with the container ships' fuel deal (`to buy 400,000 tonnes a year`).
  */
 function pointsAtTheItem(asked: string, searched: string): boolean {
-  return searched === asked && pointsBack(asked) && namesIn(asked).length === 0;
+  return searched === asked && leansBack(asked) && namesIn(asked).every((w) => SPEAKER_I.test(w));
 }
+
+/** "I", "I'm", "I've": capitalised, and no name. */
+const SPEAKER_I = /^I(?:['’]\p{L}+)?$/u;
 
 /** The room's item's candidates, or all of them when search found none of the item's. */
 function ofTheItem(candidates: Candidate[], itemId: string): Candidate[] {

@@ -81,6 +81,23 @@ describe('a question saying "it" in an item’s room, with nothing before it in 
     expect(sources.map((s) => s.id)).toEqual(['news_n02']);
   });
 
+  it('saying too little to stand alone is not answered from another item', async () => {
+    // The container ships' fuel deal ("to buy 400,000 tonnes a year") answered it in the laptop's room.
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/rooms/news_n04/ask',
+      payload: { text: 'Should I buy one?', threadId: await threadWith('news_n04', []) },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().answer).not.toMatch(/methanol|tonnes/);
+    expect(
+      res
+        .json()
+        .sources.map((s: { id: string }) => s.id)
+        .filter((id: string) => id !== 'news_n04'),
+    ).toEqual([]);
+  });
+
   it('naming another item is still answered from that item', async () => {
     const { answer, sources } = await ask('news_n01', 'How long did Orrery-2 sustain it?');
     expect(answer).toMatch(/26 minutes/);
