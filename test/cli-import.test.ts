@@ -99,6 +99,26 @@ describe('salon import', () => {
     expect(seqs).toEqual(seqs.map((_, i) => (live.message.seq as number) + 1 + i));
   }, 60_000);
 
+  it('logs the memory it built for the running servers as one change entry, not one per chunk', async () => {
+    const { dir, env } = await seeded();
+    const file = join(dir, 'chat.json');
+    // A day between messages: each closes a window of its own, a chunk each.
+    const days = Array.from({ length: 12 }, (_, i) => ({
+      author: { name: i % 2 ? 'Melanie' : 'Caroline' },
+      text: `Day ${i}: the ferry to the island ran ${i} times, and the market sold apples.`,
+      ts: new Date(Date.UTC(2023, 4, 1 + i, 13)).toISOString(),
+    }));
+    writeFileSync(file, JSON.stringify(days));
+    const run = await salon(['import', file, '--room', 'news_1'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const db = new Database(join(dir, 'salon.db'), { readonly: true });
+    const chunks = db.prepare('SELECT id FROM memory_chunks ORDER BY id').pluck().all() as number[];
+    const entries = db.prepare("SELECT ids FROM index_changes WHERE target = 'memory'").pluck().all() as string[];
+    db.close();
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(entries.map((ids) => (JSON.parse(ids) as number[]).sort((x, y) => x - y))).toEqual([chunks]);
+  }, 60_000);
+
   it('says which unfinished imports of the room a run made readable and which it left unreadable', async () => {
     const { dir, env } = await seeded();
     const file = join(dir, 'chat.json');

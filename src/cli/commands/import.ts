@@ -96,8 +96,12 @@ const importCommand: Command = {
     const store = openStore(config, { mustExist: true });
     const ai = createAi(config, store);
     const index = createMemoryIndex(config, ai.embedder, { hnswMode: 'off' });
-    // Servers sharing the store follow the memory this command changes through the change log.
+    // Servers sharing the store follow the memory this command changes through the change log: the
+    // ids of every chunk the run stored or pruned, logged once it ends (MAX_CHANGE_IDS an entry).
+    // Logged per chunk, a run of 5,000 messages wrote hundreds of entries that every server read and
+    // applied one by one.
     const changes = new OfflineChanges(store);
+    const changed = new Set<number>();
     let bar: ProgressBar | null = null;
     let remembered = 0;
     const memory = new ImportMemory({
@@ -108,7 +112,7 @@ const importCommand: Command = {
       index,
       maxChunksPerThread: config.MEMORY_MAX_CHUNKS_PER_THREAD,
       retentionDays: config.MEMORY_RETENTION_DAYS,
-      onChanged: (ids) => changes.record('memory', ids),
+      onChanged: (ids) => ids.forEach((id) => changed.add(id)),
       onStored: (chunk) =>
         chunk.messageIds.forEach(() => {
           remembered++;
@@ -144,6 +148,8 @@ const importCommand: Command = {
     } finally {
       await memory.close();
       await index.close();
+      // What a run that failed midway stored is logged too.
+      changes.record('memory', [...changed]);
       await changes.flush();
       await store.close();
     }
