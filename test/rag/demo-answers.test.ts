@@ -123,6 +123,15 @@ describe('a question spelled the American way', () => {
   });
 });
 
+describe('"what happened to …?"', () => {
+  it('is answered with what happened to what it names, not with a sentence saying "happened"', async () => {
+    // Orrery-2's `No fusion happened, and that is fine.` came first: "happened" was the question's rarest word.
+    const { answer } = await ask('topic_business', 'What happened to the Meridian stablecoin?');
+    expect(answer).toMatch(/^[^[]*Meridian/);
+    expect(answer).not.toMatch(/fusion/);
+  });
+});
+
 describe('a question naming a model such as "VS-2"', () => {
   it('counts the name once, and is answered with what it asks in the room of an item that names it elsewhere', async () => {
     // "VS-2" was the rare terms "vs" and "2": the passage naming the cell's cathode won over the one

@@ -322,11 +322,20 @@ export function contentTerms(text: string): string[] {
  */
 const HOW_MEASURE = /\bhow\s+(long|far|old|large|big|tall|high|often|wide|deep|heavy|fast)\b/gi;
 
-/** The question's content terms in order, less the measure word of a "how long"-type question. */
+/**
+ * "What happened to the Meridian stablecoin?": `happened` asks for an event, and says none. Rare
+ * among the sources' sentences, it weighed most of the question, and Orrery-2's `No fusion
+ * happened, and that is fine.` came before Tollgate's halt after Meridian lost its peg.
+ */
+const WHAT_HAPPENED = /\bwhat\s+(?:(?:has|had|is|was)\s+)?(happen(?:s|ed|ing)?|occurred|went\s+on)\s+(?:to|with|at|in|on|after|during|between)\b/gi;
+
+/** The question's content terms in order, less the measure word of a "how long"-type question and the "happened" of a "what happened to …?". */
 export function askedTerms(question: string): string[] {
-  const measures = new Set([...question.matchAll(HOW_MEASURE)].flatMap((m) => contentTerms(m[1])));
+  const measures = new Set([...question.matchAll(HOW_MEASURE), ...question.matchAll(WHAT_HAPPENED)].flatMap((m) => contentTerms(m[1])));
   const terms = contentTerms(question);
-  return measures.size ? terms.filter((t) => !measures.has(t)) : terms;
+  if (!measures.size) return terms;
+  const kept = terms.filter((t) => !measures.has(t));
+  return kept.length ? kept : terms;
 }
 
 /** A lower-cased word's term: its stem, or '' for a stopword (cached with the stems, up to REMEMBERED_TOKEN_MAX_CHARS). */
