@@ -123,6 +123,15 @@ describe('a question spelled the American way', () => {
   });
 });
 
+describe('"how long did … last?" in a topic room', () => {
+  it('is answered about what it names, not with another story’s "last"', async () => {
+    // The seabed commission's pause "would last at least until … March 2027" came first: `last` was the rarest word.
+    const { answer } = await ask('topic_science', 'How long did the plasma last?');
+    expect(answer).toMatch(/^[^[]*plasma/);
+    expect(answer).not.toMatch(/commission|March 2027/);
+  });
+});
+
 describe('"what happened to …?"', () => {
   it('is answered with what happened to what it names, not with a sentence saying "happened"', async () => {
     // Orrery-2's `No fusion happened, and that is fine.` came first: "happened" was the question's rarest word.

@@ -329,9 +329,21 @@ const HOW_MEASURE = /\bhow\s+(long|far|old|large|big|tall|high|often|wide|deep|h
  */
 const WHAT_HAPPENED = /\bwhat\s+(?:(?:has|had|is|was)\s+)?(happen(?:s|ed|ing)?|occurred|went\s+on)\s+(?:to|with|at|in|on|after|during|between)\b/gi;
 
-/** The question's content terms in order, less the measure word of a "how long"-type question and the "happened" of a "what happened to …?". */
+/**
+ * "How long did the plasma last?": `last` asks the span as `long` does. Rare among a topic room's
+ * sentences, it weighed most of the question, and a commission's pause that `would last at least
+ * until … March 2027` came before Orrery-2's `ran a hydrogen plasma for 26 minutes`.
+ */
+const HOW_LONG_VERB = /\bhow\s+long\b[^?]*?\b(last(?:s|ed)?|take|takes|took|taken)\b/gi;
+
+/**
+ * The question's content terms in order, less the measure word of a "how long"-type question, the
+ * verb of its span (`last`, `take`) and the "happened" of a "what happened to …?".
+ */
 export function askedTerms(question: string): string[] {
-  const measures = new Set([...question.matchAll(HOW_MEASURE), ...question.matchAll(WHAT_HAPPENED)].flatMap((m) => contentTerms(m[1])));
+  const measures = new Set(
+    [...question.matchAll(HOW_MEASURE), ...question.matchAll(HOW_LONG_VERB), ...question.matchAll(WHAT_HAPPENED)].flatMap((m) => contentTerms(m[1])),
+  );
   const terms = contentTerms(question);
   if (!measures.size) return terms;
   const kept = terms.filter((t) => !measures.has(t));
