@@ -195,7 +195,10 @@ export function createServices(config: Config, log: Logger, overrides: ServiceOv
     targets: {
       documents: withIndexedRows(searchStack.indexer, searchStack.index),
       memory: withIndexedRows(memory, memoryIndex),
-      rooms: roomChangesApplier({ liveRoomIds: () => rooms.liveRoomIds(), catchUpLocal: (roomId, after) => rooms.storedUnpublished(roomId, after, false) }),
+      rooms: roomChangesApplier({
+        liveRoomIds: () => rooms.liveRoomIds(),
+        catchUpLocal: (roomId, after, runs) => rooms.storedUnpublished(roomId, after, false, runs),
+      }),
     },
     resyncMs: overrides.indexResyncMs,
     log,

@@ -18,7 +18,9 @@ import { OVERLONG_CLUSTER, hasOverlongCluster } from '../protocol/clusters.js';
 import { cleanName, isReservedName, MAX_NAME_CHARS } from '../protocol/names.js';
 import { requestedThread } from '../rooms/thread-target.js';
 import { MAX_MERGE_HOPS } from '../store/thread-survivor.js';
-import type { NewMessage, Store, Thread } from '../store/types.js';
+import type { Message } from '../protocol/messages.js';
+import type { SeqRun } from '../rooms/seq-window.js';
+import type { NewMessage, Store, Thread, UnsettledSeqs } from '../store/types.js';
 import type { MemoryService } from './memory-service.js';
 import { IMPORT_CLIENT_PREFIX, IMPORTED_AUTHOR_PREFIX } from './imported.js';
 import { wellFormed } from '../text.js';
@@ -160,7 +162,7 @@ export async function importMessages(
   roomId: string,
   threadId: string,
   messages: ImportedMessage[],
-  readable?: (afterSeq: number) => void,
+  readable?: (afterSeq: number, runs: SeqRun[]) => void,
 ): Promise<ImportResult> {
   // toISOString's times, all of one length in the years 0000–9999 (checkImport): their text sorts
   // as their times do, without localeCompare's collation.
@@ -183,9 +185,12 @@ export async function importMessages(
     ts: m.ts,
     clientId: clientIds[k],
   }));
+  // Ranges an import that failed or stopped left unread: one holding a message found stored is
+  // readable once this run ends (store.appendMessages), all of it, never before.
+  const unsettled = readable ? await store.unsettledSeqs(roomId) : [];
   const appended = await store.appendMessages(rows);
   // Those found stored count too: an import stopped before settled them unread (store.appendMessages).
-  readable?.(appended.reduce((low, a) => Math.min(low, a.message.seq), Number.MAX_SAFE_INTEGER) - 1);
+  readable?.(appended.reduce((low, a) => Math.min(low, a.message.seq), Number.MAX_SAFE_INTEGER) - 1, madeReadable(appended, unsettled));
   // The thread the store filed them in: a merge committed since the caller looked `threadId` up
   // sends them on to its survivor, and their memory goes with them. The store may write them in
   // slices (SQLite), and a merge between two moves the ones before it too: the last one's thread
@@ -201,6 +206,26 @@ export async function importMessages(
   // messages fed as live ones held it for ~0.1–0.4 s).
   await memory.rememberMessages(unremembered);
   return { threadId: filed, messageIds: ids, stored };
+}
+
+/**
+ * The seqs an import made readable, never readable before: its new messages' (one batch's, a block
+ * no other message took a seq in: store/sqlite-unsettled.ts), and each range an earlier run of it
+ * left unread that holds a message it found stored. A room delivers them however far below its
+ * window of delivered seqs they lie (NodeSync.storedUnpublished): the first run's messages came
+ * thousands of live messages before the re-run that made them readable.
+ */
+function madeReadable(appended: { message: Message; duplicate: boolean }[], unsettled: readonly UnsettledSeqs[]): SeqRun[] {
+  const runs: SeqRun[] = [];
+  let [low, high] = [Infinity, 0];
+  const found: number[] = [];
+  for (const { message, duplicate } of appended) {
+    if (duplicate) found.push(message.seq);
+    else [low, high] = [Math.min(low, message.seq), Math.max(high, message.seq)];
+  }
+  for (const range of unsettled) if (found.some((seq) => range.fromSeq <= seq && seq <= range.toSeq)) runs.push([range.fromSeq, range.toSeq]);
+  if (high) runs.push([low, high]);
+  return runs;
 }
 
 /** An imported message, with its place among identical messages of its import (importClientId's `nth`). */

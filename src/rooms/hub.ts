@@ -22,7 +22,7 @@ import { FreshReading } from './fresh-reading.js';
 import { withMessage, type Held, type HeldFrame } from './held-messages.js';
 import { ACTIVE_ROOMS_FRESH_MS, MAX_SEQ_LEAD, NodeSync } from './node-sync.js';
 import { Room, type LoadState } from './room.js';
-import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
+import { DEFAULT_SEQ_WINDOW, type SeqRun } from './seq-window.js';
 import { Session, errorFrame, type SessionHost } from './session.js';
 import { SendBudget } from './send-budget.js';
 import { shareWords } from './sender-shares.js';
@@ -278,9 +278,10 @@ export class RoomHub implements SessionHost, RoomOutlet {
    * Messages stored in `roomId` after `afterSeq` that were never published (an import): every node's
    * live room delivers to its members those they did not get, in seq order (NodeSync.storedUnpublished).
    * `tellOthers` false: this node alone (each node read the change log entry that told it, room-changes.ts).
+   * `runs`: the seqs it made readable, delivered however old (NodeSync.storedUnpublished).
    */
-  storedUnpublished(roomId: string, afterSeq: number, tellOthers = true): void {
-    this.sync.storedUnpublished(roomId, afterSeq, tellOthers);
+  storedUnpublished(roomId: string, afterSeq: number, tellOthers = true, runs: readonly SeqRun[] = []): void {
+    this.sync.storedUnpublished(roomId, afterSeq, tellOthers, runs);
   }
 
   /** Ids of the rooms live on this node (loaded or loading). */

@@ -18,7 +18,7 @@ import type { Held } from './held-messages.js';
 import { ReadSlots } from './read-slots.js';
 import type { Room } from './room.js';
 import { RoomMembers } from './room-members.js';
-import { DEFAULT_SEQ_WINDOW } from './seq-window.js';
+import { DEFAULT_SEQ_WINDOW, isSeq, REOPENED_RUNS_KEPT, type SeqRun } from './seq-window.js';
 import type { RoomBus } from './types.js';
 
 /** Most messages a resync reads to check the in-memory history against the store. */
@@ -100,7 +100,7 @@ export class NodeSync {
    * Rooms loading when another node's `sync` came, with the lowest seq it said to read after: the
    * load may have read the store before what that node could not publish was stored. Read once loaded.
    */
-  private readonly loadingSyncs = new Map<string, number>();
+  private readonly loadingSyncs = new Map<string, Reading>();
   private readonly refreshing = new Map<Room, Promise<void>>();
   /** Rooms whose last read of the shared presence failed: read again at the next recheck. */
   private readonly unrefreshed = new Set<Room>();
@@ -117,7 +117,7 @@ export class NodeSync {
    * `sync` heard meanwhile lowers it instead of queueing a read of its own. After Redis came back,
    * every node sends one per room, and each node read the store once per other node and room.
    */
-  private readonly catchUps = new Map<Room, { from: number; run: Promise<void> }>();
+  private readonly catchUps = new Map<Room, Reading & { run: Promise<void> }>();
   /** Rooms with a read of the store queued by a message far ahead of them (readAhead). */
   private readonly readingAhead = new Set<Room>();
   /** Rooms whose held frames are being sent (sendHeld), each by the last sender queued for it. */
@@ -158,10 +158,10 @@ export class NodeSync {
       this.unheard.delete(room.id);
       this.resync(room, false);
     }
-    const from = this.loadingSyncs.get(room.id);
-    if (from !== undefined) {
+    const waiting = this.loadingSyncs.get(room.id);
+    if (waiting !== undefined) {
       this.loadingSyncs.delete(room.id);
-      void this.catchUp(room, from);
+      void this.catchUp(room, waiting.from, waiting.runs);
     }
     await this.refresh(room);
   }
@@ -212,29 +212,44 @@ export class NodeSync {
   heard(roomId: string, envelope: Envelope): void {
     const room = this.deps.room(roomId);
     if (!room) return;
-    const from = envelope.delivery === 'sync' ? syncFrom(envelope.frame) : undefined;
+    const sync = envelope.delivery === 'sync' ? parseSync(envelope.frame) : undefined;
+    if (sync) room.reopen(sync.runs);
     if (!room.info) {
       // Loading: `opened` reads its members, and the messages a `sync` names once it is loaded (the
       // load may have read the store before they were stored; dropped, they never reached the room).
-      if (from !== undefined && room.heard) this.loadingSyncs.set(roomId, Math.min(from, this.loadingSyncs.get(roomId) ?? from));
+      if (sync && room.heard) this.waitLoaded(roomId, sync.from, sync.runs);
       return;
     }
     const delta = envelope.delivery === 'presence' ? parsePresenceDelta(envelope.frame, envelope.node) : null;
     if (delta) this.applyDelta(room, envelope.node, delta);
     else void this.refresh(room);
-    if (from !== undefined) void this.catchUp(room, from);
+    if (sync) void this.catchUp(room, sync.from, sync.runs);
+  }
+
+  /** A catch-up after `from` (and of `runs`) for the room `opened` is told of once it loaded. */
+  private waitLoaded(roomId: string, from: number, runs: readonly SeqRun[]): void {
+    const waiting = this.loadingSyncs.get(roomId);
+    if (waiting) {
+      waiting.from = Math.min(waiting.from, from);
+      waiting.runs = keptRuns([...waiting.runs, ...runs]);
+    } else this.loadingSyncs.set(roomId, { from, runs: keptRuns(runs) });
   }
 
   /**
    * Messages were stored in the room after `from` and published by nobody (an import, readable all
    * at once when its last write commits): this node's room delivers those its members did not get,
-   * as for a `sync`, and the other nodes are told to by one unless `tellOthers` is false.
+   * as for a `sync`, and the other nodes are told to by one unless `tellOthers` is false. `runs`:
+   * the seqs the import made readable, never readable before, delivered however far below the
+   * room's window they lie (SeqWindow.reopen): a re-run of an import that had failed settles the
+   * first run's seqs, and thousands of live messages may have come since.
    */
-  storedUnpublished(roomId: string, from: number, tellOthers = true): void {
+  storedUnpublished(roomId: string, from: number, tellOthers = true, runs: readonly SeqRun[] = []): void {
+    const kept = keptRuns(runs);
     const room = this.deps.room(roomId);
-    if (room?.info) void this.catchUp(room, from);
-    else if (room?.heard) this.loadingSyncs.set(roomId, Math.min(from, this.loadingSyncs.get(roomId) ?? from));
-    if (tellOthers && this.connected) this.publish(roomId, 'sync', JSON.stringify({ from }));
+    room?.reopen(kept);
+    if (room?.info) void this.catchUp(room, from, kept);
+    else if (room?.heard) this.waitLoaded(roomId, from, kept);
+    if (tellOthers && this.connected) this.publish(roomId, 'sync', JSON.stringify(kept.length ? { from, runs: kept } : { from }));
   }
 
   /**
@@ -258,7 +273,7 @@ export class NodeSync {
     this.readingAhead.add(room);
     void this.fromStore(room, () => {
       this.readingAhead.delete(room);
-      return room.seq;
+      return [[room.seq, Infinity]];
     });
   }
 
@@ -279,7 +294,7 @@ export class NodeSync {
     const timer = setTimeout(() => {
       this.gaps.delete(room);
       if (this.deps.room(room.id) !== room || room.heardThrough(span.after, span.upTo - 1)) return;
-      void this.fromStore(room, () => Math.max(span.after, room.seq - DEFAULT_SEQ_WINDOW));
+      void this.fromStore(room, () => [[Math.max(span.after, room.seq - DEFAULT_SEQ_WINDOW), Infinity]]);
     }, GAP_WAIT_MS);
     timer.unref();
     // The wait widens `span` itself (above) while it runs.
@@ -545,54 +560,60 @@ export class NodeSync {
   }
 
   /**
-   * Delivers the room's stored messages after `from` that this node's members did not get. One
-   * waiting for its turn takes in the later ones: what they name was stored before they were
-   * heard, so before it reads the store.
+   * Delivers the room's stored messages after `from` that this node's members did not get, within
+   * the room's window, and those of `runs` (reopened, Room.reopen) below it. One waiting for its
+   * turn takes in the later ones: what they name was stored before they were heard, so before it
+   * reads the store.
    */
-  private catchUp(room: Room, from: number): Promise<void> {
+  private catchUp(room: Room, from: number, runs: readonly SeqRun[] = []): Promise<void> {
     const waiting = this.catchUps.get(room);
     if (waiting) {
       waiting.from = Math.min(waiting.from, from);
+      waiting.runs = keptRuns([...waiting.runs, ...runs]);
       return waiting.run;
     }
-    const next = { from, run: Promise.resolve() };
+    const next = { from, runs: keptRuns(runs), run: Promise.resolve() };
     this.catchUps.set(room, next);
     next.run = this.fromStore(room, () => {
       this.catchUps.delete(room);
-      return Math.max(next.from, room.seq - DEFAULT_SEQ_WINDOW);
+      const after = Math.max(next.from, room.seq - DEFAULT_SEQ_WINDOW);
+      // The runs below the window first, in seq order, each read only as far as it goes.
+      const below: [number, number][] = next.runs.filter(([first]) => first - 1 < after).map(([first, last]) => [first - 1, Math.min(last, after)]);
+      return [...below.sort((x, y) => x[0] - y[0]), [after, Infinity]];
     });
     return next.run;
   }
 
   /**
-   * Delivers the room's stored messages after the seq `start` gives once the room's queue reaches
-   * the read. Live messages wait from the moment it is asked for (Room.held) and go out after it,
+   * Delivers the room's stored messages in the spans `start` gives (after the first seq of each, up
+   * to its second), in order, once the room's queue reaches the read. Live messages wait from the moment it is asked for (Room.held) and go out after it,
    * or in their place among the missed ones. Every message goes out in slices of at most
    * `memberSliceBytes` a member and CATCH_UP_TURN_BYTES for the room, one per turn of the event
    * loop: frames a turn sends are written at its end, so the send limits (per socket and the node's
    * budget) see them only from the next turn on, and a catch-up of 500 messages to thousands of
    * members in one turn held the event loop and a copy of every message per member.
    */
-  private async fromStore(room: Room, start: () => number): Promise<void> {
+  private async fromStore(room: Room, start: () => [after: number, upTo: number][]): Promise<void> {
     const { store, pageSize, log } = this.deps;
     room.held.begin();
     try {
       await room.run(async () => {
         try {
-          let after = start();
-          for (;;) {
-            const page = await this.reads.run(() => store.messagesAfter(room.id, after, pageSize));
-            const missed = page.values();
-            if (
-              !(await this.sendSliced(
-                room,
-                () => missed.next().value,
-                (m) => this.deps.deliverMissed(room, m),
-              ))
-            )
-              return;
-            if (page.length < pageSize) return;
-            after = page[page.length - 1].seq;
+          for (let [after, upTo] of start()) {
+            for (;;) {
+              const page = await this.reads.run(() => store.messagesAfter(room.id, after, pageSize));
+              const missed = page.filter((m) => m.seq <= upTo).values();
+              if (
+                !(await this.sendSliced(
+                  room,
+                  () => missed.next().value,
+                  (m) => this.deps.deliverMissed(room, m),
+                ))
+              )
+                return;
+              if (page.length < pageSize || page[page.length - 1].seq >= upTo) break;
+              after = page[page.length - 1].seq;
+            }
           }
         } finally {
           await this.sendHeld(room, () => room.held.last);
@@ -675,15 +696,29 @@ export class NodeSync {
   }
 }
 
-/** The seq a `sync` frame says to read the store after; undefined when it names none. */
-function syncFrom(frame: string): number | undefined {
-  let from: unknown;
+/** A catch-up asked for: after `from` within the room's window, and `runs` below it. */
+interface Reading {
+  from: number;
+  runs: readonly SeqRun[];
+}
+
+/** `runs` a room takes: seqs, first ≤ last, the newest REOPENED_RUNS_KEPT (what its window keeps). */
+function keptRuns(runs: readonly unknown[]): SeqRun[] {
+  const kept = runs.filter((r): r is SeqRun => Array.isArray(r) && r.length === 2 && isSeq(r[0]) && isSeq(r[1]) && r[0] <= r[1]);
+  return kept.slice(-REOPENED_RUNS_KEPT);
+}
+
+/** The seq a `sync` frame says to read the store after, and the runs it reopens; undefined when it names no seq. */
+function parseSync(frame: string): Reading | undefined {
+  let sync: { from?: unknown; runs?: unknown } | null;
   try {
-    from = (JSON.parse(frame) as { from?: unknown } | null)?.from;
+    sync = JSON.parse(frame) as { from?: unknown; runs?: unknown } | null;
   } catch {
     return undefined;
   }
-  return typeof from === 'number' && Number.isSafeInteger(from) ? from : undefined;
+  const from = sync?.from;
+  if (typeof from !== 'number' || !Number.isSafeInteger(from)) return undefined;
+  return { from, runs: Array.isArray(sync?.runs) ? keptRuns(sync.runs) : [] };
 }
 
 /** Resolves in a later turn of the event loop, after the frames of this one were written. */

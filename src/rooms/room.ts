@@ -10,7 +10,7 @@ import type { Thread } from '../store/types.js';
 import type { RoomOptions } from './options.js';
 import { RoomMembers, type PresenceChange } from './room-members.js';
 import { SenderShares, type ShareVerdict } from './sender-shares.js';
-import { SeqWindow } from './seq-window.js';
+import { SeqWindow, type SeqRun } from './seq-window.js';
 import { TypingTracker } from './typing.js';
 
 /** A joined connection as the room sees it. */
@@ -250,6 +250,14 @@ export class Room {
       this.lateRuns.push([seq, seq, newest]);
       if (this.lateRuns.length > LATE_RUNS_KEPT) this.lateRuns.shift();
     }
+  }
+
+  /**
+   * Seqs of `runs` became readable just now and nobody delivered them (an import settled below
+   * newer messages): a catch-up delivers them, once, however old (SeqWindow.reopen).
+   */
+  reopen(runs: readonly SeqRun[]): void {
+    for (const [from, to] of runs) this.delivered.reopen(from, to);
   }
 
   /** Seqs of `messages` this node has not delivered yet (a welcome read them from the store first). */

@@ -232,7 +232,7 @@ export default async function threadRoutes(app: FastifyInstance): Promise<void> 
       if (!(await rooms.resolve(roomId))) throw new errors.ERR_ROOM_NOT_FOUND(roomId);
       const messages = await checkImportInTurns(request.body.messages, rooms.options.maxTextChars);
       const target = await importTarget(store, roomId, request.body.threadId || undefined);
-      return importMessages(store, memory, roomId, target.id, messages, (after) => rooms.storedUnpublished(roomId, after));
+      return importMessages(store, memory, roomId, target.id, messages, (after, runs) => rooms.storedUnpublished(roomId, after, true, runs));
     },
   );
 }

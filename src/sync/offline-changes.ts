@@ -9,6 +9,7 @@ import type { ChunkSink } from '../content/types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { ChangeTarget, Store } from '../store/types.js';
 import { changeSlices } from './index-sync.js';
+import type { SeqRun } from '../rooms/seq-window.js';
 import { roomChangeIds } from './room-changes.js';
 
 export class OfflineChanges {
@@ -32,9 +33,12 @@ export class OfflineChanges {
     void write.finally(() => this.pending.delete(write));
   }
 
-  /** Messages stored in `roomId` after `afterSeq` and published by nobody (an import): the servers' live rooms deliver them (room-changes.ts). */
-  storedUnpublished(roomId: string, afterSeq: number): void {
-    this.record('rooms', roomChangeIds(roomId, afterSeq));
+  /**
+   * Messages stored in `roomId` after `afterSeq` and published by nobody (an import), `runs` the
+   * seqs it made readable: the servers' live rooms deliver them (room-changes.ts).
+   */
+  storedUnpublished(roomId: string, afterSeq: number, runs: readonly SeqRun[] = []): void {
+    this.record('rooms', roomChangeIds(roomId, afterSeq, runs));
   }
 
   /** The ChunkSink of an ingestion run outside a server: its chunk changes, logged. */

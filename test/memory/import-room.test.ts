@@ -166,6 +166,52 @@ describe('an import written in slices (SQLite)', () => {
     expect((await a.inject('/api/v1/rooms/news_1')).json().unsettledImports).toEqual([]);
   });
 
+  it('reaches a member live since before a failed import once its re-run makes it readable, past a window of live messages between', async () => {
+    const a = await node({ env: {} });
+    await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));
+    const store = a.salon.store as SqliteStore;
+    const { client: bo } = await joined(a, 'Bo', 'news_1');
+    const n = 20;
+    store.db.exec("CREATE TRIGGER planted BEFORE INSERT ON messages WHEN NEW.text = 'Imported line 2.' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
+    const failed = await withTurnsDue(() =>
+      a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } }),
+    );
+    expect(failed.statusCode).toBe(500);
+    store.db.exec('DROP TRIGGER planted');
+    expect(await store.unsettledSeqs('news_1')).toEqual([{ fromSeq: 1, toSeq: n, startedAt: expect.any(String) }]);
+    // More messages than the room's window after the first run's seqs, each delivered to Bo.
+    const live = DEFAULT_SEQ_WINDOW + 100;
+    const thread = await store.ensureMainThread('news_1');
+    await store.appendMessages(
+      Array.from({ length: live }, (_, i) => ({
+        roomId: 'news_1',
+        threadId: thread.id,
+        author: { id: 'u_liv', name: 'Liv', kind: 'user' as const },
+        text: `Live ${i}.`,
+        ts: new Date().toISOString(),
+        clientId: `live_${i}`,
+      })),
+    );
+    a.salon.rooms.storedUnpublished('news_1', n);
+    const lives = () => bo.all('message').filter((f) => String(f.message.text).startsWith('Live '));
+    await until(() => lives().length >= live, 20_000);
+    const again = await a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().stored).toBe(n - 2);
+    // The first run's two messages (seqs 1–2, below the window now) and the re-run's eighteen, in order.
+    await until(() => importedFrames(bo).length >= n);
+    const frames = importedFrames(bo);
+    expect(frames.map((f) => f.message.text)).toEqual(history(n).map((m) => m.text));
+    expect(frames.map((f) => f.message.id)).toEqual(again.json().messageIds);
+    expect(frames.slice(0, 2).map((f) => f.message.seq)).toEqual([1, 2]);
+    // The same notice again (another node's `sync`, the change log read twice) delivers nothing more.
+    a.salon.rooms.storedUnpublished('news_1', 0, true, [[1, n]]);
+    bo.send({ type: 'say', text: 'After the re-run.', clientId: 'c1' });
+    await bo.next('message', (f) => f.message.clientId === 'c1');
+    expect(importedFrames(bo)).toHaveLength(n);
+    expect(lives()).toHaveLength(live);
+  }, 60_000);
+
   it('reaches a member whole when a live message passed an import of more seqs than an old room window (4,096)', async () => {
     const a = await node({ env: {} });
     await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));

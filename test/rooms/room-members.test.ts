@@ -1,7 +1,7 @@
 /** Members across nodes (RoomMembers) and the seqs a room already delivered (SeqWindow). */
 import { describe, expect, it } from 'vitest';
 import { MAX_SUFFIX_HINTS, RoomMembers } from '../../src/rooms/room-members.js';
-import { SeqWindow } from '../../src/rooms/seq-window.js';
+import { REOPENED_RUNS_KEPT, SeqWindow } from '../../src/rooms/seq-window.js';
 
 const entry = (id: string, name: string, since: number, node = 'other') => ({ node, id, name, since });
 
@@ -161,6 +161,39 @@ describe('SeqWindow', () => {
     expect([27, 40, 51, 59, 60, 61, 89, 90].map((s) => w.has(s))).toEqual([true, true, true, true, true, false, false, true]);
     w.addThrough(0);
     expect(w.has(61)).toBe(false);
+  });
+
+  it('counts a reopened run as not delivered, older than its window or counted by addThrough, once', () => {
+    const w = new SeqWindow(64);
+    w.addThrough(30);
+    for (let s = 31; s <= 200; s++) if (s !== 180) w.add(s);
+    // 1–10: older than the window; 20–25: counted by addThrough; 170–185: in the window, 180 never added.
+    for (const [from, to] of [
+      [1, 10],
+      [20, 25],
+      [170, 185],
+    ])
+      w.reopen(from, to);
+    expect([1, 10, 11, 20, 25, 26, 170, 179, 180, 181].map((s) => w.has(s))).toEqual([false, false, true, false, false, true, true, true, false, true]);
+    for (const s of [1, 5, 20, 180]) w.add(s);
+    expect([1, 2, 5, 20, 21, 180].map((s) => w.has(s))).toEqual([true, false, true, true, false, true]);
+    // The same notice again: what was delivered stays delivered.
+    w.reopen(1, 10);
+    w.reopen(20, 25);
+    expect([1, 2, 5, 20, 21].map((s) => w.has(s))).toEqual([true, false, true, true, false]);
+    // The window moving on does not forget them.
+    w.add(10_000);
+    expect([1, 2, 20, 21, 9_000].map((s) => w.has(s))).toEqual([true, false, true, false, true]);
+    // The newest REOPENED_RUNS_KEPT runs are kept: an older one counts as the window says again.
+    for (let k = 0; k < REOPENED_RUNS_KEPT; k++) w.reopen(1_000 + 2 * k, 1_000 + 2 * k);
+    expect([2, 21, 1_000].map((s) => w.has(s))).toEqual([true, true, false]);
+    for (const bad of [
+      [0, 5],
+      [5, 4],
+      [1, Infinity],
+    ])
+      w.reopen(bad[0], bad[1]);
+    expect([3, 4, 9_000].map((s) => w.has(s))).toEqual([true, true, true]);
   });
 
   it('counts a seq that is no whole number ≥ 1 as delivered, and never takes it as its top', () => {

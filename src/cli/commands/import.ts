@@ -128,7 +128,7 @@ const importCommand: Command = {
       // No memory.load(): repeats are found in the store, and the index only has to hold what this
       // import adds; loading it read (and re-embedded, after an embedder change) every thread's memory.
       // Running servers' live rooms deliver the messages once they read the entry (room-changes.ts).
-      const result = await importMessages(store, memory, room, thread.id, messages, (after) => changes.storedUnpublished(room, after));
+      const result = await importMessages(store, memory, room, thread.id, messages, (after, runs) => changes.storedUnpublished(room, after, runs));
       await memory.idle();
       const unbuilt = memory.handed - remembered;
       for (let i = 0; i < unbuilt; i++) bar.tick(false);
