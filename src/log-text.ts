@@ -24,6 +24,19 @@ export function withoutQueries(text: string): string {
 const PORT = String.raw`(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|\d{1,4})?`;
 
 /**
+ * A quote or closing bracket that ends a port or its path, when one opens right before the URL's
+ * scheme (`"redis://cache:6379/0", ask ops@…`, `(redis://cache:6379) ask …`), then a space,
+ * punctuation or the text's end. Unpaired (`redis://u:12) x@h`) it is a password's.
+ */
+const PORT_CLOSED = String.raw`(?:[/?#][^\s"'<>)\]]*)?["')\]>](?<=[("'<[][a-z0-9+.-]*:\/\/\S*)(?=[\s"'<>),;.]|$)`;
+
+/**
+ * A password after `user:`: the rest of its line, then lines holding no space or tab (a newline
+ * pasted into a secret, `u:pa⏎ss@h`); the `@` that ends it is the last these reach.
+ */
+const PASSWORD = String.raw`(?:(?!:\/\/).)*(?:[\r\n]+(?:(?!:\/\/)\S)*)*`;
+
+/**
  * A URL's userinfo in free text (`http://alice:s3cret@host`): an error may name the address it
  * could not reach, and OLLAMA_HOST, REDIS_URL or DATABASE_URL may carry a password. Up to the last
  * `@` before the host, as URL parsers read it: a password may hold one (`postgres://u:p@ss@db`, a
@@ -42,16 +55,18 @@ const PORT = String.raw`(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{
  * A password of digits before a space or tab (`redis://u:12 hunter@cache`) reads like a port
  * followed by words, and was logged: only the words after it could tell `host:12` followed by
  * someone's address from it, so it is scrubbed as any other password with a space is, to the last
- * `@` on its line that a host follows. A port that the text's end closes, or a quote, bracket,
- * comma or semicolon before a space or another of them (`"redis://cache:6379", ask ops@…`), or
- * spaces then an opening quote or bracket (`redis://cache:6379 (ask ops@example.com)`), is still
- * read as a port; digits then a quote inside a word (`u:12"x@cache`) are a password.
+ * `@` on its line that a host follows. So are digits then a comma, a `/` or an unpaired bracket
+ * (`u:12, x@h`, `u:12/x y@h`, `u:12) x@h`): `host:6379/0 for ann@…` loses that stretch too. A
+ * port that the text's end closes, or a quote or bracket opened right before the URL
+ * (`"redis://cache:6379", ask ops@…`), or spaces then an opening quote or bracket
+ * (`redis://cache:6379 (ask ops@example.com)`), is still read as a port. A password may go on
+ * over line breaks through lines holding no space (PASSWORD), and its `:` may be written `%3A`.
  */
 const URL_USERINFO = new RegExp(
   [
     // The scheme is read from the start of a run of scheme characters only (see schemeKept).
     String.raw`(?<![a-z0-9+.-])([a-z0-9+.-]*:\/\/)`,
-    String.raw`(?:(?:[^\s/?#@:"'<>[\]]+:(?:\d+[/?#](?:(?!:\/\/)\S)*|(?!${PORT}(?:[/?#]|["'<>),;](?=[\s"'<>),;.]|$)|\s+[("'<[]|$))(?:(?!:\/\/).)*)|:(?:(?!:\/\/).)*)@(?=[\w[%])`,
+    String.raw`(?:(?:[^\s/?#@:"'<>[\]]+?(?::|%3A)(?!${PORT}(?:${PORT_CLOSED}|\s+[("'<[]|$))${PASSWORD}|(?::|%3A)${PASSWORD})@(?=[\w[%])`,
     String.raw`|[^\s/?#"'<>]*@)`,
   ].join(''),
   'gi',
@@ -82,6 +97,9 @@ function schemeKept(match: string, run: string, offset: number, text: string): s
  */
 export const MAX_LOG_TEXT_CHARS = 65_536;
 
+/** A line break, later a line holding a space or tab: no password (PASSWORD) runs on past it. */
+const SPACED_LINE_AFTER = /[\r\n][^\r\n]*?[^\S\r\n]/;
+
 /**
  * `text` cut to MAX_LOG_TEXT_CHARS, with how much was left out. A userinfo cut in two would lose
  * the `@` that marks it: the kept text ends at the last `scheme://` of its last line, and what could
@@ -94,7 +112,7 @@ function bounded(text: string): string {
   if (last >= 0xd800 && last <= 0xdbff) cut--;
   let kept = text.slice(0, cut);
   const scheme = kept.lastIndexOf('://');
-  if (scheme >= 0 && scheme > kept.lastIndexOf('\n')) kept = kept.slice(0, scheme + 3);
+  if (scheme >= 0 && !SPACED_LINE_AFTER.test(kept.slice(scheme))) kept = kept.slice(0, scheme + 3);
   return `${kept}… [${text.length - kept.length} more characters]`;
 }
 

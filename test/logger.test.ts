@@ -120,11 +120,11 @@ describe('stderrLogger', () => {
     const lines: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
     const log = stderrLogger();
-    log.error({ err: new Error('no route to redis://cache:6379 (ask ops@example.com)') }, 'at redis://cache:6379/0 for ann@example.com');
+    log.error({ err: new Error('no route to redis://cache:6379 (ask ops@example.com)') }, 'at "redis://cache:6379/0" for ann@example.com');
     log.error({}, 'fetched https://medium.com/@ann/post');
     log.error({}, 'no answer from http://[::1]:11434/api for ann@example.com');
     expect(lines).toEqual([
-      'at redis://cache:6379/0 for ann@example.com: no route to redis://cache:6379 (ask ops@example.com)',
+      'at "redis://cache:6379/0" for ann@example.com: no route to redis://cache:6379 (ask ops@example.com)',
       'fetched https://medium.com/@ann/post',
       'no answer from http://[::1]:11434/api for ann@example.com',
     ]);

@@ -45,7 +45,7 @@ describe('digits-only passwords in logs', () => {
     expect(textForLog('redis://u:123456 x@cache')).toBe('redis://cache');
     expect(textForLog('redis://u:70000 x@cache')).toBe('redis://cache');
     expect(textForLog('redis://cache:6379 failed')).toBe('redis://cache:6379 failed');
-    expect(textForLog('redis://cache:65535, ask ops@example.com')).toBe('redis://cache:65535, ask ops@example.com');
+    expect(textForLog('"redis://cache:65535", ask ops@example.com')).toBe('"redis://cache:65535", ask ops@example.com');
     expect(textForLog('"redis://cache:6379" failed, ask ops@example.com')).toBe('"redis://cache:6379" failed, ask ops@example.com');
     expect(textForLog('http://[::1]:3000 refused')).toBe('http://[::1]:3000 refused');
   });
@@ -60,6 +60,37 @@ describe('digits-only passwords in logs', () => {
     expect(textForLog('redis://u:12"x@cache refused')).toBe('redis://cache refused');
     expect(textForLog("redis://u:12'x y@cache refused")).toBe('redis://cache refused');
     expect(textForLog('see "redis://cache:6379". Mail ops@example.com')).toBe('see "redis://cache:6379". Mail ops@example.com');
+  });
+});
+
+describe('passwords that read like a port, a path or a line end', () => {
+  it('scrubs digits then a comma, a path or an unpaired bracket before a space (read as host:port and logged)', () => {
+    expect(textForLog('redis://u:12, x@h failed')).toBe('redis://h failed');
+    expect(textForLog('redis://u:12/x y@h')).toBe('redis://h');
+    expect(textForLog('redis://u:12) x@h')).toBe('redis://h');
+    expect(textForLog('redis://u:12" x@h')).toBe('redis://h');
+    expect(textForLog('at redis://cache:6379/0 for ann@example.com')).toBe('at redis://example.com');
+    expect(textForLog('see "redis://cache:6379/0", ask ops@example.com')).toBe('see "redis://cache:6379/0", ask ops@example.com');
+    expect(textForLog('(redis://cache:6379) ask ops@example.com')).toBe('(redis://cache:6379) ask ops@example.com');
+  });
+
+  it('scrubs a password with a line break in it, and keeps a port before a stack trace', () => {
+    expect(textForLog('redis://u:pa\nss@h failed')).toBe('redis://h failed');
+    expect(textForLog('redis://u:12\r\nx@h')).toBe('redis://h');
+    expect(textForLog('redis://u:p w\nx@h')).toBe('redis://h');
+    const trace = 'redis://cache:6379 failed\n    at x (/app/node_modules/@fastify/a.js:1:2)';
+    expect(textForLog(trace)).toBe(trace);
+    const pad = 'x'.repeat(MAX_LOG_TEXT_CHARS - 30);
+    expect(textForLog(`${pad} redis://u:pa\n${'s'.repeat(40)}@h`)).not.toContain('u:pa');
+  });
+
+  it('scrubs a userinfo whose colon or @ is percent-encoded', () => {
+    expect(textForLog('redis://u%3Ap@h')).toBe('redis://h');
+    expect(textForLog('redis://u%3Ap w@h')).toBe('redis://h');
+    expect(textForLog('redis://u%3A12, x@h')).toBe('redis://h');
+    expect(textForLog('redis://%3Ap q@h')).toBe('redis://h');
+    expect(textForLog('redis://u:p%40ss@h')).toBe('redis://h');
+    expect(textForLog('redis://u:p%40s s@h')).toBe('redis://h');
   });
 });
 
