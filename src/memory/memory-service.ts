@@ -53,12 +53,6 @@ const COPY_PAGE = 1024;
 export const FILING_ROUNDS = 4;
 
 /**
- * Reads of chunks just indexed that settle makes at most, each after a thread operation (or
- * another node's change) reindexed or dropped some of them meanwhile: without more changes one suffices.
- */
-const SETTLE_ROUNDS = 4;
-
-/**
  * The rows the memory index was told to reindex or drop (reindex, applyStored, forget,
  * forgetThread, retention) while a write of new rows was under way (MemoryService.watchIndex):
  * those of the new rows among them are indexed again as the store holds them once the rows are
@@ -1104,18 +1098,21 @@ export class MemoryService implements MemorySearch {
    * some of them since `watch` began (before their write committed) may have moved or deleted them
    * after the write, and reached the index first, and the upsert just made put them back as written
    * (in the old thread's scope, or in the index after their deletion). Those are read again and indexed as
-   * the store holds them, until none was touched meanwhile (SETTLE_ROUNDS reads at most). Rows, not
-   * threads: those calls learn a chunk's thread from the store, after the move. Returns whether it
-   * read any again.
+   * the store holds them, until a read was followed by no change touching them before its write.
+   * There is no cap: a read that another change followed may be older than that change's own, which
+   * landed first, and stopping after it left the index holding a chunk where the store no longer
+   * does. The reads stop when the changes do: a read here touches no watch, so only a change that
+   * committed meanwhile (reindex, applyStored, forget, retention) brings another round, one read of
+   * the rows it touched. Rows, not threads: those calls learn a chunk's thread from the store, after
+   * the move. Returns whether it read any again.
    */
   private async settle(ids: number[], watch: IndexWatch, index = (again: number[]) => this.indexAsStored(again, false)): Promise<boolean> {
-    let round = 0;
-    for (; round < SETTLE_ROUNDS; round++) {
-      const again = watch.touchedOf(ids);
-      if (!again.length) break;
+    let read = false;
+    for (let again = watch.touchedOf(ids); again.length; again = watch.touchedOf(ids)) {
       await index(again);
+      read = true;
     }
-    return round > 0;
+    return read;
   }
 
   /**

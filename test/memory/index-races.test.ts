@@ -299,4 +299,57 @@ describe('memory index against thread operations racing a chunk being filed', ()
     for (const id of [thread.id, other.id, third.id]) if ((await index.search(query, 5, { scopes: [id], includePrivileged: false })).length) holding.push(id);
     expect(holding).toEqual([third.id]);
   });
+  it('indexes a chunk where the store holds it after more changes moved it while it was being settled than one read of it used to follow', async () => {
+    const { store, memory, index, thread, other } = await setup();
+    const third = await createThread(store, { id: 'thr_third', roomId: 'news_1', title: 'Third' }, 'u_Ann');
+    const [vector] = await embedder.embed(['When does the ferry leave? The ferry leaves at noon.']);
+    const chunk = {
+      threadId: thread.id,
+      roomId: 'news_1',
+      kind: 'exchange' as const,
+      text: 'Q: When does the ferry leave?\nA: The ferry leaves at noon.',
+      messageIds: [],
+      authors: ['Ann', 'Salon AI'],
+      firstTs: '2026-11-24T12:00:00.000Z',
+      lastTs: '2026-11-24T12:00:00.000Z',
+      privileged: false,
+      owner: 'u_Ann',
+    };
+    const watch = memory.watchIndex();
+    const { addedMemoryIds } = await store.applyThreadChange({
+      at: new Date().toISOString(),
+      expect: [],
+      addMemory: [{ chunk, vector, model: memory.vectorModel }],
+    });
+    const [id] = addedMemoryIds;
+    const move = (threadId: string) =>
+      store.applyThreadChange({ at: new Date().toISOString(), expect: [], moveMemory: [{ ids: [id], threadId, roomId: 'news_1' }] });
+    // A merge moves it and is followed before the operation indexes it: the settle reads it again.
+    await move(other.id);
+    await memory.reindex([id]);
+    // Each of the settle's reads of the chunk is followed, before its write, by a move of the chunk
+    // and that move's reindex (which lands first): six in a row, then the changes stop.
+    const read = store.getMemoryChunks.bind(store);
+    let inside = false;
+    let moves = 0;
+    store.getMemoryChunks = async (ids) => {
+      const found = await read(ids);
+      if (inside || moves >= 6 || !ids.includes(id)) return found;
+      inside = true;
+      try {
+        await move(moves++ % 2 ? other.id : third.id);
+        await memory.reindex([id]);
+      } finally {
+        inside = false;
+      }
+      return found;
+    };
+    await memory.indexStored(addedMemoryIds, [{ chunk, vector }], watch);
+    const [held] = await read([id]);
+    expect(held.threadId).toBe(other.id);
+    // The settle stopped after four reads, the last of them older than the moves that followed it:
+    // the index held the chunk in the third thread's scope, where the store no longer had it.
+    expect(await scopesHolding(index, [thread.id, other.id, third.id])).toEqual([other.id]);
+    expect(moves).toBe(6);
+  });
 });
