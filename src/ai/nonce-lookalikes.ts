@@ -48,26 +48,47 @@ function digitOf(): Map<string, string> {
   return out;
 }
 
-/** By length: runs of at least that many characters reading as hex digits, format characters between them. */
-const runs = new Map<number, RegExp>();
+/** A format character, allowed between the digits of a run. */
+const FORMAT = /^\p{Cf}$/u;
 
-function runsOf(length: number): RegExp {
-  let pattern = runs.get(length);
-  if (!pattern) {
-    const digit = `[${[...digitOf().keys()].join('').replace(/[\\\]\[^|-]/g, '\\$&')}]`;
-    // One pattern for every nonce of a length: a pattern per nonce took half a millisecond to compile, each ask.
-    pattern = new RegExp(`${digit}(?:\\p{Cf}*${digit}){${Math.max(0, length - 1)},}`, 'gu');
-    runs.set(length, pattern);
-  }
-  return pattern;
-}
-
-/** `text` with each run of hex look-alikes that reads as holding `nonce` made `x`s (nonce.length of them). */
+/**
+ * `text` with each run of hex look-alikes that reads as holding `nonce` made `x`s (nonce.length of
+ * them). A run is look-alike digits with format characters between them, from its first digit to
+ * its last. Walked by hand: the pattern it was, `digit(?:\p{Cf}*digit){n,}`, kept a backtrack entry
+ * per digit and threw RangeError over megabytes of them (fetched text fenced into a prompt), and
+ * bounding its count would cut a long run in pieces, a nonce across two of them kept.
+ */
 export function withoutNonceLookalikes(text: string, nonce: string): string {
   const digit = digitOf();
-  return text.replace(runsOf(nonce.length), (run) => {
+  const parts: string[] = [];
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    const first = String.fromCodePoint(text.codePointAt(i)!);
+    if (!digit.has(first)) {
+      i += first.length;
+      continue;
+    }
     let read = '';
-    for (const c of run) read += digit.get(c) ?? '';
-    return read.includes(nonce) ? 'x'.repeat(nonce.length) : run;
-  });
+    let end = i;
+    let j = i;
+    while (j < text.length) {
+      const c = String.fromCodePoint(text.codePointAt(j)!);
+      const d = digit.get(c);
+      if (d !== undefined) {
+        read += d;
+        j += c.length;
+        end = j;
+      } else if (FORMAT.test(c)) j += c.length;
+      else break;
+    }
+    if (read.length >= nonce.length && read.includes(nonce)) {
+      parts.push(text.slice(copied, i), 'x'.repeat(nonce.length));
+      copied = end;
+    }
+    i = end;
+  }
+  if (copied === 0) return text;
+  parts.push(text.slice(copied));
+  return parts.join('');
 }

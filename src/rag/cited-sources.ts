@@ -4,8 +4,11 @@
  * on unrelated articles.
  */
 
-/** `[2]`, `[2, 5]` or `[2][5]`: the source numbers an answer's text cites. */
-const CITATION = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
+/**
+ * `[2]`, `[2, 5]` or `[2][5]`: the source numbers an answer's text cites, at most 100 in one bracket
+ * (`[1,1,1,…` over megabytes threw RangeError, a backtrack entry a number).
+ */
+const CITATION = /\[(\d{1,3}(?:\s*,\s*\d{1,3}){0,99})\]/g;
 
 /** The numbers an answer's text cites, in no particular order (code's `list[1]` is none). */
 export function citedNumbers(text: string): Set<number> {

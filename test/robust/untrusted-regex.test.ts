@@ -5,6 +5,11 @@ import { tellsTime } from '../../src/ai/local/time-told.js';
 import { cleanText } from '../../src/content/text.js';
 import { extractArticle } from '../../src/content/extract/index.js';
 import { MAX_LOG_TEXT_CHARS, errorForLog, textForLog } from '../../src/log-text.js';
+import { deedAsked, namesDoer, namesModels, tellsDeed } from '../../src/ai/local/answer-cues.js';
+import { askedUnits } from '../../src/ai/local/asked-units.js';
+import { saySameThing } from '../../src/memory/threads/same-meaning.js';
+import { citedNumbers } from '../../src/rag/cited-sources.js';
+import { withoutNonceLookalikes } from '../../src/ai/nonce-lookalikes.js';
 
 /**
  * Regexes that read untrusted text (sources' sentences, messages) over multi-megabyte adversarial
@@ -144,5 +149,36 @@ describe('page metadata over megabytes', () => {
     expect(hostile.lang).toBeNull();
     expect(hostile.text).toContain('The council met again');
     expect(extractArticle(page('en_GB')).lang).toBe('en-GB');
+  });
+});
+
+describe('words, numbers, citations and nonce look-alikes over megabytes', () => {
+  const astral = '\u{10400}'.repeat(4 * MIB);
+  const dashed = 'a-'.repeat(4 * MIB);
+
+  it('a sentence of one megabyte word is read without RangeError (a repeated group or an astral letter class kept a backtrack entry a step)', () => {
+    const built = deedAsked('who built the ships?')!;
+    for (const sentence of [dashed, astral]) {
+      expect(namesModels('Is the K2 fast?', sentence)).toBe(false);
+      expect(tellsDeed(sentence, deedAsked('who forked the repo?')!)).toBe(false);
+      expect(namesDoer(sentence, built)).toBe(false);
+    }
+    expect(namesDoer(`${"a'".repeat(4 * MIB)} built by Ann`, built)).toBe(true);
+    expect(namesModels('Is the K2 fast?', `${astral} the K2 is fast`)).toBe(true);
+    expect(askedUnits(`how dense is the VS-2 ${dashed}?`, ['vs', '2'])(['vs', '2'], () => 1)).toBe(1);
+  });
+
+  it('numbers and citations of megabytes of groups are read without RangeError', () => {
+    expect(saySameThing(`it cost ${'1.'.repeat(4 * MIB)}5`, 'it cost 3')).toBe(false);
+    expect(citedNumbers(`[${'1,'.repeat(4 * MIB)}1]`)).toEqual(new Set());
+    expect(citedNumbers('as [2, 5] and [3] say')).toEqual(new Set([2, 5, 3]));
+  });
+
+  it('a run of megabytes of hex look-alikes is walked, and a nonce anywhere in it is still hidden', () => {
+    const nonce = '0123456789abcdef0123456789abcdef';
+    const run = 'a'.repeat(8 * MIB);
+    expect(withoutNonceLookalikes(run, nonce)).toBe(run);
+    expect(withoutNonceLookalikes(`x ${'a\u200b'.repeat(MIB)}${nonce.toUpperCase()}${'b'.repeat(MIB)} y`, nonce)).toBe(`x ${'x'.repeat(nonce.length)} y`);
+    expect(withoutNonceLookalikes(`see ${nonce.slice(0, 16)}\u200d${nonce.slice(16)}.`, nonce)).toBe(`see ${'x'.repeat(nonce.length)}.`);
   });
 });

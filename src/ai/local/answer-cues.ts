@@ -42,8 +42,12 @@ export function namesSubject(held: Iterable<string>, kind: ReadonlySet<string>, 
   return !any;
 }
 
-/** A word, or words joined by hyphens: each match starts where the last one ended. */
-const WORD_OR_COMPOUND = /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu;
+/**
+ * A word, or words joined by hyphens: each match starts where the last one ended. Bounded (a part
+ * up to 256 letters, 32 parts) as every such pattern here is: unbounded, megabytes of one word in
+ * astral letters or of `a-a-…` threw RangeError (V8 keeps a backtrack entry a step).
+ */
+const WORD_OR_COMPOUND = /[\p{L}\p{N}]{1,256}(?:-[\p{L}\p{N}]{1,256}){0,32}/gu;
 const LETTER = /\p{L}/u;
 const DIGIT = /\p{N}/u;
 
@@ -106,7 +110,7 @@ const THING_BEFORE = new Set(`the a an this that these those its their his her o
 /** A word in a form a verb takes: `forked`, `forking`. */
 const VERB_ENDING = /(?:ed|ing)$/;
 /** A word as written, a hyphenated compound (`game-winning`, an adjective) kept whole. */
-const WRITTEN = /[\p{L}\p{N}]+(?:[-\u2010\u2011][\p{L}\p{N}]+)*/gu;
+const WRITTEN = /[\p{L}\p{N}]{1,256}(?:[-\u2010\u2011][\p{L}\p{N}]{1,256}){0,32}/gu;
 
 /**
  * Verbs whose sense is carried by what follows them: `makes a weekly tablet possible`, `made more
@@ -180,7 +184,7 @@ export function doerNoun(word: string, term: string): boolean {
 /** Words before the doer's name in a passive: `built by the`, `restored by a`. */
 const DOER_DETERMINERS = new Set(['the', 'a', 'an']);
 /** A word as written, its case kept: a name starts with a capital. */
-const WRITTEN_CASED = /[\p{L}\p{N}]+(?:[-\u2010\u2011'’][\p{L}\p{N}]+)*/gu;
+const WRITTEN_CASED = /[\p{L}\p{N}]{1,256}(?:[-\u2010\u2011'’][\p{L}\p{N}]{1,256}){0,32}/gu;
 
 /**
  * Whether the sentence names the doer of the deed in the passive, a name right after `by`: "who

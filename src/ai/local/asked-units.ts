@@ -8,8 +8,11 @@
  */
 import { contentTerms } from './extractive-text.js';
 
-/** A word as written, its hyphenated parts kept together. */
-const WRITTEN_WORD = /[\p{L}\p{N}]+(?:[-\u2010\u2011][\p{L}\p{N}]+)*/gu;
+/**
+ * A word as written, its hyphenated parts kept together. Bounded (256 letters a part, 32 parts):
+ * unbounded, megabytes of one word threw RangeError (a backtrack entry a step).
+ */
+const WRITTEN_WORD = /[\p{L}\p{N}]{1,256}(?:[-\u2010\u2011][\p{L}\p{N}]{1,256}){0,32}/gu;
 
 /** A part of a name written in digits: the `2` of `VS-2`. */
 const DIGITS = /^\p{N}+$/u;

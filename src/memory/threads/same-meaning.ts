@@ -15,8 +15,8 @@ const NEGATION =
   /\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|hardly|barely|anymore|stopped|quit|false|wrong|disagree|dislike|hate)\b|n['’]t\b/gi;
 
 const STAMPS = new RegExp(CHAT_STAMP.source, 'g');
-/** Numbers as written: 4000, 4,000, 3.5, 12%. */
-const NUMBER = /\d+(?:[.,]\d+)*/g;
+/** Numbers as written: 4000, 4,000, 3.5, 12%. At most 32 groups: `1.1.1…` over megabytes threw RangeError. */
+const NUMBER = /\d+(?:[.,]\d+){0,32}/g;
 /** A fused pair's `[A]: `/`[B]: ` marks at the start of its lines. */
 const MARKS = /^\[[AB]\]: /gm;
 
