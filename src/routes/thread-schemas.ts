@@ -80,6 +80,15 @@ export const detailSchema = {
     thread: threadSchema,
     messages: { type: 'integer', description: 'messages in the thread' },
     seq: { type: 'integer', description: 'the room’s newest seq when the messages were counted: a message of the thread at or below it is counted' },
+    unsettledImports: {
+      type: 'array',
+      description: 'seq ranges an import took and had not made readable when the messages were counted: the thread’s messages in them are not counted',
+      items: {
+        type: 'object',
+        properties: { fromSeq: { type: 'integer' }, toSeq: { type: 'integer' }, startedAt: { type: 'string' } },
+        required: ['fromSeq', 'toSeq', 'startedAt'],
+      },
+    },
     memory: {
       type: 'object',
       properties: {
@@ -94,5 +103,5 @@ export const detailSchema = {
     suggestions: { type: 'array', items: suggestionSchema, description: 'merges worth considering (never done by themselves)' },
     history: { type: 'array', items: eventSchema, description: 'the thread operations recorded, oldest first' },
   },
-  required: ['thread', 'messages', 'seq', 'memory', 'bridges', 'suggestions', 'history'],
+  required: ['thread', 'messages', 'seq', 'unsettledImports', 'memory', 'bridges', 'suggestions', 'history'],
 } as const;

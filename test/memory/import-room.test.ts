@@ -161,9 +161,14 @@ describe('an import written in slices (SQLite)', () => {
     store.db.exec('DROP TRIGGER planted');
     const room = (await a.inject('/api/v1/rooms/news_1')).json();
     expect(room.unsettledImports).toEqual([{ fromSeq: 1, toSeq: n, startedAt: expect.any(String) }]);
+    // A thread's count says which ranges it leaves out: the page counts their messages as they arrive, below its seq.
+    const main = await store.ensureMainThread('news_1');
+    const counted = (await a.inject(`/api/v1/threads/${main.id}`)).json();
+    expect(counted).toMatchObject({ messages: 0, seq: n, unsettledImports: [{ fromSeq: 1, toSeq: n, startedAt: expect.any(String) }] });
     const again = await a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } });
     expect(again.statusCode, again.body).toBe(200);
     expect((await a.inject('/api/v1/rooms/news_1')).json().unsettledImports).toEqual([]);
+    expect((await a.inject(`/api/v1/threads/${main.id}`)).json()).toMatchObject({ messages: n, unsettledImports: [] });
   });
 
   it('reaches a member live since before a failed import once its re-run makes it readable, past a window of live messages between', async () => {

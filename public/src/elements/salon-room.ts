@@ -177,6 +177,7 @@ export class SalonRoom extends LitElement {
               .threads=${threads.list}
               .archivedTotal=${threads.archivedTotal}
               .counts=${threads.counts}
+              .importing=${threads.importing}
               .current=${c.threadId}
               .pending=${this.newThread.pending}
               .status=${this.newThread.reply}
@@ -204,6 +205,7 @@ export class SalonRoom extends LitElement {
                   .thread=${open}
                   .threads=${threads.list}
                   .count=${threads.counts[open.id]}
+                  .importing=${!!threads.importing[open.id]}
                   .suggestions=${threads.suggestions[open.id] ?? []}
                   .pending=${this.merging.pending}
                   .status=${this.merging.reply}

@@ -10,7 +10,7 @@ import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { CommandReply } from '../lib/command-replies.js';
-import { plural } from '../lib/format.js';
+import { countLabel } from '../lib/room-threads.js';
 import { badgeStyles, baseStyles } from '../lib/styles.js';
 import { memoryOff, threadBadges, type MergeSuggestion, type ThreadView } from '../lib/threads-api.js';
 
@@ -97,6 +97,8 @@ export class SalonThreadHeader extends LitElement {
   /** All threads of the room, to name the other side of a suggestion. */
   @property({ attribute: false }) threads: readonly ThreadView[] = [];
   @property({ type: Number }) count: number | undefined = undefined;
+  /** The count leaves out an import not yet readable (RoomThreads.importing). */
+  @property({ type: Boolean }) importing = false;
   @property({ attribute: false }) suggestions: readonly MergeSuggestion[] = [];
   /** A merge is on its way. */
   @property({ type: Boolean }) pending = false;
@@ -117,7 +119,7 @@ export class SalonThreadHeader extends LitElement {
     return html`<div class="bar">
         <h2><span class="visually-hidden">Thread: </span>${t.title}</h2>
         ${threadBadges(t, this.titleOf).map((b) => html`<span class="badge" data-badge=${b.kind}>${b.label}</span>`)}
-        ${this.count === undefined ? nothing : html`<span class="count">${plural(this.count, 'message', 'messages')}</span>`}
+        ${this.count === undefined ? nothing : html`<span class="count">${countLabel(this.count, this.importing)}</span>`}
         ${
           t.status === 'active' && !t.isMerged
             ? html`<button class="split" type="button" @click=${() => this.emit('salon-open-split', { threadId: t.id })}>Split this thread…</button>`

@@ -10,7 +10,7 @@ import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { CommandReply } from '../lib/command-replies.js';
-import { plural } from '../lib/format.js';
+import { countLabel } from '../lib/room-threads.js';
 import { badgeStyles, baseStyles } from '../lib/styles.js';
 import { threadBadges, titleProblem, TITLE_MAX_CHARS, type ThreadView } from '../lib/threads-api.js';
 
@@ -169,6 +169,8 @@ export class SalonThreadList extends LitElement {
   @property({ type: Number }) archivedTotal = 0;
   /** Messages per thread id, where known. */
   @property({ attribute: false }) counts: Readonly<Record<string, number>> = {};
+  /** Threads whose count leaves out an import not yet readable (RoomThreads.importing). */
+  @property({ attribute: false }) importing: Readonly<Record<string, boolean>> = {};
   /** The open thread. */
   @property() current = '';
   /** A new thread is being started. */
@@ -244,7 +246,7 @@ export class SalonThreadList extends LitElement {
       >
         <span class="title">${t.title}</span>
         ${threadBadges(t, titleOf).map((b) => html`<span class="badge" data-badge=${b.kind}>${b.label}</span>`)}
-        ${n === undefined ? nothing : html`<span class="count" data-count=${n}>${plural(n, 'message', 'messages')}</span>`}
+        ${n === undefined ? nothing : html`<span class="count" data-count=${n}>${countLabel(n, this.importing[t.id])}</span>`}
       </button>
     </li>`;
   }

@@ -8,6 +8,7 @@
  * A refresh reports which threads may now hold messages the page filed under another thread
  * (new threads split off, survivors of a merge), so the room can file them again.
  */
+import { plural } from './format.js';
 import { listThreads, threadDetail, type MergeSuggestion, type ThreadDetail, type ThreadView } from './threads-api.js';
 
 /** Where a room's threads are read from: the server's API, or a test's stand-in. */
@@ -59,6 +60,18 @@ export class RoomThreads {
   counts: Readonly<Record<string, number>> = {};
   /** The room's seq each count was read at (the detail's `seq`): a live message at or below it is counted already. */
   private readonly countedAt = new Map<string, number>();
+  /**
+   * Threads whose count leaves out an import the store had not made readable (the detail's
+   * `unsettledImports`) and whose messages have not begun to arrive: the count says so (a new
+   * object after each change).
+   */
+  importing: Readonly<Record<string, boolean>> = {};
+  /**
+   * Per thread, the seq ranges its count left out (unsettled imports), the seqs of them counted
+   * since, and those not heard of yet: an import is delivered late, below the seq the count was read
+   * at, and its messages were taken for counted, the count short until the next detail.
+   */
+  private readonly uncounted = new Map<string, { ranges: [number, number][]; counted: Set<number>; waiting: [number, number][] }>();
   /** Seqs of the live messages of a thread noted while its detail is being fetched, one list per fetch. */
   private readonly arriving = new Map<string, Set<number[]>>();
   /** Merge suggestions per thread id (a new object after each change). */
@@ -135,15 +148,37 @@ export class RoomThreads {
   noteMessage(threadId: string, isNew: boolean, seq = 0): void {
     if (!threadId) return;
     if (isNew) for (const arrived of this.arriving.get(threadId) ?? []) arrived.push(seq);
+    if (this.uncounted.size) this.importArrived(seq);
     if (!this.byId(threadId)) {
       if (this.loaded) void this.refresh().catch(() => {});
       return;
     }
     const n = this.counts[threadId];
-    if (isNew && n !== undefined && seq > (this.countedAt.get(threadId) ?? 0)) {
+    const left = this.uncounted.get(threadId);
+    const leftOut = !!left && within(left.ranges, seq) && !left.counted.has(seq);
+    if (isNew && n !== undefined && (seq > (this.countedAt.get(threadId) ?? 0) || leftOut)) {
+      if (leftOut) left.counted.add(seq);
       this.counts = { ...this.counts, [threadId]: n + 1 };
       this.onChange();
     }
+  }
+
+  /**
+   * A message of `seq` arrived: an import whose range holds it was made readable, all of it at
+   * once, and is being delivered; no thread's count waits for it any longer.
+   */
+  private importArrived(seq: number): void {
+    let changed = false;
+    for (const [id, left] of this.uncounted) {
+      if (!within(left.waiting, seq)) continue;
+      left.waiting = left.waiting.filter(([from, to]) => seq < from || seq > to);
+      if (!left.waiting.length && this.importing[id]) {
+        const { [id]: _, ...rest } = this.importing;
+        this.importing = rest;
+        changed = true;
+      }
+    }
+    if (changed) this.onChange();
   }
 
   /**
@@ -184,6 +219,11 @@ export class RoomThreads {
     if (!this.inList(id)) this.unlisted.set(id, { thread: d.thread, afterList: this.lists });
     this.counts = { ...this.counts, [id]: d.messages + d.arrivedAfter };
     this.countedAt.set(id, d.seq);
+    const waiting = d.ranges.filter(([from, to]) => !d.arrivedLeftOut.some((s) => from <= s && s <= to));
+    if (d.ranges.length) this.uncounted.set(id, { ranges: d.ranges, counted: new Set(d.arrivedLeftOut), waiting });
+    else this.uncounted.delete(id);
+    const { [id]: _, ...importing } = this.importing;
+    this.importing = waiting.length ? { ...importing, [id]: true } : importing;
     this.suggestions = { ...this.suggestions, [id]: d.suggestions };
     this.onChange();
   }
@@ -193,14 +233,17 @@ export class RoomThreads {
    * before (above its seq) are added to it, the others are in it already. A detail without a seq
    * stands at 0: every message arriving later is added, as before counts carried one.
    */
-  private async detailNoting(id: string): Promise<ThreadDetail & { seq: number; arrivedAfter: number }> {
+  private async detailNoting(id: string): Promise<ThreadDetail & { seq: number; arrivedAfter: number; ranges: [number, number][]; arrivedLeftOut: number[] }> {
     const arrived: number[] = [];
     const lists = this.arriving.get(id) ?? new Set<number[]>();
     this.arriving.set(id, lists.add(arrived));
     try {
       const d = await this.source.threadDetail(id);
       const seq = typeof d.seq === 'number' ? d.seq : 0;
-      return { ...d, seq, arrivedAfter: seq ? arrived.filter((s) => s > seq).length : 0 };
+      const ranges: [number, number][] = seq ? (d.unsettledImports ?? []).map((r) => [r.fromSeq, r.toSeq]) : [];
+      // Arrived meanwhile inside a range the count left out: made readable after it, not in it.
+      const arrivedLeftOut = [...new Set(arrived.filter((s) => s <= seq && within(ranges, s)))];
+      return { ...d, seq, ranges, arrivedLeftOut, arrivedAfter: seq ? arrived.filter((s) => s > seq).length + arrivedLeftOut.length : 0 };
     } finally {
       lists.delete(arrived);
       if (!lists.size) this.arriving.delete(id);
@@ -257,6 +300,16 @@ export class RoomThreads {
     };
     await Promise.all(Array.from({ length: Math.min(DETAIL_CONCURRENCY, queue.length) }, worker));
   }
+}
+
+/** A thread's count as the page shows it: one leaving out an import not yet readable says so. */
+export function countLabel(n: number, importing = false): string {
+  return `${plural(n, 'message', 'messages')}${importing ? ' (an import is not counted yet)' : ''}`;
+}
+
+/** Whether `seq` lies in one of `ranges` (first and last seq, both included). */
+function within(ranges: readonly (readonly [number, number])[], seq: number): boolean {
+  return ranges.some(([from, to]) => from <= seq && seq <= to);
 }
 
 const rooms = new Map<string, RoomThreads>();

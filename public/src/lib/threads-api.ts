@@ -14,6 +14,8 @@ export interface ThreadDetail {
   messages: number;
   /** The room's newest seq when `messages` was counted: a message of the thread at or below it is counted. */
   seq?: number;
+  /** Seq ranges an import had not made readable when `messages` was counted: the thread's messages in them are not in it. */
+  unsettledImports?: { fromSeq: number; toSeq: number }[];
   suggestions: MergeSuggestion[];
 }
 

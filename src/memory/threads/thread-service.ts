@@ -23,6 +23,7 @@ import type {
   ThreadChange,
   ThreadChangeResult,
   ThreadEvent,
+  UnsettledSeqs,
 } from '../../store/types.js';
 import { ROOM_MAX_ACTIVE_THREADS, SPLIT_LOCKS, SPLIT_MAX_MESSAGES, SPLIT_MAX_PARTS, TITLE_MAX_CHARS } from '../../protocol/threads.js';
 import { clip, plural, squash } from '../../text.js';
@@ -111,6 +112,12 @@ export interface ThreadDetail {
    * is counted already, one above it is not (the page adds those to the count as they arrive).
    */
   seq: number;
+  /**
+   * The room's seq ranges an import took and had not made readable when `messages` was counted
+   * (Store.unsettledSeqs): the thread's messages in them are not in the count, whatever their seq;
+   * the page adds them as they arrive, once the import makes them readable.
+   */
+  unsettledImports: UnsettledSeqs[];
   memory: MemoryStats & { fused: number; kept: number };
   bridges: ThreadBridge[];
   suggestions: MergeSuggestion[];
@@ -223,7 +230,7 @@ export class ThreadService {
   async detail(id: string): Promise<ThreadDetail> {
     const { store, memory } = this.options;
     const thread = await this.get(id);
-    const [{ messages, seq }, stats, fusion, bridges, suggestions, history] = await Promise.all([
+    const [{ messages, seq, unsettledImports }, stats, fusion, bridges, suggestions, history] = await Promise.all([
       this.countAtSeq(thread),
       memory.stats(id),
       store.countFusedMemory(id),
@@ -231,23 +238,30 @@ export class ThreadService {
       this.bridges.suggestions(thread),
       store.threadHistory(id, HISTORY_SHOWN),
     ]);
-    return { thread, messages, seq, memory: { ...stats, ...fusion }, bridges, suggestions, history };
+    return { thread, messages, seq, unsettledImports, memory: { ...stats, ...fusion }, bridges, suggestions, history };
   }
 
   /**
    * The thread's message count and the room's seq it stands at: read between two reads of the
    * room's newest seq that agree, no message came in while it was counted. A room too busy to agree
    * after COUNT_SEQ_TRIES gives the later seq: a message that came in meanwhile may then be missed,
-   * never counted twice.
+   * never counted twice. So with the room's unsettled imports (their messages are not counted, and
+   * their seqs lie below `seq`): read before and after the count, the same both times, else an
+   * import made readable meanwhile may be in the count or not; the later reading is given, its
+   * messages then missed, never counted twice. Given without them, the page took every message an
+   * import delivered after the count for counted (its seq at or below `seq`), and the count stayed
+   * short by the import until the thread's next detail.
    */
-  private async countAtSeq(thread: Thread): Promise<{ messages: number; seq: number }> {
+  private async countAtSeq(thread: Thread): Promise<{ messages: number; seq: number; unsettledImports: UnsettledSeqs[] }> {
     const { store } = this.options;
-    let seq = await store.lastSeq(thread.roomId);
+    const reading = async () => ({ seq: await store.lastSeq(thread.roomId), unsettled: await store.unsettledSeqs(thread.roomId) });
+    let before = await reading();
     for (let tries = 1; ; tries++) {
       const messages = await store.countThreadMessages(thread.id);
-      const after = await store.lastSeq(thread.roomId);
-      if (after === seq || tries >= COUNT_SEQ_TRIES) return { messages, seq: after };
-      seq = after;
+      const after = await reading();
+      const same = after.seq === before.seq && JSON.stringify(after.unsettled) === JSON.stringify(before.unsettled);
+      if (same || tries >= COUNT_SEQ_TRIES) return { messages, seq: after.seq, unsettledImports: after.unsettled };
+      before = after;
     }
   }
 
