@@ -38,7 +38,9 @@ export const DEFAULT_MAX_WAITING_PER_ROOM = 4;
 
 /**
  * Asks one asker may have waiting in one room: half the room's places, rounded up, so one member
- * asking again and again leaves the others a place in line.
+ * asking again and again leaves the others a place in line. One client address (`addressKey`) may
+ * have as many, over every identity it asks under: a name is free to take, and an address with
+ * many of them took every place.
  */
 export function askerWaitingCap(maxWaitingPerRoom: number): number {
   return Math.ceil(maxWaitingPerRoom / 2);
@@ -130,8 +132,8 @@ export class SalonAssistant implements RoomAssistant {
   private readonly addresses: WindowLimiter;
   private readonly maxWaitingPerRoom: number;
   private readonly maxWaitingPerAsker: number;
-  /** Places held by admissions not yet taken by an ask, per room and asker (`askerKey`). */
-  private readonly heldByAsker = new Map<string, number>();
+  /** Places held by admissions not yet taken by an ask, per room and asker, and per room and address (`waiterKey`). */
+  private readonly heldBy = new Map<string, number>();
   /** Admissions given and not yet taken by an ask (or released), with what each counted. */
   private readonly admissions = new WeakMap<Admission, Counted>();
   private readonly answers = new Map<string, { request: AskRequest; pending: PendingAnswer; controller: AbortController; settled: Promise<unknown> }>();
@@ -194,7 +196,7 @@ export class SalonAssistant implements RoomAssistant {
     this.count(request, at);
     const admission = { roomId: request.roomId };
     this.admissions.set(admission, { askerId: request.asker.id, address: request.address, at, hold, inRoom: !request.private });
-    this.countHeld(request.roomId, request.asker.id, 1);
+    this.countHeld(request.roomId, request.asker.id, request.address, 1);
     return admission;
   }
 
@@ -204,7 +206,7 @@ export class SalonAssistant implements RoomAssistant {
     if (!counted) return;
     this.admissions.delete(admission);
     this.queue.release(counted.hold);
-    this.countHeld(admission.roomId, counted.askerId, -1);
+    this.countHeld(admission.roomId, counted.askerId, counted.address, -1);
     this.users.forget(counted.askerId, counted.at);
     if (counted.inRoom) this.rooms.forget(admission.roomId, counted.at);
     if (counted.address) this.addresses.forget(counted.address, counted.at);
@@ -231,29 +233,40 @@ export class SalonAssistant implements RoomAssistant {
     if (!request.private) refuseOverLimit(this.rooms, request.roomId, 'each room', now);
     if (request.address) refuseOverLimit(this.addresses, request.address, 'each address', now);
     // Checked before the room's places: an asker who holds half of them is told it is their doing.
-    const waiting = this.waitingOf(request.roomId, request.asker.id);
+    const waiting = this.waitingOf(request.roomId, (r) => r.asker.id === request.asker.id, waiterKey(request.roomId, 'asker', request.asker.id));
     if (waiting >= this.maxWaitingPerAsker)
       throw new errors.ERR_RATE_LIMITED(
         `you have ${plural(waiting, 'question', 'questions')} waiting for the assistant in this room; ask again once one is answered`,
+      );
+    // The same cap per address, whatever names it asks under.
+    const address = request.address;
+    const fromAddress = address ? this.waitingOf(request.roomId, (r) => r.address === address, waiterKey(request.roomId, 'address', address)) : 0;
+    if (fromAddress >= this.maxWaitingPerAsker)
+      throw new errors.ERR_RATE_LIMITED(
+        `${plural(fromAddress, 'question', 'questions')} from your address ${fromAddress === 1 ? 'is' : 'are'} waiting for the assistant in this room; ask again once one is answered`,
       );
     if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
   }
 
   /**
-   * The asker's asks waiting in the room on this node: queued and not started, and admitted and
-   * not yet asked (their places are held in the queue).
+   * The asks of one asker or one address (`theirs`; `held`: its key in `heldBy`) waiting in the
+   * room on this node: queued and not started, and admitted and not yet asked (their places are
+   * held in the queue).
    */
-  private waitingOf(roomId: string, askerId: string): number {
-    let n = this.heldByAsker.get(askerKey(roomId, askerId)) ?? 0;
-    for (const ask of this.asks.values()) if (!ask.running && ask.request.roomId === roomId && ask.request.asker.id === askerId) n++;
+  private waitingOf(roomId: string, theirs: (request: AskRequest) => boolean, held: string): number {
+    let n = this.heldBy.get(held) ?? 0;
+    for (const ask of this.asks.values()) if (!ask.running && ask.request.roomId === roomId && theirs(ask.request)) n++;
     return n;
   }
 
-  private countHeld(roomId: string, askerId: string, by: 1 | -1): void {
-    const key = askerKey(roomId, askerId);
-    const n = (this.heldByAsker.get(key) ?? 0) + by;
-    if (n > 0) this.heldByAsker.set(key, n);
-    else this.heldByAsker.delete(key);
+  private countHeld(roomId: string, askerId: string, address: string | undefined, by: 1 | -1): void {
+    const keys = [waiterKey(roomId, 'asker', askerId)];
+    if (address) keys.push(waiterKey(roomId, 'address', address));
+    for (const key of keys) {
+      const n = (this.heldBy.get(key) ?? 0) + by;
+      if (n > 0) this.heldBy.set(key, n);
+      else this.heldBy.delete(key);
+    }
   }
 
   private count(request: AskRequest, now = Date.now()): void {
@@ -267,7 +280,7 @@ export class SalonAssistant implements RoomAssistant {
     const counted = admission !== undefined && admission.roomId === request.roomId ? this.admissions.get(admission) : undefined;
     if (counted) {
       this.admissions.delete(admission!);
-      this.countHeld(request.roomId, counted.askerId, -1);
+      this.countHeld(request.roomId, counted.askerId, counted.address, -1);
     }
     const admitted = counted !== undefined;
     try {
@@ -474,7 +487,7 @@ export class SalonAssistant implements RoomAssistant {
   }
 }
 
-/** One asker in one room, as a map key (ids may hold any character). */
-function askerKey(roomId: string, askerId: string): string {
-  return JSON.stringify([roomId, askerId]);
+/** One asker, or one client address, in one room, as a map key (ids may hold any character). */
+function waiterKey(roomId: string, kind: 'asker' | 'address', id: string): string {
+  return JSON.stringify([roomId, kind, id]);
 }

@@ -258,6 +258,38 @@ describe('fairness', () => {
     expect(secondStart).toBeGreaterThan(firstDone);
   });
 
+  it('lets one client address hold at most half a room’s waiting places, whatever names it asks under', async () => {
+    const chat = new GatedChat();
+    const a = make(chat, { maxWaitingPerRoom: 4 });
+    const named = (n: number, address = '203.0.113.9') => request({ asker: { id: `x${n}`, name: `X${n}` }, clientId: `c${n}`, address });
+    const asked = [a.ask(await named(1)), a.ask(await named(2))];
+    const admitted = a.admit(await named(3));
+    expect(asked.map((x) => x.position)).toEqual([0, 1]);
+    // One answered, one queued, one admitted, each under a name of its own: two of the address's waiting.
+    const fourth = await named(4);
+    for (const refused of [() => a.ask(fourth), () => a.admit(fourth)])
+      expect(refused).toThrow(
+        expect.objectContaining({
+          code: 'ERR_RATE_LIMITED',
+          message: 'Slow down: 2 questions from your address are waiting for the assistant in this room; ask again once one is answered',
+        }),
+      );
+    // Another address still gets in line, and this one in another room.
+    const other = a.ask(await named(5, '198.51.100.7'));
+    const elsewhere = a.ask(await request({ roomId: 'news_2', asker: { id: 'x6', name: 'X6' }, clientId: 'c6', address: '203.0.113.9' }));
+    asked.push(a.ask(await named(3), admitted), other, elsewhere);
+    expect(other.position).toBeGreaterThan(0);
+    // A released admission gives its place back.
+    const x7 = await named(7);
+    expect(() => a.admit(x7)).toThrow(expect.objectContaining({ code: 'ERR_RATE_LIMITED' }));
+    chat.open();
+    await asked[0].done;
+    await until(() => chat.started >= 3);
+    a.release(a.admit(x7));
+    a.release(a.admit(x7));
+    await Promise.all(asked.map((x) => x.done));
+  });
+
   it('refuses asks past the global queue and per-room waiting limits with ERR_ASSISTANT_BUSY', async () => {
     const a = make(new ScriptedChat({ pieces: ['slow'], pieceDelayMs: 200 }), { queue: { concurrency: 1, maxWaiting: 2 }, maxWaitingPerRoom: 5 });
     const asks = [];
