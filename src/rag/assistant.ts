@@ -33,7 +33,11 @@ export const DEFAULT_USER_LIMIT: WindowLimit = { limit: 6, windowMs: 60_000 };
 export const DEFAULT_ROOM_LIMIT: WindowLimit = { limit: 20, windowMs: 60_000 };
 /** Twice a member's: people sharing one address (a household, an office) are not locked out by one of them. */
 export const DEFAULT_ADDRESS_LIMIT: WindowLimit = { limit: 12, windowMs: 60_000 };
-/** Asks that may wait for one room at once. */
+/**
+ * Asks that may wait for one room at once (`maxWaitingPerRoom`). 0 is a room without a line: an
+ * ask is taken when the room's answer can start at once, and refused ERR_ASSISTANT_BUSY while one
+ * is being written (or one admitted before it is being posted).
+ */
 export const DEFAULT_MAX_WAITING_PER_ROOM = 4;
 
 /**
@@ -55,6 +59,7 @@ export interface AssistantOptions {
   resolveRoom(roomId: string): Promise<RoomView | null>;
   log?: Logger;
   queue?: FairQueueOptions;
+  /** DEFAULT_MAX_WAITING_PER_ROOM; 0: no line, an ask is answered at once or refused. */
   maxWaitingPerRoom?: number;
   userLimit?: WindowLimit;
   roomLimit?: WindowLimit;
@@ -233,19 +238,23 @@ export class SalonAssistant implements RoomAssistant {
     if (!request.private) refuseOverLimit(this.rooms, request.roomId, 'each room', now);
     if (request.address) refuseOverLimit(this.addresses, request.address, 'each address', now);
     // Checked before the room's places: an asker who holds half of them is told it is their doing.
+    // An ask that starts at once takes no waiting place: with no line (maxWaitingPerRoom 0, a cap
+    // of 0) it is taken, and one that would wait is refused busy, not told of asks it has none of.
+    const startsNow = this.queue.startsNow(request.roomId);
     const waiting = this.waitingOf(request.roomId, (r) => r.asker.id === request.asker.id, waiterKey(request.roomId, 'asker', request.asker.id));
-    if (waiting >= this.maxWaitingPerAsker)
+    if (waiting > 0 && waiting >= this.maxWaitingPerAsker)
       throw new errors.ERR_RATE_LIMITED(
         `you have ${plural(waiting, 'question', 'questions')} waiting for the assistant in this room; ask again once one is answered`,
       );
     // The same cap per address, whatever names it asks under.
     const address = request.address;
     const fromAddress = address ? this.waitingOf(request.roomId, (r) => r.address === address, waiterKey(request.roomId, 'address', address)) : 0;
-    if (fromAddress >= this.maxWaitingPerAsker)
+    if (fromAddress > 0 && fromAddress >= this.maxWaitingPerAsker)
       throw new errors.ERR_RATE_LIMITED(
         `${plural(fromAddress, 'question', 'questions')} from your address ${fromAddress === 1 ? 'is' : 'are'} waiting for the assistant in this room; ask again once one is answered`,
       );
-    if (this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom || !this.queue.accepts(request.roomId)) throw new errors.ERR_ASSISTANT_BUSY();
+    if ((!startsNow && this.queue.waitingIn(request.roomId) >= this.maxWaitingPerRoom) || !this.queue.accepts(request.roomId))
+      throw new errors.ERR_ASSISTANT_BUSY();
   }
 
   /**

@@ -63,6 +63,11 @@ export class FairQueue {
     return !this.closed && (this.canStart(roomId) || this.hasPlaceFor(roomId));
   }
 
+  /** Whether a job for this room pushed now would start at once, no place held or job waiting for the room before it. */
+  startsNow(roomId: string): boolean {
+    return !this.closed && this.canStart(roomId) && this.waitingIn(roomId) === 0;
+  }
+
   /** Waiting places one room may hold now: its fair share of the line. */
   shareOf(roomId: string): number {
     const rooms = new Set([...this.waiting.map((j) => j.roomId), ...this.held.keys()]);

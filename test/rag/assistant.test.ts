@@ -258,6 +258,26 @@ describe('fairness', () => {
     expect(secondStart).toBeGreaterThan(firstDone);
   });
 
+  it('answers at once or refuses busy with no waiting places in a room (maxWaitingPerRoom 0: no line)', async () => {
+    const chat = new GatedChat();
+    const a = make(chat, { maxWaitingPerRoom: 0 });
+    const first = a.ask(await request({ asker: { id: 'u1', name: 'Ada' }, clientId: 'c1' }));
+    expect(first.position).toBe(0);
+    // The room's answer is being written: another ask would wait, and nothing may.
+    const next = await request({ asker: { id: 'u2', name: 'Bob' }, clientId: 'c2' });
+    for (const refused of [() => a.ask(next), () => a.admit(next)]) expect(refused).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    // Another room's starts at once; an admission holds its room's start against the next ask.
+    const admitted = a.admit(await request({ roomId: 'news_2', asker: { id: 'u2', name: 'Bob' }, clientId: 'c3' }));
+    const behind = await request({ roomId: 'news_2', asker: { id: 'u3', name: 'Cy' }, clientId: 'c4' });
+    expect(() => a.admit(behind)).toThrow(expect.objectContaining({ code: 'ERR_ASSISTANT_BUSY' }));
+    const second = a.ask(await request({ roomId: 'news_2', asker: { id: 'u2', name: 'Bob' }, clientId: 'c3' }), admitted);
+    expect(second.position).toBe(0);
+    chat.open();
+    await Promise.all([first.done, second.done]);
+    // The room free again, its next ask is answered.
+    await expect(a.ask(next).done).resolves.toMatchObject({ abstained: expect.any(Boolean) });
+  });
+
   it('lets one client address hold at most half a room’s waiting places, whatever names it asks under', async () => {
     const chat = new GatedChat();
     const a = make(chat, { maxWaitingPerRoom: 4 });
