@@ -26,9 +26,11 @@ const PORT = String.raw`(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{
 /**
  * A quote or closing bracket that ends a port or its path, when one opens right before the URL's
  * scheme (`"redis://cache:6379/0", ask ops@…`, `(redis://cache:6379) ask …`), then a space,
- * punctuation or the text's end. Unpaired (`redis://u:12) x@h`) it is a password's.
+ * punctuation or the text's end. Unpaired (`redis://u:12) x@h`) it is a password's. Neither the
+ * path nor the look back passes another `://`: each URL's try read the rest of a line of them
+ * (`a://b:1/a://b:1/…`), quadratic.
  */
-const PORT_CLOSED = String.raw`(?:[/?#][^\s"'<>)\]]*)?["')\]>](?<=[("'<[][a-z0-9+.-]*:\/\/\S*)(?=[\s"'<>),;.]|$)`;
+const PORT_CLOSED = String.raw`(?:[/?#](?:(?!:\/\/)[^\s"'<>)\]])*)?["')\]>](?<=[("'<[][a-z0-9+.-]*:\/\/(?:(?!:\/\/)\S)*)(?=[\s"'<>),;.]|$)`;
 
 /**
  * A password after `user:`: the rest of its line, then lines holding no space or tab (a newline
