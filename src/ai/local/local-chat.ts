@@ -183,12 +183,14 @@ export class LocalChatModel implements ChatModel {
    */
   private async quoteEach(prompt: GroundedPrompt, parts: string[], signal?: AbortSignal): Promise<string> {
     const whole = await this.quote(prompt, signal);
-    const said = new Set<string>();
+    const said: Set<string>[] = [];
     const answer: string[] = [];
     const add = (quote: string) => {
       for (const sentence of quote.split(CITED_SENTENCE_END)) {
-        if (!said.has(sentence)) answer.push(sentence);
-        said.add(sentence);
+        const heard = quotedWords(sentence);
+        if (said.some((earlier) => repeats(earlier, heard))) continue;
+        answer.push(sentence);
+        said.push(heard);
       }
     };
     if (whole !== NOT_COVERED) add(whole);
@@ -243,7 +245,7 @@ export class LocalChatModel implements ChatModel {
     // "… he wrote in a blog post": a pronoun doer is read with the sentence naming who it stands for.
     // So is an answer opening with one (`He is also the oldest quarterback …`), whatever is asked.
     const antecedent =
-      top === first && (namesNoOne(prompt, top, common) || OPENING_PRONOUN.test(top.text)) ? namedBefore(prompt, ranked, top, common) : undefined;
+      top === first && (namesNoOne(prompt, top, common) || OPENING_PRONOUN.test(spokenWords(top.text))) ? namedBefore(prompt, ranked, top, common) : undefined;
     if (antecedent) chosen.unshift(antecedent);
     for (const s of ranked) {
       if (s === top || chosen.includes(s)) continue;
@@ -271,7 +273,9 @@ export class LocalChatModel implements ChatModel {
       // A question said beside the answer adds none (`… is Rust 2.0 out by then?` after `shipped on Tuesday`).
       if (ASKS.test(s.text)) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
-      if (!chosen.some((c) => quoteKey(c.text) === quoteKey(s.text))) chosen.push(s);
+      // So is a near-repeat of one (another source's copy, a word or two shorter or longer).
+      const heard = quotedWords(s.text);
+      if (!chosen.some((c) => repeats(quotedWords(c.text), heard))) chosen.push(s);
     }
     // "Why are early benchmarks mixed?": a sentence saying what is asked about without a reason
     // (`Early reviews suggest it is not yet fast.`) is borne out by the prose after it in its source.
@@ -286,7 +290,17 @@ export class LocalChatModel implements ChatModel {
     // day it was said on.
     const dated = when && ASKS_WHEN_DONE.test(prompt.question);
     const tells = (s: ScoredSentence) => tellsTime(spokenText(s.text).replace(EXCHANGE_MARK, '')) || (dated && saidOn(prompt.sources, s) !== null);
-    if (when && !chosen.some(tells)) return NOT_COVERED;
+    // The time must be the answer's own: told in its sentence, in one read with it (the sentence
+    // before or after it in its source) or in one saying again all it says of what is asked (`…
+    // performing at the festival!`, then `… to perform at a nearby festival next month`), not in a
+    // follow-up about another thing ("When did the tram open?" and a budget line's `approved on 3 March`).
+    const askedTerm = new Set(askedTerms(prompt.question));
+    const kin = kinOf(askedTerm, prompt.question);
+    const held = (text: string) => new Set(asAsked(contentTerms(spokenWords(text)), kin).filter((t) => askedTerm.has(t)));
+    const topHeld = held(top.text);
+    const tied = (s: ScoredSentence) =>
+      s === top || (s.n === top.n && Math.abs(s.index - top.index) === 1) || (topHeld.size > 0 && [...topHeld].every((t) => held(s.text).has(t)));
+    if (when && !chosen.some((s) => tied(s) && tells(s))) return NOT_COVERED;
     return chosen.map((s) => `${quoted(quotedAs(prompt.sources, s, dated))} [${s.n}]`).join(' ');
   }
 
@@ -440,11 +454,47 @@ function namesNoOne(prompt: GroundedPrompt, s: ScoredSentence, common: (word: st
   return asksForSomeone(prompt.question) && !namesSomeone(s.text, new Set(words(prompt.question)), common);
 }
 
-/** The sentence before `s` in its source when `s` points back with a pronoun and that one names someone: whom `he` stands for. */
+/** Sentences before a pronoun's that namedBefore reads for whom it stands for. */
+const PRONOUN_LOOKBACK = 3;
+
+/**
+ * The nearest sentence before `s` in its source, at most PRONOUN_LOOKBACK back, naming someone when
+ * `s` points back with a pronoun: whom `he` stands for. In a document, a chat or a remembered
+ * conversation alike, and past a sentence naming nobody (`She was 24. It was cold. She won.`). A
+ * line's speaker and time are not what it names.
+ */
 function namedBefore(prompt: GroundedPrompt, ranked: ScoredSentence[], s: ScoredSentence, common: (word: string) => boolean): ScoredSentence | undefined {
-  if (!(PERSONAL_PRONOUN.test(s.text) || OPENING_PRONOUN.test(s.text)) || !isDocument(prompt.sources, s.n)) return undefined;
-  const before = ranked.find((r) => r.n === s.n && r.index === s.index - 1);
-  return before && namesSomeone(before.text, new Set(words(prompt.question)), common) ? before : undefined;
+  const said = spokenWords(s.text);
+  const document = isDocument(prompt.sources, s.n);
+  if (document ? !(PERSONAL_PRONOUN.test(said) || OPENING_PRONOUN.test(said)) : !ONES_PRONOUN.test(said)) return undefined;
+  const qWords = new Set(words(prompt.question));
+  for (let index = s.index - 1; index >= 0 && index >= s.index - PRONOUN_LOOKBACK; index--) {
+    const before = ranked.find((r) => r.n === s.n && r.index === index);
+    if (before && namesSomeone(document ? spokenWords(before.text) : chatNaming(before.text), qWords, common)) return before;
+  }
+  return undefined;
+}
+
+/**
+ * A pronoun of one person: in a chat or a remembered conversation `they` is as often the friends or
+ * the kids of a line before as anyone named (`Yeah, I'm really lucky to have them.`, then `They've
+ * been there through everything`).
+ */
+const ONES_PRONOUN = /\b(?:he|she|his|her|him)\b/i;
+
+/**
+ * A line of chat's words that may name someone: without its speaker, its first word (every line
+ * opens with a capital: `Yeah, …`) nor `I` and its contractions (`I'm`).
+ */
+function chatNaming(sentence: string): string {
+  return spokenWords(sentence)
+    .replace(/^\S+\s*/, '')
+    .replace(/(?<![\p{L}\p{N}'’])I(?:['’]\p{L}+)?(?![\p{L}\p{N}'’])/gu, '');
+}
+
+/** A sentence without its line's speaker and time nor a remembered exchange's `Q: `/`A: ` mark. */
+function spokenWords(sentence: string): string {
+  return spokenText(sentence).replace(EXCHANGE_MARK, '');
 }
 
 /**
@@ -607,6 +657,29 @@ function asQuoted(sentence: string): string {
 
 /** Between the sentences of an answer: after each one's citation (`… [2] Next …`). */
 const CITED_SENTENCE_END = /(?<=\]) (?=\S)/;
+
+/**
+ * The words a cited sentence of an answer says, without its [n] nor who said it: a compound
+ * answer's part quoting the sentence another part quoted from another source (a document's, and
+ * the chat's earlier answer quoting it), or a shorter telling of it, says nothing more.
+ */
+function quotedWords(sentence: string): Set<string> {
+  return new Set(words(quoteKey(sentence.replace(/\s*\[\d+\]$/, ''))));
+}
+
+/** Share of a longer sentence's words a shorter one saying only its words must hold to be a repeat of it. */
+const REPEAT_SHARE = 0.75;
+
+/**
+ * Whether a sentence (its quotedWords, `later`) repeats one said before it: it says none but the
+ * earlier one's words, or the earlier one is all of its words but a few (`… in Santa Clara.`, then
+ * another source's `… in Santa Clara, California.`).
+ */
+function repeats(earlier: ReadonlySet<string>, later: ReadonlySet<string>): boolean {
+  if (!later.size) return false;
+  if ([...later].every((w) => earlier.has(w))) return true;
+  return earlier.size >= REPEAT_SHARE * later.size && [...earlier].every((w) => later.has(w));
+}
 
 /**
  * A chosen sentence as the answer quotes it. One that begins its line is asQuoted; one inside a
