@@ -16,6 +16,7 @@ describe('a member’s private asks, probed by strangers', () => {
   let t: Awaited<ReturnType<typeof testApp>>;
   let ann: Client;
   let threadIds: string[];
+  let vault: string;
   let address = 0;
   const get = async (url: string, headers: Record<string, string> = {}) =>
     (await t.app.inject({ method: 'GET', url, headers, remoteAddress: `203.0.113.${++address}` })).body;
@@ -30,7 +31,7 @@ describe('a member’s private asks, probed by strangers', () => {
     // A second thread, made privileged, and a private ask there. (A public ask's question is posted to
     // the room: only what the assistant remembers of it is Ann's alone.)
     const made = await t.app.inject({ method: 'POST', url: '/api/v1/rooms/news_1/threads', headers: ADMIN, payload: { title: 'Vault' } });
-    const vault = made.json().thread?.id ?? made.json().id;
+    vault = made.json().thread?.id ?? made.json().id;
     expect(vault).toBeTruthy();
     const configured = await t.app.inject({ method: 'PUT', url: `/api/v1/threads/${vault}/config`, headers: ADMIN, payload: { privileged: true } });
     expect(configured.statusCode).toBe(200);
@@ -63,6 +64,13 @@ describe('a member’s private asks, probed by strangers', () => {
         expect(body, url).not.toContain(PRIVILEGED_SECRET);
       }
     }
+  });
+
+  it('is not counted where anyone can read: the thread holding only a private exchange shows no memory', async () => {
+    const detail = JSON.parse(await get(`/api/v1/threads/${vault}`));
+    expect(detail.memory).toMatchObject({ chunks: 0, pending: 0 });
+    // It is stored all the same, for Ann's later private asks.
+    expect(await t.app.salon.store.countMemoryChunks(vault, 'all')).toBe(1);
   });
 
   it('is not told to an HTTP asker, whatever the thread', async () => {
