@@ -428,7 +428,9 @@ export const SETTINGS = {
   FETCH_TIMEOUT_MS: setting(integer(100, 120_000), 12_000, 'connect, header and body timeout for fetched pages'),
   FETCH_MAX_BYTES: setting(integer(1024, 100_000_000), 5_000_000, 'largest page the fetcher reads (JSON API answers: at most 2 MiB)'),
   FETCH_ALLOW_HOSTS: setting(list, [] as string[], 'hosts or IPs the fetcher may reach even though they are private (tests)'),
-  BODY_MAX_CHARS: setting(integer(1000, 10_000_000), 200_000, 'longest article body kept'),
+  // At most 4 million: the text readers' letter runs under `u` (`[\p{L}\p{N}]+`) keep a backtrack
+  // entry per astral letter and throw RangeError past about 8 million code units (docs/architecture.md).
+  BODY_MAX_CHARS: setting(integer(1000, 4_000_000), 200_000, 'longest article body kept'),
   EXTRACT_TASK_TIMEOUT_MS: setting(
     integer(100, 600_000),
     20_000,

@@ -130,6 +130,11 @@ describe('config', () => {
     expect(loadConfig({ ROOM_MAX_BUFFERED_BYTES: '1048576', ROOM_NODE_BUFFERED_BYTES: '1048576' }).ROOM_NODE_BUFFERED_BYTES).toBe(1_048_576);
   });
 
+  it('refuses a BODY_MAX_CHARS past 4 million, where the text readers would throw on a body of astral letters', () => {
+    expect(loadConfig({ BODY_MAX_CHARS: '4000000' }).BODY_MAX_CHARS).toBe(4_000_000);
+    expect(() => loadConfig({ BODY_MAX_CHARS: '6000000' })).toThrow(/^BODY_MAX_CHARS: /);
+  });
+
   it('rejects an overlap as large as the chunk', () => {
     expect(() => loadConfig({ CHUNK_SIZE: '200', CHUNK_OVERLAP: '200' })).toThrow(/CHUNK_OVERLAP/);
   });
