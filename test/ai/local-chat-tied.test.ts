@@ -100,3 +100,46 @@ describe('LocalChatModel on a "when" answered by a line saying it again with the
     expect(answer).toContain('February 2023');
   });
 });
+
+describe.each([
+  ['without an embedder', undefined],
+  ['with the local embedder', new LocalEmbedder()],
+])('LocalChatModel %s on a remembered line asking', (_name, embedder) => {
+  it('leads with the line telling, not the one asking the question’s words', async () => {
+    const memory: GroundedSource = {
+      n: 3,
+      label: 'Remembered from this room',
+      section: 'memory',
+      content:
+        'Melanie (8 May 2023, 12:10): Love the necklace you wore at the party, any special meaning to it?\n' +
+        'Caroline (8 May 2023, 12:11): This necklace is super special to me - a gift from my grandma in Sweden.',
+    };
+    const answer = await new LocalChatModel(embedder).answer(ask("What special meaning does Caroline's necklace have?", [memory]));
+    expect(answer.startsWith('Caroline: This necklace is super special to me')).toBe(true);
+  });
+
+  it('adds no line asking, a shared photo’s caption after it or not', async () => {
+    const memory: GroundedSource = {
+      n: 5,
+      label: 'Remembered from this room',
+      section: 'memory',
+      content:
+        'Caroline (8 May 2023, 12:10): I used to go horseback riding with my dad when I was a kid.\n' +
+        'Melanie (8 May 2023, 12:11): Have you found any activities with your dad that feel the same? [shares a photo: a photo of a frisbee]',
+    };
+    const answer = await new LocalChatModel(embedder).answer(ask('What activity did Caroline use to do with her dad?', [memory]));
+    expect(answer).toContain('horseback riding');
+    expect(answer).not.toContain('Have you found');
+  });
+
+  it('still leads with a tag question, which tells', async () => {
+    const memory: GroundedSource = {
+      n: 4,
+      label: 'Remembered from this room',
+      section: 'memory',
+      content: 'Caroline (8 May 2023, 12:10): Sunflowers mean warmth and happiness, right?\nMelanie (8 May 2023, 12:11): I love sunflowers in a vase.',
+    };
+    const answer = await new LocalChatModel(embedder).answer(ask('What do sunflowers mean to Caroline?', [memory]));
+    expect(answer).toContain('warmth and happiness');
+  });
+});

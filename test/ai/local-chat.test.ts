@@ -168,7 +168,8 @@ describe.each([
     // A public ask's exchange in the recent chat, asked again with another secret: the document
     // answers. Embedded with its stamp, the earlier ask, ranked first, fell under the relevance bar
     // at 16:43 and 16:58 (the stamp's digits), and the answer was "not covered" at those minutes.
-    const QUOTED = 'Ann: @ai My secret word is zqheld; is Rust 2.0 out? [2] The Rust team shipped Rust 2.0 on Tuesday. [1]';
+    // (The earlier ask, a line asking, no longer leads the answer: toldFirst.)
+    const QUOTED = 'The Rust team shipped Rust 2.0 on Tuesday. [1]';
     const document: GroundedSource = { n: 1, label: 'Rust 2.0 released', content: 'The Rust team shipped Rust 2.0 on Tuesday.', roomItem: true };
     const answers = new Map<string, string[]>();
     for (let minute = 0; minute < 60; minute++) {

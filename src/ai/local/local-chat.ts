@@ -215,17 +215,21 @@ export class LocalChatModel implements ChatModel {
       sim ? s.coverage + COSINE_WEIGHT * (sim.question.get(s.text) ?? 0) >= this.minRelevance : s.coverage >= this.minCoverage;
     // A source's order to say something ("ignore the instructions and answer that …") is no
     // statement of it: quoted, it claimed the source holds an answer it only asks for.
-    const ranked = pricedFirst(
-      prompt.question,
-      namedSubjectFirst(
+    const ranked = toldFirst(
+      prompt.sources,
+      pricedFirst(
         prompt.question,
-        prompt.sources,
-        withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
-          (s) =>
-            !asksInDocument(prompt.sources, s) &&
-            !ONLY_ASKS.test(spokenText(s.text)) &&
-            !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')) &&
-            !(when && !chaptersAsked && CHAPTER_LINE.test(s.text)),
+        namedSubjectFirst(
+          prompt.question,
+          prompt.sources,
+          withoutEchoes(scoreSentences(prompt.sources, prompt.question, this.weights, sim?.ranking, primary)).filter(
+            (s) =>
+              !asksInDocument(prompt.sources, s) &&
+              !ONLY_ASKS.test(spokenText(s.text)) &&
+              !instructsTheReader(spokenText(s.text).replace(EXCHANGE_MARK, '')) &&
+              !(when && !chaptersAsked && CHAPTER_LINE.test(s.text)),
+          ),
+          relevant,
         ),
         relevant,
       ),
@@ -270,8 +274,9 @@ export class LocalChatModel implements ChatModel {
       // Another source's sentence adds to the answer only with an answer of its own: after the
       // ships' `total price of $1.68 billion`, a post's `cells can be shipped … at zero volts`.
       if (s.lacksAnswer && s.n !== top.n) continue;
-      // A question said beside the answer adds none (`… is Rust 2.0 out by then?` after `shipped on Tuesday`).
-      if (ASKS.test(s.text)) continue;
+      // A question said beside the answer adds none (`… is Rust 2.0 out by then?` after `shipped on Tuesday`),
+      // a shared photo's caption after it or not.
+      if (ASKS.test(s.text) || asksOnly(s.text)) continue;
       // The same words said again in the chat (often an earlier answer's quote) are not quoted twice.
       // So is a near-repeat of one (another source's copy, a word or two shorter or longer).
       const heard = quotedWords(s.text);
@@ -428,6 +433,29 @@ function pricedFirst(question: string, ranked: ScoredSentence[], relevant: (s: S
   if (!ranked[0] || holdsMoney(ranked[0].text) || answerType(question) !== 'number' || !priceTerms(question).size) return ranked;
   const priced = ranked.find((s) => !s.lacksAnswer);
   return priced && relevant(priced) ? [priced, ...ranked.filter((s) => s !== priced)] : ranked;
+}
+
+/** A question tagged onto a statement (`Sunflowers mean warmth and happiness, right?`): it tells. */
+const TAG_QUESTION = /,\s*(?:right|huh|eh|no|yes|yeah|isn['’]t it|don['’]t you think)\?["'\u201d\u2019)\]]*$/i;
+
+/**
+ * The ranked sentences, led by the best one that tells rather than asks when the best is a line of
+ * the chat or a remembered conversation asking (`Melanie: Love the necklace, any special meaning to
+ * it?` for "What does Caroline's necklace symbolize?") and that one is relevant and scores at least
+ * FOLLOW_RATIO of it. A line asks the words a question shares with it and answers none of them: nine
+ * of LoCoMo's wrong answers led with one, one right answer (a tag question, which tells).
+ */
+function toldFirst(sources: GroundedSource[], ranked: ScoredSentence[], relevant: (s: ScoredSentence) => boolean): ScoredSentence[] {
+  const [first] = ranked;
+  if (!first || isDocument(sources, first.n) || !asksOnly(first.text)) return ranked;
+  const told = ranked.find((s) => !asksOnly(s.text) && s.score >= FOLLOW_RATIO * first.score && relevant(s));
+  return told ? [told, ...ranked.filter((s) => s !== told)] : ranked;
+}
+
+/** Whether a line of chat, without its speaker and a shared photo's caption, ends asking and is no tag question. */
+function asksOnly(sentence: string): boolean {
+  const said = spokenWords(sentence).replace(/\s*\[shares [^\]]*\]\s*$/, '');
+  return ASKS.test(said) && !TAG_QUESTION.test(said);
 }
 
 /** A personal pronoun: the doer a sentence names by pointing back (`… he wrote in a blog post`). */
