@@ -21,6 +21,12 @@ describe('withDatesMeant', () => {
     expect(withDatesMeant('We met this past Monday.', said)).toBe('We met this past Monday (Monday 1 May 2023).');
   });
 
+  it('names the weekday a short name means, capitalised as a name is', () => {
+    expect(withDatesMeant('Last Fri I took my kids to a pottery workshop.', said)).toBe('Last Fri (Friday 5 May 2023) I took my kids to a pottery workshop.');
+    expect(withDatesMeant('I joined a new group last Tues.', said)).toBe('I joined a new group last Tues (Tuesday 2 May 2023).');
+    expect(withDatesMeant('I last sat down with him in May.', said)).toBe('I last sat down with him in May.');
+  });
+
   it('names the week, month or year a "last", "this" or "next" meant', () => {
     expect(withDatesMeant('I wanted to tell you about my school event last week.', said)).toBe(
       'I wanted to tell you about my school event last week (the week before 8 May 2023).',

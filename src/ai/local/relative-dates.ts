@@ -9,6 +9,8 @@ import { MONTHS } from '../../memory/named-dates.js';
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+/** The weekdays' short names' first three letters, Sunday first as WEEKDAYS. */
+const SHORT_WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const COUNTS: Record<string, number> = {
   a: 1,
   an: 1,
@@ -71,6 +73,17 @@ const RELATIVE_TIMES: RelativeTime[] = [
     pattern: new RegExp(`\\b(?:last|this past) (${WEEKDAYS.join('|')})\\b`, 'iy'),
     meant: (m, at) => {
       const day = weekdayBefore(at, WEEKDAYS.indexOf(m[1].toLowerCase()));
+      return `${WEEKDAYS[day.getUTCDay()][0].toUpperCase()}${WEEKDAYS[day.getUTCDay()].slice(1)} ${spelledDay(day)}`;
+    },
+  },
+  // `Last Fri`, `last Tues`: a day's short name, capitalised as a name is (`I last sat down` is no Saturday).
+  {
+    pattern: /\b(?:[Ll]ast|[Tt]his past) (Sun|Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat)\b/y,
+    meant: (m, at) => {
+      const day = weekdayBefore(
+        at,
+        SHORT_WEEKDAYS.findIndex((d) => m[1].startsWith(d)),
+      );
       return `${WEEKDAYS[day.getUTCDay()][0].toUpperCase()}${WEEKDAYS[day.getUTCDay()].slice(1)} ${spelledDay(day)}`;
     },
   },
