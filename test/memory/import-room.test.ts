@@ -43,6 +43,17 @@ const history = (n: number) =>
 type Frame = Client['frames'][number];
 
 /** The imported messages `client` was sent, in the order it got them. */
+/**
+ * An import of `n` messages into news_1 that fails at its third message: each slice writes one
+ * message, the first takes the seqs of all of them, two are stored, the third fails.
+ */
+async function failedImport(a: FastifyInstance, store: SqliteStore, n: number): Promise<void> {
+  store.db.exec("CREATE TRIGGER planted BEFORE INSERT ON messages WHEN NEW.text = 'Imported line 2.' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
+  const failed = await withTurnsDue(() => a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } }));
+  expect(failed.statusCode).toBe(500);
+  store.db.exec('DROP TRIGGER planted');
+}
+
 function importedFrames(client: Client): Frame[] {
   return client.all('message').filter((f) => String(f.message.text).startsWith('Imported line'));
 }
@@ -152,13 +163,7 @@ describe('an import written in slices (SQLite)', () => {
     await a.salon.ingest.pipeline.put(item('news_1', { title: 'Ferries of the bay', body: 'The ferry leaves from pier 3.' }));
     const store = a.salon.store as SqliteStore;
     const n = 20;
-    store.db.exec("CREATE TRIGGER planted BEFORE INSERT ON messages WHEN NEW.text = 'Imported line 2.' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
-    // Each slice writes one message: the first takes the seqs of all of them, two are stored, the third fails.
-    const failed = await withTurnsDue(() =>
-      a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } }),
-    );
-    expect(failed.statusCode).toBe(500);
-    store.db.exec('DROP TRIGGER planted');
+    await failedImport(a, store, n);
     const room = (await a.inject('/api/v1/rooms/news_1')).json();
     expect(room.unsettledImports).toEqual([{ fromSeq: 1, toSeq: n, startedAt: expect.any(String) }]);
     // A thread's count says which ranges it leaves out: the page counts their messages as they arrive, below its seq.
@@ -177,12 +182,7 @@ describe('an import written in slices (SQLite)', () => {
     const store = a.salon.store as SqliteStore;
     const { client: bo } = await joined(a, 'Bo', 'news_1');
     const n = 20;
-    store.db.exec("CREATE TRIGGER planted BEFORE INSERT ON messages WHEN NEW.text = 'Imported line 2.' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
-    const failed = await withTurnsDue(() =>
-      a.inject({ method: 'POST', url: '/api/v1/rooms/news_1/import', headers: ADMIN, payload: { messages: history(n) } }),
-    );
-    expect(failed.statusCode).toBe(500);
-    store.db.exec('DROP TRIGGER planted');
+    await failedImport(a, store, n);
     expect(await store.unsettledSeqs('news_1')).toEqual([{ fromSeq: 1, toSeq: n, startedAt: expect.any(String) }]);
     // More messages than the room's window after the first run's seqs, each delivered to Bo.
     const live = DEFAULT_SEQ_WINDOW + 100;

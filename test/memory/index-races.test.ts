@@ -71,7 +71,22 @@ function answered(threadId: string, isPrivate = false): [AskRequest, AskResult] 
   ];
 }
 
-/** The threads whose scope holds the chunk in the index. */
+/** Ann's question when the ferry leaves and its answer, filed into `threadId`. */
+function ferryExchange(threadId: string) {
+  return {
+    threadId,
+    roomId: 'news_1',
+    kind: 'exchange' as const,
+    text: 'Q: When does the ferry leave?\nA: The ferry leaves at noon.',
+    messageIds: [],
+    authors: ['Ann', 'Salon AI'],
+    firstTs: '2026-11-24T12:00:00.000Z',
+    lastTs: '2026-11-24T12:00:00.000Z',
+    privileged: false,
+    owner: 'u_Ann',
+  };
+}
+
 /** A window of Ann's saying when the pier opens, filed into `threadId`. */
 function pierWindow(threadId: string) {
   return {
@@ -88,6 +103,7 @@ function pierWindow(threadId: string) {
   };
 }
 
+/** The threads whose scope holds the chunk in the index. */
 async function scopesHolding(index: SearchIndex, threadIds: string[]): Promise<string[]> {
   const [query] = await embedder.embed(['When does the ferry leave? The ferry leaves at noon.']);
   const out: string[] = [];
@@ -172,18 +188,7 @@ describe('memory index against thread operations racing a chunk being filed', ()
   it('indexes the chunks a thread operation stored where they are after another moved them before they were indexed', async () => {
     const { store, memory, index, thread, other } = await setup();
     const [vector] = await embedder.embed(['When does the ferry leave? The ferry leaves at noon.']);
-    const chunk = {
-      threadId: thread.id,
-      roomId: 'news_1',
-      kind: 'exchange' as const,
-      text: 'Q: When does the ferry leave?\nA: The ferry leaves at noon.',
-      messageIds: [],
-      authors: ['Ann', 'Salon AI'],
-      firstTs: '2026-11-24T12:00:00.000Z',
-      lastTs: '2026-11-24T12:00:00.000Z',
-      privileged: false,
-      owner: 'u_Ann',
-    };
+    const chunk = ferryExchange(thread.id);
     // A fusion or compaction begins the watch before its change commits (ThreadService.indexCommitted).
     const watch = memory.watchIndex();
     const { addedMemoryIds } = await store.applyThreadChange({
@@ -303,18 +308,7 @@ describe('memory index against thread operations racing a chunk being filed', ()
     const { store, memory, index, thread, other } = await setup();
     const third = await createThread(store, { id: 'thr_third', roomId: 'news_1', title: 'Third' }, 'u_Ann');
     const [vector] = await embedder.embed(['When does the ferry leave? The ferry leaves at noon.']);
-    const chunk = {
-      threadId: thread.id,
-      roomId: 'news_1',
-      kind: 'exchange' as const,
-      text: 'Q: When does the ferry leave?\nA: The ferry leaves at noon.',
-      messageIds: [],
-      authors: ['Ann', 'Salon AI'],
-      firstTs: '2026-11-24T12:00:00.000Z',
-      lastTs: '2026-11-24T12:00:00.000Z',
-      privileged: false,
-      owner: 'u_Ann',
-    };
+    const chunk = ferryExchange(thread.id);
     const watch = memory.watchIndex();
     const { addedMemoryIds } = await store.applyThreadChange({
       at: new Date().toISOString(),
