@@ -30,9 +30,16 @@ export function asksAboutComments(question: string): boolean {
   return COMMENTS.test(question);
 }
 
+/**
+ * "What happened?", "what's going on here?": the story as a whole, asked in its room. Read as a
+ * fact, it was a question of one word, "happen", that the item's sentences rarely hold: "not
+ * covered" in the item's own room.
+ */
+const WHAT_GOES_ON = /^\s*what(?:'s| is| has| had)?(?: just)? (?:happened|happening|going on)(?: here| there| then)?(?:\s*\?)?\s*$/i;
+
 /** Whether the question asks for an overview rather than a fact. */
 export function asksForOverview(question: string): boolean {
-  return OVERVIEW.test(question);
+  return OVERVIEW.test(question) || WHAT_GOES_ON.test(question);
 }
 
 /**

@@ -21,6 +21,15 @@ describe('question cues on long runs of spaces', () => {
   });
 });
 
+describe('"what happened?"', () => {
+  it('asks for the story as a whole; what happened next, or to something named, asks a fact', () => {
+    for (const q of ['What happened?', "what's going on here?", 'What has happened', 'What just happened ?', 'What happened then?'])
+      expect(asksForOverview(q), q).toBe(true);
+    for (const q of ['What happened next?', 'What happened to the Meridian stablecoin?', 'What is going on with the tram?'])
+      expect(asksForOverview(q), q).toBe(false);
+  });
+});
+
 describe('a question said with courtesies', () => {
   it('is read without a greeting or announcement before it and thanks after it', () => {
     expect(withoutCourtesies('hey, how many visits were there?')).toBe('how many visits were there?');
