@@ -206,9 +206,11 @@ const FILLER = String.raw`(?:hey|hi|hello|yo|ok|okay|um+|uh+|hmm+|well|sorry|btw
 const LEAD_IN = new RegExp(String.raw`^[^\p{L}\p{N}]*${FILLER}(?:\s+${FILLER}){0,4}\s*(?:[,:;!.…—–]|\s-)+\s*`, 'iu');
 /** Lead-ins read one after another: "Hey AI, quick question: …". */
 const LEAD_INS_MAX = 3;
+/** Words of thanks. */
+const THANKS = String.raw`(?:thanks|thank you|thx|cheers)`;
 /** Thanks or a please after the question's stop or a comma: "…? thanks", "…, please?". */
-const TRAILING_THANKS = /([?.!])\s*(?:thanks|thank you|thx|cheers)(?:\s+(?:so much|a lot|in advance))?[\s.!]*$/i;
-const THANKS_WORDS = /\b(?:thanks|thank you|thx|cheers)\b/gi;
+const TRAILING_THANKS = new RegExp(String.raw`([?.!])\s*${THANKS}(?:\s+(?:so much|a lot|in advance))?[\s.!]*$`, 'i');
+const THANKS_WORDS = new RegExp(String.raw`\b${THANKS}\b`, 'gi');
 const TRAILING_PLEASE = /,\s*(?:please|pls|plz)\s*([?.!]*)\s*$/i;
 
 /**
@@ -220,7 +222,11 @@ const TRAILING_PLEASE = /,\s*(?:please|pls|plz)\s*([?.!]*)\s*$/i;
  */
 export function withoutCourtesies(question: string): string {
   let rest = question;
-  for (let i = 0; i < LEAD_INS_MAX && LEAD_IN.test(rest); i++) rest = rest.replace(LEAD_IN, '');
+  for (let i = 0; i < LEAD_INS_MAX; i++) {
+    const after = rest.replace(LEAD_IN, '');
+    if (after === rest) break;
+    rest = after;
+  }
   rest = rest.replace(TRAILING_THANKS, '$1').replace(TRAILING_PLEASE, '$1');
   return contentTerms(rest.replace(THANKS_WORDS, ' ')).length ? rest : question;
 }
