@@ -8,6 +8,7 @@
 import { randomFillSync } from 'node:crypto';
 import { squash, wellFormed, withoutBidiControls, withoutCitations, withoutNul } from '../text.js';
 import { labelName } from './label-name.js';
+import type { ItemDetails } from '../content/item-details.js';
 import { withoutNonceLookalikes } from './nonce-lookalikes.js';
 
 /** Where a source comes from: the indexed content, the thread's memory, or its recent chat. */
@@ -29,6 +30,8 @@ export interface GroundedSource {
 
 export interface GroundedPrompt {
   topic: string;
+  /** The room's own item's details (an item's room), rendered after the topic. */
+  item?: ItemDetails;
   /** Numbered in prompt order; rendered by section (documents, past conversation, recent chat). */
   sources: GroundedSource[];
   question: string;
@@ -88,6 +91,38 @@ export const SECTION_HEADERS = {
   query: '[USER QUERY]',
 } as const;
 const TOPIC_HEADER = '[PRIMARY TOPIC]';
+/** The header of the room's own item's details, a fenced block of `Key: value` lines after the topic. */
+export const ITEM_DETAILS_HEADER = '[ITEM DETAILS]';
+/** The lines of the details block, by field, in the order they are rendered. */
+const DETAIL_KEYS = { kind: 'Kind', author: 'Author', channel: 'Channel', site: 'Site', published: 'Published' } as const;
+const ITEM_KINDS = new Set<string>(['article', 'post', 'video']);
+
+/** `details` as the details block's lines, each value on one line. */
+function detailLines(details: ItemDetails): string {
+  const lines: string[] = [];
+  for (const [field, key] of Object.entries(DETAIL_KEYS) as [keyof ItemDetails, string][]) {
+    const value = details[field];
+    if (value) lines.push(`${key}: ${squash(value)}`);
+  }
+  return lines.join('\n');
+}
+
+/** The details a block of detailLines holds; null when it names no kind of item. */
+function parseDetails(block: string): ItemDetails | null {
+  const fields = new Map<string, string>();
+  for (const line of block.split('\n')) {
+    const colon = line.indexOf(': ');
+    if (colon > 0 && !fields.has(line.slice(0, colon))) fields.set(line.slice(0, colon), line.slice(colon + 2));
+  }
+  const kind = fields.get(DETAIL_KEYS.kind);
+  if (kind === undefined || !ITEM_KINDS.has(kind)) return null;
+  const details: ItemDetails = { kind: kind as ItemDetails['kind'] };
+  for (const field of ['author', 'channel', 'site', 'published'] as const) {
+    const value = fields.get(DETAIL_KEYS[field]);
+    if (value) details[field] = value;
+  }
+  return details;
+}
 const SECTION_ORDER: SourceSection[] = ['document', 'memory', 'recent'];
 
 const NONCE_BYTES = 8;
@@ -162,6 +197,7 @@ const FENCED_MAX = 256;
  */
 export function renderGroundedPrompt(prompt: GroundedPrompt, nonce: string): string {
   const parts = [SECTION_HEADERS.document, TOPIC_HEADER, fence(prompt.topic, nonce), ''];
+  if (prompt.item) parts.push(ITEM_DETAILS_HEADER, fence(detailLines(prompt.item), nonce), '');
   for (const section of SECTION_ORDER) {
     const sources = prompt.sources.filter((s) => (s.section ?? 'document') === section);
     if (section !== 'document' && sources.length) parts.push(SECTION_HEADERS[section]);
@@ -199,6 +235,14 @@ export function parseGroundedPrompt(text: string): GroundedPrompt | null {
   };
   const topic = block();
   if (topic === null) return null;
+  let item: ItemDetails | null = null;
+  while (text[at] === '\n') at++;
+  if (text.startsWith(`${ITEM_DETAILS_HEADER}\n`, at)) {
+    at += ITEM_DETAILS_HEADER.length + 1;
+    const details = block();
+    if (details === null) return null;
+    item = parseDetails(details);
+  }
   const sources: GroundedSource[] = [];
   let section: SourceSection = 'document';
   const headers = new Map<string, SourceSection | 'query'>([
@@ -215,7 +259,7 @@ export function parseGroundedPrompt(text: string): GroundedPrompt | null {
     const next = headers.get(line);
     if (next === 'query') {
       const question = block();
-      return question === null ? null : { topic, sources, question };
+      return question === null ? null : { topic, ...(item ? { item } : {}), sources, question };
     }
     if (next) {
       section = next;

@@ -4,6 +4,7 @@
  * found is relevant enough; when nothing is, the answer abstains. The assistant streams the
  * model's answer to the prompt this returns.
  */
+import { detailAsked } from '../ai/item-questions.js';
 import { newNonce } from '../ai/grounded-prompt.js';
 import type { ChatMessage, ChatModel } from '../ai/types.js';
 import type { AssistantStage, Source } from '../protocol/messages.js';
@@ -126,12 +127,14 @@ export class RagPipeline {
     // Asked what the comments say in an item's room, its commenters are the sources (their words
     // rarely share the question's, so search may find none of them), never another item's.
     const aboutComments = room.category === undefined && asksAboutComments(asked);
+    // "Who wrote this?": asked of the room's item, answered from its details (RoomView.details).
+    const ofItsDetails = room.details !== undefined && detailAsked(asked) !== null;
     const candidates =
       room.category !== undefined
         ? inCategory(found.candidates, room.category, searched)
         : aboutComments
           ? found.candidates.filter((c) => c.kind !== 'comment' || c.itemId === room.id)
-          : pointsAtTheItem(asked, searched)
+          : ofItsDetails || pointsAtTheItem(asked, searched)
             ? ofTheItem(found.candidates, room.id)
             : found.candidates;
     const best = Number.isFinite(found.questionBest) ? Math.round(found.questionBest * 1000) / 1000 : 0;
@@ -156,6 +159,7 @@ export class RagPipeline {
       candidates.length > 0 &&
       (found.questionBest >= threshold ||
         aboutTheRoom(asked) ||
+        ofItsDetails ||
         comments.length > 0 ||
         (await heldTogether(this.options.store, candidates, searched, room.category === undefined ? room.id : undefined)));
     const chatRelevant = chat !== null && chatAnswers(asked, chat.lines);
@@ -206,7 +210,7 @@ export class RagPipeline {
       grounded.push({ n, label: chat.source.title, content: chat.lines.join('\n'), section: 'recent' });
       listed.push({ n, ...chat.source });
     }
-    const prompt = buildPrompt({ topic, sources: grounded, question }, newNonce(), this.promptMaxChars);
+    const prompt = buildPrompt({ topic, ...(room.details ? { item: room.details } : {}), sources: grounded, question }, newNonce(), this.promptMaxChars);
     const sources = keptSources(
       listed,
       prompt.sources.map((s) => s.n),

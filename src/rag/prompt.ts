@@ -2,7 +2,8 @@
  * Prompt assembly: the system instructions and the grounded user message (src/ai/grounded-prompt.ts)
  * within character budgets. Untrusted text sits in per-request nonce tags and the instructions say so.
  */
-import { NOT_COVERED, renderGroundedPrompt, ROOM_ITEM_MARK, type GroundedSource } from '../ai/grounded-prompt.js';
+import { ITEM_DETAILS_HEADER, NOT_COVERED, renderGroundedPrompt, ROOM_ITEM_MARK, type GroundedSource } from '../ai/grounded-prompt.js';
+import type { ItemDetails } from '../content/item-details.js';
 import type { ChatMessage } from '../ai/types.js';
 import { clip } from '../text.js';
 
@@ -30,6 +31,7 @@ export function systemInstructions(nonce: string): string {
     '[INSTRUCTION]',
     'You are Salon AI, the assistant of a discussion room about one article, post, video or topic. The user message has these sections:',
     `- [RETRIEVED DOCUMENT CONTEXT]: the [PRIMARY TOPIC] (what the room is about), then numbered sources from the indexed content; "[Source n] ${ROOM_ITEM_MARK}" is the room's own article, post or video.`,
+    `- ${ITEM_DETAILS_HEADER}, after the [PRIMARY TOPIC] in an item's room: who made the room's own item, where and when it was published. Questions about its author, channel, site or date are answered from it, citing the source marked ${ROOM_ITEM_MARK}.`,
     '- [RELEVANT PAST CONVERSATION]: numbered sources from earlier in this discussion, labelled "From this discussion — …".',
     '- [RECENT CHAT HISTORY]: the latest messages of this discussion, one per line as "Name (date, time): text".',
     '- [USER QUERY]: the question to answer.',
@@ -48,6 +50,8 @@ export function systemInstructions(nonce: string): string {
 
 export interface PromptInput {
   topic: string;
+  /** The room's own item's details, for an item's room. */
+  item?: ItemDetails;
   /**
    * In prompt order: documents best first, then past conversation oldest first, then the recent
    * chat (one source, one line per message).
@@ -78,7 +82,8 @@ export function buildPrompt(input: PromptInput, nonce: string, maxChars = PROMPT
   const question = input.question;
   let sources = input.sources.slice();
   let recentLinesDropped = 0;
-  const render = () => renderGroundedPrompt({ topic, sources, question }, nonce);
+  const item = input.item;
+  const render = () => renderGroundedPrompt({ topic, ...(item ? { item } : {}), sources, question }, nonce);
   let user = render();
   const over = () => system.length + user.length - maxChars;
   const sectionOf = (s: GroundedSource) => s.section ?? 'document';

@@ -34,6 +34,7 @@ export function roomViews(resolve: RoomResolver, options: RoomViewOptions = {}):
     const view: RoomView = { id: info.id, title: info.title, context: info.context.slice(0, safeCut(info.context, ROOM_CONTEXT_MAX_CHARS)) };
     const category = info.kind === 'topic' ? categoryOfTopicTitle(info.title) : null;
     if (category !== null) view.category = category;
+    if (info.details) view.details = info.details;
     return view;
   };
   return async (roomId) => {

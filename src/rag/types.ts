@@ -1,5 +1,6 @@
 /** Shapes shared by the stages of the RAG pipeline (docs/architecture.md). */
 import type { ChunkRow, ContentKind } from '../content/types.js';
+import type { ItemDetails } from '../content/item-details.js';
 
 /** What the pipeline needs to know about the room it answers in. */
 export interface RoomView {
@@ -9,6 +10,8 @@ export interface RoomView {
   context: string;
   /** A topic room's category: its answers come from that category's items. */
   category?: string;
+  /** An item room's item: who made it, where and when it was published. */
+  details?: ItemDetails;
 }
 
 /** One stage-1 result: an item (or one commenter of an item) found through its best chunk. */

@@ -28,7 +28,16 @@ import { SendBudget } from './send-budget.js';
 import { shareWords } from './sender-shares.js';
 import { storeResolver } from './resolver.js';
 import { ThreadLookups } from './thread-lookups.js';
-import type { AnswerTag, Connection, PendingAnswer, RoomAssistant, RoomBus, RoomOutlet, RoomResolver } from './types.js';
+import {
+  shownRoom,
+  type AnswerTag,
+  type Connection,
+  type PendingAnswer,
+  type RoomAssistant,
+  type RoomBus,
+  type RoomOutlet,
+  type RoomResolver,
+} from './types.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { RepeatedFailureLog } from '../repeated-failure-log.js';
 import { required } from '../options.js';
@@ -640,8 +649,9 @@ export class RoomHub implements SessionHost, RoomOutlet {
   /** A room, live or not; null when there is no such room. */
   async describe(roomId: string): Promise<RoomDetail | null> {
     const live = this.rooms.get(roomId);
-    const info = live?.info ?? (await this.resolve(roomId));
-    if (!info) return null;
+    const resolved = live?.info ?? (await this.resolve(roomId));
+    if (!resolved) return null;
+    const info = shownRoom(resolved);
     if (live) return { ...info, members: live.listedMembers(), memberCount: live.memberCount };
     const { members, count } = await this.sync.members(roomId, this.options.maxListedMembers);
     return { ...info, members, memberCount: count };
@@ -879,7 +889,7 @@ export class RoomHub implements SessionHost, RoomOutlet {
     if (!info) return 'missing';
     room.heard = true;
     await this.sync.open(room.id);
-    const state = await loadRoom(this.store, info, room, this.options.historySize);
+    const state = await loadRoom(this.store, shownRoom(info), room, this.options.historySize);
     if (state === 'ok') await this.sync.opened(room);
     return state;
   }

@@ -13,7 +13,8 @@ import { FreshReading } from './fresh-reading.js';
 import { DEFAULT_CONTEXT_CHARS } from './options.js';
 import { TOPIC_ROOM_PREFIX, topicRoomTitle, topicSlug } from '../protocol/room-ids.js';
 import { clip } from '../text.js';
-import { topicSummaryKey, type RoomResolver, type TopicSummary } from './types.js';
+import { topicSummaryKey, type ResolvedRoom, type RoomResolver, type TopicSummary } from './types.js';
+import { itemDetails } from '../content/item-details.js';
 
 /** Items whose titles make a topic's context before its summary exists. */
 const TOPIC_FALLBACK_ITEMS = 10;
@@ -63,14 +64,14 @@ export function storeResolver(store: Store, contextChars = DEFAULT_CONTEXT_CHARS
   };
 }
 
-async function contentRoom(store: Store, roomId: string, contextChars: number): Promise<RoomInfo | null> {
+async function contentRoom(store: Store, roomId: string, contextChars: number): Promise<ResolvedRoom | null> {
   // Without its comments: every join and every ask describes the room, and a Hacker News thread's
   // hundreds of comments took ~1 ms a read to parse, for a view that shows none of them.
   const [item] = await store.getItemsWithoutComments([roomId]);
   if (!item) return null;
   const about = item.description.trim() || readableBody(item).trim();
   const context = clip([item.title, about].filter(Boolean).join('\n\n'), contextChars);
-  return { id: item.id, kind: item.kind, title: item.title, url: item.url, context };
+  return { id: item.id, kind: item.kind, title: item.title, url: item.url, context, details: itemDetails(item) };
 }
 
 async function topicSummary(store: Store, slug: string): Promise<{ summary: string; digest?: DigestEntry[] }> {

@@ -1,5 +1,6 @@
 /** Seams of the rooms core (docs/protocol.md, docs/architecture.md). Only routes/ touches `ws`. */
 import type { CloseCodeValue } from '../protocol/close-codes.js';
+import type { ItemDetails } from '../content/item-details.js';
 import type { AssistantStage, DigestEntry, Member, Message, RoomInfo, ServerMessage, Source } from '../protocol/messages.js';
 
 /** One client's socket as the room core sees it. */
@@ -111,8 +112,23 @@ export interface RoomPresence {
   onLapsed(listener: (roomIds: string[]) => void): void;
 }
 
-/** Resolves a room id to what `welcome` shows; null when there is no such room. */
-export type RoomResolver = (roomId: string) => Promise<RoomInfo | null>;
+/**
+ * A room as resolved: what `welcome` shows, and for an item's room the item's details, which the
+ * assistant reads (src/rag/room-context.ts) and clients are not sent (shownRoom).
+ */
+export interface ResolvedRoom extends RoomInfo {
+  details?: ItemDetails;
+}
+
+/** Resolves a room id; null when there is no such room. */
+export type RoomResolver = (roomId: string) => Promise<ResolvedRoom | null>;
+
+/** What clients are shown of a resolved room: its RoomInfo, without the details kept for the assistant. */
+export function shownRoom(room: ResolvedRoom): RoomInfo {
+  if (room.details === undefined) return room;
+  const { details: _kept, ...shown } = room;
+  return shown;
+}
 
 /** Meta key under which a topic room's generated summary is stored (JSON TopicSummary). */
 export const topicSummaryKey = (slug: string) => `topic-summary:${slug}`;

@@ -12,6 +12,7 @@ import { NOT_COVERED } from '../../src/ai/grounded-prompt.js';
 import { ABSTAIN_TEXT } from '../../src/rag/answer-run.js';
 import { testApp } from '../helpers.js';
 import { createThread } from '../store/new-thread.js';
+import { joined } from '../rooms/helpers.js';
 
 let app: FastifyInstance;
 let close: () => Promise<void>;
@@ -568,5 +569,34 @@ describe('a question naming a compound of a combining form (a gigafactory)', () 
     for (const room of ['news_n12', 'topic_business']) {
       expect((await ask(room, 'How much does the gigafactory cost?')).answer).toMatch(/^[^[]*the factory's total cost by €74 million to €1\.16 billion/);
     }
+  });
+});
+
+describe('a question about the room’s own item', () => {
+  it('is answered from its byline and dateline, which its text does not say', async () => {
+    // "Who is the author?" was answered `Each shortlisted author receives €2,500.`, "Who wrote this
+    // article?" was "not covered", and "When was this published?" quoted the novel's `published in March`.
+    for (const question of ['Who wrote this article?', 'Who is the author?']) {
+      expect((await ask('news_n20', question)).answer).toBe('This article is by Linnea Hartwell, published by Arts & Letters Review on 29 Oct 2026. [1]');
+    }
+    expect((await ask('news_n20', 'When was this published?')).answer).toMatch(/^This article was published on 29 Oct 2026/);
+    const video = await ask('video_v01', 'What channel is this from?');
+    expect(video.answer).toMatch(/^This video is from the Ops Hour channel/);
+    expect(video.sources.map((s) => s.id)).toEqual(['video_v01']);
+  });
+
+  it('is not taken for a question about what the item is about', async () => {
+    expect(await askAllowingNone('news_n20', 'Who wrote The Salt Archive?')).not.toMatch(/Linnea Hartwell/);
+  });
+
+  it('keeps the details from the room’s description clients are sent', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/v1/rooms/news_n20' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).not.toHaveProperty('details');
+    const { client, welcome } = await joined(app, 'Ann', 'news_n20');
+    expect(welcome.room.id).toBe('news_n20');
+    expect(welcome.room).not.toHaveProperty('details');
+    client.close();
+    expect(await app.salon.rooms.resolve('news_n20')).toMatchObject({ details: { kind: 'article', author: 'Linnea Hartwell' } });
   });
 });

@@ -4,6 +4,7 @@
  * prompt's sources that best answer the question, with `[n]` markers, and says so plainly when they
  * do not; summarises by picking the most central sentences. Answers stream word by word.
  */
+import { answerFromDetails } from './item-details-answer.js';
 import { NOT_COVERED, commenterOf, parseGroundedPrompt, type GroundedPrompt, type GroundedSource } from '../grounded-prompt.js';
 import {
   answerType,
@@ -160,6 +161,9 @@ export class LocalChatModel implements ChatModel {
     const parsed = parseGroundedPrompt(user);
     if (!parsed || !parsed.sources.length) return NOT_GROUNDED;
     const prompt = { ...parsed, question: withPlainApostrophes(parsed.question) };
+    // "Who wrote this?": the item's byline, which its text rarely says.
+    const told = prompt.item ? answerFromDetails(questionFocus(prompt.question), prompt.item, prompt.sources.find((s) => s.roomItem)?.n) : null;
+    if (told) return told;
     const documents = prompt.sources.filter((s) => (s.section ?? 'document') === 'document');
     const discussion = prompt.sources.filter((s) => s.section === 'recent' || s.section === 'memory');
     const comments = asksAboutComments(prompt.question) ? documents.filter((s) => commenterOf(s.label) !== null) : [];

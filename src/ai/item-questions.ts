@@ -1,0 +1,74 @@
+/**
+ * Questions about the room's own item rather than what it says: "who wrote this?", "when was
+ * this video posted?", "which site is this from?". The pipeline keeps such a question to the
+ * room's item, and the built-in model answers it from the item's details (GroundedPrompt.item).
+ */
+
+/** What a question asks of the item: its maker, its date or its site. */
+export type DetailAsked = 'author' | 'published' | 'site';
+
+const NOUN = '(?:article|piece|story|post|blog\\s+post|blog|video|clip|report|essay|column|op-?ed|interview|episode|write-?up|page|item)';
+/**
+ * The item, pointed at: "this", "this article", "the video". Never a bare "it" nor "the" before
+ * another word: "who made it?" and "who made the laptop?" in a laptop's room ask about the laptop.
+ */
+const ITEM = `(?:(?:this|that)(?:\\s+${NOUN})?|the\\s+${NOUN})`;
+const OF_ITEM = `(?:\\s+(?:of|for|behind)\\s+${ITEM})?`;
+/** Who made an item, named alone: "who is the author?" asks the byline in any item's room. */
+const MAKER = '(?:author|writer|reporter|journalist|blogger|uploader)';
+/** Who made something, named with the item only: "who is the maker?" in a laptop's room asks about the laptop. */
+const MAKER_OF = '(?:creator|maker|host|narrator|presenter)';
+const MADE = '(?:wrote|writes|authored|penned|made|created|produced|posted|published|filmed|uploaded|shot|narrated|presented|reported)';
+const PUT_OUT = '(?:published|posted|written|uploaded|put\\s+(?:out|up|online)|made|filmed|recorded|first\\s+published)';
+const COME_OUT = '(?:come\\s+out|go\\s+(?:up|online|live)|get\\s+published)';
+const OUTLET = '(?:site|website|publication|outlet|newspaper|paper|magazine|blog|news\\s*(?:site|outlet|source|organi[sz]ation)|channel)';
+
+const ASKS: [DetailAsked, RegExp][] = [
+  ['author', new RegExp(`^who\\s+${MADE}\\s+${ITEM}$`)],
+  ['author', new RegExp(`^who(?:'s|\\s+is|\\s+was)\\s+${ITEM}\\s+(?:by|from)$`)],
+  ['author', new RegExp(`^who(?:'s|\\s+is|\\s+was|\\s+are|\\s+were)\\s+(?:the\\s+)?${MAKER}s?${OF_ITEM}$`)],
+  ['author', new RegExp(`^who(?:'s|\\s+is|\\s+was|\\s+are|\\s+were)\\s+(?:the\\s+)?${MAKER_OF}s?\\s+(?:of|for|behind)\\s+${ITEM}$`)],
+  ['author', new RegExp(`^who(?:'s|\\s+is|\\s+are)\\s+behind\\s+${ITEM}$`)],
+  ['author', new RegExp(`^(?:what|which)(?:'s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:${MAKER}'s\\s+name|name\\s+of\\s+the\\s+${MAKER})${OF_ITEM}$`)],
+  ['author', new RegExp(`^by\\s+whom\\s+(?:was|is)\\s+${ITEM}\\s+${PUT_OUT}$`)],
+  [
+    'author',
+    new RegExp(
+      `^(?:what|which)\\s+channel\\s+(?:is\\s+${ITEM}(?:\\s+(?:from|on))?|${MADE}\\s+${ITEM}|(?:was|is)\\s+${ITEM}\\s+(?:on|from|${PUT_OUT}\\s+(?:on|by)))$`,
+    ),
+  ],
+  ['published', new RegExp(`^when\\s+(?:was|were|is)\\s+${ITEM}\\s+(?:${PUT_OUT}|released)$`)],
+  ['published', new RegExp(`^when\\s+did\\s+${ITEM}\\s+(?:${COME_OUT}|get\\s+released)$`)],
+  ['published', new RegExp(`^when\\s+is\\s+${ITEM}\\s+from$`)],
+  ['published', new RegExp(`^how\\s+(?:old|recent|new)\\s+is\\s+${ITEM}$`)],
+  [
+    'published',
+    new RegExp(
+      `^(?:what|which)(?:'s|\\s+is|\\s+was)\\s+(?:the\\s+)?(?:date|(?:publication|publishing|published|publish|release|upload|posting)\\s+date|date\\s+of\\s+publication)${OF_ITEM}$`,
+    ),
+  ],
+  [
+    'site',
+    new RegExp(
+      `^(?:what|which)\\s+(?!channel)${OUTLET}\\s+(?:is\\s+${ITEM}(?:\\s+(?:from|on|in))?|${MADE}\\s+${ITEM}|ran\\s+${ITEM}|(?:was|is)\\s+${ITEM}\\s+(?:from|on|in|${PUT_OUT}\\s+(?:on|in|by)))$`,
+    ),
+  ],
+  ['site', new RegExp(`^where\\s+(?:was|is)\\s+${ITEM}\\s+(?:${PUT_OUT}|from)$`)],
+  ['site', new RegExp(`^where\\s+(?:does|did)\\s+${ITEM}\\s+come\\s+from$`)],
+];
+
+const QUESTION_MAX_CHARS = 160;
+
+/** What `question` asks of the room's own item (its maker, date or site), or null when it asks something else. */
+export function detailAsked(question: string): DetailAsked | null {
+  // A short question is all these ask; a long one is not read (the trims below scan its end).
+  if (question.length > QUESTION_MAX_CHARS) return null;
+  const asked = question
+    .toLowerCase()
+    .replace(/[’‘]/g, "'")
+    .replace(/^[\s"'“(]*(?:(?:so|and|ok|okay|hey|hi|btw|quick question)\b[\s,:;-]*)*/, '')
+    .replace(/[\s?!.,"'”)]+$/, '')
+    .replace(/\s+/g, ' ');
+  for (const [detail, pattern] of ASKS) if (pattern.test(asked)) return detail;
+  return null;
+}
