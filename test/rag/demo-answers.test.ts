@@ -600,3 +600,14 @@ describe('a question about the room’s own item', () => {
     expect(await app.salon.rooms.resolve('news_n20')).toMatchObject({ details: { kind: 'article', author: 'Linnea Hartwell' } });
   });
 });
+
+describe('a question of when a rule takes effect', () => {
+  it('is answered by the sentence telling from when it applies', async () => {
+    // `The law applies to … from 1 January 2027` holds neither "take" nor "effect": "not covered".
+    for (const question of ['When does it take effect?', 'When will the law come into force?']) {
+      expect((await ask('news_n14', question)).answer).toMatch(
+        /^The law applies to smartphones, tablets, laptops and desktop computers sold in Lowmark from 1 January 2027\./,
+      );
+    }
+  });
+});

@@ -337,12 +337,23 @@ const WHAT_HAPPENED = /\bwhat\s+(?:(?:has|had|is|was)\s+)?(happen(?:s|ed|ing)?|o
 const HOW_LONG_VERB = /\bhow\s+long\b[^?]*?\b(last(?:s|ed)?|take|takes|took|taken)\b/gi;
 
 /**
+ * "When does it take effect?", "… come into force?": the verb asks for the rule's start, as `effect`
+ * or `force` does (kin.ts reads the sources' other words for it), and the sentence telling it
+ * (`The law applies to … from 1 January 2027`) holds neither. Weighed as a term, `take` halved it.
+ */
+export const IN_FORCE =
+  /\b(take|takes|taking|took|taken|come|comes|came|coming|enter|enters|entered|entering|go|goes|going|went)\s+(?:into\s+)?(?:effect|force)\b/gi;
+
+/**
  * The question's content terms in order, less the measure word of a "how long"-type question, the
- * verb of its span (`last`, `take`) and the "happened" of a "what happened to …?".
+ * verb of its span (`last`, `take`), the verb of a rule's start (`take effect`) and the "happened"
+ * of a "what happened to …?".
  */
 export function askedTerms(question: string): string[] {
   const measures = new Set(
-    [...question.matchAll(HOW_MEASURE), ...question.matchAll(HOW_LONG_VERB), ...question.matchAll(WHAT_HAPPENED)].flatMap((m) => contentTerms(m[1])),
+    [...question.matchAll(HOW_MEASURE), ...question.matchAll(HOW_LONG_VERB), ...question.matchAll(WHAT_HAPPENED), ...question.matchAll(IN_FORCE)].flatMap((m) =>
+      contentTerms(m[1]),
+    ),
   );
   const terms = contentTerms(question);
   if (!measures.size) return terms;

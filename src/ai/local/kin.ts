@@ -7,7 +7,7 @@
  * own term, with its weight, once.
  */
 import { deedAsked } from './answer-cues.js';
-import { contentTerms, REMEMBERED_TOKEN_MAX_CHARS, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
+import { contentTerms, IN_FORCE, REMEMBERED_TOKEN_MAX_CHARS, stem, STOPWORDS, termOf, termSpellings, words } from './extractive-text.js';
 import { recently } from './recently.js';
 
 /** Words of one kind, each a name for the others in news text. Kept small: each pair is a guess about every text. */
@@ -72,8 +72,18 @@ function kinOfTerms(wanted: ReadonlySet<string>): Map<string, string | string[]>
   return out;
 }
 
+/**
+ * "When does it take effect?": a rule's start is told in other words (`The law applies to … from
+ * 1 January 2027`, `comes into force on`, `is effective from`), each standing for the question's
+ * `effect` or `force`. Read only where the question says one of the phrases (IN_FORCE): elsewhere
+ * an `applies` is no effect, and a force is rarely one.
+ */
+const IN_FORCE_TERMS = ['effect', 'forc', 'apply', 'effectiv'];
+
 function kinOfQuestion(wanted: ReadonlySet<string>, question: string): Kin {
   const out = kinOfTerms(wanted);
+  const inForce = question.match(IN_FORCE) ? ['effect', 'forc'].find((t) => wanted.has(t)) : undefined;
+  if (inForce) for (const t of IN_FORCE_TERMS) if (!wanted.has(t) && !out.has(t)) out.set(t, inForce);
   const deed = deedAsked(question);
   const otherSide = deed && wanted.has(deed.term) ? TOLD_FROM_THE_OTHER_SIDE.get(deed.term) : undefined;
   if (otherSide && !wanted.has(otherSide) && !out.has(otherSide)) out.set(otherSide, deed!.term);
